@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"labrun.dev/labrun/dsl"
+)
+
+func newPlanCmd(p *process) *cobra.Command {
+	var f loadFlags
+	cmd := &cobra.Command{
+		Use:   "plan PATH...",
+		Short: "Show each scenario's timeline without running it",
+		Long: `plan prints, for each scenario, every step with its planned start (from the start of its
+phase, and from the start of its block), its timeout, what it waits on, background spans and
+sampling intervals, and the cleanup. "+5s" is exact; "≥5s" is a lower bound because a step of
+unknown duration (an apply, a load of N requests) comes before it.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
+			res, errs, err := p.load(args, opts)
+			if err != nil {
+				return &exitError{exitInfra, err.Error()}
+			}
+			if len(errs) > 0 {
+				return p.reportVet("text", res, errs)
+			}
+			var plans []*dsl.Plan
+			for _, sc := range res.Scenarios {
+				pl := dsl.PlanOf(sc)
+				pl.Pos = pl.Pos.Rel(p.Cwd)
+				for i := range pl.Entries {
+					pl.Entries[i].Pos = pl.Entries[i].Pos.Rel(p.Cwd)
+				}
+				plans = append(plans, pl)
+			}
+			if f.output == "json" {
+				enc := json.NewEncoder(p.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(plans)
+			}
+			for i, pl := range plans {
+				if i > 0 {
+					fmt.Fprintln(p.Stdout)
+				}
+				writePlan(p.Stdout, pl)
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// writePlan prints a plan as a table.
+func writePlan(w io.Writer, pl *dsl.Plan) {
+	fmt.Fprintf(w, "scenario %s (%s, target %s)\n", pl.Scenario, pl.Pos, pl.Target)
+	if pl.Doc != "" {
+		fmt.Fprintf(w, "  %s\n", pl.Doc)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PHASE\tSTART\tIN BLOCK\tSTEP\tKIND\tTIMEOUT\tNOTES")
+	for _, e := range pl.Entries {
+		label := strings.Repeat("  ", e.Depth) + e.Path
+		if e.Name != "" {
+			label = strings.Repeat("  ", e.Depth) + e.Name
+		}
+		timeout := "-"
+		if e.Timeout > 0 {
+			timeout = e.Timeout.String()
+		}
+		var notes []string
+		if e.Summary != "" {
+			notes = append(notes, e.Summary)
+		}
+		if e.Duration != nil {
+			notes = append(notes, "lasts "+durString(*e.Duration))
+		}
+		if e.Every > 0 {
+			notes = append(notes, fmt.Sprintf("every %s while %s runs", e.Every, e.While))
+		}
+		if e.Background {
+			until := "end of " + string(e.Phase)
+			if e.JoinedBy != "" {
+				until = "await at " + e.JoinedBy
+			}
+			notes = append(notes, "background until "+until)
+		}
+		if e.Kind == "await" {
+			notes = append(notes, "waits for "+strings.Join(e.WaitsOn, ", "))
+		}
+		if e.MaxRounds > 0 {
+			notes = append(notes, fmt.Sprintf("at most %d rounds", e.MaxRounds))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Phase, e.Start, e.InBlock, label, e.Kind, timeout, strings.Join(notes, "; "))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "  then: %s\n", pl.AutoCleanup)
+}
+
+func durString(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	return d.String()
+}

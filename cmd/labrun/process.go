@@ -1,0 +1,43 @@
+package main
+
+import (
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"golang.org/x/term"
+)
+
+// process holds every process global the CLI uses: standard streams, environment, working
+// directory and signals. Nothing below the CLI reads them directly; tests build their own.
+type process struct {
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Cwd    string
+	// IsTerminal reports whether stdout is a terminal (live progress instead of plain lines).
+	IsTerminal bool
+	// Signals delivers SIGINT and SIGTERM; Stop releases them.
+	Signals func() (<-chan os.Signal, func())
+}
+
+func newProcess() *process {
+	cwd, _ := os.Getwd()
+	return &process{
+		Args:       os.Args[1:],
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Getenv:     os.Getenv,
+		Cwd:        cwd,
+		IsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+		Signals: func() (<-chan os.Signal, func()) {
+			ch := make(chan os.Signal, 2)
+			signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+			return ch, func() { signal.Stop(ch) }
+		},
+	}
+}

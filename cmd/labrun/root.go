@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs labrun with the process p and returns the exit code. Errors are printed here and
+// nowhere else.
+func Main(p *process) int {
+	root := newRoot(p)
+	root.SetArgs(defaultToRun(root, p.Args))
+	root.SetIn(p.Stdin)
+	root.SetOut(p.Stdout)
+	root.SetErr(p.Stderr)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(p.Stderr, "labrun: "+ee.msg)
+		}
+		return ee.code
+	}
+	// Cobra's own errors: unknown flags, wrong arguments.
+	fmt.Fprintln(p.Stderr, "labrun: "+err.Error())
+	fmt.Fprintln(p.Stderr, "Run 'labrun --help' for usage.")
+	return exitInvalid
+}
+
+func newRoot(p *process) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "labrun [run] PATH...",
+		Short: "Run Istio/Envoy lab experiments written in CUE, and judge them",
+		Long: `labrun runs experiments written in CUE on a timeline — apply, load, flip DNS, snapshot
+Envoy stats, wait — and judges them with expressions such as
+"delta.upstream_rq_pending_overflow == fortio.code503".
+
+A bare path is short for "labrun run PATH".
+
+Exit codes: 0 every expectation held; 1 an expectation failed; 2 invalid spec or usage;
+3 infrastructure error; 130 interrupted.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.AddCommand(newRunCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newVersionCmd(p))
+	return root
+}
+
+// defaultToRun turns "labrun x.cue" into "labrun run x.cue".
+func defaultToRun(root *cobra.Command, args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	first := args[0]
+	if strings.HasPrefix(first, "-") {
+		return args
+	}
+	for _, c := range root.Commands() {
+		if c.Name() == first || c.HasAlias(first) || first == "help" || first == "completion" {
+			return args
+		}
+	}
+	if strings.HasSuffix(first, ".cue") || strings.HasSuffix(first, ".md") || isDir(first) {
+		return append([]string{"run"}, args...)
+	}
+	return args
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func newVersionCmd(p *process) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print labrun's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(p.Stdout, "labrun", version())
+			return nil
+		},
+	}
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// loadFlags are the flags of every command that loads scenarios.
+type loadFlags struct {
+	vars   []string
+	output string
+}
+
+func (f *loadFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set a scenario var: --var name=value (repeatable)")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+}
+
+func (f *loadFlags) options() (dsl.Options, error) {
+	opts := dsl.Options{Vars: map[string]string{}}
+	for _, v := range f.vars {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return opts, &exitError{exitInvalid, fmt.Sprintf("--var %q: expected name=value", v)}
+		}
+		opts.Vars[k] = val
+	}
+	if f.output != "text" && f.output != "json" {
+		return opts, &exitError{exitInvalid, fmt.Sprintf("--output %q: expected text or json", f.output)}
+	}
+	return opts, nil
+}
+
+// load loads paths; invalid specs come back as dsl.Errors with positions relative to cwd.
+func (p *process) load(paths []string, opts dsl.Options) (*dsl.Result, dsl.Errors, error) {
+	res, err := dsl.Load(paths, opts)
+	if err != nil {
+		var errs dsl.Errors
+		if errors.As(err, &errs) {
+			return res, errs.Rel(p.Cwd), nil
+		}
+		return res, nil, err
+	}
+	return res, nil, nil
+}
+
+func newVetCmd(p *process) *cobra.Command {
+	var f loadFlags
+	cmd := &cobra.Command{
+		Use:   "vet PATH...",
+		Short: "Check scenarios without running them: every problem, at its file:line:col",
+		Long: `vet loads scenarios (.cue files, directories, Markdown documents), validates them against
+labrun's schema and compiles every expression. It prints every problem as file:line:col: message
+and exits 2, or prints a one-line summary and exits 0.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := f.options()
+			if err != nil {
+				return err
+			}
+			res, errs, err := p.load(args, opts)
+			if err != nil {
+				return &exitError{exitInfra, err.Error()}
+			}
+			return p.reportVet(f.output, res, errs)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+type vetJSON struct {
+	OK        bool         `json:"ok"`
+	Files     int          `json:"files"`
+	Scenarios []string     `json:"scenarios"`
+	Errors    []*dsl.Error `json:"errors"`
+}
+
+func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) error {
+	var names []string
+	for _, s := range res.Scenarios {
+		names = append(names, s.Name)
+	}
+	files := uniqueCount(res.Files)
+	if output == "json" {
+		out := vetJSON{OK: len(errs) == 0, Files: files, Scenarios: names, Errors: errs}
+		if out.Errors == nil {
+			out.Errors = []*dsl.Error{}
+		}
+		if out.Scenarios == nil {
+			out.Scenarios = []string{}
+		}
+		enc := json.NewEncoder(p.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(out)
+		if len(errs) > 0 {
+			return &exitError{code: exitInvalid}
+		}
+		return nil
+	}
+	if len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintln(p.Stderr, e.Error())
+		}
+		return &exitError{exitInvalid, fmt.Sprintf("%d problem%s", len(errs), plural(len(errs)))}
+	}
+	fmt.Fprintf(p.Stdout, "ok: %d scenario%s in %d file%s\n", len(names), plural(len(names)), files, plural(files))
+	return nil
+}
+
+func uniqueCount(xs []string) int {
+	seen := map[string]bool{}
+	for _, x := range xs {
+		seen[x] = true
+	}
+	return len(seen)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

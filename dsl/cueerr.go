@@ -1,0 +1,454 @@
+package dsl
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/token"
+)
+
+// pos converts a CUE position into a user position, or the zero Pos for a schema position.
+func (l *loader) pos(p token.Pos) Pos {
+	if !p.IsValid() || l.schemaFiles[p.Filename()] {
+		return Pos{}
+	}
+	return Pos{File: l.userFile(p.Filename()), Line: p.Line(), Col: p.Column()}
+}
+
+// valuePos finds where the user wrote v: its own position when that is in a user file, else
+// the first user position among the conjuncts it was unified from.
+func (l *loader) valuePos(v cue.Value) Pos {
+	return l.valuePosDepth(v, 0)
+}
+
+func (l *loader) valuePosDepth(v cue.Value, depth int) Pos {
+	if p := l.pos(v.Pos()); p.IsValid() {
+		return p
+	}
+	if depth > 6 {
+		return Pos{}
+	}
+	_, args := v.Expr()
+	for _, a := range args {
+		if p := l.valuePosDepth(a, depth+1); p.IsValid() {
+			return p
+		}
+	}
+	return Pos{}
+}
+
+// litPos finds where the user wrote v's value: for a field, the position of the value after
+// the colon (an expression's text starts there), else valuePos.
+func (l *loader) litPos(v cue.Value) Pos {
+	if f, ok := v.Source().(*ast.Field); ok && f.Value != nil {
+		if p := l.pos(f.Value.Pos()); p.IsValid() {
+			return p
+		}
+	}
+	return l.valuePos(v)
+}
+
+// addCUEError records every error in err at the user's position, with a message that says what
+// was expected.
+func (l *loader) addCUEError(err error) {
+	l.addCUEErrorIn(err, cue.Value{}, "")
+}
+
+// addCUEErrorIn is addCUEError for errors of a scenario value: root is the scenario and prefix
+// its name, so that paths are shown relative to the scenario and positions can be looked up.
+func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
+	type item struct {
+		pos  Pos
+		path []string
+		msg  string
+	}
+	var items []item
+	for _, e := range cueerrors.Errors(err) {
+		path := e.Path()
+		format, args := e.Msg()
+		msg := fmt.Sprintf(format, args...)
+		if msg == "field not allowed" && root.Exists() {
+			continue // checkFields reports unknown fields of scenarios, all of them
+		}
+		var pos Pos
+		// The most specific user position: the last one the error names (CUE lists the
+		// enclosing field first and the offending value last), else the value at the error's
+		// path as the user wrote it.
+		for _, p := range cueerrors.Positions(e) {
+			if up := l.pos(p); up.IsValid() {
+				pos = up
+			}
+		}
+		if !pos.IsValid() && root.Exists() && len(path) > 0 && path[0] == prefix {
+			if v := root.LookupPath(cue.ParsePath(quotePath(path[1:]))); v.Exists() {
+				pos = l.litPos(v)
+			}
+		}
+		if !pos.IsValid() && root.Exists() {
+			// Nothing in a user file: name the scenario, never the schema.
+			pos = l.valuePos(root)
+		}
+		items = append(items, item{pos, path, l.explain(path, msg, root, prefix)})
+
+	}
+	// A disjunction fails with a header and one conflict per alternative: merge them into
+	// "expected one of A, B, got X".
+	byPath := map[string][]int{}
+	for i, it := range items {
+		k := strings.Join(it.path, ".")
+		byPath[k] = append(byPath[k], i)
+	}
+	drop := map[int]bool{}
+	for _, idx := range byPath {
+		header := -1
+		for _, i := range idx {
+			if strings.HasPrefix(items[i].msg, disjHeader) {
+				header = i
+			}
+		}
+		if header < 0 {
+			continue
+		}
+		var pairs [][2]string
+		for _, i := range idx {
+			if i == header {
+				continue
+			}
+			if m := expectedGotRE.FindStringSubmatch(items[i].msg); m != nil {
+				pairs = append(pairs, [2]string{m[1], m[2]})
+				drop[i] = true
+			}
+		}
+		// The user's value is the one every conflict shares; the others are the alternatives.
+		got := ""
+		var alts []string
+		if len(pairs) > 0 {
+			for _, cand := range pairs[0] {
+				shared := true
+				for _, p := range pairs {
+					if p[0] != cand && p[1] != cand {
+						shared = false
+					}
+				}
+				if shared {
+					got = cand
+					break
+				}
+			}
+			for _, p := range pairs {
+				if p[0] == got {
+					alts = append(alts, p[1])
+				} else {
+					alts = append(alts, p[0])
+				}
+			}
+		}
+		if got != "" {
+			items[header].msg = fmt.Sprintf("expected one of %s, got %s", strings.Join(alts, ", "), got)
+		}
+	}
+	// CUE repeats a field's error on the enclosing struct: keep the most specific.
+	for i, it := range items {
+		for j, other := range items {
+			if i != j && !drop[j] && other.msg == it.msg && len(other.path) > len(it.path) &&
+				strings.HasPrefix(strings.Join(other.path, "."), strings.Join(it.path, ".")+".") {
+				drop[i] = true
+			}
+		}
+	}
+	for i, it := range items {
+		if !drop[i] {
+			l.errs.add(it.pos, strings.Join(it.path, "."), "%s", it.msg)
+		}
+	}
+}
+
+const disjHeader = "expected one of the allowed values"
+
+var expectedGotRE = regexp.MustCompile(`^expected (.+), got (.+)$`)
+
+// quotePath turns CUE error path elements into a path string that ParsePath accepts.
+func quotePath(elems []string) string {
+	var b strings.Builder
+	for i, e := range elems {
+		if i > 0 && !isIndex(e) {
+			b.WriteByte('.')
+		}
+		if isIndex(e) {
+			b.WriteString("[" + e + "]")
+			continue
+		}
+		if identRE.MatchString(e) || strings.HasPrefix(e, "#") {
+			b.WriteString(e)
+		} else {
+			b.WriteString(fmt.Sprintf("%q", e))
+		}
+	}
+	return b.String()
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	mismatchRE  = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (\S+) and (\S+)\)$`)
+	conflictRE  = regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
+	boundRE     = regexp.MustCompile(`^invalid value (.+) \(out of bound (.+)\)$`)
+	incomplRE   = regexp.MustCompile(`^incomplete value (.+)$`)
+	disjRE      = regexp.MustCompile(`^(\d+) errors in empty disjunction:?`)
+	listLenRE   = regexp.MustCompile(`^incompatible list lengths \((\d+) and (\d+)\)$`)
+	identPat    = `=~"^[A-Za-z_][A-Za-z0-9_]*$"`
+)
+
+// explain rewrites CUE's message into one that says what was expected.
+func (l *loader) explain(path []string, msg string, root cue.Value, prefix string) string {
+	last := ""
+	if len(path) > 0 {
+		last = path[len(path)-1]
+	}
+	switch {
+	case msg == "field not allowed":
+		return l.notAllowed(path, root, prefix)
+	case strings.HasPrefix(msg, "field is required but not present"):
+		return fmt.Sprintf("missing required field %q", last)
+	}
+	if m := boundRE.FindStringSubmatch(msg); m != nil {
+		return describeBound(m[2], m[1])
+	}
+	if m := mismatchRE.FindStringSubmatch(msg); m != nil {
+		user, want := m[1], m[2]
+		if looksLikeType(user) && !looksLikeType(want) {
+			user, want = want, user
+		}
+		return fmt.Sprintf("expected %s, got %s", describeType(want), user)
+	}
+	if m := incomplRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("missing value: expected %s", describeType(m[1]))
+	}
+	if m := conflictRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("expected %s, got %s", m[2], m[1])
+	}
+	if disjRE.MatchString(msg) {
+		return disjHeader
+	}
+	if m := listLenRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("expected a list of at least %s element(s), got %s", m[2], m[1])
+	}
+	return msg
+}
+
+func looksLikeType(s string) bool {
+	switch s {
+	case "string", "int", "number", "bool", "float", "bytes", "struct", "list", "null", "_":
+		return true
+	}
+	return strings.HasPrefix(s, "=~") || strings.HasPrefix(s, ">") || strings.HasPrefix(s, "<") ||
+		strings.HasPrefix(s, "!=") || strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")
+}
+
+func describeType(t string) string {
+	switch {
+	case strings.Contains(t, "(ns|us|µs|ms|s|m|h)"):
+		return `a duration such as "500ms" or "5s"`
+	case t == identPat:
+		return "a name of letters, digits and underscores"
+	case t == "string":
+		return "a string"
+	case t == "int":
+		return "an integer"
+	case t == "number" || t == "float":
+		return "a number"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "{"):
+		return "a struct"
+	case strings.HasPrefix(t, "["):
+		return "a list"
+	}
+	return t
+}
+
+func describeBound(bound, got string) string {
+	switch {
+	case strings.Contains(bound, "(ns|us|µs|ms|s|m|h)"):
+		return fmt.Sprintf(`expected a duration such as "500ms" or "5s", got %s`, got)
+	case bound == identPat:
+		return fmt.Sprintf("expected a name of letters, digits and underscores, not starting with a digit, got %s", got)
+	case bound == `!=""`:
+		return "expected a non-empty string"
+	case strings.HasPrefix(bound, ">=") || strings.HasPrefix(bound, ">") || strings.HasPrefix(bound, "<"):
+		return fmt.Sprintf("expected a number %s, got %s", bound, got)
+	}
+	return fmt.Sprintf("expected a value matching %s, got %s", bound, got)
+}
+
+// stepFields are the fields a step may hold besides its kind.
+var stepFields = []string{"name", "doc", "at", "timeout", "background", "every", "while", "mayFail"}
+
+// notAllowed explains a "field not allowed" error outside a scenario (in a kit).
+func (l *loader) notAllowed(path []string, root cue.Value, prefix string) string {
+	if len(path) == 0 {
+		return "field not allowed"
+	}
+	return fmt.Sprintf("unknown field %q: the definition it is unified with does not allow it", path[len(path)-1])
+}
+
+// checkFields reports every field the user wrote that the schema does not allow, walking the
+// user's value v beside the schema definition def. CUE itself reports at most the first
+// problem of a struct, and loses unknown fields next to a wrong value; this finds them all.
+func (l *loader) checkFields(v, def cue.Value, path []string) {
+	if !def.Exists() {
+		return
+	}
+	switch v.IncompleteKind() {
+	case cue.StructKind:
+		it, err := v.Fields()
+		if err != nil {
+			return
+		}
+		closed := def.Unify(l.probe).Validate() != nil
+		var allowed []string
+		if closed {
+			if dit, err := def.Fields(cue.Optional(true)); err == nil {
+				for dit.Next() {
+					allowed = append(allowed, strings.TrimRight(dit.Selector().String(), "?!"))
+				}
+			}
+		}
+		isStep := len(allowed) > 0 && slicesContains(allowed, "sleep") && slicesContains(allowed, "parallel")
+		for it.Next() {
+			sel := it.Selector()
+			if sel.IsDefinition() || sel.PkgPath() != "" {
+				continue
+			}
+			name := sel.Unquoted()
+			fpath := append(append([]string{}, path...), name)
+			if closed && !slicesContains(allowed, name) {
+				l.errs.add(l.valuePos(it.Value()), strings.Join(fpath, "."), "%s", unknownField(name, allowed, isStep))
+				continue
+			}
+			child := l.childDef(def, name, closed)
+			l.checkFields(it.Value(), child, fpath)
+		}
+	case cue.ListKind:
+		it, err := v.List()
+		if err != nil {
+			return
+		}
+		elem := def.LookupPath(cue.MakePath(cue.AnyIndex))
+		if len(path) > 0 && isStepList(path[len(path)-1]) {
+			// Steps nest: a recursive definition cannot be walked through the list's element
+			// type, so take #Step itself.
+			elem = l.schema().LookupPath(cue.ParsePath("#Step"))
+		}
+		for i := 0; it.Next(); i++ {
+			l.checkFields(it.Value(), elem, append(append([]string{}, path...), fmt.Sprint(i)))
+		}
+	}
+}
+
+// childDef finds the definition of field name inside def.
+func (l *loader) childDef(def cue.Value, name string, closed bool) cue.Value {
+	for _, sel := range []cue.Selector{cue.Str(name).Optional(), cue.Str(name).Required(), cue.Str(name)} {
+		if c := def.LookupPath(cue.MakePath(sel)); c.Exists() {
+			return c
+		}
+	}
+	if closed {
+		return cue.Value{}
+	}
+	// A pattern constraint ([#Ident]: #Backend) applies once the field exists.
+	filled := def.FillPath(cue.MakePath(cue.Str(name)), l.ctx.CompileString("_"))
+	return filled.LookupPath(cue.MakePath(cue.Str(name)))
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownField says which fields are allowed instead, suggesting the closest.
+func unknownField(field string, allowed []string, isStep bool) string {
+	var b strings.Builder
+	if isStep {
+		fmt.Fprintf(&b, "unknown step kind or field %q", field)
+	} else {
+		fmt.Fprintf(&b, "unknown field %q", field)
+	}
+	if s := closest(field, allowed); s != "" {
+		fmt.Fprintf(&b, " (did you mean %q?)", s)
+	}
+	if isStep {
+		fmt.Fprintf(&b, "; expected a step kind (%s) or a step field (%s)",
+			strings.Join(Kinds, ", "), strings.Join(stepFields, ", "))
+	} else if len(allowed) > 0 {
+		sorted := append([]string{}, allowed...)
+		sort.Strings(sorted)
+		fmt.Fprintf(&b, "; expected one of: %s", strings.Join(sorted, ", "))
+	}
+	return b.String()
+}
+
+func isStepList(s string) bool {
+	switch s {
+	case "setup", "steps", "cleanup", "parallel", "sequence":
+		return true
+	}
+	return false
+}
+
+// closest returns the candidate nearest to s by edit distance, if it is near enough to be a typo.
+func closest(s string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(s), strings.ToLower(c))
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD <= max(1, len(s)/3) {
+		return best
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,121 @@
+package dsl
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Pos is a position in a user's file: a .cue file, or a .md file whose fenced blocks hold CUE.
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+}
+
+// IsValid reports whether the position names a file.
+func (p Pos) IsValid() bool { return p.File != "" }
+
+// String prints file:line:col.
+func (p Pos) String() string {
+	if !p.IsValid() {
+		return "-"
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Rel returns p with its file name relative to dir when that is shorter.
+func (p Pos) Rel(dir string) Pos {
+	if dir == "" || !filepath.IsAbs(p.File) {
+		return p
+	}
+	if r, err := filepath.Rel(dir, p.File); err == nil && !strings.HasPrefix(r, "..") {
+		p.File = r
+	}
+	return p
+}
+
+// Less orders positions by file, then line, then column.
+func (p Pos) Less(q Pos) bool {
+	if p.File != q.File {
+		return p.File < q.File
+	}
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Col < q.Col
+}
+
+// Error is one problem in a scenario, at the user's position.
+type Error struct {
+	Pos Pos `json:"pos"`
+	// Path is the CUE path of the offending value, e.g. "s2.steps.3.load.connections".
+	Path string `json:"path,omitempty"`
+	Msg  string `json:"message"`
+}
+
+func (e *Error) Error() string {
+	if e.Path != "" {
+		return fmt.Sprintf("%s: %s: %s", e.Pos, e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Pos, e.Msg)
+}
+
+// Errors is every problem found while loading, sorted by position.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	var b strings.Builder
+	for i, e := range es {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Rel makes every position relative to dir.
+func (es Errors) Rel(dir string) Errors {
+	out := make(Errors, len(es))
+	for i, e := range es {
+		c := *e
+		c.Pos = c.Pos.Rel(dir)
+		out[i] = &c
+	}
+	return out
+}
+
+// errorList collects problems; duplicates (same position and message) are dropped.
+type errorList struct {
+	errs Errors
+	seen map[string]bool
+}
+
+func (l *errorList) add(pos Pos, path, format string, args ...any) {
+	e := &Error{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...)}
+	key := e.Error()
+	if l.seen == nil {
+		l.seen = map[string]bool{}
+	}
+	if l.seen[key] {
+		return
+	}
+	l.seen[key] = true
+	l.errs = append(l.errs, e)
+}
+
+func (l *errorList) err() error {
+	if len(l.errs) == 0 {
+		return nil
+	}
+	sort.SliceStable(l.errs, func(i, j int) bool {
+		a, b := l.errs[i], l.errs[j]
+		if a.Pos != b.Pos {
+			return a.Pos.Less(b.Pos)
+		}
+		return a.Msg < b.Msg
+	})
+	return l.errs
+}

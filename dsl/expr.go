@@ -1,0 +1,451 @@
+package dsl
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/vm"
+)
+
+// Expr is a compiled expression: an assertion, an expectation, a wait or repeat condition, or
+// one ${...} of a template.
+type Expr struct {
+	Src string
+	Pos Pos
+	// Program evaluates the expression against an environment built by the interpreter with
+	// the names of Names.
+	Program *vm.Program
+	// Refs are the stats the expression reads, for the checks that must precede evaluation
+	// (a stat that no snapshot holds, a counter that reset).
+	Refs []Ref
+	// Explain splits a boolean expression into the parts whose values a failure shows.
+	Explain *Explain
+}
+
+// RefKind says what a stat reference reads.
+type RefKind int
+
+// The kinds of stat reference.
+const (
+	// RefSnapshot reads one snapshot: <name>.<stat>.
+	RefSnapshot RefKind = iota
+	// RefDelta reads the default delta (first to last snapshot): delta.<stat>.
+	RefDelta
+	// RefDeltaPair reads delta("a", "b").<stat>.
+	RefDeltaPair
+	// RefSeries reads an aggregate of a sampled series: <name>.max.<stat>.
+	RefSeries
+)
+
+// Ref is one stat an expression reads.
+type Ref struct {
+	Kind RefKind
+	// Name is the snapshot or series name (for RefSnapshot, RefSeries).
+	Name string
+	// From and To are the snapshots of a RefDeltaPair.
+	From, To string
+	Stat     string
+}
+
+// Explain is a node of an expression's explanation tree.
+type Explain struct {
+	// Op is the operator joining Left and Right ("==", "&&", "not", ...); empty for a leaf.
+	Op          string
+	Left, Right *Explain
+	// Src is the leaf's source text; Value evaluates it (nil for a literal).
+	Src   string
+	Value *vm.Program
+}
+
+// deltaFunc and hostsFunc are the environment names that delta("a","b") and <snapshot>.hosts
+// are rewritten to.
+const (
+	deltaFunc = "__delta"
+	hostsFunc = "__hosts"
+)
+
+// DeltaFunc and HostsFunc are the environment names the interpreter must bind.
+const (
+	DeltaFunc = deltaFunc
+	HostsFunc = hostsFunc
+)
+
+// Names is what the expressions of one scenario can refer to.
+type Names struct {
+	Snapshots map[string]bool
+	Series    map[string]bool
+	Loads     map[string]bool
+	Execs     map[string]bool
+	Logs      map[string]bool
+	// Values are names whose type is decided at run time (get, config, process).
+	Values map[string]bool
+	Vars   map[string]any
+	// Backends and Blackholes are the local target's endpoints.
+	Backends   map[string]bool
+	Blackholes map[string]bool
+	// DeltaErr, when set, says why a plain delta cannot be used (e.g. two sources).
+	DeltaErr string
+}
+
+// Env returns an environment with zero values of the right types, for compiling. The
+// interpreter builds the same shape with real values.
+func (n *Names) Env() map[string]any {
+	env := map[string]any{
+		"delta":     Stats{},
+		deltaFunc:   func(string, string) Stats { return nil },
+		hostsFunc:   func(string) []Host { return nil },
+		"vars":      map[string]any{},
+		"approx":    Approx,
+		"within":    Within,
+		"backends":  map[string]Endpoint{},
+		"blackholes": map[string]Endpoint{},
+		"target":    map[string]any{},
+	}
+	vars := map[string]any{}
+	for k, v := range n.Vars {
+		vars[k] = v
+	}
+	env["vars"] = vars
+	for k := range n.Snapshots {
+		env[k] = Stats{}
+	}
+	for k := range n.Series {
+		env[k] = Series{}
+	}
+	for k := range n.Loads {
+		env[k] = LoadResult{}
+	}
+	for k := range n.Execs {
+		env[k] = ExecResult{}
+	}
+	for k := range n.Logs {
+		env[k] = LogResult{}
+	}
+	for k := range n.Values {
+		env[k] = anyValue
+	}
+	return env
+}
+
+// anyValue is a value of static type any (the type of get and config results).
+var anyValue any = map[string]any{}
+
+// Reserved names cannot be step names.
+var Reserved = map[string]bool{
+	"delta": true, "vars": true, "approx": true, "within": true, "backends": true,
+	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true,
+}
+
+// Approx reports whether got is within rel (a fraction, e.g. 0.1 for 10%) of want.
+func Approx(got, want, rel float64) bool {
+	return math.Abs(got-want) <= math.Abs(rel*want)
+}
+
+// Within reports whether lo <= x <= hi.
+func Within(x, lo, hi float64) bool { return lo <= x && x <= hi }
+
+// compileOpts says how an expression is compiled.
+type compileOpts struct {
+	asBool bool
+}
+
+// compile compiles src (written at pos, the position of the CUE string literal) against names.
+// Errors are positioned inside the string.
+func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error) {
+	e := &Expr{Src: src, Pos: pos}
+	p := &patcher{names: names}
+	options := []expr.Option{expr.Env(names.Env()), expr.Patch(p)}
+	if opts.asBool {
+		options = append(options, expr.AsBool())
+	}
+	prog, err := expr.Compile(src, options...)
+	if err == nil && p.err != "" {
+		err = errors.New(p.err)
+	}
+	if err != nil {
+		return nil, exprError(err, src, pos, names)
+	}
+	e.Program = prog
+	e.Refs = p.refs
+	if opts.asBool {
+		e.Explain = explain(src, names)
+	}
+	return e, nil
+}
+
+// exprError turns an expr compile error into an Error at the position inside the CUE string.
+func exprError(err error, src string, pos Pos, names *Names) *Error {
+	msg := err.Error()
+	col := 0
+	var fe *file.Error
+	if errors.As(err, &fe) {
+		msg = fe.Message
+		if fe.Line <= 1 {
+			col = fe.Column
+		}
+	}
+	if m := unknownNameRE.FindStringSubmatch(msg); m != nil {
+		msg = fmt.Sprintf("unknown name %s", m[1])
+		known := names.known()
+		if s := closest(m[1], known); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		msg += "; known names: " + strings.Join(known, ", ")
+	}
+	p := pos
+	if p.IsValid() && !strings.Contains(src, "\n") {
+		p.Col += 1 + col
+	}
+	return &Error{Pos: p, Msg: fmt.Sprintf("in expression %q: %s", src, msg)}
+}
+
+var unknownNameRE = regexp.MustCompile(`^unknown name (\S+)`)
+
+// known lists the names an expression can use, sorted.
+func (n *Names) known() []string {
+	var out []string
+	for _, m := range []map[string]bool{n.Snapshots, n.Series, n.Loads, n.Execs, n.Logs, n.Values} {
+		for k := range m {
+			out = append(out, k)
+		}
+	}
+	out = append(out, "delta", "vars")
+	if len(n.Backends) > 0 {
+		out = append(out, "backends")
+	}
+	if len(n.Blackholes) > 0 {
+		out = append(out, "blackholes")
+	}
+	sort.Strings(out)
+	return out
+}
+
+// patcher rewrites the parts of an expression that plain expr cannot type:
+//   - <stats>.a.b.c (a snapshot, delta, delta("x","y"), or a series aggregate) becomes
+//     <stats>["a.b.c"], because Envoy stat names hold dots;
+//   - delta("x","y") becomes __delta("x","y");
+//   - <snapshot>.hosts becomes __hosts("<snapshot>");
+//   - <load>.code503 becomes <load>.codes["503"];
+//
+// and records every stat read, checking names it can check now.
+type patcher struct {
+	names *Names
+	refs  []Ref
+	err   string
+	// stats marks nodes that evaluate to Stats, with the ref they start.
+	stats map[ast.Node]*Ref
+}
+
+var codeRE = regexp.MustCompile(`^code(\d{3}|_1)$`)
+
+func (p *patcher) fail(format string, args ...any) {
+	if p.err == "" {
+		p.err = fmt.Sprintf(format, args...)
+	}
+}
+
+func (p *patcher) Visit(node *ast.Node) {
+	if p.stats == nil {
+		p.stats = map[ast.Node]*Ref{}
+	}
+	switch n := (*node).(type) {
+	case *ast.IdentifierNode:
+		switch {
+		case n.Value == "delta":
+			if p.names.DeltaErr != "" {
+				// Reported when used as delta.<stat>; delta("a","b") is fine.
+				p.stats[n] = &Ref{Kind: RefDelta}
+				return
+			}
+			p.stats[n] = &Ref{Kind: RefDelta}
+		case p.names.Snapshots[n.Value]:
+			p.stats[n] = &Ref{Kind: RefSnapshot, Name: n.Value}
+		}
+	case *ast.CallNode:
+		id, ok := n.Callee.(*ast.IdentifierNode)
+		if !ok || id.Value != "delta" {
+			return
+		}
+		if len(n.Arguments) != 2 {
+			p.fail(`delta takes two snapshot names: delta("before", "after")`)
+			return
+		}
+		var args [2]string
+		for i, a := range n.Arguments {
+			s, ok := a.(*ast.StringNode)
+			if !ok {
+				p.fail(`delta's arguments must be snapshot names in quotes: delta("before", "after")`)
+				return
+			}
+			if !p.names.Snapshots[s.Value] {
+				p.fail("delta(%q, %q): no snapshot named %q; snapshots: %s", n.Arguments[0], n.Arguments[1], s.Value, keys(p.names.Snapshots))
+				return
+			}
+			args[i] = s.Value
+		}
+		call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: deltaFunc}, Arguments: n.Arguments}
+		ast.Patch(node, call)
+		p.stats[*node] = &Ref{Kind: RefDeltaPair, From: args[0], To: args[1]}
+	case *ast.MemberNode:
+		prop, ok := n.Property.(*ast.StringNode)
+		if !ok {
+			return
+		}
+		// A series aggregate: <series>.max etc. is a Stats root.
+		if id, ok := n.Node.(*ast.IdentifierNode); ok && p.names.Series[id.Value] {
+			switch prop.Value {
+			case "max", "min", "first", "last":
+				p.stats[n] = &Ref{Kind: RefSeries, Name: id.Value + "." + prop.Value}
+			}
+			return
+		}
+		if id, ok := n.Node.(*ast.IdentifierNode); ok && p.names.Loads[id.Value] {
+			if m := codeRE.FindStringSubmatch(prop.Value); m != nil {
+				code := strings.Replace(m[1], "_", "-", 1)
+				ast.Patch(node, &ast.MemberNode{
+					Node:     &ast.MemberNode{Node: id, Property: &ast.StringNode{Value: "codes"}},
+					Property: &ast.StringNode{Value: code},
+				})
+			}
+			return
+		}
+		if id, ok := n.Node.(*ast.IdentifierNode); ok && (id.Value == "backends" || id.Value == "blackholes") {
+			set := p.names.Backends
+			if id.Value == "blackholes" {
+				set = p.names.Blackholes
+			}
+			if !set[prop.Value] {
+				p.fail("no local %s named %q; declared: %s", strings.TrimSuffix(id.Value, "s"), prop.Value, keys(set))
+			}
+			return
+		}
+		root, ok := p.stats[n.Node]
+		if !ok {
+			return
+		}
+		if root.Kind == RefSnapshot && root.Stat == "" && prop.Value == "hosts" {
+			ast.Patch(node, &ast.CallNode{
+				Callee:    &ast.IdentifierNode{Value: hostsFunc},
+				Arguments: []ast.Node{&ast.StringNode{Value: root.Name}},
+			})
+			return
+		}
+		if root.Kind == RefDelta && root.Stat == "" && p.names.DeltaErr != "" {
+			p.fail("%s", p.names.DeltaErr)
+			return
+		}
+		ref := *root
+		base := n.Node
+		if root.Stat != "" {
+			// Extend a.b into a.b.c: the parent is already base["a.b"].
+			ref.Stat = root.Stat + "." + prop.Value
+			base = n.Node.(*ast.MemberNode).Node
+		} else {
+			ref.Stat = prop.Value
+		}
+		mem := &ast.MemberNode{Node: base, Property: &ast.StringNode{Value: ref.Stat}}
+		ast.Patch(node, mem)
+		p.stats[*node] = &ref
+		p.replaceRef(root, &ref)
+	}
+}
+
+// replaceRef records ref, dropping the shorter prefix recorded for the same chain.
+func (p *patcher) replaceRef(prev, ref *Ref) {
+	if prev.Stat != "" {
+		for i := len(p.refs) - 1; i >= 0; i-- {
+			if p.refs[i] == *prev {
+				p.refs = append(p.refs[:i], p.refs[i+1:]...)
+				break
+			}
+		}
+	}
+	p.refs = append(p.refs, *ref)
+}
+
+func keys[V any](m map[string]V) string {
+	if len(m) == 0 {
+		return "(none)"
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+var comparisons = map[string]bool{"==": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true, "in": true, "not in": true, "matches": true, "contains": true, "startsWith": true, "endsWith": true}
+
+// explain builds the explanation tree of a boolean expression from its unpatched syntax.
+func explain(src string, names *Names) *Explain {
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return nil
+	}
+	return explainNode(tree.Node, names)
+}
+
+func explainNode(n ast.Node, names *Names) *Explain {
+	switch n := n.(type) {
+	case *ast.BinaryNode:
+		switch {
+		case n.Operator == "&&" || n.Operator == "and" || n.Operator == "||" || n.Operator == "or":
+			return &Explain{Op: n.Operator, Left: explainNode(n.Left, names), Right: explainNode(n.Right, names)}
+		case comparisons[n.Operator]:
+			return &Explain{Op: n.Operator, Left: leaf(n.Left, names), Right: leaf(n.Right, names)}
+		}
+	case *ast.UnaryNode:
+		if n.Operator == "!" || n.Operator == "not" {
+			return &Explain{Op: n.Operator, Left: explainNode(n.Node, names)}
+		}
+	}
+	return leaf(n, names)
+}
+
+func leaf(n ast.Node, names *Names) *Explain {
+	src := n.String()
+	switch n.(type) {
+	case *ast.IntegerNode, *ast.FloatNode, *ast.StringNode, *ast.BoolNode, *ast.NilNode:
+		return &Explain{Src: src}
+	}
+	p := &patcher{names: names}
+	prog, err := expr.Compile(src, expr.Env(names.Env()), expr.Patch(p))
+	if err != nil || p.err != "" {
+		return &Explain{Src: src}
+	}
+	return &Explain{Src: src, Value: prog}
+}
+
+// FormatValue prints a value the way a failure message shows it: integers without a fraction,
+// strings quoted, nil as nil.
+func FormatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "nil"
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'g', 6, 64)
+	case float32:
+		return FormatValue(float64(x))
+	case string:
+		return strconv.Quote(x)
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Map && rv.Len() > 8 {
+		return fmt.Sprintf("map with %d entries", rv.Len())
+	}
+	return fmt.Sprintf("%v", v)
+}

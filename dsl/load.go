@@ -1,0 +1,413 @@
+package dsl
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/load"
+	"cuelang.org/go/cue/parser"
+
+	"labrun.dev/labrun/schema"
+)
+
+// Options configure loading.
+type Options struct {
+	// Vars override scenario vars by name (from --var name=value); the value is converted to
+	// the type the scenario declares.
+	Vars map[string]string
+	// Overlay adds or replaces files by absolute path (tests, stdin).
+	Overlay map[string][]byte
+}
+
+// Result is what Load returns: every scenario found, in path order then declaration order.
+type Result struct {
+	Scenarios []*Scenario
+	// Files are the user files read (for the vet summary).
+	Files []string
+}
+
+// Load reads the scenarios in paths: .cue files (the scenarios that file declares, seeing the
+// rest of its package), directories (every scenario of the CUE packages there) and Markdown
+// documents (the fenced blocks marked "cue labrun"). The error, when not nil, is an Errors
+// holding every problem found.
+func Load(paths []string, opts Options) (*Result, error) {
+	l := &loader{ctx: cuecontext.New(), opts: opts, res: &Result{}}
+	for _, p := range paths {
+		l.loadPath(p)
+	}
+	if err := l.errs.err(); err != nil {
+		return l.res, err
+	}
+	return l.res, nil
+}
+
+type loader struct {
+	ctx  *cue.Context
+	opts Options
+	errs errorList
+	res  *Result
+	// schemaFiles are the paths at which the embedded schema is overlaid; positions there are
+	// never shown to users.
+	schemaFiles map[string]bool
+	// virtual maps overlay file names (Markdown turned CUE) to the documents they came from.
+	virtual map[string]string
+	// schemaV is the schema on its own; probe tests whether a definition is closed.
+	schemaV, probe cue.Value
+}
+
+func (l *loader) loadPath(p string) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		l.errs.add(Pos{File: p}, "", "%v", err)
+		return
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		if _, ok := l.opts.Overlay[abs]; !ok {
+			l.errs.add(Pos{File: p}, "", "cannot read: %v", unwrapPathError(err))
+			return
+		}
+	}
+	switch {
+	case fi != nil && fi.IsDir():
+		l.loadDir(abs)
+	case strings.HasSuffix(abs, ".md") || strings.HasSuffix(abs, ".markdown"):
+		l.loadMarkdown(abs)
+	case strings.HasSuffix(abs, ".cue"):
+		l.loadFile(abs)
+	default:
+		l.errs.add(Pos{File: abs}, "", "expected a .cue file, a .md document or a directory")
+	}
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func (l *loader) read(abs string) ([]byte, error) {
+	if b, ok := l.opts.Overlay[abs]; ok {
+		return b, nil
+	}
+	return os.ReadFile(abs)
+}
+
+// loadFile loads the package of a .cue file and keeps the scenarios declared in that file.
+func (l *loader) loadFile(abs string) {
+	src, err := l.read(abs)
+	if err != nil {
+		l.errs.add(Pos{File: abs}, "", "cannot read: %v", unwrapPathError(err))
+		return
+	}
+	f, err := parser.ParseFile(abs, src, parser.ParseComments)
+	if err != nil {
+		l.addCUEError(err)
+		return
+	}
+	l.res.Files = append(l.res.Files, abs)
+	only := topLevelLabels(f)
+	if f.PackageName() == "" {
+		// A file without a package clause stands alone.
+		l.build(filepath.Dir(abs), []string{abs}, "", only, abs)
+		return
+	}
+	l.build(filepath.Dir(abs), []string{"."}, f.PackageName(), only, abs)
+}
+
+// loadDir loads every CUE package in a directory.
+func (l *loader) loadDir(abs string) {
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		l.errs.add(Pos{File: abs}, "", "cannot read: %v", unwrapPathError(err))
+		return
+	}
+	pkgs := map[string]bool{}
+	var loose []string
+	var mds []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			continue
+		}
+		p := filepath.Join(abs, name)
+		switch {
+		case strings.HasSuffix(name, ".cue"):
+			src, err := l.read(p)
+			if err != nil {
+				l.errs.add(Pos{File: p}, "", "cannot read: %v", unwrapPathError(err))
+				continue
+			}
+			f, err := parser.ParseFile(p, src, parser.PackageClauseOnly)
+			if err != nil {
+				l.addCUEError(err)
+				continue
+			}
+			l.res.Files = append(l.res.Files, p)
+			if f.PackageName() == "" {
+				loose = append(loose, p)
+			} else {
+				pkgs[f.PackageName()] = true
+			}
+		case strings.HasSuffix(name, ".md"):
+			mds = append(mds, p)
+		}
+	}
+	names := make([]string, 0, len(pkgs))
+	for n := range pkgs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		l.build(abs, []string{"."}, n, nil, "")
+	}
+	for _, p := range loose {
+		l.build(abs, []string{p}, "", nil, p)
+	}
+	for _, p := range mds {
+		l.loadMarkdown(p)
+	}
+	if len(names) == 0 && len(loose) == 0 && len(mds) == 0 {
+		l.errs.add(Pos{File: abs}, "", "no .cue or .md files in this directory")
+	}
+}
+
+// loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines
+// are the document's lines, so that positions point into the document.
+func (l *loader) loadMarkdown(abs string) {
+	doc, err := l.read(abs)
+	if err != nil {
+		l.errs.add(Pos{File: abs}, "", "cannot read: %v", unwrapPathError(err))
+		return
+	}
+	l.res.Files = append(l.res.Files, abs)
+	fences := Fences(doc)
+	specs := 0
+	for _, f := range fences {
+		if f.EndLine == 0 {
+			l.errs.add(Pos{File: abs, Line: f.Line, Col: f.Indent + 1}, "",
+				"the fence opened here is never closed: expected a closing %s line", f.Marker)
+			return
+		}
+		if f.IsSpec() {
+			specs++
+		}
+	}
+	if specs == 0 {
+		return
+	}
+	virt := abs + ".cue"
+	if l.virtual == nil {
+		l.virtual = map[string]string{}
+	}
+	l.virtual[virt] = abs
+	src := specSource(doc, fences)
+	f, err := parser.ParseFile(virt, src, parser.ParseComments)
+	if err != nil {
+		l.addCUEError(err)
+		return
+	}
+	l.build(filepath.Dir(abs), []string{virt}, "", topLevelLabels(f), virt, overlayFile{virt, src})
+}
+
+type overlayFile struct {
+	path string
+	src  []byte
+}
+
+// topLevelLabels returns the names of the fields a file declares at its top level.
+func topLevelLabels(f *ast.File) map[string]bool {
+	out := map[string]bool{}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.Field); ok {
+			if name, _, err := ast.LabelName(fd.Label); err == nil {
+				out[name] = true
+			}
+		}
+	}
+	return out
+}
+
+// moduleRoot finds the directory holding cue.mod above dir, and the module's name.
+func moduleRoot(dir string) (root, module string) {
+	for d := dir; ; d = filepath.Dir(d) {
+		b, err := os.ReadFile(filepath.Join(d, "cue.mod", "module.cue"))
+		if err == nil {
+			if m := moduleRE.FindSubmatch(b); m != nil {
+				return d, string(m[1])
+			}
+			return d, ""
+		}
+		if filepath.Dir(d) == d {
+			return "", ""
+		}
+	}
+}
+
+var moduleRE = regexp.MustCompile(`(?m)^\s*module:\s*"([^"]+)"`)
+
+// overlay makes the embedded schema importable as labrun.dev/schema from dir: in the labrun
+// repository itself (module labrun.dev) it replaces schema/; in another module it is placed under
+// cue.mod/pkg; outside any module a module is overlaid at dir.
+func (l *loader) overlay(dir string, open bool, extra ...overlayFile) map[string]load.Source {
+	ov := map[string]load.Source{}
+	for p, b := range l.opts.Overlay {
+		ov[p] = load.FromBytes(b)
+	}
+	for _, f := range extra {
+		ov[f.path] = load.FromBytes(f.src)
+	}
+	root, module := moduleRoot(dir)
+	var schemaDir string
+	switch {
+	case root == "":
+		root = dir
+		ov[filepath.Join(root, "cue.mod", "module.cue")] = load.FromString(
+			"module: \"labrun.local@v0\"\nlanguage: version: \"v0.17.0\"\n")
+		schemaDir = filepath.Join(root, "cue.mod", "pkg", "labrun.dev", "schema")
+	case strings.TrimSuffix(module, "@v0") == "labrun.dev":
+		schemaDir = filepath.Join(root, "schema")
+	default:
+		schemaDir = filepath.Join(root, "cue.mod", "pkg", "labrun.dev", "schema")
+	}
+	if l.schemaFiles == nil {
+		l.schemaFiles = map[string]bool{}
+	}
+	entries, _ := schema.Files.ReadDir(".")
+	for i, e := range entries {
+		b, _ := schema.Files.ReadFile(e.Name())
+		if open {
+			b = []byte("package schema\n")
+			if i == 0 {
+				b = []byte(l.openSchema())
+			}
+		}
+		p := filepath.Join(schemaDir, e.Name())
+		ov[p] = load.FromBytes(b)
+		l.schemaFiles[p] = true
+	}
+	return ov
+}
+
+// openSchema is the schema with every definition open and unconstrained: building a package
+// against it yields exactly what the user wrote, free of schema errors, for decoding.
+func (l *loader) openSchema() string {
+	var b strings.Builder
+	b.WriteString("package schema\n#Scenario: {_labrunScenario: true, ...}\n")
+	it, _ := l.schema().Fields(cue.Definitions(true))
+	for it.Next() {
+		if name := it.Selector().String(); name != "#Scenario" && it.Selector().IsDefinition() {
+			b.WriteString(name + ": _\n")
+		}
+	}
+	return b.String()
+}
+
+// schema returns the compiled schema, compiled once per loader.
+func (l *loader) schema() cue.Value {
+	if !l.schemaV.Exists() {
+		l.schemaV = schemaValue(l.ctx)
+		l.probe = l.ctx.CompileString("{zzz_labrun_probe: _}")
+	}
+	return l.schemaV
+}
+
+// build loads and builds one CUE instance, then decodes its scenarios. only, when not nil,
+// keeps the scenarios whose names are in it; file names the file those scenarios come from.
+func (l *loader) build(dir string, args []string, pkg string, only map[string]bool, file string, extra ...overlayFile) {
+	// The package is built twice: against the schema, for its errors, and against an open
+	// schema, for what the user wrote (a value with an error cannot be walked in CUE).
+	insts := load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, false, extra...), Package: pkg})
+	openInsts := load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, true, extra...), Package: pkg})
+	for i, inst := range insts {
+		if inst.Err != nil {
+			l.addCUEError(inst.Err)
+			continue
+		}
+		if i < len(openInsts) && openInsts[i].Err == nil {
+			l.buildInstance(inst, openInsts[i], only, file)
+		}
+	}
+}
+
+func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]bool, file string) {
+	v := l.ctx.BuildInstance(inst)
+	ov := l.ctx.BuildInstance(openInst)
+	if err := ov.Err(); err != nil {
+		// An error without the schema is the user's own CUE error (a conflict, a reference
+		// to nothing): report it as CUE says.
+		l.addCUEError(err)
+		return
+	}
+	it, err := ov.Fields()
+	if err != nil {
+		l.addCUEError(err)
+		return
+	}
+	found := 0
+	scenarios := map[string]bool{}
+	for it.Next() {
+		name := it.Selector().String()
+		sv := it.Value()
+		marker := sv.LookupPath(cue.MakePath(cue.Hid("_labrunScenario", schema.ImportPath)))
+		if !marker.Exists() {
+			continue
+		}
+		scenarios[name] = true
+		if only != nil && !only[name] {
+			continue
+		}
+		found++
+		l.scenario(name, v.LookupPath(cue.MakePath(it.Selector())), sv)
+	}
+	// Errors of the instance outside every scenario (kits) still matter.
+	if err := v.Validate(); err != nil {
+		for _, e := range cueerrors.Errors(err) {
+			if p := e.Path(); len(p) > 0 && scenarios[p[0]] {
+				continue
+			}
+			l.addCUEError(e)
+		}
+	}
+	if found == 0 && file != "" {
+		pos := Pos{File: l.userFile(file), Line: 1, Col: 1}
+		l.errs.add(pos, "", "no scenario declared in this file: expected a top-level field such as `s1: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)")
+	}
+}
+
+// userFile maps an overlay file name back to the user's document.
+func (l *loader) userFile(name string) string {
+	if doc, ok := l.virtual[name]; ok {
+		return doc
+	}
+	return name
+}
+
+func (l *loader) String() string { return fmt.Sprintf("loader(%d scenarios)", len(l.res.Scenarios)) }
+
+// schemaValue compiles the embedded schema on its own, for looking up definitions.
+func schemaValue(ctx *cue.Context) cue.Value {
+	var src strings.Builder
+	entries, _ := schema.Files.ReadDir(".")
+	for i, e := range entries {
+		b, _ := schema.Files.ReadFile(e.Name())
+		s := string(b)
+		if i > 0 {
+			s = strings.Replace(s, "package schema", "", 1)
+		}
+		src.WriteString(s)
+		src.WriteByte('\n')
+	}
+	return ctx.CompileString(src.String(), cue.Filename("labrun-schema.cue"))
+}

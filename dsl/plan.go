@@ -1,0 +1,284 @@
+package dsl
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"labrun.dev/labrun/schema"
+)
+
+// Plan is a scenario's timeline, computed before anything runs.
+type Plan struct {
+	Scenario string  `json:"scenario"`
+	Pos      Pos     `json:"pos"`
+	Doc      string  `json:"doc,omitempty"`
+	Target   string  `json:"target"`
+	Entries  []Entry `json:"entries"`
+	// AutoCleanup says what the run removes by itself after the cleanup phase.
+	AutoCleanup string `json:"autoCleanup"`
+}
+
+// Offset is a planned start time. Exact offsets are known to the millisecond; an inexact one is
+// a lower bound because a step of unknown duration (an apply, a load of N requests) comes first.
+type Offset struct {
+	D     time.Duration `json:"ns"`
+	Exact bool          `json:"exact"`
+}
+
+func (o Offset) String() string {
+	if o.Exact {
+		return "+" + fmtDur(o.D)
+	}
+	return "≥" + fmtDur(o.D)
+}
+
+func (o Offset) add(d time.Duration, exact bool) Offset {
+	return Offset{D: o.D + d, Exact: o.Exact && exact}
+}
+
+func fmtDur(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	return d.String()
+}
+
+// Entry is one step on the timeline.
+type Entry struct {
+	Phase Phase  `json:"phase"`
+	Path  string `json:"path"`
+	Pos   Pos    `json:"pos"`
+	Depth int    `json:"depth"`
+	Name  string `json:"name,omitempty"`
+	Kind  string `json:"kind"`
+	// Summary is the step's main parameters in a few words.
+	Summary string `json:"summary"`
+	// Start is the planned start from the start of the phase (steps start after setup ends).
+	Start Offset `json:"start"`
+	// InBlock is the offset from the start of the enclosing block.
+	InBlock Offset `json:"inBlock"`
+	// Duration is the planned duration when it is known (sleep, a load with a duration).
+	Duration *time.Duration `json:"durationNs,omitempty"`
+	Timeout  time.Duration  `json:"timeoutNs,omitempty"`
+	// WaitsOn names what the step waits for: awaited steps, or the step it samples while.
+	WaitsOn []string `json:"waitsOn,omitempty"`
+	// Background: the step runs on until JoinedBy (an await step's path) or the end of its phase.
+	Background bool   `json:"background,omitempty"`
+	JoinedBy   string `json:"joinedBy,omitempty"`
+	// Every is the sampling interval of a sampler, and While the step it samples during.
+	Every time.Duration `json:"everyNs,omitempty"`
+	While string        `json:"while,omitempty"`
+	// MaxRounds is repeat's limit.
+	MaxRounds int `json:"maxRounds,omitempty"`
+}
+
+// PlanOf computes the timeline of a scenario.
+func PlanOf(sc *Scenario) *Plan {
+	p := &Plan{Scenario: sc.Name, Pos: sc.Pos, Doc: sc.Doc, Target: sc.Target}
+	joined := map[string]string{}
+	Walk(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Cleanup...), func(s *Step) {
+		for _, a := range s.Await {
+			if _, ok := joined[a]; !ok {
+				joined[a] = s.Path
+			}
+		}
+	})
+	for _, ph := range sc.Phases() {
+		p.sequence(ph.Steps, Offset{Exact: true}, 0, joined)
+	}
+	switch sc.Target {
+	case "kube":
+		p.AutoCleanup = "objects the run created are deleted in reverse order of creation"
+	default:
+		p.AutoCleanup = "local processes are stopped and local backends, blackholes and DNS are shut down"
+	}
+	return p
+}
+
+// sequence plans steps one after another from start; it returns the planned end.
+func (p *Plan) sequence(steps []*Step, start Offset, depth int, joined map[string]string) Offset {
+	cur, rel := start, Offset{Exact: true}
+	for _, s := range steps {
+		end := p.step(s, cur, rel, depth, joined)
+		if !s.Background && s.Every == 0 {
+			rel = rel.add(end.D-cur.D, true)
+			if !end.Exact {
+				rel.Exact = false
+			}
+			cur = end
+		}
+	}
+	return cur
+}
+
+// step plans one step starting at start (inBlock from its block's start) and returns its end.
+func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string]string) Offset {
+	e := Entry{
+		Phase: s.Phase, Path: s.Path, Pos: s.Pos, Depth: depth, Name: s.Name, Kind: s.Kind,
+		Summary: Summary(s), Start: start, InBlock: inBlock, Timeout: s.Timeout,
+		Background: s.Background, Every: s.Every, While: s.While, WaitsOn: s.Await,
+	}
+	if s.Background {
+		e.JoinedBy = joined[s.Name]
+	}
+	if s.While != "" {
+		e.WaitsOn = []string{s.While}
+	}
+	if s.Kind == "repeat" {
+		e.MaxRounds = s.MaxRounds
+	}
+	d, exact := knownDuration(s)
+	if exact {
+		e.Duration = &d
+	}
+	p.Entries = append(p.Entries, e)
+	switch s.Kind {
+	case "parallel":
+		end := start
+		for _, c := range s.Children {
+			cs := start.add(c.At, true)
+			ce := p.step(c, cs, Offset{D: c.At, Exact: true}, depth+1, joined)
+			if c.Background || c.Every > 0 {
+				continue
+			}
+			if ce.D > end.D || (ce.D == end.D && !ce.Exact) {
+				end = ce
+			}
+			if !ce.Exact {
+				end.Exact = false
+			}
+		}
+		return end
+	case "sequence":
+		return p.sequence(s.Children, start, depth+1, joined)
+	case "repeat":
+		end := p.sequence(s.Children, start, depth+1, joined)
+		return Offset{D: end.D, Exact: false}
+	}
+	return start.add(d, exact)
+}
+
+// knownDuration returns a step's duration when the plan can know it.
+func knownDuration(s *Step) (time.Duration, bool) {
+	switch s.Kind {
+	case "sleep":
+		return s.Sleep, true
+	case "load":
+		if l, ok := s.Params.(*schema.Load); ok && l.Requests == 0 {
+			d := l.Duration.D()
+			if d == 0 {
+				d = 5 * time.Second
+			}
+			return d, false // fortio's own start-up adds a little
+		}
+	}
+	return 0, false
+}
+
+// Summary describes a step's main parameters in a few words.
+func Summary(s *Step) string {
+	switch p := s.Params.(type) {
+	case *schema.Apply:
+		return objectsSummary(p.Objects, p.Files)
+	case *schema.Delete:
+		return objectsSummary(p.Objects, p.Files)
+	case *schema.Scale:
+		return fmt.Sprintf("deployment %s → %d", p.Deployment, p.Replicas)
+	case *schema.Restart:
+		return "deployment " + p.Deployment
+	case *schema.Kill:
+		switch {
+		case p.Process != "":
+			return "process " + p.Process
+		case p.Pod != "":
+			return "pod " + p.Pod
+		}
+		return "pods " + p.Selector
+	case *schema.Wait:
+		switch {
+		case p.Rollout != "":
+			return "rollout of " + p.Rollout
+		case p.Condition != nil:
+			return fmt.Sprintf("%s %s%s %s=%s", p.Condition.Kind, p.Condition.Name, p.Condition.Selector, p.Condition.Type, or(p.Condition.Status, "True"))
+		}
+		return "until " + p.Until
+	case *schema.Get:
+		return strings.TrimSpace(fmt.Sprintf("%s %s%s %s", p.Kind, p.Name, p.Selector, p.Path))
+	case *schema.Exec:
+		return strings.Join(p.Argv, " ")
+	case *schema.Load:
+		var b strings.Builder
+		if p.Requests > 0 {
+			fmt.Fprintf(&b, "%d req", p.Requests)
+		} else {
+			fmt.Fprintf(&b, "%s", fmtDur(or(p.Duration.D(), 5*time.Second)))
+		}
+		fmt.Fprintf(&b, " × %d conn", or(p.Connections, 4))
+		if p.QPS > 0 {
+			fmt.Fprintf(&b, " at %g qps", p.QPS)
+		}
+		if !schema.Bool(p.Keepalive, true) {
+			b.WriteString(" no-keepalive")
+		}
+		b.WriteString(" → " + p.URL)
+		return b.String()
+	case *schema.Snapshot:
+		return p.Source()
+	case *schema.Config:
+		return strings.TrimSpace(or(p.Cluster, or(p.Listener, p.Route)) + " " + p.Path)
+	case *schema.Logs:
+		switch {
+		case p.Process != "":
+			return "process " + p.Process
+		case p.File != "":
+			return "file " + p.File
+		}
+		return p.PodRef.String()
+	case *schema.DNS:
+		return fmt.Sprintf("%s → %s", p.Host, strings.Join(p.Addresses, ","))
+	case *schema.Process:
+		return strings.Join(p.Argv, " ")
+	}
+	switch s.Kind {
+	case "sleep":
+		return fmtDur(s.Sleep)
+	case "assert":
+		if s.Expr != nil {
+			return s.Expr.Src
+		}
+	case "await":
+		return strings.Join(s.Await, ", ")
+	case "repeat":
+		if s.Expr != nil {
+			return fmt.Sprintf("until %s (max %d)", s.Expr.Src, s.MaxRounds)
+		}
+	case "parallel", "sequence":
+		return fmt.Sprintf("%d steps", len(s.Children))
+	}
+	return ""
+}
+
+func objectsSummary(objs []schema.Object, files []string) string {
+	var parts []string
+	for _, o := range objs {
+		kind, _ := o["kind"].(string)
+		name := ""
+		if md, ok := o["metadata"].(map[string]any); ok {
+			name, _ = md["name"].(string)
+		}
+		parts = append(parts, kind+"/"+name)
+	}
+	parts = append(parts, files...)
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}

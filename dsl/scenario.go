@@ -1,0 +1,153 @@
+// Package dsl loads labrun scenarios: CUE files, CUE packages and Markdown documents with fenced
+// CUE blocks. It validates them against the embedded schema, decodes them into typed plan values
+// that keep the source position of every step and expression, and compiles every expression and
+// every ${...} interpolation once, against an environment that knows which names will exist.
+//
+// Nothing here talks to a cluster, the network or a terminal.
+package dsl
+
+import (
+	"time"
+
+	"labrun.dev/labrun/schema"
+)
+
+// Scenario is one validated experiment, ready to plan and run.
+type Scenario struct {
+	// Name is the scenario's top-level field name, e.g. "s2".
+	Name string
+	// Pos is where the scenario is declared.
+	Pos Pos
+	// Dir is the directory of the file that declares the scenario (relative paths in steps
+	// resolve against it).
+	Dir string
+
+	Doc            string
+	Target         string
+	Namespaces     []string
+	ClusterScoped  bool
+	Vars           map[string]any
+	Local          *schema.Local
+	Setup          []*Step
+	Steps          []*Step
+	Cleanup        []*Step
+	Expect         []*Expr
+	AllowReset     []string
+	Timeout        time.Duration
+	CleanupTimeout time.Duration
+	Tags           []string
+
+	// Snapshots lists the snapshot steps (not sampled with every) in declaration order.
+	Snapshots []*Step
+	// names maps a step name to its step.
+	names map[string]*Step
+}
+
+// Step returns the step with this name, or nil.
+func (s *Scenario) Step(name string) *Step { return s.names[name] }
+
+// Phase is one of the three phases of a scenario.
+type Phase string
+
+// The phases, in the order they run.
+const (
+	PhaseSetup   Phase = "setup"
+	PhaseSteps   Phase = "steps"
+	PhaseCleanup Phase = "cleanup"
+)
+
+// Phases returns the scenario's phases with their steps.
+func (s *Scenario) Phases() []struct {
+	Phase Phase
+	Steps []*Step
+} {
+	return []struct {
+		Phase Phase
+		Steps []*Step
+	}{{PhaseSetup, s.Setup}, {PhaseSteps, s.Steps}, {PhaseCleanup, s.Cleanup}}
+}
+
+// Step is one step of a scenario.
+type Step struct {
+	// Pos is where the step is written.
+	Pos Pos
+	// Path is the step's CUE path inside the scenario, e.g. "steps.2.parallel.1".
+	Path  string
+	Phase Phase
+
+	Name string
+	Doc  string
+	// Kind is the step kind: one of Kinds.
+	Kind string
+
+	// At is the offset from the start of the enclosing parallel block (HasAt says it was given).
+	At    time.Duration
+	HasAt bool
+	// Timeout bounds the step (0: none of its own).
+	Timeout    time.Duration
+	Background bool
+	MayFail    bool
+	// Every and While make the step a sampler: it repeats every Every while the step named
+	// While runs.
+	Every time.Duration
+	While string
+
+	// Params is the kind's parameters as decoded at load time (e.g. *schema.Load); steps whose
+	// strings hold ${...} are decoded again after interpolation when they start (see Resolve).
+	Params any
+	// raw is the kind's value as JSON-like data, with the compiled templates of its strings.
+	raw       any
+	templates map[string]*Template
+
+	// Children are the steps of parallel, sequence and repeat.
+	Children []*Step
+	// Await names the background steps an await step joins.
+	Await []string
+	// Expr is the expression of assert, wait.until and repeat.until.
+	Expr *Expr
+	// Sleep is the duration of a sleep step.
+	Sleep time.Duration
+	// MaxRounds and Interval configure repeat (and Interval the polling of wait).
+	MaxRounds int
+	Interval  time.Duration
+}
+
+// Label is a short human description: the name, or the kind and its main parameter.
+func (s *Step) Label() string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.Kind
+}
+
+// Kinds lists every step kind, in the schema's order.
+var Kinds = []string{
+	"apply", "delete", "scale", "restart", "kill", "wait", "get", "exec", "load", "snapshot",
+	"config", "logs", "dns", "assert", "sleep", "process", "parallel", "sequence", "repeat", "await",
+}
+
+// paramTypes maps the kinds whose parameters are a struct to a constructor of that struct.
+var paramTypes = map[string]func() any{
+	"apply":    func() any { return new(schema.Apply) },
+	"delete":   func() any { return new(schema.Delete) },
+	"scale":    func() any { return new(schema.Scale) },
+	"restart":  func() any { return new(schema.Restart) },
+	"kill":     func() any { return new(schema.Kill) },
+	"wait":     func() any { return new(schema.Wait) },
+	"get":      func() any { return new(schema.Get) },
+	"exec":     func() any { return new(schema.Exec) },
+	"load":     func() any { return new(schema.Load) },
+	"snapshot": func() any { return new(schema.Snapshot) },
+	"config":   func() any { return new(schema.Config) },
+	"logs":     func() any { return new(schema.Logs) },
+	"dns":      func() any { return new(schema.DNS) },
+	"process":  func() any { return new(schema.Process) },
+}
+
+// Walk calls fn for every step, depth first, in declaration order.
+func Walk(steps []*Step, fn func(*Step)) {
+	for _, s := range steps {
+		fn(s)
+		Walk(s.Children, fn)
+	}
+}

@@ -1,0 +1,145 @@
+package dsl
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/expr-lang/expr"
+)
+
+// Template is a string with ${expr} interpolations, compiled once. "$${" writes a literal "${".
+type Template struct {
+	Src   string
+	Pos   Pos
+	parts []templatePart
+}
+
+type templatePart struct {
+	lit  string
+	expr *Expr
+}
+
+// HasInterpolation reports whether s holds a ${...} to evaluate.
+func HasInterpolation(s string) bool {
+	return strings.Contains(strings.ReplaceAll(s, "$${", ""), "${")
+}
+
+// parseTemplate splits s into literal text and expressions. Column offsets of errors assume a
+// single-line string written at pos.
+func parseTemplate(s string, pos Pos, names *Names) (*Template, *Error) {
+	t := &Template{Src: s, Pos: pos}
+	var lit strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case strings.HasPrefix(s[i:], "$${"):
+			lit.WriteString("${")
+			i += 3
+		case strings.HasPrefix(s[i:], "${"):
+			end := matchBrace(s, i+2)
+			if end < 0 {
+				p := pos
+				p.Col += 1 + i
+				return nil, &Error{Pos: p, Msg: fmt.Sprintf("in %q: ${ is never closed: expected } after the expression", s)}
+			}
+			src := s[i+2 : end]
+			if strings.TrimSpace(src) == "" {
+				p := pos
+				p.Col += 1 + i
+				return nil, &Error{Pos: p, Msg: fmt.Sprintf("in %q: empty ${}: expected an expression such as ${vars.host}", s)}
+			}
+			epos := pos
+			epos.Col += 2 + i // the expression starts after `${`; compile adds 1 for the quote
+			e, err := compile(src, epos, names, compileOpts{})
+			if err != nil {
+				return nil, err
+			}
+			if lit.Len() > 0 {
+				t.parts = append(t.parts, templatePart{lit: lit.String()})
+				lit.Reset()
+			}
+			t.parts = append(t.parts, templatePart{expr: e})
+			i = end + 1
+		default:
+			lit.WriteByte(s[i])
+			i++
+		}
+	}
+	if lit.Len() > 0 {
+		t.parts = append(t.parts, templatePart{lit: lit.String()})
+	}
+	return t, nil
+}
+
+// matchBrace returns the index of the } closing an expression that starts at i, skipping
+// nested braces and quoted strings; -1 if there is none.
+func matchBrace(s string, i int) int {
+	depth := 0
+	for ; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		case '"', '\'', '`':
+			for i++; i < len(s) && s[i] != c; i++ {
+				if s[i] == '\\' && c != '`' {
+					i++
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// Exprs returns the template's expressions.
+func (t *Template) Exprs() []*Expr {
+	var out []*Expr
+	for _, p := range t.parts {
+		if p.expr != nil {
+			out = append(out, p.expr)
+		}
+	}
+	return out
+}
+
+// Eval evaluates the template in env.
+func (t *Template) Eval(env map[string]any) (string, error) {
+	var b strings.Builder
+	for _, p := range t.parts {
+		if p.expr == nil {
+			b.WriteString(p.lit)
+			continue
+		}
+		v, err := expr.Run(p.expr.Program, env)
+		if err != nil {
+			return "", fmt.Errorf("%s: ${%s}: %w", p.expr.Pos, p.expr.Src, err)
+		}
+		b.WriteString(Stringify(v))
+	}
+	return b.String(), nil
+}
+
+// Stringify writes a value into a string: strings as they are, whole numbers without a
+// fraction, lists and maps as JSON.
+func Stringify(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return ""
+	case float64, float32, int, int64:
+		s := FormatValue(x)
+		return s
+	case bool:
+		return fmt.Sprint(x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
