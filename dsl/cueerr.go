@@ -207,13 +207,13 @@ func isIndex(s string) bool {
 }
 
 var (
-	mismatchRE  = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (\S+) and (\S+)\)$`)
-	conflictRE  = regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
-	boundRE     = regexp.MustCompile(`^invalid value (.+) \(out of bound (.+)\)$`)
-	incomplRE   = regexp.MustCompile(`^incomplete value (.+)$`)
-	disjRE      = regexp.MustCompile(`^(\d+) errors in empty disjunction:?`)
-	listLenRE   = regexp.MustCompile(`^incompatible list lengths \((\d+) and (\d+)\)$`)
-	identPat    = `=~"^[A-Za-z_][A-Za-z0-9_]*$"`
+	mismatchRE = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (\S+) and (\S+)\)$`)
+	conflictRE = regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
+	boundRE    = regexp.MustCompile(`^invalid value (.+) \(out of bound (.+)\)$`)
+	incomplRE  = regexp.MustCompile(`^incomplete value (.+)$`)
+	disjRE     = regexp.MustCompile(`^(\d+) errors in empty disjunction:?`)
+	listLenRE  = regexp.MustCompile(`^incompatible list lengths \((\d+) and (\d+)\)$`)
+	identPat   = `=~"^[A-Za-z_][A-Za-z0-9_]*$"`
 )
 
 // explain rewrites CUE's message into one that says what was expected.

@@ -101,15 +101,15 @@ type Names struct {
 // interpreter builds the same shape with real values.
 func (n *Names) Env() map[string]any {
 	env := map[string]any{
-		"delta":     Stats{},
-		deltaFunc:   func(string, string) Stats { return nil },
-		hostsFunc:   func(string) []Host { return nil },
-		"vars":      map[string]any{},
-		"approx":    Approx,
-		"within":    Within,
-		"backends":  map[string]Endpoint{},
+		"delta":      Stats{},
+		deltaFunc:    func(string, string) Stats { return nil },
+		hostsFunc:    func(string) []Host { return nil },
+		"vars":       map[string]any{},
+		"approx":     Approx,
+		"within":     Within,
+		"backends":   map[string]Endpoint{},
 		"blackholes": map[string]Endpoint{},
-		"target":    map[string]any{},
+		"target":     map[string]any{},
 	}
 	vars := map[string]any{}
 	for k, v := range n.Vars {

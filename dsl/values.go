@@ -22,7 +22,7 @@ type Host struct {
 	RqError  float64 `expr:"rq_error" json:"rq_error"`
 	Healthy  bool    `expr:"healthy" json:"healthy"`
 	// Health is Envoy's health_flags text, e.g. "healthy" or "/failed_outlier_check".
-	Health string `expr:"health" json:"health"`
+	Health string  `expr:"health" json:"health"`
 	Weight float64 `expr:"weight" json:"weight,omitempty"`
 }
 
@@ -89,8 +89,8 @@ type LogEntry struct {
 
 // LogResult is what a logs step records.
 type LogResult struct {
-	Lines []string   `expr:"lines" json:"lines"`
-	Count float64    `expr:"count" json:"count"`
+	Lines   []string   `expr:"lines" json:"lines"`
+	Count   float64    `expr:"count" json:"count"`
 	Entries []LogEntry `expr:"entries" json:"entries"`
 	// Codes counts access-log lines by response code.
 	Codes map[string]float64 `expr:"codes" json:"codes"`
