@@ -151,3 +151,12 @@ func Walk(steps []*Step, fn func(*Step)) {
 		Walk(s.Children, fn)
 	}
 }
+
+// Names returns the names of the scenario's named steps.
+func (s *Scenario) Names() []string {
+	out := make([]string, 0, len(s.names))
+	for n := range s.names {
+		out = append(out, n)
+	}
+	return out
+}

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"golang.org/x/term"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
 )
 
 // process holds every process global the CLI uses: standard streams, environment, working
@@ -22,6 +26,8 @@ type process struct {
 	IsTerminal bool
 	// Signals delivers SIGINT and SIGTERM; Stop releases them.
 	Signals func() (<-chan os.Signal, func())
+	// Targets are extra targets by name, besides local and kube (tests add fakes).
+	Targets map[string]func(ctx context.Context, sc *dsl.Scenario) (*interp.Target, error)
 }
 
 func newProcess() *process {

@@ -2,12 +2,6 @@ package main
 
 import "github.com/spf13/cobra"
 
-func newRunCmd(p *process) *cobra.Command {
-	return &cobra.Command{Use: "run PATH...", Short: "Run scenarios", RunE: func(*cobra.Command, []string) error {
-		return &exitError{exitInvalid, "run is not implemented yet"}
-	}}
-}
-
 func newReplayCmd(p *process) *cobra.Command {
 	return &cobra.Command{Use: "replay RUN.json", Short: "Re-judge a recorded run", RunE: func(*cobra.Command, []string) error {
 		return &exitError{exitInvalid, "replay is not implemented yet"}

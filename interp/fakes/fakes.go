@@ -1,0 +1,334 @@
+// Package fakes holds in-memory stand-ins for every driver of interp, for tests of the
+// interpreter and the CLI. They take time only through the time package (so tests under
+// testing/synctest see exact timings) and record every call.
+package fakes
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
+)
+
+// World is a fake target: all drivers at once, sharing one call log.
+type World struct {
+	mu    sync.Mutex
+	calls []string
+
+	// Stats returns the snapshot for a source on its n-th read (0-based). Nil: empty stats.
+	Stats func(source string, n int) interp.Snapshot
+	reads map[string]int
+
+	// Load returns a load's result; it takes LoadTime (or the load's duration), or until ctx ends.
+	LoadResult func(req schema.Load) dsl.LoadResult
+	LoadTime   time.Duration
+
+	// ExecResult returns an exec's result.
+	ExecResult func(req schema.Exec) dsl.ExecResult
+	// StepTime is how long every cluster call takes.
+	StepTime time.Duration
+	// FailOn makes calls whose description contains the string fail.
+	FailOn string
+	// Existing objects are not reported as created by apply.
+	Existing map[string]bool
+	// Marker, when set, is a file the fake appends every mutation to (for tests of the real
+	// binary, which cannot share memory with the test).
+	Marker string
+	// Lines are the log lines Logs returns.
+	Lines []interp.LogLine
+	// Records are the DNS records set, by host.
+	Records map[string][]string
+}
+
+// Target returns the fake as an interp.Target.
+func (w *World) Target() *interp.Target {
+	return &interp.Target{
+		Name: "fake", Describe: "in-memory fakes",
+		Cluster: w, Exec: w, Load: w, Stats: w, Logs: w, DNS: w, Processes: w,
+		Values: map[string]any{"clusterDomain": "cluster.local"},
+		Close:  func(context.Context) error { w.log("close"); return nil },
+	}
+}
+
+// Calls returns the calls made so far, in order.
+func (w *World) Calls() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string{}, w.calls...)
+}
+
+func (w *World) log(format string, args ...any) error {
+	c := fmt.Sprintf(format, args...)
+	w.mu.Lock()
+	w.calls = append(w.calls, c)
+	marker := w.Marker
+	w.mu.Unlock()
+	if marker != "" {
+		if f, err := os.OpenFile(marker, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintln(f, c)
+			f.Close()
+		}
+	}
+	if w.FailOn != "" && strings.Contains(c, w.FailOn) {
+		return fmt.Errorf("fake failure on %q", c)
+	}
+	return nil
+}
+
+func (w *World) take(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func refOf(o schema.Object, ns string) interp.ObjectRef {
+	r := interp.ObjectRef{}
+	r.APIVersion, _ = o["apiVersion"].(string)
+	r.Kind, _ = o["kind"].(string)
+	if md, ok := o["metadata"].(map[string]any); ok {
+		r.Name, _ = md["name"].(string)
+		if n, _ := md["namespace"].(string); n != "" {
+			ns = n
+		}
+	}
+	if r.Kind != "Namespace" && !strings.HasPrefix(r.Kind, "Cluster") && r.Kind != "CustomResourceDefinition" {
+		r.Namespace = ns
+	}
+	return r
+}
+
+// Objects implements interp.Cluster.
+func (w *World) Objects(_ context.Context, objs []schema.Object, files []string, ns string) ([]interp.ObjectRef, error) {
+	var out []interp.ObjectRef
+	for _, o := range objs {
+		out = append(out, refOf(o, ns))
+	}
+	for _, f := range files {
+		out = append(out, interp.ObjectRef{Kind: "File", Namespace: ns, Name: f})
+	}
+	return out, nil
+}
+
+// Apply implements interp.Cluster.
+func (w *World) Apply(ctx context.Context, objs []schema.Object, files []string, ns string) (interp.ApplyResult, error) {
+	refs, _ := w.Objects(ctx, objs, files, ns)
+	var res interp.ApplyResult
+	for _, r := range refs {
+		if err := w.log("apply %s %s/%s", r.Kind, r.Namespace, r.Name); err != nil {
+			return res, err
+		}
+		res.Applied = append(res.Applied, r)
+		if !w.Existing[r.Kind+"/"+r.Namespace+"/"+r.Name] {
+			res.Created = append(res.Created, r)
+		}
+	}
+	return res, w.take(ctx, w.StepTime)
+}
+
+// Delete implements interp.Cluster.
+func (w *World) Delete(ctx context.Context, refs []interp.ObjectRef, wait bool) error {
+	for _, r := range refs {
+		if err := w.log("delete %s %s/%s", r.Kind, r.Namespace, r.Name); err != nil {
+			return err
+		}
+	}
+	return w.take(ctx, w.StepTime)
+}
+
+// Scale implements interp.Cluster.
+func (w *World) Scale(ctx context.Context, ns, d string, n int, wait bool) error {
+	if err := w.log("scale %s/%s %d", ns, d, n); err != nil {
+		return err
+	}
+	return w.take(ctx, w.StepTime)
+}
+
+// Restart implements interp.Cluster.
+func (w *World) Restart(ctx context.Context, ns, d string, wait bool) error {
+	if err := w.log("restart %s/%s", ns, d); err != nil {
+		return err
+	}
+	return w.take(ctx, w.StepTime)
+}
+
+// KillPods implements interp.Cluster.
+func (w *World) KillPods(ctx context.Context, req schema.Kill) ([]string, error) {
+	if err := w.log("kill %s/%s%s", req.Namespace, req.Pod, req.Selector); err != nil {
+		return nil, err
+	}
+	return []string{"pod-1"}, w.take(ctx, w.StepTime)
+}
+
+// WaitRollout implements interp.Cluster.
+func (w *World) WaitRollout(ctx context.Context, ns, d string) error {
+	if err := w.log("rollout %s/%s", ns, d); err != nil {
+		return err
+	}
+	return w.take(ctx, w.StepTime)
+}
+
+// WaitCondition implements interp.Cluster.
+func (w *World) WaitCondition(ctx context.Context, ns string, c schema.Condition, _ time.Duration) error {
+	if err := w.log("condition %s %s/%s%s %s", c.Kind, ns, c.Name, c.Selector, c.Type); err != nil {
+		return err
+	}
+	return w.take(ctx, w.StepTime)
+}
+
+// Get implements interp.Cluster: a pod's IP is 10.0.0.<n> on the n-th get.
+func (w *World) Get(ctx context.Context, req schema.Get) (any, error) {
+	if err := w.log("get %s %s/%s%s %s", req.Kind, req.Namespace, req.Name, req.Selector, req.Path); err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	n := len(w.calls)
+	w.mu.Unlock()
+	if req.Path != "" {
+		return fmt.Sprintf("10.0.0.%d", n), nil
+	}
+	return map[string]any{"kind": req.Kind, "metadata": map[string]any{"name": req.Name}}, nil
+}
+
+// DryRun implements interp.Cluster.
+func (w *World) DryRun(ctx context.Context, objs []schema.Object, files []string, ns string) error {
+	return w.log("dry-run %d objects", len(objs)+len(files))
+}
+
+// Exec implements interp.Executor.
+func (w *World) Exec(ctx context.Context, req schema.Exec) (dsl.ExecResult, error) {
+	if err := w.log("exec %s", strings.Join(req.Argv, " ")); err != nil {
+		return dsl.ExecResult{}, err
+	}
+	if err := w.take(ctx, w.StepTime); err != nil {
+		return dsl.ExecResult{}, err
+	}
+	if w.ExecResult != nil {
+		return w.ExecResult(req), nil
+	}
+	return dsl.ExecResult{Stdout: strings.Join(req.Argv, " ") + "\n"}, nil
+}
+
+// Load implements interp.LoadGenerator.
+func (w *World) Load(ctx context.Context, req schema.Load) (interp.LoadResult, error) {
+	if err := w.log("load %s", req.URL); err != nil {
+		return interp.LoadResult{}, err
+	}
+	d := w.LoadTime
+	if d == 0 {
+		d = req.Duration.D()
+	}
+	err := w.take(ctx, d)
+	res := dsl.LoadResult{Requests: float64(req.Requests), Codes: map[string]float64{"200": float64(req.Requests)}, OK: float64(req.Requests)}
+	if w.LoadResult != nil {
+		res = w.LoadResult(req)
+	}
+	w.log("load ended")
+	return interp.LoadResult{LoadResult: res, Raw: []byte(`{"fake":true}`)}, err
+}
+
+// Snapshot implements interp.StatsReader.
+func (w *World) Snapshot(ctx context.Context, req schema.Snapshot) (interp.Snapshot, error) {
+	src := req.Source()
+	if err := w.log("snapshot %s", src); err != nil {
+		return interp.Snapshot{}, err
+	}
+	w.mu.Lock()
+	if w.reads == nil {
+		w.reads = map[string]int{}
+	}
+	n := w.reads[src]
+	w.reads[src]++
+	w.mu.Unlock()
+	if err := w.take(ctx, w.StepTime); err != nil {
+		return interp.Snapshot{}, err
+	}
+	if w.Stats == nil {
+		return interp.Snapshot{Source: src, Counters: dsl.Stats{}, Gauges: dsl.Stats{}}, nil
+	}
+	s := w.Stats(src, n)
+	s.Source = src
+	s.Artifacts = append(s.Artifacts, interp.Artifact{Name: "stats.txt", Data: []byte(statsText(s))})
+	return s, nil
+}
+
+func statsText(s interp.Snapshot) string {
+	var lines []string
+	for k, v := range s.Counters {
+		lines = append(lines, fmt.Sprintf("%s: %g", k, v))
+	}
+	for k, v := range s.Gauges {
+		lines = append(lines, fmt.Sprintf("%s: %g", k, v))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// Config implements interp.StatsReader.
+func (w *World) Config(ctx context.Context, req schema.Config) (interp.ConfigResult, error) {
+	if err := w.log("config %s", req.Cluster); err != nil {
+		return interp.ConfigResult{}, err
+	}
+	return interp.ConfigResult{Value: map[string]any{"name": req.Cluster, "connect_timeout": "10s"}}, nil
+}
+
+// Logs implements interp.LogReader.
+func (w *World) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]interp.LogLine, error) {
+	if err := w.log("logs %s", req.PodRef.String()); err != nil {
+		return nil, err
+	}
+	var out []interp.LogLine
+	for _, l := range w.Lines {
+		if !l.Time.Before(since) {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// SetRecords implements interp.DNSWriter.
+func (w *World) SetRecords(ctx context.Context, req schema.DNS) error {
+	if err := w.log("dns %s %s", req.Host, strings.Join(req.Addresses, ",")); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	if w.Records == nil {
+		w.Records = map[string][]string{}
+	}
+	w.Records[req.Host] = req.Addresses
+	w.mu.Unlock()
+	return w.take(ctx, w.StepTime)
+}
+
+// Start implements interp.ProcessRunner.
+func (w *World) Start(ctx context.Context, name string, req schema.Process) (interp.Process, error) {
+	if err := w.log("start %s", name); err != nil {
+		return nil, err
+	}
+	return &process{w: w, name: name}, nil
+}
+
+type process struct {
+	w    *World
+	name string
+}
+
+func (p *process) Stop(ctx context.Context, sig string) error {
+	return p.w.log("stop %s %s", p.name, sig)
+}
+
+func (p *process) Output() []interp.LogLine { return nil }

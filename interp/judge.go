@@ -1,0 +1,345 @@
+package interp
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/expr-lang/expr"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// Judge evaluates expressions over a Record. It is used during a run (assert, wait until,
+// repeat until, ${...}) and after it (expect), and by replay on a recorded run.
+type Judge struct {
+	rec *Record
+	// snapshots are the scenario's snapshot steps in declaration order: delta compares the
+	// first and the last of them that were taken.
+	snapshots []string
+	allow     map[string]bool
+	// noted avoids repeating a note.
+	noted map[string]bool
+}
+
+// NewJudge returns a judge over rec for scenario sc.
+func NewJudge(rec *Record, sc *dsl.Scenario) *Judge {
+	j := &Judge{rec: rec, allow: map[string]bool{}, noted: map[string]bool{}}
+	for _, s := range sc.Snapshots {
+		j.snapshots = append(j.snapshots, s.Name)
+	}
+	for _, a := range rec.AllowReset {
+		j.allow[a] = true
+	}
+	return j
+}
+
+// defaultPair is the pair a plain delta compares: the first and the last snapshot taken.
+func (j *Judge) defaultPair() (string, string, error) {
+	var taken []string
+	for _, n := range j.snapshots {
+		if _, ok := j.rec.Snapshots[n]; ok {
+			taken = append(taken, n)
+		}
+	}
+	if len(taken) < 2 {
+		return "", "", fmt.Errorf("delta needs two snapshots; taken so far: %s", listOrNone(taken))
+	}
+	// Taken order, not declaration order: a snapshot in a parallel block may come later.
+	sort.SliceStable(taken, func(a, b int) bool {
+		return j.rec.Snapshots[taken[a]].At.Before(j.rec.Snapshots[taken[b]].At)
+	})
+	return taken[0], taken[len(taken)-1], nil
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+// Delta computes b − a for every counter of two snapshots. A counter absent from a and present
+// in b counts from 0. Gauges and histograms have no delta.
+func Delta(a, b *SnapshotRecord) dsl.Stats {
+	out := dsl.Stats{}
+	for k, vb := range b.Counters {
+		out[k] = vb - a.Counters[k]
+	}
+	return out
+}
+
+// Env builds the expression environment from what has been recorded so far.
+func (j *Judge) Env() map[string]any {
+	rec := j.rec
+	env := map[string]any{
+		"vars":       rec.Vars,
+		"approx":     dsl.Approx,
+		"within":     dsl.Within,
+		"backends":   map[string]dsl.Endpoint{},
+		"blackholes": map[string]dsl.Endpoint{},
+		"target":     rec.TargetValues,
+	}
+	for k, v := range rec.TargetValues {
+		switch k {
+		case "backends", "blackholes":
+			if m, ok := v.(map[string]dsl.Endpoint); ok {
+				env[k] = m
+			}
+		}
+	}
+	if env["vars"] == nil {
+		env["vars"] = map[string]any{}
+	}
+	if env["target"] == nil {
+		env["target"] = map[string]any{}
+	}
+	env[dsl.DeltaFunc] = func(a, b string) dsl.Stats {
+		sa, sb := rec.Snapshots[a], rec.Snapshots[b]
+		if sa == nil || sb == nil {
+			return dsl.Stats{}
+		}
+		return Delta(sa, sb)
+	}
+	env[dsl.HostsFunc] = func(name string) []dsl.Host {
+		if s := rec.Snapshots[name]; s != nil {
+			return s.Hosts
+		}
+		return nil
+	}
+	env["delta"] = dsl.Stats{}
+	if a, b, err := j.defaultPair(); err == nil {
+		env["delta"] = Delta(rec.Snapshots[a], rec.Snapshots[b])
+	}
+	for _, n := range j.snapshots {
+		if s := rec.Snapshots[n]; s != nil {
+			env[n] = s.Stats()
+		} else {
+			env[n] = dsl.Stats{}
+		}
+	}
+	for n, s := range rec.Series {
+		env[n] = s.Series()
+	}
+	for n, l := range rec.Loads {
+		env[n] = l.LoadResult
+	}
+	for n, e := range rec.Execs {
+		env[n] = e
+	}
+	for n, l := range rec.Logs {
+		env[n] = l
+	}
+	for n, v := range rec.Values {
+		env[n] = v
+	}
+	return env
+}
+
+// check verifies the stats an expression reads before it is evaluated. A problem that makes
+// the expression meaningless as written is returned as the reason (the judgement errors); a
+// counter reset is a failure with its reason.
+func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
+	rec := j.rec
+	for _, ref := range e.Refs {
+		switch ref.Kind {
+		case dsl.RefSnapshot:
+			s := rec.Snapshots[ref.Name]
+			if s == nil {
+				return fmt.Sprintf("snapshot %q has not been taken (yet) when %q is evaluated", ref.Name, e.Src), false
+			}
+			if !s.Has(ref.Stat) {
+				return missingStat(ref.Stat, []*SnapshotRecord{s}), false
+			}
+		case dsl.RefDelta, dsl.RefDeltaPair:
+			a, b := ref.From, ref.To
+			if ref.Kind == dsl.RefDelta {
+				var err error
+				if a, b, err = j.defaultPair(); err != nil {
+					return err.Error(), false
+				}
+			}
+			sa, sb := rec.Snapshots[a], rec.Snapshots[b]
+			if sa == nil || sb == nil {
+				missing := a
+				if sa != nil {
+					missing = b
+				}
+				return fmt.Sprintf("delta(%q, %q): snapshot %q has not been taken", a, b, missing), false
+			}
+			if _, g := sa.Gauges[ref.Stat]; g || hasKey(sb.Gauges, ref.Stat) {
+				return fmt.Sprintf("%s is a gauge: a gauge has no delta (it is a level, not a count); compare the snapshots instead, e.g. %s.%s and %s.%s", ref.Stat, a, ref.Stat, b, ref.Stat), false
+			}
+			if hasKey(sa.Histograms, ref.Stat) || hasKey(sb.Histograms, ref.Stat) {
+				return fmt.Sprintf("%s is a histogram quantile: it has no delta; compare the snapshots instead", ref.Stat), false
+			}
+			va, inA := sa.Counters[ref.Stat]
+			vb, inB := sb.Counters[ref.Stat]
+			switch {
+			case !inA && !inB:
+				return missingStat(ref.Stat, []*SnapshotRecord{sa, sb}), false
+			case !inA:
+				j.note(fmt.Sprintf("%s was absent in %q and present in %q (Envoy creates some stats on first use): counted from 0", ref.Stat, a, b))
+			case !inB:
+				if !j.allow[ref.Stat] {
+					return fmt.Sprintf("counter %s was present in %q (%s) and is gone in %q: the Envoy cluster was removed or rebuilt, so its delta means nothing (allowReset lists counters for which that is expected)", ref.Stat, a, dsl.FormatValue(va), b), true
+				}
+			case vb < va:
+				if !j.allow[ref.Stat] {
+					return fmt.Sprintf("counter %s went down from %s (%q) to %s (%q): it was reset — the Envoy cluster was rebuilt (e.g. by a DestinationRule change) or the proxy restarted — so the delta means nothing; take the snapshots after the change, or list the counter in allowReset", ref.Stat, dsl.FormatValue(va), a, dsl.FormatValue(vb), b), true
+				}
+				j.note(fmt.Sprintf("counter %s reset between %q and %q (allowed by allowReset)", ref.Stat, a, b))
+			}
+		case dsl.RefSeries:
+			name, agg, _ := strings.Cut(ref.Name, ".")
+			s := rec.Series[name]
+			if s == nil || len(s.Samples) == 0 {
+				return fmt.Sprintf("series %q has no samples: the step it samples while may have ended before the first tick", name), false
+			}
+			found := false
+			for _, smp := range s.Samples {
+				if smp.Has(ref.Stat) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return missingStat(ref.Stat, s.Samples[:1]) + fmt.Sprintf(" (in none of the %d samples of %q; asked for its %s)", len(s.Samples), name, agg), false
+			}
+		}
+	}
+	return "", false
+}
+
+func hasKey(m dsl.Stats, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// missingStat explains a stat that no snapshot holds.
+func missingStat(stat string, snaps []*SnapshotRecord) string {
+	var names []string
+	for _, s := range snaps {
+		names = append(names, fmt.Sprintf("%q (%s)", s.Name, s.Source))
+	}
+	msg := fmt.Sprintf("stat %s is in none of the snapshots %s", stat, strings.Join(names, ", "))
+	if close := closestStat(stat, snaps); close != "" {
+		msg += fmt.Sprintf("; did you mean %s?", close)
+	}
+	return msg + ". Likely causes: the proxy does not record it (Istio records no cluster stats unless the pod's proxyStatsMatcher includes them: annotation proxy.istio.io/config with proxyStatsMatcher.inclusionRegexps, and a pod restart), or Envoy has not created it yet (stats are created on first use; /stats?usedonly hides unused ones), or the snapshot reads another cluster"
+}
+
+func closestStat(stat string, snaps []*SnapshotRecord) string {
+	best, bestD := "", 1<<30
+	for _, s := range snaps {
+		for _, m := range []dsl.Stats{s.Counters, s.Gauges, s.Histograms} {
+			for k := range m {
+				if d := levenshtein(stat, k); d < bestD {
+					best, bestD = k, d
+				}
+			}
+		}
+	}
+	if bestD <= max(2, len(stat)/4) {
+		return best
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for k := 1; k <= len(b); k++ {
+			cost := 1
+			if a[i-1] == b[k-1] {
+				cost = 0
+			}
+			cur[k] = min(prev[k]+1, cur[k-1]+1, prev[k-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func (j *Judge) note(n string) {
+	if !j.noted[n] {
+		j.noted[n] = true
+		j.rec.Notes = append(j.rec.Notes, n)
+	}
+}
+
+// Judge evaluates a boolean expression now.
+func (j *Judge) Judge(e *dsl.Expr) *Judgement {
+	jd := &Judgement{Src: e.Src, Pos: e.Pos}
+	if reason, failed := j.check(e); reason != "" {
+		jd.Reason = reason
+		jd.Outcome = Errored
+		if failed {
+			jd.Outcome = Failed
+		}
+		return jd
+	}
+	env := j.Env()
+	out, err := expr.Run(e.Program, env)
+	if err != nil {
+		jd.Outcome = Errored
+		jd.Reason = err.Error()
+		return jd
+	}
+	if ok, _ := out.(bool); ok {
+		jd.Outcome = Passed
+		return jd
+	}
+	jd.Outcome = Failed
+	jd.Explanation = explain(e.Explain, env)
+	return jd
+}
+
+// Value evaluates an expression for its value (a ${...}).
+func (j *Judge) Value(e *dsl.Expr) (any, error) {
+	if reason, _ := j.check(e); reason != "" {
+		return nil, fmt.Errorf("%s", reason)
+	}
+	return expr.Run(e.Program, j.Env())
+}
+
+// explain renders an expression with the value of each part:
+// `delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)`.
+func explain(x *dsl.Explain, env map[string]any) string {
+	if x == nil {
+		return ""
+	}
+	switch x.Op {
+	case "":
+		if x.Value == nil {
+			return x.Src
+		}
+		v, err := expr.Run(x.Value, env)
+		if err != nil {
+			return fmt.Sprintf("%s (error: %v)", x.Src, err)
+		}
+		return fmt.Sprintf("%s (%s)", x.Src, dsl.FormatValue(v))
+	case "!", "not":
+		return x.Op + " " + explain(x.Left, env)
+	case "&&", "and", "||", "or":
+		return "(" + explain(x.Left, env) + ") " + x.Op + " (" + explain(x.Right, env) + ")"
+	}
+	return explain(x.Left, env) + " " + x.Op + " " + explain(x.Right, env)
+}
+
+// Rejudge judges every expectation of sc again over a recorded run, as replay does.
+func Rejudge(rec *Record, sc *dsl.Scenario) []*Judgement {
+	rec.Notes = slices.Clone(rec.Notes)
+	j := NewJudge(rec, sc)
+	var out []*Judgement
+	for _, e := range sc.Expect {
+		out = append(out, j.Judge(e))
+	}
+	return out
+}

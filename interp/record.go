@@ -1,0 +1,194 @@
+package interp
+
+import (
+	"time"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// RecordVersion is the version of the Record's JSON form. It changes when a field changes
+// meaning; readers (labrun replay) refuse versions they do not know.
+const RecordVersion = 1
+
+// Outcome is the verdict of a run, a step or an expectation.
+type Outcome string
+
+// Outcomes.
+const (
+	Passed      Outcome = "passed"
+	Failed      Outcome = "failed"
+	Errored     Outcome = "error"
+	Interrupted Outcome = "interrupted"
+	Skipped     Outcome = "skipped"
+	TimedOut    Outcome = "timeout"
+	Cancelled   Outcome = "cancelled"
+	// Refused: the scenario was refused before anything ran (a step the target cannot run,
+	// a mutation outside the scenario's namespaces).
+	Refused Outcome = "refused"
+)
+
+// Record is everything a run saw and decided: the report is written from it, and labrun replay
+// re-judges it. It is complete: every value an expectation can read is in it.
+type Record struct {
+	Version  int    `json:"version"`
+	Scenario string `json:"scenario"`
+	// File is the file that declares the scenario; Pos its position.
+	File string  `json:"file"`
+	Pos  dsl.Pos `json:"pos"`
+	Doc  string  `json:"doc,omitempty"`
+	// Target is the target's name, Where what it connected to.
+	Target string         `json:"target"`
+	Where  string         `json:"where,omitempty"`
+	Vars   map[string]any `json:"vars,omitempty"`
+	// TargetValues are the names the target gave expressions (e.g. local backends).
+	TargetValues map[string]any `json:"targetValues,omitempty"`
+	Start        time.Time      `json:"start"`
+	End          time.Time      `json:"end"`
+	// StepsStart is when the steps phase began (planned offsets of steps count from it).
+	StepsStart time.Time `json:"stepsStart"`
+
+	Outcome Outcome `json:"outcome"`
+	// Error is the infrastructure error or failure that stopped the run, if any.
+	Error string `json:"error,omitempty"`
+	// ErrorPos is where the failing step or assertion is written.
+	ErrorPos *dsl.Pos `json:"errorPos,omitempty"`
+
+	Steps        []*StepRecord              `json:"steps"`
+	Snapshots    map[string]*SnapshotRecord `json:"snapshots"`
+	Series       map[string]*SeriesRecord   `json:"series,omitempty"`
+	Loads        map[string]*LoadRecord     `json:"loads,omitempty"`
+	Execs        map[string]dsl.ExecResult  `json:"execs,omitempty"`
+	Logs         map[string]dsl.LogResult   `json:"logs,omitempty"`
+	Values       map[string]any             `json:"values,omitempty"`
+	Expectations []*Judgement               `json:"expectations"`
+	// Notes are things the judge noticed that are not failures (a stat absent before traffic).
+	Notes []string `json:"notes,omitempty"`
+	// Cleanup lists what the automatic cleanup did, in order.
+	Cleanup []string `json:"cleanup,omitempty"`
+	// AllowReset is the scenario's allowReset, kept so that replay judges the same way.
+	AllowReset []string `json:"allowReset,omitempty"`
+	// Artifacts are raw inputs, saved next to the report (not in the JSON).
+	Artifacts []*ArtifactRecord `json:"artifacts,omitempty"`
+}
+
+// StepRecord is one execution of a step (a sampler records one per sample, a repeat one per
+// round of its children).
+type StepRecord struct {
+	Path    string    `json:"path"`
+	Name    string    `json:"name,omitempty"`
+	Kind    string    `json:"kind"`
+	Phase   dsl.Phase `json:"phase"`
+	Pos     dsl.Pos   `json:"pos"`
+	Summary string    `json:"summary,omitempty"`
+	// Planned and Start are offsets from the start of the run; Skew = Start - Planned.
+	Planned time.Duration `json:"plannedNs"`
+	Start   time.Duration `json:"startNs"`
+	End     time.Duration `json:"endNs"`
+	Skew    time.Duration `json:"skewNs"`
+	// Timed says the step had a planned time of its own (at, a sample tick) rather than
+	// simply following the step before it.
+	Timed   bool    `json:"timed,omitempty"`
+	Outcome Outcome `json:"outcome"`
+	Error   string  `json:"error,omitempty"`
+	Round   int     `json:"round,omitempty"`
+	Sample  int     `json:"sample,omitempty"`
+	// Background steps run on while later steps start.
+	Background bool     `json:"background,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
+// SnapshotRecord is one snapshot.
+type SnapshotRecord struct {
+	Name       string     `json:"name"`
+	Source     string     `json:"source"`
+	At         time.Time  `json:"at"`
+	Counters   dsl.Stats  `json:"counters"`
+	Gauges     dsl.Stats  `json:"gauges"`
+	Histograms dsl.Stats  `json:"histograms,omitempty"`
+	Hosts      []dsl.Host `json:"hosts,omitempty"`
+}
+
+// Stats returns counters, gauges and histogram quantiles in one map, as expressions see them.
+func (s *SnapshotRecord) Stats() dsl.Stats {
+	out := make(dsl.Stats, len(s.Counters)+len(s.Gauges)+len(s.Histograms))
+	for k, v := range s.Histograms {
+		out[k] = v
+	}
+	for k, v := range s.Gauges {
+		out[k] = v
+	}
+	for k, v := range s.Counters {
+		out[k] = v
+	}
+	return out
+}
+
+// Has reports whether the snapshot holds stat (as a counter, gauge or quantile).
+func (s *SnapshotRecord) Has(stat string) bool {
+	if _, ok := s.Counters[stat]; ok {
+		return true
+	}
+	if _, ok := s.Gauges[stat]; ok {
+		return true
+	}
+	_, ok := s.Histograms[stat]
+	return ok
+}
+
+// SeriesRecord is a sampled series: one snapshot per tick.
+type SeriesRecord struct {
+	Name    string            `json:"name"`
+	Source  string            `json:"source"`
+	Every   time.Duration     `json:"everyNs"`
+	Samples []*SnapshotRecord `json:"samples"`
+}
+
+// Series computes what expressions see of the series.
+func (s *SeriesRecord) Series() dsl.Series {
+	out := dsl.Series{Max: dsl.Stats{}, Min: dsl.Stats{}, First: dsl.Stats{}, Last: dsl.Stats{}, Count: len(s.Samples)}
+	for _, smp := range s.Samples {
+		st := smp.Stats()
+		out.Samples = append(out.Samples, st)
+		for k, v := range st {
+			if cur, ok := out.Max[k]; !ok || v > cur {
+				out.Max[k] = v
+			}
+			if cur, ok := out.Min[k]; !ok || v < cur {
+				out.Min[k] = v
+			}
+			if _, ok := out.First[k]; !ok {
+				out.First[k] = v
+			}
+			out.Last[k] = v
+		}
+	}
+	return out
+}
+
+// LoadRecord is one load's results.
+type LoadRecord struct {
+	dsl.LoadResult
+	Warnings []string  `json:"warnings,omitempty"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+}
+
+// Judgement is the verdict on one expression.
+type Judgement struct {
+	Src     string  `json:"expr"`
+	Pos     dsl.Pos `json:"pos"`
+	Outcome Outcome `json:"outcome"`
+	// Explanation shows the values of the parts: `delta.x (12) == fortio.code503 (15)`.
+	Explanation string `json:"explanation,omitempty"`
+	// Reason says why the expression could not be judged as written (a missing stat, a reset).
+	Reason string `json:"reason,omitempty"`
+}
+
+// ArtifactRecord is a raw input of one step.
+type ArtifactRecord struct {
+	Step string `json:"step"`
+	Name string `json:"name"`
+	// File is the artifact's path relative to the report's artifacts folder, set when saved.
+	File string `json:"file,omitempty"`
+	Data []byte `json:"-"`
+}

@@ -1,0 +1,177 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"labrun.dev/labrun/interp"
+)
+
+// TimelineSVG draws the run's steps as bars (actual start to end), a tick at each planned
+// start where it differs from the actual one, and a mark for every snapshot.
+func TimelineSVG(rec *interp.Record) string {
+	type row struct {
+		label string
+		steps []*interp.StepRecord
+	}
+	var rows []*row
+	byKey := map[string]*row{}
+	var end time.Duration
+	for _, s := range rec.Steps {
+		if s.Kind == "parallel" || s.Kind == "sequence" {
+			continue
+		}
+		key := s.Path
+		label := s.Path
+		if s.Name != "" {
+			label = s.Name
+		}
+		r := byKey[key]
+		if r == nil {
+			r = &row{label: fmt.Sprintf("%s (%s)", label, s.Kind)}
+			byKey[key] = r
+			rows = append(rows, r)
+		}
+		r.steps = append(r.steps, s)
+		end = max(end, s.End, s.Planned)
+	}
+	if end <= 0 {
+		end = time.Second
+	}
+	const left, rowH, width = 220, 22, 900
+	height := 40 + rowH*len(rows) + 30
+	x := func(d time.Duration) float64 { return left + float64(d)/float64(end)*(width-left-20) }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", width, height)
+	fmt.Fprintf(&b, `<text x="10" y="18" font-weight="bold">%s — timeline (%s)</text>`+"\n", html.EscapeString(rec.Scenario), rec.Outcome)
+	// Time axis with about ten ticks.
+	step := niceStep(end)
+	for t := time.Duration(0); t <= end; t += step {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="28" x2="%.1f" y2="%d" stroke="#ddd"/>`, x(t), x(t), height-25)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#666">%s</text>`+"\n", x(t), height-10, fmtAxis(t))
+	}
+	for i, r := range rows {
+		y := 32 + i*rowH
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`, left-6, y+14, html.EscapeString(r.label))
+		for _, s := range r.steps {
+			color := map[interp.Outcome]string{interp.Passed: "#4c9a2a", interp.Failed: "#c62828", interp.Errored: "#ef6c00", interp.TimedOut: "#ef6c00", interp.Cancelled: "#9e9e9e"}[s.Outcome]
+			if color == "" {
+				color = "#1565c0"
+			}
+			w := math.Max(2, x(s.End)-x(s.Start))
+			if s.Kind == "snapshot" {
+				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%d" r="5" fill="%s"><title>%s at %s</title></circle>`, x(s.Start), y+10, color, html.EscapeString(r.label), secs(s.Start))
+			} else {
+				fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="14" fill="%s" opacity="0.8"><title>%s: %s → %s (%s)</title></rect>`,
+					x(s.Start), y+3, w, color, html.EscapeString(r.label), secs(s.Start), secs(s.End), s.Outcome)
+			}
+			if s.Timed {
+				fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#000" stroke-width="1.5"><title>planned %s, skew %s</title></line>`,
+					x(s.Planned), y, x(s.Planned), y+20, secs(s.Planned), ms(s.Skew))
+			}
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+func niceStep(end time.Duration) time.Duration {
+	for _, s := range []time.Duration{
+		10 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond,
+		time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute,
+	} {
+		if end/s <= 12 {
+			return s
+		}
+	}
+	return 10 * time.Minute
+}
+
+func fmtAxis(t time.Duration) string {
+	if t < time.Second && t > 0 {
+		return fmt.Sprintf("%dms", t.Milliseconds())
+	}
+	return fmt.Sprintf("%gs", t.Seconds())
+}
+
+// SeriesSVG draws every stat of a sampled series that changes, one line each.
+func SeriesSVG(s *interp.SeriesRecord) string {
+	const width, height, left, top, bottom = 900, 360, 60, 30, 40
+	stats := map[string][]float64{}
+	var times []float64
+	if len(s.Samples) > 0 {
+		t0 := s.Samples[0].At
+		for i, smp := range s.Samples {
+			times = append(times, smp.At.Sub(t0).Seconds())
+			for k, v := range smp.Stats() {
+				if stats[k] == nil {
+					stats[k] = make([]float64, len(s.Samples))
+					for j := range stats[k] {
+						stats[k][j] = math.NaN()
+					}
+				}
+				stats[k][i] = v
+			}
+		}
+	}
+	var names []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for k, vs := range stats {
+		changing := false
+		for _, v := range vs {
+			if !math.IsNaN(v) && v != vs[0] {
+				changing = true
+			}
+		}
+		if !changing {
+			continue
+		}
+		names = append(names, k)
+		for _, v := range vs {
+			if !math.IsNaN(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	sort.Strings(names)
+	if len(names) > 8 {
+		names = names[:8]
+	}
+	var b strings.Builder
+	legendH := 16 * len(names)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", width, height+legendH)
+	fmt.Fprintf(&b, `<text x="10" y="18" font-weight="bold">%s — %d samples every %s (%s)</text>`+"\n", html.EscapeString(s.Name), len(s.Samples), s.Every, html.EscapeString(s.Source))
+	if len(names) == 0 || len(times) == 0 {
+		b.WriteString(`<text x="10" y="50">no stat changed during the sampling</text></svg>` + "\n")
+		return b.String()
+	}
+	if hi == lo {
+		hi = lo + 1
+	}
+	tmax := math.Max(times[len(times)-1], 1e-9)
+	px := func(t float64) float64 { return left + t/tmax*(width-left-20) }
+	py := func(v float64) float64 { return top + (1-(v-lo)/(hi-lo))*(height-top-bottom) }
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>`, left, height-bottom, width-20, height-bottom)
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>`, left, top, left, height-bottom)
+	fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%g</text><text x="%d" y="%.1f" text-anchor="end">%g</text>`, left-4, py(hi)+4, hi, left-4, py(lo)+4, lo)
+	fmt.Fprintf(&b, `<text x="%d" y="%d">0s</text><text x="%d" y="%d" text-anchor="end">%.1fs</text>`+"\n", left, height-bottom+16, width-20, height-bottom+16, tmax)
+	colors := []string{"#1565c0", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f", "#5d4037", "#455a64"}
+	for i, n := range names {
+		var pts []string
+		for j, v := range stats[n] {
+			if !math.IsNaN(v) {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(times[j]), py(v)))
+			}
+		}
+		c := colors[i%len(colors)]
+		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", c, strings.Join(pts, " "))
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", left, height+i*16, c, left+16, height+i*16+10, html.EscapeString(n))
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}

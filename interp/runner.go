@@ -1,0 +1,305 @@
+// Package interp runs validated scenarios: a timeline scheduler over the steps of a plan, a
+// store of what each step recorded (snapshots, load results, captures, logs), deltas between
+// snapshots, expression judgement, and the record a report is written from.
+//
+// The world is reached only through the driver interfaces of world.go. A run has two
+// contexts: the run context (cancelled on the first interrupt: running steps stop, load stops
+// through fortio's Aborter) and the cleanup context (cancelled on the second interrupt:
+// cleanup is abandoned). Cleanup always runs, in reverse order of what the run created.
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// Runner runs scenarios on one target.
+type Runner struct {
+	target   *Target
+	clock    Clock
+	observe  func(Event)
+	keep     bool
+	defaults Defaults
+	// parseAccessLog parses an access-log line (interp/envoy's parser, given by the CLI: the
+	// core does not import drivers).
+	parseAccessLog func(string) (dsl.LogEntry, bool)
+}
+
+// Defaults are the timeouts of steps that do not set their own.
+type Defaults struct {
+	// Wait bounds wait steps (rollout, condition, until) and the waits of scale and restart.
+	Wait time.Duration
+	// Step bounds every other step that talks to the world.
+	Step time.Duration
+	// Cleanup bounds the cleanup phase when the scenario does not say.
+	Cleanup time.Duration
+}
+
+// Option configures a Runner.
+type Option func(*Runner)
+
+// WithClock replaces the real clock.
+func WithClock(c Clock) Option { return func(r *Runner) { r.clock = c } }
+
+// WithObserver receives an event for every step that starts and ends (live progress).
+func WithObserver(f func(Event)) Option { return func(r *Runner) { r.observe = f } }
+
+// WithKeep skips the automatic cleanup of created objects (the scenario's cleanup steps still run).
+func WithKeep(keep bool) Option { return func(r *Runner) { r.keep = keep } }
+
+// WithDefaults sets default timeouts.
+func WithDefaults(d Defaults) Option { return func(r *Runner) { r.defaults = d } }
+
+// WithAccessLogParser sets the parser of access-log lines for logs steps.
+func WithAccessLogParser(f func(string) (dsl.LogEntry, bool)) Option {
+	return func(r *Runner) { r.parseAccessLog = f }
+}
+
+// New returns a Runner for target.
+func New(target *Target, opts ...Option) *Runner {
+	r := &Runner{
+		target:   target,
+		clock:    RealClock{},
+		observe:  func(Event) {},
+		defaults: Defaults{Wait: 5 * time.Minute, Step: 5 * time.Minute, Cleanup: 2 * time.Minute},
+	}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Event is a step starting or ending.
+type Event struct {
+	Step  *StepRecord
+	Ended bool
+}
+
+// StepError is a step that failed, with the step's position.
+type StepError struct {
+	Step *dsl.Step
+	// Kind says how the run ends: Failed (an assertion: exit 1) or Errored (the world: exit 3),
+	// TimedOut (exit 3), Cancelled (interrupted).
+	Kind Outcome
+	Err  error
+}
+
+func (e *StepError) Error() string {
+	return fmt.Sprintf("%s: %s (%s): %v", e.Step.Pos, e.Step.Path, e.Step.Kind, e.Err)
+}
+
+func (e *StepError) Unwrap() error { return e.Err }
+
+// failure is a false assertion: the run fails (exit 1) rather than errors.
+type failure struct{ msg string }
+
+func (f *failure) Error() string { return f.msg }
+
+// Run runs sc: preflight checks, setup, steps, cleanup (always), then the expectations. ctx is
+// the run context, cleanupCtx the cleanup context (see the package comment). The returned
+// Record is complete whatever happened.
+func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record {
+	now := r.clock.Now()
+	rec := &Record{
+		Version: RecordVersion, Scenario: sc.Name, File: sc.Pos.File, Pos: sc.Pos, Doc: sc.Doc,
+		Target: r.target.Name, Where: r.target.Describe, Vars: sc.Vars,
+		TargetValues: r.target.Values, Start: now, StepsStart: now,
+		Snapshots: map[string]*SnapshotRecord{}, Series: map[string]*SeriesRecord{},
+		Loads: map[string]*LoadRecord{}, Execs: map[string]dsl.ExecResult{},
+		Logs: map[string]dsl.LogResult{}, Values: map[string]any{}, AllowReset: sc.AllowReset,
+	}
+	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]Process{}}
+	ru.judge = NewJudge(rec, sc)
+	for _, s := range sc.Names() {
+		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
+	}
+
+	err := ru.preflight(ctx)
+	if err != nil {
+		// Nothing has been touched: no cleanup either (it could mutate).
+		rec.Outcome = Refused
+		rec.Error = err.Error()
+		for _, e := range sc.Expect {
+			rec.Expectations = append(rec.Expectations, &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Skipped, Reason: "the scenario was refused"})
+		}
+		rec.End = r.clock.Now()
+		return rec
+	}
+	{
+		runCtx := ctx
+		if sc.Timeout > 0 {
+			var cancel context.CancelFunc
+			runCtx, cancel = context.WithTimeoutCause(ctx, sc.Timeout, fmt.Errorf("the scenario's timeout (%s) expired", sc.Timeout))
+			defer cancel()
+		}
+		err = ru.phase(runCtx, dsl.PhaseSetup, sc.Setup)
+		if err == nil {
+			ru.mu.Lock()
+			rec.StepsStart = r.clock.Now()
+			ru.mu.Unlock()
+			err = ru.phase(runCtx, dsl.PhaseSteps, sc.Steps)
+		}
+	}
+	if ctx.Err() != nil && err == nil {
+		err = context.Cause(ctx)
+	}
+
+	// Cleanup always: the scenario's cleanup steps, then what the run created, newest first.
+	cleanupTimeout := sc.CleanupTimeout
+	if cleanupTimeout == 0 {
+		cleanupTimeout = r.defaults.Cleanup
+	}
+	cctx, cancel := context.WithTimeout(cleanupCtx, cleanupTimeout)
+	cerr := ru.phase(cctx, dsl.PhaseCleanup, sc.Cleanup)
+	ru.autoCleanup(cctx)
+	cancel()
+
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	switch {
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrInterrupted):
+		rec.Outcome = Interrupted
+		rec.Error = "interrupted"
+		for _, e := range sc.Expect {
+			rec.Expectations = append(rec.Expectations, &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Skipped, Reason: "the run was interrupted"})
+		}
+	case err != nil:
+		rec.Outcome, rec.Error, rec.ErrorPos = classify(err)
+		for _, e := range sc.Expect {
+			rec.Expectations = append(rec.Expectations, &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Skipped, Reason: "the run stopped before its end: " + rec.Error})
+		}
+	default:
+		rec.Outcome = Passed
+		for _, e := range sc.Expect {
+			jd := ru.judge.Judge(e)
+			rec.Expectations = append(rec.Expectations, jd)
+			if jd.Outcome == Failed && rec.Outcome == Passed {
+				rec.Outcome = Failed
+			}
+			if jd.Outcome == Errored {
+				rec.Outcome = Failed
+			}
+		}
+	}
+	if cerr != nil && rec.Outcome == Passed {
+		rec.Outcome, rec.Error, rec.ErrorPos = classify(cerr)
+		rec.Error = "cleanup: " + rec.Error
+	}
+	rec.End = r.clock.Now()
+	return rec
+}
+
+// ErrInterrupted is the cause of a run context cancelled by an interrupt.
+var ErrInterrupted = errors.New("interrupted")
+
+// classify turns the error that stopped a run into its outcome.
+func classify(err error) (Outcome, string, *dsl.Pos) {
+	var se *StepError
+	if errors.As(err, &se) {
+		pos := se.Step.Pos
+		var f *failure
+		if errors.As(se.Err, &f) {
+			return Failed, se.Error(), &pos
+		}
+		if se.Kind == TimedOut {
+			return TimedOut, se.Error(), &pos
+		}
+		return Errored, se.Error(), &pos
+	}
+	var f *failure
+	if errors.As(err, &f) {
+		return Failed, err.Error(), nil
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return TimedOut, err.Error(), nil
+	}
+	return Errored, err.Error(), nil
+}
+
+// run is the state of one run.
+type run struct {
+	*Runner
+	sc    *dsl.Scenario
+	rec   *Record
+	judge *Judge
+
+	mu sync.Mutex
+	// steps tracks named steps: started and done channels for while and await.
+	steps map[string]*stepState
+	// created is what the run made, oldest first, for the automatic cleanup.
+	created []createdThing
+	procs   map[string]Process
+	// bg are the background steps of the current phase not yet awaited.
+	bg []*dsl.Step
+}
+
+type stepState struct {
+	once     sync.Once
+	started  chan struct{}
+	doneOnce sync.Once
+	done     chan struct{}
+	err      error
+	start    time.Time
+}
+
+func (st *stepState) markStarted(t time.Time) {
+	st.once.Do(func() { st.start = t; close(st.started) })
+}
+
+func (st *stepState) markDone(err error) {
+	st.doneOnce.Do(func() { st.err = err; close(st.done) })
+}
+
+// createdThing is something the automatic cleanup removes.
+type createdThing struct {
+	desc   string
+	remove func(ctx context.Context) error
+}
+
+func (ru *run) created1(desc string, remove func(ctx context.Context) error) {
+	ru.mu.Lock()
+	ru.created = append(ru.created, createdThing{desc, remove})
+	ru.mu.Unlock()
+}
+
+// autoCleanup removes what the run created, newest first.
+func (ru *run) autoCleanup(ctx context.Context) {
+	ru.mu.Lock()
+	things := ru.created
+	ru.created = nil
+	ru.mu.Unlock()
+	for i := len(things) - 1; i >= 0; i-- {
+		t := things[i]
+		if ru.keep && !t.always() {
+			ru.addCleanup("kept " + t.desc + " (--keep)")
+			continue
+		}
+		if ctx.Err() != nil {
+			ru.addCleanup("abandoned: " + t.desc)
+			continue
+		}
+		if err := t.remove(ctx); err != nil {
+			ru.addCleanup(fmt.Sprintf("failed to remove %s: %v", t.desc, err))
+		} else {
+			ru.addCleanup("removed " + t.desc)
+		}
+	}
+}
+
+// always reports whether a created thing is removed even with --keep: local processes die
+// with labrun anyway.
+func (t createdThing) always() bool { return len(t.desc) > 8 && t.desc[:8] == "process " }
+
+func (ru *run) addCleanup(s string) {
+	ru.mu.Lock()
+	ru.rec.Cleanup = append(ru.rec.Cleanup, s)
+	ru.mu.Unlock()
+}
+
+// offset is t as an offset from the start of the run.
+func (ru *run) offset(t time.Time) time.Duration { return t.Sub(ru.rec.Start) }

@@ -1,0 +1,377 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// phase runs the steps of one phase, then joins the background steps nobody awaited.
+func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	err := ru.sequence(ctx, steps)
+	// Background steps still running end with their phase: they are joined, not abandoned.
+	ru.mu.Lock()
+	bg := ru.bg
+	ru.bg = nil
+	ru.mu.Unlock()
+	for _, s := range bg {
+		st := ru.steps[s.Name]
+		select {
+		case <-st.done:
+		case <-ctx.Done():
+			<-st.done // cancelled with ctx; wait for it to record its end
+		}
+		if err == nil && st.err != nil {
+			err = st.err
+		}
+	}
+	return err
+}
+
+// sequence runs steps one after another; each is planned to start when the previous ends.
+func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
+	for _, s := range steps {
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		planned := ru.clock.Now()
+		switch {
+		case s.Background:
+			ru.background(ctx, s, planned, false)
+		case s.Every > 0:
+			// A sampler in a sequence samples on while the sequence goes on.
+			ru.background(ctx, s, planned, false)
+		default:
+			if err := ru.timed(ctx, s, planned, false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// background starts s and returns at once; await (or the end of the phase) joins it.
+func (ru *run) background(ctx context.Context, s *dsl.Step, planned time.Time, timed bool) {
+	if s.Name != "" {
+		ru.mu.Lock()
+		ru.bg = append(ru.bg, s)
+		ru.mu.Unlock()
+	}
+	go func() { _ = ru.timed(ctx, s, planned, timed) }()
+}
+
+// parallel runs its children at once, each at its offset from the block's start; the block
+// ends when every child that is not in the background has ended. The first failure cancels
+// the others.
+func (ru *run) parallel(ctx context.Context, s *dsl.Step) error {
+	start := ru.clock.Now()
+	outer := ctx // background children outlive the block
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	for _, c := range s.Children {
+		planned := start.Add(c.At)
+		if c.Background {
+			ru.background(outer, c, planned, c.HasAt)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := ru.timed(ctx, c, planned, c.HasAt); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+					cancel(err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// timed waits until planned, then runs s (a sampler samples until its while step ends).
+func (ru *run) timed(ctx context.Context, s *dsl.Step, planned time.Time, timed bool) error {
+	if wait := planned.Sub(ru.clock.Now()); wait > 0 {
+		ch, stop := ru.clock.Until(planned)
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			stop()
+			err := context.Cause(ctx)
+			ru.markNamed(s, planned, err)
+			return err
+		}
+	}
+	if s.Every > 0 {
+		return ru.sample(ctx, s, planned)
+	}
+	return ru.execute(ctx, s, planned, timed, 0, 0)
+}
+
+// markNamed marks a named step started and done without running it (cancelled before its time).
+func (ru *run) markNamed(s *dsl.Step, t time.Time, err error) {
+	if st := ru.steps[s.Name]; st != nil && s.Name != "" {
+		st.markStarted(t)
+		st.markDone(err)
+	}
+}
+
+// sample runs s every s.Every from the moment its while step starts until that step ends.
+// Ticks are planned from the first one (no drift); a tick that comes while the previous
+// sample still runs is skipped and noted as a warning.
+func (ru *run) sample(ctx context.Context, s *dsl.Step, planned time.Time) error {
+	st := ru.steps[s.While]
+	select {
+	case <-st.started:
+	case <-ctx.Done():
+		ru.markNamed(s, planned, context.Cause(ctx))
+		return context.Cause(ctx)
+	}
+	if own := ru.steps[s.Name]; own != nil && s.Name != "" {
+		own.markStarted(ru.clock.Now())
+	}
+	first := ru.clock.Now()
+	var err error
+	for i := 0; ; i++ {
+		tick := first.Add(time.Duration(i) * s.Every)
+		if i > 0 {
+			ch, stop := ru.clock.Until(tick)
+			select {
+			case <-ch:
+			case <-st.done:
+				stop()
+			case <-ctx.Done():
+				stop()
+			}
+		}
+		select {
+		case <-st.done:
+			goto end
+		case <-ctx.Done():
+			err = context.Cause(ctx)
+			goto end
+		default:
+		}
+		if now := ru.clock.Now(); now.Sub(tick) >= s.Every {
+			continue // this tick's time has passed: the previous sample overran it
+		}
+		if e := ru.execute(ctx, s, tick, true, 0, i+1); e != nil && !s.MayFail {
+			err = e
+			break
+		}
+	}
+end:
+	if own := ru.steps[s.Name]; own != nil && s.Name != "" {
+		own.markDone(err)
+	}
+	return err
+}
+
+// execute runs one step now and records it. planned is when it was meant to start.
+func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, timed bool, round, sample int) error {
+	start := ru.clock.Now()
+	st := ru.steps[s.Name]
+	if st != nil && sample == 0 {
+		st.markStarted(start)
+	}
+	sr := &StepRecord{
+		Path: s.Path, Name: s.Name, Kind: s.Kind, Phase: s.Phase, Pos: s.Pos, Summary: dsl.Summary(s),
+		Planned: ru.offset(planned), Start: ru.offset(start), Skew: start.Sub(planned),
+		Timed: timed, Round: round, Sample: sample, Background: s.Background,
+	}
+	ru.mu.Lock()
+	ru.rec.Steps = append(ru.rec.Steps, sr)
+	ru.mu.Unlock()
+	ru.observe(Event{Step: sr})
+
+	sctx := ctx
+	timeout := s.Timeout
+	if timeout == 0 {
+		timeout = ru.defaultTimeout(s)
+	}
+	var cancel context.CancelFunc = func() {}
+	if timeout > 0 {
+		sctx, cancel = context.WithTimeoutCause(ctx, timeout, &timeoutError{s.Kind, timeout})
+	}
+	err := ru.dispatch(sctx, s, sr)
+	var te *timeoutError
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(context.Cause(sctx), &te) {
+		err = te
+	}
+	cancel()
+
+	end := ru.clock.Now()
+	ru.mu.Lock()
+	sr.End = ru.offset(end)
+	switch {
+	case err == nil:
+		sr.Outcome = Passed
+	case errors.As(err, &te):
+		sr.Outcome = TimedOut
+	case ctx.Err() != nil:
+		sr.Outcome = Cancelled
+	case isFailure(err):
+		sr.Outcome = Failed
+	default:
+		sr.Outcome = Errored
+	}
+	if err != nil {
+		sr.Error = err.Error()
+	}
+	ru.mu.Unlock()
+	ru.observe(Event{Step: sr, Ended: true})
+
+	if err != nil {
+		kind := sr.Outcome
+		if se := (*StepError)(nil); errors.As(err, &se) {
+			// A child's error (parallel, sequence, repeat) already names the child.
+			err = se
+		} else if ctx.Err() != nil && !errors.As(err, &te) {
+			err = context.Cause(ctx)
+		} else {
+			err = &StepError{Step: s, Kind: kind, Err: err}
+		}
+		if s.MayFail && ctx.Err() == nil {
+			ru.mu.Lock()
+			sr.Warnings = append(sr.Warnings, "mayFail: the run goes on")
+			ru.mu.Unlock()
+			err = nil
+		}
+	}
+	if st != nil && sample == 0 && round == 0 {
+		st.markDone(err)
+	}
+	return err
+}
+
+// timeoutError is a step's own timeout expiring.
+type timeoutError struct {
+	kind string
+	d    time.Duration
+}
+
+func (e *timeoutError) Error() string { return fmt.Sprintf("%s timed out after %s", e.kind, e.d) }
+
+func isFailure(err error) bool {
+	var f *failure
+	return errors.As(err, &f)
+}
+
+// defaultTimeout is the timeout of a step that sets none: blocks and pure steps have none
+// (their children do); steps that talk to the world get the runner's defaults.
+func (ru *run) defaultTimeout(s *dsl.Step) time.Duration {
+	switch s.Kind {
+	case "parallel", "sequence", "repeat", "await", "sleep", "assert":
+		return 0
+	case "load":
+		return 0 // a load ends by itself; its own timeouts are per request
+	case "wait", "scale", "restart":
+		return ru.defaults.Wait
+	}
+	return ru.defaults.Step
+}
+
+// await joins background steps.
+func (ru *run) await(ctx context.Context, s *dsl.Step) error {
+	var errs []string
+	for _, name := range s.Await {
+		st := ru.steps[name]
+		select {
+		case <-st.done:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+		ru.mu.Lock()
+		for i, b := range ru.bg {
+			if b.Name == name {
+				ru.bg = append(ru.bg[:i], ru.bg[i+1:]...)
+				break
+			}
+		}
+		ru.mu.Unlock()
+		if st.err != nil {
+			var se *StepError
+			if errors.As(st.err, &se) {
+				return se
+			}
+			errs = append(errs, fmt.Sprintf("%s: %v", name, st.err))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// repeat runs its steps until its expression holds.
+func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
+	for round := 1; ; round++ {
+		if err := ru.sequence(ctx, s.Children); err != nil {
+			return err
+		}
+		jd := ru.judgeNow(s.Expr)
+		if jd.Outcome == Passed {
+			return nil
+		}
+		if round >= s.MaxRounds {
+			why := jd.Explanation
+			if jd.Reason != "" {
+				why = jd.Reason
+			}
+			return &failure{fmt.Sprintf("repeat: %s was still not true after %d rounds: %s", s.Expr.Src, round, why)}
+		}
+		if s.Interval > 0 {
+			ch, stop := ru.clock.Until(ru.clock.Now().Add(s.Interval))
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				stop()
+				return context.Cause(ctx)
+			}
+		}
+	}
+}
+
+// judgeNow judges an expression against what has been recorded so far.
+func (ru *run) judgeNow(e *dsl.Expr) *Judgement {
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	return ru.judge.Judge(e)
+}
+
+// waitUntil polls an expression until it holds or ctx ends.
+func (ru *run) waitUntil(ctx context.Context, e *dsl.Expr, interval time.Duration) error {
+	if interval == 0 {
+		interval = time.Second
+	}
+	for {
+		jd := ru.judgeNow(e)
+		if jd.Outcome == Passed {
+			return nil
+		}
+		ch, stop := ru.clock.Until(ru.clock.Now().Add(interval))
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			stop()
+			why := jd.Explanation
+			if jd.Reason != "" {
+				why = jd.Reason
+			}
+			return fmt.Errorf("%w; last: %s", context.Cause(ctx), why)
+		}
+	}
+}

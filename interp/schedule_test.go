@@ -1,0 +1,129 @@
+package interp_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/interp/fakes"
+)
+
+// loadScenario writes src (a CUE file body, without package and import) to a temp dir and loads it.
+func loadScenario(t *testing.T, src string) *dsl.Scenario {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.cue")
+	full := "package s\n\nimport \"labrun.dev/schema\"\n\n" + src
+	if err := os.WriteFile(p, []byte(full), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := dsl.Load([]string{p}, dsl.Options{})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if len(res.Scenarios) != 1 {
+		t.Fatalf("want 1 scenario, got %d", len(res.Scenarios))
+	}
+	return res.Scenarios[0]
+}
+
+// offsets returns "path@planned/start" for every step record, by path (first record wins,
+// samples get #n).
+func offsets(rec *interp.Record) map[string][2]time.Duration {
+	out := map[string][2]time.Duration{}
+	for _, s := range rec.Steps {
+		key := s.Path
+		if s.Name != "" {
+			key = s.Name
+		}
+		if s.Sample > 0 {
+			key += "#" + itoa(s.Sample)
+		}
+		if _, ok := out[key]; !ok {
+			out[key] = [2]time.Duration{s.Planned - (rec.StepsStart.Sub(rec.Start)), s.Start - (rec.StepsStart.Sub(rec.Start))}
+		}
+	}
+	return out
+}
+
+func itoa(i int) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+i%10)))
+}
+
+const timeline = `
+s: schema.#Scenario & {
+	steps: [
+		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{parallel: [
+			{name: "fortio", load: {url: "http://127.0.0.1:1", duration: "40s"}},
+			{name: "flip", at: "5s", dns: {host: "gslb.lab.internal", addresses: ["127.0.0.3"]}},
+			{name: "mid1", at: "17s", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{name: "mid2", at: "35s", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{name: "g", every: "3s", while: "fortio", snapshot: {admin: "http://127.0.0.1:15001", cluster: "c"}},
+			{at: "1s", sequence: [
+				{name: "s1", sleep: "1500ms"},
+				{name: "s2", sleep: "500ms"},
+			]},
+			{name: "bg", at: "2s", background: true, sleep: "60s"},
+		]},
+		{name: "pause", sleep: "3s"},
+		{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{name: "join", await: "bg"},
+		{name: "r", repeat: {steps: [{name: "tick", sleep: "1s"}], until: "true", max: 3}},
+	]
+}
+`
+
+// TestTimelineExactOffsets checks planned and actual offsets of nested parallel, at,
+// background, every, sequence and repeat under a fake clock (testing/synctest), where they
+// must be exact.
+func TestTimelineExactOffsets(t *testing.T) {
+	sc := loadScenario(t, timeline)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome != interp.Passed {
+			t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
+		}
+		got := offsets(rec)
+		s := time.Second
+		want := map[string]time.Duration{
+			"before": 0, "fortio": 0, "flip": 5 * s, "mid1": 17 * s, "mid2": 35 * s,
+			"s1": 1 * s, "s2": 2500 * time.Millisecond, "bg": 2 * s,
+			"g#1": 0, "g#2": 3 * s, "g#3": 6 * s,
+			"pause": 40 * s, "after": 43 * s, "join": 43 * s,
+			// bg (started at 2s, 60s long) ends at 62s: the await joins it there.
+			"r": 62 * s, "tick": 62 * s,
+		}
+		for k, w := range want {
+			o, ok := got[k]
+			if !ok {
+				t.Errorf("%s: no record", k)
+				continue
+			}
+			if o[0] != w || o[1] != w {
+				t.Errorf("%s: planned %v, started %v; want %v", k, o[0], o[1], w)
+			}
+		}
+		samples := 0
+		for _, st := range rec.Steps {
+			if st.Name == "g" {
+				samples++
+			}
+		}
+		// Samples at 0, 3, …, 39 s: the load ends at 40 s, before the 15th tick, and the
+		// sampler stops.
+		if samples != 14 {
+			t.Errorf("every 3s while a 40s load: %d samples, want 14", samples)
+		}
+		if n := len(rec.Series["g"].Samples); n != samples {
+			t.Errorf("series has %d samples, step records %d", n, samples)
+		}
+	})
+}
