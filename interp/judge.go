@@ -61,11 +61,18 @@ func listOrNone(xs []string) string {
 }
 
 // Delta computes b − a for every counter of two snapshots. A counter absent from a and present
-// in b counts from 0. Gauges and histograms have no delta.
-func Delta(a, b *SnapshotRecord) dsl.Stats {
+// in b counts from 0. A counter that went down was reset: if allowed, its delta is what it
+// counted since the reset (b); if not, b − a is kept negative and the judge refuses to use it.
+// Gauges and histograms have no delta.
+func Delta(a, b *SnapshotRecord, allowReset map[string]bool) dsl.Stats {
 	out := dsl.Stats{}
 	for k, vb := range b.Counters {
-		out[k] = vb - a.Counters[k]
+		va := a.Counters[k]
+		if vb < va && allowReset[k] {
+			out[k] = vb
+			continue
+		}
+		out[k] = vb - va
 	}
 	return out
 }
@@ -100,7 +107,7 @@ func (j *Judge) Env() map[string]any {
 		if sa == nil || sb == nil {
 			return dsl.Stats{}
 		}
-		return Delta(sa, sb)
+		return Delta(sa, sb, j.allow)
 	}
 	env[dsl.HostsFunc] = func(name string) []dsl.Host {
 		if s := rec.Snapshots[name]; s != nil {
@@ -110,7 +117,7 @@ func (j *Judge) Env() map[string]any {
 	}
 	env["delta"] = dsl.Stats{}
 	if a, b, err := j.defaultPair(); err == nil {
-		env["delta"] = Delta(rec.Snapshots[a], rec.Snapshots[b])
+		env["delta"] = Delta(rec.Snapshots[a], rec.Snapshots[b], j.allow)
 	}
 	for _, n := range j.snapshots {
 		if s := rec.Snapshots[n]; s != nil {

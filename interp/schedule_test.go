@@ -33,6 +33,18 @@ func loadScenario(t *testing.T, src string) *dsl.Scenario {
 	return res.Scenarios[0]
 }
 
+// loadScenarioErr is loadScenario for scenarios that must not load.
+func loadScenarioErr(t *testing.T, src string) (*dsl.Result, error) {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.cue")
+	full := "package s\n\nimport \"labrun.dev/schema\"\n\n" + src
+	if err := os.WriteFile(p, []byte(full), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dsl.Load([]string{p}, dsl.Options{})
+}
+
 // offsets returns "path@planned/start" for every step record, by path (first record wins,
 // samples get #n).
 func offsets(rec *interp.Record) map[string][2]time.Duration {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"golang.org/x/term"
@@ -30,9 +31,12 @@ type process struct {
 	Targets map[string]func(ctx context.Context, sc *dsl.Scenario) (*interp.Target, error)
 }
 
+// fakeTarget, set only in binaries built with the labrun_fakes tag, adds the fake target.
+var fakeTarget = func(*process) {}
+
 func newProcess() *process {
 	cwd, _ := os.Getwd()
-	return &process{
+	p := &process{
 		Args:       os.Args[1:],
 		Stdin:      os.Stdin,
 		Stdout:     os.Stdout,
@@ -40,10 +44,14 @@ func newProcess() *process {
 		Getenv:     os.Getenv,
 		Cwd:        cwd,
 		IsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
-		Signals: func() (<-chan os.Signal, func()) {
-			ch := make(chan os.Signal, 2)
+		Signals: sync.OnceValues(func() (<-chan os.Signal, func()) {
+			// Once: the commands that run scenarios ask early (so an interrupt during loading
+			// is not lost) and again when they run.
+			ch := make(chan os.Signal, 4)
 			signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 			return ch, func() { signal.Stop(ch) }
-		},
+		}),
 	}
+	fakeTarget(p)
+	return p
 }

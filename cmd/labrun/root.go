@@ -13,7 +13,11 @@ import (
 // nowhere else.
 func Main(p *process) int {
 	root := newRoot(p)
-	root.SetArgs(defaultToRun(root, p.Args))
+	args := defaultToRun(root, p.Args)
+	if len(args) > 0 && (args[0] == "run" || args[0] == "doc") {
+		p.Signals() // start catching interrupts now: loading takes a moment
+	}
+	root.SetArgs(args)
 	root.SetIn(p.Stdin)
 	root.SetOut(p.Stdout)
 	root.SetErr(p.Stderr)

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The interrupt tests run the real labrun binary (built with -tags labrun_fakes, which adds a
+// target of in-memory fakes) and deliver SIGINT at many points of a run.
+
+var (
+	fakeBinOnce sync.Once
+	fakeBin     string
+	fakeBinErr  error
+)
+
+func buildFakeBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the labrun binary; skipped with -short")
+	}
+	fakeBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "labrun-fakes-bin")
+		if err != nil {
+			fakeBinErr = err
+			return
+		}
+		fakeBin = filepath.Join(dir, "labrun")
+		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		out, err := exec.Command(goTool, "build", "-tags", "labrun_fakes", "-o", fakeBin, ".").CombinedOutput()
+		if err != nil {
+			fakeBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if fakeBinErr != nil {
+		t.Fatal(fakeBinErr)
+	}
+	return fakeBin
+}
+
+const interruptScenario = `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	setup: [
+		{apply: {objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "setup-cm"}]}},
+	]
+	steps: [
+		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{apply: {objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "step-cm"}]}},
+		{parallel: [
+			{name: "fortio", load: {url: "http://127.0.0.1:1/", duration: "1s"}},
+			{at: "300ms", dns: {host: "gslb.lab.internal", addresses: ["127.0.0.2"]}},
+			{name: "g", every: "100ms", while: "fortio", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		]},
+		{sleep: "700ms"},
+		{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+	]
+	cleanup: [
+		{delete: {objects: [{apiVersion: "v1", kind: "Namespace", metadata: name: "lab"}]}},
+	]
+}
+`
+
+// TestInterruptAtManyPoints delivers SIGINT at 10 points of a run (setup, before the load,
+// during the load and sampling, after it, near the end): every time the cleanup runs (the
+// scenario's cleanup step and the automatic deletion of what the run created), the report is
+// written and marked interrupted, and labrun exits 130.
+func TestInterruptAtManyPoints(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(interruptScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Delays count from the run's first line (printed once the scenario is loaded and the
+	// target is up). The run lasts about 20 ms (setup) + 4×20 ms + 1 s + 700 ms: the points
+	// spread over setup, the first steps, the load with its sampling, the pause and the end.
+	delays := []time.Duration{0, 30, 90, 150, 300, 500, 700, 900, 1150, 1350}
+	for i, d := range delays {
+		d := d * time.Millisecond
+		t.Run(fmt.Sprintf("at_%s", d), func(t *testing.T) {
+			marker := filepath.Join(dir, fmt.Sprintf("calls-%d.txt", i))
+			reports := filepath.Join(dir, fmt.Sprintf("reports-%d", i))
+			cmd := exec.Command(bin, "run", "--target", "fake", "--report-dir", reports, "s.cue")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "LABRUN_FAKE_MARKER="+marker, "LABRUN_FAKE_STEP_TIME=20ms")
+			var out strings.Builder
+			stdout, _ := cmd.StdoutPipe()
+			cmd.Stderr = cmd.Stdout
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				out.WriteString(sc.Text() + "\n")
+				if strings.HasPrefix(sc.Text(), "▶") {
+					time.AfterFunc(d, func() { _ = cmd.Process.Signal(syscall.SIGINT) })
+					break
+				}
+			}
+			for sc.Scan() {
+				out.WriteString(sc.Text() + "\n")
+			}
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+				t.Fatalf("exit: %v, want 130; output:\n%s", err, out.String())
+			}
+			calls := readLines(t, marker)
+			if !contains(calls, "delete Namespace /lab") {
+				t.Errorf("the cleanup step did not run; calls: %q", calls)
+			}
+			// What the run created is deleted, newest first.
+			created := []string{}
+			for _, c := range calls {
+				if strings.HasPrefix(c, "apply ConfigMap") {
+					created = append(created, "delete ConfigMap "+strings.TrimPrefix(c, "apply ConfigMap "))
+				}
+			}
+			var deletes []string
+			for _, c := range calls {
+				if strings.HasPrefix(c, "delete ConfigMap") {
+					deletes = append(deletes, c)
+				}
+			}
+			for k := range created {
+				if k >= len(deletes) || deletes[k] != created[len(created)-1-k] {
+					t.Errorf("created %q, deleted %q: want every created object deleted in reverse order", created, deletes)
+					break
+				}
+			}
+			rec := readRecord(t, reports)
+			if rec.Outcome != "interrupted" {
+				t.Errorf("report outcome %q, want interrupted", rec.Outcome)
+			}
+		})
+	}
+}
+
+// TestSecondInterruptAbandonsCleanup: a second SIGINT during a slow cleanup abandons it; the
+// report is still written, marked interrupted.
+func TestSecondInterruptAbandonsCleanup(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	src := strings.Replace(interruptScenario, `cleanup: [`, `cleanup: [
+		{sleep: "30s"},`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reports := filepath.Join(dir, "reports")
+	cmd := exec.Command(bin, "run", "--target", "fake", "--report-dir", reports, "s.cue")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LABRUN_FAKE_MARKER="+filepath.Join(dir, "calls.txt"), "LABRUN_FAKE_STEP_TIME=20ms")
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	sc := bufio.NewScanner(stdout)
+	interrupted := false
+	var out strings.Builder
+	for sc.Scan() {
+		line := sc.Text()
+		out.WriteString(line + "\n")
+		if !interrupted && strings.Contains(line, "fortio") {
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			interrupted = true
+		}
+		if interrupted && strings.Contains(line, "cleanup.0") {
+			_ = cmd.Process.Signal(syscall.SIGINT)
+		}
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want 130; output:\n%s", err, out.String())
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Errorf("took %s: the 30s cleanup sleep was not abandoned", time.Since(start))
+	}
+	rec := readRecord(t, reports)
+	if rec.Outcome != "interrupted" {
+		t.Errorf("outcome %q", rec.Outcome)
+	}
+	if !strings.Contains(strings.Join(rec.Cleanup, "\n"), "abandoned") {
+		t.Errorf("cleanup log %q does not say it was abandoned", rec.Cleanup)
+	}
+}
+
+func readLines(t *testing.T, p string) []string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("marker: %v", err)
+	}
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func readRecord(t *testing.T, dir string) struct {
+	Outcome string   `json:"outcome"`
+	Cleanup []string `json:"cleanup"`
+} {
+	t.Helper()
+	var rec struct {
+		Outcome string   `json:"outcome"`
+		Cleanup []string `json:"cleanup"`
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("want one JSON report in %s, found %v", dir, files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}

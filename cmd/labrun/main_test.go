@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/interp/fakes"
+	"labrun.dev/labrun/schema"
+)
+
+// TestMain lets testscript run this test binary as the `labrun` command of the scripts in
+// testdata/script: `exec labrun vet x.cue` runs Main in a child process, with the real stdio,
+// environment and working directory ($WORK) of that process.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"labrun": func() { os.Exit(Main(testProcess())) },
+	})
+}
+
+// testProcess is newProcess plus a "fake" target (interp/fakes), selected with --target fake,
+// so that scripts can run scenarios without a machine's worth of servers.
+func testProcess() *process {
+	p := newProcess()
+	p.Targets = map[string]func(context.Context, *dsl.Scenario) (*interp.Target, error){
+		"fake": func(ctx context.Context, sc *dsl.Scenario) (*interp.Target, error) {
+			return fakeWorld().Target(), nil
+		},
+	}
+	return p
+}
+
+// fakeWorld is the fake target of the scripts. Every source's counters grow by a fixed step
+// per read, so deltas are predictable: rq_total grows by 10 per snapshot of a source, and
+// upstream_rq_pending_overflow by 3; a load of N requests answers 200 to all of them.
+func fakeWorld() *fakes.World {
+	return &fakes.World{
+		Stats: func(source string, n int) interp.Snapshot {
+			return interp.Snapshot{
+				Counters: dsl.Stats{
+					"rq_total":                     float64(10 * n),
+					"upstream_rq_pending_overflow": float64(3 * n),
+				},
+				Gauges: dsl.Stats{"rq_active": 1},
+			}
+		},
+		LoadTime: 10 * time.Millisecond,
+		LoadResult: func(req schema.Load) dsl.LoadResult {
+			n := float64(req.Requests)
+			return dsl.LoadResult{Requests: n, OK: n, Codes: map[string]float64{"200": n}, Connections: float64(req.Connections)}
+		},
+	}
+}
+
+// TestScript runs the CLI scripts in testdata/script. Each script gets its own $WORK as the
+// working directory, so labrun prints paths relative to it; scenario files there import
+// "labrun.dev/schema" without a cue.mod (the loader overlays one).
+//
+// Besides testscript's commands, scripts have `exits CODE PROGRAM ARGS...`: it runs PROGRAM
+// like exec (stdout and stderr are kept for cmp) and fails unless it exits with exactly CODE
+// (`! exec` only says "not 0", and labrun's exit codes are part of its interface).
+//
+// The update switch: LABRUN_UPDATE=1 go test ./cmd/labrun/ -run TestScript rewrites every
+// failing `cmp stdout|stderr FILE` golden inside its .txtar with what labrun printed. Review
+// the diff (git diff cmd/labrun/testdata) before keeping it.
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       os.Getenv("LABRUN_UPDATE") == "1",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
+	})
+}
+
+// cmdExits is the `exits CODE PROGRAM ARGS...` script command.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: CODE %q is not a number", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("exits: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// examplesDir is the repository's examples/ directory.
+func examplesDir(tb testing.TB) string {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.cue"))
+	if len(files) == 0 {
+		tb.Skipf("no examples in %s", dir)
+	}
+	return dir
+}
+
+// TestVetExamples keeps examples/ valid.
+func TestVetExamples(t *testing.T) {
+	dir := examplesDir(t)
+	var out, errOut bytes.Buffer
+	p := &process{Args: []string{"vet", dir}, Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }, Cwd: filepath.Dir(dir)}
+	if code := Main(p); code != exitOK {
+		t.Fatalf("labrun vet examples/: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	if !strings.HasPrefix(out.String(), "ok: ") {
+		t.Fatalf("labrun vet examples/: %q", out.String())
+	}
+}
+
+// BenchmarkVetExamples measures `labrun vet examples/` in-process (one op = one vet of every
+// file, schema compilation included, as a fresh process would do it), and the same files
+// through the CUE CLI's `cue vet ./examples/` from the repository root, as a ratio:
+//
+//	cd cmd/labrun && nice go test -run '^$' -bench BenchmarkVetExamples -benchtime 20x .
+//
+// cue is built once (go install cuelang.org/go/cmd/cue@v0.17.1 into
+// $TMPDIR/labrun-bench-cue-v0.17.1); when that fails the cue half is skipped with the reason. Metrics: ms/vet (labrun,
+// per op), cue-ms/vet (cue vet's wall time, process start included), cue/labrun (the ratio).
+func BenchmarkVetExamples(b *testing.B) {
+	dir := examplesDir(b)
+	root := filepath.Dir(dir)
+	vet := func() {
+		var out, errOut bytes.Buffer
+		p := &process{Args: []string{"vet", dir}, Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }, Cwd: root}
+		if code := Main(p); code != exitOK {
+			b.Fatalf("labrun vet examples/: exit %d\n%s", code, errOut.String())
+		}
+	}
+	vet() // warm the file cache
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		vet()
+	}
+	labrunMS := float64(time.Since(start).Microseconds()) / 1000 / float64(b.N)
+	b.StopTimer()
+	b.ReportMetric(labrunMS, "ms/vet")
+
+	cue, why := buildCUE(b)
+	if cue == "" {
+		b.Logf("cue vet comparison skipped: %s", why)
+		return
+	}
+	run := func() time.Duration {
+		cmd := exec.Command(cue, "vet", "./examples/")
+		cmd.Dir = root
+		t0 := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("cue vet ./examples/: %v\n%s", err, out)
+		}
+		return time.Since(t0)
+	}
+	if cueMS == 0 { // once per benchmark run, not per b.N round
+		run() // warm
+		const rounds = 10
+		var total time.Duration
+		for range rounds {
+			total += run()
+		}
+		cueMS = float64(total.Microseconds()) / 1000 / rounds
+	}
+	b.ReportMetric(cueMS, "cue-ms/vet")
+	b.ReportMetric(cueMS/labrunMS, "cue/labrun")
+}
+
+// buildCUE installs the CUE CLI v0.17.1 into $TMPDIR/labrun-bench-cue-v0.17.1 (reused by later
+// runs); it returns the binary, or "" and the reason it could not be built.
+func buildCUE(b *testing.B) (string, string) {
+	if cuePath != "" || cueWhy != "" {
+		return cuePath, cueWhy
+	}
+	gobin := filepath.Join(os.TempDir(), "labrun-bench-cue-v0.17.1")
+	bin := filepath.Join(gobin, "cue")
+	if _, err := os.Stat(bin); err == nil {
+		cuePath = bin
+		return cuePath, ""
+	}
+	cmd := exec.Command("go", "install", "cuelang.org/go/cmd/cue@v0.17.1")
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		cueWhy = "go install cuelang.org/go/cmd/cue@v0.17.1: " + strings.TrimSpace(string(out))
+		return "", cueWhy
+	}
+	cuePath = bin
+	return cuePath, ""
+}
+
+var (
+	cuePath, cueWhy string
+	cueMS           float64
+)

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/interp/report"
+)
+
+func newReplayCmd(p *process) *cobra.Command {
+	var output, file string
+	cmd := &cobra.Command{
+		Use:   "replay RUN.json",
+		Short: "Re-judge a recorded run with the scenario's expectations as they are now",
+		Long: `replay reads the JSON record of a run (written next to its report) and judges the
+scenario's expectations again over what the run recorded — snapshots, load results, captures,
+logs — without any cluster. The scenario is read from the file the run recorded (or --file),
+as it is now: edit an expectation and replay to see its verdict on the same data.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rec, err := report.Read(args[0])
+			if err != nil {
+				return &exitError{exitInvalid, err.Error()}
+			}
+			if file == "" {
+				file = rec.File
+			}
+			vars := map[string]string{}
+			for k, v := range rec.Vars {
+				vars[k] = dsl.Stringify(v)
+			}
+			res, errs, err := p.load([]string{file}, dsl.Options{Vars: vars})
+			if err != nil {
+				return &exitError{exitInfra, err.Error()}
+			}
+			if len(errs) > 0 {
+				return p.reportVet("text", res, errs)
+			}
+			var sc *dsl.Scenario
+			for _, s := range res.Scenarios {
+				if s.Name == rec.Scenario {
+					sc = s
+				}
+			}
+			if sc == nil {
+				return &exitError{exitInvalid, fmt.Sprintf("%s declares no scenario %q any more", file, rec.Scenario)}
+			}
+			if err := interp.RestoreTypes(rec); err != nil {
+				return &exitError{exitInvalid, fmt.Sprintf("%s: %v", args[0], err)}
+			}
+			judged := interp.Rejudge(rec, sc)
+			verdict := interp.Verdict(rec, judged)
+			if output == "json" {
+				enc := json.NewEncoder(p.Stdout)
+				enc.SetIndent("", "  ")
+				_ = enc.Encode(map[string]any{"scenario": rec.Scenario, "outcome": verdict, "expectations": judged, "notes": rec.Notes})
+			} else {
+				replayed := *rec
+				replayed.Expectations = judged
+				replayed.Outcome = verdict
+				fmt.Fprintf(p.Stdout, "replay of %s (recorded %s, outcome then: %s)\n", rec.Scenario, rec.Start.UTC().Format("2006-01-02 15:04:05 UTC"), rec.Outcome)
+				p.printVerdict(&replayed)
+			}
+			if c := exitCode(&interp.Record{Outcome: verdict}); c != exitOK {
+				return &exitError{code: c}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVar(&file, "file", "", "the scenario file (default: the one the run recorded)")
+	return cmd
+}

@@ -1,0 +1,28 @@
+//go:build labrun_fakes
+
+package main
+
+import (
+	"context"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/interp/fakes"
+)
+
+// This file exists only in binaries built with -tags labrun_fakes, for tests that run the
+// real binary against in-memory fakes (the interrupt tests). LABRUN_FAKE_MARKER names a file
+// the fakes append every call to; LABRUN_FAKE_STEP_TIME is how long each fake call takes.
+func init() {
+	fakeTarget = func(p *process) {
+		if p.Targets == nil {
+			p.Targets = map[string]func(context.Context, *dsl.Scenario) (*interp.Target, error){}
+		}
+		p.Targets["fake"] = func(context.Context, *dsl.Scenario) (*interp.Target, error) {
+			step, _ := time.ParseDuration(p.Getenv("LABRUN_FAKE_STEP_TIME"))
+			w := &fakes.World{Marker: p.Getenv("LABRUN_FAKE_MARKER"), StepTime: step}
+			return w.Target(), nil
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package interp_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+)
+
+const judgeScenario = `
+s: schema.#Scenario & {
+	allowReset: ["upstream_cx_destroy"]
+	steps: [
+		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{name: "fortio", load: {url: "http://127.0.0.1:1", requests: 30}},
+		{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+	]
+	expect: [
+		"delta.upstream_rq_pending_overflow == fortio.code503",
+		"delta.upstream_cx_overflow > 0",
+		"delta.membership_change == 1",
+		"delta.upstream_rq_total == 18",
+		"delta.upstream_cx_active == 0",
+		"delta.upstream_cx_destroy >= 0",
+		"after.circuit_breakers.default.rq_pending_open == 1",
+		"delta(\"before\", \"after\").upstream_rq_pending_overflow == 12",
+	]
+}
+`
+
+func judgeRecord(before, after interp.SnapshotRecord) *interp.Record {
+	t0 := time.Unix(1000, 0)
+	before.Name, after.Name = "before", "after"
+	before.Source, after.Source = "admin c", "admin c"
+	before.At, after.At = t0, t0.Add(time.Second)
+	return &interp.Record{
+		Snapshots:  map[string]*interp.SnapshotRecord{"before": &before, "after": &after},
+		Loads:      map[string]*interp.LoadRecord{"fortio": {LoadResult: dsl.LoadResult{Requests: 30, Codes: map[string]float64{"200": 18, "503": 15}}}},
+		AllowReset: []string{"upstream_cx_destroy"},
+	}
+}
+
+// TestDeltaRules checks each rule of a delta: a stat absent before and present after counts
+// from 0 (noted); a stat in no snapshot is an error naming the stat, the snapshots and the
+// likely cause; a counter that went down is a reset and fails unless allowed; a gauge in a
+// delta is refused; a false expectation shows each part's value.
+func TestDeltaRules(t *testing.T) {
+	sc := loadScenario(t, judgeScenario)
+	rec := judgeRecord(
+		interp.SnapshotRecord{
+			Counters: dsl.Stats{"upstream_rq_pending_overflow": 0, "upstream_rq_total": 10, "upstream_cx_destroy": 7},
+			Gauges:   dsl.Stats{"upstream_cx_active": 0, "circuit_breakers.default.rq_pending_open": 0},
+		},
+		interp.SnapshotRecord{
+			Counters: dsl.Stats{"upstream_rq_pending_overflow": 12, "upstream_rq_total": 2, "upstream_cx_overflow": 16, "upstream_cx_destroy": 1},
+			Gauges:   dsl.Stats{"upstream_cx_active": 1, "circuit_breakers.default.rq_pending_open": 1},
+		},
+	)
+	got := interp.Rejudge(rec, sc)
+	want := []struct {
+		outcome interp.Outcome
+		has     []string
+	}{
+		// 12 overflows against 15 503s: the values are shown.
+		{interp.Failed, []string{"delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)"}},
+		// Absent before, present after: counted from 0.
+		{interp.Passed, nil},
+		// In no snapshot: an error that names the stat, the snapshots and the likely cause.
+		{interp.Errored, []string{"membership_change", `"before"`, `"after"`, "proxyStatsMatcher", "usedonly"}},
+		// 10 → 2: a reset, not -8.
+		{interp.Failed, []string{"upstream_rq_total went down from 10", "reset", "allowReset"}},
+		// A gauge has no delta.
+		{interp.Errored, []string{"upstream_cx_active is a gauge", "compare the snapshots"}},
+		// A reset the scenario allows.
+		{interp.Passed, nil},
+		// Gauges are read from one snapshot, dotted names and all.
+		{interp.Passed, nil},
+		{interp.Passed, nil},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d judgements, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		text := g.Explanation + " " + g.Reason
+		if g.Outcome != w.outcome {
+			t.Errorf("%s: outcome %s (%s), want %s", g.Src, g.Outcome, text, w.outcome)
+		}
+		for _, h := range w.has {
+			if !strings.Contains(text, h) {
+				t.Errorf("%s: %q does not say %q", g.Src, text, h)
+			}
+		}
+	}
+	notes := strings.Join(rec.Notes, "\n")
+	if !strings.Contains(notes, "upstream_cx_overflow was absent in \"before\"") || !strings.Contains(notes, "counted from 0") {
+		t.Errorf("notes %q do not record the lazily created stat", notes)
+	}
+	if !strings.Contains(notes, "upstream_cx_destroy reset") {
+		t.Errorf("notes %q do not record the allowed reset", notes)
+	}
+}
+
+// TestDeltaAmbiguousSources: a plain delta over snapshots of two sources is refused when the
+// scenario loads, pointing at the expression.
+func TestDeltaAmbiguousSources(t *testing.T) {
+	_, err := loadScenarioErr(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "a1", snapshot: {admin: "http://127.0.0.1:15000", cluster: "a"}},
+		{name: "b1", snapshot: {admin: "http://127.0.0.1:15000", cluster: "b"}},
+	]
+	expect: ["delta.x == 0", "delta(\"a1\", \"b1\").x == 0"]
+}
+`)
+	if err == nil || !strings.Contains(err.Error(), "delta is ambiguous") || !strings.Contains(err.Error(), `s.cue:11:12`) {
+		t.Fatalf("want an ambiguous-delta error at s.cue:11:12, got %v", err)
+	}
+	if strings.Count(err.Error(), "\n") != 0 {
+		t.Errorf("delta(\"a1\", \"b1\") is explicit and must be accepted; got %v", err)
+	}
+}
+
+// TestReplayChangesWithExpectation: re-judging the same record with an edited expectation
+// changes the verdict; with the same expectations it reproduces it.
+func TestReplayChangesWithExpectation(t *testing.T) {
+	rec := judgeRecord(
+		interp.SnapshotRecord{Counters: dsl.Stats{"upstream_rq_pending_overflow": 3}},
+		interp.SnapshotRecord{Counters: dsl.Stats{"upstream_rq_pending_overflow": 18}},
+	)
+	held := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{name: "fortio", load: {url: "http://127.0.0.1:1", requests: 30}},
+		{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+	]
+	expect: ["delta.upstream_rq_pending_overflow == fortio.code503"]
+}`)
+	if v := interp.Verdict(rec, interp.Rejudge(rec, held)); v != interp.Passed {
+		t.Fatalf("15 == 15 should hold, got %s", v)
+	}
+	edited := loadScenario(t, strings.Replace(`s: schema.#Scenario & {
+	steps: [
+		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{name: "fortio", load: {url: "http://127.0.0.1:1", requests: 30}},
+		{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+	]
+	expect: ["delta.upstream_rq_pending_overflow == fortio.code503"]
+}`, "== fortio.code503", "== fortio.code200", 1))
+	if v := interp.Verdict(rec, interp.Rejudge(rec, edited)); v != interp.Failed {
+		t.Fatalf("15 == 18 should fail, got %s", v)
+	}
+}
