@@ -1,0 +1,262 @@
+package fortio
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"fortio.org/fortio/fhttp"
+	"fortio.org/fortio/periodic"
+
+	"labrun.dev/labrun/schema"
+)
+
+// labrun's defaults for a load step; fortio's own where they agree, except qps (fortio's 8).
+const (
+	defaultConnections = 4
+	defaultDuration    = 5 * time.Second
+	defaultTimeout     = 3 * time.Second
+)
+
+// percentiles are the ones dsl.LoadResult has fields for.
+var percentiles = []float64{50, 90, 99, 99.9}
+
+// plan is a load step with labrun's defaults applied and checked. Both the in-process run
+// (runnerOptions) and the CLI's arguments (CLIArgs) are built from it, so the local and the kube
+// target load the same way.
+type plan struct {
+	url         string
+	connections int     // what fortio is asked for
+	qps         float64 // -1 is as fast as possible, fortio's "max"
+	requests    int64   // 0: run for duration
+	duration    time.Duration
+	keepalive   bool
+	timeout     time.Duration
+	headers     []string // "Name:value", sorted by name
+	http10      bool
+	resolveEach bool
+	// expectConnections is how many connections fortio will really run (see fortioConnections).
+	expectConnections int
+	// warnings are known before the run.
+	warnings []string
+}
+
+// newPlan applies the defaults and checks req, reporting every problem at once.
+func newPlan(req schema.Load) (plan, error) {
+	var errs []error
+	p := plan{
+		url:         req.URL,
+		connections: req.Connections,
+		qps:         req.QPS,
+		requests:    int64(req.Requests),
+		duration:    req.Duration.D(),
+		keepalive:   req.Keepalive == nil || *req.Keepalive,
+		timeout:     req.Timeout.D(),
+		http10:      req.HTTP10,
+		resolveEach: req.ResolveEachConnection == nil || *req.ResolveEachConnection,
+	}
+	if err := checkURL(req.URL); err != nil {
+		errs = append(errs, err)
+	}
+	switch {
+	case p.connections < 0:
+		errs = append(errs, fmt.Errorf("connections must be positive, got %d", p.connections))
+	case p.connections == 0:
+		p.connections = defaultConnections
+	}
+	switch {
+	case p.qps < 0:
+		errs = append(errs, fmt.Errorf("qps must be 0 (as fast as possible) or more, got %g", p.qps))
+	case p.qps == 0:
+		// fortio reads QPS 0 as its default of 8 qps; negative is its "max".
+		p.qps = -1
+	}
+	if p.requests < 0 {
+		errs = append(errs, fmt.Errorf("requests must be positive, got %d", p.requests))
+	}
+	if p.duration < 0 || p.timeout < 0 {
+		errs = append(errs, errors.New("duration and timeout must not be negative"))
+	}
+	if p.timeout == 0 {
+		p.timeout = defaultTimeout
+	}
+	switch {
+	case p.requests > 0 && p.duration > 0:
+		p.warnings = append(p.warnings, fmt.Sprintf(
+			"duration %v is ignored: requests is set, so the load ends after %d requests", p.duration, p.requests))
+	case p.requests == 0 && p.duration == 0:
+		p.duration = defaultDuration
+	}
+	names := make([]string, 0, len(req.Headers))
+	for name := range req.Headers {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) })
+	for _, name := range names {
+		value := req.Headers[name]
+		if err := checkHeader(name, value); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		// No space after the colon: fortio keeps a regular header's value as written.
+		p.headers = append(p.headers, name+":"+value)
+		if strings.EqualFold(name, "Content-Type") {
+			p.warnings = append(p.warnings,
+				"a Content-Type header makes fortio send POST requests (with an empty body) instead of GET")
+		}
+	}
+	if len(errs) > 0 {
+		return plan{}, fmt.Errorf("load %s: %w", req.URL, errors.Join(errs...))
+	}
+	if p.qps < 0 && p.requests > 0 && p.requests < int64(p.connections) {
+		// At max qps fortio gives each connection requests/connections calls, and every
+		// connection makes at least one: -c 10 -n 5 sends 14 requests. Fewer connections
+		// keep the count exact.
+		p.warnings = append(p.warnings, fmt.Sprintf(
+			"connections lowered from %d to %d: with more connections than requests fortio would send more requests than asked",
+			p.connections, p.requests))
+		p.connections = int(p.requests)
+	}
+	p.expectConnections = p.fortioConnections()
+	if p.expectConnections != p.connections {
+		p.warnings = append(p.warnings, p.loweredWarning(p.expectConnections))
+	}
+	return p, nil
+}
+
+// fortioConnections is how many connections fortio runs for the plan. At a fixed qps it plans
+// the calls first (requests, or qps×duration) and wants at least 2 per connection: it lowers
+// the connections to calls/2, and to 1 below 2 calls, logging only a warning (-c 10 -n 10 runs
+// 5 connections). At max qps it runs them all.
+func (p plan) fortioConnections() int {
+	if p.qps <= 0 {
+		return p.connections
+	}
+	calls := p.requests
+	if calls == 0 {
+		calls = int64(p.qps * p.duration.Seconds())
+	}
+	if calls < 2 {
+		return 1
+	}
+	if int64(2*p.connections) > calls {
+		return int(calls / 2)
+	}
+	return p.connections
+}
+
+func (p plan) loweredWarning(actual int) string {
+	calls := p.requests
+	if calls == 0 {
+		calls = int64(p.qps * p.duration.Seconds())
+	}
+	return fmt.Sprintf("fortio runs %d connection(s), not %d: at a fixed qps it wants at least 2 requests per connection and the load plans %d",
+		actual, p.connections, calls)
+}
+
+func checkURL(raw string) error {
+	if raw == "" {
+		return errors.New("url is empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("url %q: scheme must be http or https", raw)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("url %q has no host", raw)
+	}
+	return nil
+}
+
+func checkHeader(name, value string) error {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool {
+		return r <= ' ' || r >= 0x7f || r == ':'
+	}) {
+		return fmt.Errorf("header name %q is not a valid HTTP header name", name)
+	}
+	if strings.ContainsAny(value, "\r\n") {
+		return fmt.Errorf("header %s: the value must not contain a line break", name)
+	}
+	return nil
+}
+
+// runnerOptions are fortio's options for the plan. Stop and Out are left for Load to set.
+func (p plan) runnerOptions() (*fhttp.HTTPRunnerOptions, error) {
+	o := &fhttp.HTTPRunnerOptions{
+		RunnerOptions: periodic.RunnerOptions{
+			QPS:         p.qps,
+			Duration:    p.duration,
+			NumThreads:  p.connections,
+			Exactly:     p.requests,
+			Percentiles: slices.Clone(percentiles),
+			Labels:      p.url,
+		},
+		HTTPOptions: fhttp.HTTPOptions{
+			URL:               p.url,
+			HTTPReqTimeOut:    p.timeout,
+			DisableKeepAlive:  !p.keepalive,
+			HTTP10:            p.http10,
+			NoResolveEachConn: !p.resolveEach,
+		},
+		// Without it, one non-2xx warm-up response (a 503 from a circuit breaker, which is
+		// what many labs are about) aborts the whole load.
+		AllowInitialErrors: true,
+	}
+	for _, h := range p.headers {
+		if err := o.HTTPOptions.AddAndValidateExtraHeader(h); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// CLIArgs returns the arguments of the fortio CLI (v1.66.5 or later, e.g. `fortio` + args in a
+// client pod) that run req the way Generator.Load does: same defaults, same corrections,
+// percentiles 50/90/99/99.9, and only fortio's JSON result on stdout, for DecodeJSON. Warnings
+// are those known before the run (e.g. connections fortio will lower).
+func CLIArgs(req schema.Load) (args []string, warnings []string, err error) {
+	p, err := newPlan(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.cliArgs(), p.warnings, nil
+}
+
+func (p plan) cliArgs() []string {
+	ps := make([]string, len(percentiles))
+	for i, v := range percentiles {
+		ps[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	args := []string{"load", "-json", "-", "-allow-initial-errors",
+		"-p", strings.Join(ps, ","),
+		"-c", strconv.Itoa(p.connections),
+		// The CLI's default is 8; 0 is its max.
+		"-qps", strconv.FormatFloat(max(p.qps, 0), 'g', -1, 64),
+		"-timeout", p.timeout.String(),
+	}
+	if p.requests > 0 {
+		args = append(args, "-n", strconv.FormatInt(p.requests, 10))
+	} else {
+		args = append(args, "-t", p.duration.String())
+	}
+	if !p.keepalive {
+		args = append(args, "-keepalive=false")
+	}
+	if p.http10 {
+		args = append(args, "-http1.0")
+	}
+	if !p.resolveEach {
+		args = append(args, "-no-reresolve")
+	}
+	for _, h := range p.headers {
+		args = append(args, "-H", h)
+	}
+	return append(args, p.url)
+}
