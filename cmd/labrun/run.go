@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -96,30 +95,8 @@ func (p *process) run(args []string, f *runFlags) error {
 		return &exitError{exitInvalid, fmt.Sprintf("--target %q: expected local or kube", f.target)}
 	}
 
-	// Signals: the first cancels the run (cleanup still runs), the second the cleanup.
-	runCtx, cancelRun := context.WithCancelCause(context.Background())
-	cleanupCtx, cancelCleanup := context.WithCancelCause(context.Background())
-	defer cancelRun(nil)
-	defer cancelCleanup(nil)
-	sigs, stopSigs := p.Signals()
-	defer stopSigs()
-	var interrupts int
-	var imu sync.Mutex
-	go func() {
-		for range sigs {
-			imu.Lock()
-			interrupts++
-			n := interrupts
-			imu.Unlock()
-			if n == 1 {
-				fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
-				cancelRun(interp.ErrInterrupted)
-			} else {
-				fmt.Fprintln(p.Stderr, "labrun: interrupted again: abandoning cleanup")
-				cancelCleanup(interp.ErrInterrupted)
-			}
-		}
-	}()
+	runCtx, cleanupCtx, stop := p.runContexts()
+	defer stop()
 
 	code := exitOK
 	var recs []*interp.Record
@@ -143,6 +120,40 @@ func (p *process) run(args []string, f *runFlags) error {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// runContexts returns the run context and the cleanup context: the first interrupt
+// (SIGINT, SIGTERM) cancels the run — running steps stop, cleanup still runs — and the second
+// cancels the cleanup.
+func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()) {
+	runCtx, cancelRun := context.WithCancelCause(context.Background())
+	cleanupCtx, cancelCleanup := context.WithCancelCause(context.Background())
+	sigs, stopSigs := p.Signals()
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				return
+			case <-sigs:
+				n++
+				if n == 1 {
+					fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
+					cancelRun(interp.ErrInterrupted)
+				} else {
+					fmt.Fprintln(p.Stderr, "labrun: interrupted again: abandoning cleanup")
+					cancelCleanup(interp.ErrInterrupted)
+				}
+			}
+		}
+	}()
+	return runCtx, cleanupCtx, func() {
+		close(done)
+		stopSigs()
+		cancelRun(nil)
+		cancelCleanup(nil)
+	}
 }
 
 // worse returns the exit code that wins: interrupted, then infrastructure, invalid, failed.

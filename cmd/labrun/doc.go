@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/interp/report"
+)
+
+type docFlags struct {
+	runFlags
+	vet    bool
+	update bool
+}
+
+func newDocCmd(p *process) *cobra.Command {
+	var f docFlags
+	cmd := &cobra.Command{
+		Use:   "doc FILE.md...",
+		Short: "Run the specs embedded in Markdown documents and check their expected output",
+		Long: "doc runs every fenced block marked as a labrun spec (```cue labrun) in document order —\n" +
+			`the specs of one document share its context, so a kit defined in an earlier block is usable
+later — on the chosen target, and checks each expected-output block (` + "```text labrun-expect" + `)
+against the run: the block after a spec holds the normalised result of that spec's scenarios
+(outcome, load codes, the shape of every delta an expression reads — +, 0 or reset —, and each
+expectation's verdict), which leaves out what differs between clusters (pod names, IPs, the
+cluster domain, absolute counter values, timings). A line "~ EXPR VALUE ±N%" checks a value
+within a tolerance, e.g. "~ fortio.avg 3000 ±10%". A mismatch fails with a diff at the .md lines.
+
+--update rewrites the expected blocks from the run; --vet only validates the specs.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return p.doc(args, &f)
+		},
+	}
+	f.loadFlags.register(cmd)
+	f.targetFlags.register(cmd)
+	cmd.Flags().StringVar(&f.reportDir, "report-dir", "reports", "directory for reports (\"\" for none)")
+	cmd.Flags().BoolVar(&f.keep, "keep", false, "keep what the runs created")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdicts")
+	cmd.Flags().BoolVar(&f.vet, "vet", false, "validate the specs without running them")
+	cmd.Flags().BoolVar(&f.update, "update", false, "rewrite the expected-output blocks from this run")
+	return cmd
+}
+
+// docBlock is a spec fence with its scenarios and the expected block that follows it.
+type docBlock struct {
+	spec      dsl.Fence
+	scenarios []*dsl.Scenario
+	expect    *dsl.Fence
+}
+
+func (p *process) doc(args []string, f *docFlags) error {
+	for _, a := range args {
+		if !strings.HasSuffix(a, ".md") && !strings.HasSuffix(a, ".markdown") {
+			return &exitError{exitInvalid, fmt.Sprintf("%s: expected a Markdown document (.md)", a)}
+		}
+	}
+	opts, err := f.options()
+	if err != nil {
+		return err
+	}
+	res, errs, err := p.load(args, opts)
+	if err != nil {
+		return &exitError{exitInfra, err.Error()}
+	}
+	if len(errs) > 0 || f.vet {
+		return p.reportVet(f.output, res, errs)
+	}
+	code := exitOK
+	runCtx, cleanupCtx, stop := p.runContexts()
+	defer stop()
+	for _, path := range args {
+		abs, _ := filepath.Abs(path)
+		doc, err := os.ReadFile(abs)
+		if err != nil {
+			return &exitError{exitInvalid, err.Error()}
+		}
+		blocks := docBlocks(doc, abs, res.Scenarios)
+		recs := map[string]*interp.Record{}
+		for _, b := range blocks {
+			for _, sc := range b.scenarios {
+				if runCtx.Err() != nil {
+					break
+				}
+				rec, c := p.runOne(runCtx, cleanupCtx, sc, &f.runFlags)
+				code = worse(code, c)
+				if rec != nil {
+					recs[sc.Name] = rec
+				}
+			}
+		}
+		if runCtx.Err() != nil {
+			return &exitError{code: exitInterrupted}
+		}
+		updated, mismatches := p.checkExpected(path, doc, blocks, recs, f.update)
+		if f.update && !bytes.Equal(updated, doc) {
+			if err := os.WriteFile(abs, updated, 0o644); err != nil {
+				return &exitError{exitInfra, err.Error()}
+			}
+			fmt.Fprintf(p.Stdout, "updated the expected blocks of %s\n", path)
+		}
+		if mismatches > 0 && !f.update {
+			fmt.Fprintf(p.Stderr, "%s: %d expected block%s did not match the run (labrun doc --update rewrites them)\n", path, mismatches, plural(mismatches))
+			code = worse(code, exitFailed)
+		}
+	}
+	if code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// docBlocks pairs each spec fence of a document with its scenarios and expected block.
+func docBlocks(doc []byte, abs string, all []*dsl.Scenario) []*docBlock {
+	var blocks []*docBlock
+	var cur *docBlock
+	for _, fc := range dsl.Fences(doc) {
+		switch {
+		case fc.IsSpec():
+			cur = &docBlock{spec: fc}
+			for _, sc := range all {
+				if sc.Pos.File == abs && sc.Pos.Line > fc.Line && sc.Pos.Line < fc.EndLine {
+					cur.scenarios = append(cur.scenarios, sc)
+				}
+			}
+			blocks = append(blocks, cur)
+		case fc.HasWord("labrun-expect") && cur != nil && cur.expect == nil:
+			e := fc
+			cur.expect = &e
+		}
+	}
+	return blocks
+}
+
+// checkExpected compares every expected block with its runs, prints a diff for each mismatch
+// at the document's lines, and returns the document with the blocks rewritten from the runs.
+func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, recs map[string]*interp.Record, update bool) ([]byte, int) {
+	lines := strings.Split(string(doc), "\n")
+	type repl struct {
+		from, to int // content lines [from, to) (0-based)
+		text     []string
+	}
+	var repls []repl
+	mismatches := 0
+	for _, b := range blocks {
+		if b.expect == nil || len(b.scenarios) == 0 {
+			continue
+		}
+		var got []string
+		complete := true
+		for _, sc := range b.scenarios {
+			rec := recs[sc.Name]
+			if rec == nil {
+				complete = false
+				continue
+			}
+			got = append(got, strings.Split(strings.TrimRight(report.Expected(rec, sc), "\n"), "\n")...)
+		}
+		if !complete {
+			continue
+		}
+		first := b.expect.Line // index of the first content line (0-based) = opening line (1-based)
+		var want []string
+		var tolerances []string
+		bad := false
+		for i, l := range strings.Split(strings.TrimRight(b.expect.Content, "\n"), "\n") {
+			if t, ok := report.ParseTolerance(l); ok {
+				sc, rec := b.scenarios[0], recs[b.scenarios[0].Name]
+				v, within, err := t.Check(rec, sc)
+				switch {
+				case err != nil:
+					fmt.Fprintf(p.Stderr, "%s:%d: %s: %v\n", path, first+i+1, l, err)
+					bad = true
+				case !within:
+					fmt.Fprintf(p.Stderr, "%s:%d: %s is %s, not within %g%% of %s\n", path, first+i+1, t.Expr, dsl.FormatValue(v), t.Pct, dsl.FormatValue(t.Value))
+					bad = true
+				}
+				t.Value = v
+				tolerances = append(tolerances, t.String())
+				continue
+			}
+			if strings.TrimSpace(l) != "" {
+				want = append(want, l)
+			}
+		}
+		if d := diffLines(want, got); d != "" {
+			fmt.Fprintf(p.Stderr, "%s:%d: the expected output differs from the run (- expected, + got):\n%s", path, first+1, d)
+			bad = true
+		}
+		if bad {
+			mismatches++
+		}
+		repls = append(repls, repl{from: first, to: b.expect.EndLine - 1, text: append(got, tolerances...)})
+	}
+	if !update {
+		return doc, mismatches
+	}
+	var out []string
+	last := 0
+	for _, r := range repls {
+		out = append(out, lines[last:r.from]...)
+		out = append(out, r.text...)
+		last = r.to
+	}
+	out = append(out, lines[last:]...)
+	return []byte(strings.Join(out, "\n")), mismatches
+}
+
+// diffLines is a line diff of two short lists (longest common subsequence), "" when equal.
+func diffLines(a, b []string) string {
+	n, m := len(a), len(b)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	changed := false
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			out.WriteString("    " + a[i] + "\n")
+			i, j = i+1, j+1
+		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+			out.WriteString("  + " + b[j] + "\n")
+			j, changed = j+1, true
+		default:
+			out.WriteString("  - " + a[i] + "\n")
+			i, changed = i+1, true
+		}
+	}
+	if !changed {
+		return ""
+	}
+	return out.String()
+}

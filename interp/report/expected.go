@@ -1,0 +1,157 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+)
+
+// Expected renders the normalised result of a run, as the expected-output blocks of a
+// Markdown document hold it. It keeps what an experiment shows — the outcome, which response
+// codes the load saw, the shape of every delta an expression reads (+, 0, or reset) and the
+// verdict of each expectation — and leaves out what differs between clusters and runs: pod
+// names, IPs, the cluster domain, absolute counter values, timings.
+func Expected(rec *interp.Record, sc *dsl.Scenario) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario %s: %s\n", rec.Scenario, rec.Outcome)
+	for _, n := range sortedKeys(rec.Loads) {
+		l := rec.Loads[n]
+		codes := sortedKeys(l.Codes)
+		fmt.Fprintf(&b, "load %s: %s requests, codes %s\n", n, dsl.FormatValue(l.Requests), strings.Join(codes, " "))
+	}
+	for _, line := range deltaShapes(rec, sc) {
+		b.WriteString(line + "\n")
+	}
+	for _, j := range rec.Expectations {
+		fmt.Fprintf(&b, "expect %s: %s\n", j.Src, j.Outcome)
+	}
+	return b.String()
+}
+
+// deltaShapes lists, for every delta an expression of the scenario reads, its shape.
+func deltaShapes(rec *interp.Record, sc *dsl.Scenario) []string {
+	var exprs []*dsl.Expr
+	exprs = append(exprs, sc.Expect...)
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			if s.Expr != nil {
+				exprs = append(exprs, s.Expr)
+			}
+		})
+	}
+	first, last := defaultPair(rec, sc)
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range exprs {
+		for _, r := range e.Refs {
+			a, b := r.From, r.To
+			switch r.Kind {
+			case dsl.RefDelta:
+				a, b = first, last
+			case dsl.RefDeltaPair:
+			default:
+				continue
+			}
+			key := a + "→" + b + " " + r.Stat
+			if seen[key] || a == "" {
+				continue
+			}
+			seen[key] = true
+			out = append(out, fmt.Sprintf("delta %s %s: %s", a+"→"+b, r.Stat, shape(rec.Snapshots[a], rec.Snapshots[b], r.Stat)))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func defaultPair(rec *interp.Record, sc *dsl.Scenario) (string, string) {
+	var taken []string
+	for _, s := range sc.Snapshots {
+		if _, ok := rec.Snapshots[s.Name]; ok {
+			taken = append(taken, s.Name)
+		}
+	}
+	if len(taken) < 2 {
+		return "", ""
+	}
+	sort.SliceStable(taken, func(i, j int) bool { return rec.Snapshots[taken[i]].At.Before(rec.Snapshots[taken[j]].At) })
+	return taken[0], taken[len(taken)-1]
+}
+
+func shape(a, b *interp.SnapshotRecord, stat string) string {
+	if a == nil || b == nil {
+		return "not taken"
+	}
+	va, inA := a.Counters[stat]
+	vb, inB := b.Counters[stat]
+	switch {
+	case !inA && !inB:
+		return "absent"
+	case !inB:
+		return "gone"
+	case vb < va:
+		return "reset"
+	case vb == va:
+		return "0"
+	}
+	return "+"
+}
+
+// Tolerance is an expected-block line "~ EXPR VALUE ±N%": the value of EXPR (a timing, say)
+// must be within N percent of VALUE.
+type Tolerance struct {
+	Expr  string
+	Value float64
+	Pct   float64
+	// Line is the line's index in its block.
+	Line int
+}
+
+var toleranceRE = regexp.MustCompile(`^~\s+(.+?)\s+(-?[0-9.]+(?:e[+-]?[0-9]+)?)\s+±\s*([0-9.]+)%\s*$`)
+
+// ParseTolerance parses a tolerance line; ok is false for other lines.
+func ParseTolerance(line string) (Tolerance, bool) {
+	m := toleranceRE.FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil {
+		return Tolerance{}, false
+	}
+	v, err1 := strconv.ParseFloat(m[2], 64)
+	p, err2 := strconv.ParseFloat(m[3], 64)
+	if err1 != nil || err2 != nil {
+		return Tolerance{}, false
+	}
+	return Tolerance{Expr: m[1], Value: v, Pct: p}, true
+}
+
+// Check evaluates the tolerance's expression over a recorded run; it returns the value and
+// whether it is within the tolerance.
+func (t Tolerance) Check(rec *interp.Record, sc *dsl.Scenario) (float64, bool, error) {
+	j := interp.NewJudge(rec, sc)
+	out, err := expr.Eval(t.Expr, j.Env())
+	if err != nil {
+		return 0, false, err
+	}
+	var v float64
+	switch x := out.(type) {
+	case float64:
+		v = x
+	case int:
+		v = float64(x)
+	default:
+		return 0, false, fmt.Errorf("%s is %T, not a number", t.Expr, out)
+	}
+	return v, math.Abs(v-t.Value) <= math.Abs(t.Value)*t.Pct/100, nil
+}
+
+// String writes the tolerance line back with a new value.
+func (t Tolerance) String() string {
+	return fmt.Sprintf("~ %s %s ±%s%%", t.Expr, strconv.FormatFloat(t.Value, 'f', -1, 64), strconv.FormatFloat(t.Pct, 'f', -1, 64))
+}
