@@ -1,0 +1,86 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
+)
+
+// waitDelay bounds how long a command's output is awaited after it exited (or was killed):
+// a grandchild that keeps stdout open must not hang the step.
+const waitDelay = 2 * time.Second
+
+// executor runs exec steps on this machine: argv without a shell, in the scenario's
+// directory, stdin from the step. A non-zero exit is a result; the error is for a command
+// that could not start or was cancelled. A command killed by a signal exits 128+signal, as
+// shells report it. On cancellation its whole process group is killed.
+type executor struct{ opts *Options }
+
+func (e *executor) Exec(ctx context.Context, req schema.Exec) (dsl.ExecResult, error) {
+	var res dsl.ExecResult
+	if req.Pod != "" || req.Selector != "" || req.Container != "" || req.Namespace != "" {
+		return res, errors.New("exec: pod, selector, container and namespace need the kube target; the local target runs argv on this machine")
+	}
+	if len(req.Argv) == 0 || req.Argv[0] == "" {
+		return res, errors.New("exec: argv is empty")
+	}
+	var capture *regexp.Regexp
+	if req.Capture != "" {
+		var err error
+		if capture, err = regexp.Compile(req.Capture); err != nil {
+			return res, fmt.Errorf("exec: capture: %w", err)
+		}
+	}
+	cmd := exec.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
+	cmd.Dir = e.opts.Dir
+	cmd.Env = e.opts.Env
+	cmd.Stdin = strings.NewReader(req.Stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return signalGroup(cmd.Process, syscall.SIGKILL) }
+	cmd.WaitDelay = waitDelay
+
+	err := cmd.Run()
+	res.Stdout, res.Stderr = stdout.String(), stderr.String()
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("exec %s: %w", req.Argv[0], ctx.Err())
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		res.Exit = float64(exitCode(exitErr.ProcessState))
+	default:
+		return res, fmt.Errorf("exec %s: %w", req.Argv[0], err)
+	}
+	if capture != nil {
+		res.Captured = captureGroups(capture, res.Stdout)
+	}
+	return res, nil
+}
+
+// captureGroups returns the named groups of the pattern's first match in s; an empty map
+// when it does not match.
+func captureGroups(re *regexp.Regexp, s string) map[string]string {
+	out := map[string]string{}
+	m := re.FindStringSubmatch(s)
+	if m == nil {
+		return out
+	}
+	for i, name := range re.SubexpNames() {
+		if name != "" {
+			out[name] = m[i]
+		}
+	}
+	return out
+}

@@ -1,0 +1,424 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
+)
+
+const (
+	// defaultReadyTimeout bounds a readiness check that sets no timeout.
+	defaultReadyTimeout = 10 * time.Second
+	// readyPoll is the interval between readiness checks.
+	readyPoll = 50 * time.Millisecond
+	// maxOutputLines bounds what a process's output keeps; older lines are dropped.
+	maxOutputLines = 200_000
+	// maxLineBytes splits a line that never ends (a binary blob, a progress bar).
+	maxLineBytes = 1 << 20
+	// tailLines is how much output an error about a process shows.
+	tailLines = 20
+)
+
+// processRunner starts the local commands of process steps and keeps them by name, for
+// kill steps, logs steps and Close.
+type processRunner struct {
+	opts *Options
+
+	mu    sync.Mutex
+	procs map[string]*process
+}
+
+func newProcessRunner(opts *Options) *processRunner {
+	return &processRunner{opts: opts, procs: map[string]*process{}}
+}
+
+// Start starts argv in its own process group (dir relative to the scenario's directory;
+// env added to the base environment; stdin empty), records its output line by line with
+// the time each line was read, and waits for its readiness check: http (a GET answers 2xx),
+// tcp (a connect succeeds) or log (a line matches), within the check's timeout (default
+// 10s). A process that exits or does not become ready in time is an error that shows the
+// end of its output; one that is not ready is killed. The process runs until it is stopped
+// or the target closes: ctx bounds only the start and the readiness wait.
+func (r *processRunner) Start(ctx context.Context, name string, req schema.Process) (interp.Process, error) {
+	if len(req.Argv) == 0 || req.Argv[0] == "" {
+		return nil, fmt.Errorf("process %s: argv is empty", name)
+	}
+	ready, err := readinessOf(req.Ready)
+	if err != nil {
+		return nil, fmt.Errorf("process %s: %w", name, err)
+	}
+	r.mu.Lock()
+	if old, ok := r.procs[name]; ok && !old.exited() {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("process %s: a process of that name is still running (pid %d)", name, old.cmd.Process.Pid)
+	}
+	cmd := exec.Command(req.Argv[0], req.Argv[1:]...)
+	cmd.Dir = r.opts.Dir
+	if req.Dir != "" {
+		cmd.Dir = req.Dir
+		if !filepath.IsAbs(req.Dir) && r.opts.Dir != "" {
+			cmd.Dir = filepath.Join(r.opts.Dir, req.Dir)
+		}
+	}
+	cmd.Env = r.opts.Env
+	if len(req.Env) > 0 {
+		env := r.opts.Env
+		if env == nil {
+			env = cmd.Environ()
+		}
+		env = slices.Clone(env)
+		for _, k := range slices.Sorted(maps.Keys(req.Env)) {
+			env = append(env, k+"="+req.Env[k])
+		}
+		cmd.Env = env
+	}
+	p := &process{name: name, argv: req.Argv, cmd: cmd, grace: r.opts.StopGrace, done: make(chan struct{})}
+	p.stdout.p, p.stderr.p = p, p
+	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
+	setProcessGroup(cmd)
+	cmd.WaitDelay = waitDelay
+	if err := cmd.Start(); err != nil {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("process %s: %w", name, err)
+	}
+	r.procs[name] = p
+	r.mu.Unlock() // the readiness wait must not block logs steps or other processes
+	go p.wait(r.opts.logf)
+	r.opts.logf("process %s started (pid %d): %s", name, cmd.Process.Pid, strings.Join(req.Argv, " "))
+	if ready != nil {
+		if err := p.waitReady(ctx, ready); err != nil {
+			kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = p.Stop(kctx, "KILL")
+			return nil, fmt.Errorf("process %s: %w", name, err)
+		}
+	}
+	return p, nil
+}
+
+// lookup returns the process of that name, running or not.
+func (r *processRunner) lookup(name string) (*process, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.procs[name]
+	if !ok {
+		return nil, fmt.Errorf("no process %q was started (processes: %s)", name, knownNames(r.procs))
+	}
+	return p, nil
+}
+
+// stopAll stops every process (TERM, then KILL after the grace period), all at once.
+func (r *processRunner) stopAll(ctx context.Context) error {
+	r.mu.Lock()
+	procs := slices.Collect(maps.Values(r.procs))
+	r.mu.Unlock()
+	errs := make([]error, len(procs))
+	var wg sync.WaitGroup
+	for i, p := range procs {
+		wg.Go(func() { errs[i] = p.Stop(ctx, "TERM") })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// process is one started command.
+type process struct {
+	name  string
+	argv  []string
+	cmd   *exec.Cmd
+	grace time.Duration
+
+	done    chan struct{} // closed when the process has exited and its output is read
+	waitErr error         // set before done is closed
+
+	mu      sync.Mutex
+	lines   []interp.LogLine
+	dropped int
+	stdout  lineSink
+	stderr  lineSink
+}
+
+func (p *process) wait(logf func(string, ...any)) {
+	err := p.cmd.Wait()
+	p.mu.Lock()
+	p.stdout.flushLocked()
+	p.stderr.flushLocked()
+	p.mu.Unlock()
+	p.waitErr = err
+	logf("process %s %s", p.name, p.exitText()) // before done: Stop returns after the log line
+	close(p.done)
+}
+
+func (p *process) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// exitText says how the process ended; call after done.
+func (p *process) exitText() string {
+	ps := p.cmd.ProcessState
+	switch {
+	case ps == nil:
+		return fmt.Sprintf("ended: %v", p.waitErr)
+	case ps.Success():
+		return "exited with code 0"
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return fmt.Sprintf("was killed by signal %s", ws.Signal())
+	}
+	return fmt.Sprintf("exited with code %d", ps.ExitCode())
+}
+
+// Stop signals the process group ("TERM" or "KILL") and waits for the process to end. After
+// TERM it waits the grace period (or until ctx ends), then sends KILL. A process that has
+// already ended is not an error and is not signalled: once it is reaped, its pid (the group's
+// id) may belong to someone else.
+func (p *process) Stop(ctx context.Context, signal string) error {
+	var sig syscall.Signal
+	switch signal {
+	case "", "TERM":
+		sig = syscall.SIGTERM
+	case "KILL":
+		sig = syscall.SIGKILL
+	default:
+		return fmt.Errorf("process %s: unknown signal %q (TERM or KILL)", p.name, signal)
+	}
+	if p.exited() {
+		return nil
+	}
+	if err := signalGroup(p.cmd.Process, sig); err != nil {
+		return fmt.Errorf("process %s: %s: %w", p.name, signal, err)
+	}
+	if sig == syscall.SIGTERM {
+		t := time.NewTimer(p.grace)
+		defer t.Stop()
+		select {
+		case <-p.done:
+			return nil
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		if !p.exited() {
+			_ = signalGroup(p.cmd.Process, syscall.SIGKILL)
+		}
+	}
+	// KILL cannot be ignored; what remains is reaping and the end of the output.
+	t := time.NewTimer(waitDelay + 3*time.Second)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return nil
+	case <-t.C:
+		return fmt.Errorf("process %s (pid %d) did not end after KILL", p.name, p.cmd.Process.Pid)
+	}
+}
+
+// Output returns the lines written so far, stdout and stderr interleaved in the order read.
+func (p *process) Output() []interp.LogLine {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.lines)
+}
+
+func (p *process) since(t time.Time) []interp.LogLine {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(p.lines, t, func(l interp.LogLine, t time.Time) int { return l.Time.Compare(t) })
+	return slices.Clone(p.lines[i:])
+}
+
+// tail is the end of the output, for error messages.
+func (p *process) tail() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	lines := p.lines[max(0, len(p.lines)-tailLines):]
+	if len(lines) == 0 {
+		return "(no output)"
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString("\n  | " + l.Text)
+	}
+	return b.String()
+}
+
+// lineSink splits one stream of a process into lines, stamped with the time they were read.
+type lineSink struct {
+	p       *process
+	partial []byte
+}
+
+func (w *lineSink) Write(b []byte) (int, error) {
+	now := time.Now()
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	data := append(w.partial, b...)
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		w.p.appendLocked(now, data[:i])
+		data = data[i+1:]
+	}
+	for len(data) >= maxLineBytes {
+		w.p.appendLocked(now, data[:maxLineBytes])
+		data = data[maxLineBytes:]
+	}
+	w.partial = bytes.Clone(data)
+	return len(b), nil
+}
+
+func (w *lineSink) flushLocked() {
+	if len(w.partial) > 0 {
+		w.p.appendLocked(time.Now(), w.partial)
+		w.partial = nil
+	}
+}
+
+func (p *process) appendLocked(t time.Time, line []byte) {
+	// Keep times non-decreasing across the two streams, so that since() can bisect.
+	if n := len(p.lines); n > 0 && t.Before(p.lines[n-1].Time) {
+		t = p.lines[n-1].Time
+	}
+	p.lines = append(p.lines, interp.LogLine{Time: t, Text: strings.TrimSuffix(string(line), "\r")})
+	if len(p.lines) > maxOutputLines {
+		drop := len(p.lines) - maxOutputLines
+		p.lines = slices.Delete(p.lines, 0, drop)
+		p.dropped += drop
+	}
+}
+
+// readiness is a parsed readiness check.
+type readiness struct {
+	http    string
+	tcp     string
+	log     *regexp.Regexp
+	timeout time.Duration
+}
+
+func readinessOf(r *schema.Ready) (*readiness, error) {
+	if r == nil {
+		return nil, nil
+	}
+	rd := &readiness{http: r.HTTP, tcp: r.TCP, timeout: r.Timeout.D()}
+	if rd.timeout == 0 {
+		rd.timeout = defaultReadyTimeout
+	}
+	n := 0
+	for _, s := range []string{r.HTTP, r.TCP, r.Log} {
+		if s != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, errors.New("ready needs exactly one of http, tcp, log")
+	}
+	if r.Log != "" {
+		re, err := regexp.Compile(r.Log)
+		if err != nil {
+			return nil, fmt.Errorf("ready log: %w", err)
+		}
+		rd.log = re
+	}
+	return rd, nil
+}
+
+func (rd *readiness) String() string {
+	switch {
+	case rd.http != "":
+		return "http " + rd.http
+	case rd.tcp != "":
+		return "tcp " + rd.tcp
+	}
+	return "log /" + rd.log.String() + "/"
+}
+
+// waitReady polls the check until it passes, the process exits, the timeout passes or ctx ends.
+func (p *process) waitReady(ctx context.Context, rd *readiness) error {
+	deadline := time.NewTimer(rd.timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(readyPoll)
+	defer tick.Stop()
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	defer client.CloseIdleConnections()
+	checked := 0 // lines already matched against the log pattern
+	last := "not checked yet"
+	for {
+		ok, why := p.checkOnce(ctx, rd, client, &checked)
+		if ok {
+			return nil
+		}
+		last = why
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s before it was ready (%s); last output:%s", p.exitText(), rd, p.tail())
+		case <-ctx.Done():
+			return fmt.Errorf("not ready (%s): %w; last output:%s", rd, ctx.Err(), p.tail())
+		case <-deadline.C:
+			return fmt.Errorf("not ready after %s (%s: %s); last output:%s", rd.timeout, rd, last, p.tail())
+		case <-tick.C:
+		}
+	}
+}
+
+func (p *process) checkOnce(ctx context.Context, rd *readiness, client *http.Client, checked *int) (bool, string) {
+	switch {
+	case rd.http != "":
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, rd.http, nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return false, err.Error()
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 == 2 {
+			return true, ""
+		}
+		return false, resp.Status
+	case rd.tcp != "":
+		var d net.Dialer
+		dctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		c, err := d.DialContext(dctx, "tcp", rd.tcp)
+		if err != nil {
+			return false, err.Error()
+		}
+		c.Close()
+		return true, ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// Lines dropped from the front shift indexes; recheck from the start of what is kept.
+	if *checked > len(p.lines) {
+		*checked = 0
+	}
+	for _, l := range p.lines[*checked:] {
+		if rd.log.MatchString(l.Text) {
+			return true, ""
+		}
+	}
+	*checked = len(p.lines)
+	return false, "no line matched"
+}
