@@ -1,0 +1,249 @@
+package envoy
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// AccessLog parses one access-log line written in Istio's default text format or its JSON
+// format (meshConfig.accessLogEncoding: JSON). The text format, Istio's EnvoyTextLogFormat
+// since 1.9 with %UPSTREAM_CLUSTER_RAW% in place of %UPSTREAM_CLUSTER% in recent releases, is:
+//
+//	[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE%
+//	%RESPONSE_FLAGS% %RESPONSE_CODE_DETAILS% %CONNECTION_TERMINATION_DETAILS%
+//	"%UPSTREAM_TRANSPORT_FAILURE_REASON%" %BYTES_RECEIVED% %BYTES_SENT% %DURATION%
+//	%RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% "%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%"
+//	"%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%" "%UPSTREAM_HOST%" %UPSTREAM_CLUSTER_RAW%
+//	%UPSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_LOCAL_ADDRESS% %DOWNSTREAM_REMOTE_ADDRESS%
+//	%REQUESTED_SERVER_NAME% %ROUTE_NAME%
+//
+// The fields up to %DURATION% are read from the left; "%UPSTREAM_HOST%" and the six unquoted
+// fields after it from the right, so a header value holding `" ` cannot shift them. Text
+// before the opening '[' (a `kubectl logs --prefix` or --timestamps prefix) is ignored.
+// Envoy writes "-" for an absent value: it becomes "" (Flags nil, Code and DurationMS 0); a
+// TCP connection's line has "- - -" as request and code 0. Flags are split on ','.
+//
+// A line that is neither (Envoy's own log lines, pilot-agent's) gives ok false and an entry
+// holding only Line.
+func AccessLog(line string) (dsl.LogEntry, bool) {
+	line = strings.TrimRight(line, "\r\n")
+	e := dsl.LogEntry{Line: line}
+	if i := strings.IndexByte(line, '{'); i >= 0 && strings.HasSuffix(strings.TrimRight(line, " \t"), "}") {
+		if jsonAccessLog(line[i:], &e) {
+			return e, true
+		}
+	}
+	if !textAccessLog(line, &e) {
+		return dsl.LogEntry{Line: line}, false
+	}
+	e.Access = true
+	return e, true
+}
+
+// textAccessLog fills e from a default-format line, reporting whether the line is one.
+func textAccessLog(line string, e *dsl.LogEntry) bool {
+	// [%START_TIME%]: the first '[' followed by a digit.
+	start := -1
+	for i := 0; i+1 < len(line); i++ {
+		if line[i] == '[' && line[i+1] >= '0' && line[i+1] <= '9' {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return false
+	}
+	closeAt := strings.IndexByte(line[start:], ']')
+	if closeAt < 0 {
+		return false
+	}
+	e.Time = line[start+1 : start+closeAt]
+	s := line[start+closeAt+1:]
+
+	// "%REQ(:METHOD)% %PATH% %PROTOCOL%"
+	req, s, ok := quoted(s)
+	if !ok {
+		return false
+	}
+	method, rest, _ := strings.Cut(req, " ")
+	path, proto := rest, ""
+	if i := strings.LastIndexByte(rest, ' '); i >= 0 {
+		path, proto = rest[:i], rest[i+1:]
+	}
+	e.Method, e.Path, e.Protocol = dash(method), dash(path), dash(proto)
+
+	var code, flags, details, term string
+	if code, s, ok = word(s); !ok {
+		return false
+	}
+	n, err := strconv.ParseUint(code, 10, 16)
+	if err != nil {
+		return false
+	}
+	e.Code = float64(n)
+	if flags, s, ok = word(s); !ok {
+		return false
+	}
+	e.Flags = splitFlags(flags)
+	if details, s, ok = word(s); !ok {
+		return false
+	}
+	e.Details = dash(details)
+	if term, s, ok = word(s); !ok {
+		return false
+	}
+	e.Termination = dash(term)
+	var failure string
+	if failure, s, ok = quoted(s); !ok {
+		return false
+	}
+	e.Failure = dash(failure)
+	var bytesRx, bytesTx, dur string
+	if bytesRx, s, ok = word(s); !ok {
+		return false
+	}
+	if bytesTx, s, ok = word(s); !ok {
+		return false
+	}
+	if dur, s, ok = word(s); !ok {
+		return false
+	}
+	if !isNumberOrDash(bytesRx) || !isNumberOrDash(bytesTx) || !isNumberOrDash(dur) {
+		return false
+	}
+	if d, err := strconv.ParseFloat(dur, 64); err == nil {
+		e.DurationMS = d
+	}
+
+	// From the right: "%UPSTREAM_HOST%" cluster upstream_local downstream_local
+	// downstream_remote sni route.
+	tail := strings.TrimRight(s, " \t")
+	var fields [6]string
+	for i := 5; i >= 0; i-- {
+		j := strings.LastIndexByte(tail, ' ')
+		if j < 0 {
+			return true // a truncated line: keep what the left gave
+		}
+		fields[i], tail = tail[j+1:], strings.TrimRight(tail[:j], " ")
+	}
+	if len(tail) < 2 || tail[len(tail)-1] != '"' {
+		return true
+	}
+	q := strings.LastIndexByte(tail[:len(tail)-1], '"')
+	if q < 0 || q > 0 && tail[q-1] != ' ' {
+		return true
+	}
+	e.UpstreamHost = dash(tail[q+1 : len(tail)-1])
+	e.Cluster = dash(fields[0])
+	return true
+}
+
+// quoted reads a "…" token after optional spaces. The closing quote is a '"' followed by a
+// space or the end of the line, so a quote inside a header value does not end it early.
+func quoted(s string) (tok, rest string, ok bool) {
+	s = strings.TrimLeft(s, " ")
+	if len(s) == 0 || s[0] != '"' {
+		return "", s, false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] == '"' && (i+1 == len(s) || s[i+1] == ' ') {
+			return s[1:i], s[i+1:], true
+		}
+	}
+	return "", s, false
+}
+
+// word reads a space-delimited token after optional spaces.
+func word(s string) (tok, rest string, ok bool) {
+	s = strings.TrimLeft(s, " ")
+	if len(s) == 0 {
+		return "", s, false
+	}
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		return s[:i], s[i:], true
+	}
+	return s, "", true
+}
+
+func dash(s string) string {
+	if s == "-" {
+		return ""
+	}
+	return s
+}
+
+func isNumberOrDash(s string) bool {
+	if s == "-" {
+		return true
+	}
+	_, err := strconv.ParseUint(s, 10, 64)
+	return err == nil
+}
+
+func splitFlags(s string) []string {
+	if s == "" || s == "-" {
+		return nil
+	}
+	var out []string
+	for f := range strings.SplitSeq(s, ",") {
+		if f = strings.TrimSpace(f); f != "" && f != "-" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// jsonAccessLog fills e from a JSON access-log object (Istio's EnvoyJSONLogFormatIstio keys:
+// response_code, response_flags, response_code_details, …). Envoy writes numbers as numbers
+// and absent values as null, or as "-" when the format quotes every operator; both are read.
+func jsonAccessLog(s string, e *dsl.LogEntry) bool {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return false
+	}
+	_, hasCode := m["response_code"]
+	_, hasFlags := m["response_flags"]
+	if !hasCode && !hasFlags {
+		return false
+	}
+	str := func(k string) string {
+		switch v := m[k].(type) {
+		case string:
+			return dash(v)
+		case float64:
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		case bool:
+			return strconv.FormatBool(v)
+		}
+		return ""
+	}
+	num := func(k string) float64 {
+		switch v := m[k].(type) {
+		case float64:
+			return v
+		case string:
+			f, err := strconv.ParseFloat(v, 64)
+			if err == nil {
+				return f
+			}
+		}
+		return 0
+	}
+	e.Access = true
+	e.Time = str("start_time")
+	e.Method = str("method")
+	e.Path = str("path")
+	e.Protocol = str("protocol")
+	e.Code = num("response_code")
+	e.Flags = splitFlags(str("response_flags"))
+	e.Details = str("response_code_details")
+	e.Termination = str("connection_termination_details")
+	e.Failure = str("upstream_transport_failure_reason")
+	e.DurationMS = num("duration")
+	e.UpstreamHost = str("upstream_host")
+	e.Cluster = str("upstream_cluster")
+	return true
+}

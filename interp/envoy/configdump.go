@@ -1,0 +1,338 @@
+package envoy
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A config dump is {"configs":[{"@type":"type.googleapis.com/envoy.admin.v3.<Kind>ConfigDump",
+// …}, …]} in snake_case proto JSON. With ?resource= Envoy instead lists the resources
+// themselves ("@type": "…ClustersConfigDump.DynamicCluster", …); both shapes are read.
+
+// resourceKind says where one kind of resource sits in a config dump.
+type resourceKind struct {
+	noun     string
+	dumpType string     // suffix of the section's @type
+	lists    []string   // lists in the section holding wrappers
+	paths    [][]string // where the resource sits in a wrapper, first present wins
+	nameKey  string     // the resource's name field
+}
+
+var (
+	clusterKind = resourceKind{
+		noun:     "cluster",
+		dumpType: "ClustersConfigDump",
+		lists:    []string{"static_clusters", "dynamic_active_clusters", "dynamic_warming_clusters"},
+		paths:    [][]string{{"cluster"}},
+		nameKey:  "name",
+	}
+	listenerKind = resourceKind{
+		noun:     "listener",
+		dumpType: "ListenersConfigDump",
+		lists:    []string{"static_listeners", "dynamic_listeners"},
+		paths:    [][]string{{"listener"}, {"active_state", "listener"}, {"warming_state", "listener"}, {"draining_state", "listener"}},
+		nameKey:  "name",
+	}
+	routeKind = resourceKind{
+		noun:     "route config",
+		dumpType: "RoutesConfigDump",
+		lists:    []string{"static_route_configs", "dynamic_route_configs"},
+		paths:    [][]string{{"route_config"}},
+		nameKey:  "name",
+	}
+	endpointsKind = resourceKind{
+		noun:     "endpoint config",
+		dumpType: "EndpointsConfigDump",
+		lists:    []string{"static_endpoint_configs", "dynamic_endpoint_configs"},
+		paths:    [][]string{{"endpoint_config"}},
+		nameKey:  "cluster_name",
+	}
+)
+
+// DumpCluster returns the cluster called name from a /config_dump (static, dynamic active or
+// warming), as decoded JSON. When there is none the error wraps [ErrNotFound] and names the
+// clusters that do exist, closest first.
+func DumpCluster(dump []byte, name string) (map[string]any, error) {
+	return dumpFind(dump, name, clusterKind)
+}
+
+// DumpListener returns the listener called name ("0.0.0.0_8080", "virtualOutbound") from a
+// /config_dump: a static listener, or a dynamic one's active state (else its warming, else its
+// draining state).
+func DumpListener(dump []byte, name string) (map[string]any, error) {
+	return dumpFind(dump, name, listenerKind)
+}
+
+// DumpRoute returns the route configuration called name ("8080",
+// "backend.conn-lab.svc.cluster.local:8080") from a /config_dump.
+func DumpRoute(dump []byte, name string) (map[string]any, error) {
+	return dumpFind(dump, name, routeKind)
+}
+
+// DumpEndpoints returns the ClusterLoadAssignment of cluster from a /config_dump taken with
+// ?include_eds (EndpointsConfigDump).
+func DumpEndpoints(dump []byte, cluster string) (map[string]any, error) {
+	return dumpFind(dump, cluster, endpointsKind)
+}
+
+func dumpFind(dump []byte, name string, kind resourceKind) (map[string]any, error) {
+	op := "config dump"
+	var doc map[string]any
+	if err := json.Unmarshal(dump, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	configs, ok := doc["configs"].([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: no \"configs\" array (is this /config_dump?)", op)
+	}
+	var names []string
+	consider := func(wrapper map[string]any) map[string]any {
+		for _, p := range kind.paths {
+			r, ok := walk(wrapper, p).(map[string]any)
+			if !ok {
+				continue
+			}
+			n, _ := r[kind.nameKey].(string)
+			if n == name {
+				return r
+			}
+			names = append(names, n)
+			return nil
+		}
+		return nil
+	}
+	for _, c := range configs {
+		section, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		typ, _ := section["@type"].(string)
+		switch {
+		case strings.HasSuffix(typ, "."+kind.dumpType):
+			for _, list := range kind.lists {
+				items, _ := section[list].([]any)
+				for _, it := range items {
+					if w, ok := it.(map[string]any); ok {
+						if r := consider(w); r != nil {
+							return r, nil
+						}
+					}
+				}
+			}
+		case strings.Contains(typ, "."+kind.dumpType+"."): // ?resource= form
+			if r := consider(section); r != nil {
+				return r, nil
+			}
+		}
+	}
+	return nil, notFound(op, kind.noun, name, names)
+}
+
+func walk(v any, path []string) any {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
+
+// Query follows a dotted path into JSON-like values (maps, slices, as encoding/json decodes
+// them). Segments are map keys or list indexes: "circuit_breakers.thresholds.0.max_connections"
+// or "circuit_breakers.thresholds[0].max_connections". A key that contains dots may be quoted
+// (`typed_extension_protocol_options."envoy.extensions.upstreams.http.v3.HttpProtocolOptions"`);
+// unquoted, the segments are joined back greedily when no key matches a single one, so the
+// quotes are optional. The empty path is v itself. A missing key or index is an error wrapping
+// [ErrNotFound] that names the part that is missing and what exists there.
+func Query(v any, path string) (any, error) {
+	segs, err := splitPath(path)
+	if err != nil {
+		return nil, err
+	}
+	budget := 10000 // backtracking over dotted keys is bounded, whatever the data
+	return query(v, segs, 0, path, &budget)
+}
+
+// query resolves segs[i:] from cur. When both "b" and "b.c" are keys, it tries the single
+// segment first and falls back to the joined one, so either spelling that leads somewhere wins;
+// on failure it reports the first way tried.
+func query(cur any, segs []pathSeg, i int, path string, budget *int) (any, error) {
+	if i == len(segs) {
+		return cur, nil
+	}
+	if *budget--; *budget < 0 {
+		return nil, fmt.Errorf("query %s: too many ways to read the dotted keys: %w", path, ErrNotFound)
+	}
+	s := segs[i]
+	at := joinPath(segs[:i])
+	switch c := cur.(type) {
+	case map[string]any:
+		var firstErr error
+		if next, ok := c[s.text]; ok {
+			r, err := query(next, segs, i+1, path, budget)
+			if err == nil {
+				return r, nil
+			}
+			firstErr = err
+		}
+		if !s.quoted && !s.index {
+			joined := s.text
+			for j := i + 1; j < len(segs) && !segs[j].quoted && !segs[j].index; j++ {
+				joined += "." + segs[j].text
+				if next, ok := c[joined]; ok {
+					r, err := query(next, segs, j+1, path, budget)
+					if err == nil {
+						return r, nil
+					}
+					if firstErr == nil {
+						firstErr = err
+					}
+				}
+			}
+		}
+		if firstErr != nil {
+			return nil, firstErr
+		}
+		keys := make([]string, 0, len(c))
+		for k := range c {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return nil, fmt.Errorf("query %s: %s has no key %q (keys: %s): %w",
+			path, describeAt(at), s.text, quoteList(keys), ErrNotFound)
+	case []any:
+		n, err := strconv.Atoi(s.text)
+		if err != nil || s.quoted {
+			return nil, fmt.Errorf("query %s: %s is a list of %d, %q is not an index: %w",
+				path, describeAt(at), len(c), s.text, ErrNotFound)
+		}
+		if n < 0 || n >= len(c) {
+			return nil, fmt.Errorf("query %s: %s has %d items, no index %d: %w",
+				path, describeAt(at), len(c), n, ErrNotFound)
+		}
+		return query(c[n], segs, i+1, path, budget)
+	}
+	return nil, fmt.Errorf("query %s: %s is %s, not a map or list; cannot take %q: %w",
+		path, describeAt(at), describeValue(cur), s.text, ErrNotFound)
+}
+
+type pathSeg struct {
+	text   string
+	quoted bool
+	index  bool // written [n]
+}
+
+// splitPath splits a.b."c.d"[0].e into segments.
+func splitPath(path string) ([]pathSeg, error) {
+	var segs []pathSeg
+	bad := func(msg string) ([]pathSeg, error) {
+		return nil, fmt.Errorf("query %s: bad path: %s", path, msg)
+	}
+	i := 0
+	for i < len(path) {
+		switch c := path[i]; {
+		case c == '"':
+			j := i + 1
+			var b strings.Builder
+			for ; j < len(path) && path[j] != '"'; j++ {
+				if path[j] == '\\' && j+1 < len(path) {
+					j++
+				}
+				b.WriteByte(path[j])
+			}
+			if j >= len(path) {
+				return bad("unterminated quote")
+			}
+			segs = append(segs, pathSeg{text: b.String(), quoted: true})
+			i = j + 1
+		case c == '[':
+			j := strings.IndexByte(path[i:], ']')
+			if j < 0 {
+				return bad("unterminated [")
+			}
+			segs = append(segs, pathSeg{text: strings.Trim(path[i+1:i+j], `"`), index: true})
+			i += j + 1
+		default:
+			j := i
+			for j < len(path) && path[j] != '.' && path[j] != '[' && path[j] != '"' {
+				j++
+			}
+			if j == i {
+				return bad(fmt.Sprintf("empty segment at %d", i))
+			}
+			segs = append(segs, pathSeg{text: path[i:j]})
+			i = j
+		}
+		if i < len(path) {
+			switch path[i] {
+			case '.':
+				i++
+				if i == len(path) {
+					return bad("ends with '.'")
+				}
+			case '[':
+			default:
+				return bad(fmt.Sprintf("unexpected %q at %d", path[i], i))
+			}
+		}
+	}
+	return segs, nil
+}
+
+func joinPath(segs []pathSeg) string {
+	var b strings.Builder
+	for _, s := range segs {
+		switch {
+		case s.index:
+			b.WriteString("[" + s.text + "]")
+			continue
+		case b.Len() > 0:
+			b.WriteByte('.')
+		}
+		if s.quoted || strings.ContainsAny(s.text, `."[`) {
+			b.WriteString(strconv.Quote(s.text))
+		} else {
+			b.WriteString(s.text)
+		}
+	}
+	return b.String()
+}
+
+func describeAt(at string) string {
+	if at == "" {
+		return "the top level"
+	}
+	return at
+}
+
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("the string %q", truncate([]byte(x), 60))
+	case bool:
+		return fmt.Sprintf("the boolean %v", x)
+	case float64, json.Number, int, int64, uint64:
+		return fmt.Sprintf("the number %v", x)
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+func quoteList(keys []string) string {
+	if len(keys) == 0 {
+		return "none"
+	}
+	const show = 30
+	more := ""
+	if len(keys) > show {
+		more = fmt.Sprintf(", … %d more", len(keys)-show)
+		keys = keys[:show]
+	}
+	return strings.Join(keys, ", ") + more
+}
