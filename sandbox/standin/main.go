@@ -1,0 +1,97 @@
+// Command pilot-agent is the sandbox's Envoy admin stand-in: a test program, not Istio's agent.
+//
+// The sandbox has no Envoy and no container images, so kwok runs `kubectl exec POD -c istio-proxy --
+// pilot-agent request GET <path>` as a local command, and this program answers in Envoy's place:
+//
+//   - config_dump is real: it connects to istiod's plaintext xDS port as the pod (namespace, name, pod
+//     IP) and prints what istiod sends that pod, in Envoy's config_dump shape (snake_case proto JSON).
+//     `resource=`, `name_regex=` (full RE2 match, like Envoy) and `include_eds` are honoured.
+//   - everything else (stats, clusters, …) comes from fixture files a test wrote beforehand; each call
+//     of the same path (query included) returns the next fixture of that path's series, the last one
+//     repeating. Text stats fixtures honour `filter=` (RE2 partial match) and `type=`, and can be
+//     served as `format=json`. See fixtures.go for the layout on disk.
+//
+// The environment tells it which pod it serves (kwok itself passes nothing about the pod): POD_NAME
+// and POD_NAMESPACE come from the per-pod kwok Exec the sandbox creates for every pod;
+// LABRUN_STANDIN_FIXTURES, LABRUN_ISTIOD_XDS and KUBECONFIG come from the kwok process's environment.
+// INSTANCE_IP, when set, is used as the pod IP instead of looking the pod up.
+//
+// Like the real `pilot-agent request`, the body goes to stdout followed by a newline; an unknown path
+// or a failure exits 1 with the reason on stderr.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = "usage: pilot-agent request [--debug-port N] GET <path>  (Envoy admin stand-in of the labrun sandbox)"
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "request" {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	var rest []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--debug-port" || a == "-debug-port":
+			i++ // the stand-in has no ports: the value is accepted and ignored
+		case strings.HasPrefix(a, "--debug-port="):
+		default:
+			rest = append(rest, a)
+		}
+	}
+	if len(rest) < 2 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	method, path := strings.ToUpper(rest[0]), strings.TrimPrefix(rest[1], "/")
+	if method != "GET" {
+		fmt.Fprintf(stderr, "Error: stand-in: only GET is served, not %s %s\n", method, path)
+		return 1
+	}
+	env := environment{
+		PodName:      os.Getenv("POD_NAME"),
+		PodNamespace: os.Getenv("POD_NAMESPACE"),
+		PodIP:        os.Getenv("INSTANCE_IP"),
+		FixtureRoot:  os.Getenv("LABRUN_STANDIN_FIXTURES"),
+		XDSAddress:   os.Getenv("LABRUN_ISTIOD_XDS"),
+		Kubeconfig:   os.Getenv("KUBECONFIG"),
+	}
+	body, err := serve(env, path)
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: stand-in (%s/%s): %v\n", env.PodNamespace, env.PodName, err)
+		return 1
+	}
+	fmt.Fprintln(stdout, body)
+	return 0
+}
+
+// environment is what the stand-in knows about the pod it answers for.
+type environment struct {
+	PodName, PodNamespace, PodIP string
+	FixtureRoot                  string
+	XDSAddress                   string
+	Kubeconfig                   string
+}
+
+// serve answers one admin request: config_dump live from istiod, anything else from fixtures.
+func serve(env environment, path string) (string, error) {
+	if env.PodName == "" || env.PodNamespace == "" {
+		return "", fmt.Errorf("POD_NAME/POD_NAMESPACE not set: kwok ran this without the sandbox's per-pod Exec " +
+			"(was the pod created before the sandbox watched it, or exec'd too early?)")
+	}
+	endpoint, query := splitPath(path)
+	if endpoint == "config_dump" {
+		return configDump(env, query)
+	}
+	return fixtureResponse(env, endpoint, path, query)
+}

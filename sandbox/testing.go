@@ -1,0 +1,99 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"testing"
+	"time"
+)
+
+// shared is the one sandbox of a test binary.
+var shared struct {
+	once    sync.Once
+	sb      *Sandbox
+	err     error
+	viaMain bool // Main installed: the shared sandbox is stopped after m.Run
+	mu      sync.Mutex
+}
+
+// Disabled reports why the sandbox is off for this run, or "" when it is on: LABRUN_SANDBOX=off.
+func Disabled() string {
+	if os.Getenv("LABRUN_SANDBOX") == "off" {
+		return "sandbox disabled by LABRUN_SANDBOX=off"
+	}
+	return ""
+}
+
+// Start returns the sandbox of this test binary, starting it on first use (building the binaries
+// first if the cache lacks them: a cold build takes ~25 minutes, so run
+// `go run ./sandbox/cmd/labrun-sandbox build` beforehand or give go test a -timeout to match).
+// With Main in the package's TestMain, all tests share one sandbox, stopped when they end; without
+// it, each test gets its own, stopped by t.Cleanup. Skips under LABRUN_SANDBOX=off and -short.
+func Start(t testing.TB) *Sandbox {
+	t.Helper()
+	if why := Disabled(); why != "" {
+		t.Skip(why)
+	}
+	if testing.Short() {
+		t.Skip("sandbox skipped in -short mode")
+	}
+	shared.mu.Lock()
+	viaMain := shared.viaMain
+	shared.mu.Unlock()
+	if !viaMain {
+		sb, err := startForTests()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := sb.Stop(); err != nil {
+				t.Errorf("stopping sandbox: %v", err)
+			}
+		})
+		return sb
+	}
+	shared.once.Do(func() { shared.sb, shared.err = startForTests() })
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.sb
+}
+
+// Main runs the package's tests and stops the shared sandbox afterwards, if one was started. Use it
+// as TestMain:
+//
+//	func TestMain(m *testing.M) { sandbox.Main(m) }
+func Main(m *testing.M) {
+	shared.mu.Lock()
+	shared.viaMain = true
+	shared.mu.Unlock()
+	code := m.Run()
+	if shared.sb != nil {
+		if err := shared.sb.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "sandbox: stopping: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	os.Exit(code)
+}
+
+// startForTests builds (when needed) and starts a sandbox, reporting progress on stderr when
+// testing -v is on.
+func startForTests() (*Sandbox, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	defer cancel()
+	bins, err := Build(ctx, os.Stderr)
+	if err != nil {
+		return nil, fmt.Errorf("building the sandbox: %w", err)
+	}
+	var progress io.Writer
+	if testing.Verbose() {
+		progress = os.Stderr
+	}
+	return Up(ctx, bins, progress)
+}
