@@ -1,0 +1,298 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"sync"
+
+	"k8s.io/client-go/tools/portforward"
+	"k8s.io/client-go/transport/spdy"
+
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/interp/envoy"
+	"labrun.dev/labrun/schema"
+)
+
+// adminPort is Envoy's admin port in an Istio sidecar.
+const adminPort = 15000
+
+// envoyAdmin reads Envoy admin paths ("stats?filter=…") of one pod's sidecar.
+type envoyAdmin interface {
+	get(ctx context.Context, path string) ([]byte, error)
+	close()
+}
+
+// openAdmin reaches the Envoy admin of the pod ref names, through exec of `pilot-agent request`
+// in the sidecar container (istio-proxy unless ref names another), or a port-forward to 15000.
+func (d *driver) openAdmin(ctx context.Context, ref *schema.PodRef) (envoyAdmin, error) {
+	ns := d.ns(ref.Namespace)
+	pod, err := d.pickPod(ctx, ns, ref.Pod, ref.Selector, false)
+	if err != nil {
+		return nil, err
+	}
+	if d.opts.EnvoyVia == EnvoyViaPortForward {
+		return d.portForward(ctx, ns, pod.Name)
+	}
+	container := ref.Container
+	if container == "" {
+		container = proxyContainer
+	}
+	return execAdmin{d: d, ns: ns, pod: pod.Name, container: container}, nil
+}
+
+// execAdmin runs `pilot-agent request GET <path>`: proxy images are distroless (no curl, no
+// shell), and pilot-agent ships in every one of them.
+type execAdmin struct {
+	d                  *driver
+	ns, pod, container string
+}
+
+func (a execAdmin) get(ctx context.Context, path string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, a.d.opts.RequestTimeout)
+	defer cancel()
+	r, err := a.d.stream(ctx, a.ns, a.pod, a.container, []string{"pilot-agent", "request", "GET", path}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if r.exit != 0 {
+		return nil, fmt.Errorf("pilot-agent request GET %s in %s/%s container %s exited with code %d: %s",
+			path, a.ns, a.pod, a.container, r.exit, tail(r.stderr, 5))
+	}
+	return r.stdout, nil
+}
+
+func (execAdmin) close() {}
+
+// pfAdmin reads Envoy admin over a port-forward to the pod's port 15000.
+type pfAdmin struct {
+	base   string
+	cancel context.CancelFunc
+	done   <-chan struct{}
+	client *http.Client
+}
+
+// portForward opens a port-forward from a free local port to the pod's admin port.
+func (d *driver) portForward(ctx context.Context, ns, pod string) (*pfAdmin, error) {
+	u := d.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pod).SubResource("portforward").URL()
+	transport, upgrader, err := spdy.RoundTripperFor(d.streamCfg)
+	if err != nil {
+		return nil, err
+	}
+	dialer := spdy.NewDialer(upgrader, &http.Client{Transport: transport}, http.MethodPost, u)
+	// The forward lives until close, not until ctx: ctx only bounds getting it ready.
+	pfCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	ready := make(chan struct{})
+	var errOut bytes.Buffer
+	pf, err := portforward.NewOnAddressesWithContext(pfCtx, dialer, []string{"127.0.0.1"},
+		[]string{"0:" + strconv.Itoa(adminPort)}, ready, io.Discard, &errOut)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	done := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		defer close(done)
+		errc <- pf.ForwardPorts()
+	}()
+	readyCtx, readyCancel := context.WithTimeout(ctx, d.opts.RequestTimeout)
+	defer readyCancel()
+	select {
+	case <-ready:
+	case err := <-errc:
+		cancel()
+		return nil, fmt.Errorf("port-forward to %s/%s:%d: %w", ns, pod, adminPort, err)
+	case <-readyCtx.Done():
+		cancel()
+		<-done
+		return nil, fmt.Errorf("port-forward to %s/%s:%d: %w", ns, pod, adminPort, context.Cause(readyCtx))
+	}
+	ports, err := pf.GetPorts()
+	if err != nil || len(ports) == 0 {
+		cancel()
+		<-done
+		return nil, fmt.Errorf("port-forward to %s/%s:%d: no local port: %v", ns, pod, adminPort, err)
+	}
+	return &pfAdmin{
+		base:   "http://127.0.0.1:" + strconv.Itoa(int(ports[0].Local)) + "/",
+		cancel: cancel,
+		done:   done,
+		client: &http.Client{Timeout: d.opts.RequestTimeout, Transport: &http.Transport{DisableKeepAlives: true}},
+	}, nil
+}
+
+func (a *pfAdmin) get(ctx context.Context, path string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("envoy admin GET %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("envoy admin GET %s: %w", path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("envoy admin GET %s: %s: %s", path, resp.Status, tail(body, 5))
+	}
+	return body, nil
+}
+
+func (a *pfAdmin) close() {
+	a.cancel()
+	<-a.done
+}
+
+// Snapshot reads the stats of exactly one Envoy cluster of a pod's sidecar: counters and gauges
+// by two calls (type=Counters, type=Gauges: the text form does not say which is which),
+// histograms and /clusters?format=json when asked. The calls run at the same time. The raw
+// outputs are artifacts.
+func (d *driver) Snapshot(ctx context.Context, req schema.Snapshot) (interp.Snapshot, error) {
+	snap := interp.Snapshot{Source: req.Source()}
+	if req.Envoy == nil {
+		return snap, errors.New("snapshot: the kube target reads Envoy sidecars: give envoy: {pod or selector}")
+	}
+	if req.Cluster == "" {
+		return snap, errors.New("snapshot: give the exact Envoy cluster, e.g. outbound|8080||backend.lab.svc.cluster.local")
+	}
+	admin, err := d.openAdmin(ctx, req.Envoy)
+	if err != nil {
+		return snap, fmt.Errorf("snapshot: %w", err)
+	}
+	defer admin.close()
+
+	filter := "stats?filter=" + url.QueryEscape(envoy.StatsFilter(req.Cluster))
+	type fetch struct {
+		artifact, path string
+		data           []byte
+		err            error
+	}
+	fetches := []*fetch{
+		{artifact: "stats-counters.txt", path: filter + "&type=Counters"},
+		{artifact: "stats-gauges.txt", path: filter + "&type=Gauges"},
+	}
+	if req.Histograms {
+		fetches = append(fetches, &fetch{artifact: "stats-histograms.txt", path: filter + "&type=Histograms"})
+	}
+	if req.Hosts {
+		fetches = append(fetches, &fetch{artifact: "clusters.json", path: "clusters?format=json"})
+	}
+	var wg sync.WaitGroup
+	for _, f := range fetches {
+		wg.Go(func() { f.data, f.err = admin.get(ctx, f.path) })
+	}
+	wg.Wait()
+	var errs []error
+	for _, f := range fetches {
+		if f.err != nil {
+			errs = append(errs, f.err)
+			continue
+		}
+		snap.Artifacts = append(snap.Artifacts, interp.Artifact{Name: f.artifact, Data: f.data})
+	}
+	if err := errors.Join(errs...); err != nil {
+		return snap, fmt.Errorf("snapshot: %w", err)
+	}
+	parse := func(f *fetch) error {
+		var err error
+		switch f.artifact {
+		case "stats-counters.txt":
+			snap.Counters, err = envoy.ClusterStats(f.data, req.Cluster)
+		case "stats-gauges.txt":
+			snap.Gauges, err = envoy.ClusterStats(f.data, req.Cluster)
+		case "stats-histograms.txt":
+			snap.Histograms, err = envoy.ClusterHistograms(f.data, req.Cluster)
+		case "clusters.json":
+			snap.Hosts, err = envoy.Clusters(f.data, req.Cluster)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.artifact, err)
+		}
+		return nil
+	}
+	for _, f := range fetches {
+		errs = append(errs, parse(f))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return snap, fmt.Errorf("snapshot: %w", err)
+	}
+	return snap, nil
+}
+
+// Config reads part of a sidecar's config_dump: one cluster, listener or route configuration by
+// exact name (dynamic first, then static), or the whole dump; then the value at req.Path.
+func (d *driver) Config(ctx context.Context, req schema.Config) (interp.ConfigResult, error) {
+	var res interp.ConfigResult
+	if req.Envoy == nil {
+		return res, errors.New("config: the kube target reads Envoy sidecars: give envoy: {pod or selector}")
+	}
+	type kind struct {
+		name      string
+		resources []string
+		pick      func(dump []byte, name string) (map[string]any, error)
+	}
+	var k *kind
+	switch {
+	case req.Cluster != "":
+		k = &kind{req.Cluster, []string{"dynamic_active_clusters", "static_clusters"}, envoy.DumpCluster}
+	case req.Listener != "":
+		k = &kind{req.Listener, []string{"dynamic_listeners", "static_listeners"}, envoy.DumpListener}
+	case req.Route != "":
+		k = &kind{req.Route, []string{"dynamic_route_configs", "static_route_configs"}, envoy.DumpRoute}
+	}
+	admin, err := d.openAdmin(ctx, req.Envoy)
+	if err != nil {
+		return res, fmt.Errorf("config: %w", err)
+	}
+	defer admin.close()
+
+	var value any
+	if k == nil {
+		data, err := admin.get(ctx, "config_dump")
+		if err != nil {
+			return res, fmt.Errorf("config: %w", err)
+		}
+		res.Artifacts = append(res.Artifacts, interp.Artifact{Name: "config_dump.json", Data: data})
+		if err := json.Unmarshal(data, &value); err != nil {
+			return res, fmt.Errorf("config: config_dump is not JSON: %w", err)
+		}
+	} else {
+		regex := url.QueryEscape("^" + regexp.QuoteMeta(k.name) + "$")
+		for i, resource := range k.resources {
+			data, err := admin.get(ctx, "config_dump?resource="+resource+"&name_regex="+regex)
+			if err != nil {
+				return res, fmt.Errorf("config: %w", err)
+			}
+			res.Artifacts = append(res.Artifacts, interp.Artifact{Name: "config_dump-" + resource + ".json", Data: data})
+			m, err := k.pick(data, k.name)
+			if errors.Is(err, envoy.ErrNotFound) && i+1 < len(k.resources) {
+				continue
+			}
+			if err != nil {
+				return res, fmt.Errorf("config: %w", err)
+			}
+			value = m
+			break
+		}
+	}
+	if req.Path != "" {
+		v, err := envoy.Query(value, req.Path)
+		if err != nil {
+			return res, fmt.Errorf("config: %w", err)
+		}
+		value = v
+	}
+	res.Value = value
+	return res, nil
+}

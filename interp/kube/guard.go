@@ -1,0 +1,68 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ErrRefused is wrapped by every error of a mutation the namespace guard refused.
+var ErrRefused = errors.New("refused")
+
+// guard refuses mutations outside the allowed namespaces. It repeats the interpreter's own check
+// so that a bug there (or a caller other than the interpreter) cannot touch other namespaces.
+type guard struct {
+	allowed       []string
+	clusterScoped bool
+}
+
+func newGuard(namespaces []string, clusterScoped bool) guard {
+	a := slices.Clone(namespaces)
+	slices.Sort(a)
+	return guard{allowed: slices.Compact(a), clusterScoped: clusterScoped}
+}
+
+func (g guard) allows(ns string) bool { return ns != "" && slices.Contains(g.allowed, ns) }
+
+func (g guard) list() string {
+	if len(g.allowed) == 0 {
+		return "none: the scenario lists no namespaces"
+	}
+	return strings.Join(g.allowed, ", ")
+}
+
+// namespace checks a mutation (op, e.g. "scale deployment backend") in namespace ns.
+func (g guard) namespace(op, ns string) error {
+	if g.allows(ns) {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: namespace %q is not one of the allowed namespaces (%s)", op, ErrRefused, ns, g.list())
+}
+
+// object checks a mutation of one object. namespaced says whether its kind lives in a namespace.
+// A Namespace object must itself be allowed; other cluster-scoped objects need clusterScoped.
+func (g guard) object(op string, kind, group, namespace, name string, namespaced bool) error {
+	what := kindName(kind, namespace, name)
+	switch {
+	case namespaced:
+		return g.namespace(op+" "+what, namespace)
+	case kind == "Namespace" && group == "":
+		if g.allows(name) {
+			return nil
+		}
+		return fmt.Errorf("%s %s: %w: namespace %q is not one of the allowed namespaces (%s)", op, what, ErrRefused, name, g.list())
+	case g.clusterScoped:
+		return nil
+	default:
+		return fmt.Errorf("%s %s: %w: it is cluster-scoped and the scenario does not set clusterScoped: true", op, what, ErrRefused)
+	}
+}
+
+// kindName prints an object as "Kind namespace/name" (or "Kind name" when cluster-scoped).
+func kindName(kind, namespace, name string) string {
+	if namespace == "" {
+		return kind + " " + name
+	}
+	return kind + " " + namespace + "/" + name
+}

@@ -1,0 +1,314 @@
+// Package kube is the Kubernetes target: the drivers of interp.Target that reach a cluster
+// through client-go. It is the only package of labrun that imports client-go.
+//
+// Every call is bounded in time: non-streaming requests by the rest.Config Timeout and the
+// step's context; streaming calls (exec, logs, port-forward) by the step's context, with a
+// default cap when that context has no deadline. Mutating calls (apply, delete, scale, restart,
+// kill, dns) are refused outside Options.AllowedNamespaces even though the interpreter checks
+// first: defence in depth. No error, log line or result carries a token or other credential.
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"labrun.dev/labrun/interp"
+)
+
+// Options configures the kube target. The zero value means: the current kubeconfig context,
+// its namespace, and no namespace in which mutations are allowed.
+type Options struct {
+	// Kubeconfig is the kubeconfig file's path (default: $KUBECONFIG, then ~/.kube/config,
+	// or the in-cluster config when running in a pod).
+	Kubeconfig string
+	// Context is the kubeconfig context (default: the current one).
+	Context string
+	// Namespace is the default namespace of steps that name none, like kubectl's -n
+	// (default: the context's namespace, then "default").
+	Namespace string
+
+	// AllowedNamespaces are the only namespaces in which the driver mutates anything (and the
+	// only Namespace objects it applies or deletes). Empty: every mutation is refused.
+	AllowedNamespaces []string
+	// ClusterScoped allows mutating cluster-scoped objects other than Namespaces (CRDs,
+	// ClusterRoles, ...). Namespace objects must be in AllowedNamespaces either way.
+	ClusterScoped bool
+
+	// EnvoyVia is how Envoy admin is read: "exec" (default; `pilot-agent request GET ...` in
+	// the istio-proxy container) or "port-forward" (to the pod's port 15000).
+	EnvoyVia string
+
+	// RequestTimeout bounds each non-streaming API request (default 30s).
+	RequestTimeout time.Duration
+	// WaitTimeout bounds waits (rollout, condition, deletion) and execs whose context has no
+	// deadline (default 5m).
+	WaitTimeout time.Duration
+	// QPS and Burst of the client (default 50 and 100; client-go's 5 and 10 throttle waits).
+	QPS   float32
+	Burst int
+
+	// Logf receives notes (fallbacks, skipped objects, API server warnings). Default: dropped.
+	Logf func(format string, args ...any)
+	// Getenv reads the environment (default os.Getenv); it decides whether to use the
+	// in-cluster config.
+	Getenv func(string) string
+}
+
+// EnvoyVia values.
+const (
+	EnvoyViaExec        = "exec"
+	EnvoyViaPortForward = "port-forward"
+)
+
+// driver implements every kube-side interface of interp.Target.
+type driver struct {
+	opts      Options
+	namespace string // default namespace
+	guard     guard
+	logf      func(string, ...any)
+
+	cfg       *rest.Config // non-streaming calls: has Timeout
+	streamCfg *rest.Config // exec, logs, port-forward: no client-wide Timeout
+	cs        kubernetes.Interface
+	streamCS  kubernetes.Interface
+	dyn       dynamic.Interface
+	mapper    *restmapper.DeferredDiscoveryRESTMapper
+
+	dnsLocks keyedMutex
+}
+
+var (
+	_ interp.Cluster       = (*driver)(nil)
+	_ interp.Executor      = (*driver)(nil)
+	_ interp.LoadGenerator = (*driver)(nil)
+	_ interp.StatsReader   = (*driver)(nil)
+	_ interp.LogReader     = (*driver)(nil)
+	_ interp.DNSWriter     = (*driver)(nil)
+)
+
+// New connects to the cluster and returns the kube target. It reads the CoreDNS Corefile to
+// find the cluster domain (Target.Values["clusterDomain"], "cluster.local" when it cannot be
+// read) and fails when the API server cannot be reached.
+func New(ctx context.Context, opts Options) (*interp.Target, error) {
+	d, describe, err := newDriver(opts)
+	if err != nil {
+		return nil, err
+	}
+	domain, err := d.clusterDomain(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &interp.Target{
+		Name:     "kube",
+		Describe: describe,
+		Cluster:  d,
+		Exec:     d,
+		Load:     d,
+		Stats:    d,
+		Logs:     d,
+		DNS:      d,
+		Values:   map[string]any{"clusterDomain": domain},
+		Close:    func(context.Context) error { return nil },
+	}, nil
+}
+
+func newDriver(opts Options) (*driver, string, error) {
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 30 * time.Second
+	}
+	if opts.WaitTimeout <= 0 {
+		opts.WaitTimeout = 5 * time.Minute
+	}
+	if opts.QPS <= 0 {
+		opts.QPS = 50
+	}
+	if opts.Burst <= 0 {
+		opts.Burst = 100
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	switch opts.EnvoyVia {
+	case "":
+		opts.EnvoyVia = EnvoyViaExec
+	case EnvoyViaExec, EnvoyViaPortForward:
+	default:
+		return nil, "", fmt.Errorf("kube: envoy access %q: want %q or %q", opts.EnvoyVia, EnvoyViaExec, EnvoyViaPortForward)
+	}
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+
+	cfg, ns, describe, err := loadConfig(opts)
+	if err != nil {
+		return nil, "", err
+	}
+	if opts.Namespace != "" {
+		ns = opts.Namespace
+	}
+	cfg.QPS, cfg.Burst = opts.QPS, opts.Burst
+	cfg.UserAgent = "labrun"
+	cfg.WarningHandler = warningLogger{logf}
+	streamCfg := rest.CopyConfig(cfg)
+	cfg.Timeout = opts.RequestTimeout
+
+	d := &driver{
+		opts:      opts,
+		namespace: ns,
+		guard:     newGuard(opts.AllowedNamespaces, opts.ClusterScoped),
+		logf:      logf,
+		cfg:       cfg,
+		streamCfg: streamCfg,
+	}
+	if d.cs, err = kubernetes.NewForConfig(cfg); err != nil {
+		return nil, "", fmt.Errorf("kube: %w", err)
+	}
+	if d.streamCS, err = kubernetes.NewForConfig(streamCfg); err != nil {
+		return nil, "", fmt.Errorf("kube: %w", err)
+	}
+	if d.dyn, err = dynamic.NewForConfig(cfg); err != nil {
+		return nil, "", fmt.Errorf("kube: %w", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, "", fmt.Errorf("kube: %w", err)
+	}
+	d.mapper = restmapper.NewDeferredDiscoveryRESTMapperWithContext(memory.NewMemCacheClientWithContext(discovery.ToDiscoveryInterfaceWithContext(dc)))
+	return d, describe, nil
+}
+
+// loadConfig returns the client config, the default namespace and a description without
+// credentials: "context <ctx> server <url>".
+func loadConfig(opts Options) (*rest.Config, string, string, error) {
+	if opts.Kubeconfig == "" && opts.Context == "" && opts.Getenv("KUBERNETES_SERVICE_HOST") != "" &&
+		opts.Getenv("KUBECONFIG") == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, "", "", fmt.Errorf("kube: in-cluster config: %w", err)
+		}
+		ns := "default"
+		if b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil {
+			if s := strings.TrimSpace(string(b)); s != "" {
+				ns = s
+			}
+		}
+		return cfg, ns, "in-cluster server " + safeURL(cfg.Host), nil
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if opts.Kubeconfig != "" {
+		rules.ExplicitPath = opts.Kubeconfig
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: opts.Context})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", "", fmt.Errorf("kube: kubeconfig: %w", err)
+	}
+	ns, _, err := cc.Namespace()
+	if err != nil || ns == "" {
+		ns = "default"
+	}
+	ctxName := opts.Context
+	if ctxName == "" {
+		if raw, err := cc.RawConfig(); err == nil {
+			ctxName = raw.CurrentContext
+		}
+	}
+	return cfg, ns, "context " + ctxName + " server " + safeURL(cfg.Host), nil
+}
+
+// safeURL drops user info and query from a server URL before it is printed.
+func safeURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return "(server address not printable)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
+}
+
+type warningLogger struct{ logf func(string, ...any) }
+
+func (w warningLogger) HandleWarningHeader(code int, _ string, text string) {
+	if code == 299 && text != "" {
+		w.logf("kube: API server warning: %s", text)
+	}
+}
+
+// clusterDomain reads the cluster domain from the CoreDNS Corefile. A cluster without that
+// ConfigMap (or a user who may not read it) gets "cluster.local" and a note; an unreachable
+// API server is an error.
+func (d *driver) clusterDomain(ctx context.Context) (string, error) {
+	const fallback = "cluster.local"
+	ctx, cancel := context.WithTimeout(ctx, d.opts.RequestTimeout)
+	defer cancel()
+	cm, err := d.cs.CoreV1().ConfigMaps("kube-system").Get(ctx, "coredns", getOpts)
+	if err != nil {
+		var status apierrors.APIStatus
+		if errors.As(err, &status) {
+			d.logf("kube: cannot read ConfigMap kube-system/coredns (%s); cluster domain %s assumed", apierrors.ReasonForError(err), fallback)
+			return fallback, nil
+		}
+		return "", fmt.Errorf("kube: cluster unreachable at %s: %w", safeURL(d.cfg.Host), err)
+	}
+	if domain, ok := corefileDomain(cm.Data["Corefile"]); ok {
+		return domain, nil
+	}
+	d.logf("kube: no `kubernetes <domain>` line in the CoreDNS Corefile; cluster domain %s assumed", fallback)
+	return fallback, nil
+}
+
+// corefileDomain finds the zone of the kubernetes plugin in a Corefile, e.g. "cluster.local" in
+// `kubernetes cluster.local in-addr.arpa ip6.arpa {`. Reverse zones are skipped.
+func corefileDomain(corefile string) (string, bool) {
+	for _, line := range strings.Split(corefile, "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "kubernetes" {
+			continue
+		}
+		for _, zone := range f[1:] {
+			zone, _, brace := strings.Cut(zone, "{")
+			zone = strings.TrimSuffix(zone, ".")
+			if zone != "" && !strings.HasSuffix(zone, "in-addr.arpa") && !strings.HasSuffix(zone, "ip6.arpa") {
+				return zone, true
+			}
+			if brace {
+				break
+			}
+		}
+	}
+	return "", false
+}
+
+// withDefaultTimeout bounds ctx by d.opts.WaitTimeout unless it already has a deadline.
+func (d *driver) withDefaultTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d.opts.WaitTimeout)
+}
+
+// ns returns ns, or the default namespace when it is empty.
+func (d *driver) ns(ns string) string {
+	if ns != "" {
+		return ns
+	}
+	return d.namespace
+}
