@@ -86,7 +86,7 @@ func PlanOf(sc *Scenario) *Plan {
 		}
 	})
 	for _, ph := range sc.Phases() {
-		p.sequence(ph.Steps, Offset{Exact: true}, 0, joined)
+		_, _ = p.sequence(ph.Steps, Offset{Exact: true}, 0, joined)
 	}
 	switch sc.Target {
 	case "kube":
@@ -97,24 +97,24 @@ func PlanOf(sc *Scenario) *Plan {
 	return p
 }
 
-// sequence plans steps one after another from start; it returns the planned end.
-func (p *Plan) sequence(steps []*Step, start Offset, depth int, joined map[string]string) Offset {
+// sequence plans steps one after another from start; it returns the planned end, and whether
+// the sequence's own duration is known exactly (offsets inside a block that starts at a lower
+// bound are still exact from the block's start).
+func (p *Plan) sequence(steps []*Step, start Offset, depth int, joined map[string]string) (Offset, bool) {
 	cur, rel := start, Offset{Exact: true}
 	for _, s := range steps {
-		end := p.step(s, cur, rel, depth, joined)
+		end, exact := p.step(s, cur, rel, depth, joined)
 		if !s.Background && s.Every == 0 {
-			rel = rel.add(end.D-cur.D, true)
-			if !end.Exact {
-				rel.Exact = false
-			}
+			rel = rel.add(end.D-cur.D, exact)
 			cur = end
 		}
 	}
-	return cur
+	return cur, rel.Exact
 }
 
-// step plans one step starting at start (inBlock from its block's start) and returns its end.
-func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string]string) Offset {
+// step plans one step starting at start (inBlock from its block's start) and returns its end
+// and whether its duration is known exactly.
+func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string]string) (Offset, bool) {
 	e := Entry{
 		Phase: s.Phase, Path: s.Path, Pos: s.Pos, Depth: depth, Name: s.Name, Kind: s.Kind,
 		Summary: Summary(s), Start: start, InBlock: inBlock, Timeout: s.Timeout,
@@ -136,28 +136,27 @@ func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string
 	p.Entries = append(p.Entries, e)
 	switch s.Kind {
 	case "parallel":
-		end := start
+		// The block lasts as long as its longest child; one child of unknown duration makes
+		// that a lower bound, whatever the order of the children.
+		var longest time.Duration
+		allExact := true
 		for _, c := range s.Children {
 			cs := start.add(c.At, true)
-			ce := p.step(c, cs, Offset{D: c.At, Exact: true}, depth+1, joined)
+			ce, cExact := p.step(c, cs, Offset{D: c.At, Exact: true}, depth+1, joined)
 			if c.Background || c.Every > 0 {
 				continue
 			}
-			if ce.D > end.D || (ce.D == end.D && !ce.Exact) {
-				end = ce
-			}
-			if !ce.Exact {
-				end.Exact = false
-			}
+			longest = max(longest, ce.D-start.D)
+			allExact = allExact && cExact
 		}
-		return end
+		return start.add(longest, allExact), allExact
 	case "sequence":
 		return p.sequence(s.Children, start, depth+1, joined)
 	case "repeat":
-		end := p.sequence(s.Children, start, depth+1, joined)
-		return Offset{D: end.D, Exact: false}
+		end, _ := p.sequence(s.Children, start, depth+1, joined)
+		return Offset{D: end.D, Exact: false}, false
 	}
-	return start.add(d, exact)
+	return start.add(d, exact), exact
 }
 
 // knownDuration returns a step's duration when the plan can know it.
@@ -177,8 +176,12 @@ func knownDuration(s *Step) (time.Duration, bool) {
 	return 0, false
 }
 
-// Summary describes a step's main parameters in a few words.
+// Summary describes a step's main parameters in a few words, on one line.
 func Summary(s *Step) string {
+	return strings.Join(strings.Fields(summary(s)), " ")
+}
+
+func summary(s *Step) string {
 	switch p := s.Params.(type) {
 	case *schema.Apply:
 		return objectsSummary(p.Objects, p.Files)

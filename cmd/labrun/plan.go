@@ -81,7 +81,11 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 		}
 		var notes []string
 		if e.Summary != "" {
-			notes = append(notes, e.Summary)
+			sum := e.Summary
+			if r := []rune(sum); len(r) > 90 {
+				sum = string(r[:90]) + "…"
+			}
+			notes = append(notes, sum)
 		}
 		if e.Duration != nil {
 			notes = append(notes, "lasts "+durString(*e.Duration))
