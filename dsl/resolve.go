@@ -26,10 +26,20 @@ func (s *Step) Templates() []*Template {
 // Resolve returns the step's parameters with every ${...} evaluated in env, decoded into the
 // kind's parameter type. Steps without interpolations return Params as loaded.
 func (s *Step) Resolve(env map[string]any) (any, error) {
+	return s.resolve(env, false)
+}
+
+// ResolveKnown is Resolve before a run: a ${...} whose value is nil (a capture not taken yet)
+// is an error rather than an empty string.
+func (s *Step) ResolveKnown(env map[string]any) (any, error) {
+	return s.resolve(env, true)
+}
+
+func (s *Step) resolve(env map[string]any, strict bool) (any, error) {
 	if len(s.templates) == 0 {
 		return s.Params, nil
 	}
-	raw, err := substitute(s.raw, "", s.templates, env)
+	raw, err := substitute(s.raw, "", s.templates, env, strict)
 	if err != nil {
 		return nil, err
 	}
@@ -44,17 +54,20 @@ func (s *Step) Resolve(env map[string]any) (any, error) {
 	return p, nil
 }
 
-func substitute(v any, path string, ts map[string]*Template, env map[string]any) (any, error) {
+func substitute(v any, path string, ts map[string]*Template, env map[string]any, strict bool) (any, error) {
 	switch x := v.(type) {
 	case string:
 		if t, ok := ts[path]; ok {
+			if strict {
+				return t.evalStrict(env)
+			}
 			return t.Eval(env)
 		}
 		return x, nil
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			r, err := substitute(e, path+pathSep+k, ts, env)
+			r, err := substitute(e, path+pathSep+k, ts, env, strict)
 			if err != nil {
 				return nil, err
 			}
@@ -64,7 +77,7 @@ func substitute(v any, path string, ts map[string]*Template, env map[string]any)
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			r, err := substitute(e, path+pathSep+strconv.Itoa(i), ts, env)
+			r, err := substitute(e, path+pathSep+strconv.Itoa(i), ts, env, strict)
 			if err != nil {
 				return nil, err
 			}

@@ -123,6 +123,23 @@ func (t *Template) Eval(env map[string]any) (string, error) {
 	return b.String(), nil
 }
 
+// evalStrict is Eval where a nil value is an error: the value is not known yet.
+func (t *Template) evalStrict(env map[string]any) (string, error) {
+	for _, p := range t.parts {
+		if p.expr == nil {
+			continue
+		}
+		v, err := expr.Run(p.expr.Program, env)
+		if err != nil {
+			return "", fmt.Errorf("${%s}: %w", p.expr.Src, err)
+		}
+		if v == nil {
+			return "", fmt.Errorf("${%s} has no value before the run", p.expr.Src)
+		}
+	}
+	return t.Eval(env)
+}
+
 // Stringify writes a value into a string: strings as they are, whole numbers without a
 // fraction, lists and maps as JSON.
 func Stringify(v any) string {

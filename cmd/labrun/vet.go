@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
 )
 
 // loadFlags are the flags of every command that loads scenarios.
@@ -53,6 +54,8 @@ func (p *process) load(paths []string, opts dsl.Options) (*dsl.Result, dsl.Error
 
 func newVetCmd(p *process) *cobra.Command {
 	var f loadFlags
+	var tf targetFlags
+	var server bool
 	cmd := &cobra.Command{
 		Use:   "vet PATH...",
 		Short: "Check scenarios without running them: every problem, at its file:line:col",
@@ -69,11 +72,47 @@ and exits 2, or prints a one-line summary and exits 0.`,
 			if err != nil {
 				return &exitError{exitInfra, err.Error()}
 			}
+			if server && len(errs) == 0 {
+				serverErrs, err := p.vetServer(res.Scenarios, &tf)
+				if err != nil {
+					return err
+				}
+				errs = serverErrs
+			}
 			return p.reportVet(f.output, res, errs)
 		},
 	}
 	f.register(cmd)
+	tf.register(cmd)
+	cmd.Flags().BoolVar(&server, "server", false, "also dry-run every object the scenarios apply on the cluster (kube target), so its schemas catch misspelled fields")
 	return cmd
+}
+
+// vetServer dry-runs the objects of every scenario on the cluster.
+func (p *process) vetServer(scenarios []*dsl.Scenario, tf *targetFlags) (dsl.Errors, error) {
+	ctx, _, stop := p.runContexts()
+	defer stop()
+	var errs dsl.Errors
+	for _, sc := range scenarios {
+		target, err := p.newTarget(ctx, "kube", sc, tf)
+		if err != nil {
+			return nil, &exitError{exitInfra, fmt.Sprintf("vet --server: %v", err)}
+		}
+		problems, skipped, err := interp.DryRun(ctx, target, sc)
+		if target.Close != nil {
+			_ = target.Close(ctx)
+		}
+		if err != nil {
+			return nil, &exitError{exitInfra, fmt.Sprintf("vet --server: %s: %v", sc.Name, err)}
+		}
+		for _, s := range skipped {
+			fmt.Fprintf(p.Stderr, "labrun: vet --server: %s: not validated: %s\n", sc.Name, relError(p.Cwd, s))
+		}
+		for _, pr := range problems {
+			errs = append(errs, &dsl.Error{Pos: pr.Pos.Rel(p.Cwd), Path: sc.Name, Msg: "rejected by the cluster: " + pr.Msg})
+		}
+	}
+	return errs, nil
 }
 
 type vetJSON struct {
