@@ -1,7 +1,7 @@
 // Package fortio is labrun's load generator: it runs fortio (fortio.org/fortio) in-process for
 // the local target, and gives the kube target what it needs to run the fortio CLI in a pod the
 // same way (CLIArgs) and to read its JSON (DecodeJSON). It is the only package of labrun that
-// imports fortio; fortio's process-wide state is tamed in one place, quietFortio.
+// imports fortio; fortio's process-wide state is tamed in one place, tameFortio (globals.go).
 //
 // A load step maps to fortio as follows (defaults in brackets):
 //
@@ -68,7 +68,7 @@ func New(opts ...Option) *Generator {
 // context), so Load returns once they end, at the latest after the step's timeout; the same holds
 // for the warm-up requests, sent before the load proper.
 func (g *Generator) Load(ctx context.Context, req schema.Load) (interp.LoadResult, error) {
-	quietFortio()
+	tameFortio()
 	p, err := newPlan(req)
 	if err != nil {
 		return interp.LoadResult{}, err

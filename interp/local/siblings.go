@@ -2,8 +2,7 @@ package local
 
 import (
 	"net/http"
-
-	"fortio.org/fortio/fhttp"
+	"sync"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
@@ -12,16 +11,18 @@ import (
 )
 
 // This file is the only one that calls the sibling drivers interp/envoy (pure parsers of
-// Envoy admin output) and interp/fortio (the load generator), and fortio itself, so that the
-// rest of the package reads as the local target's own logic.
+// Envoy admin output) and interp/fortio (the load generator and fortio's echo handler), so that
+// the rest of the package reads as the local target's own logic. fortio itself is imported by
+// interp/fortio only.
 
-// echo is fortio's echo handler (?status=, ?size=, ?header=, ?close=, ...; ?delay= is the
-// backend's own, see backend).
-//
-// TODO: fortio logs through its own logger, which interp/fortio quiets on the first load only;
-// an echo error before that (e.g. a client that resets mid-response) prints to stderr. Switch to
-// an interp/fortio export (EchoHandler or Quiet) when there is one, and drop the fhttp import.
-func echo(w http.ResponseWriter, r *http.Request) { fhttp.EchoHandler(w, r) }
+// echoHandler is fortio's echo handler as interp/fortio hands it out: fortio's globals (its
+// logger above all) are tamed before the first request is answered, so an echo error (a client
+// that resets mid-response) never prints to stderr, even before the first load.
+var echoHandler = sync.OnceValue(fortio.EchoHandler)
+
+// echo answers with fortio's echo handler (?status=, ?size=, ?header=, ?close=, ...; ?delay= is
+// the backend's own, see backend).
+func echo(w http.ResponseWriter, r *http.Request) { echoHandler().ServeHTTP(w, r) }
 
 func clusterStats(text []byte, cluster string) (map[string]float64, error) {
 	return envoy.ClusterStats(text, cluster)

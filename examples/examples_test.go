@@ -1,0 +1,236 @@
+package examples_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/interp/envoy"
+	"labrun.dev/labrun/interp/local"
+)
+
+// The examples of this file run for real on the local target, in this process: in-process
+// echo backends, real fortio load, a real lab DNS server that net.DefaultResolver is pointed at.
+// They run one at a time: the resolver hook is process-wide, and so is fortio's state.
+//
+// The quickstart and local_dns_multi listen on fixed ports (both backends of a flip share one,
+// so that only DNS decides), declared as `_<name>Port: N` in their files. A test rewrites those
+// to free ports before it loads the file (an overlay, the file is untouched), so these tests
+// never collide with another test process, or a user's run, holding the real ones.
+
+// runnable are the example files these tests run: the quickstart and the local_*.cue files.
+func runnable(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("local_*.cue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append([]string{"quickstart.cue"}, files...)
+	if len(files) < 4 {
+		t.Fatalf("want the quickstart and at least 3 local examples, found %v", files)
+	}
+	return files
+}
+
+// TestVet is `labrun vet examples/`: every file of the package loads, validates and compiles,
+// and the scenario names are unique across files.
+func TestVet(t *testing.T) {
+	res, err := dsl.Load([]string{"."}, dsl.Options{})
+	if err != nil {
+		t.Fatalf("labrun vet examples/ would report:\n%v", err)
+	}
+	seen := map[string]string{}
+	for _, sc := range res.Scenarios {
+		if prev, dup := seen[sc.Name]; dup {
+			t.Errorf("scenario %s declared twice: %s and %s", sc.Name, prev, sc.Pos)
+		}
+		seen[sc.Name] = sc.Pos.String()
+		if sc.Doc == "" {
+			t.Errorf("%s: scenario %s has no doc", sc.Pos, sc.Name)
+		}
+	}
+	for _, want := range []string{"quickstart", "local_connect_timeout", "local_overload", "local_gauges", "local_repeat_until", "local_dns_multi"} {
+		if _, ok := seen[want]; !ok {
+			t.Errorf("scenario %s not found in examples/", want)
+		}
+	}
+}
+
+// TestExamplesPass runs the quickstart and every local_*.cue example and wants each to pass.
+func TestExamplesPass(t *testing.T) {
+	for _, file := range runnable(t) {
+		for _, sc := range load(t, file, nil) {
+			t.Run(sc.Name, func(t *testing.T) {
+				rec := run(t, sc)
+				if rec.Outcome != interp.Passed {
+					t.Errorf("%s: %s, want passed%s", sc.Name, rec.Outcome, describe(rec))
+				}
+			})
+		}
+	}
+}
+
+// TestQuickstartCanFail proves that the quickstart's expectations can fail: each perturbed copy
+// (an overlay of quickstart.cue) breaks the claim in one way, and exactly the expectations that
+// state that part of the claim fail.
+func TestQuickstartCanFail(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		old, new string
+		// fail are the expectations that must fail; every other one must pass.
+		fail []string
+	}{{
+		name: "keepalive client opens a connection per request",
+		old:  `connections: 2, keepalive: true}`,
+		new:  `connections: 2, keepalive: false}`,
+		fail: []string{
+			`keys(keepalive.ips) == [backends.a.address]`,
+			`delta("a_mid", "a_after").rq_total > 0`,
+		},
+	}, {
+		name: "the flip never happens",
+		old:  `dns: {host: "gslb.lab.internal", addresses: ["127.0.0.3"]}`,
+		new:  `dns: {host: "gslb.lab.internal", addresses: ["127.0.0.2"]}`,
+		fail: []string{
+			`perconn.ips[backends.b.address] > 0`,
+			`delta("a_mid", "a_after").cx_total == 0`,
+			`delta("b_before", "b_after").rq_total > 0`,
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			perturb := func(src string) string {
+				if n := strings.Count(src, tc.old); n != 1 {
+					t.Fatalf("quickstart.cue holds %q %d times, want once: update this test", tc.old, n)
+				}
+				return strings.Replace(src, tc.old, tc.new, 1)
+			}
+			scs := load(t, "quickstart.cue", perturb)
+			if len(scs) != 1 {
+				t.Fatalf("quickstart.cue declares %d scenarios, want 1", len(scs))
+			}
+			rec := run(t, scs[0])
+			if rec.Outcome != interp.Failed {
+				t.Fatalf("outcome %s, want failed%s", rec.Outcome, describe(rec))
+			}
+			var failed []string
+			for _, j := range rec.Expectations {
+				if j.Outcome != interp.Passed {
+					failed = append(failed, j.Src)
+				}
+			}
+			if !slices.Equal(failed, tc.fail) {
+				t.Errorf("failed expectations:\n  %s\nwant:\n  %s%s",
+					strings.Join(failed, "\n  "), strings.Join(tc.fail, "\n  "), describe(rec))
+			}
+		})
+	}
+}
+
+// portRE matches the fixed ports of an example file, `_quickstartPort: 18480`.
+var portRE = regexp.MustCompile(`(?m)^(_[A-Za-z0-9]+Port): ([0-9]+)$`)
+
+// load loads the scenarios declared in file, with its fixed ports moved to free ones and, when
+// perturb is not nil, its source changed by perturb.
+func load(t *testing.T, file string, perturb func(string) string) []*dsl.Scenario {
+	t.Helper()
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := portRE.ReplaceAllStringFunc(string(b), func(m string) string {
+		name := portRE.FindStringSubmatch(m)[1]
+		return fmt.Sprintf("%s: %d", name, freePort(t))
+	})
+	if perturb != nil {
+		src = perturb(src)
+	}
+	res, err := dsl.Load([]string{abs}, dsl.Options{Overlay: map[string][]byte{abs: []byte(src)}})
+	if err != nil {
+		t.Fatalf("loading %s:\n%v", file, err)
+	}
+	if len(res.Scenarios) == 0 {
+		t.Fatalf("%s declares no scenario", file)
+	}
+	return res.Scenarios
+}
+
+// freePort returns a TCP port free on both 127.0.0.2 and 127.0.0.3, the loopback addresses the
+// flip examples give their backends.
+func freePort(t *testing.T) int {
+	t.Helper()
+	for range 20 {
+		l2, err := net.Listen("tcp", "127.0.0.2:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l2.Addr().(*net.TCPAddr).Port
+		l3, err := net.Listen("tcp", net.JoinHostPort("127.0.0.3", strconv.Itoa(port)))
+		l2.Close()
+		if err == nil {
+			l3.Close()
+			return port
+		}
+	}
+	t.Fatal("no port free on both 127.0.0.2 and 127.0.0.3")
+	return 0
+}
+
+// run runs sc on the local target as `labrun run` does, without a report.
+func run(t *testing.T, sc *dsl.Scenario) *interp.Record {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	target, err := local.New(ctx, sc.Local, local.Options{Dir: sc.Dir, Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("local target: %v", err)
+	}
+	defer func() {
+		if err := target.Close(context.Background()); err != nil {
+			t.Errorf("closing the local target: %v", err)
+		}
+	}()
+	start := time.Now()
+	rec := interp.New(target, interp.WithAccessLogParser(envoy.AccessLog)).Run(ctx, ctx, sc)
+	t.Logf("%s: %s in %v", sc.Name, rec.Outcome, time.Since(start).Round(time.Millisecond))
+	return rec
+}
+
+// describe is what went wrong in rec, for a failure message.
+func describe(rec *interp.Record) string {
+	var b strings.Builder
+	if rec.Error != "" {
+		fmt.Fprintf(&b, "\nerror: %s", rec.Error)
+	}
+	for _, s := range rec.Steps {
+		if s.Outcome != interp.Passed && s.Error != "" {
+			fmt.Fprintf(&b, "\nstep %s (%s): %s: %s", s.Path, s.Kind, s.Outcome, s.Error)
+		}
+	}
+	for _, j := range rec.Expectations {
+		fmt.Fprintf(&b, "\n  %s %s", j.Outcome, j.Src)
+		if j.Explanation != "" {
+			fmt.Fprintf(&b, "\n      %s", j.Explanation)
+		}
+		if j.Reason != "" {
+			fmt.Fprintf(&b, "\n      %s", j.Reason)
+		}
+	}
+	for _, n := range rec.Notes {
+		fmt.Fprintf(&b, "\n  note: %s", n)
+	}
+	return b.String()
+}
