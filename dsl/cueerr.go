@@ -88,6 +88,12 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 			if v := root.LookupPath(cue.ParsePath(quotePath(path[1:]))); v.Exists() {
 				pos = l.litPos(v)
 			}
+			// A missing field has no value: name the nearest enclosing value the user wrote.
+			for n := len(path) - 1; !pos.IsValid() && n > 1; n-- {
+				if v := root.LookupPath(cue.ParsePath(quotePath(path[1:n]))); v.Exists() {
+					pos = l.valuePos(v)
+				}
+			}
 		}
 		if !pos.IsValid() && root.Exists() {
 			// Nothing in a user file: name the scenario, never the schema.
@@ -375,7 +381,13 @@ func (l *loader) childDef(def cue.Value, name string, closed bool) cue.Value {
 	}
 	// A pattern constraint ([#Ident]: #Backend) applies once the field exists.
 	filled := def.FillPath(cue.MakePath(cue.Str(name)), l.ctx.CompileString("_"))
-	return filled.LookupPath(cue.MakePath(cue.Str(name)))
+	child := filled.LookupPath(cue.MakePath(cue.Str(name)))
+	if child.IncompleteKind() == cue.TopKind {
+		// No constraint: the field is free-form (an object's spec). Inside a definition a
+		// filled-in _ would be closed and reject every field below it.
+		return cue.Value{}
+	}
+	return child
 }
 
 func slicesContains(list []string, s string) bool {

@@ -3,7 +3,9 @@ package dsl
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,21 +117,43 @@ func (d *decoder) duration(v cue.Value) time.Duration {
 	}
 	var dur schema.Duration
 	if err := dur.UnmarshalText([]byte(s)); err != nil {
-		d.err(d.l.valuePos(v), "", "%v", err)
+		if !durationShape.MatchString(s) {
+			return 0 // the schema's pattern has reported it (v is the user's value, unchecked)
+		}
+		d.err(d.l.litPos(v), d.relPath(v), "expected a duration of at most %s, got %q", time.Duration(math.MaxInt64), s)
 		return 0
 	}
 	return dur.D()
 }
 
+// durationShape is the schema's #Duration pattern.
+var durationShape = regexp.MustCompile(`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`)
+
+// relPath is v's path inside the scenario, as errors print it ("steps.0.sleep").
+func (d *decoder) relPath(v cue.Value) string {
+	sels := v.Path().Selectors()
+	var parts []string
+	for _, s := range sels[min(len(d.root.Path().Selectors()), len(sels)):] {
+		if s.Type() == cue.StringLabel {
+			parts = append(parts, s.Unquoted())
+		} else {
+			parts = append(parts, s.String())
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
 // vars decodes the scenario's vars and applies --var overrides, keeping each var's type.
 func (d *decoder) vars() {
 	d.sc.Vars = map[string]any{}
+	declared := map[string]Pos{}
 	it, err := d.root.LookupPath(cue.ParsePath("vars")).Fields()
 	if err == nil {
 		for it.Next() {
 			var x any
 			if err := it.Value().Decode(&x); err == nil {
 				d.sc.Vars[it.Selector().String()] = normalizeNumber(x)
+				declared[it.Selector().String()] = d.l.litPos(it.Value())
 			}
 		}
 	}
@@ -145,14 +169,14 @@ func (d *decoder) vars() {
 		case float64:
 			f, err := strconv.ParseFloat(raw, 64)
 			if err != nil {
-				d.err(Pos{File: "--var"}, "", "--var %s=%s: expected a number, as vars.%s is declared", k, raw, k)
+				d.err(declared[k], "", "--var %s=%s: expected a number, as vars.%s is declared here", k, raw, k)
 				continue
 			}
 			d.sc.Vars[k] = f
 		case bool:
 			b, err := strconv.ParseBool(raw)
 			if err != nil {
-				d.err(Pos{File: "--var"}, "", "--var %s=%s: expected true or false, as vars.%s is declared", k, raw, k)
+				d.err(declared[k], "", "--var %s=%s: expected true or false, as vars.%s is declared here", k, raw, k)
 				continue
 			}
 			d.sc.Vars[k] = b
@@ -224,7 +248,7 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step) *Ste
 			if s.Every == 0 && fv.Exists() {
 				if str, _ := fv.String(); str != "" {
 					if dd, err := time.ParseDuration(str); err == nil && dd == 0 {
-						d.err(d.l.valuePos(fv), path+".every", "expected a positive interval, got %q", str)
+						d.err(d.l.litPos(fv), path+".every", "expected a positive interval, got %q", str)
 					}
 				}
 			}
@@ -467,8 +491,9 @@ func (d *decoder) checkStructure() {
 		if s.Background && s.Phase == PhaseCleanup {
 			d.err(s.Pos, s.Path+".background", "background steps are not allowed in cleanup")
 		}
-		if (s.Every > 0) != (s.While != "") {
-			if s.Every > 0 {
+		hasEvery := s.Every > 0 || d.stepValue[s].LookupPath(cue.ParsePath("every")).Exists()
+		if hasEvery != (s.While != "") {
+			if hasEvery {
 				d.err(s.Pos, s.Path+".every", "every needs while: the name of the step during which to sample")
 			} else {
 				d.err(s.Pos, s.Path+".while", "while needs every: the sampling interval, e.g. every: \"1s\"")
@@ -548,7 +573,7 @@ func (d *decoder) checkAwaitCycles() {
 				continue
 			}
 			for p := d.parent[s]; p != nil; p = d.parent[p] {
-				if p.Background {
+				if p.Background && p != t { // p == t is reported as an await inside itself
 					edges[p] = append(edges[p], t)
 				}
 			}

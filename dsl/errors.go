@@ -22,6 +22,9 @@ func (p Pos) String() string {
 	if !p.IsValid() {
 		return "-"
 	}
+	if p.Line == 0 {
+		return p.File
+	}
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 }
 

@@ -140,6 +140,16 @@ func (n *Names) Env() map[string]any {
 // anyValue is a value of static type any (the type of get and config results).
 var anyValue any = map[string]any{}
 
+// compileEnv is Env without the names of Values: the patcher reads those through $env, typed
+// any (see patcher.Visit).
+func (n *Names) compileEnv() map[string]any {
+	env := n.Env()
+	for k := range n.Values {
+		delete(env, k)
+	}
+	return env
+}
+
 // Reserved names cannot be step names.
 var Reserved = map[string]bool{
 	"delta": true, "vars": true, "approx": true, "within": true, "backends": true,
@@ -164,12 +174,14 @@ type compileOpts struct {
 func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error) {
 	e := &Expr{Src: src, Pos: pos}
 	p := &patcher{names: names}
-	options := []expr.Option{expr.Env(names.Env()), expr.Patch(p)}
+	options := []expr.Option{expr.Env(names.compileEnv()), expr.Patch(p)}
 	if opts.asBool {
 		options = append(options, expr.AsBool())
 	}
 	prog, err := expr.Compile(src, options...)
-	if err == nil && p.err != "" {
+	if p.err != "" {
+		// The patcher's error is the cause; expr's own (e.g. "Stats is not callable" for
+		// delta("a", "typo")) only describes the node left unpatched.
 		err = errors.New(p.err)
 	}
 	if err != nil {
@@ -270,6 +282,12 @@ func (p *patcher) Visit(node *ast.Node) {
 			p.stats[n] = &Ref{Kind: RefDelta}
 		case p.names.Snapshots[n.Value]:
 			p.stats[n] = &Ref{Kind: RefSnapshot, Name: n.Value}
+		case p.names.Values[n.Value]:
+			// A get or config result has no static type (a list, a string, an object): read
+			// it as get($env, "name"), which the checker types any when the name is absent from
+			// the compile environment (see compileEnv). Typed as a map, old[0] would not compile.
+			ast.Patch(node, &ast.BuiltinNode{Name: "get", Arguments: []ast.Node{
+				&ast.IdentifierNode{Value: "$env"}, &ast.StringNode{Value: n.Value}}})
 		}
 	case *ast.CallNode:
 		id, ok := n.Callee.(*ast.IdentifierNode)
@@ -288,7 +306,7 @@ func (p *patcher) Visit(node *ast.Node) {
 				return
 			}
 			if !p.names.Snapshots[s.Value] {
-				p.fail("delta(%q, %q): no snapshot named %q; snapshots: %s", n.Arguments[0], n.Arguments[1], s.Value, keys(p.names.Snapshots))
+				p.fail("delta(%s, %s): no snapshot named %q; snapshots: %s", n.Arguments[0].String(), n.Arguments[1].String(), s.Value, keys(p.names.Snapshots))
 				return
 			}
 			args[i] = s.Value
@@ -316,6 +334,12 @@ func (p *patcher) Visit(node *ast.Node) {
 					Node:     &ast.MemberNode{Node: id, Property: &ast.StringNode{Value: "codes"}},
 					Property: &ast.StringNode{Value: code},
 				})
+			}
+			return
+		}
+		if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == "vars" {
+			if _, ok := p.names.Vars[prop.Value]; !ok {
+				p.fail("no var named %q (declare it under vars); declared: %s", prop.Value, keys(p.names.Vars))
 			}
 			return
 		}
@@ -420,7 +444,7 @@ func leaf(n ast.Node, names *Names) *Explain {
 		return &Explain{Src: src}
 	}
 	p := &patcher{names: names}
-	prog, err := expr.Compile(src, expr.Env(names.Env()), expr.Patch(p))
+	prog, err := expr.Compile(src, expr.Env(names.compileEnv()), expr.Patch(p))
 	if err != nil || p.err != "" {
 		return &Explain{Src: src}
 	}

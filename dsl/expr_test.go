@@ -1,0 +1,284 @@
+package dsl
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/expr-lang/expr"
+)
+
+func set(names ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// testNames is a scenario's names: three snapshots of one source, a sampled series, a load,
+// an exec, a logs step, a get and a config result, vars and a local backend.
+func testNames() *Names {
+	return &Names{
+		Snapshots:  set("before", "mid", "after"),
+		Series:     set("g"),
+		Loads:      set("fortio"),
+		Execs:      set("ip"),
+		Logs:       set("access"),
+		Values:     set("old", "cb"),
+		Vars:       map[string]any{"host": "127.0.0.1", "n": 10.0, "strict": true},
+		Backends:   set("a"),
+		Blackholes: map[string]bool{},
+	}
+}
+
+// testEnv is what the interpreter would bind for testNames at the end of a run.
+func testEnv() map[string]any {
+	return map[string]any{
+		"delta": Stats{"rq_total": 30, "upstream_rq_pending_overflow": 12, "circuit_breakers.default.cx_open": 0},
+		DeltaFunc: func(a, b string) Stats {
+			if a == "before" && b == "after" {
+				return Stats{"rq_total": 30, "x.y": 2}
+			}
+			return Stats{}
+		},
+		HostsFunc: func(name string) []Host {
+			if name == "mid" {
+				return []Host{{Address: "10.0.0.7:8080", CxActive: 1, Healthy: true}}
+			}
+			return nil
+		},
+		"vars":       map[string]any{"host": "127.0.0.1", "n": 10.0, "strict": true},
+		"approx":     Approx,
+		"within":     Within,
+		"backends":   map[string]Endpoint{"a": {Address: "127.0.0.1:8080", Host: "127.0.0.1", Port: 8080, URL: "http://127.0.0.1:8080"}},
+		"blackholes": map[string]Endpoint{},
+		"target":     map[string]any{"clusterDomain": "cluster.local"},
+		"before":     Stats{"rq_total": 0},
+		"mid":        Stats{"circuit_breakers.default.rq_pending_open": 1, "rq_active": 3},
+		"after":      Stats{"rq_total": 30},
+		"g":          Series{Max: Stats{"rq_active": 3}, Min: Stats{"rq_active": 0}, Count: 12},
+		"fortio":     LoadResult{Requests: 30, OK: 18, Codes: map[string]float64{"200": 18, "503": 12}},
+		"ip":         ExecResult{Stdout: "10.0.0.7\n", Captured: map[string]string{"ip": "10.0.0.7"}},
+		"access":     LogResult{Count: 5, Flags: map[string]float64{"URX": 5, "UF": 5}, Codes: map[string]float64{"503": 5}},
+		"old":        []any{"10.0.0.7"},
+		"cb":         map[string]any{"max_connections": 1.0, "thresholds": []any{map[string]any{"priority": "DEFAULT"}}},
+	}
+}
+
+// TestExprRewrite checks the rewriting of expressions that plain expr cannot type (dotted
+// stat names, delta("a","b"), <snapshot>.hosts, <load>.codeNNN, get and config results) and
+// the stat references recorded for the checks that precede evaluation.
+func TestExprRewrite(t *testing.T) {
+	tests := []struct {
+		src  string
+		refs []Ref
+	}{
+		{
+			src:  "mid.circuit_breakers.default.rq_pending_open == 1",
+			refs: []Ref{{Kind: RefSnapshot, Name: "mid", Stat: "circuit_breakers.default.rq_pending_open"}},
+		},
+		{
+			src:  "delta.upstream_rq_pending_overflow == fortio.code503",
+			refs: []Ref{{Kind: RefDelta, Stat: "upstream_rq_pending_overflow"}},
+		},
+		{
+			src:  `delta("before", "after").rq_total == 30`,
+			refs: []Ref{{Kind: RefDeltaPair, From: "before", To: "after", Stat: "rq_total"}},
+		},
+		{
+			src:  `delta("before", "after").x.y == 2`,
+			refs: []Ref{{Kind: RefDeltaPair, From: "before", To: "after", Stat: "x.y"}},
+		},
+		{
+			src:  `delta["circuit_breakers.default.cx_open"] == 0`,
+			refs: []Ref{{Kind: RefDelta, Stat: "circuit_breakers.default.cx_open"}},
+		},
+		{
+			src: "after.rq_total - before.rq_total == fortio.requests",
+			refs: []Ref{
+				{Kind: RefSnapshot, Name: "after", Stat: "rq_total"},
+				{Kind: RefSnapshot, Name: "before", Stat: "rq_total"},
+			},
+		},
+		{
+			src:  "g.max.rq_active >= 1 && g.count == 12",
+			refs: []Ref{{Kind: RefSeries, Name: "g.max", Stat: "rq_active"}},
+		},
+		{src: "fortio.code503 == 12 && fortio.code200 == 18 && fortio.code_1 == 0"},
+		{src: `fortio.codes["503"] == delta.upstream_rq_pending_overflow`, refs: []Ref{{Kind: RefDelta, Stat: "upstream_rq_pending_overflow"}}},
+		{src: "mid.hosts[0].cx_active == 1 && mid.hosts[0].healthy"},
+		{src: "len(mid.hosts) == 1"},
+		{src: "old[0] == ip.captured.ip"},
+		{src: `cb.max_connections == 1 && cb.thresholds[0].priority == "DEFAULT"`},
+		{src: "vars.n == 10 && vars.strict && vars.host == backends.a.host"},
+		{src: "access.flags.URX == 5 && access.codes[\"503\"] == access.count"},
+		{
+			src:  "approx(fortio.requests, 31, 0.1) && within(g.max.rq_active, 1, 4)",
+			refs: []Ref{{Kind: RefSeries, Name: "g.max", Stat: "rq_active"}},
+		},
+		{src: `target.clusterDomain == "cluster.local"`},
+	}
+	names := testNames()
+	env := testEnv()
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			e, err := compile(tt.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+			if err != nil {
+				t.Fatalf("compile: %v", err)
+			}
+			if !reflect.DeepEqual(e.Refs, tt.refs) {
+				t.Errorf("Refs = %+v, want %+v", e.Refs, tt.refs)
+			}
+			got, rerr := expr.Run(e.Program, env)
+			if rerr != nil {
+				t.Fatalf("run: %v", rerr)
+			}
+			if got != true {
+				t.Errorf("run = %v, want true", got)
+			}
+			if e.Explain == nil {
+				t.Errorf("no explanation tree")
+			}
+		})
+	}
+}
+
+// TestExprErrors checks the load-time errors of expressions and their positions inside the
+// CUE string (the string's quote is at column 10).
+func TestExprErrors(t *testing.T) {
+	tests := []struct {
+		src  string
+		col  int
+		want string
+	}{
+		{`delta("before")`, 11, `delta takes two snapshot names: delta("before", "after")`},
+		{`delta(before, after).x > 0`, 11, `delta's arguments must be snapshot names in quotes`},
+		{`delta("before", "atfer").x > 0`, 11, `delta("before", "atfer"): no snapshot named "atfer"; snapshots: after, before, mid`},
+		{`vars.nope == 1`, 11, `no var named "nope" (declare it under vars); declared: host, n, strict`},
+		{`backends.b.url != ""`, 11, `no local backend named "b"; declared: a`},
+		{`fortoi.requests > 0`, 11, `unknown name fortoi (did you mean fortio?); known names: access, after, backends, before, cb, delta, fortio, g, ip, mid, old, vars`},
+		{`fortio.p95 < 100`, 18, `type dsl.LoadResult has no field p95`},
+		{`fortio.requests`, 11, `expected bool, but got float64`},
+		{`fortio.requests ==`, 28, `unexpected token EOF`},
+	}
+	names := testNames()
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			_, err := compile(tt.src, Pos{File: "x.cue", Line: 3, Col: 10}, names, compileOpts{asBool: true})
+			if err == nil {
+				t.Fatal("compiled; want an error")
+			}
+			if !strings.Contains(err.Msg, tt.want) {
+				t.Errorf("error %q\ndoes not hold %q", err.Msg, tt.want)
+			}
+			if !strings.HasPrefix(err.Msg, "in expression ") {
+				t.Errorf("error %q does not quote the expression", err.Msg)
+			}
+			if err.Pos.Line != 3 || err.Pos.Col != tt.col {
+				t.Errorf("position %s, want x.cue:3:%d", err.Pos, tt.col)
+			}
+		})
+	}
+}
+
+// TestExprDeltaErr: a plain delta is refused with the scenario's reason (e.g. two sources);
+// delta("a", "b") still works.
+func TestExprDeltaErr(t *testing.T) {
+	names := testNames()
+	names.DeltaErr = "delta is ambiguous"
+	if _, err := compile("delta.rq_total > 0", Pos{}, names, compileOpts{asBool: true}); err == nil || !strings.Contains(err.Msg, "delta is ambiguous") {
+		t.Errorf("delta.rq_total: err = %v, want the DeltaErr", err)
+	}
+	if _, err := compile(`delta("before", "after").rq_total > 0`, Pos{}, names, compileOpts{asBool: true}); err != nil {
+		t.Errorf(`delta("before", "after"): %v`, err)
+	}
+}
+
+// TestExprMultiline: an error in a multi-line expression is placed at the string itself.
+func TestExprMultiline(t *testing.T) {
+	_, err := compile("fortio.requests == 10 &&\nfortio.p95 > 0", Pos{File: "x.cue", Line: 3, Col: 10}, testNames(), compileOpts{asBool: true})
+	if err == nil {
+		t.Fatal("compiled; want an error")
+	}
+	if err.Pos != (Pos{File: "x.cue", Line: 3, Col: 10}) {
+		t.Errorf("position %s, want x.cue:3:10", err.Pos)
+	}
+}
+
+func TestExplainTree(t *testing.T) {
+	e, err := compile("delta.rq_total == fortio.requests && !(g.max.rq_active > 4)", Pos{}, testNames(), compileOpts{asBool: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := e.Explain
+	if x.Op != "&&" || x.Left.Op != "==" || x.Right.Op != "!" || x.Right.Left.Op != ">" {
+		t.Fatalf("tree %+v", x)
+	}
+	if x.Left.Left.Src != "delta.rq_total" || x.Left.Right.Src != "fortio.requests" {
+		t.Errorf("leaves %q, %q", x.Left.Left.Src, x.Left.Right.Src)
+	}
+	v, rerr := expr.Run(x.Left.Left.Value, testEnv())
+	if rerr != nil || v != 30.0 {
+		t.Errorf("delta.rq_total evaluates to %v, %v; want 30", v, rerr)
+	}
+	if lit := x.Right.Left.Right; lit.Src != "4" || lit.Value != nil {
+		t.Errorf("literal leaf %+v", lit)
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	big := map[string]float64{}
+	for _, k := range "abcdefghi" {
+		big[string(k)] = 1
+	}
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{nil, "nil"},
+		{12.0, "12"},
+		{-3.0, "-3"},
+		{0.0, "0"},
+		{0.5, "0.5"},
+		{1.0 / 3, "0.333333"},
+		{1e20, "1e+20"},
+		{4294967295.0, "4294967295"},
+		{math.Inf(1), "+Inf"},
+		{float32(2), "2"},
+		{"x", `"x"`},
+		{"a\"b", `"a\"b"`},
+		{true, "true"},
+		{42, "42"},
+		{[]any{1.0, "a"}, "[1 a]"},
+		{map[string]float64{"a": 1}, "map[a:1]"},
+		{big, "map with 9 entries"},
+	}
+	for _, tt := range tests {
+		if got := FormatValue(tt.v); got != tt.want {
+			t.Errorf("FormatValue(%#v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestStringify(t *testing.T) {
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{"10.0.0.7", "10.0.0.7"},
+		{nil, ""},
+		{8080.0, "8080"},
+		{0.25, "0.25"},
+		{3, "3"},
+		{true, "true"},
+		{[]any{"a", 1.0}, `["a",1]`},
+		{map[string]any{"k": "v"}, `{"k":"v"}`},
+	}
+	for _, tt := range tests {
+		if got := Stringify(tt.v); got != tt.want {
+			t.Errorf("Stringify(%#v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package dsl
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestFences checks the CommonMark fence rules Fences follows: backtick and tilde fences,
+// at most three spaces of indentation, a closing fence of the same character at least as
+// long and without an info string, no backtick in a backtick fence's info string.
+func TestFences(t *testing.T) {
+	type fence struct {
+		Info          string
+		Line, EndLine int
+		Content       string
+		Indent        int
+		Marker        string
+	}
+	tests := []struct {
+		name string
+		doc  string
+		want []fence
+	}{
+		{
+			name: "backticks",
+			doc:  "# t\n```cue labrun\na: 1\n```\n",
+			want: []fence{{"cue labrun", 2, 4, "a: 1\n", 0, "```"}},
+		},
+		{
+			name: "tildes",
+			doc:  "~~~ cue labrun\na: 1\n~~~\n",
+			want: []fence{{"cue labrun", 1, 3, "a: 1\n", 0, "~~~"}},
+		},
+		{
+			name: "two fences and prose",
+			doc:  "p\n```sh\nls\n```\nq\n```cue\nb: 2\n```",
+			want: []fence{{"sh", 2, 4, "ls\n", 0, "```"}, {"cue", 6, 8, "b: 2\n", 0, "```"}},
+		},
+		{
+			name: "empty content",
+			doc:  "```\n```\n",
+			want: []fence{{"", 1, 2, "", 0, "```"}},
+		},
+		{
+			name: "indented three spaces: content loses up to three spaces",
+			doc:  "   ```cue\n     a: 1\n  b: 2\nc: 3\n   ```\n",
+			want: []fence{{"cue", 1, 5, "  a: 1\nb: 2\nc: 3\n", 3, "```"}},
+		},
+		{
+			name: "indented four spaces is indented code, not a fence",
+			doc:  "    ```cue\n    a: 1\n    ```\n",
+			want: nil,
+		},
+		{
+			name: "closing fence longer than the opening one closes it",
+			doc:  "```\nx\n`````\n",
+			want: []fence{{"", 1, 3, "x\n", 0, "```"}},
+		},
+		{
+			name: "closing fence shorter than the opening one does not close it",
+			doc:  "````\n```\nx\n````\n",
+			want: []fence{{"", 1, 4, "```\nx\n", 0, "````"}},
+		},
+		{
+			name: "a tilde fence is not closed by backticks",
+			doc:  "~~~\n```\n~~~\n",
+			want: []fence{{"", 1, 3, "```\n", 0, "~~~"}},
+		},
+		{
+			name: "a closing fence has no info string",
+			doc:  "```\n``` cue\n```\n",
+			want: []fence{{"", 1, 3, "``` cue\n", 0, "```"}},
+		},
+		{
+			name: "a closing fence may be indented up to three spaces and followed by spaces",
+			doc:  "```\nx\n   ```  \n",
+			want: []fence{{"", 1, 3, "x\n", 0, "```"}},
+		},
+		{
+			name: "a closing fence indented four spaces is content",
+			doc:  "```\n    ```\n```\n",
+			want: []fence{{"", 1, 3, "    ```\n", 0, "```"}},
+		},
+		{
+			name: "two backticks are not a fence",
+			doc:  "``\nx\n``\n",
+			want: nil,
+		},
+		{
+			// Line 1 is text, so line 3 opens a fence that is never closed. (The content of an
+			// unclosed fence holds one more "\n" for the document's final newline.)
+			name: "a backtick fence's info string cannot hold a backtick",
+			doc:  "``` a`b\nx\n```\n",
+			want: []fence{{"", 3, 0, "\n", 0, "```"}},
+		},
+		{
+			name: "a tilde fence's info string may hold backticks",
+			doc:  "~~~ a`b\nx\n~~~\n",
+			want: []fence{{"a`b", 1, 3, "x\n", 0, "~~~"}},
+		},
+		{
+			name: "never closed: runs to the end of the document",
+			doc:  "x\n```cue labrun\na: 1\nb: 2\n",
+			want: []fence{{"cue labrun", 2, 0, "a: 1\nb: 2\n\n", 0, "```"}},
+		},
+		{
+			name: "CRLF line endings",
+			doc:  "```cue\r\na: 1\r\n```\r\n",
+			want: []fence{{"cue", 1, 3, "a: 1\n", 0, "```"}},
+		},
+		{
+			name: "info string is trimmed",
+			doc:  "```   cue   labrun   \nx\n```\n",
+			want: []fence{{"cue   labrun", 1, 3, "x\n", 0, "```"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []fence
+			for _, f := range Fences([]byte(tt.doc)) {
+				got = append(got, fence{f.Info, f.Line, f.EndLine, f.Content, f.Indent, f.Marker})
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Fences(%q)\n got %+v\nwant %+v", tt.doc, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFenceIsSpec(t *testing.T) {
+	tests := []struct {
+		info string
+		lang string
+		spec bool
+	}{
+		{"cue labrun", "cue", true},
+		{"cue   labrun", "cue", true},
+		{"cue {labrun}", "cue", true},
+		{"cue{.labrun}", "cue", true},
+		{"cue {.labrun, title=x}", "cue", true},
+		{"cue", "cue", false},
+		{"cue labruns", "cue", false},
+		{"labrun", "labrun", false},
+		{"yaml labrun", "yaml", false},
+		{"CUE labrun", "CUE", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		f := Fence{Info: tt.info}
+		if got := f.Lang(); got != tt.lang {
+			t.Errorf("Fence{Info: %q}.Lang() = %q, want %q", tt.info, got, tt.lang)
+		}
+		if got := f.IsSpec(); got != tt.spec {
+			t.Errorf("Fence{Info: %q}.IsSpec() = %v, want %v", tt.info, got, tt.spec)
+		}
+	}
+}
+
+// TestSpecSource checks that the CUE made of a document keeps its line structure: spec lines
+// stay where they are, every other line is blank.
+func TestSpecSource(t *testing.T) {
+	doc := "# t\n\n```cue labrun\na: 1\n```\nprose\n```cue\nb: 2\n```\n~~~ cue labrun\nc: 3\n~~~\n"
+	got := string(specSource([]byte(doc), Fences([]byte(doc))))
+	want := "\n\n\na: 1\n\n\n\n\n\n\nc: 3\n\n"
+	if got != want {
+		t.Errorf("specSource:\n got %q\nwant %q", got, want)
+	}
+	if a, b := strings.Count(got, "\n"), strings.Count(doc, "\n"); a != b {
+		t.Errorf("specSource has %d lines, the document %d", a, b)
+	}
+}

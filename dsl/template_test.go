@@ -1,0 +1,128 @@
+package dsl
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestHasInterpolation(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"plain", false},
+		{"${x}", true},
+		{"a${x}b", true},
+		{"$${x}", false},
+		{"$${x}${y}", true},
+		{"$x", false},
+		{"${", true},
+		{"$", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := HasInterpolation(tt.s); got != tt.want {
+			t.Errorf("HasInterpolation(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+// TestTemplate checks template parsing (literal text, ${expr}, the $${ escape, braces and
+// quotes inside an expression) and evaluation.
+func TestTemplate(t *testing.T) {
+	tests := []struct {
+		src   string
+		exprs int
+		want  string
+	}{
+		{"plain", 0, "plain"},
+		{"http://${vars.host}:8080/", 1, "http://127.0.0.1:8080/"},
+		{"$${vars.host}", 0, "${vars.host}"},
+		{"a$${b}${vars.n}c", 1, "a${b}10c"},
+		{"${vars.n + 1}", 1, "11"},
+		{"${vars.n / 4}", 1, "2.5"},
+		{"${vars.strict}", 1, "true"},
+		{"${backends.a.url}/echo?delay=${vars.n}ms", 2, "http://127.0.0.1:8080/echo?delay=10ms"},
+		{`${ {"k": vars.host}.k }`, 1, "127.0.0.1"},             // nested braces
+		{`${"}" + vars.host}`, 1, "}127.0.0.1"},                 // a brace inside a string
+		{`${'{' + "\"}"}`, 1, `{"}`},                            // quotes and escapes
+		{"${old}", 1, `["10.0.0.7"]`},                           // a list as JSON
+		{"${old[0]}:${ip.captured.ip}", 2, "10.0.0.7:10.0.0.7"}, // captured values
+		{"${target.clusterDomain}", 1, "cluster.local"},         // the target's values
+		{"outbound|8080||b.${target.clusterDomain}", 1, "outbound|8080||b.cluster.local"},
+	}
+	names, env := testNames(), testEnv()
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			tpl, err := parseTemplate(tt.src, Pos{File: "x.cue", Line: 1, Col: 1}, names)
+			if err != nil {
+				t.Fatalf("parseTemplate: %v", err)
+			}
+			if n := len(tpl.Exprs()); n != tt.exprs {
+				t.Errorf("%d expressions, want %d", n, tt.exprs)
+			}
+			got, rerr := tpl.Eval(env)
+			if rerr != nil {
+				t.Fatalf("Eval: %v", rerr)
+			}
+			if got != tt.want {
+				t.Errorf("Eval = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestTemplateErrors checks the errors of templates and their columns: the string's quote is
+// at column 10, so its first character is at column 11.
+func TestTemplateErrors(t *testing.T) {
+	tests := []struct {
+		src  string
+		col  int
+		want string
+	}{
+		{"x${vars.host", 12, `in "x${vars.host": ${ is never closed: expected } after the expression`},
+		{"${vars.m['}']", 11, "is never closed"},
+		{"ab${}", 13, `in "ab${}": empty ${}: expected an expression such as ${vars.host}`},
+		{"${  }", 11, "empty ${}"},
+		{"ab${vars.nope}", 15, `in expression "vars.nope": no var named "nope"`},
+		{"${backend.a.url}/echo", 13, `unknown name backend (did you mean backends?)`},
+		{"$${ok}${fortio.p95}", 26, `type dsl.LoadResult has no field p95`},
+	}
+	names := testNames()
+	for _, tt := range tests {
+		t.Run(tt.src, func(t *testing.T) {
+			_, err := parseTemplate(tt.src, Pos{File: "x.cue", Line: 4, Col: 10}, names)
+			if err == nil {
+				t.Fatal("parsed; want an error")
+			}
+			if !strings.Contains(err.Msg, tt.want) {
+				t.Errorf("error %q\ndoes not hold %q", err.Msg, tt.want)
+			}
+			if err.Pos.Line != 4 || err.Pos.Col != tt.col {
+				t.Errorf("position %s, want x.cue:4:%d", err.Pos, tt.col)
+			}
+		})
+	}
+}
+
+func TestMatchBrace(t *testing.T) {
+	tests := []struct {
+		s    string
+		i    int
+		want int
+	}{
+		{"${a}", 2, 3},
+		{"${ {a: 1}.a }x", 2, 12},
+		{`${"}"}`, 2, 5},
+		{`${'}'}`, 2, 5},
+		{"${`}`}", 2, 5},
+		{`${"\"}"}`, 2, 7},
+		{"${a", 2, -1},
+		{"${{a}", 2, -1},
+	}
+	for _, tt := range tests {
+		if got := matchBrace(tt.s, tt.i); got != tt.want {
+			t.Errorf("matchBrace(%q, %d) = %d, want %d", tt.s, tt.i, got, tt.want)
+		}
+	}
+}
