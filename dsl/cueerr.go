@@ -254,7 +254,10 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 		return disjHeader
 	}
 	if m := listLenRE.FindStringSubmatch(msg); m != nil {
-		return fmt.Sprintf("expected a list of at least %s element(s), got %s", m[2], m[1])
+		if m[1] == "0" {
+			return fmt.Sprintf("expected a non-empty list (at least %s element), got an empty list", m[2])
+		}
+		return fmt.Sprintf("expected a list of at least %s elements, got %s", m[2], m[1])
 	}
 	return msg
 }

@@ -333,6 +333,11 @@ func (d *decoder) params(s *Step, kv cue.Value, kpath string) {
 
 // exactlyOne checks that exactly one of fields is set in a kind's value.
 func (d *decoder) exactlyOne(s *Step, kv cue.Value, kpath string, fields ...string) string {
+	return d.exactlyOneNamed(s.Kind, kv, kpath, fields...)
+}
+
+// exactlyOneNamed is exactlyOne for a part of a step, named what (e.g. "ready").
+func (d *decoder) exactlyOneNamed(what string, kv cue.Value, kpath string, fields ...string) string {
 	var set []string
 	for _, f := range fields {
 		if kv.LookupPath(cue.MakePath(cue.Str(f))).Exists() {
@@ -343,9 +348,9 @@ func (d *decoder) exactlyOne(s *Step, kv cue.Value, kpath string, fields ...stri
 	case 1:
 		return set[0]
 	case 0:
-		d.err(d.l.valuePos(kv), kpath, "%s needs one of %s", s.Kind, strings.Join(fields, ", "))
+		d.err(d.l.valuePos(kv), kpath, "%s needs one of %s", what, strings.Join(fields, ", "))
 	default:
-		d.err(d.l.valuePos(kv), kpath, "%s takes only one of %s, got %s", s.Kind, strings.Join(fields, ", "), strings.Join(set, " and "))
+		d.err(d.l.valuePos(kv), kpath, "%s takes only one of %s, got %s", what, strings.Join(fields, ", "), strings.Join(set, " and "))
 	}
 	return ""
 }
@@ -411,7 +416,7 @@ func (d *decoder) checkParams(s *Step, kv cue.Value, kpath string) {
 		d.checkRegexp(kv, kpath, "capture", p.Capture)
 	case *schema.Process:
 		if p.Ready != nil {
-			d.exactlyOne(s, kv.LookupPath(cue.ParsePath("ready")), kpath+".ready", "http", "tcp", "log")
+			d.exactlyOneNamed("ready", kv.LookupPath(cue.ParsePath("ready")), kpath+".ready", "http", "tcp", "log")
 			d.checkRegexp(kv.LookupPath(cue.ParsePath("ready")), kpath+".ready", "log", p.Ready.Log)
 		}
 	}
@@ -467,11 +472,11 @@ func (d *decoder) checkStructure() {
 			continue
 		}
 		if Reserved[s.Name] {
-			d.err(s.Pos, s.Path+".name", "%q is a reserved name (it means something in expressions); choose another", s.Name)
+			d.err(d.fieldPos(s, "name"), s.Path+".name", "%q is a reserved name (it means something in expressions); choose another", s.Name)
 			continue
 		}
 		if prev, ok := sc.names[s.Name]; ok {
-			d.err(s.Pos, s.Path+".name", "duplicate step name %q: first used at %s", s.Name, prev.Pos.Rel(sc.Dir))
+			d.err(d.fieldPos(s, "name"), s.Path+".name", "duplicate step name %q: first used at %s", s.Name, prev.Pos.Rel(sc.Dir))
 			continue
 		}
 		sc.names[s.Name] = s
@@ -483,48 +488,58 @@ func (d *decoder) checkStructure() {
 	for _, s := range d.order {
 		p := d.parent[s]
 		if s.HasAt && (p == nil || p.Kind != "parallel") {
-			d.err(s.Pos, s.Path+".at", "at is only allowed on a step directly inside a parallel block (it is the offset from the block's start); use sleep in a sequence")
+			d.err(d.fieldPos(s, "at"), s.Path+".at", "at is only allowed on a step directly inside a parallel block (it is the offset from the block's start); use sleep in a sequence")
 		}
 		if s.Background && s.Name == "" {
-			d.err(s.Pos, s.Path+".background", "a background step needs a name, so that await can join it")
+			d.err(d.fieldPos(s, "background"), s.Path+".background", "a background step needs a name, so that await can join it")
 		}
 		if s.Background && s.Phase == PhaseCleanup {
-			d.err(s.Pos, s.Path+".background", "background steps are not allowed in cleanup")
+			d.err(d.fieldPos(s, "background"), s.Path+".background", "background steps are not allowed in cleanup")
 		}
 		hasEvery := s.Every > 0 || d.stepValue[s].LookupPath(cue.ParsePath("every")).Exists()
 		if hasEvery != (s.While != "") {
 			if hasEvery {
-				d.err(s.Pos, s.Path+".every", "every needs while: the name of the step during which to sample")
+				d.err(d.fieldPos(s, "every"), s.Path+".every", "every needs while: the name of the step during which to sample")
 			} else {
-				d.err(s.Pos, s.Path+".while", "while needs every: the sampling interval, e.g. every: \"1s\"")
+				d.err(d.fieldPos(s, "while"), s.Path+".while", "while needs every: the sampling interval, e.g. every: \"1s\"")
 			}
 		}
 		if s.While != "" {
 			t := sc.names[s.While]
 			switch {
 			case t == nil:
-				d.err(s.Pos, s.Path+".while", "while names %q, but no step has that name%s", s.While, suggest(s.While, sc.names))
+				d.err(d.fieldPos(s, "while"), s.Path+".while", "while names %q, but no step has that name%s", s.While, suggest(s.While, sc.names))
 			case t == s:
-				d.err(s.Pos, s.Path+".while", "a step cannot sample while itself runs")
+				d.err(d.fieldPos(s, "while"), s.Path+".while", "a step cannot sample while itself runs")
 			case !d.concurrent(s, t, index):
-				d.err(s.Pos, s.Path+".while", "while names %q, which cannot be running when this step starts: put both in one parallel block, or make %q a background step declared earlier", s.While, s.While)
+				d.err(d.fieldPos(s, "while"), s.Path+".while", "while names %q, which cannot be running when this step starts: put both in one parallel block, or make %q a background step declared earlier", s.While, s.While)
 			}
 		}
 		for _, a := range s.Await {
 			t := sc.names[a]
 			switch {
 			case t == nil:
-				d.err(s.Pos, s.Path+".await", "await names %q, but no step has that name%s", a, suggest(a, sc.names))
+				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, but no step has that name%s", a, suggest(a, sc.names))
 			case !t.Background:
-				d.err(s.Pos, s.Path+".await", "await names %q, which is not a background step: only background steps can be awaited", a)
+				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, which is not a background step: only background steps can be awaited", a)
 			case d.ancestor(t, s):
-				d.err(s.Pos, s.Path+".await", "await of %q inside %q itself would wait forever", a, a)
+				d.err(d.fieldPos(s, "await"), s.Path+".await", "await of %q inside %q itself would wait forever", a, a)
 			case !d.concurrent(s, t, index):
-				d.err(s.Pos, s.Path+".await", "await names %q, which starts after this step: it would wait forever", a)
+				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, which starts after this step: it would wait forever", a)
 			}
 		}
 	}
 	d.checkAwaitCycles()
+}
+
+// fieldPos is where a step's field is written, else the step's position.
+func (d *decoder) fieldPos(s *Step, field string) Pos {
+	if v := d.stepValue[s].LookupPath(cue.MakePath(cue.Str(field))); v.Exists() {
+		if p := d.l.valuePos(v); p.IsValid() {
+			return p
+		}
+	}
+	return s.Pos
 }
 
 // ancestor reports whether a holds s.

@@ -206,6 +206,13 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 			col = fe.Column
 		}
 	}
+	if m := notBoolRE.FindStringSubmatch(msg); m != nil {
+		kind := map[string]string{"float64": "number", "int": "number", "string": "string", "dsl.Stats": "map of stats"}[m[1]]
+		if kind == "" {
+			kind = m[1]
+		}
+		msg = fmt.Sprintf("expected an expression that is true or false (a comparison such as x == y), got one whose value is a %s", kind)
+	}
 	if m := unknownNameRE.FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("unknown name %s", m[1])
 		known := names.known()
@@ -221,7 +228,10 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 	return &Error{Pos: p, Msg: fmt.Sprintf("in expression %q: %s", src, msg)}
 }
 
-var unknownNameRE = regexp.MustCompile(`^unknown name (\S+)`)
+var (
+	unknownNameRE = regexp.MustCompile(`^unknown name (\S+)`)
+	notBoolRE     = regexp.MustCompile(`^expected bool, but got (\S+)`)
+)
 
 // known lists the names an expression can use, sorted.
 func (n *Names) known() []string {

@@ -82,7 +82,7 @@ func (l *loader) loadPath(p string) {
 	case fi != nil && fi.IsDir():
 		l.loadDir(abs)
 	case strings.HasSuffix(abs, ".md") || strings.HasSuffix(abs, ".markdown"):
-		l.loadMarkdown(abs)
+		l.loadMarkdown(abs, true)
 	case strings.HasSuffix(abs, ".cue"):
 		l.loadFile(abs)
 	default:
@@ -176,7 +176,7 @@ func (l *loader) loadDir(abs string) {
 		l.build(abs, []string{p}, "", nil, p)
 	}
 	for _, p := range mds {
-		l.loadMarkdown(p)
+		l.loadMarkdown(p, false)
 	}
 	if len(names) == 0 && len(loose) == 0 && len(mds) == 0 {
 		l.errs.add(Pos{File: abs}, "", "no .cue or .md files in this directory")
@@ -185,7 +185,7 @@ func (l *loader) loadDir(abs string) {
 
 // loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines
 // are the document's lines, so that positions point into the document.
-func (l *loader) loadMarkdown(abs string) {
+func (l *loader) loadMarkdown(abs string, named bool) {
 	doc, err := l.read(abs)
 	if err != nil {
 		l.errs.add(Pos{File: abs}, "", "cannot read: %v", unwrapPathError(err))
@@ -204,7 +204,21 @@ func (l *loader) loadMarkdown(abs string) {
 			specs++
 		}
 	}
+	if specs == 0 && !named {
+		return // a document in a directory may well hold no spec
+	}
 	if specs == 0 {
+		var near []string
+		for _, f := range fences {
+			if f.Lang() == "cue" {
+				near = append(near, fmt.Sprintf("line %d (%q)", f.Line, "```"+f.Info))
+			}
+		}
+		msg := "no labrun spec in this document: expected a fence opened with ```cue labrun"
+		if len(near) > 0 {
+			msg += "; cue fences without the labrun word: " + strings.Join(near, ", ")
+		}
+		l.errs.add(Pos{File: abs, Line: 1, Col: 1}, "", "%s", msg)
 		return
 	}
 	virt := abs + ".cue"

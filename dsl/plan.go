@@ -81,7 +81,7 @@ func PlanOf(sc *Scenario) *Plan {
 	Walk(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Cleanup...), func(s *Step) {
 		for _, a := range s.Await {
 			if _, ok := joined[a]; !ok {
-				joined[a] = s.Path
+				joined[a] = s.Label()
 			}
 		}
 	})
@@ -252,7 +252,7 @@ func summary(s *Step) string {
 			return s.Expr.Src
 		}
 	case "await":
-		return strings.Join(s.Await, ", ")
+		return "waits for " + strings.Join(s.Await, ", ")
 	case "repeat":
 		if s.Expr != nil {
 			return fmt.Sprintf("until %s (max %d)", s.Expr.Src, s.MaxRounds)

@@ -113,8 +113,8 @@ func TestPlanOffsets(t *testing.T) {
 	for _, e := range pl.Entries {
 		byPath[e.Path] = e
 	}
-	if e := byPath["steps.1"]; !e.Background || e.JoinedBy != "steps.3" {
-		t.Errorf("bg: Background %v JoinedBy %q, want joined by steps.3", e.Background, e.JoinedBy)
+	if e := byPath["steps.1"]; !e.Background || e.JoinedBy != "join" {
+		t.Errorf("bg: Background %v JoinedBy %q, want joined by the await named join", e.Background, e.JoinedBy)
 	}
 	if e := byPath["steps.2.parallel.4"]; e.Every.String() != "100ms" || e.While != "fortio" || len(e.WaitsOn) != 1 || e.WaitsOn[0] != "fortio" {
 		t.Errorf("sampler: %+v", e)

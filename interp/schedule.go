@@ -187,8 +187,15 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 	if st != nil && sample == 0 {
 		st.markStarted(start)
 	}
+	// ${...} are evaluated now, when the step starts, so that its record and progress line show
+	// what really runs.
+	params, perr := ru.resolve(s)
+	summary := dsl.Summary(s)
+	if perr == nil && s.HasTemplates() {
+		summary = dsl.Summary(&dsl.Step{Kind: s.Kind, Params: params, Sleep: s.Sleep, Expr: s.Expr, Await: s.Await})
+	}
 	sr := &StepRecord{
-		Path: s.Path, Name: s.Name, Kind: s.Kind, Phase: s.Phase, Pos: s.Pos, Summary: dsl.Summary(s),
+		Path: s.Path, Name: s.Name, Kind: s.Kind, Phase: s.Phase, Pos: s.Pos, Summary: summary,
 		Planned: ru.offset(planned), Start: ru.offset(start), Skew: start.Sub(planned),
 		Timed: timed, Round: round, Sample: sample, Background: s.Background,
 	}
@@ -206,7 +213,10 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 	if timeout > 0 {
 		sctx, cancel = context.WithTimeoutCause(ctx, timeout, &timeoutError{s.Kind, timeout})
 	}
-	err := ru.dispatch(sctx, s, sr)
+	err := perr
+	if err == nil {
+		err = ru.dispatch(sctx, s, sr, params)
+	}
 	var te *timeoutError
 	if err != nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(context.Cause(sctx), &te) {
 		err = te

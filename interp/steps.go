@@ -57,8 +57,19 @@ func KindUsage() []string {
 	return out
 }
 
-// dispatch resolves a step's ${...} and runs it.
-func (ru *run) dispatch(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
+// resolve evaluates a step's ${...} into its parameters.
+func (ru *run) resolve(s *dsl.Step) (any, error) {
+	if !s.HasTemplates() {
+		return s.Params, nil
+	}
+	ru.mu.Lock()
+	env := ru.judge.Env()
+	ru.mu.Unlock()
+	return s.Resolve(env)
+}
+
+// dispatch runs a step with its resolved parameters.
+func (ru *run) dispatch(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
 	switch s.Kind {
 	case "parallel":
 		return ru.parallel(ctx, s)
@@ -72,20 +83,6 @@ func (ru *run) dispatch(ctx context.Context, s *dsl.Step, sr *StepRecord) error 
 	k, ok := kinds[s.Kind]
 	if !ok || k.run == nil {
 		return fmt.Errorf("no step kind %q", s.Kind)
-	}
-	var params any = s.Params
-	if s.HasTemplates() {
-		ru.mu.Lock()
-		env := ru.judge.Env()
-		ru.mu.Unlock()
-		p, err := s.Resolve(env)
-		if err != nil {
-			return err
-		}
-		params = p
-		ru.mu.Lock()
-		sr.Summary = dsl.Summary(&dsl.Step{Kind: s.Kind, Params: p, Sleep: s.Sleep, Expr: s.Expr, Await: s.Await})
-		ru.mu.Unlock()
 	}
 	if err := ru.guard(ctx, s, params); err != nil {
 		return err

@@ -47,6 +47,7 @@ unknown duration (an apply, a load of N requests) comes before it.`,
 			if f.output == "json" {
 				enc := json.NewEncoder(p.Stdout)
 				enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 				return enc.Encode(plans)
 			}
 			for i, pl := range plans {
@@ -96,15 +97,12 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 		if e.Background {
 			until := "end of " + string(e.Phase)
 			if e.JoinedBy != "" {
-				until = "await at " + e.JoinedBy
+				until = "await " + e.JoinedBy
 			}
 			notes = append(notes, "background until "+until)
 		}
-		if e.Kind == "await" {
+		if e.Kind == "await" && e.Summary == "" {
 			notes = append(notes, "waits for "+strings.Join(e.WaitsOn, ", "))
-		}
-		if e.MaxRounds > 0 {
-			notes = append(notes, fmt.Sprintf("at most %d rounds", e.MaxRounds))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Phase, e.Start, e.InBlock, label, e.Kind, timeout, strings.Join(notes, "; "))
 	}

@@ -138,6 +138,7 @@ func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) err
 		}
 		enc := json.NewEncoder(p.Stdout)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		_ = enc.Encode(out)
 		if len(errs) > 0 {
 			return &exitError{code: exitInvalid}

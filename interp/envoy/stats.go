@@ -22,14 +22,18 @@ func StatsFilter(cluster string) string {
 }
 
 // dottedStatRE is isDottedClusterStat as an RE2 over the rest of the name; keep them in step.
-const dottedStatRE = `(?:[a-z0-9-]*[^a-z0-9.-]` +
+const dottedStatRE = `(?:[a-z0-9-]*(?:[^a-z0-9.;-]|;+[^;.]|;+$)` + noSemiDotRE +
 	`|version$` +
 	`|[a-z0-9-]+\.total_match_count$` +
 	`|(?:internal|external|canary|retry)\.upstream_[^.]*$` +
-	`|grpc\..*[A-Z]` +
+	`|grpc\.` + `(?:[^;]|;+[^;.])*[A-Z]` + noSemiDotRE +
 	`|zone\.[^.]+\.[^.]+\.upstream_[^.]*$` +
-	`|ssl\.(?:[a-z0-9_]+$|(?:ciphers|curves|sigalgs|versions)\..)` +
+	`|ssl\.(?:[a-z0-9_]+$|(?:ciphers|curves|sigalgs|versions)\.[^;.]` + noSemiDotRE + `)` +
 	`|http[123]\.[^.]+$)`
+
+// noSemiDotRE matches the rest of a name that holds no ";.": a ";." after the cluster's name
+// and a dot means a longer cluster name in Istio's current style (cluster.<longer>;.<stat>).
+const noSemiDotRE = `(?:[^;]|;+[^;.])*;*$`
 
 // ClusterStat reports whether the full stat name belongs to exactly cluster and, if so,
 // returns the stat with the cluster prefix removed ("upstream_rq_total",
@@ -62,6 +66,9 @@ func statStart[T string | []byte](rest T) int {
 // isDottedClusterStat reports whether s, what follows "cluster.<name>." in an old-style name,
 // is a stat of that cluster rather than the rest of a longer cluster name. Mirrors dottedStatRE.
 func isDottedClusterStat[T string | []byte](s T) bool {
+	if strings.Contains(string(s), ";.") {
+		return false // a longer cluster name in the current style: cluster.<longer>;.<stat>
+	}
 	upper := -1
 	for i := len(s) - 1; i >= 0; i-- {
 		if s[i] >= 'A' && s[i] <= 'Z' {

@@ -448,3 +448,16 @@ func TestClusterStat(t *testing.T) {
 		}
 	}
 }
+
+// TestLongerClusterCurrentStyle: a longer cluster name in the current style
+// (cluster.<name>.<more>;.<stat>) never lends its stats to <name>, with or without the
+// server-side filter.
+func TestLongerClusterCurrentStyle(t *testing.T) {
+	name := "cluster.outbound|8080||backend.other;.upstream_rq_total"
+	if st, ok := ClusterStat(name, "outbound|8080||backend"); ok {
+		t.Errorf("ClusterStat took %q as stat %q of the shorter cluster", name, st)
+	}
+	if regexp.MustCompile(StatsFilter("outbound|8080||backend")).MatchString(name) {
+		t.Errorf("StatsFilter matches %q", name)
+	}
+}
