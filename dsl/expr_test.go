@@ -160,7 +160,7 @@ func TestExprErrors(t *testing.T) {
 		{`backends.b.url != ""`, 11, `no local backend named "b"; declared: a`},
 		{`fortoi.requests > 0`, 11, `unknown name fortoi (did you mean fortio?); known names: access, after, backends, before, cb, delta, fortio, g, ip, mid, old, vars`},
 		{`fortio.p95 < 100`, 18, `type dsl.LoadResult has no field p95`},
-		{`fortio.requests`, 11, `expected bool, but got float64`},
+		{`fortio.requests`, 11, `expected an expression that is true or false`},
 		{`fortio.requests ==`, 28, `unexpected token EOF`},
 	}
 	names := testNames()

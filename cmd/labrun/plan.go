@@ -47,7 +47,7 @@ unknown duration (an apply, a load of N requests) comes before it.`,
 			if f.output == "json" {
 				enc := json.NewEncoder(p.Stdout)
 				enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
+				enc.SetEscapeHTML(false)
 				return enc.Encode(plans)
 			}
 			for i, pl := range plans {

@@ -57,7 +57,7 @@ as it is now: edit an expectation and replay to see its verdict on the same data
 			if output == "json" {
 				enc := json.NewEncoder(p.Stdout)
 				enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
+				enc.SetEscapeHTML(false)
 				_ = enc.Encode(map[string]any{"scenario": rec.Scenario, "outcome": verdict, "expectations": judged, "notes": rec.Notes})
 			} else {
 				replayed := *rec
