@@ -1,0 +1,140 @@
+package report_test
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/interp/report"
+)
+
+func sampleRecord() *interp.Record {
+	t0 := time.Date(2026, 7, 5, 10, 0, 0, 0, time.UTC)
+	snap := func(name string, at time.Duration, overflow, active float64) *interp.SnapshotRecord {
+		return &interp.SnapshotRecord{Name: name, Source: "envoy client cluster c", At: t0.Add(at),
+			Counters: dsl.Stats{"upstream_rq_pending_overflow": overflow, "upstream_rq_total": 10 + overflow},
+			Gauges:   dsl.Stats{"circuit_breakers.default.rq_pending_open": active}}
+	}
+	return &interp.Record{
+		Version: interp.RecordVersion, Scenario: "s2", File: "/lab/s2.cue", Pos: dsl.Pos{File: "/lab/s2.cue", Line: 5, Col: 1},
+		Doc: "pending overflow equals 503s", Target: "kube", Where: "context lab",
+		Start: t0, StepsStart: t0, End: t0.Add(3 * time.Second), Outcome: interp.Failed,
+		Steps: []*interp.StepRecord{
+			{Path: "steps.0", Name: "before", Kind: "snapshot", Outcome: interp.Passed, End: 10 * time.Millisecond},
+			{Path: "steps.1.parallel.0", Name: "fortio", Kind: "load", Start: 10 * time.Millisecond, End: 2 * time.Second, Outcome: interp.Passed},
+			{Path: "steps.1.parallel.1", Name: "mid", Kind: "snapshot", Planned: time.Second, Start: time.Second + 300*time.Microsecond, Skew: 300 * time.Microsecond, Timed: true, End: time.Second + 20*time.Millisecond, Outcome: interp.Passed},
+			{Path: "steps.2", Name: "after", Kind: "snapshot", Start: 2 * time.Second, End: 2*time.Second + 10*time.Millisecond, Outcome: interp.Passed},
+		},
+		Snapshots: map[string]*interp.SnapshotRecord{"before": snap("before", 0, 0, 0), "mid": snap("mid", time.Second, 5, 1), "after": snap("after", 2*time.Second, 12, 0)},
+		Series: map[string]*interp.SeriesRecord{"g": {Name: "g", Source: "envoy client cluster c", Every: 500 * time.Millisecond,
+			Samples: []*interp.SnapshotRecord{snap("g", 0, 0, 0), snap("g", 500*time.Millisecond, 3, 1), snap("g", time.Second, 6, 1)}}},
+		Loads: map[string]*interp.LoadRecord{"fortio": {LoadResult: dsl.LoadResult{Requests: 30, Codes: map[string]float64{"200": 15, "503": 15}}}},
+		Expectations: []*interp.Judgement{
+			{Src: "delta.upstream_rq_pending_overflow == fortio.code503", Outcome: interp.Failed, Explanation: "delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)"},
+			{Src: "mid.circuit_breakers.default.rq_pending_open == 1", Outcome: interp.Passed},
+		},
+		Artifacts: []*interp.ArtifactRecord{{Step: "before", Name: "stats-counters.txt", Data: []byte("cluster.c;.upstream_rq_total: 10\n")}},
+	}
+}
+
+// TestWrite checks every file of a report: the Markdown has the verdict with values, the
+// timeline with skew, the snapshot table with deltas; the JSON reads back; artifacts and
+// pictures are where the Markdown links them.
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	rec := sampleRecord()
+	files, err := report.Write(dir, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "20260705T100000Z_s2.md"); files.Markdown != want {
+		t.Errorf("markdown at %s, want %s", files.Markdown, want)
+	}
+	md, _ := os.ReadFile(files.Markdown)
+	for _, want := range []string{
+		"# s2 — FAILED",
+		"delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)",
+		"| mid | snapshot | 1.000 s | 1.000 s | 1.020 s | 0.3 ms |",
+		"| upstream_rq_pending_overflow | counter | 0 | 5 | 12 | +12 |",
+		"| circuit_breakers.default.rq_pending_open | gauge | 0 | 1 | 0 | |",
+		"![timeline](20260705T100000Z_s2/timeline.svg)",
+		"series-g.svg",
+		"(20260705T100000Z_s2/before/stats-counters.txt)",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	for _, p := range []string{files.Timeline, filepath.Join(files.Artifacts, "before", "stats-counters.txt")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+	svg, _ := os.ReadFile(files.Series[0])
+	if !strings.Contains(string(svg), "upstream_rq_pending_overflow") || !strings.Contains(string(svg), "<polyline") {
+		t.Errorf("series chart does not draw the changing stat:\n%s", svg)
+	}
+	back, err := report.Read(files.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Scenario != "s2" || back.Snapshots["after"].Counters["upstream_rq_pending_overflow"] != 12 || back.Loads["fortio"].Codes["503"] != 15 {
+		t.Errorf("record does not read back: %+v", back)
+	}
+}
+
+func TestReadRefusesOtherVersions(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "r.json")
+	os.WriteFile(p, []byte(`{"version": 99}`), 0o644)
+	if _, err := report.Read(p); err == nil || !strings.Contains(err.Error(), "version 99") {
+		t.Errorf("want a version error, got %v", err)
+	}
+	os.WriteFile(p, []byte(`not json`), 0o644)
+	if _, err := report.Read(p); err == nil || !strings.Contains(err.Error(), "not a labrun run record") {
+		t.Errorf("want a format error, got %v", err)
+	}
+}
+
+func TestJUnit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "junit.xml")
+	if err := report.JUnit(p, []*interp.Record{sampleRecord()}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	var suites struct {
+		Suites []struct {
+			Name     string `xml:"name,attr"`
+			Tests    int    `xml:"tests,attr"`
+			Failures int    `xml:"failures,attr"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &suites); err != nil {
+		t.Fatalf("invalid XML: %v\n%s", err, b)
+	}
+	if len(suites.Suites) != 1 || suites.Suites[0].Tests != 6 || suites.Suites[0].Failures != 1 {
+		t.Errorf("suites %+v, want one suite of 4 steps + 2 expectations with 1 failure", suites.Suites)
+	}
+}
+
+func TestTolerance(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		ok   bool
+		want report.Tolerance
+	}{
+		{"~ fortio.avg 3000 ±10%", true, report.Tolerance{Expr: "fortio.avg", Value: 3000, Pct: 10}},
+		{"~ perconn.ips[backends.b.address] 15 ± 50%", true, report.Tolerance{Expr: "perconn.ips[backends.b.address]", Value: 15, Pct: 50}},
+		{"expect x: passed", false, report.Tolerance{}},
+		{"~ fortio.avg ±10%", false, report.Tolerance{}},
+	} {
+		got, ok := report.ParseTolerance(tc.line)
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("%q: got %+v %v, want %+v %v", tc.line, got, ok, tc.want, tc.ok)
+		}
+	}
+}
