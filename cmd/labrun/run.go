@@ -220,6 +220,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 		fmt.Fprintln(p.Stdout)
 	}
 	r := interp.New(target,
+		interp.WithClock(interp.PreciseClock{}),
 		interp.WithObserver(prog.event),
 		interp.WithKeep(f.keep),
 		interp.WithAccessLogParser(envoy.AccessLog),
