@@ -653,6 +653,10 @@ func (d *decoder) names() *Names {
 		Snapshots: map[string]bool{}, Series: map[string]bool{}, Loads: map[string]bool{},
 		Execs: map[string]bool{}, Logs: map[string]bool{}, Values: map[string]bool{},
 		Vars: sc.Vars, Backends: map[string]bool{}, Blackholes: map[string]bool{},
+		Steps: map[string]bool{},
+	}
+	for name := range sc.names {
+		n.Steps[name] = true
 	}
 	if sc.Local != nil {
 		for k := range sc.Local.Backends {

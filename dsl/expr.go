@@ -95,6 +95,8 @@ type Names struct {
 	Blackholes map[string]bool
 	// DeltaErr, when set, says why a plain delta cannot be used (e.g. two sources).
 	DeltaErr string
+	// Steps are every named step: started.<name> and ended.<name> read their times.
+	Steps map[string]bool
 }
 
 // Env returns an environment with zero values of the right types, for compiling. The
@@ -110,6 +112,8 @@ func (n *Names) Env() map[string]any {
 		"backends":   map[string]Endpoint{},
 		"blackholes": map[string]Endpoint{},
 		"target":     map[string]any{},
+		"started":    map[string]float64{},
+		"ended":      map[string]float64{},
 	}
 	vars := map[string]any{}
 	for k, v := range n.Vars {
@@ -154,6 +158,7 @@ func (n *Names) compileEnv() map[string]any {
 var Reserved = map[string]bool{
 	"delta": true, "vars": true, "approx": true, "within": true, "backends": true,
 	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true,
+	"started": true, "ended": true,
 }
 
 // Approx reports whether got is within rel (a fraction, e.g. 0.1 for 10%) of want.
@@ -350,6 +355,12 @@ func (p *patcher) Visit(node *ast.Node) {
 		if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == "vars" {
 			if _, ok := p.names.Vars[prop.Value]; !ok {
 				p.fail("no var named %q (declare it under vars); declared: %s", prop.Value, keys(p.names.Vars))
+			}
+			return
+		}
+		if id, ok := n.Node.(*ast.IdentifierNode); ok && (id.Value == "started" || id.Value == "ended") {
+			if !p.names.Steps[prop.Value] {
+				p.fail("%s.%s: no step named %q; named steps: %s", id.Value, prop.Value, prop.Value, keys(p.names.Steps))
 			}
 			return
 		}

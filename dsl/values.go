@@ -113,6 +113,10 @@ type ExecResult struct {
 	Captured map[string]string `expr:"captured" json:"captured,omitempty"`
 }
 
+// Step times: expressions read started.<step> and ended.<step>, in seconds from the start of
+// the steps phase (setup steps are negative), e.g. "started.flip - started.fortio" or
+// "first_b_answer - started.flip < 6".
+
 // Endpoint is a local backend or blackhole as expressions see it.
 type Endpoint struct {
 	Address string  `expr:"address" json:"address"`

@@ -115,6 +115,20 @@ func (j *Judge) Env() map[string]any {
 		}
 		return nil
 	}
+	started, ended := map[string]float64{}, map[string]float64{}
+	base := rec.StepsStart.Sub(rec.Start)
+	for _, s := range rec.Steps {
+		if s.Name == "" {
+			continue
+		}
+		if _, ok := started[s.Name]; !ok {
+			started[s.Name] = (s.Start - base).Seconds()
+		}
+		if s.End > 0 {
+			ended[s.Name] = (s.End - base).Seconds()
+		}
+	}
+	env["started"], env["ended"] = started, ended
 	env["delta"] = dsl.Stats{}
 	if a, b, err := j.defaultPair(); err == nil {
 		env["delta"] = Delta(rec.Snapshots[a], rec.Snapshots[b], j.allow)

@@ -89,6 +89,8 @@ s: schema.#Scenario & {
 		{name: "join", await: "bg"},
 		{name: "r", repeat: {steps: [{name: "tick", sleep: "1s"}], until: "true", max: 3}},
 	]
+	// Step times are visible to expressions, in seconds from the start of the steps.
+	expect: ["started.flip == 5", "started.mid1 - started.flip == 12", "ended.fortio == 40"]
 }
 `
 
