@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"golang.org/x/term"
+	"k8s.io/klog/v2"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
@@ -53,5 +54,13 @@ func newProcess() *process {
 		}),
 	}
 	fakeTarget(p)
+	quietLibraries()
 	return p
+}
+
+// quietLibraries silences client-go's klog, which prints its own lines to stderr (e.g.
+// "Copying stderr failed" when an exec is cancelled on purpose); labrun reports errors itself.
+func quietLibraries() {
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
 }
