@@ -63,9 +63,11 @@ func (l *loader) addCUEError(err error) {
 // its name, so that paths are shown relative to the scenario and positions can be looked up.
 func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 	type item struct {
-		pos  Pos
-		path []string
-		msg  string
+		pos      Pos
+		path     []string
+		msg      string
+		conflict string
+		also     []Pos
 	}
 	var items []item
 	for _, e := range cueerrors.Errors(err) {
@@ -99,7 +101,19 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 			// Nothing in a user file: name the scenario, never the schema.
 			pos = l.valuePos(root)
 		}
-		items = append(items, item{pos, path, l.explain(path, msg, root, prefix)})
+		it := item{pos: pos, path: path, msg: l.explain(path, msg, root, prefix)}
+		if m := conflictRE.FindStringSubmatch(msg); m != nil && !mismatchRE.MatchString(msg) && !looksLikeType(m[1]) && !looksLikeType(m[2]) {
+			// Two concrete values: unless a disjunction explains them (merged below), they
+			// were written in two places (a kit and a scenario, or two files), and neither is
+			// "expected": name both places.
+			it.conflict = fmt.Sprintf("conflicting values %s and %s: the field is set twice", m[1], m[2])
+			for _, p := range cueerrors.Positions(e) {
+				if up := l.pos(p); up.IsValid() && up != pos {
+					it.also = append(it.also, up)
+				}
+			}
+		}
+		items = append(items, it)
 
 	}
 	// A disjunction fails with a header and one conflict per alternative: merge them into
@@ -168,9 +182,14 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 		}
 	}
 	for i, it := range items {
-		if !drop[i] {
-			l.errs.add(it.pos, strings.Join(it.path, "."), "%s", it.msg)
+		if drop[i] {
+			continue
 		}
+		if it.conflict != "" {
+			l.errs.addAlso(it.pos, strings.Join(it.path, "."), it.also, "%s", it.conflict)
+			continue
+		}
+		l.errs.add(it.pos, strings.Join(it.path, "."), "%s", it.msg)
 	}
 }
 

@@ -56,13 +56,23 @@ type Error struct {
 	// Path is the CUE path of the offending value, e.g. "s2.steps.3.load.connections".
 	Path string `json:"path,omitempty"`
 	Msg  string `json:"message"`
+	// Also are other places the problem involves (the other of two conflicting values).
+	Also []Pos `json:"also,omitempty"`
 }
 
 func (e *Error) Error() string {
-	if e.Path != "" {
-		return fmt.Sprintf("%s: %s: %s", e.Pos, e.Path, e.Msg)
+	msg := e.Msg
+	if len(e.Also) > 0 {
+		var ps []string
+		for _, p := range e.Also {
+			ps = append(ps, p.String())
+		}
+		msg += " (also at " + strings.Join(ps, ", ") + ")"
 	}
-	return fmt.Sprintf("%s: %s", e.Pos, e.Msg)
+	if e.Path != "" {
+		return fmt.Sprintf("%s: %s: %s", e.Pos, e.Path, msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Pos, msg)
 }
 
 // Errors is every problem found while loading, sorted by position.
@@ -85,6 +95,10 @@ func (es Errors) Rel(dir string) Errors {
 	for i, e := range es {
 		c := *e
 		c.Pos = c.Pos.Rel(dir)
+		c.Also = nil
+		for _, p := range e.Also {
+			c.Also = append(c.Also, p.Rel(dir))
+		}
 		out[i] = &c
 	}
 	return out
@@ -97,7 +111,11 @@ type errorList struct {
 }
 
 func (l *errorList) add(pos Pos, path, format string, args ...any) {
-	e := &Error{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...)}
+	l.addAlso(pos, path, nil, format, args...)
+}
+
+func (l *errorList) addAlso(pos Pos, path string, also []Pos, format string, args ...any) {
+	e := &Error{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...), Also: also}
 	key := e.Error()
 	if l.seen == nil {
 		l.seen = map[string]bool{}

@@ -211,6 +211,9 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 			col = fe.Column
 		}
 	}
+	if strings.Contains(msg, `unexpected token Operator("=")`) {
+		msg += " (to compare, write ==)"
+	}
 	if m := notBoolRE.FindStringSubmatch(msg); m != nil {
 		kind := map[string]string{"float64": "number", "int": "number", "string": "string", "dsl.Stats": "map of stats"}[m[1]]
 		if kind == "" {
