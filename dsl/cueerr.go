@@ -455,7 +455,7 @@ func isStepList(s string) bool {
 func closest(s string, candidates []string) string {
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
+		d := EditDistance(strings.ToLower(s), strings.ToLower(c))
 		if d < bestD {
 			best, bestD = c, d
 		}
@@ -466,8 +466,11 @@ func closest(s string, candidates []string) string {
 	return ""
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, in runes; inputs longer than 256
+// runes are cut there (it serves did-you-mean suggestions, not exact comparison).
+func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	ra, rb = ra[:min(len(ra), 256)], rb[:min(len(rb), 256)]
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {

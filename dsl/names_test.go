@@ -18,11 +18,11 @@ func TestEditDistance(t *testing.T) {
 		{"connections", "conections", 1},
 	}
 	for _, tt := range tests {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		if got := EditDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
-		if got := editDistance(tt.b, tt.a); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d (not symmetric)", tt.b, tt.a, got, tt.want)
+		if got := EditDistance(tt.b, tt.a); got != tt.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d (not symmetric)", tt.b, tt.a, got, tt.want)
 		}
 	}
 }

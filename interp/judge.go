@@ -256,7 +256,7 @@ func closestStat(stat string, snaps []*SnapshotRecord) string {
 	for _, s := range snaps {
 		for _, m := range []dsl.Stats{s.Counters, s.Gauges, s.Histograms} {
 			for k := range m {
-				if d := levenshtein(stat, k); d < bestD {
+				if d := dsl.EditDistance(stat, k); d < bestD {
 					best, bestD = k, d
 				}
 			}
@@ -268,25 +268,6 @@ func closestStat(stat string, snaps []*SnapshotRecord) string {
 	return ""
 }
 
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for k := 1; k <= len(b); k++ {
-			cost := 1
-			if a[i-1] == b[k-1] {
-				cost = 0
-			}
-			cur[k] = min(prev[k]+1, cur[k-1]+1, prev[k-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
 
 func (j *Judge) note(n string) {
 	if !j.noted[n] {

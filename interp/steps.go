@@ -176,6 +176,16 @@ func (ru *run) kill(ctx context.Context, s *dsl.Step, sr *StepRecord, params any
 	return err
 }
 
+// podRef returns a copy of r with its namespace defaulted (nil stays nil).
+func (ru *run) podRef(r *schema.PodRef) *schema.PodRef {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Namespace = ru.namespace(c.Namespace)
+	return &c
+}
+
 func or(s, def string) string {
 	if s == "" {
 		return def
@@ -272,11 +282,7 @@ func (ru *run) artifact(s *dsl.Step, name string, data []byte) {
 
 func (ru *run) load(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
 	p := *params.(*schema.Load)
-	if p.From != nil {
-		from := *p.From
-		from.Namespace = ru.namespace(from.Namespace)
-		p.From = &from
-	}
+	p.From = ru.podRef(p.From)
 	start := ru.clock.Now()
 	res, err := ru.target.Load.Load(ctx, p)
 	if len(res.Raw) > 0 {
@@ -296,11 +302,7 @@ func (ru *run) load(ctx context.Context, s *dsl.Step, sr *StepRecord, params any
 
 func (ru *run) snapshot(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
 	p := *params.(*schema.Snapshot)
-	if p.Envoy != nil {
-		e := *p.Envoy
-		e.Namespace = ru.namespace(e.Namespace)
-		p.Envoy = &e
-	}
+	p.Envoy = ru.podRef(p.Envoy)
 	at := ru.clock.Now()
 	snap, err := ru.target.Stats.Snapshot(ctx, p)
 	if err != nil {
@@ -342,11 +344,7 @@ func nonNil(s dsl.Stats) dsl.Stats {
 
 func (ru *run) config(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
 	p := *params.(*schema.Config)
-	if p.Envoy != nil {
-		e := *p.Envoy
-		e.Namespace = ru.namespace(e.Namespace)
-		p.Envoy = &e
-	}
+	p.Envoy = ru.podRef(p.Envoy)
 	res, err := ru.target.Stats.Config(ctx, p)
 	for _, a := range res.Artifacts {
 		ru.artifact(s, a.Name, a.Data)

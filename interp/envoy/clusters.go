@@ -364,7 +364,7 @@ func closest(want string, names []string) []string {
 			c.group = 0
 			c.dist = abs(len(n) - len(want))
 		} else {
-			c.dist = editDistance(want, n)
+			c.dist = dsl.EditDistance(want, n)
 		}
 		cs = append(cs, c)
 	}
@@ -389,31 +389,4 @@ func abs(n int) int {
 		return -n
 	}
 	return n
-}
-
-// editDistance is the Levenshtein distance in bytes, capped in cost for long inputs.
-func editDistance(a, b string) int {
-	if len(a) > 256 {
-		a = a[:256]
-	}
-	if len(b) > 256 {
-		b = b[:256]
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
