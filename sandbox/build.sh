@@ -2,7 +2,8 @@
 # build.sh — build the sandbox's binaries from the Go module proxy, once, and cache them.
 #
 # Output: $LABRUN_SANDBOX_CACHE/<key>/bin/{etcd,kube-apiserver,kube-controller-manager,kube-scheduler,
-# kubectl,kwok,pilot-discovery,fortio} and data/{istio-crds.yaml,kwok-crds.yaml,kwok-stages.yaml}.
+# kubectl,kwok,pilot-discovery,fortio} and data/{istio-crds.yaml,gateway-api-crds.yaml,kwok-crds.yaml,
+# kwok-stages.yaml}.
 # <key> hashes every version below plus the Go version, so a version bump builds a new set and a
 # warm cache is reused as is. Prints the cache directory on stdout (the last line) when done.
 #
@@ -131,6 +132,26 @@ build_istiod() {
 	cp "$A/kubernetes/customresourcedefinitions.gen.yaml" "$out/data/istio-crds.yaml"
 }
 
+# Gateway API standard-channel CRDs (and their safe-upgrades admission policy), from the module
+# cache: the sigs.k8s.io/gateway-api version that istio.io/istio@$ISTIO_VERSION requires (v1.6.0),
+# so the key's ISTIO_VERSION already decides it. A warm cache of the same key gets the file added.
+build_gateway_crds() {
+	[ -f "$out/data/gateway-api-crds.yaml" ] && return
+	local d; d=$(wrapper istio istio.io/istio "$ISTIO_VERSION")
+	local v dir
+	read -r v dir < <(cd "$d" && go list -m -f '{{.Version}} {{.Dir}}' sigs.k8s.io/gateway-api)
+	if [ -z "$dir" ] || [ ! -d "$dir/config/crd/standard" ]; then
+		(cd "$d" && go mod download sigs.k8s.io/gateway-api)
+		read -r v dir < <(cd "$d" && go list -m -f '{{.Version}} {{.Dir}}' sigs.k8s.io/gateway-api)
+	fi
+	log "Gateway API $v standard CRDs (the version istio.io/istio $ISTIO_VERSION requires)"
+	: >"$out/data/gateway-api-crds.yaml.tmp"
+	for f in "$dir"/config/crd/standard/*.yaml; do
+		printf -- '---\n' >>"$out/data/gateway-api-crds.yaml.tmp"; cat "$f" >>"$out/data/gateway-api-crds.yaml.tmp"
+	done
+	mv "$out/data/gateway-api-crds.yaml.tmp" "$out/data/gateway-api-crds.yaml"
+}
+
 build_fortio() {
 	[ -x "$out/bin/fortio" ] && return
 	log "fortio CLI $FORTIO_CLI_VERSION"
@@ -154,9 +175,9 @@ build_standin() {
 
 only=${1:-all}
 case $only in
-all) build_etcd; build_kwok; build_fortio; build_kube; build_istiod; build_standin ;;
-etcd | kwok | fortio | kube | istiod | standin) "build_$only" ;;
-*) echo "usage: $0 [all|etcd|kwok|fortio|kube|istiod|standin]" >&2; exit 2 ;;
+all) build_etcd; build_kwok; build_fortio; build_kube; build_istiod; build_gateway_crds; build_standin ;;
+etcd | kwok | fortio | kube | istiod | gateway_crds | standin) "build_$only" ;;
+*) echo "usage: $0 [all|etcd|kwok|fortio|kube|istiod|gateway_crds|standin]" >&2; exit 2 ;;
 esac
 if [ "$only" = all ]; then touch "$out/complete"; fi
 echo "standin $standin_dir/pilot-agent"

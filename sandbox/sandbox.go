@@ -10,6 +10,14 @@
 // sandbox/standin), whose config_dump is what istiod sent for that pod and whose stats and clusters
 // are fixtures a test wrote (EnvoyStandIn).
 //
+// Two more stand-ins, named so: the sidecar injection stand-in (inject.go), a webhook that adds an
+// istio-proxy container (no Envoy in it) to the pods Istio's injector would inject, so that
+// scenarios written for a cluster exec into istio-proxy as they would there; and the exec
+// stand-in, the same test program linked in the pods' PATH as fortio (and, when a test replays
+// them, bash or another command), which replays a recorded run for a pod that has one
+// (ExecReplay, FortioReplay, ReplayDir) and runs the real program otherwise. The Gateway API
+// standard CRDs are installed and istiod runs with Gateway API on.
+//
 // Tests use Start (one sandbox per test binary, stopped by Main); people use
 // `go run ./sandbox/cmd/labrun-sandbox up`. LABRUN_SANDBOX=off makes Start skip.
 package sandbox
@@ -61,6 +69,7 @@ type Sandbox struct {
 	procs     []*process // in start order
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
+	injector  *http.Server // the sidecar injection stand-in (inject.go)
 	stopOnce  sync.Once
 	stopErr   error
 	progress  io.Writer
@@ -94,18 +103,19 @@ func Up(ctx context.Context, bins Binaries, progress io.Writer) (_ *Sandbox, err
 
 // ports the sandbox listens on, all on 127.0.0.1.
 type ports struct {
-	etcdClient, etcdPeer, apiserver, kcm, scheduler, kwok                   int
-	istiodHTTP, istiodGRPC, istiodSecureGRPC, istiodMonitoring, istiodHTTPS int
+	etcdClient, etcdPeer, apiserver, kcm, scheduler, kwok                                int
+	istiodHTTP, istiodGRPC, istiodSecureGRPC, istiodMonitoring, istiodHTTPS, istiodCtrlz int
 }
 
 func (s *Sandbox) up(ctx context.Context) error {
 	var p ports
-	free, err := freePorts(11)
+	free, err := freePorts(12)
 	if err != nil {
 		return err
 	}
 	p.etcdClient, p.etcdPeer, p.apiserver, p.kcm, p.scheduler, p.kwok = free[0], free[1], free[2], free[3], free[4], free[5]
 	p.istiodHTTP, p.istiodGRPC, p.istiodSecureGRPC, p.istiodMonitoring, p.istiodHTTPS = free[6], free[7], free[8], free[9], free[10]
+	p.istiodCtrlz = free[11] // ControlZ defaults to 9876: two sandboxes would collide
 
 	path := func(elem ...string) string { return filepath.Join(append([]string{s.Dir}, elem...)...) }
 	for _, d := range []string{"etcd", "certs", "istiod", "podbin", "standin", "logs", "pods"} {
@@ -180,6 +190,10 @@ func (s *Sandbox) up(ctx context.Context) error {
 		return err
 	}
 	s.apply = newApplier(s.client, s.dyn)
+	if err := s.startInjector(ctx); err != nil {
+		return fmt.Errorf("sidecar injection stand-in: %w", err)
+	}
+	s.step("sidecar injection stand-in registered")
 
 	// Controllers and scheduler start while the CRDs go in.
 	componentFlags := []string{"--kubeconfig=" + s.Kubeconfig, "--authentication-kubeconfig=" + s.Kubeconfig,
@@ -196,14 +210,14 @@ func (s *Sandbox) up(ctx context.Context) error {
 		return err
 	}
 
-	crds, err := readData(s.bins.DataDir, "kwok-crds.yaml", "istio-crds.yaml")
+	crds, err := readData(s.bins.DataDir, "kwok-crds.yaml", "istio-crds.yaml", "gateway-api-crds.yaml")
 	if err != nil {
 		return err
 	}
 	if err := s.apply.apply(ctx, crds); err != nil {
-		return fmt.Errorf("applying kwok and Istio CRDs: %w", err)
+		return fmt.Errorf("applying kwok, Istio and Gateway API CRDs: %w", err)
 	}
-	s.step("kwok and Istio CRDs established")
+	s.step("kwok, Istio and Gateway API CRDs established")
 
 	// The fallback for pods without a per-pod Exec (see podwatch.go): a local exec, no pod identity.
 	if err := s.apply.apply(ctx, []byte(`apiVersion: kwok.x-k8s.io/v1alpha1
@@ -221,7 +235,13 @@ spec: {execs: [{local: {envs: [{name: LABRUN_SANDBOX_EXEC, value: "cluster"}]}}]
 
 	// kwok: exec'd commands inherit its environment, so the sandbox-wide settings of the stand-in go
 	// here, and PATH finds the stand-in (as pilot-agent) and the fortio CLI first.
-	for name, target := range map[string]string{"pilot-agent": s.bins.StandIn, "fortio": filepath.Join(s.BinDir, "fortio")} {
+	// fortio is the exec stand-in too: it replays a recorded result when a test wrote one for the
+	// pod, else runs the real fortio CLI, which it finds in podbin.real.
+	if err := os.MkdirAll(path("podbin.real"), 0o755); err != nil {
+		return err
+	}
+	for name, target := range map[string]string{"pilot-agent": s.bins.StandIn, "fortio": s.bins.StandIn,
+		filepath.Join("..", "podbin.real", "fortio"): filepath.Join(s.BinDir, "fortio")} {
 		if err := os.Symlink(target, path("podbin", name)); err != nil {
 			return err
 		}
@@ -253,15 +273,20 @@ spec: {execs: [{local: {envs: [{name: LABRUN_SANDBOX_EXEC, value: "cluster"}]}}]
 	}
 	s.IstiodXDS = istiodXDS
 	s.IstiodHTTP = fmt.Sprintf("127.0.0.1:%d", p.istiodHTTP)
+	// Gateway API on: its standard CRDs are installed, and istiod translates Gateways and routes and
+	// writes their status as on a cluster. The deployment controller stays off: it renders gateway
+	// Deployments from the Helm chart's injection templates (ConfigMap istio-sidecar-injector),
+	// which the sandbox does not have. Ambient is off (no ztunnel, no waypoint class).
 	istiodEnv := withEnv(os.Environ(), "POD_NAMESPACE=istio-system", "POD_NAME=istiod-0", "REVISION=default",
-		"PILOT_ENABLE_GATEWAY_API=false", "PILOT_ENABLE_GATEWAY_API_STATUS=false",
+		"PILOT_ENABLE_GATEWAY_API=true", "PILOT_ENABLE_GATEWAY_API_STATUS=true",
 		"PILOT_ENABLE_GATEWAY_API_DEPLOYMENT_CONTROLLER=false", "KUBECONFIG="+s.Kubeconfig)
 	if err := s.start("istiod", path("istiod"), istiodEnv, "pilot-discovery", "discovery",
 		"--kubeconfig="+s.Kubeconfig, "--meshConfig="+path("mesh.yaml"),
 		"--httpAddr="+s.IstiodHTTP, "--grpcAddr="+s.IstiodXDS,
 		fmt.Sprintf("--secureGRPCAddr=127.0.0.1:%d", p.istiodSecureGRPC),
 		fmt.Sprintf("--monitoringAddr=127.0.0.1:%d", p.istiodMonitoring),
-		fmt.Sprintf("--httpsAddr=127.0.0.1:%d", p.istiodHTTPS)); err != nil {
+		fmt.Sprintf("--httpsAddr=127.0.0.1:%d", p.istiodHTTPS),
+		"--ctrlz_address=127.0.0.1", fmt.Sprintf("--ctrlz_port=%d", p.istiodCtrlz)); err != nil {
 		return err
 	}
 
@@ -325,6 +350,7 @@ func (s *Sandbox) Stop() error {
 		} else if err := os.RemoveAll(s.Dir); err != nil {
 			errs = append(errs, err)
 		}
+		s.stopInjector()
 		s.stopErr = errors.Join(errs...)
 	})
 	return s.stopErr

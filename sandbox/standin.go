@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -12,7 +13,7 @@ import (
 
 // Fixture is one scripted answer of the Envoy admin stand-in (the test program installed as
 // pilot-agent in every pod) for an admin path other than config_dump, which is always istiod's real
-// answer. Fixtures replay Envoy's runtime state (counters, gauges, hosts); a test that relies on them
+// answer, or of the exec stand-in (ExecReplay, FortioReplay). Fixtures replay Envoy's runtime state (counters, gauges, hosts); a test that relies on them
 // proves labrun's handling of that state, not Envoy's behaviour, and must say so.
 type Fixture struct {
 	// Path is the admin path the fixture answers, e.g. "stats", "clusters", "clusters?format=json",
@@ -29,6 +30,63 @@ func StatsFixture(body string) Fixture { return Fixture{Path: "stats", Body: bod
 
 // ClustersFixture is a text /clusters answer.
 func ClustersFixture(body string) Fixture { return Fixture{Path: "clusters", Body: body} }
+
+// ClustersJSONFixture is a /clusters?format=json answer (what a snapshot with hosts: true reads).
+func ClustersJSONFixture(body string) Fixture {
+	return Fixture{Path: "clusters?format=json", Body: body}
+}
+
+// ExecReplay is a recorded run of a command in a pod, replayed by the exec stand-in: the sandbox
+// links the command's name in the pods' PATH to the stand-in, which answers the n-th run of that
+// command in a pod with the pod's n-th ExecReplay of it (the last repeats), and runs the real
+// program in pods that have none. kwok runs pod commands on the host, where a pod's fortio cannot
+// reach a Service and a curl loop has no backend: what they measured on a cluster is replayed.
+type ExecReplay struct {
+	// Command is the program's name as the exec gives it (argv[0]): "fortio", "bash".
+	Command string
+	// Stdout, Stderr and Exit are what the run printed and its exit code.
+	Stdout, Stderr string
+	Exit           int
+	// Duration is how long the replay takes before it answers (the recorded run's duration):
+	// steps that sample while it runs, or start at an offset, see it running.
+	Duration time.Duration
+	// Logs are lines appended to containers' logs of the same pod when the replay ends, stamped
+	// then (e.g. the istio-proxy access-log lines of the requests a load made).
+	Logs map[string][]string
+	// Match, when set, limits the replay to runs whose arguments (joined by spaces) contain it:
+	// for runs of one command that start together, e.g. two curl loops to two URLs. Replays with
+	// the same Match form one sequence; a run takes the longest Match it contains.
+	Match string
+}
+
+// Fixture is the replay as a fixture for EnvoyStandIn.
+func (r ExecReplay) Fixture() Fixture {
+	b, _ := json.Marshal(struct {
+		Stdout  string              `json:"stdout"`
+		Stderr  string              `json:"stderr,omitempty"`
+		Exit    int                 `json:"exit,omitempty"`
+		DelayMs int64               `json:"delayMs,omitempty"`
+		Logs    map[string][]string `json:"logs,omitempty"`
+		Match   string              `json:"match,omitempty"`
+	}{r.Stdout, r.Stderr, r.Exit, r.Duration.Milliseconds(), r.Logs, r.Match})
+	return Fixture{Path: execPathPrefix + r.Command, Body: string(b)}
+}
+
+// execPathPrefix marks exec replays among fixtures: series exec_<command>.
+const execPathPrefix = "exec/"
+
+// FortioReplay is a recorded `fortio load -json -` result (its stdout) as an ExecReplay of fortio,
+// lasting the run's ActualDuration; logs as in ExecReplay.
+func FortioReplay(resultJSON []byte, logs map[string][]string) (ExecReplay, error) {
+	var res struct {
+		RunType        string
+		ActualDuration int64
+	}
+	if err := json.Unmarshal(resultJSON, &res); err != nil || res.RunType == "" {
+		return ExecReplay{}, fmt.Errorf("not a fortio JSON result: %v", err)
+	}
+	return ExecReplay{Command: "fortio", Stdout: string(resultJSON), Duration: time.Duration(res.ActualDuration), Logs: logs}, nil
+}
 
 // StandIn holds the fixtures of the stand-in for the pods of one namespace whose names start with a
 // given prefix (a pod name, or a Deployment's name for all its pods).
@@ -51,10 +109,59 @@ func (s *Sandbox) EnvoyStandIn(t testing.TB, namespace, pod string, fixtures ...
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(si.Dir) })
+	if err := s.linkExecStandIns(fixtures); err != nil {
+		t.Fatal(err)
+	}
 	if err := WriteFixtures(si.Dir, fixtures...); err != nil {
 		t.Fatal(err)
 	}
 	return si
+}
+
+// EnvoyStandInPerPod is EnvoyStandIn for a run that recreates the pods (e.g. `labrun doc` running
+// one scenario after another, each creating its namespace anew): the first pod of namespace whose
+// name starts with pod to ask the stand-in for a fixture (stats, clusters, an exec replay) replays
+// perPod[0], the next such pod perPod[1], and so on; config_dump, always istiod's, claims nothing.
+// A pod with no set left gets an error naming the sets already claimed.
+func (s *Sandbox) EnvoyStandInPerPod(t testing.TB, namespace, pod string, perPod ...[]Fixture) *StandIn {
+	t.Helper()
+	si := s.EnvoyStandIn(t, namespace, pod)
+	for i, fixtures := range perPod {
+		if err := s.linkExecStandIns(fixtures); err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Join(si.Dir, "sets", fmt.Sprintf("%04d", i+1))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFixtures(dir, fixtures...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return si
+}
+
+// linkExecStandIns puts the exec stand-in in the pods' PATH under the name of every command the
+// fixtures replay. A link stays for the sandbox's life: in a pod without a replay of the command,
+// the stand-in runs the real program.
+func (s *Sandbox) linkExecStandIns(fixtures []Fixture) error {
+	for _, f := range fixtures {
+		cmd, ok := strings.CutPrefix(f.Path, execPathPrefix)
+		if !ok {
+			continue
+		}
+		if cmd == "" || strings.ContainsAny(cmd, `/\`) || cmd == "pilot-agent" {
+			return fmt.Errorf("exec replay of %q: not a command name the stand-in can take", cmd)
+		}
+		link := filepath.Join(s.Dir, "podbin", cmd)
+		if _, err := os.Lstat(link); err == nil {
+			continue
+		}
+		if err := os.Symlink(s.bins.StandIn, link); err != nil && !os.IsExist(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 // Add appends fixtures after the ones already there.

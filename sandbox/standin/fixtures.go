@@ -6,7 +6,9 @@ package main
 //	$LABRUN_STANDIN_FIXTURES/<namespace>/<pod>/.calls/<pod name>/<key>  how often each request was answered
 //
 // <pod> is a pod name or a prefix of one (a Deployment's name); the longest directory name that
-// prefixes the pod's name wins. <series> is the admin path with "/" replaced by "_", plus ".json"
+// prefixes the pod's name wins. When that directory holds sets/<NNNN>/ directories instead, each
+// pod replays one set: the first pod to ask for a fixture claims set 1, the next pod set 2, and so
+// on (recorded in .claims/<pod name>), for runs that recreate a Deployment once per scenario. <series> is the admin path with "/" replaced by "_", plus ".json"
 // when the query says format=json and ".prom" for format=prometheus: "stats", "stats.json",
 // "clusters", "clusters.json", "stats_prometheus". The n-th call of one request (path and query as
 // given) gets the n-th file of its series; past the end the last file repeats. So a snapshot that asks
@@ -16,6 +18,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -63,10 +66,62 @@ func podFixtureDir(env environment) (string, error) {
 		}
 	}
 	if best == "" {
-		return "", fmt.Errorf("no fixtures for this pod: no directory in %s is a prefix of %q "+
-			"(write them with (*sandbox.Sandbox).EnvoyStandIn)", nsDir, env.PodName)
+		return "", fmt.Errorf("%w: no directory in %s is a prefix of %q "+
+			"(write them with (*sandbox.Sandbox).EnvoyStandIn)", errNoFixtures, nsDir, env.PodName)
 	}
-	return filepath.Join(nsDir, best), nil
+	dir := filepath.Join(nsDir, best)
+	if _, err := os.Stat(filepath.Join(dir, "sets")); err == nil {
+		return claimSet(dir, env.PodName)
+	}
+	return dir, nil
+}
+
+// errNoFixtures: nothing was written for this pod.
+var errNoFixtures = errors.New("no fixtures for this pod")
+
+// claimSet returns the fixture set of pod in dir/sets: the set it claimed before, or the next
+// unclaimed one. Pods claim sets in the order of their first fixture request, so the n-th pod of a
+// Deployment to ask (the n-th scenario of a run that recreates it) replays the n-th set.
+func claimSet(dir, pod string) (string, error) {
+	lock, err := os.OpenFile(filepath.Join(dir, ".claims.lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	claims := filepath.Join(dir, ".claims")
+	if err := os.MkdirAll(claims, 0o755); err != nil {
+		return "", err
+	}
+	if b, err := os.ReadFile(filepath.Join(claims, pod)); err == nil {
+		return filepath.Join(dir, "sets", strings.TrimSpace(string(b))), nil
+	}
+	taken, err := os.ReadDir(claims)
+	if err != nil {
+		return "", err
+	}
+	sets, err := os.ReadDir(filepath.Join(dir, "sets"))
+	if err != nil {
+		return "", err
+	}
+	var names []string
+	for _, e := range sets {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	if len(taken) >= len(names) {
+		return "", fmt.Errorf("%w: all %d fixture sets of %s were claimed by earlier pods", errNoFixtures, len(names), dir)
+	}
+	set := names[len(taken)]
+	if err := os.WriteFile(filepath.Join(claims, pod), []byte(set+"\n"), 0o644); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "sets", set), nil
 }
 
 // fixtureFiles lists a series' files in play order.
@@ -147,12 +202,16 @@ func fixtureResponse(env environment, endpoint, request string, query url.Values
 	if n >= len(files) {
 		n = len(files) - 1
 	}
-	body, err := os.ReadFile(files[n])
+	raw, err := os.ReadFile(files[n])
+	if err != nil {
+		return "", err
+	}
+	body, err := expandRefs(env, string(raw), filepath.Join(dir, ".refs.json"))
 	if err != nil {
 		return "", err
 	}
 	if endpoint == "stats" && (series == "stats" || derived) {
-		return renderStats(string(body), query)
+		return renderStats(body, query)
 	}
-	return string(body), nil
+	return body, nil
 }

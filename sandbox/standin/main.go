@@ -16,6 +16,10 @@
 // LABRUN_STANDIN_FIXTURES, LABRUN_ISTIOD_XDS and KUBECONFIG come from the kwok process's environment.
 // INSTANCE_IP, when set, is used as the pod IP instead of looking the pod up.
 //
+// Under any other name (fortio, bash, …: links the sandbox puts in the pods' PATH) it is the exec
+// stand-in: a command run in a pod replays a recorded run when the test wrote one for that pod and
+// command, and runs the real program otherwise (exec.go).
+//
 // Like the real `pilot-agent request`, the body goes to stdout followed by a newline; an unknown path
 // or a failure exits 1 with the reason on stderr.
 package main
@@ -24,10 +28,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
 func main() {
+	// Linked into the pods' PATH under another name, this is the exec stand-in (exec.go).
+	if name := filepath.Base(os.Args[0]); name != "pilot-agent" {
+		os.Exit(execStandIn(name, os.Args[1:], os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

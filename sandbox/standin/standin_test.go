@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 const statsDump = `# counters
@@ -164,5 +167,137 @@ func TestNameMatcher(t *testing.T) {
 	}
 	if !m("outbound|8080||backend.conn-lab.svc.cluster.local") || m("xoutbound|8080||backend.a") {
 		t.Error("name_regex must match the whole name, like Envoy's")
+	}
+}
+
+// TestFixtureSetsPerPod: with sets/, the first pod to ask claims set 1, the next set 2; a pod
+// keeps its set; a pod with none left gets an error; each pod's calls are counted in its set.
+func TestFixtureSetsPerPod(t *testing.T) {
+	root := t.TempDir()
+	for set, v := range map[string]string{"0001": "1", "0002": "2"} {
+		p := filepath.Join(root, "lab", "client", "sets", set, "stats", "0001")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# counters\nc.x: "+v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := func(pod string) environment {
+		return environment{PodName: pod, PodNamespace: "lab", FixtureRoot: root}
+	}
+	for _, c := range []struct{ pod, want string }{
+		{"client-a-1", "c.x: 1\n"}, {"client-b-2", "c.x: 2\n"}, {"client-a-1", "c.x: 1\n"},
+	} {
+		got, err := serve(env(c.pod), "stats")
+		if err != nil || got != c.want {
+			t.Errorf("%s: %q, %v; want %q", c.pod, got, err, c.want)
+		}
+	}
+	if _, err := serve(env("client-c-3"), "stats"); err == nil || !strings.Contains(err.Error(), "claimed") {
+		t.Errorf("a third pod: %v, want an error saying both sets were claimed", err)
+	}
+	if _, err := serve(env("client-a-1"), "config_dump_not"); err == nil {
+		t.Errorf("a path without fixtures was served")
+	}
+}
+
+// TestExecReplay: a recorded run is replayed (stdout, exit code, container log lines after its
+// duration) for the pod that has one, in order, the last repeating; a pod without one runs the
+// real program.
+func TestExecReplay(t *testing.T) {
+	root, sandboxDir := t.TempDir(), t.TempDir()
+	dir := filepath.Join(root, "lab", "client", "exec_fortio")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range []execFixture{
+		{Stdout: `{"RunType":"HTTP"}` + "\n", DelayMs: 50, Logs: map[string][]string{"istio-proxy": {"line one", "line two"}}},
+		{Stdout: "second\n", Exit: 3},
+	} {
+		b, _ := json.Marshal(f)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%04d", i+1)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("POD_NAME", "client-x-1")
+	t.Setenv("POD_NAMESPACE", "lab")
+	t.Setenv("LABRUN_STANDIN_FIXTURES", root)
+	t.Setenv("LABRUN_SANDBOX_DIR", sandboxDir)
+	var out, errb bytes.Buffer
+	start := time.Now()
+	if code := execStandIn("fortio", []string{"load", "-json", "-"}, &out, &errb); code != 0 || out.String() != `{"RunType":"HTTP"}`+"\n" {
+		t.Fatalf("first run: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	if time.Since(start) < 50*time.Millisecond {
+		t.Errorf("the replay did not last its recorded duration")
+	}
+	logb, err := os.ReadFile(filepath.Join(sandboxDir, "logs", "lab", "client-x-1", "istio-proxy.log"))
+	if err != nil || !regexp.MustCompile(`(?m)^\S+Z stdout F line one\n\S+Z stdout F line two\n$`).Match(logb) {
+		t.Errorf("container log = %q, %v", logb, err)
+	}
+	for range 2 {
+		out.Reset()
+		if code := execStandIn("fortio", nil, &out, &errb); code != 3 || out.String() != "second\n" {
+			t.Errorf("later run: exit %d, stdout %q", code, out.String())
+		}
+	}
+	if f, err := execReplay(environment{PodName: "server-1", PodNamespace: "lab", FixtureRoot: root}, "fortio", nil); f != nil || err != nil {
+		t.Errorf("a pod without replays: %+v, %v; want the real program", f, err)
+	}
+	if f, err := execReplay(environment{PodName: "client-x-1", PodNamespace: "lab", FixtureRoot: root}, "bash", nil); f != nil || err != nil {
+		t.Errorf("a command without replays: %+v, %v; want the real program", f, err)
+	}
+}
+
+func TestExpandRefsWithoutPlaceholders(t *testing.T) {
+	body := `{"address":"10.0.0.1"} {{ not a ref }}`
+	got, err := expandRefs(environment{}, body, "")
+	if err != nil || got != body {
+		t.Errorf("expandRefs = %q, %v", got, err)
+	}
+	if _, err := expandRefs(environment{PodNamespace: "lab"}, "{{clusterIP backend-a}}", ""); err == nil || !strings.Contains(err.Error(), "KUBECONFIG") {
+		t.Errorf("a ref without a cluster to ask: %v", err)
+	}
+	// A remembered address is used without asking the cluster (here there is none to ask).
+	memo := filepath.Join(t.TempDir(), ".refs.json")
+	if err := os.WriteFile(memo, []byte(`{"{{podIP app=backend-a}}":"10.0.0.7"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := expandRefs(environment{PodNamespace: "lab"}, "{{podIP app=backend-a}}:443", memo); err != nil || got != "10.0.0.7:443" {
+		t.Errorf("a remembered ref: %q, %v", got, err)
+	}
+}
+
+// TestExecReplayMatch: runs of one command that start together are told apart by their arguments.
+func TestExecReplayMatch(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "lab", "client", "exec_bash")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range []execFixture{
+		{Stdout: "pt 1\n", Match: "https://gslb-pt.lab.internal/"},
+		{Stdout: "http 1\n", Match: "http://gslb.lab.internal/"},
+		{Stdout: "pt 2\n", Match: "https://gslb-pt.lab.internal/"},
+		{Stdout: "any\n"},
+	} {
+		b, _ := json.Marshal(f)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%04d", i+1)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := environment{PodName: "client-x-1", PodNamespace: "lab", FixtureRoot: root}
+	for _, c := range []struct{ args, want string }{
+		{"-c loop pt 40 https://gslb-pt.lab.internal/", "pt 1\n"},
+		{"-c loop http 40 http://gslb.lab.internal/", "http 1\n"},
+		{"-c loop pt 40 https://gslb-pt.lab.internal/", "pt 2\n"},
+		{"-c echo", "any\n"},
+		{"-c loop http 40 http://gslb.lab.internal/", "http 1\n"},
+	} {
+		f, err := execReplay(env, "bash", strings.Fields(c.args))
+		if err != nil || f == nil || f.Stdout != c.want {
+			t.Errorf("%s: %+v, %v; want %q", c.args, f, err, c.want)
+		}
 	}
 }
