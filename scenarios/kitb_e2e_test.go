@@ -1,0 +1,127 @@
+package scenarios_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"labrun.dev/labrun/sandbox"
+)
+
+// kitB are the Kit B scenarios that run end to end in the sandbox with the seed's figures
+// replayed, with the records the lab DNS's hosts file must hold after the run (by the names of
+// the values the setup captured: ip_a, ip_b are the backends' ClusterIPs, pod_a, pod_b their pod
+// IPs). The first four (seed 002 §4 mode1 and §10 a2, both resolutions) always run; the others
+// (each one to two minutes of its recorded timeline) run with LABRUN_E2E_ALL=1.
+var kitB = []struct {
+	name  string
+	hosts map[string][]string
+	long  bool
+}{
+	{"a2_strict", map[string][]string{"gslb.lab.internal": {"ip_b"}, "gslb-pt.lab.internal": {"pod_a"}}, false},
+	{"a2_logical", map[string][]string{"gslb.lab.internal": {"ip_b"}, "gslb-pt.lab.internal": {"pod_a"}}, false},
+	{"mode1_strict", map[string][]string{"gslb.lab.internal": {"ip_b"}, "gslb-pt.lab.internal": {"pod_a"}}, false},
+	{"mode1_logical", map[string][]string{"gslb.lab.internal": {"ip_b"}, "gslb-pt.lab.internal": {"pod_a"}}, false},
+	{"mode3", map[string][]string{"gslb.lab.internal": {"ip_b"}}, true},
+	{"mode2", map[string][]string{"gslb.lab.internal": {"ip_a", "ip_b"}}, true},
+	{"a1", map[string][]string{"gslb.lab.internal": {"ip_b"}}, true}, // flip, flip back, flip
+	{"d2", map[string][]string{"gslb-pt.lab.internal": {"pod_b"}, "gslb.lab.internal": {"ip_a"}}, true},
+	{"f0", map[string][]string{"gslb-pt.lab.internal": {"pod_b"}, "gslb.lab.internal": {"ip_a"}}, true},
+	{"b", map[string][]string{"gslb.lab.internal": {"ip_a", "ip_b"}}, true},
+	{"d1", map[string][]string{"gslb.lab.internal": {"ip_a", "ip_b"}, "gslb-pt.lab.internal": {"pod_a", "pod_b"}}, true},
+	{"d3", map[string][]string{"gslb-pt.lab.internal": {"pod_a", "pod_b"}}, true},
+}
+
+// TestE2EKitBReplay runs Kit B scenarios unchanged on the sandbox (with --var hostsFile=addn, see
+// sandboxVars) and wants every expectation to hold.
+//
+// Real: the kit's setup (lab DNS, backend-a and backend-b, their Services and captured
+// ClusterIPs and pod IPs), the ServiceEntry / VirtualService / DestinationRule through the API
+// server's Istio schemas, the wait until istiod (istio.io/istio
+// v0.0.0-20260827124520-eed52ebb66ad) has pushed the DR or the cluster, the timeline itself (the
+// flip at its offset, the snapshots at theirs, backend-a scaled to 0 at its offset), and the
+// GSLB flips: the dns steps really rewrite the lab DNS's hosts file through the writer container
+// (kwok runs them in the pod's directory on the host; this test reads the file afterwards).
+// Replayed (seed 002, scenarios/testdata/replay/kit-b): the client sidecar's stats and /clusters
+// per snapshot (the addresses in /clusters are this run's ClusterIPs and pod IPs of backend-a and
+// backend-b, filled in by the Envoy admin stand-in), fortio's keepalive load, and the stdout of
+// the curl loops (who= per request, the 40 s /slow download, the 40 s request counts of b, d1 and
+// d3 — d1's two concurrent loops told apart by their URL) and of f0's dig through the exec
+// stand-in, each lasting as long as on the cluster so that the snapshots land during them. There
+// is no CoreDNS and no Envoy: nothing here shows that Envoy follows the flip; it shows that the
+// scenarios, run on their real timeline, judge the seed's recorded outcome as the claim says.
+func TestE2EKitBReplay(t *testing.T) {
+	t.Parallel()
+	sb := sandbox.Start(t)
+	for _, c := range kitB {
+		t.Run(c.name, func(t *testing.T) {
+			if c.long && os.Getenv("LABRUN_E2E_ALL") != "1" {
+				t.Skip("runs with LABRUN_E2E_ALL=1 (a minute or two of recorded timeline)")
+			}
+			holdNamespace(t, "dns-lab")
+			sb.EnvoyStandIn(t, "dns-lab", "client", replay(t, "kit-b", c.name)...)
+			rec := kubeRun(t, sb, c.name, sandboxVars)
+			requirePassed(t, rec)
+
+			records := parseHosts(labDNSHostsFile(t, sb))
+			for host, names := range c.hosts {
+				var want []string
+				for _, n := range names {
+					want = append(want, capturedAddress(rec.Values[n]))
+				}
+				sort.Strings(want)
+				got := records[host]
+				sort.Strings(got)
+				if strings.Join(got, " ") != strings.Join(want, " ") {
+					t.Errorf("the lab DNS hosts file says %s → %v after the run, want %v (%v)", host, got, want, names)
+				}
+			}
+		})
+	}
+}
+
+// capturedAddress is the address a get step captured: a scalar, or the last of a list (the
+// newest pod).
+func capturedAddress(v any) string {
+	if l, ok := v.([]any); ok && len(l) > 0 {
+		v = l[len(l)-1]
+	}
+	return fmt.Sprint(v)
+}
+
+// parseHosts reads a hosts file into host → addresses.
+func parseHosts(text string) map[string][]string {
+	out := map[string][]string{}
+	for _, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		for _, h := range f[1:] {
+			out[h] = append(out[h], f[0])
+		}
+	}
+	return out
+}
+
+// labDNSHostsFile reads the hosts file the dns steps wrote in the newest lab-dns pod's directory.
+func labDNSHostsFile(t *testing.T, sb *sandbox.Sandbox) string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(sb.Dir, "pods", "dns-lab", "lab-dns-*", sandboxVars["hostsFile"]))
+	if len(files) == 0 {
+		t.Fatalf("no hosts file %s in a lab-dns pod directory", sandboxVars["hostsFile"])
+	}
+	sort.Slice(files, func(i, j int) bool {
+		a, _ := os.Stat(files[i])
+		b, _ := os.Stat(files[j])
+		return a.ModTime().After(b.ModTime())
+	})
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
