@@ -128,7 +128,9 @@ func (p *process) run(args []string, f *runFlags) error {
 func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()) {
 	runCtx, cancelRun := context.WithCancelCause(context.Background())
 	cleanupCtx, cancelCleanup := context.WithCancelCause(context.Background())
-	sigs, stopSigs := p.Signals()
+	// Interrupts stay caught until the process exits: one that comes while the report is being
+	// written must not kill labrun half-way.
+	sigs, _ := p.Signals()
 	done := make(chan struct{})
 	go func() {
 		n := 0
@@ -150,7 +152,6 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	}()
 	return runCtx, cleanupCtx, func() {
 		close(done)
-		stopSigs()
 		cancelRun(nil)
 		cancelCleanup(nil)
 	}
