@@ -21,7 +21,8 @@ import (
 //	NAME.fortio.json      a `fortio load -json -` result (FortioReplay), lasting its ActualDuration;
 //	NAME.fortio.C.log     lines the fortio replay NAME appends to container C's log when it ends
 //	NAME.exec.json        an ExecReplay as JSON: {"command", "stdout", "stderr", "exit",
-//	                      "duration" (a Go duration), "logs": {container: [lines]}, "match"}
+//	                      "duration" (a Go duration), "logs": {container: [lines]}, "match"};
+//	                      a logs key "container@selector" names another pod's container
 //
 // Other files (a README) are skipped. Lines of .log files are taken as written; empty lines and
 // lines starting with # are skipped.

@@ -7,16 +7,19 @@
 // real schemas, rollout, pod lifecycle, exec, logs) and Istio's translation of config into Envoy
 // config (the real istiod). What it cannot: Envoy's runtime behaviour. There is no Envoy: exec of
 // `pilot-agent request GET …` in any pod runs the Envoy admin stand-in (a test program, see
-// sandbox/standin), whose config_dump is what istiod sent for that pod and whose stats and clusters
-// are fixtures a test wrote (EnvoyStandIn).
+// sandbox/standin), whose config_dump is what istiod sent for that pod (as a sidecar, or as a
+// waypoint in a waypoint's pod) and whose stats and clusters are fixtures a test wrote
+// (EnvoyStandIn); `pilot-agent request POST logging?…` sets the pod's Envoy log levels as Envoy does.
 //
-// Two more stand-ins, named so: the sidecar injection stand-in (inject.go), a webhook that adds an
+// Three more stand-ins, named so: the sidecar injection stand-in (inject.go), a webhook that adds an
 // istio-proxy container (no Envoy in it) to the pods Istio's injector would inject, so that
-// scenarios written for a cluster exec into istio-proxy as they would there; and the exec
-// stand-in, the same test program linked in the pods' PATH as fortio (and, when a test replays
-// them, bash or another command), which replays a recorded run for a pod that has one
+// scenarios written for a cluster exec into istio-proxy as they would there; the waypoint
+// deployment stand-in (waypoint.go), which creates the Deployment, Service and ServiceAccount of
+// every Gateway of class istio-waypoint in place of istiod's gateway deployment controller; and the
+// exec stand-in, the same test program linked in the pods' PATH as fortio (and, when a test
+// replays them, bash, ss or another command), which replays a recorded run for a pod that has one
 // (ExecReplay, FortioReplay, ReplayDir) and runs the real program otherwise. The Gateway API
-// standard CRDs are installed and istiod runs with Gateway API on.
+// standard CRDs are installed and istiod runs with Gateway API and ambient on (no ztunnel, no CNI).
 //
 // Tests use Start (one sandbox per test binary, stopped by Main); people use
 // `go run ./sandbox/cmd/labrun-sandbox up`. LABRUN_SANDBOX=off makes Start skip.
@@ -68,12 +71,14 @@ type Sandbox struct {
 	apply     *applier
 	procs     []*process // in start order
 	stopWatch context.CancelFunc
-	watchDone chan struct{}
-	injector  *http.Server // the sidecar injection stand-in (inject.go)
-	stopOnce  sync.Once
-	stopErr   error
-	progress  io.Writer
-	started   time.Time
+	watchDone chan struct{} // the pod watcher stopped (podwatch.go)
+	// waypointsDone: the waypoint deployment stand-in stopped (waypoint.go)
+	waypointsDone chan struct{}
+	injector      *http.Server // the sidecar injection stand-in (inject.go)
+	stopOnce      sync.Once
+	stopErr       error
+	progress      io.Writer
+	started       time.Time
 }
 
 // Up starts a sandbox from built binaries and returns when every component is healthy. progress
@@ -228,10 +233,14 @@ spec: {execs: [{local: {envs: [{name: LABRUN_SANDBOX_EXEC, value: "cluster"}]}}]
 		return err
 	}
 	watchCtx, cancel := context.WithCancel(context.Background())
-	s.stopWatch, s.watchDone = cancel, make(chan struct{})
+	s.stopWatch, s.watchDone, s.waypointsDone = cancel, make(chan struct{}), make(chan struct{})
 	if err := s.watchPods(watchCtx); err != nil {
 		return err
 	}
+	if err := s.watchWaypoints(watchCtx, s.waypointsDone); err != nil {
+		return err
+	}
+	s.step("waypoint deployment stand-in watching Gateways of class " + waypointClass)
 
 	// kwok: exec'd commands inherit its environment, so the sandbox-wide settings of the stand-in go
 	// here, and PATH finds the stand-in (as pilot-agent) and the fortio CLI first.
@@ -276,10 +285,19 @@ spec: {execs: [{local: {envs: [{name: LABRUN_SANDBOX_EXEC, value: "cluster"}]}}]
 	// Gateway API on: its standard CRDs are installed, and istiod translates Gateways and routes and
 	// writes their status as on a cluster. The deployment controller stays off: it renders gateway
 	// Deployments from the Helm chart's injection templates (ConfigMap istio-sidecar-injector),
-	// which the sandbox does not have. Ambient is off (no ztunnel, no waypoint class).
+	// which the sandbox does not have; for waypoints the waypoint deployment stand-in
+	// (waypoint.go) creates them instead. Ambient is on (PILOT_ENABLE_AMBIENT): istiod serves the
+	// istio-waypoint GatewayClass, binds services to waypoints by the istio.io/use-waypoint label
+	// and sends a waypoint its config. There is no ztunnel and no istio-cni: nothing captures
+	// traffic, and istiod sends workload (WDS) config to no one. Sidecars do not send HBONE
+	// (PILOT_ENABLE_SENDING_HBONE=false), as in the sidecar-only meshes Kit A and Kit B were
+	// recorded on: with it on (ambient's default) istiod moves every sidecar cluster's transport
+	// socket into transport_socket_matches (hbone, user), and a DestinationRule's TLS origination
+	// is no longer a cluster's transport_socket. Waypoints send HBONE whatever this says.
 	istiodEnv := withEnv(os.Environ(), "POD_NAMESPACE=istio-system", "POD_NAME=istiod-0", "REVISION=default",
 		"PILOT_ENABLE_GATEWAY_API=true", "PILOT_ENABLE_GATEWAY_API_STATUS=true",
-		"PILOT_ENABLE_GATEWAY_API_DEPLOYMENT_CONTROLLER=false", "KUBECONFIG="+s.Kubeconfig)
+		"PILOT_ENABLE_GATEWAY_API_DEPLOYMENT_CONTROLLER=false",
+		"PILOT_ENABLE_AMBIENT=true", "PILOT_ENABLE_SENDING_HBONE=false", "KUBECONFIG="+s.Kubeconfig)
 	if err := s.start("istiod", path("istiod"), istiodEnv, "pilot-discovery", "discovery",
 		"--kubeconfig="+s.Kubeconfig, "--meshConfig="+path("mesh.yaml"),
 		"--httpAddr="+s.IstiodHTTP, "--grpcAddr="+s.IstiodXDS,
@@ -334,6 +352,7 @@ func (s *Sandbox) Stop() error {
 		if s.stopWatch != nil {
 			s.stopWatch()
 			<-s.watchDone
+			<-s.waypointsDone
 		}
 		var errs []error
 		for i := len(s.procs) - 1; i >= 0; i-- {

@@ -44,14 +44,21 @@ func ClustersJSONFixture(body string) Fixture {
 type ExecReplay struct {
 	// Command is the program's name as the exec gives it (argv[0]): "fortio", "bash".
 	Command string
-	// Stdout, Stderr and Exit are what the run printed and its exit code.
+	// Stdout, Stderr and Exit are what the run printed and its exit code. In Stdout,
+	// {{clusterIP NAME}} and {{podIP SELECTOR}} are filled in with this run's addresses
+	// (sandbox/standin/refs.go).
 	Stdout, Stderr string
 	Exit           int
 	// Duration is how long the replay takes before it answers (the recorded run's duration):
 	// steps that sample while it runs, or start at an offset, see it running.
 	Duration time.Duration
-	// Logs are lines appended to containers' logs of the same pod when the replay ends, stamped
-	// then (e.g. the istio-proxy access-log lines of the requests a load made).
+	// Logs are lines appended to containers' logs when the replay ends, stamped then: keyed by a
+	// container of the same pod (e.g. "istio-proxy": the access-log lines of the requests a load
+	// made), or by "<container>@<label selector>", a container of the newest live pod of the
+	// namespace the selector matches (e.g. a waypoint's lines for a client's request). Envoy's own
+	// lines ("<time>\t<level>\tenvoy <logger> …") reach a pod's log only at or above the level of
+	// that logger in the pod (Istio's defaults, changed by `pilot-agent request POST logging?…`).
+	// {{clusterIP …}} and {{podIP …}} are filled in as in Stdout.
 	Logs map[string][]string
 	// Match, when set, limits the replay to runs whose arguments (joined by spaces) contain it:
 	// for runs of one command that start together, e.g. two curl loops to two URLs. Replays with

@@ -2,13 +2,18 @@ package sandbox_test
 
 import (
 	"fmt"
+	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"labrun.dev/labrun/sandbox"
@@ -184,4 +189,131 @@ func TestStandIns(t *testing.T) {
 			t.Errorf("the first pod again: %s, want its set 1", got)
 		}
 	})
+}
+
+const waypointManifests = `
+apiVersion: v1
+kind: Namespace
+metadata: {name: standin-ambient, labels: {istio.io/dataplane-mode: ambient, istio.io/use-waypoint: waypoint}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: waypoint, namespace: standin-ambient, labels: {istio.io/waypoint-for: service}}
+spec:
+  gatewayClassName: istio-waypoint
+  listeners: [{name: mesh, port: 15008, protocol: HBONE}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: app, namespace: standin-ambient}
+spec:
+  selector: {app: app}
+  ports: [{name: http, port: 8080}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app, namespace: standin-ambient}
+spec:
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers: [{name: app, image: app}]
+`
+
+// TestWaypointStandIn covers ambient in the sandbox: istiod (PILOT_ENABLE_AMBIENT) serves the
+// istio-waypoint class; the waypoint deployment stand-in creates the waypoint's Deployment and
+// Service for a Gateway of that class, and istiod marks the Gateway Programmed and binds the
+// namespace's Service to it; the Envoy admin stand-in in the waypoint pod asks istiod as a
+// waypoint (the app's inbound-vip cluster is in its config) and serves POST logging as Envoy does.
+func TestWaypointStandIn(t *testing.T) {
+	sb := sandbox.Start(t)
+	ctx := t.Context()
+	cs := kubernetes.NewForConfigOrDie(sb.RESTConfig)
+	dyn := dynamic.NewForConfigOrDie(sb.RESTConfig)
+	const ns = "standin-ambient"
+	if err := sb.Apply(ctx, []byte(waypointManifests)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteNamespace(t, cs, ns) })
+	waitRollout(t, cs, ns, "waypoint", 90*time.Second)
+	waitRollout(t, cs, ns, "app", 90*time.Second)
+
+	dep, err := cs.AppsV1().Deployments(ns).Get(ctx, "waypoint", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dep.Annotations["labrun.dev/waypoint-stand-in"] == "" || len(dep.OwnerReferences) != 1 || dep.OwnerReferences[0].Kind != "Gateway" {
+		t.Errorf("Deployment waypoint: annotations %v, owners %v; want the stand-in's, owned by the Gateway", dep.Annotations, dep.OwnerReferences)
+	}
+	svc, err := cs.CoreV1().Services(ns).Get(ctx, "waypoint", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ports []string
+	for _, p := range svc.Spec.Ports {
+		ports = append(ports, fmt.Sprintf("%s/%d/%s", p.Name, p.Port, *p.AppProtocol))
+	}
+	if !slices.Equal(ports, []string{"status-port/15021/tcp", "mesh/15008/hbone"}) {
+		t.Errorf("Service waypoint ports %v", ports)
+	}
+
+	// istiod's status: the Gateway Programmed, the app's Service bound to the waypoint.
+	status := func(gvr schema.GroupVersionResource, name, typ string) map[string]any {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			u, err := dyn.Resource(gvr).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+			if err == nil {
+				conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+				for _, c := range conds {
+					if m, _ := c.(map[string]any); m["type"] == typ && m["status"] == "True" {
+						return m
+					}
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s %s: no condition %s=True after 30s (%v)", gvr.Resource, name, typ, err)
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+	}
+	gw := status(schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}, "waypoint", "Programmed")
+	bound := status(schema.GroupVersionResource{Version: "v1", Resource: "services"}, "app", "istio.io/WaypointBound")
+	t.Logf("Gateway: %s; Service app: %s", gw["message"], bound["message"])
+
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "gateway.networking.k8s.io/gateway-name=waypoint"})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("waypoint pods: %v (%d)", err, len(pods.Items))
+	}
+	pod := pods.Items[0].Name
+	out, stderr, err := podExec(ctx, sb.RESTConfig, cs, ns, pod, "istio-proxy", "pilot-agent", "request", "GET", "config_dump?resource=dynamic_active_clusters")
+	if err != nil {
+		t.Fatalf("config_dump of the waypoint: %v (%s)", err, stderr)
+	}
+	for _, c := range []string{"connect_originate", "inbound-vip|8080|http|app." + ns + ".svc.cluster.local"} {
+		if findCluster(t, out, c) == nil {
+			t.Errorf("the waypoint's config from istiod has no cluster %s", c)
+		}
+	}
+
+	// POST logging: one parameter as Envoy; two are a 400, which pilot-agent reports as an error.
+	if _, _, err := podExec(ctx, sb.RESTConfig, cs, ns, pod, "istio-proxy", "pilot-agent", "request", "POST", "logging?connection=debug&pool=debug"); err == nil {
+		t.Errorf("POST logging with two parameters succeeded; Envoy answers 400")
+	}
+	out, stderr, err = podExec(ctx, sb.RESTConfig, cs, ns, pod, "istio-proxy", "pilot-agent", "request", "POST", "logging?paths=connection:debug,pool:debug")
+	if err != nil || !strings.HasPrefix(out, "active loggers:\n") || !strings.Contains(out, "  pool: debug\n") || !strings.Contains(out, "  router: warning\n") {
+		t.Errorf("POST logging?paths=…: %q, %v (%s)", out, err, stderr)
+	}
+
+	// istiod with ambient on is still ready, and has logged no panic.
+	resp, err := http.Get("http://" + sb.IstiodHTTP + "/ready")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("istiod /ready: %v %v", resp, err)
+	}
+	if resp != nil {
+		resp.Body.Close()
+	}
+	if log, err := os.ReadFile(filepath.Join(sb.Dir, "istiod.log")); err != nil || strings.Contains(string(log), "panic") {
+		t.Errorf("istiod.log: a panic, or unreadable (%v)", err)
+	}
 }

@@ -17,14 +17,15 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"istio.io/istio/pkg/adsc"
 	_ "istio.io/istio/pkg/config/xds" // registers every Envoy extension type, so typed_config Anys print as JSON
 	"istio.io/istio/pkg/log"
+	"istio.io/istio/pkg/model"
 )
 
 const (
@@ -51,13 +52,11 @@ func configDump(env environment, query url.Values) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ip := env.PodIP
-	if ip == "" {
-		if ip, err = podIP(env); err != nil {
-			return "", err
-		}
+	id, err := proxyIdentity(env)
+	if err != nil {
+		return "", err
 	}
-	state, err := fetchXDS(env, ip)
+	state, err := fetchXDS(env, id)
 	if err != nil {
 		return "", err
 	}
@@ -76,30 +75,81 @@ func nameMatcher(expr string) (func(string) bool, error) {
 	return re.MatchString, nil
 }
 
-// podIP looks the pod up through the API server: kwok hands the exec'd command nothing but env vars,
-// and the pod IP is assigned after the per-pod Exec was written.
-func podIP(env environment) (string, error) {
+// proxy is what the stand-in tells istiod about the pod, as pilot-agent does in its node ID and
+// metadata.
+type proxy struct {
+	ip     string
+	typ    model.NodeType
+	labels map[string]string // the pod's labels (metadata LABELS); nil when not looked up
+}
+
+// proxyIdentity looks the pod up through the API server: kwok hands the exec'd command nothing but
+// env vars, and the pod IP is assigned after the per-pod Exec was written. The type is the one
+// pilot-agent is started with in the pod's istio-proxy container (`pilot-agent proxy waypoint`: a
+// waypoint, `proxy router`: a gateway), sidecar otherwise, so that istiod sends a waypoint a
+// waypoint's config.
+func proxyIdentity(env environment) (proxy, error) {
 	if env.Kubeconfig == "" {
-		return "", errors.New("neither INSTANCE_IP nor KUBECONFIG is set: cannot learn the pod IP")
+		if env.PodIP == "" {
+			return proxy{}, errors.New("neither INSTANCE_IP nor KUBECONFIG is set: cannot learn the pod IP")
+		}
+		return proxy{ip: env.PodIP, typ: model.SidecarProxy}, nil
 	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", env.Kubeconfig)
+	pod, err := getPod(env)
 	if err != nil {
-		return "", fmt.Errorf("kubeconfig: %w", err)
+		return proxy{}, err
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	p := proxy{ip: env.PodIP, typ: model.SidecarProxy, labels: pod.Labels}
+	for _, c := range pod.Spec.Containers {
+		if c.Name == "istio-proxy" && len(c.Args) >= 2 && c.Args[0] == "proxy" {
+			switch t := model.NodeType(c.Args[1]); t {
+			case model.Router, model.Waypoint:
+				p.typ = t
+			}
+		}
+	}
+	if p.ip == "" {
+		p.ip = pod.Status.PodIP
+	}
+	if p.ip == "" {
+		return proxy{}, fmt.Errorf("pod %s/%s has no IP yet", env.PodNamespace, env.PodName)
+	}
+	return p, nil
+}
+
+// nodeMetadata is the part of pilot-agent's node metadata istiod needs to find the pod behind
+// the proxy (NAMESPACE with the node ID's pod name; LABELS when it cannot) and so its Services:
+// a waypoint's config lists the services bound to the waypoint whose Service selects it.
+func nodeMetadata(env environment, p proxy) *structpb.Struct {
+	labels := map[string]any{}
+	for k, v := range p.labels {
+		labels[k] = v
+	}
+	m, err := structpb.NewStruct(map[string]any{
+		"NAMESPACE":     env.PodNamespace,
+		"NAME":          env.PodName,
+		"LABELS":        labels,
+		"ISTIO_VERSION": "65536.65536.65536", // adsc's default, which istiod reads as "newest"
+	})
 	if err != nil {
-		return "", err
+		panic(err)
+	}
+	return m
+}
+
+// getPod looks the pod up through the API server.
+func getPod(env environment) (*corev1.Pod, error) {
+	cs, err := kubeClient(env)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	pod, err := cs.CoreV1().Pods(env.PodNamespace).Get(ctx, env.PodName, metav1.GetOptions{})
 	if err != nil {
-		return "", fmt.Errorf("looking up the pod IP: %w", err)
+		return nil, fmt.Errorf("looking up the pod: %w", err)
 	}
-	if pod.Status.PodIP == "" {
-		return "", fmt.Errorf("pod %s/%s has no IP yet", env.PodNamespace, env.PodName)
-	}
-	return pod.Status.PodIP, nil
+	return pod, nil
 }
 
 // xdsState is one consistent view of what istiod sent.
@@ -136,10 +186,11 @@ func (r *recorder) HandleResponse(_ *adsc.ADSC, resp *discovery.DiscoveryRespons
 }
 
 // fetchXDS runs one ADS session as the pod until the answer is complete and quiet.
-func fetchXDS(env environment, ip string) (*xdsState, error) {
+func fetchXDS(env environment, p proxy) (*xdsState, error) {
 	rec := &recorder{responses: map[string]*discovery.DiscoveryResponse{}, at: map[string]time.Time{}}
+	ip := p.ip
 	c, err := adsc.New(env.XDSAddress, &adsc.ADSConfig{
-		Config: adsc.Config{Namespace: env.PodNamespace, Workload: env.PodName, IP: ip},
+		Config: adsc.Config{Namespace: env.PodNamespace, Workload: env.PodName, IP: ip, NodeType: p.typ, Meta: nodeMetadata(env, p)},
 		// Not adsc.ConfigInitialRequests(): it also asks for Istio config resources, which need an
 		// authenticated identity. Routes and endpoints follow from listeners and clusters.
 		InitialDiscoveryRequests: []*discovery.DiscoveryRequest{

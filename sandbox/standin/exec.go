@@ -11,6 +11,7 @@ package main
 // command in one pod gets the n-th file (the last repeats), like the admin paths.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // execFixture is one recorded run of a command (the writer is sandbox.ExecFixture).
@@ -30,8 +33,13 @@ type execFixture struct {
 	// DelayMs is how long the replay takes before it answers: the recorded run's duration, so
 	// that steps timed against it (samplers, at offsets) see it running.
 	DelayMs int64 `json:"delayMs,omitempty"`
-	// Logs are lines appended, when the replay ends, to containers' logs of the same pod (e.g.
-	// the sidecar's access-log lines of the requests a load made), stamped with that time.
+	// Logs are lines appended, when the replay ends, to containers' logs, stamped with that
+	// time: by container name, of the same pod (e.g. the sidecar's access-log lines of the
+	// requests a load made); by "<container>@<label selector>", of the newest pod of the same
+	// namespace the selector matches (e.g. a waypoint's lines for the client's request). Envoy log
+	// lines ("<time>\t<level>\tenvoy <logger> …") are appended only when the receiving pod's
+	// logger is at that level (POST logging, logging.go). {{clusterIP …}} and {{podIP …}} are
+	// filled in as in Stdout.
 	Logs map[string][]string `json:"logs,omitempty"`
 	// Match, when set, limits the replay to runs whose arguments (joined by spaces) contain it,
 	// for runs of one command that start together (two curl loops to two URLs). Replays with the
@@ -104,8 +112,16 @@ func execReplay(env environment, name string, args []string) (*execFixture, erro
 		return nil, err
 	}
 	f := seq[min(n, len(seq)-1)]
-	if f.Stdout, err = expandRefs(env, f.Stdout, filepath.Join(dir, ".refs.json")); err != nil {
+	memo := filepath.Join(dir, ".refs.json")
+	if f.Stdout, err = expandRefs(env, f.Stdout, memo); err != nil {
 		return nil, err
+	}
+	for c, lines := range f.Logs {
+		for i, l := range lines {
+			if lines[i], err = expandRefs(env, l, memo); err != nil {
+				return nil, fmt.Errorf("log line for %s: %w", c, err)
+			}
+		}
 	}
 	return f, nil
 }
@@ -121,9 +137,8 @@ func replay(env environment, f *execFixture, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "exec stand-in: LABRUN_SANDBOX_DIR is not set: cannot write the replay's container logs")
 			return 126
 		}
-		for container, lines := range f.Logs {
-			path := filepath.Join(root, "logs", env.PodNamespace, env.PodName, container+".log")
-			if err := appendCRILog(path, lines); err != nil {
+		for key, lines := range f.Logs {
+			if err := appendPodLog(env, root, key, lines); err != nil {
 				fmt.Fprintf(stderr, "exec stand-in: %v\n", err)
 				return 126
 			}
@@ -132,6 +147,57 @@ func replay(env environment, f *execFixture, stdout, stderr io.Writer) int {
 	io.WriteString(stdout, f.Stdout)
 	io.WriteString(stderr, f.Stderr)
 	return f.Exit
+}
+
+// appendPodLog appends a replay's lines to the log of the container key names: "<container>" of
+// the pod itself, or "<container>@<label selector>" of the newest pod of its namespace the
+// selector matches. Envoy log lines below the receiving pod's logger levels are left out.
+func appendPodLog(env environment, sandboxDir, key string, lines []string) error {
+	container, selector, other := strings.Cut(key, "@")
+	pod := env.PodName
+	if other {
+		var err error
+		if pod, err = newestPod(env, selector); err != nil {
+			return fmt.Errorf("log lines for %s: %w", key, err)
+		}
+	}
+	levels, err := readLevels(logLevelsPath(sandboxDir, env.PodNamespace, pod))
+	if err != nil {
+		return err
+	}
+	var kept []string
+	for _, l := range lines {
+		if keepLogLine(levels, l) {
+			kept = append(kept, l)
+		}
+	}
+	return appendCRILog(filepath.Join(sandboxDir, "logs", env.PodNamespace, pod, container+".log"), kept)
+}
+
+// newestPod is the name of the newest pod of env's namespace matching selector that is not being
+// deleted.
+func newestPod(env environment, selector string) (string, error) {
+	cs, err := kubeClient(env)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	pods, err := cs.CoreV1().Pods(env.PodNamespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return "", err
+	}
+	name := ""
+	var newest time.Time
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil && (name == "" || p.CreationTimestamp.After(newest)) {
+			name, newest = p.Name, p.CreationTimestamp.Time
+		}
+	}
+	if name == "" {
+		return "", fmt.Errorf("no pod of namespace %s matches %s", env.PodNamespace, selector)
+	}
+	return name, nil
 }
 
 // appendCRILog appends lines to a container log file in the CRI format kwok serves.

@@ -10,6 +10,10 @@
 //     of the same path (query included) returns the next fixture of that path's series, the last one
 //     repeating. Text stats fixtures honour `filter=` (RE2 partial match) and `type=`, and can be
 //     served as `format=json`. See fixtures.go for the layout on disk.
+//   - `POST logging?…` changes the pod's Envoy log levels as Envoy's /logging does (one query
+//     parameter: `<logger>=<level>`, `paths=<logger>:<level>,…` or `level=<level>`) and answers
+//     with the active loggers; the levels decide which replayed Envoy debug lines reach the pod's
+//     log (logging.go). Any other POST is refused.
 //
 // The environment tells it which pod it serves (kwok itself passes nothing about the pod): POD_NAME
 // and POD_NAMESPACE come from the per-pod kwok Exec the sandbox creates for every pod;
@@ -25,8 +29,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +46,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = "usage: pilot-agent request [--debug-port N] GET <path>  (Envoy admin stand-in of the labrun sandbox)"
+const usage = "usage: pilot-agent request [--debug-port N] GET <path> | POST logging?<query>  (Envoy admin stand-in of the labrun sandbox)"
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "request" {
@@ -63,8 +69,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	method, path := strings.ToUpper(rest[0]), strings.TrimPrefix(rest[1], "/")
-	if method != "GET" {
-		fmt.Fprintf(stderr, "Error: stand-in: only GET is served, not %s %s\n", method, path)
+	endpoint, query := splitPath(path)
+	if method != "GET" && !(method == "POST" && endpoint == "logging") {
+		fmt.Fprintf(stderr, "Error: stand-in: only GET and POST logging are served, not %s %s\n", method, path)
 		return 1
 	}
 	env := environment{
@@ -75,13 +82,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 		XDSAddress:   os.Getenv("LABRUN_ISTIOD_XDS"),
 		Kubeconfig:   os.Getenv("KUBECONFIG"),
 	}
-	body, err := serve(env, path)
+	var body string
+	var err error
+	if method == "POST" {
+		body, err = servePost(env, os.Getenv("LABRUN_SANDBOX_DIR"), endpoint, query)
+	} else {
+		body, err = serve(env, path)
+	}
+	var he *httpError
+	if errors.As(err, &he) {
+		// What pilot-agent says of an admin answer over 399 (other than 404).
+		fmt.Fprintf(stderr, "Error: %v\n", he)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: stand-in (%s/%s): %v\n", env.PodNamespace, env.PodName, err)
 		return 1
 	}
 	fmt.Fprintln(stdout, body)
 	return 0
+}
+
+// servePost answers a POST: only logging, whose state is the pod's (logging.go).
+func servePost(env environment, sandboxDir, endpoint string, query url.Values) (string, error) {
+	if env.PodName == "" || env.PodNamespace == "" {
+		return "", fmt.Errorf("POD_NAME/POD_NAMESPACE not set: kwok ran this without the sandbox's per-pod Exec")
+	}
+	if endpoint != "logging" {
+		return "", fmt.Errorf("POST %s is not served (only POST logging)", endpoint)
+	}
+	return postLogging(env, sandboxDir, query)
 }
 
 // environment is what the stand-in knows about the pod it answers for.

@@ -301,3 +301,88 @@ func TestExecReplayMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestPostLogging: POST logging changes the pod's levels as Envoy's /logging does — one query
+// parameter, all or nothing — answers with the active loggers, and remembers them for the pod.
+func TestPostLogging(t *testing.T) {
+	sandboxDir := t.TempDir()
+	t.Setenv("POD_NAME", "waypoint-7d9-x1")
+	t.Setenv("POD_NAMESPACE", "lab")
+	t.Setenv("LABRUN_SANDBOX_DIR", sandboxDir)
+	t.Setenv("LABRUN_STANDIN_FIXTURES", t.TempDir())
+	post := func(path string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run([]string{"request", "POST", path}, &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	// Two parameters: Envoy answers 400 and changes nothing; pilot-agent fails on it.
+	code, out, errb := post("logging?connection=debug&pool=debug")
+	if code != 1 || out != "" || !strings.Contains(errb, "received unsuccessful status code 400: error: invalid number of parameters") ||
+		!strings.Contains(errb, "  connection: warning\n") {
+		t.Errorf("two parameters: exit %d, stdout %q, stderr %q", code, out, errb)
+	}
+	code, out, errb = post("logging?paths=connection:debug,pool:debug")
+	if code != 0 || !strings.HasPrefix(out, "active loggers:\n  admin: warning\n") ||
+		!strings.Contains(out, "  connection: debug\n") || !strings.Contains(out, "  pool: debug\n") ||
+		!strings.Contains(out, "  misc: error\n") || !strings.Contains(out, "  router: warning\n") {
+		t.Errorf("paths: exit %d, stdout %q, stderr %q", code, out, errb)
+	}
+	// Kept: a later call shows them; a bad one (unknown logger) changes nothing.
+	if code, _, errb := post("logging?paths=router:debug,nosuch:debug"); code != 1 || !strings.Contains(errb, "unknown logger name") {
+		t.Errorf("unknown logger: exit %d, stderr %q", code, errb)
+	}
+	if code, _, errb := post("logging?router=loud"); code != 1 || !strings.Contains(errb, "unknown log level") {
+		t.Errorf("unknown level: exit %d, stderr %q", code, errb)
+	}
+	if code, out, _ := post("logging?router=trace"); code != 0 || !strings.Contains(out, "  router: trace\n") || !strings.Contains(out, "  pool: debug\n") {
+		t.Errorf("one logger: exit %d, stdout %q", code, out)
+	}
+	levels, err := readLevels(logLevelsPath(sandboxDir, "lab", "waypoint-7d9-x1"))
+	if err != nil || levels("pool") != "debug" || levels("router") != "trace" || levels("http") != "warning" {
+		t.Errorf("kept levels: pool %s, router %s, http %s (%v)", levels("pool"), levels("router"), levels("http"), err)
+	}
+	if code, out, _ := post("logging?level=info"); code != 0 || strings.Contains(out, ": debug\n") || !strings.Contains(out, "  misc: info\n") {
+		t.Errorf("level=info: exit %d, stdout %q", code, out)
+	}
+	// Other POSTs are refused; GET logging is what it was (fixtures).
+	var o, e bytes.Buffer
+	if code := run([]string{"request", "POST", "quitquitquit"}, &o, &e); code != 1 || !strings.Contains(e.String(), "only GET and POST logging") {
+		t.Errorf("POST quitquitquit: exit %d, stderr %q", code, e.String())
+	}
+}
+
+// TestReplayLogLevels: Envoy debug lines a replay writes reach a pod's log only when its logger
+// is at debug; other lines always; "<container>@<selector>" needs the cluster (none here).
+func TestReplayLogLevels(t *testing.T) {
+	sandboxDir := t.TempDir()
+	env := environment{PodName: "waypoint-1", PodNamespace: "lab"}
+	lines := []string{
+		"2026-07-01T10:42:51.101Z\tdebug\tenvoy pool external/envoy/source/common/conn_pool/conn_pool_base.cc:265\t[Tags: \"ConnectionId\":\"79097\"] using existing fully connected connection\tthread=21",
+		"2026-07-01T10:42:51.101Z\tdebug\tenvoy router external/envoy/source/common/router/router.cc:1\t[Tags: \"ConnectionId\":\"12\"] routing\tthread=21",
+		"2026-07-01T10:42:51.102Z\twarning\tenvoy router external/envoy/source/common/router/router.cc:2\tsomething\tthread=21",
+		`[2026-07-01T10:42:51.100Z] "GET / HTTP/1.1" 503 UC upstream_reset_before_response_started{connection_termination} - "-" 0 95 1 - "-" "curl/8.7.1" "r" "dummy:8080" "-" inbound-vip|8080|http|dummy - 10.96.0.9:8080 10.0.0.5:40000 - default`,
+	}
+	read := func() string {
+		b, _ := os.ReadFile(filepath.Join(sandboxDir, "logs", "lab", "waypoint-1", "istio-proxy.log"))
+		return string(b)
+	}
+	if err := appendPodLog(env, sandboxDir, "istio-proxy", lines); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); strings.Contains(got, "\tdebug\t") || !strings.Contains(got, "\twarning\t") || !strings.Contains(got, "503 UC") {
+		t.Errorf("at Istio's default levels: %q", got)
+	}
+	path := logLevelsPath(sandboxDir, "lab", "waypoint-1")
+	if err := withLevels(path, true, func(l map[string]string) { l["pool"] = "debug" }); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendPodLog(env, sandboxDir, "istio-proxy", lines[:2]); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(); !strings.Contains(got, "using existing fully connected connection") || strings.Contains(got, "routing") {
+		t.Errorf("with pool at debug: %q", got)
+	}
+	if err := appendPodLog(env, sandboxDir, "istio-proxy@app=waypoint", lines[:1]); err == nil || !strings.Contains(err.Error(), "KUBECONFIG") {
+		t.Errorf("another pod's log without a cluster to find it: %v", err)
+	}
+}
