@@ -11,16 +11,20 @@ package scenarios_test
 //     sends a sidecar of the pod; every apply, rollout, get, exec and log read goes through the
 //     real API.
 //   - stand-ins, named so everywhere: the sidecar injection stand-in (a webhook adding an
-//     istio-proxy container, no Envoy in it); the Envoy admin stand-in (pilot-agent) serving
-//     stats and /clusters from fixtures; the exec stand-in replaying fortio's JSON result (and
-//     the access-log lines of its requests) where a test wrote one.
-//   - replayed: Envoy's counters and gauges, /clusters, fortio results, access logs — the seeds'
-//     recorded figures, in scenarios/testdata/replay (README.md there says where each comes from).
+//     istio-proxy container, no Envoy in it); the waypoint deployment stand-in (a waypoint's
+//     Deployment and Service for a Gateway of class istio-waypoint, Kit C); the Envoy admin
+//     stand-in (pilot-agent) serving stats and /clusters from fixtures and keeping the log levels
+//     POST logging sets; the exec stand-in replaying fortio's JSON result, curl loops and ss (and
+//     the log lines of their requests, in the pod's or another pod's container) where a test
+//     wrote one.
+//   - replayed: Envoy's counters and gauges, /clusters, fortio results, access logs, a waypoint's
+//     debug log lines and sockets — the seeds' recorded figures, in scenarios/testdata/replay
+//     (README.md there says where each comes from).
 //     A test that replays them proves labrun's handling of those figures, not Envoy's behaviour.
 //
 // The tests share one sandbox (TestMain). The kits use fixed namespaces, so a run holds its
-// namespace (holdNamespace) while the top-level tests run in parallel: Kit A (conn-lab) and
-// Kit B (dns-lab) overlap, which halves the wall time (their replays mostly wait). They skip
+// namespace (holdNamespace) while the top-level tests run in parallel: Kit A (conn-lab), Kit B
+// (dns-lab) and Kit C (ambient-lab) overlap, which halves the wall time (their replays mostly wait). They skip
 // under -short and LABRUN_SANDBOX=off.
 
 import (
@@ -98,6 +102,13 @@ func scenarioWithVars(t *testing.T, name string, vars map[string]string) *dsl.Sc
 // holds the scenario's namespace (before it writes the stand-in's fixtures for it).
 func kubeRun(t *testing.T, sb *sandbox.Sandbox, name string, vars map[string]string) *interp.Record {
 	t.Helper()
+	return kubeRunObserved(t, sb, name, vars, nil)
+}
+
+// kubeRunObserved is kubeRun with observe called on every step event too, in the run's goroutine
+// (so a check it makes on the sandbox sees the world as that step left it).
+func kubeRunObserved(t *testing.T, sb *sandbox.Sandbox, name string, vars map[string]string, observe func(interp.Event)) *interp.Record {
+	t.Helper()
 	sc := scenarioWithVars(t, name, vars)
 	timeout := sc.Timeout + sc.CleanupTimeout
 	if timeout <= 0 {
@@ -120,6 +131,9 @@ func kubeRun(t *testing.T, sb *sandbox.Sandbox, name string, vars map[string]str
 	r := interp.New(target,
 		interp.WithAccessLogParser(envoy.AccessLog),
 		interp.WithObserver(func(ev interp.Event) {
+			if observe != nil {
+				observe(ev)
+			}
 			if !ev.Ended {
 				return
 			}
