@@ -268,7 +268,6 @@ func closestStat(stat string, snaps []*SnapshotRecord) string {
 	return ""
 }
 
-
 func (j *Judge) note(n string) {
 	if !j.noted[n] {
 		j.noted[n] = true
