@@ -33,10 +33,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mathrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -83,11 +85,24 @@ type Sandbox struct {
 
 // Up starts a sandbox from built binaries and returns when every component is healthy. progress
 // receives one line per step (nil: none). On failure everything started is stopped and the error
-// carries the tails of the component logs.
-func Up(ctx context.Context, bins Binaries, progress io.Writer) (_ *Sandbox, err error) {
+// carries the tails of the component logs. A start that lost a port to another process (a
+// component failed with "address already in use": the ports are free when chosen, not reserved)
+// is retried with new ports, up to three times in all.
+func Up(ctx context.Context, bins Binaries, progress io.Writer) (*Sandbox, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		s, err := upOnce(ctx, bins, progress)
+		if err == nil || attempt == attempts || ctx.Err() != nil || !strings.Contains(err.Error(), "address already in use") {
+			return s, err
+		}
+		fmt.Fprintf(progress, "sandbox: a port was taken by another process between choosing and binding it; starting again with new ports (%d of %d)\n", attempt+1, attempts)
+	}
+}
+
+func upOnce(ctx context.Context, bins Binaries, progress io.Writer) (_ *Sandbox, err error) {
 	dir, err := os.MkdirTemp("", "labrun-sandbox-")
 	if err != nil {
 		return nil, err
@@ -552,9 +567,15 @@ current-context: sandbox
 `, server, token)
 }
 
-// freePorts reserves n distinct free loopback ports. They are released before the components bind
-// them, so another process could take one in between; on these machines that has not been seen.
+// freePorts chooses n distinct loopback ports that are free now. They are released before the
+// components bind them, so another process can take one in between (Up then starts again). To
+// make that rare they are chosen at random below the kernel's ephemeral range, where the
+// outgoing connections of every process on the machine (other sandboxes' included) take theirs.
 func freePorts(n int) ([]int, error) {
+	lo, hi := 10000, ephemeralStart()-1
+	if hi-lo < 1000 {
+		lo, hi = 0, 0 // no room below the range: let the kernel choose
+	}
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
@@ -562,15 +583,40 @@ func freePorts(n int) ([]int, error) {
 		}
 	}()
 	out := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(out) < n; tries++ {
+		port := 0
+		if hi > 0 && tries < 50*n {
+			port = lo + mathrand.IntN(hi-lo+1)
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
+			if port != 0 {
+				continue // taken: draw again
+			}
 			return nil, err
 		}
 		ls = append(ls, l)
 		out = append(out, l.Addr().(*net.TCPAddr).Port)
 	}
 	return out, nil
+}
+
+// ephemeralStart is the first port of the kernel's ephemeral range (Linux's default when it
+// cannot be read).
+func ephemeralStart() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 1 {
+		return 32768
+	}
+	v, err := strconv.Atoi(f[0])
+	if err != nil || v < 1024 {
+		return 32768
+	}
+	return v
 }
 
 func randomToken() (string, error) {
