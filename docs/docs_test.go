@@ -128,16 +128,19 @@ func TestDocExpectedBlock(t *testing.T) {
 		return replaceOnce(t, s, "_quickstartPort: 18480", fmt.Sprintf("_quickstartPort: %d", freePort(t)))
 	})
 	good := string(readFile(t, "quickstart.md"))
-	// Two mistakes: a response code the run did not see, and a tolerance far off.
+	// Two mistakes: a response code the run did not see, and a value far outside its tolerance.
+	// The tolerance stays the doc's ±50%: --update keeps it, and the run after the update must
+	// pass although the split between the backends moves by a few requests from run to run
+	// (14 and 16 of 30 were seen; ±10% failed under load).
 	bad := replaceOnce(t, good, "load keepalive: 30 requests, codes 200\n", "load keepalive: 30 requests, codes 200 503\n")
 	bad = regexp.MustCompile(`(?m)^~ perconn\.ips\[backends\.b\.address\] [0-9.]+ ±50%$`).
-		ReplaceAllString(bad, "~ perconn.ips[backends.b.address] 100 ±10%")
+		ReplaceAllString(bad, "~ perconn.ips[backends.b.address] 100 ±50%")
 	docPath := filepath.Join(root, "docs", "quickstart.md")
 	writeFile(t, docPath, bad)
 	dir := filepath.Dir(docPath)
 
 	blockLine := lineOf(t, bad, "scenario quickstart: passed") // the block's first line
-	tolLine := lineOf(t, bad, "~ perconn.ips[backends.b.address] 100 ±10%")
+	tolLine := lineOf(t, bad, "~ perconn.ips[backends.b.address] 100 ±50%")
 
 	code, _, errOut := doc(t, dir, "quickstart.md")
 	t.Logf("labrun doc with a wrong expected block:\n%s", errOut)
@@ -151,7 +154,7 @@ func TestDocExpectedBlock(t *testing.T) {
 		"  + load keepalive: 30 requests, codes 200\n",
 		"    load perconn: 30 requests, codes 200\n",
 		fmt.Sprintf("quickstart.md:%d: perconn.ips[backends.b.address] is ", tolLine),
-		", not within 10% of 100\n",
+		", not within 50% of 100\n",
 		"quickstart.md: 1 expected block did not match the run (labrun doc --update rewrites them)\n",
 	} {
 		if !strings.Contains(errOut, want) {
@@ -167,7 +170,7 @@ func TestDocExpectedBlock(t *testing.T) {
 		t.Fatalf("after --update: exit %d, want 0\n%s%s\n%s", code, out, errOut, updated)
 	}
 	// --update keeps the tolerance (with the value of the run) and restores the good block.
-	tol := regexp.MustCompile(`(?m)^~ perconn\.ips\[backends\.b\.address\] [0-9]+ ±10%$`)
+	tol := regexp.MustCompile(`(?m)^~ perconn\.ips\[backends\.b\.address\] [0-9]+ ±50%$`)
 	if !tol.MatchString(updated) {
 		t.Errorf("the updated doc lacks the tolerance line with the run's value:\n%s", updated)
 	}
