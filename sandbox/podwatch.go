@@ -30,12 +30,9 @@ var (
 
 // watchPods starts the pod watcher and returns once its cache has synced.
 func (s *Sandbox) watchPods(ctx context.Context) error {
-	logFile, err := os.OpenFile(filepath.Join(s.Dir, "pod-watcher.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logFile, logf, err := s.componentLog("pod-watcher.log")
 	if err != nil {
 		return err
-	}
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(logFile, time.Now().Format(time.RFC3339Nano)+" "+format+"\n", args...)
 	}
 	factory := informers.NewSharedInformerFactory(s.client, 0)
 	inf := factory.Core().V1().Pods().Informer()
@@ -146,4 +143,16 @@ func (s *Sandbox) preparePod(ctx context.Context, pod *corev1.Pod) error {
 		}
 	}
 	return nil
+}
+
+// componentLog opens (appending) the log of one of the sandbox's in-process components in its
+// directory, and gives a printf that stamps each line with the time.
+func (s *Sandbox) componentLog(name string) (*os.File, func(format string, args ...any), error) {
+	f, err := os.OpenFile(filepath.Join(s.Dir, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func(format string, args ...any) {
+		fmt.Fprintf(f, time.Now().Format(time.RFC3339Nano)+" "+format+"\n", args...)
+	}, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -48,12 +46,9 @@ var gatewayGVR = schema.GroupVersionResource{Group: "gateway.networking.k8s.io",
 // waypoint's objects for every Gateway of class istio-waypoint (again on every change of it). It
 // returns once the informer has synced; done is closed when ctx ends and the informer stopped.
 func (s *Sandbox) watchWaypoints(ctx context.Context, done chan<- struct{}) error {
-	logFile, err := os.OpenFile(filepath.Join(s.Dir, "waypoint-stand-in.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logFile, logf, err := s.componentLog("waypoint-stand-in.log")
 	if err != nil {
 		return err
-	}
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(logFile, time.Now().Format(time.RFC3339Nano)+" "+format+"\n", args...)
 	}
 	factory := dynamicinformer.NewDynamicSharedInformerFactory(s.dyn, 0)
 	inf := factory.ForResource(gatewayGVR).Informer()

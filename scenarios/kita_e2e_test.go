@@ -68,14 +68,10 @@ func TestE2EKitAReplay(t *testing.T) {
 // Everything else is as in the replays above: real API server and istiod, replayed Envoy and
 // fortio figures.
 func perturbedKitA(t *testing.T, sb *sandbox.Sandbox) {
-	type want struct {
-		outcome interp.Outcome
-		text    []string // in the judgement's explanation or reason
-	}
 	cases := []struct {
 		name, scenario string
 		perturb        func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture
-		wants          map[string]want // by expectation; every other expectation must pass
+		wants          map[string]perturbedWant // by expectation; every other expectation must pass
 	}{{
 		name:     "503s that are not the pending breaker's",
 		scenario: "s2",
@@ -83,7 +79,7 @@ func perturbedKitA(t *testing.T, sb *sandbox.Sandbox) {
 		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
 			return editFortio(t, fx, func(res map[string]any) { res["RetCodes"] = map[string]any{"200": 15, "503": 15} })
 		},
-		wants: map[string]want{
+		wants: map[string]perturbedWant{
 			"delta.upstream_rq_pending_overflow == fortio.code503": {interp.Failed, []string{"(12)", "(15)"}},
 			"delta.upstream_rq_total == fortio.code200":            {interp.Failed, []string{"(18)", "(15)"}},
 		},
@@ -97,7 +93,7 @@ func perturbedKitA(t *testing.T, sb *sandbox.Sandbox) {
 				return regexp.MustCompile(`^(cluster\.outbound\|8080\|\|backend\.conn-lab\.svc\.cluster\.local;\.(?:upstream_[a-z_]+)): \d+$`).ReplaceAllString(line, "$1: 0")
 			})
 		},
-		wants: map[string]want{
+		wants: map[string]perturbedWant{
 			// went down from 3 to 0, from 58 to 0: a reset, not a delta
 			"delta.upstream_cx_total == fortio.requests": {interp.Failed, []string{"upstream_cx_total went down", "reset"}},
 			"delta.upstream_rq_total == fortio.requests": {interp.Failed, []string{"upstream_rq_total went down", "reset"}},
@@ -119,7 +115,7 @@ func perturbedKitA(t *testing.T, sb *sandbox.Sandbox) {
 			}
 			return fx
 		},
-		wants: map[string]want{
+		wants: map[string]perturbedWant{
 			"delta.upstream_rq_pending_overflow == fortio.code503": {interp.Errored, []string{"stat upstream_rq_pending_overflow is in none of the snapshots", "proxyStatsMatcher"}},
 		},
 	}}
@@ -129,31 +125,7 @@ func perturbedKitA(t *testing.T, sb *sandbox.Sandbox) {
 			fixtures := c.perturb(t, replay(t, "kit-a", c.scenario))
 			sb.EnvoyStandIn(t, "conn-lab", "client", fixtures...)
 			rec := kubeRun(t, sb, c.scenario, nil)
-			if rec.Outcome == interp.Passed {
-				t.Fatalf("the perturbed replay passed:%s", describeRecord(rec))
-			}
-			for _, j := range rec.Expectations {
-				w, guarded := c.wants[j.Src]
-				if !guarded {
-					if j.Outcome != interp.Passed {
-						t.Errorf("%s: %s %s%s, want passed: it does not read the perturbed figure", j.Src, j.Outcome, j.Explanation, j.Reason)
-					}
-					continue
-				}
-				if j.Outcome != w.outcome {
-					t.Errorf("%s: %s, want %s", j.Src, j.Outcome, w.outcome)
-				}
-				why := j.Explanation + " " + j.Reason
-				for _, s := range w.text {
-					if !strings.Contains(why, s) {
-						t.Errorf("%s: the judgement does not say %q: %s", j.Src, s, why)
-					}
-				}
-				t.Logf("%s → %s: %s", j.Src, j.Outcome, strings.TrimSpace(why))
-			}
-			for src := range c.wants {
-				judgement(t, rec, src)
-			}
+			checkPerturbed(t, rec, c.wants)
 		})
 	}
 }
@@ -208,4 +180,43 @@ func editStats(t *testing.T, fx []sandbox.Fixture, n int, edit func(string) stri
 	}
 	t.Fatalf("no stats fixture %d", n)
 	return nil
+}
+
+// perturbedWant is what a perturbed replay must do to one expectation: its outcome, and text its
+// judgement's explanation or reason must contain.
+type perturbedWant struct {
+	outcome interp.Outcome
+	text    []string
+}
+
+// checkPerturbed checks a run on a perturbed replay: it did not pass, each expectation in wants
+// has its outcome and says why, and every other expectation (which does not read the perturbed
+// figure) still held.
+func checkPerturbed(t *testing.T, rec *interp.Record, wants map[string]perturbedWant) {
+	t.Helper()
+	if rec.Outcome == interp.Passed {
+		t.Fatalf("the perturbed replay passed:%s", describeRecord(rec))
+	}
+	for _, j := range rec.Expectations {
+		w, guarded := wants[j.Src]
+		if !guarded {
+			if j.Outcome != interp.Passed {
+				t.Errorf("%s: %s %s%s, want passed: it does not read the perturbed figure", j.Src, j.Outcome, j.Explanation, j.Reason)
+			}
+			continue
+		}
+		if j.Outcome != w.outcome {
+			t.Errorf("%s: %s, want %s", j.Src, j.Outcome, w.outcome)
+		}
+		why := j.Explanation + " " + j.Reason
+		for _, s := range w.text {
+			if !strings.Contains(why, s) {
+				t.Errorf("%s: the judgement does not say %q: %s", j.Src, s, why)
+			}
+		}
+		t.Logf("%s → %s: %s", j.Src, j.Outcome, strings.TrimSpace(why))
+	}
+	for src := range wants {
+		judgement(t, rec, src)
+	}
 }
