@@ -254,7 +254,11 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 		return fmt.Sprintf("missing required field %q", last)
 	}
 	if m := boundRE.FindStringSubmatch(msg); m != nil {
-		return describeBound(m[2], m[1])
+		what := "a number"
+		if l.schemaKindAt(path, prefix) == cue.IntKind {
+			what = "an integer"
+		}
+		return describeBound(m[2], m[1], what)
 	}
 	if m := mismatchRE.FindStringSubmatch(msg); m != nil {
 		user, want := m[1], m[2]
@@ -312,7 +316,9 @@ func describeType(t string) string {
 	return t
 }
 
-func describeBound(bound, got string) string {
+// describeBound says what a bound wants; what is the kind of value the field takes ("an
+// integer", "a number").
+func describeBound(bound, got, what string) string {
 	switch {
 	case strings.Contains(bound, "(ns|us|µs|ms|s|m|h)"):
 		return fmt.Sprintf(`expected a duration such as "500ms" or "5s", got %s`, got)
@@ -321,7 +327,7 @@ func describeBound(bound, got string) string {
 	case bound == `!=""`:
 		return "expected a non-empty string"
 	case strings.HasPrefix(bound, ">=") || strings.HasPrefix(bound, ">") || strings.HasPrefix(bound, "<"):
-		return fmt.Sprintf("expected a number %s, got %s", bound, got)
+		return fmt.Sprintf("expected %s %s, got %s", what, bound, got)
 	}
 	return fmt.Sprintf("expected a value matching %s, got %s", bound, got)
 }
@@ -389,6 +395,34 @@ func (l *loader) checkFields(v, def cue.Value, path []string) {
 			l.checkFields(it.Value(), elem, append(append([]string{}, path...), fmt.Sprint(i)))
 		}
 	}
+}
+
+// schemaKindAt is the kind of value the schema gives the field at an error's path inside a
+// scenario (path[0] is the scenario's name, prefix), or BottomKind when the path does not lead
+// through the schema (a kit's field, a free-form object).
+func (l *loader) schemaKindAt(path []string, prefix string) cue.Kind {
+	if prefix == "" || len(path) < 2 || path[0] != prefix {
+		return cue.BottomKind
+	}
+	def := l.schema().LookupPath(cue.ParsePath("#Scenario"))
+	for i, name := range path[1:] {
+		if !def.Exists() {
+			return cue.BottomKind
+		}
+		if isIndex(name) {
+			if isStepList(path[i]) { // path[i] is the list's own name (path[1:] is shifted by one)
+				def = l.schema().LookupPath(cue.ParsePath("#Step"))
+			} else {
+				def = def.LookupPath(cue.MakePath(cue.AnyIndex))
+			}
+			continue
+		}
+		def = l.childDef(def, name, false)
+	}
+	if !def.Exists() {
+		return cue.BottomKind
+	}
+	return def.IncompleteKind()
 }
 
 // childDef finds the definition of field name inside def.
