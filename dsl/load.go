@@ -229,10 +229,53 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 	src := specSource(doc, fences)
 	f, err := parser.ParseFile(virt, src, parser.ParseComments)
 	if err != nil {
-		l.addCUEError(err)
+		l.addMarkdownSyntaxError(err, abs, virt, doc, fences)
 		return
 	}
 	l.build(filepath.Dir(abs), []string{virt}, "", topLevelLabels(f), virt, overlayFile{virt, src})
+}
+
+// addMarkdownSyntaxError reports the syntax errors of a document's specs. The specs are parsed
+// as one file in which every line outside them is blank, so an unclosed brace in one block runs
+// on through the next ones and CUE reports it at the end of the document, often after a cascade
+// of other errors. So each block is parsed alone (with the same line numbers): its errors inside
+// it are reported as they are, and running out of input at its closing fence, which is where
+// the block ends before its CUE does. Only when every block parses alone (a construct split
+// across blocks) are the errors of the whole reported.
+func (l *loader) addMarkdownSyntaxError(err error, abs, virt string, doc []byte, fences []Fence) {
+	reported := false
+	for _, f := range fences {
+		if !f.IsSpec() {
+			continue
+		}
+		_, berr := parser.ParseFile(virt, specSource(doc, []Fence{f}), parser.ParseComments)
+		if berr == nil {
+			continue
+		}
+		reported = true
+		var inside cueerrors.Error
+		var outside []cueerrors.Error
+		for _, e := range cueerrors.Errors(berr) {
+			if e.Position().Line() < f.EndLine {
+				inside = cueerrors.Append(inside, e)
+			} else {
+				outside = append(outside, e)
+			}
+		}
+		if inside != nil {
+			l.addCUEError(inside) // what follows at the end of the block is their cascade
+			continue
+		}
+		for _, e := range outside {
+			format, args := e.Msg()
+			l.errs.add(Pos{File: abs, Line: f.EndLine, Col: f.Indent + 1}, "",
+				"the block opened at line %d ends before its CUE does (an unclosed brace, bracket or string?): %s",
+				f.Line, fmt.Sprintf(format, args...))
+		}
+	}
+	if !reported {
+		l.addCUEError(err)
+	}
 }
 
 type overlayFile struct {
