@@ -3,12 +3,14 @@ package dsl
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
 )
 
@@ -100,6 +102,13 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 		if !pos.IsValid() && root.Exists() {
 			// Nothing in a user file: name the scenario, never the schema.
 			pos = l.valuePos(root)
+		}
+		if strings.HasPrefix(msg, "reference ") {
+			// A reference error is found when CUE compiles the file: its path has no list
+			// indices (s.steps.load.url). The syntax has them.
+			if full := l.astPath(e.Position()); full != nil && samePathWithoutIndices(full, path) {
+				path = full
+			}
 		}
 		it := item{pos: pos, path: path, msg: l.explain(path, msg, root, prefix)}
 		if m := conflictRE.FindStringSubmatch(msg); m != nil && !mismatchRE.MatchString(msg) && !looksLikeType(m[1]) && !looksLikeType(m[2]) {
@@ -196,6 +205,84 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 const disjHeader = "expected one of the allowed values"
 
 var expectedGotRE = regexp.MustCompile(`^expected (.+), got (.+)$`)
+
+// astPath is the path of labels and list indices from the top of p's file down to the
+// innermost field whose value holds p, read from the file's syntax; nil when it cannot be told.
+func (l *loader) astPath(p token.Pos) []string {
+	if !p.IsValid() || l.schemaFiles[p.Filename()] {
+		return nil
+	}
+	src, ok := l.virtualSrc[p.Filename()]
+	if !ok {
+		var err error
+		if src, err = l.read(p.Filename()); err != nil {
+			return nil
+		}
+	}
+	f, err := parser.ParseFile(p.Filename(), src)
+	if err != nil {
+		return nil
+	}
+	off := p.Offset()
+	var walk func(n ast.Node, path []string) []string
+	walk = func(n ast.Node, path []string) []string {
+		if n == nil || !(n.Pos().Offset() <= off && off < n.End().Offset()) {
+			return nil
+		}
+		switch x := n.(type) {
+		case *ast.Field:
+			name, _, err := ast.LabelName(x.Label)
+			if err != nil {
+				return nil
+			}
+			inner := append(append([]string{}, path...), name)
+			if deeper := walk(x.Value, inner); deeper != nil {
+				return deeper
+			}
+			return inner
+		case *ast.StructLit:
+			for _, d := range x.Elts {
+				if r := walk(d, path); r != nil {
+					return r
+				}
+			}
+		case *ast.ListLit:
+			for i, e := range x.Elts {
+				if r := walk(e, append(append([]string{}, path...), fmt.Sprint(i))); r != nil {
+					return r
+				}
+			}
+		case *ast.BinaryExpr:
+			if r := walk(x.X, path); r != nil {
+				return r
+			}
+			return walk(x.Y, path)
+		case *ast.ParenExpr:
+			return walk(x.X, path)
+		case *ast.EmbedDecl:
+			return walk(x.Expr, path)
+		}
+		return nil
+	}
+	for _, d := range f.Decls {
+		if r := walk(d, nil); r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// samePathWithoutIndices reports whether full, with its list indices dropped, is short (CUE's
+// path of a compile error).
+func samePathWithoutIndices(full, short []string) bool {
+	var labels []string
+	for _, e := range full {
+		if !isIndex(e) {
+			labels = append(labels, e)
+		}
+	}
+	return len(labels) > 0 && slices.Equal(labels, short)
+}
 
 // quotePath turns CUE error path elements into a path string that ParsePath accepts.
 func quotePath(elems []string) string {

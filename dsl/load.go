@@ -61,6 +61,8 @@ type loader struct {
 	schemaFiles map[string]bool
 	// virtual maps overlay file names (Markdown turned CUE) to the documents they came from.
 	virtual map[string]string
+	// virtualSrc holds the CUE source of each virtual file (for astPath).
+	virtualSrc map[string][]byte
 	// schemaV is the schema on its own; probe tests whether a definition is closed.
 	schemaV, probe cue.Value
 }
@@ -227,6 +229,10 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 	}
 	l.virtual[virt] = abs
 	src := specSource(doc, fences)
+	if l.virtualSrc == nil {
+		l.virtualSrc = map[string][]byte{}
+	}
+	l.virtualSrc[virt] = src
 	f, err := parser.ParseFile(virt, src, parser.ParseComments)
 	if err != nil {
 		l.addMarkdownSyntaxError(err, abs, virt, doc, fences)
