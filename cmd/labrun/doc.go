@@ -238,12 +238,12 @@ func diffLines(a, b []string) string {
 		case i < n && j < m && a[i] == b[j]:
 			out.WriteString("    " + a[i] + "\n")
 			i, j = i+1, j+1
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			out.WriteString("  + " + b[j] + "\n")
-			j, changed = j+1, true
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]): // what was expected first, as diff does
 			out.WriteString("  - " + a[i] + "\n")
 			i, changed = i+1, true
+		default:
+			out.WriteString("  + " + b[j] + "\n")
+			j, changed = j+1, true
 		}
 	}
 	if !changed {
