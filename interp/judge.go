@@ -201,7 +201,7 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 			case !inA && !inB:
 				return missingStat(ref.Stat, []*SnapshotRecord{sa, sb}), false
 			case !inA:
-				j.note(fmt.Sprintf("%s was absent in %q and present in %q (Envoy creates some stats on first use): counted from 0", ref.Stat, a, b))
+				j.note(fmt.Sprintf("%s was absent in %q and present in %q (stats are created on first use): counted from 0", ref.Stat, a, b))
 			case !inB:
 				if !j.allow[ref.Stat] {
 					return fmt.Sprintf("counter %s was present in %q (%s) and is gone in %q: the Envoy cluster was removed or rebuilt, so its delta means nothing (allowReset lists counters for which that is expected)", ref.Stat, a, dsl.FormatValue(va), b), true
@@ -248,7 +248,27 @@ func missingStat(stat string, snaps []*SnapshotRecord) string {
 	if close := closestStat(stat, snaps); close != "" {
 		msg += fmt.Sprintf("; did you mean %s?", close)
 	}
-	return msg + ". Likely causes: the proxy does not record it (Istio records no cluster stats unless the pod's proxyStatsMatcher includes them: annotation proxy.istio.io/config with proxyStatsMatcher.inclusionRegexps, and a pod restart), or Envoy has not created it yet (stats are created on first use; /stats?usedonly hides unused ones), or the snapshot reads another cluster"
+	var causes []string
+	seen := map[string]bool{}
+	for _, s := range snaps {
+		kind, _, _ := strings.Cut(s.Source, " ")
+		if seen[kind] {
+			continue
+		}
+		seen[kind] = true
+		switch kind {
+		case "envoy", "admin":
+			causes = append(causes, "the proxy does not record it (Istio records no cluster stats unless the pod's proxyStatsMatcher includes them: annotation proxy.istio.io/config with proxyStatsMatcher.inclusionRegexps, and a pod restart), or Envoy has not created it yet (stats are created on first use; /stats?usedonly hides unused ones), or the snapshot reads another cluster")
+		case "backend":
+			causes = append(causes, "a local backend creates a counter the first time it counts, so rq_<code> exists only once a response with that code was sent (rq_total, rq_<class>xx and cx_total count every request and connection)")
+		case "prometheus":
+			causes = append(causes, "the endpoint does not export it (names are as the endpoint prints them, a series with labels as name{a=\"x\",b=\"y\"}, labels sorted by name), or not yet (a metric may appear on first use)")
+		}
+	}
+	if len(causes) == 0 {
+		return msg
+	}
+	return msg + ". Likely causes: " + strings.Join(causes, "; or ")
 }
 
 func closestStat(stat string, snaps []*SnapshotRecord) string {

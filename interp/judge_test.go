@@ -153,3 +153,42 @@ func TestReplayChangesWithExpectation(t *testing.T) {
 		t.Fatalf("15 == 18 should fail, got %s", v)
 	}
 }
+
+// TestMissingStatCauses: a stat in no snapshot names the likely causes of the snapshots'
+// source, not Envoy's for every source.
+func TestMissingStatCauses(t *testing.T) {
+	sc := loadScenario(t, judgeScenario)
+	for _, c := range []struct {
+		source    string
+		has, lacks []string
+	}{
+		{"admin c", []string{"proxyStatsMatcher", "usedonly"}, []string{"local backend"}},
+		{"envoy client cluster x", []string{"proxyStatsMatcher"}, []string{"local backend"}},
+		{"backend a", []string{"a local backend creates a counter the first time it counts", "rq_<code>"}, []string{"proxyStatsMatcher", "Envoy"}},
+		{"prometheus http://127.0.0.1:9/metrics", []string{"the endpoint does not export it", "labels sorted by name"}, []string{"proxyStatsMatcher"}},
+	} {
+		t.Run(c.source, func(t *testing.T) {
+			rec := judgeRecord(interp.SnapshotRecord{Counters: dsl.Stats{"x": 1}}, interp.SnapshotRecord{Counters: dsl.Stats{"x": 2}})
+			rec.Snapshots["before"].Source, rec.Snapshots["after"].Source = c.source, c.source
+			var text string
+			for _, g := range interp.Rejudge(rec, sc) {
+				if g.Src == "delta.membership_change == 1" {
+					text = g.Explanation + " " + g.Reason
+					if g.Outcome != interp.Errored {
+						t.Errorf("outcome %s, want errored", g.Outcome)
+					}
+				}
+			}
+			for _, h := range c.has {
+				if !strings.Contains(text, h) {
+					t.Errorf("%q does not say %q", text, h)
+				}
+			}
+			for _, h := range c.lacks {
+				if strings.Contains(text, h) {
+					t.Errorf("%q says %q, which is not about this source", text, h)
+				}
+			}
+		})
+	}
+}
