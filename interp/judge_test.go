@@ -159,7 +159,7 @@ func TestReplayChangesWithExpectation(t *testing.T) {
 func TestMissingStatCauses(t *testing.T) {
 	sc := loadScenario(t, judgeScenario)
 	for _, c := range []struct {
-		source    string
+		source     string
 		has, lacks []string
 	}{
 		{"admin c", []string{"proxyStatsMatcher", "usedonly"}, []string{"local backend"}},
