@@ -1,6 +1,7 @@
 package docs_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,7 +118,8 @@ func TestKitADocInSandbox(t *testing.T) {
 		perPod = append(perPod, fx)
 	}
 	sb.EnvoyStandInPerPod(t, "conn-lab", "client", perPod...)
-	args := []string{"--target", "kube", "--kubeconfig", sb.Kubeconfig, "--quiet"}
+	reports := t.TempDir()
+	args := []string{"--target", "kube", "--kubeconfig", sb.Kubeconfig, "--quiet", "--report-dir", reports}
 	if os.Getenv("LABRUN_UPDATE") == "1" {
 		args = append(args, "--update")
 	}
@@ -131,4 +133,39 @@ func TestKitADocInSandbox(t *testing.T) {
 			t.Errorf("no PASSED line for %s", name)
 		}
 	}
+	noCredentialIn(t, sb.RESTConfig.BearerToken, out, errOut, reports)
+}
+
+// noCredentialIn fails if the cluster's token appears in the output or in any file of the
+// reports (Markdown, JSON, JUnit, every raw artifact) — it must never be written anywhere.
+func noCredentialIn(t *testing.T, token, stdout, stderr, reports string) {
+	t.Helper()
+	if token == "" {
+		t.Fatal("the sandbox has no token to look for")
+	}
+	if strings.Contains(stdout, token) || strings.Contains(stderr, token) {
+		t.Error("the cluster's token is in labrun's output")
+	}
+	files := 0
+	err := filepath.WalkDir(reports, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files++
+		if strings.Contains(string(b), token) {
+			t.Errorf("the cluster's token is in %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 2*len(kitAScenarios) {
+		t.Errorf("%d report files: want every scenario's report (and artifacts) to be searched", files)
+	}
+	t.Logf("token absent from the output and %d report files", files)
 }
