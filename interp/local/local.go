@@ -160,9 +160,10 @@ func (w *world) describe() string {
 		parts = append(parts, fmt.Sprintf("dns %s at %s", w.dns.zone, w.dns.addr))
 	}
 	if len(parts) == 0 {
-		return "local (this machine)"
+		return "this machine"
 	}
-	return "local: " + strings.Join(parts, ", ")
+	// The target's name ("local") is printed before this, by the CLI and the report.
+	return strings.Join(parts, ", ")
 }
 
 // values are the names expressions see: backends.<name>, blackholes.<name> (dsl.Endpoint)

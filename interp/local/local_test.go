@@ -71,7 +71,7 @@ func TestTargetShape(t *testing.T) {
 
 	// Without a zone there is no DNS driver (dns steps are refused before the run).
 	bare := newTarget(t, nil, Options{})
-	if bare.DNS != nil || bare.Describe != "local (this machine)" {
+	if bare.DNS != nil || bare.Describe != "this machine" {
 		t.Errorf("bare target: DNS %v, describe %q", bare.DNS, bare.Describe)
 	}
 }

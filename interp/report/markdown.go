@@ -22,7 +22,11 @@ func Markdown(rec *interp.Record, f Files) string {
 	}
 	w("| | |\n|---|---|\n")
 	w("| scenario | `%s` (%s) |\n", rec.Scenario, rec.Pos)
-	w("| target | %s %s |\n", rec.Target, rec.Where)
+	if rec.Where != "" {
+		w("| target | %s: %s |\n", rec.Target, rec.Where)
+	} else {
+		w("| target | %s |\n", rec.Target)
+	}
 	w("| started | %s |\n", rec.Start.UTC().Format("2006-01-02 15:04:05.000 UTC"))
 	w("| duration | %s |\n", secs(rec.End.Sub(rec.Start)))
 	if rec.Error != "" {
