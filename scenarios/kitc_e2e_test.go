@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -177,17 +178,42 @@ func (w *waypointCheck) observe(ev interp.Event) {
 		!strings.Contains(string(b), `"connection":"debug"`) || !strings.Contains(string(b), `"pool":"debug"`) {
 		w.errorf("the waypoint's Envoy log levels after the setup: %q, %v; want connection and pool at debug", b, err)
 	}
-	// The waypoint's config, from istiod: the dummy Service's chain, and its retry policy.
-	out, err := exec.Command(filepath.Join(w.sb.BinDir, "kubectl"), "--kubeconfig", w.sb.Kubeconfig, "-n", kitCNamespace,
+	// The waypoint's config, from istiod: the dummy Service's chain, and its retry policy. istiod
+	// applies a config change after its debounce, later under load (the kits run in parallel),
+	// so the config is read again until it has the wanted policy, for at most 30 s; a policy
+	// that stays wrong fails with what was seen last.
+	chain := "inbound-vip|8080|http|dummy." + kitCNamespace + ".svc.cluster.local"
+	start := time.Now()
+	for {
+		retryOn, err := waypointRetryOn(w.sb, pod, chain)
+		if err != nil {
+			w.errorf("%v", err)
+			return
+		}
+		hasReset := slices.ContainsFunc(retryOn, func(s string) bool { return slices.Contains(strings.Split(s, ","), "reset") })
+		if hasReset == w.mitigation {
+			w.notes = append(w.notes, fmt.Sprintf("waypoint %s: istiod sent chain %s, retry_on %v (read after %s)", pod, chain, retryOn, time.Since(start).Round(time.Millisecond)))
+			return
+		}
+		if time.Since(start) > 30*time.Second {
+			w.errorf("retry_on of the waypoint's %s: %v after %s; want reset there only with the mitigation (%v)", chain, retryOn, time.Since(start).Round(time.Second), w.mitigation)
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// waypointRetryOn reads the waypoint pod's config_dump (what istiod sends it, through the
+// Envoy admin stand-in) and returns the retry_on values under the named filter chain.
+func waypointRetryOn(sb *sandbox.Sandbox, pod, chain string) ([]string, error) {
+	out, err := exec.Command(filepath.Join(sb.BinDir, "kubectl"), "--kubeconfig", sb.Kubeconfig, "-n", kitCNamespace,
 		"exec", pod, "-c", "istio-proxy", "--", "pilot-agent", "request", "GET", "config_dump").Output()
 	if err != nil {
-		w.errorf("config_dump of the waypoint %s: %v", pod, err)
-		return
+		return nil, fmt.Errorf("config_dump of the waypoint %s: %v", pod, err)
 	}
 	var dump any
 	if err := json.Unmarshal(out, &dump); err != nil {
-		w.errorf("config_dump of the waypoint: %v", err)
-		return
+		return nil, fmt.Errorf("config_dump of the waypoint: %v", err)
 	}
 	// The filter chain of that name among the listeners (a cluster has the same name).
 	var listeners any
@@ -197,18 +223,11 @@ func (w *waypointCheck) observe(ev interp.Event) {
 			listeners = m
 		}
 	}
-	chain := "inbound-vip|8080|http|dummy." + kitCNamespace + ".svc.cluster.local"
 	fc := findNamed(listeners, chain)
 	if fc == nil {
-		w.errorf("the waypoint's config has no filter chain %s: istiod did not bind the dummy Service to it", chain)
-		return
+		return nil, fmt.Errorf("the waypoint's config has no filter chain %s: istiod did not bind the dummy Service to it", chain)
 	}
-	retryOn := collect(fc, "retry_on")
-	hasReset := slices.ContainsFunc(retryOn, func(s string) bool { return slices.Contains(strings.Split(s, ","), "reset") })
-	if hasReset != w.mitigation {
-		w.errorf("retry_on of the waypoint's %s: %v; want reset there only with the mitigation (%v)", chain, retryOn, w.mitigation)
-	}
-	w.notes = append(w.notes, fmt.Sprintf("waypoint %s: istiod sent chain %s, retry_on %v", pod, chain, retryOn))
+	return collect(fc, "retry_on"), nil
 }
 
 // report fails the test with what observe found, and logs what it saw.
