@@ -66,17 +66,35 @@ type ExecReplay struct {
 	Match string
 }
 
+// execReplayBody is an ExecReplay as the stand-in reads it from a fixture (sandbox/standin/exec.go).
+type execReplayBody struct {
+	Stdout  string              `json:"stdout"`
+	Stderr  string              `json:"stderr,omitempty"`
+	Exit    int                 `json:"exit,omitempty"`
+	DelayMs int64               `json:"delayMs,omitempty"`
+	Logs    map[string][]string `json:"logs,omitempty"`
+	Match   string              `json:"match,omitempty"`
+}
+
 // Fixture is the replay as a fixture for EnvoyStandIn.
 func (r ExecReplay) Fixture() Fixture {
-	b, _ := json.Marshal(struct {
-		Stdout  string              `json:"stdout"`
-		Stderr  string              `json:"stderr,omitempty"`
-		Exit    int                 `json:"exit,omitempty"`
-		DelayMs int64               `json:"delayMs,omitempty"`
-		Logs    map[string][]string `json:"logs,omitempty"`
-		Match   string              `json:"match,omitempty"`
-	}{r.Stdout, r.Stderr, r.Exit, r.Duration.Milliseconds(), r.Logs, r.Match})
+	b, _ := json.Marshal(execReplayBody{r.Stdout, r.Stderr, r.Exit, r.Duration.Milliseconds(), r.Logs, r.Match})
 	return Fixture{Path: execPathPrefix + r.Command, Body: string(b)}
+}
+
+// ParseExecReplay reads back a fixture that ExecReplay.Fixture wrote (e.g. one of ReplayDir's),
+// for a test that changes a recorded run.
+func ParseExecReplay(f Fixture) (ExecReplay, error) {
+	command, ok := strings.CutPrefix(f.Path, execPathPrefix)
+	if !ok {
+		return ExecReplay{}, fmt.Errorf("fixture %s is not an exec replay", f.Path)
+	}
+	var b execReplayBody
+	if err := json.Unmarshal([]byte(f.Body), &b); err != nil {
+		return ExecReplay{}, fmt.Errorf("fixture %s: %w", f.Path, err)
+	}
+	return ExecReplay{Command: command, Stdout: b.Stdout, Stderr: b.Stderr, Exit: b.Exit,
+		Duration: time.Duration(b.DelayMs) * time.Millisecond, Logs: b.Logs, Match: b.Match}, nil
 }
 
 // execPathPrefix marks exec replays among fixtures: series exec_<command>.

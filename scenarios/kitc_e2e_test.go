@@ -314,8 +314,8 @@ func perturbedKitC(t *testing.T, sb *sandbox.Sandbox) {
 		// The phase-2 request goes out on connection 80112, not on phase 1's 79097 (what a pool
 		// keyed by more than IP:port would do); the 503 is left as recorded.
 		perturb: func(t *testing.T, client, waypoint []sandbox.Fixture) ([]sandbox.Fixture, []sandbox.Fixture) {
-			return editExec(t, client, 2, func(f *execFixture) {
-				f.replaceInLogs(`"ConnectionId":"79097"`, `"ConnectionId":"80112"`)
+			return editExec(t, client, 2, func(f *sandbox.ExecReplay) {
+				replaceInLogs(f, `"ConnectionId":"79097"`, `"ConnectionId":"80112"`)
 			}), waypoint
 		},
 		wants: map[string]perturbedWant{
@@ -326,7 +326,7 @@ func perturbedKitC(t *testing.T, sb *sandbox.Sandbox) {
 		scenario: "c_stale",
 		// ss in the waypoint lists no connection to aaa's IP:15008.
 		perturb: func(t *testing.T, client, waypoint []sandbox.Fixture) ([]sandbox.Fixture, []sandbox.Fixture) {
-			return client, editExec(t, waypoint, 1, func(f *execFixture) {
+			return client, editExec(t, waypoint, 1, func(f *sandbox.ExecReplay) {
 				f.Stdout = strings.SplitAfter(f.Stdout, "\n")[0]
 			})
 		},
@@ -339,9 +339,9 @@ func perturbedKitC(t *testing.T, sb *sandbox.Sandbox) {
 		// Phase 2 ends as without the mitigation: the stale connection's reset is the answer.
 		perturb: func(t *testing.T, client, waypoint []sandbox.Fixture) ([]sandbox.Fixture, []sandbox.Fixture) {
 			stale := replay(t, "kit-c", "c_stale/client")
-			return editExec(t, client, 2, func(f *execFixture) {
+			return editExec(t, client, 2, func(f *sandbox.ExecReplay) {
 				*f = readExec(t, stale[1])
-				f.replaceInLogs(`"ConnectionId":"79097"`, `"ConnectionId":"81356"`)
+				replaceInLogs(f, `"ConnectionId":"79097"`, `"ConnectionId":"81356"`)
 			}), waypoint
 		},
 		wants: map[string]perturbedWant{
@@ -361,46 +361,33 @@ func perturbedKitC(t *testing.T, sb *sandbox.Sandbox) {
 	}
 }
 
-// execFixture is an exec replay as sandbox.ExecReplay.Fixture writes it.
-type execFixture struct {
-	Stdout  string              `json:"stdout"`
-	Stderr  string              `json:"stderr,omitempty"`
-	Exit    int                 `json:"exit,omitempty"`
-	DelayMs int64               `json:"delayMs,omitempty"`
-	Logs    map[string][]string `json:"logs,omitempty"`
-	Match   string              `json:"match,omitempty"`
-}
-
-func (f *execFixture) replaceInLogs(old, repl string) {
-	for c, lines := range f.Logs {
+// replaceInLogs replaces old by repl in every log line of an exec replay.
+func replaceInLogs(r *sandbox.ExecReplay, old, repl string) {
+	for c, lines := range r.Logs {
 		for i, l := range lines {
-			f.Logs[c][i] = strings.ReplaceAll(l, old, repl)
+			r.Logs[c][i] = strings.ReplaceAll(l, old, repl)
 		}
 	}
 }
 
-func readExec(t *testing.T, fx sandbox.Fixture) execFixture {
+func readExec(t *testing.T, fx sandbox.Fixture) sandbox.ExecReplay {
 	t.Helper()
-	var f execFixture
-	if !strings.HasPrefix(fx.Path, "exec/") {
-		t.Fatalf("fixture %s is not an exec replay", fx.Path)
-	}
-	if err := json.Unmarshal([]byte(fx.Body), &f); err != nil {
+	r, err := sandbox.ParseExecReplay(fx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return f
+	return r
 }
 
 // editExec changes the n-th (from 1) fixture, an exec replay.
-func editExec(t *testing.T, fx []sandbox.Fixture, n int, edit func(*execFixture)) []sandbox.Fixture {
+func editExec(t *testing.T, fx []sandbox.Fixture, n int, edit func(*sandbox.ExecReplay)) []sandbox.Fixture {
 	t.Helper()
 	if n < 1 || n > len(fx) {
 		t.Fatalf("no fixture %d of %d", n, len(fx))
 	}
 	out := append([]sandbox.Fixture(nil), fx...)
-	f := readExec(t, out[n-1])
-	edit(&f)
-	b, _ := json.Marshal(f)
-	out[n-1].Body = string(b)
+	r := readExec(t, out[n-1])
+	edit(&r)
+	out[n-1] = r.Fixture()
 	return out
 }
