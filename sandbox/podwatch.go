@@ -51,19 +51,7 @@ func (s *Sandbox) watchPods(ctx context.Context) error {
 		logFile.Close()
 		return err
 	}
-	factory.Start(ctx.Done())
-	go func() {
-		<-ctx.Done()
-		factory.Shutdown()
-		logFile.Close()
-		close(s.watchDone)
-	}()
-	syncCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
-		return fmt.Errorf("pod watcher did not sync")
-	}
-	return nil
+	return s.runInformer(ctx, factory, inf, logFile, "pod watcher")
 }
 
 // PodDir is the working directory of commands exec'd in the pod.
@@ -141,6 +129,28 @@ func (s *Sandbox) preparePod(ctx context.Context, pod *corev1.Pod) error {
 		if err != nil {
 			return fmt.Errorf("creating kwok %s: %w", obj.gvk.Kind, err)
 		}
+	}
+	return nil
+}
+
+// runInformer starts the factory's informers, stops them and closes logFile when ctx ends (Stop
+// waits for that through s.watchers), and returns once inf's cache has synced.
+func (s *Sandbox) runInformer(ctx context.Context, factory interface {
+	Start(stopCh <-chan struct{})
+	Shutdown()
+}, inf cache.SharedIndexInformer, logFile *os.File, what string) error {
+	factory.Start(ctx.Done())
+	s.watchers.Add(1)
+	go func() {
+		defer s.watchers.Done()
+		<-ctx.Done()
+		factory.Shutdown()
+		logFile.Close()
+	}()
+	syncCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
+		return fmt.Errorf("%s did not sync", what)
 	}
 	return nil
 }

@@ -73,14 +73,14 @@ type Sandbox struct {
 	apply     *applier
 	procs     []*process // in start order
 	stopWatch context.CancelFunc
-	watchDone chan struct{} // the pod watcher stopped (podwatch.go)
-	// waypointsDone: the waypoint deployment stand-in stopped (waypoint.go)
-	waypointsDone chan struct{}
-	injector      *http.Server // the sidecar injection stand-in (inject.go)
-	stopOnce      sync.Once
-	stopErr       error
-	progress      io.Writer
-	started       time.Time
+	// watchers are the informers running (the pod watcher, the waypoint deployment stand-in):
+	// done once stopWatch has stopped them (runInformer).
+	watchers sync.WaitGroup
+	injector *http.Server // the sidecar injection stand-in (inject.go)
+	stopOnce sync.Once
+	stopErr  error
+	progress io.Writer
+	started  time.Time
 }
 
 // Up starts a sandbox from built binaries and returns when every component is healthy. progress
@@ -248,11 +248,11 @@ spec: {execs: [{local: {envs: [{name: LABRUN_SANDBOX_EXEC, value: "cluster"}]}}]
 		return err
 	}
 	watchCtx, cancel := context.WithCancel(context.Background())
-	s.stopWatch, s.watchDone, s.waypointsDone = cancel, make(chan struct{}), make(chan struct{})
+	s.stopWatch = cancel
 	if err := s.watchPods(watchCtx); err != nil {
 		return err
 	}
-	if err := s.watchWaypoints(watchCtx, s.waypointsDone); err != nil {
+	if err := s.watchWaypoints(watchCtx); err != nil {
 		return err
 	}
 	s.step("waypoint deployment stand-in watching Gateways of class " + waypointClass)
@@ -366,8 +366,7 @@ func (s *Sandbox) Stop() error {
 	s.stopOnce.Do(func() {
 		if s.stopWatch != nil {
 			s.stopWatch()
-			<-s.watchDone
-			<-s.waypointsDone
+			s.watchers.Wait()
 		}
 		var errs []error
 		for i := len(s.procs) - 1; i >= 0; i-- {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"strings"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -44,8 +43,8 @@ var gatewayGVR = schema.GroupVersionResource{Group: "gateway.networking.k8s.io",
 
 // watchWaypoints starts the waypoint deployment stand-in: an informer on Gateways that applies a
 // waypoint's objects for every Gateway of class istio-waypoint (again on every change of it). It
-// returns once the informer has synced; done is closed when ctx ends and the informer stopped.
-func (s *Sandbox) watchWaypoints(ctx context.Context, done chan<- struct{}) error {
+// returns once the informer has synced, and stops when ctx ends.
+func (s *Sandbox) watchWaypoints(ctx context.Context) error {
 	logFile, logf, err := s.componentLog("waypoint-stand-in.log")
 	if err != nil {
 		return err
@@ -74,19 +73,7 @@ func (s *Sandbox) watchWaypoints(ctx context.Context, done chan<- struct{}) erro
 		logFile.Close()
 		return err
 	}
-	factory.Start(ctx.Done())
-	go func() {
-		<-ctx.Done()
-		factory.Shutdown()
-		logFile.Close()
-		close(done)
-	}()
-	syncCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	if !cache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
-		return fmt.Errorf("waypoint deployment stand-in: the Gateway informer did not sync")
-	}
-	return nil
+	return s.runInformer(ctx, factory, inf, logFile, "waypoint deployment stand-in: the Gateway informer")
 }
 
 // applyWaypoint applies the waypoint objects of one Gateway (server-side, so a repeat is a no-op).
