@@ -15,8 +15,8 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/envoy"
-	"labrun.dev/labrun/interp/local"
+	"labrun.dev/labrun/envoy"
+	"labrun.dev/labrun/target/local"
 )
 
 // The examples of this file run for real on the local target, in this process: in-process

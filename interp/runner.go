@@ -25,7 +25,7 @@ type Runner struct {
 	observe  func(Event)
 	keep     bool
 	defaults Defaults
-	// parseAccessLog parses an access-log line (interp/envoy's parser, given by the CLI: the
+	// parseAccessLog parses an access-log line (envoy's parser, given by the CLI: the
 	// core does not import drivers).
 	parseAccessLog func(string) (dsl.LogEntry, bool)
 }

@@ -40,8 +40,8 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/envoy"
-	"labrun.dev/labrun/interp/kube"
+	"labrun.dev/labrun/envoy"
+	"labrun.dev/labrun/target/kube"
 	"labrun.dev/labrun/sandbox"
 )
 

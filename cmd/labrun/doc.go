@@ -11,7 +11,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/report"
+	"labrun.dev/labrun/report"
 )
 
 type docFlags struct {

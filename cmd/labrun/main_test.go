@@ -16,7 +16,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/fakes"
+	"labrun.dev/labrun/target/fakes"
 	"labrun.dev/labrun/schema"
 )
 
@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// testProcess is newProcess plus a "fake" target (interp/fakes), selected with --target fake,
+// testProcess is newProcess plus a "fake" target (target/fakes), selected with --target fake,
 // so that scripts can run scenarios without a machine's worth of servers.
 func testProcess() *process {
 	p := newProcess()

@@ -8,7 +8,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/report"
+	"labrun.dev/labrun/report"
 )
 
 func newReplayCmd(p *process) *cobra.Command {

@@ -13,10 +13,10 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/envoy"
-	"labrun.dev/labrun/interp/kube"
-	"labrun.dev/labrun/interp/local"
-	"labrun.dev/labrun/interp/report"
+	"labrun.dev/labrun/envoy"
+	"labrun.dev/labrun/target/kube"
+	"labrun.dev/labrun/target/local"
+	"labrun.dev/labrun/report"
 )
 
 // targetFlags select and configure the target.

@@ -8,7 +8,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/fakes"
+	"labrun.dev/labrun/target/fakes"
 )
 
 // This file exists only in binaries built with -tags labrun_fakes, for tests that run the

@@ -10,7 +10,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/report"
+	"labrun.dev/labrun/report"
 )
 
 func sampleRecord() *interp.Record {

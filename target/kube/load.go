@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/fortio"
+	"labrun.dev/labrun/target/fortio"
 	"labrun.dev/labrun/schema"
 )
 

@@ -32,7 +32,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/envoy"
+	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/sandbox"
 	"labrun.dev/labrun/schema"
 )

@@ -14,7 +14,7 @@ import (
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"labrun.dev/labrun/interp/envoy"
+	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/schema"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/envoy"
+	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/sandbox"
 	"labrun.dev/labrun/schema"
 )
@@ -23,7 +23,7 @@ import (
 // kubeconfig loading and connection set-up. It reports the median latency of each and their
 // ratio, and fails above the bar of 0.5.
 //
-//	go test ./interp/kube -run '^$' -bench BenchmarkE2ESnapshotExec -benchtime 20x
+//	go test ./target/kube -run '^$' -bench BenchmarkE2ESnapshotExec -benchtime 20x
 func BenchmarkE2ESnapshotExec(b *testing.B) {
 	sb := sandbox.Start(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/transport/spdy"
 
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/envoy"
+	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/schema"
 )
 

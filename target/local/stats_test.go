@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/envoy"
+	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/schema"
 )
 

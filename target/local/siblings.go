@@ -6,16 +6,16 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/interp/envoy"
-	"labrun.dev/labrun/interp/fortio"
+	"labrun.dev/labrun/envoy"
+	"labrun.dev/labrun/target/fortio"
 )
 
-// This file is the only one that calls the sibling drivers interp/envoy (pure parsers of
-// Envoy admin output) and interp/fortio (the load generator and fortio's echo handler), so that
+// This file is the only one that calls the sibling drivers envoy (pure parsers of
+// Envoy admin output) and target/fortio (the load generator and fortio's echo handler), so that
 // the rest of the package reads as the local target's own logic. fortio itself is imported by
-// interp/fortio only.
+// target/fortio only.
 
-// echoHandler is fortio's echo handler as interp/fortio hands it out: fortio's globals (its
+// echoHandler is fortio's echo handler as target/fortio hands it out: fortio's globals (its
 // logger above all) are tamed before the first request is answered, so an echo error (a client
 // that resets mid-response) never prints to stderr, even before the first load.
 var echoHandler = sync.OnceValue(fortio.EchoHandler)

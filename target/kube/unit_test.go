@@ -15,7 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"labrun.dev/labrun/interp/envoy"
+	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/schema"
 )
 
