@@ -15,6 +15,8 @@ import (
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
+
+	"labrun.dev/labrun/schema"
 )
 
 // Expr is a compiled expression: an assertion, an expectation, a wait or repeat condition, or
@@ -103,14 +105,14 @@ type Names struct {
 // interpreter builds the same shape with real values.
 func (n *Names) Env() map[string]any {
 	env := map[string]any{
-		"delta":      Stats{},
-		deltaFunc:    func(string, string) Stats { return nil },
-		hostsFunc:    func(string) []Host { return nil },
+		"delta":      schema.Stats{},
+		deltaFunc:    func(string, string) schema.Stats { return nil },
+		hostsFunc:    func(string) []schema.Host { return nil },
 		"vars":       map[string]any{},
 		"approx":     Approx,
 		"within":     Within,
-		"backends":   map[string]Endpoint{},
-		"blackholes": map[string]Endpoint{},
+		"backends":   map[string]schema.Endpoint{},
+		"blackholes": map[string]schema.Endpoint{},
 		"target":     map[string]any{},
 		"started":    map[string]float64{},
 		"ended":      map[string]float64{},
@@ -121,19 +123,19 @@ func (n *Names) Env() map[string]any {
 	}
 	env["vars"] = vars
 	for k := range n.Snapshots {
-		env[k] = Stats{}
+		env[k] = schema.Stats{}
 	}
 	for k := range n.Series {
-		env[k] = Series{}
+		env[k] = schema.Series{}
 	}
 	for k := range n.Loads {
-		env[k] = LoadResult{}
+		env[k] = schema.LoadResult{}
 	}
 	for k := range n.Execs {
-		env[k] = ExecResult{}
+		env[k] = schema.ExecResult{}
 	}
 	for k := range n.Logs {
-		env[k] = LogResult{}
+		env[k] = schema.LogResult{}
 	}
 	for k := range n.Values {
 		env[k] = anyValue
@@ -215,7 +217,7 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 		msg += " (to compare, write ==)"
 	}
 	if m := notBoolRE.FindStringSubmatch(msg); m != nil {
-		kind := map[string]string{"float64": "number", "int": "number", "string": "string", "dsl.Stats": "map of stats"}[m[1]]
+		kind := map[string]string{"float64": "number", "int": "number", "string": "string", "schema.Stats": "map of stats"}[m[1]]
 		if kind == "" {
 			kind = m[1]
 		}

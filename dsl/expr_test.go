@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/expr-lang/expr"
+
+	"labrun.dev/labrun/schema"
 )
 
 func set(names ...string) map[string]bool {
@@ -36,32 +38,32 @@ func testNames() *Names {
 // testEnv is what the interpreter would bind for testNames at the end of a run.
 func testEnv() map[string]any {
 	return map[string]any{
-		"delta": Stats{"rq_total": 30, "upstream_rq_pending_overflow": 12, "circuit_breakers.default.cx_open": 0},
-		DeltaFunc: func(a, b string) Stats {
+		"delta": schema.Stats{"rq_total": 30, "upstream_rq_pending_overflow": 12, "circuit_breakers.default.cx_open": 0},
+		DeltaFunc: func(a, b string) schema.Stats {
 			if a == "before" && b == "after" {
-				return Stats{"rq_total": 30, "x.y": 2}
+				return schema.Stats{"rq_total": 30, "x.y": 2}
 			}
-			return Stats{}
+			return schema.Stats{}
 		},
-		HostsFunc: func(name string) []Host {
+		HostsFunc: func(name string) []schema.Host {
 			if name == "mid" {
-				return []Host{{Address: "10.0.0.7:8080", CxActive: 1, Healthy: true}}
+				return []schema.Host{{Address: "10.0.0.7:8080", CxActive: 1, Healthy: true}}
 			}
 			return nil
 		},
 		"vars":       map[string]any{"host": "127.0.0.1", "n": 10.0, "strict": true},
 		"approx":     Approx,
 		"within":     Within,
-		"backends":   map[string]Endpoint{"a": {Address: "127.0.0.1:8080", Host: "127.0.0.1", Port: 8080, URL: "http://127.0.0.1:8080"}},
-		"blackholes": map[string]Endpoint{},
+		"backends":   map[string]schema.Endpoint{"a": {Address: "127.0.0.1:8080", Host: "127.0.0.1", Port: 8080, URL: "http://127.0.0.1:8080"}},
+		"blackholes": map[string]schema.Endpoint{},
 		"target":     map[string]any{"clusterDomain": "cluster.local"},
-		"before":     Stats{"rq_total": 0},
-		"mid":        Stats{"circuit_breakers.default.rq_pending_open": 1, "rq_active": 3},
-		"after":      Stats{"rq_total": 30},
-		"g":          Series{Max: Stats{"rq_active": 3}, Min: Stats{"rq_active": 0}, Count: 12},
-		"fortio":     LoadResult{Requests: 30, OK: 18, Codes: map[string]float64{"200": 18, "503": 12}},
-		"ip":         ExecResult{Stdout: "10.0.0.7\n", Captured: map[string]string{"ip": "10.0.0.7"}},
-		"access":     LogResult{Count: 5, Flags: map[string]float64{"URX": 5, "UF": 5}, Codes: map[string]float64{"503": 5}},
+		"before":     schema.Stats{"rq_total": 0},
+		"mid":        schema.Stats{"circuit_breakers.default.rq_pending_open": 1, "rq_active": 3},
+		"after":      schema.Stats{"rq_total": 30},
+		"g":          schema.Series{Max: schema.Stats{"rq_active": 3}, Min: schema.Stats{"rq_active": 0}, Count: 12},
+		"fortio":     schema.LoadResult{Requests: 30, OK: 18, Codes: map[string]float64{"200": 18, "503": 12}},
+		"ip":         schema.ExecResult{Stdout: "10.0.0.7\n", Captured: map[string]string{"ip": "10.0.0.7"}},
+		"access":     schema.LogResult{Count: 5, Flags: map[string]float64{"URX": 5, "UF": 5}, Codes: map[string]float64{"503": 5}},
 		"old":        []any{"10.0.0.7"},
 		"cb":         map[string]any{"max_connections": 1.0, "thresholds": []any{map[string]any{"priority": "DEFAULT"}}},
 	}
@@ -159,7 +161,7 @@ func TestExprErrors(t *testing.T) {
 		{`vars.nope == 1`, 11, `no var named "nope" (declare it under vars); declared: host, n, strict`},
 		{`backends.b.url != ""`, 11, `no local backend named "b"; declared: a`},
 		{`fortoi.requests > 0`, 11, `unknown name fortoi (did you mean fortio?); known names: access, after, backends, before, cb, delta, fortio, g, ip, mid, old, vars`},
-		{`fortio.p95 < 100`, 18, `type dsl.LoadResult has no field p95`},
+		{`fortio.p95 < 100`, 18, `type schema.LoadResult has no field p95`},
 		{`fortio.requests`, 11, `expected an expression that is true or false`},
 		{`fortio.requests ==`, 28, `unexpected token EOF`},
 	}

@@ -86,7 +86,7 @@ func TestTemplateErrors(t *testing.T) {
 		{"${  }", 11, "empty ${}"},
 		{"ab${vars.nope}", 15, `in expression "vars.nope": no var named "nope"`},
 		{"${backend.a.url}/echo", 13, `unknown name backend (did you mean backends?)`},
-		{"$${ok}${fortio.p95}", 26, `type dsl.LoadResult has no field p95`},
+		{"$${ok}${fortio.p95}", 26, `type schema.LoadResult has no field p95`},
 	}
 	names := testNames()
 	for _, tt := range tests {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // AccessLog parses one access-log line written in Istio's default text format or its JSON
@@ -28,23 +28,23 @@ import (
 //
 // A line that is neither (Envoy's own log lines, pilot-agent's) gives ok false and an entry
 // holding only Line.
-func AccessLog(line string) (dsl.LogEntry, bool) {
+func AccessLog(line string) (schema.LogEntry, bool) {
 	line = strings.TrimRight(line, "\r\n")
-	e := dsl.LogEntry{Line: line}
+	e := schema.LogEntry{Line: line}
 	if i := strings.IndexByte(line, '{'); i >= 0 && strings.HasSuffix(strings.TrimRight(line, " \t"), "}") {
 		if jsonAccessLog(line[i:], &e) {
 			return e, true
 		}
 	}
 	if !textAccessLog(line, &e) {
-		return dsl.LogEntry{Line: line}, false
+		return schema.LogEntry{Line: line}, false
 	}
 	e.Access = true
 	return e, true
 }
 
 // textAccessLog fills e from a default-format line, reporting whether the line is one.
-func textAccessLog(line string, e *dsl.LogEntry) bool {
+func textAccessLog(line string, e *schema.LogEntry) bool {
 	// [%START_TIME%]: the first '[' followed by a digit.
 	start := -1
 	for i := 0; i+1 < len(line); i++ {
@@ -199,7 +199,7 @@ func splitFlags(s string) []string {
 // jsonAccessLog fills e from a JSON access-log object (Istio's EnvoyJSONLogFormatIstio keys:
 // response_code, response_flags, response_code_details, …). Envoy writes numbers as numbers
 // and absent values as null, or as "-" when the format quotes every operator; both are read.
-func jsonAccessLog(s string, e *dsl.LogEntry) bool {
+func jsonAccessLog(s string, e *schema.LogEntry) bool {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		return false

@@ -5,38 +5,38 @@ import (
 	"strings"
 	"testing"
 
-	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 func TestAccessLog(t *testing.T) {
 	tests := []struct {
 		name string
 		line string
-		want dsl.LogEntry // Line and Access are filled in by the test
+		want schema.LogEntry // Line and Access are filled in by the test
 	}{
 		{
 			name: "200",
 			line: `[2026-03-02T09:16:11.402Z] "GET /echo?delay=200ms HTTP/1.1" 200 - via_upstream - "-" 0 2 203 202 "-" "fortio.org/fortio-1.75.3" "0d3f0f3e-6a3b-9c0e-a2d4-7c1b8d1e4f21" "backend.conn-lab:8080" "10.244.1.5:8080" outbound|8080||backend.conn-lab.svc.cluster.local 10.244.1.9:60422 10.96.44.12:8080 10.244.1.9:51234 - default`,
-			want: dsl.LogEntry{Time: "2026-03-02T09:16:11.402Z", Method: "GET", Path: "/echo?delay=200ms", Protocol: "HTTP/1.1",
+			want: schema.LogEntry{Time: "2026-03-02T09:16:11.402Z", Method: "GET", Path: "/echo?delay=200ms", Protocol: "HTTP/1.1",
 				Code: 200, Details: "via_upstream", DurationMS: 203, UpstreamHost: "10.244.1.5:8080", Cluster: connLab},
 		},
 		{
 			name: "503 UO: circuit breaker overflow",
 			line: `[2026-03-02T09:16:11.405Z] "GET /echo?delay=200ms HTTP/1.1" 503 UO upstream_reset_before_response_started{overflow} - "-" 0 81 0 - "-" "fortio.org/fortio-1.75.3" "4c299e03-e57f-9613-8817-6682e9deb675" "backend.conn-lab:8080" "-" outbound|8080||backend.conn-lab.svc.cluster.local - 10.96.44.12:8080 10.244.1.9:51236 - default`,
-			want: dsl.LogEntry{Time: "2026-03-02T09:16:11.405Z", Method: "GET", Path: "/echo?delay=200ms", Protocol: "HTTP/1.1",
+			want: schema.LogEntry{Time: "2026-03-02T09:16:11.405Z", Method: "GET", Path: "/echo?delay=200ms", Protocol: "HTTP/1.1",
 				Code: 503, Flags: []string{"UO"}, Details: "upstream_reset_before_response_started{overflow}", Cluster: connLab},
 		},
 		{
 			name: "503 URX,UF: connect timeout after retries",
 			line: `[2026-03-02T09:17:03.991Z] "GET / HTTP/1.1" 503 URX,UF upstream_reset_before_response_started{connection_timeout} - "-" 0 91 3003 - "-" "fortio.org/fortio-1.75.3" "b0a7e0a4-3f5e-9d7c-8e1f-5a6b7c8d9e0f" "blackhole.conn-lab:9999" "10.244.3.3:9999" outbound|9999||blackhole.conn-lab.svc.cluster.local - 10.96.50.1:9999 10.244.1.9:40112 - default`,
-			want: dsl.LogEntry{Time: "2026-03-02T09:17:03.991Z", Method: "GET", Path: "/", Protocol: "HTTP/1.1",
+			want: schema.LogEntry{Time: "2026-03-02T09:17:03.991Z", Method: "GET", Path: "/", Protocol: "HTTP/1.1",
 				Code: 503, Flags: []string{"URX", "UF"}, Details: "upstream_reset_before_response_started{connection_timeout}",
 				DurationMS: 3003, UpstreamHost: "10.244.3.3:9999", Cluster: "outbound|9999||blackhole.conn-lab.svc.cluster.local"},
 		},
 		{
 			name: "503 URX,UF: connection refused, with transport failure reason",
 			line: `[2026-03-02T09:17:05.120Z] "GET /status/200 HTTP/1.1" 503 URX,UF upstream_reset_before_response_started{remote_connection_failure|delayed_connect_error:_Connection_refused} - "delayed_connect_error:_Connection_refused" 0 190 63 - "-" "curl/8.14.1" "5e4f3a2b-1c0d-9e8f-7a6b-5c4d3e2f1a0b" "backend:8080" "10.244.1.12:8080" outbound|8080||backend.conn-lab.svc.cluster.local - 10.96.44.12:8080 10.244.1.9:40110 - default`,
-			want: dsl.LogEntry{Time: "2026-03-02T09:17:05.120Z", Method: "GET", Path: "/status/200", Protocol: "HTTP/1.1",
+			want: schema.LogEntry{Time: "2026-03-02T09:17:05.120Z", Method: "GET", Path: "/status/200", Protocol: "HTTP/1.1",
 				Code: 503, Flags: []string{"URX", "UF"},
 				Details: "upstream_reset_before_response_started{remote_connection_failure|delayed_connect_error:_Connection_refused}",
 				Failure: "delayed_connect_error:_Connection_refused", DurationMS: 63, UpstreamHost: "10.244.1.12:8080", Cluster: connLab},
@@ -44,54 +44,54 @@ func TestAccessLog(t *testing.T) {
 		{
 			name: "504 UT",
 			line: `[2026-03-02T09:17:09.001Z] "GET /echo?delay=5s HTTP/1.1" 504 UT response_timeout - "-" 0 24 1001 - "-" "fortio.org/fortio-1.75.3" "7d6c5b4a" "backend.conn-lab:8080" "10.244.1.5:8080" outbound|8080||backend.conn-lab.svc.cluster.local 10.244.1.9:60430 10.96.44.12:8080 10.244.1.9:51300 - default`,
-			want: dsl.LogEntry{Time: "2026-03-02T09:17:09.001Z", Method: "GET", Path: "/echo?delay=5s", Protocol: "HTTP/1.1",
+			want: schema.LogEntry{Time: "2026-03-02T09:17:09.001Z", Method: "GET", Path: "/echo?delay=5s", Protocol: "HTTP/1.1",
 				Code: 504, Flags: []string{"UT"}, Details: "response_timeout", DurationMS: 1001, UpstreamHost: "10.244.1.5:8080", Cluster: connLab},
 		},
 		{
 			name: "404 NR: no cluster, no upstream",
 			line: `[2026-03-02T09:17:10.500Z] "GET /nope HTTP/1.1" 404 NR route_not_found - "-" 0 0 0 - "-" "curl/8.14.1" "1a2b" "unknown.example:80" "-" - - 10.96.0.99:80 10.244.1.9:51400 - -`,
-			want: dsl.LogEntry{Time: "2026-03-02T09:17:10.500Z", Method: "GET", Path: "/nope", Protocol: "HTTP/1.1",
+			want: schema.LogEntry{Time: "2026-03-02T09:17:10.500Z", Method: "GET", Path: "/nope", Protocol: "HTTP/1.1",
 				Code: 404, Flags: []string{"NR"}, Details: "route_not_found"},
 		},
 		{
 			name: "tcp: code 0",
 			line: `[2026-03-02T09:17:12.000Z] "- - -" 0 UF,URX - - "-" 0 0 1001 - "-" "-" "-" "-" "10.244.3.3:9000" outbound|9000||tcp-echo.conn-lab.svc.cluster.local - 10.96.7.7:9000 10.244.1.9:52100 - -`,
-			want: dsl.LogEntry{Time: "2026-03-02T09:17:12.000Z", Code: 0, Flags: []string{"UF", "URX"}, DurationMS: 1001,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:12.000Z", Code: 0, Flags: []string{"UF", "URX"}, DurationMS: 1001,
 				UpstreamHost: "10.244.3.3:9000", Cluster: "outbound|9000||tcp-echo.conn-lab.svc.cluster.local"},
 		},
 		{
 			name: `a user agent holding '" ' does not shift the right-hand fields`,
 			line: `[2026-03-02T09:17:13.250Z] "POST /upload HTTP/2" 0 DC downstream_remote_disconnect - "-" 1048576 0 250 - "-" "Mozilla/5.0 "quoted" (X11; Linux)" "9a8b" "backend.conn-lab:8080" "10.244.1.5:8080" outbound|8080||backend.conn-lab.svc.cluster.local 10.244.1.9:60440 10.96.44.12:8080 10.244.1.9:51500 backend.conn-lab.svc.cluster.local default`,
-			want: dsl.LogEntry{Time: "2026-03-02T09:17:13.250Z", Method: "POST", Path: "/upload", Protocol: "HTTP/2",
+			want: schema.LogEntry{Time: "2026-03-02T09:17:13.250Z", Method: "POST", Path: "/upload", Protocol: "HTTP/2",
 				Flags: []string{"DC"}, Details: "downstream_remote_disconnect", DurationMS: 250, UpstreamHost: "10.244.1.5:8080", Cluster: connLab},
 		},
 		{
 			name: "termination details, kubectl --prefix, CRLF",
 			line: "[pod/fortio-client-6d5f8b7c9-x2x7q/istio-proxy] [2026-03-02T09:17:14.000Z] \"GET /admin HTTP/1.1\" 403 - rbac_access_denied_matched_policy[none] - \"-\" 0 19 0 - \"-\" \"curl/8.14.1\" \"aa\" \"backend:8080\" \"-\" inbound|8080|| - 10.244.1.5:8080 10.244.1.9:51600 outbound_.8080_._.backend.conn-lab.svc.cluster.local -\r\n",
-			want: dsl.LogEntry{Time: "2026-03-02T09:17:14.000Z", Method: "GET", Path: "/admin", Protocol: "HTTP/1.1",
+			want: schema.LogEntry{Time: "2026-03-02T09:17:14.000Z", Method: "GET", Path: "/admin", Protocol: "HTTP/1.1",
 				Code: 403, Details: "rbac_access_denied_matched_policy[none]", Cluster: "inbound|8080||"},
 		},
 		{
 			name: "connection termination details",
 			line: `[2026-03-02T09:17:15.000Z] "- - -" 0 - - rbac_access_denied_matched_policy[ns[conn-lab]-policy[deny-all]-rule[0]] "-" 0 0 0 - "-" "-" "-" "-" "-" inbound|9000|| - 10.244.1.5:9000 10.244.1.9:51700 - -`,
-			want: dsl.LogEntry{Time: "2026-03-02T09:17:15.000Z", Termination: "rbac_access_denied_matched_policy[ns[conn-lab]-policy[deny-all]-rule[0]]", Cluster: "inbound|9000||"},
+			want: schema.LogEntry{Time: "2026-03-02T09:17:15.000Z", Termination: "rbac_access_denied_matched_policy[ns[conn-lab]-policy[deny-all]-rule[0]]", Cluster: "inbound|9000||"},
 		},
 		{
 			name: "truncated after the duration: the left is kept",
 			line: `[2026-03-02T09:17:16.000Z] "GET / HTTP/1.1" 503 UH no_healthy_upstream - "-" 0 19 0`,
-			want: dsl.LogEntry{Time: "2026-03-02T09:17:16.000Z", Method: "GET", Path: "/", Protocol: "HTTP/1.1",
+			want: schema.LogEntry{Time: "2026-03-02T09:17:16.000Z", Method: "GET", Path: "/", Protocol: "HTTP/1.1",
 				Code: 503, Flags: []string{"UH"}, Details: "no_healthy_upstream"},
 		},
 		{
 			name: "json, typed values",
 			line: `{"start_time":"2026-03-02T09:18:00.100Z","method":"GET","path":"/echo","protocol":"HTTP/1.1","response_code":503,"response_flags":"UO","response_code_details":"upstream_reset_before_response_started{overflow}","connection_termination_details":null,"upstream_transport_failure_reason":null,"bytes_received":0,"bytes_sent":81,"duration":0,"upstream_host":null,"upstream_cluster":"outbound|8080||backend.conn-lab.svc.cluster.local","route_name":"default"}`,
-			want: dsl.LogEntry{Time: "2026-03-02T09:18:00.100Z", Method: "GET", Path: "/echo", Protocol: "HTTP/1.1",
+			want: schema.LogEntry{Time: "2026-03-02T09:18:00.100Z", Method: "GET", Path: "/echo", Protocol: "HTTP/1.1",
 				Code: 503, Flags: []string{"UO"}, Details: "upstream_reset_before_response_started{overflow}", Cluster: connLab},
 		},
 		{
 			name: "json, every value a string",
 			line: `{"start_time": "2025-12-22T17:09:54.276Z", "method": "GET", "path": "/status/200", "protocol": "HTTP/1.1", "response_code": "503", "response_flags": "URX,UF", "response_code_details": "upstream_reset_before_response_started{remote_connection_failure|delayed_connect_error:_Connection_refused}", "connection_termination_details": "-", "upstream_transport_failure_reason": "delayed_connect_error:_Connection_refused", "duration": "63", "upstream_host": "10.244.1.12:8080", "upstream_cluster": "-"}`,
-			want: dsl.LogEntry{Time: "2025-12-22T17:09:54.276Z", Method: "GET", Path: "/status/200", Protocol: "HTTP/1.1",
+			want: schema.LogEntry{Time: "2025-12-22T17:09:54.276Z", Method: "GET", Path: "/status/200", Protocol: "HTTP/1.1",
 				Code: 503, Flags: []string{"URX", "UF"},
 				Details: "upstream_reset_before_response_started{remote_connection_failure|delayed_connect_error:_Connection_refused}",
 				Failure: "delayed_connect_error:_Connection_refused", DurationMS: 63, UpstreamHost: "10.244.1.12:8080"},
@@ -127,7 +127,7 @@ func TestAccessLogNot(t *testing.T) {
 		`{"response_code": 503`,
 	} {
 		got, ok := AccessLog(line)
-		if ok || !reflect.DeepEqual(got, dsl.LogEntry{Line: line}) {
+		if ok || !reflect.DeepEqual(got, schema.LogEntry{Line: line}) {
 			t.Errorf("%q: ok %v, %+v", line, ok, got)
 		}
 	}

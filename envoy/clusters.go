@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // ErrNotFound is wrapped by the errors of lookups (a cluster in /clusters, a resource in a
@@ -27,7 +28,7 @@ var ErrNotFound = errors.New("not found")
 // Host.Health is Envoy's health_flags text ("healthy", "/failed_outlier_check", …; the JSON
 // form is rendered the same way). Host.Healthy is true when the host has no flag but
 // /pending_dynamic_removal: a degraded host (/degraded_*) counts as not healthy.
-func Clusters(data []byte, cluster string) ([]dsl.Host, error) {
+func Clusters(data []byte, cluster string) ([]schema.Host, error) {
 	if cluster == "" {
 		return nil, errors.New("clusters: no cluster name given")
 	}
@@ -38,11 +39,11 @@ func Clusters(data []byte, cluster string) ([]dsl.Host, error) {
 	return textClusters(data, cluster)
 }
 
-func textClusters(data []byte, cluster string) ([]dsl.Host, error) {
+func textClusters(data []byte, cluster string) ([]schema.Host, error) {
 	prefix := []byte(cluster + "::")
 	found := false
-	var hosts []*dsl.Host
-	byAddr := map[string]*dsl.Host{}
+	var hosts []*schema.Host
+	byAddr := map[string]*schema.Host{}
 	for off := 0; off < len(data); {
 		end := bytes.IndexByte(data[off:], '\n')
 		if end < 0 {
@@ -62,7 +63,7 @@ func textClusters(data []byte, cluster string) ([]dsl.Host, error) {
 		}
 		h := byAddr[addr]
 		if h == nil {
-			h = &dsl.Host{Address: addr}
+			h = &schema.Host{Address: addr}
 			byAddr[addr] = h
 			hosts = append(hosts, h)
 		}
@@ -196,7 +197,7 @@ type jsonClusterDoc struct {
 	} `json:"cluster_statuses"`
 }
 
-func jsonClusters(data []byte, cluster string) ([]dsl.Host, error) {
+func jsonClusters(data []byte, cluster string) ([]schema.Host, error) {
 	var doc jsonClusterDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("clusters json: %w", err)
@@ -207,9 +208,9 @@ func jsonClusters(data []byte, cluster string) ([]dsl.Host, error) {
 		if cs.Name != cluster {
 			continue
 		}
-		hosts := make([]*dsl.Host, 0, len(cs.HostStatuses))
+		hosts := make([]*schema.Host, 0, len(cs.HostStatuses))
 		for _, hs := range cs.HostStatuses {
-			h := &dsl.Host{Hostname: hs.Hostname, Weight: jsonNumber(hs.Weight)}
+			h := &schema.Host{Hostname: hs.Hostname, Weight: jsonNumber(hs.Weight)}
 			switch a := hs.Address; {
 			case a.SocketAddress != nil:
 				port := string(bytes.Trim(a.SocketAddress.PortValue, `"`))
@@ -303,8 +304,8 @@ func hostPort(host, port string) string {
 }
 
 // sortedHosts sorts by address: IP:port addresses numerically, others after them by text.
-func sortedHosts(hosts []*dsl.Host) []dsl.Host {
-	slices.SortStableFunc(hosts, func(a, b *dsl.Host) int {
+func sortedHosts(hosts []*schema.Host) []schema.Host {
+	slices.SortStableFunc(hosts, func(a, b *schema.Host) int {
 		pa, ea := netip.ParseAddrPort(a.Address)
 		pb, eb := netip.ParseAddrPort(b.Address)
 		switch {
@@ -317,7 +318,7 @@ func sortedHosts(hosts []*dsl.Host) []dsl.Host {
 		}
 		return strings.Compare(a.Address, b.Address)
 	})
-	out := make([]dsl.Host, len(hosts))
+	out := make([]schema.Host, len(hosts))
 	for i, h := range hosts {
 		out[i] = *h
 	}

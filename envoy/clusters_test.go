@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 func TestClusters(t *testing.T) {
 	text := readFixture(t, "clusters.txt")
 	js := readFixture(t, "clusters.json")
-	connLabHosts := []dsl.Host{
+	connLabHosts := []schema.Host{
 		{Address: "10.244.1.5:8080", CxActive: 1, CxTotal: 3, RqActive: 1, RqTotal: 40, RqError: 12,
 			Healthy: true, Health: "healthy", Weight: 1},
 		{Address: "10.244.1.12:8080", CxFail: 6, CxTotal: 6, RqTotal: 6, RqError: 6,
@@ -21,17 +21,17 @@ func TestClusters(t *testing.T) {
 	tests := []struct {
 		name    string
 		cluster string
-		text    []dsl.Host // want from the text form
-		json    []dsl.Host // want from the JSON form, if it differs
+		text    []schema.Host // want from the text form
+		json    []schema.Host // want from the JSON form, if it differs
 	}{
 		{name: "two hosts, one ejected, sorted numerically", cluster: connLab, text: connLabHosts},
-		{name: "other namespace", cluster: serviceA, text: []dsl.Host{
+		{name: "other namespace", cluster: serviceA, text: []schema.Host{
 			{Address: "10.244.2.7:8080", CxActive: 4, CxTotal: 17, RqTotal: 1000, Healthy: true, Health: "healthy", Weight: 1}}},
 		{name: "ipv6", cluster: "outbound|443||kubernetes.default.svc.cluster.local",
-			text: []dsl.Host{{Address: "[fd00:10:96::1]:6443", Healthy: true, Health: "healthy", Weight: 1}},
-			json: []dsl.Host{{Address: "[fd00:10:96::1]:6443", Healthy: false, Health: "/degraded_eds_health", Weight: 1}}},
-		{name: "no hosts", cluster: "BlackHoleCluster", text: []dsl.Host{}},
-		{name: "pipe", cluster: "xds-grpc", text: []dsl.Host{
+			text: []schema.Host{{Address: "[fd00:10:96::1]:6443", Healthy: true, Health: "healthy", Weight: 1}},
+			json: []schema.Host{{Address: "[fd00:10:96::1]:6443", Healthy: false, Health: "/degraded_eds_health", Weight: 1}}},
+		{name: "no hosts", cluster: "BlackHoleCluster", text: []schema.Host{}},
+		{name: "pipe", cluster: "xds-grpc", text: []schema.Host{
 			{Address: "./etc/istio/proxy/XDS", CxActive: 1, CxTotal: 1, Healthy: true, Health: "healthy", Weight: 1}}},
 	}
 	for _, tt := range tests {
@@ -96,7 +96,7 @@ func TestClustersText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []dsl.Host{
+	want := []schema.Host{
 		{Address: "10.0.0.2:80", CxActive: 1, Healthy: true, Health: "/pending_dynamic_removal"},
 		{Address: "10.0.0.10:80", Hostname: "backend-0.backend.ns.svc.cluster.local", Health: "/failed_active_hc/failed_outlier_check"},
 		{Address: "envoy://connect_originate/10.0.0.3:80", CxActive: 2},
@@ -116,7 +116,7 @@ func TestJSONHealthFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []dsl.Host{
+	want := []schema.Host{
 		{Address: "10.0.0.1:80", Health: "/failed_active_hc/failed_outlier_check/failed_eds_health"},
 		{Address: "10.0.0.2:81", Healthy: true, Health: "/pending_dynamic_removal", Weight: 3},
 		{Address: "envoy://connect_originate/10.0.0.3:80", Health: "/eds_status_draining"},

@@ -20,7 +20,7 @@ type DryRunProblem struct {
 // misspelled fields before a run. ${...} are evaluated with what is known before a run (vars,
 // the target's values such as target.clusterDomain); an object whose ${...} need run-time
 // captures is skipped, and skipped says which.
-func DryRun(ctx context.Context, t *Target, sc *dsl.Scenario) (problems []DryRunProblem, skipped []string, err error) {
+func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems []DryRunProblem, skipped []string, err error) {
 	if t.Cluster == nil {
 		return nil, nil, fmt.Errorf("the %s target has no cluster to validate against", t.Name)
 	}

@@ -79,7 +79,7 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params any) error {
 		return nil
 	}
 	var namespaces []string
-	var refs []ObjectRef
+	var refs []schema.ObjectRef
 	switch p := params.(type) {
 	case *schema.Apply:
 		r, err := ru.target.Cluster.Objects(ctx, p.Objects, ru.files(p.Files), ru.namespace(p.Namespace))

@@ -9,6 +9,7 @@ import (
 	"github.com/expr-lang/expr"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // Judge evaluates expressions over a Record. It is used during a run (assert, wait until,
@@ -64,8 +65,8 @@ func listOrNone(xs []string) string {
 // in b counts from 0. A counter that went down was reset: if allowed, its delta is what it
 // counted since the reset (b); if not, b − a is kept negative and the judge refuses to use it.
 // Gauges and histograms have no delta.
-func Delta(a, b *SnapshotRecord, allowReset map[string]bool) dsl.Stats {
-	out := dsl.Stats{}
+func Delta(a, b *SnapshotRecord, allowReset map[string]bool) schema.Stats {
+	out := schema.Stats{}
 	for k, vb := range b.Counters {
 		va := a.Counters[k]
 		if vb < va && allowReset[k] {
@@ -84,14 +85,14 @@ func (j *Judge) Env() map[string]any {
 		"vars":       rec.Vars,
 		"approx":     dsl.Approx,
 		"within":     dsl.Within,
-		"backends":   map[string]dsl.Endpoint{},
-		"blackholes": map[string]dsl.Endpoint{},
+		"backends":   map[string]schema.Endpoint{},
+		"blackholes": map[string]schema.Endpoint{},
 		"target":     rec.TargetValues,
 	}
 	for k, v := range rec.TargetValues {
 		switch k {
 		case "backends", "blackholes":
-			if m, ok := v.(map[string]dsl.Endpoint); ok {
+			if m, ok := v.(map[string]schema.Endpoint); ok {
 				env[k] = m
 			}
 		}
@@ -102,14 +103,14 @@ func (j *Judge) Env() map[string]any {
 	if env["target"] == nil {
 		env["target"] = map[string]any{}
 	}
-	env[dsl.DeltaFunc] = func(a, b string) dsl.Stats {
+	env[dsl.DeltaFunc] = func(a, b string) schema.Stats {
 		sa, sb := rec.Snapshots[a], rec.Snapshots[b]
 		if sa == nil || sb == nil {
-			return dsl.Stats{}
+			return schema.Stats{}
 		}
 		return Delta(sa, sb, j.allow)
 	}
-	env[dsl.HostsFunc] = func(name string) []dsl.Host {
+	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshots[name]; s != nil {
 			return s.Hosts
 		}
@@ -129,7 +130,7 @@ func (j *Judge) Env() map[string]any {
 		}
 	}
 	env["started"], env["ended"] = started, ended
-	env["delta"] = dsl.Stats{}
+	env["delta"] = schema.Stats{}
 	if a, b, err := j.defaultPair(); err == nil {
 		env["delta"] = Delta(rec.Snapshots[a], rec.Snapshots[b], j.allow)
 	}
@@ -137,7 +138,7 @@ func (j *Judge) Env() map[string]any {
 		if s := rec.Snapshots[n]; s != nil {
 			env[n] = s.Stats()
 		} else {
-			env[n] = dsl.Stats{}
+			env[n] = schema.Stats{}
 		}
 	}
 	for n, s := range rec.Series {
@@ -233,7 +234,7 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 	return "", false
 }
 
-func hasKey(m dsl.Stats, k string) bool {
+func hasKey(m schema.Stats, k string) bool {
 	_, ok := m[k]
 	return ok
 }
@@ -274,7 +275,7 @@ func missingStat(stat string, snaps []*SnapshotRecord) string {
 func closestStat(stat string, snaps []*SnapshotRecord) string {
 	best, bestD := "", 1<<30
 	for _, s := range snaps {
-		for _, m := range []dsl.Stats{s.Counters, s.Gauges, s.Histograms} {
+		for _, m := range []schema.Stats{s.Counters, s.Gauges, s.Histograms} {
 			for k := range m {
 				if d := dsl.EditDistance(stat, k); d < bestD {
 					best, bestD = k, d

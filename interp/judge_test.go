@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
 )
 
 const judgeScenario = `
@@ -37,7 +37,7 @@ func judgeRecord(before, after interp.SnapshotRecord) *interp.Record {
 	before.At, after.At = t0, t0.Add(time.Second)
 	return &interp.Record{
 		Snapshots:  map[string]*interp.SnapshotRecord{"before": &before, "after": &after},
-		Loads:      map[string]*interp.LoadRecord{"fortio": {LoadResult: dsl.LoadResult{Requests: 30, Codes: map[string]float64{"200": 18, "503": 15}}}},
+		Loads:      map[string]*interp.LoadRecord{"fortio": {LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 18, "503": 15}}}},
 		AllowReset: []string{"upstream_cx_destroy"},
 	}
 }
@@ -50,12 +50,12 @@ func TestDeltaRules(t *testing.T) {
 	sc := loadScenario(t, judgeScenario)
 	rec := judgeRecord(
 		interp.SnapshotRecord{
-			Counters: dsl.Stats{"upstream_rq_pending_overflow": 0, "upstream_rq_total": 10, "upstream_cx_destroy": 7},
-			Gauges:   dsl.Stats{"upstream_cx_active": 0, "circuit_breakers.default.rq_pending_open": 0},
+			Counters: schema.Stats{"upstream_rq_pending_overflow": 0, "upstream_rq_total": 10, "upstream_cx_destroy": 7},
+			Gauges:   schema.Stats{"upstream_cx_active": 0, "circuit_breakers.default.rq_pending_open": 0},
 		},
 		interp.SnapshotRecord{
-			Counters: dsl.Stats{"upstream_rq_pending_overflow": 12, "upstream_rq_total": 2, "upstream_cx_overflow": 16, "upstream_cx_destroy": 1},
-			Gauges:   dsl.Stats{"upstream_cx_active": 1, "circuit_breakers.default.rq_pending_open": 1},
+			Counters: schema.Stats{"upstream_rq_pending_overflow": 12, "upstream_rq_total": 2, "upstream_cx_overflow": 16, "upstream_cx_destroy": 1},
+			Gauges:   schema.Stats{"upstream_cx_active": 1, "circuit_breakers.default.rq_pending_open": 1},
 		},
 	)
 	got := interp.Rejudge(rec, sc)
@@ -127,8 +127,8 @@ s: schema.#Scenario & {
 // changes the verdict; with the same expectations it reproduces it.
 func TestReplayChangesWithExpectation(t *testing.T) {
 	rec := judgeRecord(
-		interp.SnapshotRecord{Counters: dsl.Stats{"upstream_rq_pending_overflow": 3}},
-		interp.SnapshotRecord{Counters: dsl.Stats{"upstream_rq_pending_overflow": 18}},
+		interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_pending_overflow": 3}},
+		interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_pending_overflow": 18}},
 	)
 	held := loadScenario(t, `s: schema.#Scenario & {
 	steps: [
@@ -168,7 +168,7 @@ func TestMissingStatCauses(t *testing.T) {
 		{"prometheus http://127.0.0.1:9/metrics", []string{"the endpoint does not export it", "labels sorted by name"}, []string{"proxyStatsMatcher"}},
 	} {
 		t.Run(c.source, func(t *testing.T) {
-			rec := judgeRecord(interp.SnapshotRecord{Counters: dsl.Stats{"x": 1}}, interp.SnapshotRecord{Counters: dsl.Stats{"x": 2}})
+			rec := judgeRecord(interp.SnapshotRecord{Counters: schema.Stats{"x": 1}}, interp.SnapshotRecord{Counters: schema.Stats{"x": 2}})
 			rec.Snapshots["before"].Source, rec.Snapshots["after"].Source = c.source, c.source
 			var text string
 			for _, g := range interp.Rejudge(rec, sc) {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // RecordVersion is the version of the Record's JSON form. It changes when a field changes
@@ -53,14 +54,14 @@ type Record struct {
 	// ErrorPos is where the failing step or assertion is written.
 	ErrorPos *dsl.Pos `json:"errorPos,omitempty"`
 
-	Steps        []*StepRecord              `json:"steps"`
-	Snapshots    map[string]*SnapshotRecord `json:"snapshots"`
-	Series       map[string]*SeriesRecord   `json:"series,omitempty"`
-	Loads        map[string]*LoadRecord     `json:"loads,omitempty"`
-	Execs        map[string]dsl.ExecResult  `json:"execs,omitempty"`
-	Logs         map[string]dsl.LogResult   `json:"logs,omitempty"`
-	Values       map[string]any             `json:"values,omitempty"`
-	Expectations []*Judgement               `json:"expectations"`
+	Steps        []*StepRecord                `json:"steps"`
+	Snapshots    map[string]*SnapshotRecord   `json:"snapshots"`
+	Series       map[string]*SeriesRecord     `json:"series,omitempty"`
+	Loads        map[string]*LoadRecord       `json:"loads,omitempty"`
+	Execs        map[string]schema.ExecResult `json:"execs,omitempty"`
+	Logs         map[string]schema.LogResult  `json:"logs,omitempty"`
+	Values       map[string]any               `json:"values,omitempty"`
+	Expectations []*Judgement                 `json:"expectations"`
 	// Notes are things the judge noticed that are not failures (a stat absent before traffic).
 	Notes []string `json:"notes,omitempty"`
 	// Cleanup lists what the automatic cleanup did, in order.
@@ -99,18 +100,18 @@ type StepRecord struct {
 
 // SnapshotRecord is one snapshot.
 type SnapshotRecord struct {
-	Name       string     `json:"name"`
-	Source     string     `json:"source"`
-	At         time.Time  `json:"at"`
-	Counters   dsl.Stats  `json:"counters"`
-	Gauges     dsl.Stats  `json:"gauges"`
-	Histograms dsl.Stats  `json:"histograms,omitempty"`
-	Hosts      []dsl.Host `json:"hosts,omitempty"`
+	Name       string        `json:"name"`
+	Source     string        `json:"source"`
+	At         time.Time     `json:"at"`
+	Counters   schema.Stats  `json:"counters"`
+	Gauges     schema.Stats  `json:"gauges"`
+	Histograms schema.Stats  `json:"histograms,omitempty"`
+	Hosts      []schema.Host `json:"hosts,omitempty"`
 }
 
 // Stats returns counters, gauges and histogram quantiles in one map, as expressions see them.
-func (s *SnapshotRecord) Stats() dsl.Stats {
-	out := make(dsl.Stats, len(s.Counters)+len(s.Gauges)+len(s.Histograms))
+func (s *SnapshotRecord) Stats() schema.Stats {
+	out := make(schema.Stats, len(s.Counters)+len(s.Gauges)+len(s.Histograms))
 	for k, v := range s.Histograms {
 		out[k] = v
 	}
@@ -144,8 +145,8 @@ type SeriesRecord struct {
 }
 
 // Series computes what expressions see of the series.
-func (s *SeriesRecord) Series() dsl.Series {
-	out := dsl.Series{Max: dsl.Stats{}, Min: dsl.Stats{}, First: dsl.Stats{}, Last: dsl.Stats{}, Count: len(s.Samples)}
+func (s *SeriesRecord) Series() schema.Series {
+	out := schema.Series{Max: schema.Stats{}, Min: schema.Stats{}, First: schema.Stats{}, Last: schema.Stats{}, Count: len(s.Samples)}
 	for _, smp := range s.Samples {
 		st := smp.Stats()
 		out.Samples = append(out.Samples, st)
@@ -167,7 +168,7 @@ func (s *SeriesRecord) Series() dsl.Series {
 
 // LoadRecord is one load's results.
 type LoadRecord struct {
-	dsl.LoadResult
+	schema.LoadResult
 	Warnings []string  `json:"warnings,omitempty"`
 	Start    time.Time `json:"start"`
 	End      time.Time `json:"end"`

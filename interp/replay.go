@@ -3,7 +3,7 @@ package interp
 import (
 	"encoding/json"
 
-	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // RestoreTypes gives a record read from JSON the Go types expressions expect where JSON lost
@@ -18,7 +18,7 @@ func RestoreTypes(rec *Record) error {
 		if err != nil {
 			return err
 		}
-		var m map[string]dsl.Endpoint
+		var m map[string]schema.Endpoint
 		if err := json.Unmarshal(b, &m); err != nil {
 			return err
 		}

@@ -16,18 +16,19 @@ import (
 	"time"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // Runner runs scenarios on one target.
 type Runner struct {
-	target   *Target
+	target   *schema.Target
 	clock    Clock
 	observe  func(Event)
 	keep     bool
 	defaults Defaults
 	// parseAccessLog parses an access-log line (envoy's parser, given by the CLI: the
 	// core does not import drivers).
-	parseAccessLog func(string) (dsl.LogEntry, bool)
+	parseAccessLog func(string) (schema.LogEntry, bool)
 }
 
 // Defaults are the timeouts of steps that do not set their own.
@@ -56,12 +57,12 @@ func WithKeep(keep bool) Option { return func(r *Runner) { r.keep = keep } }
 func WithDefaults(d Defaults) Option { return func(r *Runner) { r.defaults = d } }
 
 // WithAccessLogParser sets the parser of access-log lines for logs steps.
-func WithAccessLogParser(f func(string) (dsl.LogEntry, bool)) Option {
+func WithAccessLogParser(f func(string) (schema.LogEntry, bool)) Option {
 	return func(r *Runner) { r.parseAccessLog = f }
 }
 
 // New returns a Runner for target.
-func New(target *Target, opts ...Option) *Runner {
+func New(target *schema.Target, opts ...Option) *Runner {
 	r := &Runner{
 		target:   target,
 		clock:    RealClock{},
@@ -110,10 +111,10 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		Target: r.target.Name, Where: r.target.Describe, Vars: sc.Vars,
 		TargetValues: r.target.Values, Start: now, StepsStart: now,
 		Snapshots: map[string]*SnapshotRecord{}, Series: map[string]*SeriesRecord{},
-		Loads: map[string]*LoadRecord{}, Execs: map[string]dsl.ExecResult{},
-		Logs: map[string]dsl.LogResult{}, Values: map[string]any{}, AllowReset: sc.AllowReset,
+		Loads: map[string]*LoadRecord{}, Execs: map[string]schema.ExecResult{},
+		Logs: map[string]schema.LogResult{}, Values: map[string]any{}, AllowReset: sc.AllowReset,
 	}
-	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]Process{}}
+	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}}
 	ru.judge = NewJudge(rec, sc)
 	for _, s := range sc.Names() {
 		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
@@ -233,7 +234,7 @@ type run struct {
 	steps map[string]*stepState
 	// created is what the run made, oldest first, for the automatic cleanup.
 	created []createdThing
-	procs   map[string]Process
+	procs   map[string]schema.RunningProcess
 	// bg are the background steps of the current phase not yet awaited.
 	bg []*dsl.Step
 }

@@ -107,13 +107,13 @@ func (ru *run) apply(ctx context.Context, s *dsl.Step, sr *StepRecord, params an
 	for _, ref := range res.Created {
 		ref := ref
 		ru.created1(fmt.Sprintf("%s %s", ref.Kind, qualified(ref)), func(ctx context.Context) error {
-			return ru.target.Cluster.Delete(ctx, []ObjectRef{ref}, true)
+			return ru.target.Cluster.Delete(ctx, []schema.ObjectRef{ref}, true)
 		})
 	}
 	return err
 }
 
-func qualified(r ObjectRef) string {
+func qualified(r schema.ObjectRef) string {
 	if r.Namespace == "" {
 		return r.Name
 	}
@@ -335,9 +335,9 @@ func (ru *run) snapshot(ctx context.Context, s *dsl.Step, sr *StepRecord, params
 	return nil
 }
 
-func nonNil(s dsl.Stats) dsl.Stats {
+func nonNil(s schema.Stats) schema.Stats {
 	if s == nil {
-		return dsl.Stats{}
+		return schema.Stats{}
 	}
 	return s
 }
@@ -394,16 +394,16 @@ func (ru *run) logs(ctx context.Context, s *dsl.Step, sr *StepRecord, params any
 	return nil
 }
 
-func (ru *run) accessLog(line string) (dsl.LogEntry, bool) {
+func (ru *run) accessLog(line string) (schema.LogEntry, bool) {
 	if ru.parseAccessLog == nil {
-		return dsl.LogEntry{}, false
+		return schema.LogEntry{}, false
 	}
 	return ru.parseAccessLog(line)
 }
 
 // ParseLogs filters lines, parses access-log lines and counts codes, flags and details.
-func ParseLogs(lines []LogLine, match, capture string, parse func(string) (dsl.LogEntry, bool)) dsl.LogResult {
-	res := dsl.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}, Capture: map[string]string{}}
+func ParseLogs(lines []schema.LogLine, match, capture string, parse func(string) (schema.LogEntry, bool)) schema.LogResult {
+	res := schema.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}, Capture: map[string]string{}}
 	var mre, cre *regexp.Regexp
 	if match != "" {
 		mre = regexp.MustCompile(match)
@@ -417,7 +417,7 @@ func ParseLogs(lines []LogLine, match, capture string, parse func(string) (dsl.L
 		}
 		e, ok := parse(l.Text)
 		if !ok {
-			e = dsl.LogEntry{Line: l.Text}
+			e = schema.LogEntry{Line: l.Text}
 		}
 		e.Line = l.Text
 		if e.Time == "" && !l.Time.IsZero() {

@@ -11,14 +11,15 @@ import (
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/report"
+	"labrun.dev/labrun/schema"
 )
 
 func sampleRecord() *interp.Record {
 	t0 := time.Date(2026, 7, 5, 10, 0, 0, 0, time.UTC)
 	snap := func(name string, at time.Duration, overflow, active float64) *interp.SnapshotRecord {
 		return &interp.SnapshotRecord{Name: name, Source: "envoy client cluster c", At: t0.Add(at),
-			Counters: dsl.Stats{"upstream_rq_pending_overflow": overflow, "upstream_rq_total": 10 + overflow},
-			Gauges:   dsl.Stats{"circuit_breakers.default.rq_pending_open": active}}
+			Counters: schema.Stats{"upstream_rq_pending_overflow": overflow, "upstream_rq_total": 10 + overflow},
+			Gauges:   schema.Stats{"circuit_breakers.default.rq_pending_open": active}}
 	}
 	return &interp.Record{
 		Version: interp.RecordVersion, Scenario: "s2", File: "/lab/s2.cue", Pos: dsl.Pos{File: "/lab/s2.cue", Line: 5, Col: 1},
@@ -33,7 +34,7 @@ func sampleRecord() *interp.Record {
 		Snapshots: map[string]*interp.SnapshotRecord{"before": snap("before", 0, 0, 0), "mid": snap("mid", time.Second, 5, 1), "after": snap("after", 2*time.Second, 12, 0)},
 		Series: map[string]*interp.SeriesRecord{"g": {Name: "g", Source: "envoy client cluster c", Every: 500 * time.Millisecond,
 			Samples: []*interp.SnapshotRecord{snap("g", 0, 0, 0), snap("g", 500*time.Millisecond, 3, 1), snap("g", time.Second, 6, 1)}}},
-		Loads: map[string]*interp.LoadRecord{"fortio": {LoadResult: dsl.LoadResult{Requests: 30, Codes: map[string]float64{"200": 15, "503": 15}}}},
+		Loads: map[string]*interp.LoadRecord{"fortio": {LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 15, "503": 15}}}},
 		Expectations: []*interp.Judgement{
 			{Src: "delta.upstream_rq_pending_overflow == fortio.code503", Outcome: interp.Failed, Explanation: "delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)"},
 			{Src: "mid.circuit_breakers.default.rq_pending_open == 1", Outcome: interp.Passed},

@@ -18,6 +18,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
 )
 
 // fixture builds an interp.Record step by step; snapshots are taken one second apart.
@@ -35,8 +36,8 @@ func newFixture(sc *dsl.Scenario) *fixture {
 			Snapshots:    map[string]*interp.SnapshotRecord{},
 			Series:       map[string]*interp.SeriesRecord{},
 			Loads:        map[string]*interp.LoadRecord{},
-			Execs:        map[string]dsl.ExecResult{},
-			Logs:         map[string]dsl.LogResult{},
+			Execs:        map[string]schema.ExecResult{},
+			Logs:         map[string]schema.LogResult{},
 			Values:       map[string]any{},
 		},
 		at: time.Date(2026, 7, 2, 10, 42, 50, 0, time.UTC),
@@ -54,7 +55,7 @@ var gauges = map[string]bool{
 
 func (f *fixture) snap(name string, stats map[string]float64, hosts ...string) *fixture {
 	f.at = f.at.Add(time.Second)
-	s := &interp.SnapshotRecord{Name: name, At: f.at, Counters: dsl.Stats{}, Gauges: dsl.Stats{}}
+	s := &interp.SnapshotRecord{Name: name, At: f.at, Counters: schema.Stats{}, Gauges: schema.Stats{}}
 	for k, v := range stats {
 		if gauges[k] {
 			s.Gauges[k] = v
@@ -63,7 +64,7 @@ func (f *fixture) snap(name string, stats map[string]float64, hosts ...string) *
 		}
 	}
 	for _, h := range hosts {
-		s.Hosts = append(s.Hosts, dsl.Host{Address: h, Healthy: true, Health: "healthy"})
+		s.Hosts = append(s.Hosts, schema.Host{Address: h, Healthy: true, Health: "healthy"})
 	}
 	f.rec.Snapshots[name] = s
 	return f
@@ -73,7 +74,7 @@ func (f *fixture) series(name string, samples ...map[string]float64) *fixture {
 	ser := &interp.SeriesRecord{Name: name}
 	for _, smp := range samples {
 		f.at = f.at.Add(500 * time.Millisecond)
-		s := &interp.SnapshotRecord{Name: name, At: f.at, Counters: dsl.Stats{}, Gauges: dsl.Stats{}}
+		s := &interp.SnapshotRecord{Name: name, At: f.at, Counters: schema.Stats{}, Gauges: schema.Stats{}}
 		for k, v := range smp {
 			s.Gauges[k] = v
 		}
@@ -83,8 +84,8 @@ func (f *fixture) series(name string, samples ...map[string]float64) *fixture {
 	return f
 }
 
-func (f *fixture) load(name string, requests float64, codes map[string]float64, set func(*dsl.LoadResult)) *fixture {
-	r := dsl.LoadResult{Requests: requests, Codes: codes}
+func (f *fixture) load(name string, requests float64, codes map[string]float64, set func(*schema.LoadResult)) *fixture {
+	r := schema.LoadResult{Requests: requests, Codes: codes}
 	for c, n := range codes {
 		if strings.HasPrefix(c, "2") {
 			r.OK += n
@@ -100,11 +101,11 @@ func (f *fixture) load(name string, requests float64, codes map[string]float64, 
 }
 
 func (f *fixture) exec(name, stdout string, captured map[string]string) *fixture {
-	f.rec.Execs[name] = dsl.ExecResult{Stdout: stdout, Captured: captured}
+	f.rec.Execs[name] = schema.ExecResult{Stdout: stdout, Captured: captured}
 	return f
 }
 
-func (f *fixture) logs(name string, r dsl.LogResult) *fixture {
+func (f *fixture) logs(name string, r schema.LogResult) *fixture {
 	if r.Codes == nil {
 		r.Codes = map[string]float64{}
 	}
@@ -174,7 +175,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 		}
 		f.snap("before", map[string]float64{"upstream_cx_overflow": 0, "upstream_cx_total": 0, "upstream_rq_total": 0}).
 			series("mid", map[string]float64{"circuit_breakers.default.cx_open": 0}, map[string]float64{"circuit_breakers.default.cx_open": 1}, map[string]float64{"circuit_breakers.default.cx_open": 1}).
-			load("fortio", 40, codes, func(r *dsl.LoadResult) { r.Connections, r.Sockets = 4, 4 }).
+			load("fortio", 40, codes, func(r *schema.LoadResult) { r.Connections, r.Sockets = 4, 4 }).
 			snap("after", map[string]float64{"upstream_cx_overflow": 41, "upstream_cx_total": 2, "upstream_rq_total": codes["200"]})
 	},
 	"s2": func(f *fixture, wrong bool) {
@@ -185,7 +186,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 		}
 		f.snap("before", map[string]float64{"upstream_rq_pending_overflow": 0, "upstream_cx_overflow": 41, "upstream_rq_total": 40}).
 			series("mid", map[string]float64{"circuit_breakers.default.rq_pending_open": 1}).
-			load("fortio", 30, codes, func(r *dsl.LoadResult) { r.Connections, r.Sockets = 3, 14 }).
+			load("fortio", 30, codes, func(r *schema.LoadResult) { r.Connections, r.Sockets = 3, 14 }).
 			snap("after", map[string]float64{"upstream_rq_pending_overflow": 12, "upstream_cx_overflow": 57, "upstream_rq_total": 40 + codes["200"]})
 	},
 	"s3": func(f *fixture, wrong bool) {
@@ -195,7 +196,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 			maxReq, total = 0, 4
 		}
 		f.snap("before", map[string]float64{"upstream_cx_max_requests": 0, "upstream_cx_total": 3, "upstream_rq_total": 58}).
-			load("fortio", 20, map[string]float64{"200": 20}, func(r *dsl.LoadResult) { r.Connections, r.Sockets = 1, 1 }).
+			load("fortio", 20, map[string]float64{"200": 20}, func(r *schema.LoadResult) { r.Connections, r.Sockets = 1, 1 }).
 			snap("after", map[string]float64{"upstream_cx_max_requests": maxReq, "upstream_cx_total": total, "upstream_rq_total": 78})
 	},
 	"s4": func(f *fixture, wrong bool) {
@@ -215,7 +216,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 			reached, total = 0, 25
 		}
 		f.snap("before", map[string]float64{"upstream_cx_max_duration_reached": 0, "upstream_cx_total": 24}).
-			load("fortio", 100, map[string]float64{"200": 100}, func(r *dsl.LoadResult) { r.Connections, r.Sockets, r.DurationS = 1, 1, 10 }).
+			load("fortio", 100, map[string]float64{"200": 100}, func(r *schema.LoadResult) { r.Connections, r.Sockets, r.DurationS = 1, 1, 10 }).
 			snap("after", map[string]float64{"upstream_cx_max_duration_reached": reached, "upstream_cx_total": total})
 	},
 	"s6": func(f *fixture, wrong bool) {
@@ -225,9 +226,9 @@ var figures = map[string]func(f *fixture, wrong bool){
 			n, avg = 5, 1011
 		}
 		f.snap("before", map[string]float64{"upstream_cx_connect_timeout": 0, "upstream_cx_connect_fail": 0, "upstream_cx_total": 0}).
-			load("fortio", 5, map[string]float64{"503": 5}, func(r *dsl.LoadResult) { r.Avg = avg }).
+			load("fortio", 5, map[string]float64{"503": 5}, func(r *schema.LoadResult) { r.Avg = avg }).
 			snap("after", map[string]float64{"upstream_cx_connect_timeout": n, "upstream_cx_connect_fail": n, "upstream_cx_total": n}).
-			logs("accesslog", dsl.LogResult{Count: 5, Codes: map[string]float64{"503": 5},
+			logs("accesslog", schema.LogResult{Count: 5, Codes: map[string]float64{"503": 5},
 				Flags:   map[string]float64{"URX": 5, "UF": 5},
 				Details: map[string]float64{"upstream_reset_before_response_started{connection_timeout}": 5}})
 	},
@@ -475,8 +476,8 @@ var figures = map[string]func(f *fixture, wrong bool){
 			id, code = "80112", "200"
 		}
 		f.exec("phase2", "code="+code, map[string]string{"code": code}).
-			logs("wp2", dsl.LogResult{Count: 1, Capture: map[string]string{"id": id}}).
-			logs("access", dsl.LogResult{Count: 1, Codes: map[string]float64{code: 1}, Flags: map[string]float64{"UC": 1},
+			logs("wp2", schema.LogResult{Count: 1, Capture: map[string]string{"id": id}}).
+			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}, Flags: map[string]float64{"UC": 1},
 				Details: map[string]float64{"upstream_reset_before_response_started{connection_termination}": 1}})
 	},
 	"c_retry": func(f *fixture, wrong bool) {
@@ -487,8 +488,8 @@ var figures = map[string]func(f *fixture, wrong bool){
 			code = "503"
 		}
 		f.exec("phase2", "code="+code, map[string]string{"code": code}).
-			logs("wp2", dsl.LogResult{Count: 1, Capture: map[string]string{"id": "79097"}}).
-			logs("access", dsl.LogResult{Count: 1, Codes: map[string]float64{code: 1}})
+			logs("wp2", schema.LogResult{Count: 1, Capture: map[string]string{"id": "79097"}}).
+			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}})
 	},
 	"cfg_resolution_strict": func(f *fixture, wrong bool) {
 		typ := "STRICT_DNS"
@@ -568,7 +569,7 @@ func stale(f *fixture) {
 	}
 	f.value("aaa", []any{pod("dummy-7c9f-aaa", false)}).
 		exec("phase1", "code=200", map[string]string{"code": "200"}).
-		logs("wp1", dsl.LogResult{Count: 1, Capture: map[string]string{"id": "79097", "addr": "10.90.142.96"}}).
+		logs("wp1", schema.LogResult{Count: 1, Capture: map[string]string{"id": "79097", "addr": "10.90.142.96"}}).
 		value("bbb", []any{pod("dummy-7c9f-aaa", true), pod("dummy-7c9f-bbb", false)}).
 		exec("ss_stale", "ESTAB 0 0 10.90.11.4:41234 10.90.142.96:15008", map[string]string{"peer": "10.90.142.96:15008"})
 }

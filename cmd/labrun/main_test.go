@@ -15,9 +15,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/target/fakes"
 	"labrun.dev/labrun/schema"
+	"labrun.dev/labrun/target/fakes"
 )
 
 // TestMain lets testscript run this test binary as the `labrun` command of the scripts in
@@ -33,8 +32,8 @@ func TestMain(m *testing.M) {
 // so that scripts can run scenarios without a machine's worth of servers.
 func testProcess() *process {
 	p := newProcess()
-	p.Targets = map[string]func(context.Context, *dsl.Scenario) (*interp.Target, error){
-		"fake": func(ctx context.Context, sc *dsl.Scenario) (*interp.Target, error) {
+	p.Targets = map[string]func(context.Context, *dsl.Scenario) (*schema.Target, error){
+		"fake": func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error) {
 			return fakeWorld().Target(), nil
 		},
 	}
@@ -46,19 +45,19 @@ func testProcess() *process {
 // upstream_rq_pending_overflow by 3; a load of N requests answers 200 to all of them.
 func fakeWorld() *fakes.World {
 	return &fakes.World{
-		Stats: func(source string, n int) interp.Snapshot {
-			return interp.Snapshot{
-				Counters: dsl.Stats{
+		Stats: func(source string, n int) schema.StatsSnapshot {
+			return schema.StatsSnapshot{
+				Counters: schema.Stats{
 					"rq_total":                     float64(10 * n),
 					"upstream_rq_pending_overflow": float64(3 * n),
 				},
-				Gauges: dsl.Stats{"rq_active": 1},
+				Gauges: schema.Stats{"rq_active": 1},
 			}
 		},
 		LoadTime: 10 * time.Millisecond,
-		LoadResult: func(req schema.Load) dsl.LoadResult {
+		LoadResult: func(req schema.Load) schema.LoadResult {
 			n := float64(req.Requests)
-			return dsl.LoadResult{Requests: n, OK: n, Codes: map[string]float64{"200": n}, Connections: float64(req.Connections)}
+			return schema.LoadResult{Requests: n, OK: n, Codes: map[string]float64{"200": n}, Connections: float64(req.Connections)}
 		},
 	}
 }

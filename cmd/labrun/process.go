@@ -12,7 +12,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
 )
 
 // process holds every process global the CLI uses: standard streams, environment, working
@@ -29,7 +29,7 @@ type process struct {
 	// Signals delivers SIGINT and SIGTERM; Stop releases them.
 	Signals func() (<-chan os.Signal, func())
 	// Targets are extra targets by name, besides local and kube (tests add fakes).
-	Targets map[string]func(ctx context.Context, sc *dsl.Scenario) (*interp.Target, error)
+	Targets map[string]func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error)
 }
 
 // fakeTarget, set only in binaries built with the labrun_fakes tag, adds the fake target.

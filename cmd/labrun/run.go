@@ -12,11 +12,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/envoy"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/report"
+	"labrun.dev/labrun/schema"
 	"labrun.dev/labrun/target/kube"
 	"labrun.dev/labrun/target/local"
-	"labrun.dev/labrun/report"
 )
 
 // targetFlags select and configure the target.
@@ -303,7 +304,7 @@ func relError(cwd, msg string) string {
 }
 
 // newTarget builds the named target for a scenario.
-func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, f *targetFlags) (*interp.Target, error) {
+func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, f *targetFlags) (*schema.Target, error) {
 	if mk := p.Targets[name]; mk != nil {
 		return mk(ctx, sc)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
 	"labrun.dev/labrun/target/fakes"
 )
 
@@ -17,9 +17,9 @@ import (
 func init() {
 	fakeTarget = func(p *process) {
 		if p.Targets == nil {
-			p.Targets = map[string]func(context.Context, *dsl.Scenario) (*interp.Target, error){}
+			p.Targets = map[string]func(context.Context, *dsl.Scenario) (*schema.Target, error){}
 		}
-		p.Targets["fake"] = func(context.Context, *dsl.Scenario) (*interp.Target, error) {
+		p.Targets["fake"] = func(context.Context, *dsl.Scenario) (*schema.Target, error) {
 			step, _ := time.ParseDuration(p.Getenv("LABRUN_FAKE_STEP_TIME"))
 			w := &fakes.World{Marker: p.Getenv("LABRUN_FAKE_MARKER"), StepTime: step}
 			return w.Target(), nil

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
 
@@ -23,15 +21,15 @@ type World struct {
 	calls []string
 
 	// Stats returns the snapshot for a source on its n-th read (0-based). Nil: empty stats.
-	Stats func(source string, n int) interp.Snapshot
+	Stats func(source string, n int) schema.StatsSnapshot
 	reads map[string]int
 
 	// Load returns a load's result; it takes LoadTime (or the load's duration), or until ctx ends.
-	LoadResult func(req schema.Load) dsl.LoadResult
+	LoadResult func(req schema.Load) schema.LoadResult
 	LoadTime   time.Duration
 
 	// ExecResult returns an exec's result.
-	ExecResult func(req schema.Exec) dsl.ExecResult
+	ExecResult func(req schema.Exec) schema.ExecResult
 	// StepTime is how long every cluster call takes.
 	StepTime time.Duration
 	// FailOn makes calls whose description contains the string fail.
@@ -42,14 +40,14 @@ type World struct {
 	// binary, which cannot share memory with the test).
 	Marker string
 	// Lines are the log lines Logs returns.
-	Lines []interp.LogLine
+	Lines []schema.LogLine
 	// Records are the DNS records set, by host.
 	Records map[string][]string
 }
 
-// Target returns the fake as an interp.Target.
-func (w *World) Target() *interp.Target {
-	return &interp.Target{
+// Target returns the fake as an schema.Target.
+func (w *World) Target() *schema.Target {
+	return &schema.Target{
 		Name: "fake", Describe: "in-memory fakes",
 		Cluster: w, Exec: w, Load: w, Stats: w, Logs: w, DNS: w, Processes: w,
 		Values: map[string]any{"clusterDomain": "cluster.local"},
@@ -96,8 +94,8 @@ func (w *World) take(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func refOf(o schema.Object, ns string) interp.ObjectRef {
-	r := interp.ObjectRef{}
+func refOf(o schema.Object, ns string) schema.ObjectRef {
+	r := schema.ObjectRef{}
 	r.APIVersion, _ = o["apiVersion"].(string)
 	r.Kind, _ = o["kind"].(string)
 	if md, ok := o["metadata"].(map[string]any); ok {
@@ -112,22 +110,22 @@ func refOf(o schema.Object, ns string) interp.ObjectRef {
 	return r
 }
 
-// Objects implements interp.Cluster.
-func (w *World) Objects(_ context.Context, objs []schema.Object, files []string, ns string) ([]interp.ObjectRef, error) {
-	var out []interp.ObjectRef
+// Objects implements schema.Cluster.
+func (w *World) Objects(_ context.Context, objs []schema.Object, files []string, ns string) ([]schema.ObjectRef, error) {
+	var out []schema.ObjectRef
 	for _, o := range objs {
 		out = append(out, refOf(o, ns))
 	}
 	for _, f := range files {
-		out = append(out, interp.ObjectRef{Kind: "File", Namespace: ns, Name: f})
+		out = append(out, schema.ObjectRef{Kind: "File", Namespace: ns, Name: f})
 	}
 	return out, nil
 }
 
-// Apply implements interp.Cluster.
-func (w *World) Apply(ctx context.Context, objs []schema.Object, files []string, ns string) (interp.ApplyResult, error) {
+// Apply implements schema.Cluster.
+func (w *World) Apply(ctx context.Context, objs []schema.Object, files []string, ns string) (schema.ApplyResult, error) {
 	refs, _ := w.Objects(ctx, objs, files, ns)
-	var res interp.ApplyResult
+	var res schema.ApplyResult
 	for _, r := range refs {
 		if err := w.log("apply %s %s/%s", r.Kind, r.Namespace, r.Name); err != nil {
 			return res, err
@@ -140,8 +138,8 @@ func (w *World) Apply(ctx context.Context, objs []schema.Object, files []string,
 	return res, w.take(ctx, w.StepTime)
 }
 
-// Delete implements interp.Cluster.
-func (w *World) Delete(ctx context.Context, refs []interp.ObjectRef, wait bool) error {
+// Delete implements schema.Cluster.
+func (w *World) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool) error {
 	for _, r := range refs {
 		if err := w.log("delete %s %s/%s", r.Kind, r.Namespace, r.Name); err != nil {
 			return err
@@ -150,7 +148,7 @@ func (w *World) Delete(ctx context.Context, refs []interp.ObjectRef, wait bool) 
 	return w.take(ctx, w.StepTime)
 }
 
-// Scale implements interp.Cluster.
+// Scale implements schema.Cluster.
 func (w *World) Scale(ctx context.Context, ns, d string, n int, wait bool) error {
 	if err := w.log("scale %s/%s %d", ns, d, n); err != nil {
 		return err
@@ -158,7 +156,7 @@ func (w *World) Scale(ctx context.Context, ns, d string, n int, wait bool) error
 	return w.take(ctx, w.StepTime)
 }
 
-// Restart implements interp.Cluster.
+// Restart implements schema.Cluster.
 func (w *World) Restart(ctx context.Context, ns, d string, wait bool) error {
 	if err := w.log("restart %s/%s", ns, d); err != nil {
 		return err
@@ -166,7 +164,7 @@ func (w *World) Restart(ctx context.Context, ns, d string, wait bool) error {
 	return w.take(ctx, w.StepTime)
 }
 
-// KillPods implements interp.Cluster.
+// KillPods implements schema.Cluster.
 func (w *World) KillPods(ctx context.Context, req schema.Kill) ([]string, error) {
 	if err := w.log("kill %s/%s%s", req.Namespace, req.Pod, req.Selector); err != nil {
 		return nil, err
@@ -174,7 +172,7 @@ func (w *World) KillPods(ctx context.Context, req schema.Kill) ([]string, error)
 	return []string{"pod-1"}, w.take(ctx, w.StepTime)
 }
 
-// WaitRollout implements interp.Cluster.
+// WaitRollout implements schema.Cluster.
 func (w *World) WaitRollout(ctx context.Context, ns, d string) error {
 	if err := w.log("rollout %s/%s", ns, d); err != nil {
 		return err
@@ -182,7 +180,7 @@ func (w *World) WaitRollout(ctx context.Context, ns, d string) error {
 	return w.take(ctx, w.StepTime)
 }
 
-// WaitCondition implements interp.Cluster.
+// WaitCondition implements schema.Cluster.
 func (w *World) WaitCondition(ctx context.Context, ns string, c schema.Condition, _ time.Duration) error {
 	if err := w.log("condition %s %s/%s%s %s", c.Kind, ns, c.Name, c.Selector, c.Type); err != nil {
 		return err
@@ -190,7 +188,7 @@ func (w *World) WaitCondition(ctx context.Context, ns string, c schema.Condition
 	return w.take(ctx, w.StepTime)
 }
 
-// Get implements interp.Cluster: a pod's IP is 10.0.0.<n> on the n-th get.
+// Get implements schema.Cluster: a pod's IP is 10.0.0.<n> on the n-th get.
 func (w *World) Get(ctx context.Context, req schema.Get) (any, error) {
 	if err := w.log("get %s %s/%s%s %s", req.Kind, req.Namespace, req.Name, req.Selector, req.Path); err != nil {
 		return nil, err
@@ -204,48 +202,48 @@ func (w *World) Get(ctx context.Context, req schema.Get) (any, error) {
 	return map[string]any{"kind": req.Kind, "metadata": map[string]any{"name": req.Name}}, nil
 }
 
-// DryRun implements interp.Cluster.
+// DryRun implements schema.Cluster.
 func (w *World) DryRun(ctx context.Context, objs []schema.Object, files []string, ns string) error {
 	return w.log("dry-run %d objects", len(objs)+len(files))
 }
 
-// Exec implements interp.Executor.
-func (w *World) Exec(ctx context.Context, req schema.Exec) (dsl.ExecResult, error) {
+// Exec implements schema.Executor.
+func (w *World) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, error) {
 	if err := w.log("exec %s", strings.Join(req.Argv, " ")); err != nil {
-		return dsl.ExecResult{}, err
+		return schema.ExecResult{}, err
 	}
 	if err := w.take(ctx, w.StepTime); err != nil {
-		return dsl.ExecResult{}, err
+		return schema.ExecResult{}, err
 	}
 	if w.ExecResult != nil {
 		return w.ExecResult(req), nil
 	}
-	return dsl.ExecResult{Stdout: strings.Join(req.Argv, " ") + "\n"}, nil
+	return schema.ExecResult{Stdout: strings.Join(req.Argv, " ") + "\n"}, nil
 }
 
-// Load implements interp.LoadGenerator.
-func (w *World) Load(ctx context.Context, req schema.Load) (interp.LoadResult, error) {
+// Load implements schema.LoadGenerator.
+func (w *World) Load(ctx context.Context, req schema.Load) (schema.LoadResponse, error) {
 	if err := w.log("load %s", req.URL); err != nil {
-		return interp.LoadResult{}, err
+		return schema.LoadResponse{}, err
 	}
 	d := w.LoadTime
 	if d == 0 {
 		d = req.Duration.D()
 	}
 	err := w.take(ctx, d)
-	res := dsl.LoadResult{Requests: float64(req.Requests), Codes: map[string]float64{"200": float64(req.Requests)}, OK: float64(req.Requests)}
+	res := schema.LoadResult{Requests: float64(req.Requests), Codes: map[string]float64{"200": float64(req.Requests)}, OK: float64(req.Requests)}
 	if w.LoadResult != nil {
 		res = w.LoadResult(req)
 	}
 	w.log("load ended")
-	return interp.LoadResult{LoadResult: res, Raw: []byte(`{"fake":true}`)}, err
+	return schema.LoadResponse{LoadResult: res, Raw: []byte(`{"fake":true}`)}, err
 }
 
-// Snapshot implements interp.StatsReader.
-func (w *World) Snapshot(ctx context.Context, req schema.Snapshot) (interp.Snapshot, error) {
+// Snapshot implements schema.StatsReader.
+func (w *World) Snapshot(ctx context.Context, req schema.Snapshot) (schema.StatsSnapshot, error) {
 	src := req.Source()
 	if err := w.log("snapshot %s", src); err != nil {
-		return interp.Snapshot{}, err
+		return schema.StatsSnapshot{}, err
 	}
 	w.mu.Lock()
 	if w.reads == nil {
@@ -255,18 +253,18 @@ func (w *World) Snapshot(ctx context.Context, req schema.Snapshot) (interp.Snaps
 	w.reads[src]++
 	w.mu.Unlock()
 	if err := w.take(ctx, w.StepTime); err != nil {
-		return interp.Snapshot{}, err
+		return schema.StatsSnapshot{}, err
 	}
 	if w.Stats == nil {
-		return interp.Snapshot{Source: src, Counters: dsl.Stats{}, Gauges: dsl.Stats{}}, nil
+		return schema.StatsSnapshot{Source: src, Counters: schema.Stats{}, Gauges: schema.Stats{}}, nil
 	}
 	s := w.Stats(src, n)
 	s.Source = src
-	s.Artifacts = append(s.Artifacts, interp.Artifact{Name: "stats.txt", Data: []byte(statsText(s))})
+	s.Artifacts = append(s.Artifacts, schema.Artifact{Name: "stats.txt", Data: []byte(statsText(s))})
 	return s, nil
 }
 
-func statsText(s interp.Snapshot) string {
+func statsText(s schema.StatsSnapshot) string {
 	var lines []string
 	for k, v := range s.Counters {
 		lines = append(lines, fmt.Sprintf("%s: %g", k, v))
@@ -278,20 +276,20 @@ func statsText(s interp.Snapshot) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// Config implements interp.StatsReader.
-func (w *World) Config(ctx context.Context, req schema.Config) (interp.ConfigResult, error) {
+// Config implements schema.StatsReader.
+func (w *World) Config(ctx context.Context, req schema.Config) (schema.ConfigResult, error) {
 	if err := w.log("config %s", req.Cluster); err != nil {
-		return interp.ConfigResult{}, err
+		return schema.ConfigResult{}, err
 	}
-	return interp.ConfigResult{Value: map[string]any{"name": req.Cluster, "connect_timeout": "10s"}}, nil
+	return schema.ConfigResult{Value: map[string]any{"name": req.Cluster, "connect_timeout": "10s"}}, nil
 }
 
-// Logs implements interp.LogReader.
-func (w *World) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]interp.LogLine, error) {
+// Logs implements schema.LogReader.
+func (w *World) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]schema.LogLine, error) {
 	if err := w.log("logs %s", req.PodRef.String()); err != nil {
 		return nil, err
 	}
-	var out []interp.LogLine
+	var out []schema.LogLine
 	for _, l := range w.Lines {
 		if !l.Time.Before(since) {
 			out = append(out, l)
@@ -300,7 +298,7 @@ func (w *World) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]i
 	return out, nil
 }
 
-// SetRecords implements interp.DNSWriter.
+// SetRecords implements schema.DNSWriter.
 func (w *World) SetRecords(ctx context.Context, req schema.DNS) error {
 	if err := w.log("dns %s %s", req.Host, strings.Join(req.Addresses, ",")); err != nil {
 		return err
@@ -314,8 +312,8 @@ func (w *World) SetRecords(ctx context.Context, req schema.DNS) error {
 	return w.take(ctx, w.StepTime)
 }
 
-// Start implements interp.ProcessRunner.
-func (w *World) Start(ctx context.Context, name string, req schema.Process) (interp.Process, error) {
+// Start implements schema.ProcessRunner.
+func (w *World) Start(ctx context.Context, name string, req schema.Process) (schema.RunningProcess, error) {
 	if err := w.log("start %s", name); err != nil {
 		return nil, err
 	}
@@ -331,4 +329,4 @@ func (p *process) Stop(ctx context.Context, sig string) error {
 	return p.w.log("stop %s %s", p.name, sig)
 }
 
-func (p *process) Output() []interp.LogLine { return nil }
+func (p *process) Output() []schema.LogLine { return nil }

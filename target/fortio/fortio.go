@@ -29,17 +29,16 @@ import (
 	"fortio.org/fortio/fhttp"
 	"fortio.org/fortio/periodic"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
 
-// Generator runs loads with fortio in this process. It implements interp.LoadGenerator; one
+// Generator runs loads with fortio in this process. It implements schema.LoadGenerator; one
 // Generator may run several loads at the same time.
 type Generator struct {
 	tune []func(*fhttp.HTTPRunnerOptions)
 }
 
-var _ interp.LoadGenerator = (*Generator)(nil)
+var _ schema.LoadGenerator = (*Generator)(nil)
 
 // Option configures a Generator.
 type Option func(*Generator)
@@ -67,20 +66,20 @@ func New(opts ...Option) *Generator {
 // far with an error wrapping ctx's. Requests in flight are not interrupted (fortio gives them no
 // context), so Load returns once they end, at the latest after the step's timeout; the same holds
 // for the warm-up requests, sent before the load proper.
-func (g *Generator) Load(ctx context.Context, req schema.Load) (interp.LoadResult, error) {
+func (g *Generator) Load(ctx context.Context, req schema.Load) (schema.LoadResponse, error) {
 	tameFortio()
 	p, err := newPlan(req)
 	if err != nil {
-		return interp.LoadResult{}, err
+		return schema.LoadResponse{}, err
 	}
 	o, err := p.runnerOptions()
 	if err != nil {
-		return interp.LoadResult{}, fmt.Errorf("load %s: %w", p.url, err)
+		return schema.LoadResponse{}, fmt.Errorf("load %s: %w", p.url, err)
 	}
 	for _, f := range g.tune {
 		f(o)
 	}
-	result := interp.LoadResult{Warnings: p.warnings}
+	result := schema.LoadResponse{Warnings: p.warnings}
 	if err := ctx.Err(); err != nil {
 		return result, fmt.Errorf("load %s not started: %w", p.url, err)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"fortio.org/fortio/fhttp"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
 
@@ -45,7 +44,7 @@ func (s *echoServer) requests() []string {
 	return append([]string(nil), s.seen...)
 }
 
-func load(t *testing.T, req schema.Load) interp.LoadResult {
+func load(t *testing.T, req schema.Load) schema.LoadResponse {
 	t.Helper()
 	res, err := New().Load(t.Context(), req)
 	if err != nil {
@@ -299,7 +298,7 @@ func TestLoadConcurrent(t *testing.T) {
 	srv := newEchoServer(t)
 	g := New()
 	var wg sync.WaitGroup
-	results := make([]interp.LoadResult, 3)
+	results := make([]schema.LoadResponse, 3)
 	for i := range results {
 		wg.Go(func() {
 			res, err := g.Load(t.Context(), schema.Load{URL: srv.URL + "/echo?status=503:20", Requests: 50 + i, Connections: 2})

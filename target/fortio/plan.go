@@ -22,7 +22,7 @@ const (
 	defaultTimeout     = 3 * time.Second
 )
 
-// percentiles are the ones dsl.LoadResult has fields for.
+// percentiles are the ones schema.LoadResult has fields for.
 var percentiles = []float64{50, 90, 99, 99.9}
 
 // plan is a load step with labrun's defaults applied and checked. Both the in-process run

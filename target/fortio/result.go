@@ -12,20 +12,19 @@ import (
 	"fortio.org/fortio/fhttp"
 	"fortio.org/fortio/stats"
 
-	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
 )
 
 // DecodeJSON reads the output of `fortio load -json - …` (stdout, which carries only the JSON;
 // see CLIArgs) into fortio's own result type and converts it as Generator.Load does. Raw is data
 // itself. A result that fortio marked as an error (a run that did not start) is an error.
-func DecodeJSON(data []byte) (interp.LoadResult, error) {
+func DecodeJSON(data []byte) (schema.LoadResponse, error) {
 	var res fhttp.HTTPRunnerResults
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&res); err != nil {
-		return interp.LoadResult{}, fmt.Errorf("decoding fortio's JSON result: %w (output starts %q)", err, head(data))
+		return schema.LoadResponse{}, fmt.Errorf("decoding fortio's JSON result: %w (output starts %q)", err, head(data))
 	}
-	out := interp.LoadResult{Raw: data}
+	out := schema.LoadResponse{Raw: data}
 	if res.Error {
 		// An error result has no requests (only, when fortio failed to start the run, two
 		// made-up latencies for its UI's graph).
@@ -37,18 +36,18 @@ func DecodeJSON(data []byte) (interp.LoadResult, error) {
 		return out, errors.New("fortio: " + msg)
 	}
 	if res.RunType == "" || res.DurationHistogram == nil {
-		return interp.LoadResult{}, fmt.Errorf("not a fortio load result (no RunType or DurationHistogram): output starts %q", head(data))
+		return schema.LoadResponse{}, fmt.Errorf("not a fortio load result (no RunType or DurationHistogram): output starts %q", head(data))
 	}
 	if res.RunType != "HTTP" {
-		return interp.LoadResult{}, fmt.Errorf("fortio's result is of a %s run, not HTTP", res.RunType)
+		return schema.LoadResponse{}, fmt.Errorf("fortio's result is of a %s run, not HTTP", res.RunType)
 	}
 	out.LoadResult, out.Warnings = convert(&res)
 	return out, nil
 }
 
 // emptyResult is the result of a load that sent nothing.
-func emptyResult() dsl.LoadResult {
-	return dsl.LoadResult{Codes: map[string]float64{}, IPs: map[string]float64{}}
+func emptyResult() schema.LoadResult {
+	return schema.LoadResult{Codes: map[string]float64{}, IPs: map[string]float64{}}
 }
 
 func head(data []byte) []byte {
@@ -61,9 +60,9 @@ func head(data []byte) []byte {
 
 // convert turns fortio's result into labrun's units (milliseconds, seconds) and says what
 // cannot be trusted in it.
-func convert(res *fhttp.HTTPRunnerResults) (dsl.LoadResult, []string) {
+func convert(res *fhttp.HTTPRunnerResults) (schema.LoadResult, []string) {
 	var warnings []string
-	r := dsl.LoadResult{
+	r := schema.LoadResult{
 		Codes:       make(map[string]float64, len(res.RetCodes)),
 		Sockets:     float64(res.SocketCount),
 		Connections: float64(res.NumThreads),

@@ -16,7 +16,6 @@ import (
 	"fortio.org/fortio/periodic"
 	"fortio.org/fortio/stats"
 
-	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -31,7 +30,7 @@ func TestConvert(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		res      fhttp.HTTPRunnerResults
-		want     dsl.LoadResult
+		want     schema.LoadResult
 		warnings []string
 	}{{
 		name: "codes, 418 is ok, -1 is an error",
@@ -45,7 +44,7 @@ func TestConvert(t *testing.T) {
 			IPCountMap:  map[string]int{"10.0.0.1:80": 2, "10.0.0.2:80": 3},
 			SocketCount: 5,
 		},
-		want: dsl.LoadResult{
+		want: schema.LoadResult{
 			Requests: 11, Codes: map[string]float64{"200": 6, "204": 1, "418": 1, "503": 2, "-1": 1},
 			OK: 8, Errors: 3, Sockets: 5, Connections: 3, QPS: 110, DurationS: 0.1,
 			Avg: 20, Min: 1, Max: 200, P50: 5, P90: 50, P99: 190, P999: 199,
@@ -55,11 +54,11 @@ func TestConvert(t *testing.T) {
 		name: "a run that never started",
 		res: fhttp.HTTPRunnerResults{RunnerResults: periodic.RunnerResults{
 			DurationHistogram: &stats.HistogramData{}}},
-		want: dsl.LoadResult{Codes: map[string]float64{}, IPs: map[string]float64{}},
+		want: schema.LoadResult{Codes: map[string]float64{}, IPs: map[string]float64{}},
 	}, {
 		name: "no histogram at all",
 		res:  fhttp.HTTPRunnerResults{},
-		want: dsl.LoadResult{Codes: map[string]float64{}, IPs: map[string]float64{}},
+		want: schema.LoadResult{Codes: map[string]float64{}, IPs: map[string]float64{}},
 	}, {
 		name: "percentiles missing (-p 50,99)",
 		res: fhttp.HTTPRunnerResults{
@@ -68,7 +67,7 @@ func TestConvert(t *testing.T) {
 					Percentiles: pcts(50, 0.002, 99, 0.003)}},
 			RetCodes: map[int]int64{200: 2},
 		},
-		want: dsl.LoadResult{Requests: 2, Codes: map[string]float64{"200": 2}, OK: 2, Connections: 1,
+		want: schema.LoadResult{Requests: 2, Codes: map[string]float64{"200": 2}, OK: 2, Connections: 1,
 			Avg: 2, Min: 1, Max: 3, P50: 2, P99: 3, IPs: map[string]float64{}},
 		warnings: []string{"fortio's result has no 90th percentile; p90 reads 0",
 			"fortio's result has no 99.9th percentile; p999 reads 0"},
@@ -78,7 +77,7 @@ func TestConvert(t *testing.T) {
 			RunnerResults: periodic.RunnerResults{DurationHistogram: &stats.HistogramData{}},
 			Sizes:         &stats.HistogramData{Count: 1, Max: 131072},
 		},
-		want: dsl.LoadResult{Codes: map[string]float64{}, IPs: map[string]float64{}},
+		want: schema.LoadResult{Codes: map[string]float64{}, IPs: map[string]float64{}},
 		warnings: []string{"responses of up to 131072 bytes reached the fortio client's 128 KiB buffer: " +
 			"larger ones were cut short"},
 	}, {
@@ -88,7 +87,7 @@ func TestConvert(t *testing.T) {
 			HTTPOptions:   fhttp.HTTPOptions{DisableFastClient: true},
 			Sizes:         &stats.HistogramData{Count: 1, Max: 1 << 20},
 		},
-		want: dsl.LoadResult{Codes: map[string]float64{}, IPs: map[string]float64{}},
+		want: schema.LoadResult{Codes: map[string]float64{}, IPs: map[string]float64{}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, warnings := convert(&tc.res)
@@ -103,7 +102,7 @@ func TestConvert(t *testing.T) {
 }
 
 // roundAll rounds the float fields to 1e-9, hiding the error of seconds × 1000.
-func roundAll(r dsl.LoadResult) dsl.LoadResult {
+func roundAll(r schema.LoadResult) schema.LoadResult {
 	for _, f := range []*float64{&r.Avg, &r.Min, &r.Max, &r.P50, &r.P90, &r.P99, &r.P999, &r.DurationS} {
 		*f = math.Round(*f*1e9) / 1e9
 	}
@@ -117,13 +116,13 @@ var cliCases = []struct {
 	file string
 	req  func(base string) schema.Load
 	// check looks at what only this case tells.
-	check func(t *testing.T, r dsl.LoadResult)
+	check func(t *testing.T, r schema.LoadResult)
 }{{
 	file: "mixed-503.json",
 	req: func(base string) schema.Load {
 		return schema.Load{URL: base + "/echo?status=503:25&delay=2ms", Requests: 40, Connections: 2}
 	},
-	check: func(t *testing.T, r dsl.LoadResult) {
+	check: func(t *testing.T, r schema.LoadResult) {
 		if r.Requests != 40 || r.Codes["200"]+r.Codes["503"] != 40 || r.Codes["503"] == 0 ||
 			r.Errors != r.Codes["503"] || r.Connections != 2 || r.P50 < 2 {
 			t.Errorf("%+v", r)
@@ -134,7 +133,7 @@ var cliCases = []struct {
 	req: func(string) schema.Load {
 		return schema.Load{URL: "http://" + closedPort + "/", Requests: 6, Connections: 2}
 	},
-	check: func(t *testing.T, r dsl.LoadResult) {
+	check: func(t *testing.T, r schema.LoadResult) {
 		if r.Requests != 6 || r.Codes["-1"] != 6 || r.Errors != 6 || r.OK != 0 {
 			t.Errorf("%+v", r)
 		}
@@ -145,7 +144,7 @@ var cliCases = []struct {
 		return schema.Load{URL: base + "/echo", QPS: 40, Duration: schema.Duration(time.Second), Connections: 2,
 			Headers: map[string]string{"Host": "backend.lab.test"}}
 	},
-	check: func(t *testing.T, r dsl.LoadResult) {
+	check: func(t *testing.T, r schema.LoadResult) {
 		if r.Requests != 40 || r.OK != 40 || r.Connections != 2 || r.QPS < 30 || r.QPS > 50 || r.DurationS < 0.9 {
 			t.Errorf("%+v", r)
 		}
@@ -155,7 +154,7 @@ var cliCases = []struct {
 	req: func(base string) schema.Load {
 		return schema.Load{URL: base + "/echo", QPS: 100, Requests: 10, Connections: 8}
 	},
-	check: func(t *testing.T, r dsl.LoadResult) {
+	check: func(t *testing.T, r schema.LoadResult) {
 		if r.Requests != 10 || r.Connections != 5 {
 			t.Errorf("%+v", r)
 		}
@@ -192,7 +191,7 @@ func TestDecodeJSON(t *testing.T) {
 
 // independentDecode reads the fields of fortio's JSON by name, without fortio's types, so a
 // change of fortio's result type shows up as a difference.
-func independentDecode(t *testing.T, data []byte) dsl.LoadResult {
+func independentDecode(t *testing.T, data []byte) schema.LoadResult {
 	t.Helper()
 	var j struct {
 		ActualQPS         float64
@@ -209,7 +208,7 @@ func independentDecode(t *testing.T, data []byte) dsl.LoadResult {
 	if err := json.Unmarshal(data, &j); err != nil {
 		t.Fatal(err)
 	}
-	r := dsl.LoadResult{
+	r := schema.LoadResult{
 		Requests: j.DurationHistogram.Count, Codes: j.RetCodes, Sockets: j.SocketCount,
 		Connections: j.NumThreads, QPS: j.ActualQPS, DurationS: j.ActualDuration / 1e9,
 		Avg: j.DurationHistogram.Avg * 1000, Min: j.DurationHistogram.Min * 1000, Max: j.DurationHistogram.Max * 1000,

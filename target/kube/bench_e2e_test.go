@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/sandbox"
 	"labrun.dev/labrun/schema"
@@ -38,7 +37,7 @@ func BenchmarkE2ESnapshotExec(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
-		_ = d.Delete(context.Background(), []interp.ObjectRef{{APIVersion: "v1", Kind: "Namespace", Name: ns}}, false)
+		_ = d.Delete(context.Background(), []schema.ObjectRef{{APIVersion: "v1", Kind: "Namespace", Name: ns}}, false)
 	})
 	if _, err := d.Apply(ctx, []schema.Object{deployment("client", 1, "app", "istio-proxy")}, nil, ns); err != nil {
 		b.Fatal(err)

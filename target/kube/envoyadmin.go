@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/schema"
 )
@@ -158,8 +157,8 @@ func (a *pfAdmin) close() {
 // by two calls (type=Counters, type=Gauges: the text form does not say which is which),
 // histograms and /clusters?format=json when asked. The calls run at the same time. The raw
 // outputs are artifacts.
-func (d *driver) Snapshot(ctx context.Context, req schema.Snapshot) (interp.Snapshot, error) {
-	snap := interp.Snapshot{Source: req.Source()}
+func (d *driver) Snapshot(ctx context.Context, req schema.Snapshot) (schema.StatsSnapshot, error) {
+	snap := schema.StatsSnapshot{Source: req.Source()}
 	if req.Envoy == nil {
 		return snap, errors.New("snapshot: the kube target reads Envoy sidecars: give envoy: {pod or selector}")
 	}
@@ -199,7 +198,7 @@ func (d *driver) Snapshot(ctx context.Context, req schema.Snapshot) (interp.Snap
 			errs = append(errs, f.err)
 			continue
 		}
-		snap.Artifacts = append(snap.Artifacts, interp.Artifact{Name: f.artifact, Data: f.data})
+		snap.Artifacts = append(snap.Artifacts, schema.Artifact{Name: f.artifact, Data: f.data})
 	}
 	if err := errors.Join(errs...); err != nil {
 		return snap, fmt.Errorf("snapshot: %w", err)
@@ -232,8 +231,8 @@ func (d *driver) Snapshot(ctx context.Context, req schema.Snapshot) (interp.Snap
 
 // Config reads part of a sidecar's config_dump: one cluster, listener or route configuration by
 // exact name (dynamic first, then static), or the whole dump; then the value at req.Path.
-func (d *driver) Config(ctx context.Context, req schema.Config) (interp.ConfigResult, error) {
-	var res interp.ConfigResult
+func (d *driver) Config(ctx context.Context, req schema.Config) (schema.ConfigResult, error) {
+	var res schema.ConfigResult
 	if req.Envoy == nil {
 		return res, errors.New("config: the kube target reads Envoy sidecars: give envoy: {pod or selector}")
 	}
@@ -263,7 +262,7 @@ func (d *driver) Config(ctx context.Context, req schema.Config) (interp.ConfigRe
 		if err != nil {
 			return res, fmt.Errorf("config: %w", err)
 		}
-		res.Artifacts = append(res.Artifacts, interp.Artifact{Name: "config_dump.json", Data: data})
+		res.Artifacts = append(res.Artifacts, schema.Artifact{Name: "config_dump.json", Data: data})
 		if err := json.Unmarshal(data, &value); err != nil {
 			return res, fmt.Errorf("config: config_dump is not JSON: %w", err)
 		}
@@ -274,7 +273,7 @@ func (d *driver) Config(ctx context.Context, req schema.Config) (interp.ConfigRe
 			if err != nil {
 				return res, fmt.Errorf("config: %w", err)
 			}
-			res.Artifacts = append(res.Artifacts, interp.Artifact{Name: "config_dump-" + resource + ".json", Data: data})
+			res.Artifacts = append(res.Artifacts, schema.Artifact{Name: "config_dump-" + resource + ".json", Data: data})
 			m, err := k.pick(data, k.name)
 			if errors.Is(err, envoy.ErrNotFound) && i+1 < len(k.resources) {
 				continue

@@ -20,7 +20,6 @@ import (
 	utilexec "k8s.io/client-go/util/exec"
 	"k8s.io/streaming/pkg/httpstream"
 
-	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -193,15 +192,15 @@ func kwokExitStatus(err error) (int, bool) {
 // Exec runs argv in a pod's container (the pod by name, or the first ready one a selector
 // matches) and returns stdout, stderr, the exit code and the named groups of the capture
 // pattern on stdout. A non-zero exit is part of the result; the interpreter judges it.
-func (d *driver) Exec(ctx context.Context, req schema.Exec) (dsl.ExecResult, error) {
+func (d *driver) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, error) {
 	if len(req.Argv) == 0 {
-		return dsl.ExecResult{}, errors.New("exec: empty argv")
+		return schema.ExecResult{}, errors.New("exec: empty argv")
 	}
 	var capture *regexp.Regexp
 	if req.Capture != "" {
 		var err error
 		if capture, err = regexp.Compile(req.Capture); err != nil {
-			return dsl.ExecResult{}, fmt.Errorf("exec: capture: %w", err)
+			return schema.ExecResult{}, fmt.Errorf("exec: capture: %w", err)
 		}
 	}
 	ctx, cancel := d.withDefaultTimeout(ctx)
@@ -209,7 +208,7 @@ func (d *driver) Exec(ctx context.Context, req schema.Exec) (dsl.ExecResult, err
 	ns := d.ns(req.Namespace)
 	pod, err := d.pickPod(ctx, ns, req.Pod, req.Selector, false)
 	if err != nil {
-		return dsl.ExecResult{}, fmt.Errorf("exec: %w", err)
+		return schema.ExecResult{}, fmt.Errorf("exec: %w", err)
 	}
 	container := req.Container
 	if container == "" {
@@ -221,9 +220,9 @@ func (d *driver) Exec(ctx context.Context, req schema.Exec) (dsl.ExecResult, err
 	}
 	r, err := d.stream(ctx, ns, pod.Name, container, req.Argv, stdin)
 	if err != nil {
-		return dsl.ExecResult{}, err
+		return schema.ExecResult{}, err
 	}
-	out := dsl.ExecResult{Stdout: string(r.stdout), Stderr: string(r.stderr), Exit: float64(r.exit)}
+	out := schema.ExecResult{Stdout: string(r.stdout), Stderr: string(r.stderr), Exit: float64(r.exit)}
 	if capture != nil {
 		out.Captured = captureGroups(capture, out.Stdout)
 	}

@@ -1,4 +1,4 @@
-// Package kube is the Kubernetes target: the drivers of interp.Target that reach a cluster
+// Package kube is the Kubernetes target: the drivers of schema.Target that reach a cluster
 // through client-go. It is the only package of labrun that imports client-go.
 //
 // Every call is bounded in time: non-streaming requests by the rest.Config Timeout and the
@@ -27,7 +27,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
 )
 
 // Options configures the kube target. The zero value means: the current kubeconfig context,
@@ -75,7 +75,7 @@ const (
 	EnvoyViaPortForward = "port-forward"
 )
 
-// driver implements every kube-side interface of interp.Target.
+// driver implements every kube-side interface of schema.Target.
 type driver struct {
 	opts      Options
 	namespace string // default namespace
@@ -93,18 +93,18 @@ type driver struct {
 }
 
 var (
-	_ interp.Cluster       = (*driver)(nil)
-	_ interp.Executor      = (*driver)(nil)
-	_ interp.LoadGenerator = (*driver)(nil)
-	_ interp.StatsReader   = (*driver)(nil)
-	_ interp.LogReader     = (*driver)(nil)
-	_ interp.DNSWriter     = (*driver)(nil)
+	_ schema.Cluster       = (*driver)(nil)
+	_ schema.Executor      = (*driver)(nil)
+	_ schema.LoadGenerator = (*driver)(nil)
+	_ schema.StatsReader   = (*driver)(nil)
+	_ schema.LogReader     = (*driver)(nil)
+	_ schema.DNSWriter     = (*driver)(nil)
 )
 
 // New connects to the cluster and returns the kube target. It reads the CoreDNS Corefile to
 // find the cluster domain (Target.Values["clusterDomain"], "cluster.local" when it cannot be
 // read) and fails when the API server cannot be reached.
-func New(ctx context.Context, opts Options) (*interp.Target, error) {
+func New(ctx context.Context, opts Options) (*schema.Target, error) {
 	d, describe, err := newDriver(opts)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func New(ctx context.Context, opts Options) (*interp.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &interp.Target{
+	return &schema.Target{
 		Name:     "kube",
 		Describe: describe,
 		Cluster:  d,

@@ -31,7 +31,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/sandbox"
 	"labrun.dev/labrun/schema"
@@ -44,7 +43,7 @@ func TestMain(m *testing.M) { sandbox.Main(m) }
 type lab struct {
 	t   *testing.T
 	sb  *sandbox.Sandbox
-	tgt *interp.Target
+	tgt *schema.Target
 	d   *driver
 	ns  string
 	cs  kubernetes.Interface
@@ -78,7 +77,7 @@ func newLab(t *testing.T, ns string, opts ...func(*Options)) *lab {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_ = l.d.Delete(ctx, []interp.ObjectRef{{APIVersion: "v1", Kind: "Namespace", Name: ns}}, false)
+		_ = l.d.Delete(ctx, []schema.ObjectRef{{APIVersion: "v1", Kind: "Namespace", Name: ns}}, false)
 	})
 	return l
 }
@@ -109,7 +108,7 @@ func deployment(name string, replicas int, containers ...string) schema.Object {
 }
 
 // apply applies objects in the lab's namespace and waits for the named Deployments.
-func (l *lab) apply(objs []schema.Object, rollouts ...string) interp.ApplyResult {
+func (l *lab) apply(objs []schema.Object, rollouts ...string) schema.ApplyResult {
 	l.t.Helper()
 	res, err := l.tgt.Cluster.Apply(l.ctx, objs, nil, l.ns)
 	if err != nil {
@@ -150,7 +149,7 @@ func (l *lab) onePod(app string) string {
 	return names[0]
 }
 
-func refNames(refs []interp.ObjectRef) []string {
+func refNames(refs []schema.ObjectRef) []string {
 	var out []string
 	for _, r := range refs {
 		out = append(out, kindName(r.Kind, r.Namespace, r.Name))
@@ -193,7 +192,7 @@ spec:
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = l.d.Delete(context.Background(), []interp.ObjectRef{{APIVersion: "apiextensions.k8s.io/v1",
+		_ = l.d.Delete(context.Background(), []schema.ObjectRef{{APIVersion: "apiextensions.k8s.io/v1",
 			Kind: "CustomResourceDefinition", Name: "widgets.e2e.labrun.dev"}}, false)
 	})
 	cm := schema.Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "settings"},
@@ -252,7 +251,7 @@ func TestE2EDelete(t *testing.T) {
 		{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a"}},
 		deployment("web", 1, "app"),
 	}, "web")
-	refs := []interp.ObjectRef{
+	refs := []schema.ObjectRef{
 		{APIVersion: "v1", Kind: "ConfigMap", Namespace: l.ns, Name: "a"},
 		{APIVersion: "apps/v1", Kind: "Deployment", Namespace: l.ns, Name: "web"},
 		{APIVersion: "v1", Kind: "ConfigMap", Namespace: l.ns, Name: "never-existed"},
@@ -273,7 +272,7 @@ func TestE2EDelete(t *testing.T) {
 	l2 := newLab(t, ns2)
 	l2.apply([]schema.Object{{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "b"}}})
 	start := time.Now()
-	if err := l2.tgt.Cluster.Delete(l.ctx, []interp.ObjectRef{{APIVersion: "v1", Kind: "Namespace", Name: ns2}}, true); err != nil {
+	if err := l2.tgt.Cluster.Delete(l.ctx, []schema.ObjectRef{{APIVersion: "v1", Kind: "Namespace", Name: ns2}}, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := l.cs.CoreV1().Namespaces().Get(l.ctx, ns2, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
@@ -601,7 +600,7 @@ func TestE2ESnapshotPortForwardFixtures(t *testing.T) {
 		"spec": map[string]any{"forwards": []any{map[string]any{"ports": []any{adminPort},
 			"target": map[string]any{"address": "127.0.0.1", "port": port}}}}}})
 	cluster := "outbound|8080||backend." + l.ns + ".svc.cluster.local"
-	var snap interp.Snapshot
+	var snap schema.StatsSnapshot
 	var err error
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(500 * time.Millisecond) {
 		// kwok picks the PortForward up a moment after it is applied.
@@ -638,7 +637,7 @@ func TestE2EConfigRealIstiod(t *testing.T) {
 	l.apply([]schema.Object{svc, deployment("backend", 1, "app", "istio-proxy"), deployment("client", 1, "app", "istio-proxy"), dr}, "backend", "client")
 	cluster := "outbound|8080||backend." + l.ns + ".svc." + l.tgt.Values["clusterDomain"].(string)
 	req := schema.Config{Envoy: &schema.PodRef{Selector: "app=client", Namespace: l.ns}, Cluster: cluster, Path: "circuit_breakers.thresholds.0"}
-	var res interp.ConfigResult
+	var res schema.ConfigResult
 	var err error
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -786,8 +785,8 @@ func TestE2EGuardRefusesOtherNamespaces(t *testing.T) {
 		t.Errorf("cluster-scoped apply without clusterScoped: %v", err)
 	}
 	checks := map[string]error{
-		"delete kube-system":     l.tgt.Cluster.Delete(l.ctx, []interp.ObjectRef{{APIVersion: "v1", Kind: "Namespace", Name: "kube-system"}}, false),
-		"delete in istio-system": l.tgt.Cluster.Delete(l.ctx, []interp.ObjectRef{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "istio-system", Name: "istio"}}, false),
+		"delete kube-system":     l.tgt.Cluster.Delete(l.ctx, []schema.ObjectRef{{APIVersion: "v1", Kind: "Namespace", Name: "kube-system"}}, false),
+		"delete in istio-system": l.tgt.Cluster.Delete(l.ctx, []schema.ObjectRef{{APIVersion: "v1", Kind: "ConfigMap", Namespace: "istio-system", Name: "istio"}}, false),
 		"scale":                  l.tgt.Cluster.Scale(l.ctx, "kube-system", "coredns", 0, false),
 		"restart":                l.tgt.Cluster.Restart(l.ctx, "default", "web", false),
 	}

@@ -7,9 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/target/fortio"
 	"labrun.dev/labrun/schema"
+	"labrun.dev/labrun/target/fortio"
 )
 
 // Load runs `fortio load -json - …` (arguments from fortio.CLIArgs, so a load means the same on
@@ -23,13 +22,13 @@ import (
 // and its results are lost; kwok, the sandbox's kubelet, kills its local process with the
 // request. Loads are therefore always bounded by -n or -t, and a load that runs with -t also gets
 // a deadline of duration + timeout + 1m here.
-func (d *driver) Load(ctx context.Context, req schema.Load) (interp.LoadResult, error) {
+func (d *driver) Load(ctx context.Context, req schema.Load) (schema.LoadResponse, error) {
 	if req.From == nil || (req.From.Pod == "" && req.From.Selector == "") {
-		return interp.LoadResult{}, errors.New("load: the kube target runs fortio in a pod: give from: {pod or selector}")
+		return schema.LoadResponse{}, errors.New("load: the kube target runs fortio in a pod: give from: {pod or selector}")
 	}
 	args, warnings, err := fortio.CLIArgs(req)
 	if err != nil {
-		return interp.LoadResult{}, fmt.Errorf("load: %w", err)
+		return schema.LoadResponse{}, fmt.Errorf("load: %w", err)
 	}
 	if req.Requests == 0 {
 		// -t bounds the run: allow its duration, one request timeout and slack for the exec.
@@ -48,7 +47,7 @@ func (d *driver) Load(ctx context.Context, req schema.Load) (interp.LoadResult, 
 	ns := d.ns(req.From.Namespace)
 	pod, err := d.pickPod(ctx, ns, req.From.Pod, req.From.Selector, false)
 	if err != nil {
-		return interp.LoadResult{}, fmt.Errorf("load: %w", err)
+		return schema.LoadResponse{}, fmt.Errorf("load: %w", err)
 	}
 	container := req.From.Container
 	if container == "" {
@@ -57,15 +56,15 @@ func (d *driver) Load(ctx context.Context, req schema.Load) (interp.LoadResult, 
 	argv := append([]string{"fortio"}, args...)
 	r, err := d.stream(ctx, ns, pod.Name, container, argv, nil)
 	if err != nil {
-		return interp.LoadResult{}, fmt.Errorf("load: %w", err)
+		return schema.LoadResponse{}, fmt.Errorf("load: %w", err)
 	}
 	res, derr := fortio.DecodeJSON(r.stdout)
 	if derr != nil && len(res.Raw) == 0 {
 		if r.exit != 0 {
-			return interp.LoadResult{}, fmt.Errorf("load: fortio in %s/%s container %s exited with code %d: %s",
+			return schema.LoadResponse{}, fmt.Errorf("load: fortio in %s/%s container %s exited with code %d: %s",
 				ns, pod.Name, container, r.exit, tail(r.stderr, 10))
 		}
-		return interp.LoadResult{}, fmt.Errorf("load: %w; fortio's stderr: %s", derr, tail(r.stderr, 10))
+		return schema.LoadResponse{}, fmt.Errorf("load: %w; fortio's stderr: %s", derr, tail(r.stderr, 10))
 	}
 	res.Raw = r.stdout
 	// Warnings known before the run first, as the local target orders them.

@@ -13,14 +13,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
 
 // Logs reads a container's log lines written at or after since (container istio-proxy unless
 // the step names another). The API's sinceTime has a resolution of one second, so the lines are
 // asked for from the start of since's second and filtered here by their timestamps.
-func (d *driver) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]interp.LogLine, error) {
+func (d *driver) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]schema.LogLine, error) {
 	if req.Process != "" || req.File != "" {
 		return nil, errors.New("logs: the kube target reads container logs: give pod or selector (process and file are local)")
 	}
@@ -54,8 +53,8 @@ func (d *driver) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]
 
 // parseLogs reads "<RFC3339Nano> <text>" lines (the API's timestamps=true form) and keeps those
 // at or after since. A line without a timestamp (none should come) is kept with a zero time.
-func parseLogs(r io.Reader, since time.Time) ([]interp.LogLine, error) {
-	var out []interp.LogLine
+func parseLogs(r io.Reader, since time.Time) ([]schema.LogLine, error) {
+	var out []schema.LogLine
 	br := bufio.NewReader(r)
 	for {
 		line, err := br.ReadBytes('\n')
@@ -65,9 +64,9 @@ func parseLogs(r io.Reader, since time.Time) ([]interp.LogLine, error) {
 			t, perr := time.Parse(time.RFC3339Nano, ts)
 			switch {
 			case perr != nil:
-				out = append(out, interp.LogLine{Text: string(line)})
+				out = append(out, schema.LogLine{Text: string(line)})
 			case !t.Before(since):
-				out = append(out, interp.LogLine{Time: t, Text: text})
+				out = append(out, schema.LogLine{Time: t, Text: text})
 			}
 		}
 		if errors.Is(err, io.EOF) {

@@ -22,7 +22,6 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
 
@@ -48,8 +47,8 @@ func (o *object) gvk() k8sschema.GroupVersionKind { return o.u.GroupVersionKind(
 
 func (o *object) String() string { return kindName(o.u.GetKind(), o.u.GetNamespace(), o.u.GetName()) }
 
-func (o *object) ref() interp.ObjectRef {
-	return interp.ObjectRef{APIVersion: o.u.GetAPIVersion(), Kind: o.u.GetKind(), Namespace: o.u.GetNamespace(), Name: o.u.GetName()}
+func (o *object) ref() schema.ObjectRef {
+	return schema.ObjectRef{APIVersion: o.u.GetAPIVersion(), Kind: o.u.GetKind(), Namespace: o.u.GetNamespace(), Name: o.u.GetName()}
 }
 
 // decodeObjects turns CUE structs and YAML/JSON files (multi-document, empty documents skipped,
@@ -323,12 +322,12 @@ func (d *driver) decodeResolve(ctx context.Context, objects []schema.Object, fil
 
 // Objects decodes the objects of an apply or delete step and fills in namespaces. It reads
 // discovery (to tell namespaced kinds from cluster-scoped ones) and changes nothing.
-func (d *driver) Objects(ctx context.Context, objects []schema.Object, files []string, namespace string) ([]interp.ObjectRef, error) {
+func (d *driver) Objects(ctx context.Context, objects []schema.Object, files []string, namespace string) ([]schema.ObjectRef, error) {
 	objs, err := d.decodeResolve(ctx, objects, files, namespace)
 	if err != nil {
 		return nil, err
 	}
-	refs := make([]interp.ObjectRef, len(objs))
+	refs := make([]schema.ObjectRef, len(objs))
 	for i, o := range objs {
 		refs[i] = o.ref()
 	}
@@ -339,8 +338,8 @@ func (d *driver) Objects(ctx context.Context, objects []schema.Object, files []s
 // validation). CRDs go first and are waited for (Established), then Namespaces, then the rest
 // in the order written. On error the result still lists what was applied and created so far,
 // so that cleanup can remove it.
-func (d *driver) Apply(ctx context.Context, objects []schema.Object, files []string, namespace string) (interp.ApplyResult, error) {
-	var res interp.ApplyResult
+func (d *driver) Apply(ctx context.Context, objects []schema.Object, files []string, namespace string) (schema.ApplyResult, error) {
+	var res schema.ApplyResult
 	objs, err := d.decodeResolve(ctx, objects, files, namespace)
 	if err != nil {
 		return res, err
@@ -550,7 +549,7 @@ type deletion struct {
 
 // Delete deletes the objects (background propagation, like kubectl); absent objects and kinds
 // the API server does not serve are fine. With wait, it returns when every object is gone.
-func (d *driver) Delete(ctx context.Context, refs []interp.ObjectRef, wait bool) error {
+func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool) error {
 	var dels []deletion
 	var errs []error
 	reset := false

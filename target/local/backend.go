@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -231,8 +230,8 @@ func (c *backendCounters) count(code int) {
 // stats returns the backend's counters and gauges under the names expressions use:
 // counters rq_total, rq_<code> (e.g. rq_503, only for codes seen), rq_1xx … rq_5xx (always
 // present), cx_total, cx_rx_bytes_total, cx_tx_bytes_total; gauges cx_active, rq_active.
-func (b *backend) stats() (counters, gauges dsl.Stats) {
-	counters = dsl.Stats{
+func (b *backend) stats() (counters, gauges schema.Stats) {
+	counters = schema.Stats{
 		"rq_total":          float64(b.c.rqTotal.Load()),
 		"cx_total":          float64(b.c.cxTotal.Load()),
 		"cx_rx_bytes_total": float64(b.c.rxBytes.Load()),
@@ -249,7 +248,7 @@ func (b *backend) stats() (counters, gauges dsl.Stats) {
 		}
 	}
 	b.c.mu.Unlock()
-	gauges = dsl.Stats{
+	gauges = schema.Stats{
 		"cx_active": float64(b.c.cxActive.Load()),
 		"rq_active": float64(b.c.rqActive.Load()),
 	}
@@ -261,7 +260,7 @@ func (b *backend) stats() (counters, gauges dsl.Stats) {
 func (b *backend) prometheus() []byte {
 	counters, gauges := b.stats()
 	var sb strings.Builder
-	write := func(kind string, s dsl.Stats) {
+	write := func(kind string, s schema.Stats) {
 		for _, name := range slices.Sorted(maps.Keys(s)) {
 			fmt.Fprintf(&sb, "# TYPE %s %s\n%s %s\n", name, kind, name, strconv.FormatFloat(s[name], 'f', -1, 64))
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -56,11 +55,11 @@ func TestParseDelay(t *testing.T) {
 // A real fortio load against a backend: the backend's counters say what fortio did.
 func TestBackendCountsFortioLoad(t *testing.T) {
 	tg := newTarget(t, &schema.Local{Backends: map[string]schema.Backend{"a": {}}}, Options{})
-	url := tg.Values["backends"].(map[string]dsl.Endpoint)["a"].URL
+	url := tg.Values["backends"].(map[string]schema.Endpoint)["a"].URL
 	ctx, cancel := bg()
 	defer cancel()
 
-	snap := func() (dsl.Stats, dsl.Stats) {
+	snap := func() (schema.Stats, schema.Stats) {
 		s, err := tg.Stats.Snapshot(ctx, schema.Snapshot{Backend: "a"})
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +105,7 @@ func TestBackendCountsFortioLoad(t *testing.T) {
 // fortio's exactly, and fortio's reconnect after every non-2xx shows in the connections.
 func TestBackendStatusMix(t *testing.T) {
 	tg := newTarget(t, &schema.Local{Backends: map[string]schema.Backend{"a": {}}}, Options{})
-	url := tg.Values["backends"].(map[string]dsl.Endpoint)["a"].URL
+	url := tg.Values["backends"].(map[string]schema.Endpoint)["a"].URL
 	ctx, cancel := bg()
 	defer cancel()
 	res, err := tg.Load.Load(ctx, schema.Load{URL: url + "/echo?status=503:50", Connections: 4, Requests: 200})
@@ -137,7 +136,7 @@ func TestBackendPathsHeadersDelayCap(t *testing.T) {
 		"a": {Address: "127.0.0.2:0", MaxDelay: schema.Duration(100 * time.Millisecond)},
 		"b": {},
 	}}, Options{})
-	eps := tg.Values["backends"].(map[string]dsl.Endpoint)
+	eps := tg.Values["backends"].(map[string]schema.Endpoint)
 	if !strings.HasPrefix(eps["a"].Address, "127.0.0.2:") || eps["a"].Host != "127.0.0.2" || eps["a"].URL != "http://"+eps["a"].Address {
 		t.Fatalf("endpoint a = %+v", eps["a"])
 	}
@@ -202,7 +201,7 @@ func TestBackendPathsHeadersDelayCap(t *testing.T) {
 // While a request waits in ?delay=, the gauges show it.
 func TestBackendActiveGauges(t *testing.T) {
 	tg := newTarget(t, &schema.Local{Backends: map[string]schema.Backend{"a": {}}}, Options{})
-	url := tg.Values["backends"].(map[string]dsl.Endpoint)["a"].URL
+	url := tg.Values["backends"].(map[string]schema.Endpoint)["a"].URL
 	ctx, cancel := bg()
 	defer cancel()
 	done := make(chan error, 1)
@@ -214,7 +213,7 @@ func TestBackendActiveGauges(t *testing.T) {
 		done <- err
 	}()
 	deadline := time.Now().Add(500 * time.Millisecond)
-	var g dsl.Stats
+	var g schema.Stats
 	for time.Now().Before(deadline) {
 		s, err := tg.Stats.Snapshot(ctx, schema.Snapshot{Backend: "a"})
 		if err != nil {
@@ -234,7 +233,7 @@ func TestBackendActiveGauges(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 }
 
-func assertDelta(t *testing.T, before, after dsl.Stats, want map[string]float64) {
+func assertDelta(t *testing.T, before, after schema.Stats, want map[string]float64) {
 	t.Helper()
 	for name, w := range want {
 		if got := after[name] - before[name]; got != w {
@@ -247,7 +246,7 @@ func assertDelta(t *testing.T, before, after dsl.Stats, want map[string]float64)
 // counted like HTTP/1.
 func TestBackendH2C(t *testing.T) {
 	tg := newTarget(t, &schema.Local{Backends: map[string]schema.Backend{"a": {}}}, Options{})
-	url := tg.Values["backends"].(map[string]dsl.Endpoint)["a"].URL
+	url := tg.Values["backends"].(map[string]schema.Endpoint)["a"].URL
 	tr := &http.Transport{Protocols: new(http.Protocols)}
 	tr.Protocols.SetUnencryptedHTTP2(true)
 	client := &http.Client{Transport: tr, Timeout: 5 * time.Second}

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -26,7 +25,7 @@ func TestBlackholeConnectTimesOut(t *testing.T) {
 		"v6": {Address: "[::1]:0"},
 	}}
 	tg := newTarget(t, spec, Options{})
-	eps := tg.Values["blackholes"].(map[string]dsl.Endpoint)
+	eps := tg.Values["blackholes"].(map[string]schema.Endpoint)
 	if eps["v4"].Host != "127.0.0.3" || eps["v6"].Host != "::1" || !strings.HasPrefix(eps["v6"].URL, "http://[::1]:") {
 		t.Fatalf("endpoints %+v", eps)
 	}
@@ -69,7 +68,7 @@ func TestBlackholeCloseFreesAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := tg.Values["blackholes"].(map[string]dsl.Endpoint)["bh"].Address
+	addr := tg.Values["blackholes"].(map[string]schema.Endpoint)["bh"].Address
 	if err := tg.Close(ctx); err != nil {
 		t.Fatal(err)
 	}

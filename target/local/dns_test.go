@@ -17,7 +17,6 @@ import (
 
 	"golang.org/x/net/dns/dnsmessage"
 
-	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -392,7 +391,7 @@ func TestDNSFlipFollowedPerConnectionNotKeepalive(t *testing.T) {
 		}
 	}
 	// run loads for 1.2s at 50 qps on one connection and flips a→b at 0.4s.
-	run := func(keepalive bool) (dsl.LoadResult, float64, float64) {
+	run := func(keepalive bool) (schema.LoadResult, float64, float64) {
 		flip("127.0.0.2")
 		a0, b0 := counts()
 		timer := time.AfterFunc(400*time.Millisecond, func() { flip("127.0.0.3") })

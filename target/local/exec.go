@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -25,8 +24,8 @@ const waitDelay = 2 * time.Second
 // shells report it. On cancellation its whole process group is killed.
 type executor struct{ opts *Options }
 
-func (e *executor) Exec(ctx context.Context, req schema.Exec) (dsl.ExecResult, error) {
-	var res dsl.ExecResult
+func (e *executor) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, error) {
+	var res schema.ExecResult
 	if req.Pod != "" || req.Selector != "" || req.Container != "" || req.Namespace != "" {
 		return res, errors.New("exec: pod, selector, container and namespace need the kube target; the local target runs argv on this machine")
 	}

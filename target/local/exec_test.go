@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -22,24 +21,24 @@ func TestExec(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		req  schema.Exec
-		want dsl.ExecResult
+		want schema.ExecResult
 	}{
 		{"stdout", schema.Exec{Argv: []string{"echo", "hello", "world"}},
-			dsl.ExecResult{Stdout: "hello world\n"}},
+			schema.ExecResult{Stdout: "hello world\n"}},
 		{"no shell: argv is literal", schema.Exec{Argv: []string{"echo", "$HOME", "a;b"}},
-			dsl.ExecResult{Stdout: "$HOME a;b\n"}},
+			schema.ExecResult{Stdout: "$HOME a;b\n"}},
 		{"exit code is a result", schema.Exec{Argv: []string{"sh", "-c", "echo out; echo err >&2; exit 3"}},
-			dsl.ExecResult{Stdout: "out\n", Stderr: "err\n", Exit: 3}},
+			schema.ExecResult{Stdout: "out\n", Stderr: "err\n", Exit: 3}},
 		{"killed by a signal", schema.Exec{Argv: []string{"sh", "-c", "kill -9 $$"}},
-			dsl.ExecResult{Exit: 137}},
+			schema.ExecResult{Exit: 137}},
 		{"stdin", schema.Exec{Argv: []string{"cat"}, Stdin: "from stdin"},
-			dsl.ExecResult{Stdout: "from stdin"}},
+			schema.ExecResult{Stdout: "from stdin"}},
 		{"dir and env", schema.Exec{Argv: []string{"sh", "-c", "cat here.txt; echo $LAB"}},
-			dsl.ExecResult{Stdout: "in the scenario dir\nlab-env\n"}},
+			schema.ExecResult{Stdout: "in the scenario dir\nlab-env\n"}},
 		{"capture", schema.Exec{Argv: []string{"echo", "pod ip 10.244.1.5 port 8080"}, Capture: `ip (?P<ip>[0-9.]+) port (?P<port>\d+)`},
-			dsl.ExecResult{Stdout: "pod ip 10.244.1.5 port 8080\n", Captured: map[string]string{"ip": "10.244.1.5", "port": "8080"}}},
+			schema.ExecResult{Stdout: "pod ip 10.244.1.5 port 8080\n", Captured: map[string]string{"ip": "10.244.1.5", "port": "8080"}}},
 		{"capture without a match", schema.Exec{Argv: []string{"echo", "nothing"}, Capture: `ip (?P<ip>[0-9.]+)`},
-			dsl.ExecResult{Stdout: "nothing\n", Captured: map[string]string{}}},
+			schema.ExecResult{Stdout: "nothing\n", Captured: map[string]string{}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := bg()

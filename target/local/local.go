@@ -1,5 +1,5 @@
 // Package local is the local target: it builds the world of one run on this machine, with
-// nothing installed, and hands the interpreter an interp.Target whose drivers talk to it.
+// nothing installed, and hands the interpreter an schema.Target whose drivers talk to it.
 //
 // The world (schema.Local) holds:
 //
@@ -33,8 +33,6 @@ import (
 	"sync"
 	"time"
 
-	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
 
@@ -74,7 +72,7 @@ type world struct {
 
 // New creates the world of one run and returns the target that drives it. On error, whatever
 // was already created is torn down. The target's Close tears all of it down; it must be called.
-func New(ctx context.Context, spec *schema.Local, opts Options) (*interp.Target, error) {
+func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target, error) {
 	if spec == nil {
 		spec = &schema.Local{}
 	}
@@ -89,7 +87,7 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*interp.Target,
 	}
 	var cleanup teardown
 	cleanup.add("admin client", func(context.Context) error { w.http.close(); return nil })
-	fail := func(err error) (*interp.Target, error) {
+	fail := func(err error) (*schema.Target, error) {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		return nil, errors.Join(err, cleanup.run(cctx))
@@ -130,7 +128,7 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*interp.Target,
 	w.procs = newProcessRunner(&w.opts)
 	cleanup.add("processes", w.procs.stopAll)
 
-	t := &interp.Target{
+	t := &schema.Target{
 		Name:      "local",
 		Describe:  w.describe(),
 		Exec:      &executor{opts: &w.opts},
@@ -166,14 +164,14 @@ func (w *world) describe() string {
 	return strings.Join(parts, ", ")
 }
 
-// values are the names expressions see: backends.<name>, blackholes.<name> (dsl.Endpoint)
+// values are the names expressions see: backends.<name>, blackholes.<name> (schema.Endpoint)
 // and dns (zone, address, host, port).
 func (w *world) values() map[string]any {
-	backends := map[string]dsl.Endpoint{}
+	backends := map[string]schema.Endpoint{}
 	for name, b := range w.backends {
 		backends[name] = endpointOf(b.addr)
 	}
-	blackholes := map[string]dsl.Endpoint{}
+	blackholes := map[string]schema.Endpoint{}
 	for name, bh := range w.blackholes {
 		blackholes[name] = endpointOf(bh.addr)
 	}
@@ -189,10 +187,10 @@ func (w *world) values() map[string]any {
 	return v
 }
 
-func endpointOf(a *net.TCPAddr) dsl.Endpoint {
+func endpointOf(a *net.TCPAddr) schema.Endpoint {
 	host := a.IP.String()
 	hp := net.JoinHostPort(host, strconv.Itoa(a.Port))
-	return dsl.Endpoint{Address: hp, Host: host, Port: float64(a.Port), URL: "http://" + hp}
+	return schema.Endpoint{Address: hp, Host: host, Port: float64(a.Port), URL: "http://" + hp}
 }
 
 // loopbackAddr parses a listen address of the world: "host:port", "host" (port 0) or ""

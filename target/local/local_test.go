@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -64,7 +63,7 @@ func TestTargetShape(t *testing.T) {
 	if tg.Exec == nil || tg.Load == nil || tg.Stats == nil || tg.Logs == nil || tg.DNS == nil || tg.Processes == nil {
 		t.Errorf("missing drivers: %+v", tg)
 	}
-	eps := tg.Values["backends"].(map[string]dsl.Endpoint)
+	eps := tg.Values["backends"].(map[string]schema.Endpoint)
 	if a := eps["a"]; a.Host != "127.0.0.2" || a.Port == 0 || a.URL != "http://"+a.Address {
 		t.Errorf("backend a = %+v", a)
 	}
@@ -123,7 +122,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eps := tg.Values["backends"].(map[string]dsl.Endpoint)
+	eps := tg.Values["backends"].(map[string]schema.Endpoint)
 	dnsAddr := tg.Values["dns"].(map[string]any)["address"].(string)
 
 	// Use everything: a load through the lab DNS, a keepalive connection left open, a stats
@@ -181,7 +180,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 	if net.DefaultResolver != prev {
 		t.Error("net.DefaultResolver not restored")
 	}
-	for _, addr := range []string{eps["a"].Address, eps["b"].Address, tg.Values["blackholes"].(map[string]dsl.Endpoint)["bh"].Address, dnsAddr} {
+	for _, addr := range []string{eps["a"].Address, eps["b"].Address, tg.Values["blackholes"].(map[string]schema.Endpoint)["bh"].Address, dnsAddr} {
 		if _, err := net.DialTimeout("tcp", addr, time.Second); !errors.Is(err, syscall.ECONNREFUSED) {
 			t.Errorf("%s after Close: %v, want connection refused", addr, err)
 		}

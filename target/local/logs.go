@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
 
@@ -28,7 +27,7 @@ type logReader struct{ w *world }
 // line before it, or, when no line before it has one, the file's modification time. So a
 // file without timestamps is returned whole if it was written at or after since, and not at
 // all otherwise. Lines are returned as written, timestamps included.
-func (l *logReader) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]interp.LogLine, error) {
+func (l *logReader) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]schema.LogLine, error) {
 	if req.Pod != "" || req.Selector != "" || req.Container != "" || req.Namespace != "" {
 		return nil, errors.New("logs: pod, selector, container and namespace need the kube target; use process or file")
 	}
@@ -55,7 +54,7 @@ func (l *logReader) Logs(ctx context.Context, req schema.Logs, since time.Time) 
 	return nil, errors.New("logs: needs process or file")
 }
 
-func readLogFile(ctx context.Context, path string, since time.Time) ([]interp.LogLine, error) {
+func readLogFile(ctx context.Context, path string, since time.Time) ([]schema.LogLine, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -66,7 +65,7 @@ func readLogFile(ctx context.Context, path string, since time.Time) ([]interp.Lo
 		return nil, err
 	}
 	current := fi.ModTime()
-	var out []interp.LogLine
+	var out []schema.LogLine
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), maxLineBytes)
 	for n := 0; sc.Scan(); n++ {
@@ -78,7 +77,7 @@ func readLogFile(ctx context.Context, path string, since time.Time) ([]interp.Lo
 			current = t
 		}
 		if !current.Before(since) {
-			out = append(out, interp.LogLine{Time: current, Text: text})
+			out = append(out, schema.LogLine{Time: current, Text: text})
 		}
 	}
 	if err := sc.Err(); err != nil {

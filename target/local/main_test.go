@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
 
@@ -83,7 +82,7 @@ func helperProcess(mode, arg string, ready *schema.Ready) schema.Process {
 }
 
 // newTarget builds a local target that the test closes, checking Close's error.
-func newTarget(t *testing.T, spec *schema.Local, opts Options) *interp.Target {
+func newTarget(t *testing.T, spec *schema.Local, opts Options) *schema.Target {
 	t.Helper()
 	if opts.Logf == nil {
 		opts.Logf = t.Logf

@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
 
@@ -54,7 +53,7 @@ func newProcessRunner(opts *Options) *processRunner {
 // 10s). A process that exits or does not become ready in time is an error that shows the
 // end of its output; one that is not ready is killed. The process runs until it is stopped
 // or the target closes: ctx bounds only the start and the readiness wait.
-func (r *processRunner) Start(ctx context.Context, name string, req schema.Process) (interp.Process, error) {
+func (r *processRunner) Start(ctx context.Context, name string, req schema.Process) (schema.RunningProcess, error) {
 	if len(req.Argv) == 0 || req.Argv[0] == "" {
 		return nil, fmt.Errorf("process %s: argv is empty", name)
 	}
@@ -147,7 +146,7 @@ type process struct {
 	waitErr error         // set before done is closed
 
 	mu      sync.Mutex
-	lines   []interp.LogLine
+	lines   []schema.LogLine
 	dropped int
 	stdout  lineSink
 	stderr  lineSink
@@ -233,16 +232,16 @@ func (p *process) Stop(ctx context.Context, signal string) error {
 }
 
 // Output returns the lines written so far, stdout and stderr interleaved in the order read.
-func (p *process) Output() []interp.LogLine {
+func (p *process) Output() []schema.LogLine {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.lines)
 }
 
-func (p *process) since(t time.Time) []interp.LogLine {
+func (p *process) since(t time.Time) []schema.LogLine {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	i, _ := slices.BinarySearchFunc(p.lines, t, func(l interp.LogLine, t time.Time) int { return l.Time.Compare(t) })
+	i, _ := slices.BinarySearchFunc(p.lines, t, func(l schema.LogLine, t time.Time) int { return l.Time.Compare(t) })
 	return slices.Clone(p.lines[i:])
 }
 
@@ -300,7 +299,7 @@ func (p *process) appendLocked(t time.Time, line []byte) {
 	if n := len(p.lines); n > 0 && t.Before(p.lines[n-1].Time) {
 		t = p.lines[n-1].Time
 	}
-	p.lines = append(p.lines, interp.LogLine{Time: t, Text: strings.TrimSuffix(string(line), "\r")})
+	p.lines = append(p.lines, schema.LogLine{Time: t, Text: strings.TrimSuffix(string(line), "\r")})
 	if len(p.lines) > maxOutputLines {
 		drop := len(p.lines) - maxOutputLines
 		p.lines = slices.Delete(p.lines, 0, drop)

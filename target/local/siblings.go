@@ -4,9 +4,8 @@ import (
 	"net/http"
 	"sync"
 
-	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/envoy"
+	"labrun.dev/labrun/schema"
 	"labrun.dev/labrun/target/fortio"
 )
 
@@ -36,7 +35,7 @@ func prometheusStats(data []byte) (counters, gauges map[string]float64, err erro
 	return envoy.Prometheus(data)
 }
 
-func clusterHosts(data []byte, cluster string) ([]dsl.Host, error) {
+func clusterHosts(data []byte, cluster string) ([]schema.Host, error) {
 	return envoy.Clusters(data, cluster)
 }
 
@@ -52,4 +51,4 @@ func queryPath(v any, path string) (any, error) { return envoy.Query(v, path) }
 
 func statsFilter(cluster string) string { return envoy.StatsFilter(cluster) }
 
-func newLoadGenerator() interp.LoadGenerator { return fortio.New() }
+func newLoadGenerator() schema.LoadGenerator { return fortio.New() }

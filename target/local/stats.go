@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
 
@@ -27,8 +25,8 @@ type statsReader struct{ w *world }
 //   - prometheus: GET the URL, split counters and gauges by the # TYPE lines;
 //   - admin: GET <admin>/stats?filter=<cluster>&type=Counters and &type=Gauges (and
 //     Histograms), keep only the exact cluster's stats; hosts reads /clusters?format=json.
-func (s *statsReader) Snapshot(ctx context.Context, req schema.Snapshot) (interp.Snapshot, error) {
-	snap := interp.Snapshot{Source: req.Source()}
+func (s *statsReader) Snapshot(ctx context.Context, req schema.Snapshot) (schema.StatsSnapshot, error) {
+	snap := schema.StatsSnapshot{Source: req.Source()}
 	switch {
 	case req.Envoy != nil:
 		return snap, errors.New("snapshot: envoy reads a pod's sidecar (kube target); on the local target use admin: <Envoy admin URL>")
@@ -41,7 +39,7 @@ func (s *statsReader) Snapshot(ctx context.Context, req schema.Snapshot) (interp
 			return snap, fmt.Errorf("snapshot: no backend %q (backends: %s)", req.Backend, knownNames(s.w.backends))
 		}
 		snap.Counters, snap.Gauges = b.stats()
-		snap.Artifacts = []interp.Artifact{{Name: "backend-" + req.Backend + ".prom", Data: b.prometheus()}}
+		snap.Artifacts = []schema.Artifact{{Name: "backend-" + req.Backend + ".prom", Data: b.prometheus()}}
 		return snap, nil
 	case req.Prometheus != "":
 		if req.Cluster != "" || req.Hosts || req.Histograms {
@@ -64,12 +62,12 @@ func (s *statsReader) Snapshot(ctx context.Context, req schema.Snapshot) (interp
 	return snap, errors.New("snapshot: needs one of backend, prometheus, admin")
 }
 
-func (s *statsReader) adminSnapshot(ctx context.Context, req schema.Snapshot, snap interp.Snapshot) (interp.Snapshot, error) {
+func (s *statsReader) adminSnapshot(ctx context.Context, req schema.Snapshot, snap schema.StatsSnapshot) (schema.StatsSnapshot, error) {
 	if req.Cluster == "" {
 		return snap, errors.New("snapshot: admin needs cluster (the exact Envoy cluster name)")
 	}
 	filter := statsFilter(req.Cluster)
-	read := func(kind, artifact string, parse func([]byte, string) (map[string]float64, error)) (dsl.Stats, error) {
+	read := func(kind, artifact string, parse func([]byte, string) (map[string]float64, error)) (schema.Stats, error) {
 		u, err := adminURL(req.Admin, "stats", url.Values{"filter": {filter}, "type": {kind}})
 		if err != nil {
 			return nil, err
@@ -116,8 +114,8 @@ func (s *statsReader) adminSnapshot(ctx context.Context, req schema.Snapshot, sn
 
 // Config reads <admin>/config_dump and selects one cluster, listener or route configuration
 // (or the whole dump), then the value at path.
-func (s *statsReader) Config(ctx context.Context, req schema.Config) (interp.ConfigResult, error) {
-	var res interp.ConfigResult
+func (s *statsReader) Config(ctx context.Context, req schema.Config) (schema.ConfigResult, error) {
+	var res schema.ConfigResult
 	if req.Envoy != nil {
 		return res, errors.New("config: envoy reads a pod's sidecar (kube target); on the local target use admin: <Envoy admin URL>")
 	}
@@ -166,11 +164,11 @@ func (s *statsReader) Config(ctx context.Context, req schema.Config) (interp.Con
 }
 
 // keep adds a raw body to the artifacts, when a body came back (also with an error status).
-func keep(list []interp.Artifact, name string, body []byte) []interp.Artifact {
+func keep(list []schema.Artifact, name string, body []byte) []schema.Artifact {
 	if body == nil {
 		return list
 	}
-	return append(list, interp.Artifact{Name: name, Data: body})
+	return append(list, schema.Artifact{Name: name, Data: body})
 }
 
 // adminURL joins an admin base URL ("http://127.0.0.1:15000" or with a trailing path) and an

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/schema"
 )
@@ -162,5 +161,5 @@ func TestStatsErrors(t *testing.T) {
 	if len(s.Artifacts) != 1 || !strings.Contains(string(s.Artifacts[0].Data), "404") {
 		t.Errorf("artifacts of a failed read: %+v", s.Artifacts)
 	}
-	var _ interp.StatsReader = tg.Stats
+	var _ schema.StatsReader = tg.Stats
 }

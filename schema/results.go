@@ -1,4 +1,4 @@
-package dsl
+package schema
 
 // The types below are what expressions see at run time. The loader compiles every expression
 // against them, so a typo in a field or a type error is a load-time error; the interpreter
