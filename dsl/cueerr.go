@@ -12,6 +12,8 @@ import (
 	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
+
+	"labrun.dev/labrun/schema"
 )
 
 // pos converts a CUE position into a user position, or the zero Pos for a schema position.
@@ -555,7 +557,7 @@ func unknownField(field string, allowed []string, isStep bool) string {
 	}
 	if isStep {
 		fmt.Fprintf(&b, "; expected a step kind (%s) or a step field (%s)",
-			strings.Join(Kinds, ", "), strings.Join(stepFields, ", "))
+			strings.Join(schema.KindNames(), ", "), strings.Join(stepFields, ", "))
 	} else if len(allowed) > 0 {
 		sorted := append([]string{}, allowed...)
 		sort.Strings(sorted)

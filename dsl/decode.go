@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -25,8 +26,11 @@ type decoder struct {
 	order []*Step
 	// parent maps a step to the step that holds it (nil at the top of a phase).
 	parent map[*Step]*Step
-	// stepValue keeps each step's CUE value for late checks.
+	// stepValue keeps each step's CUE value for late checks, kindValue its kind's value.
 	stepValue map[*Step]cue.Value
+	kindValue map[*Step]cue.Value
+	// before is the number of problems the loader had when this scenario began.
+	before int
 }
 
 // scenario decodes one scenario: real is its value under the schema (for the schema's
@@ -37,7 +41,7 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 		l.addCUEErrorIn(err, v, name)
 	}
 	l.checkFields(v, l.schema().LookupPath(cue.ParsePath("#Scenario")), []string{name})
-	d := &decoder{l: l, root: v, parent: map[*Step]*Step{}, stepValue: map[*Step]cue.Value{}}
+	d := &decoder{l: l, root: v, parent: map[*Step]*Step{}, stepValue: map[*Step]cue.Value{}, kindValue: map[*Step]cue.Value{}, before: before}
 	sc := &Scenario{Name: name, Pos: l.valuePos(v), names: map[string]*Step{}}
 	if sc.Pos.IsValid() {
 		sc.Dir = filepath.Dir(sc.Pos.File)
@@ -66,6 +70,8 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 	sc.Steps = d.steps(v.LookupPath(cue.ParsePath("steps")), PhaseSteps, "steps", nil)
 	sc.Cleanup = d.steps(v.LookupPath(cue.ParsePath("cleanup")), PhaseCleanup, "cleanup", nil)
 	d.checkStructure()
+	d.checkKinds()
+	d.checkTimeline()
 	names := d.names()
 	d.compile(names)
 	if len(l.errs.errs) == before {
@@ -262,7 +268,7 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step) *Ste
 	}
 	switch len(kinds) {
 	case 0:
-		d.err(s.Pos, path, "step has no kind: expected exactly one of %s", strings.Join(Kinds, ", "))
+		d.err(s.Pos, path, "step has no kind: expected exactly one of %s", strings.Join(schema.KindNames(), ", "))
 		return s
 	case 1:
 	default:
@@ -272,71 +278,82 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step) *Ste
 	s.Kind = kinds[0]
 	kv := v.LookupPath(cue.MakePath(cue.Str(s.Kind)))
 	kpath := path + "." + s.Kind
-	switch s.Kind {
-	case "parallel", "sequence":
-		s.Children = d.steps(kv, phase, kpath, s)
-		if len(s.Children) == 0 {
+	k, ok := schema.Kinds[s.Kind]
+	if !ok {
+		return s // the schema has reported the field
+	}
+	d.kindValue[s] = kv
+	d.params(s, k, kv, kpath)
+	if pa, ok := s.Params.(schema.Parent); ok {
+		cv, cpath := kv, kpath
+		if f := pa.ChildField(); f != "" {
+			cv, cpath = kv.LookupPath(cue.MakePath(cue.Str(f))), kpath+"."+f
+		}
+		s.Children = d.steps(cv, phase, cpath, s)
+		if len(s.Children) == 0 && pa.ChildField() == "" {
 			d.err(d.l.valuePos(kv), kpath, "empty %s block: expected at least one step", s.Kind)
 		}
-	case "repeat":
-		s.Children = d.steps(kv.LookupPath(cue.ParsePath("steps")), phase, kpath+".steps", s)
-		s.MaxRounds = 10
-		if n, err := kv.LookupPath(cue.ParsePath("max")).Int64(); err == nil {
-			s.MaxRounds = int(n)
+		if b, ok := s.Params.(interface{ SetChildren(int) }); ok {
+			b.SetChildren(len(s.Children))
 		}
-		s.Interval = d.duration(kv.LookupPath(cue.ParsePath("interval")))
-	case "await":
-		if str, err := kv.String(); err == nil {
-			s.Await = []string{str}
-		} else if lit, err := kv.List(); err == nil {
-			for lit.Next() {
-				if str, err := lit.Value().String(); err == nil {
-					s.Await = append(s.Await, str)
-				}
-			}
-			if len(s.Await) == 0 {
-				d.err(d.l.valuePos(kv), kpath, "await of nothing: expected the names of background steps")
-			}
-		}
-	case "sleep":
-		s.Sleep = d.duration(kv)
-	case "assert":
-	default:
-		d.params(s, kv, kpath)
+	}
+	if j, ok := s.Params.(schema.Joiner); ok {
+		s.Await = j.Joins()
 	}
 	return s
 }
 
-// params decodes a kind's parameters and keeps its raw form and templates for run time.
-func (d *decoder) params(s *Step, kv cue.Value, kpath string) {
-	newParams, ok := paramTypes[s.Kind]
-	if !ok {
-		return
-	}
+// params decodes a kind's parameters and keeps its raw form and templates for run time. A
+// value that does not decode is an error at its position: a step never runs without params.
+func (d *decoder) params(s *Step, k schema.Kind, kv cue.Value, kpath string) {
 	var raw any
 	if err := kv.Decode(&raw); err != nil {
-		return // CUE has reported it
+		d.l.addCUEErrorIn(err, kv, d.sc.Name)
+		return
 	}
 	s.raw = raw
-	p := newParams()
+	p := k.New()
 	b, _ := json.Marshal(raw)
 	if err := json.Unmarshal(b, p); err != nil {
-		return // a value of the wrong type: the schema's error says which
+		if len(d.l.errs.errs) == d.before {
+			d.err(d.l.litPos(kv), kpath, "%s", jsonProblem(err))
+		}
+		return
 	}
 	s.Params = p
-	d.checkParams(s, kv, kpath)
-	if s.Kind == "wait" {
-		w := p.(*schema.Wait)
-		s.Interval = w.Interval.D()
+}
+
+// jsonProblem says what a JSON decoding error means in the scenario's terms.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field != "" {
+			return fmt.Sprintf("%s: expected %s, got a %s that does not fit", te.Field, goTypeWord(te.Type.Kind().String()), te.Value)
+		}
+		return fmt.Sprintf("expected %s, got a %s", goTypeWord(te.Type.Kind().String()), te.Value)
 	}
+	return err.Error()
 }
 
-// exactlyOne checks that exactly one of fields is set in a kind's value.
-func (d *decoder) exactlyOne(s *Step, kv cue.Value, kpath string, fields ...string) string {
-	return d.exactlyOneNamed(s.Kind, kv, kpath, fields...)
+func goTypeWord(k string) string {
+	switch k {
+	case "int", "int64", "int32":
+		return "an integer that fits in 64 bits"
+	case "float64":
+		return "a number"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice":
+		return "a list"
+	case "map", "struct":
+		return "a struct"
+	}
+	return k
 }
 
-// exactlyOneNamed is exactlyOne for a part of a step, named what (e.g. "ready").
+// exactlyOneNamed checks that exactly one of fields is set in kv, a value named what.
 func (d *decoder) exactlyOneNamed(what string, kv cue.Value, kpath string, fields ...string) string {
 	var set []string
 	for _, f := range fields {
@@ -353,115 +370,6 @@ func (d *decoder) exactlyOneNamed(what string, kv cue.Value, kpath string, field
 		d.err(d.l.valuePos(kv), kpath, "%s takes only one of %s, got %s", what, strings.Join(fields, ", "), strings.Join(set, " and "))
 	}
 	return ""
-}
-
-// checkParams checks what the schema cannot say: one-of choices and cross-field rules.
-func (d *decoder) checkParams(s *Step, kv cue.Value, kpath string) {
-	switch p := s.Params.(type) {
-	case *schema.Apply:
-		if len(p.Objects) == 0 && len(p.Files) == 0 {
-			d.err(d.l.valuePos(kv), kpath, "apply needs objects or files")
-		}
-	case *schema.Delete:
-		if len(p.Objects) == 0 && len(p.Files) == 0 {
-			d.err(d.l.valuePos(kv), kpath, "delete needs objects or files")
-		}
-	case *schema.Kill:
-		d.exactlyOne(s, kv, kpath, "selector", "pod", "process")
-	case *schema.Wait:
-		d.exactlyOne(s, kv, kpath, "rollout", "condition", "until")
-		if p.Condition != nil && p.Condition.Name == "" && p.Condition.Selector == "" {
-			d.err(d.l.valuePos(kv.LookupPath(cue.ParsePath("condition"))), kpath+".condition", "condition needs name or selector")
-		}
-	case *schema.Get:
-		if p.Name != "" && p.Selector != "" {
-			d.err(d.l.valuePos(kv), kpath, "get takes name or selector, not both")
-		}
-	case *schema.Exec:
-		if p.Pod != "" && p.Selector != "" {
-			d.err(d.l.valuePos(kv), kpath, "exec takes pod or selector, not both")
-		}
-		d.checkRegexp(kv, kpath, "capture", p.Capture)
-	case *schema.Load:
-		if p.Requests > 0 && p.Duration > 0 {
-			d.err(d.l.valuePos(kv.LookupPath(cue.ParsePath("duration"))), kpath+".duration",
-				"load takes requests or duration, not both: requests=%d runs exactly that many", p.Requests)
-		}
-	case *schema.Snapshot:
-		src := d.exactlyOne(s, kv, kpath, "envoy", "admin", "prometheus", "backend")
-		if (src == "envoy" || src == "admin") && p.Cluster == "" {
-			d.err(d.l.valuePos(kv), kpath, "a snapshot of Envoy needs cluster: the exact cluster name, e.g. \"outbound|8080||backend.conn-lab.svc.cluster.local\"")
-		}
-		if (src == "prometheus" || src == "backend") && (p.Hosts || p.Cluster != "") {
-			d.err(d.l.valuePos(kv), kpath, "cluster and hosts apply only to an Envoy snapshot (envoy or admin)")
-		}
-		if src == "backend" && (d.sc.Local == nil || d.sc.Local.Backends[p.Backend] == (schema.Backend{}) && !hasKey(d.sc.Local.Backends, p.Backend)) {
-			d.err(d.l.valuePos(kv.LookupPath(cue.ParsePath("backend"))), kpath+".backend",
-				"no local backend named %q: expected one of local.backends (%s)", p.Backend, backendNames(d.sc.Local))
-		}
-	case *schema.Config:
-		d.exactlyOne(s, kv, kpath, "envoy", "admin")
-		n := 0
-		for _, x := range []string{p.Cluster, p.Listener, p.Route} {
-			if x != "" {
-				n++
-			}
-		}
-		if n != 1 {
-			d.err(d.l.valuePos(kv), kpath, "config needs exactly one of cluster, listener, route")
-		}
-	case *schema.Logs:
-		d.exactlyOneOf(kv, kpath, "logs", [][]string{{"pod", "selector"}, {"process"}, {"file"}})
-		d.checkRegexp(kv, kpath, "match", p.Match)
-		d.checkRegexp(kv, kpath, "capture", p.Capture)
-	case *schema.Process:
-		if p.Ready != nil {
-			d.exactlyOneNamed("ready", kv.LookupPath(cue.ParsePath("ready")), kpath+".ready", "http", "tcp", "log")
-			d.checkRegexp(kv.LookupPath(cue.ParsePath("ready")), kpath+".ready", "log", p.Ready.Log)
-		}
-	}
-}
-
-func hasKey[V any](m map[string]V, k string) bool {
-	_, ok := m[k]
-	return ok
-}
-
-func backendNames(l *schema.Local) string {
-	if l == nil {
-		return "none declared"
-	}
-	return keys(l.Backends)
-}
-
-// exactlyOneOf is exactlyOne over groups of fields (any field of a group selects it).
-func (d *decoder) exactlyOneOf(kv cue.Value, kpath, kind string, groups [][]string) {
-	var set []string
-	var all []string
-	for _, g := range groups {
-		all = append(all, strings.Join(g, " or "))
-		for _, f := range g {
-			if kv.LookupPath(cue.MakePath(cue.Str(f))).Exists() {
-				set = append(set, f)
-				break
-			}
-		}
-	}
-	if len(set) == 0 {
-		d.err(d.l.valuePos(kv), kpath, "%s needs one of: %s", kind, strings.Join(all, "; "))
-	} else if len(set) > 1 {
-		d.err(d.l.valuePos(kv), kpath, "%s takes only one of: %s; got %s", kind, strings.Join(all, "; "), strings.Join(set, " and "))
-	}
-}
-
-func (d *decoder) checkRegexp(kv cue.Value, kpath, field, re string) {
-	if re == "" || HasInterpolation(re) {
-		return
-	}
-	if _, err := compileRE(re); err != nil {
-		fv := kv.LookupPath(cue.ParsePath(field))
-		d.err(d.l.valuePos(fv), kpath+"."+field, "invalid RE2 pattern: %v", err)
-	}
 }
 
 // checkStructure checks names, at, background, await and every/while.
@@ -671,8 +579,8 @@ func (d *decoder) names() *Names {
 		if s.Name == "" || sc.names[s.Name] != s {
 			continue
 		}
-		switch s.Kind {
-		case "snapshot":
+		switch schema.Kinds[s.Kind].Result {
+		case schema.ResultSnapshot:
 			if s.Every > 0 {
 				n.Series[s.Name] = true
 				continue
@@ -682,13 +590,13 @@ func (d *decoder) names() *Names {
 			if p, ok := s.Params.(*schema.Snapshot); ok {
 				sources[p.Source()] = true
 			}
-		case "load":
+		case schema.ResultLoad:
 			n.Loads[s.Name] = true
-		case "exec":
+		case schema.ResultExec:
 			n.Execs[s.Name] = true
-		case "logs":
+		case schema.ResultLogs:
 			n.Logs[s.Name] = true
-		case "get", "config", "process":
+		case schema.ResultValue:
 			n.Values[s.Name] = true
 		}
 	}
@@ -727,13 +635,13 @@ func (d *decoder) compile(names *Names) {
 	for _, s := range d.order {
 		v := d.stepValue[s]
 		var ev cue.Value
-		switch s.Kind {
-		case "assert":
-			ev = v.LookupPath(cue.ParsePath("assert"))
-		case "wait":
-			ev = v.LookupPath(cue.ParsePath("wait.until"))
-		case "repeat":
-			ev = v.LookupPath(cue.ParsePath("repeat.until"))
+		if c, ok := s.Params.(schema.Conditional); ok {
+			if field, ok := c.ExprField(); ok {
+				ev = v.LookupPath(cue.MakePath(cue.Str(s.Kind)))
+				if field != "" {
+					ev = ev.LookupPath(cue.MakePath(cue.Str(field)))
+				}
+			}
 		}
 		if ev.Exists() {
 			if src, err := ev.String(); err == nil {

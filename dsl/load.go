@@ -27,6 +27,9 @@ type Options struct {
 	Vars map[string]string
 	// Overlay adds or replaces files by absolute path (tests, stdin).
 	Overlay map[string][]byte
+	// Target is the target the scenarios will run on (--target); empty means each scenario's
+	// own. The checks that depend on the target (what it can run) use it.
+	Target string
 }
 
 // Result is what Load returns: every scenario found, in path order then declaration order.

@@ -1,6 +1,10 @@
 package dsl
 
-import "testing"
+import (
+	"testing"
+
+	"labrun.dev/labrun/schema"
+)
 
 func TestEditDistance(t *testing.T) {
 	tests := []struct {
@@ -33,11 +37,11 @@ func TestClosest(t *testing.T) {
 		candidates []string
 		want       string
 	}{
-		{"snapshto", Kinds, "snapshot"},
-		{"slep", Kinds, "sleep"},
-		{"paralel", Kinds, "parallel"},
-		{"Sleep", Kinds, "sleep"}, // case does not count
-		{"frobnicate", Kinds, ""},
+		{"snapshto", schema.KindNames(), "snapshot"},
+		{"slep", schema.KindNames(), "sleep"},
+		{"paralel", schema.KindNames(), "parallel"},
+		{"Sleep", schema.KindNames(), "sleep"}, // case does not count
+		{"frobnicate", schema.KindNames(), ""},
 		{"conections", []string{"connections", "duration", "requests"}, "connections"},
 		{"fortoi", []string{"delta", "fortio", "vars"}, "fortio"},
 		// A short name allows one edit; a long one up to a third of its length.

@@ -1,8 +1,6 @@
 package dsl
 
 import (
-	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -59,9 +57,12 @@ type Entry struct {
 	Start Offset `json:"start"`
 	// InBlock is the offset from the start of the enclosing block.
 	InBlock Offset `json:"inBlock"`
-	// Duration is the planned duration when it is known (sleep, a load with a duration).
+	// Duration is the planned duration when it is known exactly (sleep).
 	Duration *time.Duration `json:"durationNs,omitempty"`
-	Timeout  time.Duration  `json:"timeoutNs,omitempty"`
+	// MinDuration is a lower bound of the duration (a load of a duration: fortio's start-up
+	// adds a little).
+	MinDuration *time.Duration `json:"minDurationNs,omitempty"`
+	Timeout     time.Duration  `json:"timeoutNs,omitempty"`
 	// WaitsOn names what the step waits for: awaited steps, or the step it samples while.
 	WaitsOn []string `json:"waitsOn,omitempty"`
 	// Background: the step runs on until JoinedBy (an await step's path) or the end of its phase.
@@ -126,12 +127,15 @@ func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string
 	if s.While != "" {
 		e.WaitsOn = []string{s.While}
 	}
-	if s.Kind == "repeat" {
-		e.MaxRounds = s.MaxRounds
+	if r, ok := s.Params.(*schema.Repeat); ok {
+		e.MaxRounds = r.Max
 	}
 	d, exact := knownDuration(s)
 	if exact {
 		e.Duration = &d
+	}
+	if s.Params != nil && !exact && d > 0 {
+		e.MinDuration = &d
 	}
 	p.Entries = append(p.Entries, e)
 	switch s.Kind {
@@ -159,123 +163,26 @@ func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string
 	return start.add(d, exact), exact
 }
 
-// knownDuration returns a step's duration when the plan can know it.
+// knownDuration returns a step's duration when the plan can know it: exact, or a lower bound.
 func knownDuration(s *Step) (time.Duration, bool) {
-	switch s.Kind {
-	case "sleep":
-		return s.Sleep, true
-	case "load":
-		if l, ok := s.Params.(*schema.Load); ok && l.Requests == 0 {
-			d := l.Duration.D()
-			if d == 0 {
-				d = 5 * time.Second
-			}
-			return d, false // fortio's own start-up adds a little
-		}
+	if s.Params == nil {
+		return 0, false
 	}
-	return 0, false
+	pl := s.Params.Plan()
+	return pl.Duration, pl.Exact
 }
 
 // Summary describes a step's main parameters in a few words, on one line.
 func Summary(s *Step) string {
-	return strings.Join(strings.Fields(summary(s)), " ")
+	if s.Params == nil {
+		return ""
+	}
+	return SummaryOf(s.Params)
 }
 
-func summary(s *Step) string {
-	switch p := s.Params.(type) {
-	case *schema.Apply:
-		return objectsSummary(p.Objects, p.Files)
-	case *schema.Delete:
-		return objectsSummary(p.Objects, p.Files)
-	case *schema.Scale:
-		return fmt.Sprintf("deployment %s → %d", p.Deployment, p.Replicas)
-	case *schema.Restart:
-		return "deployment " + p.Deployment
-	case *schema.Kill:
-		switch {
-		case p.Process != "":
-			return "process " + p.Process
-		case p.Pod != "":
-			return "pod " + p.Pod
-		}
-		return "pods " + p.Selector
-	case *schema.Wait:
-		switch {
-		case p.Rollout != "":
-			return "rollout of " + p.Rollout
-		case p.Condition != nil:
-			return fmt.Sprintf("%s %s%s %s=%s", p.Condition.Kind, p.Condition.Name, p.Condition.Selector, p.Condition.Type, or(p.Condition.Status, "True"))
-		}
-		return "until " + p.Until
-	case *schema.Get:
-		return strings.TrimSpace(fmt.Sprintf("%s %s%s %s", p.Kind, p.Name, p.Selector, p.Path))
-	case *schema.Exec:
-		return strings.Join(p.Argv, " ")
-	case *schema.Load:
-		var b strings.Builder
-		if p.Requests > 0 {
-			fmt.Fprintf(&b, "%d req", p.Requests)
-		} else {
-			fmt.Fprintf(&b, "%s", fmtDur(or(p.Duration.D(), 5*time.Second)))
-		}
-		fmt.Fprintf(&b, " × %d conn", or(p.Connections, 4))
-		if p.QPS > 0 {
-			fmt.Fprintf(&b, " at %g qps", p.QPS)
-		}
-		if !schema.Bool(p.Keepalive, true) {
-			b.WriteString(" no-keepalive")
-		}
-		b.WriteString(" → " + p.URL)
-		return b.String()
-	case *schema.Snapshot:
-		return p.Source()
-	case *schema.Config:
-		return strings.TrimSpace(or(p.Cluster, or(p.Listener, p.Route)) + " " + p.Path)
-	case *schema.Logs:
-		switch {
-		case p.Process != "":
-			return "process " + p.Process
-		case p.File != "":
-			return "file " + p.File
-		}
-		return p.PodRef.String()
-	case *schema.DNS:
-		return fmt.Sprintf("%s → %s", p.Host, strings.Join(p.Addresses, ","))
-	case *schema.Process:
-		return strings.Join(p.Argv, " ")
-	}
-	switch s.Kind {
-	case "sleep":
-		return fmtDur(s.Sleep)
-	case "assert":
-		if s.Expr != nil {
-			return s.Expr.Src
-		}
-	case "await":
-		return "waits for " + strings.Join(s.Await, ", ")
-	case "repeat":
-		if s.Expr != nil {
-			return fmt.Sprintf("until %s (max %d)", s.Expr.Src, s.MaxRounds)
-		}
-	case "parallel", "sequence":
-		return fmt.Sprintf("%d steps", len(s.Children))
-	}
-	return ""
-}
-
-func objectsSummary(objs []schema.Object, files []string) string {
-	var parts []string
-	for _, o := range objs {
-		kind, _ := o["kind"].(string)
-		name := ""
-		if md, ok := o["metadata"].(map[string]any); ok {
-			name, _ = md["name"].(string)
-		}
-		parts = append(parts, kind+"/"+name)
-	}
-	parts = append(parts, files...)
-	sort.Strings(parts)
-	return strings.Join(parts, " ")
+// SummaryOf is Summary of parameters (e.g. after interpolation).
+func SummaryOf(p schema.Params) string {
+	return strings.Join(strings.Fields(p.Summary()), " ")
 }
 
 func or[T comparable](v, def T) T {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
+
+	"labrun.dev/labrun/schema"
 )
 
 // pathSep joins the elements of a path inside a step's parameters (keys may hold dots).
@@ -25,17 +27,17 @@ func (s *Step) Templates() []*Template {
 
 // Resolve returns the step's parameters with every ${...} evaluated in env, decoded into the
 // kind's parameter type. Steps without interpolations return Params as loaded.
-func (s *Step) Resolve(env map[string]any) (any, error) {
+func (s *Step) Resolve(env map[string]any) (schema.Params, error) {
 	return s.resolve(env, false)
 }
 
 // ResolveKnown is Resolve before a run: a ${...} whose value is nil (a capture not taken yet)
 // is an error rather than an empty string.
-func (s *Step) ResolveKnown(env map[string]any) (any, error) {
+func (s *Step) ResolveKnown(env map[string]any) (schema.Params, error) {
 	return s.resolve(env, true)
 }
 
-func (s *Step) resolve(env map[string]any, strict bool) (any, error) {
+func (s *Step) resolve(env map[string]any, strict bool) (schema.Params, error) {
 	if len(s.templates) == 0 {
 		return s.Params, nil
 	}
@@ -43,7 +45,7 @@ func (s *Step) resolve(env map[string]any, strict bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := paramTypes[s.Kind]()
+	p := schema.Kinds[s.Kind].New()
 	b, err := json.Marshal(raw)
 	if err != nil {
 		return nil, err

@@ -77,7 +77,7 @@ type Step struct {
 
 	Name string
 	Doc  string
-	// Kind is the step kind: one of Kinds.
+	// Kind is the step kind: a key of schema.Kinds.
 	Kind string
 
 	// At is the offset from the start of the enclosing parallel block (HasAt says it was given).
@@ -92,9 +92,9 @@ type Step struct {
 	Every time.Duration
 	While string
 
-	// Params is the kind's parameters as decoded at load time (e.g. *schema.Load); steps whose
-	// strings hold ${...} are decoded again after interpolation when they start (see Resolve).
-	Params any
+	// Params is the kind's parameters as decoded at load time; steps whose strings hold ${...}
+	// are decoded again after interpolation when they start (see Resolve).
+	Params schema.Params
 	// raw is the kind's value as JSON-like data, with the compiled templates of its strings.
 	raw       any
 	templates map[string]*Template
@@ -105,11 +105,6 @@ type Step struct {
 	Await []string
 	// Expr is the expression of assert, wait.until and repeat.until.
 	Expr *Expr
-	// Sleep is the duration of a sleep step.
-	Sleep time.Duration
-	// MaxRounds and Interval configure repeat (and Interval the polling of wait).
-	MaxRounds int
-	Interval  time.Duration
 }
 
 // Label is a short human description: the name, or the kind and its main parameter.
@@ -118,30 +113,6 @@ func (s *Step) Label() string {
 		return s.Name
 	}
 	return s.Kind
-}
-
-// Kinds lists every step kind, in the schema's order.
-var Kinds = []string{
-	"apply", "delete", "scale", "restart", "kill", "wait", "get", "exec", "load", "snapshot",
-	"config", "logs", "dns", "assert", "sleep", "process", "parallel", "sequence", "repeat", "await",
-}
-
-// paramTypes maps the kinds whose parameters are a struct to a constructor of that struct.
-var paramTypes = map[string]func() any{
-	"apply":    func() any { return new(schema.Apply) },
-	"delete":   func() any { return new(schema.Delete) },
-	"scale":    func() any { return new(schema.Scale) },
-	"restart":  func() any { return new(schema.Restart) },
-	"kill":     func() any { return new(schema.Kill) },
-	"wait":     func() any { return new(schema.Wait) },
-	"get":      func() any { return new(schema.Get) },
-	"exec":     func() any { return new(schema.Exec) },
-	"load":     func() any { return new(schema.Load) },
-	"snapshot": func() any { return new(schema.Snapshot) },
-	"config":   func() any { return new(schema.Config) },
-	"logs":     func() any { return new(schema.Logs) },
-	"dns":      func() any { return new(schema.DNS) },
-	"process":  func() any { return new(schema.Process) },
 }
 
 // Walk calls fn for every step, depth first, in declaration order.

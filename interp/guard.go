@@ -3,7 +3,6 @@ package interp
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"labrun.dev/labrun/dsl"
@@ -20,17 +19,23 @@ func (e *RefusedError) Error() string {
 	return "refused before running: " + strings.Join(e.Problems, "; ")
 }
 
-// preflight checks the whole scenario against the target before anything runs.
+// preflight checks the whole scenario against the target before anything runs: the same
+// checks vet makes (schema.Unsupported, schema.Guard), now against the target itself.
 func (ru *run) preflight(ctx context.Context) error {
 	var problems []string
+	caps := targetCaps(ru.target)
 	for _, ph := range ru.sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
-			if msg := ru.unsupported(s); msg != "" {
+			if s.Params == nil {
+				problems = append(problems, fmt.Sprintf("%s: %s step without parameters", s.Pos, s.Kind))
+				return
+			}
+			if msg := schema.Unsupported(s.Kind, s.Params, ru.target.Name, caps); msg != "" {
 				problems = append(problems, fmt.Sprintf("%s: %s", s.Pos, msg))
 				return
 			}
 			if s.HasTemplates() {
-				return // checked when the step starts, once its ${...} are known
+				return // guarded when the step starts, once its ${...} are known
 			}
 			if err := ru.guard(ctx, s, s.Params); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: %v", s.Pos, err))
@@ -43,95 +48,49 @@ func (ru *run) preflight(ctx context.Context) error {
 	return nil
 }
 
-// unsupported says why the target cannot run s, or "".
-func (ru *run) unsupported(s *dsl.Step) string {
-	t := ru.target
-	need := kinds[s.Kind].driver
-	switch p := s.Params.(type) {
-	case *schema.Kill:
-		if p.Process != "" {
-			need = "Processes"
-		} else {
-			need = "Cluster"
-		}
-	case *schema.Wait:
-		if p.Until == "" {
-			need = "Cluster"
-		}
+// targetCaps is the target's capabilities; a target that declares none has those of the
+// drivers it holds.
+func targetCaps(t *schema.Target) schema.Caps {
+	if t.Caps != nil {
+		return t.Caps
 	}
-	have := map[string]bool{
-		"": true, "Cluster": t.Cluster != nil, "Exec": t.Exec != nil, "Load": t.Load != nil,
-		"Stats": t.Stats != nil, "Logs": t.Logs != nil, "DNS": t.DNS != nil, "Processes": t.Processes != nil,
+	c := schema.Caps{}
+	if t.Cluster != nil {
+		c[schema.CapCluster], c[schema.CapPods], c[schema.CapHostsFile] = true, true, true
 	}
-	if have[need] {
-		return ""
+	if t.Exec != nil || t.Load != nil {
+		c[schema.CapHost] = true
 	}
-	what := map[string]string{
-		"Cluster": "a Kubernetes cluster", "Exec": "command execution", "Load": "load generation",
-		"Stats": "stats reading", "Logs": "log reading", "DNS": "a lab DNS server", "Processes": "local processes",
-	}[need]
-	return fmt.Sprintf("a %s step needs %s, which the %s target does not have", s.Kind, what, t.Name)
+	if t.Stats != nil {
+		c[schema.CapBackends] = true
+	}
+	if t.Processes != nil {
+		c[schema.CapProcesses] = true
+	}
+	if t.DNS != nil {
+		c[schema.CapLocalDNS] = true
+	}
+	return c
 }
 
-// guard refuses a mutation outside the scenario's namespaces.
-func (ru *run) guard(ctx context.Context, s *dsl.Step, params any) error {
+// guard refuses a mutation outside the scenario's namespaces, with the objects' scope as the
+// cluster resolves it.
+func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) error {
 	if ru.target.Cluster == nil {
 		return nil
 	}
-	var namespaces []string
+	m := params.Mutates(ru.namespace)
 	var refs []schema.ObjectRef
-	switch p := params.(type) {
-	case *schema.Apply:
-		r, err := ru.target.Cluster.Objects(ctx, p.Objects, ru.files(p.Files), ru.namespace(p.Namespace))
+	if len(m.Objects) > 0 || len(m.Files) > 0 {
+		files := make([]string, len(m.Files))
+		for i, f := range m.Files {
+			files[i] = (&stepRuntime{ru: ru, s: s}).File(f)
+		}
+		r, err := ru.target.Cluster.Objects(ctx, m.Objects, files, m.Namespace)
 		if err != nil {
 			return err
 		}
 		refs = r
-	case *schema.Delete:
-		r, err := ru.target.Cluster.Objects(ctx, p.Objects, ru.files(p.Files), ru.namespace(p.Namespace))
-		if err != nil {
-			return err
-		}
-		refs = r
-	case *schema.Scale:
-		namespaces = append(namespaces, ru.namespace(p.Namespace))
-	case *schema.Restart:
-		namespaces = append(namespaces, ru.namespace(p.Namespace))
-	case *schema.Kill:
-		if p.Process == "" {
-			namespaces = append(namespaces, ru.namespace(p.Namespace))
-		}
-	case *schema.DNS:
-		if p.Server != nil {
-			namespaces = append(namespaces, ru.namespace(p.Server.Namespace))
-		}
-	default:
-		return nil
 	}
-	allowed := ru.sc.Namespaces
-	var bad []string
-	for _, ns := range namespaces {
-		if !slices.Contains(allowed, ns) {
-			bad = append(bad, fmt.Sprintf("namespace %q", ns))
-		}
-	}
-	for _, r := range refs {
-		switch {
-		case r.Namespace != "":
-			if !slices.Contains(allowed, r.Namespace) {
-				bad = append(bad, fmt.Sprintf("%s %s/%s", r.Kind, r.Namespace, r.Name))
-			}
-		case r.Kind == "Namespace" && slices.Contains(allowed, r.Name):
-		case !ru.sc.ClusterScoped:
-			bad = append(bad, fmt.Sprintf("cluster-scoped %s %s (set clusterScoped: true to allow it)", r.Kind, r.Name))
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	decl := "the scenario declares no namespaces"
-	if len(allowed) > 0 {
-		decl = "the scenario's namespaces are " + strings.Join(allowed, ", ")
-	}
-	return fmt.Errorf("%s would change %s, outside the scenario: %s", s.Kind, strings.Join(bad, ", "), decl)
+	return schema.Guard(s.Kind, m, refs, ru.sc.Namespaces, ru.sc.ClusterScoped)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // phase runs the steps of one phase, then joins the background steps nobody awaited.
@@ -192,7 +193,7 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 	params, perr := ru.resolve(s)
 	summary := dsl.Summary(s)
 	if perr == nil && s.HasTemplates() {
-		summary = dsl.Summary(&dsl.Step{Kind: s.Kind, Params: params, Sleep: s.Sleep, Expr: s.Expr, Await: s.Await})
+		summary = dsl.SummaryOf(params)
 	}
 	sr := &StepRecord{
 		Path: s.Path, Name: s.Name, Kind: s.Kind, Phase: s.Phase, Pos: s.Pos, Summary: summary,
@@ -283,12 +284,13 @@ func isFailure(err error) bool {
 // defaultTimeout is the timeout of a step that sets none: blocks and pure steps have none
 // (their children do); steps that talk to the world get the runner's defaults.
 func (ru *run) defaultTimeout(s *dsl.Step) time.Duration {
-	switch s.Kind {
-	case "parallel", "sequence", "repeat", "await", "sleep", "assert":
+	if s.Params == nil {
+		return ru.defaults.Step
+	}
+	switch s.Params.Plan().Timeout {
+	case schema.TimeoutNone:
 		return 0
-	case "load":
-		return 0 // a load ends by itself; its own timeouts are per request
-	case "wait", "scale", "restart":
+	case schema.TimeoutWait:
 		return ru.defaults.Wait
 	}
 	return ru.defaults.Step
@@ -328,6 +330,7 @@ func (ru *run) await(ctx context.Context, s *dsl.Step) error {
 
 // repeat runs its steps until its expression holds.
 func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
+	p := s.Params.(*schema.Repeat)
 	for round := 1; ; round++ {
 		if err := ru.sequence(ctx, s.Children); err != nil {
 			return err
@@ -336,15 +339,15 @@ func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
 		if jd.Outcome == Passed {
 			return nil
 		}
-		if round >= s.MaxRounds {
+		if round >= p.Max {
 			why := jd.Explanation
 			if jd.Reason != "" {
 				why = jd.Reason
 			}
 			return &failure{fmt.Sprintf("repeat: %s was still not true after %d rounds: %s", s.Expr.Src, round, why)}
 		}
-		if s.Interval > 0 {
-			ch, stop := ru.clock.Until(ru.clock.Now().Add(s.Interval))
+		if p.Interval > 0 {
+			ch, stop := ru.clock.Until(ru.clock.Now().Add(p.Interval.D()))
 			select {
 			case <-ch:
 			case <-ctx.Done():

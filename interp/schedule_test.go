@@ -23,7 +23,7 @@ func loadScenario(t *testing.T, src string) *dsl.Scenario {
 	if err := os.WriteFile(p, []byte(full), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := dsl.Load([]string{p}, dsl.Options{})
+	res, err := dsl.Load([]string{p}, dsl.Options{Target: "fake"}) // the fakes can run every kind
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
@@ -42,7 +42,7 @@ func loadScenarioErr(t *testing.T, src string) (*dsl.Result, error) {
 	if err := os.WriteFile(p, []byte(full), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dsl.Load([]string{p}, dsl.Options{})
+	return dsl.Load([]string{p}, dsl.Options{Target: "fake"}) // the fakes can run every kind
 }
 
 // offsets returns "path@planned/start" for every step record, by path (first record wins,

@@ -3,7 +3,6 @@ package interp
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -12,53 +11,17 @@ import (
 	"labrun.dev/labrun/schema"
 )
 
-// stepKind is one entry of the step registry.
-type stepKind struct {
-	// usage is a one-line description, shown by `labrun help steps` and in errors.
-	usage string
-	// driver names the Target field the kind needs ("" for none); a nil driver refuses the
-	// scenario before it runs.
-	driver string
-	run    func(ru *run, ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error
-}
-
-// kinds is the step registry: every kind the schema has, and how it runs. Its CUE definition
-// is schema/steps.cue; its parameters are the schema package's Go type of the same name.
-var kinds = map[string]stepKind{
-	"apply":    {"create or update Kubernetes objects by server-side apply", "Cluster", (*run).apply},
-	"delete":   {"delete Kubernetes objects", "Cluster", (*run).delete},
-	"scale":    {"set a Deployment's replicas and wait for the rollout", "Cluster", (*run).scale},
-	"restart":  {"rollout restart a Deployment and wait for it", "Cluster", (*run).restart},
-	"kill":     {"delete pods by selector, or stop a local process", "", (*run).kill},
-	"wait":     {"wait for a rollout, a condition or an expression", "", (*run).wait},
-	"get":      {"capture a Kubernetes object or field", "Cluster", (*run).get},
-	"exec":     {"run a command in a pod or on this machine and capture its output", "Exec", (*run).exec},
-	"load":     {"generate HTTP load with fortio and record its results", "Load", (*run).load},
-	"snapshot": {"record the stats of an Envoy cluster, a Prometheus endpoint or a local backend", "Stats", (*run).snapshot},
-	"config":   {"record part of an Envoy config_dump", "Stats", (*run).config},
-	"logs":     {"record log lines since a mark, parsing access logs", "Logs", (*run).logs},
-	"dns":      {"set the records of one host name in the lab DNS server", "DNS", (*run).dns},
-	"assert":   {"check an expression now", "", (*run).assert},
-	"sleep":    {"wait for a duration", "", (*run).sleep},
-	"process":  {"start a local command in the background", "Processes", (*run).process},
-	// Blocks run through the scheduler itself (see dispatch).
-	"parallel": {"run steps at the same time, each at its offset", "", nil},
-	"sequence": {"run steps one after another", "", nil},
-	"repeat":   {"run steps until an expression holds", "", nil},
-	"await":    {"join background steps", "", nil},
-}
-
-// KindUsage returns the registry's usage lines, sorted by kind.
+// KindUsage returns a usage line for every step kind of the registry, sorted by kind.
 func KindUsage() []string {
 	var out []string
-	for _, k := range dsl.Kinds {
-		out = append(out, fmt.Sprintf("%-9s %s", k, kinds[k].usage))
+	for _, k := range schema.KindNames() {
+		out = append(out, fmt.Sprintf("%-9s %s", k, schema.Kinds[k].Usage))
 	}
 	return out
 }
 
 // resolve evaluates a step's ${...} into its parameters.
-func (ru *run) resolve(s *dsl.Step) (any, error) {
+func (ru *run) resolve(s *dsl.Step) (schema.Params, error) {
 	if !s.HasTemplates() {
 		return s.Params, nil
 	}
@@ -68,26 +31,16 @@ func (ru *run) resolve(s *dsl.Step) (any, error) {
 	return s.Resolve(env)
 }
 
-// dispatch runs a step with its resolved parameters.
-func (ru *run) dispatch(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	switch s.Kind {
-	case "parallel":
-		return ru.parallel(ctx, s)
-	case "sequence":
-		return ru.sequence(ctx, s.Children)
-	case "repeat":
-		return ru.repeat(ctx, s, sr)
-	case "await":
-		return ru.await(ctx, s)
-	}
-	k, ok := kinds[s.Kind]
-	if !ok || k.run == nil {
-		return fmt.Errorf("no step kind %q", s.Kind)
+// dispatch runs a step with its resolved parameters: the namespace guard (the same check vet
+// makes, now with the cluster's view of the objects), then the kind's Run.
+func (ru *run) dispatch(ctx context.Context, s *dsl.Step, sr *StepRecord, params schema.Params) error {
+	if params == nil {
+		return fmt.Errorf("step %s has no parameters", s.Path) // the loader refuses such a step
 	}
 	if err := ru.guard(ctx, s, params); err != nil {
 		return err
 	}
-	return k.run(ru, ctx, s, sr, params)
+	return params.Run(ctx, &stepRuntime{ru: ru, s: s, sr: sr})
 }
 
 // namespace picks a step's namespace: its own, else the scenario's first.
@@ -101,371 +54,83 @@ func (ru *run) namespace(ns string) string {
 	return ""
 }
 
-func (ru *run) apply(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := params.(*schema.Apply)
-	res, err := ru.target.Cluster.Apply(ctx, p.Objects, ru.files(p.Files), ru.namespace(p.Namespace))
-	for _, ref := range res.Created {
-		ref := ref
-		ru.created1(fmt.Sprintf("%s %s", ref.Kind, qualified(ref)), func(ctx context.Context) error {
-			return ru.target.Cluster.Delete(ctx, []schema.ObjectRef{ref}, true)
-		})
-	}
-	return err
+// stepRuntime is the schema.Runtime of one execution of one step.
+type stepRuntime struct {
+	ru *run
+	s  *dsl.Step
+	sr *StepRecord
 }
 
-func qualified(r schema.ObjectRef) string {
-	if r.Namespace == "" {
-		return r.Name
+func (rt *stepRuntime) Target() *schema.Target     { return rt.ru.target }
+func (rt *stepRuntime) Namespace(ns string) string { return rt.ru.namespace(ns) }
+func (rt *stepRuntime) Label() string              { return or(rt.s.Name, rt.s.Path) }
+func (rt *stepRuntime) Sample() int                { return rt.sr.Sample }
+func (rt *stepRuntime) RunStart() time.Time        { return rt.ru.rec.Start }
+func (rt *stepRuntime) Now() time.Time             { return rt.ru.clock.Now() }
+
+func (rt *stepRuntime) File(path string) string {
+	if !strings.HasPrefix(path, "/") && rt.ru.sc.Dir != "" {
+		return rt.ru.sc.Dir + "/" + path
 	}
-	return r.Namespace + "/" + r.Name
+	return path
 }
 
-// files resolves step file paths against the scenario's directory.
-func (ru *run) files(fs []string) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		if !strings.HasPrefix(f, "/") && ru.sc.Dir != "" {
-			f = ru.sc.Dir + "/" + f
-		}
-		out[i] = f
-	}
-	return out
-}
-
-func (ru *run) delete(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := params.(*schema.Delete)
-	refs, err := ru.target.Cluster.Objects(ctx, p.Objects, ru.files(p.Files), ru.namespace(p.Namespace))
-	if err != nil {
-		return err
-	}
-	return ru.target.Cluster.Delete(ctx, refs, schema.Bool(p.Wait, true))
-}
-
-func (ru *run) scale(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := params.(*schema.Scale)
-	return ru.target.Cluster.Scale(ctx, ru.namespace(p.Namespace), p.Deployment, p.Replicas, schema.Bool(p.Wait, true))
-}
-
-func (ru *run) restart(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := params.(*schema.Restart)
-	return ru.target.Cluster.Restart(ctx, ru.namespace(p.Namespace), p.Deployment, schema.Bool(p.Wait, true))
-}
-
-func (ru *run) kill(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := params.(*schema.Kill)
-	if p.Process != "" {
-		ru.mu.Lock()
-		proc := ru.procs[p.Process]
-		ru.mu.Unlock()
-		if proc == nil {
-			return fmt.Errorf("no running process %q: its process step has not run", p.Process)
-		}
-		return proc.Stop(ctx, or(p.Signal, "TERM"))
-	}
-	if ru.target.Cluster == nil {
-		return fmt.Errorf("kill of pods needs the kube target (this run's target is %s)", ru.target.Name)
-	}
-	q := *p
-	q.Namespace = ru.namespace(p.Namespace)
-	killed, err := ru.target.Cluster.KillPods(ctx, q)
-	if err == nil && len(killed) == 0 {
-		ru.mu.Lock()
-		sr.Warnings = append(sr.Warnings, "no pod matched")
-		ru.mu.Unlock()
-	}
-	return err
-}
-
-// podRef returns a copy of r with its namespace defaulted (nil stays nil).
-func (ru *run) podRef(r *schema.PodRef) *schema.PodRef {
-	if r == nil {
+func (rt *stepRuntime) Sleep(ctx context.Context, d time.Duration) error {
+	ch, stop := rt.ru.clock.Until(rt.ru.clock.Now().Add(d))
+	defer stop()
+	select {
+	case <-ch:
 		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
-	c := *r
-	c.Namespace = ru.namespace(c.Namespace)
-	return &c
 }
 
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+func (rt *stepRuntime) Artifact(name string, data []byte) {
+	rt.ru.mu.Lock()
+	rt.ru.rec.Artifacts = append(rt.ru.rec.Artifacts, &ArtifactRecord{Step: rt.Label(), Name: name, Data: data})
+	rt.ru.mu.Unlock()
 }
 
-func (ru *run) wait(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := params.(*schema.Wait)
-	switch {
-	case p.Until != "":
-		return ru.waitUntil(ctx, s.Expr, s.Interval)
-	case ru.target.Cluster == nil:
-		return fmt.Errorf("wait for a rollout or condition needs the kube target (this run's target is %s)", ru.target.Name)
-	case p.Rollout != "":
-		return ru.target.Cluster.WaitRollout(ctx, ru.namespace(p.Namespace), p.Rollout)
+func (rt *stepRuntime) Warn(msg string) {
+	rt.ru.mu.Lock()
+	rt.sr.Warnings = append(rt.sr.Warnings, msg)
+	rt.ru.mu.Unlock()
+}
+
+func (rt *stepRuntime) Created(what string, undo func(context.Context) error) {
+	rt.ru.created1(what, undo)
+}
+
+func (rt *stepRuntime) Process(name string) (schema.RunningProcess, bool) {
+	rt.ru.mu.Lock()
+	defer rt.ru.mu.Unlock()
+	p, ok := rt.ru.procs[name]
+	return p, ok
+}
+
+func (rt *stepRuntime) AddProcess(name string, p schema.RunningProcess) {
+	rt.ru.mu.Lock()
+	rt.ru.procs[name] = p
+	rt.ru.mu.Unlock()
+}
+
+func (rt *stepRuntime) Started(step string) (time.Time, bool) {
+	st := rt.ru.steps[step]
+	if st == nil {
+		return time.Time{}, false
+	}
+	select {
+	case <-st.started:
+		return st.start, true
 	default:
-		interval := s.Interval
-		if interval == 0 {
-			interval = 500 * time.Millisecond
-		}
-		return ru.target.Cluster.WaitCondition(ctx, ru.namespace(p.Namespace), *p.Condition, interval)
+		return time.Time{}, false
 	}
 }
 
-func (ru *run) get(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := *params.(*schema.Get)
-	p.Namespace = ru.namespace(p.Namespace)
-	v, err := ru.target.Cluster.Get(ctx, p)
-	if err != nil {
-		return err
-	}
-	ru.setValue(s, v)
-	return nil
-}
-
-func (ru *run) setValue(s *dsl.Step, v any) {
-	if s.Name == "" {
-		return
-	}
-	ru.mu.Lock()
-	ru.rec.Values[s.Name] = v
-	ru.mu.Unlock()
-}
-
-func (ru *run) exec(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := *params.(*schema.Exec)
-	if p.Pod != "" || p.Selector != "" {
-		p.Namespace = ru.namespace(p.Namespace)
-	}
-	res, err := ru.target.Exec.Exec(ctx, p)
-	if err != nil {
-		return err
-	}
-	if p.Capture != "" {
-		re, err := regexp.Compile(p.Capture)
-		if err != nil {
-			return fmt.Errorf("capture: %v", err)
-		}
-		if m := re.FindStringSubmatch(res.Stdout); m != nil {
-			res.Captured = map[string]string{}
-			for i, n := range re.SubexpNames() {
-				if n != "" {
-					res.Captured[n] = m[i]
-				}
-			}
-		}
-	}
-	ru.artifact(s, "stdout.txt", []byte(res.Stdout))
-	if res.Stderr != "" {
-		ru.artifact(s, "stderr.txt", []byte(res.Stderr))
-	}
-	if s.Name != "" {
-		ru.mu.Lock()
-		ru.rec.Execs[s.Name] = res
-		ru.mu.Unlock()
-	}
-	if int(res.Exit) != p.ExitCode {
-		tail := strings.TrimSpace(res.Stderr)
-		if len(tail) > 400 {
-			tail = "…" + tail[len(tail)-400:]
-		}
-		return fmt.Errorf("%s exited with code %d, expected %d; stderr: %s", strings.Join(p.Argv, " "), int(res.Exit), p.ExitCode, or(tail, "(empty)"))
-	}
-	return nil
-}
-
-// artifact keeps a raw input of a step.
-func (ru *run) artifact(s *dsl.Step, name string, data []byte) {
-	ru.mu.Lock()
-	ru.rec.Artifacts = append(ru.rec.Artifacts, &ArtifactRecord{Step: or(s.Name, s.Path), Name: name, Data: data})
-	ru.mu.Unlock()
-}
-
-func (ru *run) load(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := *params.(*schema.Load)
-	p.From = ru.podRef(p.From)
-	start := ru.clock.Now()
-	res, err := ru.target.Load.Load(ctx, p)
-	if len(res.Raw) > 0 {
-		ru.artifact(s, "fortio.json", res.Raw)
-	}
-	if err != nil {
-		return err
-	}
-	ru.mu.Lock()
-	sr.Warnings = append(sr.Warnings, res.Warnings...)
-	if s.Name != "" {
-		ru.rec.Loads[s.Name] = &LoadRecord{LoadResult: res.LoadResult, Warnings: res.Warnings, Start: start, End: ru.clock.Now()}
-	}
-	ru.mu.Unlock()
-	return nil
-}
-
-func (ru *run) snapshot(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := *params.(*schema.Snapshot)
-	p.Envoy = ru.podRef(p.Envoy)
-	at := ru.clock.Now()
-	snap, err := ru.target.Stats.Snapshot(ctx, p)
-	if err != nil {
-		return err
-	}
-	name := or(s.Name, s.Path)
-	for _, a := range snap.Artifacts {
-		n := a.Name
-		if s.Every > 0 {
-			n = fmt.Sprintf("%04d-%s", sr.Sample, a.Name)
-		}
-		ru.artifact(s, n, a.Data)
-	}
-	rec := &SnapshotRecord{Name: name, Source: p.Source(), At: at, Counters: nonNil(snap.Counters),
-		Gauges: nonNil(snap.Gauges), Histograms: snap.Histograms, Hosts: snap.Hosts}
-	ru.mu.Lock()
-	defer ru.mu.Unlock()
-	if s.Every > 0 {
-		ser := ru.rec.Series[name]
-		if ser == nil {
-			ser = &SeriesRecord{Name: name, Source: rec.Source, Every: s.Every}
-			ru.rec.Series[name] = ser
-		}
-		ser.Samples = append(ser.Samples, rec)
-		return nil
-	}
-	if s.Name != "" {
-		ru.rec.Snapshots[s.Name] = rec
-	}
-	return nil
-}
-
-func nonNil(s schema.Stats) schema.Stats {
-	if s == nil {
-		return schema.Stats{}
-	}
-	return s
-}
-
-func (ru *run) config(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := *params.(*schema.Config)
-	p.Envoy = ru.podRef(p.Envoy)
-	res, err := ru.target.Stats.Config(ctx, p)
-	for _, a := range res.Artifacts {
-		ru.artifact(s, a.Name, a.Data)
-	}
-	if err != nil {
-		return err
-	}
-	ru.setValue(s, res.Value)
-	return nil
-}
-
-func (ru *run) logs(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := *params.(*schema.Logs)
-	if p.Process == "" && p.File == "" {
-		p.Namespace = ru.namespace(p.Namespace)
-		if p.Container == "" {
-			p.Container = "istio-proxy"
-		}
-	} else if p.File != "" {
-		p.File = ru.files([]string{p.File})[0]
-	}
-	since := ru.rec.Start
-	if p.Since != "" {
-		st := ru.steps[p.Since]
-		select {
-		case <-st.started:
-			since = st.start
-		default:
-			return fmt.Errorf("logs since %q: that step has not started", p.Since)
-		}
-	}
-	lines, err := ru.target.Logs.Logs(ctx, p, since)
-	if err != nil {
-		return err
-	}
-	res := ParseLogs(lines, p.Match, p.Capture, ru.accessLog)
-	var raw strings.Builder
-	for _, l := range lines {
-		raw.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " " + l.Text + "\n")
-	}
-	ru.artifact(s, "logs.txt", []byte(raw.String()))
-	if s.Name != "" {
-		ru.mu.Lock()
-		ru.rec.Logs[s.Name] = res
-		ru.mu.Unlock()
-	}
-	return nil
-}
-
-func (ru *run) accessLog(line string) (schema.LogEntry, bool) {
-	if ru.parseAccessLog == nil {
-		return schema.LogEntry{}, false
-	}
-	return ru.parseAccessLog(line)
-}
-
-// ParseLogs filters lines, parses access-log lines and counts codes, flags and details.
-func ParseLogs(lines []schema.LogLine, match, capture string, parse func(string) (schema.LogEntry, bool)) schema.LogResult {
-	res := schema.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}, Capture: map[string]string{}}
-	var mre, cre *regexp.Regexp
-	if match != "" {
-		mre = regexp.MustCompile(match)
-	}
-	if capture != "" {
-		cre = regexp.MustCompile(capture)
-	}
-	for _, l := range lines {
-		if mre != nil && !mre.MatchString(l.Text) {
-			continue
-		}
-		e, ok := parse(l.Text)
-		if !ok {
-			e = schema.LogEntry{Line: l.Text}
-		}
-		e.Line = l.Text
-		if e.Time == "" && !l.Time.IsZero() {
-			e.Time = l.Time.UTC().Format(time.RFC3339Nano)
-		}
-		if e.Access {
-			res.Codes[fmt.Sprint(int(e.Code))]++
-			for _, f := range e.Flags {
-				res.Flags[f]++
-			}
-			if e.Details != "" {
-				res.Details[e.Details]++
-			}
-		}
-		if cre != nil {
-			if m := cre.FindStringSubmatch(l.Text); m != nil {
-				caps := map[string]string{}
-				for i, n := range cre.SubexpNames() {
-					if n != "" {
-						caps[n] = m[i]
-					}
-				}
-				e.Captures = caps
-				res.Captures = append(res.Captures, caps)
-				if len(res.Captures) == 1 {
-					res.Capture = caps
-				}
-			}
-		}
-		res.Lines = append(res.Lines, l.Text)
-		res.Entries = append(res.Entries, e)
-	}
-	res.Count = float64(len(res.Lines))
-	return res
-}
-
-func (ru *run) dns(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := *params.(*schema.DNS)
-	if p.Server != nil {
-		srv := *p.Server
-		srv.Namespace = ru.namespace(srv.Namespace)
-		p.Server = &srv
-	}
-	return ru.target.DNS.SetRecords(ctx, p)
-}
-
-func (ru *run) assert(ctx context.Context, s *dsl.Step, sr *StepRecord, _ any) error {
-	jd := ru.judgeNow(s.Expr)
+func (rt *stepRuntime) Judge() error {
+	s := rt.s
+	jd := rt.ru.judgeNow(s.Expr)
 	switch jd.Outcome {
 	case Passed:
 		return nil
@@ -478,41 +143,83 @@ func (ru *run) assert(ctx context.Context, s *dsl.Step, sr *StepRecord, _ any) e
 	return &failure{fmt.Sprintf("assert failed: %s", jd.Explanation)}
 }
 
-func (ru *run) sleep(ctx context.Context, s *dsl.Step, sr *StepRecord, _ any) error {
-	ch, stop := ru.clock.Until(ru.clock.Now().Add(s.Sleep))
-	defer stop()
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
+func (rt *stepRuntime) WaitUntil(ctx context.Context, interval time.Duration) error {
+	return rt.ru.waitUntil(ctx, rt.s.Expr, interval)
+}
+
+func (rt *stepRuntime) Block(ctx context.Context) error {
+	s := rt.s
+	switch s.Params.(type) {
+	case *schema.Parallel:
+		return rt.ru.parallel(ctx, s)
+	case *schema.Sequence:
+		return rt.ru.sequence(ctx, s.Children)
+	case *schema.Repeat:
+		return rt.ru.repeat(ctx, s, rt.sr)
+	case *schema.Await:
+		return rt.ru.await(ctx, s)
+	}
+	return fmt.Errorf("%s is not a block", s.Kind)
+}
+
+func (rt *stepRuntime) ParseAccessLog(line string) (schema.LogEntry, bool) {
+	if rt.ru.parseAccessLog == nil {
+		return schema.LogEntry{}, false
+	}
+	return rt.ru.parseAccessLog(line)
+}
+
+// Record is the one store of results: a step's result goes into the run's record under the
+// step's name, in the place its kind's Result names. The judge's environment, the JSON record
+// and the report all read it from there; the loader compiled expressions against the same
+// Result (schema.Result.Zero).
+func (rt *stepRuntime) Record(v any) {
+	s, ru := rt.s, rt.ru
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	switch schema.Kinds[s.Kind].Result {
+	case schema.ResultSnapshot:
+		t, ok := v.(schema.SnapshotTaken)
+		if !ok {
+			return
+		}
+		name := rt.Label()
+		rec := &SnapshotRecord{Name: name, Source: t.Source, At: t.At, Counters: t.Counters,
+			Gauges: t.Gauges, Histograms: t.Histograms, Hosts: t.Hosts}
+		if s.Every > 0 {
+			ser := ru.rec.Series[name]
+			if ser == nil {
+				ser = &SeriesRecord{Name: name, Source: rec.Source, Every: s.Every}
+				ru.rec.Series[name] = ser
+			}
+			ser.Samples = append(ser.Samples, rec)
+			return
+		}
+		if s.Name != "" {
+			ru.rec.Snapshots[s.Name] = rec
+		}
+		return
+	}
+	if s.Name == "" {
+		return
+	}
+	switch r := v.(type) {
+	case schema.LoadRecorded:
+		ru.rec.Loads[s.Name] = &LoadRecord{LoadResult: r.LoadResult, Warnings: r.Warnings, Start: r.Start, End: r.End}
+	case schema.ExecResult:
+		ru.rec.Execs[s.Name] = r
+	case schema.LogResult:
+		ru.rec.Logs[s.Name] = r
+	default:
+		ru.rec.Values[s.Name] = v
 	}
 }
 
-func (ru *run) process(ctx context.Context, s *dsl.Step, sr *StepRecord, params any) error {
-	p := *params.(*schema.Process)
-	if p.Dir == "" {
-		p.Dir = ru.sc.Dir
+func or(s, def string) string {
+	if s == "" {
+		return def
 	}
-	name := or(s.Name, s.Path)
-	proc, err := ru.target.Processes.Start(ctx, name, p)
-	if err != nil {
-		return err
-	}
-	ru.mu.Lock()
-	ru.procs[name] = proc
-	ru.mu.Unlock()
-	ru.created1("process "+name, func(ctx context.Context) error {
-		err := proc.Stop(ctx, "TERM")
-		var out strings.Builder
-		for _, l := range proc.Output() {
-			out.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " " + l.Text + "\n")
-		}
-		ru.artifact(s, "output.txt", []byte(out.String()))
-		return err
-	})
-	ru.setValue(s, map[string]any{"name": name, "argv": p.Argv})
-	return nil
+	return s
 }
 
 // sortedNames returns the keys of m, sorted.

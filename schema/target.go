@@ -16,6 +16,8 @@ type Target struct {
 	Name string
 	// Describe says where the run goes, printed at start (e.g. the kube context and server).
 	Describe string
+	// Caps is what the target can do (nil: what its drivers can).
+	Caps Caps
 
 	Cluster   Cluster
 	Exec      Executor

@@ -67,6 +67,10 @@ func (p *process) doc(args []string, f *docFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := p.checkTarget(f.target); err != nil {
+		return err
+	}
+	opts.Target = f.target
 	res, errs, err := p.load(args, opts)
 	if err != nil {
 		return &exitError{exitInfra, err.Error()}

@@ -81,6 +81,10 @@ func (p *process) run(args []string, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := p.checkTarget(f.target); err != nil {
+		return err
+	}
+	opts.Target = f.target
 	res, errs, err := p.load(args, opts)
 	if err != nil {
 		return &exitError{exitInfra, err.Error()}
@@ -91,9 +95,6 @@ func (p *process) run(args []string, f *runFlags) error {
 	scenarios, err := selectScenarios(res.Scenarios, f.scenarios, f.tags)
 	if err != nil {
 		return err
-	}
-	if f.target != "" && f.target != "local" && f.target != "kube" && p.Targets[f.target] == nil {
-		return &exitError{exitInvalid, fmt.Sprintf("--target %q: expected local or kube", f.target)}
 	}
 
 	runCtx, cleanupCtx, stop := p.runContexts()
@@ -301,6 +302,14 @@ func relError(cwd, msg string) string {
 		return msg
 	}
 	return strings.ReplaceAll(msg, cwd+string(filepath.Separator), "")
+}
+
+// checkTarget refuses a --target that names no target.
+func (p *process) checkTarget(name string) error {
+	if name != "" && name != "local" && name != "kube" && p.Targets[name] == nil {
+		return &exitError{exitInvalid, fmt.Sprintf("--target %q: expected local or kube", name)}
+	}
+	return nil
 }
 
 // newTarget builds the named target for a scenario.

@@ -60,13 +60,23 @@ func newVetCmd(p *process) *cobra.Command {
 		Use:   "vet PATH...",
 		Short: "Check scenarios without running them: every problem, at its file:line:col",
 		Long: `vet loads scenarios (.cue files, directories, Markdown documents), validates them against
-labrun's schema and compiles every expression. It prints every problem as file:line:col: message
-and exits 2, or prints a one-line summary and exits 0.`,
+labrun's schema, compiles every expression and makes every check run makes before its first
+step: each step kind's own checks, what the target can run (--target, else the scenario's
+target, else local), the namespace guard on every object known before the run, and the
+timeline. It prints every problem as file:line:col: message and exits 2, or prints a
+one-line summary and exits 0. With --server it also dry-runs the objects on the cluster.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := f.options()
 			if err != nil {
 				return err
+			}
+			if err := p.checkTarget(tf.target); err != nil {
+				return err
+			}
+			opts.Target = tf.target
+			if server {
+				opts.Target = "kube"
 			}
 			res, errs, err := p.load(args, opts)
 			if err != nil {

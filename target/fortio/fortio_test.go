@@ -65,12 +65,12 @@ func TestLoadExactRequests(t *testing.T) {
 	if got := len(srv.requests()); got != 37 {
 		t.Errorf("server saw %d requests, want 37 (no warm-up with requests set)", got)
 	}
-	if r.Connections != defaultConnections || r.Sockets != defaultConnections {
-		t.Errorf("connections %v sockets %v, want %d each (keepalive)", r.Connections, r.Sockets, defaultConnections)
+	if r.Connections != schema.DefaultConnections || r.Sockets != schema.DefaultConnections {
+		t.Errorf("connections %v sockets %v, want %d each (keepalive)", r.Connections, r.Sockets, schema.DefaultConnections)
 	}
 	addr := srv.Listener.Addr().String()
-	if len(r.IPs) != 1 || r.IPs[addr] != defaultConnections {
-		t.Errorf("ips %v, want {%s: %d}", r.IPs, addr, defaultConnections)
+	if len(r.IPs) != 1 || r.IPs[addr] != schema.DefaultConnections {
+		t.Errorf("ips %v, want {%s: %d}", r.IPs, addr, schema.DefaultConnections)
 	}
 	if r.QPS <= 0 || r.DurationS <= 0 || r.P50 <= 0 || r.Max < r.P50 || r.Min > r.P50 {
 		t.Errorf("implausible timing: %+v", r)

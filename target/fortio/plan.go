@@ -3,7 +3,6 @@ package fortio
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,13 +12,6 @@ import (
 	"fortio.org/fortio/periodic"
 
 	"labrun.dev/labrun/schema"
-)
-
-// labrun's defaults for a load step; fortio's own where they agree, except qps (fortio's 8).
-const (
-	defaultConnections = 4
-	defaultDuration    = 5 * time.Second
-	defaultTimeout     = 3 * time.Second
 )
 
 // percentiles are the ones schema.LoadResult has fields for.
@@ -47,6 +39,7 @@ type plan struct {
 
 // newPlan applies the defaults and checks req, reporting every problem at once.
 func newPlan(req schema.Load) (plan, error) {
+	req = req.WithDefaults() // idempotent: the load step has applied them already
 	var errs []error
 	p := plan{
 		url:         req.URL,
@@ -59,14 +52,14 @@ func newPlan(req schema.Load) (plan, error) {
 		http10:      req.HTTP10,
 		resolveEach: req.ResolveEachConnection == nil || *req.ResolveEachConnection,
 	}
-	if err := checkURL(req.URL); err != nil {
+	if err := schema.CheckLoadURL(req.URL); err != nil {
 		errs = append(errs, err)
 	}
 	switch {
 	case p.connections < 0:
 		errs = append(errs, fmt.Errorf("connections must be positive, got %d", p.connections))
 	case p.connections == 0:
-		p.connections = defaultConnections
+		p.connections = schema.DefaultConnections
 	}
 	switch {
 	case p.qps < 0:
@@ -82,14 +75,14 @@ func newPlan(req schema.Load) (plan, error) {
 		errs = append(errs, errors.New("duration and timeout must not be negative"))
 	}
 	if p.timeout == 0 {
-		p.timeout = defaultTimeout
+		p.timeout = schema.DefaultRequestTimeout
 	}
 	switch {
 	case p.requests > 0 && p.duration > 0:
 		p.warnings = append(p.warnings, fmt.Sprintf(
 			"duration %v is ignored: requests is set, so the load ends after %d requests", p.duration, p.requests))
 	case p.requests == 0 && p.duration == 0:
-		p.duration = defaultDuration
+		p.duration = schema.DefaultLoadDuration
 	}
 	names := make([]string, 0, len(req.Headers))
 	for name := range req.Headers {
@@ -98,7 +91,7 @@ func newPlan(req schema.Load) (plan, error) {
 	slices.SortFunc(names, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) })
 	for _, name := range names {
 		value := req.Headers[name]
-		if err := checkHeader(name, value); err != nil {
+		if err := schema.CheckHeader(name, value); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -156,35 +149,6 @@ func (p plan) loweredWarning(actual int) string {
 	}
 	return fmt.Sprintf("fortio runs %d connection(s), not %d: at a fixed qps it wants at least 2 requests per connection and the load plans %d",
 		actual, p.connections, calls)
-}
-
-func checkURL(raw string) error {
-	if raw == "" {
-		return errors.New("url is empty")
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return err
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("url %q: scheme must be http or https", raw)
-	}
-	if u.Host == "" {
-		return fmt.Errorf("url %q has no host", raw)
-	}
-	return nil
-}
-
-func checkHeader(name, value string) error {
-	if name == "" || strings.ContainsFunc(name, func(r rune) bool {
-		return r <= ' ' || r >= 0x7f || r == ':'
-	}) {
-		return fmt.Errorf("header name %q is not a valid HTTP header name", name)
-	}
-	if strings.ContainsAny(value, "\r\n") {
-		return fmt.Errorf("header %s: the value must not contain a line break", name)
-	}
-	return nil
 }
 
 // runnerOptions are fortio's options for the plan. Stop and Out are left for Load to set.

@@ -113,9 +113,11 @@ func New(ctx context.Context, opts Options) (*schema.Target, error) {
 	if err != nil {
 		return nil, err
 	}
+	caps, _ := schema.TargetCaps("kube", nil)
 	return &schema.Target{
 		Name:     "kube",
 		Describe: describe,
+		Caps:     caps,
 		Cluster:  d,
 		Exec:     d,
 		Load:     d,

@@ -32,14 +32,8 @@ func (d *driver) Load(ctx context.Context, req schema.Load) (schema.LoadResponse
 	}
 	if req.Requests == 0 {
 		// -t bounds the run: allow its duration, one request timeout and slack for the exec.
-		dur := req.Duration.D()
-		if dur == 0 {
-			dur = 5 * time.Second
-		}
-		to := req.Timeout.D()
-		if to == 0 {
-			to = 3 * time.Second
-		}
+		d := req.WithDefaults() // idempotent: the load step has applied them already
+		dur, to := d.Duration.D(), d.Timeout.D()
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, dur+to+time.Minute)
 		defer cancel()

@@ -128,9 +128,11 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 	w.procs = newProcessRunner(&w.opts)
 	cleanup.add("processes", w.procs.stopAll)
 
+	caps, _ := schema.TargetCaps("local", spec)
 	t := &schema.Target{
 		Name:      "local",
 		Describe:  w.describe(),
+		Caps:      caps,
 		Exec:      &executor{opts: &w.opts},
 		Load:      newLoadGenerator(),
 		Stats:     &statsReader{w: w},

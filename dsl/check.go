@@ -1,0 +1,319 @@
+package dsl
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"cuelang.org/go/cue"
+
+	"labrun.dev/labrun/schema"
+)
+
+// The checks below run in vet and before every run, through the same code: each step kind's
+// own Check, the target's capabilities, the namespace guard on every object known before the
+// run, and the timeline. What remains for the run is what needs the world (vet --server).
+
+// stepChecker is the schema.Checker of one step.
+type stepChecker struct {
+	d     *decoder
+	s     *Step
+	kv    cue.Value
+	kpath string
+	index map[*Step]int
+}
+
+// lookup finds a dotted field inside the kind's value ("" is the value itself).
+func (c *stepChecker) lookup(field string) cue.Value {
+	if field == "" {
+		return c.kv
+	}
+	var sels []cue.Selector
+	for _, part := range strings.Split(field, ".") {
+		if n, err := strconv.Atoi(part); err == nil {
+			sels = append(sels, cue.Index(n))
+		} else {
+			sels = append(sels, cue.Str(part))
+		}
+	}
+	return c.kv.LookupPath(cue.MakePath(sels...))
+}
+
+func (c *stepChecker) Errorf(field, format string, args ...any) {
+	v, path := c.kv, c.kpath
+	if field != "" {
+		if fv := c.lookup(field); fv.Exists() {
+			v = fv
+		}
+		path += "." + field
+	}
+	c.d.err(c.d.l.valuePos(v), path, format, args...)
+}
+
+func (c *stepChecker) Has(field string) bool { return c.lookup(field).Exists() }
+
+func (c *stepChecker) Templated(field string) bool {
+	s, err := c.lookup(field).String()
+	return err == nil && HasInterpolation(s)
+}
+
+func (c *stepChecker) ExactlyOne(fields ...string) string {
+	return c.d.exactlyOneNamed(c.s.Kind, c.kv, c.kpath, fields...)
+}
+
+func (c *stepChecker) ExactlyOneOf(field string, fields ...string) string {
+	return c.d.exactlyOneNamed(field, c.lookup(field), c.kpath+"."+field, fields...)
+}
+
+func (c *stepChecker) Target() string       { return c.d.target() }
+func (c *stepChecker) Local() *schema.Local { return c.d.sc.Local }
+func (c *stepChecker) Namespaces() []string { return c.d.sc.Namespaces }
+func (c *stepChecker) Sampled() bool        { return c.s.Every > 0 || c.s.While != "" }
+
+func (c *stepChecker) Step(name string) (string, bool) {
+	t := c.d.sc.names[name]
+	if t == nil {
+		return "", false
+	}
+	return t.Kind, true
+}
+
+func (c *stepChecker) Params(name string) schema.Params {
+	if t := c.d.sc.names[name]; t != nil {
+		return t.Params
+	}
+	return nil
+}
+
+func (c *stepChecker) StartedBefore(name string) bool {
+	t := c.d.sc.names[name]
+	return t != nil && c.d.startedBefore(t, c.s, c.index)
+}
+
+func (c *stepChecker) RunsDuring(name string) bool {
+	t := c.d.sc.names[name]
+	return t != nil && c.d.concurrent(c.s, t, c.index)
+}
+
+// target is the target the scenario will run on: the command line's, else the scenario's.
+func (d *decoder) target() string {
+	if d.l.opts.Target != "" {
+		return d.l.opts.Target
+	}
+	return d.sc.Target
+}
+
+// startedBefore reports whether t has always started by the time s starts.
+func (d *decoder) startedBefore(t, s *Step, index map[*Step]int) bool {
+	if d.ancestor(t, s) {
+		return true
+	}
+	phase := map[Phase]int{PhaseSetup: 0, PhaseSteps: 1, PhaseCleanup: 2}
+	if phase[t.Phase] != phase[s.Phase] {
+		return phase[t.Phase] < phase[s.Phase]
+	}
+	// In different branches of one parallel block, t starts first if its branch's offset is
+	// smaller and t leads its branch.
+	for p := d.parent[s]; p != nil; p = d.parent[p] {
+		if p.Kind == "parallel" && d.ancestor(p, t) {
+			bt, bs := d.branch(p, t), d.branch(p, s)
+			if bt == bs {
+				break
+			}
+			return bt == t && bt.At < bs.At
+		}
+	}
+	return index[t] < index[s]
+}
+
+// checkKinds runs every step kind's own check, then the checks that need the target.
+func (d *decoder) checkKinds() {
+	index := map[*Step]int{}
+	for i, s := range d.order {
+		index[s] = i
+	}
+	caps, knownTarget := schema.TargetCaps(d.target(), d.sc.Local)
+	for _, s := range d.order {
+		if s.Params == nil {
+			continue
+		}
+		c := &stepChecker{d: d, s: s, kv: d.kindValue[s], kpath: s.Path + "." + s.Kind, index: index}
+		before := len(d.l.errs.errs)
+		s.Params.Check(c)
+		if len(d.l.errs.errs) != before {
+			continue
+		}
+		if knownTarget {
+			if msg := schema.Unsupported(s.Kind, s.Params, d.target(), caps); msg != "" {
+				c.Errorf("", "%s", msg)
+				continue
+			}
+		}
+		if caps[schema.CapCluster] && !s.HasTemplates() {
+			refs := staticRefs(s.Params.Mutates(d.defaultNamespace))
+			if err := schema.Guard(s.Kind, s.Params.Mutates(d.defaultNamespace), refs, d.sc.Namespaces, d.sc.ClusterScoped); err != nil {
+				c.Errorf("", "%v", err)
+			}
+		}
+	}
+}
+
+// defaultNamespace defaults a step's namespace as the run does: its own, else the scenario's
+// first.
+func (d *decoder) defaultNamespace(ns string) string {
+	if ns != "" {
+		return ns
+	}
+	if len(d.sc.Namespaces) > 0 {
+		return d.sc.Namespaces[0]
+	}
+	return ""
+}
+
+// clusterScopedKinds are the cluster-scoped kinds a scenario is likely to apply; the guard
+// knows them before the run. Other kinds without a namespace are checked when the run has the
+// API server's discovery.
+var clusterScopedKinds = []string{
+	"Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "Node",
+	"PersistentVolume", "StorageClass", "PriorityClass", "MutatingWebhookConfiguration",
+	"ValidatingWebhookConfiguration", "APIService", "IngressClass", "GatewayClass",
+}
+
+// staticRefs are the objects of a mutation whose scope is known without the cluster.
+func staticRefs(m schema.Mutation) []schema.ObjectRef {
+	var refs []schema.ObjectRef
+	for _, o := range m.Objects {
+		kind, _ := o["kind"].(string)
+		apiVersion, _ := o["apiVersion"].(string)
+		md, _ := o["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		ns, _ := md["namespace"].(string)
+		if HasInterpolation(name) || HasInterpolation(ns) {
+			continue
+		}
+		switch {
+		case slices.Contains(clusterScopedKinds, kind):
+			refs = append(refs, schema.ObjectRef{APIVersion: apiVersion, Kind: kind, Name: name})
+		case ns != "":
+			refs = append(refs, schema.ObjectRef{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: name})
+		case m.Namespace != "":
+			refs = append(refs, schema.ObjectRef{APIVersion: apiVersion, Kind: kind, Namespace: m.Namespace, Name: name})
+		}
+	}
+	return refs
+}
+
+// checkTimeline checks what the plan can know: offsets inside their block's timeout, the
+// scenario's timeout against its planned minimum, sampling intervals, local addresses.
+func (d *decoder) checkTimeline() {
+	for _, s := range d.order {
+		p := d.parent[s]
+		if s.HasAt && p != nil && p.Timeout > 0 && s.At >= p.Timeout {
+			d.err(d.fieldPos(s, "at"), s.Path+".at", "at %s is at or beyond the block's timeout of %s (%s): the step could never start; raise the timeout or move the step earlier", s.At, p.Timeout, p.Path)
+		}
+		if s.Every > 0 && s.Every < minEvery {
+			d.err(d.fieldPos(s, "every"), s.Path+".every", "expected a sampling interval of at least %s, got %s: each sample is a round trip to the target", minEvery, s.Every)
+		}
+		if s.Timeout > 0 && s.Params != nil {
+			if pl := s.Params.Plan(); pl.Duration > 0 && pl.Duration > s.Timeout {
+				d.err(d.fieldPos(s, "timeout"), s.Path+".timeout", "timeout %s is shorter than the step's own duration of at least %s: it would always time out", s.Timeout, pl.Duration)
+			}
+		}
+	}
+	if d.sc.Timeout > 0 && len(d.l.errs.errs) == d.before {
+		plan := PlanOf(d.sc)
+		var minimum time.Duration
+		for _, e := range plan.Entries {
+			if e.Phase == PhaseCleanup || e.Depth != 0 {
+				continue
+			}
+			end := e.Start.D
+			if e.Duration != nil {
+				end += *e.Duration
+			} else if e.MinDuration != nil {
+				end += *e.MinDuration
+			}
+			if e.Phase == PhaseSetup {
+				minimum = max(minimum, end)
+			} else {
+				minimum = max(minimum, d.setupMinimum(plan)+end)
+			}
+		}
+		if minimum > d.sc.Timeout {
+			d.err(d.rootFieldPos("timeout"), "timeout", "timeout %s is shorter than the scenario's planned minimum of %s (labrun plan shows the timeline): the run would always time out", d.sc.Timeout, minimum)
+		}
+	}
+	if l := d.sc.Local; l != nil {
+		seen := map[string]string{}
+		check := func(what, name, addr string) {
+			if addr == "" {
+				return
+			}
+			if prev, ok := seen[addr]; ok {
+				d.err(d.rootFieldPos("local."+what+"."+name+".address"), "local."+what+"."+name+".address", "address %s is already taken by %s: two local endpoints cannot listen on one address", addr, prev)
+				return
+			}
+			seen[addr] = what + " " + name
+		}
+		for _, n := range sortedKeys(l.Backends) {
+			check("backends", n, l.Backends[n].Address)
+		}
+		for _, n := range sortedKeys(l.Blackholes) {
+			check("blackholes", n, l.Blackholes[n].Address)
+		}
+		if l.DNS != nil {
+			check("dns", "", l.DNS.Address)
+		}
+	}
+}
+
+// minEvery is the shortest sampling interval.
+const minEvery = time.Millisecond
+
+// setupMinimum is the planned minimum of the setup phase.
+func (d *decoder) setupMinimum(plan *Plan) time.Duration {
+	var m time.Duration
+	for _, e := range plan.Entries {
+		if e.Phase != PhaseSetup || e.Depth != 0 {
+			continue
+		}
+		end := e.Start.D
+		if e.Duration != nil {
+			end += *e.Duration
+		} else if e.MinDuration != nil {
+			end += *e.MinDuration
+		}
+		m = max(m, end)
+	}
+	return m
+}
+
+// rootFieldPos is where a field of the scenario is written (a dotted path).
+func (d *decoder) rootFieldPos(field string) Pos {
+	var sels []cue.Selector
+	for _, part := range strings.Split(field, ".") {
+		if part != "" {
+			sels = append(sels, cue.Str(part))
+		}
+	}
+	if v := d.root.LookupPath(cue.MakePath(sels...)); v.Exists() {
+		if p := d.l.valuePos(v); p.IsValid() {
+			return p
+		}
+	}
+	return d.sc.Pos
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// describeStep is "step NAME (a KIND step)", for messages.
+func describeStep(s *Step) string { return fmt.Sprintf("%q (a %s step)", s.Name, s.Kind) }

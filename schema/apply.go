@@ -1,0 +1,97 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Apply is the apply step: objects created or updated by server-side apply.
+type Apply struct {
+	Objects   []Object `json:"objects,omitempty"`
+	Files     []string `json:"files,omitempty"`
+	Namespace string   `json:"namespace,omitempty"`
+}
+
+var applyKind = Kind{
+	Usage:  "create or update Kubernetes objects by server-side apply",
+	New:    func() Params { return new(Apply) },
+	Result: ResultNone,
+}
+
+// Check needs something to apply.
+func (p *Apply) Check(c Checker) {
+	if len(p.Objects) == 0 && len(p.Files) == 0 {
+		c.Errorf("", "apply needs objects or files")
+	}
+	checkObjects(c, p.Objects)
+}
+
+// Plan: an apply takes as long as the API server does.
+func (p *Apply) Plan() Plan { return Plan{} }
+
+// Needs the Kubernetes API.
+func (p *Apply) Needs() Capability { return CapCluster }
+
+// Mutates the objects.
+func (p *Apply) Mutates(ns func(string) string) Mutation {
+	return Mutation{Objects: p.Objects, Files: p.Files, Namespace: ns(p.Namespace)}
+}
+
+// Summary lists the objects.
+func (p *Apply) Summary() string { return objectsSummary(p.Objects, p.Files) }
+
+// Run applies the objects; the ones it created are deleted by the automatic cleanup.
+func (p *Apply) Run(ctx context.Context, rt Runtime) error {
+	cl := rt.Target().Cluster
+	res, err := cl.Apply(ctx, p.Objects, files(rt, p.Files), rt.Namespace(p.Namespace))
+	for _, ref := range res.Created {
+		ref := ref
+		rt.Created(fmt.Sprintf("%s %s", ref.Kind, ref.Qualified()), func(ctx context.Context) error {
+			return cl.Delete(ctx, []ObjectRef{ref}, true)
+		})
+	}
+	return err
+}
+
+// Qualified is namespace/name, or the name of a cluster-scoped object.
+func (r ObjectRef) Qualified() string {
+	if r.Namespace == "" {
+		return r.Name
+	}
+	return r.Namespace + "/" + r.Name
+}
+
+// files resolves step file paths against the scenario's directory.
+func files(rt Runtime, fs []string) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = rt.File(f)
+	}
+	return out
+}
+
+// checkObjects checks what the schema cannot: a name and a kind that is a single word.
+func checkObjects(c Checker, objs []Object) {
+	for i, o := range objs {
+		if k, ok := o["kind"].(string); ok && strings.ContainsAny(k, " /.") {
+			c.Errorf(fmt.Sprintf("objects.%d.kind", i), "expected a Kubernetes kind such as \"DestinationRule\", got %q", k)
+		}
+	}
+}
+
+func objectsSummary(objs []Object, files []string) string {
+	var parts []string
+	for _, o := range objs {
+		kind, _ := o["kind"].(string)
+		name := ""
+		if md, ok := o["metadata"].(map[string]any); ok {
+			name, _ = md["name"].(string)
+		}
+		parts = append(parts, kind+"/"+name)
+	}
+	parts = append(parts, files...)
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,30 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// checkHTTPURL checks an http(s) URL with a host (an admin or Prometheus endpoint).
+func checkHTTPURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("url %q: %v", raw, errors.Unwrap(err))
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("url %q: expected http://host:port, e.g. \"http://127.0.0.1:15000\"", raw)
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,56 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Get is the get step: an object, a list of objects, or one field of them.
+type Get struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion,omitempty"`
+	Name       string `json:"name,omitempty"`
+	Selector   string `json:"selector,omitempty"`
+	Namespace  string `json:"namespace,omitempty"`
+	Path       string `json:"path,omitempty"`
+}
+
+var getKind = Kind{
+	Usage:  "capture a Kubernetes object or field",
+	New:    func() Params { return new(Get) },
+	Result: ResultValue,
+}
+
+// Check: name or selector, not both.
+func (p *Get) Check(c Checker) {
+	if p.Name != "" && p.Selector != "" {
+		c.Errorf("", "get takes name or selector, not both")
+	}
+}
+
+// Plan: one API call.
+func (p *Get) Plan() Plan { return Plan{} }
+
+// Needs the Kubernetes API.
+func (p *Get) Needs() Capability { return CapCluster }
+
+// Mutates nothing.
+func (p *Get) Mutates(func(string) string) Mutation { return Mutation{} }
+
+// Summary names the object and the path.
+func (p *Get) Summary() string {
+	return strings.TrimSpace(fmt.Sprintf("%s %s%s %s", p.Kind, p.Name, p.Selector, p.Path))
+}
+
+// Run reads the object and records it (or the field).
+func (p *Get) Run(ctx context.Context, rt Runtime) error {
+	q := *p
+	q.Namespace = rt.Namespace(p.Namespace)
+	v, err := rt.Target().Cluster.Get(ctx, q)
+	if err != nil {
+		return err
+	}
+	rt.Record(v)
+	return nil
+}

@@ -1,0 +1,105 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+)
+
+// Kill is the kill step: pods deleted (kube), or a local process stopped.
+type Kill struct {
+	Selector    string    `json:"selector,omitempty"`
+	Pod         string    `json:"pod,omitempty"`
+	Namespace   string    `json:"namespace,omitempty"`
+	GracePeriod *Duration `json:"gracePeriod,omitempty"`
+	Process     string    `json:"process,omitempty"`
+	Signal      string    `json:"signal,omitempty"`
+}
+
+var killKind = Kind{
+	Usage:  "delete pods by selector, or stop a local process",
+	New:    func() Params { return new(Kill) },
+	Result: ResultNone,
+}
+
+// Check needs one target, and a process to be a process step that has started.
+func (p *Kill) Check(c Checker) {
+	c.ExactlyOne("selector", "pod", "process")
+	if p.Process != "" {
+		if p.GracePeriod != nil {
+			c.Errorf("gracePeriod", "gracePeriod applies to pods; a process is stopped with signal")
+		}
+		checkProcessRef(c, "process", p.Process, "kill")
+	} else if p.Signal != "" {
+		c.Errorf("signal", "signal applies to a process; pods are deleted (use gracePeriod)")
+	}
+}
+
+// checkProcessRef checks that field names a process step that has started before this step.
+func checkProcessRef(c Checker, field, name, what string) {
+	kind, ok := c.Step(name)
+	switch {
+	case c.Templated(field):
+	case !ok:
+		c.Errorf(field, "%s names process %q, but no step has that name", what, name)
+	case kind != "process":
+		c.Errorf(field, "%s names %q, a %s step: expected the name of a process step", what, name, kind)
+	case !c.StartedBefore(name):
+		c.Errorf(field, "%s names process %q, which has not started when this step runs: put its process step earlier", what, name)
+	}
+}
+
+// Plan: killing returns once the pods are deleted or the process has ended.
+func (p *Kill) Plan() Plan { return Plan{} }
+
+// Needs local processes for a process, the Kubernetes API for pods.
+func (p *Kill) Needs() Capability {
+	if p.Process != "" {
+		return CapProcesses
+	}
+	return CapCluster
+}
+
+// Mutates the pods' namespace.
+func (p *Kill) Mutates(ns func(string) string) Mutation {
+	if p.Process != "" {
+		return Mutation{}
+	}
+	return Mutation{Namespaces: []string{ns(p.Namespace)}}
+}
+
+// Summary names what is killed.
+func (p *Kill) Summary() string {
+	switch {
+	case p.Process != "":
+		return "process " + p.Process
+	case p.Pod != "":
+		return "pod " + p.Pod
+	}
+	return "pods " + p.Selector
+}
+
+// Run stops the process, or deletes the pods (a warning when none matched).
+func (p *Kill) Run(ctx context.Context, rt Runtime) error {
+	if p.Process != "" {
+		proc, ok := rt.Process(p.Process)
+		if !ok {
+			return fmt.Errorf("no running process %q: its process step has not run", p.Process)
+		}
+		return proc.Stop(ctx, or(p.Signal, "TERM"))
+	}
+	q := *p
+	q.Namespace = rt.Namespace(p.Namespace)
+	killed, err := rt.Target().Cluster.KillPods(ctx, q)
+	if err == nil && len(killed) == 0 {
+		rt.Warn("no pod matched")
+	}
+	return err
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}

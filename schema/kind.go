@@ -1,0 +1,242 @@
+package schema
+
+import (
+	"context"
+	"sort"
+	"time"
+)
+
+// A step kind is one Go file and one CUE file of this package, named after the kind
+// (load.go and load.cue). The CUE file declares the kind's field of #Step and its parameters'
+// definition; the Go file holds the parameters' type and everything labrun does with them:
+// the static check (Check), the place in the plan (Plan), the capability the target must have
+// (Needs), the namespaces it changes (Mutates), a summary for plans and reports (Summary),
+// and how it runs (Run). What a named step records for expressions is the kind's Result.
+//
+// Kinds is the one list of kinds. The loader decodes and checks through it, the interpreter
+// dispatches through it, and `labrun help steps` and docs/language.md print it.
+
+// Kind is one entry of the registry.
+type Kind struct {
+	// Usage is one line: what the step does, shown by `labrun help steps` and in the docs.
+	Usage string
+	// New returns the kind's zero parameters, for decoding.
+	New func() Params
+	// Result is what a named step of the kind records for expressions.
+	Result Result
+}
+
+// Kinds is the registry of step kinds: name → kind. Nothing else lists them.
+var Kinds = map[string]Kind{
+	"apply":    applyKind,
+	"delete":   deleteKind,
+	"scale":    scaleKind,
+	"restart":  restartKind,
+	"kill":     killKind,
+	"wait":     waitKind,
+	"get":      getKind,
+	"exec":     execKind,
+	"load":     loadKind,
+	"snapshot": snapshotKind,
+	"config":   configKind,
+	"logs":     logsKind,
+	"dns":      dnsKind,
+	"assert":   assertKind,
+	"sleep":    sleepKind,
+	"process":  processKind,
+	"parallel": parallelKind,
+	"sequence": sequenceKind,
+	"repeat":   repeatKind,
+	"await":    awaitKind,
+}
+
+// KindNames returns the registry's kind names, sorted.
+func KindNames() []string {
+	out := make([]string, 0, len(Kinds))
+	for k := range Kinds {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Params is a step kind's parameters, as decoded from the scenario, and what the kind does.
+type Params interface {
+	// Check reports what the schema cannot say: one-of choices, cross-field rules, names that
+	// must resolve, shapes of values. It runs in vet and before every run, never later.
+	Check(c Checker)
+	// Plan is the step's place on the timeline.
+	Plan() Plan
+	// Needs is what the target must be able to do for this step ("" for nothing).
+	Needs() Capability
+	// Mutates is what the step changes on a cluster, with namespaces defaulted by ns; the
+	// namespace guard refuses anything outside the scenario's namespaces.
+	Mutates(ns func(string) string) Mutation
+	// Summary describes the parameters in a few words, for plans, progress and reports.
+	Summary() string
+	// Run runs the step. Results go to rt.Record; raw inputs to rt.Artifact.
+	Run(ctx context.Context, rt Runtime) error
+}
+
+// Plan is what a step kind tells the planner.
+type Plan struct {
+	// Duration is how long the step takes when that is known before the run; Exact says it
+	// is exact rather than a lower bound.
+	Duration time.Duration
+	Exact    bool
+	// Timeout is the default bound of a step that sets none.
+	Timeout TimeoutClass
+}
+
+// TimeoutClass picks a step's default timeout.
+type TimeoutClass int
+
+// The default timeouts.
+const (
+	// TimeoutStep is the runner's default step timeout (a call to the world).
+	TimeoutStep TimeoutClass = iota
+	// TimeoutWait is the runner's default wait timeout (a rollout, a condition).
+	TimeoutWait
+	// TimeoutNone: the step bounds itself (a load, a sleep) or its children do (blocks).
+	TimeoutNone
+)
+
+// Result says what a named step of a kind records, and so what expressions see by its name.
+type Result int
+
+// The results.
+const (
+	// ResultNone: the step records nothing expressions read.
+	ResultNone Result = iota
+	// ResultSnapshot: the step's stats (a series when sampled with every).
+	ResultSnapshot
+	// ResultLoad: a LoadResult.
+	ResultLoad
+	// ResultExec: an ExecResult.
+	ResultExec
+	// ResultLogs: a LogResult.
+	ResultLogs
+	// ResultValue: a JSON-like value whose shape is known only at run time (get, config,
+	// process).
+	ResultValue
+)
+
+// Zero is the value expressions are compiled against for a result of this kind (nil for
+// ResultNone and ResultValue, whose type is decided at run time).
+func (r Result) Zero(sampled bool) any {
+	switch r {
+	case ResultSnapshot:
+		if sampled {
+			return Series{}
+		}
+		return Stats{}
+	case ResultLoad:
+		return LoadResult{}
+	case ResultExec:
+		return ExecResult{}
+	case ResultLogs:
+		return LogResult{}
+	}
+	return nil
+}
+
+// Mutation is what a step changes on a cluster.
+type Mutation struct {
+	// Namespaces are changed as a whole (scale, restart, kill, a hosts file).
+	Namespaces []string
+	// Objects and Files are applied or deleted; Namespace is the namespace of objects that
+	// name none.
+	Objects   []Object
+	Files     []string
+	Namespace string
+}
+
+// Checker is what a kind's Check sees: the scenario around the step, and a way to report.
+// Fields are dotted paths inside the kind's value ("" is the value itself).
+type Checker interface {
+	// Errorf reports a problem at field.
+	Errorf(field, format string, args ...any)
+	// Has reports whether field is written.
+	Has(field string) bool
+	// Templated reports whether field holds a ${...} (its value is known only at run time).
+	Templated(field string) bool
+	// ExactlyOne reports unless exactly one of fields is written, and returns that one.
+	ExactlyOne(fields ...string) string
+	// ExactlyOneOf is ExactlyOne inside the struct at field (e.g. a process's ready).
+	ExactlyOneOf(field string, fields ...string) string
+	// Target is the target the scenario will run on ("local", "kube"; "" when not known).
+	Target() string
+	// Local is the scenario's local world (nil when it declares none).
+	Local() *Local
+	// Namespaces are the scenario's namespaces.
+	Namespaces() []string
+	// Step reports the kind of the step with this name, if there is one.
+	Step(name string) (kind string, ok bool)
+	// Params returns the parameters of the step with this name (nil if none, or not decoded).
+	Params(name string) Params
+	// StartedBefore reports whether the named step always starts before this one does.
+	StartedBefore(name string) bool
+	// RunsDuring reports whether the named step can still be running when this one starts.
+	RunsDuring(name string) bool
+	// Sampled reports whether this step samples (every/while).
+	Sampled() bool
+}
+
+// Runtime is what a kind's Run sees of the run: the target's drivers and the run's services.
+type Runtime interface {
+	// Target is the run's target.
+	Target() *Target
+	// Namespace defaults a namespace: ns, else the scenario's first.
+	Namespace(ns string) string
+	// File resolves a path of the scenario against the scenario's directory.
+	File(path string) string
+	// Now is the run's clock.
+	Now() time.Time
+	// Sleep waits for d or until ctx ends.
+	Sleep(ctx context.Context, d time.Duration) error
+	// Record stores the step's result under its name (see Kind.Result).
+	Record(v any)
+	// Artifact keeps a raw input of the step for the report.
+	Artifact(name string, data []byte)
+	// Warn adds a warning to the step's record.
+	Warn(msg string)
+	// Created registers how to undo something the step created; the run undoes it at the end.
+	Created(what string, undo func(context.Context) error)
+	// Process returns the running process a process step started under name.
+	Process(name string) (RunningProcess, bool)
+	// AddProcess registers a started process under name.
+	AddProcess(name string, p RunningProcess)
+	// Label is the step's name, or its path when it has none.
+	Label() string
+	// Sample is the sample number of a sampled step (0 otherwise).
+	Sample() int
+	// Started returns when the named step started, if it has.
+	Started(step string) (time.Time, bool)
+	// RunStart is when the run started.
+	RunStart() time.Time
+	// Judge evaluates the step's expression now; false is a failure.
+	Judge() error
+	// WaitUntil polls the step's expression until it holds.
+	WaitUntil(ctx context.Context, interval time.Duration) error
+	// Block runs a block step (parallel, sequence, repeat, await) through the scheduler.
+	Block(ctx context.Context) error
+	// ParseAccessLog parses an Istio access-log line.
+	ParseAccessLog(line string) (LogEntry, bool)
+}
+
+// Parent is a kind that holds steps; ChildField is the field of its value that lists them
+// ("" when the value itself is the list).
+type Parent interface {
+	ChildField() string
+}
+
+// Conditional is a kind that holds an expression, compiled when the scenario loads;
+// ExprField is where it is written inside the kind's value ("" for the value itself).
+type Conditional interface {
+	ExprField() (field string, ok bool)
+}
+
+// Joiner is a kind that waits for other steps by name (await).
+type Joiner interface {
+	Joins() []string
+}

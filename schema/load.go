@@ -1,0 +1,180 @@
+package schema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Load is the load step: fortio, in-process on the local target, inside a pod on kube.
+type Load struct {
+	URL                   string            `json:"url"`
+	From                  *PodRef           `json:"from,omitempty"`
+	Connections           int               `json:"connections,omitempty"`
+	QPS                   float64           `json:"qps,omitempty"`
+	Requests              int               `json:"requests,omitempty"`
+	Duration              Duration          `json:"duration,omitempty"`
+	Keepalive             *bool             `json:"keepalive,omitempty"`
+	Timeout               Duration          `json:"timeout,omitempty"`
+	Headers               map[string]string `json:"headers,omitempty"`
+	HTTP10                bool              `json:"http10,omitempty"`
+	ResolveEachConnection *bool             `json:"resolveEachConnection,omitempty"`
+}
+
+// The load defaults, applied once by WithDefaults.
+const (
+	DefaultConnections    = 4
+	DefaultLoadDuration   = 5 * time.Second
+	DefaultRequestTimeout = 3 * time.Second
+)
+
+var loadKind = Kind{
+	Usage:  "generate HTTP load with fortio and record its results",
+	New:    func() Params { return new(Load) },
+	Result: ResultLoad,
+}
+
+// WithDefaults returns the load with every default filled in: what drivers receive.
+func (p Load) WithDefaults() Load {
+	if p.Connections == 0 {
+		p.Connections = DefaultConnections
+	}
+	if p.Requests == 0 && p.Duration == 0 {
+		p.Duration = Duration(DefaultLoadDuration)
+	}
+	if p.Timeout == 0 {
+		p.Timeout = Duration(DefaultRequestTimeout)
+	}
+	t := true
+	if p.Keepalive == nil {
+		p.Keepalive = &t
+	}
+	if p.ResolveEachConnection == nil {
+		p.ResolveEachConnection = &t
+	}
+	return p
+}
+
+// Check: requests or duration, a URL with a scheme and a host, valid headers.
+func (p *Load) Check(c Checker) {
+	if p.Requests > 0 && p.Duration > 0 {
+		c.Errorf("duration", "load takes requests or duration, not both: requests=%d runs exactly that many", p.Requests)
+	}
+	if !c.Templated("url") {
+		if err := CheckLoadURL(p.URL); err != nil {
+			c.Errorf("url", "%v", err)
+		}
+	}
+	for name, value := range p.Headers {
+		if err := CheckHeader(name, value); err != nil {
+			c.Errorf("headers", "%v", err)
+		}
+	}
+	if p.From != nil && p.From.Pod == "" && p.From.Selector == "" {
+		c.Errorf("from", "from needs pod or selector: the client pod that runs fortio")
+	}
+}
+
+// CheckLoadURL checks that a URL can be loaded: http or https, with a host.
+func CheckLoadURL(raw string) error {
+	if raw == "" {
+		return errors.New("url is empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("url %q: %v", raw, errors.Unwrap(err))
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("url %q: the scheme must be http or https, e.g. \"http://backend:8080/echo\"", raw)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("url %q has no host: expected e.g. \"http://backend:8080/echo\"", raw)
+	}
+	return nil
+}
+
+// CheckHeader checks an HTTP header's name and value.
+func CheckHeader(name, value string) error {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool {
+		return r <= ' ' || r >= 0x7f || r == ':'
+	}) {
+		return fmt.Errorf("header name %q is not a valid HTTP header name", name)
+	}
+	if strings.ContainsAny(value, "\r\n") {
+		return fmt.Errorf("header %s: the value must not contain a line break", name)
+	}
+	return nil
+}
+
+// Plan: a load of a duration lasts at least that long; a load of N requests, unknown.
+func (p *Load) Plan() Plan {
+	if p.Requests == 0 {
+		return Plan{Duration: p.WithDefaults().Duration.D(), Timeout: TimeoutNone} // fortio's own start-up adds a little
+	}
+	return Plan{Timeout: TimeoutNone}
+}
+
+// Needs pods for a load from a pod, this machine otherwise.
+func (p *Load) Needs() Capability {
+	if p.From != nil {
+		return CapPods
+	}
+	return CapHost
+}
+
+// Mutates nothing.
+func (p *Load) Mutates(func(string) string) Mutation { return Mutation{} }
+
+// Summary: the count or duration, connections, rate and URL.
+func (p *Load) Summary() string {
+	d := p.WithDefaults()
+	var b strings.Builder
+	if d.Requests > 0 {
+		fmt.Fprintf(&b, "%d req", d.Requests)
+	} else {
+		fmt.Fprintf(&b, "%s", d.Duration.D())
+	}
+	fmt.Fprintf(&b, " × %d conn", d.Connections)
+	if d.QPS > 0 {
+		fmt.Fprintf(&b, " at %g qps", d.QPS)
+	}
+	if !*d.Keepalive {
+		b.WriteString(" no-keepalive")
+	}
+	b.WriteString(" → " + d.URL)
+	return b.String()
+}
+
+// Run runs the load and records its results.
+func (p *Load) Run(ctx context.Context, rt Runtime) error {
+	q := p.WithDefaults()
+	if q.From != nil {
+		from := *q.From
+		from.Namespace = rt.Namespace(from.Namespace)
+		q.From = &from
+	}
+	start := rt.Now()
+	res, err := rt.Target().Load.Load(ctx, q)
+	if len(res.Raw) > 0 {
+		rt.Artifact("fortio.json", res.Raw)
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		rt.Warn(w)
+	}
+	rt.Record(LoadRecorded{LoadResult: res.LoadResult, Warnings: res.Warnings, Start: start, End: rt.Now()})
+	return nil
+}
+
+// LoadRecorded is what a load step records: its results and when it ran.
+type LoadRecorded struct {
+	LoadResult
+	Warnings []string
+	Start    time.Time
+	End      time.Time
+}

@@ -1,0 +1,194 @@
+package schema
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Logs is the logs step: log lines since a mark, with Istio access-log lines parsed.
+type Logs struct {
+	PodRef
+	Process string `json:"process,omitempty"`
+	File    string `json:"file,omitempty"`
+	Since   string `json:"since,omitempty"`
+	Match   string `json:"match,omitempty"`
+	Capture string `json:"capture,omitempty"`
+}
+
+var logsKind = Kind{
+	Usage:  "record log lines since a mark, parsing access logs",
+	New:    func() Params { return new(Logs) },
+	Result: ResultLogs,
+}
+
+// Check: one source; since names a step that has started; valid patterns.
+func (p *Logs) Check(c Checker) {
+	exactlyOneGroup(c, "logs", [][]string{{"pod", "selector"}, {"process"}, {"file"}})
+	if p.Pod != "" && p.Selector != "" {
+		c.Errorf("", "logs takes pod or selector, not both")
+	}
+	if (p.Process != "" || p.File != "") && (p.Container != "" || p.Namespace != "") {
+		c.Errorf("", "container and namespace apply to a pod's logs, not to a process or a file")
+	}
+	if p.Process != "" {
+		checkProcessRef(c, "process", p.Process, "logs")
+	}
+	if p.Since != "" && !c.Templated("since") {
+		kind, ok := c.Step(p.Since)
+		switch {
+		case !ok:
+			c.Errorf("since", "logs since names %q, but no step has that name", p.Since)
+		case !c.StartedBefore(p.Since):
+			c.Errorf("since", "logs since names %q (a %s step), which has not started when this step runs: name a step that comes earlier", p.Since, kind)
+		}
+	}
+	checkRE(c, "match", p.Match)
+	checkRE(c, "capture", p.Capture)
+}
+
+// CaptureGroups returns the named groups of the capture pattern.
+func (p *Logs) CaptureGroups() []string { return groups(p.Capture) }
+
+// exactlyOneGroup is ExactlyOne over groups of fields (any field of a group selects it).
+func exactlyOneGroup(c Checker, kind string, groups [][]string) {
+	var set, all []string
+	for _, g := range groups {
+		all = append(all, strings.Join(g, " or "))
+		for _, f := range g {
+			if c.Has(f) {
+				set = append(set, f)
+				break
+			}
+		}
+	}
+	if len(set) == 0 {
+		c.Errorf("", "%s needs one of: %s", kind, strings.Join(all, "; "))
+	} else if len(set) > 1 {
+		c.Errorf("", "%s takes only one of: %s; got %s", kind, strings.Join(all, "; "), strings.Join(set, " and "))
+	}
+}
+
+// Plan: one read.
+func (p *Logs) Plan() Plan { return Plan{} }
+
+// Needs pods for a container's logs, local processes for a process, this machine for a file.
+func (p *Logs) Needs() Capability {
+	switch {
+	case p.Process != "":
+		return CapProcesses
+	case p.File != "":
+		return CapHost
+	}
+	return CapPods
+}
+
+// Mutates nothing.
+func (p *Logs) Mutates(func(string) string) Mutation { return Mutation{} }
+
+// Summary names the source.
+func (p *Logs) Summary() string {
+	switch {
+	case p.Process != "":
+		return "process " + p.Process
+	case p.File != "":
+		return "file " + p.File
+	}
+	return p.PodRef.String()
+}
+
+// Run reads the lines written since the mark, parses and records them.
+func (p *Logs) Run(ctx context.Context, rt Runtime) error {
+	q := *p
+	if q.Process == "" && q.File == "" {
+		q.Namespace = rt.Namespace(q.Namespace)
+		if q.Container == "" {
+			q.Container = "istio-proxy"
+		}
+	} else if q.File != "" {
+		q.File = rt.File(q.File)
+	}
+	since := rt.RunStart()
+	if q.Since != "" {
+		t, ok := rt.Started(q.Since)
+		if !ok {
+			return fmt.Errorf("logs since %q: that step has not started", q.Since)
+		}
+		since = t
+	}
+	lines, err := rt.Target().Logs.Logs(ctx, q, since)
+	if err != nil {
+		return err
+	}
+	res, err := ParseLogs(lines, q.Match, q.Capture, rt.ParseAccessLog)
+	if err != nil {
+		return err
+	}
+	var raw strings.Builder
+	for _, l := range lines {
+		raw.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " " + l.Text + "\n")
+	}
+	rt.Artifact("logs.txt", []byte(raw.String()))
+	rt.Record(res)
+	return nil
+}
+
+// ParseLogs filters lines, parses access-log lines and counts codes, flags and details.
+func ParseLogs(lines []LogLine, match, capture string, parse func(string) (LogEntry, bool)) (LogResult, error) {
+	res := LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}, Capture: map[string]string{}}
+	var mre, cre *regexp.Regexp
+	var err error
+	if match != "" {
+		if mre, err = regexp.Compile(match); err != nil {
+			return res, fmt.Errorf("logs match: %v", err)
+		}
+	}
+	if capture != "" {
+		if cre, err = regexp.Compile(capture); err != nil {
+			return res, fmt.Errorf("logs capture: %v", err)
+		}
+	}
+	for _, l := range lines {
+		if mre != nil && !mre.MatchString(l.Text) {
+			continue
+		}
+		e, ok := parse(l.Text)
+		if !ok {
+			e = LogEntry{Line: l.Text}
+		}
+		e.Line = l.Text
+		if e.Time == "" && !l.Time.IsZero() {
+			e.Time = l.Time.UTC().Format(time.RFC3339Nano)
+		}
+		if e.Access {
+			res.Codes[fmt.Sprint(int(e.Code))]++
+			for _, f := range e.Flags {
+				res.Flags[f]++
+			}
+			if e.Details != "" {
+				res.Details[e.Details]++
+			}
+		}
+		if cre != nil {
+			if m := cre.FindStringSubmatch(l.Text); m != nil {
+				caps := map[string]string{}
+				for i, n := range cre.SubexpNames() {
+					if n != "" {
+						caps[n] = m[i]
+					}
+				}
+				e.Captures = caps
+				res.Captures = append(res.Captures, caps)
+				if len(res.Captures) == 1 {
+					res.Capture = caps
+				}
+			}
+		}
+		res.Lines = append(res.Lines, l.Text)
+		res.Entries = append(res.Entries, e)
+	}
+	res.Count = float64(len(res.Lines))
+	return res, nil
+}

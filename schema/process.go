@@ -1,0 +1,88 @@
+package schema
+
+import (
+	"context"
+	"net"
+	"strings"
+	"time"
+)
+
+// Process is the process step: a local command that runs until killed or the run ends.
+type Process struct {
+	Argv  []string          `json:"argv"`
+	Dir   string            `json:"dir,omitempty"`
+	Env   map[string]string `json:"env,omitempty"`
+	Ready *Ready            `json:"ready,omitempty"`
+}
+
+// Ready is a readiness check.
+type Ready struct {
+	HTTP    string   `json:"http,omitempty"`
+	TCP     string   `json:"tcp,omitempty"`
+	Log     string   `json:"log,omitempty"`
+	Timeout Duration `json:"timeout,omitempty"`
+}
+
+var processKind = Kind{
+	Usage:  "start a local command in the background",
+	New:    func() Params { return new(Process) },
+	Result: ResultValue,
+}
+
+// Check: one readiness check, of a valid shape.
+func (p *Process) Check(c Checker) {
+	if p.Ready == nil {
+		return
+	}
+	switch c.ExactlyOneOf("ready", "http", "tcp", "log") {
+	case "log":
+		checkRE(c, "ready.log", p.Ready.Log)
+	case "http":
+		if !c.Templated("ready.http") {
+			if err := checkHTTPURL(p.Ready.HTTP); err != nil {
+				c.Errorf("ready.http", "%v", err)
+			}
+		}
+	case "tcp":
+		if !c.Templated("ready.tcp") {
+			if _, port, err := net.SplitHostPort(p.Ready.TCP); err != nil || port == "" {
+				c.Errorf("ready.tcp", "expected host:port, e.g. \"127.0.0.1:8080\", got %q", p.Ready.TCP)
+			}
+		}
+	}
+}
+
+// Plan: the step ends when the process is ready.
+func (p *Process) Plan() Plan { return Plan{} }
+
+// Needs local processes.
+func (p *Process) Needs() Capability { return CapProcesses }
+
+// Mutates nothing on a cluster.
+func (p *Process) Mutates(func(string) string) Mutation { return Mutation{} }
+
+// Summary is the command.
+func (p *Process) Summary() string { return strings.Join(p.Argv, " ") }
+
+// Run starts the command; the automatic cleanup stops it and keeps its output.
+func (p *Process) Run(ctx context.Context, rt Runtime) error {
+	q := *p
+	q.Dir = rt.File(or(q.Dir, "."))
+	name := rt.Label()
+	proc, err := rt.Target().Processes.Start(ctx, name, q)
+	if err != nil {
+		return err
+	}
+	rt.AddProcess(name, proc)
+	rt.Created("process "+name, func(ctx context.Context) error {
+		err := proc.Stop(ctx, "TERM")
+		var out strings.Builder
+		for _, l := range proc.Output() {
+			out.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " " + l.Text + "\n")
+		}
+		rt.Artifact("output.txt", []byte(out.String()))
+		return err
+	})
+	rt.Record(map[string]any{"name": name, "argv": p.Argv})
+	return nil
+}
