@@ -39,10 +39,10 @@ import (
 	"time"
 
 	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/envoy"
-	"labrun.dev/labrun/target/kube"
+	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/sandbox"
+	"labrun.dev/labrun/target/kube"
 )
 
 func TestMain(m *testing.M) { sandbox.Main(m) }

@@ -77,7 +77,9 @@ func (p *DNS) Mutates(ns func(string) string) Mutation {
 }
 
 // Summary: host → addresses.
-func (p *DNS) Summary() string { return fmt.Sprintf("%s → %s", p.Host, strings.Join(p.Addresses, ",")) }
+func (p *DNS) Summary() string {
+	return fmt.Sprintf("%s → %s", p.Host, strings.Join(p.Addresses, ","))
+}
 
 // Run sets the records.
 func (p *DNS) Run(ctx context.Context, rt Runtime) error {

@@ -34,7 +34,9 @@ func (p *Scale) Mutates(ns func(string) string) Mutation {
 }
 
 // Summary names the Deployment and the replicas.
-func (p *Scale) Summary() string { return fmt.Sprintf("deployment %s → %d", p.Deployment, p.Replicas) }
+func (p *Scale) Summary() string {
+	return fmt.Sprintf("deployment %s → %d", p.Deployment, p.Replicas)
+}
 
 // Run scales and, unless wait is false, waits for the rollout.
 func (p *Scale) Run(ctx context.Context, rt Runtime) error {
