@@ -561,8 +561,9 @@ func (d *decoder) names() *Names {
 		Snapshots: map[string]bool{}, Series: map[string]bool{}, Loads: map[string]bool{},
 		Execs: map[string]bool{}, Logs: map[string]bool{}, Values: map[string]bool{},
 		Vars: sc.Vars, Backends: map[string]bool{}, Blackholes: map[string]bool{},
-		Steps: map[string]bool{},
+		Steps: map[string]bool{}, Hosts: map[string]bool{}, Groups: map[string][]string{},
 	}
+	families := map[string]string{}
 	for name := range sc.names {
 		n.Steps[name] = true
 	}
@@ -589,6 +590,10 @@ func (d *decoder) names() *Names {
 			sc.Snapshots = append(sc.Snapshots, s)
 			if p, ok := s.Params.(*schema.Snapshot); ok {
 				sources[p.Source()] = true
+				if p.Hosts || s.HasTemplates() {
+					n.Hosts[s.Name] = true
+				}
+				families[s.Name] = p.Family()
 			}
 		case schema.ResultLoad:
 			n.Loads[s.Name] = true
@@ -596,9 +601,18 @@ func (d *decoder) names() *Names {
 			n.Execs[s.Name] = true
 		case schema.ResultLogs:
 			n.Logs[s.Name] = true
+		}
+		if g, ok := s.Params.(interface{ CaptureGroups() []string }); ok && !s.HasTemplates() {
+			n.Groups[s.Name] = g.CaptureGroups()
+		}
+		switch schema.Kinds[s.Kind].Result {
 		case schema.ResultValue:
 			n.Values[s.Name] = true
 		}
+	}
+	n.Gauge = func(snap, stat string) bool { return schema.KnownGauge(families[snap], stat) }
+	if len(sc.Snapshots) > 0 {
+		n.DeltaFrom = sc.Snapshots[0].Name
 	}
 	switch {
 	case len(sc.Snapshots) < 2:
@@ -632,6 +646,10 @@ func (d *decoder) compile(names *Names) {
 			sc.Expect = append(sc.Expect, e)
 		}
 	}
+	index := map[*Step]int{}
+	for i, s := range d.order {
+		index[s] = i
+	}
 	for _, s := range d.order {
 		v := d.stepValue[s]
 		var ev cue.Value
@@ -651,11 +669,17 @@ func (d *decoder) compile(names *Names) {
 					d.l.errs.errs = append(d.l.errs.errs, cerr)
 				} else {
 					s.Expr = e
+					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
 				}
 			}
 		}
 		if s.raw != nil {
 			d.templates(s, v.LookupPath(cue.MakePath(cue.Str(s.Kind))), names)
+			for _, t := range s.templates {
+				for _, e := range t.Exprs() {
+					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
+				}
+			}
 		}
 	}
 }
@@ -699,4 +723,29 @@ func (d *decoder) templates(s *Step, kv cue.Value, names *Names) {
 		}
 	}
 	walk(kv, "")
+}
+
+// checkReads refuses an expression of step s that reads the result of a step that cannot have
+// run when s evaluates it: the value would be missing, every time.
+func (d *decoder) checkReads(s *Step, e *Expr, path string, index map[*Step]int) {
+	seen := map[string]bool{}
+	for _, name := range e.Names {
+		t := d.sc.names[name]
+		if t == nil || seen[name] || schema.Kinds[t.Kind].Result == schema.ResultNone {
+			continue
+		}
+		seen[name] = true
+		_, polls := s.Params.(*schema.Wait)
+		switch {
+		case t == s:
+			if _, ok := s.Params.(*schema.Repeat); !ok {
+				d.l.errs.add(e.Pos, path, "%s reads %q, its own result, which does not exist while it runs", s.Kind, name)
+			}
+		case d.ancestor(s, t): // a repeat's until reads its own steps, after each round
+		case d.startedBefore(t, s, index):
+		case polls && d.concurrent(s, t, index): // a wait polls until the other step records
+		default:
+			d.l.errs.add(e.Pos, path, "%q reads %s, which has not run when this step starts: move the step after %q, or read it in expect", e.Src, describeStep(t), name)
+		}
+	}
 }

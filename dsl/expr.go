@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,8 @@ type Expr struct {
 	Refs []Ref
 	// Explain splits a boolean expression into the parts whose values a failure shows.
 	Explain *Explain
+	// Names are the identifiers the expression reads (step names among them).
+	Names []string
 }
 
 // RefKind says what a stat reference reads.
@@ -99,6 +102,16 @@ type Names struct {
 	DeltaErr string
 	// Steps are every named step: started.<name> and ended.<name> read their times.
 	Steps map[string]bool
+	// Hosts are the snapshots that record /clusters hosts (hosts: true).
+	Hosts map[string]bool
+	// Groups are the named groups of each exec's and logs step's capture pattern (absent: not
+	// known before the run).
+	Groups map[string][]string
+	// Gauge reports whether stat is a gauge in the snapshot named (a delta of a gauge is
+	// meaningless); nil when nothing is known.
+	Gauge func(snapshot, stat string) bool
+	// DeltaFrom is the snapshot a plain delta reads (for the gauge check).
+	DeltaFrom string
 }
 
 // Env returns an environment with zero values of the right types, for compiling. The
@@ -196,6 +209,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	}
 	e.Program = prog
 	e.Refs = p.refs
+	e.Names = p.idents
 	if opts.asBool {
 		e.Explain = explain(src, names)
 	}
@@ -271,9 +285,10 @@ func (n *Names) known() []string {
 //
 // and records every stat read, checking names it can check now.
 type patcher struct {
-	names *Names
-	refs  []Ref
-	err   string
+	names  *Names
+	refs   []Ref
+	idents []string
+	err    string
 	// stats marks nodes that evaluate to Stats, with the ref they start.
 	stats map[ast.Node]*Ref
 }
@@ -292,6 +307,7 @@ func (p *patcher) Visit(node *ast.Node) {
 	}
 	switch n := (*node).(type) {
 	case *ast.IdentifierNode:
+		p.idents = append(p.idents, n.Value)
 		switch {
 		case n.Value == "delta":
 			if p.names.DeltaErr != "" {
@@ -357,6 +373,20 @@ func (p *patcher) Visit(node *ast.Node) {
 			}
 			return
 		}
+		if inner, ok := n.Node.(*ast.MemberNode); ok {
+			if id, ok := inner.Node.(*ast.IdentifierNode); ok {
+				if field, ok := inner.Property.(*ast.StringNode); ok && ((p.names.Execs[id.Value] && field.Value == "captured") || (p.names.Logs[id.Value] && field.Value == "capture")) {
+					if groups, known := p.names.Groups[id.Value]; known && !slices.Contains(groups, prop.Value) {
+						have := "it has no named groups"
+						if len(groups) > 0 {
+							have = "its groups: " + strings.Join(groups, ", ")
+						}
+						p.fail("%s.%s.%s: the capture pattern of %q has no group %q (%s); name one with (?P<%s>...)", id.Value, field.Value, prop.Value, id.Value, prop.Value, have, prop.Value)
+						return
+					}
+				}
+			}
+		}
 		if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == "vars" {
 			if _, ok := p.names.Vars[prop.Value]; !ok {
 				p.fail("no var named %q (declare it under vars); declared: %s", prop.Value, keys(p.names.Vars))
@@ -384,6 +414,10 @@ func (p *patcher) Visit(node *ast.Node) {
 			return
 		}
 		if root.Kind == RefSnapshot && root.Stat == "" && prop.Value == "hosts" {
+			if p.names.Hosts != nil && !p.names.Hosts[root.Name] {
+				p.fail("%s.hosts: snapshot %q does not record hosts: add hosts: true to its snapshot step", root.Name, root.Name)
+				return
+			}
 			ast.Patch(node, &ast.CallNode{
 				Callee:    &ast.IdentifierNode{Value: hostsFunc},
 				Arguments: []ast.Node{&ast.StringNode{Value: root.Name}},
@@ -402,6 +436,16 @@ func (p *patcher) Visit(node *ast.Node) {
 			base = n.Node.(*ast.MemberNode).Node
 		} else {
 			ref.Stat = prop.Value
+		}
+		if g := p.names.Gauge; g != nil && (ref.Kind == RefDelta || ref.Kind == RefDeltaPair) {
+			snap := ref.From
+			if ref.Kind == RefDelta {
+				snap = p.names.DeltaFrom
+			}
+			if g(snap, ref.Stat) {
+				p.fail("%s is a gauge (a level, not a count): it has no delta; compare two snapshots instead, e.g. a.%s < b.%s", ref.Stat, ref.Stat, ref.Stat)
+				return
+			}
 		}
 		mem := &ast.MemberNode{Node: base, Property: &ast.StringNode{Value: ref.Stat}}
 		ast.Patch(node, mem)

@@ -121,6 +121,23 @@ const (
 	ResultValue
 )
 
+// Describe says what expressions see by a step's name.
+func (r Result) Describe() string {
+	switch r {
+	case ResultSnapshot:
+		return "`<name>.<stat>`; a series (`.samples`, `.max`, `.last`, …) when sampled with `every`"
+	case ResultLoad:
+		return "`<name>.code200`, `.codes`, `.requests`, `.p99`, `.qps`, `.sockets`, …"
+	case ResultExec:
+		return "`<name>.stdout`, `.stderr`, `.exit`, `.captured.<group>`"
+	case ResultLogs:
+		return "`<name>.count`, `.codes`, `.flags`, `.entries`, `.capture.<group>`"
+	case ResultValue:
+		return "`<name>`: the value, as JSON-like data"
+	}
+	return "—"
+}
+
 // Zero is the value expressions are compiled against for a result of this kind (nil for
 // ResultNone and ResultValue, whose type is decided at run time).
 func (r Result) Zero(sampled bool) any {

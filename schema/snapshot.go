@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -141,4 +142,51 @@ func nonNil(s Stats) Stats {
 		return Stats{}
 	}
 	return s
+}
+
+// Family is the kind of source: "envoy" (a sidecar or an admin URL), "prometheus", "backend".
+func (s Snapshot) Family() string {
+	switch {
+	case s.Envoy != nil || s.Admin != "":
+		return "envoy"
+	case s.Prometheus != "":
+		return "prometheus"
+	case s.Backend != "":
+		return "backend"
+	}
+	return ""
+}
+
+// knownGauges are the gauges of each source family, as the stats are named after the cluster
+// prefix is removed. A delta of one of them is refused before the run.
+var knownGauges = map[string]map[string]bool{
+	// The local backend's gauges (target/local's stats).
+	"backend": {"cx_active": true, "rq_active": true},
+	// Envoy's cluster gauges (envoyproxy.io: cluster manager statistics).
+	"envoy": {
+		"upstream_cx_active": true, "upstream_rq_active": true, "upstream_rq_pending_active": true,
+		"upstream_cx_rx_bytes_buffered": true, "upstream_cx_tx_bytes_buffered": true,
+		"membership_healthy": true, "membership_degraded": true, "membership_excluded": true,
+		"membership_total": true, "max_host_weight": true, "lb_subsets_active": true, "version": true,
+		"outlier_detection.ejections_active": true,
+	},
+}
+
+// circuitBreakerGauges are the gauges under circuit_breakers.<priority>.
+var circuitBreakerGauges = map[string]bool{
+	"cx_open": true, "cx_pool_open": true, "rq_open": true, "rq_pending_open": true, "rq_retry_open": true,
+	"remaining_cx": true, "remaining_pending": true, "remaining_rq": true, "remaining_retries": true,
+	"remaining_cx_pools": true,
+}
+
+// KnownGauge reports whether stat is known to be a gauge in a source of family.
+func KnownGauge(family, stat string) bool {
+	if knownGauges[family][stat] {
+		return true
+	}
+	if family == "envoy" {
+		parts := strings.Split(stat, ".")
+		return len(parts) == 3 && parts[0] == "circuit_breakers" && circuitBreakerGauges[parts[2]]
+	}
+	return false
 }
