@@ -316,4 +316,4 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // describeStep is "step NAME (a KIND step)", for messages.
-func describeStep(s *Step) string { return fmt.Sprintf("%q (a %s step)", s.Name, s.Kind) }
+func describeStep(s *Step) string { return fmt.Sprintf("%q (%s step)", s.Name, schema.A(s.Kind)) }

@@ -612,7 +612,7 @@ func (d *decoder) names() *Names {
 	}
 	n.Gauge = func(snap, stat string) bool { return schema.KnownGauge(families[snap], stat) }
 	if len(sc.Snapshots) > 0 {
-		n.DeltaFrom = sc.Snapshots[0].Name
+		n.DeltaFrom, n.DeltaTo = sc.Snapshots[0].Name, sc.Snapshots[len(sc.Snapshots)-1].Name
 	}
 	switch {
 	case len(sc.Snapshots) < 2:

@@ -110,8 +110,8 @@ type Names struct {
 	// Gauge reports whether stat is a gauge in the snapshot named (a delta of a gauge is
 	// meaningless); nil when nothing is known.
 	Gauge func(snapshot, stat string) bool
-	// DeltaFrom is the snapshot a plain delta reads (for the gauge check).
-	DeltaFrom string
+	// DeltaFrom and DeltaTo are the snapshots a plain delta compares (for messages).
+	DeltaFrom, DeltaTo string
 }
 
 // Env returns an environment with zero values of the right types, for compiling. The
@@ -438,12 +438,12 @@ func (p *patcher) Visit(node *ast.Node) {
 			ref.Stat = prop.Value
 		}
 		if g := p.names.Gauge; g != nil && (ref.Kind == RefDelta || ref.Kind == RefDeltaPair) {
-			snap := ref.From
+			from, to := ref.From, ref.To
 			if ref.Kind == RefDelta {
-				snap = p.names.DeltaFrom
+				from, to = p.names.DeltaFrom, p.names.DeltaTo
 			}
-			if g(snap, ref.Stat) {
-				p.fail("%s is a gauge (a level, not a count): it has no delta; compare two snapshots instead, e.g. a.%s < b.%s", ref.Stat, ref.Stat, ref.Stat)
+			if g(from, ref.Stat) {
+				p.fail("%s is a gauge (a level, not a count): it has no delta; compare the snapshots instead, e.g. %s.%s < %s.%s", ref.Stat, from, ref.Stat, to, ref.Stat)
 				return
 			}
 		}

@@ -72,7 +72,7 @@ func Unsupported(kind string, p Params, target string, caps Caps) string {
 	if need == "" || caps[need] {
 		return ""
 	}
-	msg := fmt.Sprintf("a %s step needs %s, which the %s target does not have", kind, capabilityText[need], target)
+	msg := fmt.Sprintf("%s step needs %s, which the %s target does not have", A(kind), capabilityText[need], target)
 	switch need {
 	case CapLocalDNS:
 		msg += `: declare local: dns: {zone: "lab.internal"}`

@@ -1,8 +1,7 @@
 package schema
 
 import (
-	"errors"
-	"fmt"
+		"fmt"
 	"net/url"
 	"sort"
 	"strings"
@@ -11,10 +10,7 @@ import (
 // checkHTTPURL checks an http(s) URL with a host (an admin or Prometheus endpoint).
 func checkHTTPURL(raw string) error {
 	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("url %q: %v", raw, errors.Unwrap(err))
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("url %q: expected http://host:port, e.g. \"http://127.0.0.1:15000\"", raw)
 	}
 	return nil
@@ -27,4 +23,12 @@ func sortedKeys[V any](m map[string]V) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ", ")
+}
+
+// A returns "a kind" or "an kind", for messages ("an exec step").
+func A(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
 }

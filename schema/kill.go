@@ -42,7 +42,7 @@ func checkProcessRef(c Checker, field, name, what string) {
 	case !ok:
 		c.Errorf(field, "%s names process %q, but no step has that name", what, name)
 	case kind != "process":
-		c.Errorf(field, "%s names %q, a %s step: expected the name of a process step", what, name, kind)
+		c.Errorf(field, "%s names %q, %s step: expected the name of a process step", what, name, A(kind))
 	case !c.StartedBefore(name):
 		c.Errorf(field, "%s names process %q, which has not started when this step runs: put its process step earlier", what, name)
 	}

@@ -42,7 +42,7 @@ func (p *Logs) Check(c Checker) {
 		case !ok:
 			c.Errorf("since", "logs since names %q, but no step has that name", p.Since)
 		case !c.StartedBefore(p.Since):
-			c.Errorf("since", "logs since names %q (a %s step), which has not started when this step runs: name a step that comes earlier", p.Since, kind)
+			c.Errorf("since", "logs since names %q (%s step), which has not started when this step runs: name a step that comes earlier", p.Since, A(kind))
 		}
 	}
 	checkRE(c, "match", p.Match)
