@@ -3,8 +3,7 @@ package docs_test
 import (
 	"fmt"
 	"os"
-	"regexp"
-	"slices"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -14,9 +13,9 @@ import (
 // kindTable is docs/language.md's table of step kinds, generated from the registry.
 func kindTable() string {
 	var b strings.Builder
-	b.WriteString("| kind | what it does | what expressions see by its name |\n|---|---|---|\n")
+	b.WriteString("| kind | what it does | fields | what expressions see by its name |\n|---|---|---|---|\n")
 	for _, k := range schema.KindNames() {
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", k, schema.Kinds[k].Usage, schema.Kinds[k].Result.Describe())
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k, schema.Kinds[k].Usage, fields(schema.Kinds[k].New()), schema.Kinds[k].Result.Describe())
 	}
 	return b.String()
 }
@@ -44,20 +43,44 @@ func TestKindTable(t *testing.T) {
 			t.Errorf("language.md's table of step kinds is not the registry's (LABRUN_UPDATE=1 go test ./docs rewrites it):\n got:\n%s\nwant:\n%s", got, want)
 		}
 	}
-	// The hand-written table: its first column names kinds as `kind` or `a` / `b`.
-	start := strings.Index(doc, "| kind | what it does |\n")
-	var named []string
-	for _, line := range strings.Split(doc[start:], "\n")[2:] {
-		if !strings.HasPrefix(line, "| `") {
-			break
-		}
-		cell := strings.Split(line, "|")[1]
-		for _, m := range regexp.MustCompile("`(\\w+)`").FindAllStringSubmatch(cell, -1) {
-			named = append(named, m[1])
+}
+
+// fields lists a kind's parameters by their CUE names (the JSON names of its Go type).
+func fields(p schema.Params) string {
+	t := reflect.TypeOf(p).Elem()
+	var out []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
+				walk(f.Type)
+			case name != "" && name != "-":
+				out = append(out, "`"+name+"`")
+			}
 		}
 	}
-	slices.Sort(named)
-	if !slices.Equal(named, schema.KindNames()) {
-		t.Errorf("language.md's table of steps names %v; the registry has %v", named, schema.KindNames())
+	walk(t)
+	if pa, ok := p.(schema.Parent); ok && pa.ChildField() != "" {
+		out = append([]string{"`" + pa.ChildField() + "`"}, out...)
 	}
+	if len(out) == 0 {
+		return "(its value: " + valueOf(p) + ")"
+	}
+	return strings.Join(out, ", ")
+}
+
+// valueOf says what a kind without fields is written as.
+func valueOf(p schema.Params) string {
+	switch p.(type) {
+	case *schema.Sleep:
+		return "a duration"
+	case *schema.Assert:
+		return "an expression"
+	case *schema.Await:
+		return "a step name or a list of them"
+	}
+	return "a list of steps"
 }

@@ -152,7 +152,12 @@ func (d *decoder) checkKinds() {
 			}
 		}
 		if caps[schema.CapCluster] && !s.HasTemplates() {
-			refs := staticRefs(s.Params.Mutates(d.defaultNamespace))
+			m := s.Params.Mutates(d.defaultNamespace)
+			if name := unplaced(m); name != "" && !d.sc.ClusterScoped {
+				c.Errorf("", "%s of %s names no namespace, and the scenario declares none: declare namespaces: [\"…\"] (mutations are allowed only there) or give it metadata.namespace", s.Kind, name)
+				continue
+			}
+			refs := staticRefs(m)
 			if err := schema.Guard(s.Kind, s.Params.Mutates(d.defaultNamespace), refs, d.sc.Namespaces, d.sc.ClusterScoped); err != nil {
 				c.Errorf("", "%v", err)
 			}
@@ -179,6 +184,25 @@ var clusterScopedKinds = []string{
 	"Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "Node",
 	"PersistentVolume", "StorageClass", "PriorityClass", "MutatingWebhookConfiguration",
 	"ValidatingWebhookConfiguration", "APIService", "IngressClass", "GatewayClass",
+}
+
+// unplaced names an object of m that would land in no declared namespace: it names none, its
+// step names none and the scenario declares none (so the run would refuse it, whatever its
+// scope).
+func unplaced(m schema.Mutation) string {
+	if m.Namespace != "" {
+		return ""
+	}
+	for _, o := range m.Objects {
+		kind, _ := o["kind"].(string)
+		md, _ := o["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		ns, _ := md["namespace"].(string)
+		if ns == "" && kind != "Namespace" {
+			return kind + " " + name
+		}
+	}
+	return ""
 }
 
 // staticRefs are the objects of a mutation whose scope is known without the cluster.
