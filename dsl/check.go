@@ -275,8 +275,16 @@ func (d *decoder) checkTimeline() {
 			if addr == "" {
 				return
 			}
+			field := "local." + what + "." + name + ".address"
+			if what == "dns" {
+				field = "local.dns.address"
+			}
+			if err := schema.CheckHostPort(addr); err != nil {
+				d.err(d.rootFieldPos(field), field, "%v", err)
+				return
+			}
 			if prev, ok := seen[addr]; ok {
-				d.err(d.rootFieldPos("local."+what+"."+name+".address"), "local."+what+"."+name+".address", "address %s is already taken by %s: two local endpoints cannot listen on one address", addr, prev)
+				d.err(d.rootFieldPos(field), field, "address %s is already taken by %s: two local endpoints cannot listen on one address", addr, prev)
 				return
 			}
 			seen[addr] = what + " " + name
@@ -289,6 +297,10 @@ func (d *decoder) checkTimeline() {
 		}
 		if l.DNS != nil {
 			check("dns", "", l.DNS.Address)
+			zone := strings.TrimSuffix(strings.TrimSpace(l.DNS.Zone), ".")
+			if zone == "" || strings.ContainsAny(zone, " \t/:@") || strings.Contains(zone, "..") {
+				d.err(d.rootFieldPos("local.dns.zone"), "local.dns.zone", "expected a DNS zone such as \"lab.internal\", got %q", l.DNS.Zone)
+			}
 		}
 	}
 }

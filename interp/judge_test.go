@@ -22,7 +22,7 @@ s: schema.#Scenario & {
 		"delta.upstream_cx_overflow > 0",
 		"delta.membership_change == 1",
 		"delta.upstream_rq_total == 18",
-		"delta.upstream_cx_active == 0",
+		"delta.custom_level == 0",
 		"delta.upstream_cx_destroy >= 0",
 		"after.circuit_breakers.default.rq_pending_open == 1",
 		"delta(\"before\", \"after\").upstream_rq_pending_overflow == 12",
@@ -45,17 +45,18 @@ func judgeRecord(before, after interp.SnapshotRecord) *interp.Record {
 // TestDeltaRules checks each rule of a delta: a stat absent before and present after counts
 // from 0 (noted); a stat in no snapshot is an error naming the stat, the snapshots and the
 // likely cause; a counter that went down is a reset and fails unless allowed; a gauge in a
-// delta is refused; a false expectation shows each part's value.
+// delta is refused (here one labrun does not know by name: the loader refuses a delta of a
+// known gauge, see check_delta_gauge_envoy.txtar); a false expectation shows each part's value.
 func TestDeltaRules(t *testing.T) {
 	sc := loadScenario(t, judgeScenario)
 	rec := judgeRecord(
 		interp.SnapshotRecord{
 			Counters: schema.Stats{"upstream_rq_pending_overflow": 0, "upstream_rq_total": 10, "upstream_cx_destroy": 7},
-			Gauges:   schema.Stats{"upstream_cx_active": 0, "circuit_breakers.default.rq_pending_open": 0},
+			Gauges:   schema.Stats{"custom_level": 0, "circuit_breakers.default.rq_pending_open": 0},
 		},
 		interp.SnapshotRecord{
 			Counters: schema.Stats{"upstream_rq_pending_overflow": 12, "upstream_rq_total": 2, "upstream_cx_overflow": 16, "upstream_cx_destroy": 1},
-			Gauges:   schema.Stats{"upstream_cx_active": 1, "circuit_breakers.default.rq_pending_open": 1},
+			Gauges:   schema.Stats{"custom_level": 1, "circuit_breakers.default.rq_pending_open": 1},
 		},
 	)
 	got := interp.Rejudge(rec, sc)
@@ -72,7 +73,7 @@ func TestDeltaRules(t *testing.T) {
 		// 10 → 2: a reset, not -8.
 		{interp.Failed, []string{"upstream_rq_total went down from 10", "reset", "allowReset"}},
 		// A gauge has no delta.
-		{interp.Errored, []string{"upstream_cx_active is a gauge", "compare the snapshots"}},
+		{interp.Errored, []string{"custom_level is a gauge", "compare the snapshots"}},
 		// A reset the scenario allows.
 		{interp.Passed, nil},
 		// Gauges are read from one snapshot, dotted names and all.

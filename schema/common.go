@@ -1,15 +1,22 @@
 package schema
 
 import (
-		"fmt"
+	"fmt"
+	"net"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 )
 
 // checkHTTPURL checks an http(s) URL with a host (an admin or Prometheus endpoint).
 func checkHTTPURL(raw string) error {
 	u, err := url.Parse(raw)
+	if err == nil {
+		if perr := checkPort(u.Port()); perr != nil {
+			return fmt.Errorf("url %q: %v", raw, perr)
+		}
+	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("url %q: expected http://host:port, e.g. \"http://127.0.0.1:15000\"", raw)
 	}
@@ -31,4 +38,39 @@ func A(word string) string {
 		return "an " + word
 	}
 	return "a " + word
+}
+
+// checkPort checks a port number as written ("" is the scheme's default).
+func checkPort(port string) error {
+	if port == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("port %s: expected a port from 1 to 65535", port)
+	}
+	return nil
+}
+
+// CheckHostPort checks a listen or connect address: host:port with a port from 0 to 65535
+// (0: any free port).
+func CheckHostPort(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return fmt.Errorf("expected host:port, e.g. \"127.0.0.1:8080\", got %q", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("address %q: expected a port from 0 to 65535", addr)
+	}
+	if host == "" {
+		return fmt.Errorf("address %q has no host: expected e.g. \"127.0.0.1%s\"", addr, addr)
+	}
+	return nil
+}
+
+// checkArgv checks a command line: a program to run.
+func checkArgv(c Checker, argv []string) {
+	if len(argv) > 0 && strings.TrimSpace(argv[0]) == "" && !c.Templated("argv.0") {
+		c.Errorf("argv.0", "expected a program name, got %q", argv[0])
+	}
 }

@@ -41,6 +41,7 @@ func (p *Exec) Check(c Checker) {
 		c.Errorf(field, "%s applies to a command in a pod: give pod or selector, or leave it out to run on this machine", field)
 	}
 	checkRE(c, "capture", p.Capture)
+	checkArgv(c, p.Argv)
 }
 
 // CaptureGroups returns the named groups of the capture pattern (nil when it has none or is

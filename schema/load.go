@@ -93,6 +93,9 @@ func CheckLoadURL(raw string) error {
 	if u.Host == "" {
 		return fmt.Errorf("url %q has no host: expected e.g. \"http://backend:8080/echo\"", raw)
 	}
+	if err := checkPort(u.Port()); err != nil {
+		return fmt.Errorf("url %q: %v", raw, err)
+	}
 	return nil
 }
 

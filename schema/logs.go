@@ -36,6 +36,9 @@ func (p *Logs) Check(c Checker) {
 	if p.Process != "" {
 		checkProcessRef(c, "process", p.Process, "logs")
 	}
+	if c.Has("file") && strings.TrimSpace(p.File) == "" {
+		c.Errorf("file", "expected the path of a log file, got %q", p.File)
+	}
 	if p.Since != "" && !c.Templated("since") {
 		kind, ok := c.Step(p.Since)
 		switch {

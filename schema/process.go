@@ -2,7 +2,6 @@ package schema
 
 import (
 	"context"
-	"net"
 	"strings"
 	"time"
 )
@@ -31,6 +30,7 @@ var processKind = Kind{
 
 // Check: one readiness check, of a valid shape.
 func (p *Process) Check(c Checker) {
+	checkArgv(c, p.Argv)
 	if p.Ready == nil {
 		return
 	}
@@ -45,8 +45,8 @@ func (p *Process) Check(c Checker) {
 		}
 	case "tcp":
 		if !c.Templated("ready.tcp") {
-			if _, port, err := net.SplitHostPort(p.Ready.TCP); err != nil || port == "" {
-				c.Errorf("ready.tcp", "expected host:port, e.g. \"127.0.0.1:8080\", got %q", p.Ready.TCP)
+			if err := CheckHostPort(p.Ready.TCP); err != nil {
+				c.Errorf("ready.tcp", "%v", err)
 			}
 		}
 	}
