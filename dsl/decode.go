@@ -64,6 +64,9 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 		var local schema.Local
 		if err := lv.Decode(&local); err == nil {
 			sc.Local = &local
+		} else if len(l.errs.errs) == before {
+			// Never dropped silently: a local world that does not decode is reported here.
+			d.err(d.l.valuePos(lv), "local", "local: %v", err)
 		}
 	}
 	sc.Setup = d.steps(v.LookupPath(cue.ParsePath("setup")), PhaseSetup, "setup", nil)
@@ -149,40 +152,53 @@ func (d *decoder) relPath(v cue.Value) string {
 	return strings.Join(parts, ".")
 }
 
-// vars decodes the scenario's vars and applies --var overrides, keeping each var's type.
+// vars decodes the scenario's vars. --var values were applied to the declared values before
+// CUE evaluated the scenario (vars.go), so what is decoded is what the run uses; Declared and
+// VarSource say where each value came from.
 func (d *decoder) vars() {
 	d.sc.Vars = map[string]any{}
-	declared := map[string]Pos{}
+	d.sc.Declared = map[string]Pos{}
+	d.sc.VarSource = map[string]string{}
 	it, err := d.root.LookupPath(cue.ParsePath("vars")).Fields()
 	if err == nil {
 		for it.Next() {
 			var x any
+			name := it.Selector().Unquoted()
 			if err := it.Value().Decode(&x); err == nil {
-				d.sc.Vars[it.Selector().String()] = normalizeNumber(x)
-				declared[it.Selector().String()] = d.l.litPos(it.Value())
+				d.sc.Vars[name] = normalizeNumber(x)
+				d.sc.Declared[name] = d.l.litPos(it.Value())
+				d.sc.VarSource[name] = "default"
 			}
 		}
 	}
 	for k, raw := range d.l.opts.Vars {
 		cur, ok := d.sc.Vars[k]
-		if !ok {
-			// A --var for a name this scenario does not declare is still visible: scenarios
-			// loaded together may declare different vars.
-			d.sc.Vars[k] = raw
+		switch {
+		case !ok:
+			// Not this scenario's var: scenarios loaded together may declare different vars
+			// (the CLI refuses a --var that none declares).
+			continue
+		case d.l.varsSet[k] || d.l.varsFailed[k]:
+			if d.l.varsSet[k] {
+				d.sc.VarSource[k] = "command line"
+			}
 			continue
 		}
+		// A var declared by a value that is not a literal in a user file (e.g. from a kit's
+		// definition): the expressions see the command line's value, typed as declared.
+		d.sc.VarSource[k] = "command line (expressions only: the declared value is not a literal in a scenario file)"
 		switch cur.(type) {
 		case float64:
 			f, err := strconv.ParseFloat(raw, 64)
 			if err != nil {
-				d.err(declared[k], "", "--var %s=%s: expected a number, as vars.%s is declared here", k, raw, k)
+				d.err(d.sc.Declared[k], "", "--var %s=%s: expected a number, as vars.%s is declared here", k, raw, k)
 				continue
 			}
 			d.sc.Vars[k] = f
 		case bool:
 			b, err := strconv.ParseBool(raw)
 			if err != nil {
-				d.err(declared[k], "", "--var %s=%s: expected true or false, as vars.%s is declared here", k, raw, k)
+				d.err(d.sc.Declared[k], "", "--var %s=%s: expected true or false, as vars.%s is declared here", k, raw, k)
 				continue
 			}
 			d.sc.Vars[k] = b

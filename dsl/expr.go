@@ -193,6 +193,18 @@ type compileOpts struct {
 // Errors are positioned inside the string.
 func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error) {
 	e := &Expr{Src: src, Pos: pos}
+	if i := strings.Index(src, "${"); i >= 0 && HasInterpolation(src) {
+		// An expression reads names directly; ${...} there would stay a literal string.
+		inner := src[i+2:]
+		if j := strings.Index(inner, "}"); j >= 0 {
+			inner = inner[:j]
+		}
+		p := pos
+		if p.IsValid() && !strings.Contains(src, "\n") {
+			p.Col += 1 + i
+		}
+		return nil, &Error{Pos: p, Msg: fmt.Sprintf("in expression %q: ${...} is not interpolated inside an expression (it would stay a literal string): write %s itself, e.g. %s == 'a' instead of '${%s}' == 'a'", src, inner, inner, inner)}
+	}
 	p := &patcher{names: names}
 	options := []expr.Option{expr.Env(names.compileEnv()), expr.Patch(p)}
 	if opts.asBool {

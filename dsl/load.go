@@ -68,6 +68,9 @@ type loader struct {
 	virtualSrc map[string][]byte
 	// schemaV is the schema on its own; probe tests whether a definition is closed.
 	schemaV, probe cue.Value
+	// varsSet are the --var names applied to a file's declared vars before evaluation,
+	// varsFailed those whose value did not parse as the declared type (see vars.go).
+	varsSet, varsFailed map[string]bool
 }
 
 func (l *loader) loadPath(p string) {
@@ -396,6 +399,12 @@ func (l *loader) build(dir string, args []string, pkg string, only map[string]bo
 	// schema, for what the user wrote (a value with an error cannot be walked in CUE).
 	insts := load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, false, extra...), Package: pkg})
 	openInsts := load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, true, extra...), Package: pkg})
+	for _, inst := range insts {
+		l.applyVars(inst, true)
+	}
+	for _, inst := range openInsts {
+		l.applyVars(inst, false)
+	}
 	for i, inst := range insts {
 		if inst.Err != nil {
 			l.addCUEError(inst.Err)

@@ -16,6 +16,16 @@ type Plan struct {
 	Entries  []Entry `json:"entries"`
 	// AutoCleanup says what the run removes by itself after the cleanup phase.
 	AutoCleanup string `json:"autoCleanup"`
+	// Vars are the values in force, sorted by name.
+	Vars []PlanVar `json:"vars,omitempty"`
+}
+
+// PlanVar is a var's value in force and where it came from.
+type PlanVar struct {
+	Name  string `json:"name"`
+	Value any    `json:"value"`
+	// From is "default" (the scenario's declaration) or "command line" (--var).
+	From string `json:"from"`
 }
 
 // Offset is a planned start time. Exact offsets are known to the millisecond; an inexact one is
@@ -78,6 +88,9 @@ type Entry struct {
 // PlanOf computes the timeline of a scenario.
 func PlanOf(sc *Scenario) *Plan {
 	p := &Plan{Scenario: sc.Name, Pos: sc.Pos, Doc: sc.Doc, Target: sc.Target}
+	for _, name := range sortedKeys(sc.Vars) {
+		p.Vars = append(p.Vars, PlanVar{Name: name, Value: sc.Vars[name], From: or(sc.VarSource[name], "default")})
+	}
 	joined := map[string]string{}
 	Walk(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Cleanup...), func(s *Step) {
 		for _, a := range s.Await {

@@ -22,11 +22,15 @@ type Scenario struct {
 	// resolve against it).
 	Dir string
 
-	Doc            string
-	Target         string
-	Namespaces     []string
-	ClusterScoped  bool
-	Vars           map[string]any
+	Doc           string
+	Target        string
+	Namespaces    []string
+	ClusterScoped bool
+	Vars          map[string]any
+	// Declared is where each var is declared; VarSource says where its value came from
+	// ("default" or "command line").
+	Declared       map[string]Pos
+	VarSource      map[string]string
 	Local          *schema.Local
 	Setup          []*Step
 	Steps          []*Step

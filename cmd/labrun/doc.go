@@ -67,13 +67,16 @@ func (p *process) doc(args []string, f *docFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.output == "json" {
+		return &exitError{exitInvalid, "doc -o json: labrun doc prints text only; run the document's specs with labrun run -o json FILE.md for their records"}
+	}
 	if err := p.checkTarget(f.target); err != nil {
 		return err
 	}
 	opts.Target = f.target
 	res, errs, err := p.load(args, opts)
 	if err != nil {
-		return &exitError{exitInfra, err.Error()}
+		return loadError(err)
 	}
 	if len(errs) > 0 || f.vet {
 		return p.reportVet(f.output, res, errs)

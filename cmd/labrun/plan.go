@@ -30,7 +30,7 @@ unknown duration (an apply, a load of N requests) comes before it.`,
 			}
 			res, errs, err := p.load(args, opts)
 			if err != nil {
-				return &exitError{exitInfra, err.Error()}
+				return loadError(err)
 			}
 			if len(errs) > 0 {
 				return p.reportVet("text", res, errs)
@@ -68,6 +68,9 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 	fmt.Fprintf(w, "scenario %s (%s, target %s)\n", pl.Scenario, pl.Pos, pl.Target)
 	if pl.Doc != "" {
 		fmt.Fprintf(w, "  %s\n", pl.Doc)
+	}
+	for _, v := range pl.Vars {
+		fmt.Fprintf(w, "  var %s = %s (%s)\n", v.Name, dsl.FormatValue(v.Value), v.From)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PHASE\tSTART\tIN BLOCK\tSTEP\tKIND\tTIMEOUT\tNOTES")

@@ -35,7 +35,7 @@ as it is now: edit an expectation and replay to see its verdict on the same data
 			}
 			res, errs, err := p.load([]string{file}, dsl.Options{Vars: vars})
 			if err != nil {
-				return &exitError{exitInfra, err.Error()}
+				return loadError(err)
 			}
 			if len(errs) > 0 {
 				return p.reportVet("text", res, errs)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -87,7 +88,7 @@ func (p *process) run(args []string, f *runFlags) error {
 	opts.Target = f.target
 	res, errs, err := p.load(args, opts)
 	if err != nil {
-		return &exitError{exitInfra, err.Error()}
+		return loadError(err)
 	}
 	if len(errs) > 0 {
 		return p.reportVet("text", res, errs)
@@ -97,9 +98,20 @@ func (p *process) run(args []string, f *runFlags) error {
 		return err
 	}
 
+	if err := p.checkRunFlags(scenarios, f); err != nil {
+		return err
+	}
+
 	runCtx, cleanupCtx, stop := p.runContexts()
 	defer stop()
 
+	// -o json: stdout carries the records, one JSON document per line (docs/json.md); what a
+	// person reads goes to stderr.
+	jsonOut := p.Stdout
+	if f.output == "json" {
+		p.Stdout = p.Stderr
+		defer func() { p.Stdout = jsonOut }()
+	}
 	code := exitOK
 	var recs []*interp.Record
 	for _, sc := range scenarios {
@@ -109,6 +121,14 @@ func (p *process) run(args []string, f *runFlags) error {
 		rec, c := p.runOne(runCtx, cleanupCtx, sc, f)
 		if rec != nil {
 			recs = append(recs, rec)
+			if f.output == "json" {
+				enc := json.NewEncoder(jsonOut)
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(rec); err != nil {
+					fmt.Fprintf(p.Stderr, "labrun: -o json: %v\n", err)
+					c = worse(c, exitInfra)
+				}
+			}
 		}
 		code = worse(code, c)
 	}
@@ -302,6 +322,34 @@ func relError(cwd, msg string) string {
 		return msg
 	}
 	return strings.ReplaceAll(msg, cwd+string(filepath.Separator), "")
+}
+
+// checkRunFlags refuses the flags that would do nothing for these scenarios, and warns about
+// those that are ignored: -n when a scenario declares its namespaces (its first one is the
+// default), --context and --kubeconfig on the local target.
+func (p *process) checkRunFlags(scenarios []*dsl.Scenario, f *runFlags) error {
+	for _, sc := range scenarios {
+		target := or(f.target, sc.Target)
+		if f.namespace != "" && len(sc.Namespaces) > 0 && target == "kube" {
+			return &exitError{exitInvalid, fmt.Sprintf("-n %s: scenario %s declares its namespaces (%s), and steps that name none use its first, %s; -n applies only to scenarios that declare none",
+				f.namespace, sc.Name, strings.Join(sc.Namespaces, ", "), sc.Namespaces[0])}
+		}
+		if target == "local" {
+			for _, fl := range [][2]string{{"--kubeconfig", f.kubeconfig}, {"--context", f.context}, {"-n", f.namespace}} {
+				if fl[1] != "" {
+					fmt.Fprintf(p.Stderr, "labrun: warning: %s applies to the kube target; %s runs on the local target, which ignores it\n", fl[0], sc.Name)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // checkTarget refuses a --target that names no target.

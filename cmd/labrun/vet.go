@@ -49,7 +49,21 @@ func (p *process) load(paths []string, opts dsl.Options) (*dsl.Result, dsl.Error
 		}
 		return res, nil, err
 	}
+	// A --var that no scenario declares would change nothing: a typo, refused.
+	if msgs := dsl.UndeclaredVars(res, opts.Vars); len(msgs) > 0 {
+		return res, nil, &exitError{exitInvalid, strings.Join(msgs, "\n")}
+	}
 	return res, nil, nil
+}
+
+// loadError is the exit of a load that could not be done: a usage error as it is, anything
+// else an infrastructure error.
+func loadError(err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee
+	}
+	return &exitError{exitInfra, err.Error()}
 }
 
 func newVetCmd(p *process) *cobra.Command {
@@ -80,7 +94,7 @@ one-line summary and exits 0. With --server it also dry-runs the objects on the 
 			}
 			res, errs, err := p.load(args, opts)
 			if err != nil {
-				return &exitError{exitInfra, err.Error()}
+				return loadError(err)
 			}
 			if server && len(errs) == 0 {
 				serverErrs, err := p.vetServer(res.Scenarios, &tf)

@@ -1,0 +1,190 @@
+package dsl
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/ast/astutil"
+	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/token"
+)
+
+// --var name=value is an input of the CUE evaluation, not only of expressions: before an
+// instance is built, the value a user file declares for vars.<name> is replaced by the command
+// line's, parsed as the declared type. So every field computed from the var changes with it
+// (requests: vars.requests, a manifest's replicas, a DR's maxConnections), exactly as if the
+// file had said so. The declared value is the default.
+
+// applyVars rewrites the vars of inst's user files with the command line's values. It reports
+// a value that does not parse as its declared type (report is false for the second, open copy
+// of an instance, so that each problem is reported once).
+func (l *loader) applyVars(inst *build.Instance, report bool) {
+	if len(l.opts.Vars) == 0 {
+		return
+	}
+	for _, f := range inst.Files {
+		if l.schemaFiles[f.Filename] {
+			continue
+		}
+		astutil.Apply(f, func(c astutil.Cursor) bool {
+			field, ok := c.Node().(*ast.Field)
+			if !ok {
+				return true
+			}
+			if name, _, _ := ast.LabelName(field.Label); name != "vars" {
+				return true
+			}
+			st, ok := field.Value.(*ast.StructLit)
+			if !ok {
+				return true
+			}
+			for _, d := range st.Elts {
+				vf, ok := d.(*ast.Field)
+				if !ok {
+					continue
+				}
+				name, _, err := ast.LabelName(vf.Label)
+				if err != nil {
+					continue
+				}
+				raw, ok := l.opts.Vars[name]
+				if !ok {
+					continue
+				}
+				lit, typ, perr := overrideLit(vf.Value, raw)
+				if perr != nil {
+					if l.varsFailed == nil {
+						l.varsFailed = map[string]bool{}
+					}
+					l.varsFailed[name] = true
+					if report {
+						l.errs.add(l.posOf(vf.Value.Pos()), "", "--var %s=%s: expected %s, as vars.%s is declared here", name, raw, typ, name)
+					}
+					continue
+				}
+				ast.SetPos(lit, vf.Value.Pos())
+				vf.Value = lit
+				if l.varsSet == nil {
+					l.varsSet = map[string]bool{}
+				}
+				l.varsSet[name] = true
+			}
+			return true
+		}, nil)
+	}
+}
+
+// overrideLit parses raw as the type of the declared value v and returns it as a literal.
+// A declared value that is not a literal (a reference, an expression) takes raw as a number or
+// a boolean when it reads as one, else as a string.
+func overrideLit(v ast.Expr, raw string) (ast.Expr, string, error) {
+	kind := ""
+	switch x := v.(type) {
+	case *ast.BasicLit:
+		switch x.Kind {
+		case token.INT:
+			kind = "int"
+		case token.FLOAT:
+			kind = "number"
+		case token.STRING:
+			kind = "string"
+		case token.TRUE, token.FALSE:
+			kind = "bool"
+		}
+	case *ast.Ident:
+		if x.Name == "true" || x.Name == "false" {
+			kind = "bool"
+		}
+	}
+	switch kind {
+	case "int":
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return nil, "an integer", err
+		}
+		return ast.NewLit(token.INT, strconv.FormatInt(n, 10)), "", nil
+	case "number":
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return nil, "a number", err
+		}
+		return ast.NewLit(token.FLOAT, strconv.FormatFloat(f, 'f', -1, 64)), "", nil
+	case "bool":
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return nil, "true or false", err
+		}
+		return ast.NewBool(b), "", nil
+	case "string":
+		return ast.NewString(raw), "", nil
+	}
+	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
+		return ast.NewLit(token.INT, strconv.FormatInt(n, 10)), "", nil
+	}
+	if f, err := strconv.ParseFloat(raw, 64); err == nil {
+		return ast.NewLit(token.FLOAT, strconv.FormatFloat(f, 'f', -1, 64)), "", nil
+	}
+	if b, err := strconv.ParseBool(raw); err == nil {
+		return ast.NewBool(b), "", nil
+	}
+	return ast.NewString(raw), "", nil
+}
+
+// posOf converts a CUE position to a Pos in the user's document.
+func (l *loader) posOf(p token.Pos) Pos {
+	if !p.IsValid() {
+		return Pos{}
+	}
+	return Pos{File: l.userFile(p.Filename()), Line: p.Line(), Col: p.Column()}
+}
+
+// UndeclaredVars returns the names of opts.Vars that no loaded scenario declares, each with a
+// message naming the declared vars and the closest one.
+func UndeclaredVars(res *Result, vars map[string]string) []string {
+	declared := map[string]bool{}
+	for _, sc := range res.Scenarios {
+		for k := range sc.Declared {
+			declared[k] = true
+		}
+	}
+	var names []string
+	for k := range declared {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []string
+	var keys []string
+	for k := range vars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if declared[k] {
+			continue
+		}
+		msg := fmt.Sprintf("--var %s=%s: no scenario declares a var named %q", k, vars[k], k)
+		if s := closest(k, names); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		if len(names) > 0 {
+			msg += "; declared: " + joinComma(names)
+		} else {
+			msg += "; the scenarios declare no vars"
+		}
+		out = append(out, msg)
+	}
+	return out
+}
+
+func joinComma(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
