@@ -54,6 +54,9 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 	sc.Namespaces = d.stringList("namespaces")
 	sc.AllowReset = d.stringList("allowReset")
 	sc.Tags = d.stringList("tags")
+	if sv := v.LookupPath(cue.ParsePath("survivors")); sv.Exists() {
+		_ = sv.Decode(&sc.Survivors) // the schema checks its shape
+	}
 	if b, err := v.LookupPath(cue.ParsePath("clusterScoped")).Bool(); err == nil {
 		sc.ClusterScoped = b
 	}

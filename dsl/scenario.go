@@ -40,6 +40,8 @@ type Scenario struct {
 	Timeout        time.Duration
 	CleanupTimeout time.Duration
 	Tags           []string
+	// Survivors are the mutants that may survive, by name, with the reason.
+	Survivors map[string]string
 
 	// Snapshots lists the snapshot steps (not sampled with every) in declaration order.
 	Snapshots []*Step

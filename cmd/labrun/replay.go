@@ -22,35 +22,9 @@ logs — without any cluster. The scenario is read from the file the run recorde
 as it is now: edit an expectation and replay to see its verdict on the same data.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rec, err := report.Read(args[0])
+			rec, sc, err := p.recordAndScenario(args[0], file)
 			if err != nil {
-				return &exitError{exitInvalid, err.Error()}
-			}
-			if file == "" {
-				file = rec.File
-			}
-			vars := map[string]string{}
-			for k, v := range rec.Vars {
-				vars[k] = dsl.Stringify(v)
-			}
-			res, errs, err := p.load([]string{file}, dsl.Options{Vars: vars})
-			if err != nil {
-				return loadError(err)
-			}
-			if len(errs) > 0 {
-				return p.reportVet("text", res, errs)
-			}
-			var sc *dsl.Scenario
-			for _, s := range res.Scenarios {
-				if s.Name == rec.Scenario {
-					sc = s
-				}
-			}
-			if sc == nil {
-				return &exitError{exitInvalid, fmt.Sprintf("%s declares no scenario %q any more", file, rec.Scenario)}
-			}
-			if err := interp.RestoreTypes(rec); err != nil {
-				return &exitError{exitInvalid, fmt.Sprintf("%s: %v", args[0], err)}
+				return err
 			}
 			judged := interp.Rejudge(rec, sc)
 			verdict := interp.Verdict(rec, judged)
@@ -75,4 +49,40 @@ as it is now: edit an expectation and replay to see its verdict on the same data
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().StringVar(&file, "file", "", "the scenario file (default: the one the run recorded)")
 	return cmd
+}
+
+// recordAndScenario reads a run's record and loads its scenario as it is now (from file, else
+// the file the run recorded), with the vars the run had.
+func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Scenario, error) {
+	rec, err := report.Read(path)
+	if err != nil {
+		return nil, nil, &exitError{exitInvalid, err.Error()}
+	}
+	if file == "" {
+		file = rec.File
+	}
+	vars := map[string]string{}
+	for k, v := range rec.Vars {
+		vars[k] = dsl.Stringify(v)
+	}
+	res, errs, err := p.load([]string{file}, dsl.Options{Vars: vars})
+	if err != nil {
+		return nil, nil, loadError(err)
+	}
+	if len(errs) > 0 {
+		return nil, nil, p.reportVet("text", res, errs)
+	}
+	var sc *dsl.Scenario
+	for _, s := range res.Scenarios {
+		if s.Name == rec.Scenario {
+			sc = s
+		}
+	}
+	if sc == nil {
+		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s declares no scenario %q any more", file, rec.Scenario)}
+	}
+	if err := interp.RestoreTypes(rec); err != nil {
+		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
+	}
+	return rec, sc, nil
 }

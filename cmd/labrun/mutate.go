@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"labrun.dev/labrun/interp"
+)
+
+func newMutateCmd(p *process) *cobra.Command {
+	var output, file string
+	cmd := &cobra.Command{
+		Use:   "mutate RUN.json",
+		Short: "Ask whether the expectations could have failed: judge perturbed copies of a recorded run",
+		Long: `mutate reads the JSON record of a passing run and builds mutants: copies of it changed in
+one way that matters to what the scenario's expectations read — for every stat an expectation
+reads, its delta set to 0, doubled, +1, the counter reset, the stat absent; for every snapshot
+value read, 0, doubled, +1, absent; for every load, all requests 200, all 503, none, latencies
+×2 and ×0.5; for every logs step, no lines, another code, another flag, nothing captured; for
+every exec, another exit code and empty stdout; for every get or config value, absent and
+changed; for every sampled series, flat and shifted by one sample; for step times, each named
+step 1s late. Each mutant is judged with the scenario's expectations as they are now (from the
+file the run recorded, or --file). A mutant that no expectation catches has SURVIVED: the
+expectations cannot tell that outcome from the recorded one.
+
+Exit 0 when every mutant is killed or listed in the scenario's survivors (mutant name → the
+reason it may survive), 1 otherwise, 2 when the record does not pass or cannot be read.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" {
+				return &exitError{exitInvalid, fmt.Sprintf("--output %q: expected text or json", output)}
+			}
+			rec, sc, err := p.recordAndScenario(args[0], file)
+			if err != nil {
+				return err
+			}
+			rep, err := interp.Mutate(rec, sc)
+			if err != nil {
+				return &exitError{exitInvalid, fmt.Sprintf("%s: %v", args[0], err)}
+			}
+			if output == "json" {
+				enc := json.NewEncoder(p.Stdout)
+				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
+				_ = enc.Encode(rep)
+			} else {
+				writeMutation(p, rep)
+			}
+			if rep.Unexplained > 0 {
+				return &exitError{code: exitFailed}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVar(&file, "file", "", "the scenario file (default: the one the run recorded)")
+	return cmd
+}
+
+// writeMutation prints the mutants as a table, then the score.
+func writeMutation(p *process, rep *interp.MutationReport) {
+	fmt.Fprintf(p.Stdout, "mutants of %s\n", rep.Scenario)
+	tw := tabwriter.NewWriter(p.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MUTANT\tVERDICT")
+	for _, m := range rep.Mutants {
+		verdict := "SURVIVED"
+		switch {
+		case m.Killed:
+			verdict = "killed by " + strings.Join(m.KilledBy, "; ")
+		case m.Survives != "":
+			verdict = "survives: " + m.Survives
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", m.Name, verdict)
+	}
+	tw.Flush()
+	n := len(rep.Mutants)
+	pct := 100.0
+	if n > 0 {
+		pct = 100 * float64(rep.Killed) / float64(n)
+	}
+	fmt.Fprintf(p.Stdout, "score: %d of %d mutants killed (%.0f%%); %d survive with a reason, %d without\n", rep.Killed, n, pct, rep.Allowed, rep.Unexplained)
+}

@@ -1,0 +1,469 @@
+package interp
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
+)
+
+// Mutation testing of expectations: an experiment proves something only if its expectations
+// would fail on a wrong outcome. Mutants are copies of a recorded run, each changed in one way
+// that matters to what the expectations read (a counter's delta set to 0, a load's codes all
+// 503, a capture emptied, a step started late, ...). Each mutant is judged again with the
+// scenario's expectations; a mutant that every expectation still passes has survived: the
+// expectations cannot tell that outcome from the recorded one.
+
+// Mutant is one perturbed copy of a record, named for a person.
+type Mutant struct {
+	Name  string
+	apply func(*Record)
+	// caughtBy, when set, is what fails the run itself on this outcome before any expectation
+	// is judged (an exec step's exit code check): the mutant is killed by it.
+	caughtBy string
+}
+
+// MutantResult is the verdict on one mutant.
+type MutantResult struct {
+	// Name says what was changed, e.g. "delta.upstream_rq_pending_overflow = 0 (before → after)".
+	Name string `json:"name"`
+	// Killed: at least one expectation failed or could not be judged on the mutant.
+	Killed bool `json:"killed"`
+	// KilledBy are those expectations (their source).
+	KilledBy []string `json:"killedBy,omitempty"`
+	// Survives is the scenario's reason why this mutant may survive (its survivors field).
+	Survives string `json:"survives,omitempty"`
+}
+
+// MutationReport is the result of mutating one record.
+type MutationReport struct {
+	Scenario string         `json:"scenario"`
+	Mutants  []MutantResult `json:"mutants"`
+	Killed   int            `json:"killed"`
+	// Allowed counts the survivors the scenario gives a reason for; Unexplained the others.
+	Allowed     int `json:"allowed"`
+	Unexplained int `json:"unexplained"`
+}
+
+// Mutate builds the mutants of rec from what sc's expectations read, and judges each. The
+// record must pass the expectations as they are (a mutant of a failing run says nothing).
+func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
+	base, err := cloneRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	for _, jd := range Rejudge(base, sc) {
+		if jd.Outcome != Passed {
+			why := jd.Explanation
+			if jd.Reason != "" {
+				why = jd.Reason
+			}
+			return nil, fmt.Errorf("the recorded run does not pass %q (%s): mutation needs a run whose expectations hold", jd.Src, why)
+		}
+	}
+	orig, _ := json.Marshal(base)
+	rep := &MutationReport{Scenario: sc.Name}
+	seen := map[string]bool{}
+	for _, m := range Mutants(base, sc) {
+		if seen[m.Name] {
+			continue
+		}
+		seen[m.Name] = true
+		mr, err := cloneRecord(base)
+		if err != nil {
+			return nil, err
+		}
+		m.apply(mr)
+		if b, _ := json.Marshal(mr); string(b) == string(orig) {
+			continue // the change changes nothing here (e.g. doubling a delta of 0)
+		}
+		res := MutantResult{Name: m.Name}
+		if m.caughtBy != "" {
+			res.Killed = true
+			res.KilledBy = append(res.KilledBy, m.caughtBy)
+		}
+		for _, jd := range Rejudge(mr, sc) {
+			if jd.Outcome != Passed {
+				res.Killed = true
+				res.KilledBy = append(res.KilledBy, jd.Src)
+			}
+		}
+		switch {
+		case res.Killed:
+			rep.Killed++
+		case sc.Survivors[m.Name] != "":
+			res.Survives = sc.Survivors[m.Name]
+			rep.Allowed++
+		default:
+			rep.Unexplained++
+		}
+		rep.Mutants = append(rep.Mutants, res)
+	}
+	return rep, nil
+}
+
+// cloneRecord deep-copies a record through its JSON form (as replay reads it).
+func cloneRecord(rec *Record) (*Record, error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	var out Record
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	if err := RestoreTypes(&out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Mutants lists the mutants of rec for sc's expectations: from every stat, series, load, logs,
+// exec, value and step time they read.
+func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
+	var out []Mutant
+	add := func(name string, f func(*Record)) { out = append(out, Mutant{Name: name, apply: f}) }
+	names := map[string]bool{}
+	j := NewJudge(rec, sc)
+	for _, e := range sc.Expect {
+		for _, n := range e.Names {
+			names[n] = true
+		}
+		for _, ref := range e.Refs {
+			switch ref.Kind {
+			case dsl.RefDelta, dsl.RefDeltaPair:
+				a, b := ref.From, ref.To
+				label := fmt.Sprintf("delta(%q, %q).%s", a, b, ref.Stat)
+				if ref.Kind == dsl.RefDelta {
+					var err error
+					if a, b, err = j.defaultPair(); err != nil {
+						continue
+					}
+					label = "delta." + ref.Stat
+				}
+				deltaMutants(add, label, a, b, ref.Stat)
+			case dsl.RefSnapshot:
+				snapshotMutants(add, ref.Name, ref.Stat)
+			}
+		}
+	}
+	for _, n := range sortedKeys(names) {
+		switch {
+		case rec.Series[n] != nil:
+			seriesMutants(add, n)
+		case rec.Loads[n] != nil:
+			loadMutants(add, n)
+		case hasKeyOf(rec.Logs, n):
+			logsMutants(add, n)
+		case hasKeyOf(rec.Execs, n):
+			caught := ""
+			if st := sc.Step(n); st != nil && !st.MayFail {
+				if p, ok := st.Params.(*schema.Exec); ok {
+					caught = fmt.Sprintf("the %s step itself (an exit code other than %d fails it)", n, p.ExitCode)
+				}
+			}
+			execMutants(&out, add, n, caught)
+		case hasKeyOf(rec.Values, n):
+			valueMutants(add, n)
+		}
+	}
+	if names["started"] || names["ended"] {
+		for _, s := range rec.Steps {
+			if s.Name == "" || s.Sample > 0 || s.Round > 1 {
+				continue
+			}
+			name := s.Name
+			add(fmt.Sprintf("step %s starts 1s late", name), func(r *Record) {
+				for _, x := range r.Steps {
+					if x.Name == name {
+						x.Start += time.Second
+						x.End += time.Second
+					}
+				}
+			})
+		}
+	}
+	return out
+}
+
+func hasKeyOf[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// deltaMutants change the counter stat between snapshots a and b.
+func deltaMutants(add func(string, func(*Record)), label, a, b, stat string) {
+	pair := ""
+	if strings.HasPrefix(label, "delta.") {
+		pair = fmt.Sprintf(" (%s → %s)", a, b)
+	}
+	with := func(f func(sa, sb *SnapshotRecord)) func(*Record) {
+		return func(r *Record) {
+			sa, sb := r.Snapshots[a], r.Snapshots[b]
+			if sa != nil && sb != nil {
+				f(sa, sb)
+			}
+		}
+	}
+	add(label+" = 0"+pair, with(func(sa, sb *SnapshotRecord) {
+		if v, ok := sa.Counters[stat]; ok {
+			sb.Counters[stat] = v
+		} else if _, ok := sb.Counters[stat]; ok {
+			sb.Counters[stat] = 0
+		}
+	}))
+	add(label+" doubled"+pair, with(func(sa, sb *SnapshotRecord) {
+		if vb, ok := sb.Counters[stat]; ok {
+			sb.Counters[stat] = sa.Counters[stat] + 2*(vb-sa.Counters[stat])
+		}
+	}))
+	add(label+" + 1"+pair, with(func(sa, sb *SnapshotRecord) {
+		if vb, ok := sb.Counters[stat]; ok {
+			sb.Counters[stat] = vb + 1
+		}
+	}))
+	add(label+": the counter reset"+pair, with(func(sa, sb *SnapshotRecord) {
+		if vb, ok := sb.Counters[stat]; ok {
+			sa.Counters[stat] = vb + 1
+		}
+	}))
+	add(stat+" absent from every snapshot", func(r *Record) {
+		for _, s := range r.Snapshots {
+			s.drop(stat)
+		}
+		for _, ser := range r.Series {
+			for _, s := range ser.Samples {
+				s.drop(stat)
+			}
+		}
+	})
+}
+
+func (s *SnapshotRecord) drop(stat string) {
+	delete(s.Counters, stat)
+	delete(s.Gauges, stat)
+	delete(s.Histograms, stat)
+}
+
+// snapshotMutants change one stat of one snapshot.
+func snapshotMutants(add func(string, func(*Record)), snap, stat string) {
+	set := func(f func(float64) float64) func(*Record) {
+		return func(r *Record) {
+			s := r.Snapshots[snap]
+			if s == nil {
+				return
+			}
+			for _, m := range []map[string]float64{s.Counters, s.Gauges, s.Histograms} {
+				if v, ok := m[stat]; ok {
+					m[stat] = f(v)
+				}
+			}
+		}
+	}
+	label := snap + "." + stat
+	add(label+" = 0", set(func(float64) float64 { return 0 }))
+	add(label+" doubled", set(func(v float64) float64 { return 2 * v }))
+	add(label+" + 1", set(func(v float64) float64 { return v + 1 }))
+	add(label+" absent", func(r *Record) {
+		if s := r.Snapshots[snap]; s != nil {
+			s.drop(stat)
+		}
+	})
+}
+
+// seriesMutants flatten a sampled series, or shift it by one sample.
+func seriesMutants(add func(string, func(*Record)), name string) {
+	add(name+": every sample the same as the first (flat)", func(r *Record) {
+		ser := r.Series[name]
+		for i := 1; i < len(ser.Samples); i++ {
+			ser.Samples[i].Counters = maps(ser.Samples[0].Counters)
+			ser.Samples[i].Gauges = maps(ser.Samples[0].Gauges)
+			ser.Samples[i].Histograms = maps(ser.Samples[0].Histograms)
+		}
+	})
+	add(name+": shifted one sample later", func(r *Record) {
+		ser := r.Series[name]
+		for i := len(ser.Samples) - 1; i > 0; i-- {
+			ser.Samples[i].Counters = maps(ser.Samples[i-1].Counters)
+			ser.Samples[i].Gauges = maps(ser.Samples[i-1].Gauges)
+			ser.Samples[i].Histograms = maps(ser.Samples[i-1].Histograms)
+		}
+	})
+}
+
+func maps(m map[string]float64) map[string]float64 {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// loadMutants change a load's response codes and latencies.
+func loadMutants(add func(string, func(*Record)), name string) {
+	codes := func(code string) func(*Record) {
+		return func(r *Record) {
+			l := r.Loads[name]
+			l.Codes = map[string]float64{code: l.Requests}
+			l.OK = 0
+			if code == "200" {
+				l.OK = l.Requests
+			}
+			l.Errors = l.Requests - l.OK
+		}
+	}
+	add(name+": every request 200", codes("200"))
+	add(name+": every request 503", codes("503"))
+	add(name+": no request made", func(r *Record) {
+		l := r.Loads[name]
+		l.Requests, l.OK, l.Errors, l.QPS, l.Sockets, l.Connections = 0, 0, 0, 0, 0, 0
+		l.Codes = map[string]float64{}
+		l.IPs = map[string]float64{}
+	})
+	scale := func(k float64) func(*Record) {
+		return func(r *Record) {
+			l := r.Loads[name]
+			for _, p := range []*float64{&l.Avg, &l.Min, &l.Max, &l.P50, &l.P90, &l.P99, &l.P999} {
+				*p *= k
+			}
+		}
+	}
+	add(name+": latencies ×2", scale(2))
+	add(name+": latencies ×0.5", scale(0.5))
+}
+
+// logsMutants empty a logs step, or change its codes and flags.
+func logsMutants(add func(string, func(*Record)), name string) {
+	add(name+": no log lines", func(r *Record) {
+		l := r.Logs[name]
+		l.Lines, l.Entries, l.Captures = nil, nil, nil
+		l.Count = 0
+		l.Codes, l.Flags, l.Details, l.Capture = map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]string{}
+		r.Logs[name] = l
+	})
+	add(name+": every line another code", func(r *Record) {
+		l := r.Logs[name]
+		codes := map[string]float64{}
+		for c, n := range l.Codes {
+			codes[otherCode(c)] += n
+		}
+		l.Codes = codes
+		for i := range l.Entries {
+			if l.Entries[i].Access {
+				if l.Entries[i].Code == 200 {
+					l.Entries[i].Code = 503
+				} else {
+					l.Entries[i].Code = 200
+				}
+			}
+		}
+		r.Logs[name] = l
+	})
+	add(name+": every line another response flag", func(r *Record) {
+		l := r.Logs[name]
+		n := 0.0
+		for _, v := range l.Flags {
+			n += v
+		}
+		flags := map[string]float64{}
+		if len(l.Flags) == 0 || (len(l.Flags) == 1 && l.Flags["-"] > 0) {
+			flags["UF"] = max(n, l.Count)
+		} else {
+			flags["-"] = n
+		}
+		l.Flags = flags
+		for i := range l.Entries {
+			if slices.Contains(l.Entries[i].Flags, "-") || len(l.Entries[i].Flags) == 0 {
+				l.Entries[i].Flags = []string{"UF"}
+			} else {
+				l.Entries[i].Flags = []string{"-"}
+			}
+		}
+		r.Logs[name] = l
+	})
+	add(name+": nothing captured", func(r *Record) {
+		l := r.Logs[name]
+		l.Capture, l.Captures = map[string]string{}, nil
+		r.Logs[name] = l
+	})
+}
+
+func otherCode(c string) string {
+	if c == "200" {
+		return "503"
+	}
+	return "200"
+}
+
+// execMutants change a command's exit code and output; caught, when set, is the check that
+// fails the run on another exit code.
+func execMutants(out *[]Mutant, add func(string, func(*Record)), name, caught string) {
+	*out = append(*out, Mutant{Name: name + ": another exit code", caughtBy: caught, apply: func(r *Record) {
+		e := r.Execs[name]
+		if e.Exit == 0 {
+			e.Exit = 1
+		} else {
+			e.Exit = 0
+		}
+		r.Execs[name] = e
+	}})
+	add(name+": empty stdout, nothing captured", func(r *Record) {
+		e := r.Execs[name]
+		e.Stdout, e.Captured = "", nil
+		r.Execs[name] = e
+	})
+}
+
+// valueMutants remove or change a get or config value.
+func valueMutants(add func(string, func(*Record)), name string) {
+	add(name+": absent", func(r *Record) { delete(r.Values, name) })
+	add(name+": every field changed", func(r *Record) { r.Values[name] = perturb(r.Values[name]) })
+}
+
+// perturb changes every leaf of a JSON-like value: numbers +1, strings suffixed, booleans
+// negated.
+func perturb(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = perturb(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = perturb(e)
+		}
+		return out
+	case float64:
+		return x + 1
+	case string:
+		if strings.HasSuffix(x, "s") && len(x) > 1 {
+			if d, err := time.ParseDuration(x); err == nil {
+				return (d + time.Second).String()
+			}
+		}
+		return x + "-changed"
+	case bool:
+		return !x
+	}
+	return v
+}
