@@ -124,6 +124,7 @@ func (n *Names) Env() map[string]any {
 		"vars":       map[string]any{},
 		"approx":     Approx,
 		"within":     Within,
+		"has":        Has,
 		"backends":   map[string]schema.Endpoint{},
 		"blackholes": map[string]schema.Endpoint{},
 		"target":     map[string]any{},
@@ -171,7 +172,7 @@ func (n *Names) compileEnv() map[string]any {
 
 // Reserved names cannot be step names.
 var Reserved = map[string]bool{
-	"delta": true, "vars": true, "approx": true, "within": true, "backends": true,
+	"delta": true, "vars": true, "approx": true, "within": true, "has": true, "backends": true,
 	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true,
 	"started": true, "ended": true,
 }
@@ -179,6 +180,27 @@ var Reserved = map[string]bool{
 // Approx reports whether got is within rel (a fraction, e.g. 0.1 for 10%) of want.
 func Approx(got, want, rel float64) bool {
 	return math.Abs(got-want) <= math.Abs(rel*want)
+}
+
+// Has reports whether a map (a snapshot's stats, a delta, a capture, a load's codes, a JSON
+// object) holds key: has(mid, "upstream_rq_pending_overflow"). A stat absent from every
+// snapshot is an error when read; has() is how to ask.
+func Has(m any, key string) bool {
+	switch x := m.(type) {
+	case schema.Stats:
+		_, ok := x[key]
+		return ok
+	case map[string]float64:
+		_, ok := x[key]
+		return ok
+	case map[string]string:
+		_, ok := x[key]
+		return ok
+	case map[string]any:
+		_, ok := x[key]
+		return ok
+	}
+	return false
 }
 
 // Within reports whether lo <= x <= hi.
@@ -305,6 +327,9 @@ type patcher struct {
 	stats map[ast.Node]*Ref
 }
 
+// statsType is the type of a map of stats, as the checker types it.
+var statsType = reflect.TypeOf(schema.Stats{})
+
 var codeRE = regexp.MustCompile(`^code(\d{3}|_1)$`)
 
 func (p *patcher) fail(format string, args ...any) {
@@ -423,6 +448,13 @@ func (p *patcher) Visit(node *ast.Node) {
 		}
 		root, ok := p.stats[n.Node]
 		if !ok {
+			// Inside a closure over stats (od.samples, a sample's stats): x.a.b, where x is
+			// Stats, reads the stat "a.b" (Envoy's names hold dots), as outside closures.
+			if inner, ok := n.Node.(*ast.MemberNode); ok {
+				if ip, ok := inner.Property.(*ast.StringNode); ok && inner.Node.Type() == statsType {
+					ast.Patch(node, &ast.MemberNode{Node: inner.Node, Property: &ast.StringNode{Value: ip.Value + "." + prop.Value}})
+				}
+			}
 			return
 		}
 		if root.Kind == RefSnapshot && root.Stat == "" && prop.Value == "hosts" {

@@ -85,6 +85,7 @@ func (j *Judge) Env() map[string]any {
 		"vars":       rec.Vars,
 		"approx":     dsl.Approx,
 		"within":     dsl.Within,
+		"has":        dsl.Has,
 		"backends":   map[string]schema.Endpoint{},
 		"blackholes": map[string]schema.Endpoint{},
 		"target":     rec.TargetValues,
@@ -142,7 +143,7 @@ func (j *Judge) Env() map[string]any {
 		}
 	}
 	for n, s := range rec.Series {
-		env[n] = s.Series()
+		env[n] = s.SeriesFrom(rec.StepsStart)
 	}
 	for n, l := range rec.Loads {
 		env[n] = l.LoadResult

@@ -144,6 +144,21 @@ type SeriesRecord struct {
 	Samples []*SnapshotRecord `json:"samples"`
 }
 
+// SeriesFrom is Series with each sample's time: samples[i].at is when it was taken, in
+// seconds from stepsStart (the start of the steps phase).
+func (s *SeriesRecord) SeriesFrom(stepsStart time.Time) schema.Series {
+	out := s.Series()
+	for i, smp := range s.Samples {
+		at := make(schema.Stats, len(out.Samples[i])+1)
+		for k, v := range out.Samples[i] {
+			at[k] = v
+		}
+		at["at"] = smp.At.Sub(stepsStart).Seconds()
+		out.Samples[i] = at
+	}
+	return out
+}
+
 // Series computes what expressions see of the series.
 func (s *SeriesRecord) Series() schema.Series {
 	out := schema.Series{Max: schema.Stats{}, Min: schema.Stats{}, First: schema.Stats{}, Last: schema.Stats{}, Count: len(s.Samples)}
