@@ -81,6 +81,10 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 	names := d.names()
 	d.compile(names)
 	if len(l.errs.errs) == before {
+		if lv := v.LookupPath(cue.ParsePath("lint.ignore")); lv.Exists() {
+			_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
+		}
+		d.lint()
 		l.res.Scenarios = append(l.res.Scenarios, sc)
 	}
 }

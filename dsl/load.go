@@ -27,6 +27,8 @@ type Options struct {
 	Vars map[string]string
 	// Overlay adds or replaces files by absolute path (tests, stdin).
 	Overlay map[string][]byte
+	// Strict makes every lint warning an error.
+	Strict bool
 	// Target is the target the scenarios will run on (--target); empty means each scenario's
 	// own. The checks that depend on the target (what it can run) use it.
 	Target string
@@ -35,6 +37,8 @@ type Options struct {
 // Result is what Load returns: every scenario found, in path order then declaration order.
 type Result struct {
 	Scenarios []*Scenario
+	// Warnings are the lints' findings on the valid scenarios (see lint.go).
+	Warnings []*Warning
 	// Files are the user files read (for the vet summary).
 	Files []string
 }
@@ -47,6 +51,14 @@ func Load(paths []string, opts Options) (*Result, error) {
 	l := &loader{ctx: cuecontext.New(), opts: opts, res: &Result{}}
 	for _, p := range paths {
 		l.loadPath(p)
+	}
+	sort.SliceStable(l.warnings, func(i, j int) bool { return l.warnings[i].Pos.Less(l.warnings[j].Pos) })
+	l.res.Warnings = l.warnings
+	if opts.Strict {
+		for _, w := range l.warnings {
+			l.errs.add(w.Pos, w.Scenario, "warning[%s] (an error with --strict): %s", w.Code, w.Msg)
+		}
+		l.res.Warnings = nil
 	}
 	if err := l.errs.err(); err != nil {
 		return l.res, err
@@ -68,6 +80,8 @@ type loader struct {
 	virtualSrc map[string][]byte
 	// schemaV is the schema on its own; probe tests whether a definition is closed.
 	schemaV, probe cue.Value
+	// warnings are the lints' findings (lint.go).
+	warnings []*Warning
 	// varsSet are the --var names applied to a file's declared vars before evaluation,
 	// varsFailed those whose value did not parse as the declared type (see vars.go).
 	varsSet, varsFailed map[string]bool

@@ -17,15 +17,17 @@ import (
 type loadFlags struct {
 	vars   []string
 	output string
+	strict bool
 }
 
 func (f *loadFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set a scenario var: --var name=value (repeatable)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().BoolVar(&f.strict, "strict", false, "make every warning (Istio's silent no-ops: docs/language.md) an error")
 }
 
 func (f *loadFlags) options() (dsl.Options, error) {
-	opts := dsl.Options{Vars: map[string]string{}}
+	opts := dsl.Options{Vars: map[string]string{}, Strict: f.strict}
 	for _, v := range f.vars {
 		k, val, ok := strings.Cut(v, "=")
 		if !ok || k == "" {
@@ -48,6 +50,9 @@ func (p *process) load(paths []string, opts dsl.Options) (*dsl.Result, dsl.Error
 			return res, errs.Rel(p.Cwd), nil
 		}
 		return res, nil, err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(p.Stderr, "%s: warning[%s]: %s\n", w.Pos.Rel(p.Cwd), w.Code, w.Msg)
 	}
 	// A --var that no scenario declares would change nothing: a typo, refused.
 	if msgs := dsl.UndeclaredVars(res, opts.Vars); len(msgs) > 0 {
@@ -144,6 +149,8 @@ type vetJSON struct {
 	Files     int          `json:"files"`
 	Scenarios []string     `json:"scenarios"`
 	Errors    []*dsl.Error `json:"errors"`
+	// Warnings are the lints' findings (Istio's silent no-ops), positions relative to cwd.
+	Warnings []*dsl.Warning `json:"warnings,omitempty"`
 }
 
 func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) error {
@@ -154,6 +161,11 @@ func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) err
 	files := uniqueCount(res.Files)
 	if output == "json" {
 		out := vetJSON{OK: len(errs) == 0, Files: files, Scenarios: names, Errors: errs}
+		for _, w := range res.Warnings {
+			rel := *w
+			rel.Pos = w.Pos.Rel(p.Cwd)
+			out.Warnings = append(out.Warnings, &rel)
+		}
 		if out.Errors == nil {
 			out.Errors = []*dsl.Error{}
 		}
