@@ -53,7 +53,7 @@ Exit codes: 0 every expectation held; 1 an expectation failed; 2 invalid spec or
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.AddCommand(newRunCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newVersionCmd(p), newStepsCmd(p), newMutateCmd(p))
+	root.AddCommand(newRunCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newVersionCmd(p), newStepsCmd(p), newMutateCmd(p), newDiffCmd(p))
 	return root
 }
 

@@ -1,0 +1,226 @@
+package interp
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"labrun.dev/labrun/schema"
+)
+
+// Comparing two runs: every value a record holds is flattened to a path ("loads.fortio.code503",
+// "snapshots.after.counters.upstream_rq_total", "delta.upstream_rq_pending_overflow",
+// "steps.flip.startMs") and the two runs' values are compared path by path.
+
+// Difference is one value that differs between two records.
+type Difference struct {
+	Path string `json:"path"`
+	// A and B are the values (nil: absent from that run).
+	A any `json:"a"`
+	B any `json:"b"`
+	// Abs and Rel are B − A and (B − A) / |A| for numbers (Rel is absent when A is 0).
+	Abs *float64 `json:"abs,omitempty"`
+	Rel *float64 `json:"rel,omitempty"`
+	// Beyond says the difference is beyond the tolerance.
+	Beyond bool `json:"beyond"`
+}
+
+// VerdictChange is an expectation whose verdict differs.
+type VerdictChange struct {
+	Expr string  `json:"expr"`
+	A    Outcome `json:"a"`
+	B    Outcome `json:"b"`
+}
+
+// RunDiff is the comparison of two records.
+type RunDiff struct {
+	A, B        string          `json:"-"`
+	ScenarioA   string          `json:"scenarioA"`
+	ScenarioB   string          `json:"scenarioB"`
+	Differences []Difference    `json:"differences"`
+	Verdicts    []VerdictChange `json:"verdicts"`
+	// Beyond counts the differences beyond the tolerance, verdict changes included.
+	Beyond int `json:"beyond"`
+}
+
+// Diff compares two records. tolerance is the relative change (0.1 for 10%) below which a
+// numeric difference is not counted as beyond it; strings and presence always count.
+func Diff(a, b *Record, tolerance float64) *RunDiff {
+	d := &RunDiff{ScenarioA: a.Scenario, ScenarioB: b.Scenario, Differences: []Difference{}, Verdicts: []VerdictChange{}}
+	fa, fb := Flatten(a), Flatten(b)
+	paths := map[string]bool{}
+	for k := range fa {
+		paths[k] = true
+	}
+	for k := range fb {
+		paths[k] = true
+	}
+	keys := make([]string, 0, len(paths))
+	for k := range paths {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		va, inA := fa[k]
+		vb, inB := fb[k]
+		if inA && inB && fmt.Sprint(va) == fmt.Sprint(vb) {
+			continue
+		}
+		df := Difference{Path: k, A: va, B: vb, Beyond: true}
+		na, okA := va.(float64)
+		nb, okB := vb.(float64)
+		if okA && okB {
+			abs := nb - na
+			df.Abs = &abs
+			if na != 0 {
+				rel := abs / math.Abs(na)
+				df.Rel = &rel
+				df.Beyond = math.Abs(rel) > tolerance
+			} else {
+				df.Beyond = abs != 0
+			}
+		}
+		if df.Beyond {
+			d.Beyond++
+		}
+		d.Differences = append(d.Differences, df)
+	}
+	verdict := func(r *Record) map[string]Outcome {
+		m := map[string]Outcome{}
+		for _, j := range r.Expectations {
+			m[j.Src] = j.Outcome
+		}
+		return m
+	}
+	va, vb := verdict(a), verdict(b)
+	var exprs []string
+	for k := range va {
+		exprs = append(exprs, k)
+	}
+	for k := range vb {
+		if _, ok := va[k]; !ok {
+			exprs = append(exprs, k)
+		}
+	}
+	sort.Strings(exprs)
+	for _, e := range exprs {
+		if va[e] != vb[e] {
+			d.Verdicts = append(d.Verdicts, VerdictChange{Expr: e, A: va[e], B: vb[e]})
+			d.Beyond++
+		}
+	}
+	return d
+}
+
+// Flatten lists every value of a record by path: vars, snapshots (counters, gauges,
+// histograms), the default delta and the delta of every pair of consecutive snapshots of one
+// source, series aggregates, loads, execs, logs, captured values, and each named step's start
+// and duration in milliseconds.
+func Flatten(r *Record) map[string]any {
+	out := map[string]any{}
+	for k, v := range r.Vars {
+		out["vars."+k] = v
+	}
+	var snaps []*SnapshotRecord
+	for name, s := range r.Snapshots {
+		prefix := "snapshots." + name + "."
+		stats(out, prefix+"counters.", s.Counters)
+		stats(out, prefix+"gauges.", s.Gauges)
+		stats(out, prefix+"histograms.", s.Histograms)
+		out[prefix+"hosts"] = float64(len(s.Hosts))
+		snaps = append(snaps, s)
+	}
+	sort.Slice(snaps, func(i, j int) bool { return snaps[i].At.Before(snaps[j].At) })
+	bySource := map[string][]*SnapshotRecord{}
+	for _, s := range snaps {
+		bySource[s.Source] = append(bySource[s.Source], s)
+	}
+	for _, list := range bySource {
+		for i := 1; i < len(list); i++ {
+			a, b := list[i-1], list[i]
+			stats(out, fmt.Sprintf("delta(%q,%q).", a.Name, b.Name), Delta(a, b, nil))
+		}
+		if len(bySource) == 1 && len(list) >= 2 {
+			stats(out, "delta.", Delta(list[0], list[len(list)-1], nil))
+		}
+	}
+	for name, s := range r.Series {
+		ser := s.Series()
+		stats(out, "series."+name+".max.", ser.Max)
+		stats(out, "series."+name+".min.", ser.Min)
+		stats(out, "series."+name+".last.", ser.Last)
+		out["series."+name+".count"] = float64(ser.Count)
+	}
+	for name, l := range r.Loads {
+		flattenAny(out, "loads."+name, toAny(l.LoadResult))
+	}
+	for name, e := range r.Execs {
+		flattenAny(out, "execs."+name, toAny(e))
+	}
+	for name, l := range r.Logs {
+		p := "logs." + name + "."
+		out[p+"count"] = l.Count
+		stats(out, p+"codes.", l.Codes)
+		stats(out, p+"flags.", l.Flags)
+		for k, v := range l.Capture {
+			out[p+"capture."+k] = v
+		}
+	}
+	for name, v := range r.Values {
+		flattenAny(out, "values."+name, v)
+	}
+	base := r.StepsStart.Sub(r.Start)
+	seen := map[string]bool{}
+	for _, s := range r.Steps {
+		if s.Name == "" || seen[s.Name] {
+			continue
+		}
+		seen[s.Name] = true
+		out["steps."+s.Name+".startMs"] = ms(s.Start - base)
+		if s.End > 0 {
+			out["steps."+s.Name+".durationMs"] = ms(s.End - s.Start)
+		}
+		out["steps."+s.Name+".outcome"] = string(s.Outcome)
+	}
+	out["outcome"] = string(r.Outcome)
+	return out
+}
+
+func ms(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 100 }
+
+func stats(out map[string]any, prefix string, s schema.Stats) {
+	for k, v := range s {
+		out[prefix+k] = v
+	}
+}
+
+// toAny turns a result struct into JSON-like values through its JSON form.
+func toAny(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// flattenAny adds every leaf of a JSON-like value under prefix.
+func flattenAny(out map[string]any, prefix string, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			flattenAny(out, prefix+"."+k, e)
+		}
+	case []any:
+		for i, e := range x {
+			flattenAny(out, prefix+"."+strconv.Itoa(i), e)
+		}
+	case nil:
+	default:
+		out[prefix] = x
+	}
+}
