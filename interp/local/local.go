@@ -127,13 +127,16 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*interp.Target,
 		cleanup.add("resolver hook", func(context.Context) error { restore(); return nil })
 		opts.logf("dns zone %s served on %s (udp+tcp); in-process lookups of the zone go there", d.zone, d.addr)
 	}
-	w.procs = newProcessRunner(&w.opts)
+	// The reaper closes after the processes stop: it then kills only what escaped them.
+	reaper := newReaperClient(opts.logf)
+	cleanup.add("reaper", reaper.close)
+	w.procs = newProcessRunner(&w.opts, reaper)
 	cleanup.add("processes", w.procs.stopAll)
 
 	t := &interp.Target{
 		Name:      "local",
 		Describe:  w.describe(),
-		Exec:      &executor{opts: &w.opts},
+		Exec:      &executor{opts: &w.opts, reaper: reaper},
 		Load:      newLoadGenerator(),
 		Stats:     &statsReader{w: w},
 		Logs:      &logReader{w: w},

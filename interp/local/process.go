@@ -37,14 +37,15 @@ const (
 // processRunner starts the local commands of process steps and keeps them by name, for
 // kill steps, logs steps and Close.
 type processRunner struct {
-	opts *Options
+	opts   *Options
+	reaper *reaperClient
 
 	mu    sync.Mutex
 	procs map[string]*process
 }
 
-func newProcessRunner(opts *Options) *processRunner {
-	return &processRunner{opts: opts, procs: map[string]*process{}}
+func newProcessRunner(opts *Options, reaper *reaperClient) *processRunner {
+	return &processRunner{opts: opts, reaper: reaper, procs: map[string]*process{}}
 }
 
 // Start starts argv in its own process group (dir relative to the scenario's directory;
@@ -87,12 +88,13 @@ func (r *processRunner) Start(ctx context.Context, name string, req schema.Proce
 		}
 		cmd.Env = env
 	}
+	cmd.Env = r.reaper.env(cmd.Env)
 	p := &process{name: name, argv: req.Argv, cmd: cmd, grace: r.opts.StopGrace, done: make(chan struct{})}
 	p.stdout.p, p.stderr.p = p, p
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
 	setProcessGroup(cmd)
 	cmd.WaitDelay = waitDelay
-	if err := cmd.Start(); err != nil {
+	if err := r.reaper.start(cmd); err != nil {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("process %s: %w", name, err)
 	}
@@ -132,7 +134,22 @@ func (r *processRunner) stopAll(ctx context.Context) error {
 	for i, p := range procs {
 		wg.Go(func() { errs[i] = p.Stop(ctx, "TERM") })
 	}
+	// What left the processes' groups gets the same treatment: TERM now, KILL after the grace.
+	stopped := make(chan struct{})
+	var escaped sync.WaitGroup
+	escaped.Go(func() {
+		r.reaper.signalEscaped(syscall.SIGTERM)
+		t := time.NewTimer(r.opts.StopGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			r.reaper.signalEscaped(syscall.SIGKILL)
+		case <-stopped:
+		}
+	})
 	wg.Wait()
+	close(stopped)
+	escaped.Wait()
 	return errors.Join(errs...)
 }
 
