@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -209,4 +210,34 @@ func exitCodeOf(err error) int {
 		return 0
 	}
 	return -1
+}
+
+// TestReadyOnTakenPort: a process step whose ready check names a port another program holds
+// fails the run (exit 3) with a message naming that program, instead of passing against it.
+func TestReadyOnTakenPort(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	writeFile(t, filepath.Join(dir, "s.cue"), fmt.Sprintf(`package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{name: "srv", process: {argv: ["sleep", "30"], ready: tcp: %q}}]
+}
+`, ln.Addr().String()))
+	cmd := exec.Command(bin, "run", "--report-dir", "", "s.cue")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if code := exitCodeOf(err); code != exitInfra {
+		t.Fatalf("exit %d, want %d; output:\n%s", code, exitInfra, out)
+	}
+	want := fmt.Sprintf("already in use before the process started, by pid %d", os.Getpid())
+	if !strings.Contains(string(out), want) {
+		t.Errorf("output does not say %q:\n%s", want, out)
+	}
 }
