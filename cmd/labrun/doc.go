@@ -74,6 +74,9 @@ func (p *process) doc(args []string, f *docFlags) error {
 	if len(errs) > 0 || f.vet {
 		return p.reportVet(f.output, res, errs)
 	}
+	if err := checkWritable(p.Cwd, f.reportDir, f.junit); err != nil {
+		return err
+	}
 	code := exitOK
 	runCtx, cleanupCtx, stop := p.runContexts()
 	defer stop()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -240,4 +241,212 @@ s: schema.#Scenario & {
 	if !strings.Contains(string(out), want) {
 		t.Errorf("output does not say %q:\n%s", want, out)
 	}
+}
+
+// startupScenario builds a whole local world (backends, a blackhole, a DNS zone), starts a
+// process and runs load: SIGINT lands in loading, target creation, setup or the steps
+// depending on its moment.
+const startupScenario = `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: {
+		backends: {a: {}, b: {}}
+		blackholes: hole: {}
+		dns: {zone: "lab.internal", records: {"svc.lab.internal": ["127.0.0.1"]}}
+	}
+	setup: [{name: "srv", process: {argv: ["sleep", "30"]}}]
+	steps: [
+		{name: "fortio", load: {url: "http://${backends.a.address}/echo", duration: "600ms", qps: 50, connections: 2}},
+		{sleep: "600ms"},
+	]
+	expect: ["fortio.ok > 0"]
+}
+`
+
+// TestInterruptFromStartup delivers SIGINT at moments counted from the start of the labrun
+// process (not from its first line): during loading, while the target is created (backends,
+// blackhole, DNS), during setup and during the steps. Every time labrun exits 130 with one
+// report marked interrupted, and leaves no process behind.
+//
+// A SIGINT that comes before labrun's own code runs (the Go runtime initializing the linked
+// libraries, ~15-25 ms on a 2-core machine) ends the process by the signal's default action:
+// nothing has been created then, and there is no report; the test tells that case apart
+// (the process was killed by SIGINT, printed nothing and created no report directory) and
+// allows it only before 100 ms.
+func TestInterruptFromStartup(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), startupScenario)
+	delays := []time.Duration{10, 20, 35, 50, 100, 150, 200, 300, 500, 800}
+	early := 0
+	for i, d := range delays {
+		d := d * time.Millisecond
+		t.Run(fmt.Sprintf("at_%s", d), func(t *testing.T) {
+			reports := filepath.Join(dir, fmt.Sprintf("reports-%d", i))
+			cmd := exec.Command(bin, "run", "--report-dir", reports, "s.cue")
+			cmd.Dir = dir
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(d)
+			_ = cmd.Process.Signal(syscall.SIGINT)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Fatalf("labrun did not end within 20s of SIGINT; output:\n%s", out.String())
+			}
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGINT {
+					// Only before labrun's Main: then nothing was printed or created.
+					if _, err := os.Stat(reports); d >= 100*time.Millisecond || out.Len() > 0 || err == nil {
+						t.Fatalf("killed by SIGINT at +%s, after labrun's code ran; output:\n%s", d, out.String())
+					}
+					early++
+					t.Logf("SIGINT at +%s came before labrun's code ran (runtime init): default action", d)
+					return
+				}
+			}
+			if code := exitCodeOf(err); code != exitInterrupted {
+				t.Fatalf("exit %d (%v), want 130; output:\n%s", code, err, out.String())
+			}
+			rec := readFaultRecord(t, reports)
+			if rec.Outcome != "interrupted" {
+				t.Errorf("report outcome %q, want interrupted; output:\n%s", rec.Outcome, out.String())
+			}
+			t.Logf("SIGINT at +%s: %q, %d steps recorded", d, rec.Error, len(rec.Steps))
+			if strings.Contains(out.String(), "PASSED") {
+				t.Errorf("an interrupted run printed PASSED:\n%s", out.String())
+			}
+			if left := sleepersIn(dir); len(left) > 0 {
+				t.Errorf("processes left behind: %v", left)
+			}
+		})
+	}
+	t.Logf("%d of %d SIGINTs came before labrun's code ran", early, len(delays))
+}
+
+// sleepersIn lists live processes running in dir (the scenario's process steps run there).
+func sleepersIn(dir string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err == nil && cwd == dir && alive(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestConcurrentRunsKeepBothReports: two runs of one scenario started together, into one
+// report directory, leave two report sets.
+func TestConcurrentRunsKeepBothReports(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [{name: "fortio", load: {url: "http://${backends.a.address}/echo", requests: 10, connections: 1}}]
+	expect: ["fortio.ok == 10"]
+}
+`)
+	const n = 4
+	errs := make(chan error, n)
+	outs := make([]strings.Builder, n)
+	for i := range n {
+		cmd := exec.Command(bin, "run", "-q", "--report-dir", "reports", "s.cue")
+		cmd.Dir = dir
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { errs <- cmd.Wait() }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}
+	for i := range outs {
+		if !strings.Contains(outs[i].String(), "PASSED") {
+			t.Errorf("run %d:\n%s", i, outs[i].String())
+		}
+	}
+	for _, ext := range []string{"*.json", "*.md"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "reports", ext))
+		if len(files) != n {
+			t.Errorf("%d concurrent runs left %d %s reports: %v", n, len(files), ext, files)
+		}
+	}
+}
+
+// TestUnwritableReportDir: a report directory that cannot be written is found before the run
+// (exit 2), and nothing runs: no PASSED, no process started.
+func TestUnwritableReportDir(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{exec: argv: ["touch", "ran"]}]
+}
+`)
+	writeFile(t, filepath.Join(dir, "afile"), "")
+	for _, rd := range []string{"afile", "afile/sub"} {
+		cmd := exec.Command(bin, "run", "--report-dir", rd, "s.cue")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if code := exitCodeOf(err); code != exitInvalid {
+			t.Errorf("--report-dir %s: exit %d, want 2; output:\n%s", rd, code, out)
+		}
+		if !strings.Contains(string(out), "--report-dir") || strings.Contains(string(out), "PASSED") {
+			t.Errorf("--report-dir %s: output:\n%s", rd, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+			t.Errorf("--report-dir %s: the scenario ran", rd)
+		}
+	}
+}
+
+type faultRecord struct {
+	Outcome string            `json:"outcome"`
+	Error   string            `json:"error"`
+	Steps   []json.RawMessage `json:"steps"`
+}
+
+// readFaultRecord reads the one JSON report in dir.
+func readFaultRecord(t *testing.T, dir string) faultRecord {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("want one JSON report in %s, found %v", dir, files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec faultRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }

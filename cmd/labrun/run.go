@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,15 +97,18 @@ func (p *process) run(args []string, f *runFlags) error {
 		return &exitError{exitInvalid, fmt.Sprintf("--target %q: expected local or kube", f.target)}
 	}
 
+	if err := checkWritable(p.Cwd, f.reportDir, f.junit); err != nil {
+		return err
+	}
+
 	runCtx, cleanupCtx, stop := p.runContexts()
 	defer stop()
 
 	code := exitOK
 	var recs []*interp.Record
 	for _, sc := range scenarios {
-		if runCtx.Err() != nil {
-			break
-		}
+		// After an interrupt, the scenarios not started yet still get a report, marked
+		// interrupted: the runner's report says what did not run.
 		rec, c := p.runOne(runCtx, cleanupCtx, sc, f)
 		if rec != nil {
 			recs = append(recs, rec)
@@ -132,8 +137,15 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	// written must not kill labrun half-way.
 	sigs, _ := p.Signals()
 	done := make(chan struct{})
+	n := 0
+	select {
+	case <-sigs: // one that came while the scenarios were loading: the run is over before it starts
+		n = 1
+		fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping before the run starts")
+		cancelRun(interp.ErrInterrupted)
+	default:
+	}
 	go func() {
-		n := 0
 		for {
 			select {
 			case <-done:
@@ -195,15 +207,31 @@ func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario
 }
 
 // runOne runs one scenario and writes its report; it returns the record and the exit code.
+// Every run has a report, including one interrupted before it started or while its target was
+// being created, and one whose target could not be created.
 func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f *runFlags) (*interp.Record, int) {
+	run := newRunInfo()
 	name := f.target
 	if name == "" {
 		name = sc.Target
 	}
-	target, err := p.newTarget(runCtx, name, sc, &f.targetFlags)
+	start := time.Now()
+	if interrupted(runCtx) {
+		return p.finish(notRun(sc, name, start, interp.Interrupted, "interrupted before the run started"), f, run, true)
+	}
+	target, err := p.newTarget(runCtx, name, sc, &f.targetFlags, run)
+	if interrupted(runCtx) {
+		if err == nil && target.Close != nil {
+			if err := target.Close(cleanupCtx); err != nil {
+				fmt.Fprintf(p.Stderr, "labrun: %s: closing the %s target: %v\n", sc.Name, name, err)
+			}
+		}
+		return p.finish(notRun(sc, name, start, interp.Interrupted, "interrupted while the target was being created"), f, run, true)
+	}
 	if err != nil {
 		fmt.Fprintf(p.Stderr, "labrun: %s: target %s: %v\n", sc.Name, name, err)
-		return nil, exitInfra
+		rec, _ := p.finish(notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err)), f, run, false)
+		return rec, exitInfra
 	}
 	defer func() {
 		if target.Close != nil {
@@ -228,23 +256,122 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 	)
 	rec := r.Run(runCtx, cleanupCtx, sc)
 	prog.done()
-	code := exitCode(rec)
+	if interrupted(runCtx) && rec.Outcome != interp.Interrupted {
+		// An interrupt during the preflight checks makes them fail (a refusal): it is the
+		// interrupt that stopped the run.
+		rec.Outcome, rec.Error = interp.Interrupted, "interrupted: "+rec.Error
+	}
+	return p.finish(rec, f, run, true)
+}
 
+// finish writes the report of rec and, when verdict is set, prints the verdict; it returns
+// the record and its exit code.
+func (p *process) finish(rec *interp.Record, f *runFlags, run runInfo, verdict bool) (*interp.Record, int) {
+	code := exitCode(rec)
 	if f.reportDir != "" {
 		dir := f.reportDir
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(p.Cwd, dir)
 		}
-		files, err := report.Write(dir, rec)
+		files, err := writeReport(dir, rec, run.id)
 		if err != nil {
-			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", sc.Name, err)
+			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
 			code = worse(code, exitInfra)
 		} else if !f.quiet {
 			fmt.Fprintf(p.Stdout, "  report: %s\n", relPath(p.Cwd, files.Markdown))
 		}
 	}
-	p.printVerdict(rec)
+	if verdict {
+		p.printVerdict(rec)
+	}
 	return rec, code
+}
+
+// writeReport writes rec's report as <UTC time>_<scenario>_<run id>: two runs never share a
+// name, even of one scenario in the same second. The report's folder is created first, and a
+// name whose folder exists already (another labrun got there first) gets a suffix.
+func writeReport(dir string, rec *interp.Record, runID string) (report.Files, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return report.Files{}, err
+	}
+	stem := report.Base(rec) + "_" + runID
+	base := stem
+	for i := 2; ; i++ {
+		err := os.Mkdir(filepath.Join(dir, base), 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || i > 100 {
+			return report.Files{}, err
+		}
+		base = fmt.Sprintf("%s-%d", stem, i)
+	}
+	return report.WriteAs(dir, base, rec)
+}
+
+// notRun is the record of a run that stopped before its steps: interrupted, or without a
+// target. Its expectations are skipped.
+func notRun(sc *dsl.Scenario, target string, start time.Time, outcome interp.Outcome, why string) *interp.Record {
+	rec := &interp.Record{
+		Version: interp.RecordVersion, Scenario: sc.Name, File: sc.Pos.File, Pos: sc.Pos, Doc: sc.Doc,
+		Target: target, Vars: sc.Vars, Start: start, StepsStart: start, End: time.Now(),
+		Outcome: outcome, Error: why, AllowReset: sc.AllowReset,
+		Snapshots: map[string]*interp.SnapshotRecord{}, Series: map[string]*interp.SeriesRecord{},
+		Loads: map[string]*interp.LoadRecord{}, Execs: map[string]dsl.ExecResult{},
+		Logs: map[string]dsl.LogResult{}, Values: map[string]any{},
+	}
+	for _, e := range sc.Expect {
+		rec.Expectations = append(rec.Expectations, &interp.Judgement{Src: e.Src, Pos: e.Pos, Outcome: interp.Skipped, Reason: why})
+	}
+	return rec
+}
+
+// interrupted reports a run context cancelled by an interrupt.
+func interrupted(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), interp.ErrInterrupted)
+}
+
+// checkWritable finds, before anything runs, a report directory or JUnit file that cannot be
+// written: the run would end with its results lost.
+func checkWritable(cwd, reportDir, junit string) error {
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(cwd, p)
+	}
+	try := func(flag, dir string) error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return &exitError{exitInvalid, fmt.Sprintf("%s: cannot create %s: %v", flag, dir, unwrapPath(err))}
+		}
+		f, err := os.CreateTemp(dir, ".labrun-write-check-*")
+		if err != nil {
+			return &exitError{exitInvalid, fmt.Sprintf("%s: cannot write in %s: %v", flag, dir, unwrapPath(err))}
+		}
+		f.Close()
+		os.Remove(f.Name())
+		return nil
+	}
+	if reportDir != "" {
+		if err := try("--report-dir", abs(reportDir)); err != nil {
+			return err
+		}
+	}
+	if junit != "" {
+		if err := try("--junit", filepath.Dir(abs(junit))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unwrapPath drops the path and operation of a *fs.PathError, which the message says already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func relPath(cwd, p string) string {
@@ -303,7 +430,7 @@ func relError(cwd, msg string) string {
 }
 
 // newTarget builds the named target for a scenario.
-func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, f *targetFlags) (*interp.Target, error) {
+func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, f *targetFlags, run runInfo) (*interp.Target, error) {
 	if mk := p.Targets[name]; mk != nil {
 		return mk(ctx, sc)
 	}

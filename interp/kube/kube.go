@@ -87,6 +87,7 @@ type driver struct {
 	cs        clients
 	streamCS  clients
 	dyn       dynamic.Interface
+	disco     discovery.DiscoveryInterface
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
 
 	dnsLocks keyedMutex
@@ -111,6 +112,9 @@ func New(ctx context.Context, opts Options) (*interp.Target, error) {
 	}
 	domain, err := d.clusterDomain(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := d.checkDiscovery(ctx); err != nil {
 		return nil, err
 	}
 	return &interp.Target{
@@ -189,6 +193,7 @@ func newDriver(opts Options) (*driver, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("kube: %w", err)
 	}
+	d.disco = dc
 	d.mapper = restmapper.NewDeferredDiscoveryRESTMapperWithContext(memory.NewMemCacheClientWithContext(discovery.ToDiscoveryInterfaceWithContext(dc)))
 	return d, describe, nil
 }
@@ -259,6 +264,10 @@ func (d *driver) clusterDomain(ctx context.Context) (string, error) {
 	defer cancel()
 	cm, err := d.cs.CoreV1().ConfigMaps("kube-system").Get(ctx, "coredns", getOpts)
 	if err != nil {
+		if apierrors.IsUnauthorized(err) {
+			// Every request would be refused the same way: say so once, now.
+			return "", fmt.Errorf("kube: the API server at %s refused labrun's credentials (401 Unauthorized): check the kubeconfig's user (an expired or wrong token?)", safeURL(d.cfg.Host))
+		}
 		var status apierrors.APIStatus
 		if errors.As(err, &status) {
 			d.logf("kube: cannot read ConfigMap kube-system/coredns (%s); cluster domain %s assumed", apierrors.ReasonForError(err), fallback)
@@ -271,6 +280,28 @@ func (d *driver) clusterDomain(ctx context.Context) (string, error) {
 	}
 	d.logf("kube: no `kubernetes <domain>` line in the CoreDNS Corefile; cluster domain %s assumed", fallback)
 	return fallback, nil
+}
+
+// checkDiscovery reads the API server's group list, which every authenticated user may read:
+// a refusal means labrun cannot work with these credentials, and it is said once, here, as
+// an error (rather than as "unknown" kinds later: the discovery cache hides the status).
+func (d *driver) checkDiscovery(ctx context.Context) error {
+	dc, ok := d.disco.(*discovery.DiscoveryClient)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.opts.RequestTimeout)
+	defer cancel()
+	err := dc.RESTClient().Get().AbsPath("/api").Do(ctx).Error()
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("kube: the API server at %s refused labrun's credentials (401 Unauthorized): check the kubeconfig's user (an expired or wrong token?)", safeURL(d.cfg.Host))
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("kube: the API server at %s forbids labrun's user to read API discovery (403 Forbidden): %s", safeURL(d.cfg.Host), apiMessage(err))
+	}
+	return fmt.Errorf("kube: reading API discovery at %s: %w", safeURL(d.cfg.Host), err)
 }
 
 // corefileDomain finds the zone of the kubernetes plugin in a Corefile, e.g. "cluster.local" in
