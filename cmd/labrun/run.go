@@ -28,6 +28,9 @@ type targetFlags struct {
 	context    string
 	namespace  string
 	envoyVia   string
+	// leftovers: look for what dead runs of the scenario left before it runs (run only).
+	leftovers  bool
+	cleanFirst bool
 }
 
 func (f *targetFlags) register(cmd *cobra.Command) {
@@ -74,6 +77,8 @@ report marked interrupted and exits 130; a second one abandons the cleanup.`,
 	cmd.Flags().StringArrayVar(&f.scenarios, "scenario", nil, "run only the scenario with this name (repeatable)")
 	cmd.Flags().StringArrayVar(&f.tags, "tag", nil, "run only scenarios with this tag (repeatable)")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdicts")
+	cmd.Flags().BoolVar(&f.cleanFirst, "clean-first", false, "kube target: first delete what dead runs of the same scenario left on the cluster (see labrun clean)")
+	f.leftovers = true
 	return cmd
 }
 
@@ -438,11 +443,16 @@ func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, 
 	case "local":
 		return local.New(ctx, sc.Local, local.Options{Dir: sc.Dir})
 	case "kube":
-		return kube.New(ctx, kube.Options{
+		opts := kube.Options{
 			Kubeconfig: f.kubeconfig, Context: f.context, Namespace: f.namespace,
 			AllowedNamespaces: sc.Namespaces, ClusterScoped: sc.ClusterScoped,
 			EnvoyVia: f.envoyVia, Getenv: p.Getenv,
-		})
+			Run: kube.Run{ID: run.id, Scenario: sc.Name, Host: run.host, PID: run.pid, PIDStart: run.pidStart},
+		}
+		if f.leftovers {
+			p.leftoversBeforeRun(ctx, sc.Name, sc.Namespaces, opts, f.cleanFirst)
+		}
+		return kube.New(ctx, opts)
 	}
 	return nil, errors.New("unknown target " + name)
 }

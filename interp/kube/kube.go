@@ -62,6 +62,10 @@ type Options struct {
 	QPS   float32
 	Burst int
 
+	// Run, when its ID is set, marks every object the driver creates (labels LabelRun and
+	// LabelScenario, annotations AnnotationScenario and AnnotationOwner).
+	Run Run
+
 	// Logf receives notes (fallbacks, skipped objects, API server warnings). Default: dropped.
 	Logf func(format string, args ...any)
 	// Getenv reads the environment (default os.Getenv); it decides whether to use the
