@@ -265,7 +265,7 @@ s: schema.#Scenario & {
 }
 `
 
-// TestInterruptFromStartup delivers SIGINT at moments counted from the start of the labrun
+// TestInterruptFromStartup delivers SIGINT (or SIGTERM, every other time) at moments counted from the start of the labrun
 // process (not from its first line): during loading, while the target is created (backends,
 // blackhole, DNS), during setup and during the steps. Every time labrun exits 130 with one
 // report marked interrupted, and leaves no process behind.
@@ -292,8 +292,12 @@ func TestInterruptFromStartup(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			sig := syscall.SIGINT
+			if i%2 == 1 {
+				sig = syscall.SIGTERM // the same as SIGINT for labrun
+			}
 			time.Sleep(d)
-			_ = cmd.Process.Signal(syscall.SIGINT)
+			_ = cmd.Process.Signal(sig)
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
 			var err error
@@ -306,13 +310,13 @@ func TestInterruptFromStartup(t *testing.T) {
 			}
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
-				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGINT {
+				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == sig {
 					// Only before labrun's Main: then nothing was printed or created.
 					if _, err := os.Stat(reports); d >= 100*time.Millisecond || out.Len() > 0 || err == nil {
-						t.Fatalf("killed by SIGINT at +%s, after labrun's code ran; output:\n%s", d, out.String())
+						t.Fatalf("killed by %s at +%s, after labrun's code ran; output:\n%s", sig, d, out.String())
 					}
 					early++
-					t.Logf("SIGINT at +%s came before labrun's code ran (runtime init): default action", d)
+					t.Logf("%s at +%s came before labrun's code ran (runtime init): default action", sig, d)
 					return
 				}
 			}
@@ -323,7 +327,7 @@ func TestInterruptFromStartup(t *testing.T) {
 			if rec.Outcome != "interrupted" {
 				t.Errorf("report outcome %q, want interrupted; output:\n%s", rec.Outcome, out.String())
 			}
-			t.Logf("SIGINT at +%s: %q, %d steps recorded", d, rec.Error, len(rec.Steps))
+			t.Logf("%s at +%s: %q, %d steps recorded", sig, d, rec.Error, len(rec.Steps))
 			if strings.Contains(out.String(), "PASSED") {
 				t.Errorf("an interrupted run printed PASSED:\n%s", out.String())
 			}
@@ -332,7 +336,7 @@ func TestInterruptFromStartup(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d of %d SIGINTs came before labrun's code ran", early, len(delays))
+	t.Logf("%d of %d signals came before labrun's code ran", early, len(delays))
 }
 
 // sleepersIn lists live processes running in dir (the scenario's process steps run there).
