@@ -59,11 +59,19 @@ func newRunCmd(p *process) *cobra.Command {
 		Short: "Run scenarios and judge them (a bare PATH means run)",
 		Long: `run loads the scenarios in PATH (.cue files, directories, Markdown documents), runs each on
 its target — setup, steps on their timeline, cleanup (always) — judges its expectations and
-writes a report: reports/<UTC time>_<scenario>.md, .json (the complete record, for labrun
+writes a report: reports/<UTC time>_<scenario>_<run id>.md, .json (the complete record, for labrun
 replay), and a folder with every raw input and the SVG pictures.
 
 The first Ctrl-C (or SIGTERM) stops the steps (load included), runs the cleanup, writes the
-report marked interrupted and exits 130; a second one abandons the cleanup.`,
+report marked interrupted and exits 130; a second one abandons the cleanup. That holds from
+start-up on: an interrupt while the scenarios load or the target is created also gets a
+report marked interrupted.
+
+On the kube target, every object the run creates is labelled labrun.dev/run=<run id> and
+labrun.dev/scenario, and annotated with the host and pid of this labrun: what a run killed
+with -9 leaves behind is found by labrun clean. A run warns when dead runs of the same
+scenario left objects; --clean-first deletes them before it starts. On the local target,
+the commands a run starts die with it, however it ends.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return p.run(args, &f)
