@@ -81,7 +81,7 @@ faultkill: schema.#Scenario & {
 	]
 	steps: [
 		{apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "cm-step", data: k: "s"}]},
-		{sleep: "1s"},
+		{sleep: "2s"},
 	]
 }
 `
@@ -174,7 +174,7 @@ func marked(t *testing.T, sb *sandbox.Sandbox) (objects []string, nsExists bool)
 	}
 	kinds := strings.Join(strings.Fields(string(out)), ",")
 	out, err = exec.CommandContext(ctx, kubectl, "--kubeconfig", sb.Kubeconfig, "get", kinds, "-A", "-l", "labrun.dev/run",
-		"-o", "custom-columns=KIND:.kind,NS:.metadata.namespace,NAME:.metadata.name", "--no-headers", "--ignore-not-found").CombinedOutput()
+		"-o", "custom-columns=KIND:.kind,NS:.metadata.namespace,NAME:.metadata.name", "--no-headers", "--ignore-not-found").Output()
 	if err != nil {
 		t.Fatalf("kubectl get: %v\n%s", err, out)
 	}
@@ -187,8 +187,8 @@ func marked(t *testing.T, sb *sandbox.Sandbox) (objects []string, nsExists bool)
 	return objects, err == nil
 }
 
-// TestKill9ThenClean: 20 runs of one scenario, each killed with -9 at a random moment (seeded:
-// the seed is logged), leave marked objects behind; a run after a killed one warns about
+// TestKill9ThenClean: runs of one scenario killed with -9 at random moments (seeded: the seed
+// is logged) until 20 were killed leave marked objects behind; a run after a killed one warns about
 // them; `labrun clean` lists them and `labrun clean --yes` deletes them all: 0 objects left.
 func TestKill9ThenClean(t *testing.T) {
 	sb := sandbox.Start(t)
@@ -212,11 +212,12 @@ func TestKill9ThenClean(t *testing.T) {
 	if objs, _ := marked(t, sb); len(objs) == 0 {
 		t.Fatal("a run killed after its setup left no marked object: are objects labelled?")
 	}
-	killed := 1
-	warned := 0
-	for i := 1; i < 20; i++ {
-		at := time.Duration(rng.IntN(3000)) * time.Millisecond
+	killed, warned, tried := 1, 0, 1
+	// Until 20 runs were killed (a run that ends before its moment is not), within 40 runs.
+	for i := 1; killed < 20 && i < 40; i++ {
+		at := time.Duration(rng.IntN(2400)) * time.Millisecond
 		r := runAndKill(t, bin, dir, sb.Kubeconfig, at)
+		tried++
 		if r.killed {
 			killed++
 		}
@@ -228,7 +229,8 @@ func TestKill9ThenClean(t *testing.T) {
 		t.Logf("run %d: kill -9 at +%s (killed: %v, exit %d)", i, at, r.killed, r.exitCode)
 	}
 	before, _ := marked(t, sb)
-	t.Logf("%d runs killed with -9; %d runs warned about leftovers; %d marked objects on the cluster before clean", killed, warned, len(before))
+	t.Logf("%d runs, %d killed with -9 (the others ended first); %d of the %d later runs warned about leftovers; %d marked objects on the cluster before clean: %v",
+		tried, killed, warned, tried-1, len(before), before)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -248,6 +250,26 @@ func TestKill9ThenClean(t *testing.T) {
 	if len(after) > 0 || nsExists {
 		t.Errorf("left after clean --yes: %v (namespace fault-lab exists: %v)\nclean said:\n%s", after, nsExists, out)
 	}
+	if killed < 20 {
+		t.Errorf("only %d runs were killed", killed)
+	}
+
+	// Once more: a run killed after its setup, then a run with --clean-first, which deletes
+	// what the killed one left before it starts, runs to its end and cleans up after itself.
+	if r := runAndKill(t, bin, dir, sb.Kubeconfig, 2000*time.Millisecond); !r.killed {
+		t.Fatalf("not killed: exit %d", r.exitCode)
+	}
+	r := runAndKill(t, bin, dir, sb.Kubeconfig, 0, "--clean-first")
+	if r.exitCode != 0 || !strings.Contains(r.stderr, "--clean-first: deleted") {
+		t.Errorf("run --clean-first: exit %d, stderr:\n%s", r.exitCode, r.stderr)
+	}
+	out, err = exec.CommandContext(ctx, bin, "clean", "--yes", "--kubeconfig", sb.Kubeconfig).CombinedOutput()
+	if err != nil {
+		t.Fatalf("labrun clean --yes: %v\n%s", err, out)
+	}
+	if after, nsExists := marked(t, sb); len(after) > 0 || nsExists {
+		t.Errorf("left after --clean-first and clean --yes: %v (namespace fault-lab exists: %v)", after, nsExists)
+	}
 }
 
 // TestCleanRefusesLiveRun: the objects of a run that is still running are listed as alive
@@ -257,7 +279,7 @@ func TestCleanRefusesLiveRun(t *testing.T) {
 	sb := sandbox.Start(t)
 	bin := labrunBinary(t)
 	dir := t.TempDir()
-	src := strings.Replace(killScenario, `{sleep: "1s"}`, `{sleep: "30s"}`, 1)
+	src := strings.Replace(killScenario, `{sleep: "2s"}`, `{sleep: "30s"}`, 1)
 	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
