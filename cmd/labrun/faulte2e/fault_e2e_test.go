@@ -6,6 +6,7 @@ package faulte2e
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -314,5 +315,88 @@ func TestCleanRefusesLiveRun(t *testing.T) {
 	}
 	if objs, _ := marked(t, sb); len(objs) == 0 {
 		t.Errorf("clean --yes deleted a live run's objects:\n%s", out)
+	}
+}
+
+// TestInterruptOnKube delivers SIGINT (SIGTERM every other time) at moments counted from the
+// start of labrun: while it loads, checks for leftovers, creates the kube client, applies,
+// waits for the rollout, runs its steps. Every time labrun exits 130 with a report marked
+// interrupted, and its cleanup removes what it created: in the end no marked object is left
+// (namespaces are given a bounded time to finish terminating).
+func TestInterruptOnKube(t *testing.T) {
+	sb := sandbox.Start(t)
+	bin := labrunBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(killScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	delays := []time.Duration{20, 50, 100, 200, 300, 500, 800, 1200, 1800, 2500}
+	early := 0
+	for i, d := range delays {
+		d := d * time.Millisecond
+		sig := syscall.SIGINT
+		if i%2 == 1 {
+			sig = syscall.SIGTERM
+		}
+		reports := filepath.Join(dir, fmt.Sprintf("reports-%d", i))
+		cmd := exec.Command(bin, "run", "--report-dir", reports, "--kubeconfig", sb.Kubeconfig, "s.cue")
+		cmd.Dir = dir
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(d)
+		_ = cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(2 * time.Minute):
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatalf("%s at +%s: labrun did not end within 2 minutes:\n%s", sig, d, out.String())
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == sig {
+				if _, serr := os.Stat(reports); d >= 100*time.Millisecond || out.Len() > 0 || serr == nil {
+					t.Errorf("%s at +%s: killed by it after labrun's code ran:\n%s", sig, d, out.String())
+				}
+				early++
+				continue
+			}
+		}
+		if ee == nil || ee.ExitCode() != 130 {
+			t.Errorf("%s at +%s: exit %v, want 130:\n%s", sig, d, err, out.String())
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(reports, "*.json"))
+		if len(files) != 1 {
+			t.Errorf("%s at +%s: reports %v, want one", sig, d, files)
+			continue
+		}
+		b, _ := os.ReadFile(files[0])
+		if !strings.Contains(string(b), `"outcome": "interrupted"`) {
+			t.Errorf("%s at +%s: the report is not marked interrupted", sig, d)
+		}
+		var rec struct {
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(b, &rec)
+		t.Logf("%s at +%s: exit 130, %q", sig, d, rec.Error)
+	}
+	t.Logf("%d of %d signals came before labrun's code ran", early, len(delays))
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		objs, ns := marked(t, sb)
+		if len(objs) == 0 && !ns {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("interrupted runs left %v (namespace fault-lab exists: %v)", objs, ns)
+		}
+		time.Sleep(time.Second)
 	}
 }
