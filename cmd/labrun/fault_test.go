@@ -64,7 +64,7 @@ func TestKill9LeavesNoChildren(t *testing.T) {
 		out := startLogged(t, cmd)
 		pids := waitPidFiles(t, dir, pidFiles, 10*time.Second, out)
 		t.Cleanup(func() { killAll(pids) })
-		waitLine(t, out, "srv", 10*time.Second)
+		waitLine(t, out, "✓ srv", 10*time.Second) // ready: the run is in its 60s sleep
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
