@@ -17,6 +17,10 @@ import (
 // value unique to the target: the reaper finds what the run started by it (see reaper_linux.go).
 const markerEnv = "LABRUN_RUN_MARKER"
 
+// reaperEnv, when set, makes the binary act as the reaper of the run whose marker it holds
+// (Linux only: see reaper_linux.go).
+const reaperEnv = "LABRUN_LOCAL_REAPER"
+
 // reaperClient is labrun's end of the reaper: it starts the reaper on first use, tells it each
 // process group, and on close lets it kill what escaped and waits for it.
 type reaperClient struct {

@@ -29,9 +29,6 @@ import (
 // inherited by their children) and every registered group that still holds such a process,
 // then exits. Marking by environment keeps it from killing a stranger that got a recycled pid.
 
-// reaperEnv, when set, makes the binary act as the reaper of the run whose marker it holds.
-const reaperEnv = "LABRUN_LOCAL_REAPER"
-
 func init() {
 	// Any binary that links this package can be its own reaper: labrun, and test binaries.
 	if marker := os.Getenv(reaperEnv); marker != "" {
