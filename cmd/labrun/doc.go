@@ -47,6 +47,7 @@ within a tolerance, e.g. "~ fortio.avg 3000 ±10%". A mismatch fails with a diff
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdicts")
 	cmd.Flags().BoolVar(&f.vet, "vet", false, "validate the specs without running them")
 	cmd.Flags().BoolVar(&f.update, "update", false, "rewrite the expected-output blocks from this run")
+	f.leftovers = true // kube target: warn about what dead runs of a scenario left
 	return cmd
 }
 
