@@ -192,6 +192,9 @@ func (p *process) leftoversBeforeRun(ctx context.Context, name string, namespace
 	lctx, lcancel := context.WithTimeout(ctx, 20*time.Second)
 	items, warnings := c.List(lctx, name, namespaces)
 	lcancel()
+	if ctx.Err() != nil {
+		return // interrupted: the run stops anyway
+	}
 	if len(warnings) > 0 {
 		fmt.Fprintf(w, "labrun: %s: warning: leftovers of earlier runs not fully checked (%d resource(s) could not be listed, e.g. %v)\n", name, len(warnings), warnings[0])
 	}

@@ -23,7 +23,8 @@ import (
 
 // orphanScenario starts a process step that leaves three kinds of descendants: the direct
 // child (a shell, which Pdeathsig covers), a grandchild in the same process group, and one that
-// escaped into a new session (setsid): only the reaper finds that one.
+// escaped into a new session (setsid): only the reaper finds that one. Then an exec step runs
+// a long command: labrun is killed while it runs.
 const orphanScenario = `package s
 
 import "labrun.dev/schema"
@@ -41,19 +42,19 @@ s: schema.#Scenario & {
 				"""]
 			ready: log: "^up$"
 		}},
-		{sleep: "60s"},
+		{exec: argv: ["sh", "-c", "echo $$ > exec.pid; exec sleep 60"]},
 	]
 }
 `
 
 // TestKill9LeavesNoChildren: kill -9 of labrun in the middle of a run leaves none of its process
-// step's descendants alive, and a rerun in the same directory runs normally (nothing of the
+// step's descendants, nor its running exec step, alive, and a rerun in the same directory runs normally (nothing of the
 // first run holds anything).
 func TestKill9LeavesNoChildren(t *testing.T) {
 	bin := buildFakeBinary(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "s.cue"), orphanScenario)
-	pidFiles := []string{"child.pid", "grandchild.pid", "escaped.pid"}
+	pidFiles := []string{"child.pid", "grandchild.pid", "escaped.pid", "exec.pid"}
 
 	for round := range 2 { // kill -9, then the same again: the rerun
 		for _, f := range pidFiles {

@@ -68,9 +68,13 @@ func (r *reaperClient) ensure() {
 }
 
 func (r *reaperClient) startLocked() error {
-	self, err := os.Executable()
-	if err != nil {
-		return err
+	// /proc/self/exe is this very binary even when its file was replaced or deleted since it
+	// started (a rebuild during a long run, go run's temp binary).
+	self := "/proc/self/exe"
+	if _, err := os.Stat(self); err != nil {
+		if self, err = os.Executable(); err != nil {
+			return err
+		}
 	}
 	pr, pw, err := os.Pipe() // close-on-exec: no command but the reaper gets either end
 	if err != nil {
