@@ -19,6 +19,12 @@
 // Every server listens on loopback only: a backend, blackhole or DNS address whose host is not
 // a loopback IP is refused. Close tears everything down in reverse order and restores
 // net.DefaultResolver.
+//
+// The commands of process and exec steps die with labrun however it ends, kill -9 included:
+// each leads its own process group with SIGKILL as its parent-death signal, and a reaper
+// kills what escaped the group (see reaper.go and reaper_linux.go). A process's readiness
+// check counts only for that process: a port held by another program before it starts is an
+// error naming that program (portowner_linux.go).
 package local
 
 import (
