@@ -455,3 +455,25 @@ func readFaultRecord(t *testing.T, dir string) faultRecord {
 	}
 	return rec
 }
+
+// TestOneCommandTwoScenariosOfOneName: `labrun run a/s.cue b/s.cue`, both declaring s, in the
+// same second: two report sets.
+func TestOneCommandTwoScenariosOfOneName(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	for _, d := range []string{"a", "b"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, d, "s.cue"), "package s\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {steps: [{sleep: \"1ms\"}]}\n")
+	}
+	cmd := exec.Command(bin, "run", "-q", "a/s.cue", "b/s.cue")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "reports", "*_s_*.json"))
+	if len(files) != 2 {
+		t.Errorf("reports %v, want two", files)
+	}
+}
