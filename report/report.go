@@ -40,12 +40,15 @@ func safeName(s string) string {
 	return s
 }
 
-// Write writes the report of rec into dir (created if needed).
-func Write(dir string, rec *interp.Record) (Files, error) {
+// Write writes the report of rec into dir (created if needed), named Base(rec).
+func Write(dir string, rec *interp.Record) (Files, error) { return WriteAs(dir, Base(rec), rec) }
+
+// WriteAs writes the report of rec into dir (created if needed) under the file name stem base:
+// base.md, base.json and the folder base.
+func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Files{}, err
 	}
-	base := Base(rec)
 	f := Files{
 		Markdown:  filepath.Join(dir, base+".md"),
 		JSON:      filepath.Join(dir, base+".json"),

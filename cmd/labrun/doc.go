@@ -47,6 +47,7 @@ within a tolerance, e.g. "~ fortio.avg 3000 ±10%". A mismatch fails with a diff
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdicts")
 	cmd.Flags().BoolVar(&f.vet, "vet", false, "validate the specs without running them")
 	cmd.Flags().BoolVar(&f.update, "update", false, "rewrite the expected-output blocks from this run")
+	f.leftovers = true // kube target: warn about what dead runs of a scenario left
 	return cmd
 }
 
@@ -80,6 +81,9 @@ func (p *process) doc(args []string, f *docFlags) error {
 	}
 	if len(errs) > 0 || f.vet {
 		return p.reportVet(f.output, res, errs)
+	}
+	if err := checkWritable(p.Cwd, f.reportDir, f.junit); err != nil {
+		return err
 	}
 	code := exitOK
 	runCtx, cleanupCtx, stop := p.runContexts()

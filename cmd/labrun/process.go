@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sync"
@@ -59,8 +60,12 @@ func newProcess() *process {
 }
 
 // quietLibraries silences client-go's klog, which prints its own lines to stderr (e.g.
-// "Copying stderr failed" when an exec is cancelled on purpose); labrun reports errors itself.
+// "Copying stderr failed" when an exec is cancelled on purpose, or discovery's "Couldn't get
+// current server API group list" on a wrong token); labrun reports errors itself. Errors
+// reach stderr whatever klog's output is (its stderr threshold), unless a logger replaces
+// klog's own: every klog call then goes to that logger, which drops it.
 func quietLibraries() {
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
+	klog.SetSlogLogger(slog.New(slog.DiscardHandler))
 }

@@ -14,7 +14,7 @@ import (
 func Main(p *process) int {
 	root := newRoot(p)
 	args := defaultToRun(root, p.Args)
-	if len(args) > 0 && (args[0] == "run" || args[0] == "doc") {
+	if len(args) > 0 && (args[0] == "run" || args[0] == "doc" || args[0] == "clean") {
 		p.Signals() // start catching interrupts now: loading takes a moment
 	}
 	root.SetArgs(args)
@@ -53,7 +53,7 @@ Exit codes: 0 every expectation held; 1 an expectation failed; 2 invalid spec or
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.AddCommand(newRunCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newVersionCmd(p), newStepsCmd(p), newMutateCmd(p), newDiffCmd(p))
+	root.AddCommand(newRunCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newCleanCmd(p), newVersionCmd(p), newStepsCmd(p), newMutateCmd(p), newDiffCmd(p))
 	return root
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,6 +30,9 @@ type targetFlags struct {
 	context    string
 	namespace  string
 	envoyVia   string
+	// leftovers: look for what dead runs of the scenario left before it runs (run only).
+	leftovers  bool
+	cleanFirst bool
 }
 
 func (f *targetFlags) register(cmd *cobra.Command) {
@@ -56,11 +61,19 @@ func newRunCmd(p *process) *cobra.Command {
 		Short: "Run scenarios and judge them (a bare PATH means run)",
 		Long: `run loads the scenarios in PATH (.cue files, directories, Markdown documents), runs each on
 its target — setup, steps on their timeline, cleanup (always) — judges its expectations and
-writes a report: reports/<UTC time>_<scenario>.md, .json (the complete record, for labrun
+writes a report: reports/<UTC time>_<scenario>_<run id>.md, .json (the complete record, for labrun
 replay), and a folder with every raw input and the SVG pictures.
 
 The first Ctrl-C (or SIGTERM) stops the steps (load included), runs the cleanup, writes the
-report marked interrupted and exits 130; a second one abandons the cleanup.`,
+report marked interrupted and exits 130; a second one abandons the cleanup. That holds from
+start-up on: an interrupt while the scenarios load or the target is created also gets a
+report marked interrupted.
+
+On the kube target, every object the run creates is labelled labrun.dev/run=<run id> and
+labrun.dev/scenario, and annotated with the host and pid of this labrun: what a run killed
+with -9 leaves behind is found by labrun clean. A run warns when dead runs of the same
+scenario left objects; --clean-first deletes them before it starts. On the local target,
+the commands a run starts die with it, however it ends.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return p.run(args, &f)
@@ -74,6 +87,8 @@ report marked interrupted and exits 130; a second one abandons the cleanup.`,
 	cmd.Flags().StringArrayVar(&f.scenarios, "scenario", nil, "run only the scenario with this name (repeatable)")
 	cmd.Flags().StringArrayVar(&f.tags, "tag", nil, "run only scenarios with this tag (repeatable)")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdicts")
+	cmd.Flags().BoolVar(&f.cleanFirst, "clean-first", false, "kube target: first delete what dead runs of the same scenario left on the cluster (see labrun clean)")
+	f.leftovers = true
 	return cmd
 }
 
@@ -102,6 +117,10 @@ func (p *process) run(args []string, f *runFlags) error {
 		return err
 	}
 
+	if err := checkWritable(p.Cwd, f.reportDir, f.junit); err != nil {
+		return err
+	}
+
 	runCtx, cleanupCtx, stop := p.runContexts()
 	defer stop()
 
@@ -115,9 +134,8 @@ func (p *process) run(args []string, f *runFlags) error {
 	code := exitOK
 	var recs []*interp.Record
 	for _, sc := range scenarios {
-		if runCtx.Err() != nil {
-			break
-		}
+		// After an interrupt, the scenarios not started yet still get a report, marked
+		// interrupted: the runner's report says what did not run.
 		rec, c := p.runOne(runCtx, cleanupCtx, sc, f)
 		if rec != nil {
 			recs = append(recs, rec)
@@ -154,8 +172,15 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	// written must not kill labrun half-way.
 	sigs, _ := p.Signals()
 	done := make(chan struct{})
+	n := 0
+	select {
+	case <-sigs: // one that came while the scenarios were loading: the run is over before it starts
+		n = 1
+		fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping before the run starts")
+		cancelRun(interp.ErrInterrupted)
+	default:
+	}
 	go func() {
-		n := 0
 		for {
 			select {
 			case <-done:
@@ -217,15 +242,31 @@ func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario
 }
 
 // runOne runs one scenario and writes its report; it returns the record and the exit code.
+// Every run has a report, including one interrupted before it started or while its target was
+// being created, and one whose target could not be created.
 func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f *runFlags) (*interp.Record, int) {
+	run := newRunInfo()
 	name := f.target
 	if name == "" {
 		name = sc.Target
 	}
-	target, err := p.newTarget(runCtx, name, sc, &f.targetFlags)
+	start := time.Now()
+	if interrupted(runCtx) {
+		return p.finish(notRun(sc, name, start, interp.Interrupted, "interrupted before the run started"), f, run, true)
+	}
+	target, err := p.newTarget(runCtx, name, sc, &f.targetFlags, run)
+	if interrupted(runCtx) {
+		if err == nil && target.Close != nil {
+			if err := target.Close(cleanupCtx); err != nil {
+				fmt.Fprintf(p.Stderr, "labrun: %s: closing the %s target: %v\n", sc.Name, name, err)
+			}
+		}
+		return p.finish(notRun(sc, name, start, interp.Interrupted, "interrupted while the target was being created"), f, run, true)
+	}
 	if err != nil {
 		fmt.Fprintf(p.Stderr, "labrun: %s: target %s: %v\n", sc.Name, name, err)
-		return nil, exitInfra
+		rec, _ := p.finish(notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err)), f, run, false)
+		return rec, exitInfra
 	}
 	defer func() {
 		if target.Close != nil {
@@ -250,23 +291,122 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 	)
 	rec := r.Run(runCtx, cleanupCtx, sc)
 	prog.done()
-	code := exitCode(rec)
+	if interrupted(runCtx) && rec.Outcome != interp.Interrupted {
+		// An interrupt during the preflight checks makes them fail (a refusal): it is the
+		// interrupt that stopped the run.
+		rec.Outcome, rec.Error = interp.Interrupted, "interrupted: "+rec.Error
+	}
+	return p.finish(rec, f, run, true)
+}
 
+// finish writes the report of rec and, when verdict is set, prints the verdict; it returns
+// the record and its exit code.
+func (p *process) finish(rec *interp.Record, f *runFlags, run runInfo, verdict bool) (*interp.Record, int) {
+	code := exitCode(rec)
 	if f.reportDir != "" {
 		dir := f.reportDir
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(p.Cwd, dir)
 		}
-		files, err := report.Write(dir, rec)
+		files, err := writeReport(dir, rec, run.id)
 		if err != nil {
-			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", sc.Name, err)
+			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
 			code = worse(code, exitInfra)
 		} else if !f.quiet {
 			fmt.Fprintf(p.Stdout, "  report: %s\n", relPath(p.Cwd, files.Markdown))
 		}
 	}
-	p.printVerdict(rec)
+	if verdict {
+		p.printVerdict(rec)
+	}
 	return rec, code
+}
+
+// writeReport writes rec's report as <UTC time>_<scenario>_<run id>: two runs never share a
+// name, even of one scenario in the same second. The report's folder is created first, and a
+// name whose folder exists already (another labrun got there first) gets a suffix.
+func writeReport(dir string, rec *interp.Record, runID string) (report.Files, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return report.Files{}, err
+	}
+	stem := report.Base(rec) + "_" + runID
+	base := stem
+	for i := 2; ; i++ {
+		err := os.Mkdir(filepath.Join(dir, base), 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || i > 100 {
+			return report.Files{}, err
+		}
+		base = fmt.Sprintf("%s-%d", stem, i)
+	}
+	return report.WriteAs(dir, base, rec)
+}
+
+// notRun is the record of a run that stopped before its steps: interrupted, or without a
+// target. Its expectations are skipped.
+func notRun(sc *dsl.Scenario, target string, start time.Time, outcome interp.Outcome, why string) *interp.Record {
+	rec := &interp.Record{
+		Version: interp.RecordVersion, Scenario: sc.Name, File: sc.Pos.File, Pos: sc.Pos, Doc: sc.Doc,
+		Target: target, Vars: sc.Vars, Start: start, StepsStart: start, End: time.Now(),
+		Outcome: outcome, Error: why, AllowReset: sc.AllowReset,
+		Snapshots: map[string]*interp.SnapshotRecord{}, Series: map[string]*interp.SeriesRecord{},
+		Loads: map[string]*interp.LoadRecord{}, Execs: map[string]schema.ExecResult{},
+		Logs: map[string]schema.LogResult{}, Values: map[string]any{},
+	}
+	for _, e := range sc.Expect {
+		rec.Expectations = append(rec.Expectations, &interp.Judgement{Src: e.Src, Pos: e.Pos, Outcome: interp.Skipped, Reason: why})
+	}
+	return rec
+}
+
+// interrupted reports a run context cancelled by an interrupt.
+func interrupted(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), interp.ErrInterrupted)
+}
+
+// checkWritable finds, before anything runs, a report directory or JUnit file that cannot be
+// written: the run would end with its results lost.
+func checkWritable(cwd, reportDir, junit string) error {
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(cwd, p)
+	}
+	try := func(flag, dir string) error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return &exitError{exitInvalid, fmt.Sprintf("%s: cannot create %s: %v", flag, dir, unwrapPath(err))}
+		}
+		f, err := os.CreateTemp(dir, ".labrun-write-check-*")
+		if err != nil {
+			return &exitError{exitInvalid, fmt.Sprintf("%s: cannot write in %s: %v", flag, dir, unwrapPath(err))}
+		}
+		f.Close()
+		os.Remove(f.Name())
+		return nil
+	}
+	if reportDir != "" {
+		if err := try("--report-dir", abs(reportDir)); err != nil {
+			return err
+		}
+	}
+	if junit != "" {
+		if err := try("--junit", filepath.Dir(abs(junit))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unwrapPath drops the path and operation of a *fs.PathError, which the message says already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func relPath(cwd, p string) string {
@@ -361,7 +501,7 @@ func (p *process) checkTarget(name string) error {
 }
 
 // newTarget builds the named target for a scenario.
-func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, f *targetFlags) (*schema.Target, error) {
+func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, f *targetFlags, run runInfo) (*schema.Target, error) {
 	if mk := p.Targets[name]; mk != nil {
 		return mk(ctx, sc)
 	}
@@ -369,11 +509,16 @@ func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, 
 	case "local":
 		return local.New(ctx, sc.Local, local.Options{Dir: sc.Dir})
 	case "kube":
-		return kube.New(ctx, kube.Options{
+		opts := kube.Options{
 			Kubeconfig: f.kubeconfig, Context: f.context, Namespace: f.namespace,
 			AllowedNamespaces: sc.Namespaces, ClusterScoped: sc.ClusterScoped,
 			EnvoyVia: f.envoyVia, Getenv: p.Getenv,
-		})
+			Run: kube.Run{ID: run.id, Scenario: sc.Name, Host: run.host, PID: run.pid, PIDStart: run.pidStart},
+		}
+		if f.leftovers {
+			p.leftoversBeforeRun(ctx, sc.Name, sc.Namespaces, opts, f.cleanFirst)
+		}
+		return kube.New(ctx, opts)
 	}
 	return nil, errors.New("unknown target " + name)
 }

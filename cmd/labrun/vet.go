@@ -123,7 +123,7 @@ func (p *process) vetServer(scenarios []*dsl.Scenario, tf *targetFlags) (dsl.Err
 	defer stop()
 	var errs dsl.Errors
 	for _, sc := range scenarios {
-		target, err := p.newTarget(ctx, "kube", sc, tf)
+		target, err := p.newTarget(ctx, "kube", sc, tf, newRunInfo())
 		if err != nil {
 			return nil, &exitError{exitInfra, fmt.Sprintf("vet --server: %v", err)}
 		}

@@ -62,6 +62,10 @@ type Options struct {
 	QPS   float32
 	Burst int
 
+	// Run, when its ID is set, marks every object the driver creates (labels LabelRun and
+	// LabelScenario, annotations AnnotationScenario and AnnotationOwner).
+	Run Run
+
 	// Logf receives notes (fallbacks, skipped objects, API server warnings). Default: dropped.
 	Logf func(format string, args ...any)
 	// Getenv reads the environment (default os.Getenv); it decides whether to use the
@@ -87,6 +91,7 @@ type driver struct {
 	cs        clients
 	streamCS  clients
 	dyn       dynamic.Interface
+	disco     discovery.DiscoveryInterface
 	mapper    *restmapper.DeferredDiscoveryRESTMapper
 
 	dnsLocks keyedMutex
@@ -111,6 +116,9 @@ func New(ctx context.Context, opts Options) (*schema.Target, error) {
 	}
 	domain, err := d.clusterDomain(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := d.checkDiscovery(ctx); err != nil {
 		return nil, err
 	}
 	caps, _ := schema.TargetCaps("kube", nil)
@@ -191,6 +199,7 @@ func newDriver(opts Options) (*driver, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("kube: %w", err)
 	}
+	d.disco = dc
 	d.mapper = restmapper.NewDeferredDiscoveryRESTMapperWithContext(memory.NewMemCacheClientWithContext(discovery.ToDiscoveryInterfaceWithContext(dc)))
 	return d, describe, nil
 }
@@ -261,6 +270,10 @@ func (d *driver) clusterDomain(ctx context.Context) (string, error) {
 	defer cancel()
 	cm, err := d.cs.CoreV1().ConfigMaps("kube-system").Get(ctx, "coredns", getOpts)
 	if err != nil {
+		if apierrors.IsUnauthorized(err) {
+			// Every request would be refused the same way: say so once, now.
+			return "", fmt.Errorf("kube: the API server at %s refused labrun's credentials (401 Unauthorized): check the kubeconfig's user (an expired or wrong token?)", safeURL(d.cfg.Host))
+		}
 		var status apierrors.APIStatus
 		if errors.As(err, &status) {
 			d.logf("kube: cannot read ConfigMap kube-system/coredns (%s); cluster domain %s assumed", apierrors.ReasonForError(err), fallback)
@@ -273,6 +286,28 @@ func (d *driver) clusterDomain(ctx context.Context) (string, error) {
 	}
 	d.logf("kube: no `kubernetes <domain>` line in the CoreDNS Corefile; cluster domain %s assumed", fallback)
 	return fallback, nil
+}
+
+// checkDiscovery reads the API server's group list, which every authenticated user may read:
+// a refusal means labrun cannot work with these credentials, and it is said once, here, as
+// an error (rather than as "unknown" kinds later: the discovery cache hides the status).
+func (d *driver) checkDiscovery(ctx context.Context) error {
+	dc, ok := d.disco.(*discovery.DiscoveryClient)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.opts.RequestTimeout)
+	defer cancel()
+	err := dc.RESTClient().Get().AbsPath("/api").Do(ctx).Error()
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("kube: the API server at %s refused labrun's credentials (401 Unauthorized): check the kubeconfig's user (an expired or wrong token?)", safeURL(d.cfg.Host))
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("kube: the API server at %s forbids labrun's user to read API discovery (403 Forbidden): %s", safeURL(d.cfg.Host), apiMessage(err))
+	}
+	return fmt.Errorf("kube: reading API discovery at %s: %w", safeURL(d.cfg.Host), err)
 }
 
 // corefileDomain finds the zone of the kubernetes plugin in a Corefile, e.g. "cluster.local" in

@@ -411,6 +411,7 @@ func (d *driver) guardObjects(op string, objs []*object) error {
 // waited for first, since applying to it would fail or be lost.
 func (d *driver) applyOne(ctx context.Context, o *object, dryRun bool) (created bool, err error) {
 	ri := d.resourceOf(o)
+	u := o.u
 	if !dryRun {
 		cur, err := ri.Get(ctx, o.u.GetName(), getOpts)
 		switch {
@@ -425,8 +426,16 @@ func (d *driver) applyOne(ctx context.Context, o *object, dryRun bool) (created 
 			}
 			created = true
 		}
+		// What this run creates carries its marks; what an earlier run created keeps its own;
+		// what labrun did not create (the user's) gets none.
+		u = o.u.DeepCopy()
+		if created {
+			d.opts.Run.stamp(u)
+		} else {
+			keepMarks(cur, u)
+		}
 	}
-	data, err := o.u.MarshalJSON()
+	data, err := u.MarshalJSON()
 	if err != nil {
 		return false, err
 	}

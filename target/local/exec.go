@@ -22,7 +22,10 @@ const waitDelay = 2 * time.Second
 // directory, stdin from the step. A non-zero exit is a result; the error is for a command
 // that could not start or was cancelled. A command killed by a signal exits 128+signal, as
 // shells report it. On cancellation its whole process group is killed.
-type executor struct{ opts *Options }
+type executor struct {
+	opts   *Options
+	reaper *reaperClient
+}
 
 func (e *executor) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, error) {
 	var res schema.ExecResult
@@ -41,7 +44,7 @@ func (e *executor) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult
 	}
 	cmd := exec.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
 	cmd.Dir = e.opts.Dir
-	cmd.Env = e.opts.Env
+	cmd.Env = e.reaper.env(e.opts.Env)
 	cmd.Stdin = strings.NewReader(req.Stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -49,7 +52,10 @@ func (e *executor) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult
 	cmd.Cancel = func() error { return signalGroup(cmd.Process, syscall.SIGKILL) }
 	cmd.WaitDelay = waitDelay
 
-	err := cmd.Run()
+	err := e.reaper.start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("exec %s: %w", req.Argv[0], ctx.Err())

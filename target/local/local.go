@@ -19,6 +19,12 @@
 // Every server listens on loopback only: a backend, blackhole or DNS address whose host is not
 // a loopback IP is refused. Close tears everything down in reverse order and restores
 // net.DefaultResolver.
+//
+// The commands of process and exec steps die with labrun however it ends, kill -9 included:
+// each leads its own process group with SIGKILL as its parent-death signal, and a reaper
+// kills what escaped the group (see reaper.go and reaper_linux.go). A process's readiness
+// check counts only for that process: a port held by another program before it starts is an
+// error naming that program (portowner_linux.go).
 package local
 
 import (
@@ -125,7 +131,10 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 		cleanup.add("resolver hook", func(context.Context) error { restore(); return nil })
 		opts.logf("dns zone %s served on %s (udp+tcp); in-process lookups of the zone go there", d.zone, d.addr)
 	}
-	w.procs = newProcessRunner(&w.opts)
+	// The reaper closes after the processes stop: it then kills only what escaped them.
+	reaper := newReaperClient(opts.logf)
+	cleanup.add("reaper", reaper.close)
+	w.procs = newProcessRunner(&w.opts, reaper)
 	cleanup.add("processes", w.procs.stopAll)
 
 	caps, _ := schema.TargetCaps("local", spec)
@@ -133,7 +142,7 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 		Name:      "local",
 		Describe:  w.describe(),
 		Caps:      caps,
-		Exec:      &executor{opts: &w.opts},
+		Exec:      &executor{opts: &w.opts, reaper: reaper},
 		Load:      newLoadGenerator(),
 		Stats:     &statsReader{w: w},
 		Logs:      &logReader{w: w},

@@ -8,10 +8,12 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -36,14 +38,15 @@ const (
 // processRunner starts the local commands of process steps and keeps them by name, for
 // kill steps, logs steps and Close.
 type processRunner struct {
-	opts *Options
+	opts   *Options
+	reaper *reaperClient
 
 	mu    sync.Mutex
 	procs map[string]*process
 }
 
-func newProcessRunner(opts *Options) *processRunner {
-	return &processRunner{opts: opts, procs: map[string]*process{}}
+func newProcessRunner(opts *Options, reaper *reaperClient) *processRunner {
+	return &processRunner{opts: opts, reaper: reaper, procs: map[string]*process{}}
 }
 
 // Start starts argv in its own process group (dir relative to the scenario's directory;
@@ -60,6 +63,12 @@ func (r *processRunner) Start(ctx context.Context, name string, req schema.Proce
 	ready, err := readinessOf(req.Ready)
 	if err != nil {
 		return nil, fmt.Errorf("process %s: %w", name, err)
+	}
+	if ready != nil {
+		// A check on a port someone already holds would pass for that someone.
+		if err := ready.portFree(); err != nil {
+			return nil, fmt.Errorf("process %s: %w", name, err)
+		}
 	}
 	r.mu.Lock()
 	if old, ok := r.procs[name]; ok && !old.exited() {
@@ -86,12 +95,13 @@ func (r *processRunner) Start(ctx context.Context, name string, req schema.Proce
 		}
 		cmd.Env = env
 	}
-	p := &process{name: name, argv: req.Argv, cmd: cmd, grace: r.opts.StopGrace, done: make(chan struct{})}
+	cmd.Env = r.reaper.env(cmd.Env)
+	p := &process{name: name, argv: req.Argv, cmd: cmd, grace: r.opts.StopGrace, marker: r.reaper.marker, done: make(chan struct{})}
 	p.stdout.p, p.stderr.p = p, p
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
 	setProcessGroup(cmd)
 	cmd.WaitDelay = waitDelay
-	if err := cmd.Start(); err != nil {
+	if err := r.reaper.start(cmd); err != nil {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("process %s: %w", name, err)
 	}
@@ -131,16 +141,32 @@ func (r *processRunner) stopAll(ctx context.Context) error {
 	for i, p := range procs {
 		wg.Go(func() { errs[i] = p.Stop(ctx, "TERM") })
 	}
+	// What left the processes' groups gets the same treatment: TERM now, KILL after the grace.
+	stopped := make(chan struct{})
+	var escaped sync.WaitGroup
+	escaped.Go(func() {
+		r.reaper.signalEscaped(syscall.SIGTERM)
+		t := time.NewTimer(r.opts.StopGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			r.reaper.signalEscaped(syscall.SIGKILL)
+		case <-stopped:
+		}
+	})
 	wg.Wait()
+	close(stopped)
+	escaped.Wait()
 	return errors.Join(errs...)
 }
 
 // process is one started command.
 type process struct {
-	name  string
-	argv  []string
-	cmd   *exec.Cmd
-	grace time.Duration
+	name   string
+	argv   []string
+	cmd    *exec.Cmd
+	grace  time.Duration
+	marker string // the run's marker in its environment (see reaper.go)
 
 	done    chan struct{} // closed when the process has exited and its output is read
 	waitErr error         // set before done is closed
@@ -352,6 +378,68 @@ func (rd *readiness) String() string {
 	return "log /" + rd.log.String() + "/"
 }
 
+// endpoint is the address a tcp or http check connects to, when its host is an IP literal or
+// localhost (a name that only DNS knows is not looked up for this).
+func (rd *readiness) endpoint() ([]net.IP, int, bool) {
+	var hostport string
+	switch {
+	case rd.tcp != "":
+		hostport = rd.tcp
+	case rd.http != "":
+		u, err := url.Parse(rd.http)
+		if err != nil || u.Host == "" {
+			return nil, 0, false
+		}
+		hostport = u.Host
+		if u.Port() == "" {
+			port := map[string]string{"http": "80", "https": "443"}[u.Scheme]
+			if port == "" {
+				return nil, 0, false
+			}
+			hostport = net.JoinHostPort(u.Hostname(), port)
+		}
+	default:
+		return nil, 0, false
+	}
+	host, portText, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return nil, 0, false
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port <= 0 || port > 65535 {
+		return nil, 0, false
+	}
+	if host == "localhost" || host == "" {
+		return []net.IP{net.IPv4(127, 0, 0, 1).To4(), net.IPv6loopback}, port, true
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return nil, 0, false
+	}
+	if v4 := ip.To4(); v4 != nil {
+		ip = v4
+	}
+	return []net.IP{ip}, port, true
+}
+
+// portFree fails when the port a tcp or http check connects to is already listened on, before
+// the process starts, naming who holds it when labrun can see that.
+func (rd *readiness) portFree() error {
+	ips, port, ok := rd.endpoint()
+	if !ok {
+		return nil
+	}
+	holders, ok := portListeners(ips, port)
+	if !ok || len(holders) == 0 {
+		return nil
+	}
+	names := make([]string, len(holders))
+	for i, h := range holders {
+		names[i] = h.String()
+	}
+	return fmt.Errorf("ready %s: port %d is already in use before the process started, by %s: the check would pass for that program, not this process", rd, port, strings.Join(names, ", "))
+}
+
 // waitReady polls the check until it passes, the process exits, the timeout passes or ctx ends.
 func (p *process) waitReady(ctx context.Context, rd *readiness) error {
 	deadline := time.NewTimer(rd.timeout)
@@ -365,7 +453,7 @@ func (p *process) waitReady(ctx context.Context, rd *readiness) error {
 	for {
 		ok, why := p.checkOnce(ctx, rd, client, &checked)
 		if ok {
-			return nil
+			return p.confirmReady(rd)
 		}
 		last = why
 		select {
@@ -378,6 +466,36 @@ func (p *process) waitReady(ctx context.Context, rd *readiness) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// confirmReady checks that a check that passed speaks for this process: the process is still
+// running, and the socket that answered a tcp or http check, when labrun can see who holds it,
+// is held by this process or one of its descendants.
+func (p *process) confirmReady(rd *readiness) error {
+	if p.exited() {
+		return fmt.Errorf("%s, although its check passed (%s): what answered is not this process; last output:%s", p.exitText(), rd, p.tail())
+	}
+	ips, port, ok := rd.endpoint()
+	if !ok {
+		return nil
+	}
+	holders, ok := portListeners(ips, port)
+	if !ok || len(holders) == 0 {
+		return nil // not a socket of this machine that labrun can see
+	}
+	var others []string
+	for _, h := range holders {
+		if h.pid == p.cmd.Process.Pid || h.carries(p.marker) {
+			return nil
+		}
+		if h.pid != 0 {
+			others = append(others, h.String())
+		}
+	}
+	if len(others) == 0 {
+		return nil // held by no process labrun can see: it cannot say whose it is
+	}
+	return fmt.Errorf("ready check %s was answered by %s, not by this process; last output:%s", rd, strings.Join(others, ", "), p.tail())
 }
 
 func (p *process) checkOnce(ctx context.Context, rd *readiness, client *http.Client, checked *int) (bool, string) {

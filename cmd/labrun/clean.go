@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"labrun.dev/labrun/target/kube"
+)
+
+type cleanFlags struct {
+	kubeconfig string
+	context    string
+	scenario   string
+	namespaces []string
+	yes        bool
+	allHosts   bool
+	timeout    time.Duration
+}
+
+func newCleanCmd(p *process) *cobra.Command {
+	var f cleanFlags
+	cmd := &cobra.Command{
+		Use:   "clean",
+		Short: "List (and with --yes delete) what dead runs left on the cluster",
+		Long: `clean finds every object on the cluster that a run of labrun created (they carry the labels
+labrun.dev/run and labrun.dev/scenario, and an annotation labrun.dev/owner naming the host and
+pid of the labrun that created them) and lists them by run, saying whether that run is still
+alive. With --yes it deletes the objects of dead runs (namespaces last) and waits until they
+are gone. Objects of a run that is still alive (its pid runs on this host, with the same start
+time) are never deleted; objects of runs on other hosts only with --all-hosts.
+
+Exit codes: 0 listed (or deleted) everything it could; 3 the cluster could not be read or an
+object could not be deleted.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return p.clean(&f) },
+	}
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	cmd.Flags().StringVar(&f.context, "context", "", "the kubeconfig context (default: the current one)")
+	cmd.Flags().StringVar(&f.scenario, "scenario", "", "only what runs of this scenario left")
+	cmd.Flags().StringArrayVarP(&f.namespaces, "namespace", "n", nil, "look for namespaced objects only in this namespace (repeatable; default: all namespaces)")
+	cmd.Flags().BoolVar(&f.yes, "yes", false, "delete what dead runs left (without it: only list)")
+	cmd.Flags().BoolVar(&f.allHosts, "all-hosts", false, "also delete what runs on other hosts left (labrun cannot tell whether they are alive)")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", 5*time.Minute, "bound on listing, deleting and waiting until the objects are gone")
+	return cmd
+}
+
+func (p *process) clean(f *cleanFlags) error {
+	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
+	defer cancel()
+	runCtx, _, stop := p.runContexts()
+	defer stop()
+	ctx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	go func() {
+		select {
+		case <-runCtx.Done():
+			cancelRun()
+		case <-ctx.Done():
+		}
+	}()
+	c, err := kube.NewCleaner(ctx, kube.Options{Kubeconfig: f.kubeconfig, Context: f.context, Getenv: p.Getenv})
+	if err != nil {
+		return &exitError{exitInfra, err.Error()}
+	}
+	items, warnings := c.List(ctx, f.scenario, f.namespaces)
+	for _, w := range warnings {
+		fmt.Fprintf(p.Stderr, "labrun: clean: warning: %v\n", w)
+	}
+	if interrupted(runCtx) {
+		return &exitError{exitInterrupted, "clean: interrupted"}
+	}
+	runs := groupRuns(items)
+	fmt.Fprintf(p.Stdout, "%s: %d object(s) of %d run(s)\n", c.Describe, len(items), len(runs))
+	var doomed []kube.Leftover
+	for _, r := range runs {
+		verdict := r.state.String()
+		del := r.state == runDead || (r.state == runOtherHost && f.allHosts)
+		if del && f.yes {
+			verdict += ": deleting"
+			doomed = append(doomed, r.items...)
+		}
+		fmt.Fprintf(p.Stdout, "run %s (scenario %s, %s): %s\n", r.id, r.scenario, r.owner, verdict)
+		for _, l := range r.items {
+			mark := ""
+			if l.Terminating {
+				mark = " (being deleted)"
+			}
+			fmt.Fprintf(p.Stdout, "  %s%s\n", l, mark)
+		}
+	}
+	if !f.yes {
+		if len(items) > 0 {
+			fmt.Fprintln(p.Stdout, "nothing deleted: run `labrun clean --yes` to delete what dead runs left")
+		}
+		return nil
+	}
+	if len(doomed) == 0 {
+		return nil
+	}
+	if err := c.Delete(ctx, doomed, true); err != nil {
+		if interrupted(runCtx) {
+			return &exitError{exitInterrupted, "clean: interrupted: " + err.Error()}
+		}
+		return &exitError{exitInfra, "clean: " + err.Error()}
+	}
+	fmt.Fprintf(p.Stdout, "deleted %d object(s)\n", len(doomed))
+	return nil
+}
+
+// runState says whether the run that created some objects is still alive.
+type runState int
+
+const (
+	runDead      runState = iota // its labrun is gone: what it left can go
+	runAlive                     // its labrun runs on this host: hands off
+	runOtherHost                 // it ran on another host: labrun cannot tell
+)
+
+func (s runState) String() string {
+	return [...]string{"dead", "still alive (not deleted)", "on another host (not deleted without --all-hosts)"}[s]
+}
+
+type runGroup struct {
+	id, scenario, owner string
+	state               runState
+	items               []kube.Leftover
+}
+
+// groupRuns groups leftovers by run and judges each run alive or dead.
+func groupRuns(items []kube.Leftover) []runGroup {
+	byRun := map[string]*runGroup{}
+	for _, l := range items {
+		g := byRun[l.RunID]
+		if g == nil {
+			g = &runGroup{id: l.RunID, scenario: l.Scenario, owner: ownerText(l), state: ownerState(l)}
+			byRun[l.RunID] = g
+		}
+		g.items = append(g.items, l)
+	}
+	var out []runGroup
+	for _, id := range slices.Sorted(maps.Keys(byRun)) {
+		out = append(out, *byRun[id])
+	}
+	return out
+}
+
+func ownerText(l kube.Leftover) string {
+	if l.PID == 0 {
+		return "no owner annotation"
+	}
+	return fmt.Sprintf("pid %d on %s", l.PID, l.Host)
+}
+
+// ownerState judges the run that created l: alive when its pid runs on this host with the
+// start time it recorded.
+func ownerState(l kube.Leftover) runState {
+	if l.PID == 0 {
+		return runDead // marked by labrun, owner unknown: nothing can still be using it
+	}
+	host, _ := os.Hostname()
+	if l.Host != host {
+		return runOtherHost
+	}
+	start, ok := procStart(l.PID)
+	if !ok {
+		return runDead
+	}
+	if l.PIDStart != 0 && start != 0 && start != l.PIDStart {
+		return runDead // the pid was recycled
+	}
+	return runAlive
+}
+
+// leftoversBeforeRun looks for objects that earlier runs of sc left on the cluster: it warns
+// about them, or with cleanFirst deletes those of dead runs and waits until they are gone.
+// It never fails the run: a check that cannot be done is a warning.
+func (p *process) leftoversBeforeRun(ctx context.Context, name string, namespaces []string, opts kube.Options, cleanFirst bool) {
+	w := p.Stderr
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	c, err := kube.NewCleaner(ctx, opts)
+	if err != nil {
+		return // the target's own creation says why
+	}
+	lctx, lcancel := context.WithTimeout(ctx, 20*time.Second)
+	items, warnings := c.List(lctx, name, namespaces)
+	lcancel()
+	if ctx.Err() != nil {
+		return // interrupted: the run stops anyway
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintf(w, "labrun: %s: warning: leftovers of earlier runs not fully checked (%d resource(s) could not be listed, e.g. %v)\n", name, len(warnings), warnings[0])
+	}
+	var dead []kube.Leftover
+	var deadRuns, alive []string
+	for _, r := range groupRuns(items) {
+		switch r.state {
+		case runDead:
+			dead = append(dead, r.items...)
+			deadRuns = append(deadRuns, r.id)
+		case runAlive:
+			alive = append(alive, fmt.Sprintf("%s (%s)", r.id, r.owner))
+		}
+	}
+	if len(alive) > 0 {
+		fmt.Fprintf(w, "labrun: %s: warning: another run of this scenario is still alive: %s\n", name, strings.Join(alive, ", "))
+	}
+	if len(dead) == 0 {
+		return
+	}
+	if !cleanFirst {
+		fmt.Fprintf(w, "labrun: %s: warning: %d object(s) left by %d dead run(s) of this scenario are on the cluster (e.g. %s); `labrun clean --yes --scenario %s` or `run --clean-first` removes them\n",
+			name, len(dead), len(deadRuns), dead[0], name)
+		return
+	}
+	if err := c.Delete(ctx, dead, true); err != nil {
+		fmt.Fprintf(w, "labrun: %s: warning: --clean-first: %v\n", name, err)
+		return
+	}
+	fmt.Fprintf(w, "labrun: %s: --clean-first: deleted %d object(s) left by %d dead run(s)\n", name, len(dead), len(deadRuns))
+}

@@ -1,0 +1,479 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The fault tests break the real labrun binary on purpose, on the local target: kill -9 in the
+// middle of a run, SIGINT at many moments from start-up on, a port taken by another program,
+// concurrent runs of one scenario. Every wait is bounded, everything listens on loopback, and
+// every test kills what it started.
+
+// orphanScenario starts a process step that leaves three kinds of descendants: the direct
+// child (a shell, which Pdeathsig covers), a grandchild in the same process group, and one that
+// escaped into a new session (setsid): only the reaper finds that one. Then an exec step runs
+// a long command: labrun is killed while it runs.
+const orphanScenario = `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "srv", process: {
+			argv: ["sh", "-c", """
+				echo $$ > child.pid
+				sh -c 'echo $$ > grandchild.pid; exec sleep 300' &
+				setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' &
+				sleep 0.2
+				echo up
+				exec sleep 300
+				"""]
+			ready: log: "^up$"
+		}},
+		{exec: argv: ["sh", "-c", "echo $$ > exec.pid; exec sleep 60"]},
+	]
+}
+`
+
+// TestKill9LeavesNoChildren: kill -9 of labrun in the middle of a run leaves none of its process
+// step's descendants, nor its running exec step, alive, and a rerun in the same directory runs normally (nothing of the
+// first run holds anything).
+func TestKill9LeavesNoChildren(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), orphanScenario)
+	pidFiles := []string{"child.pid", "grandchild.pid", "escaped.pid", "exec.pid"}
+
+	for round := range 2 { // kill -9, then the same again: the rerun
+		for _, f := range pidFiles {
+			os.Remove(filepath.Join(dir, f))
+		}
+		cmd := exec.Command(bin, "run", "--report-dir", "", "s.cue")
+		cmd.Dir = dir
+		out := startLogged(t, cmd)
+		pids := waitPidFiles(t, dir, pidFiles, 10*time.Second, out)
+		t.Cleanup(func() { killAll(pids) })
+		waitLine(t, out, "✓ srv", 10*time.Second) // ready: the run is in its 60s sleep
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		if left := waitGone(pids, 5*time.Second); len(left) > 0 {
+			t.Fatalf("round %d: after kill -9 of labrun, still alive: %v", round, left)
+		}
+	}
+}
+
+// startLogged starts cmd with stdout and stderr collected line by line in a channel-fed log.
+func startLogged(t *testing.T, cmd *exec.Cmd) *lineLog {
+	t.Helper()
+	l := &lineLog{lines: make(chan string, 1000)}
+	r, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			l.lines <- sc.Text()
+		}
+		close(l.lines)
+	}()
+	return l
+}
+
+type lineLog struct {
+	lines chan string
+	seen  []string
+}
+
+func (l *lineLog) String() string { return strings.Join(l.seen, "\n") }
+
+// waitLine waits until a line containing s is read.
+func waitLine(t *testing.T, l *lineLog, s string, within time.Duration) {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case line, ok := <-l.lines:
+			if !ok {
+				t.Fatalf("output ended before a line with %q:\n%s", s, l)
+			}
+			l.seen = append(l.seen, line)
+			if strings.Contains(line, s) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no line with %q within %s:\n%s", s, within, l)
+		}
+	}
+}
+
+func waitPidFiles(t *testing.T, dir string, names []string, within time.Duration, l *lineLog) []int {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		var pids []int
+		for _, n := range names {
+			b, err := os.ReadFile(filepath.Join(dir, n))
+			if err != nil {
+				break
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				break
+			}
+			pids = append(pids, pid)
+		}
+		if len(pids) == len(names) {
+			return pids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid files %v not all written within %s; output:\n%s", names, within, l)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// alive reports a process that exists and is not a zombie.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || len(s) < i+3 || (s[i+2] != 'Z' && s[i+2] != 'X')
+}
+
+// waitGone waits until none of pids is alive and returns those still alive at the end.
+func waitGone(pids []int, within time.Duration) []int {
+	deadline := time.Now().Add(within)
+	for {
+		var left []int
+		for _, p := range pids {
+			if alive(p) {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func killAll(pids []int) {
+	for _, p := range pids {
+		if alive(p) {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+}
+
+func writeFile(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exitCodeOf(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err == nil {
+		return 0
+	}
+	return -1
+}
+
+// TestReadyOnTakenPort: a process step whose ready check names a port another program holds
+// fails the run (exit 3) with a message naming that program, instead of passing against it.
+func TestReadyOnTakenPort(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	writeFile(t, filepath.Join(dir, "s.cue"), fmt.Sprintf(`package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{name: "srv", process: {argv: ["sleep", "30"], ready: tcp: %q}}]
+}
+`, ln.Addr().String()))
+	cmd := exec.Command(bin, "run", "--report-dir", "", "s.cue")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if code := exitCodeOf(err); code != exitInfra {
+		t.Fatalf("exit %d, want %d; output:\n%s", code, exitInfra, out)
+	}
+	want := fmt.Sprintf("already in use before the process started, by pid %d", os.Getpid())
+	if !strings.Contains(string(out), want) {
+		t.Errorf("output does not say %q:\n%s", want, out)
+	}
+}
+
+// startupScenario builds a whole local world (backends, a blackhole, a DNS zone), starts a
+// process and runs load: SIGINT lands in loading, target creation, setup or the steps
+// depending on its moment.
+const startupScenario = `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: {
+		backends: {a: {}, b: {}}
+		blackholes: hole: {}
+		dns: {zone: "lab.internal", records: {"svc.lab.internal": ["127.0.0.1"]}}
+	}
+	setup: [{name: "srv", process: {argv: ["sleep", "30"]}}]
+	steps: [
+		{name: "fortio", load: {url: "http://${backends.a.address}/echo", duration: "600ms", qps: 50, connections: 2}},
+		{sleep: "600ms"},
+	]
+	expect: ["fortio.ok > 0"]
+}
+`
+
+// TestInterruptFromStartup delivers SIGINT (or SIGTERM, every other time) at moments counted from the start of the labrun
+// process (not from its first line): during loading, while the target is created (backends,
+// blackhole, DNS), during setup and during the steps. Every time labrun exits 130 with one
+// report marked interrupted, and leaves no process behind.
+//
+// A SIGINT that comes before labrun's own code runs (the Go runtime initializing the linked
+// libraries, ~15-25 ms on a 2-core machine) ends the process by the signal's default action:
+// nothing has been created then, and there is no report; the test tells that case apart
+// (the process was killed by SIGINT, printed nothing and created no report directory) and
+// allows it only before 100 ms.
+func TestInterruptFromStartup(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), startupScenario)
+	delays := []time.Duration{10, 20, 35, 50, 100, 150, 200, 300, 500, 800}
+	early := 0
+	for i, d := range delays {
+		d := d * time.Millisecond
+		t.Run(fmt.Sprintf("at_%s", d), func(t *testing.T) {
+			reports := filepath.Join(dir, fmt.Sprintf("reports-%d", i))
+			cmd := exec.Command(bin, "run", "--report-dir", reports, "s.cue")
+			cmd.Dir = dir
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sig := syscall.SIGINT
+			if i%2 == 1 {
+				sig = syscall.SIGTERM // the same as SIGINT for labrun
+			}
+			time.Sleep(d)
+			_ = cmd.Process.Signal(sig)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Fatalf("labrun did not end within 20s of SIGINT; output:\n%s", out.String())
+			}
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == sig {
+					// Only before labrun's Main: then nothing was printed or created.
+					if _, err := os.Stat(reports); d >= 100*time.Millisecond || out.Len() > 0 || err == nil {
+						t.Fatalf("killed by %s at +%s, after labrun's code ran; output:\n%s", sig, d, out.String())
+					}
+					early++
+					t.Logf("%s at +%s came before labrun's code ran (runtime init): default action", sig, d)
+					return
+				}
+			}
+			if code := exitCodeOf(err); code != exitInterrupted {
+				t.Fatalf("exit %d (%v), want 130; output:\n%s", code, err, out.String())
+			}
+			rec := readFaultRecord(t, reports)
+			if rec.Outcome != "interrupted" {
+				t.Errorf("report outcome %q, want interrupted; output:\n%s", rec.Outcome, out.String())
+			}
+			t.Logf("%s at +%s: %q, %d steps recorded", sig, d, rec.Error, len(rec.Steps))
+			if strings.Contains(out.String(), "PASSED") {
+				t.Errorf("an interrupted run printed PASSED:\n%s", out.String())
+			}
+			if left := sleepersIn(dir); len(left) > 0 {
+				t.Errorf("processes left behind: %v", left)
+			}
+		})
+	}
+	t.Logf("%d of %d signals came before labrun's code ran", early, len(delays))
+}
+
+// sleepersIn lists live processes running in dir (the scenario's process steps run there).
+func sleepersIn(dir string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err == nil && cwd == dir && alive(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// TestConcurrentRunsKeepBothReports: two runs of one scenario started together, into one
+// report directory, leave two report sets.
+func TestConcurrentRunsKeepBothReports(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [{name: "fortio", load: {url: "http://${backends.a.address}/echo", requests: 10, connections: 1}}]
+	expect: ["fortio.ok == 10"]
+}
+`)
+	const n = 4
+	errs := make(chan error, n)
+	outs := make([]strings.Builder, n)
+	for i := range n {
+		cmd := exec.Command(bin, "run", "-q", "--report-dir", "reports", "s.cue")
+		cmd.Dir = dir
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { errs <- cmd.Wait() }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}
+	for i := range outs {
+		if !strings.Contains(outs[i].String(), "PASSED") {
+			t.Errorf("run %d:\n%s", i, outs[i].String())
+		}
+	}
+	for _, ext := range []string{"*.json", "*.md"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "reports", ext))
+		if len(files) != n {
+			t.Errorf("%d concurrent runs left %d %s reports: %v", n, len(files), ext, files)
+		}
+	}
+}
+
+// TestUnwritableReportDir: a report directory that cannot be written is found before the run
+// (exit 2), and nothing runs: no PASSED, no process started.
+func TestUnwritableReportDir(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{exec: argv: ["touch", "ran"]}]
+}
+`)
+	writeFile(t, filepath.Join(dir, "afile"), "")
+	for _, rd := range []string{"afile", "afile/sub"} {
+		cmd := exec.Command(bin, "run", "--report-dir", rd, "s.cue")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if code := exitCodeOf(err); code != exitInvalid {
+			t.Errorf("--report-dir %s: exit %d, want 2; output:\n%s", rd, code, out)
+		}
+		if !strings.Contains(string(out), "--report-dir") || strings.Contains(string(out), "PASSED") {
+			t.Errorf("--report-dir %s: output:\n%s", rd, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+			t.Errorf("--report-dir %s: the scenario ran", rd)
+		}
+	}
+}
+
+type faultRecord struct {
+	Outcome string            `json:"outcome"`
+	Error   string            `json:"error"`
+	Steps   []json.RawMessage `json:"steps"`
+}
+
+// readFaultRecord reads the one JSON report in dir.
+func readFaultRecord(t *testing.T, dir string) faultRecord {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("want one JSON report in %s, found %v", dir, files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec faultRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// TestOneCommandTwoScenariosOfOneName: `labrun run a/s.cue b/s.cue`, both declaring s, in the
+// same second: two report sets.
+func TestOneCommandTwoScenariosOfOneName(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	for _, d := range []string{"a", "b"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, d, "s.cue"), "package s\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {steps: [{sleep: \"1ms\"}]}\n")
+	}
+	cmd := exec.Command(bin, "run", "-q", "a/s.cue", "b/s.cue")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "reports", "*_s_*.json"))
+	if len(files) != 2 {
+		t.Errorf("reports %v, want two", files)
+	}
+}

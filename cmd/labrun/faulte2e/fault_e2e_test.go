@@ -1,0 +1,402 @@
+// Package faulte2e breaks the real labrun binary on purpose against the sandbox (a real
+// kube-apiserver, controller-manager and kwok on loopback): runs killed with -9 at random
+// moments leave marked objects behind, and `labrun clean --yes` removes every one of them.
+package faulte2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"labrun.dev/labrun/sandbox"
+)
+
+func TestMain(m *testing.M) { sandbox.Main(m) }
+
+var (
+	binOnce sync.Once
+	bin     string
+	binErr  error
+)
+
+// labrunBinary builds labrun (as users get it: no test tags).
+func labrunBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "labrun-faulte2e-bin")
+		if err != nil {
+			binErr = err
+			return
+		}
+		bin = filepath.Join(dir, "labrun")
+		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		out, err := exec.Command(goTool, "build", "-o", bin, "..").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return bin
+}
+
+// killScenario creates a namespace, ConfigMaps and a Deployment (kwok pods), step by step, so
+// that a kill -9 at a random moment leaves some of them behind.
+const killScenario = `package s
+
+import "labrun.dev/schema"
+
+faultkill: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["fault-lab"]
+	setup: [
+		{apply: objects: [{apiVersion: "v1", kind: "Namespace", metadata: name: "fault-lab"}]},
+		{apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "cm-a", data: k: "a"}]},
+		{sleep: "200ms"},
+		{apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "cm-b", data: k: "b"}]},
+		{apply: objects: [{
+			apiVersion: "apps/v1", kind: "Deployment", metadata: name: "web"
+			spec: {
+				replicas: 2
+				selector: matchLabels: app: "web"
+				template: {
+					metadata: labels: app: "web"
+					spec: {containers: [{name: "web", image: "fake"}], terminationGracePeriodSeconds: 0}
+				}
+			}
+		}]},
+		{wait: rollout: "web"},
+	]
+	steps: [
+		{apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "cm-step", data: k: "s"}]},
+		{sleep: "2s"},
+	]
+}
+`
+
+type result struct {
+	killed   bool
+	at       time.Duration
+	stderr   string
+	exitCode int
+}
+
+// runAndKill runs the scenario and kills labrun with -9 at `at` after its first line (the
+// target is up), or lets it finish when at is 0.
+func runAndKill(t *testing.T, bin, dir, kubeconfig string, at time.Duration, extra ...string) result {
+	t.Helper()
+	args := append([]string{"run", "--report-dir", "reports", "--kubeconfig", kubeconfig}, extra...)
+	cmd := exec.Command(bin, append(args, "s.cue")...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		done <- cmd.Wait()
+	}()
+	killed := false
+	if at > 0 {
+		started := false
+		timeout := time.After(60 * time.Second)
+		for !started {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					started = true // ended before its first line: nothing to kill
+					break
+				}
+				if strings.HasPrefix(l, "▶") {
+					started = true
+					time.Sleep(at)
+					killed = cmd.Process.Signal(syscall.SIGKILL) == nil
+				}
+			case <-timeout:
+				_ = cmd.Process.Kill()
+				t.Fatalf("no first line within 60s; stderr:\n%s", stderr.String())
+			}
+		}
+	}
+	go func() {
+		for range lines {
+		}
+	}()
+	var werr error
+	select {
+	case werr = <-done:
+	case <-time.After(3 * time.Minute):
+		_ = cmd.Process.Kill()
+		werr = <-done
+		t.Fatalf("labrun did not end within 3 minutes; stderr:\n%s", stderr.String())
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(werr, &ee) {
+		code = ee.ExitCode()
+	}
+	return result{killed: killed, at: at, stderr: stderr.String(), exitCode: code}
+}
+
+// marked lists every object of the cluster with a run label, as kubectl sees it (not through
+// labrun's own listing), and whether namespace fault-lab still exists.
+func marked(t *testing.T, sb *sandbox.Sandbox) (objects []string, nsExists bool) {
+	t.Helper()
+	kubectl := filepath.Join(sb.BinDir, "kubectl")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig", sb.Kubeconfig, "api-resources", "--verbs=list", "-o", "name").Output()
+	if err != nil {
+		t.Fatalf("kubectl api-resources: %v", err)
+	}
+	kinds := strings.Join(strings.Fields(string(out)), ",")
+	out, err = exec.CommandContext(ctx, kubectl, "--kubeconfig", sb.Kubeconfig, "get", kinds, "-A", "-l", "labrun.dev/run",
+		"-o", "custom-columns=KIND:.kind,NS:.metadata.namespace,NAME:.metadata.name", "--no-headers", "--ignore-not-found").Output()
+	if err != nil {
+		t.Fatalf("kubectl get: %v\n%s", err, out)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if l != "" {
+			objects = append(objects, l)
+		}
+	}
+	err = exec.CommandContext(ctx, kubectl, "--kubeconfig", sb.Kubeconfig, "get", "namespace", "fault-lab").Run()
+	return objects, err == nil
+}
+
+// TestKill9ThenClean: runs of one scenario killed with -9 at random moments (seeded: the seed
+// is logged) until 20 were killed leave marked objects behind; a run after a killed one warns about
+// them; `labrun clean` lists them and `labrun clean --yes` deletes them all: 0 objects left.
+func TestKill9ThenClean(t *testing.T) {
+	sb := sandbox.Start(t)
+	bin := labrunBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(killScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("LABRUN_FAULT_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	t.Logf("seed %d (LABRUN_FAULT_SEED reruns these moments)", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
+
+	// The first run is killed once its setup is surely done, so that the second must warn.
+	first := runAndKill(t, bin, dir, sb.Kubeconfig, 2500*time.Millisecond)
+	if !first.killed {
+		t.Fatalf("the first run was not killed (exit %d): %s", first.exitCode, first.stderr)
+	}
+	if objs, _ := marked(t, sb); len(objs) == 0 {
+		t.Fatal("a run killed after its setup left no marked object: are objects labelled?")
+	}
+	killed, warned, tried := 1, 0, 1
+	// Until 20 runs were killed (a run that ends before its moment is not), within 40 runs.
+	for i := 1; killed < 20 && i < 40; i++ {
+		at := time.Duration(rng.IntN(2400)) * time.Millisecond
+		r := runAndKill(t, bin, dir, sb.Kubeconfig, at)
+		tried++
+		if r.killed {
+			killed++
+		}
+		if strings.Contains(r.stderr, "dead run(s) of this scenario") {
+			warned++
+		} else if i == 1 {
+			t.Errorf("the run after a killed one did not warn about its leftovers; stderr:\n%s", r.stderr)
+		}
+		t.Logf("run %d: kill -9 at +%s (killed: %v, exit %d)", i, at, r.killed, r.exitCode)
+	}
+	before, _ := marked(t, sb)
+	t.Logf("%d runs, %d killed with -9 (the others ended first); %d of the %d later runs warned about leftovers; %d marked objects on the cluster before clean: %v",
+		tried, killed, warned, tried-1, len(before), before)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	list, err := exec.CommandContext(ctx, bin, "clean", "--kubeconfig", sb.Kubeconfig).CombinedOutput()
+	if err != nil {
+		t.Fatalf("labrun clean: %v\n%s", err, list)
+	}
+	if len(before) > 0 && !strings.Contains(string(list), "dead") {
+		t.Errorf("labrun clean lists no dead run:\n%s", list)
+	}
+	out, err := exec.CommandContext(ctx, bin, "clean", "--yes", "--kubeconfig", sb.Kubeconfig).CombinedOutput()
+	if err != nil {
+		t.Fatalf("labrun clean --yes: %v\n%s", err, out)
+	}
+	after, nsExists := marked(t, sb)
+	t.Logf("after labrun clean --yes: %d marked objects left, namespace fault-lab exists: %v", len(after), nsExists)
+	if len(after) > 0 || nsExists {
+		t.Errorf("left after clean --yes: %v (namespace fault-lab exists: %v)\nclean said:\n%s", after, nsExists, out)
+	}
+	if killed < 20 {
+		t.Errorf("only %d runs were killed", killed)
+	}
+
+	// Once more: a run killed after its setup, then a run with --clean-first, which deletes
+	// what the killed one left before it starts, runs to its end and cleans up after itself.
+	if r := runAndKill(t, bin, dir, sb.Kubeconfig, 2000*time.Millisecond); !r.killed {
+		t.Fatalf("not killed: exit %d", r.exitCode)
+	}
+	r := runAndKill(t, bin, dir, sb.Kubeconfig, 0, "--clean-first")
+	if r.exitCode != 0 || !strings.Contains(r.stderr, "--clean-first: deleted") {
+		t.Errorf("run --clean-first: exit %d, stderr:\n%s", r.exitCode, r.stderr)
+	}
+	out, err = exec.CommandContext(ctx, bin, "clean", "--yes", "--kubeconfig", sb.Kubeconfig).CombinedOutput()
+	if err != nil {
+		t.Fatalf("labrun clean --yes: %v\n%s", err, out)
+	}
+	if after, nsExists := marked(t, sb); len(after) > 0 || nsExists {
+		t.Errorf("left after --clean-first and clean --yes: %v (namespace fault-lab exists: %v)", after, nsExists)
+	}
+}
+
+// TestCleanRefusesLiveRun: the objects of a run that is still running are listed as alive
+// and not deleted; --clean-first of another run of the scenario leaves them too, while it
+// deletes those of a dead run.
+func TestCleanRefusesLiveRun(t *testing.T) {
+	sb := sandbox.Start(t)
+	bin := labrunBinary(t)
+	dir := t.TempDir()
+	src := strings.Replace(killScenario, `{sleep: "2s"}`, `{sleep: "30s"}`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--report-dir", "", "--kubeconfig", sb.Kubeconfig, "s.cue")
+	cmd.Dir = dir
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGINT) // let it clean up after itself
+		_ = cmd.Wait()
+	}()
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "sleep: 30s") {
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "clean", "--yes", "--kubeconfig", sb.Kubeconfig).CombinedOutput()
+	if err != nil {
+		t.Fatalf("labrun clean --yes: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "still alive (not deleted)") || strings.Contains(string(out), "deleting") {
+		t.Errorf("clean --yes during a live run:\n%s", out)
+	}
+	if objs, _ := marked(t, sb); len(objs) == 0 {
+		t.Errorf("clean --yes deleted a live run's objects:\n%s", out)
+	}
+}
+
+// TestInterruptOnKube delivers SIGINT (SIGTERM every other time) at moments counted from the
+// start of labrun: while it loads, checks for leftovers, creates the kube client, applies,
+// waits for the rollout, runs its steps. Every time labrun exits 130 with a report marked
+// interrupted, and its cleanup removes what it created: in the end no marked object is left
+// (namespaces are given a bounded time to finish terminating).
+func TestInterruptOnKube(t *testing.T) {
+	sb := sandbox.Start(t)
+	bin := labrunBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(killScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	delays := []time.Duration{20, 50, 100, 200, 300, 500, 800, 1200, 1800, 2500}
+	early := 0
+	for i, d := range delays {
+		d := d * time.Millisecond
+		sig := syscall.SIGINT
+		if i%2 == 1 {
+			sig = syscall.SIGTERM
+		}
+		reports := filepath.Join(dir, fmt.Sprintf("reports-%d", i))
+		cmd := exec.Command(bin, "run", "--report-dir", reports, "--kubeconfig", sb.Kubeconfig, "s.cue")
+		cmd.Dir = dir
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(d)
+		_ = cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(2 * time.Minute):
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatalf("%s at +%s: labrun did not end within 2 minutes:\n%s", sig, d, out.String())
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == sig {
+				if _, serr := os.Stat(reports); d >= 100*time.Millisecond || out.Len() > 0 || serr == nil {
+					t.Errorf("%s at +%s: killed by it after labrun's code ran:\n%s", sig, d, out.String())
+				}
+				early++
+				continue
+			}
+		}
+		if ee == nil || ee.ExitCode() != 130 {
+			t.Errorf("%s at +%s: exit %v, want 130:\n%s", sig, d, err, out.String())
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join(reports, "*.json"))
+		if len(files) != 1 {
+			t.Errorf("%s at +%s: reports %v, want one", sig, d, files)
+			continue
+		}
+		b, _ := os.ReadFile(files[0])
+		if !strings.Contains(string(b), `"outcome": "interrupted"`) {
+			t.Errorf("%s at +%s: the report is not marked interrupted", sig, d)
+		}
+		var rec struct {
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(b, &rec)
+		t.Logf("%s at +%s: exit 130, %q", sig, d, rec.Error)
+	}
+	t.Logf("%d of %d signals came before labrun's code ran", early, len(delays))
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		objs, ns := marked(t, sb)
+		if len(objs) == 0 && !ns {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("interrupted runs left %v (namespace fault-lab exists: %v)", objs, ns)
+		}
+		time.Sleep(time.Second)
+	}
+}
