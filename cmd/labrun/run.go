@@ -52,6 +52,10 @@ type runFlags struct {
 	scenarios []string
 	tags      []string
 	quiet     bool
+	// count, sweeps and passRate make a matrix of runs (matrix.go).
+	count    int
+	sweeps   []string
+	passRate float64
 }
 
 func newRunCmd(p *process) *cobra.Command {
@@ -87,6 +91,9 @@ the commands a run starts die with it, however it ends.`,
 	cmd.Flags().StringArrayVar(&f.scenarios, "scenario", nil, "run only the scenario with this name (repeatable)")
 	cmd.Flags().StringArrayVar(&f.tags, "tag", nil, "run only scenarios with this tag (repeatable)")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdicts")
+	cmd.Flags().IntVar(&f.count, "count", 1, "run each scenario N times (setup and cleanup each time) and write a summary of the runs")
+	cmd.Flags().StringArrayVar(&f.sweeps, "sweep", nil, "run once per value of a var: --sweep name=v1,v2,... (repeatable: every combination; the vars reach CUE as --var does)")
+	cmd.Flags().Float64Var(&f.passRate, "pass-rate", 0, "with --count/--sweep: the fraction of runs that must pass (default: all)")
 	cmd.Flags().BoolVar(&f.cleanFirst, "clean-first", false, "kube target: first delete what dead runs of the same scenario left on the cluster (see labrun clean)")
 	f.leftovers = true
 	return cmd
@@ -101,6 +108,12 @@ func (p *process) run(args []string, f *runFlags) error {
 		return err
 	}
 	opts.Target = f.target
+	if f.count != 1 || len(f.sweeps) > 0 || f.passRate != 0 {
+		if f.output == "json" || f.junit != "" {
+			return &exitError{exitInvalid, "--count and --sweep write their own summary: -o json and --junit are for single runs"}
+		}
+		return p.runMatrix(args, f, opts)
+	}
 	res, errs, err := p.load(args, opts)
 	if err != nil {
 		return loadError(err)
