@@ -54,6 +54,17 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 	sc.Namespaces = d.stringList("namespaces")
 	sc.AllowReset = d.stringList("allowReset")
 	sc.Tags = d.stringList("tags")
+	if sw := v.LookupPath(cue.ParsePath("sweep")); sw.Exists() {
+		var raw map[string][]any
+		if sw.Decode(&raw) == nil {
+			sc.Sweep = map[string][]string{}
+			for k, vals := range raw {
+				for _, x := range vals {
+					sc.Sweep[k] = append(sc.Sweep[k], Stringify(normalizeNumber(x)))
+				}
+			}
+		}
+	}
 	if sv := v.LookupPath(cue.ParsePath("survivors")); sv.Exists() {
 		_ = sv.Decode(&sc.Survivors) // the schema checks its shape
 	}
@@ -63,6 +74,11 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 	sc.Timeout = d.duration(v.LookupPath(cue.ParsePath("timeout")))
 	sc.CleanupTimeout = d.duration(v.LookupPath(cue.ParsePath("cleanupTimeout")))
 	d.vars()
+	for _, k := range sortedKeys(sc.Sweep) {
+		if _, ok := sc.Vars[k]; !ok {
+			d.err(d.rootFieldPos("sweep."+k), "sweep."+k, "sweep names var %q, which the scenario does not declare: declare it under vars (its value is the default)%s", k, suggestVar(k, sc.Vars))
+		}
+	}
 	if lv := v.LookupPath(cue.ParsePath("local")); lv.Exists() {
 		var local schema.Local
 		if err := lv.Decode(&local); err == nil {
@@ -771,4 +787,16 @@ func (d *decoder) checkReads(s *Step, e *Expr, path string, index map[*Step]int)
 			d.l.errs.add(e.Pos, path, "%q reads %s, which has not run when this step starts: move the step after %q, or read it in expect", e.Src, describeStep(t), name)
 		}
 	}
+}
+
+func suggestVar(name string, vars map[string]any) string {
+	var names []string
+	for k := range vars {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if s := closest(name, names); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
 }

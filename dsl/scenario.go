@@ -40,6 +40,8 @@ type Scenario struct {
 	Timeout        time.Duration
 	CleanupTimeout time.Duration
 	Tags           []string
+	// Sweep is the scenario's own sweep: var → values, as the command line writes them.
+	Sweep map[string][]string
 	// LintIgnore are the lint codes the scenario silences, with the reason.
 	LintIgnore map[string]string
 	// Survivors are the mutants that may survive, by name, with the reason.

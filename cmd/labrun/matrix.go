@@ -442,7 +442,12 @@ func plotAgainst(s *summary, v string, sw sweep, sweeps []sweep) (string, bool) 
 			d = append(d, fmt.Sprintf("%g,%g", px(p.x), py(p.y)))
 			fmt.Fprintf(&sb, `<circle cx="%g" cy="%g" r="3" fill="%s"/>`, px(p.x), py(p.y), c)
 		}
-		fmt.Fprintf(&sb, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>`, strings.Join(d, " "), c)
+		// Dashes from the second line on, so that lines that coincide stay visible.
+		dash := ""
+		if i > 0 {
+			dash = fmt.Sprintf(` stroke-dasharray="%d,4"`, 4+2*i)
+		}
+		fmt.Fprintf(&sb, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`, strings.Join(d, " "), c, dash)
 		label := key
 		if label == "" {
 			label = "median"

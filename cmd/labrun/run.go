@@ -125,6 +125,22 @@ func (p *process) run(args []string, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	for _, sc := range scenarios {
+		if len(sc.Sweep) == 0 {
+			continue
+		}
+		// A scenario that declares its sweep runs as if its --sweep flags were given.
+		if len(scenarios) > 1 {
+			return &exitError{exitInvalid, fmt.Sprintf("scenario %s declares a sweep: run it on its own (--scenario %s)", sc.Name, sc.Name)}
+		}
+		if f.output == "json" || f.junit != "" {
+			return &exitError{exitInvalid, fmt.Sprintf("scenario %s declares a sweep, which writes its own summary: -o json and --junit are for single runs", sc.Name)}
+		}
+		for _, k := range sortedKeys(sc.Sweep) {
+			f.sweeps = append(f.sweeps, k+"="+strings.Join(sc.Sweep[k], ","))
+		}
+		return p.runMatrix(args, f, opts)
+	}
 
 	if err := p.checkRunFlags(scenarios, f); err != nil {
 		return err
