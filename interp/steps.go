@@ -265,9 +265,7 @@ func (ru *run) exec(ctx context.Context, s *dsl.Step, sr *StepRecord, params any
 	}
 	if int(res.Exit) != p.ExitCode {
 		tail := strings.TrimSpace(res.Stderr)
-		if len(tail) > 400 {
-			tail = "…" + tail[len(tail)-400:]
-		}
+		tail = dsl.TruncateStart(tail, 401)
 		return fmt.Errorf("%s exited with code %d, expected %d; stderr: %s", strings.Join(p.Argv, " "), int(res.Exit), p.ExitCode, or(tail, "(empty)"))
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 )
 
@@ -67,11 +68,7 @@ func label(s *interp.StepRecord) string {
 	}
 	l += " (" + s.Kind
 	if s.Summary != "" {
-		sum := s.Summary
-		if len(sum) > 70 {
-			sum = sum[:70] + "…"
-		}
-		l += ": " + sum
+		l += ": " + dsl.Truncate(s.Summary, 70)
 	}
 	l += ")"
 	if s.Sample > 0 {

@@ -233,8 +233,5 @@ func (a *adminClient) close() { a.client.CloseIdleConnections() }
 
 func firstLine(b []byte) string {
 	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
+	return dsl.Truncate(s, 201)
 }

@@ -245,12 +245,7 @@ func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+func truncate(s string, n int) string { return dsl.Truncate(s, n+1) }
 
 func relTo(from, to string) string {
 	r, err := filepath.Rel(filepath.Dir(from), to)
