@@ -303,16 +303,17 @@ func (ru *run) snapshot(ctx context.Context, s *dsl.Step, sr *StepRecord, params
 	p.Envoy = ru.podRef(p.Envoy)
 	at := ru.clock.Now()
 	snap, err := ru.target.Stats.Snapshot(ctx, p)
-	if err != nil {
-		return err
-	}
 	name := or(s.Name, s.Path)
+	// Artifacts first: a failed snapshot's (the full text of an error) matter most.
 	for _, a := range snap.Artifacts {
 		n := a.Name
 		if s.Every > 0 {
 			n = fmt.Sprintf("%04d-%s", sr.Sample, a.Name)
 		}
 		ru.artifact(s, n, a.Data)
+	}
+	if err != nil {
+		return err
 	}
 	rec := &SnapshotRecord{Name: name, Source: p.Source(), At: at, Counters: nonNil(snap.Counters),
 		Gauges: nonNil(snap.Gauges), Histograms: snap.Histograms, Hosts: snap.Hosts}
