@@ -3,8 +3,8 @@ package report_test
 import (
 	"bytes"
 	"html"
-	"regexp"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
