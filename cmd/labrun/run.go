@@ -45,7 +45,48 @@ type runFlags struct {
 	scenarios []string
 	tags      []string
 	quiet     bool
+	// tally, set when a run has several scenarios, collects their outcomes for the summary.
+	tally *runTally
 }
+
+// runTally counts the outcomes of a run of several scenarios for its one summary line.
+type runTally struct {
+	passed, failed, errors, interrupted, notRun int
+	reports                                    []string
+	// lastTargetErr is the last target error printed: a dead cluster fails every scenario
+	// the same way, and once in full is enough.
+	lastTargetErr string
+}
+
+func (t *runTally) count(code int) {
+	switch code {
+	case exitOK:
+		t.passed++
+	case exitFailed:
+		t.failed++
+	case exitInterrupted:
+		t.interrupted++
+	default:
+		t.errors++
+	}
+}
+
+// line is the summary: "3 scenarios: 1 passed, 1 failed, 1 error; reports: a.md b.md".
+func (t *runTally) line(n int) string {
+	parts := []string{fmt.Sprintf("%d passed", t.passed), fmt.Sprintf("%d failed", t.failed), fmt.Sprintf("%d error%s", t.errors, plural(t.errors))}
+	if t.interrupted > 0 {
+		parts = append(parts, fmt.Sprintf("%d interrupted", t.interrupted))
+	}
+	if t.notRun > 0 {
+		parts = append(parts, fmt.Sprintf("%d not run", t.notRun))
+	}
+	s := fmt.Sprintf("%d scenarios: %s", n, strings.Join(parts, ", "))
+	if len(t.reports) > 0 {
+		s += "; reports: " + strings.Join(t.reports, " ")
+	}
+	return s
+}
+
 
 func newRunCmd(p *process) *cobra.Command {
 	var f runFlags
@@ -100,15 +141,27 @@ func (p *process) run(args []string, f *runFlags) error {
 
 	code := exitOK
 	var recs []*interp.Record
-	for _, sc := range scenarios {
+	if len(scenarios) > 1 {
+		f.tally = &runTally{}
+	}
+	for i, sc := range scenarios {
 		if runCtx.Err() != nil {
+			if f.tally != nil {
+				f.tally.notRun = len(scenarios) - i
+			}
 			break
 		}
 		rec, c := p.runOne(runCtx, cleanupCtx, sc, f)
 		if rec != nil {
 			recs = append(recs, rec)
 		}
+		if f.tally != nil {
+			f.tally.count(c)
+		}
 		code = worse(code, c)
+	}
+	if f.tally != nil {
+		fmt.Fprintln(p.Stdout, f.tally.line(len(scenarios)))
 	}
 	if f.junit != "" && len(recs) > 0 {
 		if err := report.JUnit(f.junit, recs); err != nil {
@@ -173,10 +226,11 @@ func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario
 		if len(names) > 0 && !slices.Contains(names, sc.Name) {
 			continue
 		}
+		// Found by name even when its tags leave it out: the error then is about the tags.
+		found[sc.Name] = true
 		if len(tags) > 0 && !slices.ContainsFunc(tags, func(t string) bool { return slices.Contains(sc.Tags, t) }) {
 			continue
 		}
-		found[sc.Name] = true
 		out = append(out, sc)
 	}
 	for _, n := range names {
@@ -187,6 +241,26 @@ func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario
 			}
 			return nil, &exitError{exitInvalid, fmt.Sprintf("--scenario %q: no such scenario; found: %s", n, strings.Join(have, ", "))}
 		}
+	}
+	if len(out) == 0 && len(tags) > 0 {
+		have := map[string]bool{}
+		for _, sc := range all {
+			if len(names) > 0 && !slices.Contains(names, sc.Name) {
+				continue
+			}
+			for _, t := range sc.Tags {
+				have[t] = true
+			}
+		}
+		which := "the scenarios"
+		if len(names) > 0 {
+			which = "the selected scenarios"
+		}
+		tagFlags := "--tag " + strings.Join(tags, " --tag ")
+		if len(have) == 0 {
+			return nil, &exitError{exitInvalid, fmt.Sprintf("%s: no scenario to run: %s have no tags", tagFlags, which)}
+		}
+		return nil, &exitError{exitInvalid, fmt.Sprintf("%s: no scenario to run; tags of %s: %s", tagFlags, which, strings.Join(sortedSet(have), ", "))}
 	}
 	if len(out) == 0 {
 		return nil, &exitError{exitInvalid, "no scenario to run"}
@@ -202,7 +276,14 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 	}
 	target, err := p.newTarget(runCtx, name, sc, &f.targetFlags)
 	if err != nil {
-		fmt.Fprintf(p.Stderr, "labrun: %s: target %s: %v\n", sc.Name, name, err)
+		if f.tally != nil && f.tally.lastTargetErr == name+": "+err.Error() {
+			fmt.Fprintf(p.Stderr, "labrun: %s: target %s: the same error as above\n", sc.Name, name)
+		} else {
+			fmt.Fprintf(p.Stderr, "labrun: %s: target %s: %v\n", sc.Name, name, err)
+		}
+		if f.tally != nil {
+			f.tally.lastTargetErr = name + ": " + err.Error()
+		}
 		return nil, exitInfra
 	}
 	defer func() {
@@ -239,8 +320,13 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", sc.Name, err)
 			code = worse(code, exitInfra)
-		} else if !f.quiet {
-			fmt.Fprintf(p.Stdout, "  report: %s\n", relPath(p.Cwd, files.Markdown))
+		} else {
+			if !f.quiet {
+				fmt.Fprintf(p.Stdout, "  report: %s\n", relPath(p.Cwd, files.Markdown))
+			}
+			if f.tally != nil {
+				f.tally.reports = append(f.tally.reports, relPath(p.Cwd, files.Markdown))
+			}
 		}
 	}
 	p.printVerdict(rec)
