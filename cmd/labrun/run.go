@@ -52,7 +52,7 @@ type runFlags struct {
 // runTally counts the outcomes of a run of several scenarios for its one summary line.
 type runTally struct {
 	passed, failed, errors, interrupted, notRun int
-	reports                                    []string
+	reports                                     []string
 	// lastTargetErr is the last target error printed: a dead cluster fails every scenario
 	// the same way, and once in full is enough.
 	lastTargetErr string
@@ -86,7 +86,6 @@ func (t *runTally) line(n int) string {
 	}
 	return s
 }
-
 
 func newRunCmd(p *process) *cobra.Command {
 	var f runFlags
