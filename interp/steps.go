@@ -282,7 +282,10 @@ func (ru *run) load(ctx context.Context, s *dsl.Step, sr *StepRecord, params any
 	p := *params.(*schema.Load)
 	p.From = ru.podRef(p.From)
 	start := ru.clock.Now()
-	res, err := ru.target.Load.Load(ctx, p)
+	meter := &LoadMeter{Planned: int64(p.Requests), Start: start}
+	meter.PlannedDuration = p.Duration.D()
+	ru.observe(Event{Step: sr, Load: meter})
+	res, err := ru.target.Load.Load(WithLoadMeter(ctx, meter), p)
 	if len(res.Raw) > 0 {
 		ru.artifact(s, "fortio.json", res.Raw)
 	}
@@ -317,6 +320,9 @@ func (ru *run) snapshot(ctx context.Context, s *dsl.Step, sr *StepRecord, params
 	}
 	rec := &SnapshotRecord{Name: name, Source: p.Source(), At: at, Counters: nonNil(snap.Counters),
 		Gauges: nonNil(snap.Gauges), Histograms: snap.Histograms, Hosts: snap.Hosts}
+	if s.Every > 0 {
+		ru.observe(Event{Step: sr, Sample: rec})
+	}
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
 	if s.Every > 0 {

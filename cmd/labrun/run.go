@@ -293,6 +293,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 		}
 	}()
 	prog := newProgress(p, f.quiet)
+	prog.forScenario(sc)
 	if !f.quiet {
 		fmt.Fprintf(p.Stdout, "▶ %s (%s) on %s", sc.Name, sc.Pos.Rel(p.Cwd), target.Name)
 		if target.Describe != "" {
@@ -310,6 +311,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 	prog.done()
 	code := exitCode(rec)
 
+	var reportPath string
 	if f.reportDir != "" {
 		dir := f.reportDir
 		if !filepath.IsAbs(dir) {
@@ -320,15 +322,17 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", sc.Name, err)
 			code = worse(code, exitInfra)
 		} else {
-			if !f.quiet {
-				fmt.Fprintf(p.Stdout, "  report: %s\n", relPath(p.Cwd, files.Markdown))
-			}
+			reportPath = relPath(p.Cwd, files.Markdown)
 			if f.tally != nil {
-				f.tally.reports = append(f.tally.reports, relPath(p.Cwd, files.Markdown))
+				f.tally.reports = append(f.tally.reports, reportPath)
 			}
 		}
 	}
 	p.printVerdict(rec)
+	// The report's path last, under the verdict: what to open next.
+	if reportPath != "" && !f.quiet {
+		fmt.Fprintf(p.Stdout, "  report: %s\n", reportPath)
+	}
 	return rec, code
 }
 

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"fortio.org/fortio/fhttp"
 	"fortio.org/fortio/periodic"
@@ -89,6 +90,10 @@ func (g *Generator) Load(ctx context.Context, req schema.Load) (interp.LoadResul
 	aborter := periodic.NewAborter()
 	o.Stop = aborter
 	o.Out = io.Discard
+	if m := interp.LoadMeterFrom(ctx); m != nil {
+		m.Counting()
+		o.AccessLogger = meterLogger{m}
+	}
 	stop := context.AfterFunc(ctx, func() { aborter.Abort(false) })
 	res, runErr := fhttp.RunHTTPTest(o)
 	aborted := !stop()
@@ -119,3 +124,17 @@ func (g *Generator) Load(ctx context.Context, req schema.Load) (interp.LoadResul
 	}
 	return result, nil
 }
+
+// meterLogger is a fortio access logger that counts each request on the load's meter, for
+// live progress.
+type meterLogger struct{ m *interp.LoadMeter }
+
+func (l meterLogger) Start(ctx context.Context, _ periodic.ThreadID, _ int64, _ time.Time) context.Context {
+	return ctx
+}
+
+func (l meterLogger) Report(_ context.Context, _ periodic.ThreadID, _ int64, _ time.Time, _ float64, ok bool, _ string) {
+	l.m.Done(ok)
+}
+
+func (meterLogger) Info() string { return "labrun progress" }
