@@ -289,6 +289,9 @@ func (ru *run) load(ctx context.Context, s *dsl.Step, sr *StepRecord, params any
 	if len(res.Raw) > 0 {
 		ru.artifact(s, "fortio.json", res.Raw)
 	}
+	if codes := meter.CodesJSON(); codes != nil {
+		ru.artifact(s, "codes-over-time.json", codes)
+	}
 	if err != nil {
 		return err
 	}

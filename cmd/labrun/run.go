@@ -311,7 +311,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 	prog.done()
 	code := exitCode(rec)
 
-	var reportPath string
+	var reportPath, htmlPath string
 	if f.reportDir != "" {
 		dir := f.reportDir
 		if !filepath.IsAbs(dir) {
@@ -323,6 +323,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 			code = worse(code, exitInfra)
 		} else {
 			reportPath = relPath(p.Cwd, files.Markdown)
+			htmlPath = relPath(p.Cwd, files.HTML)
 			if f.tally != nil {
 				f.tally.reports = append(f.tally.reports, reportPath)
 			}
@@ -331,7 +332,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 	p.printVerdict(rec)
 	// The report's path last, under the verdict: what to open next.
 	if reportPath != "" && !f.quiet {
-		fmt.Fprintf(p.Stdout, "  report: %s\n", reportPath)
+		fmt.Fprintf(p.Stdout, "  report: %s\n  html:   %s\n", reportPath, htmlPath)
 	}
 	return rec, code
 }

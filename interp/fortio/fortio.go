@@ -133,8 +133,9 @@ func (l meterLogger) Start(ctx context.Context, _ periodic.ThreadID, _ int64, _ 
 	return ctx
 }
 
-func (l meterLogger) Report(_ context.Context, _ periodic.ThreadID, _ int64, _ time.Time, _ float64, ok bool, _ string) {
+func (l meterLogger) Report(_ context.Context, _ periodic.ThreadID, _ int64, start time.Time, latency float64, ok bool, code string) {
 	l.m.Done(ok)
+	l.m.Code(code, start.Add(time.Duration(latency*float64(time.Second))))
 }
 
 func (meterLogger) Info() string { return "labrun progress" }

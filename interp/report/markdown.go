@@ -29,6 +29,9 @@ func Markdown(rec *interp.Record, f Files) string {
 	}
 	w("| started | %s |\n", rec.Start.UTC().Format("2006-01-02 15:04:05.000 UTC"))
 	w("| duration | %s |\n", secs(rec.End.Sub(rec.Start)))
+	if f.HTML != "" {
+		w("| pictures | [the HTML report](%s) (charts per stat, latency histograms, codes over time) |\n", mdURL(relTo(f.Markdown, f.HTML)))
+	}
 	if rec.Error != "" {
 		w("| stopped by | %s |\n", mdCell(rec.Error))
 	}
@@ -178,13 +181,12 @@ func Markdown(rec *interp.Record, f Files) string {
 	}
 	if len(rec.Series) > 0 {
 		w("\n## Sampled series\n\n")
-		for i, n := range sortedKeys(rec.Series) {
+		for _, n := range sortedKeys(rec.Series) {
 			s := rec.Series[n]
-			w("- %s: %d samples every %s of %s", mdCode(n, false), len(s.Samples), s.Every, mdText(s.Source))
-			if i < len(f.Series) {
-				w(" — ![%s](%s)", mdText(n), mdURL(relTo(f.Markdown, f.Series[i])))
-			}
-			w("\n")
+			w("- %s: %d samples every %s of %s\n", mdCode(n, false), len(s.Samples), s.Every, mdText(s.Source))
+		}
+		if f.HTML != "" {
+			w("\nOne chart per stat (rates for counters) in the [HTML report](%s).\n", mdURL(relTo(f.Markdown, f.HTML)))
 		}
 	}
 	if len(rec.Execs) > 0 || len(rec.Values) > 0 || len(rec.Logs) > 0 {
@@ -212,10 +214,11 @@ func Markdown(rec *interp.Record, f Files) string {
 		}
 	}
 	if len(rec.Artifacts) > 0 {
-		w("\n## Artifacts\n\nRaw inputs in %s:\n\n", mdCode(filepath.Base(f.Artifacts)+"/", false))
+		w("\n## Artifacts\n\nRaw inputs in %s, one JSON line per input (`{\"step\", \"name\", \"text\"}`):\n\n", mdCode(filepath.Base(f.Artifacts)+"/", false))
 		for _, a := range rec.Artifacts {
 			if a.File != "" {
-				w("- [%s](%s)\n", mdText(a.File), mdURL(filepath.ToSlash(filepath.Join(filepath.Base(f.Artifacts), a.File))))
+				link := filepath.ToSlash(filepath.Join(filepath.Base(f.Artifacts), a.File))
+				w("- %s %s: [%s line %d](%s)\n", mdText(a.Step), mdText(a.Name), mdText(a.File), f.lines[a], mdURL(link))
 			}
 		}
 	}
