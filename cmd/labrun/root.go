@@ -58,7 +58,7 @@ Exit codes: 0 every expectation held; 1 an expectation failed; 2 invalid spec or
 	root.Version = "-"
 	cobra.AddTemplateFunc("labrunVersion", version)
 	root.SetVersionTemplate("{{labrunVersion}}\n")
-	root.AddCommand(newRunCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newVersionCmd(p))
+	root.AddCommand(newRunCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newVersionCmd(p), newInitCmd(p))
 	registerCompletions(p, root)
 	return root
 }
