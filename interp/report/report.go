@@ -1,7 +1,8 @@
 // Package report writes a run's Record for people and machines: a Markdown report (timeline
-// planned vs actual, snapshot tables, deltas, expectations with values), the complete JSON
-// record, an artifacts folder with every raw input, SVG pictures (the timeline, and every
-// series sampled with every), and JUnit XML.
+// planned vs actual, snapshot tables, deltas, expectations with values), a self-contained HTML
+// report with the charts (a chart per sampled stat, latency histograms, codes over time), the
+// complete JSON record, an artifacts folder (one JSON-lines file per kind of raw input), and
+// JUnit XML.
 package report
 
 import (
@@ -26,9 +27,8 @@ type Files struct {
 	HTML string
 	// Artifacts is the folder of raw inputs: one JSON-lines file per kind of artifact.
 	Artifacts string
-	Timeline  string
-	// Series is kept for callers of older versions; the series charts are in the HTML.
-	Series []string
+	// Timeline is the timeline picture the Markdown shows; the other charts are in the HTML.
+	Timeline string
 	// lines maps an artifact to its line in its JSON-lines file, for links.
 	lines map[*interp.ArtifactRecord]int
 }
