@@ -30,6 +30,30 @@ type span struct {
 	label    string
 }
 
+// timedSteps are the steps of a run with a planned time of their own (at), not samples: each
+// time chart marks them, so a change in a chart lines up with what caused it (a DNS flip).
+func timedSteps(rec *interp.Record) []*interp.StepRecord {
+	var out []*interp.StepRecord
+	for _, s := range rec.Steps {
+		if s.Timed && s.Sample == 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// stepMarks draws a dashed line at each timed step's actual start, labelled, with a grey tick
+// at its planned start.
+func (c *timeChart) stepMarks(steps []*interp.StepRecord) {
+	for _, s := range steps {
+		xa, xp := c.x(s.Start), c.x(s.Planned)
+		fmt.Fprintf(&c.b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#6a1b9a" stroke-dasharray="4,3"><title>%s: planned %s, started %s (skew %s)</title></line>`,
+			xa, padT, xa, padT+plotH, html.EscapeString(stepLabel(s)), secs(s.Planned), secs(s.Start), ms(s.Skew))
+		fmt.Fprintf(&c.b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="2"/>`, xp, padT, xp, padT+5, colorPlanned)
+		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" fill="#6a1b9a" font-size="10" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`, xa+3, padT+10, html.EscapeString(stepLabel(s)))
+	}
+}
+
 // loadSpans are the loads of a run, for shading.
 func loadSpans(rec *interp.Record) []span {
 	var out []span
@@ -291,6 +315,7 @@ func statChart(rec *interp.Record, ss statSeries, samples []*interp.StepRecord) 
 	}
 	c := newTimeChart(ss.name, unit, rec.End.Sub(rec.Start), lo, hi, loadSpans(rec))
 	c.plannedMarks(samples)
+	c.stepMarks(timedSteps(rec))
 	c.line(ss.ts, ss.vs, colorLine)
 	return c.String()
 }
@@ -361,6 +386,7 @@ func codesChart(rec *interp.Record, step *interp.StepRecord, data []byte) string
 			base += n
 		}
 	}
+	c.stepMarks(timedSteps(rec))
 	// The legend, right-aligned in the title line, left of the unit.
 	x := float64(chartW - padR - 70 - 30*len(order))
 	for _, code := range order {
