@@ -492,6 +492,15 @@ func leaf(n ast.Node, names *Names) *Explain {
 			e.Infix = n.Operator
 			e.Args = []*Explain{leaf(n.Left, names), leaf(n.Right, names)}
 		}
+	case *ast.MemberNode:
+		// A computed index (perconn.ips[backends.a.address]) shows the index's value; the
+		// object is shown as written (its value may be a big map).
+		switch n.Property.(type) {
+		case *ast.StringNode, *ast.IntegerNode:
+		default:
+			e.Infix = "[]"
+			e.Args = []*Explain{{Src: n.Node.String()}, leaf(n.Property, names)}
+		}
 	}
 	return e
 }

@@ -23,6 +23,7 @@ s: schema.#Scenario & {
 		"len(short) == 4",
 		"fortio.code503 + fortio.code200 == 30",
 		"not approx(fortio.code503, 15, 0.1) && within(fortio.code200, 0, 5)",
+		"fortio.codes[short[0] == 1 ? \"503\" : \"200\"] == 0",
 	]
 }
 `
@@ -43,6 +44,7 @@ func TestExplainCallsAndLists(t *testing.T) {
 		"len(short ([1, 2, 3])) (3) == 4",
 		"(fortio.code503 (15) + fortio.code200 (18)) (33) == 30",
 		"(not approx(fortio.code503 (15), 15, 0.1) (true)) && (within(fortio.code200 (18), 0, 5) (false))",
+		`fortio.codes[short[0] == 1 ? "503" : "200" ("503")] (15) == 0`,
 	}
 	got := interp.Rejudge(rec, sc)
 	for i, w := range want {

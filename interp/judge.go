@@ -362,6 +362,8 @@ func explainLeaf(x *dsl.Explain, env map[string]any) string {
 			args = append(args, explainArg(a, env))
 		}
 		src = x.Call + "(" + strings.Join(args, ", ") + ")"
+	case x.Infix == "[]" && len(x.Args) == 2:
+		src = x.Args[0].Src + "[" + explainArg(x.Args[1], env) + "]"
 	case x.Infix != "" && len(x.Args) == 2:
 		src = explainArg(x.Args[0], env) + " " + x.Infix + " " + explainArg(x.Args[1], env)
 	}
@@ -372,7 +374,7 @@ func explainLeaf(x *dsl.Explain, env map[string]any) string {
 	if err != nil {
 		return fmt.Sprintf("%s (error: %v)", src, err)
 	}
-	if x.Infix != "" {
+	if x.Infix != "" && x.Infix != "[]" {
 		src = "(" + src + ")"
 	}
 	return fmt.Sprintf("%s (%s)", src, explainValue(v))
