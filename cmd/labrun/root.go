@@ -58,6 +58,8 @@ Exit codes: 0 every expectation held; 1 an expectation failed; 2 invalid spec or
 	root.Version = "-"
 	cobra.AddTemplateFunc("labrunVersion", version)
 	root.SetVersionTemplate("{{labrunVersion}}\n")
+	// Defined here so that cobra adds no -v shorthand (often read as verbose).
+	root.Flags().Bool("version", false, "print labrun's version and VCS revision (as labrun version does)")
 	root.AddCommand(newRunCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newVersionCmd(p), newInitCmd(p))
 	registerCompletions(p, root)
 	return root
