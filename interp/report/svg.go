@@ -81,6 +81,7 @@ func TimelineSVG(rec *interp.Record) string {
 
 func niceStep(end time.Duration) time.Duration {
 	for _, s := range []time.Duration{
+		time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
 		10 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond,
 		time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute,
 	} {
