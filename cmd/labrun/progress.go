@@ -39,6 +39,9 @@ type progress struct {
 	now  func() time.Time
 }
 
+// maxStatusLines bounds the status block: one taller than the screen cannot be redrawn.
+const maxStatusLines = 12
+
 // redrawEvery is how often the status block is redrawn on a terminal.
 const redrawEvery = 200 * time.Millisecond
 
@@ -55,7 +58,7 @@ type runningStep struct {
 func newProgress(p *process, quiet bool) *progress {
 	g := &progress{p: p, quiet: quiet, planned: map[string]time.Duration{}, now: time.Now, width: 120}
 	g.color = p.IsTerminal && p.Getenv("NO_COLOR") == ""
-	if c, err := strconv.Atoi(p.Getenv("COLUMNS")); err == nil && c >= 40 {
+	if c, err := strconv.Atoi(p.Getenv("COLUMNS")); err == nil && c >= 20 {
 		g.width = c
 	}
 	if p.IsTerminal && !quiet {
@@ -236,9 +239,18 @@ func (g *progress) redraw() {
 	if !g.p.IsTerminal || g.quiet {
 		return
 	}
+	if g.p.TermWidth != nil {
+		if w := g.p.TermWidth(); w >= 20 {
+			g.width = w
+		}
+	}
 	var lines []string
 	now := g.now()
-	for _, r := range g.running {
+	for i, r := range g.running {
+		if i == maxStatusLines {
+			lines = append(lines, fmt.Sprintf("  … and %d more running", len(g.running)-maxStatusLines))
+			break
+		}
 		lines = append(lines, g.statusLine(r, now))
 	}
 	if g.cleanupNow != "" {
