@@ -31,6 +31,9 @@ type process struct {
 	TermWidth func() int
 	// Signals delivers SIGINT and SIGTERM; Stop releases them.
 	Signals func() (<-chan os.Signal, func())
+	// live is the progress on screen now, if any: a notice printed meanwhile clears its status
+	// block first, so that the two do not share a line.
+	live liveProgress
 	// Targets are extra targets by name, besides local and kube (tests add fakes).
 	Targets map[string]func(ctx context.Context, sc *dsl.Scenario) (*interp.Target, error)
 }

@@ -389,3 +389,31 @@ func (g *progress) done() {
 	g.cleanupNow = ""
 	g.clear()
 }
+
+// liveProgress holds the progress on screen, for notices printed from other goroutines (the
+// interrupt handler).
+type liveProgress struct {
+	mu sync.Mutex
+	g  *progress
+}
+
+func (l *liveProgress) set(g *progress) {
+	l.mu.Lock()
+	l.g = g
+	l.mu.Unlock()
+}
+
+// notice runs print with the status block cleared; the next redraw brings it back.
+func (l *liveProgress) notice(print func()) {
+	l.mu.Lock()
+	g := l.g
+	l.mu.Unlock()
+	if g == nil {
+		print()
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.clear()
+	print()
+}

@@ -193,10 +193,12 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 			case <-sigs:
 				n++
 				if n == 1 {
-					fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
+					p.live.notice(func() {
+						fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
+					})
 					cancelRun(interp.ErrInterrupted)
 				} else {
-					fmt.Fprintln(p.Stderr, "labrun: interrupted again: abandoning cleanup")
+					p.live.notice(func() { fmt.Fprintln(p.Stderr, "labrun: interrupted again: abandoning cleanup") })
 					cancelCleanup(interp.ErrInterrupted)
 				}
 			}
@@ -294,6 +296,8 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 	}()
 	prog := newProgress(p, f.quiet)
 	prog.forScenario(sc)
+	p.live.set(prog)
+	defer p.live.set(nil)
 	if !f.quiet {
 		fmt.Fprintf(p.Stdout, "▶ %s (%s) on %s", sc.Name, sc.Pos.Rel(p.Cwd), target.Name)
 		if target.Describe != "" {
