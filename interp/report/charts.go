@@ -493,3 +493,95 @@ func backendsChart(name string, ips map[string]float64, names map[string]string)
 	s.WriteString("</svg>")
 	return s.String()
 }
+
+// sourceColors tell the sources of a snapshot chart apart.
+var sourceColors = []string{"#1565c0", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"}
+
+// snapshotCharts draws, for each counter an expectation reads, its value at every snapshot of
+// every source that has it, one line per source (backends over time, in the quickstart: a keeps
+// counting after the flip, b starts), on the run's time axis with the timed steps marked.
+func snapshotCharts(rec *interp.Record) []string {
+	names := snapshotOrder(rec)
+	bySource := map[string][]*interp.SnapshotRecord{}
+	var sources []string
+	for _, n := range names {
+		s := rec.Snapshots[n]
+		if _, ok := bySource[s.Source]; !ok {
+			sources = append(sources, s.Source)
+		}
+		bySource[s.Source] = append(bySource[s.Source], s)
+	}
+	var stats []string
+	seen := map[string]bool{}
+	for _, j := range rec.Expectations {
+		for _, src := range sources {
+			for _, s := range bySource[src] {
+				for k := range s.Counters {
+					if !seen[k] && strings.Contains(j.Src, k) && isWordAt(j.Src, k) {
+						seen[k] = true
+						stats = append(stats, k)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(stats)
+	var out []string
+	for _, stat := range stats {
+		type line struct {
+			src string
+			ts  []time.Duration
+			vs  []float64
+		}
+		var lines []line
+		hi := 0.0
+		for _, src := range sources {
+			l := line{src: src}
+			for _, s := range bySource[src] {
+				if v, ok := s.Counters[stat]; ok {
+					l.ts = append(l.ts, s.At.Sub(rec.Start))
+					l.vs = append(l.vs, v)
+					hi = math.Max(hi, v)
+				}
+			}
+			if len(l.ts) >= 2 {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		c := newTimeChart(stat+" at each snapshot", "cumulative", rec.End.Sub(rec.Start), 0, hi, loadSpans(rec))
+		c.stepMarks(timedSteps(rec))
+		x := float64(padL + 8)
+		for i, l := range lines {
+			color := sourceColors[i%len(sourceColors)]
+			c.line(l.ts, l.vs, color)
+			fmt.Fprintf(&c.b, `<rect x="%.1f" y="%d" width="9" height="9" fill="%s"/><text x="%.1f" y="%d">%s</text>`, x, padT+4, color, x+12, padT+12, html.EscapeString(l.src))
+			x += 24 + 6*float64(len([]rune(l.src)))
+		}
+		out = append(out, c.String())
+	}
+	return out
+}
+
+// isWordAt reports whether name occurs in src as a whole name (rq_total, not rq_total_x).
+func isWordAt(src, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(src[i:], name)
+		if j < 0 {
+			return false
+		}
+		a, b := i+j, i+j+len(name)
+		okA := a == 0 || !isNameByte(src[a-1])
+		okB := b == len(src) || !isNameByte(src[b])
+		if okA && okB {
+			return true
+		}
+		i = a + 1
+	}
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}

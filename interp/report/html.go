@@ -113,6 +113,10 @@ func HTML(rec *interp.Record, f Files) string {
 		}
 	}
 
+	if charts := snapshotCharts(rec); len(charts) > 0 {
+		w("<h2>Snapshots over time</h2>\n<p class=\"hint\">Each counter an expectation reads, at every snapshot, one line per source; dashed: the timed steps.</p>\n<div class=\"charts\">%s</div>\n", strings.Join(charts, ""))
+	}
+
 	if len(rec.Series) > 0 {
 		w("<h2>Sampled series</h2>\n<p class=\"hint\">One chart per stat that changed, on the run's time axis (shaded: the loads). Counters are shown as rates per second between samples; gauges as values. Ticks along the bottom: each sample's planned time (grey) and actual start (black).</p>\n")
 		for _, n := range sortedKeys(rec.Series) {
