@@ -70,6 +70,12 @@ type Explain struct {
 	// Src is the leaf's source text; Value evaluates it (nil for a literal).
 	Src   string
 	Value *vm.Program
+	// Call is the function a leaf calls (approx, len, all, ...), Args its arguments, so that a
+	// failure shows their values too; a predicate argument ({# > 0}) is a leaf without a Value.
+	Call string
+	// Infix is the arithmetic operator of a leaf a + b (Args are a and b).
+	Infix string
+	Args  []*Explain
 }
 
 // deltaFunc and hostsFunc are the environment names that delta("a","b") and <snapshot>.hosts
@@ -552,6 +558,44 @@ func explainNode(n ast.Node, names *Names) *Explain {
 }
 
 func leaf(n ast.Node, names *Names) *Explain {
+	e := leafValue(n, names)
+	switch n := n.(type) {
+	case *ast.CallNode:
+		if id, ok := n.Callee.(*ast.IdentifierNode); ok && id.Value != "delta" {
+			e.Call = id.Value
+			for _, a := range n.Arguments {
+				e.Args = append(e.Args, leaf(a, names))
+			}
+		}
+	case *ast.BuiltinNode:
+		e.Call = n.Name
+		for _, a := range n.Arguments {
+			if _, ok := a.(*ast.PredicateNode); ok {
+				e.Args = append(e.Args, &Explain{Src: a.String()})
+			} else {
+				e.Args = append(e.Args, leaf(a, names))
+			}
+		}
+	case *ast.BinaryNode:
+		switch n.Operator {
+		case "+", "-", "*", "/", "%", "**", "^":
+			e.Infix = n.Operator
+			e.Args = []*Explain{leaf(n.Left, names), leaf(n.Right, names)}
+		}
+	case *ast.MemberNode:
+		// A computed index (perconn.ips[backends.a.address]) shows the index's value; the
+		// object is shown as written (its value may be a big map).
+		switch n.Property.(type) {
+		case *ast.StringNode, *ast.IntegerNode:
+		default:
+			e.Infix = "[]"
+			e.Args = []*Explain{{Src: n.Node.String()}, leaf(n.Property, names)}
+		}
+	}
+	return e
+}
+
+func leafValue(n ast.Node, names *Names) *Explain {
 	src := n.String()
 	switch n.(type) {
 	case *ast.IntegerNode, *ast.FloatNode, *ast.StringNode, *ast.BoolNode, *ast.NilNode:

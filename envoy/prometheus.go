@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"labrun.dev/labrun/dsl"
 )
 
 // Prometheus parses Prometheus text exposition (Envoy's /stats/prometheus, the agent's :15090,
@@ -231,8 +233,5 @@ func renderSeries(name string, labels []promLabel) string {
 }
 
 func truncate(b []byte, n int) string {
-	if len(b) <= n {
-		return string(b)
-	}
-	return string(b[:n-3]) + "..."
+	return dsl.Truncate(string(b), n)
 }

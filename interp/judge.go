@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -343,17 +344,80 @@ func explain(x *dsl.Explain, env map[string]any) string {
 		if x.Value == nil {
 			return x.Src
 		}
-		v, err := expr.Run(x.Value, env)
-		if err != nil {
-			return fmt.Sprintf("%s (error: %v)", x.Src, err)
-		}
-		return fmt.Sprintf("%s (%s)", x.Src, dsl.FormatValue(v))
+		return explainLeaf(x, env)
 	case "!", "not":
 		return x.Op + " " + explain(x.Left, env)
 	case "&&", "and", "||", "or":
 		return "(" + explain(x.Left, env) + ") " + x.Op + " (" + explain(x.Right, env) + ")"
 	}
 	return explain(x.Left, env) + " " + x.Op + " " + explain(x.Right, env)
+}
+
+// explainLeaf renders a leaf with its value; a call with its arguments' values
+// (approx(fortio.code503 (15), 20, 0.1) (false)), arithmetic with its operands'.
+func explainLeaf(x *dsl.Explain, env map[string]any) string {
+	src := x.Src
+	switch {
+	case x.Call != "":
+		var args []string
+		for _, a := range x.Args {
+			args = append(args, explainArg(a, env))
+		}
+		src = x.Call + "(" + strings.Join(args, ", ") + ")"
+	case x.Infix == "[]" && len(x.Args) == 2:
+		src = x.Args[0].Src + "[" + explainArg(x.Args[1], env) + "]"
+	case x.Infix != "" && len(x.Args) == 2:
+		src = explainArg(x.Args[0], env) + " " + x.Infix + " " + explainArg(x.Args[1], env)
+	}
+	if x.Value == nil {
+		return src
+	}
+	v, err := expr.Run(x.Value, env)
+	if err != nil {
+		return fmt.Sprintf("%s (error: %v)", src, err)
+	}
+	if x.Infix != "" && x.Infix != "[]" {
+		src = "(" + src + ")"
+	}
+	return fmt.Sprintf("%s (%s)", src, explainValue(v))
+}
+
+// explainArg is an argument as a failure shows it: a literal or predicate as written, anything
+// else with its value.
+func explainArg(a *dsl.Explain, env map[string]any) string {
+	if a.Value == nil && a.Call == "" && a.Infix == "" {
+		return a.Src
+	}
+	return explainLeaf(a, env)
+}
+
+// maxListItems is how many items of a list a failure shows.
+const maxListItems = 10
+
+// explainValue formats a value for an explanation: a list in full when short, otherwise its
+// first items and its length.
+func explainValue(v any) string {
+	rv := reflect.ValueOf(v)
+	if v == nil || rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return dsl.FormatValue(v)
+	}
+	n := rv.Len()
+	var items []string
+	for i := 0; i < n && i < maxListItems; i++ {
+		items = append(items, explainItem(rv.Index(i).Interface()))
+	}
+	if n > maxListItems {
+		return fmt.Sprintf("[%s, …] (%d items)", strings.Join(items, ", "), n)
+	}
+	return "[" + strings.Join(items, ", ") + "]"
+}
+
+func explainItem(v any) string {
+	rv := reflect.ValueOf(v)
+	if v != nil && (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) {
+		return explainValue(v)
+	}
+	return dsl.Truncate(dsl.FormatValue(v), 80)
 }
 
 // Rejudge judges every expectation of sc again over a recorded run, as replay does.

@@ -75,10 +75,19 @@ func New(target *schema.Target, opts ...Option) *Runner {
 	return r
 }
 
-// Event is a step starting or ending.
+// Event is a step starting or ending, or news of a running step: a load's meter (Load, sent
+// once when the load starts) or a sample just taken (Sample).
 type Event struct {
 	Step  *StepRecord
 	Ended bool
+	// Load, when set, is the meter of the running load Step (no start or end).
+	Load *schema.LoadMeter
+	// Sample, when set, is the snapshot a sampling step (every) just took (no start or end).
+	Sample *SnapshotRecord
+	// Cleanup, when set, is the automatic cleanup at work (Step is nil): "removing X" while it
+	// removes X, then, with CleanupDone, what Record.Cleanup says of it.
+	Cleanup     string
+	CleanupDone bool
 }
 
 // StepError is a step that failed, with the step's position.
@@ -284,11 +293,13 @@ func (ru *run) autoCleanup(ctx context.Context) {
 			ru.addCleanup("abandoned: " + t.desc)
 			continue
 		}
+		ru.observe(Event{Cleanup: "removing " + t.desc})
+		msg := "removed " + t.desc
 		if err := t.remove(ctx); err != nil {
-			ru.addCleanup(fmt.Sprintf("failed to remove %s: %v", t.desc, err))
-		} else {
-			ru.addCleanup("removed " + t.desc)
+			msg = fmt.Sprintf("failed to remove %s: %v", t.desc, err)
 		}
+		ru.addCleanup(msg)
+		ru.observe(Event{Cleanup: msg, CleanupDone: true})
 	}
 }
 

@@ -162,6 +162,10 @@ func (rt *stepRuntime) Block(ctx context.Context) error {
 	return fmt.Errorf("%s is not a block", s.Kind)
 }
 
+func (rt *stepRuntime) LoadStarted(m *schema.LoadMeter) {
+	rt.ru.observe(Event{Step: rt.sr, Load: m})
+}
+
 func (rt *stepRuntime) ParseAccessLog(line string) (schema.LogEntry, bool) {
 	if rt.ru.parseAccessLog == nil {
 		return schema.LogEntry{}, false
@@ -175,6 +179,12 @@ func (rt *stepRuntime) ParseAccessLog(line string) (schema.LogEntry, bool) {
 // Result (schema.Result.Zero).
 func (rt *stepRuntime) Record(v any) {
 	s, ru := rt.s, rt.ru
+	var sample *SnapshotRecord
+	defer func() { // runs after the unlock below: observers may take the lock
+		if sample != nil {
+			ru.observe(Event{Step: rt.sr, Sample: sample})
+		}
+	}()
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
 	switch schema.Kinds[s.Kind].Result {
@@ -187,6 +197,7 @@ func (rt *stepRuntime) Record(v any) {
 		rec := &SnapshotRecord{Name: name, Source: t.Source, At: t.At, Counters: t.Counters,
 			Gauges: t.Gauges, Histograms: t.Histograms, Hosts: t.Hosts}
 		if s.Every > 0 {
+			sample = rec
 			ser := ru.rec.Series[name]
 			if ser == nil {
 				ser = &SeriesRecord{Name: name, Source: rec.Source, Every: s.Every}

@@ -4,9 +4,19 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
+	"time"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 )
+
+// The JUnit XML written here is valid against both the strict Apache Ant schema (every suite
+// attribute present, properties/system-out/system-err in order, error and failure typed, times
+// plain decimals, timestamps without a zone) and Jenkins' xunit JUnit schema; the tests check
+// both with xmllint. A CI that reads only the JUnit file must never see an unfinished run as a
+// success: a run that was interrupted, refused or stopped by an error always has an error case.
 
 type junitSuites struct {
 	XMLName xml.Name     `xml:"testsuites"`
@@ -14,85 +24,199 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     float64     `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string          `xml:"name,attr"`
+	Package    string          `xml:"package,attr"`
+	ID         int             `xml:"id,attr"`
+	Timestamp  string          `xml:"timestamp,attr"`
+	Hostname   string          `xml:"hostname,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  string          `xml:"system-out"`
+	SystemErr  string          `xml:"system-err"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
-	Time      float64       `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Error     *junitMessage `xml:"error,omitempty"`
+	Time      string        `xml:"time,attr"`
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
 }
 
 type junitMessage struct {
-	Message string `xml:"message,attr"`
+	Message string `xml:"message,attr,omitempty"`
+	Type    string `xml:"type,attr,omitempty"`
 	Text    string `xml:",chardata"`
 }
 
-// JUnit writes one suite per record: a test case per step (its failures and errors) and per
-// expectation.
+// JUnit writes one suite per record: a test case per step (its failures and errors), per
+// expectation, and one named "run" when the run did not reach its end (interrupted, refused,
+// an infrastructure error), naming the step and the message.
 func JUnit(path string, recs []*interp.Record) error {
-	var out junitSuites
-	for _, rec := range recs {
-		s := junitSuite{Name: rec.Scenario, Time: rec.End.Sub(rec.Start).Seconds()}
-		for _, st := range rec.Steps {
-			if st.Sample > 0 && st.Outcome == interp.Passed {
-				continue
-			}
-			name := st.Path
-			if st.Name != "" {
-				name = st.Name + " (" + st.Path + ")"
-			}
-			if st.Sample > 0 {
-				name += fmt.Sprintf(" #%d", st.Sample)
-			}
-			c := junitCase{Name: name, Classname: rec.Scenario + ".steps", Time: (st.End - st.Start).Seconds()}
-			switch st.Outcome {
-			case interp.Failed:
-				c.Failure = &junitMessage{Message: st.Error, Text: fmt.Sprintf("%s: %s", st.Pos, st.Error)}
-				s.Failures++
-			case interp.Errored, interp.TimedOut:
-				c.Error = &junitMessage{Message: st.Error, Text: fmt.Sprintf("%s: %s", st.Pos, st.Error)}
-				s.Errors++
-			case interp.Cancelled:
-				c.Skipped = &junitMessage{Message: "cancelled"}
-				s.Skipped++
-			}
-			s.Cases = append(s.Cases, c)
-		}
-		for _, j := range rec.Expectations {
-			c := junitCase{Name: j.Src, Classname: rec.Scenario + ".expect"}
-			msg := j.Explanation
-			if j.Reason != "" {
-				msg = j.Reason
-			}
-			switch j.Outcome {
-			case interp.Failed:
-				c.Failure = &junitMessage{Message: msg, Text: fmt.Sprintf("%s: %s", j.Pos, msg)}
-				s.Failures++
-			case interp.Errored:
-				c.Error = &junitMessage{Message: msg, Text: fmt.Sprintf("%s: %s", j.Pos, msg)}
-				s.Errors++
-			case interp.Skipped:
-				c.Skipped = &junitMessage{Message: msg}
-				s.Skipped++
-			}
-			s.Cases = append(s.Cases, c)
-		}
-		s.Tests = len(s.Cases)
-		out.Suites = append(out.Suites, s)
+	host, err := os.Hostname()
+	if err != nil || strings.TrimSpace(host) == "" {
+		host = "localhost"
 	}
-	b, err := xml.MarshalIndent(out, "", "  ")
+	b, err := junitXML(recs, host)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+	return os.WriteFile(path, b, 0o644)
+}
+
+func junitXML(recs []*interp.Record, host string) ([]byte, error) {
+	out := junitSuites{Suites: []junitSuite{}}
+	for i, rec := range recs {
+		out.Suites = append(out.Suites, junitSuiteOf(i, rec, host))
+	}
+	b, err := xml.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(xml.Header), append(b, '\n')...), nil
+}
+
+func junitSuiteOf(id int, rec *interp.Record, host string) junitSuite {
+	name := rec.Scenario
+	if strings.TrimSpace(name) == "" {
+		name = "scenario"
+	}
+	s := junitSuite{
+		Name: name, Package: "labrun", ID: id, Hostname: host,
+		Timestamp: rec.Start.UTC().Format("2006-01-02T15:04:05"),
+		Time:      seconds(rec.End.Sub(rec.Start)),
+		Properties: []junitProperty{
+			{"file", rec.File}, {"target", rec.Target}, {"outcome", string(rec.Outcome)},
+		},
+	}
+	if rec.Where != "" {
+		s.Properties = append(s.Properties, junitProperty{"where", rec.Where})
+	}
+	for _, k := range sortedKeys(rec.Vars) {
+		s.Properties = append(s.Properties, junitProperty{"vars." + k, dsl.Stringify(rec.Vars[k])})
+	}
+	interrupted := rec.Outcome == interp.Interrupted
+	add := func(c junitCase) {
+		switch {
+		case c.Failure != nil:
+			s.Failures++
+		case c.Error != nil:
+			s.Errors++
+		case c.Skipped != nil:
+			s.Skipped++
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	var stoppedAt []string
+	for _, st := range rec.Steps {
+		if st.Sample > 0 && st.Outcome == interp.Passed {
+			continue
+		}
+		if st.Kind == "parallel" || st.Kind == "sequence" {
+			// A block's outcome is its children's; counting it too would count one problem twice.
+			continue
+		}
+		name := st.Path
+		if st.Name != "" {
+			name = st.Name + " (" + st.Path + ")"
+		}
+		if st.Sample > 0 {
+			name += fmt.Sprintf(" #%d", st.Sample)
+		}
+		c := junitCase{Name: name, Classname: name0(rec.Scenario) + "." + string(st.Phase), Time: seconds(st.End - st.Start)}
+		detail := fmt.Sprintf("%s: %s (%s) at +%s: %s", st.Pos, st.Path, st.Kind, seconds(st.Start), st.Error)
+		switch st.Outcome {
+		case interp.Failed:
+			c.Failure = &junitMessage{Message: st.Error, Type: "assertion", Text: detail}
+		case interp.Errored, interp.TimedOut:
+			c.Error = &junitMessage{Message: st.Error, Type: string(st.Outcome), Text: detail}
+		case interp.Cancelled:
+			if interrupted {
+				msg := "interrupted while this step ran"
+				c.Error = &junitMessage{Message: msg, Type: "interrupted", Text: fmt.Sprintf("%s: %s (%s) at +%s: %s", st.Pos, st.Path, st.Kind, seconds(st.Start), msg)}
+				stoppedAt = append(stoppedAt, name)
+			} else {
+				c.Skipped = &junitMessage{Message: "cancelled: " + orDefault(st.Error, "another step stopped the run")}
+			}
+		}
+		add(c)
+	}
+	for _, j := range rec.Expectations {
+		c := junitCase{Name: j.Src, Classname: name0(rec.Scenario) + ".expect", Time: "0"}
+		msg := j.Explanation
+		if j.Reason != "" {
+			msg = j.Reason
+		}
+		switch j.Outcome {
+		case interp.Failed:
+			c.Failure = &junitMessage{Message: msg, Type: "expectation", Text: fmt.Sprintf("%s: %s", j.Pos, msg)}
+		case interp.Errored:
+			c.Error = &junitMessage{Message: msg, Type: "expectation", Text: fmt.Sprintf("%s: %s", j.Pos, msg)}
+		case interp.Skipped:
+			c.Skipped = &junitMessage{Message: msg}
+		}
+		add(c)
+	}
+	if rec.Outcome != interp.Passed && rec.Outcome != interp.Failed || s.Failures+s.Errors == 0 && rec.Outcome != interp.Passed {
+		// The run did not reach its verdict: say so in a case of its own, so that a CI counting
+		// failures and errors never reads this run as a success.
+		msg := orDefault(rec.Error, string(rec.Outcome))
+		text := msg
+		if rec.ErrorPos != nil {
+			text = rec.ErrorPos.String() + ": " + msg
+		}
+		if len(stoppedAt) > 0 {
+			text += "\nrunning when interrupted: " + strings.Join(stoppedAt, ", ")
+		}
+		add(junitCase{Name: "run", Classname: name0(rec.Scenario), Time: seconds(rec.End.Sub(rec.Start)),
+			Error: &junitMessage{Message: msg, Type: string(rec.Outcome), Text: text}})
+	}
+	s.Tests = len(s.Cases)
+	var so strings.Builder
+	fmt.Fprintf(&so, "%s: %s in %s\n", rec.Scenario, rec.Outcome, seconds(rec.End.Sub(rec.Start)))
+	for _, n := range rec.Notes {
+		fmt.Fprintf(&so, "note: %s\n", n)
+	}
+	for _, c := range rec.Cleanup {
+		fmt.Fprintf(&so, "cleanup: %s\n", c)
+	}
+	s.SystemOut = so.String()
+	if rec.Error != "" {
+		s.SystemErr = rec.Error + "\n"
+	}
+	return s
+}
+
+// seconds formats a duration as JUnit wants it: seconds as a plain decimal, never an exponent.
+func seconds(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64)
+}
+
+// name0 is a scenario name usable as a class name (never empty).
+func name0(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "scenario"
+	}
+	return s
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -16,26 +16,29 @@ func sortStrings(s []string) { sort.Strings(s) }
 func Markdown(rec *interp.Record, f Files) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("# %s — %s\n\n", rec.Scenario, strings.ToUpper(string(rec.Outcome)))
+	w("# %s — %s\n\n", mdText(rec.Scenario), strings.ToUpper(string(rec.Outcome)))
 	if rec.Doc != "" {
-		w("> %s\n\n", rec.Doc)
+		w("> %s\n\n", mdText(rec.Doc))
 	}
 	w("| | |\n|---|---|\n")
-	w("| scenario | `%s` (%s) |\n", rec.Scenario, rec.Pos)
+	w("| scenario | %s (%s) |\n", mdCode(rec.Scenario, true), mdCell(rec.Pos.String()))
 	if rec.Where != "" {
-		w("| target | %s: %s |\n", rec.Target, rec.Where)
+		w("| target | %s: %s |\n", mdCell(rec.Target), mdCell(rec.Where))
 	} else {
-		w("| target | %s |\n", rec.Target)
+		w("| target | %s |\n", mdCell(rec.Target))
 	}
 	w("| started | %s |\n", rec.Start.UTC().Format("2006-01-02 15:04:05.000 UTC"))
 	w("| duration | %s |\n", secs(rec.End.Sub(rec.Start)))
+	if f.HTML != "" {
+		w("| pictures | [the HTML report](%s) (charts per stat, latency histograms, codes over time) |\n", mdURL(relTo(f.Markdown, f.HTML)))
+	}
 	if rec.Error != "" {
 		w("| stopped by | %s |\n", mdCell(rec.Error))
 	}
 	if len(rec.Vars) > 0 {
 		var vs []string
 		for _, k := range sortedKeys(rec.Vars) {
-			vs = append(vs, fmt.Sprintf("`%s=%s`", k, dsl.Stringify(rec.Vars[k])))
+			vs = append(vs, mdCode(k+"="+truncate(dsl.Stringify(rec.Vars[k]), 200), true))
 		}
 		w("| vars | %s |\n", strings.Join(vs, " "))
 	}
@@ -45,25 +48,25 @@ func Markdown(rec *interp.Record, f Files) string {
 	}
 	for _, j := range rec.Expectations {
 		mark := map[interp.Outcome]string{interp.Passed: "✅", interp.Failed: "❌", interp.Errored: "⚠️", interp.Skipped: "⏭️"}[j.Outcome]
-		w("- %s `%s` — %s", mark, j.Src, j.Outcome)
+		w("- %s %s — %s", mark, mdCode(j.Src, false), j.Outcome)
 		if j.Explanation != "" {
-			w(": `%s`", j.Explanation)
+			w(": %s", mdCode(j.Explanation, false))
 		}
 		if j.Reason != "" {
-			w(": %s", j.Reason)
+			w(": %s", mdText(j.Reason))
 		}
 		w("\n")
 	}
 	if len(rec.Notes) > 0 {
 		w("\nNotes:\n")
 		for _, n := range rec.Notes {
-			w("- %s\n", n)
+			w("- %s\n", mdText(n))
 		}
 	}
 
 	w("\n## Timeline\n\n")
 	if f.Timeline != "" {
-		w("![timeline](%s)\n\n", relTo(f.Markdown, f.Timeline))
+		w("![timeline](%s)\n\n", mdURL(relTo(f.Markdown, f.Timeline)))
 	}
 	w("Offsets from the start of the run. Skew is the actual start minus the planned start of a timed step (`at`, a sample tick).\n\n")
 	w("| step | kind | planned | started | ended | skew | outcome | summary |\n|---|---|---|---|---|---|---|---|\n")
@@ -86,7 +89,7 @@ func Markdown(rec *interp.Record, f Files) string {
 		for _, wn := range s.Warnings {
 			outcome += " ⚠ " + wn
 		}
-		w("| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(label), s.Kind, secs(s.Planned), secs(s.Start), secs(s.End), skew, mdCell(outcome), mdCell(s.Summary))
+		w("| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(label), mdCell(s.Kind), secs(s.Planned), secs(s.Start), secs(s.End), skew, mdCell(outcome), mdCell(s.Summary))
 	}
 
 	if len(rec.Loads) > 0 {
@@ -97,10 +100,10 @@ func Markdown(rec *interp.Record, f Files) string {
 			for _, c := range sortedKeys(l.Codes) {
 				codes = append(codes, fmt.Sprintf("%s×%s", c, dsl.FormatValue(l.Codes[c])))
 			}
-			w("| %s | %s | %s | %s | %s | %.1f | %.1f ms | %.1f ms | %.1f ms | %.1f ms |\n", n, dsl.FormatValue(l.Requests),
-				strings.Join(codes, " "), dsl.FormatValue(l.Sockets), dsl.FormatValue(l.Connections), l.QPS, l.Avg, l.P50, l.P99, l.Max)
+			w("| %s | %s | %s | %s | %s | %.1f | %.1f ms | %.1f ms | %.1f ms | %.1f ms |\n", mdCell(n), dsl.FormatValue(l.Requests),
+				mdCell(strings.Join(codes, " ")), dsl.FormatValue(l.Sockets), dsl.FormatValue(l.Connections), l.QPS, l.Avg, l.P50, l.P99, l.Max)
 			for _, wn := range l.Warnings {
-				w("\n⚠ %s: %s\n", n, wn)
+				w("\n⚠ %s: %s\n", mdText(n), mdText(wn))
 			}
 		}
 	}
@@ -119,13 +122,13 @@ func Markdown(rec *interp.Record, f Files) string {
 		}
 		for _, src := range sources {
 			snaps := bySource[src]
-			w("### %s\n\n", src)
+			w("### %s\n\n", mdText(src))
 			w("| stat | type |")
 			for _, n := range snaps {
-				w(" %s |", n)
+				w(" %s |", mdCell(n))
 			}
 			if len(snaps) >= 2 {
-				w(" Δ %s→%s |", snaps[0], snaps[len(snaps)-1])
+				w(" Δ %s→%s |", mdCell(snaps[0]), mdCell(snaps[len(snaps)-1]))
 			}
 			w("\n|---|---|%s\n", strings.Repeat("---|", len(snaps)+min(1, len(snaps)/2)))
 			first, last := rec.Snapshots[snaps[0]], rec.Snapshots[snaps[len(snaps)-1]]
@@ -138,7 +141,7 @@ func Markdown(rec *interp.Record, f Files) string {
 				} else if _, ok := last.Histograms[stat]; ok {
 					typ = "quantile"
 				}
-				w("| %s | %s |", stat, typ)
+				w("| %s | %s |", mdCell(stat), typ)
 				for _, n := range snaps {
 					st := rec.Snapshots[n].Stats()
 					if v, ok := st[stat]; ok {
@@ -167,9 +170,9 @@ func Markdown(rec *interp.Record, f Files) string {
 			}
 			for _, n := range snaps {
 				if hs := rec.Snapshots[n].Hosts; len(hs) > 0 {
-					w("\nHosts at %s:\n\n| address | health | cx_active | cx_total | rq_total | rq_error |\n|---|---|---|---|---|---|\n", n)
+					w("\nHosts at %s:\n\n| address | health | cx_active | cx_total | rq_total | rq_error |\n|---|---|---|---|---|---|\n", mdText(n))
 					for _, h := range hs {
-						w("| %s | %s | %g | %g | %g | %g |\n", h.Address, h.Health, h.CxActive, h.CxTotal, h.RqTotal, h.RqError)
+						w("| %s | %s | %g | %g | %g | %g |\n", mdCell(h.Address), mdCell(h.Health), h.CxActive, h.CxTotal, h.RqTotal, h.RqError)
 					}
 				}
 			}
@@ -178,44 +181,44 @@ func Markdown(rec *interp.Record, f Files) string {
 	}
 	if len(rec.Series) > 0 {
 		w("\n## Sampled series\n\n")
-		for i, n := range sortedKeys(rec.Series) {
+		for _, n := range sortedKeys(rec.Series) {
 			s := rec.Series[n]
-			w("- `%s`: %d samples every %s of %s", n, len(s.Samples), s.Every, s.Source)
-			if i < len(f.Series) {
-				w(" — ![%s](%s)", n, relTo(f.Markdown, f.Series[i]))
-			}
-			w("\n")
+			w("- %s: %d samples every %s of %s\n", mdCode(n, false), len(s.Samples), s.Every, mdText(s.Source))
+		}
+		if f.HTML != "" {
+			w("\nOne chart per stat (rates for counters) in the [HTML report](%s).\n", mdURL(relTo(f.Markdown, f.HTML)))
 		}
 	}
 	if len(rec.Execs) > 0 || len(rec.Values) > 0 || len(rec.Logs) > 0 {
 		w("\n## Captures\n\n")
 		for _, n := range sortedKeys(rec.Execs) {
 			e := rec.Execs[n]
-			w("- `%s`: exit %s, stdout %q", n, dsl.FormatValue(e.Exit), truncate(strings.TrimSpace(e.Stdout), 200))
+			w("- %s: exit %s, stdout %s", mdCode(n, false), dsl.FormatValue(e.Exit), mdCode(fmt.Sprintf("%q", truncate(strings.TrimSpace(e.Stdout), 200)), false))
 			if len(e.Captured) > 0 {
-				w(", captured %v", e.Captured)
+				w(", captured %s", mdCode(truncate(fmt.Sprint(e.Captured), 300), false))
 			}
 			w("\n")
 		}
 		for _, n := range sortedKeys(rec.Values) {
-			w("- `%s`: %s\n", n, truncate(dsl.Stringify(rec.Values[n]), 300))
+			w("- %s: %s\n", mdCode(n, false), mdCode(truncate(dsl.Stringify(rec.Values[n]), 300), false))
 		}
 		for _, n := range sortedKeys(rec.Logs) {
 			l := rec.Logs[n]
-			w("- `%s`: %d lines; codes %v; flags %v\n", n, int(l.Count), l.Codes, l.Flags)
+			w("- %s: %d lines; codes %s; flags %s\n", mdCode(n, false), int(l.Count), mdText(fmt.Sprint(l.Codes)), mdText(fmt.Sprint(l.Flags)))
 		}
 	}
 	if len(rec.Cleanup) > 0 {
 		w("\n## Cleanup\n\n")
 		for _, c := range rec.Cleanup {
-			w("- %s\n", c)
+			w("- %s\n", mdText(c))
 		}
 	}
 	if len(rec.Artifacts) > 0 {
-		w("\n## Artifacts\n\nRaw inputs in `%s/`:\n\n", filepath.Base(f.Artifacts))
+		w("\n## Artifacts\n\nRaw inputs in %s, one JSON line per input (`{\"step\", \"name\", \"text\"}`):\n\n", mdCode(filepath.Base(f.Artifacts)+"/", false))
 		for _, a := range rec.Artifacts {
 			if a.File != "" {
-				w("- [%s](%s)\n", a.File, filepath.ToSlash(filepath.Join(filepath.Base(f.Artifacts), a.File)))
+				link := filepath.ToSlash(filepath.Join(filepath.Base(f.Artifacts), a.File))
+				w("- %s %s: [%s line %d](%s)\n", mdText(a.Step), mdText(a.Name), mdText(a.File), f.lines[a], mdURL(link))
 			}
 		}
 	}
@@ -241,16 +244,7 @@ func statNames(rec *interp.Record, snaps []string) []string {
 	return sortedKeys(seen)
 }
 
-func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+func truncate(s string, n int) string { return dsl.Truncate(s, n+1) }
 
 func relTo(from, to string) string {
 	r, err := filepath.Rel(filepath.Dir(from), to)

@@ -1,7 +1,8 @@
 // Package report writes a run's Record for people and machines: a Markdown report (timeline
-// planned vs actual, snapshot tables, deltas, expectations with values), the complete JSON
-// record, an artifacts folder with every raw input, SVG pictures (the timeline, and every
-// series sampled with every), and JUnit XML.
+// planned vs actual, snapshot tables, deltas, expectations with values), a self-contained HTML
+// report with the charts (a chart per sampled stat, latency histograms, codes over time), the
+// complete JSON record, an artifacts folder (one JSON-lines file per kind of raw input), and
+// JUnit XML.
 package report
 
 import (
@@ -10,19 +11,26 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"labrun.dev/labrun/interp"
 )
 
 // Files are the paths of what Write wrote.
 type Files struct {
-	Markdown  string
-	JSON      string
+	Markdown string
+	JSON     string
+	// HTML is the self-contained report (inline SVG, no network), the best way to look at a run.
+	HTML string
+	// Artifacts is the folder of raw inputs: one JSON-lines file per kind of artifact.
 	Artifacts string
-	Timeline  string
-	Series    []string
+	// Timeline is the timeline picture the Markdown shows; the other charts are in the HTML.
+	Timeline string
+	// lines maps an artifact to its line in its JSON-lines file, for links.
+	lines map[*interp.ArtifactRecord]int
 }
 
 // Base returns the file name stem of a record's report: <UTC time>_<scenario>.
@@ -54,21 +62,17 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 		JSON:      filepath.Join(dir, base+".json"),
 		Artifacts: filepath.Join(dir, base),
 	}
-	if err := writeArtifacts(f.Artifacts, rec); err != nil {
+	f.HTML = filepath.Join(dir, base+".html")
+	lines, err := writeArtifacts(f.Artifacts, rec)
+	if err != nil {
 		return f, err
 	}
+	f.lines = lines
 	if len(rec.Steps) > 0 {
 		f.Timeline = filepath.Join(f.Artifacts, "timeline.svg")
 		if err := os.WriteFile(f.Timeline, []byte(TimelineSVG(rec)), 0o644); err != nil {
 			return f, err
 		}
-	}
-	for _, name := range sortedKeys(rec.Series) {
-		p := filepath.Join(f.Artifacts, "series-"+safeName(name)+".svg")
-		if err := os.WriteFile(p, []byte(SeriesSVG(rec.Series[name])), 0o644); err != nil {
-			return f, err
-		}
-		f.Series = append(f.Series, p)
 	}
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
@@ -80,32 +84,83 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 	if err := os.WriteFile(f.Markdown, []byte(Markdown(rec, f)), 0o644); err != nil {
 		return f, err
 	}
+	if err := os.WriteFile(f.HTML, []byte(HTML(rec, f)), 0o644); err != nil {
+		return f, err
+	}
 	return f, nil
 }
 
-// writeArtifacts saves every raw input under dir/<step>/<name>, setting each artifact's File.
-func writeArtifacts(dir string, rec *interp.Record) error {
+// maxArtifactFiles bounds the artifact files of a report: a run of 10,000 steps must not
+// write 10,000 files. Kinds beyond the first ones (by count) share other.jsonl.
+const maxArtifactFiles = 5
+
+var samplePrefix = regexp.MustCompile(`^[0-9]{4}-`)
+
+// artifactKind is the file an artifact goes to: its name without a sample's "0001-" prefix.
+func artifactKind(name string) string {
+	return safeName(samplePrefix.ReplaceAllString(name, ""))
+}
+
+// artifactLine is one line of an artifact file.
+type artifactLine struct {
+	Step string `json:"step"`
+	Name string `json:"name"`
+	// Text is the artifact when it is UTF-8 text, Base64 otherwise.
+	Text   *string `json:"text,omitempty"`
+	Base64 []byte  `json:"base64,omitempty"`
+}
+
+// writeArtifacts saves every raw input in dir/<kind>.jsonl, one JSON line per artifact
+// ({"step", "name", "text"}), setting each artifact's File; it returns each artifact's line.
+func writeArtifacts(dir string, rec *interp.Record) (map[*interp.ArtifactRecord]int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
-	seen := map[string]int{}
+	count := map[string]int{}
 	for _, a := range rec.Artifacts {
-		rel := filepath.Join(safeName(a.Step), safeName(a.Name))
-		if n := seen[rel]; n > 0 {
-			ext := filepath.Ext(rel)
-			rel = fmt.Sprintf("%s.%d%s", strings.TrimSuffix(rel, ext), n, ext)
-		}
-		seen[rel]++
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, a.Data, 0o644); err != nil {
-			return err
-		}
-		a.File = rel
+		count[artifactKind(a.Name)]++
 	}
-	return nil
+	kinds := sortedKeys(count)
+	sort.SliceStable(kinds, func(i, j int) bool { return count[kinds[i]] > count[kinds[j]] })
+	file := map[string]string{}
+	for i, k := range kinds {
+		if i < maxArtifactFiles || len(kinds) == maxArtifactFiles+1 {
+			file[k] = k + ".jsonl"
+		} else {
+			file[k] = "other.jsonl"
+		}
+	}
+	bufs := map[string]*strings.Builder{}
+	lineNo := map[string]int{}
+	lines := map[*interp.ArtifactRecord]int{}
+	for _, a := range rec.Artifacts {
+		name := file[artifactKind(a.Name)]
+		l := artifactLine{Step: a.Step, Name: a.Name}
+		if utf8.Valid(a.Data) {
+			t := string(a.Data)
+			l.Text = &t
+		} else {
+			l.Base64 = a.Data
+		}
+		b, err := json.Marshal(l)
+		if err != nil {
+			return nil, err
+		}
+		if bufs[name] == nil {
+			bufs[name] = &strings.Builder{}
+		}
+		bufs[name].Write(b)
+		bufs[name].WriteByte('\n')
+		lineNo[name]++
+		a.File = name
+		lines[a] = lineNo[name]
+	}
+	for name, b := range bufs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return lines, nil
 }
 
 // Read reads a JSON record written by Write.

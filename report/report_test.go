@@ -64,21 +64,27 @@ func TestWrite(t *testing.T) {
 		"| upstream_rq_pending_overflow | counter | 0 | 5 | 12 | +12 |",
 		"| circuit_breakers.default.rq_pending_open | gauge | 0 | 1 | 0 | |",
 		"![timeline](20260705T100000Z_s2/timeline.svg)",
-		"series-g.svg",
-		"(20260705T100000Z_s2/before/stats-counters.txt)",
+		"[the HTML report](20260705T100000Z_s2.html)",
+		"before stats-counters.txt: [stats-counters.txt.jsonl line 1](20260705T100000Z_s2/stats-counters.txt.jsonl)",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("markdown lacks %q", want)
 		}
 	}
-	for _, p := range []string{files.Timeline, filepath.Join(files.Artifacts, "before", "stats-counters.txt")} {
+	for _, p := range []string{files.Timeline, filepath.Join(files.Artifacts, "stats-counters.txt.jsonl")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Error(err)
 		}
 	}
-	svg, _ := os.ReadFile(files.Series[0])
-	if !strings.Contains(string(svg), "upstream_rq_pending_overflow") || !strings.Contains(string(svg), "<polyline") {
-		t.Errorf("series chart does not draw the changing stat:\n%s", svg)
+	lines, _ := os.ReadFile(filepath.Join(files.Artifacts, "stats-counters.txt.jsonl"))
+	if want := `{"step":"before","name":"stats-counters.txt","text":"cluster.c;.upstream_rq_total: 10\n"}` + "\n"; string(lines) != want {
+		t.Errorf("artifact file:\n%s\nwant\n%s", lines, want)
+	}
+	page, _ := os.ReadFile(files.HTML)
+	for _, want := range []string{"<title>s2 — FAILED</title>", "upstream_rq_pending_overflow</text>", "per second", "<polyline", "delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)", "upstream_rq_pending_overflow at each snapshot", "2.000 s: 12"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("HTML lacks %q", want)
+		}
 	}
 	back, err := report.Read(files.JSON)
 	if err != nil {

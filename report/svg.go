@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -82,6 +81,7 @@ func TimelineSVG(rec *interp.Record) string {
 
 func niceStep(end time.Duration) time.Duration {
 	for _, s := range []time.Duration{
+		time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
 		10 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond,
 		time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute,
 	} {
@@ -97,81 +97,4 @@ func fmtAxis(t time.Duration) string {
 		return fmt.Sprintf("%dms", t.Milliseconds())
 	}
 	return fmt.Sprintf("%gs", t.Seconds())
-}
-
-// SeriesSVG draws every stat of a sampled series that changes, one line each.
-func SeriesSVG(s *interp.SeriesRecord) string {
-	const width, height, left, top, bottom = 900, 360, 60, 30, 40
-	stats := map[string][]float64{}
-	var times []float64
-	if len(s.Samples) > 0 {
-		t0 := s.Samples[0].At
-		for i, smp := range s.Samples {
-			times = append(times, smp.At.Sub(t0).Seconds())
-			for k, v := range smp.Stats() {
-				if stats[k] == nil {
-					stats[k] = make([]float64, len(s.Samples))
-					for j := range stats[k] {
-						stats[k][j] = math.NaN()
-					}
-				}
-				stats[k][i] = v
-			}
-		}
-	}
-	var names []string
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for k, vs := range stats {
-		changing := false
-		for _, v := range vs {
-			if !math.IsNaN(v) && v != vs[0] {
-				changing = true
-			}
-		}
-		if !changing {
-			continue
-		}
-		names = append(names, k)
-		for _, v := range vs {
-			if !math.IsNaN(v) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
-			}
-		}
-	}
-	sort.Strings(names)
-	if len(names) > 8 {
-		names = names[:8]
-	}
-	var b strings.Builder
-	legendH := 16 * len(names)
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", width, height+legendH)
-	fmt.Fprintf(&b, `<text x="10" y="18" font-weight="bold">%s — %d samples every %s (%s)</text>`+"\n", html.EscapeString(s.Name), len(s.Samples), s.Every, html.EscapeString(s.Source))
-	if len(names) == 0 || len(times) == 0 {
-		b.WriteString(`<text x="10" y="50">no stat changed during the sampling</text></svg>` + "\n")
-		return b.String()
-	}
-	if hi == lo {
-		hi = lo + 1
-	}
-	tmax := math.Max(times[len(times)-1], 1e-9)
-	px := func(t float64) float64 { return left + t/tmax*(width-left-20) }
-	py := func(v float64) float64 { return top + (1-(v-lo)/(hi-lo))*(height-top-bottom) }
-	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>`, left, height-bottom, width-20, height-bottom)
-	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>`, left, top, left, height-bottom)
-	fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%g</text><text x="%d" y="%.1f" text-anchor="end">%g</text>`, left-4, py(hi)+4, hi, left-4, py(lo)+4, lo)
-	fmt.Fprintf(&b, `<text x="%d" y="%d">0s</text><text x="%d" y="%d" text-anchor="end">%.1fs</text>`+"\n", left, height-bottom+16, width-20, height-bottom+16, tmax)
-	colors := []string{"#1565c0", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f", "#5d4037", "#455a64"}
-	for i, n := range names {
-		var pts []string
-		for j, v := range stats[n] {
-			if !math.IsNaN(v) {
-				pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(times[j]), py(v)))
-			}
-		}
-		c := colors[i%len(colors)]
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>`+"\n", c, strings.Join(pts, " "))
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", left, height+i*16, c, left+16, height+i*16+10, html.EscapeString(n))
-	}
-	b.WriteString("</svg>\n")
-	return b.String()
 }

@@ -125,8 +125,8 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 	rt.Record(res)
 	if int(res.Exit) != p.ExitCode {
 		tail := strings.TrimSpace(res.Stderr)
-		if len(tail) > 400 {
-			tail = "…" + tail[len(tail)-400:]
+		if r := []rune(tail); len(r) > 400 { // cut by characters, never inside one
+			tail = "…" + string(r[len(r)-400:])
 		}
 		return fmt.Errorf("%s exited with code %d, expected %d; stderr: %s", strings.Join(p.Argv, " "), int(res.Exit), p.ExitCode, or(tail, "(empty)"))
 	}

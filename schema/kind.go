@@ -237,6 +237,9 @@ type Runtime interface {
 	WaitUntil(ctx context.Context, interval time.Duration) error
 	// Block runs a block step (parallel, sequence, repeat, await) through the scheduler.
 	Block(ctx context.Context) error
+	// LoadStarted tells live progress that a load began, with the meter its generator counts
+	// requests on (see WithLoadMeter).
+	LoadStarted(m *LoadMeter)
 	// ParseAccessLog parses an Istio access-log line.
 	ParseAccessLog(line string) (LogEntry, bool)
 }

@@ -160,9 +160,17 @@ func (p *Load) Run(ctx context.Context, rt Runtime) error {
 		q.From = &from
 	}
 	start := rt.Now()
-	res, err := rt.Target().Load.Load(ctx, q)
+	meter := &LoadMeter{Planned: int64(q.Requests), Start: start}
+	if q.Requests == 0 {
+		meter.PlannedDuration = q.Duration.D()
+	}
+	rt.LoadStarted(meter)
+	res, err := rt.Target().Load.Load(WithLoadMeter(ctx, meter), q)
 	if len(res.Raw) > 0 {
 		rt.Artifact("fortio.json", res.Raw)
+	}
+	if codes := meter.CodesJSON(); codes != nil {
+		rt.Artifact("codes-over-time.json", codes)
 	}
 	if err != nil {
 		return err

@@ -112,15 +112,16 @@ func (p *Snapshot) Run(ctx context.Context, rt Runtime) error {
 	}
 	at := rt.Now()
 	snap, err := rt.Target().Stats.Snapshot(ctx, q)
-	if err != nil {
-		return err
-	}
+	// Artifacts first: a failed snapshot's (the full text of an error) matter most.
 	for _, a := range snap.Artifacts {
 		n := a.Name
 		if rt.Sample() > 0 {
 			n = fmt.Sprintf("%04d-%s", rt.Sample(), a.Name)
 		}
 		rt.Artifact(n, a.Data)
+	}
+	if err != nil {
+		return err
 	}
 	rt.Record(SnapshotTaken{Source: q.Source(), At: at, Counters: nonNil(snap.Counters),
 		Gauges: nonNil(snap.Gauges), Histograms: snap.Histograms, Hosts: snap.Hosts})

@@ -85,11 +85,7 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 		}
 		var notes []string
 		if e.Summary != "" {
-			sum := e.Summary
-			if r := []rune(sum); len(r) > 90 {
-				sum = string(r[:90]) + "…"
-			}
-			notes = append(notes, sum)
+			notes = append(notes, dsl.Truncate(e.Summary, 91))
 		}
 		if e.Duration != nil {
 			notes = append(notes, "lasts "+durString(*e.Duration))

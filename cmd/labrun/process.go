@@ -27,8 +27,14 @@ type process struct {
 	Cwd    string
 	// IsTerminal reports whether stdout is a terminal (live progress instead of plain lines).
 	IsTerminal bool
+	// TermWidth returns the terminal's width in columns (0: unknown); the status block is cut
+	// to it, since a wrapped line would break the redraw.
+	TermWidth func() int
 	// Signals delivers SIGINT and SIGTERM; Stop releases them.
 	Signals func() (<-chan os.Signal, func())
+	// live is the progress on screen now, if any: a notice printed meanwhile clears its status
+	// block first, so that the two do not share a line.
+	live liveProgress
 	// Targets are extra targets by name, besides local and kube (tests add fakes).
 	Targets map[string]func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error)
 }
@@ -46,6 +52,13 @@ func newProcess() *process {
 		Getenv:     os.Getenv,
 		Cwd:        cwd,
 		IsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+		TermWidth: func() int {
+			w, _, err := term.GetSize(int(os.Stdout.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
 		Signals: sync.OnceValues(func() (<-chan os.Signal, func()) {
 			// Once: the commands that run scenarios ask early (so an interrupt during loading
 			// is not lost) and again when they run.

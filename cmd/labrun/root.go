@@ -53,7 +53,15 @@ Exit codes: 0 every expectation held; 1 an expectation failed; 2 invalid spec or
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.AddCommand(newRunCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newCleanCmd(p), newVersionCmd(p), newStepsCmd(p), newMutateCmd(p), newDiffCmd(p))
+	// --version: cobra adds the flag when Version is set; the template prints the line that
+	// labrun version prints, computed only when asked.
+	root.Version = "-"
+	cobra.AddTemplateFunc("labrunVersion", version)
+	root.SetVersionTemplate("{{labrunVersion}}\n")
+	// Defined here so that cobra adds no -v shorthand (often read as verbose).
+	root.Flags().Bool("version", false, "print labrun's version and VCS revision (as labrun version does)")
+	root.AddCommand(newRunCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newCleanCmd(p), newVersionCmd(p), newInitCmd(p), newStepsCmd(p), newMutateCmd(p), newDiffCmd(p))
+	registerCompletions(p, root)
 	return root
 }
 
@@ -88,7 +96,7 @@ func newVersionCmd(p *process) *cobra.Command {
 		Short: "Print labrun's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(p.Stdout, "labrun", version())
+			fmt.Fprintln(p.Stdout, version())
 			return nil
 		},
 	}

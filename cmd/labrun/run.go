@@ -56,6 +56,46 @@ type runFlags struct {
 	count    int
 	sweeps   []string
 	passRate float64
+	// tally, set when a run has several scenarios, collects their outcomes for the summary.
+	tally *runTally
+}
+
+// runTally counts the outcomes of a run of several scenarios for its one summary line.
+type runTally struct {
+	passed, failed, errors, interrupted, notRun int
+	reports                                     []string
+	// lastTargetErr is the last target error printed: a dead cluster fails every scenario
+	// the same way, and once in full is enough.
+	lastTargetErr string
+}
+
+func (t *runTally) count(code int) {
+	switch code {
+	case exitOK:
+		t.passed++
+	case exitFailed:
+		t.failed++
+	case exitInterrupted:
+		t.interrupted++
+	default:
+		t.errors++
+	}
+}
+
+// line is the summary: "3 scenarios: 1 passed, 1 failed, 1 error; reports: a.md b.md".
+func (t *runTally) line(n int) string {
+	parts := []string{fmt.Sprintf("%d passed", t.passed), fmt.Sprintf("%d failed", t.failed), fmt.Sprintf("%d error%s", t.errors, plural(t.errors))}
+	if t.interrupted > 0 {
+		parts = append(parts, fmt.Sprintf("%d interrupted", t.interrupted))
+	}
+	if t.notRun > 0 {
+		parts = append(parts, fmt.Sprintf("%d not run", t.notRun))
+	}
+	s := fmt.Sprintf("%d scenarios: %s", n, strings.Join(parts, ", "))
+	if len(t.reports) > 0 {
+		s += "; reports: " + strings.Join(t.reports, " ")
+	}
+	return s
 }
 
 func newRunCmd(p *process) *cobra.Command {
@@ -162,6 +202,9 @@ func (p *process) run(args []string, f *runFlags) error {
 	}
 	code := exitOK
 	var recs []*interp.Record
+	if len(scenarios) > 1 {
+		f.tally = &runTally{}
+	}
 	for _, sc := range scenarios {
 		// After an interrupt, the scenarios not started yet still get a report, marked
 		// interrupted: the runner's report says what did not run.
@@ -177,7 +220,13 @@ func (p *process) run(args []string, f *runFlags) error {
 				}
 			}
 		}
+		if f.tally != nil {
+			f.tally.count(c)
+		}
 		code = worse(code, c)
+	}
+	if f.tally != nil {
+		fmt.Fprintln(p.Stdout, f.tally.line(len(scenarios)))
 	}
 	if f.junit != "" && len(recs) > 0 {
 		if err := report.JUnit(f.junit, recs); err != nil {
@@ -217,10 +266,12 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 			case <-sigs:
 				n++
 				if n == 1 {
-					fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
+					p.live.notice(func() {
+						fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
+					})
 					cancelRun(interp.ErrInterrupted)
 				} else {
-					fmt.Fprintln(p.Stderr, "labrun: interrupted again: abandoning cleanup")
+					p.live.notice(func() { fmt.Fprintln(p.Stderr, "labrun: interrupted again: abandoning cleanup") })
 					cancelCleanup(interp.ErrInterrupted)
 				}
 			}
@@ -249,10 +300,11 @@ func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario
 		if len(names) > 0 && !slices.Contains(names, sc.Name) {
 			continue
 		}
+		// Found by name even when its tags leave it out: the error then is about the tags.
+		found[sc.Name] = true
 		if len(tags) > 0 && !slices.ContainsFunc(tags, func(t string) bool { return slices.Contains(sc.Tags, t) }) {
 			continue
 		}
-		found[sc.Name] = true
 		out = append(out, sc)
 	}
 	for _, n := range names {
@@ -263,6 +315,26 @@ func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario
 			}
 			return nil, &exitError{exitInvalid, fmt.Sprintf("--scenario %q: no such scenario; found: %s", n, strings.Join(have, ", "))}
 		}
+	}
+	if len(out) == 0 && len(tags) > 0 {
+		have := map[string]bool{}
+		for _, sc := range all {
+			if len(names) > 0 && !slices.Contains(names, sc.Name) {
+				continue
+			}
+			for _, t := range sc.Tags {
+				have[t] = true
+			}
+		}
+		which := "the scenarios"
+		if len(names) > 0 {
+			which = "the selected scenarios"
+		}
+		tagFlags := "--tag " + strings.Join(tags, " --tag ")
+		if len(have) == 0 {
+			return nil, &exitError{exitInvalid, fmt.Sprintf("%s: no scenario to run: %s have no tags", tagFlags, which)}
+		}
+		return nil, &exitError{exitInvalid, fmt.Sprintf("%s: no scenario to run; tags of %s: %s", tagFlags, which, strings.Join(sortedSet(have), ", "))}
 	}
 	if len(out) == 0 {
 		return nil, &exitError{exitInvalid, "no scenario to run"}
@@ -293,7 +365,14 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 		return p.finish(notRun(sc, name, start, interp.Interrupted, "interrupted while the target was being created"), f, run, true)
 	}
 	if err != nil {
-		fmt.Fprintf(p.Stderr, "labrun: %s: target %s: %v\n", sc.Name, name, err)
+		if f.tally != nil && f.tally.lastTargetErr == name+": "+err.Error() {
+			fmt.Fprintf(p.Stderr, "labrun: %s: target %s: the same error as above\n", sc.Name, name)
+		} else {
+			fmt.Fprintf(p.Stderr, "labrun: %s: target %s: %v\n", sc.Name, name, err)
+		}
+		if f.tally != nil {
+			f.tally.lastTargetErr = name + ": " + err.Error()
+		}
 		rec, _ := p.finish(notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err)), f, run, false)
 		return rec, exitInfra
 	}
@@ -305,6 +384,9 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 		}
 	}()
 	prog := newProgress(p, f.quiet)
+	prog.forScenario(sc)
+	p.live.set(prog)
+	defer p.live.set(nil)
 	if !f.quiet {
 		fmt.Fprintf(p.Stdout, "▶ %s (%s) on %s", sc.Name, sc.Pos.Rel(p.Cwd), target.Name)
 		if target.Describe != "" {
@@ -332,6 +414,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 // the record and its exit code.
 func (p *process) finish(rec *interp.Record, f *runFlags, run runInfo, verdict bool) (*interp.Record, int) {
 	code := exitCode(rec)
+	var reportPath, htmlPath string
 	if f.reportDir != "" {
 		dir := f.reportDir
 		if !filepath.IsAbs(dir) {
@@ -341,12 +424,20 @@ func (p *process) finish(rec *interp.Record, f *runFlags, run runInfo, verdict b
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
 			code = worse(code, exitInfra)
-		} else if !f.quiet {
-			fmt.Fprintf(p.Stdout, "  report: %s\n", relPath(p.Cwd, files.Markdown))
+		} else {
+			reportPath = relPath(p.Cwd, files.Markdown)
+			htmlPath = relPath(p.Cwd, files.HTML)
+			if f.tally != nil {
+				f.tally.reports = append(f.tally.reports, reportPath)
+			}
 		}
 	}
 	if verdict {
 		p.printVerdict(rec)
+	}
+	// The report's path last, under the verdict: what to open next.
+	if reportPath != "" && !f.quiet {
+		fmt.Fprintf(p.Stdout, "  report: %s\n  html:   %s\n", reportPath, htmlPath)
 	}
 	return rec, code
 }

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"fortio.org/fortio/fhttp"
 	"fortio.org/fortio/periodic"
@@ -88,6 +89,10 @@ func (g *Generator) Load(ctx context.Context, req schema.Load) (schema.LoadRespo
 	aborter := periodic.NewAborter()
 	o.Stop = aborter
 	o.Out = io.Discard
+	if m := schema.LoadMeterFrom(ctx); m != nil {
+		m.Counting()
+		o.AccessLogger = meterLogger{m}
+	}
 	stop := context.AfterFunc(ctx, func() { aborter.Abort(false) })
 	res, runErr := fhttp.RunHTTPTest(o)
 	aborted := !stop()
@@ -118,3 +123,18 @@ func (g *Generator) Load(ctx context.Context, req schema.Load) (schema.LoadRespo
 	}
 	return result, nil
 }
+
+// meterLogger is a fortio access logger that counts each request on the load's meter, for
+// live progress.
+type meterLogger struct{ m *schema.LoadMeter }
+
+func (l meterLogger) Start(ctx context.Context, _ periodic.ThreadID, _ int64, _ time.Time) context.Context {
+	return ctx
+}
+
+func (l meterLogger) Report(_ context.Context, _ periodic.ThreadID, _ int64, start time.Time, latency float64, ok bool, code string) {
+	l.m.Done(ok)
+	l.m.Code(code, start.Add(time.Duration(latency*float64(time.Second))))
+}
+
+func (meterLogger) Info() string { return "labrun progress" }

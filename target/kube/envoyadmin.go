@@ -193,14 +193,22 @@ func (d *driver) Snapshot(ctx context.Context, req schema.Snapshot) (schema.Stat
 	}
 	wg.Wait()
 	var errs []error
+	seen := map[string]bool{}
 	for _, f := range fetches {
 		if f.err != nil {
-			errs = append(errs, f.err)
+			// Every call fails the same way when the cluster is unreachable: say it once.
+			if !seen[f.err.Error()] {
+				seen[f.err.Error()] = true
+				errs = append(errs, f.err)
+			}
 			continue
 		}
 		snap.Artifacts = append(snap.Artifacts, schema.Artifact{Name: f.artifact, Data: f.data})
 	}
 	if err := errors.Join(errs...); err != nil {
+		if full := fullErrors(err); full != "" {
+			snap.Artifacts = append(snap.Artifacts, schema.Artifact{Name: "error.txt", Data: []byte(full + "\n")})
+		}
 		return snap, fmt.Errorf("snapshot: %w", err)
 	}
 	parse := func(f *fetch) error {

@@ -118,11 +118,11 @@ func (d *driver) stream(ctx context.Context, ns, pod, container string, argv []s
 	u := req.URL()
 	ws, err := remotecommand.NewWebSocketExecutor(d.streamCfg, "GET", u.String())
 	if err != nil {
-		return execResult{}, err
+		return execResult{}, summarizeCall("GET", u, err)
 	}
 	spdy, err := remotecommand.NewSPDYExecutor(d.streamCfg, "POST", u)
 	if err != nil {
-		return execResult{}, err
+		return execResult{}, summarizeCall("POST", u, err)
 	}
 	ex, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
 		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
@@ -144,6 +144,7 @@ func (d *driver) stream(ctx context.Context, ns, pod, container string, argv []s
 		return res, nil
 	}
 	if err != nil {
+		err = summarizeCall("POST", u, err)
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
 		}

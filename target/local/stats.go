@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -231,8 +232,5 @@ func (a *adminClient) close() { a.client.CloseIdleConnections() }
 
 func firstLine(b []byte) string {
 	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
+	return dsl.Truncate(s, 201)
 }

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
+)
+
+// lockedWriter lets the test read what the redraw goroutine writes.
+type lockedWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+func (w *lockedWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestProgressTerminal: on a terminal a running load's status shows elapsed/planned,
+// requests done/total, the rate and the errors, and is redrawn by itself (no event needed);
+// samples and cleanup print as they come; NO_COLOR leaves out colour escapes.
+func TestProgressTerminal(t *testing.T) {
+	for _, noColor := range []string{"", "1"} {
+		out := &lockedWriter{}
+		p := &process{Stdout: out, IsTerminal: true, Getenv: func(k string) string {
+			if k == "NO_COLOR" {
+				return noColor
+			}
+			return ""
+		}}
+		g := newProgress(p, false)
+		clock := time.Unix(1000, 0)
+		g.mu.Lock()
+		g.now = func() time.Time { return clock }
+		g.mu.Unlock()
+		load := &interp.StepRecord{Path: "steps.0", Name: "fortio", Kind: "load"}
+		g.event(interp.Event{Step: load})
+		m := &schema.LoadMeter{Planned: 100, PlannedDuration: 4 * time.Second}
+		m.Counting()
+		g.event(interp.Event{Step: load, Load: m})
+		for i := 0; i < 40; i++ {
+			m.Done(i%10 != 0)
+		}
+		g.mu.Lock()
+		clock = clock.Add(2 * time.Second)
+		g.mu.Unlock()
+		deadline := time.Now().Add(2 * time.Second)
+		for !strings.Contains(out.String(), "40/100 req") && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		smp := &interp.SnapshotRecord{Counters: schema.Stats{"rq_total": 40}}
+		g.event(interp.Event{Step: &interp.StepRecord{Name: "g", Kind: "snapshot", Sample: 3, Start: time.Second}, Sample: smp})
+		g.event(interp.Event{Cleanup: "removing process sleeper"})
+		g.event(interp.Event{Cleanup: "removed process sleeper", CleanupDone: true})
+		g.done()
+		s := out.String()
+		for _, want := range []string{"2.0s/4.0s", "40/100 req", "20 qps", "4 errors", "g #3 rq_total=40", "cleanup: removing process sleeper", "cleanup: removed process sleeper"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("NO_COLOR=%q: progress lacks %q:\n%q", noColor, want, s)
+			}
+		}
+		if hasColor := strings.Contains(s, "\033[3"); hasColor != (noColor == "") {
+			t.Errorf("NO_COLOR=%q: colour escapes present: %v", noColor, hasColor)
+		}
+	}
+}
+
+// TestProgressPlain: not a terminal, no status block and no cursor movement, only lines.
+func TestProgressPlain(t *testing.T) {
+	out := &lockedWriter{}
+	p := &process{Stdout: out, Getenv: func(string) string { return "" }}
+	g := newProgress(p, false)
+	s := &interp.StepRecord{Path: "steps.0", Name: "nap", Kind: "sleep", Summary: "1s"}
+	g.event(interp.Event{Step: s})
+	s.End, s.Outcome = time.Second, interp.Passed
+	g.event(interp.Event{Step: s, Ended: true})
+	g.done()
+	want := "    +0.000s ▸ nap (sleep: 1s)\n    +1.000s ✓ nap (sleep: 1s) 1s\n"
+	if out.String() != want {
+		t.Errorf("plain progress:\n%q\nwant\n%q", out.String(), want)
+	}
+}

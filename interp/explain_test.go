@@ -1,0 +1,55 @@
+package interp_test
+
+import (
+	"testing"
+
+	"labrun.dev/labrun/interp"
+)
+
+const explainScenario = `
+s: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["lab"]
+	steps: [
+		{name: "long", get: {kind: "Pod", selector: "app=a", namespace: "lab", path: "status.podIP"}},
+		{name: "short", get: {kind: "Pod", selector: "app=b", namespace: "lab", path: "status.podIP"}},
+		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{name: "fortio", load: {url: "http://127.0.0.1:1", requests: 30}},
+		{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+	]
+	expect: [
+		"approx(fortio.code503, 20, 0.1)",
+		"all(long, # < 10)",
+		"len(short) == 4",
+		"fortio.code503 + fortio.code200 == 30",
+		"not approx(fortio.code503, 15, 0.1) && within(fortio.code200, 0, 5)",
+		"fortio.codes[short[0] == 1 ? \"503\" : \"200\"] == 0",
+	]
+}
+`
+
+// TestExplainCallsAndLists: a failed expectation shows the values of a function's arguments,
+// the list a predicate ran over (its first 10 items and its length when longer), and the
+// operands of arithmetic — not just "(false)".
+func TestExplainCallsAndLists(t *testing.T) {
+	sc := loadScenario(t, explainScenario)
+	rec := judgeRecord(interp.SnapshotRecord{}, interp.SnapshotRecord{})
+	rec.Values = map[string]any{
+		"long":  []any{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0},
+		"short": []any{1.0, 2.0, 3.0},
+	}
+	want := []string{
+		"approx(fortio.code503 (15), 20, 0.1) (false)",
+		"all(long ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …] (15 items)), # < 10) (false)",
+		"len(short ([1, 2, 3])) (3) == 4",
+		"(fortio.code503 (15) + fortio.code200 (18)) (33) == 30",
+		"(not approx(fortio.code503 (15), 15, 0.1) (true)) && (within(fortio.code200 (18), 0, 5) (false))",
+		`fortio.codes[short[0] == 1 ? "503" : "200" ("503")] (15) == 0`,
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}

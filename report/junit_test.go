@@ -1,0 +1,184 @@
+package report_test
+
+import (
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/report"
+)
+
+// junitCases are records of the ways a run ends, for the JUnit tests.
+func junitCases() map[string]*interp.Record {
+	failed := sampleRecord()
+
+	interrupted := sampleRecord()
+	interrupted.Outcome = interp.Interrupted
+	interrupted.Error = "interrupted"
+	interrupted.Steps[1].Outcome = interp.Cancelled
+	interrupted.Steps[1].Error = "context canceled"
+	interrupted.Steps[1].End = 91 * time.Microsecond // the time that once printed as 9.1e-05
+	interrupted.Steps = interrupted.Steps[:2]
+	for _, j := range interrupted.Expectations {
+		j.Outcome, j.Explanation, j.Reason = interp.Skipped, "", "the run was interrupted"
+	}
+
+	errored := sampleRecord()
+	errored.Outcome = interp.Errored
+	errored.Error = "/lab/s2.cue:9:3: steps.0 (snapshot): GET /stats: connection refused"
+	errored.ErrorPos = &dsl.Pos{File: "/lab/s2.cue", Line: 9, Col: 3}
+	errored.Steps[0].Outcome = interp.Errored
+	errored.Steps[0].Error = "GET /stats: connection refused <&>\x01"
+	errored.Steps = errored.Steps[:1]
+	for _, j := range errored.Expectations {
+		j.Outcome, j.Explanation, j.Reason = interp.Skipped, "", "the run stopped before its end"
+	}
+
+	refused := sampleRecord()
+	refused.Outcome = interp.Refused
+	refused.Error = "apply outside the scenario's namespaces"
+	refused.Steps = nil
+	refused.Expectations = nil
+
+	passed := sampleRecord()
+	passed.Outcome = interp.Passed
+	passed.Expectations = passed.Expectations[1:]
+	passed.Scenario = "é ünïcode & <name>"
+	return map[string]*interp.Record{"failed": failed, "interrupted": interrupted, "errored": errored, "refused": refused, "passed": passed}
+}
+
+type junitDoc struct {
+	Suites []struct {
+		Name     string `xml:"name,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+		Errors   int    `xml:"errors,attr"`
+		Skipped  int    `xml:"skipped,attr"`
+		Time     string `xml:"time,attr"`
+		Cases    []struct {
+			Name  string `xml:"name,attr"`
+			Time  string `xml:"time,attr"`
+			Error *struct {
+				Type    string `xml:"type,attr"`
+				Message string `xml:"message,attr"`
+				Text    string `xml:",chardata"`
+			} `xml:"error"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+func readJUnit(t *testing.T, recs ...*interp.Record) (string, junitDoc) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "junit.xml")
+	if err := report.JUnit(p, recs); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	var doc junitDoc
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("invalid XML: %v\n%s", err, b)
+	}
+	return p, doc
+}
+
+// TestJUnitCounts checks that no run that did not pass reads as a success to a CI that counts
+// failures and errors, and that an interrupted run names the step it stopped in.
+func TestJUnitCounts(t *testing.T) {
+	for name, rec := range junitCases() {
+		_, doc := readJUnit(t, rec)
+		s := doc.Suites[0]
+		bad := s.Failures + s.Errors
+		if (rec.Outcome == interp.Passed) != (bad == 0) {
+			t.Errorf("%s: failures %d, errors %d for a run that %s", name, s.Failures, s.Errors, rec.Outcome)
+		}
+	}
+	_, doc := readJUnit(t, junitCases()["interrupted"])
+	s := doc.Suites[0]
+	if s.Errors != 2 || s.Skipped != 2 {
+		t.Errorf("interrupted: errors %d skipped %d, want 2 (the step, the run) and 2 (the expectations)", s.Errors, s.Skipped)
+	}
+	var run, step bool
+	for _, c := range s.Cases {
+		if c.Error == nil {
+			continue
+		}
+		if c.Name == "run" && c.Error.Type == "interrupted" && strings.Contains(c.Error.Text, "fortio (steps.1.parallel.0)") {
+			run = true
+		}
+		if c.Name == "fortio (steps.1.parallel.0)" && c.Error.Type == "interrupted" {
+			step = true
+		}
+	}
+	if !run || !step {
+		t.Errorf("interrupted: want an error case for the run naming the step, and one for the step: %+v", s.Cases)
+	}
+}
+
+var plainDecimal = regexp.MustCompile(`^[0-9]+\.[0-9]+$|^0$`)
+
+func TestJUnitTimesArePlainDecimals(t *testing.T) {
+	_, doc := readJUnit(t, junitCases()["interrupted"])
+	for _, s := range doc.Suites {
+		if !plainDecimal.MatchString(s.Time) {
+			t.Errorf("suite time %q is not a plain decimal", s.Time)
+		}
+		for _, c := range s.Cases {
+			if !plainDecimal.MatchString(c.Time) {
+				t.Errorf("case %s: time %q is not a plain decimal", c.Name, c.Time)
+			}
+		}
+	}
+}
+
+// TestJUnitSchemas validates the JUnit of every kind of run against the strict Ant JUnit schema
+// and Jenkins' xunit JUnit schema (testdata/*.xsd) with xmllint.
+func TestJUnitSchemas(t *testing.T) {
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint is not installed (Debian: apt-get install libxml2-utils); the JUnit schemas are not checked")
+	}
+	cases := junitCases()
+	all := []*interp.Record{cases["failed"], cases["interrupted"], cases["errored"], cases["refused"], cases["passed"]}
+	files := map[string][]*interp.Record{"all": all, "none": nil}
+	for name, rec := range cases {
+		files[name] = []*interp.Record{rec}
+	}
+	for name, recs := range files {
+		p, _ := readJUnit(t, recs...)
+		for _, xsd := range []string{"testdata/junit-ant-strict.xsd", "testdata/junit-jenkins-xunit.xsd"} {
+			out, err := exec.Command(xmllint, "--noout", "--schema", xsd, p).CombinedOutput()
+			if err != nil {
+				b, _ := os.ReadFile(p)
+				t.Errorf("%s: %s rejects it: %v\n%s\n%s", name, xsd, err, out, b)
+			}
+		}
+	}
+}
+
+// TestJUnitSchemasReject makes sure the schema check can fail: the JUnit the old writer made
+// (no timestamp, hostname, id, package; untyped failures; an exponent time) is refused.
+func TestJUnitSchemasReject(t *testing.T) {
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		t.Skip("xmllint is not installed (Debian: apt-get install libxml2-utils)")
+	}
+	old := `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites><testsuite name="s2" tests="1" failures="1" errors="0" skipped="0" time="9.1186e-05">
+<testcase name="x" classname="s2.expect" time="9.1186e-05"><failure message="m">m</failure></testcase>
+</testsuite></testsuites>
+`
+	p := filepath.Join(t.TempDir(), "old.xml")
+	os.WriteFile(p, []byte(old), 0o644)
+	for _, xsd := range []string{"testdata/junit-ant-strict.xsd", "testdata/junit-jenkins-xunit.xsd"} {
+		if out, err := exec.Command(xmllint, "--noout", "--schema", xsd, p).CombinedOutput(); err == nil {
+			t.Errorf("%s accepts the old JUnit:\n%s", xsd, out)
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package report
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Markdown escaping. Everything a run supplies (names, messages, reasons, stat names, values)
+// goes through mdText or mdCode before it reaches the report, so that a reason mentioning
+// rq_<code> never opens an HTML element and a | in a message never splits a table cell.
+
+// mdText escapes s as inline CommonMark text: characters that could start emphasis, code,
+// links, HTML, entities, or a table cell boundary are backslash-escaped; line breaks become
+// spaces (a report line is one paragraph or one table row).
+func mdText(s string) string {
+	s = oneLine(s)
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	prev := rune(' ')
+	for i, r := range s {
+		switch r {
+		case '\\', '`', '*', '[', ']', '<', '>', '|', '~', '&':
+			b.WriteByte('\\')
+		case '_':
+			// Inside a word (upstream_rq_total) an underscore never opens emphasis; escaping it
+			// there would only make the raw Markdown harder to read.
+			next, _ := utf8.DecodeRuneInString(s[i+1:])
+			if !isWord(prev) || !isWord(next) {
+				b.WriteByte('\\')
+			}
+		case '#', '-', '+', '=', '!':
+			if i == 0 {
+				b.WriteByte('\\')
+			}
+		case '.', ')':
+			if isOrderedMarker(s[:i]) {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
+// mdCell is mdText for a table cell.
+func mdCell(s string) string { return mdText(s) }
+
+// mdCode writes s as an inline code span, with a fence longer than any run of backticks in s.
+// In a table cell a | must still be escaped (GFM splits cells before it parses code spans).
+func mdCode(s string, inTable bool) string {
+	s = oneLine(s)
+	if s == "" {
+		return ""
+	}
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") {
+		s = " " + s + " "
+	}
+	if inTable {
+		s = strings.ReplaceAll(s, "|", `\|`)
+	}
+	return fence + s + fence
+}
+
+func oneLine(s string) string {
+	if !utf8.ValidString(s) {
+		s = string([]rune(s))
+	}
+	return strings.TrimSpace(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s))
+}
+
+func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// isOrderedMarker: s so far is 1-9 digits, so the next '.' or ')' would make an ordered list item.
+func isOrderedMarker(s string) bool {
+	if s == "" || len(s) > 9 {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// mdURL writes a relative link target: in angle brackets when it holds a space or parentheses.
+func mdURL(u string) string {
+	if strings.ContainsAny(u, " ()<>") {
+		return "<" + strings.NewReplacer("<", "%3C", ">", "%3E").Replace(u) + ">"
+	}
+	return u
+}
