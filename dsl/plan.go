@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"labrun.dev/labrun/schema"
 )
 
@@ -16,6 +18,8 @@ type Plan struct {
 	Entries  []Entry `json:"entries"`
 	// AutoCleanup says what the run removes by itself after the cleanup phase.
 	AutoCleanup string `json:"autoCleanup"`
+	// Objects are the objects each apply step applies (plan --objects), in step order.
+	Objects []PlanObject `json:"objects,omitempty"`
 	// Vars are the values in force, sorted by name.
 	Vars []PlanVar `json:"vars,omitempty"`
 }
@@ -204,4 +208,40 @@ func or[T comparable](v, def T) T {
 		return def
 	}
 	return v
+}
+
+// PlanObject is one object an apply step applies, rendered as YAML; ${...} stay as written.
+type PlanObject struct {
+	Step   string `json:"step"`
+	Pos    Pos    `json:"pos"`
+	Object string `json:"object"`
+	YAML   string `json:"yaml"`
+}
+
+// RenderedObjects lists the objects of every apply step of sc, as the API server would get
+// them (the ${...} are filled when the step runs).
+func RenderedObjects(sc *Scenario) []PlanObject {
+	var out []PlanObject
+	for _, ph := range sc.Phases() {
+		Walk(ph.Steps, func(s *Step) {
+			p, ok := s.Params.(*schema.Apply)
+			if !ok {
+				return
+			}
+			for _, o := range p.Objects {
+				kind, _ := o["kind"].(string)
+				md, _ := o["metadata"].(map[string]any)
+				name, _ := md["name"].(string)
+				b, err := yaml.Marshal(o)
+				if err != nil {
+					continue
+				}
+				out = append(out, PlanObject{Step: s.Label(), Pos: s.Pos, Object: kind + "/" + name, YAML: string(b)})
+			}
+			for _, f := range p.Files {
+				out = append(out, PlanObject{Step: s.Label(), Pos: s.Pos, Object: "file " + f, YAML: "# applied from " + f + " as it is when the step runs\n"})
+			}
+		})
+	}
+	return out
 }

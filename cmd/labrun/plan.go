@@ -15,13 +15,17 @@ import (
 
 func newPlanCmd(p *process) *cobra.Command {
 	var f loadFlags
+	var names, tags []string
+	var objects bool
 	cmd := &cobra.Command{
 		Use:   "plan PATH...",
 		Short: "Show each scenario's timeline without running it",
 		Long: `plan prints, for each scenario, every step with its planned start (from the start of its
 phase, and from the start of its block), its timeout, what it waits on, background spans and
 sampling intervals, and the cleanup. "+5s" is exact; "≥5s" is a lower bound because a step of
-unknown duration (an apply, a load of N requests) comes before it.`,
+unknown duration (an apply, a load of N requests) comes before it. --objects also prints
+the objects each apply step applies, as YAML, with ${...} left as written (filled when the
+step runs).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := f.options()
@@ -35,9 +39,19 @@ unknown duration (an apply, a load of N requests) comes before it.`,
 			if len(errs) > 0 {
 				return p.reportVet("text", res, errs)
 			}
+			scenarios, err := selectScenarios(res.Scenarios, names, tags)
+			if err != nil {
+				return err
+			}
 			var plans []*dsl.Plan
-			for _, sc := range res.Scenarios {
+			for _, sc := range scenarios {
 				pl := dsl.PlanOf(sc)
+				if objects {
+					pl.Objects = dsl.RenderedObjects(sc)
+					for i := range pl.Objects {
+						pl.Objects[i].Pos = pl.Objects[i].Pos.Rel(p.Cwd)
+					}
+				}
 				pl.Pos = pl.Pos.Rel(p.Cwd)
 				for i := range pl.Entries {
 					pl.Entries[i].Pos = pl.Entries[i].Pos.Rel(p.Cwd)
@@ -60,6 +74,9 @@ unknown duration (an apply, a load of N requests) comes before it.`,
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().StringArrayVar(&names, "scenario", nil, "plan only the scenario with this name (repeatable)")
+	cmd.Flags().StringArrayVar(&tags, "tag", nil, "plan only scenarios with this tag (repeatable)")
+	cmd.Flags().BoolVar(&objects, "objects", false, "also print the objects each apply step applies (YAML, ${...} as written)")
 	return cmd
 }
 
@@ -107,6 +124,9 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "  then: %s\n", pl.AutoCleanup)
+	for _, o := range pl.Objects {
+		fmt.Fprintf(w, "\n--- %s (%s, %s)\n%s", o.Step, o.Pos, o.Object, o.YAML)
+	}
 }
 
 func durString(d time.Duration) string {
