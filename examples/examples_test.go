@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/envoy"
+	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/target/local"
 )
 
