@@ -322,6 +322,19 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step) *Ste
 		return s // the schema has reported the field
 	}
 	d.kindValue[s] = kv
+	l := d.l
+	s.fieldPos = func(path string) Pos {
+		parts := strings.Split(path, ".")
+		for n := len(parts); n >= 0; n-- {
+			c := &stepChecker{kv: kv}
+			if v := c.lookup(strings.Join(parts[:n], ".")); v.Exists() {
+				if p := l.valuePos(v); p.IsValid() {
+					return p
+				}
+			}
+		}
+		return Pos{}
+	}
 	d.params(s, k, kv, kpath)
 	if pa, ok := s.Params.(schema.Parent); ok {
 		cv, cpath := kv, kpath

@@ -115,6 +115,20 @@ type Step struct {
 	Await []string
 	// Expr is the expression of assert, wait.until and repeat.until.
 	Expr *Expr
+	// fieldPos finds where a field of the kind's value is written (see FieldPos).
+	fieldPos func(path string) Pos
+}
+
+// FieldPos is where the field at path inside the step's kind value is written
+// ("objects.0.spec.trafficPolicy"), or where the closest written parent is; the step's own
+// position when nothing of the path is written.
+func (s *Step) FieldPos(path string) Pos {
+	if s.fieldPos != nil {
+		if p := s.fieldPos(path); p.IsValid() {
+			return p
+		}
+	}
+	return s.Pos
 }
 
 // Label is a short human description: the name, or the kind and its main parameter.

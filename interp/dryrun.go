@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"labrun.dev/labrun/dsl"
@@ -56,11 +57,34 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 			if e := t.Cluster.DryRun(ctx, p.Objects, files, namespace(p.Namespace)); e != nil {
 				for _, line := range strings.Split(e.Error(), "\n") {
 					if line = strings.TrimSpace(line); line != "" {
-						problems = append(problems, DryRunProblem{Pos: s.Pos, Msg: line})
+						problems = append(problems, DryRunProblem{Pos: s.FieldPos(serverFieldPath(line)), Msg: line})
 					}
 				}
 			}
 		})
 	}
 	return problems, skipped, nil
+}
+
+var (
+	// objectSourceRE finds which object of an apply step a server error is about.
+	objectSourceRE = regexp.MustCompile(`\(objects\[(\d+)\]\)`)
+	// fieldPathRE finds the field a server error names: spec.a.b[0].c, .spec.a, metadata.x.
+	fieldPathRE = regexp.MustCompile(`(?:^|[\s.(])((?:spec|metadata|data|stringData)(?:\.[A-Za-z0-9_-]+|\[\d+\])*)`)
+	indexRE     = regexp.MustCompile(`\[(\d+)\]`)
+)
+
+// serverFieldPath turns an API server's error about an object of an apply step into the path
+// of the field inside the step ("objects.0.spec.listeners.0.protocl"), so that vet --server
+// points at the field the user wrote; "" when the error names no object.
+func serverFieldPath(msg string) string {
+	m := objectSourceRE.FindStringSubmatch(msg)
+	if m == nil {
+		return ""
+	}
+	path := "objects." + m[1]
+	if f := fieldPathRE.FindStringSubmatch(msg[strings.Index(msg, m[0])+len(m[0]):]); f != nil {
+		path += "." + indexRE.ReplaceAllString(f[1], ".$1")
+	}
+	return path
 }

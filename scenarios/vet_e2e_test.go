@@ -139,5 +139,9 @@ gw: schema.#Scenario & {
 	if code != 2 || !strings.Contains(stderr, "rejected by the cluster") || !strings.Contains(stderr, "protocl") {
 		t.Errorf("exit %d, want 2 with the cluster's rejection of spec.listeners[0].protocl\n%s%s", code, stdout, stderr)
 	}
+	// The rejection points at the field as written (line 13), not at the apply step.
+	if !strings.Contains(stderr, "gw.cue:13:") {
+		t.Errorf("the cluster's rejection is not positioned at the misspelled field (gw.cue:13)\n%s", stderr)
+	}
 	t.Logf("labrun vet --server gw.cue: exit %d\n%s", code, strings.TrimSpace(stderr))
 }
