@@ -388,21 +388,52 @@ func (l *loader) schema() cue.Value {
 
 // build loads and builds one CUE instance, then decodes its scenarios. only, when not nil,
 // keeps the scenarios whose names are in it; file names the file those scenarios come from.
+//
+// The package is built against the schema, for its errors, and against an open schema, for
+// what the user wrote: a value with an error cannot be walked in CUE, and the positions and
+// field order that plans, reports and messages show are those of the user's own conjuncts
+// (under the schema a field has one conjunct more, and finding the user's costs an evaluation
+// of each). The open copy is the cheap one (no constraint to check). When the schema's value
+// has no error at all, its per-scenario checks (concrete validation, checkFields) are skipped:
+// they have nothing to find.
 func (l *loader) build(dir string, args []string, pkg string, only map[string]bool, file string, extra ...overlayFile) {
-	// The package is built twice: against the schema, for its errors, and against an open
-	// schema, for what the user wrote (a value with an error cannot be walked in CUE).
 	insts := load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, false, extra...), Package: pkg})
-	openInsts := load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, true, extra...), Package: pkg})
+	var openInsts []*build.Instance
 	for i, inst := range insts {
 		if inst.Err != nil {
 			l.addCUEError(inst.Err)
 			continue
+		}
+		if openInsts == nil {
+			openInsts = load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, true, extra...), Package: pkg})
 		}
 		if i < len(openInsts) && openInsts[i].Err == nil {
 			l.buildInstance(inst, openInsts[i], only, file)
 		}
 	}
 }
+
+// clean reports whether the built package v has no error at all, the schema's included (each
+// scenario validated as concrete, as scenario does).
+func (l *loader) clean(v cue.Value) bool {
+	if v.Err() != nil || v.Validate() != nil {
+		return false
+	}
+	it, err := v.Fields()
+	if err != nil {
+		return false
+	}
+	for it.Next() {
+		sv := it.Value()
+		if sv.LookupPath(scenarioMarker).Exists() && sv.Validate(cue.Concrete(true)) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// scenarioMarker is the hidden field that #Scenario sets in every scenario.
+var scenarioMarker = cue.MakePath(cue.Hid("_labrunScenario", schema.ImportPath))
 
 func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]bool, file string) {
 	v := l.ctx.BuildInstance(inst)
@@ -418,13 +449,13 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		l.addCUEError(err)
 		return
 	}
+	happy := l.clean(v)
 	found := 0
 	scenarios := map[string]bool{}
 	for it.Next() {
 		name := it.Selector().String()
 		sv := it.Value()
-		marker := sv.LookupPath(cue.MakePath(cue.Hid("_labrunScenario", schema.ImportPath)))
-		if !marker.Exists() {
+		if !sv.LookupPath(scenarioMarker).Exists() {
 			continue
 		}
 		scenarios[name] = true
@@ -432,10 +463,14 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			continue
 		}
 		found++
+		if happy {
+			l.decodeScenario(name, sv, len(l.errs.errs))
+			continue
+		}
 		l.scenario(name, v.LookupPath(cue.MakePath(it.Selector())), sv)
 	}
 	// Errors of the instance outside every scenario (kits) still matter.
-	if err := v.Validate(); err != nil {
+	if err := v.Validate(); !happy && err != nil {
 		for _, e := range cueerrors.Errors(err) {
 			if p := e.Path(); len(p) > 0 && scenarios[p[0]] {
 				continue
@@ -443,6 +478,11 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			l.addCUEError(e)
 		}
 	}
+	l.noScenario(found, file)
+}
+
+// noScenario reports a named file that declares no scenario.
+func (l *loader) noScenario(found int, file string) {
 	if found == 0 && file != "" {
 		pos := Pos{File: l.userFile(file), Line: 1, Col: 1}
 		l.errs.add(pos, "", "no scenario declared in this file: expected a top-level field such as `s1: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)")
