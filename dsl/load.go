@@ -65,6 +65,10 @@ type loader struct {
 	virtualSrc map[string][]byte
 	// schemaV is the schema on its own; probe tests whether a definition is closed.
 	schemaV, probe cue.Value
+	// top is _, filled into a definition to find what a pattern constraint gives a field.
+	top cue.Value
+	// defs caches what checkFields learns of each schema definition, by path.
+	defs map[string]*defFacts
 }
 
 func (l *loader) loadPath(p string) {
