@@ -34,6 +34,9 @@ type Result struct {
 	Scenarios []*Scenario
 	// Files are the user files read (for the vet summary).
 	Files []string
+	// Warnings are problems that did not stop loading: files named *.cue that are skipped
+	// (not regular files, unreadable) and syntax errors of other packages next to a named file.
+	Warnings Errors
 }
 
 // Load reads the scenarios in paths: .cue files (the scenarios that file declares, seeing the
@@ -67,6 +70,8 @@ type loader struct {
 	schemaV, probe cue.Value
 	// top is _, filled into a definition to find what a pattern constraint gives a field.
 	top cue.Value
+	// excluded are the files of a directory left out of its packages (skip, scanSiblings).
+	excluded map[string]bool
 	// defs caches what checkFields learns of each schema definition, by path.
 	defs map[string]*defFacts
 }
@@ -112,6 +117,12 @@ func (l *loader) read(abs string) ([]byte, error) {
 
 // loadFile loads the package of a .cue file and keeps the scenarios declared in that file.
 func (l *loader) loadFile(abs string) {
+	if _, ok := l.opts.Overlay[abs]; !ok {
+		if why := irregular(abs); why != "" {
+			l.errs.add(Pos{File: abs}, "", "cannot read: %s", why)
+			return
+		}
+	}
 	src, err := l.read(abs)
 	if err != nil {
 		l.errs.add(Pos{File: abs}, "", "cannot read: %v", unwrapPathError(err))
@@ -124,6 +135,9 @@ func (l *loader) loadFile(abs string) {
 	}
 	l.res.Files = append(l.res.Files, abs)
 	only := topLevelLabels(f)
+	if f.PackageName() != "" {
+		l.scanSiblings(filepath.Dir(abs), abs, f.PackageName())
+	}
 	if f.PackageName() == "" {
 		// A file without a package clause stands alone.
 		l.build(filepath.Dir(abs), []string{abs}, "", only, abs)
@@ -150,9 +164,15 @@ func (l *loader) loadDir(abs string) {
 		p := filepath.Join(abs, name)
 		switch {
 		case strings.HasSuffix(name, ".cue"):
+			if _, ok := l.opts.Overlay[p]; !ok {
+				if why := irregular(p); why != "" {
+					l.skip(p, why)
+					continue
+				}
+			}
 			src, err := l.read(p)
 			if err != nil {
-				l.errs.add(Pos{File: p}, "", "cannot read: %v", unwrapPathError(err))
+				l.skip(p, fmt.Sprintf("cannot read: %v", unwrapPathError(err)))
 				continue
 			}
 			f, err := parser.ParseFile(p, src, parser.PackageClauseOnly)
@@ -187,6 +207,107 @@ func (l *loader) loadDir(abs string) {
 	if len(names) == 0 && len(loose) == 0 && len(mds) == 0 {
 		l.errs.add(Pos{File: abs}, "", "no .cue or .md files in this directory")
 	}
+}
+
+// irregular says why path, named *.cue, cannot be read as a CUE file (a named pipe would
+// block the read forever, a dangling symlink has nothing to read), or "" when it is a regular
+// file or a symlink to one.
+func irregular(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		if lfi, lerr := os.Lstat(path); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(path)
+			return fmt.Sprintf("a symlink to %s, which cannot be read: %v", target, unwrapPathError(err))
+		}
+		return fmt.Sprint(unwrapPathError(err))
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return ""
+	case m.IsDir():
+		return "a directory, not a file"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO), not a regular file"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a regular file"
+	case m&fs.ModeDevice != 0:
+		return "a device, not a regular file"
+	}
+	return "not a regular file"
+}
+
+// skip leaves a file named *.cue out of every package of its directory, with a warning: CUE
+// would block on it or fail with a message that names nothing.
+func (l *loader) skip(path, why string) {
+	if l.excluded == nil {
+		l.excluded = map[string]bool{}
+	}
+	if l.excluded[path] {
+		return
+	}
+	l.excluded[path] = true
+	l.res.Warnings = append(l.res.Warnings, &Error{Pos: Pos{File: path}, Msg: "skipped: " + why})
+}
+
+// scanSiblings prepares loading the package pkg of the named file abs: the other *.cue files
+// of its directory that CUE would read are checked first. Files that cannot be read are
+// skipped (skip); files of another package (or whose package clause does not parse) are left
+// out, so that their syntax errors, reported as warnings at their own positions, do not hide
+// the named file's result.
+func (l *loader) scanSiblings(dir, abs, pkg string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		p := filepath.Join(dir, name)
+		if p == abs || !strings.HasSuffix(name, ".cue") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			continue
+		}
+		if _, ok := l.opts.Overlay[p]; ok {
+			continue
+		}
+		if why := irregular(p); why != "" {
+			if !e.IsDir() {
+				l.skip(p, why)
+			}
+			continue
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			l.skip(p, fmt.Sprintf("cannot read: %v", unwrapPathError(err)))
+			continue
+		}
+		f, err := parser.ParseFile(p, src, parser.PackageClauseOnly)
+		if err == nil && f.PackageName() == pkg {
+			continue // the same package: its errors are the named file's too
+		}
+		if err == nil && f.PackageName() == "" {
+			continue // a file without a package clause stands alone; CUE leaves it out
+		}
+		if err == nil {
+			if _, err = parser.ParseFile(p, src); err == nil {
+				continue // a valid file of another package: CUE leaves it out
+			}
+		}
+		if l.excluded == nil {
+			l.excluded = map[string]bool{}
+		}
+		l.excluded[p] = true
+		for _, e := range cueerrors.Errors(err) {
+			format, args := e.Msg()
+			l.res.Warnings = append(l.res.Warnings, &Error{Pos: l.pos(e.Position()),
+				Msg: fmt.Sprintf(format, args...) + " (not loaded: " + otherPackage(f) + ")"})
+		}
+	}
+}
+
+func otherPackage(f *ast.File) string {
+	if f != nil && f.PackageName() != "" {
+		return "another package, " + f.PackageName()
+	}
+	return "its package clause does not parse"
 }
 
 // loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines
@@ -322,6 +443,9 @@ func moduleRoot(dir string) (root, module string) {
 	}
 }
 
+// excludedPackage is the package of files left out of loading (see skip).
+const excludedPackage = "labrun_excluded_file"
+
 var moduleRE = regexp.MustCompile(`(?m)^\s*module:\s*"([^"]+)"`)
 
 // overlay makes the embedded schema importable as labrun.dev/schema from dir: in the labrun
@@ -334,6 +458,13 @@ func (l *loader) overlay(dir string, open bool, extra ...overlayFile) map[string
 	}
 	for _, f := range extra {
 		ov[f.path] = load.FromBytes(f.src)
+	}
+	for p := range l.excluded {
+		if filepath.Dir(p) == dir {
+			// Seen through the overlay, the file is a valid file of a package of its own,
+			// which no build asks for: CUE neither opens nor reports it.
+			ov[p] = load.FromString("package " + excludedPackage + "\n")
+		}
 	}
 	root, module := moduleRoot(dir)
 	var schemaDir string

@@ -42,6 +42,11 @@ func (f *loadFlags) options() (dsl.Options, error) {
 // load loads paths; invalid specs come back as dsl.Errors with positions relative to cwd.
 func (p *process) load(paths []string, opts dsl.Options) (*dsl.Result, dsl.Errors, error) {
 	res, err := dsl.Load(paths, opts)
+	if res != nil {
+		for _, w := range res.Warnings.Rel(p.Cwd) {
+			fmt.Fprintf(p.Stderr, "labrun: warning: %s\n", w.Error())
+		}
+	}
 	if err != nil {
 		var errs dsl.Errors
 		if errors.As(err, &errs) {
