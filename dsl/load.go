@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -27,6 +28,8 @@ type Options struct {
 	Vars map[string]string
 	// Overlay adds or replaces files by absolute path (tests, stdin).
 	Overlay map[string][]byte
+	// Budget bounds the evaluation (zero: no bound).
+	Budget Budget
 }
 
 // Result is what Load returns: every scenario found, in path order then declaration order.
@@ -45,8 +48,13 @@ type Result struct {
 // holding every problem found.
 func Load(paths []string, opts Options) (*Result, error) {
 	l := &loader{ctx: cuecontext.New(), opts: opts, res: &Result{}}
-	for _, p := range paths {
-		l.loadPath(p)
+	if opts.Budget == (Budget{}) {
+		for _, p := range paths {
+			l.loadPath(p)
+		}
+	} else if e := l.loadWithin(paths, opts.Budget); e != nil {
+		// The evaluation goes on in its goroutine: nothing of l may be read any more.
+		return &Result{}, Errors{e}
 	}
 	if err := l.errs.err(); err != nil {
 		return l.res, err
@@ -70,6 +78,8 @@ type loader struct {
 	schemaV, probe cue.Value
 	// top is _, filled into a definition to find what a pattern constraint gives a field.
 	top cue.Value
+	// stage is what is being evaluated, for a Load over budget (read by another goroutine).
+	stage atomic.Pointer[stage]
 	// excluded are the files of a directory left out of its packages (skip, scanSiblings).
 	excluded map[string]bool
 	// defs caches what checkFields learns of each schema definition, by path.
@@ -532,6 +542,18 @@ func (l *loader) schema() cue.Value {
 // has no error at all, its per-scenario checks (concrete validation, checkFields) are skipped:
 // they have nothing to find.
 func (l *loader) build(dir string, args []string, pkg string, only map[string]bool, file string, extra ...overlayFile) {
+	where := Pos{File: dir}
+	if file != "" {
+		where = Pos{File: l.userFile(file)}
+	}
+	what := "package " + pkg
+	if pkg == "" {
+		what = "the file"
+	}
+	if len(only) > 0 {
+		what += " (for " + scenarioList(only) + ")"
+	}
+	l.setStage(where, "building %s", what)
 	insts := load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, false, extra...), Package: pkg})
 	var openInsts []*build.Instance
 	for i, inst := range insts {
@@ -560,11 +582,28 @@ func (l *loader) clean(v cue.Value) bool {
 	}
 	for it.Next() {
 		sv := it.Value()
-		if sv.LookupPath(scenarioMarker).Exists() && sv.Validate(cue.Concrete(true)) != nil {
+		if !sv.LookupPath(scenarioMarker).Exists() {
+			continue
+		}
+		l.setStage(l.stagePos(), "validating scenario %s", it.Selector())
+		if sv.Validate(cue.Concrete(true)) != nil {
 			return false
 		}
 	}
 	return true
+}
+
+// scenarioList names the scenarios of a set: "scenario s", "scenarios a, b".
+func scenarioList(names map[string]bool) string {
+	list := make([]string, 0, len(names))
+	for n := range names {
+		list = append(list, n)
+	}
+	sort.Strings(list)
+	if len(list) == 1 {
+		return "scenario " + list[0]
+	}
+	return "scenarios " + strings.Join(list, ", ")
 }
 
 // scenarioMarker is the hidden field that #Scenario sets in every scenario.
@@ -598,6 +637,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			continue
 		}
 		found++
+		l.setStage(l.stagePos(), "decoding scenario %s", name)
 		if happy {
 			l.decodeScenario(name, sv, len(l.errs.errs))
 			continue

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,17 +16,31 @@ import (
 
 // loadFlags are the flags of every command that loads scenarios.
 type loadFlags struct {
-	vars   []string
-	output string
+	vars       []string
+	output     string
+	evalTime   time.Duration
+	evalMemory string
 }
 
 func (f *loadFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set a scenario var: --var name=value (repeatable)")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().DurationVar(&f.evalTime, "eval-timeout", dsl.DefaultBudget.Time,
+		"time budget of loading and evaluating the CUE (0: none); over it, exit 2 naming what was being evaluated")
+	cmd.Flags().StringVar(&f.evalMemory, "eval-memory", dsl.FormatBytes(dsl.DefaultBudget.Memory),
+		"memory budget of loading and evaluating the CUE, e.g. 512MiB (0: none); over it, exit 2 naming what was being evaluated")
 }
 
 func (f *loadFlags) options() (dsl.Options, error) {
-	opts := dsl.Options{Vars: map[string]string{}}
+	opts := dsl.Options{Vars: map[string]string{}, Budget: dsl.Budget{Time: f.evalTime}}
+	if f.evalTime < 0 {
+		return opts, &exitError{exitInvalid, fmt.Sprintf("--eval-timeout %v: expected a duration of 0 or more", f.evalTime)}
+	}
+	mem, err := dsl.ParseBytes(f.evalMemory)
+	if err != nil {
+		return opts, &exitError{exitInvalid, fmt.Sprintf("--eval-memory: %v", err)}
+	}
+	opts.Budget.Memory = mem
 	for _, v := range f.vars {
 		k, val, ok := strings.Cut(v, "=")
 		if !ok || k == "" {
@@ -66,7 +81,19 @@ func newVetCmd(p *process) *cobra.Command {
 		Short: "Check scenarios without running them: every problem, at its file:line:col",
 		Long: `vet loads scenarios (.cue files, directories, Markdown documents), validates them against
 labrun's schema and compiles every expression. It prints every problem as file:line:col: message
-and exits 2, or prints a one-line summary and exits 0.`,
+and exits 2, or prints a one-line summary and exits 0.
+
+A .cue file is judged with the rest of its CUE package (the files of its directory, and of the
+directories above it up to cue.mod, that declare the same package): CUE builds a package as a
+whole, so vetting one file costs what its package costs, not what the other packages and files
+of the directory cost. Files named *.cue that are not regular files (named pipes, dangling
+symlinks) or cannot be read are skipped with a warning, and so are syntax errors of other
+packages next to the named file.
+
+Evaluation has a budget, --eval-timeout and --eval-memory (the growth of the heap while
+loading): CUE can be made to compute without end (a comprehension over list.Range(0, 1e8, 1),
+steps nested a thousand deep), and over budget vet stops with exit 2, naming the file or
+directory and what it was evaluating. Raise the budget for very large kits.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := f.options()
