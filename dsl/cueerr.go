@@ -103,6 +103,13 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 			// Nothing in a user file: name the scenario, never the schema.
 			pos = l.valuePos(root)
 		}
+		if !pos.IsValid() {
+			// Still nothing (an error of loading itself): name the file or directory built.
+			pos = l.stagePos()
+		}
+		if msg == "" {
+			msg = "cannot load: " + strings.TrimSpace(e.Error())
+		}
 		if strings.HasPrefix(msg, "reference ") {
 			// A reference error is found when CUE compiles the file: its path has no list
 			// indices (s.steps.load.url). The syntax has them.

@@ -92,6 +92,7 @@ func (l *loader) loadPath(p string) {
 		l.errs.add(Pos{File: p}, "", "%v", err)
 		return
 	}
+	l.setStage(Pos{File: abs}, "reading %s", p)
 	fi, err := os.Stat(abs)
 	if err != nil {
 		if _, ok := l.opts.Overlay[abs]; !ok {
