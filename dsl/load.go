@@ -38,9 +38,10 @@ type Result struct {
 	Scenarios []*Scenario
 	// Files are the user files read (for the vet summary).
 	Files []string
-	// Warnings are problems that did not stop loading: files named *.cue that are skipped
-	// (not regular files, unreadable) and syntax errors of other packages next to a named file.
-	Warnings Errors
+	// Skipped are the files named *.cue left out of loading, each with why: not regular files,
+	// unreadable, or of another package than a named file's and with a syntax error (at its
+	// position). Loading goes on without them.
+	Skipped Errors
 }
 
 // Load reads the scenarios in paths: .cue files (the scenarios that file declares, seeing the
@@ -258,7 +259,7 @@ func (l *loader) skip(path, why string) {
 		return
 	}
 	l.excluded[path] = true
-	l.res.Warnings = append(l.res.Warnings, &Error{Pos: Pos{File: path}, Msg: "skipped: " + why})
+	l.res.Skipped = append(l.res.Skipped, &Error{Pos: Pos{File: path}, Msg: why})
 }
 
 // scanSiblings prepares loading the package pkg of the named file abs: the other *.cue files
@@ -309,7 +310,7 @@ func (l *loader) scanSiblings(dir, abs, pkg string) {
 		l.excluded[p] = true
 		for _, e := range cueerrors.Errors(err) {
 			format, args := e.Msg()
-			l.res.Warnings = append(l.res.Warnings, &Error{Pos: l.pos(e.Position()),
+			l.res.Skipped = append(l.res.Skipped, &Error{Pos: l.pos(e.Position()),
 				Msg: fmt.Sprintf(format, args...) + " (not loaded: " + otherPackage(f) + ")"})
 		}
 	}

@@ -58,8 +58,8 @@ func (f *loadFlags) options() (dsl.Options, error) {
 func (p *process) load(paths []string, opts dsl.Options) (*dsl.Result, dsl.Errors, error) {
 	res, err := dsl.Load(paths, opts)
 	if res != nil {
-		for _, w := range res.Warnings.Rel(p.Cwd) {
-			fmt.Fprintf(p.Stderr, "labrun: warning: %s\n", w.Error())
+		for _, w := range res.Skipped.Rel(p.Cwd) {
+			fmt.Fprintf(p.Stderr, "%s: warning[skipped]: %s\n", w.Pos, w.Msg)
 		}
 	}
 	if err != nil {
