@@ -105,6 +105,13 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 			// Nothing in a user file: name the scenario, never the schema.
 			pos = l.valuePos(root)
 		}
+		if !pos.IsValid() {
+			// Still nothing (an error of loading itself): name the file or directory built.
+			pos = l.stagePos()
+		}
+		if msg == "" {
+			msg = "cannot load: " + strings.TrimSpace(e.Error())
+		}
 		if strings.HasPrefix(msg, "reference ") {
 			// A reference error is found when CUE compiles the file: its path has no list
 			// indices (s.steps.load.url). The syntax has them.
@@ -445,16 +452,8 @@ func (l *loader) checkFields(v, def cue.Value, path []string) {
 		if err != nil {
 			return
 		}
-		closed := def.Unify(l.probe).Validate() != nil
-		var allowed []string
-		if closed {
-			if dit, err := def.Fields(cue.Optional(true)); err == nil {
-				for dit.Next() {
-					allowed = append(allowed, strings.TrimRight(dit.Selector().String(), "?!"))
-				}
-			}
-		}
-		isStep := len(allowed) > 0 && slicesContains(allowed, "sleep") && slicesContains(allowed, "parallel")
+		facts := l.defFacts(def)
+		closed, allowed, isStep := facts.closed, facts.allowed, facts.isStep
 		for it.Next() {
 			sel := it.Selector()
 			if sel.IsDefinition() || sel.PkgPath() != "" {
@@ -484,6 +483,41 @@ func (l *loader) checkFields(v, def cue.Value, path []string) {
 			l.checkFields(it.Value(), elem, append(append([]string{}, path...), fmt.Sprint(i)))
 		}
 	}
+}
+
+// defFacts is what checkFields needs to know of a schema definition; it depends on the
+// definition only, so it is computed once per definition and loader.
+type defFacts struct {
+	// closed: the definition rejects a field it does not name.
+	closed bool
+	// allowed are the fields a closed definition names.
+	allowed []string
+	// isStep: the definition is #Step (its unknown fields are step kinds).
+	isStep bool
+}
+
+// defFacts returns the facts of def, from the cache when def was seen before. Definitions are
+// keyed by their path in the schema, which names them uniquely (a pattern's field by its own
+// name).
+func (l *loader) defFacts(def cue.Value) *defFacts {
+	key := def.Path().String()
+	if f, ok := l.defs[key]; ok {
+		return f
+	}
+	f := &defFacts{closed: def.Unify(l.probe).Validate() != nil}
+	if f.closed {
+		if dit, err := def.Fields(cue.Optional(true)); err == nil {
+			for dit.Next() {
+				f.allowed = append(f.allowed, strings.TrimRight(dit.Selector().String(), "?!"))
+			}
+		}
+	}
+	f.isStep = len(f.allowed) > 0 && slicesContains(f.allowed, "sleep") && slicesContains(f.allowed, "parallel")
+	if l.defs == nil {
+		l.defs = map[string]*defFacts{}
+	}
+	l.defs[key] = f
+	return f
 }
 
 // schemaKindAt is the kind of value the schema gives the field at an error's path inside a
@@ -525,7 +559,10 @@ func (l *loader) childDef(def cue.Value, name string, closed bool) cue.Value {
 		return cue.Value{}
 	}
 	// A pattern constraint ([#Ident]: #Backend) applies once the field exists.
-	filled := def.FillPath(cue.MakePath(cue.Str(name)), l.ctx.CompileString("_"))
+	if !l.top.Exists() {
+		l.top = l.ctx.CompileString("_")
+	}
+	filled := def.FillPath(cue.MakePath(cue.Str(name)), l.top)
 	child := filled.LookupPath(cue.MakePath(cue.Str(name)))
 	if child.IncompleteKind() == cue.TopKind {
 		// No constraint: the field is free-form (an object's spec). Inside a definition a

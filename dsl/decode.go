@@ -41,6 +41,12 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 		l.addCUEErrorIn(err, v, name)
 	}
 	l.checkFields(v, l.schema().LookupPath(cue.ParsePath("#Scenario")), []string{name})
+	l.decodeScenario(name, v, before)
+}
+
+// decodeScenario decodes v, what the user wrote; the scenario is kept when no problem has
+// been found since the error count was before.
+func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d := &decoder{l: l, root: v, parent: map[*Step]*Step{}, stepValue: map[*Step]cue.Value{}, kindValue: map[*Step]cue.Value{}, before: before}
 	sc := &Scenario{Name: name, Pos: l.valuePos(v), names: map[string]*Step{}}
 	if sc.Pos.IsValid() {

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -32,6 +34,8 @@ type Options struct {
 	// Target is the target the scenarios will run on (--target); empty means each scenario's
 	// own. The checks that depend on the target (what it can run) use it.
 	Target string
+	// Budget bounds the evaluation (zero: no bound).
+	Budget Budget
 }
 
 // Result is what Load returns: every scenario found, in path order then declaration order.
@@ -41,6 +45,10 @@ type Result struct {
 	Warnings []*Warning
 	// Files are the user files read (for the vet summary).
 	Files []string
+	// Skipped are the files named *.cue left out of loading, each with why: not regular files,
+	// unreadable, or of another package than a named file's and with a syntax error (at its
+	// position). Loading goes on without them.
+	Skipped Errors
 }
 
 // Load reads the scenarios in paths: .cue files (the scenarios that file declares, seeing the
@@ -49,8 +57,13 @@ type Result struct {
 // holding every problem found.
 func Load(paths []string, opts Options) (*Result, error) {
 	l := &loader{ctx: cuecontext.New(), opts: opts, res: &Result{}}
-	for _, p := range paths {
-		l.loadPath(p)
+	if opts.Budget == (Budget{}) {
+		for _, p := range paths {
+			l.loadPath(p)
+		}
+	} else if e := l.loadWithin(paths, opts.Budget); e != nil {
+		// The evaluation goes on in its goroutine: nothing of l may be read any more.
+		return &Result{}, Errors{e}
 	}
 	sort.SliceStable(l.warnings, func(i, j int) bool { return l.warnings[i].Pos.Less(l.warnings[j].Pos) })
 	l.res.Warnings = l.warnings
@@ -85,6 +98,14 @@ type loader struct {
 	// varsSet are the --var names applied to a file's declared vars before evaluation,
 	// varsFailed those whose value did not parse as the declared type (see vars.go).
 	varsSet, varsFailed map[string]bool
+	// top is _, filled into a definition to find what a pattern constraint gives a field.
+	top cue.Value
+	// stage is what is being evaluated, for a Load over budget (read by another goroutine).
+	stage atomic.Pointer[stage]
+	// excluded are the files of a directory left out of its packages (skip, scanSiblings).
+	excluded map[string]bool
+	// defs caches what checkFields learns of each schema definition, by path.
+	defs map[string]*defFacts
 }
 
 func (l *loader) loadPath(p string) {
@@ -93,6 +114,7 @@ func (l *loader) loadPath(p string) {
 		l.errs.add(Pos{File: p}, "", "%v", err)
 		return
 	}
+	l.setStage(Pos{File: abs}, "reading %s", p)
 	fi, err := os.Stat(abs)
 	if err != nil {
 		if _, ok := l.opts.Overlay[abs]; !ok {
@@ -128,6 +150,12 @@ func (l *loader) read(abs string) ([]byte, error) {
 
 // loadFile loads the package of a .cue file and keeps the scenarios declared in that file.
 func (l *loader) loadFile(abs string) {
+	if _, ok := l.opts.Overlay[abs]; !ok {
+		if why := irregular(abs); why != "" {
+			l.errs.add(Pos{File: abs}, "", "cannot read: %s", why)
+			return
+		}
+	}
 	src, err := l.read(abs)
 	if err != nil {
 		l.errs.add(Pos{File: abs}, "", "cannot read: %v", unwrapPathError(err))
@@ -140,6 +168,9 @@ func (l *loader) loadFile(abs string) {
 	}
 	l.res.Files = append(l.res.Files, abs)
 	only := topLevelLabels(f)
+	if f.PackageName() != "" {
+		l.scanSiblings(filepath.Dir(abs), abs, f.PackageName())
+	}
 	if f.PackageName() == "" {
 		// A file without a package clause stands alone.
 		l.build(filepath.Dir(abs), []string{abs}, "", only, abs)
@@ -166,9 +197,15 @@ func (l *loader) loadDir(abs string) {
 		p := filepath.Join(abs, name)
 		switch {
 		case strings.HasSuffix(name, ".cue"):
+			if _, ok := l.opts.Overlay[p]; !ok {
+				if why := irregular(p); why != "" {
+					l.skip(p, why)
+					continue
+				}
+			}
 			src, err := l.read(p)
 			if err != nil {
-				l.errs.add(Pos{File: p}, "", "cannot read: %v", unwrapPathError(err))
+				l.skip(p, fmt.Sprintf("cannot read: %v", unwrapPathError(err)))
 				continue
 			}
 			f, err := parser.ParseFile(p, src, parser.PackageClauseOnly)
@@ -203,6 +240,107 @@ func (l *loader) loadDir(abs string) {
 	if len(names) == 0 && len(loose) == 0 && len(mds) == 0 {
 		l.errs.add(Pos{File: abs}, "", "no .cue or .md files in this directory")
 	}
+}
+
+// irregular says why path, named *.cue, cannot be read as a CUE file (a named pipe would
+// block the read forever, a dangling symlink has nothing to read), or "" when it is a regular
+// file or a symlink to one.
+func irregular(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		if lfi, lerr := os.Lstat(path); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(path)
+			return fmt.Sprintf("a symlink to %s, which cannot be read: %v", target, unwrapPathError(err))
+		}
+		return fmt.Sprint(unwrapPathError(err))
+	}
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return ""
+	case m.IsDir():
+		return "a directory, not a file"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO), not a regular file"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a regular file"
+	case m&fs.ModeDevice != 0:
+		return "a device, not a regular file"
+	}
+	return "not a regular file"
+}
+
+// skip leaves a file named *.cue out of every package of its directory, with a warning: CUE
+// would block on it or fail with a message that names nothing.
+func (l *loader) skip(path, why string) {
+	if l.excluded == nil {
+		l.excluded = map[string]bool{}
+	}
+	if l.excluded[path] {
+		return
+	}
+	l.excluded[path] = true
+	l.res.Skipped = append(l.res.Skipped, &Error{Pos: Pos{File: path}, Msg: why})
+}
+
+// scanSiblings prepares loading the package pkg of the named file abs: the other *.cue files
+// of its directory that CUE would read are checked first. Files that cannot be read are
+// skipped (skip); files of another package (or whose package clause does not parse) are left
+// out, so that their syntax errors, reported as warnings at their own positions, do not hide
+// the named file's result.
+func (l *loader) scanSiblings(dir, abs, pkg string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		p := filepath.Join(dir, name)
+		if p == abs || !strings.HasSuffix(name, ".cue") || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			continue
+		}
+		if _, ok := l.opts.Overlay[p]; ok {
+			continue
+		}
+		if why := irregular(p); why != "" {
+			if !e.IsDir() {
+				l.skip(p, why)
+			}
+			continue
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			l.skip(p, fmt.Sprintf("cannot read: %v", unwrapPathError(err)))
+			continue
+		}
+		f, err := parser.ParseFile(p, src, parser.PackageClauseOnly)
+		if err == nil && f.PackageName() == pkg {
+			continue // the same package: its errors are the named file's too
+		}
+		if err == nil && f.PackageName() == "" {
+			continue // a file without a package clause stands alone; CUE leaves it out
+		}
+		if err == nil {
+			if _, err = parser.ParseFile(p, src); err == nil {
+				continue // a valid file of another package: CUE leaves it out
+			}
+		}
+		if l.excluded == nil {
+			l.excluded = map[string]bool{}
+		}
+		l.excluded[p] = true
+		for _, e := range cueerrors.Errors(err) {
+			format, args := e.Msg()
+			l.res.Skipped = append(l.res.Skipped, &Error{Pos: l.pos(e.Position()),
+				Msg: fmt.Sprintf(format, args...) + " (not loaded: " + otherPackage(f) + ")"})
+		}
+	}
+}
+
+func otherPackage(f *ast.File) string {
+	if f != nil && f.PackageName() != "" {
+		return "another package, " + f.PackageName()
+	}
+	return "its package clause does not parse"
 }
 
 // loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines
@@ -338,6 +476,9 @@ func moduleRoot(dir string) (root, module string) {
 	}
 }
 
+// excludedPackage is the package of files left out of loading (see skip).
+const excludedPackage = "labrun_excluded_file"
+
 var moduleRE = regexp.MustCompile(`(?m)^\s*module:\s*"([^"]+)"`)
 
 // overlay makes the embedded schema importable as labrun.dev/schema from dir: in the labrun
@@ -350,6 +491,13 @@ func (l *loader) overlay(dir string, open bool, extra ...overlayFile) map[string
 	}
 	for _, f := range extra {
 		ov[f.path] = load.FromBytes(f.src)
+	}
+	for p := range l.excluded {
+		if filepath.Dir(p) == dir {
+			// Seen through the overlay, the file is a valid file of a package of its own,
+			// which no build asks for: CUE neither opens nor reports it.
+			ov[p] = load.FromString("package " + excludedPackage + "\n")
+		}
 	}
 	root, module := moduleRoot(dir)
 	var schemaDir string
@@ -408,21 +556,42 @@ func (l *loader) schema() cue.Value {
 
 // build loads and builds one CUE instance, then decodes its scenarios. only, when not nil,
 // keeps the scenarios whose names are in it; file names the file those scenarios come from.
+//
+// The package is built against the schema, for its errors, and against an open schema, for
+// what the user wrote: a value with an error cannot be walked in CUE, and the positions and
+// field order that plans, reports and messages show are those of the user's own conjuncts
+// (under the schema a field has one conjunct more, and finding the user's costs an evaluation
+// of each). The open copy is the cheap one (no constraint to check). When the schema's value
+// has no error at all, its per-scenario checks (concrete validation, checkFields) are skipped:
+// they have nothing to find.
 func (l *loader) build(dir string, args []string, pkg string, only map[string]bool, file string, extra ...overlayFile) {
-	// The package is built twice: against the schema, for its errors, and against an open
-	// schema, for what the user wrote (a value with an error cannot be walked in CUE).
+	where := Pos{File: dir}
+	if file != "" {
+		where = Pos{File: l.userFile(file)}
+	}
+	what := "package " + pkg
+	if pkg == "" {
+		what = "the file"
+	}
+	if len(only) > 0 {
+		what += " (for " + scenarioList(only) + ")"
+	}
+	l.setStage(where, "building %s", what)
 	insts := load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, false, extra...), Package: pkg})
-	openInsts := load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, true, extra...), Package: pkg})
 	for _, inst := range insts {
 		l.applyVars(inst, true)
 	}
-	for _, inst := range openInsts {
-		l.applyVars(inst, false)
-	}
+	var openInsts []*build.Instance
 	for i, inst := range insts {
 		if inst.Err != nil {
 			l.addCUEError(inst.Err)
 			continue
+		}
+		if openInsts == nil {
+			openInsts = load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, true, extra...), Package: pkg})
+			for _, oi := range openInsts {
+				l.applyVars(oi, false)
+			}
 		}
 		if i < len(openInsts) && openInsts[i].Err == nil {
 			l.buildInstance(inst, openInsts[i], only, file)
@@ -430,9 +599,59 @@ func (l *loader) build(dir string, args []string, pkg string, only map[string]bo
 	}
 }
 
+// clean reports whether the built package v has no error at all, the schema's included (each
+// scenario validated as concrete, as scenario does).
+func (l *loader) clean(v cue.Value) bool {
+	if v.Err() != nil || v.Validate() != nil {
+		return false
+	}
+	it, err := v.Fields()
+	if err != nil {
+		return false
+	}
+	for it.Next() {
+		sv := it.Value()
+		if !sv.LookupPath(scenarioMarker).Exists() {
+			continue
+		}
+		l.setStage(l.stagePos(), "validating scenario %s", it.Selector())
+		if sv.Validate(cue.Concrete(true)) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// scenarioList names the scenarios of a set: "scenario s", "scenarios a, b".
+func scenarioList(names map[string]bool) string {
+	list := make([]string, 0, len(names))
+	for n := range names {
+		list = append(list, n)
+	}
+	sort.Strings(list)
+	if len(list) == 1 {
+		return "scenario " + list[0]
+	}
+	return "scenarios " + strings.Join(list, ", ")
+}
+
+// scenarioMarker is the hidden field that #Scenario sets in every scenario.
+var scenarioMarker = cue.MakePath(cue.Hid("_labrunScenario", schema.ImportPath))
+
 func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]bool, file string) {
-	v := l.ctx.BuildInstance(inst)
-	ov := l.ctx.BuildInstance(openInst)
+	// Each build has a cue.Context of its own, so that what an evaluation holds becomes
+	// garbage once its package is decoded (Scenarios hold no CUE value), and the schema's
+	// value of a valid package is let go before the open copy is built: the peak is one
+	// build, not every build of the Load.
+	v := cuecontext.New().BuildInstance(inst)
+	happy := l.clean(v)
+	if happy {
+		v = cue.Value{}
+		// Collect it now: left to the pacer, it is still there while the open copy grows
+		// the heap, and the peak is both (vet of 300 files: 100-140 MB RSS, 95 MB with this).
+		runtime.GC()
+	}
+	ov := cuecontext.New().BuildInstance(openInst)
 	if err := ov.Err(); err != nil {
 		// An error without the schema is the user's own CUE error (a conflict, a reference
 		// to nothing): report it as CUE says.
@@ -449,8 +668,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	for it.Next() {
 		name := it.Selector().String()
 		sv := it.Value()
-		marker := sv.LookupPath(cue.MakePath(cue.Hid("_labrunScenario", schema.ImportPath)))
-		if !marker.Exists() {
+		if !sv.LookupPath(scenarioMarker).Exists() {
 			continue
 		}
 		scenarios[name] = true
@@ -458,17 +676,27 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			continue
 		}
 		found++
+		l.setStage(l.stagePos(), "decoding scenario %s", name)
+		if happy {
+			l.decodeScenario(name, sv, len(l.errs.errs))
+			continue
+		}
 		l.scenario(name, v.LookupPath(cue.MakePath(it.Selector())), sv)
 	}
 	// Errors of the instance outside every scenario (kits) still matter.
-	if err := v.Validate(); err != nil {
-		for _, e := range cueerrors.Errors(err) {
+	if !happy {
+		for _, e := range cueerrors.Errors(v.Validate()) {
 			if p := e.Path(); len(p) > 0 && scenarios[p[0]] {
 				continue
 			}
 			l.addCUEError(e)
 		}
 	}
+	l.noScenario(found, file)
+}
+
+// noScenario reports a named file that declares no scenario.
+func (l *loader) noScenario(found int, file string) {
 	if found == 0 && file != "" {
 		pos := Pos{File: l.userFile(file), Line: 1, Col: 1}
 		l.errs.add(pos, "", "no scenario declared in this file: expected a top-level field such as `s1: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)")

@@ -19,14 +19,20 @@ import (
 // each step a snapshot on the fakes) on a real clock and reports the skew — actual start minus
 // planned start — at p50, p99 and max. Target: p99 < 2 ms. "precise" is the clock the CLI uses;
 // "timer" is plain Go timers, for comparison.
+//
+// steps=1000 and steps=10000 are the same block, longer (10 s and 100 s per op):
+//
+//	go test -run '^$' -bench 'TimedSteps/precise/steps=1000$' -benchtime 1x ./interp/
 func BenchmarkTimedSteps(b *testing.B) {
-	b.Run("precise", func(b *testing.B) { benchTimedSteps(b, interp.PreciseClock{}) })
-	b.Run("timer", func(b *testing.B) { benchTimedSteps(b, interp.RealClock{}) })
+	for _, n := range []int{200, 1000, 10000} {
+		b.Run(fmt.Sprintf("precise/steps=%d", n), func(b *testing.B) { benchTimedSteps(b, interp.PreciseClock{}, n) })
+	}
+	b.Run("timer/steps=200", func(b *testing.B) { benchTimedSteps(b, interp.RealClock{}, 200) })
 }
 
-func benchTimedSteps(b *testing.B, clock interp.Clock) {
+func benchTimedSteps(b *testing.B, clock interp.Clock, n int) {
 	var steps []string
-	for i := range 200 {
+	for i := range n {
 		steps = append(steps, fmt.Sprintf(`{name: "s%d", at: "%dms", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}}`, i, i*10))
 	}
 	src := "package s\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {steps: [{parallel: [\n" +
