@@ -409,7 +409,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 	},
 	"d1": func(f *fixture, wrong bool) {
 		// §14-3: passthrough 41 / 18 failed (13 × exit 28, 5 × exit 35), Envoy connect failures 11;
-		// HTTP 86 / 0, rq_retry_success 46, rq_total +86.
+		// HTTP 86 / 0, rq_retry 46 all successful (rq_retry_success 46), rq_total +86.
 		kitBValues(f)
 		pt := count(41, 18, 13, 13, 5)
 		if wrong { // passthrough protected as well as HTTP
@@ -417,11 +417,11 @@ var figures = map[string]func(f *fixture, wrong bool){
 		}
 		f.snap("h_settled", nil, ipA+":443", ipB+":443").
 			snap("p_settled", nil, podA+":443", podB+":443").
-			snap("h_before", map[string]float64{"upstream_rq_retry_success": 0, "upstream_rq_total": 0}).
+			snap("h_before", map[string]float64{"upstream_rq_retry": 0, "upstream_rq_retry_success": 0, "upstream_rq_total": 0}).
 			snap("p_before", map[string]float64{"upstream_cx_connect_fail": 0}).
 			exec("pt", "", pt).
 			exec("http", "", count(86, 0, 0, 0, 0)).
-			snap("h_after", map[string]float64{"upstream_rq_retry_success": 46, "upstream_rq_total": 86}).
+			snap("h_after", map[string]float64{"upstream_rq_retry": 46, "upstream_rq_retry_success": 46, "upstream_rq_total": 86}).
 			snap("p_after", map[string]float64{"upstream_cx_connect_fail": 11})
 	},
 	"d2": func(f *fixture, wrong bool) {
