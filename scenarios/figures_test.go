@@ -679,3 +679,48 @@ func TestWaitConditions(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadIPAssumption: b's stage-1 latency tax depends on what a connection to the dead
+// ClusterIP meets (vars.deadIPConnect). The seed's cluster hung (24.8 % of requests ≥ 0.9 s):
+// the default assumption passes on its figures, "refused" fails on them and passes on a stage 1
+// without the tax.
+func TestDeadIPAssumption(t *testing.T) {
+	res, err := dsl.Load([]string{"."}, dsl.Options{Vars: map[string]string{"deadIPConnect": "refused"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused *dsl.Scenario
+	for _, sc := range res.Scenarios {
+		if sc.Name == "b" {
+			refused = sc
+		}
+	}
+	if refused == nil {
+		t.Fatal("no scenario b")
+	}
+	const hangSrc = `vars.deadIPConnect == "hang" && float(stage1.captured.slow) / float(stage1.captured.total) > 0.1`
+	const refusedSrc = `vars.deadIPConnect == "refused" && float(stage1.captured.slow) / float(stage1.captured.total) < 0.1`
+	judge := func(sc *dsl.Scenario, slow int) map[string]interp.Outcome {
+		f := newFixture(sc)
+		figures["b"](f, false)
+		if slow >= 0 {
+			f.exec("stage1", "", count(149, 0, slow, 0, 0))
+		}
+		out := map[string]interp.Outcome{}
+		j := interp.NewJudge(f.rec, sc)
+		for _, e := range sc.Expect {
+			out[e.Src] = j.Judge(e).Outcome
+		}
+		return out
+	}
+	hang := judge(byName(t)["b"], -1)
+	if hang[hangSrc] != interp.Passed || hang[refusedSrc] != "" {
+		t.Errorf("default (hang) on the seed's figures: %v", hang)
+	}
+	if got := judge(refused, -1); got[refusedSrc] != interp.Failed || got[hangSrc] != "" {
+		t.Errorf("refused on the seed's figures (a hanging cluster's): %v, want the refused check failed", got)
+	}
+	if got := judge(refused, 1); got[refusedSrc] != interp.Passed {
+		t.Errorf("refused on a stage 1 without the tax: %v", got)
+	}
+}
