@@ -476,9 +476,10 @@ var figures = map[string]func(f *fixture, wrong bool){
 			id, code = "80112", "200"
 		}
 		f.exec("phase2", "code="+code, map[string]string{"code": code}).
-			logs("wp2", schema.LogResult{Count: 1, Capture: map[string]string{"id": id}}).
+			logs("wp2", reuseLines(id)).
 			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}, Flags: map[string]float64{"UC": 1},
-				Details: map[string]float64{"upstream_reset_before_response_started{connection_termination}": 1}})
+				Details: map[string]float64{"upstream_reset_before_response_started{connection_termination}": 1},
+				Entries: []schema.LogEntry{requestLine(code, "UC")}})
 	},
 	"c_retry": func(f *fixture, wrong bool) {
 		// seed 003 §5.2: the same sequence with retry on reset: 0 × 503.
@@ -488,8 +489,8 @@ var figures = map[string]func(f *fixture, wrong bool){
 			code = "503"
 		}
 		f.exec("phase2", "code="+code, map[string]string{"code": code}).
-			logs("wp2", schema.LogResult{Count: 1, Capture: map[string]string{"id": "79097"}}).
-			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}})
+			logs("wp2", reuseLines("79097")).
+			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}, Entries: []schema.LogEntry{requestLine(code, "-")}})
 	},
 	"cfg_resolution_strict": func(f *fixture, wrong bool) {
 		typ := "STRICT_DNS"
@@ -555,6 +556,23 @@ var figures = map[string]func(f *fixture, wrong bool){
 			},
 		})
 	},
+}
+
+// reuseLines is phase 2's "using existing fully connected connection" lines: another pool's
+// first (shape: a waypoint has more than one pool), then the request's on connection id.
+func reuseLines(id string) schema.LogResult {
+	return schema.LogResult{Count: 2, Capture: map[string]string{"id": "78411"},
+		Captures: []map[string]string{{"id": "78411"}, {"id": id}}}
+}
+
+// requestLine is the waypoint's access-log line of the phase-2 request to the reused IP.
+func requestLine(code, flag string) schema.LogEntry {
+	c := 200.0
+	if code == "503" {
+		c = 503
+	}
+	return schema.LogEntry{Access: true, Method: "GET", Path: "/", Code: c, Flags: []string{flag},
+		UpstreamHost: "envoy://connect_originate/10.90.142.96:8080", Cluster: "inbound-vip|8080|http|dummy.ambient-lab.svc.cluster.local"}
 }
 
 // stale records Kit C's sequence up to phase 2: pod aaa at 10.90.142.96, the waypoint's phase-1
