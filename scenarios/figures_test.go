@@ -246,8 +246,25 @@ var figures = map[string]func(f *fixture, wrong bool){
 		if wrong { // istio.io's documented default written out
 			h2["max_concurrent_streams"] = 2147483647.0
 		}
-		f.value("cb", map[string]any{"max_connections": 4294967295.0, "max_pending_requests": 4294967295.0, "max_requests": 4294967295.0, "max_retries": 4294967295.0}).
+		f.value("cb_base", unlimited()).
+			value("cb", unlimited()).
 			value("h2", h2)
+	},
+	"s7_nodr": func(f *fixture, wrong bool) {
+		// SCENARIOS.md, Kit A: with no DR istiod writes 4294967295 for all four.
+		cb := unlimited()
+		if wrong { // seed 000's C4: Envoy's defaults
+			cb = envoyDefaults()
+		}
+		f.value("cb", cb)
+	},
+	"s7_lbonly": func(f *fixture, wrong bool) {
+		// SCENARIOS.md, Kit A: a DR with only a loadBalancer, the same.
+		cb := unlimited()
+		if wrong {
+			cb = envoyDefaults()
+		}
+		f.value("cb", cb)
 	},
 	"s7b": func(f *fixture, wrong bool) {
 		v := map[string]any{"use_downstream_protocol_config": map[string]any{"http_protocol_options": map[string]any{}, "http2_protocol_options": map[string]any{}}}
@@ -590,6 +607,16 @@ func stale(f *fixture) {
 		logs("wp1", schema.LogResult{Count: 1, Capture: map[string]string{"id": "79097", "addr": "10.90.142.96"}}).
 		value("bbb", []any{pod("dummy-7c9f-aaa", true), pod("dummy-7c9f-bbb", false)}).
 		exec("ss_stale", "ESTAB 0 0 10.90.11.4:41234 10.90.142.96:15008", map[string]string{"peer": "10.90.142.96:15008"})
+}
+
+// unlimited is the thresholds istiod writes when the DR sets none: 2^32-1 each.
+func unlimited() map[string]any {
+	return map[string]any{"max_connections": 4294967295.0, "max_pending_requests": 4294967295.0, "max_requests": 4294967295.0, "max_retries": 4294967295.0}
+}
+
+// envoyDefaults is Envoy's own circuit-breaker defaults, which seed 000's C4 expects.
+func envoyDefaults() map[string]any {
+	return map[string]any{"max_connections": 1024.0, "max_pending_requests": 1024.0, "max_requests": 1024.0, "max_retries": 3.0}
 }
 
 func TestSeedFigures(t *testing.T) {
