@@ -135,7 +135,7 @@ func labDNSHostsFile(t *testing.T, sb *sandbox.Sandbox) string {
 	return string(b)
 }
 
-// perturbedKitB (TestE2EKitBReplay/perturbed) replays Kit B scenarios with one recorded figure
+// perturbedKitB (TestE2EKitBReplay/perturbed) replays Kit B scenarios (all but a1 and mode2) with one recorded figure
 // changed into what a wrong outcome would show (or with the other assumption about the
 // cluster), and wants the expectation that guards against it to fail, saying why, while the
 // expectations that do not read the changed figure hold. The rest is as in the replays above:
@@ -165,6 +165,77 @@ func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
 		},
 		wants: map[string]perturbedWant{
 			`delta("h_before", "h_after").upstream_rq_retry_success == delta("h_before", "h_after").upstream_rq_retry`: {interp.Failed, []string{"(45)", "(46)"}},
+		},
+	}, {
+		name:     "a reconnect under LOGICAL_DNS",
+		scenario: "mode1_logical",
+		// After the flip the sidecar opened two new connections, as STRICT_DNS would.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 3, setStat("gslb.lab.internal", "upstream_cx_total", "8"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before_flip", "after_flip").upstream_cx_total == 0`: {interp.Failed, []string{"(2)"}},
+		},
+	}, {
+		name:     "the kill cut a request",
+		scenario: "mode3",
+		// backend-a's death closed a connection with a request on it.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 3, setStat("gslb.lab.internal", "upstream_cx_destroy_with_active_rq", "1"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before", "after").upstream_cx_destroy_with_active_rq == 0`: {interp.Failed, []string{"(1)"}},
+		},
+	}, {
+		name:     "the connection destroyed before the download completed",
+		scenario: "a2_strict",
+		// By MID2 the sidecar has already destroyed the connection to A (drain at the flip).
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 4, setStat("gslb.lab.internal", "upstream_cx_destroy", "52"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before", "mid2").upstream_cx_destroy == 0`: {interp.Failed, []string{"(1)"}},
+			`delta("mid2", "after").upstream_cx_destroy == 1`:  {interp.Failed, []string{"(0)"}},
+		},
+	}, {
+		name:     "the connection released after completion under LOGICAL_DNS",
+		scenario: "a2_logical",
+		// After the download the pool holds no connection, as STRICT_DNS's drain leaves it.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 5, setStat("gslb.lab.internal", "upstream_cx_active", "0"))
+		},
+		wants: map[string]perturbedWant{
+			"after.upstream_cx_active == 1": {interp.Failed, []string{"(0)"}},
+		},
+	}, {
+		name:     "no membership change by MID2",
+		scenario: "d2",
+		// The passthrough cluster never replaced the host during the download.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 4, setStat("gslb-pt.lab.internal", "membership_change", "4"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before", "mid2").membership_change == 1`: {interp.Failed, []string{"(0)"}},
+		},
+	}, {
+		name:     "outlier detection that ejected nothing",
+		scenario: "d3",
+		// Stage B's DR in place, but no ejection counted.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 5, setStat("gslb-pt.lab.internal", "outlier_detection.ejections_enforced_total", "0"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("b_before", "b_after").outlier_detection.ejections_enforced_total > 0`: {interp.Failed, []string{"(0)"}},
+		},
+	}, {
+		name:     "a membership change under LOGICAL_DNS",
+		scenario: "f0",
+		// The LOGICAL passthrough cluster replaced its host, as STRICT_DNS does.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 5, setStat("gslb-pt.lab.internal", "membership_change", "12"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before", "after").membership_change == 0`: {interp.Failed, []string{"(1)"}},
 		},
 	}, {
 		name:     "assuming the dead address refuses at once",
