@@ -135,7 +135,7 @@ func labDNSHostsFile(t *testing.T, sb *sandbox.Sandbox) string {
 	return string(b)
 }
 
-// perturbedKitB (TestE2EKitBReplay/perturbed) replays Kit B scenarios (all but a1 and mode2) with one recorded figure
+// perturbedKitB (TestE2EKitBReplay/perturbed) replays every Kit B scenario with one recorded figure
 // changed into what a wrong outcome would show (or with the other assumption about the
 // cluster), and wants the expectation that guards against it to fail, saying why, while the
 // expectations that do not read the changed figure hold. The rest is as in the replays above:
@@ -238,6 +238,29 @@ func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
 			`delta("before", "after").membership_change == 0`: {interp.Failed, []string{"(1)"}},
 		},
 	}, {
+		name:     "a request lost on the dead IP",
+		scenario: "mode2",
+		// After the kill one request of the curl loop picks backend-a's dead address and fails.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editExecNamed(t, fx, "bash", func(f *sandbox.ExecReplay) {
+				f.Stdout = strings.Replace(f.Stdout, "\n40 200 backend-b\n", "\n40 503 -\n", 1)
+			})
+		},
+		wants: map[string]perturbedWant{
+			`let rows = map(split(trim(who.stdout), "\n"), split(# + " -", " ")); all(rows, #[1] == "200")`:                                {interp.Failed, []string{"false"}},
+			`let rows = map(split(trim(who.stdout), "\n"), split(# + " -", " ")); all(filter(rows, int(#[0]) >= 30), #[2] == "backend-b")`: {interp.Failed, []string{"false"}},
+		},
+	}, {
+		name:     "the flip cut the second download",
+		scenario: "a1",
+		// In the second run the connection is destroyed with the download on it.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 6, setStat("gslb.lab.internal", "upstream_cx_destroy_with_active_rq", "1"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before2", "after2").upstream_cx_destroy_with_active_rq == 0`: {interp.Failed, []string{"(1)"}},
+		},
+	}, {
 		name:     "assuming the dead address refuses at once",
 		scenario: "b",
 		// The recorded run is a cluster where SYNs to the dead ClusterIP hang (24.8 % slow); run
@@ -267,4 +290,19 @@ func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
 func setStat(host, stat, value string) func(string) string {
 	re := regexp.MustCompile(`^(cluster\.outbound\|443\|\|` + regexp.QuoteMeta(host) + `;\.` + regexp.QuoteMeta(stat) + `): \d+$`)
 	return func(line string) string { return re.ReplaceAllString(line, "$1: "+value) }
+}
+
+// editExecNamed changes the first exec replay of command.
+func editExecNamed(t *testing.T, fx []sandbox.Fixture, command string, edit func(*sandbox.ExecReplay)) []sandbox.Fixture {
+	t.Helper()
+	for i, f := range fx {
+		if !strings.HasPrefix(f.Path, "exec/") {
+			continue
+		}
+		if r := readExec(t, f); r.Command == command {
+			return editExec(t, fx, i+1, edit)
+		}
+	}
+	t.Fatalf("no exec replay of %s", command)
+	return nil
 }
