@@ -18,7 +18,7 @@ var configScenariosKitB = []string{
 	"cfg_passthrough", // seed 002 §14-1
 }
 
-var configScenariosKitA = []string{"s7_full", "s7c", "s7b"} // seed 000 §4.2–4.8, §5.1
+var configScenariosKitA = []string{"s7_full", "s7c", "s7b", "s7_nodr", "s7_lbonly"} // seed 000 §4.2–4.8, §5.1; C4's baseline
 
 // TestE2EConfigClaimsKitB and TestE2EConfigClaimsKitA run every config-only scenario, unchanged,
 // on the sandbox and want every expectation to hold. Nothing here is replayed: the DRs,
@@ -31,7 +31,10 @@ var configScenariosKitA = []string{"s7_full", "s7c", "s7b"} // seed 000 §4.2–
 //   - s7_full: tcpKeepalive → upstream_connection_options.tcp_keepalive {probes 3, time 300,
 //     interval 30}; maxRetries 2 → circuit_breakers.thresholds[0].max_retries 2 with the other three
 //     limits written as 4294967295; maxConcurrentStreams 64 → http2_protocol_options.
-//   - s7c: h2UpgradePolicy UPGRADE alone → empty http2_protocol_options, all four limits 4294967295.
+//   - s7c: h2UpgradePolicy UPGRADE alone → empty http2_protocol_options, all four limits 4294967295,
+//     the same as the cluster's before the DR.
+//   - s7_nodr, s7_lbonly: without a DR, and with a DR holding only a loadBalancer, all four
+//     limits are 4294967295 too (seed 000's C4 expects Envoy's 1024/1024/1024/3).
 //   - s7b: useClientProtocol → use_downstream_protocol_config, no explicit_http_config.
 //   - cfg_resolution_*: resolution DNS → STRICT_DNS, DNS_ROUND_ROBIN → LOGICAL_DNS (HTTP and TLS
 //     passthrough entries).

@@ -246,8 +246,25 @@ var figures = map[string]func(f *fixture, wrong bool){
 		if wrong { // istio.io's documented default written out
 			h2["max_concurrent_streams"] = 2147483647.0
 		}
-		f.value("cb", map[string]any{"max_connections": 4294967295.0, "max_pending_requests": 4294967295.0, "max_requests": 4294967295.0, "max_retries": 4294967295.0}).
+		f.value("cb_base", unlimited()).
+			value("cb", unlimited()).
 			value("h2", h2)
+	},
+	"s7_nodr": func(f *fixture, wrong bool) {
+		// SCENARIOS.md, Kit A: with no DR istiod writes 4294967295 for all four.
+		cb := unlimited()
+		if wrong { // seed 000's C4: Envoy's defaults
+			cb = envoyDefaults()
+		}
+		f.value("cb", cb)
+	},
+	"s7_lbonly": func(f *fixture, wrong bool) {
+		// SCENARIOS.md, Kit A: a DR with only a loadBalancer, the same.
+		cb := unlimited()
+		if wrong {
+			cb = envoyDefaults()
+		}
+		f.value("cb", cb)
 	},
 	"s7b": func(f *fixture, wrong bool) {
 		v := map[string]any{"use_downstream_protocol_config": map[string]any{"http_protocol_options": map[string]any{}, "http2_protocol_options": map[string]any{}}}
@@ -409,7 +426,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 	},
 	"d1": func(f *fixture, wrong bool) {
 		// §14-3: passthrough 41 / 18 failed (13 × exit 28, 5 × exit 35), Envoy connect failures 11;
-		// HTTP 86 / 0, rq_retry_success 46, rq_total +86.
+		// HTTP 86 / 0, rq_retry 46 all successful (rq_retry_success 46), rq_total +86.
 		kitBValues(f)
 		pt := count(41, 18, 13, 13, 5)
 		if wrong { // passthrough protected as well as HTTP
@@ -417,11 +434,11 @@ var figures = map[string]func(f *fixture, wrong bool){
 		}
 		f.snap("h_settled", nil, ipA+":443", ipB+":443").
 			snap("p_settled", nil, podA+":443", podB+":443").
-			snap("h_before", map[string]float64{"upstream_rq_retry_success": 0, "upstream_rq_total": 0}).
+			snap("h_before", map[string]float64{"upstream_rq_retry": 0, "upstream_rq_retry_success": 0, "upstream_rq_total": 0}).
 			snap("p_before", map[string]float64{"upstream_cx_connect_fail": 0}).
 			exec("pt", "", pt).
 			exec("http", "", count(86, 0, 0, 0, 0)).
-			snap("h_after", map[string]float64{"upstream_rq_retry_success": 46, "upstream_rq_total": 86}).
+			snap("h_after", map[string]float64{"upstream_rq_retry": 46, "upstream_rq_retry_success": 46, "upstream_rq_total": 86}).
 			snap("p_after", map[string]float64{"upstream_cx_connect_fail": 11})
 	},
 	"d2": func(f *fixture, wrong bool) {
@@ -476,9 +493,10 @@ var figures = map[string]func(f *fixture, wrong bool){
 			id, code = "80112", "200"
 		}
 		f.exec("phase2", "code="+code, map[string]string{"code": code}).
-			logs("wp2", schema.LogResult{Count: 1, Capture: map[string]string{"id": id}}).
+			logs("wp2", reuseLines(id)).
 			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}, Flags: map[string]float64{"UC": 1},
-				Details: map[string]float64{"upstream_reset_before_response_started{connection_termination}": 1}})
+				Details: map[string]float64{"upstream_reset_before_response_started{connection_termination}": 1},
+				Entries: []schema.LogEntry{requestLine(code, "UC")}})
 	},
 	"c_retry": func(f *fixture, wrong bool) {
 		// seed 003 §5.2: the same sequence with retry on reset: 0 × 503.
@@ -488,8 +506,8 @@ var figures = map[string]func(f *fixture, wrong bool){
 			code = "503"
 		}
 		f.exec("phase2", "code="+code, map[string]string{"code": code}).
-			logs("wp2", schema.LogResult{Count: 1, Capture: map[string]string{"id": "79097"}}).
-			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}})
+			logs("wp2", reuseLines("79097")).
+			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}, Entries: []schema.LogEntry{requestLine(code, "-")}})
 	},
 	"cfg_resolution_strict": func(f *fixture, wrong bool) {
 		typ := "STRICT_DNS"
@@ -557,6 +575,23 @@ var figures = map[string]func(f *fixture, wrong bool){
 	},
 }
 
+// reuseLines is phase 2's "using existing fully connected connection" lines: another pool's
+// first (shape: a waypoint has more than one pool), then the request's on connection id.
+func reuseLines(id string) schema.LogResult {
+	return schema.LogResult{Count: 2, Capture: map[string]string{"id": "78411"},
+		Captures: []map[string]string{{"id": "78411"}, {"id": id}}}
+}
+
+// requestLine is the waypoint's access-log line of the phase-2 request to the reused IP.
+func requestLine(code, flag string) schema.LogEntry {
+	c := 200.0
+	if code == "503" {
+		c = 503
+	}
+	return schema.LogEntry{Access: true, Method: "GET", Path: "/", Code: c, Flags: []string{flag},
+		UpstreamHost: "envoy://connect_originate/10.90.142.96:8080", Cluster: "inbound-vip|8080|http|dummy.ambient-lab.svc.cluster.local"}
+}
+
 // stale records Kit C's sequence up to phase 2: pod aaa at 10.90.142.96, the waypoint's phase-1
 // connection 79097 to it, a new pod with that IP, the socket still ESTABLISHED.
 func stale(f *fixture) {
@@ -572,6 +607,16 @@ func stale(f *fixture) {
 		logs("wp1", schema.LogResult{Count: 1, Capture: map[string]string{"id": "79097", "addr": "10.90.142.96"}}).
 		value("bbb", []any{pod("dummy-7c9f-aaa", true), pod("dummy-7c9f-bbb", false)}).
 		exec("ss_stale", "ESTAB 0 0 10.90.11.4:41234 10.90.142.96:15008", map[string]string{"peer": "10.90.142.96:15008"})
+}
+
+// unlimited is the thresholds istiod writes when the DR sets none: 2^32-1 each.
+func unlimited() map[string]any {
+	return map[string]any{"max_connections": 4294967295.0, "max_pending_requests": 4294967295.0, "max_requests": 4294967295.0, "max_retries": 4294967295.0}
+}
+
+// envoyDefaults is Envoy's own circuit-breaker defaults, which seed 000's C4 expects.
+func envoyDefaults() map[string]any {
+	return map[string]any{"max_connections": 1024.0, "max_pending_requests": 1024.0, "max_requests": 1024.0, "max_retries": 3.0}
 }
 
 func TestSeedFigures(t *testing.T) {
@@ -677,5 +722,50 @@ func TestWaitConditions(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDeadIPAssumption: b's stage-1 latency tax depends on what a connection to the dead
+// ClusterIP meets (vars.deadIPConnect). The seed's cluster hung (24.8 % of requests ≥ 0.9 s):
+// the default assumption passes on its figures, "refused" fails on them and passes on a stage 1
+// without the tax.
+func TestDeadIPAssumption(t *testing.T) {
+	res, err := dsl.Load([]string{"."}, dsl.Options{Vars: map[string]string{"deadIPConnect": "refused"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused *dsl.Scenario
+	for _, sc := range res.Scenarios {
+		if sc.Name == "b" {
+			refused = sc
+		}
+	}
+	if refused == nil {
+		t.Fatal("no scenario b")
+	}
+	const hangSrc = `vars.deadIPConnect == "hang" && float(stage1.captured.slow) / float(stage1.captured.total) > 0.1`
+	const refusedSrc = `vars.deadIPConnect == "refused" && float(stage1.captured.slow) / float(stage1.captured.total) < 0.1`
+	judge := func(sc *dsl.Scenario, slow int) map[string]interp.Outcome {
+		f := newFixture(sc)
+		figures["b"](f, false)
+		if slow >= 0 {
+			f.exec("stage1", "", count(149, 0, slow, 0, 0))
+		}
+		out := map[string]interp.Outcome{}
+		j := interp.NewJudge(f.rec, sc)
+		for _, e := range sc.Expect {
+			out[e.Src] = j.Judge(e).Outcome
+		}
+		return out
+	}
+	hang := judge(byName(t)["b"], -1)
+	if hang[hangSrc] != interp.Passed || hang[refusedSrc] != "" {
+		t.Errorf("default (hang) on the seed's figures: %v", hang)
+	}
+	if got := judge(refused, -1); got[refusedSrc] != interp.Failed || got[hangSrc] != "" {
+		t.Errorf("refused on the seed's figures (a hanging cluster's): %v, want the refused check failed", got)
+	}
+	if got := judge(refused, 1); got[refusedSrc] != interp.Passed {
+		t.Errorf("refused on a stage 1 without the tax: %v", got)
 	}
 }

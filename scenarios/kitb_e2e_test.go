@@ -2,12 +2,15 @@ package scenarios_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
+	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/sandbox"
 )
 
@@ -81,6 +84,12 @@ func TestE2EKitBReplay(t *testing.T) {
 			}
 		})
 	}
+	t.Run("perturbed", func(t *testing.T) {
+		if os.Getenv("LABRUN_E2E_ALL") != "1" {
+			t.Skip("runs with LABRUN_E2E_ALL=1 (several minutes of recorded timeline)")
+		}
+		perturbedKitB(t, sb)
+	})
 }
 
 // capturedAddress is the address a get step captured: a scalar, or the last of a list (the
@@ -124,4 +133,176 @@ func labDNSHostsFile(t *testing.T, sb *sandbox.Sandbox) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// perturbedKitB (TestE2EKitBReplay/perturbed) replays every Kit B scenario with one recorded figure
+// changed into what a wrong outcome would show (or with the other assumption about the
+// cluster), and wants the expectation that guards against it to fail, saying why, while the
+// expectations that do not read the changed figure hold. The rest is as in the replays above:
+// real API server, istiod, lab DNS rewrites and timeline; replayed sidecar stats and curl loops.
+func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
+	cases := []struct {
+		name, scenario string
+		vars           map[string]string // on top of sandboxVars
+		perturb        func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture
+		wants          map[string]perturbedWant // by expectation; every other expectation must pass
+	}{{
+		name:     "more reconnects than connections drained",
+		scenario: "mode1_strict",
+		// After the flip the sidecar opened 3 connections to B for the 2 it drained from A.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 3, setStat("gslb.lab.internal", "upstream_cx_total", "5"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before_flip", "after_flip").upstream_cx_total == delta("before_flip", "after_flip").upstream_cx_destroy_local`: {interp.Failed, []string{"(3)", "(2)"}},
+		},
+	}, {
+		name:     "a retry that did not succeed",
+		scenario: "d1",
+		// Of the 46 retries on the HTTP path, one failed.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 3, setStat("gslb.lab.internal", "upstream_rq_retry_success", "45"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("h_before", "h_after").upstream_rq_retry_success == delta("h_before", "h_after").upstream_rq_retry`: {interp.Failed, []string{"(45)", "(46)"}},
+		},
+	}, {
+		name:     "a reconnect under LOGICAL_DNS",
+		scenario: "mode1_logical",
+		// After the flip the sidecar opened two new connections, as STRICT_DNS would.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 3, setStat("gslb.lab.internal", "upstream_cx_total", "8"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before_flip", "after_flip").upstream_cx_total == 0`: {interp.Failed, []string{"(2)"}},
+		},
+	}, {
+		name:     "the kill cut a request",
+		scenario: "mode3",
+		// backend-a's death closed a connection with a request on it.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 3, setStat("gslb.lab.internal", "upstream_cx_destroy_with_active_rq", "1"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before", "after").upstream_cx_destroy_with_active_rq == 0`: {interp.Failed, []string{"(1)"}},
+		},
+	}, {
+		name:     "the connection destroyed before the download completed",
+		scenario: "a2_strict",
+		// By MID2 the sidecar has already destroyed the connection to A (drain at the flip).
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 4, setStat("gslb.lab.internal", "upstream_cx_destroy", "52"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before", "mid2").upstream_cx_destroy == 0`: {interp.Failed, []string{"(1)"}},
+			`delta("mid2", "after").upstream_cx_destroy == 1`:  {interp.Failed, []string{"(0)"}},
+		},
+	}, {
+		name:     "the connection released after completion under LOGICAL_DNS",
+		scenario: "a2_logical",
+		// After the download the pool holds no connection, as STRICT_DNS's drain leaves it.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 5, setStat("gslb.lab.internal", "upstream_cx_active", "0"))
+		},
+		wants: map[string]perturbedWant{
+			"after.upstream_cx_active == 1": {interp.Failed, []string{"(0)"}},
+		},
+	}, {
+		name:     "no membership change by MID2",
+		scenario: "d2",
+		// The passthrough cluster never replaced the host during the download.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 4, setStat("gslb-pt.lab.internal", "membership_change", "4"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before", "mid2").membership_change == 1`: {interp.Failed, []string{"(0)"}},
+		},
+	}, {
+		name:     "outlier detection that ejected nothing",
+		scenario: "d3",
+		// Stage B's DR in place, but no ejection counted.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 5, setStat("gslb-pt.lab.internal", "outlier_detection.ejections_enforced_total", "0"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("b_before", "b_after").outlier_detection.ejections_enforced_total > 0`: {interp.Failed, []string{"(0)"}},
+		},
+	}, {
+		name:     "a membership change under LOGICAL_DNS",
+		scenario: "f0",
+		// The LOGICAL passthrough cluster replaced its host, as STRICT_DNS does.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 5, setStat("gslb-pt.lab.internal", "membership_change", "12"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before", "after").membership_change == 0`: {interp.Failed, []string{"(1)"}},
+		},
+	}, {
+		name:     "a request lost on the dead IP",
+		scenario: "mode2",
+		// After the kill one request of the curl loop picks backend-a's dead address and fails.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editExecNamed(t, fx, "bash", func(f *sandbox.ExecReplay) {
+				f.Stdout = strings.Replace(f.Stdout, "\n40 200 backend-b\n", "\n40 503 -\n", 1)
+			})
+		},
+		wants: map[string]perturbedWant{
+			`let rows = map(split(trim(who.stdout), "\n"), split(# + " -", " ")); all(rows, #[1] == "200")`:                                {interp.Failed, []string{"false"}},
+			`let rows = map(split(trim(who.stdout), "\n"), split(# + " -", " ")); all(filter(rows, int(#[0]) >= 30), #[2] == "backend-b")`: {interp.Failed, []string{"false"}},
+		},
+	}, {
+		name:     "the flip cut the second download",
+		scenario: "a1",
+		// In the second run the connection is destroyed with the download on it.
+		perturb: func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture {
+			return editStats(t, fx, 6, setStat("gslb.lab.internal", "upstream_cx_destroy_with_active_rq", "1"))
+		},
+		wants: map[string]perturbedWant{
+			`delta("before2", "after2").upstream_cx_destroy_with_active_rq == 0`: {interp.Failed, []string{"(1)"}},
+		},
+	}, {
+		name:     "assuming the dead address refuses at once",
+		scenario: "b",
+		// The recorded run is a cluster where SYNs to the dead ClusterIP hang (24.8 % slow); run
+		// under the other assumption, stage 1's check says the tax is there, against it.
+		vars: map[string]string{"deadIPConnect": "refused"},
+		wants: map[string]perturbedWant{
+			`vars.deadIPConnect == "refused" && float(stage1.captured.slow) / float(stage1.captured.total) < 0.1`: {interp.Failed, []string{`("refused")`, "(0.248322)"}},
+		},
+	}}
+	for _, c := range cases {
+		t.Run(c.scenario+": "+c.name, func(t *testing.T) {
+			holdNamespace(t, "dns-lab")
+			fx := replay(t, "kit-b", c.scenario)
+			if c.perturb != nil {
+				fx = c.perturb(t, fx)
+			}
+			sb.EnvoyStandIn(t, "dns-lab", "client", fx...)
+			vars := maps.Clone(sandboxVars)
+			maps.Copy(vars, c.vars)
+			rec := kubeRun(t, sb, c.scenario, vars)
+			checkPerturbed(t, rec, c.wants)
+		})
+	}
+}
+
+// setStat returns a stats-line edit that sets one counter of the port-443 cluster of host.
+func setStat(host, stat, value string) func(string) string {
+	re := regexp.MustCompile(`^(cluster\.outbound\|443\|\|` + regexp.QuoteMeta(host) + `;\.` + regexp.QuoteMeta(stat) + `): \d+$`)
+	return func(line string) string { return re.ReplaceAllString(line, "$1: "+value) }
+}
+
+// editExecNamed changes the first exec replay of command.
+func editExecNamed(t *testing.T, fx []sandbox.Fixture, command string, edit func(*sandbox.ExecReplay)) []sandbox.Fixture {
+	t.Helper()
+	for i, f := range fx {
+		if !strings.HasPrefix(f.Path, "exec/") {
+			continue
+		}
+		if r := readExec(t, f); r.Command == command {
+			return editExec(t, fx, i+1, edit)
+		}
+	}
+	t.Fatalf("no exec replay of %s", command)
+	return nil
 }

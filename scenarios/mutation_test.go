@@ -12,7 +12,7 @@ import (
 // TestMutationScores runs labrun's mutation testing (interp.Mutate, what `labrun mutate`
 // does) on every seed scenario's record of the seeds' figures (figures_test.go) and keeps
 // MUTATION.md equal to the result (LABRUN_UPDATE=1 rewrites it). A survivor without a reason is
-// listed there by name.
+// listed there by name and fails the test, as does a reason for a mutant that is killed.
 func TestMutationScores(t *testing.T) {
 	scs := byName(t)
 	var rows, survivors strings.Builder
@@ -33,7 +33,21 @@ func TestMutationScores(t *testing.T) {
 		n := len(rep.Mutants)
 		total, killed, allowed = total+n, killed+rep.Killed, allowed+rep.Allowed
 		fmt.Fprintf(&rows, "| %s | %d | %d | %s | %d | %d |\n", name, n, rep.Killed, pct(rep.Killed, n), rep.Allowed, rep.Unexplained)
+		// A reason for a mutant that no longer survives (or no longer exists) is stale: the
+		// expectations changed and the reason would hide the next real survivor of that name.
+		survived := map[string]bool{}
+		for _, m := range rep.Mutants {
+			if !m.Killed {
+				survived[m.Name] = true
+			}
+		}
+		for m := range sc.Survivors {
+			if !survived[m] {
+				t.Errorf("%s: survivors names %q, which is killed or not a mutant of its record", name, m)
+			}
+		}
 		if rep.Unexplained > 0 {
+			t.Errorf("%s: %d mutants survive without a reason in its survivors (listed in MUTATION.md)", name, rep.Unexplained)
 			fmt.Fprintf(&survivors, "\n### %s\n\n", name)
 			for _, m := range rep.Mutants {
 				if !m.Killed && m.Survives == "" {

@@ -55,7 +55,7 @@ func byName(t *testing.T) map[string]*dsl.Scenario {
 // wantScenarios is every experiment of shared/SCENARIOS.md plus the config claims of issue 6.
 var wantScenarios = []string{
 	// Kit A
-	"s1", "s2", "s3", "s4", "s5", "s6", "s7_full", "s7c", "s7b",
+	"s1", "s2", "s3", "s4", "s5", "s6", "s7_full", "s7c", "s7b", "s7_nodr", "s7_lbonly",
 	// Kit B
 	"mode1_strict", "mode1_logical", "mode2", "mode3", "a1", "a2_strict", "a2_logical",
 	"b", "d1", "d2", "d3", "f0",
