@@ -157,8 +157,7 @@ func (d *decoder) checkKinds() {
 				c.Errorf("", "%s of %s names no namespace, and the scenario declares none: declare namespaces: [\"…\"] (mutations are allowed only there) or give it metadata.namespace", s.Kind, name)
 				continue
 			}
-			refs := staticRefs(m)
-			if err := schema.Guard(s.Kind, s.Params.Mutates(d.defaultNamespace), refs, d.sc.Namespaces, d.sc.ClusterScoped); err != nil {
+			if err := schema.Guard(s.Kind, m, staticRefs(m), d.sc.Namespaces, d.sc.ClusterScoped); err != nil {
 				c.Errorf("", "%v", err)
 			}
 		}
@@ -248,23 +247,7 @@ func (d *decoder) checkTimeline() {
 	}
 	if d.sc.Timeout > 0 && len(d.l.errs.errs) == d.before {
 		plan := PlanOf(d.sc)
-		var minimum time.Duration
-		for _, e := range plan.Entries {
-			if e.Phase == PhaseCleanup || e.Depth != 0 {
-				continue
-			}
-			end := e.Start.D
-			if e.Duration != nil {
-				end += *e.Duration
-			} else if e.MinDuration != nil {
-				end += *e.MinDuration
-			}
-			if e.Phase == PhaseSetup {
-				minimum = max(minimum, end)
-			} else {
-				minimum = max(minimum, d.setupMinimum(plan)+end)
-			}
-		}
+		minimum := phaseMinimum(plan, PhaseSetup) + phaseMinimum(plan, PhaseSteps)
 		if minimum > d.sc.Timeout {
 			d.err(d.rootFieldPos("timeout"), "timeout", "timeout %s is shorter than the scenario's planned minimum of %s (labrun plan shows the timeline): the run would always time out", d.sc.Timeout, minimum)
 		}
@@ -308,11 +291,12 @@ func (d *decoder) checkTimeline() {
 // minEvery is the shortest sampling interval.
 const minEvery = time.Millisecond
 
-// setupMinimum is the planned minimum of the setup phase.
-func (d *decoder) setupMinimum(plan *Plan) time.Duration {
+// phaseMinimum is the planned minimum of one phase: the latest planned end of its top-level
+// steps (a duration known only as a lower bound counts as that bound).
+func phaseMinimum(plan *Plan, phase Phase) time.Duration {
 	var m time.Duration
 	for _, e := range plan.Entries {
-		if e.Phase != PhaseSetup || e.Depth != 0 {
+		if e.Phase != phase || e.Depth != 0 {
 			continue
 		}
 		end := e.Start.D

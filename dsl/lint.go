@@ -461,8 +461,5 @@ func istioProtocol(name, appProtocol string) string {
 	case "https", "tls":
 		return "tls"
 	}
-	if p == "tcp" || p == "mongo" || p == "mysql" || p == "redis" {
-		return "tcp"
-	}
-	return "tcp"
+	return "tcp" // tcp-…, mongo, redis, any other name: no HTTP settings apply
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/ast/astutil"
@@ -169,22 +170,11 @@ func UndeclaredVars(res *Result, vars map[string]string) []string {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		if len(names) > 0 {
-			msg += "; declared: " + joinComma(names)
+			msg += "; declared: " + strings.Join(names, ", ")
 		} else {
 			msg += "; the scenarios declare no vars"
 		}
 		out = append(out, msg)
-	}
-	return out
-}
-
-func joinComma(xs []string) string {
-	out := ""
-	for i, x := range xs {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package interp
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -290,30 +291,19 @@ func seriesMutants(add func(string, func(*Record)), name string) {
 	add(name+": every sample the same as the first (flat)", func(r *Record) {
 		ser := r.Series[name]
 		for i := 1; i < len(ser.Samples); i++ {
-			ser.Samples[i].Counters = maps(ser.Samples[0].Counters)
-			ser.Samples[i].Gauges = maps(ser.Samples[0].Gauges)
-			ser.Samples[i].Histograms = maps(ser.Samples[0].Histograms)
+			ser.Samples[i].Counters = maps.Clone(ser.Samples[0].Counters)
+			ser.Samples[i].Gauges = maps.Clone(ser.Samples[0].Gauges)
+			ser.Samples[i].Histograms = maps.Clone(ser.Samples[0].Histograms)
 		}
 	})
 	add(name+": shifted one sample later", func(r *Record) {
 		ser := r.Series[name]
 		for i := len(ser.Samples) - 1; i > 0; i-- {
-			ser.Samples[i].Counters = maps(ser.Samples[i-1].Counters)
-			ser.Samples[i].Gauges = maps(ser.Samples[i-1].Gauges)
-			ser.Samples[i].Histograms = maps(ser.Samples[i-1].Histograms)
+			ser.Samples[i].Counters = maps.Clone(ser.Samples[i-1].Counters)
+			ser.Samples[i].Gauges = maps.Clone(ser.Samples[i-1].Gauges)
+			ser.Samples[i].Histograms = maps.Clone(ser.Samples[i-1].Histograms)
 		}
 	})
-}
-
-func maps(m map[string]float64) map[string]float64 {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]float64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // loadMutants change a load's response codes and latencies.

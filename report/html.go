@@ -173,16 +173,7 @@ func HTML(rec *interp.Record, f Files) string {
 
 	if len(rec.Snapshots) > 0 {
 		w("<h2>Snapshots</h2>\n")
-		names := snapshotOrder(rec)
-		bySource := map[string][]string{}
-		var sources []string
-		for _, n := range names {
-			src := rec.Snapshots[n].Source
-			if _, ok := bySource[src]; !ok {
-				sources = append(sources, src)
-			}
-			bySource[src] = append(bySource[src], n)
-		}
+		sources, bySource := snapshotsBySource(rec)
 		for _, src := range sources {
 			snaps := bySource[src]
 			w("<h3>%s</h3>\n<table><tr><th>stat</th>", e(src))

@@ -110,16 +110,7 @@ func Markdown(rec *interp.Record, f Files) string {
 
 	if len(rec.Snapshots) > 0 {
 		w("\n## Snapshots\n\n")
-		names := snapshotOrder(rec)
-		bySource := map[string][]string{}
-		var sources []string
-		for _, n := range names {
-			src := rec.Snapshots[n].Source
-			if _, ok := bySource[src]; !ok {
-				sources = append(sources, src)
-			}
-			bySource[src] = append(bySource[src], n)
-		}
+		sources, bySource := snapshotsBySource(rec)
 		for _, src := range sources {
 			snaps := bySource[src]
 			w("### %s\n\n", mdText(src))
@@ -252,4 +243,18 @@ func relTo(from, to string) string {
 		return to
 	}
 	return filepath.ToSlash(r)
+}
+
+// snapshotsBySource groups the snapshots by source, sources and snapshots in the order they
+// were taken.
+func snapshotsBySource(rec *interp.Record) (sources []string, bySource map[string][]string) {
+	bySource = map[string][]string{}
+	for _, n := range snapshotOrder(rec) {
+		src := rec.Snapshots[n].Source
+		if _, ok := bySource[src]; !ok {
+			sources = append(sources, src)
+		}
+		bySource[src] = append(bySource[src], n)
+	}
+	return sources, bySource
 }

@@ -57,15 +57,6 @@ func TargetCaps(target string, local *Local) (caps Caps, ok bool) {
 	return nil, false
 }
 
-// AllCaps is every capability (for test targets that can do everything).
-func AllCaps() Caps {
-	c := Caps{}
-	for k := range capabilityText {
-		c[k] = true
-	}
-	return c
-}
-
 // Unsupported says why a target with caps cannot run a step of kind with params p, or "".
 func Unsupported(kind string, p Params, target string, caps Caps) string {
 	need := p.Needs()

@@ -122,14 +122,7 @@ func (p *process) runMatrix(args []string, f *runFlags, base dsl.Options) error 
 		for k, v := range combo {
 			opts.Vars[k] = v
 		}
-		res, errs, err := p.load(args, opts)
-		if err != nil {
-			return loadError(err)
-		}
-		if len(errs) > 0 {
-			return p.reportVet("text", res, errs)
-		}
-		scenarios, err := selectScenarios(res.Scenarios, f.scenarios, f.tags)
+		scenarios, err := p.loadSelected(args, opts, f)
 		if err != nil {
 			return err
 		}

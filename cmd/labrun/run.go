@@ -154,14 +154,7 @@ func (p *process) run(args []string, f *runFlags) error {
 		}
 		return p.runMatrix(args, f, opts)
 	}
-	res, errs, err := p.load(args, opts)
-	if err != nil {
-		return loadError(err)
-	}
-	if len(errs) > 0 {
-		return p.reportVet("text", res, errs)
-	}
-	scenarios, err := selectScenarios(res.Scenarios, f.scenarios, f.tags)
+	scenarios, err := p.loadSelected(args, opts, f)
 	if err != nil {
 		return err
 	}
@@ -582,6 +575,19 @@ func relError(cwd, msg string) string {
 		return msg
 	}
 	return strings.ReplaceAll(msg, cwd+string(filepath.Separator), "")
+}
+
+// loadSelected loads the scenarios of paths and keeps those --scenario and --tag select; an
+// invalid spec is reported (exit 2).
+func (p *process) loadSelected(args []string, opts dsl.Options, f *runFlags) ([]*dsl.Scenario, error) {
+	res, errs, err := p.load(args, opts)
+	if err != nil {
+		return nil, loadError(err)
+	}
+	if len(errs) > 0 {
+		return nil, p.reportVet("text", res, errs)
+	}
+	return selectScenarios(res.Scenarios, f.scenarios, f.tags)
 }
 
 // checkRunFlags refuses the flags that would do nothing for these scenarios, and warns about
