@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"time"
@@ -9,27 +11,50 @@ import (
 // Clock is the interpreter's time source. Tests run under testing/synctest with the real clock.
 type Clock interface {
 	Now() time.Time
-	// Until returns a channel that receives when t has come.
-	Until(t time.Time) (<-chan time.Time, func())
+	// Sleep blocks until t has come (nil), ctx has ended (its cause) or stop is closed
+	// (errStopped; a nil stop never is). It runs in the caller's goroutine: a wait costs no
+	// goroutine and no channel of its own.
+	Sleep(ctx context.Context, t time.Time, stop <-chan struct{}) error
 }
 
-// RealClock is the Clock of the time package.
+// errStopped is what Clock.Sleep returns when its stop channel was closed.
+var errStopped = errors.New("wait stopped")
+
+// RealClock is the Clock of the time package: one timer per wait. It is the one to use in
+// testing/synctest bubbles, whose timers must not outlive the bubble.
 type RealClock struct{}
 
 // Now returns time.Now().
 func (RealClock) Now() time.Time { return time.Now() }
 
-// Until returns a timer channel for t and its stop function.
-func (RealClock) Until(t time.Time) (<-chan time.Time, func()) {
-	tm := time.NewTimer(time.Until(t))
-	return tm.C, func() { tm.Stop() }
+// Sleep waits on a timer for t.
+func (RealClock) Sleep(ctx context.Context, t time.Time, stop <-chan struct{}) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	return waitTimer(ctx, tm, stop)
+}
+
+func waitTimer(ctx context.Context, tm *time.Timer, stop <-chan struct{}) error {
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-stop:
+		return errStopped
+	}
 }
 
 // PreciseClock is the real clock with sub-millisecond wake-ups. Go's timers fire up to about a
 // millisecond late on some machines (here: 0.6 ms at the median, 1.1 ms at p99, measured), so
-// Until sets its timer early and spins the last stretch, yielding the processor as it goes.
+// Sleep sets its timer early and spins the last stretch, yielding the processor as it goes.
+// Its timers are reused across waits (a pool), so a timed step allocates nothing to wait.
 // The CLI uses it. Not for testing/synctest bubbles, where time stands still while a goroutine
-// spins.
+// spins (and a pooled timer would cross bubbles).
 type PreciseClock struct {
 	// Early is how long before the target the timer fires (default 1.5 ms).
 	Early time.Duration
@@ -38,37 +63,40 @@ type PreciseClock struct {
 // Now returns time.Now().
 func (PreciseClock) Now() time.Time { return time.Now() }
 
-// Until returns a channel that receives at t, within microseconds, and its stop function.
-func (c PreciseClock) Until(t time.Time) (<-chan time.Time, func()) {
+// timers are PreciseClock's reusable timers. Since Go 1.23 a stopped or fired timer can be
+// Reset with no stale value left in its channel.
+var timers = sync.Pool{New: func() any {
+	tm := time.NewTimer(time.Hour)
+	tm.Stop()
+	return tm
+}}
+
+// Sleep waits until t, within microseconds.
+func (c PreciseClock) Sleep(ctx context.Context, t time.Time, stop <-chan struct{}) error {
 	early := c.Early
 	if early == 0 {
 		early = 1500 * time.Microsecond
 	}
-	ch := make(chan time.Time, 1)
-	stop := make(chan struct{})
-	var once sync.Once
-	go func() {
-		if d := time.Until(t) - early; d > 0 {
-			tm := time.NewTimer(d)
-			select {
-			case <-tm.C:
-			case <-stop:
-				tm.Stop()
-				return
-			}
+	if d := time.Until(t) - early; d > 0 {
+		tm := timers.Get().(*time.Timer)
+		tm.Reset(d)
+		err := waitTimer(ctx, tm, stop)
+		tm.Stop()
+		timers.Put(tm)
+		if err != nil {
+			return err
 		}
-		for {
-			if now := time.Now(); !now.Before(t) {
-				ch <- now
-				return
-			}
-			select {
-			case <-stop:
-				return
-			default:
-				runtime.Gosched()
-			}
+	}
+	done := ctx.Done()
+	for time.Now().Before(t) {
+		select {
+		case <-done:
+			return context.Cause(ctx)
+		case <-stop:
+			return errStopped
+		default:
+			runtime.Gosched()
 		}
-	}()
-	return ch, func() { once.Do(func() { close(stop) }) }
+	}
+	return nil
 }

@@ -115,12 +115,7 @@ func (ru *run) parallel(ctx context.Context, s *dsl.Step) error {
 	for i, c := range later {
 		planned := start.Add(c.At)
 		if ctx.Err() == nil && planned.Sub(ru.clock.Now()) > launchLead {
-			ch, stop := ru.clock.Until(planned.Add(-launchLead))
-			select {
-			case <-ch:
-			case <-ctx.Done():
-				stop()
-			}
+			_ = ru.clock.Sleep(ctx, planned.Add(-launchLead), nil) // ctx's end is seen below
 		}
 		if ctx.Err() != nil {
 			// Cancelled: the children still to come are marked as timed does it.
@@ -141,12 +136,7 @@ const launchLead = 20 * time.Millisecond
 // timed waits until planned, then runs s (a sampler samples until its while step ends).
 func (ru *run) timed(ctx context.Context, s *dsl.Step, planned time.Time, timed bool) error {
 	if wait := planned.Sub(ru.clock.Now()); wait > 0 {
-		ch, stop := ru.clock.Until(planned)
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			stop()
-			err := context.Cause(ctx)
+		if err := ru.clock.Sleep(ctx, planned, nil); err != nil {
 			ru.markNamed(s, planned, err)
 			return err
 		}
@@ -184,14 +174,7 @@ func (ru *run) sample(ctx context.Context, s *dsl.Step, planned time.Time) error
 	for i := 0; ; i++ {
 		tick := first.Add(time.Duration(i) * s.Every)
 		if i > 0 {
-			ch, stop := ru.clock.Until(tick)
-			select {
-			case <-ch:
-			case <-st.done:
-				stop()
-			case <-ctx.Done():
-				stop()
-			}
+			_ = ru.clock.Sleep(ctx, tick, st.done) // which of the three ended it is seen below
 		}
 		select {
 		case <-st.done:
@@ -382,12 +365,8 @@ func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
 			return &failure{fmt.Sprintf("repeat: %s was still not true after %d rounds: %s", s.Expr.Src, round, why)}
 		}
 		if p.Interval > 0 {
-			ch, stop := ru.clock.Until(ru.clock.Now().Add(p.Interval.D()))
-			select {
-			case <-ch:
-			case <-ctx.Done():
-				stop()
-				return context.Cause(ctx)
+			if err := ru.clock.Sleep(ctx, ru.clock.Now().Add(p.Interval.D()), nil); err != nil {
+				return err
 			}
 		}
 	}
@@ -410,16 +389,12 @@ func (ru *run) waitUntil(ctx context.Context, e *dsl.Expr, interval time.Duratio
 		if jd.Outcome == Passed {
 			return nil
 		}
-		ch, stop := ru.clock.Until(ru.clock.Now().Add(interval))
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			stop()
+		if err := ru.clock.Sleep(ctx, ru.clock.Now().Add(interval), nil); err != nil {
 			why := jd.Explanation
 			if jd.Reason != "" {
 				why = jd.Reason
 			}
-			return fmt.Errorf("%w; last: %s", context.Cause(ctx), why)
+			return fmt.Errorf("%w; last: %s", err, why)
 		}
 	}
 }

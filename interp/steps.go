@@ -76,14 +76,7 @@ func (rt *stepRuntime) File(path string) string {
 }
 
 func (rt *stepRuntime) Sleep(ctx context.Context, d time.Duration) error {
-	ch, stop := rt.ru.clock.Until(rt.ru.clock.Now().Add(d))
-	defer stop()
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
+	return rt.ru.clock.Sleep(ctx, rt.ru.clock.Now().Add(d), nil)
 }
 
 func (rt *stepRuntime) Artifact(name string, data []byte) {
