@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -67,15 +68,36 @@ type Explain struct {
 	// Op is the operator joining Left and Right ("==", "&&", "not", ...); empty for a leaf.
 	Op          string
 	Left, Right *Explain
-	// Src is the leaf's source text; Value evaluates it (nil for a literal).
-	Src   string
-	Value *vm.Program
+	// Src is the leaf's source text; Value() evaluates it (nil for a literal).
+	Src string
 	// Call is the function a leaf calls (approx, len, all, ...), Args its arguments, so that a
 	// failure shows their values too; a predicate argument ({# > 0}) is a leaf without a Value.
 	Call string
 	// Infix is the arithmetic operator of a leaf a + b (Args are a and b).
 	Infix string
 	Args  []*Explain
+
+	// The leaf's program is compiled when a judge first asks for it: vet and plan never do,
+	// and compiling every leaf of every expression was a third of decoding's time.
+	names *Names
+	once  sync.Once
+	prog  *vm.Program
+}
+
+// Value is the program that evaluates the leaf, or nil for a literal or a leaf that does not
+// compile on its own (a predicate argument, a closure variable).
+func (x *Explain) Value() *vm.Program {
+	if x.names == nil {
+		return nil
+	}
+	x.once.Do(func() {
+		p := &patcher{names: x.names}
+		prog, err := expr.Compile(x.Src, expr.Env(x.names.compileEnv()), expr.Patch(p))
+		if err == nil && p.err == "" {
+			x.prog = prog
+		}
+	})
+	return x.prog
 }
 
 // deltaFunc and hostsFunc are the environment names that delta("a","b") and <snapshot>.hosts
@@ -601,12 +623,7 @@ func leafValue(n ast.Node, names *Names) *Explain {
 	case *ast.IntegerNode, *ast.FloatNode, *ast.StringNode, *ast.BoolNode, *ast.NilNode:
 		return &Explain{Src: src}
 	}
-	p := &patcher{names: names}
-	prog, err := expr.Compile(src, expr.Env(names.compileEnv()), expr.Patch(p))
-	if err != nil || p.err != "" {
-		return &Explain{Src: src}
-	}
-	return &Explain{Src: src, Value: prog}
+	return &Explain{Src: src, names: names}
 }
 
 // FormatValue prints a value the way a failure message shows it: integers without a fraction,

@@ -221,11 +221,11 @@ func TestExplainTree(t *testing.T) {
 	if x.Left.Left.Src != "delta.rq_total" || x.Left.Right.Src != "fortio.requests" {
 		t.Errorf("leaves %q, %q", x.Left.Left.Src, x.Left.Right.Src)
 	}
-	v, rerr := expr.Run(x.Left.Left.Value, testEnv())
+	v, rerr := expr.Run(x.Left.Left.Value(), testEnv())
 	if rerr != nil || v != 30.0 {
 		t.Errorf("delta.rq_total evaluates to %v, %v; want 30", v, rerr)
 	}
-	if lit := x.Right.Left.Right; lit.Src != "4" || lit.Value != nil {
+	if lit := x.Right.Left.Right; lit.Src != "4" || lit.Value() != nil {
 		t.Errorf("literal leaf %+v", lit)
 	}
 }

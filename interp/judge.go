@@ -341,7 +341,7 @@ func explain(x *dsl.Explain, env map[string]any) string {
 	}
 	switch x.Op {
 	case "":
-		if x.Value == nil {
+		if x.Value() == nil {
 			return x.Src
 		}
 		return explainLeaf(x, env)
@@ -369,10 +369,10 @@ func explainLeaf(x *dsl.Explain, env map[string]any) string {
 	case x.Infix != "" && len(x.Args) == 2:
 		src = explainArg(x.Args[0], env) + " " + x.Infix + " " + explainArg(x.Args[1], env)
 	}
-	if x.Value == nil {
+	if x.Value() == nil {
 		return src
 	}
-	v, err := expr.Run(x.Value, env)
+	v, err := expr.Run(x.Value(), env)
 	if err != nil {
 		return fmt.Sprintf("%s (error: %v)", src, err)
 	}
@@ -385,7 +385,7 @@ func explainLeaf(x *dsl.Explain, env map[string]any) string {
 // explainArg is an argument as a failure shows it: a literal or predicate as written, anything
 // else with its value.
 func explainArg(a *dsl.Explain, env map[string]any) string {
-	if a.Value == nil && a.Call == "" && a.Infix == "" {
+	if a.Value() == nil && a.Call == "" && a.Infix == "" {
 		return a.Src
 	}
 	return explainLeaf(a, env)
@@ -445,8 +445,8 @@ func (j *Judge) Values(e *dsl.Expr) map[string]any {
 			return
 		}
 		if x.Op == "" {
-			if x.Value != nil {
-				if v, err := expr.Run(x.Value, env); err == nil {
+			if x.Value() != nil {
+				if v, err := expr.Run(x.Value(), env); err == nil {
 					out[x.Src] = v
 				}
 			}
