@@ -48,11 +48,21 @@ var LintCodes = map[string]string{
 	LintUnknownHost:   "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
 }
 
-// applied is an object a step of the scenario applies, with the step.
+// applied is an object a step of the scenario applies, with the step and the apply's default
+// namespace.
 type applied struct {
 	obj  schema.Object
 	step *Step
 	ns   string
+}
+
+// namespace is the object's namespace: its own, or the apply's default.
+func (a applied) namespace() string {
+	md, _ := a.obj["metadata"].(map[string]any)
+	if ns, _ := md["namespace"].(string); ns != "" {
+		return ns
+	}
+	return a.ns
 }
 
 // lint runs the lints on a decoded scenario.
@@ -105,14 +115,14 @@ func (d *decoder) lint() {
 				stp, _ := sm["trafficPolicy"].(map[string]any)
 				d.lintPortLevel(a, stp, fmt.Sprintf("%s.spec.subsets.%d.trafficPolicy", field, j), warn)
 			}
-			d.lintTCPPort(a, ix.service(host, a.ns), host, tp, field, warn)
-			if host != "" && !ix.empty() && !known(host, a.ns) {
+			d.lintTCPPort(a, ix.service(host, a.namespace()), host, tp, field, warn)
+			if host != "" && !ix.empty() && !known(host, a.namespace()) {
 				warn(a.step, field+".spec.host", LintUnknownHost, "DestinationRule host %q names no Service or ServiceEntry this scenario applies: the rule applies to nothing unless the host exists already; write the Service's name or FQDN", host)
 			}
 		case "VirtualService":
 			hosts, _ := spec["hosts"].([]any)
 			for j, h := range hosts {
-				if s, ok := h.(string); ok && !ix.empty() && !known(s, a.ns) {
+				if s, ok := h.(string); ok && !ix.empty() && !known(s, a.namespace()) {
 					warn(a.step, fmt.Sprintf("%s.spec.hosts.%d", field, j), LintUnknownHost, "VirtualService host %q names no Service or ServiceEntry this scenario applies: the routes apply to nothing unless the host exists already", s)
 				}
 			}
@@ -397,13 +407,9 @@ func indexHosts(objs []applied) hosts {
 		kind, _ := a.obj["kind"].(string)
 		md, _ := a.obj["metadata"].(map[string]any)
 		name, _ := md["name"].(string)
-		ns, _ := md["namespace"].(string)
-		if ns == "" {
-			ns = a.ns
-		}
 		switch kind {
 		case "Service":
-			ix.services[ns+"/"+name] = a.obj
+			ix.services[a.namespace()+"/"+name] = a.obj
 		case "ServiceEntry":
 			spec, _ := a.obj["spec"].(map[string]any)
 			hosts, _ := spec["hosts"].([]any)
@@ -514,7 +520,7 @@ func (d *decoder) lintHTTPRoutes(a applied, ix hosts, spec map[string]any, field
 			dm, _ := dst.(map[string]any)
 			dest, _ := dm["destination"].(map[string]any)
 			host, _ := dest["host"].(string)
-			svc := ix.service(host, a.ns)
+			svc := ix.service(host, a.namespace())
 			if svc == nil {
 				continue
 			}
