@@ -412,8 +412,8 @@ func indexHosts(objs []applied) hosts {
 			ix.services[a.namespace()+"/"+name] = a.obj
 		case "ServiceEntry":
 			spec, _ := a.obj["spec"].(map[string]any)
-			hosts, _ := spec["hosts"].([]any)
-			for _, h := range hosts {
+			list, _ := spec["hosts"].([]any)
+			for _, h := range list {
 				if s, ok := h.(string); ok {
 					ix.entries[s] = true
 				}
