@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,16 +43,26 @@ const (
 var LintCodes = map[string]string{
 	LintStatsMatcher:  "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
 	LintPortLevel:     "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
-	LintTCPPort:       "connectionPool.http fields on a port Istio treats as TCP (named tcp-…, or unnamed without appProtocol)",
+	LintTCPPort:       "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
 	LintClusterDomain: "a literal cluster.local in a cluster name on the kube target",
 	LintUnknownHost:   "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
 }
 
-// applied is an object a step of the scenario applies, with the step.
+// applied is an object a step of the scenario applies, with the step and the apply's default
+// namespace.
 type applied struct {
 	obj  schema.Object
 	step *Step
 	ns   string
+}
+
+// namespace is the object's namespace: its own, or the apply's default.
+func (a applied) namespace() string {
+	md, _ := a.obj["metadata"].(map[string]any)
+	if ns, _ := md["namespace"].(string); ns != "" {
+		return ns
+	}
+	return a.ns
 }
 
 // lint runs the lints on a decoded scenario.
@@ -82,36 +93,12 @@ func (d *decoder) lint() {
 		}
 		d.l.warnings = append(d.l.warnings, &Warning{Pos: pos, Code: code, Scenario: sc.Name, Msg: fmt.Sprintf(format, args...)})
 	}
-	services := map[string]schema.Object{} // host FQDN (and short forms) → Service
-	entries := map[string]bool{}           // ServiceEntry hosts
-	for _, a := range objs {
-		kind, _ := a.obj["kind"].(string)
-		md, _ := a.obj["metadata"].(map[string]any)
-		name, _ := md["name"].(string)
-		ns, _ := md["namespace"].(string)
-		if ns == "" {
-			ns = a.ns
-		}
-		switch kind {
-		case "Service":
-			for _, h := range []string{name, name + "." + ns, name + "." + ns + ".svc", name + "." + ns + ".svc.cluster.local"} {
-				services[h] = a.obj
-			}
-		case "ServiceEntry":
-			spec, _ := a.obj["spec"].(map[string]any)
-			hosts, _ := spec["hosts"].([]any)
-			for _, h := range hosts {
-				if s, ok := h.(string); ok {
-					entries[s] = true
-				}
-			}
-		}
-	}
-	known := func(host string) bool {
+	ix := indexHosts(objs)
+	known := func(host, ns string) bool {
 		if HasInterpolation(host) || strings.HasPrefix(host, "*") {
 			return true
 		}
-		return services[host] != nil || entries[host] || services[strings.TrimSuffix(host, ".")] != nil
+		return ix.entries[host] || ix.service(host, ns) != nil
 	}
 	for i, a := range objs {
 		kind, _ := a.obj["kind"].(string)
@@ -121,21 +108,29 @@ func (d *decoder) lint() {
 		case "DestinationRule":
 			host, _ := spec["host"].(string)
 			tp, _ := spec["trafficPolicy"].(map[string]any)
-			d.lintPortLevel(a, tp, field, warn)
-			d.lintTCPPort(a, host, tp, services, field, warn)
-			if host != "" && len(services)+len(entries) > 0 && !known(host) {
+			d.lintPortLevel(a, tp, field+".spec.trafficPolicy", warn)
+			subsets, _ := spec["subsets"].([]any)
+			for j, sub := range subsets {
+				sm, _ := sub.(map[string]any)
+				stp, _ := sm["trafficPolicy"].(map[string]any)
+				d.lintPortLevel(a, stp, fmt.Sprintf("%s.spec.subsets.%d.trafficPolicy", field, j), warn)
+			}
+			d.lintTCPPort(a, ix.service(host, a.namespace()), host, tp, field, warn)
+			if host != "" && !ix.empty() && !known(host, a.namespace()) {
 				warn(a.step, field+".spec.host", LintUnknownHost, "DestinationRule host %q names no Service or ServiceEntry this scenario applies: the rule applies to nothing unless the host exists already; write the Service's name or FQDN", host)
 			}
 		case "VirtualService":
 			hosts, _ := spec["hosts"].([]any)
 			for j, h := range hosts {
-				if s, ok := h.(string); ok && len(services)+len(entries) > 0 && !known(s) {
+				if s, ok := h.(string); ok && !ix.empty() && !known(s, a.namespace()) {
 					warn(a.step, fmt.Sprintf("%s.spec.hosts.%d", field, j), LintUnknownHost, "VirtualService host %q names no Service or ServiceEntry this scenario applies: the routes apply to nothing unless the host exists already", s)
 				}
 			}
+			d.lintHTTPRoutes(a, ix, spec, field, warn)
 		}
 	}
 	reads := d.statsRead()
+	tcpStatsWarned := map[string]bool{} // once per cluster: at its first snapshot
 	Walk(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Cleanup...), func(s *Step) {
 		var cluster string
 		var envoy *schema.PodRef
@@ -150,8 +145,12 @@ func (d *decoder) lint() {
 		if d.target() == "kube" && strings.Contains(cluster, ".svc.cluster.local") && !HasInterpolation(cluster) {
 			warn(s, "cluster", LintClusterDomain, "cluster %q hard-codes the cluster domain cluster.local; where the cluster's domain differs (seed 002 §7) no cluster has this name: write ${target.clusterDomain} (labrun reads it from CoreDNS)", cluster)
 		}
-		if host := clusterHost(cluster); host != "" && len(services)+len(entries) > 0 && !known(host) && !strings.Contains(host, "${") {
+		host := clusterHost(cluster)
+		if host != "" && !ix.empty() && !known(host, "") && !strings.Contains(host, "${") {
 			warn(s, "cluster", LintUnknownHost, "cluster %q is for host %q, which no Service or ServiceEntry of this scenario defines: check the name, port and namespace", cluster, host)
+		}
+		if s.Name != "" && len(reads[s.Name]) > 0 && !tcpStatsWarned[cluster] {
+			tcpStatsWarned[cluster] = d.lintTCPStats(s, cluster, ix, reads[s.Name], warn)
 		}
 		if envoy != nil && s.Name != "" && len(reads[s.Name]) > 0 && cluster != "" {
 			d.lintStatsMatcher(s, envoy, cluster, reads[s.Name], objs, warn)
@@ -361,7 +360,8 @@ func statsMatcher(annotations map[string]any) matcher {
 var policyFields = []string{"connectionPool", "loadBalancer", "outlierDetection", "tls"}
 
 // lintPortLevel warns about top-level traffic policy fields next to portLevelSettings: on a
-// port with its own entry Istio applies none of them (seed 002 §11).
+// port with its own entry Istio applies none of them (seed 002 §11). tp is the rule's traffic
+// policy, or a subset's, at the path field.
 func (d *decoder) lintPortLevel(a applied, tp map[string]any, field string, warn func(*Step, string, string, string, ...any)) {
 	pls, _ := tp["portLevelSettings"].([]any)
 	if len(pls) == 0 {
@@ -389,38 +389,99 @@ func (d *decoder) lintPortLevel(a applied, tp map[string]any, field string, warn
 		if len(missing) == 0 {
 			missing = top
 		}
-		warn(a.step, fmt.Sprintf("%s.spec.trafficPolicy.portLevelSettings.%d", field, i), LintPortLevel,
+		warn(a.step, fmt.Sprintf("%s.portLevelSettings.%d", field, i), LintPortLevel,
 			"port %v has its own portLevelSettings entry, so Istio applies none of the top-level %s to it (they are not inherited, seed 002 §11): move them into the entry for port %v",
 			FormatValue(num), strings.Join(missing, ", "), FormatValue(num))
 	}
 }
 
-// lintTCPPort warns about connectionPool.http settings on a port Istio treats as TCP: every
-// http.* field is then a no-op (seed 000).
-func (d *decoder) lintTCPPort(a applied, host string, tp map[string]any, services map[string]schema.Object, field string, warn func(*Step, string, string, string, ...any)) {
-	svc := services[host]
-	if svc == nil {
-		return
-	}
-	spec, _ := svc["spec"].(map[string]any)
-	ports, _ := spec["ports"].([]any)
-	isTCP := func(num any) (string, bool) {
-		for _, p := range ports {
-			pm, _ := p.(map[string]any)
-			if num != nil && FormatValue(pm["port"]) != FormatValue(num) {
-				continue
-			}
-			name, _ := pm["name"].(string)
-			app, _ := pm["appProtocol"].(string)
-			if proto := istioProtocol(name, app); proto == "tcp" {
-				label := name
-				if label == "" {
-					label = "(unnamed)"
+// hosts indexes the Services and ServiceEntry hosts a scenario applies.
+type hosts struct {
+	services map[string]schema.Object // "namespace/name" → Service
+	entries  map[string]bool          // ServiceEntry hosts
+}
+
+func indexHosts(objs []applied) hosts {
+	ix := hosts{services: map[string]schema.Object{}, entries: map[string]bool{}}
+	for _, a := range objs {
+		kind, _ := a.obj["kind"].(string)
+		md, _ := a.obj["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		switch kind {
+		case "Service":
+			ix.services[a.namespace()+"/"+name] = a.obj
+		case "ServiceEntry":
+			spec, _ := a.obj["spec"].(map[string]any)
+			list, _ := spec["hosts"].([]any)
+			for _, h := range list {
+				if s, ok := h.(string); ok {
+					ix.entries[s] = true
 				}
-				return fmt.Sprintf("%v %s", FormatValue(pm["port"]), label), true
 			}
 		}
-		return "", false
+	}
+	return ix
+}
+
+func (ix hosts) empty() bool { return len(ix.services)+len(ix.entries) == 0 }
+
+// service is the Service a host names: a short name in ns (the namespace of the rule that
+// names it; "" when there is none), name.namespace, name.namespace.svc, or the FQDN
+// name.namespace.svc.<domain>, the domain written out or as ${target.clusterDomain}.
+func (ix hosts) service(host, ns string) schema.Object {
+	parts := strings.Split(strings.TrimSuffix(host, "."), ".")
+	var key string
+	switch {
+	case len(parts) == 1:
+		if ns == "" {
+			return nil
+		}
+		key = ns + "/" + parts[0]
+	case len(parts) == 2, len(parts) >= 3 && parts[2] == "svc":
+		key = parts[1] + "/" + parts[0]
+	default:
+		return nil
+	}
+	if HasInterpolation(key) {
+		return nil
+	}
+	return ix.services[key]
+}
+
+// tcpPort describes the port of svc numbered num (a number, or its digits as in a cluster
+// name; any port when nil) that Istio treats as TCP, "8080 tcp-web"; ok is false when there
+// is none.
+func tcpPort(svc schema.Object, num any) (port string, ok bool) {
+	spec, _ := svc["spec"].(map[string]any)
+	ports, _ := spec["ports"].([]any)
+	digits := func(v any) string {
+		if s, ok := v.(string); ok {
+			return s
+		}
+		return FormatValue(v)
+	}
+	for _, p := range ports {
+		pm, _ := p.(map[string]any)
+		if num != nil && digits(pm["port"]) != digits(num) {
+			continue
+		}
+		name, _ := pm["name"].(string)
+		app, _ := pm["appProtocol"].(string)
+		if istioProtocol(name, app) == "tcp" {
+			if name == "" {
+				name = "(unnamed)"
+			}
+			return fmt.Sprintf("%v %s", FormatValue(pm["port"]), name), true
+		}
+	}
+	return "", false
+}
+
+// lintTCPPort warns about connectionPool.http settings on a port Istio treats as TCP: every
+// http.* field is then a no-op (seed 000).
+func (d *decoder) lintTCPPort(a applied, svc schema.Object, host string, tp map[string]any, field string, warn func(*Step, string, string, string, ...any)) {
+	if svc == nil {
+		return
 	}
 	hasHTTP := func(m map[string]any) bool {
 		cp, _ := m["connectionPool"].(map[string]any)
@@ -428,7 +489,7 @@ func (d *decoder) lintTCPPort(a applied, host string, tp map[string]any, service
 		return ok
 	}
 	if hasHTTP(tp) {
-		if port, tcp := isTCP(nil); tcp {
+		if port, tcp := tcpPort(svc, nil); tcp {
 			warn(a.step, field+".spec.trafficPolicy.connectionPool.http", LintTCPPort,
 				"Service port %s of %s is treated as TCP by Istio (name it http or http-…, or set appProtocol: http): every connectionPool.http field is a no-op there (seed 000)", port, host)
 		}
@@ -440,11 +501,79 @@ func (d *decoder) lintTCPPort(a applied, host string, tp map[string]any, service
 			continue
 		}
 		pn, _ := entry["port"].(map[string]any)
-		if port, tcp := isTCP(pn["number"]); tcp {
+		if port, tcp := tcpPort(svc, pn["number"]); tcp {
 			warn(a.step, fmt.Sprintf("%s.spec.trafficPolicy.portLevelSettings.%d.connectionPool.http", field, i), LintTCPPort,
 				"Service port %s of %s is treated as TCP by Istio (name it http or http-…, or set appProtocol: http): every connectionPool.http field is a no-op there (seed 000)", port, host)
 		}
 	}
+}
+
+// lintHTTPRoutes warns about a VirtualService's http routes to a Service port Istio treats as
+// TCP: Istio builds a TCP proxy for that port and applies no http route (no retries, timeouts,
+// faults or weights), silently.
+func (d *decoder) lintHTTPRoutes(a applied, ix hosts, spec map[string]any, field string, warn func(*Step, string, string, string, ...any)) {
+	routes, _ := spec["http"].([]any)
+	for i, r := range routes {
+		route, _ := r.(map[string]any)
+		dests, _ := route["route"].([]any)
+		for j, dst := range dests {
+			dm, _ := dst.(map[string]any)
+			dest, _ := dm["destination"].(map[string]any)
+			host, _ := dest["host"].(string)
+			svc := ix.service(host, a.namespace())
+			if svc == nil {
+				continue
+			}
+			pm, _ := dest["port"].(map[string]any)
+			if port, tcp := tcpPort(svc, pm["number"]); tcp {
+				warn(a.step, fmt.Sprintf("%s.spec.http.%d.route.%d.destination", field, i, j), LintTCPPort,
+					"Service port %s of %s is treated as TCP by Istio (name it http or http-…, or set appProtocol: http): this http route (its retries, timeouts, faults and weights) does not apply to it (seed 000)", port, host)
+			}
+		}
+	}
+}
+
+// httpOnly reports whether an Envoy cluster stat counts HTTP requests, which a cluster that
+// proxies TCP never counts (its upstream_rq_* stay 0).
+func httpOnly(stat string) bool {
+	// upstream_cx_max_duration_reached and upstream_cx_idle_timeout are the HTTP connection
+	// pool's (Istio writes maxConnectionDuration and idleTimeout into HttpProtocolOptions).
+	return strings.HasPrefix(stat, "upstream_rq") || strings.HasSuffix(stat, "_with_active_rq") ||
+		stat == "upstream_cx_max_requests" || stat == "upstream_cx_max_duration_reached" || stat == "upstream_cx_idle_timeout" ||
+		strings.HasPrefix(stat, "circuit_breakers.") && strings.Contains(stat, ".rq_")
+}
+
+// lintTCPStats warns when the expectations read request stats of a cluster for a Service
+// port Istio treats as TCP: Envoy proxies its connections without counting requests, so the
+// stats stay 0 and the expectations judge a run that never exercised the setting.
+// It reports whether it warned.
+func (d *decoder) lintTCPStats(s *Step, cluster string, ix hosts, stats []string, warn func(*Step, string, string, string, ...any)) bool {
+	parts := strings.Split(cluster, "|")
+	if len(parts) != 4 || parts[0] != "outbound" {
+		return false
+	}
+	svc := ix.service(parts[3], "")
+	if svc == nil {
+		return false
+	}
+	port, tcp := tcpPort(svc, parts[1])
+	if !tcp {
+		return false
+	}
+	var read []string
+	for _, st := range stats {
+		if httpOnly(st) && !slices.Contains(read, st) {
+			read = append(read, st)
+		}
+	}
+	if len(read) == 0 {
+		return false
+	}
+	sort.Strings(read)
+	warn(s, "cluster", LintTCPPort,
+		"the expectations read %s of cluster %s, but Service port %s is treated as TCP by Istio (name it http or http-…, or set appProtocol: http): Envoy counts no requests on a TCP cluster, so these stay 0 (seed 000)",
+		strings.Join(read, ", "), cluster, port)
+	return true
 }
 
 // istioProtocol is the protocol Istio gives a Service port by its appProtocol or name prefix.

@@ -59,7 +59,7 @@ func TestVet(t *testing.T) {
 			t.Errorf("%s: scenario %s has no doc", sc.Pos, sc.Name)
 		}
 	}
-	for _, want := range []string{"quickstart", "local_connect_timeout", "local_overload", "local_gauges", "local_repeat_until", "local_dns_multi"} {
+	for _, want := range []string{"quickstart", "local_connect_timeout", "local_overload", "local_gauges", "local_repeat_until", "local_dns_multi", "local_samples_at"} {
 		if _, ok := seen[want]; !ok {
 			t.Errorf("scenario %s not found in examples/", want)
 		}
@@ -80,12 +80,13 @@ func TestExamplesPass(t *testing.T) {
 	}
 }
 
-// TestQuickstartCanFail proves that the quickstart's expectations can fail: each perturbed copy
-// (an overlay of quickstart.cue) breaks the claim in one way, and exactly the expectations that
-// state that part of the claim fail.
+// TestQuickstartCanFail proves that the quickstart's expectations (and local_samples_at's) can
+// fail: each perturbed copy (an overlay of the file) breaks the claim in one way, and exactly
+// the expectations that state that part of the claim fail.
 func TestQuickstartCanFail(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
+		file     string // quickstart.cue when empty
 		old, new string
 		// fail are the expectations that must fail; every other one must pass.
 		fail []string
@@ -106,17 +107,30 @@ func TestQuickstartCanFail(t *testing.T) {
 			`delta("a_mid", "a_after").cx_total == 0`,
 			`delta("b_before", "b_after").rq_total > 0`,
 		},
+	}, {
+		name: "one connection never holds two requests at once",
+		file: "local_samples_at.cue",
+		old:  `requests: 24, connections: 4}`,
+		new:  `requests: 8, connections: 1}`,
+		fail: []string{
+			`any(busy.samples, .http.downstream_rq_active >= 2)`,
+			`let i = findIndex(busy.samples, .http.downstream_rq_active >= 2); i >= 0 && busy.samples[i].at - started.fortio < 1`,
+		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
+			file := tc.file
+			if file == "" {
+				file = "quickstart.cue"
+			}
 			perturb := func(src string) string {
 				if n := strings.Count(src, tc.old); n != 1 {
-					t.Fatalf("quickstart.cue holds %q %d times, want once: update this test", tc.old, n)
+					t.Fatalf("%s holds %q %d times, want once: update this test", file, tc.old, n)
 				}
 				return strings.Replace(src, tc.old, tc.new, 1)
 			}
-			scs := load(t, "quickstart.cue", perturb)
+			scs := load(t, file, perturb)
 			if len(scs) != 1 {
-				t.Fatalf("quickstart.cue declares %d scenarios, want 1", len(scs))
+				t.Fatalf("%s declares %d scenarios, want 1", file, len(scs))
 			}
 			rec := run(t, scs[0])
 			if rec.Outcome != interp.Failed {

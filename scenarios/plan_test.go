@@ -365,83 +365,6 @@ func dig(o any, path ...string) any {
 	return o
 }
 
-// TestStatsMatcherCoversExpectations: Istio records no cluster stats unless the client pod's
-// proxyStatsMatcher includes them, and a stat it filters out looks like "no trigger" (seed 000).
-// Every stat an expression reads must match one inclusionRegexp of the pod that the snapshot
-// reads.
-func TestStatsMatcherCoversExpectations(t *testing.T) {
-	for _, sc := range scenarios(t) {
-		// inclusion regexps by pod selector "app=<label>"
-		matchers := map[string][]*regexp.Regexp{}
-		for _, o := range objects(sc) {
-			if str(o, "kind") != "Deployment" {
-				continue
-			}
-			ann := str(o, "spec", "template", "metadata", "annotations", "proxy.istio.io/config")
-			app := str(o, "spec", "template", "metadata", "labels", "app")
-			if ann == "" || app == "" {
-				continue
-			}
-			var pc struct {
-				ProxyStatsMatcher struct {
-					InclusionRegexps []string `json:"inclusionRegexps"`
-				} `json:"proxyStatsMatcher"`
-			}
-			if err := json.Unmarshal([]byte(ann), &pc); err != nil {
-				t.Errorf("%s: deployment with app=%s: proxy.istio.io/config is not JSON: %v", sc.Name, app, err)
-				continue
-			}
-			for _, r := range pc.ProxyStatsMatcher.InclusionRegexps {
-				// Envoy matches the whole stat name.
-				matchers["app="+app] = append(matchers["app="+app], regexp.MustCompile("^(?:"+r+")$"))
-			}
-		}
-		type source struct{ selector, cluster string }
-		snaps := map[string]source{}
-		var first string
-		for _, s := range steps(sc) {
-			p, ok := s.Params.(*schema.Snapshot)
-			if !ok || p.Envoy == nil || s.Name == "" {
-				continue
-			}
-			snaps[s.Name] = source{p.Envoy.Selector, p.Cluster}
-			if first == "" && s.Every == 0 {
-				first = s.Name
-			}
-		}
-		for _, e := range exprs(sc) {
-			for _, ref := range e.Refs {
-				name := ref.Name
-				switch ref.Kind {
-				case dsl.RefDelta:
-					name = first
-				case dsl.RefDeltaPair:
-					name = ref.From
-				case dsl.RefSeries:
-					name, _, _ = strings.Cut(ref.Name, ".")
-				}
-				src, ok := snaps[name]
-				if !ok {
-					t.Errorf("%s: %q reads %s of %q, which is no Envoy snapshot", sc.Name, e.Src, ref.Stat, name)
-					continue
-				}
-				ms := matchers[src.selector]
-				if len(ms) == 0 {
-					t.Errorf("%s: snapshot %s reads pods %s, whose pod template sets no proxyStatsMatcher", sc.Name, name, src.selector)
-					continue
-				}
-				cluster := strings.ReplaceAll(src.cluster, "${target.clusterDomain}", "homelab.local")
-				names := []string{"cluster." + cluster + "." + ref.Stat, "cluster." + cluster + ";." + ref.Stat}
-				if !slices.ContainsFunc(ms, func(re *regexp.Regexp) bool {
-					return re.MatchString(names[0]) || re.MatchString(names[1])
-				}) {
-					t.Errorf("%s: %q reads %s, which the proxyStatsMatcher of %s filters out", sc.Name, e.Src, names[0], src.selector)
-				}
-			}
-		}
-	}
-}
-
 var clusterName = regexp.MustCompile(`^outbound\|\d+\|\|(?:[a-z0-9-]+\.[a-z0-9-]+\.svc\.\$\{target\.clusterDomain\}|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.lab\.internal)$`)
 
 // TestClusterNames: exact Envoy cluster names, service names built with the discovered cluster
@@ -472,107 +395,203 @@ func TestClusterNames(t *testing.T) {
 	}
 }
 
-// TestPortLevelSettings: a port listed in portLevelSettings inherits nothing from the DR's top
-// level (seed 002 §11). The kit refuses such a DR in CUE; this checks what reaches the cluster,
-// allowing only the DR labelled as the deliberate trap.
-func TestPortLevelSettings(t *testing.T) {
-	traps := 0
-	for _, sc := range scenarios(t) {
-		for _, o := range objects(sc) {
-			if str(o, "kind") != "DestinationRule" {
-				continue
+// The kit's traps are vet's lints (dsl/lint.go), one implementation for every user: CI's
+// `labrun vet --strict scenarios/` keeps the seeds free of them. TestKitTrapsAreLints breaks
+// the kit the way each trap is written and wants the lint's warning on every scenario that
+// the break would make measure something else, and on no other: the lints catch what the
+// kit's former guards of its own caught (an #HTTPService definition, a portLevelSettings rule
+// in #DestinationRule, a Go test of the stats matchers), and they replace them.
+func TestKitTrapsAreLints(t *testing.T) {
+	// Unbroken, no scenario has a warning (cfg_portlevel silences its deliberate trap).
+	clean, err := dsl.Load([]string{"."}, dsl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range clean.Warnings {
+		t.Errorf("the seeds warn: %s", w)
+	}
+	kitFile, err := filepath.Abs("../scenarios.cue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kit, err := os.ReadFile(kitFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// readsEnvoyStats are the scenarios whose expectations read stats of an Envoy snapshot.
+	readsEnvoyStats := func(sc *dsl.Scenario) bool {
+		envoy := map[string]bool{}
+		for _, s := range steps(sc) {
+			if p, ok := s.Params.(*schema.Snapshot); ok && p.Envoy != nil && s.Name != "" {
+				envoy[s.Name] = true
 			}
-			tp, _ := dig(o, "spec", "trafficPolicy").(map[string]any)
-			pls, _ := tp["portLevelSettings"].([]any)
-			if len(pls) == 0 {
-				continue
-			}
-			var shadowed []string
-			for _, f := range []string{"connectionPool", "outlierDetection", "loadBalancer", "tls"} {
-				if _, ok := tp[f]; ok {
-					shadowed = append(shadowed, f)
-				}
-			}
-			if len(shadowed) == 0 {
-				continue
-			}
-			if str(o, "metadata", "labels", "labrun.dev/trap") == "portLevelSettings" {
-				traps++
-				continue
-			}
-			t.Errorf("%s: DestinationRule %s: top-level %s ignored on the ports of portLevelSettings", sc.Name, str(o, "metadata", "name"), strings.Join(shadowed, ", "))
 		}
-	}
-	if traps == 0 {
-		t.Errorf("no scenario shows the trap on purpose (cfg_portlevel should)")
-	}
-}
-
-// TestHTTPServicePorts: the backends' Service ports are named http, or Istio builds a TCP
-// cluster and ignores every http.* setting (seed 000 pitfalls).
-func TestHTTPServicePorts(t *testing.T) {
-	for _, sc := range scenarios(t) {
-		for _, o := range objects(sc) {
-			if str(o, "kind") != "Service" {
-				continue
-			}
-			switch str(o, "metadata", "name") {
-			case "backend", "dummy":
-			default:
-				continue
-			}
-			ports, _ := dig(o, "spec", "ports").([]any)
-			for _, p := range ports {
-				if n := str(p, "name"); n != "http" && !strings.HasPrefix(n, "http-") {
-					t.Errorf("%s: Service %s: port named %q, want http", sc.Name, str(o, "metadata", "name"), n)
+		for _, e := range exprs(sc) {
+			for _, r := range e.Refs {
+				name := r.Name
+				switch r.Kind {
+				case dsl.RefDelta:
+					name = sc.Snapshots[0].Name
+				case dsl.RefDeltaPair:
+					name = r.From
+				case dsl.RefSeries:
+					name, _, _ = strings.Cut(r.Name, ".")
+				}
+				if r.Stat != "" && envoy[name] {
+					return true
 				}
 			}
 		}
+		return false
+	}
+	cases := []struct {
+		name string
+		// old → new in scenarios.cue (each once), and a file added to the package.
+		old, new, extra string
+		code            string
+		// want are the scenarios that must warn with code; every other one must not.
+		want []string
+		// wantAll adds every scenario for which it is true.
+		wantAll func(*dsl.Scenario) bool
+	}{{
+		// The former #HTTPService refused this. s6 (the blackhole), s7_nodr and s7_lbonly (no HTTP
+		// setting) and c_stale (HBONE connection reuse) read nothing that the port's
+		// protocol turns off, so they do not warn.
+		name: "the backends' Service ports named tcp",
+		old:  `ports: [{name: "http", port: 8080, targetPort: 8080}]`,
+		new:  `ports: [{name: "tcp", port: 8080, targetPort: 8080}]`,
+		code: dsl.LintTCPPort,
+		want: []string{"s1", "s2", "s3", "s4", "s5", "s7_full", "s7c", "s7b", "c_retry"},
+	}, {
+		name: "the backends' Service ports unnamed",
+		old:  `ports: [{name: "http", port: 8080, targetPort: 8080}]`,
+		new:  `ports: [{name: "", port: 8080, targetPort: 8080}]`,
+		code: dsl.LintTCPPort,
+		want: []string{"s1", "s2", "s3", "s4", "s5", "s7_full", "s7c", "s7b", "c_retry"},
+	}, {
+		// The former #DestinationRule rule refused this: seed 002's DR 44 as first written.
+		name: "Kit B: outlierDetection at the top level next to portLevelSettings[443]",
+		old: `"gslb-tls-churn-outlier": spec: {host: gslb.host, trafficPolicy: portLevelSettings: [{
+			port: number: 443
+			tls:              originTLS
+			outlierDetection: outlier
+			connectionPool: {tcp: connectTimeout: "1s", http: maxRequestsPerConnection: 1}
+		}]}`,
+		new: `"gslb-tls-churn-outlier": spec: {host: gslb.host, trafficPolicy: {
+			outlierDetection: outlier
+			portLevelSettings: [{port: number: 443, tls: originTLS, connectionPool: {tcp: connectTimeout: "1s", http: maxRequestsPerConnection: 1}}]
+		}}`,
+		code: dsl.LintPortLevel,
+		want: usersOf(t, "gslb-tls-churn-outlier", dsl.LintPortLevel),
+	}, {
+		name:  "Kit A: a top-level connectionPool next to a portLevelSettings entry",
+		extra: `kitA: dr: "dr-s2": spec: trafficPolicy: portLevelSettings: [{port: number: 8080, loadBalancer: simple: "ROUND_ROBIN"}]`,
+		code:  dsl.LintPortLevel,
+		want:  []string{"s2"},
+	}, {
+		// The former TestStatsMatcherCoversExpectations checked this: every scenario that reads an
+		// Envoy stat needs its client's proxyStatsMatcher to record it.
+		name:    "the clients' proxyStatsMatcher records nothing",
+		old:     `proxyStatsMatcher: inclusionRegexps: I`,
+		new:     `proxyStatsMatcher: inclusionRegexps: [for r in I if false {r}]`,
+		code:    dsl.LintStatsMatcher,
+		wantAll: readsEnvoyStats,
+	}, {
+		name: "Kit A's proxyStatsMatcher without the backend",
+		old:  `statsInclusion: [".*backend.*", ".*blackhole.*", ".*circuit_breakers.*"]`,
+		new:  `statsInclusion: [".*blackhole.*"]`,
+		code: dsl.LintStatsMatcher,
+		want: []string{"s1", "s2", "s3", "s4", "s5"},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			overlay := map[string][]byte{}
+			if c.old != "" {
+				if n := strings.Count(string(kit), c.old); n == 0 {
+					t.Fatalf("scenarios.cue does not hold %q: update this test", c.old)
+				}
+				overlay[kitFile] = []byte(strings.ReplaceAll(string(kit), c.old, c.new))
+			}
+			if c.extra != "" {
+				abs, err := filepath.Abs("zz_trap_probe.cue")
+				if err != nil {
+					t.Fatal(err)
+				}
+				overlay[abs] = []byte("package scenarios\n\n" + c.extra + "\n")
+			}
+			res, err := dsl.Load([]string{"."}, dsl.Options{Overlay: overlay})
+			if err != nil {
+				t.Fatalf("the broken kit does not load: %v", err)
+			}
+			want := map[string]bool{}
+			for _, n := range c.want {
+				want[n] = true
+			}
+			for _, sc := range res.Scenarios {
+				if c.wantAll != nil && c.wantAll(sc) {
+					want[sc.Name] = true
+				}
+			}
+			if len(want) == 0 {
+				t.Fatal("no scenario to warn: the case tests nothing")
+			}
+			got := map[string]bool{}
+			for _, w := range res.Warnings {
+				if w.Code == c.code {
+					got[w.Scenario] = true
+					if !w.Pos.IsValid() || !strings.HasSuffix(w.Pos.File, ".cue") {
+						t.Errorf("%s: warning without a position in a .cue file: %s", w.Scenario, w)
+					}
+				}
+			}
+			for n := range want {
+				if !got[n] {
+					t.Errorf("%s: no %s warning", n, c.code)
+				}
+			}
+			for n := range got {
+				if !want[n] {
+					t.Errorf("%s: an unexpected %s warning", n, c.code)
+				}
+			}
+		})
 	}
 }
 
-// TestKitGuards: the kit refuses the traps at vet time, before anything runs.
-func TestKitGuards(t *testing.T) {
-	cases := []struct{ name, cue, want string }{
-		{
-			"top-level outlierDetection next to portLevelSettings",
-			`kitB: dr: "probe": spec: {host: "gslb.lab.internal", trafficPolicy: {
-				outlierDetection: {consecutiveLocalOriginFailures: 3}
-				portLevelSettings: [{port: number: 443, tls: {mode: "SIMPLE"}}]}}`,
-			"portLevelSettings trap",
-		},
-		{
-			"top-level connectionPool next to portLevelSettings",
-			`kitA: dr: "probe": spec: {host: "x", trafficPolicy: {
-				connectionPool: http: maxRequestsPerConnection: 1
-				portLevelSettings: [{port: number: 8080}]}}`,
-			"portLevelSettings trap",
-		},
-		{
-			"HTTP service port not named http",
-			`probe: #HTTPService & {metadata: name: "x", spec: {selector: app: "x", ports: [{name: "tcp", port: 8080}]}}`,
-			`expected one of "http", a value matching =~"^http-", got "tcp"`,
-		},
-		{
-			"misspelled connectionPool field",
-			`kitA: dr: "probe": spec: {host: "x", trafficPolicy: connectionPool: tcp: maxConnection: 1}`,
-			"maxConnection",
-		},
+// usersOf are the scenarios that apply the kit's DestinationRule named dr, except those that
+// silence the lint code.
+func usersOf(t *testing.T, dr, code string) []string {
+	var out []string
+	for _, sc := range scenarios(t) {
+		if _, ignored := sc.LintIgnore[code]; ignored {
+			continue
+		}
+		for _, o := range objects(sc) {
+			if str(o, "kind") == "DestinationRule" && str(o, "metadata", "name") == dr {
+				out = append(out, sc.Name)
+				break
+			}
+		}
 	}
+	if len(out) == 0 {
+		t.Fatalf("no scenario applies DestinationRule %s: update this test", dr)
+	}
+	return out
+}
+
+// TestKitRefusesMisspelledFields: the kit's definitions are closed, so a misspelled field is
+// a vet error, before anything runs.
+func TestKitRefusesMisspelledFields(t *testing.T) {
 	abs, err := filepath.Abs("zz_guard_probe.cue")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			src := "package scenarios\n\n" + c.cue + "\n"
-			_, err := dsl.Load([]string{"s1.cue"}, dsl.Options{Overlay: map[string][]byte{abs: []byte(src)}})
-			if err == nil {
-				t.Fatalf("the kit accepts it")
-			}
-			if !strings.Contains(err.Error(), c.want) {
-				t.Errorf("refused, but the message does not say %q:\n%v", c.want, err)
-			}
-		})
+	src := "package scenarios\n\n" + `kitA: dr: "probe": spec: {host: "x", trafficPolicy: connectionPool: tcp: maxConnection: 1}` + "\n"
+	_, err = dsl.Load([]string{"s1.cue"}, dsl.Options{Overlay: map[string][]byte{abs: []byte(src)}})
+	if err == nil {
+		t.Fatalf("the kit accepts it")
+	}
+	if !strings.Contains(err.Error(), "maxConnection") {
+		t.Errorf("refused, but the message does not name the field:\n%v", err)
 	}
 }

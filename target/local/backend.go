@@ -230,6 +230,9 @@ func (c *backendCounters) count(code int) {
 // stats returns the backend's counters and gauges under the names expressions use:
 // counters rq_total, rq_<code> (e.g. rq_503, only for codes seen), rq_1xx … rq_5xx (always
 // present), cx_total, cx_rx_bytes_total, cx_tx_bytes_total; gauges cx_active, rq_active.
+// Each of those but rq_<code> is also under the dotted name Envoy's HTTP connection manager
+// gives it, without the listener's stat prefix (httpStats): http.downstream_rq_active, … — the
+// same counts, so that a local scenario reads a dotted Envoy name as one on kube does.
 func (b *backend) stats() (counters, gauges schema.Stats) {
 	counters = schema.Stats{
 		"rq_total":          float64(b.c.rqTotal.Load()),
@@ -252,17 +255,38 @@ func (b *backend) stats() (counters, gauges schema.Stats) {
 		"cx_active": float64(b.c.cxActive.Load()),
 		"rq_active": float64(b.c.rqActive.Load()),
 	}
+	for name, envoy := range httpStats {
+		if v, ok := counters[name]; ok {
+			counters[envoy] = v
+		}
+		if v, ok := gauges[name]; ok {
+			gauges[envoy] = v
+		}
+	}
 	return counters, gauges
 }
 
+// httpStats maps a backend stat to the name Envoy's HTTP connection manager gives the same
+// count (http.<stat_prefix>.downstream_…, the prefix left out).
+var httpStats = map[string]string{
+	"rq_total": "http.downstream_rq_total", "rq_active": "http.downstream_rq_active",
+	"rq_1xx": "http.downstream_rq_1xx", "rq_2xx": "http.downstream_rq_2xx", "rq_3xx": "http.downstream_rq_3xx",
+	"rq_4xx": "http.downstream_rq_4xx", "rq_5xx": "http.downstream_rq_5xx",
+	"cx_total": "http.downstream_cx_total", "cx_active": "http.downstream_cx_active",
+	"cx_rx_bytes_total": "http.downstream_cx_rx_bytes_total", "cx_tx_bytes_total": "http.downstream_cx_tx_bytes_total",
+}
+
 // prometheus renders stats() in the Prometheus text format, with the same names, so that a
-// prometheus snapshot of <url>/metrics reads what a backend snapshot reads.
+// prometheus snapshot of <url>/metrics reads what a backend snapshot reads — except that a
+// Prometheus name has no dots: as Envoy's /stats/prometheus does, a dot becomes "_"
+// (http.downstream_rq_total is http_downstream_rq_total there).
 func (b *backend) prometheus() []byte {
 	counters, gauges := b.stats()
 	var sb strings.Builder
 	write := func(kind string, s schema.Stats) {
 		for _, name := range slices.Sorted(maps.Keys(s)) {
-			fmt.Fprintf(&sb, "# TYPE %s %s\n%s %s\n", name, kind, name, strconv.FormatFloat(s[name], 'f', -1, 64))
+			prom := strings.ReplaceAll(name, ".", "_")
+			fmt.Fprintf(&sb, "# TYPE %s %s\n%s %s\n", prom, kind, prom, strconv.FormatFloat(s[name], 'f', -1, 64))
 		}
 	}
 	write("counter", counters)

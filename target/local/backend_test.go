@@ -78,8 +78,10 @@ func TestBackendCountsFortioLoad(t *testing.T) {
 		t.Fatalf("fortio: requests %v sockets %v, want 40 and 4", res.Requests, res.Sockets)
 	}
 	assertDelta(t, c0, c1, map[string]float64{"rq_total": 40, "rq_200": 40, "rq_2xx": 40, "rq_5xx": 0, "cx_total": 4})
-	if c1["cx_rx_bytes_total"] <= c0["cx_rx_bytes_total"] || c1["cx_tx_bytes_total"] <= c0["cx_tx_bytes_total"] {
-		t.Errorf("bytes did not grow: %v -> %v", c0, c1)
+	// Envoy's dotted names for the same counts.
+	assertDelta(t, c0, c1, map[string]float64{"http.downstream_rq_total": 40, "http.downstream_rq_2xx": 40, "http.downstream_rq_5xx": 0, "http.downstream_cx_total": 4})
+	if c1["http.downstream_cx_rx_bytes_total"] != c1["cx_rx_bytes_total"] || c1["http.downstream_cx_tx_bytes_total"] != c1["cx_tx_bytes_total"] {
+		t.Errorf("dotted byte counters differ from the plain ones: %v", c1)
 	}
 	if g1["rq_active"] != 0 {
 		t.Errorf("rq_active after the load = %v, want 0", g1["rq_active"])
@@ -98,6 +100,17 @@ func TestBackendCountsFortioLoad(t *testing.T) {
 	}
 	if got := c2["cx_total"] - c1["cx_total"]; got != res.Sockets {
 		t.Errorf("duration load: backend counted %v connections, fortio %v sockets", got, res.Sockets)
+	}
+	// The Prometheus text has them with underscores (a Prometheus name has no dots).
+	prom, err := tg.Stats.Snapshot(ctx, schema.Snapshot{Prometheus: url + "/metrics"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if promCounters := prom.Counters; promCounters["http_downstream_rq_total"] != c2["rq_total"] || promCounters["rq_total"] != promCounters["http_downstream_rq_total"] {
+		t.Errorf("prometheus text: rq_total %v, http_downstream_rq_total %v, want both %v", promCounters["rq_total"], promCounters["http_downstream_rq_total"], c2["rq_total"])
+	}
+	if c1["cx_rx_bytes_total"] <= c0["cx_rx_bytes_total"] || c1["cx_tx_bytes_total"] <= c0["cx_tx_bytes_total"] {
+		t.Errorf("bytes did not grow: %v -> %v", c0, c1)
 	}
 }
 
@@ -224,8 +237,8 @@ func TestBackendActiveGauges(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if g["rq_active"] != 1 || g["cx_active"] != 1 {
-		t.Errorf("during a delayed request: gauges %v, want rq_active 1 cx_active 1", g)
+	if g["rq_active"] != 1 || g["cx_active"] != 1 || g["http.downstream_rq_active"] != 1 || g["http.downstream_cx_active"] != 1 {
+		t.Errorf("during a delayed request: gauges %v, want rq_active, cx_active and their http.downstream_ names 1", g)
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)

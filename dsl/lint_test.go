@@ -1,0 +1,88 @@
+package dsl
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestLintHosts: how the lints resolve the hosts of rules and cluster names to the Services a
+// scenario applies (short names relative to the rule's namespace, FQDNs with any cluster domain,
+// written out or as ${target.clusterDomain}), and which HTTP uses of a TCP port they warn about.
+// The CLI goldens (cmd/labrun/testdata/script/lint_*.txtar) show the messages.
+func TestLintHosts(t *testing.T) {
+	svc := func(ns, port string) string {
+		return `{apiVersion: "v1", kind: "Service", metadata: {name: "backend", namespace: "` + ns + `"}, spec: {selector: app: "b", ports: [` + port + `]}}`
+	}
+	dr := func(ns, host, policy string) string {
+		return `{apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: {name: "d", namespace: "` + ns + `"}, spec: {host: "` + host + `", trafficPolicy: ` + policy + `}}`
+	}
+	const (
+		tcp     = `{name: "tcp", port: 8080}`
+		http    = `{name: "http", port: 8080}`
+		httpPol = `{connectionPool: http: http1MaxPendingRequests: 1}`
+		cluster = `outbound|8080||backend.lab.svc.${target.clusterDomain}`
+	)
+	snaps := func(stat string) string {
+		return `steps: [
+		{name: "s0", snapshot: {envoy: pod: "client-0", cluster: "` + cluster + `"}},
+		{name: "s1", snapshot: {envoy: pod: "client-0", cluster: "` + cluster + `"}},
+	]
+	expect: ["delta.` + stat + ` > 0"]`
+	}
+	for _, tc := range []struct {
+		name    string
+		objects []string
+		rest    string
+		want    []string // warning codes, in order
+	}{
+		{"short host in the rule's namespace", []string{svc("lab", http), dr("lab", "backend", httpPol)}, "", nil},
+		{"short host in another namespace", []string{svc("lab", http), dr("other", "backend", httpPol)}, "", []string{LintUnknownHost}},
+		{"FQDN with the discovered domain, TCP port", []string{svc("lab", tcp), dr("other", "backend.lab.svc.${target.clusterDomain}", httpPol)}, "", []string{LintTCPPort}},
+		{"FQDN with a written-out domain, TCP port", []string{svc("lab", tcp), dr("lab", "backend.lab.svc.homelab.local", httpPol)}, "", []string{LintTCPPort}},
+		{"unnamed port without appProtocol", []string{svc("lab", `{port: 8080}`), dr("lab", "backend", httpPol)}, "", []string{LintTCPPort}},
+		{"unnamed port with appProtocol http", []string{svc("lab", `{port: 8080, appProtocol: "http"}`), dr("lab", "backend", httpPol)}, "", nil},
+		{"tcp settings only on a TCP port", []string{svc("lab", tcp), dr("lab", "backend", `{connectionPool: tcp: maxConnections: 1}`)}, "", nil},
+		{"ServiceEntry host", []string{svc("lab", http), `{apiVersion: "networking.istio.io/v1", kind: "ServiceEntry", metadata: {name: "e", namespace: "lab"}, spec: {hosts: ["api.example.com"], ports: [{number: 443, name: "tls", protocol: "TLS"}]}}`, dr("lab", "api.example.com", `{tls: mode: "SIMPLE"}`)}, "", nil},
+		{"request stats of a TCP cluster, once per cluster", []string{svc("lab", tcp)}, snaps("upstream_rq_total"), []string{LintTCPPort}},
+		{"connection stats of a TCP cluster", []string{svc("lab", tcp)}, snaps("upstream_cx_total"), nil},
+		{"request stats of an HTTP cluster", []string{svc("lab", http)}, snaps("upstream_rq_total"), nil},
+		{"circuit breaker request gauge of a TCP cluster", []string{svc("lab", tcp)}, `steps: [{name: "s0", snapshot: {envoy: pod: "client-0", cluster: "` + cluster + `"}}]
+	expect: ["s0.circuit_breakers.default.rq_pending_open == 0"]`, []string{LintTCPPort}},
+		{"http route to the TCP one of two ports", []string{svc("lab", tcp+`, {name: "http-admin", port: 9090}`), `{apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: {name: "v", namespace: "lab"}, spec: {hosts: ["backend"], http: [{route: [{destination: {host: "backend", port: number: 9090}}, {destination: {host: "backend", port: number: 8080}}]}]}}`}, "", []string{LintTCPPort}},
+		{"tcp route to a TCP port", []string{svc("lab", tcp), `{apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: {name: "v", namespace: "lab"}, spec: {hosts: ["backend"], tcp: [{route: [{destination: {host: "backend", port: number: 8080}}]}]}}`}, "", nil},
+		{"a literal cluster.local", []string{svc("lab", http)}, `steps: [{name: "s0", snapshot: {envoy: pod: "client-0", cluster: "outbound|8080||backend.lab.svc.cluster.local"}}]`, []string{LintClusterDomain}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rest := tc.rest
+			if rest == "" {
+				rest = `steps: [{exec: {pod: "client-0", argv: ["true"]}}]`
+			}
+			src := "package lab\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {\n\ttarget: \"kube\"\n\tnamespaces: [\"lab\", \"other\"]\n" +
+				"\tsetup: [{apply: objects: [" + strings.Join(tc.objects, ", ") + "]}]\n\t" + rest + "\n}\n"
+			path := filepath.Join(t.TempDir(), "x.cue")
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Load([]string{path}, Options{})
+			if err != nil {
+				t.Fatalf("Load:\n%v\n%s", err, src)
+			}
+			var got []string
+			for _, w := range res.Warnings {
+				got = append(got, w.Code)
+				if !w.Pos.IsValid() {
+					t.Errorf("no position: %s", w)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("warnings %v, want %v", got, tc.want)
+				for _, w := range res.Warnings {
+					t.Log(w)
+				}
+			}
+		})
+	}
+}
