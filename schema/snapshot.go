@@ -162,7 +162,11 @@ func (s Snapshot) Family() string {
 // prefix is removed. A delta of one of them is refused before the run.
 var knownGauges = map[string]map[string]bool{
 	// The local backend's gauges (target/local's stats).
-	"backend": {"cx_active": true, "rq_active": true},
+	"backend": {
+		"cx_active": true, "rq_active": true,
+		// The same gauges under the names of Envoy's HTTP connection manager.
+		"http.downstream_cx_active": true, "http.downstream_rq_active": true,
+	},
 	// Envoy's cluster gauges (envoyproxy.io: cluster manager statistics).
 	"envoy": {
 		"upstream_cx_active": true, "upstream_rq_active": true, "upstream_rq_pending_active": true,
