@@ -897,9 +897,10 @@ func (d *decoder) endedBefore(t, s *Step, index map[*Step]int) bool {
 	if lca != nil && lca.Kind == "parallel" {
 		return false // different branches run together
 	}
-	// From t up to its branch of lca, a background step (or a sampler) outlives the sequence.
+	// From t up to its branch of lca, a background step (or a sampler in a sequence) outlives
+	// the sequence; a parallel block joins its other children, samplers among them.
 	for c := t; c != nil; c = d.parent[c] {
-		if c.Background || c.Every > 0 {
+		if c.Background || (c.Every > 0 && (d.parent[c] == nil || d.parent[c].Kind != "parallel")) {
 			return d.awaitedBefore(c, s, index)
 		}
 		if d.parent[c] == lca {
