@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -307,6 +308,8 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step) *Ste
 			s.While, _ = fv.String()
 		case "mayFail":
 			s.MayFail, _ = fv.Bool()
+		case "expectFail":
+			d.expectFail(s, fv, path)
 		default:
 			kinds = append(kinds, name)
 		}
@@ -359,6 +362,26 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step) *Ste
 		s.Await = j.Joins()
 	}
 	return s
+}
+
+// expectFail decodes a step's expectFail: true, false, or an RE2 pattern its error must match.
+func (d *decoder) expectFail(s *Step, v cue.Value, path string) {
+	if b, err := v.Bool(); err == nil {
+		s.ExpectFail = b
+		return
+	}
+	src, err := v.String()
+	if err != nil {
+		return // the schema has reported a value that is neither
+	}
+	switch re, err := regexp.Compile(src); {
+	case src == "":
+		d.err(d.l.litPos(v), path+".expectFail", "expected true or an RE2 pattern the step's error must match, got an empty pattern (it would match any error: write true)")
+	case err != nil:
+		d.err(d.l.litPos(v), path+".expectFail", "invalid RE2 pattern: %v", err)
+	default:
+		s.ExpectFail, s.ExpectFailRE, s.ExpectFailSrc = true, re, src
+	}
 }
 
 // params decodes a kind's parameters and keeps its raw form and templates for run time. A
@@ -458,6 +481,16 @@ func (d *decoder) checkStructure() {
 		}
 		if s.Background && s.Name == "" {
 			d.err(d.fieldPos(s, "background"), s.Path+".background", "a background step needs a name, so that await can join it")
+		}
+		if s.ExpectFail {
+			_, block := s.Params.(schema.Parent)
+			_, joins := s.Params.(schema.Joiner)
+			switch {
+			case block || joins:
+				d.err(d.fieldPos(s, "expectFail"), s.Path+".expectFail", "expectFail applies to one step, not to %s block: put it on the step inside that is expected to fail", schema.A(s.Kind))
+			case s.Every > 0 || s.While != "":
+				d.err(d.fieldPos(s, "expectFail"), s.Path+".expectFail", "expectFail does not apply to a sampler (every): each sample is its own step; assert on what the samples recorded instead")
+			}
 		}
 		if s.Background && s.Phase == PhaseCleanup {
 			d.err(d.fieldPos(s, "background"), s.Path+".background", "background steps are not allowed in cleanup")
@@ -728,6 +761,7 @@ func (d *decoder) compile(names *Names) {
 				} else {
 					s.Expr = e
 					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
+					d.checkOutcomes(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
 				}
 			}
 		}
@@ -736,6 +770,7 @@ func (d *decoder) compile(names *Names) {
 			for _, t := range s.templates {
 				for _, e := range t.Exprs() {
 					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
+					d.checkOutcomes(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
 				}
 			}
 		}
@@ -806,6 +841,86 @@ func (d *decoder) checkReads(s *Step, e *Expr, path string, index map[*Step]int)
 			d.l.errs.add(e.Pos, path, "%q reads %s, which has not run when this step starts: move the step after %q, or read it in expect", e.Src, describeStep(t), name)
 		}
 	}
+}
+
+// checkOutcomes refuses an expression of step s that reads outcome.<t> or error.<t> of a step
+// t that cannot have ended when s evaluates it (the value would be "skipped" or "running",
+// every time). A wait polls, so it may read a step that runs meanwhile; a repeat's until reads
+// its own steps after each round.
+func (d *decoder) checkOutcomes(s *Step, e *Expr, path string, index map[*Step]int) {
+	seen := map[string]bool{}
+	_, polls := s.Params.(*schema.Wait)
+	for _, name := range e.Outcomes {
+		t := d.sc.names[name]
+		if t == nil || seen[name] {
+			continue
+		}
+		seen[name] = true
+		switch {
+		case d.endedBefore(t, s, index):
+		case polls && t != s && !d.ancestor(t, s) && (d.startedBefore(t, s, index) || d.concurrent(s, t, index)):
+		case t == s || d.ancestor(t, s):
+			d.l.errs.add(e.Pos, path, "%q reads the outcome of %s, which is still running when this step runs: read it in a later step or in expect", e.Src, describeStep(t))
+		default:
+			d.l.errs.add(e.Pos, path, "%q reads the outcome of %s, which cannot have ended when this step starts: move the step after %q (after its await, if it runs in the background), or read it in expect", e.Src, describeStep(t), name)
+		}
+	}
+}
+
+// endedBefore reports whether t has always ended (or been skipped) by the time s starts: t
+// comes earlier in a sequence that holds both and nothing between keeps it running (a
+// background step or sampler counts as ended once awaited, or at the end of its phase); a
+// repeat's own steps have ended when its until is judged.
+func (d *decoder) endedBefore(t, s *Step, index map[*Step]int) bool {
+	if t == s || d.ancestor(t, s) {
+		return false
+	}
+	if d.ancestor(s, t) {
+		_, repeat := s.Params.(*schema.Repeat)
+		return repeat
+	}
+	phase := map[Phase]int{PhaseSetup: 0, PhaseSteps: 1, PhaseCleanup: 2}
+	if phase[t.Phase] != phase[s.Phase] {
+		return phase[t.Phase] < phase[s.Phase] // a phase joins its background steps
+	}
+	if index[t] > index[s] {
+		return false
+	}
+	// The lowest block holding both: t's branch must come before s's in a sequence.
+	var lca *Step
+	for p := d.parent[s]; p != nil; p = d.parent[p] {
+		if d.ancestor(p, t) {
+			lca = p
+			break
+		}
+	}
+	if lca != nil && lca.Kind == "parallel" {
+		return false // different branches run together
+	}
+	// From t up to its branch of lca, a background step (or a sampler in a sequence) outlives
+	// the sequence; a parallel block joins its other children, samplers among them.
+	for c := t; c != nil; c = d.parent[c] {
+		if c.Background || (c.Every > 0 && (d.parent[c] == nil || d.parent[c].Kind != "parallel")) {
+			return d.awaitedBefore(c, s, index)
+		}
+		if d.parent[c] == lca {
+			break
+		}
+	}
+	return true
+}
+
+// awaitedBefore reports whether an await of background step b has ended by the time s starts.
+func (d *decoder) awaitedBefore(b, s *Step, index map[*Step]int) bool {
+	if b.Name == "" {
+		return false
+	}
+	for _, a := range d.order {
+		if slices.Contains(a.Await, b.Name) && a != s && !d.ancestor(a, s) && d.endedBefore(a, s, index) {
+			return true
+		}
+	}
+	return false
 }
 
 func suggestVar(name string, vars map[string]any) string {

@@ -36,6 +36,8 @@ type Expr struct {
 	Explain *Explain
 	// Names are the identifiers the expression reads (step names among them).
 	Names []string
+	// Outcomes are the steps whose outcome.<step> or error.<step> the expression reads.
+	Outcomes []string
 }
 
 // RefKind says what a stat reference reads.
@@ -158,6 +160,8 @@ func (n *Names) Env() map[string]any {
 		"target":     map[string]any{},
 		"started":    map[string]float64{},
 		"ended":      map[string]float64{},
+		"outcome":    map[string]string{},
+		"error":      map[string]string{},
 	}
 	vars := map[string]any{}
 	for k, v := range n.Vars {
@@ -202,8 +206,19 @@ func (n *Names) compileEnv() map[string]any {
 var Reserved = map[string]bool{
 	"delta": true, "vars": true, "approx": true, "within": true, "has": true, "backends": true,
 	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true,
-	"started": true, "ended": true,
+	"started": true, "ended": true, "outcome": true, "error": true,
 }
+
+// The values of outcome.<step>: what became of the step's latest execution, from the
+// record's step outcomes (see interp.ExprOutcome).
+const (
+	OutcomePassed      = "passed"      // it passed (a step with expectFail: it failed as expected)
+	OutcomeFailed      = "failed"      // an assertion or expectation of the step was false
+	OutcomeError       = "error"       // the world failed it (an error, its timeout)
+	OutcomeSkipped     = "skipped"     // it has not run (the run stopped before it)
+	OutcomeInterrupted = "interrupted" // it was cancelled: an interrupt, the scenario's timeout, a failed sibling
+	OutcomeRunning     = "running"     // it has started and not ended (a wait polling a background step sees this)
+)
 
 // Approx reports whether got is within rel (a fraction, e.g. 0.1 for 10%) of want.
 func Approx(got, want, rel float64) bool {
@@ -272,6 +287,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	e.Program = prog
 	e.Refs = p.refs
 	e.Names = p.idents
+	e.Outcomes = p.outcomes
 	if opts.asBool {
 		e.Explain = explain(src, names)
 	}
@@ -347,10 +363,11 @@ func (n *Names) known() []string {
 //
 // and records every stat read, checking names it can check now.
 type patcher struct {
-	names  *Names
-	refs   []Ref
-	idents []string
-	err    string
+	names    *Names
+	refs     []Ref
+	idents   []string
+	outcomes []string
+	err      string
 	// stats marks nodes that evaluate to Stats, with the ref they start.
 	stats map[ast.Node]*Ref
 }
@@ -458,9 +475,13 @@ func (p *patcher) Visit(node *ast.Node) {
 			}
 			return
 		}
-		if id, ok := n.Node.(*ast.IdentifierNode); ok && (id.Value == "started" || id.Value == "ended") {
+		if id, ok := n.Node.(*ast.IdentifierNode); ok && (id.Value == "started" || id.Value == "ended" || id.Value == "outcome" || id.Value == "error") {
 			if !p.names.Steps[prop.Value] {
 				p.fail("%s.%s: no step named %q; named steps: %s", id.Value, prop.Value, prop.Value, keys(p.names.Steps))
+				return
+			}
+			if id.Value == "outcome" || id.Value == "error" {
+				p.outcomes = append(p.outcomes, prop.Value)
 			}
 			return
 		}

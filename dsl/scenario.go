@@ -7,6 +7,7 @@
 package dsl
 
 import (
+	"regexp"
 	"time"
 
 	"labrun.dev/labrun/schema"
@@ -97,6 +98,11 @@ type Step struct {
 	Timeout    time.Duration
 	Background bool
 	MayFail    bool
+	// ExpectFail inverts the step: it passes when it fails, and, when ExpectFailRE is set,
+	// only with an error that matches it (ExpectFailSrc is the pattern as written).
+	ExpectFail    bool
+	ExpectFailRE  *regexp.Regexp
+	ExpectFailSrc string
 	// Every and While make the step a sampler: it repeats every Every while the step named
 	// While runs.
 	Every time.Duration

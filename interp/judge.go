@@ -23,11 +23,13 @@ type Judge struct {
 	allow     map[string]bool
 	// noted avoids repeating a note.
 	noted map[string]bool
+	// steps are the scenario's named steps: outcome.<step> of one that has not run is "skipped".
+	steps []string
 }
 
 // NewJudge returns a judge over rec for scenario sc.
 func NewJudge(rec *Record, sc *dsl.Scenario) *Judge {
-	j := &Judge{rec: rec, allow: map[string]bool{}, noted: map[string]bool{}}
+	j := &Judge{rec: rec, allow: map[string]bool{}, noted: map[string]bool{}, steps: sc.Names()}
 	for _, s := range sc.Snapshots {
 		j.snapshots = append(j.snapshots, s.Name)
 	}
@@ -132,6 +134,7 @@ func (j *Judge) Env() map[string]any {
 		}
 	}
 	env["started"], env["ended"] = started, ended
+	env["outcome"], env["error"] = j.outcomes()
 	env["delta"] = schema.Stats{}
 	if a, b, err := j.defaultPair(); err == nil {
 		env["delta"] = Delta(rec.Snapshots[a], rec.Snapshots[b], j.allow)
@@ -159,6 +162,49 @@ func (j *Judge) Env() map[string]any {
 		env[n] = v
 	}
 	return env
+}
+
+// outcomes are what expressions read as outcome.<step> and error.<step>: the latest execution
+// of each named step (a repeat's last round, a sampler's last sample), from the record's steps
+// alone, so that a replayed record (older ones too) gives the same values.
+func (j *Judge) outcomes() (outcome, errs map[string]string) {
+	outcome, errs = map[string]string{}, map[string]string{}
+	for _, n := range j.steps {
+		outcome[n], errs[n] = dsl.OutcomeSkipped, ""
+	}
+	for _, s := range j.rec.Steps {
+		if s.Name == "" {
+			continue
+		}
+		outcome[s.Name] = ExprOutcome(s.Outcome)
+		errs[s.Name] = s.Error
+		if s.Outcome == Passed {
+			errs[s.Name] = s.ExpectedError
+		}
+	}
+	return outcome, errs
+}
+
+// ExprOutcome maps a step record's outcome to the value of outcome.<step>: passed, failed and
+// error as they are; a timeout is an error (the world did not answer in time, as the run's
+// exit code 3 says); cancelled (an interrupt, the scenario's timeout, a parallel block stopped
+// by a failed child) is interrupted; a step that has started and not ended is running.
+func ExprOutcome(o Outcome) string {
+	switch o {
+	case Passed:
+		return dsl.OutcomePassed
+	case Failed:
+		return dsl.OutcomeFailed
+	case Errored, TimedOut, Refused:
+		return dsl.OutcomeError
+	case Cancelled, Interrupted:
+		return dsl.OutcomeInterrupted
+	case Skipped:
+		return dsl.OutcomeSkipped
+	case "":
+		return dsl.OutcomeRunning
+	}
+	return string(o)
 }
 
 // check verifies the stats an expression reads before it is evaluated. A problem that makes

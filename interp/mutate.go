@@ -163,7 +163,7 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 			logsMutants(add, n)
 		case hasKeyOf(rec.Execs, n):
 			caught := ""
-			if st := sc.Step(n); st != nil && !st.MayFail {
+			if st := sc.Step(n); st != nil && !st.MayFail && !st.ExpectFail {
 				if p, ok := st.Params.(*schema.Exec); ok {
 					caught = fmt.Sprintf("the %s step itself (an exit code other than %d fails it)", n, p.ExitCode)
 				}

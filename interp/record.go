@@ -91,8 +91,11 @@ type StepRecord struct {
 	Timed   bool    `json:"timed,omitempty"`
 	Outcome Outcome `json:"outcome"`
 	Error   string  `json:"error,omitempty"`
-	Round   int     `json:"round,omitempty"`
-	Sample  int     `json:"sample,omitempty"`
+	// ExpectedError is the error of a step that failed as its expectFail expected: the step
+	// passed, and expressions read this as error.<step>.
+	ExpectedError string `json:"expectedError,omitempty"`
+	Round         int    `json:"round,omitempty"`
+	Sample        int    `json:"sample,omitempty"`
 	// Background steps run on while later steps start.
 	Background bool     `json:"background,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -40,7 +41,46 @@ func (ru *run) dispatch(ctx context.Context, s *dsl.Step, sr *StepRecord, params
 	if err := ru.guard(ctx, s, params); err != nil {
 		return err
 	}
-	return params.Run(ctx, &stepRuntime{ru: ru, s: s, sr: sr})
+	err := params.Run(ctx, &stepRuntime{ru: ru, s: s, sr: sr})
+	if s.ExpectFail {
+		return ru.expectedFailure(ctx, s, sr, err)
+	}
+	return err
+}
+
+// expectedFailure judges a step with expectFail by the error its Run returned (ctx is the
+// step's context). A step that failed as expected passes, its error kept in the record
+// (error.<step>). One that succeeded fails. One whose error does not match the pattern keeps
+// that error (an error stays an error, a failure a failure), saying what was expected. The
+// step's own timeout is a failure like any other; an interrupt, the scenario's timeout or a
+// parallel block's cancellation is never expected: it is returned as it is.
+func (ru *run) expectedFailure(ctx context.Context, s *dsl.Step, sr *StepRecord, err error) error {
+	pattern := ""
+	if s.ExpectFailRE != nil {
+		pattern = fmt.Sprintf(" with an error matching %q", s.ExpectFailSrc)
+	}
+	if err == nil {
+		return &failure{fmt.Sprintf("expectFail: the step succeeded, but it was expected to fail%s", pattern)}
+	}
+	if ctx.Err() != nil {
+		var te *timeoutError
+		if !errors.As(context.Cause(ctx), &te) {
+			return err
+		}
+		err = te
+	}
+	msg := err.Error()
+	if s.ExpectFailRE != nil && !s.ExpectFailRE.MatchString(msg) {
+		if isFailure(err) {
+			return &failure{fmt.Sprintf("%s (expectFail: expected an error matching %q)", msg, s.ExpectFailSrc)}
+		}
+		return fmt.Errorf("%w (expectFail: expected an error matching %q)", err, s.ExpectFailSrc)
+	}
+	ru.mu.Lock()
+	sr.ExpectedError = msg
+	sr.Warnings = append(sr.Warnings, "expectFail: failed as expected: "+msg)
+	ru.mu.Unlock()
+	return nil
 }
 
 // namespace picks a step's namespace: its own, else the scenario's first.

@@ -52,7 +52,9 @@ func TargetCaps(target string, local *Local) (caps Caps, ok bool) {
 		}
 		return c, true
 	case "kube":
-		return Caps{CapCluster: true, CapPods: true, CapHostsFile: true}, true
+		// This machine too: commands, processes, load and HTTP reads from here run beside
+		// the cluster's drivers (cmd/labrun composes them, see target/compose).
+		return Caps{CapCluster: true, CapPods: true, CapHostsFile: true, CapHost: true, CapProcesses: true}, true
 	}
 	return nil, false
 }
@@ -71,7 +73,7 @@ func Unsupported(kind string, p Params, target string, caps Caps) string {
 		if target == "local" {
 			msg += " (run it with --target kube, or set target: \"kube\")"
 		}
-	case CapHost, CapProcesses, CapBackends:
+	case CapBackends:
 		if target == "kube" {
 			msg += " (it runs on the local target)"
 		}

@@ -3,11 +3,13 @@ package schema
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
-// Exec is the exec step: argv in a pod's container (kube) or on this machine (local).
+// Exec is the exec step: argv in a pod's container (kube) or on this machine (every target).
 type Exec struct {
 	Argv      []string `json:"argv"`
 	Pod       string   `json:"pod,omitempty"`
@@ -17,6 +19,9 @@ type Exec struct {
 	Stdin     string   `json:"stdin,omitempty"`
 	ExitCode  int      `json:"exitCode,omitempty"`
 	Capture   string   `json:"capture,omitempty"`
+	// Env adds environment variables to the command (on this machine), or is passed through
+	// env(1) in front of argv (in a pod).
+	Env map[string]string `json:"env,omitempty"`
 }
 
 var execKind = Kind{
@@ -28,20 +33,67 @@ var execKind = Kind{
 // InPod reports whether the command runs in a pod.
 func (p *Exec) InPod() bool { return p.Pod != "" || p.Selector != "" }
 
-// Check: pod or selector, a valid capture pattern.
+// Check: pod or selector, a container only in a pod, a valid capture pattern, env names.
+// A command on this machine may name a namespace: it is its LABRUN_NAMESPACE.
 func (p *Exec) Check(c Checker) {
 	if p.Pod != "" && p.Selector != "" {
 		c.Errorf("", "exec takes pod or selector, not both")
 	}
-	if !p.InPod() && (p.Container != "" || p.Namespace != "") {
-		field := "container"
-		if p.Namespace != "" {
-			field = "namespace"
-		}
-		c.Errorf(field, "%s applies to a command in a pod: give pod or selector, or leave it out to run on this machine", field)
+	if !p.InPod() && p.Container != "" {
+		c.Errorf("container", "container applies to a command in a pod: give pod or selector, or leave it out to run on this machine")
 	}
 	checkRE(c, "capture", p.Capture)
 	checkArgv(c, p.Argv)
+	checkEnv(c, p.Env)
+}
+
+// envName is the shape of an environment variable's name that shells and env(1) accept.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// checkEnv checks the names of a command's added environment: names env(1) and shells
+// accept, and none of labrun's own (LABRUN_*, which labrun sets itself).
+func checkEnv(c Checker, env map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		field := "env." + k
+		if strings.Contains(k, ".") {
+			field = "env" // a dotted name is not a path
+		}
+		switch {
+		case !envName.MatchString(k):
+			c.Errorf(field, "env name %q: expected letters, digits and _, not starting with a digit (e.g. MY_VAR)", k)
+		case strings.HasPrefix(k, "LABRUN_"):
+			c.Errorf(field, "env name %q: LABRUN_ names are labrun's own (it sets LABRUN_NAMESPACE, LABRUN_CONTEXT); choose another", k)
+		}
+	}
+}
+
+// HostNamespaceEnv is the variable that tells a command on this machine its step's namespace.
+const HostNamespaceEnv = "LABRUN_NAMESPACE"
+
+// withNamespace returns env plus LABRUN_NAMESPACE=ns (env itself when ns is empty).
+func withNamespace(env map[string]string, ns string) map[string]string {
+	if ns == "" {
+		return env
+	}
+	out := maps.Clone(env)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[HostNamespaceEnv] = ns
+	return out
+}
+
+// podArgv is argv behind env(1) with the step's env, for a pod (the exec API passes no
+// environment): env K=V ... argv. It needs env(1) in the container.
+func podArgv(argv []string, env map[string]string) []string {
+	if len(env) == 0 {
+		return argv
+	}
+	out := []string{"env"}
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		out = append(out, k+"="+env[k])
+	}
+	return append(out, argv...)
 }
 
 // CaptureGroups returns the named groups of the capture pattern (nil when it has none or is
@@ -99,6 +151,10 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 	q := *p
 	if q.InPod() {
 		q.Namespace = rt.Namespace(q.Namespace)
+		q.Argv, q.Env = podArgv(q.Argv, q.Env), nil
+	} else {
+		// On this machine the namespace is the command's LABRUN_NAMESPACE, not a place to run.
+		q.Env, q.Namespace = withNamespace(q.Env, rt.Namespace(q.Namespace)), ""
 	}
 	res, err := rt.Target().Exec.Exec(ctx, q)
 	if err != nil {

@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// Process is the process step: a local command that runs until killed or the run ends.
+// Process is the process step: a local command that runs until killed or the run ends (on
+// every target: on kube too, it runs on this machine).
 type Process struct {
 	Argv  []string          `json:"argv"`
 	Dir   string            `json:"dir,omitempty"`
@@ -28,9 +29,10 @@ var processKind = Kind{
 	Result: ResultValue,
 }
 
-// Check: one readiness check, of a valid shape.
+// Check: env names, one readiness check, of a valid shape.
 func (p *Process) Check(c Checker) {
 	checkArgv(c, p.Argv)
+	checkEnv(c, p.Env)
 	if p.Ready == nil {
 		return
 	}
@@ -68,6 +70,7 @@ func (p *Process) Summary() string { return strings.Join(p.Argv, " ") }
 func (p *Process) Run(ctx context.Context, rt Runtime) error {
 	q := *p
 	q.Dir = rt.File(or(q.Dir, "."))
+	q.Env = withNamespace(q.Env, rt.Namespace(""))
 	name := rt.Label()
 	proc, err := rt.Target().Processes.Start(ctx, name, q)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/report"
 	"labrun.dev/labrun/schema"
+	"labrun.dev/labrun/target/compose"
 	"labrun.dev/labrun/target/kube"
 	"labrun.dev/labrun/target/local"
 )
@@ -644,7 +645,17 @@ func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, 
 		if f.leftovers {
 			p.leftoversBeforeRun(ctx, sc.Name, sc.Namespaces, opts, f.cleanFirst)
 		}
-		return kube.New(ctx, opts)
+		cluster, err := kube.New(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		// Commands and processes without a pod run here, with the run's kubeconfig, context
+		// and namespace in their environment (kubectl, istioctl, curl from this machine).
+		host, err := local.New(ctx, nil, local.Options{Dir: sc.Dir, AddEnv: kube.HostEnv(opts)})
+		if err != nil {
+			return nil, errors.Join(err, cluster.Close(context.WithoutCancel(ctx)))
+		}
+		return compose.WithHost(cluster, host), nil
 	}
 	return nil, errors.New("unknown target " + name)
 }

@@ -122,6 +122,10 @@ func New(ctx context.Context, opts Options) (*schema.Target, error) {
 		return nil, err
 	}
 	caps, _ := schema.TargetCaps("kube", nil)
+	// This machine's part of the kube target (commands, processes) is not the cluster's:
+	// target/compose adds it beside these drivers.
+	delete(caps, schema.CapHost)
+	delete(caps, schema.CapProcesses)
 	return &schema.Target{
 		Name:     "kube",
 		Describe: describe,

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -44,7 +47,7 @@ func (e *executor) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult
 	}
 	cmd := exec.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
 	cmd.Dir = e.opts.Dir
-	cmd.Env = e.reaper.env(e.opts.Env)
+	cmd.Env = e.reaper.env(commandEnv(e.opts, req.Env))
 	cmd.Stdin = strings.NewReader(req.Stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -72,6 +75,25 @@ func (e *executor) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult
 		res.Captured = captureGroups(capture, res.Stdout)
 	}
 	return res, nil
+}
+
+// commandEnv is the environment of a command: the base (Options.Env, else this process's),
+// then Options.AddEnv, then the step's env, each in name order (a later name wins, as exec
+// keeps the last of duplicates). nil when nothing is added: the command inherits ours.
+func commandEnv(opts *Options, step map[string]string) []string {
+	if len(opts.AddEnv) == 0 && len(step) == 0 {
+		return opts.Env
+	}
+	env := slices.Clone(opts.Env)
+	if env == nil {
+		env = os.Environ()
+	}
+	for _, add := range []map[string]string{opts.AddEnv, step} {
+		for _, k := range slices.Sorted(maps.Keys(add)) {
+			env = append(env, k+"="+add[k])
+		}
+	}
+	return env
 }
 
 // captureGroups returns the named groups of the pattern's first match in s; an empty map

@@ -17,7 +17,7 @@ func TestExec(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "here.txt"), []byte("in the scenario dir\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tg := newTarget(t, nil, Options{Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "LAB=lab-env"}})
+	tg := newTarget(t, nil, Options{Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH"), "LAB=lab-env"}, AddEnv: map[string]string{"ADDED": "added"}})
 	for _, tc := range []struct {
 		name string
 		req  schema.Exec
@@ -35,6 +35,10 @@ func TestExec(t *testing.T) {
 			schema.ExecResult{Stdout: "from stdin"}},
 		{"dir and env", schema.Exec{Argv: []string{"sh", "-c", "cat here.txt; echo $LAB"}},
 			schema.ExecResult{Stdout: "in the scenario dir\nlab-env\n"}},
+		{"AddEnv", schema.Exec{Argv: []string{"sh", "-c", "echo $ADDED"}},
+			schema.ExecResult{Stdout: "added\n"}},
+		{"AddEnv, then the step's env, over the base", schema.Exec{Argv: []string{"sh", "-c", "echo $LAB $ADDED $STEP"}, Env: map[string]string{"STEP": "step", "ADDED": "step-wins"}},
+			schema.ExecResult{Stdout: "lab-env step-wins step\n"}},
 		{"capture", schema.Exec{Argv: []string{"echo", "pod ip 10.244.1.5 port 8080"}, Capture: `ip (?P<ip>[0-9.]+) port (?P<port>\d+)`},
 			schema.ExecResult{Stdout: "pod ip 10.244.1.5 port 8080\n", Captured: map[string]string{"ip": "10.244.1.5", "port": "8080"}}},
 		{"capture without a match", schema.Exec{Argv: []string{"echo", "nothing"}, Capture: `ip (?P<ip>[0-9.]+)`},

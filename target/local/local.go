@@ -53,8 +53,11 @@ type Options struct {
 	Logf func(format string, args ...any)
 
 	// Env is the base environment of exec and process commands; nil means this process's own.
-	// A process step's env is added to it.
+	// AddEnv, then a step's env, are added to it.
 	Env []string
+	// AddEnv is added to the base environment of every command: the kube target's KUBECONFIG,
+	// LABRUN_CONTEXT and LABRUN_NAMESPACE when it runs commands here.
+	AddEnv map[string]string
 
 	// StopGrace is how long stopping a process with TERM waits before it sends KILL (default 5s).
 	StopGrace time.Duration

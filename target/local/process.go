@@ -83,19 +83,7 @@ func (r *processRunner) Start(ctx context.Context, name string, req schema.Proce
 			cmd.Dir = filepath.Join(r.opts.Dir, req.Dir)
 		}
 	}
-	cmd.Env = r.opts.Env
-	if len(req.Env) > 0 {
-		env := r.opts.Env
-		if env == nil {
-			env = cmd.Environ()
-		}
-		env = slices.Clone(env)
-		for _, k := range slices.Sorted(maps.Keys(req.Env)) {
-			env = append(env, k+"="+req.Env[k])
-		}
-		cmd.Env = env
-	}
-	cmd.Env = r.reaper.env(cmd.Env)
+	cmd.Env = r.reaper.env(commandEnv(r.opts, req.Env))
 	p := &process{name: name, argv: req.Argv, cmd: cmd, grace: r.opts.StopGrace, marker: r.reaper.marker, done: make(chan struct{})}
 	p.stdout.p, p.stderr.p = p, p
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
