@@ -130,14 +130,17 @@ func TestLoadDuration(t *testing.T) {
 	res := load(t, schema.Load{URL: srv.URL + "/echo", QPS: 40, Duration: schema.Duration(500 * time.Millisecond),
 		Connections: 2})
 	r := res.LoadResult
-	// 40 qps for 0.5s: 20 requests, plus one uncounted warm-up per connection at the server.
-	if r.Requests != 20 || r.Connections != 2 {
-		t.Errorf("requests %v connections %v, want 20 and 2", r.Requests, r.Connections)
+	// 40 qps for 0.5s: 20 requests at most (a loaded machine loses a few ticks: fortio stops at
+	// the duration, it does not catch up), plus one uncounted warm-up per connection at the
+	// server. Without the duration the load would not stop; without the qps it would send
+	// hundreds.
+	if r.Requests < 12 || r.Requests > 20 || r.Connections != 2 {
+		t.Errorf("requests %v connections %v, want 12 to 20 and 2", r.Requests, r.Connections)
 	}
-	if got := len(srv.requests()); got != 22 {
-		t.Errorf("server saw %d requests, want 22 (20 + 2 warm-up)", got)
+	if got := len(srv.requests()); got != int(r.Requests)+2 {
+		t.Errorf("server saw %d requests, want %v (the counted ones + 2 warm-up)", got, r.Requests+2)
 	}
-	if r.QPS < 30 || r.QPS > 50 {
+	if r.QPS < 24 || r.QPS > 50 {
 		t.Errorf("qps %v, want about 40", r.QPS)
 	}
 }
