@@ -101,10 +101,14 @@ func WriteSummary(dir, stamp string, s *Summary, sweeps []SweepVar) ([]string, e
 	return paths, nil
 }
 
-// SummaryPlots draws every numeric value the expectations read against each swept var.
+// SummaryPlots draws every numeric value the expectations read (but the vars) against each
+// swept var.
 func SummaryPlots(s *Summary, sweeps []SweepVar) []Plot {
 	var out []Plot
 	for _, v := range summaryValues(s) {
+		if strings.HasPrefix(v, "vars.") {
+			continue // a var against the sweep is the sweep itself, or a flat line
+		}
 		for _, sw := range sweeps {
 			if svg, ok := SweepPlot(s, v, sw); ok {
 				out = append(out, Plot{Value: v, Var: sw.Name, SVG: svg})
@@ -239,7 +243,8 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 
 // SummaryHTML renders the summary as one self-contained page in the look of the run reports
 // (HTML): the verdict, a table with a row per combination (its vars, runs passed, each
-// expectation's pass count, each value's median and range), the plots inline, and the runs
+// expectation's pass count, each value's median and range), the expectations, the plots
+// inline, and the runs
 // with their verdicts and links to their reports.
 func SummaryHTML(s *Summary, plots []Plot) string {
 	var b strings.Builder
@@ -316,14 +321,6 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	}
 	w("</table></div>\n")
 
-	if len(plots) > 0 {
-		w("<h2>Plots</h2>\n<p class=\"hint\">Each numeric value against each swept var (the median over the runs of a combination), one line per combination of the other vars; dashed from the second line on, so that lines that coincide stay visible.</p>\n<div class=\"charts\">")
-		for _, p := range plots {
-			w("<div class=\"chart\">%s</div>", p.SVG)
-		}
-		w("</div>\n")
-	}
-
 	w("<h2>Expectations</h2>\n<table><tr><th></th><th>expectation</th><th>passed</th></tr>\n")
 	for i, x := range exprs {
 		n := passedCount(s.Runs, x)
@@ -335,6 +332,14 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	}
 	w("</table>\n")
 
+	if len(plots) > 0 {
+		w("<h2>Plots</h2>\n<p class=\"hint\">Each numeric value against each swept var (the median over the runs of a combination), one line per combination of the other vars; dashed from the second line on, so that lines that coincide stay visible.</p>\n<div class=\"charts\">")
+		for _, p := range plots {
+			w("<div class=\"chart\">%s</div>", p.SVG)
+		}
+		w("</div>\n")
+	}
+
 	w("<h2>Runs</h2>\n<table><tr><th>run</th><th>vars</th><th>verdict</th>")
 	for i := range exprs {
 		w("<th title=\"%s\">e%d</th>", e(exprs[i]), i+1)
@@ -345,7 +350,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		w("<tr class=\"%s\"><td class=\"num\">%d</td><td>%s</td><td><span class=\"badge %s\">%s</span></td>", e(string(r.Outcome)), i+1, e(Combo(r.Vars, r.Round, s.Count)), e(string(r.Outcome)), e(string(r.Outcome)))
 		for _, x := range exprs {
 			o := r.Expectations[x]
-			w("<td class=\"mark %s\" title=\"%s\">%s</td>", e(string(o)), e(string(o)), mark[o])
+			w("<td class=\"vm %s\" title=\"%s\">%s</td>", e(string(o)), e(string(o)), mark[o])
 		}
 		if r.Report != "" {
 			w("<td><a href=\"%s\">%s</a></td>", e(filepath.ToSlash(r.Report)), e(filepath.Base(r.Report)))
@@ -354,7 +359,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		}
 		w("</tr>\n")
 	}
-	w("</table>\n<p class=\"hint\">Written by labrun. The complete summary: <code>%s.summary.json</code>.</p>\n</body></html>\n", e(safeName(s.Scenario)))
+	w("</table>\n<p class=\"hint\">Written by labrun. The complete summary: the <code>.summary.json</code> beside this page.</p>\n</body></html>\n")
 	return b.String()
 }
 
@@ -371,7 +376,7 @@ func otherValue(runs []SummaryRun, v string) string {
 const summaryCSS = `
 .badge.passed,.badge.failed,.badge.error{font-size:12px;padding:1px 6px}
 table.combos td.ok{color:#2e7d32} table.combos td.err{color:#c62828;font-weight:bold}
-td.mark{text-align:center;font-weight:bold} td.mark.passed{color:#2e7d32} td.mark.failed{color:#c62828} td.mark.error{color:#ef6c00}
+td.vm{text-align:center;font-weight:bold} td.vm.passed{color:#2e7d32} td.vm.failed{color:#c62828} td.vm.error{color:#ef6c00}
 .scroll{overflow-x:auto} .chart svg{display:block}
 `
 
