@@ -8,15 +8,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 	"time"
 )
 
-// TestSummaryScreenshots looks at what a sweep writes: it runs examples/sweep.cue on the local
-// target (six runs), renders the HTML summary and one of its plots to PNG with headless
-// Chromium, and wants each picture non-trivial — large enough, neither blank nor one colour, and
-// showing the colours the page draws (the PASSED badge's green, the first plot line's blue).
+// TestSummaryScreenshots looks at what a sweep and a comparison write: it runs examples/sweep.cue
+// on the local target (six runs) and labrun diff --plot on the committed Kit B records, renders
+// the HTML summary, one of its plots and the diff's picture to PNG with headless Chromium, and wants each picture non-trivial — large enough, neither blank nor one colour, and
+// showing the colours the page draws (the PASSED badge's green, a plot line's blue, a bar's red).
 // It skips without chromium unless LABRUN_E2E_ALL=1 (CI), where a missing browser fails it.
 // LABRUN_UPDATE=1 copies the pictures to docs/images, where docs/experiments.md shows them.
 func TestSummaryScreenshots(t *testing.T) {
@@ -59,6 +60,27 @@ func TestSummaryScreenshots(t *testing.T) {
 	if plot == "" {
 		t.Fatalf("no plot of fortio.code200 against requests among %v", plots)
 	}
+	// The picture of the Kit B comparison docs/experiments.md shows (labrun diff --plot of the
+	// records TestE2EKitBDiff wrote).
+	diffPlot := filepath.Join(dir, "kitb-diff.svg")
+	out.Reset()
+	p = newProcess()
+	p.Args = []string{"diff", "--tolerance", "0.1", "--plot", diffPlot, filepath.Join(root, "docs", "records", "kitb-mode1_strict.json"), filepath.Join(root, "docs", "records", "kitb-mode1_logical.json")}
+	p.Stdout, p.Stderr, p.Cwd, p.IsTerminal = &out, &out, root, false
+	p.Getenv = func(string) string { return "" }
+	if code := Main(p); code != exitFailed {
+		t.Fatalf("labrun diff of the Kit B records: exit %d, want 1 (they differ)\n%s", code, out.String())
+	}
+	svg, err := os.ReadFile(diffPlot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`^<svg [^>]*width="(\d+)" height="(\d+)"`).FindSubmatch(svg)
+	if m == nil {
+		t.Fatalf("%s: no width and height", diffPlot)
+	}
+	dw, _ := strconv.Atoi(string(m[1]))
+	dh, _ := strconv.Atoi(string(m[2]))
 	for _, c := range []struct {
 		src, png string
 		w, h     int
@@ -67,6 +89,7 @@ func TestSummaryScreenshots(t *testing.T) {
 	}{
 		{htmls[0], "sweep-summary.png", 1200, 2000, [3]uint8{0x2e, 0x7d, 0x32}, "the PASSED badge's green"},
 		{plot, "sweep-plot.png", 560, 300, [3]uint8{0x1f, 0x77, 0xb4}, "the first line's blue"},
+		{diffPlot, "kitb-diff.png", dw, dh, [3]uint8{0xd6, 0x27, 0x28}, "B's red bars"},
 	} {
 		t.Run(c.png, func(t *testing.T) {
 			shot := filepath.Join(t.TempDir(), c.png)
