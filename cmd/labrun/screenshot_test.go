@@ -10,12 +10,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
 // TestSummaryScreenshots looks at what a sweep and a comparison write: it runs examples/sweep.cue
-// on the local target (six runs) and labrun diff --plot on the committed Kit B records, renders
+// and docs/experiments.md's sweep on the local target (six runs each) and labrun diff --plot on the committed Kit B records, renders
 // the HTML summary, one of its plots and the diff's picture to PNG with headless Chromium, and wants each picture non-trivial — large enough, neither blank nor one colour, and
 // showing the colours the page draws (the PASSED badge's green, a plot line's blue, a bar's red).
 // It skips without chromium unless LABRUN_E2E_ALL=1 (CI), where a missing browser fails it.
@@ -37,40 +38,44 @@ func TestSummaryScreenshots(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var out bytes.Buffer
-	p := newProcess()
-	p.Args = []string{"run", "-q", "--report-dir", dir, filepath.Join(root, "examples", "sweep.cue")}
-	p.Stdout, p.Stderr, p.Cwd, p.IsTerminal = &out, &out, root, false
-	p.Getenv = func(string) string { return "" }
-	if code := Main(p); code != 0 {
-		t.Fatalf("labrun run examples/sweep.cue: exit %d\n%s", code, out.String())
+	labrun := func(want int, args ...string) {
+		t.Helper()
+		out.Reset()
+		p := newProcess()
+		p.Args = args
+		p.Stdout, p.Stderr, p.Cwd, p.IsTerminal = &out, &out, root, false
+		p.Getenv = func(string) string { return "" }
+		if code := Main(p); code != want {
+			t.Fatalf("labrun %s: exit %d, want %d\n%s", strings.Join(args, " "), code, want, out.String())
+		}
 	}
+	// plotOf finds the plot titled title among a summary's.
+	plotOf := func(glob, title string) string {
+		t.Helper()
+		plots, _ := filepath.Glob(filepath.Join(dir, glob))
+		for _, f := range plots {
+			if b, _ := os.ReadFile(f); bytes.Contains(b, []byte(">"+title+"<")) {
+				return f
+			}
+		}
+		t.Fatalf("no plot %q among %v", title, plots)
+		return ""
+	}
+	labrun(exitOK, "run", "-q", "--report-dir", dir, filepath.Join(root, "examples", "sweep.cue"))
 	htmls, _ := filepath.Glob(filepath.Join(dir, "*_sweep.summary.html"))
 	if len(htmls) != 1 {
 		t.Fatalf("want one HTML summary in %s, found %v\n%s", dir, htmls, out.String())
 	}
-	// The plot docs/experiments.md shows: fortio.code200 against requests, a line per
-	// connection count.
-	plots, _ := filepath.Glob(filepath.Join(dir, "*_sweep.summary.plot-*-requests.svg"))
-	plot := ""
-	for _, f := range plots {
-		if b, _ := os.ReadFile(f); bytes.Contains(b, []byte(">fortio.code200 against requests<")) {
-			plot = f
-		}
-	}
-	if plot == "" {
-		t.Fatalf("no plot of fortio.code200 against requests among %v", plots)
-	}
+	// The plots docs/experiments.md shows: fortio.code200 against requests, a line per
+	// connection count; and its own sweep's fortio.code503 against the backend's 503 share.
+	plot := plotOf("*_sweep.summary.plot-*.svg", "fortio.code200 against requests")
+	labrun(exitOK, "run", "-q", "--report-dir", dir, filepath.Join(root, "docs", "experiments.md"))
+	shed := plotOf("*_shed_sweep.summary.plot-*.svg", "fortio.code503 against share")
 	// The picture of the Kit B comparison docs/experiments.md shows (labrun diff --plot of the
 	// records TestE2EKitBDiff wrote).
 	diffPlot := filepath.Join(dir, "kitb-diff.svg")
-	out.Reset()
-	p = newProcess()
-	p.Args = []string{"diff", "--tolerance", "0.1", "--plot", diffPlot, filepath.Join(root, "docs", "records", "kitb-mode1_strict.json"), filepath.Join(root, "docs", "records", "kitb-mode1_logical.json")}
-	p.Stdout, p.Stderr, p.Cwd, p.IsTerminal = &out, &out, root, false
-	p.Getenv = func(string) string { return "" }
-	if code := Main(p); code != exitFailed {
-		t.Fatalf("labrun diff of the Kit B records: exit %d, want 1 (they differ)\n%s", code, out.String())
-	}
+	labrun(exitFailed, "diff", "--tolerance", "0.1", "--plot", diffPlot, // exit 1: they differ
+		filepath.Join(root, "docs", "records", "kitb-mode1_strict.json"), filepath.Join(root, "docs", "records", "kitb-mode1_logical.json"))
 	svg, err := os.ReadFile(diffPlot)
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +94,7 @@ func TestSummaryScreenshots(t *testing.T) {
 	}{
 		{htmls[0], "sweep-summary.png", 1200, 2000, [3]uint8{0x2e, 0x7d, 0x32}, "the PASSED badge's green"},
 		{plot, "sweep-plot.png", 560, 300, [3]uint8{0x1f, 0x77, 0xb4}, "the first line's blue"},
+		{shed, "shed-sweep-plot.png", 560, 300, [3]uint8{0x1f, 0x77, 0xb4}, "the first line's blue"},
 		{diffPlot, "kitb-diff.png", dw, dh, [3]uint8{0xd6, 0x27, 0x28}, "B's red bars"},
 	} {
 		t.Run(c.png, func(t *testing.T) {
