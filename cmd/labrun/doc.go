@@ -298,6 +298,9 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, path string, sc *
 	rf.scenarios, rf.tags, rf.count, rf.passRate = []string{sc.Name}, nil, 1, 0
 	var sweeps []sweep
 	for _, k := range sortedKeys(sc.Sweep) {
+		if _, ok := opts.Vars[k]; ok {
+			return "", nil, exitOK, &exitError{exitInvalid, fmt.Sprintf("--var %s: scenario %s (%s) sweeps %s: its expected block holds every value of the sweep; drop --var %s", k, sc.Name, sc.Pos.Rel(p.Cwd), k, k)}
+		}
 		sweeps = append(sweeps, sweep{k, sc.Sweep[k]})
 	}
 	m, err := p.matrix(runCtx, cleanupCtx, []string{path}, &rf, opts, sweeps)
