@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,7 +33,10 @@ against the run: the block after a spec holds the normalised result of that spec
 (outcome, load codes, the shape of every delta an expression reads — +, 0 or reset —, and each
 expectation's verdict), which leaves out what differs between clusters (pod names, IPs, the
 cluster domain, absolute counter values, timings). A line "~ EXPR VALUE ±N%" checks a value
-within a tolerance, e.g. "~ fortio.avg 3000 ±10%". A mismatch fails with a diff at the .md lines.
+within a tolerance, e.g. "~ fortio.avg 3000 ±10%". A scenario that declares a sweep runs once
+per combination (as labrun run does, summary included) and its block holds the summary: a row
+per run with its vars, outcome, response codes and each expectation's verdict, the numbers left
+out. A mismatch fails with a diff at the .md lines.
 
 --update rewrites the expected blocks from the run; --vet only validates the specs.`,
 		Args: cobra.MinimumNArgs(1),
@@ -96,10 +100,22 @@ func (p *process) doc(args []string, f *docFlags) error {
 		}
 		blocks := docBlocks(doc, abs, res.Scenarios)
 		recs := map[string]*interp.Record{}
+		swept := map[string]string{}
 		for _, b := range blocks {
 			for _, sc := range b.scenarios {
 				if runCtx.Err() != nil {
 					break
+				}
+				if len(sc.Sweep) > 0 {
+					text, rec, c, err := p.docSweep(runCtx, cleanupCtx, path, sc, f, opts)
+					if err != nil {
+						return err
+					}
+					code = worse(code, c)
+					if rec != nil {
+						recs[sc.Name], swept[sc.Name] = rec, text
+					}
+					continue
 				}
 				rec, c := p.runOne(runCtx, cleanupCtx, sc, &f.runFlags)
 				code = worse(code, c)
@@ -111,7 +127,7 @@ func (p *process) doc(args []string, f *docFlags) error {
 		if runCtx.Err() != nil {
 			return &exitError{code: exitInterrupted}
 		}
-		updated, mismatches := p.checkExpected(path, doc, blocks, recs, f.update)
+		updated, mismatches := p.checkExpected(path, doc, blocks, recs, swept, f.update)
 		if f.update && !bytes.Equal(updated, doc) {
 			if err := os.WriteFile(abs, updated, 0o644); err != nil {
 				return &exitError{exitInfra, err.Error()}
@@ -153,7 +169,8 @@ func docBlocks(doc []byte, abs string, all []*dsl.Scenario) []*docBlock {
 
 // checkExpected compares every expected block with its runs, prints a diff for each mismatch
 // at the document's lines, and returns the document with the blocks rewritten from the runs.
-func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, recs map[string]*interp.Record, update bool) ([]byte, int) {
+// A scenario that declares a sweep has, instead of its run's result, its summary's (swept).
+func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, recs map[string]*interp.Record, swept map[string]string, update bool) ([]byte, int) {
 	lines := strings.Split(string(doc), "\n")
 	type repl struct {
 		from, to int // content lines [from, to) (0-based)
@@ -173,7 +190,11 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 				complete = false
 				continue
 			}
-			got = append(got, strings.Split(strings.TrimRight(report.Expected(rec, sc), "\n"), "\n")...)
+			text, ok := swept[sc.Name]
+			if !ok {
+				text = report.Expected(rec, sc)
+			}
+			got = append(got, strings.Split(strings.TrimRight(text, "\n"), "\n")...)
 		}
 		if !complete {
 			continue
@@ -185,6 +206,11 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 		for i, l := range strings.Split(strings.TrimRight(b.expect.Content, "\n"), "\n") {
 			if t, ok := report.ParseTolerance(l); ok {
 				sc, rec := b.scenarios[0], recs[b.scenarios[0].Name]
+				if _, ok := swept[sc.Name]; ok {
+					fmt.Fprintf(p.Stderr, "%s:%d: %s: a sweep's expected block takes no ~ line (a tolerance checks a value of one run; scenario %s runs once per combination): remove it\n", path, first+i+1, l, sc.Name)
+					bad = true
+					continue
+				}
 				v, within, err := t.Check(rec, sc)
 				switch {
 				case err != nil:
@@ -261,4 +287,42 @@ func diffLines(a, b []string) string {
 		return ""
 	}
 	return out.String()
+}
+
+// docSweep runs a document's scenario that declares a sweep once per combination, as labrun
+// run does, writes its summary beside the reports, and returns the summary as its expected
+// block holds it (report.SummaryExpected: verdicts and response codes, not the numbers), the
+// last run's record and the exit code.
+func (p *process) docSweep(runCtx, cleanupCtx context.Context, path string, sc *dsl.Scenario, f *docFlags, opts dsl.Options) (string, *interp.Record, int, error) {
+	rf := f.runFlags
+	rf.scenarios, rf.tags, rf.count, rf.passRate = []string{sc.Name}, nil, 1, 0
+	var sweeps []sweep
+	for _, k := range sortedKeys(sc.Sweep) {
+		if _, ok := opts.Vars[k]; ok {
+			return "", nil, exitOK, &exitError{exitInvalid, fmt.Sprintf("--var %s: scenario %s (%s) sweeps %s: its expected block holds every value of the sweep; drop --var %s", k, sc.Name, sc.Pos.Rel(p.Cwd), k, k)}
+		}
+		sweeps = append(sweeps, sweep{k, sc.Sweep[k]})
+	}
+	m, err := p.matrix(runCtx, cleanupCtx, []string{path}, &rf, opts, sweeps)
+	if err != nil {
+		return "", nil, exitOK, err
+	}
+	s, runs := m.sums[sc.Name], m.recs[sc.Name]
+	if s == nil || len(runs) == 0 {
+		return "", nil, m.code, nil
+	}
+	code := m.code
+	if rf.reportDir != "" {
+		code = worse(code, p.writeSummaries(m, &rf, sweeps))
+	} else {
+		fmt.Fprintf(p.Stdout, "SUMMARY %s: %d of %d runs passed (%s)\n", sc.Name, s.Passed, len(s.Runs), passNeed(rf.passRate))
+		if s.Verdict != "passed" {
+			code = worse(code, exitFailed)
+		}
+	}
+	var codes []string
+	for _, rec := range runs {
+		codes = append(codes, report.LoadCodes(rec))
+	}
+	return report.SummaryExpected(s, codes), runs[len(runs)-1], code, nil
 }

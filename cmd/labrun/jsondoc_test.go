@@ -10,6 +10,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/report"
 )
 
 // jsonFields describes the JSON form of the types labrun prints or writes, type by type, as
@@ -92,7 +93,7 @@ var jsonDocs = map[string][]reflect.Type{
 	"vet":     {reflect.TypeOf(vetJSON{})},
 	"plan":    {reflect.TypeOf(dsl.Plan{})},
 	"record":  {reflect.TypeOf(interp.Record{})},
-	"summary": {reflect.TypeOf(summary{})},
+	"summary": {reflect.TypeOf(report.Summary{})},
 	"mutate":  {reflect.TypeOf(interp.MutationReport{})},
 	"diff":    {reflect.TypeOf(interp.RunDiff{})},
 }

@@ -1,26 +1,24 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
-	"math"
-	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/report"
 )
 
 // Experiments as science: --count N runs each scenario N times, --sweep var=a,b,c runs it once
 // per value (repeatable: the cartesian product), the two combined run every combination N
 // times. Each run is an ordinary run (setup, steps, cleanup, its own report); the vars of a
 // combination go through the same mechanism as --var, so CUE fields change with them. A
-// summary per scenario is written beside the reports: <time>_<scenario>.summary.{md,json},
-// plus one SVG plot per value an expectation reads against each swept var.
+// summary per scenario is written beside the reports (report.WriteSummary):
+// <time>_<scenario>.summary.{md,html,json}, plus one SVG plot per value an expectation reads
+// against each swept var.
 
 // sweep is one --sweep flag: a var and its values.
 type sweep struct {
@@ -65,29 +63,6 @@ func combinations(sweeps []sweep) []map[string]string {
 	return combos
 }
 
-// matrixRun is one run of a combination.
-type matrixRun struct {
-	Vars    map[string]string `json:"vars"`
-	Round   int               `json:"round"`
-	Outcome interp.Outcome    `json:"outcome"`
-	Report  string            `json:"report,omitempty"`
-	// Expectations are the verdicts, by expression; Values every value they read.
-	Expectations map[string]interp.Outcome `json:"expectations"`
-	Values       map[string]any            `json:"values"`
-}
-
-// summary is what a matrix writes per scenario.
-type summary struct {
-	Version  int         `json:"version"`
-	Scenario string      `json:"scenario"`
-	Count    int         `json:"count"`
-	Sweeps   []string    `json:"sweeps,omitempty"`
-	PassRate float64     `json:"passRate"`
-	Passed   int         `json:"passed"`
-	Runs     []matrixRun `json:"runs"`
-	Verdict  string      `json:"verdict"`
-}
-
 // runMatrix runs every combination of the sweeps count times.
 func (p *process) runMatrix(args []string, f *runFlags, base dsl.Options) error {
 	sweeps, err := parseSweeps(f.sweeps)
@@ -110,9 +85,39 @@ func (p *process) runMatrix(args []string, f *runFlags, base dsl.Options) error 
 	}
 	runCtx, cleanupCtx, stop := p.runContexts()
 	defer stop()
-	sums := map[string]*summary{}
-	var order []string
-	code := exitOK
+	m, err := p.matrix(runCtx, cleanupCtx, args, f, base, sweeps)
+	if err != nil {
+		return err
+	}
+	code := worse(m.code, p.writeSummaries(m, f, sweeps))
+	if code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// matrixResult is what a matrix ran: a summary per scenario (in the order they first ran) and
+// each run's record, in the summary's order of runs.
+type matrixResult struct {
+	sums  map[string]*report.Summary
+	order []string
+	recs  map[string][]*interp.Record
+	// code is the worst of the interrupted and invalid exits (failed runs are the summary's).
+	code int
+}
+
+// matrix runs every combination of the sweeps f.count times: each combination loads args
+// again with its vars set (as --var), so the CUE fields computed from them change.
+func (p *process) matrix(runCtx, cleanupCtx context.Context, args []string, f *runFlags, base dsl.Options, sweeps []sweep) (*matrixResult, error) {
+	m := &matrixResult{sums: map[string]*report.Summary{}, recs: map[string][]*interp.Record{}}
+	// The tally collects each run's report path, for the summary's links.
+	if f.tally == nil {
+		f.tally = &runTally{}
+	}
+	dir := f.reportDir
+	if dir != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(p.Cwd, dir)
+	}
 	for _, combo := range combinations(sweeps) {
 		opts := base
 		opts.Vars = map[string]string{}
@@ -124,10 +129,10 @@ func (p *process) runMatrix(args []string, f *runFlags, base dsl.Options) error 
 		}
 		scenarios, err := p.loadSelected(args, opts, f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := p.checkRunFlags(scenarios, f); err != nil {
-			return err
+			return nil, err
 		}
 		for round := 1; round <= f.count; round++ {
 			for _, sc := range scenarios {
@@ -135,25 +140,37 @@ func (p *process) runMatrix(args []string, f *runFlags, base dsl.Options) error 
 					break
 				}
 				if len(combo) > 0 || f.count > 1 {
-					fmt.Fprintf(p.Stdout, "● %s: %s\n", sc.Name, describeCombo(combo, round, f.count))
+					fmt.Fprintf(p.Stdout, "● %s: %s\n", sc.Name, report.Combo(combo, round, f.count))
 				}
+				reports := len(f.tally.reports)
 				rec, c := p.runOne(runCtx, cleanupCtx, sc, f)
 				if c == exitInterrupted || c == exitInvalid {
-					code = worse(code, c)
+					m.code = worse(m.code, c)
 				}
 				if rec == nil {
 					continue
 				}
-				s := sums[sc.Name]
+				s := m.sums[sc.Name]
 				if s == nil {
-					s = &summary{Version: 1, Scenario: sc.Name, Count: f.count, PassRate: f.passRate}
+					s = &report.Summary{Version: 1, Scenario: sc.Name, Count: f.count, PassRate: f.passRate}
 					for _, sw := range sweeps {
 						s.Sweeps = append(s.Sweeps, sw.name)
 					}
-					sums[sc.Name] = s
-					order = append(order, sc.Name)
+					m.sums[sc.Name] = s
+					m.order = append(m.order, sc.Name)
 				}
-				mr := matrixRun{Vars: combo, Round: round, Outcome: rec.Outcome, Expectations: map[string]interp.Outcome{}, Values: map[string]any{}}
+				mr := report.SummaryRun{Vars: combo, Round: round, Outcome: rec.Outcome, Expectations: map[string]interp.Outcome{}, Values: map[string]any{}}
+				if len(f.tally.reports) > reports {
+					// The tally has the Markdown report relative to the working directory;
+					// the summary links the HTML one, relative to itself.
+					md := f.tally.reports[len(f.tally.reports)-1]
+					if !filepath.IsAbs(md) {
+						md = filepath.Join(p.Cwd, md)
+					}
+					if rel, err := filepath.Rel(dir, strings.TrimSuffix(md, ".md")+".html"); err == nil {
+						mr.Report = filepath.ToSlash(rel)
+					}
+				}
 				j := interp.NewJudge(rec, sc)
 				for _, e := range sc.Expect {
 					for k, v := range j.Values(e) {
@@ -167,38 +184,54 @@ func (p *process) runMatrix(args []string, f *runFlags, base dsl.Options) error 
 					s.Passed++
 				}
 				s.Runs = append(s.Runs, mr)
+				m.recs[sc.Name] = append(m.recs[sc.Name], rec)
 			}
 		}
 	}
-	dir := f.reportDir
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(p.Cwd, dir)
-	}
-	stamp := time.Now().UTC().Format("20060102T150405Z")
-	for _, name := range order {
-		s := sums[name]
+	for _, name := range m.order {
+		s := m.sums[name]
 		need := 1.0
 		if f.passRate > 0 {
 			need = f.passRate
 		}
-		rate := float64(s.Passed) / float64(len(s.Runs))
 		s.Verdict = "passed"
-		if rate < need {
+		if float64(s.Passed)/float64(len(s.Runs)) < need {
 			s.Verdict = "failed"
+		}
+	}
+	return m, nil
+}
+
+// writeSummaries writes each scenario's summary into the report directory and prints where;
+// it returns exitFailed when a summary's verdict is failed, exitInfra when one cannot be written.
+func (p *process) writeSummaries(m *matrixResult, f *runFlags, sweeps []sweep) int {
+	dir := f.reportDir
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(p.Cwd, dir)
+	}
+	var vars []report.SweepVar
+	for _, sw := range sweeps {
+		vars = append(vars, report.SweepVar{Name: sw.name, Values: sw.values})
+	}
+	stamp := time.Now().UTC().Format("20060102T150405Z")
+	code := exitOK
+	for _, name := range m.order {
+		s := m.sums[name]
+		if s.Verdict != "passed" {
 			code = worse(code, exitFailed)
 		}
-		paths, err := writeSummary(dir, stamp, s, sweeps)
+		paths, err := report.WriteSummary(dir, stamp, s, vars)
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the summary: %v\n", name, err)
 			code = worse(code, exitInfra)
 			continue
 		}
 		fmt.Fprintf(p.Stdout, "SUMMARY %s: %d of %d runs passed (%s) — %s\n", name, s.Passed, len(s.Runs), passNeed(f.passRate), relPath(p.Cwd, paths[0]))
+		if !f.quiet {
+			fmt.Fprintf(p.Stdout, "  html:   %s\n", relPath(p.Cwd, paths[1]))
+		}
 	}
-	if code != exitOK {
-		return &exitError{code: code}
-	}
-	return nil
+	return code
 }
 
 func passNeed(rate float64) string {
@@ -206,251 +239,4 @@ func passNeed(rate float64) string {
 		return fmt.Sprintf("--pass-rate %g", rate)
 	}
 	return "every run must pass"
-}
-
-func describeCombo(combo map[string]string, round, count int) string {
-	var parts []string
-	for _, k := range sortedKeys(combo) {
-		parts = append(parts, k+"="+combo[k])
-	}
-	if count > 1 {
-		parts = append(parts, fmt.Sprintf("run %d of %d", round, count))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// writeSummary writes the summary's JSON, Markdown and plots; it returns their paths, the
-// Markdown first.
-func writeSummary(dir, stamp string, s *summary, sweeps []sweep) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	base := filepath.Join(dir, stamp+"_"+s.Scenario+".summary")
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(base+".json", b, 0o644); err != nil {
-		return nil, err
-	}
-	var md strings.Builder
-	fmt.Fprintf(&md, "# %s: %d of %d runs passed\n\n", s.Scenario, s.Passed, len(s.Runs))
-	if s.PassRate > 0 {
-		fmt.Fprintf(&md, "Pass rate required: %g (`--pass-rate`); verdict: **%s**.\n\n", s.PassRate, s.Verdict)
-	} else {
-		fmt.Fprintf(&md, "Every run must pass; verdict: **%s**.\n\n", s.Verdict)
-	}
-	exprs := map[string]bool{}
-	values := map[string]bool{}
-	for _, r := range s.Runs {
-		for e := range r.Expectations {
-			exprs[e] = true
-		}
-		for v := range r.Values {
-			values[v] = true
-		}
-	}
-	// Runs.
-	md.WriteString("## Runs\n\n| run | vars | verdict |")
-	for _, e := range sortedKeys(exprs) {
-		fmt.Fprintf(&md, " %s |", mdCell(e))
-	}
-	md.WriteString("\n|---|---|---|")
-	for range exprs {
-		md.WriteString("---|")
-	}
-	md.WriteString("\n")
-	for i, r := range s.Runs {
-		fmt.Fprintf(&md, "| %d | %s | %s |", i+1, mdCell(describeCombo(r.Vars, r.Round, s.Count)), r.Outcome)
-		for _, e := range sortedKeys(exprs) {
-			fmt.Fprintf(&md, " %s |", r.Expectations[e])
-		}
-		md.WriteString("\n")
-	}
-	// Expectations: pass counts.
-	md.WriteString("\n## Expectations\n\n| expectation | passed |\n|---|---|\n")
-	for _, e := range sortedKeys(exprs) {
-		n := 0
-		for _, r := range s.Runs {
-			if r.Expectations[e] == interp.Passed {
-				n++
-			}
-		}
-		fmt.Fprintf(&md, "| %s | %d of %d |\n", mdCell(e), n, len(s.Runs))
-	}
-	// Values: spread over the runs of each combination.
-	md.WriteString("\n## Values the expectations read\n\n| value | vars | min | median | max | runs |\n|---|---|---|---|---|---|\n")
-	groups := map[string][]matrixRun{}
-	var gorder []string
-	for _, r := range s.Runs {
-		k := describeCombo(r.Vars, 0, 1)
-		if _, ok := groups[k]; !ok {
-			gorder = append(gorder, k)
-		}
-		groups[k] = append(groups[k], r)
-	}
-	for _, v := range sortedKeys(values) {
-		for _, g := range gorder {
-			var xs []float64
-			for _, r := range groups[g] {
-				if x, ok := r.Values[v].(float64); ok {
-					xs = append(xs, x)
-				}
-			}
-			if len(xs) == 0 {
-				continue
-			}
-			sort.Float64s(xs)
-			fmt.Fprintf(&md, "| %s | %s | %s | %s | %s | %d |\n", mdCell(v), mdCell(g), num(xs[0]), num(median(xs)), num(xs[len(xs)-1]), len(xs))
-		}
-	}
-	paths := []string{base + ".md", base + ".json"}
-	// Plots: each numeric value against each swept var (one line per value of the others).
-	if len(sweeps) > 0 {
-		md.WriteString("\n## Plots\n\n")
-		for i, v := range sortedKeys(values) {
-			for _, sw := range sweeps {
-				svg, ok := plotAgainst(s, v, sw, sweeps)
-				if !ok {
-					continue
-				}
-				name := fmt.Sprintf("%s.plot-%d-%s.svg", filepath.Base(base), i, sw.name)
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(svg), 0o644); err != nil {
-					return nil, err
-				}
-				paths = append(paths, filepath.Join(dir, name))
-				fmt.Fprintf(&md, "![%s against %s](%s)\n\n", mdCell(v), sw.name, name)
-			}
-		}
-	}
-	if err := os.WriteFile(base+".md", []byte(md.String()), 0o644); err != nil {
-		return nil, err
-	}
-	return paths, nil
-}
-
-func mdCell(s string) string {
-	r := strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "\n", " ", "`", "\\`", "*", `\*`, "_", `\_`)
-	return r.Replace(s)
-}
-
-func num(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-
-func median(xs []float64) float64 {
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
-}
-
-// plotAgainst draws value v (the median over rounds) against swept var sw, one line per
-// combination of the other sweeps. It reports false when v is not numeric or sw's values are
-// not numbers.
-func plotAgainst(s *summary, v string, sw sweep, sweeps []sweep) (string, bool) {
-	xsOf := make([]float64, len(sw.values))
-	for i, x := range sw.values {
-		f, err := strconv.ParseFloat(x, 64)
-		if err != nil {
-			return "", false
-		}
-		xsOf[i] = f
-	}
-	type pt struct{ x, y float64 }
-	lines := map[string][]pt{}
-	var lorder []string
-	for _, r := range s.Runs {
-		y, ok := r.Values[v].(float64)
-		if !ok {
-			continue
-		}
-		x, _ := strconv.ParseFloat(r.Vars[sw.name], 64)
-		others := map[string]string{}
-		for k, val := range r.Vars {
-			if k != sw.name {
-				others[k] = val
-			}
-		}
-		key := describeCombo(others, 0, 1)
-		if _, ok := lines[key]; !ok {
-			lorder = append(lorder, key)
-		}
-		lines[key] = append(lines[key], pt{x, y})
-	}
-	if len(lines) == 0 {
-		return "", false
-	}
-	minX, maxX := xsOf[0], xsOf[0]
-	for _, x := range xsOf {
-		minX, maxX = math.Min(minX, x), math.Max(maxX, x)
-	}
-	minY, maxY := math.Inf(1), math.Inf(-1)
-	for _, l := range lines {
-		for _, p := range l {
-			minY, maxY = math.Min(minY, p.y), math.Max(maxY, p.y)
-		}
-	}
-	minY = math.Min(minY, 0)
-	if maxY == minY {
-		maxY = minY + 1
-	}
-	if maxX == minX {
-		maxX = minX + 1
-	}
-	const w, h, l, r, t, b = 560.0, 300.0, 60.0, 160.0, 30.0, 40.0
-	px := func(x float64) float64 { return l + (x-minX)/(maxX-minX)*(w-l-r) }
-	py := func(y float64) float64 { return h - b - (y-minY)/(maxY-minY)*(h-t-b) }
-	var sb strings.Builder
-	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" font-family="sans-serif" font-size="11">`, w, h)
-	fmt.Fprintf(&sb, `<rect width="100%%" height="100%%" fill="white"/><text x="%g" y="18" font-size="13">%s against %s</text>`, l, xmlEsc(v), xmlEsc(sw.name))
-	fmt.Fprintf(&sb, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#333"/><line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#333"/>`, l, h-b, w-r, h-b, l, t, l, h-b)
-	for _, x := range xsOf {
-		fmt.Fprintf(&sb, `<text x="%g" y="%g" text-anchor="middle">%s</text>`, px(x), h-b+15, num(x))
-	}
-	fmt.Fprintf(&sb, `<text x="%g" y="%g" text-anchor="middle">%s</text>`, (l+w-r)/2, h-6, xmlEsc(sw.name))
-	for i := 0; i <= 4; i++ {
-		y := minY + (maxY-minY)*float64(i)/4
-		fmt.Fprintf(&sb, `<text x="%g" y="%g" text-anchor="end">%s</text><line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#ddd"/>`, l-5, py(y)+4, num(y), l, py(y), w-r, py(y))
-	}
-	colors := []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"}
-	for i, key := range lorder {
-		pts := lines[key]
-		sort.Slice(pts, func(a, b int) bool { return pts[a].x < pts[b].x })
-		// The median per x.
-		var med []pt
-		for j := 0; j < len(pts); {
-			k := j
-			var ys []float64
-			for k < len(pts) && pts[k].x == pts[j].x {
-				ys = append(ys, pts[k].y)
-				k++
-			}
-			sort.Float64s(ys)
-			med = append(med, pt{pts[j].x, median(ys)})
-			j = k
-		}
-		c := colors[i%len(colors)]
-		var d []string
-		for _, p := range med {
-			d = append(d, fmt.Sprintf("%g,%g", px(p.x), py(p.y)))
-			fmt.Fprintf(&sb, `<circle cx="%g" cy="%g" r="3" fill="%s"/>`, px(p.x), py(p.y), c)
-		}
-		// Dashes from the second line on, so that lines that coincide stay visible.
-		dash := ""
-		if i > 0 {
-			dash = fmt.Sprintf(` stroke-dasharray="%d,4"`, 4+2*i)
-		}
-		fmt.Fprintf(&sb, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`, strings.Join(d, " "), c, dash)
-		label := key
-		if label == "" {
-			label = "median"
-		}
-		fmt.Fprintf(&sb, `<text x="%g" y="%g" fill="%s">%s</text>`, w-r+10, t+14*float64(i+1), c, xmlEsc(label))
-	}
-	sb.WriteString(`</svg>`)
-	return sb.String(), true
-}
-
-func xmlEsc(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }
