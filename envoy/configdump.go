@@ -187,11 +187,11 @@ func missing(noun, want string, have []string, dynamic int) error {
 	plural := noun + "s"
 	switch {
 	case len(have) == 0:
-		return fmt.Errorf("no %s %q in the config dump: it holds no %s at all (has istiod pushed this proxy its config yet?): %w",
-			noun, want, plural, ErrNotFound)
+		return absent(fmt.Sprintf("no %s %q in the config dump: it holds no %s at all (has istiod pushed this proxy its config yet?)",
+			noun, want, plural))
 	case dynamic == 0:
-		return fmt.Errorf("no %s %q in the config dump (%d %s, all static: istiod has not pushed this proxy its config yet): %w",
-			noun, want, len(have), plural, ErrNotFound)
+		return absent(fmt.Sprintf("no %s %q in the config dump (%d %s, all static: istiod has not pushed this proxy its config yet)",
+			noun, want, len(have), plural))
 	}
 	c := closest(want, have)
 	const show = 3
@@ -205,9 +205,15 @@ func missing(noun, want string, have []string, dynamic int) error {
 	if len(have) == 1 {
 		plural = noun
 	}
-	return fmt.Errorf("no %s %q in the config dump (%d %s; did you mean %s?): %w",
-		noun, want, len(have), plural, strings.Join(q, ", "), ErrNotFound)
+	return absent(fmt.Sprintf("no %s %q in the config dump (%d %s; did you mean %s?)",
+		noun, want, len(have), plural, strings.Join(q, ", ")))
 }
+
+// absent is a lookup error that wraps [ErrNotFound] without repeating "not found".
+type absent string
+
+func (e absent) Error() string { return string(e) }
+func (e absent) Unwrap() error { return ErrNotFound }
 
 func walk(v any, path []string) any {
 	for _, k := range path {
