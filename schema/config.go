@@ -153,6 +153,8 @@ func (p *Config) Run(ctx context.Context, rt Runtime) error {
 			last = err
 		}
 		if serr := rt.Sleep(ctx, interval); serr != nil || ctx.Err() != nil {
+			// The runner reports its own timeout in place of this error: the warning keeps why.
+			rt.Warn(fmt.Sprintf("until %s did not hold after %d reads; last: %v", p.Until, reads, last))
 			return fmt.Errorf("config until %s: %w after %d reads; last: %v", p.Until, context.Cause(ctx), reads, last)
 		}
 	}

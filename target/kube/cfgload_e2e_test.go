@@ -30,12 +30,14 @@ type configRuntime struct {
 	mu             sync.Mutex
 	value          any
 	judged         int
+	warned         int
 	artifacts      []string
 }
 
 func (r *configRuntime) Target() *schema.Target     { return r.tgt }
 func (r *configRuntime) Namespace(ns string) string { return ns }
 func (r *configRuntime) Record(v any)               { r.mu.Lock(); r.value = v; r.mu.Unlock() }
+func (r *configRuntime) Warn(string)                { r.mu.Lock(); r.warned++; r.mu.Unlock() }
 func (r *configRuntime) Artifact(name string, _ []byte) {
 	r.artifacts = append(r.artifacts, name)
 }
