@@ -142,8 +142,10 @@ func (p *Config) Run(ctx context.Context, rt Runtime) error {
 		}
 	}()
 	for reads := 1; ; reads++ {
-		var err error
-		arts, err = read()
+		got, err := read()
+		if len(got) > 0 || err == nil { // a read cut short by the timeout keeps the one before
+			arts = got
+		}
 		if err == nil {
 			if err = rt.Judge(); err == nil {
 				return nil
