@@ -158,7 +158,7 @@ func TestE2EConfigUntilIstiodPush(t *testing.T) {
 
 // A load from three pods: each pod's fortio replays its own recorded run (exec stand-in), and
 // the driver merges them.
-func TestE2ELoadFromPods(t *testing.T) {
+func TestE2ELoadFromPodsFortioReplays(t *testing.T) {
 	l := newLab(t, "e2e-load-pods")
 	l.apply([]schema.Object{deployment("client", 3, "istio-proxy", "fortio")}, "client")
 	pods := l.readyPods("client")
