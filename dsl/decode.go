@@ -762,6 +762,13 @@ func (d *decoder) compile(names *Names) {
 					s.Expr = e
 					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
 					d.checkOutcomes(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
+					if sr, ok := s.Params.(schema.SelfReader); ok && sr.ReadsOwnResult() && (s.Name == "" || !slices.Contains(e.Names, s.Name)) {
+						if s.Name == "" {
+							d.l.errs.add(e.Pos, sc.Name+"."+s.Path+"."+s.Kind+".until", "%s's until judges what the step reads by the step's name, and the step has none: name it (name: \"cfg\") and write e.g. cfg.max_connections == 5", s.Kind)
+						} else {
+							d.l.errs.add(e.Pos, sc.Name+"."+s.Path+"."+s.Kind+".until", "%s's until does not read %q, what the step reads: write e.g. %s.max_connections == 5", s.Kind, s.Name, s.Name)
+						}
+					}
 				}
 			}
 		}
@@ -831,6 +838,9 @@ func (d *decoder) checkReads(s *Step, e *Expr, path string, index map[*Step]int)
 		_, polls := s.Params.(*schema.Wait)
 		switch {
 		case t == s:
+			if sr, ok := s.Params.(schema.SelfReader); ok && sr.ReadsOwnResult() && e == s.Expr {
+				break // config's until judges each read
+			}
 			if _, ok := s.Params.(*schema.Repeat); !ok {
 				d.l.errs.add(e.Pos, path, "%s reads %q, its own result, which does not exist while it runs", s.Kind, name)
 			}

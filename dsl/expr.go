@@ -375,6 +375,9 @@ type patcher struct {
 // statsType is the type of a map of stats, as the checker types it.
 var statsType = reflect.TypeOf(schema.Stats{})
 
+// loadResultType is the type of a load's result (and of each of its pods').
+var loadResultType = reflect.TypeOf(schema.LoadResult{})
+
 var codeRE = regexp.MustCompile(`^code(\d{3}|_1)$`)
 
 func (p *patcher) fail(format string, args ...any) {
@@ -454,6 +457,16 @@ func (p *patcher) Visit(node *ast.Node) {
 				})
 			}
 			return
+		}
+		// One pod's result of a load from several pods: <load>.pods[0].code200.
+		if n.Node.Type() == loadResultType {
+			if m := codeRE.FindStringSubmatch(prop.Value); m != nil {
+				ast.Patch(node, &ast.MemberNode{
+					Node:     &ast.MemberNode{Node: n.Node, Property: &ast.StringNode{Value: "codes"}},
+					Property: &ast.StringNode{Value: strings.Replace(m[1], "_", "-", 1)},
+				})
+				return
+			}
 		}
 		if inner, ok := n.Node.(*ast.MemberNode); ok {
 			if id, ok := inner.Node.(*ast.IdentifierNode); ok {

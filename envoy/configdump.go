@@ -3,6 +3,7 @@ package envoy
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,30 +80,77 @@ func DumpEndpoints(dump []byte, cluster string) (map[string]any, error) {
 }
 
 func dumpFind(dump []byte, name string, kind resourceKind) (map[string]any, error) {
-	op := "config dump"
+	var found map[string]any
+	names, dynamic, err := dumpEach(dump, kind, func(n string, r map[string]any) bool {
+		if n == name {
+			found = r
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if found != nil {
+		return found, nil
+	}
+	return nil, missing(kind.noun, name, names, dynamic)
+}
+
+// DumpNames lists the names of one kind of resource in a /config_dump ("clusters", "listeners",
+// "routes": route configurations), in the dump's order: static first when the dump lists them
+// first, as Envoy does. An empty dump ({}, which Envoy prints when nothing matches) has none.
+func DumpNames(dump []byte, kind string) ([]string, error) {
+	k, ok := kindsByPlural[kind]
+	if !ok {
+		return nil, fmt.Errorf("config dump: no resource kind %q: names lists clusters, listeners or routes", kind)
+	}
+	names, _, err := dumpEach(dump, k, func(string, map[string]any) bool { return true })
+	if names == nil && err == nil {
+		names = []string{}
+	}
+	return names, err
+}
+
+// kindsByPlural maps what a names query is written as to the kind.
+var kindsByPlural = map[string]resourceKind{
+	"clusters":  clusterKind,
+	"listeners": listenerKind,
+	"routes":    routeKind,
+}
+
+// dumpEach calls yield with every resource of kind in the dump, until it returns false; it
+// returns the names seen and how many of them came from xDS (dynamic lists). A dump that is
+// an empty object is a dump without resources: Envoy prints {} for a ?resource= query that
+// matches nothing, and a proxy that istiod has not pushed yet has no dynamic resources.
+func dumpEach(dump []byte, kind resourceKind, yield func(name string, r map[string]any) bool) (names []string, dynamic int, err error) {
+	const op = "config dump"
 	var doc map[string]any
 	if err := json.Unmarshal(dump, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
+		return nil, 0, fmt.Errorf("%s: %w (output starts %q)", op, err, truncate(dump, 60))
 	}
 	configs, ok := doc["configs"].([]any)
 	if !ok {
-		return nil, fmt.Errorf("%s: no \"configs\" array (is this /config_dump?)", op)
+		if len(doc) == 0 {
+			return nil, 0, nil
+		}
+		return nil, 0, fmt.Errorf("%s: no \"configs\" array (is this /config_dump?)", op)
 	}
-	var names []string
-	consider := func(wrapper map[string]any) map[string]any {
+	stop := false
+	consider := func(wrapper map[string]any, isDynamic bool) {
 		for _, p := range kind.paths {
 			r, ok := walk(wrapper, p).(map[string]any)
 			if !ok {
 				continue
 			}
 			n, _ := r[kind.nameKey].(string)
-			if n == name {
-				return r
-			}
 			names = append(names, n)
-			return nil
+			if isDynamic {
+				dynamic++
+			}
+			stop = !yield(n, r)
+			return
 		}
-		return nil
 	}
 	for _, c := range configs {
 		section, ok := c.(map[string]any)
@@ -116,20 +164,56 @@ func dumpFind(dump []byte, name string, kind resourceKind) (map[string]any, erro
 				items, _ := section[list].([]any)
 				for _, it := range items {
 					if w, ok := it.(map[string]any); ok {
-						if r := consider(w); r != nil {
-							return r, nil
+						consider(w, strings.HasPrefix(list, "dynamic_"))
+						if stop {
+							return names, dynamic, nil
 						}
 					}
 				}
 			}
 		case strings.Contains(typ, "."+kind.dumpType+"."): // ?resource= form
-			if r := consider(section); r != nil {
-				return r, nil
+			consider(section, strings.Contains(typ, "."+kind.dumpType+".Dynamic"))
+			if stop {
+				return names, dynamic, nil
 			}
 		}
 	}
-	return nil, notFound(op, kind.noun, name, names)
+	return names, dynamic, nil
 }
+
+// missing says that the resource want is not in a dump that holds have (dynamic of them from
+// xDS): how many there are and the closest names, or that istiod has pushed nothing yet.
+func missing(noun, want string, have []string, dynamic int) error {
+	plural := noun + "s"
+	switch {
+	case len(have) == 0:
+		return absent(fmt.Sprintf("no %s %q in the config dump: it holds no %s at all (has istiod pushed this proxy its config yet?)",
+			noun, want, plural))
+	case dynamic == 0:
+		return absent(fmt.Sprintf("no %s %q in the config dump (%d %s, all static: istiod has not pushed this proxy its config yet)",
+			noun, want, len(have), plural))
+	}
+	c := closest(want, have)
+	const show = 3
+	if len(c) > show {
+		c = c[:show]
+	}
+	q := make([]string, len(c))
+	for i, n := range c {
+		q[i] = strconv.Quote(n)
+	}
+	if len(have) == 1 {
+		plural = noun
+	}
+	return absent(fmt.Sprintf("no %s %q in the config dump (%d %s; did you mean %s?)",
+		noun, want, len(have), plural, strings.Join(q, ", ")))
+}
+
+// absent is a lookup error that wraps [ErrNotFound] without repeating "not found".
+type absent string
+
+func (e absent) Error() string { return string(e) }
+func (e absent) Unwrap() error { return ErrNotFound }
 
 func walk(v any, path []string) any {
 	for _, k := range path {
@@ -335,4 +419,36 @@ func quoteList(keys []string) string {
 		keys = keys[:show]
 	}
 	return strings.Join(keys, ", ") + more
+}
+
+// protoDuration is a google.protobuf.Duration in proto JSON: seconds with up to nine decimals
+// and an "s" ("0.500s", "10s", "-1.5s").
+var protoDuration = regexp.MustCompile(`^-?[0-9]+(\.[0-9]{1,9})?s$`)
+
+// DurationsAsSeconds returns v (decoded JSON) with every string that is a protobuf Duration
+// ("0.500s") replaced by its number of seconds (0.5); maps and lists are copied, v is not
+// changed. Other strings stay as they are: "500ms" is not how Envoy prints a Duration.
+func DurationsAsSeconds(v any) any {
+	switch x := v.(type) {
+	case string:
+		if protoDuration.MatchString(x) {
+			if f, err := strconv.ParseFloat(strings.TrimSuffix(x, "s"), 64); err == nil {
+				return f
+			}
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = DurationsAsSeconds(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = DurationsAsSeconds(e)
+		}
+		return out
+	}
+	return v
 }

@@ -70,7 +70,7 @@ func TestDumpNotFound(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, `closest of the 6 that exist: "`+connLab+`", "`+serviceA+`"`) {
+	if !strings.Contains(msg, `no cluster "outbound|8080||backend" in the config dump (6 clusters; did you mean "`+connLab+`", "`+serviceA+`"`) {
 		t.Errorf("message: %s", msg)
 	}
 	if _, err := DumpListener(dump, "0.0.0.0_8081"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `"0.0.0.0_8080"`) {

@@ -2,7 +2,9 @@ package schema
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"time"
 )
 
 // Config is the config step: part of an Envoy config_dump.
@@ -12,8 +14,18 @@ type Config struct {
 	Cluster  string  `json:"cluster,omitempty"`
 	Listener string  `json:"listener,omitempty"`
 	Route    string  `json:"route,omitempty"`
-	Path     string  `json:"path,omitempty"`
+	// Names is "clusters", "listeners" or "routes": record the list of their names.
+	Names string `json:"names,omitempty"`
+	Path  string `json:"path,omitempty"`
+	// Durations is "seconds" to read protobuf Durations ("0.500s") as numbers (0.5).
+	Durations string `json:"durations,omitempty"`
+	// Until is polled after every read; the step ends when it holds.
+	Until    string   `json:"until,omitempty"`
+	Interval Duration `json:"interval,omitempty"`
 }
+
+// DurationsSeconds is the durations value that reads protobuf Durations as seconds.
+const DurationsSeconds = "seconds"
 
 var configKind = Kind{
 	Usage:  "record part of an Envoy config_dump",
@@ -21,17 +33,28 @@ var configKind = Kind{
 	Result: ResultValue,
 }
 
-// Check: one Envoy, one resource.
+// Check: one Envoy, one resource (or its kind's names); until, interval and path where they
+// mean something.
 func (p *Config) Check(c Checker) {
 	src := c.ExactlyOne("envoy", "admin")
 	n := 0
-	for _, x := range []string{p.Cluster, p.Listener, p.Route} {
+	for _, x := range []string{p.Cluster, p.Listener, p.Route, p.Names} {
 		if x != "" {
 			n++
 		}
 	}
-	if n != 1 {
-		c.Errorf("", "config needs exactly one of cluster, listener, route")
+	switch {
+	case n == 0 && p.Until != "":
+		c.Errorf("until", "until reads the config again until it holds, but the step selects nothing to read: give cluster, listener, route or names")
+	case n != 1:
+		c.Errorf("", "config needs exactly one of cluster, listener, route, names")
+	}
+	if p.Names != "" && p.Path != "" {
+		c.Errorf("path", "names records a list of %s names, which has no path %q: drop path, or read one resource with %s: \"<name>\"",
+			strings.TrimSuffix(p.Names, "s"), p.Path, strings.TrimSuffix(p.Names, "s"))
+	}
+	if p.Interval != 0 && p.Until == "" {
+		c.Errorf("interval", "interval is the pause between reads of until, and the step has no until")
 	}
 	if src == "admin" && !c.Templated("admin") {
 		if err := checkHTTPURL(p.Admin); err != nil {
@@ -43,8 +66,25 @@ func (p *Config) Check(c Checker) {
 	}
 }
 
-// Plan: one read.
-func (p *Config) Plan() Plan { return Plan{} }
+// ExprField is until.
+func (p *Config) ExprField() (string, bool) { return "until", p.Until != "" }
+
+// ReadsOwnResult: until judges what the step has just read.
+func (p *Config) ReadsOwnResult() bool { return p.Until != "" }
+
+// SelfReader is a kind whose expression reads the step's own result while it runs (config's
+// until, after each read).
+type SelfReader interface {
+	ReadsOwnResult() bool
+}
+
+// Plan: one read; with until, as long as a wait.
+func (p *Config) Plan() Plan {
+	if p.Until != "" {
+		return Plan{Timeout: TimeoutWait}
+	}
+	return Plan{}
+}
 
 // Needs pods for a sidecar, this machine for an admin URL.
 func (p *Config) Needs() Capability {
@@ -59,10 +99,19 @@ func (p *Config) Mutates(func(string) string) Mutation { return Mutation{} }
 
 // Summary names the resource and the path.
 func (p *Config) Summary() string {
-	return strings.TrimSpace(or(p.Cluster, or(p.Listener, p.Route)) + " " + p.Path)
+	what := or(p.Cluster, or(p.Listener, p.Route))
+	if p.Names != "" {
+		what = p.Names + " names"
+	}
+	s := strings.TrimSpace(what + " " + p.Path)
+	if p.Until != "" {
+		s += " until " + p.Until
+	}
+	return s
 }
 
-// Run reads the config dump and records the selected value.
+// Run reads the config dump and records the selected value; with until, again every interval
+// until the expression holds, keeping the last read's value and artifacts.
 func (p *Config) Run(ctx context.Context, rt Runtime) error {
 	q := *p
 	if q.Envoy != nil {
@@ -70,13 +119,45 @@ func (p *Config) Run(ctx context.Context, rt Runtime) error {
 		e.Namespace = rt.Namespace(e.Namespace)
 		q.Envoy = &e
 	}
-	res, err := rt.Target().Stats.Config(ctx, q)
-	for _, a := range res.Artifacts {
-		rt.Artifact(a.Name, a.Data)
+	read := func() ([]Artifact, error) {
+		res, err := rt.Target().Stats.Config(ctx, q)
+		if err == nil {
+			rt.Record(res.Value)
+		}
+		return res.Artifacts, err
 	}
-	if err != nil {
+	if p.Until == "" {
+		arts, err := read()
+		for _, a := range arts {
+			rt.Artifact(a.Name, a.Data)
+		}
 		return err
 	}
-	rt.Record(res.Value)
-	return nil
+	interval := or(p.Interval.D(), time.Second)
+	var last error
+	var arts []Artifact
+	defer func() {
+		for _, a := range arts {
+			rt.Artifact(a.Name, a.Data)
+		}
+	}()
+	for reads := 1; ; reads++ {
+		got, err := read()
+		if len(got) > 0 || err == nil { // a read cut short by the timeout keeps the one before
+			arts = got
+		}
+		if err == nil {
+			if err = rt.Judge(); err == nil {
+				return nil
+			}
+		}
+		if ctx.Err() == nil || last == nil {
+			last = err
+		}
+		if serr := rt.Sleep(ctx, interval); serr != nil || ctx.Err() != nil {
+			// The runner reports its own timeout in place of this error: the warning keeps why.
+			rt.Warn(fmt.Sprintf("until %s did not hold after %d reads; last: %v", p.Until, reads, last))
+			return fmt.Errorf("config until %s: %w after %d reads; last: %v", p.Until, context.Cause(ctx), reads, last)
+		}
+	}
 }

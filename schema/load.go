@@ -12,7 +12,7 @@ import (
 // Load is the load step: fortio, in-process on the local target, inside a pod on kube.
 type Load struct {
 	URL                   string            `json:"url"`
-	From                  *PodRef           `json:"from,omitempty"`
+	From                  *LoadFrom         `json:"from,omitempty"`
 	Connections           int               `json:"connections,omitempty"`
 	QPS                   float64           `json:"qps,omitempty"`
 	Requests              int               `json:"requests,omitempty"`
@@ -23,6 +23,15 @@ type Load struct {
 	HTTP10                bool              `json:"http10,omitempty"`
 	ResolveEachConnection *bool             `json:"resolveEachConnection,omitempty"`
 }
+
+// LoadFrom is the client pod of a load (kube), or with Pods that many pods of its selector.
+type LoadFrom struct {
+	PodRef
+	Pods int `json:"pods,omitempty"`
+}
+
+// MaxLoadPods bounds from.pods: one exec stream and one fortio per pod.
+const MaxLoadPods = 100
 
 // The load defaults, applied once by WithDefaults.
 const (
@@ -75,6 +84,14 @@ func (p *Load) Check(c Checker) {
 	}
 	if p.From != nil && p.From.Pod == "" && p.From.Selector == "" {
 		c.Errorf("from", "from needs pod or selector: the client pod that runs fortio")
+	}
+	if p.From != nil && c.Has("from.pods") {
+		switch n := p.From.Pods; {
+		case n < 1 || n > MaxLoadPods:
+			c.Errorf("from.pods", "pods is the number of client pods that each run fortio, 1 to %d; got %d", MaxLoadPods, n)
+		case p.From.Pod != "":
+			c.Errorf("from.pods", "pods: %d runs fortio in that many pods of a selector, and from names one pod (%q): give selector instead of pod", n, p.From.Pod)
+		}
 	}
 }
 
@@ -141,6 +158,9 @@ func (p *Load) Summary() string {
 		fmt.Fprintf(&b, "%s", d.Duration.D())
 	}
 	fmt.Fprintf(&b, " × %d conn", d.Connections)
+	if d.From != nil && d.From.Pods > 1 {
+		fmt.Fprintf(&b, " × %d pods", d.From.Pods)
+	}
 	if d.QPS > 0 {
 		fmt.Fprintf(&b, " at %g qps", d.QPS)
 	}
@@ -168,6 +188,9 @@ func (p *Load) Run(ctx context.Context, rt Runtime) error {
 	res, err := rt.Target().Load.Load(WithLoadMeter(ctx, meter), q)
 	if len(res.Raw) > 0 {
 		rt.Artifact("fortio.json", res.Raw)
+	}
+	for _, a := range res.Artifacts {
+		rt.Artifact(a.Name, a.Data)
 	}
 	if codes := meter.CodesJSON(); codes != nil {
 		rt.Artifact("codes-over-time.json", codes)

@@ -66,6 +66,11 @@ type LoadResult struct {
 	P999      float64 `expr:"p999" json:"p999"`
 	// IPs counts connections by destination address, as fortio saw them.
 	IPs map[string]float64 `expr:"ips" json:"ips"`
+	// Pods holds each client pod's own result when the load ran from several pods
+	// (from.pods), in the order of the pods' names; the fields above are then their merge.
+	Pods []LoadResult `expr:"pods" json:"pods,omitempty"`
+	// Pod is the client pod of one of Pods.
+	Pod string `expr:"pod" json:"pod,omitempty"`
 }
 
 // LogEntry is one log line; for an Istio access-log line, its parsed fields.

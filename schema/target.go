@@ -90,6 +90,8 @@ type LoadResponse struct {
 	Warnings []string
 	// Raw is fortio's own JSON result.
 	Raw []byte
+	// Artifacts are further raw records, e.g. each pod's fortio JSON of a load from several pods.
+	Artifacts []Artifact
 }
 
 // LoadGenerator runs fortio. It must stop promptly when ctx is cancelled.

@@ -56,7 +56,7 @@ func TestWithHostDispatch(t *testing.T) {
 	_, _ = tg.Exec.Exec(ctx, schema.Exec{Argv: []string{"curl"}, Pod: "client"})
 	_, _ = tg.Exec.Exec(ctx, schema.Exec{Argv: []string{"curl"}, Selector: "app=client"})
 	_, _ = tg.Load.Load(ctx, schema.Load{URL: "http://127.0.0.1:1"})
-	_, _ = tg.Load.Load(ctx, schema.Load{URL: "http://backend", From: &schema.PodRef{Pod: "client"}})
+	_, _ = tg.Load.Load(ctx, schema.Load{URL: "http://backend", From: &schema.LoadFrom{PodRef: schema.PodRef{Pod: "client"}}})
 	_, _ = tg.Stats.Snapshot(ctx, schema.Snapshot{Admin: "http://127.0.0.1:15000"})
 	_, _ = tg.Stats.Snapshot(ctx, schema.Snapshot{Envoy: &schema.PodRef{Pod: "client"}})
 	_, _ = tg.Stats.Config(ctx, schema.Config{Admin: "http://127.0.0.1:15000"})

@@ -43,6 +43,11 @@ type World struct {
 	Lines []schema.LogLine
 	// Records are the DNS records set, by host.
 	Records map[string][]string
+
+	// ConfigValue returns a config step's value on its n-th read (0-based) of the same
+	// resource, or an error. Nil: a fixed cluster.
+	ConfigValue func(req schema.Config, n int) (any, error)
+	configReads map[string]int
 }
 
 // Target returns the fake as an schema.Target.
@@ -280,6 +285,18 @@ func statsText(s schema.StatsSnapshot) string {
 func (w *World) Config(ctx context.Context, req schema.Config) (schema.ConfigResult, error) {
 	if err := w.log("config %s", req.Cluster); err != nil {
 		return schema.ConfigResult{}, err
+	}
+	if w.ConfigValue != nil {
+		key := req.Cluster + "\x00" + req.Listener + "\x00" + req.Route + "\x00" + req.Names + "\x00" + req.Path
+		w.mu.Lock()
+		if w.configReads == nil {
+			w.configReads = map[string]int{}
+		}
+		n := w.configReads[key]
+		w.configReads[key]++
+		w.mu.Unlock()
+		v, err := w.ConfigValue(req, n)
+		return schema.ConfigResult{Value: v}, err
 	}
 	return schema.ConfigResult{Value: map[string]any{"name": req.Cluster, "connect_timeout": "10s"}}, nil
 }

@@ -238,7 +238,9 @@ func (d *driver) Snapshot(ctx context.Context, req schema.Snapshot) (schema.Stat
 }
 
 // Config reads part of a sidecar's config_dump: one cluster, listener or route configuration by
-// exact name (dynamic first, then static), or the whole dump; then the value at req.Path.
+// exact name (dynamic first, then static, by ?resource= queries; then the whole dump, which
+// also has warming resources and, when the resource is not there, the names to suggest), the
+// names of one kind of resource, or the whole dump; then the value at req.Path.
 func (d *driver) Config(ctx context.Context, req schema.Config) (schema.ConfigResult, error) {
 	var res schema.ConfigResult
 	if req.Envoy == nil {
@@ -263,27 +265,49 @@ func (d *driver) Config(ctx context.Context, req schema.Config) (schema.ConfigRe
 		return res, fmt.Errorf("config: %w", err)
 	}
 	defer admin.close()
+	whole := func() ([]byte, error) {
+		data, err := admin.get(ctx, "config_dump")
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		res.Artifacts = append(res.Artifacts, schema.Artifact{Name: "config_dump.json", Data: data})
+		return data, nil
+	}
 
 	var value any
-	if k == nil {
-		data, err := admin.get(ctx, "config_dump")
+	switch {
+	case req.Names != "":
+		data, err := whole()
+		if err != nil {
+			return res, err
+		}
+		names, err := envoy.DumpNames(data, req.Names)
 		if err != nil {
 			return res, fmt.Errorf("config: %w", err)
 		}
-		res.Artifacts = append(res.Artifacts, schema.Artifact{Name: "config_dump.json", Data: data})
+		list := make([]any, len(names))
+		for i, n := range names {
+			list[i] = n
+		}
+		value = list
+	case k == nil:
+		data, err := whole()
+		if err != nil {
+			return res, err
+		}
 		if err := json.Unmarshal(data, &value); err != nil {
 			return res, fmt.Errorf("config: config_dump is not JSON: %w", err)
 		}
-	} else {
+	default:
 		regex := url.QueryEscape("^" + regexp.QuoteMeta(k.name) + "$")
-		for i, resource := range k.resources {
+		for _, resource := range k.resources {
 			data, err := admin.get(ctx, "config_dump?resource="+resource+"&name_regex="+regex)
 			if err != nil {
 				return res, fmt.Errorf("config: %w", err)
 			}
 			res.Artifacts = append(res.Artifacts, schema.Artifact{Name: "config_dump-" + resource + ".json", Data: data})
 			m, err := k.pick(data, k.name)
-			if errors.Is(err, envoy.ErrNotFound) && i+1 < len(k.resources) {
+			if errors.Is(err, envoy.ErrNotFound) {
 				continue
 			}
 			if err != nil {
@@ -292,6 +316,17 @@ func (d *driver) Config(ctx context.Context, req schema.Config) (schema.ConfigRe
 			value = m
 			break
 		}
+		if value == nil {
+			data, err := whole()
+			if err != nil {
+				return res, err
+			}
+			m, err := k.pick(data, k.name)
+			if err != nil {
+				return res, fmt.Errorf("config: %w", err)
+			}
+			value = m
+		}
 	}
 	if req.Path != "" {
 		v, err := envoy.Query(value, req.Path)
@@ -299,6 +334,9 @@ func (d *driver) Config(ctx context.Context, req schema.Config) (schema.ConfigRe
 			return res, fmt.Errorf("config: %w", err)
 		}
 		value = v
+	}
+	if req.Durations == schema.DurationsSeconds {
+		value = envoy.DurationsAsSeconds(value)
 	}
 	res.Value = value
 	return res, nil

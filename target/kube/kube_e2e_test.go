@@ -473,7 +473,7 @@ func TestE2ELoad(t *testing.T) {
 	echo := httptest.NewServer(http.HandlerFunc(fhttp.EchoHandler))
 	defer echo.Close()
 
-	from := &schema.PodRef{Selector: "app=client", Namespace: l.ns}
+	from := &schema.LoadFrom{PodRef: schema.PodRef{Selector: "app=client", Namespace: l.ns}}
 	res, err := l.tgt.Load.Load(l.ctx, schema.Load{URL: echo.URL + "/echo?status=503:30", From: from, Connections: 2, Requests: 40})
 	if err != nil {
 		t.Fatal(err)

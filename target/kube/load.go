@@ -1,11 +1,18 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"labrun.dev/labrun/schema"
 	"labrun.dev/labrun/target/fortio"
@@ -39,6 +46,9 @@ func (d *driver) Load(ctx context.Context, req schema.Load) (schema.LoadResponse
 		defer cancel()
 	}
 	ns := d.ns(req.From.Namespace)
+	if req.From.Pods > 0 {
+		return d.loadFromPods(ctx, ns, req, args, warnings)
+	}
 	pod, err := d.pickPod(ctx, ns, req.From.Pod, req.From.Selector, false)
 	if err != nil {
 		return schema.LoadResponse{}, fmt.Errorf("load: %w", err)
@@ -72,4 +82,92 @@ func (d *driver) Load(ctx context.Context, req schema.Load) (schema.LoadResponse
 		res.Warnings = append(res.Warnings, fmt.Sprintf("fortio exited with code %d: %s", r.exit, tail(r.stderr, 3)))
 	}
 	return res, derr
+}
+
+// loadFromPods runs the same fortio in req.From.Pods ready pods of the selector (the first by
+// name) at once and merges their results (fortio.MergeJSON); each pod's JSON is an artifact.
+// One pod that fails fails the load, naming the pod; the others are cancelled.
+func (d *driver) loadFromPods(ctx context.Context, ns string, req schema.Load, args, warnings []string) (schema.LoadResponse, error) {
+	n := req.From.Pods
+	if req.From.Selector == "" {
+		return schema.LoadResponse{}, fmt.Errorf("load: from.pods: %d needs a selector to pick the pods by", n)
+	}
+	sel, err := labels.Parse(req.From.Selector)
+	if err != nil {
+		return schema.LoadResponse{}, fmt.Errorf("load: selector %q: %w", req.From.Selector, err)
+	}
+	list, err := d.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return schema.LoadResponse{}, fmt.Errorf("load: pods %s/{%s}: %w", ns, req.From.Selector, err)
+	}
+	var ready []*corev1.Pod
+	for i := range list.Items {
+		if podReady(&list.Items[i]) {
+			ready = append(ready, &list.Items[i])
+		}
+	}
+	slices.SortFunc(ready, func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	if len(ready) < n {
+		return schema.LoadResponse{}, fmt.Errorf("load: from.pods is %d, and %d of the %d pods in %s matching %q are ready",
+			n, len(ready), len(list.Items), ns, req.From.Selector)
+	}
+	ready = ready[:n]
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	argv := append([]string{"fortio"}, args...)
+	type out struct {
+		stdout []byte
+		err    error
+	}
+	outs := make([]out, n)
+	names := make([]string, n)
+	var wg sync.WaitGroup
+	for i, pod := range ready {
+		names[i] = pod.Name
+		container := req.From.Container
+		if container == "" {
+			container = defaultContainer(pod)
+		}
+		wg.Go(func() {
+			r, err := d.stream(ctx, ns, pod.Name, container, argv, nil)
+			switch {
+			case err != nil:
+				err = fmt.Errorf("load: pod %s: %w", pod.Name, err)
+			case r.exit != 0 && len(bytes.TrimSpace(r.stdout)) == 0:
+				err = fmt.Errorf("load: fortio in %s/%s container %s exited with code %d: %s",
+					ns, pod.Name, container, r.exit, tail(r.stderr, 10))
+			}
+			if err != nil {
+				cancel()
+			}
+			outs[i] = out{stdout: r.stdout, err: err}
+		})
+	}
+	wg.Wait()
+	var res schema.LoadResponse
+	stdouts := make([][]byte, n)
+	for i, o := range outs {
+		if o.err != nil && !errors.Is(o.err, context.Canceled) {
+			return schema.LoadResponse{}, o.err
+		}
+		stdouts[i] = o.stdout
+		res.Artifacts = append(res.Artifacts, schema.Artifact{Name: "fortio-" + names[i] + ".json", Data: o.stdout})
+	}
+	for _, o := range outs {
+		if o.err != nil {
+			return schema.LoadResponse{Artifacts: res.Artifacts}, o.err
+		}
+	}
+	merged, err := fortio.MergeJSON(stdouts, names)
+	merged.Artifacts = res.Artifacts
+	if err != nil {
+		return merged, fmt.Errorf("load: %w", err)
+	}
+	for _, w := range merged.Warnings {
+		if !slices.Contains(warnings, w) {
+			warnings = append(warnings, w)
+		}
+	}
+	merged.Warnings = warnings
+	return merged, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/schema"
 )
 
@@ -149,6 +150,14 @@ func (s *statsReader) Config(ctx context.Context, req schema.Config) (schema.Con
 		v, err = dumpListener(dump, req.Listener)
 	case req.Route != "":
 		v, err = dumpRoute(dump, req.Route)
+	case req.Names != "":
+		var names []string
+		names, err = envoy.DumpNames(dump, req.Names)
+		list := make([]any, len(names))
+		for i, n := range names {
+			list[i] = n
+		}
+		v = list
 	default:
 		err = json.Unmarshal(dump, &v)
 	}
@@ -159,6 +168,9 @@ func (s *statsReader) Config(ctx context.Context, req schema.Config) (schema.Con
 		if v, err = queryPath(v, req.Path); err != nil {
 			return res, fmt.Errorf("config: path %q: %w", req.Path, err)
 		}
+	}
+	if req.Durations == schema.DurationsSeconds {
+		v = envoy.DurationsAsSeconds(v)
 	}
 	res.Value = v
 	return res, nil

@@ -1,0 +1,71 @@
+package interp_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
+	"labrun.dev/labrun/target/fakes"
+)
+
+// A config step's until judges each read by the step's own name: reads that fail (the cluster
+// is not pushed yet) and reads whose value does not satisfy it are tried again every interval,
+// on the run's clock; the last value is what expectations see.
+func TestConfigUntil(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "cfg", config: {admin: "http://127.0.0.1:15000", cluster: "c", until: "cfg.max_connections >= 3", interval: "2s"}}]
+	expect: ["cfg.max_connections == 3"]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
+			if n < 2 {
+				return nil, errors.New("no cluster \"c\" in the config dump (3 clusters, all static: istiod has not pushed this proxy its config yet)")
+			}
+			return map[string]any{"max_connections": float64(n - 1)}, nil // 1 at the 3rd read, 3 at the 5th
+		}}
+		start := time.Now()
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome != interp.Passed {
+			t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
+		}
+		// Reads at 0, 2, 4, 6, 8 s: the fifth holds.
+		if d := time.Since(start); d != 8*time.Second {
+			t.Errorf("until held after %v, want 8s", d)
+		}
+		if n := strings.Count(strings.Join(w.Calls(), "\n"), "config c"); n != 5 {
+			t.Errorf("%d reads, want 5: %q", n, w.Calls())
+		}
+	})
+}
+
+// An until that never holds ends with the step's timeout and says why it last did not hold.
+func TestConfigUntilTimesOut(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "cfg", timeout: "5s", config: {admin: "http://127.0.0.1:15000", cluster: "c", until: "cfg.max_connections == 1"}}]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{ConfigValue: func(schema.Config, int) (any, error) {
+			return map[string]any{"max_connections": 4294967295.0}, nil
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome == interp.Passed {
+			t.Fatal("an until that never holds passed")
+		}
+		// The runner reports the timeout; the step's warning says why the until did not hold.
+		var msg string
+		for _, s := range rec.Steps {
+			msg += s.Error + " " + strings.Join(s.Warnings, "; ")
+		}
+		if !strings.Contains(msg, "config timed out after 5s") || !strings.Contains(msg, "until cfg.max_connections == 1 did not hold after 5 reads; last:") ||
+			!strings.Contains(msg, "4294967295") {
+			t.Errorf("error: %s", msg)
+		}
+	})
+}
