@@ -46,8 +46,19 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 	}
 	ctx, cancel := d.withDefaultTimeout(ctx)
 	defer cancel()
-	var what, last string
-	what = kind + " " + or(name, "{"+set.String()+"}")
+	var last string
+	describe := func(kind, ns string) string {
+		switch {
+		case name != "":
+			return kindName(kind, ns, name)
+		case len(set) > 0:
+			return kindName(kind, ns, "{"+set.String()+"}")
+		case ns != "":
+			return kind + " in " + ns
+		}
+		return kind
+	}
+	what := describe(kind, "")
 	err := poll(ctx, interval, func(ctx context.Context) (bool, error) {
 		m, err := d.mappingFor(ctx, kind, apiVersion)
 		if err != nil {
@@ -60,7 +71,7 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 		if m.namespaced {
 			ns = d.ns(namespace)
 		}
-		what = kindName(m.kind, ns, or(name, "{"+set.String()+"}"))
+		what = describe(m.kind, ns)
 		objs, err := d.getObjects(ctx, d.resourceFor(m.gvr, m.namespaced, ns), name, set.String())
 		if apierrors.IsNotFound(err) {
 			objs, err = nil, nil
@@ -82,7 +93,7 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 				matching = append(matching, o.GetName())
 				continue
 			}
-			if bestName == "" || len(diffs) < len(best) {
+			if bestName == "" || distance(diffs) < distance(best) {
 				best, bestName = diffs, o.GetName()
 			}
 		}
@@ -127,4 +138,17 @@ func stateOf(objs []unstructured.Unstructured, names []string) string {
 	}
 	sort.Strings(deleting)
 	return "; being deleted: " + strings.Join(deleting, ", ")
+}
+
+// distance ranks how far an object is from a match: a field it lacks counts more than a field
+// it has with another value, so the closest object is the one that has the fields.
+func distance(diffs []fieldDiff) int {
+	n := 0
+	for _, d := range diffs {
+		n++
+		if d.got == "no field" {
+			n++
+		}
+	}
+	return n
 }
