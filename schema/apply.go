@@ -50,6 +50,9 @@ func (p *Apply) Check(c Checker) {
 	}
 	checkObjects(c, p.Objects)
 	mode := or(p.Mode, "apply")
+	if p.Subresource != "" && p.Subresource != "status" {
+		c.Errorf("subresource", "expected subresource \"status\" (the only one an apply writes), got %q", p.Subresource)
+	}
 	if p.Subresource != "" && mode == "create" {
 		c.Errorf("subresource", "subresource %q writes an existing object's %s; it takes mode \"apply\", \"patch\" or \"replace\", not \"create\"", p.Subresource, p.Subresource)
 	}

@@ -83,7 +83,7 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 		}
 		for k, v := range lm {
 			if _, ok := v.(string); !ok {
-				c.Errorf(field+".metadata.labels", "expected label %q to be a string, got %T", k, v)
+				c.Errorf(field+".metadata.labels", "expected label %q to be a string, got %v", k, v)
 			}
 		}
 	}
