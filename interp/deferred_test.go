@@ -69,7 +69,7 @@ func TestDryRunDefersCRKind(t *testing.T) {
 	if err != nil || len(problems) != 0 {
 		t.Fatalf("problems %v, err %v", problems, err)
 	}
-	if len(skipped) != 1 || !strings.Contains(skipped[0], "checked when the step runs: the cluster does not serve kind Widget, whose CRD the step at ") {
+	if len(skipped) != 1 || !strings.Contains(skipped[0], "checked when the step runs: the cluster does not serve kind Widget (its CRD is applied by the step at ") {
 		t.Errorf("skipped: %q", skipped)
 	}
 	sc = loadScenario(t, strings.Replace(crdThenCR, `kind: "Widget", metadata`, `kind: "Gadget", metadata`, 1))

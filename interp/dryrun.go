@@ -59,7 +59,7 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 			}
 			e := t.Cluster.DryRun(ctx, p.Objects, scenarioFiles(sc, p.Files), namespace(p.Namespace))
 			if by, ok := defined.deferrable(e); ok {
-				skipped = append(skipped, fmt.Sprintf("%s: %s (checked when the step runs: the cluster does not serve %s yet)", s.Pos, s.Path, strings.Join(by, ", ")))
+				skipped = append(skipped, fmt.Sprintf("%s: %s (checked when the step runs: the cluster does not serve %s before the run)", s.Pos, s.Path, strings.Join(by, ", ")))
 				return
 			}
 			problems = append(problems, serverProblems(s, e)...)
@@ -130,7 +130,7 @@ func (k crdKinds) deferrable(err error) ([]string, bool) {
 		if !ok {
 			return nil, false
 		}
-		by = append(by, fmt.Sprintf("kind %s, whose CRD the step at %s applies", gk.Kind, s.Pos))
+		by = append(by, fmt.Sprintf("kind %s (its CRD is applied by the step at %s)", gk.Kind, s.Pos))
 	}
 	return by, true
 }
