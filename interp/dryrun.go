@@ -44,9 +44,14 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 			// The CRDs of this step define kinds for the steps after it (its own objects of
 			// those kinds the driver handles itself).
 			defer defined.add(ctx, t.Cluster, sc, s)
-			switch opts := p.Options(); {
-			case opts.Mode == "patch" || opts.Subresource != "":
-				skipped = append(skipped, fmt.Sprintf("%s: %s (a %s of objects that exist only once the run is under way is checked when the step runs)", s.Pos, s.Path, or(opts.Subresource, "merge patch")))
+			// A partial object (a merge patch) or a status is not an object a dry run of
+			// server-side apply can judge.
+			if opts := p.Options(); opts.Mode == "patch" || opts.Subresource != "" {
+				what := "merge patch"
+				if opts.Subresource != "" {
+					what = opts.Subresource + " write"
+				}
+				skipped = append(skipped, fmt.Sprintf("%s: %s (a %s is checked against the object when the step runs)", s.Pos, s.Path, what))
 				return
 			}
 			if s.HasTemplates() {
