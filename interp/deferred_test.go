@@ -79,3 +79,17 @@ func TestDryRunDefersCRKind(t *testing.T) {
 		t.Errorf("want Gadget rejected, got %v", problems)
 	}
 }
+
+// TestDeferredCRKindRejected: what the cluster rejects in the dry run of a deferred step, when
+// it starts, fails the step before anything of it is applied.
+func TestDeferredCRKindRejected(t *testing.T) {
+	sc := loadScenario(t, crdThenCR)
+	w := &fakes.World{Unknown: map[string]bool{"Widget": true}, FailOn: "dry-run"}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if rec.Outcome != interp.Errored || !strings.Contains(rec.Error, "rejected by the cluster: fake failure on \"dry-run 1 objects\"") {
+		t.Fatalf("want the step errored with the cluster's rejection, got %s: %s", rec.Outcome, rec.Error)
+	}
+	if calls := w.Calls(); slices.Contains(calls, "apply Widget lab/w") {
+		t.Errorf("the rejected Widget was applied; calls: %q", calls)
+	}
+}
