@@ -69,7 +69,7 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 	}
 	if k, ok := o["kind"].(string); !ok || k == "" {
 		c.Errorf(field, "%s needs a kind, e.g. kind: \"Deployment\"", field)
-	} else if strings.ContainsAny(k, " /.") {
+	} else if strings.ContainsAny(k, " /.") && !c.Templated(field+".kind") {
 		c.Errorf(field+".kind", "expected a Kubernetes kind such as \"Deployment\", got %q", k)
 	}
 	if v, ok := o["apiVersion"].(string); needAPIVersion && (!ok || v == "") {
