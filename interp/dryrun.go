@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -33,10 +34,24 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 	}
 	rec := &Record{Vars: sc.Vars, TargetValues: t.Values, Snapshots: map[string]*SnapshotRecord{}}
 	env := NewJudge(rec, sc).Env()
+	defined := crdKinds{}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
 			p, ok := s.Params.(*schema.Apply)
 			if !ok {
+				return
+			}
+			// The CRDs of this step define kinds for the steps after it (its own objects of
+			// those kinds the driver handles itself).
+			defer defined.add(ctx, t.Cluster, sc, s)
+			// A partial object (a merge patch) or a status is not an object a dry run of
+			// server-side apply can judge.
+			if opts := p.Options(); opts.Mode == "patch" || opts.Subresource != "" {
+				what := "merge patch"
+				if opts.Subresource != "" {
+					what = opts.Subresource + " write"
+				}
+				skipped = append(skipped, fmt.Sprintf("%s: %s (a %s is checked against the object when the step runs)", s.Pos, s.Path, what))
 				return
 			}
 			if s.HasTemplates() {
@@ -47,23 +62,82 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 				}
 				p = resolved.(*schema.Apply)
 			}
-			files := make([]string, len(p.Files))
-			for i, f := range p.Files {
-				if !strings.HasPrefix(f, "/") && sc.Dir != "" {
-					f = sc.Dir + "/" + f
-				}
-				files[i] = f
+			e := t.Cluster.DryRun(ctx, p.Objects, scenarioFiles(sc, p.Files), namespace(p.Namespace))
+			if by, ok := defined.deferrable(e); ok {
+				skipped = append(skipped, fmt.Sprintf("%s: %s (checked when the step runs: the cluster does not serve %s before the run)", s.Pos, s.Path, strings.Join(by, ", ")))
+				return
 			}
-			if e := t.Cluster.DryRun(ctx, p.Objects, files, namespace(p.Namespace)); e != nil {
-				for _, line := range strings.Split(e.Error(), "\n") {
-					if line = strings.TrimSpace(line); line != "" {
-						problems = append(problems, DryRunProblem{Pos: s.FieldPos(serverFieldPath(line)), Msg: line})
-					}
-				}
-			}
+			problems = append(problems, serverProblems(s, e)...)
 		})
 	}
 	return problems, skipped, nil
+}
+
+// serverProblems splits a dry run's error into one problem per line, each at the field of the
+// step it is about.
+func serverProblems(s *dsl.Step, err error) []DryRunProblem {
+	if err == nil {
+		return nil
+	}
+	var out []DryRunProblem
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, DryRunProblem{Pos: s.FieldPos(serverFieldPath(line)), Msg: line})
+		}
+	}
+	return out
+}
+
+// scenarioFiles resolves step file paths against the scenario's directory.
+func scenarioFiles(sc *dsl.Scenario, fs []string) []string {
+	files := make([]string, len(fs))
+	for i, f := range fs {
+		if !strings.HasPrefix(f, "/") && sc.Dir != "" {
+			f = sc.Dir + "/" + f
+		}
+		files[i] = f
+	}
+	return files
+}
+
+// crdKinds are the kinds the CRDs of a scenario's apply steps define, each with the first
+// step that applies it: objects of those kinds in later steps are checked when they run,
+// once the cluster serves the kind, rather than refused before the run.
+type crdKinds map[schema.GroupKind]*dsl.Step
+
+// add records the kinds the CRDs of step s define (nothing for another kind of step).
+func (k crdKinds) add(ctx context.Context, cl schema.Cluster, sc *dsl.Scenario, s *dsl.Step) {
+	p, ok := s.Params.(*schema.Apply)
+	if !ok || cl == nil {
+		return
+	}
+	gks, err := cl.DefinedKinds(ctx, p.Objects, scenarioFiles(sc, p.Files))
+	if err != nil {
+		return // the step's own checks report what does not decode
+	}
+	for _, gk := range gks {
+		if _, ok := k[gk]; !ok {
+			k[gk] = s
+		}
+	}
+}
+
+// deferrable says whether err is only that the cluster does not serve kinds that earlier
+// steps' CRDs define, and names them with those steps.
+func (k crdKinds) deferrable(err error) ([]string, bool) {
+	var uk *schema.UnknownKindsError
+	if !errors.As(err, &uk) || len(uk.Kinds) == 0 {
+		return nil, false
+	}
+	var by []string
+	for _, gk := range uk.Kinds {
+		s, ok := k[gk]
+		if !ok {
+			return nil, false
+		}
+		by = append(by, fmt.Sprintf("kind %s (its CRD is applied by the step at %s)", gk.Kind, s.Pos))
+	}
+	return by, true
 }
 
 var (

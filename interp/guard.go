@@ -2,8 +2,10 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
@@ -24,6 +26,7 @@ func (e *RefusedError) Error() string {
 func (ru *run) preflight(ctx context.Context) error {
 	var problems []string
 	caps := targetCaps(ru.target)
+	defined := crdKinds{}
 	for _, ph := range ru.sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
 			if s.Params == nil {
@@ -34,10 +37,20 @@ func (ru *run) preflight(ctx context.Context) error {
 				problems = append(problems, fmt.Sprintf("%s: %s", s.Pos, msg))
 				return
 			}
+			if ru.target.Cluster != nil {
+				defer defined.add(ctx, ru.target.Cluster, ru.sc, s)
+			}
 			if s.HasTemplates() {
 				return // guarded when the step starts, once its ${...} are known
 			}
-			if err := ru.guard(ctx, s, s.Params); err != nil {
+			err := ru.guard(ctx, s, s.Params)
+			if _, ok := defined.deferrable(err); ok {
+				// An earlier step applies the CRD: the step is guarded, and its objects
+				// checked by the cluster, when it starts.
+				deferredSteps.Store(deferKey{ru, s}, true)
+				return
+			}
+			if err != nil {
 				problems = append(problems, fmt.Sprintf("%s: %v", s.Pos, err))
 			}
 		})
@@ -79,6 +92,11 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) err
 	if ru.target.Cluster == nil {
 		return nil
 	}
+	if _, ok := deferredSteps.LoadAndDelete(deferKey{ru, s}); ok {
+		if err := ru.checkDeferred(ctx, s, params); err != nil {
+			return err
+		}
+	}
 	m := params.Mutates(ru.namespace)
 	var refs []schema.ObjectRef
 	if len(m.Objects) > 0 || len(m.Files) > 0 {
@@ -93,4 +111,37 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) err
 		refs = r
 	}
 	return schema.Guard(s.Kind, m, refs, ru.sc.Namespaces, ru.sc.ClusterScoped)
+}
+
+// deferredSteps are the steps whose objects' kinds the cluster did not serve before the run
+// because an earlier step applies their CRD (deferKey → true); each is checked when it first
+// starts. Kept beside the run rather than in it so that the runner's state stays as it was.
+var deferredSteps sync.Map
+
+type deferKey struct {
+	ru *run
+	s  *dsl.Step
+}
+
+// checkDeferred does for a deferred apply step, when it starts, what the pre-run checks would
+// have done had the cluster served its kinds: the cluster validates its objects (a dry run),
+// and what it rejects is reported at the field written, as vet --server does.
+func (ru *run) checkDeferred(ctx context.Context, s *dsl.Step, params schema.Params) error {
+	p, ok := params.(*schema.Apply)
+	if !ok {
+		return nil
+	}
+	if opts := p.Options(); opts.Mode == "patch" || opts.Subresource != "" {
+		return nil // a partial object: the write itself is the check
+	}
+	err := ru.target.Cluster.DryRun(ctx, p.Objects, scenarioFiles(ru.sc, p.Files), ru.namespace(p.Namespace))
+	problems := serverProblems(s, err)
+	if len(problems) == 0 {
+		return nil
+	}
+	lines := make([]string, len(problems))
+	for i, pr := range problems {
+		lines[i] = fmt.Sprintf("%s: rejected by the cluster: %s", pr.Pos, pr.Msg)
+	}
+	return errors.New(strings.Join(lines, "\n"))
 }

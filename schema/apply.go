@@ -12,10 +12,33 @@ type Apply struct {
 	Objects   []Object `json:"objects,omitempty"`
 	Files     []string `json:"files,omitempty"`
 	Namespace string   `json:"namespace,omitempty"`
+	// Mode is "apply" (or ""), "create", "patch" or "replace".
+	Mode        string `json:"mode,omitempty"`
+	Force       *bool  `json:"force,omitempty"`
+	Subresource string `json:"subresource,omitempty"`
+}
+
+// ApplyOptions say how an apply writes its objects.
+type ApplyOptions struct {
+	// Mode is "apply" (server-side apply; "" too), "create", "patch" (JSON merge patch) or "replace".
+	Mode string
+	// Force takes over conflicting fields in server-side apply.
+	Force bool
+	// Subresource is "" or "status".
+	Subresource string
+}
+
+// Options are the step's apply options with defaults filled in.
+func (p *Apply) Options() ApplyOptions {
+	force := true
+	if p.Force != nil {
+		force = *p.Force
+	}
+	return ApplyOptions{Mode: or(p.Mode, "apply"), Force: force, Subresource: p.Subresource}
 }
 
 var applyKind = Kind{
-	Usage:  "create or update Kubernetes objects by server-side apply",
+	Usage:  "create or update Kubernetes objects (server-side apply, create, merge patch, replace)",
 	New:    func() Params { return new(Apply) },
 	Result: ResultNone,
 }
@@ -26,6 +49,16 @@ func (p *Apply) Check(c Checker) {
 		c.Errorf("", "apply needs objects or files")
 	}
 	checkObjects(c, p.Objects)
+	mode := or(p.Mode, "apply")
+	if p.Subresource != "" && p.Subresource != "status" {
+		c.Errorf("subresource", "expected subresource \"status\" (the only one an apply writes), got %q", p.Subresource)
+	}
+	if p.Subresource != "" && mode == "create" {
+		c.Errorf("subresource", "subresource %q writes an existing object's %s; it takes mode \"apply\", \"patch\" or \"replace\", not \"create\"", p.Subresource, p.Subresource)
+	}
+	if p.Force != nil && mode != "apply" {
+		c.Errorf("force", "force is about server-side apply conflicts; mode %q has none", mode)
+	}
 }
 
 // Plan: an apply takes as long as the API server does.
@@ -39,13 +72,22 @@ func (p *Apply) Mutates(ns func(string) string) Mutation {
 	return Mutation{Objects: p.Objects, Files: p.Files, Namespace: ns(p.Namespace)}
 }
 
-// Summary lists the objects.
-func (p *Apply) Summary() string { return objectsSummary(p.Objects, p.Files) }
+// Summary lists the objects, and the mode when it is not apply.
+func (p *Apply) Summary() string {
+	s := objectsSummary(p.Objects, p.Files)
+	if p.Mode != "" && p.Mode != "apply" {
+		s = p.Mode + " " + s
+	}
+	if p.Subresource != "" {
+		s += " (" + p.Subresource + ")"
+	}
+	return s
+}
 
 // Run applies the objects; the ones it created are deleted by the automatic cleanup.
 func (p *Apply) Run(ctx context.Context, rt Runtime) error {
 	cl := rt.Target().Cluster
-	res, err := cl.Apply(ctx, p.Objects, files(rt, p.Files), rt.Namespace(p.Namespace))
+	res, err := cl.ApplyWith(ctx, p.Objects, files(rt, p.Files), rt.Namespace(p.Namespace), p.Options())
 	for _, ref := range res.Created {
 		ref := ref
 		rt.Created(fmt.Sprintf("%s %s", ref.Kind, ref.Qualified()), func(ctx context.Context) error {

@@ -76,7 +76,31 @@ type Cluster interface {
 	Get(ctx context.Context, req Get) (any, error)
 	// DryRun asks the API server to validate the objects without persisting them.
 	DryRun(ctx context.Context, objects []Object, files []string, namespace string) error
+	// ApplyWith is Apply in a mode (server-side apply, create, merge patch, replace), maybe of
+	// a subresource; Apply is ApplyWith in mode "apply", forced.
+	ApplyWith(ctx context.Context, objects []Object, files []string, namespace string, opts ApplyOptions) (ApplyResult, error)
+	// WaitObjects blocks until an object matches w.Want (or, w.Absent, until none does).
+	WaitObjects(ctx context.Context, namespace string, w ObjectWait, interval time.Duration) error
+	// DefinedKinds returns the kinds the CRDs among the objects define, without touching the
+	// cluster, so that later steps' objects of those kinds can wait for them to be served.
+	DefinedKinds(ctx context.Context, objects []Object, files []string) ([]GroupKind, error)
 }
+
+// GroupKind is a kind of objects: its API group ("" for the core group) and kind.
+type GroupKind struct {
+	Group string
+	Kind  string
+}
+
+// UnknownKindsError is the error of Objects or DryRun when the API server does not serve some
+// kinds of the objects (their CRDs are not installed, maybe not yet).
+type UnknownKindsError struct {
+	Kinds []GroupKind
+	Err   error
+}
+
+func (e *UnknownKindsError) Error() string { return e.Err.Error() }
+func (e *UnknownKindsError) Unwrap() error { return e.Err }
 
 // Executor runs a command (in a pod on kube, on this machine on local).
 type Executor interface {

@@ -3,6 +3,8 @@ package schema
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 )
 
@@ -10,9 +12,21 @@ import (
 type Wait struct {
 	Rollout   string     `json:"rollout,omitempty"`
 	Condition *Condition `json:"condition,omitempty"`
+	Match     Object     `json:"match,omitempty"`
+	Absent    Object     `json:"absent,omitempty"`
+	AnyOrder  bool       `json:"anyOrder,omitempty"`
 	Until     string     `json:"until,omitempty"`
 	Interval  Duration   `json:"interval,omitempty"`
 	Namespace string     `json:"namespace,omitempty"`
+}
+
+// ObjectWait is a wait for objects: until one matches Want, or (Absent) until none does.
+type ObjectWait struct {
+	// Want is a partial object: apiVersion, kind, metadata.name or labels, and fields to match.
+	Want   Object
+	Absent bool
+	// AnyOrder matches lists in any order (each wanted element a different element of the list).
+	AnyOrder bool
 }
 
 // Condition is a status condition of an object.
@@ -26,19 +40,52 @@ type Condition struct {
 }
 
 var waitKind = Kind{
-	Usage:  "wait for a rollout, a condition or an expression",
+	Usage:  "wait for a rollout, a condition, an object's fields, an object's absence or an expression",
 	New:    func() Params { return new(Wait) },
 	Result: ResultNone,
 }
 
 // Check needs exactly one thing to wait for.
 func (p *Wait) Check(c Checker) {
-	c.ExactlyOne("rollout", "condition", "until")
+	c.ExactlyOne("rollout", "condition", "match", "absent", "until")
+	checkPartial(c, "match", p.Match, true)
+	checkPartial(c, "absent", p.Absent, false)
+	if p.AnyOrder && p.Match == nil && p.Absent == nil {
+		c.Errorf("anyOrder", "anyOrder applies to match or absent")
+	}
 	if p.Condition != nil && p.Condition.Name == "" && p.Condition.Selector == "" {
 		c.Errorf("condition", "condition needs name or selector")
 	}
 	if p.Condition != nil && p.Condition.Name != "" && p.Condition.Selector != "" {
 		c.Errorf("condition", "condition takes name or selector, not both")
+	}
+}
+
+// checkPartial checks the partial object of match or absent: it must say which kind (match:
+// and apiVersion), and its name and labels must be what the API server can select on.
+func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
+	if o == nil {
+		return
+	}
+	if k, ok := o["kind"].(string); !ok || k == "" {
+		c.Errorf(field, "%s needs a kind, e.g. kind: \"Deployment\"", field)
+	} else if strings.ContainsAny(k, " /.") && !c.Templated(field+".kind") {
+		c.Errorf(field+".kind", "expected a Kubernetes kind such as \"Deployment\", got %q", k)
+	}
+	if v, ok := o["apiVersion"].(string); needAPIVersion && (!ok || v == "") {
+		c.Errorf(field, "%s needs an apiVersion, e.g. apiVersion: \"apps/v1\" (the fields to match depend on it)", field)
+	}
+	md, _ := o["metadata"].(map[string]any)
+	if labels, ok := md["labels"]; ok {
+		lm, ok := labels.(map[string]any)
+		if !ok {
+			c.Errorf(field+".metadata.labels", "expected labels as a struct of strings")
+		}
+		for k, v := range lm {
+			if _, ok := v.(string); !ok {
+				c.Errorf(field+".metadata.labels", "expected label %q to be a string, got %v", k, v)
+			}
+		}
 	}
 }
 
@@ -64,6 +111,10 @@ func (p *Wait) Summary() string {
 	switch {
 	case p.Rollout != "":
 		return "rollout of " + p.Rollout
+	case p.Match != nil:
+		return "match " + partialSummary(p.Match)
+	case p.Absent != nil:
+		return "absent " + partialSummary(p.Absent)
 	case p.Condition != nil:
 		return fmt.Sprintf("%s %s%s %s=%s", p.Condition.Kind, p.Condition.Name, p.Condition.Selector, p.Condition.Type, or(p.Condition.Status, "True"))
 	}
@@ -75,9 +126,33 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 	switch {
 	case p.Until != "":
 		return rt.WaitUntil(ctx, or(p.Interval.D(), time.Second))
+	case p.Match != nil || p.Absent != nil:
+		w := ObjectWait{Want: p.Match, AnyOrder: p.AnyOrder}
+		if p.Absent != nil {
+			w = ObjectWait{Want: p.Absent, Absent: true, AnyOrder: p.AnyOrder}
+		}
+		return rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, or(p.Interval.D(), 500*time.Millisecond))
 	case p.Rollout != "":
 		return rt.Target().Cluster.WaitRollout(ctx, rt.Namespace(p.Namespace), p.Rollout)
 	default:
 		return rt.Target().Cluster.WaitCondition(ctx, rt.Namespace(p.Namespace), *p.Condition, or(p.Interval.D(), 500*time.Millisecond))
 	}
+}
+
+// partialSummary is "Kind name", "Kind {labels}" or "Kind" for a partial object.
+func partialSummary(o Object) string {
+	kind, _ := o["kind"].(string)
+	md, _ := o["metadata"].(map[string]any)
+	if name, _ := md["name"].(string); name != "" {
+		return kind + " " + name
+	}
+	if lm, ok := md["labels"].(map[string]any); ok && len(lm) > 0 {
+		var parts []string
+		for k, v := range lm {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+		}
+		sort.Strings(parts)
+		return kind + " {" + strings.Join(parts, ",") + "}"
+	}
+	return kind
 }

@@ -42,7 +42,8 @@ func testProcess() *process {
 
 // fakeWorld is the fake target of the scripts. Every source's counters grow by a fixed step
 // per read, so deltas are predictable: rq_total grows by 10 per snapshot of a source, and
-// upstream_rq_pending_overflow by 3; a load of N requests answers 200 to all of them.
+// upstream_rq_pending_overflow by 3; a load of N requests answers 200 to all of them. Its
+// cluster serves kinds Widget and Gadget only once an applied CRD defines them.
 func fakeWorld() *fakes.World {
 	return &fakes.World{
 		Stats: func(source string, n int) schema.StatsSnapshot {
@@ -54,6 +55,8 @@ func fakeWorld() *fakes.World {
 				Gauges: schema.Stats{"rq_active": 1},
 			}
 		},
+		// Kinds whose CRD the cluster stand-in does not have until a step applies one.
+		Unknown:  map[string]bool{"Widget": true, "Gadget": true},
 		LoadTime: 10 * time.Millisecond,
 		LoadResult: func(req schema.Load) schema.LoadResult {
 			n := float64(req.Requests)

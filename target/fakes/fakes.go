@@ -48,6 +48,10 @@ type World struct {
 	// resource, or an error. Nil: a fixed cluster.
 	ConfigValue func(req schema.Config, n int) (any, error)
 	configReads map[string]int
+
+	// Unknown are kinds the fake API server does not serve until an apply of a CRD defines them.
+	Unknown map[string]bool
+	served  map[string]bool
 }
 
 // Target returns the fake as an schema.Target.
@@ -115,11 +119,26 @@ func refOf(o schema.Object, ns string) schema.ObjectRef {
 	return r
 }
 
-// Objects implements schema.Cluster.
+// Objects implements schema.Cluster. Objects of Unknown kinds not yet defined by an applied
+// CRD (nor by one of the same batch) are an *schema.UnknownKindsError.
 func (w *World) Objects(_ context.Context, objs []schema.Object, files []string, ns string) ([]schema.ObjectRef, error) {
 	var out []schema.ObjectRef
+	var unknown []schema.GroupKind
+	var errs []string
+	batch := crdKinds(objs)
+	w.mu.Lock()
 	for _, o := range objs {
-		out = append(out, refOf(o, ns))
+		r := refOf(o, ns)
+		if w.Unknown[r.Kind] && !w.served[r.Kind] && !batch[r.Kind] {
+			group, _, _ := strings.Cut(r.APIVersion, "/")
+			unknown = append(unknown, schema.GroupKind{Group: group, Kind: r.Kind})
+			errs = append(errs, fmt.Sprintf("%s %s: the fake API server serves no kind %s", r.Kind, r.Name, r.Kind))
+		}
+		out = append(out, r)
+	}
+	w.mu.Unlock()
+	if len(unknown) > 0 {
+		return nil, &schema.UnknownKindsError{Kinds: unknown, Err: fmt.Errorf("%s", strings.Join(errs, "\n"))}
 	}
 	for _, f := range files {
 		out = append(out, schema.ObjectRef{Kind: "File", Namespace: ns, Name: f})
@@ -141,6 +160,92 @@ func (w *World) Apply(ctx context.Context, objs []schema.Object, files []string,
 		}
 	}
 	return res, w.take(ctx, w.StepTime)
+}
+
+// ApplyWith implements schema.Cluster: mode "apply" is Apply; "create" of an Existing object
+// fails; "patch" and "replace" create nothing. An applied CRD makes its kind served.
+func (w *World) ApplyWith(ctx context.Context, objs []schema.Object, files []string, ns string, opts schema.ApplyOptions) (schema.ApplyResult, error) {
+	if _, err := w.Objects(ctx, objs, files, ns); err != nil {
+		return schema.ApplyResult{}, err
+	}
+	w.mu.Lock()
+	for k := range crdKinds(objs) {
+		if w.served == nil {
+			w.served = map[string]bool{}
+		}
+		w.served[k] = true
+	}
+	w.mu.Unlock()
+	if opts.Mode == "" || opts.Mode == "apply" && opts.Subresource == "" {
+		return w.Apply(ctx, objs, files, ns)
+	}
+	refs, _ := w.Objects(ctx, objs, files, ns)
+	var res schema.ApplyResult
+	op := opts.Mode
+	if opts.Subresource != "" {
+		op += " " + opts.Subresource
+	}
+	for _, r := range refs {
+		if err := w.log("%s %s %s/%s", op, r.Kind, r.Namespace, r.Name); err != nil {
+			return res, err
+		}
+		exists := w.Existing[r.Kind+"/"+r.Namespace+"/"+r.Name]
+		if opts.Mode == "create" {
+			if exists {
+				return res, fmt.Errorf("create %s %s/%s: it exists already", r.Kind, r.Namespace, r.Name)
+			}
+			res.Created = append(res.Created, r)
+		}
+		res.Applied = append(res.Applied, r)
+	}
+	return res, w.take(ctx, w.StepTime)
+}
+
+// crdKinds are the kinds the CRDs among objs define.
+func crdKinds(objs []schema.Object) map[string]bool {
+	out := map[string]bool{}
+	for _, o := range objs {
+		if o["kind"] != "CustomResourceDefinition" {
+			continue
+		}
+		spec, _ := o["spec"].(map[string]any)
+		names, _ := spec["names"].(map[string]any)
+		if k, _ := names["kind"].(string); k != "" {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// DefinedKinds implements schema.Cluster.
+func (w *World) DefinedKinds(_ context.Context, objs []schema.Object, _ []string) ([]schema.GroupKind, error) {
+	var out []schema.GroupKind
+	for _, o := range objs {
+		if o["kind"] != "CustomResourceDefinition" {
+			continue
+		}
+		spec, _ := o["spec"].(map[string]any)
+		names, _ := spec["names"].(map[string]any)
+		group, _ := spec["group"].(string)
+		if k, _ := names["kind"].(string); k != "" {
+			out = append(out, schema.GroupKind{Group: group, Kind: k})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Kind < out[j].Kind })
+	return out, nil
+}
+
+// WaitObjects implements schema.Cluster.
+func (w *World) WaitObjects(ctx context.Context, ns string, ow schema.ObjectWait, _ time.Duration) error {
+	r := refOf(ow.Want, ns)
+	op := "match"
+	if ow.Absent {
+		op = "absent"
+	}
+	if err := w.log("wait %s %s %s/%s", op, r.Kind, r.Namespace, r.Name); err != nil {
+		return err
+	}
+	return w.take(ctx, w.StepTime)
 }
 
 // Delete implements schema.Cluster.
@@ -209,6 +314,9 @@ func (w *World) Get(ctx context.Context, req schema.Get) (any, error) {
 
 // DryRun implements schema.Cluster.
 func (w *World) DryRun(ctx context.Context, objs []schema.Object, files []string, ns string) error {
+	if _, err := w.Objects(ctx, objs, files, ns); err != nil {
+		return err
+	}
 	return w.log("dry-run %d objects", len(objs)+len(files))
 }
 

@@ -259,6 +259,8 @@ func (d *driver) resolve(ctx context.Context, objs []*object, namespace string) 
 	crds := batchCRDs(objs)
 	reset := false
 	var errs []error
+	var unknown []schema.GroupKind
+	others := false
 	for _, o := range objs {
 		gvk := o.gvk()
 		m, err := d.mapper.RESTMappingWithContext(ctx, gvk.GroupKind(), gvk.Version)
@@ -278,6 +280,9 @@ func (d *driver) resolve(ctx context.Context, objs []*object, namespace string) 
 			if !ok || !slices.Contains(c.versions, gvk.Version) {
 				errs = append(errs, fmt.Errorf("%s: %s: the API server serves no kind %s in %s (is its CRD installed?)",
 					o.source, o, gvk.Kind, gvk.GroupVersion()))
+				if gk := (schema.GroupKind{Group: gvk.Group, Kind: gvk.Kind}); !slices.Contains(unknown, gk) {
+					unknown = append(unknown, gk)
+				}
 				continue
 			}
 			o.gvr = gvk.GroupVersion().WithResource(c.plural)
@@ -285,6 +290,7 @@ func (d *driver) resolve(ctx context.Context, objs []*object, namespace string) 
 			o.pending = true
 		default:
 			errs = append(errs, fmt.Errorf("%s: %s: %w", o.source, o, err))
+			others = true
 			continue
 		}
 		switch {
@@ -294,6 +300,10 @@ func (d *driver) resolve(ctx context.Context, objs []*object, namespace string) 
 			d.logf("kube: %s: %s is cluster-scoped; its namespace %q is ignored", o.source, gvk.Kind, o.u.GetNamespace())
 			o.u.SetNamespace("")
 		}
+	}
+	if len(unknown) > 0 && !others {
+		// Typed, so that the interpreter can tell a kind whose CRD an earlier step applies.
+		return &schema.UnknownKindsError{Kinds: unknown, Err: errors.Join(errs...)}
 	}
 	return errors.Join(errs...)
 }
@@ -335,10 +345,15 @@ func (d *driver) Objects(ctx context.Context, objects []schema.Object, files []s
 }
 
 // Apply applies the objects by server-side apply (field manager "labrun", forced, strict field
-// validation). CRDs go first and are waited for (Established), then Namespaces, then the rest
-// in the order written. On error the result still lists what was applied and created so far,
-// so that cleanup can remove it.
+// validation): ApplyWith in mode "apply".
 func (d *driver) Apply(ctx context.Context, objects []schema.Object, files []string, namespace string) (schema.ApplyResult, error) {
+	return d.ApplyWith(ctx, objects, files, namespace, schema.ApplyOptions{Mode: "apply", Force: true})
+}
+
+// ApplyWith writes the objects in opts.Mode (see writeOne). CRDs go first and are waited for
+// (Established), then Namespaces, then the rest in the order written. On error the result
+// still lists what was applied and created so far, so that cleanup can remove it.
+func (d *driver) ApplyWith(ctx context.Context, objects []schema.Object, files []string, namespace string, opts schema.ApplyOptions) (schema.ApplyResult, error) {
 	var res schema.ApplyResult
 	objs, err := d.decodeResolve(ctx, objects, files, namespace)
 	if err != nil {
@@ -359,9 +374,9 @@ func (d *driver) Apply(ctx context.Context, objects []schema.Object, files []str
 		}
 	}
 	apply := func(o *object) error {
-		created, err := d.applyOne(ctx, o, false)
+		created, err := d.writeOne(ctx, o, opts)
 		if err != nil {
-			return fmt.Errorf("apply %s (%s): %w", o, o.source, err)
+			return fmt.Errorf("%s %s (%s): %w", opVerb(opts), o, o.source, err)
 		}
 		res.Applied = append(res.Applied, o.ref())
 		if created {
@@ -409,7 +424,7 @@ func (d *driver) guardObjects(op string, objs []*object) error {
 // applyOne server-side applies one object and says whether it did not exist before. An object
 // that is being deleted (e.g. a namespace still terminating after the last run's cleanup) is
 // waited for first, since applying to it would fail or be lost.
-func (d *driver) applyOne(ctx context.Context, o *object, dryRun bool) (created bool, err error) {
+func (d *driver) applyOne(ctx context.Context, o *object, dryRun, force bool) (created bool, err error) {
 	ri := d.resourceOf(o)
 	u := o.u
 	if !dryRun {
@@ -439,7 +454,7 @@ func (d *driver) applyOne(ctx context.Context, o *object, dryRun bool) (created 
 	if err != nil {
 		return false, err
 	}
-	po := metav1.PatchOptions{FieldManager: fieldManager, Force: new(true), FieldValidation: "Strict"}
+	po := metav1.PatchOptions{FieldManager: fieldManager, Force: &force, FieldValidation: "Strict"}
 	if dryRun {
 		po.DryRun = []string{metav1.DryRunAll}
 	}
@@ -517,12 +532,12 @@ func (d *driver) DryRun(ctx context.Context, objects []schema.Object, files []st
 			d.logf("kube: dry run: %s (%s) not validated: its CRD is in the same batch and not installed yet", o, o.source)
 			continue
 		}
-		_, err := d.applyOne(ctx, o, true)
+		_, err := d.applyOne(ctx, o, true, true)
 		if err != nil && o.namespaced && isNamespaceNotFound(err) {
 			alt := &object{u: o.u.DeepCopy(), source: o.source, gvr: o.gvr, namespaced: true}
 			alt.u.SetNamespace("default")
 			d.logf("kube: dry run: namespace %q does not exist yet; %s validated in namespace default", o.u.GetNamespace(), o)
-			_, err = d.applyOne(ctx, alt, true)
+			_, err = d.applyOne(ctx, alt, true, true)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s (%s): %s", o, o.source, apiMessage(err)))

@@ -1,0 +1,93 @@
+package kube
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMatchPartial(t *testing.T) {
+	obj := map[string]any{
+		"apiVersion": "apps/v1",
+		"kind":       "Deployment",
+		"metadata": map[string]any{
+			"name":        "backend",
+			"labels":      map[string]any{"app": "backend"},
+			"annotations": map[string]any{"example.com/owner": "team-a"},
+		},
+		"spec": map[string]any{
+			"replicas": int64(2),
+			"template": map[string]any{"spec": map[string]any{"containers": []any{
+				map[string]any{"name": "app", "image": "app:1", "ports": []any{map[string]any{"containerPort": int64(8080)}}},
+				map[string]any{"name": "sidecar", "image": "proxy:1"},
+			}}},
+		},
+		"status": map[string]any{
+			"conditions": []any{
+				map[string]any{"type": "Progressing", "status": "True"},
+				map[string]any{"type": "Available", "status": "False"},
+			},
+		},
+	}
+	containers := func(cs ...any) map[string]any {
+		return map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": cs}}}}
+	}
+	for _, tc := range []struct {
+		name     string
+		want     map[string]any
+		anyOrder bool
+		diffs    []string
+	}{
+		{name: "empty matches anything", want: map[string]any{}},
+		{name: "a field, int against float", want: map[string]any{"spec": map[string]any{"replicas": 2.0}}},
+		{name: "a field that differs", want: map[string]any{"spec": map[string]any{"replicas": 3}},
+			diffs: []string{"spec.replicas: want 3, got 2"}},
+		{name: "a field that is not there", want: map[string]any{"status": map[string]any{"readyReplicas": 2}},
+			diffs: []string{"status.readyReplicas: want 2, got no field"}},
+		{name: "null wants no field", want: map[string]any{"status": map[string]any{"readyReplicas": nil}}},
+		{name: "null against a value", want: map[string]any{"spec": map[string]any{"replicas": nil}},
+			diffs: []string{"spec.replicas: want null or no field, got 2"}},
+		{name: "a struct against a scalar", want: map[string]any{"spec": map[string]any{"replicas": map[string]any{"x": 1}}},
+			diffs: []string{"spec.replicas: want a struct, got 2"}},
+		{name: "a key that needs quoting", want: map[string]any{"metadata": map[string]any{"annotations": map[string]any{"example.com/owner": "team-b"}}},
+			diffs: []string{`metadata.annotations["example.com/owner"]: want "team-b", got "team-a"`}},
+		{name: "a list element-wise, partial elements", want: containers(map[string]any{"name": "app"}, map[string]any{"image": "proxy:1"})},
+		{name: "a list in the wrong order", want: containers(map[string]any{"name": "sidecar"}, map[string]any{"name": "app"}),
+			diffs: []string{
+				`spec.template.spec.containers[0].name: want "sidecar", got "app"`,
+				`spec.template.spec.containers[1].name: want "app", got "sidecar"`,
+			}},
+		{name: "a list in any order", anyOrder: true, want: containers(map[string]any{"name": "sidecar"}, map[string]any{"name": "app"})},
+		{name: "a shorter list in order must have every element", want: containers(map[string]any{"name": "app"}),
+			diffs: []string{"spec.template.spec.containers: want a list of 1, got 2 elements"}},
+		{name: "a shorter list in any order is a subset", anyOrder: true, want: map[string]any{"status": map[string]any{"conditions": []any{
+			map[string]any{"type": "Available", "status": "False"}}}}},
+		{name: "any order: an element that none matches", anyOrder: true, want: map[string]any{"status": map[string]any{"conditions": []any{
+			map[string]any{"type": "Available", "status": "True"}}}},
+			diffs: []string{`status.conditions[0]: want {"status":"True","type":"Available"} in any element, got none of 2 elements`}},
+		{name: "any order: two wanted elements for one", anyOrder: true, want: map[string]any{"status": map[string]any{"conditions": []any{
+			map[string]any{"status": "True"}, map[string]any{"type": "Progressing"}}}},
+			diffs: []string{"status.conditions: want 2 different elements matching, got some match only the same elements"}},
+		{name: "any order nests into elements", anyOrder: true, want: containers(map[string]any{"ports": []any{map[string]any{"containerPort": 8080}}})},
+		{name: "a list against a struct", want: map[string]any{"spec": []any{}},
+			diffs: []string{"spec: want a list, got " + render(obj["spec"])}},
+		{name: "several differences in path order", want: map[string]any{"spec": map[string]any{"replicas": 1}, "metadata": map[string]any{"name": "other"}},
+			diffs: []string{`metadata.name: want "other", got "backend"`, "spec.replicas: want 1, got 2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, d := range matchPartial(tc.want, obj, tc.anyOrder) {
+				got = append(got, d.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.diffs, "\n") {
+				t.Errorf("diffs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.diffs, "\n"))
+			}
+		})
+	}
+}
+
+func TestDescribeDiffsCuts(t *testing.T) {
+	diffs := []fieldDiff{{"a", "1", "2"}, {"b", "1", "2"}, {"c", "1", "2"}}
+	if got, want := describeDiffs(diffs, 2), "a: want 1, got 2; b: want 1, got 2; and 1 more"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
