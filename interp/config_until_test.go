@@ -71,3 +71,26 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// A wait's own timeout keeps why its expression last did not hold: the runner reports the
+// timeout and what the wait adds to it, not the timeout alone.
+func TestWaitUntilTimeoutKeepsTheReason(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "b", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{wait: {until: "b.upstream_rq_total > 1000000"}, timeout: "2500ms"},
+	]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		s := rec.Steps[len(rec.Steps)-1]
+		if s.Outcome != interp.TimedOut {
+			t.Fatalf("wait outcome %s, want timed out (%s)", s.Outcome, s.Error)
+		}
+		if !strings.HasPrefix(s.Error, "wait timed out after 2.5s; last: ") || !strings.Contains(s.Error, "upstream_rq_total") {
+			t.Errorf("wait error %q: want the timeout and the last reason", s.Error)
+		}
+	})
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
@@ -47,7 +46,9 @@ func (ru *run) preflight(ctx context.Context) error {
 			if _, ok := defined.deferrable(err); ok {
 				// An earlier step applies the CRD: the step is guarded, and its objects
 				// checked by the cluster, when it starts.
-				deferredSteps.Store(deferKey{ru, s}, true)
+				ru.mu.Lock()
+				ru.deferred[s] = true
+				ru.mu.Unlock()
 				return
 			}
 			if err != nil {
@@ -92,7 +93,11 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) err
 	if ru.target.Cluster == nil {
 		return nil
 	}
-	if _, ok := deferredSteps.LoadAndDelete(deferKey{ru, s}); ok {
+	ru.mu.Lock()
+	deferred := ru.deferred[s]
+	delete(ru.deferred, s)
+	ru.mu.Unlock()
+	if deferred {
 		if err := ru.checkDeferred(ctx, s, params); err != nil {
 			return err
 		}
@@ -111,16 +116,6 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) err
 		refs = r
 	}
 	return schema.Guard(s.Kind, m, refs, ru.sc.Namespaces, ru.sc.ClusterScoped)
-}
-
-// deferredSteps are the steps whose objects' kinds the cluster did not serve before the run
-// because an earlier step applies their CRD (deferKey → true); each is checked when it first
-// starts. Kept beside the run rather than in it so that the runner's state stays as it was.
-var deferredSteps sync.Map
-
-type deferKey struct {
-	ru *run
-	s  *dsl.Step
 }
 
 // checkDeferred does for a deferred apply step, when it starts, what the pre-run checks would

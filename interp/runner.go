@@ -123,7 +123,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		Loads: map[string]*LoadRecord{}, Execs: map[string]schema.ExecResult{},
 		Logs: map[string]schema.LogResult{}, Values: map[string]any{}, AllowReset: sc.AllowReset,
 	}
-	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}}
+	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}}
 	ru.judge = NewJudge(rec, sc)
 	for _, s := range sc.Names() {
 		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
@@ -246,6 +246,9 @@ type run struct {
 	procs   map[string]schema.RunningProcess
 	// bg are the background steps of the current phase not yet awaited.
 	bg []*dsl.Step
+	// deferred are the steps whose objects' kinds the cluster did not serve before the run
+	// because an earlier step applies their CRD; each is checked when it first starts.
+	deferred map[*dsl.Step]bool
 }
 
 type stepState struct {

@@ -237,7 +237,10 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		err = ru.dispatch(sctx, s, sr, params)
 	}
 	var te *timeoutError
-	if err != nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(context.Cause(sctx), &te) {
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(context.Cause(sctx), &te) && !errors.As(err, &te) {
+		// The step's own timeout ended it. An error that already wraps the timeout keeps
+		// what it adds (a wait's "last: …", why its condition did not hold); any other
+		// (a driver's "context deadline exceeded") says less than the timeout does.
 		err = te
 	}
 	cancel()
