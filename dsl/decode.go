@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 
 	"labrun.dev/labrun/schema"
 )
@@ -402,6 +403,11 @@ func (d *decoder) expectFail(s *Step, v cue.Value, path string) {
 // value that does not decode is an error at its position: a step never runs without params.
 // decoded says raw is kv already decoded (by a parent step).
 func (d *decoder) params(s *Step, k schema.Kind, kv cue.Value, kpath string, raw any, decoded bool) {
+	if !decoded {
+		if f, ok := kv.Source().(*ast.Field); ok {
+			raw, decoded = literalValue(f.Value)
+		}
+	}
 	if !decoded {
 		if err := kv.Decode(&raw); err != nil {
 			d.l.addCUEErrorIn(err, kv, d.sc.Name)
