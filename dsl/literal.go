@@ -24,13 +24,10 @@ import (
 // plain data: listing a struct's fields in CUE sorts them, most of Decode's cost.
 func syntaxValue(x ast.Expr, v cue.Value) (any, bool) {
 	var path []cue.Selector
-	return syntaxValueAt(x, v, &path, 0)
+	return syntaxValueAt(x, v, &path)
 }
 
-// maxReferenceHops bounds how many references syntaxValue follows to their literals.
-const maxReferenceHops = 4
-
-func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector, hops int) (any, bool) {
+func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector) (any, bool) {
 	if lit, ok := literalScalar(x); ok {
 		return lit, true
 	}
@@ -42,7 +39,7 @@ func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector, hops int) (any
 				f := d.(*ast.Field)
 				name, _ := literalLabel(f.Label)
 				*path = append(*path, cue.Str(name))
-				fv, ok := syntaxValueAt(f.Value, v, path, hops)
+				fv, ok := syntaxValueAt(f.Value, v, path)
 				*path = (*path)[:len(*path)-1]
 				if !ok {
 					return nil, false
@@ -56,7 +53,7 @@ func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector, hops int) (any
 			a := make([]any, 0, len(x.Elts))
 			for i, e := range x.Elts {
 				*path = append(*path, cue.Index(i))
-				ev, ok := syntaxValueAt(e, v, path, hops)
+				ev, ok := syntaxValueAt(e, v, path)
 				*path = (*path)[:len(*path)-1]
 				if !ok {
 					return nil, false
@@ -70,22 +67,6 @@ func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector, hops int) (any
 	sub := v
 	if len(*path) > 0 {
 		sub = v.LookupPath(cue.MakePath(*path...))
-	}
-	switch x.(type) {
-	case *ast.Ident, *ast.SelectorExpr:
-		// A reference (to a kit's field, say) is the value it refers to: when that one's
-		// only conjunct is a field, its value is decoded the same way.
-		if hops < maxReferenceHops {
-			if root, p := sub.ReferencePath(); root.Exists() {
-				target := root.LookupPath(p)
-				if f, ok := target.Source().(*ast.Field); ok && f.Value != nil {
-					var tpath []cue.Selector
-					if out, ok := syntaxValueAt(f.Value, target, &tpath, hops+1); ok {
-						return out, true
-					}
-				}
-			}
-		}
 	}
 	// Decode leaves a value that is not concrete nil, with no error, where inside a larger
 	// value it is an error: such a part is left to the Decode of the whole.
