@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 
 	"labrun.dev/labrun/schema"
 )
@@ -95,9 +96,9 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 			d.err(d.l.valuePos(lv), "local", "local: %v", err)
 		}
 	}
-	sc.Setup = d.steps(v.LookupPath(cue.ParsePath("setup")), PhaseSetup, "setup", nil)
-	sc.Steps = d.steps(v.LookupPath(cue.ParsePath("steps")), PhaseSteps, "steps", nil)
-	sc.Cleanup = d.steps(v.LookupPath(cue.ParsePath("cleanup")), PhaseCleanup, "cleanup", nil)
+	sc.Setup = d.steps(v.LookupPath(cue.ParsePath("setup")), PhaseSetup, "setup", nil, nil)
+	sc.Steps = d.steps(v.LookupPath(cue.ParsePath("steps")), PhaseSteps, "steps", nil, nil)
+	sc.Cleanup = d.steps(v.LookupPath(cue.ParsePath("cleanup")), PhaseCleanup, "cleanup", nil, nil)
 	d.checkStructure()
 	d.checkKinds()
 	d.checkTimeline()
@@ -252,8 +253,9 @@ func normalizeNumber(x any) any {
 	return x
 }
 
-// steps decodes a list of steps.
-func (d *decoder) steps(v cue.Value, phase Phase, path string, parent *Step) []*Step {
+// steps decodes a list of steps. raw, when not nil, is the list as the parent step's
+// parameters decoded it (see step).
+func (d *decoder) steps(v cue.Value, phase Phase, path string, parent *Step, raw []any) []*Step {
 	if !v.Exists() {
 		return nil
 	}
@@ -263,7 +265,11 @@ func (d *decoder) steps(v cue.Value, phase Phase, path string, parent *Step) []*
 	}
 	var out []*Step
 	for i := 0; it.Next(); i++ {
-		s := d.step(it.Value(), phase, fmt.Sprintf("%s.%d", path, i), parent)
+		var rs map[string]any
+		if i < len(raw) {
+			rs, _ = raw[i].(map[string]any)
+		}
+		s := d.step(it.Value(), phase, path+"."+strconv.Itoa(i), parent, rs)
 		if s != nil {
 			out = append(out, s)
 		}
@@ -271,7 +277,10 @@ func (d *decoder) steps(v cue.Value, phase Phase, path string, parent *Step) []*
 	return out
 }
 
-func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step) *Step {
+// step decodes one step. raw, when not nil, is the step as its parent's parameters decoded
+// it: a block's parameters hold its children, so their own parameters are already decoded
+// (Decode of a value is that part of the decoding of a value holding it).
+func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw map[string]any) *Step {
 	s := &Step{Pos: d.l.valuePos(v), Path: path, Phase: phase}
 	d.order = append(d.order, s)
 	d.parent[s] = parent
@@ -344,13 +353,19 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step) *Ste
 		}
 		return Pos{}
 	}
-	d.params(s, k, kv, kpath)
+	kraw, decoded := raw[s.Kind]
+	d.params(s, k, kv, kpath, kraw, decoded)
 	if pa, ok := s.Params.(schema.Parent); ok {
-		cv, cpath := kv, kpath
+		cv, cpath, craw := kv, kpath, s.raw
 		if f := pa.ChildField(); f != "" {
 			cv, cpath = kv.LookupPath(cue.MakePath(cue.Str(f))), kpath+"."+f
+			craw = nil
+			if m, ok := s.raw.(map[string]any); ok {
+				craw = m[f]
+			}
 		}
-		s.Children = d.steps(cv, phase, cpath, s)
+		list, _ := craw.([]any)
+		s.Children = d.steps(cv, phase, cpath, s, list)
 		if len(s.Children) == 0 && pa.ChildField() == "" {
 			d.err(d.l.valuePos(kv), kpath, "empty %s block: expected at least one step", s.Kind)
 		}
@@ -386,11 +401,18 @@ func (d *decoder) expectFail(s *Step, v cue.Value, path string) {
 
 // params decodes a kind's parameters and keeps its raw form and templates for run time. A
 // value that does not decode is an error at its position: a step never runs without params.
-func (d *decoder) params(s *Step, k schema.Kind, kv cue.Value, kpath string) {
-	var raw any
-	if err := kv.Decode(&raw); err != nil {
-		d.l.addCUEErrorIn(err, kv, d.sc.Name)
-		return
+// decoded says raw is kv already decoded (by a parent step).
+func (d *decoder) params(s *Step, k schema.Kind, kv cue.Value, kpath string, raw any, decoded bool) {
+	if !decoded {
+		if f, ok := kv.Source().(*ast.Field); ok {
+			raw, decoded = syntaxValue(f.Value, kv)
+		}
+	}
+	if !decoded {
+		if err := kv.Decode(&raw); err != nil {
+			d.l.addCUEErrorIn(err, kv, d.sc.Name)
+			return
+		}
 	}
 	s.raw = raw
 	p := k.New()
@@ -715,6 +737,7 @@ func (d *decoder) names() *Names {
 		}
 		n.DeltaErr = fmt.Sprintf(`delta is ambiguous: the snapshots (%s) read %d different sources; write delta("a", "b").<stat> with the two snapshots to compare`, strings.Join(names, ", "), len(sources))
 	}
+	n.freeze()
 	return n
 }
 
@@ -773,7 +796,7 @@ func (d *decoder) compile(names *Names) {
 			}
 		}
 		if s.raw != nil {
-			d.templates(s, v.LookupPath(cue.MakePath(cue.Str(s.Kind))), names)
+			d.templates(s, d.kindValue[s], names)
 			for _, t := range s.templates {
 				for _, e := range t.Exprs() {
 					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
@@ -784,10 +807,12 @@ func (d *decoder) compile(names *Names) {
 	}
 }
 
-// templates compiles every ${...} in a step's strings.
+// templates compiles every ${...} in a step's strings. The walk goes only into the values
+// whose decoded form (s.raw, which is kv decoded) holds an interpolation: most parameters
+// hold none, and listing a struct's fields in CUE costs a sort of them.
 func (d *decoder) templates(s *Step, kv cue.Value, names *Names) {
-	var walk func(v cue.Value, path string)
-	walk = func(v cue.Value, path string) {
+	var walk func(v cue.Value, path string, raw any)
+	walk = func(v cue.Value, path string, raw any) {
 		switch v.IncompleteKind() {
 		case cue.StringKind:
 			str, err := v.String()
@@ -805,24 +830,65 @@ func (d *decoder) templates(s *Step, kv cue.Value, names *Names) {
 			}
 			s.templates[path] = t
 		case cue.StructKind:
+			m, ok := raw.(map[string]any)
+			if ok && !rawInterpolates(m) {
+				return
+			}
 			it, err := v.Fields()
 			if err != nil {
 				return
 			}
 			for it.Next() {
-				walk(it.Value(), path+pathSep+it.Selector().Unquoted())
+				name := it.Selector().Unquoted()
+				var sub any = unknownRaw{}
+				if ok {
+					sub = m[name]
+				}
+				walk(it.Value(), path+pathSep+name, sub)
 			}
 		case cue.ListKind:
+			a, ok := raw.([]any)
+			if ok && !rawInterpolates(a) {
+				return
+			}
 			it, err := v.List()
 			if err != nil {
 				return
 			}
 			for i := 0; it.Next(); i++ {
-				walk(it.Value(), path+pathSep+strconv.Itoa(i))
+				var sub any = unknownRaw{}
+				if ok && i < len(a) {
+					sub = a[i]
+				}
+				walk(it.Value(), path+pathSep+strconv.Itoa(i), sub)
 			}
 		}
 	}
-	walk(kv, "")
+	walk(kv, "", s.raw)
+}
+
+// unknownRaw stands for a value whose decoded form is not known: the walk goes into it.
+type unknownRaw struct{}
+
+// rawInterpolates reports whether a decoded value holds a string with an interpolation.
+func rawInterpolates(x any) bool {
+	switch x := x.(type) {
+	case string:
+		return HasInterpolation(x)
+	case map[string]any:
+		for _, v := range x {
+			if rawInterpolates(v) {
+				return true
+			}
+		}
+	case []any:
+		for _, v := range x {
+			if rawInterpolates(v) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkReads refuses an expression of step s that reads the result of a step that cannot have

@@ -142,7 +142,14 @@ type Names struct {
 	Gauge func(snapshot, stat string) bool
 	// DeltaFrom and DeltaTo are the snapshots a plain delta compares (for messages).
 	DeltaFrom, DeltaTo string
+	// env is compileEnv made once, when every name is known (see freeze): a scenario's
+	// expressions are compiled against the same names. Nil: made for each compile.
+	env map[string]any
 }
+
+// freeze makes the compile environment of names once for every expression compiled against
+// them; the names must not change after.
+func (n *Names) freeze() { n.env = n.compileEnv() }
 
 // Env returns an environment with zero values of the right types, for compiling. The
 // interpreter builds the same shape with real values.
@@ -195,6 +202,9 @@ var anyValue any = map[string]any{}
 // compileEnv is Env without the names of Values: the patcher reads those through $env, typed
 // any (see patcher.Visit).
 func (n *Names) compileEnv() map[string]any {
+	if n.env != nil {
+		return n.env
+	}
 	env := n.Env()
 	for k := range n.Values {
 		delete(env, k)
