@@ -1,0 +1,212 @@
+// Package primitivese2e runs the real labrun binary, as users run it, against the sandbox (a
+// real kube-apiserver and kwok on loopback) on the Kubernetes primitives of issue 15:
+// examples/kube_primitives.cue (wait.match, wait.absent, apply modes create and patch,
+// expectFail, kubectl on this machine with env, outcome.<step>), a copy of it that must fail
+// with the closest object's diff, and translations of Chainsaw's and KUTTL's own example tests
+// (testdata/, each file naming the test it translates). Its own package, so that only it starts
+// a sandbox.
+package primitivese2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"labrun.dev/labrun/sandbox"
+)
+
+func TestMain(m *testing.M) { sandbox.Main(m) }
+
+// TestE2EKubePrimitives runs the issue's bar (examples/kube_primitives.cue) and wants it to
+// pass; then a copy whose wait.match wants data.b "3" (the patch wrote "2") and must fail,
+// naming the field, what it wanted and what the object has.
+func TestE2EKubePrimitives(t *testing.T) {
+	sb := sandbox.Start(t)
+	bin := labrunBinary(t)
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "kube_primitives.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"vet"}, {"vet", "--strict"}} {
+		if out, err := labrun(t, sb, bin, "", append(args, "kube_primitives.cue")...); err != nil {
+			t.Fatalf("labrun %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+
+	t.Run("passes", func(t *testing.T) {
+		dir := writeFile(t, "kube_primitives.cue", src)
+		out, err := labrun(t, sb, bin, dir, "run", "--report-dir", "", "kube_primitives.cue")
+		if err != nil {
+			t.Fatalf("labrun run: %v\n%s", err, out)
+		}
+		for _, want := range []string{
+			"✓ recreate (apply: create ConfigMap/flags)",
+			"⚠ expectFail: failed as expected: create ConfigMap primitives-lab/flags (objects[0]): it exists already",
+			"⚠ expectFail: failed as expected: sh -c kubectl -n \"$LABRUN_NAMESPACE\" get configmap flags exited with code 1",
+			"✓ outcome.recreate == 'passed'",
+			"✓ int(trim(pods.stdout)) == 2",
+			"PASSED kube_primitives",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		}
+	})
+
+	t.Run("a wrong wanted field fails with the diff", func(t *testing.T) {
+		broken := string(src)
+		for _, r := range [][2]string{
+			{`data: {a: "1", b: "2"}}}`, `data: {a: "1", b: "3"}}}`},
+			{`timeout: "20s"`, `timeout: "2s"`},
+		} {
+			if strings.Count(broken, r[0]) != 1 {
+				t.Fatalf("examples/kube_primitives.cue holds %q %d times, want once", r[0], strings.Count(broken, r[0]))
+			}
+			broken = strings.Replace(broken, r[0], r[1], 1)
+		}
+		dir := writeFile(t, "kube_primitives.cue", []byte(broken))
+		out, err := labrun(t, sb, bin, dir, "run", "--report-dir", "rep", "kube_primitives.cue")
+		if code := exitCode(err); code == 0 {
+			t.Fatalf("the broken copy passed:\n%s", out)
+		}
+		diff := `wait match ConfigMap primitives-lab/flags: it differs: data.b: want "3", got "2"`
+		for _, want := range []string{"⏱ merged (wait: match ConfigMap flags)", diff, "TIMEOUT kube_primitives"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		}
+		reports, _ := filepath.Glob(filepath.Join(dir, "rep", "*.md"))
+		if len(reports) != 1 {
+			t.Fatalf("reports %v, want one", reports)
+		}
+		if md, _ := os.ReadFile(reports[0]); !bytes.Contains(md, []byte(diff)) {
+			t.Errorf("report %s lacks %q:\n%s", reports[0], diff, md)
+		}
+	})
+}
+
+// TestE2EChainsawKuttlTranslations runs every scenario of testdata/ (each translates one of
+// Chainsaw's or KUTTL's example tests, named in its first comment) and wants each to pass. They
+// run in three labrun processes at once (most of a run is its namespace's deletion).
+func TestE2EChainsawKuttlTranslations(t *testing.T) {
+	sb := sandbox.Start(t)
+	bin := labrunBinary(t)
+	files, err := filepath.Glob(filepath.Join("testdata", "*.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 13 {
+		t.Fatalf("%d translations, want at least 13", len(files))
+	}
+	dir, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		src, _ := os.ReadFile(f)
+		if !strings.HasPrefix(string(src), "// Translated from ") {
+			t.Errorf("%s does not start by naming the test it translates", f)
+		}
+	}
+	if out, err := labrun(t, sb, bin, dir, append([]string{"vet", "--strict"}, bases(files)...)...); err != nil {
+		t.Fatalf("labrun vet --strict: %v\n%s", err, out)
+	}
+	const procs = 3
+	outs := make([]string, procs)
+	errs := make([]error, procs)
+	var wg sync.WaitGroup
+	for p := range procs {
+		var mine []string
+		for i, f := range bases(files) {
+			if i%procs == p {
+				mine = append(mine, f)
+			}
+		}
+		wg.Go(func() {
+			outs[p], errs[p] = labrun(t, sb, bin, dir, append([]string{"run", "--report-dir", ""}, mine...)...)
+		})
+	}
+	wg.Wait()
+	all := strings.Join(outs, "\n")
+	for p, err := range errs {
+		if err != nil {
+			t.Errorf("labrun run (process %d): %v\n%s", p, err, outs[p])
+		}
+	}
+	for _, f := range bases(files) {
+		name := strings.TrimSuffix(f, ".cue")
+		if !strings.Contains(all, "PASSED "+name+" in ") {
+			t.Errorf("%s: no PASSED %s", f, name)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", all)
+	}
+}
+
+func bases(files []string) []string {
+	var b []string
+	for _, f := range files {
+		b = append(b, filepath.Base(f))
+	}
+	return b
+}
+
+// labrun runs the binary in dir (a temp dir when empty) with the sandbox's kubeconfig and
+// kubectl first in PATH, and no KUBECONFIG of the caller's: commands on this machine reach the
+// sandbox only through what labrun exports.
+func labrun(t *testing.T, sb *sandbox.Sandbox, bin, dir string, args ...string) (string, error) {
+	t.Helper()
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "examples")
+	}
+	if len(args) > 0 && args[0] == "run" {
+		args = append([]string{"run", "--kubeconfig", sb.Kubeconfig}, args[1:]...)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "PATH="+sb.BinDir+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func writeFile(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func exitCode(err error) int {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// labrunBinary builds labrun as users get it (no test tags).
+func labrunBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "labrun")
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if out, err := exec.Command(goTool, "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
