@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -376,7 +377,7 @@ func (d *driver) ApplyWith(ctx context.Context, objects []schema.Object, files [
 	apply := func(o *object) error {
 		created, err := d.writeOne(ctx, o, opts)
 		if err != nil {
-			return fmt.Errorf("%s %s (%s): %w", opVerb(opts), o, o.source, err)
+			return fmt.Errorf("%s %s (%s): %w", opVerb(opts), o, o.source, tidyError{err})
 		}
 		res.Applied = append(res.Applied, o.ref())
 		if created {
@@ -540,7 +541,7 @@ func (d *driver) DryRun(ctx context.Context, objects []schema.Object, files []st
 			_, err = d.applyOne(ctx, alt, true, true)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s (%s): %s", o, o.source, apiMessage(err)))
+			errs = append(errs, fmt.Errorf("%s (%s): %s", o, o.source, tidyMessage(apiMessage(err))))
 		}
 	}
 	return errors.Join(errs...)
@@ -563,6 +564,19 @@ func apiMessage(err error) string {
 	}
 	return err.Error()
 }
+
+// goValue is how server-side apply prints a value its schema refuses: a Go literal.
+var goValue = regexp.MustCompile(`&value\.valueUnstructured\{Value:([^{}]*)\}`)
+
+// tidyMessage writes the Go literals of a server-side apply rejection as the values written:
+// "expected string, got &value.valueUnstructured{Value:true}" becomes "expected string, got true".
+func tidyMessage(msg string) string { return goValue.ReplaceAllString(msg, "$1") }
+
+// tidyError is err with its message tidied (tidyMessage); errors.As still sees err.
+type tidyError struct{ error }
+
+func (e tidyError) Error() string { return tidyMessage(e.error.Error()) }
+func (e tidyError) Unwrap() error { return e.error }
 
 // deletion is one object to delete or wait for.
 type deletion struct {
