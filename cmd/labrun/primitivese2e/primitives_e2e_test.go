@@ -2,7 +2,7 @@
 // real kube-apiserver and kwok on loopback) on the Kubernetes primitives of issue 15:
 // examples/kube_primitives.cue (wait.match, wait.absent, apply modes create and patch,
 // expectFail, kubectl on this machine with env, outcome.<step>), a copy of it that must fail
-// with the closest object's diff, and translations of Chainsaw's and KUTTL's own example tests
+// with the closest object's diff, docs/language.md's worked example, and translations of Chainsaw's and KUTTL's own example tests
 // (testdata/, each file naming the test it translates). Its own package, so that only it starts
 // a sandbox.
 package primitivese2e
@@ -88,6 +88,24 @@ func TestE2EKubePrimitives(t *testing.T) {
 			t.Errorf("report %s lacks %q:\n%s", reports[0], diff, md)
 		}
 	})
+}
+
+// TestE2EComingFromChainsawDoc vets docs/language.md as CI does and runs its worked example
+// (section "Coming from Chainsaw/KUTTL") in the sandbox: it must pass.
+func TestE2EComingFromChainsawDoc(t *testing.T) {
+	sb := sandbox.Start(t)
+	bin := labrunBinary(t)
+	docs, err := filepath.Abs(filepath.Join("..", "..", "..", "docs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := labrun(t, sb, bin, docs, "doc", "--vet", "language.md"); err != nil {
+		t.Fatalf("labrun doc --vet docs/language.md: %v\n%s", err, out)
+	}
+	out, err := labrun(t, sb, bin, docs, "run", "--report-dir", "", "language.md")
+	if err != nil || !strings.Contains(out, "PASSED flags in ") {
+		t.Fatalf("labrun run docs/language.md: %v\n%s", err, out)
+	}
 }
 
 // TestE2EChainsawKuttlTranslations runs every scenario of testdata/ (each translates one of
