@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/sandbox"
 )
 
@@ -170,6 +171,25 @@ func TestE2EChainsawKuttlTranslations(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("output:\n%s", all)
+	}
+}
+
+// TestVetTranslations loads every translation as labrun vet does, without a cluster (so that
+// -short and LABRUN_SANDBOX=off still check them): each one file, one scenario, with a doc.
+func TestVetTranslations(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.cue"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no translations: %v", err)
+	}
+	for _, f := range files {
+		res, err := dsl.Load([]string{f}, dsl.Options{})
+		if err != nil {
+			t.Errorf("labrun vet %s would report:\n%v", f, err)
+			continue
+		}
+		if len(res.Scenarios) != 1 || res.Scenarios[0].Name != strings.TrimSuffix(filepath.Base(f), ".cue") || res.Scenarios[0].Doc == "" {
+			t.Errorf("%s: want one scenario named as the file, with a doc", f)
+		}
 	}
 }
 
