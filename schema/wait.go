@@ -139,9 +139,9 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 	}
 }
 
-// lastState keeps what a cluster wait last saw when the step's own timeout (or the scenario's)
-// ends it: the runner reports such an error as the timeout alone, so the state (e.g. the closest
-// object's diff of a match) becomes a warning of the step.
+// lastState keeps what a cluster wait (or a delete's wait) last saw when the step's own timeout
+// (or the scenario's) ends it: the runner reports such an error as the timeout alone, so the
+// state (e.g. the closest object's diff of a match) becomes a warning of the step.
 func lastState(ctx context.Context, rt Runtime, err error) error {
 	if err == nil || ctx.Err() == nil {
 		return err

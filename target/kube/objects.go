@@ -583,6 +583,7 @@ type deletion struct {
 	what string
 	ri   dynamic.ResourceInterface
 	name string
+	uid  types.UID // of the object deleted; "" when it was absent
 }
 
 // Delete deletes the objects (background propagation, like kubectl); absent objects and kinds
@@ -627,9 +628,20 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 		return err
 	}
 	background := metav1.DeletePropagationBackground
-	for _, del := range dels {
-		err := del.ri.Delete(ctx, del.name, metav1.DeleteOptions{PropagationPolicy: &background})
-		if err != nil && !apierrors.IsNotFound(err) {
+	for i, del := range dels {
+		// The object's uid tells it from one a controller makes again under its name at once
+		// (kube-root-ca.crt, a Deployment's Service account token...): that one is not waited for.
+		u, err := del.ri.Get(ctx, del.name, getOpts)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("delete %s: %w", del.what, err)
+		}
+		uid := u.GetUID()
+		dels[i].uid = uid
+		err = del.ri.Delete(ctx, del.name, metav1.DeleteOptions{PropagationPolicy: &background, Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return fmt.Errorf("delete %s: %w", del.what, err)
 		}
 	}
@@ -650,8 +662,8 @@ func (d *driver) waitGone(ctx context.Context, dels []deletion) error {
 		var still []deletion
 		for _, del := range left {
 			u, err := del.ri.Get(ctx, del.name, getOpts)
-			if apierrors.IsNotFound(err) {
-				continue
+			if apierrors.IsNotFound(err) || err == nil && del.uid != "" && u.GetUID() != del.uid {
+				continue // gone, or another object under its name
 			}
 			if err != nil {
 				if !isDeadline(err) {

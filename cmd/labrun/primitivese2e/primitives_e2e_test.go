@@ -91,6 +91,56 @@ func TestE2EKubePrimitives(t *testing.T) {
 	})
 }
 
+// deleteByKind deletes the pods a selector picks, then every ConfigMap, in its namespace only:
+// the pod of another label stays, as does a ConfigMap of another namespace the scenario owns.
+const deleteByKind = `package s
+
+import "labrun.dev/schema"
+
+_pod: {apiVersion: "v1", kind: "Pod", spec: containers: [{name: "c", image: "x"}]}
+_cm: {apiVersion: "v1", kind: "ConfigMap", data: a: "1"}
+
+bykind: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["bykind-lab", "bykind-other"]
+	setup: [{apply: objects: [for n in namespaces {apiVersion: "v1", kind: "Namespace", metadata: name: n}]}]
+	steps: [
+		{apply: objects: [
+			_pod & {metadata: {name: "a", labels: app: "x"}},
+			_pod & {metadata: {name: "b", labels: app: "x"}},
+			_pod & {metadata: {name: "c", labels: app: "y"}},
+			_cm & {metadata: name: "one"},
+			_cm & {metadata: name: "two"},
+			_cm & {metadata: {name: "elsewhere", namespace: "bykind-other"}},
+		]},
+		{delete: {kind: "Pod", selector: "app=x"}},
+		{wait: absent: {kind: "Pod", metadata: labels: app: "x"}},
+		{wait: match: {apiVersion: "v1", kind: "Pod", metadata: name: "c"}},
+		{name: "none", delete: {kind: "Pod", selector: "app=nosuch"}},
+		// kube-root-ca.crt too: its controller makes it again at once, a new object not waited for
+		{timeout: "30s", delete: {apiVersion: "v1", kind: "ConfigMap"}},
+		{name: "cms", exec: argv: ["sh", "-c", "kubectl get configmaps -A -o name -l labrun.dev/scenario=bykind"]},
+	]
+	expect: ["trim(cms.stdout) == 'configmap/elsewhere'"]
+}
+`
+
+// TestE2EDeleteByKind: KUTTL's delete by labels and by kind, in the sandbox.
+func TestE2EDeleteByKind(t *testing.T) {
+	sb := sandbox.Start(t)
+	bin := labrunBinary(t)
+	dir := writeFile(t, "s.cue", []byte(deleteByKind))
+	out, err := labrun(t, sb, bin, dir, "run", "--report-dir", "", "s.cue")
+	if err != nil {
+		t.Fatalf("labrun run: %v\n%s", err, out)
+	}
+	for _, want := range []string{"✓ steps.1 (delete: Pod {app=x})", "⚠ no Pod {app=nosuch} in bykind-lab: nothing to delete", "PASSED bykind"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestE2EComingFromChainsawDoc vets docs/language.md as CI does and runs its worked example
 // (section "Coming from Chainsaw/KUTTL") in the sandbox: it must pass.
 func TestE2EComingFromChainsawDoc(t *testing.T) {
