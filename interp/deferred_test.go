@@ -93,3 +93,34 @@ func TestDeferredCRKindRejected(t *testing.T) {
 		t.Errorf("the rejected Widget was applied; calls: %q", calls)
 	}
 }
+
+// TestDryRunExpectFail: vet --server does not refuse an object the cluster rejects when its
+// step expects to fail; it says the run judges the rejection. Without expectFail it is refused.
+func TestDryRunExpectFail(t *testing.T) {
+	src := strings.Replace(crdThenCR, `{apply: objects: [{apiVersion: "example.com/v1"`, `{expectFail: true, apply: objects: [{apiVersion: "example.com/v1"`, 1)
+	sc := loadScenario(t, src)
+	w := &fakes.World{FailOn: "dry-run"}
+	problems, skipped, err := interp.DryRun(context.Background(), w.Target(), sc)
+	if err != nil || len(problems) != 1 {
+		t.Fatalf("want the CRD's step refused, the expectFail one not: problems %v, err %v", problems, err)
+	}
+	if len(skipped) != 1 || !strings.Contains(skipped[0], "steps.1 (expectFail: the cluster rejects it") {
+		t.Errorf("skipped: %q", skipped)
+	}
+}
+
+// TestDeferredExpectFail: a deferred step expected to fail is not refused by its dry run when it
+// starts: the apply itself fails, and that is what expectFail judges (as for a kind the cluster
+// served before the run).
+func TestDeferredExpectFail(t *testing.T) {
+	src := strings.Replace(crdThenCR, `{apply: objects: [{apiVersion: "example.com/v1"`, `{expectFail: "fake failure", apply: objects: [{apiVersion: "example.com/v1"`, 1)
+	sc := loadScenario(t, src)
+	w := &fakes.World{Unknown: map[string]bool{"Widget": true}, FailOn: "apply Widget"}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if rec.Outcome != interp.Passed {
+		t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
+	}
+	if calls := w.Calls(); slices.Contains(calls, "dry-run 1 objects") || !slices.Contains(calls, "apply Widget lab/w") {
+		t.Errorf("want no dry run and the Widget's apply tried; calls: %q", calls)
+	}
+}

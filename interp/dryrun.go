@@ -63,6 +63,11 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 				p = resolved.(*schema.Apply)
 			}
 			e := t.Cluster.DryRun(ctx, p.Objects, scenarioFiles(sc, p.Files), namespace(p.Namespace))
+			if e != nil && s.ExpectFail {
+				// The step says the cluster refuses it: its rejection is the run's to judge.
+				skipped = append(skipped, fmt.Sprintf("%s: %s (expectFail: the cluster rejects it, which the run judges against the step's expectFail)", s.Pos, s.Path))
+				return
+			}
 			if by, ok := defined.deferrable(e); ok {
 				skipped = append(skipped, fmt.Sprintf("%s: %s (checked when the step runs: the cluster does not serve %s before the run)", s.Pos, s.Path, strings.Join(by, ", ")))
 				return

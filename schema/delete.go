@@ -1,13 +1,19 @@
 package schema
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Delete is the delete step; absent objects are not an error.
 type Delete struct {
-	Objects   []Object `json:"objects,omitempty"`
-	Files     []string `json:"files,omitempty"`
-	Namespace string   `json:"namespace,omitempty"`
-	Wait      *bool    `json:"wait,omitempty"`
+	Objects    []Object `json:"objects,omitempty"`
+	Files      []string `json:"files,omitempty"`
+	Kind       string   `json:"kind,omitempty"`
+	APIVersion string   `json:"apiVersion,omitempty"`
+	Selector   string   `json:"selector,omitempty"`
+	Namespace  string   `json:"namespace,omitempty"`
+	Wait       *bool    `json:"wait,omitempty"`
 }
 
 var deleteKind = Kind{
@@ -16,10 +22,21 @@ var deleteKind = Kind{
 	Result: ResultNone,
 }
 
-// Check needs something to delete.
+// Check needs something to delete: objects and files, or a kind.
 func (p *Delete) Check(c Checker) {
-	if len(p.Objects) == 0 && len(p.Files) == 0 {
-		c.Errorf("", "delete needs objects or files")
+	switch {
+	case p.Kind != "" && (len(p.Objects) > 0 || len(p.Files) > 0):
+		c.Errorf("kind", "delete takes objects and files (by name) or kind (every object of the kind), not both")
+	case p.Kind == "" && (p.Selector != "" || p.APIVersion != ""):
+		field := "selector"
+		if p.Selector == "" {
+			field = "apiVersion"
+		}
+		c.Errorf(field, "%s applies to delete by kind: add kind (e.g. kind: \"Pod\")", field)
+	case p.Kind == "Namespace":
+		c.Errorf("kind", "delete by kind is for namespaced kinds; delete a namespace by name: objects: [{apiVersion: \"v1\", kind: \"Namespace\", metadata: name: \"…\"}]")
+	case p.Kind == "" && len(p.Objects) == 0 && len(p.Files) == 0:
+		c.Errorf("", "delete needs objects, files or kind")
 	}
 	checkObjects(c, p.Objects)
 }
@@ -32,18 +49,71 @@ func (p *Delete) Needs() Capability { return CapCluster }
 
 // Mutates the objects.
 func (p *Delete) Mutates(ns func(string) string) Mutation {
+	if p.Kind != "" {
+		return Mutation{Namespaces: []string{ns(p.Namespace)}}
+	}
 	return Mutation{Objects: p.Objects, Files: p.Files, Namespace: ns(p.Namespace)}
 }
 
-// Summary lists the objects.
-func (p *Delete) Summary() string { return objectsSummary(p.Objects, p.Files) }
+// Summary lists the objects, or the kind and selector.
+func (p *Delete) Summary() string {
+	if p.Kind != "" {
+		if p.Selector != "" {
+			return p.Kind + " {" + p.Selector + "}"
+		}
+		return "every " + p.Kind
+	}
+	return objectsSummary(p.Objects, p.Files)
+}
 
-// Run deletes the objects and waits until they are gone unless wait is false.
+// Run deletes the objects and waits until they are gone unless wait is false. By kind, the
+// objects are those of the kind in the namespace (that the selector picks) when the step runs.
 func (p *Delete) Run(ctx context.Context, rt Runtime) error {
 	cl := rt.Target().Cluster
+	if p.Kind != "" {
+		ns := rt.Namespace(p.Namespace)
+		refs, err := p.byKind(ctx, cl, ns)
+		if err != nil {
+			return err
+		}
+		if len(refs) == 0 {
+			sel := ""
+			if p.Selector != "" {
+				sel = " {" + p.Selector + "}"
+			}
+			rt.Warn(fmt.Sprintf("no %s%s in %s: nothing to delete", p.Kind, sel, ns))
+			return nil
+		}
+		return lastState(ctx, rt, cl.Delete(ctx, refs, Bool(p.Wait, true)))
+	}
 	refs, err := cl.Objects(ctx, p.Objects, files(rt, p.Files), rt.Namespace(p.Namespace))
 	if err != nil {
 		return err
 	}
-	return cl.Delete(ctx, refs, Bool(p.Wait, true))
+	return lastState(ctx, rt, cl.Delete(ctx, refs, Bool(p.Wait, true)))
+}
+
+// byKind lists the objects of the kind in ns (those the selector picks); a cluster-scoped kind
+// is refused (its list would be the whole cluster's).
+func (p *Delete) byKind(ctx context.Context, cl Cluster, ns string) ([]ObjectRef, error) {
+	v, err := cl.Get(ctx, Get{Kind: p.Kind, APIVersion: p.APIVersion, Selector: p.Selector, Namespace: ns})
+	if err != nil {
+		return nil, fmt.Errorf("delete %s: %w", p.Summary(), err)
+	}
+	list, _ := v.([]any)
+	var refs []ObjectRef
+	for _, o := range list {
+		m, _ := o.(map[string]any)
+		md, _ := m["metadata"].(map[string]any)
+		r := ObjectRef{}
+		r.APIVersion, _ = m["apiVersion"].(string)
+		r.Kind, _ = m["kind"].(string)
+		r.Name, _ = md["name"].(string)
+		r.Namespace, _ = md["namespace"].(string)
+		if r.Namespace == "" {
+			return nil, fmt.Errorf("delete %s: %s is cluster-scoped: delete by kind is for namespaced kinds (name the objects instead)", p.Summary(), p.Kind)
+		}
+		refs = append(refs, r)
+	}
+	return refs, nil
 }

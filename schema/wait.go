@@ -131,12 +131,27 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 		if p.Absent != nil {
 			w = ObjectWait{Want: p.Absent, Absent: true, AnyOrder: p.AnyOrder}
 		}
-		return rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, or(p.Interval.D(), 500*time.Millisecond))
+		return lastState(ctx, rt, rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, or(p.Interval.D(), 500*time.Millisecond)))
 	case p.Rollout != "":
-		return rt.Target().Cluster.WaitRollout(ctx, rt.Namespace(p.Namespace), p.Rollout)
+		return lastState(ctx, rt, rt.Target().Cluster.WaitRollout(ctx, rt.Namespace(p.Namespace), p.Rollout))
 	default:
-		return rt.Target().Cluster.WaitCondition(ctx, rt.Namespace(p.Namespace), *p.Condition, or(p.Interval.D(), 500*time.Millisecond))
+		return lastState(ctx, rt, rt.Target().Cluster.WaitCondition(ctx, rt.Namespace(p.Namespace), *p.Condition, or(p.Interval.D(), 500*time.Millisecond)))
 	}
+}
+
+// lastState keeps what a cluster wait (or a delete's wait) last saw when the step's own timeout
+// (or the scenario's) ends it: the runner reports such an error as the timeout alone, so the
+// state (e.g. the closest object's diff of a match) becomes a warning of the step.
+func lastState(ctx context.Context, rt Runtime, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	msg := strings.TrimSuffix(err.Error(), ": "+context.Cause(ctx).Error())
+	msg = strings.TrimSuffix(msg, ": "+ctx.Err().Error())
+	if msg != context.Cause(ctx).Error() && msg != ctx.Err().Error() {
+		rt.Warn(msg)
+	}
+	return err
 }
 
 // partialSummary is "Kind name", "Kind {labels}" or "Kind" for a partial object.

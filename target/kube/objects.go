@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -376,7 +377,7 @@ func (d *driver) ApplyWith(ctx context.Context, objects []schema.Object, files [
 	apply := func(o *object) error {
 		created, err := d.writeOne(ctx, o, opts)
 		if err != nil {
-			return fmt.Errorf("%s %s (%s): %w", opVerb(opts), o, o.source, err)
+			return fmt.Errorf("%s %s (%s): %w", opVerb(opts), o, o.source, tidyError{err})
 		}
 		res.Applied = append(res.Applied, o.ref())
 		if created {
@@ -540,7 +541,7 @@ func (d *driver) DryRun(ctx context.Context, objects []schema.Object, files []st
 			_, err = d.applyOne(ctx, alt, true, true)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s (%s): %s", o, o.source, apiMessage(err)))
+			errs = append(errs, fmt.Errorf("%s (%s): %s", o, o.source, tidyMessage(apiMessage(err))))
 		}
 	}
 	return errors.Join(errs...)
@@ -564,11 +565,25 @@ func apiMessage(err error) string {
 	return err.Error()
 }
 
+// goValue is how server-side apply prints a value its schema refuses: a Go literal.
+var goValue = regexp.MustCompile(`&value\.valueUnstructured\{Value:([^{}]*)\}`)
+
+// tidyMessage writes the Go literals of a server-side apply rejection as the values written:
+// "expected string, got &value.valueUnstructured{Value:true}" becomes "expected string, got true".
+func tidyMessage(msg string) string { return goValue.ReplaceAllString(msg, "$1") }
+
+// tidyError is err with its message tidied (tidyMessage); errors.As still sees err.
+type tidyError struct{ error }
+
+func (e tidyError) Error() string { return tidyMessage(e.error.Error()) }
+func (e tidyError) Unwrap() error { return e.error }
+
 // deletion is one object to delete or wait for.
 type deletion struct {
 	what string
 	ri   dynamic.ResourceInterface
 	name string
+	uid  types.UID // of the object deleted; "" when it was absent
 }
 
 // Delete deletes the objects (background propagation, like kubectl); absent objects and kinds
@@ -613,9 +628,20 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 		return err
 	}
 	background := metav1.DeletePropagationBackground
-	for _, del := range dels {
-		err := del.ri.Delete(ctx, del.name, metav1.DeleteOptions{PropagationPolicy: &background})
-		if err != nil && !apierrors.IsNotFound(err) {
+	for i, del := range dels {
+		// The object's uid tells it from one a controller makes again under its name at once
+		// (kube-root-ca.crt, a Deployment's Service account token...): that one is not waited for.
+		u, err := del.ri.Get(ctx, del.name, getOpts)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("delete %s: %w", del.what, err)
+		}
+		uid := u.GetUID()
+		dels[i].uid = uid
+		err = del.ri.Delete(ctx, del.name, metav1.DeleteOptions{PropagationPolicy: &background, Preconditions: &metav1.Preconditions{UID: &uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return fmt.Errorf("delete %s: %w", del.what, err)
 		}
 	}
@@ -636,8 +662,8 @@ func (d *driver) waitGone(ctx context.Context, dels []deletion) error {
 		var still []deletion
 		for _, del := range left {
 			u, err := del.ri.Get(ctx, del.name, getOpts)
-			if apierrors.IsNotFound(err) {
-				continue
+			if apierrors.IsNotFound(err) || err == nil && del.uid != "" && u.GetUID() != del.uid {
+				continue // gone, or another object under its name
 			}
 			if err != nil {
 				if !isDeadline(err) {

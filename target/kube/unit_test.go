@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -437,5 +438,24 @@ current-context: lab
 	}
 	if err != nil && strings.Contains(err.Error(), "very-secret-token") {
 		t.Errorf("error leaks the token: %v", err)
+	}
+}
+
+// TestTidyMessage: a server-side apply rejection names the value written, not a Go literal.
+func TestTidyMessage(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`failed to create typed patch object (lab/bad; /v1, Kind=ConfigMap): .data.foo: expected string, got &value.valueUnstructured{Value:true}`,
+			`failed to create typed patch object (lab/bad; /v1, Kind=ConfigMap): .data.foo: expected string, got true`},
+		{`.spec.replicas: expected numeric (int or float), got &value.valueUnstructured{Value:"two"}`,
+			`.spec.replicas: expected numeric (int or float), got "two"`},
+		{`no Go literal here`, `no Go literal here`},
+	} {
+		if got := tidyMessage(tc.in); got != tc.want {
+			t.Errorf("tidyMessage(%q)\n = %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+	err := fmt.Errorf("apply: %w", tidyError{errors.New("got &value.valueUnstructured{Value:1}")})
+	if err.Error() != "apply: got 1" {
+		t.Errorf("tidyError: %q", err)
 	}
 }

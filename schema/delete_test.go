@@ -1,0 +1,79 @@
+package schema
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// listCluster is a cluster whose Get lists the objects given and whose Delete records refs.
+type listCluster struct {
+	Cluster
+	objects []any
+	got     *Get
+	deleted *[]ObjectRef
+}
+
+func (c listCluster) Get(_ context.Context, req Get) (any, error) {
+	*c.got = req
+	return c.objects, nil
+}
+
+func (c listCluster) Delete(_ context.Context, refs []ObjectRef, _ bool) error {
+	*c.deleted = refs
+	return nil
+}
+
+type deleteRuntime struct {
+	Runtime
+	cl       Cluster
+	warnings []string
+}
+
+func (r *deleteRuntime) Target() *Target            { return &Target{Cluster: r.cl} }
+func (r *deleteRuntime) Namespace(ns string) string { return "lab" }
+func (r *deleteRuntime) Warn(msg string)            { r.warnings = append(r.warnings, msg) }
+
+func obj(kind, ns, name string) map[string]any {
+	md := map[string]any{"name": name}
+	if ns != "" {
+		md["namespace"] = ns
+	}
+	return map[string]any{"apiVersion": "v1", "kind": kind, "metadata": md}
+}
+
+// TestDeleteByKind: a delete by kind deletes what the cluster lists of that kind in the step's
+// namespace (the selector passed on); none is a warning; a cluster-scoped kind is refused before
+// anything is deleted.
+func TestDeleteByKind(t *testing.T) {
+	var got Get
+	var deleted []ObjectRef
+	cl := listCluster{objects: []any{obj("Pod", "lab", "a"), obj("Pod", "lab", "b")}, got: &got, deleted: &deleted}
+	rt := &deleteRuntime{cl: cl}
+	if err := (&Delete{Kind: "Pod", Selector: "app=web"}).Run(context.Background(), rt); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Get{Kind: "Pod", Selector: "app=web", Namespace: "lab"}); got != want {
+		t.Errorf("listed %+v, want %+v", got, want)
+	}
+	want := []ObjectRef{{"v1", "Pod", "lab", "a"}, {"v1", "Pod", "lab", "b"}}
+	if !reflect.DeepEqual(deleted, want) {
+		t.Errorf("deleted %v, want %v", deleted, want)
+	}
+
+	deleted = nil
+	rt = &deleteRuntime{cl: listCluster{got: &got, deleted: &deleted}}
+	if err := (&Delete{Kind: "Pod"}).Run(context.Background(), rt); err != nil || deleted != nil {
+		t.Fatalf("err %v, deleted %v", err, deleted)
+	}
+	if len(rt.warnings) != 1 || rt.warnings[0] != "no Pod in lab: nothing to delete" {
+		t.Errorf("warnings %q", rt.warnings)
+	}
+
+	rt = &deleteRuntime{cl: listCluster{objects: []any{obj("ClusterRole", "", "admin")}, got: &got, deleted: &deleted}}
+	err := (&Delete{Kind: "ClusterRole"}).Run(context.Background(), rt)
+	if err == nil || !strings.Contains(err.Error(), "ClusterRole is cluster-scoped: delete by kind is for namespaced kinds") || deleted != nil {
+		t.Errorf("err %v, deleted %v", err, deleted)
+	}
+}
