@@ -298,7 +298,10 @@ func (ru *run) autoCleanup(ctx context.Context) {
 		}
 		ru.observe(Event{Cleanup: "removing " + t.desc})
 		msg := "removed " + t.desc
-		if err := t.remove(ctx); err != nil {
+		switch err := t.remove(ctx); {
+		case errors.Is(err, schema.ErrAlreadyGone):
+			msg = "already gone: " + t.desc // a step or a command deleted it
+		case err != nil:
 			msg = fmt.Sprintf("failed to remove %s: %v", t.desc, err)
 		}
 		ru.addCleanup(msg)

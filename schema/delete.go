@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -84,13 +85,22 @@ func (p *Delete) Run(ctx context.Context, rt Runtime) error {
 			rt.Warn(fmt.Sprintf("no %s%s in %s: nothing to delete", p.Kind, sel, ns))
 			return nil
 		}
-		return lastState(ctx, rt, cl.Delete(ctx, refs, Bool(p.Wait, true)))
+		return lastState(ctx, rt, alreadyGone(rt, cl.Delete(ctx, refs, Bool(p.Wait, true))))
 	}
 	refs, err := cl.Objects(ctx, p.Objects, files(rt, p.Files), rt.Namespace(p.Namespace))
 	if err != nil {
 		return err
 	}
-	return lastState(ctx, rt, cl.Delete(ctx, refs, Bool(p.Wait, true)))
+	return lastState(ctx, rt, alreadyGone(rt, cl.Delete(ctx, refs, Bool(p.Wait, true))))
+}
+
+// alreadyGone makes a delete of objects that no longer exist a success, with a warning.
+func alreadyGone(rt Runtime, err error) error {
+	if errors.Is(err, ErrAlreadyGone) {
+		rt.Warn("nothing to delete: already gone")
+		return nil
+	}
+	return err
 }
 
 // byKind lists the objects of the kind in ns (those the selector picks); a cluster-scoped kind

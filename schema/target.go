@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -42,6 +43,10 @@ type Artifact struct {
 	Data []byte
 }
 
+// ErrAlreadyGone is what Cluster.Delete returns when none of the objects existed. A delete step
+// and `labrun clean` take it as done; the automatic cleanup says "already gone", not "removed".
+var ErrAlreadyGone = errors.New("already gone")
+
 // ObjectRef names a Kubernetes object.
 type ObjectRef struct {
 	APIVersion string `json:"apiVersion"`
@@ -63,6 +68,8 @@ type Cluster interface {
 	// and fills in namespaces, without touching the cluster; used for the namespace guard.
 	Objects(ctx context.Context, objects []Object, files []string, namespace string) ([]ObjectRef, error)
 	Apply(ctx context.Context, objects []Object, files []string, namespace string) (ApplyResult, error)
+	// Delete deletes the objects (and with wait, waits until they are gone). When none of
+	// them existed it deletes nothing and returns ErrAlreadyGone.
 	Delete(ctx context.Context, refs []ObjectRef, wait bool) error
 	Scale(ctx context.Context, namespace, deployment string, replicas int, wait bool) error
 	Restart(ctx context.Context, namespace, deployment string, wait bool) error

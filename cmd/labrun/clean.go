@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"labrun.dev/labrun/schema"
 	"labrun.dev/labrun/target/kube"
 )
 
@@ -104,7 +106,7 @@ func (p *process) clean(f *cleanFlags) error {
 	if len(doomed) == 0 {
 		return nil
 	}
-	if err := c.Delete(ctx, doomed, true); err != nil {
+	if err := c.Delete(ctx, doomed, true); err != nil && !errors.Is(err, schema.ErrAlreadyGone) {
 		if interrupted(runCtx) {
 			return &exitError{exitInterrupted, "clean: interrupted: " + err.Error()}
 		}
@@ -220,7 +222,7 @@ func (p *process) leftoversBeforeRun(ctx context.Context, name string, namespace
 			name, len(dead), len(deadRuns), dead[0], name)
 		return
 	}
-	if err := c.Delete(ctx, dead, true); err != nil {
+	if err := c.Delete(ctx, dead, true); err != nil && !errors.Is(err, schema.ErrAlreadyGone) {
 		fmt.Fprintf(w, "labrun: %s: warning: --clean-first: %v\n", name, err)
 		return
 	}

@@ -628,6 +628,7 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 		return err
 	}
 	background := metav1.DeletePropagationBackground
+	existed := 0
 	for i, del := range dels {
 		// The object's uid tells it from one a controller makes again under its name at once
 		// (kube-root-ca.crt, a Deployment's Service account token...): that one is not waited for.
@@ -638,12 +639,16 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 		if err != nil {
 			return fmt.Errorf("delete %s: %w", del.what, err)
 		}
+		existed++
 		uid := u.GetUID()
 		dels[i].uid = uid
 		err = del.ri.Delete(ctx, del.name, metav1.DeleteOptions{PropagationPolicy: &background, Preconditions: &metav1.Preconditions{UID: &uid}})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return fmt.Errorf("delete %s: %w", del.what, err)
 		}
+	}
+	if len(dels) > 0 && existed == 0 {
+		return schema.ErrAlreadyGone
 	}
 	if !wait {
 		return nil
