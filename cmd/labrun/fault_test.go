@@ -281,6 +281,21 @@ func TestInterruptFromStartup(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "s.cue"), startupScenario)
 	delays := []time.Duration{10, 20, 35, 50, 100, 150, 200, 300, 500, 800}
+	// How long the binary takes to reach its own code on this machine now: a loaded machine
+	// (other test binaries, builds) stretches the runtime's start, which is no bug of labrun's.
+	// A signal's default action is allowed up to 100 ms, or three times the slowest start
+	// measured, whichever is longer.
+	initBound := 100 * time.Millisecond
+	for range 3 {
+		start := time.Now()
+		if err := exec.Command(bin, "version").Run(); err != nil {
+			t.Fatalf("labrun version: %v", err)
+		}
+		if d := 3 * time.Since(start); d > initBound {
+			initBound = d
+		}
+	}
+	t.Logf("signals before +%s may come before labrun's code runs", initBound)
 	early := 0
 	for i, d := range delays {
 		d := d * time.Millisecond
@@ -313,7 +328,7 @@ func TestInterruptFromStartup(t *testing.T) {
 			if errors.As(err, &ee) {
 				if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == sig {
 					// Only before labrun's Main: then nothing was printed or created.
-					if _, err := os.Stat(reports); d >= 100*time.Millisecond || out.Len() > 0 || err == nil {
+					if _, err := os.Stat(reports); d >= initBound || out.Len() > 0 || err == nil {
 						t.Fatalf("killed by %s at +%s, after labrun's code ran; output:\n%s", sig, d, out.String())
 					}
 					early++
