@@ -187,7 +187,7 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 			}
 		}
 		if got != "" {
-			items[header].msg = fmt.Sprintf("expected one of %s, got %s", strings.Join(alts, ", "), got)
+			items[header].msg = fmt.Sprintf("expected %s, got %s", alternatives(alts), got)
 		}
 	}
 	// CUE repeats a field's error on the enclosing struct: keep the most specific.
@@ -212,6 +212,26 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 }
 
 const disjHeader = "expected one of the allowed values"
+
+// alternatives lists what a disjunction allows: literals as "one of "a", "b"", kinds of value
+// as "true or false, a number or a string".
+func alternatives(alts []string) string {
+	for _, a := range alts {
+		if strings.HasPrefix(a, `"`) || a == "" || a[0] >= '0' && a[0] <= '9' || a[0] == '-' {
+			return "one of " + strings.Join(alts, ", ")
+		}
+	}
+	if len(alts) == 1 {
+		return alts[0]
+	}
+	alts = slices.Clone(alts)
+	for i, a := range alts {
+		if a == "true or false" {
+			alts[i] = "true, false" // not "true or false or a string"
+		}
+	}
+	return strings.Join(alts[:len(alts)-1], ", ") + " or " + alts[len(alts)-1]
+}
 
 var expectedGotRE = regexp.MustCompile(`^expected (.+), got (.+)$`)
 
