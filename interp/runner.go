@@ -100,7 +100,12 @@ type StepError struct {
 }
 
 func (e *StepError) Error() string {
-	return fmt.Sprintf("%s: %s (%s): %v", e.Step.Pos, e.Step.Path, e.Step.Kind, e.Err)
+	// A named step is called by its name, as progress and the report call it.
+	label := e.Step.Path
+	if e.Step.Name != "" {
+		label = e.Step.Name
+	}
+	return fmt.Sprintf("%s: %s (%s): %v", e.Step.Pos, label, e.Step.Kind, e.Err)
 }
 
 func (e *StepError) Unwrap() error { return e.Err }
