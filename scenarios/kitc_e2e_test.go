@@ -110,6 +110,7 @@ func checkIPReuse(t *testing.T, rec *interp.Record) {
 	aName, aIP, bName, bIP := field(a, "metadata", "name"), field(a, "status", "podIP"), field(b, "metadata", "name"), field(b, "status", "podIP")
 	if aName == bName || aIP == "" || aIP != bIP {
 		t.Errorf("aaa %s (%s), bbb %s (%s): want another pod with aaa's IP", aName, aIP, bName, bIP)
+		return
 	}
 	rounds := 0
 	for _, s := range rec.Steps {
