@@ -13,45 +13,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"labrun.dev/labrun/cmd/labrun/internal/e2ebin"
 
 	"labrun.dev/labrun/sandbox"
 )
 
 func TestMain(m *testing.M) { sandbox.Main(m) }
-
-var (
-	binOnce sync.Once
-	bin     string
-	binErr  error
-)
-
-// labrunBinary builds labrun (as users get it: no test tags).
-func labrunBinary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "labrun-faulte2e-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		bin = filepath.Join(dir, "labrun")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		out, err := exec.Command(goTool, "build", "-o", bin, "..").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
-	}
-	return bin
-}
 
 // killScenario creates a namespace, ConfigMaps and a Deployment (kwok pods), step by step, so
 // that a kill -9 at a random moment leaves some of them behind.
@@ -193,7 +165,7 @@ func marked(t *testing.T, sb *sandbox.Sandbox) (objects []string, nsExists bool)
 // them; `labrun clean` lists them and `labrun clean --yes` deletes them all: 0 objects left.
 func TestKill9ThenClean(t *testing.T) {
 	sb := sandbox.Start(t)
-	bin := labrunBinary(t)
+	bin := e2ebin.Build(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(killScenario), 0o644); err != nil {
 		t.Fatal(err)
@@ -278,7 +250,7 @@ func TestKill9ThenClean(t *testing.T) {
 // deletes those of a dead run.
 func TestCleanRefusesLiveRun(t *testing.T) {
 	sb := sandbox.Start(t)
-	bin := labrunBinary(t)
+	bin := e2ebin.Build(t)
 	dir := t.TempDir()
 	src := strings.Replace(killScenario, `{sleep: "2s"}`, `{sleep: "30s"}`, 1)
 	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(src), 0o644); err != nil {
@@ -325,7 +297,7 @@ func TestCleanRefusesLiveRun(t *testing.T) {
 // (namespaces are given a bounded time to finish terminating).
 func TestInterruptOnKube(t *testing.T) {
 	sb := sandbox.Start(t)
-	bin := labrunBinary(t)
+	bin := e2ebin.Build(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(killScenario), 0o644); err != nil {
 		t.Fatal(err)

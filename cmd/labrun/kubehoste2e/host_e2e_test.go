@@ -10,9 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"labrun.dev/labrun/cmd/labrun/internal/e2ebin"
 
 	"labrun.dev/labrun/sandbox"
 )
@@ -59,7 +60,7 @@ hostkube: schema.#Scenario & {
 // own: kubectl can only reach the sandbox through the one labrun exports.
 func TestE2EKubeHostCommands(t *testing.T) {
 	sb := sandbox.Start(t)
-	bin := labrunBinary(t)
+	bin := e2ebin.Build(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(hostScenario), 0o644); err != nil {
 		t.Fatal(err)
@@ -82,15 +83,4 @@ func TestE2EKubeHostCommands(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-}
-
-// labrunBinary builds labrun as users get it (no test tags).
-func labrunBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "labrun")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }

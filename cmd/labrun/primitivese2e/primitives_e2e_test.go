@@ -12,10 +12,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
+
+	"labrun.dev/labrun/cmd/labrun/internal/e2ebin"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/sandbox"
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) { sandbox.Main(m) }
 // naming the field, what it wanted and what the object has.
 func TestE2EKubePrimitives(t *testing.T) {
 	sb := sandbox.Start(t)
-	bin := labrunBinary(t)
+	bin := e2ebin.Build(t)
 	src, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "kube_primitives.cue"))
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +133,7 @@ bykind: schema.#Scenario & {
 // TestE2EDeleteByKind: KUTTL's delete by labels and by kind, in the sandbox.
 func TestE2EDeleteByKind(t *testing.T) {
 	sb := sandbox.Start(t)
-	bin := labrunBinary(t)
+	bin := e2ebin.Build(t)
 	dir := writeFile(t, "s.cue", []byte(deleteByKind))
 	out, err := labrun(t, sb, bin, dir, "run", "--report-dir", "", "s.cue")
 	if err != nil {
@@ -149,7 +150,7 @@ func TestE2EDeleteByKind(t *testing.T) {
 // (section "Coming from Chainsaw/KUTTL") in the sandbox: it must pass.
 func TestE2EComingFromChainsawDoc(t *testing.T) {
 	sb := sandbox.Start(t)
-	bin := labrunBinary(t)
+	bin := e2ebin.Build(t)
 	docs, err := filepath.Abs(filepath.Join("..", "..", "..", "docs"))
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +169,7 @@ func TestE2EComingFromChainsawDoc(t *testing.T) {
 // run in three labrun processes at once (most of a run is its namespace's deletion).
 func TestE2EChainsawKuttlTranslations(t *testing.T) {
 	sb := sandbox.Start(t)
-	bin := labrunBinary(t)
+	bin := e2ebin.Build(t)
 	files, err := filepath.Glob(filepath.Join("testdata", "*.cue"))
 	if err != nil {
 		t.Fatal(err)
@@ -296,15 +297,4 @@ func exitCode(err error) int {
 		return -1
 	}
 	return 0
-}
-
-// labrunBinary builds labrun as users get it (no test tags).
-func labrunBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "labrun")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
