@@ -5,14 +5,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"sync"
-	"syscall"
 
 	"golang.org/x/term"
 	"k8s.io/klog/v2"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/internal/earlysignal"
 	"labrun.dev/labrun/schema"
 )
 
@@ -32,6 +30,9 @@ type process struct {
 	TermWidth func() int
 	// Signals delivers SIGINT and SIGTERM; Stop releases them.
 	Signals func() (<-chan os.Signal, func())
+	// ReleaseSignals gives SIGINT and SIGTERM their default action back, for the commands that
+	// do not handle them (nil: nothing to release).
+	ReleaseSignals func()
 	// live is the progress on screen now, if any: a notice printed meanwhile clears its status
 	// block first, so that the two do not share a line.
 	live liveProgress
@@ -59,13 +60,11 @@ func newProcess() *process {
 			}
 			return w
 		},
-		Signals: sync.OnceValues(func() (<-chan os.Signal, func()) {
-			// Once: the commands that run scenarios ask early (so an interrupt during loading
-			// is not lost) and again when they run.
-			ch := make(chan os.Signal, 4)
-			signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-			return ch, func() { signal.Stop(ch) }
-		}),
+		// Caught since the process started (see earlysignal): the commands that run scenarios
+		// take them, so an interrupt during start-up or loading is not lost, and every other
+		// command releases them.
+		Signals:        earlysignal.Take,
+		ReleaseSignals: earlysignal.Release,
 	}
 	fakeTarget(p)
 	quietLibraries()

@@ -15,7 +15,9 @@ func Main(p *process) int {
 	root := newRoot(p)
 	args := defaultToRun(root, p.Args)
 	if len(args) > 0 && (args[0] == "run" || args[0] == "doc" || args[0] == "clean") {
-		p.Signals() // start catching interrupts now: loading takes a moment
+		p.Signals() // keep catching interrupts: loading takes a moment
+	} else if p.ReleaseSignals != nil {
+		p.ReleaseSignals()
 	}
 	root.SetArgs(args)
 	root.SetIn(p.Stdin)

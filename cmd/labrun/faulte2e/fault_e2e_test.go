@@ -303,7 +303,6 @@ func TestInterruptOnKube(t *testing.T) {
 		t.Fatal(err)
 	}
 	delays := []time.Duration{20, 50, 100, 200, 300, 500, 800, 1200, 1800, 2500}
-	early := 0
 	for i, d := range delays {
 		d := d * time.Millisecond
 		sig := syscall.SIGINT
@@ -330,13 +329,12 @@ func TestInterruptOnKube(t *testing.T) {
 			<-done
 			t.Fatalf("%s at +%s: labrun did not end within 2 minutes:\n%s", sig, d, out.String())
 		}
+		// labrun catches signals from about 1 ms after exec (package earlysignal), so even
+		// the first moment must give 130 and a report, not the signal's default action.
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == sig {
-				if _, serr := os.Stat(reports); d >= 100*time.Millisecond || out.Len() > 0 || serr == nil {
-					t.Errorf("%s at +%s: killed by it after labrun's code ran:\n%s", sig, d, out.String())
-				}
-				early++
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				t.Errorf("%s at +%s: labrun was killed by %s instead of catching it:\n%s", sig, d, ws.Signal(), out.String())
 				continue
 			}
 		}
@@ -359,7 +357,6 @@ func TestInterruptOnKube(t *testing.T) {
 		_ = json.Unmarshal(b, &rec)
 		t.Logf("%s at +%s: exit 130, %q", sig, d, rec.Error)
 	}
-	t.Logf("%d of %d signals came before labrun's code ran", early, len(delays))
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		objs, ns := marked(t, sb)
