@@ -106,6 +106,8 @@ type loader struct {
 	excluded map[string]bool
 	// defs caches what checkFields learns of each schema definition, by path.
 	defs map[string]*defFacts
+	// openFile is the open schema's syntax (openSchemaFile), parsed once per schema location.
+	openFile *ast.File
 }
 
 func (l *loader) loadPath(p string) {
@@ -484,7 +486,7 @@ var moduleRE = regexp.MustCompile(`(?m)^\s*module:\s*"([^"]+)"`)
 // overlay makes the embedded schema importable as labrun.dev/schema from dir: in the labrun
 // repository itself (module labrun.dev) it replaces schema/; in another module it is placed under
 // cue.mod/pkg; outside any module a module is overlaid at dir.
-func (l *loader) overlay(dir string, open bool, extra ...overlayFile) map[string]load.Source {
+func (l *loader) overlay(dir string, extra ...overlayFile) map[string]load.Source {
 	ov := map[string]load.Source{}
 	for p, b := range l.opts.Overlay {
 		ov[p] = load.FromBytes(b)
@@ -516,14 +518,8 @@ func (l *loader) overlay(dir string, open bool, extra ...overlayFile) map[string
 		l.schemaFiles = map[string]bool{}
 	}
 	entries, _ := schema.Files.ReadDir(".")
-	for i, e := range entries {
+	for _, e := range entries {
 		b, _ := schema.Files.ReadFile(e.Name())
-		if open {
-			b = []byte("package schema\n")
-			if i == 0 {
-				b = []byte(l.openSchema())
-			}
-		}
 		p := filepath.Join(schemaDir, e.Name())
 		ov[p] = load.FromBytes(b)
 		l.schemaFiles[p] = true
@@ -577,26 +573,60 @@ func (l *loader) build(dir string, args []string, pkg string, only map[string]bo
 		what += " (for " + scenarioList(only) + ")"
 	}
 	l.setStage(where, "building %s", what)
-	insts := load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, false, extra...), Package: pkg})
+	insts := load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, extra...), Package: pkg})
 	for _, inst := range insts {
 		l.applyVars(inst, true)
 	}
-	var openInsts []*build.Instance
-	for i, inst := range insts {
+	for _, inst := range insts {
 		if inst.Err != nil {
 			l.addCUEError(inst.Err)
 			continue
 		}
-		if openInsts == nil {
-			openInsts = load.Instances(args, &load.Config{Dir: dir, Overlay: l.overlay(dir, true, extra...), Package: pkg})
-			for _, oi := range openInsts {
-				l.applyVars(oi, false)
+		l.buildInstance(inst, l.openCopy(inst), only, file)
+	}
+}
+
+// openCopy is inst built against the open schema instead: the same parsed files (with the
+// --var values already applied), the schema package replaced by the open one in inst and in
+// every package it imports. Nothing is parsed again; the files are only read by the builds.
+func (l *loader) openCopy(inst *build.Instance) *build.Instance {
+	clones := map[*build.Instance]*build.Instance{}
+	var clone func(b *build.Instance) *build.Instance
+	clone = func(b *build.Instance) *build.Instance {
+		if c, ok := clones[b]; ok {
+			return c
+		}
+		c := *b
+		if b.ImportPath == schema.ImportPath {
+			c.Files = []*ast.File{l.openSchemaFile(b)}
+			c.Imports = nil
+		} else {
+			c.Imports = make([]*build.Instance, len(b.Imports))
+			for i, imp := range b.Imports {
+				c.Imports[i] = clone(imp)
 			}
 		}
-		if i < len(openInsts) && openInsts[i].Err == nil {
-			l.buildInstance(inst, openInsts[i], only, file)
-		}
+		clones[b] = &c
+		return &c
 	}
+	return clone(inst)
+}
+
+// openSchemaFile is the open schema (openSchema) parsed as the first file of the schema
+// package si, so that its positions are the schema's, which are never shown.
+func (l *loader) openSchemaFile(si *build.Instance) *ast.File {
+	name := "open-schema.cue"
+	if len(si.Files) > 0 {
+		name = si.Files[0].Filename
+	}
+	if l.openFile == nil || l.openFile.Filename != name {
+		f, err := parser.ParseFile(name, l.openSchema())
+		if err != nil {
+			panic("labrun: the open schema does not parse: " + err.Error()) // a bug of labrun's, not the user's
+		}
+		l.openFile = f
+	}
+	return l.openFile
 }
 
 // clean reports whether the built package v has no error at all, the schema's included (each
