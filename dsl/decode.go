@@ -405,7 +405,7 @@ func (d *decoder) expectFail(s *Step, v cue.Value, path string) {
 func (d *decoder) params(s *Step, k schema.Kind, kv cue.Value, kpath string, raw any, decoded bool) {
 	if !decoded {
 		if f, ok := kv.Source().(*ast.Field); ok {
-			raw, decoded = syntaxValue(f.Value, kv)
+			raw, decoded = syntaxValue(f.Value, kv, d.l.refs)
 		}
 	}
 	if !decoded {

@@ -36,7 +36,7 @@ func TestFieldPosOfAValidPackage(t *testing.T) {
 		{"objects.0.data.a", "15:11"},
 		{"objects.0.metadata.name", "14:15"},
 		{"objects.0.spec.nothing", "11:14"}, // the closest written parent: the element
-		{"nosuch", "9:3"}, // the kind itself
+		{"nosuch", "9:3"},                   // the kind itself
 	} {
 		p := s.FieldPos(c.path)
 		if got := fmt.Sprintf("%d:%d", p.Line, p.Col); got != c.want {

@@ -22,12 +22,14 @@ import (
 // A value whose only conjunct is a literal is that literal (nothing else reaches into it),
 // so this gives what Decode gives while listing through CUE only the parts that are not
 // plain data: listing a struct's fields in CUE sorts them, most of Decode's cost.
-func syntaxValue(x ast.Expr, v cue.Value) (any, bool) {
+//
+// refs, when not nil, decodes a reference to a package-level value once per build (refMemo).
+func syntaxValue(x ast.Expr, v cue.Value, refs *refMemo) (any, bool) {
 	var path []cue.Selector
-	return syntaxValueAt(x, v, &path)
+	return syntaxValueAt(x, v, &path, refs)
 }
 
-func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector) (any, bool) {
+func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector, refs *refMemo) (any, bool) {
 	if lit, ok := literalScalar(x); ok {
 		return lit, true
 	}
@@ -39,7 +41,7 @@ func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector) (any, bool) {
 				f := d.(*ast.Field)
 				name, _ := literalLabel(f.Label)
 				*path = append(*path, cue.Str(name))
-				fv, ok := syntaxValueAt(f.Value, v, path)
+				fv, ok := syntaxValueAt(f.Value, v, path, refs)
 				*path = (*path)[:len(*path)-1]
 				if !ok {
 					return nil, false
@@ -53,7 +55,7 @@ func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector) (any, bool) {
 			a := make([]any, 0, len(x.Elts))
 			for i, e := range x.Elts {
 				*path = append(*path, cue.Index(i))
-				ev, ok := syntaxValueAt(e, v, path)
+				ev, ok := syntaxValueAt(e, v, path, refs)
 				*path = (*path)[:len(*path)-1]
 				if !ok {
 					return nil, false
@@ -63,17 +65,16 @@ func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector) (any, bool) {
 			return a, true
 		}
 	}
-	var out any
 	sub := v
 	if len(*path) > 0 {
 		sub = v.LookupPath(cue.MakePath(*path...))
 	}
 	// Decode leaves a value that is not concrete nil, with no error, where inside a larger
 	// value it is an error: such a part is left to the Decode of the whole.
-	if dv, _ := sub.Default(); !sub.Exists() || !dv.IsConcrete() || sub.Decode(&out) != nil {
+	if dv, _ := sub.Default(); !sub.Exists() || !dv.IsConcrete() {
 		return nil, false
 	}
-	return out, true
+	return refs.decode(x, sub)
 }
 
 // plainStruct reports whether a struct literal's fields are all regular fields with distinct

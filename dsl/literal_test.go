@@ -92,10 +92,10 @@ topNC: string
 		}
 		var want any
 		werr := it.Value().Decode(&want)
-		if _, ok := syntaxValue(f.Value, cue.Value{}); ok != decodable[name] {
+		if _, ok := syntaxValue(f.Value, cue.Value{}, nil); ok != decodable[name] {
 			t.Errorf("%s: decoded from the syntax alone = %v, want %v", name, ok, decodable[name])
 		}
-		got, ok := syntaxValue(f.Value, it.Value())
+		got, ok := syntaxValue(f.Value, it.Value(), nil)
 		if ok != !undecodable[name] {
 			t.Errorf("%s: decoded = %v, want %v", name, ok, !undecodable[name])
 			continue

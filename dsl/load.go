@@ -106,6 +106,9 @@ type loader struct {
 	excluded map[string]bool
 	// defs caches what checkFields learns of each schema definition, by path.
 	defs map[string]*defFacts
+	// refs decodes the package-level values the steps of the package being decoded reference,
+	// once each (refMemo); nil outside a package's decoding.
+	refs *refMemo
 	// openFile is the open schema's syntax (openSchemaFile), parsed once per schema location.
 	openFile *ast.File
 }
@@ -682,6 +685,8 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		runtime.GC()
 	}
 	ov := cuecontext.New().BuildInstance(openInst)
+	l.refs = newRefMemo(openInst.Files)
+	defer func() { l.refs = nil }()
 	if err := ov.Err(); err != nil {
 		// An error without the schema is the user's own CUE error (a conflict, a reference
 		// to nothing): report it as CUE says.
