@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"cuelang.org/go/cue"
@@ -531,18 +532,44 @@ func (l *loader) overlay(dir string, extra ...overlayFile) map[string]load.Sourc
 }
 
 // openSchema is the schema with every definition open and unconstrained: building a package
-// against it yields exactly what the user wrote, free of schema errors, for decoding.
+// against it yields exactly what the user wrote, free of schema errors, for decoding. It is
+// written from the schema's syntax (its top-level definitions), so that a valid package never
+// needs the schema compiled on its own (only problems are explained with it).
 func (l *loader) openSchema() string {
 	var b strings.Builder
 	b.WriteString("package schema\n#Scenario: {_labrunScenario: true, ...}\n")
-	it, _ := l.schema().Fields(cue.Definitions(true))
-	for it.Next() {
-		if name := it.Selector().String(); name != "#Scenario" && it.Selector().IsDefinition() {
+	for _, name := range schemaDefinitions() {
+		if name != "#Scenario" {
 			b.WriteString(name + ": _\n")
 		}
 	}
 	return b.String()
 }
+
+// schemaDefinitions are the names of the schema's top-level definitions, in file order.
+var schemaDefinitions = sync.OnceValue(func() []string {
+	var names []string
+	seen := map[string]bool{}
+	entries, _ := schema.Files.ReadDir(".")
+	for _, e := range entries {
+		src, _ := schema.Files.ReadFile(e.Name())
+		f, err := parser.ParseFile(e.Name(), src)
+		if err != nil {
+			continue // the schema's own test parses every file
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.Field)
+			if !ok {
+				continue
+			}
+			if id, ok := fd.Label.(*ast.Ident); ok && strings.HasPrefix(id.Name, "#") && !seen[id.Name] {
+				seen[id.Name] = true
+				names = append(names, id.Name)
+			}
+		}
+	}
+	return names
+})
 
 // schema returns the compiled schema, compiled once per loader.
 func (l *loader) schema() cue.Value {
