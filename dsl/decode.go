@@ -62,7 +62,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	sc.Namespaces = d.stringList("namespaces")
 	sc.AllowReset = d.stringList("allowReset")
 	sc.Tags = d.stringList("tags")
-	if sw := v.LookupPath(cue.ParsePath("sweep")); sw.Exists() {
+	if sw := v.LookupPath(cue.MakePath(cue.Str("sweep"))); sw.Exists() {
 		var raw map[string][]any
 		if sw.Decode(&raw) == nil {
 			sc.Sweep = map[string][]string{}
@@ -73,21 +73,21 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 			}
 		}
 	}
-	if sv := v.LookupPath(cue.ParsePath("survivors")); sv.Exists() {
+	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
 		_ = sv.Decode(&sc.Survivors) // the schema checks its shape
 	}
-	if b, err := v.LookupPath(cue.ParsePath("clusterScoped")).Bool(); err == nil {
+	if b, err := v.LookupPath(cue.MakePath(cue.Str("clusterScoped"))).Bool(); err == nil {
 		sc.ClusterScoped = b
 	}
-	sc.Timeout = d.duration(v.LookupPath(cue.ParsePath("timeout")))
-	sc.CleanupTimeout = d.duration(v.LookupPath(cue.ParsePath("cleanupTimeout")))
+	sc.Timeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("timeout"))))
+	sc.CleanupTimeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout"))))
 	d.vars()
 	for _, k := range sortedKeys(sc.Sweep) {
 		if _, ok := sc.Vars[k]; !ok {
 			d.err(d.rootFieldPos("sweep."+k), "sweep."+k, "sweep names var %q, which the scenario does not declare: declare it under vars (its value is the default)%s", k, suggestVar(k, sc.Vars))
 		}
 	}
-	if lv := v.LookupPath(cue.ParsePath("local")); lv.Exists() {
+	if lv := v.LookupPath(cue.MakePath(cue.Str("local"))); lv.Exists() {
 		var local schema.Local
 		if err := lv.Decode(&local); err == nil {
 			sc.Local = &local
@@ -96,16 +96,16 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 			d.err(d.l.valuePos(lv), "local", "local: %v", err)
 		}
 	}
-	sc.Setup = d.steps(v.LookupPath(cue.ParsePath("setup")), PhaseSetup, "setup", nil, nil)
-	sc.Steps = d.steps(v.LookupPath(cue.ParsePath("steps")), PhaseSteps, "steps", nil, nil)
-	sc.Cleanup = d.steps(v.LookupPath(cue.ParsePath("cleanup")), PhaseCleanup, "cleanup", nil, nil)
+	sc.Setup = d.steps(v.LookupPath(cue.MakePath(cue.Str("setup"))), PhaseSetup, "setup", nil, nil)
+	sc.Steps = d.steps(v.LookupPath(cue.MakePath(cue.Str("steps"))), PhaseSteps, "steps", nil, nil)
+	sc.Cleanup = d.steps(v.LookupPath(cue.MakePath(cue.Str("cleanup"))), PhaseCleanup, "cleanup", nil, nil)
 	d.checkStructure()
 	d.checkKinds()
 	d.checkTimeline()
 	names := d.names()
 	d.compile(names)
 	if len(l.errs.errs) == before {
-		if lv := v.LookupPath(cue.ParsePath("lint.ignore")); lv.Exists() {
+		if lv := v.LookupPath(cue.MakePath(cue.Str("lint"), cue.Str("ignore"))); lv.Exists() {
 			_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
 		}
 		d.lint()
@@ -125,7 +125,7 @@ func (d *decoder) err(pos Pos, path, format string, args ...any) {
 
 func (d *decoder) strings(fields map[string]*string) {
 	for name, dst := range fields {
-		if s, err := d.root.LookupPath(cue.ParsePath(name)).String(); err == nil {
+		if s, err := d.root.LookupPath(cue.MakePath(cue.Str(name))).String(); err == nil {
 			*dst = s
 		}
 	}
@@ -133,7 +133,7 @@ func (d *decoder) strings(fields map[string]*string) {
 
 func (d *decoder) stringList(name string) []string {
 	var out []string
-	it, err := d.root.LookupPath(cue.ParsePath(name)).List()
+	it, err := d.root.LookupPath(cue.MakePath(cue.Str(name))).List()
 	if err != nil {
 		return nil
 	}
@@ -190,7 +190,7 @@ func (d *decoder) vars() {
 	d.sc.Vars = map[string]any{}
 	d.sc.Declared = map[string]Pos{}
 	d.sc.VarSource = map[string]string{}
-	it, err := d.root.LookupPath(cue.ParsePath("vars")).Fields()
+	it, err := d.root.LookupPath(cue.MakePath(cue.Str("vars"))).Fields()
 	if err == nil {
 		for it.Next() {
 			var x any
@@ -517,7 +517,7 @@ func (d *decoder) checkStructure() {
 		if s.Background && s.Phase == PhaseCleanup {
 			d.err(d.fieldPos(s, "background"), s.Path+".background", "background steps are not allowed in cleanup")
 		}
-		hasEvery := s.Every > 0 || d.stepValue[s].LookupPath(cue.ParsePath("every")).Exists()
+		hasEvery := s.Every > 0 || d.stepValue[s].LookupPath(cue.MakePath(cue.Str("every"))).Exists()
 		if hasEvery != (s.While != "") {
 			if hasEvery {
 				d.err(d.fieldPos(s, "every"), s.Path+".every", "every needs while: the name of the step during which to sample")
@@ -744,7 +744,7 @@ func (d *decoder) names() *Names {
 // compile compiles every expression and template of the scenario.
 func (d *decoder) compile(names *Names) {
 	sc := d.sc
-	if it, err := d.root.LookupPath(cue.ParsePath("expect")).List(); err == nil {
+	if it, err := d.root.LookupPath(cue.MakePath(cue.Str("expect"))).List(); err == nil {
 		for i := 0; it.Next(); i++ {
 			v := it.Value()
 			src, err := v.String()
