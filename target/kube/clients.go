@@ -33,8 +33,9 @@ func init() {
 
 // clients are the REST clients of the two API groups labrun reads and changes through types
 // (pods, config maps, deployments); everything else goes through the dynamic client. Their
-// methods are named like client-go's typed clients and make the same requests, but only the
-// calls labrun makes exist.
+// methods are named like client-go's typed clients and make the same requests (protobuf
+// preferred, as those clients prefer it for these kinds; the log stream is plain text), but
+// only the calls labrun makes exist.
 type clients struct {
 	core *rest.RESTClient
 	apps *rest.RESTClient
@@ -81,19 +82,19 @@ type pods struct {
 
 func (c pods) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Pod, error) {
 	out := &corev1.Pod{}
-	err := c.rc.Get().Namespace(c.ns).Resource("pods").Name(name).VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
+	err := c.rc.Get().UseProtobufAsDefault().Namespace(c.ns).Resource("pods").Name(name).VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
 	return out, err
 }
 
 func (c pods) List(ctx context.Context, opts metav1.ListOptions) (*corev1.PodList, error) {
 	out := &corev1.PodList{}
-	err := c.rc.Get().Namespace(c.ns).Resource("pods").VersionedParams(&opts, parameterCodec).
+	err := c.rc.Get().UseProtobufAsDefault().Namespace(c.ns).Resource("pods").VersionedParams(&opts, parameterCodec).
 		Timeout(listTimeout(opts)).Do(ctx).Into(out)
 	return out, err
 }
 
 func (c pods) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
-	return c.rc.Delete().Namespace(c.ns).Resource("pods").Name(name).Body(&opts).Do(ctx).Error()
+	return c.rc.Delete().UseProtobufAsDefault().Namespace(c.ns).Resource("pods").Name(name).Body(&opts).Do(ctx).Error()
 }
 
 // GetLogs returns the request of a pod's log; the caller streams it.
@@ -108,7 +109,7 @@ type configMaps struct {
 
 func (c configMaps) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.ConfigMap, error) {
 	out := &corev1.ConfigMap{}
-	err := c.rc.Get().Namespace(c.ns).Resource("configmaps").Name(name).VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
+	err := c.rc.Get().UseProtobufAsDefault().Namespace(c.ns).Resource("configmaps").Name(name).VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
 	return out, err
 }
 
@@ -119,13 +120,13 @@ type deployments struct {
 
 func (c deployments) Get(ctx context.Context, name string, opts metav1.GetOptions) (*appsv1.Deployment, error) {
 	out := &appsv1.Deployment{}
-	err := c.rc.Get().Namespace(c.ns).Resource("deployments").Name(name).VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
+	err := c.rc.Get().UseProtobufAsDefault().Namespace(c.ns).Resource("deployments").Name(name).VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
 	return out, err
 }
 
 func (c deployments) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (*appsv1.Deployment, error) {
 	out := &appsv1.Deployment{}
-	err := c.rc.Patch(pt).Namespace(c.ns).Resource("deployments").Name(name).VersionedParams(&opts, parameterCodec).
+	err := c.rc.Patch(pt).UseProtobufAsDefault().Namespace(c.ns).Resource("deployments").Name(name).VersionedParams(&opts, parameterCodec).
 		Body(data).Do(ctx).Into(out)
 	return out, err
 }

@@ -3,6 +3,8 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -16,8 +18,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 )
@@ -309,5 +313,102 @@ func TestParameterCodec(t *testing.T) {
 	req := rc.CoreV1().Pods("lab").GetLogs("p", &corev1.PodLogOptions{Container: "istio-proxy", Timestamps: true})
 	if want := "/api/v1/namespaces/lab/pods/p/log?container=istio-proxy&timestamps=true"; req.URL().RequestURI() != want {
 		t.Errorf("logs URL %s, want %s", req.URL().RequestURI(), want)
+	}
+}
+
+// TestClientsLikeClientGo checks that labrun's clients send what client-go's typed clients
+// send for each call labrun makes: method, path, query, Accept, Content-Type and body.
+func TestClientsLikeClientGo(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		seen []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen = append(seen, fmt.Sprintf("%s %s accept=%q content-type=%q body=%x", r.Method, r.URL.RequestURI(),
+			r.Header.Get("Accept"), r.Header.Get("Content-Type"), body))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/pods"):
+			_, _ = io.WriteString(w, `{"kind":"PodList","apiVersion":"v1","items":[{"metadata":{"name":"p"}}]}`)
+		case strings.Contains(r.URL.Path, "/deployments/"):
+			_, _ = io.WriteString(w, `{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"web"}}`)
+		case strings.Contains(r.URL.Path, "/configmaps/"):
+			_, _ = io.WriteString(w, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"coredns"},"data":{"Corefile":"x"}}`)
+		case strings.HasSuffix(r.URL.Path, "/log"):
+			w.Header().Set("Content-Type", "text/plain")
+			_, _ = io.WriteString(w, "a line\n")
+		default:
+			_, _ = io.WriteString(w, `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p"}}`)
+		}
+	}))
+	defer srv.Close()
+	cfg := &rest.Config{Host: srv.URL, QPS: -1, UserAgent: "labrun"}
+	ctx := context.Background()
+	record := func(calls func()) []string {
+		mu.Lock()
+		seen = nil
+		mu.Unlock()
+		calls()
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+	check := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
+	}
+	grace := int64(3)
+	logOpts := &corev1.PodLogOptions{Container: "istio-proxy", Timestamps: true}
+	patch := []byte(`{"spec":{"template":{"metadata":{"annotations":{"a":"b"}}}}}`)
+	ours, err := newClients(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := record(func() {
+		_, err := ours.CoreV1().Pods("lab").Get(ctx, "p", getOpts)
+		check("pods get", err)
+		l, err := ours.CoreV1().Pods("lab").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		check("pods list", err)
+		if err == nil && (len(l.Items) != 1 || l.Items[0].Name != "p") {
+			t.Errorf("pods list: %v", l.Items)
+		}
+		check("pods delete", ours.CoreV1().Pods("lab").Delete(ctx, "p", metav1.DeleteOptions{GracePeriodSeconds: &grace}))
+		rc, err := ours.CoreV1().Pods("lab").GetLogs("p", logOpts).Stream(ctx)
+		check("logs", err)
+		if err == nil {
+			rc.Close()
+		}
+		cm, err := ours.CoreV1().ConfigMaps("kube-system").Get(ctx, "coredns", getOpts)
+		check("configmaps get", err)
+		if err == nil && cm.Data["Corefile"] != "x" {
+			t.Errorf("configmap data %v", cm.Data)
+		}
+		_, err = ours.AppsV1().Deployments("lab").Get(ctx, "web", getOpts)
+		check("deployments get", err)
+		_, err = ours.AppsV1().Deployments("lab").Patch(ctx, "web", types.StrategicMergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+		check("deployments patch", err)
+	})
+	theirs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := record(func() {
+		_, _ = theirs.CoreV1().Pods("lab").Get(ctx, "p", getOpts)
+		_, _ = theirs.CoreV1().Pods("lab").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+		_ = theirs.CoreV1().Pods("lab").Delete(ctx, "p", metav1.DeleteOptions{GracePeriodSeconds: &grace})
+		if rc, err := theirs.CoreV1().Pods("lab").GetLogs("p", logOpts).Stream(ctx); err == nil {
+			rc.Close()
+		}
+		_, _ = theirs.CoreV1().ConfigMaps("kube-system").Get(ctx, "coredns", getOpts)
+		_, _ = theirs.AppsV1().Deployments("lab").Get(ctx, "web", getOpts)
+		_, _ = theirs.AppsV1().Deployments("lab").Patch(ctx, "web", types.StrategicMergePatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+	})
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("requests\n%s\nclient-go's\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -287,7 +287,7 @@ func (d *driver) clusterDomain(ctx context.Context) (string, error) {
 
 // checkDiscovery reads the API server's group list, which every authenticated user may read:
 // a refusal means labrun cannot work with these credentials, and it is said once, here, as
-// an error (rather than as "unknown" kinds later: the discovery cache hides the status).
+// an error (rather than by the first kind lookup, in the middle of a step).
 func (d *driver) checkDiscovery(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, d.opts.RequestTimeout)
 	defer cancel()
