@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/remotecommand"
 	utilexec "k8s.io/client-go/util/exec"
 	"k8s.io/streaming/pkg/httpstream"
@@ -114,7 +113,7 @@ func (d *driver) stream(ctx context.Context, ns, pod, container string, argv []s
 			Stdin:     stdin != nil,
 			Stdout:    true,
 			Stderr:    true,
-		}, scheme.ParameterCodec)
+		}, parameterCodec)
 	u := req.URL()
 	ws, err := remotecommand.NewWebSocketExecutor(d.streamCfg, "GET", u.String())
 	if err != nil {

@@ -18,13 +18,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"labrun.dev/labrun/schema"
@@ -91,8 +86,8 @@ type driver struct {
 	cs        clients
 	streamCS  clients
 	dyn       dynamic.Interface
-	disco     discovery.DiscoveryInterface
-	mapper    *restmapper.DeferredDiscoveryRESTMapper
+	disco     rest.Interface // the API server's root paths: /api, /apis
+	mapper    *restMapper
 
 	dnsLocks keyedMutex
 }
@@ -199,12 +194,10 @@ func newDriver(opts Options) (*driver, string, error) {
 	if d.dyn, err = dynamic.NewForConfig(cfg); err != nil {
 		return nil, "", fmt.Errorf("kube: %w", err)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
+	if d.disco, err = newDiscoveryClient(cfg); err != nil {
 		return nil, "", fmt.Errorf("kube: %w", err)
 	}
-	d.disco = dc
-	d.mapper = restmapper.NewDeferredDiscoveryRESTMapperWithContext(memory.NewMemCacheClientWithContext(discovery.ToDiscoveryInterfaceWithContext(dc)))
+	d.mapper = newRESTMapper(d.disco)
 	return d, describe, nil
 }
 
@@ -294,15 +287,11 @@ func (d *driver) clusterDomain(ctx context.Context) (string, error) {
 
 // checkDiscovery reads the API server's group list, which every authenticated user may read:
 // a refusal means labrun cannot work with these credentials, and it is said once, here, as
-// an error (rather than as "unknown" kinds later: the discovery cache hides the status).
+// an error (rather than by the first kind lookup, in the middle of a step).
 func (d *driver) checkDiscovery(ctx context.Context) error {
-	dc, ok := d.disco.(*discovery.DiscoveryClient)
-	if !ok {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(ctx, d.opts.RequestTimeout)
 	defer cancel()
-	err := dc.RESTClient().Get().AbsPath("/api").Do(ctx).Error()
+	err := d.disco.Get().AbsPath("/api").Do(ctx).Error()
 	switch {
 	case err == nil:
 		return nil
@@ -354,27 +343,3 @@ func (d *driver) ns(ns string) string {
 	}
 	return d.namespace
 }
-
-// clients are the typed clients of the two API groups labrun reads and changes through types
-// (pods, config maps, deployments); everything else goes through the dynamic client. Not the
-// whole clientset: it links every API group of Kubernetes, which more than doubles the time a
-// first `go run ./cmd/labrun` spends compiling.
-type clients struct {
-	core corev1client.CoreV1Interface
-	apps appsv1client.AppsV1Interface
-}
-
-func newClients(cfg *rest.Config) (clients, error) {
-	core, err := corev1client.NewForConfig(cfg)
-	if err != nil {
-		return clients{}, err
-	}
-	apps, err := appsv1client.NewForConfig(cfg)
-	if err != nil {
-		return clients{}, err
-	}
-	return clients{core: core, apps: apps}, nil
-}
-
-func (c clients) CoreV1() corev1client.CoreV1Interface { return c.core }
-func (c clients) AppsV1() appsv1client.AppsV1Interface { return c.apps }

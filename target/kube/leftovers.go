@@ -62,7 +62,7 @@ func NewCleaner(ctx context.Context, opts Options) (*Cleaner, error) {
 // beside what was found.
 func (c *Cleaner) List(ctx context.Context, scenario string, namespaces []string) ([]Leftover, []error) {
 	d := c.d
-	lists, err := d.disco.ServerPreferredResources()
+	lists, err := preferredResources(ctx, d.disco)
 	if err != nil && len(lists) == 0 {
 		return nil, []error{fmt.Errorf("kube: reading the API server's resources: %w", err)}
 	}

@@ -31,13 +31,17 @@ func (d *driver) Scale(ctx context.Context, namespace, deployment string, replic
 	if replicas < 0 || replicas > math.MaxInt32 {
 		return fmt.Errorf("%s: replicas %d out of range", op, replicas)
 	}
-	deps := d.cs.AppsV1().Deployments(ns)
-	sc, err := deps.GetScale(ctx, deployment, getOpts)
+	// The dynamic client, not a typed one: the Scale type is autoscaling/v1's, a group labrun
+	// would link for this one call.
+	deps := d.dyn.Resource(appsv1.SchemeGroupVersion.WithResource("deployments")).Namespace(ns)
+	sc, err := deps.Get(ctx, deployment, getOpts, "scale")
 	if err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	sc.Spec.Replicas = int32(replicas)
-	if _, err := deps.UpdateScale(ctx, deployment, sc, metav1.UpdateOptions{FieldManager: fieldManager}); err != nil {
+	if err := unstructured.SetNestedField(sc.Object, int64(replicas), "spec", "replicas"); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if _, err := deps.Update(ctx, sc, metav1.UpdateOptions{FieldManager: fieldManager}, "scale"); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	if !wait {

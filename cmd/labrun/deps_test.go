@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestLinksTwoAPIGroups keeps labrun's binary to the two groups of k8s.io/api it uses, core/v1
+// and apps/v1 (and what they import). client-go's kubernetes/scheme, which its discovery,
+// restmapper and typed clients import, registers every group (56 packages): its init was the
+// biggest of labrun's startup and its code about 8 MB of the binary. target/kube has its own
+// scheme, clients and discovery instead.
+func TestLinksTwoAPIGroups(t *testing.T) {
+	deps := goListDeps(t, ".")
+	if slices.Contains(deps, "k8s.io/client-go/kubernetes/scheme") {
+		t.Error("labrun links k8s.io/client-go/kubernetes/scheme (every k8s.io/api group): " +
+			"see `go list -f '{{.ImportPath}}: {{.Imports}}' -deps . | grep kubernetes/scheme` for who imports it")
+	}
+	allowed := goListDeps(t, "k8s.io/api/core/v1", "k8s.io/api/apps/v1")
+	var extra []string
+	for _, p := range deps {
+		if strings.HasPrefix(p, "k8s.io/api/") && !slices.Contains(allowed, p) {
+			extra = append(extra, p)
+		}
+	}
+	if len(extra) > 0 {
+		t.Errorf("labrun links k8s.io/api groups besides core/v1 and apps/v1: %s", strings.Join(extra, " "))
+	}
+}
+
+func goListDeps(t *testing.T, pkgs ...string) []string {
+	t.Helper()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(goTool, append([]string{"list", "-deps"}, pkgs...)...).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", strings.Join(pkgs, " "), err)
+	}
+	return strings.Fields(string(out))
+}
