@@ -14,6 +14,8 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/checker/nature"
+	"github.com/expr-lang/expr/conf"
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
@@ -145,11 +147,33 @@ type Names struct {
 	// env is compileEnv made once, when every name is known (see freeze): a scenario's
 	// expressions are compiled against the same names. Nil: made for each compile.
 	env map[string]any
+	// envOpt gives expr env's types, worked out once by freeze: expr.Env would reflect over
+	// every name again for each expression.
+	envOpt expr.Option
 }
 
 // freeze makes the compile environment of names once for every expression compiled against
 // them; the names must not change after.
-func (n *Names) freeze() { n.env = n.compileEnv() }
+func (n *Names) freeze() {
+	n.env = n.compileEnv()
+	env := n.env
+	var cache nature.Cache
+	nt := conf.EnvWithCache(&cache, env)
+	// What expr.Env does (conf.Config.WithEnv), with the types computed above.
+	n.envOpt = func(c *conf.Config) {
+		c.EnvObject = env
+		c.Env = nt
+		c.Strict = nt.Strict
+	}
+}
+
+// envOption is the expr option that declares names' environment.
+func (n *Names) envOption() expr.Option {
+	if n.envOpt != nil {
+		return n.envOpt
+	}
+	return expr.Env(n.compileEnv())
+}
 
 // Env returns an environment with zero values of the right types, for compiling. The
 // interpreter builds the same shape with real values.
@@ -281,7 +305,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 		return nil, &Error{Pos: p, Msg: fmt.Sprintf("in expression %q: ${...} is not interpolated inside an expression (it would stay a literal string): write %s itself, e.g. %s == 'a' instead of '${%s}' == 'a'", src, inner, inner, inner)}
 	}
 	p := &patcher{names: names}
-	options := []expr.Option{expr.Env(names.compileEnv()), expr.Patch(p)}
+	options := []expr.Option{names.envOption(), expr.Patch(p)}
 	if opts.asBool {
 		options = append(options, expr.AsBool())
 	}
