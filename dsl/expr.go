@@ -150,6 +150,15 @@ type Names struct {
 	// envOpt gives expr env's types, worked out once by freeze: expr.Env would reflect over
 	// every name again for each expression.
 	envOpt expr.Option
+	// compiled are the expressions compiled against the frozen names, by source: a kit's
+	// expression or template written once is met again at each use (a third of a scenario's).
+	compiled map[compiledKey]*Expr
+}
+
+// compiledKey is what an expression compiled against frozen names depends on.
+type compiledKey struct {
+	src  string
+	opts compileOpts
 }
 
 // freeze makes the compile environment of names once for every expression compiled against
@@ -304,6 +313,14 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 		}
 		return nil, &Error{Pos: p, Msg: fmt.Sprintf("in expression %q: ${...} is not interpolated inside an expression (it would stay a literal string): write %s itself, e.g. %s == 'a' instead of '${%s}' == 'a'", src, inner, inner, inner)}
 	}
+	key := compiledKey{src, opts}
+	if names != nil && names.env != nil {
+		if c, ok := names.compiled[key]; ok {
+			e := *c // the same program, refs and explanation; its own position
+			e.Pos = pos
+			return &e, nil
+		}
+	}
 	p := &patcher{names: names}
 	options := []expr.Option{names.envOption(), expr.Patch(p)}
 	if opts.asBool {
@@ -324,6 +341,13 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	e.Outcomes = p.outcomes
 	if opts.asBool {
 		e.Explain = explain(src, names)
+	}
+	if names != nil && names.env != nil {
+		if names.compiled == nil {
+			names.compiled = map[compiledKey]*Expr{}
+		}
+		c := *e
+		names.compiled[key] = &c
 	}
 	return e, nil
 }

@@ -284,3 +284,36 @@ func TestStringify(t *testing.T) {
 		}
 	}
 }
+
+// TestCompiledOncePerNames: an expression met again against the same frozen names (a kit's
+// expectation at each use) reuses its program, with its own position; unfrozen names and
+// errors are compiled each time, so that every error is reported where it is written.
+func TestCompiledOncePerNames(t *testing.T) {
+	names := &Names{Snapshots: map[string]bool{"a": true, "b": true}}
+	names.freeze()
+	e1, err := compile("a.x == 1", Pos{File: "f", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, err := compile("a.x == 1", Pos{File: "f", Line: 9, Col: 3}, names, compileOpts{asBool: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e1.Program != e2.Program || e2.Pos.Line != 9 || e1.Pos.Line != 1 {
+		t.Errorf("second compile: program shared %v, positions %v and %v", e1.Program == e2.Program, e1.Pos, e2.Pos)
+	}
+	if e3, _ := compile("a.x == 1", Pos{}, names, compileOpts{}); e3.Program == e1.Program {
+		t.Error("an expression compiled with other options reused the boolean program")
+	}
+	_, err1 := compile("nosuch.x == 1", Pos{File: "f", Line: 2, Col: 1}, names, compileOpts{asBool: true})
+	_, err2 := compile("nosuch.x == 1", Pos{File: "f", Line: 5, Col: 1}, names, compileOpts{asBool: true})
+	if err1 == nil || err2 == nil || err1.Pos.Line != 2 || err2.Pos.Line != 5 {
+		t.Errorf("errors: %v and %v, want each at its own line", err1, err2)
+	}
+	open := &Names{Snapshots: map[string]bool{"a": true}}
+	o1, _ := compile("a.x == 1", Pos{}, open, compileOpts{})
+	o2, _ := compile("a.x == 1", Pos{}, open, compileOpts{})
+	if o1 == nil || o2 == nil || o1.Program == o2.Program {
+		t.Error("names not frozen: compiled once, but they may still change")
+	}
+}
