@@ -118,22 +118,31 @@ func TestKitADocInSandbox(t *testing.T) {
 		perPod = append(perPod, fx)
 	}
 	sb.EnvoyStandInPerPod(t, "conn-lab", "client", perPod...)
-	reports := t.TempDir()
-	args := []string{"--target", "kube", "--kubeconfig", sb.Kubeconfig, "--quiet", "--report-dir", reports}
-	if os.Getenv("LABRUN_UPDATE") == "1" {
-		args = append(args, "--update")
-	}
-	code, out, errOut := doc(t, ".", append(args, kitADoc)...)
-	t.Logf("labrun doc %s:\n%s%s", strings.Join(append(args, kitADoc), " "), out, errOut)
-	if code != 0 {
-		t.Fatalf("exit %d, want 0", code)
-	}
+	out, errOut, reports := docInSandbox(t, sb, kitADoc)
 	for _, name := range kitAScenarios {
 		if !strings.Contains(out, "PASSED "+name+" ") {
 			t.Errorf("no PASSED line for %s", name)
 		}
 	}
 	noCredentialIn(t, sb.RESTConfig.BearerToken, out, errOut, reports)
+}
+
+// docInSandbox runs `labrun doc` of the document md (of this directory) on the kube target
+// against sb, with LABRUN_UPDATE=1 as `--update` (rewriting its expected blocks from the run),
+// and fails the test unless it exits 0. It returns labrun's output and the reports folder.
+func docInSandbox(t *testing.T, sb *sandbox.Sandbox, md string) (stdout, stderr, reports string) {
+	t.Helper()
+	reports = t.TempDir()
+	args := []string{"--target", "kube", "--kubeconfig", sb.Kubeconfig, "--quiet", "--report-dir", reports}
+	if os.Getenv("LABRUN_UPDATE") == "1" {
+		args = append(args, "--update")
+	}
+	code, out, errOut := doc(t, ".", append(args, md)...)
+	t.Logf("labrun doc %s:\n%s%s", strings.Join(append(args, md), " "), out, errOut)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	return out, errOut, reports
 }
 
 // noCredentialIn fails if the cluster's token appears in the output or in any file of the

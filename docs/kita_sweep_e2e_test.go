@@ -1,7 +1,6 @@
 package docs_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -23,16 +22,7 @@ const kitASweepDoc = "kit-a-sweep.md"
 // LABRUN_UPDATE=1 runs `labrun doc --update` instead, rewriting the expected block from the run.
 func TestKitASweepDocInSandbox(t *testing.T) {
 	sb := sandbox.Start(t)
-	reports := t.TempDir()
-	args := []string{"--target", "kube", "--kubeconfig", sb.Kubeconfig, "--quiet", "--report-dir", reports}
-	if os.Getenv("LABRUN_UPDATE") == "1" {
-		args = append(args, "--update")
-	}
-	code, out, errOut := doc(t, ".", append(args, kitASweepDoc)...)
-	t.Logf("labrun doc %s:\n%s%s", strings.Join(append(args, kitASweepDoc), " "), out, errOut)
-	if code != 0 {
-		t.Fatalf("exit %d, want 0", code)
-	}
+	out, _, _ := docInSandbox(t, sb, kitASweepDoc)
 	if !strings.Contains(out, "SUMMARY kita_dr_sweep: 6 of 6 runs passed") {
 		t.Errorf("no summary line saying that the six combinations passed")
 	}
