@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/internal/earlysignal"
 	"labrun.dev/labrun/schema"
 	"labrun.dev/labrun/target/fakes"
 )
@@ -23,6 +24,9 @@ import (
 // testdata/script: `exec labrun vet x.cue` runs Main in a child process, with the real stdio,
 // environment and working directory ($WORK) of that process.
 func TestMain(m *testing.M) {
+	// The test binary links earlysignal, whose init catches SIGINT and SIGTERM: give them back
+	// so that an interrupt stops the tests. Main, as the `labrun` command, takes them again.
+	earlysignal.Release()
 	testscript.Main(m, map[string]func(){
 		"labrun": func() { os.Exit(Main(testProcess())) },
 	})

@@ -5,8 +5,9 @@
 // milliseconds, so it runs long before the heavy ones and a signal that comes meanwhile is kept
 // instead of killing labrun by the default action.
 //
-// It holds a process global, like the CLI's process type, and only the CLI's newProcess may use
-// it: Take for the commands that handle interrupts themselves, Release for every other command.
+// It holds a process global, like the CLI's process type, and only the CLI may use it: Take for
+// the commands that handle interrupts themselves, Release for every other command (and for
+// the CLI's test binary, which links it too).
 package earlysignal
 
 import (
@@ -20,8 +21,11 @@ var ch = make(chan os.Signal, 4)
 func init() { signal.Notify(ch, os.Interrupt, syscall.SIGTERM) }
 
 // Take returns the channel that has received SIGINT and SIGTERM since the process started,
-// and the function that stops delivery to it.
-func Take() (<-chan os.Signal, func()) { return ch, func() { signal.Stop(ch) } }
+// and the function that stops delivery to it. After Release, it catches them again from now.
+func Take() (<-chan os.Signal, func()) {
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	return ch, func() { signal.Stop(ch) }
+}
 
 // Release gives SIGINT and SIGTERM back to their default action, for a command that does not
 // handle them. A signal caught before is raised again, so the process ends as it would have

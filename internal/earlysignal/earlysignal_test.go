@@ -84,3 +84,21 @@ func TestReleaseRestoresTheDefaultAction(t *testing.T) {
 		t.Fatalf("the child should have been killed by SIGINT, got %v", err)
 	}
 }
+
+func TestTakeAfterReleaseCatchesAgain(t *testing.T) {
+	if inChild(t.Name()) {
+		Release()
+		sigs, stop := Take()
+		defer stop()
+		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
+		select {
+		case <-sigs:
+			os.Exit(0)
+		case <-time.After(10 * time.Second):
+			os.Exit(4)
+		}
+	}
+	if err := child(t, t.Name()); err != nil {
+		t.Fatalf("after Release, Take should catch SIGINT again (the child exits 0): %v", err)
+	}
+}
