@@ -82,8 +82,7 @@ type pods struct {
 
 func (c pods) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.Pod, error) {
 	out := &corev1.Pod{}
-	err := c.rc.Get().UseProtobufAsDefault().Namespace(c.ns).Resource("pods").Name(name).VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
-	return out, err
+	return out, getInto(ctx, c.rc, c.ns, "pods", name, opts, out)
 }
 
 func (c pods) List(ctx context.Context, opts metav1.ListOptions) (*corev1.PodList, error) {
@@ -109,8 +108,7 @@ type configMaps struct {
 
 func (c configMaps) Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.ConfigMap, error) {
 	out := &corev1.ConfigMap{}
-	err := c.rc.Get().UseProtobufAsDefault().Namespace(c.ns).Resource("configmaps").Name(name).VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
-	return out, err
+	return out, getInto(ctx, c.rc, c.ns, "configmaps", name, opts, out)
 }
 
 type deployments struct {
@@ -120,8 +118,7 @@ type deployments struct {
 
 func (c deployments) Get(ctx context.Context, name string, opts metav1.GetOptions) (*appsv1.Deployment, error) {
 	out := &appsv1.Deployment{}
-	err := c.rc.Get().UseProtobufAsDefault().Namespace(c.ns).Resource("deployments").Name(name).VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
-	return out, err
+	return out, getInto(ctx, c.rc, c.ns, "deployments", name, opts, out)
 }
 
 func (c deployments) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (*appsv1.Deployment, error) {
@@ -129,6 +126,11 @@ func (c deployments) Patch(ctx context.Context, name string, pt types.PatchType,
 	err := c.rc.Patch(pt).UseProtobufAsDefault().Namespace(c.ns).Resource("deployments").Name(name).VersionedParams(&opts, parameterCodec).
 		Body(data).Do(ctx).Into(out)
 	return out, err
+}
+
+// getInto is the GET of one namespaced object that every typed client's Get makes.
+func getInto(ctx context.Context, rc *rest.RESTClient, ns, resource, name string, opts metav1.GetOptions, out runtime.Object) error {
+	return rc.Get().UseProtobufAsDefault().Namespace(ns).Resource(resource).Name(name).VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
 }
 
 // listTimeout is the request timeout a list asks for, as client-go's typed clients set it.
