@@ -8,45 +8,24 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"labrun.dev/labrun/cmd/labrun/internal/e2ebin"
 )
 
 // The interrupt tests run the real labrun binary (built with -tags labrun_fakes, which adds a
 // target of in-memory fakes) and deliver SIGINT at many points of a run.
 
-var (
-	fakeBinOnce sync.Once
-	fakeBin     string
-	fakeBinErr  error
-)
-
+// buildFakeBinary builds labrun with the fake target (tag labrun_fakes), once per test binary.
 func buildFakeBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the labrun binary; skipped with -short")
 	}
-	fakeBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "labrun-fakes-bin")
-		if err != nil {
-			fakeBinErr = err
-			return
-		}
-		fakeBin = filepath.Join(dir, "labrun")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		out, err := exec.Command(goTool, "build", "-tags", "labrun_fakes", "-o", fakeBin, ".").CombinedOutput()
-		if err != nil {
-			fakeBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if fakeBinErr != nil {
-		t.Fatal(fakeBinErr)
-	}
-	return fakeBin
+	return e2ebin.BuildTagged(t, ".", "labrun_fakes")
 }
 
 const interruptScenario = `package s

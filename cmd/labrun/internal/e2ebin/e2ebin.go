@@ -1,5 +1,6 @@
-// Package e2ebin builds the labrun binary for the end-to-end test packages under cmd/labrun
-// (faulte2e, kubehoste2e, primitivese2e), which run it as users do.
+// Package e2ebin builds the labrun binary for the tests that run it as a program: the
+// end-to-end packages under cmd/labrun (faulte2e, kubehoste2e, primitivese2e) and cmd/labrun's
+// own fault and interrupt tests.
 package e2ebin
 
 import (
@@ -12,30 +13,55 @@ import (
 	"testing"
 )
 
-var (
+// build is one binary, built once per test binary.
+type build struct {
 	once sync.Once
 	bin  string
 	err  error
+}
+
+var (
+	mu     sync.Mutex
+	builds = map[string]*build{}
 )
 
-// Build builds labrun as users get it (no test tags), once per test binary, from a test of a
-// package directly under cmd/labrun (its working directory), and returns the binary's path.
+// Build builds labrun as users get it (no test tags), from a test of a package directly under
+// cmd/labrun (its working directory), and returns the binary's path.
 func Build(t testing.TB) string {
 	t.Helper()
-	once.Do(func() {
-		dir, derr := os.MkdirTemp("", "labrun-e2e-bin")
-		if derr != nil {
-			err = derr
+	return BuildTagged(t, "..", "")
+}
+
+// BuildTagged builds the package at pkgDir (relative to the test's working directory) with
+// the comma-separated build tags, once per test binary for each pkgDir and tags, and returns
+// the binary's path.
+func BuildTagged(t testing.TB, pkgDir, tags string) string {
+	t.Helper()
+	mu.Lock()
+	b, ok := builds[pkgDir+"\x00"+tags]
+	if !ok {
+		b = &build{}
+		builds[pkgDir+"\x00"+tags] = b
+	}
+	mu.Unlock()
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "labrun-e2e-bin")
+		if err != nil {
+			b.err = err
 			return
 		}
-		bin = filepath.Join(dir, "labrun")
+		b.bin = filepath.Join(dir, "labrun")
+		args := []string{"build", "-o", b.bin}
+		if tags != "" {
+			args = append(args, "-tags", tags)
+		}
 		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if out, berr := exec.Command(goTool, "build", "-o", bin, "..").CombinedOutput(); berr != nil {
-			err = fmt.Errorf("go build: %v\n%s", berr, out)
+		if out, err := exec.Command(goTool, append(args, pkgDir)...).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return bin
+	return b.bin
 }
