@@ -110,8 +110,10 @@ func (m *refMemo) pathDepth(x ast.Expr, depth int) (string, bool) {
 		case *ast.LetClause:
 			return m.pathDepth(n.Expr, depth+1)
 		case *ast.ImportSpec, *ast.Alias, *ast.Field:
-			// an import, an alias, a comprehension's variable: no field of the package
+			// an import or an alias: no field of the package
 		default:
+			// A field's value; a comprehension's variable (its Node is the variable's own
+			// identifier) is in no index, so it is decoded at each use.
 			p, ok := m.fields[n]
 			return p, ok
 		}
