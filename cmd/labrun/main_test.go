@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -253,3 +255,23 @@ var (
 	cuePath, cueWhy string
 	cueMS, procMS   float64
 )
+
+// TestLoadGivesTheGCSettingsBack checks that a load's heap floor (internal/gcfloor) ends with
+// the load: what runs after it (a run's target, its servers) gets the collector as it was.
+func TestLoadGivesTheGCSettingsBack(t *testing.T) {
+	dir := examplesDir(t)
+	percent := debug.SetGCPercent(100)
+	debug.SetGCPercent(percent)
+	limit := debug.SetMemoryLimit(-1)
+	var out, errOut bytes.Buffer
+	p := &process{Args: []string{"vet", dir}, Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }, Cwd: filepath.Dir(dir)}
+	if code := Main(p); code != exitOK {
+		t.Fatalf("labrun vet examples/: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	runtime.GC() // a cycle after the load must not switch anything either
+	time.Sleep(20 * time.Millisecond)
+	gotPercent := debug.SetGCPercent(percent)
+	if gotLimit := debug.SetMemoryLimit(-1); gotPercent != percent || gotLimit != limit {
+		t.Errorf("after vet: GOGC %d, memory limit %d; want %d, %d as before", gotPercent, gotLimit, percent, limit)
+	}
+}

@@ -1,0 +1,91 @@
+// Package gcfloor lets a short-lived process skip collections while its heap is small: no
+// collection until the process holds a floor of memory, then the collector's proportional
+// pacing (GOGC) as usual.
+//
+// Go's pacer first collects at a heap of 4 MiB × GOGC/100, and again each time the heap has
+// grown by GOGC% over what the last cycle kept. A load that allocates a few hundred MB of
+// short-lived CUE evaluation state while holding 20 MB live thus pays several full marks of
+// that live state. Under a floor, a load that fits in it is collected only where it asks
+// (runtime.GC between two builds, when little is live), or not at all.
+package gcfloor
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// Set makes the collector leave the heap alone until the process's memory reaches floor
+// bytes (a soft memory limit, with GOGC off), and pace by percent, as GOGC=percent would,
+// from the first cycle whose live heap grown by percent would pass the floor anyway: until
+// then each cycle keeps less than floor×100/(100+percent) bytes live, so the collector works
+// less than under percent alone. restore puts back the settings Set found; a cycle that ends
+// after restore changes nothing.
+func Set(floor int64, percent int) (restore func()) {
+	s := &state{floor: floor, percent: percent}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prevPercent = debug.SetGCPercent(-1)
+	s.prevLimit = debug.SetMemoryLimit(floor)
+	s.arm()
+	return s.restore
+}
+
+type state struct {
+	mu          sync.Mutex
+	floor       int64
+	percent     int
+	prevPercent int
+	prevLimit   int64
+	done        bool // restored, or pacing by percent
+}
+
+// sentinel is allocated for each cycle; its cleanup runs after the cycle that finds it
+// unreachable. It holds a pointer and is larger than 16 bytes, so that it is never combined
+// with other objects in one tiny block (whose cleanups may never run).
+type sentinel struct {
+	_ *byte
+	_ [56]byte
+}
+
+func (s *state) arm() {
+	runtime.AddCleanup(new(sentinel), (*state).cycle, s)
+}
+
+// cycle runs after each collection until pacing by percent: it switches once the live heap
+// is large enough for percent to keep the heap above the floor, and waits for the next cycle
+// otherwise.
+func (s *state) cycle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return
+	}
+	if live := liveHeap(); live < 0 || live > s.floor/int64(100+s.percent)*100 {
+		s.done = true
+		debug.SetGCPercent(s.percent)
+		debug.SetMemoryLimit(s.prevLimit)
+		return
+	}
+	s.arm()
+}
+
+func (s *state) restore() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done = true
+	debug.SetGCPercent(s.prevPercent)
+	debug.SetMemoryLimit(s.prevLimit)
+}
+
+// liveHeap is the heap the last cycle marked live, -1 if the runtime does not say.
+func liveHeap() int64 {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 || sample[0].Value.Uint64() > math.MaxInt64 {
+		return -1
+	}
+	return int64(sample[0].Value.Uint64())
+}
