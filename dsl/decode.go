@@ -416,12 +416,16 @@ func (d *decoder) params(s *Step, k schema.Kind, kv cue.Value, kpath string, raw
 	}
 	s.raw = raw
 	p := k.New()
-	b, _ := json.Marshal(raw)
-	if err := json.Unmarshal(b, p); err != nil {
-		if len(d.l.errs.errs) == d.before {
-			d.err(d.l.litPos(kv), kpath, "%s", jsonProblem(err))
+	if !convertJSONLike(raw, p) {
+		// What convertJSONLike leaves to json, and every problem: json's result and error.
+		p = k.New()
+		b, _ := json.Marshal(raw)
+		if err := json.Unmarshal(b, p); err != nil {
+			if len(d.l.errs.errs) == d.before {
+				d.err(d.l.litPos(kv), kpath, "%s", jsonProblem(err))
+			}
+			return
 		}
-		return
 	}
 	s.Params = p
 }
@@ -831,7 +835,15 @@ func (d *decoder) templates(s *Step, kv cue.Value, names *Names) {
 			s.templates[path] = t
 		case cue.StructKind:
 			m, ok := raw.(map[string]any)
-			if ok && !rawInterpolates(m) {
+			if ok {
+				// The decoded form names the fields: look up only those that interpolate
+				// (in name order, so that problems at one position keep one order),
+				// instead of listing every field, which CUE sorts.
+				for _, name := range sortedKeys(m) {
+					if sub := m[name]; rawInterpolates(sub) {
+						walk(v.LookupPath(cue.MakePath(cue.Str(name))), path+pathSep+name, sub)
+					}
+				}
 				return
 			}
 			it, err := v.Fields()
@@ -839,12 +851,7 @@ func (d *decoder) templates(s *Step, kv cue.Value, names *Names) {
 				return
 			}
 			for it.Next() {
-				name := it.Selector().Unquoted()
-				var sub any = unknownRaw{}
-				if ok {
-					sub = m[name]
-				}
-				walk(it.Value(), path+pathSep+name, sub)
+				walk(it.Value(), path+pathSep+it.Selector().Unquoted(), unknownRaw{})
 			}
 		case cue.ListKind:
 			a, ok := raw.([]any)
@@ -858,7 +865,9 @@ func (d *decoder) templates(s *Step, kv cue.Value, names *Names) {
 			for i := 0; it.Next(); i++ {
 				var sub any = unknownRaw{}
 				if ok && i < len(a) {
-					sub = a[i]
+					if sub = a[i]; !rawInterpolates(sub) {
+						continue
+					}
 				}
 				walk(it.Value(), path+pathSep+strconv.Itoa(i), sub)
 			}

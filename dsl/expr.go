@@ -14,9 +14,12 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/checker"
 	"github.com/expr-lang/expr/checker/nature"
+	"github.com/expr-lang/expr/compiler"
 	"github.com/expr-lang/expr/conf"
 	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/optimizer"
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
@@ -326,7 +329,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	if opts.asBool {
 		options = append(options, expr.AsBool())
 	}
-	prog, err := expr.Compile(src, options...)
+	prog, err := compileProgram(src, options...)
 	if p.err != "" {
 		// The patcher's error is the cause; expr's own (e.g. "Stats is not callable" for
 		// delta("a", "typo")) only describes the node left unpatched.
@@ -350,6 +353,37 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 		names.compiled[key] = &c
 	}
 	return e, nil
+}
+
+// baseConfig is expr's default configuration, made once: conf.CreateNew fills a map of every
+// builtin, and a scenario compiles hundreds of expressions. Compiles copy it and never write
+// to its maps (no option given to them adds a function or disables a builtin).
+var baseConfig = sync.OnceValue(conf.CreateNew)
+
+// compileProgram is expr.Compile(src, options...) on a copy of baseConfig.
+func compileProgram(src string, options ...expr.Option) (*vm.Program, error) {
+	config := *baseConfig()
+	for _, op := range options {
+		op(&config)
+	}
+	if len(config.Disabled) > 0 || len(config.Functions) > 0 || len(config.ConstFns) > 0 {
+		return nil, errors.New("labrun: an expr option changed the shared configuration") // a bug of labrun's
+	}
+	config.Check()
+	tree, err := checker.ParseCheck(src, &config)
+	if err != nil {
+		return nil, err
+	}
+	if config.Optimize {
+		if err := optimizer.Optimize(&tree.Node, &config); err != nil {
+			var fileError *file.Error
+			if errors.As(err, &fileError) {
+				return nil, fileError.Bind(tree.Source)
+			}
+			return nil, err
+		}
+	}
+	return compiler.Compile(tree, &config)
 }
 
 // exprError turns an expr compile error into an Error at the position inside the CUE string.

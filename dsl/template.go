@@ -22,7 +22,8 @@ type templatePart struct {
 
 // HasInterpolation reports whether s holds a ${...} to evaluate.
 func HasInterpolation(s string) bool {
-	return strings.Contains(strings.ReplaceAll(s, "$${", ""), "${")
+	// Most strings hold no "${" at all (and so no escaped "$${"): answered without a copy.
+	return strings.Contains(s, "${") && strings.Contains(strings.ReplaceAll(s, "$${", ""), "${")
 }
 
 // parseTemplate splits s into literal text and expressions. Column offsets of errors assume a
