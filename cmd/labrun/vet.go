@@ -63,7 +63,7 @@ func (f *loadFlags) options() (dsl.Options, error) {
 // of 0.68 at 200 %), and a floor of 96 MiB spares a package that fits in it every marking
 // of a build in progress: the loader collects between the two builds of a package, when
 // little is live (the repository's vet: one collection instead of four, about 50 ms less;
-// peak RSS 85 MB instead of 72, 300 files 99 instead of 82; the bar is 120). BENCHMARKS.md
+// peak RSS 87 MB instead of 74, 300 files 95-99 instead of 83; the bar is 120). BENCHMARKS.md
 // has the figures. A memory limit alone would make large packages collect without end.
 const (
 	loadGCPercent = 400
