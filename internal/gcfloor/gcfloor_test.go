@@ -87,7 +87,12 @@ func TestLargeLiveHeapPacesByPercent(t *testing.T) {
 
 func TestRestoreWins(t *testing.T) {
 	prevPercent, prevLimit := settings()
-	restore := Set(1<<20, 400) // any cycle from now on would switch to 400
+	// 4 MiB live against a floor of 1 MiB: any cycle from now on would switch to 400.
+	for range 64 {
+		live = append(live, make([]byte, 64<<10))
+	}
+	defer func() { live = nil }()
+	restore := Set(1<<20, 400)
 	restore()
 	if p, l := settings(); p != prevPercent || l != prevLimit {
 		t.Fatalf("after restore: GOGC %d, limit %d; want %d, %d", p, l, prevPercent, prevLimit)
