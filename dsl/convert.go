@@ -39,8 +39,9 @@ func convertValue(raw any, v reflect.Value) bool {
 		if raw == nil {
 			return false // json's handling of null for such types: left to json
 		}
+		// The round trip gave it this value's part of json.Marshal(raw): the same text.
 		b, err := json.Marshal(raw)
-		if err != nil || !plainJSON(raw) {
+		if err != nil {
 			return false
 		}
 		return v.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(b) == nil
@@ -165,8 +166,8 @@ func integer(raw any) (int64, bool) {
 	case int64:
 		return x, true
 	case float64:
-		// json.Marshal writes an integral float64 as an integer up to 1e21.
-		if x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63 && math.Abs(x) < 1e21 {
+		// json.Marshal writes an integral float64 below 1e21 as an integer.
+		if x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63 {
 			return int64(x), true
 		}
 	}
@@ -205,13 +206,6 @@ func jsonAny(raw any) (any, bool) {
 		return out, true
 	}
 	return nil, false
-}
-
-// plainJSON reports whether raw holds only what jsonAny converts, so that its JSON text is
-// what the round trip would have written.
-func plainJSON(raw any) bool {
-	_, ok := jsonAny(raw)
-	return ok
 }
 
 // jsonFieldCache holds jsonFields by type.

@@ -99,7 +99,7 @@ func (x *Explain) Value() *vm.Program {
 	}
 	x.once.Do(func() {
 		p := &patcher{names: x.names}
-		prog, err := expr.Compile(x.Src, expr.Env(x.names.compileEnv()), expr.Patch(p))
+		prog, err := compileProgram(x.Src, x.names.envOption(), expr.Patch(p))
 		if err == nil && p.err == "" {
 			x.prog = prog
 		}

@@ -3,7 +3,6 @@ package dsl
 import (
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -701,14 +700,15 @@ func scenarioList(names map[string]bool) string {
 // buildInstance collects it rather than leave it to the pacer.
 const forceGCHeap = 16 << 20
 
-// heapObjects is the size of the heap's objects, live or not yet collected.
-func heapObjects() uint64 {
+// heapObjects is the size of the heap's objects, live or not yet collected, and whether the
+// runtime says.
+func heapObjects() (uint64, bool) {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
-		return math.MaxUint64 // unknown: collect, as always before
+		return 0, false
 	}
-	return s[0].Value.Uint64()
+	return s[0].Value.Uint64(), true
 }
 
 // scenarioMarker is the hidden field that #Scenario sets in every scenario.
@@ -729,7 +729,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		// (internal/gcfloor), under which the pacer would collect only once the open copy is
 		// being built, marking it too. Under the pacer alone (GOGC set), a collection here
 		// makes the next one come sooner; it is skipped for a small heap.
-		if heapObjects() >= forceGCHeap {
+		if n, ok := heapObjects(); !ok || n >= forceGCHeap { // unknown: collect, as before
 			runtime.GC()
 		}
 	}
