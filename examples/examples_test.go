@@ -16,7 +16,7 @@ import (
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/target/local"
+	"labrun.dev/labrun/driver/local"
 )
 
 // The examples of this file run for real on the local target, in this process: in-process

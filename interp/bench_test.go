@@ -12,7 +12,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/target/fakes"
+	"labrun.dev/labrun/driver/fakes"
 )
 
 // BenchmarkTimedSteps runs 200 steps planned 10 ms apart (a parallel block with at offsets,

@@ -10,7 +10,7 @@ import (
 
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/target/fakes"
+	"labrun.dev/labrun/driver/fakes"
 )
 
 // A config step's until judges each read by the step's own name: reads that fail (the cluster

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/target/fakes"
+	"labrun.dev/labrun/driver/fakes"
 )
 
 // crdThenCR applies a CRD in one step and one of its objects in the next.

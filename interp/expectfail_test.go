@@ -10,7 +10,7 @@ import (
 
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/target/fakes"
+	"labrun.dev/labrun/driver/fakes"
 )
 
 // stepRecord is the last record of the named step.

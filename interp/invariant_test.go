@@ -11,7 +11,7 @@ import (
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/target/fakes"
+	"labrun.dev/labrun/driver/fakes"
 )
 
 // refusedOnItsTarget runs sc's preflight against in-memory fakes (a stand-in for every driver)

@@ -11,7 +11,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/target/fakes"
+	"labrun.dev/labrun/driver/fakes"
 )
 
 // loadScenario writes src (a CUE file body, without package and import) to a temp dir and loads it.

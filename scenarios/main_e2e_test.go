@@ -42,7 +42,7 @@ import (
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/sandbox"
-	"labrun.dev/labrun/target/kube"
+	"labrun.dev/labrun/driver/kube"
 )
 
 func TestMain(m *testing.M) { sandbox.Main(m) }

@@ -53,7 +53,7 @@ func TargetCaps(target string, local *Local) (caps Caps, ok bool) {
 		return c, true
 	case "kube":
 		// This machine too: commands, processes, load and HTTP reads from here run beside
-		// the cluster's drivers (cmd/labrun composes them, see target/compose).
+		// the cluster's drivers (cmd/labrun composes them, see driver/compose).
 		return Caps{CapCluster: true, CapPods: true, CapHostsFile: true, CapHost: true, CapProcesses: true}, true
 	}
 	return nil, false

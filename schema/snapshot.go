@@ -161,7 +161,7 @@ func (s Snapshot) Family() string {
 // knownGauges are the gauges of each source family, as the stats are named after the cluster
 // prefix is removed. A delta of one of them is refused before the run.
 var knownGauges = map[string]map[string]bool{
-	// The local backend's gauges (target/local's stats).
+	// The local backend's gauges (driver/local's stats).
 	"backend": {
 		"cx_active": true, "rq_active": true,
 		// The same gauges under the names of Envoy's HTTP connection manager.

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/target/kube"
+	"labrun.dev/labrun/driver/kube"
 )
 
 type cleanFlags struct {

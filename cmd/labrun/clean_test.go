@@ -5,7 +5,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"labrun.dev/labrun/target/kube"
+	"labrun.dev/labrun/driver/kube"
 )
 
 // A run is alive only while its pid runs on this host with the start time it recorded; a

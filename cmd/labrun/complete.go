@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/target/kube"
+	"labrun.dev/labrun/driver/kube"
 )
 
 // registerCompletions teaches shell completion (labrun completion bash|zsh|fish|powershell)

@@ -12,7 +12,7 @@ import (
 // TestLinksTwoAPIGroups keeps labrun's binary to the two groups of k8s.io/api it uses, core/v1
 // and apps/v1 (and what they import). client-go's kubernetes/scheme, which its discovery,
 // restmapper and typed clients import, registers every group (56 packages): its init was the
-// biggest of labrun's startup and its code about 8 MB of the binary. target/kube has its own
+// biggest of labrun's startup and its code about 8 MB of the binary. driver/kube has its own
 // scheme, clients and discovery instead.
 func TestLinksTwoAPIGroups(t *testing.T) {
 	deps := goListDeps(t, ".")

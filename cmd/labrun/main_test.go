@@ -19,7 +19,7 @@ import (
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/internal/earlysignal"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/target/fakes"
+	"labrun.dev/labrun/driver/fakes"
 )
 
 // TestMain lets testscript run this test binary as the `labrun` command of the scripts in
@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// testProcess is newProcess plus a "fake" target (target/fakes), selected with --target fake,
+// testProcess is newProcess plus a "fake" target (driver/fakes), selected with --target fake,
 // so that scripts can run scenarios without a machine's worth of servers.
 func testProcess() *process {
 	p := newProcess()

@@ -19,9 +19,9 @@ import (
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/report"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/target/compose"
-	"labrun.dev/labrun/target/kube"
-	"labrun.dev/labrun/target/local"
+	"labrun.dev/labrun/driver/compose"
+	"labrun.dev/labrun/driver/kube"
+	"labrun.dev/labrun/driver/local"
 )
 
 // targetFlags select and configure the target.

@@ -8,7 +8,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/target/fakes"
+	"labrun.dev/labrun/driver/fakes"
 )
 
 // This file exists only in binaries built with -tags labrun_fakes, for tests that run the

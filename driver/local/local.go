@@ -12,7 +12,7 @@
 //     change one host name at a time. While the target is open, net.DefaultResolver sends
 //     queries for the zone to it (see resolver.go, the one place that touches that global).
 //
-// The drivers: Load is the fortio generator of target/fortio, Stats reads the backends, a
+// The drivers: Load is the fortio generator of driver/fortio, Stats reads the backends, a
 // Prometheus URL or an Envoy admin endpoint, Exec and Processes run local commands, Logs reads
 // a process's output or a file, DNS sets the zone's records.
 //

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/target/fortio"
+	"labrun.dev/labrun/driver/fortio"
 )
 
 // Load runs `fortio load -json - …` (arguments from fortio.CLIArgs, so a load means the same on

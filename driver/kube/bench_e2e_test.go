@@ -22,7 +22,7 @@ import (
 // kubeconfig loading and connection set-up. It reports the median latency of each and their
 // ratio, and fails above the bar of 0.5.
 //
-//	go test ./target/kube -run '^$' -bench BenchmarkE2ESnapshotExec -benchtime 20x
+//	go test ./driver/kube -run '^$' -bench BenchmarkE2ESnapshotExec -benchtime 20x
 func BenchmarkE2ESnapshotExec(b *testing.B) {
 	sb := sandbox.Start(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)

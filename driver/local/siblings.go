@@ -6,15 +6,15 @@ import (
 
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/target/fortio"
+	"labrun.dev/labrun/driver/fortio"
 )
 
 // This file is the only one that calls the sibling drivers envoy (pure parsers of
-// Envoy admin output) and target/fortio (the load generator and fortio's echo handler), so that
+// Envoy admin output) and driver/fortio (the load generator and fortio's echo handler), so that
 // the rest of the package reads as the local target's own logic. fortio itself is imported by
-// target/fortio only.
+// driver/fortio only.
 
-// echoHandler is fortio's echo handler as target/fortio hands it out: fortio's globals (its
+// echoHandler is fortio's echo handler as driver/fortio hands it out: fortio's globals (its
 // logger above all) are tamed before the first request is answered, so an echo error (a client
 // that resets mid-response) never prints to stderr, even before the first load.
 var echoHandler = sync.OnceValue(fortio.EchoHandler)

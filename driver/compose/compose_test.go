@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/target/compose"
+	"labrun.dev/labrun/driver/compose"
 )
 
 // side answers every driver call with its own name, so a test sees where a request went.

@@ -26,7 +26,7 @@ import (
 // httptest server, labrun's load would compete with the server inside one Go runtime while the
 // CLI's would not. (LABRUN_BENCH_BACKEND=inproc runs that unfair variant, to see the effect.)
 //
-//	nice go test -run '^$' -bench LoadVsCLI -benchtime 1x ./target/fortio/
+//	nice go test -run '^$' -bench LoadVsCLI -benchtime 1x ./driver/fortio/
 func BenchmarkLoadVsCLI(b *testing.B) {
 	cli := fortioCLI(b)
 	if v, err := exec.Command(cli, "version").Output(); err == nil {

@@ -3,7 +3,7 @@ package kube
 // End-to-end tests of config's until, names and durations, and of a load from several pods (see
 // kube_e2e_test.go for the sandbox). The config reads are the real istiod's answers through the
 // Envoy admin stand-in's config_dump; the loads are replays of recorded fortio runs by the exec
-// stand-in (target/fortio/testdata), one per pod: no data plane is involved.
+// stand-in (driver/fortio/testdata), one per pod: no data plane is involved.
 
 import (
 	"context"

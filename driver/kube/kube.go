@@ -118,7 +118,7 @@ func New(ctx context.Context, opts Options) (*schema.Target, error) {
 	}
 	caps, _ := schema.TargetCaps("kube", nil)
 	// This machine's part of the kube target (commands, processes) is not the cluster's:
-	// target/compose adds it beside these drivers.
+	// driver/compose adds it beside these drivers.
 	delete(caps, schema.CapHost)
 	delete(caps, schema.CapProcesses)
 	return &schema.Target{

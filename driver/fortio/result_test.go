@@ -111,7 +111,7 @@ func roundAll(r schema.LoadResult) schema.LoadResult {
 
 // The files in testdata are the stdout of the real fortio CLI (v1.66.5), run with CLIArgs of
 // the steps below against `fortio server` on loopback (socket-errors: a closed loopback port).
-// LABRUN_UPDATE=1 go test -run TestDecodeJSON ./target/fortio/ writes them again.
+// LABRUN_UPDATE=1 go test -run TestDecodeJSON ./driver/fortio/ writes them again.
 var cliCases = []struct {
 	file string
 	req  func(base string) schema.Load

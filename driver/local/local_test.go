@@ -212,7 +212,7 @@ func leakedGoroutines() []string {
 		if strings.Contains(g, "testing.tRunner") || strings.Contains(g, "testing.(*T).Run") {
 			continue
 		}
-		for _, mark := range []string{"target/local.", "net/http.(*conn).serve", "net/http.(*Server).Serve", "os/exec.", "fortio.org/"} {
+		for _, mark := range []string{"driver/local.", "net/http.(*conn).serve", "net/http.(*Server).Serve", "os/exec.", "fortio.org/"} {
 			if strings.Contains(g, mark) {
 				out = append(out, g)
 				break
