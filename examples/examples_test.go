@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"labrun.dev/labrun/driver/local"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/driver/local"
 )
 
 // The examples of this file run for real on the local target, in this process: in-process

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/driver/fakes"
 )
 
 // BenchmarkTimedSteps runs 200 steps planned 10 ms apart (a parallel block with at offsets,

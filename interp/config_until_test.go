@@ -8,9 +8,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/driver/fakes"
 )
 
 // A config step's until judges each read by the step's own name: reads that fail (the cluster

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/interp"
 )
 
 // crdThenCR applies a CRD in one step and one of its objects in the next.

@@ -8,9 +8,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/driver/fakes"
 )
 
 // stepRecord is the last record of the named step.

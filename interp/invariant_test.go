@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/driver/fakes"
 )
 
 // refusedOnItsTarget runs sc's preflight against in-memory fakes (a stand-in for every driver)

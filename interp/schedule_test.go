@@ -9,9 +9,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/driver/fakes"
 )
 
 // loadScenario writes src (a CUE file body, without package and import) to a temp dir and loads it.

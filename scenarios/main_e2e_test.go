@@ -38,11 +38,11 @@ import (
 	"testing"
 	"time"
 
+	"labrun.dev/labrun/driver/kube"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/sandbox"
-	"labrun.dev/labrun/driver/kube"
 )
 
 func TestMain(m *testing.M) { sandbox.Main(m) }

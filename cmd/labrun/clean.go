@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"labrun.dev/labrun/schema"
 	"labrun.dev/labrun/driver/kube"
+	"labrun.dev/labrun/schema"
 )
 
 type cleanFlags struct {

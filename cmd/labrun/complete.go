@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/driver/kube"
+	"labrun.dev/labrun/dsl"
 )
 
 // registerCompletions teaches shell completion (labrun completion bash|zsh|fish|powershell)

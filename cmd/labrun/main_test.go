@@ -16,10 +16,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/internal/earlysignal"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/driver/fakes"
 )
 
 // TestMain lets testscript run this test binary as the `labrun` command of the scripts in

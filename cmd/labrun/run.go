@@ -14,14 +14,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"labrun.dev/labrun/driver/compose"
+	"labrun.dev/labrun/driver/kube"
+	"labrun.dev/labrun/driver/local"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/report"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/driver/compose"
-	"labrun.dev/labrun/driver/kube"
-	"labrun.dev/labrun/driver/local"
 )
 
 // targetFlags select and configure the target.

@@ -6,9 +6,9 @@ import (
 	"context"
 	"time"
 
+	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/driver/fakes"
 )
 
 // This file exists only in binaries built with -tags labrun_fakes, for tests that run the

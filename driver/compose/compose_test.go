@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"labrun.dev/labrun/schema"
 	"labrun.dev/labrun/driver/compose"
+	"labrun.dev/labrun/schema"
 )
 
 // side answers every driver call with its own name, so a test sees where a request went.

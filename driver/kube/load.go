@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"labrun.dev/labrun/schema"
 	"labrun.dev/labrun/driver/fortio"
+	"labrun.dev/labrun/schema"
 )
 
 // Load runs `fortio load -json - …` (arguments from fortio.CLIArgs, so a load means the same on

@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"sync"
 
+	"labrun.dev/labrun/driver/fortio"
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/schema"
-	"labrun.dev/labrun/driver/fortio"
 )
 
 // This file is the only one that calls the sibling drivers envoy (pure parsers of
