@@ -13,6 +13,10 @@ import (
 // nowhere else.
 func Main(p *process) int {
 	root := newRoot(p)
+	var prof profiles
+	prof.flags(root)
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start(p) }
+	defer prof.stop(p)
 	args := defaultToRun(root, p.Args)
 	if len(args) > 0 && (args[0] == "run" || args[0] == "doc" || args[0] == "clean") {
 		p.Signals() // keep catching interrupts: loading takes a moment

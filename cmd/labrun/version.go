@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -43,7 +42,7 @@ func (v buildVersion) String() string {
 			notes = append(notes, v.Time)
 		}
 		if v.From != "build" {
-			notes = append(notes, "from the "+v.From)
+			notes = append(notes, "from the "+v.From+", not stamped by the build")
 		}
 		if len(notes) > 0 {
 			b.WriteString(" (" + strings.Join(notes, ", ") + ")")
@@ -94,29 +93,102 @@ func version() string {
 	return readVersion(bi, ok, sourceCheckout).String()
 }
 
-// sourceCheckout asks git about the checkout this file was compiled from, when it is still
-// there: go run and builds with -buildvcs=false record no revision, but they run from one.
+// sourceCheckout reads the revision of the checkout this file was compiled from, when it is
+// still there: go run and builds with -buildvcs=false record no revision, but they run from
+// one. It reads .git's files itself (HEAD, the ref it names, packed-refs) rather than running
+// git, so `labrun version` starts no process; the commit time and whether the tree was modified
+// would need git's object store and index, so they stay unknown.
 func sourceCheckout() (rev, time string, modified bool, dir string, found bool) {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok || !filepath.IsAbs(file) {
 		return // -trimpath: no source path
 	}
-	dir = filepath.Dir(file)
-	if _, err := os.Stat(dir); err != nil {
-		return
-	}
-	git := func(args ...string) (string, bool) {
-		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
-		return strings.TrimSpace(string(out)), err == nil
-	}
-	top, ok := git("rev-parse", "--show-toplevel")
+	top, gitDir, common, ok := findGitDir(filepath.Dir(file))
 	if !ok {
 		return
 	}
-	if rev, ok = git("rev-parse", "HEAD"); !ok {
+	rev, ok = resolveHead(gitDir, common)
+	if !ok {
 		return
 	}
-	time, _ = git("log", "-1", "--format=%cI", "HEAD")
-	status, _ := git("status", "--porcelain", "--untracked-files=no")
-	return rev, time, status != "", top, true
+	return rev, "", false, top, true
+}
+
+// findGitDir walks up from dir to the checkout's top: the folder holding .git, either a
+// directory or, in a worktree, a file "gitdir: PATH". common is where shared refs live.
+func findGitDir(dir string) (top, gitDir, common string, ok bool) {
+	for d := dir; ; d = filepath.Dir(d) {
+		g := filepath.Join(d, ".git")
+		if fi, err := os.Stat(g); err == nil {
+			gitDir = g
+			if !fi.IsDir() {
+				b, err := os.ReadFile(g)
+				if err != nil {
+					return "", "", "", false
+				}
+				p, found := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+				if !found {
+					return "", "", "", false
+				}
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(d, p)
+				}
+				gitDir = p
+			}
+			common = gitDir
+			if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+				c := strings.TrimSpace(string(b))
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(gitDir, c)
+				}
+				common = filepath.Clean(c)
+			}
+			return d, gitDir, common, true
+		}
+		if filepath.Dir(d) == d {
+			return "", "", "", false
+		}
+	}
+}
+
+// resolveHead reads HEAD: a detached hash, or "ref: refs/heads/x" resolved through the loose
+// ref file or packed-refs.
+func resolveHead(gitDir, common string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return "", false
+	}
+	head := strings.TrimSpace(string(b))
+	ref, isRef := strings.CutPrefix(head, "ref: ")
+	if !isRef {
+		return head, isHash(head)
+	}
+	for _, d := range []string{gitDir, common} {
+		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
+			h := strings.TrimSpace(string(b))
+			return h, isHash(h)
+		}
+	}
+	packed, err := os.ReadFile(filepath.Join(common, "packed-refs"))
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if h, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && name == ref && isHash(h) {
+			return h, true
+		}
+	}
+	return "", false
+}
+
+func isHash(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -21,12 +23,61 @@ func TestReadVersion(t *testing.T) {
 	}{
 		{"go build in a checkout", stamped, checkout, "labrun v0.3.0 revision 0123456789ab (modified, 2026-12-01T12:00:00Z) go1.26.8 "},
 		{"go run", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, checkout,
-			"labrun (devel) revision fedcba987654 (2026-12-01T11:00:00Z, from the checkout /src/labrun) go1.26.8 "},
+			"labrun (devel) revision fedcba987654 (2026-12-01T11:00:00Z, from the checkout /src/labrun, not stamped by the build) go1.26.8 "},
 		{"no checkout either", &debug.BuildInfo{GoVersion: "go1.26.8"}, noCheckout, "labrun (devel) (no VCS revision recorded) go1.26.8 "},
 	} {
 		got := readVersion(tc.bi, true, tc.checkout).String()
 		if !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s:\n got %q\nwant %q…", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestSourceCheckoutReadsGitFiles: the revision of a go run build comes from .git's files, in a
+// plain checkout (loose ref), a packed ref, a detached HEAD and a worktree (gitdir file).
+func TestSourceCheckoutReadsGitFiles(t *testing.T) {
+	const h1 = "0123456789abcdef0123456789abcdef01234567"
+	const h2 = "89abcdef0123456789abcdef0123456789abcdef"
+	write := func(path, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	write(filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	write(filepath.Join(repo, ".git", "refs", "heads", "main"), h1+"\n")
+	write(filepath.Join(repo, ".git", "packed-refs"), "# pack-refs with: peeled fully-peeled sorted\n"+h2+" refs/heads/packed\n")
+	write(filepath.Join(repo, "cmd", "x", "f.go"), "")
+	wt := filepath.Join(root, "wt")
+	write(filepath.Join(wt, ".git"), "gitdir: "+filepath.Join(repo, ".git", "worktrees", "wt")+"\n")
+	write(filepath.Join(repo, ".git", "worktrees", "wt", "HEAD"), "ref: refs/heads/packed\n")
+	write(filepath.Join(repo, ".git", "worktrees", "wt", "commondir"), "../..\n")
+
+	for _, tc := range []struct {
+		name, dir, top, rev string
+	}{
+		{"loose ref, from a subfolder", filepath.Join(repo, "cmd", "x"), repo, h1},
+		{"worktree, packed ref in the common dir", wt, wt, h2},
+	} {
+		top, gitDir, common, ok := findGitDir(tc.dir)
+		if !ok || top != tc.top {
+			t.Fatalf("%s: findGitDir = %q, %v; want top %q", tc.name, top, ok, tc.top)
+		}
+		if rev, ok := resolveHead(gitDir, common); !ok || rev != tc.rev {
+			t.Errorf("%s: resolveHead = %q, %v; want %q", tc.name, rev, ok, tc.rev)
+		}
+	}
+	write(filepath.Join(repo, ".git", "HEAD"), h2+"\n")
+	if rev, ok := resolveHead(filepath.Join(repo, ".git"), filepath.Join(repo, ".git")); !ok || rev != h2 {
+		t.Errorf("detached HEAD: resolveHead = %q, %v; want %q", rev, ok, h2)
+	}
+	write(filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/gone\n")
+	if rev, ok := resolveHead(filepath.Join(repo, ".git"), filepath.Join(repo, ".git")); ok {
+		t.Errorf("a ref that does not exist resolved to %q", rev)
 	}
 }
