@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,13 +81,20 @@ func TestMalformed(t *testing.T) {
 
 	passed, silent := 0, []string{}
 	byOwner := map[string][]string{}
+	type tally struct{ passed, all int }
+	byCategory := map[string]*tally{}
 	for _, c := range cases {
 		r, ok := results[c.file]
 		if !ok {
 			continue
 		}
+		if byCategory[c.category] == nil {
+			byCategory[c.category] = &tally{}
+		}
+		byCategory[c.category].all++
 		if r.ok {
 			passed++
+			byCategory[c.category].passed++
 			continue
 		}
 		owner := gaps[c.file].owner
@@ -100,6 +108,11 @@ func TestMalformed(t *testing.T) {
 	}
 	t.Logf("malformed: %d of %d rejected with FILE:line:col and the expected message (%.1f%%); vet ok and run exit 0: %d %v",
 		passed, len(results), 100*float64(passed)/float64(max(len(results), 1)), len(silent), silent)
+	var cats []string
+	for _, k := range slices.Sorted(maps.Keys(byCategory)) {
+		cats = append(cats, fmt.Sprintf("%s %d/%d", k, byCategory[k].passed, byCategory[k].all))
+	}
+	t.Logf("by category: %s", strings.Join(cats, ", "))
 	owners := make([]string, 0, len(byOwner))
 	for o := range byOwner {
 		owners = append(owners, o)
@@ -115,10 +128,10 @@ const runTimeout = 20 * time.Second
 
 // malformedCase is one file of testdata/malformed and what its header expects.
 type malformedCase struct {
-	file, path, target string
-	lines              []string // the file's lines, for the columns of want
-	wants              []malformedPos
-	msgs               [][]string // each entry: alternatives, one of which must appear
+	file, path, target, category string
+	lines                        []string // the file's lines, for the columns of want
+	wants                        []malformedPos
+	msgs                         [][]string // each entry: alternatives, one of which must appear
 }
 
 // malformedPos is where a diagnostic may point: a line and a range of columns (1-based, bytes),
@@ -198,6 +211,7 @@ func parseMalformedCase(path string) (malformedCase, error) {
 		}
 		switch key {
 		case "category":
+			c.category = val
 		case "target":
 			c.target = val
 		case "want":
