@@ -80,6 +80,8 @@ func (c *stepChecker) Step(name string) (string, bool) {
 	return t.Kind, true
 }
 
+func (c *stepChecker) Suggest(name string) string { return suggest(name, c.d.sc.names) }
+
 func (c *stepChecker) Params(name string) schema.Params {
 	if t := c.d.sc.names[name]; t != nil {
 		return t.Params

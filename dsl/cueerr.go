@@ -119,7 +119,10 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 				path = full
 			}
 		}
-		it := item{pos: pos, path: path, msg: l.explain(path, msg, root, prefix)}
+		it := item{pos: pos, path: path, msg: l.hint(e.Position(), path, msg, l.explain(path, msg, root, prefix))}
+		if strings.HasPrefix(it.msg, "cannot import ") {
+			it.path = nil // the importing package's own import path, not a field
+		}
 		if m := conflictRE.FindStringSubmatch(msg); m != nil && !mismatchRE.MatchString(msg) && !looksLikeType(m[1]) && !looksLikeType(m[2]) {
 			// Two concrete values: unless a disjunction explains them (merged below), they
 			// were written in two places (a kit and a scenario, or two files), and neither is

@@ -102,6 +102,8 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.checkStructure()
 	d.checkKinds()
 	d.checkTimeline()
+	d.checkLocalWorld()
+	d.checkNamespaces()
 	names := d.names()
 	d.compile(names)
 	if len(l.errs.errs) == before {

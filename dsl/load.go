@@ -375,17 +375,26 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 		return // a document in a directory may well hold no spec
 	}
 	if specs == 0 {
+		// Point at the first fence that was probably meant as a spec: cue without the word
+		// labrun, or labrun without the language cue.
 		var near []string
+		pos := Pos{File: abs, Line: 1, Col: 1}
 		for _, f := range fences {
-			if f.Lang() == "cue" {
-				near = append(near, fmt.Sprintf("line %d (%q)", f.Line, "```"+f.Info))
+			if strings.EqualFold(f.Lang(), "cue") || f.HasWord("labrun") || strings.Contains(strings.ToLower(f.Info), "labrun") {
+				near = append(near, fmt.Sprintf("line %d (%q)", f.Line, f.Marker+f.Info))
+				if len(near) == 1 {
+					pos = Pos{File: abs, Line: f.Line, Col: f.Indent + 1}
+				}
 			}
 		}
 		msg := "no labrun spec in this document: expected a fence opened with ```cue labrun"
 		if len(near) > 0 {
-			msg += "; cue fences without the labrun word: " + strings.Join(near, ", ")
+			msg += "; fences that are almost one: " + strings.Join(near, ", ")
 		}
-		l.errs.add(Pos{File: abs, Line: 1, Col: 1}, "", "%s", msg)
+		l.errs.add(pos, "", "%s", msg)
+		return
+	}
+	if l.repeatedPackage(abs, fences) {
 		return
 	}
 	virt := abs + ".cue"
@@ -404,6 +413,36 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 		return
 	}
 	l.build(filepath.Dir(abs), []string{virt}, "", topLevelLabels(f), virt, overlayFile{virt, src})
+}
+
+// repeatedPackage reports a package clause in a spec block after the first: the blocks of a
+// document are one CUE file, whose package clause (and imports) the first block holds.
+func (l *loader) repeatedPackage(abs string, fences []Fence) bool {
+	first := true
+	found := false
+	for _, f := range fences {
+		if !f.IsSpec() {
+			continue
+		}
+		if first {
+			first = false
+			continue
+		}
+		for i, line := range strings.Split(f.Content, "\n") {
+			t := strings.TrimSpace(line)
+			if t == "" || strings.HasPrefix(t, "//") {
+				continue
+			}
+			if strings.HasPrefix(t, "package ") {
+				col := len(line) - len(strings.TrimLeft(line, " \t")) + f.Indent + 1
+				l.errs.add(Pos{File: abs, Line: f.Line + 1 + i, Col: col}, "",
+					"a package clause belongs in the first cue labrun block only: the spec blocks of a document are one CUE file; remove it here, and the imports the first block already has")
+				found = true
+			}
+			break
+		}
+	}
+	return found
 }
 
 // addMarkdownSyntaxError reports the syntax errors of a document's specs. The specs are parsed
@@ -747,12 +786,19 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		l.addCUEError(err)
 		return
 	}
-	found := 0
+	found, failed := 0, 0
 	scenarios := map[string]bool{}
 	for it.Next() {
 		name := it.Selector().String()
 		sv := it.Value()
 		if !sv.LookupPath(scenarioMarker).Exists() {
+			// A value that fails to evaluate is no scenario, but it is an error that
+			// Validate does not always return (a selector of the schema that does not
+			// exist: schema.#scenario).
+			if err := sv.Err(); err != nil && (only == nil || only[name]) {
+				l.addCUEError(err)
+				failed++
+			}
 			continue
 		}
 		scenarios[name] = true
@@ -776,7 +822,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			l.addCUEError(e)
 		}
 	}
-	l.noScenario(found, file)
+	l.noScenario(found+failed, file)
 }
 
 // noScenario reports a named file that declares no scenario.

@@ -53,6 +53,9 @@ func (p *Config) Check(c Checker) {
 		c.Errorf("path", "names records a list of %s names, which has no path %q: drop path, or read one resource with %s: \"<name>\"",
 			strings.TrimSuffix(p.Names, "s"), p.Path, strings.TrimSuffix(p.Names, "s"))
 	}
+	if p.Names == "" {
+		checkDottedPath(c, "path", p.Path)
+	}
 	if p.Interval != 0 && p.Until == "" {
 		c.Errorf("interval", "interval is the pause between reads of until, and the step has no until")
 	}

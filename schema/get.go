@@ -27,6 +27,18 @@ func (p *Get) Check(c Checker) {
 	if p.Name != "" && p.Selector != "" {
 		c.Errorf("", "get takes name or selector, not both")
 	}
+	checkDottedPath(c, "path", p.Path)
+}
+
+// checkDottedPath refuses a kubectl JSONPath or jq path where labrun reads a dotted one: its
+// first key would be "{" or "$", and nothing is ever found there.
+func checkDottedPath(c Checker, field, path string) {
+	if c.Templated(field) {
+		return
+	}
+	if strings.HasPrefix(path, "{") || strings.HasPrefix(path, "$") || strings.HasPrefix(path, ".") {
+		c.Errorf(field, "path %q looks like a JSONPath: write a dotted path, e.g. status.podIP or spec.containers.0.name", path)
+	}
 }
 
 // Plan: one API call.

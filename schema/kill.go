@@ -40,7 +40,7 @@ func checkProcessRef(c Checker, field, name, what string) {
 	switch {
 	case c.Templated(field):
 	case !ok:
-		c.Errorf(field, "%s names process %q, but no step has that name", what, name)
+		c.Errorf(field, "%s names process %q, but no step has that name%s", what, name, c.Suggest(name))
 	case kind != "process":
 		c.Errorf(field, "%s names %q, %s step: expected the name of a process step", what, name, A(kind))
 	case !c.StartedBefore(name):

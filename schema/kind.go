@@ -189,6 +189,9 @@ type Checker interface {
 	Namespaces() []string
 	// Step reports the kind of the step with this name, if there is one.
 	Step(name string) (kind string, ok bool)
+	// Suggest says what the user may have meant by a step name that no step has:
+	// ` (did you mean "x"?)`, or the names there are.
+	Suggest(name string) string
 	// Params returns the parameters of the step with this name (nil if none, or not decoded).
 	Params(name string) Params
 	// StartedBefore reports whether the named step always starts before this one does.

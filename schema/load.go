@@ -101,6 +101,10 @@ func CheckLoadURL(raw string) error {
 		return errors.New("url is empty")
 	}
 	u, err := url.Parse(raw)
+	if err != nil && !strings.Contains(raw, "://") {
+		// "127.0.0.1:8080/echo" fails to parse for its colon; the scheme is what is missing.
+		return fmt.Errorf("url %q has no scheme: expected e.g. \"http://backend:8080/echo\"", raw)
+	}
 	if err != nil {
 		return fmt.Errorf("url %q: %v", raw, errors.Unwrap(err))
 	}

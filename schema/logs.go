@@ -43,7 +43,7 @@ func (p *Logs) Check(c Checker) {
 		kind, ok := c.Step(p.Since)
 		switch {
 		case !ok:
-			c.Errorf("since", "logs since names %q, but no step has that name", p.Since)
+			c.Errorf("since", "logs since names %q, but no step has that name%s", p.Since, c.Suggest(p.Since))
 		case !c.StartedBefore(p.Since):
 			c.Errorf("since", "logs since names %q (%s step), which has not started when this step runs: name a step that comes earlier", p.Since, A(kind))
 		}

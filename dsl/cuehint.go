@@ -1,0 +1,80 @@
+package dsl
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"cuelang.org/go/cue/token"
+)
+
+// hint adds to CUE's message (already explained: text) what a newcomer to CUE needs to fix
+// the mistake: CUE reports where its grammar or scope broke, which is often one token after
+// a habit from YAML, JSON or Go (a # comment, a "- " list item, an unescaped quote, an
+// expression written bare, the schema not imported). p is the error's position, path its
+// field path and msg CUE's own message.
+func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
+	if m := refNotFoundRE.FindStringSubmatch(msg); m != nil {
+		switch name := m[1]; {
+		case name == "schema":
+			return text + `: add import "labrun.dev/schema" below the package clause`
+		case name == "#Scenario":
+			return text + `: write schema.#Scenario (with import "labrun.dev/schema")`
+		case name == "vars":
+			return text + ": declare the var in the scenario, e.g. vars: {requests: 10} (a reference sees the fields written, not the schema's)"
+		case len(path) >= 2 && (path[1] == "expect" || path[len(path)-1] == "assert" || path[len(path)-1] == "until"):
+			return text + `: an expression is a string: write it in quotes, e.g. "fortio.code200 == 10"`
+		}
+		return text
+	}
+	if m := undefinedFieldRE.FindStringSubmatch(msg); m != nil && strings.EqualFold(strings.TrimPrefix(m[1], "#"), "Scenario") {
+		return text + ": did you mean schema.#Scenario?"
+	}
+	line := l.sourceLine(p)
+	if imp := importRE.FindStringSubmatch(line); imp != nil && (strings.HasSuffix(msg, "import failed") || strings.HasPrefix(msg, "builtin package")) {
+		return fmt.Sprintf(`cannot import %q: labrun's schema is import "labrun.dev/schema"`, imp[1])
+	}
+	if len(path) > 0 || line == "" {
+		return text
+	}
+	// Syntax errors.
+	trimmed := strings.TrimLeft(line, " \t")
+	switch {
+	case trimmed == "#" || strings.HasPrefix(trimmed, "# ") || strings.HasPrefix(trimmed, "#!") || strings.HasPrefix(trimmed, "##"):
+		return text + ": CUE comments start with //, not #"
+	case trimmed == "-" || strings.HasPrefix(trimmed, "- "):
+		return text + `: CUE has no YAML "- " items: write a list in brackets, e.g. steps: [{name: "a", sleep: "1s"}, {sleep: "2s"}]`
+	}
+	// A string that ends where the user meant a quote inside it: the next token touches it.
+	if c := p.Column(); c >= 2 && c <= len(line) && line[c-2] == '"' && !strings.ContainsRune(" \t,]})", rune(line[c-1])) {
+		return text + `: a " inside a string ends it; escape it as \" (inside an expression, quote with single quotes: 'passed')`
+	}
+	return text
+}
+
+var (
+	refNotFoundRE    = regexp.MustCompile(`^reference "([^"]+)" not found`)
+	undefinedFieldRE = regexp.MustCompile(`^undefined field: (#?\w+)`)
+	importRE         = regexp.MustCompile(`^\s*(?:import\s+)?(?:\w+\s+)?"([^"]*)"\s*\)?\s*$`)
+)
+
+// sourceLine is the line of the user's source at p (of the CUE a Markdown document turned
+// into, for a virtual file), without its line ending; "" when it cannot be read.
+func (l *loader) sourceLine(p token.Pos) string {
+	if !p.IsValid() || l.schemaFiles[p.Filename()] {
+		return ""
+	}
+	src, ok := l.virtualSrc[p.Filename()]
+	if !ok {
+		var err error
+		if src, err = l.read(p.Filename()); err != nil {
+			return ""
+		}
+	}
+	lines := bytes.Split(src, []byte("\n"))
+	if p.Line() < 1 || p.Line() > len(lines) {
+		return ""
+	}
+	return strings.TrimRight(string(lines[p.Line()-1]), "\r")
+}
