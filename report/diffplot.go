@@ -72,7 +72,7 @@ func DiffSVG(d *interp.RunDiff) (string, bool) {
 			if v < 0 {
 				tx, anchor = x-4, "end"
 			}
-			fmt.Fprintf(&sb, `<text x="%g" y="%g" text-anchor="%s" fill="%s">%s</text>`, tx, by+barH-2, anchor, c, num(v))
+			fmt.Fprintf(&sb, `<text x="%g" y="%g" text-anchor="%s" fill="%s">%s</text>`, tx, by+barH-2, anchor, c, sig4(v))
 		}
 	}
 	sb.WriteString(`</svg>`)
