@@ -105,6 +105,9 @@ func withUnit(x float64, unit string) string {
 	return sig4(x) + " " + unit
 }
 
+// Sig4 writes a number with at most 4 significant digits (see sig4).
+func Sig4(x float64) string { return sig4(x) }
+
 // sig4 writes a number with at most 4 significant digits and no exponent for the magnitudes a
 // lab sees (12345 → 12350, 0.0012345 → 0.001235).
 func sig4(x float64) string {
