@@ -495,7 +495,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 
 	if len(plots) > 0 {
 		w("<h2>Plots</h2>\n<p class=\"hint\">")
-		if len(s.Sweep) > 0 {
+		if plots[0].Var != "" {
 			w("Each value against a swept var: a line through the medians, one per combination of the other vars (dashed from the second on); the band spans min–max of the runs, each circle is one run. ")
 		} else {
 			w("Each value over the runs: each circle is one run, the bar the median, the whisker min–max. ")

@@ -36,15 +36,20 @@ var plotColors = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
 func SummaryPlots(s *Summary) []Plot {
 	var out []Plot
 	done := map[string]bool{}
+	// The vars swept over more than one value are the x axes; without one, strip plots.
 	swept := map[string]bool{}
+	var axes []string
 	for _, sw := range s.Sweep {
-		swept[sw.Name] = true
+		if len(sw.Values) > 1 {
+			swept[sw.Name] = true
+			axes = append(axes, sw.Name)
+		}
 	}
 	add := func(v, x string) {
-		if len(s.Sweep) == 0 {
+		if len(axes) == 0 {
 			x = ""
 		} else if !swept[x] {
-			x = s.Sweep[0].Name
+			x = axes[0]
 		}
 		if done[v+"\x00"+x] {
 			return
@@ -68,11 +73,11 @@ func SummaryPlots(s *Summary) []Plot {
 		if strings.HasPrefix(v, "vars.") {
 			continue // a var against the sweep is the sweep itself, or a flat line
 		}
-		if len(s.Sweep) == 0 {
+		if len(axes) == 0 {
 			add(v, "")
 		}
-		for _, sw := range s.Sweep {
-			add(v, sw.Name)
+		for _, x := range axes {
+			add(v, x)
 		}
 	}
 	return out
