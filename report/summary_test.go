@@ -3,6 +3,8 @@ package report
 import (
 	"encoding/json"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -233,5 +235,33 @@ func TestUnitOf(t *testing.T) {
 		if got := UnitOf(v, roots); got != want {
 			t.Errorf("UnitOf(%s) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestWriteSummaryNeverOverwrites: two summaries written with the same id in the same second
+// (two processes that drew the same id) both stay; the second gets a suffix.
+func TestWriteSummaryNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	m, runs := matrixRecords()
+	s := SummaryOf(m, runs, dir)
+	a, err := WriteSummary(dir, "same", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := WriteSummary(dir, "same", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSecond := filepath.Base(a[2])[:16] == filepath.Base(b[2])[:16]
+	if a[2] == b[2] || sameSecond && !strings.HasSuffix(b[2], "_s_same-2.summary.json") {
+		t.Errorf("second summary %s, first %s: want another name (suffixed -2 in the same second)", b[2], a[2])
+	}
+	for _, p := range append(a, b...) {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+	if a[0] == b[0] || a[1] == b[1] || a[3] == b[3] {
+		t.Errorf("the Markdown, HTML or plots share a name: %v, %v", a, b)
 	}
 }

@@ -9,11 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"labrun.dev/labrun/report"
 )
 
 // The fault tests break the real labrun binary on purpose, on the local target: kill -9 in the
@@ -411,6 +414,74 @@ s: schema.#Scenario & {
 		if len(files) != n {
 			t.Errorf("%d concurrent runs left %d %s reports: %v", n, len(files), ext, files)
 		}
+	}
+}
+
+// TestConcurrentMatricesKeepEverySummary: three concurrent --count 2 runs into one report
+// directory leave three summaries, each listing its own two runs, and six run records.
+func TestConcurrentMatricesKeepEverySummary(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [{name: "fortio", load: {url: "http://${backends.a.address}/echo", requests: 10, connections: 1}}]
+	expect: ["fortio.ok == 10"]
+}
+`)
+	const n = 3
+	errs := make(chan error, n)
+	outs := make([]strings.Builder, n)
+	for i := range n {
+		cmd := exec.Command(bin, "run", "-q", "--count", "2", "--report-dir", "reports", "s.cue")
+		cmd.Dir = dir
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { errs <- cmd.Wait() }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}
+	printed := map[string]bool{}
+	for i := range outs {
+		m := regexp.MustCompile(`SUMMARY s: 2 of 2 runs passed \(every run must pass\) — (\S+)`).FindStringSubmatch(outs[i].String())
+		if m == nil {
+			t.Fatalf("run %d printed no summary:\n%s", i, outs[i].String())
+		}
+		printed[m[1]] = true
+	}
+	sums, _ := filepath.Glob(filepath.Join(dir, "reports", "*.summary.json"))
+	if len(sums) != n || len(printed) != n {
+		t.Fatalf("%d concurrent --count 2 runs printed %d summary paths and left %d summaries: %v", n, len(printed), len(sums), sums)
+	}
+	linked := map[string]bool{}
+	for _, f := range sums {
+		s, err := report.ReadSummary(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Runs) != 2 {
+			t.Errorf("%s lists %d runs, want its own 2", f, len(s.Runs))
+		}
+		for _, r := range s.Runs {
+			if linked[r.Report] {
+				t.Errorf("%s: run %s is in two summaries", f, r.Report)
+			}
+			linked[r.Report] = true
+			if _, err := os.Stat(filepath.Join(dir, "reports", r.Report)); err != nil {
+				t.Errorf("%s links %s: %v", f, r.Report, err)
+			}
+		}
+	}
+	if records, _ := filepath.Glob(filepath.Join(dir, "reports", "*_s_??????????.json")); len(records) != 2*n {
+		t.Errorf("want %d run records, found %d", 2*n, len(records))
 	}
 }
 
