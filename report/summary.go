@@ -432,7 +432,12 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	w("</table>\n")
 
 	exprs := summaryExprs(s)
-	values := summaryValues(s)
+	var values []string
+	for _, v := range summaryValues(s) {
+		if !varsOnly(v) {
+			values = append(values, v)
+		}
+	}
 	groups := summaryGroups(s)
 	w("<h2>Combinations</h2>\n<p class=\"hint\">One row per combination of the swept vars. e1, e2, …: how many of its runs each expectation passed (listed below); each value: the median over the runs")
 	if s.Count > 1 {
@@ -561,7 +566,7 @@ func otherValue(runs []SummaryRun, v string) string {
 const summaryCSS = `
 .badge.passed,.badge.failed,.badge.error{font-size:12px;padding:1px 6px}
 table.combos td.ok{color:#2e7d32} table.combos td.err{color:#c62828;font-weight:bold}
-th .unit{font-weight:normal;color:#666}
+th .unit{font-weight:normal;color:#666} table.combos .hint{white-space:nowrap}
 td.vm{text-align:center;font-weight:bold} td.vm.passed{color:#2e7d32} td.vm.failed{color:#c62828} td.vm.error{color:#ef6c00}
 .scroll{overflow-x:auto} .chart svg{display:block} .charts{display:flex;flex-wrap:wrap;gap:12px}
 `

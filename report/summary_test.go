@@ -48,7 +48,7 @@ func TestSummaryHTML(t *testing.T) {
 		`<p class="doc">1 of 2 runs passed. Every run must pass; verdict: failed.</p>`,
 		// The combination whose run failed is marked, its failing expectation (e1, sorted first)
 		// counted 0/1; the numbers come first, with their unit in the header.
-		`<tr class="failed"><td class="num">2</td><td class="num">0 of 1</td><td class="num err">0/1</td><td class="num ok">1/1</td><td class="num">7</td><td class="num">1</td><td class="num">a&lt;b&gt;</td>`,
+		`<tr class="failed"><td class="num">2</td><td class="num">0 of 1</td><td class="num err">0/1</td><td class="num ok">1/1</td><td class="num">7</td><td class="num">a&lt;b&gt;</td></tr>`, // vars.max is the combination itself: not a column
 		`<th>fortio.code503 <span class="unit">count</span></th>`,
 		`<th title="fortio.code503 &lt; 5">e1</th>`,
 		`<td class="vm failed" title="failed">✗</td>`,
@@ -263,5 +263,18 @@ func TestWriteSummaryNeverOverwrites(t *testing.T) {
 	}
 	if a[0] == b[0] || a[1] == b[1] || a[3] == b[3] {
 		t.Errorf("the Markdown, HTML or plots share a name: %v, %v", a, b)
+	}
+}
+
+// TestAxisCoversEveryValue: the axis's round ticks reach past the highest value drawn.
+func TestAxisCoversEveryValue(t *testing.T) {
+	for _, c := range [][2]float64{{2.2, 26.92}, {0, 8}, {361, 842.7}, {0.01, 0.0312}, {5, 5}, {-3, 7}} {
+		a := newAxis(c[0], c[1], 300, 0)
+		if a.lo > c[0] || a.hi < c[1] {
+			t.Errorf("axis of %v: ticks %v do not cover it", c, a.ticks)
+		}
+		if len(a.ticks) > 8 {
+			t.Errorf("axis of %v: %d ticks", c, len(a.ticks))
+		}
 	}
 }

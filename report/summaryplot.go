@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,7 +71,7 @@ func SummaryPlots(s *Summary) []Plot {
 		add(p.Y, p.X)
 	}
 	for _, v := range summaryValues(s) {
-		if strings.HasPrefix(v, "vars.") {
+		if varsOnly(v) {
 			continue // a var against the sweep is the sweep itself, or a flat line
 		}
 		if len(axes) == 0 {
@@ -101,6 +102,11 @@ func newAxis(lo, hi, from, to float64) axis {
 		}
 	}
 	t := niceTicks(lo, hi, 5)
+	if len(t) > 1 {
+		for step := t[1] - t[0]; t[len(t)-1] < hi; {
+			t = append(t, t[len(t)-1]+step) // the top tick covers the highest value drawn
+		}
+	}
 	return axis{ticks: t, lo: t[0], hi: t[len(t)-1], from: from, to: to}
 }
 
@@ -189,7 +195,7 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 	}
 	unit := s.Units[v]
 	title := v + " against " + x
-	const w, h, l, r, t, b = 640.0, 340.0, 70.0, 190.0, 34.0, 50.0
+	const w, h, l, r, t, b = 560.0, 320.0, 64.0, 164.0, 34.0, 48.0
 	ya := newAxis(lo, hi, h-b, t)
 	xlo, xhi := xv[0], xv[0]
 	for _, f := range xv {
@@ -290,7 +296,7 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 			label = "median"
 		}
 		fmt.Fprintf(&sb, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="2"%s/><circle cx="%g" cy="%g" r="4" fill="%s"/><text x="%g" y="%g">%s</text>`,
-			w-r+12, ly, w-r+42, ly, c, dash, w-r+27, ly, c, w-r+48, ly+4, xmlEsc(truncate(label, 22)))
+			w-r+12, ly, w-r+42, ly, c, dash, w-r+27, ly, c, w-r+48, ly+4, xmlEsc(truncate(label, 19)))
 	}
 	ly := t + 8 + 18*float64(len(lines)) + 6
 	fmt.Fprintf(&sb, `<circle cx="%g" cy="%g" r="3" fill="white" stroke="#555" stroke-width="1.3"/><text x="%g" y="%g" fill="#444">one run</text>`, w-r+27, ly, w-r+48, ly+4)
@@ -343,6 +349,14 @@ func StripPlot(s *Summary, v string) (Plot, bool) {
 	fmt.Fprintf(&sb, `<text x="%g" y="%g" fill="#444">median %s · min–max %s–%s</text>`, l, h-8, xmlEsc(withUnit(med, unit)), sig4(lo), sig4(hi))
 	sb.WriteString(`</svg>`)
 	return Plot{Title: title, Value: v, SVG: sb.String()}, true
+}
+
+var varRead = regexp.MustCompile(`vars\.[A-Za-z_][A-Za-z0-9_]*|[0-9.]+|[-+*/%() ]`)
+
+// varsOnly reports whether a value is computed from the vars alone (vars.connections * 500):
+// the combination fixes it, so the summary neither tabulates nor plots it.
+func varsOnly(v string) bool {
+	return strings.HasPrefix(v, "vars.") && varRead.ReplaceAllString(v, "") == ""
 }
 
 func svgOpen(sb *strings.Builder, w, h float64, title string, l float64) {
