@@ -99,10 +99,18 @@ func newRunCmd(p *process) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run PATH...",
 		Short: "Run scenarios and judge them (a bare PATH means run)",
-		Long: `run loads the scenarios in PATH (.cue files, directories, Markdown documents), runs each on
-its target — setup, steps on their timeline, cleanup (always) — judges its expectations and
-writes a report: reports/<UTC time>_<scenario>_<run id>.md, .json (the complete record, for labrun
-replay), and a folder with every raw input and the SVG pictures.
+		Long: `run loads the scenarios in PATH (.cue files, directories, DIR/... for DIR and every folder
+below it, Markdown documents), runs each on its target — setup, steps on their timeline,
+cleanup (always) — judges its expectations and writes a report: reports/<UTC
+time>_<scenario>_<run id>.md, .json (the complete record, for labrun replay), and a folder with
+every raw input and the SVG pictures.
+
+A scenario that declares a sweep runs once per combination of its values; --sweep name=v1,v2
+replaces the values of the var it names (or sweeps a var the scenario declares), --count N runs
+every combination N times. Every combination is loaded and checked before the first run. Such
+a matrix also writes a summary, <UTC time>_<scenario>_<id>.summary.{md,html,json}, with a row
+per combination and plots of every value the expectations read. A run of several scenarios ends
+with a line per scenario and the total.
 
 The first Ctrl-C (or SIGTERM) stops the steps (load included), runs the cleanup, writes the
 report marked interrupted and exits 130; a second one abandons the cleanup. That holds from
