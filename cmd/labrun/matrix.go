@@ -209,7 +209,15 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 	code := exitOK
 	byMatrix := map[*dsl.Matrix][]ran{}
 	var recs []*interp.Record
+	skipped := 0
 	for i, u := range w.units {
+		if u.Matrix.Summarized() && interrupted(runCtx) {
+			// After an interrupt, a matrix's runs not started are not run: its summary counts
+			// them as runs without a record (a single run still gets its report, marked
+			// interrupted).
+			skipped++
+			continue
+		}
 		if u.Matrix.Summarized() && !f.quiet {
 			fmt.Fprintf(p.Stdout, "● %s [%d/%d]: %s\n", u.Matrix.Scenario, i+1, len(w.units), report.Combo(u.Vars, u.Round, u.Matrix.Count))
 		}
@@ -222,6 +230,12 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 		}
 		recs = append(recs, r.rec)
 		byMatrix[u.Matrix] = append(byMatrix[u.Matrix], r)
+	}
+	if skipped > 0 {
+		fmt.Fprintf(p.Stderr, "labrun: interrupted: %d run%s of the matrix not started\n", skipped, plural(skipped))
+	}
+	if interrupted(runCtx) {
+		code = exitInterrupted
 	}
 	dir := ""
 	if f.reportDir != "" {
