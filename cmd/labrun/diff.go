@@ -88,10 +88,7 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 				}
 			}
 			if output == "json" {
-				enc := json.NewEncoder(p.Stdout)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				_ = enc.Encode(d)
+				p.printJSON(d)
 			} else {
 				writeDiff(p, args, recs, d, tolerance, all)
 			}
@@ -399,10 +396,7 @@ func (p *process) diffSummaries(args []string, output string, tolerance float64,
 		return &exitError{exitInvalid, fmt.Sprintf("diff %s %s: %v", args[0], args[1], err)}
 	}
 	if output == "json" {
-		enc := json.NewEncoder(p.Stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(d)
+		p.printJSON(d)
 	} else {
 		desc := func(s *report.Summary) string {
 			return fmt.Sprintf("%s: %d of %d runs passed, %d combination%s × %d", s.Scenario, s.Passed, s.Planned, s.Combinations, plural(s.Combinations), s.Count)
@@ -465,6 +459,14 @@ func comboLabel(k string) string {
 		return "all runs"
 	}
 	return strings.ReplaceAll(k, ",", " ")
+}
+
+// printJSON prints v on stdout as indented JSON, HTML characters as they are.
+func (p *process) printJSON(v any) {
+	enc := json.NewEncoder(p.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
 }
 
 // inCwd resolves a relative path against the process's working directory.

@@ -372,6 +372,29 @@ func sleepersIn(dir string) []int {
 	return out
 }
 
+// runTogether starts n copies of a command in dir at once and returns their outputs when all
+// have ended; a copy that fails fails the test.
+func runTogether(t *testing.T, n int, dir string, bin string, args ...string) []strings.Builder {
+	t.Helper()
+	errs := make(chan error, n)
+	outs := make([]strings.Builder, n)
+	for i := range n {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { errs <- cmd.Wait() }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Errorf("%s: %v", strings.Join(args, " "), err)
+		}
+	}
+	return outs
+}
+
 // TestConcurrentRunsKeepBothReports: two runs of one scenario started together, into one
 // report directory, leave two report sets.
 func TestConcurrentRunsKeepBothReports(t *testing.T) {
@@ -388,22 +411,7 @@ s: schema.#Scenario & {
 }
 `)
 	const n = 4
-	errs := make(chan error, n)
-	outs := make([]strings.Builder, n)
-	for i := range n {
-		cmd := exec.Command(bin, "run", "-q", "--report-dir", "reports", "s.cue")
-		cmd.Dir = dir
-		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { errs <- cmd.Wait() }()
-	}
-	for range n {
-		if err := <-errs; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	}
+	outs := runTogether(t, n, dir, bin, "run", "-q", "--report-dir", "reports", "s.cue")
 	for i := range outs {
 		if !strings.Contains(outs[i].String(), "PASSED") {
 			t.Errorf("run %d:\n%s", i, outs[i].String())
@@ -433,22 +441,7 @@ s: schema.#Scenario & {
 }
 `)
 	const n = 3
-	errs := make(chan error, n)
-	outs := make([]strings.Builder, n)
-	for i := range n {
-		cmd := exec.Command(bin, "run", "-q", "--count", "2", "--report-dir", "reports", "s.cue")
-		cmd.Dir = dir
-		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { errs <- cmd.Wait() }()
-	}
-	for range n {
-		if err := <-errs; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	}
+	outs := runTogether(t, n, dir, bin, "run", "-q", "--count", "2", "--report-dir", "reports", "s.cue")
 	printed := map[string]bool{}
 	for i := range outs {
 		m := regexp.MustCompile(`SUMMARY s: 2 of 2 runs passed \(every run must pass\) — (\S+)`).FindStringSubmatch(outs[i].String())
