@@ -360,7 +360,7 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 		for _, sw := range s.Sweep {
 			fmt.Fprintf(&md, " %s = %s;", sw.Name, strings.Join(sw.Values, ", "))
 		}
-		fmt.Fprintf(&md, " %d combinations × %d runs each.\n\n", s.Combinations, s.Count)
+		fmt.Fprintf(&md, " %d combination%s × %d run%s each.\n\n", s.Combinations, plural(s.Combinations), s.Count, plural(s.Count))
 	}
 	exprs := summaryExprs(s)
 	md.WriteString("## Runs\n\n| run | vars | verdict |")
