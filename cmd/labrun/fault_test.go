@@ -395,12 +395,8 @@ func runTogether(t *testing.T, n int, dir string, bin string, args ...string) []
 	return outs
 }
 
-// TestConcurrentRunsKeepBothReports: two runs of one scenario started together, into one
-// report directory, leave two report sets.
-func TestConcurrentRunsKeepBothReports(t *testing.T) {
-	bin := buildFakeBinary(t)
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "s.cue"), `package s
+// concurrentScenario is the scenario the concurrent runs share: a load of the local backend.
+const concurrentScenario = `package s
 
 import "labrun.dev/schema"
 
@@ -409,7 +405,14 @@ s: schema.#Scenario & {
 	steps: [{name: "fortio", load: {url: "http://${backends.a.address}/echo", requests: 10, connections: 1}}]
 	expect: ["fortio.ok == 10"]
 }
-`)
+`
+
+// TestConcurrentRunsKeepBothReports: two runs of one scenario started together, into one
+// report directory, leave two report sets.
+func TestConcurrentRunsKeepBothReports(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), concurrentScenario)
 	const n = 4
 	outs := runTogether(t, n, dir, bin, "run", "-q", "--report-dir", "reports", "s.cue")
 	for i := range outs {
@@ -430,16 +433,7 @@ s: schema.#Scenario & {
 func TestConcurrentMatricesKeepEverySummary(t *testing.T) {
 	bin := buildFakeBinary(t)
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "s.cue"), `package s
-
-import "labrun.dev/schema"
-
-s: schema.#Scenario & {
-	local: backends: a: {}
-	steps: [{name: "fortio", load: {url: "http://${backends.a.address}/echo", requests: 10, connections: 1}}]
-	expect: ["fortio.ok == 10"]
-}
-`)
+	writeFile(t, filepath.Join(dir, "s.cue"), concurrentScenario)
 	const n = 3
 	outs := runTogether(t, n, dir, bin, "run", "-q", "--count", "2", "--report-dir", "reports", "s.cue")
 	printed := map[string]bool{}
