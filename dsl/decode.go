@@ -62,17 +62,6 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	sc.Namespaces = d.stringList("namespaces")
 	sc.AllowReset = d.stringList("allowReset")
 	sc.Tags = d.stringList("tags")
-	if sw := v.LookupPath(cue.MakePath(cue.Str("sweep"))); sw.Exists() {
-		var raw map[string][]any
-		if sw.Decode(&raw) == nil {
-			sc.Sweep = map[string][]string{}
-			for k, vals := range raw {
-				for _, x := range vals {
-					sc.Sweep[k] = append(sc.Sweep[k], Stringify(normalizeNumber(x)))
-				}
-			}
-		}
-	}
 	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
 		_ = sv.Decode(&sc.Survivors) // the schema checks its shape
 	}
@@ -82,11 +71,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	sc.Timeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("timeout"))))
 	sc.CleanupTimeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout"))))
 	d.vars()
-	for _, k := range sortedKeys(sc.Sweep) {
-		if _, ok := sc.Vars[k]; !ok {
-			d.err(d.rootFieldPos("sweep."+k), "sweep."+k, "sweep names var %q, which the scenario does not declare: declare it under vars (its value is the default)%s", k, suggestVar(k, sc.Vars))
-		}
-	}
+	d.sweep()
 	if lv := v.LookupPath(cue.MakePath(cue.Str("local"))); lv.Exists() {
 		var local schema.Local
 		if err := lv.Decode(&local); err == nil {
@@ -106,6 +91,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.checkNamespaces()
 	names := d.names()
 	d.compile(names)
+	d.plot()
 	if len(l.errs.errs) == before {
 		if lv := v.LookupPath(cue.MakePath(cue.Str("lint"), cue.Str("ignore"))); lv.Exists() {
 			_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape

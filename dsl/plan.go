@@ -22,6 +22,10 @@ type Plan struct {
 	Objects []PlanObject `json:"objects,omitempty"`
 	// Vars are the values in force, sorted by name.
 	Vars []PlanVar `json:"vars,omitempty"`
+	// Matrix and Units are the runs a sweep or --count makes (absent for a single run); the
+	// timeline is the first unit's.
+	Matrix *Matrix    `json:"matrix,omitempty"`
+	Units  []PlanUnit `json:"units,omitempty"`
 }
 
 // PlanVar is a var's value in force and where it came from.

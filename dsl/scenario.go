@@ -43,6 +43,11 @@ type Scenario struct {
 	Tags           []string
 	// Sweep is the scenario's own sweep: var → values, as the command line writes them.
 	Sweep map[string][]string
+	// VarKinds is each declared var's type: "int", "number", "string", "bool" ("" for any
+	// other), which --var, --sweep and sweep values must have.
+	VarKinds map[string]string
+	// Plot is what the summary of the scenario's runs draws first (plot:).
+	Plot []PlotSpec
 	// LintIgnore are the lint codes the scenario silences, with the reason.
 	LintIgnore map[string]string
 	// Survivors are the mutants that may survive, by name, with the reason.

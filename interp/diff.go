@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"time"
@@ -44,13 +45,18 @@ type RunDiff struct {
 	Verdicts    []VerdictChange `json:"verdicts"`
 	// Beyond counts the differences beyond the tolerance, verdict changes included.
 	Beyond int `json:"beyond"`
+	// Normalized counts the local addresses with a port chosen at run time (a backend's
+	// ephemeral port) that were written by name or as host:* before comparing.
+	Normalized int `json:"normalized,omitempty"`
 }
 
 // Diff compares two records. tolerance is the relative change (0.1 for 10%) below which a
 // numeric difference is not counted as beyond it; strings and presence always count.
 func Diff(a, b *Record, tolerance float64) *RunDiff {
 	d := &RunDiff{ScenarioA: a.Scenario, ScenarioB: b.Scenario, Differences: []Difference{}, Verdicts: []VerdictChange{}}
-	fa, fb := Flatten(a), Flatten(b)
+	fa, na := normalizeAddrs(Flatten(a), a)
+	fb, nb := normalizeAddrs(Flatten(b), b)
+	d.Normalized = na + nb
 	paths := map[string]bool{}
 	for k := range fa {
 		paths[k] = true
@@ -70,13 +76,13 @@ func Diff(a, b *Record, tolerance float64) *RunDiff {
 			continue
 		}
 		df := Difference{Path: k, A: va, B: vb, Beyond: true}
-		na, okA := va.(float64)
-		nb, okB := vb.(float64)
+		xa, okA := va.(float64)
+		xb, okB := vb.(float64)
 		if okA && okB {
-			abs := nb - na
+			abs := xb - xa
 			df.Abs = &abs
-			if na != 0 {
-				rel := abs / math.Abs(na)
+			if xa != 0 {
+				rel := abs / math.Abs(xa)
 				df.Rel = &rel
 				df.Beyond = math.Abs(rel) > tolerance
 			} else {
@@ -223,4 +229,59 @@ func flattenAny(out map[string]any, prefix string, v any) {
 	default:
 		out[prefix] = x
 	}
+}
+
+// A local address whose port the run chose (a backend, a blackhole or a server on port 0)
+// differs in every run: before two records are compared, such an address in a path or a
+// string is written by the name of what owns it (backends.a.address) or, when no named
+// endpoint owns it, with its port as * (only loopback ports of the ephemeral range).
+var localAddr = regexp.MustCompile(`(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\]):(\d{2,5})\b`)
+
+// normalizeAddrs rewrites the local addresses of a flattened record; it returns how many it
+// rewrote.
+func normalizeAddrs(flat map[string]any, r *Record) (map[string]any, int) {
+	owner := map[string]string{}
+	tv, _ := toAny(r.TargetValues).(map[string]any) // a record read back, or one just made
+	for kind, v := range tv {
+		eps, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		for name, ep := range eps {
+			if m, ok := ep.(map[string]any); ok {
+				if addr, ok := m["address"].(string); ok {
+					owner[addr] = kind + "." + name + ".address"
+				}
+			}
+		}
+	}
+	n := 0
+	rewrite := func(s string) string {
+		return localAddr.ReplaceAllStringFunc(s, func(addr string) string {
+			if name, ok := owner[addr]; ok {
+				n++
+				return "<" + name + ">"
+			}
+			m := localAddr.FindStringSubmatch(addr)
+			if port, _ := strconv.Atoi(m[2]); port >= 32768 {
+				n++
+				return m[1] + ":*"
+			}
+			return addr
+		})
+	}
+	out := make(map[string]any, len(flat))
+	for k, v := range flat {
+		if s, ok := v.(string); ok {
+			v = rewrite(s)
+		}
+		k = rewrite(k)
+		if prev, ok := out[k].(float64); ok {
+			if x, ok := v.(float64); ok {
+				v = prev + x // two ephemeral ports of one host: their counts together
+			}
+		}
+		out[k] = v
+	}
+	return out, n
 }

@@ -472,35 +472,9 @@ func Rejudge(rec *Record, sc *dsl.Scenario) []*Judgement {
 	j := NewJudge(rec, sc)
 	var out []*Judgement
 	for _, e := range sc.Expect {
-		out = append(out, j.Judge(e))
+		jd := j.Judge(e)
+		jd.Values = j.Reads(e)
+		out = append(out, jd)
 	}
-	return out
-}
-
-// Values evaluates the parts of an expression whose values a failure would show (the operands
-// of its comparisons), by their source: what summaries of repeated and swept runs tabulate.
-func (j *Judge) Values(e *dsl.Expr) map[string]any {
-	out := map[string]any{}
-	if reason, _ := j.check(e); reason != "" {
-		return out
-	}
-	env := j.Env()
-	var walk func(x *dsl.Explain)
-	walk = func(x *dsl.Explain) {
-		if x == nil {
-			return
-		}
-		if x.Op == "" {
-			if x.Value() != nil {
-				if v, err := expr.Run(x.Value(), env); err == nil {
-					out[x.Src] = v
-				}
-			}
-			return
-		}
-		walk(x.Left)
-		walk(x.Right)
-	}
-	walk(e.Explain)
 	return out
 }

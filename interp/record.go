@@ -68,6 +68,9 @@ type Record struct {
 	Cleanup []string `json:"cleanup,omitempty"`
 	// AllowReset is the scenario's allowReset, kept so that replay judges the same way.
 	AllowReset []string `json:"allowReset,omitempty"`
+	// Unit is the run's place in a matrix of runs (--count, --sweep, a declared sweep): its
+	// combination, its round and the matrix itself, so that a summary is made from records.
+	Unit *dsl.Unit `json:"unit,omitempty"`
 	// Artifacts are raw inputs, saved next to the report (not in the JSON).
 	Artifacts []*ArtifactRecord `json:"artifacts,omitempty"`
 }
@@ -201,6 +204,9 @@ type Judgement struct {
 	Explanation string `json:"explanation,omitempty"`
 	// Reason says why the expression could not be judged as written (a missing stat, a reset).
 	Reason string `json:"reason,omitempty"`
+	// Values are the numbers, strings and booleans the expression read (dsl.ReadsOf), by
+	// source: what the summaries of repeated and swept runs tabulate and plot.
+	Values map[string]any `json:"values,omitempty"`
 }
 
 // ArtifactRecord is a raw input of one step.

@@ -192,6 +192,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		rec.Outcome = Passed
 		for _, e := range sc.Expect {
 			jd := ru.judge.Judge(e)
+			jd.Values = ru.judge.Reads(e)
 			rec.Expectations = append(rec.Expectations, jd)
 			if jd.Outcome == Failed && rec.Outcome == Passed {
 				rec.Outcome = Failed

@@ -14,8 +14,10 @@ import (
 // reports false when no such value differs.
 func DiffSVG(d *interp.RunDiff) (string, bool) {
 	type row struct {
-		path string
-		a, b float64
+		path       string
+		a, b       float64
+		hasA, hasB bool
+		rel        *float64
 	}
 	var rows []row
 	for _, df := range d.Differences {
@@ -27,11 +29,17 @@ func DiffSVG(d *interp.RunDiff) (string, bool) {
 		if !okA && !okB {
 			continue
 		}
-		rows = append(rows, row{df.Path, a, b}) // absent counts as 0, and shows as 0
+		rows = append(rows, row{df.Path, a, b, okA, okB, df.Rel}) // absent is drawn as absent, not as 0
 	}
 	if len(rows) == 0 {
 		return "", false
 	}
+	SortByChange(rows, func(r row) (float64, bool) {
+		if r.rel != nil {
+			return *r.rel, true
+		}
+		return 0, false
+	}, func(r row) string { return r.path })
 	const w, label, right, top, rowH, barH = 820.0, 400.0, 70.0, 46.0, 34.0, 12.0
 	h := top + rowH*float64(len(rows)) + 12
 	colA, colB := "#1f77b4", "#d62728"
@@ -62,17 +70,21 @@ func DiffSVG(d *interp.RunDiff) (string, bool) {
 		for j, v := range []float64{r.a, r.b} {
 			c := []string{colA, colB}[j]
 			by := y + 4 + float64(j)*(barH+2)
+			if !([]bool{r.hasA, r.hasB}[j]) {
+				fmt.Fprintf(&sb, `<text x="%g" y="%g" fill="#888" font-style="italic"><title>%s: absent from %s</title>absent</text>`, zero+4, by+barH-2, xmlEsc(r.path), []string{"A", "B"}[j])
+				continue
+			}
 			bw := math.Abs(v) / m * scale
 			x := zero
 			if v < 0 {
 				x = zero - bw
 			}
-			fmt.Fprintf(&sb, `<rect x="%g" y="%g" width="%g" height="%g" fill="%s"/>`, x, by, math.Max(bw, 1), barH, c)
+			fmt.Fprintf(&sb, `<rect x="%g" y="%g" width="%g" height="%g" fill="%s"><title>%s, %s: %s</title></rect>`, x, by, math.Max(bw, 1), barH, c, xmlEsc(r.path), []string{"A", "B"}[j], xmlEsc(withUnit(v, DiffUnit(r.path))))
 			tx, anchor := x+bw+4, "start"
 			if v < 0 {
 				tx, anchor = x-4, "end"
 			}
-			fmt.Fprintf(&sb, `<text x="%g" y="%g" text-anchor="%s" fill="%s">%s</text>`, tx, by+barH-2, anchor, c, num(v))
+			fmt.Fprintf(&sb, `<text x="%g" y="%g" text-anchor="%s" fill="%s">%s</text>`, tx, by+barH-2, anchor, c, sig4(v))
 		}
 	}
 	sb.WriteString(`</svg>`)

@@ -92,6 +92,9 @@ func junitSuiteOf(id int, rec *interp.Record, host string) junitSuite {
 	if strings.TrimSpace(name) == "" {
 		name = "scenario"
 	}
+	if u := rec.Unit; u != nil && u.Matrix != nil && u.Matrix.Summarized() {
+		name = u.ID // one run of a sweep or of --count: its combination and round
+	}
 	s := junitSuite{
 		Name: name, Package: "labrun", ID: id, Hostname: host,
 		Timestamp: rec.Start.UTC().Format("2006-01-02T15:04:05"),

@@ -169,6 +169,9 @@ func Read(path string) (*interp.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	if kind := Sniff(path, b); kind != KindRecord {
+		return nil, kindError(path, kind)
+	}
 	var probe struct {
 		Version int `json:"version"`
 	}

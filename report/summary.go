@@ -2,39 +2,62 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
-	"math"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+	"time"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 )
 
 // The summary of a matrix of runs (labrun run --count N, --sweep var=a,b,c, or a scenario's
-// declared sweep): <time>_<scenario>.summary.{md,html,json} beside the runs' reports, and one
-// SVG plot per numeric value an expectation reads against each swept var.
+// declared sweep): <time>_<scenario>_<id>.summary.{md,html,json} beside the runs' reports, and
+// its plots. A summary is made from run records alone (each carries its unit of the matrix),
+// so the records of one matrix made by several processes give the same summary.
+
+// SummaryKind marks a summary's JSON, so that a command given one knows what it holds.
+const SummaryKind = "labrun summary"
+
+// SummaryVersion is the version of the summary's JSON form.
+const SummaryVersion = 2
 
 // Summary is what a matrix of runs writes per scenario.
 type Summary struct {
-	Version  int          `json:"version"`
-	Scenario string       `json:"scenario"`
-	Count    int          `json:"count"`
-	Sweeps   []string     `json:"sweeps,omitempty"`
-	PassRate float64      `json:"passRate"`
-	Passed   int          `json:"passed"`
-	Runs     []SummaryRun `json:"runs"`
-	Verdict  string       `json:"verdict"`
+	Kind     string `json:"kind"`
+	Version  int    `json:"version"`
+	Scenario string `json:"scenario"`
+	File     string `json:"file,omitempty"`
+	// Sweeps are the swept vars' names, Sweep the values of each, in order.
+	Sweeps []string       `json:"sweeps,omitempty"`
+	Sweep  []dsl.SweepVar `json:"sweep,omitempty"`
+	// Count is how many times each combination runs; Combinations how many there are; Planned
+	// the runs the matrix makes (a run missing from the records counts as not passed).
+	Count        int     `json:"count"`
+	Combinations int     `json:"combinations"`
+	Planned      int     `json:"planned"`
+	PassRate     float64 `json:"passRate"`
+	Passed       int     `json:"passed"`
+	// Runs are in the matrix's order: combination, then round.
+	Runs []SummaryRun `json:"runs"`
+	// Units are the unit of every value the runs read (ms, 1/s, count, bytes; absent: unknown).
+	Units   map[string]string `json:"units,omitempty"`
+	Plot    []dsl.PlotSpec    `json:"plot,omitempty"`
+	Verdict string            `json:"verdict"`
 }
 
 // SummaryRun is one run of a combination.
 type SummaryRun struct {
-	Vars    map[string]string `json:"vars"`
-	Round   int               `json:"round"`
-	Outcome interp.Outcome    `json:"outcome"`
+	ID          string            `json:"id,omitempty"`
+	Vars        map[string]string `json:"vars"`
+	Combination int               `json:"combination,omitempty"`
+	Round       int               `json:"round"`
+	Outcome     interp.Outcome    `json:"outcome"`
 	// Report is the run's HTML report, relative to the summary.
 	Report string `json:"report,omitempty"`
 	// Expectations are the verdicts, by expression; Values every value they read.
@@ -42,18 +65,10 @@ type SummaryRun struct {
 	Values       map[string]any            `json:"values"`
 }
 
-// SweepVar is one swept var and its values, in the order given.
-type SweepVar struct {
-	Name   string
-	Values []string
-}
-
-// Plot is one picture of a summary: a value against a swept var.
-type Plot struct {
-	Value, Var string
-	// File is the SVG's file name, beside the summary.
-	File string
-	SVG  string
+// RunFile is a run's record and the path of its JSON ("" when it was not written).
+type RunFile struct {
+	Rec  *interp.Record
+	JSON string
 }
 
 // Combo names a combination of vars ("connections=2, requests=4"), with "run i of n" when the
@@ -69,24 +84,137 @@ func Combo(vars map[string]string, round, count int) string {
 	return strings.Join(parts, ", ")
 }
 
+// Summarize makes the summary of every matrix the runs belong to, in the order each matrix's
+// first run appears; runs without a unit (a single run) are left out. dir is where the
+// summaries go (reports are linked relative to it; "" links none).
+func Summarize(runs []RunFile, dir string) []*Summary {
+	var order []string
+	byKey := map[string][]RunFile{}
+	matrix := map[string]*dsl.Matrix{}
+	for _, r := range runs {
+		if r.Rec.Unit == nil || r.Rec.Unit.Matrix == nil {
+			continue
+		}
+		b, _ := json.Marshal(r.Rec.Unit.Matrix)
+		k := string(b)
+		if _, ok := byKey[k]; !ok {
+			order = append(order, k)
+			matrix[k] = r.Rec.Unit.Matrix
+		}
+		byKey[k] = append(byKey[k], r)
+	}
+	var out []*Summary
+	for _, k := range order {
+		out = append(out, SummaryOf(matrix[k], byKey[k], dir))
+	}
+	return out
+}
+
+// SummaryOf is the summary of matrix m over its runs.
+func SummaryOf(m *dsl.Matrix, runs []RunFile, dir string) *Summary {
+	s := &Summary{Kind: SummaryKind, Version: SummaryVersion, Scenario: m.Scenario, File: m.File,
+		Sweep: m.Sweep, Count: m.Count, Combinations: len(m.Combinations()), Planned: m.Runs(),
+		PassRate: m.PassRate, Plot: m.Plot, Runs: []SummaryRun{}, Units: map[string]string{}}
+	for _, sw := range m.Sweep {
+		s.Sweeps = append(s.Sweeps, sw.Name)
+	}
+	sorted := append([]RunFile(nil), runs...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		a, b := sorted[i].Rec.Unit, sorted[j].Rec.Unit
+		if a == nil || b == nil {
+			return false
+		}
+		if a.Combination != b.Combination {
+			return a.Combination < b.Combination
+		}
+		return a.Round < b.Round
+	})
+	roots := map[string]string{}
+	for _, r := range sorted {
+		rec := r.Rec
+		for k, v := range Roots(rec) {
+			roots[k] = v
+		}
+		sr := SummaryRun{Round: 1, Outcome: rec.Outcome, Expectations: map[string]interp.Outcome{}, Values: map[string]any{}, Vars: map[string]string{}}
+		if u := rec.Unit; u != nil {
+			sr.ID, sr.Vars, sr.Combination, sr.Round = u.ID, u.Vars, u.Combination, u.Round
+			if sr.Vars == nil {
+				sr.Vars = map[string]string{}
+			}
+		}
+		if r.JSON != "" && dir != "" {
+			if rel, err := filepath.Rel(dir, strings.TrimSuffix(r.JSON, ".json")+".html"); err == nil {
+				sr.Report = filepath.ToSlash(rel)
+			}
+		}
+		for _, jd := range rec.Expectations {
+			sr.Expectations[jd.Src] = jd.Outcome
+			for k, v := range jd.Values {
+				sr.Values[k] = v
+			}
+		}
+		if rec.Outcome == interp.Passed {
+			s.Passed++
+		}
+		s.Runs = append(s.Runs, sr)
+	}
+	for _, v := range summaryValues(s) {
+		if u := UnitOf(v, roots); u != "" {
+			s.Units[v] = u
+		}
+	}
+	for _, p := range s.Plot {
+		if p.Unit != "" {
+			s.Units[p.Y] = p.Unit
+		}
+	}
+	need := 1.0
+	if s.PassRate > 0 {
+		need = s.PassRate
+	}
+	s.Verdict = "passed"
+	if s.Planned == 0 || float64(s.Passed)/float64(s.Planned) < need {
+		s.Verdict = "failed"
+	}
+	return s
+}
+
 // WriteSummary writes the summary's JSON, Markdown, HTML and plots into dir as
-// <stamp>_<scenario>.summary.*; it returns their paths, the Markdown first.
-func WriteSummary(dir, stamp string, s *Summary, sweeps []SweepVar) ([]string, error) {
+// <time>_<scenario>_<id>.summary.*; it returns their paths, the Markdown first. The JSON is
+// created first and only if no file has its name, so that two processes writing into one
+// directory never overwrite each other's summary (a name taken gets a suffix).
+func WriteSummary(dir, id string, s *Summary) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	base := filepath.Join(dir, stamp+"_"+safeName(s.Scenario)+".summary")
+	stem := filepath.Join(dir, time.Now().UTC().Format("20060102T150405Z")+"_"+safeName(s.Scenario)+"_"+id)
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(base+".json", append(b, '\n'), 0o644); err != nil {
-		return nil, err
+	base := stem
+	for i := 2; ; i++ {
+		f, err := os.OpenFile(base+".summary.json", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			_, werr := f.Write(append(b, '\n'))
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				return nil, werr
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || i > 100 {
+			return nil, err
+		}
+		base = fmt.Sprintf("%s-%d", stem, i)
 	}
-	plots := SummaryPlots(s, sweeps)
+	base += ".summary"
+	plots := SummaryPlots(s)
 	paths := []string{base + ".md", base + ".html", base + ".json"}
 	for i := range plots {
-		plots[i].File = fmt.Sprintf("%s.plot-%d-%s.svg", filepath.Base(base), i, plots[i].Var)
+		plots[i].File = fmt.Sprintf("%s.plot-%d-%s.svg", filepath.Base(base), i+1, safeName(plots[i].Var))
 		if err := os.WriteFile(filepath.Join(dir, plots[i].File), []byte(plots[i].SVG), 0o644); err != nil {
 			return nil, err
 		}
@@ -101,21 +229,17 @@ func WriteSummary(dir, stamp string, s *Summary, sweeps []SweepVar) ([]string, e
 	return paths, nil
 }
 
-// SummaryPlots draws every numeric value the expectations read (but the vars) against each
-// swept var.
-func SummaryPlots(s *Summary, sweeps []SweepVar) []Plot {
-	var out []Plot
-	for _, v := range summaryValues(s) {
-		if strings.HasPrefix(v, "vars.") {
-			continue // a var against the sweep is the sweep itself, or a flat line
-		}
-		for _, sw := range sweeps {
-			if svg, ok := SweepPlot(s, v, sw); ok {
-				out = append(out, Plot{Value: v, Var: sw.Name, SVG: svg})
-			}
-		}
+// ReadSummary reads a summary's JSON.
+func ReadSummary(path string) (*Summary, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &s, nil
 }
 
 func summaryExprs(s *Summary) []string {
@@ -128,14 +252,21 @@ func summaryExprs(s *Summary) []string {
 	return sortedKeys(m)
 }
 
+// summaryValues are the values the runs read, the numbers first, then by name.
 func summaryValues(s *Summary) []string {
 	m := map[string]bool{}
+	num := map[string]bool{}
 	for _, r := range s.Runs {
-		for v := range r.Values {
+		for v, x := range r.Values {
 			m[v] = true
+			if _, ok := x.(float64); ok {
+				num[v] = true
+			}
 		}
 	}
-	return sortedKeys(m)
+	out := sortedKeys(m)
+	sort.SliceStable(out, func(i, j int) bool { return num[out[i]] && !num[out[j]] })
+	return out
 }
 
 // group is the runs of one combination.
@@ -144,23 +275,35 @@ type group struct {
 	runs []SummaryRun
 }
 
+// summaryGroups are the combinations in the matrix's order, each with the runs it has; a
+// combination without a run is listed empty.
 func summaryGroups(s *Summary) []*group {
 	byKey := map[string]*group{}
 	var out []*group
-	for _, r := range s.Runs {
-		k := Combo(r.Vars, 0, 1)
+	add := func(vars map[string]string) *group {
+		k := dsl.ComboKey(vars)
 		g := byKey[k]
 		if g == nil {
-			g = &group{vars: r.Vars}
+			g = &group{vars: vars}
 			byKey[k] = g
 			out = append(out, g)
 		}
+		return g
+	}
+	m := dsl.Matrix{Sweep: s.Sweep}
+	if len(s.Sweep) > 0 {
+		for _, c := range m.Combinations() {
+			add(c)
+		}
+	}
+	for _, r := range s.Runs {
+		g := add(r.Vars)
 		g.runs = append(g.runs, r)
 	}
 	return out
 }
 
-// spread is min, median and max of a value over runs (ok false when no run has it as a number).
+// spread is min, median and max of a value over runs, and how many runs have it as a number.
 func spread(runs []SummaryRun, v string) (lo, med, hi float64, n int) {
 	var xs []float64
 	for _, r := range runs {
@@ -192,10 +335,33 @@ func passRule(s *Summary) string {
 	return fmt.Sprintf("Every run must pass; verdict: **%s**.", s.Verdict)
 }
 
+// missingRuns says how many planned runs have no record ("" when none is missing).
+func missingRuns(s *Summary) string {
+	if n := s.Planned - len(s.Runs); n > 0 {
+		return fmt.Sprintf(" %d of the %d planned runs have no record (interrupted, or made elsewhere) and count as not passed.", n, s.Planned)
+	}
+	return ""
+}
+
+// header is a value's column header: its name and unit.
+func header(s *Summary, v string) string {
+	if u := s.Units[v]; u != "" {
+		return v + " (" + u + ")"
+	}
+	return v
+}
+
 // SummaryMarkdown renders the summary as Markdown; plots are linked by file name.
 func SummaryMarkdown(s *Summary, plots []Plot) string {
 	var md strings.Builder
-	fmt.Fprintf(&md, "# %s: %d of %d runs passed\n\n%s\n\n", s.Scenario, s.Passed, len(s.Runs), passRule(s))
+	fmt.Fprintf(&md, "# %s: %d of %d runs passed\n\n%s%s\n\n", s.Scenario, s.Passed, s.Planned, passRule(s), missingRuns(s))
+	if len(s.Sweep) > 0 {
+		md.WriteString("Swept:")
+		for _, sw := range s.Sweep {
+			fmt.Fprintf(&md, " %s = %s;", sw.Name, strings.Join(sw.Values, ", "))
+		}
+		fmt.Fprintf(&md, " %d combination%s × %d run%s each.\n\n", s.Combinations, plural(s.Combinations), s.Count, plural(s.Count))
+	}
 	exprs := summaryExprs(s)
 	md.WriteString("## Runs\n\n| run | vars | verdict |")
 	for _, e := range exprs {
@@ -221,7 +387,7 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 	for _, e := range exprs {
 		fmt.Fprintf(&md, "| %s | %d of %d |\n", sumCell(e), passedCount(s.Runs, e), len(s.Runs))
 	}
-	md.WriteString("\n## Values the expectations read\n\n| value | vars | min | median | max | runs |\n|---|---|---|---|---|---|\n")
+	md.WriteString("\n## Values the expectations read\n\n| value | unit | vars | min | median | max | runs |\n|---|---|---|---|---|---|---|\n")
 	groups := summaryGroups(s)
 	for _, v := range summaryValues(s) {
 		for _, g := range groups {
@@ -229,49 +395,56 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 			if n == 0 {
 				continue
 			}
-			fmt.Fprintf(&md, "| %s | %s | %s | %s | %s | %d |\n", sumCell(v), sumCell(Combo(g.vars, 0, 1)), num(lo), num(med), num(hi), n)
+			fmt.Fprintf(&md, "| %s | %s | %s | %s | %s | %s | %d |\n", sumCell(v), or(s.Units[v], "–"), sumCell(Combo(g.vars, 0, 1)), sig4(lo), sig4(med), sig4(hi), n)
 		}
 	}
 	if len(plots) > 0 {
 		md.WriteString("\n## Plots\n\n")
 		for _, p := range plots {
-			fmt.Fprintf(&md, "![%s against %s](%s)\n\n", sumCell(p.Value), p.Var, p.File)
+			fmt.Fprintf(&md, "![%s](%s)\n\n", sumCell(p.Title), p.File)
 		}
 	}
 	return md.String()
 }
 
-// SummaryHTML renders the summary as one self-contained page in the look of the run reports
-// (HTML): the verdict, a table with a row per combination (its vars, runs passed, each
-// expectation's pass count, each value's median and range), the expectations, the plots
-// inline, and the runs
-// with their verdicts and links to their reports.
+// SummaryHTML renders the summary as one self-contained page in the look of the run reports:
+// the verdict, what was swept, a row per combination (its vars, runs passed, each
+// expectation's pass count, each value's median with min–max and unit), the plots inline, the
+// expectations, and the runs with their verdicts and links to their reports.
 func SummaryHTML(s *Summary, plots []Plot) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	e := html.EscapeString
 	w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
 	w("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	w("<title>%s — %d of %d runs passed</title>\n<style>%s%s</style></head><body>\n", e(s.Scenario), s.Passed, len(s.Runs), htmlCSS, summaryCSS)
+	w("<title>%s — %d of %d runs passed</title>\n<style>%s%s</style></head><body>\n", e(s.Scenario), s.Passed, s.Planned, htmlCSS, summaryCSS)
 	w("<h1>%s <span class=\"badge %s\">%s</span></h1>\n", e(s.Scenario), e(s.Verdict), strings.ToUpper(e(s.Verdict)))
-	w("<p class=\"doc\">%d of %d runs passed. %s</p>\n", s.Passed, len(s.Runs), strings.ReplaceAll(strings.ReplaceAll(e(passRule(s)), "**", ""), "`", ""))
+	w("<p class=\"doc\">%d of %d runs passed. %s%s</p>\n", s.Passed, s.Planned, strings.ReplaceAll(strings.ReplaceAll(e(passRule(s)), "**", ""), "`", ""), e(missingRuns(s)))
 	w("<table class=\"meta\">")
-	if len(s.Sweeps) > 0 {
-		w("<tr><th>swept</th><td>%s</td></tr>", e(strings.Join(s.Sweeps, " × ")))
+	for _, sw := range s.Sweep {
+		from := "the scenario's sweep"
+		if sw.From == "--sweep" {
+			from = "--sweep"
+		}
+		w("<tr><th>%s</th><td>%s <span class=\"hint\">(%s)</span></td></tr>", e(sw.Name), e(strings.Join(sw.Values, ", ")), from)
 	}
-	w("<tr><th>runs</th><td>%d per combination</td></tr>", s.Count)
+	w("<tr><th>runs</th><td>%d combination%s × %d run%s each = %d</td></tr>", s.Combinations, plural(s.Combinations), s.Count, plural(s.Count), s.Planned)
 	w("</table>\n")
 
 	exprs := summaryExprs(s)
-	values := summaryValues(s)
+	var values []string
+	for _, v := range summaryValues(s) {
+		if !varsOnly(v) {
+			values = append(values, v)
+		}
+	}
 	groups := summaryGroups(s)
-	vars := s.Sweeps
 	w("<h2>Combinations</h2>\n<p class=\"hint\">One row per combination of the swept vars. e1, e2, …: how many of its runs each expectation passed (listed below); each value: the median over the runs")
 	if s.Count > 1 {
 		w(", min–max under it")
 	}
-	w(".</p>\n<div class=\"scroll\"><table class=\"combos\"><tr>")
-	for _, v := range vars {
+	w("; – : no run recorded it.</p>\n<div class=\"scroll\"><table class=\"combos\"><tr>")
+	for _, v := range s.Sweeps {
 		w("<th>%s</th>", e(v))
 	}
 	w("<th>passed</th>")
@@ -279,7 +452,11 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		w("<th title=\"%s\">e%d</th>", e(exprs[i]), i+1)
 	}
 	for _, v := range values {
-		w("<th>%s</th>", e(v))
+		if u := s.Units[v]; u != "" {
+			w("<th>%s <span class=\"unit\">%s</span></th>", e(v), e(u))
+		} else {
+			w("<th>%s</th>", e(v))
+		}
 	}
 	w("</tr>\n")
 	for _, g := range groups {
@@ -290,55 +467,61 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 			}
 		}
 		cls := "passed"
-		if ok < len(g.runs) {
+		if ok < s.Count {
 			cls = "failed"
 		}
 		w("<tr class=\"%s\">", cls)
-		for _, v := range vars {
+		for _, v := range s.Sweeps {
 			w("<td class=\"num\">%s</td>", e(g.vars[v]))
 		}
-		w("<td class=\"num\">%d of %d</td>", ok, len(g.runs))
+		w("<td class=\"num\">%d of %d</td>", ok, s.Count)
 		for _, x := range exprs {
 			n := passedCount(g.runs, x)
 			c := "ok"
-			if n < len(g.runs) {
+			if n < s.Count {
 				c = "err"
 			}
-			w("<td class=\"num %s\">%d/%d</td>", c, n, len(g.runs))
+			w("<td class=\"num %s\">%d/%d</td>", c, n, s.Count)
 		}
 		for _, v := range values {
 			lo, med, hi, n := spread(g.runs, v)
 			switch {
 			case n == 0:
 				w("<td class=\"num\">%s</td>", e(otherValue(g.runs, v)))
-			case s.Count > 1:
-				w("<td class=\"num\">%s<br><span class=\"hint\">%s–%s</span></td>", num(med), num(lo), num(hi))
+			case n > 1:
+				w("<td class=\"num\">%s<br><span class=\"hint\">%s–%s</span></td>", sig4(med), sig4(lo), sig4(hi))
 			default:
-				w("<td class=\"num\">%s</td>", num(med))
+				w("<td class=\"num\">%s</td>", sig4(med))
 			}
 		}
 		w("</tr>\n")
 	}
 	w("</table></div>\n")
 
-	w("<h2>Expectations</h2>\n<table><tr><th></th><th>expectation</th><th>passed</th></tr>\n")
-	for i, x := range exprs {
-		n := passedCount(s.Runs, x)
-		cls := "passed"
-		if n < len(s.Runs) {
-			cls = "failed"
-		}
-		w("<tr class=\"%s\"><td>e%d</td><td><code>%s</code></td><td class=\"num\">%d of %d</td></tr>\n", cls, i+1, e(x), n, len(s.Runs))
-	}
-	w("</table>\n")
-
 	if len(plots) > 0 {
-		w("<h2>Plots</h2>\n<p class=\"hint\">Each numeric value against each swept var (the median over the runs of a combination), one line per combination of the other vars; dashed from the second line on, so that lines that coincide stay visible.</p>\n<div class=\"charts\">")
+		w("<h2>Plots</h2>\n<p class=\"hint\">")
+		if plots[0].Var != "" {
+			w("Each value against a swept var: a line through the medians, one per combination of the other vars (dashed from the second on); the band spans min–max of the runs, each circle is one run. ")
+		} else {
+			w("Each value over the runs: each circle is one run, the bar the median, the whisker min–max. ")
+		}
+		w("Hover a mark for its value.</p>\n<div class=\"charts\">")
 		for _, p := range plots {
 			w("<div class=\"chart\">%s</div>", p.SVG)
 		}
 		w("</div>\n")
 	}
+
+	w("<h2>Expectations</h2>\n<table><tr><th></th><th>expectation</th><th>passed</th></tr>\n")
+	for i, x := range exprs {
+		n := passedCount(s.Runs, x)
+		cls := "passed"
+		if n < s.Planned {
+			cls = "failed"
+		}
+		w("<tr class=\"%s\"><td>e%d</td><td><code>%s</code></td><td class=\"num\">%d of %d</td></tr>\n", cls, i+1, e(x), n, s.Planned)
+	}
+	w("</table>\n")
 
 	w("<h2>Runs</h2>\n<table><tr><th>run</th><th>vars</th><th>verdict</th>")
 	for i := range exprs {
@@ -347,7 +530,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	w("<th>report</th></tr>\n")
 	mark := map[interp.Outcome]string{interp.Passed: "✓", interp.Failed: "✗", interp.Errored: "!", interp.Skipped: "–"}
 	for i, r := range s.Runs {
-		w("<tr class=\"%s\"><td class=\"num\">%d</td><td>%s</td><td><span class=\"badge %s\">%s</span></td>", e(string(r.Outcome)), i+1, e(Combo(r.Vars, r.Round, s.Count)), e(string(r.Outcome)), e(string(r.Outcome)))
+		w("<tr class=\"%s\"><td class=\"num\" title=\"%s\">%d</td><td>%s</td><td><span class=\"badge %s\">%s</span></td>", e(string(r.Outcome)), e(r.ID), i+1, e(Combo(r.Vars, r.Round, s.Count)), e(string(r.Outcome)), e(string(r.Outcome)))
 		for _, x := range exprs {
 			o := r.Expectations[x]
 			w("<td class=\"vm %s\" title=\"%s\">%s</td>", e(string(o)), e(string(o)), mark[o])
@@ -363,6 +546,13 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	return b.String()
 }
 
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 // otherValue shows a value that is not a number (the first run's), or "–".
 func otherValue(runs []SummaryRun, v string) string {
 	for _, r := range runs {
@@ -376,8 +566,9 @@ func otherValue(runs []SummaryRun, v string) string {
 const summaryCSS = `
 .badge.passed,.badge.failed,.badge.error{font-size:12px;padding:1px 6px}
 table.combos td.ok{color:#2e7d32} table.combos td.err{color:#c62828;font-weight:bold}
+th .unit{font-weight:normal;color:#666} table.combos .hint{white-space:nowrap}
 td.vm{text-align:center;font-weight:bold} td.vm.passed{color:#2e7d32} td.vm.failed{color:#c62828} td.vm.error{color:#ef6c00}
-.scroll{overflow-x:auto} .chart svg{display:block}
+.scroll{overflow-x:auto} .chart svg{display:block} .charts{display:flex;flex-wrap:wrap;gap:12px}
 `
 
 // SummaryExpected renders a summary as the expected-output block of a document holds it: a
@@ -440,123 +631,10 @@ func sumCell(s string) string {
 	return r.Replace(s)
 }
 
-func num(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-
 func median(xs []float64) float64 {
 	n := len(xs)
 	if n%2 == 1 {
 		return xs[n/2]
 	}
 	return (xs[n/2-1] + xs[n/2]) / 2
-}
-
-// SweepPlot draws value v (the median over rounds) against swept var sw, one line per
-// combination of the other sweeps. It reports false when v is not numeric or sw's values are
-// not numbers.
-func SweepPlot(s *Summary, v string, sw SweepVar) (string, bool) {
-	xsOf := make([]float64, len(sw.Values))
-	for i, x := range sw.Values {
-		f, err := strconv.ParseFloat(x, 64)
-		if err != nil {
-			return "", false
-		}
-		xsOf[i] = f
-	}
-	type pt struct{ x, y float64 }
-	lines := map[string][]pt{}
-	var lorder []string
-	for _, r := range s.Runs {
-		y, ok := r.Values[v].(float64)
-		if !ok {
-			continue
-		}
-		x, _ := strconv.ParseFloat(r.Vars[sw.Name], 64)
-		others := map[string]string{}
-		for k, val := range r.Vars {
-			if k != sw.Name {
-				others[k] = val
-			}
-		}
-		key := Combo(others, 0, 1)
-		if _, ok := lines[key]; !ok {
-			lorder = append(lorder, key)
-		}
-		lines[key] = append(lines[key], pt{x, y})
-	}
-	if len(lines) == 0 {
-		return "", false
-	}
-	minX, maxX := xsOf[0], xsOf[0]
-	for _, x := range xsOf {
-		minX, maxX = math.Min(minX, x), math.Max(maxX, x)
-	}
-	minY, maxY := math.Inf(1), math.Inf(-1)
-	for _, l := range lines {
-		for _, p := range l {
-			minY, maxY = math.Min(minY, p.y), math.Max(maxY, p.y)
-		}
-	}
-	minY = math.Min(minY, 0)
-	if maxY == minY {
-		maxY = minY + 1
-	}
-	if maxX == minX {
-		maxX = minX + 1
-	}
-	const w, h, l, r, t, b = 560.0, 300.0, 60.0, 160.0, 30.0, 40.0
-	px := func(x float64) float64 { return l + (x-minX)/(maxX-minX)*(w-l-r) }
-	py := func(y float64) float64 { return h - b - (y-minY)/(maxY-minY)*(h-t-b) }
-	var sb strings.Builder
-	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" font-family="sans-serif" font-size="11">`, w, h)
-	fmt.Fprintf(&sb, `<rect width="100%%" height="100%%" fill="white"/><text x="%g" y="18" font-size="13">%s against %s</text>`, l, xmlEsc(v), xmlEsc(sw.Name))
-	fmt.Fprintf(&sb, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#333"/><line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#333"/>`, l, h-b, w-r, h-b, l, t, l, h-b)
-	for _, x := range xsOf {
-		fmt.Fprintf(&sb, `<text x="%g" y="%g" text-anchor="middle">%s</text>`, px(x), h-b+15, num(x))
-	}
-	fmt.Fprintf(&sb, `<text x="%g" y="%g" text-anchor="middle">%s</text>`, (l+w-r)/2, h-6, xmlEsc(sw.Name))
-	for i := 0; i <= 4; i++ {
-		y := minY + (maxY-minY)*float64(i)/4
-		fmt.Fprintf(&sb, `<text x="%g" y="%g" text-anchor="end">%s</text><line x1="%g" y1="%g" x2="%g" y2="%g" stroke="#ddd"/>`, l-5, py(y)+4, num(y), l, py(y), w-r, py(y))
-	}
-	colors := []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"}
-	for i, key := range lorder {
-		pts := lines[key]
-		sort.Slice(pts, func(a, b int) bool { return pts[a].x < pts[b].x })
-		// The median per x.
-		var med []pt
-		for j := 0; j < len(pts); {
-			k := j
-			var ys []float64
-			for k < len(pts) && pts[k].x == pts[j].x {
-				ys = append(ys, pts[k].y)
-				k++
-			}
-			sort.Float64s(ys)
-			med = append(med, pt{pts[j].x, median(ys)})
-			j = k
-		}
-		c := colors[i%len(colors)]
-		var d []string
-		for _, p := range med {
-			d = append(d, fmt.Sprintf("%g,%g", px(p.x), py(p.y)))
-			fmt.Fprintf(&sb, `<circle cx="%g" cy="%g" r="3" fill="%s"/>`, px(p.x), py(p.y), c)
-		}
-		// Dashes from the second line on, so that lines that coincide stay visible.
-		dash := ""
-		if i > 0 {
-			dash = fmt.Sprintf(` stroke-dasharray="%d,4"`, 4+2*i)
-		}
-		fmt.Fprintf(&sb, `<polyline points="%s" fill="none" stroke="%s" stroke-width="2"%s/>`, strings.Join(d, " "), c, dash)
-		label := key
-		if label == "" {
-			label = "median"
-		}
-		fmt.Fprintf(&sb, `<text x="%g" y="%g" fill="%s">%s</text>`, w-r+10, t+14*float64(i+1), c, xmlEsc(label))
-	}
-	sb.WriteString(`</svg>`)
-	return sb.String(), true
-}
-
-func xmlEsc(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }

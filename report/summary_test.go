@@ -1,9 +1,16 @@
 package report
 
 import (
+	"encoding/json"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 )
 
@@ -21,14 +28,16 @@ func twoBy() *Summary {
 		}
 	}
 	return &Summary{
-		Version: 1, Scenario: "dr", Count: 1, Sweeps: []string{"max"}, Passed: 1, Verdict: "failed",
+		Kind: SummaryKind, Version: SummaryVersion, Scenario: "dr", Count: 1, Combinations: 2, Planned: 2,
+		Sweeps: []string{"max"}, Sweep: []dsl.SweepVar{{Name: "max", Values: []string{"1", "2"}, From: "--sweep"}},
+		Passed: 1, Verdict: "failed", Units: map[string]string{"fortio.code503": "count"},
 		Runs: []SummaryRun{run("1", interp.Passed, 3, "r1.html"), run("2", interp.Failed, 7, `a"b.html`)},
 	}
 }
 
 func TestSummaryHTML(t *testing.T) {
 	s := twoBy()
-	plots := SummaryPlots(s, []SweepVar{{Name: "max", Values: []string{"1", "2"}}})
+	plots := SummaryPlots(s)
 	// fortio.code503 is plotted; vars.max (the sweep itself) and backend (not a number) are not.
 	if len(plots) != 1 || plots[0].Value != "fortio.code503" || plots[0].Var != "max" {
 		t.Fatalf("plots = %+v, want one of fortio.code503 against max", plots)
@@ -38,13 +47,15 @@ func TestSummaryHTML(t *testing.T) {
 		`<span class="badge failed">FAILED</span>`,
 		`<p class="doc">1 of 2 runs passed. Every run must pass; verdict: failed.</p>`,
 		// The combination whose run failed is marked, its failing expectation (e1, sorted first)
-		// counted 0/1.
-		`<tr class="failed"><td class="num">2</td><td class="num">0 of 1</td><td class="num err">0/1</td><td class="num ok">1/1</td><td class="num">a&lt;b&gt;</td><td class="num">7</td>`,
+		// counted 0/1; the numbers come first, with their unit in the header.
+		`<tr class="failed"><td class="num">2</td><td class="num">0 of 1</td><td class="num err">0/1</td><td class="num ok">1/1</td><td class="num">7</td><td class="num">a&lt;b&gt;</td></tr>`, // vars.max is the combination itself: not a column
+		`<th>fortio.code503 <span class="unit">count</span></th>`,
 		`<th title="fortio.code503 &lt; 5">e1</th>`,
 		`<td class="vm failed" title="failed">✗</td>`,
 		`<a href="a&#34;b.html">a&#34;b.html</a>`,
 		`<div class="chart"><svg`,
 		">fortio.code503 against max</text>",
+		"<th>max</th><td>1, 2 <span class=\"hint\">(--sweep)</span></td>",
 	} {
 		if !strings.Contains(h, want) {
 			t.Errorf("the HTML summary lacks %s", want)
@@ -66,5 +77,204 @@ e2: fortio.code503 > 0
 `
 	if got != want {
 		t.Errorf("SummaryExpected =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// matrixRecords are the records of a 2×2 sweep run twice: p50 is the latency each run read.
+func matrixRecords() (*dsl.Matrix, []RunFile) {
+	m := &dsl.Matrix{Scenario: "s", File: "/x/s.cue", Count: 2, Sweep: []dsl.SweepVar{
+		{Name: "connections", Values: []string{"1", "2"}, From: "scenario"},
+		{Name: "requests", Values: []string{"10", "100"}, From: "--sweep"},
+	}}
+	var runs []RunFile
+	p50 := 1.0
+	for i, c := range m.Combinations() {
+		for r := 1; r <= m.Count; r++ {
+			p50 += 0.5
+			outcome := interp.Passed
+			if i == 3 && r == 2 {
+				outcome = interp.Failed
+			}
+			rec := &interp.Record{Scenario: "s", Outcome: outcome,
+				Loads: map[string]*interp.LoadRecord{"fortio": {}},
+				Unit:  &dsl.Unit{ID: dsl.UnitID("s", c, r), Matrix: m, Vars: c, Combination: i + 1, Round: r},
+				Expectations: []*interp.Judgement{{Src: "within(fortio.p50, 0, 1000)", Outcome: outcome,
+					Values: map[string]any{"fortio.p50": p50, "fortio.qps": 100 / p50}}}}
+			runs = append(runs, RunFile{Rec: rec, JSON: "/r/run" + dsl.UnitID("s", c, r) + ".json"})
+		}
+	}
+	return m, runs
+}
+
+// TestSummaryFromRecords: a summary is made from the records alone, whatever their order (the
+// records of several processes merged), and a missing run counts as not passed.
+func TestSummaryFromRecords(t *testing.T) {
+	m, runs := matrixRecords()
+	want := SummaryOf(m, runs, "/r")
+	if want.Planned != 8 || want.Passed != 7 || want.Verdict != "failed" || len(want.Runs) != 8 {
+		t.Fatalf("planned %d passed %d verdict %s runs %d, want 8, 7, failed, 8", want.Planned, want.Passed, want.Verdict, len(want.Runs))
+	}
+	if want.Units["fortio.p50"] != "ms" || want.Units["fortio.qps"] != "1/s" {
+		t.Errorf("units %v, want fortio.p50 ms, fortio.qps 1/s", want.Units)
+	}
+	if want.Runs[0].Report != "runs[connections=1,requests=10]#1.html" {
+		t.Errorf("the first run's report is %q", want.Runs[0].Report)
+	}
+	for i := 0; i < 5; i++ {
+		shuffled := append([]RunFile(nil), runs...)
+		rand.Shuffle(len(shuffled), func(a, b int) { shuffled[a], shuffled[b] = shuffled[b], shuffled[a] })
+		got := Summarize(shuffled, "/r")
+		if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+			a, _ := json.Marshal(got)
+			b, _ := json.Marshal(want)
+			t.Fatalf("shuffled records give another summary:\n%s\nwant\n%s", a, b)
+		}
+	}
+	s := SummaryOf(m, runs[:6], "/r")
+	if s.Verdict != "failed" || s.Passed != 6 || !strings.Contains(SummaryMarkdown(s, nil), "2 of the 8 planned runs have no record") {
+		t.Errorf("with 2 records missing: verdict %s, passed %d", s.Verdict, s.Passed)
+	}
+}
+
+// TestSweepPlot looks at what a sweep's plot draws: every run a point, a band over min–max,
+// a line per combination of the other vars with a legend sample, round ticks, the unit, hover
+// values with at most 4 significant digits, and a missing value as a gap.
+func TestSweepPlot(t *testing.T) {
+	m, runs := matrixRecords()
+	s := SummaryOf(m, runs, "")
+	p, ok := SweepPlot(s, "fortio.p50", "requests")
+	if !ok {
+		t.Fatal("no plot")
+	}
+	svg := p.SVG
+	if n := strings.Count(svg, `fill="white" stroke=`); n != 8+1 { // 8 runs, and the legend's "one run"
+		t.Errorf("%d run points, want 8 and the legend's", n)
+	}
+	if n := strings.Count(svg, "<polygon "); n != 2 {
+		t.Errorf("%d min–max bands, want one per connection count", n)
+	}
+	if n := strings.Count(svg, "<polyline "); n != 2 {
+		t.Errorf("%d median lines, want 2", n)
+	}
+	for _, want := range []string{
+		">fortio.p50 against requests</text>",
+		">ms</text>",                      // the unit on the y axis
+		">connections=2</text>",           // the legend
+		`stroke-dasharray="6,4"/><circle`, // the legend's sample of the second, dashed, line
+		"<title>requests=10, connections=1: median 1.75 ms (min 1.5, max 2; 2 runs)</title>",
+		"<title>connections=2, requests=100, run 2 of 2: 5 ms</title>",
+		"min–max of 2 runs",
+	} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("the plot lacks %s", want)
+		}
+	}
+	// The y ticks are round, with at most 4 significant digits.
+	for _, m := range regexp.MustCompile(`text-anchor="end">([^<]+)</text>`).FindAllStringSubmatch(svg, -1) {
+		if !regexp.MustCompile(`^-?\d+(\.\d)?$`).MatchString(m[1]) {
+			t.Errorf("y tick %q is not round", m[1])
+		}
+	}
+	// A combination without a value breaks its line: the missing point is not drawn as 0.
+	for i := range runs {
+		if runs[i].Rec.Unit.Combination == 2 { // connections=1, requests=100
+			runs[i].Rec.Expectations[0].Values = nil
+		}
+	}
+	s = SummaryOf(m, runs, "")
+	p, _ = SweepPlot(s, "fortio.p50", "requests")
+	if n := strings.Count(p.SVG, "<polyline "); n != 2 {
+		t.Errorf("%d lines with a missing point, want 2 (one of a single point)", n)
+	}
+	if strings.Contains(p.SVG, "requests=100, connections=1: median") {
+		t.Errorf("the missing combination is drawn")
+	}
+}
+
+// TestStripPlot: --count without a sweep draws each value's runs as points, the median and
+// min–max.
+func TestStripPlot(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", Count: 3}
+	var runs []RunFile
+	for r, v := range []float64{12.34567, 15, 11} {
+		runs = append(runs, RunFile{Rec: &interp.Record{Outcome: interp.Passed, Loads: map[string]*interp.LoadRecord{"f": {}},
+			Unit:         &dsl.Unit{Matrix: m, Round: r + 1, Combination: 1},
+			Expectations: []*interp.Judgement{{Src: "f.p99 < 100", Outcome: interp.Passed, Values: map[string]any{"f.p99": v}}}}})
+	}
+	s := SummaryOf(m, runs, "")
+	plots := SummaryPlots(s)
+	if len(plots) != 1 || plots[0].Title != "f.p99 over 3 runs" {
+		t.Fatalf("plots %+v, want a strip plot of f.p99", plots)
+	}
+	for _, want := range []string{"<title>run 1: 12.35 ms</title>", "<title>median 12.35 ms (min 11, max 15; 3 runs)</title>", ">ms</text>"} {
+		if !strings.Contains(plots[0].SVG, want) {
+			t.Errorf("the strip plot lacks %s", want)
+		}
+	}
+}
+
+func TestSig4(t *testing.T) {
+	for _, c := range []struct {
+		x    float64
+		want string
+	}{{0, "0"}, {12345, "12350"}, {1.23456, "1.235"}, {0.00123456, "0.001235"}, {-2.5, "-2.5"}, {100, "100"}, {0.1 + 0.2, "0.3"}, {3e20, "3e+20"}} {
+		if got := sig4(c.x); got != c.want {
+			t.Errorf("sig4(%v) = %s, want %s", c.x, got, c.want)
+		}
+	}
+}
+
+func TestUnitOf(t *testing.T) {
+	roots := map[string]string{"fortio": "load", "after": "snapshot", "g": "series", "access": "logs"}
+	for v, want := range map[string]string{
+		"fortio.p50": "ms", "fortio.qps": "1/s", "fortio.code503": "count", `fortio.codes["503"]`: "count", "fortio.duration": "s",
+		"delta.upstream_rq_pending_overflow": "count", "after.upstream_cx_rx_bytes_total": "bytes", "delta.upstream_cx_length_ms": "ms",
+		"g.max.rq_active": "count", "access.count": "count", "vars.requests": "", "started.flip": "s",
+		"fortio.code503 / fortio.requests": "", "ip.stdout": "",
+	} {
+		if got := UnitOf(v, roots); got != want {
+			t.Errorf("UnitOf(%s) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestWriteSummaryNeverOverwrites: two summaries written with the same id in the same second
+// (two processes that drew the same id) both stay; the second gets a suffix.
+func TestWriteSummaryNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	m, runs := matrixRecords()
+	s := SummaryOf(m, runs, dir)
+	a, err := WriteSummary(dir, "same", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := WriteSummary(dir, "same", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSecond := filepath.Base(a[2])[:16] == filepath.Base(b[2])[:16]
+	if a[2] == b[2] || sameSecond && !strings.HasSuffix(b[2], "_s_same-2.summary.json") {
+		t.Errorf("second summary %s, first %s: want another name (suffixed -2 in the same second)", b[2], a[2])
+	}
+	for _, p := range append(a, b...) {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+	if a[0] == b[0] || a[1] == b[1] || a[3] == b[3] {
+		t.Errorf("the Markdown, HTML or plots share a name: %v, %v", a, b)
+	}
+}
+
+// TestAxisCoversEveryValue: the axis's round ticks reach past the highest value drawn.
+func TestAxisCoversEveryValue(t *testing.T) {
+	for _, c := range [][2]float64{{2.2, 26.92}, {0, 8}, {361, 842.7}, {0.01, 0.0312}, {5, 5}, {-3, 7}} {
+		a := newAxis(c[0], c[1], 300, 0)
+		if a.lo > c[0] || a.hi < c[1] {
+			t.Errorf("axis of %v: ticks %v do not cover it", c, a.ticks)
+		}
+		if len(a.ticks) > 8 {
+			t.Errorf("axis of %v: %d ticks", c, len(a.ticks))
+		}
 	}
 }

@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -18,15 +21,27 @@ import (
 func newDiffCmd(p *process) *cobra.Command {
 	var output, plot string
 	var tolerance float64
+	var all bool
 	cmd := &cobra.Command{
 		Use:   "diff A.json B.json",
-		Short: "Compare two recorded runs: every value that differs, and the verdicts that changed",
+		Short: "Compare two recorded runs, or two summaries: every value that differs, and the verdicts that changed",
 		Long: `diff reads two run records (of one scenario, or of two scenarios with the same step names,
 e.g. STRICT_DNS against LOGICAL_DNS) and lists every recorded value that differs — counters,
 gauges and histograms at each snapshot, deltas, sampled series, load results, exec and logs
-results, captured values, each named step's start and duration — with the absolute and the
-relative change, then the expectations whose verdict changed. --plot FILE.svg draws the counter
-deltas and load figures that differ beyond the tolerance, A's bar above B's.
+results, captured values — with its unit, the absolute and the relative change, largest
+relative change first, then the expectations whose verdict changed. The runs are named by the
+vars they differ in. A local address whose port the run chose (a backend on port 0) is written
+by the name of its endpoint (<backends.a.address>) or as host:*, so that it does not differ in
+every run. Step timings and the values within --tolerance are hidden (counted under the
+table); --all shows them. The table fits the terminal's width (COLUMNS, else 100 columns when
+not a terminal); -o json has every value whole. --plot FILE.svg draws the counter deltas and
+load figures that differ beyond the tolerance, A's bar above B's, a value absent from a run
+marked absent.
+
+Given two summaries (.summary.json of labrun run --count/--sweep), diff compares them
+combination by combination: each value's median and spread (min–max) in A and B, and each
+combination's runs passed; summaries of different swept vars, or without a combination in
+common, are refused with the reason.
 
 Exit 0 when nothing differs beyond --tolerance (a relative change, 0.1 for 10%; a value present
 in one run only, a changed string and a changed verdict always count), 1 otherwise.`,
@@ -38,19 +53,33 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 			if tolerance < 0 {
 				return &exitError{exitInvalid, fmt.Sprintf("--tolerance %g: expected 0 or more (a relative change, 0.1 for 10%%)", tolerance)}
 			}
-			var recs [2]*interp.Record
+			if plot != "" && !strings.HasSuffix(plot, ".svg") {
+				return &exitError{exitInvalid, fmt.Sprintf("--plot %s: expected a file name ending in .svg", plot)}
+			}
+			var kinds [2]string
 			for i, a := range args {
-				rec, err := report.Read(a)
+				b, err := os.ReadFile(inCwd(p.Cwd, a))
 				if err != nil {
 					return &exitError{exitInvalid, err.Error()}
+				}
+				kinds[i] = report.Sniff(a, b)
+			}
+			if kinds[0] == report.KindSummary || kinds[1] == report.KindSummary {
+				if kinds[0] != kinds[1] {
+					return &exitError{exitInvalid, fmt.Sprintf("%s is %s and %s %s: diff compares two run records or two summaries", args[0], article(kinds[0]), args[1], article(kinds[1]))}
+				}
+				return p.diffSummaries(args, output, tolerance, all)
+			}
+			var recs [2]*interp.Record
+			for i, a := range args {
+				rec, err := report.Read(inCwd(p.Cwd, a))
+				if err != nil {
+					return &exitError{exitInvalid, relError(p.Cwd, err.Error())}
 				}
 				recs[i] = rec
 			}
 			d := interp.Diff(recs[0], recs[1], tolerance)
 			if plot != "" {
-				if !strings.HasSuffix(plot, ".svg") {
-					return &exitError{exitInvalid, fmt.Sprintf("--plot %s: expected a file name ending in .svg", plot)}
-				}
 				svg, ok := report.DiffSVG(d)
 				if !ok {
 					fmt.Fprintf(p.Stderr, "labrun: --plot %s: no counter delta or load figure differs beyond the tolerance: nothing to draw\n", plot)
@@ -59,12 +88,9 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 				}
 			}
 			if output == "json" {
-				enc := json.NewEncoder(p.Stdout)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				_ = enc.Encode(d)
+				p.printJSON(d)
 			} else {
-				writeDiff(p, args, d, tolerance)
+				writeDiff(p, args, recs, d, tolerance, all)
 			}
 			if d.Beyond > 0 {
 				return &exitError{code: exitFailed}
@@ -75,52 +101,373 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().StringVar(&plot, "plot", "", "also draw what differs (counter deltas, load figures) as an SVG bar chart into this file")
 	cmd.Flags().Float64Var(&tolerance, "tolerance", 0, "relative change below which a numeric difference does not count (0.1 for 10%)")
+	cmd.Flags().BoolVar(&all, "all", false, "also list step timings and the values within the tolerance")
 	return cmd
 }
 
-func writeDiff(p *process, args []string, d *interp.RunDiff, tolerance float64) {
-	fmt.Fprintf(p.Stdout, "A: %s (%s)\nB: %s (%s)\n", args[0], d.ScenarioA, args[1], d.ScenarioB)
-	if len(d.Differences) == 0 && len(d.Verdicts) == 0 {
-		fmt.Fprintln(p.Stdout, "no difference")
-		return
+// article writes a file kind for a sentence: "a run record", "a CUE file".
+func article(kind string) string {
+	if strings.HasPrefix(kind, "a ") || strings.HasPrefix(kind, "an ") || strings.HasPrefix(kind, "not ") || strings.HasPrefix(kind, "the ") || strings.HasPrefix(kind, "JSON") {
+		return kind
 	}
-	tw := tabwriter.NewWriter(p.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VALUE\tA\tB\tCHANGE\t")
-	for _, df := range d.Differences {
-		change := ""
-		if df.Abs != nil {
-			change = fmt.Sprintf("%+.4g", *df.Abs)
-			if df.Rel != nil {
-				change += fmt.Sprintf(" (%+.1f%%)", 100**df.Rel)
-			}
-		}
-		mark := ""
-		if !df.Beyond {
-			mark = "within tolerance"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", df.Path, show(df.A), show(df.B), change, mark)
-	}
-	tw.Flush()
-	for _, v := range d.Verdicts {
-		fmt.Fprintf(p.Stdout, "verdict changed: %s: %s → %s\n", v.Expr, or(string(v.A), "absent"), or(string(v.B), "absent"))
-	}
-	fmt.Fprintf(p.Stdout, "%d differences, %d beyond the tolerance of %g; %d verdicts changed\n", len(d.Differences), d.Beyond-len(d.Verdicts), tolerance, len(d.Verdicts))
+	return "a " + kind
 }
 
-// show writes a value for the table: a long one (an exec's stdout) is cut, so that it does not
-// widen every row; -o json has it whole.
-func show(v any) string {
-	if v == nil {
-		return "—"
+// termWidth is the width diff's table fits: the terminal's, else COLUMNS, else 100.
+func (p *process) termWidth() int {
+	if p.IsTerminal && p.TermWidth != nil {
+		if w := p.TermWidth(); w >= 40 {
+			return w
+		}
 	}
-	s := strings.Join(strings.Fields(dsl.FormatValue(v)), " ")
-	if r := []rune(s); len(r) > maxShown {
-		return string(r[:maxShown-1]) + fmt.Sprintf("… (%d chars)", len(r))
+	if c, err := strconv.Atoi(p.Getenv("COLUMNS")); err == nil && c >= 40 {
+		return c
+	}
+	return 100
+}
+
+// runNames names the two runs by the vars they differ in ("requests=4"), else by scenario.
+func runNames(a, b *interp.Record) (string, string) {
+	var da, db []string
+	keys := map[string]bool{}
+	for k := range a.Vars {
+		keys[k] = true
+	}
+	for k := range b.Vars {
+		keys[k] = true
+	}
+	for _, k := range sortedKeys(keys) {
+		va, vb := dsl.Stringify(a.Vars[k]), dsl.Stringify(b.Vars[k])
+		if va != vb {
+			da, db = append(da, k+"="+va), append(db, k+"="+vb)
+		}
+	}
+	na, nb := strings.Join(da, " "), strings.Join(db, " ")
+	if a.Scenario != b.Scenario {
+		na, nb = strings.TrimSpace(a.Scenario+" "+na), strings.TrimSpace(b.Scenario+" "+nb)
+	}
+	return na, nb
+}
+
+func writeDiff(p *process, args []string, recs [2]*interp.Record, d *interp.RunDiff, tolerance float64, all bool) {
+	na, nb := runNames(recs[0], recs[1])
+	fmt.Fprintf(p.Stdout, "A: %s (%s)\nB: %s (%s)\n", args[0], or(na, d.ScenarioA), args[1], or(nb, d.ScenarioB))
+	var rows []interp.Difference
+	timings, within := 0, 0
+	for _, df := range d.Differences {
+		switch {
+		case all:
+		case strings.HasPrefix(df.Path, "steps.") && (strings.HasSuffix(df.Path, ".startMs") || strings.HasSuffix(df.Path, ".durationMs")):
+			timings++
+			continue
+		case !df.Beyond:
+			within++
+			continue
+		}
+		rows = append(rows, df)
+	}
+	// Numbers by the size of their relative change (one absent, or from 0, first), then the
+	// strings and other values by path.
+	size := func(df interp.Difference) float64 {
+		_, na := df.A.(float64)
+		_, nb := df.B.(float64)
+		switch {
+		case df.Rel != nil:
+			return math.Abs(*df.Rel)
+		case na || nb:
+			return math.Inf(1)
+		}
+		return -1
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if si, sj := size(rows[i]), size(rows[j]); si != sj {
+			return si > sj
+		}
+		return rows[i].Path < rows[j].Path
+	})
+	if len(rows) == 0 && len(d.Verdicts) == 0 {
+		fmt.Fprintln(p.Stdout, "no difference")
+		if h := hiddenNote(timings, within, tolerance); h != "" {
+			fmt.Fprintln(p.Stdout, h)
+		}
+		return
+	}
+	if len(rows) > 0 {
+		table := [][]string{{"VALUE", "UNIT", "A " + na, "B " + nb, "CHANGE"}}
+		for _, df := range rows {
+			a, b := shownPair(df.A, df.B)
+			table = append(table, []string{exprName(df.Path), report.DiffUnit(df.Path), a, b, change(df)})
+		}
+		writeTable(p, table, p.termWidth())
+	}
+	for _, v := range d.Verdicts {
+		change := fmt.Sprintf(": %s → %s", or(string(v.A), "absent"), or(string(v.B), "absent"))
+		fmt.Fprintf(p.Stdout, "verdict changed: %s%s\n", cutEnd(v.Expr, max(20, p.termWidth()-len("verdict changed: ")-utf8.RuneCountInString(change))), change)
+	}
+	fmt.Fprintf(p.Stdout, "%d of %d differences shown (%d beyond the tolerance of %g)\n", len(rows), len(d.Differences), d.Beyond-len(d.Verdicts), tolerance)
+	fmt.Fprintf(p.Stdout, "%d verdict%s changed\n", len(d.Verdicts), plural(len(d.Verdicts)))
+	if h := hiddenNote(timings, within, tolerance); h != "" {
+		fmt.Fprintln(p.Stdout, h)
+	}
+	if d.Normalized > 0 {
+		fmt.Fprintf(p.Stdout, "local ports chosen at run time: compared by name (%d)\n", d.Normalized)
+	}
+}
+
+// exprName writes a value's path as expressions name it: snapshots.after.counters.x is
+// after.x, loads.fortio.p50 fortio.p50, values.ip ip (-o json keeps the paths).
+func exprName(path string) string {
+	parts := strings.SplitN(path, ".", 4)
+	switch {
+	case len(parts) == 4 && parts[0] == "snapshots" && (parts[2] == "counters" || parts[2] == "gauges" || parts[2] == "histograms"):
+		return parts[1] + "." + parts[3]
+	case len(parts) >= 3 && (parts[0] == "loads" || parts[0] == "execs" || parts[0] == "logs" || parts[0] == "series"):
+		return strings.TrimPrefix(path, parts[0]+".")
+	case parts[0] == "values" && len(parts) > 1:
+		return strings.TrimPrefix(path, "values.")
+	}
+	return path
+}
+
+// hiddenNote says what the table leaves out: "hidden: 3 step timings, 2 within the
+// tolerance of 0.1 (--all)".
+func hiddenNote(timings, within int, tolerance float64) string {
+	var parts []string
+	if timings > 0 {
+		parts = append(parts, fmt.Sprintf("%d step timing%s", timings, plural(timings)))
+	}
+	if within > 0 {
+		parts = append(parts, fmt.Sprintf("%d within the tolerance of %g", within, tolerance))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "hidden: " + strings.Join(parts, ", ") + " (--all)"
+}
+
+// change writes a difference's change: "+4 (+100%)".
+func change(df interp.Difference) string {
+	if df.Abs == nil {
+		return ""
+	}
+	s := signed(*df.Abs)
+	if df.Rel != nil {
+		s += " (" + signed(100**df.Rel) + "%)"
 	}
 	return s
 }
 
+func signed(x float64) string {
+	s := report.Sig4(x)
+	if x > 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// shownPair writes two differing values for the table: a long string is cut around where the
+// two first differ, so that the difference shows.
+func shownPair(a, b any) (string, string) {
+	sa, oka := a.(string)
+	sb, okb := b.(string)
+	if !oka || !okb {
+		return show(a), show(b)
+	}
+	i := 0
+	for i < len(sa) && i < len(sb) && sa[i] == sb[i] {
+		i++
+	}
+	cut := func(s string) string {
+		s = strings.Join(strings.Fields(s), " ")
+		return strconv.Quote(s)
+	}
+	if i < maxShown/2 || len(sa) <= maxShown && len(sb) <= maxShown {
+		return show(a), show(b)
+	}
+	from := i - 4
+	for from > 0 && !utf8.RuneStart(sa[from]) {
+		from--
+	}
+	at := fmt.Sprintf("@%d ", utf8.RuneCountInString(sa[:from]))
+	return at + cut(sa[from:]), at + cut(sb[from:])
+}
+
+// show writes a value for the table: a long one (an exec's stdout) is cut to fit the table;
+// -o json has it whole.
+func show(v any) string {
+	if v == nil {
+		return "—"
+	}
+	if x, ok := v.(float64); ok {
+		return report.Sig4(x)
+	}
+	return strings.Join(strings.Fields(dsl.FormatValue(v)), " ")
+}
+
 const maxShown = 40
+
+// writeTable prints rows as columns two spaces apart within width: the first column (a
+// value's path) gives up its start ("…default.rq_pending_open"), the others their end, the
+// last column is never cut.
+func writeTable(p *process, rows [][]string, width int) {
+	n := len(rows[0])
+	w := make([]int, n)
+	for _, r := range rows {
+		for i, c := range r {
+			w[i] = max(w[i], utf8.RuneCountInString(c))
+		}
+	}
+	total := func() int {
+		t := 2 * (n - 1)
+		for _, x := range w {
+			t += x
+		}
+		return t
+	}
+	// Shrink the widest of the middle columns down to 14 (or its header), then the first down
+	// to 24; then the middle ones down to 8 and the first to 12, until the table fits (or
+	// every column is at its narrowest).
+	for _, floor := range [][2]int{{14, 24}, {8, 12}} {
+		for total() > width {
+			widest := -1
+			for i := 1; i < n-1; i++ {
+				lo := floor[0]
+				if floor[0] > 8 {
+					lo = max(lo, min(16, utf8.RuneCountInString(rows[0][i])))
+				}
+				if w[i] > lo && (widest < 0 || w[i] > w[widest]) {
+					widest = i
+				}
+			}
+			if widest >= 0 {
+				w[widest]--
+			} else if w[0] > floor[1] {
+				w[0]--
+			} else {
+				break
+			}
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			if i == 0 {
+				c = cutStart(c, w[i])
+			} else if i < n-1 {
+				c = cutEnd(c, w[i])
+			}
+			b.WriteString(c)
+			if i < n-1 {
+				b.WriteString(strings.Repeat(" ", w[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		fmt.Fprintln(p.Stdout, strings.TrimRight(b.String(), " "))
+	}
+}
+
+func cutStart(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	return "…" + string(r[len(r)-w+1:])
+}
+
+func cutEnd(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	return string(r[:w-1]) + "…"
+}
+
+// diffSummaries compares two summaries combination by combination.
+func (p *process) diffSummaries(args []string, output string, tolerance float64, all bool) error {
+	var sums [2]*report.Summary
+	for i, a := range args {
+		s, err := report.ReadSummary(inCwd(p.Cwd, a))
+		if err != nil {
+			return &exitError{exitInvalid, relError(p.Cwd, err.Error())}
+		}
+		sums[i] = s
+	}
+	d, err := report.DiffSummaries(sums[0], sums[1], tolerance)
+	if err != nil {
+		return &exitError{exitInvalid, fmt.Sprintf("diff %s %s: %v", args[0], args[1], err)}
+	}
+	if output == "json" {
+		p.printJSON(d)
+	} else {
+		desc := func(s *report.Summary) string {
+			return fmt.Sprintf("%s: %d of %d runs passed, %d combination%s × %d", s.Scenario, s.Passed, s.Planned, s.Combinations, plural(s.Combinations), s.Count)
+		}
+		fmt.Fprintf(p.Stdout, "A: %s (%s)\nB: %s (%s)\n", args[0], desc(sums[0]), args[1], desc(sums[1]))
+		var rows []report.ComboValueDiff
+		within := 0
+		for _, r := range d.Values {
+			if !r.Beyond && !all {
+				within++
+				continue
+			}
+			rows = append(rows, r)
+		}
+		report.SortByChange(rows, func(r report.ComboValueDiff) (float64, bool) {
+			if r.Rel != nil {
+				return *r.Rel, true
+			}
+			return 0, false
+		}, func(r report.ComboValueDiff) string { return r.Combination + " " + r.Value })
+		if len(rows) > 0 {
+			table := [][]string{{"COMBINATION", "VALUE", "UNIT", "A MEDIAN (MIN–MAX)", "B MEDIAN (MIN–MAX)", "CHANGE"}}
+			for _, r := range rows {
+				c := ""
+				if r.Rel != nil {
+					c = signed(100**r.Rel) + "%"
+				}
+				table = append(table, []string{comboLabel(r.Combination), r.Value, r.Unit, report.SpreadText(r.A, ""), report.SpreadText(r.B, ""), c})
+			}
+			writeTable(p, table, p.termWidth())
+		}
+		for _, c := range d.Passed {
+			fmt.Fprintf(p.Stdout, "runs passed changed: %s: %s → %s\n", comboLabel(c.Combination), c.A, c.B)
+		}
+		for _, k := range d.OnlyA {
+			fmt.Fprintf(p.Stdout, "only in A: %s\n", comboLabel(k))
+		}
+		for _, k := range d.OnlyB {
+			fmt.Fprintf(p.Stdout, "only in B: %s\n", comboLabel(k))
+		}
+		if len(rows) == 0 && len(d.Passed) == 0 && len(d.OnlyA)+len(d.OnlyB) == 0 {
+			fmt.Fprintln(p.Stdout, "no difference")
+		} else {
+			fmt.Fprintf(p.Stdout, "%d of %d combinations compared, %d values beyond the tolerance of %g\n", len(d.Combos), len(d.Combos)+len(d.OnlyA)+len(d.OnlyB), d.Beyond-len(d.Passed)-len(d.OnlyA)-len(d.OnlyB), tolerance)
+		}
+		if h := hiddenNote(0, within, tolerance); h != "" {
+			fmt.Fprintln(p.Stdout, h)
+		}
+	}
+	if d.Beyond > 0 {
+		return &exitError{code: exitFailed}
+	}
+	return nil
+}
+
+// comboLabel writes a combination for the table: "connections=1 requests=2", "all runs"
+// without a sweep.
+func comboLabel(k string) string {
+	if k == "" {
+		return "all runs"
+	}
+	return strings.ReplaceAll(k, ",", " ")
+}
+
+// printJSON prints v on stdout as indented JSON, HTML characters as they are.
+func (p *process) printJSON(v any) {
+	enc := json.NewEncoder(p.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
 
 // inCwd resolves a relative path against the process's working directory.
 func inCwd(cwd, path string) string {

@@ -1,24 +1,43 @@
 package main
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
-// TestShowCutsLongValues: an exec's stdout in the diff table would widen every row to its length.
-func TestShowCutsLongValues(t *testing.T) {
+// TestDiffTableFits: the table of labrun diff fits the width it is given: a long value
+// (an exec's stdout) is cut where the two runs' values first differ, a long path keeps its end.
+func TestDiffTableFits(t *testing.T) {
 	long := strings.Repeat("0 200 backend-a\n", 20)
-	got := show(long)
-	if n := len([]rune(got)); n > maxShown+20 {
-		t.Errorf("show(%d chars) = %q: %d runes, want at most %d", len(long), got, n, maxShown+20)
-	}
-	if !strings.HasSuffix(got, "… (342 chars)") {
-		t.Errorf("show(long) = %q: want the length it cut, in characters of the value as written", got)
+	other := long[:160] + "0 200 backend-b\n" + long[176:]
+	a, b := shownPair(long, other)
+	if !strings.HasPrefix(a, `@170 "end-a 0`) || !strings.HasPrefix(b, `@170 "end-b 0`) {
+		t.Errorf("shownPair = %q, %q: want both cut where they differ (char 174), from 4 characters before", a, b)
 	}
 	if got := show(4.0); got != "4" {
 		t.Errorf("show(4) = %q", got)
 	}
+	if got := show(1234.5678); got != "1235" {
+		t.Errorf("show(1234.5678) = %q: at most 4 significant digits", got)
+	}
 	if got := show(nil); got != "—" {
 		t.Errorf("show(nil) = %q", got)
+	}
+	var out bytes.Buffer
+	p := &process{Stdout: &out}
+	writeTable(p, [][]string{
+		{"VALUE", "UNIT", "A", "B", "CHANGE"},
+		{"snapshots.before_flip.counters.circuit_breakers.default.remaining_pending", "count", "1", "0", "-1 (-100%)"},
+		{"who.stdout", "", a, b, ""},
+	}, 80)
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if n := utf8.RuneCountInString(l); n > 80 {
+			t.Errorf("%d columns, want at most 80: %s", n, l)
+		}
+	}
+	if !strings.Contains(out.String(), "default.remaining_pending  count") {
+		t.Errorf("the path lost its end:\n%s", out.String())
 	}
 }

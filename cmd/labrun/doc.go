@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -107,7 +106,7 @@ func (p *process) doc(args []string, f *docFlags) error {
 					break
 				}
 				if len(sc.Sweep) > 0 {
-					text, rec, c, err := p.docSweep(runCtx, cleanupCtx, path, sc, f, opts)
+					text, rec, c, err := p.docSweep(runCtx, cleanupCtx, sc, f, opts)
 					if err != nil {
 						return err
 					}
@@ -117,10 +116,10 @@ func (p *process) doc(args []string, f *docFlags) error {
 					}
 					continue
 				}
-				rec, c := p.runOne(runCtx, cleanupCtx, sc, &f.runFlags)
-				code = worse(code, c)
-				if rec != nil {
-					recs[sc.Name] = rec
+				r := p.runOne(runCtx, cleanupCtx, unitOf(sc), &f.runFlags)
+				code = worse(code, r.code)
+				if r.rec != nil {
+					recs[sc.Name] = r.rec
 				}
 			}
 		}
@@ -287,42 +286,4 @@ func diffLines(a, b []string) string {
 		return ""
 	}
 	return out.String()
-}
-
-// docSweep runs a document's scenario that declares a sweep once per combination, as labrun
-// run does, writes its summary beside the reports, and returns the summary as its expected
-// block holds it (report.SummaryExpected: verdicts and response codes, not the numbers), the
-// last run's record and the exit code.
-func (p *process) docSweep(runCtx, cleanupCtx context.Context, path string, sc *dsl.Scenario, f *docFlags, opts dsl.Options) (string, *interp.Record, int, error) {
-	rf := f.runFlags
-	rf.scenarios, rf.tags, rf.count, rf.passRate = []string{sc.Name}, nil, 1, 0
-	var sweeps []sweep
-	for _, k := range sortedKeys(sc.Sweep) {
-		if _, ok := opts.Vars[k]; ok {
-			return "", nil, exitOK, &exitError{exitInvalid, fmt.Sprintf("--var %s: scenario %s (%s) sweeps %s: its expected block holds every value of the sweep; drop --var %s", k, sc.Name, sc.Pos.Rel(p.Cwd), k, k)}
-		}
-		sweeps = append(sweeps, sweep{k, sc.Sweep[k]})
-	}
-	m, err := p.matrix(runCtx, cleanupCtx, []string{path}, &rf, opts, sweeps)
-	if err != nil {
-		return "", nil, exitOK, err
-	}
-	s, runs := m.sums[sc.Name], m.recs[sc.Name]
-	if s == nil || len(runs) == 0 {
-		return "", nil, m.code, nil
-	}
-	code := m.code
-	if rf.reportDir != "" {
-		code = worse(code, p.writeSummaries(m, &rf, sweeps))
-	} else {
-		fmt.Fprintf(p.Stdout, "SUMMARY %s: %d of %d runs passed (%s)\n", sc.Name, s.Passed, len(s.Runs), passNeed(rf.passRate))
-		if s.Verdict != "passed" {
-			code = worse(code, exitFailed)
-		}
-	}
-	var codes []string
-	for _, rec := range runs {
-		codes = append(codes, report.LoadCodes(rec))
-	}
-	return report.SummaryExpected(s, codes), runs[len(runs)-1], code, nil
 }

@@ -9,11 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"labrun.dev/labrun/report"
 )
 
 // The fault tests break the real labrun binary on purpose, on the local target: kill -9 in the
@@ -369,26 +372,14 @@ func sleepersIn(dir string) []int {
 	return out
 }
 
-// TestConcurrentRunsKeepBothReports: two runs of one scenario started together, into one
-// report directory, leave two report sets.
-func TestConcurrentRunsKeepBothReports(t *testing.T) {
-	bin := buildFakeBinary(t)
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "s.cue"), `package s
-
-import "labrun.dev/schema"
-
-s: schema.#Scenario & {
-	local: backends: a: {}
-	steps: [{name: "fortio", load: {url: "http://${backends.a.address}/echo", requests: 10, connections: 1}}]
-	expect: ["fortio.ok == 10"]
-}
-`)
-	const n = 4
+// runTogether starts n copies of a command in dir at once and returns their outputs when all
+// have ended; a copy that fails fails the test.
+func runTogether(t *testing.T, n int, dir string, bin string, args ...string) []strings.Builder {
+	t.Helper()
 	errs := make(chan error, n)
 	outs := make([]strings.Builder, n)
 	for i := range n {
-		cmd := exec.Command(bin, "run", "-q", "--report-dir", "reports", "s.cue")
+		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
 		if err := cmd.Start(); err != nil {
@@ -398,9 +389,32 @@ s: schema.#Scenario & {
 	}
 	for range n {
 		if err := <-errs; err != nil {
-			t.Errorf("run: %v", err)
+			t.Errorf("%s: %v", strings.Join(args, " "), err)
 		}
 	}
+	return outs
+}
+
+// concurrentScenario is the scenario the concurrent runs share: a load of the local backend.
+const concurrentScenario = `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [{name: "fortio", load: {url: "http://${backends.a.address}/echo", requests: 10, connections: 1}}]
+	expect: ["fortio.ok == 10"]
+}
+`
+
+// TestConcurrentRunsKeepBothReports: two runs of one scenario started together, into one
+// report directory, leave two report sets.
+func TestConcurrentRunsKeepBothReports(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), concurrentScenario)
+	const n = 4
+	outs := runTogether(t, n, dir, bin, "run", "-q", "--report-dir", "reports", "s.cue")
 	for i := range outs {
 		if !strings.Contains(outs[i].String(), "PASSED") {
 			t.Errorf("run %d:\n%s", i, outs[i].String())
@@ -411,6 +425,50 @@ s: schema.#Scenario & {
 		if len(files) != n {
 			t.Errorf("%d concurrent runs left %d %s reports: %v", n, len(files), ext, files)
 		}
+	}
+}
+
+// TestConcurrentMatricesKeepEverySummary: three concurrent --count 2 runs into one report
+// directory leave three summaries, each listing its own two runs, and six run records.
+func TestConcurrentMatricesKeepEverySummary(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), concurrentScenario)
+	const n = 3
+	outs := runTogether(t, n, dir, bin, "run", "-q", "--count", "2", "--report-dir", "reports", "s.cue")
+	printed := map[string]bool{}
+	for i := range outs {
+		m := regexp.MustCompile(`SUMMARY s: 2 of 2 runs passed \(every run must pass\) — (\S+)`).FindStringSubmatch(outs[i].String())
+		if m == nil {
+			t.Fatalf("run %d printed no summary:\n%s", i, outs[i].String())
+		}
+		printed[m[1]] = true
+	}
+	sums, _ := filepath.Glob(filepath.Join(dir, "reports", "*.summary.json"))
+	if len(sums) != n || len(printed) != n {
+		t.Fatalf("%d concurrent --count 2 runs printed %d summary paths and left %d summaries: %v", n, len(printed), len(sums), sums)
+	}
+	linked := map[string]bool{}
+	for _, f := range sums {
+		s, err := report.ReadSummary(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Runs) != 2 {
+			t.Errorf("%s lists %d runs, want its own 2", f, len(s.Runs))
+		}
+		for _, r := range s.Runs {
+			if linked[r.Report] {
+				t.Errorf("%s: run %s is in two summaries", f, r.Report)
+			}
+			linked[r.Report] = true
+			if _, err := os.Stat(filepath.Join(dir, "reports", r.Report)); err != nil {
+				t.Errorf("%s links %s: %v", f, r.Report, err)
+			}
+		}
+	}
+	if records, _ := filepath.Glob(filepath.Join(dir, "reports", "*_s_??????????.json")); len(records) != 2*n {
+		t.Errorf("want %d run records, found %d", 2*n, len(records))
 	}
 }
 

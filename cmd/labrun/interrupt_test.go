@@ -221,3 +221,57 @@ func readRecord(t *testing.T, dir string) struct {
 	}
 	return rec
 }
+
+// TestInterruptMatrix: SIGINT during the second of five runs of --count 5 stops the run in
+// progress (its report marked interrupted), starts no other, and still writes the summary,
+// which counts the runs never started as runs without a record; exit 130.
+func TestInterruptMatrix(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	src := `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{sleep: "400ms"}]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--count", "5", "--report-dir", "r", "s.cue")
+	cmd.Dir = dir
+	var out strings.Builder
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	starts := 0
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "▶") {
+			if starts++; starts == 2 {
+				time.AfterFunc(100*time.Millisecond, func() { _ = cmd.Process.Signal(syscall.SIGINT) })
+			}
+		}
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit: %v, want 130; output:\n%s", err, out.String())
+	}
+	if starts != 2 || !strings.Contains(out.String(), "labrun: interrupted: 3 runs of the matrix not started") ||
+		!strings.Contains(out.String(), "SUMMARY s: 1 of 5 runs passed") {
+		t.Errorf("want two runs started, three not, and the summary of 1 of 5; output:\n%s", out.String())
+	}
+	sums, _ := filepath.Glob(filepath.Join(dir, "r", "*.summary.md"))
+	if len(sums) != 1 {
+		t.Fatalf("summaries: %v", sums)
+	}
+	b, _ := os.ReadFile(sums[0])
+	if !strings.Contains(string(b), "3 of the 5 planned runs have no record") {
+		t.Errorf("the summary does not count the runs not started:\n%s", b)
+	}
+}

@@ -90,12 +90,13 @@ func jsonType(t reflect.Type) (string, []reflect.Type) {
 
 // jsonDocs are the formats docs/json.md documents, each between its markers.
 var jsonDocs = map[string][]reflect.Type{
-	"vet":     {reflect.TypeOf(vetJSON{})},
-	"plan":    {reflect.TypeOf(dsl.Plan{})},
-	"record":  {reflect.TypeOf(interp.Record{})},
-	"summary": {reflect.TypeOf(report.Summary{})},
-	"mutate":  {reflect.TypeOf(interp.MutationReport{})},
-	"diff":    {reflect.TypeOf(interp.RunDiff{})},
+	"vet":          {reflect.TypeOf(vetJSON{})},
+	"plan":         {reflect.TypeOf(dsl.Plan{})},
+	"record":       {reflect.TypeOf(interp.Record{})},
+	"summary":      {reflect.TypeOf(report.Summary{})},
+	"mutate":       {reflect.TypeOf(interp.MutationReport{})},
+	"diff":         {reflect.TypeOf(interp.RunDiff{})},
+	"summary diff": {reflect.TypeOf(report.SummaryDiff{})},
 }
 
 // TestJSONDocs keeps docs/json.md's field lists equal to the types (LABRUN_UPDATE=1 rewrites).

@@ -3,9 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
+	"io"
 	"strings"
-	"time"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
@@ -13,21 +12,24 @@ import (
 )
 
 // Experiments as science: --count N runs each scenario N times, --sweep var=a,b,c runs it once
-// per value (repeatable: the cartesian product), the two combined run every combination N
-// times. Each run is an ordinary run (setup, steps, cleanup, its own report); the vars of a
-// combination go through the same mechanism as --var, so CUE fields change with them. A
-// summary per scenario is written beside the reports (report.WriteSummary):
-// <time>_<scenario>.summary.{md,html,json}, plus one SVG plot per value an expectation reads
-// against each swept var.
+// per value (repeatable: the cartesian product), and a scenario's own sweep: runs every
+// combination of it; a --sweep flag replaces the values of the var it names only, and --count
+// repeats every combination. Before anything runs, the matrix is worked out as a list of units
+// (dsl.Unit: scenario × combination × round), each combination loaded with its vars (as --var:
+// CUE fields computed from them change) and checked: a value of the wrong type or a
+// combination the schema refuses stops the run before its first step. Each unit is an
+// ordinary run (setup, steps, cleanup, its own report) whose record carries the unit; a
+// matrix that sweeps or repeats gets a summary made from its records (report.Summarize).
 
-// sweep is one --sweep flag: a var and its values.
-type sweep struct {
-	name   string
-	values []string
+// matrixFlags are the flags that make a matrix of runs (run, vet, plan).
+type matrixFlags struct {
+	count  int
+	sweeps []string
 }
 
-func parseSweeps(flags []string) ([]sweep, error) {
-	var out []sweep
+// parseSweeps reads --sweep flags: name=v1,v2,...
+func parseSweeps(flags []string) ([]dsl.SweepVar, error) {
+	var out []dsl.SweepVar
 	seen := map[string]bool{}
 	for _, f := range flags {
 		name, vals, ok := strings.Cut(f, "=")
@@ -38,200 +40,347 @@ func parseSweeps(flags []string) ([]sweep, error) {
 			return nil, &exitError{exitInvalid, fmt.Sprintf("--sweep %s given twice: give its values in one flag", name)}
 		}
 		seen[name] = true
-		out = append(out, sweep{name, strings.Split(vals, ",")})
+		out = append(out, dsl.SweepVar{Name: name, Values: strings.Split(vals, ","), From: "--sweep"})
 	}
 	return out, nil
 }
 
-// combinations is the cartesian product of the sweeps (one empty combination without sweeps).
-func combinations(sweeps []sweep) []map[string]string {
-	combos := []map[string]string{{}}
+// work is what an invocation runs: each selected scenario's matrix, and every unit of them in
+// the order they run.
+type work struct {
+	res      *dsl.Result
+	matrices []*dsl.Matrix
+	units    []*dsl.Unit
+}
+
+// scenarios are the scenarios of the work, one per matrix (at the default vars).
+func (w *work) scenarioCount() int { return len(w.matrices) }
+
+// expansion says what to expand: the scenarios selected (--scenario, --tag), the matrix
+// flags, the pass rate, how problems are reported (output: text or json), and whether no
+// scenario at all is fine (vet).
+type expansion struct {
+	names, tags []string
+	matrix      matrixFlags
+	passRate    float64
+	output      string
+	vet         bool
+}
+
+// expand loads args (DIR/... recursing), selects the scenarios and works out every matrix and
+// its units, loading each combination with its vars; every problem of every combination is
+// reported before anything runs (exit 2).
+func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, error) {
+	names, tags, mf, passRate, output := x.names, x.tags, x.matrix, x.passRate, x.output
+	sweeps, err := parseSweeps(mf.sweeps)
+	if err != nil {
+		return nil, err
+	}
+	if mf.count < 1 {
+		return nil, &exitError{exitInvalid, fmt.Sprintf("--count %d: expected 1 or more", mf.count)}
+	}
+	if passRate < 0 || passRate > 1 {
+		return nil, &exitError{exitInvalid, fmt.Sprintf("--pass-rate %g: expected a fraction from 0 to 1", passRate)}
+	}
 	for _, s := range sweeps {
-		var next []map[string]string
-		for _, c := range combos {
-			for _, v := range s.values {
-				m := map[string]string{}
-				for k, x := range c {
-					m[k] = x
-				}
-				m[s.name] = v
-				next = append(next, m)
+		if _, ok := opts.Vars[s.Name]; ok {
+			return nil, &exitError{exitInvalid, fmt.Sprintf("--sweep %s and --var %s: give one", s.Name, s.Name)}
+		}
+	}
+	paths, err := expandPaths(p.Cwd, args)
+	if err != nil {
+		return nil, err
+	}
+	res, errs, err := p.load(paths, opts)
+	if err != nil {
+		return nil, loadError(err)
+	}
+	if len(errs) > 0 {
+		return nil, p.reportVet(output, res, errs)
+	}
+	sweepVars := map[string]string{}
+	for _, s := range sweeps {
+		sweepVars[s.Name] = strings.Join(s.Values, ",")
+	}
+	if msgs := dsl.UndeclaredVars(res, sweepVars); len(msgs) > 0 {
+		return nil, &exitError{exitInvalid, strings.ReplaceAll(strings.Join(msgs, "\n"), "--var ", "--sweep ")}
+	}
+	selected := res.Scenarios
+	if len(names) > 0 || len(tags) > 0 || len(selected) == 0 && !x.vet {
+		if selected, err = selectScenarios(res.Scenarios, names, tags); err != nil {
+			return nil, err
+		}
+	}
+	w := &work{res: res}
+	for _, sc := range selected {
+		errs = append(errs, dsl.CheckSweep(sc, sweeps)...)
+	}
+	if len(errs) > 0 {
+		return nil, p.reportVet(output, res, errs.Rel(p.Cwd))
+	}
+	for _, sc := range selected {
+		m := dsl.NewMatrix(sc, sweeps, opts.Vars, mf.count, passRate)
+		units, uerrs := p.unitsOf(m, sc, opts)
+		errs = append(errs, uerrs...)
+		w.matrices = append(w.matrices, m)
+		w.units = append(w.units, units...)
+	}
+	if len(errs) > 0 {
+		return nil, p.reportVet(output, res, errs)
+	}
+	// Two scenarios of one name (in two files): their units' ids name the file too.
+	byName := map[string]int{}
+	for _, m := range w.matrices {
+		byName[m.Scenario]++
+	}
+	for _, u := range w.units {
+		if byName[u.Matrix.Scenario] > 1 {
+			u.ID = relPath(p.Cwd, u.Matrix.File) + ":" + u.ID
+		}
+	}
+	return w, nil
+}
+
+// unitsOf lists m's units: each combination of its sweep is loaded from the scenario's file
+// with its vars (the default combination is sc itself). The problems of a combination are
+// reported at their positions, naming the combinations that have them.
+func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options) ([]*dsl.Unit, dsl.Errors) {
+	type problem struct {
+		err    *dsl.Error
+		combos []string
+	}
+	var problems []*problem
+	seen := map[string]*problem{}
+	combos := len(m.Combinations())
+	units := m.Units(func(vars map[string]string) *dsl.Scenario {
+		if len(vars) == 0 {
+			return sc
+		}
+		o := opts
+		o.Vars = map[string]string{}
+		for k, v := range opts.Vars {
+			o.Vars[k] = v
+		}
+		for k, v := range vars {
+			o.Vars[k] = v
+		}
+		res, errs, err := p.loadQuiet([]string{sc.Pos.File}, o)
+		if err != nil {
+			errs = append(errs, &dsl.Error{Pos: sc.Pos.Rel(p.Cwd), Msg: err.Error()})
+		}
+		for _, e := range errs {
+			key := e.Pos.String() + "\x00" + e.Path + "\x00" + e.Msg
+			if seen[key] == nil {
+				seen[key] = &problem{err: e}
+				problems = append(problems, seen[key])
+			}
+			seen[key].combos = append(seen[key].combos, dsl.ComboKey(vars))
+		}
+		if res == nil || len(errs) > 0 {
+			return nil
+		}
+		for _, s := range res.Scenarios {
+			if s.Name == sc.Name && s.Pos == sc.Pos {
+				return s
 			}
 		}
-		combos = next
-	}
-	return combos
-}
-
-// runMatrix runs every combination of the sweeps count times.
-func (p *process) runMatrix(args []string, f *runFlags, base dsl.Options) error {
-	sweeps, err := parseSweeps(f.sweeps)
-	if err != nil {
-		return err
-	}
-	if f.count < 1 {
-		return &exitError{exitInvalid, fmt.Sprintf("--count %d: expected 1 or more", f.count)}
-	}
-	if f.passRate < 0 || f.passRate > 1 {
-		return &exitError{exitInvalid, fmt.Sprintf("--pass-rate %g: expected a fraction from 0 to 1", f.passRate)}
-	}
-	for _, s := range sweeps {
-		if _, ok := base.Vars[s.name]; ok {
-			return &exitError{exitInvalid, fmt.Sprintf("--sweep %s and --var %s: give one", s.name, s.name)}
+		return nil
+	})
+	var errs dsl.Errors
+	for _, pr := range problems {
+		e := *pr.err
+		if len(pr.combos) == 1 {
+			e.Msg += fmt.Sprintf(" (with %s)", pr.combos[0])
+		} else {
+			e.Msg += fmt.Sprintf(" (in %d of %d combinations: %s)", len(pr.combos), combos, strings.Join(pr.combos, "; "))
 		}
+		errs = append(errs, &e)
 	}
-	if f.reportDir == "" {
-		return &exitError{exitInvalid, "--count and --sweep write a summary: give --report-dir"}
-	}
-	runCtx, cleanupCtx, stop := p.runContexts()
-	defer stop()
-	m, err := p.matrix(runCtx, cleanupCtx, args, f, base, sweeps)
-	if err != nil {
-		return err
-	}
-	code := worse(m.code, p.writeSummaries(m, f, sweeps))
-	if code != exitOK {
-		return &exitError{code: code}
-	}
-	return nil
+	return units, errs
 }
 
-// matrixResult is what a matrix ran: a summary per scenario (in the order they first ran) and
-// each run's record, in the summary's order of runs.
-type matrixResult struct {
-	sums  map[string]*report.Summary
-	order []string
-	recs  map[string][]*interp.Record
-	// code is the worst of the interrupted and invalid exits (failed runs are the summary's).
-	code int
-}
-
-// matrix runs every combination of the sweeps f.count times: each combination loads args
-// again with its vars set (as --var), so the CUE fields computed from them change.
-func (p *process) matrix(runCtx, cleanupCtx context.Context, args []string, f *runFlags, base dsl.Options, sweeps []sweep) (*matrixResult, error) {
-	m := &matrixResult{sums: map[string]*report.Summary{}, recs: map[string][]*interp.Record{}}
-	// The tally collects each run's report path, for the summary's links.
-	if f.tally == nil {
+// runUnits runs every unit in order, writes a summary for each matrix that sweeps or repeats,
+// and prints a line per scenario and the total when there are several; it returns the exit
+// code and the records (in the order they ran).
+func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFlags, each func(ran)) (int, []*interp.Record) {
+	if w.scenarioCount() > 1 || len(w.units) > 1 {
 		f.tally = &runTally{}
 	}
-	dir := f.reportDir
-	if dir != "" && !filepath.IsAbs(dir) {
-		dir = filepath.Join(p.Cwd, dir)
-	}
-	for _, combo := range combinations(sweeps) {
-		opts := base
-		opts.Vars = map[string]string{}
-		for k, v := range base.Vars {
-			opts.Vars[k] = v
-		}
-		for k, v := range combo {
-			opts.Vars[k] = v
-		}
-		scenarios, err := p.loadSelected(args, opts, f)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.checkRunFlags(scenarios, f); err != nil {
-			return nil, err
-		}
-		for round := 1; round <= f.count; round++ {
-			for _, sc := range scenarios {
-				if runCtx.Err() != nil {
-					break
-				}
-				if len(combo) > 0 || f.count > 1 {
-					fmt.Fprintf(p.Stdout, "● %s: %s\n", sc.Name, report.Combo(combo, round, f.count))
-				}
-				reports := len(f.tally.reports)
-				rec, c := p.runOne(runCtx, cleanupCtx, sc, f)
-				if c == exitInterrupted || c == exitInvalid {
-					m.code = worse(m.code, c)
-				}
-				if rec == nil {
-					continue
-				}
-				s := m.sums[sc.Name]
-				if s == nil {
-					s = &report.Summary{Version: 1, Scenario: sc.Name, Count: f.count, PassRate: f.passRate}
-					for _, sw := range sweeps {
-						s.Sweeps = append(s.Sweeps, sw.name)
-					}
-					m.sums[sc.Name] = s
-					m.order = append(m.order, sc.Name)
-				}
-				mr := report.SummaryRun{Vars: combo, Round: round, Outcome: rec.Outcome, Expectations: map[string]interp.Outcome{}, Values: map[string]any{}}
-				if len(f.tally.reports) > reports {
-					// The tally has the Markdown report relative to the working directory;
-					// the summary links the HTML one, relative to itself.
-					md := f.tally.reports[len(f.tally.reports)-1]
-					if !filepath.IsAbs(md) {
-						md = filepath.Join(p.Cwd, md)
-					}
-					if rel, err := filepath.Rel(dir, strings.TrimSuffix(md, ".md")+".html"); err == nil {
-						mr.Report = filepath.ToSlash(rel)
-					}
-				}
-				j := interp.NewJudge(rec, sc)
-				for _, e := range sc.Expect {
-					for k, v := range j.Values(e) {
-						mr.Values[k] = v
-					}
-				}
-				for _, jd := range rec.Expectations {
-					mr.Expectations[jd.Src] = jd.Outcome
-				}
-				if rec.Outcome == interp.Passed {
-					s.Passed++
-				}
-				s.Runs = append(s.Runs, mr)
-				m.recs[sc.Name] = append(m.recs[sc.Name], rec)
-			}
-		}
-	}
-	for _, name := range m.order {
-		s := m.sums[name]
-		need := 1.0
-		if f.passRate > 0 {
-			need = f.passRate
-		}
-		s.Verdict = "passed"
-		if float64(s.Passed)/float64(len(s.Runs)) < need {
-			s.Verdict = "failed"
-		}
-	}
-	return m, nil
-}
-
-// writeSummaries writes each scenario's summary into the report directory and prints where;
-// it returns exitFailed when a summary's verdict is failed, exitInfra when one cannot be written.
-func (p *process) writeSummaries(m *matrixResult, f *runFlags, sweeps []sweep) int {
-	dir := f.reportDir
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(p.Cwd, dir)
-	}
-	var vars []report.SweepVar
-	for _, sw := range sweeps {
-		vars = append(vars, report.SweepVar{Name: sw.name, Values: sw.values})
-	}
-	stamp := time.Now().UTC().Format("20060102T150405Z")
 	code := exitOK
-	for _, name := range m.order {
-		s := m.sums[name]
-		if s.Verdict != "passed" {
-			code = worse(code, exitFailed)
-		}
-		paths, err := report.WriteSummary(dir, stamp, s, vars)
-		if err != nil {
-			fmt.Fprintf(p.Stderr, "labrun: %s: writing the summary: %v\n", name, err)
-			code = worse(code, exitInfra)
+	byMatrix := map[*dsl.Matrix][]ran{}
+	var recs []*interp.Record
+	skipped := 0
+	for i, u := range w.units {
+		if u.Matrix.Summarized() && interrupted(runCtx) {
+			// After an interrupt, a matrix's runs not started are not run: its summary counts
+			// them as runs without a record (a single run still gets its report, marked
+			// interrupted).
+			skipped++
 			continue
 		}
-		fmt.Fprintf(p.Stdout, "SUMMARY %s: %d of %d runs passed (%s) — %s\n", name, s.Passed, len(s.Runs), passNeed(f.passRate), relPath(p.Cwd, paths[0]))
-		if !f.quiet {
-			fmt.Fprintf(p.Stdout, "  html:   %s\n", relPath(p.Cwd, paths[1]))
+		if u.Matrix.Summarized() && !f.quiet {
+			fmt.Fprintf(p.Stdout, "● %s [%d/%d]: %s\n", u.Matrix.Scenario, i+1, len(w.units), report.Combo(u.Vars, u.Round, u.Matrix.Count))
+		}
+		r := p.runOne(runCtx, cleanupCtx, u, f)
+		if r.rec == nil {
+			continue
+		}
+		if each != nil {
+			each(r)
+		}
+		recs = append(recs, r.rec)
+		byMatrix[u.Matrix] = append(byMatrix[u.Matrix], r)
+	}
+	if skipped > 0 {
+		fmt.Fprintf(p.Stderr, "labrun: interrupted: %d run%s of the matrix not started\n", skipped, plural(skipped))
+	}
+	if interrupted(runCtx) {
+		code = exitInterrupted
+	}
+	dir := ""
+	if f.reportDir != "" {
+		dir = inCwd(p.Cwd, f.reportDir)
+	}
+	type line struct {
+		verdict, name, what, path string
+	}
+	var lines []line
+	tally := &runTally{}
+	for _, m := range w.matrices {
+		runs := byMatrix[m]
+		if !m.Summarized() {
+			for _, r := range runs {
+				code = worse(code, r.code)
+				tally.count(r.code)
+				lines = append(lines, line{strings.ToUpper(string(r.rec.Outcome)), m.Scenario, "", r.report})
+			}
+			if len(runs) == 0 {
+				tally.notRun++
+			}
+			continue
+		}
+		// A failed run is the summary's to judge; an interrupt, a refusal, or (when the
+		// summary fails) a target that could not be reached is the matrix's exit too.
+		mcode, infra := exitOK, false
+		for _, r := range runs {
+			switch r.code {
+			case exitInterrupted, exitInvalid:
+				mcode = worse(mcode, r.code)
+			case exitInfra:
+				infra = true
+			}
+		}
+		var files []report.RunFile
+		for _, r := range runs {
+			files = append(files, report.RunFile{Rec: r.rec, JSON: r.json})
+		}
+		s := report.SummaryOf(m, files, dir)
+		if s.Verdict != "passed" {
+			mcode = worse(mcode, exitFailed)
+			if infra {
+				mcode = worse(mcode, exitInfra)
+			}
+		}
+		path := ""
+		if dir != "" {
+			paths, err := report.WriteSummary(dir, newRunInfo().id, s)
+			if err != nil {
+				fmt.Fprintf(p.Stderr, "labrun: %s: writing the summary: %v\n", m.Scenario, err)
+				mcode = worse(mcode, exitInfra)
+			} else {
+				path = relPath(p.Cwd, paths[0])
+				fmt.Fprintf(p.Stdout, "SUMMARY %s: %d of %d runs passed (%s) — %s\n", m.Scenario, s.Passed, s.Planned, passNeed(m.PassRate), path)
+				if !f.quiet {
+					fmt.Fprintf(p.Stdout, "  html:   %s\n", relPath(p.Cwd, paths[1]))
+				}
+			}
+		} else {
+			fmt.Fprintf(p.Stdout, "SUMMARY %s: %d of %d runs passed (%s)\n", m.Scenario, s.Passed, s.Planned, passNeed(m.PassRate))
+		}
+		code = worse(code, mcode)
+		tally.count(mcode)
+		verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED"}[mcode]
+		lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, fmt.Sprintf("%d of %d runs passed", s.Passed, s.Planned), path})
+	}
+	if w.scenarioCount() > 1 {
+		wv, wn := 0, 0
+		for _, l := range lines {
+			wv, wn = max(wv, len(l.verdict)), max(wn, len(l.name))
+		}
+		for _, l := range lines {
+			s := fmt.Sprintf("  %-*s  %-*s", wv, l.verdict, wn, l.name)
+			if l.what != "" {
+				s += "  " + l.what
+			}
+			if l.path != "" {
+				s += "  " + l.path
+			}
+			fmt.Fprintln(p.Stdout, strings.TrimRight(s, " "))
+		}
+		fmt.Fprintln(p.Stdout, tally.line(w.scenarioCount(), len(recs)))
+	}
+	return code, recs
+}
+
+// ran is one unit's run: its record (nil when none was made), its exit code and its report.
+type ran struct {
+	unit *dsl.Unit
+	rec  *interp.Record
+	code int
+	// report is the Markdown report relative to the working directory, json the record's
+	// absolute path ("" without a report directory).
+	report, json string
+}
+
+// loadQuiet loads paths as load does, without printing the warnings: a combination of a
+// sweep is the scenario loaded again, whose warnings were printed once.
+func (p *process) loadQuiet(paths []string, opts dsl.Options) (*dsl.Result, dsl.Errors, error) {
+	return p.loadTo(io.Discard, paths, opts)
+}
+
+// matrixSummary says what a matrix runs, for vet and plan: "6 combinations × 2 runs = 12 runs".
+func matrixSummary(m *dsl.Matrix) string {
+	n := len(m.Combinations())
+	s := fmt.Sprintf("%d combination%s × %d run%s = %d runs", n, plural(n), m.Count, plural(m.Count), m.Runs())
+	var parts []string
+	for _, sw := range m.Sweep {
+		parts = append(parts, fmt.Sprintf("%s: %s (%s)", sw.Name, strings.Join(sw.Values, ", "), map[string]string{"scenario": "the scenario's sweep", "--sweep": "--sweep"}[sw.From]))
+	}
+	if len(parts) > 0 {
+		s += "; " + strings.Join(parts, "; ")
+	}
+	return s
+}
+
+// docSweep runs a document's scenario that declares a sweep once per combination, as labrun
+// run does, writes its summary beside the reports, and returns the summary as its expected
+// block holds it (report.SummaryExpected: verdicts and response codes, not the numbers), the
+// last run's record and the exit code.
+func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f *docFlags, opts dsl.Options) (string, *interp.Record, int, error) {
+	for _, k := range sortedKeys(sc.Sweep) {
+		if _, ok := opts.Vars[k]; ok {
+			return "", nil, exitOK, &exitError{exitInvalid, fmt.Sprintf("--var %s: scenario %s (%s) sweeps %s: its expected block holds every value of the sweep; drop --var %s", k, sc.Name, sc.Pos.Rel(p.Cwd), k, k)}
 		}
 	}
-	return code
+	rf := f.runFlags
+	rf.count, rf.passRate = 1, 0
+	m := dsl.NewMatrix(sc, nil, nil, 1, 0)
+	units, errs := p.unitsOf(m, sc, opts)
+	if len(errs) > 0 {
+		return "", nil, exitOK, p.reportVet("text", &dsl.Result{}, errs)
+	}
+	code, recs := p.runUnits(runCtx, cleanupCtx, &work{matrices: []*dsl.Matrix{m}, units: units}, &rf, nil)
+	if len(recs) == 0 {
+		return "", nil, code, nil
+	}
+	var files []report.RunFile
+	var codes []string
+	for _, r := range recs {
+		files = append(files, report.RunFile{Rec: r})
+		codes = append(codes, report.LoadCodes(r))
+	}
+	s := report.SummaryOf(m, files, "")
+	return report.SummaryExpected(s, codes), recs[len(recs)-1], code, nil
 }
 
 func passNeed(rate float64) string {
@@ -239,4 +388,10 @@ func passNeed(rate float64) string {
 		return fmt.Sprintf("--pass-rate %g", rate)
 	}
 	return "every run must pass"
+}
+
+// unitOf is the unit of a scenario run on its own, once.
+func unitOf(sc *dsl.Scenario) *dsl.Unit {
+	m := &dsl.Matrix{Scenario: sc.Name, File: sc.Pos.File, Count: 1}
+	return &dsl.Unit{ID: dsl.UnitID(sc.Name, nil, 1), Matrix: m, Combination: 1, Round: 1, Planned: dsl.PlanOf(sc).Span(), Scenario: sc}
 }

@@ -15,6 +15,7 @@ import (
 
 func newPlanCmd(p *process) *cobra.Command {
 	var f loadFlags
+	var mf matrixFlags
 	var names, tags []string
 	var objects bool
 	cmd := &cobra.Command{
@@ -22,7 +23,9 @@ func newPlanCmd(p *process) *cobra.Command {
 		Short: "Show each scenario's timeline without running it",
 		Long: `plan prints, for each scenario, every step with its planned start (from the start of its
 phase, and from the start of its block), its timeout, what it waits on, background spans and
-sampling intervals, and the cleanup. "+5s" is exact; "≥5s" is a lower bound because a step of
+sampling intervals, and the cleanup. A scenario that sweeps (its own sweep:, --sweep) or
+repeats (--count) also lists its runs: each combination of the swept values and each round,
+with its id, its vars and its planned span (the timeline shown is the first run's). "+5s" is exact; "≥5s" is a lower bound because a step of
 unknown duration (an apply, a load of N requests) comes before it. --objects also prints
 the objects each apply step applies, as YAML, with ${...} left as written (filled when the
 step runs).`,
@@ -32,20 +35,23 @@ step runs).`,
 			if err != nil {
 				return err
 			}
-			res, errs, err := p.load(args, opts)
-			if err != nil {
-				return loadError(err)
-			}
-			if len(errs) > 0 {
-				return p.reportVet("text", res, errs)
-			}
-			scenarios, err := selectScenarios(res.Scenarios, names, tags)
+			w, err := p.expand(args, opts, expansion{names: names, tags: tags, matrix: mf, output: "text"})
 			if err != nil {
 				return err
 			}
 			var plans []*dsl.Plan
-			for _, sc := range scenarios {
+			for _, m := range w.matrices {
+				var units []*dsl.Unit
+				for _, u := range w.units {
+					if u.Matrix == m {
+						units = append(units, u)
+					}
+				}
+				sc := units[0].Scenario
 				pl := dsl.PlanOf(sc)
+				if m.Summarized() {
+					pl.Matrix, pl.Units = m, dsl.PlanUnits(units)
+				}
 				if objects {
 					pl.Objects = dsl.RenderedObjects(sc)
 					for i := range pl.Objects {
@@ -74,6 +80,7 @@ step runs).`,
 		},
 	}
 	f.register(cmd)
+	mf.register(cmd, "plan")
 	cmd.Flags().StringArrayVar(&names, "scenario", nil, "plan only the scenario with this name (repeatable)")
 	cmd.Flags().StringArrayVar(&tags, "tag", nil, "plan only scenarios with this tag (repeatable)")
 	cmd.Flags().BoolVar(&objects, "objects", false, "also print the objects each apply step applies (YAML, ${...} as written)")
@@ -86,7 +93,21 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 	if pl.Doc != "" {
 		fmt.Fprintf(w, "  %s\n", pl.Doc)
 	}
+	swept := map[string]dsl.SweepVar{}
+	if pl.Matrix != nil {
+		for _, sw := range pl.Matrix.Sweep {
+			swept[sw.Name] = sw
+		}
+	}
 	for _, v := range pl.Vars {
+		if sw, ok := swept[v.Name]; ok {
+			from := "the scenario's sweep"
+			if sw.From == "--sweep" {
+				from = "--sweep"
+			}
+			fmt.Fprintf(w, "  var %s swept: %s (%s; the timeline below is %s=%s's)\n", v.Name, strings.Join(sw.Values, ", "), from, v.Name, sw.Values[0])
+			continue
+		}
 		fmt.Fprintf(w, "  var %s = %s (%s)\n", v.Name, dsl.FormatValue(v.Value), v.From)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -124,9 +145,24 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "  then: %s\n", pl.AutoCleanup)
+	if pl.Matrix != nil {
+		writeUnits(w, pl)
+	}
 	for _, o := range pl.Objects {
 		fmt.Fprintf(w, "\n--- %s (%s, %s)\n%s", o.Step, o.Pos, o.Object, o.YAML)
 	}
+}
+
+// writeUnits lists the runs of a matrix: each with its id, its vars and its planned span.
+func writeUnits(w io.Writer, pl *dsl.Plan) {
+	fmt.Fprintf(w, "  runs: %s\n", matrixSummary(pl.Matrix))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  RUN\tID\tVARS\tROUND\tPLANNED")
+	for i, u := range pl.Units {
+		vars := strings.ReplaceAll(dsl.ComboKey(u.Vars), ",", " ")
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%d of %d\t%s\n", i+1, u.ID, or(vars, "-"), u.Round, pl.Matrix.Count, u.Planned)
+	}
+	tw.Flush()
 }
 
 func durString(d time.Duration) string {

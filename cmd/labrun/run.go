@@ -54,8 +54,7 @@ type runFlags struct {
 	tags      []string
 	quiet     bool
 	// count, sweeps and passRate make a matrix of runs (matrix.go).
-	count    int
-	sweeps   []string
+	matrixFlags
 	passRate float64
 	// tally, set when a run has several scenarios, collects their outcomes for the summary.
 	tally *runTally
@@ -83,8 +82,8 @@ func (t *runTally) count(code int) {
 	}
 }
 
-// line is the summary: "3 scenarios: 1 passed, 1 failed, 1 error; reports: a.md b.md".
-func (t *runTally) line(n int) string {
+// line is the total: "3 scenarios: 1 passed, 1 failed, 1 error (8 runs)".
+func (t *runTally) line(n, runs int) string {
 	parts := []string{fmt.Sprintf("%d passed", t.passed), fmt.Sprintf("%d failed", t.failed), fmt.Sprintf("%d error%s", t.errors, plural(t.errors))}
 	if t.interrupted > 0 {
 		parts = append(parts, fmt.Sprintf("%d interrupted", t.interrupted))
@@ -92,11 +91,7 @@ func (t *runTally) line(n int) string {
 	if t.notRun > 0 {
 		parts = append(parts, fmt.Sprintf("%d not run", t.notRun))
 	}
-	s := fmt.Sprintf("%d scenarios: %s", n, strings.Join(parts, ", "))
-	if len(t.reports) > 0 {
-		s += "; reports: " + strings.Join(t.reports, " ")
-	}
-	return s
+	return fmt.Sprintf("%d scenarios: %s (%d run%s)", n, strings.Join(parts, ", "), runs, plural(runs))
 }
 
 func newRunCmd(p *process) *cobra.Command {
@@ -104,10 +99,18 @@ func newRunCmd(p *process) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run PATH...",
 		Short: "Run scenarios and judge them (a bare PATH means run)",
-		Long: `run loads the scenarios in PATH (.cue files, directories, Markdown documents), runs each on
-its target — setup, steps on their timeline, cleanup (always) — judges its expectations and
-writes a report: reports/<UTC time>_<scenario>_<run id>.md, .json (the complete record, for labrun
-replay), and a folder with every raw input and the SVG pictures.
+		Long: `run loads the scenarios in PATH (.cue files, directories, DIR/... for DIR and every folder
+below it, Markdown documents), runs each on its target — setup, steps on their timeline,
+cleanup (always) — judges its expectations and writes a report: reports/<UTC
+time>_<scenario>_<run id>.md, .json (the complete record, for labrun replay), and a folder with
+every raw input and the SVG pictures.
+
+A scenario that declares a sweep runs once per combination of its values; --sweep name=v1,v2
+replaces the values of the var it names (or sweeps a var the scenario declares), --count N runs
+every combination N times. Every combination is loaded and checked before the first run. Such
+a matrix also writes a summary, <UTC time>_<scenario>_<id>.summary.{md,html,json}, with a row
+per combination and plots of every value the expectations read. A run of several scenarios ends
+with a line per scenario and the total.
 
 The first Ctrl-C (or SIGTERM) stops the steps (load included), runs the cleanup, writes the
 report marked interrupted and exits 130; a second one abandons the cleanup. That holds from
@@ -132,8 +135,7 @@ the commands a run starts die with it, however it ends.`,
 	cmd.Flags().StringArrayVar(&f.scenarios, "scenario", nil, "run only the scenario with this name (repeatable)")
 	cmd.Flags().StringArrayVar(&f.tags, "tag", nil, "run only scenarios with this tag (repeatable)")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdicts")
-	cmd.Flags().IntVar(&f.count, "count", 1, "run each scenario N times (setup and cleanup each time) and write a summary of the runs")
-	cmd.Flags().StringArrayVar(&f.sweeps, "sweep", nil, "run once per value of a var: --sweep name=v1,v2,... (repeatable: every combination; the vars reach CUE as --var does)")
+	f.matrixFlags.register(cmd, "run")
 	cmd.Flags().Float64Var(&f.passRate, "pass-rate", 0, "with --count/--sweep: the fraction of runs that must pass (default: all)")
 	cmd.Flags().BoolVar(&f.cleanFirst, "clean-first", false, "kube target: first delete what dead runs of the same scenario left on the cluster (see labrun clean)")
 	f.leftovers = true
@@ -149,37 +151,17 @@ func (p *process) run(args []string, f *runFlags) error {
 		return err
 	}
 	opts.Target = f.target
-	if f.count != 1 || len(f.sweeps) > 0 || f.passRate != 0 {
-		if f.output == "json" || f.junit != "" {
-			return &exitError{exitInvalid, "--count and --sweep write their own summary: -o json and --junit are for single runs"}
-		}
-		return p.runMatrix(args, f, opts)
-	}
-	scenarios, err := p.loadSelected(args, opts, f)
+	w, err := p.expand(args, opts, expansion{names: f.scenarios, tags: f.tags, matrix: f.matrixFlags, passRate: f.passRate, output: "text"})
 	if err != nil {
 		return err
 	}
-	for _, sc := range scenarios {
-		if len(sc.Sweep) == 0 {
-			continue
-		}
-		// A scenario that declares its sweep runs as if its --sweep flags were given.
-		if len(scenarios) > 1 {
-			return &exitError{exitInvalid, fmt.Sprintf("scenario %s declares a sweep: run it on its own (--scenario %s)", sc.Name, sc.Name)}
-		}
-		if f.output == "json" || f.junit != "" {
-			return &exitError{exitInvalid, fmt.Sprintf("scenario %s declares a sweep, which writes its own summary: -o json and --junit are for single runs", sc.Name)}
-		}
-		for _, k := range sortedKeys(sc.Sweep) {
-			f.sweeps = append(f.sweeps, k+"="+strings.Join(sc.Sweep[k], ","))
-		}
-		return p.runMatrix(args, f, opts)
+	var scenarios []*dsl.Scenario
+	for _, u := range w.units {
+		scenarios = append(scenarios, u.Scenario)
 	}
-
 	if err := p.checkRunFlags(scenarios, f); err != nil {
 		return err
 	}
-
 	if err := checkWritable(p.Cwd, f.reportDir, f.junit); err != nil {
 		return err
 	}
@@ -190,38 +172,23 @@ func (p *process) run(args []string, f *runFlags) error {
 	// -o json: stdout carries the records, one JSON document per line (docs/json.md); what a
 	// person reads goes to stderr.
 	jsonOut := p.Stdout
+	var each func(ran)
+	code := exitOK
 	if f.output == "json" {
 		p.Stdout = p.Stderr
 		defer func() { p.Stdout = jsonOut }()
-	}
-	code := exitOK
-	var recs []*interp.Record
-	if len(scenarios) > 1 {
-		f.tally = &runTally{}
-	}
-	for _, sc := range scenarios {
-		// After an interrupt, the scenarios not started yet still get a report, marked
-		// interrupted: the runner's report says what did not run.
-		rec, c := p.runOne(runCtx, cleanupCtx, sc, f)
-		if rec != nil {
-			recs = append(recs, rec)
-			if f.output == "json" {
-				enc := json.NewEncoder(jsonOut)
-				enc.SetEscapeHTML(false)
-				if err := enc.Encode(rec); err != nil {
-					fmt.Fprintf(p.Stderr, "labrun: -o json: %v\n", err)
-					c = worse(c, exitInfra)
-				}
+		enc := json.NewEncoder(jsonOut)
+		enc.SetEscapeHTML(false)
+		each = func(r ran) {
+			if err := enc.Encode(r.rec); err != nil {
+				fmt.Fprintf(p.Stderr, "labrun: -o json: %v\n", err)
+				code = worse(code, exitInfra)
 			}
 		}
-		if f.tally != nil {
-			f.tally.count(c)
-		}
-		code = worse(code, c)
 	}
-	if f.tally != nil {
-		fmt.Fprintln(p.Stdout, f.tally.line(len(scenarios)))
-	}
+	// After an interrupt, the units not started yet still get a report, marked interrupted.
+	c, recs := p.runUnits(runCtx, cleanupCtx, w, f, each)
+	code = worse(code, c)
 	if f.junit != "" && len(recs) > 0 {
 		if err := report.JUnit(f.junit, recs); err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", err)
@@ -336,10 +303,11 @@ func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario
 	return out, nil
 }
 
-// runOne runs one scenario and writes its report; it returns the record and the exit code.
-// Every run has a report, including one interrupted before it started or while its target was
-// being created, and one whose target could not be created.
-func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f *runFlags) (*interp.Record, int) {
+// runOne runs one unit and writes its report. Every run has a report, including one
+// interrupted before it started or while its target was being created, and one whose target
+// could not be created.
+func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *runFlags) ran {
+	sc := u.Scenario
 	run := newRunInfo()
 	name := f.target
 	if name == "" {
@@ -347,7 +315,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 	}
 	start := time.Now()
 	if interrupted(runCtx) {
-		return p.finish(notRun(sc, name, start, interp.Interrupted, "interrupted before the run started"), f, run, true)
+		return p.finish(u, notRun(sc, name, start, interp.Interrupted, "interrupted before the run started"), f, run, true)
 	}
 	target, err := p.newTarget(runCtx, name, sc, &f.targetFlags, run)
 	if interrupted(runCtx) {
@@ -356,7 +324,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 				fmt.Fprintf(p.Stderr, "labrun: %s: closing the %s target: %v\n", sc.Name, name, err)
 			}
 		}
-		return p.finish(notRun(sc, name, start, interp.Interrupted, "interrupted while the target was being created"), f, run, true)
+		return p.finish(u, notRun(sc, name, start, interp.Interrupted, "interrupted while the target was being created"), f, run, true)
 	}
 	if err != nil {
 		if f.tally != nil && f.tally.lastTargetErr == name+": "+err.Error() {
@@ -367,8 +335,9 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 		if f.tally != nil {
 			f.tally.lastTargetErr = name + ": " + err.Error()
 		}
-		rec, _ := p.finish(notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err)), f, run, false)
-		return rec, exitInfra
+		r := p.finish(u, notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err)), f, run, false)
+		r.code = exitInfra
+		return r
 	}
 	defer func() {
 		if target.Close != nil {
@@ -401,14 +370,15 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f
 		// interrupt that stopped the run.
 		rec.Outcome, rec.Error = interp.Interrupted, "interrupted: "+rec.Error
 	}
-	return p.finish(rec, f, run, true)
+	return p.finish(u, rec, f, run, true)
 }
 
-// finish writes the report of rec and, when verdict is set, prints the verdict; it returns
-// the record and its exit code.
-func (p *process) finish(rec *interp.Record, f *runFlags, run runInfo, verdict bool) (*interp.Record, int) {
-	code := exitCode(rec)
-	var reportPath, htmlPath string
+// finish writes the report of rec, the run of unit u, and, when verdict is set, prints the
+// verdict.
+func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool) ran {
+	rec.Unit = u
+	out := ran{unit: u, rec: rec, code: exitCode(rec)}
+	var htmlPath string
 	if f.reportDir != "" {
 		dir := f.reportDir
 		if !filepath.IsAbs(dir) {
@@ -417,23 +387,21 @@ func (p *process) finish(rec *interp.Record, f *runFlags, run runInfo, verdict b
 		files, err := writeReport(dir, rec, run.id)
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
-			code = worse(code, exitInfra)
+			out.code = worse(out.code, exitInfra)
 		} else {
-			reportPath = relPath(p.Cwd, files.Markdown)
+			out.report = relPath(p.Cwd, files.Markdown)
+			out.json = files.JSON
 			htmlPath = relPath(p.Cwd, files.HTML)
-			if f.tally != nil {
-				f.tally.reports = append(f.tally.reports, reportPath)
-			}
 		}
 	}
 	if verdict {
 		p.printVerdict(rec)
 	}
 	// The report's path last, under the verdict: what to open next.
-	if reportPath != "" && !f.quiet {
-		fmt.Fprintf(p.Stdout, "  report: %s\n  html:   %s\n", reportPath, htmlPath)
+	if out.report != "" && !f.quiet {
+		fmt.Fprintf(p.Stdout, "  report: %s\n  html:   %s\n", out.report, htmlPath)
 	}
-	return rec, code
+	return out
 }
 
 // writeReport writes rec's report as <UTC time>_<scenario>_<run id>: two runs never share a

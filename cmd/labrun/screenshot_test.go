@@ -16,9 +16,11 @@ import (
 )
 
 // TestSummaryScreenshots looks at what a sweep and a comparison write: it runs examples/sweep.cue
-// and docs/experiments.md's sweep on the local target (six runs each) and labrun diff --plot on the committed Kit B records, renders
-// the HTML summary, one of its plots and the diff's picture to PNG with headless Chromium, and wants each picture non-trivial — large enough, neither blank nor one colour, and
-// showing the colours the page draws (the PASSED badge's green, a plot line's blue, a bar's red).
+// (six combinations, three runs each; and five runs of one combination) and docs/experiments.md's
+// sweep on the local target, and labrun diff --plot on the committed Kit B records, renders the
+// HTML summary, its plots and the diff's picture to PNG with headless Chromium, and wants each
+// picture non-trivial — large enough, neither blank nor one colour, and showing the colours
+// the page draws (the PASSED badge's green, a plot line's blue, a bar's red).
 // It skips without chromium unless LABRUN_E2E_ALL=1 (CI), where a missing browser fails it.
 // LABRUN_UPDATE=1 copies the pictures to docs/images, where docs/experiments.md shows them.
 func TestSummaryScreenshots(t *testing.T) {
@@ -61,16 +63,20 @@ func TestSummaryScreenshots(t *testing.T) {
 		t.Fatalf("no plot %q among %v", title, plots)
 		return ""
 	}
-	labrun(exitOK, "run", "-q", "--report-dir", dir, filepath.Join(root, "examples", "sweep.cue"))
-	htmls, _ := filepath.Glob(filepath.Join(dir, "*_sweep.summary.html"))
+	labrun(exitOK, "run", "-q", "--count", "3", "--report-dir", dir, filepath.Join(root, "examples", "sweep.cue"))
+	htmls, _ := filepath.Glob(filepath.Join(dir, "*_sweep_*.summary.html"))
 	if len(htmls) != 1 {
 		t.Fatalf("want one HTML summary in %s, found %v\n%s", dir, htmls, out.String())
 	}
-	// The plots docs/experiments.md shows: fortio.code200 against requests, a line per
-	// connection count; and its own sweep's fortio.code503 against the backend's 503 share.
-	plot := plotOf("*_sweep.summary.plot-*.svg", "fortio.code200 against requests")
+	// The plots docs/experiments.md shows: fortio.qps against connections (the scenario's
+	// plot:), a line per request count, each run a point, a band over min–max; a strip plot
+	// of --count without a sweep; and its own sweep's fortio.code503 against the 503 share.
+	plot := plotOf("*_sweep_*.summary.plot-*.svg", "fortio.qps against connections")
+	strip := filepath.Join(dir, "strip")
+	labrun(exitOK, "run", "-q", "--count", "5", "--sweep", "requests=8", "--sweep", "connections=2", "--report-dir", strip, filepath.Join(root, "examples", "sweep.cue"))
+	stripPlot := plotOf("strip/*_sweep_*.summary.plot-*.svg", "fortio.qps over 5 runs")
 	labrun(exitOK, "run", "-q", "--report-dir", dir, filepath.Join(root, "docs", "experiments.md"))
-	shed := plotOf("*_shed_sweep.summary.plot-*.svg", "fortio.code503 against share")
+	shed := plotOf("*_shed_sweep_*.summary.plot-*.svg", "fortio.code503 against share")
 	// The picture of the Kit B comparison docs/experiments.md shows (labrun diff --plot of the
 	// records TestE2EKitBDiff wrote).
 	diffPlot := filepath.Join(dir, "kitb-diff.svg")
@@ -93,8 +99,9 @@ func TestSummaryScreenshots(t *testing.T) {
 		what     string
 	}{
 		{htmls[0], "sweep-summary.png", 1200, 2000, [3]uint8{0x2e, 0x7d, 0x32}, "the PASSED badge's green"},
-		{plot, "sweep-plot.png", 560, 300, [3]uint8{0x1f, 0x77, 0xb4}, "the first line's blue"},
-		{shed, "shed-sweep-plot.png", 560, 300, [3]uint8{0x1f, 0x77, 0xb4}, "the first line's blue"},
+		{plot, "sweep-plot.png", 560, 320, [3]uint8{0x1f, 0x77, 0xb4}, "the first line's blue"},
+		{stripPlot, "strip-plot.png", 380, 280, [3]uint8{0x1f, 0x77, 0xb4}, "the median's blue"},
+		{shed, "shed-sweep-plot.png", 560, 320, [3]uint8{0x1f, 0x77, 0xb4}, "the first line's blue"},
 		{diffPlot, "kitb-diff.png", dw, dh, [3]uint8{0xd6, 0x27, 0x28}, "B's red bars"},
 	} {
 		t.Run(c.png, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -72,6 +73,11 @@ const (
 
 // load loads paths; invalid specs come back as dsl.Errors with positions relative to cwd.
 func (p *process) load(paths []string, opts dsl.Options) (*dsl.Result, dsl.Errors, error) {
+	return p.loadTo(p.Stderr, paths, opts)
+}
+
+// loadTo is load with its warnings written to out.
+func (p *process) loadTo(out io.Writer, paths []string, opts dsl.Options) (*dsl.Result, dsl.Errors, error) {
 	// Loading allocates much that dies young (CUE's evaluation of each package) and keeps
 	// little: no collection before loadHeapFloor (the loader collects between two builds,
 	// when little is live), then a GC target of 400 %. What runs after the load gets the
@@ -89,7 +95,7 @@ func (p *process) load(paths []string, opts dsl.Options) (*dsl.Result, dsl.Error
 	res, err := dsl.Load(paths, opts)
 	if res != nil {
 		for _, w := range res.Skipped.Rel(p.Cwd) {
-			fmt.Fprintf(p.Stderr, "%s: warning[skipped]: %s\n", w.Pos, w.Msg)
+			fmt.Fprintf(out, "%s: warning[skipped]: %s\n", w.Pos, w.Msg)
 		}
 	}
 	if err != nil {
@@ -100,7 +106,7 @@ func (p *process) load(paths []string, opts dsl.Options) (*dsl.Result, dsl.Error
 		return res, nil, err
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(p.Stderr, "%s: warning[%s]: %s\n", w.Pos.Rel(p.Cwd), w.Code, w.Msg)
+		fmt.Fprintf(out, "%s: warning[%s]: %s\n", w.Pos.Rel(p.Cwd), w.Code, w.Msg)
 	}
 	// A --var that no scenario declares would change nothing: a typo, refused.
 	if msgs := dsl.UndeclaredVars(res, opts.Vars); len(msgs) > 0 {
@@ -122,6 +128,7 @@ func loadError(err error) error {
 func newVetCmd(p *process) *cobra.Command {
 	var f loadFlags
 	var tf targetFlags
+	var mf matrixFlags
 	var server bool
 	cmd := &cobra.Command{
 		Use:   "vet PATH...",
@@ -133,6 +140,10 @@ target, else local), the namespace guard on every object known before the run, a
 timeline. It prints every problem as file:line:col: message and exits 2, or prints a
 one-line summary and exits 0. With --server it also dry-runs the objects on the cluster.
 
+
+A scenario that sweeps (its own sweep:, --sweep) is checked at every combination of its
+values, each value against the var's declared type, as run checks them before its first run;
+--count and --sweep are run's.
 
 A .cue file is judged with the rest of its CUE package (the files of its directory, and of the
 directories above it up to cue.mod, that declare the same package): CUE builds a package as a
@@ -158,22 +169,34 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 			if server {
 				opts.Target = "kube"
 			}
-			res, errs, err := p.load(args, opts)
+			// Every combination of every sweep (declared, --sweep) is loaded and checked, as
+			// run does before its first step.
+			w, err := p.expand(args, opts, expansion{matrix: mf, output: f.output, vet: true})
 			if err != nil {
-				return loadError(err)
+				return err
 			}
-			if server && len(errs) == 0 {
-				serverErrs, err := p.vetServer(res.Scenarios, &tf)
+			var errs dsl.Errors
+			if server {
+				serverErrs, err := p.vetServer(w.res.Scenarios, &tf)
 				if err != nil {
 					return err
 				}
 				errs = serverErrs
 			}
-			return p.reportVet(f.output, res, errs)
+			if err := p.reportVet(f.output, w.res, errs); err != nil || f.output == "json" {
+				return err
+			}
+			for _, m := range w.matrices {
+				if m.Summarized() {
+					fmt.Fprintf(p.Stdout, "  %s: %s\n", m.Scenario, matrixSummary(m))
+				}
+			}
+			return nil
 		},
 	}
 	f.register(cmd)
 	tf.register(cmd)
+	mf.register(cmd, "vet")
 	cmd.Flags().BoolVar(&server, "server", false, "also dry-run every object the scenarios apply on the cluster (kube target), so its schemas catch misspelled fields")
 	return cmd
 }

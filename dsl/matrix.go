@@ -1,0 +1,248 @@
+package dsl
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The experiment matrix: a scenario run at every combination of its swept vars (its own
+// sweep:, each --sweep flag replacing the values of the var it names), each combination
+// --count times. The matrix is an explicit list of units computed before anything runs — each
+// with its vars, a stable id and its planned span — which plan prints, run runs in order, and
+// which a scheduler or a shard splitter can take. Every run record carries its unit, matrix
+// included, so that a summary is made from the records alone.
+
+// SweepVar is one swept var: its values in order, and who gave them.
+type SweepVar struct {
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+	// From is "scenario" (the scenario's sweep:) or "--sweep".
+	From string `json:"from"`
+}
+
+// PlotSpec is a plot a scenario asks its summary to draw first (plot:).
+type PlotSpec struct {
+	// Y is a value an expectation reads, as ReadsOf names it; X the swept var it is drawn
+	// against ("": the first swept var); Unit the unit of Y ("": labrun's guess).
+	Y    string `json:"y"`
+	X    string `json:"x,omitempty"`
+	Unit string `json:"unit,omitempty"`
+	Pos  Pos    `json:"pos"`
+}
+
+// Matrix is the runs of one scenario that one invocation makes.
+type Matrix struct {
+	Scenario string `json:"scenario"`
+	// File is the file that declares the scenario.
+	File string `json:"file"`
+	// Sweep is the swept vars, sorted by name; the first varies slowest.
+	Sweep []SweepVar `json:"sweep,omitempty"`
+	// Count is how many times each combination runs.
+	Count int `json:"count"`
+	// PassRate is the fraction of runs that must pass (0: all).
+	PassRate float64    `json:"passRate,omitempty"`
+	Plot     []PlotSpec `json:"plot,omitempty"`
+}
+
+// Unit is one run of a matrix: the scenario at one combination of its swept vars, one
+// repetition.
+type Unit struct {
+	// ID is stable: the same scenario, combination and round have the same id in every
+	// process ("sweep[connections=1,requests=2]#1").
+	ID     string  `json:"id"`
+	Matrix *Matrix `json:"matrix"`
+	// Vars are the combination's values, as the command line writes them.
+	Vars map[string]string `json:"vars,omitempty"`
+	// Combination is the index of Vars among the matrix's combinations, Round the repetition;
+	// both count from 1.
+	Combination int `json:"combination"`
+	Round       int `json:"round"`
+	// Planned is the run's planned span (setup, steps, cleanup) from its plan; a lower bound
+	// when a step's duration is known only at run time.
+	Planned Offset `json:"planned"`
+	// Scenario is the scenario loaded with the combination's vars.
+	Scenario *Scenario `json:"-"`
+}
+
+// PlanUnit is a unit as plan lists it.
+type PlanUnit struct {
+	ID          string            `json:"id"`
+	Vars        map[string]string `json:"vars,omitempty"`
+	Combination int               `json:"combination"`
+	Round       int               `json:"round"`
+	Planned     Offset            `json:"planned"`
+}
+
+// PlanUnits lists units for a plan.
+func PlanUnits(units []*Unit) []PlanUnit {
+	out := make([]PlanUnit, len(units))
+	for i, u := range units {
+		out[i] = PlanUnit{ID: u.ID, Vars: u.Vars, Combination: u.Combination, Round: u.Round, Planned: u.Planned}
+	}
+	return out
+}
+
+// Combinations is the cartesian product of the sweep, the first var varying slowest (one
+// empty combination without a sweep).
+func (m *Matrix) Combinations() []map[string]string {
+	combos := []map[string]string{{}}
+	for _, s := range m.Sweep {
+		var next []map[string]string
+		for _, c := range combos {
+			for _, v := range s.Values {
+				n := make(map[string]string, len(c)+1)
+				for k, x := range c {
+					n[k] = x
+				}
+				n[s.Name] = v
+				next = append(next, n)
+			}
+		}
+		combos = next
+	}
+	return combos
+}
+
+// Runs is how many runs the matrix makes.
+func (m *Matrix) Runs() int { return len(m.Combinations()) * m.Count }
+
+// Summarized reports whether the matrix writes a summary: it sweeps, or repeats.
+func (m *Matrix) Summarized() bool { return len(m.Sweep) > 0 || m.Count > 1 }
+
+// Units lists the matrix's runs, combination by combination, each combination's rounds in
+// order; load returns the scenario at a combination's vars.
+func (m *Matrix) Units(load func(vars map[string]string) *Scenario) []*Unit {
+	var out []*Unit
+	for i, c := range m.Combinations() {
+		sc := load(c)
+		planned := Offset{Exact: true}
+		if sc != nil {
+			planned = PlanOf(sc).Span()
+		}
+		for r := 1; r <= m.Count; r++ {
+			out = append(out, &Unit{ID: UnitID(m.Scenario, c, r), Matrix: m, Vars: c, Combination: i + 1, Round: r, Planned: planned, Scenario: sc})
+		}
+	}
+	return out
+}
+
+// ComboKey writes a combination as "connections=1,requests=2" (sorted by name).
+func ComboKey(vars map[string]string) string {
+	keys := make([]string, 0, len(vars))
+	for k := range vars {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + vars[k]
+	}
+	return strings.Join(parts, ",")
+}
+
+// UnitID is a unit's stable id: scenario[combination]#round.
+func UnitID(scenario string, vars map[string]string, round int) string {
+	id := scenario
+	if len(vars) > 0 {
+		id += "[" + ComboKey(vars) + "]"
+	}
+	return fmt.Sprintf("%s#%d", id, round)
+}
+
+// NewMatrix is sc's matrix: its own sweep, with the values of each flag's var replacing that
+// var's (a flag naming a var sc does not declare is another scenario's, and left out), the
+// vars pinned by --var taken out, each combination run count times.
+func NewMatrix(sc *Scenario, flags []SweepVar, pinned map[string]string, count int, passRate float64) *Matrix {
+	m := &Matrix{Scenario: sc.Name, File: sc.Pos.File, Count: count, PassRate: passRate, Plot: sc.Plot}
+	byName := map[string]SweepVar{}
+	for k, vals := range sc.Sweep {
+		byName[k] = SweepVar{Name: k, Values: vals, From: "scenario"}
+	}
+	for _, f := range flags {
+		if _, ok := sc.Vars[f.Name]; ok {
+			byName[f.Name] = SweepVar{Name: f.Name, Values: f.Values, From: "--sweep"}
+		}
+	}
+	for k := range pinned {
+		delete(byName, k)
+	}
+	for _, k := range sortedKeys(byName) {
+		m.Sweep = append(m.Sweep, byName[k])
+	}
+	return m
+}
+
+// CheckSweep checks every value of each --sweep flag against the type of the var as sc
+// declares it: a problem is reported at the var's declaration, naming the flag.
+func CheckSweep(sc *Scenario, flags []SweepVar) Errors {
+	var errs Errors
+	for _, f := range flags {
+		kind, ok := sc.VarKinds[f.Name]
+		if !ok {
+			continue
+		}
+		var bad []string
+		want := ""
+		for _, v := range f.Values {
+			if w, ok := VarValueOK(kind, v); !ok {
+				bad, want = append(bad, v), w
+			}
+		}
+		if len(bad) > 0 {
+			errs = append(errs, &Error{Pos: sc.Declared[f.Name], Msg: fmt.Sprintf("--sweep %s=%s: expected %s, as vars.%s is declared here; got %s",
+				f.Name, strings.Join(f.Values, ","), want, f.Name, strings.Join(bad, ", "))})
+		}
+	}
+	return errs
+}
+
+// VarValueOK checks a value written on the command line against a var's declared kind (see
+// Scenario.VarKinds); it returns what was expected.
+func VarValueOK(kind, raw string) (string, bool) {
+	switch kind {
+	case "int":
+		_, err := strconv.ParseInt(raw, 10, 64)
+		return "an integer", err == nil
+	case "number":
+		_, err := strconv.ParseFloat(raw, 64)
+		return "a number", err == nil
+	case "bool":
+		_, err := strconv.ParseBool(raw)
+		return "true or false", err == nil
+	}
+	return "", true
+}
+
+// Span is the run's planned span: each phase's latest planned end (a step's start and its
+// known duration), summed. It is exact only when every step's start and duration are.
+func (p *Plan) Span() Offset {
+	total := Offset{Exact: true}
+	for _, ph := range []Phase{PhaseSetup, PhaseSteps, PhaseCleanup} {
+		end := Offset{Exact: true}
+		for _, e := range p.Entries {
+			if e.Phase != ph || e.Background || slices.Contains([]string{"parallel", "sequence", "repeat"}, e.Kind) {
+				continue
+			}
+			var d time.Duration
+			exact := e.Start.Exact
+			switch {
+			case e.Duration != nil:
+				d = *e.Duration
+			case e.MinDuration != nil:
+				d, exact = *e.MinDuration, false
+			default:
+				exact = false
+			}
+			if e.Start.D+d > end.D {
+				end.D = e.Start.D + d
+			}
+			end.Exact = end.Exact && exact
+		}
+		total = total.add(end.D, end.Exact)
+	}
+	return total
+}

@@ -1,0 +1,205 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// Comparing two summaries combination by combination: for every value the runs read, its
+// median and spread (min–max) in A and in B, and the change of the median; for every
+// combination, its runs passed. Two summaries that share no combination (other swept vars,
+// other values) are not compared: ComboDiff says why.
+
+// Spread is a value over the runs of one combination.
+type Spread struct {
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
+	Runs   int     `json:"runs"`
+}
+
+// ComboValueDiff is one value of one combination that differs.
+type ComboValueDiff struct {
+	Combination string  `json:"combination"`
+	Value       string  `json:"value"`
+	Unit        string  `json:"unit,omitempty"`
+	A           *Spread `json:"a"`
+	B           *Spread `json:"b"`
+	// Rel is the median's relative change (absent when A's median is 0 or a side is absent).
+	Rel    *float64 `json:"rel,omitempty"`
+	Beyond bool     `json:"beyond"`
+}
+
+// PassChange is a combination whose runs passed differently.
+type PassChange struct {
+	Combination string `json:"combination"`
+	A           string `json:"a"`
+	B           string `json:"b"`
+}
+
+// SummaryDiff is the comparison of two summaries.
+type SummaryDiff struct {
+	ScenarioA string           `json:"scenarioA"`
+	ScenarioB string           `json:"scenarioB"`
+	Combos    []string         `json:"combinations"`
+	OnlyA     []string         `json:"onlyA,omitempty"`
+	OnlyB     []string         `json:"onlyB,omitempty"`
+	Values    []ComboValueDiff `json:"values"`
+	Passed    []PassChange     `json:"passed"`
+	// Beyond counts the values beyond the tolerance, the combinations in one summary only and
+	// the pass counts that changed.
+	Beyond int `json:"beyond"`
+}
+
+// DiffSummaries compares a and b combination by combination; it refuses (an error saying why)
+// when they share no combination.
+func DiffSummaries(a, b *Summary, tolerance float64) (*SummaryDiff, error) {
+	sa, sb := slices.Sorted(slices.Values(a.Sweeps)), slices.Sorted(slices.Values(b.Sweeps))
+	if !slices.Equal(sa, sb) {
+		return nil, fmt.Errorf("A sweeps %s and B sweeps %s: their combinations cannot be paired (diff compares summaries of the same swept vars)", sweptNames(a), sweptNames(b))
+	}
+	ga, gb := map[string]*group{}, map[string]*group{}
+	var order []string
+	for _, g := range summaryGroups(a) {
+		k := dsl.ComboKey(g.vars)
+		ga[k] = g
+		order = append(order, k)
+	}
+	for _, g := range summaryGroups(b) {
+		k := dsl.ComboKey(g.vars)
+		gb[k] = g
+		if ga[k] == nil {
+			order = append(order, k)
+		}
+	}
+	d := &SummaryDiff{ScenarioA: a.Scenario, ScenarioB: b.Scenario, Values: []ComboValueDiff{}, Passed: []PassChange{}}
+	for _, k := range order {
+		switch {
+		case gb[k] == nil:
+			d.OnlyA = append(d.OnlyA, k)
+		case ga[k] == nil:
+			d.OnlyB = append(d.OnlyB, k)
+		default:
+			d.Combos = append(d.Combos, k)
+		}
+	}
+	if len(d.Combos) == 0 {
+		return nil, fmt.Errorf("A and B share no combination of %s (A: %s; B: %s)", sweptNames(a), strings.Join(d.OnlyA, "; "), strings.Join(d.OnlyB, "; "))
+	}
+	d.Beyond = len(d.OnlyA) + len(d.OnlyB)
+	values := map[string]bool{}
+	for _, v := range append(summaryValues(a), summaryValues(b)...) {
+		values[v] = true
+	}
+	for _, k := range d.Combos {
+		na, nb := passedOf(ga[k]), passedOf(gb[k])
+		if na*b.Count != nb*a.Count { // the share of runs passed changed
+			d.Passed = append(d.Passed, PassChange{Combination: k, A: fmt.Sprintf("%d of %d", na, a.Count), B: fmt.Sprintf("%d of %d", nb, b.Count)})
+			d.Beyond++
+		}
+		for _, v := range sortedKeys(values) {
+			x, y := spreadOf(ga[k].runs, v), spreadOf(gb[k].runs, v)
+			if x == nil && y == nil || x != nil && y != nil && *x == *y {
+				continue
+			}
+			row := ComboValueDiff{Combination: k, Value: v, Unit: or(a.Units[v], b.Units[v]), A: x, B: y, Beyond: true}
+			if x != nil && y != nil {
+				if x.Median != 0 {
+					rel := (y.Median - x.Median) / math.Abs(x.Median)
+					row.Rel = &rel
+					row.Beyond = math.Abs(rel) > tolerance
+				} else {
+					row.Beyond = y.Median != 0
+				}
+			}
+			if row.Beyond {
+				d.Beyond++
+			}
+			d.Values = append(d.Values, row)
+		}
+	}
+	return d, nil
+}
+
+func passedOf(g *group) int {
+	n := 0
+	for _, r := range g.runs {
+		if r.Outcome == "passed" {
+			n++
+		}
+	}
+	return n
+}
+
+func spreadOf(runs []SummaryRun, v string) *Spread {
+	lo, med, hi, n := spread(runs, v)
+	if n == 0 {
+		return nil
+	}
+	return &Spread{Min: lo, Median: med, Max: hi, Runs: n}
+}
+
+func sweptNames(s *Summary) string {
+	if len(s.Sweeps) == 0 {
+		return "nothing"
+	}
+	return strings.Join(s.Sweeps, " × ")
+}
+
+// SortByChange orders rows by the size of their relative change, largest first; a value
+// present on one side only, or that left 0, comes first.
+func SortByChange[T any](rows []T, rel func(T) (float64, bool), key func(T) string) {
+	size := func(r T) float64 {
+		if x, ok := rel(r); ok {
+			return math.Abs(x)
+		}
+		return math.Inf(1)
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		si, sj := size(rows[i]), size(rows[j])
+		if si != sj {
+			return si > sj
+		}
+		return key(rows[i]) < key(rows[j])
+	})
+}
+
+// SpreadText writes a spread: "12 ms (10–15)", its median alone for one run.
+func SpreadText(s *Spread, unit string) string {
+	if s == nil {
+		return "—"
+	}
+	if s.Runs == 1 || s.Min == s.Max {
+		return withUnit(s.Median, unit)
+	}
+	return fmt.Sprintf("%s (%s–%s)", withUnit(s.Median, unit), sig4(s.Min), sig4(s.Max))
+}
+
+// DiffUnit is the unit of a value labrun diff lists, by its path (loads.fortio.p50,
+// snapshots.after.counters.x, delta.x, steps.s.durationMs).
+func DiffUnit(path string) string {
+	parts := strings.SplitN(path, ".", 3)
+	switch {
+	case strings.HasPrefix(path, "delta"):
+		return statUnit(path[strings.LastIndex(path, ".")+1:])
+	case len(parts) < 3:
+		return ""
+	case parts[0] == "loads":
+		return UnitOf(parts[1]+"."+parts[2], map[string]string{parts[1]: "load"})
+	case parts[0] == "snapshots", parts[0] == "series":
+		if parts[0] == "series" && parts[2] == "count" {
+			return "count"
+		}
+		return statUnit(path[strings.LastIndex(path, ".")+1:])
+	case parts[0] == "logs":
+		return UnitOf(parts[1]+"."+parts[2], map[string]string{parts[1]: "logs"})
+	case parts[0] == "steps" && strings.HasSuffix(path, "Ms"):
+		return "ms"
+	}
+	return ""
+}
