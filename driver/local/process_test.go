@@ -152,6 +152,22 @@ func TestProcessOutputAndLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// stdout and stderr are read by two goroutines: ready on "two" (stderr) does not mean
+	// "one" (stdout) has been read yet. Mark only once both have, so that a busy machine
+	// cannot time "one" after the mark.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		have := map[string]bool{}
+		for _, l := range p.Output() {
+			have[l.Text] = true
+		}
+		if have["one"] && have["two"] {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("one and two not read within 5 s: %+v", p.Output())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	mark := time.Now()
 	time.Sleep(500 * time.Millisecond)
 	if _, err := tg.Logs.Logs(ctx, schema.Logs{Process: "nobody"}, mark); err == nil {
