@@ -33,6 +33,9 @@ type decoder struct {
 	kindValue map[*Step]cue.Value
 	// before is the number of problems the loader had when this scenario began.
 	before int
+	// untyped are the names of steps written inside a field that is not a kind (see
+	// nestedNames): not decoded, yet not unknown.
+	untyped map[string]bool
 }
 
 // scenario decodes one scenario: real is its value under the schema (for the schema's
@@ -277,7 +280,7 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 	if err != nil {
 		return nil
 	}
-	var kinds []string
+	var kinds, unknown []string
 	for it.Next() {
 		name := it.Selector().String()
 		fv := it.Value()
@@ -308,25 +311,33 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 		case "expectFail":
 			d.expectFail(s, fv, path)
 		default:
-			kinds = append(kinds, name)
+			if _, ok := schema.Kinds[name]; ok {
+				kinds = append(kinds, name)
+			} else {
+				unknown = append(unknown, name)
+			}
 		}
 	}
-	switch len(kinds) {
-	case 0:
+	switch {
+	case len(kinds) == 0 && len(unknown) > 0:
+		// The schema has reported the field (a misspelled kind): the step's kind is not
+		// known, and saying that it has none would repeat it.
+		s.Kind = unknown[0]
+		for _, name := range unknown {
+			d.nestedNames(v.LookupPath(cue.MakePath(cue.Str(name))))
+		}
+		return s
+	case len(kinds) == 0:
 		d.err(s.Pos, path, "step has no kind: expected exactly one of %s", strings.Join(schema.KindNames(), ", "))
 		return s
-	case 1:
-	default:
+	case len(kinds) > 1:
 		d.err(s.Pos, path, "step has %d kinds (%s): expected exactly one; put them in separate steps", len(kinds), strings.Join(kinds, ", "))
 		return s
 	}
 	s.Kind = kinds[0]
 	kv := v.LookupPath(cue.MakePath(cue.Str(s.Kind)))
 	kpath := path + "." + s.Kind
-	k, ok := schema.Kinds[s.Kind]
-	if !ok {
-		return s // the schema has reported the field
-	}
+	k := schema.Kinds[s.Kind]
 	d.kindValue[s] = kv
 	l := d.l
 	s.fieldPos = func(path string) Pos {
@@ -365,6 +376,40 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 		s.Await = j.Joins()
 	}
 	return s
+}
+
+// nestedNames keeps the names of the steps written inside the value of a field that is not a
+// kind (a misspelled block, e.g. paralel: [...]): expressions, while and await may read
+// them, and saying that no step has those names would repeat the one mistake.
+func (d *decoder) nestedNames(v cue.Value) {
+	switch v.IncompleteKind() {
+	case cue.ListKind:
+		it, err := v.List()
+		if err != nil {
+			return
+		}
+		for it.Next() {
+			d.nestedNames(it.Value())
+		}
+	case cue.StructKind:
+		if name, err := v.LookupPath(cue.MakePath(cue.Str("name"))).String(); err == nil && name != "" {
+			if d.untyped == nil {
+				d.untyped = map[string]bool{}
+			}
+			d.untyped[name] = true
+		}
+		it, err := v.Fields()
+		if err != nil {
+			return
+		}
+		for it.Next() {
+			if it.Value().IncompleteKind() == cue.ListKind { // a block's steps, a step's kind
+				d.nestedNames(it.Value())
+			} else if it.Value().IncompleteKind() == cue.StructKind && it.Selector().String() != "metadata" {
+				d.nestedNames(it.Value())
+			}
+		}
+	}
 }
 
 // expectFail decodes a step's expectFail: true, false, or an RE2 pattern its error must match.
@@ -520,6 +565,7 @@ func (d *decoder) checkStructure() {
 		if s.While != "" {
 			t := sc.names[s.While]
 			switch {
+			case t == nil && d.untyped[s.While]:
 			case t == nil:
 				d.err(d.fieldPos(s, "while"), s.Path+".while", "while names %q, but no step has that name%s", s.While, suggest(s.While, sc.names))
 			case t == s:
@@ -531,6 +577,7 @@ func (d *decoder) checkStructure() {
 		for _, a := range s.Await {
 			t := sc.names[a]
 			switch {
+			case t == nil && d.untyped[a]:
 			case t == nil:
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, but no step has that name%s", a, suggest(a, sc.names))
 			case !t.Background:
@@ -681,7 +728,23 @@ func (d *decoder) names() *Names {
 		}
 	}
 	sources := map[string]bool{}
+	unknownKind := len(d.untyped) > 0
+	for name := range d.untyped {
+		if sc.names[name] == nil {
+			n.Values[name], n.Steps[name] = true, true
+		}
+	}
 	for _, s := range d.order {
+		if _, ok := schema.Kinds[s.Kind]; !ok {
+			// A step whose kind is misspelled (or missing, or doubled) has been reported: what
+			// it would record is not known, so its name reads as a value of any type, and no
+			// expression that reads it, nor delta, is reported again (no cascade).
+			unknownKind = true
+			if s.Name != "" && sc.names[s.Name] == s {
+				n.Values[s.Name] = true
+			}
+			continue
+		}
 		if s.Name == "" || sc.names[s.Name] != s {
 			continue
 		}
@@ -720,6 +783,7 @@ func (d *decoder) names() *Names {
 		n.DeltaFrom, n.DeltaTo = sc.Snapshots[0].Name, sc.Snapshots[len(sc.Snapshots)-1].Name
 	}
 	switch {
+	case unknownKind:
 	case len(sc.Snapshots) < 2:
 		n.DeltaErr = fmt.Sprintf("delta needs two snapshots of one source; this scenario has %d named snapshot(s)", len(sc.Snapshots))
 	case len(sources) > 1:
