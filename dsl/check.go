@@ -130,6 +130,72 @@ func (d *decoder) startedBefore(t, s *Step, index map[*Step]int) bool {
 	return index[t] < index[s]
 }
 
+// checkSampledReads refuses an expression that reads what a sampler keeps only the last
+// sample of: a sampled step records under its name at each sample, and only a snapshot sampled
+// with every keeps them all (a series). A step of another kind sampled with every, or a step
+// inside a sampled block, would be read as its last sample alone. (Its outcome is one.)
+func (d *decoder) checkSampledReads() {
+	sampledBy := map[string]*Step{}
+	for _, s := range d.order {
+		if s.Every == 0 {
+			continue
+		}
+		if s.Name != "" && recordsResult(s.Kind) && !recordsSeries(s.Kind) {
+			sampledBy[s.Name] = s
+		}
+		Walk(s.Children, func(c *Step) {
+			if c.Name != "" && recordsResult(c.Kind) {
+				sampledBy[c.Name] = s
+			}
+		})
+	}
+	if len(sampledBy) == 0 {
+		return
+	}
+	check := func(e *Expr, path string) {
+		seen := map[string]bool{}
+		for _, name := range e.Names {
+			sampler := sampledBy[name]
+			if sampler == nil || seen[name] {
+				continue
+			}
+			seen[name] = true
+			t := d.sc.names[name]
+			if t == sampler {
+				d.l.errs.add(e.Pos, path, "%q reads %q, %s sampled with every, which keeps only its last sample (only a snapshot records every sample, as a series): sample a snapshot, or read outcome.%s", e.Src, name, schema.A(t.Kind)+" step", name)
+			} else {
+				d.l.errs.add(e.Pos, path, "%q reads %q, which runs inside %s sampled with every (%s): each sample overwrites what it records, and only the last would be read; put every on the step itself (a sampled snapshot records a series), or take it out of the sampled block", e.Src, name, schema.A(sampler.Kind)+" block", sampler.Path)
+			}
+		}
+	}
+	for i, e := range d.sc.Expect {
+		check(e, fmt.Sprintf("%s.expect.%d", d.sc.Name, i))
+	}
+	for _, s := range d.order {
+		path := d.sc.Name + "." + s.Path + "." + s.Kind
+		if s.Expr != nil {
+			check(s.Expr, path)
+		}
+		for _, k := range sortedKeys(s.templates) {
+			for _, e := range s.templates[k].Exprs() {
+				check(e, path)
+			}
+		}
+	}
+}
+
+// recordsResult reports whether a step of kind records a result that expressions read by its
+// name; recordsSeries whether it records every sample of a sampler (every) as a series.
+func recordsResult(kind string) bool {
+	k, ok := schema.Kinds[kind]
+	return ok && k.Result != schema.ResultNone
+}
+
+func recordsSeries(kind string) bool {
+	k, ok := schema.Kinds[kind]
+	return ok && k.Result == schema.ResultSnapshot
+}
+
 // checkKinds runs every step kind's own check, then the checks that need the target.
 func (d *decoder) checkKinds() {
 	index := map[*Step]int{}
@@ -276,6 +342,10 @@ func (d *decoder) checkTimeline() {
 		}
 		for _, n := range sortedKeys(l.Backends) {
 			check("backends", n, l.Backends[n].Address)
+			field := "local.backends." + n + ".maxDelay"
+			if mv := d.root.LookupPath(cue.MakePath(cue.Str("local"), cue.Str("backends"), cue.Str(n), cue.Str("maxDelay"))); d.zero(mv) {
+				d.err(d.l.litPos(mv), field, "%s", schema.ZeroDuration("maxDelay", "the default", schema.DefaultMaxDelay.String()+", fortio's cap"))
+			}
 		}
 		for _, n := range sortedKeys(l.Blackholes) {
 			check("blackholes", n, l.Blackholes[n].Address)

@@ -72,7 +72,13 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		sc.ClusterScoped = b
 	}
 	sc.Timeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("timeout"))))
+	if tv := v.LookupPath(cue.MakePath(cue.Str("timeout"))); d.zero(tv) {
+		d.err(d.l.litPos(tv), "timeout", "%s", schema.ZeroDuration("timeout", "no timeout", ""))
+	}
 	sc.CleanupTimeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout"))))
+	if tv := v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout"))); d.zero(tv) {
+		d.err(d.l.litPos(tv), "cleanupTimeout", "%s", schema.ZeroDuration("cleanupTimeout", "the default", ""))
+	}
 	d.vars()
 	d.sweep()
 	if lv := v.LookupPath(cue.MakePath(cue.Str("local"))); lv.Exists() {
@@ -95,6 +101,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	names := d.names()
 	d.compile(names)
 	d.plot()
+	d.checkSampledReads()
 	if len(l.errs.errs) == before {
 		if lv := v.LookupPath(cue.MakePath(cue.Str("lint"), cue.Str("ignore"))); lv.Exists() {
 			_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
@@ -155,6 +162,22 @@ func (d *decoder) duration(v cue.Value) time.Duration {
 		return 0
 	}
 	return dur.D()
+}
+
+// zero reports whether v is a duration written as zero ("0s", "0ms").
+func (d *decoder) zero(v cue.Value) bool {
+	s, err := v.String()
+	if err != nil || !durationShape.MatchString(s) {
+		return false
+	}
+	dd, err := time.ParseDuration(s)
+	return err == nil && dd == 0
+}
+
+// text is a string value as written.
+func (d *decoder) text(v cue.Value) string {
+	s, _ := v.String()
+	return s
 }
 
 // durationShape is the schema's #Duration pattern.
@@ -293,16 +316,15 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 			s.At, s.HasAt = d.duration(fv), true
 		case "timeout":
 			s.Timeout = d.duration(fv)
+			if d.zero(fv) {
+				d.err(d.l.litPos(fv), path+".timeout", "%s", schema.ZeroDuration("timeout", "the step's default", ""))
+			}
 		case "background":
 			s.Background, _ = fv.Bool()
 		case "every":
 			s.Every = d.duration(fv)
-			if s.Every == 0 && fv.Exists() {
-				if str, _ := fv.String(); str != "" {
-					if dd, err := time.ParseDuration(str); err == nil && dd == 0 {
-						d.err(d.l.litPos(fv), path+".every", "expected a positive interval, got %q", str)
-					}
-				}
+			if d.zero(fv) {
+				d.err(d.l.litPos(fv), path+".every", "expected a positive interval, got %q", d.text(fv))
 			}
 		case "while":
 			s.While, _ = fv.String()
@@ -771,7 +793,11 @@ func (d *decoder) names() *Names {
 			n.Logs[s.Name] = true
 		}
 		if g, ok := s.Params.(interface{ CaptureGroups() []string }); ok && !s.HasTemplates() {
-			n.Groups[s.Name] = g.CaptureGroups()
+			// A capture without named groups is refused by the kind's check: what it was
+			// meant to capture is not known, and reading it is not that mistake again.
+			if groups := g.CaptureGroups(); len(groups) > 0 || !d.kindValue[s].LookupPath(cue.MakePath(cue.Str("capture"))).Exists() {
+				n.Groups[s.Name] = groups
+			}
 		}
 		switch schema.Kinds[s.Kind].Result {
 		case schema.ResultValue:

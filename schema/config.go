@@ -56,8 +56,10 @@ func (p *Config) Check(c Checker) {
 	if p.Names == "" {
 		checkDottedPath(c, "path", p.Path)
 	}
-	if p.Interval != 0 && p.Until == "" {
+	if c.Has("interval") && p.Until == "" {
 		c.Errorf("interval", "interval is the pause between reads of until, and the step has no until")
+	} else {
+		checkNotZero(c, "interval", p.Interval, "1s")
 	}
 	if src == "admin" && !c.Templated("admin") {
 		if err := checkHTTPURL(p.Admin); err != nil {

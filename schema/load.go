@@ -72,6 +72,8 @@ func (p *Load) Check(c Checker) {
 	if p.Requests > 0 && p.Duration > 0 {
 		c.Errorf("duration", "load takes requests or duration, not both: requests=%d runs exactly that many", p.Requests)
 	}
+	checkNotZero(c, "duration", p.Duration, DefaultLoadDuration.String())
+	checkNotZero(c, "timeout", p.Timeout, DefaultRequestTimeout.String())
 	if !c.Templated("url") {
 		if err := CheckLoadURL(p.URL); err != nil {
 			c.Errorf("url", "%v", err)

@@ -49,7 +49,7 @@ func (p *Logs) Check(c Checker) {
 		}
 	}
 	checkRE(c, "match", p.Match)
-	checkRE(c, "capture", p.Capture)
+	checkCapture(c, "capture", p.Capture, "; to keep lines, use match")
 }
 
 // CaptureGroups returns the named groups of the capture pattern.

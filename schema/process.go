@@ -15,6 +15,9 @@ type Process struct {
 	Ready *Ready            `json:"ready,omitempty"`
 }
 
+// DefaultReadyTimeout bounds a readiness check that sets no timeout.
+const DefaultReadyTimeout = 10 * time.Second
+
 // Ready is a readiness check.
 type Ready struct {
 	HTTP    string   `json:"http,omitempty"`
@@ -36,6 +39,7 @@ func (p *Process) Check(c Checker) {
 	if p.Ready == nil {
 		return
 	}
+	checkNotZero(c, "ready.timeout", p.Ready.Timeout, DefaultReadyTimeout.String())
 	switch c.ExactlyOneOf("ready", "http", "tcp", "log") {
 	case "log":
 		checkRE(c, "ready.log", p.Ready.Log)

@@ -84,6 +84,9 @@ type Local struct {
 	DNS        *LocalDNS            `json:"dns,omitempty"`
 }
 
+// DefaultMaxDelay caps a backend's ?delay= when it sets no maxDelay: fortio's own cap.
+const DefaultMaxDelay = 1500 * time.Millisecond
+
 // Backend is a local echo server.
 type Backend struct {
 	Address  string   `json:"address,omitempty"`

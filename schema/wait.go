@@ -59,6 +59,14 @@ func (p *Wait) Check(c Checker) {
 	if p.Condition != nil && p.Condition.Name != "" && p.Condition.Selector != "" {
 		c.Errorf("condition", "condition takes name or selector, not both")
 	}
+	if p.Until != "" {
+		checkNotZero(c, "interval", p.Interval, "1s")
+	} else {
+		checkNotZero(c, "interval", p.Interval, "500ms")
+	}
+	if p.Rollout != "" && c.Has("interval") {
+		c.Errorf("interval", "interval is the pause between polls of a condition, match, absent or until; a rollout wait watches the Deployment and has none: drop interval")
+	}
 }
 
 // checkPartial checks the partial object of match or absent: it must say which kind (match:

@@ -32,9 +32,6 @@ const (
 	backendHeader = "X-Backend"
 )
 
-// defaultMaxDelay is fortio's own cap on ?delay=.
-const defaultMaxDelay = 1500 * time.Millisecond
-
 // backend is one in-process echo server with real counters.
 //
 // ?delay= is handled here, not by fortio: fhttp.MaxDelay is a process-wide flag, and each
@@ -80,7 +77,7 @@ func startBackend(name string, spec schema.Backend, logf func(string, ...any)) (
 		served:   make(chan struct{}),
 	}
 	if b.maxDelay == 0 {
-		b.maxDelay = defaultMaxDelay
+		b.maxDelay = schema.DefaultMaxDelay
 	}
 	b.c.codes = map[int]int64{}
 	b.srv = &http.Server{
