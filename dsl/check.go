@@ -184,6 +184,71 @@ func (d *decoder) checkSampledReads() {
 	}
 }
 
+// checkMetaNames checks the names written in the scenario's meta-fields, which nothing else
+// reads before they silently do nothing: lint.ignore codes, allowReset counters. (survivors
+// keys are checked against the mutants the scenario can have, see interp.CheckSurvivors.)
+func (d *decoder) checkMetaNames() {
+	sc := d.sc
+	codes := sortedKeys(LintCodes)
+	for _, code := range sortedKeys(sc.LintIgnore) {
+		if _, ok := LintCodes[code]; ok {
+			continue
+		}
+		field := "lint.ignore." + code
+		d.err(d.rootFieldPos(field), field, "lint.ignore names %q, which is not a lint code, so it silences nothing%s; the codes: %s", code, DidYouMean(code, codes), strings.Join(codes, ", "))
+	}
+	if len(sc.AllowReset) == 0 {
+		return
+	}
+	deltas := map[string]bool{}
+	for _, e := range d.exprs() {
+		for _, r := range e.Refs {
+			if r.Kind == RefDelta || r.Kind == RefDeltaPair {
+				deltas[r.Stat] = true
+			}
+		}
+	}
+	read := sortedKeys(deltas)
+	it, err := d.root.LookupPath(cue.MakePath(cue.Str("allowReset"))).List()
+	if err != nil {
+		return
+	}
+	for i := 0; it.Next(); i++ {
+		name, err := it.Value().String()
+		if err != nil || deltas[name] {
+			continue
+		}
+		which := "no expression reads a delta"
+		if len(read) > 0 {
+			which = "the counters deltas read: " + strings.Join(read, ", ")
+		}
+		d.err(d.l.litPos(it.Value()), fmt.Sprintf("allowReset.%d", i), "allowReset names %q, which no delta reads, so it allows nothing%s; %s", name, DidYouMean(name, read), which)
+	}
+}
+
+// exprs are every compiled expression of the scenario: expectations, step expressions and
+// the ${...} of templates.
+func (d *decoder) exprs() []*Expr {
+	out := append([]*Expr{}, d.sc.Expect...)
+	for _, s := range d.order {
+		if s.Expr != nil {
+			out = append(out, s.Expr)
+		}
+		for _, k := range sortedKeys(s.templates) {
+			out = append(out, s.templates[k].Exprs()...)
+		}
+	}
+	return out
+}
+
+// DidYouMean is ` (did you mean "x"?)` for the candidate closest to name, or "".
+func DidYouMean(name string, candidates []string) string {
+	if s := closest(name, candidates); s != "" && s != name {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
 // recordsResult reports whether a step of kind records a result that expressions read by its
 // name; recordsSeries whether it records every sample of a sampler (every) as a series.
 func recordsResult(kind string) bool {

@@ -102,10 +102,11 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.compile(names)
 	d.plot()
 	d.checkSampledReads()
+	if lv := v.LookupPath(cue.MakePath(cue.Str("lint"), cue.Str("ignore"))); lv.Exists() {
+		_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
+	}
+	d.checkMetaNames()
 	if len(l.errs.errs) == before {
-		if lv := v.LookupPath(cue.MakePath(cue.Str("lint"), cue.Str("ignore"))); lv.Exists() {
-			_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
-		}
 		d.lint()
 		l.res.Scenarios = append(l.res.Scenarios, sc)
 	}

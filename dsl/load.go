@@ -777,8 +777,11 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	defer func() { l.refs = nil }()
 	if err := ov.Err(); err != nil {
 		// An error without the schema is the user's own CUE error (a conflict, a reference
-		// to nothing): report it as CUE says.
-		l.addCUEError(err)
+		// to nothing): report it as CUE says, unless it is the schema imported for nothing
+		// because the scenarios forgot it (one mistake, said in its terms).
+		if !l.forgotScenario(err, inst.Files, only) {
+			l.addCUEError(err)
+		}
 		return
 	}
 	it, err := ov.Fields()
@@ -798,6 +801,9 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			if err := sv.Err(); err != nil && (only == nil || only[name]) {
 				l.addCUEError(err)
 				failed++
+			} else if (only == nil || only[name]) && sv.IncompleteKind() == cue.StructKind && sv.LookupPath(cue.MakePath(cue.Str("steps"))).Exists() {
+				l.notScenario(name, l.valuePos(sv))
+				failed++ // reported: "no scenario declared" would say it again
 			}
 			continue
 		}
@@ -823,6 +829,65 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		}
 	}
 	l.noScenario(found+failed, file)
+}
+
+// notScenario reports a top-level value that has steps but is not a #Scenario: it would never
+// run, and nothing would say so.
+func (l *loader) notScenario(name string, pos Pos) {
+	l.errs.add(pos, name, "a value with steps that is not a #Scenario never runs: expected `%s: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)", name)
+}
+
+// forgotScenario reports the values of files that look like scenarios (a struct with steps)
+// when err is the schema imported and not used, and says whether it found any.
+func (l *loader) forgotScenario(err error, files []*ast.File, only map[string]bool) bool {
+	unused := false
+	for _, e := range cueerrors.Errors(err) {
+		format, args := e.Msg()
+		if strings.HasPrefix(fmt.Sprintf(format, args...), "imported and not used: \""+schema.ImportPath+"\"") {
+			unused = true
+		}
+	}
+	if !unused {
+		return false
+	}
+	found := false
+	for _, f := range files {
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.Field)
+			if !ok {
+				continue
+			}
+			name, _, err := ast.LabelName(fd.Label)
+			if err != nil || strings.HasPrefix(name, "#") || strings.HasPrefix(name, "_") || (only != nil && !only[name]) {
+				continue
+			}
+			if hasStepsField(fd.Value) {
+				l.notScenario(name, l.pos(fd.Pos()))
+				found = true
+			}
+		}
+	}
+	return found
+}
+
+// hasStepsField reports whether x is a struct literal with a steps field, or a unification
+// with one.
+func hasStepsField(x ast.Expr) bool {
+	switch x := x.(type) {
+	case *ast.StructLit:
+		for _, el := range x.Elts {
+			if fd, ok := el.(*ast.Field); ok {
+				if name, _, err := ast.LabelName(fd.Label); err == nil && name == "steps" {
+					return true
+				}
+			}
+		}
+	case *ast.BinaryExpr:
+		return hasStepsField(x.X) || hasStepsField(x.Y)
+	case *ast.ParenExpr:
+		return hasStepsField(x.X)
+	}
+	return false
 }
 
 // noScenario reports a named file that declares no scenario.
