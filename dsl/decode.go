@@ -67,6 +67,10 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	sc.Tags = d.stringList("tags")
 	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
 		_ = sv.Decode(&sc.Survivors) // the schema checks its shape
+		sc.SurvivorPos = map[string]Pos{}
+		for k := range sc.Survivors {
+			sc.SurvivorPos[k] = d.l.valuePos(sv.LookupPath(cue.MakePath(cue.Str(k))))
+		}
 	}
 	if b, err := v.LookupPath(cue.MakePath(cue.Str("clusterScoped"))).Bool(); err == nil {
 		sc.ClusterScoped = b
