@@ -372,19 +372,8 @@ func (d *decoder) checkTimeline() {
 		if s.Every > 0 && s.Every < minEvery {
 			d.err(d.fieldPos(s, "every"), s.Path+".every", "expected a sampling interval of at least %s, got %s: each sample is a round trip to the target", minEvery, s.Every)
 		}
-		if s.Timeout > 0 && s.Params != nil {
-			if pl := s.Params.Plan(); pl.Duration > 0 && pl.Duration > s.Timeout {
-				d.err(d.fieldPos(s, "timeout"), s.Path+".timeout", "timeout %s is shorter than the step's own duration of at least %s: it would always time out", s.Timeout, pl.Duration)
-			}
-		}
 	}
-	if d.sc.Timeout > 0 && len(d.l.errs.errs) == d.before {
-		plan := PlanOf(d.sc)
-		minimum := phaseMinimum(plan, PhaseSetup) + phaseMinimum(plan, PhaseSteps)
-		if minimum > d.sc.Timeout {
-			d.err(d.rootFieldPos("timeout"), "timeout", "timeout %s is shorter than the scenario's planned minimum of %s (labrun plan shows the timeline): the run would always time out", d.sc.Timeout, minimum)
-		}
-	}
+	d.checkPlannedTimes()
 	if l := d.sc.Local; l != nil {
 		seen := map[string]string{}
 		check := func(what, name, addr string) {
@@ -425,24 +414,101 @@ func (d *decoder) checkTimeline() {
 	}
 }
 
+// checkPlannedTimes checks the timeouts against the plan, which counts every step's planned
+// duration (sleeps, loads of a duration, blocks, awaits of background steps), known exactly or
+// as a lower bound: a step, a block, the scenario or its cleanup whose planned minimum exceeds
+// its timeout would always time out; a poll whose interval is not shorter than its timeout
+// reads once. A step of unknown duration counts as 0, so nothing is refused that could pass.
+func (d *decoder) checkPlannedTimes() {
+	sc := d.sc
+	plan := PlanOf(sc)
+	entries := map[string]*Entry{}
+	for i := range plan.Entries {
+		entries[plan.Entries[i].Path] = &plan.Entries[i]
+	}
+	for _, s := range d.order {
+		e := entries[s.Path]
+		lateChild := slices.ContainsFunc(s.Children, func(c *Step) bool { return c.HasAt && c.At >= s.Timeout })
+		if s.Timeout > 0 && e != nil && !lateChild { // a child at or beyond it is reported as such
+			if m := minDuration(e); m > s.Timeout {
+				if _, block := s.Params.(schema.Parent); block {
+					d.err(d.fieldPos(s, "timeout"), s.Path+".timeout", "timeout %s is shorter than the %s block's planned minimum of %s (labrun plan shows the timeline): it would always time out", s.Timeout, s.Kind, m)
+				} else {
+					d.err(d.fieldPos(s, "timeout"), s.Path+".timeout", "timeout %s is shorter than the step's own duration of at least %s: it would always time out", s.Timeout, m)
+				}
+			}
+		}
+		pl, ok := s.Params.(schema.Poller)
+		if !ok {
+			continue
+		}
+		interval, field := pl.PollInterval()
+		if field == "" {
+			continue
+		}
+		timeout, which := s.Timeout, "its timeout"
+		if timeout == 0 {
+			timeout, which = d.defaultTimeout(s), "the default timeout"
+		}
+		written := ""
+		if !(&stepChecker{kv: d.kindValue[s]}).lookup(field).Exists() {
+			written = " (the default)"
+		}
+		if timeout > 0 && interval >= timeout {
+			d.err(s.FieldPos(field), s.Path+"."+s.Kind+"."+field, "%s %s%s is not shorter than %s of %s: it would read once and time out before reading again; shorten %s or raise timeout", field, interval, written, which, timeout, field)
+		}
+	}
+	if sc.Timeout > 0 {
+		if m := phaseMinimum(plan, PhaseSetup) + phaseMinimum(plan, PhaseSteps); m > sc.Timeout {
+			d.err(d.rootFieldPos("timeout"), "timeout", "timeout %s is shorter than the scenario's planned minimum of %s (labrun plan shows the timeline): the run would always time out", sc.Timeout, m)
+		}
+	}
+	if m := phaseMinimum(plan, PhaseCleanup); m > 0 {
+		switch {
+		case sc.CleanupTimeout > 0 && m > sc.CleanupTimeout:
+			d.err(d.rootFieldPos("cleanupTimeout"), "cleanupTimeout", "cleanupTimeout %s is shorter than the cleanup's planned minimum of %s (labrun plan shows the timeline): the cleanup would always be cut short, leaving behind what it should undo", sc.CleanupTimeout, m)
+		case sc.CleanupTimeout == 0 && m > schema.DefaultCleanupTimeout:
+			d.err(d.rootFieldPos("cleanup"), "cleanup", "the cleanup's planned minimum of %s exceeds the default cleanupTimeout of %s (labrun plan shows the timeline): it would always be cut short; set cleanupTimeout", m, schema.DefaultCleanupTimeout)
+		}
+	}
+}
+
+// defaultTimeout is the runner's bound of a step that sets none (0: none).
+func (d *decoder) defaultTimeout(s *Step) time.Duration {
+	switch s.Params.Plan().Timeout {
+	case schema.TimeoutWait:
+		return schema.DefaultWaitTimeout
+	case schema.TimeoutStep:
+		return schema.DefaultStepTimeout
+	}
+	return 0
+}
+
+// minDuration is an entry's planned duration, or its lower bound (0 when nothing is known).
+func minDuration(e *Entry) time.Duration {
+	switch {
+	case e.Duration != nil:
+		return *e.Duration
+	case e.MinDuration != nil:
+		return *e.MinDuration
+	}
+	return 0
+}
+
 // minEvery is the shortest sampling interval.
 const minEvery = time.Millisecond
 
-// phaseMinimum is the planned minimum of one phase: the latest planned end of its top-level
-// steps (a duration known only as a lower bound counts as that bound).
+// phaseMinimum is the planned minimum of one phase: the latest planned end of its steps (a
+// duration known only as a lower bound counts as that bound). Every step counts, background
+// steps inside blocks too (the phase joins them); a sampler ends with the step it samples.
 func phaseMinimum(plan *Plan, phase Phase) time.Duration {
 	var m time.Duration
-	for _, e := range plan.Entries {
-		if e.Phase != phase || e.Depth != 0 {
+	for i := range plan.Entries {
+		e := &plan.Entries[i]
+		if e.Phase != phase || e.Every > 0 {
 			continue
 		}
-		end := e.Start.D
-		if e.Duration != nil {
-			end += *e.Duration
-		} else if e.MinDuration != nil {
-			end += *e.MinDuration
-		}
-		m = max(m, end)
+		m = max(m, e.Start.D+minDuration(e))
 	}
 	return m
 }

@@ -67,7 +67,7 @@ func New(target *schema.Target, opts ...Option) *Runner {
 		target:   target,
 		clock:    RealClock{},
 		observe:  func(Event) {},
-		defaults: Defaults{Wait: 5 * time.Minute, Step: 5 * time.Minute, Cleanup: 2 * time.Minute},
+		defaults: Defaults{Wait: schema.DefaultWaitTimeout, Step: schema.DefaultStepTimeout, Cleanup: schema.DefaultCleanupTimeout},
 	}
 	for _, o := range opts {
 		o(r)
