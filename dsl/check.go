@@ -267,7 +267,7 @@ func (d *decoder) checkKinds() {
 	for i, s := range d.order {
 		index[s] = i
 	}
-	caps, knownTarget := schema.TargetCaps(d.target(), d.sc.Local)
+	spec, knownTarget := schema.BuiltinTarget(d.target(), d.sc.Local)
 	for _, s := range d.order {
 		if s.Params == nil {
 			continue
@@ -279,12 +279,12 @@ func (d *decoder) checkKinds() {
 			continue
 		}
 		if knownTarget {
-			if msg := schema.Unsupported(s.Kind, s.Params, d.target(), caps); msg != "" {
+			if msg := schema.Unsupported(s.Kind, s.Params, d.target(), spec); msg != "" {
 				c.Errorf("", "%s", msg)
 				continue
 			}
 		}
-		if caps[schema.CapCluster] && !s.HasTemplates() {
+		if spec.Caps[schema.CapCluster] && !s.HasTemplates() {
 			m := s.Params.Mutates(d.defaultNamespace)
 			if name := unplaced(m); name != "" && !d.sc.ClusterScoped {
 				c.Errorf("", "%s of %s names no namespace, and the scenario declares none: declare namespaces: [\"…\"] (mutations are allowed only there) or give it metadata.namespace", s.Kind, name)

@@ -138,6 +138,9 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	if err != nil {
 		// Nothing has been touched: no cleanup either (it could mutate).
 		rec.Outcome = Refused
+		if re := (*RefusedError)(nil); errors.As(err, &re) && re.Infra {
+			rec.Outcome = Errored // the target lacks a driver it claims: not the scenario's fault
+		}
 		rec.Error = err.Error()
 		for _, e := range sc.Expect {
 			rec.Expectations = append(rec.Expectations, &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Skipped, Reason: "the scenario was refused"})

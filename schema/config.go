@@ -100,11 +100,11 @@ func (p *Config) Plan() Plan {
 }
 
 // Needs pods for a sidecar, this machine for an admin URL.
-func (p *Config) Needs() Capability {
+func (p *Config) Needs() Need {
 	if p.Envoy != nil {
-		return CapPods
+		return Need{CapPods, DriverStats}
 	}
-	return CapHost
+	return Need{CapHost, DriverStats}
 }
 
 // Mutates nothing.

@@ -148,11 +148,11 @@ func checkCapture(c Checker, field, re, more string) {
 func (p *Exec) Plan() Plan { return Plan{} }
 
 // Needs pods for a command in a pod, this machine otherwise.
-func (p *Exec) Needs() Capability {
+func (p *Exec) Needs() Need {
 	if p.InPod() {
-		return CapPods
+		return Need{CapPods, DriverExec}
 	}
-	return CapHost
+	return Need{CapHost, DriverExec}
 }
 
 // Mutates nothing the guard knows of (a command is the scenario's own business).

@@ -53,11 +53,11 @@ func checkProcessRef(c Checker, field, name, what string) {
 func (p *Kill) Plan() Plan { return Plan{} }
 
 // Needs local processes for a process, the Kubernetes API for pods.
-func (p *Kill) Needs() Capability {
+func (p *Kill) Needs() Need {
 	if p.Process != "" {
-		return CapProcesses
+		return Need{CapProcesses, DriverProcesses}
 	}
-	return CapCluster
+	return Need{CapCluster, DriverCluster}
 }
 
 // Mutates the pods' namespace.

@@ -197,11 +197,11 @@ func (p *Load) Plan() Plan {
 }
 
 // Needs pods for a load from a pod, this machine otherwise.
-func (p *Load) Needs() Capability {
+func (p *Load) Needs() Need {
 	if p.From != nil {
-		return CapPods
+		return Need{CapPods, DriverLoad}
 	}
-	return CapHost
+	return Need{CapHost, DriverLoad}
 }
 
 // Mutates nothing.

@@ -62,7 +62,7 @@ func (p *Process) Check(c Checker) {
 func (p *Process) Plan() Plan { return Plan{} }
 
 // Needs local processes.
-func (p *Process) Needs() Capability { return CapProcesses }
+func (p *Process) Needs() Need { return Need{CapProcesses, DriverProcesses} }
 
 // Mutates nothing on a cluster.
 func (p *Process) Mutates(func(string) string) Mutation { return Mutation{} }

@@ -122,11 +122,11 @@ const (
 func (p *Wait) Plan() Plan { return Plan{Timeout: TimeoutWait} }
 
 // Needs the Kubernetes API for a rollout or a condition.
-func (p *Wait) Needs() Capability {
+func (p *Wait) Needs() Need {
 	if p.Until != "" {
-		return ""
+		return Need{}
 	}
-	return CapCluster
+	return Need{CapCluster, DriverCluster}
 }
 
 // Mutates nothing.
