@@ -2,6 +2,8 @@ package dsl
 
 import (
 	"fmt"
+	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +52,15 @@ func (c *stepChecker) Errorf(field, format string, args ...any) {
 		path += "." + field
 	}
 	c.d.err(c.d.l.valuePos(v), path, format, args...)
+}
+
+func (c *stepChecker) ValueErrorf(field, format string, args ...any) {
+	fv := c.lookup(field)
+	if !fv.Exists() {
+		c.Errorf(field, format, args...)
+		return
+	}
+	c.d.err(c.d.l.litPos(fv), c.kpath+"."+field, format, args...)
 }
 
 func (c *stepChecker) Has(field string) bool { return c.lookup(field).Exists() }
@@ -152,36 +163,54 @@ func (d *decoder) checkSampledReads() {
 	if len(sampledBy) == 0 {
 		return
 	}
-	check := func(e *Expr, path string) {
+	// A block's names read outside it are reported once, at the block (one mistake: every on
+	// a block); a sampled step's own result at each read.
+	blockReads := map[*Step][]string{}
+	check := func(s *Step, e *Expr, path string) {
 		seen := map[string]bool{}
 		for _, name := range e.Names {
 			sampler := sampledBy[name]
-			if sampler == nil || seen[name] {
-				continue
+			if sampler == nil || seen[name] || (s != nil && (s == sampler || d.ancestor(sampler, s))) {
+				continue // inside the sampled block, a read sees the current sample
 			}
 			seen[name] = true
-			t := d.sc.names[name]
-			if t == sampler {
+			if t := d.sc.names[name]; t == sampler {
 				d.l.errs.add(e.Pos, path, "%q reads %q, %s sampled with every, which keeps only its last sample (only a snapshot records every sample, as a series): sample a snapshot, or read outcome.%s", e.Src, name, schema.A(t.Kind)+" step", name)
-			} else {
-				d.l.errs.add(e.Pos, path, "%q reads %q, which runs inside %s sampled with every (%s): each sample overwrites what it records, and only the last would be read; put every on the step itself (a sampled snapshot records a series), or take it out of the sampled block", e.Src, name, schema.A(sampler.Kind)+" block", sampler.Path)
+			} else if !slices.Contains(blockReads[sampler], name) {
+				blockReads[sampler] = append(blockReads[sampler], name)
 			}
 		}
 	}
 	for i, e := range d.sc.Expect {
-		check(e, fmt.Sprintf("%s.expect.%d", d.sc.Name, i))
+		check(nil, e, fmt.Sprintf("%s.expect.%d", d.sc.Name, i))
 	}
 	for _, s := range d.order {
-		path := d.sc.Name + "." + s.Path + "." + s.Kind
 		if s.Expr != nil {
-			check(s.Expr, path)
+			check(s, s.Expr, d.sc.Name+"."+s.Path+"."+s.Kind)
 		}
 		for _, k := range sortedKeys(s.templates) {
 			for _, e := range s.templates[k].Exprs() {
-				check(e, path)
+				check(s, e, d.sc.Name+"."+s.Path+"."+s.Kind)
 			}
 		}
 	}
+	for _, b := range d.order {
+		if names := blockReads[b]; len(names) > 0 {
+			d.err(d.fieldPos(b, b.Kind), b.Path+"."+b.Kind, "every on %s block samples its steps as one: each sample overwrites what they record, and %s, read after the block, would hold only the last sample; put every on each step to sample (a sampled snapshot records a series), or take them out of the sampled block", schema.A(b.Kind), quoteList(names))
+		}
+	}
+}
+
+// quoteList is "a", "b" and "c".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 // checkMetaNames checks the names written in the scenario's meta-fields, which nothing else
@@ -280,7 +309,9 @@ func (d *decoder) checkKinds() {
 		}
 		if knownTarget {
 			if msg := schema.Unsupported(s.Kind, s.Params, d.target(), spec); msg != "" {
-				c.Errorf("", "%s", msg)
+				if need := s.Params.Needs().Cap; !d.localOnKube || (need != schema.CapBackends && need != schema.CapLocalDNS) {
+					c.Errorf("", "%s", msg)
+				}
 				continue
 			}
 		}
@@ -374,6 +405,7 @@ func (d *decoder) checkTimeline() {
 		}
 	}
 	d.checkPlannedTimes()
+	d.checkBackendDelays()
 	if l := d.sc.Local; l != nil {
 		seen := map[string]string{}
 		check := func(what, name, addr string) {
@@ -426,40 +458,31 @@ func (d *decoder) checkPlannedTimes() {
 	for i := range plan.Entries {
 		entries[plan.Entries[i].Path] = &plan.Entries[i]
 	}
+	setup := phaseMinimum(plan, PhaseSetup)
 	for _, s := range d.order {
 		e := entries[s.Path]
-		lateChild := slices.ContainsFunc(s.Children, func(c *Step) bool { return c.HasAt && c.At >= s.Timeout })
-		if s.Timeout > 0 && e != nil && !lateChild { // a child at or beyond it is reported as such
-			if m := minDuration(e); m > s.Timeout {
-				if _, block := s.Params.(schema.Parent); block {
-					d.err(d.fieldPos(s, "timeout"), s.Path+".timeout", "timeout %s is shorter than the %s block's planned minimum of %s (labrun plan shows the timeline): it would always time out", s.Timeout, s.Kind, m)
-				} else {
-					d.err(d.fieldPos(s, "timeout"), s.Path+".timeout", "timeout %s is shorter than the step's own duration of at least %s: it would always time out", s.Timeout, m)
-				}
+		if e == nil || s.Params == nil {
+			continue
+		}
+		d.checkStepTimeout(s, e)
+		d.checkPoll(s)
+		d.checkSampling(s, entries)
+		if r, ok := s.Params.(*schema.Repeat); ok && sc.Timeout > 0 && s.Phase != PhaseCleanup {
+			start := e.Start.D
+			if s.Phase == PhaseSteps {
+				start += setup
 			}
-		}
-		pl, ok := s.Params.(schema.Poller)
-		if !ok {
-			continue
-		}
-		interval, field := pl.PollInterval()
-		if field == "" {
-			continue
-		}
-		timeout, which := s.Timeout, "its timeout"
-		if timeout == 0 {
-			timeout, which = d.defaultTimeout(s), "the default timeout"
-		}
-		written := ""
-		if !(&stepChecker{kv: d.kindValue[s]}).lookup(field).Exists() {
-			written = " (the default)"
-		}
-		if timeout > 0 && interval >= timeout {
-			d.err(s.FieldPos(field), s.Path+"."+s.Kind+"."+field, "%s %s%s is not shorter than %s of %s: it would read once and time out before reading again; shorten %s or raise timeout", field, interval, written, which, timeout, field)
+			if most, at := repeatMost(r, e); at > 0 && start+at > sc.Timeout {
+				from := ""
+				if start > 0 {
+					from = " from its planned start at +" + fmtDur(start)
+				}
+				d.err(d.rootFieldPos("timeout"), "timeout", "timeout %s is shorter than the repeat at %s, whose %s%s: the timeout would end it before its last round; lower max or raise timeout", sc.Timeout, s.Path, most, from)
+			}
 		}
 	}
 	if sc.Timeout > 0 {
-		if m := phaseMinimum(plan, PhaseSetup) + phaseMinimum(plan, PhaseSteps); m > sc.Timeout {
+		if m := setup + phaseMinimum(plan, PhaseSteps); m > sc.Timeout {
 			d.err(d.rootFieldPos("timeout"), "timeout", "timeout %s is shorter than the scenario's planned minimum of %s (labrun plan shows the timeline): the run would always time out", sc.Timeout, m)
 		}
 	}
@@ -470,6 +493,93 @@ func (d *decoder) checkPlannedTimes() {
 		case sc.CleanupTimeout == 0 && m > schema.DefaultCleanupTimeout:
 			d.err(d.rootFieldPos("cleanup"), "cleanup", "the cleanup's planned minimum of %s exceeds the default cleanupTimeout of %s (labrun plan shows the timeline): it would always be cut short; set cleanupTimeout", m, schema.DefaultCleanupTimeout)
 		}
+	}
+}
+
+// checkStepTimeout checks a step's timeout against its planned minimum, its own limit (a
+// readiness timeout) and, for a repeat, the time of its max rounds.
+func (d *decoder) checkStepTimeout(s *Step, e *Entry) {
+	if s.Timeout == 0 || slices.ContainsFunc(s.Children, func(c *Step) bool { return c.HasAt && c.At >= s.Timeout }) {
+		return // a child at or beyond the timeout is reported as such
+	}
+	pos, path := d.timeoutPos(s), s.Path+".timeout"
+	_, block := s.Params.(schema.Parent)
+	pl := s.Params.Plan()
+	m := minDuration(e)
+	r, repeat := s.Params.(*schema.Repeat)
+	switch {
+	case m > s.Timeout && block:
+		d.err(pos, path, "timeout %s is shorter than the %s block's planned minimum of %s (labrun plan shows the timeline): it would always time out", s.Timeout, s.Kind, m)
+	case m > s.Timeout:
+		d.err(pos, path, "timeout %s is shorter than the step's own duration of at least %s: it would always time out", s.Timeout, m)
+	case pl.Limit > s.Timeout:
+		d.err(pos, path, "timeout %s is shorter than %s %s: the step's timeout would always end it first; raise timeout or lower %s", s.Timeout, pl.LimitField, pl.Limit, pl.LimitField)
+	case repeat:
+		if most, at := repeatMost(r, e); at > s.Timeout {
+			d.err(pos, path, "timeout %s is shorter than the repeat, whose %s: the timeout would end it before its last round; lower max or raise timeout", s.Timeout, most)
+		}
+	}
+}
+
+// repeatMost is the least time a repeat's max rounds take (each round at least its planned
+// minimum, and the interval between rounds), with a description; 0 when nothing is known.
+func repeatMost(r *schema.Repeat, e *Entry) (string, time.Duration) {
+	round := minDuration(e) // the plan's minimum of a repeat is one round
+	at := time.Duration(r.Max)*round + time.Duration(r.Max-1)*r.Interval.D()
+	return fmt.Sprintf("max of %d rounds takes at least %s (rounds of at least %s, %s apart)", r.Max, at, fmtDur(round), fmtDur(r.Interval.D())), at
+}
+
+// timeoutPos is where a step's timeout value is written.
+func (d *decoder) timeoutPos(s *Step) Pos {
+	if v := d.stepValue[s].LookupPath(cue.MakePath(cue.Str("timeout"))); v.Exists() {
+		if p := d.l.litPos(v); p.IsValid() {
+			return p
+		}
+	}
+	return d.fieldPos(s, "timeout")
+}
+
+// checkPoll refuses a poll whose interval is not shorter than its timeout (its own, else the
+// default): it would read once.
+func (d *decoder) checkPoll(s *Step) {
+	pl, ok := s.Params.(schema.Poller)
+	if !ok {
+		return
+	}
+	interval, field := pl.PollInterval()
+	if field == "" {
+		return
+	}
+	timeout, which := s.Timeout, "its timeout"
+	if timeout == 0 {
+		timeout, which = d.defaultTimeout(s), "the default timeout"
+	}
+	if timeout == 0 || interval < timeout {
+		return
+	}
+	pos, written := s.FieldPos(field), " (the default)"
+	if v := (&stepChecker{kv: d.kindValue[s]}).lookup(field); v.Exists() {
+		pos, written = d.l.litPos(v), ""
+	}
+	d.err(pos, s.Path+"."+s.Kind+"."+field, "%s %s%s is not shorter than %s of %s: it would read once and time out before reading again; shorten %s or raise timeout", field, interval, written, which, timeout, field)
+}
+
+// checkSampling warns about a sampler whose interval is not shorter than the planned duration
+// of the step it samples during: it would take one sample (its first, at once).
+func (d *decoder) checkSampling(s *Step, entries map[string]*Entry) {
+	if s.Every == 0 || s.While == "" {
+		return
+	}
+	t := d.sc.names[s.While]
+	if t == nil || entries[t.Path] == nil {
+		return
+	}
+	if m := minDuration(entries[t.Path]); m > 0 && s.Every >= m {
+		pos := d.fieldPos(s, "every")
+		if v := d.stepValue[s].LookupPath(cue.MakePath(cue.Str("every"))); v.Exists() {
+			pos = d.l.litPos(v)
+		}
+		d.warn(pos, LintOneSample, "every %s is not shorter than the planned %s of %q, which it samples during: it would take one sample, at once; sample more often", s.Every, fmtDur(m), s.While)
 	}
 }
 
@@ -495,6 +605,59 @@ func minDuration(e *Entry) time.Duration {
 	return 0
 }
 
+// backendURL is a load's URL that starts at a local backend: ${backends.<name>.url} (or its
+// address, host:port).
+var backendURL = regexp.MustCompile(`^(?:http://)?\$\{\s*backends\.([A-Za-z_][A-Za-z0-9_]*)\.(?:url|address)\s*\}`)
+
+// checkBackendDelays refuses a ?delay= that a local backend would cap (at its maxDelay,
+// default fortio's 1.5s) or could not read: the requests would not be held as the URL says.
+func (d *decoder) checkBackendDelays() {
+	if d.sc.Local == nil {
+		return
+	}
+	for _, s := range d.order {
+		p, ok := s.Params.(*schema.Load)
+		if !ok {
+			continue
+		}
+		m := backendURL.FindStringSubmatch(p.URL)
+		if m == nil {
+			continue
+		}
+		be, ok := d.sc.Local.Backends[m[1]]
+		if !ok {
+			continue // an unknown backend is the expression's error
+		}
+		u, err := url.Parse("http://backend" + p.URL[len(m[0]):])
+		if err != nil {
+			continue
+		}
+		delay := u.Query().Get("delay")
+		if delay == "" || HasInterpolation(delay) {
+			continue
+		}
+		pos := s.FieldPos("url")
+		if v := (&stepChecker{kv: d.kindValue[s]}).lookup("url"); v.Exists() {
+			pos = d.l.litPos(v)
+		}
+		choices, err := schema.ParseDelay(delay)
+		if err != nil {
+			d.err(pos, s.Path+".load.url", "?delay=%s: %v", delay, err)
+			continue
+		}
+		limit, from := be.MaxDelay.D(), "its maxDelay"
+		if limit == 0 {
+			limit, from = schema.DefaultMaxDelay, "the default maxDelay, fortio's cap"
+		}
+		for _, c := range choices {
+			if c.Delay > limit {
+				d.err(pos, s.Path+".load.url", "?delay=%s holds requests %s, more than backend %s's cap of %s (%s): it would answer after %s; raise local.backends.%s.maxDelay", delay, c.Delay, m[1], limit, from, limit, m[1])
+				break
+			}
+		}
+	}
+}
+
 // minEvery is the shortest sampling interval.
 const minEvery = time.Millisecond
 
@@ -508,7 +671,11 @@ func phaseMinimum(plan *Plan, phase Phase) time.Duration {
 		if e.Phase != phase || e.Every > 0 {
 			continue
 		}
-		m = max(m, e.Start.D+minDuration(e))
+		d := minDuration(e)
+		if e.Timeout > 0 {
+			d = min(d, e.Timeout) // its timeout ends it (refused where it would)
+		}
+		m = max(m, e.Start.D+d)
 	}
 	return m
 }

@@ -36,6 +36,19 @@ type decoder struct {
 	// untyped are the names of steps written inside a field that is not a kind (see
 	// nestedNames): not decoded, yet not unknown.
 	untyped map[string]bool
+	// warnings are the checks' warnings, kept when the scenario is (as the lints').
+	warnings []*Warning
+	// localOnKube says local is refused on the kube target: the steps that need the local
+	// world are that one mistake.
+	localOnKube bool
+}
+
+// warn adds a warning with a lint code, unless the scenario's lint.ignore silences it.
+func (d *decoder) warn(pos Pos, code, format string, args ...any) {
+	if _, ok := d.sc.LintIgnore[code]; ok {
+		return
+	}
+	d.warnings = append(d.warnings, &Warning{Pos: pos, Code: code, Scenario: d.sc.Name, Msg: fmt.Sprintf(format, args...)})
 }
 
 // scenario decodes one scenario: real is its value under the schema (for the schema's
@@ -61,6 +74,9 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.strings(map[string]*string{"doc": &sc.Doc, "target": &sc.Target})
 	if sc.Target == "" {
 		sc.Target = "local"
+	}
+	if lv := v.LookupPath(cue.MakePath(cue.Str("lint"), cue.Str("ignore"))); lv.Exists() {
+		_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
 	}
 	sc.Namespaces = d.stringList("namespaces")
 	sc.AllowReset = d.stringList("allowReset")
@@ -89,6 +105,17 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		var local schema.Local
 		if err := lv.Decode(&local); err == nil {
 			sc.Local = &local
+			if d.target() == "kube" {
+				field := "local"
+				for _, f := range []string{"backends", "blackholes", "dns"} {
+					if lv.LookupPath(cue.MakePath(cue.Str(f))).Exists() {
+						field = "local." + f
+						break
+					}
+				}
+				d.localOnKube = true
+				d.err(d.rootFieldPos(field), field, "local declares the local target's world (backends, blackholes, a DNS zone), which the kube target does not build: what reads it would find nothing; drop local (on kube, talk to Services), or run on the local target")
+			}
 		} else if len(l.errs.errs) == before {
 			// Never dropped silently: a local world that does not decode is reported here.
 			d.err(d.l.valuePos(lv), "local", "local: %v", err)
@@ -106,11 +133,9 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.compile(names)
 	d.plot()
 	d.checkSampledReads()
-	if lv := v.LookupPath(cue.MakePath(cue.Str("lint"), cue.Str("ignore"))); lv.Exists() {
-		_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
-	}
 	d.checkMetaNames()
 	if len(l.errs.errs) == before {
+		l.warnings = append(l.warnings, d.warnings...)
 		d.lint()
 		l.res.Scenarios = append(l.res.Scenarios, sc)
 	}

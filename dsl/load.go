@@ -780,7 +780,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		// to nothing): report it as CUE says, unless it is the schema imported for nothing
 		// because the scenarios forgot it (one mistake, said in its terms).
 		if !l.forgotScenario(err, inst.Files, only) {
-			l.addCUEError(err)
+			l.addCUEError(withoutUnusedSchema(err))
 		}
 		return
 	}
@@ -804,6 +804,8 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			} else if (only == nil || only[name]) && sv.IncompleteKind() == cue.StructKind && sv.LookupPath(cue.MakePath(cue.Str("steps"))).Exists() {
 				l.notScenario(name, l.valuePos(sv))
 				failed++ // reported: "no scenario declared" would say it again
+			} else if only == nil || only[name] {
+				failed += l.nestedScenarios(name, sv)
 			}
 			continue
 		}
@@ -837,15 +839,38 @@ func (l *loader) notScenario(name string, pos Pos) {
 	l.errs.add(pos, name, "a value with steps that is not a #Scenario never runs: expected `%s: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)", name)
 }
 
+// nestedScenarios reports the scenarios declared inside the top-level value v (named name),
+// one level down: only top-level fields are scenarios, so they would never run. It returns how
+// many it reported.
+func (l *loader) nestedScenarios(name string, v cue.Value) int {
+	if v.IncompleteKind() != cue.StructKind {
+		return 0
+	}
+	it, err := v.Fields()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for it.Next() {
+		if it.Value().IncompleteKind() == cue.StructKind && it.Value().LookupPath(scenarioMarker).Exists() {
+			inner := it.Selector().String()
+			l.errs.add(l.valuePos(it.Value()), name+"."+inner, "a scenario inside %s never runs: only top-level fields are scenarios; declare it at the top level, e.g. `%s: schema.#Scenario & {...}`", name, inner)
+			n++
+		}
+	}
+	return n
+}
+
 // forgotScenario reports the values of files that look like scenarios (a struct with steps)
-// when err is the schema imported and not used, and says whether it found any.
+// when err is only the schema imported and not used, and says whether it found any. (With
+// other errors, e.g. #Scenario written without schema., those are the mistake.)
 func (l *loader) forgotScenario(err error, files []*ast.File, only map[string]bool) bool {
 	unused := false
 	for _, e := range cueerrors.Errors(err) {
-		format, args := e.Msg()
-		if strings.HasPrefix(fmt.Sprintf(format, args...), "imported and not used: \""+schema.ImportPath+"\"") {
-			unused = true
+		if !unusedSchema(e) {
+			return false
 		}
+		unused = true
 	}
 	if !unused {
 		return false
@@ -868,6 +893,30 @@ func (l *loader) forgotScenario(err error, files []*ast.File, only map[string]bo
 		}
 	}
 	return found
+}
+
+// withoutUnusedSchema is err without "imported and not used" of the schema when err holds
+// other errors: the schema is unused because of them (#Scenario written without schema.).
+func withoutUnusedSchema(err error) error {
+	var kept cueerrors.Error
+	dropped := false
+	for _, e := range cueerrors.Errors(err) {
+		if unusedSchema(e) {
+			dropped = true
+			continue
+		}
+		kept = cueerrors.Append(kept, e)
+	}
+	if kept == nil || !dropped {
+		return err
+	}
+	return kept
+}
+
+// unusedSchema reports whether e is CUE's "imported and not used" of the schema.
+func unusedSchema(e cueerrors.Error) bool {
+	format, args := e.Msg()
+	return strings.HasPrefix(fmt.Sprintf(format, args...), "imported and not used: \""+schema.ImportPath+"\"")
 }
 
 // hasStepsField reports whether x is a struct literal with a steps field, or a unification

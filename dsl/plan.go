@@ -190,12 +190,16 @@ func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string
 			}
 		}
 	}
-	switch {
+	switch planned := d; {
 	case s.Params == nil:
 	case exact:
-		p.Entries[idx].Duration = &d
+		p.Entries[idx].Duration = &planned
 	case d > 0:
-		p.Entries[idx].MinDuration = &d
+		p.Entries[idx].MinDuration = &planned
+	}
+	if s.Timeout > 0 && d > s.Timeout {
+		// The step's timeout ends it (vet refuses that; the steps after it start then).
+		d, exact = s.Timeout, false
 	}
 	end := start.add(d, exact)
 	if s.Name != "" {

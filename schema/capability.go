@@ -140,7 +140,12 @@ func unsupportedCap(kind string, need Capability, target string) string {
 	msg := fmt.Sprintf("%s step needs %s, which the %s target does not have", A(kind), capabilityText[need], target)
 	switch need {
 	case CapLocalDNS:
-		msg += `: declare local: dns: {zone: "lab.internal"}`
+		if target == "kube" && kind == "dns" {
+			// On a cluster the records live in a CoreDNS hosts file, which dns.server names.
+			msg += `: on kube a dns step writes a CoreDNS hosts file: give server: {selector: "…", namespace: "…"} (the pod whose container writes it)`
+		} else {
+			msg += `: declare local: dns: {zone: "lab.internal"}`
+		}
 	case CapCluster, CapPods, CapHostsFile:
 		if target == "local" {
 			msg += " (run it with --target kube, or set target: \"kube\")"

@@ -82,7 +82,7 @@ func checkNotZero(c Checker, field string, d Duration, dflt string) {
 	if d != 0 || !c.Has(field) || c.Templated(field) {
 		return
 	}
-	c.Errorf(field, "%s", ZeroDuration(field[strings.LastIndexByte(field, '.')+1:], "the default", dflt))
+	c.ValueErrorf(field, "%s", ZeroDuration(field[strings.LastIndexByte(field, '.')+1:], "the default", dflt))
 }
 
 // ZeroDuration is the message of a duration field written as zero whose absence means

@@ -140,7 +140,7 @@ func checkCapture(c Checker, field, re, more string) {
 		return
 	}
 	if len(groups(re)) == 0 {
-		c.Errorf(field, "capture %q has no named group, so nothing would be recorded: expected a named group such as (?P<value>...)%s", r, more)
+		c.ValueErrorf(field, "capture %q has no named group, so nothing would be recorded: expected a named group such as (?P<value>...)%s", r, more)
 	}
 }
 

@@ -88,6 +88,10 @@ type Plan struct {
 	Exact    bool
 	// Timeout is the default bound of a step that sets none.
 	Timeout TimeoutClass
+	// Limit is a bound of the step's own, written in its parameters (a readiness timeout),
+	// and LimitField where: a step timeout shorter than it makes it unreachable.
+	Limit      time.Duration
+	LimitField string
 }
 
 // TimeoutClass picks a step's default timeout.
@@ -173,8 +177,10 @@ type Mutation struct {
 // Checker is what a kind's Check sees: the scenario around the step, and a way to report.
 // Fields are dotted paths inside the kind's value ("" is the value itself).
 type Checker interface {
-	// Errorf reports a problem at field.
+	// Errorf reports a problem at field (where it is written: its presence is the mistake).
 	Errorf(field, format string, args ...any)
+	// ValueErrorf reports a problem with field's value, at the value ("0s", a pattern).
+	ValueErrorf(field, format string, args ...any)
 	// Has reports whether field is written.
 	Has(field string) bool
 	// Templated reports whether field holds a ${...} (its value is known only at run time).

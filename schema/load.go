@@ -135,6 +135,18 @@ func (p Load) Problems() []LoadProblem {
 	return out
 }
 
+// RunConnections is the connections a load runs: connections, lowered to requests when a load
+// of N requests as fast as possible has more connections than requests (fortio gives each
+// connection requests/connections calls and every connection makes at least one: -c 10 -n 5
+// sends 14 requests), with a warning saying so. Check refuses it when connections is written.
+func (p Load) RunConnections() (int, string) {
+	d := p.WithDefaults()
+	if d.QPS == 0 && d.Requests > 0 && d.Requests < d.Connections {
+		return d.Requests, fmt.Sprintf("connections lowered from %d to %d: with more connections than requests fortio would send more requests than asked", d.Connections, d.Requests)
+	}
+	return d.Connections, ""
+}
+
 // Check: Problems, at their fields (a field that holds ${...} is checked when the step runs;
 // the schema reports what its bounds refuse), and the zeros that would mean a default.
 func (p *Load) Check(c Checker) {
@@ -148,6 +160,9 @@ func (p *Load) Check(c Checker) {
 	}
 	checkNotZero(c, "duration", p.Duration, DefaultLoadDuration.String())
 	checkNotZero(c, "timeout", p.Timeout, DefaultRequestTimeout.String())
+	if n, why := p.RunConnections(); why != "" && c.Has("connections") {
+		c.ValueErrorf("connections", "connections %d is more than requests %d: as fast as possible every connection makes at least one request, so the run would lower connections to %d; expected at most %d connections (or a qps)", p.Connections, p.Requests, n, n)
+	}
 }
 
 // CheckLoadURL checks that a URL can be loaded: http or https, with a host.
@@ -188,10 +203,18 @@ func CheckHeader(name, value string) error {
 	return nil
 }
 
-// Plan: a load of a duration lasts at least that long; a load of N requests, unknown.
+// Plan: a load of a duration lasts at least that long (fortio's own start-up adds a little); N
+// requests at a fixed qps at least (N-c)/qps over c connections (each connection's first
+// request goes at once, the others at the rate; fortio may run fewer connections, which takes
+// longer); N requests as fast as possible, unknown.
 func (p *Load) Plan() Plan {
-	if p.Requests == 0 {
-		return Plan{Duration: p.WithDefaults().Duration.D(), Timeout: TimeoutNone} // fortio's own start-up adds a little
+	d := p.WithDefaults()
+	switch {
+	case d.Requests == 0:
+		return Plan{Duration: d.Duration.D(), Timeout: TimeoutNone}
+	case d.QPS > 0:
+		c := min(d.Connections, d.Requests)
+		return Plan{Duration: time.Duration(float64(d.Requests-c) / d.QPS * float64(time.Second)), Timeout: TimeoutNone}
 	}
 	return Plan{Timeout: TimeoutNone}
 }

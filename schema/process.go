@@ -58,8 +58,13 @@ func (p *Process) Check(c Checker) {
 	}
 }
 
-// Plan: the step ends when the process is ready.
-func (p *Process) Plan() Plan { return Plan{} }
+// Plan: the step ends when the process is ready, within ready.timeout.
+func (p *Process) Plan() Plan {
+	if p.Ready != nil && p.Ready.Timeout > 0 {
+		return Plan{Limit: p.Ready.Timeout.D(), LimitField: "ready.timeout"}
+	}
+	return Plan{}
+}
 
 // Needs local processes.
 func (p *Process) Needs() Need { return Need{CapProcesses, DriverProcesses} }

@@ -74,14 +74,9 @@ func newPlan(req schema.Load) (plan, error) {
 				"a Content-Type header makes fortio send POST requests (with an empty body) instead of GET")
 		}
 	}
-	if p.qps < 0 && p.requests > 0 && p.requests < int64(p.connections) {
-		// At max qps fortio gives each connection requests/connections calls, and every
-		// connection makes at least one: -c 10 -n 5 sends 14 requests. Fewer connections
-		// keep the count exact.
-		p.warnings = append(p.warnings, fmt.Sprintf(
-			"connections lowered from %d to %d: with more connections than requests fortio would send more requests than asked",
-			p.connections, p.requests))
-		p.connections = int(p.requests)
+	if n, why := req.RunConnections(); why != "" {
+		p.warnings = append(p.warnings, why)
+		p.connections = n
 	}
 	p.expectConnections = p.fortioConnections()
 	if p.expectConnections != p.connections {

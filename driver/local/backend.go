@@ -189,33 +189,19 @@ func parseDelay(s string, max time.Duration) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
 	}
-	if !strings.Contains(s, ":") {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			return 0, fmt.Errorf("bad delay %q: want a duration such as 200ms, or 10ms:20,1s:0.5", s)
-		}
-		return min(d, max), nil
+	choices, err := schema.ParseDelay(s)
+	if err != nil {
+		return 0, err
 	}
 	roll := 100 * rand.Float64()
 	cumulative := 0.0
-	var chosen time.Duration
-	found := false
-	for entry := range strings.SplitSeq(s, ",") {
-		ds, ps, ok := strings.Cut(entry, ":")
-		d, err := time.ParseDuration(ds)
-		p, perr := strconv.ParseFloat(strings.TrimSuffix(ps, "%"), 64)
-		if !ok || err != nil || d < 0 || perr != nil || p < 0 {
-			return 0, fmt.Errorf("bad delay %q: want a duration such as 200ms, or 10ms:20,1s:0.5", s)
-		}
-		cumulative += p
-		if !found && roll < cumulative {
-			chosen, found = d, true
+	for _, c := range choices {
+		cumulative += c.Percent
+		if roll < cumulative {
+			return min(c.Delay, max), nil
 		}
 	}
-	if cumulative > 100.0001 {
-		return 0, fmt.Errorf("bad delay %q: percentages add up to more than 100", s)
-	}
-	return min(chosen, max), nil
+	return 0, nil
 }
 
 func (c *backendCounters) count(code int) {
