@@ -2,6 +2,8 @@ package dsl
 
 import (
 	"fmt"
+	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +52,15 @@ func (c *stepChecker) Errorf(field, format string, args ...any) {
 		path += "." + field
 	}
 	c.d.err(c.d.l.valuePos(v), path, format, args...)
+}
+
+func (c *stepChecker) ValueErrorf(field, format string, args ...any) {
+	fv := c.lookup(field)
+	if !fv.Exists() {
+		c.Errorf(field, format, args...)
+		return
+	}
+	c.d.err(c.d.l.litPos(fv), c.kpath+"."+field, format, args...)
 }
 
 func (c *stepChecker) Has(field string) bool { return c.lookup(field).Exists() }
@@ -130,13 +141,162 @@ func (d *decoder) startedBefore(t, s *Step, index map[*Step]int) bool {
 	return index[t] < index[s]
 }
 
+// checkSampledReads refuses an expression that reads what a sampler keeps only the last
+// sample of: a sampled step records under its name at each sample, and only a snapshot sampled
+// with every keeps them all (a series). A step of another kind sampled with every, or a step
+// inside a sampled block, would be read as its last sample alone. (Its outcome is one.)
+func (d *decoder) checkSampledReads() {
+	sampledBy := map[string]*Step{}
+	for _, s := range d.order {
+		if s.Every == 0 {
+			continue
+		}
+		if s.Name != "" && recordsResult(s.Kind) && !recordsSeries(s.Kind) {
+			sampledBy[s.Name] = s
+		}
+		Walk(s.Children, func(c *Step) {
+			if c.Name != "" && recordsResult(c.Kind) {
+				sampledBy[c.Name] = s
+			}
+		})
+	}
+	if len(sampledBy) == 0 {
+		return
+	}
+	// A block's names read outside it are reported once, at the block (one mistake: every on
+	// a block); a sampled step's own result at each read.
+	blockReads := map[*Step][]string{}
+	check := func(s *Step, e *Expr, path string) {
+		seen := map[string]bool{}
+		for _, name := range e.Names {
+			sampler := sampledBy[name]
+			if sampler == nil || seen[name] || (s != nil && (s == sampler || d.ancestor(sampler, s))) {
+				continue // inside the sampled block, a read sees the current sample
+			}
+			seen[name] = true
+			if t := d.sc.names[name]; t == sampler {
+				d.l.errs.add(e.Pos, path, "%q reads %q, %s sampled with every, which keeps only its last sample (only a snapshot records every sample, as a series): sample a snapshot, or read outcome.%s", e.Src, name, schema.A(t.Kind)+" step", name)
+			} else if !slices.Contains(blockReads[sampler], name) {
+				blockReads[sampler] = append(blockReads[sampler], name)
+			}
+		}
+	}
+	for i, e := range d.sc.Expect {
+		check(nil, e, fmt.Sprintf("%s.expect.%d", d.sc.Name, i))
+	}
+	for _, s := range d.order {
+		if s.Expr != nil {
+			check(s, s.Expr, d.sc.Name+"."+s.Path+"."+s.Kind)
+		}
+		for _, k := range sortedKeys(s.templates) {
+			for _, e := range s.templates[k].Exprs() {
+				check(s, e, d.sc.Name+"."+s.Path+"."+s.Kind)
+			}
+		}
+	}
+	for _, b := range d.order {
+		if names := blockReads[b]; len(names) > 0 {
+			d.err(d.fieldPos(b, b.Kind), b.Path+"."+b.Kind, "every on %s block samples its steps as one: each sample overwrites what they record, and %s, read after the block, would hold only the last sample; put every on each step to sample (a sampled snapshot records a series), or take them out of the sampled block", schema.A(b.Kind), quoteList(names))
+		}
+	}
+}
+
+// quoteList is "a", "b" and "c".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
+
+// checkMetaNames checks the names written in the scenario's meta-fields, which nothing else
+// reads before they silently do nothing: lint.ignore codes, allowReset counters. (survivors
+// keys are checked against the mutants the scenario can have, see interp.CheckSurvivors.)
+func (d *decoder) checkMetaNames() {
+	sc := d.sc
+	codes := sortedKeys(LintCodes)
+	for _, code := range sortedKeys(sc.LintIgnore) {
+		if _, ok := LintCodes[code]; ok {
+			continue
+		}
+		field := "lint.ignore." + code
+		d.err(d.rootFieldPos(field), field, "lint.ignore names %q, which is not a lint code, so it silences nothing%s; the codes: %s", code, DidYouMean(code, codes), strings.Join(codes, ", "))
+	}
+	if len(sc.AllowReset) == 0 {
+		return
+	}
+	deltas := map[string]bool{}
+	for _, e := range d.exprs() {
+		for _, r := range e.Refs {
+			if r.Kind == RefDelta || r.Kind == RefDeltaPair {
+				deltas[r.Stat] = true
+			}
+		}
+	}
+	read := sortedKeys(deltas)
+	it, err := d.root.LookupPath(cue.MakePath(cue.Str("allowReset"))).List()
+	if err != nil {
+		return
+	}
+	for i := 0; it.Next(); i++ {
+		name, err := it.Value().String()
+		if err != nil || deltas[name] {
+			continue
+		}
+		which := "no expression reads a delta"
+		if len(read) > 0 {
+			which = "the counters deltas read: " + strings.Join(read, ", ")
+		}
+		d.err(d.l.litPos(it.Value()), fmt.Sprintf("allowReset.%d", i), "allowReset names %q, which no delta reads, so it allows nothing%s; %s", name, DidYouMean(name, read), which)
+	}
+}
+
+// exprs are every compiled expression of the scenario: expectations, step expressions and
+// the ${...} of templates.
+func (d *decoder) exprs() []*Expr {
+	out := append([]*Expr{}, d.sc.Expect...)
+	for _, s := range d.order {
+		if s.Expr != nil {
+			out = append(out, s.Expr)
+		}
+		for _, k := range sortedKeys(s.templates) {
+			out = append(out, s.templates[k].Exprs()...)
+		}
+	}
+	return out
+}
+
+// DidYouMean is ` (did you mean "x"?)` for the candidate closest to name, or "".
+func DidYouMean(name string, candidates []string) string {
+	if s := closest(name, candidates); s != "" && s != name {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
+// recordsResult reports whether a step of kind records a result that expressions read by its
+// name; recordsSeries whether it records every sample of a sampler (every) as a series.
+func recordsResult(kind string) bool {
+	k, ok := schema.Kinds[kind]
+	return ok && k.Result != schema.ResultNone
+}
+
+func recordsSeries(kind string) bool {
+	k, ok := schema.Kinds[kind]
+	return ok && k.Result == schema.ResultSnapshot
+}
+
 // checkKinds runs every step kind's own check, then the checks that need the target.
 func (d *decoder) checkKinds() {
 	index := map[*Step]int{}
 	for i, s := range d.order {
 		index[s] = i
 	}
-	caps, knownTarget := schema.TargetCaps(d.target(), d.sc.Local)
+	spec, knownTarget := schema.BuiltinTarget(d.target(), d.sc.Local)
 	for _, s := range d.order {
 		if s.Params == nil {
 			continue
@@ -148,12 +308,14 @@ func (d *decoder) checkKinds() {
 			continue
 		}
 		if knownTarget {
-			if msg := schema.Unsupported(s.Kind, s.Params, d.target(), caps); msg != "" {
-				c.Errorf("", "%s", msg)
+			if msg := schema.Unsupported(s.Kind, s.Params, d.target(), spec); msg != "" {
+				if need := s.Params.Needs().Cap; !d.localOnKube || (need != schema.CapBackends && need != schema.CapLocalDNS) {
+					c.Errorf("", "%s", msg)
+				}
 				continue
 			}
 		}
-		if caps[schema.CapCluster] && !s.HasTemplates() {
+		if spec.Caps[schema.CapCluster] && !s.HasTemplates() {
 			m := s.Params.Mutates(d.defaultNamespace)
 			if name := unplaced(m); name != "" && !d.sc.ClusterScoped {
 				c.Errorf("", "%s of %s names no namespace, and the scenario declares none: declare namespaces: [\"…\"] (mutations are allowed only there) or give it metadata.namespace", s.Kind, name)
@@ -241,19 +403,9 @@ func (d *decoder) checkTimeline() {
 		if s.Every > 0 && s.Every < minEvery {
 			d.err(d.fieldPos(s, "every"), s.Path+".every", "expected a sampling interval of at least %s, got %s: each sample is a round trip to the target", minEvery, s.Every)
 		}
-		if s.Timeout > 0 && s.Params != nil {
-			if pl := s.Params.Plan(); pl.Duration > 0 && pl.Duration > s.Timeout {
-				d.err(d.fieldPos(s, "timeout"), s.Path+".timeout", "timeout %s is shorter than the step's own duration of at least %s: it would always time out", s.Timeout, pl.Duration)
-			}
-		}
 	}
-	if d.sc.Timeout > 0 && len(d.l.errs.errs) == d.before {
-		plan := PlanOf(d.sc)
-		minimum := phaseMinimum(plan, PhaseSetup) + phaseMinimum(plan, PhaseSteps)
-		if minimum > d.sc.Timeout {
-			d.err(d.rootFieldPos("timeout"), "timeout", "timeout %s is shorter than the scenario's planned minimum of %s (labrun plan shows the timeline): the run would always time out", d.sc.Timeout, minimum)
-		}
-	}
+	d.checkPlannedTimes()
+	d.checkBackendDelays()
 	if l := d.sc.Local; l != nil {
 		seen := map[string]string{}
 		check := func(what, name, addr string) {
@@ -276,6 +428,10 @@ func (d *decoder) checkTimeline() {
 		}
 		for _, n := range sortedKeys(l.Backends) {
 			check("backends", n, l.Backends[n].Address)
+			field := "local.backends." + n + ".maxDelay"
+			if mv := d.root.LookupPath(cue.MakePath(cue.Str("local"), cue.Str("backends"), cue.Str(n), cue.Str("maxDelay"))); d.zero(mv) {
+				d.err(d.l.litPos(mv), field, "%s", schema.ZeroDuration("maxDelay", "the default", schema.DefaultMaxDelay.String()+", fortio's cap"))
+			}
 		}
 		for _, n := range sortedKeys(l.Blackholes) {
 			check("blackholes", n, l.Blackholes[n].Address)
@@ -290,24 +446,236 @@ func (d *decoder) checkTimeline() {
 	}
 }
 
+// checkPlannedTimes checks the timeouts against the plan, which counts every step's planned
+// duration (sleeps, loads of a duration, blocks, awaits of background steps), known exactly or
+// as a lower bound: a step, a block, the scenario or its cleanup whose planned minimum exceeds
+// its timeout would always time out; a poll whose interval is not shorter than its timeout
+// reads once. A step of unknown duration counts as 0, so nothing is refused that could pass.
+func (d *decoder) checkPlannedTimes() {
+	sc := d.sc
+	plan := PlanOf(sc)
+	entries := map[string]*Entry{}
+	for i := range plan.Entries {
+		entries[plan.Entries[i].Path] = &plan.Entries[i]
+	}
+	setup := phaseMinimum(plan, PhaseSetup)
+	for _, s := range d.order {
+		e := entries[s.Path]
+		if e == nil || s.Params == nil {
+			continue
+		}
+		d.checkStepTimeout(s, e)
+		d.checkPoll(s)
+		d.checkSampling(s, entries)
+		if r, ok := s.Params.(*schema.Repeat); ok && sc.Timeout > 0 && s.Phase != PhaseCleanup {
+			start := e.Start.D
+			if s.Phase == PhaseSteps {
+				start += setup
+			}
+			if most, at := repeatMost(r, e); at > 0 && start+at > sc.Timeout {
+				from := ""
+				if start > 0 {
+					from = " from its planned start at +" + fmtDur(start)
+				}
+				d.err(d.rootFieldPos("timeout"), "timeout", "timeout %s is shorter than the repeat at %s, whose %s%s: the timeout would end it before its last round; lower max or raise timeout", sc.Timeout, s.Path, most, from)
+			}
+		}
+	}
+	if sc.Timeout > 0 {
+		if m := setup + phaseMinimum(plan, PhaseSteps); m > sc.Timeout {
+			d.err(d.rootFieldPos("timeout"), "timeout", "timeout %s is shorter than the scenario's planned minimum of %s (labrun plan shows the timeline): the run would always time out", sc.Timeout, m)
+		}
+	}
+	if m := phaseMinimum(plan, PhaseCleanup); m > 0 {
+		switch {
+		case sc.CleanupTimeout > 0 && m > sc.CleanupTimeout:
+			d.err(d.rootFieldPos("cleanupTimeout"), "cleanupTimeout", "cleanupTimeout %s is shorter than the cleanup's planned minimum of %s (labrun plan shows the timeline): the cleanup would always be cut short, leaving behind what it should undo", sc.CleanupTimeout, m)
+		case sc.CleanupTimeout == 0 && m > schema.DefaultCleanupTimeout:
+			d.err(d.rootFieldPos("cleanup"), "cleanup", "the cleanup's planned minimum of %s exceeds the default cleanupTimeout of %s (labrun plan shows the timeline): it would always be cut short; set cleanupTimeout", m, schema.DefaultCleanupTimeout)
+		}
+	}
+}
+
+// checkStepTimeout checks a step's timeout against its planned minimum, its own limit (a
+// readiness timeout) and, for a repeat, the time of its max rounds.
+func (d *decoder) checkStepTimeout(s *Step, e *Entry) {
+	if s.Timeout == 0 || slices.ContainsFunc(s.Children, func(c *Step) bool { return c.HasAt && c.At >= s.Timeout }) {
+		return // a child at or beyond the timeout is reported as such
+	}
+	pos, path := d.timeoutPos(s), s.Path+".timeout"
+	_, block := s.Params.(schema.Parent)
+	pl := s.Params.Plan()
+	m := minDuration(e)
+	r, repeat := s.Params.(*schema.Repeat)
+	switch {
+	case m > s.Timeout && block:
+		d.err(pos, path, "timeout %s is shorter than the %s block's planned minimum of %s (labrun plan shows the timeline): it would always time out", s.Timeout, s.Kind, m)
+	case m > s.Timeout:
+		d.err(pos, path, "timeout %s is shorter than the step's own duration of at least %s: it would always time out", s.Timeout, m)
+	case pl.Limit > s.Timeout:
+		d.err(pos, path, "timeout %s is shorter than %s %s: the step's timeout would always end it first; raise timeout or lower %s", s.Timeout, pl.LimitField, pl.Limit, pl.LimitField)
+	case repeat:
+		if most, at := repeatMost(r, e); at > s.Timeout {
+			d.err(pos, path, "timeout %s is shorter than the repeat, whose %s: the timeout would end it before its last round; lower max or raise timeout", s.Timeout, most)
+		}
+	}
+}
+
+// repeatMost is the least time a repeat's max rounds take (each round at least its planned
+// minimum, and the interval between rounds), with a description; 0 when nothing is known.
+func repeatMost(r *schema.Repeat, e *Entry) (string, time.Duration) {
+	round := minDuration(e) // the plan's minimum of a repeat is one round
+	at := time.Duration(r.Max)*round + time.Duration(r.Max-1)*r.Interval.D()
+	return fmt.Sprintf("max of %d rounds takes at least %s (rounds of at least %s, %s apart)", r.Max, at, fmtDur(round), fmtDur(r.Interval.D())), at
+}
+
+// timeoutPos is where a step's timeout value is written.
+func (d *decoder) timeoutPos(s *Step) Pos {
+	if v := d.stepValue[s].LookupPath(cue.MakePath(cue.Str("timeout"))); v.Exists() {
+		if p := d.l.litPos(v); p.IsValid() {
+			return p
+		}
+	}
+	return d.fieldPos(s, "timeout")
+}
+
+// checkPoll refuses a poll whose interval is not shorter than its timeout (its own, else the
+// default): it would read once.
+func (d *decoder) checkPoll(s *Step) {
+	pl, ok := s.Params.(schema.Poller)
+	if !ok {
+		return
+	}
+	interval, field := pl.PollInterval()
+	if field == "" {
+		return
+	}
+	timeout, which := s.Timeout, "its timeout"
+	if timeout == 0 {
+		timeout, which = d.defaultTimeout(s), "the default timeout"
+	}
+	if timeout == 0 || interval < timeout {
+		return
+	}
+	pos, written := s.FieldPos(field), " (the default)"
+	if v := (&stepChecker{kv: d.kindValue[s]}).lookup(field); v.Exists() {
+		pos, written = d.l.litPos(v), ""
+	}
+	d.err(pos, s.Path+"."+s.Kind+"."+field, "%s %s%s is not shorter than %s of %s: it would read once and time out before reading again; shorten %s or raise timeout", field, interval, written, which, timeout, field)
+}
+
+// checkSampling warns about a sampler whose interval is not shorter than the planned duration
+// of the step it samples during: it would take one sample (its first, at once).
+func (d *decoder) checkSampling(s *Step, entries map[string]*Entry) {
+	if s.Every == 0 || s.While == "" {
+		return
+	}
+	t := d.sc.names[s.While]
+	if t == nil || entries[t.Path] == nil {
+		return
+	}
+	if m := minDuration(entries[t.Path]); m > 0 && s.Every >= m {
+		pos := d.fieldPos(s, "every")
+		if v := d.stepValue[s].LookupPath(cue.MakePath(cue.Str("every"))); v.Exists() {
+			pos = d.l.litPos(v)
+		}
+		d.warn(pos, LintOneSample, "every %s is not shorter than the planned %s of %q, which it samples during: it would take one sample, at once; sample more often", s.Every, fmtDur(m), s.While)
+	}
+}
+
+// defaultTimeout is the runner's bound of a step that sets none (0: none).
+func (d *decoder) defaultTimeout(s *Step) time.Duration {
+	switch s.Params.Plan().Timeout {
+	case schema.TimeoutWait:
+		return schema.DefaultWaitTimeout
+	case schema.TimeoutStep:
+		return schema.DefaultStepTimeout
+	}
+	return 0
+}
+
+// minDuration is an entry's planned duration, or its lower bound (0 when nothing is known).
+func minDuration(e *Entry) time.Duration {
+	switch {
+	case e.Duration != nil:
+		return *e.Duration
+	case e.MinDuration != nil:
+		return *e.MinDuration
+	}
+	return 0
+}
+
+// backendURL is a load's URL that starts at a local backend: ${backends.<name>.url} (or its
+// address, host:port).
+var backendURL = regexp.MustCompile(`^(?:http://)?\$\{\s*backends\.([A-Za-z_][A-Za-z0-9_]*)\.(?:url|address)\s*\}`)
+
+// checkBackendDelays refuses a ?delay= that a local backend would cap (at its maxDelay,
+// default fortio's 1.5s) or could not read: the requests would not be held as the URL says.
+func (d *decoder) checkBackendDelays() {
+	if d.sc.Local == nil {
+		return
+	}
+	for _, s := range d.order {
+		p, ok := s.Params.(*schema.Load)
+		if !ok {
+			continue
+		}
+		m := backendURL.FindStringSubmatch(p.URL)
+		if m == nil {
+			continue
+		}
+		be, ok := d.sc.Local.Backends[m[1]]
+		if !ok {
+			continue // an unknown backend is the expression's error
+		}
+		u, err := url.Parse("http://backend" + p.URL[len(m[0]):])
+		if err != nil {
+			continue
+		}
+		delay := u.Query().Get("delay")
+		if delay == "" || HasInterpolation(delay) {
+			continue
+		}
+		pos := s.FieldPos("url")
+		if v := (&stepChecker{kv: d.kindValue[s]}).lookup("url"); v.Exists() {
+			pos = d.l.litPos(v)
+		}
+		choices, err := schema.ParseDelay(delay)
+		if err != nil {
+			d.err(pos, s.Path+".load.url", "?delay=%s: %v", delay, err)
+			continue
+		}
+		limit, from := be.MaxDelay.D(), "its maxDelay"
+		if limit == 0 {
+			limit, from = schema.DefaultMaxDelay, "the default maxDelay, fortio's cap"
+		}
+		for _, c := range choices {
+			if c.Delay > limit {
+				d.err(pos, s.Path+".load.url", "?delay=%s holds requests %s, more than backend %s's cap of %s (%s): it would answer after %s; raise local.backends.%s.maxDelay", delay, c.Delay, m[1], limit, from, limit, m[1])
+				break
+			}
+		}
+	}
+}
+
 // minEvery is the shortest sampling interval.
 const minEvery = time.Millisecond
 
-// phaseMinimum is the planned minimum of one phase: the latest planned end of its top-level
-// steps (a duration known only as a lower bound counts as that bound).
+// phaseMinimum is the planned minimum of one phase: the latest planned end of its steps (a
+// duration known only as a lower bound counts as that bound). Every step counts, background
+// steps inside blocks too (the phase joins them); a sampler ends with the step it samples.
 func phaseMinimum(plan *Plan, phase Phase) time.Duration {
 	var m time.Duration
-	for _, e := range plan.Entries {
-		if e.Phase != phase || e.Depth != 0 {
+	for i := range plan.Entries {
+		e := &plan.Entries[i]
+		if e.Phase != phase || e.Every > 0 {
 			continue
 		}
-		end := e.Start.D
-		if e.Duration != nil {
-			end += *e.Duration
-		} else if e.MinDuration != nil {
-			end += *e.MinDuration
+		d := minDuration(e)
+		if e.Timeout > 0 {
+			d = min(d, e.Timeout) // its timeout ends it (refused where it would)
 		}
-		m = max(m, end)
+		m = max(m, e.Start.D+d)
 	}
 	return m
 }

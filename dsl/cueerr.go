@@ -649,11 +649,14 @@ func closest(s string, candidates []string) string {
 	return ""
 }
 
-// EditDistance is the Levenshtein distance between a and b, in runes; inputs longer than 256
-// runes are cut there (it serves did-you-mean suggestions, not exact comparison).
+// EditDistance is the edit distance between a and b, in runes, where swapping two adjacent
+// runes counts as one edit (the commonest typo: "godo" for "good"; optimal string alignment);
+// inputs longer than 256 runes are cut there (it serves did-you-mean suggestions, not exact
+// comparison).
 func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	ra, rb = ra[:min(len(ra), 256)], rb[:min(len(rb), 256)]
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -667,8 +670,11 @@ func EditDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }

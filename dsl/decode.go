@@ -33,6 +33,22 @@ type decoder struct {
 	kindValue map[*Step]cue.Value
 	// before is the number of problems the loader had when this scenario began.
 	before int
+	// untyped are the names of steps written inside a field that is not a kind (see
+	// nestedNames): not decoded, yet not unknown.
+	untyped map[string]bool
+	// warnings are the checks' warnings, kept when the scenario is (as the lints').
+	warnings []*Warning
+	// localOnKube says local is refused on the kube target: the steps that need the local
+	// world are that one mistake.
+	localOnKube bool
+}
+
+// warn adds a warning with a lint code, unless the scenario's lint.ignore silences it.
+func (d *decoder) warn(pos Pos, code, format string, args ...any) {
+	if _, ok := d.sc.LintIgnore[code]; ok {
+		return
+	}
+	d.warnings = append(d.warnings, &Warning{Pos: pos, Code: code, Scenario: d.sc.Name, Msg: fmt.Sprintf(format, args...)})
 }
 
 // scenario decodes one scenario: real is its value under the schema (for the schema's
@@ -59,23 +75,47 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	if sc.Target == "" {
 		sc.Target = "local"
 	}
+	if lv := v.LookupPath(cue.MakePath(cue.Str("lint"), cue.Str("ignore"))); lv.Exists() {
+		_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
+	}
 	sc.Namespaces = d.stringList("namespaces")
 	sc.AllowReset = d.stringList("allowReset")
 	sc.Tags = d.stringList("tags")
 	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
 		_ = sv.Decode(&sc.Survivors) // the schema checks its shape
+		sc.SurvivorPos = map[string]Pos{}
+		for k := range sc.Survivors {
+			sc.SurvivorPos[k] = d.l.valuePos(sv.LookupPath(cue.MakePath(cue.Str(k))))
+		}
 	}
 	if b, err := v.LookupPath(cue.MakePath(cue.Str("clusterScoped"))).Bool(); err == nil {
 		sc.ClusterScoped = b
 	}
 	sc.Timeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("timeout"))))
+	if tv := v.LookupPath(cue.MakePath(cue.Str("timeout"))); d.zero(tv) {
+		d.err(d.l.litPos(tv), "timeout", "%s", schema.ZeroDuration("timeout", "no timeout", ""))
+	}
 	sc.CleanupTimeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout"))))
+	if tv := v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout"))); d.zero(tv) {
+		d.err(d.l.litPos(tv), "cleanupTimeout", "%s", schema.ZeroDuration("cleanupTimeout", "the default", ""))
+	}
 	d.vars()
 	d.sweep()
 	if lv := v.LookupPath(cue.MakePath(cue.Str("local"))); lv.Exists() {
 		var local schema.Local
 		if err := lv.Decode(&local); err == nil {
 			sc.Local = &local
+			if d.target() == "kube" {
+				field := "local"
+				for _, f := range []string{"backends", "blackholes", "dns"} {
+					if lv.LookupPath(cue.MakePath(cue.Str(f))).Exists() {
+						field = "local." + f
+						break
+					}
+				}
+				d.localOnKube = true
+				d.err(d.rootFieldPos(field), field, "local declares the local target's world (backends, blackholes, a DNS zone), which the kube target does not build: what reads it would find nothing; drop local (on kube, talk to Services), or run on the local target")
+			}
 		} else if len(l.errs.errs) == before {
 			// Never dropped silently: a local world that does not decode is reported here.
 			d.err(d.l.valuePos(lv), "local", "local: %v", err)
@@ -92,10 +132,10 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	names := d.names()
 	d.compile(names)
 	d.plot()
+	d.checkSampledReads()
+	d.checkMetaNames()
 	if len(l.errs.errs) == before {
-		if lv := v.LookupPath(cue.MakePath(cue.Str("lint"), cue.Str("ignore"))); lv.Exists() {
-			_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
-		}
+		l.warnings = append(l.warnings, d.warnings...)
 		d.lint()
 		l.res.Scenarios = append(l.res.Scenarios, sc)
 	}
@@ -152,6 +192,22 @@ func (d *decoder) duration(v cue.Value) time.Duration {
 		return 0
 	}
 	return dur.D()
+}
+
+// zero reports whether v is a duration written as zero ("0s", "0ms").
+func (d *decoder) zero(v cue.Value) bool {
+	s, err := v.String()
+	if err != nil || !durationShape.MatchString(s) {
+		return false
+	}
+	dd, err := time.ParseDuration(s)
+	return err == nil && dd == 0
+}
+
+// text is a string value as written.
+func (d *decoder) text(v cue.Value) string {
+	s, _ := v.String()
+	return s
 }
 
 // durationShape is the schema's #Duration pattern.
@@ -277,7 +333,7 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 	if err != nil {
 		return nil
 	}
-	var kinds []string
+	var kinds, unknown []string
 	for it.Next() {
 		name := it.Selector().String()
 		fv := it.Value()
@@ -290,16 +346,15 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 			s.At, s.HasAt = d.duration(fv), true
 		case "timeout":
 			s.Timeout = d.duration(fv)
+			if d.zero(fv) {
+				d.err(d.l.litPos(fv), path+".timeout", "%s", schema.ZeroDuration("timeout", "the step's default", ""))
+			}
 		case "background":
 			s.Background, _ = fv.Bool()
 		case "every":
 			s.Every = d.duration(fv)
-			if s.Every == 0 && fv.Exists() {
-				if str, _ := fv.String(); str != "" {
-					if dd, err := time.ParseDuration(str); err == nil && dd == 0 {
-						d.err(d.l.litPos(fv), path+".every", "expected a positive interval, got %q", str)
-					}
-				}
+			if d.zero(fv) {
+				d.err(d.l.litPos(fv), path+".every", "expected a positive interval, got %q", d.text(fv))
 			}
 		case "while":
 			s.While, _ = fv.String()
@@ -308,25 +363,33 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 		case "expectFail":
 			d.expectFail(s, fv, path)
 		default:
-			kinds = append(kinds, name)
+			if _, ok := schema.Kinds[name]; ok {
+				kinds = append(kinds, name)
+			} else {
+				unknown = append(unknown, name)
+			}
 		}
 	}
-	switch len(kinds) {
-	case 0:
+	switch {
+	case len(kinds) == 0 && len(unknown) > 0:
+		// The schema has reported the field (a misspelled kind): the step's kind is not
+		// known, and saying that it has none would repeat it.
+		s.Kind = unknown[0]
+		for _, name := range unknown {
+			d.nestedNames(v.LookupPath(cue.MakePath(cue.Str(name))))
+		}
+		return s
+	case len(kinds) == 0:
 		d.err(s.Pos, path, "step has no kind: expected exactly one of %s", strings.Join(schema.KindNames(), ", "))
 		return s
-	case 1:
-	default:
+	case len(kinds) > 1:
 		d.err(s.Pos, path, "step has %d kinds (%s): expected exactly one; put them in separate steps", len(kinds), strings.Join(kinds, ", "))
 		return s
 	}
 	s.Kind = kinds[0]
 	kv := v.LookupPath(cue.MakePath(cue.Str(s.Kind)))
 	kpath := path + "." + s.Kind
-	k, ok := schema.Kinds[s.Kind]
-	if !ok {
-		return s // the schema has reported the field
-	}
+	k := schema.Kinds[s.Kind]
 	d.kindValue[s] = kv
 	l := d.l
 	s.fieldPos = func(path string) Pos {
@@ -365,6 +428,40 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 		s.Await = j.Joins()
 	}
 	return s
+}
+
+// nestedNames keeps the names of the steps written inside the value of a field that is not a
+// kind (a misspelled block, e.g. paralel: [...]): expressions, while and await may read
+// them, and saying that no step has those names would repeat the one mistake.
+func (d *decoder) nestedNames(v cue.Value) {
+	switch v.IncompleteKind() {
+	case cue.ListKind:
+		it, err := v.List()
+		if err != nil {
+			return
+		}
+		for it.Next() {
+			d.nestedNames(it.Value())
+		}
+	case cue.StructKind:
+		if name, err := v.LookupPath(cue.MakePath(cue.Str("name"))).String(); err == nil && name != "" {
+			if d.untyped == nil {
+				d.untyped = map[string]bool{}
+			}
+			d.untyped[name] = true
+		}
+		it, err := v.Fields()
+		if err != nil {
+			return
+		}
+		for it.Next() {
+			if it.Value().IncompleteKind() == cue.ListKind { // a block's steps, a step's kind
+				d.nestedNames(it.Value())
+			} else if it.Value().IncompleteKind() == cue.StructKind && it.Selector().String() != "metadata" {
+				d.nestedNames(it.Value())
+			}
+		}
+	}
 }
 
 // expectFail decodes a step's expectFail: true, false, or an RE2 pattern its error must match.
@@ -520,6 +617,7 @@ func (d *decoder) checkStructure() {
 		if s.While != "" {
 			t := sc.names[s.While]
 			switch {
+			case t == nil && d.untyped[s.While]:
 			case t == nil:
 				d.err(d.fieldPos(s, "while"), s.Path+".while", "while names %q, but no step has that name%s", s.While, suggest(s.While, sc.names))
 			case t == s:
@@ -531,6 +629,7 @@ func (d *decoder) checkStructure() {
 		for _, a := range s.Await {
 			t := sc.names[a]
 			switch {
+			case t == nil && d.untyped[a]:
 			case t == nil:
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, but no step has that name%s", a, suggest(a, sc.names))
 			case !t.Background:
@@ -681,7 +780,23 @@ func (d *decoder) names() *Names {
 		}
 	}
 	sources := map[string]bool{}
+	unknownKind := len(d.untyped) > 0
+	for name := range d.untyped {
+		if sc.names[name] == nil {
+			n.Values[name], n.Steps[name] = true, true
+		}
+	}
 	for _, s := range d.order {
+		if _, ok := schema.Kinds[s.Kind]; !ok {
+			// A step whose kind is misspelled (or missing, or doubled) has been reported: what
+			// it would record is not known, so its name reads as a value of any type, and no
+			// expression that reads it, nor delta, is reported again (no cascade).
+			unknownKind = true
+			if s.Name != "" && sc.names[s.Name] == s {
+				n.Values[s.Name] = true
+			}
+			continue
+		}
 		if s.Name == "" || sc.names[s.Name] != s {
 			continue
 		}
@@ -708,7 +823,11 @@ func (d *decoder) names() *Names {
 			n.Logs[s.Name] = true
 		}
 		if g, ok := s.Params.(interface{ CaptureGroups() []string }); ok && !s.HasTemplates() {
-			n.Groups[s.Name] = g.CaptureGroups()
+			// A capture without named groups is refused by the kind's check: what it was
+			// meant to capture is not known, and reading it is not that mistake again.
+			if groups := g.CaptureGroups(); len(groups) > 0 || !d.kindValue[s].LookupPath(cue.MakePath(cue.Str("capture"))).Exists() {
+				n.Groups[s.Name] = groups
+			}
 		}
 		switch schema.Kinds[s.Kind].Result {
 		case schema.ResultValue:
@@ -720,6 +839,7 @@ func (d *decoder) names() *Names {
 		n.DeltaFrom, n.DeltaTo = sc.Snapshots[0].Name, sc.Snapshots[len(sc.Snapshots)-1].Name
 	}
 	switch {
+	case unknownKind:
 	case len(sc.Snapshots) < 2:
 		n.DeltaErr = fmt.Sprintf("delta needs two snapshots of one source; this scenario has %d named snapshot(s)", len(sc.Snapshots))
 	case len(sources) > 1:

@@ -37,6 +37,7 @@ const (
 	LintTCPPort       = "http-on-tcp-port"
 	LintClusterDomain = "cluster-domain"
 	LintUnknownHost   = "unknown-host"
+	LintOneSample     = "one-sample"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -46,6 +47,7 @@ var LintCodes = map[string]string{
 	LintTCPPort:       "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
 	LintClusterDomain: "a literal cluster.local in a cluster name on the kube target",
 	LintUnknownHost:   "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
+	LintOneSample:     "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default

@@ -777,8 +777,11 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	defer func() { l.refs = nil }()
 	if err := ov.Err(); err != nil {
 		// An error without the schema is the user's own CUE error (a conflict, a reference
-		// to nothing): report it as CUE says.
-		l.addCUEError(err)
+		// to nothing): report it as CUE says, unless it is the schema imported for nothing
+		// because the scenarios forgot it (one mistake, said in its terms).
+		if !l.forgotScenario(err, inst.Files, only) {
+			l.addCUEError(withoutUnusedSchema(err))
+		}
 		return
 	}
 	it, err := ov.Fields()
@@ -798,6 +801,11 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			if err := sv.Err(); err != nil && (only == nil || only[name]) {
 				l.addCUEError(err)
 				failed++
+			} else if (only == nil || only[name]) && sv.IncompleteKind() == cue.StructKind && sv.LookupPath(cue.MakePath(cue.Str("steps"))).Exists() {
+				l.notScenario(name, l.valuePos(sv))
+				failed++ // reported: "no scenario declared" would say it again
+			} else if only == nil || only[name] {
+				failed += l.nestedScenarios(name, sv)
 			}
 			continue
 		}
@@ -823,6 +831,112 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		}
 	}
 	l.noScenario(found+failed, file)
+}
+
+// notScenario reports a top-level value that has steps but is not a #Scenario: it would never
+// run, and nothing would say so.
+func (l *loader) notScenario(name string, pos Pos) {
+	l.errs.add(pos, name, "a value with steps that is not a #Scenario never runs: expected `%s: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)", name)
+}
+
+// nestedScenarios reports the scenarios declared inside the top-level value v (named name),
+// one level down: only top-level fields are scenarios, so they would never run. It returns how
+// many it reported.
+func (l *loader) nestedScenarios(name string, v cue.Value) int {
+	if v.IncompleteKind() != cue.StructKind {
+		return 0
+	}
+	it, err := v.Fields()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for it.Next() {
+		if it.Value().IncompleteKind() == cue.StructKind && it.Value().LookupPath(scenarioMarker).Exists() {
+			inner := it.Selector().String()
+			l.errs.add(l.valuePos(it.Value()), name+"."+inner, "a scenario inside %s never runs: only top-level fields are scenarios; declare it at the top level, e.g. `%s: schema.#Scenario & {...}`", name, inner)
+			n++
+		}
+	}
+	return n
+}
+
+// forgotScenario reports the values of files that look like scenarios (a struct with steps)
+// when err is only the schema imported and not used, and says whether it found any. (With
+// other errors, e.g. #Scenario written without schema., those are the mistake.)
+func (l *loader) forgotScenario(err error, files []*ast.File, only map[string]bool) bool {
+	unused := false
+	for _, e := range cueerrors.Errors(err) {
+		if !unusedSchema(e) {
+			return false
+		}
+		unused = true
+	}
+	if !unused {
+		return false
+	}
+	found := false
+	for _, f := range files {
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.Field)
+			if !ok {
+				continue
+			}
+			name, _, err := ast.LabelName(fd.Label)
+			if err != nil || strings.HasPrefix(name, "#") || strings.HasPrefix(name, "_") || (only != nil && !only[name]) {
+				continue
+			}
+			if hasStepsField(fd.Value) {
+				l.notScenario(name, l.pos(fd.Pos()))
+				found = true
+			}
+		}
+	}
+	return found
+}
+
+// withoutUnusedSchema is err without "imported and not used" of the schema when err holds
+// other errors: the schema is unused because of them (#Scenario written without schema.).
+func withoutUnusedSchema(err error) error {
+	var kept cueerrors.Error
+	dropped := false
+	for _, e := range cueerrors.Errors(err) {
+		if unusedSchema(e) {
+			dropped = true
+			continue
+		}
+		kept = cueerrors.Append(kept, e)
+	}
+	if kept == nil || !dropped {
+		return err
+	}
+	return kept
+}
+
+// unusedSchema reports whether e is CUE's "imported and not used" of the schema.
+func unusedSchema(e cueerrors.Error) bool {
+	format, args := e.Msg()
+	return strings.HasPrefix(fmt.Sprintf(format, args...), "imported and not used: \""+schema.ImportPath+"\"")
+}
+
+// hasStepsField reports whether x is a struct literal with a steps field, or a unification
+// with one.
+func hasStepsField(x ast.Expr) bool {
+	switch x := x.(type) {
+	case *ast.StructLit:
+		for _, el := range x.Elts {
+			if fd, ok := el.(*ast.Field); ok {
+				if name, _, err := ast.LabelName(fd.Label); err == nil && name == "steps" {
+					return true
+				}
+			}
+		}
+	case *ast.BinaryExpr:
+		return hasStepsField(x.X) || hasStepsField(x.Y)
+	case *ast.ParenExpr:
+		return hasStepsField(x.X)
+	}
+	return false
 }
 
 // noScenario reports a named file that declares no scenario.

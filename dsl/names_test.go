@@ -16,7 +16,10 @@ func TestEditDistance(t *testing.T) {
 		{"abc", "", 3},
 		{"abc", "abc", 0},
 		{"kitten", "sitting", 3},
-		{"snapshto", "snapshot", 2},
+		{"snapshto", "snapshot", 1}, // a swap is one edit
+		{"godo", "good", 1},
+		{"ab", "ba", 1},
+		{"abc", "ca", 3},
 		{"sleep", "slep", 1},
 		{"µs", "us", 1}, // runes, not bytes
 		{"connections", "conections", 1},

@@ -26,6 +26,9 @@ type Plan struct {
 	// timeline is the first unit's.
 	Matrix *Matrix    `json:"matrix,omitempty"`
 	Units  []PlanUnit `json:"units,omitempty"`
+
+	// ends are the planned ends of the named steps planned so far (lower bounds unless exact).
+	ends map[string]Offset
 }
 
 // PlanVar is a var's value in force and where it came from.
@@ -75,10 +78,10 @@ type Entry struct {
 	Start Offset `json:"start"`
 	// InBlock is the offset from the start of the enclosing block.
 	InBlock Offset `json:"inBlock"`
-	// Duration is the planned duration when it is known exactly (sleep).
+	// Duration is the planned duration when it is known exactly (a sleep, a block of sleeps).
 	Duration *time.Duration `json:"durationNs,omitempty"`
 	// MinDuration is a lower bound of the duration (a load of a duration: fortio's start-up
-	// adds a little).
+	// adds a little; a block holding one).
 	MinDuration *time.Duration `json:"minDurationNs,omitempty"`
 	Timeout     time.Duration  `json:"timeoutNs,omitempty"`
 	// WaitsOn names what the step waits for: awaited steps, or the step it samples while.
@@ -152,12 +155,7 @@ func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string
 		e.MaxRounds = r.Max
 	}
 	d, exact := knownDuration(s)
-	if exact {
-		e.Duration = &d
-	}
-	if s.Params != nil && !exact && d > 0 {
-		e.MinDuration = &d
-	}
+	idx := len(p.Entries)
 	p.Entries = append(p.Entries, e)
 	switch s.Kind {
 	case "parallel":
@@ -174,14 +172,43 @@ func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string
 			longest = max(longest, ce.D-start.D)
 			allExact = allExact && cExact
 		}
-		return start.add(longest, allExact), allExact
+		d, exact = longest, allExact
 	case "sequence":
-		return p.sequence(s.Children, start, depth+1, joined)
+		end, seqExact := p.sequence(s.Children, start, depth+1, joined)
+		d, exact = end.D-start.D, seqExact
 	case "repeat":
+		// At least one round.
 		end, _ := p.sequence(s.Children, start, depth+1, joined)
-		return Offset{D: end.D, Exact: false}, false
+		d, exact = end.D-start.D, false
+	case "await":
+		// It lasts until the steps it joins end: from an exact start, that is a lower bound
+		// of its duration (from a lower bound, nothing is known of it).
+		d, exact = 0, false
+		for _, a := range s.Await {
+			if end, ok := p.ends[a]; ok && start.Exact && end.D > start.D {
+				d = max(d, end.D-start.D)
+			}
+		}
 	}
-	return start.add(d, exact), exact
+	switch planned := d; {
+	case s.Params == nil:
+	case exact:
+		p.Entries[idx].Duration = &planned
+	case d > 0:
+		p.Entries[idx].MinDuration = &planned
+	}
+	if s.Timeout > 0 && d > s.Timeout {
+		// The step's timeout ends it (vet refuses that; the steps after it start then).
+		d, exact = s.Timeout, false
+	}
+	end := start.add(d, exact)
+	if s.Name != "" {
+		if p.ends == nil {
+			p.ends = map[string]Offset{}
+		}
+		p.ends[s.Name] = end
+	}
+	return end, exact
 }
 
 // knownDuration returns a step's duration when the plan can know it: exact, or a lower bound.

@@ -50,8 +50,10 @@ type Scenario struct {
 	Plot []PlotSpec
 	// LintIgnore are the lint codes the scenario silences, with the reason.
 	LintIgnore map[string]string
-	// Survivors are the mutants that may survive, by name, with the reason.
-	Survivors map[string]string
+	// Survivors are the mutants that may survive, by name, with the reason; SurvivorPos is
+	// where each name is written.
+	Survivors   map[string]string
+	SurvivorPos map[string]Pos
 
 	// Snapshots lists the snapshot steps (not sampled with every) in declaration order.
 	Snapshots []*Step

@@ -11,9 +11,11 @@ import (
 )
 
 // RefusedError is a scenario refused before anything ran: a step the target cannot run, or a
-// mutation outside the scenario's namespaces. Exit code 2.
+// mutation outside the scenario's namespaces (exit code 2); or a step whose driver the target
+// lacks although it claims what the step needs (Infra: a fault of the target, exit code 3).
 type RefusedError struct {
 	Problems []string
+	Infra    bool
 }
 
 func (e *RefusedError) Error() string {
@@ -24,7 +26,8 @@ func (e *RefusedError) Error() string {
 // checks vet makes (schema.Unsupported, schema.Guard), now against the target itself.
 func (ru *run) preflight(ctx context.Context) error {
 	var problems []string
-	caps := targetCaps(ru.target)
+	infra := false
+	caps, drivers := targetCaps(ru.target), ru.target.Drivers()
 	defined := crdKinds{}
 	for _, ph := range ru.sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
@@ -32,7 +35,10 @@ func (ru *run) preflight(ctx context.Context) error {
 				problems = append(problems, fmt.Sprintf("%s: %s step without parameters", s.Pos, s.Kind))
 				return
 			}
-			if msg := schema.Unsupported(s.Kind, s.Params, ru.target.Name, caps); msg != "" {
+			if msg := schema.Unsupported(s.Kind, s.Params, ru.target.Name, schema.TargetSpec{Caps: caps, Drivers: drivers}); msg != "" {
+				if need := s.Params.Needs(); need.Cap == "" || caps[need.Cap] {
+					infra = true // it has the capability, not the driver that serves it
+				}
 				problems = append(problems, fmt.Sprintf("%s: %s", s.Pos, msg))
 				return
 			}
@@ -57,7 +63,7 @@ func (ru *run) preflight(ctx context.Context) error {
 		})
 	}
 	if len(problems) > 0 {
-		return &RefusedError{Problems: problems}
+		return &RefusedError{Problems: problems, Infra: infra}
 	}
 	return nil
 }

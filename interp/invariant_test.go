@@ -15,14 +15,16 @@ import (
 )
 
 // refusedOnItsTarget runs sc's preflight against in-memory fakes (a stand-in for every driver)
-// that have exactly the capabilities of the built-in target the loader checked against, and
-// returns the refusal, if any. The run context is cancelled, so nothing after the preflight
-// runs.
+// that have exactly the capabilities and drivers of the built-in target the loader checked
+// against, and returns the refusal, if any. The run context is cancelled, so nothing after the
+// preflight runs.
 func refusedOnItsTarget(t *testing.T, sc *dsl.Scenario, target string) string {
 	t.Helper()
 	tg := (&fakes.World{}).Target()
 	tg.Name = target
-	tg.Caps, _ = schema.TargetCaps(target, sc.Local)
+	spec, _ := schema.BuiltinTarget(target, sc.Local)
+	tg.Caps = spec.Caps
+	keepDrivers(tg, spec.Drivers)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rec := interp.New(tg).Run(ctx, ctx, sc)
@@ -97,3 +99,28 @@ func txtarOr(src []byte) []byte {
 }
 
 func indexOf(s, sub string) int { return strings.Index(s, sub) }
+
+// keepDrivers leaves t only the drivers of d.
+func keepDrivers(t *schema.Target, d schema.Drivers) {
+	if !d[schema.DriverCluster] {
+		t.Cluster = nil
+	}
+	if !d[schema.DriverExec] {
+		t.Exec = nil
+	}
+	if !d[schema.DriverLoad] {
+		t.Load = nil
+	}
+	if !d[schema.DriverStats] {
+		t.Stats = nil
+	}
+	if !d[schema.DriverLogs] {
+		t.Logs = nil
+	}
+	if !d[schema.DriverDNS] {
+		t.DNS = nil
+	}
+	if !d[schema.DriverProcesses] {
+		t.Processes = nil
+	}
+}

@@ -49,6 +49,10 @@ type MutationReport struct {
 	// Allowed counts the survivors the scenario gives a reason for; Unexplained the others.
 	Allowed     int `json:"allowed"`
 	Unexplained int `json:"unexplained"`
+	// Unused are the scenario's survivors keys that name none of this run's mutants: they
+	// allow nothing (vet checks them against the mutants a run can have; a run whose
+	// snapshots came in another order names a delta's pair otherwise).
+	Unused []string `json:"unused,omitempty"`
 }
 
 // Mutate builds the mutants of rec from what sc's expectations read, and judges each. The
@@ -105,6 +109,7 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 		}
 		rep.Mutants = append(rep.Mutants, res)
 	}
+	rep.Unused = unusedSurvivors(sc, seen)
 	return rep, nil
 }
 

@@ -67,7 +67,7 @@ func New(target *schema.Target, opts ...Option) *Runner {
 		target:   target,
 		clock:    RealClock{},
 		observe:  func(Event) {},
-		defaults: Defaults{Wait: 5 * time.Minute, Step: 5 * time.Minute, Cleanup: 2 * time.Minute},
+		defaults: Defaults{Wait: schema.DefaultWaitTimeout, Step: schema.DefaultStepTimeout, Cleanup: schema.DefaultCleanupTimeout},
 	}
 	for _, o := range opts {
 		o(r)
@@ -138,6 +138,9 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	if err != nil {
 		// Nothing has been touched: no cleanup either (it could mutate).
 		rec.Outcome = Refused
+		if re := (*RefusedError)(nil); errors.As(err, &re) && re.Infra {
+			rec.Outcome = Errored // the target lacks a driver it claims: not the scenario's fault
+		}
 		rec.Error = err.Error()
 		for _, e := range sc.Expect {
 			rec.Expectations = append(rec.Expectations, &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Skipped, Reason: "the scenario was refused"})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -38,14 +39,50 @@ func (ru *run) dispatch(ctx context.Context, s *dsl.Step, sr *StepRecord, params
 	if params == nil {
 		return fmt.Errorf("step %s has no parameters", s.Path) // the loader refuses such a step
 	}
-	if err := ru.guard(ctx, s, params); err != nil {
-		return err
+	// preflight has refused a target without the driver; a step whose ${...} changed what it
+	// needs is checked again here, so that no driver the target lacks is ever called.
+	if need := params.Needs(); need.Driver != "" && !ru.target.Drivers()[need.Driver] {
+		return errors.New(schema.MissingDriver(s.Kind, need, ru.target.Name))
 	}
-	err := params.Run(ctx, &stepRuntime{ru: ru, s: s, sr: sr})
-	if s.ExpectFail {
+	err := ru.runGuarded(ctx, s, sr, params)
+	var sp *stepPanic
+	if s.ExpectFail && !errors.As(err, &sp) { // a panic is never what a step was expected to do
 		return ru.expectedFailure(ctx, s, sr, err)
 	}
 	return err
+}
+
+// runGuarded runs the namespace guard and the kind's Run, turning a panic into the step's error
+// (an infrastructure error: the run goes on to its cleanup and writes its report). The stack is
+// kept as the step's artifact panic.txt.
+func (ru *run) runGuarded(ctx context.Context, s *dsl.Step, sr *StepRecord, params schema.Params) (err error) {
+	rt := &stepRuntime{ru: ru, s: s, sr: sr}
+	defer func() {
+		if v := recover(); v != nil {
+			err = &stepPanic{kind: s.Kind, value: v}
+			// The panic may have come while the run's lock was held (a bug in the runtime
+			// itself): the stack is then left out rather than wait for the lock forever.
+			if ru.mu.TryLock() {
+				ru.rec.Artifacts = append(ru.rec.Artifacts, &ArtifactRecord{Step: rt.Label(), Name: "panic.txt", Data: debug.Stack()})
+				ru.mu.Unlock()
+			}
+		}
+	}()
+	if err := ru.guard(ctx, s, params); err != nil {
+		return err
+	}
+	return params.Run(ctx, rt)
+}
+
+// stepPanic is a panic inside a step's Run: a bug of labrun's (or of a driver), reported as the
+// step's error instead of ending labrun with the cluster left as the run made it.
+type stepPanic struct {
+	kind  string
+	value any
+}
+
+func (e *stepPanic) Error() string {
+	return fmt.Sprintf("the %s step panicked (a bug in labrun: please report it, with the step's panic.txt artifact): %v", e.kind, e.value)
 }
 
 // expectedFailure judges a step with expectFail by the error its Run returned (ctx is the

@@ -65,7 +65,7 @@ func (p *Apply) Check(c Checker) {
 func (p *Apply) Plan() Plan { return Plan{} }
 
 // Needs the Kubernetes API.
-func (p *Apply) Needs() Capability { return CapCluster }
+func (p *Apply) Needs() Need { return Need{CapCluster, DriverCluster} }
 
 // Mutates the objects.
 func (p *Apply) Mutates(ns func(string) string) Mutation {

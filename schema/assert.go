@@ -33,7 +33,7 @@ func (p *Assert) Check(c Checker) {}
 func (p *Assert) Plan() Plan { return Plan{Timeout: TimeoutNone} }
 
 // Needs nothing.
-func (p *Assert) Needs() Capability { return "" }
+func (p *Assert) Needs() Need { return Need{} }
 
 // Mutates nothing.
 func (p *Assert) Mutates(func(string) string) Mutation { return Mutation{} }

@@ -44,7 +44,7 @@ func (p *Await) Summary() string { return "waits for " + strings.Join(p.Names, "
 func (p *Await) Plan() Plan { return Plan{Timeout: TimeoutNone} }
 
 // Needs nothing.
-func (p *Await) Needs() Capability { return "" }
+func (p *Await) Needs() Need { return Need{} }
 
 // Mutates nothing.
 func (p *Await) Mutates(func(string) string) Mutation { return Mutation{} }

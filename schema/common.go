@@ -74,3 +74,23 @@ func checkArgv(c Checker, argv []string) {
 		c.Errorf("argv.0", "expected a program name, got %q", argv[0])
 	}
 }
+
+// checkNotZero refuses a duration written as zero where leaving the field out means a
+// default: the zero would silently mean that default, not zero. dflt names the default
+// ("5s", or "" when it depends on the step).
+func checkNotZero(c Checker, field string, d Duration, dflt string) {
+	if d != 0 || !c.Has(field) || c.Templated(field) {
+		return
+	}
+	c.ValueErrorf(field, "%s", ZeroDuration(field[strings.LastIndexByte(field, '.')+1:], "the default", dflt))
+}
+
+// ZeroDuration is the message of a duration field written as zero whose absence means
+// something else: what leaving it out means (e.g. "the default"), and the default's value
+// when there is one.
+func ZeroDuration(name, absent, dflt string) string {
+	if dflt != "" {
+		absent += " (" + dflt + ")"
+	}
+	return fmt.Sprintf("%s is zero: expected a positive duration (0 does not mean zero here): leave %s out for %s", name, name, absent)
+}

@@ -56,8 +56,10 @@ func (p *Config) Check(c Checker) {
 	if p.Names == "" {
 		checkDottedPath(c, "path", p.Path)
 	}
-	if p.Interval != 0 && p.Until == "" {
+	if c.Has("interval") && p.Until == "" {
 		c.Errorf("interval", "interval is the pause between reads of until, and the step has no until")
+	} else {
+		checkNotZero(c, "interval", p.Interval, defaultUntilInterval.String())
 	}
 	if src == "admin" && !c.Templated("admin") {
 		if err := checkHTTPURL(p.Admin); err != nil {
@@ -71,6 +73,14 @@ func (p *Config) Check(c Checker) {
 
 // ExprField is until.
 func (p *Config) ExprField() (string, bool) { return "until", p.Until != "" }
+
+// PollInterval: with until, the step reads again every interval.
+func (p *Config) PollInterval() (time.Duration, string) {
+	if p.Until == "" {
+		return 0, ""
+	}
+	return or(p.Interval.D(), defaultUntilInterval), "interval"
+}
 
 // ReadsOwnResult: until judges what the step has just read.
 func (p *Config) ReadsOwnResult() bool { return p.Until != "" }
@@ -90,11 +100,11 @@ func (p *Config) Plan() Plan {
 }
 
 // Needs pods for a sidecar, this machine for an admin URL.
-func (p *Config) Needs() Capability {
+func (p *Config) Needs() Need {
 	if p.Envoy != nil {
-		return CapPods
+		return Need{CapPods, DriverStats}
 	}
-	return CapHost
+	return Need{CapHost, DriverStats}
 }
 
 // Mutates nothing.
@@ -136,7 +146,7 @@ func (p *Config) Run(ctx context.Context, rt Runtime) error {
 		}
 		return err
 	}
-	interval := or(p.Interval.D(), time.Second)
+	interval, _ := p.PollInterval()
 	var last error
 	var arts []Artifact
 	defer func() {

@@ -46,7 +46,7 @@ func (p *Delete) Check(c Checker) {
 func (p *Delete) Plan() Plan { return Plan{} }
 
 // Needs the Kubernetes API.
-func (p *Delete) Needs() Capability { return CapCluster }
+func (p *Delete) Needs() Need { return Need{CapCluster, DriverCluster} }
 
 // Mutates the objects.
 func (p *Delete) Mutates(ns func(string) string) Mutation {

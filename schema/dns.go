@@ -61,11 +61,11 @@ func (p *DNS) Check(c Checker) {
 func (p *DNS) Plan() Plan { return Plan{} }
 
 // Needs a hosts file in a pod (server), or the local lab zone.
-func (p *DNS) Needs() Capability {
+func (p *DNS) Needs() Need {
 	if p.Server != nil {
-		return CapHostsFile
+		return Need{CapHostsFile, DriverDNS}
 	}
-	return CapLocalDNS
+	return Need{CapLocalDNS, DriverDNS}
 }
 
 // Mutates the hosts file's namespace.

@@ -42,7 +42,7 @@ func (p *Exec) Check(c Checker) {
 	if !p.InPod() && p.Container != "" {
 		c.Errorf("container", "container applies to a command in a pod: give pod or selector, or leave it out to run on this machine")
 	}
-	checkRE(c, "capture", p.Capture)
+	checkCapture(c, "capture", p.Capture, "")
 	checkArgv(c, p.Argv)
 	checkEnv(c, p.Env)
 }
@@ -128,15 +128,31 @@ func checkRE(c Checker, field, re string) {
 	}
 }
 
+// checkCapture checks a capture pattern: valid, with a named group (an unnamed one records
+// nothing). more adds to the fix.
+func checkCapture(c Checker, field, re, more string) {
+	if re == "" || c.Templated(field) {
+		return
+	}
+	r, err := regexp.Compile(re)
+	if err != nil {
+		c.Errorf(field, "invalid RE2 pattern: %v", err)
+		return
+	}
+	if len(groups(re)) == 0 {
+		c.ValueErrorf(field, "capture %q has no named group, so nothing would be recorded: expected a named group such as (?P<value>...)%s", r, more)
+	}
+}
+
 // Plan: as long as the command runs.
 func (p *Exec) Plan() Plan { return Plan{} }
 
 // Needs pods for a command in a pod, this machine otherwise.
-func (p *Exec) Needs() Capability {
+func (p *Exec) Needs() Need {
 	if p.InPod() {
-		return CapPods
+		return Need{CapPods, DriverExec}
 	}
-	return CapHost
+	return Need{CapHost, DriverExec}
 }
 
 // Mutates nothing the guard knows of (a command is the scenario's own business).

@@ -45,7 +45,7 @@ func checkDottedPath(c Checker, field, path string) {
 func (p *Get) Plan() Plan { return Plan{} }
 
 // Needs the Kubernetes API.
-func (p *Get) Needs() Capability { return CapCluster }
+func (p *Get) Needs() Need { return Need{CapCluster, DriverCluster} }
 
 // Mutates nothing.
 func (p *Get) Mutates(func(string) string) Mutation { return Mutation{} }

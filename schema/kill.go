@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"fmt"
+	"strconv"
 )
 
 // Kill is the kill step: pods deleted (kube), or a local process stopped.
@@ -52,11 +53,11 @@ func checkProcessRef(c Checker, field, name, what string) {
 func (p *Kill) Plan() Plan { return Plan{} }
 
 // Needs local processes for a process, the Kubernetes API for pods.
-func (p *Kill) Needs() Capability {
+func (p *Kill) Needs() Need {
 	if p.Process != "" {
-		return CapProcesses
+		return Need{CapProcesses, DriverProcesses}
 	}
-	return CapCluster
+	return Need{CapCluster, DriverCluster}
 }
 
 // Mutates the pods' namespace.
@@ -85,13 +86,23 @@ func (p *Kill) Run(ctx context.Context, rt Runtime) error {
 		if !ok {
 			return fmt.Errorf("no running process %q: its process step has not run", p.Process)
 		}
+		// A kill is a claim that the process ran until now: one that had already ended (it
+		// crashed, or its command finished) fails the step instead of passing for nothing.
+		if how, ended := proc.Ended(); ended {
+			return fmt.Errorf("process %s had already ended before the kill (it %s): nothing to stop; mayFail: true if that may happen", p.Process, how)
+		}
 		return proc.Stop(ctx, or(p.Signal, "TERM"))
 	}
 	q := *p
 	q.Namespace = rt.Namespace(p.Namespace)
 	killed, err := rt.Target().Cluster.KillPods(ctx, q)
 	if err == nil && len(killed) == 0 {
-		rt.Warn("no pod matched")
+		// Nothing killed is not a kill: the step fails rather than pass for nothing.
+		what := "selector " + strconv.Quote(q.Selector)
+		if q.Pod != "" {
+			what = "pod " + q.Pod
+		}
+		return fmt.Errorf("no pod matched %s in namespace %s: nothing was killed; mayFail: true if that may happen", what, q.Namespace)
 	}
 	return err
 }

@@ -10,7 +10,7 @@ import (
 // (load.go and load.cue). The CUE file declares the kind's field of #Step and its parameters'
 // definition; the Go file holds the parameters' type and everything labrun does with them:
 // the static check (Check), the place in the plan (Plan), the capability the target must have
-// (Needs), the namespaces it changes (Mutates), a summary for plans and reports (Summary),
+// and the driver Run calls for it (Needs), the namespaces it changes (Mutates), a summary for plans and reports (Summary),
 // and how it runs (Run). What a named step records for expressions is the kind's Result.
 //
 // Kinds is the one list of kinds. The loader decodes and checks through it, the interpreter
@@ -67,8 +67,10 @@ type Params interface {
 	Check(c Checker)
 	// Plan is the step's place on the timeline.
 	Plan() Plan
-	// Needs is what the target must be able to do for this step ("" for nothing).
-	Needs() Capability
+	// Needs is what the target must be able to do for this step, and the driver of the
+	// target that Run calls for it (Need{} for nothing): vet refuses a target without
+	// either, and the runner never calls a driver the target does not have.
+	Needs() Need
 	// Mutates is what the step changes on a cluster, with namespaces defaulted by ns; the
 	// namespace guard refuses anything outside the scenario's namespaces.
 	Mutates(ns func(string) string) Mutation
@@ -86,6 +88,10 @@ type Plan struct {
 	Exact    bool
 	// Timeout is the default bound of a step that sets none.
 	Timeout TimeoutClass
+	// Limit is a bound of the step's own, written in its parameters (a readiness timeout),
+	// and LimitField where: a step timeout shorter than it makes it unreachable.
+	Limit      time.Duration
+	LimitField string
 }
 
 // TimeoutClass picks a step's default timeout.
@@ -171,8 +177,10 @@ type Mutation struct {
 // Checker is what a kind's Check sees: the scenario around the step, and a way to report.
 // Fields are dotted paths inside the kind's value ("" is the value itself).
 type Checker interface {
-	// Errorf reports a problem at field.
+	// Errorf reports a problem at field (where it is written: its presence is the mistake).
 	Errorf(field, format string, args ...any)
+	// ValueErrorf reports a problem with field's value, at the value ("0s", a pattern).
+	ValueErrorf(field, format string, args ...any)
 	// Has reports whether field is written.
 	Has(field string) bool
 	// Templated reports whether field holds a ${...} (its value is known only at run time).

@@ -73,10 +73,67 @@ func TestNoKindOutsideTheRegistry(t *testing.T) {
 // TestCapabilityTexts fails when a capability has no description for errors.
 func TestCapabilityTexts(t *testing.T) {
 	for _, target := range []string{"local", "kube"} {
-		caps, _ := TargetCaps(target, &Local{DNS: &LocalDNS{Zone: "lab.internal"}})
-		for c := range caps {
+		spec, _ := BuiltinTarget(target, &Local{DNS: &LocalDNS{Zone: "lab.internal"}})
+		for c := range spec.Caps {
 			if capabilityText[c] == "" {
 				t.Errorf("capability %s has no description", c)
+			}
+		}
+	}
+}
+
+// TestNeedsNameADriver: what a step needs of its target is a capability and the driver its Run
+// calls for it, both or neither, for every kind and every branch of its Needs: a capability
+// without a driver would pass vet on a target without that driver, and the run would call
+// nil.
+func TestNeedsNameADriver(t *testing.T) {
+	known := Drivers{DriverCluster: true, DriverExec: true, DriverLoad: true, DriverStats: true,
+		DriverLogs: true, DriverDNS: true, DriverProcesses: true}
+	check := func(what string, p Params) {
+		need := p.Needs()
+		switch {
+		case (need.Cap == "") != (need.Driver == ""):
+			t.Errorf("%s: Needs() = %+v: a capability and a driver, or neither", what, need)
+		case need.Driver != "" && !known[need.Driver]:
+			t.Errorf("%s: Needs() names driver %q, which is no field of Target", what, need.Driver)
+		case need.Cap != "" && capabilityText[need.Cap] == "":
+			t.Errorf("%s: Needs() names capability %q, which has no description", what, need.Cap)
+		}
+	}
+	for _, name := range KindNames() {
+		check(name, Kinds[name].New())
+	}
+	pod := PodRef{Pod: "p"}
+	for what, p := range map[string]Params{
+		"exec in a pod":     &Exec{Pod: "p"},
+		"load from a pod":   &Load{From: &LoadFrom{PodRef: pod}},
+		"snapshot envoy":    &Snapshot{Envoy: &pod},
+		"snapshot backend":  &Snapshot{Backend: "a"},
+		"snapshot admin":    &Snapshot{Admin: "http://127.0.0.1:15000"},
+		"config envoy":      &Config{Envoy: &pod},
+		"config admin":      &Config{Admin: "http://127.0.0.1:15000"},
+		"logs of a process": &Logs{Process: "srv"},
+		"logs of a file":    &Logs{File: "x.log"},
+		"logs of a pod":     &Logs{PodRef: pod},
+		"dns of a server":   &DNS{Server: &HostsFile{}},
+		"kill a process":    &Kill{Process: "srv"},
+		"kill a pod":        &Kill{Pod: "p"},
+		"wait until":        &Wait{Until: "true"},
+		"wait rollout":      &Wait{Rollout: "d"},
+	} {
+		check(what, p)
+	}
+}
+
+// TestBuiltinTargetDrivers: a built-in target's drivers serve its capabilities: every kind
+// whose capability it has finds the driver it needs.
+func TestBuiltinTargetDrivers(t *testing.T) {
+	for _, target := range []string{"local", "kube"} {
+		spec, _ := BuiltinTarget(target, &Local{DNS: &LocalDNS{Zone: "lab.internal"}})
+		for _, name := range KindNames() {
+			need := Kinds[name].New().Needs()
+			if spec.Caps[need.Cap] && !spec.Drivers[need.Driver] {
+				t.Errorf("%s target: has %s but not the %s driver a %s step calls for it", target, need.Cap, need.Driver, name)
 			}
 		}
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -67,31 +69,99 @@ func (p Load) WithDefaults() Load {
 	return p
 }
 
-// Check: requests or duration, a URL with a scheme and a host, valid headers.
-func (p *Load) Check(c Checker) {
+// A load's defaults (WithDefaults) and checks (Problems) live here, once: vet and every run
+// check a load step through Check, and the drivers (driver/fortio, for the local target in
+// this process and for the kube target as fortio's CLI in a pod) take the load with
+// WithDefaults and refuse what Problems finds, so a request built without a scenario (a test's)
+// means the same. What the drivers add is fortio's own behaviour (how it runs connections at a
+// fixed rate, a Content-Type making it POST), said as warnings.
+
+// LoadProblem is one problem of a load's values, in the field it is about. Bound says the
+// schema (load.cue) refuses it too: a scenario's load never gets there.
+type LoadProblem struct {
+	Field string
+	Msg   string
+	Bound bool
+}
+
+// Problems returns what is wrong with the load's values, as written or with defaults: one
+// of requests and duration, a URL with a scheme and a host, valid headers, no negative
+// counts or durations, a client pod to run in.
+func (p Load) Problems() []LoadProblem {
+	var out []LoadProblem
+	add := func(field, format string, args ...any) {
+		out = append(out, LoadProblem{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	bound := func(field, format string, args ...any) {
+		out = append(out, LoadProblem{Field: field, Msg: fmt.Sprintf(format, args...), Bound: true})
+	}
 	if p.Requests > 0 && p.Duration > 0 {
-		c.Errorf("duration", "load takes requests or duration, not both: requests=%d runs exactly that many", p.Requests)
+		add("duration", "load takes requests or duration, not both: requests=%d runs exactly that many", p.Requests)
 	}
-	if !c.Templated("url") {
-		if err := CheckLoadURL(p.URL); err != nil {
-			c.Errorf("url", "%v", err)
+	if err := CheckLoadURL(p.URL); err != nil {
+		add("url", "%v", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Headers)) {
+		if err := CheckHeader(name, p.Headers[name]); err != nil {
+			add("headers", "%v", err)
 		}
 	}
-	for name, value := range p.Headers {
-		if err := CheckHeader(name, value); err != nil {
-			c.Errorf("headers", "%v", err)
-		}
+	if p.Connections < 0 {
+		bound("connections", "expected a positive number of connections, got %d", p.Connections)
+	}
+	if p.QPS < 0 {
+		bound("qps", "expected a qps of 0 (as fast as possible) or more, got %g", p.QPS)
+	}
+	if p.Requests < 0 {
+		bound("requests", "expected a positive number of requests, got %d", p.Requests)
+	}
+	if p.Duration < 0 {
+		bound("duration", "expected a positive duration, got %s", p.Duration.D())
+	}
+	if p.Timeout < 0 {
+		bound("timeout", "expected a positive timeout, got %s", p.Timeout.D())
 	}
 	if p.From != nil && p.From.Pod == "" && p.From.Selector == "" {
-		c.Errorf("from", "from needs pod or selector: the client pod that runs fortio")
+		add("from", "from needs pod or selector: the client pod that runs fortio")
 	}
-	if p.From != nil && c.Has("from.pods") {
+	if p.From != nil && p.From.Pods != 0 {
 		switch n := p.From.Pods; {
 		case n < 1 || n > MaxLoadPods:
-			c.Errorf("from.pods", "pods is the number of client pods that each run fortio, 1 to %d; got %d", MaxLoadPods, n)
+			add("from.pods", "pods is the number of client pods that each run fortio, 1 to %d; got %d", MaxLoadPods, n)
 		case p.From.Pod != "":
-			c.Errorf("from.pods", "pods: %d runs fortio in that many pods of a selector, and from names one pod (%q): give selector instead of pod", n, p.From.Pod)
+			add("from.pods", "pods: %d runs fortio in that many pods of a selector, and from names one pod (%q): give selector instead of pod", n, p.From.Pod)
 		}
+	}
+	return out
+}
+
+// RunConnections is the connections a load runs: connections, lowered to requests when a load
+// of N requests as fast as possible has more connections than requests (fortio gives each
+// connection requests/connections calls and every connection makes at least one: -c 10 -n 5
+// sends 14 requests), with a warning saying so. Check refuses it when connections is written.
+func (p Load) RunConnections() (int, string) {
+	d := p.WithDefaults()
+	if d.QPS == 0 && d.Requests > 0 && d.Requests < d.Connections {
+		return d.Requests, fmt.Sprintf("connections lowered from %d to %d: with more connections than requests fortio would send more requests than asked", d.Connections, d.Requests)
+	}
+	return d.Connections, ""
+}
+
+// Check: Problems, at their fields (a field that holds ${...} is checked when the step runs;
+// the schema reports what its bounds refuse), and the zeros that would mean a default.
+func (p *Load) Check(c Checker) {
+	for _, pr := range p.Problems() {
+		if !pr.Bound && !c.Templated(pr.Field) {
+			c.Errorf(pr.Field, "%s", pr.Msg)
+		}
+	}
+	if p.From != nil && c.Has("from.pods") && p.From.Pods == 0 {
+		c.Errorf("from.pods", "pods is the number of client pods that each run fortio, 1 to %d; got 0", MaxLoadPods)
+	}
+	checkNotZero(c, "duration", p.Duration, DefaultLoadDuration.String())
+	checkNotZero(c, "timeout", p.Timeout, DefaultRequestTimeout.String())
+	if n, why := p.RunConnections(); why != "" && c.Has("connections") {
+		c.ValueErrorf("connections", "connections %d is more than requests %d: as fast as possible every connection makes at least one request, so the run would lower connections to %d; expected at most %d connections (or a qps)", p.Connections, p.Requests, n, n)
 	}
 }
 
@@ -133,20 +203,28 @@ func CheckHeader(name, value string) error {
 	return nil
 }
 
-// Plan: a load of a duration lasts at least that long; a load of N requests, unknown.
+// Plan: a load of a duration lasts at least that long (fortio's own start-up adds a little); N
+// requests at a fixed qps at least (N-c)/qps over c connections (each connection's first
+// request goes at once, the others at the rate; fortio may run fewer connections, which takes
+// longer); N requests as fast as possible, unknown.
 func (p *Load) Plan() Plan {
-	if p.Requests == 0 {
-		return Plan{Duration: p.WithDefaults().Duration.D(), Timeout: TimeoutNone} // fortio's own start-up adds a little
+	d := p.WithDefaults()
+	switch {
+	case d.Requests == 0:
+		return Plan{Duration: d.Duration.D(), Timeout: TimeoutNone}
+	case d.QPS > 0:
+		c := min(d.Connections, d.Requests)
+		return Plan{Duration: time.Duration(float64(d.Requests-c) / d.QPS * float64(time.Second)), Timeout: TimeoutNone}
 	}
 	return Plan{Timeout: TimeoutNone}
 }
 
 // Needs pods for a load from a pod, this machine otherwise.
-func (p *Load) Needs() Capability {
+func (p *Load) Needs() Need {
 	if p.From != nil {
-		return CapPods
+		return Need{CapPods, DriverLoad}
 	}
-	return CapHost
+	return Need{CapHost, DriverLoad}
 }
 
 // Mutates nothing.

@@ -49,7 +49,7 @@ func (p *Logs) Check(c Checker) {
 		}
 	}
 	checkRE(c, "match", p.Match)
-	checkRE(c, "capture", p.Capture)
+	checkCapture(c, "capture", p.Capture, "; to keep lines, use match")
 }
 
 // CaptureGroups returns the named groups of the capture pattern.
@@ -78,14 +78,14 @@ func exactlyOneGroup(c Checker, kind string, groups [][]string) {
 func (p *Logs) Plan() Plan { return Plan{} }
 
 // Needs pods for a container's logs, local processes for a process, this machine for a file.
-func (p *Logs) Needs() Capability {
+func (p *Logs) Needs() Need {
 	switch {
 	case p.Process != "":
-		return CapProcesses
+		return Need{CapProcesses, DriverLogs}
 	case p.File != "":
-		return CapHost
+		return Need{CapHost, DriverLogs}
 	}
-	return CapPods
+	return Need{CapPods, DriverLogs}
 }
 
 // Mutates nothing.

@@ -33,7 +33,7 @@ func (b *block) Check(c Checker) {}
 func (b *block) Plan() Plan { return Plan{Timeout: TimeoutNone} }
 
 // Needs nothing itself.
-func (b *block) Needs() Capability { return "" }
+func (b *block) Needs() Need { return Need{} }
 
 // Mutates nothing itself.
 func (b *block) Mutates(func(string) string) Mutation { return Mutation{} }

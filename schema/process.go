@@ -15,6 +15,9 @@ type Process struct {
 	Ready *Ready            `json:"ready,omitempty"`
 }
 
+// DefaultReadyTimeout bounds a readiness check that sets no timeout.
+const DefaultReadyTimeout = 10 * time.Second
+
 // Ready is a readiness check.
 type Ready struct {
 	HTTP    string   `json:"http,omitempty"`
@@ -36,6 +39,7 @@ func (p *Process) Check(c Checker) {
 	if p.Ready == nil {
 		return
 	}
+	checkNotZero(c, "ready.timeout", p.Ready.Timeout, DefaultReadyTimeout.String())
 	switch c.ExactlyOneOf("ready", "http", "tcp", "log") {
 	case "log":
 		checkRE(c, "ready.log", p.Ready.Log)
@@ -54,11 +58,16 @@ func (p *Process) Check(c Checker) {
 	}
 }
 
-// Plan: the step ends when the process is ready.
-func (p *Process) Plan() Plan { return Plan{} }
+// Plan: the step ends when the process is ready, within ready.timeout.
+func (p *Process) Plan() Plan {
+	if p.Ready != nil && p.Ready.Timeout > 0 {
+		return Plan{Limit: p.Ready.Timeout.D(), LimitField: "ready.timeout"}
+	}
+	return Plan{}
+}
 
 // Needs local processes.
-func (p *Process) Needs() Capability { return CapProcesses }
+func (p *Process) Needs() Need { return Need{CapProcesses, DriverProcesses} }
 
 // Mutates nothing on a cluster.
 func (p *Process) Mutates(func(string) string) Mutation { return Mutation{} }

@@ -22,7 +22,7 @@ func (p *Restart) Check(c Checker) {}
 func (p *Restart) Plan() Plan { return Plan{Timeout: TimeoutWait} }
 
 // Needs the Kubernetes API.
-func (p *Restart) Needs() Capability { return CapCluster }
+func (p *Restart) Needs() Need { return Need{CapCluster, DriverCluster} }
 
 // Mutates the Deployment's namespace.
 func (p *Restart) Mutates(ns func(string) string) Mutation {

@@ -26,7 +26,7 @@ func (p *Scale) Check(c Checker) {}
 func (p *Scale) Plan() Plan { return Plan{Timeout: TimeoutWait} }
 
 // Needs the Kubernetes API.
-func (p *Scale) Needs() Capability { return CapCluster }
+func (p *Scale) Needs() Need { return Need{CapCluster, DriverCluster} }
 
 // Mutates the Deployment's namespace.
 func (p *Scale) Mutates(ns func(string) string) Mutation {

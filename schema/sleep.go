@@ -23,7 +23,7 @@ func (p *Sleep) Check(c Checker) {}
 func (p *Sleep) Plan() Plan { return Plan{Duration: p.D(), Exact: true, Timeout: TimeoutNone} }
 
 // Needs nothing.
-func (p *Sleep) Needs() Capability { return "" }
+func (p *Sleep) Needs() Need { return Need{} }
 
 // Mutates nothing.
 func (p *Sleep) Mutates(func(string) string) Mutation { return Mutation{} }

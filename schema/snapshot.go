@@ -86,14 +86,14 @@ func backendNames(l *Local) string {
 func (p *Snapshot) Plan() Plan { return Plan{} }
 
 // Needs pods for a sidecar, the local backends for a backend, this machine for a URL.
-func (p *Snapshot) Needs() Capability {
+func (p *Snapshot) Needs() Need {
 	switch {
 	case p.Envoy != nil:
-		return CapPods
+		return Need{CapPods, DriverStats}
 	case p.Backend != "":
-		return CapBackends
+		return Need{CapBackends, DriverStats}
 	}
-	return CapHost
+	return Need{CapHost, DriverStats}
 }
 
 // Mutates nothing.

@@ -177,6 +177,8 @@ type RunningProcess interface {
 	Stop(ctx context.Context, signal string) error
 	// Output returns what the process wrote so far, stdout and stderr interleaved, by line.
 	Output() []LogLine
+	// Ended says how the process ended ("exited with code 1"), or false while it runs.
+	Ended() (string, bool)
 }
 
 // ProcessRunner starts local commands.

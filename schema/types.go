@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -82,6 +83,46 @@ type Local struct {
 	Backends   map[string]Backend   `json:"backends,omitempty"`
 	Blackholes map[string]Blackhole `json:"blackholes,omitempty"`
 	DNS        *LocalDNS            `json:"dns,omitempty"`
+}
+
+// DefaultMaxDelay caps a backend's ?delay= when it sets no maxDelay: fortio's own cap.
+const DefaultMaxDelay = 1500 * time.Millisecond
+
+// DelayChoice is one entry of a backend's ?delay=: a delay and the percentage of requests
+// that get it.
+type DelayChoice struct {
+	Delay   time.Duration
+	Percent float64
+}
+
+// ParseDelay reads a backend's ?delay=: a duration ("200ms", every request), or a
+// distribution of durations and percentages ("10ms:20,1s:0.5": 20 % wait 10ms, 0.5 % 1s, the
+// rest none).
+func ParseDelay(s string) ([]DelayChoice, error) {
+	bad := fmt.Errorf("bad delay %q: want a duration such as 200ms, or 10ms:20,1s:0.5", s)
+	if !strings.Contains(s, ":") {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return nil, bad
+		}
+		return []DelayChoice{{d, 100}}, nil
+	}
+	var out []DelayChoice
+	total := 0.0
+	for entry := range strings.SplitSeq(s, ",") {
+		ds, ps, ok := strings.Cut(entry, ":")
+		d, err := time.ParseDuration(ds)
+		p, perr := strconv.ParseFloat(strings.TrimSuffix(ps, "%"), 64)
+		if !ok || err != nil || d < 0 || perr != nil || p < 0 {
+			return nil, bad
+		}
+		total += p
+		out = append(out, DelayChoice{d, p})
+	}
+	if total > 100.0001 {
+		return nil, fmt.Errorf("bad delay %q: percentages add up to more than 100", s)
+	}
+	return out, nil
 }
 
 // Backend is a local echo server.

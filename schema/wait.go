@@ -59,6 +59,14 @@ func (p *Wait) Check(c Checker) {
 	if p.Condition != nil && p.Condition.Name != "" && p.Condition.Selector != "" {
 		c.Errorf("condition", "condition takes name or selector, not both")
 	}
+	if p.Until != "" {
+		checkNotZero(c, "interval", p.Interval, defaultUntilInterval.String())
+	} else {
+		checkNotZero(c, "interval", p.Interval, defaultPollInterval.String())
+	}
+	if p.Rollout != "" && c.Has("interval") {
+		c.Errorf("interval", "interval is the pause between polls of a condition, match, absent or until; a rollout wait watches the Deployment and has none: drop interval")
+	}
 }
 
 // checkPartial checks the partial object of match or absent: it must say which kind (match:
@@ -92,15 +100,33 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 // ExprField is until.
 func (p *Wait) ExprField() (string, bool) { return "until", p.Until != "" }
 
+// PollInterval: until, a condition, match and absent poll; a rollout watches.
+func (p *Wait) PollInterval() (time.Duration, string) {
+	switch {
+	case p.Rollout != "":
+		return 0, ""
+	case p.Until != "":
+		return or(p.Interval.D(), defaultUntilInterval), "interval"
+	}
+	return or(p.Interval.D(), defaultPollInterval), "interval"
+}
+
+// The pauses between polls of a wait that sets no interval: an expression is cheap to judge
+// again, a cluster object a request to the API server.
+const (
+	defaultUntilInterval = time.Second
+	defaultPollInterval  = 500 * time.Millisecond
+)
+
 // Plan: a wait lasts until what it waits for holds.
 func (p *Wait) Plan() Plan { return Plan{Timeout: TimeoutWait} }
 
 // Needs the Kubernetes API for a rollout or a condition.
-func (p *Wait) Needs() Capability {
+func (p *Wait) Needs() Need {
 	if p.Until != "" {
-		return ""
+		return Need{}
 	}
-	return CapCluster
+	return Need{CapCluster, DriverCluster}
 }
 
 // Mutates nothing.
@@ -123,19 +149,20 @@ func (p *Wait) Summary() string {
 
 // Run polls until the wait is over.
 func (p *Wait) Run(ctx context.Context, rt Runtime) error {
+	interval, _ := p.PollInterval()
 	switch {
 	case p.Until != "":
-		return rt.WaitUntil(ctx, or(p.Interval.D(), time.Second))
+		return rt.WaitUntil(ctx, interval)
 	case p.Match != nil || p.Absent != nil:
 		w := ObjectWait{Want: p.Match, AnyOrder: p.AnyOrder}
 		if p.Absent != nil {
 			w = ObjectWait{Want: p.Absent, Absent: true, AnyOrder: p.AnyOrder}
 		}
-		return lastState(ctx, rt, rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, or(p.Interval.D(), 500*time.Millisecond)))
+		return lastState(ctx, rt, rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval))
 	case p.Rollout != "":
 		return lastState(ctx, rt, rt.Target().Cluster.WaitRollout(ctx, rt.Namespace(p.Namespace), p.Rollout))
 	default:
-		return lastState(ctx, rt, rt.Target().Cluster.WaitCondition(ctx, rt.Namespace(p.Namespace), *p.Condition, or(p.Interval.D(), 500*time.Millisecond)))
+		return lastState(ctx, rt, rt.Target().Cluster.WaitCondition(ctx, rt.Namespace(p.Namespace), *p.Condition, interval))
 	}
 }
 

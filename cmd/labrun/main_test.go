@@ -29,6 +29,11 @@ func TestMain(m *testing.M) {
 	// The test binary links earlysignal, whose init catches SIGINT and SIGTERM: give them back
 	// so that an interrupt stops the tests. Main, as the `labrun` command, takes them again.
 	earlysignal.Release()
+	// LABRUN_TEST_PROBE=1 (set by a script) adds the test-only kind probe (driver/fakes), whose
+	// CUE the script puts beside the schema: new kinds' faults, seen as users would.
+	if os.Getenv("LABRUN_TEST_PROBE") == "1" {
+		fakes.RegisterProbe()
+	}
 	testscript.Main(m, map[string]func(){
 		"labrun": func() { os.Exit(Main(testProcess())) },
 	})
@@ -41,6 +46,13 @@ func testProcess() *process {
 	p.Targets = map[string]func(context.Context, *dsl.Scenario) (*schema.Target, error){
 		"fake": func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error) {
 			return fakeWorld().Target(), nil
+		},
+		// fake-nodns claims every capability but has no DNS driver: a faulty target.
+		"fake-nodns": func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error) {
+			tg := fakeWorld().Target()
+			spec, _ := schema.BuiltinTarget("kube", nil)
+			tg.Name, tg.Caps, tg.DNS = "fake-nodns", spec.Caps, nil
+			return tg, nil
 		},
 	}
 	return p

@@ -50,7 +50,7 @@ reason it may survive), 1 otherwise, 2 when the record does not pass or cannot b
 			} else {
 				writeMutation(p, rep)
 			}
-			if rep.Unexplained > 0 {
+			if rep.Unexplained > 0 || len(rep.Unused) > 0 {
 				return &exitError{code: exitFailed}
 			}
 			return nil
@@ -83,4 +83,7 @@ func writeMutation(p *process, rep *interp.MutationReport) {
 		pct = 100 * float64(rep.Killed) / float64(n)
 	}
 	fmt.Fprintf(p.Stdout, "score: %d of %d mutants killed (%.0f%%); %d survive with a reason, %d without\n", rep.Killed, n, pct, rep.Allowed, rep.Unexplained)
+	for _, k := range rep.Unused {
+		fmt.Fprintf(p.Stdout, "survivors names %q, which is no mutant of this run: it allows nothing\n", k)
+	}
 }

@@ -274,10 +274,10 @@ func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario
 			for _, sc := range all {
 				have = append(have, sc.Name)
 			}
-			return nil, &exitError{exitInvalid, fmt.Sprintf("--scenario %q: no such scenario; found: %s", n, strings.Join(have, ", "))}
+			return nil, &exitError{exitInvalid, fmt.Sprintf("--scenario %q: no such scenario%s; found: %s", n, dsl.DidYouMean(n, have), strings.Join(have, ", "))}
 		}
 	}
-	if len(out) == 0 && len(tags) > 0 {
+	if len(tags) > 0 {
 		have := map[string]bool{}
 		for _, sc := range all {
 			if len(names) > 0 && !slices.Contains(names, sc.Name) {
@@ -291,11 +291,16 @@ func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario
 		if len(names) > 0 {
 			which = "the selected scenarios"
 		}
-		tagFlags := "--tag " + strings.Join(tags, " --tag ")
 		if len(have) == 0 {
-			return nil, &exitError{exitInvalid, fmt.Sprintf("%s: no scenario to run: %s have no tags", tagFlags, which)}
+			return nil, &exitError{exitInvalid, fmt.Sprintf("--tag %s: no scenario to run: %s have no tags", strings.Join(tags, " --tag "), which)}
 		}
-		return nil, &exitError{exitInvalid, fmt.Sprintf("%s: no scenario to run; tags of %s: %s", tagFlags, which, strings.Join(sortedSet(have), ", "))}
+		// A tag that no scenario has selects nothing: beside other tags, the run would
+		// silently leave out what it was meant to select.
+		for _, t := range tags {
+			if !have[t] {
+				return nil, &exitError{exitInvalid, fmt.Sprintf("--tag %q: none of %s has this tag%s; their tags: %s", t, which, dsl.DidYouMean(t, sortedSet(have)), strings.Join(sortedSet(have), ", "))}
+			}
+		}
 	}
 	if len(out) == 0 {
 		return nil, &exitError{exitInvalid, "no scenario to run"}

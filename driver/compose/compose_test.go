@@ -2,10 +2,12 @@ package compose_test
 
 import (
 	"context"
+	"maps"
 	"testing"
 	"time"
 
 	"labrun.dev/labrun/driver/compose"
+	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/schema"
 )
 
@@ -84,5 +86,22 @@ func TestWithHostDispatch(t *testing.T) {
 	}
 	if tg.Name != "kube" {
 		t.Errorf("name %q", tg.Name)
+	}
+}
+
+// TestWithHostIsTheKubeTarget: the kube target as cmd/labrun builds it (the cluster's drivers,
+// as driver/kube gives them, beside this machine's, as driver/local gives them) has exactly the
+// capabilities and drivers the schema declares of it, which vet checks scenarios against.
+func TestWithHostIsTheKubeTarget(t *testing.T) {
+	w := &fakes.World{}
+	want, _ := schema.BuiltinTarget("kube", nil)
+	clusterCaps := maps.Clone(want.Caps)
+	delete(clusterCaps, schema.CapHost)
+	delete(clusterCaps, schema.CapProcesses)
+	cluster := &schema.Target{Name: "kube", Caps: clusterCaps, Cluster: w, Exec: w, Load: w, Stats: w, Logs: w, DNS: w}
+	host := &schema.Target{Name: "local", Exec: w, Load: w, Stats: w, Logs: w, Processes: w}
+	tg := compose.WithHost(cluster, host)
+	if !maps.Equal(tg.Drivers(), want.Drivers) || !maps.Equal(tg.Caps, want.Caps) {
+		t.Errorf("composed: drivers %v caps %v, the schema declares drivers %v caps %v", tg.Drivers(), tg.Caps, want.Drivers, want.Caps)
 	}
 }

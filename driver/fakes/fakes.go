@@ -52,6 +52,9 @@ type World struct {
 	// Unknown are kinds the fake API server does not serve until an apply of a CRD defines them.
 	Unknown map[string]bool
 	served  map[string]bool
+
+	// Exited, when set, says whether the named process has ended by itself, and how.
+	Exited func(name string) (string, bool)
 }
 
 // Target returns the fake as an schema.Target.
@@ -455,3 +458,11 @@ func (p *process) Stop(ctx context.Context, sig string) error {
 }
 
 func (p *process) Output() []schema.LogLine { return nil }
+
+// Ended: a fake process runs until it is stopped, or until the world says it ended (Exited).
+func (p *process) Ended() (string, bool) {
+	if p.w.Exited != nil {
+		return p.w.Exited(p.name)
+	}
+	return "", false
+}

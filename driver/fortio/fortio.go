@@ -3,7 +3,8 @@
 // same way (CLIArgs) and to read its JSON (DecodeJSON). It is the only package of labrun that
 // imports fortio; fortio's process-wide state is tamed in one place, tameFortio (globals.go).
 //
-// A load step maps to fortio as follows (defaults in brackets):
+// A load step maps to fortio as follows (defaults in brackets: schema.Load.WithDefaults, the
+// one place they are set; schema.Load.Problems is the one place a load is checked):
 //
 //	url                    the URL (http or https)
 //	connections [4]        -c, NumThreads; fortio may run fewer, reported as a warning

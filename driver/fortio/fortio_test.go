@@ -283,6 +283,23 @@ func TestLoadInvalid(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesWhatVetRefuses: the driver refuses a load with the load step's own checks
+// (schema.Load.Problems), with vet's message: requests with a duration is an error here too,
+// in process and as CLI arguments, not a warning that drops the duration.
+func TestLoadRefusesWhatVetRefuses(t *testing.T) {
+	req := schema.Load{URL: "http://127.0.0.1:1/", Requests: 10, Duration: schema.Duration(5 * time.Second)}
+	want := "duration: load takes requests or duration, not both: requests=10 runs exactly that many"
+	if _, err := New().Load(t.Context(), req); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Load: error %v, want one containing %q", err, want)
+	}
+	if _, _, err := CLIArgs(req); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("CLIArgs: error %v, want one containing %q", err, want)
+	}
+	if pr := req.Problems(); len(pr) != 1 || pr[0].Field+": "+pr[0].Msg != want {
+		t.Errorf("Problems = %v, want the one the driver reports", pr)
+	}
+}
+
 func TestTune(t *testing.T) {
 	srv := newEchoServer(t)
 	g := New(Tune(func(o *fhttp.HTTPRunnerOptions) { o.DisableFastClient = true }))

@@ -3,6 +3,7 @@ package fortio
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,82 +38,45 @@ type plan struct {
 	warnings []string
 }
 
-// newPlan applies the defaults and checks req, reporting every problem at once.
+// newPlan takes req with the load's defaults (schema.Load.WithDefaults) and refuses what its
+// checks find (schema.Load.Problems), every problem at once: the defaults and checks live
+// with the load step, which has applied them already; a request from elsewhere (a test) means
+// the same. What is fortio's own is here: qps 0 as its max, the connections it really runs.
 func newPlan(req schema.Load) (plan, error) {
-	req = req.WithDefaults() // idempotent: the load step has applied them already
-	var errs []error
+	req = req.WithDefaults()
+	if problems := req.Problems(); len(problems) > 0 {
+		errs := make([]error, len(problems))
+		for i, pr := range problems {
+			errs[i] = fmt.Errorf("%s: %s", pr.Field, pr.Msg)
+		}
+		return plan{}, fmt.Errorf("load %s: %w", req.URL, errors.Join(errs...))
+	}
 	p := plan{
 		url:         req.URL,
 		connections: req.Connections,
 		qps:         req.QPS,
 		requests:    int64(req.Requests),
 		duration:    req.Duration.D(),
-		keepalive:   req.Keepalive == nil || *req.Keepalive,
+		keepalive:   *req.Keepalive,
 		timeout:     req.Timeout.D(),
 		http10:      req.HTTP10,
-		resolveEach: req.ResolveEachConnection == nil || *req.ResolveEachConnection,
+		resolveEach: *req.ResolveEachConnection,
 	}
-	if err := schema.CheckLoadURL(req.URL); err != nil {
-		errs = append(errs, err)
-	}
-	switch {
-	case p.connections < 0:
-		errs = append(errs, fmt.Errorf("connections must be positive, got %d", p.connections))
-	case p.connections == 0:
-		p.connections = schema.DefaultConnections
-	}
-	switch {
-	case p.qps < 0:
-		errs = append(errs, fmt.Errorf("qps must be 0 (as fast as possible) or more, got %g", p.qps))
-	case p.qps == 0:
+	if p.qps == 0 {
 		// fortio reads QPS 0 as its default of 8 qps; negative is its "max".
 		p.qps = -1
 	}
-	if p.requests < 0 {
-		errs = append(errs, fmt.Errorf("requests must be positive, got %d", p.requests))
-	}
-	if p.duration < 0 || p.timeout < 0 {
-		errs = append(errs, errors.New("duration and timeout must not be negative"))
-	}
-	if p.timeout == 0 {
-		p.timeout = schema.DefaultRequestTimeout
-	}
-	switch {
-	case p.requests > 0 && p.duration > 0:
-		p.warnings = append(p.warnings, fmt.Sprintf(
-			"duration %v is ignored: requests is set, so the load ends after %d requests", p.duration, p.requests))
-	case p.requests == 0 && p.duration == 0:
-		p.duration = schema.DefaultLoadDuration
-	}
-	names := make([]string, 0, len(req.Headers))
-	for name := range req.Headers {
-		names = append(names, name)
-	}
-	slices.SortFunc(names, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) })
-	for _, name := range names {
-		value := req.Headers[name]
-		if err := schema.CheckHeader(name, value); err != nil {
-			errs = append(errs, err)
-			continue
-		}
+	for _, name := range slices.SortedFunc(maps.Keys(req.Headers), func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) }) {
 		// No space after the colon: fortio keeps a regular header's value as written.
-		p.headers = append(p.headers, name+":"+value)
+		p.headers = append(p.headers, name+":"+req.Headers[name])
 		if strings.EqualFold(name, "Content-Type") {
 			p.warnings = append(p.warnings,
 				"a Content-Type header makes fortio send POST requests (with an empty body) instead of GET")
 		}
 	}
-	if len(errs) > 0 {
-		return plan{}, fmt.Errorf("load %s: %w", req.URL, errors.Join(errs...))
-	}
-	if p.qps < 0 && p.requests > 0 && p.requests < int64(p.connections) {
-		// At max qps fortio gives each connection requests/connections calls, and every
-		// connection makes at least one: -c 10 -n 5 sends 14 requests. Fewer connections
-		// keep the count exact.
-		p.warnings = append(p.warnings, fmt.Sprintf(
-			"connections lowered from %d to %d: with more connections than requests fortio would send more requests than asked",
-			p.connections, p.requests))
-		p.connections = int(p.requests)
+	if n, why := req.RunConnections(); why != "" {
+		p.warnings = append(p.warnings, why)
+		p.connections = n
 	}
 	p.expectConnections = p.fortioConnections()
 	if p.expectConnections != p.connections {

@@ -116,7 +116,8 @@ func New(ctx context.Context, opts Options) (*schema.Target, error) {
 	if err := d.checkDiscovery(ctx); err != nil {
 		return nil, err
 	}
-	caps, _ := schema.TargetCaps("kube", nil)
+	spec, _ := schema.BuiltinTarget("kube", nil)
+	caps := spec.Caps
 	// This machine's part of the kube target (commands, processes) is not the cluster's:
 	// driver/compose adds it beside these drivers.
 	delete(caps, schema.CapHost)

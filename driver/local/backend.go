@@ -32,9 +32,6 @@ const (
 	backendHeader = "X-Backend"
 )
 
-// defaultMaxDelay is fortio's own cap on ?delay=.
-const defaultMaxDelay = 1500 * time.Millisecond
-
 // backend is one in-process echo server with real counters.
 //
 // ?delay= is handled here, not by fortio: fhttp.MaxDelay is a process-wide flag, and each
@@ -80,7 +77,7 @@ func startBackend(name string, spec schema.Backend, logf func(string, ...any)) (
 		served:   make(chan struct{}),
 	}
 	if b.maxDelay == 0 {
-		b.maxDelay = defaultMaxDelay
+		b.maxDelay = schema.DefaultMaxDelay
 	}
 	b.c.codes = map[int]int64{}
 	b.srv = &http.Server{
@@ -192,33 +189,19 @@ func parseDelay(s string, max time.Duration) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
 	}
-	if !strings.Contains(s, ":") {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			return 0, fmt.Errorf("bad delay %q: want a duration such as 200ms, or 10ms:20,1s:0.5", s)
-		}
-		return min(d, max), nil
+	choices, err := schema.ParseDelay(s)
+	if err != nil {
+		return 0, err
 	}
 	roll := 100 * rand.Float64()
 	cumulative := 0.0
-	var chosen time.Duration
-	found := false
-	for entry := range strings.SplitSeq(s, ",") {
-		ds, ps, ok := strings.Cut(entry, ":")
-		d, err := time.ParseDuration(ds)
-		p, perr := strconv.ParseFloat(strings.TrimSuffix(ps, "%"), 64)
-		if !ok || err != nil || d < 0 || perr != nil || p < 0 {
-			return 0, fmt.Errorf("bad delay %q: want a duration such as 200ms, or 10ms:20,1s:0.5", s)
-		}
-		cumulative += p
-		if !found && roll < cumulative {
-			chosen, found = d, true
+	for _, c := range choices {
+		cumulative += c.Percent
+		if roll < cumulative {
+			return min(c.Delay, max), nil
 		}
 	}
-	if cumulative > 100.0001 {
-		return 0, fmt.Errorf("bad delay %q: percentages add up to more than 100", s)
-	}
-	return min(chosen, max), nil
+	return 0, nil
 }
 
 func (c *backendCounters) count(code int) {

@@ -140,7 +140,8 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 	w.procs = newProcessRunner(&w.opts, reaper)
 	cleanup.add("processes", w.procs.stopAll)
 
-	caps, _ := schema.TargetCaps("local", spec)
+	builtin, _ := schema.BuiltinTarget("local", spec)
+	caps := builtin.Caps
 	t := &schema.Target{
 		Name:      "local",
 		Describe:  w.describe(),

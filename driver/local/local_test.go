@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -72,6 +73,17 @@ func TestTargetShape(t *testing.T) {
 	bare := newTarget(t, nil, Options{})
 	if bare.DNS != nil || bare.Describe != "this machine" {
 		t.Errorf("bare target: DNS %v, describe %q", bare.DNS, bare.Describe)
+	}
+	// vet checks scenarios against what the schema declares of the local target: the
+	// target built has exactly those capabilities and drivers.
+	for _, c := range []struct {
+		tg   *schema.Target
+		spec *schema.Local
+	}{{tg, &schema.Local{DNS: &schema.LocalDNS{Zone: "lab.internal"}}}, {bare, nil}} {
+		want, _ := schema.BuiltinTarget("local", c.spec)
+		if !maps.Equal(c.tg.Drivers(), want.Drivers) || !maps.Equal(c.tg.Caps, want.Caps) {
+			t.Errorf("local target: drivers %v caps %v, the schema declares drivers %v caps %v", c.tg.Drivers(), c.tg.Caps, want.Drivers, want.Caps)
+		}
 	}
 }
 

@@ -23,8 +23,6 @@ import (
 )
 
 const (
-	// defaultReadyTimeout bounds a readiness check that sets no timeout.
-	defaultReadyTimeout = 10 * time.Second
 	// readyPoll is the interval between readiness checks.
 	readyPoll = 50 * time.Millisecond
 	// maxOutputLines bounds what a process's output keeps; older lines are dropped.
@@ -186,6 +184,14 @@ func (p *process) exited() bool {
 	}
 }
 
+// Ended says how the process ended, or false while it runs.
+func (p *process) Ended() (string, bool) {
+	if !p.exited() {
+		return "", false
+	}
+	return p.exitText(), true
+}
+
 // exitText says how the process ended; call after done.
 func (p *process) exitText() string {
 	ps := p.cmd.ProcessState
@@ -335,7 +341,7 @@ func readinessOf(r *schema.Ready) (*readiness, error) {
 	}
 	rd := &readiness{http: r.HTTP, tcp: r.TCP, timeout: r.Timeout.D()}
 	if rd.timeout == 0 {
-		rd.timeout = defaultReadyTimeout
+		rd.timeout = schema.DefaultReadyTimeout
 	}
 	n := 0
 	for _, s := range []string{r.HTTP, r.TCP, r.Log} {
