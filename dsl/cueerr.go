@@ -191,6 +191,11 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 		}
 		if got != "" {
 			items[header].msg = fmt.Sprintf("expected %s, got %s", alternatives(alts), got)
+		} else if bound := boundViolation(pairs); bound != "" {
+			// A value that reaches the field through a reference to a disjunction (vars.x, whose
+			// declared type is string | number | bool): every other alternative is a type the
+			// field does not take; the one that says what is wrong is the bound.
+			items[header].msg = bound
 		}
 	}
 	// CUE repeats a field's error on the enclosing struct: keep the most specific.
@@ -215,6 +220,24 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 }
 
 const disjHeader = "expected one of the allowed values"
+
+// boundViolation picks, among a disjunction's conflicts, the one alternative whose value is
+// concrete (e.g. "an integer >0" against 0) when every other one is only a mismatch of types
+// ("a string" against int); "" when there is no such single one.
+func boundViolation(pairs [][2]string) string {
+	found := ""
+	for _, p := range pairs {
+		if looksLikeType(p[1]) {
+			continue // "expected a string, got int": another branch's type
+		}
+		if msg := fmt.Sprintf("expected %s, got %s", p[0], p[1]); found == "" || found == msg {
+			found = msg
+		} else {
+			return ""
+		}
+	}
+	return found
+}
 
 // alternatives lists what a disjunction allows: literals as "one of "a", "b"", kinds of value
 // as "true or false, a number or a string".

@@ -122,7 +122,13 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		}
 	}
 	sc.Setup = d.steps(v.LookupPath(cue.MakePath(cue.Str("setup"))), PhaseSetup, "setup", nil, nil)
-	sc.Steps = d.steps(v.LookupPath(cue.MakePath(cue.Str("steps"))), PhaseSteps, "steps", nil, nil)
+	stepsV := v.LookupPath(cue.MakePath(cue.Str("steps")))
+	sc.Steps = d.steps(stepsV, PhaseSteps, "steps", nil, nil)
+	if n, err := stepsV.Len().Int64(); err == nil && n == 0 {
+		// Nothing would run and every expectation would read nothing: a pass that proves
+		// nothing.
+		d.err(d.l.litPos(stepsV), "steps", "steps is empty: expected at least one step (setup and cleanup run around them)")
+	}
 	sc.Cleanup = d.steps(v.LookupPath(cue.MakePath(cue.Str("cleanup"))), PhaseCleanup, "cleanup", nil, nil)
 	d.checkStructure()
 	d.checkKinds()
@@ -867,6 +873,10 @@ func (d *decoder) compile(names *Names) {
 			if cerr != nil {
 				cerr.Path = fmt.Sprintf("%s.expect.%d", sc.Name, i)
 				d.l.errs.errs = append(d.l.errs.errs, cerr)
+				continue
+			}
+			if len(e.Names) == 0 && len(e.Refs) == 0 {
+				d.err(e.Pos, fmt.Sprintf("expect.%d", i), "expectation %q reads nothing the run records: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src)
 				continue
 			}
 			sc.Expect = append(sc.Expect, e)

@@ -213,8 +213,22 @@ func VarValueOK(kind, raw string) (string, bool) {
 	case "bool":
 		_, err := strconv.ParseBool(raw)
 		return "true or false", err == nil
+	case "duration":
+		return durationWanted, isDuration(raw)
 	}
 	return "", true
+}
+
+// durationWanted is what a var declared with a duration string must be given.
+const durationWanted = `a duration such as "500ms" or "2s"`
+
+// isDuration reports whether s is a Go duration with a unit ("100ms", "1m30s"; not "0" or
+// "1 second").
+func isDuration(s string) bool {
+	if _, err := time.ParseDuration(s); err != nil {
+		return false
+	}
+	return strings.ContainsAny(s, "nsuµmh")
 }
 
 // Span is the run's planned span: each phase's latest planned end (a step's start and its

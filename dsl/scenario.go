@@ -43,6 +43,8 @@ type Scenario struct {
 	Tags           []string
 	// Sweep is the scenario's own sweep: var → values, as the command line writes them.
 	Sweep map[string][]string
+	// SweepPos are where each of Sweep's values is written, in the same order.
+	SweepPos map[string][]Pos `json:"-"`
 	// VarKinds is each declared var's type: "int", "number", "string", "bool" ("" for any
 	// other), which --var, --sweep and sweep values must have.
 	VarKinds map[string]string

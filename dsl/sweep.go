@@ -3,10 +3,12 @@ package dsl
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 )
 
 // varKinds records the type of each declared var, which sweep values and --sweep flags must
@@ -19,10 +21,56 @@ func (d *decoder) varKinds() {
 	}
 	for it.Next() {
 		name := it.Selector().Unquoted()
+		if !varNameRE.MatchString(name) {
+			// The schema's [#Ident] pattern does not apply to such a label, so nothing else
+			// says that expressions can never read it as vars.<name>.
+			pos := d.l.valuePos(it.Value())
+			if f, ok := it.Value().Source().(*ast.Field); ok {
+				pos = d.l.posOf(f.Label.Pos())
+			}
+			fix := strings.Map(func(r rune) rune {
+				if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+					return r
+				}
+				return '_'
+			}, name)
+			if fix != "" && fix[0] >= '0' && fix[0] <= '9' {
+				fix = "_" + fix
+			}
+			d.err(pos, "vars", "var name %q: expected letters, digits and underscores, not starting with a digit (expressions read it as vars.<name>), e.g. %s", name, fix)
+			continue
+		}
 		if _, ok := d.sc.Vars[name]; ok {
-			d.sc.VarKinds[name] = kindName(it.Value().IncompleteKind())
+			kind := kindName(it.Value().IncompleteKind())
+			if str, err := it.Value().String(); err == nil && kind == "string" && isDuration(str) {
+				// A string that reads as a duration ("100ms") declares a duration: a value
+				// swept or given for it that is not one would reach a field or a URL that
+				// takes only durations (fortio's ?delay=, a timeout).
+				kind = "duration"
+			}
+			d.sc.VarKinds[name] = kind
 		}
 	}
+}
+
+// varNameRE is schema's #Ident: what vars.<name> can read.
+var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// describeKind is a value with its type, for a message that says the type was wrong:
+// `the string "2"`, `the number 4.5`.
+func describeKind(k cue.Kind, x any) string {
+	switch k {
+	case cue.StringKind:
+		if s, ok := x.(string); ok && !isDuration(s) {
+			return "the string " + FormatValue(x)
+		}
+		return FormatValue(x)
+	case cue.IntKind, cue.FloatKind, cue.NumberKind:
+		return "the number " + FormatValue(x)
+	case cue.BoolKind:
+		return FormatValue(x)
+	}
+	return FormatValue(x)
 }
 
 func kindName(k cue.Kind) string {
@@ -51,6 +99,8 @@ func kindFits(want string, k cue.Kind) (string, bool) {
 		return "a string", k == cue.StringKind
 	case "bool":
 		return "true or false", k == cue.BoolKind
+	case "duration":
+		return durationWanted, k == cue.StringKind
 	}
 	return "", true
 }
@@ -66,6 +116,7 @@ func (d *decoder) sweep() {
 		return // the schema reports a sweep of the wrong shape
 	}
 	sc.Sweep = map[string][]string{}
+	sc.SweepPos = map[string][]Pos{}
 	for it.Next() {
 		name := it.Selector().Unquoted()
 		list, err := it.Value().List()
@@ -83,8 +134,13 @@ func (d *decoder) sweep() {
 			}
 			raw := Stringify(normalizeNumber(x))
 			sc.Sweep[name] = append(sc.Sweep[name], raw)
-			if want, ok := kindFits(sc.VarKinds[name], v.Kind()); !ok {
-				d.err(d.l.valuePos(v), "sweep."+name, "expected %s, as vars.%s is declared %s; got %s", want, name, d.declaredAt(name), FormatValue(normalizeNumber(x)))
+			sc.SweepPos[name] = append(sc.SweepPos[name], d.l.valuePos(v))
+			want, ok := kindFits(sc.VarKinds[name], v.Kind())
+			if str, isStr := x.(string); ok && isStr && sc.VarKinds[name] == "duration" && !isDuration(str) {
+				want, ok = durationWanted, false
+			}
+			if !ok {
+				d.err(d.l.valuePos(v), "sweep."+name, "expected %s, as vars.%s is declared %s; got %s", want, name, d.declaredAt(name), describeKind(v.Kind(), normalizeNumber(x)))
 			}
 		}
 	}

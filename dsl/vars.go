@@ -119,6 +119,9 @@ func overrideLit(v ast.Expr, raw string) (ast.Expr, string, error) {
 		}
 		return ast.NewBool(b), "", nil
 	case "string":
+		if declared, err := strconv.Unquote(v.(*ast.BasicLit).Value); err == nil && isDuration(declared) && !isDuration(raw) {
+			return nil, durationWanted, fmt.Errorf("not a duration")
+		}
 		return ast.NewString(raw), "", nil
 	}
 	if n, err := strconv.ParseInt(raw, 10, 64); err == nil {

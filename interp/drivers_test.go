@@ -103,7 +103,7 @@ func TestMissingDriverAfterInterpolation(t *testing.T) {
 // error, not labrun: the cleanup removes what the run created, and the record keeps the error
 // and the stack (the step's panic.txt).
 func TestStepPanicIsAnInfraError(t *testing.T) {
-	sc := loadWithProbe(t, "s: schema.#Scenario & {steps: [{name: \"srv\", process: argv: [\"x\"]}, {probe: panic: true}], expect: [\"true\"]}\n")
+	sc := loadWithProbe(t, "s: schema.#Scenario & {steps: [{name: \"srv\", process: argv: [\"x\"]}, {probe: panic: true}], expect: [\"ended.srv >= 0\"]}\n")
 	w := &fakes.World{}
 	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
 	if rec.Outcome != interp.Errored {

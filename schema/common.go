@@ -73,6 +73,11 @@ func checkArgv(c Checker, argv []string) {
 	if len(argv) > 0 && strings.TrimSpace(argv[0]) == "" && !c.Templated("argv.0") {
 		c.Errorf("argv.0", "expected a program name, got %q", argv[0])
 	}
+	if len(argv) > 0 && strings.ContainsAny(strings.TrimSpace(argv[0]), " \t") && !strings.HasPrefix(argv[0], "/") && !c.Templated("argv.0") {
+		// argv runs no shell: "uname -s" would be looked up as one program of that name.
+		words := strings.Fields(argv[0])
+		c.Errorf("argv.0", "expected a program name, got %q, which holds spaces: argv runs no shell, so write each word as its own item, %s, or a shell command as [\"sh\", \"-c\", %q]", argv[0], cueList(append(words, argv[1:]...)), strings.Join(argv, " "))
+	}
 }
 
 // checkNotZero refuses a duration written as zero where leaving the field out means a
@@ -93,4 +98,13 @@ func ZeroDuration(name, absent, dflt string) string {
 		absent += " (" + dflt + ")"
 	}
 	return fmt.Sprintf("%s is zero: expected a positive duration (0 does not mean zero here): leave %s out for %s", name, name, absent)
+}
+
+// cueList writes strings as a CUE list: ["uname", "-s"].
+func cueList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
 }

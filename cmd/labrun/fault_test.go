@@ -604,8 +604,29 @@ func earlySignalInit(t *testing.T, bin string) time.Duration {
 // milliseconds), so that a signal during start-up is caught. The packages that go before it
 // (a few standard ones, and leaves such as expr's operator table) may take at most 5% of
 // the init time. An import added to earlysignal, or a rename that sorts it later, breaks this.
+//
+// Init times are one process's clock readings: on a loaded machine a preemption can land in
+// one of the packages before earlysignal and push it over the bound. The packages before it
+// are the same in every run, so the bound holds if it holds in one of three traces.
 func TestSignalsAreCaughtBeforeTheLibrariesInit(t *testing.T) {
 	bin := buildFakeBinary(t)
+	for try := 1; ; try++ {
+		msg, ok := earlySignalShare(t, bin)
+		if ok {
+			t.Log(msg)
+			return
+		}
+		if try == 3 {
+			t.Fatal(msg)
+		}
+		t.Logf("trace %d: %s; tracing again", try, msg)
+	}
+}
+
+// earlySignalShare traces labrun's init once and says whether the packages initialised before
+// earlysignal took at most 5% of the init time.
+func earlySignalShare(t *testing.T, bin string) (string, bool) {
+	t.Helper()
 	steps := initTrace(t, bin)
 	var before, total time.Duration
 	found := -1
@@ -621,14 +642,14 @@ func TestSignalsAreCaughtBeforeTheLibrariesInit(t *testing.T) {
 	if found < 0 {
 		t.Fatalf("no earlysignal in the init trace: %v", steps)
 	}
-	t.Logf("earlysignal initialised at +%s, after %d of %d packages with init work (%s of %s init time)",
-		steps[found].at, found, len(steps), before, total)
 	if before*20 > total {
 		var names []string
 		for _, s := range steps[:found] {
 			names = append(names, fmt.Sprintf("%s (%s)", s.pkg, s.clock))
 		}
-		t.Fatalf("%s of %s init time comes before earlysignal: a signal then kills labrun. Before it: %s",
-			before, total, strings.Join(names, ", "))
+		return fmt.Sprintf("%s of %s init time comes before earlysignal: a signal then kills labrun. Before it: %s",
+			before, total, strings.Join(names, ", ")), false
 	}
+	return fmt.Sprintf("earlysignal initialised at +%s, after %d of %d packages with init work (%s of %s init time)",
+		steps[found].at, found, len(steps), before, total), true
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"labrun.dev/labrun/dsl"
@@ -187,8 +188,15 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options) ([]
 		return nil
 	})
 	var errs dsl.Errors
+	cwd := p.Cwd
 	for _, pr := range problems {
 		e := *pr.err
+		if p, ok := sweepCulprit(m, sc, pr.combos); ok && p.Rel(cwd) != e.Pos {
+			// The field is right for every other value: the problem is the swept value, so
+			// say it there, and where it lands.
+			e.Also = append([]dsl.Pos{e.Pos}, e.Also...)
+			e.Pos = p.Rel(cwd)
+		}
 		if len(pr.combos) == 1 {
 			e.Msg += fmt.Sprintf(" (with %s)", pr.combos[0])
 		} else {
@@ -394,4 +402,40 @@ func passNeed(rate float64) string {
 func unitOf(sc *dsl.Scenario) *dsl.Unit {
 	m := &dsl.Matrix{Scenario: sc.Name, File: sc.Pos.File, Count: 1}
 	return &dsl.Unit{ID: dsl.UnitID(sc.Name, nil, 1), Matrix: m, Combination: 1, Round: 1, Planned: dsl.PlanOf(sc).Span(), Scenario: sc}
+}
+
+// sweepCulprit finds the declared sweep value that every failing combination has and no other
+// combination has; its position, relative to the process's directory like the errors'.
+func sweepCulprit(m *dsl.Matrix, sc *dsl.Scenario, failing []string) (dsl.Pos, bool) {
+	all := m.Combinations()
+	for _, sv := range m.Sweep {
+		if sv.From != "scenario" {
+			continue // a --sweep value has no place in a file
+		}
+		value, with := "", 0
+		for _, c := range all {
+			if slices.Contains(failing, dsl.ComboKey(c)) {
+				if value != "" && c[sv.Name] != value {
+					value = ""
+					break
+				}
+				value = c[sv.Name]
+			}
+		}
+		if value == "" {
+			continue
+		}
+		for _, c := range all {
+			if c[sv.Name] == value {
+				with++
+			}
+		}
+		if with != len(failing) {
+			continue
+		}
+		if i := slices.Index(sc.Sweep[sv.Name], value); i >= 0 && i < len(sc.SweepPos[sv.Name]) && sc.SweepPos[sv.Name][i].IsValid() {
+			return sc.SweepPos[sv.Name][i], true
+		}
+	}
+	return dsl.Pos{}, false
 }
