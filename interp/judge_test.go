@@ -105,7 +105,7 @@ func TestDeltaRules(t *testing.T) {
 }
 
 // TestDeltaAmbiguousSources: a plain delta over snapshots of two sources is refused when the
-// scenario loads, pointing at the expression.
+// scenario loads, pointing at the expression; deltaAcross says it is meant.
 func TestDeltaAmbiguousSources(t *testing.T) {
 	_, err := loadScenarioErr(t, `
 s: schema.#Scenario & {
@@ -113,14 +113,14 @@ s: schema.#Scenario & {
 		{name: "a1", snapshot: {admin: "http://127.0.0.1:15000", cluster: "a"}},
 		{name: "b1", snapshot: {admin: "http://127.0.0.1:15000", cluster: "b"}},
 	]
-	expect: ["delta.x == 0", "delta(\"a1\", \"b1\").x == 0"]
+	expect: ["delta.x == 0", "deltaAcross(\"a1\", \"b1\").x == 0"]
 }
 `)
-	if err == nil || !strings.Contains(err.Error(), "delta is ambiguous") || !strings.Contains(err.Error(), `s.cue:11:12`) {
-		t.Fatalf("want an ambiguous-delta error at s.cue:11:12, got %v", err)
+	if err == nil || !strings.Contains(err.Error(), "delta is ambiguous") || !strings.Contains(err.Error(), `s.cue:11:18`) {
+		t.Fatalf("want an ambiguous-delta error at s.cue:11:18, got %v", err)
 	}
 	if strings.Count(err.Error(), "\n") != 0 {
-		t.Errorf("delta(\"a1\", \"b1\") is explicit and must be accepted; got %v", err)
+		t.Errorf("deltaAcross(\"a1\", \"b1\") is explicit and must be accepted; got %v", err)
 	}
 }
 

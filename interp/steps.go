@@ -257,12 +257,7 @@ func (rt *stepRuntime) Record(v any) {
 	}()
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
-	switch schema.Kinds[s.Kind].Result {
-	case schema.ResultSnapshot:
-		t, ok := v.(schema.SnapshotTaken)
-		if !ok {
-			return
-		}
+	if t, ok := v.(schema.SnapshotTaken); ok {
 		name := rt.Label()
 		rec := &SnapshotRecord{Name: name, Source: t.Source, At: t.At, Counters: t.Counters,
 			Gauges: t.Gauges, Histograms: t.Histograms, Hosts: t.Hosts}

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"sort"
 	"time"
@@ -43,24 +44,31 @@ func plannedRecord(sc *dsl.Scenario) *Record {
 				return
 			}
 			rec.Steps = append(rec.Steps, &StepRecord{Name: s.Name, Kind: s.Kind, Path: s.Path})
-			switch schema.Kinds[s.Kind].Result {
-			case schema.ResultSnapshot:
-				if s.Every > 0 {
-					rec.Series[s.Name] = &SeriesRecord{Name: s.Name}
-				}
-			case schema.ResultLoad:
+			t := schema.ResultOf(s.Params, recordContext(s.Every > 0))
+			switch {
+			case t == nil:
+			case schema.KeepsSamples(s.Params) && s.Every > 0:
+				rec.Series[s.Name] = &SeriesRecord{Name: s.Name}
+			case t.Kind == schema.TStats:
+			case t.Go == reflect.TypeFor[schema.LoadResult]():
 				rec.Loads[s.Name] = &LoadRecord{}
-			case schema.ResultExec:
+			case t.Go == reflect.TypeFor[schema.ExecResult]():
 				rec.Execs[s.Name] = schema.ExecResult{}
-			case schema.ResultLogs:
+			case t.Go == reflect.TypeFor[schema.LogResult]():
 				rec.Logs[s.Name] = schema.LogResult{}
-			case schema.ResultValue:
+			default:
 				rec.Values[s.Name] = nil
 			}
 		})
 	}
 	return rec
 }
+
+// recordContext is the ResultContext of a step as a plan knows it.
+type recordContext bool
+
+func (c recordContext) Sampled() bool         { return bool(c) }
+func (c recordContext) Templated(string) bool { return false }
 
 // deltaPair is the " (a → b)" that names the snapshots of a plain delta's mutant: a run takes
 // them in its own order, which may differ from the declaration's.

@@ -3,7 +3,7 @@ package schema
 import (
 	"context"
 	"fmt"
-	"strings"
+	"reflect"
 	"time"
 )
 
@@ -19,9 +19,8 @@ type Snapshot struct {
 }
 
 var snapshotKind = Kind{
-	Usage:  "record the stats of an Envoy cluster, a Prometheus endpoint or a local backend",
-	New:    func() Params { return new(Snapshot) },
-	Result: ResultSnapshot,
+	Usage: "record the stats of an Envoy cluster, a Prometheus endpoint or a local backend",
+	New:   func() Params { return new(Snapshot) },
 }
 
 // Source is a stable description of where the snapshot reads from; snapshots with the same
@@ -158,40 +157,106 @@ func (s Snapshot) Family() string {
 	return ""
 }
 
-// knownGauges are the gauges of each source family, as the stats are named after the cluster
-// prefix is removed. A delta of one of them is refused before the run.
-var knownGauges = map[string]map[string]bool{
-	// The local backend's gauges (driver/local's stats).
-	"backend": {
-		"cx_active": true, "rq_active": true,
-		// The same gauges under the names of Envoy's HTTP connection manager.
-		"http.downstream_cx_active": true, "http.downstream_rq_active": true,
-	},
-	// Envoy's cluster gauges (envoyproxy.io: cluster manager statistics).
-	"envoy": {
-		"upstream_cx_active": true, "upstream_rq_active": true, "upstream_rq_pending_active": true,
-		"upstream_cx_rx_bytes_buffered": true, "upstream_cx_tx_bytes_buffered": true,
-		"membership_healthy": true, "membership_degraded": true, "membership_excluded": true,
-		"membership_total": true, "max_host_weight": true, "lb_subsets_active": true, "version": true,
-		"outlier_detection.ejections_active": true,
-	},
+// Catalogue is the stats the snapshot's source can have (nil for a Prometheus endpoint, whose
+// names labrun does not know).
+func (s Snapshot) Catalogue() *Catalogue {
+	switch s.Family() {
+	case "envoy":
+		return EnvoyClusterStats
+	case "backend":
+		return BackendStats
+	}
+	return nil
 }
 
-// circuitBreakerGauges are the gauges under circuit_breakers.<priority>.
-var circuitBreakerGauges = map[string]bool{
-	"cx_open": true, "cx_pool_open": true, "rq_open": true, "rq_pending_open": true, "rq_retry_open": true,
-	"remaining_cx": true, "remaining_pending": true, "remaining_rq": true, "remaining_retries": true,
-	"remaining_cx_pools": true,
+// Result: the stats of the snapshot's source, typed by its catalogue, and its hosts; sampled
+// (every/while), the series of them.
+func (p *Snapshot) Result(c ResultContext) *Type {
+	src := &StatSource{ID: p.Source(), Catalogue: p.Catalogue(), Histograms: p.Histograms}
+	switch p.Family() {
+	case "envoy":
+		src.What = "Envoy cluster " + p.Cluster
+	case "backend":
+		src.What = "local backend " + p.Backend
+	case "prometheus":
+		src.What = "Prometheus endpoint " + p.Prometheus
+	}
+	stats := StatsOf(src)
+	if p.Family() == "envoy" {
+		hosts := F("hosts", ListOf(hostType), "the cluster's upstream hosts, from Envoy's /clusters")
+		if !p.Hosts {
+			hosts.Absent = "the snapshot does not record hosts: add hosts: true to its snapshot step"
+		}
+		stats.Fields = []*Field{hosts}
+	}
+	if c.Sampled() {
+		return seriesType(stats)
+	}
+	return stats
 }
 
-// KnownGauge reports whether stat is known to be a gauge in a source of family.
-func KnownGauge(family, stat string) bool {
-	if knownGauges[family][stat] {
-		return true
-	}
-	if family == "envoy" {
-		parts := strings.Split(stat, ".")
-		return len(parts) == 3 && parts[0] == "circuit_breakers" && circuitBreakerGauges[parts[2]]
-	}
-	return false
+// hostType is one upstream host of a cluster.
+var hostType = StructOf(reflect.TypeFor[Host](),
+	F("address", Str("ip:port"), "the host's address"),
+	F("hostname", StringType, "the host's name, when Envoy knows one"),
+	F("cx_active", Num(Count), "connections open to it now"),
+	F("cx_total", Num(Count), "connections opened to it"),
+	F("cx_connect_fail", Num(Count), "connection failures to it"),
+	F("rq_active", Num(Count), "requests in flight to it now"),
+	F("rq_total", Num(Count), "requests sent to it"),
+	F("rq_error", Num(Count), "requests to it that failed"),
+	F("healthy", BoolType, "it takes traffic (no health flag set)"),
+	F("health", StringType, "Envoy's health_flags, e.g. \"healthy\" or \"/failed_outlier_check\""),
+	F("weight", Num(Plain), "its load-balancing weight"),
+)
+
+// seriesType is what a sampled snapshot records: one sample of stats per tick.
+func seriesType(stats *Type) *Type {
+	agg := *stats
+	agg.Fields = nil // hosts are read from a snapshot by name, not from a series
+	stats = &agg
+	sample := agg
+	sample.Fields = []*Field{F("at", Num(Seconds), "when the sample was taken, in seconds from the start of the steps phase")}
+	t := StructOf(reflect.TypeFor[Series](),
+		F("samples", ListOf(&sample), "every sample, in order"),
+		F("max", stats, "each stat's largest value over the samples that have it"),
+		F("min", stats, "each stat's smallest value over the samples that have it"),
+		F("first", stats, "each stat's first value"),
+		F("last", stats, "each stat's last value"),
+		F("count", Num(Count), "the number of samples"),
+	)
+	return t.Every(PerSample)
+}
+
+// Stats maps a stat name (Envoy's, with the cluster prefix removed and ";." normalised to ".",
+// e.g. "upstream_rq_pending_overflow" or "circuit_breakers.default.rq_pending_open") to its value.
+// Expressions read it as <snapshot>.<stat>, with dotted stat names written as they are:
+// `mid.circuit_breakers.default.rq_pending_open`.
+type Stats map[string]float64
+
+// Host is one upstream host of an Envoy cluster, from the /clusters view.
+type Host struct {
+	Address  string  `expr:"address" json:"address"`
+	Hostname string  `expr:"hostname" json:"hostname,omitempty"`
+	CxActive float64 `expr:"cx_active" json:"cx_active"`
+	CxTotal  float64 `expr:"cx_total" json:"cx_total"`
+	CxFail   float64 `expr:"cx_connect_fail" json:"cx_connect_fail"`
+	RqActive float64 `expr:"rq_active" json:"rq_active"`
+	RqTotal  float64 `expr:"rq_total" json:"rq_total"`
+	RqError  float64 `expr:"rq_error" json:"rq_error"`
+	Healthy  bool    `expr:"healthy" json:"healthy"`
+	// Health is Envoy's health_flags text, e.g. "healthy" or "/failed_outlier_check".
+	Health string  `expr:"health" json:"health"`
+	Weight float64 `expr:"weight" json:"weight,omitempty"`
+}
+
+// Series is what a snapshot step with every records: one sample per tick. Expressions read
+// <name>.max.<stat>, .min, .first, .last (per stat, over the samples that have it) and .count.
+type Series struct {
+	Samples []Stats `expr:"samples" json:"samples"`
+	Max     Stats   `expr:"max" json:"max"`
+	Min     Stats   `expr:"min" json:"min"`
+	First   Stats   `expr:"first" json:"first"`
+	Last    Stats   `expr:"last" json:"last"`
+	Count   int     `expr:"count" json:"count"`
 }
