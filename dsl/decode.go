@@ -631,6 +631,8 @@ func (d *decoder) checkStructure() {
 				d.err(d.fieldPos(s, "while"), s.Path+".while", "a step cannot sample while itself runs")
 			case !d.concurrent(s, t):
 				d.err(d.fieldPos(s, "while"), s.Path+".while", "while names %q, which cannot be running when this step starts: put both in one parallel block, or make %q a background step declared earlier", s.While, s.While)
+			case d.endedBefore(t, s):
+				d.err(d.fieldPos(s, "while"), s.Path+".while", "while names %q, which has ended when this step starts: the sampler would take no sample; put both in one parallel block, or sample before %q is awaited", s.While, s.While)
 			}
 		}
 		for _, a := range s.Await {
@@ -868,8 +870,19 @@ func (d *decoder) compile(names *Names) {
 // whose decoded form (s.raw, which is kv decoded) holds an interpolation: most parameters
 // hold none, and listing a struct's fields in CUE costs a sort of them.
 func (d *decoder) templates(s *Step, kv cue.Value, names *Names) {
+	// A block's steps are steps of their own, with their own templates, evaluated when each
+	// starts, not when the block does.
+	children := ""
+	if pa, ok := s.Params.(schema.Parent); ok {
+		if children = pa.ChildField(); children == "" {
+			return
+		}
+	}
 	var walk func(v cue.Value, path string, raw any)
 	walk = func(v cue.Value, path string, raw any) {
+		if children != "" && path == pathSep+children {
+			return
+		}
 		switch v.IncompleteKind() {
 		case cue.StringKind:
 			str, err := v.String()

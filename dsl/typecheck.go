@@ -643,7 +643,7 @@ func (c *exprChecker) operand(at ast.Node, what string, t *schema.Type, src ast.
 	if t == nil || t == nilType || t.Kind == schema.TAny || t.Kind == want {
 		return
 	}
-	c.fail(col(at), "%s: expected %s, got %s (%s is %s)", what, (&schema.Type{Kind: want}).Word(), t.Word(), src, t)
+	c.fail(col(at), "%s: expected %s, got %s, %s", what, (&schema.Type{Kind: want}).Word(), src, describe(t))
 }
 
 // comparableTypes reports whether values of a and b can be compared with op.
@@ -671,7 +671,11 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	switch n.Operator {
 	case "==", "!=", "<", ">", "<=", ">=":
 		if !comparableTypes(n.Operator, l, r) {
-			c.fail(col(n), "%s %s %s compares %s (%s is %s) with %s (%s is %s)", n.Left, n.Operator, n.Right, l.Word(), n.Left, l, r.Word(), n.Right, r)
+			want := "two values of one type"
+			if n.Operator != "==" && n.Operator != "!=" {
+				want = "two numbers or two strings"
+			}
+			c.fail(col(n), "%s %s %s compares %s, %s, with %s, %s: %s compares %s", n.Left, n.Operator, n.Right, n.Left, describe(l), n.Right, describe(r), n.Operator, want)
 			return schema.BoolType
 		}
 		c.units(n, l, r)
@@ -708,7 +712,7 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		case l.Kind == schema.TList && r.Kind == schema.TList:
 			return l
 		case l.Kind != r.Kind:
-			c.fail(col(n), "%s + %s adds %s (%s is %s) and %s (%s is %s): + adds two numbers, or joins two strings or two lists", n.Left, n.Right, l.Word(), n.Left, l, r.Word(), n.Right, r)
+			c.fail(col(n), "%s + %s adds %s, %s, and %s, %s: + adds two numbers, or joins two strings or two lists", n.Left, n.Right, n.Left, describe(l), n.Right, describe(r))
 			return nil
 		}
 		fallthrough
