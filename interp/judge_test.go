@@ -35,11 +35,11 @@ func judgeRecord(before, after interp.SnapshotRecord) *interp.Record {
 	before.Name, after.Name = "before", "after"
 	before.Source, after.Source = "admin c", "admin c"
 	before.At, after.At = t0, t0.Add(time.Second)
-	return &interp.Record{
-		Snapshots:  map[string]*interp.SnapshotRecord{"before": &before, "after": &after},
-		Loads:      map[string]*interp.LoadRecord{"fortio": {LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 18, "503": 15}}}},
-		AllowReset: []string{"upstream_cx_destroy"},
-	}
+	rec := &interp.Record{AllowReset: []string{"upstream_cx_destroy"}}
+	rec.Put("before", "snapshot", false, &before)
+	rec.Put("after", "snapshot", false, &after)
+	rec.Put("fortio", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 18, "503": 15}}})
+	return rec
 }
 
 // TestDeltaRules checks each rule of a delta: a stat absent before and present after counts
@@ -170,7 +170,7 @@ func TestMissingStatCauses(t *testing.T) {
 	} {
 		t.Run(c.source, func(t *testing.T) {
 			rec := judgeRecord(interp.SnapshotRecord{Counters: schema.Stats{"x": 1}}, interp.SnapshotRecord{Counters: schema.Stats{"x": 2}})
-			rec.Snapshots["before"].Source, rec.Snapshots["after"].Source = c.source, c.source
+			rec.Snapshot("before").Source, rec.Snapshot("after").Source = c.source, c.source
 			var text string
 			for _, g := range interp.Rejudge(rec, sc) {
 				if g.Src == "delta.membership_change == 1" {

@@ -612,8 +612,8 @@ func SummaryExpected(s *Summary, codes []string) string {
 // LoadCodes lists the response codes each load of a run saw: "fortio: 200 503".
 func LoadCodes(rec *interp.Record) string {
 	var parts []string
-	for _, n := range sortedKeys(rec.Loads) {
-		parts = append(parts, n+": "+strings.Join(sortedKeys(rec.Loads[n].Codes), " "))
+	for _, n := range sortedKeys(rec.Loads()) {
+		parts = append(parts, n+": "+strings.Join(sortedKeys(rec.Loads()[n].Codes), " "))
 	}
 	return strings.Join(parts, "; ")
 }

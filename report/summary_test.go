@@ -96,8 +96,8 @@ func matrixRecords() (*dsl.Matrix, []RunFile) {
 				outcome = interp.Failed
 			}
 			rec := &interp.Record{Scenario: "s", Outcome: outcome,
-				Loads: map[string]*interp.LoadRecord{"fortio": {}},
-				Unit:  &dsl.Unit{ID: dsl.UnitID("s", c, r), Matrix: m, Vars: c, Combination: i + 1, Round: r},
+				Results: map[string]*interp.Result{"fortio": {Kind: "load", Value: &interp.LoadRecord{}}},
+				Unit:    &dsl.Unit{ID: dsl.UnitID("s", c, r), Matrix: m, Vars: c, Combination: i + 1, Round: r},
 				Expectations: []*interp.Judgement{{Src: "within(fortio.p50, 0, 1000)", Outcome: outcome,
 					Values: map[string]any{"fortio.p50": p50, "fortio.qps": 100 / p50}}}}
 			runs = append(runs, RunFile{Rec: rec, JSON: "/r/run" + dsl.UnitID("s", c, r) + ".json"})
@@ -197,7 +197,7 @@ func TestStripPlot(t *testing.T) {
 	m := &dsl.Matrix{Scenario: "s", Count: 3}
 	var runs []RunFile
 	for r, v := range []float64{12.34567, 15, 11} {
-		runs = append(runs, RunFile{Rec: &interp.Record{Outcome: interp.Passed, Loads: map[string]*interp.LoadRecord{"f": {}},
+		runs = append(runs, RunFile{Rec: &interp.Record{Outcome: interp.Passed, Results: map[string]*interp.Result{"f": {Kind: "load", Value: &interp.LoadRecord{}}},
 			Unit:         &dsl.Unit{Matrix: m, Round: r + 1, Combination: 1},
 			Expectations: []*interp.Judgement{{Src: "f.p99 < 100", Outcome: interp.Passed, Values: map[string]any{"f.p99": v}}}}})
 	}

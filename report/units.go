@@ -18,19 +18,19 @@ import (
 // "series", "logs", "exec".
 func Roots(rec *interp.Record) map[string]string {
 	out := map[string]string{}
-	for k := range rec.Loads {
+	for k := range rec.Loads() {
 		out[k] = "load"
 	}
-	for k := range rec.Snapshots {
+	for k := range rec.Snapshots() {
 		out[k] = "snapshot"
 	}
-	for k := range rec.Series {
+	for k := range rec.Series() {
 		out[k] = "series"
 	}
-	for k := range rec.Logs {
+	for k := range rec.Logs() {
 		out[k] = "logs"
 	}
-	for k := range rec.Execs {
+	for k := range rec.Execs() {
 		out[k] = "exec"
 	}
 	return out

@@ -226,6 +226,29 @@ func (p *Exec) Result(c ResultContext) *Type {
 // captureGroup is the key of a capture's map: a named group of the step's capture pattern.
 var captureGroup = &Type{Kind: TString, Doc: "a named group of the step's capture pattern", Hint: "name one with (?P<%s>...)", Go: StringType.Go}
 
+// Mutants: another exit code (the step itself fails on it), empty output.
+func (p *Exec) Mutants(recorded any) []Mutant {
+	if _, ok := recorded.(ExecResult); !ok {
+		return nil
+	}
+	return []Mutant{
+		{Name: "another exit code", CaughtBy: fmt.Sprintf("the step itself (an exit code other than %d fails it)", p.ExitCode), Apply: func(v any) any {
+			e := v.(ExecResult)
+			if e.Exit == 0 {
+				e.Exit = 1
+			} else {
+				e.Exit = 0
+			}
+			return e
+		}},
+		{Name: "empty stdout, nothing captured", Apply: func(v any) any {
+			e := v.(ExecResult)
+			e.Stdout, e.Captured = "", nil
+			return e
+		}},
+	}
+}
+
 // knownGroups is groups(re) as a map's known keys: none without a pattern; nil (any key)
 // for a pattern without a named group, which Check refuses (reading it is not that mistake
 // again).

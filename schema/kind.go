@@ -122,17 +122,56 @@ type ResultContext interface {
 	Templated(field string) bool
 }
 
-// KeepsSamples reports whether a sampling step of the kind keeps every sample (a snapshot's
-// result, sampled, is the series of its samples) rather than its last.
-func KeepsSamples(p Params) bool {
-	t := ResultOf(p, sampledContext{})
-	return t != nil && t.Field("samples") != nil
+// The forms of a result in the run's record. A kind whose record keeps more than expressions
+// see (a load's times, a snapshot's counters and gauges apart) records a value that gives
+// expressions their view (ExprValuer), and says what to read a record into (RecordForm). A
+// sampling step's result is the last sample's, unless it accumulates (a snapshot's samples
+// make a series).
+type (
+	// ExprValuer is a recorded result whose expressions see another form of it.
+	ExprValuer interface {
+		ExprValue(stepsStart time.Time) any
+	}
+	// Accumulator is one sample's result that adds to what its step recorded so far (nil at
+	// the first sample).
+	Accumulator interface {
+		Accumulate(soFar any, every time.Duration) any
+	}
+	// RecordForm is a kind whose record's Go type is not its result type's: NewRecord is an
+	// empty one, for reading a run's record (sampled: the form of a sampling step).
+	RecordForm interface {
+		NewRecord(sampled bool) any
+	}
+)
+
+// Mutator is a kind that says what wrong outcomes of its result look like, for `labrun
+// mutate`: each mutant changes what the step recorded, in the kind's record form. A kind
+// without one gets the mutants of any value (absent; every field changed).
+type Mutator interface {
+	Mutants(recorded any) []Mutant
 }
 
-type sampledContext struct{}
+// Mutant is one wrong outcome of a step's result.
+type Mutant struct {
+	// Name says what changed, after the step's name ("every request 503").
+	Name string
+	// Apply returns the changed value; it may change recorded in place.
+	Apply func(recorded any) any
+	// CaughtBy, when set, is what fails the step itself on this outcome (an exec's exit code),
+	// unless the step may fail.
+	CaughtBy string
+}
 
-func (sampledContext) Sampled() bool         { return true }
-func (sampledContext) Templated(string) bool { return false }
+// KeepsSamples reports whether a sampling step of the kind keeps every sample (its record of
+// one sample accumulates: a snapshot's make a series) rather than its last.
+func KeepsSamples(p Params) bool {
+	rf, ok := p.(RecordForm)
+	if !ok {
+		return false
+	}
+	_, acc := rf.NewRecord(false).(Accumulator)
+	return acc
+}
 
 // ResultOf is the type of what a step of kind k with parameters p records (nil: nothing).
 func ResultOf(p Params, c ResultContext) *Type {

@@ -284,17 +284,24 @@ func (p *Load) Run(ctx context.Context, rt Runtime) error {
 	for _, w := range res.Warnings {
 		rt.Warn(w)
 	}
-	rt.Record(LoadRecorded{LoadResult: res.LoadResult, Warnings: res.Warnings, Start: start, End: rt.Now()})
+	rt.Record(&LoadRecorded{LoadResult: res.LoadResult, Warnings: res.Warnings, Start: start, End: rt.Now()})
 	return nil
 }
 
-// LoadRecorded is what a load step records: its results and when it ran.
+// LoadRecorded is what a load step records: its results, its warnings and when it ran.
+// Expressions see its results (ExprValue).
 type LoadRecorded struct {
 	LoadResult
-	Warnings []string
-	Start    time.Time
-	End      time.Time
+	Warnings []string  `json:"warnings,omitempty"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
 }
+
+// ExprValue is what expressions see of a load: its results.
+func (l *LoadRecorded) ExprValue(time.Time) any { return l.LoadResult }
+
+// NewRecord is an empty record of a load step, for reading a run's record.
+func (p *Load) NewRecord(bool) any { return &LoadRecorded{} }
 
 // Result: fortio's results in the units people read; a load from several pods has each pod's
 // own under pods.
@@ -344,6 +351,48 @@ func codeAlias(name string) (field, key string, ok bool) {
 		return "", "", false
 	}
 	return "codes", strings.Replace(m[1], "_", "-", 1), true
+}
+
+// Mutants: every request 200, every request 503, no request made, latencies doubled and
+// halved.
+func (p *Load) Mutants(recorded any) []Mutant {
+	if _, ok := recorded.(*LoadRecorded); !ok {
+		return nil
+	}
+	codes := func(code string) func(any) any {
+		return func(v any) any {
+			l := v.(*LoadRecorded)
+			l.Codes = map[string]float64{code: l.Requests}
+			l.OK = 0
+			if code == "200" {
+				l.OK = l.Requests
+			}
+			l.Errors = l.Requests - l.OK
+			return l
+		}
+	}
+	scale := func(k float64) func(any) any {
+		return func(v any) any {
+			l := v.(*LoadRecorded)
+			for _, p := range []*float64{&l.Avg, &l.Min, &l.Max, &l.P50, &l.P90, &l.P99, &l.P999} {
+				*p *= k
+			}
+			return l
+		}
+	}
+	return []Mutant{
+		{Name: "every request 200", Apply: codes("200")},
+		{Name: "every request 503", Apply: codes("503")},
+		{Name: "no request made", Apply: func(v any) any {
+			l := v.(*LoadRecorded)
+			l.Requests, l.OK, l.Errors, l.QPS, l.Sockets, l.Connections = 0, 0, 0, 0, 0, 0
+			l.Codes = map[string]float64{}
+			l.IPs = map[string]float64{}
+			return l
+		}},
+		{Name: "latencies ×2", Apply: scale(2)},
+		{Name: "latencies ×0.5", Apply: scale(0.5)},
+	}
 }
 
 // LoadResult is what a load step records: fortio's results in the units people read.

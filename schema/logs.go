@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -236,6 +237,75 @@ func (p *Logs) Result(c ResultContext) *Type {
 		return t.Every(PerSample)
 	}
 	return t
+}
+
+// Mutants: no lines, every line another code, every line another response flag, nothing
+// captured.
+func (p *Logs) Mutants(recorded any) []Mutant {
+	if _, ok := recorded.(LogResult); !ok {
+		return nil
+	}
+	return []Mutant{
+		{Name: "no log lines", Apply: func(v any) any {
+			l := v.(LogResult)
+			l.Lines, l.Entries, l.Captures = nil, nil, nil
+			l.Count = 0
+			l.Codes, l.Flags, l.Details, l.Capture = map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]string{}
+			return l
+		}},
+		{Name: "every line another code", Apply: func(v any) any {
+			l := v.(LogResult)
+			codes := map[string]float64{}
+			for c, n := range l.Codes {
+				codes[otherCode(c)] += n
+			}
+			l.Codes = codes
+			for i := range l.Entries {
+				if l.Entries[i].Access {
+					if l.Entries[i].Code == 200 {
+						l.Entries[i].Code = 503
+					} else {
+						l.Entries[i].Code = 200
+					}
+				}
+			}
+			return l
+		}},
+		{Name: "every line another response flag", Apply: func(v any) any {
+			l := v.(LogResult)
+			n := 0.0
+			for _, v := range l.Flags {
+				n += v
+			}
+			flags := map[string]float64{}
+			if len(l.Flags) == 0 || (len(l.Flags) == 1 && l.Flags["-"] > 0) {
+				flags["UF"] = max(n, l.Count)
+			} else {
+				flags["-"] = n
+			}
+			l.Flags = flags
+			for i := range l.Entries {
+				if slices.Contains(l.Entries[i].Flags, "-") || len(l.Entries[i].Flags) == 0 {
+					l.Entries[i].Flags = []string{"UF"}
+				} else {
+					l.Entries[i].Flags = []string{"-"}
+				}
+			}
+			return l
+		}},
+		{Name: "nothing captured", Apply: func(v any) any {
+			l := v.(LogResult)
+			l.Capture, l.Captures = map[string]string{}, nil
+			return l
+		}},
+	}
+}
+
+func otherCode(c string) string {
+	if c == "200" {
+		return "503"
+	}
+	return "200"
 }
 
 // LogEntry is one log line; for an Istio access-log line, its parsed fields.

@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"time"
 )
@@ -122,19 +123,154 @@ func (p *Snapshot) Run(ctx context.Context, rt Runtime) error {
 	if err != nil {
 		return err
 	}
-	rt.Record(SnapshotTaken{Source: q.Source(), At: at, Counters: nonNil(snap.Counters),
+	rt.Record(&SnapshotRecord{Name: rt.Label(), Source: q.Source(), At: at, Counters: nonNil(snap.Counters),
 		Gauges: nonNil(snap.Gauges), Histograms: snap.Histograms, Hosts: snap.Hosts})
 	return nil
 }
 
-// SnapshotTaken is what a snapshot step records.
-type SnapshotTaken struct {
-	Source     string
-	At         time.Time
-	Counters   Stats
-	Gauges     Stats
-	Histograms Stats
-	Hosts      []Host
+// SnapshotRecord is what a snapshot step records: one source's stats at one moment, counters,
+// gauges and histogram quantiles apart (a delta is of counters only). Expressions see them as
+// one map (ExprValue).
+type SnapshotRecord struct {
+	Name       string    `json:"name"`
+	Source     string    `json:"source"`
+	At         time.Time `json:"at"`
+	Counters   Stats     `json:"counters"`
+	Gauges     Stats     `json:"gauges"`
+	Histograms Stats     `json:"histograms,omitempty"`
+	Hosts      []Host    `json:"hosts,omitempty"`
+}
+
+// Stats returns counters, gauges and histogram quantiles in one map, as expressions see them.
+func (s *SnapshotRecord) Stats() Stats {
+	out := make(Stats, len(s.Counters)+len(s.Gauges)+len(s.Histograms))
+	for k, v := range s.Histograms {
+		out[k] = v
+	}
+	for k, v := range s.Gauges {
+		out[k] = v
+	}
+	for k, v := range s.Counters {
+		out[k] = v
+	}
+	return out
+}
+
+// Has reports whether the snapshot holds stat (as a counter, gauge or quantile).
+func (s *SnapshotRecord) Has(stat string) bool {
+	if _, ok := s.Counters[stat]; ok {
+		return true
+	}
+	if _, ok := s.Gauges[stat]; ok {
+		return true
+	}
+	_, ok := s.Histograms[stat]
+	return ok
+}
+
+// Drop removes stat from the snapshot.
+func (s *SnapshotRecord) Drop(stat string) {
+	delete(s.Counters, stat)
+	delete(s.Gauges, stat)
+	delete(s.Histograms, stat)
+}
+
+// ExprValue is what expressions see of a snapshot: its stats in one map.
+func (s *SnapshotRecord) ExprValue(time.Time) any { return s.Stats() }
+
+// Accumulate adds the snapshot, one sample of a sampling step, to the series so far.
+func (s *SnapshotRecord) Accumulate(soFar any, every time.Duration) any {
+	ser, _ := soFar.(*SeriesRecord)
+	if ser == nil {
+		ser = &SeriesRecord{Name: s.Name, Source: s.Source, Every: every}
+	}
+	ser.Samples = append(ser.Samples, s)
+	return ser
+}
+
+// SeriesRecord is what a snapshot step sampled with every records: one snapshot per tick.
+type SeriesRecord struct {
+	Name    string            `json:"name"`
+	Source  string            `json:"source"`
+	Every   time.Duration     `json:"everyNs"`
+	Samples []*SnapshotRecord `json:"samples"`
+}
+
+// ExprValue is what expressions see of a series: SeriesFrom the start of the steps phase.
+func (s *SeriesRecord) ExprValue(stepsStart time.Time) any { return s.SeriesFrom(stepsStart) }
+
+// SeriesFrom is Series with each sample's time: samples[i].at is when it was taken, in
+// seconds from stepsStart (the start of the steps phase).
+func (s *SeriesRecord) SeriesFrom(stepsStart time.Time) Series {
+	out := s.Series()
+	for i, smp := range s.Samples {
+		at := make(Stats, len(out.Samples[i])+1)
+		for k, v := range out.Samples[i] {
+			at[k] = v
+		}
+		at["at"] = smp.At.Sub(stepsStart).Seconds()
+		out.Samples[i] = at
+	}
+	return out
+}
+
+// Series computes what expressions see of the series.
+func (s *SeriesRecord) Series() Series {
+	out := Series{Max: Stats{}, Min: Stats{}, First: Stats{}, Last: Stats{}, Count: len(s.Samples)}
+	for _, smp := range s.Samples {
+		st := smp.Stats()
+		out.Samples = append(out.Samples, st)
+		for k, v := range st {
+			if cur, ok := out.Max[k]; !ok || v > cur {
+				out.Max[k] = v
+			}
+			if cur, ok := out.Min[k]; !ok || v < cur {
+				out.Min[k] = v
+			}
+			if _, ok := out.First[k]; !ok {
+				out.First[k] = v
+			}
+			out.Last[k] = v
+		}
+	}
+	return out
+}
+
+// Mutants of a series: every sample the same as the first (flat), shifted one sample later.
+// (A snapshot's own stats are mutated by the stats the expectations read: labrun mutate.)
+func (p *Snapshot) Mutants(recorded any) []Mutant {
+	if _, ok := recorded.(*SeriesRecord); !ok {
+		return nil
+	}
+	return []Mutant{
+		{Name: "every sample the same as the first (flat)", Apply: func(v any) any {
+			ser := v.(*SeriesRecord)
+			for i := 1; i < len(ser.Samples); i++ {
+				ser.Samples[i].Counters = maps.Clone(ser.Samples[0].Counters)
+				ser.Samples[i].Gauges = maps.Clone(ser.Samples[0].Gauges)
+				ser.Samples[i].Histograms = maps.Clone(ser.Samples[0].Histograms)
+			}
+			return ser
+		}},
+		{Name: "shifted one sample later", Apply: func(v any) any {
+			ser := v.(*SeriesRecord)
+			for i := len(ser.Samples) - 1; i > 0; i-- {
+				ser.Samples[i].Counters = maps.Clone(ser.Samples[i-1].Counters)
+				ser.Samples[i].Gauges = maps.Clone(ser.Samples[i-1].Gauges)
+				ser.Samples[i].Histograms = maps.Clone(ser.Samples[i-1].Histograms)
+			}
+			return ser
+		}},
+	}
+}
+
+// NewRecord is an empty record of a snapshot step, for reading a run's record: a series when
+// the step sampled.
+func (p *Snapshot) NewRecord(sampled bool) any {
+	if sampled {
+		return &SeriesRecord{}
+	}
+	return &SnapshotRecord{}
 }
 
 func nonNil(s Stats) Stats {
