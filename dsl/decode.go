@@ -737,7 +737,7 @@ func (d *decoder) names() *Names {
 	sc := d.sc
 	n := &Names{
 		Results: map[string]*StepResult{}, Vars: sc.Vars, Backends: map[string]bool{},
-		Blackholes: map[string]bool{}, Steps: map[string]bool{},
+		Blackholes: map[string]bool{}, Steps: map[string]bool{}, Target: d.target(),
 	}
 	for name := range sc.names {
 		n.Steps[name] = true
@@ -822,6 +822,7 @@ func (d *decoder) compile(names *Names) {
 			}
 			sc.Expect = append(sc.Expect, e)
 			d.exprWarnings(e)
+			d.checkDeltaOrder(e, fmt.Sprintf("%s.expect.%d", sc.Name, i))
 		}
 	}
 	for _, s := range d.order {
@@ -966,11 +967,27 @@ func rawInterpolates(x any) bool {
 	return false
 }
 
+// checkDeltaOrder refuses delta("a", "b") where b is always taken before a: every counter's
+// delta would be negative (or a reset).
+func (d *decoder) checkDeltaOrder(e *Expr, path string) {
+	for _, r := range e.Refs {
+		if r.Kind != RefDeltaPair {
+			continue
+		}
+		from, to := d.sc.names[r.From], d.sc.names[r.To]
+		if from != nil && to != nil && d.endedBefore(to, from) {
+			d.l.errs.add(e.Pos, path, "%q: delta(%q, %q) subtracts %q from %q, but %q is taken first (every counter's delta would be negative); write the earlier snapshot first: delta(%q, %q)", e.Src, r.From, r.To, r.From, r.To, r.To, r.To, r.From)
+			return
+		}
+	}
+}
+
 // checkReads refuses a read of step s's expression e (its assert, until or a ${...}) that
 // cannot exist when s evaluates it: a step that has not run, or has not ended, or has not
 // taken a sample yet, as the read needs (the moment its kind declares for the field).
 func (d *decoder) checkReads(s *Step, e *Expr, path string) {
 	d.exprWarnings(e)
+	d.checkDeltaOrder(e, path)
 	_, polls := s.Params.(*schema.Wait)
 	seen := map[Read]bool{}
 	for _, r := range e.Reads {
@@ -995,11 +1012,11 @@ func (d *decoder) checkReads(s *Step, e *Expr, path string) {
 		case t == s:
 			d.l.errs.add(pos, path, "%q reads %s: %s; read it %s, or in expect", e.Src, r.text(), why, where)
 		default:
-			moment := "ended"
+			whole := ""
 			if n == needSample {
-				moment = "taken its first sample"
+				whole = " (a sampler's result grows with each sample until then)"
 			}
-			d.l.errs.add(pos, path, "%q reads %s before %s has %s: %s; read it %s, or in expect", e.Src, r.text(), describeStep(t), moment, why, where)
+			d.l.errs.add(pos, path, "%q reads %s, which is not available yet when this step runs: it becomes available when %s ends%s, and %s; read it %s, or in expect", e.Src, r.text(), describeStep(t), whole, why, where)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/checker"
 	"github.com/expr-lang/expr/checker/nature"
 	"github.com/expr-lang/expr/compiler"
@@ -143,6 +145,9 @@ type Names struct {
 	Steps map[string]bool
 	// DeltaFrom and DeltaTo are the snapshots a plain delta compares.
 	DeltaFrom, DeltaTo string
+	// Target is the target the scenario runs on ("local", "kube"; "": not known): what
+	// target.<name> holds.
+	Target string
 	// vars is the type of vars, from their values (see varsType).
 	vars *schema.Type
 	// env is compileEnv made once, when every name is known (see freeze): a scenario's
@@ -429,19 +434,61 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 		msg = fmt.Sprintf("expected an expression that is true or false (a comparison such as x == y), got one whose value is a %s", kind)
 	}
 	if m := unknownNameRE.FindStringSubmatch(msg); m != nil {
-		msg = fmt.Sprintf("unknown name %s", m[1])
-		known := names.known()
-		if s := closest(m[1], known); s != "" {
-			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		if called := regexp.MustCompile(`\b` + regexp.QuoteMeta(m[1]) + `\s*\(`); called.MatchString(src) {
+			msg = unknownFunction(m[1])
+		} else {
+			msg = fmt.Sprintf("unknown name %s", m[1])
+			known := names.known()
+			if s := closest(m[1], known); s != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", s)
+			}
+			msg += "; known names: " + strings.Join(known, ", ")
 		}
-		msg += "; known names: " + strings.Join(known, ", ")
+	}
+	if m := durationLiteralRE.FindStringSubmatch(src); m != nil && strings.Contains(msg, "bad number syntax") {
+		msg += fmt.Sprintf(`: %s is a duration, which expressions write as a number in the value's unit (a load's latencies are milliseconds: %s; started and ended are seconds) or as duration(%q)`, m[0], m[1], m[0])
 	}
 	return &Error{Pos: exprPos(pos, src, col), Msg: fmt.Sprintf("in expression %q: %s", src, msg)}
 }
 
+// functionSynonyms are the names other languages give functions expressions have: the one
+// meant, or what to write instead.
+var functionSynonyms = map[string]string{
+	"average": "mean", "avg": "mean", "length": "len", "lenght": "len", "size": "len",
+	"startswith": "hasPrefix", "endswith": "hasSuffix",
+	"percentile": "a load's percentiles are its fields <load>.p50, .p90, .p99, .p999 (milliseconds)",
+	"quantile":   "a load's percentiles are its fields <load>.p50, .p90, .p99, .p999 (milliseconds); an Envoy histogram's, <snapshot>.<histogram>.p99",
+}
+
+// unknownFunction says a called name is no function, with the one meant.
+func unknownFunction(name string) string {
+	msg := fmt.Sprintf("unknown function %s", name)
+	var all []string
+	for _, f := range builtin.Builtins {
+		all = append(all, f.Name)
+	}
+	for f := range Functions {
+		all = append(all, f)
+	}
+	sort.Strings(all)
+	s, ok := functionSynonyms[strings.ToLower(name)]
+	switch {
+	case ok && slices.Contains(all, s):
+		return msg + fmt.Sprintf(" (did you mean %s(…)?)", s)
+	case ok:
+		return msg + ": " + s
+	}
+	if s := closest(name, all); s != "" {
+		return msg + fmt.Sprintf(" (did you mean %s(…)?)", s)
+	}
+	return msg + "; labrun's: approx, within, has, delta, deltaAcross; expr's: see expr-lang.org"
+}
+
 var (
-	unknownNameRE = regexp.MustCompile(`^unknown name (\S+)`)
-	notBoolRE     = regexp.MustCompile(`^expected bool, but got (\S+)`)
+	// durationLiteralRE is a Go duration written bare in an expression (200ms), and its number.
+	durationLiteralRE = regexp.MustCompile(`\b([0-9]+(?:\.[0-9]+)?)(?:ms|us|µs|ns|s|m|h)\b`)
+	unknownNameRE     = regexp.MustCompile(`^unknown name (\S+)`)
+	notBoolRE         = regexp.MustCompile(`^expected bool, but got (\S+)`)
 )
 
 // known lists the names an expression can use, sorted.

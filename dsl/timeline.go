@@ -167,7 +167,8 @@ const (
 	needEnd need = iota
 	// needStart: the value exists once the step has started (started.<step>, a live field).
 	needStart
-	// needSample: the value exists once a sampling step has taken its first sample.
+	// needSample: the value exists once a sampling step has taken its first sample, and
+	// grows with every sample: whole once the step has ended (a wait may watch it grow).
 	needSample
 )
 
@@ -190,7 +191,7 @@ func (tl *timeline) unavailable(s, t *Step, n need, polls bool) (why, where stri
 		return "it runs inside this step", "after this step", false
 	case tl.endedBefore(t, s):
 		return "", "", false
-	case n != needEnd && tl.startedBefore(t, s):
+	case n == needStart && tl.startedBefore(t, s):
 		return "", "", false
 	case polls && (tl.startedBefore(t, s) || tl.concurrent(s, t)):
 		return "", "", false // a wait polls until the value is there

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
 
 	"labrun.dev/labrun/schema"
 )
@@ -129,8 +130,12 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 	case *ast.ConditionalNode:
 		c.typeOf(&n.Cond)
 		a, b := c.typeOf(&n.Exp1), c.typeOf(&n.Exp2)
-		if a != nil && b != nil && a.Kind == b.Kind {
+		switch {
+		case !known(a) || !known(b):
+		case a.Kind == b.Kind:
 			return a
+		default:
+			c.fail(col(n), "%s: its branches have different types, %s (%s) and %s (%s): a comparison or a function of it cannot hold for both; give both branches one type", n, n.Exp1, describe(a), n.Exp2, describe(b))
 		}
 	case *ast.VariableDeclaratorNode:
 		t := c.typeOf(&n.Value)
@@ -190,14 +195,16 @@ func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *s
 		return names.varsType()
 	case "started", "ended":
 		return names.stepMap(n.Value, schema.Num(schema.Seconds))
-	case "outcome", "error":
+	case "outcome":
+		return names.stepMap(n.Value, outcomeType)
+	case "error":
 		return names.stepMap(n.Value, schema.StringType)
 	case "backends":
-		return names.endpointMap(names.Backends)
+		return names.endpointMap(names.Backends, endpointType)
 	case "blackholes":
-		return names.endpointMap(names.Blackholes)
+		return names.endpointMap(names.Blackholes, blackholeType)
 	case "target":
-		return schema.MapOf(schema.Str("a value the target gives, e.g. clusterDomain"), schema.AnyType)
+		return names.targetType()
 	case "$env":
 		return schema.AnyType
 	}
@@ -369,8 +376,16 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				}
 			}
 			if f == nil {
+				mean := didYouMean(link.name, t.FieldNames())
+				if t.Alias != nil {
+					if plain := strings.ReplaceAll(link.name, "_", ""); plain != link.name {
+						if _, _, ok := t.Alias(plain); ok {
+							mean = fmt.Sprintf(" (did you mean %s?)", plain)
+						}
+					}
+				}
 				c.fail(at, "%s.%s: %s has no field %q%s; its fields: %s", path, link.name, c.subject(path, rootName, i), link.name,
-					didYouMean(link.name, t.FieldNames()), strings.Join(t.FieldNames(), ", "))
+					mean, strings.Join(t.FieldNames(), ", "))
 				return nil
 			}
 			if f.Absent != "" {
@@ -424,7 +439,11 @@ func missingKey(t *schema.Type, path, key string) string {
 	}
 	msg := fmt.Sprintf("%q is not %s%s (%s)", key, what, didYouMean(key, t.Keys), have)
 	if t.Key != nil && t.Key.Hint != "" {
-		msg += "; " + fmt.Sprintf(t.Key.Hint, key)
+		h := t.Key.Hint
+		if strings.Contains(h, "%s") {
+			h = fmt.Sprintf(h, key)
+		}
+		msg += "; " + h
 	}
 	return msg
 }
@@ -507,8 +526,20 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 		return schema.Num(s.Unit)
 	}
 	if where := cat.Elsewhere(stat); where != "" {
-		c.fail(at, "%s.%s: %s is a stat of %s: a snapshot of %s never holds it", path, stat, stat, where, src.What)
+		mean := ""
+		if up := strings.Replace(stat, "downstream_", "upstream_", 1); up != stat {
+			if _, ok := cat.Lookup(up); ok {
+				mean = fmt.Sprintf(" (did you mean %s, the cluster's count?)", up)
+			}
+		}
+		c.fail(at, "%s.%s: %s is a stat of %s: a snapshot of %s never holds it%s", path, stat, stat, where, src.What, mean)
 		return nil
+	}
+	for i := strings.LastIndexByte(stat, '.'); i > 0; i = strings.LastIndexByte(stat[:i], '.') {
+		if s, ok := cat.Lookup(stat[:i]); ok && s.Kind != schema.Histogram {
+			c.fail(at, "%s.%s: %s.%s is a number (%s): it has no field %q", path, stat, path, stat[:i], s.Kind, stat[i+1:])
+			return nil
+		}
 	}
 	mean := didYouMean(stat, cat.Names())
 	if cat.Closed {
@@ -670,6 +701,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	r := c.typeOf(&n.Right)
 	switch n.Operator {
 	case "==", "!=", "<", ">", "<=", ">=":
+		if lit, t, side := enumLiteral(n, l, r); t != nil && !slices.Contains(t.Enum, lit) {
+			c.fail(col(n), "%s %s %s: %s is one of %s; %q never matches", n.Left, n.Operator, n.Right, side, strings.Join(t.Enum, ", "), lit)
+			return schema.BoolType
+		}
 		if !comparableTypes(n.Operator, l, r) {
 			want := "two values of one type"
 			if n.Operator != "==" && n.Operator != "!=" {
@@ -747,6 +782,18 @@ func describe(t *schema.Type) string {
 		return article + " " + s
 	}
 	return word + " (" + s + ")"
+}
+
+// enumLiteral finds a comparison of a string of known values with a string literal: the
+// literal, the type and the other side.
+func enumLiteral(n *ast.BinaryNode, l, r *schema.Type) (string, *schema.Type, ast.Node) {
+	if lit, ok := n.Right.(*ast.StringNode); ok && l != nil && l.Enum != nil {
+		return lit.Value, l, n.Left
+	}
+	if lit, ok := n.Left.(*ast.StringNode); ok && r != nil && r.Enum != nil {
+		return lit.Value, r, n.Right
+	}
+	return "", nil, nil
 }
 
 // known reports whether t is a type the checker knows (not nil, any or nil's).
@@ -881,6 +928,21 @@ func listHint(t *schema.Type) string {
 	return ""
 }
 
+// TypeOf is the static type of the expression src over n (nil when it does not type), as vet
+// computes it, without compiling it: what reports and editors show of a value (its unit).
+func (n *Names) TypeOf(src string) *schema.Type {
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return nil
+	}
+	c := &exprChecker{names: n}
+	t := c.typeOf(&tree.Node)
+	if c.err != nil {
+		return nil
+	}
+	return t
+}
+
 // deltaType is what delta reads: the counters between the first and the last snapshot.
 func (n *Names) deltaType() *schema.Type {
 	if n.DeltaFrom == "" {
@@ -905,6 +967,27 @@ func (n *Names) stepMap(what string, elem *schema.Type) *schema.Type {
 	return t.WithKeys(sortedKeys(n.Steps))
 }
 
+// targetValues are the values each built-in target gives expressions under target.
+var targetValues = map[string][]string{
+	"kube":  {"clusterDomain"},
+	"local": {"backends", "blackholes", "dns"},
+}
+
+// targetType is target: the values the scenario's target gives (any, when it is not known).
+func (n *Names) targetType() *schema.Type {
+	key := &schema.Type{Kind: schema.TString, Go: schema.StringType.Go, Doc: fmt.Sprintf("a value the %s target gives", n.Target),
+		Hint: "clusterDomain comes from the kube target (from the CoreDNS Corefile); a local scenario writes its own names"}
+	t := schema.MapOf(key, schema.AnyType)
+	if keys, ok := targetValues[n.Target]; ok {
+		t = t.WithKeys(keys)
+	}
+	return t
+}
+
+// outcomeType is what outcome.<step> holds.
+var outcomeType = &schema.Type{Kind: schema.TString, Go: schema.StringType.Go,
+	Enum: []string{OutcomePassed, OutcomeFailed, OutcomeError, OutcomeSkipped, OutcomeInterrupted, OutcomeRunning}}
+
 var endpointType = schema.StructOf(nil,
 	schema.F("address", schema.Str("ip:port"), "where it listens"),
 	schema.F("host", schema.StringType, "its host"),
@@ -912,9 +995,19 @@ var endpointType = schema.StructOf(nil,
 	schema.F("url", schema.StringType, "http://address"),
 )
 
+// blackholeType is a local blackhole: an address that never accepts, no HTTP server.
+var blackholeType = endpointType.With(func(f *schema.Field) *schema.Field {
+	if f.Name != "url" {
+		return f
+	}
+	g := *f
+	g.Absent = "a blackhole is no HTTP server (it never accepts a connection): it has no url; write its address, http://${blackholes.<name>.address}/"
+	return &g
+})
+
 // endpointMap is backends or blackholes.
-func (n *Names) endpointMap(set map[string]bool) *schema.Type {
-	return schema.MapOf(schema.Str("a local endpoint's name"), endpointType).WithKeys(sortedKeys(set))
+func (n *Names) endpointMap(set map[string]bool, t *schema.Type) *schema.Type {
+	return schema.MapOf(schema.Str("a local endpoint's name"), t).WithKeys(sortedKeys(set))
 }
 
 // snapshots lists the names of the results that are stats maps, sorted.

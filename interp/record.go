@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"time"
 
 	"labrun.dev/labrun/dsl"
@@ -248,6 +249,45 @@ func (r *Record) Values() map[string]any {
 		out[n] = res.ExprValue(r.StepsStart)
 	}
 	return out
+}
+
+// Names are the names the record gives expressions, typed as the results' kinds declare them
+// (a snapshot's by its source): what reports read of a value's type and unit without the
+// scenario. A plain delta compares the first and the last snapshot taken.
+func (r *Record) Names() *dsl.Names {
+	n := &dsl.Names{Results: map[string]*dsl.StepResult{}, Vars: r.Vars, Steps: map[string]bool{}}
+	for _, s := range r.Steps {
+		if s.Name != "" {
+			n.Steps[s.Name] = true
+		}
+	}
+	var snaps []*SnapshotRecord
+	for name, res := range r.Results {
+		k, ok := schema.Kinds[res.Kind]
+		if !ok {
+			continue
+		}
+		p := k.New()
+		source := ""
+		switch v := res.Value.(type) {
+		case *SnapshotRecord:
+			source = v.Source
+			snaps = append(snaps, v)
+		case *SeriesRecord:
+			source = v.Source
+		}
+		if sp := schema.OfSource(source); sp != nil {
+			p = sp
+		}
+		if t := schema.ResultOf(p, sampledContext(res.Sampled)); t != nil {
+			n.Results[name] = &dsl.StepResult{Step: name, Kind: res.Kind, Sampled: res.Sampled, Type: t}
+		}
+	}
+	sort.Slice(snaps, func(i, j int) bool { return snaps[i].At.Before(snaps[j].At) })
+	if len(snaps) >= 2 {
+		n.DeltaFrom, n.DeltaTo = snaps[0].Name, snaps[len(snaps)-1].Name
+	}
+	return n
 }
 
 // UnmarshalJSON reads a record of version 2, or of version 1 (one section per kind).

@@ -9,9 +9,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
 )
 
 // twoBy is a sweep of max=1,2 with one run failing its second expectation.
@@ -224,15 +226,27 @@ func TestSig4(t *testing.T) {
 	}
 }
 
+// TestUnitOf: a value's unit is its type's, as the kinds declare it and vet computes it, from
+// what a record holds (no scenario needed).
 func TestUnitOf(t *testing.T) {
-	roots := map[string]string{"fortio": "load", "after": "snapshot", "g": "series", "access": "logs"}
+	t0 := time.Unix(1000, 0)
+	src := "admin http://127.0.0.1:15000 cluster c"
+	rec := &interp.Record{Vars: map[string]any{"requests": 4.0}, Steps: []*interp.StepRecord{{Name: "flip", Kind: "dns"}}}
+	rec.Put("fortio", "load", false, &interp.LoadRecord{})
+	rec.Put("before", "snapshot", false, &interp.SnapshotRecord{Name: "before", Source: src, At: t0})
+	rec.Put("after", "snapshot", false, &interp.SnapshotRecord{Name: "after", Source: src, At: t0.Add(time.Second)})
+	rec.Put("g", "snapshot", true, &interp.SeriesRecord{Name: "g", Source: src})
+	rec.Put("access", "logs", false, schema.LogResult{})
+	rec.Put("ip", "exec", false, schema.ExecResult{})
+	names := rec.Names()
 	for v, want := range map[string]string{
 		"fortio.p50": "ms", "fortio.qps": "1/s", "fortio.code503": "count", `fortio.codes["503"]`: "count", "fortio.duration": "s",
-		"delta.upstream_rq_pending_overflow": "count", "after.upstream_cx_rx_bytes_total": "bytes", "delta.upstream_cx_length_ms": "ms",
-		"g.max.rq_active": "count", "access.count": "count", "vars.requests": "", "started.flip": "s",
-		"fortio.code503 / fortio.requests": "", "ip.stdout": "",
+		"delta.upstream_rq_pending_overflow": "count", "after.upstream_cx_rx_bytes_total": "bytes", "after.upstream_cx_length_ms.p99": "ms",
+		"g.max.upstream_rq_active": "count", "access.count": "count", "vars.requests": "", "started.flip": "s",
+		"ended.flip - started.flip": "s", "fortio.code503 / fortio.requests": "", "ip.stdout": "", "ip.exit": "",
+		"delta.upstream_cx_length_ms.p99": "", // a histogram has no delta: vet refuses it
 	} {
-		if got := UnitOf(v, roots); got != want {
+		if got := UnitOf(v, names); got != want {
 			t.Errorf("UnitOf(%s) = %q, want %q", v, got, want)
 		}
 	}

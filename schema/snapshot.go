@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"strings"
 	"time"
 )
 
@@ -38,6 +39,25 @@ func (s Snapshot) Source() string {
 		return "backend " + s.Backend
 	}
 	return ""
+}
+
+// OfSource is a snapshot of the source Source described (its family and names, enough for its
+// result's type: a record keeps its snapshots' sources, not their steps), with histograms
+// recorded; nil when source is not one Source writes.
+func OfSource(source string) *Snapshot {
+	kind, rest, _ := strings.Cut(source, " ")
+	where, cluster, _ := strings.Cut(rest, " cluster ")
+	switch kind {
+	case "envoy":
+		return &Snapshot{Envoy: &PodRef{Pod: where}, Cluster: cluster, Histograms: true}
+	case "admin":
+		return &Snapshot{Admin: where, Cluster: cluster, Histograms: true}
+	case "prometheus":
+		return &Snapshot{Prometheus: rest}
+	case "backend":
+		return &Snapshot{Backend: rest}
+	}
+	return nil
 }
 
 // Check: one source; a cluster for Envoy; a backend the scenario declares.

@@ -89,6 +89,8 @@ type Type struct {
 	// Hint, on a map's key type, says how to make a key exist (%s is the key): "name one with
 	// (?P<%s>...)".
 	Hint string
+	// Enum, for a string, are the values it can take (outcome.<step>); nil: any.
+	Enum []string
 	// Fields are a struct's fields, or a stats map's named members besides its stats (a
 	// snapshot's hosts).
 	Fields []*Field

@@ -145,3 +145,21 @@ func TestEnvoyCatalogue(t *testing.T) {
 		t.Errorf("Names: %v", names)
 	}
 }
+
+// TestOfSource: a snapshot read back from its source has the source's family and catalogue.
+func TestOfSource(t *testing.T) {
+	for _, p := range []*Snapshot{
+		{Envoy: &PodRef{Pod: "client", Namespace: "lab"}, Cluster: "outbound|8080||b.lab.svc.cluster.local"},
+		{Admin: "http://127.0.0.1:15000", Cluster: "c"},
+		{Prometheus: "http://127.0.0.1:9/metrics"},
+		{Backend: "a"},
+	} {
+		got := OfSource(p.Source())
+		if got == nil || got.Family() != p.Family() || got.Catalogue() != p.Catalogue() || got.Cluster != p.Cluster {
+			t.Errorf("OfSource(%q) = %+v, want the family %s", p.Source(), got, p.Family())
+		}
+	}
+	if OfSource("nonsense") != nil {
+		t.Error("OfSource of an unknown source")
+	}
+}
