@@ -207,10 +207,7 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 
 // Result: the command's output and exit code, and the named groups of its capture pattern.
 func (p *Exec) Result(c ResultContext) *Type {
-	captured := MapOf(captureGroup, StringType)
-	if !c.Templated("capture") {
-		captured = captured.WithKeys(knownGroups(p.Capture))
-	}
+	captured := captureMap(c, p.Capture)
 	t := StructOf(reflect.TypeFor[ExecResult](),
 		F("stdout", StringType, "what the command wrote to its standard output"),
 		F("stderr", StringType, "what the command wrote to its standard error"),
@@ -249,14 +246,18 @@ func (p *Exec) Mutants(recorded any) []Mutant {
 	}
 }
 
-// knownGroups is groups(re) as a map's known keys: none without a pattern; nil (any key)
-// for a pattern without a named group, which Check refuses (reading it is not that mistake
-// again).
-func knownGroups(re string) []string {
-	if re == "" {
-		return []string{}
+// captureMap is the named groups of a capture pattern by name: the keys are known before the
+// run (none without a pattern), unless the pattern holds a ${...}, or has no named group,
+// which Check refuses (reading one is not that mistake again).
+func captureMap(c ResultContext, pattern string) *Type {
+	t := MapOf(captureGroup, StringType)
+	switch {
+	case c.Templated("capture"):
+		return t
+	case pattern == "":
+		return t.WithKeys([]string{})
 	}
-	return groups(re)
+	return t.WithKeys(groups(pattern))
 }
 
 // ExecResult is what an exec step records. The named groups of its capture pattern are

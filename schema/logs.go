@@ -200,11 +200,7 @@ func ParseLogs(lines []LogLine, match, capture string, parse func(string) (LogEn
 // Result: the lines, their parsed access-log entries, counts by code, flag and details, and
 // the named groups of the capture pattern.
 func (p *Logs) Result(c ResultContext) *Type {
-	group := captureGroup
-	capture := MapOf(group, StringType)
-	if !c.Templated("capture") {
-		capture = capture.WithKeys(knownGroups(p.Capture))
-	}
+	capture := captureMap(c, p.Capture)
 	entry := StructOf(reflect.TypeFor[LogEntry](),
 		F("line", StringType, "the line as written"),
 		F("time", StringType, "its time, RFC 3339"),
