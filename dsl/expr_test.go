@@ -203,7 +203,7 @@ func TestExprErrors(t *testing.T) {
 	}{
 		{`delta("before")`, 11, `delta takes two snapshot names: delta("before", "after")`},
 		{`delta(before, after).x > 0`, 17, `delta's arguments must be snapshot names in quotes`},
-		{`delta("before", "atfer").x > 0`, 11, `delta("before", "atfer"): no snapshot named "atfer"; snapshots: after, before, mid`},
+		{`delta("before", "atfer").x > 0`, 11, `delta("before", "atfer"): no snapshot named "atfer" (did you mean after?); snapshots: after, before, mid`},
 		{`vars.nope == 1`, 16, `no var named "nope" (declare it under vars); declared: host, n, strict`},
 		{`backends.b.url != ""`, 20, `no local backend named "b" (did you mean a?); declared: a`},
 		{`fortoi.requests > 0`, 11, `unknown name fortoi (did you mean fortio?); known names: access, after, backends, before, cb, delta, ended, error, fortio, g, ip, mid, old, outcome, started, vars`},
