@@ -78,6 +78,9 @@ type Ref struct {
 	// From and To are the snapshots of a RefDeltaPair.
 	From, To string
 	Stat     string
+	// Guarded says the expression reads the stat only where has() found it (has(mid, "x") ?
+	// mid.x : 0, has(mid, "x") && mid.x > 0): its absence is not an error.
+	Guarded bool
 }
 
 // Explain is a node of an expression's explanation tree.

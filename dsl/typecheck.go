@@ -38,6 +38,9 @@ type exprChecker struct {
 	now bool
 	// deltaCalls are the rewritten delta calls, with the pair they read.
 	deltaCalls map[ast.Node]Ref
+	// guards are the keys has() has found on the way to what is being typed (the condition
+	// of a ?: or the left of an &&): a stat of that name is read only where it exists.
+	guards []string
 }
 
 // exprProblem is an error or a warning at a column of the expression (0-based).
@@ -129,7 +132,9 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 		return c.typeOf(&n.Node)
 	case *ast.ConditionalNode:
 		c.typeOf(&n.Cond)
+		restore := c.guard(n.Cond)
 		a, b := c.typeOf(&n.Exp1), c.typeOf(&n.Exp2)
+		restore()
 		switch {
 		case !known(a) || !known(b):
 		case a.Kind == b.Kind:
@@ -499,6 +504,7 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 	if ref != nil {
 		r := *ref
 		r.Stat = stat
+		r.Guarded = slices.Contains(c.guards, stat)
 		c.refs = append(c.refs, r)
 	}
 	out := schema.NumberType
@@ -548,6 +554,30 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 	}
 	c.warn(at, "%s.%s: %q is not a stat Envoy documents for a cluster%s: a snapshot holds it only if an extension records it", path, stat, stat, mean)
 	return out
+}
+
+// guard adds the keys that has(x, "key") calls in cond look up to the guards, and returns
+// the function that takes them away again.
+func (c *exprChecker) guard(cond ast.Node) func() {
+	n := len(c.guards)
+	var walk func(x ast.Node)
+	walk = func(x ast.Node) {
+		switch x := x.(type) {
+		case *ast.CallNode:
+			if id, ok := x.Callee.(*ast.IdentifierNode); ok && id.Value == "has" && len(x.Arguments) == 2 {
+				if k, ok := x.Arguments[1].(*ast.StringNode); ok {
+					c.guards = append(c.guards, k.Value)
+				}
+			}
+		case *ast.BinaryNode:
+			if x.Operator == "&&" || x.Operator == "and" {
+				walk(x.Left)
+				walk(x.Right)
+			}
+		}
+	}
+	walk(cond)
+	return func() { c.guards = c.guards[:n] }
 }
 
 // deltaPair names the two snapshots of a delta reference, for messages.
@@ -698,7 +728,12 @@ var unitWords = map[schema.Unit]string{
 // binary types a binary operation.
 func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	l := c.typeOf(&n.Left)
+	restore := func() {}
+	if n.Operator == "&&" || n.Operator == "and" {
+		restore = c.guard(n.Left)
+	}
 	r := c.typeOf(&n.Right)
+	restore()
 	switch n.Operator {
 	case "==", "!=", "<", ">", "<=", ">=":
 		if lit, t, side := enumLiteral(n, l, r); t != nil && !slices.Contains(t.Enum, lit) {

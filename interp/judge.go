@@ -205,7 +205,7 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 			if s == nil {
 				return fmt.Sprintf("snapshot %q has not been taken (yet) when %q is evaluated", ref.Name, e.Src), false
 			}
-			if !s.Has(ref.Stat) {
+			if !s.Has(ref.Stat) && !ref.Guarded {
 				return missingStat(ref.Stat, []*SnapshotRecord{s}), false
 			}
 		case dsl.RefDelta, dsl.RefDeltaPair:
@@ -233,6 +233,8 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 			va, inA := sa.Counters[ref.Stat]
 			vb, inB := sb.Counters[ref.Stat]
 			switch {
+			case !inA && !inB && ref.Guarded:
+				// has() found it absent: the expression does not read it.
 			case !inA && !inB:
 				return missingStat(ref.Stat, []*SnapshotRecord{sa, sb}), false
 			case !inA:
@@ -260,7 +262,7 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 					break
 				}
 			}
-			if !found {
+			if !found && !ref.Guarded {
 				return missingStat(ref.Stat, s.Samples[:1]) + fmt.Sprintf(" (in none of the %d samples of %q; asked for its %s)", len(s.Samples), name, agg), false
 			}
 		}

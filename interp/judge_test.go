@@ -193,3 +193,29 @@ func TestMissingStatCauses(t *testing.T) {
 		})
 	}
 }
+
+// TestHasGuardsARead: a stat read only where has() found it (the ?: and && idioms of
+// docs/language.md) is not an error when absent: the expression does not read it then. The
+// same read without the guard is.
+func TestHasGuardsARead(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{name: "fortio", load: {url: "http://127.0.0.1:1/", requests: 30}},
+		{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+	]
+	expect: [
+		"(has(after, \"upstream_rq_503\") ? delta.upstream_rq_503 : 0) == 0",
+		"has(after, \"upstream_rq_503\") && after.upstream_rq_503 > 0",
+		"delta.upstream_rq_503 == 0",
+	]
+}`)
+	rec := judgeRecord(interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_total": 1}}, interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_total": 31}})
+	got := interp.Rejudge(rec, sc)
+	want := []interp.Outcome{interp.Passed, interp.Failed, interp.Errored}
+	for i, jd := range got {
+		if jd.Outcome != want[i] {
+			t.Errorf("%s: %s (%s%s), want %s", jd.Src, jd.Outcome, jd.Reason, jd.Explanation, want[i])
+		}
+	}
+}
