@@ -15,15 +15,124 @@ func kindTable() string {
 	var b strings.Builder
 	b.WriteString("| kind | what it does | fields | what expressions see by its name |\n|---|---|---|---|\n")
 	for _, k := range schema.KindNames() {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k, schema.Kinds[k].Usage, fields(schema.Kinds[k].New()), schema.Kinds[k].Result.Describe())
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", k, schema.Kinds[k].Usage, fields(schema.Kinds[k].New()), sees(k))
 	}
 	return b.String()
+}
+
+// sees says in a few words what expressions see by the name of a step of kind k, from the
+// type its kind declares.
+func sees(k string) string {
+	t := schema.ResultOf(schema.Kinds[k].New(), schema.PlainContext)
+	switch {
+	case t == nil:
+		return "—"
+	case t.Kind == schema.TAny:
+		return "`<name>`: the value, as JSON-like data (its shape is known at run time)"
+	case t.Kind == schema.TStats:
+		return "`<name>.<stat>`, typed by the source's catalogue; a series (`.samples`, `.max`, `.last`, …) when sampled with `every`"
+	}
+	var out []string
+	for i, f := range t.Fields {
+		if i == 0 {
+			out = append(out, "`<name>."+f.Name+"`")
+		} else {
+			out = append(out, "`."+f.Name+"`")
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// resultTables is docs/language.md's reference of what each kind records: every field with
+// its type, unit, moment and doc, from the declarations in schema/<kind>.go.
+func resultTables() string {
+	var b strings.Builder
+	for _, k := range schema.KindNames() {
+		p := schema.Kinds[k].New()
+		if k == "snapshot" {
+			p = &schema.Snapshot{Envoy: &schema.PodRef{Pod: "client"}, Cluster: "<cluster>", Hosts: true}
+		}
+		t := schema.ResultOf(p, schema.PlainContext)
+		if t == nil {
+			continue
+		}
+		fmt.Fprintf(&b, "\n**`%s`**", k)
+		switch t.Kind {
+		case schema.TAny:
+			b.WriteString(": the value, as JSON-like data; its shape is known only at run time.\n")
+			continue
+		case schema.TStats:
+			b.WriteString(": `<name>.<stat>`, a number, for every stat of the source (its catalogue below); and:\n")
+		default:
+			b.WriteString(":\n")
+		}
+		b.WriteString("\n| field | type | exists | what |\n|---|---|---|---|\n")
+		rows(&b, "", t)
+		if k == "snapshot" {
+			sampled := schema.ResultOf(p, sampledContext{})
+			b.WriteString("\nSampled with `every`/`while`, a series:\n\n| field | type | exists | what |\n|---|---|---|---|\n")
+			rows(&b, "", sampled)
+		}
+	}
+	for _, c := range []*schema.Catalogue{schema.BackendStats, schema.EnvoyClusterStats} {
+		closed := "open: a name outside it is a warning (`unknown-stat`; `--strict`: an error)"
+		if c.Closed {
+			closed = "closed: any other name is an error"
+		}
+		fmt.Fprintf(&b, "\nThe stats of %s (%s): %s.\n", c.What, closed, c.Summary())
+	}
+	return b.String()
+}
+
+func rows(b *strings.Builder, prefix string, t *schema.Type) {
+	for _, f := range t.Fields {
+		when := "after the step ends"
+		switch f.When {
+		case schema.Live:
+			when = "while it runs"
+		case schema.PerSample:
+			when = "after each sample"
+		}
+		doc := f.Doc
+		if f.Absent != "" {
+			doc += " (" + f.Absent + ")"
+		}
+		fmt.Fprintf(b, "| `%s%s` | %s | %s | %s |\n", prefix, f.Name, f.Type, when, strings.ReplaceAll(doc, "<", "&lt;"))
+		if f.Type.Kind == schema.TList && f.Type.Elem.Kind == schema.TStruct && prefix == "" && !sameFields(f.Type.Elem, t) {
+			rows(b, f.Name+"[i].", f.Type.Elem)
+		}
+	}
+}
+
+// sameFields reports whether every field of elem is one of t's (a load's pods are loads).
+func sameFields(elem, t *schema.Type) bool {
+	for _, f := range elem.Fields {
+		if t.Field(f.Name) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+type sampledContext struct{}
+
+func (sampledContext) Sampled() bool         { return true }
+func (sampledContext) Templated(string) bool { return false }
+
+// TestResultTables keeps docs/language.md's typed results equal to the kinds' declarations.
+func TestResultTables(t *testing.T) {
+	generated(t, "<!-- BEGIN typed results", "<!-- END typed results -->", resultTables())
 }
 
 // TestKindTable keeps docs/language.md's generated table equal to the registry, and its
 // hand-written table naming exactly the registry's kinds.
 func TestKindTable(t *testing.T) {
-	const begin, end = "<!-- BEGIN step kinds", "<!-- END step kinds -->"
+	generated(t, "<!-- BEGIN step kinds", "<!-- END step kinds -->", kindTable())
+}
+
+// generated keeps the block of language.md between begin and end equal to want.
+func generated(t *testing.T, begin, end, want string) {
+	t.Helper()
 	b, err := os.ReadFile("language.md")
 	if err != nil {
 		t.Fatal(err)
@@ -34,13 +143,13 @@ func TestKindTable(t *testing.T) {
 		t.Fatalf("language.md has no %q … %q block", begin, end)
 	}
 	i += strings.Index(doc[i:], "\n") + 1
-	if got, want := doc[i:j], kindTable(); got != want {
+	if got := doc[i:j]; got != want {
 		if os.Getenv("LABRUN_UPDATE") != "" {
 			if err := os.WriteFile("language.md", []byte(doc[:i]+want+doc[j:]), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		} else {
-			t.Errorf("language.md's table of step kinds is not the registry's (LABRUN_UPDATE=1 go test ./docs rewrites it):\n got:\n%s\nwant:\n%s", got, want)
+			t.Errorf("language.md's generated block %s is not the registry's (LABRUN_UPDATE=1 go test ./docs rewrites it):\n got:\n%s\nwant:\n%s", begin, got, want)
 		}
 	}
 }

@@ -24,7 +24,6 @@ type stepChecker struct {
 	s     *Step
 	kv    cue.Value
 	kpath string
-	index map[*Step]int
 }
 
 // lookup finds a dotted field inside the kind's value ("" is the value itself).
@@ -102,12 +101,12 @@ func (c *stepChecker) Params(name string) schema.Params {
 
 func (c *stepChecker) StartedBefore(name string) bool {
 	t := c.d.sc.names[name]
-	return t != nil && c.d.startedBefore(t, c.s, c.index)
+	return t != nil && c.d.startedBefore(t, c.s)
 }
 
 func (c *stepChecker) RunsDuring(name string) bool {
 	t := c.d.sc.names[name]
-	return t != nil && c.d.concurrent(c.s, t, c.index)
+	return t != nil && c.d.mayRun(t, c.s)
 }
 
 // target is the target the scenario will run on: the command line's, else the scenario's.
@@ -116,29 +115,6 @@ func (d *decoder) target() string {
 		return d.l.opts.Target
 	}
 	return d.sc.Target
-}
-
-// startedBefore reports whether t has always started by the time s starts.
-func (d *decoder) startedBefore(t, s *Step, index map[*Step]int) bool {
-	if d.ancestor(t, s) {
-		return true
-	}
-	phase := map[Phase]int{PhaseSetup: 0, PhaseSteps: 1, PhaseCleanup: 2}
-	if phase[t.Phase] != phase[s.Phase] {
-		return phase[t.Phase] < phase[s.Phase]
-	}
-	// In different branches of one parallel block, t starts first if its branch's offset is
-	// smaller and t leads its branch.
-	for p := d.parent[s]; p != nil; p = d.parent[p] {
-		if p.Kind == "parallel" && d.ancestor(p, t) {
-			bt, bs := d.branch(p, t), d.branch(p, s)
-			if bt == bs {
-				break
-			}
-			return bt == t && bt.At < bs.At
-		}
-	}
-	return index[t] < index[s]
 }
 
 // checkSampledReads refuses an expression that reads what a sampler keeps only the last
@@ -282,12 +258,12 @@ func DidYouMean(name string, candidates []string) string {
 // name; recordsSeries whether it records every sample of a sampler (every) as a series.
 func recordsResult(kind string) bool {
 	k, ok := schema.Kinds[kind]
-	return ok && k.Result != schema.ResultNone
+	return ok && schema.ResultOf(k.New(), schema.PlainContext) != nil
 }
 
 func recordsSeries(kind string) bool {
 	k, ok := schema.Kinds[kind]
-	return ok && k.Result == schema.ResultSnapshot
+	return ok && schema.KeepsSamples(k.New())
 }
 
 // checkKinds runs every step kind's own check, then the checks that need the target.
@@ -301,10 +277,11 @@ func (d *decoder) checkKinds() {
 		if s.Params == nil {
 			continue
 		}
-		c := &stepChecker{d: d, s: s, kv: d.kindValue[s], kpath: s.Path + "." + s.Kind, index: index}
+		c := &stepChecker{d: d, s: s, kv: d.kindValue[s], kpath: s.Path + "." + s.Kind}
 		before := len(d.l.errs.errs)
 		s.Params.Check(c)
 		if len(d.l.errs.errs) != before {
+			d.refused[s] = true
 			continue
 		}
 		if knownTarget {

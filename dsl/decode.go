@@ -24,10 +24,8 @@ type decoder struct {
 	l    *loader
 	sc   *Scenario
 	root cue.Value
-	// order is every step in document order (its index is the step's pre-order number).
-	order []*Step
-	// parent maps a step to the step that holds it (nil at the top of a phase).
-	parent map[*Step]*Step
+	// timeline is the steps' order and nesting, for what one step can know of another.
+	*timeline
 	// stepValue keeps each step's CUE value for late checks, kindValue its kind's value.
 	stepValue map[*Step]cue.Value
 	kindValue map[*Step]cue.Value
@@ -41,6 +39,11 @@ type decoder struct {
 	// localOnKube says local is refused on the kube target: the steps that need the local
 	// world are that one mistake.
 	localOnKube bool
+	// pending are the expressions' warnings, reported by lint.
+	pending []*Warning
+	// refused are the steps whose kind's Check found a problem: later checks of them would
+	// only repeat it.
+	refused map[*Step]bool
 }
 
 // warn adds a warning with a lint code, unless the scenario's lint.ignore silences it.
@@ -65,7 +68,7 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 // decodeScenario decodes v, what the user wrote; the scenario is kept when no problem has
 // been found since the error count was before.
 func (l *loader) decodeScenario(name string, v cue.Value, before int) {
-	d := &decoder{l: l, root: v, parent: map[*Step]*Step{}, stepValue: map[*Step]cue.Value{}, kindValue: map[*Step]cue.Value{}, before: before}
+	d := &decoder{l: l, root: v, timeline: &timeline{parent: map[*Step]*Step{}}, stepValue: map[*Step]cue.Value{}, kindValue: map[*Step]cue.Value{}, before: before, refused: map[*Step]bool{}}
 	sc := &Scenario{Name: name, Pos: l.valuePos(v), names: map[string]*Step{}}
 	if sc.Pos.IsValid() {
 		sc.Dir = filepath.Dir(sc.Pos.File)
@@ -130,6 +133,8 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		d.err(d.l.litPos(stepsV), "steps", "steps is empty: expected at least one step (setup and cleanup run around them)")
 	}
 	sc.Cleanup = d.steps(v.LookupPath(cue.MakePath(cue.Str("cleanup"))), PhaseCleanup, "cleanup", nil, nil)
+	d.indexSteps()
+	sc.timeline = d.timeline
 	d.checkStructure()
 	d.checkKinds()
 	d.checkTimeline()
@@ -587,10 +592,6 @@ func (d *decoder) checkStructure() {
 		}
 		sc.names[s.Name] = s
 	}
-	index := map[*Step]int{}
-	for i, s := range d.order {
-		index[s] = i
-	}
 	for _, s := range d.order {
 		p := d.parent[s]
 		if s.HasAt && (p == nil || p.Kind != "parallel") {
@@ -628,8 +629,10 @@ func (d *decoder) checkStructure() {
 				d.err(d.fieldPos(s, "while"), s.Path+".while", "while names %q, but no step has that name%s", s.While, suggest(s.While, sc.names))
 			case t == s:
 				d.err(d.fieldPos(s, "while"), s.Path+".while", "a step cannot sample while itself runs")
-			case !d.concurrent(s, t, index):
+			case !d.concurrent(s, t):
 				d.err(d.fieldPos(s, "while"), s.Path+".while", "while names %q, which cannot be running when this step starts: put both in one parallel block, or make %q a background step declared earlier", s.While, s.While)
+			case d.endedBefore(t, s):
+				d.err(d.fieldPos(s, "while"), s.Path+".while", "while names %q, which has ended when this step starts: the sampler would take no sample; put both in one parallel block, or sample before %q is awaited", s.While, s.While)
 			}
 		}
 		for _, a := range s.Await {
@@ -642,7 +645,7 @@ func (d *decoder) checkStructure() {
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, which is not a background step: only background steps can be awaited", a)
 			case d.ancestor(t, s):
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await of %q inside %q itself would wait forever", a, a)
-			case !d.concurrent(s, t, index):
+			case !d.concurrent(s, t):
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, which starts after this step: it would wait forever", a)
 			}
 		}
@@ -658,42 +661,6 @@ func (d *decoder) fieldPos(s *Step, field string) Pos {
 		}
 	}
 	return s.Pos
-}
-
-// ancestor reports whether a holds s.
-func (d *decoder) ancestor(a, s *Step) bool {
-	for p := d.parent[s]; p != nil; p = d.parent[p] {
-		if p == a {
-			return true
-		}
-	}
-	return false
-}
-
-// concurrent reports whether target can have started by the time s starts: it comes earlier
-// in document order (and is not still to come in the same sequence), or both sit in different
-// branches of one parallel block.
-func (d *decoder) concurrent(s, target *Step, index map[*Step]int) bool {
-	if target.Phase != s.Phase && !(target.Phase == PhaseSetup && s.Phase == PhaseSteps) {
-		return false
-	}
-	// Different branches of a common parallel ancestor run together.
-	for p := d.parent[s]; p != nil; p = d.parent[p] {
-		if p.Kind == "parallel" && d.ancestor(p, target) {
-			return d.branch(p, s) != d.branch(p, target)
-		}
-	}
-	return index[target] < index[s] && (target.Background || d.parent[target] != nil && d.parent[target].Kind == "parallel")
-}
-
-// branch returns the child of block p that holds s.
-func (d *decoder) branch(p, s *Step) *Step {
-	for c := s; c != nil; c = d.parent[c] {
-		if d.parent[c] == p {
-			return c
-		}
-	}
-	return nil
 }
 
 // checkAwaitCycles finds background steps that await each other.
@@ -764,16 +731,14 @@ func suggest(name string, names map[string]*Step) string {
 	return "; named steps: " + strings.Join(all, ", ")
 }
 
-// names computes what expressions may refer to.
+// names computes what expressions may refer to: every named step's result, typed as its
+// kind declares it for the step's parameters.
 func (d *decoder) names() *Names {
 	sc := d.sc
 	n := &Names{
-		Snapshots: map[string]bool{}, Series: map[string]bool{}, Loads: map[string]bool{},
-		Execs: map[string]bool{}, Logs: map[string]bool{}, Values: map[string]bool{},
-		Vars: sc.Vars, Backends: map[string]bool{}, Blackholes: map[string]bool{},
-		Steps: map[string]bool{}, Hosts: map[string]bool{}, Groups: map[string][]string{},
+		Results: map[string]*StepResult{}, Vars: sc.Vars, Backends: map[string]bool{},
+		Blackholes: map[string]bool{}, Steps: map[string]bool{}, Target: d.target(),
 	}
-	families := map[string]string{}
 	for name := range sc.names {
 		n.Steps[name] = true
 	}
@@ -789,7 +754,7 @@ func (d *decoder) names() *Names {
 	unknownKind := len(d.untyped) > 0
 	for name := range d.untyped {
 		if sc.names[name] == nil {
-			n.Values[name], n.Steps[name] = true, true
+			n.Results[name], n.Steps[name] = &StepResult{Step: name, Type: schema.AnyType}, true
 		}
 	}
 	for _, s := range d.order {
@@ -799,48 +764,23 @@ func (d *decoder) names() *Names {
 			// expression that reads it, nor delta, is reported again (no cascade).
 			unknownKind = true
 			if s.Name != "" && sc.names[s.Name] == s {
-				n.Values[s.Name] = true
+				n.Results[s.Name] = &StepResult{Step: s.Name, Kind: s.Kind, Type: schema.AnyType}
 			}
 			continue
 		}
-		if s.Name == "" || sc.names[s.Name] != s {
+		if s.Name == "" || sc.names[s.Name] != s || s.Params == nil {
 			continue
 		}
-		switch schema.Kinds[s.Kind].Result {
-		case schema.ResultSnapshot:
-			if s.Every > 0 {
-				n.Series[s.Name] = true
-				continue
-			}
-			n.Snapshots[s.Name] = true
+		t := schema.ResultOf(s.Params, &stepChecker{d: d, s: s, kv: d.kindValue[s]})
+		if t == nil {
+			continue
+		}
+		n.Results[s.Name] = &StepResult{Step: s.Name, Kind: s.Kind, Sampled: s.Every > 0 || s.While != "", Type: t}
+		if t.Kind == schema.TStats {
 			sc.Snapshots = append(sc.Snapshots, s)
-			if p, ok := s.Params.(*schema.Snapshot); ok {
-				sources[p.Source()] = true
-				if p.Hosts || s.HasTemplates() {
-					n.Hosts[s.Name] = true
-				}
-				families[s.Name] = p.Family()
-			}
-		case schema.ResultLoad:
-			n.Loads[s.Name] = true
-		case schema.ResultExec:
-			n.Execs[s.Name] = true
-		case schema.ResultLogs:
-			n.Logs[s.Name] = true
-		}
-		if g, ok := s.Params.(interface{ CaptureGroups() []string }); ok && !s.HasTemplates() {
-			// A capture without named groups is refused by the kind's check: what it was
-			// meant to capture is not known, and reading it is not that mistake again.
-			if groups := g.CaptureGroups(); len(groups) > 0 || !d.kindValue[s].LookupPath(cue.MakePath(cue.Str("capture"))).Exists() {
-				n.Groups[s.Name] = groups
-			}
-		}
-		switch schema.Kinds[s.Kind].Result {
-		case schema.ResultValue:
-			n.Values[s.Name] = true
+			sources[t.Stats.ID] = true
 		}
 	}
-	n.Gauge = func(snap, stat string) bool { return schema.KnownGauge(families[snap], stat) }
 	if len(sc.Snapshots) > 0 {
 		n.DeltaFrom, n.DeltaTo = sc.Snapshots[0].Name, sc.Snapshots[len(sc.Snapshots)-1].Name
 	}
@@ -856,6 +796,7 @@ func (d *decoder) names() *Names {
 		n.DeltaErr = fmt.Sprintf(`delta is ambiguous: the snapshots (%s) read %d different sources; write delta("a", "b").<stat> with the two snapshots to compare`, strings.Join(names, ", "), len(sources))
 	}
 	n.freeze()
+	sc.ExprNames = n
 	return n
 }
 
@@ -875,16 +816,15 @@ func (d *decoder) compile(names *Names) {
 				d.l.errs.errs = append(d.l.errs.errs, cerr)
 				continue
 			}
-			if len(e.Names) == 0 && len(e.Refs) == 0 {
+			if !e.readsTheRun() {
+				// vars, literals, the target's values: the same on every run.
 				d.err(e.Pos, fmt.Sprintf("expect.%d", i), "expectation %q reads nothing the run records: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src)
 				continue
 			}
 			sc.Expect = append(sc.Expect, e)
+			d.exprWarnings(e)
+			d.checkDeltaOrder(e, fmt.Sprintf("%s.expect.%d", sc.Name, i))
 		}
-	}
-	index := map[*Step]int{}
-	for i, s := range d.order {
-		index[s] = i
 	}
 	for _, s := range d.order {
 		v := d.stepValue[s]
@@ -905,8 +845,8 @@ func (d *decoder) compile(names *Names) {
 					d.l.errs.errs = append(d.l.errs.errs, cerr)
 				} else {
 					s.Expr = e
-					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
-					d.checkOutcomes(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
+					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind)
+					d.checkWaitChanges(s, e, sc.Name+"."+s.Path+"."+s.Kind)
 					if sr, ok := s.Params.(schema.SelfReader); ok && sr.ReadsOwnResult() && (s.Name == "" || !slices.Contains(e.Names, s.Name)) {
 						if s.Name == "" {
 							d.l.errs.add(e.Pos, sc.Name+"."+s.Path+"."+s.Kind+".until", "%s's until judges what the step reads by the step's name, and the step has none: name it (name: \"cfg\") and write e.g. cfg.max_connections == 5", s.Kind)
@@ -921,8 +861,7 @@ func (d *decoder) compile(names *Names) {
 			d.templates(s, d.kindValue[s], names)
 			for _, t := range s.templates {
 				for _, e := range t.Exprs() {
-					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
-					d.checkOutcomes(s, e, sc.Name+"."+s.Path+"."+s.Kind, index)
+					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind)
 				}
 			}
 		}
@@ -933,8 +872,19 @@ func (d *decoder) compile(names *Names) {
 // whose decoded form (s.raw, which is kv decoded) holds an interpolation: most parameters
 // hold none, and listing a struct's fields in CUE costs a sort of them.
 func (d *decoder) templates(s *Step, kv cue.Value, names *Names) {
+	// A block's steps are steps of their own, with their own templates, evaluated when each
+	// starts, not when the block does.
+	children := ""
+	if pa, ok := s.Params.(schema.Parent); ok {
+		if children = pa.ChildField(); children == "" {
+			return
+		}
+	}
 	var walk func(v cue.Value, path string, raw any)
 	walk = func(v cue.Value, path string, raw any) {
+		if children != "" && path == pathSep+children {
+			return
+		}
 		switch v.IncompleteKind() {
 		case cue.StringKind:
 			str, err := v.String()
@@ -1018,112 +968,117 @@ func rawInterpolates(x any) bool {
 	return false
 }
 
-// checkReads refuses an expression of step s that reads the result of a step that cannot have
-// run when s evaluates it: the value would be missing, every time.
-func (d *decoder) checkReads(s *Step, e *Expr, path string, index map[*Step]int) {
-	seen := map[string]bool{}
-	for _, name := range e.Names {
-		t := d.sc.names[name]
-		if t == nil || seen[name] || schema.Kinds[t.Kind].Result == schema.ResultNone {
+// readsTheRun reports whether the expression reads something the run records: a step's
+// result, start, end or outcome, a delta, or the time.
+func (e *Expr) readsTheRun() bool {
+	return len(e.Reads) > 0 || len(e.Refs) > 0 || e.Now || slices.Contains(e.Names, "delta")
+}
+
+// checkDeltaOrder refuses delta("a", "b") where b is always taken before a: every counter's
+// delta would be negative (or a reset).
+func (d *decoder) checkDeltaOrder(e *Expr, path string) {
+	for _, r := range e.Refs {
+		if r.Kind != RefDeltaPair {
 			continue
 		}
-		seen[name] = true
-		_, polls := s.Params.(*schema.Wait)
-		switch {
-		case t == s:
-			if sr, ok := s.Params.(schema.SelfReader); ok && sr.ReadsOwnResult() && e == s.Expr {
-				break // config's until judges each read
-			}
-			if _, ok := s.Params.(*schema.Repeat); !ok {
-				d.l.errs.add(e.Pos, path, "%s reads %q, its own result, which does not exist while it runs", s.Kind, name)
-			}
-		case d.ancestor(s, t): // a repeat's until reads its own steps, after each round
-		case d.startedBefore(t, s, index):
-		case polls && d.concurrent(s, t, index): // a wait polls until the other step records
-		default:
-			d.l.errs.add(e.Pos, path, "%q reads %s, which has not run when this step starts: move the step after %q, or read it in expect", e.Src, describeStep(t), name)
+		from, to := d.sc.names[r.From], d.sc.names[r.To]
+		if from != nil && to != nil && d.endedBefore(to, from) {
+			d.l.errs.add(e.Pos, path, "%q: delta(%q, %q) subtracts %q from %q, but %q is taken first (every counter's delta would be negative); write the earlier snapshot first: delta(%q, %q)", e.Src, r.From, r.To, r.From, r.To, r.To, r.To, r.From)
+			return
 		}
 	}
 }
 
-// checkOutcomes refuses an expression of step s that reads outcome.<t> or error.<t> of a step
-// t that cannot have ended when s evaluates it (the value would be "skipped" or "running",
-// every time). A wait polls, so it may read a step that runs meanwhile; a repeat's until reads
-// its own steps after each round.
-func (d *decoder) checkOutcomes(s *Step, e *Expr, path string, index map[*Step]int) {
-	seen := map[string]bool{}
+// checkReads refuses a read of step s's expression e (its assert, until or a ${...}) that
+// cannot exist when s evaluates it: a step that has not run, or has not ended, or has not
+// taken a sample yet, as the read needs (the moment its kind declares for the field).
+func (d *decoder) checkReads(s *Step, e *Expr, path string) {
+	d.exprWarnings(e)
+	d.checkDeltaOrder(e, path)
 	_, polls := s.Params.(*schema.Wait)
-	for _, name := range e.Outcomes {
-		t := d.sc.names[name]
-		if t == nil || seen[name] {
+	seen := map[Read]bool{}
+	for _, r := range e.Reads {
+		t := d.sc.names[r.Step]
+		key := Read{Step: r.Step, Via: r.Via, Field: r.Field}
+		if t == nil || seen[key] {
 			continue
 		}
-		seen[name] = true
+		seen[key] = true
+		if sr, ok := s.Params.(schema.SelfReader); ok && t == s && r.Via == "" && sr.ReadsOwnResult() && e == s.Expr {
+			continue // config's until judges each read
+		}
+		n := d.sc.needOf(r)
+		why, where, notStarted := d.unavailable(s, t, n, polls)
+		if why == "" {
+			continue
+		}
+		pos := exprPos(e.Pos, e.Src, r.Col)
 		switch {
-		case d.endedBefore(t, s, index):
-		case polls && t != s && !d.ancestor(t, s) && (d.startedBefore(t, s, index) || d.concurrent(s, t, index)):
-		case t == s || d.ancestor(t, s):
-			d.l.errs.add(e.Pos, path, "%q reads the outcome of %s, which is still running when this step runs: read it in a later step or in expect", e.Src, describeStep(t))
+		case notStarted:
+			d.l.errs.add(pos, path, "%q reads %s, which has not run when this step starts: move the step after %q, or read it in expect", e.Src, describeStep(t), r.Step)
+		case t == s:
+			d.l.errs.add(pos, path, "%q reads %s: %s; read it %s, or in expect", e.Src, r.text(), why, where)
 		default:
-			d.l.errs.add(e.Pos, path, "%q reads the outcome of %s, which cannot have ended when this step starts: move the step after %q (after its await, if it runs in the background), or read it in expect", e.Src, describeStep(t), name)
+			whole := ""
+			if n == needSample {
+				whole = " (a sampler's result grows with each sample until then)"
+			}
+			d.l.errs.add(pos, path, "%q reads %s, which is not available yet when this step runs: it becomes available when %s ends%s, and %s; read it %s, or in expect", e.Src, r.text(), describeStep(t), whole, why, where)
 		}
 	}
 }
 
-// endedBefore reports whether t has always ended (or been skipped) by the time s starts: t
-// comes earlier in a sequence that holds both and nothing between keeps it running (a
-// background step or sampler counts as ended once awaited, or at the end of its phase); a
-// repeat's own steps have ended when its until is judged.
-func (d *decoder) endedBefore(t, s *Step, index map[*Step]int) bool {
-	if t == s || d.ancestor(t, s) {
-		return false
+// text is the read as written: started.x, fortio.requests, fortio.
+func (r Read) text() string {
+	switch {
+	case r.Via != "":
+		return r.Via + "." + r.Step
+	case r.Field != "":
+		return r.Step + "." + r.Field
 	}
-	if d.ancestor(s, t) {
-		_, repeat := s.Params.(*schema.Repeat)
-		return repeat
-	}
-	phase := map[Phase]int{PhaseSetup: 0, PhaseSteps: 1, PhaseCleanup: 2}
-	if phase[t.Phase] != phase[s.Phase] {
-		return phase[t.Phase] < phase[s.Phase] // a phase joins its background steps
-	}
-	if index[t] > index[s] {
-		return false
-	}
-	// The lowest block holding both: t's branch must come before s's in a sequence.
-	var lca *Step
-	for p := d.parent[s]; p != nil; p = d.parent[p] {
-		if d.ancestor(p, t) {
-			lca = p
-			break
-		}
-	}
-	if lca != nil && lca.Kind == "parallel" {
-		return false // different branches run together
-	}
-	// From t up to its branch of lca, a background step (or a sampler in a sequence) outlives
-	// the sequence; a parallel block joins its other children, samplers among them.
-	for c := t; c != nil; c = d.parent[c] {
-		if c.Background || (c.Every > 0 && (d.parent[c] == nil || d.parent[c].Kind != "parallel")) {
-			return d.awaitedBefore(c, s, index)
-		}
-		if d.parent[c] == lca {
-			break
-		}
-	}
-	return true
+	return r.Step
 }
 
-// awaitedBefore reports whether an await of background step b has ended by the time s starts.
-func (d *decoder) awaitedBefore(b, s *Step, index map[*Step]int) bool {
-	if b.Name == "" {
-		return false
+// checkWaitChanges refuses a wait whose until reads only values that are settled when the
+// wait starts (steps that have ended, vars): it would hold at once, or never, until its
+// timeout. A wait is for something that changes while it polls.
+func (d *decoder) checkWaitChanges(s *Step, e *Expr, path string) {
+	if _, ok := s.Params.(*schema.Wait); !ok || e.Now || d.refused[s] {
+		return
 	}
-	for _, a := range d.order {
-		if slices.Contains(a.Await, b.Name) && a != s && !d.ancestor(a, s) && d.endedBefore(a, s, index) {
-			return true
+	var settled []string
+	for _, r := range e.Reads {
+		t := d.sc.names[r.Step]
+		if t == nil {
+			continue
+		}
+		fixed := d.endedBefore(t, s)
+		if r.Via == "started" {
+			fixed = fixed || d.startedBefore(t, s)
+		}
+		if !fixed {
+			return
+		}
+		if w := fmt.Sprintf("%q has ended", t.Name); !slices.Contains(settled, w) {
+			if r.Via == "started" && !d.endedBefore(t, s) {
+				w = fmt.Sprintf("%q has started", t.Name)
+			}
+			settled = append(settled, w)
 		}
 	}
-	return false
+	what := "it reads no step's value"
+	if len(settled) > 0 {
+		what = "when it starts, " + strings.Join(settled, " and ")
+	}
+	d.l.errs.add(e.Pos, path+".until", "wait until %q cannot change while the wait polls (%s): it would hold at once or never; use assert for a check now, or wait for a value of a step that runs meanwhile", e.Src, what)
+}
+
+// exprWarnings keeps an expression's warnings (an undocumented Envoy stat) for lint, which
+// reports them unless the scenario ignores their code.
+func (d *decoder) exprWarnings(e *Expr) {
+	for _, w := range e.warnings {
+		d.pending = append(d.pending, &Warning{Pos: exprPos(e.Pos, e.Src, w.col), Code: LintUnknownStat, Scenario: d.sc.Name, Msg: fmt.Sprintf("in expression %q: %s", e.Src, w.msg)})
+	}
 }
 
 func suggestVar(name string, vars map[string]any) string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/checker"
 	"github.com/expr-lang/expr/checker/nature"
 	"github.com/expr-lang/expr/compiler"
@@ -43,6 +44,15 @@ type Expr struct {
 	Names []string
 	// Outcomes are the steps whose outcome.<step> or error.<step> the expression reads.
 	Outcomes []string
+	// Reads are the values of named steps the expression reads, where it reads them: what
+	// vet checks against the timeline (each must exist when the expression is evaluated).
+	Reads []Read
+	// Type is the expression's static type (nil when not known before the run).
+	Type *schema.Type
+	// Now says the expression calls now(): its value changes with time.
+	Now bool
+	// warnings are what the check found that may be right (a stat Envoy does not document).
+	warnings []exprProblem
 }
 
 // RefKind says what a stat reference reads.
@@ -68,6 +78,9 @@ type Ref struct {
 	// From and To are the snapshots of a RefDeltaPair.
 	From, To string
 	Stat     string
+	// Guarded says the expression reads the stat only where has() found it (has(mid, "x") ?
+	// mid.x : 0, has(mid, "x") && mid.x > 0): its absence is not an error.
+	Guarded bool
 }
 
 // Explain is a node of an expression's explanation tree.
@@ -98,9 +111,8 @@ func (x *Explain) Value() *vm.Program {
 		return nil
 	}
 	x.once.Do(func() {
-		p := &patcher{names: x.names}
-		prog, err := compileProgram(x.Src, x.names.envOption(), expr.Patch(p))
-		if err == nil && p.err == "" {
+		prog, _, err := compileProgram(x.Src, &exprChecker{names: x.names}, x.names.envOption())
+		if err == nil {
 			x.prog = prog
 		}
 	})
@@ -120,16 +132,13 @@ const (
 	HostsFunc = hostsFunc
 )
 
-// Names is what the expressions of one scenario can refer to.
+// Names is what the expressions of one scenario can refer to, typed as the step kinds
+// declare (schema.Recorder): vet checks every expression against them, editors complete with
+// them.
 type Names struct {
-	Snapshots map[string]bool
-	Series    map[string]bool
-	Loads     map[string]bool
-	Execs     map[string]bool
-	Logs      map[string]bool
-	// Values are names whose type is decided at run time (get, config, process).
-	Values map[string]bool
-	Vars   map[string]any
+	// Results are the named steps that record a result, by name.
+	Results map[string]*StepResult
+	Vars    map[string]any
 	// Backends and Blackholes are the local target's endpoints.
 	Backends   map[string]bool
 	Blackholes map[string]bool
@@ -137,16 +146,13 @@ type Names struct {
 	DeltaErr string
 	// Steps are every named step: started.<name> and ended.<name> read their times.
 	Steps map[string]bool
-	// Hosts are the snapshots that record /clusters hosts (hosts: true).
-	Hosts map[string]bool
-	// Groups are the named groups of each exec's and logs step's capture pattern (absent: not
-	// known before the run).
-	Groups map[string][]string
-	// Gauge reports whether stat is a gauge in the snapshot named (a delta of a gauge is
-	// meaningless); nil when nothing is known.
-	Gauge func(snapshot, stat string) bool
-	// DeltaFrom and DeltaTo are the snapshots a plain delta compares (for messages).
+	// DeltaFrom and DeltaTo are the snapshots a plain delta compares.
 	DeltaFrom, DeltaTo string
+	// Target is the target the scenario runs on ("local", "kube"; "": not known): what
+	// target.<name> holds.
+	Target string
+	// vars is the type of vars, from their values (see varsType).
+	vars *schema.Type
 	// env is compileEnv made once, when every name is known (see freeze): a scenario's
 	// expressions are compiled against the same names. Nil: made for each compile.
 	env map[string]any
@@ -156,6 +162,15 @@ type Names struct {
 	// compiled are the expressions compiled against the frozen names, by source: a kit's
 	// expression or template written once is met again at each use (a third of a scenario's).
 	compiled map[compiledKey]*Expr
+}
+
+// StepResult is what one named step records, as its kind declares it for the step's parameters.
+type StepResult struct {
+	Step string
+	Kind string
+	// Sampled says the step samples (every/while).
+	Sampled bool
+	Type    *schema.Type
 }
 
 // compiledKey is what an expression compiled against frozen names depends on.
@@ -211,23 +226,12 @@ func (n *Names) Env() map[string]any {
 		vars[k] = v
 	}
 	env["vars"] = vars
-	for k := range n.Snapshots {
-		env[k] = schema.Stats{}
-	}
-	for k := range n.Series {
-		env[k] = schema.Series{}
-	}
-	for k := range n.Loads {
-		env[k] = schema.LoadResult{}
-	}
-	for k := range n.Execs {
-		env[k] = schema.ExecResult{}
-	}
-	for k := range n.Logs {
-		env[k] = schema.LogResult{}
-	}
-	for k := range n.Values {
-		env[k] = anyValue
+	for k, r := range n.Results {
+		if r.Type.Kind == schema.TAny {
+			env[k] = anyValue
+			continue
+		}
+		env[k] = r.Type.Zero()
 	}
 	return env
 }
@@ -235,22 +239,24 @@ func (n *Names) Env() map[string]any {
 // anyValue is a value of static type any (the type of get and config results).
 var anyValue any = map[string]any{}
 
-// compileEnv is Env without the names of Values: the patcher reads those through $env, typed
-// any (see patcher.Visit).
+// compileEnv is Env without the names of results typed any: the checker reads those through
+// $env, typed any (see exprChecker.ident).
 func (n *Names) compileEnv() map[string]any {
 	if n.env != nil {
 		return n.env
 	}
 	env := n.Env()
-	for k := range n.Values {
-		delete(env, k)
+	for k, r := range n.Results {
+		if r.Type.Kind == schema.TAny {
+			delete(env, k)
+		}
 	}
 	return env
 }
 
 // Reserved names cannot be step names.
 var Reserved = map[string]bool{
-	"delta": true, "vars": true, "approx": true, "within": true, "has": true, "backends": true,
+	"delta": true, "deltaAcross": true, "vars": true, "approx": true, "within": true, "has": true, "backends": true,
 	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true,
 	"started": true, "ended": true, "outcome": true, "error": true,
 }
@@ -324,24 +330,28 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 			return &e, nil
 		}
 	}
-	p := &patcher{names: names}
-	options := []expr.Option{names.envOption(), expr.Patch(p)}
+	c := &exprChecker{names: names}
+	options := []expr.Option{names.envOption()}
 	if opts.asBool {
 		options = append(options, expr.AsBool())
 	}
-	prog, err := compileProgram(src, options...)
-	if p.err != "" {
-		// The patcher's error is the cause; expr's own (e.g. "Stats is not callable" for
-		// delta("a", "typo")) only describes the node left unpatched.
-		err = errors.New(p.err)
+	prog, typ, err := compileProgram(src, c, options...)
+	if c.err != nil {
+		// The checker's error is the cause; expr's own (e.g. "Stats is not callable" for
+		// delta("a", "typo")) only describes the node left unrewritten.
+		return nil, &Error{Pos: exprPos(pos, src, c.err.col), Msg: fmt.Sprintf("in expression %q: %s", src, c.err.msg)}
 	}
 	if err != nil {
 		return nil, exprError(err, src, pos, names)
 	}
 	e.Program = prog
-	e.Refs = p.refs
-	e.Names = p.idents
-	e.Outcomes = p.outcomes
+	e.Refs = c.refs
+	e.Names = c.idents
+	e.Outcomes = c.outcomes
+	e.Reads = c.reads
+	e.Type = typ
+	e.Now = c.now
+	e.warnings = c.warns
 	if opts.asBool {
 		e.Explain = explain(src, names)
 	}
@@ -355,35 +365,54 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	return e, nil
 }
 
+// exprPos is the position of column col (0-based) of an expression written as a CUE string at
+// pos: inside the string when it is on one line, else the string's.
+func exprPos(pos Pos, src string, col int) Pos {
+	if pos.IsValid() && !strings.Contains(src, "\n") {
+		pos.Col += 1 + col
+	}
+	return pos
+}
+
 // baseConfig is expr's default configuration, made once: conf.CreateNew fills a map of every
 // builtin, and a scenario compiles hundreds of expressions. Compiles copy it and never write
 // to its maps (no option given to them adds a function or disables a builtin).
 var baseConfig = sync.OnceValue(conf.CreateNew)
 
-// compileProgram is expr.Compile(src, options...) on a copy of baseConfig.
-func compileProgram(src string, options ...expr.Option) (*vm.Program, error) {
+// compileProgram is expr.Compile(src, options...) on a copy of baseConfig, with the checker c
+// typing (and rewriting) the syntax before expr checks it; it returns the program and the
+// checker's type of the expression. A checker's error leaves the program nil (c.err says why).
+func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Program, *schema.Type, error) {
 	config := *baseConfig()
 	for _, op := range options {
 		op(&config)
 	}
-	if len(config.Disabled) > 0 || len(config.Functions) > 0 || len(config.ConstFns) > 0 {
-		return nil, errors.New("labrun: an expr option changed the shared configuration") // a bug of labrun's
+	if len(config.Disabled) > 0 || len(config.Functions) > 0 || len(config.ConstFns) > 0 || len(config.Visitors) > 0 {
+		return nil, nil, errors.New("labrun: an expr option changed the shared configuration") // a bug of labrun's
 	}
 	config.Check()
-	tree, err := checker.ParseCheck(src, &config)
+	tree, err := parser.ParseWithConfig(src, &config)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	t := c.typeOf(&tree.Node)
+	if c.err != nil {
+		return nil, t, nil
+	}
+	if _, err := checker.Check(tree, &config); err != nil {
+		return nil, t, err
 	}
 	if config.Optimize {
 		if err := optimizer.Optimize(&tree.Node, &config); err != nil {
 			var fileError *file.Error
 			if errors.As(err, &fileError) {
-				return nil, fileError.Bind(tree.Source)
+				return nil, t, fileError.Bind(tree.Source)
 			}
-			return nil, err
+			return nil, t, err
 		}
 	}
-	return compiler.Compile(tree, &config)
+	prog, err := compiler.Compile(tree, &config)
+	return prog, t, err
 }
 
 // exprError turns an expr compile error into an Error at the position inside the CUE string.
@@ -408,34 +437,70 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 		msg = fmt.Sprintf("expected an expression that is true or false (a comparison such as x == y), got one whose value is a %s", kind)
 	}
 	if m := unknownNameRE.FindStringSubmatch(msg); m != nil {
-		msg = fmt.Sprintf("unknown name %s", m[1])
-		known := names.known()
-		if s := closest(m[1], known); s != "" {
-			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		if called := regexp.MustCompile(`\b` + regexp.QuoteMeta(m[1]) + `\s*\(`); called.MatchString(src) {
+			msg = unknownFunction(m[1])
+		} else {
+			msg = fmt.Sprintf("unknown name %s", m[1])
+			known := names.known()
+			if s := closest(m[1], known); s != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", s)
+			}
+			msg += "; known names: " + strings.Join(known, ", ")
 		}
-		msg += "; known names: " + strings.Join(known, ", ")
 	}
-	p := pos
-	if p.IsValid() && !strings.Contains(src, "\n") {
-		p.Col += 1 + col
+	if m := durationLiteralRE.FindStringSubmatch(src); m != nil && strings.Contains(msg, "bad number syntax") {
+		msg += fmt.Sprintf(`: %s is a duration, which expressions write as a number in the value's unit (a load's latencies are milliseconds: %s; started and ended are seconds) or as duration(%q)`, m[0], m[1], m[0])
 	}
-	return &Error{Pos: p, Msg: fmt.Sprintf("in expression %q: %s", src, msg)}
+	return &Error{Pos: exprPos(pos, src, col), Msg: fmt.Sprintf("in expression %q: %s", src, msg)}
+}
+
+// functionSynonyms are the names other languages give functions expressions have: the one
+// meant, or what to write instead.
+var functionSynonyms = map[string]string{
+	"average": "mean", "avg": "mean", "length": "len", "lenght": "len", "size": "len",
+	"startswith": "hasPrefix", "endswith": "hasSuffix",
+	"percentile": "a load's percentiles are its fields <load>.p50, .p90, .p99, .p999 (milliseconds)",
+	"quantile":   "a load's percentiles are its fields <load>.p50, .p90, .p99, .p999 (milliseconds); an Envoy histogram's, <snapshot>.<histogram>.p99",
+}
+
+// unknownFunction says a called name is no function, with the one meant.
+func unknownFunction(name string) string {
+	msg := fmt.Sprintf("unknown function %s", name)
+	var all []string
+	for _, f := range builtin.Builtins {
+		all = append(all, f.Name)
+	}
+	for f := range Functions {
+		all = append(all, f)
+	}
+	sort.Strings(all)
+	s, ok := functionSynonyms[strings.ToLower(name)]
+	switch {
+	case ok && slices.Contains(all, s):
+		return msg + fmt.Sprintf(" (did you mean %s(…)?)", s)
+	case ok:
+		return msg + ": " + s
+	}
+	if s := closest(name, all); s != "" {
+		return msg + fmt.Sprintf(" (did you mean %s(…)?)", s)
+	}
+	return msg + "; labrun's: approx, within, has, delta, deltaAcross; expr's: see expr-lang.org"
 }
 
 var (
-	unknownNameRE = regexp.MustCompile(`^unknown name (\S+)`)
-	notBoolRE     = regexp.MustCompile(`^expected bool, but got (\S+)`)
+	// durationLiteralRE is a Go duration written bare in an expression (200ms), and its number.
+	durationLiteralRE = regexp.MustCompile(`\b([0-9]+(?:\.[0-9]+)?)(?:ms|us|µs|ns|s|m|h)\b`)
+	unknownNameRE     = regexp.MustCompile(`^unknown name (\S+)`)
+	notBoolRE         = regexp.MustCompile(`^expected bool, but got (\S+)`)
 )
 
 // known lists the names an expression can use, sorted.
 func (n *Names) known() []string {
 	var out []string
-	for _, m := range []map[string]bool{n.Snapshots, n.Series, n.Loads, n.Execs, n.Logs, n.Values} {
-		for k := range m {
-			out = append(out, k)
-		}
+	for k := range n.Results {
+		out = append(out, k)
 	}
-	out = append(out, "delta", "vars")
+	out = append(out, "delta", "vars", "started", "ended", "outcome", "error")
 	if len(n.Backends) > 0 {
 		out = append(out, "backends")
 	}
@@ -444,225 +509,6 @@ func (n *Names) known() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// patcher rewrites the parts of an expression that plain expr cannot type:
-//   - <stats>.a.b.c (a snapshot, delta, delta("x","y"), or a series aggregate) becomes
-//     <stats>["a.b.c"], because Envoy stat names hold dots;
-//   - delta("x","y") becomes __delta("x","y");
-//   - <snapshot>.hosts becomes __hosts("<snapshot>");
-//   - <load>.code503 becomes <load>.codes["503"];
-//
-// and records every stat read, checking names it can check now.
-type patcher struct {
-	names    *Names
-	refs     []Ref
-	idents   []string
-	outcomes []string
-	err      string
-	// stats marks nodes that evaluate to Stats, with the ref they start.
-	stats map[ast.Node]*Ref
-}
-
-// statsType is the type of a map of stats, as the checker types it.
-var statsType = reflect.TypeOf(schema.Stats{})
-
-// loadResultType is the type of a load's result (and of each of its pods').
-var loadResultType = reflect.TypeOf(schema.LoadResult{})
-
-var codeRE = regexp.MustCompile(`^code(\d{3}|_1)$`)
-
-func (p *patcher) fail(format string, args ...any) {
-	if p.err == "" {
-		p.err = fmt.Sprintf(format, args...)
-	}
-}
-
-func (p *patcher) Visit(node *ast.Node) {
-	if p.stats == nil {
-		p.stats = map[ast.Node]*Ref{}
-	}
-	switch n := (*node).(type) {
-	case *ast.IdentifierNode:
-		p.idents = append(p.idents, n.Value)
-		switch {
-		case n.Value == "delta":
-			if p.names.DeltaErr != "" {
-				// Reported when used as delta.<stat>; delta("a","b") is fine.
-				p.stats[n] = &Ref{Kind: RefDelta}
-				return
-			}
-			p.stats[n] = &Ref{Kind: RefDelta}
-		case p.names.Snapshots[n.Value]:
-			p.stats[n] = &Ref{Kind: RefSnapshot, Name: n.Value}
-		case p.names.Values[n.Value]:
-			// A get or config result has no static type (a list, a string, an object): read
-			// it as get($env, "name"), which the checker types any when the name is absent from
-			// the compile environment (see compileEnv). Typed as a map, old[0] would not compile.
-			ast.Patch(node, &ast.BuiltinNode{Name: "get", Arguments: []ast.Node{
-				&ast.IdentifierNode{Value: "$env"}, &ast.StringNode{Value: n.Value}}})
-		}
-	case *ast.CallNode:
-		id, ok := n.Callee.(*ast.IdentifierNode)
-		if !ok || id.Value != "delta" {
-			return
-		}
-		if len(n.Arguments) != 2 {
-			p.fail(`delta takes two snapshot names: delta("before", "after")`)
-			return
-		}
-		var args [2]string
-		for i, a := range n.Arguments {
-			s, ok := a.(*ast.StringNode)
-			if !ok {
-				p.fail(`delta's arguments must be snapshot names in quotes: delta("before", "after")`)
-				return
-			}
-			if !p.names.Snapshots[s.Value] {
-				p.fail("delta(%s, %s): no snapshot named %q; snapshots: %s", n.Arguments[0].String(), n.Arguments[1].String(), s.Value, keys(p.names.Snapshots))
-				return
-			}
-			args[i] = s.Value
-		}
-		call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: deltaFunc}, Arguments: n.Arguments}
-		ast.Patch(node, call)
-		p.stats[*node] = &Ref{Kind: RefDeltaPair, From: args[0], To: args[1]}
-	case *ast.MemberNode:
-		prop, ok := n.Property.(*ast.StringNode)
-		if !ok {
-			return
-		}
-		// A series aggregate: <series>.max etc. is a Stats root.
-		if id, ok := n.Node.(*ast.IdentifierNode); ok && p.names.Series[id.Value] {
-			switch prop.Value {
-			case "max", "min", "first", "last":
-				p.stats[n] = &Ref{Kind: RefSeries, Name: id.Value + "." + prop.Value}
-			}
-			return
-		}
-		if id, ok := n.Node.(*ast.IdentifierNode); ok && p.names.Loads[id.Value] {
-			if m := codeRE.FindStringSubmatch(prop.Value); m != nil {
-				code := strings.Replace(m[1], "_", "-", 1)
-				ast.Patch(node, &ast.MemberNode{
-					Node:     &ast.MemberNode{Node: id, Property: &ast.StringNode{Value: "codes"}},
-					Property: &ast.StringNode{Value: code},
-				})
-			}
-			return
-		}
-		// One pod's result of a load from several pods: <load>.pods[0].code200.
-		if n.Node.Type() == loadResultType {
-			if m := codeRE.FindStringSubmatch(prop.Value); m != nil {
-				ast.Patch(node, &ast.MemberNode{
-					Node:     &ast.MemberNode{Node: n.Node, Property: &ast.StringNode{Value: "codes"}},
-					Property: &ast.StringNode{Value: strings.Replace(m[1], "_", "-", 1)},
-				})
-				return
-			}
-		}
-		if inner, ok := n.Node.(*ast.MemberNode); ok {
-			if id, ok := inner.Node.(*ast.IdentifierNode); ok {
-				if field, ok := inner.Property.(*ast.StringNode); ok && ((p.names.Execs[id.Value] && field.Value == "captured") || (p.names.Logs[id.Value] && field.Value == "capture")) {
-					if groups, known := p.names.Groups[id.Value]; known && !slices.Contains(groups, prop.Value) {
-						have := "it has no named groups"
-						if len(groups) > 0 {
-							have = "its groups: " + strings.Join(groups, ", ")
-						}
-						p.fail("%s.%s.%s: the capture pattern of %q has no group %q (%s); name one with (?P<%s>...)", id.Value, field.Value, prop.Value, id.Value, prop.Value, have, prop.Value)
-						return
-					}
-				}
-			}
-		}
-		if id, ok := n.Node.(*ast.IdentifierNode); ok && id.Value == "vars" {
-			if _, ok := p.names.Vars[prop.Value]; !ok {
-				p.fail("no var named %q (declare it under vars); declared: %s", prop.Value, keys(p.names.Vars))
-			}
-			return
-		}
-		if id, ok := n.Node.(*ast.IdentifierNode); ok && (id.Value == "started" || id.Value == "ended" || id.Value == "outcome" || id.Value == "error") {
-			if !p.names.Steps[prop.Value] {
-				p.fail("%s.%s: no step named %q; named steps: %s", id.Value, prop.Value, prop.Value, keys(p.names.Steps))
-				return
-			}
-			if id.Value == "outcome" || id.Value == "error" {
-				p.outcomes = append(p.outcomes, prop.Value)
-			}
-			return
-		}
-		if id, ok := n.Node.(*ast.IdentifierNode); ok && (id.Value == "backends" || id.Value == "blackholes") {
-			set := p.names.Backends
-			if id.Value == "blackholes" {
-				set = p.names.Blackholes
-			}
-			if !set[prop.Value] {
-				p.fail("no local %s named %q; declared: %s", strings.TrimSuffix(id.Value, "s"), prop.Value, keys(set))
-			}
-			return
-		}
-		root, ok := p.stats[n.Node]
-		if !ok {
-			// Inside a closure over stats (od.samples, a sample's stats): x.a.b, where x is
-			// Stats, reads the stat "a.b" (Envoy's names hold dots), as outside closures.
-			if inner, ok := n.Node.(*ast.MemberNode); ok {
-				if ip, ok := inner.Property.(*ast.StringNode); ok && inner.Node.Type() == statsType {
-					ast.Patch(node, &ast.MemberNode{Node: inner.Node, Property: &ast.StringNode{Value: ip.Value + "." + prop.Value}})
-				}
-			}
-			return
-		}
-		if root.Kind == RefSnapshot && root.Stat == "" && prop.Value == "hosts" {
-			if p.names.Hosts != nil && !p.names.Hosts[root.Name] {
-				p.fail("%s.hosts: snapshot %q does not record hosts: add hosts: true to its snapshot step", root.Name, root.Name)
-				return
-			}
-			ast.Patch(node, &ast.CallNode{
-				Callee:    &ast.IdentifierNode{Value: hostsFunc},
-				Arguments: []ast.Node{&ast.StringNode{Value: root.Name}},
-			})
-			return
-		}
-		if root.Kind == RefDelta && root.Stat == "" && p.names.DeltaErr != "" {
-			p.fail("%s", p.names.DeltaErr)
-			return
-		}
-		ref := *root
-		base := n.Node
-		if root.Stat != "" {
-			// Extend a.b into a.b.c: the parent is already base["a.b"].
-			ref.Stat = root.Stat + "." + prop.Value
-			base = n.Node.(*ast.MemberNode).Node
-		} else {
-			ref.Stat = prop.Value
-		}
-		if g := p.names.Gauge; g != nil && (ref.Kind == RefDelta || ref.Kind == RefDeltaPair) {
-			from, to := ref.From, ref.To
-			if ref.Kind == RefDelta {
-				from, to = p.names.DeltaFrom, p.names.DeltaTo
-			}
-			if g(from, ref.Stat) {
-				p.fail("%s is a gauge (a level, not a count): it has no delta; compare the snapshots instead, e.g. %s.%s < %s.%s", ref.Stat, from, ref.Stat, to, ref.Stat)
-				return
-			}
-		}
-		mem := &ast.MemberNode{Node: base, Property: &ast.StringNode{Value: ref.Stat}}
-		ast.Patch(node, mem)
-		p.stats[*node] = &ref
-		p.replaceRef(root, &ref)
-	}
-}
-
-// replaceRef records ref, dropping the shorter prefix recorded for the same chain.
-func (p *patcher) replaceRef(prev, ref *Ref) {
-	if prev.Stat != "" {
-		for i := len(p.refs) - 1; i >= 0; i-- {
-			if p.refs[i] == *prev {
-				p.refs = append(p.refs[:i], p.refs[i+1:]...)
-				break
-			}
-		}
-	}
-	p.refs = append(p.refs, *ref)
 }
 
 func keys[V any](m map[string]V) string {

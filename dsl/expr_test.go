@@ -19,19 +19,65 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
+// resultContext is a schema.ResultContext for tests.
+type resultContext struct{ sampled bool }
+
+func (c resultContext) Sampled() bool         { return c.sampled }
+func (c resultContext) Templated(string) bool { return false }
+
+// testStats is the result of a snapshot of one Envoy cluster whose names are not checked
+// (its catalogue left out), with hosts when asked.
+func testStats(hosts, sampled bool) *schema.Type {
+	p := &schema.Snapshot{Envoy: &schema.PodRef{Pod: "client"}, Cluster: "c", Hosts: hosts}
+	t := p.Result(resultContext{sampled})
+	uncatalogued := func(t *schema.Type) *schema.Type {
+		c := *t
+		src := *t.Stats
+		src.Catalogue = nil
+		c.Stats = &src
+		return &c
+	}
+	if !sampled {
+		return uncatalogued(t)
+	}
+	return t.With(func(f *schema.Field) *schema.Field {
+		g := *f
+		switch g.Type.Kind {
+		case schema.TStats:
+			g.Type = uncatalogued(g.Type)
+		case schema.TList:
+			g.Type = schema.ListOf(uncatalogued(g.Type.Elem))
+		}
+		return &g
+	})
+}
+
+func result(name, kind string, t *schema.Type) *StepResult {
+	return &StepResult{Step: name, Kind: kind, Type: t}
+}
+
 // testNames is a scenario's names: three snapshots of one source, a sampled series, a load,
 // an exec, a logs step, a get and a config result, vars and a local backend.
 func testNames() *Names {
+	plain := resultContext{}
 	return &Names{
-		Snapshots:  set("before", "mid", "after"),
-		Series:     set("g"),
-		Loads:      set("fortio"),
-		Execs:      set("ip"),
-		Logs:       set("access"),
-		Values:     set("old", "cb"),
+		Results: map[string]*StepResult{
+			"before": result("before", "snapshot", testStats(false, false)),
+			"mid":    result("mid", "snapshot", testStats(true, false)),
+			"after":  result("after", "snapshot", testStats(false, false)),
+			"g":      {Step: "g", Kind: "snapshot", Sampled: true, Type: testStats(false, true)},
+			"fortio": result("fortio", "load", (&schema.Load{}).Result(plain)),
+			"ip":     result("ip", "exec", (&schema.Exec{Capture: "(?P<ip>[0-9.]+)"}).Result(plain)),
+			"access": result("access", "logs", (&schema.Logs{}).Result(plain)),
+			"old":    result("old", "get", schema.AnyType),
+			"cb":     result("cb", "config", schema.AnyType),
+		},
 		Vars:       map[string]any{"host": "127.0.0.1", "n": 10.0, "strict": true},
 		Backends:   set("a"),
 		Blackholes: map[string]bool{},
+		Steps:      set("before", "mid", "after", "g", "fortio", "ip", "access", "old", "cb"),
+		DeltaFrom:  "before",
+		DeltaTo:    "after",
 	}
 }
 
@@ -156,12 +202,12 @@ func TestExprErrors(t *testing.T) {
 		want string
 	}{
 		{`delta("before")`, 11, `delta takes two snapshot names: delta("before", "after")`},
-		{`delta(before, after).x > 0`, 11, `delta's arguments must be snapshot names in quotes`},
-		{`delta("before", "atfer").x > 0`, 11, `delta("before", "atfer"): no snapshot named "atfer"; snapshots: after, before, mid`},
-		{`vars.nope == 1`, 11, `no var named "nope" (declare it under vars); declared: host, n, strict`},
-		{`backends.b.url != ""`, 11, `no local backend named "b"; declared: a`},
-		{`fortoi.requests > 0`, 11, `unknown name fortoi (did you mean fortio?); known names: access, after, backends, before, cb, delta, fortio, g, ip, mid, old, vars`},
-		{`fortio.p95 < 100`, 18, `type schema.LoadResult has no field p95`},
+		{`delta(before, after).x > 0`, 17, `delta's arguments must be snapshot names in quotes`},
+		{`delta("before", "atfer").x > 0`, 11, `delta("before", "atfer"): no snapshot named "atfer" (did you mean after?); snapshots: after, before, mid`},
+		{`vars.nope == 1`, 16, `no var named "nope" (declare it under vars); declared: host, n, strict`},
+		{`backends.b.url != ""`, 20, `no local backend named "b" (did you mean a?); declared: a`},
+		{`fortoi.requests > 0`, 11, `unknown name fortoi (did you mean fortio?); known names: access, after, backends, before, cb, delta, ended, error, fortio, g, ip, mid, old, outcome, started, vars`},
+		{`fortio.p95 < 100`, 18, `fortio.p95: the result of "fortio" (a load step) has no field "p95" (did you mean p90?); its fields: requests, codes,`},
 		{`fortio.requests`, 11, `expected an expression that is true or false`},
 		{`fortio.requests ==`, 28, `unexpected token EOF`},
 	}
@@ -289,7 +335,7 @@ func TestStringify(t *testing.T) {
 // expectation at each use) reuses its program, with its own position; unfrozen names and
 // errors are compiled each time, so that every error is reported where it is written.
 func TestCompiledOncePerNames(t *testing.T) {
-	names := &Names{Snapshots: map[string]bool{"a": true, "b": true}}
+	names := &Names{Results: map[string]*StepResult{"a": result("a", "snapshot", testStats(false, false)), "b": result("b", "snapshot", testStats(false, false))}}
 	names.freeze()
 	e1, err := compile("a.x == 1", Pos{File: "f", Line: 1, Col: 1}, names, compileOpts{asBool: true})
 	if err != nil {
@@ -310,10 +356,32 @@ func TestCompiledOncePerNames(t *testing.T) {
 	if err1 == nil || err2 == nil || err1.Pos.Line != 2 || err2.Pos.Line != 5 {
 		t.Errorf("errors: %v and %v, want each at its own line", err1, err2)
 	}
-	open := &Names{Snapshots: map[string]bool{"a": true}}
+	open := &Names{Results: map[string]*StepResult{"a": result("a", "snapshot", testStats(false, false))}}
 	o1, _ := compile("a.x == 1", Pos{}, open, compileOpts{})
 	o2, _ := compile("a.x == 1", Pos{}, open, compileOpts{})
 	if o1 == nil || o2 == nil || o1.Program == o2.Program {
 		t.Error("names not frozen: compiled once, but they may still change")
+	}
+}
+
+// TestFunctionsAreBound: every function Functions documents is one an expression can call.
+func TestFunctionsAreBound(t *testing.T) {
+	names := testNames()
+	for fn, sig := range Functions {
+		call := fn + `("before", "after")`
+		switch fn {
+		case "approx", "within":
+			call = fn + "(1, 1, 2)"
+		case "has":
+			call = `has(mid, "x")`
+		case "deltaAcross":
+			continue // refused over one source: TestExprChecks has it
+		}
+		if !strings.HasPrefix(sig, fn+"(") {
+			t.Errorf("%s: signature %q", fn, sig)
+		}
+		if _, err := compile(call, Pos{}, names, compileOpts{}); err != nil {
+			t.Errorf("%s: %v", call, err)
+		}
 	}
 }

@@ -38,6 +38,7 @@ const (
 	LintClusterDomain = "cluster-domain"
 	LintUnknownHost   = "unknown-host"
 	LintOneSample     = "one-sample"
+	LintUnknownStat   = "unknown-stat"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -48,6 +49,7 @@ var LintCodes = map[string]string{
 	LintClusterDomain: "a literal cluster.local in a cluster name on the kube target",
 	LintUnknownHost:   "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
 	LintOneSample:     "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
+	LintUnknownStat:   "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default
@@ -79,6 +81,11 @@ func (d *decoder) lint() {
 				}
 			}
 		})
+	}
+	for _, w := range d.pending {
+		if _, ok := sc.LintIgnore[w.Code]; !ok {
+			d.l.warnings = append(d.l.warnings, w)
+		}
 	}
 	warn := func(s *Step, field, code, format string, args ...any) {
 		if _, ok := sc.LintIgnore[code]; ok {

@@ -57,10 +57,15 @@ type Scenario struct {
 	Survivors   map[string]string
 	SurvivorPos map[string]Pos
 
-	// Snapshots lists the snapshot steps (not sampled with every) in declaration order.
+	// Snapshots lists the steps whose result is a map of stats (a snapshot not sampled with
+	// every) in declaration order.
 	Snapshots []*Step
+	// Names are what its expressions read, typed as the step kinds declare them.
+	ExprNames *Names
 	// names maps a step name to its step.
 	names map[string]*Step
+	// timeline is the steps' order and nesting (see Unavailable).
+	timeline *timeline
 }
 
 // Step returns the step with this name, or nil.

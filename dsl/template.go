@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr"
+
+	"labrun.dev/labrun/schema"
 )
 
 // Template is a string with ${expr} interpolations, compiled once. "$${" writes a literal "${".
@@ -55,6 +57,9 @@ func parseTemplate(s string, pos Pos, names *Names) (*Template, *Error) {
 			if err != nil {
 				return nil, err
 			}
+			if msg := unprintable(e); msg != "" {
+				return nil, &Error{Pos: exprPos(epos, src, 0), Msg: fmt.Sprintf("in %q: ${%s} %s", s, src, msg)}
+			}
 			if lit.Len() > 0 {
 				t.parts = append(t.parts, templatePart{lit: lit.String()})
 				lit.Reset()
@@ -70,6 +75,23 @@ func parseTemplate(s string, pos Pos, names *Names) (*Template, *Error) {
 		t.parts = append(t.parts, templatePart{lit: lit.String()})
 	}
 	return t, nil
+}
+
+// unprintable says why the value of a ${...} cannot be written into a string ("" when it
+// can): a map, a list or a struct would be written as JSON, which no URL, header or name
+// expects.
+func unprintable(e *Expr) string {
+	t := e.Type
+	if t == nil {
+		return ""
+	}
+	switch t.Kind {
+	case schema.TList:
+		return fmt.Sprintf("is a list (%s): it would be written into the string as JSON; pick one element (${%s[0]}) or join them (${join(%s, \",\")})", t, e.Src, e.Src)
+	case schema.TMap, schema.TStruct, schema.TStats:
+		return fmt.Sprintf("is %s (%s): it would be written into the string as JSON; pick one of its values (${%s.<key>})", t.Word(), t, e.Src)
+	}
+	return ""
 }
 
 // matchBrace returns the index of the } closing an expression that starts at i, skipping

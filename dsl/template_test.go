@@ -84,9 +84,9 @@ func TestTemplateErrors(t *testing.T) {
 		{"${vars.m['}']", 11, "is never closed"},
 		{"ab${}", 13, `in "ab${}": empty ${}: expected an expression such as ${vars.host}`},
 		{"${  }", 11, "empty ${}"},
-		{"ab${vars.nope}", 15, `in expression "vars.nope": no var named "nope"`},
+		{"ab${vars.nope}", 20, `in expression "vars.nope": no var named "nope"`},
 		{"${backend.a.url}/echo", 13, `unknown name backend (did you mean backends?)`},
-		{"$${ok}${fortio.p95}", 26, `type schema.LoadResult has no field p95`},
+		{"$${ok}${fortio.p95}", 26, `fortio.p95: the result of "fortio" (a load step) has no field "p95"`},
 	}
 	names := testNames()
 	for _, tt := range tests {

@@ -13,7 +13,8 @@ import "strings"
 // rq_retry_open} and remaining_*; every *_active (upstream_cx_active, upstream_rq_active,
 // upstream_rq_pending_active, outlier_detection.ejections_active, lb_subsets_active,
 // http2.streams_active, downstream_cx_active, …); *_buffered and *_open; membership_* but
-// membership_change; health_check.{healthy,degraded}; max_host_weight; version; and a few
+// membership_change; health_check.{healthy,degraded}; max_host_weight; version; warming_state;
+// ring_hash_lb.* and maglev_lb.*; and a few
 // server-, listener- and cluster-manager-level gauges (server.uptime, server.live, …,
 // cluster_manager.active_clusters, listener_manager.total_listeners_active, …).
 func IsGauge(stat string) bool {
@@ -35,11 +36,15 @@ func IsGauge(stat string) bool {
 		return true
 	}
 	switch last {
-	case "max_host_weight", "version", "lb_subsets_active",
-		"pending_send_bytes", "deferred_stream_close":
+	case "max_host_weight", "version", "lb_subsets_active", "warming_state",
+		"lb_subsets_single_host_per_subset_duplicate", "pending_send_bytes", "deferred_stream_close":
 		return true
 	case "healthy", "degraded":
 		return parent == "health_check"
+	case "size", "min_hashes_per_host", "max_hashes_per_host":
+		return parent == "ring_hash_lb"
+	case "min_entries_per_host", "max_entries_per_host":
+		return parent == "maglev_lb"
 	}
 	switch parent + "." + last {
 	case "cluster_manager.active_clusters", "cluster_manager.warming_clusters",

@@ -3,7 +3,22 @@ package envoy
 import (
 	"strings"
 	"testing"
+
+	"labrun.dev/labrun/schema"
 )
+
+// TestIsGaugeAgreesWithTheCatalogue: the naming rule the stats readers fall back on and the
+// catalogue vet checks deltas against say the same of every stat Envoy documents.
+func TestIsGaugeAgreesWithTheCatalogue(t *testing.T) {
+	for _, s := range schema.EnvoyClusterStats.Stats() {
+		if s.Kind == schema.Histogram {
+			continue
+		}
+		if got := IsGauge(s.Name); got != (s.Kind == schema.Gauge) {
+			t.Errorf("%s: IsGauge %v, the catalogue says a %s", s.Name, got, s.Kind)
+		}
+	}
+}
 
 func TestIsGauge(t *testing.T) {
 	gauges := []string{

@@ -78,14 +78,20 @@ func TestWaitUntilTimeoutKeepsTheReason(t *testing.T) {
 	sc := loadScenario(t, `
 s: schema.#Scenario & {
 	steps: [
-		{name: "b", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
-		{wait: {until: "b.upstream_rq_total > 1000000"}, timeout: "2500ms"},
+		{name: "bg", background: true, sleep: "10s"},
+		{name: "b", every: "1s", while: "bg", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{wait: {until: "b.last.upstream_rq_total > 1000000"}, timeout: "2500ms"},
 	]
 }`)
 	synctest.Test(t, func(t *testing.T) {
 		w := &fakes.World{}
 		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
-		s := rec.Steps[len(rec.Steps)-1]
+		var s *interp.StepRecord
+		for _, x := range rec.Steps {
+			if x.Kind == "wait" {
+				s = x
+			}
+		}
 		if s.Outcome != interp.TimedOut {
 			t.Fatalf("wait outcome %s, want timed out (%s)", s.Outcome, s.Error)
 		}

@@ -131,7 +131,7 @@ func Flatten(r *Record) map[string]any {
 		out["vars."+k] = v
 	}
 	var snaps []*SnapshotRecord
-	for name, s := range r.Snapshots {
+	for name, s := range r.Snapshots() {
 		prefix := "snapshots." + name + "."
 		stats(out, prefix+"counters.", s.Counters)
 		stats(out, prefix+"gauges.", s.Gauges)
@@ -153,20 +153,20 @@ func Flatten(r *Record) map[string]any {
 			stats(out, "delta.", Delta(list[0], list[len(list)-1], nil))
 		}
 	}
-	for name, s := range r.Series {
+	for name, s := range r.Series() {
 		ser := s.Series()
 		stats(out, "series."+name+".max.", ser.Max)
 		stats(out, "series."+name+".min.", ser.Min)
 		stats(out, "series."+name+".last.", ser.Last)
 		out["series."+name+".count"] = float64(ser.Count)
 	}
-	for name, l := range r.Loads {
+	for name, l := range r.Loads() {
 		flattenAny(out, "loads."+name, toAny(l.LoadResult))
 	}
-	for name, e := range r.Execs {
+	for name, e := range r.Execs() {
 		flattenAny(out, "execs."+name, toAny(e))
 	}
-	for name, l := range r.Logs {
+	for name, l := range r.Logs() {
 		p := "logs." + name + "."
 		out[p+"count"] = l.Count
 		stats(out, p+"codes.", l.Codes)
@@ -175,7 +175,7 @@ func Flatten(r *Record) map[string]any {
 			out[p+"capture."+k] = v
 		}
 	}
-	for name, v := range r.Values {
+	for name, v := range r.Values() {
 		flattenAny(out, "values."+name, v)
 	}
 	base := r.StepsStart.Sub(r.Start)

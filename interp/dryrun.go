@@ -32,7 +32,7 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 		}
 		return ns
 	}
-	rec := &Record{Vars: sc.Vars, TargetValues: t.Values, Snapshots: map[string]*SnapshotRecord{}}
+	rec := &Record{Vars: sc.Vars, TargetValues: t.Values, Results: map[string]*Result{}}
 	env := NewJudge(rec, sc).Env()
 	defined := crdKinds{}
 	for _, ph := range sc.Phases() {

@@ -34,10 +34,8 @@ s: schema.#Scenario & {
 func TestExplainCallsAndLists(t *testing.T) {
 	sc := loadScenario(t, explainScenario)
 	rec := judgeRecord(interp.SnapshotRecord{}, interp.SnapshotRecord{})
-	rec.Values = map[string]any{
-		"long":  []any{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0},
-		"short": []any{1.0, 2.0, 3.0},
-	}
+	rec.Put("long", "get", false, []any{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0})
+	rec.Put("short", "get", false, []any{1.0, 2.0, 3.0})
 	want := []string{
 		"approx(fortio.code503 (15), 20, 0.1) (false)",
 		"all(long ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …] (15 items)), # < 10) (false)",

@@ -43,7 +43,7 @@ func NewJudge(rec *Record, sc *dsl.Scenario) *Judge {
 func (j *Judge) defaultPair() (string, string, error) {
 	var taken []string
 	for _, n := range j.snapshots {
-		if _, ok := j.rec.Snapshots[n]; ok {
+		if j.rec.Snapshot(n) != nil {
 			taken = append(taken, n)
 		}
 	}
@@ -52,7 +52,7 @@ func (j *Judge) defaultPair() (string, string, error) {
 	}
 	// Taken order, not declaration order: a snapshot in a parallel block may come later.
 	sort.SliceStable(taken, func(a, b int) bool {
-		return j.rec.Snapshots[taken[a]].At.Before(j.rec.Snapshots[taken[b]].At)
+		return j.rec.Snapshot(taken[a]).At.Before(j.rec.Snapshot(taken[b]).At)
 	})
 	return taken[0], taken[len(taken)-1], nil
 }
@@ -108,14 +108,14 @@ func (j *Judge) Env() map[string]any {
 		env["target"] = map[string]any{}
 	}
 	env[dsl.DeltaFunc] = func(a, b string) schema.Stats {
-		sa, sb := rec.Snapshots[a], rec.Snapshots[b]
+		sa, sb := rec.Snapshot(a), rec.Snapshot(b)
 		if sa == nil || sb == nil {
 			return schema.Stats{}
 		}
 		return Delta(sa, sb, j.allow)
 	}
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
-		if s := rec.Snapshots[name]; s != nil {
+		if s := rec.Snapshot(name); s != nil {
 			return s.Hosts
 		}
 		return nil
@@ -137,29 +137,15 @@ func (j *Judge) Env() map[string]any {
 	env["outcome"], env["error"] = j.outcomes()
 	env["delta"] = schema.Stats{}
 	if a, b, err := j.defaultPair(); err == nil {
-		env["delta"] = Delta(rec.Snapshots[a], rec.Snapshots[b], j.allow)
+		env["delta"] = Delta(rec.Snapshot(a), rec.Snapshot(b), j.allow)
+	}
+	for n, r := range rec.Results {
+		env[n] = r.ExprValue(rec.StepsStart)
 	}
 	for _, n := range j.snapshots {
-		if s := rec.Snapshots[n]; s != nil {
-			env[n] = s.Stats()
-		} else {
-			env[n] = schema.Stats{}
+		if _, ok := rec.Results[n]; !ok {
+			env[n] = schema.Stats{} // not taken (yet): the judge's check says so first
 		}
-	}
-	for n, s := range rec.Series {
-		env[n] = s.SeriesFrom(rec.StepsStart)
-	}
-	for n, l := range rec.Loads {
-		env[n] = l.LoadResult
-	}
-	for n, e := range rec.Execs {
-		env[n] = e
-	}
-	for n, l := range rec.Logs {
-		env[n] = l
-	}
-	for n, v := range rec.Values {
-		env[n] = v
 	}
 	return env
 }
@@ -215,11 +201,11 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 	for _, ref := range e.Refs {
 		switch ref.Kind {
 		case dsl.RefSnapshot:
-			s := rec.Snapshots[ref.Name]
+			s := rec.Snapshot(ref.Name)
 			if s == nil {
 				return fmt.Sprintf("snapshot %q has not been taken (yet) when %q is evaluated", ref.Name, e.Src), false
 			}
-			if !s.Has(ref.Stat) {
+			if !s.Has(ref.Stat) && !ref.Guarded {
 				return missingStat(ref.Stat, []*SnapshotRecord{s}), false
 			}
 		case dsl.RefDelta, dsl.RefDeltaPair:
@@ -230,7 +216,7 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 					return err.Error(), false
 				}
 			}
-			sa, sb := rec.Snapshots[a], rec.Snapshots[b]
+			sa, sb := rec.Snapshot(a), rec.Snapshot(b)
 			if sa == nil || sb == nil {
 				missing := a
 				if sa != nil {
@@ -247,6 +233,8 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 			va, inA := sa.Counters[ref.Stat]
 			vb, inB := sb.Counters[ref.Stat]
 			switch {
+			case !inA && !inB && ref.Guarded:
+				// has() found it absent: the expression does not read it.
 			case !inA && !inB:
 				return missingStat(ref.Stat, []*SnapshotRecord{sa, sb}), false
 			case !inA:
@@ -263,7 +251,7 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 			}
 		case dsl.RefSeries:
 			name, agg, _ := strings.Cut(ref.Name, ".")
-			s := rec.Series[name]
+			s := rec.SeriesOf(name)
 			if s == nil || len(s.Samples) == 0 {
 				return fmt.Sprintf("series %q has no samples: the step it samples while may have ended before the first tick", name), false
 			}
@@ -274,7 +262,7 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 					break
 				}
 			}
-			if !found {
+			if !found && !ref.Guarded {
 				return missingStat(ref.Stat, s.Samples[:1]) + fmt.Sprintf(" (in none of the %d samples of %q; asked for its %s)", len(s.Samples), name, agg), false
 			}
 		}

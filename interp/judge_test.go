@@ -35,11 +35,11 @@ func judgeRecord(before, after interp.SnapshotRecord) *interp.Record {
 	before.Name, after.Name = "before", "after"
 	before.Source, after.Source = "admin c", "admin c"
 	before.At, after.At = t0, t0.Add(time.Second)
-	return &interp.Record{
-		Snapshots:  map[string]*interp.SnapshotRecord{"before": &before, "after": &after},
-		Loads:      map[string]*interp.LoadRecord{"fortio": {LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 18, "503": 15}}}},
-		AllowReset: []string{"upstream_cx_destroy"},
-	}
+	rec := &interp.Record{AllowReset: []string{"upstream_cx_destroy"}}
+	rec.Put("before", "snapshot", false, &before)
+	rec.Put("after", "snapshot", false, &after)
+	rec.Put("fortio", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 18, "503": 15}}})
+	return rec
 }
 
 // TestDeltaRules checks each rule of a delta: a stat absent before and present after counts
@@ -105,7 +105,7 @@ func TestDeltaRules(t *testing.T) {
 }
 
 // TestDeltaAmbiguousSources: a plain delta over snapshots of two sources is refused when the
-// scenario loads, pointing at the expression.
+// scenario loads, pointing at the expression; deltaAcross says it is meant.
 func TestDeltaAmbiguousSources(t *testing.T) {
 	_, err := loadScenarioErr(t, `
 s: schema.#Scenario & {
@@ -113,14 +113,14 @@ s: schema.#Scenario & {
 		{name: "a1", snapshot: {admin: "http://127.0.0.1:15000", cluster: "a"}},
 		{name: "b1", snapshot: {admin: "http://127.0.0.1:15000", cluster: "b"}},
 	]
-	expect: ["delta.x == 0", "delta(\"a1\", \"b1\").x == 0"]
+	expect: ["delta.x == 0", "deltaAcross(\"a1\", \"b1\").x == 0"]
 }
 `)
-	if err == nil || !strings.Contains(err.Error(), "delta is ambiguous") || !strings.Contains(err.Error(), `s.cue:11:12`) {
-		t.Fatalf("want an ambiguous-delta error at s.cue:11:12, got %v", err)
+	if err == nil || !strings.Contains(err.Error(), "delta is ambiguous") || !strings.Contains(err.Error(), `s.cue:11:18`) {
+		t.Fatalf("want an ambiguous-delta error at s.cue:11:18, got %v", err)
 	}
 	if strings.Count(err.Error(), "\n") != 0 {
-		t.Errorf("delta(\"a1\", \"b1\") is explicit and must be accepted; got %v", err)
+		t.Errorf("deltaAcross(\"a1\", \"b1\") is explicit and must be accepted; got %v", err)
 	}
 }
 
@@ -170,7 +170,7 @@ func TestMissingStatCauses(t *testing.T) {
 	} {
 		t.Run(c.source, func(t *testing.T) {
 			rec := judgeRecord(interp.SnapshotRecord{Counters: schema.Stats{"x": 1}}, interp.SnapshotRecord{Counters: schema.Stats{"x": 2}})
-			rec.Snapshots["before"].Source, rec.Snapshots["after"].Source = c.source, c.source
+			rec.Snapshot("before").Source, rec.Snapshot("after").Source = c.source, c.source
 			var text string
 			for _, g := range interp.Rejudge(rec, sc) {
 				if g.Src == "delta.membership_change == 1" {
@@ -191,5 +191,31 @@ func TestMissingStatCauses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHasGuardsARead: a stat read only where has() found it (the ?: and && idioms of
+// docs/language.md) is not an error when absent: the expression does not read it then. The
+// same read without the guard is.
+func TestHasGuardsARead(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{name: "fortio", load: {url: "http://127.0.0.1:1/", requests: 30}},
+		{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+	]
+	expect: [
+		"(has(after, \"upstream_rq_503\") ? delta.upstream_rq_503 : 0) == 0",
+		"has(after, \"upstream_rq_503\") && after.upstream_rq_503 > 0",
+		"delta.upstream_rq_503 == 0",
+	]
+}`)
+	rec := judgeRecord(interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_total": 1}}, interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_total": 31}})
+	got := interp.Rejudge(rec, sc)
+	want := []interp.Outcome{interp.Passed, interp.Failed, interp.Errored}
+	for i, jd := range got {
+		if jd.Outcome != want[i] {
+			t.Errorf("%s: %s (%s%s), want %s", jd.Src, jd.Outcome, jd.Reason, jd.Explanation, want[i])
+		}
 	}
 }

@@ -3,8 +3,6 @@ package interp
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -159,23 +157,39 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 		}
 	}
 	for _, n := range sortedKeys(names) {
-		switch {
-		case rec.Series[n] != nil:
-			seriesMutants(add, n)
-		case rec.Loads[n] != nil:
-			loadMutants(add, n)
-		case hasKeyOf(rec.Logs, n):
-			logsMutants(add, n)
-		case hasKeyOf(rec.Execs, n):
-			caught := ""
-			if st := sc.Step(n); st != nil && !st.MayFail && !st.ExpectFail {
-				if p, ok := st.Params.(*schema.Exec); ok {
-					caught = fmt.Sprintf("the %s step itself (an exit code other than %d fails it)", n, p.ExitCode)
+		res := rec.Results[n]
+		if res == nil {
+			continue
+		}
+		if _, ok := res.Value.(*SnapshotRecord); ok {
+			continue // its stats are mutated by the references above
+		}
+		st := sc.Step(n)
+		var p schema.Params
+		if st != nil && st.Params != nil && st.Kind == res.Kind {
+			p = st.Params
+		} else if k, ok := schema.Kinds[res.Kind]; ok {
+			p = k.New()
+		}
+		m, ok := p.(schema.Mutator)
+		if !ok {
+			valueMutants(add, n)
+			continue
+		}
+		for _, mu := range m.Mutants(res.Value) {
+			caught := mu.CaughtBy
+			if caught != "" {
+				if st == nil || st.MayFail || st.ExpectFail {
+					caught = ""
+				} else {
+					caught = fmt.Sprintf("the %s step itself%s", n, strings.TrimPrefix(caught, "the step itself"))
 				}
 			}
-			execMutants(&out, add, n, caught)
-		case hasKeyOf(rec.Values, n):
-			valueMutants(add, n)
+			out = append(out, Mutant{Name: n + ": " + mu.Name, caughtBy: caught, apply: func(r *Record) {
+				if x := r.Results[n]; x != nil {
+					x.Value = mu.Apply(x.Value)
+				}
+			}})
 		}
 	}
 	if names["started"] || names["ended"] {
@@ -197,11 +211,6 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 	return out
 }
 
-func hasKeyOf[V any](m map[string]V, k string) bool {
-	_, ok := m[k]
-	return ok
-}
-
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -219,7 +228,7 @@ func deltaMutants(add func(string, func(*Record)), label, a, b, stat string) {
 	}
 	with := func(f func(sa, sb *SnapshotRecord)) func(*Record) {
 		return func(r *Record) {
-			sa, sb := r.Snapshots[a], r.Snapshots[b]
+			sa, sb := r.Snapshot(a), r.Snapshot(b)
 			if sa != nil && sb != nil {
 				f(sa, sb)
 			}
@@ -248,28 +257,22 @@ func deltaMutants(add func(string, func(*Record)), label, a, b, stat string) {
 		}
 	}))
 	add(stat+" absent from every snapshot", func(r *Record) {
-		for _, s := range r.Snapshots {
-			s.drop(stat)
+		for _, s := range r.Snapshots() {
+			s.Drop(stat)
 		}
-		for _, ser := range r.Series {
+		for _, ser := range r.Series() {
 			for _, s := range ser.Samples {
-				s.drop(stat)
+				s.Drop(stat)
 			}
 		}
 	})
-}
-
-func (s *SnapshotRecord) drop(stat string) {
-	delete(s.Counters, stat)
-	delete(s.Gauges, stat)
-	delete(s.Histograms, stat)
 }
 
 // snapshotMutants change one stat of one snapshot.
 func snapshotMutants(add func(string, func(*Record)), snap, stat string) {
 	set := func(f func(float64) float64) func(*Record) {
 		return func(r *Record) {
-			s := r.Snapshots[snap]
+			s := r.Snapshot(snap)
 			if s == nil {
 				return
 			}
@@ -285,151 +288,21 @@ func snapshotMutants(add func(string, func(*Record)), snap, stat string) {
 	add(label+" doubled", set(func(v float64) float64 { return 2 * v }))
 	add(label+" + 1", set(func(v float64) float64 { return v + 1 }))
 	add(label+" absent", func(r *Record) {
-		if s := r.Snapshots[snap]; s != nil {
-			s.drop(stat)
+		if s := r.Snapshot(snap); s != nil {
+			s.Drop(stat)
 		}
 	})
 }
 
-// seriesMutants flatten a sampled series, or shift it by one sample.
-func seriesMutants(add func(string, func(*Record)), name string) {
-	add(name+": every sample the same as the first (flat)", func(r *Record) {
-		ser := r.Series[name]
-		for i := 1; i < len(ser.Samples); i++ {
-			ser.Samples[i].Counters = maps.Clone(ser.Samples[0].Counters)
-			ser.Samples[i].Gauges = maps.Clone(ser.Samples[0].Gauges)
-			ser.Samples[i].Histograms = maps.Clone(ser.Samples[0].Histograms)
-		}
-	})
-	add(name+": shifted one sample later", func(r *Record) {
-		ser := r.Series[name]
-		for i := len(ser.Samples) - 1; i > 0; i-- {
-			ser.Samples[i].Counters = maps.Clone(ser.Samples[i-1].Counters)
-			ser.Samples[i].Gauges = maps.Clone(ser.Samples[i-1].Gauges)
-			ser.Samples[i].Histograms = maps.Clone(ser.Samples[i-1].Histograms)
-		}
-	})
-}
-
-// loadMutants change a load's response codes and latencies.
-func loadMutants(add func(string, func(*Record)), name string) {
-	codes := func(code string) func(*Record) {
-		return func(r *Record) {
-			l := r.Loads[name]
-			l.Codes = map[string]float64{code: l.Requests}
-			l.OK = 0
-			if code == "200" {
-				l.OK = l.Requests
-			}
-			l.Errors = l.Requests - l.OK
-		}
-	}
-	add(name+": every request 200", codes("200"))
-	add(name+": every request 503", codes("503"))
-	add(name+": no request made", func(r *Record) {
-		l := r.Loads[name]
-		l.Requests, l.OK, l.Errors, l.QPS, l.Sockets, l.Connections = 0, 0, 0, 0, 0, 0
-		l.Codes = map[string]float64{}
-		l.IPs = map[string]float64{}
-	})
-	scale := func(k float64) func(*Record) {
-		return func(r *Record) {
-			l := r.Loads[name]
-			for _, p := range []*float64{&l.Avg, &l.Min, &l.Max, &l.P50, &l.P90, &l.P99, &l.P999} {
-				*p *= k
-			}
-		}
-	}
-	add(name+": latencies ×2", scale(2))
-	add(name+": latencies ×0.5", scale(0.5))
-}
-
-// logsMutants empty a logs step, or change its codes and flags.
-func logsMutants(add func(string, func(*Record)), name string) {
-	add(name+": no log lines", func(r *Record) {
-		l := r.Logs[name]
-		l.Lines, l.Entries, l.Captures = nil, nil, nil
-		l.Count = 0
-		l.Codes, l.Flags, l.Details, l.Capture = map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]string{}
-		r.Logs[name] = l
-	})
-	add(name+": every line another code", func(r *Record) {
-		l := r.Logs[name]
-		codes := map[string]float64{}
-		for c, n := range l.Codes {
-			codes[otherCode(c)] += n
-		}
-		l.Codes = codes
-		for i := range l.Entries {
-			if l.Entries[i].Access {
-				if l.Entries[i].Code == 200 {
-					l.Entries[i].Code = 503
-				} else {
-					l.Entries[i].Code = 200
-				}
-			}
-		}
-		r.Logs[name] = l
-	})
-	add(name+": every line another response flag", func(r *Record) {
-		l := r.Logs[name]
-		n := 0.0
-		for _, v := range l.Flags {
-			n += v
-		}
-		flags := map[string]float64{}
-		if len(l.Flags) == 0 || (len(l.Flags) == 1 && l.Flags["-"] > 0) {
-			flags["UF"] = max(n, l.Count)
-		} else {
-			flags["-"] = n
-		}
-		l.Flags = flags
-		for i := range l.Entries {
-			if slices.Contains(l.Entries[i].Flags, "-") || len(l.Entries[i].Flags) == 0 {
-				l.Entries[i].Flags = []string{"UF"}
-			} else {
-				l.Entries[i].Flags = []string{"-"}
-			}
-		}
-		r.Logs[name] = l
-	})
-	add(name+": nothing captured", func(r *Record) {
-		l := r.Logs[name]
-		l.Capture, l.Captures = map[string]string{}, nil
-		r.Logs[name] = l
-	})
-}
-
-func otherCode(c string) string {
-	if c == "200" {
-		return "503"
-	}
-	return "200"
-}
-
-// execMutants change a command's exit code and output; caught, when set, is the check that
-// fails the run on another exit code.
-func execMutants(out *[]Mutant, add func(string, func(*Record)), name, caught string) {
-	*out = append(*out, Mutant{Name: name + ": another exit code", caughtBy: caught, apply: func(r *Record) {
-		e := r.Execs[name]
-		if e.Exit == 0 {
-			e.Exit = 1
-		} else {
-			e.Exit = 0
-		}
-		r.Execs[name] = e
-	}})
-	add(name+": empty stdout, nothing captured", func(r *Record) {
-		e := r.Execs[name]
-		e.Stdout, e.Captured = "", nil
-		r.Execs[name] = e
-	})
-}
-
-// valueMutants remove or change a get or config value.
+// valueMutants remove or change a value whose kind says nothing of its wrong outcomes (a get,
+// a config value).
 func valueMutants(add func(string, func(*Record)), name string) {
-	add(name+": absent", func(r *Record) { delete(r.Values, name) })
-	add(name+": every field changed", func(r *Record) { r.Values[name] = perturb(r.Values[name]) })
+	add(name+": absent", func(r *Record) { delete(r.Results, name) })
+	add(name+": every field changed", func(r *Record) {
+		if x := r.Results[name]; x != nil {
+			x.Value = perturb(x.Value)
+		}
+	})
 }
 
 // perturb changes every leaf of a JSON-like value: numbers +1, strings suffixed, booleans

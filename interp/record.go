@@ -1,6 +1,10 @@
 package interp
 
 import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
 	"time"
 
 	"labrun.dev/labrun/dsl"
@@ -8,8 +12,10 @@ import (
 )
 
 // RecordVersion is the version of the Record's JSON form. It changes when a field changes
-// meaning; readers (labrun replay) refuse versions they do not know.
-const RecordVersion = 1
+// meaning; readers (labrun replay) refuse versions they do not know. Version 2 keeps every
+// named step's result under results, in the form its kind declares; version 1 kept them in
+// one section per kind (snapshots, series, loads, execs, logs, values), and is still read.
+const RecordVersion = 2
 
 // Outcome is the verdict of a run, a step or an expectation.
 type Outcome string
@@ -54,14 +60,11 @@ type Record struct {
 	// ErrorPos is where the failing step or assertion is written.
 	ErrorPos *dsl.Pos `json:"errorPos,omitempty"`
 
-	Steps        []*StepRecord                `json:"steps"`
-	Snapshots    map[string]*SnapshotRecord   `json:"snapshots"`
-	Series       map[string]*SeriesRecord     `json:"series,omitempty"`
-	Loads        map[string]*LoadRecord       `json:"loads,omitempty"`
-	Execs        map[string]schema.ExecResult `json:"execs,omitempty"`
-	Logs         map[string]schema.LogResult  `json:"logs,omitempty"`
-	Values       map[string]any               `json:"values,omitempty"`
-	Expectations []*Judgement                 `json:"expectations"`
+	Steps []*StepRecord `json:"steps"`
+	// Results are what the named steps recorded, by name (a sampling step without a name:
+	// by its path), each in the form its kind declares.
+	Results      map[string]*Result `json:"results"`
+	Expectations []*Judgement       `json:"expectations"`
 	// Notes are things the judge noticed that are not failures (a stat absent before traffic).
 	Notes []string `json:"notes,omitempty"`
 	// Cleanup lists what the automatic cleanup did, in order.
@@ -104,95 +107,241 @@ type StepRecord struct {
 	Warnings   []string `json:"warnings,omitempty"`
 }
 
-// SnapshotRecord is one snapshot.
-type SnapshotRecord struct {
-	Name       string        `json:"name"`
-	Source     string        `json:"source"`
-	At         time.Time     `json:"at"`
-	Counters   schema.Stats  `json:"counters"`
-	Gauges     schema.Stats  `json:"gauges"`
-	Histograms schema.Stats  `json:"histograms,omitempty"`
-	Hosts      []schema.Host `json:"hosts,omitempty"`
+// Result is one named step's result in the record.
+type Result struct {
+	// Kind is the step's kind, whose declaration says how to read Value.
+	Kind string `json:"kind"`
+	// Sampled says the step sampled (every/while): Value is its last sample's result, or,
+	// for a kind whose samples accumulate, all of them (a snapshot's series).
+	Sampled bool `json:"sampled,omitempty"`
+	Value   any  `json:"value"`
 }
 
-// Stats returns counters, gauges and histogram quantiles in one map, as expressions see them.
-func (s *SnapshotRecord) Stats() schema.Stats {
-	out := make(schema.Stats, len(s.Counters)+len(s.Gauges)+len(s.Histograms))
-	for k, v := range s.Histograms {
-		out[k] = v
+// ExprValue is what expressions see of the result (see schema.ExprValuer).
+func (r *Result) ExprValue(stepsStart time.Time) any {
+	if v, ok := r.Value.(schema.ExprValuer); ok {
+		return v.ExprValue(stepsStart)
 	}
-	for k, v := range s.Gauges {
-		out[k] = v
-	}
-	for k, v := range s.Counters {
-		out[k] = v
-	}
-	return out
+	return r.Value
 }
 
-// Has reports whether the snapshot holds stat (as a counter, gauge or quantile).
-func (s *SnapshotRecord) Has(stat string) bool {
-	if _, ok := s.Counters[stat]; ok {
-		return true
+// UnmarshalJSON reads a result into the Go form its kind declares.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Kind    string          `json:"kind"`
+		Sampled bool            `json:"sampled"`
+		Value   json.RawMessage `json:"value"`
 	}
-	if _, ok := s.Gauges[stat]; ok {
-		return true
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
 	}
-	_, ok := s.Histograms[stat]
-	return ok
+	v, err := decodeResult(raw.Kind, raw.Sampled, raw.Value)
+	if err != nil {
+		return err
+	}
+	r.Kind, r.Sampled, r.Value = raw.Kind, raw.Sampled, v
+	return nil
 }
 
-// SeriesRecord is a sampled series: one snapshot per tick.
-type SeriesRecord struct {
-	Name    string            `json:"name"`
-	Source  string            `json:"source"`
-	Every   time.Duration     `json:"everyNs"`
-	Samples []*SnapshotRecord `json:"samples"`
-}
-
-// SeriesFrom is Series with each sample's time: samples[i].at is when it was taken, in
-// seconds from stepsStart (the start of the steps phase).
-func (s *SeriesRecord) SeriesFrom(stepsStart time.Time) schema.Series {
-	out := s.Series()
-	for i, smp := range s.Samples {
-		at := make(schema.Stats, len(out.Samples[i])+1)
-		for k, v := range out.Samples[i] {
-			at[k] = v
+// decodeResult reads the recorded value of a step of kind into the Go form the kind
+// declares: its record form (schema.RecordForm), else its result type's Go type, else
+// JSON-like data.
+func decodeResult(kind string, sampled bool, b json.RawMessage) (any, error) {
+	k, ok := schema.Kinds[kind]
+	if !ok {
+		var v any
+		err := json.Unmarshal(b, &v)
+		return v, err
+	}
+	p := k.New()
+	if rf, ok := p.(schema.RecordForm); ok {
+		v := rf.NewRecord(sampled)
+		err := json.Unmarshal(b, v)
+		return v, err
+	}
+	if t := schema.ResultOf(p, sampledContext(sampled)); t != nil && t.Go != nil {
+		v := reflect.New(t.Go)
+		if err := json.Unmarshal(b, v.Interface()); err != nil {
+			return nil, fmt.Errorf("%s result: %w", kind, err)
 		}
-		at["at"] = smp.At.Sub(stepsStart).Seconds()
-		out.Samples[i] = at
+		return v.Elem().Interface(), nil
 	}
-	return out
+	var v any
+	err := json.Unmarshal(b, &v)
+	return v, err
 }
 
-// Series computes what expressions see of the series.
-func (s *SeriesRecord) Series() schema.Series {
-	out := schema.Series{Max: schema.Stats{}, Min: schema.Stats{}, First: schema.Stats{}, Last: schema.Stats{}, Count: len(s.Samples)}
-	for _, smp := range s.Samples {
-		st := smp.Stats()
-		out.Samples = append(out.Samples, st)
-		for k, v := range st {
-			if cur, ok := out.Max[k]; !ok || v > cur {
-				out.Max[k] = v
-			}
-			if cur, ok := out.Min[k]; !ok || v < cur {
-				out.Min[k] = v
-			}
-			if _, ok := out.First[k]; !ok {
-				out.First[k] = v
-			}
-			out.Last[k] = v
+// sampledContext is the ResultContext of a step as a record knows it.
+type sampledContext bool
+
+func (c sampledContext) Sampled() bool         { return bool(c) }
+func (c sampledContext) Templated(string) bool { return false }
+
+// The record forms that the run's reports and the judge read by name. They are the kinds'
+// own types (schema/snapshot.go, schema/load.go).
+type (
+	SnapshotRecord = schema.SnapshotRecord
+	SeriesRecord   = schema.SeriesRecord
+	LoadRecord     = schema.LoadRecorded
+)
+
+// Put stores a step's result under name.
+func (r *Record) Put(name, kind string, sampled bool, v any) {
+	if r.Results == nil {
+		r.Results = map[string]*Result{}
+	}
+	r.Results[name] = &Result{Kind: kind, Sampled: sampled, Value: v}
+}
+
+// resultsOf are the results whose value is a T, by name.
+func resultsOf[T any](r *Record) map[string]T {
+	out := map[string]T{}
+	for n, res := range r.Results {
+		if v, ok := res.Value.(T); ok {
+			out[n] = v
 		}
 	}
 	return out
 }
 
-// LoadRecord is one load's results.
-type LoadRecord struct {
-	schema.LoadResult
-	Warnings []string  `json:"warnings,omitempty"`
-	Start    time.Time `json:"start"`
-	End      time.Time `json:"end"`
+// Snapshot is the snapshot recorded under name (nil if none).
+func (r *Record) Snapshot(name string) *SnapshotRecord {
+	if res := r.Results[name]; res != nil {
+		s, _ := res.Value.(*SnapshotRecord)
+		return s
+	}
+	return nil
+}
+
+// SeriesOf is the series recorded under name (nil if none).
+func (r *Record) SeriesOf(name string) *SeriesRecord {
+	if res := r.Results[name]; res != nil {
+		s, _ := res.Value.(*SeriesRecord)
+		return s
+	}
+	return nil
+}
+
+// Snapshots are the snapshots taken, by name.
+func (r *Record) Snapshots() map[string]*SnapshotRecord { return resultsOf[*SnapshotRecord](r) }
+
+// Series are the sampled series, by name.
+func (r *Record) Series() map[string]*SeriesRecord { return resultsOf[*SeriesRecord](r) }
+
+// Loads are the loads' results, by name.
+func (r *Record) Loads() map[string]*LoadRecord { return resultsOf[*LoadRecord](r) }
+
+// Execs are the commands' results, by name.
+func (r *Record) Execs() map[string]schema.ExecResult { return resultsOf[schema.ExecResult](r) }
+
+// Logs are the logs steps' results, by name.
+func (r *Record) Logs() map[string]schema.LogResult { return resultsOf[schema.LogResult](r) }
+
+// Values are every other result (a get's object, a config value, a process, the result of a
+// kind the reports have no section of their own for), by name, as expressions see them.
+func (r *Record) Values() map[string]any {
+	out := map[string]any{}
+	for n, res := range r.Results {
+		switch res.Value.(type) {
+		case *SnapshotRecord, *SeriesRecord, *LoadRecord, schema.ExecResult, schema.LogResult:
+			continue
+		}
+		out[n] = res.ExprValue(r.StepsStart)
+	}
+	return out
+}
+
+// Names are the names the record gives expressions, typed as the results' kinds declare them
+// (a snapshot's by its source): what reports read of a value's type and unit without the
+// scenario. A plain delta compares the first and the last snapshot taken.
+func (r *Record) Names() *dsl.Names {
+	n := &dsl.Names{Results: map[string]*dsl.StepResult{}, Vars: r.Vars, Steps: map[string]bool{}}
+	for _, s := range r.Steps {
+		if s.Name != "" {
+			n.Steps[s.Name] = true
+		}
+	}
+	var snaps []*SnapshotRecord
+	for name, res := range r.Results {
+		k, ok := schema.Kinds[res.Kind]
+		if !ok {
+			continue
+		}
+		p := k.New()
+		source := ""
+		switch v := res.Value.(type) {
+		case *SnapshotRecord:
+			source = v.Source
+			snaps = append(snaps, v)
+		case *SeriesRecord:
+			source = v.Source
+		}
+		if sp := schema.OfSource(source); sp != nil {
+			p = sp
+		}
+		if t := schema.ResultOf(p, sampledContext(res.Sampled)); t != nil {
+			n.Results[name] = &dsl.StepResult{Step: name, Kind: res.Kind, Sampled: res.Sampled, Type: t}
+		}
+	}
+	sort.Slice(snaps, func(i, j int) bool { return snaps[i].At.Before(snaps[j].At) })
+	if len(snaps) >= 2 {
+		n.DeltaFrom, n.DeltaTo = snaps[0].Name, snaps[len(snaps)-1].Name
+	}
+	return n
+}
+
+// UnmarshalJSON reads a record of version 2, or of version 1 (one section per kind).
+func (r *Record) UnmarshalJSON(b []byte) error {
+	type plain Record
+	var v1 struct {
+		plain
+		Snapshots map[string]*SnapshotRecord   `json:"snapshots"`
+		Series    map[string]*SeriesRecord     `json:"series"`
+		Loads     map[string]*LoadRecord       `json:"loads"`
+		Execs     map[string]schema.ExecResult `json:"execs"`
+		Logs      map[string]schema.LogResult  `json:"logs"`
+		Values    map[string]json.RawMessage   `json:"values"`
+	}
+	if err := json.Unmarshal(b, &v1); err != nil {
+		return err
+	}
+	*r = Record(v1.plain)
+	if r.Version != 1 {
+		return nil
+	}
+	// Version 1: the kind of a value is its step's (a get, a config, a process).
+	kinds := map[string]string{}
+	for _, s := range r.Steps {
+		if _, ok := kinds[s.Name]; s.Name != "" && !ok {
+			kinds[s.Name] = s.Kind
+		}
+	}
+	for n, s := range v1.Snapshots {
+		r.Put(n, "snapshot", false, s)
+	}
+	for n, s := range v1.Series {
+		r.Put(n, "snapshot", true, s)
+	}
+	for n, l := range v1.Loads {
+		r.Put(n, "load", false, l)
+	}
+	for n, e := range v1.Execs {
+		r.Put(n, "exec", false, e)
+	}
+	for n, l := range v1.Logs {
+		r.Put(n, "logs", false, l)
+	}
+	for n, raw := range v1.Values {
+		v, err := decodeResult(kinds[n], false, raw)
+		if err != nil {
+			return fmt.Errorf("values.%s: %w", n, err)
+		}
+		r.Put(n, kinds[n], false, v)
+	}
+	if r.Results == nil {
+		r.Results = map[string]*Result{}
+	}
+	return nil
 }
 
 // Judgement is the verdict on one expression.

@@ -124,9 +124,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		Version: RecordVersion, Scenario: sc.Name, File: sc.Pos.File, Pos: sc.Pos, Doc: sc.Doc,
 		Target: r.target.Name, Where: r.target.Describe, Vars: sc.Vars,
 		TargetValues: r.target.Values, Start: now, StepsStart: now,
-		Snapshots: map[string]*SnapshotRecord{}, Series: map[string]*SeriesRecord{},
-		Loads: map[string]*LoadRecord{}, Execs: map[string]schema.ExecResult{},
-		Logs: map[string]schema.LogResult{}, Values: map[string]any{}, AllowReset: sc.AllowReset,
+		Results: map[string]*Result{}, AllowReset: sc.AllowReset,
 	}
 	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}}
 	ru.judge = NewJudge(rec, sc)

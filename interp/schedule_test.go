@@ -136,7 +136,7 @@ func TestTimelineExactOffsets(t *testing.T) {
 		if samples != 14 {
 			t.Errorf("every 3s while a 40s load: %d samples, want 14", samples)
 		}
-		if n := len(rec.Series["g"].Samples); n != samples {
+		if n := len(rec.SeriesOf("g").Samples); n != samples {
 			t.Errorf("series has %d samples, step records %d", n, samples)
 		}
 	})

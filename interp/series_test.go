@@ -27,9 +27,11 @@ func TestSeriesExpressions(t *testing.T) {
 }
 `)
 	start := time.Unix(1000, 0)
-	rec := &interp.Record{StepsStart: start, Series: map[string]*interp.SeriesRecord{"od": {Name: "od", Every: time.Second}}}
+	rec := &interp.Record{StepsStart: start}
+	od := &interp.SeriesRecord{Name: "od", Every: time.Second}
+	rec.Put("od", "snapshot", true, od)
 	for i, v := range []float64{0, 0, 1, 1} {
-		rec.Series["od"].Samples = append(rec.Series["od"].Samples, &interp.SnapshotRecord{
+		od.Samples = append(od.Samples, &interp.SnapshotRecord{
 			At: start.Add(time.Duration(i) * time.Second), Counters: schema.Stats{},
 			Gauges: schema.Stats{"outlier_detection.ejections_active": v},
 		})

@@ -244,11 +244,13 @@ func (rt *stepRuntime) ParseAccessLog(line string) (schema.LogEntry, bool) {
 }
 
 // Record is the one store of results: a step's result goes into the run's record under the
-// step's name, in the place its kind's Result names. The judge's environment, the JSON record
-// and the report all read it from there; the loader compiled expressions against the same
-// Result (schema.Result.Zero).
+// step's name, in the form its kind records it (a sampling step's samples accumulate when its
+// kind's result does: a snapshot's make a series). The judge's environment, the JSON record
+// and the reports read it from there, through the kind's declarations; the loader compiled
+// expressions against the same declarations (schema.Recorder).
 func (rt *stepRuntime) Record(v any) {
 	s, ru := rt.s, rt.ru
+	sampled := s.Every > 0
 	var sample *SnapshotRecord
 	defer func() { // runs after the unlock below: observers may take the lock
 		if sample != nil {
@@ -257,42 +259,18 @@ func (rt *stepRuntime) Record(v any) {
 	}()
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
-	switch schema.Kinds[s.Kind].Result {
-	case schema.ResultSnapshot:
-		t, ok := v.(schema.SnapshotTaken)
-		if !ok {
-			return
+	if acc, ok := v.(schema.Accumulator); ok && sampled {
+		name := rt.Label() // an unnamed sampler's series is the report's, by its path
+		var soFar any
+		if prev := ru.rec.Results[name]; prev != nil {
+			soFar = prev.Value
 		}
-		name := rt.Label()
-		rec := &SnapshotRecord{Name: name, Source: t.Source, At: t.At, Counters: t.Counters,
-			Gauges: t.Gauges, Histograms: t.Histograms, Hosts: t.Hosts}
-		if s.Every > 0 {
-			sample = rec
-			ser := ru.rec.Series[name]
-			if ser == nil {
-				ser = &SeriesRecord{Name: name, Source: rec.Source, Every: s.Every}
-				ru.rec.Series[name] = ser
-			}
-			ser.Samples = append(ser.Samples, rec)
-			return
-		}
-		if s.Name != "" {
-			ru.rec.Snapshots[s.Name] = rec
-		}
+		ru.rec.Put(name, s.Kind, true, acc.Accumulate(soFar, s.Every))
+		sample, _ = v.(*SnapshotRecord)
 		return
 	}
-	if s.Name == "" {
-		return
-	}
-	switch r := v.(type) {
-	case schema.LoadRecorded:
-		ru.rec.Loads[s.Name] = &LoadRecord{LoadResult: r.LoadResult, Warnings: r.Warnings, Start: r.Start, End: r.End}
-	case schema.ExecResult:
-		ru.rec.Execs[s.Name] = r
-	case schema.LogResult:
-		ru.rec.Logs[s.Name] = r
-	default:
-		ru.rec.Values[s.Name] = v
+	if s.Name != "" {
+		ru.rec.Put(s.Name, s.Kind, sampled, v)
 	}
 }
 

@@ -26,16 +26,12 @@ func MutantNames(sc *dsl.Scenario) []string {
 }
 
 // plannedRecord is a record of what a run of sc records, with no values: a snapshot per
-// snapshot step (taken in declaration order), a series, load, exec, logs or value per named
-// step of those kinds, a step record per named step.
+// snapshot step (taken in declaration order), and for every other named step that records a
+// result, an empty one in the form its kind records, a step record per named step.
 func plannedRecord(sc *dsl.Scenario) *Record {
-	rec := &Record{
-		Snapshots: map[string]*SnapshotRecord{}, Series: map[string]*SeriesRecord{},
-		Loads: map[string]*LoadRecord{}, Execs: map[string]schema.ExecResult{},
-		Logs: map[string]schema.LogResult{}, Values: map[string]any{},
-	}
+	rec := &Record{Results: map[string]*Result{}}
 	for i, s := range sc.Snapshots {
-		rec.Snapshots[s.Name] = &SnapshotRecord{Name: s.Name, At: time.Unix(int64(i), 0), Counters: schema.Stats{}, Gauges: schema.Stats{}}
+		rec.Put(s.Name, s.Kind, false, &SnapshotRecord{Name: s.Name, At: time.Unix(int64(i), 0), Counters: schema.Stats{}, Gauges: schema.Stats{}})
 	}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
@@ -43,24 +39,24 @@ func plannedRecord(sc *dsl.Scenario) *Record {
 				return
 			}
 			rec.Steps = append(rec.Steps, &StepRecord{Name: s.Name, Kind: s.Kind, Path: s.Path})
-			switch schema.Kinds[s.Kind].Result {
-			case schema.ResultSnapshot:
-				if s.Every > 0 {
-					rec.Series[s.Name] = &SeriesRecord{Name: s.Name}
-				}
-			case schema.ResultLoad:
-				rec.Loads[s.Name] = &LoadRecord{}
-			case schema.ResultExec:
-				rec.Execs[s.Name] = schema.ExecResult{}
-			case schema.ResultLogs:
-				rec.Logs[s.Name] = schema.LogResult{}
-			case schema.ResultValue:
-				rec.Values[s.Name] = nil
+			if _, taken := rec.Results[s.Name]; taken || s.Params == nil || schema.ResultOf(s.Params, recordContext(s.Every > 0)) == nil {
+				return
+			}
+			sampled := s.Every > 0
+			v, err := decodeResult(s.Kind, sampled, []byte("null"))
+			if err == nil {
+				rec.Put(s.Name, s.Kind, sampled, v)
 			}
 		})
 	}
 	return rec
 }
+
+// recordContext is the ResultContext of a step as a plan knows it.
+type recordContext bool
+
+func (c recordContext) Sampled() bool         { return bool(c) }
+func (c recordContext) Templated(string) bool { return false }
 
 // deltaPair is the " (a → b)" that names the snapshots of a plain delta's mutant: a run takes
 // them in its own order, which may differ from the declaration's.

@@ -506,7 +506,7 @@ func snapshotCharts(rec *interp.Record) []string {
 	bySource := map[string][]*interp.SnapshotRecord{}
 	var sources []string
 	for _, n := range names {
-		s := rec.Snapshots[n]
+		s := rec.Snapshot(n)
 		if _, ok := bySource[s.Source]; !ok {
 			sources = append(sources, s.Source)
 		}

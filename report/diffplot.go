@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 )
 
@@ -12,7 +13,7 @@ import (
 // load figure that differs beyond the tolerance, A's bar above B's, each row on its own scale
 // (its larger magnitude fills the width) with both values written at the bars' ends. It
 // reports false when no such value differs.
-func DiffSVG(d *interp.RunDiff) (string, bool) {
+func DiffSVG(d *interp.RunDiff, names ...*dsl.Names) (string, bool) {
 	type row struct {
 		path       string
 		a, b       float64
@@ -79,7 +80,7 @@ func DiffSVG(d *interp.RunDiff) (string, bool) {
 			if v < 0 {
 				x = zero - bw
 			}
-			fmt.Fprintf(&sb, `<rect x="%g" y="%g" width="%g" height="%g" fill="%s"><title>%s, %s: %s</title></rect>`, x, by, math.Max(bw, 1), barH, c, xmlEsc(r.path), []string{"A", "B"}[j], xmlEsc(withUnit(v, DiffUnit(r.path))))
+			fmt.Fprintf(&sb, `<rect x="%g" y="%g" width="%g" height="%g" fill="%s"><title>%s, %s: %s</title></rect>`, x, by, math.Max(bw, 1), barH, c, xmlEsc(r.path), []string{"A", "B"}[j], xmlEsc(withUnit(v, DiffUnit(r.path, names...))))
 			tx, anchor := x+bw+4, "start"
 			if v < 0 {
 				tx, anchor = x-4, "end"

@@ -22,8 +22,8 @@ import (
 func Expected(rec *interp.Record, sc *dsl.Scenario) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "scenario %s: %s\n", rec.Scenario, rec.Outcome)
-	for _, n := range sortedKeys(rec.Loads) {
-		l := rec.Loads[n]
+	for _, n := range sortedKeys(rec.Loads()) {
+		l := rec.Loads()[n]
 		codes := sortedKeys(l.Codes)
 		fmt.Fprintf(&b, "load %s: %s requests, codes %s\n", n, dsl.FormatValue(l.Requests), strings.Join(codes, " "))
 	}
@@ -65,7 +65,7 @@ func deltaShapes(rec *interp.Record, sc *dsl.Scenario) []string {
 				continue
 			}
 			seen[key] = true
-			out = append(out, fmt.Sprintf("delta %s %s: %s", a+"→"+b, r.Stat, shape(rec.Snapshots[a], rec.Snapshots[b], r.Stat)))
+			out = append(out, fmt.Sprintf("delta %s %s: %s", a+"→"+b, r.Stat, shape(rec.Snapshot(a), rec.Snapshot(b), r.Stat)))
 		}
 	}
 	sort.Strings(out)
@@ -75,14 +75,14 @@ func deltaShapes(rec *interp.Record, sc *dsl.Scenario) []string {
 func defaultPair(rec *interp.Record, sc *dsl.Scenario) (string, string) {
 	var taken []string
 	for _, s := range sc.Snapshots {
-		if _, ok := rec.Snapshots[s.Name]; ok {
+		if rec.Snapshot(s.Name) != nil {
 			taken = append(taken, s.Name)
 		}
 	}
 	if len(taken) < 2 {
 		return "", ""
 	}
-	sort.SliceStable(taken, func(i, j int) bool { return rec.Snapshots[taken[i]].At.Before(rec.Snapshots[taken[j]].At) })
+	sort.SliceStable(taken, func(i, j int) bool { return rec.Snapshots()[taken[i]].At.Before(rec.Snapshots()[taken[j]].At) })
 	return taken[0], taken[len(taken)-1]
 }
 

@@ -76,10 +76,10 @@ func HTML(rec *interp.Record, f Files) string {
 	w("<h2>Timeline</h2>\n<p class=\"hint\">Bars are steps from their actual start to their end; a black tick is a timed step's planned start; dots are snapshots.</p>\n")
 	w("<div class=\"wide\">%s</div>\n", TimelineSVG(rec))
 
-	if len(rec.Loads) > 0 {
+	if len(rec.Loads()) > 0 {
 		w("<h2>Load</h2>\n<table><tr><th>load</th><th>requests</th><th>codes</th><th>sockets</th><th>connections</th><th>qps</th><th>avg</th><th>p50</th><th>p99</th><th>max</th></tr>\n")
-		for _, n := range sortedKeys(rec.Loads) {
-			l := rec.Loads[n]
+		for _, n := range sortedKeys(rec.Loads()) {
+			l := rec.Loads()[n]
 			var codes []string
 			for _, c := range sortedKeys(l.Codes) {
 				codes = append(codes, fmt.Sprintf("%s×%s", c, dsl.FormatValue(l.Codes[c])))
@@ -89,8 +89,8 @@ func HTML(rec *interp.Record, f Files) string {
 		}
 		w("</table>\n")
 		names := backendNames(rec)
-		for _, n := range sortedKeys(rec.Loads) {
-			l := rec.Loads[n]
+		for _, n := range sortedKeys(rec.Loads()) {
+			l := rec.Loads()[n]
 			for _, wn := range l.Warnings {
 				w("<p class=\"warn\">⚠ %s: %s</p>\n", e(n), e(wn))
 			}
@@ -117,10 +117,10 @@ func HTML(rec *interp.Record, f Files) string {
 		w("<h2>Snapshots over time</h2>\n<p class=\"hint\">Each counter an expectation reads, at every snapshot, one line per source; dashed: the timed steps.</p>\n<div class=\"charts\">%s</div>\n", strings.Join(charts, ""))
 	}
 
-	if len(rec.Series) > 0 {
+	if len(rec.Series()) > 0 {
 		w("<h2>Sampled series</h2>\n<p class=\"hint\">One chart per stat that changed, on the run's time axis (shaded: the loads). Counters are shown as rates per second between samples; gauges as values. Ticks along the bottom: each sample's planned time (grey) and actual start (black).</p>\n")
-		for _, n := range sortedKeys(rec.Series) {
-			s := rec.Series[n]
+		for _, n := range sortedKeys(rec.Series()) {
+			s := rec.SeriesOf(n)
 			var samples []*interp.StepRecord
 			for _, st := range rec.Steps {
 				if st.Sample > 0 && stepLabel(st) == n {
@@ -171,7 +171,7 @@ func HTML(rec *interp.Record, f Files) string {
 	}
 	w("</table>\n")
 
-	if len(rec.Snapshots) > 0 {
+	if len(rec.Snapshots()) > 0 {
 		w("<h2>Snapshots</h2>\n")
 		sources, bySource := snapshotsBySource(rec)
 		for _, src := range sources {
@@ -184,11 +184,11 @@ func HTML(rec *interp.Record, f Files) string {
 				w("<th>Δ %s→%s</th>", e(snaps[0]), e(snaps[len(snaps)-1]))
 			}
 			w("</tr>\n")
-			first, last := rec.Snapshots[snaps[0]], rec.Snapshots[snaps[len(snaps)-1]]
+			first, last := rec.Snapshots()[snaps[0]], rec.Snapshots()[snaps[len(snaps)-1]]
 			for _, stat := range statNames(rec, snaps) {
 				w("<tr><td>%s</td>", e(stat))
 				for _, n := range snaps {
-					if v, ok := rec.Snapshots[n].Stats()[stat]; ok {
+					if v, ok := rec.Snapshot(n).Stats()[stat]; ok {
 						w("<td class=\"num\">%s</td>", dsl.FormatValue(v))
 					} else {
 						w("<td class=\"num\">–</td>")

@@ -38,7 +38,7 @@ func TestHTMLSelfContained(t *testing.T) {
 // histogram, a codes-over-time chart and a connections-by-backend chart.
 func TestHTMLLoadCharts(t *testing.T) {
 	rec := sampleRecord()
-	rec.Loads["fortio"].IPs = map[string]float64{"127.0.0.2:80": 3, "127.0.0.3:80": 1}
+	rec.Loads()["fortio"].IPs = map[string]float64{"127.0.0.2:80": 3, "127.0.0.3:80": 1}
 	rec.TargetValues = map[string]any{"backends": map[string]any{"a": map[string]any{"address": "127.0.0.2:80"}}}
 	fortioJSON := `{"DurationHistogram":{"Count":30,"Data":[{"Start":0.001,"End":0.002,"Count":10},{"Start":0.002,"End":0.005,"Count":20}],"Percentiles":[{"Percentile":50,"Value":0.0025},{"Percentile":99,"Value":0.0049}]}}`
 	codes := `[{"atNs":0,"codes":{"200":5}},{"atNs":250000000,"codes":{"200":5,"503":5}}]`
@@ -63,7 +63,7 @@ func TestArtifactFilesBounded(t *testing.T) {
 	rec := sampleRecord()
 	t0 := rec.Start
 	ser := &interp.SeriesRecord{Name: "g", Source: "envoy client cluster c", Every: 10 * time.Millisecond}
-	rec.Series = map[string]*interp.SeriesRecord{"g": ser}
+	rec.Put("g", "snapshot", true, ser)
 	for i := 1; i <= 10000; i++ {
 		at := time.Duration(i) * 10 * time.Millisecond
 		rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.3", Name: "g", Kind: "snapshot", Sample: i, Planned: at, Start: at, End: at, Timed: true, Outcome: interp.Passed})

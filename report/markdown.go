@@ -92,10 +92,10 @@ func Markdown(rec *interp.Record, f Files) string {
 		w("| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(label), mdCell(s.Kind), secs(s.Planned), secs(s.Start), secs(s.End), skew, mdCell(outcome), mdCell(s.Summary))
 	}
 
-	if len(rec.Loads) > 0 {
+	if len(rec.Loads()) > 0 {
 		w("\n## Load\n\n| load | requests | codes | sockets | connections | qps | avg | p50 | p99 | max |\n|---|---|---|---|---|---|---|---|---|---|\n")
-		for _, n := range sortedKeys(rec.Loads) {
-			l := rec.Loads[n]
+		for _, n := range sortedKeys(rec.Loads()) {
+			l := rec.Loads()[n]
 			var codes []string
 			for _, c := range sortedKeys(l.Codes) {
 				codes = append(codes, fmt.Sprintf("%s×%s", c, dsl.FormatValue(l.Codes[c])))
@@ -108,7 +108,7 @@ func Markdown(rec *interp.Record, f Files) string {
 		}
 	}
 
-	if len(rec.Snapshots) > 0 {
+	if len(rec.Snapshots()) > 0 {
 		w("\n## Snapshots\n\n")
 		sources, bySource := snapshotsBySource(rec)
 		for _, src := range sources {
@@ -122,7 +122,7 @@ func Markdown(rec *interp.Record, f Files) string {
 				w(" Δ %s→%s |", mdCell(snaps[0]), mdCell(snaps[len(snaps)-1]))
 			}
 			w("\n|---|---|%s\n", strings.Repeat("---|", len(snaps)+min(1, len(snaps)/2)))
-			first, last := rec.Snapshots[snaps[0]], rec.Snapshots[snaps[len(snaps)-1]]
+			first, last := rec.Snapshots()[snaps[0]], rec.Snapshots()[snaps[len(snaps)-1]]
 			for _, stat := range statNames(rec, snaps) {
 				typ := "counter"
 				if _, ok := first.Gauges[stat]; ok {
@@ -134,7 +134,7 @@ func Markdown(rec *interp.Record, f Files) string {
 				}
 				w("| %s | %s |", mdCell(stat), typ)
 				for _, n := range snaps {
-					st := rec.Snapshots[n].Stats()
+					st := rec.Snapshot(n).Stats()
 					if v, ok := st[stat]; ok {
 						w(" %s |", dsl.FormatValue(v))
 					} else {
@@ -160,7 +160,7 @@ func Markdown(rec *interp.Record, f Files) string {
 				w("\n")
 			}
 			for _, n := range snaps {
-				if hs := rec.Snapshots[n].Hosts; len(hs) > 0 {
+				if hs := rec.Snapshot(n).Hosts; len(hs) > 0 {
 					w("\nHosts at %s:\n\n| address | health | cx_active | cx_total | rq_total | rq_error |\n|---|---|---|---|---|---|\n", mdText(n))
 					for _, h := range hs {
 						w("| %s | %s | %g | %g | %g | %g |\n", mdCell(h.Address), mdCell(h.Health), h.CxActive, h.CxTotal, h.RqTotal, h.RqError)
@@ -170,31 +170,31 @@ func Markdown(rec *interp.Record, f Files) string {
 			w("\n")
 		}
 	}
-	if len(rec.Series) > 0 {
+	if len(rec.Series()) > 0 {
 		w("\n## Sampled series\n\n")
-		for _, n := range sortedKeys(rec.Series) {
-			s := rec.Series[n]
+		for _, n := range sortedKeys(rec.Series()) {
+			s := rec.SeriesOf(n)
 			w("- %s: %d samples every %s of %s\n", mdCode(n, false), len(s.Samples), s.Every, mdText(s.Source))
 		}
 		if f.HTML != "" {
 			w("\nOne chart per stat (rates for counters) in the [HTML report](%s).\n", mdURL(relTo(f.Markdown, f.HTML)))
 		}
 	}
-	if len(rec.Execs) > 0 || len(rec.Values) > 0 || len(rec.Logs) > 0 {
+	if len(rec.Execs()) > 0 || len(rec.Values()) > 0 || len(rec.Logs()) > 0 {
 		w("\n## Captures\n\n")
-		for _, n := range sortedKeys(rec.Execs) {
-			e := rec.Execs[n]
+		for _, n := range sortedKeys(rec.Execs()) {
+			e := rec.Execs()[n]
 			w("- %s: exit %s, stdout %s", mdCode(n, false), dsl.FormatValue(e.Exit), mdCode(fmt.Sprintf("%q", truncate(strings.TrimSpace(e.Stdout), 200)), false))
 			if len(e.Captured) > 0 {
 				w(", captured %s", mdCode(truncate(fmt.Sprint(e.Captured), 300), false))
 			}
 			w("\n")
 		}
-		for _, n := range sortedKeys(rec.Values) {
-			w("- %s: %s\n", mdCode(n, false), mdCode(truncate(dsl.Stringify(rec.Values[n]), 300), false))
+		for _, n := range sortedKeys(rec.Values()) {
+			w("- %s: %s\n", mdCode(n, false), mdCode(truncate(dsl.Stringify(rec.Values()[n]), 300), false))
 		}
-		for _, n := range sortedKeys(rec.Logs) {
-			l := rec.Logs[n]
+		for _, n := range sortedKeys(rec.Logs()) {
+			l := rec.Logs()[n]
 			w("- %s: %d lines; codes %s; flags %s\n", mdCode(n, false), int(l.Count), mdText(fmt.Sprint(l.Codes)), mdText(fmt.Sprint(l.Flags)))
 		}
 	}
@@ -218,9 +218,9 @@ func Markdown(rec *interp.Record, f Files) string {
 
 // snapshotOrder returns snapshot names in the order they were taken.
 func snapshotOrder(rec *interp.Record) []string {
-	names := sortedKeys(rec.Snapshots)
+	names := sortedKeys(rec.Snapshots())
 	sort.SliceStable(names, func(i, j int) bool {
-		return rec.Snapshots[names[i]].At.Before(rec.Snapshots[names[j]].At)
+		return rec.Snapshots()[names[i]].At.Before(rec.Snapshots()[names[j]].At)
 	})
 	return names
 }
@@ -228,7 +228,7 @@ func snapshotOrder(rec *interp.Record) []string {
 func statNames(rec *interp.Record, snaps []string) []string {
 	seen := map[string]bool{}
 	for _, n := range snaps {
-		for k := range rec.Snapshots[n].Stats() {
+		for k := range rec.Snapshot(n).Stats() {
 			seen[k] = true
 		}
 	}
@@ -250,7 +250,7 @@ func relTo(from, to string) string {
 func snapshotsBySource(rec *interp.Record) (sources []string, bySource map[string][]string) {
 	bySource = map[string][]string{}
 	for _, n := range snapshotOrder(rec) {
-		src := rec.Snapshots[n].Source
+		src := rec.Snapshot(n).Source
 		if _, ok := bySource[src]; !ok {
 			sources = append(sources, src)
 		}

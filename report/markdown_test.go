@@ -55,11 +55,11 @@ func hostileRecord() *interp.Record {
 		&interp.Judgement{Src: "delta.rq_x | 1 == `x`", Outcome: interp.Errored, Reason: h(0)},
 		&interp.Judgement{Src: "a < b && c > d", Outcome: interp.Failed, Explanation: "a (1) < b (`0`) && c > d | 2"},
 	)
-	rec.Snapshots["before"].Counters["weird|stat<x>"] = 1
-	rec.Snapshots["before"].Hosts = []schema.Host{{Address: "10.0.0.1:80", Health: h(1)}}
-	rec.Loads["fortio"].Warnings = []string{h(4)}
-	rec.Execs = map[string]schema.ExecResult{"ex": {Stdout: h(2) + "\n" + h(4)}}
-	rec.Values = map[string]any{"val": h(1) + h(2)}
+	rec.Snapshot("before").Counters["weird|stat<x>"] = 1
+	rec.Snapshot("before").Hosts = []schema.Host{{Address: "10.0.0.1:80", Health: h(1)}}
+	rec.Loads()["fortio"].Warnings = []string{h(4)}
+	rec.Put("ex", "exec", false, schema.ExecResult{Stdout: h(2) + "\n" + h(4)})
+	rec.Put("val", "get", false, h(1)+h(2))
 	return rec
 }
 

@@ -164,6 +164,9 @@ func writeArtifacts(dir string, rec *interp.Record) (map[*interp.ArtifactRecord]
 }
 
 // Read reads a JSON record written by Write.
+//
+// A record of version 1 (one section per kind of result) is read into the current form: its
+// results keep their kinds, taken from the steps that recorded them.
 func Read(path string) (*interp.Record, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -178,8 +181,8 @@ func Read(path string) (*interp.Record, error) {
 	if err := json.Unmarshal(b, &probe); err != nil {
 		return nil, fmt.Errorf("%s: not a labrun run record: %v", path, err)
 	}
-	if probe.Version != interp.RecordVersion {
-		return nil, fmt.Errorf("%s: record version %d, this labrun reads version %d", path, probe.Version, interp.RecordVersion)
+	if probe.Version < 1 || probe.Version > interp.RecordVersion {
+		return nil, fmt.Errorf("%s: record version %d, this labrun reads versions 1 to %d", path, probe.Version, interp.RecordVersion)
 	}
 	var rec interp.Record
 	if err := json.Unmarshal(b, &rec); err != nil {

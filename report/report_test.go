@@ -31,10 +31,14 @@ func sampleRecord() *interp.Record {
 			{Path: "steps.1.parallel.1", Name: "mid", Kind: "snapshot", Planned: time.Second, Start: time.Second + 300*time.Microsecond, Skew: 300 * time.Microsecond, Timed: true, End: time.Second + 20*time.Millisecond, Outcome: interp.Passed},
 			{Path: "steps.2", Name: "after", Kind: "snapshot", Start: 2 * time.Second, End: 2*time.Second + 10*time.Millisecond, Outcome: interp.Passed},
 		},
-		Snapshots: map[string]*interp.SnapshotRecord{"before": snap("before", 0, 0, 0), "mid": snap("mid", time.Second, 5, 1), "after": snap("after", 2*time.Second, 12, 0)},
-		Series: map[string]*interp.SeriesRecord{"g": {Name: "g", Source: "envoy client cluster c", Every: 500 * time.Millisecond,
-			Samples: []*interp.SnapshotRecord{snap("g", 0, 0, 0), snap("g", 500*time.Millisecond, 3, 1), snap("g", time.Second, 6, 1)}}},
-		Loads: map[string]*interp.LoadRecord{"fortio": {LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 15, "503": 15}}}},
+		Results: map[string]*interp.Result{
+			"before": {Kind: "snapshot", Value: snap("before", 0, 0, 0)},
+			"mid":    {Kind: "snapshot", Value: snap("mid", time.Second, 5, 1)},
+			"after":  {Kind: "snapshot", Value: snap("after", 2*time.Second, 12, 0)},
+			"g": {Kind: "snapshot", Sampled: true, Value: &interp.SeriesRecord{Name: "g", Source: "envoy client cluster c", Every: 500 * time.Millisecond,
+				Samples: []*interp.SnapshotRecord{snap("g", 0, 0, 0), snap("g", 500*time.Millisecond, 3, 1), snap("g", time.Second, 6, 1)}}},
+			"fortio": {Kind: "load", Value: &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 15, "503": 15}}}},
+		},
 		Expectations: []*interp.Judgement{
 			{Src: "delta.upstream_rq_pending_overflow == fortio.code503", Outcome: interp.Failed, Explanation: "delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)"},
 			{Src: "mid.circuit_breakers.default.rq_pending_open == 1", Outcome: interp.Passed},
@@ -90,7 +94,7 @@ func TestWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Scenario != "s2" || back.Snapshots["after"].Counters["upstream_rq_pending_overflow"] != 12 || back.Loads["fortio"].Codes["503"] != 15 {
+	if back.Scenario != "s2" || back.Snapshot("after").Counters["upstream_rq_pending_overflow"] != 12 || back.Loads()["fortio"].Codes["503"] != 15 {
 		t.Errorf("record does not read back: %+v", back)
 	}
 }

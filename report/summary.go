@@ -129,12 +129,10 @@ func SummaryOf(m *dsl.Matrix, runs []RunFile, dir string) *Summary {
 		}
 		return a.Round < b.Round
 	})
-	roots := map[string]string{}
+	var names []*dsl.Names
 	for _, r := range sorted {
 		rec := r.Rec
-		for k, v := range Roots(rec) {
-			roots[k] = v
-		}
+		names = append(names, rec.Names())
 		sr := SummaryRun{Round: 1, Outcome: rec.Outcome, Expectations: map[string]interp.Outcome{}, Values: map[string]any{}, Vars: map[string]string{}}
 		if u := rec.Unit; u != nil {
 			sr.ID, sr.Vars, sr.Combination, sr.Round = u.ID, u.Vars, u.Combination, u.Round
@@ -159,7 +157,7 @@ func SummaryOf(m *dsl.Matrix, runs []RunFile, dir string) *Summary {
 		s.Runs = append(s.Runs, sr)
 	}
 	for _, v := range summaryValues(s) {
-		if u := UnitOf(v, roots); u != "" {
+		if u := UnitOf(v, names...); u != "" {
 			s.Units[v] = u
 		}
 	}
@@ -612,8 +610,8 @@ func SummaryExpected(s *Summary, codes []string) string {
 // LoadCodes lists the response codes each load of a run saw: "fortio: 200 503".
 func LoadCodes(rec *interp.Record) string {
 	var parts []string
-	for _, n := range sortedKeys(rec.Loads) {
-		parts = append(parts, n+": "+strings.Join(sortedKeys(rec.Loads[n].Codes), " "))
+	for _, n := range sortedKeys(rec.Loads()) {
+		parts = append(parts, n+": "+strings.Join(sortedKeys(rec.Loads()[n].Codes), " "))
 	}
 	return strings.Join(parts, "; ")
 }

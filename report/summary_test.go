@@ -9,9 +9,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
 )
 
 // twoBy is a sweep of max=1,2 with one run failing its second expectation.
@@ -96,8 +98,8 @@ func matrixRecords() (*dsl.Matrix, []RunFile) {
 				outcome = interp.Failed
 			}
 			rec := &interp.Record{Scenario: "s", Outcome: outcome,
-				Loads: map[string]*interp.LoadRecord{"fortio": {}},
-				Unit:  &dsl.Unit{ID: dsl.UnitID("s", c, r), Matrix: m, Vars: c, Combination: i + 1, Round: r},
+				Results: map[string]*interp.Result{"fortio": {Kind: "load", Value: &interp.LoadRecord{}}},
+				Unit:    &dsl.Unit{ID: dsl.UnitID("s", c, r), Matrix: m, Vars: c, Combination: i + 1, Round: r},
 				Expectations: []*interp.Judgement{{Src: "within(fortio.p50, 0, 1000)", Outcome: outcome,
 					Values: map[string]any{"fortio.p50": p50, "fortio.qps": 100 / p50}}}}
 			runs = append(runs, RunFile{Rec: rec, JSON: "/r/run" + dsl.UnitID("s", c, r) + ".json"})
@@ -197,7 +199,7 @@ func TestStripPlot(t *testing.T) {
 	m := &dsl.Matrix{Scenario: "s", Count: 3}
 	var runs []RunFile
 	for r, v := range []float64{12.34567, 15, 11} {
-		runs = append(runs, RunFile{Rec: &interp.Record{Outcome: interp.Passed, Loads: map[string]*interp.LoadRecord{"f": {}},
+		runs = append(runs, RunFile{Rec: &interp.Record{Outcome: interp.Passed, Results: map[string]*interp.Result{"f": {Kind: "load", Value: &interp.LoadRecord{}}},
 			Unit:         &dsl.Unit{Matrix: m, Round: r + 1, Combination: 1},
 			Expectations: []*interp.Judgement{{Src: "f.p99 < 100", Outcome: interp.Passed, Values: map[string]any{"f.p99": v}}}}})
 	}
@@ -224,15 +226,27 @@ func TestSig4(t *testing.T) {
 	}
 }
 
+// TestUnitOf: a value's unit is its type's, as the kinds declare it and vet computes it, from
+// what a record holds (no scenario needed).
 func TestUnitOf(t *testing.T) {
-	roots := map[string]string{"fortio": "load", "after": "snapshot", "g": "series", "access": "logs"}
+	t0 := time.Unix(1000, 0)
+	src := "admin http://127.0.0.1:15000 cluster c"
+	rec := &interp.Record{Vars: map[string]any{"requests": 4.0}, Steps: []*interp.StepRecord{{Name: "flip", Kind: "dns"}}}
+	rec.Put("fortio", "load", false, &interp.LoadRecord{})
+	rec.Put("before", "snapshot", false, &interp.SnapshotRecord{Name: "before", Source: src, At: t0})
+	rec.Put("after", "snapshot", false, &interp.SnapshotRecord{Name: "after", Source: src, At: t0.Add(time.Second)})
+	rec.Put("g", "snapshot", true, &interp.SeriesRecord{Name: "g", Source: src})
+	rec.Put("access", "logs", false, schema.LogResult{})
+	rec.Put("ip", "exec", false, schema.ExecResult{})
+	names := rec.Names()
 	for v, want := range map[string]string{
 		"fortio.p50": "ms", "fortio.qps": "1/s", "fortio.code503": "count", `fortio.codes["503"]`: "count", "fortio.duration": "s",
-		"delta.upstream_rq_pending_overflow": "count", "after.upstream_cx_rx_bytes_total": "bytes", "delta.upstream_cx_length_ms": "ms",
-		"g.max.rq_active": "count", "access.count": "count", "vars.requests": "", "started.flip": "s",
-		"fortio.code503 / fortio.requests": "", "ip.stdout": "",
+		"delta.upstream_rq_pending_overflow": "count", "after.upstream_cx_rx_bytes_total": "bytes", "after.upstream_cx_length_ms.p99": "ms",
+		"g.max.upstream_rq_active": "count", "access.count": "count", "vars.requests": "", "started.flip": "s",
+		"ended.flip - started.flip": "s", "fortio.code503 / fortio.requests": "", "ip.stdout": "", "ip.exit": "",
+		"delta.upstream_cx_length_ms.p99": "", // a histogram has no delta: vet refuses it
 	} {
-		if got := UnitOf(v, roots); got != want {
+		if got := UnitOf(v, names); got != want {
 			t.Errorf("UnitOf(%s) = %q, want %q", v, got, want)
 		}
 	}

@@ -179,27 +179,3 @@ func SpreadText(s *Spread, unit string) string {
 	}
 	return fmt.Sprintf("%s (%s–%s)", withUnit(s.Median, unit), sig4(s.Min), sig4(s.Max))
 }
-
-// DiffUnit is the unit of a value labrun diff lists, by its path (loads.fortio.p50,
-// snapshots.after.counters.x, delta.x, steps.s.durationMs).
-func DiffUnit(path string) string {
-	parts := strings.SplitN(path, ".", 3)
-	switch {
-	case strings.HasPrefix(path, "delta"):
-		return statUnit(path[strings.LastIndex(path, ".")+1:])
-	case len(parts) < 3:
-		return ""
-	case parts[0] == "loads":
-		return UnitOf(parts[1]+"."+parts[2], map[string]string{parts[1]: "load"})
-	case parts[0] == "snapshots", parts[0] == "series":
-		if parts[0] == "series" && parts[2] == "count" {
-			return "count"
-		}
-		return statUnit(path[strings.LastIndex(path, ".")+1:])
-	case parts[0] == "logs":
-		return UnitOf(parts[1]+"."+parts[2], map[string]string{parts[1]: "logs"})
-	case parts[0] == "steps" && strings.HasSuffix(path, "Ms"):
-		return "ms"
-	}
-	return ""
-}

@@ -2,99 +2,55 @@ package report
 
 import (
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
-	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
-// Units of the values expectations read, for the summaries' tables and axes. A value is named
-// as the expectation writes it (fortio.p50, delta.upstream_rq_pending_overflow,
-// g.max.rq_active); its root says what recorded it (a load, a snapshot, a sampled series, a
-// logs step), its last part what it counts.
-
-// Roots maps the names a record gives expressions to what recorded them: "load", "snapshot",
-// "series", "logs", "exec".
-func Roots(rec *interp.Record) map[string]string {
-	out := map[string]string{}
-	for k := range rec.Loads {
-		out[k] = "load"
-	}
-	for k := range rec.Snapshots {
-		out[k] = "snapshot"
-	}
-	for k := range rec.Series {
-		out[k] = "series"
-	}
-	for k := range rec.Logs {
-		out[k] = "logs"
-	}
-	for k := range rec.Execs {
-		out[k] = "exec"
-	}
-	return out
-}
-
-var (
-	loadLatency = map[string]bool{"avg": true, "min": true, "max": true, "p50": true, "p75": true, "p90": true, "p99": true, "p999": true}
-	loadCounts  = map[string]bool{"requests": true, "ok": true, "errors": true, "sockets": true, "connections": true}
-	codeField   = regexp.MustCompile(`^code_?\d+$`)
-	rootOf      = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)`)
-)
+// Units of the values expectations read, for the summaries' tables and axes and diff's
+// table: the unit of the value's type as the steps' kinds declare it (schema/<kind>.go) and
+// vet computes it (dsl.Names.TypeOf): fortio.p50 is milliseconds, delta.upstream_cx_rx_bytes_total
+// bytes, started.flip - started.fortio seconds, fortio.code503 / fortio.requests a plain number.
 
 // UnitOf is the unit of a value an expectation reads ("ms", "1/s", "s", "count", "bytes"), or
-// "" when labrun cannot tell; roots is Roots of the runs.
-func UnitOf(value string, roots map[string]string) string {
-	m := rootOf.FindString(value)
-	rest := strings.TrimPrefix(value[len(m):], ".")
-	last := rest
-	if i := strings.LastIndexAny(rest, ".[\""); i >= 0 {
-		last = strings.Trim(rest[i+1:], `"]`)
-	}
-	if strings.ContainsAny(value, "+-*/%(") && !strings.HasPrefix(value, "delta(") {
-		return "" // arithmetic or a call: its unit is the author's
-	}
-	switch {
-	case m == "started" || m == "ended":
-		return "s"
-	case m == "vars":
-		return ""
-	case roots[m] == "load":
-		switch {
-		case loadLatency[last]:
-			return "ms"
-		case last == "qps":
-			return "1/s"
-		case last == "duration":
-			return "s"
-		case loadCounts[last] || codeField.MatchString(last) || strings.HasPrefix(rest, "codes"):
-			return "count"
+// "" when it has none or labrun cannot tell; names are the records' (interp.Record.Names),
+// the first that types the value decides.
+func UnitOf(value string, names ...*dsl.Names) string {
+	for _, n := range names {
+		if t := n.TypeOf(value); t != nil {
+			if t.Kind == schema.TNumber {
+				return string(t.Unit)
+			}
+			return ""
 		}
-		return ""
-	case roots[m] == "logs":
-		if last == "count" || strings.HasPrefix(rest, "codes") || strings.HasPrefix(rest, "flags") {
-			return "count"
-		}
-		return ""
-	case m == "delta" || roots[m] == "snapshot" || roots[m] == "series":
-		if roots[m] == "series" && rest == "count" {
-			return "count"
-		}
-		return statUnit(last)
 	}
 	return ""
 }
 
-// statUnit is the unit of an Envoy or backend stat by its name.
-func statUnit(stat string) string {
-	switch {
-	case strings.Contains(stat, "bytes"):
-		return "bytes"
-	case strings.HasSuffix(stat, "_ms") || strings.Contains(stat, "_time") || strings.Contains(stat, "_ms."):
+// DiffUnit is the unit of a value labrun diff lists, by its path (loads.fortio.p50,
+// snapshots.after.counters.x, delta.x, steps.s.durationMs), read as the expression it is.
+func DiffUnit(path string, names ...*dsl.Names) string {
+	if strings.HasPrefix(path, "steps.") && strings.HasSuffix(path, "Ms") {
 		return "ms"
 	}
-	return "count"
+	return UnitOf(DiffExpr(path), names...)
+}
+
+// DiffExpr is the expression that reads the value a diff path names: snapshots.a.counters.x
+// is a.x, loads.f.p50 is f.p50, values.v.k is v.k.
+func DiffExpr(path string) string {
+	parts := strings.SplitN(path, ".", 4)
+	switch {
+	case len(parts) == 4 && parts[0] == "snapshots" && (parts[2] == "counters" || parts[2] == "gauges" || parts[2] == "histograms"):
+		return parts[1] + "." + parts[3]
+	case len(parts) >= 3 && (parts[0] == "loads" || parts[0] == "execs" || parts[0] == "logs" || parts[0] == "series"):
+		return strings.TrimPrefix(path, parts[0]+".")
+	case parts[0] == "values" && len(parts) > 1:
+		return strings.TrimPrefix(path, "values.")
+	}
+	return path
 }
 
 // withUnit writes a number with its unit: "12 ms", "3.5 1/s", "7" for a count.

@@ -33,12 +33,7 @@ func newFixture(sc *dsl.Scenario) *fixture {
 			Scenario:     sc.Name,
 			Vars:         sc.Vars,
 			TargetValues: map[string]any{"clusterDomain": "homelab.local"},
-			Snapshots:    map[string]*interp.SnapshotRecord{},
-			Series:       map[string]*interp.SeriesRecord{},
-			Loads:        map[string]*interp.LoadRecord{},
-			Execs:        map[string]schema.ExecResult{},
-			Logs:         map[string]schema.LogResult{},
-			Values:       map[string]any{},
+			Results:      map[string]*interp.Result{},
 		},
 		at: time.Date(2026, 7, 2, 10, 42, 50, 0, time.UTC),
 	}
@@ -66,7 +61,7 @@ func (f *fixture) snap(name string, stats map[string]float64, hosts ...string) *
 	for _, h := range hosts {
 		s.Hosts = append(s.Hosts, schema.Host{Address: h, Healthy: true, Health: "healthy"})
 	}
-	f.rec.Snapshots[name] = s
+	f.rec.Put(name, "snapshot", false, s)
 	return f
 }
 
@@ -80,7 +75,7 @@ func (f *fixture) series(name string, samples ...map[string]float64) *fixture {
 		}
 		ser.Samples = append(ser.Samples, s)
 	}
-	f.rec.Series[name] = ser
+	f.rec.Put(name, "snapshot", true, ser)
 	return f
 }
 
@@ -96,12 +91,12 @@ func (f *fixture) load(name string, requests float64, codes map[string]float64, 
 	if set != nil {
 		set(&r)
 	}
-	f.rec.Loads[name] = &interp.LoadRecord{LoadResult: r}
+	f.rec.Put(name, "load", false, &interp.LoadRecord{LoadResult: r})
 	return f
 }
 
 func (f *fixture) exec(name, stdout string, captured map[string]string) *fixture {
-	f.rec.Execs[name] = schema.ExecResult{Stdout: stdout, Captured: captured}
+	f.rec.Put(name, "exec", false, schema.ExecResult{Stdout: stdout, Captured: captured})
 	return f
 }
 
@@ -118,12 +113,12 @@ func (f *fixture) logs(name string, r schema.LogResult) *fixture {
 	if r.Capture == nil {
 		r.Capture = map[string]string{}
 	}
-	f.rec.Logs[name] = r
+	f.rec.Put(name, "logs", false, r)
 	return f
 }
 
 func (f *fixture) value(name string, v any) *fixture {
-	f.rec.Values[name] = v
+	f.rec.Put(name, "get", false, v)
 	return f
 }
 

@@ -36,7 +36,7 @@ func TestE2EKitAReplay(t *testing.T) {
 			rec := kubeRun(t, sb, name, nil)
 			requirePassed(t, rec)
 			// The load the judge saw is the replayed recording, not a fortio run on the host.
-			load := rec.Loads["fortio"]
+			load := rec.Loads()["fortio"]
 			if load == nil {
 				t.Fatalf("no load recorded")
 			}

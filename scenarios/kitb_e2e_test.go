@@ -73,7 +73,7 @@ func TestE2EKitBReplay(t *testing.T) {
 			for host, names := range c.hosts {
 				var want []string
 				for _, n := range names {
-					want = append(want, capturedAddress(rec.Values[n]))
+					want = append(want, capturedAddress(rec.Values()[n]))
 				}
 				sort.Strings(want)
 				got := records[host]

@@ -80,7 +80,7 @@ func checkIPReuse(t *testing.T, rec *interp.Record) {
 	t.Helper()
 	pods := func(name string) []map[string]any {
 		var out []map[string]any
-		b, _ := json.Marshal(rec.Values[name])
+		b, _ := json.Marshal(rec.Values()[name])
 		_ = json.Unmarshal(b, &out)
 		return out
 	}

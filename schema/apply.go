@@ -38,9 +38,8 @@ func (p *Apply) Options() ApplyOptions {
 }
 
 var applyKind = Kind{
-	Usage:  "create or update Kubernetes objects (server-side apply, create, merge patch, replace)",
-	New:    func() Params { return new(Apply) },
-	Result: ResultNone,
+	Usage: "create or update Kubernetes objects (server-side apply, create, merge patch, replace)",
+	New:   func() Params { return new(Apply) },
 }
 
 // Check needs something to apply.

@@ -12,9 +12,8 @@ type Assert struct {
 }
 
 var assertKind = Kind{
-	Usage:  "check an expression now",
-	New:    func() Params { return new(Assert) },
-	Result: ResultNone,
+	Usage: "check an expression now",
+	New:   func() Params { return new(Assert) },
 }
 
 // UnmarshalJSON reads the expression, written as the step's value.

@@ -12,9 +12,8 @@ type Await struct {
 }
 
 var awaitKind = Kind{
-	Usage:  "join background steps",
-	New:    func() Params { return new(Await) },
-	Result: ResultNone,
+	Usage: "join background steps",
+	New:   func() Params { return new(Await) },
 }
 
 // UnmarshalJSON reads one name or a list of names.

@@ -28,9 +28,8 @@ type Config struct {
 const DurationsSeconds = "seconds"
 
 var configKind = Kind{
-	Usage:  "record part of an Envoy config_dump",
-	New:    func() Params { return new(Config) },
-	Result: ResultValue,
+	Usage: "record part of an Envoy config_dump",
+	New:   func() Params { return new(Config) },
 }
 
 // Check: one Envoy, one resource (or its kind's names); until, interval and path where they
@@ -70,6 +69,10 @@ func (p *Config) Check(c Checker) {
 		c.Errorf("envoy", "envoy needs pod or selector: the pod whose sidecar to read")
 	}
 }
+
+// Result: the selected part of the config_dump, as JSON-like data (its shape is Envoy's, not
+// yet typed); with until, live: the step's own until reads it after each read.
+func (p *Config) Result(c ResultContext) *Type { return AnyType }
 
 // ExprField is until.
 func (p *Config) ExprField() (string, bool) { return "until", p.Until != "" }

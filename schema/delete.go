@@ -18,9 +18,8 @@ type Delete struct {
 }
 
 var deleteKind = Kind{
-	Usage:  "delete Kubernetes objects",
-	New:    func() Params { return new(Delete) },
-	Result: ResultNone,
+	Usage: "delete Kubernetes objects",
+	New:   func() Params { return new(Delete) },
 }
 
 // Check needs something to delete: objects and files, or a kind.

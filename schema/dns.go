@@ -21,9 +21,8 @@ type HostsFile struct {
 }
 
 var dnsKind = Kind{
-	Usage:  "set the records of one host name in the lab DNS server",
-	New:    func() Params { return new(DNS) },
-	Result: ResultNone,
+	Usage: "set the records of one host name in the lab DNS server",
+	New:   func() Params { return new(DNS) },
 }
 
 // Check: IP addresses, a host name, and on the local target a host of the lab zone.

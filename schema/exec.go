@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -25,9 +26,8 @@ type Exec struct {
 }
 
 var execKind = Kind{
-	Usage:  "run a command in a pod or on this machine and capture its output",
-	New:    func() Params { return new(Exec) },
-	Result: ResultExec,
+	Usage: "run a command in a pod or on this machine and capture its output",
+	New:   func() Params { return new(Exec) },
 }
 
 // InPod reports whether the command runs in a pod.
@@ -203,4 +203,68 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 		return fmt.Errorf("%s exited with code %d, expected %d; stderr: %s", strings.Join(p.Argv, " "), int(res.Exit), p.ExitCode, or(tail, "(empty)"))
 	}
 	return nil
+}
+
+// Result: the command's output and exit code, and the named groups of its capture pattern.
+func (p *Exec) Result(c ResultContext) *Type {
+	captured := captureMap(c, p.Capture)
+	t := StructOf(reflect.TypeFor[ExecResult](),
+		F("stdout", StringType, "what the command wrote to its standard output"),
+		F("stderr", StringType, "what the command wrote to its standard error"),
+		F("exit", Num(Plain), "the command's exit code"),
+		F("captured", captured, "the named groups of capture's first match in stdout"),
+	)
+	if c.Sampled() {
+		return t.Every(PerSample)
+	}
+	return t
+}
+
+// captureGroup is the key of a capture's map: a named group of the step's capture pattern.
+var captureGroup = &Type{Kind: TString, Doc: "a named group of the step's capture pattern", Hint: "name one with (?P<%s>...)", Go: StringType.Go}
+
+// Mutants: another exit code (the step itself fails on it), empty output.
+func (p *Exec) Mutants(recorded any) []Mutant {
+	if _, ok := recorded.(ExecResult); !ok {
+		return nil
+	}
+	return []Mutant{
+		{Name: "another exit code", CaughtBy: fmt.Sprintf("the step itself (an exit code other than %d fails it)", p.ExitCode), Apply: func(v any) any {
+			e := v.(ExecResult)
+			if e.Exit == 0 {
+				e.Exit = 1
+			} else {
+				e.Exit = 0
+			}
+			return e
+		}},
+		{Name: "empty stdout, nothing captured", Apply: func(v any) any {
+			e := v.(ExecResult)
+			e.Stdout, e.Captured = "", nil
+			return e
+		}},
+	}
+}
+
+// captureMap is the named groups of a capture pattern by name: the keys are known before the
+// run (none without a pattern), unless the pattern holds a ${...}, or has no named group,
+// which Check refuses (reading one is not that mistake again).
+func captureMap(c ResultContext, pattern string) *Type {
+	t := MapOf(captureGroup, StringType)
+	switch {
+	case c.Templated("capture"):
+		return t
+	case pattern == "":
+		return t.WithKeys([]string{})
+	}
+	return t.WithKeys(groups(pattern))
+}
+
+// ExecResult is what an exec step records. The named groups of its capture pattern are
+// fields of Captured.
+type ExecResult struct {
+	Stdout   string            `expr:"stdout" json:"stdout"`
+	Stderr   string            `expr:"stderr" json:"stderr"`
+	Exit     float64           `expr:"exit" json:"exit"`
+	Captured map[string]string `expr:"captured" json:"captured,omitempty"`
 }

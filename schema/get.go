@@ -17,10 +17,13 @@ type Get struct {
 }
 
 var getKind = Kind{
-	Usage:  "capture a Kubernetes object or field",
-	New:    func() Params { return new(Get) },
-	Result: ResultValue,
+	Usage: "capture a Kubernetes object or field",
+	New:   func() Params { return new(Get) },
 }
+
+// Result: the object, the list of objects or the field, as JSON-like data whose shape is
+// known only at run time.
+func (p *Get) Result(c ResultContext) *Type { return AnyType }
 
 // Check: name or selector, not both.
 func (p *Get) Check(c Checker) {

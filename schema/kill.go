@@ -17,9 +17,8 @@ type Kill struct {
 }
 
 var killKind = Kind{
-	Usage:  "delete pods by selector, or stop a local process",
-	New:    func() Params { return new(Kill) },
-	Result: ResultNone,
+	Usage: "delete pods by selector, or stop a local process",
+	New:   func() Params { return new(Kill) },
 }
 
 // Check needs one target, and a process to be a process step that has started.

@@ -10,8 +10,9 @@ import (
 // (load.go and load.cue). The CUE file declares the kind's field of #Step and its parameters'
 // definition; the Go file holds the parameters' type and everything labrun does with them:
 // the static check (Check), the place in the plan (Plan), the capability the target must have
-// and the driver Run calls for it (Needs), the namespaces it changes (Mutates), a summary for plans and reports (Summary),
-// and how it runs (Run). What a named step records for expressions is the kind's Result.
+// and the driver Run calls for it (Needs), the namespaces it changes (Mutates), a summary for
+// plans and reports (Summary), and how it runs (Run). What a named step records for
+// expressions is declared by the kind's Result method (Recorder), in the type model of type.go.
 //
 // Kinds is the one list of kinds. The loader decodes and checks through it, the interpreter
 // dispatches through it, and `labrun help steps` and docs/language.md print it.
@@ -22,8 +23,6 @@ type Kind struct {
 	Usage string
 	// New returns the kind's zero parameters, for decoding.
 	New func() Params
-	// Result is what a named step of the kind records for expressions.
-	Result Result
 }
 
 // Kinds is the registry of step kinds: name → kind. Nothing else lists them.
@@ -107,61 +106,88 @@ const (
 	TimeoutNone
 )
 
-// Result says what a named step of a kind records, and so what expressions see by its name.
-type Result int
-
-// The results.
-const (
-	// ResultNone: the step records nothing expressions read.
-	ResultNone Result = iota
-	// ResultSnapshot: the step's stats (a series when sampled with every).
-	ResultSnapshot
-	// ResultLoad: a LoadResult.
-	ResultLoad
-	// ResultExec: an ExecResult.
-	ResultExec
-	// ResultLogs: a LogResult.
-	ResultLogs
-	// ResultValue: a JSON-like value whose shape is known only at run time (get, config,
-	// process).
-	ResultValue
-)
-
-// Describe says what expressions see by a step's name.
-func (r Result) Describe() string {
-	switch r {
-	case ResultSnapshot:
-		return "`<name>.<stat>`; a series (`.samples`, `.max`, `.last`, …) when sampled with `every`"
-	case ResultLoad:
-		return "`<name>.code200`, `.codes`, `.requests`, `.p99`, `.qps`, `.sockets`, …"
-	case ResultExec:
-		return "`<name>.stdout`, `.stderr`, `.exit`, `.captured.<group>`"
-	case ResultLogs:
-		return "`<name>.count`, `.codes`, `.flags`, `.entries`, `.capture.<group>`"
-	case ResultValue:
-		return "`<name>`: the value, as JSON-like data"
-	}
-	return "—"
+// Recorder is a kind whose named steps record a result that expressions read by the step's
+// name. Kinds that record nothing do not implement it.
+type Recorder interface {
+	// Result is the type of what the step records, given its parameters (a capture pattern's
+	// groups, a snapshot's source) and how it runs (sampled with every/while).
+	Result(c ResultContext) *Type
 }
 
-// Zero is the value expressions are compiled against for a result of this kind (nil for
-// ResultNone and ResultValue, whose type is decided at run time).
-func (r Result) Zero(sampled bool) any {
-	switch r {
-	case ResultSnapshot:
-		if sampled {
-			return Series{}
-		}
-		return Stats{}
-	case ResultLoad:
-		return LoadResult{}
-	case ResultExec:
-		return ExecResult{}
-	case ResultLogs:
-		return LogResult{}
+// ResultContext is what a kind's Result sees of the step.
+type ResultContext interface {
+	// Sampled reports whether the step samples (every/while).
+	Sampled() bool
+	// Templated reports whether field holds a ${...} (its value is known only at run time).
+	Templated(field string) bool
+}
+
+// The forms of a result in the run's record. A kind whose record keeps more than expressions
+// see (a load's times, a snapshot's counters and gauges apart) records a value that gives
+// expressions their view (ExprValuer), and says what to read a record into (RecordForm). A
+// sampling step's result is the last sample's, unless it accumulates (a snapshot's samples
+// make a series).
+type (
+	// ExprValuer is a recorded result whose expressions see another form of it.
+	ExprValuer interface {
+		ExprValue(stepsStart time.Time) any
+	}
+	// Accumulator is one sample's result that adds to what its step recorded so far (nil at
+	// the first sample).
+	Accumulator interface {
+		Accumulate(soFar any, every time.Duration) any
+	}
+	// RecordForm is a kind whose record's Go type is not its result type's: NewRecord is an
+	// empty one, for reading a run's record (sampled: the form of a sampling step).
+	RecordForm interface {
+		NewRecord(sampled bool) any
+	}
+)
+
+// Mutator is a kind that says what wrong outcomes of its result look like, for `labrun
+// mutate`: each mutant changes what the step recorded, in the kind's record form. A kind
+// without one gets the mutants of any value (absent; every field changed).
+type Mutator interface {
+	Mutants(recorded any) []Mutant
+}
+
+// Mutant is one wrong outcome of a step's result.
+type Mutant struct {
+	// Name says what changed, after the step's name ("every request 503").
+	Name string
+	// Apply returns the changed value; it may change recorded in place.
+	Apply func(recorded any) any
+	// CaughtBy, when set, is what fails the step itself on this outcome (an exec's exit code),
+	// unless the step may fail.
+	CaughtBy string
+}
+
+// KeepsSamples reports whether a sampling step of the kind keeps every sample (its record of
+// one sample accumulates: a snapshot's make a series) rather than its last.
+func KeepsSamples(p Params) bool {
+	rf, ok := p.(RecordForm)
+	if !ok {
+		return false
+	}
+	_, acc := rf.NewRecord(false).(Accumulator)
+	return acc
+}
+
+// ResultOf is the type of what a step of kind k with parameters p records (nil: nothing).
+func ResultOf(p Params, c ResultContext) *Type {
+	if r, ok := p.(Recorder); ok {
+		return r.Result(c)
 	}
 	return nil
 }
+
+type plainContext struct{}
+
+func (plainContext) Sampled() bool         { return false }
+func (plainContext) Templated(string) bool { return false }
+
+// PlainContext is a ResultContext for a step that does not sample and holds no ${...}.
+var PlainContext ResultContext = plainContext{}
 
 // Mutation is what a step changes on a cluster.
 type Mutation struct {

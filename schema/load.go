@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -43,9 +45,8 @@ const (
 )
 
 var loadKind = Kind{
-	Usage:  "generate HTTP load with fortio and record its results",
-	New:    func() Params { return new(Load) },
-	Result: ResultLoad,
+	Usage: "generate HTTP load with fortio and record its results",
+	New:   func() Params { return new(Load) },
 }
 
 // WithDefaults returns the load with every default filled in: what drivers receive.
@@ -283,14 +284,149 @@ func (p *Load) Run(ctx context.Context, rt Runtime) error {
 	for _, w := range res.Warnings {
 		rt.Warn(w)
 	}
-	rt.Record(LoadRecorded{LoadResult: res.LoadResult, Warnings: res.Warnings, Start: start, End: rt.Now()})
+	rt.Record(&LoadRecorded{LoadResult: res.LoadResult, Warnings: res.Warnings, Start: start, End: rt.Now()})
 	return nil
 }
 
-// LoadRecorded is what a load step records: its results and when it ran.
+// LoadRecorded is what a load step records: its results, its warnings and when it ran.
+// Expressions see its results (ExprValue).
 type LoadRecorded struct {
 	LoadResult
-	Warnings []string
-	Start    time.Time
-	End      time.Time
+	Warnings []string  `json:"warnings,omitempty"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+}
+
+// ExprValue is what expressions see of a load: its results.
+func (l *LoadRecorded) ExprValue(time.Time) any { return l.LoadResult }
+
+// NewRecord is an empty record of a load step, for reading a run's record.
+func (p *Load) NewRecord(bool) any { return &LoadRecorded{} }
+
+// Result: fortio's results in the units people read; a load from several pods has each pod's
+// own under pods.
+func (p *Load) Result(c ResultContext) *Type { return loadResult }
+
+var loadResult = func() *Type {
+	fields := []*Field{
+		F("requests", Num(Count), "the requests counted (warm-up excluded)"),
+		F("codes", MapOf(Str("an HTTP status code such as \"503\"; \"-1\" is a socket error or a timeout"), Num(Count)),
+			"responses by status code; <load>.code503 is short for <load>.codes[\"503\"]"),
+		F("ok", Num(Count), "2xx responses (and fortio's 418)"),
+		F("errors", Num(Count), "every other response, socket errors included"),
+		F("sockets", Num(Count), "the connections fortio opened"),
+		F("connections", Num(Count), "the connections (threads) fortio ran"),
+		F("qps", Num(PerSec), "the achieved rate"),
+		F("duration", Num(Seconds), "how long the load ran"),
+		F("avg", Num(Millis), "mean latency"),
+		F("min", Num(Millis), "smallest latency"),
+		F("max", Num(Millis), "largest latency"),
+		F("p50", Num(Millis), "median latency"),
+		F("p90", Num(Millis), "90th percentile latency"),
+		F("p99", Num(Millis), "99th percentile latency"),
+		F("p999", Num(Millis), "99.9th percentile latency"),
+		F("ips", MapOf(Str("a destination address, ip:port"), Num(Count)), "connections by destination address, as fortio saw them"),
+		F("pod", StringType, "the client pod of one of pods"),
+	}
+	pods := F("pods", nil, "each client pod's own result when the load ran from several pods (from.pods), in the order of the pods' names; the fields above are their merge")
+	podless := *pods
+	podless.Absent = "one pod's result has no pods of its own"
+	with := func(p *Field) *Type {
+		t := StructOf(reflect.TypeFor[LoadResult](), append(append(append([]*Field{}, fields[:len(fields)-1]...), p), fields[len(fields)-1])...)
+		t.Alias = codeAlias
+		return t
+	}
+	podless.Type = &Type{Kind: TList, Elem: AnyType}
+	pods.Type = ListOf(with(&podless))
+	return with(pods)
+}()
+
+// codeRE is <load>.codeNNN (code_1 for "-1").
+var codeRE = regexp.MustCompile(`^code(\d{3}|_1)$`)
+
+// codeAlias reads <load>.code503 as <load>.codes["503"].
+func codeAlias(name string) (field, key string, ok bool) {
+	m := codeRE.FindStringSubmatch(name)
+	if m == nil {
+		return "", "", false
+	}
+	return "codes", strings.Replace(m[1], "_", "-", 1), true
+}
+
+// Mutants: every request 200, every request 503, no request made, latencies doubled and
+// halved.
+func (p *Load) Mutants(recorded any) []Mutant {
+	if _, ok := recorded.(*LoadRecorded); !ok {
+		return nil
+	}
+	codes := func(code string) func(any) any {
+		return func(v any) any {
+			l := v.(*LoadRecorded)
+			l.Codes = map[string]float64{code: l.Requests}
+			l.OK = 0
+			if code == "200" {
+				l.OK = l.Requests
+			}
+			l.Errors = l.Requests - l.OK
+			return l
+		}
+	}
+	scale := func(k float64) func(any) any {
+		return func(v any) any {
+			l := v.(*LoadRecorded)
+			for _, p := range []*float64{&l.Avg, &l.Min, &l.Max, &l.P50, &l.P90, &l.P99, &l.P999} {
+				*p *= k
+			}
+			return l
+		}
+	}
+	return []Mutant{
+		{Name: "every request 200", Apply: codes("200")},
+		{Name: "every request 503", Apply: codes("503")},
+		{Name: "no request made", Apply: func(v any) any {
+			l := v.(*LoadRecorded)
+			l.Requests, l.OK, l.Errors, l.QPS, l.Sockets, l.Connections = 0, 0, 0, 0, 0, 0
+			l.Codes = map[string]float64{}
+			l.IPs = map[string]float64{}
+			return l
+		}},
+		{Name: "latencies ×2", Apply: scale(2)},
+		{Name: "latencies ×0.5", Apply: scale(0.5)},
+	}
+}
+
+// LoadResult is what a load step records: fortio's results in the units people read.
+// Latencies are in milliseconds.
+type LoadResult struct {
+	// Requests is the number of requests counted (warm-up excluded).
+	Requests float64 `expr:"requests" json:"requests"`
+	// Codes counts responses by HTTP status code; "-1" is a socket error or timeout. Expressions
+	// may also write <load>.code503 for <load>.codes["503"].
+	Codes map[string]float64 `expr:"codes" json:"codes"`
+	// OK counts 2xx (and fortio's 418) responses.
+	OK float64 `expr:"ok" json:"ok"`
+	// Errors counts every other response, socket errors included.
+	Errors float64 `expr:"errors" json:"errors"`
+	// Sockets is the number of connections fortio opened.
+	Sockets float64 `expr:"sockets" json:"sockets"`
+	// Connections is the number of connections (threads) fortio actually ran.
+	Connections float64 `expr:"connections" json:"connections"`
+	// QPS is the achieved rate.
+	QPS float64 `expr:"qps" json:"qps"`
+	// DurationS is the load's duration in seconds.
+	DurationS float64 `expr:"duration" json:"duration"`
+	Avg       float64 `expr:"avg" json:"avg"`
+	Min       float64 `expr:"min" json:"min"`
+	Max       float64 `expr:"max" json:"max"`
+	P50       float64 `expr:"p50" json:"p50"`
+	P90       float64 `expr:"p90" json:"p90"`
+	P99       float64 `expr:"p99" json:"p99"`
+	P999      float64 `expr:"p999" json:"p999"`
+	// IPs counts connections by destination address, as fortio saw them.
+	IPs map[string]float64 `expr:"ips" json:"ips"`
+	// Pods holds each client pod's own result when the load ran from several pods
+	// (from.pods), in the order of the pods' names; the fields above are then their merge.
+	Pods []LoadResult `expr:"pods" json:"pods,omitempty"`
+	// Pod is the client pod of one of Pods.
+	Pod string `expr:"pod" json:"pod,omitempty"`
 }

@@ -3,7 +3,9 @@ package schema
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -19,9 +21,8 @@ type Logs struct {
 }
 
 var logsKind = Kind{
-	Usage:  "record log lines since a mark, parsing access logs",
-	New:    func() Params { return new(Logs) },
-	Result: ResultLogs,
+	Usage: "record log lines since a mark, parsing access logs",
+	New:   func() Params { return new(Logs) },
 }
 
 // Check: one source; since names a step that has started; valid patterns.
@@ -194,4 +195,147 @@ func ParseLogs(lines []LogLine, match, capture string, parse func(string) (LogEn
 	}
 	res.Count = float64(len(res.Lines))
 	return res, nil
+}
+
+// Result: the lines, their parsed access-log entries, counts by code, flag and details, and
+// the named groups of the capture pattern.
+func (p *Logs) Result(c ResultContext) *Type {
+	capture := captureMap(c, p.Capture)
+	entry := StructOf(reflect.TypeFor[LogEntry](),
+		F("line", StringType, "the line as written"),
+		F("time", StringType, "its time, RFC 3339"),
+		F("access", BoolType, "it is an Istio access-log line (the fields below are parsed)"),
+		F("method", StringType, "the request's method"),
+		F("path", StringType, "the request's path"),
+		F("protocol", StringType, "the request's protocol"),
+		F("code", Num(Plain), "the response code"),
+		F("flags", ListOf(StringType), "the response flags, e.g. [\"UF\", \"URX\"]"),
+		F("details", StringType, "the response code details"),
+		F("termination", StringType, "the connection termination details"),
+		F("failure", StringType, "the upstream transport failure reason"),
+		F("duration", Num(Millis), "the request's duration"),
+		F("upstream_host", StringType, "the upstream host, ip:port"),
+		F("cluster", StringType, "the upstream cluster"),
+		F("captures", capture, "the named groups of the capture pattern in this line"),
+	)
+	byCount := func(key string) *Type { return MapOf(Str(key), Num(Count)) }
+	t := StructOf(reflect.TypeFor[LogResult](),
+		F("lines", ListOf(StringType), "the lines that matched"),
+		F("count", Num(Count), "how many lines matched"),
+		F("entries", ListOf(entry), "each line, parsed"),
+		F("codes", byCount("a response code such as \"503\""), "access-log lines by response code"),
+		F("flags", byCount("a response flag such as \"UF\""), "access-log lines by response flag (a line with \"URX,UF\" counts for both)"),
+		F("details", byCount("a response code details text"), "access-log lines by response code details"),
+		F("captures", ListOf(capture), "the named groups of every line the capture pattern matched"),
+		F("capture", capture, "the named groups of the first match (empty when none matched)"),
+	)
+	if c.Sampled() {
+		return t.Every(PerSample)
+	}
+	return t
+}
+
+// Mutants: no lines, every line another code, every line another response flag, nothing
+// captured.
+func (p *Logs) Mutants(recorded any) []Mutant {
+	if _, ok := recorded.(LogResult); !ok {
+		return nil
+	}
+	return []Mutant{
+		{Name: "no log lines", Apply: func(v any) any {
+			l := v.(LogResult)
+			l.Lines, l.Entries, l.Captures = nil, nil, nil
+			l.Count = 0
+			l.Codes, l.Flags, l.Details, l.Capture = map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]string{}
+			return l
+		}},
+		{Name: "every line another code", Apply: func(v any) any {
+			l := v.(LogResult)
+			codes := map[string]float64{}
+			for c, n := range l.Codes {
+				codes[otherCode(c)] += n
+			}
+			l.Codes = codes
+			for i := range l.Entries {
+				if l.Entries[i].Access {
+					if l.Entries[i].Code == 200 {
+						l.Entries[i].Code = 503
+					} else {
+						l.Entries[i].Code = 200
+					}
+				}
+			}
+			return l
+		}},
+		{Name: "every line another response flag", Apply: func(v any) any {
+			l := v.(LogResult)
+			n := 0.0
+			for _, v := range l.Flags {
+				n += v
+			}
+			flags := map[string]float64{}
+			if len(l.Flags) == 0 || (len(l.Flags) == 1 && l.Flags["-"] > 0) {
+				flags["UF"] = max(n, l.Count)
+			} else {
+				flags["-"] = n
+			}
+			l.Flags = flags
+			for i := range l.Entries {
+				if slices.Contains(l.Entries[i].Flags, "-") || len(l.Entries[i].Flags) == 0 {
+					l.Entries[i].Flags = []string{"UF"}
+				} else {
+					l.Entries[i].Flags = []string{"-"}
+				}
+			}
+			return l
+		}},
+		{Name: "nothing captured", Apply: func(v any) any {
+			l := v.(LogResult)
+			l.Capture, l.Captures = map[string]string{}, nil
+			return l
+		}},
+	}
+}
+
+func otherCode(c string) string {
+	if c == "200" {
+		return "503"
+	}
+	return "200"
+}
+
+// LogEntry is one log line; for an Istio access-log line, its parsed fields.
+type LogEntry struct {
+	Line         string            `expr:"line" json:"line"`
+	Time         string            `expr:"time" json:"time,omitempty"`
+	Access       bool              `expr:"access" json:"access"`
+	Method       string            `expr:"method" json:"method,omitempty"`
+	Path         string            `expr:"path" json:"path,omitempty"`
+	Protocol     string            `expr:"protocol" json:"protocol,omitempty"`
+	Code         float64           `expr:"code" json:"code,omitempty"`
+	Flags        []string          `expr:"flags" json:"flags,omitempty"`
+	Details      string            `expr:"details" json:"details,omitempty"`
+	Termination  string            `expr:"termination" json:"termination,omitempty"`
+	Failure      string            `expr:"failure" json:"failure,omitempty"`
+	DurationMS   float64           `expr:"duration" json:"duration,omitempty"`
+	UpstreamHost string            `expr:"upstream_host" json:"upstream_host,omitempty"`
+	Cluster      string            `expr:"cluster" json:"cluster,omitempty"`
+	Captures     map[string]string `expr:"captures" json:"captures,omitempty"`
+}
+
+// LogResult is what a logs step records.
+type LogResult struct {
+	Lines   []string   `expr:"lines" json:"lines"`
+	Count   float64    `expr:"count" json:"count"`
+	Entries []LogEntry `expr:"entries" json:"entries"`
+	// Codes counts access-log lines by response code.
+	Codes map[string]float64 `expr:"codes" json:"codes"`
+	// Flags counts access-log lines by response flag (a line with "URX,UF" counts for both).
+	Flags map[string]float64 `expr:"flags" json:"flags"`
+	// Details counts access-log lines by response code details.
+	Details map[string]float64 `expr:"details" json:"details"`
+	// Captures holds the named groups of every line that matched the step's capture pattern.
+	Captures []map[string]string `expr:"captures" json:"captures"`
+	// Capture is the named groups of the first match (empty when none matched).
+	Capture map[string]string `expr:"capture" json:"capture"`
 }

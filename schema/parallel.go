@@ -9,9 +9,8 @@ import (
 type Parallel struct{ block }
 
 var parallelKind = Kind{
-	Usage:  "run steps at the same time, each at its offset",
-	New:    func() Params { return new(Parallel) },
-	Result: ResultNone,
+	Usage: "run steps at the same time, each at its offset",
+	New:   func() Params { return new(Parallel) },
 }
 
 // block is what the block kinds share: children decoded by the loader, run by the scheduler.

@@ -27,9 +27,8 @@ type Ready struct {
 }
 
 var processKind = Kind{
-	Usage:  "start a local command in the background",
-	New:    func() Params { return new(Process) },
-	Result: ResultValue,
+	Usage: "start a local command in the background",
+	New:   func() Params { return new(Process) },
 }
 
 // Check: env names, one readiness check, of a valid shape.
@@ -57,6 +56,14 @@ func (p *Process) Check(c Checker) {
 		}
 	}
 }
+
+// Result: the process's name and command line (its output is the report's, and logs reads it).
+func (p *Process) Result(c ResultContext) *Type { return processResult }
+
+var processResult = StructOf(nil,
+	F("name", StringType, "the name kill and logs use (the step's)"),
+	F("argv", ListOf(StringType), "the command line"),
+)
 
 // Plan: the step ends when the process is ready, within ready.timeout.
 func (p *Process) Plan() Plan {

@@ -17,9 +17,8 @@ type Repeat struct {
 const DefaultRepeatMax = 10
 
 var repeatKind = Kind{
-	Usage:  "run steps until an expression holds",
-	New:    func() Params { return new(Repeat) },
-	Result: ResultNone,
+	Usage: "run steps until an expression holds",
+	New:   func() Params { return new(Repeat) },
 }
 
 // UnmarshalJSON reads until, max and interval; the loader decodes the steps.

@@ -10,9 +10,8 @@ type Restart struct {
 }
 
 var restartKind = Kind{
-	Usage:  "rollout restart a Deployment and wait for it",
-	New:    func() Params { return new(Restart) },
-	Result: ResultNone,
+	Usage: "rollout restart a Deployment and wait for it",
+	New:   func() Params { return new(Restart) },
 }
 
 // Check: nothing beyond the schema.

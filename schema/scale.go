@@ -14,9 +14,8 @@ type Scale struct {
 }
 
 var scaleKind = Kind{
-	Usage:  "set a Deployment's replicas and wait for the rollout",
-	New:    func() Params { return new(Scale) },
-	Result: ResultNone,
+	Usage: "set a Deployment's replicas and wait for the rollout",
+	New:   func() Params { return new(Scale) },
 }
 
 // Check: the schema bounds replicas.

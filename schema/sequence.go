@@ -4,7 +4,6 @@ package schema
 type Sequence struct{ block }
 
 var sequenceKind = Kind{
-	Usage:  "run steps one after another",
-	New:    func() Params { return new(Sequence) },
-	Result: ResultNone,
+	Usage: "run steps one after another",
+	New:   func() Params { return new(Sequence) },
 }

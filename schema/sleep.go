@@ -11,9 +11,8 @@ type Sleep struct {
 }
 
 var sleepKind = Kind{
-	Usage:  "wait for a duration",
-	New:    func() Params { return new(Sleep) },
-	Result: ResultNone,
+	Usage: "wait for a duration",
+	New:   func() Params { return new(Sleep) },
 }
 
 // Check: the schema checks the duration.

@@ -3,6 +3,8 @@ package schema
 import (
 	"context"
 	"fmt"
+	"maps"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -19,9 +21,8 @@ type Snapshot struct {
 }
 
 var snapshotKind = Kind{
-	Usage:  "record the stats of an Envoy cluster, a Prometheus endpoint or a local backend",
-	New:    func() Params { return new(Snapshot) },
-	Result: ResultSnapshot,
+	Usage: "record the stats of an Envoy cluster, a Prometheus endpoint or a local backend",
+	New:   func() Params { return new(Snapshot) },
 }
 
 // Source is a stable description of where the snapshot reads from; snapshots with the same
@@ -38,6 +39,25 @@ func (s Snapshot) Source() string {
 		return "backend " + s.Backend
 	}
 	return ""
+}
+
+// OfSource is a snapshot of the source Source described (its family and names, enough for its
+// result's type: a record keeps its snapshots' sources, not their steps), with histograms
+// recorded; nil when source is not one Source writes.
+func OfSource(source string) *Snapshot {
+	kind, rest, _ := strings.Cut(source, " ")
+	where, cluster, _ := strings.Cut(rest, " cluster ")
+	switch kind {
+	case "envoy":
+		return &Snapshot{Envoy: &PodRef{Pod: where}, Cluster: cluster, Histograms: true}
+	case "admin":
+		return &Snapshot{Admin: where, Cluster: cluster, Histograms: true}
+	case "prometheus":
+		return &Snapshot{Prometheus: rest}
+	case "backend":
+		return &Snapshot{Backend: rest}
+	}
+	return nil
 }
 
 // Check: one source; a cluster for Envoy; a backend the scenario declares.
@@ -123,19 +143,154 @@ func (p *Snapshot) Run(ctx context.Context, rt Runtime) error {
 	if err != nil {
 		return err
 	}
-	rt.Record(SnapshotTaken{Source: q.Source(), At: at, Counters: nonNil(snap.Counters),
+	rt.Record(&SnapshotRecord{Name: rt.Label(), Source: q.Source(), At: at, Counters: nonNil(snap.Counters),
 		Gauges: nonNil(snap.Gauges), Histograms: snap.Histograms, Hosts: snap.Hosts})
 	return nil
 }
 
-// SnapshotTaken is what a snapshot step records.
-type SnapshotTaken struct {
-	Source     string
-	At         time.Time
-	Counters   Stats
-	Gauges     Stats
-	Histograms Stats
-	Hosts      []Host
+// SnapshotRecord is what a snapshot step records: one source's stats at one moment, counters,
+// gauges and histogram quantiles apart (a delta is of counters only). Expressions see them as
+// one map (ExprValue).
+type SnapshotRecord struct {
+	Name       string    `json:"name"`
+	Source     string    `json:"source"`
+	At         time.Time `json:"at"`
+	Counters   Stats     `json:"counters"`
+	Gauges     Stats     `json:"gauges"`
+	Histograms Stats     `json:"histograms,omitempty"`
+	Hosts      []Host    `json:"hosts,omitempty"`
+}
+
+// Stats returns counters, gauges and histogram quantiles in one map, as expressions see them.
+func (s *SnapshotRecord) Stats() Stats {
+	out := make(Stats, len(s.Counters)+len(s.Gauges)+len(s.Histograms))
+	for k, v := range s.Histograms {
+		out[k] = v
+	}
+	for k, v := range s.Gauges {
+		out[k] = v
+	}
+	for k, v := range s.Counters {
+		out[k] = v
+	}
+	return out
+}
+
+// Has reports whether the snapshot holds stat (as a counter, gauge or quantile).
+func (s *SnapshotRecord) Has(stat string) bool {
+	if _, ok := s.Counters[stat]; ok {
+		return true
+	}
+	if _, ok := s.Gauges[stat]; ok {
+		return true
+	}
+	_, ok := s.Histograms[stat]
+	return ok
+}
+
+// Drop removes stat from the snapshot.
+func (s *SnapshotRecord) Drop(stat string) {
+	delete(s.Counters, stat)
+	delete(s.Gauges, stat)
+	delete(s.Histograms, stat)
+}
+
+// ExprValue is what expressions see of a snapshot: its stats in one map.
+func (s *SnapshotRecord) ExprValue(time.Time) any { return s.Stats() }
+
+// Accumulate adds the snapshot, one sample of a sampling step, to the series so far.
+func (s *SnapshotRecord) Accumulate(soFar any, every time.Duration) any {
+	ser, _ := soFar.(*SeriesRecord)
+	if ser == nil {
+		ser = &SeriesRecord{Name: s.Name, Source: s.Source, Every: every}
+	}
+	ser.Samples = append(ser.Samples, s)
+	return ser
+}
+
+// SeriesRecord is what a snapshot step sampled with every records: one snapshot per tick.
+type SeriesRecord struct {
+	Name    string            `json:"name"`
+	Source  string            `json:"source"`
+	Every   time.Duration     `json:"everyNs"`
+	Samples []*SnapshotRecord `json:"samples"`
+}
+
+// ExprValue is what expressions see of a series: SeriesFrom the start of the steps phase.
+func (s *SeriesRecord) ExprValue(stepsStart time.Time) any { return s.SeriesFrom(stepsStart) }
+
+// SeriesFrom is Series with each sample's time: samples[i].at is when it was taken, in
+// seconds from stepsStart (the start of the steps phase).
+func (s *SeriesRecord) SeriesFrom(stepsStart time.Time) Series {
+	out := s.Series()
+	for i, smp := range s.Samples {
+		at := make(Stats, len(out.Samples[i])+1)
+		for k, v := range out.Samples[i] {
+			at[k] = v
+		}
+		at["at"] = smp.At.Sub(stepsStart).Seconds()
+		out.Samples[i] = at
+	}
+	return out
+}
+
+// Series computes what expressions see of the series.
+func (s *SeriesRecord) Series() Series {
+	out := Series{Max: Stats{}, Min: Stats{}, First: Stats{}, Last: Stats{}, Count: len(s.Samples)}
+	for _, smp := range s.Samples {
+		st := smp.Stats()
+		out.Samples = append(out.Samples, st)
+		for k, v := range st {
+			if cur, ok := out.Max[k]; !ok || v > cur {
+				out.Max[k] = v
+			}
+			if cur, ok := out.Min[k]; !ok || v < cur {
+				out.Min[k] = v
+			}
+			if _, ok := out.First[k]; !ok {
+				out.First[k] = v
+			}
+			out.Last[k] = v
+		}
+	}
+	return out
+}
+
+// Mutants of a series: every sample the same as the first (flat), shifted one sample later.
+// (A snapshot's own stats are mutated by the stats the expectations read: labrun mutate.)
+func (p *Snapshot) Mutants(recorded any) []Mutant {
+	if _, ok := recorded.(*SeriesRecord); !ok {
+		return nil
+	}
+	return []Mutant{
+		{Name: "every sample the same as the first (flat)", Apply: func(v any) any {
+			ser := v.(*SeriesRecord)
+			for i := 1; i < len(ser.Samples); i++ {
+				ser.Samples[i].Counters = maps.Clone(ser.Samples[0].Counters)
+				ser.Samples[i].Gauges = maps.Clone(ser.Samples[0].Gauges)
+				ser.Samples[i].Histograms = maps.Clone(ser.Samples[0].Histograms)
+			}
+			return ser
+		}},
+		{Name: "shifted one sample later", Apply: func(v any) any {
+			ser := v.(*SeriesRecord)
+			for i := len(ser.Samples) - 1; i > 0; i-- {
+				ser.Samples[i].Counters = maps.Clone(ser.Samples[i-1].Counters)
+				ser.Samples[i].Gauges = maps.Clone(ser.Samples[i-1].Gauges)
+				ser.Samples[i].Histograms = maps.Clone(ser.Samples[i-1].Histograms)
+			}
+			return ser
+		}},
+	}
+}
+
+// NewRecord is an empty record of a snapshot step, for reading a run's record: a series when
+// the step sampled.
+func (p *Snapshot) NewRecord(sampled bool) any {
+	if sampled {
+		return &SeriesRecord{}
+	}
+	return &SnapshotRecord{}
 }
 
 func nonNil(s Stats) Stats {
@@ -158,40 +313,106 @@ func (s Snapshot) Family() string {
 	return ""
 }
 
-// knownGauges are the gauges of each source family, as the stats are named after the cluster
-// prefix is removed. A delta of one of them is refused before the run.
-var knownGauges = map[string]map[string]bool{
-	// The local backend's gauges (driver/local's stats).
-	"backend": {
-		"cx_active": true, "rq_active": true,
-		// The same gauges under the names of Envoy's HTTP connection manager.
-		"http.downstream_cx_active": true, "http.downstream_rq_active": true,
-	},
-	// Envoy's cluster gauges (envoyproxy.io: cluster manager statistics).
-	"envoy": {
-		"upstream_cx_active": true, "upstream_rq_active": true, "upstream_rq_pending_active": true,
-		"upstream_cx_rx_bytes_buffered": true, "upstream_cx_tx_bytes_buffered": true,
-		"membership_healthy": true, "membership_degraded": true, "membership_excluded": true,
-		"membership_total": true, "max_host_weight": true, "lb_subsets_active": true, "version": true,
-		"outlier_detection.ejections_active": true,
-	},
+// Catalogue is the stats the snapshot's source can have (nil for a Prometheus endpoint, whose
+// names labrun does not know).
+func (s Snapshot) Catalogue() *Catalogue {
+	switch s.Family() {
+	case "envoy":
+		return EnvoyClusterStats
+	case "backend":
+		return BackendStats
+	}
+	return nil
 }
 
-// circuitBreakerGauges are the gauges under circuit_breakers.<priority>.
-var circuitBreakerGauges = map[string]bool{
-	"cx_open": true, "cx_pool_open": true, "rq_open": true, "rq_pending_open": true, "rq_retry_open": true,
-	"remaining_cx": true, "remaining_pending": true, "remaining_rq": true, "remaining_retries": true,
-	"remaining_cx_pools": true,
+// Result: the stats of the snapshot's source, typed by its catalogue, and its hosts; sampled
+// (every/while), the series of them.
+func (p *Snapshot) Result(c ResultContext) *Type {
+	src := &StatSource{ID: p.Source(), Catalogue: p.Catalogue(), Histograms: p.Histograms}
+	switch p.Family() {
+	case "envoy":
+		src.What = "Envoy cluster " + p.Cluster
+	case "backend":
+		src.What = "local backend " + p.Backend
+	case "prometheus":
+		src.What = "Prometheus endpoint " + p.Prometheus
+	}
+	stats := StatsOf(src)
+	if p.Family() == "envoy" {
+		hosts := F("hosts", ListOf(hostType), "the cluster's upstream hosts, from Envoy's /clusters")
+		if !p.Hosts {
+			hosts.Absent = "the snapshot does not record hosts: add hosts: true to its snapshot step"
+		}
+		stats.Fields = []*Field{hosts}
+	}
+	if c.Sampled() {
+		return seriesType(stats)
+	}
+	return stats
 }
 
-// KnownGauge reports whether stat is known to be a gauge in a source of family.
-func KnownGauge(family, stat string) bool {
-	if knownGauges[family][stat] {
-		return true
-	}
-	if family == "envoy" {
-		parts := strings.Split(stat, ".")
-		return len(parts) == 3 && parts[0] == "circuit_breakers" && circuitBreakerGauges[parts[2]]
-	}
-	return false
+// hostType is one upstream host of a cluster.
+var hostType = StructOf(reflect.TypeFor[Host](),
+	F("address", Str("ip:port"), "the host's address"),
+	F("hostname", StringType, "the host's name, when Envoy knows one"),
+	F("cx_active", Num(Count), "connections open to it now"),
+	F("cx_total", Num(Count), "connections opened to it"),
+	F("cx_connect_fail", Num(Count), "connection failures to it"),
+	F("rq_active", Num(Count), "requests in flight to it now"),
+	F("rq_total", Num(Count), "requests sent to it"),
+	F("rq_error", Num(Count), "requests to it that failed"),
+	F("healthy", BoolType, "it takes traffic (no health flag set)"),
+	F("health", StringType, "Envoy's health_flags, e.g. \"healthy\" or \"/failed_outlier_check\""),
+	F("weight", Num(Plain), "its load-balancing weight"),
+)
+
+// seriesType is what a sampled snapshot records: one sample of stats per tick.
+func seriesType(stats *Type) *Type {
+	agg := *stats
+	agg.Fields = nil // hosts are read from a snapshot by name, not from a series
+	stats = &agg
+	sample := agg
+	sample.Fields = []*Field{F("at", Num(Seconds), "when the sample was taken, in seconds from the start of the steps phase")}
+	t := StructOf(reflect.TypeFor[Series](),
+		F("samples", ListOf(&sample), "every sample, in order"),
+		F("max", stats, "each stat's largest value over the samples that have it"),
+		F("min", stats, "each stat's smallest value over the samples that have it"),
+		F("first", stats, "each stat's first value"),
+		F("last", stats, "each stat's last value"),
+		F("count", Num(Count), "the number of samples"),
+	)
+	return t.Every(PerSample)
+}
+
+// Stats maps a stat name (Envoy's, with the cluster prefix removed and ";." normalised to ".",
+// e.g. "upstream_rq_pending_overflow" or "circuit_breakers.default.rq_pending_open") to its value.
+// Expressions read it as <snapshot>.<stat>, with dotted stat names written as they are:
+// `mid.circuit_breakers.default.rq_pending_open`.
+type Stats map[string]float64
+
+// Host is one upstream host of an Envoy cluster, from the /clusters view.
+type Host struct {
+	Address  string  `expr:"address" json:"address"`
+	Hostname string  `expr:"hostname" json:"hostname,omitempty"`
+	CxActive float64 `expr:"cx_active" json:"cx_active"`
+	CxTotal  float64 `expr:"cx_total" json:"cx_total"`
+	CxFail   float64 `expr:"cx_connect_fail" json:"cx_connect_fail"`
+	RqActive float64 `expr:"rq_active" json:"rq_active"`
+	RqTotal  float64 `expr:"rq_total" json:"rq_total"`
+	RqError  float64 `expr:"rq_error" json:"rq_error"`
+	Healthy  bool    `expr:"healthy" json:"healthy"`
+	// Health is Envoy's health_flags text, e.g. "healthy" or "/failed_outlier_check".
+	Health string  `expr:"health" json:"health"`
+	Weight float64 `expr:"weight" json:"weight,omitempty"`
+}
+
+// Series is what a snapshot step with every records: one sample per tick. Expressions read
+// <name>.max.<stat>, .min, .first, .last (per stat, over the samples that have it) and .count.
+type Series struct {
+	Samples []Stats `expr:"samples" json:"samples"`
+	Max     Stats   `expr:"max" json:"max"`
+	Min     Stats   `expr:"min" json:"min"`
+	First   Stats   `expr:"first" json:"first"`
+	Last    Stats   `expr:"last" json:"last"`
+	Count   int     `expr:"count" json:"count"`
 }

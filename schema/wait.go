@@ -40,9 +40,8 @@ type Condition struct {
 }
 
 var waitKind = Kind{
-	Usage:  "wait for a rollout, a condition, an object's fields, an object's absence or an expression",
-	New:    func() Params { return new(Wait) },
-	Result: ResultNone,
+	Usage: "wait for a rollout, a condition, an object's fields, an object's absence or an expression",
+	New:   func() Params { return new(Wait) },
 }
 
 // Check needs exactly one thing to wait for.

@@ -80,7 +80,7 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 			}
 			d := interp.Diff(recs[0], recs[1], tolerance)
 			if plot != "" {
-				svg, ok := report.DiffSVG(d)
+				svg, ok := report.DiffSVG(d, recs[0].Names(), recs[1].Names())
 				if !ok {
 					fmt.Fprintf(p.Stderr, "labrun: --plot %s: no counter delta or load figure differs beyond the tolerance: nothing to draw\n", plot)
 				} else if err := os.WriteFile(inCwd(p.Cwd, plot), []byte(svg), 0o644); err != nil {
@@ -151,6 +151,7 @@ func runNames(a, b *interp.Record) (string, string) {
 
 func writeDiff(p *process, args []string, recs [2]*interp.Record, d *interp.RunDiff, tolerance float64, all bool) {
 	na, nb := runNames(recs[0], recs[1])
+	names := []*dsl.Names{recs[0].Names(), recs[1].Names()}
 	fmt.Fprintf(p.Stdout, "A: %s (%s)\nB: %s (%s)\n", args[0], or(na, d.ScenarioA), args[1], or(nb, d.ScenarioB))
 	var rows []interp.Difference
 	timings, within := 0, 0
@@ -196,7 +197,7 @@ func writeDiff(p *process, args []string, recs [2]*interp.Record, d *interp.RunD
 		table := [][]string{{"VALUE", "UNIT", "A " + na, "B " + nb, "CHANGE"}}
 		for _, df := range rows {
 			a, b := shownPair(df.A, df.B)
-			table = append(table, []string{exprName(df.Path), report.DiffUnit(df.Path), a, b, change(df)})
+			table = append(table, []string{report.DiffExpr(df.Path), report.DiffUnit(df.Path, names...), a, b, change(df)})
 		}
 		writeTable(p, table, p.termWidth())
 	}
@@ -212,21 +213,6 @@ func writeDiff(p *process, args []string, recs [2]*interp.Record, d *interp.RunD
 	if d.Normalized > 0 {
 		fmt.Fprintf(p.Stdout, "local ports chosen at run time: compared by name (%d)\n", d.Normalized)
 	}
-}
-
-// exprName writes a value's path as expressions name it: snapshots.after.counters.x is
-// after.x, loads.fortio.p50 fortio.p50, values.ip ip (-o json keeps the paths).
-func exprName(path string) string {
-	parts := strings.SplitN(path, ".", 4)
-	switch {
-	case len(parts) == 4 && parts[0] == "snapshots" && (parts[2] == "counters" || parts[2] == "gauges" || parts[2] == "histograms"):
-		return parts[1] + "." + parts[3]
-	case len(parts) >= 3 && (parts[0] == "loads" || parts[0] == "execs" || parts[0] == "logs" || parts[0] == "series"):
-		return strings.TrimPrefix(path, parts[0]+".")
-	case parts[0] == "values" && len(parts) > 1:
-		return strings.TrimPrefix(path, "values.")
-	}
-	return path
 }
 
 // hiddenNote says what the table leaves out: "hidden: 3 step timings, 2 within the

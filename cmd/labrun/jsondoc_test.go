@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/report"
+	"labrun.dev/labrun/schema"
 )
 
 // jsonFields describes the JSON form of the types labrun prints or writes, type by type, as
@@ -88,11 +90,39 @@ func jsonType(t reflect.Type) (string, []reflect.Type) {
 	return "number", nil
 }
 
+// resultForms are the Go types of the results' values in a record, as the kinds declare them
+// (their record form, else their result type's), in the registry's order.
+func resultForms() []reflect.Type {
+	var out []reflect.Type
+	add := func(v any) {
+		t := reflect.TypeOf(v)
+		for t != nil && t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t != nil && t.Kind() == reflect.Struct && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	for _, k := range schema.KindNames() {
+		p := schema.Kinds[k].New()
+		if rf, ok := p.(schema.RecordForm); ok {
+			add(rf.NewRecord(false))
+			add(rf.NewRecord(true))
+			continue
+		}
+		if t := schema.ResultOf(p, schema.PlainContext); t != nil && t.Go != nil {
+			add(reflect.Zero(t.Go).Interface())
+		}
+	}
+	return out
+}
+
 // jsonDocs are the formats docs/json.md documents, each between its markers.
 var jsonDocs = map[string][]reflect.Type{
 	"vet":          {reflect.TypeOf(vetJSON{})},
 	"plan":         {reflect.TypeOf(dsl.Plan{})},
 	"record":       {reflect.TypeOf(interp.Record{})},
+	"results":      resultForms(),
 	"summary":      {reflect.TypeOf(report.Summary{})},
 	"mutate":       {reflect.TypeOf(interp.MutationReport{})},
 	"diff":         {reflect.TypeOf(interp.RunDiff{})},

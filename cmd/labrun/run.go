@@ -438,9 +438,7 @@ func notRun(sc *dsl.Scenario, target string, start time.Time, outcome interp.Out
 		Version: interp.RecordVersion, Scenario: sc.Name, File: sc.Pos.File, Pos: sc.Pos, Doc: sc.Doc,
 		Target: target, Vars: sc.Vars, Start: start, StepsStart: start, End: time.Now(),
 		Outcome: outcome, Error: why, AllowReset: sc.AllowReset,
-		Snapshots: map[string]*interp.SnapshotRecord{}, Series: map[string]*interp.SeriesRecord{},
-		Loads: map[string]*interp.LoadRecord{}, Execs: map[string]schema.ExecResult{},
-		Logs: map[string]schema.LogResult{}, Values: map[string]any{},
+		Results: map[string]*interp.Result{},
 	}
 	for _, e := range sc.Expect {
 		rec.Expectations = append(rec.Expectations, &interp.Judgement{Src: e.Src, Pos: e.Pos, Outcome: interp.Skipped, Reason: why})

@@ -142,6 +142,15 @@ func TestBackendStatusMix(t *testing.T) {
 	if c["cx_total"] != res.Sockets || res.Sockets <= 4 {
 		t.Errorf("cx_total %v, fortio sockets %v (want equal, and more than 4: fortio reconnects after a 503)", c["cx_total"], res.Sockets)
 	}
+	// Every stat the backend records is in its catalogue, as the counter or gauge it is: vet
+	// refuses any other name, so the two must agree.
+	for kind, stats := range map[schema.StatKind]schema.Stats{schema.Counter: s.Counters, schema.Gauge: s.Gauges} {
+		for name := range stats {
+			if st, ok := schema.BackendStats.Lookup(name); !ok || st.Kind != kind {
+				t.Errorf("the backend records the %s %s; its catalogue says %v %v", kind, name, st.Kind, ok)
+			}
+		}
+	}
 }
 
 func TestBackendPathsHeadersDelayCap(t *testing.T) {

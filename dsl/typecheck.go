@@ -1,0 +1,1058 @@
+package dsl
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
+
+	"labrun.dev/labrun/schema"
+)
+
+// exprChecker types an expression's syntax with the types the scenario's steps declare
+// (schema.Type) before expr checks it against Go types. It reports what expr cannot see (the
+// shape of a var, a stat name, a stat read inside a closure over samples, a capture's group,
+// a comparison with a value typed any), records every step value read (for the timeline) and
+// every stat read (for the judge), and rewrites what plain expr cannot evaluate:
+//   - <stats>.a.b.c becomes <stats>["a.b.c"] (Envoy's stat names hold dots);
+//   - delta("x", "y") and deltaAcross("x", "y") become __delta("x", "y");
+//   - <snapshot>.hosts becomes __hosts("<snapshot>");
+//   - an alias (<load>.code503) becomes its field and key (<load>.codes["503"]);
+//   - a result typed any (a get, a config) becomes get($env, "<name>"), which expr types any.
+type exprChecker struct {
+	names    *Names
+	err      *exprProblem
+	warns    []exprProblem
+	refs     []Ref
+	reads    []Read
+	idents   []string
+	outcomes []string
+	// scopes are the element types of the closures the walk is in, innermost last.
+	scopes []*schema.Type
+	// lets are the variables of let declarations in scope.
+	lets map[string]*schema.Type
+	// now says the expression calls now(): its value changes while a wait polls.
+	now bool
+	// deltaCalls are the rewritten delta calls, with the pair they read.
+	deltaCalls map[ast.Node]Ref
+	// guards are the keys has() has found on the way to what is being typed (the condition
+	// of a ?: or the left of an &&): a stat of that name is read only where it exists.
+	guards []string
+}
+
+// exprProblem is an error or a warning at a column of the expression (0-based).
+type exprProblem struct {
+	col int
+	msg string
+}
+
+// Read is a value of a named step that an expression reads: its result (Field, the first
+// field read; "" for the whole result), or its start, end or outcome (Via).
+type Read struct {
+	Step  string
+	Field string
+	// Via is "started", "ended", "outcome" or "error" for those maps; "" for the result.
+	Via string
+	// Col is where the read is written in the expression (0-based).
+	Col int
+}
+
+// Functions are the functions labrun adds to expr's, with their signatures: what editors
+// offer inside an expression (expr's own builtins are documented at expr-lang.org).
+var Functions = map[string]string{
+	"approx":      "approx(got, want, rel): |got − want| ≤ |rel × want|, e.g. approx(fortio.qps, 100, 0.1)",
+	"within":      "within(x, lo, hi): lo ≤ x ≤ hi",
+	"has":         "has(map, key): the map (a snapshot, a delta, a capture, a load's codes, an object) holds key",
+	"delta":       `delta("a", "b"): the counters of snapshot b minus those of a, two snapshots of one source`,
+	"deltaAcross": `deltaAcross("a", "b"): delta of two snapshots of different sources, written on purpose`,
+}
+
+func (c *exprChecker) fail(col int, format string, args ...any) {
+	if c.err == nil {
+		c.err = &exprProblem{col, fmt.Sprintf(format, args...)}
+	}
+}
+
+func (c *exprChecker) warn(col int, format string, args ...any) {
+	c.warns = append(c.warns, exprProblem{col, fmt.Sprintf(format, args...)})
+}
+
+func col(n ast.Node) int { return n.Location().From }
+
+// nilType is the type of nil: it compares with anything.
+var nilType = &schema.Type{Kind: schema.TAny}
+
+// typeOf types *node, rewriting it where needed; nil when the type is not known (expr then
+// types it, or reports it).
+func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
+	switch n := (*node).(type) {
+	case *ast.NilNode:
+		return nilType
+	case *ast.IntegerNode, *ast.FloatNode:
+		return schema.NumberType
+	case *ast.StringNode:
+		return schema.StringType
+	case *ast.BoolNode:
+		return schema.BoolType
+	case *ast.IdentifierNode:
+		return c.ident(node, n, true)
+	case *ast.PointerNode:
+		return c.pointer(n)
+	case *ast.MemberNode:
+		return c.member(node)
+	case *ast.ChainNode:
+		return c.typeOf(&n.Node)
+	case *ast.SliceNode:
+		t := c.typeOf(&n.Node)
+		c.typeOf(&n.From)
+		c.typeOf(&n.To)
+		return t
+	case *ast.UnaryNode:
+		t := c.typeOf(&n.Node)
+		switch n.Operator {
+		case "!", "not":
+			return schema.BoolType
+		case "-", "+":
+			c.operand(n, "a number", t, n.Node, schema.TNumber)
+			if t != nil && t.Kind == schema.TNumber {
+				return t
+			}
+			return schema.NumberType
+		}
+	case *ast.BinaryNode:
+		return c.binary(n)
+	case *ast.CallNode:
+		return c.call(node, n)
+	case *ast.BuiltinNode:
+		return c.builtin(n)
+	case *ast.PredicateNode:
+		return c.typeOf(&n.Node)
+	case *ast.ConditionalNode:
+		c.typeOf(&n.Cond)
+		restore := c.guard(n.Cond)
+		a, b := c.typeOf(&n.Exp1), c.typeOf(&n.Exp2)
+		restore()
+		switch {
+		case !known(a) || !known(b):
+		case a.Kind == b.Kind:
+			return a
+		default:
+			c.fail(col(n), "%s: its branches have different types, %s (%s) and %s (%s): a comparison or a function of it cannot hold for both; give both branches one type", n, n.Exp1, describe(a), n.Exp2, describe(b))
+		}
+	case *ast.VariableDeclaratorNode:
+		t := c.typeOf(&n.Value)
+		prev, had := c.lets[n.Name]
+		if c.lets == nil {
+			c.lets = map[string]*schema.Type{}
+		}
+		c.lets[n.Name] = t
+		out := c.typeOf(&n.Expr)
+		if had {
+			c.lets[n.Name] = prev
+		} else {
+			delete(c.lets, n.Name)
+		}
+		return out
+	case *ast.SequenceNode:
+		var t *schema.Type
+		for i := range n.Nodes {
+			t = c.typeOf(&n.Nodes[i])
+		}
+		return t
+	case *ast.ArrayNode:
+		var elem *schema.Type
+		for i := range n.Nodes {
+			if t := c.typeOf(&n.Nodes[i]); i == 0 {
+				elem = t
+			}
+		}
+		if elem == nil {
+			elem = schema.AnyType
+		}
+		return &schema.Type{Kind: schema.TList, Elem: elem}
+	case *ast.MapNode:
+		for i := range n.Pairs {
+			c.typeOf(&n.Pairs[i])
+		}
+		return &schema.Type{Kind: schema.TMap, Key: schema.StringType, Elem: schema.AnyType}
+	case *ast.PairNode:
+		c.typeOf(&n.Key)
+		c.typeOf(&n.Value)
+	}
+	return nil
+}
+
+// ident types a name; read says the name is read as a whole (not as the root of a member
+// chain, which records its own read).
+func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *schema.Type {
+	if t, ok := c.lets[n.Value]; ok {
+		return t
+	}
+	c.idents = append(c.idents, n.Value)
+	names := c.names
+	switch n.Value {
+	case "delta":
+		return names.deltaType()
+	case "vars":
+		return names.varsType()
+	case "started", "ended":
+		return names.stepMap(n.Value, schema.Num(schema.Seconds))
+	case "outcome":
+		return names.stepMap(n.Value, outcomeType)
+	case "error":
+		return names.stepMap(n.Value, schema.StringType)
+	case "backends":
+		return names.endpointMap(names.Backends, endpointType)
+	case "blackholes":
+		return names.endpointMap(names.Blackholes, blackholeType)
+	case "target":
+		return names.targetType()
+	case "$env":
+		return schema.AnyType
+	}
+	r := names.Results[n.Value]
+	if r == nil {
+		return nil
+	}
+	if read {
+		c.reads = append(c.reads, Read{Step: n.Value, Col: col(n)})
+	}
+	if r.Type.Kind == schema.TAny {
+		// A get or config result has no static type (a list, a string, an object): read it as
+		// get($env, "name"), which expr types any when the name is absent from the compile
+		// environment (see compileEnv). Typed as a map, old[0] would not compile.
+		ast.Patch(node, &ast.BuiltinNode{Name: "get", Arguments: []ast.Node{
+			&ast.IdentifierNode{Value: "$env"}, &ast.StringNode{Value: n.Value}}})
+	}
+	return r.Type
+}
+
+// pointer types # (the closure's element), #index and #acc.
+func (c *exprChecker) pointer(n *ast.PointerNode) *schema.Type {
+	switch n.Name {
+	case "":
+		if len(c.scopes) > 0 {
+			return c.scopes[len(c.scopes)-1]
+		}
+	case "index":
+		return schema.NumberType
+	}
+	return nil
+}
+
+// chainLink is one .name of a member chain.
+type chainLink struct {
+	m    *ast.MemberNode
+	name string
+}
+
+// member types a chain of .name accesses (a["b"] is the same as a.b) from its root outward:
+// at a stats map the rest of the chain is one stat name.
+func (c *exprChecker) member(node *ast.Node) *schema.Type {
+	var chain []chainLink
+	cur := *node
+	for {
+		m, ok := cur.(*ast.MemberNode)
+		if !ok || m.Method {
+			break
+		}
+		s, ok := m.Property.(*ast.StringNode)
+		if !ok {
+			break
+		}
+		chain = append(chain, chainLink{m, s.Value})
+		cur = m.Node
+	}
+	slices.Reverse(chain)
+	if len(chain) == 0 {
+		// a[i], a[x]: a computed index.
+		m := (*node).(*ast.MemberNode)
+		t := c.typeOf(&m.Node)
+		k := c.typeOf(&m.Property)
+		return c.index(m, t, k)
+	}
+	rootPtr := &chain[0].m.Node
+	var t *schema.Type
+	path := (*rootPtr).String()
+	rootName := ""
+	if id, ok := (*rootPtr).(*ast.IdentifierNode); ok {
+		rootName = id.Value
+		if r := c.names.Results[id.Value]; r != nil {
+			if _, shadowed := c.lets[id.Value]; !shadowed {
+				c.reads = append(c.reads, Read{Step: id.Value, Field: chain[0].name, Col: col(id)})
+			}
+		}
+		t = c.ident(rootPtr, id, false)
+		if r := c.names.Results[id.Value]; r != nil {
+			path = id.Value
+		}
+	} else {
+		t = c.typeOf(rootPtr)
+	}
+	var ref *Ref
+	if dr, ok := c.deltaCalls[*rootPtr]; ok {
+		ref = &dr
+	}
+	for i := 0; i < len(chain); i++ {
+		link := chain[i]
+		at := col(link.m)
+		if t == nil || t.Kind == schema.TAny {
+			return t
+		}
+		switch {
+		case i == 0 && rootName == "vars":
+			f := t.Field(link.name)
+			if f == nil {
+				c.fail(at, "no var named %q (declare it under vars); declared: %s", link.name, keys(c.names.Vars))
+				return nil
+			}
+			t = f.Type
+		case i == 0 && (rootName == "started" || rootName == "ended" || rootName == "outcome" || rootName == "error"):
+			if !c.names.Steps[link.name] {
+				c.fail(at, "%s.%s: no step named %q%s; named steps: %s", rootName, link.name, link.name, didYouMean(link.name, sortedKeys(c.names.Steps)), keys(c.names.Steps))
+				return nil
+			}
+			c.reads = append(c.reads, Read{Step: link.name, Via: rootName, Col: at})
+			if rootName == "outcome" || rootName == "error" {
+				c.outcomes = append(c.outcomes, link.name)
+			}
+			t = t.Elem
+		case i == 0 && (rootName == "backends" || rootName == "blackholes"):
+			set := c.names.Backends
+			if rootName == "blackholes" {
+				set = c.names.Blackholes
+			}
+			if !set[link.name] {
+				c.fail(at, "no local %s named %q%s; declared: %s", strings.TrimSuffix(rootName, "s"), link.name, didYouMean(link.name, sortedKeys(set)), keys(set))
+				return nil
+			}
+			t = t.Elem
+		case t.Kind == schema.TStats:
+			if f := t.Field(link.name); f != nil && (link.name != "hosts" || i == 0) {
+				if f.Absent != "" {
+					c.fail(at, "%s.%s: %s", path, link.name, strings.ReplaceAll(f.Absent, "the snapshot", fmt.Sprintf("snapshot %q", path)))
+					return nil
+				}
+				if link.name == "hosts" {
+					if rootName == "" || c.names.Results[rootName] == nil {
+						c.fail(at, "%s.hosts: hosts are read from a snapshot by its name: <snapshot>.hosts", path)
+						return nil
+					}
+					ast.Patch(&link.m.Node, &ast.CallNode{
+						Callee:    &ast.IdentifierNode{Value: hostsFunc},
+						Arguments: []ast.Node{&ast.StringNode{Value: rootName}},
+					})
+					// Rewrite the chain up to here as the call; what follows reads the hosts.
+					if i == len(chain)-1 {
+						ast.Patch(node, link.m.Node)
+						return f.Type
+					}
+					chain[i+1].m.Node = link.m.Node
+					path += "." + link.name
+					t = f.Type
+					continue
+				}
+				path += "." + link.name
+				t = f.Type
+				continue
+			}
+			// The rest of the chain is one stat name.
+			names := make([]string, 0, len(chain)-i)
+			for _, l := range chain[i:] {
+				names = append(names, l.name)
+			}
+			stat := strings.Join(names, ".")
+			base := link.m.Node
+			st := c.stat(t, stat, path, at, ref, rootName, i)
+			ast.Patch(node, &ast.MemberNode{Node: base, Property: &ast.StringNode{Value: stat}, Optional: link.m.Optional})
+			return st
+		case t.Kind == schema.TStruct:
+			f := t.Field(link.name)
+			if f == nil && t.Alias != nil {
+				if field, key, ok := t.Alias(link.name); ok {
+					link.m.Node = &ast.MemberNode{Node: link.m.Node, Property: &ast.StringNode{Value: field}}
+					link.m.Property = &ast.StringNode{Value: key}
+					path += "." + link.name
+					t = t.Field(field).Type.Elem
+					continue
+				}
+			}
+			if f == nil {
+				mean := didYouMean(link.name, t.FieldNames())
+				if t.Alias != nil {
+					if plain := strings.ReplaceAll(link.name, "_", ""); plain != link.name {
+						if _, _, ok := t.Alias(plain); ok {
+							mean = fmt.Sprintf(" (did you mean %s?)", plain)
+						}
+					}
+				}
+				c.fail(at, "%s.%s: %s has no field %q%s; its fields: %s", path, link.name, c.subject(path, rootName, i), link.name,
+					mean, strings.Join(t.FieldNames(), ", "))
+				return nil
+			}
+			if f.Absent != "" {
+				c.fail(at, "%s.%s: %s", path, link.name, f.Absent)
+				return nil
+			}
+			t = f.Type
+		case t.Kind == schema.TMap:
+			if t.Keys != nil && !slices.Contains(t.Keys, link.name) {
+				c.fail(at, "%s.%s: %s", path, link.name, missingKey(t, path, link.name))
+				return nil
+			}
+			t = t.Elem
+		case t.Kind == schema.TList:
+			c.fail(at, "%s.%s: %s is %s: it has no field %q; index it (%s[0].%s) or go through it with all, any, filter, map", path, link.name, path, t.Word(), link.name, path, link.name)
+			return nil
+		default:
+			c.fail(at, "%s.%s: %s is %s: it has no field %q", path, link.name, path, describe(t), link.name)
+			return nil
+		}
+		path += "." + link.name
+		if t != nil && t.Kind == schema.TStats && i == 0 && rootName != "" {
+			if r := c.names.Results[rootName]; r != nil && r.Type.Kind == schema.TStruct {
+				// A series aggregate: <series>.max is a map of stats.
+				ref = &Ref{Kind: RefSeries, Name: rootName + "." + link.name}
+			}
+		}
+	}
+	return t
+}
+
+// subject names what a chain's prefix is, for messages: a step's result by the step.
+func (c *exprChecker) subject(path, root string, i int) string {
+	if i == 0 {
+		if r := c.names.Results[root]; r != nil {
+			return fmt.Sprintf("the result of %q (%s step)", root, schema.A(r.Kind))
+		}
+	}
+	return path
+}
+
+// missingKey says a map with known keys has no key.
+func missingKey(t *schema.Type, path, key string) string {
+	what := "one of its keys"
+	if t.Key != nil && t.Key.Doc != "" {
+		what = t.Key.Doc
+	}
+	have := "there is none"
+	if len(t.Keys) > 0 {
+		have = "those are: " + strings.Join(t.Keys, ", ")
+	}
+	msg := fmt.Sprintf("%q is not %s%s (%s)", key, what, didYouMean(key, t.Keys), have)
+	if t.Key != nil && t.Key.Hint != "" {
+		h := t.Key.Hint
+		if strings.Contains(h, "%s") {
+			h = fmt.Sprintf(h, key)
+		}
+		msg += "; " + h
+	}
+	return msg
+}
+
+// index types a[k].
+func (c *exprChecker) index(m *ast.MemberNode, t, k *schema.Type) *schema.Type {
+	if t == nil || t.Kind == schema.TAny {
+		return nil
+	}
+	at := col(m.Property)
+	switch t.Kind {
+	case schema.TList:
+		if k != nil && k.Kind != schema.TNumber && k.Kind != schema.TAny {
+			c.fail(at, "%s[%s]: a list is indexed by a number, got %s", m.Node, m.Property, k.Word())
+			return nil
+		}
+		return t.Elem
+	case schema.TMap, schema.TStats, schema.TStruct:
+		if k != nil && k.Kind != schema.TString && k.Kind != schema.TAny {
+			c.fail(at, "%s[%s]: %s is indexed by a string, got %s", m.Node, m.Property, t.Word(), k.Word())
+			return nil
+		}
+		switch t.Kind {
+		case schema.TMap:
+			return t.Elem
+		case schema.TStats:
+			return schema.NumberType
+		}
+		return nil
+	case schema.TString:
+		return schema.StringType
+	}
+	c.fail(at, "%s[%s]: %s is %s: it cannot be indexed", m.Node, m.Property, m.Node, t.Word())
+	return nil
+}
+
+// stat checks one stat read from a stats map t, and records the reference the judge checks
+// before evaluating. i is the chain position of the stat (0: right under the root).
+func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, root string, i int) *schema.Type {
+	src := t.Stats
+	if ref == nil && i == 0 {
+		switch {
+		case root == "delta":
+			ref = &Ref{Kind: RefDelta}
+		case c.names.Results[root] != nil:
+			ref = &Ref{Kind: RefSnapshot, Name: root}
+		}
+	}
+	if ref != nil && ref.Kind == RefDelta && c.names.DeltaErr != "" {
+		c.fail(at, "%s", c.names.DeltaErr)
+		return nil
+	}
+	if ref != nil {
+		r := *ref
+		r.Stat = stat
+		r.Guarded = slices.Contains(c.guards, stat)
+		c.refs = append(c.refs, r)
+	}
+	out := schema.NumberType
+	if src == nil || src.Catalogue == nil {
+		return out
+	}
+	cat := src.Catalogue
+	s, known := cat.Lookup(stat)
+	switch {
+	case known && cat.IsHistogram(stat):
+		c.fail(at, "%s.%s: %s is a histogram: read one of its quantiles, e.g. %s.%s.p99 (the snapshot needs histograms: true)", path, stat, stat, path, stat)
+		return nil
+	case known && s.Kind == schema.Histogram && !src.Histograms && !src.Deltas:
+		c.fail(at, "%s.%s: %s is a quantile of a histogram, and %s records none: add histograms: true to its snapshot step", path, stat, stat, path)
+		return nil
+	case known && src.Deltas && s.Kind == schema.Gauge:
+		from, to := c.deltaPair(ref)
+		c.fail(at, "%s is a gauge (a level, not a count): it has no delta; compare the snapshots instead, e.g. %s.%s < %s.%s", stat, from, stat, to, stat)
+		return nil
+	case known && src.Deltas && s.Kind == schema.Histogram:
+		from, to := c.deltaPair(ref)
+		c.fail(at, "%s is a histogram quantile: it has no delta; compare the snapshots instead, e.g. %s.%s < %s.%s", stat, from, stat, to, stat)
+		return nil
+	case known:
+		return schema.Num(s.Unit)
+	}
+	if where := cat.Elsewhere(stat); where != "" {
+		mean := ""
+		if up := strings.Replace(stat, "downstream_", "upstream_", 1); up != stat {
+			if _, ok := cat.Lookup(up); ok {
+				mean = fmt.Sprintf(" (did you mean %s, the cluster's count?)", up)
+			}
+		}
+		c.fail(at, "%s.%s: %s is a stat of %s: a snapshot of %s never holds it%s", path, stat, stat, where, src.What, mean)
+		return nil
+	}
+	for i := strings.LastIndexByte(stat, '.'); i > 0; i = strings.LastIndexByte(stat[:i], '.') {
+		if s, ok := cat.Lookup(stat[:i]); ok && s.Kind != schema.Histogram {
+			c.fail(at, "%s.%s: %s.%s is a number (%s): it has no field %q", path, stat, path, stat[:i], s.Kind, stat[i+1:])
+			return nil
+		}
+	}
+	mean := didYouMean(stat, cat.Names())
+	if cat.Closed {
+		c.fail(at, "%s.%s: %s has no stat %q%s; its stats: %s", path, stat, cat.What, stat, mean, cat.Summary())
+		return nil
+	}
+	c.warn(at, "%s.%s: %q is not a stat Envoy documents for a cluster%s: a snapshot holds it only if an extension records it", path, stat, stat, mean)
+	return out
+}
+
+// guard adds the keys that has(x, "key") calls in cond look up to the guards, and returns
+// the function that takes them away again.
+func (c *exprChecker) guard(cond ast.Node) func() {
+	n := len(c.guards)
+	var walk func(x ast.Node)
+	walk = func(x ast.Node) {
+		switch x := x.(type) {
+		case *ast.CallNode:
+			if id, ok := x.Callee.(*ast.IdentifierNode); ok && id.Value == "has" && len(x.Arguments) == 2 {
+				if k, ok := x.Arguments[1].(*ast.StringNode); ok {
+					c.guards = append(c.guards, k.Value)
+				}
+			}
+		case *ast.BinaryNode:
+			if x.Operator == "&&" || x.Operator == "and" {
+				walk(x.Left)
+				walk(x.Right)
+			}
+		}
+	}
+	walk(cond)
+	return func() { c.guards = c.guards[:n] }
+}
+
+// deltaPair names the two snapshots of a delta reference, for messages.
+func (c *exprChecker) deltaPair(ref *Ref) (string, string) {
+	if ref != nil && ref.Kind == RefDeltaPair {
+		return ref.From, ref.To
+	}
+	return c.names.DeltaFrom, c.names.DeltaTo
+}
+
+func didYouMean(s string, candidates []string) string {
+	if m := closest(s, candidates); m != "" && m != s {
+		return fmt.Sprintf(" (did you mean %s?)", m)
+	}
+	return ""
+}
+
+// call types a call of one of labrun's functions (approx, within, has, delta, deltaAcross)
+// or of a function of the environment.
+func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
+	id, ok := n.Callee.(*ast.IdentifierNode)
+	if !ok {
+		c.typeOf(&n.Callee)
+		for i := range n.Arguments {
+			c.typeOf(&n.Arguments[i])
+		}
+		return nil
+	}
+	if id.Value == "delta" || id.Value == "deltaAcross" {
+		return c.deltaCall(node, n, id.Value)
+	}
+	args := make([]*schema.Type, len(n.Arguments))
+	for i := range n.Arguments {
+		args[i] = c.typeOf(&n.Arguments[i])
+	}
+	switch id.Value {
+	case "approx", "within":
+		for i, a := range args {
+			c.operand(n.Arguments[i], fmt.Sprintf("%s's %s argument", id.Value, ordinal(i)), a, n.Arguments[i], schema.TNumber)
+		}
+		return schema.BoolType
+	case "has":
+		if len(args) != 2 {
+			c.fail(col(n), "has takes a map and a key, e.g. has(mid, \"upstream_rq_pending_overflow\"); got %d argument(s)", len(args))
+			return nil
+		}
+		m := args[0]
+		if m != nil && m.Kind != schema.TAny && m.Kind != schema.TMap && m.Kind != schema.TStats && m.Kind != schema.TStruct {
+			c.fail(col(n.Arguments[0]), "has(%s, …): has looks up a key in a map (a snapshot, a delta, a capture, a load's codes, an object), and %s is %s", n.Arguments[0], n.Arguments[0], describe(m))
+			return nil
+		}
+		c.operand(n.Arguments[1], "has's key", args[1], n.Arguments[1], schema.TString)
+		if key, ok := n.Arguments[1].(*ast.StringNode); ok && m != nil {
+			switch {
+			case m.Kind == schema.TMap && m.Keys != nil && !slices.Contains(m.Keys, key.Value):
+				c.fail(col(key), "has(%s, %q) is always false: %s", n.Arguments[0], key.Value, missingKey(m, n.Arguments[0].String(), key.Value))
+			case m.Kind == schema.TStats && m.Stats != nil && m.Stats.Catalogue != nil && m.Stats.Catalogue.Closed:
+				if _, known := m.Stats.Catalogue.Lookup(key.Value); !known {
+					c.fail(col(key), "has(%s, %q) is always false: %s has no stat %q%s; its stats: %s", n.Arguments[0], key.Value, m.Stats.Catalogue.What, key.Value,
+						didYouMean(key.Value, m.Stats.Catalogue.Names()), m.Stats.Catalogue.Summary())
+				}
+			}
+		}
+		return schema.BoolType
+	}
+	return nil
+}
+
+func ordinal(i int) string {
+	return [...]string{"1st", "2nd", "3rd", "4th", "5th"}[min(i, 4)]
+}
+
+// deltaCall types delta("a", "b") (two snapshots of one source) or deltaAcross("a", "b") (of
+// two sources, on purpose), and rewrites it to __delta.
+func (c *exprChecker) deltaCall(node *ast.Node, n *ast.CallNode, fn string) *schema.Type {
+	usage := fmt.Sprintf(`%s takes two snapshot names: %s("before", "after")`, fn, fn)
+	if len(n.Arguments) != 2 {
+		c.fail(col(n), "%s", usage)
+		return nil
+	}
+	var args [2]string
+	var types [2]*schema.Type
+	for i, a := range n.Arguments {
+		s, ok := a.(*ast.StringNode)
+		if !ok {
+			c.fail(col(a), "%s's arguments must be snapshot names in quotes: %s(\"before\", \"after\")", fn, fn)
+			return nil
+		}
+		r := c.names.Results[s.Value]
+		if r == nil || r.Type.Kind != schema.TStats {
+			c.fail(col(n), "%s(%s, %s): no snapshot named %q%s; snapshots: %s", fn, n.Arguments[0], n.Arguments[1], s.Value, didYouMean(s.Value, c.names.snapshots()), strings.Join(c.names.snapshots(), ", "))
+			return nil
+		}
+		args[i], types[i] = s.Value, r.Type
+		c.reads = append(c.reads, Read{Step: s.Value, Col: col(s)})
+	}
+	a, b := types[0].Stats, types[1].Stats
+	same := a != nil && b != nil && a.ID == b.ID
+	switch {
+	case fn == "delta" && !same:
+		c.fail(col(n), "delta(%q, %q) compares snapshots of two sources (%s and %s): a counter of one minus a counter of the other means nothing unless you mean it; write deltaAcross(%q, %q) to say so", args[0], args[1], a.What, b.What, args[0], args[1])
+		return nil
+	case fn == "deltaAcross" && same:
+		c.fail(col(n), "deltaAcross(%q, %q): both snapshots read %s: write delta(%q, %q)", args[0], args[1], a.What, args[0], args[1])
+		return nil
+	}
+	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: deltaFunc}, Arguments: n.Arguments}
+	ast.Patch(node, call)
+	if c.deltaCalls == nil {
+		c.deltaCalls = map[ast.Node]Ref{}
+	}
+	c.deltaCalls[*node] = Ref{Kind: RefDeltaPair, From: args[0], To: args[1]}
+	src := *a
+	src.Deltas = true
+	if !same {
+		src.What = a.What + " and " + b.What
+	}
+	return schema.StatsOf(&src)
+}
+
+// operand checks that an operand typed t (src) has the kind want; what names the place
+// ("approx's 1st argument").
+func (c *exprChecker) operand(at ast.Node, what string, t *schema.Type, src ast.Node, want schema.TypeKind) {
+	if t == nil || t == nilType || t.Kind == schema.TAny || t.Kind == want {
+		return
+	}
+	c.fail(col(at), "%s: expected %s, got %s, %s", what, (&schema.Type{Kind: want}).Word(), src, describe(t))
+}
+
+// comparableTypes reports whether values of a and b can be compared with op.
+func comparableTypes(op string, a, b *schema.Type) bool {
+	if a == nil || b == nil || a == nilType || b == nilType || a.Kind == schema.TAny || b.Kind == schema.TAny {
+		return true
+	}
+	switch op {
+	case "==", "!=":
+		return a.Kind == b.Kind || (a.Kind == schema.TStats && b.Kind == schema.TMap) || (a.Kind == schema.TMap && b.Kind == schema.TStats)
+	}
+	return a.Kind == b.Kind && (a.Kind == schema.TNumber || a.Kind == schema.TString)
+}
+
+// unitWords names a unit in messages.
+var unitWords = map[schema.Unit]string{
+	schema.Count: "a count", schema.Millis: "milliseconds", schema.Seconds: "seconds",
+	schema.PerSec: "a rate per second", schema.Bytes: "bytes",
+}
+
+// binary types a binary operation.
+func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
+	l := c.typeOf(&n.Left)
+	restore := func() {}
+	if n.Operator == "&&" || n.Operator == "and" {
+		restore = c.guard(n.Left)
+	}
+	r := c.typeOf(&n.Right)
+	restore()
+	switch n.Operator {
+	case "==", "!=", "<", ">", "<=", ">=":
+		if lit, t, side := enumLiteral(n, l, r); t != nil && !slices.Contains(t.Enum, lit) {
+			c.fail(col(n), "%s %s %s: %s is one of %s; %q never matches", n.Left, n.Operator, n.Right, side, strings.Join(t.Enum, ", "), lit)
+			return schema.BoolType
+		}
+		if !comparableTypes(n.Operator, l, r) {
+			want := "two values of one type"
+			if n.Operator != "==" && n.Operator != "!=" {
+				want = "two numbers or two strings"
+			}
+			c.fail(col(n), "%s %s %s compares %s, %s, with %s, %s: %s compares %s", n.Left, n.Operator, n.Right, n.Left, describe(l), n.Right, describe(r), n.Operator, want)
+			return schema.BoolType
+		}
+		c.units(n, l, r)
+		return schema.BoolType
+	case "&&", "||", "and", "or":
+		return schema.BoolType
+	case "in", "not in":
+		if r != nil && r != nilType {
+			switch r.Kind {
+			case schema.TList:
+				if !comparableTypes("==", l, r.Elem) {
+					c.fail(col(n), "%s %s %s looks for %s in a list of %s", n.Left, n.Operator, n.Right, l.Word(), r.Elem)
+				}
+			case schema.TMap, schema.TStats, schema.TStruct:
+				c.operand(n.Left, fmt.Sprintf("the key of %s %s %s", n.Left, n.Operator, n.Right), l, n.Left, schema.TString)
+			case schema.TAny:
+			default:
+				c.fail(col(n), "%s %s %s: %s is %s: in looks in a list or a map", n.Left, n.Operator, n.Right, n.Right, r.Word())
+			}
+		}
+		return schema.BoolType
+	case "matches", "contains", "startsWith", "endsWith":
+		c.operand(n.Left, fmt.Sprintf("the left of %s", n.Operator), l, n.Left, schema.TString)
+		c.operand(n.Right, fmt.Sprintf("the right of %s", n.Operator), r, n.Right, schema.TString)
+		return schema.BoolType
+	case "+":
+		// + adds numbers, joins strings and lists: with one side not known, either may be meant.
+		if !known(l) || !known(r) {
+			return nil
+		}
+		switch {
+		case l.Kind == schema.TString && r.Kind == schema.TString:
+			return schema.StringType
+		case l.Kind == schema.TList && r.Kind == schema.TList:
+			return l
+		case l.Kind != r.Kind:
+			c.fail(col(n), "%s + %s adds %s, %s, and %s, %s: + adds two numbers, or joins two strings or two lists", n.Left, n.Right, n.Left, describe(l), n.Right, describe(r))
+			return nil
+		}
+		fallthrough
+	case "-":
+		c.arith(n, l, r)
+		if u := c.units(n, l, r); u != "" {
+			return schema.Num(u)
+		}
+		return schema.NumberType
+	case "*", "/", "%", "**", "^":
+		c.arith(n, l, r)
+		return schema.NumberType
+	case "??":
+		if l != nil && l != nilType {
+			return l
+		}
+		return r
+	case "..":
+		return schema.ListOf(schema.NumberType)
+	}
+	return nil
+}
+
+// describe is a type for messages: "a string", "a number (count)".
+func describe(t *schema.Type) string {
+	word, s := t.Word(), t.String()
+	article, noun, _ := strings.Cut(word, " ")
+	switch {
+	case s == noun:
+		return word
+	case strings.HasPrefix(s, noun+" "):
+		return article + " " + s
+	}
+	return word + " (" + s + ")"
+}
+
+// enumLiteral finds a comparison of a string of known values with a string literal: the
+// literal, the type and the other side.
+func enumLiteral(n *ast.BinaryNode, l, r *schema.Type) (string, *schema.Type, ast.Node) {
+	if lit, ok := n.Right.(*ast.StringNode); ok && l != nil && l.Enum != nil {
+		return lit.Value, l, n.Left
+	}
+	if lit, ok := n.Left.(*ast.StringNode); ok && r != nil && r.Enum != nil {
+		return lit.Value, r, n.Right
+	}
+	return "", nil, nil
+}
+
+// known reports whether t is a type the checker knows (not nil, any or nil's).
+func known(t *schema.Type) bool { return t != nil && t != nilType && t.Kind != schema.TAny }
+
+// arith checks that both operands of arithmetic are numbers.
+func (c *exprChecker) arith(n *ast.BinaryNode, l, r *schema.Type) {
+	c.operand(n.Left, fmt.Sprintf("the left of %s", n.Operator), l, n.Left, schema.TNumber)
+	c.operand(n.Right, fmt.Sprintf("the right of %s", n.Operator), r, n.Right, schema.TNumber)
+}
+
+// units refuses comparing or adding numbers of two different units (milliseconds with
+// seconds), and returns the unit of a + or − of one unit.
+func (c *exprChecker) units(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
+	if l == nil || r == nil || l.Kind != schema.TNumber || r.Kind != schema.TNumber {
+		return ""
+	}
+	switch {
+	case l.Unit == r.Unit:
+		return l.Unit
+	case l.Unit == schema.Plain || r.Unit == schema.Plain:
+		return ""
+	}
+	c.fail(col(n), "%s %s %s mixes units: %s is %s, %s is %s; convert one (e.g. seconds × 1000 = milliseconds)", n.Left, n.Operator, n.Right, n.Left, unitWords[l.Unit], n.Right, unitWords[r.Unit])
+	return ""
+}
+
+// The builtins of expr that take a predicate over their first argument's elements.
+var predicateBuiltins = map[string]bool{
+	"all": true, "none": true, "any": true, "one": true, "filter": true, "map": true, "count": true,
+	"sum": true, "find": true, "findIndex": true, "findLast": true, "findLastIndex": true,
+	"groupBy": true, "sortBy": true, "reduce": true,
+}
+
+// builtin types a call of one of expr's builtins; a predicate's # is its first argument's
+// element.
+func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
+	if n.Name == "now" {
+		c.now = true
+	}
+	var first *schema.Type
+	if len(n.Arguments) > 0 {
+		first = c.typeOf(&n.Arguments[0])
+	}
+	elem := (*schema.Type)(nil)
+	if first != nil {
+		switch first.Kind {
+		case schema.TList:
+			elem = first.Elem
+		case schema.TAny:
+			elem = schema.AnyType
+		}
+	}
+	if predicateBuiltins[n.Name] && first != nil && first != nilType && first.Kind != schema.TList && first.Kind != schema.TAny {
+		c.fail(col(n.Arguments[0]), "%s(%s, …) goes through a list, and %s is %s%s", n.Name, n.Arguments[0], n.Arguments[0], describe(first), listHint(first))
+		return nil
+	}
+	var rest []*schema.Type
+	for i := 1; i < len(n.Arguments); i++ {
+		if predicateBuiltins[n.Name] {
+			c.scopes = append(c.scopes, elem)
+		}
+		rest = append(rest, c.typeOf(&n.Arguments[i]))
+		if predicateBuiltins[n.Name] {
+			c.scopes = c.scopes[:len(c.scopes)-1]
+		}
+	}
+	switch n.Name {
+	case "all", "none", "any", "one":
+		return schema.BoolType
+	case "filter":
+		return first
+	case "map":
+		if len(rest) > 0 && rest[0] != nil {
+			return schema.ListOf(rest[0])
+		}
+		return &schema.Type{Kind: schema.TList, Elem: schema.AnyType}
+	case "count", "len", "findIndex", "findLastIndex":
+		if n.Name == "len" && first != nil && first != nilType {
+			switch first.Kind {
+			case schema.TNumber, schema.TBool:
+				c.fail(col(n.Arguments[0]), "len(%s): %s is %s: len counts the items of a list, a map or a string", n.Arguments[0], n.Arguments[0], describe(first))
+				return nil
+			}
+		}
+		return schema.Num(schema.Count)
+	case "find", "findLast", "first", "last":
+		return elem
+	case "sum", "mean", "median", "min", "max":
+		if n.Name == "sum" && len(rest) > 0 {
+			return rest[0]
+		}
+		if elem != nil && elem.Kind == schema.TNumber {
+			return elem
+		}
+		if (n.Name == "min" || n.Name == "max") && first != nil && first.Kind == schema.TNumber {
+			return first
+		}
+		return schema.NumberType
+	case "abs", "ceil", "floor", "round":
+		if first != nil && first.Kind == schema.TNumber {
+			return first
+		}
+		return schema.NumberType
+	case "int", "float":
+		return schema.NumberType
+	case "string", "upper", "lower", "trim", "trimPrefix", "trimSuffix", "toJSON", "join", "type":
+		return schema.StringType
+	case "split":
+		return schema.ListOf(schema.StringType)
+	case "keys":
+		return schema.ListOf(schema.StringType)
+	case "values":
+		if first != nil && first.Kind == schema.TMap {
+			return schema.ListOf(first.Elem)
+		}
+		if first != nil && first.Kind == schema.TStats {
+			return schema.ListOf(schema.NumberType)
+		}
+	case "get", "fromJSON":
+		return schema.AnyType
+	}
+	return nil
+}
+
+// listHint says how to go through a map's values.
+func listHint(t *schema.Type) string {
+	switch t.Kind {
+	case schema.TMap, schema.TStats:
+		return ": go through its keys or values with keys(…) or values(…)"
+	}
+	return ""
+}
+
+// TypeOf is the static type of the expression src over n (nil when it does not type), as vet
+// computes it, without compiling it: what reports and editors show of a value (its unit).
+func (n *Names) TypeOf(src string) *schema.Type {
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return nil
+	}
+	c := &exprChecker{names: n}
+	t := c.typeOf(&tree.Node)
+	if c.err != nil {
+		return nil
+	}
+	return t
+}
+
+// deltaType is what delta reads: the counters between the first and the last snapshot.
+func (n *Names) deltaType() *schema.Type {
+	if n.DeltaFrom == "" {
+		return schema.StatsOf(&schema.StatSource{Deltas: true})
+	}
+	src := *n.Results[n.DeltaFrom].Type.Stats
+	src.Deltas = true
+	return schema.StatsOf(&src)
+}
+
+// varsType is the vars, typed by their values.
+func (n *Names) varsType() *schema.Type {
+	if n.vars == nil {
+		n.vars = schema.TypeOfValue(map[string]any(n.Vars))
+	}
+	return n.vars
+}
+
+// stepMap is started, ended, outcome or error: a map by step name.
+func (n *Names) stepMap(what string, elem *schema.Type) *schema.Type {
+	t := schema.MapOf(schema.Str("a step's name"), elem)
+	return t.WithKeys(sortedKeys(n.Steps))
+}
+
+// targetValues are the values each built-in target gives expressions under target.
+var targetValues = map[string][]string{
+	"kube":  {"clusterDomain"},
+	"local": {"backends", "blackholes", "dns"},
+}
+
+// targetType is target: the values the scenario's target gives (any, when it is not known).
+func (n *Names) targetType() *schema.Type {
+	key := &schema.Type{Kind: schema.TString, Go: schema.StringType.Go, Doc: fmt.Sprintf("a value the %s target gives", n.Target),
+		Hint: "clusterDomain comes from the kube target (from the CoreDNS Corefile); a local scenario writes its own names"}
+	t := schema.MapOf(key, schema.AnyType)
+	if keys, ok := targetValues[n.Target]; ok {
+		t = t.WithKeys(keys)
+	}
+	return t
+}
+
+// outcomeType is what outcome.<step> holds.
+var outcomeType = &schema.Type{Kind: schema.TString, Go: schema.StringType.Go,
+	Enum: []string{OutcomePassed, OutcomeFailed, OutcomeError, OutcomeSkipped, OutcomeInterrupted, OutcomeRunning}}
+
+var endpointType = schema.StructOf(nil,
+	schema.F("address", schema.Str("ip:port"), "where it listens"),
+	schema.F("host", schema.StringType, "its host"),
+	schema.F("port", schema.NumberType, "its port"),
+	schema.F("url", schema.StringType, "http://address"),
+)
+
+// blackholeType is a local blackhole: an address that never accepts, no HTTP server.
+var blackholeType = endpointType.With(func(f *schema.Field) *schema.Field {
+	if f.Name != "url" {
+		return f
+	}
+	g := *f
+	g.Absent = "a blackhole is no HTTP server (it never accepts a connection): it has no url; write its address, http://${blackholes.<name>.address}/"
+	return &g
+})
+
+// endpointMap is backends or blackholes.
+func (n *Names) endpointMap(set map[string]bool, t *schema.Type) *schema.Type {
+	return schema.MapOf(schema.Str("a local endpoint's name"), t).WithKeys(sortedKeys(set))
+}
+
+// snapshots lists the names of the results that are stats maps, sorted.
+func (n *Names) snapshots() []string {
+	var out []string
+	for name, r := range n.Results {
+		if r.Type.Kind == schema.TStats {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,347 @@
+package schema
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// The type model of what expressions read. Each step kind declares, in its own Go file, the
+// type of what a named step of the kind records (its Result method, see Recorder): every field
+// with its type, its unit, one sentence of doc and the moment it exists. The expression checker
+// (vet), the judge's environment, the run's record, the reports and `labrun mutate` read that
+// one declaration; editors complete and explain expressions with it.
+
+// TypeKind is the shape of a value.
+type TypeKind uint8
+
+// The shapes.
+const (
+	// TAny is a value whose shape is known only at run time (a get's object, a config value).
+	TAny TypeKind = iota
+	TNumber
+	TString
+	TBool
+	// TMap has string keys (Key says what they are) and values of one type (Elem).
+	TMap
+	// TList has elements of one type (Elem).
+	TList
+	// TStruct has named fields, each with its own type (Fields).
+	TStruct
+	// TStats maps a stat name, dots included, to a number; StatSource says which names its
+	// source can have.
+	TStats
+)
+
+// Unit is what a number counts or measures ("" for a plain number).
+type Unit string
+
+// The units.
+const (
+	Plain   Unit = ""
+	Count   Unit = "count"
+	Millis  Unit = "ms"
+	Seconds Unit = "s"
+	PerSec  Unit = "1/s"
+	Bytes   Unit = "bytes"
+)
+
+// When says when a field of a step's result exists on the run's timeline.
+type When uint8
+
+// The moments.
+const (
+	// AfterEnd: once the step has ended (a load's counts, a command's output).
+	AfterEnd When = iota
+	// Live: from the moment the step starts, changing while it runs (what a config step's
+	// until reads after each read).
+	Live
+	// PerSample: once the first sample of a sampling step has been taken, replaced or grown
+	// by every later sample.
+	PerSample
+)
+
+func (w When) String() string {
+	switch w {
+	case Live:
+		return "live while the step runs"
+	case PerSample:
+		return "after each sample"
+	}
+	return "after the step ends"
+}
+
+// Type is the static type of a value an expression reads.
+type Type struct {
+	Kind TypeKind
+	// Unit is a number's unit.
+	Unit Unit
+	// Doc says what a value of the type is, when the type itself says more than its field
+	// (a map's key: "an HTTP status code such as \"503\"").
+	Doc string
+	// Key is a map's key (always a string in expressions), Elem a map's value or a list's
+	// element.
+	Key, Elem *Type
+	// Keys, for a map whose keys are known before the run (a capture pattern's named groups,
+	// the steps of started.<step>), are those keys; nil when any key may appear.
+	Keys []string
+	// Hint, on a map's key type, says how to make a key exist (%s is the key): "name one with
+	// (?P<%s>...)".
+	Hint string
+	// Enum, for a string, are the values it can take (outcome.<step>); nil: any.
+	Enum []string
+	// Fields are a struct's fields, or a stats map's named members besides its stats (a
+	// snapshot's hosts).
+	Fields []*Field
+	// Alias maps a name that is short for a field and key ("code503" for codes["503"]).
+	Alias func(name string) (field, key string, ok bool)
+	// Stats is where a stats map's names come from.
+	Stats *StatSource
+	// Go is the type of the value at run time (nil: JSON-like data, any).
+	Go reflect.Type
+}
+
+// Field is one named field of a struct.
+type Field struct {
+	Name string
+	Type *Type
+	// Doc is one sentence: what the field holds.
+	Doc  string
+	When When
+	// Absent, when set, says why the step does not record the field, and how to make it
+	// (reading it is an error).
+	Absent string
+}
+
+// StatSource is where a stats map's names come from.
+type StatSource struct {
+	// ID identifies the source: snapshots of one ID form the pairs a delta compares.
+	ID string
+	// What names the source for messages ("local backend a").
+	What string
+	// Catalogue is the names the source can have (nil: not known before the run).
+	Catalogue *Catalogue
+	// Histograms says the snapshot records histogram quantiles (<histogram>.p99).
+	Histograms bool
+	// Deltas says the map holds the differences of counters between two snapshots (delta):
+	// a gauge or a histogram has none.
+	Deltas bool
+}
+
+// The types of plain values. They are shared: never change one, derive a new one.
+var (
+	AnyType    = &Type{Kind: TAny}
+	NumberType = &Type{Kind: TNumber, Go: reflect.TypeFor[float64]()}
+	StringType = &Type{Kind: TString, Go: reflect.TypeFor[string]()}
+	BoolType   = &Type{Kind: TBool, Go: reflect.TypeFor[bool]()}
+)
+
+// Num is a number of unit u.
+func Num(u Unit) *Type { return &Type{Kind: TNumber, Unit: u, Go: NumberType.Go} }
+
+// Str is a string described by doc.
+func Str(doc string) *Type { return &Type{Kind: TString, Doc: doc, Go: StringType.Go} }
+
+// MapOf is a map from key to elem, stored at run time as a Go map of goType.
+func MapOf(key, elem *Type) *Type {
+	t := &Type{Kind: TMap, Key: key, Elem: elem}
+	if elem.Go != nil {
+		t.Go = reflect.MapOf(reflect.TypeFor[string](), elem.Go)
+	}
+	return t
+}
+
+// ListOf is a list of elem.
+func ListOf(elem *Type) *Type {
+	t := &Type{Kind: TList, Elem: elem}
+	if elem.Go != nil {
+		t.Go = reflect.SliceOf(elem.Go)
+	}
+	return t
+}
+
+// StructOf is a struct with fields, stored at run time as goType's value (nil: a
+// map[string]any with those keys).
+func StructOf(goType reflect.Type, fields ...*Field) *Type {
+	return &Type{Kind: TStruct, Fields: fields, Go: goType}
+}
+
+// F is a field that exists once the step has ended.
+func F(name string, t *Type, doc string) *Field { return &Field{Name: name, Type: t, Doc: doc} }
+
+// StatsOf is a stats map of src.
+func StatsOf(src *StatSource) *Type {
+	return &Type{Kind: TStats, Stats: src, Go: reflect.TypeFor[Stats]()}
+}
+
+// Field returns the struct's (or stats map's) field called name.
+func (t *Type) Field(name string) *Field {
+	if t == nil {
+		return nil
+	}
+	for _, f := range t.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// FieldNames lists the names of the type's fields in their order.
+func (t *Type) FieldNames() []string {
+	out := make([]string, 0, len(t.Fields))
+	for _, f := range t.Fields {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// With returns a copy of t whose fields are fn applied to each (a field replaced, e.g. a
+// capture's groups filled in).
+func (t *Type) With(fn func(*Field) *Field) *Type {
+	c := *t
+	c.Fields = make([]*Field, 0, len(t.Fields))
+	for _, f := range t.Fields {
+		c.Fields = append(c.Fields, fn(f))
+	}
+	return &c
+}
+
+// Every returns a copy of t with every field's moment set to w.
+func (t *Type) Every(w When) *Type {
+	return t.With(func(f *Field) *Field { g := *f; g.When = w; return &g })
+}
+
+// WithKeys is a map type with its keys known.
+func (t *Type) WithKeys(keys []string) *Type {
+	c := *t
+	c.Keys = keys
+	return &c
+}
+
+// Zero is a value of the type's Go type, for compiling expressions against it (nil for Any).
+func (t *Type) Zero() any {
+	switch {
+	case t == nil || t.Kind == TAny:
+		return nil
+	case t.Go != nil:
+		return reflect.Zero(t.Go).Interface()
+	case t.Kind == TStruct, t.Kind == TMap:
+		return map[string]any{}
+	case t.Kind == TList:
+		return []any{}
+	}
+	return nil
+}
+
+// String describes the type in a few words, as messages and editors show it: "number (ms)",
+// "map of string to number (count)", "struct {requests, codes, …}".
+func (t *Type) String() string {
+	if t == nil {
+		return "unknown"
+	}
+	switch t.Kind {
+	case TNumber:
+		if t.Unit != Plain {
+			return "number (" + string(t.Unit) + ")"
+		}
+		return "number"
+	case TString:
+		return "string"
+	case TBool:
+		return "bool"
+	case TMap:
+		return "map of string to " + t.Elem.String()
+	case TList:
+		return "list of " + t.Elem.String()
+	case TStruct:
+		names := t.FieldNames()
+		if len(names) > 4 {
+			names = append(names[:4], "…")
+		}
+		return "struct {" + strings.Join(names, ", ") + "}"
+	case TStats:
+		if t.Stats != nil && t.Stats.What != "" {
+			return "stats of " + t.Stats.What
+		}
+		return "stats"
+	}
+	return "any"
+}
+
+// Word is the type's kind as a noun phrase with its article ("a number", "a map"), for
+// messages.
+func (t *Type) Word() string {
+	switch t.Kind {
+	case TNumber:
+		return "a number"
+	case TString:
+		return "a string"
+	case TBool:
+		return "a bool"
+	case TMap:
+		return "a map"
+	case TList:
+		return "a list"
+	case TStruct:
+		return "a struct"
+	case TStats:
+		return "a map of stats"
+	}
+	return "a value"
+}
+
+// Describe lists the type's fields, one per line, with their types and docs: what `labrun
+// help steps` and the docs show of a kind's result.
+func (t *Type) Describe() string {
+	var b strings.Builder
+	t.describe(&b, "", 0)
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (t *Type) describe(b *strings.Builder, prefix string, depth int) {
+	for _, f := range t.Fields {
+		fmt.Fprintf(b, "%s%s%s: %s", strings.Repeat("  ", depth), prefix, f.Name, f.Type)
+		if f.When != AfterEnd {
+			fmt.Fprintf(b, " [%s]", f.When)
+		}
+		if f.Doc != "" {
+			b.WriteString(" — " + f.Doc)
+		}
+		b.WriteString("\n")
+		if depth < 2 && f.Type.Kind == TList && f.Type.Elem.Kind == TStruct && f.Type.Elem.Fields != nil {
+			f.Type.Elem.describe(b, f.Name+"[i].", depth+1)
+		}
+	}
+}
+
+// TypeOfValue is the type of a JSON-like value (a var's): numbers, strings, bools, lists
+// typed by their first element, maps as structs of their keys.
+func TypeOfValue(v any) *Type {
+	switch x := v.(type) {
+	case float64, int, int64:
+		return NumberType
+	case string:
+		return StringType
+	case bool:
+		return BoolType
+	case []any:
+		if len(x) == 0 {
+			return &Type{Kind: TList, Elem: AnyType}
+		}
+		return &Type{Kind: TList, Elem: TypeOfValue(x[0])}
+	case map[string]any:
+		t := &Type{Kind: TStruct}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.Fields = append(t.Fields, F(k, TypeOfValue(x[k]), ""))
+		}
+		return t
+	}
+	return AnyType
+}
