@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"labrun.dev/labrun/internal/keeper"
 	"labrun.dev/labrun/schema"
 )
 
@@ -37,14 +38,14 @@ const (
 // kill steps, logs steps and Close.
 type processRunner struct {
 	opts   *Options
-	reaper *reaperClient
+	launch *launcher
 
 	mu    sync.Mutex
 	procs map[string]*process
 }
 
-func newProcessRunner(opts *Options, reaper *reaperClient) *processRunner {
-	return &processRunner{opts: opts, reaper: reaper, procs: map[string]*process{}}
+func newProcessRunner(opts *Options, launch *launcher) *processRunner {
+	return &processRunner{opts: opts, launch: launch, procs: map[string]*process{}}
 }
 
 // Start starts argv in its own process group (dir relative to the scenario's directory;
@@ -81,13 +82,18 @@ func (r *processRunner) Start(ctx context.Context, name string, req schema.Proce
 			cmd.Dir = filepath.Join(r.opts.Dir, req.Dir)
 		}
 	}
-	cmd.Env = r.reaper.env(commandEnv(r.opts, req.Env))
-	p := &process{name: name, argv: req.Argv, cmd: cmd, grace: r.opts.StopGrace, marker: r.reaper.marker, done: make(chan struct{})}
+	cmd.Env = r.launch.env(commandEnv(r.opts, req.Env))
+	p := &process{name: name, argv: req.Argv, cmd: cmd, grace: r.opts.StopGrace, marker: r.launch.marker, done: make(chan struct{})}
 	p.stdout.p, p.stderr.p = p, p
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
 	setProcessGroup(cmd)
 	cmd.WaitDelay = waitDelay
-	if err := r.reaper.start(cmd); err != nil {
+	ctl, err := r.launch.prepare(cmd, r.opts.StopGrace)
+	if err == nil {
+		p.ctl = ctl
+		err = r.launch.start(cmd, ctl)
+	}
+	if err != nil {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("process %s: %w", name, err)
 	}
@@ -127,22 +133,10 @@ func (r *processRunner) stopAll(ctx context.Context) error {
 	for i, p := range procs {
 		wg.Go(func() { errs[i] = p.Stop(ctx, "TERM") })
 	}
-	// What left the processes' groups gets the same treatment: TERM now, KILL after the grace.
-	stopped := make(chan struct{})
-	var escaped sync.WaitGroup
-	escaped.Go(func() {
-		r.reaper.signalEscaped(syscall.SIGTERM)
-		t := time.NewTimer(r.opts.StopGrace)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			r.reaper.signalEscaped(syscall.SIGKILL)
-		case <-stopped:
-		}
-	})
+	// What left the processes' groups gets their TERM too (when it kept the run's marker);
+	// their keepers KILL it with the rest after the grace period.
+	r.launch.signalEscaped(syscall.SIGTERM)
 	wg.Wait()
-	close(stopped)
-	escaped.Wait()
 	return errors.Join(errs...)
 }
 
@@ -152,7 +146,9 @@ type process struct {
 	argv   []string
 	cmd    *exec.Cmd
 	grace  time.Duration
-	marker string // the run's marker in its environment (see reaper.go)
+	marker string // the run's marker in its environment (see launch.go)
+	// ctl kills the process's whole tree (nil without keepers: its group is killed instead).
+	ctl *keeper.Control
 
 	done    chan struct{} // closed when the process has exited and its output is read
 	waitErr error         // set before done is closed
@@ -166,6 +162,7 @@ type process struct {
 
 func (p *process) wait(logf func(string, ...any)) {
 	err := p.cmd.Wait()
+	p.ctl.Kill() // the tree is empty: this releases the control pipe
 	p.mu.Lock()
 	p.stdout.flushLocked()
 	p.stderr.flushLocked()
@@ -207,10 +204,11 @@ func (p *process) exitText() string {
 	return fmt.Sprintf("exited with code %d", ps.ExitCode())
 }
 
-// Stop signals the process group ("TERM" or "KILL") and waits for the process to end. After
-// TERM it waits the grace period (or until ctx ends), then sends KILL. A process that has
-// already ended is not an error and is not signalled: once it is reaped, its pid (the group's
-// id) may belong to someone else.
+// Stop signals the process group ("TERM" or "KILL") and waits for the process, and everything
+// it started, to end. After TERM it waits the grace period (or until ctx ends), then kills. A
+// kill is its keeper's: every descendant, whatever its session or environment, dies before
+// the keeper exits. A process that has already ended is not an error and is not signalled:
+// once it is reaped, its pid (the group's id) may belong to someone else.
 func (p *process) Stop(ctx context.Context, signal string) error {
 	var sig syscall.Signal
 	switch signal {
@@ -224,10 +222,10 @@ func (p *process) Stop(ctx context.Context, signal string) error {
 	if p.exited() {
 		return nil
 	}
-	if err := signalGroup(p.cmd.Process, sig); err != nil {
-		return fmt.Errorf("process %s: %s: %w", p.name, signal, err)
-	}
 	if sig == syscall.SIGTERM {
+		if err := signalGroup(p.cmd.Process, sig); err != nil {
+			return fmt.Errorf("process %s: %s: %w", p.name, signal, err)
+		}
 		t := time.NewTimer(p.grace)
 		defer t.Stop()
 		select {
@@ -236,10 +234,8 @@ func (p *process) Stop(ctx context.Context, signal string) error {
 		case <-t.C:
 		case <-ctx.Done():
 		}
-		if !p.exited() {
-			_ = signalGroup(p.cmd.Process, syscall.SIGKILL)
-		}
 	}
+	p.kill()
 	// KILL cannot be ignored; what remains is reaping and the end of the output.
 	t := time.NewTimer(waitDelay + 3*time.Second)
 	defer t.Stop()
@@ -247,8 +243,19 @@ func (p *process) Stop(ctx context.Context, signal string) error {
 	case <-p.done:
 		return nil
 	case <-t.C:
-		return fmt.Errorf("process %s (pid %d) did not end after KILL", p.name, p.cmd.Process.Pid)
 	}
+	// The keeper did not end: kill the group, keeper and all, as a last resort.
+	_ = signalGroup(p.cmd.Process, syscall.SIGKILL)
+	return fmt.Errorf("process %s (pid %d) did not end after KILL", p.name, p.cmd.Process.Pid)
+}
+
+// kill kills the process's tree (its keeper's), or its group without a keeper.
+func (p *process) kill() {
+	if p.ctl != nil {
+		p.ctl.Kill()
+		return
+	}
+	_ = signalGroup(p.cmd.Process, syscall.SIGKILL)
 }
 
 // Output returns the lines written so far, stdout and stderr interleaved in the order read.
@@ -479,7 +486,7 @@ func (p *process) confirmReady(rd *readiness) error {
 	}
 	var others []string
 	for _, h := range holders {
-		if h.pid == p.cmd.Process.Pid || h.carries(p.marker) {
+		if h.pid == p.cmd.Process.Pid || h.carries(p.marker) || isDescendant(h.pid, p.cmd.Process.Pid) {
 			return nil
 		}
 		if h.pid != 0 {
