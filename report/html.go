@@ -39,6 +39,9 @@ func HTML(rec *interp.Record, f Files) string {
 	if rec.Error != "" {
 		w("<tr><th>stopped by</th><td class=\"err\">%s</td></tr>", e(rec.Error))
 	}
+	if lb := rec.LeftBehind(); lb != "" {
+		w("<tr><th>left behind</th><td class=\"err\">the run %s</td></tr>", e(lb))
+	}
 	for _, k := range sortedKeys(rec.Vars) {
 		w("<tr><th>var %s</th><td><code>%s</code></td></tr>", e(k), e(truncate(dsl.Stringify(rec.Vars[k]), 200)))
 	}

@@ -35,6 +35,9 @@ func Markdown(rec *interp.Record, f Files) string {
 	if rec.Error != "" {
 		w("| stopped by | %s |\n", mdCell(rec.Error))
 	}
+	if lb := rec.LeftBehind(); lb != "" {
+		w("| left behind | the run %s |\n", mdCell(lb))
+	}
 	if len(rec.Vars) > 0 {
 		var vs []string
 		for _, k := range sortedKeys(rec.Vars) {

@@ -63,7 +63,9 @@ type runFlags struct {
 // runTally counts the outcomes of a run of several scenarios for its one summary line.
 type runTally struct {
 	passed, failed, errors, interrupted, notRun int
-	reports                                     []string
+	// leftBehind counts the runs that left objects or processes behind (exit 4).
+	leftBehind int
+	reports    []string
 	// lastTargetErr is the last target error printed: a dead cluster fails every scenario
 	// the same way, and once in full is enough.
 	lastTargetErr string
@@ -77,6 +79,8 @@ func (t *runTally) count(code int) {
 		t.failed++
 	case exitInterrupted:
 		t.interrupted++
+	case exitLeftovers:
+		t.leftBehind++
 	default:
 		t.errors++
 	}
@@ -87,6 +91,9 @@ func (t *runTally) line(n, runs int) string {
 	parts := []string{fmt.Sprintf("%d passed", t.passed), fmt.Sprintf("%d failed", t.failed), fmt.Sprintf("%d error%s", t.errors, plural(t.errors))}
 	if t.interrupted > 0 {
 		parts = append(parts, fmt.Sprintf("%d interrupted", t.interrupted))
+	}
+	if t.leftBehind > 0 {
+		parts = append(parts, fmt.Sprintf("%d left objects behind", t.leftBehind))
 	}
 	if t.notRun > 0 {
 		parts = append(parts, fmt.Sprintf("%d not run", t.notRun))
@@ -245,9 +252,10 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	}
 }
 
-// worse returns the exit code that wins: interrupted, then infrastructure, invalid, failed.
+// worse returns the exit code that wins: interrupted, then leftovers, infrastructure,
+// invalid, failed.
 func worse(a, b int) int {
-	rank := map[int]int{exitOK: 0, exitFailed: 1, exitInvalid: 2, exitInfra: 3, exitInterrupted: 4}
+	rank := map[int]int{exitOK: 0, exitFailed: 1, exitInvalid: 2, exitInfra: 3, exitLeftovers: 4, exitInterrupted: 5}
 	if rank[b] > rank[a] {
 		return b
 	}
@@ -383,7 +391,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool) ran {
 	rec.Unit = u
 	out := ran{unit: u, rec: rec, code: exitCode(rec)}
-	var htmlPath string
+	var htmlPath, lost string
 	if f.reportDir != "" {
 		dir := f.reportDir
 		if !filepath.IsAbs(dir) {
@@ -392,6 +400,7 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		files, err := writeReport(dir, rec, run.id)
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
+			lost = "its report could not be written: " + unwrapPath(err).Error()
 			out.code = worse(out.code, exitInfra)
 		} else {
 			out.report = relPath(p.Cwd, files.Markdown)
@@ -400,7 +409,7 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		}
 	}
 	if verdict {
-		p.printVerdict(rec)
+		p.printVerdict(rec, lost)
 	}
 	// The report's path last, under the verdict: what to open next.
 	if out.report != "" && !f.quiet {
@@ -503,8 +512,12 @@ func relPath(cwd, p string) string {
 	return p
 }
 
-// exitCode maps a record's outcome to the exit code.
+// exitCode maps a record's outcome to the exit code; a run that left something behind exits
+// exitLeftovers, unless it was interrupted.
 func exitCode(rec *interp.Record) int {
+	if len(rec.Leftovers) > 0 && rec.Outcome != interp.Interrupted {
+		return exitLeftovers
+	}
 	switch rec.Outcome {
 	case interp.Passed:
 		return exitOK
@@ -518,8 +531,10 @@ func exitCode(rec *interp.Record) int {
 	return exitInfra
 }
 
-// printVerdict prints the expectations with their values, and why the run stopped.
-func (p *process) printVerdict(rec *interp.Record) {
+// printVerdict prints the expectations with their values, and why the run stopped; the
+// verdict line also says what the run left behind and, when lost is set, that its report
+// was lost.
+func (p *process) printVerdict(rec *interp.Record, lost string) {
 	w := p.Stdout
 	for _, j := range rec.Expectations {
 		mark := map[interp.Outcome]string{interp.Passed: "✓", interp.Failed: "✗", interp.Errored: "!", interp.Skipped: "-"}[j.Outcome]
@@ -539,6 +554,12 @@ func (p *process) printVerdict(rec *interp.Record) {
 	fmt.Fprintf(w, "%s %s in %s", verdict, rec.Scenario, rec.End.Sub(rec.Start).Round(time.Millisecond))
 	if rec.Error != "" {
 		fmt.Fprintf(w, ": %s", relError(p.Cwd, rec.Error))
+	}
+	if lb := rec.LeftBehind(); lb != "" {
+		fmt.Fprintf(w, " — but it %s", lb)
+	}
+	if lost != "" {
+		fmt.Fprintf(w, " — %s", lost)
 	}
 	fmt.Fprintln(w)
 }
