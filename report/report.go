@@ -70,7 +70,7 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 	f.lines = lines
 	if len(rec.Steps) > 0 {
 		f.Timeline = filepath.Join(f.Artifacts, "timeline.svg")
-		if err := os.WriteFile(f.Timeline, []byte(TimelineSVG(rec)), 0o644); err != nil {
+		if err := WriteFile(f.Timeline, []byte(TimelineSVG(rec))); err != nil {
 			return f, err
 		}
 	}
@@ -78,13 +78,13 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 	if err != nil {
 		return f, err
 	}
-	if err := os.WriteFile(f.JSON, append(b, '\n'), 0o644); err != nil {
+	if err := WriteFile(f.JSON, append(b, '\n')); err != nil {
 		return f, err
 	}
-	if err := os.WriteFile(f.Markdown, []byte(Markdown(rec, f)), 0o644); err != nil {
+	if err := WriteFile(f.Markdown, []byte(Markdown(rec, f))); err != nil {
 		return f, err
 	}
-	if err := os.WriteFile(f.HTML, []byte(HTML(rec, f)), 0o644); err != nil {
+	if err := WriteFile(f.HTML, []byte(HTML(rec, f))); err != nil {
 		return f, err
 	}
 	return f, nil
@@ -156,7 +156,7 @@ func writeArtifacts(dir string, rec *interp.Record) (map[*interp.ArtifactRecord]
 		lines[a] = lineNo[name]
 	}
 	for name, b := range bufs {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+		if err := WriteFile(filepath.Join(dir, name), []byte(b.String())); err != nil {
 			return nil, err
 		}
 	}

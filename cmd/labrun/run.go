@@ -202,6 +202,10 @@ func (p *process) run(args []string, f *runFlags) error {
 			code = worse(code, exitInfra)
 		}
 	}
+	if interrupted(runCtx) {
+		// Whenever it came (a run, its report): an interrupt exits 130, as its message said.
+		code = worse(code, exitInterrupted)
+	}
 	if code != exitOK {
 		return &exitError{code: code}
 	}
@@ -233,6 +237,14 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 				return
 			case <-sigs:
 				n++
+				if p.writingReport.Load() {
+					// The run is over and its report half-written: finish it, then exit 130.
+					p.live.notice(func() {
+						fmt.Fprintln(p.Stderr, "labrun: interrupted while writing the report: finishing it; labrun then exits 130 (interrupted)")
+					})
+					cancelRun(interp.ErrInterrupted)
+					continue
+				}
 				if n == 1 {
 					p.live.notice(func() {
 						fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
@@ -391,6 +403,8 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool) ran {
 	rec.Unit = u
 	out := ran{unit: u, rec: rec, code: exitCode(rec)}
+	p.writingReport.Store(true)
+	defer p.writingReport.Store(false)
 	var htmlPath, lost string
 	if f.reportDir != "" {
 		dir := f.reportDir
