@@ -79,6 +79,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
 	}
 	sc.Namespaces = d.stringList("namespaces")
+	sc.SystemNamespaces = d.stringList("systemNamespaces")
 	sc.AllowReset = d.stringList("allowReset")
 	sc.Tags = d.stringList("tags")
 	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
@@ -131,6 +132,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	}
 	sc.Cleanup = d.steps(v.LookupPath(cue.MakePath(cue.Str("cleanup"))), PhaseCleanup, "cleanup", nil, nil)
 	d.checkStructure()
+	d.checkSystemNamespaces()
 	d.checkKinds()
 	d.checkTimeline()
 	d.checkLocalWorld()

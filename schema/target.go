@@ -91,6 +91,10 @@ type Cluster interface {
 	// DefinedKinds returns the kinds the CRDs among the objects define, without touching the
 	// cluster, so that later steps' objects of those kinds can wait for them to be served.
 	DefinedKinds(ctx context.Context, objects []Object, files []string) ([]GroupKind, error)
+	// Owned returns those of refs that this run created: with its marks, in a namespace it
+	// created, or made for such an object by its controller (owner references). A delete by
+	// kind deletes only those unless it says all.
+	Owned(ctx context.Context, refs []ObjectRef) ([]ObjectRef, error)
 }
 
 // GroupKind is a kind of objects: its API group ("" for the core group) and kind.

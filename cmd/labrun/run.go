@@ -646,7 +646,7 @@ func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, 
 	case "kube":
 		opts := kube.Options{
 			Kubeconfig: f.kubeconfig, Context: f.context, Namespace: f.namespace,
-			AllowedNamespaces: sc.Namespaces, ClusterScoped: sc.ClusterScoped,
+			AllowedNamespaces: sc.Namespaces, ClusterScoped: sc.ClusterScoped, SystemNamespaces: sc.SystemNamespaces,
 			EnvoyVia: f.envoyVia, Getenv: p.Getenv,
 			Run: kube.Run{ID: run.id, Scenario: sc.Name, Host: run.host, PID: run.pid, PIDStart: run.pidStart},
 		}

@@ -261,6 +261,11 @@ func (w *World) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool) 
 	return w.take(ctx, w.StepTime)
 }
 
+// Owned implements schema.Cluster: in the fake world every object is the run's.
+func (w *World) Owned(ctx context.Context, refs []schema.ObjectRef) ([]schema.ObjectRef, error) {
+	return refs, nil
+}
+
 // Scale implements schema.Cluster.
 func (w *World) Scale(ctx context.Context, ns, d string, n int, wait bool) error {
 	if err := w.log("scale %s/%s %d", ns, d, n); err != nil {

@@ -57,8 +57,9 @@ func newLab(t *testing.T, ns string, opts ...func(*Options)) *lab {
 	sb := sandbox.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
+	// Marked as a run's, so that the lab's namespace, which it creates, may be deleted.
 	o := Options{Kubeconfig: sb.Kubeconfig, AllowedNamespaces: []string{ns}, ClusterScoped: true, Logf: t.Logf,
-		Getenv: func(string) string { return "" }}
+		Getenv: func(string) string { return "" }, Run: Run{ID: "e2e-" + ns, Scenario: ns, Host: "e2e", PID: 1}}
 	for _, f := range opts {
 		f(&o)
 	}
