@@ -221,6 +221,9 @@ type ArtifactRecord struct {
 	// File is the artifact's path relative to the report's artifacts folder, set when saved.
 	File string `json:"file,omitempty"`
 	Data []byte `json:"-"`
+	// Path, when set, is the file the artifact was streamed to (see WithSpool) instead of
+	// Data; the report moves it into its artifacts folder as a file of its own.
+	Path string `json:"-"`
 }
 
 // LeftBehind says what the run left behind and how to remove it, for the verdict line and

@@ -30,6 +30,8 @@ type Runner struct {
 	// parseAccessLog parses an access-log line (envoy's parser, given by the CLI: the
 	// core does not import drivers).
 	parseAccessLog func(string) (schema.LogEntry, bool)
+	// spool is where streamed artifacts go ("" keeps them in memory; see WithSpool).
+	spool string
 }
 
 // Defaults are the timeouts of steps that do not set their own.
@@ -180,6 +182,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	cerr := ru.phase(cctx, dsl.PhaseCleanup, sc.Cleanup)
 	ru.autoCleanup(cctx)
 	cancel()
+	ru.closeWriters()
 
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
@@ -263,6 +266,8 @@ type run struct {
 	procs   map[string]schema.RunningProcess
 	// bg are the background steps of the current phase not yet awaited.
 	bg []*dsl.Step
+	// writers are the streamed artifacts of the run, closed at its end.
+	writers []*artifactWriter
 	// deferred are the steps whose objects' kinds the cluster did not serve before the run
 	// because an earlier step applies their CRD; each is checked when it first starts.
 	deferred map[*dsl.Step]bool

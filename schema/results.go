@@ -107,6 +107,10 @@ type LogResult struct {
 	Captures []map[string]string `expr:"captures" json:"captures"`
 	// Capture is the named groups of the first match (empty when none matched).
 	Capture map[string]string `expr:"capture" json:"capture"`
+	// Cut says lines, entries and captures hold only the first and the last lines (about
+	// OutputHead and OutputTail bytes of them): count, codes, flags and details count every
+	// line, and the step's artifact file holds them all.
+	Cut bool `expr:"cut" json:"cut,omitempty"`
 }
 
 // ExecResult is what an exec step records. The named groups of its capture pattern are
@@ -116,6 +120,10 @@ type ExecResult struct {
 	Stderr   string            `expr:"stderr" json:"stderr"`
 	Exit     float64           `expr:"exit" json:"exit"`
 	Captured map[string]string `expr:"captured" json:"captured,omitempty"`
+	// Cut says stdout or stderr was longer than labrun keeps (OutputHead + OutputTail): it
+	// holds the first and the last bytes around a line saying how much is missing, and the
+	// step's artifact files hold the whole.
+	Cut bool `expr:"cut" json:"cut,omitempty"`
 }
 
 // Step times: expressions read started.<step> and ended.<step>, in seconds from the start of

@@ -382,11 +382,22 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		}
 		fmt.Fprintln(p.Stdout)
 	}
+	// What steps stream (a command's output, a log) goes to files beside the reports, which
+	// the report then moves into its artifacts folder: memory holds a bounded head and tail.
+	spool, err := p.spoolDir(f.reportDir, run.id)
+	if err != nil {
+		fmt.Fprintf(p.Stderr, "labrun: %s: %v\n", sc.Name, err)
+		r := p.finish(u, notRun(sc, name, start, interp.Errored, err.Error()), f, run, false)
+		r.code = exitInfra
+		return r
+	}
+	defer os.RemoveAll(spool)
 	r := interp.New(target,
 		interp.WithClock(interp.PreciseClock{}),
 		interp.WithObserver(prog.event),
 		interp.WithKeep(f.keep),
 		interp.WithAccessLogParser(envoy.AccessLog),
+		interp.WithSpool(spool),
 	)
 	rec := r.Run(runCtx, cleanupCtx, sc)
 	prog.done()
@@ -430,6 +441,26 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		fmt.Fprintf(p.Stdout, "  report: %s\n  html:   %s\n", out.report, htmlPath)
 	}
 	return out
+}
+
+// spoolDir creates the folder a run streams its artifacts to: in the report directory (the
+// report then moves them, on the same file system), else in the temporary directory.
+func (p *process) spoolDir(reportDir, runID string) (string, error) {
+	dir := ""
+	if reportDir != "" {
+		dir = reportDir
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(p.Cwd, dir)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+	}
+	spool, err := os.MkdirTemp(dir, ".labrun-spool-"+runID+"-")
+	if err != nil {
+		return "", fmt.Errorf("a folder for the run's output: %w", err)
+	}
+	return spool, nil
 }
 
 // writeReport writes rec's report as <UTC time>_<scenario>_<run id>: two runs never share a

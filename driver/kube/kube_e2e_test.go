@@ -677,7 +677,7 @@ func TestE2ELogs(t *testing.T) {
 	l.sb.WriteContainerLog(t, l.ns, pod, "istio-proxy",
 		`[2026-07-05T10:00:01.000Z] "GET /echo HTTP/1.1" 503 UO upstream_reset_before_response_started{overflow}`,
 		`second line`)
-	lines, err := l.tgt.Logs.Logs(l.ctx, schema.Logs{PodRef: schema.PodRef{Selector: "app=client", Namespace: l.ns}}, mark)
+	lines, err := schema.ReadLogs(l.ctx, l.tgt.Logs, schema.Logs{PodRef: schema.PodRef{Selector: "app=client", Namespace: l.ns}}, mark)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -692,7 +692,7 @@ func TestE2ELogs(t *testing.T) {
 	if !slices.Equal(texts, want) {
 		t.Errorf("logs since the mark = %q, want %q", texts, want)
 	}
-	all, err := l.tgt.Logs.Logs(l.ctx, schema.Logs{PodRef: schema.PodRef{Pod: pod, Namespace: l.ns}}, time.Time{})
+	all, err := schema.ReadLogs(l.ctx, l.tgt.Logs, schema.Logs{PodRef: schema.PodRef{Pod: pod, Namespace: l.ns}}, time.Time{})
 	if err != nil || len(all) != 3 {
 		t.Errorf("all logs: %d lines, %v", len(all), err)
 	}

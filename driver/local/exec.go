@@ -49,8 +49,16 @@ func (e *executor) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult
 	cmd.Dir = e.opts.Dir
 	cmd.Env = e.launch.env(commandEnv(e.opts, req.Env))
 	cmd.Stdin = strings.NewReader(req.Stdin)
+	// The step's writers when it gives them (its bounded capture, streaming to the
+	// artifacts); else the result carries the output.
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if req.Stdout != nil {
+		cmd.Stdout = req.Stdout
+	}
+	if req.Stderr != nil {
+		cmd.Stderr = req.Stderr
+	}
 	setProcessGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	ctl, err := e.launch.prepare(cmd, e.opts.StopGrace)

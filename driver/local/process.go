@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -26,10 +27,11 @@ import (
 const (
 	// readyPoll is the interval between readiness checks.
 	readyPoll = 50 * time.Millisecond
-	// maxOutputLines bounds what a process's output keeps; older lines are dropped.
-	maxOutputLines = 200_000
 	// maxLineBytes splits a line that never ends (a binary blob, a progress bar).
 	maxLineBytes = 1 << 20
+	// lineCost is what a kept line counts against the output's budgets besides its text, so
+	// that a flood of empty lines is bounded too.
+	lineCost = 64
 	// tailLines is how much output an error about a process shows.
 	tailLines = 20
 )
@@ -83,7 +85,10 @@ func (r *processRunner) Start(ctx context.Context, name string, req schema.Proce
 		}
 	}
 	cmd.Env = r.launch.env(commandEnv(r.opts, req.Env))
-	p := &process{name: name, argv: req.Argv, cmd: cmd, grace: r.opts.StopGrace, marker: r.launch.marker, done: make(chan struct{})}
+	p := &process{name: name, argv: req.Argv, cmd: cmd, grace: r.opts.StopGrace, marker: r.launch.marker, done: make(chan struct{}), out: req.Output}
+	if ready != nil {
+		p.readyLog = ready.log
+	}
 	p.stdout.p, p.stderr.p = p, p
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
 	setProcessGroup(cmd)
@@ -153,11 +158,22 @@ type process struct {
 	done    chan struct{} // closed when the process has exited and its output is read
 	waitErr error         // set before done is closed
 
-	mu      sync.Mutex
-	lines   []schema.LogLine
-	dropped int
-	stdout  lineSink
-	stderr  lineSink
+	mu sync.Mutex
+	// The output in memory: the first lines (up to schema.OutputHead bytes) and the last
+	// (up to schema.OutputTail); the lines between are dropped (dropped, the time of the last
+	// of them in droppedUntil). out, when set, receives every line as it comes.
+	head, tail           []schema.LogLine // the tail from tailStart on
+	tailStart            int
+	headBytes, tailBytes int
+	dropped              int
+	droppedUntil         time.Time
+	out                  io.Writer
+	outErr               error
+	// readyLog is the ready check's pattern, matched against each line as it comes.
+	readyLog     *regexp.Regexp
+	readyMatched bool
+	stdout       lineSink
+	stderr       lineSink
 }
 
 func (p *process) wait(logf func(string, ...any)) {
@@ -258,25 +274,34 @@ func (p *process) kill() {
 	_ = signalGroup(p.cmd.Process, syscall.SIGKILL)
 }
 
-// Output returns the lines written so far, stdout and stderr interleaved in the order read.
-func (p *process) Output() []schema.LogLine {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.lines)
+// lines returns the output in memory, in order: the head, then the tail.
+func (p *process) linesLocked() []schema.LogLine {
+	return append(slices.Clip(p.head), p.tail[p.tailStart:]...)
 }
 
-func (p *process) since(t time.Time) []schema.LogLine {
+// since hands on the lines written at or after t; it returns schema.ErrLinesCut when lines
+// of that window were dropped from memory (the process's artifact file has them all).
+func (p *process) since(t time.Time, line func(schema.LogLine)) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	i, _ := slices.BinarySearchFunc(p.lines, t, func(l schema.LogLine, t time.Time) int { return l.Time.Compare(t) })
-	return slices.Clone(p.lines[i:])
+	lines := p.linesLocked()
+	cut := p.dropped > 0 && !p.droppedUntil.Before(t)
+	p.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(lines, t, func(l schema.LogLine, t time.Time) int { return l.Time.Compare(t) })
+	for _, l := range lines[i:] {
+		line(l)
+	}
+	if cut {
+		return schema.ErrLinesCut
+	}
+	return nil
 }
 
 // tail is the end of the output, for error messages.
-func (p *process) tail() string {
+func (p *process) lastLines() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	lines := p.lines[max(0, len(p.lines)-tailLines):]
+	all := p.linesLocked()
+	lines := all[max(0, len(all)-tailLines):]
 	if len(lines) == 0 {
 		return "(no output)"
 	}
@@ -323,15 +348,45 @@ func (w *lineSink) flushLocked() {
 
 func (p *process) appendLocked(t time.Time, line []byte) {
 	// Keep times non-decreasing across the two streams, so that since() can bisect.
-	if n := len(p.lines); n > 0 && t.Before(p.lines[n-1].Time) {
-		t = p.lines[n-1].Time
+	if last := p.lastTimeLocked(); t.Before(last) {
+		t = last
 	}
-	p.lines = append(p.lines, schema.LogLine{Time: t, Text: strings.TrimSuffix(string(line), "\r")})
-	if len(p.lines) > maxOutputLines {
-		drop := len(p.lines) - maxOutputLines
-		p.lines = slices.Delete(p.lines, 0, drop)
-		p.dropped += drop
+	l := schema.LogLine{Time: t, Text: strings.TrimSuffix(string(line), "\r")}
+	if p.out != nil && p.outErr == nil {
+		_, p.outErr = io.WriteString(p.out, l.Time.UTC().Format(time.RFC3339Nano)+" "+l.Text+"\n")
 	}
+	if p.readyLog != nil && !p.readyMatched && p.readyLog.MatchString(l.Text) {
+		p.readyMatched = true
+	}
+	cost := len(l.Text) + lineCost
+	if len(p.tail) == 0 && p.headBytes+cost <= schema.OutputHead {
+		p.head = append(p.head, l)
+		p.headBytes += cost
+		return
+	}
+	p.tail = append(p.tail, l)
+	p.tailBytes += cost
+	for p.tailBytes > schema.OutputTail && p.tailStart < len(p.tail)-1 {
+		p.tailBytes -= len(p.tail[p.tailStart].Text) + lineCost
+		p.droppedUntil = p.tail[p.tailStart].Time
+		p.tail[p.tailStart] = schema.LogLine{}
+		p.tailStart++
+		p.dropped++
+	}
+	if p.tailStart > len(p.tail)/2 { // amortised: the dropped front is reclaimed
+		p.tail = append(p.tail[:0], p.tail[p.tailStart:]...)
+		p.tailStart = 0
+	}
+}
+
+func (p *process) lastTimeLocked() time.Time {
+	switch {
+	case len(p.tail) > p.tailStart:
+		return p.tail[len(p.tail)-1].Time
+	case len(p.head) > 0:
+		return p.head[len(p.head)-1].Time
+	}
+	return time.Time{}
 }
 
 // readiness is a parsed readiness check.
@@ -449,21 +504,20 @@ func (p *process) waitReady(ctx context.Context, rd *readiness) error {
 	defer tick.Stop()
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 	defer client.CloseIdleConnections()
-	checked := 0 // lines already matched against the log pattern
 	last := "not checked yet"
 	for {
-		ok, why := p.checkOnce(ctx, rd, client, &checked)
+		ok, why := p.checkOnce(ctx, rd, client)
 		if ok {
 			return p.confirmReady(rd)
 		}
 		last = why
 		select {
 		case <-p.done:
-			return fmt.Errorf("%s before it was ready (%s); last output:%s", p.exitText(), rd, p.tail())
+			return fmt.Errorf("%s before it was ready (%s); last output:%s", p.exitText(), rd, p.lastLines())
 		case <-ctx.Done():
-			return fmt.Errorf("not ready (%s): %w; last output:%s", rd, ctx.Err(), p.tail())
+			return fmt.Errorf("not ready (%s): %w; last output:%s", rd, ctx.Err(), p.lastLines())
 		case <-deadline.C:
-			return fmt.Errorf("not ready after %s (%s: %s); last output:%s", rd.timeout, rd, last, p.tail())
+			return fmt.Errorf("not ready after %s (%s: %s); last output:%s", rd.timeout, rd, last, p.lastLines())
 		case <-tick.C:
 		}
 	}
@@ -474,7 +528,7 @@ func (p *process) waitReady(ctx context.Context, rd *readiness) error {
 // is held by this process or one of its descendants.
 func (p *process) confirmReady(rd *readiness) error {
 	if p.exited() {
-		return fmt.Errorf("%s, although its check passed (%s): what answered is not this process; last output:%s", p.exitText(), rd, p.tail())
+		return fmt.Errorf("%s, although its check passed (%s): what answered is not this process; last output:%s", p.exitText(), rd, p.lastLines())
 	}
 	ips, port, ok := rd.endpoint()
 	if !ok {
@@ -496,10 +550,10 @@ func (p *process) confirmReady(rd *readiness) error {
 	if len(others) == 0 {
 		return nil // held by no process labrun can see: it cannot say whose it is
 	}
-	return fmt.Errorf("ready check %s was answered by %s, not by this process; last output:%s", rd, strings.Join(others, ", "), p.tail())
+	return fmt.Errorf("ready check %s was answered by %s, not by this process; last output:%s", rd, strings.Join(others, ", "), p.lastLines())
 }
 
-func (p *process) checkOnce(ctx context.Context, rd *readiness, client *http.Client, checked *int) (bool, string) {
+func (p *process) checkOnce(ctx context.Context, rd *readiness, client *http.Client) (bool, string) {
 	switch {
 	case rd.http != "":
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, rd.http, nil)
@@ -528,15 +582,8 @@ func (p *process) checkOnce(ctx context.Context, rd *readiness, client *http.Cli
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// Lines dropped from the front shift indexes; recheck from the start of what is kept.
-	if *checked > len(p.lines) {
-		*checked = 0
+	if p.readyMatched { // each line is matched as it comes (appendLocked)
+		return true, ""
 	}
-	for _, l := range p.lines[*checked:] {
-		if rd.log.MatchString(l.Text) {
-			return true, ""
-		}
-	}
-	*checked = len(p.lines)
 	return false, "no line matched"
 }
