@@ -102,6 +102,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	}
 	d.vars()
 	d.sweep()
+	d.secrets()
 	if lv := v.LookupPath(cue.MakePath(cue.Str("local"))); lv.Exists() {
 		var local schema.Local
 		if err := lv.Decode(&local); err == nil {
@@ -238,6 +239,29 @@ func (d *decoder) relPath(v cue.Value) string {
 // vars decodes the scenario's vars. --var values were applied to the declared values before
 // CUE evaluated the scenario (vars.go), so what is decoded is what the run uses; Declared and
 // VarSource say where each value came from.
+// secrets reads the names of the secret vars: each must be a declared var holding a string.
+func (d *decoder) secrets() {
+	d.sc.Secrets = d.stringList("secrets")
+	for i, name := range d.sc.Secrets {
+		pos := d.rootFieldPos("secrets")
+		if v := d.root.LookupPath(cue.MakePath(cue.Str("secrets"), cue.Index(i))); v.Exists() {
+			if p := d.l.valuePos(v); p.IsValid() {
+				pos = p
+			}
+		}
+		v, ok := d.sc.Vars[name]
+		switch {
+		case !ok:
+			d.err(pos, fmt.Sprintf("secrets.%d", i), "secrets names var %q, which the scenario does not declare: declare it under vars%s", name, suggestVar(name, d.sc.Vars))
+		case v == "":
+		default:
+			if _, ok := v.(string); !ok {
+				d.err(pos, fmt.Sprintf("secrets.%d", i), "secrets names var %q, whose value %v is not a string: a secret is a string (a token, a password)", name, v)
+			}
+		}
+	}
+}
+
 func (d *decoder) vars() {
 	d.sc.Vars = map[string]any{}
 	d.sc.Declared = map[string]Pos{}

@@ -31,6 +31,9 @@ type Scenario struct {
 	SystemNamespaces []string
 	ClusterScoped    bool
 	Vars             map[string]any
+	// Secrets are the vars whose values are secret: the console, the record and every
+	// report show "[secret <name>]" instead (see interp.Redactor).
+	Secrets []string
 	// Declared is where each var is declared; VarSource says where its value came from
 	// ("default" or "command line").
 	Declared       map[string]Pos

@@ -24,6 +24,7 @@ type artifactWriter struct {
 	mu     sync.Mutex
 	rec    *ArtifactRecord
 	f      *os.File
+	out    io.WriteCloser // f, through the run's Redactor
 	buf    *bytes.Buffer
 	err    error
 	closed bool
@@ -55,8 +56,8 @@ func (w *artifactWriter) Write(p []byte) (int, error) {
 			return 0, w.err
 		}
 	}
-	if w.f != nil {
-		n, err := w.f.Write(p)
+	if w.out != nil {
+		n, err := w.out.Write(p)
 		w.err = err
 		return n, err
 	}
@@ -75,6 +76,7 @@ func (w *artifactWriter) open() error {
 			return fmt.Errorf("artifact %s of %s: %w", w.name, w.step, err)
 		}
 		w.f, rec.Path = f, filepath.Clean(f.Name())
+		w.out = w.ru.redact.Writer(f)
 	} else {
 		w.buf = &bytes.Buffer{}
 	}
@@ -99,6 +101,9 @@ func (w *artifactWriter) Close() error {
 		w.ru.mu.Unlock()
 	}
 	if w.f != nil {
+		if err := w.out.Close(); err != nil && w.err == nil {
+			w.err = err
+		}
 		if err := w.f.Close(); err != nil && w.err == nil {
 			w.err = err
 		}

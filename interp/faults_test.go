@@ -177,3 +177,21 @@ s: schema.#Scenario & {
 		t.Errorf("%d lines kept", n)
 	}
 }
+
+// TestDiffHidesSecretData: labrun diff shows that a Secret's data changed, never the data.
+func TestDiffHidesSecretData(t *testing.T) {
+	secret := func(pw string) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "db"}, "data": map[string]any{"password": pw}}
+	}
+	a := &interp.Record{Scenario: "s", Values: map[string]any{"db": secret("aHVudGVyMg==")}}
+	b := &interp.Record{Scenario: "s", Values: map[string]any{"db": secret("c3dvcmRmaXNo")}}
+	d := interp.Diff(a, b, 0)
+	if len(d.Differences) != 1 || d.Differences[0].Path != "values.db.data.password" {
+		t.Fatalf("differences %+v", d.Differences)
+	}
+	for _, v := range []any{d.Differences[0].A, d.Differences[0].B} {
+		if s := v.(string); !strings.HasPrefix(s, "(Secret data, not shown; sha256 ") {
+			t.Errorf("shown: %q", s)
+		}
+	}
+}

@@ -134,7 +134,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		Loads: map[string]*LoadRecord{}, Execs: map[string]schema.ExecResult{},
 		Logs: map[string]schema.LogResult{}, Values: map[string]any{}, AllowReset: sc.AllowReset,
 	}
-	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}}
+	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}, redact: NewRedactor(sc)}
 	ru.judge = NewJudge(rec, sc)
 	for _, s := range sc.Names() {
 		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
@@ -152,7 +152,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 			rec.Expectations = append(rec.Expectations, &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Skipped, Reason: "the scenario was refused"})
 		}
 		rec.End = r.clock.Now()
-		return rec
+		return ru.redact.Record(rec)
 	}
 	{
 		runCtx := ctx
@@ -217,7 +217,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		rec.Error = "cleanup: " + rec.Error
 	}
 	rec.End = r.clock.Now()
-	return rec
+	return ru.redact.Record(rec)
 }
 
 // DefaultCleanupRetry is how long the automatic cleanup tries again, by default, what it
@@ -268,6 +268,8 @@ type run struct {
 	bg []*dsl.Step
 	// writers are the streamed artifacts of the run, closed at its end.
 	writers []*artifactWriter
+	// redact hides the scenario's secret vars in what the run writes (nil: none).
+	redact *Redactor
 	// deferred are the steps whose objects' kinds the cluster did not serve before the run
 	// because an earlier step applies their CRD; each is checked when it first starts.
 	deferred map[*dsl.Step]bool

@@ -362,10 +362,8 @@ func TestInterruptFromStartup(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			sig := syscall.SIGINT
-			if i%2 == 1 {
-				sig = syscall.SIGTERM // the same as SIGINT for labrun
-			}
+			// SIGTERM and SIGHUP (a closed terminal) are the same as SIGINT for labrun.
+			sig := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}[i%3]
 			time.Sleep(d)
 			_ = cmd.Process.Signal(sig)
 			done := make(chan error, 1)

@@ -34,6 +34,8 @@ type process struct {
 	// ReleaseSignals gives SIGINT and SIGTERM their default action back, for the commands that
 	// do not handle them (nil: nothing to release).
 	ReleaseSignals func()
+	// secrets hides the running scenario's secret vars in Stdout and Stderr (Main wraps them).
+	secrets consoleSecrets
 	// writingReport is set while a run's report is written: an interrupt then lets it finish
 	// (and labrun exits 130) rather than stopping steps that are over.
 	writingReport atomic.Bool

@@ -334,6 +334,8 @@ func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario
 func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *runFlags) ran {
 	sc := u.Scenario
 	run := newRunInfo()
+	p.secrets.set(interp.NewRedactor(sc))
+	defer p.secrets.set(nil)
 	name := f.target
 	if name == "" {
 		name = sc.Target
@@ -499,7 +501,7 @@ func notRun(sc *dsl.Scenario, target string, start time.Time, outcome interp.Out
 	for _, e := range sc.Expect {
 		rec.Expectations = append(rec.Expectations, &interp.Judgement{Src: e.Src, Pos: e.Pos, Outcome: interp.Skipped, Reason: why})
 	}
-	return rec
+	return interp.NewRedactor(sc).Record(rec)
 }
 
 // interrupted reports a run context cancelled by an interrupt.
@@ -682,7 +684,7 @@ func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, 
 			Run: kube.Run{ID: run.id, Scenario: sc.Name, Host: run.host, PID: run.pid, PIDStart: run.pidStart},
 		}
 		if f.leftovers {
-			p.leftoversBeforeRun(ctx, sc.Name, sc.Namespaces, opts, f.cleanFirst)
+			p.leftoversBeforeRun(ctx, sc.Name, opts, f.cleanFirst)
 		}
 		cluster, err := kube.New(ctx, opts)
 		if err != nil {
