@@ -119,16 +119,29 @@ a matrix also writes a summary, <UTC time>_<scenario>_<id>.summary.{md,html,json
 per combination and plots of every value the expectations read. A run of several scenarios ends
 with a line per scenario and the total.
 
-The first Ctrl-C (or SIGTERM) stops the steps (load included), runs the cleanup, writes the
-report marked interrupted and exits 130; a second one abandons the cleanup. That holds from
-start-up on: an interrupt while the scenarios load or the target is created also gets a
-report marked interrupted.
+The first Ctrl-C (or SIGTERM, or SIGHUP: a closed terminal) stops the steps (load included),
+runs the cleanup, writes the report marked interrupted and exits 130; a second one abandons the
+cleanup. That holds from start-up on: an interrupt while the scenarios load or the target is
+created also gets a report marked interrupted; one while the report is written lets it finish,
+then exits 130. Reports are written to a temporary name and renamed: never a part of one.
+
+The cleanup tries again, with backoff for up to 30 s (within cleanupTimeout), what it could not
+remove (a cluster that stopped answering). What is still there then makes the run exit 4: its
+verdict line says what it left behind, and labrun clean removes it.
 
 On the kube target, every object the run creates is labelled labrun.dev/run=<run id> and
 labrun.dev/scenario, and annotated with the host and pid of this labrun: what a run killed
 with -9 leaves behind is found by labrun clean. A run warns when dead runs of the same
-scenario left objects; --clean-first deletes them before it starts. On the local target,
-the commands a run starts die with it, however it ends.`,
+scenario left objects; --clean-first deletes them before it starts. A system namespace
+(kube-system, kube-public, kube-node-lease, default, istio-system) is changed only when the
+scenario opts in (systemNamespaces) and --allow-system-namespaces is given; a namespace labrun
+did not create is never deleted. On the local target, every command a run starts, and
+everything it starts in turn, dies with the run, however it ends.
+
+A command's output, a log and a process's output go whole to the report's artifacts folder;
+memory and the record keep their first and last MiB (exec.<name>.cut, logs: .cut say so).
+Vars named in the scenario's secrets read "[secret <name>]" on the console and in every
+report.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return p.run(args, &f)

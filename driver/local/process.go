@@ -322,21 +322,29 @@ func (w *lineSink) Write(b []byte) (int, error) {
 	now := time.Now()
 	w.p.mu.Lock()
 	defer w.p.mu.Unlock()
-	data := append(w.partial, b...)
-	for {
-		i := bytes.IndexByte(data, '\n')
+	// Only the new bytes are searched and copied: output without newlines costs no more than
+	// output with them (a line longer than maxLineBytes goes in pieces of that size).
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		seg := b
+		if i >= 0 {
+			seg = b[:i]
+		}
+		for len(w.partial)+len(seg) > maxLineBytes {
+			room := maxLineBytes - len(w.partial)
+			w.partial = append(w.partial, seg[:room]...)
+			w.p.appendLocked(now, w.partial)
+			w.partial, seg = w.partial[:0], seg[room:]
+		}
+		w.partial = append(w.partial, seg...)
 		if i < 0 {
 			break
 		}
-		w.p.appendLocked(now, data[:i])
-		data = data[i+1:]
+		w.p.appendLocked(now, w.partial)
+		w.partial, b = w.partial[:0], b[i+1:]
 	}
-	for len(data) >= maxLineBytes {
-		w.p.appendLocked(now, data[:maxLineBytes])
-		data = data[maxLineBytes:]
-	}
-	w.partial = bytes.Clone(data)
-	return len(b), nil
+	return n, nil
 }
 
 func (w *lineSink) flushLocked() {

@@ -321,3 +321,25 @@ func isZombie(pid int) bool {
 	_, rest, ok := strings.Cut(string(b), ") ")
 	return ok && strings.HasPrefix(rest, "Z")
 }
+
+// Output without newlines comes in pieces of maxLineBytes, each byte once (as the step's
+// writer sees it; memory keeps what its budgets allow).
+func TestProcessLongLinesInPieces(t *testing.T) {
+	var out bytes.Buffer
+	p := process{out: &out}
+	p.stdout.p = &p
+	chunk := bytes.Repeat([]byte("x"), 32<<10)
+	for range 112 { // 3.5 MiB in writes of 32 KiB, as a pipe delivers them
+		_, _ = p.stdout.Write(chunk)
+	}
+	_, _ = p.stdout.Write([]byte("y\nend\n"))
+	var sizes []int
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		_, text, _ := strings.Cut(l, " ")
+		sizes = append(sizes, len(text))
+	}
+	want := []int{maxLineBytes, maxLineBytes, maxLineBytes, maxLineBytes/2 + 1, 3}
+	if fmt.Sprint(sizes) != fmt.Sprint(want) {
+		t.Errorf("line sizes %v, want %v", sizes, want)
+	}
+}
