@@ -1,6 +1,10 @@
 package schema
 
 import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -117,4 +121,43 @@ func (c *Capture) Text() string {
 	}
 	cut := c.size - int64(len(head)+len(tail))
 	return fmt.Sprintf("%s\n… %d bytes cut (the whole output, %d bytes, is in the step's artifact file) …\n%s", head, cut, c.size, tail)
+}
+
+// MaxLine bounds a line of output held in memory: a longer one (a binary blob, a progress bar
+// without newlines) is handed on in pieces of this size.
+const MaxLine = 1 << 20
+
+// ReadLines hands each line of r to line, without its "\n" or "\r\n", in pieces of at most
+// MaxLine, and stops when ctx ends (checked every MiB read): it holds one line in memory,
+// whatever the size of r. The slice is line's only until it returns.
+func ReadLines(ctx context.Context, r io.Reader, line func([]byte)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var long []byte
+	for read := 0; ; {
+		frag, err := br.ReadSlice('\n')
+		if read += len(frag); read >= 1<<20 {
+			read = 0
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) && len(long)+len(frag) < MaxLine {
+			long = append(long, frag...)
+			continue
+		}
+		text := frag
+		if len(long) > 0 {
+			text = append(long, frag...)
+			long = long[:0]
+		}
+		if len(text) > 0 {
+			line(bytes.TrimSuffix(bytes.TrimSuffix(text, []byte("\n")), []byte("\r")))
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
 }

@@ -58,6 +58,22 @@ s: schema.#Scenario & {
 // orphanPidFiles are the pid files orphanScenario's descendants write.
 var orphanPidFiles = []string{"child.pid", "grandchild.pid", "escaped.pid", "cleared-setsid.pid", "cleared.pid", "daemon.pid", "exec.pid"}
 
+// startOrphanRun starts a run of orphanScenario in dir and returns once its process step is
+// ready and every descendant has written its pid: the run is in its exec step's 60 s sleep.
+func startOrphanRun(t *testing.T, bin, dir string) (*exec.Cmd, *lineLog, []int) {
+	t.Helper()
+	for _, f := range orphanPidFiles {
+		os.Remove(filepath.Join(dir, f))
+	}
+	cmd := exec.Command(bin, "run", "--report-dir", "", "s.cue")
+	cmd.Dir = dir
+	out := startLogged(t, cmd)
+	pids := waitPidFiles(t, dir, orphanPidFiles, 10*time.Second, out)
+	t.Cleanup(func() { killAll(pids) })
+	waitLine(t, out, "✓ srv", 10*time.Second)
+	return cmd, out, pids
+}
+
 // TestKill9LeavesNoChildren: kill -9 of labrun in the middle of a run leaves none of its process
 // step's descendants, nor its running exec step, alive, whatever they did to their session or
 // environment, 10 times in a row; each rerun in the same directory runs normally (nothing of the
@@ -68,15 +84,7 @@ func TestKill9LeavesNoChildren(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "s.cue"), orphanScenario)
 	var slowest time.Duration
 	for round := range 10 {
-		for _, f := range orphanPidFiles {
-			os.Remove(filepath.Join(dir, f))
-		}
-		cmd := exec.Command(bin, "run", "--report-dir", "", "s.cue")
-		cmd.Dir = dir
-		out := startLogged(t, cmd)
-		pids := waitPidFiles(t, dir, orphanPidFiles, 10*time.Second, out)
-		t.Cleanup(func() { killAll(pids) })
-		waitLine(t, out, "✓ srv", 10*time.Second) // ready: the run is in its 60s sleep
+		cmd, _, pids := startOrphanRun(t, bin, dir)
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
@@ -98,15 +106,7 @@ func TestInterruptLeavesNoChildren(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "s.cue"), orphanScenario)
 	for round := range 10 {
-		for _, f := range orphanPidFiles {
-			os.Remove(filepath.Join(dir, f))
-		}
-		cmd := exec.Command(bin, "run", "--report-dir", "", "s.cue")
-		cmd.Dir = dir
-		out := startLogged(t, cmd)
-		pids := waitPidFiles(t, dir, orphanPidFiles, 10*time.Second, out)
-		t.Cleanup(func() { killAll(pids) })
-		waitLine(t, out, "✓ srv", 10*time.Second)
+		cmd, out, pids := startOrphanRun(t, bin, dir)
 		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 			t.Fatal(err)
 		}

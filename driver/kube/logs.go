@@ -1,8 +1,6 @@
 package kube
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -44,7 +42,7 @@ func (d *driver) Logs(ctx context.Context, req schema.Logs, since time.Time, lin
 		return fmt.Errorf("logs of %s/%s container %s: %w", ns, pod.Name, container, err)
 	}
 	defer rc.Close()
-	if err := parseLogs(rc, since, line); err != nil {
+	if err := parseLogs(ctx, rc, since, line); err != nil {
 		return fmt.Errorf("logs of %s/%s container %s: %w", ns, pod.Name, container, err)
 	}
 	return nil
@@ -52,40 +50,16 @@ func (d *driver) Logs(ctx context.Context, req schema.Logs, since time.Time, lin
 
 // parseLogs reads "<RFC3339Nano> <text>" lines (the API's timestamps=true form) and hands those
 // at or after since to emit. A line without a timestamp (none should come) has a zero time. A
-// line longer than maxLogLine is handed on in pieces, so that memory stays bounded.
-func parseLogs(r io.Reader, since time.Time, emit func(schema.LogLine)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) && len(long)+len(frag) < maxLogLine {
-			long = append(long, frag...)
-			continue
+// line longer than schema.MaxLine is handed on in pieces, so that memory stays bounded.
+func parseLogs(ctx context.Context, r io.Reader, since time.Time, emit func(schema.LogLine)) error {
+	return schema.ReadLines(ctx, r, func(line []byte) {
+		ts, text, _ := strings.Cut(string(line), " ")
+		t, perr := time.Parse(time.RFC3339Nano, ts)
+		switch {
+		case perr != nil:
+			emit(schema.LogLine{Text: string(line)})
+		case !t.Before(since):
+			emit(schema.LogLine{Time: t, Text: text})
 		}
-		line := frag
-		if len(long) > 0 {
-			line = append(long, frag...)
-			long = long[:0]
-		}
-		if len(line) > 0 {
-			line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
-			ts, text, _ := strings.Cut(string(line), " ")
-			t, perr := time.Parse(time.RFC3339Nano, ts)
-			switch {
-			case perr != nil:
-				emit(schema.LogLine{Text: string(line)})
-			case !t.Before(since):
-				emit(schema.LogLine{Time: t, Text: text})
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return err
-		}
-	}
+	})
 }
-
-// maxLogLine bounds a log line held in memory; a longer one comes in pieces.
-const maxLogLine = 1 << 20

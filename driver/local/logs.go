@@ -1,7 +1,6 @@
 package local
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -69,41 +68,19 @@ func readLogFile(ctx context.Context, path string, since time.Time, line func(sc
 		return err
 	}
 	current := fi.ModTime()
-	r := bufio.NewReaderSize(io.LimitReader(f, fi.Size()), 64<<10)
-	var long []byte
-	for read := 0; ; {
-		frag, err := r.ReadSlice('\n')
-		if read += len(frag); read >= 1<<20 {
-			read = 0
-			if ctx.Err() != nil {
-				return context.Cause(ctx)
-			}
+	err = schema.ReadLines(ctx, io.LimitReader(f, fi.Size()), func(b []byte) {
+		s := string(b)
+		if t, ok := leadingTime(s); ok {
+			current = t
 		}
-		if errors.Is(err, bufio.ErrBufferFull) && len(long)+len(frag) < maxLineBytes {
-			long = append(long, frag...)
-			continue
+		if !current.Before(since) {
+			line(schema.LogLine{Time: current, Text: s})
 		}
-		text := frag
-		if len(long) > 0 {
-			text = append(long, frag...)
-			long = long[:0]
-		}
-		if len(text) > 0 {
-			s := strings.TrimSuffix(strings.TrimSuffix(string(text), "\n"), "\r")
-			if t, ok := leadingTime(s); ok {
-				current = t
-			}
-			if !current.Before(since) {
-				line(schema.LogLine{Time: current, Text: s})
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return fmt.Errorf("%s: %w", path, err)
-		}
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
+	return err
 }
 
 // leadingTime parses an RFC 3339 timestamp at the start of a line, bare or in brackets.

@@ -53,23 +53,21 @@ func markedProcesses(marker string, self int) map[int]int {
 
 // hasEnvEntry reports whether a NUL-separated environment holds the entry exactly.
 func hasEnvEntry(env, entry []byte) bool {
-	for len(env) > 0 {
-		var e []byte
-		e, env, _ = bytes.Cut(env, []byte{0})
-		if bytes.Equal(e, entry) {
-			return true
-		}
-	}
-	return false
+	return anyEnv(env, func(e []byte) bool { return bytes.Equal(e, entry) })
 }
 
 // hasEnvName reports whether a NUL-separated environment sets the variable name.
 func hasEnvName(env []byte, name string) bool {
 	prefix := []byte(name + "=")
+	return anyEnv(env, func(e []byte) bool { return bytes.HasPrefix(e, prefix) })
+}
+
+// anyEnv reports whether an entry of a NUL-separated environment satisfies ok.
+func anyEnv(env []byte, ok func([]byte) bool) bool {
 	for len(env) > 0 {
 		var e []byte
 		e, env, _ = bytes.Cut(env, []byte{0})
-		if bytes.HasPrefix(e, prefix) {
+		if ok(e) {
 			return true
 		}
 	}

@@ -28,7 +28,7 @@ const (
 	// readyPoll is the interval between readiness checks.
 	readyPoll = 50 * time.Millisecond
 	// maxLineBytes splits a line that never ends (a binary blob, a progress bar).
-	maxLineBytes = 1 << 20
+	maxLineBytes = schema.MaxLine
 	// lineCost is what a kept line counts against the output's budgets besides its text, so
 	// that a flood of empty lines is bounded too.
 	lineCost = 64

@@ -64,7 +64,7 @@ faultkill: schema.#Scenario & {
 type result struct {
 	killed   bool
 	at       time.Duration
-	stderr   string
+	stderr   string // with stdout
 	exitCode int
 }
 
@@ -73,67 +73,14 @@ type result struct {
 func runAndKill(t *testing.T, bin, dir, kubeconfig string, at time.Duration, extra ...string) result {
 	t.Helper()
 	args := append([]string{"run", "--report-dir", "reports", "--kubeconfig", kubeconfig}, extra...)
-	cmd := exec.Command(bin, append(args, "s.cue")...)
-	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-		done <- cmd.Wait()
-	}()
 	killed := false
-	if at > 0 {
-		started := false
-		timeout := time.After(60 * time.Second)
-		for !started {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					started = true // ended before its first line: nothing to kill
-					break
-				}
-				if strings.HasPrefix(l, "▶") {
-					started = true
-					time.Sleep(at)
-					killed = cmd.Process.Signal(syscall.SIGKILL) == nil
-				}
-			case <-timeout:
-				_ = cmd.Process.Kill()
-				t.Fatalf("no first line within 60s; stderr:\n%s", stderr.String())
-			}
+	code, out := runUntilLine(t, bin, dir, append(args, "s.cue"), func(line string, p *os.Process) {
+		if at > 0 && !killed && strings.HasPrefix(line, "▶") {
+			time.Sleep(at)
+			killed = p.Signal(syscall.SIGKILL) == nil
 		}
-	}
-	go func() {
-		for range lines {
-		}
-	}()
-	var werr error
-	select {
-	case werr = <-done:
-	case <-time.After(3 * time.Minute):
-		_ = cmd.Process.Kill()
-		werr = <-done
-		t.Fatalf("labrun did not end within 3 minutes; stderr:\n%s", stderr.String())
-	}
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(werr, &ee) {
-		code = ee.ExitCode()
-	}
-	return result{killed: killed, at: at, stderr: stderr.String(), exitCode: code}
+	})
+	return result{killed: killed, at: at, stderr: out, exitCode: code}
 }
 
 // marked lists every object of the cluster with a run label, as kubectl sees it (not through
@@ -388,9 +335,9 @@ apidown: schema.#Scenario & {
 }
 `
 
-// runUntilLine runs labrun and calls at(line) for each line of its stdout; it returns the exit
-// code and the output.
-func runUntilLine(t *testing.T, bin, dir string, args []string, at func(string)) (int, string) {
+// runUntilLine runs labrun and calls at(line, its process) for each line of its stdout; it
+// returns the exit code and the output (stdout, then stderr).
+func runUntilLine(t *testing.T, bin, dir string, args []string, at func(string, *os.Process)) (int, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
@@ -407,7 +354,7 @@ func runUntilLine(t *testing.T, bin, dir string, args []string, at func(string))
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		out.WriteString(sc.Text() + "\n")
-		at(sc.Text())
+		at(sc.Text(), cmd.Process)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -463,7 +410,7 @@ func TestAPIServerKilledDuringRun(t *testing.T) {
 		}
 		var wg sync.WaitGroup
 		defer wg.Wait()
-		return runUntilLine(t, bin, dir, []string{"run", "--report-dir", "reports", "--kubeconfig", sb.Kubeconfig, "s.cue"}, func(line string) {
+		return runUntilLine(t, bin, dir, []string{"run", "--report-dir", "reports", "--kubeconfig", sb.Kubeconfig, "s.cue"}, func(line string, _ *os.Process) {
 			if !strings.Contains(line, "▸ nap") {
 				return
 			}
@@ -520,7 +467,7 @@ func TestAPIServerKilledDuringRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(strings.Replace(apiDownScenario, "CLEANUP", "2m", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out = runUntilLine(t, bin, dir, []string{"run", "--report-dir", "", "--kubeconfig", sb.Kubeconfig, "s.cue"}, func(string) {})
+	code, out = runUntilLine(t, bin, dir, []string{"run", "--report-dir", "", "--kubeconfig", sb.Kubeconfig, "s.cue"}, func(string, *os.Process) {})
 	if want := fmt.Sprintf("lists %d object(s) that earlier runs", len(objs)); !strings.Contains(out, want) || !strings.Contains(string(list), fmt.Sprintf(": %d object(s) of 1 run(s)", len(objs))) {
 		t.Errorf("the warning does not count what labrun clean lists (%q):\n%s\nlabrun clean:\n%s", want, out, list)
 	}
