@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -302,6 +303,28 @@ func (d *decoder) checkKinds() {
 				c.Errorf("", "%v", err)
 			}
 		}
+	}
+}
+
+// checkSystemNamespaces refuses a system namespace among the scenario's namespaces unless
+// the scenario opts in (systemNamespaces) and the command line allows it.
+func (d *decoder) checkSystemNamespaces() {
+	if spec, known := schema.BuiltinTarget(d.target(), d.sc.Local); known && !spec.Caps[schema.CapCluster] {
+		return // no cluster to change: the namespaces are commands' LABRUN_NAMESPACE
+	}
+	probs := schema.CheckSystemNamespaces(d.sc.Namespaces, d.sc.SystemNamespaces, d.l.opts.AllowSystemNamespaces)
+	for _, i := range slices.Sorted(maps.Keys(probs)) {
+		if i < 0 {
+			d.err(d.rootFieldPos("systemNamespaces"), "systemNamespaces", "%s", probs[i])
+			continue
+		}
+		pos := d.sc.Pos
+		if v := d.root.LookupPath(cue.MakePath(cue.Str("namespaces"), cue.Index(i))); v.Exists() {
+			if p := d.l.valuePos(v); p.IsValid() {
+				pos = p
+			}
+		}
+		d.err(pos, fmt.Sprintf("namespaces.%d", i), "%s", probs[i])
 	}
 }
 

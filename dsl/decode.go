@@ -82,6 +82,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
 	}
 	sc.Namespaces = d.stringList("namespaces")
+	sc.SystemNamespaces = d.stringList("systemNamespaces")
 	sc.AllowReset = d.stringList("allowReset")
 	sc.Tags = d.stringList("tags")
 	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
@@ -104,6 +105,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	}
 	d.vars()
 	d.sweep()
+	d.secrets()
 	if lv := v.LookupPath(cue.MakePath(cue.Str("local"))); lv.Exists() {
 		var local schema.Local
 		if err := lv.Decode(&local); err == nil {
@@ -136,6 +138,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.indexSteps()
 	sc.timeline = d.timeline
 	d.checkStructure()
+	d.checkSystemNamespaces()
 	d.checkKinds()
 	d.checkTimeline()
 	d.checkLocalWorld()
@@ -241,6 +244,29 @@ func (d *decoder) relPath(v cue.Value) string {
 // vars decodes the scenario's vars. --var values were applied to the declared values before
 // CUE evaluated the scenario (vars.go), so what is decoded is what the run uses; Declared and
 // VarSource say where each value came from.
+// secrets reads the names of the secret vars: each must be a declared var holding a string.
+func (d *decoder) secrets() {
+	d.sc.Secrets = d.stringList("secrets")
+	for i, name := range d.sc.Secrets {
+		pos := d.rootFieldPos("secrets")
+		if v := d.root.LookupPath(cue.MakePath(cue.Str("secrets"), cue.Index(i))); v.Exists() {
+			if p := d.l.valuePos(v); p.IsValid() {
+				pos = p
+			}
+		}
+		v, ok := d.sc.Vars[name]
+		switch {
+		case !ok:
+			d.err(pos, fmt.Sprintf("secrets.%d", i), "secrets names var %q, which the scenario does not declare: declare it under vars%s", name, suggestVar(name, d.sc.Vars))
+		case v == "":
+		default:
+			if _, ok := v.(string); !ok {
+				d.err(pos, fmt.Sprintf("secrets.%d", i), "secrets names var %q, whose value %v is not a string: a secret is a string (a token, a password)", name, v)
+			}
+		}
+	}
+}
+
 func (d *decoder) vars() {
 	d.sc.Vars = map[string]any{}
 	d.sc.Declared = map[string]Pos{}

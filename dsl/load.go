@@ -38,6 +38,9 @@ type Options struct {
 	Target string
 	// Budget bounds the evaluation (zero: no bound).
 	Budget Budget
+	// AllowSystemNamespaces is the command line's --allow-system-namespaces: a scenario may
+	// change the system namespaces it opts in to (systemNamespaces) only with it.
+	AllowSystemNamespaces bool
 }
 
 // Result is what Load returns: every scenario found, in path order then declaration order.

@@ -23,11 +23,17 @@ type Scenario struct {
 	// resolve against it).
 	Dir string
 
-	Doc           string
-	Target        string
-	Namespaces    []string
-	ClusterScoped bool
-	Vars          map[string]any
+	Doc        string
+	Target     string
+	Namespaces []string
+	// SystemNamespaces are the system namespaces among Namespaces that the scenario opts in
+	// to change (schema.SystemNamespaces; the run also needs --allow-system-namespaces).
+	SystemNamespaces []string
+	ClusterScoped    bool
+	Vars             map[string]any
+	// Secrets are the vars whose values are secret: the console, the record and every
+	// report show "[secret <name>]" instead (see interp.Redactor).
+	Secrets []string
 	// Declared is where each var is declared; VarSource says where its value came from
 	// ("default" or "command line").
 	Declared       map[string]Pos

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -195,6 +196,28 @@ func Flatten(r *Record) map[string]any {
 	return out
 }
 
+// hideSecretData replaces every leaf of a Secret's data with a digest of it.
+func hideSecretData(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = hideSecretData(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = hideSecretData(e)
+		}
+		return out
+	case nil:
+		return nil
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprint(v)))
+	return fmt.Sprintf("(Secret data, not shown; sha256 %x…)", sum[:4])
+}
+
 func ms(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 100 }
 
 func stats(out map[string]any, prefix string, s schema.Stats) {
@@ -214,11 +237,16 @@ func toAny(v any) any {
 	return out
 }
 
-// flattenAny adds every leaf of a JSON-like value under prefix.
+// flattenAny adds every leaf of a JSON-like value under prefix. The data of a Secret (a get
+// step's object) is shown as a digest: a change still shows, the values do not.
 func flattenAny(out map[string]any, prefix string, v any) {
 	switch x := v.(type) {
 	case map[string]any:
+		secret := x["kind"] == "Secret" && x["apiVersion"] == "v1"
 		for k, e := range x {
+			if secret && (k == "data" || k == "stringData") {
+				e = hideSecretData(e)
+			}
 			flattenAny(out, prefix+"."+k, e)
 		}
 	case []any:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"time"
 
 	"labrun.dev/labrun/dsl"
@@ -69,6 +70,9 @@ type Record struct {
 	Notes []string `json:"notes,omitempty"`
 	// Cleanup lists what the automatic cleanup did, in order.
 	Cleanup []string `json:"cleanup,omitempty"`
+	// Leftovers are what the automatic cleanup created and could not remove (retried) or did
+	// not reach (abandoned): the run left them behind, whatever its outcome.
+	Leftovers []string `json:"leftovers,omitempty"`
 	// AllowReset is the scenario's allowReset, kept so that replay judges the same way.
 	AllowReset []string `json:"allowReset,omitempty"`
 	// Unit is the run's place in a matrix of runs (--count, --sweep, a declared sweep): its
@@ -365,4 +369,51 @@ type ArtifactRecord struct {
 	// File is the artifact's path relative to the report's artifacts folder, set when saved.
 	File string `json:"file,omitempty"`
 	Data []byte `json:"-"`
+	// Path, when set, is the file the artifact was streamed to (see WithSpool) instead of
+	// Data; the report moves it into its artifacts folder as a file of its own.
+	Path string `json:"-"`
+}
+
+// LeftBehind says what the run left behind and how to remove it, for the verdict line and
+// the report ("" when it left nothing): "left 2 objects behind (ConfigMap lab/a, Namespace
+// lab); `labrun clean --yes --scenario s` deletes them".
+func (r *Record) LeftBehind() string {
+	if len(r.Leftovers) == 0 {
+		return ""
+	}
+	objects, processes := 0, 0
+	for _, l := range r.Leftovers {
+		if strings.HasPrefix(l, "process ") {
+			processes++
+		} else {
+			objects++
+		}
+	}
+	var what []string
+	if objects > 0 {
+		what = append(what, countOf(objects, "object"))
+	}
+	if processes > 0 {
+		what = append(what, countOf(processes, "process"))
+	}
+	shown := r.Leftovers
+	more := ""
+	if len(shown) > 5 {
+		shown, more = shown[:5], fmt.Sprintf(" and %d more", len(r.Leftovers)-5)
+	}
+	s := fmt.Sprintf("left %s behind (%s%s)", strings.Join(what, " and "), strings.Join(shown, ", "), more)
+	if objects > 0 {
+		s += fmt.Sprintf("; `labrun clean --yes --scenario %s` deletes the objects", r.Scenario)
+	}
+	return s
+}
+
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

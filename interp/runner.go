@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,6 +30,8 @@ type Runner struct {
 	// parseAccessLog parses an access-log line (envoy's parser, given by the CLI: the
 	// core does not import drivers).
 	parseAccessLog func(string) (schema.LogEntry, bool)
+	// spool is where streamed artifacts go ("" keeps them in memory; see WithSpool).
+	spool string
 }
 
 // Defaults are the timeouts of steps that do not set their own.
@@ -39,6 +42,9 @@ type Defaults struct {
 	Step time.Duration
 	// Cleanup bounds the cleanup phase when the scenario does not say.
 	Cleanup time.Duration
+	// CleanupRetry bounds how long the automatic cleanup tries again what it could not
+	// remove at first (within Cleanup).
+	CleanupRetry time.Duration
 }
 
 // Option configures a Runner.
@@ -67,7 +73,7 @@ func New(target *schema.Target, opts ...Option) *Runner {
 		target:   target,
 		clock:    RealClock{},
 		observe:  func(Event) {},
-		defaults: Defaults{Wait: schema.DefaultWaitTimeout, Step: schema.DefaultStepTimeout, Cleanup: schema.DefaultCleanupTimeout},
+		defaults: Defaults{Wait: schema.DefaultWaitTimeout, Step: schema.DefaultStepTimeout, Cleanup: schema.DefaultCleanupTimeout, CleanupRetry: DefaultCleanupRetry},
 	}
 	for _, o := range opts {
 		o(r)
@@ -126,7 +132,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		TargetValues: r.target.Values, Start: now, StepsStart: now,
 		Results: map[string]*Result{}, AllowReset: sc.AllowReset,
 	}
-	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}}
+	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}, redact: NewRedactor(sc)}
 	ru.judge = NewJudge(rec, sc)
 	for _, s := range sc.Names() {
 		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
@@ -144,7 +150,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 			rec.Expectations = append(rec.Expectations, &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Skipped, Reason: "the scenario was refused"})
 		}
 		rec.End = r.clock.Now()
-		return rec
+		return ru.redact.Record(rec)
 	}
 	{
 		runCtx := ctx
@@ -174,6 +180,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	cerr := ru.phase(cctx, dsl.PhaseCleanup, sc.Cleanup)
 	ru.autoCleanup(cctx)
 	cancel()
+	ru.closeWriters()
 
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
@@ -208,8 +215,12 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		rec.Error = "cleanup: " + rec.Error
 	}
 	rec.End = r.clock.Now()
-	return rec
+	return ru.redact.Record(rec)
 }
+
+// DefaultCleanupRetry is how long the automatic cleanup tries again, by default, what it
+// could not remove at first.
+const DefaultCleanupRetry = 30 * time.Second
 
 // ErrInterrupted is the cause of a run context cancelled by an interrupt.
 var ErrInterrupted = errors.New("interrupted")
@@ -253,6 +264,10 @@ type run struct {
 	procs   map[string]schema.RunningProcess
 	// bg are the background steps of the current phase not yet awaited.
 	bg []*dsl.Step
+	// writers are the streamed artifacts of the run, closed at its end.
+	writers []*artifactWriter
+	// redact hides the scenario's secret vars in what the run writes (nil: none).
+	redact *Redactor
 	// deferred are the steps whose objects' kinds the cluster did not serve before the run
 	// because an earlier step applies their CRD; each is checked when it first starts.
 	deferred map[*dsl.Step]bool
@@ -287,33 +302,86 @@ func (ru *run) created1(desc string, remove func(ctx context.Context) error) {
 	ru.mu.Unlock()
 }
 
-// autoCleanup removes what the run created, newest first.
+// autoCleanup removes what the run created, newest first. What it cannot remove (a cluster
+// that stopped answering, a process that would not end) is tried again with backoff for
+// Defaults.CleanupRetry, within ctx; what is still there then is the record's Leftovers, as is
+// what an abandoned cleanup did not reach.
 func (ru *run) autoCleanup(ctx context.Context) {
 	ru.mu.Lock()
 	things := ru.created
 	ru.created = nil
 	ru.mu.Unlock()
-	for i := len(things) - 1; i >= 0; i-- {
-		t := things[i]
-		if ru.keep && !t.always() {
-			ru.addCleanup("kept " + t.desc + " (--keep)")
-			continue
-		}
-		if ctx.Err() != nil {
-			ru.addCleanup("abandoned: " + t.desc)
-			continue
-		}
+	type pending struct {
+		createdThing
+		tries int
+		err   error
+	}
+	var failed []*pending
+	try := func(t *pending) bool {
+		t.tries++
 		ru.observe(Event{Cleanup: "removing " + t.desc})
 		msg := "removed " + t.desc
+		if t.tries > 1 {
+			msg = fmt.Sprintf("removed %s (attempt %d)", t.desc, t.tries)
+		}
 		switch err := t.remove(ctx); {
 		case errors.Is(err, schema.ErrAlreadyGone):
 			msg = "already gone: " + t.desc // a step or a command deleted it
 		case err != nil:
-			msg = fmt.Sprintf("failed to remove %s: %v", t.desc, err)
+			t.err = err
+			return false
 		}
 		ru.addCleanup(msg)
 		ru.observe(Event{Cleanup: msg, CleanupDone: true})
+		return true
 	}
+	for i := len(things) - 1; i >= 0; i-- {
+		t := &pending{createdThing: things[i]}
+		switch {
+		case ru.keep && !t.always():
+			ru.addCleanup("kept " + t.desc + " (--keep)")
+		case ctx.Err() != nil:
+			ru.leftover("abandoned: "+t.desc, t.desc)
+		case !try(t):
+			failed = append(failed, t)
+		}
+	}
+	if len(failed) > 0 && ctx.Err() == nil {
+		ru.observe(Event{Cleanup: fmt.Sprintf("%d not removed yet (%v): retrying for up to %s", len(failed), failed[0].err, ru.defaults.CleanupRetry)})
+	}
+	// Again, oldest failure first (the order of the first pass), until all are removed or
+	// the retry time is over.
+	deadline := ru.clock.Now().Add(ru.defaults.CleanupRetry)
+	for backoff := cleanupBackoff; len(failed) > 0 && ctx.Err() == nil; backoff = min(2*backoff, maxCleanupBackoff) {
+		next := ru.clock.Now().Add(backoff)
+		if next.After(deadline) || ru.clock.Sleep(ctx, next, nil) != nil {
+			break
+		}
+		failed = slices.DeleteFunc(failed, func(t *pending) bool { return ctx.Err() == nil && try(t) })
+	}
+	for _, t := range failed {
+		msg := fmt.Sprintf("failed to remove %s: %v", t.desc, t.err)
+		if t.tries > 1 {
+			msg = fmt.Sprintf("failed to remove %s (%d attempts): %v", t.desc, t.tries, t.err)
+		}
+		ru.leftover(msg, t.desc)
+		ru.observe(Event{Cleanup: msg, CleanupDone: true})
+	}
+}
+
+// cleanupBackoff is the first wait before the automatic cleanup tries again; it doubles up
+// to maxCleanupBackoff.
+const (
+	cleanupBackoff    = 250 * time.Millisecond
+	maxCleanupBackoff = 4 * time.Second
+)
+
+// leftover records what the automatic cleanup left: msg in Cleanup, what in Leftovers.
+func (ru *run) leftover(msg, what string) {
+	ru.mu.Lock()
+	ru.rec.Cleanup = append(ru.rec.Cleanup, msg)
+	ru.rec.Leftovers = append(ru.rec.Leftovers, what)
+	ru.mu.Unlock()
 }
 
 // always reports whether a created thing is removed even with --keep: local processes die

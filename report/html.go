@@ -39,6 +39,9 @@ func HTML(rec *interp.Record, f Files) string {
 	if rec.Error != "" {
 		w("<tr><th>stopped by</th><td class=\"err\">%s</td></tr>", e(rec.Error))
 	}
+	if lb := rec.LeftBehind(); lb != "" {
+		w("<tr><th>left behind</th><td class=\"err\">the run %s</td></tr>", e(lb))
+	}
 	for _, k := range sortedKeys(rec.Vars) {
 		w("<tr><th>var %s</th><td><code>%s</code></td></tr>", e(k), e(truncate(dsl.Stringify(rec.Vars[k]), 200)))
 	}
@@ -219,11 +222,15 @@ func HTML(rec *interp.Record, f Files) string {
 		w("</ul>\n")
 	}
 	if len(rec.Artifacts) > 0 {
-		w("<h2>Artifacts</h2>\n<p class=\"hint\">Raw inputs, one JSON line per input, in <code>%s/</code>:</p>\n<ul>", e(filepath.Base(f.Artifacts)))
+		w("<h2>Artifacts</h2>\n<p class=\"hint\">Raw inputs, one JSON line per input, in <code>%s/</code>; a command's output, a log and a process's output, whole, as files of their own:</p>\n<ul>", e(filepath.Base(f.Artifacts)))
 		for _, a := range rec.Artifacts {
 			if a.File != "" {
 				link := filepath.ToSlash(filepath.Join(filepath.Base(f.Artifacts), a.File))
-				w("<li>%s %s: <a href=\"%s\">%s</a> line %d</li>", e(a.Step), e(a.Name), e(link), e(a.File), f.lines[a])
+				if n := f.lines[a]; n > 0 {
+					w("<li>%s %s: <a href=\"%s\">%s</a> line %d</li>", e(a.Step), e(a.Name), e(link), e(a.File), n)
+				} else {
+					w("<li>%s %s: <a href=\"%s\">%s</a></li>", e(a.Step), e(a.Name), e(link), e(a.File))
+				}
 			}
 		}
 		w("</ul>\n")

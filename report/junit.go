@@ -72,7 +72,7 @@ func JUnit(path string, recs []*interp.Record) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return WriteFile(path, b)
 }
 
 func junitXML(recs []*interp.Record, host string) ([]byte, error) {

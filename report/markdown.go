@@ -35,6 +35,9 @@ func Markdown(rec *interp.Record, f Files) string {
 	if rec.Error != "" {
 		w("| stopped by | %s |\n", mdCell(rec.Error))
 	}
+	if lb := rec.LeftBehind(); lb != "" {
+		w("| left behind | the run %s |\n", mdCell(lb))
+	}
 	if len(rec.Vars) > 0 {
 		var vs []string
 		for _, k := range sortedKeys(rec.Vars) {
@@ -205,11 +208,15 @@ func Markdown(rec *interp.Record, f Files) string {
 		}
 	}
 	if len(rec.Artifacts) > 0 {
-		w("\n## Artifacts\n\nRaw inputs in %s, one JSON line per input (`{\"step\", \"name\", \"text\"}`):\n\n", mdCode(filepath.Base(f.Artifacts)+"/", false))
+		w("\n## Artifacts\n\nRaw inputs in %s, one JSON line per input (`{\"step\", \"name\", \"text\"}`); a command's output, a log and a process's output, whole, as files of their own:\n\n", mdCode(filepath.Base(f.Artifacts)+"/", false))
 		for _, a := range rec.Artifacts {
 			if a.File != "" {
 				link := filepath.ToSlash(filepath.Join(filepath.Base(f.Artifacts), a.File))
-				w("- %s %s: [%s line %d](%s)\n", mdText(a.Step), mdText(a.Name), mdText(a.File), f.lines[a], mdURL(link))
+				if n := f.lines[a]; n > 0 {
+					w("- %s %s: [%s line %d](%s)\n", mdText(a.Step), mdText(a.Name), mdText(a.File), n, mdURL(link))
+				} else {
+					w("- %s %s: [%s](%s)\n", mdText(a.Step), mdText(a.Name), mdText(a.File), mdURL(link))
+				}
 			}
 		}
 	}

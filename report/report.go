@@ -1,13 +1,14 @@
 // Package report writes a run's Record for people and machines: a Markdown report (timeline
 // planned vs actual, snapshot tables, deltas, expectations with values), a self-contained HTML
 // report with the charts (a chart per sampled stat, latency histograms, codes over time), the
-// complete JSON record, an artifacts folder (one JSON-lines file per kind of raw input), and
-// JUnit XML.
+// complete JSON record, an artifacts folder (one JSON-lines file per kind of raw input, and the
+// streamed outputs — a command's, a log, a process's — as files of their own), and JUnit XML.
 package report
 
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -70,7 +71,7 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 	f.lines = lines
 	if len(rec.Steps) > 0 {
 		f.Timeline = filepath.Join(f.Artifacts, "timeline.svg")
-		if err := os.WriteFile(f.Timeline, []byte(TimelineSVG(rec)), 0o644); err != nil {
+		if err := WriteFile(f.Timeline, []byte(TimelineSVG(rec))); err != nil {
 			return f, err
 		}
 	}
@@ -78,13 +79,13 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 	if err != nil {
 		return f, err
 	}
-	if err := os.WriteFile(f.JSON, append(b, '\n'), 0o644); err != nil {
+	if err := WriteFile(f.JSON, append(b, '\n')); err != nil {
 		return f, err
 	}
-	if err := os.WriteFile(f.Markdown, []byte(Markdown(rec, f)), 0o644); err != nil {
+	if err := WriteFile(f.Markdown, []byte(Markdown(rec, f))); err != nil {
 		return f, err
 	}
-	if err := os.WriteFile(f.HTML, []byte(HTML(rec, f)), 0o644); err != nil {
+	if err := WriteFile(f.HTML, []byte(HTML(rec, f))); err != nil {
 		return f, err
 	}
 	return f, nil
@@ -133,7 +134,17 @@ func writeArtifacts(dir string, rec *interp.Record) (map[*interp.ArtifactRecord]
 	bufs := map[string]*strings.Builder{}
 	lineNo := map[string]int{}
 	lines := map[*interp.ArtifactRecord]int{}
+	taken := map[string]bool{}
 	for _, a := range rec.Artifacts {
+		if a.Path != "" {
+			// Streamed (a command's output, a log): a file of its own, moved, never read.
+			name := uniqueName(taken, safeName(a.Step)+"-"+safeName(a.Name))
+			if err := moveFile(a.Path, filepath.Join(dir, name)); err != nil {
+				return nil, err
+			}
+			a.Path, a.File = "", name
+			continue
+		}
 		name := file[artifactKind(a.Name)]
 		l := artifactLine{Step: a.Step, Name: a.Name}
 		if utf8.Valid(a.Data) {
@@ -156,11 +167,39 @@ func writeArtifacts(dir string, rec *interp.Record) (map[*interp.ArtifactRecord]
 		lines[a] = lineNo[name]
 	}
 	for name, b := range bufs {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+		if err := WriteFile(filepath.Join(dir, name), []byte(b.String())); err != nil {
 			return nil, err
 		}
 	}
 	return lines, nil
+}
+
+// uniqueName returns name, or name with a number before its extension, not in taken.
+func uniqueName(taken map[string]bool, name string) string {
+	out := name
+	ext := filepath.Ext(name)
+	for i := 2; taken[out] || strings.HasSuffix(out, ".jsonl"); i++ {
+		out = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(name, ext), i, ext)
+	}
+	taken[out] = true
+	return out
+}
+
+// moveFile renames from to to, or copies it (through a temporary name) when they are on
+// different file systems.
+func moveFile(from, to string) error {
+	if err := os.Rename(from, to); err == nil {
+		return nil
+	}
+	f, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := WriteWith(to, func(w io.Writer) error { _, err := io.Copy(w, f); return err }); err != nil {
+		return err
+	}
+	return os.Remove(from)
 }
 
 // Read reads a JSON record written by Write.

@@ -2,6 +2,8 @@ package report_test
 
 import (
 	"encoding/xml"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,5 +149,65 @@ func TestTolerance(t *testing.T) {
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("%q: got %+v %v, want %+v %v", tc.line, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// A streamed artifact (a file the run wrote as the output came) is moved into the artifacts
+// folder as a file of its own, linked from the reports; nothing is left under a temporary name.
+func TestWriteMovesStreamedArtifacts(t *testing.T) {
+	dir := t.TempDir()
+	spool := filepath.Join(dir, ".spool")
+	if err := os.Mkdir(spool, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(spool, "artifact-1")
+	if err := os.WriteFile(big, []byte("lots of output\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := sampleRecord()
+	rec.Artifacts = append(rec.Artifacts, &interp.ArtifactRecord{Step: "big", Name: "stdout.txt", Path: big})
+	f, err := report.Write(dir, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(f.Artifacts, "big-stdout.txt")
+	if b, err := os.ReadFile(moved); err != nil || string(b) != "lots of output\n" {
+		t.Fatalf("%s: %q, %v", moved, b, err)
+	}
+	if _, err := os.Stat(big); !os.IsNotExist(err) {
+		t.Errorf("the spool file is still there: %v", err)
+	}
+	md, _ := os.ReadFile(f.Markdown)
+	if !strings.Contains(string(md), "- big stdout.txt: [big-stdout.txt]("+filepath.Base(f.Artifacts)+"/big-stdout.txt)") {
+		t.Errorf("the Markdown does not link it:\n%s", md)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+// WriteWith leaves the old file, or nothing, when the write fails: never a part of the new one.
+func TestWriteWithIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.json")
+	if err := report.WriteFile(p, []byte("old\n")); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("disk full")
+	err := report.WriteWith(p, func(w io.Writer) error {
+		_, _ = w.Write([]byte("half of the new"))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old\n" {
+		t.Errorf("after a failed write: %q, want the old file", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("files left: %v", ents)
 	}
 }

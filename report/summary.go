@@ -192,14 +192,14 @@ func WriteSummary(dir, id string, s *Summary) ([]string, error) {
 	}
 	base := stem
 	for i := 2; ; i++ {
+		// The name is claimed (an empty file, created only if none has it), then written
+		// through a temporary file renamed over it: never a part of a summary under its name.
 		f, err := os.OpenFile(base+".summary.json", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
-			_, werr := f.Write(append(b, '\n'))
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				return nil, werr
+			f.Close()
+			if err := WriteFile(base+".summary.json", append(b, '\n')); err != nil {
+				os.Remove(base + ".summary.json")
+				return nil, err
 			}
 			break
 		}
@@ -213,15 +213,15 @@ func WriteSummary(dir, id string, s *Summary) ([]string, error) {
 	paths := []string{base + ".md", base + ".html", base + ".json"}
 	for i := range plots {
 		plots[i].File = fmt.Sprintf("%s.plot-%d-%s.svg", filepath.Base(base), i+1, safeName(plots[i].Var))
-		if err := os.WriteFile(filepath.Join(dir, plots[i].File), []byte(plots[i].SVG), 0o644); err != nil {
+		if err := WriteFile(filepath.Join(dir, plots[i].File), []byte(plots[i].SVG)); err != nil {
 			return nil, err
 		}
 		paths = append(paths, filepath.Join(dir, plots[i].File))
 	}
-	if err := os.WriteFile(base+".md", []byte(SummaryMarkdown(s, plots)), 0o644); err != nil {
+	if err := WriteFile(base+".md", []byte(SummaryMarkdown(s, plots))); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(base+".html", []byte(SummaryHTML(s, plots)), 0o644); err != nil {
+	if err := WriteFile(base+".html", []byte(SummaryHTML(s, plots))); err != nil {
 		return nil, err
 	}
 	return paths, nil

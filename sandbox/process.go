@@ -22,6 +22,9 @@ type process struct {
 	logPath string
 	done    chan struct{} // closed when the process has exited
 	err     error         // its exit status, once done is closed
+	// how it was started, to start it again (RestartAPIServer)
+	logDir, dir, bin string
+	env, args        []string
 }
 
 // startProcess runs bin with args in dir, its stdout and stderr appended to <logDir>/<name>.log.
@@ -43,7 +46,8 @@ func startProcess(logDir, dir, name string, env []string, bin string, args ...st
 		logFile.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	p := &process{name: name, cmd: cmd, logPath: logPath, done: make(chan struct{}),
+		logDir: logDir, dir: dir, bin: bin, env: env, args: args}
 	go func() {
 		p.err = cmd.Wait()
 		logFile.Close()

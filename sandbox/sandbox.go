@@ -41,6 +41,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -420,6 +421,43 @@ func (s *Sandbox) start(name, dir string, env []string, bin string, args ...stri
 	}
 	s.procs = append(s.procs, p)
 	return nil
+}
+
+// KillAPIServer kills the kube-apiserver with SIGKILL, as a crash or a lost control plane
+// does, and waits until it has exited; RestartAPIServer starts it again. For fault tests: the
+// other components lose the API server meanwhile.
+func (s *Sandbox) KillAPIServer() error {
+	p := s.process("kube-apiserver")
+	if p == nil {
+		return errors.New("sandbox: no kube-apiserver")
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	select {
+	case <-p.done:
+		return nil
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("sandbox: kube-apiserver (pid %d) did not exit after SIGKILL", p.cmd.Process.Pid)
+	}
+}
+
+// RestartAPIServer starts the kube-apiserver killed by KillAPIServer again, with the same
+// flags (its port, etcd and certificates), and waits until it is ready.
+func (s *Sandbox) RestartAPIServer(ctx context.Context) error {
+	for i, p := range s.procs {
+		if p.name != "kube-apiserver" {
+			continue
+		}
+		if done, _ := p.exited(); !done {
+			return errors.New("sandbox: kube-apiserver is running")
+		}
+		np, err := startProcess(p.logDir, p.dir, p.name, p.env, p.bin, p.args...)
+		if err != nil {
+			return err
+		}
+		s.procs[i] = np
+		return s.waitHTTP(ctx, "kube-apiserver", s.RESTConfig.Host+"/readyz", s.RESTConfig.BearerToken, 90*time.Second)
+	}
+	return errors.New("sandbox: no kube-apiserver")
 }
 
 // process returns the started component called name.

@@ -15,6 +15,9 @@ type Delete struct {
 	Selector   string   `json:"selector,omitempty"`
 	Namespace  string   `json:"namespace,omitempty"`
 	Wait       *bool    `json:"wait,omitempty"`
+	// All makes a delete by kind delete every object it finds, not only those this run
+	// created (Cluster.Owned).
+	All bool `json:"all,omitempty"`
 }
 
 var deleteKind = Kind{
@@ -27,9 +30,12 @@ func (p *Delete) Check(c Checker) {
 	switch {
 	case p.Kind != "" && (len(p.Objects) > 0 || len(p.Files) > 0):
 		c.Errorf("kind", "delete takes objects and files (by name) or kind (every object of the kind), not both")
-	case p.Kind == "" && (p.Selector != "" || p.APIVersion != ""):
+	case p.Kind == "" && (p.Selector != "" || p.APIVersion != "" || p.All):
 		field := "selector"
-		if p.Selector == "" {
+		switch {
+		case p.All:
+			field = "all"
+		case p.Selector == "":
 			field = "apiVersion"
 		}
 		c.Errorf(field, "%s applies to delete by kind: add kind (e.g. kind: \"Pod\")", field)
@@ -67,22 +73,35 @@ func (p *Delete) Summary() string {
 }
 
 // Run deletes the objects and waits until they are gone unless wait is false. By kind, the
-// objects are those of the kind in the namespace (that the selector picks) when the step runs.
+// objects are those of the kind in the namespace (that the selector picks) when the step runs
+// that this run created, or all of them with all.
 func (p *Delete) Run(ctx context.Context, rt Runtime) error {
 	cl := rt.Target().Cluster
 	if p.Kind != "" {
 		ns := rt.Namespace(p.Namespace)
-		refs, err := p.byKind(ctx, cl, ns)
+		found, err := p.byKind(ctx, cl, ns)
 		if err != nil {
 			return err
 		}
-		if len(refs) == 0 {
-			sel := ""
-			if p.Selector != "" {
-				sel = " {" + p.Selector + "}"
+		refs := found
+		if !p.All {
+			if refs, err = cl.Owned(ctx, found); err != nil {
+				return fmt.Errorf("delete %s: %w", p.Summary(), err)
 			}
-			rt.Warn(fmt.Sprintf("no %s%s in %s: nothing to delete", p.Kind, sel, ns))
+		}
+		what := p.Kind
+		if p.Selector != "" {
+			what += " {" + p.Selector + "}"
+		}
+		switch kept := len(found) - len(refs); {
+		case len(found) == 0:
+			rt.Warn(fmt.Sprintf("no %s in %s: nothing to delete", what, ns))
 			return nil
+		case len(refs) == 0:
+			rt.Warn(fmt.Sprintf("%d %s in %s, none created by this run: nothing deleted (all: true deletes them)", kept, what, ns))
+			return nil
+		case kept > 0:
+			rt.Warn(fmt.Sprintf("%d %s in %s not created by this run kept (all: true deletes them)", kept, what, ns))
 		}
 		return lastState(ctx, rt, alreadyGone(rt, cl.Delete(ctx, refs, Bool(p.Wait, true))))
 	}

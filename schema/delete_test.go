@@ -7,12 +7,27 @@ import (
 	"testing"
 )
 
-// listCluster is a cluster whose Get lists the objects given and whose Delete records refs.
+// listCluster is a cluster whose Get lists the objects given, whose Owned keeps those named
+// in owned (all when owned is nil), and whose Delete records refs.
 type listCluster struct {
 	Cluster
 	objects []any
+	owned   map[string]bool
 	got     *Get
 	deleted *[]ObjectRef
+}
+
+func (c listCluster) Owned(_ context.Context, refs []ObjectRef) ([]ObjectRef, error) {
+	if c.owned == nil {
+		return refs, nil
+	}
+	var out []ObjectRef
+	for _, r := range refs {
+		if c.owned[r.Name] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 func (c listCluster) Get(_ context.Context, req Get) (any, error) {
@@ -44,8 +59,8 @@ func obj(kind, ns, name string) map[string]any {
 }
 
 // TestDeleteByKind: a delete by kind deletes what the cluster lists of that kind in the step's
-// namespace (the selector passed on); none is a warning; a cluster-scoped kind is refused before
-// anything is deleted.
+// namespace (the selector passed on) that the run created, or all with all; none is a warning;
+// a cluster-scoped kind is refused before anything is deleted.
 func TestDeleteByKind(t *testing.T) {
 	var got Get
 	var deleted []ObjectRef
@@ -71,6 +86,36 @@ func TestDeleteByKind(t *testing.T) {
 		t.Errorf("warnings %q", rt.warnings)
 	}
 
+	// Only what the run created, unless all: the rest is kept and the step says so.
+	deleted = nil
+	cl.owned = map[string]bool{"b": true}
+	rt = &deleteRuntime{cl: cl}
+	if err := (&Delete{Kind: "Pod", Selector: "app=web"}).Run(context.Background(), rt); err != nil {
+		t.Fatal(err)
+	}
+	if want := []ObjectRef{{"v1", "Pod", "lab", "b"}}; !reflect.DeepEqual(deleted, want) {
+		t.Errorf("deleted %v, want %v (only what the run created)", deleted, want)
+	}
+	if len(rt.warnings) != 1 || rt.warnings[0] != "1 Pod {app=web} in lab not created by this run kept (all: true deletes them)" {
+		t.Errorf("warnings %q", rt.warnings)
+	}
+	deleted = nil
+	cl.owned = map[string]bool{}
+	rt = &deleteRuntime{cl: cl}
+	if err := (&Delete{Kind: "Pod"}).Run(context.Background(), rt); err != nil || deleted != nil {
+		t.Fatalf("err %v, deleted %v (none created by the run)", err, deleted)
+	}
+	if len(rt.warnings) != 1 || rt.warnings[0] != "2 Pod in lab, none created by this run: nothing deleted (all: true deletes them)" {
+		t.Errorf("warnings %q", rt.warnings)
+	}
+	if err := (&Delete{Kind: "Pod", All: true}).Run(context.Background(), rt); err != nil {
+		t.Fatal(err)
+	}
+	if len(deleted) != 2 {
+		t.Errorf("all: true deleted %v, want both", deleted)
+	}
+
+	deleted = nil
 	rt = &deleteRuntime{cl: listCluster{objects: []any{obj("ClusterRole", "", "admin")}, got: &got, deleted: &deleted}}
 	err := (&Delete{Kind: "ClusterRole"}).Run(context.Background(), rt)
 	if err == nil || !strings.Contains(err.Error(), "ClusterRole is cluster-scoped: delete by kind is for namespaced kinds") || deleted != nil {

@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"reflect"
 	"regexp"
@@ -23,6 +24,12 @@ type Exec struct {
 	// Env adds environment variables to the command (on this machine), or is passed through
 	// env(1) in front of argv (in a pod).
 	Env map[string]string `json:"env,omitempty"`
+
+	// Stdout and Stderr, set by the step for its driver, receive the command's output as it
+	// comes (the step's bounded capture, which streams it to the artifact file); a driver
+	// given them leaves ExecResult's Stdout and Stderr empty.
+	Stdout io.Writer `json:"-"`
+	Stderr io.Writer `json:"-"`
 }
 
 var execKind = Kind{
@@ -172,10 +179,26 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 		// On this machine the namespace is the command's LABRUN_NAMESPACE, not a place to run.
 		q.Env, q.Namespace = withNamespace(q.Env, rt.Namespace(q.Namespace)), ""
 	}
+	// Memory holds a bounded head and tail of each stream; the whole goes to the artifacts.
+	outFile, errFile := rt.ArtifactWriter("stdout.txt"), rt.ArtifactWriter("stderr.txt")
+	stdout := NewCapture(outFile, OutputHead, OutputTail)
+	stderr := NewCapture(errFile, OutputHead, OutputTail)
+	q.Stdout, q.Stderr = stdout, stderr
 	res, err := rt.Target().Exec.Exec(ctx, q)
+	// A driver that returns the output instead of streaming it (a test's) gets it captured.
+	_, _ = io.WriteString(stdout, res.Stdout)
+	_, _ = io.WriteString(stderr, res.Stderr)
+	outFile.Close()
+	errFile.Close()
 	if err != nil {
 		return err
 	}
+	for _, c := range []*Capture{stdout, stderr} {
+		if e := c.Err(); e != nil {
+			rt.Warn(fmt.Sprintf("the command's output could not be saved whole: %v", e))
+		}
+	}
+	res.Stdout, res.Stderr, res.Cut = stdout.Text(), stderr.Text(), stdout.Cut() || stderr.Cut()
 	if p.Capture != "" {
 		re, err := regexp.Compile(p.Capture)
 		if err != nil {
@@ -189,10 +212,6 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 				}
 			}
 		}
-	}
-	rt.Artifact("stdout.txt", []byte(res.Stdout))
-	if res.Stderr != "" {
-		rt.Artifact("stderr.txt", []byte(res.Stderr))
 	}
 	rt.Record(res)
 	if int(res.Exit) != p.ExitCode {
@@ -213,6 +232,7 @@ func (p *Exec) Result(c ResultContext) *Type {
 		F("stderr", StringType, "what the command wrote to its standard error"),
 		F("exit", Num(Plain), "the command's exit code"),
 		F("captured", captured, "the named groups of capture's first match in stdout"),
+		F("cut", BoolType, "stdout or stderr was longer than labrun keeps: the first and last bytes are here, the whole in the step's artifact files"),
 	)
 	if c.Sampled() {
 		return t.Every(PerSample)
@@ -267,4 +287,8 @@ type ExecResult struct {
 	Stderr   string            `expr:"stderr" json:"stderr"`
 	Exit     float64           `expr:"exit" json:"exit"`
 	Captured map[string]string `expr:"captured" json:"captured,omitempty"`
+	// Cut says stdout or stderr was longer than labrun keeps (OutputHead + OutputTail): it
+	// holds the first and the last bytes around a line saying how much is missing, and the
+	// step's artifact files hold the whole.
+	Cut bool `expr:"cut" json:"cut,omitempty"`
 }

@@ -36,3 +36,39 @@ func Guard(kind string, m Mutation, refs []ObjectRef, allowed []string, clusterS
 	}
 	return fmt.Errorf("%s would change %s, outside the scenario: %s", kind, strings.Join(bad, ", "), decl)
 }
+
+// SystemNamespaces are the namespaces a scenario may change only when it opts in
+// (systemNamespaces) and its run is given --allow-system-namespaces: Kubernetes' own, the
+// default namespace (where everyone's unqualified objects land) and Istio's root namespace
+// (istio-system by default: mesh-wide config lives there).
+var SystemNamespaces = []string{"default", "istio-system", "kube-node-lease", "kube-public", "kube-system"}
+
+// IsSystemNamespace reports whether ns is one of SystemNamespaces.
+func IsSystemNamespace(ns string) bool { return slices.Contains(SystemNamespaces, ns) }
+
+// CheckSystemNamespaces checks the system namespaces among a scenario's namespaces: each must
+// be opted in (optIn, the scenario's systemNamespaces) and the command line must allow them
+// (flag). It returns one message per namespace at fault, indexed as in namespaces, and one per
+// opt-in that is not a system namespace listed in namespaces (index -1).
+func CheckSystemNamespaces(namespaces, optIn []string, flag bool) map[int]string {
+	out := map[int]string{}
+	for i, ns := range namespaces {
+		switch {
+		case !IsSystemNamespace(ns):
+		case !slices.Contains(optIn, ns):
+			out[i] = fmt.Sprintf("namespace %q is a system namespace: a scenario that may change it says so with systemNamespaces: [%q], and its run needs --allow-system-namespaces", ns, ns)
+		case !flag:
+			out[i] = fmt.Sprintf("namespace %q is a system namespace: the scenario opts in (systemNamespaces), and the command line must too: add --allow-system-namespaces", ns)
+		}
+	}
+	var bad []string
+	for _, ns := range optIn {
+		if !IsSystemNamespace(ns) || !slices.Contains(namespaces, ns) {
+			bad = append(bad, fmt.Sprintf("%q", ns))
+		}
+	}
+	if len(bad) > 0 {
+		out[-1] = fmt.Sprintf("systemNamespaces lists %s: expected system namespaces (%s) that namespaces also lists", strings.Join(bad, ", "), strings.Join(SystemNamespaces, ", "))
+	}
+	return out
+}

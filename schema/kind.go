@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"io"
 	"sort"
 	"time"
 )
@@ -252,6 +253,9 @@ type Runtime interface {
 	Record(v any)
 	// Artifact keeps a raw input of the step for the report.
 	Artifact(name string, data []byte)
+	// ArtifactWriter streams a raw input of the step for the report as it comes (a command's
+	// output, a log): memory holds none of it. Close it when the stream ends.
+	ArtifactWriter(name string) io.WriteCloser
 	// Warn adds a warning to the step's record.
 	Warn(msg string)
 	// Created registers how to undo something the step created; the run undoes it at the end.

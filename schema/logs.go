@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -122,79 +124,140 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 		}
 		since = t
 	}
-	lines, err := rt.Target().Logs.Logs(ctx, q, since)
+	acc, err := newLogAccumulator(q.Match, q.Capture, rt.ParseAccessLog, OutputHead, OutputTail)
 	if err != nil {
 		return err
 	}
-	res, err := ParseLogs(lines, q.Match, q.Capture, rt.ParseAccessLog)
-	if err != nil {
-		return err
-	}
-	var raw strings.Builder
-	for _, l := range lines {
+	// Every line goes to the artifact as it is read; memory keeps a bounded head and tail.
+	file := rt.ArtifactWriter("logs.txt")
+	defer file.Close()
+	raw := bufio.NewWriterSize(file, 64<<10)
+	err = rt.Target().Logs.Logs(ctx, q, since, func(l LogLine) {
 		raw.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " " + l.Text + "\n")
+		acc.add(l)
+	})
+	if ferr := raw.Flush(); ferr != nil {
+		rt.Warn(fmt.Sprintf("the log could not be saved whole: %v", ferr))
 	}
-	rt.Artifact("logs.txt", []byte(raw.String()))
-	rt.Record(res)
+	switch {
+	case errors.Is(err, ErrLinesCut):
+		acc.cut = true
+	case err != nil:
+		return err
+	}
+	rt.Record(acc.result())
 	return nil
 }
 
-// ParseLogs filters lines, parses access-log lines and counts codes, flags and details.
-func ParseLogs(lines []LogLine, match, capture string, parse func(string) (LogEntry, bool)) (LogResult, error) {
-	res := LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}, Capture: map[string]string{}}
-	var mre, cre *regexp.Regexp
+// logAccumulator parses log lines as they are read: every matching line counts (count, codes,
+// flags, details); lines, entries and captures keep the first head and the last tail bytes'
+// worth of lines.
+type logAccumulator struct {
+	match, capture *regexp.Regexp
+	parse          func(string) (LogEntry, bool)
+	res            LogResult
+	head, tail     int
+	headUsed       int
+	tailKept       []LogEntry // oldest first, from tailStart on
+	tailStart      int
+	tailUsed       int
+	firstCapture   map[string]string
+	cut            bool
+}
+
+// entryCost is what a kept entry counts against the budgets: its text and a fixed overhead,
+// so that a million empty lines are bounded too.
+func entryCost(e LogEntry) int { return len(e.Line) + 64 }
+
+func newLogAccumulator(match, capture string, parse func(string) (LogEntry, bool), head, tail int) (*logAccumulator, error) {
+	a := &logAccumulator{parse: parse, head: head, tail: tail,
+		res: LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}, Capture: map[string]string{}}}
 	var err error
 	if match != "" {
-		if mre, err = regexp.Compile(match); err != nil {
-			return res, fmt.Errorf("logs match: %v", err)
+		if a.match, err = regexp.Compile(match); err != nil {
+			return nil, fmt.Errorf("logs match: %v", err)
 		}
 	}
 	if capture != "" {
-		if cre, err = regexp.Compile(capture); err != nil {
-			return res, fmt.Errorf("logs capture: %v", err)
+		if a.capture, err = regexp.Compile(capture); err != nil {
+			return nil, fmt.Errorf("logs capture: %v", err)
 		}
 	}
-	for _, l := range lines {
-		if mre != nil && !mre.MatchString(l.Text) {
-			continue
-		}
-		e, ok := parse(l.Text)
-		if !ok {
-			e = LogEntry{Line: l.Text}
-		}
-		e.Line = l.Text
-		if e.Time == "" && !l.Time.IsZero() {
-			e.Time = l.Time.UTC().Format(time.RFC3339Nano)
-		}
-		if e.Access {
-			res.Codes[fmt.Sprint(int(e.Code))]++
-			for _, f := range e.Flags {
-				res.Flags[f]++
-			}
-			if e.Details != "" {
-				res.Details[e.Details]++
-			}
-		}
-		if cre != nil {
-			if m := cre.FindStringSubmatch(l.Text); m != nil {
-				caps := map[string]string{}
-				for i, n := range cre.SubexpNames() {
-					if n != "" {
-						caps[n] = m[i]
-					}
-				}
-				e.Captures = caps
-				res.Captures = append(res.Captures, caps)
-				if len(res.Captures) == 1 {
-					res.Capture = caps
-				}
-			}
-		}
-		res.Lines = append(res.Lines, l.Text)
-		res.Entries = append(res.Entries, e)
+	return a, nil
+}
+
+// add takes one line: filtered by match, parsed, counted, kept while the budgets allow.
+func (a *logAccumulator) add(l LogLine) {
+	if a.match != nil && !a.match.MatchString(l.Text) {
+		return
 	}
-	res.Count = float64(len(res.Lines))
-	return res, nil
+	e, ok := a.parse(l.Text)
+	if !ok {
+		e = LogEntry{Line: l.Text}
+	}
+	e.Line = l.Text
+	if e.Time == "" && !l.Time.IsZero() {
+		e.Time = l.Time.UTC().Format(time.RFC3339Nano)
+	}
+	if e.Access {
+		a.res.Codes[fmt.Sprint(int(e.Code))]++
+		for _, f := range e.Flags {
+			a.res.Flags[f]++
+		}
+		if e.Details != "" {
+			a.res.Details[e.Details]++
+		}
+	}
+	if a.capture != nil {
+		if m := a.capture.FindStringSubmatch(l.Text); m != nil {
+			caps := map[string]string{}
+			for i, n := range a.capture.SubexpNames() {
+				if n != "" {
+					caps[n] = m[i]
+				}
+			}
+			e.Captures = caps
+			if a.firstCapture == nil {
+				a.firstCapture = caps
+			}
+		}
+	}
+	a.res.Count++
+	cost := entryCost(e)
+	if a.headUsed+cost <= a.head && len(a.tailKept) == 0 {
+		a.headUsed += cost
+		a.res.Entries = append(a.res.Entries, e)
+		return
+	}
+	a.tailKept = append(a.tailKept, e)
+	a.tailUsed += cost
+	for a.tailUsed > a.tail && a.tailStart < len(a.tailKept) {
+		a.tailUsed -= entryCost(a.tailKept[a.tailStart])
+		a.tailKept[a.tailStart] = LogEntry{}
+		a.tailStart++
+		a.cut = true
+	}
+	if a.tailStart > len(a.tailKept)/2 { // amortised: the dropped front is reclaimed
+		a.tailKept = append(a.tailKept[:0], a.tailKept[a.tailStart:]...)
+		a.tailStart = 0
+	}
+}
+
+// result is what expressions see: the kept lines, head then tail.
+func (a *logAccumulator) result() LogResult {
+	res := a.res
+	res.Entries = append(res.Entries, a.tailKept[a.tailStart:]...)
+	res.Cut = a.cut
+	for _, e := range res.Entries {
+		res.Lines = append(res.Lines, e.Line)
+		if e.Captures != nil {
+			res.Captures = append(res.Captures, e.Captures)
+		}
+	}
+	if a.firstCapture != nil {
+		res.Capture = a.firstCapture
+	}
+	return res
 }
 
 // Result: the lines, their parsed access-log entries, counts by code, flag and details, and
@@ -228,6 +291,7 @@ func (p *Logs) Result(c ResultContext) *Type {
 		F("details", byCount("a response code details text"), "access-log lines by response code details"),
 		F("captures", ListOf(capture), "the named groups of every line the capture pattern matched"),
 		F("capture", capture, "the named groups of the first match (empty when none matched)"),
+		F("cut", BoolType, "lines, entries and captures hold only the first and the last lines; count, codes, flags and details count every line"),
 	)
 	if c.Sampled() {
 		return t.Every(PerSample)
@@ -338,4 +402,8 @@ type LogResult struct {
 	Captures []map[string]string `expr:"captures" json:"captures"`
 	// Capture is the named groups of the first match (empty when none matched).
 	Capture map[string]string `expr:"capture" json:"capture"`
+	// Cut says lines, entries and captures hold only the first and the last lines (about
+	// OutputHead and OutputTail bytes of them): count, codes, flags and details count every
+	// line, and the step's artifact file holds them all.
+	Cut bool `expr:"cut" json:"cut,omitempty"`
 }

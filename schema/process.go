@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"io"
 	"strings"
 	"time"
 )
@@ -13,6 +14,11 @@ type Process struct {
 	Dir   string            `json:"dir,omitempty"`
 	Env   map[string]string `json:"env,omitempty"`
 	Ready *Ready            `json:"ready,omitempty"`
+
+	// Output, set by the step for its driver, receives every line of the process's output
+	// as it comes, as "<RFC 3339 time> <text>\n" (the step's artifact file): the driver keeps
+	// only a bounded head and tail in memory.
+	Output io.Writer `json:"-"`
 }
 
 // DefaultReadyTimeout bounds a readiness check that sets no timeout.
@@ -88,18 +94,19 @@ func (p *Process) Run(ctx context.Context, rt Runtime) error {
 	q.Dir = rt.File(or(q.Dir, "."))
 	q.Env = withNamespace(q.Env, rt.Namespace(""))
 	name := rt.Label()
+	out := rt.ArtifactWriter("output.txt")
+	q.Output = out
 	proc, err := rt.Target().Processes.Start(ctx, name, q)
 	if err != nil {
+		out.Close()
 		return err
 	}
 	rt.AddProcess(name, proc)
 	rt.Created("process "+name, func(ctx context.Context) error {
 		err := proc.Stop(ctx, "TERM")
-		var out strings.Builder
-		for _, l := range proc.Output() {
-			out.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " " + l.Text + "\n")
+		if err == nil {
+			out.Close() // the process has ended: its output is complete
 		}
-		rt.Artifact("output.txt", []byte(out.String()))
 		return err
 	})
 	rt.Record(map[string]any{"name": name, "argv": p.Argv})

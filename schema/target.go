@@ -91,6 +91,10 @@ type Cluster interface {
 	// DefinedKinds returns the kinds the CRDs among the objects define, without touching the
 	// cluster, so that later steps' objects of those kinds can wait for them to be served.
 	DefinedKinds(ctx context.Context, objects []Object, files []string) ([]GroupKind, error)
+	// Owned returns those of refs that this run created: with its marks, in a namespace it
+	// created, or made for such an object by its controller (owner references). A delete by
+	// kind deletes only those unless it says all.
+	Owned(ctx context.Context, refs []ObjectRef) ([]ObjectRef, error)
 }
 
 // GroupKind is a kind of objects: its API group ("" for the core group) and kind.
@@ -161,10 +165,16 @@ type LogLine struct {
 	Text string
 }
 
-// LogReader reads log lines written at or after since.
+// LogReader reads log lines written at or after since, handing each to line in order as it
+// reads them (it holds none): a log of any size costs no memory. It stops when ctx ends.
 type LogReader interface {
-	Logs(ctx context.Context, req Logs, since time.Time) ([]LogLine, error)
+	Logs(ctx context.Context, req Logs, since time.Time, line func(LogLine)) error
 }
+
+// ErrLinesCut is what LogReader.Logs returns, after the lines it has, when lines of the window
+// were dropped before labrun read them (a process's output is held as a bounded head and
+// tail): the logs step's result then says it was cut.
+var ErrLinesCut = errors.New("lines were cut")
 
 // DNSWriter sets the records of one host name, leaving every other host name as it was.
 type DNSWriter interface {
@@ -173,10 +183,9 @@ type DNSWriter interface {
 
 // RunningProcess is a running local command.
 type RunningProcess interface {
-	// Stop signals the process ("TERM" or "KILL") and waits for it to end.
+	// Stop signals the process ("TERM" or "KILL") and waits for it, and everything it
+	// started, to end.
 	Stop(ctx context.Context, signal string) error
-	// Output returns what the process wrote so far, stdout and stderr interleaved, by line.
-	Output() []LogLine
 	// Ended says how the process ended ("exited with code 1"), or false while it runs.
 	Ended() (string, bool)
 }
@@ -185,4 +194,12 @@ type RunningProcess interface {
 type ProcessRunner interface {
 	// Start starts the command and waits for its readiness check.
 	Start(ctx context.Context, name string, req Process) (RunningProcess, error)
+}
+
+// ReadLogs collects what r reads into a slice, for tests and callers that know the log is
+// small (a logs step streams instead).
+func ReadLogs(ctx context.Context, r LogReader, req Logs, since time.Time) ([]LogLine, error) {
+	var out []LogLine
+	err := r.Logs(ctx, req, since, func(l LogLine) { out = append(out, l) })
+	return out, err
 }

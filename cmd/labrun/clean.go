@@ -183,7 +183,7 @@ func ownerState(l kube.Leftover) runState {
 // leftoversBeforeRun looks for objects that earlier runs of sc left on the cluster: it warns
 // about them, or with cleanFirst deletes those of dead runs and waits until they are gone.
 // It never fails the run: a check that cannot be done is a warning.
-func (p *process) leftoversBeforeRun(ctx context.Context, name string, namespaces []string, opts kube.Options, cleanFirst bool) {
+func (p *process) leftoversBeforeRun(ctx context.Context, name string, opts kube.Options, cleanFirst bool) {
 	w := p.Stderr
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -191,8 +191,10 @@ func (p *process) leftoversBeforeRun(ctx context.Context, name string, namespace
 	if err != nil {
 		return // the target's own creation says why
 	}
+	// In every namespace, as `labrun clean --scenario NAME` lists them: what a dead run left
+	// may lie outside the scenario's namespaces of today.
 	lctx, lcancel := context.WithTimeout(ctx, 20*time.Second)
-	items, warnings := c.List(lctx, name, namespaces)
+	items, warnings := c.List(lctx, name, nil)
 	lcancel()
 	if ctx.Err() != nil {
 		return // interrupted: the run stops anyway
@@ -218,8 +220,10 @@ func (p *process) leftoversBeforeRun(ctx context.Context, name string, namespace
 		return
 	}
 	if !cleanFirst {
-		fmt.Fprintf(w, "labrun: %s: warning: %d object(s) left by %d dead run(s) of this scenario are on the cluster (e.g. %s); `labrun clean --yes --scenario %s` or `run --clean-first` removes them\n",
-			name, len(dead), len(deadRuns), dead[0], name)
+		// The count is what `labrun clean --scenario NAME` lists, every run's; then those of
+		// dead runs, which --yes deletes.
+		fmt.Fprintf(w, "labrun: %s: warning: `labrun clean --scenario %s` lists %d object(s) that earlier runs of this scenario left on the cluster (e.g. %s); %d of them, of %d dead run(s), go with `labrun clean --yes --scenario %s` or `run --clean-first`\n",
+			name, name, len(items), dead[0], len(dead), len(deadRuns), name)
 		return
 	}
 	if err := c.Delete(ctx, dead, true); err != nil && !errors.Is(err, schema.ErrAlreadyGone) {

@@ -10,7 +10,11 @@ const (
 	exitInvalid = 2
 	// exitInfra: the world failed: cluster unreachable, exec failed, a step timed out.
 	exitInfra = 3
-	// exitInterrupted: SIGINT or SIGTERM.
+	// exitLeftovers: the run ended (its verdict line says how) but left behind what its
+	// cleanup could not remove, after retrying: objects that labrun clean lists, or processes.
+	exitLeftovers = 4
+	// exitInterrupted: SIGINT, SIGTERM or SIGHUP, at any moment (the report says how far the
+	// run got).
 	exitInterrupted = 130
 )
 

@@ -24,10 +24,12 @@ import (
 // concurrent runs of one scenario. Every wait is bounded, everything listens on loopback, and
 // every test kills what it started.
 
-// orphanScenario starts a process step that leaves three kinds of descendants: the direct
-// child (a shell, which Pdeathsig covers), a grandchild in the same process group, and one that
-// escaped into a new session (setsid): only the reaper finds that one. Then an exec step runs
-// a long command: labrun is killed while it runs.
+// orphanScenario starts a process step that leaves every kind of descendant: the direct child
+// (a shell), a grandchild in the same process group, one that escaped into a new session
+// (setsid), two that cleared their environment (env -i, as sudo or a daemon does), one of them
+// in a new session too, and a daemon that double-forked (its parent exited at once). Only the
+// keeper (a child subreaper) finds the last three. Then an exec step runs a long command:
+// labrun is stopped while it runs.
 const orphanScenario = `package s
 
 import "labrun.dev/schema"
@@ -39,6 +41,9 @@ s: schema.#Scenario & {
 				echo $$ > child.pid
 				sh -c 'echo $$ > grandchild.pid; exec sleep 300' &
 				setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' &
+				setsid env -i /bin/sh -c 'echo $$ > cleared-setsid.pid; exec sleep 300' &
+				env -i /bin/sh -c 'echo $$ > cleared.pid; exec sleep 300' &
+				sh -c '(setsid env -i /bin/sh -c "echo \\$\\$ > daemon.pid; exec sleep 300" &)'
 				sleep 0.2
 				echo up
 				exec sleep 300
@@ -50,33 +55,82 @@ s: schema.#Scenario & {
 }
 `
 
+// orphanPidFiles are the pid files orphanScenario's descendants write.
+var orphanPidFiles = []string{"child.pid", "grandchild.pid", "escaped.pid", "cleared-setsid.pid", "cleared.pid", "daemon.pid", "exec.pid"}
+
+// startOrphanRun starts a run of orphanScenario in dir and returns once its process step is
+// ready and every descendant has written its pid: the run is in its exec step's 60 s sleep.
+func startOrphanRun(t *testing.T, bin, dir string) (*exec.Cmd, *lineLog, []int) {
+	t.Helper()
+	for _, f := range orphanPidFiles {
+		os.Remove(filepath.Join(dir, f))
+	}
+	cmd := exec.Command(bin, "run", "--report-dir", "", "s.cue")
+	cmd.Dir = dir
+	out := startLogged(t, cmd)
+	pids := waitPidFiles(t, dir, orphanPidFiles, 10*time.Second, out)
+	t.Cleanup(func() { killAll(pids) })
+	waitLine(t, out, "✓ srv", 10*time.Second)
+	return cmd, out, pids
+}
+
 // TestKill9LeavesNoChildren: kill -9 of labrun in the middle of a run leaves none of its process
-// step's descendants, nor its running exec step, alive, and a rerun in the same directory runs normally (nothing of the
-// first run holds anything).
+// step's descendants, nor its running exec step, alive, whatever they did to their session or
+// environment, 10 times in a row; each rerun in the same directory runs normally (nothing of the
+// run before holds anything).
 func TestKill9LeavesNoChildren(t *testing.T) {
 	bin := buildFakeBinary(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "s.cue"), orphanScenario)
-	pidFiles := []string{"child.pid", "grandchild.pid", "escaped.pid", "exec.pid"}
-
-	for round := range 2 { // kill -9, then the same again: the rerun
-		for _, f := range pidFiles {
-			os.Remove(filepath.Join(dir, f))
-		}
-		cmd := exec.Command(bin, "run", "--report-dir", "", "s.cue")
-		cmd.Dir = dir
-		out := startLogged(t, cmd)
-		pids := waitPidFiles(t, dir, pidFiles, 10*time.Second, out)
-		t.Cleanup(func() { killAll(pids) })
-		waitLine(t, out, "✓ srv", 10*time.Second) // ready: the run is in its 60s sleep
+	var slowest time.Duration
+	for round := range 10 {
+		cmd, _, pids := startOrphanRun(t, bin, dir)
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
+		killed := time.Now()
 		_ = cmd.Wait()
 		if left := waitGone(pids, 5*time.Second); len(left) > 0 {
-			t.Fatalf("round %d: after kill -9 of labrun, still alive: %v", round, left)
+			t.Fatalf("round %d: after kill -9 of labrun, still alive: %v (%s)", round, left, describe(left))
+		}
+		slowest = max(slowest, time.Since(killed))
+	}
+	t.Logf("10 of 10 kill -9: 0 of %d descendants left each time, all gone within %s", len(orphanPidFiles), slowest)
+}
+
+// TestInterruptLeavesNoChildren: SIGINT of labrun during the same run ends it with exit 130,
+// and when labrun has exited (not later) none of the descendants is alive: the console's
+// "removed process srv" is true. 10 times in a row.
+func TestInterruptLeavesNoChildren(t *testing.T) {
+	bin := buildFakeBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "s.cue"), orphanScenario)
+	for round := range 10 {
+		cmd, out, pids := startOrphanRun(t, bin, dir)
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		waitLine(t, out, "removed process srv", 20*time.Second)
+		for range out.lines { // the rest of the output, until labrun closes it
+		}
+		err := cmd.Wait()
+		if left := waitGone(pids, 0); len(left) > 0 {
+			t.Fatalf("round %d: labrun said it removed process srv, but when it exited these were alive: %v (%s)\n%s", round, left, describe(left), out)
+		}
+		if code := exitCodeOf(err); code != exitInterrupted {
+			t.Fatalf("round %d: exit %d, want 130\n%s", round, code, out)
 		}
 	}
+}
+
+// describe names processes by their command lines, for failure messages.
+func describe(pids []int) string {
+	var parts []string
+	for _, p := range pids {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+		parts = append(parts, fmt.Sprintf("%d: %s", p, strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // startLogged starts cmd with stdout and stderr collected line by line in a channel-fed log.
@@ -308,10 +362,8 @@ func TestInterruptFromStartup(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			sig := syscall.SIGINT
-			if i%2 == 1 {
-				sig = syscall.SIGTERM // the same as SIGINT for labrun
-			}
+			// SIGTERM and SIGHUP (a closed terminal) are the same as SIGINT for labrun.
+			sig := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}[i%3]
 			time.Sleep(d)
 			_ = cmd.Process.Signal(sig)
 			done := make(chan error, 1)

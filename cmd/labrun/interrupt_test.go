@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -273,5 +274,30 @@ s: schema.#Scenario & {
 	b, _ := os.ReadFile(sums[0])
 	if !strings.Contains(string(b), "3 of the 5 planned runs have no record") {
 		t.Errorf("the summary does not count the runs not started:\n%s", b)
+	}
+}
+
+// TestInterruptWhileWritingTheReport: an interrupt that comes once the run is over, while its
+// report is being written, lets the report finish, says so, and makes labrun exit 130 (the
+// exit code the message announces), not the run's own 0.
+func TestInterruptWhileWritingTheReport(t *testing.T) {
+	sigs := make(chan os.Signal, 1)
+	var stderr strings.Builder
+	p := &process{Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" },
+		Signals: func() (<-chan os.Signal, func()) { return sigs, func() {} }}
+	runCtx, _, stop := p.runContexts()
+	defer stop()
+	p.writingReport.Store(true)
+	sigs <- os.Interrupt
+	select {
+	case <-runCtx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the interrupt did not reach the run context")
+	}
+	if !interrupted(runCtx) {
+		t.Error("the run context is not marked interrupted: labrun would exit with the run's code")
+	}
+	if want := "labrun: interrupted while writing the report: finishing it; labrun then exits 130 (interrupted)\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }

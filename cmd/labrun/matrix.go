@@ -267,12 +267,13 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 			}
 			continue
 		}
-		// A failed run is the summary's to judge; an interrupt, a refusal, or (when the
-		// summary fails) a target that could not be reached is the matrix's exit too.
+		// A failed run is the summary's to judge; an interrupt, a refusal, a run that left
+		// objects behind, or (when the summary fails) a target that could not be reached is
+		// the matrix's exit too.
 		mcode, infra := exitOK, false
 		for _, r := range runs {
 			switch r.code {
-			case exitInterrupted, exitInvalid:
+			case exitInterrupted, exitInvalid, exitLeftovers:
 				mcode = worse(mcode, r.code)
 			case exitInfra:
 				infra = true
@@ -307,7 +308,7 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 		}
 		code = worse(code, mcode)
 		tally.count(mcode)
-		verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED"}[mcode]
+		verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]
 		lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, fmt.Sprintf("%d of %d runs passed", s.Passed, s.Planned), path})
 	}
 	if w.scenarioCount() > 1 {

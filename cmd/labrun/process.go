@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"sync/atomic"
 
 	"golang.org/x/term"
 	"k8s.io/klog/v2"
@@ -33,6 +34,11 @@ type process struct {
 	// ReleaseSignals gives SIGINT and SIGTERM their default action back, for the commands that
 	// do not handle them (nil: nothing to release).
 	ReleaseSignals func()
+	// secrets hides the running scenario's secret vars in Stdout and Stderr (Main wraps them).
+	secrets consoleSecrets
+	// writingReport is set while a run's report is written: an interrupt then lets it finish
+	// (and labrun exits 130) rather than stopping steps that are over.
+	writingReport atomic.Bool
 	// live is the progress on screen now, if any: a notice printed meanwhile clears its status
 	// block first, so that the two do not share a line.
 	live liveProgress

@@ -12,6 +12,7 @@ import (
 // Main runs labrun with the process p and returns the exit code. Errors are printed here and
 // nowhere else.
 func Main(p *process) int {
+	p.Stdout, p.Stderr = p.secrets.wrap(p.Stdout), p.secrets.wrap(p.Stderr)
 	root := newRoot(p)
 	var prof profiles
 	prof.flags(root)
@@ -55,7 +56,8 @@ Envoy stats, wait — and judges them with expressions such as
 A bare path is short for "labrun run PATH".
 
 Exit codes: 0 every expectation held; 1 an expectation failed; 2 invalid spec or usage;
-3 infrastructure error; 130 interrupted.`,
+3 infrastructure error; 4 the run left behind what its cleanup could not remove (labrun clean
+lists it); 130 interrupted (SIGINT, SIGTERM, SIGHUP).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}

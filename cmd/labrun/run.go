@@ -63,7 +63,9 @@ type runFlags struct {
 // runTally counts the outcomes of a run of several scenarios for its one summary line.
 type runTally struct {
 	passed, failed, errors, interrupted, notRun int
-	reports                                     []string
+	// leftBehind counts the runs that left objects or processes behind (exit 4).
+	leftBehind int
+	reports    []string
 	// lastTargetErr is the last target error printed: a dead cluster fails every scenario
 	// the same way, and once in full is enough.
 	lastTargetErr string
@@ -77,6 +79,8 @@ func (t *runTally) count(code int) {
 		t.failed++
 	case exitInterrupted:
 		t.interrupted++
+	case exitLeftovers:
+		t.leftBehind++
 	default:
 		t.errors++
 	}
@@ -87,6 +91,9 @@ func (t *runTally) line(n, runs int) string {
 	parts := []string{fmt.Sprintf("%d passed", t.passed), fmt.Sprintf("%d failed", t.failed), fmt.Sprintf("%d error%s", t.errors, plural(t.errors))}
 	if t.interrupted > 0 {
 		parts = append(parts, fmt.Sprintf("%d interrupted", t.interrupted))
+	}
+	if t.leftBehind > 0 {
+		parts = append(parts, fmt.Sprintf("%d left objects behind", t.leftBehind))
 	}
 	if t.notRun > 0 {
 		parts = append(parts, fmt.Sprintf("%d not run", t.notRun))
@@ -112,16 +119,29 @@ a matrix also writes a summary, <UTC time>_<scenario>_<id>.summary.{md,html,json
 per combination and plots of every value the expectations read. A run of several scenarios ends
 with a line per scenario and the total.
 
-The first Ctrl-C (or SIGTERM) stops the steps (load included), runs the cleanup, writes the
-report marked interrupted and exits 130; a second one abandons the cleanup. That holds from
-start-up on: an interrupt while the scenarios load or the target is created also gets a
-report marked interrupted.
+The first Ctrl-C (or SIGTERM, or SIGHUP: a closed terminal) stops the steps (load included),
+runs the cleanup, writes the report marked interrupted and exits 130; a second one abandons the
+cleanup. That holds from start-up on: an interrupt while the scenarios load or the target is
+created also gets a report marked interrupted; one while the report is written lets it finish,
+then exits 130. Reports are written to a temporary name and renamed: never a part of one.
+
+The cleanup tries again, with backoff for up to 30 s (within cleanupTimeout), what it could not
+remove (a cluster that stopped answering). What is still there then makes the run exit 4: its
+verdict line says what it left behind, and labrun clean removes it.
 
 On the kube target, every object the run creates is labelled labrun.dev/run=<run id> and
 labrun.dev/scenario, and annotated with the host and pid of this labrun: what a run killed
 with -9 leaves behind is found by labrun clean. A run warns when dead runs of the same
-scenario left objects; --clean-first deletes them before it starts. On the local target,
-the commands a run starts die with it, however it ends.`,
+scenario left objects; --clean-first deletes them before it starts. A system namespace
+(kube-system, kube-public, kube-node-lease, default, istio-system) is changed only when the
+scenario opts in (systemNamespaces) and --allow-system-namespaces is given; a namespace labrun
+did not create is never deleted. On the local target, every command a run starts, and
+everything it starts in turn, dies with the run, however it ends.
+
+A command's output, a log and a process's output go whole to the report's artifacts folder;
+memory and the record keep their first and last MiB (exec.<name>.cut, logs: .cut say so).
+Vars named in the scenario's secrets read "[secret <name>]" on the console and in every
+report.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return p.run(args, &f)
@@ -195,6 +215,10 @@ func (p *process) run(args []string, f *runFlags) error {
 			code = worse(code, exitInfra)
 		}
 	}
+	if interrupted(runCtx) {
+		// Whenever it came (a run, its report): an interrupt exits 130, as its message said.
+		code = worse(code, exitInterrupted)
+	}
 	if code != exitOK {
 		return &exitError{code: code}
 	}
@@ -226,6 +250,14 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 				return
 			case <-sigs:
 				n++
+				if p.writingReport.Load() {
+					// The run is over and its report half-written: finish it, then exit 130.
+					p.live.notice(func() {
+						fmt.Fprintln(p.Stderr, "labrun: interrupted while writing the report: finishing it; labrun then exits 130 (interrupted)")
+					})
+					cancelRun(interp.ErrInterrupted)
+					continue
+				}
 				if n == 1 {
 					p.live.notice(func() {
 						fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
@@ -245,9 +277,10 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	}
 }
 
-// worse returns the exit code that wins: interrupted, then infrastructure, invalid, failed.
+// worse returns the exit code that wins: interrupted, then leftovers, infrastructure,
+// invalid, failed.
 func worse(a, b int) int {
-	rank := map[int]int{exitOK: 0, exitFailed: 1, exitInvalid: 2, exitInfra: 3, exitInterrupted: 4}
+	rank := map[int]int{exitOK: 0, exitFailed: 1, exitInvalid: 2, exitInfra: 3, exitLeftovers: 4, exitInterrupted: 5}
 	if rank[b] > rank[a] {
 		return b
 	}
@@ -314,6 +347,8 @@ func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario
 func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *runFlags) ran {
 	sc := u.Scenario
 	run := newRunInfo()
+	p.secrets.set(interp.NewRedactor(sc))
+	defer p.secrets.set(nil)
 	name := f.target
 	if name == "" {
 		name = sc.Target
@@ -362,11 +397,22 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		}
 		fmt.Fprintln(p.Stdout)
 	}
+	// What steps stream (a command's output, a log) goes to files beside the reports, which
+	// the report then moves into its artifacts folder: memory holds a bounded head and tail.
+	spool, err := p.spoolDir(f.reportDir, run.id)
+	if err != nil {
+		fmt.Fprintf(p.Stderr, "labrun: %s: %v\n", sc.Name, err)
+		r := p.finish(u, notRun(sc, name, start, interp.Errored, err.Error()), f, run, false)
+		r.code = exitInfra
+		return r
+	}
+	defer os.RemoveAll(spool)
 	r := interp.New(target,
 		interp.WithClock(interp.PreciseClock{}),
 		interp.WithObserver(prog.event),
 		interp.WithKeep(f.keep),
 		interp.WithAccessLogParser(envoy.AccessLog),
+		interp.WithSpool(spool),
 	)
 	rec := r.Run(runCtx, cleanupCtx, sc)
 	prog.done()
@@ -383,7 +429,9 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool) ran {
 	rec.Unit = u
 	out := ran{unit: u, rec: rec, code: exitCode(rec)}
-	var htmlPath string
+	p.writingReport.Store(true)
+	defer p.writingReport.Store(false)
+	var htmlPath, lost string
 	if f.reportDir != "" {
 		dir := f.reportDir
 		if !filepath.IsAbs(dir) {
@@ -392,6 +440,7 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		files, err := writeReport(dir, rec, run.id)
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
+			lost = "its report could not be written: " + unwrapPath(err).Error()
 			out.code = worse(out.code, exitInfra)
 		} else {
 			out.report = relPath(p.Cwd, files.Markdown)
@@ -400,13 +449,33 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		}
 	}
 	if verdict {
-		p.printVerdict(rec)
+		p.printVerdict(rec, lost)
 	}
 	// The report's path last, under the verdict: what to open next.
 	if out.report != "" && !f.quiet {
 		fmt.Fprintf(p.Stdout, "  report: %s\n  html:   %s\n", out.report, htmlPath)
 	}
 	return out
+}
+
+// spoolDir creates the folder a run streams its artifacts to: in the report directory (the
+// report then moves them, on the same file system), else in the temporary directory.
+func (p *process) spoolDir(reportDir, runID string) (string, error) {
+	dir := ""
+	if reportDir != "" {
+		dir = reportDir
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(p.Cwd, dir)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+	}
+	spool, err := os.MkdirTemp(dir, ".labrun-spool-"+runID+"-")
+	if err != nil {
+		return "", fmt.Errorf("a folder for the run's output: %w", err)
+	}
+	return spool, nil
 }
 
 // writeReport writes rec's report as <UTC time>_<scenario>_<run id>: two runs never share a
@@ -443,7 +512,7 @@ func notRun(sc *dsl.Scenario, target string, start time.Time, outcome interp.Out
 	for _, e := range sc.Expect {
 		rec.Expectations = append(rec.Expectations, &interp.Judgement{Src: e.Src, Pos: e.Pos, Outcome: interp.Skipped, Reason: why})
 	}
-	return rec
+	return interp.NewRedactor(sc).Record(rec)
 }
 
 // interrupted reports a run context cancelled by an interrupt.
@@ -501,8 +570,12 @@ func relPath(cwd, p string) string {
 	return p
 }
 
-// exitCode maps a record's outcome to the exit code.
+// exitCode maps a record's outcome to the exit code; a run that left something behind exits
+// exitLeftovers, unless it was interrupted.
 func exitCode(rec *interp.Record) int {
+	if len(rec.Leftovers) > 0 && rec.Outcome != interp.Interrupted {
+		return exitLeftovers
+	}
 	switch rec.Outcome {
 	case interp.Passed:
 		return exitOK
@@ -516,8 +589,10 @@ func exitCode(rec *interp.Record) int {
 	return exitInfra
 }
 
-// printVerdict prints the expectations with their values, and why the run stopped.
-func (p *process) printVerdict(rec *interp.Record) {
+// printVerdict prints the expectations with their values, and why the run stopped; the
+// verdict line also says what the run left behind and, when lost is set, that its report
+// was lost.
+func (p *process) printVerdict(rec *interp.Record, lost string) {
 	w := p.Stdout
 	for _, j := range rec.Expectations {
 		mark := map[interp.Outcome]string{interp.Passed: "✓", interp.Failed: "✗", interp.Errored: "!", interp.Skipped: "-"}[j.Outcome]
@@ -537,6 +612,12 @@ func (p *process) printVerdict(rec *interp.Record) {
 	fmt.Fprintf(w, "%s %s in %s", verdict, rec.Scenario, rec.End.Sub(rec.Start).Round(time.Millisecond))
 	if rec.Error != "" {
 		fmt.Fprintf(w, ": %s", relError(p.Cwd, rec.Error))
+	}
+	if lb := rec.LeftBehind(); lb != "" {
+		fmt.Fprintf(w, " — but it %s", lb)
+	}
+	if lost != "" {
+		fmt.Fprintf(w, " — %s", lost)
 	}
 	fmt.Fprintln(w)
 }
@@ -609,12 +690,12 @@ func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, 
 	case "kube":
 		opts := kube.Options{
 			Kubeconfig: f.kubeconfig, Context: f.context, Namespace: f.namespace,
-			AllowedNamespaces: sc.Namespaces, ClusterScoped: sc.ClusterScoped,
+			AllowedNamespaces: sc.Namespaces, ClusterScoped: sc.ClusterScoped, SystemNamespaces: sc.SystemNamespaces,
 			EnvoyVia: f.envoyVia, Getenv: p.Getenv,
 			Run: kube.Run{ID: run.id, Scenario: sc.Name, Host: run.host, PID: run.pid, PIDStart: run.pidStart},
 		}
 		if f.leftovers {
-			p.leftoversBeforeRun(ctx, sc.Name, sc.Namespaces, opts, f.cleanFirst)
+			p.leftoversBeforeRun(ctx, sc.Name, opts, f.cleanFirst)
 		}
 		cluster, err := kube.New(ctx, opts)
 		if err != nil {

@@ -24,6 +24,8 @@ type loadFlags struct {
 	strict     bool
 	evalTime   time.Duration
 	evalMemory string
+	// allowSystem lets a scenario change the system namespaces it opts in to.
+	allowSystem bool
 }
 
 func (f *loadFlags) register(cmd *cobra.Command) {
@@ -34,10 +36,12 @@ func (f *loadFlags) register(cmd *cobra.Command) {
 		"time budget of loading and evaluating the CUE (0: none); over it, exit 2 naming what was being evaluated")
 	cmd.Flags().StringVar(&f.evalMemory, "eval-memory", dsl.FormatBytes(dsl.DefaultBudget.Memory),
 		"memory budget of loading and evaluating the CUE, e.g. 512MiB (0: none); over it, exit 2 naming what was being evaluated")
+	cmd.Flags().BoolVar(&f.allowSystem, "allow-system-namespaces", false,
+		"let scenarios change the system namespaces they opt in to with systemNamespaces (kube-system, kube-public, kube-node-lease, default, istio-system)")
 }
 
 func (f *loadFlags) options() (dsl.Options, error) {
-	opts := dsl.Options{Vars: map[string]string{}, Strict: f.strict, Budget: dsl.Budget{Time: f.evalTime}}
+	opts := dsl.Options{Vars: map[string]string{}, Strict: f.strict, Budget: dsl.Budget{Time: f.evalTime}, AllowSystemNamespaces: f.allowSystem}
 	if f.evalTime < 0 {
 		return opts, &exitError{exitInvalid, fmt.Sprintf("--eval-timeout %v: expected a duration of 0 or more", f.evalTime)}
 	}

@@ -85,9 +85,9 @@ func (s statsReader) Config(ctx context.Context, req schema.Config) (schema.Conf
 // logReader reads a container's log on the cluster, a process's output or a file here.
 type logReader struct{ cluster, host schema.LogReader }
 
-func (l logReader) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]schema.LogLine, error) {
+func (l logReader) Logs(ctx context.Context, req schema.Logs, since time.Time, line func(schema.LogLine)) error {
 	if req.Process != "" || req.File != "" {
-		return l.host.Logs(ctx, req, since)
+		return l.host.Logs(ctx, req, since, line)
 	}
-	return l.cluster.Logs(ctx, req, since)
+	return l.cluster.Logs(ctx, req, since, line)
 }

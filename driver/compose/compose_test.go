@@ -37,9 +37,9 @@ func (s side) Config(context.Context, schema.Config) (schema.ConfigResult, error
 	return schema.ConfigResult{}, nil
 }
 
-func (s side) Logs(context.Context, schema.Logs, time.Time) ([]schema.LogLine, error) {
+func (s side) Logs(context.Context, schema.Logs, time.Time, func(schema.LogLine)) error {
 	*s.got = append(*s.got, s.name)
-	return nil, nil
+	return nil
 }
 
 // TestWithHostDispatch: requests that name a pod or a sidecar go to the cluster, the others to
@@ -63,9 +63,9 @@ func TestWithHostDispatch(t *testing.T) {
 	_, _ = tg.Stats.Snapshot(ctx, schema.Snapshot{Envoy: &schema.PodRef{Pod: "client"}})
 	_, _ = tg.Stats.Config(ctx, schema.Config{Admin: "http://127.0.0.1:15000"})
 	_, _ = tg.Stats.Config(ctx, schema.Config{Envoy: &schema.PodRef{Pod: "client"}})
-	_, _ = tg.Logs.Logs(ctx, schema.Logs{Process: "p"}, time.Time{})
-	_, _ = tg.Logs.Logs(ctx, schema.Logs{File: "f.log"}, time.Time{})
-	_, _ = tg.Logs.Logs(ctx, schema.Logs{PodRef: schema.PodRef{Pod: "client"}}, time.Time{})
+	_, _ = schema.ReadLogs(ctx, tg.Logs, schema.Logs{Process: "p"}, time.Time{})
+	_, _ = schema.ReadLogs(ctx, tg.Logs, schema.Logs{File: "f.log"}, time.Time{})
+	_, _ = schema.ReadLogs(ctx, tg.Logs, schema.Logs{PodRef: schema.PodRef{Pod: "client"}}, time.Time{})
 	_ = tg.Close(ctx)
 	want := []string{"host", "kube", "kube", "host", "kube", "host", "kube", "host", "kube", "host", "host", "kube", "close host", "close kube"}
 	if len(got) != len(want) {

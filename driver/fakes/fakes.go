@@ -261,6 +261,11 @@ func (w *World) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool) 
 	return w.take(ctx, w.StepTime)
 }
 
+// Owned implements schema.Cluster: in the fake world every object is the run's.
+func (w *World) Owned(ctx context.Context, refs []schema.ObjectRef) ([]schema.ObjectRef, error) {
+	return refs, nil
+}
+
 // Scale implements schema.Cluster.
 func (w *World) Scale(ctx context.Context, ns, d string, n int, wait bool) error {
 	if err := w.log("scale %s/%s %d", ns, d, n); err != nil {
@@ -413,17 +418,16 @@ func (w *World) Config(ctx context.Context, req schema.Config) (schema.ConfigRes
 }
 
 // Logs implements schema.LogReader.
-func (w *World) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]schema.LogLine, error) {
+func (w *World) Logs(ctx context.Context, req schema.Logs, since time.Time, line func(schema.LogLine)) error {
 	if err := w.log("logs %s", req.PodRef.String()); err != nil {
-		return nil, err
+		return err
 	}
-	var out []schema.LogLine
 	for _, l := range w.Lines {
 		if !l.Time.Before(since) {
-			out = append(out, l)
+			line(l)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // SetRecords implements schema.DNSWriter.
@@ -456,8 +460,6 @@ type process struct {
 func (p *process) Stop(ctx context.Context, sig string) error {
 	return p.w.log("stop %s %s", p.name, sig)
 }
-
-func (p *process) Output() []schema.LogLine { return nil }
 
 // Ended: a fake process runs until it is stopped, or until the world says it ended (Exited).
 func (p *process) Ended() (string, bool) {

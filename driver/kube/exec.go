@@ -99,13 +99,17 @@ type execResult struct {
 	exit           int
 }
 
-// stream runs argv (no shell) in a container and collects its output. A non-zero exit is a
+// streams are where a command's output goes: nil writers collect it in the result.
+type streams struct{ stdout, stderr io.Writer }
+
+// stream runs argv (no shell) in a container and collects its output, or, when out is given,
+// writes it there as it comes. A non-zero exit is a
 // result, not an error. It tries the WebSocket protocol first and falls back to SPDY when the
 // server cannot upgrade (the predicate comes from k8s.io/streaming: the apimachinery one does
 // not match v0.37's errors). Cancelling ctx closes the stream and returns at once; a real kubelet
 // does not signal the remote process, which runs on until it ends by itself
 // (kubernetes/kubernetes#89031), while kwok kills its local process.
-func (d *driver) stream(ctx context.Context, ns, pod, container string, argv []string, stdin io.Reader) (execResult, error) {
+func (d *driver) stream(ctx context.Context, ns, pod, container string, argv []string, stdin io.Reader, out ...streams) (execResult, error) {
 	req := d.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(ns).Name(pod).SubResource("exec").
 		VersionedParams(&corev1.PodExecOptions{
 			Container: container,
@@ -129,9 +133,17 @@ func (d *driver) stream(ctx context.Context, ns, pod, container string, argv []s
 	if err != nil {
 		return execResult{}, err
 	}
-	// Locked: on cancellation StreamWithContext returns while its copiers may still write.
+	// Locked: on cancellation StreamWithContext returns while its copiers may still write
+	// (a caller's writers must be safe for that too).
 	var stdout, stderr lockedBuffer
-	err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: stdin, Stdout: &stdout, Stderr: &stderr})
+	opts := remotecommand.StreamOptions{Stdin: stdin, Stdout: &stdout, Stderr: &stderr}
+	if len(out) > 0 && out[0].stdout != nil {
+		opts.Stdout = out[0].stdout
+	}
+	if len(out) > 0 && out[0].stderr != nil {
+		opts.Stderr = out[0].stderr
+	}
+	err = ex.StreamWithContext(ctx, opts)
 	res := execResult{stdout: stdout.bytes(), stderr: stderr.bytes()}
 	var ee utilexec.ExitError
 	if errors.As(err, &ee) && ee.Exited() {
@@ -218,7 +230,8 @@ func (d *driver) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, 
 	if req.Stdin != "" {
 		stdin = strings.NewReader(req.Stdin)
 	}
-	r, err := d.stream(ctx, ns, pod.Name, container, req.Argv, stdin)
+	// The step's writers, when it gives them, receive the output as it comes.
+	r, err := d.stream(ctx, ns, pod.Name, container, req.Argv, stdin, streams{req.Stdout, req.Stderr})
 	if err != nil {
 		return schema.ExecResult{}, err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"labrun.dev/labrun/schema"
 )
 
 // ErrRefused is wrapped by every error of a mutation the namespace guard refused.
@@ -23,6 +25,13 @@ func newGuard(namespaces []string, clusterScoped bool) guard {
 	return guard{allowed: slices.Compact(a), clusterScoped: clusterScoped}
 }
 
+// withoutSystem returns namespaces without the system namespaces that are not in optIn.
+func withoutSystem(namespaces, optIn []string) []string {
+	return slices.DeleteFunc(slices.Clone(namespaces), func(ns string) bool {
+		return schema.IsSystemNamespace(ns) && !slices.Contains(optIn, ns)
+	})
+}
+
 func (g guard) allows(ns string) bool { return ns != "" && slices.Contains(g.allowed, ns) }
 
 func (g guard) list() string {
@@ -37,7 +46,15 @@ func (g guard) namespace(op, ns string) error {
 	if g.allows(ns) {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: namespace %q is not one of the allowed namespaces (%s)", op, ErrRefused, ns, g.list())
+	return fmt.Errorf("%s: %w: namespace %q is not one of the allowed namespaces (%s)%s", op, ErrRefused, ns, g.list(), systemNote(ns))
+}
+
+// systemNote explains the refusal of a system namespace.
+func systemNote(ns string) string {
+	if !schema.IsSystemNamespace(ns) {
+		return ""
+	}
+	return "; it is a system namespace: the scenario must list it in systemNamespaces and the run needs --allow-system-namespaces"
 }
 
 // object checks a mutation of one object. namespaced says whether its kind lives in a namespace.
@@ -51,7 +68,7 @@ func (g guard) object(op string, kind, group, namespace, name string, namespaced
 		if g.allows(name) {
 			return nil
 		}
-		return fmt.Errorf("%s %s: %w: namespace %q is not one of the allowed namespaces (%s)", op, what, ErrRefused, name, g.list())
+		return fmt.Errorf("%s %s: %w: namespace %q is not one of the allowed namespaces (%s)%s", op, what, ErrRefused, name, g.list(), systemNote(name))
 	case g.clusterScoped:
 		return nil
 	default:

@@ -43,6 +43,10 @@ type Options struct {
 	// ClusterScoped allows mutating cluster-scoped objects other than Namespaces (CRDs,
 	// ClusterRoles, ...). Namespace objects must be in AllowedNamespaces either way.
 	ClusterScoped bool
+	// SystemNamespaces are the system namespaces (schema.SystemNamespaces) among
+	// AllowedNamespaces that may be changed: the scenario opted in and the command line
+	// allowed it. Any other system namespace is refused even when it is allowed.
+	SystemNamespaces []string
 
 	// EnvoyVia is how Envoy admin is read: "exec" (default; `pilot-agent request GET ...` in
 	// the istio-proxy container) or "port-forward" (to the pod's port 15000).
@@ -181,7 +185,7 @@ func newDriver(opts Options) (*driver, string, error) {
 	d := &driver{
 		opts:      opts,
 		namespace: ns,
-		guard:     newGuard(opts.AllowedNamespaces, opts.ClusterScoped),
+		guard:     newGuard(withoutSystem(opts.AllowedNamespaces, opts.SystemNamespaces), opts.ClusterScoped),
 		logf:      logf,
 		cfg:       cfg,
 		streamCfg: streamCfg,

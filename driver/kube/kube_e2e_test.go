@@ -57,8 +57,9 @@ func newLab(t *testing.T, ns string, opts ...func(*Options)) *lab {
 	sb := sandbox.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
+	// Marked as a run's, so that the lab's namespace, which it creates, may be deleted.
 	o := Options{Kubeconfig: sb.Kubeconfig, AllowedNamespaces: []string{ns}, ClusterScoped: true, Logf: t.Logf,
-		Getenv: func(string) string { return "" }}
+		Getenv: func(string) string { return "" }, Run: Run{ID: "e2e-" + ns, Scenario: ns, Host: "e2e", PID: 1}}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -676,7 +677,7 @@ func TestE2ELogs(t *testing.T) {
 	l.sb.WriteContainerLog(t, l.ns, pod, "istio-proxy",
 		`[2026-07-05T10:00:01.000Z] "GET /echo HTTP/1.1" 503 UO upstream_reset_before_response_started{overflow}`,
 		`second line`)
-	lines, err := l.tgt.Logs.Logs(l.ctx, schema.Logs{PodRef: schema.PodRef{Selector: "app=client", Namespace: l.ns}}, mark)
+	lines, err := schema.ReadLogs(l.ctx, l.tgt.Logs, schema.Logs{PodRef: schema.PodRef{Selector: "app=client", Namespace: l.ns}}, mark)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -691,7 +692,7 @@ func TestE2ELogs(t *testing.T) {
 	if !slices.Equal(texts, want) {
 		t.Errorf("logs since the mark = %q, want %q", texts, want)
 	}
-	all, err := l.tgt.Logs.Logs(l.ctx, schema.Logs{PodRef: schema.PodRef{Pod: pod, Namespace: l.ns}}, time.Time{})
+	all, err := schema.ReadLogs(l.ctx, l.tgt.Logs, schema.Logs{PodRef: schema.PodRef{Pod: pod, Namespace: l.ns}}, time.Time{})
 	if err != nil || len(all) != 3 {
 		t.Errorf("all logs: %d lines, %v", len(all), err)
 	}

@@ -25,28 +25,72 @@ func (f fieldDiff) String() string { return fmt.Sprintf("%s: want %s, got %s", f
 // match a different element of the list, which may have more; null wants the field absent or
 // null; numbers compare by value whatever their Go type. It returns where they differ, in the
 // order of the fields' paths (nil: the object matches).
+//
+// The data of a Secret is never shown: where a Secret differs in data or stringData, the
+// difference says so without the values.
 func matchPartial(want, got any, anyOrder bool) []fieldDiff {
 	var diffs []fieldDiff
-	matchValue(&diffs, "", normalize(want), normalize(got), true, anyOrder)
+	g := normalize(got)
+	m := matcher{anyOrder: anyOrder, secret: isSecret(g)}
+	m.value(&diffs, "", normalize(want), g, true)
 	return diffs
 }
 
-func matchValue(diffs *[]fieldDiff, path string, want, got any, present, anyOrder bool) {
+// matcher compares a partial object with an object.
+type matcher struct {
+	anyOrder bool
+	// secret: the object is a Secret, whose data must not be shown.
+	secret bool
+}
+
+// isSecret reports a core Secret.
+func isSecret(o any) bool {
+	m, _ := o.(map[string]any)
+	return m["kind"] == "Secret" && m["apiVersion"] == "v1"
+}
+
+// hiddenSecretData stands for a Secret's data in a difference.
+const hiddenSecretData = "(Secret data, not shown)"
+
+// show renders a value at path, hiding a Secret's data (the whole object's too).
+func (m matcher) show(path string, v any) string {
+	if !m.secret {
+		return render(v)
+	}
+	for _, f := range []string{"data", "stringData"} {
+		if path == f || strings.HasPrefix(path, f+".") || strings.HasPrefix(path, f+"[") {
+			return hiddenSecretData
+		}
+	}
+	if o, ok := v.(map[string]any); ok && path == "" {
+		c := make(map[string]any, len(o))
+		for k, e := range o {
+			c[k] = e
+			if k == "data" || k == "stringData" {
+				c[k] = hiddenSecretData
+			}
+		}
+		return render(c)
+	}
+	return render(v)
+}
+
+func (m matcher) value(diffs *[]fieldDiff, path string, want, got any, present bool) {
 	if want == nil {
 		if present && got != nil {
-			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: "null or no field", got: render(got)})
+			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: "null or no field", got: m.show(path, got)})
 		}
 		return
 	}
 	if !present {
-		*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: render(want), got: "no field"})
+		*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: m.show(path, want), got: "no field"})
 		return
 	}
 	switch w := want.(type) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
 		if !ok {
-			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: "a struct", got: render(got)})
+			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: "a struct", got: m.show(path, got)})
 			return
 		}
 		keys := make([]string, 0, len(w))
@@ -56,39 +100,39 @@ func matchValue(diffs *[]fieldDiff, path string, want, got any, present, anyOrde
 		sort.Strings(keys)
 		for _, k := range keys {
 			gv, ok := g[k]
-			matchValue(diffs, joinPath(path, k), w[k], gv, ok, anyOrder)
+			m.value(diffs, joinPath(path, k), w[k], gv, ok)
 		}
 	case []any:
 		g, ok := got.([]any)
 		if !ok {
-			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: "a list", got: render(got)})
+			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: "a list", got: m.show(path, got)})
 			return
 		}
-		if anyOrder {
-			matchAnyOrder(diffs, path, w, g)
+		if m.anyOrder {
+			m.anyOrderList(diffs, path, w, g)
 			return
 		}
 		if len(w) != len(g) {
 			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: fmt.Sprintf("a list of %d", len(w)), got: fmt.Sprintf("%d elements", len(g))})
 		}
 		for i := 0; i < len(w) && i < len(g); i++ {
-			matchValue(diffs, fmt.Sprintf("%s[%d]", path, i), w[i], g[i], true, anyOrder)
+			m.value(diffs, fmt.Sprintf("%s[%d]", path, i), w[i], g[i], true)
 		}
 	default:
 		if want != got {
-			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: render(want), got: render(got)})
+			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: m.show(path, want), got: m.show(path, got)})
 		}
 	}
 }
 
-// matchAnyOrder finds, for each wanted element, a different element of got that matches it
+// anyOrderList finds, for each wanted element, a different element of got that matches it
 // (trying the assignments in turn: the lists of an object are short).
-func matchAnyOrder(diffs *[]fieldDiff, path string, want, got []any) {
+func (m matcher) anyOrderList(diffs *[]fieldDiff, path string, want, got []any) {
 	matches := make([][]int, len(want))
 	for i, w := range want {
 		for j, g := range got {
 			var d []fieldDiff
-			matchValue(&d, "", w, g, true, true)
+			matcher{anyOrder: true}.value(&d, "", w, g, true)
 			if len(d) == 0 {
 				matches[i] = append(matches[i], j)
 			}
@@ -114,9 +158,9 @@ func matchAnyOrder(diffs *[]fieldDiff, path string, want, got []any) {
 	if assign(0) {
 		return
 	}
-	for i, m := range matches {
-		if len(m) == 0 {
-			*diffs = append(*diffs, fieldDiff{path: fmt.Sprintf("%s[%d]", path, i), want: render(want[i]) + " in any element", got: fmt.Sprintf("none of %d elements", len(got))})
+	for i, found := range matches {
+		if len(found) == 0 {
+			*diffs = append(*diffs, fieldDiff{path: fmt.Sprintf("%s[%d]", path, i), want: m.show(path, want[i]) + " in any element", got: fmt.Sprintf("none of %d elements", len(got))})
 			return
 		}
 	}

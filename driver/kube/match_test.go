@@ -91,3 +91,36 @@ func TestDescribeDiffsCuts(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// A Secret's data never shows in a difference: neither the value found nor the one wanted
+// (which may come from a secret var), nor in the whole object; other fields still do.
+func TestMatchPartialHidesSecretData(t *testing.T) {
+	secret := map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "db", "labels": map[string]any{"app": "db"}},
+		"data":     map[string]any{"password": "aHVudGVyMg=="},
+		"type":     "Opaque",
+	}
+	for _, tc := range []struct {
+		want any
+		diff string
+	}{
+		{map[string]any{"data": map[string]any{"password": "c2VjcmV0"}}, "data.password: want (Secret data, not shown), got (Secret data, not shown)"},
+		{map[string]any{"data": map[string]any{"user": "YQ=="}}, "data.user: want (Secret data, not shown), got no field"},
+		{map[string]any{"stringData": map[string]any{"password": "secret"}}, "stringData: want (Secret data, not shown), got no field"},
+		{map[string]any{"data": []any{}}, "data: want a list, got (Secret data, not shown)"},
+		{map[string]any{"type": "kubernetes.io/tls"}, `type: want "kubernetes.io/tls", got "Opaque"`},
+	} {
+		var got []string
+		for _, d := range matchPartial(tc.want, secret, false) {
+			got = append(got, d.String())
+		}
+		if s := strings.Join(got, "; "); s != tc.diff {
+			t.Errorf("%v: %s, want %s", tc.want, s, tc.diff)
+		}
+	}
+	root := matcher{secret: true}.show("", secret)
+	if strings.Contains(root, "aHVudGVyMg") || !strings.Contains(root, `"data":"(Secret data, not shown)"`) {
+		t.Errorf("the whole Secret: %s", root)
+	}
+}

@@ -584,6 +584,8 @@ type deletion struct {
 	ri   dynamic.ResourceInterface
 	name string
 	uid  types.UID // of the object deleted; "" when it was absent
+	// isNamespace: a core Namespace, which labrun deletes only when it created it.
+	isNamespace bool
 }
 
 // Delete deletes the objects (background propagation, like kubectl); absent objects and kinds
@@ -622,9 +624,12 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 			errs = append(errs, err)
 			continue
 		}
-		dels = append(dels, deletion{what: kindName(r.Kind, ns, r.Name), ri: d.resourceFor(m.Resource, namespaced, ns), name: r.Name})
+		dels = append(dels, deletion{what: kindName(r.Kind, ns, r.Name), ri: d.resourceFor(m.Resource, namespaced, ns), name: r.Name, isNamespace: !namespaced && gv.Group == "" && r.Kind == "Namespace"})
 	}
 	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if err := d.refuseStrangeNamespaces(ctx, dels); err != nil {
 		return err
 	}
 	background := metav1.DeletePropagationBackground
@@ -654,6 +659,28 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 		return nil
 	}
 	return d.waitGone(ctx, dels)
+}
+
+// refuseStrangeNamespaces refuses, before anything is deleted, the deletion of a Namespace
+// that labrun did not create (it has no run label): whoever made it owns it, and what is in it.
+func (d *driver) refuseStrangeNamespaces(ctx context.Context, dels []deletion) error {
+	var errs []error
+	for _, del := range dels {
+		if !del.isNamespace {
+			continue
+		}
+		u, err := del.ri.Get(ctx, del.name, getOpts)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("delete %s: %w", del.what, err)
+		}
+		if _, ok := u.GetLabels()[LabelRun]; !ok {
+			errs = append(errs, fmt.Errorf("delete %s: %w: labrun did not create it (it has no %s label), and never deletes a namespace it did not create", del.what, ErrRefused, LabelRun))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // waitGone waits until every object is gone. The error names those still there and what holds

@@ -305,8 +305,8 @@ func TestParseLogs(t *testing.T) {
 		"2026-07-05T10:00:01.000000001Z [2026-07-05T10:00:01.000Z] \"GET /echo HTTP/1.1\" 503 UO\r\n" +
 		"2026-07-05T10:00:02Z \n" +
 		"2026-07-05T10:00:03.000000000Z no newline at the end"
-	got, err := parseLogs(strings.NewReader(in), since)
-	if err != nil {
+	var got []schema.LogLine
+	if err := parseLogs(context.Background(), strings.NewReader(in), since, func(l schema.LogLine) { got = append(got, l) }); err != nil {
 		t.Fatal(err)
 	}
 	var texts []string
@@ -319,6 +319,22 @@ func TestParseLogs(t *testing.T) {
 	}
 	if !got[0].Time.Equal(since) {
 		t.Errorf("time = %v, want %v", got[0].Time, since)
+	}
+	// A line longer than maxLogLine comes in pieces of at most that.
+	long := "2026-07-05T10:00:04Z " + strings.Repeat("x", 3*schema.MaxLine) + "\n2026-07-05T10:00:05Z after\n"
+	got = nil
+	if err := parseLogs(context.Background(), strings.NewReader(long), since, func(l schema.LogLine) { got = append(got, l) }); err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, l := range got[:len(got)-1] {
+		if len(l.Text) > schema.MaxLine {
+			t.Errorf("a piece of %d bytes", len(l.Text))
+		}
+		total += len(l.Text)
+	}
+	if last := got[len(got)-1]; last.Text != "after" || total < 3*schema.MaxLine {
+		t.Errorf("pieces of %d bytes, then %q", total, last.Text)
 	}
 }
 

@@ -8,8 +8,8 @@ import (
 	"syscall"
 )
 
-// spawner starts commands with SIGKILL as their parent-death signal: the kernel kills such a
-// child the moment labrun dies, however it dies. Linux sends that signal when the *thread*
+// spawner starts commands, those without a keeper with SIGKILL as their parent-death signal:
+// the kernel kills such a child the moment labrun dies, however it dies. Linux sends that signal when the *thread*
 // that forked the child exits, not the process; so a target's commands are all started from
 // one goroutine locked to its thread, which lives until the target closes. Its end then
 // terminates the thread, which kills any direct child still running: a last resort after
@@ -26,11 +26,13 @@ type spawnReq struct {
 	errc chan error
 }
 
-func (s *spawner) start(cmd *exec.Cmd) error {
+func (s *spawner) start(cmd *exec.Cmd, deathsig bool) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	if deathsig {
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	}
 	s.mu.Lock()
 	if s.done {
 		s.mu.Unlock()

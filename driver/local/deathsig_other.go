@@ -14,7 +14,7 @@ type spawner struct {
 	done bool
 }
 
-func (s *spawner) start(cmd *exec.Cmd) error {
+func (s *spawner) start(cmd *exec.Cmd, _ bool) error {
 	s.mu.Lock()
 	done := s.done
 	s.mu.Unlock()

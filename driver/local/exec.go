@@ -24,10 +24,10 @@ const waitDelay = 2 * time.Second
 // executor runs exec steps on this machine: argv without a shell, in the scenario's
 // directory, stdin from the step. A non-zero exit is a result; the error is for a command
 // that could not start or was cancelled. A command killed by a signal exits 128+signal, as
-// shells report it. On cancellation its whole process group is killed.
+// shells report it. On cancellation everything it started is killed (its keeper's tree).
 type executor struct {
 	opts   *Options
-	reaper *reaperClient
+	launch *launcher
 }
 
 func (e *executor) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, error) {
@@ -47,18 +47,36 @@ func (e *executor) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult
 	}
 	cmd := exec.CommandContext(ctx, req.Argv[0], req.Argv[1:]...)
 	cmd.Dir = e.opts.Dir
-	cmd.Env = e.reaper.env(commandEnv(e.opts, req.Env))
+	cmd.Env = e.launch.env(commandEnv(e.opts, req.Env))
 	cmd.Stdin = strings.NewReader(req.Stdin)
+	// The step's writers when it gives them (its bounded capture, streaming to the
+	// artifacts); else the result carries the output.
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if req.Stdout != nil {
+		cmd.Stdout = req.Stdout
+	}
+	if req.Stderr != nil {
+		cmd.Stderr = req.Stderr
+	}
 	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return signalGroup(cmd.Process, syscall.SIGKILL) }
 	cmd.WaitDelay = waitDelay
-
-	err := e.reaper.start(cmd)
+	ctl, err := e.launch.prepare(cmd, e.opts.StopGrace)
+	if err != nil {
+		return res, fmt.Errorf("exec %s: %w", req.Argv[0], err)
+	}
+	cmd.Cancel = func() error {
+		if ctl != nil {
+			ctl.Kill() // the keeper kills the tree, then exits as its command did
+			return nil
+		}
+		return signalGroup(cmd.Process, syscall.SIGKILL)
+	}
+	err = e.launch.start(cmd, ctl)
 	if err == nil {
 		err = cmd.Wait()
 	}
+	ctl.Kill() // the tree is empty already: this releases the pipe
 	res.Stdout, res.Stderr = stdout.String(), stderr.String()
 	if ctx.Err() != nil {
 		return res, fmt.Errorf("exec %s: %w", req.Argv[0], ctx.Err())

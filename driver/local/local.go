@@ -20,9 +20,10 @@
 // a loopback IP is refused. Close tears everything down in reverse order and restores
 // net.DefaultResolver.
 //
-// The commands of process and exec steps die with labrun however it ends, kill -9 included:
-// each leads its own process group with SIGKILL as its parent-death signal, and a reaper
-// kills what escaped the group (see reaper.go and reaper_linux.go). A process's readiness
+// The commands of process and exec steps die with labrun however it ends, kill -9 included,
+// and so does everything they start, whatever it does to its session or environment: each
+// runs under a keeper, a child subreaper that kills its whole tree when labrun asks, when
+// the command exits, or when labrun is gone (internal/keeper, launch.go). A process's readiness
 // check counts only for that process: a port held by another program before it starts is an
 // error naming that program (portowner_linux.go).
 package local
@@ -134,10 +135,10 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 		cleanup.add("resolver hook", func(context.Context) error { restore(); return nil })
 		opts.logf("dns zone %s served on %s (udp+tcp); in-process lookups of the zone go there", d.zone, d.addr)
 	}
-	// The reaper closes after the processes stop: it then kills only what escaped them.
-	reaper := newReaperClient(opts.logf)
-	cleanup.add("reaper", reaper.close)
-	w.procs = newProcessRunner(&w.opts, reaper)
+	// The launcher closes after the processes stop.
+	launch := newLauncher()
+	cleanup.add("launcher", launch.close)
+	w.procs = newProcessRunner(&w.opts, launch)
 	cleanup.add("processes", w.procs.stopAll)
 
 	builtin, _ := schema.BuiltinTarget("local", spec)
@@ -146,7 +147,7 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 		Name:      "local",
 		Describe:  w.describe(),
 		Caps:      caps,
-		Exec:      &executor{opts: &w.opts, reaper: reaper},
+		Exec:      &executor{opts: &w.opts, launch: launch},
 		Load:      newLoadGenerator(),
 		Stats:     &statsReader{w: w},
 		Logs:      &logReader{w: w},

@@ -1,10 +1,10 @@
 package local
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,63 +27,60 @@ type logReader struct{ w *world }
 // line before it, or, when no line before it has one, the file's modification time. So a
 // file without timestamps is returned whole if it was written at or after since, and not at
 // all otherwise. Lines are returned as written, timestamps included.
-func (l *logReader) Logs(ctx context.Context, req schema.Logs, since time.Time) ([]schema.LogLine, error) {
+func (l *logReader) Logs(ctx context.Context, req schema.Logs, since time.Time, line func(schema.LogLine)) error {
 	if req.Pod != "" || req.Selector != "" || req.Container != "" || req.Namespace != "" {
-		return nil, errors.New("logs: pod, selector, container and namespace need the kube target; use process or file")
+		return errors.New("logs: pod, selector, container and namespace need the kube target; use process or file")
 	}
 	switch {
 	case req.Process != "" && req.File != "":
-		return nil, errors.New("logs: process or file, not both")
+		return errors.New("logs: process or file, not both")
 	case req.Process != "":
 		p, err := l.w.procs.lookup(req.Process)
 		if err != nil {
-			return nil, fmt.Errorf("logs: %w", err)
+			return fmt.Errorf("logs: %w", err)
 		}
-		return p.since(since), nil
+		return p.since(since, line)
 	case req.File != "":
 		path := req.File
 		if !filepath.IsAbs(path) && l.w.opts.Dir != "" {
 			path = filepath.Join(l.w.opts.Dir, path)
 		}
-		lines, err := readLogFile(ctx, path, since)
-		if err != nil {
-			return nil, fmt.Errorf("logs: %w", err)
+		if err := readLogFile(ctx, path, since, line); err != nil {
+			return fmt.Errorf("logs: %w", err)
 		}
-		return lines, nil
+		return nil
 	}
-	return nil, errors.New("logs: needs process or file")
+	return errors.New("logs: needs process or file")
 }
 
-func readLogFile(ctx context.Context, path string, since time.Time) ([]schema.LogLine, error) {
+// readLogFile reads the file as it was when the step opened it (what is written after that,
+// by a program that goes on writing, is not waited for), in pieces of at most maxLineBytes,
+// and stops when ctx ends: a logs step on a file of any size, growing or not, ends by its
+// timeout at the latest and holds no more than one line in memory.
+func readLogFile(ctx context.Context, path string, since time.Time, line func(schema.LogLine)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	current := fi.ModTime()
-	var out []schema.LogLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), maxLineBytes)
-	for n := 0; sc.Scan(); n++ {
-		if n%4096 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		text := strings.TrimSuffix(sc.Text(), "\r")
-		if t, ok := leadingTime(text); ok {
+	err = schema.ReadLines(ctx, io.LimitReader(f, fi.Size()), func(b []byte) {
+		s := string(b)
+		if t, ok := leadingTime(s); ok {
 			current = t
 		}
 		if !current.Before(since) {
-			out = append(out, schema.LogLine{Time: current, Text: text})
+			line(schema.LogLine{Time: current, Text: s})
 		}
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return out, nil
+	return err
 }
 
 // leadingTime parses an RFC 3339 timestamp at the start of a line, bare or in brackets.

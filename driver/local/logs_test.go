@@ -1,9 +1,12 @@
 package local
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,7 +62,7 @@ func TestLogsFile(t *testing.T) {
 	defer cancel()
 	read := func(file string) []string {
 		t.Helper()
-		lines, err := tg.Logs.Logs(ctx, schema.Logs{File: file}, mark)
+		lines, err := schema.ReadLogs(ctx, tg.Logs, schema.Logs{File: file}, mark)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,8 +88,53 @@ func TestLogsFile(t *testing.T) {
 		{Process: "p", File: "f"},
 		{PodRef: schema.PodRef{Pod: "client"}},
 	} {
-		if _, err := tg.Logs.Logs(ctx, req, mark); err == nil {
+		if _, err := schema.ReadLogs(ctx, tg.Logs, req, mark); err == nil {
 			t.Errorf("%+v: no error", req)
 		}
+	}
+}
+
+// A file that grows while it is read is read as it was when the step opened it: the read ends
+// however fast the writer goes; and a read of a big file stops when its context ends.
+func TestLogsFileGrowingOrHuge(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "grow.log")
+	line := "2030-01-01T00:00:00Z " + strings.Repeat("z", 78) + "\n"
+	chunk := strings.Repeat(line, 10000) // 1 MB
+	if err := os.WriteFile(path, []byte(strings.Repeat(chunk, 8)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wrote sync.WaitGroup
+	wrote.Go(func() {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				_, _ = f.WriteString(chunk)
+			}
+		}
+	})
+	defer func() { close(stop); wrote.Wait() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	n := 0
+	if err := readLogFile(ctx, path, time.Time{}, func(schema.LogLine) { n++ }); err != nil {
+		t.Fatal(err)
+	}
+	if n < 80000 {
+		t.Errorf("%d lines, want at least the 80000 written before the read", n)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	if err := readLogFile(ctx, path, time.Time{}, func(schema.LogLine) {}); !errors.Is(err, context.Canceled) {
+		t.Errorf("read with an ended context: %v, want it to stop", err)
 	}
 }

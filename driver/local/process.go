@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -19,16 +20,18 @@ import (
 	"syscall"
 	"time"
 
+	"labrun.dev/labrun/internal/keeper"
 	"labrun.dev/labrun/schema"
 )
 
 const (
 	// readyPoll is the interval between readiness checks.
 	readyPoll = 50 * time.Millisecond
-	// maxOutputLines bounds what a process's output keeps; older lines are dropped.
-	maxOutputLines = 200_000
 	// maxLineBytes splits a line that never ends (a binary blob, a progress bar).
-	maxLineBytes = 1 << 20
+	maxLineBytes = schema.MaxLine
+	// lineCost is what a kept line counts against the output's budgets besides its text, so
+	// that a flood of empty lines is bounded too.
+	lineCost = 64
 	// tailLines is how much output an error about a process shows.
 	tailLines = 20
 )
@@ -37,14 +40,14 @@ const (
 // kill steps, logs steps and Close.
 type processRunner struct {
 	opts   *Options
-	reaper *reaperClient
+	launch *launcher
 
 	mu    sync.Mutex
 	procs map[string]*process
 }
 
-func newProcessRunner(opts *Options, reaper *reaperClient) *processRunner {
-	return &processRunner{opts: opts, reaper: reaper, procs: map[string]*process{}}
+func newProcessRunner(opts *Options, launch *launcher) *processRunner {
+	return &processRunner{opts: opts, launch: launch, procs: map[string]*process{}}
 }
 
 // Start starts argv in its own process group (dir relative to the scenario's directory;
@@ -81,13 +84,21 @@ func (r *processRunner) Start(ctx context.Context, name string, req schema.Proce
 			cmd.Dir = filepath.Join(r.opts.Dir, req.Dir)
 		}
 	}
-	cmd.Env = r.reaper.env(commandEnv(r.opts, req.Env))
-	p := &process{name: name, argv: req.Argv, cmd: cmd, grace: r.opts.StopGrace, marker: r.reaper.marker, done: make(chan struct{})}
+	cmd.Env = r.launch.env(commandEnv(r.opts, req.Env))
+	p := &process{name: name, argv: req.Argv, cmd: cmd, grace: r.opts.StopGrace, marker: r.launch.marker, done: make(chan struct{}), out: req.Output}
+	if ready != nil {
+		p.readyLog = ready.log
+	}
 	p.stdout.p, p.stderr.p = p, p
 	cmd.Stdout, cmd.Stderr = &p.stdout, &p.stderr
 	setProcessGroup(cmd)
 	cmd.WaitDelay = waitDelay
-	if err := r.reaper.start(cmd); err != nil {
+	ctl, err := r.launch.prepare(cmd, r.opts.StopGrace)
+	if err == nil {
+		p.ctl = ctl
+		err = r.launch.start(cmd, ctl)
+	}
+	if err != nil {
 		r.mu.Unlock()
 		return nil, fmt.Errorf("process %s: %w", name, err)
 	}
@@ -127,22 +138,10 @@ func (r *processRunner) stopAll(ctx context.Context) error {
 	for i, p := range procs {
 		wg.Go(func() { errs[i] = p.Stop(ctx, "TERM") })
 	}
-	// What left the processes' groups gets the same treatment: TERM now, KILL after the grace.
-	stopped := make(chan struct{})
-	var escaped sync.WaitGroup
-	escaped.Go(func() {
-		r.reaper.signalEscaped(syscall.SIGTERM)
-		t := time.NewTimer(r.opts.StopGrace)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			r.reaper.signalEscaped(syscall.SIGKILL)
-		case <-stopped:
-		}
-	})
+	// What left the processes' groups gets their TERM too (when it kept the run's marker);
+	// their keepers KILL it with the rest after the grace period.
+	r.launch.signalEscaped(syscall.SIGTERM)
 	wg.Wait()
-	close(stopped)
-	escaped.Wait()
 	return errors.Join(errs...)
 }
 
@@ -152,20 +151,34 @@ type process struct {
 	argv   []string
 	cmd    *exec.Cmd
 	grace  time.Duration
-	marker string // the run's marker in its environment (see reaper.go)
+	marker string // the run's marker in its environment (see launch.go)
+	// ctl kills the process's whole tree (nil without keepers: its group is killed instead).
+	ctl *keeper.Control
 
 	done    chan struct{} // closed when the process has exited and its output is read
 	waitErr error         // set before done is closed
 
-	mu      sync.Mutex
-	lines   []schema.LogLine
-	dropped int
-	stdout  lineSink
-	stderr  lineSink
+	mu sync.Mutex
+	// The output in memory: the first lines (up to schema.OutputHead bytes) and the last
+	// (up to schema.OutputTail); the lines between are dropped (dropped, the time of the last
+	// of them in droppedUntil). out, when set, receives every line as it comes.
+	head, tail           []schema.LogLine // the tail from tailStart on
+	tailStart            int
+	headBytes, tailBytes int
+	dropped              int
+	droppedUntil         time.Time
+	out                  io.Writer
+	outErr               error
+	// readyLog is the ready check's pattern, matched against each line as it comes.
+	readyLog     *regexp.Regexp
+	readyMatched bool
+	stdout       lineSink
+	stderr       lineSink
 }
 
 func (p *process) wait(logf func(string, ...any)) {
 	err := p.cmd.Wait()
+	p.ctl.Kill() // the tree is empty: this releases the control pipe
 	p.mu.Lock()
 	p.stdout.flushLocked()
 	p.stderr.flushLocked()
@@ -207,10 +220,11 @@ func (p *process) exitText() string {
 	return fmt.Sprintf("exited with code %d", ps.ExitCode())
 }
 
-// Stop signals the process group ("TERM" or "KILL") and waits for the process to end. After
-// TERM it waits the grace period (or until ctx ends), then sends KILL. A process that has
-// already ended is not an error and is not signalled: once it is reaped, its pid (the group's
-// id) may belong to someone else.
+// Stop signals the process group ("TERM" or "KILL") and waits for the process, and everything
+// it started, to end. After TERM it waits the grace period (or until ctx ends), then kills. A
+// kill is its keeper's: every descendant, whatever its session or environment, dies before
+// the keeper exits. A process that has already ended is not an error and is not signalled:
+// once it is reaped, its pid (the group's id) may belong to someone else.
 func (p *process) Stop(ctx context.Context, signal string) error {
 	var sig syscall.Signal
 	switch signal {
@@ -224,10 +238,10 @@ func (p *process) Stop(ctx context.Context, signal string) error {
 	if p.exited() {
 		return nil
 	}
-	if err := signalGroup(p.cmd.Process, sig); err != nil {
-		return fmt.Errorf("process %s: %s: %w", p.name, signal, err)
-	}
 	if sig == syscall.SIGTERM {
+		if err := signalGroup(p.cmd.Process, sig); err != nil {
+			return fmt.Errorf("process %s: %s: %w", p.name, signal, err)
+		}
 		t := time.NewTimer(p.grace)
 		defer t.Stop()
 		select {
@@ -236,10 +250,8 @@ func (p *process) Stop(ctx context.Context, signal string) error {
 		case <-t.C:
 		case <-ctx.Done():
 		}
-		if !p.exited() {
-			_ = signalGroup(p.cmd.Process, syscall.SIGKILL)
-		}
 	}
+	p.kill()
 	// KILL cannot be ignored; what remains is reaping and the end of the output.
 	t := time.NewTimer(waitDelay + 3*time.Second)
 	defer t.Stop()
@@ -247,29 +259,49 @@ func (p *process) Stop(ctx context.Context, signal string) error {
 	case <-p.done:
 		return nil
 	case <-t.C:
-		return fmt.Errorf("process %s (pid %d) did not end after KILL", p.name, p.cmd.Process.Pid)
 	}
+	// The keeper did not end: kill the group, keeper and all, as a last resort.
+	_ = signalGroup(p.cmd.Process, syscall.SIGKILL)
+	return fmt.Errorf("process %s (pid %d) did not end after KILL", p.name, p.cmd.Process.Pid)
 }
 
-// Output returns the lines written so far, stdout and stderr interleaved in the order read.
-func (p *process) Output() []schema.LogLine {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.lines)
+// kill kills the process's tree (its keeper's), or its group without a keeper.
+func (p *process) kill() {
+	if p.ctl != nil {
+		p.ctl.Kill()
+		return
+	}
+	_ = signalGroup(p.cmd.Process, syscall.SIGKILL)
 }
 
-func (p *process) since(t time.Time) []schema.LogLine {
+// lines returns the output in memory, in order: the head, then the tail.
+func (p *process) linesLocked() []schema.LogLine {
+	return append(slices.Clip(p.head), p.tail[p.tailStart:]...)
+}
+
+// since hands on the lines written at or after t; it returns schema.ErrLinesCut when lines
+// of that window were dropped from memory (the process's artifact file has them all).
+func (p *process) since(t time.Time, line func(schema.LogLine)) error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	i, _ := slices.BinarySearchFunc(p.lines, t, func(l schema.LogLine, t time.Time) int { return l.Time.Compare(t) })
-	return slices.Clone(p.lines[i:])
+	lines := p.linesLocked()
+	cut := p.dropped > 0 && !p.droppedUntil.Before(t)
+	p.mu.Unlock()
+	i, _ := slices.BinarySearchFunc(lines, t, func(l schema.LogLine, t time.Time) int { return l.Time.Compare(t) })
+	for _, l := range lines[i:] {
+		line(l)
+	}
+	if cut {
+		return schema.ErrLinesCut
+	}
+	return nil
 }
 
 // tail is the end of the output, for error messages.
-func (p *process) tail() string {
+func (p *process) lastLines() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	lines := p.lines[max(0, len(p.lines)-tailLines):]
+	all := p.linesLocked()
+	lines := all[max(0, len(all)-tailLines):]
 	if len(lines) == 0 {
 		return "(no output)"
 	}
@@ -290,21 +322,29 @@ func (w *lineSink) Write(b []byte) (int, error) {
 	now := time.Now()
 	w.p.mu.Lock()
 	defer w.p.mu.Unlock()
-	data := append(w.partial, b...)
-	for {
-		i := bytes.IndexByte(data, '\n')
+	// Only the new bytes are searched and copied: output without newlines costs no more than
+	// output with them (a line longer than maxLineBytes goes in pieces of that size).
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		seg := b
+		if i >= 0 {
+			seg = b[:i]
+		}
+		for len(w.partial)+len(seg) > maxLineBytes {
+			room := maxLineBytes - len(w.partial)
+			w.partial = append(w.partial, seg[:room]...)
+			w.p.appendLocked(now, w.partial)
+			w.partial, seg = w.partial[:0], seg[room:]
+		}
+		w.partial = append(w.partial, seg...)
 		if i < 0 {
 			break
 		}
-		w.p.appendLocked(now, data[:i])
-		data = data[i+1:]
+		w.p.appendLocked(now, w.partial)
+		w.partial, b = w.partial[:0], b[i+1:]
 	}
-	for len(data) >= maxLineBytes {
-		w.p.appendLocked(now, data[:maxLineBytes])
-		data = data[maxLineBytes:]
-	}
-	w.partial = bytes.Clone(data)
-	return len(b), nil
+	return n, nil
 }
 
 func (w *lineSink) flushLocked() {
@@ -316,15 +356,45 @@ func (w *lineSink) flushLocked() {
 
 func (p *process) appendLocked(t time.Time, line []byte) {
 	// Keep times non-decreasing across the two streams, so that since() can bisect.
-	if n := len(p.lines); n > 0 && t.Before(p.lines[n-1].Time) {
-		t = p.lines[n-1].Time
+	if last := p.lastTimeLocked(); t.Before(last) {
+		t = last
 	}
-	p.lines = append(p.lines, schema.LogLine{Time: t, Text: strings.TrimSuffix(string(line), "\r")})
-	if len(p.lines) > maxOutputLines {
-		drop := len(p.lines) - maxOutputLines
-		p.lines = slices.Delete(p.lines, 0, drop)
-		p.dropped += drop
+	l := schema.LogLine{Time: t, Text: strings.TrimSuffix(string(line), "\r")}
+	if p.out != nil && p.outErr == nil {
+		_, p.outErr = io.WriteString(p.out, l.Time.UTC().Format(time.RFC3339Nano)+" "+l.Text+"\n")
 	}
+	if p.readyLog != nil && !p.readyMatched && p.readyLog.MatchString(l.Text) {
+		p.readyMatched = true
+	}
+	cost := len(l.Text) + lineCost
+	if len(p.tail) == 0 && p.headBytes+cost <= schema.OutputHead {
+		p.head = append(p.head, l)
+		p.headBytes += cost
+		return
+	}
+	p.tail = append(p.tail, l)
+	p.tailBytes += cost
+	for p.tailBytes > schema.OutputTail && p.tailStart < len(p.tail)-1 {
+		p.tailBytes -= len(p.tail[p.tailStart].Text) + lineCost
+		p.droppedUntil = p.tail[p.tailStart].Time
+		p.tail[p.tailStart] = schema.LogLine{}
+		p.tailStart++
+		p.dropped++
+	}
+	if p.tailStart > len(p.tail)/2 { // amortised: the dropped front is reclaimed
+		p.tail = append(p.tail[:0], p.tail[p.tailStart:]...)
+		p.tailStart = 0
+	}
+}
+
+func (p *process) lastTimeLocked() time.Time {
+	switch {
+	case len(p.tail) > p.tailStart:
+		return p.tail[len(p.tail)-1].Time
+	case len(p.head) > 0:
+		return p.head[len(p.head)-1].Time
+	}
+	return time.Time{}
 }
 
 // readiness is a parsed readiness check.
@@ -442,21 +512,20 @@ func (p *process) waitReady(ctx context.Context, rd *readiness) error {
 	defer tick.Stop()
 	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 	defer client.CloseIdleConnections()
-	checked := 0 // lines already matched against the log pattern
 	last := "not checked yet"
 	for {
-		ok, why := p.checkOnce(ctx, rd, client, &checked)
+		ok, why := p.checkOnce(ctx, rd, client)
 		if ok {
 			return p.confirmReady(rd)
 		}
 		last = why
 		select {
 		case <-p.done:
-			return fmt.Errorf("%s before it was ready (%s); last output:%s", p.exitText(), rd, p.tail())
+			return fmt.Errorf("%s before it was ready (%s); last output:%s", p.exitText(), rd, p.lastLines())
 		case <-ctx.Done():
-			return fmt.Errorf("not ready (%s): %w; last output:%s", rd, ctx.Err(), p.tail())
+			return fmt.Errorf("not ready (%s): %w; last output:%s", rd, ctx.Err(), p.lastLines())
 		case <-deadline.C:
-			return fmt.Errorf("not ready after %s (%s: %s); last output:%s", rd.timeout, rd, last, p.tail())
+			return fmt.Errorf("not ready after %s (%s: %s); last output:%s", rd.timeout, rd, last, p.lastLines())
 		case <-tick.C:
 		}
 	}
@@ -467,7 +536,7 @@ func (p *process) waitReady(ctx context.Context, rd *readiness) error {
 // is held by this process or one of its descendants.
 func (p *process) confirmReady(rd *readiness) error {
 	if p.exited() {
-		return fmt.Errorf("%s, although its check passed (%s): what answered is not this process; last output:%s", p.exitText(), rd, p.tail())
+		return fmt.Errorf("%s, although its check passed (%s): what answered is not this process; last output:%s", p.exitText(), rd, p.lastLines())
 	}
 	ips, port, ok := rd.endpoint()
 	if !ok {
@@ -479,7 +548,7 @@ func (p *process) confirmReady(rd *readiness) error {
 	}
 	var others []string
 	for _, h := range holders {
-		if h.pid == p.cmd.Process.Pid || h.carries(p.marker) {
+		if h.pid == p.cmd.Process.Pid || h.carries(p.marker) || isDescendant(h.pid, p.cmd.Process.Pid) {
 			return nil
 		}
 		if h.pid != 0 {
@@ -489,10 +558,10 @@ func (p *process) confirmReady(rd *readiness) error {
 	if len(others) == 0 {
 		return nil // held by no process labrun can see: it cannot say whose it is
 	}
-	return fmt.Errorf("ready check %s was answered by %s, not by this process; last output:%s", rd, strings.Join(others, ", "), p.tail())
+	return fmt.Errorf("ready check %s was answered by %s, not by this process; last output:%s", rd, strings.Join(others, ", "), p.lastLines())
 }
 
-func (p *process) checkOnce(ctx context.Context, rd *readiness, client *http.Client, checked *int) (bool, string) {
+func (p *process) checkOnce(ctx context.Context, rd *readiness, client *http.Client) (bool, string) {
 	switch {
 	case rd.http != "":
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, rd.http, nil)
@@ -521,15 +590,8 @@ func (p *process) checkOnce(ctx context.Context, rd *readiness, client *http.Cli
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	// Lines dropped from the front shift indexes; recheck from the start of what is kept.
-	if *checked > len(p.lines) {
-		*checked = 0
+	if p.readyMatched { // each line is matched as it comes (appendLocked)
+		return true, ""
 	}
-	for _, l := range p.lines[*checked:] {
-		if rd.log.MatchString(l.Text) {
-			return true, ""
-		}
-	}
-	*checked = len(p.lines)
 	return false, "no line matched"
 }

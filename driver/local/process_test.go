@@ -1,11 +1,15 @@
 package local
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -139,15 +143,18 @@ func TestProcessStop(t *testing.T) {
 	}
 }
 
-// Output and logs: lines with the time they were read; logs since a mark.
+// Output and logs: lines with the time they were read; logs since a mark; every line streamed
+// to the step's writer as "<time> <text>".
 func TestProcessOutputAndLogs(t *testing.T) {
 	tg := newTarget(t, nil, Options{})
 	ctx, cancel := bg()
 	defer cancel()
+	var out lockedBuffer
 	p, err := tg.Processes.Start(ctx, "talker", schema.Process{
-		Argv:  []string{"sh", "-c", "echo one; echo two >&2; sleep 0.3; echo three; printf partial; sleep 30"},
-		Env:   map[string]string{"LABRUN_TEST": "1"},
-		Ready: &schema.Ready{Log: "two"},
+		Argv:   []string{"sh", "-c", "echo one; echo two >&2; sleep 0.3; echo three; printf partial; sleep 30"},
+		Env:    map[string]string{"LABRUN_TEST": "1"},
+		Ready:  &schema.Ready{Log: "two"},
+		Output: &out,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -157,23 +164,24 @@ func TestProcessOutputAndLogs(t *testing.T) {
 	// cannot time "one" after the mark.
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		have := map[string]bool{}
-		for _, l := range p.Output() {
+		all, _ := schema.ReadLogs(ctx, tg.Logs, schema.Logs{Process: "talker"}, time.Time{})
+		for _, l := range all {
 			have[l.Text] = true
 		}
 		if have["one"] && have["two"] {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("one and two not read within 5 s: %+v", p.Output())
+			t.Fatalf("one and two not read within 5 s: %+v", all)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	mark := time.Now()
 	time.Sleep(500 * time.Millisecond)
-	if _, err := tg.Logs.Logs(ctx, schema.Logs{Process: "nobody"}, mark); err == nil {
+	if _, err := schema.ReadLogs(ctx, tg.Logs, schema.Logs{Process: "nobody"}, mark); err == nil {
 		t.Error("logs of an unknown process")
 	}
-	lines, err := tg.Logs.Logs(ctx, schema.Logs{Process: "talker"}, mark)
+	lines, err := schema.ReadLogs(ctx, tg.Logs, schema.Logs{Process: "talker"}, mark)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,8 +192,12 @@ func TestProcessOutputAndLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var texts []string
-	for _, l := range p.Output() {
-		texts = append(texts, l.Text)
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		stamp, text, _ := strings.Cut(l, " ")
+		if _, err := time.Parse(time.RFC3339Nano, stamp); err != nil {
+			t.Errorf("line %q: %v", l, err)
+		}
+		texts = append(texts, text)
 	}
 	// stdout and stderr are separate pipes: "one" and "two" may be read in either order.
 	got := strings.Join(texts, ",")
@@ -193,6 +205,62 @@ func TestProcessOutputAndLogs(t *testing.T) {
 		t.Errorf("output %q", got)
 	}
 }
+
+// lockedBuffer is a bytes.Buffer for one writer and a reader at the end.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// A process that writes without end keeps a bounded head and tail in memory: logs since its
+// start hand on those and say the rest was cut; the step's writer got every byte.
+func TestProcessOutputIsBounded(t *testing.T) {
+	tg := newTarget(t, nil, Options{StopGrace: 100 * time.Millisecond})
+	ctx, cancel := bg()
+	defer cancel()
+	var out countingWriter
+	mark := time.Now()
+	// 64 MiB in lines of 1 KiB, then "done".
+	p, err := tg.Processes.Start(ctx, "flood", schema.Process{
+		Argv:   []string{"sh", "-c", "head -c 67108864 /dev/zero | tr '\\0' x | fold -w 1023; echo; echo done; exec sleep 30"},
+		Ready:  &schema.Ready{Log: "^done$", Timeout: schema.Duration(30 * time.Second)},
+		Output: &out,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept int
+	var last string
+	err = tg.Logs.Logs(ctx, schema.Logs{Process: "flood"}, mark, func(l schema.LogLine) { kept += len(l.Text); last = l.Text })
+	if !errors.Is(err, schema.ErrLinesCut) {
+		t.Errorf("logs: %v, want ErrLinesCut", err)
+	}
+	if kept > schema.OutputHead+schema.OutputTail || last != "done" {
+		t.Errorf("kept %d bytes of lines, the last %q", kept, last)
+	}
+	if err := p.Stop(ctx, "TERM"); err != nil {
+		t.Fatal(err)
+	}
+	if n := out.n.Load(); n < 64<<20 {
+		t.Errorf("the writer got %d bytes, want all 64 MiB and their time stamps", n)
+	}
+}
+
+type countingWriter struct{ n atomic.Int64 }
+
+func (w *countingWriter) Write(p []byte) (int, error) { w.n.Add(int64(len(p))); return len(p), nil }
 
 // Close stops every process still running.
 func TestCloseStopsProcesses(t *testing.T) {
@@ -252,4 +320,26 @@ func isZombie(pid int) bool {
 	}
 	_, rest, ok := strings.Cut(string(b), ") ")
 	return ok && strings.HasPrefix(rest, "Z")
+}
+
+// Output without newlines comes in pieces of maxLineBytes, each byte once (as the step's
+// writer sees it; memory keeps what its budgets allow).
+func TestProcessLongLinesInPieces(t *testing.T) {
+	var out bytes.Buffer
+	p := process{out: &out}
+	p.stdout.p = &p
+	chunk := bytes.Repeat([]byte("x"), 32<<10)
+	for range 112 { // 3.5 MiB in writes of 32 KiB, as a pipe delivers them
+		_, _ = p.stdout.Write(chunk)
+	}
+	_, _ = p.stdout.Write([]byte("y\nend\n"))
+	var sizes []int
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		_, text, _ := strings.Cut(l, " ")
+		sizes = append(sizes, len(text))
+	}
+	want := []int{maxLineBytes, maxLineBytes, maxLineBytes, maxLineBytes/2 + 1, 3}
+	if fmt.Sprint(sizes) != fmt.Sprint(want) {
+		t.Errorf("line sizes %v, want %v", sizes, want)
+	}
 }

@@ -14,6 +14,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -62,7 +64,7 @@ faultkill: schema.#Scenario & {
 type result struct {
 	killed   bool
 	at       time.Duration
-	stderr   string
+	stderr   string // with stdout
 	exitCode int
 }
 
@@ -71,67 +73,14 @@ type result struct {
 func runAndKill(t *testing.T, bin, dir, kubeconfig string, at time.Duration, extra ...string) result {
 	t.Helper()
 	args := append([]string{"run", "--report-dir", "reports", "--kubeconfig", kubeconfig}, extra...)
-	cmd := exec.Command(bin, append(args, "s.cue")...)
-	cmd.Dir = dir
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-		done <- cmd.Wait()
-	}()
 	killed := false
-	if at > 0 {
-		started := false
-		timeout := time.After(60 * time.Second)
-		for !started {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					started = true // ended before its first line: nothing to kill
-					break
-				}
-				if strings.HasPrefix(l, "▶") {
-					started = true
-					time.Sleep(at)
-					killed = cmd.Process.Signal(syscall.SIGKILL) == nil
-				}
-			case <-timeout:
-				_ = cmd.Process.Kill()
-				t.Fatalf("no first line within 60s; stderr:\n%s", stderr.String())
-			}
+	code, out := runUntilLine(t, bin, dir, append(args, "s.cue"), func(line string, p *os.Process) {
+		if at > 0 && !killed && strings.HasPrefix(line, "▶") {
+			time.Sleep(at)
+			killed = p.Signal(syscall.SIGKILL) == nil
 		}
-	}
-	go func() {
-		for range lines {
-		}
-	}()
-	var werr error
-	select {
-	case werr = <-done:
-	case <-time.After(3 * time.Minute):
-		_ = cmd.Process.Kill()
-		werr = <-done
-		t.Fatalf("labrun did not end within 3 minutes; stderr:\n%s", stderr.String())
-	}
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(werr, &ee) {
-		code = ee.ExitCode()
-	}
-	return result{killed: killed, at: at, stderr: stderr.String(), exitCode: code}
+	})
+	return result{killed: killed, at: at, stderr: out, exitCode: code}
 }
 
 // marked lists every object of the cluster with a run label, as kubectl sees it (not through
@@ -194,7 +143,7 @@ func TestKill9ThenClean(t *testing.T) {
 		if r.killed {
 			killed++
 		}
-		if strings.Contains(r.stderr, "dead run(s) of this scenario") {
+		if strings.Contains(r.stderr, "that earlier runs of this scenario left on the cluster") {
 			warned++
 		} else if i == 1 {
 			t.Errorf("the run after a killed one did not warn about its leftovers; stderr:\n%s", r.stderr)
@@ -290,7 +239,7 @@ func TestCleanRefusesLiveRun(t *testing.T) {
 	}
 }
 
-// TestInterruptOnKube delivers SIGINT (SIGTERM every other time) at moments counted from the
+// TestInterruptOnKube delivers SIGINT, SIGTERM or SIGHUP (in turn) at moments counted from the
 // start of labrun: while it loads, checks for leftovers, creates the kube client, applies,
 // waits for the rollout, runs its steps. Every time labrun exits 130 with a report marked
 // interrupted, and its cleanup removes what it created: in the end no marked object is left
@@ -305,10 +254,8 @@ func TestInterruptOnKube(t *testing.T) {
 	delays := []time.Duration{20, 50, 100, 200, 300, 500, 800, 1200, 1800, 2500}
 	for i, d := range delays {
 		d := d * time.Millisecond
-		sig := syscall.SIGINT
-		if i%2 == 1 {
-			sig = syscall.SIGTERM
-		}
+		// SIGINT, SIGTERM and SIGHUP (a closed terminal or SSH session) in turn: all the same.
+		sig := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}[i%3]
 		reports := filepath.Join(dir, fmt.Sprintf("reports-%d", i))
 		cmd := exec.Command(bin, "run", "--report-dir", reports, "--kubeconfig", sb.Kubeconfig, "s.cue")
 		cmd.Dir = dir
@@ -367,5 +314,170 @@ func TestInterruptOnKube(t *testing.T) {
 			t.Fatalf("interrupted runs left %v (namespace fault-lab exists: %v)", objs, ns)
 		}
 		time.Sleep(time.Second)
+	}
+}
+
+// apiDownScenario creates a namespace and three ConfigMaps, then sleeps: the test kills the API
+// server during the sleep, so that the cleanup finds it gone.
+const apiDownScenario = `package s
+
+import "labrun.dev/schema"
+
+apidown: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["apidown-lab"]
+	cleanupTimeout: "CLEANUP"
+	setup: [
+		{apply: objects: [{apiVersion: "v1", kind: "Namespace", metadata: name: "apidown-lab"}]},
+		{apply: objects: [for n in ["a", "b", "c"] {apiVersion: "v1", kind: "ConfigMap", metadata: name: n}]},
+	]
+	steps: [{name: "nap", sleep: "2s"}]
+}
+`
+
+// runUntilLine runs labrun and calls at(line, its process) for each line of its stdout; it
+// returns the exit code and the output (stdout, then stderr).
+func runUntilLine(t *testing.T, bin, dir string, args []string, at func(string, *os.Process)) (int, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		at(sc.Text(), cmd.Process)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(3 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("labrun did not end within 3 minutes:\n%s%s", out.String(), stderr.String())
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	return code, out.String() + stderr.String()
+}
+
+// linesWith returns the lines of out that contain one of subs, for the test's log.
+func linesWith(out string, subs ...string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		for _, s := range subs {
+			if strings.Contains(l, s) {
+				keep = append(keep, strings.TrimSpace(l))
+				break
+			}
+		}
+	}
+	return strings.Join(keep, " | ")
+}
+
+// TestAPIServerKilledDuringRun: the API server dies with -9 while the run sleeps. Restarted
+// during the cleanup, the cleanup's retries remove everything and the run exits 0. Left dead
+// longer than the cleanup may take, the run exits 4, its verdict line says it left 4 objects
+// behind with the labrun clean command, and they are there; the next run's warning counts what
+// labrun clean lists; labrun clean --yes removes them. Never exit 0 with objects left.
+func TestAPIServerKilledDuringRun(t *testing.T) {
+	sb := sandbox.Start(t)
+	bin := e2ebin.Build(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var down atomic.Bool // the API server is dead
+	t.Cleanup(func() {
+		if down.Load() {
+			_ = sb.RestartAPIServer(context.Background())
+		}
+	})
+	run := func(cleanupTimeout string, restartAfter time.Duration) (int, string) {
+		dir := t.TempDir()
+		src := strings.Replace(apiDownScenario, "CLEANUP", cleanupTimeout, 1)
+		if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		return runUntilLine(t, bin, dir, []string{"run", "--report-dir", "reports", "--kubeconfig", sb.Kubeconfig, "s.cue"}, func(line string, _ *os.Process) {
+			if !strings.Contains(line, "▸ nap") {
+				return
+			}
+			if err := sb.KillAPIServer(); err != nil {
+				t.Error(err)
+				return
+			}
+			down.Store(true)
+			t.Logf("kube-apiserver killed at the start of the sleep")
+			if restartAfter == 0 {
+				return
+			}
+			wg.Go(func() {
+				time.Sleep(restartAfter)
+				if err := sb.RestartAPIServer(ctx); err != nil {
+					t.Error(err)
+				}
+				down.Store(false)
+				t.Logf("kube-apiserver restarted %s after its death", restartAfter)
+			})
+		})
+	}
+
+	// Back 5s after its death (3s into the cleanup): the retries remove all 4 objects.
+	code, out := run("2m", 5*time.Second)
+	objs, ns := marked(t, sb)
+	t.Logf("restarted during the cleanup: exit %d, %d marked objects after; %s", code, len(objs), linesWith(out, "cleanup:", "PASSED"))
+	if code != 0 || len(objs) != 0 || !strings.Contains(out, "(attempt ") {
+		t.Errorf("exit %d, left %v (namespace: %v); output:\n%s", code, objs, ns, out)
+	}
+
+	// Dead for longer than the cleanup's 8s: the run exits 4 and says what it left.
+	code, out = run("8s", 0)
+	if err := sb.RestartAPIServer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	down.Store(false)
+	objs, _ = marked(t, sb)
+	t.Logf("dead through the cleanup: exit %d, %d marked objects after: %v; %s", code, len(objs), objs, linesWith(out, "PASSED"))
+	if code != 4 {
+		t.Errorf("exit %d, want 4 (left objects behind); output:\n%s", code, out)
+	}
+	if len(objs) != 4 || !strings.Contains(out, "— but it left 4 objects behind (") ||
+		!strings.Contains(out, "`labrun clean --yes --scenario apidown` deletes the objects") {
+		t.Errorf("left %v; output:\n%s", objs, out)
+	}
+
+	// The next run warns with the count labrun clean lists.
+	list, err := exec.CommandContext(ctx, bin, "clean", "--scenario", "apidown", "--kubeconfig", sb.Kubeconfig).CombinedOutput()
+	if err != nil {
+		t.Fatalf("labrun clean: %v\n%s", err, list)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(strings.Replace(apiDownScenario, "CLEANUP", "2m", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runUntilLine(t, bin, dir, []string{"run", "--report-dir", "", "--kubeconfig", sb.Kubeconfig, "s.cue"}, func(string, *os.Process) {})
+	if want := fmt.Sprintf("lists %d object(s) that earlier runs", len(objs)); !strings.Contains(out, want) || !strings.Contains(string(list), fmt.Sprintf(": %d object(s) of 1 run(s)", len(objs))) {
+		t.Errorf("the warning does not count what labrun clean lists (%q):\n%s\nlabrun clean:\n%s", want, out, list)
+	}
+	if code != 0 {
+		t.Errorf("the run after: exit %d\n%s", code, out)
+	}
+	if out, err := exec.CommandContext(ctx, bin, "clean", "--yes", "--kubeconfig", sb.Kubeconfig).CombinedOutput(); err != nil {
+		t.Fatalf("labrun clean --yes: %v\n%s", err, out)
+	}
+	if objs, ns := marked(t, sb); len(objs) != 0 {
+		t.Errorf("after labrun clean --yes: %v (namespace: %v)", objs, ns)
 	}
 }

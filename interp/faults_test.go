@@ -1,0 +1,199 @@
+package interp_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
+)
+
+// flakyCluster fails Delete (as a dead API server does) the first fails times.
+type flakyCluster struct {
+	schema.Cluster
+	mu           sync.Mutex
+	fails, calls int
+}
+
+func (c *flakyCluster) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool) error {
+	c.mu.Lock()
+	c.calls++
+	n := c.calls
+	c.mu.Unlock()
+	if n <= c.fails {
+		return errors.New("dial tcp 127.0.0.1:6443: connect: connection refused")
+	}
+	return c.Cluster.Delete(ctx, refs, wait)
+}
+
+const cleanupScenario = `
+s: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["lab"]
+	steps: [{apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "a"}]}]
+}
+`
+
+// TestCleanupRetries: what the automatic cleanup cannot remove at first is tried again with
+// backoff; removed in the end, the run leaves nothing. Never removed, the run records it as
+// left behind after DefaultCleanupRetry, and its verdict stays what it was (the CLI exits 4).
+func TestCleanupRetries(t *testing.T) {
+	sc := loadScenario(t, cleanupScenario)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		tg := w.Target()
+		tg.Cluster = &flakyCluster{Cluster: w, fails: 3}
+		start := time.Now()
+		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome != interp.Passed || len(rec.Leftovers) != 0 {
+			t.Fatalf("outcome %s, leftovers %v, cleanup %q", rec.Outcome, rec.Leftovers, rec.Cleanup)
+		}
+		if want := []string{"removed ConfigMap lab/a (attempt 4)"}; strings.Join(rec.Cleanup, "|") != strings.Join(want, "|") {
+			t.Errorf("cleanup %q, want %q", rec.Cleanup, want)
+		}
+		// 250ms + 500ms + 1s of backoff.
+		if took := time.Since(start); took != 1750*time.Millisecond {
+			t.Errorf("took %s, want 1.75s", took)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		tg := w.Target()
+		tg.Cluster = &flakyCluster{Cluster: w, fails: 1 << 30}
+		start := time.Now()
+		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		took := time.Since(start)
+		if rec.Outcome != interp.Passed {
+			t.Errorf("outcome %s: leftovers do not change the verdict", rec.Outcome)
+		}
+		if len(rec.Leftovers) != 1 || rec.Leftovers[0] != "ConfigMap lab/a" {
+			t.Fatalf("leftovers %v", rec.Leftovers)
+		}
+		if last := rec.Cleanup[len(rec.Cleanup)-1]; !strings.HasPrefix(last, "failed to remove ConfigMap lab/a (11 attempts): dial tcp") {
+			t.Errorf("cleanup %q", rec.Cleanup)
+		}
+		if took > interp.DefaultCleanupRetry || took < interp.DefaultCleanupRetry-5*time.Second {
+			t.Errorf("gave up after %s, want within the last backoff before %s", took, interp.DefaultCleanupRetry)
+		}
+		want := "left 1 object behind (ConfigMap lab/a); `labrun clean --yes --scenario s` deletes the objects"
+		if got := rec.LeftBehind(); got != want {
+			t.Errorf("LeftBehind() = %q, want %q", got, want)
+		}
+	})
+}
+
+// TestCleanupAbandoned: a cleanup whose context ends (a second interrupt) leaves what it did not
+// reach, and says so.
+func TestCleanupAbandoned(t *testing.T) {
+	sc := loadScenario(t, cleanupScenario)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		tg := w.Target()
+		tg.Cluster = &flakyCluster{Cluster: w, fails: 1 << 30}
+		cleanupCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		rec := interp.New(tg).Run(context.Background(), cleanupCtx, sc)
+		if len(rec.Leftovers) != 1 {
+			t.Fatalf("leftovers %v, cleanup %q", rec.Leftovers, rec.Cleanup)
+		}
+	})
+}
+
+// streamer is an Executor that writes n bytes of output to the step's writer, as a command
+// printing without end does.
+type streamer struct{ n int }
+
+func (s streamer) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, error) {
+	chunk := []byte(strings.Repeat("0123456789abcde\n", 4096))
+	for written := 0; written < s.n; written += len(chunk) {
+		if _, err := req.Stdout.Write(chunk); err != nil {
+			return schema.ExecResult{}, err
+		}
+	}
+	return schema.ExecResult{}, nil
+}
+
+// TestExecOutputIsBounded: an exec's output is streamed to its artifact file whole, and the
+// record (what expressions and reports read) keeps its head and tail and says it was cut.
+func TestExecOutputIsBounded(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "big", exec: argv: ["printer"]}]
+	expect: ["big.cut", "len(big.stdout) < 3000000"]
+}
+`)
+	tg := (&fakes.World{}).Target()
+	tg.Exec = streamer{n: 20 << 20}
+	spool := t.TempDir()
+	rec := interp.New(tg, interp.WithSpool(spool)).Run(context.Background(), context.Background(), sc)
+	if rec.Outcome != interp.Passed {
+		t.Fatalf("outcome %s: %s %v", rec.Outcome, rec.Error, rec.Expectations)
+	}
+	res := rec.Execs()["big"]
+	if !res.Cut || !strings.Contains(res.Stdout, "bytes cut (the whole output, 20971520 bytes") {
+		t.Errorf("stdout of %d bytes, cut %v: %.200q", len(res.Stdout), res.Cut, res.Stdout)
+	}
+	if len(rec.Artifacts) != 1 || rec.Artifacts[0].Path == "" || rec.Artifacts[0].Data != nil {
+		t.Fatalf("artifacts %+v: want one streamed file", rec.Artifacts)
+	}
+	f, err := os.Open(rec.Artifacts[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n, _ := io.Copy(io.Discard, f); n != 20<<20 {
+		t.Errorf("artifact file of %d bytes, want all 20 MiB", n)
+	}
+}
+
+// TestLogsAreBounded: a logs step counts every line and keeps a head and a tail of them.
+func TestLogsAreBounded(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "lg", logs: {pod: "p", match: "GET"}}]
+	expect: ["lg.cut", "lg.count == 200000", "lg.lines[0] == 'GET 0'", "lg.lines[len(lg.lines)-1] == 'GET 199999'"]
+}
+`)
+	w := &fakes.World{}
+	at := time.Now().Add(time.Hour)
+	for i := range 200000 {
+		w.Lines = append(w.Lines, schema.LogLine{Time: at, Text: "GET " + strconv.Itoa(i)}, schema.LogLine{Time: at, Text: "POST"})
+	}
+	rec := interp.New(w.Target(), interp.WithAccessLogParser(func(string) (schema.LogEntry, bool) { return schema.LogEntry{}, false })).
+		Run(context.Background(), context.Background(), sc)
+	if rec.Outcome != interp.Passed {
+		t.Fatalf("outcome %s: %s %+v", rec.Outcome, rec.Error, rec.Expectations)
+	}
+	if n := len(rec.Logs()["lg"].Lines); n >= 200000/2 {
+		t.Errorf("%d lines kept", n)
+	}
+}
+
+// TestDiffHidesSecretData: labrun diff shows that a Secret's data changed, never the data.
+func TestDiffHidesSecretData(t *testing.T) {
+	secret := func(pw string) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "db"}, "data": map[string]any{"password": pw}}
+	}
+	a := &interp.Record{Scenario: "s"}
+	a.Put("db", "get", false, secret("aHVudGVyMg=="))
+	b := &interp.Record{Scenario: "s"}
+	b.Put("db", "get", false, secret("c3dvcmRmaXNo"))
+	d := interp.Diff(a, b, 0)
+	if len(d.Differences) != 1 || d.Differences[0].Path != "values.db.data.password" {
+		t.Fatalf("differences %+v", d.Differences)
+	}
+	for _, v := range []any{d.Differences[0].A, d.Differences[0].B} {
+		if s := v.(string); !strings.HasPrefix(s, "(Secret data, not shown; sha256 ") {
+			t.Errorf("shown: %q", s)
+		}
+	}
+}

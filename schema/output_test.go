@@ -1,0 +1,56 @@
+package schema
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestCapture(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		writes []string
+		want   string
+		cut    bool
+	}{
+		{"fits", []string{"ab", "cd"}, "abcd", false},
+		{"exactly", []string{"abcdef"}, "abcdef", false},
+		{"one write over", []string{"abcdefghij"}, "abc\n… 4 bytes cut (the whole output, 10 bytes, is in the step's artifact file) …\nhij", true},
+		{"many small writes", []string{"ab", "cd", "ef", "gh", "ij", "kl"}, "abc\n… 6 bytes cut (the whole output, 12 bytes, is in the step's artifact file) …\njkl", true},
+		{"wraps the tail twice", []string{"abc", "d", "ef", "g", "hi", "j", "klm", "n"}, "abc\n… 8 bytes cut (the whole output, 14 bytes, is in the step's artifact file) …\nlmn", true},
+		// é is 2 bytes, € 3: a cut inside either drops its bytes rather than show half of it.
+		{"whole characters", []string{"aé€xyz€é"}, "aé\n… 9 bytes cut (the whole output, 14 bytes, is in the step's artifact file) …\né", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stream bytes.Buffer
+			c := NewCapture(&stream, 3, 3)
+			if tc.name == "whole characters" {
+				c = NewCapture(&stream, 4, 3)
+			}
+			for _, w := range tc.writes {
+				if n, err := c.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write(%q) = %d, %v", w, n, err)
+				}
+			}
+			if got := c.Text(); got != tc.want {
+				t.Errorf("Text() = %q, want %q", got, tc.want)
+			}
+			if c.Cut() != tc.cut {
+				t.Errorf("Cut() = %v", c.Cut())
+			}
+			if all := strings.Join(tc.writes, ""); stream.String() != all || c.Size() != int64(len(all)) {
+				t.Errorf("streamed %q (size %d), want everything: %q", stream.String(), c.Size(), all)
+			}
+		})
+	}
+}
+
+// BenchmarkCapture: memory stays at head+tail however much is written.
+func BenchmarkCapture(b *testing.B) {
+	chunk := bytes.Repeat([]byte("0123456789abcdef"), 2048)
+	b.SetBytes(int64(len(chunk)))
+	c := NewCapture(nil, OutputHead, OutputTail)
+	for b.Loop() {
+		_, _ = c.Write(chunk)
+	}
+}
