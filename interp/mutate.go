@@ -153,8 +153,16 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 					label = "delta." + ref.Stat
 				}
 				deltaMutants(add, label, a, b, ref.Stat)
+				pair := ""
+				if ref.Kind == dsl.RefDelta {
+					pair = fmt.Sprintf(" (%s → %s)", a, b)
+				}
+				deltaNumeric(add, label, pair, a, b, ref.Stat)
 			case dsl.RefSnapshot:
 				snapshotMutants(add, ref.Name, ref.Stat)
+				snapshotNumeric(add, ref.Name, ref.Stat)
+			case dsl.RefSeries:
+				seriesNumeric(add, ref.Name, ref.Stat)
 			}
 		}
 	}
@@ -178,6 +186,7 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 			valueMutants(add, n)
 		}
 	}
+	resultNumeric(add, rec, sc)
 	if names["started"] || names["ended"] {
 		for _, s := range rec.Steps {
 			if s.Name == "" || s.Sample > 0 || s.Round > 1 {

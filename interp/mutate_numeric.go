@@ -1,0 +1,235 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// Numeric mutants: every number an expectation reads — a counter's delta, a snapshot's or a
+// series' stat, a load's count or latency, a captured number, a log count — scaled (×0.5, ×2)
+// and, when it is a count, shifted (+1, -1). A bound that still holds on all of them is wider
+// than the recorded figure needs; a survivor says which width the expectations leave open.
+// Doubling and +1 of deltas and snapshot stats are the older mutants of mutate.go; the rest
+// are here.
+
+// half is v×0.5; a count stays a count (rounded down), so a delta of 1 halves to 0.
+func half(v float64) float64 {
+	if v == math.Trunc(v) {
+		return math.Floor(v / 2)
+	}
+	return v / 2
+}
+
+// deltaNumeric halves the delta of stat between snapshots a and b, and takes one from it.
+func deltaNumeric(add func(string, func(*Record)), label, pair, a, b, stat string) {
+	with := func(f func(d float64) float64) func(*Record) {
+		return func(r *Record) {
+			sa, sb := r.Snapshots[a], r.Snapshots[b]
+			if sa == nil || sb == nil {
+				return
+			}
+			vb, ok := sb.Counters[stat]
+			if !ok {
+				return
+			}
+			va := sa.Counters[stat]
+			if d := vb - va; d > 0 { // a delta of 0 cannot shrink without the counter going down
+				sb.Counters[stat] = va + f(d)
+			}
+		}
+	}
+	add(label+" halved"+pair, with(half))
+	add(label+" - 1"+pair, with(func(d float64) float64 { return d - 1 }))
+}
+
+// snapshotNumeric halves one stat of one snapshot, and takes one from it.
+func snapshotNumeric(add func(string, func(*Record)), snap, stat string) {
+	set := func(f func(float64) float64) func(*Record) {
+		return func(r *Record) {
+			s := r.Snapshots[snap]
+			if s == nil {
+				return
+			}
+			for _, m := range []map[string]float64{s.Counters, s.Gauges, s.Histograms} {
+				if v, ok := m[stat]; ok && v > 0 {
+					m[stat] = f(v)
+				}
+			}
+		}
+	}
+	label := snap + "." + stat
+	add(label+" halved", set(half))
+	add(label+" - 1", set(func(v float64) float64 { return v - 1 }))
+}
+
+// scalings are the numeric changes of a number: counts are also shifted.
+func scalings(count bool) []struct {
+	name string
+	f    func(float64) float64
+} {
+	out := []struct {
+		name string
+		f    func(float64) float64
+	}{
+		{" ×0.5", half},
+		{" ×2", func(v float64) float64 { return 2 * v }},
+	}
+	if count {
+		out = append(out,
+			struct {
+				name string
+				f    func(float64) float64
+			}{" + 1", func(v float64) float64 { return v + 1 }},
+			struct {
+				name string
+				f    func(float64) float64
+			}{" - 1", func(v float64) float64 { return v - 1 }})
+	}
+	return out
+}
+
+// seriesNumeric changes stat in every sample of series name.
+func seriesNumeric(add func(string, func(*Record)), name, stat string) {
+	for _, s := range scalings(true) {
+		f := s.f
+		add(fmt.Sprintf("%s: %s%s in every sample", name, stat, s.name), func(r *Record) {
+			ser := r.Series[name]
+			if ser == nil {
+				return
+			}
+			for _, smp := range ser.Samples {
+				for _, m := range []map[string]float64{smp.Counters, smp.Gauges, smp.Histograms} {
+					if v, ok := m[stat]; ok {
+						m[stat] = f(v)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Field reads of load, exec and logs results, as written in the expressions: <name>.<field>,
+// <name>.codeNNN, <name>.codes["NNN"], <name>.captured.<group>, <name>.flags["UF"], ...
+var (
+	fieldRead = regexp.MustCompile(`\b([A-Za-z_]\w*)\.(code\d+|requests|ok|errors|sockets|connections|qps|duration|avg|min|max|p50|p90|p99|p999|count)\b`)
+	keyRead   = regexp.MustCompile(`\b([A-Za-z_]\w*)\.(codes|flags|details|captured)(?:\[\s*"([^"]+)"\s*\]|\.(\w+))`)
+)
+
+// loadCounts are the load fields that count something (the others are rates and latencies).
+var loadCounts = map[string]bool{"requests": true, "ok": true, "errors": true, "sockets": true, "connections": true}
+
+// resultNumeric changes every number of a load, exec or logs result that an expectation reads.
+func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenario) {
+	seen := map[string]bool{}
+	once := func(key string) bool {
+		if seen[key] {
+			return false
+		}
+		seen[key] = true
+		return true
+	}
+	for _, e := range sc.Expect {
+		for _, m := range fieldRead.FindAllStringSubmatch(e.Src, -1) {
+			name, field := m[1], m[2]
+			if !once(name + "." + field) {
+				continue
+			}
+			switch {
+			case rec.Loads[name] != nil:
+				loadNumeric(add, name, field)
+			case hasKeyOf(rec.Logs, name) && field == "count":
+				for _, s := range scalings(true) {
+					f := s.f
+					add(name+".count"+s.name, func(r *Record) {
+						l := r.Logs[name]
+						l.Count = f(l.Count)
+						r.Logs[name] = l
+					})
+				}
+			}
+		}
+		for _, m := range keyRead.FindAllStringSubmatch(e.Src, -1) {
+			name, kind, key := m[1], m[2], m[3]+m[4]
+			if !once(name + "." + kind + "." + key) {
+				continue
+			}
+			switch {
+			case kind == "codes" && rec.Loads[name] != nil:
+				loadNumeric(add, name, "code"+key)
+			case kind == "captured" && hasKeyOf(rec.Execs, name):
+				captureNumeric(add, rec, name, key)
+			case kind != "captured" && hasKeyOf(rec.Logs, name):
+				logCountNumeric(add, name, kind, key)
+			}
+		}
+	}
+}
+
+// loadNumeric changes one field of load name (codeNNN: the count of that code).
+func loadNumeric(add func(string, func(*Record)), name, field string) {
+	code, isCode := "", false
+	if len(field) > 4 && field[:4] == "code" {
+		code, isCode = field[4:], true
+	}
+	for _, s := range scalings(isCode || loadCounts[field]) {
+		f := s.f
+		add(name+"."+field+s.name, func(r *Record) {
+			l := r.Loads[name]
+			if isCode {
+				if v, ok := l.Codes[code]; ok {
+					l.Codes[code] = f(v)
+				}
+				return
+			}
+			for k, p := range map[string]*float64{
+				"requests": &l.Requests, "ok": &l.OK, "errors": &l.Errors, "sockets": &l.Sockets,
+				"connections": &l.Connections, "qps": &l.QPS, "duration": &l.DurationS, "avg": &l.Avg,
+				"min": &l.Min, "max": &l.Max, "p50": &l.P50, "p90": &l.P90, "p99": &l.P99, "p999": &l.P999,
+			} {
+				if k == field {
+					*p = f(*p)
+				}
+			}
+		})
+	}
+}
+
+// captureNumeric changes a captured group of exec name that holds a number.
+func captureNumeric(add func(string, func(*Record)), rec *Record, name, group string) {
+	v, err := strconv.ParseFloat(rec.Execs[name].Captured[group], 64)
+	if err != nil {
+		return
+	}
+	_, intErr := strconv.Atoi(rec.Execs[name].Captured[group])
+	for _, s := range scalings(intErr == nil) {
+		nv := s.f(v)
+		add(name+".captured."+group+s.name, func(r *Record) {
+			e := r.Execs[name]
+			c := make(map[string]string, len(e.Captured))
+			for k, x := range e.Captured {
+				c[k] = x
+			}
+			c[group] = strconv.FormatFloat(nv, 'f', -1, 64)
+			e.Captured = c
+			r.Execs[name] = e
+		})
+	}
+}
+
+// logCountNumeric changes the count of one code, flag or details value of logs step name.
+func logCountNumeric(add func(string, func(*Record)), name, kind, key string) {
+	for _, s := range scalings(true) {
+		f := s.f
+		add(fmt.Sprintf("%s.%s[%q]%s", name, kind, key, s.name), func(r *Record) {
+			l := r.Logs[name]
+			m := map[string]map[string]float64{"codes": l.Codes, "flags": l.Flags, "details": l.Details}[kind]
+			if v, ok := m[key]; ok {
+				m[key] = f(v)
+			}
+		})
+	}
+}
