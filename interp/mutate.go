@@ -188,8 +188,9 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 	}
 	resultNumeric(add, rec, sc)
 	if names["started"] || names["ended"] {
+		read := stepsRead(sc)
 		for _, s := range rec.Steps {
-			if s.Name == "" || s.Sample > 0 || s.Round > 1 {
+			if s.Name == "" || s.Sample > 0 || s.Round > 1 || (read != nil && !read[s.Name]) {
 				continue
 			}
 			name := s.Name
@@ -382,6 +383,9 @@ func logsMutants(add func(string, func(*Record)), name string) {
 	})
 	add(name+": every line another response flag", func(r *Record) {
 		l := r.Logs[name]
+		if !hasAccessLines(l) {
+			return // debug or application lines carry no response flag
+		}
 		n := 0.0
 		for _, v := range l.Flags {
 			n += v
@@ -439,6 +443,7 @@ func execMutants(out *[]Mutant, add func(string, func(*Record)), name, caught st
 func valueMutants(add func(string, func(*Record)), name string) {
 	add(name+": absent", func(r *Record) { delete(r.Values, name) })
 	add(name+": every field changed", func(r *Record) { r.Values[name] = perturb(r.Values[name]) })
+	valueNumeric(add, name)
 }
 
 // perturb changes every leaf of a JSON-like value: numbers +1, strings suffixed, booleans

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // Numeric mutants: every number an expectation reads — a counter's delta, a snapshot's or a
@@ -232,4 +233,64 @@ func logCountNumeric(add func(string, func(*Record)), name, kind, key string) {
 			}
 		})
 	}
+}
+
+// stepRead finds started.<step> and ended.<step> in an expression.
+var stepRead = regexp.MustCompile(`\b(?:started|ended)(?:\.(\w+)|(\[))`)
+
+// stepsRead are the steps whose times the expectations read, nil when one reads them by an
+// index expression (then every step's time may matter).
+func stepsRead(sc *dsl.Scenario) map[string]bool {
+	read := map[string]bool{}
+	for _, e := range sc.Expect {
+		for _, m := range stepRead.FindAllStringSubmatch(e.Src, -1) {
+			if m[2] != "" {
+				return nil
+			}
+			read[m[1]] = true
+		}
+	}
+	return read
+}
+
+// valueNumeric changes every number of a get or config value at once (a config dump's limits,
+// timeouts in seconds, counts); its strings and booleans stay.
+func valueNumeric(add func(string, func(*Record)), name string) {
+	for _, s := range scalings(true) {
+		f := s.f
+		add(name+": every number"+s.name, func(r *Record) { r.Values[name] = mapNumbers(r.Values[name], f) })
+	}
+}
+
+func mapNumbers(v any, f func(float64) float64) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = mapNumbers(e, f)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = mapNumbers(e, f)
+		}
+		return out
+	case float64:
+		return f(x)
+	}
+	return v
+}
+
+// hasAccessLines says whether a logs result holds access-log lines (which have response flags).
+func hasAccessLines(l schema.LogResult) bool {
+	if len(l.Flags) > 0 || len(l.Codes) > 0 {
+		return true
+	}
+	for _, e := range l.Entries {
+		if e.Access {
+			return true
+		}
+	}
+	return false
 }
