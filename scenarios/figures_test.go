@@ -312,7 +312,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 		// §4: membership 2→3, destroy 0→2 (local 0→2), cx_total 2→4; who → b about 5 s after the flip.
 		kitBValues(f)
 		f.step("warm", 0, 60).step("who", 0.001, 55.3).step("before_flip", 8, 8.1).step("flip", 10, 10.05).step("after_flip", 50, 50.1)
-		after := map[string]float64{"membership_change": 3, "upstream_cx_destroy": 2, "upstream_cx_destroy_local": 2, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 4}
+		after := map[string]float64{"membership_change": 3, "upstream_cx_destroy": 2, "upstream_cx_destroy_local": 2, "upstream_cx_destroy_remote": 0, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 4}
 		who := func(t int) string {
 			if t < 15 {
 				return "backend-a"
@@ -320,11 +320,11 @@ var figures = map[string]func(f *fixture, wrong bool){
 			return "backend-b"
 		}
 		if wrong { // LOGICAL's behaviour
-			after = map[string]float64{"membership_change": 2, "upstream_cx_destroy": 0, "upstream_cx_destroy_local": 0, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 2}
+			after = map[string]float64{"membership_change": 2, "upstream_cx_destroy": 0, "upstream_cx_destroy_local": 0, "upstream_cx_destroy_remote": 0, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 2}
 			who = func(int) string { return "backend-a" }
 		}
 		f.snap("settled", map[string]float64{"membership_change": 2}, ipA+":443").
-			snap("before_flip", map[string]float64{"membership_change": 2, "upstream_cx_destroy": 0, "upstream_cx_destroy_local": 0, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 2}, ipA+":443").
+			snap("before_flip", map[string]float64{"membership_change": 2, "upstream_cx_destroy": 0, "upstream_cx_destroy_local": 0, "upstream_cx_destroy_remote": 0, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 2}, ipA+":443").
 			load("warm", 600, map[string]float64{"200": 600}, func(r *schema.LoadResult) { r.Connections, r.Sockets = 2, 2 }).
 			exec("who", whoOut(55, who, nil), nil).
 			snap("after_flip", after, ipB+":443")
