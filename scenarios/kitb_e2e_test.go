@@ -216,7 +216,8 @@ func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
 			return editStats(t, fx, 4, setStat("gslb-pt.lab.internal", "membership_change", "4"))
 		},
 		wants: map[string]perturbedWant{
-			`delta("before", "mid2").membership_change == 1`: {interp.Failed, []string{"(0)"}},
+			`delta("mid1", "mid2").membership_change == 1`:  {interp.Failed, []string{"(0)"}},
+			`delta("mid2", "after").membership_change == 0`: {interp.Failed, []string{"(1)"}},
 		},
 	}, {
 		name:     "outlier detection that ejected nothing",
@@ -226,7 +227,8 @@ func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
 			return editStats(t, fx, 5, setStat("gslb-pt.lab.internal", "outlier_detection.ejections_enforced_total", "0"))
 		},
 		wants: map[string]perturbedWant{
-			`delta("b_before", "b_after").outlier_detection.ejections_enforced_total > 0`: {interp.Failed, []string{"(0)"}},
+			`delta("b_before", "b_after").outlier_detection.ejections_enforced_total >= 1`:                              {interp.Failed, []string{"(0)"}},
+			`int(stage_b.captured.fail) == 3 * delta("b_before", "b_after").outlier_detection.ejections_enforced_total`: {interp.Failed, []string{"(6)", "(0)"}},
 		},
 	}, {
 		name:     "a membership change under LOGICAL_DNS",
