@@ -162,7 +162,7 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 				snapshotMutants(add, ref.Name, ref.Stat)
 				snapshotNumeric(add, ref.Name, ref.Stat)
 			case dsl.RefSeries:
-				seriesNumeric(add, ref.Name, ref.Stat)
+				seriesNumeric(add, strings.SplitN(ref.Name, ".", 2)[0], ref.Stat) // "mid.max" reads series mid
 			}
 		}
 	}
