@@ -160,7 +160,6 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 				deltaNumeric(add, label, pair, a, b, ref.Stat)
 			case dsl.RefSnapshot:
 				snapshotMutants(add, ref.Name, ref.Stat)
-				snapshotNumeric(add, ref.Name, ref.Stat)
 			case dsl.RefSeries:
 				seriesNumeric(add, strings.SplitN(ref.Name, ".", 2)[0], ref.Stat) // "mid.max" reads series mid
 			}
@@ -293,6 +292,8 @@ func snapshotMutants(add func(string, func(*Record)), snap, stat string) {
 	label := snap + "." + stat
 	add(label+" = 0", set(func(float64) float64 { return 0 }))
 	add(label+" doubled", set(func(v float64) float64 { return 2 * v }))
+	add(label+" halved", set(half))
+	add(label+" - 1", set(func(v float64) float64 { return max(v-1, min(v, 0)) })) // a 0 stays 0
 	add(label+" + 1", set(func(v float64) float64 { return v + 1 }))
 	add(label+" absent", func(r *Record) {
 		if s := r.Snapshots[snap]; s != nil {

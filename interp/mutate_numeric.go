@@ -47,26 +47,6 @@ func deltaNumeric(add func(string, func(*Record)), label, pair, a, b, stat strin
 	add(label+" - 1"+pair, with(func(d float64) float64 { return d - 1 }))
 }
 
-// snapshotNumeric halves one stat of one snapshot, and takes one from it.
-func snapshotNumeric(add func(string, func(*Record)), snap, stat string) {
-	set := func(f func(float64) float64) func(*Record) {
-		return func(r *Record) {
-			s := r.Snapshots[snap]
-			if s == nil {
-				return
-			}
-			for _, m := range []map[string]float64{s.Counters, s.Gauges, s.Histograms} {
-				if v, ok := m[stat]; ok && v > 0 {
-					m[stat] = f(v)
-				}
-			}
-		}
-	}
-	label := snap + "." + stat
-	add(label+" halved", set(half))
-	add(label+" - 1", set(func(v float64) float64 { return v - 1 }))
-}
-
 // scalings are the numeric changes of a number: counts are also shifted.
 func scalings(count bool) []struct {
 	name string
