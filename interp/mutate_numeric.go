@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"strconv"
@@ -179,22 +180,24 @@ func loadNumeric(add func(string, func(*Record)), name, field string) {
 	}
 }
 
-// captureNumeric changes a captured group of exec name that holds a number.
+// captureNumeric changes a captured group of exec name that holds a number (on a record
+// without the value, as vet's planned one, every change is named: a count's shifts too).
 func captureNumeric(add func(string, func(*Record)), rec *Record, name, group string) {
-	v, err := strconv.ParseFloat(rec.Execs[name].Captured[group], 64)
-	if err != nil {
+	raw, known := rec.Execs[name].Captured[group]
+	if _, err := strconv.ParseFloat(raw, 64); known && err != nil {
 		return
 	}
-	_, intErr := strconv.Atoi(rec.Execs[name].Captured[group])
-	for _, s := range scalings(intErr == nil) {
-		nv := s.f(v)
+	_, intErr := strconv.Atoi(raw)
+	for _, s := range scalings(!known || intErr == nil) {
+		f := s.f
 		add(name+".captured."+group+s.name, func(r *Record) {
 			e := r.Execs[name]
-			c := make(map[string]string, len(e.Captured))
-			for k, x := range e.Captured {
-				c[k] = x
+			v, err := strconv.ParseFloat(e.Captured[group], 64)
+			if err != nil {
+				return
 			}
-			c[group] = strconv.FormatFloat(nv, 'f', -1, 64)
+			c := maps.Clone(e.Captured)
+			c[group] = strconv.FormatFloat(f(v), 'f', -1, 64)
 			e.Captured = c
 			r.Execs[name] = e
 		})
