@@ -151,8 +151,15 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 					label = "delta." + ref.Stat
 				}
 				deltaMutants(add, label, a, b, ref.Stat)
+				pair := ""
+				if ref.Kind == dsl.RefDelta {
+					pair = fmt.Sprintf(" (%s → %s)", a, b)
+				}
+				deltaNumeric(add, label, pair, a, b, ref.Stat)
 			case dsl.RefSnapshot:
 				snapshotMutants(add, ref.Name, ref.Stat)
+			case dsl.RefSeries:
+				seriesNumeric(add, strings.SplitN(ref.Name, ".", 2)[0], ref.Stat) // "mid.max" reads series mid
 			}
 		}
 	}
@@ -192,9 +199,11 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 			}})
 		}
 	}
+	resultNumeric(add, rec, sc)
 	if names["started"] || names["ended"] {
+		read := stepsRead(sc)
 		for _, s := range rec.Steps {
-			if s.Name == "" || s.Sample > 0 || s.Round > 1 {
+			if s.Name == "" || s.Sample > 0 || s.Round > 1 || (read != nil && !read[s.Name]) {
 				continue
 			}
 			name := s.Name
@@ -286,6 +295,8 @@ func snapshotMutants(add func(string, func(*Record)), snap, stat string) {
 	label := snap + "." + stat
 	add(label+" = 0", set(func(float64) float64 { return 0 }))
 	add(label+" doubled", set(func(v float64) float64 { return 2 * v }))
+	add(label+" halved", set(half))
+	add(label+" - 1", set(func(v float64) float64 { return max(v-1, min(v, 0)) })) // a 0 stays 0
 	add(label+" + 1", set(func(v float64) float64 { return v + 1 }))
 	add(label+" absent", func(r *Record) {
 		if s := r.Snapshot(snap); s != nil {
@@ -303,6 +314,7 @@ func valueMutants(add func(string, func(*Record)), name string) {
 			x.Value = perturb(x.Value)
 		}
 	})
+	valueNumeric(add, name)
 }
 
 // perturb changes every leaf of a JSON-like value: numbers +1, strings suffixed, booleans

@@ -117,6 +117,19 @@ func (f *fixture) logs(name string, r schema.LogResult) *fixture {
 	return f
 }
 
+// step records a step's start and end, in seconds from the start of the steps phase.
+func (f *fixture) step(name string, start, end float64) *fixture {
+	f.rec.Steps = append(f.rec.Steps, &interp.StepRecord{Name: name, Path: "steps." + name, Kind: "exec", Outcome: interp.Passed,
+		Start: time.Duration(start * float64(time.Second)), End: time.Duration(end * float64(time.Second))})
+	return f
+}
+
+// timeline records a2's protocol (and d2's, f0's) as the seed ran it: /slow from +10 s for
+// 40.05 s, the flip 5 s in, MID1 and MID2 12 s and 30 s after the flip, AFTER 3 s after the end.
+func timeline(f *fixture) *fixture {
+	return f.step("slow", 10, 50.05).step("flip", 15, 15.1).step("mid1", 27, 27.2).step("mid2", 45, 45.2).step("after", 53.1, 53.3)
+}
+
 func (f *fixture) value(name string, v any) *fixture {
 	f.rec.Put(name, "get", false, v)
 	return f
@@ -168,21 +181,24 @@ var figures = map[string]func(f *fixture, wrong bool){
 		if wrong { // maxConnections alone rejecting requests
 			codes = map[string]float64{"200": 30, "503": 10}
 		}
-		f.snap("before", map[string]float64{"upstream_cx_overflow": 0, "upstream_cx_total": 0, "upstream_rq_total": 0}).
+		drcfg(f, "dr-s1", kitALimits{maxConnections: 1}, "10s", nil)
+		f.snap("before", map[string]float64{"upstream_cx_overflow": 0, "upstream_cx_total": 0, "upstream_rq_total": 0, "upstream_rq_pending_overflow": 0, "circuit_breakers.default.cx_open": 0}).
 			series("mid", map[string]float64{"circuit_breakers.default.cx_open": 0}, map[string]float64{"circuit_breakers.default.cx_open": 1}, map[string]float64{"circuit_breakers.default.cx_open": 1}).
 			load("fortio", 40, codes, func(r *schema.LoadResult) { r.Connections, r.Sockets = 4, 4 }).
-			snap("after", map[string]float64{"upstream_cx_overflow": 41, "upstream_cx_total": 2, "upstream_rq_total": codes["200"]})
+			snap("after", map[string]float64{"upstream_cx_overflow": 41, "upstream_cx_total": 2, "upstream_rq_total": codes["200"], "upstream_rq_pending_overflow": 0, "circuit_breakers.default.cx_open": 0})
 	},
 	"s2": func(f *fixture, wrong bool) {
-		// T93 S2: pending_overflow 0→12, cx_overflow 41→57, rq_total 40→58, 200×18, 503×12.
+		// T93 S2: pending_overflow 0→12, cx_overflow 41→57, rq_total 40→58, 200×18, 503×12;
+		// rq_active_overflow 0 (§4.2, C14); cx_total 2→3: shape.
 		codes := map[string]float64{"200": 18, "503": 12}
 		if wrong { // 503s that are not the pending breaker's
 			codes = map[string]float64{"200": 15, "503": 15}
 		}
-		f.snap("before", map[string]float64{"upstream_rq_pending_overflow": 0, "upstream_cx_overflow": 41, "upstream_rq_total": 40}).
+		drcfg(f, "dr-s2", kitALimits{maxConnections: 1, maxPendingRequests: 1}, "10s", nil)
+		f.snap("before", map[string]float64{"upstream_rq_pending_overflow": 0, "upstream_cx_overflow": 41, "upstream_rq_total": 40, "upstream_rq_active_overflow": 0, "upstream_cx_total": 2}).
 			series("mid", map[string]float64{"circuit_breakers.default.rq_pending_open": 1}).
 			load("fortio", 30, codes, func(r *schema.LoadResult) { r.Connections, r.Sockets = 3, 14 }).
-			snap("after", map[string]float64{"upstream_rq_pending_overflow": 12, "upstream_cx_overflow": 57, "upstream_rq_total": 40 + codes["200"]})
+			snap("after", map[string]float64{"upstream_rq_pending_overflow": 12, "upstream_cx_overflow": 57, "upstream_rq_total": 40 + codes["200"], "upstream_rq_active_overflow": 0, "upstream_cx_total": 3})
 	},
 	"s3": func(f *fixture, wrong bool) {
 		// T93 S3: cx_max_requests 0→20, cx_total 3→23, rq_total 58→78, 200×20, 1 socket.
@@ -190,42 +206,61 @@ var figures = map[string]func(f *fixture, wrong bool){
 		if wrong { // connections reused: the DR had no effect
 			maxReq, total = 0, 4
 		}
+		drcfg(f, "dr-s3", kitALimits{}, "10s", map[string]any{"max_requests_per_connection": 1.0})
 		f.snap("before", map[string]float64{"upstream_cx_max_requests": 0, "upstream_cx_total": 3, "upstream_rq_total": 58}).
 			load("fortio", 20, map[string]float64{"200": 20}, func(r *schema.LoadResult) { r.Connections, r.Sockets = 1, 1 }).
 			snap("after", map[string]float64{"upstream_cx_max_requests": maxReq, "upstream_cx_total": total, "upstream_rq_total": 78})
 	},
 	"s4": func(f *fixture, wrong bool) {
-		// T93 S4: cx_idle_timeout 0→1, cx_total 23→24.
+		// T93 S4: cx_idle_timeout 0→1, cx_total 23→24; rq_total 78→79: shape.
 		idle := 1.0
 		if wrong {
 			idle = 0
 		}
-		f.snap("before", map[string]float64{"upstream_cx_idle_timeout": 0, "upstream_cx_total": 23}).
+		drcfg(f, "dr-s4", kitALimits{}, "10s", map[string]any{"idle_timeout": "2s"})
+		f.step("fortio", 0, 0.012).step("after", 5.015, 5.05)
+		f.snap("before", map[string]float64{"upstream_cx_idle_timeout": 0, "upstream_cx_total": 23, "upstream_rq_total": 78}).
 			load("fortio", 1, map[string]float64{"200": 1}, nil).
-			snap("after", map[string]float64{"upstream_cx_idle_timeout": idle, "upstream_cx_total": 24})
+			snap("after", map[string]float64{"upstream_cx_idle_timeout": idle, "upstream_cx_total": 24, "upstream_rq_total": 79})
 	},
 	"s5": func(f *fixture, wrong bool) {
-		// T93 S5: cx_max_duration_reached 0→2, cx_total 24→26, 200×100, 1 socket.
+		// T93 S5: cx_max_duration_reached 0→2, cx_total 24→26, 200×100, 1 socket; rq_total
+		// 79→179 and the load's 10.012 s: shape.
 		reached, total := 2.0, 26.0
 		if wrong {
 			reached, total = 0, 25
 		}
-		f.snap("before", map[string]float64{"upstream_cx_max_duration_reached": 0, "upstream_cx_total": 24}).
-			load("fortio", 100, map[string]float64{"200": 100}, func(r *schema.LoadResult) { r.Connections, r.Sockets, r.DurationS = 1, 1, 10 }).
-			snap("after", map[string]float64{"upstream_cx_max_duration_reached": reached, "upstream_cx_total": total})
+		drcfg(f, "dr-s5", kitALimits{}, "10s", map[string]any{"max_connection_duration": "5s"})
+		f.step("fortio", 0, 10.012).step("after", 15.02, 15.05)
+		f.snap("before", map[string]float64{"upstream_cx_max_duration_reached": 0, "upstream_cx_total": 24, "upstream_rq_total": 79}).
+			load("fortio", 100, map[string]float64{"200": 100}, func(r *schema.LoadResult) { r.Connections, r.Sockets, r.DurationS = 1, 1, 10.012 }).
+			snap("after", map[string]float64{"upstream_cx_max_duration_reached": reached, "upstream_cx_total": total, "upstream_rq_total": 179})
 	},
 	"s6": func(f *fixture, wrong bool) {
-		// T93 S6: connect_timeout = connect_fail = cx_total 0→15, 503×5, avg 3033 ms, URX,UF.
-		n, avg := 15.0, 3033.0
+		// T93 S6: connect_timeout = connect_fail = cx_total 0→15, 503×5, avg 3033 ms, URX,UF,
+		// "198.51.100.10:80" outbound|80||blackhole.lab.internal through VIP 240.240.0.12;
+		// rq_retry 0→10 and retry_limit_exceeded 0→5: what 3 attempts a request mean.
+		n, avg, retries := 15.0, 3033.0, 10.0
 		if wrong { // no retries: one attempt per request
-			n, avg = 5, 1011
+			n, avg, retries = 5, 1011, 0
 		}
-		f.snap("before", map[string]float64{"upstream_cx_connect_timeout": 0, "upstream_cx_connect_fail": 0, "upstream_cx_total": 0}).
-			load("fortio", 5, map[string]float64{"503": 5}, func(r *schema.LoadResult) { r.Avg = avg }).
-			snap("after", map[string]float64{"upstream_cx_connect_timeout": n, "upstream_cx_connect_fail": n, "upstream_cx_total": n}).
+		drcfg(f, "dr-s6", kitALimits{}, "1s", nil)
+		line := schema.LogEntry{Access: true, Method: "GET", Path: "/", Code: 503, Flags: []string{"URX", "UF"},
+			Details: "upstream_reset_before_response_started{connection_timeout}", UpstreamHost: "198.51.100.10:80", Cluster: "outbound|80||blackhole.lab.internal"}
+		counters := func(v, retry, exceeded float64) map[string]float64 {
+			return map[string]float64{"upstream_cx_connect_timeout": v, "upstream_cx_connect_fail": v, "upstream_cx_total": v,
+				"upstream_rq_retry": retry, "upstream_rq_retry_limit_exceeded": exceeded, "upstream_rq_retry_overflow": 0}
+		}
+		f.snap("before", counters(0, 0, 0)).
+			load("fortio", 5, map[string]float64{"503": 5}, func(r *schema.LoadResult) {
+				r.Avg = avg
+				r.IPs = map[string]float64{"240.240.0.12:80": 5}
+			}).
+			snap("after", counters(n, retries, 5)).
 			logs("accesslog", schema.LogResult{Count: 5, Codes: map[string]float64{"503": 5},
 				Flags:   map[string]float64{"URX": 5, "UF": 5},
-				Details: map[string]float64{"upstream_reset_before_response_started{connection_timeout}": 5}})
+				Details: map[string]float64{"upstream_reset_before_response_started{connection_timeout}": 5},
+				Entries: []schema.LogEntry{line, line, line, line, line}})
 	},
 	"s7_full": func(f *fixture, wrong bool) {
 		retries := 2.0
@@ -271,7 +306,8 @@ var figures = map[string]func(f *fixture, wrong bool){
 	"mode1_strict": func(f *fixture, wrong bool) {
 		// §4: membership 2→3, destroy 0→2 (local 0→2), cx_total 2→4; who → b about 5 s after the flip.
 		kitBValues(f)
-		after := map[string]float64{"membership_change": 3, "upstream_cx_destroy": 2, "upstream_cx_destroy_local": 2, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 4}
+		f.step("warm", 0, 60).step("who", 0.001, 55.3).step("before_flip", 8, 8.1).step("flip", 10, 10.05).step("after_flip", 50, 50.1)
+		after := map[string]float64{"membership_change": 3, "upstream_cx_destroy": 2, "upstream_cx_destroy_local": 2, "upstream_cx_destroy_remote": 0, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 4}
 		who := func(t int) string {
 			if t < 15 {
 				return "backend-a"
@@ -279,18 +315,19 @@ var figures = map[string]func(f *fixture, wrong bool){
 			return "backend-b"
 		}
 		if wrong { // LOGICAL's behaviour
-			after = map[string]float64{"membership_change": 2, "upstream_cx_destroy": 0, "upstream_cx_destroy_local": 0, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 2}
+			after = map[string]float64{"membership_change": 2, "upstream_cx_destroy": 0, "upstream_cx_destroy_local": 0, "upstream_cx_destroy_remote": 0, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 2}
 			who = func(int) string { return "backend-a" }
 		}
 		f.snap("settled", map[string]float64{"membership_change": 2}, ipA+":443").
-			snap("before_flip", map[string]float64{"membership_change": 2, "upstream_cx_destroy": 0, "upstream_cx_destroy_local": 0, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 2}, ipA+":443").
-			load("warm", 600, map[string]float64{"200": 600}, nil).
+			snap("before_flip", map[string]float64{"membership_change": 2, "upstream_cx_destroy": 0, "upstream_cx_destroy_local": 0, "upstream_cx_destroy_remote": 0, "upstream_cx_destroy_with_active_rq": 0, "upstream_cx_total": 2}, ipA+":443").
+			load("warm", 600, map[string]float64{"200": 600}, func(r *schema.LoadResult) { r.Connections, r.Sockets = 2, 2 }).
 			exec("who", whoOut(55, who, nil), nil).
 			snap("after_flip", after, ipB+":443")
 	},
 	"mode1_logical": func(f *fixture, wrong bool) {
 		// §4: membership 4→4, destroy 4→4, cx_total 6→6; who = a for 40 s; the view shows B.
 		kitBValues(f)
+		f.step("warm", 0, 60).step("who", 0.001, 55.3).step("before_flip", 8, 8.1).step("flip", 10, 10.05).step("after_flip", 50, 50.1)
 		after := map[string]float64{"membership_change": 4, "upstream_cx_destroy": 4, "upstream_cx_total": 6}
 		who := func(int) string { return "backend-a" }
 		if wrong { // STRICT's behaviour
@@ -304,7 +341,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 		}
 		f.snap("settled", map[string]float64{"membership_change": 4}, ipA+":443").
 			snap("before_flip", map[string]float64{"membership_change": 4, "upstream_cx_destroy": 4, "upstream_cx_total": 6}, ipA+":443").
-			load("warm", 600, map[string]float64{"200": 600}, nil).
+			load("warm", 600, map[string]float64{"200": 600}, func(r *schema.LoadResult) { r.Connections, r.Sockets = 2, 2 }).
 			exec("who", whoOut(55, who, nil), nil).
 			snap("after_flip", after, ipB+":443")
 	},
@@ -312,6 +349,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 		// §5: who stays a after the flip, switches to b at the kill, 0 non-200;
 		// destroy_remote +1, cx_total +2, destroy_with_active_rq 0.
 		kitBValues(f)
+		f.step("warm", 0, 60).step("who", 0.001, 55.3).step("before", 3, 3.1).step("flip", 5, 5.05).step("kill_a", 25, 25.2).step("after", 45, 45.1)
 		code := func(int) string { return "200" }
 		if wrong { // a reconnect blip
 			code = func(t int) string {
@@ -322,7 +360,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 			}
 		}
 		f.snap("settled", nil, ipA+":443").
-			snap("before", map[string]float64{"upstream_cx_destroy_remote": 0, "upstream_cx_total": 6, "upstream_cx_destroy_with_active_rq": 0}, ipA+":443").
+			snap("before", map[string]float64{"upstream_cx_destroy_remote": 0, "upstream_cx_destroy": 0, "upstream_cx_total": 1, "upstream_cx_destroy_with_active_rq": 0}, ipA+":443"). // shape: one connection open
 			load("warm", 600, map[string]float64{"200": 600}, nil).
 			exec("who", whoOut(55, func(t int) string {
 				if t < 26 {
@@ -330,11 +368,12 @@ var figures = map[string]func(f *fixture, wrong bool){
 				}
 				return "backend-b"
 			}, code), nil).
-			snap("after", map[string]float64{"upstream_cx_destroy_remote": 1, "upstream_cx_total": 8, "upstream_cx_destroy_with_active_rq": 0}, ipB+":443")
+			snap("after", map[string]float64{"upstream_cx_destroy_remote": 1, "upstream_cx_destroy": 1, "upstream_cx_total": 3, "upstream_cx_destroy_with_active_rq": 0}, ipB+":443")
 	},
 	"mode2": func(f *fixture, wrong bool) {
 		// §6: after the kill all 35 requests 200 from b (shape: one row a second).
 		kitBValues(f)
+		f.step("warm", 0, 60).step("who", 0.001, 55.3).step("flip_both", 5, 5.05).step("before", 20, 20.1).step("kill_a", 25, 25.2).step("after", 50, 50.1)
 		code := func(int) string { return "200" }
 		if wrong { // loss on the dead IP
 			code = func(t int) string {
@@ -344,8 +383,9 @@ var figures = map[string]func(f *fixture, wrong bool){
 				return "200"
 			}
 		}
+		none := map[string]float64{"upstream_rq_retry": 0, "upstream_cx_connect_fail": 0} // shape: the seed recorded no counter
 		f.snap("settled", nil, ipA+":443").
-			snap("before", nil, ipA+":443", ipB+":443").
+			snap("before", none, ipA+":443", ipB+":443").
 			load("warm", 600, map[string]float64{"200": 600}, nil).
 			exec("who", whoOut(55, func(t int) string {
 				if t < 25 && t%2 == 0 {
@@ -353,7 +393,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 				}
 				return "backend-b"
 			}, code), nil).
-			snap("after", nil, ipA+":443", ipB+":443")
+			snap("after", none, ipA+":443", ipB+":443")
 	},
 	"a1": func(f *fixture, wrong bool) {
 		// §9: 2 runs, each 200 / 409,610 bytes / 40.05 s; destroy_with_active_rq Δ0,
@@ -367,6 +407,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 				slow = map[string]string{"code": "000", "size": "122880", "time": "12.01", "who": "backend-a"}
 				destroyActive = 1
 			}
+			f.step("slow"+n, base*5-45, base*5-45+40.05).step("flip"+n, base*5-40, base*5-40+0.1)
 			f.snap("settle"+n, nil, ipA+":443").
 				snap("before"+n, map[string]float64{"upstream_cx_destroy_with_active_rq": 0, "membership_change": base, "upstream_cx_destroy_local": base}, ipA+":443").
 				exec("slow"+n, "", slow).
@@ -376,6 +417,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 	"a2_strict": func(f *fixture, wrong bool) {
 		// §10 STRICT: membership 17→18→18→18, cx_active 0→1→1→0, destroy/local 51/7 frozen → 52/8.
 		kitBValues(f)
+		timeline(f)
 		mid1 := map[string]float64{"membership_change": 18, "upstream_cx_active": 1, "upstream_cx_destroy": 51, "upstream_cx_destroy_local": 7}
 		if wrong { // cut at the flip
 			mid1 = map[string]float64{"membership_change": 18, "upstream_cx_active": 0, "upstream_cx_destroy": 52, "upstream_cx_destroy_local": 8}
@@ -390,6 +432,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 	"a2_logical": func(f *fixture, wrong bool) {
 		// §10 LOGICAL: cx_active stays 1 after completion, destroy Δ0.
 		kitBValues(f)
+		timeline(f)
 		after := map[string]float64{"membership_change": 4, "upstream_cx_active": 1, "upstream_cx_destroy": 30}
 		if wrong { // STRICT's drain
 			after = map[string]float64{"membership_change": 4, "upstream_cx_active": 0, "upstream_cx_destroy": 31}
@@ -409,20 +452,25 @@ var figures = map[string]func(f *fixture, wrong bool){
 			stage1 = count(149, 37, 37, 0, 0)
 		}
 		f.snap("settled", nil, ipA+":443", ipB+":443").
-			snap("s1_before", map[string]float64{"upstream_rq_retry": 0, "upstream_cx_total": 0}).
+			snap("s1_before", map[string]float64{"upstream_rq_retry": 0, "upstream_cx_total": 0, "upstream_rq_total": 0}).
 			exec("stage1", "", stage1).
-			snap("s1_after", map[string]float64{"upstream_rq_retry": 81, "upstream_cx_total": 230}). // shape: 149 + 81
-			snap("s2_before", map[string]float64{"outlier_detection.ejections_enforced_total": 0}).
+			snap("s1_after", map[string]float64{"upstream_rq_retry": 81, "upstream_cx_total": 230, "upstream_rq_total": 149}). // shape: 149 + 81, 149
+			snap("s2_before", map[string]float64{"outlier_detection.ejections_enforced_total": 0, "upstream_rq_retry": 0}).
 			exec("stage2", "", count(5221, 0, 1, 0, 0)).
-			snap("s2_after", map[string]float64{"outlier_detection.ejections_enforced_total": 2}).
+			snap("s2_after", map[string]float64{"outlier_detection.ejections_enforced_total": 2, "upstream_rq_retry": 6}, ipA+":443", ipB+":443"). // rq_retry: shape, 3 picks an ejection
 			snap("s3_before", nil).
 			exec("stage3", "", count(5219, 0, 1, 0, 0)).
 			snap("s3_after", nil)
+		// §11: the dead host "health_flags:/failed_outlier_check".
+		dead := &f.rec.Snapshot("s2_after").Hosts[0]
+		dead.Healthy, dead.Health = false, "/failed_outlier_check"
 	},
 	"d1": func(f *fixture, wrong bool) {
+		// p_after's upstream_cx_total +41 (one upstream connection per attempt): shape.
 		// §14-3: passthrough 41 / 18 failed (13 × exit 28, 5 × exit 35), Envoy connect failures 11;
 		// HTTP 86 / 0, rq_retry 46 all successful (rq_retry_success 46), rq_total +86.
 		kitBValues(f)
+		f.step("pt", 0, 40.5).step("http", 0.002, 40.1)
 		pt := count(41, 18, 13, 13, 5)
 		if wrong { // passthrough protected as well as HTTP
 			pt = count(86, 0, 0, 0, 0)
@@ -430,15 +478,16 @@ var figures = map[string]func(f *fixture, wrong bool){
 		f.snap("h_settled", nil, ipA+":443", ipB+":443").
 			snap("p_settled", nil, podA+":443", podB+":443").
 			snap("h_before", map[string]float64{"upstream_rq_retry": 0, "upstream_rq_retry_success": 0, "upstream_rq_total": 0}).
-			snap("p_before", map[string]float64{"upstream_cx_connect_fail": 0}).
+			snap("p_before", map[string]float64{"upstream_cx_connect_fail": 0, "upstream_cx_total": 0}).
 			exec("pt", "", pt).
 			exec("http", "", count(86, 0, 0, 0, 0)).
 			snap("h_after", map[string]float64{"upstream_rq_retry": 46, "upstream_rq_retry_success": 46, "upstream_rq_total": 86}).
-			snap("p_after", map[string]float64{"upstream_cx_connect_fail": 11})
+			snap("p_after", map[string]float64{"upstream_cx_connect_fail": 11, "upstream_cx_total": 41})
 	},
 	"d2": func(f *fixture, wrong bool) {
 		// §14-4: completes; membership late (MID2), cx_active 1 through MID2, destroy after.
 		kitBValues(f)
+		timeline(f)
 		slow := slowDone("backend-a")
 		if wrong {
 			slow = map[string]string{"code": "000", "size": "163840", "time": "17.02", "who": "backend-a"}
@@ -453,6 +502,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 	"f0": func(f *fixture, wrong bool) {
 		// §14-7: completes on A, membership 11→11, view shows B at MID1, destroy 2973 → 2974 after.
 		kitBValues(f)
+		timeline(f)
 		record := ipA + "\n"
 		if wrong { // the flip overwrote the other host name's record
 			record = ""
@@ -468,7 +518,8 @@ var figures = map[string]func(f *fixture, wrong bool){
 	"d3": func(f *fixture, wrong bool) {
 		// §14-5: A 29 / 15 failed; B 2,905 / 6 failed, ejections_enforced_total 2.
 		kitBValues(f)
-		stageB, ejections := count(2905, 6, 6, 0, 0), 2.0
+		// shape: slow and exits (DR 49's 1 s connect timeout resets the handshake: exit 35)
+		stageB, ejections := count(2905, 6, 6, 0, 6), 2.0
 		if wrong { // outlier detection without effect
 			stageB, ejections = count(30, 15, 12, 12, 3), 0
 		}
@@ -491,7 +542,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 			logs("wp2", reuseLines(id)).
 			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}, Flags: map[string]float64{"UC": 1},
 				Details: map[string]float64{"upstream_reset_before_response_started{connection_termination}": 1},
-				Entries: []schema.LogEntry{requestLine(code, "UC")}})
+				Entries: []schema.LogEntry{requestLine(code, "UC", "upstream_reset_before_response_started{connection_termination}")}})
 	},
 	"c_retry": func(f *fixture, wrong bool) {
 		// seed 003 §5.2: the same sequence with retry on reset: 0 × 503.
@@ -502,7 +553,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 		}
 		f.exec("phase2", "code="+code, map[string]string{"code": code}).
 			logs("wp2", reuseLines("79097")).
-			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}, Entries: []schema.LogEntry{requestLine(code, "-")}})
+			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}, Entries: []schema.LogEntry{requestLine(code, "", "via_upstream")}})
 	},
 	"cfg_resolution_strict": func(f *fixture, wrong bool) {
 		typ := "STRICT_DNS"
@@ -578,12 +629,16 @@ func reuseLines(id string) schema.LogResult {
 }
 
 // requestLine is the waypoint's access-log line of the phase-2 request to the reused IP.
-func requestLine(code, flag string) schema.LogEntry {
+func requestLine(code, flag, details string) schema.LogEntry {
 	c := 200.0
 	if code == "503" {
 		c = 503
 	}
-	return schema.LogEntry{Access: true, Method: "GET", Path: "/", Code: c, Flags: []string{flag},
+	var flags []string
+	if flag != "" {
+		flags = []string{flag}
+	}
+	return schema.LogEntry{Access: true, Method: "GET", Path: "/", Code: c, Flags: flags, Details: details,
 		UpstreamHost: "envoy://connect_originate/10.90.142.96:8080", Cluster: "inbound-vip|8080|http|dummy.ambient-lab.svc.cluster.local"}
 }
 
@@ -602,6 +657,37 @@ func stale(f *fixture) {
 		logs("wp1", schema.LogResult{Count: 1, Capture: map[string]string{"id": "79097", "addr": "10.90.142.96"}}).
 		value("bbb", []any{pod("dummy-7c9f-aaa", true), pod("dummy-7c9f-bbb", false)}).
 		exec("ss_stale", "ESTAB 0 0 10.90.11.4:41234 10.90.142.96:15008", map[string]string{"peer": "10.90.142.96:15008"})
+}
+
+// kitALimits are the circuit-breaker limits a Kit A DR sets (0: not set, written 4294967295).
+type kitALimits struct{ maxConnections, maxPendingRequests, maxRequests, maxRetries float64 }
+
+// drcfg records the DR wait's config value of a Kit A scenario: the client sidecar's cluster
+// as the sandbox's istiod writes it for DR dr (circuit breakers, connect_timeout, and the
+// HttpProtocolOptions' common options when the DR sets any).
+func drcfg(f *fixture, dr string, l kitALimits, connectTimeout string, common map[string]any) {
+	or := func(v float64) float64 {
+		if v == 0 {
+			return 4294967295
+		}
+		return v
+	}
+	c := map[string]any{
+		"name":            "outbound|8080||backend.conn-lab.svc.homelab.local",
+		"connect_timeout": connectTimeout,
+		"circuit_breakers": map[string]any{"thresholds": []any{map[string]any{
+			"max_connections": or(l.maxConnections), "max_pending_requests": or(l.maxPendingRequests),
+			"max_requests": or(l.maxRequests), "max_retries": or(l.maxRetries)}}},
+		"metadata": map[string]any{"filter_metadata": map[string]any{"istio": map[string]any{
+			"config": "/apis/networking.istio.io/v1/namespaces/conn-lab/destination-rule/" + dr}}},
+	}
+	if common != nil {
+		c["typed_extension_protocol_options"] = map[string]any{hpo: map[string]any{
+			"common_http_protocol_options": common,
+			"explicit_http_config":         map[string]any{"http_protocol_options": map[string]any{}},
+		}}
+	}
+	f.value("drcfg", c)
 }
 
 // unlimited is the thresholds istiod writes when the DR sets none: 2^32-1 each.

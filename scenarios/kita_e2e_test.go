@@ -35,6 +35,9 @@ func TestE2EKitAReplay(t *testing.T) {
 			sb.EnvoyStandIn(t, "conn-lab", "client", fixtures...)
 			rec := kubeRun(t, sb, name, nil)
 			requirePassed(t, rec)
+			// The run's own record, edited into the wrong outcomes of wrong_test.go, must fail
+			// replay as the seed's figures do.
+			wrongOutcomesOf(t, rec, "")
 			// The load the judge saw is the replayed recording, not a fortio run on the host.
 			load := rec.Loads()["fortio"]
 			if load == nil {

@@ -68,6 +68,7 @@ func TestE2EKitBReplay(t *testing.T) {
 			sb.EnvoyStandIn(t, "dns-lab", "client", replay(t, "kit-b", c.name)...)
 			rec := kubeRun(t, sb, c.name, sandboxVars)
 			requirePassed(t, rec)
+			wrongOutcomesOf(t, rec, "") // the run's record edited into wrong_test.go's outcomes fails replay
 
 			records := parseHosts(labDNSHostsFile(t, sb))
 			for host, names := range c.hosts {
@@ -215,7 +216,8 @@ func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
 			return editStats(t, fx, 4, setStat("gslb-pt.lab.internal", "membership_change", "4"))
 		},
 		wants: map[string]perturbedWant{
-			`delta("before", "mid2").membership_change == 1`: {interp.Failed, []string{"(0)"}},
+			`delta("mid1", "mid2").membership_change == 1`:  {interp.Failed, []string{"(0)"}},
+			`delta("mid2", "after").membership_change == 0`: {interp.Failed, []string{"(1)"}},
 		},
 	}, {
 		name:     "outlier detection that ejected nothing",
@@ -225,7 +227,8 @@ func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
 			return editStats(t, fx, 5, setStat("gslb-pt.lab.internal", "outlier_detection.ejections_enforced_total", "0"))
 		},
 		wants: map[string]perturbedWant{
-			`delta("b_before", "b_after").outlier_detection.ejections_enforced_total > 0`: {interp.Failed, []string{"(0)"}},
+			`delta("b_before", "b_after").outlier_detection.ejections_enforced_total >= 1`:                              {interp.Failed, []string{"(0)"}},
+			`int(stage_b.captured.fail) == 3 * delta("b_before", "b_after").outlier_detection.ejections_enforced_total`: {interp.Failed, []string{"(6)", "(0)"}},
 		},
 	}, {
 		name:     "a membership change under LOGICAL_DNS",

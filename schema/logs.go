@@ -302,10 +302,11 @@ func (p *Logs) Result(c ResultContext) *Type {
 // Mutants: no lines, every line another code, every line another response flag, nothing
 // captured.
 func (p *Logs) Mutants(recorded any) []Mutant {
-	if _, ok := recorded.(LogResult); !ok {
+	rec, ok := recorded.(LogResult)
+	if !ok {
 		return nil
 	}
-	return []Mutant{
+	ms := []Mutant{
 		{Name: "no log lines", Apply: func(v any) any {
 			l := v.(LogResult)
 			l.Lines, l.Entries, l.Captures = nil, nil, nil
@@ -331,7 +332,9 @@ func (p *Logs) Mutants(recorded any) []Mutant {
 			}
 			return l
 		}},
-		{Name: "every line another response flag", Apply: func(v any) any {
+	}
+	if rec.HasAccessLines() { // debug or application lines carry no response flag
+		ms = append(ms, Mutant{Name: "every line another response flag", Apply: func(v any) any {
 			l := v.(LogResult)
 			n := 0.0
 			for _, v := range l.Flags {
@@ -352,13 +355,26 @@ func (p *Logs) Mutants(recorded any) []Mutant {
 				}
 			}
 			return l
-		}},
-		{Name: "nothing captured", Apply: func(v any) any {
-			l := v.(LogResult)
-			l.Capture, l.Captures = map[string]string{}, nil
-			return l
-		}},
+		}})
 	}
+	return append(ms, Mutant{Name: "nothing captured", Apply: func(v any) any {
+		l := v.(LogResult)
+		l.Capture, l.Captures = map[string]string{}, nil
+		return l
+	}})
+}
+
+// HasAccessLines says whether the result holds access-log lines (which have response flags).
+func (l LogResult) HasAccessLines() bool {
+	if len(l.Flags) > 0 || len(l.Codes) > 0 {
+		return true
+	}
+	for _, e := range l.Entries {
+		if e.Access {
+			return true
+		}
+	}
+	return false
 }
 
 func otherCode(c string) string {

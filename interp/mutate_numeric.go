@@ -1,0 +1,309 @@
+package interp
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"strconv"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
+)
+
+// Numeric mutants: every number an expectation reads — a counter's delta, a snapshot's or a
+// series' stat, a load's count or latency, a captured number, a log count — scaled (×0.5, ×2)
+// and, when it is a count, shifted (+1, -1). A bound that still holds on all of them is wider
+// than the recorded figure needs; a survivor says which width the expectations leave open.
+// Doubling and +1 of deltas and snapshot stats are the older mutants of mutate.go; the rest
+// are here.
+
+// half is v×0.5; a count stays a count (rounded down), so a delta of 1 halves to 0.
+func half(v float64) float64 {
+	if v == math.Trunc(v) {
+		return math.Floor(v / 2)
+	}
+	return v / 2
+}
+
+// deltaNumeric halves the delta of stat between snapshots a and b, and takes one from it.
+func deltaNumeric(add func(string, func(*Record)), label, pair, a, b, stat string) {
+	with := func(f func(d float64) float64) func(*Record) {
+		return func(r *Record) {
+			sa, sb := r.Snapshot(a), r.Snapshot(b)
+			if sa == nil || sb == nil {
+				return
+			}
+			vb, ok := sb.Counters[stat]
+			if !ok {
+				return
+			}
+			va := sa.Counters[stat]
+			if d := vb - va; d > 0 { // a delta of 0 cannot shrink without the counter going down
+				sb.Counters[stat] = va + f(d)
+			}
+		}
+	}
+	add(label+" halved"+pair, with(half))
+	add(label+" - 1"+pair, with(func(d float64) float64 { return d - 1 }))
+}
+
+// scalings are the numeric changes of a number: counts are also shifted.
+func scalings(count bool) []struct {
+	name string
+	f    func(float64) float64
+} {
+	out := []struct {
+		name string
+		f    func(float64) float64
+	}{
+		{" ×0.5", half},
+		{" ×2", func(v float64) float64 { return 2 * v }},
+	}
+	if count {
+		out = append(out,
+			struct {
+				name string
+				f    func(float64) float64
+			}{" + 1", func(v float64) float64 { return v + 1 }},
+			struct {
+				name string
+				f    func(float64) float64
+			}{" - 1", func(v float64) float64 { return v - 1 }})
+	}
+	return out
+}
+
+// seriesNumeric changes stat in every sample of series name.
+func seriesNumeric(add func(string, func(*Record)), name, stat string) {
+	for _, s := range scalings(true) {
+		f := s.f
+		add(fmt.Sprintf("%s: %s%s in every sample", name, stat, s.name), func(r *Record) {
+			ser := r.SeriesOf(name)
+			if ser == nil {
+				return
+			}
+			for _, smp := range ser.Samples {
+				for _, m := range []map[string]float64{smp.Counters, smp.Gauges, smp.Histograms} {
+					if v, ok := m[stat]; ok {
+						m[stat] = f(v)
+					}
+				}
+			}
+		})
+	}
+}
+
+// Field reads of load, exec and logs results, as written in the expressions: <name>.<field>,
+// <name>.codeNNN, <name>.codes["NNN"], <name>.captured.<group>, <name>.flags["UF"], ...
+var (
+	fieldRead = regexp.MustCompile(`\b([A-Za-z_]\w*)\.(code\d+|requests|ok|errors|sockets|connections|qps|duration|avg|min|max|p50|p90|p99|p999|count)\b`)
+	keyRead   = regexp.MustCompile(`\b([A-Za-z_]\w*)\.(codes|flags|details|captured)(?:\[\s*"([^"]+)"\s*\]|\.(\w+))`)
+)
+
+// loadCounts are the load fields that count something (the others are rates and latencies).
+var loadCounts = map[string]bool{"requests": true, "ok": true, "errors": true, "sockets": true, "connections": true}
+
+// resultNumeric changes every number of a load, exec or logs result that an expectation reads.
+func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenario) {
+	seen := map[string]bool{}
+	once := func(key string) bool {
+		if seen[key] {
+			return false
+		}
+		seen[key] = true
+		return true
+	}
+	for _, e := range sc.Expect {
+		for _, m := range fieldRead.FindAllStringSubmatch(e.Src, -1) {
+			name, field := m[1], m[2]
+			if !once(name + "." + field) {
+				continue
+			}
+			switch {
+			case loadOf(rec, name) != nil:
+				loadNumeric(add, name, field)
+			case isResult[schema.LogResult](rec, name) && field == "count":
+				for _, s := range scalings(true) {
+					f := s.f
+					add(name+".count"+s.name, func(r *Record) {
+						updateResult(r, name, func(l schema.LogResult) schema.LogResult {
+							l.Count = f(l.Count)
+							return l
+						})
+					})
+				}
+			}
+		}
+		for _, m := range keyRead.FindAllStringSubmatch(e.Src, -1) {
+			name, kind, key := m[1], m[2], m[3]+m[4]
+			if !once(name + "." + kind + "." + key) {
+				continue
+			}
+			switch {
+			case kind == "codes" && loadOf(rec, name) != nil:
+				loadNumeric(add, name, "code"+key)
+			case kind == "captured" && isResult[schema.ExecResult](rec, name):
+				captureNumeric(add, rec, name, key)
+			case kind != "captured" && isResult[schema.LogResult](rec, name):
+				logCountNumeric(add, name, kind, key)
+			}
+		}
+	}
+}
+
+// loadNumeric changes one field of load name (codeNNN: the count of that code).
+func loadNumeric(add func(string, func(*Record)), name, field string) {
+	code, isCode := "", false
+	if len(field) > 4 && field[:4] == "code" {
+		code, isCode = field[4:], true
+	}
+	for _, s := range scalings(isCode || loadCounts[field]) {
+		f := s.f
+		add(name+"."+field+s.name, func(r *Record) {
+			l := loadOf(r, name)
+			if l == nil {
+				return
+			}
+			if isCode {
+				if v, ok := l.Codes[code]; ok {
+					l.Codes[code] = f(v)
+				}
+				return
+			}
+			for k, p := range map[string]*float64{
+				"requests": &l.Requests, "ok": &l.OK, "errors": &l.Errors, "sockets": &l.Sockets,
+				"connections": &l.Connections, "qps": &l.QPS, "duration": &l.DurationS, "avg": &l.Avg,
+				"min": &l.Min, "max": &l.Max, "p50": &l.P50, "p90": &l.P90, "p99": &l.P99, "p999": &l.P999,
+			} {
+				if k == field {
+					*p = f(*p)
+				}
+			}
+		})
+	}
+}
+
+// captureNumeric changes a captured group of exec name that holds a number (on a record
+// without the value, as vet's planned one, every change is named: a count's shifts too).
+func captureNumeric(add func(string, func(*Record)), rec *Record, name, group string) {
+	raw, known := resultOf[schema.ExecResult](rec, name).Captured[group]
+	if _, err := strconv.ParseFloat(raw, 64); known && err != nil {
+		return
+	}
+	_, intErr := strconv.Atoi(raw)
+	for _, s := range scalings(!known || intErr == nil) {
+		f := s.f
+		add(name+".captured."+group+s.name, func(r *Record) {
+			updateResult(r, name, func(e schema.ExecResult) schema.ExecResult {
+				v, err := strconv.ParseFloat(e.Captured[group], 64)
+				if err != nil {
+					return e
+				}
+				c := maps.Clone(e.Captured)
+				c[group] = strconv.FormatFloat(f(v), 'f', -1, 64)
+				e.Captured = c
+				return e
+			})
+		})
+	}
+}
+
+// logCountNumeric changes the count of one code, flag or details value of logs step name.
+func logCountNumeric(add func(string, func(*Record)), name, kind, key string) {
+	for _, s := range scalings(true) {
+		f := s.f
+		add(fmt.Sprintf("%s.%s[%q]%s", name, kind, key, s.name), func(r *Record) {
+			l := resultOf[schema.LogResult](r, name)
+			m := map[string]map[string]float64{"codes": l.Codes, "flags": l.Flags, "details": l.Details}[kind]
+			if v, ok := m[key]; ok {
+				m[key] = f(v)
+			}
+		})
+	}
+}
+
+// stepRead finds started.<step> and ended.<step> in an expression.
+var stepRead = regexp.MustCompile(`\b(?:started|ended)(?:\.(\w+)|(\[))`)
+
+// stepsRead are the steps whose times the expectations read, nil when one reads them by an
+// index expression (then every step's time may matter).
+func stepsRead(sc *dsl.Scenario) map[string]bool {
+	read := map[string]bool{}
+	for _, e := range sc.Expect {
+		for _, m := range stepRead.FindAllStringSubmatch(e.Src, -1) {
+			if m[2] != "" {
+				return nil
+			}
+			read[m[1]] = true
+		}
+	}
+	return read
+}
+
+// valueNumeric changes every number of a get or config value at once (a config dump's limits,
+// timeouts in seconds, counts); its strings and booleans stay.
+func valueNumeric(add func(string, func(*Record)), name string) {
+	for _, s := range scalings(true) {
+		f := s.f
+		add(name+": every number"+s.name, func(r *Record) {
+			if x := r.Results[name]; x != nil {
+				x.Value = mapNumbers(x.Value, f)
+			}
+		})
+	}
+}
+
+func mapNumbers(v any, f func(float64) float64) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = mapNumbers(e, f)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = mapNumbers(e, f)
+		}
+		return out
+	case float64:
+		return f(x)
+	}
+	return v
+}
+
+// loadOf is the load recorded under name (nil if none).
+func loadOf(r *Record, name string) *LoadRecord {
+	return resultOf[*LoadRecord](r, name)
+}
+
+// resultOf is the result recorded under name when it is a T (T's zero value otherwise).
+func resultOf[T any](r *Record, name string) T {
+	var zero T
+	if x := r.Results[name]; x != nil {
+		if v, ok := x.Value.(T); ok {
+			return v
+		}
+	}
+	return zero
+}
+
+// isResult reports whether name recorded a T.
+func isResult[T any](r *Record, name string) bool {
+	if x := r.Results[name]; x != nil {
+		_, ok := x.Value.(T)
+		return ok
+	}
+	return false
+}
+
+// updateResult replaces the T recorded under name (a value type, such as a LogResult) by f's.
+func updateResult[T any](r *Record, name string, f func(T) T) {
+	if x := r.Results[name]; x != nil {
+		if v, ok := x.Value.(T); ok {
+			x.Value = f(v)
+		}
+	}
+}
