@@ -31,6 +31,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -123,6 +124,9 @@ func kubeRunObserved(t *testing.T, sb *sandbox.Sandbox, name string, vars map[st
 		EnvoyVia:          kube.EnvoyViaExec,
 		Getenv:            func(string) string { return "" },
 		Logf:              t.Logf,
+		// Marked as the CLI marks a run's objects: the scenarios' cleanup deletes their
+		// namespace, which labrun deletes only when a run of it created it.
+		Run: kube.Run{ID: fmt.Sprintf("e2e%d", time.Now().UnixNano()%1e9), Scenario: sc.Name, Host: "e2e", PID: os.Getpid()},
 	})
 	if err != nil {
 		t.Fatalf("kube target on the sandbox: %v", err)
