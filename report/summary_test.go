@@ -213,31 +213,6 @@ func TestStripPlot(t *testing.T) {
 	}
 }
 
-func TestSig4(t *testing.T) {
-	for _, c := range []struct {
-		x    float64
-		want string
-	}{{0, "0"}, {12345, "12350"}, {1.23456, "1.235"}, {0.00123456, "0.001235"}, {-2.5, "-2.5"}, {100, "100"}, {0.1 + 0.2, "0.3"}, {3e20, "3e+20"}} {
-		if got := sig4(c.x); got != c.want {
-			t.Errorf("sig4(%v) = %s, want %s", c.x, got, c.want)
-		}
-	}
-}
-
-func TestUnitOf(t *testing.T) {
-	roots := map[string]string{"fortio": "load", "after": "snapshot", "g": "series", "access": "logs"}
-	for v, want := range map[string]string{
-		"fortio.p50": "ms", "fortio.qps": "1/s", "fortio.code503": "count", `fortio.codes["503"]`: "count", "fortio.duration": "s",
-		"delta.upstream_rq_pending_overflow": "count", "after.upstream_cx_rx_bytes_total": "bytes", "delta.upstream_cx_length_ms": "ms",
-		"g.max.rq_active": "count", "access.count": "count", "vars.requests": "", "started.flip": "s",
-		"fortio.code503 / fortio.requests": "", "ip.stdout": "",
-	} {
-		if got := UnitOf(v, roots); got != want {
-			t.Errorf("UnitOf(%s) = %q, want %q", v, got, want)
-		}
-	}
-}
-
 // TestWriteSummaryNeverOverwrites: two summaries written with the same id in the same second
 // (two processes that drew the same id) both stay; the second gets a suffix.
 func TestWriteSummaryNeverOverwrites(t *testing.T) {

@@ -186,7 +186,7 @@ func DiffUnit(path string) string {
 	parts := strings.SplitN(path, ".", 3)
 	switch {
 	case strings.HasPrefix(path, "delta"):
-		return statUnit(path[strings.LastIndex(path, ".")+1:])
+		return dsl.StatUnit(path[strings.LastIndex(path, ".")+1:])
 	case len(parts) < 3:
 		return ""
 	case parts[0] == "loads":
@@ -195,7 +195,7 @@ func DiffUnit(path string) string {
 		if parts[0] == "series" && parts[2] == "count" {
 			return "count"
 		}
-		return statUnit(path[strings.LastIndex(path, ".")+1:])
+		return dsl.StatUnit(path[strings.LastIndex(path, ".")+1:])
 	case parts[0] == "logs":
 		return UnitOf(parts[1]+"."+parts[2], map[string]string{parts[1]: "logs"})
 	case parts[0] == "steps" && strings.HasSuffix(path, "Ms"):
