@@ -38,7 +38,7 @@ as it is now: edit an expectation and replay to see its verdict on the same data
 				replayed.Expectations = judged
 				replayed.Outcome = verdict
 				fmt.Fprintf(p.Stdout, "replay of %s (recorded %s, outcome then: %s)\n", rec.Scenario, rec.Start.UTC().Format("2006-01-02 15:04:05 UTC"), rec.Outcome)
-				p.printVerdict(&replayed)
+				p.printVerdict(&replayed, false)
 			}
 			if c := exitCode(&interp.Record{Outcome: verdict}); c != exitOK {
 				return &exitError{code: c}

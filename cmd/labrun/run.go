@@ -400,11 +400,11 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		}
 	}
 	if verdict {
-		p.printVerdict(rec)
+		p.printVerdict(rec, f.quiet)
 	}
-	// The report's path last, under the verdict: what to open next.
+	// The report's paths last, under the verdict: what to open next.
 	if out.report != "" && !f.quiet {
-		fmt.Fprintf(p.Stdout, "  report: %s\n  html:   %s\n", out.report, htmlPath)
+		fmt.Fprintf(p.Stdout, "  report: %s\n  html:   %s\n  json:   %s\n", out.report, htmlPath, relPath(p.Cwd, out.json))
 	}
 	return out
 }
@@ -518,22 +518,51 @@ func exitCode(rec *interp.Record) int {
 	return exitInfra
 }
 
-// printVerdict prints the expectations with their values, and why the run stopped.
-func (p *process) printVerdict(rec *interp.Record) {
+// printVerdict prints the evidence of a run and its verdict: the claim (the scenario's doc),
+// every expectation with the value of each part, the notes, what each load did and the deltas
+// the expectations read (not when quiet), then the verdict line, the one place that says how
+// the run ended.
+func (p *process) printVerdict(rec *interp.Record, quiet bool) {
 	w := p.Stdout
+	if rec.Doc != "" && !quiet {
+		fmt.Fprintf(w, "  doc: %s\n", rec.Doc)
+	}
 	for _, j := range rec.Expectations {
 		mark := map[interp.Outcome]string{interp.Passed: "✓", interp.Failed: "✗", interp.Errored: "!", interp.Skipped: "-"}[j.Outcome]
-		fmt.Fprintf(w, "  %s %s", mark, j.Src)
-		switch {
-		case j.Explanation != "":
-			fmt.Fprintf(w, "\n      %s", j.Explanation)
-		case j.Reason != "" && j.Outcome != interp.Skipped:
+		fmt.Fprintf(w, "  %s %s", mark, or(j.Explanation, j.Src))
+		if j.Reason != "" && j.Outcome != interp.Skipped {
 			fmt.Fprintf(w, "\n      %s: %s", j.Pos.Rel(p.Cwd), j.Reason)
 		}
 		fmt.Fprintln(w)
 	}
 	for _, n := range rec.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if !quiet {
+		loads := report.Loads(rec)
+		width := 0
+		for _, l := range loads {
+			width = max(width, len(l.Name))
+		}
+		for _, l := range loads {
+			fmt.Fprintf(w, "  load %-*s  %s\n", width, l.Name, l.Line())
+		}
+		var pair string
+		for _, d := range report.Deltas(rec) {
+			if pr := fmt.Sprintf("  delta %s → %s (%s):", d.From, d.To, d.Source); pr != pair {
+				if pair != "" {
+					fmt.Fprintln(w)
+				}
+				pair = pr
+				fmt.Fprint(w, pr)
+			} else {
+				fmt.Fprint(w, ",")
+			}
+			fmt.Fprintf(w, " %s", d.Text())
+		}
+		if pair != "" {
+			fmt.Fprintln(w)
+		}
 	}
 	verdict := strings.ToUpper(string(rec.Outcome))
 	fmt.Fprintf(w, "%s %s in %s", verdict, rec.Scenario, rec.End.Sub(rec.Start).Round(time.Millisecond))
