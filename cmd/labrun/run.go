@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -58,6 +59,8 @@ type runFlags struct {
 	passRate float64
 	// tally, set when a run has several scenarios, collects their outcomes for the summary.
 	tally *runTally
+	// matrixNow is where the run in progress is among the runs of this invocation.
+	matrixNow *matrixStatus
 }
 
 // runTally counts the outcomes of a run of several scenarios for its one summary line.
@@ -352,7 +355,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		}
 	}()
 	prog := newProgress(p, f.quiet)
-	prog.forScenario(sc)
+	prog.forScenario(sc, f.matrixNow)
 	p.live.set(prog)
 	defer p.live.set(nil)
 	if !f.quiet {
@@ -525,7 +528,11 @@ func exitCode(rec *interp.Record) int {
 func (p *process) printVerdict(rec *interp.Record, quiet bool) {
 	w := p.Stdout
 	if rec.Doc != "" && !quiet {
-		fmt.Fprintf(w, "  doc: %s\n", rec.Doc)
+		width := 0
+		if p.IsTerminal && p.TermWidth != nil {
+			width = p.TermWidth()
+		}
+		fmt.Fprintf(w, "  doc: %s\n", wrapText(rec.Doc, width-1, 7))
 	}
 	for _, j := range rec.Expectations {
 		mark := map[interp.Outcome]string{interp.Passed: "✓", interp.Failed: "✗", interp.Errored: "!", interp.Skipped: "-"}[j.Outcome]
@@ -570,6 +577,30 @@ func (p *process) printVerdict(rec *interp.Record, quiet bool) {
 		fmt.Fprintf(w, ": %s", relError(p.Cwd, rec.Error))
 	}
 	fmt.Fprintln(w)
+}
+
+// wrapText breaks s at spaces into lines of at most width columns, every line after the
+// first indented by indent spaces (the first starts after a label that long); a width under
+// 40 (or unknown) leaves s as it is.
+func wrapText(s string, width, indent int) string {
+	if width < 40 {
+		return s
+	}
+	var b strings.Builder
+	col := indent
+	for i, word := range strings.Fields(s) {
+		n := utf8.RuneCountInString(word)
+		if i > 0 && col+1+n > width {
+			b.WriteString("\n" + strings.Repeat(" ", indent))
+			col = indent
+		} else if i > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String()
 }
 
 // relError shortens absolute file names in a message to paths relative to cwd.
