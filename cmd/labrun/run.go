@@ -154,6 +154,7 @@ func (p *process) run(args []string, f *runFlags) error {
 		return err
 	}
 	opts.Target = f.target
+	opts.Selected = selection(f.scenarios, f.tags)
 	w, err := p.expand(args, opts, expansion{names: f.scenarios, tags: f.tags, matrix: f.matrixFlags, passRate: f.passRate, output: "text"})
 	if err != nil {
 		return err
@@ -655,9 +656,27 @@ func or(s, def string) string {
 // checkTarget refuses a --target that names no target.
 func (p *process) checkTarget(name string) error {
 	if name != "" && name != "local" && name != "kube" && p.Targets[name] == nil {
-		return &exitError{exitInvalid, fmt.Sprintf("--target %q: expected local or kube", name)}
+		names := []string{"local", "kube"}
+		for n := range p.Targets {
+			names = append(names, n)
+		}
+		return &exitError{exitInvalid, fmt.Sprintf("--target %q: no such target%s; expected local or kube", name, dsl.DidYouMean(name, names))}
 	}
 	return nil
+}
+
+// selection is what --scenario and --tag select (nil: every scenario), for the checks that
+// depend on --target: they apply to the scenarios that will run.
+func selection(names, tags []string) func(string, []string) bool {
+	if len(names) == 0 && len(tags) == 0 {
+		return nil
+	}
+	return func(name string, have []string) bool {
+		if len(names) > 0 && !slices.Contains(names, name) {
+			return false
+		}
+		return len(tags) == 0 || slices.ContainsFunc(tags, func(t string) bool { return slices.Contains(have, t) })
+	}
 }
 
 // newTarget builds the named target for a scenario.
