@@ -59,7 +59,7 @@ type work struct {
 func (w *work) scenarioCount() int { return len(w.matrices) }
 
 // expansion says what to expand: the scenarios selected (--scenario, --tag), the matrix
-// flags, the pass rate, how problems are reported (output: text or json), and whether no
+// flags, the pass rate, how problems are reported (output: text, json or yaml), and whether no
 // scenario at all is fine (vet).
 type expansion struct {
 	names, tags []string

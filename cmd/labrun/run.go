@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -173,19 +172,18 @@ func (p *process) run(args []string, f *runFlags) error {
 	runCtx, cleanupCtx, stop := p.runContexts()
 	defer stop()
 
-	// -o json: stdout carries the records, one JSON document per line (docs/json.md); what a
-	// person reads goes to stderr.
-	jsonOut := p.Stdout
+	// -o json: stdout carries the records, one JSON document per line (docs/json.md); -o yaml
+	// the same as YAML documents; what a person reads goes to stderr.
+	docOut := p.Stdout
 	var each func(ran)
 	code := exitOK
-	if f.output == "json" {
+	if machine(f.output) {
 		p.Stdout = p.Stderr
-		defer func() { p.Stdout = jsonOut }()
-		enc := json.NewEncoder(jsonOut)
-		enc.SetEscapeHTML(false)
+		defer func() { p.Stdout = docOut }()
+		enc := &docWriter{w: docOut, output: f.output, lines: true}
 		each = func(r ran) {
-			if err := enc.Encode(r.rec); err != nil {
-				fmt.Fprintf(p.Stderr, "labrun: -o json: %v\n", err)
+			if err := enc.write(r.rec); err != nil {
+				fmt.Fprintf(p.Stderr, "labrun: -o %s: %v\n", f.output, err)
 				code = worse(code, exitInfra)
 			}
 		}
