@@ -136,7 +136,7 @@ func deltaSection(rec *interp.Record, pl *places) *section {
 	s := &section{id: "deltas", title: "Deltas the expectations read"}
 	t := &table{head: []string{"from → to", "source", "stat", "before", "after", "Δ"}, num: []bool{false, false, false, true, true, true}}
 	for _, d := range ds {
-		before, change := dsl.Sig4(d.Before), fmt.Sprintf("%+g", d.Delta())
+		before, change := dsl.Sig4(d.Before), signed(d.Delta())
 		if d.Absent {
 			before = "absent (0)"
 		}

@@ -259,13 +259,7 @@ func (d DeltaRead) Text() string {
 	if d.Absent {
 		before = "absent"
 	}
-	change := fmt.Sprintf("%+g", d.Delta())
-	if d.Delta() != float64(int64(d.Delta())) {
-		change = "+" + dsl.Sig4(d.Delta())
-		if d.Delta() < 0 {
-			change = dsl.Sig4(d.Delta())
-		}
-	}
+	change := signed(d.Delta())
 	if d.Reset {
 		change = "reset"
 	}
@@ -301,4 +295,12 @@ func Deltas(rec *interp.Record) []DeltaRead {
 		}
 	}
 	return out
+}
+
+// signed is a change with its sign and at most 4 significant digits: +10, -3, +0.
+func signed(x float64) string {
+	if x < 0 {
+		return dsl.Sig4(x)
+	}
+	return "+" + dsl.Sig4(x)
 }
