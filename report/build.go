@@ -177,8 +177,10 @@ const (
 // stepRows are the rows of the steps table.
 func stepRows(rec *interp.Record) []row {
 	bySampler := map[string][]*interp.StepRecord{}
+	index := map[*interp.StepRecord]int{} // a sample's place among its sampler's
 	for _, s := range rec.Steps {
 		if s.Sample > 0 {
+			index[s] = len(bySampler[s.Path])
 			bySampler[s.Path] = append(bySampler[s.Path], s)
 		}
 	}
@@ -190,7 +192,7 @@ func stepRows(rec *interp.Record) []row {
 		}
 		all := bySampler[s.Path]
 		n := len(all)
-		i := s.Sample - all[0].Sample // position among the sampler's samples
+		i := index[s]
 		if n <= 2*maxSampleRows+1 || i < maxSampleRows || i >= n-maxSampleRows {
 			out = append(out, stepRow(s))
 			continue
