@@ -330,7 +330,13 @@ func fitFields(fs []field, width int) string {
 
 // visibleLen counts the columns of s, not counting colour escapes.
 func visibleLen(s string) int {
-	n := 0
+	n, _ := visible(s, -1)
+	return n
+}
+
+// visible walks the runes of s that show, colour escapes skipped: it counts them, and says
+// where the one after the first width begins (len(s) when there are no more; width < 0: all).
+func visible(s string, width int) (n, at int) {
 	for i := 0; i < len(s); {
 		if s[i] == '\033' {
 			j := strings.IndexByte(s[i:], 'm')
@@ -340,11 +346,14 @@ func visibleLen(s string) int {
 			i += j + 1
 			continue
 		}
+		if n == width {
+			return n, i
+		}
 		_, size := utf8.DecodeRuneInString(s[i:])
 		n++
 		i += size
 	}
-	return n
+	return n, len(s)
 }
 
 // headerFields are the scenario's line: "▶ quickstart · run 7/18 · 1 failed · step 4/9 ·
@@ -476,22 +485,8 @@ func fmtSecs(d time.Duration) string {
 
 // fitWidth cuts a status line to the terminal's width, not counting colour escapes.
 func fitWidth(s string, width int) string {
-	visible, i := 0, 0
-	for i < len(s) {
-		if s[i] == '\033' {
-			j := strings.IndexByte(s[i:], 'm')
-			if j < 0 {
-				break
-			}
-			i += j + 1
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		if visible == width {
-			return s[:i] + "\033[0m"
-		}
-		visible++
-		i += size
+	if _, at := visible(s, width); at < len(s) {
+		return s[:at] + "\033[0m"
 	}
 	return s
 }
