@@ -166,42 +166,35 @@ func timelineSection(rec *interp.Record, f Files) *section {
 	return s
 }
 
-// maxSampleRows is how many samples of one sampler the steps table lists at each end; the
-// samples between are one row, and the ones that did not pass are listed (up to
-// maxOddSamples): a 5-minute run sampled every 100ms has 3,000.
+// maxRepeatRows is how many executions of one step (a sampler's samples, a repeat's rounds)
+// the steps table lists at each end; the ones between are one row, and those that did not
+// pass are listed (up to maxOddRows): a 5-minute run sampled every 100ms has 3,000 samples.
 const (
-	maxSampleRows = 3
-	maxOddSamples = 20
+	maxRepeatRows = 3
+	maxOddRows    = 20
 )
 
-// stepRows are the rows of the steps table.
+// stepRows are the rows of the steps table, in the order the steps ran.
 func stepRows(rec *interp.Record) []row {
-	bySampler := map[string][]*interp.StepRecord{}
-	index := map[*interp.StepRecord]int{} // a sample's place among its sampler's
+	byPath := map[string][]*interp.StepRecord{}
+	index := map[*interp.StepRecord]int{} // an execution's place among its step's
 	for _, s := range rec.Steps {
-		if s.Sample > 0 {
-			index[s] = len(bySampler[s.Path])
-			bySampler[s.Path] = append(bySampler[s.Path], s)
-		}
+		index[s] = len(byPath[s.Path])
+		byPath[s.Path] = append(byPath[s.Path], s)
 	}
 	var out []row
 	for _, s := range rec.Steps {
-		if s.Sample == 0 {
+		all := byPath[s.Path]
+		n, i := len(all), index[s]
+		if n <= 2*maxRepeatRows+1 || i < maxRepeatRows || i >= n-maxRepeatRows {
 			out = append(out, stepRow(s))
 			continue
 		}
-		all := bySampler[s.Path]
-		n := len(all)
-		i := index[s]
-		if n <= 2*maxSampleRows+1 || i < maxSampleRows || i >= n-maxSampleRows {
-			out = append(out, stepRow(s))
+		if i != maxRepeatRows {
 			continue
 		}
-		if i != maxSampleRows {
-			continue
-		}
-		// The middle of a long sampler: one row, then the samples that did not pass.
-		mid := all[maxSampleRows : n-maxSampleRows]
+		// The middle of a long run of one step: one row, then the executions that did not pass.
+		mid := all[maxRepeatRows : n-maxRepeatRows]
 		var skews []time.Duration
 		var odd []*interp.StepRecord
 		for _, m := range mid {
@@ -221,11 +214,16 @@ func stepRows(rec *interp.Record) []row {
 		if len(odd) > 0 {
 			outcome = fmt.Sprintf("%d of %d not passed", len(odd), len(mid))
 		}
-		label := fmt.Sprintf("%s #%d–#%d", stepLabel(s), mid[0].Sample, mid[len(mid)-1].Sample)
-		out = append(out, row{class: "elided", cells: cells(label, s.Kind, secs(mid[0].Planned)+" …", secs(mid[0].Start)+" …", "… "+secs(mid[len(mid)-1].End), skew, outcome, fmt.Sprintf("%d samples", len(mid)))})
+		what, label := "runs", fmt.Sprintf("%s (%d more)", stepLabel(s), len(mid))
+		if s.Sample > 0 {
+			what, label = "samples", fmt.Sprintf("%s #%d–#%d", stepLabel(s), mid[0].Sample, mid[len(mid)-1].Sample)
+		} else if s.Round > 0 {
+			what, label = "rounds", fmt.Sprintf("%s rounds %d–%d", stepLabel(s), mid[0].Round, mid[len(mid)-1].Round)
+		}
+		out = append(out, row{class: "elided", cells: cells(label, s.Kind, secs(mid[0].Planned)+" …", secs(mid[0].Start)+" …", "… "+secs(mid[len(mid)-1].End), skew, outcome, fmt.Sprintf("%d %s", len(mid), what))})
 		for k, m := range odd {
-			if k == maxOddSamples {
-				out = append(out, row{class: "elided", cells: cells(fmt.Sprintf("… %d more not passed (see the JSON record)", len(odd)-maxOddSamples), "", "", "", "", "", "", "")})
+			if k == maxOddRows {
+				out = append(out, row{class: "elided", cells: cells(fmt.Sprintf("… %d more not passed (see the JSON record)", len(odd)-maxOddRows), "", "", "", "", "", "", "")})
 				break
 			}
 			out = append(out, stepRow(m))
@@ -236,8 +234,11 @@ func stepRows(rec *interp.Record) []row {
 
 func stepRow(s *interp.StepRecord) row {
 	label := stepLabel(s)
-	if s.Sample > 0 {
+	switch {
+	case s.Sample > 0:
 		label += fmt.Sprintf(" #%d", s.Sample)
+	case s.Round > 0:
+		label += fmt.Sprintf(" round %d", s.Round)
 	}
 	skew := ""
 	if s.Timed {

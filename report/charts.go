@@ -88,6 +88,16 @@ func labelRows(xs, widths []float64, centred bool) []int {
 	return rows
 }
 
+// cutText keeps at most n runes of s (at least 4), the last of them an ellipsis when it cuts.
+func cutText(s string, n int) string {
+	r := []rune(s)
+	n = max(n, 4)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
 // textWidth estimates the width in pixels of s in a sans-serif font of size px.
 func textWidth(s string, px float64) float64 {
 	return float64(len([]rune(s))) * px * 0.6
@@ -770,17 +780,21 @@ func snapshotCharts(rec *interp.Record) []snapshotChart {
 		}
 		c := newTimeChart(stat, "", rec.End.Sub(rec.Start), 0, hi, loadSpans(rec))
 		c.stepMarks(timedSteps(rec))
-		// The legend, right-aligned in the title line.
+		// The legend, right-aligned in the title line; sources' names (an Envoy cluster's are
+		// long) cut to the room the title leaves, whole in their tooltip.
+		room := float64(chartW-padR-padL-12) - textWidth(stat, 12)
+		labels := make([]string, len(lines))
 		width := 0.0
-		for _, l := range lines {
-			width += 18 + textWidth(l.src, 11)
+		for i, l := range lines {
+			labels[i] = cutText(l.src, int((room/float64(len(lines))-18)/(11*0.6)))
+			width += 18 + textWidth(labels[i], 11)
 		}
 		x := float64(chartW-padR) - width
 		for i, l := range lines {
 			color := sourceColors[i%len(sourceColors)]
 			c.steps(l.ivs, color, true, false)
-			fmt.Fprintf(&c.b, `<rect x="%.1f" y="5" width="9" height="9" fill="%s"/><text x="%.1f" y="14">%s</text>`, x, color, x+12, html.EscapeString(l.src))
-			x += 18 + textWidth(l.src, 11)
+			fmt.Fprintf(&c.b, `<g><title>%s</title><rect x="%.1f" y="5" width="9" height="9" fill="%s"/><text x="%.1f" y="14">%s</text></g>`, html.EscapeString(l.src), x, color, x+12, html.EscapeString(labels[i]))
+			x += 18 + textWidth(labels[i], 11)
 		}
 		out = append(out, snapshotChart{stat: stat, svg: c.String()})
 	}

@@ -121,3 +121,34 @@ func TestReportSizeFollowsChartWidth(t *testing.T) {
 		t.Errorf("HTML of 3,000 samples: %d bytes, of 12,000: %d bytes; want at most 25%% more and under 2 MB", short, long)
 	}
 }
+
+// TestRepeatRoundsElided: a step repeated 2,000 times is listed by its first and last rounds,
+// one row for those between and each round that did not pass; the timeline draws it as marks
+// a few pixels apart, not 2,000 bars.
+func TestRepeatRoundsElided(t *testing.T) {
+	rec := sampleRecord()
+	for i := 1; i <= 2000; i++ {
+		at := 2*time.Second + time.Duration(i)*time.Millisecond
+		out := interp.Passed
+		if i == 1500 {
+			out = interp.Failed
+		}
+		rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.3.repeat.steps.0", Name: "burst", Kind: "load", Round: i, Start: at, End: at + time.Millisecond/2, Outcome: out})
+	}
+	rec.End = rec.Start.Add(5 * time.Second)
+	files, err := report.Write(t.TempDir(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(files.Markdown)
+	rows := regexp.MustCompile(`(?m)^\| burst[^|]*\|`).FindAllString(string(md), -1)
+	want := []string{"| burst round 1 |", "| burst round 2 |", "| burst round 3 |", "| burst rounds 4–1997 |", "| burst round 1500 |", "| burst round 1998 |", "| burst round 1999 |", "| burst round 2000 |"}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("steps table rows of burst:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	page, _ := os.ReadFile(files.HTML)
+	svg := regexp.MustCompile(`(?s)<svg [^>]*width="900".*?</svg>`).FindString(string(page))
+	if n := strings.Count(svg, "burst (load)"); n > 300 {
+		t.Errorf("the timeline draws burst %d times", n)
+	}
+}

@@ -62,28 +62,41 @@ func TimelineSVG(rec *interp.Record) string {
 	for i, r := range rows {
 		y := 32 + i*rowH
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`, left-6, y+14, html.EscapeString(r.label))
-		// Samples closer than 3 pixels are one dot (its colour the worst outcome among them),
-		// without ticks: a 5-minute run sampled every 100ms draws a row of dots as wide as the
-		// picture, not 3,000 of them.
+		// Executions of a step (samples, a repeat's rounds) that start within 3 pixels of the
+		// first of them are one mark (its colour the worst outcome among them), without ticks:
+		// a 5-minute run sampled every 100ms draws a row as wide as the picture, not 3,000
+		// marks.
 		for k := 0; k < len(r.steps); k++ {
 			s := r.steps[k]
-			if s.Sample > 0 && s.Kind == "snapshot" {
-				j := k
-				for j+1 < len(r.steps) && r.steps[j+1].Sample > 0 && x(r.steps[j+1].Start)-x(s.Start) < 3 {
-					j++
-				}
-				if j > k {
-					worst := s
-					for _, m := range r.steps[k : j+1] {
-						if m.Outcome != interp.Passed {
-							worst = m
-						}
+			j := k
+			for j+1 < len(r.steps) && x(r.steps[j+1].Start)-x(s.Start) < 3 {
+				j++
+			}
+			if j > k {
+				worst, last := s, s
+				for _, m := range r.steps[k : j+1] {
+					if m.Outcome != interp.Passed {
+						worst = m
 					}
-					fmt.Fprintf(&b, `<circle cx="%.1f" cy="%d" r="4" fill="%s"><title>%s #%d–#%d: %d samples from %s to %s</title></circle>`,
-						x(s.Start), y+10, color(worst), html.EscapeString(r.label), s.Sample, r.steps[j].Sample, j-k+1, secs(s.Start), secs(r.steps[j].Start))
-					k = j
-					continue
+					if m.End > last.End {
+						last = m
+					}
 				}
+				what := fmt.Sprintf("%d runs", j-k+1)
+				switch {
+				case s.Sample > 0:
+					what = fmt.Sprintf("#%d–#%d: %d samples", s.Sample, r.steps[j].Sample, j-k+1)
+				case s.Round > 0:
+					what = fmt.Sprintf("rounds %d–%d", s.Round, r.steps[j].Round)
+				}
+				title := fmt.Sprintf("%s %s from %s to %s", html.EscapeString(r.label), what, secs(s.Start), secs(last.End))
+				if s.Kind == "snapshot" {
+					fmt.Fprintf(&b, `<circle cx="%.1f" cy="%d" r="4" fill="%s"><title>%s</title></circle>`, x(s.Start), y+10, color(worst), title)
+				} else {
+					fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="14" fill="%s" opacity="0.8"><title>%s</title></rect>`, x(s.Start), y+3, math.Max(2, x(last.End)-x(s.Start)), color(worst), title)
+				}
+				k = j
+				continue
 			}
 			w := math.Max(2, x(s.End)-x(s.Start))
 			if s.Kind == "snapshot" {
