@@ -112,8 +112,8 @@ func (c *stepChecker) RunsDuring(name string) bool {
 
 // target is the target the scenario will run on: the command line's, else the scenario's.
 func (d *decoder) target() string {
-	if d.l.opts.Target != "" {
-		return d.l.opts.Target
+	if o := d.l.opts; o.Target != "" && (o.Selected == nil || o.Selected(d.sc.Name, d.sc.Tags)) {
+		return o.Target
 	}
 	return d.sc.Target
 }

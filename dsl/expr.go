@@ -182,6 +182,7 @@ type compiledKey struct {
 // freeze makes the compile environment of names once for every expression compiled against
 // them; the names must not change after.
 func (n *Names) freeze() {
+	n.varsType() // typed once here: judges of parallel steps read frozen names (TypeOf) at once
 	n.env = n.compileEnv()
 	env := n.env
 	var cache nature.Cache

@@ -36,6 +36,10 @@ type Options struct {
 	// Target is the target the scenarios will run on (--target); empty means each scenario's
 	// own. The checks that depend on the target (what it can run) use it.
 	Target string
+	// Selected, when set, says which scenarios will run (--scenario, --tag): Target applies
+	// to those only, and the others are checked against their own target, so that selecting
+	// some scenarios of a folder with --target does not fail on the ones left out.
+	Selected func(name string, tags []string) bool
 	// Budget bounds the evaluation (zero: no bound).
 	Budget Budget
 	// AllowSystemNamespaces is the command line's --allow-system-namespaces: a scenario may

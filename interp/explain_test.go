@@ -2,8 +2,10 @@ package interp_test
 
 import (
 	"testing"
+	"time"
 
 	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
 )
 
 const explainScenario = `
@@ -43,6 +45,41 @@ func TestExplainCallsAndLists(t *testing.T) {
 		"(fortio.code503 (15) + fortio.code200 (18)) (33) == 30",
 		"(not approx(fortio.code503 (15), 15, 0.1) (true)) && (within(fortio.code200 (18), 0, 5) (false))",
 		`fortio.codes[short[0] == 1 ? "503" : "200" ("503")] (15) == 0`,
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}
+
+// TestExplainUnits: each number an explanation shows has the unit its type has as the kinds
+// declare it (schema/load.go: p99 in milliseconds, qps per second; started and ended in
+// seconds), arithmetic included (a sum of milliseconds is milliseconds, a difference of times
+// seconds, a ratio of counts a plain number), with at most 4 significant digits.
+func TestExplainUnits(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "fortio", load: {url: "http://127.0.0.1:1", requests: 30}}]
+	expect: [
+		"fortio.p99 < 1",
+		"fortio.qps > 100000",
+		"fortio.p50 + fortio.p99 < 1",
+		"ended.fortio - started.fortio > 10",
+		"fortio.code503 / fortio.requests > 0.9",
+	]
+}
+`)
+	rec := &interp.Record{Steps: []*interp.StepRecord{{Name: "fortio", Start: 10 * time.Millisecond, End: 2 * time.Second}}}
+	rec.Put("fortio", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 18, "503": 12},
+		P50: 0.412345, P99: 1.66046, QPS: 14.9876}})
+	want := []string{
+		"fortio.p99 (1.66 ms) < 1",
+		"fortio.qps (14.99 1/s) > 100000",
+		"(fortio.p50 (0.4123 ms) + fortio.p99 (1.66 ms)) (2.073 ms) < 1",
+		"(ended.fortio (2 s) - started.fortio (0.01 s)) (1.99 s) > 10",
+		"(fortio.code503 (12) / fortio.requests (30)) (0.4) > 0.9",
 	}
 	got := interp.Rejudge(rec, sc)
 	for i, w := range want {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr"
@@ -25,11 +26,14 @@ type Judge struct {
 	noted map[string]bool
 	// steps are the scenario's named steps: outcome.<step> of one that has not run is "skipped".
 	steps []string
+	// names type what expressions read (the scenario's, as vet checked them): an explanation's
+	// units are the types' (dsl.UnitOf).
+	names *dsl.Names
 }
 
 // NewJudge returns a judge over rec for scenario sc.
 func NewJudge(rec *Record, sc *dsl.Scenario) *Judge {
-	j := &Judge{rec: rec, allow: map[string]bool{}, noted: map[string]bool{}, steps: sc.Names()}
+	j := &Judge{rec: rec, allow: map[string]bool{}, noted: map[string]bool{}, steps: sc.Names(), names: sc.ExprNames}
 	for _, s := range sc.Snapshots {
 		j.snapshots = append(j.snapshots, s.Name)
 	}
@@ -350,12 +354,12 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 		jd.Reason = err.Error()
 		return jd
 	}
+	jd.Outcome = Failed
 	if ok, _ := out.(bool); ok {
 		jd.Outcome = Passed
-		return jd
 	}
-	jd.Outcome = Failed
-	jd.Explanation = explain(e.Explain, env)
+	// Pass or fail, the verdict shows what was measured.
+	jd.Explanation = (&shower{env: env, names: []*dsl.Names{j.names, j.rec.Names()}}).explain(e.Explain)
 	return jd
 }
 
@@ -367,9 +371,19 @@ func (j *Judge) Value(e *dsl.Expr) (any, error) {
 	return expr.Run(e.Program, j.Env())
 }
 
-// explain renders an expression with the value of each part:
-// `delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)`.
-func explain(x *dsl.Explain, env map[string]any) string {
+// shower renders an expression with the value of each part, each number with its unit
+// (dsl.UnitOf: the type the kinds declare) and at most 4 significant digits: `delta.upstream_rq_pending_overflow (12) ==
+// fortio.code503 (15)`, `keepalive.p99 (1.66 ms) < 1`.
+type shower struct {
+	env map[string]any
+	// names type the parts: the scenario's, then the record's (dsl.UnitOf takes the first that
+	// types a part).
+	names []*dsl.Names
+	// exact writes numbers in full: two sides that differ only beyond 4 digits.
+	exact bool
+}
+
+func (sh *shower) explain(x *dsl.Explain) string {
 	if x == nil {
 		return ""
 	}
@@ -378,67 +392,107 @@ func explain(x *dsl.Explain, env map[string]any) string {
 		if x.Value() == nil {
 			return x.Src
 		}
-		return explainLeaf(x, env)
+		return sh.leaf(x)
 	case "!", "not":
-		return x.Op + " " + explain(x.Left, env)
+		return x.Op + " " + sh.explain(x.Left)
 	case "&&", "and", "||", "or":
-		return "(" + explain(x.Left, env) + ") " + x.Op + " (" + explain(x.Right, env) + ")"
+		return "(" + sh.explain(x.Left) + ") " + x.Op + " (" + sh.explain(x.Right) + ")"
 	}
-	return explain(x.Left, env) + " " + x.Op + " " + explain(x.Right, env)
+	// Two numbers that differ only beyond the digits shown would read as equal (x (10) == 10
+	// failing): both sides are then written in full.
+	if a, okA := sh.number(x.Left); okA && !sh.exact {
+		if b, okB := sh.number(x.Right); okB && a != b && dsl.Sig4(a) == dsl.Sig4(b) {
+			full := &shower{env: sh.env, names: sh.names, exact: true}
+			return full.explain(x.Left) + " " + x.Op + " " + full.explain(x.Right)
+		}
+	}
+	return sh.explain(x.Left) + " " + x.Op + " " + sh.explain(x.Right)
 }
 
-// explainLeaf renders a leaf with its value; a call with its arguments' values
+// number is the value of a side of a comparison when it is a number: a literal as written,
+// anything else evaluated.
+func (sh *shower) number(x *dsl.Explain) (float64, bool) {
+	if x == nil || x.Op != "" {
+		return 0, false
+	}
+	if x.Value() == nil {
+		f, err := strconv.ParseFloat(x.Src, 64)
+		return f, err == nil
+	}
+	v, err := expr.Run(x.Value(), sh.env)
+	if err != nil {
+		return 0, false
+	}
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// leaf renders a leaf with its value; a call with its arguments' values
 // (approx(fortio.code503 (15), 20, 0.1) (false)), arithmetic with its operands'.
-func explainLeaf(x *dsl.Explain, env map[string]any) string {
+func (sh *shower) leaf(x *dsl.Explain) string { return sh.part(x, false) }
+
+// part renders a leaf, or an argument of a call or of arithmetic (asArg).
+func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 	src := x.Src
 	switch {
 	case x.Call != "":
 		var args []string
 		for _, a := range x.Args {
-			args = append(args, explainArg(a, env))
+			args = append(args, sh.arg(a))
 		}
 		src = x.Call + "(" + strings.Join(args, ", ") + ")"
 	case x.Infix == "[]" && len(x.Args) == 2:
-		src = x.Args[0].Src + "[" + explainArg(x.Args[1], env) + "]"
+		src = x.Args[0].Src + "[" + sh.arg(x.Args[1]) + "]"
 	case x.Infix != "" && len(x.Args) == 2:
-		src = explainArg(x.Args[0], env) + " " + x.Infix + " " + explainArg(x.Args[1], env)
+		src = sh.arg(x.Args[0]) + " " + x.Infix + " " + sh.arg(x.Args[1])
 	}
 	if x.Value() == nil {
 		return src
 	}
-	v, err := expr.Run(x.Value(), env)
+	v, err := expr.Run(x.Value(), sh.env)
 	if err != nil {
 		return fmt.Sprintf("%s (error: %v)", src, err)
 	}
 	if x.Infix != "" && x.Infix != "[]" {
 		src = "(" + src + ")"
 	}
-	return fmt.Sprintf("%s (%s)", src, explainValue(v))
+	if asArg && reflect.ValueOf(v).Kind() == reflect.Map {
+		return src // keys(fortio.ips): the call's value says what matters, not the whole map
+	}
+	return fmt.Sprintf("%s (%s)", src, sh.value(v, dsl.UnitOf(x.Src, sh.names...)))
 }
 
-// explainArg is an argument as a failure shows it: a literal or predicate as written, anything
+// arg is an argument as a failure shows it: a literal or predicate as written, anything
 // else with its value.
-func explainArg(a *dsl.Explain, env map[string]any) string {
+func (sh *shower) arg(a *dsl.Explain) string {
 	if a.Value() == nil && a.Call == "" && a.Infix == "" {
 		return a.Src
 	}
-	return explainLeaf(a, env)
+	return sh.part(a, true)
 }
 
 // maxListItems is how many items of a list a failure shows.
 const maxListItems = 10
 
-// explainValue formats a value for an explanation: a list in full when short, otherwise its
-// first items and its length.
-func explainValue(v any) string {
+// value formats a value for an explanation: a number with its unit, a list in full when short,
+// otherwise its first items and its length.
+func (sh *shower) value(v any, unit string) string {
 	rv := reflect.ValueOf(v)
 	if v == nil || rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
-		return dsl.FormatValue(v)
+		if f, ok := v.(float64); ok && sh.exact {
+			return strings.TrimSpace(strconv.FormatFloat(f, 'g', -1, 64) + " " + strings.TrimPrefix(unit, "count"))
+		}
+		return dsl.ShowValue(v, unit)
 	}
 	n := rv.Len()
 	var items []string
 	for i := 0; i < n && i < maxListItems; i++ {
-		items = append(items, explainItem(rv.Index(i).Interface()))
+		items = append(items, sh.item(rv.Index(i).Interface(), unit))
 	}
 	if n > maxListItems {
 		return fmt.Sprintf("[%s, …] (%d items)", strings.Join(items, ", "), n)
@@ -446,12 +500,12 @@ func explainValue(v any) string {
 	return "[" + strings.Join(items, ", ") + "]"
 }
 
-func explainItem(v any) string {
+func (sh *shower) item(v any, unit string) string {
 	rv := reflect.ValueOf(v)
 	if v != nil && (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) {
-		return explainValue(v)
+		return sh.value(v, unit)
 	}
-	return dsl.Truncate(dsl.FormatValue(v), 80)
+	return dsl.Truncate(sh.value(v, unit), 80)
 }
 
 // Rejudge judges every expectation of sc again over a recorded run, as replay does.

@@ -43,16 +43,64 @@ func timedSteps(rec *interp.Record) []*interp.StepRecord {
 	return out
 }
 
-// stepMarks draws a dashed line at each timed step's actual start, labelled, with a grey tick
-// at its planned start.
+// stepMarks draws a dashed line at each timed step's actual start, labelled (labels that would
+// overlap go on rows below), with a grey tick at its planned start.
 func (c *timeChart) stepMarks(steps []*interp.StepRecord) {
-	for _, s := range steps {
+	xs, ws := make([]float64, len(steps)), make([]float64, len(steps))
+	for i, s := range steps {
+		xs[i], ws[i] = c.x(s.Start)+3, textWidth(stepLabel(s), 10)
+	}
+	rows := labelRows(xs, ws, false)
+	for i, s := range steps {
 		xa, xp := c.x(s.Start), c.x(s.Planned)
 		fmt.Fprintf(&c.b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#6a1b9a" stroke-dasharray="4,3"><title>%s: planned %s, started %s (skew %s)</title></line>`,
 			xa, padT, xa, padT+plotH, html.EscapeString(stepLabel(s)), secs(s.Planned), secs(s.Start), ms(s.Skew))
 		fmt.Fprintf(&c.b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="2"/>`, xp, padT, xp, padT+5, colorPlanned)
-		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" fill="#6a1b9a" font-size="10" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`, xa+3, padT+10, html.EscapeString(stepLabel(s)))
+		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" fill="#6a1b9a" font-size="10" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`, xs[i], padT+10+11*rows[i], html.EscapeString(stepLabel(s)))
 	}
+}
+
+// labelRows places labels of the given widths at xs (their left edge, or their centre when
+// centred) on rows so that no two on one row overlap: each takes the first row where it fits.
+func labelRows(xs, widths []float64, centred bool) []int {
+	idx := make([]int, len(xs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return xs[idx[a]] < xs[idx[b]] })
+	rows := make([]int, len(xs))
+	var ends []float64 // the right edge of the last label of each row
+	for _, i := range idx {
+		left := xs[i]
+		if centred {
+			left -= widths[i] / 2
+		}
+		r := 0
+		for r < len(ends) && ends[r]+3 > left {
+			r++
+		}
+		if r == len(ends) {
+			ends = append(ends, 0)
+		}
+		ends[r] = left + widths[i]
+		rows[i] = r
+	}
+	return rows
+}
+
+// cutText keeps at most n runes of s (at least 4), the last of them an ellipsis when it cuts.
+func cutText(s string, n int) string {
+	r := []rune(s)
+	n = max(n, 4)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// textWidth estimates the width in pixels of s in a sans-serif font of size px.
+func textWidth(s string, px float64) float64 {
+	return float64(len([]rune(s))) * px * 0.6
 }
 
 // loadSpans are the loads of a run, for shading.
@@ -169,28 +217,133 @@ func (c *timeChart) y(v float64) float64 {
 	return padT + (1-(v-c.lo)/(c.hi-c.lo))*plotH
 }
 
-func (c *timeChart) line(ts []time.Duration, vs []float64, color string) {
-	var pts []string
-	for i := range ts {
-		if !math.IsNaN(vs[i]) {
-			pts = append(pts, fmt.Sprintf("%.1f,%.1f", c.x(ts[i]), c.y(vs[i])))
-		}
+// interval is a value that holds from one moment to another: a counter's rate between two
+// samples, a gauge sampled until the next sample, a snapshot's value until the next snapshot.
+type interval struct {
+	from, to time.Duration
+	v        float64
+}
+
+// maxMarkers is how many points a chart marks with a dot (and a tooltip); more are drawn as
+// a line only.
+const maxMarkers = 80
+
+// steps draws values that hold over intervals as a step line: level over each interval, a
+// vertical where one ends and the next begins, a gap where they do not meet. A dot marks each
+// observation (at the interval's end when markEnd, else its start) while there are few. When
+// there are more intervals than pixels, each pixel column shows the minimum to maximum of the
+// values in it (a band) and their time-weighted mean (the line): the chart's size follows its
+// width, not the run's length.
+func (c *timeChart) steps(ivs []interval, color string, dashed, markEnd bool) {
+	if len(ivs) == 0 {
+		return
 	}
-	if len(pts) == 1 {
-		pts = append(pts, pts[0])
+	dash := ""
+	if dashed {
+		dash = ` stroke-dasharray="4,3"`
 	}
-	fmt.Fprintf(&c.b, `<polyline fill="none" stroke="%s" stroke-width="1.8" points="%s"/>`, color, strings.Join(pts, " "))
-	for i := range ts {
-		if !math.IsNaN(vs[i]) {
-			fmt.Fprintf(&c.b, `<circle cx="%.1f" cy="%.1f" r="2" fill="%s"><title>%s: %s</title></circle>`, c.x(ts[i]), c.y(vs[i]), color, secs(ts[i]), fmtNum(vs[i]))
+	if len(ivs) > plotW/2 {
+		c.columns(ivs, color)
+		return
+	}
+	var d strings.Builder
+	for i, iv := range ivs {
+		x1, x2, y := c.x(iv.from), c.x(iv.to), c.y(iv.v)
+		if i > 0 && ivs[i-1].to == iv.from {
+			fmt.Fprintf(&d, " V%.1f", y)
+		} else {
+			fmt.Fprintf(&d, " M%.1f %.1f", x1, y)
 		}
+		fmt.Fprintf(&d, " H%.1f", math.Max(x2, x1+0.5))
+	}
+	fmt.Fprintf(&c.b, `<path fill="none" stroke="%s" stroke-width="1.8"%s d="%s"/>`, color, dash, strings.TrimSpace(d.String()))
+	if len(ivs) > maxMarkers {
+		return
+	}
+	for _, iv := range ivs {
+		at := iv.from
+		if markEnd {
+			at = iv.to
+		}
+		what := secs(at)
+		if iv.to != iv.from {
+			what = secs(iv.from) + "–" + secs(iv.to)
+		}
+		fmt.Fprintf(&c.b, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"><title>%s: %s</title></circle>`, c.x(at), c.y(iv.v), color, what, sig4(iv.v))
 	}
 }
 
+// columns draws ivs one pixel column at a time: the range of values in the column as a band,
+// their time-weighted mean as a line.
+func (c *timeChart) columns(ivs []interval, color string) {
+	type col struct {
+		lo, hi, sum, w float64
+		seen           bool
+	}
+	cols := make([]col, plotW+1)
+	for _, iv := range ivs {
+		a, b := int(c.x(iv.from)-padL), int(c.x(iv.to)-padL)
+		for k := max(0, a); k <= min(plotW, b); k++ {
+			w := math.Max(float64(iv.to-iv.from), 1) / float64(b-a+1)
+			cl := &cols[k]
+			if !cl.seen {
+				cl.lo, cl.hi, cl.seen = iv.v, iv.v, true
+			}
+			cl.lo, cl.hi = math.Min(cl.lo, iv.v), math.Max(cl.hi, iv.v)
+			cl.sum += iv.v * w
+			cl.w += w
+		}
+	}
+	var top, bottom []string
+	var mean strings.Builder
+	flush := func() {
+		if len(top) > 0 {
+			for i, j := 0, len(bottom)-1; i < j; i, j = i+1, j-1 {
+				bottom[i], bottom[j] = bottom[j], bottom[i]
+			}
+			fmt.Fprintf(&c.b, `<polygon fill="%s" fill-opacity="0.2" stroke="none" points="%s"/>`, color, strings.Join(append(top, bottom...), " "))
+		}
+		top, bottom = nil, nil
+	}
+	pen := false
+	for k, cl := range cols {
+		if !cl.seen {
+			flush()
+			pen = false
+			continue
+		}
+		x := float64(padL + k)
+		top = append(top, fmt.Sprintf("%.0f,%.1f", x, c.y(cl.hi)))
+		bottom = append(bottom, fmt.Sprintf("%.0f,%.1f", x, c.y(cl.lo)))
+		if pen {
+			fmt.Fprintf(&mean, " L%.0f %.1f", x, c.y(cl.sum/cl.w))
+		} else {
+			fmt.Fprintf(&mean, " M%.0f %.1f", x, c.y(cl.sum/cl.w))
+			pen = true
+		}
+	}
+	flush()
+	fmt.Fprintf(&c.b, `<path fill="none" stroke="%s" stroke-width="1.5" d="%s"/>`, color, strings.TrimSpace(mean.String()))
+}
+
 // plannedMarks draws, along the bottom, a grey tick at each planned time and a dark one at
-// each actual start, joined when they differ: the skew of sampling, visible.
+// each actual start: the skew of sampling, visible. More samples than a chart has room for
+// are summed up in its corner instead (the steps table lists their skew too).
 func (c *timeChart) plannedMarks(samples []*interp.StepRecord) {
 	y := float64(padT + plotH)
+	if len(samples) > plotW/4 {
+		var skews []time.Duration
+		for _, s := range samples {
+			if s.Timed {
+				skews = append(skews, s.Skew)
+			}
+		}
+		if len(skews) > 0 {
+			sort.Slice(skews, func(a, b int) bool { return skews[a] < skews[b] })
+			fmt.Fprintf(&c.b, `<text x="%d" y="%.1f" text-anchor="end" fill="#666" font-size="10">%d samples; skew p50 %s, max %s</text>`, chartW-padR, y-4, len(samples), ms(skews[len(skews)/2]), ms(skews[len(skews)-1]))
+		}
+		return
+	}
 	for _, s := range samples {
 		if !s.Timed {
 			continue
@@ -213,12 +366,11 @@ func (c *timeChart) String() string {
 type statSeries struct {
 	name    string
 	counter bool
-	ts      []time.Duration
-	vs      []float64
+	ivs     []interval
 }
 
 // seriesStats returns every stat of s that changes, counters turned into per-second rates
-// between consecutive samples (placed at the later sample).
+// over each interval between two consecutive samples, gauges held from one sample to the next.
 func seriesStats(rec *interp.Record, s *interp.SeriesRecord) []statSeries {
 	type acc struct {
 		counter bool
@@ -250,13 +402,14 @@ func seriesStats(rec *interp.Record, s *interp.SeriesRecord) []statSeries {
 		}
 		return false
 	}
+	at := func(i int) time.Duration { return s.Samples[i].At.Sub(rec.Start) }
 	var out []statSeries
 	for _, name := range sortedKeys(stats) {
 		a := stats[name]
 		ss := statSeries{name: name, counter: a.counter}
 		changing := false
 		first, seen := 0.0, false
-		for i, smp := range s.Samples {
+		for i := range s.Samples {
 			v, ok := a.vals[i]
 			if ok && !seen {
 				first, seen = v, true
@@ -264,13 +417,13 @@ func seriesStats(rec *interp.Record, s *interp.SeriesRecord) []statSeries {
 			if ok && v != first {
 				changing = true
 			}
-			at := smp.At.Sub(rec.Start)
 			if !a.counter {
-				ss.ts = append(ss.ts, at)
 				if ok {
-					ss.vs = append(ss.vs, v)
-				} else {
-					ss.vs = append(ss.vs, math.NaN())
+					to := at(i)
+					if i+1 < len(s.Samples) {
+						to = at(i + 1)
+					}
+					ss.ivs = append(ss.ivs, interval{at(i), to, v})
 				}
 				continue
 			}
@@ -281,15 +434,14 @@ func seriesStats(rec *interp.Record, s *interp.SeriesRecord) []statSeries {
 			if !okPrev {
 				prev = 0 // a counter appears at its first count: absent before is 0
 			}
-			dt := smp.At.Sub(s.Samples[i-1].At).Seconds()
+			dt := s.Samples[i].At.Sub(s.Samples[i-1].At).Seconds()
 			if dt <= 0 || v < prev { // a reset has no rate
 				continue
 			}
-			ss.ts = append(ss.ts, at)
-			ss.vs = append(ss.vs, (v-prev)/dt)
+			ss.ivs = append(ss.ivs, interval{at(i - 1), at(i), (v - prev) / dt})
 		}
 		// A stat an expectation reads is drawn even when flat: flat is the finding then.
-		if (changing || named(name)) && len(ss.ts) > 0 {
+		if (changing || named(name)) && len(ss.ivs) > 0 {
 			out = append(out, ss)
 		}
 	}
@@ -302,10 +454,8 @@ const maxStatCharts = 24
 
 func statChart(rec *interp.Record, ss statSeries, samples []*interp.StepRecord) string {
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range ss.vs {
-		if !math.IsNaN(v) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
+	for _, iv := range ss.ivs {
+		lo, hi = math.Min(lo, iv.v), math.Max(hi, iv.v)
 	}
 	if lo > 0 {
 		lo = 0
@@ -317,7 +467,7 @@ func statChart(rec *interp.Record, ss statSeries, samples []*interp.StepRecord) 
 	c := newTimeChart(ss.name, unit, rec.End.Sub(rec.Start), lo, hi, loadSpans(rec))
 	c.plannedMarks(samples)
 	c.stepMarks(timedSteps(rec))
-	c.line(ss.ts, ss.vs, colorLine)
+	c.steps(ss.ivs, colorLine, false, ss.counter)
 	return c.String()
 }
 
@@ -418,8 +568,14 @@ type fortioHistogram struct {
 	}
 }
 
+// latencyBins is about how many bars a latency histogram has.
+const latencyBins = 30
+
 // latencyChart draws fortio's latency histogram of a load (ms on the x axis, requests on y),
-// with its percentiles marked.
+// with its percentiles marked. The bars are bins of one round width fitted to the data, from
+// the fastest to the slowest request, about latencyBins of them but never narrower than the
+// finest bucket fortio recorded (its buckets widen with the latency): each bucket's requests
+// go to the bins it overlaps, in proportion.
 func latencyChart(name string, raw []byte) string {
 	var h fortioHistogram
 	if err := json.Unmarshal(raw, &h); err != nil || len(h.DurationHistogram.Data) == 0 {
@@ -427,42 +583,97 @@ func latencyChart(name string, raw []byte) string {
 	}
 	d := h.DurationHistogram.Data
 	lo, hi := d[0].Start*1000, d[len(d)-1].End*1000
-	if hi <= lo {
-		hi = lo + 1
+	finest := math.Inf(1)
+	for i, b := range d {
+		// The first and last buckets are cut at the fastest and slowest request.
+		if w := (b.End - b.Start) * 1000; w > 0 && (i > 0 && i < len(d)-1 || len(d) <= 2) {
+			finest = math.Min(finest, w)
+		}
 	}
-	maxCount := int64(1)
+	width := niceWidth((hi - lo) / latencyBins)
+	if !math.IsInf(finest, 1) {
+		width = math.Max(width, niceWidth(finest*0.999))
+	}
+	if hi <= lo || width <= 0 {
+		width = math.Max(width, 0.001)
+		hi = lo + width
+	}
+	first := math.Floor(lo/width) * width
+	n := max(1, int(math.Ceil((hi-first)/width-1e-9)))
+	bins := make([]float64, n)
 	for _, b := range d {
-		maxCount = max(maxCount, b.Count)
-	}
-	var s strings.Builder
-	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`, chartW, chartH, chartW, chartH)
-	fmt.Fprintf(&s, `<text x="%d" y="14" font-weight="bold">%s: latency histogram</text><text x="%d" y="14" text-anchor="end" fill="#666">requests by latency (ms)</text>`, padL, html.EscapeString(name), chartW-padR)
-	x := func(v float64) float64 { return padL + (v-lo)/(hi-lo)*plotW }
-	y := func(n float64) float64 { return padT + (1-n/float64(maxCount))*plotH }
-	for _, t := range niceTicks(0, float64(maxCount), 4) {
-		if t > float64(maxCount) {
+		s, e := b.Start*1000, b.End*1000
+		if e <= s {
+			bins[min(n-1, max(0, int((s-first)/width)))] += float64(b.Count)
 			continue
 		}
-		fmt.Fprintf(&s, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end" fill="#555">%s</text>`, padL, y(t), chartW-padR, y(t), padL-4, y(t)+4, fmtNum(t))
+		for k := max(0, int((s-first)/width)); k < n; k++ {
+			bs, be := first+float64(k)*width, first+float64(k+1)*width
+			if bs >= e {
+				break
+			}
+			bins[k] += float64(b.Count) * (math.Min(be, e) - math.Max(bs, s)) / (e - s)
+		}
 	}
-	for _, t := range niceTicks(lo, hi, 6) {
-		if t < lo || t > hi {
+	axisLo, axisHi := first, first+float64(n)*width
+	maxCount := 1.0
+	for _, c := range bins {
+		maxCount = math.Max(maxCount, c)
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`, chartW, chartH, chartW, chartH)
+	fmt.Fprintf(&sb, `<text x="%d" y="14" font-weight="bold">%s: latency histogram</text><text x="%d" y="14" text-anchor="end" fill="#666">requests per %s ms by latency (ms)</text>`, padL, html.EscapeString(name), chartW-padR, sig4(width))
+	x := func(v float64) float64 { return padL + (v-axisLo)/(axisHi-axisLo)*plotW }
+	y := func(c float64) float64 { return padT + (1-c/maxCount)*plotH }
+	for _, t := range niceTicks(0, maxCount, 4) {
+		if t > maxCount {
 			continue
 		}
-		fmt.Fprintf(&s, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, x(t), chartH-8, fmtNum(t))
+		fmt.Fprintf(&sb, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end" fill="#555">%s</text>`, padL, y(t), chartW-padR, y(t), padL-4, y(t)+4, fmtNum(t))
 	}
-	for _, b := range d {
-		x1, x2 := x(b.Start*1000), x(b.End*1000)
-		fmt.Fprintf(&s, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s–%s ms: %d</title></rect>`,
-			x1, y(float64(b.Count)), math.Max(1, x2-x1-0.5), float64(padT+plotH)-y(float64(b.Count)), colorLine, fmtNum(b.Start*1000), fmtNum(b.End*1000), b.Count)
+	for _, t := range niceTicks(axisLo, axisHi, 6) {
+		if t < axisLo-1e-9 || t > axisHi+1e-9 {
+			continue
+		}
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, x(t), chartH-8, fmtNum(t))
 	}
-	for _, p := range h.DurationHistogram.Percentiles {
-		px := x(p.Value * 1000)
-		fmt.Fprintf(&s, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#c62828" stroke-dasharray="3,2"/><text x="%.1f" y="%d" fill="#c62828" text-anchor="middle">p%s</text>`,
-			px, padT, px, padT+plotH, px, padT+10, trimZero(fmt.Sprintf("%g", p.Percentile)))
+	for k, c := range bins {
+		if c == 0 {
+			continue
+		}
+		bs := first + float64(k)*width
+		x1, x2 := x(bs), x(bs+width)
+		fmt.Fprintf(&sb, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s–%s ms: %s</title></rect>`,
+			x1, y(c), math.Max(1, x2-x1-0.5), float64(padT+plotH)-y(c), colorLine, sig4(bs), sig4(bs+width), sig4(c))
 	}
-	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/></svg>`, padL, padT+plotH, chartW-padR, padT+plotH)
-	return s.String()
+	ps := h.DurationHistogram.Percentiles
+	xs, ws := make([]float64, len(ps)), make([]float64, len(ps))
+	labels := make([]string, len(ps))
+	for i, p := range ps {
+		labels[i] = "p" + trimZero(fmt.Sprintf("%g", p.Percentile))
+		xs[i], ws[i] = x(p.Value*1000), textWidth(labels[i], 11)
+	}
+	rows := labelRows(xs, ws, true)
+	for i, p := range ps {
+		fmt.Fprintf(&sb, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#c62828" stroke-dasharray="3,2"><title>%s: %s ms</title></line><text x="%.1f" y="%d" fill="#c62828" text-anchor="middle" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`,
+			xs[i], padT, xs[i], padT+plotH, labels[i], sig4(p.Value*1000), xs[i], padT+10+12*rows[i], labels[i])
+	}
+	fmt.Fprintf(&sb, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/></svg>`, padL, padT+plotH, chartW-padR, padT+plotH)
+	return sb.String()
+}
+
+// niceWidth is the smallest of 1, 2, 2.5 or 5 times a power of ten that is at least w.
+func niceWidth(w float64) float64 {
+	if w <= 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+		return 0
+	}
+	mag := math.Pow(10, math.Floor(math.Log10(w)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*mag >= w*(1-1e-9) {
+			return m * mag
+		}
+	}
+	return 10 * mag
 }
 
 // backendsChart draws a load's connections by destination address (the per-backend split
@@ -498,10 +709,17 @@ func backendsChart(name string, ips map[string]float64, names map[string]string)
 // sourceColors tell the sources of a snapshot chart apart.
 var sourceColors = []string{"#1565c0", "#c62828", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f"}
 
+// snapshotChart is the chart of one counter at every snapshot.
+type snapshotChart struct {
+	stat, svg string
+}
+
 // snapshotCharts draws, for each counter an expectation reads, its value at every snapshot of
 // every source that has it, one line per source (backends over time, in the quickstart: a keeps
-// counting after the flip, b starts), on the run's time axis with the timed steps marked.
-func snapshotCharts(rec *interp.Record) []string {
+// counting after the flip, b starts), on the run's time axis with the timed steps marked. A
+// snapshot's value holds, dashed, until the next snapshot: what happened in between was not
+// observed, and a straight line from one to the next would invent it.
+func snapshotCharts(rec *interp.Record) []snapshotChart {
 	names := snapshotOrder(rec)
 	bySource := map[string][]*interp.SnapshotRecord{}
 	var sources []string
@@ -527,41 +745,58 @@ func snapshotCharts(rec *interp.Record) []string {
 		}
 	}
 	sort.Strings(stats)
-	var out []string
+	var out []snapshotChart
 	for _, stat := range stats {
 		type line struct {
 			src string
-			ts  []time.Duration
-			vs  []float64
+			ivs []interval
 		}
 		var lines []line
 		hi := 0.0
 		for _, src := range sources {
 			l := line{src: src}
+			var at []time.Duration
+			var vs []float64
 			for _, s := range bySource[src] {
 				if v, ok := s.Counters[stat]; ok {
-					l.ts = append(l.ts, s.At.Sub(rec.Start))
-					l.vs = append(l.vs, v)
+					at = append(at, s.At.Sub(rec.Start))
+					vs = append(vs, v)
 					hi = math.Max(hi, v)
 				}
 			}
-			if len(l.ts) >= 2 {
+			for i := range at {
+				to := at[i]
+				if i+1 < len(at) {
+					to = at[i+1]
+				}
+				l.ivs = append(l.ivs, interval{at[i], to, vs[i]})
+			}
+			if len(l.ivs) >= 2 {
 				lines = append(lines, l)
 			}
 		}
 		if len(lines) == 0 {
 			continue
 		}
-		c := newTimeChart(stat+" at each snapshot", "cumulative", rec.End.Sub(rec.Start), 0, hi, loadSpans(rec))
+		c := newTimeChart(stat, "", rec.End.Sub(rec.Start), 0, hi, loadSpans(rec))
 		c.stepMarks(timedSteps(rec))
-		x := float64(padL + 8)
+		// The legend, right-aligned in the title line; sources' names (an Envoy cluster's are
+		// long) cut to the room the title leaves, whole in their tooltip.
+		room := float64(chartW-padR-padL-12) - textWidth(stat, 12)
+		labels := make([]string, len(lines))
+		width := 0.0
+		for i, l := range lines {
+			labels[i] = cutText(l.src, int((room/float64(len(lines))-18)/(11*0.6)))
+			width += 18 + textWidth(labels[i], 11)
+		}
+		x := float64(chartW-padR) - width
 		for i, l := range lines {
 			color := sourceColors[i%len(sourceColors)]
-			c.line(l.ts, l.vs, color)
-			fmt.Fprintf(&c.b, `<rect x="%.1f" y="%d" width="9" height="9" fill="%s"/><text x="%.1f" y="%d">%s</text>`, x, padT+4, color, x+12, padT+12, html.EscapeString(l.src))
-			x += 24 + 6*float64(len([]rune(l.src)))
+			c.steps(l.ivs, color, true, false)
+			fmt.Fprintf(&c.b, `<g><title>%s</title><rect x="%.1f" y="5" width="9" height="9" fill="%s"/><text x="%.1f" y="14">%s</text></g>`, html.EscapeString(l.src), x, color, x+12, html.EscapeString(labels[i]))
+			x += 18 + textWidth(labels[i], 11)
 		}
-		out = append(out, c.String())
+		out = append(out, snapshotChart{stat: stat, svg: c.String()})
 	}
 	return out
 }

@@ -13,8 +13,11 @@ import (
 // mdText escapes s as inline CommonMark text: characters that could start emphasis, code,
 // links, HTML, entities, or a table cell boundary are backslash-escaped; line breaks become
 // spaces (a report line is one paragraph or one table row).
-func mdText(s string) string {
-	s = oneLine(s)
+func mdText(s string) string { return mdEscape(oneLine(s), true) }
+
+// mdEscape escapes s as mdText does; blockStart says s begins a paragraph or list item, where
+// a #, -, +, =, ! or "1." would start a block (a table cell holds inline text only).
+func mdEscape(s string, blockStart bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	prev := rune(' ')
@@ -30,11 +33,11 @@ func mdText(s string) string {
 				b.WriteByte('\\')
 			}
 		case '#', '-', '+', '=', '!':
-			if i == 0 {
+			if i == 0 && blockStart {
 				b.WriteByte('\\')
 			}
 		case '.', ')':
-			if isOrderedMarker(s[:i]) {
+			if blockStart && isOrderedMarker(s[:i]) {
 				b.WriteByte('\\')
 			}
 		}
@@ -73,11 +76,14 @@ func mdCode(s string, inTable bool) string {
 	return fence + s + fence
 }
 
-func oneLine(s string) string {
+func oneLine(s string) string { return strings.TrimSpace(oneLineKeep(s)) }
+
+// oneLineKeep is s on one line, its leading and trailing spaces kept (a piece of a line).
+func oneLineKeep(s string) string {
 	if !utf8.ValidString(s) {
 		s = string([]rune(s))
 	}
-	return strings.TrimSpace(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s))
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
 }
 
 func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -87,7 +87,7 @@ func TestWrite(t *testing.T) {
 		t.Errorf("artifact file:\n%s\nwant\n%s", lines, want)
 	}
 	page, _ := os.ReadFile(files.HTML)
-	for _, want := range []string{"<title>s2 — FAILED</title>", "upstream_rq_pending_overflow</text>", "per second", "<polyline", "delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)", "upstream_rq_pending_overflow at each snapshot", "2.000 s: 12"} {
+	for _, want := range []string{"<title>s2 — FAILED</title>", "upstream_rq_pending_overflow</text>", "per second", "<path", "delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)", `id="snapshot-chart-upstream_rq_pending_overflow"`, "2.000 s: 12"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("HTML lacks %q", want)
 		}

@@ -215,17 +215,6 @@ func TestStripPlot(t *testing.T) {
 	}
 }
 
-func TestSig4(t *testing.T) {
-	for _, c := range []struct {
-		x    float64
-		want string
-	}{{0, "0"}, {12345, "12350"}, {1.23456, "1.235"}, {0.00123456, "0.001235"}, {-2.5, "-2.5"}, {100, "100"}, {0.1 + 0.2, "0.3"}, {3e20, "3e+20"}} {
-		if got := sig4(c.x); got != c.want {
-			t.Errorf("sig4(%v) = %s, want %s", c.x, got, c.want)
-		}
-	}
-}
-
 // TestUnitOf: a value's unit is its type's, as the kinds declare it and vet computes it, from
 // what a record holds (no scenario needed).
 func TestUnitOf(t *testing.T) {

@@ -53,20 +53,57 @@ func TimelineSVG(rec *interp.Record) string {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="28" x2="%.1f" y2="%d" stroke="#ddd"/>`, x(t), x(t), height-25)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#666">%s</text>`+"\n", x(t), height-10, fmtAxis(t))
 	}
+	color := func(s *interp.StepRecord) string {
+		if c := map[interp.Outcome]string{interp.Passed: "#4c9a2a", interp.Failed: "#c62828", interp.Errored: "#ef6c00", interp.TimedOut: "#ef6c00", interp.Cancelled: "#9e9e9e"}[s.Outcome]; c != "" {
+			return c
+		}
+		return "#1565c0"
+	}
 	for i, r := range rows {
 		y := 32 + i*rowH
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`, left-6, y+14, html.EscapeString(r.label))
-		for _, s := range r.steps {
-			color := map[interp.Outcome]string{interp.Passed: "#4c9a2a", interp.Failed: "#c62828", interp.Errored: "#ef6c00", interp.TimedOut: "#ef6c00", interp.Cancelled: "#9e9e9e"}[s.Outcome]
-			if color == "" {
-				color = "#1565c0"
+		// Executions of a step (samples, a repeat's rounds) that start within 3 pixels of the
+		// first of them are one mark (its colour the worst outcome among them), without ticks:
+		// a 5-minute run sampled every 100ms draws a row as wide as the picture, not 3,000
+		// marks.
+		for k := 0; k < len(r.steps); k++ {
+			s := r.steps[k]
+			j := k
+			for j+1 < len(r.steps) && x(r.steps[j+1].Start)-x(s.Start) < 3 {
+				j++
+			}
+			if j > k {
+				worst, last := s, s
+				for _, m := range r.steps[k : j+1] {
+					if m.Outcome != interp.Passed {
+						worst = m
+					}
+					if m.End > last.End {
+						last = m
+					}
+				}
+				what := fmt.Sprintf("%d runs", j-k+1)
+				switch {
+				case s.Sample > 0:
+					what = fmt.Sprintf("#%d–#%d: %d samples", s.Sample, r.steps[j].Sample, j-k+1)
+				case s.Round > 0:
+					what = fmt.Sprintf("rounds %d–%d", s.Round, r.steps[j].Round)
+				}
+				title := fmt.Sprintf("%s %s from %s to %s", html.EscapeString(r.label), what, secs(s.Start), secs(last.End))
+				if s.Kind == "snapshot" {
+					fmt.Fprintf(&b, `<circle cx="%.1f" cy="%d" r="4" fill="%s"><title>%s</title></circle>`, x(s.Start), y+10, color(worst), title)
+				} else {
+					fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="14" fill="%s" opacity="0.8"><title>%s</title></rect>`, x(s.Start), y+3, math.Max(2, x(last.End)-x(s.Start)), color(worst), title)
+				}
+				k = j
+				continue
 			}
 			w := math.Max(2, x(s.End)-x(s.Start))
 			if s.Kind == "snapshot" {
-				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%d" r="5" fill="%s"><title>%s at %s</title></circle>`, x(s.Start), y+10, color, html.EscapeString(r.label), secs(s.Start))
+				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%d" r="5" fill="%s"><title>%s at %s</title></circle>`, x(s.Start), y+10, color(s), html.EscapeString(r.label), secs(s.Start))
 			} else {
 				fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="14" fill="%s" opacity="0.8"><title>%s: %s → %s (%s)</title></rect>`,
-					x(s.Start), y+3, w, color, html.EscapeString(r.label), secs(s.Start), secs(s.End), s.Outcome)
+					x(s.Start), y+3, w, color(s), html.EscapeString(r.label), secs(s.Start), secs(s.End), s.Outcome)
 			}
 			if s.Timed {
 				fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#000" stroke-width="1.5"><title>planned %s, skew %s</title></line>`,

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -47,8 +46,8 @@ Exit 0 when nothing differs beyond --tolerance (a relative change, 0.1 for 10%; 
 in one run only, a changed string and a changed verdict always count), 1 otherwise.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" {
-				return &exitError{exitInvalid, fmt.Sprintf("--output %q: expected text or json", output)}
+			if err := checkOutput(output); err != nil {
+				return err
 			}
 			if tolerance < 0 {
 				return &exitError{exitInvalid, fmt.Sprintf("--tolerance %g: expected 0 or more (a relative change, 0.1 for 10%%)", tolerance)}
@@ -87,8 +86,8 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 					return &exitError{exitInvalid, fmt.Sprintf("--plot: %v", err)}
 				}
 			}
-			if output == "json" {
-				p.printJSON(d)
+			if machine(output) {
+				p.printDoc(output, d)
 			} else {
 				writeDiff(p, args, recs, d, tolerance, all)
 			}
@@ -98,7 +97,7 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().StringVar(&plot, "plot", "", "also draw what differs (counter deltas, load figures) as an SVG bar chart into this file")
 	cmd.Flags().Float64Var(&tolerance, "tolerance", 0, "relative change below which a numeric difference does not count (0.1 for 10%)")
 	cmd.Flags().BoolVar(&all, "all", false, "also list step timings and the values within the tolerance")
@@ -381,8 +380,8 @@ func (p *process) diffSummaries(args []string, output string, tolerance float64,
 	if err != nil {
 		return &exitError{exitInvalid, fmt.Sprintf("diff %s %s: %v", args[0], args[1], err)}
 	}
-	if output == "json" {
-		p.printJSON(d)
+	if machine(output) {
+		p.printDoc(output, d)
 	} else {
 		desc := func(s *report.Summary) string {
 			return fmt.Sprintf("%s: %d of %d runs passed, %d combination%s × %d", s.Scenario, s.Passed, s.Planned, s.Combinations, plural(s.Combinations), s.Count)
@@ -445,14 +444,6 @@ func comboLabel(k string) string {
 		return "all runs"
 	}
 	return strings.ReplaceAll(k, ",", " ")
-}
-
-// printJSON prints v on stdout as indented JSON, HTML characters as they are.
-func (p *process) printJSON(v any) {
-	enc := json.NewEncoder(p.Stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
 }
 
 // inCwd resolves a relative path against the process's working directory.

@@ -71,8 +71,8 @@ func (p *process) doc(args []string, f *docFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.output == "json" {
-		return &exitError{exitInvalid, "doc -o json: labrun doc prints text only; run the document's specs with labrun run -o json FILE.md for their records"}
+	if machine(f.output) {
+		return &exitError{exitInvalid, fmt.Sprintf("doc -o %s: labrun doc prints text only; run the document's specs with labrun run -o %s FILE.md for their records", f.output, f.output)}
 	}
 	if err := p.checkTarget(f.target); err != nil {
 		return err

@@ -31,6 +31,7 @@ editor's CUE language server all resolve "labrun.dev/schema":
   cue.mod/pkg/labrun.dev/schema/*.cue  the schema of this labrun, vendored
   lab.cue                              a starter scenario that runs on the local target
   README.md                            how to run it (only when there is none)
+  .gitignore                           reports/ (a line added when there is one without it)
 
 It refuses to overwrite a file unless --force; the vendored schema is always rewritten (run
 init again after upgrading labrun).`,
@@ -83,6 +84,23 @@ func (p *process) initDir(dir string, force bool) error {
 		}
 		wrote = append(wrote, f.path)
 	}
+	// Reports are a run's output, not the lab's source: kept out of git. An existing
+	// .gitignore keeps its lines and gets the one it lacks.
+	ignore := filepath.Join(abs, ".gitignore")
+	had, err := os.ReadFile(ignore)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &exitError{exitInvalid, fmt.Sprintf("init: %v", err)}
+	}
+	if !ignoresReports(string(had)) {
+		add := "# labrun's reports (labrun run writes them to reports/)\nreports/\n"
+		if len(had) > 0 && !strings.HasSuffix(string(had), "\n") {
+			add = "\n" + add
+		}
+		if err := os.WriteFile(ignore, append(had, add...), 0o644); err != nil {
+			return &exitError{exitInvalid, fmt.Sprintf("init: %v", err)}
+		}
+		wrote = append(wrote, ".gitignore")
+	}
 	// The schema: rewritten every time, so that it matches this labrun.
 	vendor := filepath.Join(abs, schemaVendorDir)
 	if err := os.RemoveAll(vendor); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -109,6 +127,17 @@ func (p *process) initDir(dir string, force bool) error {
 	fmt.Fprintf(p.Stdout, "labrun init %s: wrote %s\n", rel, strings.Join(wrote, ", "))
 	fmt.Fprintf(p.Stdout, "next: labrun run %s   (and: cue vet ./... in %s)\n", filepath.Join(rel, "lab.cue"), rel)
 	return nil
+}
+
+// ignoresReports says whether a .gitignore has a line for reports/.
+func ignoresReports(gitignore string) bool {
+	for _, l := range strings.Split(gitignore, "\n") {
+		switch strings.TrimSpace(l) {
+		case "reports", "reports/", "/reports", "/reports/":
+			return true
+		}
+	}
+	return false
 }
 
 var notModuleChar = regexp.MustCompile(`[^a-z0-9-]+`)

@@ -62,8 +62,11 @@ func testProcess() *process {
 // per read, so deltas are predictable: rq_total grows by 10 per snapshot of a source, and
 // upstream_rq_pending_overflow by 3; a load of N requests answers 200 to all of them. Its
 // cluster serves kinds Widget and Gadget only once an applied CRD defines them.
+// LABRUN_FAKE_FAIL_ON (set by a script) makes every call whose description contains it fail:
+// "delete" leaves what a run created behind.
 func fakeWorld() *fakes.World {
 	return &fakes.World{
+		FailOn: os.Getenv("LABRUN_FAKE_FAIL_ON"),
 		Stats: func(source string, n int) schema.StatsSnapshot {
 			return schema.StatsSnapshot{
 				Counters: schema.Stats{

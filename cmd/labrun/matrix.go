@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
@@ -58,7 +59,7 @@ type work struct {
 func (w *work) scenarioCount() int { return len(w.matrices) }
 
 // expansion says what to expand: the scenarios selected (--scenario, --tag), the matrix
-// flags, the pass rate, how problems are reported (output: text or json), and whether no
+// flags, the pass rate, how problems are reported (output: text, json or yaml), and whether no
 // scenario at all is fine (vet).
 type expansion struct {
 	names, tags []string
@@ -218,6 +219,7 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 	byMatrix := map[*dsl.Matrix][]ran{}
 	var recs []*interp.Record
 	skipped := 0
+	var eta runETA
 	for i, u := range w.units {
 		if u.Matrix.Summarized() && interrupted(runCtx) {
 			// After an interrupt, a matrix's runs not started are not run: its summary counts
@@ -226,10 +228,23 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 			skipped++
 			continue
 		}
-		if u.Matrix.Summarized() && !f.quiet {
-			fmt.Fprintf(p.Stdout, "● %s [%d/%d]: %s\n", u.Matrix.Scenario, i+1, len(w.units), report.Combo(u.Vars, u.Round, u.Matrix.Count))
+		f.matrixNow = nil
+		if len(w.units) > 1 {
+			f.matrixNow = &matrixStatus{run: i + 1, runs: len(w.units), failed: eta.failed, rest: eta.rest(w.units[i+1:])}
 		}
+		if u.Matrix.Summarized() && !f.quiet {
+			line := fmt.Sprintf("● %s [%d/%d", u.Matrix.Scenario, i+1, len(w.units))
+			if i > 0 {
+				line += fmt.Sprintf(" · %d failed", eta.failed)
+				if r := eta.rest(w.units[i:]); r > 0 {
+					line += " · ETA " + fmtETA(r)
+				}
+			}
+			fmt.Fprintf(p.Stdout, "%s]: %s\n", line, report.Combo(u.Vars, u.Round, u.Matrix.Count))
+		}
+		started := time.Now()
 		r := p.runOne(runCtx, cleanupCtx, u, f)
+		eta.ran(u, time.Since(started), r.code)
 		if r.rec == nil {
 			continue
 		}
@@ -300,7 +315,7 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 				path = relPath(p.Cwd, paths[0])
 				fmt.Fprintf(p.Stdout, "SUMMARY %s: %d of %d runs passed (%s) — %s\n", m.Scenario, s.Passed, s.Planned, passNeed(m.PassRate), path)
 				if !f.quiet {
-					fmt.Fprintf(p.Stdout, "  html:   %s\n", relPath(p.Cwd, paths[1]))
+					fmt.Fprintf(p.Stdout, "  html:   %s\n  json:   %s\n", relPath(p.Cwd, paths[1]), relPath(p.Cwd, paths[2]))
 				}
 			}
 		} else {
@@ -329,6 +344,38 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 		fmt.Fprintln(p.Stdout, tally.line(w.scenarioCount(), len(recs)))
 	}
 	return code, recs
+}
+
+// runETA estimates the time the runs of a matrix not yet run will take: their planned spans,
+// scaled by how long the runs so far took against theirs (setup, a load's start-up and the
+// cleanup take time the plan does not know), or the mean of the runs so far when the plans
+// know no span.
+type runETA struct {
+	planned, took time.Duration
+	runs, failed  int
+}
+
+func (e *runETA) ran(u *dsl.Unit, took time.Duration, code int) {
+	e.planned += u.Planned.D
+	e.took += took
+	e.runs++
+	if code != exitOK {
+		e.failed++
+	}
+}
+
+func (e *runETA) rest(units []*dsl.Unit) time.Duration {
+	var planned time.Duration
+	for _, u := range units {
+		planned += u.Planned.D
+	}
+	switch {
+	case e.runs == 0:
+		return planned
+	case e.planned > 0 && planned > 0:
+		return time.Duration(float64(planned) * float64(e.took) / float64(e.planned))
+	}
+	return e.took / time.Duration(e.runs) * time.Duration(len(units))
 }
 
 // ran is one unit's run: its record (nil when none was made), its exit code and its report.

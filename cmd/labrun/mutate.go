@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -31,8 +30,8 @@ Exit 0 when every mutant is killed or listed in the scenario's survivors (mutant
 reason it may survive), 1 otherwise, 2 when the record does not pass or cannot be read.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" {
-				return &exitError{exitInvalid, fmt.Sprintf("--output %q: expected text or json", output)}
+			if err := checkOutput(output); err != nil {
+				return err
 			}
 			rec, sc, err := p.recordAndScenario(args[0], file)
 			if err != nil {
@@ -42,11 +41,8 @@ reason it may survive), 1 otherwise, 2 when the record does not pass or cannot b
 			if err != nil {
 				return &exitError{exitInvalid, fmt.Sprintf("%s: %v", args[0], err)}
 			}
-			if output == "json" {
-				enc := json.NewEncoder(p.Stdout)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				_ = enc.Encode(rep)
+			if machine(output) {
+				p.printDoc(output, rep)
 			} else {
 				writeMutation(p, rep)
 			}
@@ -56,7 +52,7 @@ reason it may survive), 1 otherwise, 2 when the record does not pass or cannot b
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().StringVar(&file, "file", "", "the scenario file (default: the one the run recorded)")
 	return cmd
 }

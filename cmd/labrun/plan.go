@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -64,11 +63,8 @@ step runs).`,
 				}
 				plans = append(plans, pl)
 			}
-			if f.output == "json" {
-				enc := json.NewEncoder(p.Stdout)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				return enc.Encode(plans)
+			if machine(f.output) {
+				return (&docWriter{w: p.Stdout, output: f.output}).write(plans)
 			}
 			for i, pl := range plans {
 				if i > 0 {

@@ -34,6 +34,15 @@ type progress struct {
 	watch []string
 	// cleanupNow is the automatic cleanup's current action, shown in the status block.
 	cleanupNow string
+	// The scenario's line of the status block: its name, the steps of its plan that have
+	// ended of all of them, the time since it started of its planned span.
+	scenario string
+	steps    int
+	ended    map[string]bool
+	span     dsl.Offset
+	began    time.Time
+	// matrix is where this run is in a matrix of runs (nil for a single run).
+	matrix *matrixStatus
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -57,7 +66,8 @@ type runningStep struct {
 }
 
 func newProgress(p *process, quiet bool) *progress {
-	g := &progress{p: p, quiet: quiet, planned: map[string]time.Duration{}, now: time.Now, width: 120}
+	g := &progress{p: p, quiet: quiet, planned: map[string]time.Duration{}, ended: map[string]bool{}, now: time.Now, width: 120}
+	g.began = g.now()
 	g.color = p.IsTerminal && p.Getenv("NO_COLOR") == ""
 	if c, err := strconv.Atoi(p.Getenv("COLUMNS")); err == nil && c >= 20 {
 		g.width = c
@@ -70,14 +80,20 @@ func newProgress(p *process, quiet bool) *progress {
 	return g
 }
 
-// forScenario reads what progress shows of sc: planned durations, and the stats its
-// expectations read.
-func (g *progress) forScenario(sc *dsl.Scenario) {
+// forScenario reads what progress shows of sc: its steps, planned durations, and the stats its
+// expectations read; m is where the run is in a matrix of runs (nil: a single run).
+func (g *progress) forScenario(sc *dsl.Scenario, m *matrixStatus) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for _, e := range dsl.PlanOf(sc).Entries {
+	g.matrix = m
+	plan := dsl.PlanOf(sc)
+	g.scenario, g.span = sc.Name, plan.Span()
+	for _, e := range plan.Entries {
 		if e.Duration != nil {
 			g.planned[e.Path] = *e.Duration
+		}
+		if countedStep(e.Kind, e.Every) {
+			g.steps++
 		}
 	}
 	seen := map[string]bool{}
@@ -159,6 +175,9 @@ func (g *progress) event(e interp.Event) {
 			g.running = append(g.running[:i], g.running[i+1:]...)
 			break
 		}
+	}
+	if s.Sample == 0 {
+		g.ended[s.Path] = true
 	}
 	if s.Sample == 0 || s.Outcome != interp.Passed {
 		mark := map[interp.Outcome]string{interp.Passed: g.paint("32", "✓"), interp.Failed: g.paint("31", "✗"), interp.Errored: g.paint("31", "!"), interp.TimedOut: g.paint("33", "⏱"), interp.Cancelled: g.paint("33", "-")}[s.Outcome]
@@ -247,12 +266,15 @@ func (g *progress) redraw() {
 	}
 	var lines []string
 	now := g.now()
+	if g.scenario != "" && (len(g.running) > 0 || g.cleanupNow != "") {
+		lines = append(lines, fitFields(g.headerFields(now), g.width-1))
+	}
 	for i, r := range g.running {
 		if i == maxStatusLines {
 			lines = append(lines, fmt.Sprintf("  … and %d more running", len(g.running)-maxStatusLines))
 			break
 		}
-		lines = append(lines, g.statusLine(r, now))
+		lines = append(lines, fitFields(g.statusFields(r, now), g.width-1))
 	}
 	if g.cleanupNow != "" {
 		lines = append(lines, "  "+g.paint("33", "…")+" cleanup: "+g.cleanupNow)
@@ -262,7 +284,6 @@ func (g *progress) redraw() {
 		return
 	}
 	for i, l := range lines {
-		l = fitWidth(l, g.width-1)
 		if i < len(lines)-1 {
 			l += "\n"
 		}
@@ -271,20 +292,157 @@ func (g *progress) redraw() {
 	g.lines = len(lines)
 }
 
-func (g *progress) statusLine(r *runningStep, now time.Time) string {
+// A status line is made of fields, each with a priority: on a narrow terminal the least
+// important go first (the bar, the rate, the kind), so that the step's name, its requests and
+// its errors survive.
+type field struct {
+	text string
+	prio int // 0: kept always; higher: dropped sooner
+}
+
+// fitFields joins fields, dropping the least important until the line fits width columns;
+// what still does not fit is cut.
+func fitFields(fs []field, width int) string {
+	join := func(fs []field) string {
+		var b strings.Builder
+		for _, f := range fs {
+			b.WriteString(f.text)
+		}
+		return b.String()
+	}
+	for {
+		s := join(fs)
+		if visibleLen(s) <= width {
+			return s
+		}
+		worst := -1
+		for i, f := range fs {
+			if f.prio > 0 && (worst < 0 || f.prio >= fs[worst].prio) {
+				worst = i
+			}
+		}
+		if worst < 0 {
+			return fitWidth(s, width)
+		}
+		fs = append(fs[:worst:worst], fs[worst+1:]...)
+	}
+}
+
+// visibleLen counts the columns of s, not counting colour escapes.
+func visibleLen(s string) int {
+	n, _ := visible(s, -1)
+	return n
+}
+
+// visible walks the runes of s that show, colour escapes skipped: it counts them, and says
+// where the one after the first width begins (len(s) when there are no more; width < 0: all).
+func visible(s string, width int) (n, at int) {
+	for i := 0; i < len(s); {
+		if s[i] == '\033' {
+			j := strings.IndexByte(s[i:], 'm')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			continue
+		}
+		if n == width {
+			return n, i
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		n++
+		i += size
+	}
+	return n, len(s)
+}
+
+// headerFields are the scenario's line: "▶ quickstart · run 7/18 · 1 failed · step 4/9 ·
+// 2.0s/≥3.0s · ETA ≥1.0s".
+func (g *progress) headerFields(now time.Time) []field {
+	fs := []field{{"  " + g.paint("1", g.scenario), 0}}
+	if m := g.matrix; m != nil {
+		fs = append(fs, field{fmt.Sprintf(" · run %d/%d", m.run, m.runs), 0})
+		failed := fmt.Sprintf("%d failed", m.failed)
+		prio := 3
+		if m.failed > 0 {
+			failed, prio = g.paint("31", failed), 0
+		}
+		fs = append(fs, field{" · " + failed, prio})
+	}
+	if g.steps > 0 {
+		fs = append(fs, field{fmt.Sprintf(" · step %d/%d", min(len(g.ended)+1, g.steps), g.steps), 2})
+	}
+	elapsed := now.Sub(g.began)
+	// The planned end: the plan's span, or later when a running step's own plan says so (a
+	// load of N requests at a rate).
+	end := g.span.D
+	for _, r := range g.running {
+		planned := g.planned[r.s.Path]
+		if r.meter != nil && r.meter.PlannedDuration > 0 {
+			planned = r.meter.PlannedDuration
+		}
+		if r.meter != nil && r.meter.Planned > 0 {
+			// A load of N requests: at the pace so far.
+			if done, _, counting := r.meter.Read(); counting && done > 0 {
+				planned = max(planned, time.Duration(float64(now.Sub(r.began))*float64(r.meter.Planned)/float64(done)))
+			}
+		}
+		end = max(end, r.began.Sub(g.began)+planned)
+	}
+	approx := "≥"
+	if g.span.Exact && end == g.span.D {
+		approx = "~"
+	}
+	if end > 0 {
+		fs = append(fs, field{fmt.Sprintf(" · %s/%s%s", fmtSecs(elapsed), approx, fmtSecs(end)), 4})
+	} else {
+		fs = append(fs, field{" · " + fmtSecs(elapsed), 4})
+	}
+	left := end - elapsed
+	if m := g.matrix; m != nil && m.rest > 0 {
+		fs = append(fs, field{" · matrix ETA " + approx + fmtETA(max(left, 0)+m.rest), 1})
+	} else if left > 0 {
+		fs = append(fs, field{" · ETA " + approx + fmtETA(left), 1})
+	}
+	return fs
+}
+
+// fmtETA is a remaining time, coarser as it grows: 4.2s, 37s, 3m20s, 1h05m.
+func fmtETA(d time.Duration) string {
+	switch {
+	case d < 10*time.Second:
+		return fmtSecs(d)
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()+0.5))
+	case d < time.Hour:
+		d = d.Round(10 * time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// countedStep says whether a plan entry counts as a step of the scenario's line: blocks and
+// samplers do not (a sampler's samples print lines of their own).
+func countedStep(kind string, every time.Duration) bool {
+	return every == 0 && kind != "parallel" && kind != "sequence" && kind != "repeat"
+}
+
+// statusFields are a running step's line: "⠇ fortio (load) 2.8s/6.0s [██████······] · 140/300
+// req · 47 qps · 11 errors".
+func (g *progress) statusFields(r *runningStep, now time.Time) []field {
 	s := r.s
 	elapsed := now.Sub(r.began)
-	var b strings.Builder
 	spin := []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}[int(now.UnixMilli()/100)%10]
-	fmt.Fprintf(&b, "  %s %s %s", g.paint("36", spin), stepName(s), g.paint("2", "("+s.Kind+")"))
+	fs := []field{{fmt.Sprintf("  %s %s", g.paint("36", spin), stepName(s)), 0}, {" " + g.paint("2", "("+s.Kind+")"), 5}}
 	planned := g.planned[s.Path]
 	if r.meter != nil && r.meter.PlannedDuration > 0 {
 		planned = r.meter.PlannedDuration
 	}
 	if planned > 0 {
-		fmt.Fprintf(&b, " %s/%s %s", fmtSecs(elapsed), fmtSecs(planned), bar(float64(elapsed)/float64(planned), 12))
+		fs = append(fs, field{fmt.Sprintf(" %s/%s", fmtSecs(elapsed), fmtSecs(planned)), 2}, field{" " + bar(float64(elapsed)/float64(planned), 12), 4})
 	} else {
-		fmt.Fprintf(&b, " %s", fmtSecs(elapsed))
+		fs = append(fs, field{" " + fmtSecs(elapsed), 2})
 	}
 	if r.meter != nil {
 		done, errs, counting := r.meter.Read()
@@ -294,14 +452,14 @@ func (g *progress) statusLine(r *runningStep, now time.Time) string {
 				r.lastDone, r.lastAt = done, now
 			}
 			if r.meter.Planned > 0 {
-				fmt.Fprintf(&b, " · %d/%d req", done, r.meter.Planned)
+				fs = append(fs, field{fmt.Sprintf(" · %d/%d req", done, r.meter.Planned), 1})
 				if planned == 0 {
-					fmt.Fprintf(&b, " %s", bar(float64(done)/float64(r.meter.Planned), 12))
+					fs = append(fs, field{" " + bar(float64(done)/float64(r.meter.Planned), 12), 4})
 				}
 			} else {
-				fmt.Fprintf(&b, " · %d req", done)
+				fs = append(fs, field{fmt.Sprintf(" · %d req", done), 1})
 			}
-			fmt.Fprintf(&b, " · %.0f qps", r.qps)
+			fs = append(fs, field{fmt.Sprintf(" · %.0f qps", r.qps), 3})
 			errText := fmt.Sprintf("%d errors", errs)
 			if errs == 1 {
 				errText = "1 error"
@@ -309,10 +467,10 @@ func (g *progress) statusLine(r *runningStep, now time.Time) string {
 			if errs > 0 {
 				errText = g.paint("31", errText)
 			}
-			b.WriteString(" · " + errText)
+			fs = append(fs, field{" · " + errText, 0})
 		}
 	}
-	return b.String()
+	return fs
 }
 
 func bar(frac float64, width int) string {
@@ -327,22 +485,8 @@ func fmtSecs(d time.Duration) string {
 
 // fitWidth cuts a status line to the terminal's width, not counting colour escapes.
 func fitWidth(s string, width int) string {
-	visible, i := 0, 0
-	for i < len(s) {
-		if s[i] == '\033' {
-			j := strings.IndexByte(s[i:], 'm')
-			if j < 0 {
-				break
-			}
-			i += j + 1
-			continue
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		if visible == width {
-			return s[:i] + "\033[0m"
-		}
-		visible++
-		i += size
+	if _, at := visible(s, width); at < len(s) {
+		return s[:at] + "\033[0m"
 	}
 	return s
 }
@@ -417,4 +561,12 @@ func (l *liveProgress) notice(print func()) {
 	defer g.mu.Unlock()
 	g.clear()
 	print()
+}
+
+// matrixStatus is where a run is in its matrix: its number of all, the runs that failed so
+// far, and the planned time of the runs after it (scaled by how long the runs so far took
+// against their plan).
+type matrixStatus struct {
+	run, runs, failed int
+	rest              time.Duration
 }

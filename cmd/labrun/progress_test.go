@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
@@ -91,5 +92,49 @@ func TestProgressPlain(t *testing.T) {
 	want := "    +0.000s ▸ nap (sleep: 1s)\n    +1.000s ✓ nap (sleep: 1s) 1s\n"
 	if out.String() != want {
 		t.Errorf("plain progress:\n%q\nwant\n%q", out.String(), want)
+	}
+}
+
+// TestFitFields: on a narrow terminal the least important fields go first; the step's name,
+// its requests and its errors stay.
+func TestFitFields(t *testing.T) {
+	fs := []field{{"  ⠇ fortio", 0}, {" (load)", 5}, {" 2.8s/6.0s", 2}, {" [██████······]", 4}, {" · 140/300 req", 1}, {" · 47 qps", 3}, {" · 11 errors", 0}}
+	for _, c := range []struct {
+		width int
+		want  string
+	}{
+		{100, "  ⠇ fortio (load) 2.8s/6.0s [██████······] · 140/300 req · 47 qps · 11 errors"},
+		{60, "  ⠇ fortio 2.8s/6.0s · 140/300 req · 47 qps · 11 errors"},
+		{40, "  ⠇ fortio · 140/300 req · 11 errors"},
+		{30, "  ⠇ fortio · 11 errors"},
+		{15, "  ⠇ fortio · 11\033[0m"},
+	} {
+		if got := fitFields(fs, c.width); got != c.want {
+			t.Errorf("width %d:\n got %q\nwant %q", c.width, got, c.want)
+		}
+	}
+}
+
+// TestProgressHeader: the scenario's line says the run of the matrix, the failures so far, the
+// step of the plan, the time of its span and the time left.
+func TestProgressHeader(t *testing.T) {
+	p := &process{Stdout: &lockedWriter{}, Getenv: func(string) string { return "" }}
+	g := newProgress(p, false)
+	clock := time.Unix(1000, 0)
+	g.now = func() time.Time { return clock }
+	g.began = clock
+	g.scenario, g.steps, g.span = "s", 4, dsl.Offset{D: 10 * time.Second, Exact: true}
+	g.ended["steps.0"] = true
+	g.matrix = &matrixStatus{run: 3, runs: 6, failed: 1, rest: 30 * time.Second}
+	clock = clock.Add(4 * time.Second)
+	var b strings.Builder
+	for _, f := range g.headerFields(clock) {
+		b.WriteString(f.text)
+	}
+	if want := "  s · run 3/6 · 1 failed · step 2/4 · 4.0s/~10.0s · matrix ETA ~36s"; b.String() != want {
+		t.Errorf("header\n got %q\nwant %q", b.String(), want)
+	}
+	if got := fmtETA(3*time.Minute + 24*time.Second); got != "3m20s" {
+		t.Errorf("fmtETA = %s", got)
 	}
 }

@@ -37,7 +37,7 @@ func TestVersion1Records(t *testing.T) {
 	for _, want := range []string{
 		"warm: every request 503", "killed by warm.code200 == warm.requests", // a load's mutants
 		"who: another exit code                                                                    killed by the who step itself", // an exec's
-		"ip_a: every field changed", // a get's value, its kind from the step that recorded it
+		"ip_a: every field changed",      // a get's value, its kind from the step that recorded it
 		"score: 67 of 69 mutants killed", // numeric mutants included
 	} {
 		if !strings.Contains(out, want) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -28,17 +27,14 @@ as it is now: edit an expectation and replay to see its verdict on the same data
 			}
 			judged := interp.Rejudge(rec, sc)
 			verdict := interp.Verdict(rec, judged)
-			if output == "json" {
-				enc := json.NewEncoder(p.Stdout)
-				enc.SetIndent("", "  ")
-				enc.SetEscapeHTML(false)
-				_ = enc.Encode(map[string]any{"scenario": rec.Scenario, "outcome": verdict, "expectations": judged, "notes": rec.Notes})
+			if machine(output) {
+				p.printDoc(output, map[string]any{"scenario": rec.Scenario, "outcome": verdict, "expectations": judged, "notes": rec.Notes})
 			} else {
 				replayed := *rec
 				replayed.Expectations = judged
 				replayed.Outcome = verdict
 				fmt.Fprintf(p.Stdout, "replay of %s (recorded %s, outcome then: %s)\n", rec.Scenario, rec.Start.UTC().Format("2006-01-02 15:04:05 UTC"), rec.Outcome)
-				p.printVerdict(&replayed, "")
+				p.printVerdict(&replayed, "", false)
 			}
 			if c := exitCode(&interp.Record{Outcome: verdict}); c != exitOK {
 				return &exitError{code: c}
@@ -46,7 +42,7 @@ as it is now: edit an expectation and replay to see its verdict on the same data
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().StringVar(&file, "file", "", "the scenario file (default: the one the run recorded)")
 	return cmd
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -58,6 +58,8 @@ type runFlags struct {
 	passRate float64
 	// tally, set when a run has several scenarios, collects their outcomes for the summary.
 	tally *runTally
+	// matrixNow is where the run in progress is among the runs of this invocation.
+	matrixNow *matrixStatus
 }
 
 // runTally counts the outcomes of a run of several scenarios for its one summary line.
@@ -171,6 +173,7 @@ func (p *process) run(args []string, f *runFlags) error {
 		return err
 	}
 	opts.Target = f.target
+	opts.Selected = selection(f.scenarios, f.tags)
 	w, err := p.expand(args, opts, expansion{names: f.scenarios, tags: f.tags, matrix: f.matrixFlags, passRate: f.passRate, output: "text"})
 	if err != nil {
 		return err
@@ -189,19 +192,18 @@ func (p *process) run(args []string, f *runFlags) error {
 	runCtx, cleanupCtx, stop := p.runContexts()
 	defer stop()
 
-	// -o json: stdout carries the records, one JSON document per line (docs/json.md); what a
-	// person reads goes to stderr.
-	jsonOut := p.Stdout
+	// -o json: stdout carries the records, one JSON document per line (docs/json.md); -o yaml
+	// the same as YAML documents; what a person reads goes to stderr.
+	docOut := p.Stdout
 	var each func(ran)
 	code := exitOK
-	if f.output == "json" {
+	if machine(f.output) {
 		p.Stdout = p.Stderr
-		defer func() { p.Stdout = jsonOut }()
-		enc := json.NewEncoder(jsonOut)
-		enc.SetEscapeHTML(false)
+		defer func() { p.Stdout = docOut }()
+		enc := &docWriter{w: docOut, output: f.output, lines: true}
 		each = func(r ran) {
-			if err := enc.Encode(r.rec); err != nil {
-				fmt.Fprintf(p.Stderr, "labrun: -o json: %v\n", err)
+			if err := enc.write(r.rec); err != nil {
+				fmt.Fprintf(p.Stderr, "labrun: -o %s: %v\n", f.output, err)
 				code = worse(code, exitInfra)
 			}
 		}
@@ -387,7 +389,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		}
 	}()
 	prog := newProgress(p, f.quiet)
-	prog.forScenario(sc)
+	prog.forScenario(sc, f.matrixNow)
 	p.live.set(prog)
 	defer p.live.set(nil)
 	if !f.quiet {
@@ -449,11 +451,11 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		}
 	}
 	if verdict {
-		p.printVerdict(rec, lost)
+		p.printVerdict(rec, lost, f.quiet)
 	}
-	// The report's path last, under the verdict: what to open next.
+	// The report's paths last, under the verdict: what to open next.
 	if out.report != "" && !f.quiet {
-		fmt.Fprintf(p.Stdout, "  report: %s\n  html:   %s\n", out.report, htmlPath)
+		fmt.Fprintf(p.Stdout, "  report: %s\n  html:   %s\n  json:   %s\n", out.report, htmlPath, relPath(p.Cwd, out.json))
 	}
 	return out
 }
@@ -589,24 +591,56 @@ func exitCode(rec *interp.Record) int {
 	return exitInfra
 }
 
-// printVerdict prints the expectations with their values, and why the run stopped; the
-// verdict line also says what the run left behind and, when lost is set, that its report
+// printVerdict prints the evidence of a run and its verdict: the claim (the scenario's doc),
+// every expectation with the value of each part, the notes, what each load did and the deltas
+// the expectations read (not when quiet), then the verdict line, the one place that says how
+// the run ended: why it stopped, what it left behind and, when lost is set, that its report
 // was lost.
-func (p *process) printVerdict(rec *interp.Record, lost string) {
+func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 	w := p.Stdout
+	if rec.Doc != "" && !quiet {
+		width := 0
+		if p.IsTerminal && p.TermWidth != nil {
+			width = p.TermWidth()
+		}
+		fmt.Fprintf(w, "  doc: %s\n", wrapText(rec.Doc, width-1, 7))
+	}
 	for _, j := range rec.Expectations {
 		mark := map[interp.Outcome]string{interp.Passed: "✓", interp.Failed: "✗", interp.Errored: "!", interp.Skipped: "-"}[j.Outcome]
-		fmt.Fprintf(w, "  %s %s", mark, j.Src)
-		switch {
-		case j.Explanation != "":
-			fmt.Fprintf(w, "\n      %s", j.Explanation)
-		case j.Reason != "" && j.Outcome != interp.Skipped:
+		fmt.Fprintf(w, "  %s %s", mark, or(j.Explanation, j.Src))
+		if j.Reason != "" && j.Outcome != interp.Skipped {
 			fmt.Fprintf(w, "\n      %s: %s", j.Pos.Rel(p.Cwd), j.Reason)
 		}
 		fmt.Fprintln(w)
 	}
 	for _, n := range rec.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if !quiet {
+		loads := report.Loads(rec)
+		width := 0
+		for _, l := range loads {
+			width = max(width, len(l.Name))
+		}
+		for _, l := range loads {
+			fmt.Fprintf(w, "  load %-*s  %s\n", width, l.Name, l.Line())
+		}
+		var pair string
+		for _, d := range report.Deltas(rec) {
+			if pr := fmt.Sprintf("  delta %s → %s (%s):", d.From, d.To, d.Source); pr != pair {
+				if pair != "" {
+					fmt.Fprintln(w)
+				}
+				pair = pr
+				fmt.Fprint(w, pr)
+			} else {
+				fmt.Fprint(w, ",")
+			}
+			fmt.Fprintf(w, " %s", d.Text())
+		}
+		if pair != "" {
+			fmt.Fprintln(w)
+		}
 	}
 	verdict := strings.ToUpper(string(rec.Outcome))
 	fmt.Fprintf(w, "%s %s in %s", verdict, rec.Scenario, rec.End.Sub(rec.Start).Round(time.Millisecond))
@@ -620,6 +654,30 @@ func (p *process) printVerdict(rec *interp.Record, lost string) {
 		fmt.Fprintf(w, " — %s", lost)
 	}
 	fmt.Fprintln(w)
+}
+
+// wrapText breaks s at spaces into lines of at most width columns, every line after the
+// first indented by indent spaces (the first starts after a label that long); a width under
+// 40 (or unknown) leaves s as it is.
+func wrapText(s string, width, indent int) string {
+	if width < 40 {
+		return s
+	}
+	var b strings.Builder
+	col := indent
+	for i, word := range strings.Fields(s) {
+		n := utf8.RuneCountInString(word)
+		if i > 0 && col+1+n > width {
+			b.WriteString("\n" + strings.Repeat(" ", indent))
+			col = indent
+		} else if i > 0 {
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += n
+	}
+	return b.String()
 }
 
 // relError shortens absolute file names in a message to paths relative to cwd.
@@ -674,9 +732,27 @@ func or(s, def string) string {
 // checkTarget refuses a --target that names no target.
 func (p *process) checkTarget(name string) error {
 	if name != "" && name != "local" && name != "kube" && p.Targets[name] == nil {
-		return &exitError{exitInvalid, fmt.Sprintf("--target %q: expected local or kube", name)}
+		names := []string{"local", "kube"}
+		for n := range p.Targets {
+			names = append(names, n)
+		}
+		return &exitError{exitInvalid, fmt.Sprintf("--target %q: no such target%s; expected local or kube", name, dsl.DidYouMean(name, names))}
 	}
 	return nil
+}
+
+// selection is what --scenario and --tag select (nil: every scenario), for the checks that
+// depend on --target: they apply to the scenarios that will run.
+func selection(names, tags []string) func(string, []string) bool {
+	if len(names) == 0 && len(tags) == 0 {
+		return nil
+	}
+	return func(name string, have []string) bool {
+		if len(names) > 0 && !slices.Contains(names, name) {
+			return false
+		}
+		return len(tags) == 0 || slices.ContainsFunc(tags, func(t string) bool { return slices.Contains(have, t) })
+	}
 }
 
 // newTarget builds the named target for a scenario.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,7 +29,7 @@ type loadFlags struct {
 
 func (f *loadFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set a scenario var: --var name=value (repeatable)")
-	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().BoolVar(&f.strict, "strict", false, "make every warning (Istio's silent no-ops: docs/language.md) an error")
 	cmd.Flags().DurationVar(&f.evalTime, "eval-timeout", dsl.DefaultBudget.Time,
 		"time budget of loading and evaluating the CUE (0: none); over it, exit 2 naming what was being evaluated")
@@ -57,8 +56,8 @@ func (f *loadFlags) options() (dsl.Options, error) {
 		}
 		opts.Vars[k] = val
 	}
-	if f.output != "text" && f.output != "json" {
-		return opts, &exitError{exitInvalid, fmt.Sprintf("--output %q: expected text or json", f.output)}
+	if err := checkOutput(f.output); err != nil {
+		return opts, err
 	}
 	return opts, nil
 }
@@ -196,7 +195,7 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 				}
 				errs = serverErrs
 			}
-			if err := p.reportVet(f.output, w.res, errs); err != nil || f.output == "json" {
+			if err := p.reportVet(f.output, w.res, errs); err != nil || machine(f.output) {
 				return err
 			}
 			for _, m := range w.matrices {
@@ -256,7 +255,7 @@ func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) err
 		names = append(names, s.Name)
 	}
 	files := uniqueCount(res.Files)
-	if output == "json" {
+	if machine(output) {
 		out := vetJSON{OK: len(errs) == 0, Files: files, Scenarios: names, Errors: errs}
 		for _, w := range res.Warnings {
 			rel := *w
@@ -269,10 +268,7 @@ func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) err
 		if out.Scenarios == nil {
 			out.Scenarios = []string{}
 		}
-		enc := json.NewEncoder(p.Stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(out)
+		p.printDoc(output, out)
 		if len(errs) > 0 {
 			return &exitError{code: exitInvalid}
 		}

@@ -124,7 +124,7 @@ func TestCLIArgs(t *testing.T) {
 	if err != nil || len(warnings) != 0 {
 		t.Fatal(err, warnings)
 	}
-	want := "load -json - -allow-initial-errors -p 50,90,99,99.9 -c 3 -qps 0 -timeout 3s -n 30 -keepalive=false " +
+	want := "load -json - -allow-initial-errors -p 50,90,99,99.9 -r 0.0001 -c 3 -qps 0 -timeout 3s -n 30 -keepalive=false " +
 		"-http1.0 -no-reresolve -H Host:backend -H x-b:2 http://b:8080/echo?delay=200ms"
 	if got := strings.Join(args, " "); got != want {
 		t.Errorf("args\n got %s\nwant %s", got, want)

@@ -16,6 +16,7 @@
 //	headers                -H, AddAndValidateExtraHeader; Host sets the request's host
 //	http10                 -http1.0
 //	resolveEachConnection  [true] false: -no-reresolve, NoResolveEachConn
+//	(histogram)            -r 0.0001, Resolution: 0.1 ms latency buckets (fortio: 1 ms)
 //
 // Warm-up errors never abort a load (AllowInitialErrors): a lab's first response may well be
 // the 503 it is about.

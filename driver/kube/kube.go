@@ -12,8 +12,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -230,7 +233,7 @@ func loadConfig(opts Options) (*rest.Config, string, string, error) {
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: opts.Context})
 	cfg, err := cc.ClientConfig()
 	if err != nil {
-		return nil, "", "", fmt.Errorf("kube: kubeconfig: %w", err)
+		return nil, "", "", kubeconfigError(err, rules, opts.Context, opts.Getenv("KUBECONFIG"))
 	}
 	ns, _, err := cc.Namespace()
 	if err != nil || ns == "" {
@@ -243,6 +246,45 @@ func loadConfig(opts Options) (*rest.Config, string, string, error) {
 		}
 	}
 	return cfg, ns, "context " + ctxName + " server " + safeURL(cfg.Host), nil
+}
+
+// kubeconfigError says in the user's terms what is wrong with the kubeconfig: which files were
+// looked for and the flags and variable that name another (client-go would say "try setting
+// KUBERNETES_MASTER", which labrun does not read), or the contexts there are.
+func kubeconfigError(err error, rules *clientcmd.ClientConfigLoadingRules, context, env string) error {
+	files := rules.GetLoadingPrecedence()
+	if rules.ExplicitPath != "" {
+		files = []string{rules.ExplicitPath}
+	}
+	var names []string
+	raw, rerr := rules.Load()
+	if rerr == nil {
+		for n := range raw.Contexts {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	switch {
+	case context != "" && rerr == nil && raw.Contexts[context] == nil:
+		msg := fmt.Sprintf("kubeconfig %s has no context %q%s", strings.Join(files, ", "), context, dsl.DidYouMean(context, names))
+		if len(names) > 0 {
+			msg += "; its contexts: " + strings.Join(names, ", ")
+		}
+		return errors.New(msg)
+	case clientcmd.IsEmptyConfig(err):
+		where := "~/.kube/config does not exist and KUBECONFIG is not set"
+		if env != "" {
+			where = fmt.Sprintf("KUBECONFIG=%s names no kubeconfig with a cluster", env)
+		}
+		if rules.ExplicitPath != "" {
+			where = fmt.Sprintf("--kubeconfig %s has no cluster", rules.ExplicitPath)
+		}
+		return fmt.Errorf("no kubeconfig: %s; give one with --kubeconfig FILE or KUBECONFIG=FILE, or run on the local target (--target local)", where)
+	}
+	if rules.ExplicitPath != "" && errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--kubeconfig %s: no such file", rules.ExplicitPath)
+	}
+	return fmt.Errorf("kubeconfig %s: %w", strings.Join(files, ", "), err)
 }
 
 // safeURL drops user info and query from a server URL before it is printed.

@@ -475,3 +475,27 @@ func TestTidyMessage(t *testing.T) {
 		t.Errorf("tidyError: %q", err)
 	}
 }
+
+// TestKubeconfigErrors: a missing kubeconfig is named in the user's terms (KUBECONFIG,
+// --kubeconfig), never as client-go's KUBERNETES_MASTER; a misspelled context gets the
+// closest one.
+func TestKubeconfigErrors(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	_, _, _, err := loadConfig(Options{Getenv: os.Getenv})
+	if err == nil || !strings.Contains(err.Error(), "KUBECONFIG") || !strings.Contains(err.Error(), "--kubeconfig") || strings.Contains(err.Error(), "KUBERNETES_MASTER") {
+		t.Errorf("no kubeconfig: %v", err)
+	}
+	kc := filepath.Join(home, "kc")
+	os.WriteFile(kc, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"https://127.0.0.1:1\"}}]\ncontexts: [{name: lab-one, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {token: x}}]\ncurrent-context: lab-one\n"), 0o600)
+	_, _, _, err = loadConfig(Options{Getenv: os.Getenv, Kubeconfig: kc, Context: "lab-onr"})
+	if err == nil || !strings.Contains(err.Error(), `no context "lab-onr" (did you mean "lab-one"?)`) {
+		t.Errorf("misspelled context: %v", err)
+	}
+	_, _, _, err = loadConfig(Options{Getenv: os.Getenv, Kubeconfig: filepath.Join(home, "none")})
+	if err == nil || !strings.Contains(err.Error(), "--kubeconfig "+filepath.Join(home, "none")+": no such file") {
+		t.Errorf("missing --kubeconfig file: %v", err)
+	}
+}

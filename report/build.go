@@ -1,0 +1,471 @@
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+)
+
+// buildPage computes a report's content from rec; f names the report's files.
+func buildPage(rec *interp.Record, f Files) *page {
+	pl := newPlaces(rec)
+	p := &page{title: rec.Scenario, outcome: string(rec.Outcome), doc: rec.Doc, notes: rec.Notes, jsonFile: filepath.Base(f.JSON)}
+	p.meta = metaRows(rec, f)
+	// The sections first: the charts they draw are where the expectations' values link to.
+	for _, s := range []*section{
+		loadSection(rec, pl),
+		deltaSection(rec, pl),
+		timelineSection(rec, f),
+		snapshotChartsSection(rec, pl),
+		seriesSection(rec, f, pl),
+		snapshotsSection(rec),
+		capturesSection(rec),
+		cleanupSection(rec),
+		artifactsSection(rec, f),
+	} {
+		if s != nil {
+			p.sections = append(p.sections, s)
+		}
+	}
+	for _, j := range rec.Expectations {
+		ev := expectationView{outcome: string(j.Outcome), src: j.Src, shown: j.Explanation, reason: j.Reason}
+		if j.Outcome != interp.Skipped {
+			ev.parts = pl.parts(j)
+		}
+		p.expectations = append(p.expectations, ev)
+	}
+	return p
+}
+
+func metaRows(rec *interp.Record, f Files) []metaRow {
+	target := rec.Target
+	if rec.Where != "" {
+		target += ": " + rec.Where
+	}
+	rows := []metaRow{
+		{label: "scenario", value: inline{code(rec.Scenario), plain(" (" + rec.Pos.String() + ")")}},
+		{label: "target", value: txt(target)},
+		{label: "started", value: txt(rec.Start.UTC().Format("2006-01-02 15:04:05.000 UTC"))},
+		{label: "duration", value: txt(secs(rec.End.Sub(rec.Start)))},
+	}
+	if rec.Error != "" {
+		rows = append(rows, metaRow{label: "stopped by", value: txt(rec.Error), class: "err"})
+	}
+	if lb := rec.LeftBehind(); lb != "" {
+		rows = append(rows, metaRow{label: "left behind", value: txt("the run " + lb), class: "err"})
+	}
+	for _, k := range sortedKeys(rec.Vars) {
+		rows = append(rows, metaRow{label: "var " + k, value: inline{code(truncate(dsl.Stringify(rec.Vars[k]), 200))}})
+	}
+	if f.JSON != "" {
+		rows = append(rows, metaRow{label: "record", value: inline{code(filepath.Base(f.JSON)), plain(" (the complete record: labrun replay, labrun diff)")}})
+	}
+	return rows
+}
+
+func loadSection(rec *interp.Record, pl *places) *section {
+	loads := Loads(rec)
+	if len(loads) == 0 {
+		return nil
+	}
+	s := &section{id: "load", title: "Load"}
+	t := &table{head: []string{"load", "requests", "codes", "connections", "by backend", "qps", "avg", "p50", "p99", "max"},
+		num: []bool{false, true, false, true, false, true, true, true, true, true}}
+	for _, l := range loads {
+		conns := dsl.Sig4(l.Connections)
+		if l.Sockets != l.Connections {
+			conns += fmt.Sprintf(" (%s sockets)", dsl.Sig4(l.Sockets))
+		}
+		t.addRow(row{id: "load-" + anchorName(l.Name), cells: cells(l.Name, dsl.Sig4(l.Requests), l.CodesText(), conns, l.BackendsText(),
+			dsl.WithUnit(l.QPS, "1/s"), dsl.WithUnit(l.Avg, "ms"), dsl.WithUnit(l.P50, "ms"), dsl.WithUnit(l.P99, "ms"), dsl.WithUnit(l.Max, "ms"))})
+	}
+	s.blocks = append(s.blocks, block{table: t})
+	names := backendNames(rec)
+	artifact := func(step, name string) []byte {
+		for _, a := range rec.Artifacts {
+			if a.Step == step && a.Name == name {
+				return a.Data
+			}
+		}
+		return nil
+	}
+	for _, l := range loads {
+		for _, wn := range l.Warnings {
+			s.blocks = append(s.blocks, block{text: inline{classed("⚠ "+l.Name+": "+wn, "warn")}})
+		}
+		var cs []chart
+		if c := latencyChart(l.Name, artifact(l.Name, "fortio.json")); c != "" {
+			cs = append(cs, pl.chart(loadChartID(l.Name, "latency"), c))
+		}
+		for _, st := range rec.Steps {
+			if st.Kind == "load" && stepLabel(st) == l.Name {
+				if c := codesChart(rec, st, artifact(l.Name, "codes-over-time.json")); c != "" {
+					cs = append(cs, pl.chart(loadChartID(l.Name, "codes"), c))
+				}
+				break
+			}
+		}
+		if c := backendsChart(l.Name, rec.Loads()[l.Name].IPs, names); c != "" {
+			cs = append(cs, pl.chart(loadChartID(l.Name, "backends"), c))
+		}
+		if len(cs) > 0 {
+			s.blocks = append(s.blocks, block{charts: cs})
+		}
+	}
+	s.blocks = append(s.blocks, block{mdOnly: true, hint: true, text: txt("Latency histograms, responses by code over time and connections by backend: in the HTML report.")})
+	return s
+}
+
+// chart is an inline SVG with the id a value links to.
+type chart struct {
+	id, svg string
+}
+
+func (pl *places) chart(id, svg string) chart {
+	pl.charted[id] = true
+	return chart{id: id, svg: svg}
+}
+
+func deltaSection(rec *interp.Record, pl *places) *section {
+	ds := Deltas(rec)
+	if len(ds) == 0 {
+		return nil
+	}
+	s := &section{id: "deltas", title: "Deltas the expectations read"}
+	t := &table{head: []string{"from → to", "source", "stat", "before", "after", "Δ"}, num: []bool{false, false, false, true, true, true}}
+	for _, d := range ds {
+		before, change := dsl.Sig4(d.Before), signed(d.Delta())
+		if d.Absent {
+			before = "absent (0)"
+		}
+		if d.Reset {
+			change = "reset"
+		}
+		t.addRow(row{cells: cells(d.From+" → "+d.To, d.Source, d.Stat, before, dsl.Sig4(d.After), change)})
+	}
+	s.blocks = append(s.blocks, block{table: t})
+	return s
+}
+
+func timelineSection(rec *interp.Record, f Files) *section {
+	s := &section{id: "steps", title: "Timeline"}
+	if f.Timeline != "" {
+		s.blocks = append(s.blocks, block{mdOnly: true, file: relTo(f.Markdown, f.Timeline)})
+	}
+	if len(rec.Steps) > 0 {
+		s.blocks = append(s.blocks, block{htmlOnly: true, svg: TimelineSVG(rec)})
+	}
+	s.blocks = append(s.blocks, block{hint: true, text: inline{plain("Offsets from the start of the run. Skew is the actual start minus the planned start of a timed step ("), code("at"), plain(", a sample tick). In the picture, bars are steps from their actual start to their end, a black tick is a timed step's planned start, dots are snapshots.")}})
+	t := &table{head: []string{"step", "kind", "planned", "started", "ended", "skew", "outcome", "summary"}, num: []bool{false, false, true, true, true, true, false, false}}
+	for _, r := range stepRows(rec) {
+		t.addRow(r)
+	}
+	s.blocks = append(s.blocks, block{table: t})
+	return s
+}
+
+// maxRepeatRows is how many executions of one step (a sampler's samples, a repeat's rounds)
+// the steps table lists at each end; the ones between are one row, and those that did not
+// pass are listed (up to maxOddRows): a 5-minute run sampled every 100ms has 3,000 samples.
+const (
+	maxRepeatRows = 3
+	maxOddRows    = 20
+)
+
+// stepRows are the rows of the steps table, in the order the steps ran.
+func stepRows(rec *interp.Record) []row {
+	byPath := map[string][]*interp.StepRecord{}
+	index := map[*interp.StepRecord]int{} // an execution's place among its step's
+	for _, s := range rec.Steps {
+		index[s] = len(byPath[s.Path])
+		byPath[s.Path] = append(byPath[s.Path], s)
+	}
+	var out []row
+	for _, s := range rec.Steps {
+		all := byPath[s.Path]
+		n, i := len(all), index[s]
+		if n <= 2*maxRepeatRows+1 || i < maxRepeatRows || i >= n-maxRepeatRows {
+			out = append(out, stepRow(s))
+			continue
+		}
+		if i != maxRepeatRows {
+			continue
+		}
+		// The middle of a long run of one step: one row, then the executions that did not pass.
+		mid := all[maxRepeatRows : n-maxRepeatRows]
+		var skews []time.Duration
+		var odd []*interp.StepRecord
+		for _, m := range mid {
+			if m.Timed {
+				skews = append(skews, m.Skew)
+			}
+			if m.Outcome != interp.Passed {
+				odd = append(odd, m)
+			}
+		}
+		sort.Slice(skews, func(a, b int) bool { return skews[a] < skews[b] })
+		skew := ""
+		if len(skews) > 0 {
+			skew = fmt.Sprintf("p50 %s, max %s", ms(skews[len(skews)/2]), ms(skews[len(skews)-1]))
+		}
+		outcome := "passed"
+		if len(odd) > 0 {
+			outcome = fmt.Sprintf("%d of %d not passed", len(odd), len(mid))
+		}
+		what, label := "runs", fmt.Sprintf("%s (%d more)", stepLabel(s), len(mid))
+		if s.Sample > 0 {
+			what, label = "samples", fmt.Sprintf("%s #%d–#%d", stepLabel(s), mid[0].Sample, mid[len(mid)-1].Sample)
+		} else if s.Round > 0 {
+			what, label = "rounds", fmt.Sprintf("%s rounds %d–%d", stepLabel(s), mid[0].Round, mid[len(mid)-1].Round)
+		}
+		out = append(out, row{class: "elided", cells: cells(label, s.Kind, secs(mid[0].Planned)+" …", secs(mid[0].Start)+" …", "… "+secs(mid[len(mid)-1].End), skew, outcome, fmt.Sprintf("%d %s", len(mid), what))})
+		for k, m := range odd {
+			if k == maxOddRows {
+				out = append(out, row{class: "elided", cells: cells(fmt.Sprintf("… %d more not passed (see the JSON record)", len(odd)-maxOddRows), "", "", "", "", "", "", "")})
+				break
+			}
+			out = append(out, stepRow(m))
+		}
+	}
+	return out
+}
+
+func stepRow(s *interp.StepRecord) row {
+	label := stepLabel(s)
+	switch {
+	case s.Sample > 0:
+		label += fmt.Sprintf(" #%d", s.Sample)
+	case s.Round > 0:
+		label += fmt.Sprintf(" round %d", s.Round)
+	}
+	skew := ""
+	if s.Timed {
+		skew = ms(s.Skew)
+	}
+	outcome := string(s.Outcome)
+	if s.Error != "" {
+		outcome += ": " + s.Error
+	}
+	for _, wn := range s.Warnings {
+		outcome += " ⚠ " + wn
+	}
+	return row{class: string(s.Outcome), cells: cells(label, s.Kind, secs(s.Planned), secs(s.Start), secs(s.End), skew, outcome, s.Summary)}
+}
+
+func snapshotChartsSection(rec *interp.Record, pl *places) *section {
+	charts := snapshotCharts(rec)
+	if len(charts) == 0 {
+		return nil
+	}
+	s := &section{id: "snapshot-charts", title: "Snapshots over time"}
+	s.blocks = append(s.blocks, block{htmlOnly: true, hint: true, text: txt("Each counter an expectation reads, at every snapshot (a dot), one line per source; between two snapshots the line holds the value of the first (dashed): what happened in between was not observed. Dashed verticals: the timed steps.")})
+	var cs []chart
+	for _, c := range charts {
+		cs = append(cs, pl.chart(snapChartID(c.stat), c.svg))
+	}
+	s.blocks = append(s.blocks, block{charts: cs, mdNote: txt("One chart per counter the expectations read, at every snapshot: in the HTML report.")})
+	return s
+}
+
+func seriesSection(rec *interp.Record, f Files, pl *places) *section {
+	if len(rec.Series()) == 0 {
+		return nil
+	}
+	s := &section{id: "series", title: "Sampled series"}
+	s.blocks = append(s.blocks, block{htmlOnly: true, hint: true, text: txt("One chart per stat that changed, on the run's time axis (shaded: the loads). Counters are rates per second over each interval between two samples; gauges are the values sampled. Ticks along the bottom: each sample's planned time (grey) and actual start (black). A chart wider than its samples shows each pixel's minimum to maximum (band) and mean (line).")})
+	var list []inline
+	for _, n := range sortedKeys(rec.Series()) {
+		ser := rec.SeriesOf(n)
+		list = append(list, inline{code(n), plain(fmt.Sprintf(": %d samples every %s of %s", len(ser.Samples), ser.Every, ser.Source))})
+	}
+	s.blocks = append(s.blocks, block{mdOnly: true, list: list})
+	if f.HTML != "" {
+		s.blocks = append(s.blocks, block{mdOnly: true, text: inline{plain("One chart per stat (rates for counters) in the "), linked("HTML report", relTo(f.Markdown, f.HTML)), plain(".")}})
+	}
+	for _, n := range sortedKeys(rec.Series()) {
+		ser := rec.SeriesOf(n)
+		var samples []*interp.StepRecord
+		for _, st := range rec.Steps {
+			if st.Sample > 0 && stepLabel(st) == n {
+				samples = append(samples, st)
+			}
+		}
+		stats := seriesStats(rec, ser)
+		s.blocks = append(s.blocks, block{htmlOnly: true, heading: n, id: "series-" + anchorName(n), text: txt(fmt.Sprintf("%d samples every %s of %s", len(ser.Samples), ser.Every, ser.Source))})
+		var cs []chart
+		for i, ss := range stats {
+			if i == maxStatCharts {
+				break
+			}
+			cs = append(cs, pl.chart(seriesChartID(n, ss.name), statChart(rec, ss, samples)))
+		}
+		if len(cs) > 0 {
+			s.blocks = append(s.blocks, block{htmlOnly: true, charts: cs})
+		}
+		if len(stats) > maxStatCharts {
+			var rest []string
+			for _, ss := range stats[maxStatCharts:] {
+				rest = append(rest, ss.name)
+			}
+			s.blocks = append(s.blocks, block{htmlOnly: true, hint: true, text: txt("Also changed (see the JSON record): " + strings.Join(rest, ", "))})
+		}
+		if len(stats) == 0 {
+			s.blocks = append(s.blocks, block{htmlOnly: true, hint: true, text: txt("No stat changed during the sampling.")})
+		}
+	}
+	return s
+}
+
+func snapshotsSection(rec *interp.Record) *section {
+	if len(rec.Snapshots()) == 0 {
+		return nil
+	}
+	s := &section{id: "snapshots", title: "Snapshots"}
+	sources, bySource := snapshotsBySource(rec)
+	for _, src := range sources {
+		snaps := bySource[src]
+		s.blocks = append(s.blocks, block{heading: src})
+		t := &table{id: sourceID(src), head: []string{"stat", "type"}, num: []bool{false, false}}
+		for _, n := range snaps {
+			t.head = append(t.head, n)
+			t.num = append(t.num, true)
+		}
+		if len(snaps) >= 2 {
+			t.head = append(t.head, fmt.Sprintf("Δ %s→%s", snaps[0], snaps[len(snaps)-1]))
+			t.num = append(t.num, true)
+		}
+		first, last := rec.Snapshot(snaps[0]), rec.Snapshot(snaps[len(snaps)-1])
+		for _, stat := range statNames(rec, snaps) {
+			typ := "counter"
+			switch {
+			case hasStat(first.Gauges, stat) || hasStat(last.Gauges, stat):
+				typ = "gauge"
+			case hasStat(last.Histograms, stat):
+				typ = "quantile"
+			}
+			r := row{cells: cells(stat, typ)}
+			for _, n := range snaps {
+				if v, ok := rec.Snapshot(n).Stats()[stat]; ok {
+					r.cells = append(r.cells, txt(dsl.FormatValue(v)))
+				} else {
+					r.cells = append(r.cells, txt("–"))
+				}
+			}
+			if len(snaps) >= 2 {
+				a, inA := first.Counters[stat]
+				b, inB := last.Counters[stat]
+				switch {
+				case typ != "counter" || !inB:
+					r.cells = append(r.cells, txt(""))
+				case inA && b < a:
+					r.cells = append(r.cells, inline{classed("reset", "err")})
+				default:
+					r.cells = append(r.cells, txt(fmt.Sprintf("%+g", b-a)))
+				}
+			}
+			t.addRow(r)
+		}
+		s.blocks = append(s.blocks, block{table: t})
+		for _, n := range snaps {
+			if hs := rec.Snapshot(n).Hosts; len(hs) > 0 {
+				s.blocks = append(s.blocks, block{text: txt("Hosts at " + n + ":")})
+				ht := &table{head: []string{"address", "health", "cx_active", "cx_total", "rq_total", "rq_error"}, num: []bool{false, false, true, true, true, true}}
+				for _, h := range hs {
+					ht.addRow(row{cells: cells(h.Address, h.Health, fmt.Sprintf("%g", h.CxActive), fmt.Sprintf("%g", h.CxTotal), fmt.Sprintf("%g", h.RqTotal), fmt.Sprintf("%g", h.RqError))})
+				}
+				s.blocks = append(s.blocks, block{table: ht})
+			}
+		}
+	}
+	return s
+}
+
+func hasStat(m map[string]float64, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func capturesSection(rec *interp.Record) *section {
+	execs, values, logs := rec.Execs(), rec.Values(), rec.Logs()
+	if len(execs) == 0 && len(values) == 0 && len(logs) == 0 {
+		return nil
+	}
+	var list []inline
+	for _, n := range sortedKeys(execs) {
+		e := execs[n]
+		in := inline{code(n), plain(": exit " + dsl.FormatValue(e.Exit) + ", stdout "), code(fmt.Sprintf("%q", truncate(strings.TrimSpace(e.Stdout), 200)))}
+		if len(e.Captured) > 0 {
+			in = in.add(plain(", captured "), code(truncate(fmt.Sprint(e.Captured), 300)))
+		}
+		list = append(list, in)
+	}
+	for _, n := range sortedKeys(values) {
+		list = append(list, inline{code(n), plain(": "), code(truncate(dsl.Stringify(values[n]), 300))})
+	}
+	for _, n := range sortedKeys(logs) {
+		l := logs[n]
+		list = append(list, inline{code(n), plain(fmt.Sprintf(": %d lines; codes %s; flags %s", int(l.Count), fmt.Sprint(l.Codes), fmt.Sprint(l.Flags)))})
+	}
+	return &section{id: "captures", title: "Captures", blocks: []block{{list: list}}}
+}
+
+func cleanupSection(rec *interp.Record) *section {
+	if len(rec.Cleanup) == 0 {
+		return nil
+	}
+	var list []inline
+	for _, c := range rec.Cleanup {
+		list = append(list, txt(c))
+	}
+	return &section{id: "cleanup", title: "Cleanup", blocks: []block{{list: list}}}
+}
+
+// maxArtifactItems is how many raw inputs the artifacts section lists one by one; beyond, it
+// lists each file with how many it holds.
+const maxArtifactItems = 40
+
+func artifactsSection(rec *interp.Record, f Files) *section {
+	var saved []*interp.ArtifactRecord
+	for _, a := range rec.Artifacts {
+		if a.File != "" {
+			saved = append(saved, a)
+		}
+	}
+	if len(saved) == 0 {
+		return nil
+	}
+	dir := filepath.Base(f.Artifacts)
+	link := func(file string) string { return relTo(f.Markdown, filepath.Join(f.Artifacts, file)) }
+	s := &section{id: "artifacts", title: "Artifacts"}
+	s.blocks = append(s.blocks, block{text: inline{plain("Raw inputs in "), code(dir + "/"), plain(", one JSON line per input ("), code(`{"step", "name", "text"}`), plain("); a command's output, a log and a process's output, whole, as files of their own:")}})
+	var list []inline
+	if len(saved) <= maxArtifactItems {
+		for _, a := range saved {
+			at := a.File // a streamed output is a file of its own: no line
+			if n := f.lines[a]; n > 0 {
+				at = fmt.Sprintf("%s line %d", a.File, n)
+			}
+			list = append(list, inline{plain(a.Step + " " + a.Name + ": "), linked(at, link(a.File))})
+		}
+	} else {
+		byFile := map[string][]*interp.ArtifactRecord{}
+		for _, a := range saved {
+			byFile[a.File] = append(byFile[a.File], a)
+		}
+		for _, file := range sortedKeys(byFile) {
+			as := byFile[file]
+			steps := map[string]bool{}
+			for _, a := range as {
+				steps[a.Step] = true
+			}
+			list = append(list, inline{linked(file, link(file)), plain(fmt.Sprintf(": %d inputs of %s", len(as), strings.Join(sortedKeys(steps), ", ")))})
+		}
+	}
+	s.blocks = append(s.blocks, block{list: list})
+	return s
+}

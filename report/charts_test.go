@@ -1,0 +1,75 @@
+package report
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestLabelRows: labels that would overlap go on rows below; those that fit stay on the first.
+func TestLabelRows(t *testing.T) {
+	// p50, p90, p99 and p99.9 of a fast load: four labels within 30 pixels.
+	xs := []float64{100, 110, 118, 122, 300}
+	ws := []float64{20, 20, 20, 30, 20}
+	rows := labelRows(xs, ws, true)
+	want := []int{0, 1, 2, 3, 0}
+	for i := range want {
+		if rows[i] != want[i] {
+			t.Fatalf("rows %v, want %v", rows, want)
+		}
+	}
+}
+
+// TestLatencyBins: fortio's buckets are re-binned to one round width fitted to the data,
+// never finer than fortio's finest bucket; the counts add up; the percentile labels of a
+// tight distribution do not share a row.
+func TestLatencyBins(t *testing.T) {
+	var h fortioHistogram
+	d := &h.DurationHistogram
+	d.Count = 30
+	// 0.1 ms buckets from 0.02 to 0.79 ms (fortio at 0.1 ms resolution), as the quickstart's
+	// keepalive load records them.
+	for i, c := range []int64{3, 6, 7, 5, 4, 2, 2, 1} {
+		d.Data = append(d.Data, struct {
+			Start, End float64
+			Count      int64
+		}{Start: max(0.00002, float64(i)*0.0001), End: min(0.00079, float64(i+1)*0.0001), Count: c})
+	}
+	for _, p := range [][2]float64{{50, 0.00039}, {90, 0.00061}, {99, 0.00077}, {99.9, 0.000785}} {
+		d.Percentiles = append(d.Percentiles, struct{ Percentile, Value float64 }{p[0], p[1]})
+	}
+	raw, _ := json.Marshal(h)
+	svg := latencyChart("keepalive", raw)
+	if !strings.Contains(svg, "requests per 0.1 ms") {
+		t.Errorf("bins not 0.1 ms wide: %s", svg)
+	}
+	bars := regexp.MustCompile(`<title>([0-9.]+)–([0-9.]+) ms: ([0-9.]+)</title>`).FindAllStringSubmatch(svg, -1)
+	if len(bars) != 8 {
+		t.Errorf("%d bars, want 8", len(bars))
+	}
+	type label struct{ x, w float64 }
+	rows := map[string][]label{}
+	for _, m := range regexp.MustCompile(`<text x="([0-9.]+)" y="([0-9]+)" fill="#c62828"[^>]*>([^<]+)</text>`).FindAllStringSubmatch(svg, -1) {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		l := label{x, textWidth(m[3], 11)}
+		for _, o := range rows[m[2]] {
+			if math.Abs(o.x-l.x) < (o.w+l.w)/2 {
+				t.Errorf("percentile labels overlap on the row y=%s: %s at x=%g", m[2], m[3], x)
+			}
+		}
+		rows[m[2]] = append(rows[m[2]], l)
+	}
+	if len(rows) < 2 {
+		t.Errorf("four percentiles within 0.4 ms all on one row")
+	}
+	// One wide bucket (1 ms resolution): a single bar of its own width, not invented detail.
+	h.DurationHistogram.Data = h.DurationHistogram.Data[:1]
+	h.DurationHistogram.Data[0].Start, h.DurationHistogram.Data[0].End, h.DurationHistogram.Data[0].Count = 0.00002, 0.001, 30
+	raw, _ = json.Marshal(h)
+	if n := strings.Count(latencyChart("keepalive", raw), " ms: "); n != 1 {
+		t.Errorf("one bucket drawn as %d bars", n)
+	}
+}
