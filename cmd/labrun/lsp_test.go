@@ -1,0 +1,126 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"labrun.dev/labrun/lsp"
+	"labrun.dev/labrun/lsp/lsptest"
+)
+
+// lspScenario has a misspelled field (requestz, line 10) and a misspelled stat in an
+// expectation (rq_totl, line 14); line 10 has non-ASCII text before the field, so that its
+// column in UTF-16 units differs from its byte column.
+const lspScenario = `package lab
+
+import "labrun.dev/schema"
+
+lab: schema.#Scenario & {
+	local: backends: a: address: "127.0.0.2:18480"
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "fortio", doc: "café ☕ 𝄞", load: {url: "http://127.0.0.2:18480/echo", requestz: 50}},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: [
+		"delta.rq_totl == fortio.requests",
+		"fortio.code200 > 0",
+	]
+}
+`
+
+// serveLSP runs labrun's language server in-process with the check vet makes.
+func serveLSP(t *testing.T, dir string) *lsptest.Client {
+	t.Helper()
+	p := &process{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }, Cwd: dir}
+	srv := lsp.New(lsp.Options{Check: p.lspCheck, ReadFile: os.ReadFile, Delay: 20 * time.Millisecond})
+	c := lsptest.Pipe(t, srv.Serve)
+	c.Initialize(uriOf(dir))
+	return c
+}
+
+func uriOf(path string) string { return "file://" + filepath.ToSlash(path) }
+
+// TestLSPBar is issue 33's bar, driven as an editor drives the server: after didOpen of a
+// scenario with a misspelled field and a misspelled stat in an expectation, both diagnostics
+// arrive within 2 s at their line and UTF-16 column, and completion inside an expectation
+// string offers the scenario's step names and delta.
+func TestLSPBar(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "lab.cue")
+	if err := os.WriteFile(file, []byte(lspScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := serveLSP(t, dir)
+	uri := uriOf(file)
+	opened := time.Now()
+	c.Open(uri, lspScenario)
+	pub, ok := c.Diagnostics(uri, 0, 10*time.Second, nil)
+	if !ok {
+		t.Fatal("no diagnostics published within 10 s")
+	}
+	if took := pub.At.Sub(opened); took > 2*time.Second {
+		t.Errorf("diagnostics took %v, want ≤ 2 s", took)
+	}
+	got := map[string]protocol.Range{}
+	for _, d := range pub.Diagnostics {
+		got[d.Message[:min(len(d.Message), 40)]] = d.Range
+		t.Logf("%d:%d-%d:%d %s", d.Range.Start.Line, d.Range.Start.Character, d.Range.End.Line, d.Range.End.Character, d.Message)
+	}
+	if len(pub.Diagnostics) != 2 {
+		t.Fatalf("got %d diagnostics, want 2", len(pub.Diagnostics))
+	}
+	// Line 9 (0-based 8) has "café ☕ 𝄞" before requestz: its UTF-16 column is its byte
+	// column less 5 (é is 2 bytes and 1 unit; ☕ 3 bytes, 1 unit; 𝄞 4 bytes, 2 units).
+	line := strings.Split(lspScenario, "\n")[8]
+	byteCol := strings.Index(line, "requestz")
+	want := []struct {
+		prefix    string
+		line, col uint32
+		end       uint32
+	}{
+		{`unknown field "requestz"`, 8, uint32(byteCol - 5), uint32(byteCol - 5 + 8)},
+		{`in expression "delta.rq_totl == fortio.`, 12, 9, 16},
+	}
+	for _, w := range want {
+		var found *protocol.Diagnostic
+		for i, d := range pub.Diagnostics {
+			if strings.HasPrefix(d.Message, w.prefix) {
+				found = &pub.Diagnostics[i]
+			}
+		}
+		if found == nil {
+			t.Errorf("no diagnostic %q", w.prefix)
+			continue
+		}
+		r := found.Range
+		if r.Start.Line != w.line || r.Start.Character != w.col || r.End.Line != w.line || r.End.Character != w.end {
+			t.Errorf("%q at %d:%d-%d:%d, want %d:%d-%d:%d", w.prefix, r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, w.line, w.col, w.line, w.end)
+		}
+	}
+	// Completion inside the second expectation, before "fortio": step names and delta.
+	list := c.Completion(uri, 13, 3)
+	labels := map[string]bool{}
+	for _, it := range list.Items {
+		labels[it.Label] = true
+	}
+	for _, w := range []string{"before", "fortio", "after", "delta"} {
+		if !labels[w] {
+			t.Errorf("completion in an expectation lacks %q; got %v", w, keysOf(labels))
+		}
+	}
+}
+
+func keysOf(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
