@@ -110,8 +110,9 @@ func topNames(sp scope) []protocol.CompletionItem {
 		r := n.Results[name]
 		items = append(items, item(name, protocol.CompletionItemKindVariable, fmt.Sprintf("%s (%s step)", r.Type, r.Kind), stepDoc(sp.sc, name), "0"+name))
 	}
-	if n.DeltaErr == "" && (n.DeltaFrom == "" || sp.readable(dsl.Read{Step: n.DeltaFrom}) && sp.readable(dsl.Read{Step: n.DeltaTo})) {
-		items = append(items, item("delta", protocol.CompletionItemKindVariable, typeString(n, "delta"), deltaDoc(n), "1delta"))
+	plainDelta := n.DeltaErr == "" && (n.DeltaFrom == "" || sp.readable(dsl.Read{Step: n.DeltaFrom}) && sp.readable(dsl.Read{Step: n.DeltaTo}))
+	if plainDelta {
+		items = append(items, item("delta", protocol.CompletionItemKindVariable, typeString(n, "delta"), deltaDoc(n)+"\n\n"+dsl.Functions["delta"], "1delta"))
 	}
 	if len(n.Vars) > 0 {
 		items = append(items, item("vars", protocol.CompletionItemKindVariable, typeString(n, "vars"), "the scenario's vars: "+strings.Join(sortedNames(n.Vars), ", "), "1vars"))
@@ -129,6 +130,9 @@ func topNames(sp scope) []protocol.CompletionItem {
 	}
 	items = append(items, item("target", protocol.CompletionItemKindVariable, typeString(n, "target"), "what the target gives expressions", "2target"))
 	for _, f := range sortedNames(dsl.Functions) {
+		if f == "delta" && plainDelta {
+			continue // one item: delta, whose doc says delta("a", "b") too
+		}
 		it := item(f, protocol.CompletionItemKindFunction, dsl.Functions[f], "", "3"+f)
 		ins := f + "("
 		it.InsertText = &ins

@@ -28,12 +28,19 @@ type place struct {
 }
 
 // cueSource is the CUE of a document: a .cue file's text, or a Markdown document's spec
-// blocks at their lines and columns.
+// blocks at their offsets, every other line's bytes turned into spaces.
 func cueSource(path, src string) string {
 	if strings.HasSuffix(path, ".cue") {
 		return src
 	}
-	return string(dsl.SpecSource([]byte(src)))
+	spec := strings.Split(string(dsl.SpecSource([]byte(src))), "\n")
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		if i >= len(spec) || spec[i] != strings.TrimSuffix(l, "\r") {
+			lines[i] = strings.Repeat(" ", len(l))
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // locate finds the place of the byte offset off in the CUE src. A text being typed often
