@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +13,7 @@ import (
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
+	"labrun.dev/labrun/cmd/labrun/internal/e2ebin"
 	"labrun.dev/labrun/lsp"
 	"labrun.dev/labrun/lsp/lsptest"
 )
@@ -123,4 +127,63 @@ func keysOf(m map[string]bool) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestLSPInNeovim drives the built labrun's server from a real Neovim, headless, with the
+// setup docs/editor.md gives (testdata/nvim/lsp.lua): both problems at their columns as
+// Neovim decodes them, completion, hover, definition and the quick fix applied.
+func TestLSPInNeovim(t *testing.T) {
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		t.Skip("nvim is not installed (Debian: apt-get install neovim)")
+	}
+	if testing.Short() {
+		t.Skip("builds the labrun binary; skipped with -short")
+	}
+	bin := e2ebin.BuildTagged(t, ".", "")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "lab.cue")
+	if err := os.WriteFile(file, []byte(lspScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs("testdata/nvim/lsp.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.txt")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", "NONE", "-c", "luafile "+script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LABRUN="+bin, "LAB_FILE="+file, "OUT="+out, "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nvim: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	t.Logf("what Neovim saw:\n%s", got)
+	line := strings.Split(lspScenario, "\n")[8]
+	byteCol := strings.Index(line, "requestz")
+	for _, w := range []string{
+		"diagnostics arrived true",
+		fmt.Sprintf("diagnostic 8:%d-%d unknown field \"requestz\"", byteCol, byteCol+8),
+		"diagnostic 12:9-16 in expression \"delta.rq_totl",
+		"completion ",
+		" after ",
+		" before ",
+		" delta ",
+		" fortio ",
+		"hover `fortio`: struct",
+		"definition 8:10",
+		"action Change rq_totl to rq_total",
+		`line 13 now "delta.rq_total == fortio.requests",`,
+		"after the fix true 1 diagnostic(s)",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("Neovim did not see %q", w)
+		}
+	}
 }
