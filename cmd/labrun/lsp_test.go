@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -186,4 +187,75 @@ func TestLSPInNeovim(t *testing.T) {
 			t.Errorf("Neovim did not see %q", w)
 		}
 	}
+}
+
+// BenchmarkLSPGrowth compares, as processes, `labrun vet DIR` with `labrun lsp` publishing
+// the diagnostics of a file of DIR (from the process's start to the publication: start-up,
+// initialize, didOpen, the check of the file's package). The folder is the growth tree of
+// BENCHMARKS.md: LABRUN_GROWTH_DIR=/tmp/g300 LABRUN_GROWTH_FILES=300 go test -run
+// WriteGrowthTree ./dsl/, then LABRUN_GROWTH_DIR=/tmp/g300 go test -run '^$' -bench
+// LSPGrowth ./cmd/labrun. Issue 33's bar: lsp ≤ 2× vet.
+func BenchmarkLSPGrowth(b *testing.B) {
+	dir := os.Getenv("LABRUN_GROWTH_DIR")
+	if dir == "" {
+		b.Skip("LABRUN_GROWTH_DIR not set")
+	}
+	bin := labrunBinary(b)
+	entries, _ := filepath.Glob(filepath.Join(dir, "*.cue"))
+	if len(entries) == 0 {
+		b.Fatalf("no .cue files in %s", dir)
+	}
+	file := entries[0]
+	b.Run("vet-dir", func(b *testing.B) {
+		for b.Loop() {
+			vetProcess(b, bin, dir)
+		}
+	})
+	b.Run("vet-file", func(b *testing.B) {
+		for b.Loop() {
+			vetProcess(b, bin, file)
+		}
+	})
+	b.Run("lsp-open", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(bin, "lsp")
+			in, _ := cmd.StdinPipe()
+			out, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			c := lsptest.Connect(b, processStream{out, in})
+			c.Initialize(uriOf(dir))
+			src, _ := os.ReadFile(file)
+			c.Open(uriOf(file), string(src))
+			if _, ok := c.Diagnostics(uriOf(file), 0, 60*time.Second, nil); !ok {
+				b.Fatal("no diagnostics within 60 s")
+			}
+			b.StopTimer()
+			c.Shutdown()
+			_ = cmd.Wait()
+			b.StartTimer()
+		}
+	})
+}
+
+// vetProcess runs labrun vet on path: exit 0, or 2 for problems (the tree may have some:
+// both sides check the same).
+func vetProcess(b *testing.B, bin, path string) {
+	out, err := exec.Command(bin, "vet", path).CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == exitInvalid) {
+		b.Fatalf("vet: %v\n%s", err, out)
+	}
+}
+
+// processStream is a child's stdout and stdin as one stream.
+type processStream struct {
+	io.ReadCloser
+	io.WriteCloser
+}
+
+func (s processStream) Close() error {
+	_ = s.WriteCloser.Close()
+	return s.ReadCloser.Close()
 }
