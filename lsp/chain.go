@@ -1,7 +1,8 @@
 package lsp
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"labrun.dev/labrun/dsl"
@@ -173,14 +174,7 @@ func typeChain(n *dsl.Names, segs []string) *member {
 }
 
 // sortedNames are a map's keys, sorted.
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedNames[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // scope is what an expression of a step can read at its point of the timeline.
 type scope struct {

@@ -305,29 +305,26 @@ func (s *Server) schedule(path string, delay time.Duration) {
 // scheduleDir checks path and every other open document of its directory after delay: a
 // CUE package is its directory's files, so a change of one can change the others' problems.
 func (s *Server) scheduleDir(path string, delay time.Duration) {
+	s.scheduleOpen(delay, func(p string) bool { return p == path || filepath.Dir(p) == filepath.Dir(path) })
+}
+
+// recheckAll checks every open document again (files changed on disk).
+func (s *Server) recheckAll() {
+	s.scheduleOpen(s.opts.Delay, func(string) bool { return true })
+}
+
+// scheduleOpen checks the open documents that match after delay.
+func (s *Server) scheduleOpen(delay time.Duration, match func(path string) bool) {
 	s.mu.Lock()
 	var paths []string
 	for p := range s.docs {
-		if p == path || filepath.Dir(p) == filepath.Dir(path) {
+		if match(p) {
 			paths = append(paths, p)
 		}
 	}
 	s.mu.Unlock()
 	for _, p := range paths {
 		s.schedule(p, delay)
-	}
-}
-
-// recheckAll checks every open document again (files changed on disk).
-func (s *Server) recheckAll() {
-	s.mu.Lock()
-	var paths []string
-	for p := range s.docs {
-		paths = append(paths, p)
-	}
-	s.mu.Unlock()
-	for _, p := range paths {
-		s.schedule(p, s.opts.Delay)
 	}
 }
 
