@@ -29,6 +29,8 @@ func (s *Server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 		items = completeExpr(st, t, off)
 	} else if pl := locate(src, off); pl != nil && pl.inStruct && len(pl.path) >= 1 && strings.Contains(src, "#Scenario") {
 		items = s.completeFields(pl, t, off)
+	} else if pl != nil && pl.lit != nil && s.opts.Values != nil {
+		items = s.completeValue(pl, t, off)
 	}
 	return protocol.CompletionList{IsIncomplete: false, Items: items}, nil
 }
@@ -302,6 +304,22 @@ func (s *Server) completeFields(pl *place, t *text, off int) []protocol.Completi
 		}
 		it := item(f.name, kind, detail, f.doc, fmt.Sprintf("%03d", i))
 		it.TextEdit = edit(t, word, off, f.name+": ")
+		items = append(items, it)
+	}
+	return items
+}
+
+// completeValue offers Options.Values inside a plain string of a step kind's field.
+func (s *Server) completeValue(pl *place, t *text, off int) []protocol.CompletionItem {
+	n := stepDepth(pl.path)
+	if n == 0 || len(pl.path) != n+3 || off < pl.litStart {
+		return nil
+	}
+	kind, field := pl.path[n+1], pl.path[n+2]
+	var items []protocol.CompletionItem
+	for _, v := range s.opts.Values(kind, field, t.src[pl.litStart:off]) {
+		it := item(v, protocol.CompletionItemKindValue, field, "", "")
+		it.TextEdit = edit(t, pl.litStart, off, v)
 		items = append(items, it)
 	}
 	return items

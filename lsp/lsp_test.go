@@ -290,3 +290,29 @@ func TestUnsavedBuffers(t *testing.T) {
 	l, col = at(t, doc, `"delta.rq_total ==`, 1)
 	wantLabels(t, "expect in Markdown", labels(c.Completion(uri, l, col)), []string{"before", "fortio", "after", "delta"}, nil)
 }
+
+// TestValuesHook: a plain string of a kind's field is completed by Options.Values (the hook
+// for config paths typed by Envoy's types), replacing what is written.
+func TestValuesHook(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lab.cue")
+	var asked []string
+	srv := lsp.New(lsp.Options{Check: check, Values: func(kind, field, written string) []string {
+		asked = append(asked, kind+"."+field+"="+written)
+		return []string{"127.0.0.2:18480", "127.0.0.3:18480"}
+	}})
+	c := lsptest.Pipe(t, srv.Serve)
+	c.Initialize("file://" + dir)
+	uri := "file://" + path
+	c.Open(uri, lab)
+	waitChecked(t, c, uri, 0)
+	l, col := at(t, lab, `address: "127.0.0.2`, len(`address: "127`))
+	if got := labels(c.Completion(uri, l, col)); len(got) != 0 {
+		t.Errorf("a string outside steps was completed: %v", got)
+	}
+	l, col = at(t, lab, `url: "http://127`, len(`url: "http`))
+	got := labels(c.Completion(uri, l, col))
+	if !slices.Equal(got, []string{"127.0.0.2:18480", "127.0.0.3:18480"}) || !slices.Equal(asked, []string{"load.url=http"}) {
+		t.Errorf("values %v, asked %v", got, asked)
+	}
+}
