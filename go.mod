@@ -8,7 +8,9 @@ require (
 	fortio.org/log v1.18.3
 	github.com/expr-lang/expr v1.17.8
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/sourcegraph/jsonrpc2 v0.2.3
 	github.com/spf13/cobra v1.10.2
+	github.com/tliron/glsp v0.2.2
 	github.com/yuin/goldmark v1.8.7
 	golang.org/x/net v0.58.0
 	golang.org/x/term v0.45.0

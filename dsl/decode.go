@@ -152,6 +152,8 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		l.warnings = append(l.warnings, d.warnings...)
 		d.lint()
 		l.res.Scenarios = append(l.res.Scenarios, sc)
+	} else if l.opts.Partial {
+		l.res.Partial = append(l.res.Partial, sc)
 	}
 }
 

@@ -366,11 +366,20 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	return e, nil
 }
 
-// exprPos is the position of column col (0-based) of an expression written as a CUE string at
-// pos: inside the string when it is on one line, else the string's.
+// exprPos is the position of column col (0-based, in runes, as expr counts) of an expression
+// written as a CUE string at pos: inside the string when it is on one line, else the string's.
+// Positions count bytes, as CUE's do: a column after non-ASCII text is its byte offset.
 func exprPos(pos Pos, src string, col int) Pos {
 	if pos.IsValid() && !strings.Contains(src, "\n") {
-		pos.Col += 1 + col
+		off := len(src)
+		for i := range src {
+			if col == 0 {
+				off = i
+				break
+			}
+			col--
+		}
+		pos.Col += 1 + off
 	}
 	return pos
 }

@@ -45,6 +45,10 @@ type Options struct {
 	// AllowSystemNamespaces is the command line's --allow-system-namespaces: a scenario may
 	// change the system namespaces it opts in to (systemNamespaces) only with it.
 	AllowSystemNamespaces bool
+	// Partial keeps the scenarios that have problems too, decoded as far as they go, in
+	// Result.Partial: an editor completes and explains a scenario being written with their
+	// names. It changes no check.
+	Partial bool
 }
 
 // Result is what Load returns: every scenario found, in path order then declaration order.
@@ -58,6 +62,9 @@ type Result struct {
 	// unreadable, or of another package than a named file's and with a syntax error (at its
 	// position). Loading goes on without them.
 	Skipped Errors
+	// Partial are the scenarios that have problems, decoded as far as they went (steps,
+	// names, the timeline), when Options.Partial asks for them; never run one.
+	Partial []*Scenario
 }
 
 // Load reads the scenarios in paths: .cue files (the scenarios that file declares, seeing the
@@ -963,6 +970,10 @@ func (l *loader) userFile(name string) string {
 }
 
 func (l *loader) String() string { return fmt.Sprintf("loader(%d scenarios)", len(l.res.Scenarios)) }
+
+// Schema is the embedded schema compiled on its own in ctx: its definitions and their doc
+// comments, for editors.
+func Schema(ctx *cue.Context) cue.Value { return schemaValue(ctx) }
 
 // schemaValue compiles the embedded schema on its own, for looking up definitions.
 func schemaValue(ctx *cue.Context) cue.Value {

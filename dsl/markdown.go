@@ -101,6 +101,10 @@ func Fences(doc []byte) []Fence {
 	return out
 }
 
+// SpecSource is the CUE that labrun reads of a Markdown document: its spec blocks at their
+// lines and columns, every other line blank (editors locate a position in it).
+func SpecSource(doc []byte) []byte { return specSource(doc, Fences(doc)) }
+
 // specSource turns a Markdown document into CUE source with the same line structure: the lines
 // of labrun spec fences are kept (their indentation stripped and replaced by spaces so columns
 // stay true), every other line is blanked. CUE positions in the result are positions in the

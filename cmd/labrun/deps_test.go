@@ -41,3 +41,22 @@ func goListDeps(t *testing.T, pkgs ...string) []string {
 	}
 	return strings.Fields(string(out))
 }
+
+// TestLinksTheLanguageServerLean keeps labrun lsp to the protocol's types and JSON-RPC: glsp's
+// server package would link its logging library (commonlog, with terminal colour libraries)
+// and jsonrpc2's WebSocket transport, which labrun does not use.
+func TestLinksTheLanguageServerLean(t *testing.T) {
+	deps := goListDeps(t, ".")
+	for _, want := range []string{"github.com/tliron/glsp/protocol_3_16", "github.com/sourcegraph/jsonrpc2"} {
+		if !slices.Contains(deps, want) {
+			t.Errorf("labrun does not link %s: is labrun lsp gone?", want)
+		}
+	}
+	for _, p := range deps {
+		for _, banned := range []string{"github.com/tliron/glsp/server", "github.com/tliron/commonlog", "github.com/sourcegraph/jsonrpc2/websocket"} {
+			if p == banned {
+				t.Errorf("labrun links %s", p)
+			}
+		}
+	}
+}

@@ -73,52 +73,67 @@ type expansion struct {
 // its units, loading each combination with its vars; every problem of every combination is
 // reported before anything runs (exit 2).
 func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, error) {
-	names, tags, mf, passRate, output := x.names, x.tags, x.matrix, x.passRate, x.output
-	sweeps, err := parseSweeps(mf.sweeps)
+	w, errs, err := p.collect(p.Stderr, args, opts, x)
 	if err != nil {
 		return nil, err
 	}
+	if len(errs) > 0 {
+		return nil, p.reportVet(x.output, w.res, errs)
+	}
+	return w, nil
+}
+
+// collect is expand without reporting: the work, or every problem of every combination
+// (positions relative to the working directory) with the work's load result; the load's
+// warnings are written to out. vet reports what it returns, and the language server
+// (labrun lsp) publishes it: the two never differ.
+func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expansion) (*work, dsl.Errors, error) {
+	names, tags, mf, passRate := x.names, x.tags, x.matrix, x.passRate
+	sweeps, err := parseSweeps(mf.sweeps)
+	if err != nil {
+		return nil, nil, err
+	}
 	if mf.count < 1 {
-		return nil, &exitError{exitInvalid, fmt.Sprintf("--count %d: expected 1 or more", mf.count)}
+		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("--count %d: expected 1 or more", mf.count)}
 	}
 	if passRate < 0 || passRate > 1 {
-		return nil, &exitError{exitInvalid, fmt.Sprintf("--pass-rate %g: expected a fraction from 0 to 1", passRate)}
+		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("--pass-rate %g: expected a fraction from 0 to 1", passRate)}
 	}
 	for _, s := range sweeps {
 		if _, ok := opts.Vars[s.Name]; ok {
-			return nil, &exitError{exitInvalid, fmt.Sprintf("--sweep %s and --var %s: give one", s.Name, s.Name)}
+			return nil, nil, &exitError{exitInvalid, fmt.Sprintf("--sweep %s and --var %s: give one", s.Name, s.Name)}
 		}
 	}
 	paths, err := expandPaths(p.Cwd, args)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, errs, err := p.load(paths, opts)
+	res, errs, err := p.loadTo(out, paths, opts)
 	if err != nil {
-		return nil, loadError(err)
+		return nil, nil, loadError(err)
 	}
+	w := &work{res: res}
 	if len(errs) > 0 {
-		return nil, p.reportVet(output, res, errs)
+		return w, errs, nil
 	}
 	sweepVars := map[string]string{}
 	for _, s := range sweeps {
 		sweepVars[s.Name] = strings.Join(s.Values, ",")
 	}
 	if msgs := dsl.UndeclaredVars(res, sweepVars); len(msgs) > 0 {
-		return nil, &exitError{exitInvalid, strings.ReplaceAll(strings.Join(msgs, "\n"), "--var ", "--sweep ")}
+		return nil, nil, &exitError{exitInvalid, strings.ReplaceAll(strings.Join(msgs, "\n"), "--var ", "--sweep ")}
 	}
 	selected := res.Scenarios
 	if len(names) > 0 || len(tags) > 0 || len(selected) == 0 && !x.vet {
 		if selected, err = selectScenarios(res.Scenarios, names, tags); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	w := &work{res: res}
 	for _, sc := range selected {
 		errs = append(errs, dsl.CheckSweep(sc, sweeps)...)
 	}
 	if len(errs) > 0 {
-		return nil, p.reportVet(output, res, errs.Rel(p.Cwd))
+		return w, errs.Rel(p.Cwd), nil
 	}
 	for _, sc := range selected {
 		m := dsl.NewMatrix(sc, sweeps, opts.Vars, mf.count, passRate)
@@ -128,7 +143,7 @@ func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, e
 		w.units = append(w.units, units...)
 	}
 	if len(errs) > 0 {
-		return nil, p.reportVet(output, res, errs)
+		return w, errs, nil
 	}
 	// Two scenarios of one name (in two files): their units' ids name the file too.
 	byName := map[string]int{}
@@ -140,7 +155,7 @@ func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, e
 			u.ID = relPath(p.Cwd, u.Matrix.File) + ":" + u.ID
 		}
 	}
-	return w, nil
+	return w, nil, nil
 }
 
 // unitsOf lists m's units: each combination of its sweep is loaded from the scenario's file

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/lsp"
+)
+
+func newLSPCmd(p *process) *cobra.Command {
+	return &cobra.Command{
+		Use:   "lsp",
+		Short: "Serve the Language Server Protocol on stdin and stdout: vet's problems, completion and hover in an editor",
+		Long: `lsp is labrun's language server, for editors (docs/editor.md says how to set one up). It
+speaks the Language Server Protocol on stdin and stdout, and says nothing else there.
+
+On opening, changing and saving a .cue file or a Markdown document it makes the checks of
+labrun vet FILE, with the editor's unsaved text in place of the files on disk, and publishes
+every problem and warning at its range. Inside expressions (expect, assert, until) and ${...}
+it completes the names a step can read at its point of the timeline, their result fields,
+stat names, vars and functions, and explains them on hover; definition goes from a name to
+its step; a problem's "did you mean" is a quick fix. Outside expressions it completes step
+kinds and the schema's fields.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			version := "(devel)"
+			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+				version = bi.Main.Version
+			}
+			srv := lsp.New(lsp.Options{Check: p.lspCheck, ReadFile: os.ReadFile, Log: p.Stderr, Version: version})
+			return srv.Serve(context.Background(), stdio{p.Stdin, p.Stdout})
+		},
+	}
+}
+
+// stdio is the server's stream: stdin and stdout, left open (the process ends with it).
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (stdio) Close() error { return nil }
+
+// lspCheck makes vet's checks of one file (what `labrun vet FILE` makes, on its default
+// target and budget) with the editor's documents in place of the files on disk.
+func (p *process) lspCheck(path string, overlay map[string][]byte) *lsp.Report {
+	opts := dsl.Options{Vars: map[string]string{}, Budget: dsl.DefaultBudget, Overlay: overlay, Partial: true}
+	w, errs, err := p.collect(io.Discard, []string{path}, opts, expansion{vet: true, matrix: matrixFlags{count: 1}})
+	if err != nil {
+		return &lsp.Report{Failed: err}
+	}
+	abs := func(pos dsl.Pos) dsl.Pos {
+		if pos.IsValid() && !filepath.IsAbs(pos.File) {
+			pos.File = filepath.Join(p.Cwd, pos.File)
+		}
+		return pos
+	}
+	rep := &lsp.Report{}
+	for _, e := range errs {
+		c := *e
+		c.Pos = abs(e.Pos)
+		c.Also = nil
+		for _, a := range e.Also {
+			c.Also = append(c.Also, abs(a))
+		}
+		rep.Problems = append(rep.Problems, &c)
+	}
+	if res := w.res; res != nil {
+		rep.Warnings = res.Warnings
+		rep.Skipped = res.Skipped
+		rep.Scenarios = append(append(rep.Scenarios, res.Scenarios...), res.Partial...)
+	}
+	return rep
+}

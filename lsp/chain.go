@@ -1,0 +1,257 @@
+package lsp
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
+)
+
+// The end of an expression being written: the member chain before the word at the cursor
+// (mid.circuit_breakers for mid.circuit_breakers.def) and the word itself.
+
+// isNameByte reports whether b can be part of an expression's name.
+func isNameByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// trailingWord is the name src ends with.
+func trailingWord(src string) string {
+	i := len(src)
+	for i > 0 && isNameByte(src[i-1]) {
+		i--
+	}
+	return src[i:]
+}
+
+// leadingWord is the name src starts with.
+func leadingWord(src string) string {
+	i := 0
+	for i < len(src) && isNameByte(src[i]) {
+		i++
+	}
+	return src[:i]
+}
+
+// tail splits src at its end into the member chain before the last word and that word:
+// "delta.rq_to" → ("delta", "rq_to", true); "x > fo" → ("", "fo", false).
+func tail(src string) (chain, word string, dotted bool) {
+	word = trailingWord(src)
+	i := len(src) - len(word)
+	if i == 0 || src[i-1] != '.' {
+		return "", word, false
+	}
+	j := chainStart(src, i-1)
+	chain = src[j : i-1]
+	if chain == "" || chain[0] >= '0' && chain[0] <= '9' {
+		return "", word, false // a number's fraction, not a member
+	}
+	return chain, word, true
+}
+
+// chainStart is where the member chain ending at end starts: names, dots, and balanced
+// (...) and [...] (a call's arguments, an index).
+func chainStart(src string, end int) int {
+	j := end
+	for j > 0 {
+		c := src[j-1]
+		switch {
+		case isNameByte(c) || c == '.':
+			j--
+		case c == ')' || c == ']':
+			open := matchingOpen(src, j-1)
+			if open < 0 {
+				return j
+			}
+			j = open
+		default:
+			return j
+		}
+	}
+	return j
+}
+
+// matchingOpen is the offset of the bracket that the one at close closes (-1: none),
+// skipping quoted strings.
+func matchingOpen(src string, close int) int {
+	depth := 0
+	var quote byte
+	for i := close; i >= 0; i-- {
+		c := src[i]
+		if quote != 0 {
+			if c == quote && (i == 0 || src[i-1] != '\\') {
+				quote = 0
+			}
+			continue
+		}
+		switch c {
+		case '"', '\'':
+			quote = c
+		case ')', ']':
+			depth++
+		case '(', '[':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// segments splits a chain at its dots outside brackets and strings.
+func segments(chain string) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(chain); i++ {
+		c := chain[i]
+		switch {
+		case quote != 0:
+			if c == quote && chain[i-1] != '\\' {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '(' || c == '[':
+			depth++
+		case c == ')' || c == ']':
+			depth--
+		case c == '.' && depth == 0:
+			out = append(out, chain[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, chain[start:])
+}
+
+// member is what a chain reads, typed: the type of the whole, and, when the chain goes
+// into a stats map, the stats map and the stat; when it ends with a field, the field and
+// the type it is a field of.
+type member struct {
+	typ *schema.Type
+	// stats is the stats map a stat name is read from, statAt how many segments lead to it.
+	stats  *schema.Type
+	statAt int
+	stat   string
+	field  *schema.Field
+}
+
+// typeChain types the chain's segments against names, as vet types them.
+func typeChain(n *dsl.Names, segs []string) *member {
+	if n == nil || len(segs) == 0 {
+		return nil
+	}
+	m := &member{}
+	var parent *schema.Type
+	for k := 1; k <= len(segs); k++ {
+		t := n.TypeOf(strings.Join(segs[:k], "."))
+		if t == nil {
+			return nil
+		}
+		if t.Kind == schema.TStats && k < len(segs) {
+			if f := t.Field(segs[k]); f != nil && k+1 == len(segs) {
+				m.typ, m.field = f.Type, f
+				return m
+			}
+			m.stats, m.statAt, m.stat = t, k, strings.Join(segs[k:], ".")
+			m.typ = schema.NumberType
+			if t.Stats != nil && t.Stats.Catalogue != nil {
+				if st, ok := t.Stats.Catalogue.Lookup(m.stat); ok {
+					m.typ = schema.Num(st.Unit)
+				}
+			}
+			return m
+		}
+		if k > 1 && parent != nil {
+			m.field = parent.Field(segs[k-1])
+		}
+		parent, m.typ = t, t
+	}
+	return m
+}
+
+// sortedNames are a map's keys, sorted.
+func sortedNames[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// scope is what an expression of a step can read at its point of the timeline.
+type scope struct {
+	sc   *dsl.Scenario
+	step *dsl.Step
+}
+
+// readable reports whether the step can read r when it evaluates its expression (the
+// expectations, judged at the end, read everything).
+func (s scope) readable(r dsl.Read) bool {
+	return s.step == nil || s.sc.Unavailable(s.step, r) == ""
+}
+
+// readableStep reports whether the step can read anything of the result of the step named
+// name: the whole, or a field that exists earlier (live while it runs).
+func (s scope) readableStep(name string) bool {
+	if s.readable(dsl.Read{Step: name}) {
+		return true
+	}
+	res := s.sc.ExprNames.Results[name]
+	if res == nil {
+		return false
+	}
+	for _, f := range res.Type.Fields {
+		if s.readable(dsl.Read{Step: name, Field: f.Name}) {
+			return true
+		}
+	}
+	return false
+}
+
+// whyNot says why the step cannot read r ("" when it can).
+func (s scope) whyNot(r dsl.Read) string {
+	if s.step == nil {
+		return ""
+	}
+	return s.sc.Unavailable(s.step, r)
+}
+
+// stepMaps are the names whose keys are step names: what each holds of a step.
+var stepMaps = map[string]string{
+	"started": "when the step started (seconds since the run began)",
+	"ended":   "when the step ended (seconds since the run began)",
+	"outcome": "what became of the step: passed, failed, error, skipped, interrupted or running",
+	"error":   "the step's error message (\"\" when it had none)",
+}
+
+// deltaArg matches the text of a delta call's string argument being written, capturing the
+// name written so far: delta("be, deltaAcross("a", "af.
+var deltaArgPrefixes = []string{"delta(", "deltaAcross("}
+
+// inDeltaArg reports whether src ends inside a string argument of delta or deltaAcross,
+// and the part of the name written.
+func inDeltaArg(src string) (string, bool) {
+	word := trailingWord(src)
+	i := len(src) - len(word)
+	if i == 0 || src[i-1] != '"' && src[i-1] != '\'' {
+		return "", false
+	}
+	before := strings.TrimRight(src[:i-1], " ")
+	if strings.HasSuffix(before, ",") {
+		// the second argument: the first must be a string of the same call
+		b := strings.TrimRight(strings.TrimSuffix(before, ","), " ")
+		if len(b) == 0 || b[len(b)-1] != '"' && b[len(b)-1] != '\'' {
+			return "", false
+		}
+		q := b[len(b)-1]
+		open := strings.LastIndexByte(b[:len(b)-1], q)
+		if open < 0 {
+			return "", false
+		}
+		before = strings.TrimRight(b[:open], " ")
+	}
+	for _, p := range deltaArgPrefixes {
+		if strings.HasSuffix(before, p) && (len(before) == len(p) || !isNameByte(before[len(before)-len(p)-1])) {
+			return word, true
+		}
+	}
+	return "", false
+}

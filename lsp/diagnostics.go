@@ -1,0 +1,103 @@
+package lsp
+
+import (
+	"unicode/utf8"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// source names labrun as the diagnostics' source.
+var source = "labrun"
+
+// diagnostics turns a check's report into diagnostics by file. The checked file always has
+// an entry (empty when it has no problem), so that its earlier problems are cleared.
+func (s *Server) diagnostics(path string, texts map[string]*text, rep *Report) map[string][]protocol.Diagnostic {
+	out := map[string][]protocol.Diagnostic{path: {}}
+	textOf := func(file string) *text {
+		if t, ok := texts[file]; ok {
+			return t
+		}
+		t := newText("")
+		if s.opts.ReadFile != nil {
+			if b, err := s.opts.ReadFile(file); err == nil {
+				t = newText(string(b))
+			}
+		}
+		texts[file] = t
+		return t
+	}
+	add := func(pos dsl.Pos, sev protocol.DiagnosticSeverity, code, msg string, also []dsl.Pos) {
+		file := pos.File
+		if !pos.IsValid() {
+			file = path
+		}
+		dg := protocol.Diagnostic{Range: rangeAt(textOf(file), pos), Severity: &sev, Source: &source, Message: msg}
+		if code != "" {
+			dg.Code = &protocol.IntegerOrString{Value: code}
+		}
+		for _, a := range also {
+			if !a.IsValid() {
+				continue
+			}
+			dg.RelatedInformation = append(dg.RelatedInformation, protocol.DiagnosticRelatedInformation{
+				Location: protocol.Location{URI: uriOf(a.File), Range: rangeAt(textOf(a.File), a)},
+				Message:  "also here",
+			})
+		}
+		out[file] = append(out[file], dg)
+	}
+	for _, e := range rep.Problems {
+		add(e.Pos, protocol.DiagnosticSeverityError, "", e.Msg, e.Also)
+	}
+	for _, w := range rep.Warnings {
+		add(w.Pos, protocol.DiagnosticSeverityWarning, w.Code, w.Msg, nil)
+	}
+	for _, w := range rep.Skipped {
+		add(w.Pos, protocol.DiagnosticSeverityWarning, "skipped", w.Msg, nil)
+	}
+	if rep.Failed != nil {
+		add(dsl.Pos{File: path}, protocol.DiagnosticSeverityError, "", rep.Failed.Error(), nil)
+	}
+	return out
+}
+
+// rangeAt is the range of the token a problem's position points at: a name, a string, or
+// one character; the start of the file for a position without a line.
+func rangeAt(t *text, pos dsl.Pos) protocol.Range {
+	if pos.Line == 0 {
+		return protocol.Range{}
+	}
+	start := t.at(pos)
+	return protocol.Range{Start: t.position(start), End: t.position(tokenEnd(t.src, start))}
+}
+
+// tokenEnd is the end of the token at off: a name, a quoted string on one line, or one
+// character (nothing at the end of a line).
+func tokenEnd(src string, off int) int {
+	if off >= len(src) || src[off] == '\n' {
+		return off
+	}
+	if src[off] == '"' || src[off] == '\'' {
+		q := src[off]
+		for i := off + 1; i < len(src) && src[i] != '\n'; i++ {
+			switch src[i] {
+			case '\\':
+				i++
+			case q:
+				return i + 1
+			}
+		}
+		return off + 1
+	}
+	end := off
+	for end < len(src) && isWordByte(src[end]) {
+		end++
+	}
+	if end == off {
+		_, n := utf8.DecodeRuneInString(src[off:])
+		end += n
+	}
+	return end
+}

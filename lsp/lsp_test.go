@@ -1,0 +1,318 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/lsp"
+	"labrun.dev/labrun/lsp/lsptest"
+)
+
+// check is a stand-in for the CLI's check (which is vet's: cmd/labrun's TestLSP* drive
+// that one): dsl's load of the file, its problems and its scenarios.
+func check(path string, overlay map[string][]byte) *lsp.Report {
+	res, err := dsl.Load([]string{path}, dsl.Options{Overlay: overlay, Partial: true})
+	rep := &lsp.Report{}
+	var errs dsl.Errors
+	if errors.As(err, &errs) {
+		rep.Problems = errs
+	} else if err != nil {
+		rep.Failed = err
+	}
+	if res != nil {
+		rep.Warnings, rep.Skipped = res.Warnings, res.Skipped
+		rep.Scenarios = append(append(rep.Scenarios, res.Scenarios...), res.Partial...)
+	}
+	return rep
+}
+
+// session opens files (name → text) in a temporary folder, the first one as a document.
+func session(t *testing.T, files map[string]string, open ...string) (*lsptest.Client, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := lsp.New(lsp.Options{Check: check, ReadFile: os.ReadFile, Delay: 10 * time.Millisecond})
+	c := lsptest.Pipe(t, srv.Serve)
+	c.Initialize("file://" + dir)
+	for _, name := range open {
+		c.Open("file://"+filepath.Join(dir, name), files[name])
+	}
+	return c, dir
+}
+
+const lab = `package lab
+
+import "labrun.dev/schema"
+
+lab: schema.#Scenario & {
+	vars: greeting: "héllo"
+	local: backends: a: address: "127.0.0.2:18480"
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "fortio", load: {url: "http://127.0.0.2:18480/echo?x=${vars.greeting}", requests: 10}},
+		{assert: "fortio.requests == 10"},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: [
+		"delta.rq_total == fortio.requests",
+		"before.rq_total >= 0 && vars.greeting == 'héllo'",
+	]
+}
+`
+
+// at is the 0-based line and UTF-16 column of the first occurrence of mark in text, plus
+// delta bytes (ASCII after the mark).
+func at(t *testing.T, text, mark string, delta int) (int, int) {
+	t.Helper()
+	i := strings.Index(text, mark)
+	if i < 0 {
+		t.Fatalf("%q not in the text", mark)
+	}
+	i += delta
+	line := strings.Count(text[:i], "\n")
+	start := strings.LastIndex(text[:i], "\n") + 1
+	col := 0
+	for _, r := range text[start:i] {
+		col++
+		if r > 0xFFFF {
+			col++
+		}
+	}
+	return line, col
+}
+
+func labels(list protocol.CompletionList) []string {
+	var out []string
+	for _, it := range list.Items {
+		out = append(out, it.Label)
+	}
+	return out
+}
+
+func wantLabels(t *testing.T, where string, got []string, want, not []string) {
+	t.Helper()
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("%s: no %q in %v", where, w, got)
+		}
+	}
+	for _, w := range not {
+		if slices.Contains(got, w) {
+			t.Errorf("%s: %q offered, but it cannot be read there", where, w)
+		}
+	}
+}
+
+// waitClean waits for the document's diagnostics to be published (a check done).
+func waitChecked(t *testing.T, c *lsptest.Client, uri string, after int) lsptest.Published {
+	t.Helper()
+	p, ok := c.Diagnostics(uri, after, 20*time.Second, nil)
+	if !ok {
+		t.Fatal("no diagnostics published")
+	}
+	return p
+}
+
+// TestCompletionOnTheTimeline: what an expression can read depends on where it is evaluated:
+// the expectations read every step; an assert between fortio and after reads before and
+// fortio but not after (nor delta, whose last snapshot is after); a ${...} of fortio's own
+// url reads before, not fortio itself.
+func TestCompletionOnTheTimeline(t *testing.T) {
+	c, dir := session(t, map[string]string{"lab.cue": lab}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	if p := waitChecked(t, c, uri, 0); len(p.Diagnostics) != 0 {
+		t.Fatalf("the scenario has problems: %+v", p.Diagnostics)
+	}
+	l, col := at(t, lab, `"delta.rq_total ==`, 1)
+	expect := labels(c.Completion(uri, l, col))
+	wantLabels(t, "expect", expect, []string{"before", "fortio", "after", "delta", "vars", "started", "outcome", "backends", "approx", "within", "len"}, nil)
+
+	// Where the plain delta cannot be read (its last snapshot, after, has not run), delta is
+	// offered as the function delta("a", "b") only.
+	l, col = at(t, lab, `{assert: "fortio`, len(`{assert: "`))
+	assert := c.Completion(uri, l, col)
+	wantLabels(t, "assert", labels(assert), []string{"before", "fortio"}, []string{"after"})
+	for _, it := range assert.Items {
+		if it.Label == "delta" && (it.Kind == nil || *it.Kind != protocol.CompletionItemKindFunction) {
+			t.Errorf("assert: delta offered as a value: %s", mustJSON(it))
+		}
+	}
+
+	l, col = at(t, lab, `${vars.greeting}`, 2)
+	wantLabels(t, "${} of fortio's url", labels(c.Completion(uri, l, col)), []string{"before", "vars"}, []string{"fortio", "after"})
+	l, col = at(t, lab, `${vars.greeting}`, len("${vars."))
+	wantLabels(t, "${vars.", labels(c.Completion(uri, l, col)), []string{"greeting"}, nil)
+
+	// Members: a load's typed fields; a delta's counters (the catalogue of a local backend).
+	l, col = at(t, lab, `fortio.requests == 10`, len("fortio."))
+	fields := c.Completion(uri, l, col)
+	wantLabels(t, "fortio.", labels(fields), []string{"requests", "codes", "p99", "qps"}, nil)
+	l, col = at(t, lab, `delta.rq_total`, len("delta.rq_"))
+	stats := c.Completion(uri, l, col)
+	wantLabels(t, "delta.rq_", labels(stats), []string{"rq_total", "cx_total"}, []string{"cx_active"})
+	// The edit replaces what is written of the stat's name, after "delta.".
+	for _, it := range stats.Items {
+		if it.Label != "rq_total" {
+			continue
+		}
+		b, _ := json.Marshal(it.TextEdit)
+		var e protocol.TextEdit
+		_ = json.Unmarshal(b, &e)
+		if e.Range.Start.Line != uint32(l) || int(e.Range.Start.Character) != col-3 || int(e.Range.End.Character) != col || e.NewText != "rq_total" {
+			t.Errorf("rq_total's edit: %s", b)
+		}
+		if it.Detail == nil || *it.Detail != "counter (count)" {
+			t.Errorf("rq_total's detail: %v", it.Detail)
+		}
+	}
+}
+
+// TestCompletionOutsideExpressions: a step's struct offers the step kinds and the common
+// fields, a kind's struct its parameters with the schema's docs.
+func TestCompletionOutsideExpressions(t *testing.T) {
+	text := strings.Replace(lab, `{name: "after", snapshot: backend: "a"},`, `{name: "after", snapshot: backend: "a"},
+		{name: "more", },
+		{name: "load2", load: {}},`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	l, col := at(t, text, `{name: "more", }`, len(`{name: "more", `))
+	step := c.Completion(uri, l, col)
+	wantLabels(t, "a step", labels(step), []string{"load", "snapshot", "assert", "wait", "timeout", "every"}, []string{"name"})
+	l, col = at(t, text, `load: {}`, len(`load: {`))
+	load := c.Completion(uri, l, col)
+	wantLabels(t, "load: {", labels(load), []string{"url", "requests", "connections", "keepalive"}, []string{"snapshot"})
+	for _, it := range load.Items {
+		if it.Label == "connections" && !strings.Contains(string(mustJSON(it.Documentation)), "fortio's -c") {
+			t.Errorf("connections' doc: %s", mustJSON(it.Documentation))
+		}
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// TestHoverAndDefinition: a name in an expression shows its type, its step and whether it
+// can be read there; definition goes to the step's name.
+func TestHoverAndDefinition(t *testing.T) {
+	c, dir := session(t, map[string]string{"lab.cue": lab}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	l, col := at(t, lab, `delta.rq_total ==`, len("delta.rq"))
+	h := c.Hover(uri, l, col)
+	if h == nil {
+		t.Fatal("no hover on delta.rq_total")
+	}
+	md := string(mustJSON(h.Contents))
+	for _, w := range []string{"delta.rq_total", "number (count)", "counter", "`after` minus those of `before`"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("hover on rq_total lacks %q: %s", w, md)
+		}
+	}
+	if h.Range == nil || h.Range.Start.Character != uint32(col-2) || h.Range.End.Character != uint32(col+6) {
+		t.Errorf("hover range %+v, want the word rq_total", h.Range)
+	}
+	l, col = at(t, lab, `{assert: "fortio.requests`, len(`{assert: "fo`))
+	md = string(mustJSON(c.Hover(uri, l, col).Contents))
+	for _, w := range []string{"step `fortio` (load) at steps.1", "Readable here (step steps.2)"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("hover on fortio in the assert lacks %q: %s", w, md)
+		}
+	}
+	l, col = at(t, lab, `== fortio.requests",`, len("== fort"))
+	locs := c.Definition(uri, l, col)
+	nl, ncol := at(t, lab, `name: "fortio"`, len(`name: "`))
+	if len(locs) != 1 || locs[0].URI != uri || locs[0].Range.Start.Line != uint32(nl) || locs[0].Range.Start.Character != uint32(ncol) || locs[0].Range.End.Character != uint32(ncol+6) {
+		t.Errorf("definition of fortio: %+v, want %d:%d", locs, nl, ncol)
+	}
+}
+
+// TestDiagnosticsFollowEdits: a change that breaks an expression is published at the
+// right column (after non-ASCII text), with a quick fix that applies the suggestion; the
+// fix clears it.
+func TestDiagnosticsFollowEdits(t *testing.T) {
+	c, dir := session(t, map[string]string{"lab.cue": lab}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	// before.rq_total >= 0 && vars.greeting == 'héllo' → … 'héllo' && delta.cx_totl > 0
+	l, col := at(t, lab, `'héllo'"`, len(`'héllo'`))
+	n := c.Count()
+	v := c.Change(uri, &protocol.Range{Start: protocol.Position{Line: uint32(l), Character: uint32(col)}, End: protocol.Position{Line: uint32(l), Character: uint32(col)}}, " && delta.cx_totl > 0")
+	p, ok := c.Diagnostics(uri, n, 20*time.Second, func(p lsptest.Published) bool { return p.Version != nil && int32(*p.Version) == v })
+	if !ok || len(p.Diagnostics) != 1 {
+		t.Fatalf("after the change: %+v", p.Diagnostics)
+	}
+	d := p.Diagnostics[0]
+	wantCol := uint32(col + len(" && delta."))
+	if d.Range.Start.Line != uint32(l) || d.Range.Start.Character != wantCol || d.Range.End.Character != wantCol+7 {
+		t.Errorf("cx_totl at %+v, want %d:%d-%d", d.Range, l, wantCol, wantCol+7)
+	}
+	acts := c.CodeActions(uri, p.Diagnostics)
+	if len(acts) != 1 || acts[0].Title != "Change cx_totl to cx_total" {
+		t.Fatalf("code actions: %+v", acts)
+	}
+	e := acts[0].Edit.Changes[uri][0]
+	n = c.Count()
+	v = c.Change(uri, &e.Range, e.NewText)
+	p, ok = c.Diagnostics(uri, n, 20*time.Second, func(p lsptest.Published) bool { return p.Version != nil && int32(*p.Version) == v })
+	if !ok || len(p.Diagnostics) != 0 {
+		t.Fatalf("after the fix: %+v", p.Diagnostics)
+	}
+}
+
+// TestUnsavedBuffers: the check reads the editor's text, not the file on disk; a Markdown
+// document's problems are at the document's lines.
+func TestUnsavedBuffers(t *testing.T) {
+	doc := "# A lab\n\nSome text.\n\n```cue labrun\n" + strings.TrimPrefix(strings.Replace(lab, "requests: 10}", "requestz: 10}", 1), "package lab\n") + "```\n"
+	c, dir := session(t, map[string]string{"lab.cue": "package lab\n", "lab.md": "# empty\n"})
+	uri := "file://" + filepath.Join(dir, "lab.md")
+	c.Open(uri, doc)
+	p := waitChecked(t, c, uri, 0)
+	l, col := at(t, doc, "requestz", 0)
+	if len(p.Diagnostics) != 1 || p.Diagnostics[0].Range.Start.Line != uint32(l) || p.Diagnostics[0].Range.Start.Character != uint32(col) {
+		t.Fatalf("diagnostics of the document: %+v, want one at %d:%d", p.Diagnostics, l, col)
+	}
+	l, col = at(t, doc, `"delta.rq_total ==`, 1)
+	wantLabels(t, "expect in Markdown", labels(c.Completion(uri, l, col)), []string{"before", "fortio", "after", "delta"}, nil)
+}
+
+// TestValuesHook: a plain string of a kind's field is completed by Options.Values (the hook
+// for config paths typed by Envoy's types), replacing what is written.
+func TestValuesHook(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "lab.cue")
+	var asked []string
+	srv := lsp.New(lsp.Options{Check: check, Values: func(kind, field, written string) []string {
+		asked = append(asked, kind+"."+field+"="+written)
+		return []string{"127.0.0.2:18480", "127.0.0.3:18480"}
+	}})
+	c := lsptest.Pipe(t, srv.Serve)
+	c.Initialize("file://" + dir)
+	uri := "file://" + path
+	c.Open(uri, lab)
+	waitChecked(t, c, uri, 0)
+	l, col := at(t, lab, `address: "127.0.0.2`, len(`address: "127`))
+	if got := labels(c.Completion(uri, l, col)); len(got) != 0 {
+		t.Errorf("a string outside steps was completed: %v", got)
+	}
+	l, col = at(t, lab, `url: "http://127`, len(`url: "http`))
+	got := labels(c.Completion(uri, l, col))
+	if !slices.Equal(got, []string{"127.0.0.2:18480", "127.0.0.3:18480"}) || !slices.Equal(asked, []string{"load.url=http"}) {
+		t.Errorf("values %v, asked %v", got, asked)
+	}
+}

@@ -1,0 +1,252 @@
+package lsp
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
+)
+
+// name is the name at the cursor in an expression: the chain it ends (its segments, the
+// last being the name), where it is written, and whether it is a delta's string argument.
+type name struct {
+	st         *site
+	segs       []string
+	start, end int
+	quoted     bool
+	// call says the name is called: name(…).
+	call bool
+}
+
+// nameAt is the name under the cursor off of the document, inside an expression (nil: none).
+func (s *Server) nameAt(uri string, pos protocol.Position) (*name, *document, *text) {
+	d, t, scenarios, _ := s.analysis(uri, requestWait)
+	if d == nil {
+		return nil, nil, nil
+	}
+	off := t.offset(pos)
+	st := expressionAt(cueSource(d.path, t.src), off, scenarios)
+	if st == nil || st.sc.ExprNames == nil {
+		return nil, d, t
+	}
+	left, right := trailingWord(st.src), leadingWord(st.rest)
+	word := left + right
+	if word == "" {
+		return nil, d, t
+	}
+	nm := &name{st: st, start: off - len(left), end: off + len(right)}
+	if _, ok := inDeltaArg(st.src); ok {
+		nm.segs, nm.quoted = []string{word}, true
+		return nm, d, t
+	}
+	nm.call = strings.HasPrefix(strings.TrimLeft(st.rest[len(right):], " "), "(")
+	if chain, _, dotted := tail(st.src); dotted {
+		nm.segs = append(segments(chain), word)
+	} else {
+		nm.segs = []string{word}
+	}
+	return nm, d, t
+}
+
+func (s *Server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	nm, d, t := s.nameAt(p.TextDocument.URI, p.Position)
+	if d == nil {
+		return nil, errNoDocument
+	}
+	if nm == nil {
+		return nil, nil
+	}
+	md := explainName(nm)
+	if md == "" {
+		return nil, nil
+	}
+	r := protocol.Range{Start: t.position(nm.start), End: t.position(nm.end)}
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}, Range: &r}, nil
+}
+
+// explainName is what a hover shows of a name: its type, the step it comes from, when it
+// exists and whether the expression's step can read it.
+func explainName(nm *name) string {
+	sc, n := nm.st.sc, nm.st.sc.ExprNames
+	sp := scope{sc: sc, step: nm.st.step}
+	word := nm.segs[len(nm.segs)-1]
+	if nm.call || len(nm.segs) == 1 && dsl.Functions[word] != "" && n.Results[word] == nil {
+		if sig := dsl.Functions[word]; sig != "" {
+			return "```\n" + sig + "\n```"
+		}
+		return ""
+	}
+	if nm.quoted {
+		if sc.Step(word) == nil {
+			return ""
+		}
+		return stepDoc(sc, word) + availability(sp, dsl.Read{Step: word})
+	}
+	chain := strings.Join(nm.segs, ".")
+	m := typeChain(n, nm.segs)
+	if m == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "`%s`: %s", chain, m.typ)
+	root := nm.segs[0]
+	switch {
+	case m.stats != nil:
+		what := "its source"
+		if m.stats.Stats != nil && m.stats.Stats.What != "" {
+			what = m.stats.Stats.What
+		}
+		if st, ok := lookupStat(m); ok {
+			fmt.Fprintf(&b, "\n\nstat `%s` of %s: %s", m.stat, what, statDetail(st))
+			if st.Doc != "" {
+				b.WriteString(" — " + st.Doc)
+			}
+		} else {
+			fmt.Fprintf(&b, "\n\nstat `%s`: not a stat %s is known to have", m.stat, what)
+		}
+	case m.field != nil:
+		b.WriteString("\n\n" + fieldDoc(m.field))
+	}
+	switch {
+	case root == "delta":
+		b.WriteString("\n\n" + deltaDoc(n))
+	case stepMaps[root] != "" && len(nm.segs) == 2 && sc.Step(nm.segs[1]) != nil:
+		fmt.Fprintf(&b, "\n\n%s.<step>: %s\n\n%s", root, stepMaps[root], stepDoc(sc, nm.segs[1]))
+		b.WriteString(availability(sp, dsl.Read{Step: nm.segs[1], Via: root}))
+	case n.Results[root] != nil:
+		b.WriteString("\n\nfrom " + stepDoc(sc, root))
+		r := dsl.Read{Step: root}
+		if len(nm.segs) > 1 && n.Results[root].Type.Field(nm.segs[1]) != nil {
+			r.Field = nm.segs[1]
+		}
+		b.WriteString(availability(sp, r))
+	}
+	return b.String()
+}
+
+// lookupStat is the catalogue's entry of the member's stat.
+func lookupStat(m *member) (schema.Stat, bool) {
+	if m.stats.Stats == nil || m.stats.Stats.Catalogue == nil {
+		return schema.Stat{}, false
+	}
+	return m.stats.Stats.Catalogue.Lookup(m.stat)
+}
+
+// availability says when the step's expression can read r: a line for hovers.
+func availability(sp scope, r dsl.Read) string {
+	if sp.step == nil {
+		return "\n\nRead by the expectations, judged when the run has ended."
+	}
+	if why := sp.whyNot(r); why != "" {
+		return fmt.Sprintf("\n\n**Not readable here** (step %s): %s.", sp.step.Path, why)
+	}
+	return fmt.Sprintf("\n\nReadable here (step %s).", sp.step.Path)
+}
+
+func (s *Server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
+	nm, d, _ := s.nameAt(p.TextDocument.URI, p.Position)
+	if d == nil {
+		return nil, errNoDocument
+	}
+	if nm == nil {
+		return nil, nil
+	}
+	sc := nm.st.sc
+	target := nm.segs[0]
+	if stepMaps[target] != "" && len(nm.segs) >= 2 {
+		target = nm.segs[1]
+	}
+	step := sc.Step(target)
+	if step == nil || !step.Pos.IsValid() {
+		return nil, nil
+	}
+	t := s.textOf(step.Pos.File)
+	r := rangeAt(t, step.Pos)
+	// The name as written, "name", after the step's start.
+	from := t.at(step.Pos)
+	if i := strings.Index(t.src[from:min(len(t.src), from+4000)], `"`+target+`"`); i >= 0 {
+		r = protocol.Range{Start: t.position(from + i + 1), End: t.position(from + i + 1 + len(target))}
+	}
+	return []protocol.Location{{URI: uriOf(step.Pos.File), Range: r}}, nil
+}
+
+// textOf is a file's text: the open document's, else the file's on disk.
+func (s *Server) textOf(path string) *text {
+	s.mu.Lock()
+	d := s.docs[path]
+	s.mu.Unlock()
+	if d != nil {
+		return d.text
+	}
+	if s.opts.ReadFile != nil {
+		if b, err := s.opts.ReadFile(path); err == nil {
+			return newText(string(b))
+		}
+	}
+	return newText("")
+}
+
+// meanRE finds a problem's suggestion: did you mean "requests"?, did you mean rq_total?,
+// did you mean mean(…)?
+var meanRE = regexp.MustCompile(`did you mean "?([^"?,(\s]+)`)
+
+func (s *Server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any, error) {
+	path := pathOf(p.TextDocument.URI)
+	s.mu.Lock()
+	d := s.docs[path]
+	s.mu.Unlock()
+	if d == nil {
+		return nil, errNoDocument
+	}
+	t := d.text
+	kind := protocol.CodeActionKindQuickFix
+	yes := true
+	var actions []protocol.CodeAction
+	for _, dg := range p.Context.Diagnostics {
+		m := meanRE.FindStringSubmatch(dg.Message)
+		if m == nil {
+			continue
+		}
+		want := m[1]
+		start := t.offset(dg.Range.Start)
+		if start < len(t.src) && t.src[start] == '"' {
+			start++ // a quoted label
+		}
+		end := nameEnd(t.src, start, strings.Count(want, "."))
+		if end <= start || t.src[start:end] == want {
+			continue
+		}
+		r := protocol.Range{Start: t.position(start), End: t.position(end)}
+		actions = append(actions, protocol.CodeAction{
+			Title:       fmt.Sprintf("Change %s to %s", t.src[start:end], want),
+			Kind:        &kind,
+			Diagnostics: []protocol.Diagnostic{dg},
+			IsPreferred: &yes,
+			Edit:        &protocol.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{p.TextDocument.URI: {{Range: r, NewText: want}}}},
+		})
+	}
+	return actions, nil
+}
+
+// nameEnd is the end of the name at start that has dots dots (a stat name holds some).
+func nameEnd(src string, start, dots int) int {
+	end := start
+	for end < len(src) {
+		c := src[end]
+		if c == '.' && dots > 0 && end+1 < len(src) && isWordByte(src[end+1]) {
+			dots--
+			end++
+			continue
+		}
+		if c == '.' || !isWordByte(c) || c >= 0x80 {
+			break
+		}
+		end++
+	}
+	return end
+}
