@@ -83,6 +83,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	}
 	sc.Namespaces = d.stringList("namespaces")
 	sc.SystemNamespaces = d.stringList("systemNamespaces")
+	d.ephemeral()
 	sc.AllowReset = d.stringList("allowReset")
 	sc.Tags = d.stringList("tags")
 	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
@@ -170,6 +171,48 @@ func (d *decoder) strings(fields map[string]*string) {
 		if s, err := d.root.LookupPath(cue.MakePath(cue.Str(name))).String(); err == nil {
 			*dst = s
 		}
+	}
+}
+
+// ephemeral decodes ephemeralNamespaces: each a key, or a struct with its name, labels and
+// annotations (the schema checks their shape). A key given twice, or also listed under
+// namespaces, is refused.
+func (d *decoder) ephemeral() {
+	it, err := d.root.LookupPath(cue.MakePath(cue.Str("ephemeralNamespaces"))).List()
+	if err != nil {
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; it.Next(); i++ {
+		v := it.Value()
+		e := EphemeralNamespace{Pos: d.l.valuePos(v)}
+		if key, err := v.String(); err == nil {
+			e.Key = key
+		} else {
+			var x struct {
+				Name        string            `json:"name"`
+				Labels      map[string]string `json:"labels"`
+				Annotations map[string]string `json:"annotations"`
+			}
+			if v.Decode(&x) != nil {
+				continue // the schema reports it
+			}
+			e.Key, e.Labels, e.Annotations = x.Name, x.Labels, x.Annotations
+		}
+		if e.Key == "" {
+			continue
+		}
+		field := "ephemeralNamespaces." + strconv.Itoa(i)
+		switch {
+		case seen[e.Key]:
+			d.err(e.Pos, field, "ephemeral namespace %q is declared twice", e.Key)
+			continue
+		case slices.Contains(d.sc.Namespaces, e.Key):
+			d.err(e.Pos, field, "%q is both a fixed namespace (namespaces) and an ephemeral one: a run names its ephemeral namespace %s, never %q; keep one", e.Key, EphemeralName(e.Key, "<run id>"), e.Key)
+			continue
+		}
+		seen[e.Key] = true
+		d.sc.Ephemeral = append(d.sc.Ephemeral, e)
 	}
 }
 
@@ -608,7 +651,7 @@ func (d *decoder) checkStructure() {
 		if s.Name == "" {
 			continue
 		}
-		if Reserved[s.Name] {
+		if Reserved[s.Name] || s.Name == "ns" && len(sc.Ephemeral) > 0 {
 			d.err(d.fieldPos(s, "name"), s.Path+".name", "%q is a reserved name (it means something in expressions); choose another", s.Name)
 			continue
 		}
@@ -764,6 +807,10 @@ func (d *decoder) names() *Names {
 	n := &Names{
 		Results: map[string]*StepResult{}, Vars: sc.Vars, Backends: map[string]bool{},
 		Blackholes: map[string]bool{}, Steps: map[string]bool{}, Target: d.target(),
+		Namespaces: map[string]bool{},
+	}
+	for _, e := range sc.Ephemeral {
+		n.Namespaces[e.Key] = true
 	}
 	for name := range sc.names {
 		n.Steps[name] = true

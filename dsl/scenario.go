@@ -8,6 +8,7 @@ package dsl
 
 import (
 	"regexp"
+	"strings"
 	"time"
 
 	"labrun.dev/labrun/schema"
@@ -23,9 +24,14 @@ type Scenario struct {
 	// resolve against it).
 	Dir string
 
-	Doc        string
-	Target     string
+	Doc    string
+	Target string
+	// Namespaces are the fixed namespaces the scenario may change (namespaces:).
 	Namespaces []string
+	// Ephemeral are the namespaces made for each run (ephemeralNamespaces:); Generated maps
+	// each one's key to its name in one run (set by ForRun; nil in a scenario as loaded).
+	Ephemeral []EphemeralNamespace
+	Generated map[string]string
 	// SystemNamespaces are the system namespaces among Namespaces that the scenario opts in
 	// to change (schema.SystemNamespaces; the run also needs --allow-system-namespaces).
 	SystemNamespaces []string
@@ -180,4 +186,62 @@ func (s *Scenario) Names() []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// EphemeralNamespace is a namespace made for each run, under the name <Key>-<run id>.
+type EphemeralNamespace struct {
+	Key         string            `json:"name"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Pos         Pos               `json:"-"`
+}
+
+// NamespaceRef is how an expression or a ${...} reads the name of the ephemeral namespace key:
+// ns.key, or ns["key"] when the key holds a dash.
+func NamespaceRef(key string) string {
+	if strings.Contains(key, "-") {
+		return `ns["` + key + `"]`
+	}
+	return "ns." + key
+}
+
+// Allowed are the namespaces the scenario's mutating steps may change: its ephemeral ones
+// (their names in this run, or before a run "${ns.key}", which no real namespace can be
+// called), then its fixed ones.
+func (s *Scenario) Allowed() []string {
+	out := make([]string, 0, len(s.Ephemeral)+len(s.Namespaces))
+	for _, e := range s.Ephemeral {
+		if n := s.Generated[e.Key]; n != "" {
+			out = append(out, n)
+		} else {
+			out = append(out, "${"+NamespaceRef(e.Key)+"}")
+		}
+	}
+	return append(out, s.Namespaces...)
+}
+
+// DefaultNamespace is the namespace of steps and objects that name none: the first ephemeral
+// namespace, else the first fixed one ("" when the scenario declares none).
+func (s *Scenario) DefaultNamespace() string {
+	if a := s.Allowed(); len(a) > 0 {
+		return a[0]
+	}
+	return ""
+}
+
+// EphemeralName is the name of the ephemeral namespace key in the run runID.
+func EphemeralName(key, runID string) string { return key + "-" + runID }
+
+// ForRun returns a copy of the scenario for the run runID, with its ephemeral namespaces
+// named; the scenario itself is left as it is (the runs of a --count share it).
+func (s *Scenario) ForRun(runID string) *Scenario {
+	if len(s.Ephemeral) == 0 {
+		return s
+	}
+	c := *s
+	c.Generated = make(map[string]string, len(s.Ephemeral))
+	for _, e := range s.Ephemeral {
+		c.Generated[e.Key] = EphemeralName(e.Key, runID)
+	}
+	return &c
 }

@@ -121,7 +121,7 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) err
 		}
 		refs = r
 	}
-	return schema.Guard(s.Kind, m, refs, ru.sc.Namespaces, ru.sc.ClusterScoped)
+	return schema.Guard(s.Kind, m, refs, ru.sc.Allowed(), ru.sc.ClusterScoped)
 }
 
 // checkDeferred does for a deferred apply step, when it starts, what the pre-run checks would

@@ -48,6 +48,9 @@ type Record struct {
 	Target string         `json:"target"`
 	Where  string         `json:"where,omitempty"`
 	Vars   map[string]any `json:"vars,omitempty"`
+	// Namespaces are the run's ephemeral namespaces: key → the name this run gave it
+	// (expressions read them as ns.<key>).
+	Namespaces map[string]string `json:"namespaces,omitempty"`
 	// TargetValues are the names the target gave expressions (e.g. local backends).
 	TargetValues map[string]any `json:"targetValues,omitempty"`
 	Start        time.Time      `json:"start"`

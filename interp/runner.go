@@ -36,8 +36,11 @@ type Runner struct {
 
 // Defaults are the timeouts of steps that do not set their own.
 type Defaults struct {
-	// Wait bounds wait steps (rollout, condition, until) and the waits of scale and restart.
+	// Wait bounds waits for pods and controllers (rollout, condition) and the waits of scale
+	// and restart.
 	Wait time.Duration
+	// Assert bounds waits that judge the system under test (match, absent, until).
+	Assert time.Duration
 	// Step bounds every other step that talks to the world.
 	Step time.Duration
 	// Cleanup bounds the cleanup phase when the scenario does not say.
@@ -73,7 +76,7 @@ func New(target *schema.Target, opts ...Option) *Runner {
 		target:   target,
 		clock:    RealClock{},
 		observe:  func(Event) {},
-		defaults: Defaults{Wait: schema.DefaultWaitTimeout, Step: schema.DefaultStepTimeout, Cleanup: schema.DefaultCleanupTimeout, CleanupRetry: DefaultCleanupRetry},
+		defaults: Defaults{Wait: schema.DefaultWaitTimeout, Assert: schema.DefaultAssertTimeout, Step: schema.DefaultStepTimeout, Cleanup: schema.DefaultCleanupTimeout, CleanupRetry: DefaultCleanupRetry},
 	}
 	for _, o := range opts {
 		o(r)
@@ -121,6 +124,9 @@ type failure struct{ msg string }
 
 func (f *failure) Error() string { return f.msg }
 
+// Failure marks a failed expectation for schema.IsFailure.
+func (f *failure) Failure() {}
+
 // Run runs sc: preflight checks, setup, steps, cleanup (always), then the expectations. ctx is
 // the run context, cleanupCtx the cleanup context (see the package comment). The returned
 // Record is complete whatever happened.
@@ -131,6 +137,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		Target: r.target.Name, Where: r.target.Describe, Vars: sc.Vars,
 		TargetValues: r.target.Values, Start: now, StepsStart: now,
 		Results: map[string]*Result{}, AllowReset: sc.AllowReset,
+		Namespaces: sc.Generated,
 	}
 	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}, redact: NewRedactor(sc)}
 	ru.judge = NewJudge(rec, sc)
@@ -159,7 +166,10 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 			runCtx, cancel = context.WithTimeoutCause(ctx, sc.Timeout, fmt.Errorf("the scenario's timeout (%s) expired", sc.Timeout))
 			defer cancel()
 		}
-		err = ru.phase(runCtx, dsl.PhaseSetup, sc.Setup)
+		err = ru.makeNamespaces(runCtx)
+		if err == nil {
+			err = ru.phase(runCtx, dsl.PhaseSetup, sc.Setup)
+		}
 		if err == nil {
 			ru.mu.Lock()
 			rec.StepsStart = r.clock.Now()
@@ -396,3 +406,39 @@ func (ru *run) addCleanup(s string) {
 
 // offset is t as an offset from the start of the run.
 func (ru *run) offset(t time.Time) time.Duration { return t.Sub(ru.rec.Start) }
+
+// makeNamespaces creates the run's ephemeral namespaces, before its setup. The automatic
+// cleanup deletes them last and does not wait for them to go: no other run uses their names.
+func (ru *run) makeNamespaces(ctx context.Context) error {
+	sc := ru.sc
+	if len(sc.Ephemeral) == 0 {
+		return nil
+	}
+	cl := ru.target.Cluster
+	if cl == nil || sc.Generated == nil {
+		return fmt.Errorf("ephemeral namespaces need a cluster and a run id (the %s target has no cluster)", ru.target.Name)
+	}
+	var objs []schema.Object
+	for _, e := range sc.Ephemeral {
+		md := map[string]any{"name": sc.Generated[e.Key]}
+		if len(e.Labels) > 0 {
+			md["labels"] = e.Labels
+		}
+		if len(e.Annotations) > 0 {
+			md["annotations"] = e.Annotations
+		}
+		objs = append(objs, schema.Object{"apiVersion": "v1", "kind": "Namespace", "metadata": md})
+	}
+	ctx, cancel := context.WithTimeout(ctx, ru.defaults.Step)
+	defer cancel()
+	res, err := cl.Apply(ctx, objs, nil, "")
+	for _, ref := range res.Created {
+		ru.created1("ephemeral Namespace "+ref.Name+" (its deletion is not waited for)", func(ctx context.Context) error {
+			return cl.Delete(ctx, []schema.ObjectRef{ref}, false)
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("creating the ephemeral namespaces: %w", err)
+	}
+	return nil
+}

@@ -237,7 +237,13 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		err = ru.dispatch(sctx, s, sr, params)
 	}
 	var te *timeoutError
-	if err != nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(context.Cause(sctx), &te) && !errors.As(err, &te) {
+	var unmet *schema.Unmet
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(err, &unmet) {
+		// A wait whose condition never held on what it saw: the system under test is not
+		// as expected, a failed expectation (exit 1) that says what was last observed.
+		err = &failure{err.Error()}
+	}
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(context.Cause(sctx), &te) && !errors.As(err, &te) && !isFailure(err) {
 		// The step's own timeout ended it. An error that already wraps the timeout keeps
 		// what it adds (a wait's "last: …", why its condition did not hold); any other
 		// (a driver's "context deadline exceeded") says less than the timeout does.
@@ -313,6 +319,11 @@ func (ru *run) defaultTimeout(s *dsl.Step) time.Duration {
 		return 0
 	case schema.TimeoutWait:
 		return ru.defaults.Wait
+	case schema.TimeoutAssert:
+		if ru.defaults.Assert == 0 {
+			return ru.defaults.Wait // options that predate the assert bound
+		}
+		return ru.defaults.Assert
 	}
 	return ru.defaults.Step
 }
@@ -397,7 +408,11 @@ func (ru *run) waitUntil(ctx context.Context, e *dsl.Expr, interval time.Duratio
 			if jd.Reason != "" {
 				why = jd.Reason
 			}
-			return fmt.Errorf("%w; last: %s", err, why)
+			err = fmt.Errorf("%w; last: %s", err, why)
+			if jd.Outcome == Failed {
+				return &schema.Unmet{Err: err} // judged false to the end: the run fails
+			}
+			return err
 		}
 	}
 }

@@ -125,10 +125,7 @@ func (ru *run) namespace(ns string) string {
 	if ns != "" {
 		return ns
 	}
-	if len(ru.sc.Namespaces) > 0 {
-		return ru.sc.Namespaces[0]
-	}
-	return ""
+	return ru.sc.DefaultNamespace()
 }
 
 // stepRuntime is the schema.Runtime of one execution of one step.

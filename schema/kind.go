@@ -105,7 +105,24 @@ const (
 	TimeoutWait
 	// TimeoutNone: the step bounds itself (a load, a sleep) or its children do (blocks).
 	TimeoutNone
+	// TimeoutAssert is the default bound of a wait that judges the system under test (an
+	// object's fields, its absence, an expression): Chainsaw's assert timeout. Such a wait
+	// that does not hold in time is a failed expectation, not an error.
+	TimeoutAssert
 )
+
+// Default is the bound of a step of the class that sets no timeout (0: none).
+func (c TimeoutClass) Default() time.Duration {
+	switch c {
+	case TimeoutStep:
+		return DefaultStepTimeout
+	case TimeoutWait:
+		return DefaultWaitTimeout
+	case TimeoutAssert:
+		return DefaultAssertTimeout
+	}
+	return 0
+}
 
 // Recorder is a kind whose named steps record a result that expressions read by the step's
 // name. Kinds that record nothing do not implement it.

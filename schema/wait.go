@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -117,8 +118,15 @@ const (
 	defaultPollInterval  = 500 * time.Millisecond
 )
 
-// Plan: a wait lasts until what it waits for holds.
-func (p *Wait) Plan() Plan { return Plan{Timeout: TimeoutWait} }
+// Plan: a wait lasts until what it waits for holds; a rollout or a condition is bounded as a
+// wait for pods and controllers (5m), a match, an absence or an expression as an assertion
+// (30s).
+func (p *Wait) Plan() Plan {
+	if p.Rollout != "" || p.Condition != nil {
+		return Plan{Timeout: TimeoutWait} // pods starting, a controller at work
+	}
+	return Plan{Timeout: TimeoutAssert}
+}
 
 // Needs the Kubernetes API for a rollout or a condition.
 func (p *Wait) Needs() Need {
@@ -165,12 +173,33 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 	}
 }
 
+// Unmet is the error of a wait whose condition did not hold before its time ran out, when
+// the last poll saw the system under test (an object with other fields, one still there, a
+// condition not yet True, an expression still false) rather than an error reaching it: the
+// run fails (a failed expectation, exit 1) instead of erroring (exit 3). Its message says
+// what the wait last observed.
+type Unmet struct{ Err error }
+
+func (e *Unmet) Error() string { return e.Err.Error() }
+func (e *Unmet) Unwrap() error { return e.Err }
+
+// IsFailure reports an error that is a failed expectation (the runner's: an expression
+// Runtime.Judge found false, an assertion), not an error of the world.
+func IsFailure(err error) bool {
+	var f interface{ Failure() }
+	return errors.As(err, &f)
+}
+
 // lastState keeps what a cluster wait (or a delete's wait) last saw when the step's own timeout
 // (or the scenario's) ends it: the runner reports such an error as the timeout alone, so the
 // state (e.g. the closest object's diff of a match) becomes a warning of the step.
 func lastState(ctx context.Context, rt Runtime, err error) error {
 	if err == nil || ctx.Err() == nil {
 		return err
+	}
+	var unmet *Unmet
+	if errors.As(err, &unmet) {
+		return err // the failure says it
 	}
 	msg := strings.TrimSuffix(err.Error(), ": "+context.Cause(ctx).Error())
 	msg = strings.TrimSuffix(msg, ": "+ctx.Err().Error())
