@@ -32,10 +32,14 @@ func sees(k string) string {
 	case t.Kind == schema.TStats:
 		return "`<name>.<stat>`, typed by the source's catalogue; a series (`.samples`, `.max`, `.last`, …) when sampled with `every`"
 	}
+	root := "`<name>."
+	if t.Kind == schema.TList && t.Elem != nil {
+		t, root = t.Elem, "`<name>[i]." // a list of records (events)
+	}
 	var out []string
 	for i, f := range t.Fields {
 		if i == 0 {
-			out = append(out, "`<name>."+f.Name+"`")
+			out = append(out, root+f.Name+"`")
 		} else {
 			out = append(out, "`."+f.Name+"`")
 		}

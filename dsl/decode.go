@@ -135,16 +135,20 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		// nothing.
 		d.err(d.l.litPos(stepsV), "steps", "steps is empty: expected at least one step (setup and cleanup run around them)")
 	}
+	sc.Catch = d.steps(v.LookupPath(cue.MakePath(cue.Str("catch"))), PhaseCatch, "catch", nil, nil)
 	sc.Cleanup = d.steps(v.LookupPath(cue.MakePath(cue.Str("cleanup"))), PhaseCleanup, "cleanup", nil, nil)
 	d.indexSteps()
 	sc.timeline = d.timeline
 	d.checkStructure()
 	d.checkSystemNamespaces()
+	d.shownNames()
+	d.markFileTemplates()
 	d.checkKinds()
 	d.checkTimeline()
 	d.checkLocalWorld()
 	d.checkNamespaces()
 	names := d.names()
+	sc.exprNames = names
 	d.compile(names)
 	d.plot()
 	d.checkSampledReads()
@@ -644,6 +648,31 @@ func (d *decoder) exactlyOneNamed(what string, kv cue.Value, kpath string, field
 	return ""
 }
 
+// shownNames sets what each step is called on the console and in JUnit (Step.Shown): a step
+// without a name inside a named block is the block's name and its indexes below it.
+func (d *decoder) shownNames() {
+	for _, s := range d.order {
+		s.Shown = s.Path
+		if s.Name != "" {
+			s.Shown = s.Name
+			continue
+		}
+		for a := d.parent[s]; a != nil; a = d.parent[a] {
+			if a.Name == "" {
+				continue
+			}
+			var idx []string
+			for _, part := range strings.Split(strings.TrimPrefix(s.Path, a.Path+"."), ".") {
+				if _, err := strconv.Atoi(part); err == nil {
+					idx = append(idx, part)
+				}
+			}
+			s.Shown = a.Name + "." + strings.Join(idx, ".")
+			break
+		}
+	}
+}
+
 // checkStructure checks names, at, background, await and every/while.
 func (d *decoder) checkStructure() {
 	sc := d.sc
@@ -679,8 +708,8 @@ func (d *decoder) checkStructure() {
 				d.err(d.fieldPos(s, "expectFail"), s.Path+".expectFail", "expectFail does not apply to a sampler (every): each sample is its own step; assert on what the samples recorded instead")
 			}
 		}
-		if s.Background && s.Phase == PhaseCleanup {
-			d.err(d.fieldPos(s, "background"), s.Path+".background", "background steps are not allowed in cleanup")
+		if s.Background && (s.Phase == PhaseCleanup || s.Phase == PhaseCatch) {
+			d.err(d.fieldPos(s, "background"), s.Path+".background", "background steps are not allowed in %s", s.Phase)
 		}
 		hasEvery := s.Every > 0 || d.stepValue[s].LookupPath(cue.MakePath(cue.Str("every"))).Exists()
 		if hasEvery != (s.While != "") {
@@ -889,6 +918,11 @@ func (d *decoder) compile(names *Names) {
 				d.l.errs.errs = append(d.l.errs.errs, cerr)
 				continue
 			}
+			for _, n := range e.Names {
+				if st := sc.names[n]; st != nil && st.Phase == PhaseCatch {
+					d.l.errs.add(e.Pos, fmt.Sprintf("%s.expect.%d", sc.Name, i), "expectations are judged when the run reached its end, and %q is a catch step, which runs only when the run failed: read it in the report, not in expect", n)
+				}
+			}
 			if !e.readsTheRun() {
 				// vars, literals, the target's values: the same on every run.
 				d.err(e.Pos, fmt.Sprintf("expect.%d", i), "expectation %q reads nothing the run records: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src)
@@ -921,14 +955,21 @@ func (d *decoder) compile(names *Names) {
 					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind)
 					d.checkWaitChanges(s, e, sc.Name+"."+s.Path+"."+s.Kind)
 					if sr, ok := s.Params.(schema.SelfReader); ok && sr.ReadsOwnResult() && (s.Name == "" || !slices.Contains(e.Names, s.Name)) {
+						example, name := "%s.max_connections == 5", "cfg"
+						if s.Kind == "get" {
+							example, name = "%s.status.phase == 'Running'", "pod"
+						}
 						if s.Name == "" {
-							d.l.errs.add(e.Pos, sc.Name+"."+s.Path+"."+s.Kind+".until", "%s's until judges what the step reads by the step's name, and the step has none: name it (name: \"cfg\") and write e.g. cfg.max_connections == 5", s.Kind)
+							d.l.errs.add(e.Pos, sc.Name+"."+s.Path+"."+s.Kind+".until", "%s's until judges what the step reads by the step's name, and the step has none: name it (name: \"%s\") and write e.g. "+example, s.Kind, name, name)
 						} else {
-							d.l.errs.add(e.Pos, sc.Name+"."+s.Path+"."+s.Kind+".until", "%s's until does not read %q, what the step reads: write e.g. %s.max_connections == 5", s.Kind, s.Name, s.Name)
+							d.l.errs.add(e.Pos, sc.Name+"."+s.Path+"."+s.Kind+".until", "%s's until does not read %q, what the step reads: write e.g. "+example, s.Kind, s.Name, s.Name)
 						}
 					}
 				}
 			}
+		}
+		if s.FileTemplates {
+			d.checkFileTemplates(s, names)
 		}
 		if s.raw != nil {
 			d.templates(s, d.kindValue[s], names)

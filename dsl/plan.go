@@ -105,7 +105,7 @@ func PlanOf(sc *Scenario) *Plan {
 		p.Vars = append(p.Vars, PlanVar{Name: name, Value: sc.Vars[name], From: or(sc.VarSource[name], "default")})
 	}
 	joined := map[string]string{}
-	Walk(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Cleanup...), func(s *Step) {
+	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
 		for _, a := range s.Await {
 			if _, ok := joined[a]; !ok {
 				joined[a] = s.Label()

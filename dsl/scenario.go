@@ -42,11 +42,14 @@ type Scenario struct {
 	Secrets []string
 	// Declared is where each var is declared; VarSource says where its value came from
 	// ("default" or "command line").
-	Declared       map[string]Pos
-	VarSource      map[string]string
-	Local          *schema.Local
-	Setup          []*Step
-	Steps          []*Step
+	Declared  map[string]Pos
+	VarSource map[string]string
+	Local     *schema.Local
+	Setup     []*Step
+	Steps     []*Step
+	// Catch runs only when the setup or the steps failed (a step failed or errored), before
+	// the cleanup: it collects what explains the failure (events, describe, logs).
+	Catch          []*Step
 	Cleanup        []*Step
 	Expect         []*Expr
 	AllowReset     []string
@@ -78,22 +81,29 @@ type Scenario struct {
 	names map[string]*Step
 	// timeline is the steps' order and nesting (see Unavailable).
 	timeline *timeline
+	// exprNames are the names expressions see, for the ${...} of files read at run time.
+	exprNames *Names
 }
 
 // Step returns the step with this name, or nil.
 func (s *Scenario) Step(name string) *Step { return s.names[name] }
 
-// Phase is one of the three phases of a scenario.
+// Phase is one of the phases of a scenario.
 type Phase string
 
 // The phases, in the order they run.
 const (
 	PhaseSetup   Phase = "setup"
 	PhaseSteps   Phase = "steps"
+	PhaseCatch   Phase = "catch"
 	PhaseCleanup Phase = "cleanup"
 )
 
-// Phases returns the scenario's phases with their steps.
+// phaseOrder is the order the phases run in.
+var phaseOrder = map[Phase]int{PhaseSetup: 0, PhaseSteps: 1, PhaseCatch: 2, PhaseCleanup: 3}
+
+// Phases returns the scenario's phases with their steps, in the order they run (catch only
+// when the run failed).
 func (s *Scenario) Phases() []struct {
 	Phase Phase
 	Steps []*Step
@@ -101,7 +111,7 @@ func (s *Scenario) Phases() []struct {
 	return []struct {
 		Phase Phase
 		Steps []*Step
-	}{{PhaseSetup, s.Setup}, {PhaseSteps, s.Steps}, {PhaseCleanup, s.Cleanup}}
+	}{{PhaseSetup, s.Setup}, {PhaseSteps, s.Steps}, {PhaseCatch, s.Catch}, {PhaseCleanup, s.Cleanup}}
 }
 
 // Step is one step of a scenario.
@@ -113,7 +123,11 @@ type Step struct {
 	Phase Phase
 
 	Name string
-	Doc  string
+	// Shown is what progress and JUnit call the step: its name; or, inside a named block, the
+	// block's name and the step's place in it ("create.1" for the second step of the block
+	// named create, "create.1.0" deeper); else its path.
+	Shown string
+	Doc   string
 	// Kind is the step kind: a key of schema.Kinds.
 	Kind string
 
@@ -141,6 +155,9 @@ type Step struct {
 	raw       any
 	templates map[string]*Template
 
+	// FileTemplates: a file the step reads (apply.files, wait.matchFiles, …) holds ${...},
+	// filled when the step starts (Scenario.ExpandFile).
+	FileTemplates bool
 	// Children are the steps of parallel, sequence and repeat.
 	Children []*Step
 	// Await names the background steps an await step joins.

@@ -57,6 +57,10 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 				skipped = append(skipped, fmt.Sprintf("%s: %s (a %s is checked against the object when the step runs)", s.Pos, s.Path, what))
 				return
 			}
+			if s.FileTemplates {
+				skipped = append(skipped, fmt.Sprintf("%s: %s (its files' ${...} are filled when the step runs)", s.Pos, s.Path))
+				return
+			}
 			if s.HasTemplates() {
 				resolved, err := s.ResolveKnown(env)
 				if err != nil {

@@ -111,8 +111,8 @@ type StepError struct {
 func (e *StepError) Error() string {
 	// A named step is called by its name, as progress and the report call it.
 	label := e.Step.Path
-	if e.Step.Name != "" {
-		label = e.Step.Name
+	if e.Step.Shown != "" {
+		label = e.Step.Shown // its name, or its named block's name and its place there
 	}
 	return fmt.Sprintf("%s: %s (%s): %v", e.Step.Pos, label, e.Step.Kind, e.Err)
 }
@@ -141,6 +141,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	}
 	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}, redact: NewRedactor(sc)}
 	ru.judge = NewJudge(rec, sc)
+	defer ru.removeCopies()
 	for _, s := range sc.Names() {
 		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
 	}
@@ -180,12 +181,23 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	if ctx.Err() != nil && err == nil {
 		err = context.Cause(ctx)
 	}
-
-	// Cleanup always: the scenario's cleanup steps, then what the run created, newest first.
 	cleanupTimeout := sc.CleanupTimeout
 	if cleanupTimeout == 0 {
 		cleanupTimeout = r.defaults.Cleanup
 	}
+
+	// Catch when the run failed (not when it was interrupted): each step whatever the others
+	// did, as much as can be collected; what they record goes in the report, and the
+	// verdict stays the failure's.
+	if err != nil && !(ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrInterrupted)) && len(sc.Catch) > 0 {
+		cctx, cancel := context.WithTimeout(cleanupCtx, cleanupTimeout)
+		for _, s := range sc.Catch {
+			_ = ru.phase(cctx, dsl.PhaseCatch, []*dsl.Step{s})
+		}
+		cancel()
+	}
+
+	// Cleanup always: the scenario's cleanup steps, then what the run created, newest first.
 	cctx, cancel := context.WithTimeout(cleanupCtx, cleanupTimeout)
 	cerr := ru.phase(cctx, dsl.PhaseCleanup, sc.Cleanup)
 	ru.autoCleanup(cctx)
@@ -278,6 +290,10 @@ type run struct {
 	writers []*artifactWriter
 	// redact hides the scenario's secret vars in what the run writes (nil: none).
 	redact *Redactor
+	// filesDir holds the copies of the files steps read with their ${...} filled; copies
+	// maps each copy to the scenario's file.
+	filesDir string
+	copies   map[string]string
 	// deferred are the steps whose objects' kinds the cluster did not serve before the run
 	// because an earlier step applies their CRD; each is checked when it first starts.
 	deferred map[*dsl.Step]bool

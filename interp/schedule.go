@@ -214,7 +214,7 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		summary = dsl.SummaryOf(params)
 	}
 	sr := &StepRecord{
-		Path: s.Path, Name: s.Name, Kind: s.Kind, Phase: s.Phase, Pos: s.Pos, Summary: summary,
+		Path: s.Path, Name: s.Name, Label: blockLabel(s), Kind: s.Kind, Phase: s.Phase, Pos: s.Pos, Summary: summary,
 		Planned: ru.offset(planned), Start: ru.offset(start), Skew: start.Sub(planned),
 		Timed: timed, Round: round, Sample: sample, Background: s.Background,
 	}
@@ -415,4 +415,12 @@ func (ru *run) waitUntil(ctx context.Context, e *dsl.Expr, interval time.Duratio
 			return err
 		}
 	}
+}
+
+// blockLabel is what an unnamed step inside a named block is called ("" for any other).
+func blockLabel(s *dsl.Step) string {
+	if s.Name == "" && s.Shown != "" && s.Shown != s.Path {
+		return s.Shown
+	}
+	return ""
 }

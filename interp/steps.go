@@ -69,9 +69,9 @@ func (ru *run) runGuarded(ctx context.Context, s *dsl.Step, sr *StepRecord, para
 		}
 	}()
 	if err := ru.guard(ctx, s, params); err != nil {
-		return err
+		return ru.fromCopies(err)
 	}
-	return params.Run(ctx, rt)
+	return ru.fromCopies(params.Run(ctx, rt))
 }
 
 // stepPanic is a panic inside a step's Run: a bug of labrun's (or of a driver), reported as the

@@ -35,6 +35,7 @@ var Kinds = map[string]Kind{
 	"kill":     killKind,
 	"wait":     waitKind,
 	"get":      getKind,
+	"events":   eventsKind,
 	"exec":     execKind,
 	"load":     loadKind,
 	"snapshot": snapshotKind,
@@ -300,6 +301,18 @@ type Runtime interface {
 	LoadStarted(m *LoadMeter)
 	// ParseAccessLog parses an Istio access-log line.
 	ParseAccessLog(line string) (LogEntry, bool)
+	// ReadFile is the path a step reads for a file of the scenario: the file itself, or, when
+	// it holds ${...}, a copy with them filled (see dsl.Scenario.ExpandFile).
+	ReadFile(path string) (string, error)
+	// ReadObjects reads the objects of YAML or JSON files of the scenario (their ${...}
+	// filled; every document, and the items of a List), each with where it is written.
+	ReadObjects(paths []string) ([]FileObject, error)
+}
+
+// FileObject is an object read from a file, and where: "assert.yaml, document 2".
+type FileObject struct {
+	Object Object
+	Source string
 }
 
 // Parent is a kind that holds steps; ChildField is the field of its value that lists them

@@ -15,10 +15,14 @@ type Wait struct {
 	Condition *Condition `json:"condition,omitempty"`
 	Match     Object     `json:"match,omitempty"`
 	Absent    Object     `json:"absent,omitempty"`
-	AnyOrder  bool       `json:"anyOrder,omitempty"`
-	Until     string     `json:"until,omitempty"`
-	Interval  Duration   `json:"interval,omitempty"`
-	Namespace string     `json:"namespace,omitempty"`
+	// MatchFiles and AbsentFiles are YAML (or JSON) files of partial objects, Chainsaw's and
+	// KUTTL's assert and errors files: every object must match, or none may.
+	MatchFiles  []string `json:"matchFiles,omitempty"`
+	AbsentFiles []string `json:"absentFiles,omitempty"`
+	AnyOrder    bool     `json:"anyOrder,omitempty"`
+	Until       string   `json:"until,omitempty"`
+	Interval    Duration `json:"interval,omitempty"`
+	Namespace   string   `json:"namespace,omitempty"`
 }
 
 // ObjectWait is a wait for objects: until one matches Want, or (Absent) until none does.
@@ -47,11 +51,11 @@ var waitKind = Kind{
 
 // Check needs exactly one thing to wait for.
 func (p *Wait) Check(c Checker) {
-	c.ExactlyOne("rollout", "condition", "match", "absent", "until")
+	c.ExactlyOne("rollout", "condition", "match", "absent", "until", "matchFiles", "absentFiles")
 	checkPartial(c, "match", p.Match, true)
 	checkPartial(c, "absent", p.Absent, false)
-	if p.AnyOrder && p.Match == nil && p.Absent == nil {
-		c.Errorf("anyOrder", "anyOrder applies to match or absent")
+	if p.AnyOrder && p.Match == nil && p.Absent == nil && len(p.MatchFiles)+len(p.AbsentFiles) == 0 {
+		c.Errorf("anyOrder", "anyOrder applies to match, absent, matchFiles or absentFiles")
 	}
 	if p.Condition != nil && p.Condition.Name == "" && p.Condition.Selector == "" {
 		c.Errorf("condition", "condition needs name or selector")
@@ -148,6 +152,10 @@ func (p *Wait) Summary() string {
 		return "match " + partialSummary(p.Match)
 	case p.Absent != nil:
 		return "absent " + partialSummary(p.Absent)
+	case len(p.MatchFiles) > 0:
+		return "match " + strings.Join(p.MatchFiles, " ")
+	case len(p.AbsentFiles) > 0:
+		return "absent " + strings.Join(p.AbsentFiles, " ")
 	case p.Condition != nil:
 		return fmt.Sprintf("%s %s%s %s=%s", p.Condition.Kind, p.Condition.Name, p.Condition.Selector, p.Condition.Type, or(p.Condition.Status, "True"))
 	}
@@ -166,6 +174,23 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 			w = ObjectWait{Want: p.Absent, Absent: true, AnyOrder: p.AnyOrder}
 		}
 		return lastState(ctx, rt, rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval))
+	case len(p.MatchFiles)+len(p.AbsentFiles) > 0:
+		absent, files := false, p.MatchFiles
+		if len(p.AbsentFiles) > 0 {
+			absent, files = true, p.AbsentFiles
+		}
+		objs, err := rt.ReadObjects(files)
+		if err != nil {
+			return err
+		}
+		// One after the other, within the step's time: each must hold (or be gone) by the end.
+		for _, o := range objs {
+			w := ObjectWait{Want: o.Object, Absent: absent, AnyOrder: p.AnyOrder}
+			if err := rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval); err != nil {
+				return lastState(ctx, rt, fmt.Errorf("%s: %w", o.Source, err))
+			}
+		}
+		return nil
 	case p.Rollout != "":
 		return lastState(ctx, rt, rt.Target().Cluster.WaitRollout(ctx, rt.Namespace(p.Namespace), p.Rollout))
 	default:

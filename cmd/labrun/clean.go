@@ -202,6 +202,13 @@ func (p *process) leftoversBeforeRun(ctx context.Context, name string, opts kube
 	if len(warnings) > 0 {
 		fmt.Fprintf(w, "labrun: %s: warning: leftovers of earlier runs not fully checked (%d resource(s) could not be listed, e.g. %v)\n", name, len(warnings), warnings[0])
 	}
+	// Not leftovers: what is already being deleted (an ephemeral namespace, whose deletion
+	// its run did not wait for), and what the other runs of this very labrun hold (a
+	// parallel suite, --count).
+	host, _ := os.Hostname()
+	items = slices.DeleteFunc(items, func(l kube.Leftover) bool {
+		return l.Terminating || l.PID == os.Getpid() && l.Host == host
+	})
 	var dead []kube.Leftover
 	var deadRuns, alive []string
 	for _, r := range groupRuns(items) {
