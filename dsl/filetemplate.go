@@ -21,7 +21,8 @@ var runtimeCompile sync.Mutex
 // own ${...} read (vars, ns, captured values). A value is written as text: a string as it is,
 // a number or a boolean as written, a list or a map as JSON (which YAML reads as a flow
 // sequence or mapping); so `replicas: ${vars.n}` is a number and `name: "${vars.x}"` a string
-// whatever it holds. $${ writes ${. A file without ${ is read as it is. The expressions are
+// whatever it holds. $${ writes ${; a comment line (# first) is left as written. A file
+// without ${ is read as it is. The expressions are
 // compiled when the scenario loads (an unknown name is an error at its line and column in the
 // file) and judged when the step starts.
 
@@ -33,6 +34,13 @@ func fileExprs(file string, data []byte, fn func(src string, pos Pos, start, end
 		switch {
 		case s[i] == '\n':
 			line, lineStart = line+1, i+1
+		case i == lineStart && strings.HasPrefix(strings.TrimLeft(s[i:], " \t"), "#"):
+			// A comment line is left as written.
+			if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+				i += j - 1
+			} else {
+				i = len(s)
+			}
 		case strings.HasPrefix(s[i:], "$${"):
 			i += 2
 		case strings.HasPrefix(s[i:], "${"):

@@ -284,7 +284,7 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		}
 		if s.MayFail && ctx.Err() == nil {
 			ru.mu.Lock()
-			sr.Warnings = append(sr.Warnings, "mayFail: the run goes on")
+			sr.Warnings = append(sr.Warnings, MayFailWarning)
 			ru.mu.Unlock()
 			err = nil
 		}
@@ -294,6 +294,9 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 	}
 	return err
 }
+
+// MayFailWarning is the warning of a step whose failure its mayFail allowed.
+const MayFailWarning = "mayFail: the run goes on"
 
 // timeoutError is a step's own timeout expiring.
 type timeoutError struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -146,6 +147,12 @@ func junitSuiteOf(id int, rec *interp.Record, host string) junitSuite {
 			// What a catch step could not collect is not a problem of the run's: the
 			// failure that made catch run is.
 			c.Skipped = &junitMessage{Message: "catch: " + orDefault(st.Error, string(st.Outcome))}
+			add(c)
+			continue
+		case st.Outcome != interp.Passed && slices.Contains(st.Warnings, interp.MayFailWarning):
+			// The scenario allowed it to fail (mayFail): the run went on, and a CI must not
+			// count it against the run.
+			c.Skipped = &junitMessage{Message: "mayFail: " + orDefault(st.Error, string(st.Outcome))}
 			add(c)
 			continue
 		}
