@@ -221,11 +221,13 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		return
 	}
 	var shared []string
+	ownNS := false // a host is a Service of the object's own (fixed) namespace
 	for _, h := range hosts {
 		fq, own := f.qualify(h, ns, kind)
 		if own {
 			continue // a host in the run's own namespace: no other run configures it
 		}
+		ownNS = ownNS || strings.HasSuffix(fq, "."+ns+".svc")
 		shared = append(shared, fq)
 		f.take(Resource{Key: "host " + fq, Why: fmt.Sprintf("applies %s for host %s, exported to every namespace", what, h), Pos: pos})
 	}
@@ -237,7 +239,7 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 	if kind == "ServiceEntry" {
 		msg = fmt.Sprintf("%s adds %s to the registry of every namespace (no exportTo): a run beside this one resolves %s through it", what, strings.Join(shared, ", "), plural(len(shared), "that host", "those hosts"))
 	}
-	if !f.unique(ns) && len(f.sc.Ephemeral) == 0 {
+	if ownNS && len(f.sc.Ephemeral) == 0 {
 		fix += ", and put the scenario in an ephemeral namespace (ephemeralNamespaces) so that its hosts are its own"
 	}
 	f.leaks = append(f.leaks, Leak{Pos: pos, Scenario: f.sc.Name, Msg: msg, Fix: fix})

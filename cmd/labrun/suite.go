@@ -59,6 +59,10 @@ func (p *process) printLeaks(leaks []suite.Leak) {
 // interrupted.
 func (p *process) runScheduled(runCtx, cleanupCtx context.Context, w *work, f *runFlags, each func(ran)) (map[int]ran, int) {
 	parallel := max(f.parallel, 1)
+	if len(w.units) > 1 && p.leftoverScan == nil {
+		p.leftoverScan = &leftoverScan{}
+		defer func() { p.leftoverScan = nil }()
+	}
 	jobs, leaks := jobsOf(w, f.target)
 	if parallel > 1 {
 		p.printLeaks(leaks)
@@ -152,6 +156,7 @@ func (p *process) withStreams(out, errs io.Writer) *process {
 	return &process{
 		Args: p.Args, Stdin: p.Stdin, Stdout: out, Stderr: errs, Getenv: p.Getenv, Cwd: p.Cwd,
 		TermWidth: p.TermWidth, Signals: p.Signals, ReleaseSignals: p.ReleaseSignals, Targets: p.Targets,
+		leftoverScan: p.leftoverScan,
 	}
 }
 
