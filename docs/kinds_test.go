@@ -67,11 +67,17 @@ func resultTables() string {
 			continue
 		case schema.TStats:
 			b.WriteString(": `<name>.<stat>`, a number, for every stat of the source (its catalogue below); and:\n")
+		case schema.TList:
+			b.WriteString(": a list (`len(<name>)`, `<name>[0]`, `all(<name>, …)`); each element:\n")
 		default:
 			b.WriteString(":\n")
 		}
 		b.WriteString("\n| field | type | exists | what |\n|---|---|---|---|\n")
-		rows(&b, "", t)
+		if t.Kind == schema.TList && t.Elem != nil {
+			rows(&b, "[i].", t.Elem)
+		} else {
+			rows(&b, "", t)
+		}
 		if k == "snapshot" {
 			sampled := schema.ResultOf(p, sampledContext{})
 			b.WriteString("\nSampled with `every`/`while`, a series:\n\n| field | type | exists | what |\n|---|---|---|---|\n")

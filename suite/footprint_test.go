@@ -18,6 +18,7 @@ _dr: {apiVersion: "networking.istio.io/v1", kind: "DestinationRule"}
 fixed: schema.#Scenario & {
 	target: "kube"
 	namespaces: ["conn-lab", "istio-system"]
+	systemNamespaces: ["istio-system"]
 	steps: [{apply: objects: [
 		_dr & {metadata: name: "backend", spec: host: "backend"},
 		_dr & {metadata: name: "local", spec: {host: "other", exportTo: ["."]}},
@@ -49,7 +50,7 @@ func load(t *testing.T) map[string]*dsl.Scenario {
 	if err := os.WriteFile(filepath.Join(dir, "lab.cue"), []byte(lab), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := dsl.Load([]string{filepath.Join(dir, "lab.cue")}, dsl.Options{})
+	res, err := dsl.Load([]string{filepath.Join(dir, "lab.cue")}, dsl.Options{AllowSystemNamespaces: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +80,9 @@ func TestFootprint(t *testing.T) {
 		leaks                  []string
 	}{
 		{"fixed", "kube", "host api.example.com; host backend.conn-lab.svc; mesh; namespace conn-lab; namespace istio-system", []string{
-			"lab.cue:11:3: warning[mesh-wide]: DestinationRule backend configures backend.conn-lab.svc for every namespace (no exportTo)",
-			"lab.cue:13:3: warning[mesh-wide]: ServiceEntry api adds api.example.com to the registry of every namespace (no exportTo)",
-			"lab.cue:15:3: warning[mesh-wide]: Sidecar default in the root namespace istio-system applies to every proxy of the mesh",
+			"lab.cue:12:3: warning[mesh-wide]: DestinationRule backend configures backend.conn-lab.svc for every namespace (no exportTo)",
+			"lab.cue:14:3: warning[mesh-wide]: ServiceEntry api adds api.example.com to the registry of every namespace (no exportTo)",
+			"lab.cue:16:3: warning[mesh-wide]: Sidecar default in the root namespace istio-system applies to every proxy of the mesh",
 		}},
 		// The hosts of an ephemeral namespace are the run's own, whatever their exportTo.
 		{"own", "kube", "mesh (shared)", nil},

@@ -152,12 +152,16 @@ func (p *process) runScheduled(runCtx, cleanupCtx context.Context, w *work, f *r
 
 // withStreams is a copy of the process whose runs write to out and errs, with no live
 // progress: the runs of a parallel suite print when they end.
+// Its secrets are its own: what it prints is hidden with its run's secret vars before it
+// reaches the buffer (the process's own redactor is another run's, or none).
 func (p *process) withStreams(out, errs io.Writer) *process {
-	return &process{
-		Args: p.Args, Stdin: p.Stdin, Stdout: out, Stderr: errs, Getenv: p.Getenv, Cwd: p.Cwd,
+	q := &process{
+		Args: p.Args, Stdin: p.Stdin, Getenv: p.Getenv, Cwd: p.Cwd,
 		TermWidth: p.TermWidth, Signals: p.Signals, ReleaseSignals: p.ReleaseSignals, Targets: p.Targets,
 		leftoverScan: p.leftoverScan,
 	}
+	q.Stdout, q.Stderr = q.secrets.wrap(out), q.secrets.wrap(errs)
+	return q
 }
 
 // writeSchedule prints the schedule of a suite: each run's lane and planned start, and what
