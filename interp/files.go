@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -112,7 +110,7 @@ func (rt *stepRuntime) ReadObjects(paths []string) ([]schema.FileObject, error) 
 			errs = append(errs, err)
 			continue
 		}
-		objs, err := yamlObjects(p, data)
+		objs, err := dsl.YAMLObjects(p, data)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -120,58 +118,3 @@ func (rt *stepRuntime) ReadObjects(paths []string) ([]schema.FileObject, error) 
 	}
 	return out, errors.Join(errs...)
 }
-
-// yamlObjects splits a YAML (or JSON) stream into its objects, each named by the line its
-// document starts on; a List's items are objects of their own.
-func yamlObjects(name string, data []byte) ([]schema.FileObject, error) {
-	var out []schema.FileObject
-	lines := strings.SplitAfter(string(data), "\n")
-	start := 0
-	flush := func(end int) error {
-		doc := strings.Join(lines[start:end], "")
-		at := start + 1
-		for i := start; i < end && strings.TrimSpace(lines[i]) == ""; i++ {
-			at = i + 2
-		}
-		if strings.TrimSpace(doc) == "" {
-			return nil
-		}
-		var o map[string]any
-		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
-			return fmt.Errorf("%s, line %d: %w", name, at, err)
-		}
-		if o == nil {
-			return nil
-		}
-		src := fmt.Sprintf("%s, line %d", name, at)
-		if items, ok := o["items"].([]any); ok && strings.HasSuffix(fmt.Sprint(o["kind"]), "List") {
-			for i, it := range items {
-				m, ok := it.(map[string]any)
-				if !ok {
-					return fmt.Errorf("%s, item %d: expected an object", src, i+1)
-				}
-				out = append(out, schema.FileObject{Object: m, Source: fmt.Sprintf("%s, item %d", src, i+1)})
-			}
-			return nil
-		}
-		if k, _ := o["kind"].(string); k == "" {
-			return fmt.Errorf("%s: the object needs a kind", src)
-		}
-		out = append(out, schema.FileObject{Object: o, Source: src})
-		return nil
-	}
-	for i, l := range lines {
-		if docSeparator.MatchString(strings.TrimRight(l, "\r\n")) {
-			if err := flush(i); err != nil {
-				return nil, err
-			}
-			start = i + 1
-		}
-	}
-	if err := flush(len(lines)); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-var docSeparator = regexp.MustCompile(`^---\s*$`)

@@ -11,7 +11,6 @@
 package suite
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"net/url"
@@ -21,8 +20,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
@@ -335,29 +332,13 @@ func readObjects(dir, file string) []schema.Object {
 	if err != nil {
 		return nil
 	}
-	var out []schema.Object
-	for _, doc := range docSeparator.Split(string(data), -1) {
-		if len(bytes.TrimSpace([]byte(doc))) == 0 {
-			continue
-		}
-		var o map[string]any
-		if yaml.Unmarshal([]byte(doc), &o) != nil || o == nil {
-			continue
-		}
-		if items, ok := o["items"].([]any); ok && strings.HasSuffix(fmt.Sprint(o["kind"]), "List") {
-			for _, it := range items {
-				if m, ok := it.(map[string]any); ok {
-					out = append(out, m)
-				}
-			}
-			continue
-		}
-		out = append(out, o)
+	objs, _ := dsl.YAMLObjects(file, data)
+	out := make([]schema.Object, len(objs))
+	for i, o := range objs {
+		out[i] = o.Object
 	}
 	return out
 }
-
-var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*$`)
 
 // splitHost splits a host name at its dots, except those inside a ${...}.
 func splitHost(h string) []string {
