@@ -707,7 +707,6 @@ func (p *process) checkTarget(name string) error {
 	return nil
 }
 
-
 // newTarget builds the named target for a scenario.
 func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, f *targetFlags, run runInfo) (*schema.Target, error) {
 	if mk := p.Targets[name]; mk != nil {
