@@ -53,8 +53,9 @@ func TestE2EKubePrimitives(t *testing.T) {
 			"✓ recreate (apply: create ConfigMap/flags)",
 			"⚠ expectFail: failed as expected: create ConfigMap primitives-lab/flags (objects[0]): it exists already",
 			"⚠ expectFail: failed as expected: sh -c kubectl -n \"$LABRUN_NAMESPACE\" get configmap flags exited with code 1",
-			"✓ outcome.recreate == 'passed'",
-			"✓ int(trim(pods.stdout)) == 2",
+			// the verdict shows each part's value (issue 32)
+			`✓ (outcome.recreate ("passed") == "passed")`,
+			`✓ int(trim(pods.stdout ("2\n")) ("2")) (2) == 2`,
 			// Deleted by a step and by kubectl: the cleanup does not claim to have removed them.
 			"cleanup: already gone: Deployment primitives-lab/web",
 			"cleanup: already gone: ConfigMap primitives-lab/flags",
