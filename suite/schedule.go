@@ -55,6 +55,8 @@ type Slot struct {
 	// job's span is one.
 	Start time.Duration `json:"startNs"`
 	End   time.Duration `json:"endNs"`
+	// Order is when it starts among the jobs (0: first), as Run starts them.
+	Order int `json:"order"`
 	// After is the job it waited for because the two overlap (-1: it waited for no job, or
 	// only for a free lane), and Why the overlap.
 	After int    `json:"after"`
@@ -85,6 +87,7 @@ func Schedule(jobs []Job, parallel int) []Slot {
 		pending = append(pending, i)
 	}
 	now := time.Duration(0)
+	order := 0
 	for len(pending) > 0 {
 		var rest []int
 		for _, j := range pending {
@@ -108,7 +111,8 @@ func Schedule(jobs []Job, parallel int) []Slot {
 			}
 			end := now + jobs[j].Planned
 			lanes[free] = lane{job: j, end: end}
-			slots[j] = Slot{Job: j, Lane: free + 1, Start: now, End: end, After: blocker[j]}
+			slots[j] = Slot{Job: j, Lane: free + 1, Start: now, End: end, Order: order, After: blocker[j]}
+			order++
 			if blocker[j] >= 0 {
 				slots[j].Why = blocked[j].String()
 			}

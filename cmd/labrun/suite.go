@@ -176,7 +176,7 @@ func writeSchedule(w io.Writer, cwd string, units []*dsl.Unit, jobs []suite.Job,
 		if sa.Start != sb.Start {
 			return sa.Start < sb.Start
 		}
-		return sa.Lane < sb.Lane
+		return sa.Order < sb.Order
 	})
 	var end time.Duration
 	var sum time.Duration
@@ -184,7 +184,11 @@ func writeSchedule(w io.Writer, cwd string, units []*dsl.Unit, jobs []suite.Job,
 		end = max(end, s.End)
 		sum += jobs[i].Planned
 	}
-	fmt.Fprintf(w, "schedule: %d run%s, at most %d at once; planned ≥%s (one at a time: ≥%s)\n", len(units), plural(len(units)), parallel, fmtSpan(end), fmtSpan(sum))
+	if sum > 0 {
+		fmt.Fprintf(w, "schedule: %d run%s, at most %d at once; planned ≥%s (one at a time: ≥%s)\n", len(units), plural(len(units)), parallel, fmtSpan(end), fmtSpan(sum))
+	} else {
+		fmt.Fprintf(w, "schedule: %d run%s, at most %d at once, in the order they start (how long each takes is known only when it runs)\n", len(units), plural(len(units)), parallel)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  LANE\tSTART\tRUN\tPLANNED\tWAITS FOR")
 	for _, i := range order {
