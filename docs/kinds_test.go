@@ -32,10 +32,14 @@ func sees(k string) string {
 	case t.Kind == schema.TStats:
 		return "`<name>.<stat>`, typed by the source's catalogue; a series (`.samples`, `.max`, `.last`, …) when sampled with `every`"
 	}
+	root := "`<name>."
+	if t.Kind == schema.TList && t.Elem != nil {
+		t, root = t.Elem, "`<name>[i]." // a list of records (events)
+	}
 	var out []string
 	for i, f := range t.Fields {
 		if i == 0 {
-			out = append(out, "`<name>."+f.Name+"`")
+			out = append(out, root+f.Name+"`")
 		} else {
 			out = append(out, "`."+f.Name+"`")
 		}
@@ -63,11 +67,17 @@ func resultTables() string {
 			continue
 		case schema.TStats:
 			b.WriteString(": `<name>.<stat>`, a number, for every stat of the source (its catalogue below); and:\n")
+		case schema.TList:
+			b.WriteString(": a list (`len(<name>)`, `<name>[0]`, `all(<name>, …)`); each element:\n")
 		default:
 			b.WriteString(":\n")
 		}
 		b.WriteString("\n| field | type | exists | what |\n|---|---|---|---|\n")
-		rows(&b, "", t)
+		if t.Kind == schema.TList && t.Elem != nil {
+			rows(&b, "[i].", t.Elem)
+		} else {
+			rows(&b, "", t)
+		}
 		if k == "snapshot" {
 			sampled := schema.ResultOf(p, sampledContext{})
 			b.WriteString("\nSampled with `every`/`while`, a series:\n\n| field | type | exists | what |\n|---|---|---|---|\n")

@@ -80,7 +80,7 @@ func (c *stepChecker) ExactlyOneOf(field string, fields ...string) string {
 
 func (c *stepChecker) Target() string       { return c.d.target() }
 func (c *stepChecker) Local() *schema.Local { return c.d.sc.Local }
-func (c *stepChecker) Namespaces() []string { return c.d.sc.Namespaces }
+func (c *stepChecker) Namespaces() []string { return c.d.sc.Allowed() }
 func (c *stepChecker) Sampled() bool        { return c.s.Every > 0 || c.s.While != "" }
 
 func (c *stepChecker) Step(name string) (string, bool) {
@@ -299,7 +299,7 @@ func (d *decoder) checkKinds() {
 				c.Errorf("", "%s of %s names no namespace, and the scenario declares none: declare namespaces: [\"…\"] (mutations are allowed only there) or give it metadata.namespace", s.Kind, name)
 				continue
 			}
-			if err := schema.Guard(s.Kind, m, staticRefs(m), d.sc.Namespaces, d.sc.ClusterScoped); err != nil {
+			if err := schema.Guard(s.Kind, m, staticRefs(m), d.sc.Allowed(), d.sc.ClusterScoped); err != nil {
 				c.Errorf("", "%v", err)
 			}
 		}
@@ -334,10 +334,7 @@ func (d *decoder) defaultNamespace(ns string) string {
 	if ns != "" {
 		return ns
 	}
-	if len(d.sc.Namespaces) > 0 {
-		return d.sc.Namespaces[0]
-	}
-	return ""
+	return d.sc.DefaultNamespace()
 }
 
 // clusterScopedKinds are the cluster-scoped kinds a scenario is likely to apply; the guard
@@ -585,13 +582,7 @@ func (d *decoder) checkSampling(s *Step, entries map[string]*Entry) {
 
 // defaultTimeout is the runner's bound of a step that sets none (0: none).
 func (d *decoder) defaultTimeout(s *Step) time.Duration {
-	switch s.Params.Plan().Timeout {
-	case schema.TimeoutWait:
-		return schema.DefaultWaitTimeout
-	case schema.TimeoutStep:
-		return schema.DefaultStepTimeout
-	}
-	return 0
+	return s.Params.Plan().Timeout.Default()
 }
 
 // minDuration is an entry's planned duration, or its lower bound (0 when nothing is known).

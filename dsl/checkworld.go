@@ -14,6 +14,9 @@ import (
 // checkNamespaces checks that each declared namespace is a name the API server accepts (an
 // RFC 1123 label), which a run finds only when it applies the first object there.
 func (d *decoder) checkNamespaces() {
+	if len(d.sc.Ephemeral) > 0 && d.target() == "local" {
+		d.err(d.rootFieldPos("ephemeralNamespaces"), "ephemeralNamespaces", "ephemeralNamespaces are made on a cluster, and the scenario runs on the local target: add target: \"kube\" (or run with --target kube), or drop them")
+	}
 	for i, ns := range d.sc.Namespaces {
 		if dnsLabelRE.MatchString(ns) || strings.Contains(ns, "${") {
 			continue

@@ -83,6 +83,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	}
 	sc.Namespaces = d.stringList("namespaces")
 	sc.SystemNamespaces = d.stringList("systemNamespaces")
+	d.ephemeral()
 	sc.AllowReset = d.stringList("allowReset")
 	sc.Tags = d.stringList("tags")
 	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
@@ -134,16 +135,20 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		// nothing.
 		d.err(d.l.litPos(stepsV), "steps", "steps is empty: expected at least one step (setup and cleanup run around them)")
 	}
+	sc.Catch = d.steps(v.LookupPath(cue.MakePath(cue.Str("catch"))), PhaseCatch, "catch", nil, nil)
 	sc.Cleanup = d.steps(v.LookupPath(cue.MakePath(cue.Str("cleanup"))), PhaseCleanup, "cleanup", nil, nil)
 	d.indexSteps()
 	sc.timeline = d.timeline
 	d.checkStructure()
 	d.checkSystemNamespaces()
+	d.shownNames()
+	d.markFileTemplates()
 	d.checkKinds()
 	d.checkTimeline()
 	d.checkLocalWorld()
 	d.checkNamespaces()
 	names := d.names()
+	sc.exprNames = names
 	d.compile(names)
 	d.plot()
 	d.checkSampledReads()
@@ -172,6 +177,48 @@ func (d *decoder) strings(fields map[string]*string) {
 		if s, err := d.root.LookupPath(cue.MakePath(cue.Str(name))).String(); err == nil {
 			*dst = s
 		}
+	}
+}
+
+// ephemeral decodes ephemeralNamespaces: each a key, or a struct with its name, labels and
+// annotations (the schema checks their shape). A key given twice, or also listed under
+// namespaces, is refused.
+func (d *decoder) ephemeral() {
+	it, err := d.root.LookupPath(cue.MakePath(cue.Str("ephemeralNamespaces"))).List()
+	if err != nil {
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; it.Next(); i++ {
+		v := it.Value()
+		e := EphemeralNamespace{Pos: d.l.valuePos(v)}
+		if key, err := v.String(); err == nil {
+			e.Key = key
+		} else {
+			var x struct {
+				Name        string            `json:"name"`
+				Labels      map[string]string `json:"labels"`
+				Annotations map[string]string `json:"annotations"`
+			}
+			if v.Decode(&x) != nil {
+				continue // the schema reports it
+			}
+			e.Key, e.Labels, e.Annotations = x.Name, x.Labels, x.Annotations
+		}
+		if e.Key == "" {
+			continue
+		}
+		field := "ephemeralNamespaces." + strconv.Itoa(i)
+		switch {
+		case seen[e.Key]:
+			d.err(e.Pos, field, "ephemeral namespace %q is declared twice", e.Key)
+			continue
+		case slices.Contains(d.sc.Namespaces, e.Key):
+			d.err(e.Pos, field, "%q is both a fixed namespace (namespaces) and an ephemeral one: a run names its ephemeral namespace %s, never %q; keep one", e.Key, EphemeralName(e.Key, "<run id>"), e.Key)
+			continue
+		}
+		seen[e.Key] = true
+		d.sc.Ephemeral = append(d.sc.Ephemeral, e)
 	}
 }
 
@@ -603,6 +650,31 @@ func (d *decoder) exactlyOneNamed(what string, kv cue.Value, kpath string, field
 	return ""
 }
 
+// shownNames sets what each step is called on the console and in JUnit (Step.Shown): a step
+// without a name inside a named block is the block's name and its indexes below it.
+func (d *decoder) shownNames() {
+	for _, s := range d.order {
+		s.Shown = s.Path
+		if s.Name != "" {
+			s.Shown = s.Name
+			continue
+		}
+		for a := d.parent[s]; a != nil; a = d.parent[a] {
+			if a.Name == "" {
+				continue
+			}
+			var idx []string
+			for _, part := range strings.Split(strings.TrimPrefix(s.Path, a.Path+"."), ".") {
+				if _, err := strconv.Atoi(part); err == nil {
+					idx = append(idx, part)
+				}
+			}
+			s.Shown = a.Name + "." + strings.Join(idx, ".")
+			break
+		}
+	}
+}
+
 // checkStructure checks names, at, background, await and every/while.
 func (d *decoder) checkStructure() {
 	sc := d.sc
@@ -610,7 +682,7 @@ func (d *decoder) checkStructure() {
 		if s.Name == "" {
 			continue
 		}
-		if Reserved[s.Name] {
+		if Reserved[s.Name] || s.Name == "ns" && len(sc.Ephemeral) > 0 {
 			d.err(d.fieldPos(s, "name"), s.Path+".name", "%q is a reserved name (it means something in expressions); choose another", s.Name)
 			continue
 		}
@@ -638,8 +710,8 @@ func (d *decoder) checkStructure() {
 				d.err(d.fieldPos(s, "expectFail"), s.Path+".expectFail", "expectFail does not apply to a sampler (every): each sample is its own step; assert on what the samples recorded instead")
 			}
 		}
-		if s.Background && s.Phase == PhaseCleanup {
-			d.err(d.fieldPos(s, "background"), s.Path+".background", "background steps are not allowed in cleanup")
+		if s.Background && (s.Phase == PhaseCleanup || s.Phase == PhaseCatch) {
+			d.err(d.fieldPos(s, "background"), s.Path+".background", "background steps are not allowed in %s", s.Phase)
 		}
 		hasEvery := s.Every > 0 || d.stepValue[s].LookupPath(cue.MakePath(cue.Str("every"))).Exists()
 		if hasEvery != (s.While != "") {
@@ -766,6 +838,10 @@ func (d *decoder) names() *Names {
 	n := &Names{
 		Results: map[string]*StepResult{}, Vars: sc.Vars, Backends: map[string]bool{},
 		Blackholes: map[string]bool{}, Steps: map[string]bool{}, Target: d.target(),
+		Namespaces: map[string]bool{},
+	}
+	for _, e := range sc.Ephemeral {
+		n.Namespaces[e.Key] = true
 	}
 	for name := range sc.names {
 		n.Steps[name] = true
@@ -844,6 +920,11 @@ func (d *decoder) compile(names *Names) {
 				d.l.errs.errs = append(d.l.errs.errs, cerr)
 				continue
 			}
+			for _, n := range e.Names {
+				if st := sc.names[n]; st != nil && st.Phase == PhaseCatch {
+					d.l.errs.add(e.Pos, fmt.Sprintf("%s.expect.%d", sc.Name, i), "expectations are judged when the run reached its end, and %q is a catch step, which runs only when the run failed: read it in the report, not in expect", n)
+				}
+			}
 			if !e.readsTheRun() {
 				// vars, literals, the target's values: the same on every run.
 				d.err(e.Pos, fmt.Sprintf("expect.%d", i), "expectation %q reads nothing the run records: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src)
@@ -876,14 +957,21 @@ func (d *decoder) compile(names *Names) {
 					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind)
 					d.checkWaitChanges(s, e, sc.Name+"."+s.Path+"."+s.Kind)
 					if sr, ok := s.Params.(schema.SelfReader); ok && sr.ReadsOwnResult() && (s.Name == "" || !slices.Contains(e.Names, s.Name)) {
+						example, name := "%s.max_connections == 5", "cfg"
+						if s.Kind == "get" {
+							example, name = "%s.status.phase == 'Running'", "pod"
+						}
 						if s.Name == "" {
-							d.l.errs.add(e.Pos, sc.Name+"."+s.Path+"."+s.Kind+".until", "%s's until judges what the step reads by the step's name, and the step has none: name it (name: \"cfg\") and write e.g. cfg.max_connections == 5", s.Kind)
+							d.l.errs.add(e.Pos, sc.Name+"."+s.Path+"."+s.Kind+".until", "%s's until judges what the step reads by the step's name, and the step has none: name it (name: \"%s\") and write e.g. "+example, s.Kind, name, name)
 						} else {
-							d.l.errs.add(e.Pos, sc.Name+"."+s.Path+"."+s.Kind+".until", "%s's until does not read %q, what the step reads: write e.g. %s.max_connections == 5", s.Kind, s.Name, s.Name)
+							d.l.errs.add(e.Pos, sc.Name+"."+s.Path+"."+s.Kind+".until", "%s's until does not read %q, what the step reads: write e.g. "+example, s.Kind, s.Name, s.Name)
 						}
 					}
 				}
 			}
+		}
+		if s.FileTemplates {
+			d.checkFileTemplates(s, names)
 		}
 		if s.raw != nil {
 			d.templates(s, d.kindValue[s], names)

@@ -139,6 +139,8 @@ type Names struct {
 	// Results are the named steps that record a result, by name.
 	Results map[string]*StepResult
 	Vars    map[string]any
+	// Namespaces are the keys of the scenario's ephemeral namespaces (ns.<key>).
+	Namespaces map[string]bool
 	// Backends and Blackholes are the local target's endpoints.
 	Backends   map[string]bool
 	Blackholes map[string]bool
@@ -221,6 +223,13 @@ func (n *Names) Env() map[string]any {
 		"ended":      map[string]float64{},
 		"outcome":    map[string]string{},
 		"error":      map[string]string{},
+	}
+	if len(n.Namespaces) > 0 {
+		ns := map[string]string{}
+		for k := range n.Namespaces {
+			ns[k] = ""
+		}
+		env["ns"] = ns
 	}
 	vars := map[string]any{}
 	for k, v := range n.Vars {
@@ -511,6 +520,9 @@ func (n *Names) known() []string {
 		out = append(out, k)
 	}
 	out = append(out, "delta", "vars", "started", "ended", "outcome", "error")
+	if len(n.Namespaces) > 0 {
+		out = append(out, "ns")
+	}
 	if len(n.Backends) > 0 {
 		out = append(out, "backends")
 	}

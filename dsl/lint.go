@@ -140,7 +140,7 @@ func (d *decoder) lint() {
 	}
 	reads := d.statsRead()
 	tcpStatsWarned := map[string]bool{} // once per cluster: at its first snapshot
-	Walk(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Cleanup...), func(s *Step) {
+	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
 		var cluster string
 		var envoy *schema.PodRef
 		switch p := s.Params.(type) {

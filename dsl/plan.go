@@ -83,7 +83,9 @@ type Entry struct {
 	// MinDuration is a lower bound of the duration (a load of a duration: fortio's start-up
 	// adds a little; a block holding one).
 	MinDuration *time.Duration `json:"minDurationNs,omitempty"`
-	Timeout     time.Duration  `json:"timeoutNs,omitempty"`
+	// Timeout bounds the step: its own timeout, or (TimeoutDefault) its kind's default.
+	Timeout        time.Duration `json:"timeoutNs,omitempty"`
+	TimeoutDefault bool          `json:"timeoutDefault,omitempty"`
 	// WaitsOn names what the step waits for: awaited steps, or the step it samples while.
 	WaitsOn []string `json:"waitsOn,omitempty"`
 	// Background: the step runs on until JoinedBy (an await step's path) or the end of its phase.
@@ -103,7 +105,7 @@ func PlanOf(sc *Scenario) *Plan {
 		p.Vars = append(p.Vars, PlanVar{Name: name, Value: sc.Vars[name], From: or(sc.VarSource[name], "default")})
 	}
 	joined := map[string]string{}
-	Walk(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Cleanup...), func(s *Step) {
+	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
 		for _, a := range s.Await {
 			if _, ok := joined[a]; !ok {
 				joined[a] = s.Label()
@@ -144,6 +146,10 @@ func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string
 		Phase: s.Phase, Path: s.Path, Pos: s.Pos, Depth: depth, Name: s.Name, Kind: s.Kind,
 		Summary: Summary(s), Start: start, InBlock: inBlock, Timeout: s.Timeout,
 		Background: s.Background, Every: s.Every, While: s.While, WaitsOn: s.Await,
+	}
+	if s.Timeout == 0 && s.Params != nil {
+		e.Timeout = s.Params.Plan().Timeout.Default()
+		e.TimeoutDefault = e.Timeout > 0
 	}
 	if s.Background {
 		e.JoinedBy = joined[s.Name]

@@ -14,7 +14,7 @@ import (
 const pathSep = "\x00"
 
 // HasTemplates reports whether the step's parameters hold ${...} interpolations.
-func (s *Step) HasTemplates() bool { return len(s.templates) > 0 }
+func (s *Step) HasTemplates() bool { return len(s.templates) > 0 || s.FileTemplates }
 
 // Templates returns the step's compiled templates.
 func (s *Step) Templates() []*Template {

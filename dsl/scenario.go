@@ -8,6 +8,7 @@ package dsl
 
 import (
 	"regexp"
+	"strings"
 	"time"
 
 	"labrun.dev/labrun/schema"
@@ -23,9 +24,14 @@ type Scenario struct {
 	// resolve against it).
 	Dir string
 
-	Doc        string
-	Target     string
+	Doc    string
+	Target string
+	// Namespaces are the fixed namespaces the scenario may change (namespaces:).
 	Namespaces []string
+	// Ephemeral are the namespaces made for each run (ephemeralNamespaces:); Generated maps
+	// each one's key to its name in one run (set by ForRun; nil in a scenario as loaded).
+	Ephemeral []EphemeralNamespace
+	Generated map[string]string
 	// SystemNamespaces are the system namespaces among Namespaces that the scenario opts in
 	// to change (schema.SystemNamespaces; the run also needs --allow-system-namespaces).
 	SystemNamespaces []string
@@ -36,11 +42,14 @@ type Scenario struct {
 	Secrets []string
 	// Declared is where each var is declared; VarSource says where its value came from
 	// ("default" or "command line").
-	Declared       map[string]Pos
-	VarSource      map[string]string
-	Local          *schema.Local
-	Setup          []*Step
-	Steps          []*Step
+	Declared  map[string]Pos
+	VarSource map[string]string
+	Local     *schema.Local
+	Setup     []*Step
+	Steps     []*Step
+	// Catch runs only when the setup or the steps failed (a step failed or errored), before
+	// the cleanup: it collects what explains the failure (events, describe, logs).
+	Catch          []*Step
 	Cleanup        []*Step
 	Expect         []*Expr
 	AllowReset     []string
@@ -72,22 +81,29 @@ type Scenario struct {
 	names map[string]*Step
 	// timeline is the steps' order and nesting (see Unavailable).
 	timeline *timeline
+	// exprNames are the names expressions see, for the ${...} of files read at run time.
+	exprNames *Names
 }
 
 // Step returns the step with this name, or nil.
 func (s *Scenario) Step(name string) *Step { return s.names[name] }
 
-// Phase is one of the three phases of a scenario.
+// Phase is one of the phases of a scenario.
 type Phase string
 
 // The phases, in the order they run.
 const (
 	PhaseSetup   Phase = "setup"
 	PhaseSteps   Phase = "steps"
+	PhaseCatch   Phase = "catch"
 	PhaseCleanup Phase = "cleanup"
 )
 
-// Phases returns the scenario's phases with their steps.
+// phaseOrder is the order the phases run in.
+var phaseOrder = map[Phase]int{PhaseSetup: 0, PhaseSteps: 1, PhaseCatch: 2, PhaseCleanup: 3}
+
+// Phases returns the scenario's phases with their steps, in the order they run (catch only
+// when the run failed).
 func (s *Scenario) Phases() []struct {
 	Phase Phase
 	Steps []*Step
@@ -95,7 +111,7 @@ func (s *Scenario) Phases() []struct {
 	return []struct {
 		Phase Phase
 		Steps []*Step
-	}{{PhaseSetup, s.Setup}, {PhaseSteps, s.Steps}, {PhaseCleanup, s.Cleanup}}
+	}{{PhaseSetup, s.Setup}, {PhaseSteps, s.Steps}, {PhaseCatch, s.Catch}, {PhaseCleanup, s.Cleanup}}
 }
 
 // Step is one step of a scenario.
@@ -107,7 +123,11 @@ type Step struct {
 	Phase Phase
 
 	Name string
-	Doc  string
+	// Shown is what progress and JUnit call the step: its name; or, inside a named block, the
+	// block's name and the step's place in it ("create.1" for the second step of the block
+	// named create, "create.1.0" deeper); else its path.
+	Shown string
+	Doc   string
 	// Kind is the step kind: a key of schema.Kinds.
 	Kind string
 
@@ -135,6 +155,9 @@ type Step struct {
 	raw       any
 	templates map[string]*Template
 
+	// FileTemplates: a file the step reads (apply.files, wait.matchFiles, …) holds ${...},
+	// filled when the step starts (Scenario.ExpandFile).
+	FileTemplates bool
 	// Children are the steps of parallel, sequence and repeat.
 	Children []*Step
 	// Await names the background steps an await step joins.
@@ -180,4 +203,62 @@ func (s *Scenario) Names() []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// EphemeralNamespace is a namespace made for each run, under the name <Key>-<run id>.
+type EphemeralNamespace struct {
+	Key         string            `json:"name"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Pos         Pos               `json:"-"`
+}
+
+// NamespaceRef is how an expression or a ${...} reads the name of the ephemeral namespace key:
+// ns.key, or ns["key"] when the key holds a dash.
+func NamespaceRef(key string) string {
+	if strings.Contains(key, "-") {
+		return `ns["` + key + `"]`
+	}
+	return "ns." + key
+}
+
+// Allowed are the namespaces the scenario's mutating steps may change: its ephemeral ones
+// (their names in this run, or before a run "${ns.key}", which no real namespace can be
+// called), then its fixed ones.
+func (s *Scenario) Allowed() []string {
+	out := make([]string, 0, len(s.Ephemeral)+len(s.Namespaces))
+	for _, e := range s.Ephemeral {
+		if n := s.Generated[e.Key]; n != "" {
+			out = append(out, n)
+		} else {
+			out = append(out, "${"+NamespaceRef(e.Key)+"}")
+		}
+	}
+	return append(out, s.Namespaces...)
+}
+
+// DefaultNamespace is the namespace of steps and objects that name none: the first ephemeral
+// namespace, else the first fixed one ("" when the scenario declares none).
+func (s *Scenario) DefaultNamespace() string {
+	if a := s.Allowed(); len(a) > 0 {
+		return a[0]
+	}
+	return ""
+}
+
+// EphemeralName is the name of the ephemeral namespace key in the run runID.
+func EphemeralName(key, runID string) string { return key + "-" + runID }
+
+// ForRun returns a copy of the scenario for the run runID, with its ephemeral namespaces
+// named; the scenario itself is left as it is (the runs of a --count share it).
+func (s *Scenario) ForRun(runID string) *Scenario {
+	if len(s.Ephemeral) == 0 {
+		return s
+	}
+	c := *s
+	c.Generated = make(map[string]string, len(s.Ephemeral))
+	for _, e := range s.Ephemeral {
+		c.Generated[e.Key] = EphemeralName(e.Key, runID)
+	}
+	return &c
 }

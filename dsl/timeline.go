@@ -28,7 +28,7 @@ func (tl *timeline) indexSteps() {
 	}
 }
 
-var phaseRank = map[Phase]int{PhaseSetup: 0, PhaseSteps: 1, PhaseCleanup: 2}
+var phaseRank = phaseOrder
 
 // ancestor reports whether a holds s.
 func (tl *timeline) ancestor(a, s *Step) bool {

@@ -210,6 +210,10 @@ func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *s
 		return names.endpointMap(names.Blackholes, blackholeType)
 	case "target":
 		return names.targetType()
+	case "ns":
+		if len(names.Namespaces) > 0 {
+			return names.nsType()
+		}
 	case "$env":
 		return schema.AnyType
 	}
@@ -994,6 +998,13 @@ func (n *Names) varsType() *schema.Type {
 		n.vars = schema.TypeOfValue(map[string]any(n.Vars))
 	}
 	return n.vars
+}
+
+// nsType is ns: the run's name of each ephemeral namespace, by key.
+func (n *Names) nsType() *schema.Type {
+	key := &schema.Type{Kind: schema.TString, Go: schema.StringType.Go, Doc: "an ephemeral namespace's key",
+		Hint: "declare it under ephemeralNamespaces"}
+	return schema.MapOf(key, schema.Str("the namespace's name in this run")).WithKeys(sortedKeys(n.Namespaces))
 }
 
 // stepMap is started, ended, outcome or error: a map by step name.

@@ -44,7 +44,8 @@ s: schema.#Scenario & {
 	})
 }
 
-// An until that never holds ends with the step's timeout and says why it last did not hold. The
+// An until that never holds ends with the step's timeout, fails the run (what it read is not
+// as expected: exit 1, not an infrastructure error) and says why it last did not hold. The
 // timeout falls between two reads (reads at 0 s ... 5 s, timeout 5.5 s): a timeout at a read's
 // instant races that read's timer, and the count of reads would be either.
 func TestConfigUntilTimesOut(t *testing.T) {
@@ -57,16 +58,14 @@ s: schema.#Scenario & {
 			return map[string]any{"max_connections": 4294967295.0}, nil
 		}}
 		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
-		if rec.Outcome == interp.Passed {
-			t.Fatal("an until that never holds passed")
+		if rec.Outcome != interp.Failed {
+			t.Fatalf("an until that never holds: outcome %s, want failed (%s)", rec.Outcome, rec.Error)
 		}
-		// The runner reports the timeout; the step's warning says why the until did not hold.
 		var msg string
 		for _, s := range rec.Steps {
 			msg += s.Error + " " + strings.Join(s.Warnings, "; ")
 		}
-		if !strings.Contains(msg, "config timed out after 5.5s") || !strings.Contains(msg, "until cfg.max_connections == 1 did not hold after 6 reads; last:") ||
-			!strings.Contains(msg, "4294967295") {
+		if !strings.Contains(msg, "config until cfg.max_connections == 1: config timed out after 5.5s after 6 reads; last:") || !strings.Contains(msg, "4294967295") {
 			t.Errorf("error: %s", msg)
 		}
 	})

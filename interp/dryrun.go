@@ -26,13 +26,16 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 	if t.Cluster == nil {
 		return nil, nil, fmt.Errorf("the %s target has no cluster to validate against", t.Name)
 	}
+	// Ephemeral namespaces get names of their own here too (they do not exist: their objects
+	// are validated in namespace default, as those of a namespace the setup creates).
+	sc = sc.ForRun("dry-run")
 	namespace := func(ns string) string {
-		if ns == "" && len(sc.Namespaces) > 0 {
-			return sc.Namespaces[0]
+		if ns == "" {
+			return sc.DefaultNamespace()
 		}
 		return ns
 	}
-	rec := &Record{Vars: sc.Vars, TargetValues: t.Values, Results: map[string]*Result{}}
+	rec := &Record{Vars: sc.Vars, TargetValues: t.Values, Results: map[string]*Result{}, Namespaces: sc.Generated}
 	env := NewJudge(rec, sc).Env()
 	defined := crdKinds{}
 	for _, ph := range sc.Phases() {
@@ -52,6 +55,10 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 					what = opts.Subresource + " write"
 				}
 				skipped = append(skipped, fmt.Sprintf("%s: %s (a %s is checked against the object when the step runs)", s.Pos, s.Path, what))
+				return
+			}
+			if s.FileTemplates {
+				skipped = append(skipped, fmt.Sprintf("%s: %s (its files' ${...} are filled when the step runs)", s.Pos, s.Path))
 				return
 			}
 			if s.HasTemplates() {

@@ -113,7 +113,11 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) err
 	if len(m.Objects) > 0 || len(m.Files) > 0 {
 		files := make([]string, len(m.Files))
 		for i, f := range m.Files {
-			files[i] = (&stepRuntime{ru: ru, s: s}).File(f)
+			p, err := (&stepRuntime{ru: ru, s: s}).ReadFile(f)
+			if err != nil {
+				return err
+			}
+			files[i] = p
 		}
 		r, err := ru.target.Cluster.Objects(ctx, m.Objects, files, m.Namespace)
 		if err != nil {
@@ -121,7 +125,7 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) err
 		}
 		refs = r
 	}
-	return schema.Guard(s.Kind, m, refs, ru.sc.Namespaces, ru.sc.ClusterScoped)
+	return schema.Guard(s.Kind, m, refs, ru.sc.Allowed(), ru.sc.ClusterScoped)
 }
 
 // checkDeferred does for a deferred apply step, when it starts, what the pre-run checks would

@@ -105,6 +105,9 @@ func (j *Judge) Env() map[string]any {
 			}
 		}
 	}
+	if rec.Namespaces != nil {
+		env["ns"] = rec.Namespaces
+	}
 	if env["vars"] == nil {
 		env["vars"] = map[string]any{}
 	}

@@ -48,6 +48,9 @@ type Record struct {
 	Target string         `json:"target"`
 	Where  string         `json:"where,omitempty"`
 	Vars   map[string]any `json:"vars,omitempty"`
+	// Namespaces are the run's ephemeral namespaces: key → the name this run gave it
+	// (expressions read them as ns.<key>).
+	Namespaces map[string]string `json:"namespaces,omitempty"`
 	// TargetValues are the names the target gave expressions (e.g. local backends).
 	TargetValues map[string]any `json:"targetValues,omitempty"`
 	Start        time.Time      `json:"start"`
@@ -85,8 +88,11 @@ type Record struct {
 // StepRecord is one execution of a step (a sampler records one per sample, a repeat one per
 // round of its children).
 type StepRecord struct {
-	Path    string    `json:"path"`
-	Name    string    `json:"name,omitempty"`
+	Path string `json:"path"`
+	Name string `json:"name,omitempty"`
+	// Label is what the step is called when it has no name but a named block holds it
+	// ("create.1"; see dsl.Step.Shown).
+	Label   string    `json:"label,omitempty"`
 	Kind    string    `json:"kind"`
 	Phase   dsl.Phase `json:"phase"`
 	Pos     dsl.Pos   `json:"pos"`

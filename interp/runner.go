@@ -36,8 +36,11 @@ type Runner struct {
 
 // Defaults are the timeouts of steps that do not set their own.
 type Defaults struct {
-	// Wait bounds wait steps (rollout, condition, until) and the waits of scale and restart.
+	// Wait bounds waits for pods and controllers (rollout, condition) and the waits of scale
+	// and restart.
 	Wait time.Duration
+	// Assert bounds waits that judge the system under test (match, absent, until).
+	Assert time.Duration
 	// Step bounds every other step that talks to the world.
 	Step time.Duration
 	// Cleanup bounds the cleanup phase when the scenario does not say.
@@ -73,7 +76,7 @@ func New(target *schema.Target, opts ...Option) *Runner {
 		target:   target,
 		clock:    RealClock{},
 		observe:  func(Event) {},
-		defaults: Defaults{Wait: schema.DefaultWaitTimeout, Step: schema.DefaultStepTimeout, Cleanup: schema.DefaultCleanupTimeout, CleanupRetry: DefaultCleanupRetry},
+		defaults: Defaults{Wait: schema.DefaultWaitTimeout, Assert: schema.DefaultAssertTimeout, Step: schema.DefaultStepTimeout, Cleanup: schema.DefaultCleanupTimeout, CleanupRetry: DefaultCleanupRetry},
 	}
 	for _, o := range opts {
 		o(r)
@@ -108,8 +111,8 @@ type StepError struct {
 func (e *StepError) Error() string {
 	// A named step is called by its name, as progress and the report call it.
 	label := e.Step.Path
-	if e.Step.Name != "" {
-		label = e.Step.Name
+	if e.Step.Shown != "" {
+		label = e.Step.Shown // its name, or its named block's name and its place there
 	}
 	return fmt.Sprintf("%s: %s (%s): %v", e.Step.Pos, label, e.Step.Kind, e.Err)
 }
@@ -121,6 +124,9 @@ type failure struct{ msg string }
 
 func (f *failure) Error() string { return f.msg }
 
+// Failure marks a failed expectation for schema.IsFailure.
+func (f *failure) Failure() {}
+
 // Run runs sc: preflight checks, setup, steps, cleanup (always), then the expectations. ctx is
 // the run context, cleanupCtx the cleanup context (see the package comment). The returned
 // Record is complete whatever happened.
@@ -131,9 +137,11 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		Target: r.target.Name, Where: r.target.Describe, Vars: sc.Vars,
 		TargetValues: r.target.Values, Start: now, StepsStart: now,
 		Results: map[string]*Result{}, AllowReset: sc.AllowReset,
+		Namespaces: sc.Generated,
 	}
 	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}, redact: NewRedactor(sc)}
 	ru.judge = NewJudge(rec, sc)
+	defer ru.removeCopies()
 	for _, s := range sc.Names() {
 		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
 	}
@@ -159,7 +167,10 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 			runCtx, cancel = context.WithTimeoutCause(ctx, sc.Timeout, fmt.Errorf("the scenario's timeout (%s) expired", sc.Timeout))
 			defer cancel()
 		}
-		err = ru.phase(runCtx, dsl.PhaseSetup, sc.Setup)
+		err = ru.makeNamespaces(runCtx)
+		if err == nil {
+			err = ru.phase(runCtx, dsl.PhaseSetup, sc.Setup)
+		}
 		if err == nil {
 			ru.mu.Lock()
 			rec.StepsStart = r.clock.Now()
@@ -170,12 +181,23 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	if ctx.Err() != nil && err == nil {
 		err = context.Cause(ctx)
 	}
-
-	// Cleanup always: the scenario's cleanup steps, then what the run created, newest first.
 	cleanupTimeout := sc.CleanupTimeout
 	if cleanupTimeout == 0 {
 		cleanupTimeout = r.defaults.Cleanup
 	}
+
+	// Catch when the run failed (not when it was interrupted): each step whatever the others
+	// did, as much as can be collected; what they record goes in the report, and the
+	// verdict stays the failure's.
+	if err != nil && !(ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrInterrupted)) && len(sc.Catch) > 0 {
+		cctx, cancel := context.WithTimeout(cleanupCtx, cleanupTimeout)
+		for _, s := range sc.Catch {
+			_ = ru.phase(cctx, dsl.PhaseCatch, []*dsl.Step{s})
+		}
+		cancel()
+	}
+
+	// Cleanup always: the scenario's cleanup steps, then what the run created, newest first.
 	cctx, cancel := context.WithTimeout(cleanupCtx, cleanupTimeout)
 	cerr := ru.phase(cctx, dsl.PhaseCleanup, sc.Cleanup)
 	ru.autoCleanup(cctx)
@@ -268,6 +290,10 @@ type run struct {
 	writers []*artifactWriter
 	// redact hides the scenario's secret vars in what the run writes (nil: none).
 	redact *Redactor
+	// filesDir holds the copies of the files steps read with their ${...} filled; copies
+	// maps each copy to the scenario's file.
+	filesDir string
+	copies   map[string]string
 	// deferred are the steps whose objects' kinds the cluster did not serve before the run
 	// because an earlier step applies their CRD; each is checked when it first starts.
 	deferred map[*dsl.Step]bool
@@ -396,3 +422,39 @@ func (ru *run) addCleanup(s string) {
 
 // offset is t as an offset from the start of the run.
 func (ru *run) offset(t time.Time) time.Duration { return t.Sub(ru.rec.Start) }
+
+// makeNamespaces creates the run's ephemeral namespaces, before its setup. The automatic
+// cleanup deletes them last and does not wait for them to go: no other run uses their names.
+func (ru *run) makeNamespaces(ctx context.Context) error {
+	sc := ru.sc
+	if len(sc.Ephemeral) == 0 {
+		return nil
+	}
+	cl := ru.target.Cluster
+	if cl == nil || sc.Generated == nil {
+		return fmt.Errorf("ephemeral namespaces need a cluster and a run id (the %s target has no cluster)", ru.target.Name)
+	}
+	var objs []schema.Object
+	for _, e := range sc.Ephemeral {
+		md := map[string]any{"name": sc.Generated[e.Key]}
+		if len(e.Labels) > 0 {
+			md["labels"] = e.Labels
+		}
+		if len(e.Annotations) > 0 {
+			md["annotations"] = e.Annotations
+		}
+		objs = append(objs, schema.Object{"apiVersion": "v1", "kind": "Namespace", "metadata": md})
+	}
+	ctx, cancel := context.WithTimeout(ctx, ru.defaults.Step)
+	defer cancel()
+	res, err := cl.Apply(ctx, objs, nil, "")
+	for _, ref := range res.Created {
+		ru.created1("ephemeral Namespace "+ref.Name+" (its deletion is not waited for)", func(ctx context.Context) error {
+			return cl.Delete(ctx, []schema.ObjectRef{ref}, false)
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("creating the ephemeral namespaces: %w", err)
+	}
+	return nil
+}

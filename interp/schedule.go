@@ -214,7 +214,7 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		summary = dsl.SummaryOf(params)
 	}
 	sr := &StepRecord{
-		Path: s.Path, Name: s.Name, Kind: s.Kind, Phase: s.Phase, Pos: s.Pos, Summary: summary,
+		Path: s.Path, Name: s.Name, Label: blockLabel(s), Kind: s.Kind, Phase: s.Phase, Pos: s.Pos, Summary: summary,
 		Planned: ru.offset(planned), Start: ru.offset(start), Skew: start.Sub(planned),
 		Timed: timed, Round: round, Sample: sample, Background: s.Background,
 	}
@@ -237,7 +237,13 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		err = ru.dispatch(sctx, s, sr, params)
 	}
 	var te *timeoutError
-	if err != nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(context.Cause(sctx), &te) && !errors.As(err, &te) {
+	var unmet *schema.Unmet
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(err, &unmet) {
+		// A wait whose condition never held on what it saw: the system under test is not
+		// as expected, a failed expectation (exit 1) that says what was last observed.
+		err = &failure{err.Error()}
+	}
+	if err != nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(context.Cause(sctx), &te) && !errors.As(err, &te) && !isFailure(err) {
 		// The step's own timeout ended it. An error that already wraps the timeout keeps
 		// what it adds (a wait's "last: …", why its condition did not hold); any other
 		// (a driver's "context deadline exceeded") says less than the timeout does.
@@ -278,7 +284,7 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		}
 		if s.MayFail && ctx.Err() == nil {
 			ru.mu.Lock()
-			sr.Warnings = append(sr.Warnings, "mayFail: the run goes on")
+			sr.Warnings = append(sr.Warnings, MayFailWarning)
 			ru.mu.Unlock()
 			err = nil
 		}
@@ -288,6 +294,9 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 	}
 	return err
 }
+
+// MayFailWarning is the warning of a step whose failure its mayFail allowed.
+const MayFailWarning = "mayFail: the run goes on"
 
 // timeoutError is a step's own timeout expiring.
 type timeoutError struct {
@@ -313,6 +322,11 @@ func (ru *run) defaultTimeout(s *dsl.Step) time.Duration {
 		return 0
 	case schema.TimeoutWait:
 		return ru.defaults.Wait
+	case schema.TimeoutAssert:
+		if ru.defaults.Assert == 0 {
+			return ru.defaults.Wait // options that predate the assert bound
+		}
+		return ru.defaults.Assert
 	}
 	return ru.defaults.Step
 }
@@ -397,7 +411,19 @@ func (ru *run) waitUntil(ctx context.Context, e *dsl.Expr, interval time.Duratio
 			if jd.Reason != "" {
 				why = jd.Reason
 			}
-			return fmt.Errorf("%w; last: %s", err, why)
+			err = fmt.Errorf("%w; last: %s", err, why)
+			if jd.Outcome == Failed {
+				return &schema.Unmet{Err: err} // judged false to the end: the run fails
+			}
+			return err
 		}
 	}
+}
+
+// blockLabel is what an unnamed step inside a named block is called ("" for any other).
+func blockLabel(s *dsl.Step) string {
+	if s.Name == "" && s.Shown != "" && s.Shown != s.Path {
+		return s.Shown
+	}
+	return ""
 }

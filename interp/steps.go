@@ -69,9 +69,9 @@ func (ru *run) runGuarded(ctx context.Context, s *dsl.Step, sr *StepRecord, para
 		}
 	}()
 	if err := ru.guard(ctx, s, params); err != nil {
-		return err
+		return ru.fromCopies(err)
 	}
-	return params.Run(ctx, rt)
+	return ru.fromCopies(params.Run(ctx, rt))
 }
 
 // stepPanic is a panic inside a step's Run: a bug of labrun's (or of a driver), reported as the
@@ -125,10 +125,7 @@ func (ru *run) namespace(ns string) string {
 	if ns != "" {
 		return ns
 	}
-	if len(ru.sc.Namespaces) > 0 {
-		return ru.sc.Namespaces[0]
-	}
-	return ""
+	return ru.sc.DefaultNamespace()
 }
 
 // stepRuntime is the schema.Runtime of one execution of one step.

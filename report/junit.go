@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -133,12 +134,28 @@ func junitSuiteOf(id int, rec *interp.Record, host string) junitSuite {
 		name := st.Path
 		if st.Name != "" {
 			name = st.Name + " (" + st.Path + ")"
+		} else if st.Label != "" {
+			name = st.Label + " (" + st.Path + ")"
 		}
 		if st.Sample > 0 {
 			name += fmt.Sprintf(" #%d", st.Sample)
 		}
 		c := junitCase{Name: name, Classname: name0(rec.Scenario) + "." + string(st.Phase), Time: seconds(st.End - st.Start)}
 		detail := fmt.Sprintf("%s: %s (%s) at +%s: %s", st.Pos, st.Path, st.Kind, seconds(st.Start), st.Error)
+		switch {
+		case st.Phase == dsl.PhaseCatch && st.Outcome != interp.Passed:
+			// What a catch step could not collect is not a problem of the run's: the
+			// failure that made catch run is.
+			c.Skipped = &junitMessage{Message: "catch: " + orDefault(st.Error, string(st.Outcome))}
+			add(c)
+			continue
+		case st.Outcome != interp.Passed && slices.Contains(st.Warnings, interp.MayFailWarning):
+			// The scenario allowed it to fail (mayFail): the run went on, and a CI must not
+			// count it against the run.
+			c.Skipped = &junitMessage{Message: "mayFail: " + orDefault(st.Error, string(st.Outcome))}
+			add(c)
+			continue
+		}
 		switch st.Outcome {
 		case interp.Failed:
 			c.Failure = &junitMessage{Message: st.Error, Type: "assertion", Text: detail}

@@ -163,7 +163,7 @@ func renderPlan(sc *dsl.Scenario) string {
 		}
 		label = strings.Repeat("  ", e.Depth) + label
 		timeout := "-"
-		if e.Timeout > 0 {
+		if e.Timeout > 0 && !e.TimeoutDefault { // the goldens show the timeouts written
 			timeout = e.Timeout.String()
 		}
 		var notes []string

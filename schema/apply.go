@@ -86,7 +86,11 @@ func (p *Apply) Summary() string {
 // Run applies the objects; the ones it created are deleted by the automatic cleanup.
 func (p *Apply) Run(ctx context.Context, rt Runtime) error {
 	cl := rt.Target().Cluster
-	res, err := cl.ApplyWith(ctx, p.Objects, files(rt, p.Files), rt.Namespace(p.Namespace), p.Options())
+	fs, err := files(rt, p.Files)
+	if err != nil {
+		return err
+	}
+	res, err := cl.ApplyWith(ctx, p.Objects, fs, rt.Namespace(p.Namespace), p.Options())
 	for _, ref := range res.Created {
 		ref := ref
 		rt.Created(fmt.Sprintf("%s %s", ref.Kind, ref.Qualified()), func(ctx context.Context) error {
@@ -104,13 +108,17 @@ func (r ObjectRef) Qualified() string {
 	return r.Namespace + "/" + r.Name
 }
 
-// files resolves step file paths against the scenario's directory.
-func files(rt Runtime, fs []string) []string {
+// files resolves step file paths against the scenario's directory, their ${...} filled.
+func files(rt Runtime, fs []string) ([]string, error) {
 	out := make([]string, len(fs))
 	for i, f := range fs {
-		out[i] = rt.File(f)
+		p, err := rt.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = p
 	}
-	return out
+	return out, nil
 }
 
 // checkObjects checks what the schema cannot: a name and a kind that is a single word.

@@ -172,8 +172,12 @@ func (p *Config) Run(ctx context.Context, rt Runtime) error {
 		}
 		if serr := rt.Sleep(ctx, interval); serr != nil || ctx.Err() != nil {
 			// The runner reports its own timeout in place of this error: the warning keeps why.
+			err := fmt.Errorf("config until %s: %w after %d reads; last: %v", p.Until, context.Cause(ctx), reads, last)
+			if IsFailure(last) {
+				return &Unmet{Err: err} // read, and judged false to the end: the run fails
+			}
 			rt.Warn(fmt.Sprintf("until %s did not hold after %d reads; last: %v", p.Until, reads, last))
-			return fmt.Errorf("config until %s: %w after %d reads; last: %v", p.Until, context.Cause(ctx), reads, last)
+			return err
 		}
 	}
 }

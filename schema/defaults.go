@@ -7,6 +7,7 @@ import "time"
 const (
 	DefaultStepTimeout    = 5 * time.Minute
 	DefaultWaitTimeout    = 5 * time.Minute
+	DefaultAssertTimeout  = 30 * time.Second
 	DefaultCleanupTimeout = 2 * time.Minute
 )
 

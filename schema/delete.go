@@ -105,7 +105,11 @@ func (p *Delete) Run(ctx context.Context, rt Runtime) error {
 		}
 		return lastState(ctx, rt, alreadyGone(rt, cl.Delete(ctx, refs, Bool(p.Wait, true))))
 	}
-	refs, err := cl.Objects(ctx, p.Objects, files(rt, p.Files), rt.Namespace(p.Namespace))
+	fs, err := files(rt, p.Files)
+	if err != nil {
+		return err
+	}
+	refs, err := cl.Objects(ctx, p.Objects, fs, rt.Namespace(p.Namespace))
 	if err != nil {
 		return err
 	}

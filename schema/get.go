@@ -2,8 +2,10 @@ package schema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Get is the get step: an object, a list of objects, or one field of them.
@@ -14,6 +16,10 @@ type Get struct {
 	Selector   string `json:"selector,omitempty"`
 	Namespace  string `json:"namespace,omitempty"`
 	Path       string `json:"path,omitempty"`
+	// Until makes the get an expression wait: it reads again every Interval until the
+	// expression, over what it read (by the step's name), holds.
+	Until    string   `json:"until,omitempty"`
+	Interval Duration `json:"interval,omitempty"`
 }
 
 var getKind = Kind{
@@ -31,7 +37,27 @@ func (p *Get) Check(c Checker) {
 		c.Errorf("", "get takes name or selector, not both")
 	}
 	checkDottedPath(c, "path", p.Path)
+	if c.Has("interval") && p.Until == "" {
+		c.Errorf("interval", "interval is the pause between reads of until, and the step has no until")
+	}
+	if p.Until != "" {
+		checkNotZero(c, "interval", p.Interval, defaultPollInterval.String())
+	}
 }
+
+// ExprField is until.
+func (p *Get) ExprField() (string, bool) { return "until", p.Until != "" }
+
+// PollInterval: with until, the step reads again every interval.
+func (p *Get) PollInterval() (time.Duration, string) {
+	if p.Until == "" {
+		return 0, ""
+	}
+	return or(p.Interval.D(), defaultPollInterval), "interval"
+}
+
+// ReadsOwnResult: until judges what the step has just read.
+func (p *Get) ReadsOwnResult() bool { return p.Until != "" }
 
 // checkDottedPath refuses a kubectl JSONPath or jq path where labrun reads a dotted one: its
 // first key would be "{" or "$", and nothing is ever found there.
@@ -44,8 +70,13 @@ func checkDottedPath(c Checker, field, path string) {
 	}
 }
 
-// Plan: one API call.
-func (p *Get) Plan() Plan { return Plan{} }
+// Plan: one API call; with until, an assertion's wait.
+func (p *Get) Plan() Plan {
+	if p.Until != "" {
+		return Plan{Timeout: TimeoutAssert}
+	}
+	return Plan{}
+}
 
 // Needs the Kubernetes API.
 func (p *Get) Needs() Need { return Need{CapCluster, DriverCluster} }
@@ -55,17 +86,57 @@ func (p *Get) Mutates(func(string) string) Mutation { return Mutation{} }
 
 // Summary names the object and the path.
 func (p *Get) Summary() string {
-	return strings.TrimSpace(fmt.Sprintf("%s %s%s %s", p.Kind, p.Name, p.Selector, p.Path))
+	s := strings.TrimSpace(fmt.Sprintf("%s %s%s %s", p.Kind, p.Name, p.Selector, p.Path))
+	if p.Until != "" {
+		s += " until " + p.Until
+	}
+	return s
 }
 
-// Run reads the object and records it (or the field).
+// Run reads the object and records it (or the field). With until it reads again every
+// interval, until the expression holds: a fetch on every poll, the expression judged over
+// what was just read. Until the end an object that does not exist, or an expression that is
+// false (or cannot be judged on what was read, a field missing), is what the wait saw: when
+// its time runs out the run fails with it (schema.Unmet); a read that fails (the API server
+// unreachable, forbidden) is an error.
 func (p *Get) Run(ctx context.Context, rt Runtime) error {
 	q := *p
 	q.Namespace = rt.Namespace(p.Namespace)
-	v, err := rt.Target().Cluster.Get(ctx, q)
-	if err != nil {
-		return err
+	q.Until, q.Interval = "", 0
+	if p.Until == "" {
+		v, err := rt.Target().Cluster.Get(ctx, q)
+		if err != nil {
+			return err
+		}
+		rt.Record(v)
+		return nil
 	}
-	rt.Record(v)
-	return nil
+	interval, _ := p.PollInterval()
+	var last error
+	observed := false
+	for reads := 1; ; reads++ {
+		v, err := rt.Target().Cluster.Get(ctx, q)
+		switch {
+		case err == nil:
+			rt.Record(v)
+			if err = rt.Judge(); err == nil {
+				return nil
+			}
+			observed = true
+		case ctx.Err() != nil:
+			// the read cut short by the timeout: the one before says what was seen
+		default:
+			observed = errors.Is(err, ErrNotFound)
+		}
+		if ctx.Err() == nil || last == nil {
+			last = err
+		}
+		if serr := rt.Sleep(ctx, interval); serr != nil || ctx.Err() != nil {
+			err := fmt.Errorf("get %s until %s: %w after %d reads; last: %v", strings.TrimSpace(p.Kind+" "+p.Name+p.Selector), p.Until, context.Cause(ctx), reads, last)
+			if observed {
+				return &Unmet{Err: err}
+			}
+			return err
+		}
+	}
 }

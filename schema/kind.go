@@ -35,6 +35,7 @@ var Kinds = map[string]Kind{
 	"kill":     killKind,
 	"wait":     waitKind,
 	"get":      getKind,
+	"events":   eventsKind,
 	"exec":     execKind,
 	"load":     loadKind,
 	"snapshot": snapshotKind,
@@ -105,7 +106,24 @@ const (
 	TimeoutWait
 	// TimeoutNone: the step bounds itself (a load, a sleep) or its children do (blocks).
 	TimeoutNone
+	// TimeoutAssert is the default bound of a wait that judges the system under test (an
+	// object's fields, its absence, an expression): Chainsaw's assert timeout. Such a wait
+	// that does not hold in time is a failed expectation, not an error.
+	TimeoutAssert
 )
+
+// Default is the bound of a step of the class that sets no timeout (0: none).
+func (c TimeoutClass) Default() time.Duration {
+	switch c {
+	case TimeoutStep:
+		return DefaultStepTimeout
+	case TimeoutWait:
+		return DefaultWaitTimeout
+	case TimeoutAssert:
+		return DefaultAssertTimeout
+	}
+	return 0
+}
 
 // Recorder is a kind whose named steps record a result that expressions read by the step's
 // name. Kinds that record nothing do not implement it.
@@ -283,6 +301,18 @@ type Runtime interface {
 	LoadStarted(m *LoadMeter)
 	// ParseAccessLog parses an Istio access-log line.
 	ParseAccessLog(line string) (LogEntry, bool)
+	// ReadFile is the path a step reads for a file of the scenario: the file itself, or, when
+	// it holds ${...}, a copy with them filled (see dsl.Scenario.ExpandFile).
+	ReadFile(path string) (string, error)
+	// ReadObjects reads the objects of YAML or JSON files of the scenario (their ${...}
+	// filled; every document, and the items of a List), each with where it is written.
+	ReadObjects(paths []string) ([]FileObject, error)
+}
+
+// FileObject is an object read from a file, and where: "assert.yaml, document 2".
+type FileObject struct {
+	Object Object
+	Source string
 }
 
 // Parent is a kind that holds steps; ChildField is the field of its value that lists them

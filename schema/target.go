@@ -47,6 +47,9 @@ type Artifact struct {
 // and `labrun clean` take it as done; the automatic cleanup says "already gone", not "removed".
 var ErrAlreadyGone = errors.New("already gone")
 
+// ErrNotFound is what Cluster.Get's error wraps when the object it names does not exist.
+var ErrNotFound = errors.New("not found")
+
 // ObjectRef names a Kubernetes object.
 type ObjectRef struct {
 	APIVersion string `json:"apiVersion"`

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,10 +15,14 @@ type Wait struct {
 	Condition *Condition `json:"condition,omitempty"`
 	Match     Object     `json:"match,omitempty"`
 	Absent    Object     `json:"absent,omitempty"`
-	AnyOrder  bool       `json:"anyOrder,omitempty"`
-	Until     string     `json:"until,omitempty"`
-	Interval  Duration   `json:"interval,omitempty"`
-	Namespace string     `json:"namespace,omitempty"`
+	// MatchFiles and AbsentFiles are YAML (or JSON) files of partial objects, Chainsaw's and
+	// KUTTL's assert and errors files: every object must match, or none may.
+	MatchFiles  []string `json:"matchFiles,omitempty"`
+	AbsentFiles []string `json:"absentFiles,omitempty"`
+	AnyOrder    bool     `json:"anyOrder,omitempty"`
+	Until       string   `json:"until,omitempty"`
+	Interval    Duration `json:"interval,omitempty"`
+	Namespace   string   `json:"namespace,omitempty"`
 }
 
 // ObjectWait is a wait for objects: until one matches Want, or (Absent) until none does.
@@ -46,11 +51,11 @@ var waitKind = Kind{
 
 // Check needs exactly one thing to wait for.
 func (p *Wait) Check(c Checker) {
-	c.ExactlyOne("rollout", "condition", "match", "absent", "until")
+	c.ExactlyOne("rollout", "condition", "match", "absent", "until", "matchFiles", "absentFiles")
 	checkPartial(c, "match", p.Match, true)
 	checkPartial(c, "absent", p.Absent, false)
-	if p.AnyOrder && p.Match == nil && p.Absent == nil {
-		c.Errorf("anyOrder", "anyOrder applies to match or absent")
+	if p.AnyOrder && p.Match == nil && p.Absent == nil && len(p.MatchFiles)+len(p.AbsentFiles) == 0 {
+		c.Errorf("anyOrder", "anyOrder applies to match, absent, matchFiles or absentFiles")
 	}
 	if p.Condition != nil && p.Condition.Name == "" && p.Condition.Selector == "" {
 		c.Errorf("condition", "condition needs name or selector")
@@ -117,8 +122,15 @@ const (
 	defaultPollInterval  = 500 * time.Millisecond
 )
 
-// Plan: a wait lasts until what it waits for holds.
-func (p *Wait) Plan() Plan { return Plan{Timeout: TimeoutWait} }
+// Plan: a wait lasts until what it waits for holds; a rollout or a condition is bounded as a
+// wait for pods and controllers (5m), a match, an absence or an expression as an assertion
+// (30s).
+func (p *Wait) Plan() Plan {
+	if p.Rollout != "" || p.Condition != nil {
+		return Plan{Timeout: TimeoutWait} // pods starting, a controller at work
+	}
+	return Plan{Timeout: TimeoutAssert}
+}
 
 // Needs the Kubernetes API for a rollout or a condition.
 func (p *Wait) Needs() Need {
@@ -140,6 +152,10 @@ func (p *Wait) Summary() string {
 		return "match " + partialSummary(p.Match)
 	case p.Absent != nil:
 		return "absent " + partialSummary(p.Absent)
+	case len(p.MatchFiles) > 0:
+		return "match " + strings.Join(p.MatchFiles, " ")
+	case len(p.AbsentFiles) > 0:
+		return "absent " + strings.Join(p.AbsentFiles, " ")
 	case p.Condition != nil:
 		return fmt.Sprintf("%s %s%s %s=%s", p.Condition.Kind, p.Condition.Name, p.Condition.Selector, p.Condition.Type, or(p.Condition.Status, "True"))
 	}
@@ -158,11 +174,45 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 			w = ObjectWait{Want: p.Absent, Absent: true, AnyOrder: p.AnyOrder}
 		}
 		return lastState(ctx, rt, rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval))
+	case len(p.MatchFiles)+len(p.AbsentFiles) > 0:
+		absent, files := false, p.MatchFiles
+		if len(p.AbsentFiles) > 0 {
+			absent, files = true, p.AbsentFiles
+		}
+		objs, err := rt.ReadObjects(files)
+		if err != nil {
+			return err
+		}
+		// One after the other, within the step's time: each must hold (or be gone) by the end.
+		for _, o := range objs {
+			w := ObjectWait{Want: o.Object, Absent: absent, AnyOrder: p.AnyOrder}
+			if err := rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval); err != nil {
+				return lastState(ctx, rt, fmt.Errorf("%s: %w", o.Source, err))
+			}
+		}
+		return nil
 	case p.Rollout != "":
 		return lastState(ctx, rt, rt.Target().Cluster.WaitRollout(ctx, rt.Namespace(p.Namespace), p.Rollout))
 	default:
 		return lastState(ctx, rt, rt.Target().Cluster.WaitCondition(ctx, rt.Namespace(p.Namespace), *p.Condition, interval))
 	}
+}
+
+// Unmet is the error of a wait whose condition did not hold before its time ran out, when
+// the last poll saw the system under test (an object with other fields, one still there, a
+// condition not yet True, an expression still false) rather than an error reaching it: the
+// run fails (a failed expectation, exit 1) instead of erroring (exit 3). Its message says
+// what the wait last observed.
+type Unmet struct{ Err error }
+
+func (e *Unmet) Error() string { return e.Err.Error() }
+func (e *Unmet) Unwrap() error { return e.Err }
+
+// IsFailure reports an error that is a failed expectation (the runner's: an expression
+// Runtime.Judge found false, an assertion), not an error of the world.
+func IsFailure(err error) bool {
+	var f interface{ Failure() }
+	return errors.As(err, &f)
 }
 
 // lastState keeps what a cluster wait (or a delete's wait) last saw when the step's own timeout
@@ -171,6 +221,10 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 func lastState(ctx context.Context, rt Runtime, err error) error {
 	if err == nil || ctx.Err() == nil {
 		return err
+	}
+	var unmet *Unmet
+	if errors.As(err, &unmet) {
+		return err // the failure says it
 	}
 	msg := strings.TrimSuffix(err.Error(), ": "+context.Cause(ctx).Error())
 	msg = strings.TrimSuffix(msg, ": "+ctx.Err().Error())

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -192,16 +193,29 @@ func (p *process) leftoversBeforeRun(ctx context.Context, name string, opts kube
 		return // the target's own creation says why
 	}
 	// In every namespace, as `labrun clean --scenario NAME` lists them: what a dead run left
-	// may lie outside the scenario's namespaces of today.
-	lctx, lcancel := context.WithTimeout(ctx, 20*time.Second)
-	items, warnings := c.List(lctx, name, nil)
-	lcancel()
+	// may lie outside the scenario's namespaces of today. A suite looks once for all its runs.
+	var items []kube.Leftover
+	var warnings []error
+	if p.leftoverScan != nil {
+		items, warnings = p.leftoverScan.of(ctx, c, name)
+	} else {
+		lctx, lcancel := context.WithTimeout(ctx, 20*time.Second)
+		items, warnings = c.List(lctx, name, nil)
+		lcancel()
+	}
 	if ctx.Err() != nil {
 		return // interrupted: the run stops anyway
 	}
 	if len(warnings) > 0 {
 		fmt.Fprintf(w, "labrun: %s: warning: leftovers of earlier runs not fully checked (%d resource(s) could not be listed, e.g. %v)\n", name, len(warnings), warnings[0])
 	}
+	// Not leftovers: what is already being deleted (an ephemeral namespace, whose deletion
+	// its run did not wait for), and what the other runs of this very labrun hold (a
+	// parallel suite, --count).
+	host, _ := os.Hostname()
+	items = slices.DeleteFunc(items, func(l kube.Leftover) bool {
+		return l.Terminating || l.PID == os.Getpid() && l.Host == host
+	})
 	var dead []kube.Leftover
 	var deadRuns, alive []string
 	for _, r := range groupRuns(items) {
@@ -231,4 +245,30 @@ func (p *process) leftoversBeforeRun(ctx context.Context, name string, opts kube
 		return
 	}
 	fmt.Fprintf(w, "labrun: %s: --clean-first: deleted %d object(s) left by %d dead run(s)\n", name, len(dead), len(deadRuns))
+}
+
+// leftoverScan is one look for leftovers that every run of a suite shares: a suite of N
+// scenarios on one cluster lists the cluster's resources once, not N times (each list is a
+// request per resource the API server serves). It is made before the first run, so it holds
+// what earlier labruns left, not what this one's runs make.
+type leftoverScan struct {
+	once     sync.Once
+	items    []kube.Leftover
+	warnings []error
+}
+
+// of returns what the scan found of scenario name, in every namespace, as Cleaner.List does.
+func (s *leftoverScan) of(ctx context.Context, c *kube.Cleaner, name string) ([]kube.Leftover, []error) {
+	s.once.Do(func() {
+		lctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		s.items, s.warnings = c.List(lctx, "", nil)
+	})
+	var out []kube.Leftover
+	for _, l := range s.items {
+		if l.Scenario == name {
+			out = append(out, l)
+		}
+	}
+	return out, s.warnings
 }

@@ -62,11 +62,11 @@ func (w *work) scenarioCount() int { return len(w.matrices) }
 // flags, the pass rate, how problems are reported (output: text, json or yaml), and whether no
 // scenario at all is fine (vet).
 type expansion struct {
-	names, tags []string
-	matrix      matrixFlags
-	passRate    float64
-	output      string
-	vet         bool
+	sel      selection
+	matrix   matrixFlags
+	passRate float64
+	output   string
+	vet      bool
 }
 
 // expand loads args (DIR/... recursing), selects the scenarios and works out every matrix and
@@ -88,7 +88,7 @@ func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, e
 // warnings are written to out. vet reports what it returns, and the language server
 // (labrun lsp) publishes it: the two never differ.
 func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expansion) (*work, dsl.Errors, error) {
-	names, tags, mf, passRate := x.names, x.tags, x.matrix, x.passRate
+	mf, passRate := x.matrix, x.passRate
 	sweeps, err := parseSweeps(mf.sweeps)
 	if err != nil {
 		return nil, nil, err
@@ -124,8 +124,8 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 		return nil, nil, &exitError{exitInvalid, strings.ReplaceAll(strings.Join(msgs, "\n"), "--var ", "--sweep ")}
 	}
 	selected := res.Scenarios
-	if len(names) > 0 || len(tags) > 0 || len(selected) == 0 && !x.vet {
-		if selected, err = selectScenarios(res.Scenarios, names, tags); err != nil {
+	if !x.sel.empty() || len(selected) == 0 && !x.vet {
+		if selected, err = selectScenarios(res.Scenarios, x.sel); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -233,41 +233,27 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 	code := exitOK
 	byMatrix := map[*dsl.Matrix][]ran{}
 	var recs []*interp.Record
+	results, notStarted := p.runScheduled(runCtx, cleanupCtx, w, f, each)
 	skipped := 0
-	var eta runETA
 	for i, u := range w.units {
-		if u.Matrix.Summarized() && interrupted(runCtx) {
+		r, ok := results[i]
+		switch {
+		case !ok && u.Matrix.Summarized() && interrupted(runCtx):
 			// After an interrupt, a matrix's runs not started are not run: its summary counts
 			// them as runs without a record (a single run still gets its report, marked
 			// interrupted).
 			skipped++
 			continue
-		}
-		f.matrixNow = nil
-		if len(w.units) > 1 {
-			f.matrixNow = &matrixStatus{run: i + 1, runs: len(w.units), failed: eta.failed, rest: eta.rest(w.units[i+1:])}
-		}
-		if u.Matrix.Summarized() && !f.quiet {
-			line := fmt.Sprintf("● %s [%d/%d", u.Matrix.Scenario, i+1, len(w.units))
-			if i > 0 {
-				line += fmt.Sprintf(" · %d failed", eta.failed)
-				if r := eta.rest(w.units[i:]); r > 0 {
-					line += " · ETA " + fmtETA(r)
-				}
-			}
-			fmt.Fprintf(p.Stdout, "%s]: %s\n", line, report.Combo(u.Vars, u.Round, u.Matrix.Count))
-		}
-		started := time.Now()
-		r := p.runOne(runCtx, cleanupCtx, u, f)
-		eta.ran(u, time.Since(started), r.code)
-		if r.rec == nil {
+		case !ok:
 			continue
-		}
-		if each != nil {
-			each(r)
+		case r.rec == nil:
+			continue
 		}
 		recs = append(recs, r.rec)
 		byMatrix[u.Matrix] = append(byMatrix[u.Matrix], r)
+	}
+	if notStarted > 0 {
+		fmt.Fprintf(p.Stderr, "labrun: --fail-fast: %d run%s not started after a run that did not pass\n", notStarted, plural(notStarted))
 	}
 	if skipped > 0 {
 		fmt.Fprintf(p.Stderr, "labrun: interrupted: %d run%s of the matrix not started\n", skipped, plural(skipped))

@@ -10,13 +10,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/suite"
 )
 
 func newPlanCmd(p *process) *cobra.Command {
 	var f loadFlags
 	var mf matrixFlags
-	var names, tags []string
+	var sel selection
 	var objects bool
+	var parallel int
+	var target string
 	cmd := &cobra.Command{
 		Use:   "plan PATH...",
 		Short: "Show each scenario's timeline without running it",
@@ -34,7 +37,7 @@ step runs).`,
 			if err != nil {
 				return err
 			}
-			w, err := p.expand(args, opts, expansion{names: names, tags: tags, matrix: mf, output: "text"})
+			w, err := p.expand(args, opts, expansion{sel: sel, matrix: mf, output: "text"})
 			if err != nil {
 				return err
 			}
@@ -63,8 +66,36 @@ step runs).`,
 				}
 				plans = append(plans, pl)
 			}
+			if parallel < 0 {
+				return &exitError{exitInvalid, fmt.Sprintf("--parallel %d: expected 1 or more", parallel)}
+			}
+			var slots []suite.Slot
+			var jobs []suite.Job
+			var leaks []suite.Leak
+			if parallel > 0 {
+				jobs, leaks = jobsOf(w, target)
+				slots = suite.Schedule(jobs, parallel)
+				for i := range leaks {
+					leaks[i].Pos = leaks[i].Pos.Rel(p.Cwd)
+				}
+			}
 			if machine(f.output) {
-				return (&docWriter{w: p.Stdout, output: f.output}).write(plans)
+				if parallel == 0 {
+					return (&docWriter{w: p.Stdout, output: f.output}).write(plans)
+				}
+				type run struct {
+					ID        string           `json:"id"`
+					Resources []suite.Resource `json:"resources,omitempty"`
+					suite.Slot
+				}
+				runs := []run{}
+				for i, s := range slots {
+					runs = append(runs, run{ID: w.units[i].ID, Resources: jobs[i].Resources, Slot: s})
+				}
+				if leaks == nil {
+					leaks = []suite.Leak{}
+				}
+				return (&docWriter{w: p.Stdout, output: f.output}).write(map[string]any{"plans": plans, "schedule": map[string]any{"parallel": parallel, "runs": runs, "isolation": leaks}})
 			}
 			for i, pl := range plans {
 				if i > 0 {
@@ -72,13 +103,21 @@ step runs).`,
 				}
 				writePlan(p.Stdout, pl)
 			}
+			if parallel > 0 {
+				fmt.Fprintln(p.Stdout)
+				writeSchedule(p.Stdout, p.Cwd, w.units, jobs, parallel, slots)
+				for _, l := range leaks {
+					fmt.Fprintln(p.Stdout, l.String())
+				}
+			}
 			return nil
 		},
 	}
 	f.register(cmd)
 	mf.register(cmd, "plan")
-	cmd.Flags().StringArrayVar(&names, "scenario", nil, "plan only the scenario with this name (repeatable)")
-	cmd.Flags().StringArrayVar(&tags, "tag", nil, "plan only scenarios with this tag (repeatable)")
+	sel.register(cmd, "plan")
+	cmd.Flags().IntVar(&parallel, "parallel", 0, "also print the schedule of run --parallel N: each run's lane, planned start and what it waits for, and which objects leak mesh-wide")
+	cmd.Flags().StringVar(&target, "target", "", "with --parallel: the target the runs would run on (default: each scenario's)")
 	cmd.Flags().BoolVar(&objects, "objects", false, "also print the objects each apply step applies (YAML, ${...} as written)")
 	return cmd
 }
@@ -115,7 +154,10 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 		}
 		timeout := "-"
 		if e.Timeout > 0 {
-			timeout = e.Timeout.String()
+			timeout = fmtTimeout(e.Timeout)
+			if e.TimeoutDefault {
+				timeout += " (default)"
+			}
 		}
 		var notes []string
 		if e.Summary != "" {
@@ -166,4 +208,16 @@ func durString(d time.Duration) string {
 		return "0s"
 	}
 	return d.String()
+}
+
+// fmtTimeout prints a timeout as written: 5m, 30s, 1m30s, 200ms.
+func fmtTimeout(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }

@@ -42,6 +42,9 @@ type process struct {
 	// live is the progress on screen now, if any: a notice printed meanwhile clears its status
 	// block first, so that the two do not share a line.
 	live liveProgress
+	// leftoverScan, set for a suite of runs, is the look for what dead runs left that its
+	// runs share (clean.go).
+	leftoverScan *leftoverScan
 	// Targets are extra targets by name, besides local and kube (tests add fakes).
 	Targets map[string]func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error)
 }

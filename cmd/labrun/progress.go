@@ -182,8 +182,8 @@ func (g *progress) event(e interp.Event) {
 	if s.Sample == 0 || s.Outcome != interp.Passed {
 		mark := map[interp.Outcome]string{interp.Passed: g.paint("32", "✓"), interp.Failed: g.paint("31", "✗"), interp.Errored: g.paint("31", "!"), interp.TimedOut: g.paint("33", "⏱"), interp.Cancelled: g.paint("33", "-")}[s.Outcome]
 		line := fmt.Sprintf("  %9s %s %s %s", fmtOffset(s.End), mark, label(s), (s.End - s.Start).Round(time.Millisecond))
-		if s.Phase == dsl.PhaseCleanup {
-			line = fmt.Sprintf("  %9s %s cleanup: %s %s", fmtOffset(s.End), mark, label(s), (s.End - s.Start).Round(time.Millisecond))
+		if s.Phase == dsl.PhaseCleanup || s.Phase == dsl.PhaseCatch {
+			line = fmt.Sprintf("  %9s %s %s: %s %s", fmtOffset(s.End), mark, s.Phase, label(s), (s.End - s.Start).Round(time.Millisecond))
 		}
 		if s.Timed {
 			line += fmt.Sprintf(" (skew %s)", s.Skew.Round(10*time.Microsecond))
@@ -502,7 +502,7 @@ func stepName(s *interp.StepRecord) string {
 	if s.Name != "" {
 		return s.Name
 	}
-	return s.Path
+	return or(s.Label, s.Path)
 }
 
 func label(s *interp.StepRecord) string {

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -50,12 +50,15 @@ type runFlags struct {
 	reportDir string
 	junit     string
 	keep      bool
-	scenarios []string
-	tags      []string
-	quiet     bool
+	selection
+	quiet bool
 	// count, sweeps and passRate make a matrix of runs (matrix.go).
 	matrixFlags
 	passRate float64
+	// parallel is how many runs may run at once (--parallel); failFast stops starting runs
+	// after one that did not pass.
+	parallel int
+	failFast bool
 	// tally, set when a run has several scenarios, collects their outcomes for the summary.
 	tally *runTally
 	// matrixNow is where the run in progress is among the runs of this invocation.
@@ -64,6 +67,8 @@ type runFlags struct {
 
 // runTally counts the outcomes of a run of several scenarios for its one summary line.
 type runTally struct {
+	// mu guards lastTargetErr, which the runs of a parallel suite share.
+	mu                                          sync.Mutex
 	passed, failed, errors, interrupted, notRun int
 	// leftBehind counts the runs that left objects or processes behind (exit 4).
 	leftBehind int
@@ -154,11 +159,12 @@ report.`,
 	cmd.Flags().StringVar(&f.reportDir, "report-dir", "reports", "directory for reports (\"\" for none)")
 	cmd.Flags().StringVar(&f.junit, "junit", "", "also write JUnit XML to this file")
 	cmd.Flags().BoolVar(&f.keep, "keep", false, "keep what the run created (skip the automatic cleanup; cleanup steps still run)")
-	cmd.Flags().StringArrayVar(&f.scenarios, "scenario", nil, "run only the scenario with this name (repeatable)")
-	cmd.Flags().StringArrayVar(&f.tags, "tag", nil, "run only scenarios with this tag (repeatable)")
+	f.selection.register(cmd, "run")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdicts")
 	f.matrixFlags.register(cmd, "run")
 	cmd.Flags().Float64Var(&f.passRate, "pass-rate", 0, "with --count/--sweep: the fraction of runs that must pass (default: all)")
+	cmd.Flags().IntVar(&f.parallel, "parallel", 1, "run up to N runs at once (scenarios, sweep combinations, --count rounds); runs that touch the same fixed namespace, mesh-wide Istio config or local address never run at the same time (labrun plan --parallel N shows the schedule)")
+	cmd.Flags().BoolVar(&f.failFast, "fail-fast", false, "start no more runs after one that did not pass (the runs already started end normally)")
 	cmd.Flags().BoolVar(&f.cleanFirst, "clean-first", false, "kube target: first delete what dead runs of the same scenario left on the cluster (see labrun clean)")
 	f.leftovers = true
 	return cmd
@@ -173,8 +179,8 @@ func (p *process) run(args []string, f *runFlags) error {
 		return err
 	}
 	opts.Target = f.target
-	opts.Selected = selection(f.scenarios, f.tags)
-	w, err := p.expand(args, opts, expansion{names: f.scenarios, tags: f.tags, matrix: f.matrixFlags, passRate: f.passRate, output: "text"})
+	opts.Selected = f.selection.selects()
+	w, err := p.expand(args, opts, expansion{sel: f.selection, matrix: f.matrixFlags, passRate: f.passRate, output: "text"})
 	if err != nil {
 		return err
 	}
@@ -184,6 +190,9 @@ func (p *process) run(args []string, f *runFlags) error {
 	}
 	if err := p.checkRunFlags(scenarios, f); err != nil {
 		return err
+	}
+	if f.parallel < 1 {
+		return &exitError{exitInvalid, fmt.Sprintf("--parallel %d: expected 1 or more", f.parallel)}
 	}
 	if err := checkWritable(p.Cwd, f.reportDir, f.junit); err != nil {
 		return err
@@ -289,66 +298,12 @@ func worse(a, b int) int {
 	return a
 }
 
-func selectScenarios(all []*dsl.Scenario, names, tags []string) ([]*dsl.Scenario, error) {
-	var out []*dsl.Scenario
-	found := map[string]bool{}
-	for _, sc := range all {
-		if len(names) > 0 && !slices.Contains(names, sc.Name) {
-			continue
-		}
-		// Found by name even when its tags leave it out: the error then is about the tags.
-		found[sc.Name] = true
-		if len(tags) > 0 && !slices.ContainsFunc(tags, func(t string) bool { return slices.Contains(sc.Tags, t) }) {
-			continue
-		}
-		out = append(out, sc)
-	}
-	for _, n := range names {
-		if !found[n] {
-			var have []string
-			for _, sc := range all {
-				have = append(have, sc.Name)
-			}
-			return nil, &exitError{exitInvalid, fmt.Sprintf("--scenario %q: no such scenario%s; found: %s", n, dsl.DidYouMean(n, have), strings.Join(have, ", "))}
-		}
-	}
-	if len(tags) > 0 {
-		have := map[string]bool{}
-		for _, sc := range all {
-			if len(names) > 0 && !slices.Contains(names, sc.Name) {
-				continue
-			}
-			for _, t := range sc.Tags {
-				have[t] = true
-			}
-		}
-		which := "the scenarios"
-		if len(names) > 0 {
-			which = "the selected scenarios"
-		}
-		if len(have) == 0 {
-			return nil, &exitError{exitInvalid, fmt.Sprintf("--tag %s: no scenario to run: %s have no tags", strings.Join(tags, " --tag "), which)}
-		}
-		// A tag that no scenario has selects nothing: beside other tags, the run would
-		// silently leave out what it was meant to select.
-		for _, t := range tags {
-			if !have[t] {
-				return nil, &exitError{exitInvalid, fmt.Sprintf("--tag %q: none of %s has this tag%s; their tags: %s", t, which, dsl.DidYouMean(t, sortedSet(have)), strings.Join(sortedSet(have), ", "))}
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil, &exitError{exitInvalid, "no scenario to run"}
-	}
-	return out, nil
-}
-
 // runOne runs one unit and writes its report. Every run has a report, including one
 // interrupted before it started or while its target was being created, and one whose target
 // could not be created.
 func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *runFlags) ran {
-	sc := u.Scenario
 	run := newRunInfo()
+	sc := u.Scenario.ForRun(run.id)
 	p.secrets.set(interp.NewRedactor(sc))
 	defer p.secrets.set(nil)
 	name := f.target
@@ -369,6 +324,9 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		return p.finish(u, notRun(sc, name, start, interp.Interrupted, "interrupted while the target was being created"), f, run, true)
 	}
 	if err != nil {
+		if f.tally != nil {
+			f.tally.mu.Lock()
+		}
 		if f.tally != nil && f.tally.lastTargetErr == name+": "+err.Error() {
 			fmt.Fprintf(p.Stderr, "labrun: %s: target %s: the same error as above\n", sc.Name, name)
 		} else {
@@ -376,6 +334,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		}
 		if f.tally != nil {
 			f.tally.lastTargetErr = name + ": " + err.Error()
+			f.tally.mu.Unlock()
 		}
 		r := p.finish(u, notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err)), f, run, false)
 		r.code = exitInfra
@@ -398,6 +357,13 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 			fmt.Fprintf(p.Stdout, ": %s", target.Describe)
 		}
 		fmt.Fprintln(p.Stdout)
+		if len(sc.Ephemeral) > 0 {
+			var names []string
+			for _, e := range sc.Ephemeral {
+				names = append(names, dsl.NamespaceRef(e.Key)+" = "+sc.Generated[e.Key])
+			}
+			fmt.Fprintf(p.Stdout, "  ephemeral namespaces: %s\n", strings.Join(names, ", "))
+		}
 	}
 	// What steps stream (a command's output, a log) goes to files beside the reports, which
 	// the report then moves into its artifacts folder: memory holds a bounded head and tail.
@@ -698,7 +664,7 @@ func (p *process) loadSelected(args []string, opts dsl.Options, f *runFlags) ([]
 	if len(errs) > 0 {
 		return nil, p.reportVet("text", res, errs)
 	}
-	return selectScenarios(res.Scenarios, f.scenarios, f.tags)
+	return selectScenarios(res.Scenarios, f.selection)
 }
 
 // checkRunFlags refuses the flags that would do nothing for these scenarios, and warns about
@@ -707,9 +673,9 @@ func (p *process) loadSelected(args []string, opts dsl.Options, f *runFlags) ([]
 func (p *process) checkRunFlags(scenarios []*dsl.Scenario, f *runFlags) error {
 	for _, sc := range scenarios {
 		target := or(f.target, sc.Target)
-		if f.namespace != "" && len(sc.Namespaces) > 0 && target == "kube" {
+		if all := sc.Allowed(); f.namespace != "" && len(all) > 0 && target == "kube" {
 			return &exitError{exitInvalid, fmt.Sprintf("-n %s: scenario %s declares its namespaces (%s), and steps that name none use its first, %s; -n applies only to scenarios that declare none",
-				f.namespace, sc.Name, strings.Join(sc.Namespaces, ", "), sc.Namespaces[0])}
+				f.namespace, sc.Name, strings.Join(all, ", "), all[0])}
 		}
 		if target == "local" {
 			for _, fl := range [][2]string{{"--kubeconfig", f.kubeconfig}, {"--context", f.context}, {"-n", f.namespace}} {
@@ -741,20 +707,6 @@ func (p *process) checkTarget(name string) error {
 	return nil
 }
 
-// selection is what --scenario and --tag select (nil: every scenario), for the checks that
-// depend on --target: they apply to the scenarios that will run.
-func selection(names, tags []string) func(string, []string) bool {
-	if len(names) == 0 && len(tags) == 0 {
-		return nil
-	}
-	return func(name string, have []string) bool {
-		if len(names) > 0 && !slices.Contains(names, name) {
-			return false
-		}
-		return len(tags) == 0 || slices.ContainsFunc(tags, func(t string) bool { return slices.Contains(have, t) })
-	}
-}
-
 // newTarget builds the named target for a scenario.
 func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, f *targetFlags, run runInfo) (*schema.Target, error) {
 	if mk := p.Targets[name]; mk != nil {
@@ -766,7 +718,7 @@ func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, 
 	case "kube":
 		opts := kube.Options{
 			Kubeconfig: f.kubeconfig, Context: f.context, Namespace: f.namespace,
-			AllowedNamespaces: sc.Namespaces, ClusterScoped: sc.ClusterScoped, SystemNamespaces: sc.SystemNamespaces,
+			AllowedNamespaces: sc.Allowed(), ClusterScoped: sc.ClusterScoped, SystemNamespaces: sc.SystemNamespaces,
 			EnvoyVia: f.envoyVia, Getenv: p.Getenv,
 			Run: kube.Run{ID: run.id, Scenario: sc.Name, Host: run.host, PID: run.pid, PIDStart: run.pidStart},
 		}

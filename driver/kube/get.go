@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -119,6 +120,9 @@ func (d *driver) Get(ctx context.Context, req schema.Get) (any, error) {
 		return nil, fmt.Errorf("get %s: %w", m.kind, err)
 	}
 	objs, err := d.getObjects(ctx, d.resourceFor(m.gvr, m.namespaced, ns), req.Name, req.Selector)
+	if apierrors.IsNotFound(err) {
+		err = notFound{err}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", kindName(m.kind, ns, req.Name+selectorSuffix(req)), err)
 	}
@@ -139,6 +143,12 @@ func (d *driver) Get(ctx context.Context, req schema.Get) (any, error) {
 	}
 	return out, nil
 }
+
+// notFound is an API server's NotFound, which is schema.ErrNotFound.
+type notFound struct{ error }
+
+func (notFound) Is(target error) bool { return target == schema.ErrNotFound }
+func (e notFound) Unwrap() error      { return e.error }
 
 func selectorSuffix(req schema.Get) string {
 	if req.Name != "" {

@@ -352,8 +352,10 @@ func (d *driver) Apply(ctx context.Context, objects []schema.Object, files []str
 }
 
 // ApplyWith writes the objects in opts.Mode (see writeOne). CRDs go first and are waited for
-// (Established), then Namespaces, then the rest in the order written. On error the result
-// still lists what was applied and created so far, so that cleanup can remove it.
+// (Established), then Namespaces, then the rest in the order written. Every object is
+// written, as Chainsaw does: an object the API server refuses does not keep the others from
+// being applied, and the error lists every refusal, one per line. The result lists what was
+// applied and created, so that cleanup can remove it.
 func (d *driver) ApplyWith(ctx context.Context, objects []schema.Object, files []string, namespace string, opts schema.ApplyOptions) (schema.ApplyResult, error) {
 	var res schema.ApplyResult
 	objs, err := d.decodeResolve(ctx, objects, files, namespace)
@@ -385,33 +387,44 @@ func (d *driver) ApplyWith(ctx context.Context, objects []schema.Object, files [
 		}
 		return nil
 	}
+	var refused []error
+	var written []*object
 	for _, o := range crds {
 		if err := apply(o); err != nil {
-			return res, err
+			refused = append(refused, err)
+		} else {
+			written = append(written, o)
 		}
 	}
-	if len(crds) > 0 {
-		if err := d.waitEstablished(ctx, crds); err != nil {
-			return res, err
+	if len(written) > 0 {
+		if err := d.waitEstablished(ctx, written); err != nil {
+			return res, errors.Join(append(refused, err)...)
 		}
 		d.mapper.ResetWithContext(ctx)
 	}
 	for _, o := range namespaces {
 		if err := apply(o); err != nil {
-			return res, err
+			refused = append(refused, err)
 		}
 	}
 	for _, o := range rest {
+		if ctx.Err() != nil {
+			break // the step's time is over: what was refused so far, and why it stopped
+		}
 		if o.pending {
 			if err := d.waitServed(ctx, o); err != nil {
-				return res, err
+				refused = append(refused, fmt.Errorf("%s %s (%s): %w", opVerb(opts), o, o.source, err))
+				continue
 			}
 		}
 		if err := apply(o); err != nil {
-			return res, err
+			refused = append(refused, err)
 		}
 	}
-	return res, nil
+	if len(refused) == 0 && ctx.Err() != nil && len(res.Applied) < len(objs) {
+		return res, context.Cause(ctx)
+	}
+	return res, errors.Join(refused...)
 }
 
 func (d *driver) guardObjects(op string, objs []*object) error {

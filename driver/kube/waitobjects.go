@@ -47,6 +47,9 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 	ctx, cancel := d.withDefaultTimeout(ctx)
 	defer cancel()
 	var last string
+	// observed: the last poll read the objects (its verdict is about the system under test,
+	// not an error reaching it).
+	observed := false
 	describe := func(kind, ns string) string {
 		switch {
 		case name != "":
@@ -63,7 +66,7 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 		m, err := d.mappingFor(ctx, kind, apiVersion)
 		if err != nil {
 			if !isDeadline(err) {
-				last = err.Error()
+				last, observed = err.Error(), false
 			}
 			return false, nil
 		}
@@ -81,10 +84,11 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 				return false, err
 			}
 			if !isDeadline(err) {
-				last = err.Error()
+				last, observed = err.Error(), false
 			}
 			return false, nil
 		}
+		observed = true
 		var matching []string
 		best, bestName := []fieldDiff(nil), ""
 		for _, o := range objs {
@@ -120,7 +124,11 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 		return false, nil
 	})
 	if err != nil {
-		return fmt.Errorf("wait %s %s: %s: %w", op, what, last, err)
+		err = fmt.Errorf("wait %s %s: %s: %w", op, what, last, err)
+		if observed && ctx.Err() != nil {
+			return &schema.Unmet{Err: err}
+		}
+		return err
 	}
 	return nil
 }

@@ -110,21 +110,23 @@ func (d *driver) WaitRollout(ctx context.Context, namespace, deployment string) 
 	defer cancel()
 	var last string
 	var dep *appsv1.Deployment
+	observed := false // the last poll read the Deployment (see schema.Unmet)
 	err := poll(ctx, 250*time.Millisecond, func(ctx context.Context) (bool, error) {
 		got, err := d.cs.AppsV1().Deployments(ns).Get(ctx, deployment, getOpts)
 		if err == nil {
 			dep = got
 		}
 		if apierrors.IsNotFound(err) {
-			last = "the deployment does not exist"
+			last, observed = "the deployment does not exist", true
 			return false, nil
 		}
 		if err != nil {
 			if !isDeadline(err) {
-				last = err.Error()
+				last, observed = err.Error(), false
 			}
 			return false, nil
 		}
+		observed = true
 		done, waiting, err := rolloutStatus(dep)
 		last = waiting
 		return done, err
@@ -148,7 +150,11 @@ func (d *driver) WaitRollout(ctx context.Context, namespace, deployment string) 
 			}
 		}
 	}
-	return fmt.Errorf("%s: %w", msg, err)
+	err = fmt.Errorf("%s: %w", msg, err)
+	if observed && ctx.Err() != nil {
+		return &schema.Unmet{Err: err}
+	}
+	return err
 }
 
 // notReadyPods describes up to max pods that are not ready.
@@ -325,21 +331,23 @@ func (d *driver) WaitCondition(ctx context.Context, namespace string, cond schem
 	ctx, cancel := d.withDefaultTimeout(ctx)
 	defer cancel()
 	var last string
+	observed := false // the last poll read the objects (see schema.Unmet)
 	err = poll(ctx, interval, func(ctx context.Context) (bool, error) {
 		objs, err := d.getObjects(ctx, ri, cond.Name, cond.Selector)
 		if err != nil {
 			if apierrors.IsNotFound(err) {
-				last = "it does not exist"
+				last, observed = "it does not exist", true
 				return false, nil
 			}
 			if isBadSelector(err) {
 				return false, err
 			}
 			if !isDeadline(err) {
-				last = err.Error()
+				last, observed = err.Error(), false
 			}
 			return false, nil
 		}
+		observed = true
 		if cond.Name == "" {
 			// Objects on their way out (a killed pod) are not the ones a selector waits for.
 			objs = slices.DeleteFunc(objs, func(o unstructured.Unstructured) bool { return o.GetDeletionTimestamp() != nil })
@@ -362,7 +370,11 @@ func (d *driver) WaitCondition(ctx context.Context, namespace string, cond schem
 		return false, nil
 	})
 	if err != nil {
-		return fmt.Errorf("wait for %s condition %s=%s: %s: %w", what, cond.Type, want, last, err)
+		err = fmt.Errorf("wait for %s condition %s=%s: %s: %w", what, cond.Type, want, last, err)
+		if observed && ctx.Err() != nil {
+			return &schema.Unmet{Err: err}
+		}
+		return err
 	}
 	return nil
 }

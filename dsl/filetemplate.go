@@ -1,0 +1,227 @@
+package dsl
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/expr-lang/expr"
+	"sigs.k8s.io/yaml"
+
+	"labrun.dev/labrun/schema"
+)
+
+var runtimeCompile sync.Mutex
+
+// ${...} in the YAML and JSON files steps read (apply.files, wait.matchFiles and
+// wait.absentFiles): when the step starts, every ${expr} of the file's text is replaced by
+// the expression's value, then the text is parsed. The expressions read what the scenario's
+// own ${...} read (vars, ns, captured values). A value is written as text: a string as it is,
+// a number or a boolean as written, a list or a map as JSON (which YAML reads as a flow
+// sequence or mapping); so `replicas: ${vars.n}` is a number and `name: "${vars.x}"` a string
+// whatever it holds. $${ writes ${; a comment line (# first) is left as written. A file
+// without ${ is read as it is. The expressions are
+// compiled when the scenario loads (an unknown name is an error at its line and column in the
+// file) and judged when the step starts.
+
+// fileExprs finds the ${...} of a file's text: each expression's source and where it starts.
+func fileExprs(file string, data []byte, fn func(src string, pos Pos, start, end int) error) error {
+	s := string(data)
+	line, lineStart := 1, 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\n':
+			line, lineStart = line+1, i+1
+		case i == lineStart && strings.HasPrefix(strings.TrimLeft(s[i:], " \t"), "#"):
+			// A comment line is left as written.
+			if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+				i += j - 1
+			} else {
+				i = len(s)
+			}
+		case strings.HasPrefix(s[i:], "$${"):
+			i += 2
+		case strings.HasPrefix(s[i:], "${"):
+			// pos is where compile expects the quote before a CUE string: one column before
+			// the expression.
+			pos := Pos{File: file, Line: line, Col: i + 2 - lineStart}
+			end := matchBrace(s, i+2)
+			if end < 0 {
+				return &Error{Pos: Pos{File: file, Line: line, Col: i + 1 - lineStart}, Msg: "${ is never closed: expected } after the expression"}
+			}
+			src := s[i+2 : end]
+			if strings.Contains(src, "\n") {
+				return &Error{Pos: Pos{File: file, Line: line, Col: i + 1 - lineStart}, Msg: "a ${...} in a file is on one line"}
+			}
+			if strings.TrimSpace(src) == "" {
+				return &Error{Pos: Pos{File: file, Line: line, Col: i + 1 - lineStart}, Msg: "empty ${}: expected an expression such as ${vars.host}"}
+			}
+			if err := fn(src, pos, i, end+1); err != nil {
+				return err
+			}
+			i = end
+		}
+	}
+	return nil
+}
+
+// stepFiles are the files a step reads whose ${...} are filled, by field.
+func stepFiles(s *Step) map[string][]string {
+	switch p := s.Params.(type) {
+	case *schema.Apply:
+		return map[string][]string{"files": p.Files}
+	case *schema.Delete:
+		return map[string][]string{"files": p.Files}
+	case *schema.Wait:
+		return map[string][]string{"matchFiles": p.MatchFiles, "absentFiles": p.AbsentFiles}
+	}
+	return nil
+}
+
+// readStepFile reads a file a step names, relative to the scenario's directory.
+func (d *decoder) readStepFile(f string) ([]byte, string, error) {
+	path := f
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(d.sc.Dir, f)
+	}
+	data, err := os.ReadFile(path)
+	return data, path, err
+}
+
+// markFileTemplates marks the steps that read a file holding ${...} (Step.FileTemplates):
+// like a step whose own strings interpolate, they are checked when they start.
+func (d *decoder) markFileTemplates() {
+	for _, s := range d.order {
+		for _, files := range stepFiles(s) {
+			for _, f := range files {
+				if data, _, err := d.readStepFile(f); err == nil && bytes.Contains(data, []byte("${")) {
+					s.FileTemplates = true
+				}
+			}
+		}
+	}
+}
+
+// checkFileTemplates compiles the ${...} of the files a step reads, when they can be read
+// before the run (a file an earlier step writes is checked when it is read).
+func (d *decoder) checkFileTemplates(s *Step, names *Names) {
+	for field, files := range stepFiles(s) {
+		d.checkFiles(s, field, files, names)
+	}
+}
+
+func (d *decoder) checkFiles(s *Step, field string, files []string, names *Names) {
+	for i, f := range files {
+		data, path, err := d.readStepFile(f)
+		if err != nil || !bytes.Contains(data, []byte("${")) {
+			continue
+		}
+		err = fileExprs(path, data, func(src string, pos Pos, _, _ int) error {
+			_, cerr := compile(src, pos, names, compileOpts{})
+			if cerr != nil {
+				return cerr
+			}
+			return nil
+		})
+		if err != nil {
+			e, ok := err.(*Error)
+			if !ok {
+				e = &Error{Pos: d.fieldPos(s, fmt.Sprintf("%s.%d", field, i)), Msg: err.Error()}
+			}
+			e.Path = fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i)
+			d.l.errs.errs = append(d.l.errs.errs, e)
+		}
+	}
+}
+
+// ExpandFile returns data, the text of file (a file a step of the scenario reads), with every
+// ${expr} replaced by its value in env (see above); data itself when it holds none.
+func (sc *Scenario) ExpandFile(file string, data []byte, env map[string]any) ([]byte, error) {
+	if !bytes.Contains(data, []byte("${")) {
+		return data, nil
+	}
+	// A run's expressions are compiled at load; these now, against the same names, whose
+	// cache the runs of a parallel suite share.
+	runtimeCompile.Lock()
+	defer runtimeCompile.Unlock()
+	var out bytes.Buffer
+	last := 0
+	err := fileExprs(file, data, func(src string, pos Pos, start, end int) error {
+		e, cerr := compile(src, pos, sc.exprNames, compileOpts{})
+		if cerr != nil {
+			return cerr
+		}
+		v, err := expr.Run(e.Program, env)
+		if err != nil {
+			return fmt.Errorf("%s: ${%s}: %w", e.Pos, src, err)
+		}
+		out.Write(bytes.ReplaceAll(data[last:start], []byte("$${"), []byte("${")))
+		out.WriteString(Stringify(v))
+		last = end
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.Write(bytes.ReplaceAll(data[last:], []byte("$${"), []byte("${")))
+	return out.Bytes(), nil
+}
+
+// YAMLObjects splits a YAML (or JSON) stream into its objects, each named by the line its
+// document starts on; a List's items are objects of their own.
+func YAMLObjects(name string, data []byte) ([]schema.FileObject, error) {
+	var out []schema.FileObject
+	lines := strings.SplitAfter(string(data), "\n")
+	start := 0
+	flush := func(end int) error {
+		doc := strings.Join(lines[start:end], "")
+		at := start + 1
+		for i := start; i < end && strings.TrimSpace(lines[i]) == ""; i++ {
+			at = i + 2
+		}
+		if strings.TrimSpace(doc) == "" {
+			return nil
+		}
+		var o map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+			return fmt.Errorf("%s, line %d: %w", name, at, err)
+		}
+		if o == nil {
+			return nil
+		}
+		src := fmt.Sprintf("%s, line %d", name, at)
+		if items, ok := o["items"].([]any); ok && strings.HasSuffix(fmt.Sprint(o["kind"]), "List") {
+			for i, it := range items {
+				m, ok := it.(map[string]any)
+				if !ok {
+					return fmt.Errorf("%s, item %d: expected an object", src, i+1)
+				}
+				out = append(out, schema.FileObject{Object: m, Source: fmt.Sprintf("%s, item %d", src, i+1)})
+			}
+			return nil
+		}
+		if k, _ := o["kind"].(string); k == "" {
+			return fmt.Errorf("%s: the object needs a kind", src)
+		}
+		out = append(out, schema.FileObject{Object: o, Source: src})
+		return nil
+	}
+	for i, l := range lines {
+		if docSeparator.MatchString(strings.TrimRight(l, "\r\n")) {
+			if err := flush(i); err != nil {
+				return nil, err
+			}
+			start = i + 1
+		}
+	}
+	if err := flush(len(lines)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+var docSeparator = regexp.MustCompile(`^---\s*$`)

@@ -1,0 +1,120 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
+)
+
+// The files steps read (apply.files, delete.files, wait.matchFiles and absentFiles) are read
+// when the step starts, their ${...} filled with what the run knows then
+// (dsl.Scenario.ExpandFile). A file that holds ${...} is written filled to the run's own
+// folder and the driver reads that copy; the errors it returns name the scenario's file again.
+
+// ReadFile implements schema.Runtime.
+func (rt *stepRuntime) ReadFile(path string) (string, error) {
+	return rt.ru.readFile(rt.File(path))
+}
+
+// readFile returns path, or the path of its copy with its ${...} filled.
+func (ru *run) readFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(data), "${") {
+		return path, nil // the driver says why it cannot read it
+	}
+	ru.mu.Lock()
+	env := ru.judge.Env()
+	ru.mu.Unlock()
+	filled, err := ru.sc.ExpandFile(path, data, env)
+	if err != nil {
+		return "", err
+	}
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	if ru.filesDir == "" {
+		if ru.filesDir, err = os.MkdirTemp("", "labrun-files-"); err != nil {
+			return "", fmt.Errorf("filling the ${...} of %s: %w", path, err)
+		}
+	}
+	// One folder per copy, the file's own name in it: the driver's messages name
+	// "<folder>/pod.yaml, line 3", which fromCopies turns back into the scenario's path.
+	dir := filepath.Join(ru.filesDir, fmt.Sprint(len(ru.copies)))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", err
+	}
+	cp := filepath.Join(dir, filepath.Base(path))
+	if err := os.WriteFile(cp, filled, 0o600); err != nil {
+		return "", err
+	}
+	if ru.copies == nil {
+		ru.copies = map[string]string{}
+	}
+	ru.copies[cp] = path
+	return cp, nil
+}
+
+// fromCopies names the scenario's files in an error that names their filled copies.
+func (ru *run) fromCopies(err error) error {
+	ru.mu.Lock()
+	copies := ru.copies
+	ru.mu.Unlock()
+	if err == nil || len(copies) == 0 {
+		return err
+	}
+	msg := err.Error()
+	for cp, orig := range copies {
+		msg = strings.ReplaceAll(msg, cp, orig)
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &renamed{msg: msg, err: err}
+}
+
+// renamed is an error whose message names the scenario's files; it unwraps to the original.
+type renamed struct {
+	msg string
+	err error
+}
+
+func (e *renamed) Error() string { return e.msg }
+func (e *renamed) Unwrap() error { return e.err }
+
+// removeCopies removes the filled copies at the end of the run.
+func (ru *run) removeCopies() {
+	if ru.filesDir != "" {
+		_ = os.RemoveAll(ru.filesDir)
+	}
+}
+
+// ReadObjects implements schema.Runtime.
+func (rt *stepRuntime) ReadObjects(paths []string) ([]schema.FileObject, error) {
+	var out []schema.FileObject
+	var errs []error
+	for _, p := range paths {
+		path := rt.File(p)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rt.ru.mu.Lock()
+		env := rt.ru.judge.Env()
+		rt.ru.mu.Unlock()
+		if data, err = rt.ru.sc.ExpandFile(path, data, env); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		objs, err := dsl.YAMLObjects(p, data)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		out = append(out, objs...)
+	}
+	return out, errors.Join(errs...)
+}

@@ -1,0 +1,360 @@
+// Package suite runs many runs of scenarios as one suite on a shared world. Before anything
+// runs it works out what each run touches that another run could also touch — its fixed
+// namespaces, Istio configuration that is seen mesh-wide, cluster-scoped objects, fixed local
+// addresses (Footprint) — and schedules the runs so that at most N run at once and no two
+// that overlap ever run at the same time (Schedule for the plan, Run for the run). The
+// isolation lint (Leaks) says which objects make a scenario overlap with others mesh-wide,
+// and the fix.
+//
+// The schedule is a list of jobs with their footprints; it knows nothing of how a job runs,
+// so that anything that splits a suite (shards, another process) can reuse it.
+package suite
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
+)
+
+// Resource is something a run touches that another run may not touch at the same time.
+type Resource struct {
+	// Key names it: "namespace conn-lab", "host api.example.com", "mesh",
+	// "address 127.0.0.2:8080", "cluster CustomResourceDefinition/widgets.example.com".
+	Key string `json:"key"`
+	// Shared: the run only depends on it (several may hold it at once); otherwise it changes
+	// it, and no other run may hold it meanwhile.
+	Shared bool `json:"shared,omitempty"`
+	// Why says what in the scenario takes it, and Pos where that is written.
+	Why string  `json:"why"`
+	Pos dsl.Pos `json:"pos"`
+}
+
+// Leak is a finding of the isolation lint: an object whose effect reaches beyond the run's
+// own namespaces, so that another run of the suite can see it (or see its absence).
+type Leak struct {
+	Pos      dsl.Pos `json:"pos"`
+	Scenario string  `json:"scenario"`
+	// Msg says what leaks and to whom; Fix how to keep it to the run's namespace.
+	Msg string `json:"message"`
+	Fix string `json:"fix"`
+}
+
+// LintCode is the code of the isolation lint's warnings.
+const LintCode = "mesh-wide"
+
+func (l Leak) String() string {
+	return fmt.Sprintf("%s: warning[%s]: %s; %s", l.Pos, LintCode, l.Msg, l.Fix)
+}
+
+// RootNamespace is Istio's root namespace (meshConfig.rootNamespace's default): its Sidecar,
+// EnvoyFilter and policies apply to the whole mesh.
+const RootNamespace = "istio-system"
+
+// meshPolicies are the Istio kinds whose objects in the root namespace apply to every
+// namespace's workloads.
+var meshPolicies = map[string]bool{
+	"Sidecar": true, "EnvoyFilter": true, "PeerAuthentication": true, "AuthorizationPolicy": true,
+	"RequestAuthentication": true, "Telemetry": true, "WasmPlugin": true, "ProxyConfig": true,
+}
+
+// Footprint is what a run of sc on the named target touches, and the isolation lint's
+// findings. Ephemeral namespaces are the run's own and touch nothing another run has; fixed
+// namespaces are changed; on kube every run depends on the mesh's configuration (Shared
+// "mesh"), which a mesh-wide policy changes.
+func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
+	f := &footprint{sc: sc}
+	for _, ns := range sc.Namespaces {
+		f.take(Resource{Key: "namespace " + ns, Why: "declares namespace " + ns, Pos: sc.Pos})
+	}
+	if target == "kube" {
+		f.take(Resource{Key: "mesh", Shared: true, Why: "runs on the cluster's mesh", Pos: sc.Pos})
+	}
+	if l := sc.Local; l != nil && target != "kube" {
+		for _, n := range sortedKeys(l.Backends) {
+			f.address(l.Backends[n].Address, "local backend "+n)
+		}
+		for _, n := range sortedKeys(l.Blackholes) {
+			f.address(l.Blackholes[n].Address, "local blackhole "+n)
+		}
+		if l.DNS != nil {
+			f.address(l.DNS.Address, "the local DNS server")
+		}
+	}
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			switch p := s.Params.(type) {
+			case *schema.Apply:
+				for i, o := range p.Objects {
+					f.object(s, fmt.Sprintf("objects.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
+				}
+				for i, file := range p.Files {
+					for _, o := range readObjects(sc.Dir, file) {
+						f.object(s, fmt.Sprintf("files.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
+					}
+				}
+			case *schema.Process:
+				if r := p.Ready; r != nil {
+					if r.TCP != "" {
+						f.address(r.TCP, fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
+					}
+					if u, err := url.Parse(r.HTTP); r.HTTP != "" && err == nil {
+						f.address(u.Host, fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
+					}
+				}
+			}
+		})
+	}
+	sort.SliceStable(f.res, func(i, j int) bool { return f.res[i].Key < f.res[j].Key })
+	return f.res, f.leaks
+}
+
+type footprint struct {
+	sc    *dsl.Scenario
+	res   []Resource
+	leaks []Leak
+}
+
+// take adds r, unless the footprint has its key already (an exclusive hold wins).
+func (f *footprint) take(r Resource) {
+	for i, have := range f.res {
+		if have.Key == r.Key {
+			if have.Shared && !r.Shared {
+				f.res[i] = r
+			}
+			return
+		}
+	}
+	f.res = append(f.res, r)
+}
+
+// address takes a fixed local address (a port of 0 or none is picked free at run time).
+func (f *footprint) address(addr, who string) {
+	if addr == "" || dsl.HasInterpolation(addr) {
+		return
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "0" || port == "" {
+		return
+	}
+	if host == "localhost" || host == "" {
+		host = "127.0.0.1"
+	}
+	f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: who + " listens on " + addr, Pos: f.sc.Pos})
+}
+
+// unique reports whether a namespace is the run's own: one of its ephemeral namespaces
+// (as written before the run: "${ns.key}", or a ${...} that reads ns).
+func (f *footprint) unique(ns string) bool {
+	return strings.Contains(ns, "${") && readsNS.MatchString(ns)
+}
+
+var readsNS = regexp.MustCompile(`(^|[^.\w])ns(\.|\[)`)
+
+// object takes what an applied object touches beyond its namespace.
+func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS string) {
+	kind, _ := o["kind"].(string)
+	apiVersion, _ := o["apiVersion"].(string)
+	md, _ := o["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	ns, _ := md["namespace"].(string)
+	if ns == "" {
+		ns = defNS
+	}
+	spec, _ := o["spec"].(map[string]any)
+	pos := s.FieldPos(field)
+	what := fmt.Sprintf("%s %s", kind, name)
+	group, _, _ := strings.Cut(apiVersion, "/")
+	if !strings.Contains(apiVersion, "/") {
+		group = ""
+	}
+	switch {
+	case kind == "Namespace":
+		if !f.unique(name) {
+			f.take(Resource{Key: "namespace " + name, Why: "applies Namespace " + name, Pos: pos})
+		}
+		return
+	case clusterScoped[kind]:
+		f.take(Resource{Key: "cluster " + kind + "/" + name, Why: "applies " + what, Pos: pos})
+		return
+	}
+	if !strings.HasSuffix(group, "istio.io") {
+		return
+	}
+	if ns == RootNamespace && meshPolicies[kind] {
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s in %s, Istio's root namespace", what, RootNamespace), Pos: pos})
+		fix := fmt.Sprintf("put it in the scenario's own namespace (%s), where it applies to that namespace only", or(f.sc.DefaultNamespace(), "an ephemeral namespace"))
+		if kind == "Sidecar" {
+			fix = "put the Sidecar in the scenario's own namespace (without a workloadSelector it is that namespace's default)"
+		} else if kind == "EnvoyFilter" {
+			fix = "put the EnvoyFilter in the scenario's own namespace with a workloadSelector"
+		}
+		f.leaks = append(f.leaks, Leak{Pos: pos, Scenario: f.sc.Name,
+			Msg: fmt.Sprintf("%s in the root namespace %s applies to every proxy of the mesh: runs beside this one see it", what, RootNamespace), Fix: fix})
+		return
+	}
+	var hosts []string
+	switch kind {
+	case "ServiceEntry", "VirtualService":
+		for _, h := range asStrings(spec["hosts"]) {
+			hosts = append(hosts, h)
+		}
+	case "DestinationRule":
+		if h, ok := spec["host"].(string); ok {
+			hosts = append(hosts, h)
+		}
+	default:
+		return
+	}
+	if exportedLocally(spec["exportTo"]) {
+		return
+	}
+	var shared []string
+	ownNS := false // a host is a Service of the object's own (fixed) namespace
+	for _, h := range hosts {
+		fq, own := f.qualify(h, ns, kind)
+		if own {
+			continue // a host in the run's own namespace: no other run configures it
+		}
+		ownNS = ownNS || strings.HasSuffix(fq, "."+ns+".svc")
+		shared = append(shared, fq)
+		f.take(Resource{Key: "host " + fq, Why: fmt.Sprintf("applies %s for host %s, exported to every namespace", what, h), Pos: pos})
+	}
+	if len(shared) == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%s configures %s for every namespace (no exportTo): a run beside this one that talks to %s gets this configuration", what, strings.Join(shared, ", "), plural(len(shared), "that host", "those hosts"))
+	fix := `add exportTo: ["."] to keep it to its own namespace`
+	if kind == "ServiceEntry" {
+		msg = fmt.Sprintf("%s adds %s to the registry of every namespace (no exportTo): a run beside this one resolves %s through it", what, strings.Join(shared, ", "), plural(len(shared), "that host", "those hosts"))
+	}
+	if ownNS && len(f.sc.Ephemeral) == 0 {
+		fix += ", and put the scenario in an ephemeral namespace (ephemeralNamespaces) so that its hosts are its own"
+	}
+	f.leaks = append(f.leaks, Leak{Pos: pos, Scenario: f.sc.Name, Msg: msg, Fix: fix})
+}
+
+// qualify turns a host as Istio reads it in namespace ns into one name: a short name is a
+// Service of ns, "name.ns" a Service of ns, and a name ending in .svc or .svc.<domain> is cut
+// to name.ns.svc (the cluster domain does not tell two Services apart). own says the host is
+// a Service of one of the run's ephemeral namespaces.
+func (f *footprint) qualify(host, ns, kind string) (string, bool) {
+	h := strings.TrimSuffix(host, ".")
+	if i := strings.Index(h, ".svc."); i >= 0 {
+		h = h[:i+4]
+	}
+	parts := splitHost(h)
+	switch {
+	case kind == "ServiceEntry" && !strings.HasSuffix(h, ".svc"):
+		// A ServiceEntry's host is a name of its own (an external host, or a mesh-internal
+		// name), written as it is resolved.
+	case len(parts) == 1:
+		h = h + "." + ns + ".svc"
+	case len(parts) == 2:
+		h = h + ".svc"
+	}
+	parts = splitHost(h)
+	if len(parts) == 3 && parts[2] == "svc" && f.unique(parts[1]) {
+		return h, true
+	}
+	return h, false
+}
+
+// exportedLocally reports an exportTo of "." alone, or of other namespaces that are not "*":
+// the object is not seen mesh-wide.
+func exportedLocally(v any) bool {
+	to := asStrings(v)
+	return len(to) > 0 && !slices.Contains(to, "*")
+}
+
+// clusterScoped are the cluster-scoped kinds a scenario may apply (with clusterScoped: true).
+var clusterScoped = map[string]bool{
+	"CustomResourceDefinition": true, "ClusterRole": true, "ClusterRoleBinding": true,
+	"MutatingWebhookConfiguration": true, "ValidatingWebhookConfiguration": true,
+	"PriorityClass": true, "StorageClass": true, "PersistentVolume": true, "IngressClass": true,
+	"GatewayClass": true, "RuntimeClass": true, "Node": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+}
+
+func asStrings(v any) []string {
+	l, _ := v.([]any)
+	var out []string
+	for _, x := range l {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	if s, ok := v.([]string); ok {
+		out = append(out, s...)
+	}
+	return out
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// readObjects reads the objects of a YAML file an apply step names, as far as they can be read
+// before the run (a file written by an earlier step is not there yet: it touches nothing
+// known). ${...} stay as written.
+func readObjects(dir, file string) []schema.Object {
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(dir, file)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	objs, _ := dsl.YAMLObjects(file, data)
+	out := make([]schema.Object, len(objs))
+	for i, o := range objs {
+		out[i] = o.Object
+	}
+	return out
+}
+
+// splitHost splits a host name at its dots, except those inside a ${...}.
+func splitHost(h string) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(h); i++ {
+		switch {
+		case strings.HasPrefix(h[i:], "${"):
+			depth++
+			i++
+		case h[i] == '}' && depth > 0:
+			depth--
+		case h[i] == '.' && depth == 0:
+			parts = append(parts, h[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, h[start:])
+}

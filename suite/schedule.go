@@ -1,0 +1,192 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Job is one run of a suite: its id, what it touches, and how long it is planned to take (a
+// lower bound when a step's duration is known only at run time).
+type Job struct {
+	ID        string
+	Resources []Resource
+	Planned   time.Duration
+}
+
+// Overlap is why two jobs may not run at the same time: a resource both hold, at least one of
+// them exclusively (A is the first job's hold, B the second's).
+type Overlap struct {
+	A, B Resource
+}
+
+func (o Overlap) String() string {
+	if o.A.Shared || o.B.Shared {
+		x, y := o.A, o.B
+		if x.Shared {
+			x, y = y, x
+		}
+		return fmt.Sprintf("%s (%s) while the other %s", x.Why, x.Pos, y.Why)
+	}
+	if o.A.Why == o.B.Why {
+		return fmt.Sprintf("both: %s", o.A.Why)
+	}
+	return fmt.Sprintf("%s: one %s (%s), the other %s (%s)", o.A.Key, o.A.Why, o.A.Pos, o.B.Why, o.B.Pos)
+}
+
+// Overlaps returns the first resource that a and b both hold, one of them exclusively.
+func Overlaps(a, b []Resource) (Overlap, bool) {
+	for _, x := range a {
+		for _, y := range b {
+			if x.Key == y.Key && !(x.Shared && y.Shared) {
+				return Overlap{x, y}, true
+			}
+		}
+	}
+	return Overlap{}, false
+}
+
+// Slot is a job's place in a planned schedule.
+type Slot struct {
+	Job int `json:"job"`
+	// Lane is which of the parallel lanes runs it (1 to N).
+	Lane int `json:"lane"`
+	// Start and End are planned offsets from the start of the suite: lower bounds when a
+	// job's span is one.
+	Start time.Duration `json:"startNs"`
+	End   time.Duration `json:"endNs"`
+	// Order is when it starts among the jobs (0: first), as Run starts them.
+	Order int `json:"order"`
+	// After is the job it waited for because the two overlap (-1: it waited for no job, or
+	// only for a free lane), and Why the overlap.
+	After int    `json:"after"`
+	Why   string `json:"why,omitempty"`
+}
+
+// Schedule plans jobs as Run runs them, taking each job's planned span as its duration: the
+// order they start in, their lanes and planned starts, and what each waited for. parallel
+// below 1 is 1.
+func Schedule(jobs []Job, parallel int) []Slot {
+	parallel = max(parallel, 1)
+	slots := make([]Slot, len(jobs))
+	type lane struct {
+		job int // -1: free
+		end time.Duration
+	}
+	lanes := make([]lane, parallel)
+	for i := range lanes {
+		lanes[i].job = -1
+	}
+	blocked := make([]Overlap, len(jobs))
+	blocker := make([]int, len(jobs))
+	for i := range blocker {
+		blocker[i] = -1
+	}
+	var pending []int
+	for i := range jobs {
+		pending = append(pending, i)
+	}
+	now := time.Duration(0)
+	order := 0
+	for len(pending) > 0 {
+		var rest []int
+		for _, j := range pending {
+			free := -1
+			overlap := false
+			for l, ln := range lanes {
+				if ln.job < 0 {
+					if free < 0 {
+						free = l
+					}
+					continue
+				}
+				if o, ok := Overlaps(jobs[ln.job].Resources, jobs[j].Resources); ok {
+					overlap, blocker[j], blocked[j] = true, ln.job, o
+					break
+				}
+			}
+			if overlap || free < 0 {
+				rest = append(rest, j)
+				continue
+			}
+			end := now + jobs[j].Planned
+			lanes[free] = lane{job: j, end: end}
+			slots[j] = Slot{Job: j, Lane: free + 1, Start: now, End: end, Order: order, After: blocker[j]}
+			order++
+			if blocker[j] >= 0 {
+				slots[j].Why = blocked[j].String()
+			}
+		}
+		pending = rest
+		if len(pending) == 0 {
+			break
+		}
+		// The next moment a lane frees: the earliest end among the running jobs (all of them
+		// that end then).
+		next := time.Duration(-1)
+		for _, ln := range lanes {
+			if ln.job >= 0 && (next < 0 || ln.end < next) {
+				next = ln.end
+			}
+		}
+		for l, ln := range lanes {
+			if ln.job >= 0 && ln.end == next {
+				lanes[l].job = -1
+			}
+		}
+		now = next
+	}
+	return slots
+}
+
+// Run runs jobs as Schedule plans them: in order as lanes free up, at most parallel at once,
+// never two that overlap. A job that overlaps one running waits for it, and a later job that
+// overlaps none may start meanwhile. run runs job i (on its own goroutine) and returns false
+// to stop the suite (--fail-fast): no job starts after that, nor after ctx ends. Run returns
+// when every job it started has returned; started says which it started.
+func Run(ctx context.Context, jobs []Job, parallel int, run func(i int) bool) (started []bool) {
+	parallel = max(parallel, 1)
+	started = make([]bool, len(jobs))
+	type result struct {
+		job int
+		ok  bool
+	}
+	done := make(chan result)
+	running := map[int]bool{}
+	var pending []int
+	for i := range jobs {
+		pending = append(pending, i)
+	}
+	stopped := false
+	for {
+		if !stopped && ctx.Err() == nil {
+			var rest []int
+			for _, j := range pending {
+				if len(running) >= parallel || overlapsAny(jobs, running, j) {
+					rest = append(rest, j)
+					continue
+				}
+				running[j], started[j] = true, true
+				go func() { done <- result{j, run(j)} }()
+			}
+			pending = rest
+		}
+		if len(running) == 0 {
+			return started
+		}
+		r := <-done
+		delete(running, r.job)
+		if !r.ok {
+			stopped = true
+		}
+	}
+}
+
+func overlapsAny(jobs []Job, running map[int]bool, j int) bool {
+	for r := range running {
+		if _, ok := Overlaps(jobs[r].Resources, jobs[j].Resources); ok {
+			return true
+		}
+	}
+	return false
+}
