@@ -78,7 +78,7 @@ func TestE2EKubeHostCommands(t *testing.T) {
 	if err != nil {
 		t.Fatalf("labrun run: %v\n%s", err, out)
 	}
-	for _, want := range []string{"✓ ns.captured.ctx == 'sandbox'", "⚠ expectFail: failed as expected:", "PASSED hostkube"} {
+	for _, want := range []string{"✓ (ns.captured.ctx (\"sandbox\") == \"sandbox\")", "⚠ expectFail: failed as expected:", "PASSED hostkube"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
