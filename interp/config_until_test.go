@@ -99,3 +99,60 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// A config step's reflects reads until the cluster carries the DestinationRule's mark (istiod's
+// push has reached the proxy): reads that carry another rule's mark, or none, are tried again;
+// with until, both must hold. The fake driver stands in for the Envoy admin.
+func TestConfigReflects(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [{name: "cfg", config: {admin: "http://127.0.0.1:15000", cluster: "c", interval: "2s",
+		reflects: {apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: name: "new", spec: host: "backend"}}}]
+	expect: ["cfg.lb_policy == \"ROUND_ROBIN\""]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
+			marks := []string{"", "/apis/networking.istio.io/v1/namespaces/lab/destination-rule/old", "/apis/networking.istio.io/v1/namespaces/lab/destination-rule/new"}
+			c := map[string]any{"name": "c", "lb_policy": "ROUND_ROBIN"}
+			if m := marks[min(n, 2)]; m != "" {
+				c["metadata"] = map[string]any{"filter_metadata": map[string]any{"istio": map[string]any{"config": m}}}
+			}
+			return c, nil
+		}}
+		start := time.Now()
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome != interp.Passed {
+			t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
+		}
+		if d := time.Since(start); d != 4*time.Second {
+			t.Errorf("reflects held after %v, want 4s (the third read)", d)
+		}
+	})
+}
+
+// A reflects that never holds ends with the step's timeout and says what the last read carried.
+func TestConfigReflectsTimesOut(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [{name: "cfg", timeout: "3500ms", config: {admin: "http://127.0.0.1:15000", cluster: "c", reflects: {kind: "DestinationRule", name: "new"}}}]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{ConfigValue: func(schema.Config, int) (any, error) {
+			return map[string]any{"metadata": map[string]any{"filter_metadata": map[string]any{"istio": map[string]any{
+				"config": "/apis/networking.istio.io/v1/namespaces/lab/destination-rule/old"}}}}, nil
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome == interp.Passed {
+			t.Fatal("a reflects that never holds passed")
+		}
+		var msg string
+		for _, s := range rec.Steps {
+			msg += s.Error + " " + strings.Join(s.Warnings, "; ")
+		}
+		if want := "reflects DestinationRule lab/new did not hold after 4 reads; last: cluster c carries DestinationRule lab/old, not lab/new"; !strings.Contains(msg, want) {
+			t.Errorf("error: %s\nwant it to contain %s", msg, want)
+		}
+	})
+}
