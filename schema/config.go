@@ -115,16 +115,9 @@ func (p *Config) Check(c Checker) {
 		c.Errorf("path", "names records a list of %s names, which has no path %q: drop path, or read one resource with %s: \"<name>\"",
 			strings.TrimSuffix(p.Names, "s"), p.Path, strings.TrimSuffix(p.Names, "s"))
 	}
-	if p.Names == "" && p.Path != "" && !c.Templated("path") {
+	if p.Names == "" && p.Path != "" {
 		checkDottedPath(c, "path", p.Path)
-		if t := xdstype.Resource(p.ResourceKind()); t != nil {
-			if _, err := t.At(p.Path); err != nil {
-				var pe *xdstype.PathError
-				if errors.As(err, &pe) {
-					c.ValueErrorAt("path", pe.Offset, "path %q: %s (type %s, go-control-plane %s)", p.Path, pe.Msg, t.Msg.Short(), strings.Fields(xdstype.APIVersion)[1])
-				}
-			}
-		}
+		p.checkPathType(c)
 	}
 	p.checkReflects(c, n)
 	if c.Has("interval") && !p.polls() {
@@ -140,6 +133,66 @@ func (p *Config) Check(c Checker) {
 	if p.Envoy != nil && p.Envoy.Pod == "" && p.Envoy.Selector == "" {
 		c.Errorf("envoy", "envoy needs pod or selector: the pod whose sidecar to read")
 	}
+}
+
+// checkPathType checks the path against the type of the resource read: every step a field of
+// the type, every selection's field and value. A ${...} in the path is a hole (xdstype.Hole):
+// what it names is checked when the step runs.
+func (p *Config) checkPathType(c Checker) {
+	t := xdstype.Resource(p.ResourceKind())
+	if t == nil {
+		return
+	}
+	path, offsets := p.Path, []int(nil)
+	if c.Templated("path") {
+		path, offsets = maskTemplates(p.Path)
+	}
+	_, err := t.At(path)
+	var pe *xdstype.PathError
+	if !errors.As(err, &pe) {
+		return
+	}
+	at := pe.Offset
+	if offsets != nil && at < len(offsets) {
+		at = offsets[at]
+	}
+	c.ValueErrorAt("path", at, "path %q: %s (type %s, go-control-plane %s)", p.Path,
+		strings.ReplaceAll(pe.Msg, xdstype.Hole, "${…}"), t.Msg.Short(), strings.Fields(xdstype.APIVersion)[1])
+}
+
+// maskTemplates replaces each ${...} of s (not $${, which stands for "${") by xdstype.Hole, and
+// returns, for each byte offset of the result, the offset in s it comes from.
+func maskTemplates(s string) (string, []int) {
+	var b strings.Builder
+	var offsets []int
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], "$${") {
+			b.WriteString("$${")
+			offsets = append(offsets, i, i+1, i+2)
+			i += 3
+			continue
+		}
+		if strings.HasPrefix(s[i:], "${") {
+			depth, j := 0, i+1
+			for ; j < len(s); j++ {
+				if s[j] == '{' {
+					depth++
+				} else if s[j] == '}' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			b.WriteString(xdstype.Hole)
+			offsets = append(offsets, i)
+			i = j + 1
+			continue
+		}
+		b.WriteByte(s[i])
+		offsets = append(offsets, i)
+		i++
+	}
+	return b.String(), append(offsets, len(s))
 }
 
 // unmarked says, for the Istio kinds that leave no mark in Envoy's config, how to wait for

@@ -8,6 +8,11 @@ import (
 	"labrun.dev/labrun/internal/didyoumean"
 )
 
+// Hole stands in a path for a part known only at run time (a ${...}): a step that holds one is
+// not checked, nor is what follows it; a selection's value or name that holds one matches
+// anything.
+const Hole = "\x00"
+
 // At returns the type of the value path selects in a value of type t, checking every step
 // against the types: a field the message does not have, a selection on something that is not
 // a list, a condition on a field the items do not have or a value its enum does not, are
@@ -33,6 +38,9 @@ func (t *Type) at(p Path) (*Type, error) {
 		}
 		if cur == nil || cur.Kind == JSON {
 			return cur, nil // not checkable from here on
+		}
+		if s.Kind == SegKey && strings.Contains(s.Text, Hole) {
+			return nil, nil // a step named at run time
 		}
 		switch cur.Kind {
 		case Any:
@@ -116,6 +124,9 @@ func joinKeys(segs []Seg) string {
 // checkConds checks the conditions of a selection against the items' type.
 func checkConds(path string, item *Type, conds []Cond) error {
 	for _, c := range conds {
+		if strings.Contains(strings.Join(c.Field, "."), Hole) {
+			continue
+		}
 		t := item
 		for k, name := range c.Field {
 			if t.Kind == Any && t.Msg != nil {
@@ -148,6 +159,9 @@ func checkConds(path string, item *Type, conds []Cond) error {
 
 // checkValue says what is wrong with comparing a value of type t with text ("" when nothing).
 func checkValue(t *Type, text string) string {
+	if strings.Contains(text, Hole) {
+		return ""
+	}
 	switch t.Kind {
 	case Enum:
 		for _, v := range t.Enum.Values {

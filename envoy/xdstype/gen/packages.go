@@ -5,11 +5,13 @@ package main
 // pilot/pkg/security) imports, so every typed_config Istio writes has its type, plus the admin
 // API (the config_dump itself), the bootstrap, and the load-balancing policies a
 // DestinationRule can select; the typed structs of cncf/xds (udpa.type.v1.TypedStruct, which
-// istiod wraps its own filters' config in) and the Istio filters' own configs (istio.io/api's
+// istiod wraps its own filters' config in), its matchers (xds.type.matcher.v3, a waypoint's
+// filter chain matcher) and the Istio filters' own configs (istio.io/api's
 // envoy/...). Messages these reference (Envoy's core types, the protobuf well-known types) come
 // along; nothing else does.
 import (
 	_ "github.com/cncf/xds/go/udpa/type/v1"
+	_ "github.com/cncf/xds/go/xds/type/matcher/v3"
 	_ "github.com/cncf/xds/go/xds/type/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/admin/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/config/accesslog/v3"
