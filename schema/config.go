@@ -156,8 +156,7 @@ func (p *Config) checkPathType(c Checker) {
 	if offsets != nil && at < len(offsets) {
 		at = offsets[at]
 	}
-	c.ValueErrorAt("path", at, "path %q: %s (type %s, go-control-plane %s)", p.Path,
-		strings.ReplaceAll(pe.Msg, xdstype.Hole, "${…}"), t.Msg.Short(), strings.Fields(xdstype.APIVersion)[1])
+	c.ValueErrorAt("path", at, "path %q: %s (type %s, go-control-plane %s)", p.Path, pe.Msg, t.Msg.Short(), strings.Fields(xdstype.APIVersion)[1])
 }
 
 // maskTemplates replaces each ${...} of s (not $${, which stands for "${") by xdstype.Hole, and
@@ -184,7 +183,9 @@ func maskTemplates(s string) (string, []int) {
 				}
 			}
 			b.WriteString(xdstype.Hole)
-			offsets = append(offsets, i)
+			for range len(xdstype.Hole) {
+				offsets = append(offsets, i)
+			}
 			i = j + 1
 			continue
 		}

@@ -10,8 +10,8 @@ import (
 
 // Hole stands in a path for a part known only at run time (a ${...}): a step that holds one is
 // not checked, nor is what follows it; a selection's value or name that holds one matches
-// anything.
-const Hole = "\x00"
+// anything. It reads as what it stands for in messages.
+const Hole = "${…}"
 
 // At returns the type of the value path selects in a value of type t, checking every step
 // against the types: a field the message does not have, a selection on something that is not
