@@ -19,7 +19,7 @@ import (
 func TestConfigUntil(t *testing.T) {
 	sc := loadScenario(t, `
 s: schema.#Scenario & {
-	steps: [{name: "cfg", config: {admin: "http://127.0.0.1:15000", cluster: "c", until: "cfg.max_connections >= 3", interval: "2s"}}]
+	steps: [{name: "cfg", config: {admin: "http://127.0.0.1:15000", cluster: "c", path: "circuit_breakers.thresholds[0]", until: "cfg.max_connections >= 3", interval: "2s"}}]
 	expect: ["cfg.max_connections == 3"]
 }`)
 	synctest.Test(t, func(t *testing.T) {
@@ -51,7 +51,7 @@ s: schema.#Scenario & {
 func TestConfigUntilTimesOut(t *testing.T) {
 	sc := loadScenario(t, `
 s: schema.#Scenario & {
-	steps: [{name: "cfg", timeout: "5500ms", config: {admin: "http://127.0.0.1:15000", cluster: "c", until: "cfg.max_connections == 1"}}]
+	steps: [{name: "cfg", timeout: "5500ms", config: {admin: "http://127.0.0.1:15000", cluster: "c", path: "circuit_breakers.thresholds[0]", until: "cfg.max_connections == 1"}}]
 }`)
 	synctest.Test(t, func(t *testing.T) {
 		w := &fakes.World{ConfigValue: func(schema.Config, int) (any, error) {

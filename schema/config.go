@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"labrun.dev/labrun/envoy/xdstype"
@@ -40,12 +41,18 @@ type Reflects struct {
 	Name      string      `json:"name,omitempty"`
 	Namespace string      `json:"namespace,omitempty"`
 	Metadata  *ObjectMeta `json:"metadata,omitempty"`
+	// APIVersion and Spec are an object's, when the object itself is written: decoded, not read.
+	APIVersion string `json:"apiVersion,omitempty"`
+	Spec       any    `json:"spec,omitempty"`
 }
 
-// ObjectMeta is the part of an object's metadata that names it.
+// ObjectMeta is the part of an object's metadata that names it (labels and annotations are
+// decoded, not read).
 type ObjectMeta struct {
-	Name      string `json:"name"`
-	Namespace string `json:"namespace,omitempty"`
+	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // Ref is the object the reflects names ("" namespace: the scenario's default).
@@ -66,9 +73,140 @@ var configKind = Kind{
 	New:   func() Params { return new(Config) },
 }
 
-// Result: the selected part of the config_dump, as JSON-like data (its shape is Envoy's, not
-// yet typed); with until, live: the step's own until reads it after each read.
-func (p *Config) Result(c ResultContext) *Type { return AnyType }
+// Result: the selected part of the config_dump as Envoy's API types it (xdstype): a cluster,
+// listener, route configuration or cluster load assignment, or the part of it at path, each
+// message a struct of its fields, so that vet checks what expressions read of it (a misspelled
+// field, an enum value that never matches); a list of strings for names. Where the type is
+// known only at run time (a path with ${...} in a step's name, inside an Any of unknown type,
+// free-form metadata) it is any. The step's own until reads it after each read.
+func (p *Config) Result(c ResultContext) *Type {
+	if p.Names != "" {
+		return ListOf(Str("a " + strings.TrimSuffix(p.Names, "s") + " name"))
+	}
+	t := xdstype.Resource(p.ResourceKind())
+	if t == nil {
+		return AnyType
+	}
+	if p.Path != "" {
+		path := p.Path
+		if c.Templated("path") {
+			path, _ = maskTemplates(p.Path)
+		}
+		at, err := t.At(path)
+		if err != nil || at == nil {
+			return AnyType
+		}
+		t = at
+	}
+	return EnvoyType(t, p.Durations == DurationsSeconds)
+}
+
+// envoyTypes caches EnvoyType's answers: message types are graphs (a message may hold itself),
+// built once per process.
+var envoyTypes struct {
+	sync.Mutex
+	msgs map[envoyKey]*Type
+}
+
+type envoyKey struct {
+	msg     *xdstype.Msg
+	seconds bool
+}
+
+// EnvoyType is an Envoy API type (xdstype) in the type model of expressions: a message is a
+// struct of its fields (an Any's, "@type" too), a repeated field a list, a map field a map, an
+// enum a string of its values, 64-bit integers and wrappers numbers, a Duration a string ("0.500s")
+// or, with seconds, a number of seconds; free-form JSON and an Any of unknown type are any.
+func EnvoyType(t *xdstype.Type, seconds bool) *Type {
+	envoyTypes.Lock()
+	defer envoyTypes.Unlock()
+	if envoyTypes.msgs == nil {
+		envoyTypes.msgs = map[envoyKey]*Type{}
+	}
+	return envoyType(t, seconds)
+}
+
+func envoyType(t *xdstype.Type, seconds bool) *Type {
+	if t == nil {
+		return AnyType
+	}
+	switch t.Kind {
+	case xdstype.Message, xdstype.Any:
+		if t.Msg == nil {
+			return AnyType
+		}
+		return envoyMessage(t.Msg, t.Kind == xdstype.Any, seconds)
+	case xdstype.List:
+		return ListOf(envoyType(t.Elem, seconds))
+	case xdstype.Map:
+		return MapOf(StringType, envoyType(t.Elem, seconds))
+	case xdstype.Number, xdstype.Int64:
+		return NumberType
+	case xdstype.Bool:
+		return BoolType
+	case xdstype.String, xdstype.Bytes, xdstype.Timestamp, xdstype.FieldMask:
+		return StringType
+	case xdstype.Duration:
+		if seconds {
+			return Num(Seconds)
+		}
+		return Str("a protobuf Duration, e.g. \"0.500s\": compare with duration()")
+	case xdstype.Enum:
+		return &Type{Kind: TString, Enum: t.Enum.Values, Doc: "enum " + t.Enum.Name, Go: StringType.Go}
+	}
+	return AnyType
+}
+
+// envoyMessage is message m as a struct; the caller holds envoyTypes.
+func envoyMessage(m *xdstype.Msg, inAny, seconds bool) *Type {
+	key := envoyKey{m, seconds}
+	if st, ok := envoyTypes.msgs[key]; ok && !inAny {
+		return st
+	}
+	st := &Type{Kind: TStruct, Doc: m.Name}
+	if !inAny {
+		envoyTypes.msgs[key] = st // before its fields: a field may be of this message
+	}
+	if inAny {
+		st.Fields = append(st.Fields, F("@type", StringType, "the type URL of the message the Any holds"))
+	}
+	for _, f := range m.Fields {
+		st.Fields = append(st.Fields, F(f.Name, envoyType(f.Type, seconds), envoyFieldDoc(f)))
+	}
+	return st
+}
+
+// envoyFieldDoc says how a field reads when Envoy's JSON leaves it out.
+func envoyFieldDoc(f *xdstype.Field) string {
+	var doc string
+	switch {
+	case f.HasDefault():
+		doc = fmt.Sprintf("%s; left out when %s, and reads so", f.Type, exprLiteral(f.Default()))
+	case f.Oneof != "":
+		doc = fmt.Sprintf("%s, one of %s: nil unless it is the one set", f.Type, f.Oneof)
+	case f.Type.Wrapper != "":
+		doc = fmt.Sprintf("a %s: nil when unset (Envoy's own default applies)", f.Type.Wrapper)
+	default:
+		doc = fmt.Sprintf("%s: nil when unset", f.Type)
+	}
+	if f.Deprecated {
+		doc = "deprecated in Envoy's API; " + doc
+	}
+	return doc
+}
+
+// exprLiteral writes a default value as an expression would.
+func exprLiteral(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []any:
+		return "[]"
+	case map[string]any:
+		return "{}"
+	}
+	return fmt.Sprint(v)
+}
 
 // ResourceKind is the Envoy type of what the step reads before its path (xdstype.Resource):
 // "cluster", "listener", "route", "endpoints", "dump" (the whole config_dump), or "" for a
