@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -37,9 +38,14 @@ var Marked = map[string][]string{
 	"AuthorizationPolicy": {"listener"},
 }
 
+// The marks' patterns, compiled on first use (labrun's start-up pays for nothing it may not use).
 var (
-	configPath = regexp.MustCompile(`^/apis/[^/]+/[^/]+/namespaces/([^/]+)/([a-z0-9-]+)/([^/]+)$`)
-	rbacPolicy = regexp.MustCompile(`ns\[([^\]]*)\]-policy\[([^\]]*)\]-rule\[[0-9]+\]`)
+	configPath = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^/apis/[^/]+/[^/]+/namespaces/([^/]+)/([a-z0-9-]+)/([^/]+)$`)
+	})
+	rbacPolicy = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`ns\[([^\]]*)\]-policy\[([^\]]*)\]-rule\[[0-9]+\]`)
+	})
 )
 
 // IstioMarks returns the Istio objects whose marks istiod wrote into v (decoded JSON: one
@@ -48,10 +54,10 @@ func IstioMarks(v any) []ObjectRef {
 	seen := map[ObjectRef]bool{}
 	var walk func(any)
 	note := func(s string) {
-		if m := configPath.FindStringSubmatch(s); m != nil {
+		if m := configPath().FindStringSubmatch(s); m != nil {
 			seen[ObjectRef{Kind: camelKind(m[2]), Namespace: m[1], Name: m[3]}] = true
 		}
-		for _, m := range rbacPolicy.FindAllStringSubmatch(s, -1) {
+		for _, m := range rbacPolicy().FindAllStringSubmatch(s, -1) {
 			seen[ObjectRef{Kind: "AuthorizationPolicy", Namespace: m[1], Name: m[2]}] = true
 		}
 	}
