@@ -261,10 +261,10 @@ func walk(v any, path []string) any {
 
 // ReadConfig is what a config step records of resource, one resource of a config dump decoded
 // from JSON (or the whole dump) whose kind is "cluster", "listener", "route", "endpoints" or
-// "dump" ("" for a value of no Envoy type, e.g. a list of names): resource read through
-// Envoy's types (xdstype.Normalize: left-out fields at their defaults, 64-bit integers as
-// numbers), the value at path in it (checked against the type), and with seconds every Duration
-// as a number of seconds. It returns the value and the normalized resource.
+// "dump" ("" for a value of no Envoy type, e.g. a list of names): resource as Envoy wrote it,
+// 64-bit integers as numbers (xdstype.Normalize), the value at path in it read through Envoy's
+// types (checked against the type; a left-out field reads as its default), and with seconds
+// every Duration as a number of seconds. It returns the value and the normalized resource.
 func ReadConfig(resource any, kind, path string, seconds bool) (value, normalized any, err error) {
 	t := xdstype.Resource(kind)
 	normalized = xdstype.Normalize(resource, t)

@@ -156,3 +156,47 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// A config value is recorded as Envoy wrote it, and read through Envoy's types: a field Envoy
+// left out at its default reads as that default (an enum by its first value's name, a number
+// 0, a list []), also below an Any whose "@type" names its message, while presence (in, len)
+// sees what Envoy wrote. The fake driver stands in for the Envoy admin.
+func TestConfigReadsDefaults(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{name: "eds", config: {admin: "http://127.0.0.1:15000", endpoints: "c", path: "endpoints[priority=0]"}},
+	]
+	expect: [
+		"cl.lb_policy == \"ROUND_ROBIN\"",
+		"cl.respect_dns_ttl == false && len(cl.health_checks) == 0",
+		"!(\"lb_policy\" in cl) && len(cl) == 3",
+		"cl.outlier_detection == nil",
+		"cl.transport_socket.typed_config.sni == \"\"",
+		"cl.transport_socket.typed_config.common_tls_context.alpn_protocols == []",
+		"eds.locality.zone == \"a\" && eds.priority == 0",
+	]
+}`)
+	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
+		if req.Endpoints != "" {
+			// What the driver records for path "endpoints[priority=0]" of a load assignment
+			// whose first locality has no priority printed (it is 0).
+			return map[string]any{"locality": map[string]any{"zone": "a"}}, nil
+		}
+		return map[string]any{"name": "c", "type": "EDS", "transport_socket": map[string]any{
+			"name": "envoy.transport_sockets.tls",
+			"typed_config": map[string]any{
+				"@type":              "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext",
+				"common_tls_context": map[string]any{},
+			},
+		}}, nil
+	}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if rec.Outcome != interp.Passed {
+		for _, e := range rec.Expectations {
+			t.Logf("%s: %s %s %s", e.Src, e.Outcome, e.Explanation, e.Reason)
+		}
+		t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
+	}
+}

@@ -101,6 +101,11 @@ func (p *Config) Result(c ResultContext) *Type {
 	return EnvoyType(t, p.Durations == DurationsSeconds)
 }
 
+// EnvoyAnyType is an Envoy Any whose message is known only at run time, by its "@type" (a
+// transport socket's typed_config): expressions read below it through xdstype.ReadAny, which
+// gives a left-out field its default.
+var EnvoyAnyType = &Type{Kind: TAny, Doc: "an Envoy Any: its \"@type\" names its message"}
+
 // envoyTypes caches EnvoyType's answers: message types are graphs (a message may hold itself),
 // built once per process.
 var envoyTypes struct {
@@ -133,6 +138,9 @@ func envoyType(t *xdstype.Type, seconds bool) *Type {
 	switch t.Kind {
 	case xdstype.Message, xdstype.Any:
 		if t.Msg == nil {
+			if t.Kind == xdstype.Any {
+				return EnvoyAnyType
+			}
 			return AnyType
 		}
 		return envoyMessage(t.Msg, t.Kind == xdstype.Any, seconds)
@@ -171,7 +179,9 @@ func envoyMessage(m *xdstype.Msg, inAny, seconds bool) *Type {
 		st.Fields = append(st.Fields, F("@type", StringType, "the type URL of the message the Any holds"))
 	}
 	for _, f := range m.Fields {
-		st.Fields = append(st.Fields, F(f.Name, envoyType(f.Type, seconds), envoyFieldDoc(f)))
+		sf := F(f.Name, envoyType(f.Type, seconds), envoyFieldDoc(f))
+		sf.Default = f.Default()
+		st.Fields = append(st.Fields, sf)
 	}
 	return st
 }

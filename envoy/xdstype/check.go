@@ -30,8 +30,11 @@ func (t *Type) At(path string) (*Type, error) {
 func (t *Type) at(p Path) (*Type, error) {
 	cur := t
 	segs := p.Segs
+	selected := "" // the name the last selection picked an item by, for its typed_config
 	for i := 0; i < len(segs); i++ {
 		s := segs[i]
+		name := selected
+		selected = ""
 		where := JoinSegs(segs[:i])
 		fail := func(at int, format string, args ...any) (*Type, error) {
 			return nil, &PathError{Path: p.Text, Offset: at, Msg: fmt.Sprintf(format, args...), Missing: true}
@@ -63,6 +66,9 @@ func (t *Type) at(p Path) (*Type, error) {
 				return fail(s.Pos, "%s", noField(where, cur.Msg, s.Text))
 			}
 			cur = f.Type
+			if cur.Kind == Any && f.Name == "typed_config" && Extensions[name] != "" {
+				cur = &Type{Kind: Any, Msg: Lookup(Extensions[name])}
+			}
 		case List:
 			switch s.Kind {
 			case SegIndex:
@@ -78,9 +84,15 @@ func (t *Type) at(p Path) (*Type, error) {
 				if cur.Elem.Kind != Message || cur.Elem.Msg.Field("name") == nil {
 					return fail(s.Pos, "%s is a list of %s, which have no name: select by a field, [field=value], or by index", describeWhere(where), cur.Elem)
 				}
+				selected = s.Text
 			case SegWhere:
 				if err := checkConds(p.Text, cur.Elem, s.Conds); err != nil {
 					return nil, err
+				}
+				for _, c := range s.Conds {
+					if len(c.Field) == 1 && c.Field[0] == "name" {
+						selected = c.Value
+					}
 				}
 			}
 			cur = cur.Elem

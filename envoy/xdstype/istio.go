@@ -143,3 +143,26 @@ func NameHint(kind, name string) string {
 	}
 	return ""
 }
+
+// Extensions are the names istiod gives the extensions it configures (a filter's, a listener
+// filter's, an access log's, a retry predicate's name) with the message of their typed_config,
+// so that a path that selects one by name (filters[name=envoy.filters.network.http_connection_manager])
+// is typed past its typed_config before the run. Seen in the config dumps istiod of Istio master
+// (2026-08-27) sends a sidecar and a waypoint in labrun's sandbox. A transport socket's
+// typed_config is not here: its message depends on where it is (a cluster's originates TLS, a
+// filter chain's terminates it), which its "@type" says at run time.
+var Extensions = map[string]string{
+	"envoy.filters.network.http_connection_manager": "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+	"envoy.filters.network.tcp_proxy":               "envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+	"envoy.filters.network.rbac":                    "envoy.extensions.filters.network.rbac.v3.RBAC",
+	"envoy.filters.http.rbac":                       "envoy.extensions.filters.http.rbac.v3.RBAC",
+	"envoy.filters.http.router":                     "envoy.extensions.filters.http.router.v3.Router",
+	"envoy.filters.http.fault":                      "envoy.extensions.filters.http.fault.v3.HTTPFault",
+	"envoy.filters.http.cors":                       "envoy.extensions.filters.http.cors.v3.Cors",
+	"envoy.filters.http.grpc_stats":                 "envoy.extensions.filters.http.grpc_stats.v3.FilterConfig",
+	"envoy.filters.listener.tls_inspector":          "envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector",
+	"envoy.filters.listener.http_inspector":         "envoy.extensions.filters.listener.http_inspector.v3.HttpInspector",
+	"envoy.filters.listener.original_dst":           "envoy.extensions.filters.listener.original_dst.v3.OriginalDst",
+	"envoy.access_loggers.file":                     "envoy.extensions.access_loggers.file.v3.FileAccessLog",
+	"envoy.retry_host_predicates.previous_hosts":    "envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate",
+}

@@ -6,13 +6,13 @@ import (
 	"strings"
 )
 
-// Normalize returns v, a value of type t decoded from Envoy's proto JSON, as the type reads: every
-// field that Envoy left out because it holds its default is there with that default (0, "",
-// false, the enum's first value, [] for a list, {} for a map); 64-bit integers, which proto JSON
-// writes as strings, are numbers; enums written as numbers are their names. Messages, wrappers,
-// oneof members and proto3 optionals that are absent stay absent: they are unset. An Any is read
-// as the message its "@type" names, when labrun knows it (APIVersion's API), else as it is;
-// free-form JSON (metadata) as it is. v is not changed.
+// Normalize returns v, a value of type t decoded from Envoy's proto JSON, in the form labrun
+// records it: what Envoy wrote, with 64-bit integers (which proto JSON writes as strings) as
+// numbers, non-finite floats as numbers, and enums written as numbers by their names. An Any
+// is read as the message its "@type" names, when labrun knows it (APIVersion's API), else as
+// it is; free-form JSON (metadata) as it is. Fields Envoy left out stay out: reading one gives
+// its default (Select, and expressions through the config step's declared type), while
+// presence — in, has, len — sees what Envoy wrote. v is not changed.
 func Normalize(v any, t *Type) any {
 	if t == nil {
 		return v
@@ -86,17 +86,12 @@ func Normalize(v any, t *Type) any {
 }
 
 func normalizeMsg(m map[string]any, msg *Msg) map[string]any {
-	out := make(map[string]any, len(msg.Fields))
+	out := make(map[string]any, len(m))
 	for k, e := range m {
 		if f := msg.Field(k); f != nil {
 			out[k] = Normalize(e, f.Type)
 		} else {
 			out[k] = e // "@type", or a field of an Envoy newer than APIVersion
-		}
-	}
-	for _, f := range msg.Fields {
-		if _, ok := out[f.Name]; !ok && f.HasDefault() {
-			out[f.Name] = f.Default()
 		}
 	}
 	return out

@@ -60,6 +60,9 @@ func sel(cur any, t *Type, p Path, i int, budget *int) (any, error) {
 			}
 			next, ok := c[key]
 			if !ok {
+				if f != nil && f.HasDefault() {
+					return sel(f.Default(), f.Type, p, i+1, budget) // left out at its default
+				}
 				return nil, nil // unset: a message or wrapper Envoy did not write
 			}
 			var ft *Type
@@ -182,11 +185,12 @@ func resolveAny(v any, t *Type) *Type {
 	return nil
 }
 
-// matching returns the index of the one item of list for which every condition holds.
+// matching returns the index of the one item of list (of elem, nil: untyped) for which every
+// condition holds.
 func matching(list []any, elem *Type, conds []Cond) (int, error) {
 	var hits []int
 	for i, it := range list {
-		if holds(it, conds) {
+		if holds(it, elem, conds) {
 			hits = append(hits, i)
 		}
 	}
@@ -195,7 +199,7 @@ func matching(list []any, elem *Type, conds []Cond) (int, error) {
 	case 1:
 		return hits[0], nil
 	case 0:
-		return -1, fmt.Errorf("no item of %d has %s%s", len(list), what, whatThereIs(list, conds))
+		return -1, fmt.Errorf("no item of %d has %s%s", len(list), what, whatThereIs(list, elem, conds))
 	}
 	idx := make([]string, len(hits))
 	for i, h := range hits {
@@ -204,24 +208,54 @@ func matching(list []any, elem *Type, conds []Cond) (int, error) {
 	return -1, fmt.Errorf("%d items have %s (indexes %s): add a condition ([a=x,b=y]) or select by index", len(hits), what, strings.Join(idx, ", "))
 }
 
-// holds reports whether every condition holds for item.
-func holds(item any, conds []Cond) bool {
+// holds reports whether every condition holds for item (of type t, nil: untyped).
+func holds(item any, t *Type, conds []Cond) bool {
 	for _, c := range conds {
-		v := item
-		for _, f := range c.Field {
-			m, ok := v.(map[string]any)
-			if !ok {
-				return false
-			}
-			if v, ok = m[f]; !ok {
-				return false
-			}
-		}
-		if !equalText(v, c.Value) {
+		v, ok := fieldValue(item, t, c.Field)
+		if !ok || !equalText(v, c.Value) {
 			return false
 		}
 	}
 	return true
+}
+
+// ReadAny is the value at names inside v, the value of an Any (a typed_config: its "@type"
+// names its message): a field left out reads as its default, an unset message or anything
+// below it as nil, a field the type does not have (or an Any of a type labrun does not know,
+// read below its "@type") as nil too.
+func ReadAny(v any, names ...string) any {
+	got, _ := fieldValue(v, &Type{Kind: Any}, names)
+	return got
+}
+
+// fieldValue is the value at names inside v (of type t): a field left out reads as its
+// default when t says it has one.
+func fieldValue(v any, t *Type, names []string) (any, bool) {
+	for _, name := range names {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		t = resolveAny(v, t)
+		var f *Field
+		if t != nil && t.Kind == Message {
+			f = t.Msg.Field(name)
+		}
+		next, ok := m[name]
+		switch {
+		case ok:
+		case f != nil && f.HasDefault():
+			next = f.Default()
+		default:
+			return nil, false
+		}
+		v = next
+		t = nil
+		if f != nil {
+			t = f.Type
+		}
+	}
+	return v, true
 }
 
 // equalText compares a scalar with the text a condition wrote.
@@ -252,18 +286,14 @@ func describeConds(conds []Cond) string {
 
 // whatThereIs lists the values the items have for the first condition's field, so that a
 // selection that matched nothing shows what it could have matched.
-func whatThereIs(list []any, conds []Cond) string {
+func whatThereIs(list []any, elem *Type, conds []Cond) string {
 	if len(conds) == 0 || len(list) == 0 {
 		return ""
 	}
 	var have []string
 	seen := map[string]bool{}
 	for _, it := range list {
-		v := it
-		for _, f := range conds[0].Field {
-			m, _ := v.(map[string]any)
-			v = m[f]
-		}
+		v, _ := fieldValue(it, elem, conds[0].Field)
 		s := "(none)"
 		switch x := v.(type) {
 		case nil:

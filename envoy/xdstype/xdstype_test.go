@@ -3,6 +3,7 @@ package xdstype
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -84,54 +85,65 @@ func TestTypesLoad(t *testing.T) {
 	}
 }
 
-// The omitted zero values of a real dump read as their defaults; unset messages stay unset.
+// Normalize keeps what Envoy wrote (a left-out field stays out: presence is what Envoy printed)
+// with its 64-bit integers as numbers; Select reads a left-out field as its default, and an
+// unset message as nil.
 func TestNormalize(t *testing.T) {
 	d := dump(t)
+	ct := Resource("cluster")
 	raw := resource(t, d, "dynamic_active_clusters", "cluster", "name", "outbound|80||static.lab.internal")
 	if _, ok := raw["lb_policy"]; ok {
 		t.Fatal("the fixture's cluster writes lb_policy: the test wants it left out")
 	}
-	c := Normalize(raw, Resource("cluster")).(map[string]any)
-	if c["lb_policy"] != "ROUND_ROBIN" {
-		t.Errorf("lb_policy = %v, want ROUND_ROBIN (the enum's zero value, which Envoy omits)", c["lb_policy"])
+	c := Normalize(raw, ct).(map[string]any)
+	if _, ok := c["lb_policy"]; ok {
+		t.Error("Normalize wrote lb_policy, which Envoy left out")
+	}
+	read := func(v any, typ *Type, path string) any {
+		t.Helper()
+		got, err := Select(v, typ, path)
+		if err != nil {
+			t.Errorf("Select(%s): %v", path, err)
+		}
+		return got
+	}
+	for _, tt := range []struct {
+		path string
+		want any
+	}{
+		{"lb_policy", "ROUND_ROBIN"}, // the enum's zero value, which Envoy omits
+		{"respect_dns_ttl", false},
+		{"alt_stat_name", "outbound|80||static.lab.internal;"},
+		{"health_checks", []any{}},
+		{"transport_socket", nil}, // a message, unset
+		{"typed_extension_protocol_options.envoy.extensions.upstreams.http.v3.HttpProtocolOptions.common_http_protocol_options.headers_with_underscores_action", "ALLOW"},
+	} {
+		if got := read(c, ct, tt.path); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s reads %#v, want %#v", tt.path, got, tt.want)
+		}
 	}
 	if _, ok := raw["lb_policy"]; ok {
 		t.Error("Normalize changed its input")
 	}
-	if v, ok := c["transport_socket"]; ok {
-		t.Errorf("transport_socket (a message, unset) = %v, want absent", v)
-	}
-	if c["respect_dns_ttl"] != false || c["alt_stat_name"] != "outbound|80||static.lab.internal;" {
-		t.Errorf("respect_dns_ttl %v, alt_stat_name %v", c["respect_dns_ttl"], c["alt_stat_name"])
-	}
-	if l, ok := c["health_checks"].([]any); !ok || len(l) != 0 {
-		t.Errorf("health_checks = %#v, want []", c["health_checks"])
-	}
-	hpo := c["typed_extension_protocol_options"].(map[string]any)["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"].(map[string]any)
-	if _, ok := hpo["common_http_protocol_options"].(map[string]any)["headers_with_underscores_action"]; !ok {
-		t.Error("an Any's message (HttpProtocolOptions) is not normalized by its @type")
-	}
-	if hpo["@type"] != "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions" {
-		t.Errorf("@type lost: %v", hpo["@type"])
-	}
 
-	eds := Normalize(resource(t, d, "dynamic_endpoint_configs", "endpoint_config", "cluster_name", "outbound|80||static.lab.internal"), Resource("endpoints")).(map[string]any)
+	et := Resource("endpoints")
+	eds := Normalize(resource(t, d, "dynamic_endpoint_configs", "endpoint_config", "cluster_name", "outbound|80||static.lab.internal"), et)
 	var prios []any
-	for _, e := range eds["endpoints"].([]any) {
-		prios = append(prios, e.(map[string]any)["priority"])
+	for i := range 4 {
+		prios = append(prios, read(eds, et, fmt.Sprintf("endpoints[%d].priority", i)))
 	}
 	if !reflect.DeepEqual(prios, []any{0.0, 1.0, 2.0, 3.0}) {
 		t.Errorf("priorities %v, want 0 (omitted by Envoy) 1 2 3", prios)
 	}
-	lbe := eds["endpoints"].([]any)[0].(map[string]any)["lb_endpoints"].([]any)[0].(map[string]any)
-	if lbe["health_status"] != "UNKNOWN" {
-		t.Errorf("health_status = %v, want UNKNOWN (HealthStatus 0)", lbe["health_status"])
+	if got := read(eds, et, "endpoints[0].lb_endpoints[0].health_status"); got != "UNKNOWN" {
+		t.Errorf("health_status = %v, want UNKNOWN (HealthStatus 0)", got)
 	}
 
-	route := Normalize(resource(t, d, "dynamic_route_configs", "route_config", "name", "8080"), Resource("route"))
-	n, err := Select(route, Resource("route"), `virtual_hosts["backend.cfg-lab.svc.cluster.local:8080"].routes[0].route.retry_policy.host_selection_retry_max_attempts`)
-	if err != nil || n != 5.0 {
-		t.Errorf("an int64 (\"5\" in proto JSON) reads %#v, %v; want the number 5", n, err)
+	rt := Resource("route")
+	route := Normalize(resource(t, d, "dynamic_route_configs", "route_config", "name", "8080"), rt)
+	n := read(route, rt, `virtual_hosts["backend.cfg-lab.svc.cluster.local:8080"].routes[0].route.retry_policy`).(map[string]any)["host_selection_retry_max_attempts"]
+	if n != 5.0 {
+		t.Errorf("an int64 (\"5\" in proto JSON) is recorded as %#v; want the number 5", n)
 	}
 }
 
@@ -217,7 +229,9 @@ func TestAt(t *testing.T) {
 		{"cluster", "metadata.filter_metadata.istio.config", "free-form JSON (google.protobuf.Struct)"},
 		{"route", `virtual_hosts["x:80"].routes[0].route.retry_policy.per_try_timeout`, `duration ("0.500s")`},
 		{"endpoints", "endpoints[locality.zone=z, priority=1].lb_endpoints[0].health_status", "enum HealthStatus"},
-		{"listener", "filter_chains[filter_chain_match.destination_port=8080].filters[name=envoy.filters.network.http_connection_manager].typed_config", "Any (its \"@type\" says what it holds)"},
+		{"listener", "filter_chains[filter_chain_match.destination_port=8080].filters[name=envoy.filters.network.http_connection_manager].typed_config", "HttpConnectionManager (in an Any)"},
+		{"listener", "filter_chains[0].filters[0].typed_config", "Any (its \"@type\" says what it holds)"},
+		{"listener", "filter_chains[0].filters[name=envoy.filters.network.http_connection_manager].typed_config.http_filters[name=envoy.filters.http.rbac].typed_config.rules.action", "enum Action"},
 	} {
 		got, err := Resource(tt.res).At(tt.path)
 		if err != nil {
