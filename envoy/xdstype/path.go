@@ -238,21 +238,17 @@ type part struct {
 func splitUnquoted(s string, sep byte, at int) []part {
 	var out []part
 	start := 0
-	inQuote := false
-	for j := 0; j < len(s); j++ {
-		switch {
-		case s[j] == '\\' && inQuote:
-			j++
-		case s[j] == '"':
-			inQuote = !inQuote
-		case s[j] == sep && !inQuote:
-			out = append(out, part{s[start:j], at + start})
-			start = j + 1
+	for {
+		j := indexUnquoted(s[start:], sep)
+		if j < 0 {
+			return append(out, part{s[start:], at + start})
 		}
+		out = append(out, part{s[start : start+j], at + start})
+		start += j + 1
 	}
-	return append(out, part{s[start:], at + start})
 }
 
+// indexUnquoted is the index of the first c in s outside quotes (-1: none).
 func indexUnquoted(s string, c byte) int {
 	inQuote := false
 	for j := 0; j < len(s); j++ {
