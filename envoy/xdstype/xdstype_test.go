@@ -315,3 +315,38 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+func TestComplete(t *testing.T) {
+	for _, tt := range []struct {
+		kind, written string
+		want          []string // some of the candidates, in their order
+		none          bool
+	}{
+		{"cluster", "circuit_", []string{"circuit_breakers"}, false},
+		{"cluster", "circuit_breakers.thr", []string{"circuit_breakers.thresholds"}, false},
+		{"cluster", "circuit_breakers.thresholds", []string{"circuit_breakers.thresholds[0]"}, false},
+		{"cluster", "circuit_breakers.thresholds[0].max_c", []string{"circuit_breakers.thresholds[0].max_connections", "circuit_breakers.thresholds[0].max_connection_pools"}, false},
+		{"route", "virtual_hosts", []string{"virtual_hosts[0]", "virtual_hosts[name="}, false},
+		{"route", `virtual_hosts["x:80"].routes[0].route.retry_p`, []string{`virtual_hosts["x:80"].routes[0].route.retry_policy`}, false},
+		{"endpoints", "endpoints[locality.zone=a].pri", []string{"endpoints[locality.zone=a].priority"}, false},
+		{"cluster", "circuit_breakrs.", nil, true},
+		{"cluster", "endpoints[", nil, true},
+	} {
+		got := Complete(tt.kind, tt.written)
+		if tt.none {
+			if len(got) != 0 {
+				t.Errorf("Complete(%s, %q) = %v, want none", tt.kind, tt.written, got)
+			}
+			continue
+		}
+		for _, w := range tt.want {
+			found := false
+			for _, g := range got {
+				found = found || g == w
+			}
+			if !found {
+				t.Errorf("Complete(%s, %q) = %v, want %q among them", tt.kind, tt.written, got, w)
+			}
+		}
+	}
+}
