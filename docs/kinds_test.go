@@ -23,6 +23,9 @@ func kindTable() string {
 // sees says in a few words what expressions see by the name of a step of kind k, from the
 // type its kind declares.
 func sees(k string) string {
+	if k == "config" {
+		return "`<name>`: what it reads, typed by Envoy's API (the resource, or its part at `path`): `<name>.circuit_breakers.thresholds[0].max_connections`, `<name>.endpoints[0].priority`, …; a list of strings for `names`"
+	}
 	t := schema.ResultOf(schema.Kinds[k].New(), schema.PlainContext)
 	switch {
 	case t == nil:
@@ -55,6 +58,16 @@ func resultTables() string {
 		p := schema.Kinds[k].New()
 		if k == "snapshot" {
 			p = &schema.Snapshot{Envoy: &schema.PodRef{Pod: "client"}, Cluster: "<cluster>", Hosts: true}
+		}
+		if k == "config" {
+			p = &schema.Config{Envoy: &schema.PodRef{Pod: "client"}, Cluster: "<cluster>", Path: "circuit_breakers.thresholds[0]"}
+			b.WriteString("\n**`config`**: what it reads, in Envoy's API types (go-control-plane's protos): " +
+				"a Cluster, Listener, RouteConfiguration or ClusterLoadAssignment, or the part of it at `path`, " +
+				"each message a struct of its fields, an enum a string of its values; a list of strings for `names`. " +
+				"For `cluster: \"<cluster>\", path: \"circuit_breakers.thresholds[0]\"`:\n")
+			b.WriteString("\n| field | type | exists | what |\n|---|---|---|---|\n")
+			rows(&b, "", schema.ResultOf(p, schema.PlainContext))
+			continue
 		}
 		t := schema.ResultOf(p, schema.PlainContext)
 		if t == nil {

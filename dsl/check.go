@@ -9,8 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/token"
 
 	"labrun.dev/labrun/schema"
 )
@@ -61,6 +64,56 @@ func (c *stepChecker) ValueErrorf(field, format string, args ...any) {
 		return
 	}
 	c.d.err(c.d.l.litPos(fv), c.kpath+"."+field, format, args...)
+}
+
+func (c *stepChecker) ValueErrorAt(field string, offset int, format string, args ...any) {
+	fv := c.lookup(field)
+	if !fv.Exists() {
+		c.Errorf(field, format, args...)
+		return
+	}
+	pos := c.d.l.litPos(fv)
+	if col, ok := literalColumn(fv, offset); ok && pos.IsValid() {
+		pos.Col += col
+	}
+	c.d.err(pos, c.kpath+"."+field, format, args...)
+}
+
+// literalColumn is how many columns after the opening quote of v's string literal the byte
+// offset of the string's value is written, escapes counted as written; false when v is not one
+// single-line literal (an interpolation, a reference, a multi-line or #"raw" string).
+func literalColumn(v cue.Value, offset int) (int, bool) {
+	src := v.Source()
+	if f, ok := src.(*ast.Field); ok {
+		src = f.Value
+	}
+	lit, ok := src.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING || !strings.HasPrefix(lit.Value, `"`) || strings.HasPrefix(lit.Value, `"""`) {
+		return 0, false
+	}
+	raw := lit.Value[1:]
+	n := 0 // bytes of the value
+	for i := 0; i < len(raw); i++ {
+		if n == offset {
+			return 1 + i, true
+		}
+		switch {
+		case raw[i] == '"':
+			return 0, false
+		case raw[i] == '\\' && i+1 < len(raw):
+			i++
+			width := map[byte]int{'u': 4, 'U': 8, 'x': 2}[raw[i]]
+			if width > 0 && i+width < len(raw) {
+				r, err := strconv.ParseUint(raw[i+1:i+1+width], 16, 32)
+				i += width
+				if err == nil && raw[i-width] != 'x' {
+					n += utf8.RuneLen(rune(r)) - 1
+				}
+			}
+		}
+		n++
+	}
+	return 0, false
 }
 
 func (c *stepChecker) Has(field string) bool { return c.lookup(field).Exists() }

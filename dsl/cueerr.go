@@ -13,6 +13,7 @@ import (
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
 
+	"labrun.dev/labrun/internal/didyoumean"
 	"labrun.dev/labrun/schema"
 )
 
@@ -658,46 +659,8 @@ func isStepList(s string) bool {
 }
 
 // closest returns the candidate nearest to s by edit distance, if it is near enough to be a typo.
-func closest(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		d := EditDistance(strings.ToLower(s), strings.ToLower(c))
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= max(1, len(s)/3) {
-		return best
-	}
-	return ""
-}
+func closest(s string, candidates []string) string { return didyoumean.Closest(s, candidates) }
 
-// EditDistance is the edit distance between a and b, in runes, where swapping two adjacent
-// runes counts as one edit (the commonest typo: "godo" for "good"; optimal string alignment);
-// inputs longer than 256 runes are cut there (it serves did-you-mean suggestions, not exact
-// comparison).
-func EditDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	ra, rb = ra[:min(len(ra), 256)], rb[:min(len(rb), 256)]
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
-}
+// EditDistance is the edit distance between a and b (didyoumean.Distance: runes, an adjacent
+// swap counts as one edit).
+func EditDistance(a, b string) int { return didyoumean.Distance(a, b) }

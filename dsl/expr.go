@@ -24,6 +24,7 @@ import (
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
+	"labrun.dev/labrun/envoy/xdstype"
 	"labrun.dev/labrun/schema"
 )
 
@@ -120,16 +121,20 @@ func (x *Explain) Value() *vm.Program {
 }
 
 // deltaFunc and hostsFunc are the environment names that delta("a","b") and <snapshot>.hosts
-// are rewritten to.
+// are rewritten to; envoyFunc the one a read below an Envoy Any of unknown message is (its
+// fields are typed, and left-out ones defaulted, by the "@type" at run time).
 const (
 	deltaFunc = "__delta"
 	hostsFunc = "__hosts"
+	envoyFunc = "__envoy"
 )
 
-// DeltaFunc and HostsFunc are the environment names the interpreter must bind.
+// DeltaFunc, HostsFunc and EnvoyFunc are the environment names the interpreter must bind
+// (EnvoyFunc to xdstype.ReadAny).
 const (
 	DeltaFunc = deltaFunc
 	HostsFunc = hostsFunc
+	EnvoyFunc = envoyFunc
 )
 
 // Names is what the expressions of one scenario can refer to, typed as the step kinds
@@ -212,6 +217,7 @@ func (n *Names) Env() map[string]any {
 		"delta":      schema.Stats{},
 		deltaFunc:    func(string, string) schema.Stats { return nil },
 		hostsFunc:    func(string) []schema.Host { return nil },
+		envoyFunc:    xdstype.ReadAny,
 		"vars":       map[string]any{},
 		"approx":     Approx,
 		"within":     Within,
@@ -267,7 +273,7 @@ func (n *Names) compileEnv() map[string]any {
 // Reserved names cannot be step names.
 var Reserved = map[string]bool{
 	"delta": true, "deltaAcross": true, "vars": true, "approx": true, "within": true, "has": true, "backends": true,
-	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true,
+	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true, envoyFunc: true,
 	"started": true, "ended": true, "outcome": true, "error": true,
 }
 
@@ -418,6 +424,7 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	if c.err != nil {
 		return nil, t, nil
 	}
+	c.apply()
 	if _, err := checker.Check(tree, &config); err != nil {
 		return nil, t, err
 	}

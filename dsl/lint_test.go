@@ -86,3 +86,25 @@ func TestLintHosts(t *testing.T) {
 		})
 	}
 }
+
+// TestPortGets: what the port-level-shadow warning says a port with its own entry gets in place
+// of each top-level field, as istiod builds its cluster (measured in the sandbox, istiod of
+// 2026-08-27: lb_policy LEAST_REQUEST, every circuit breaker 4294967295, no outlier_detection,
+// the tlsMode-istio/tlsMode-disabled transport socket matches).
+func TestPortGets(t *testing.T) {
+	for _, tt := range []struct {
+		field string
+		v     any
+		want  string
+	}{
+		{"loadBalancer", map[string]any{"simple": "ROUND_ROBIN"}, "LEAST_REQUEST, Istio's default, not ROUND_ROBIN"},
+		{"loadBalancer", map[string]any{"consistentHash": map[string]any{"httpHeaderName": "x-user"}}, "LEAST_REQUEST, Istio's default, not consistentHash.httpHeaderName x-user"},
+		{"connectionPool", map[string]any{"tcp": map[string]any{"maxConnections": 1.0}}, "no connection limits (4294967295 for every circuit breaker, as without a rule), not tcp.maxConnections 1"},
+		{"outlierDetection", map[string]any{"consecutive5xxErrors": 1.0, "interval": "1s"}, "no outlier detection, not consecutive5xxErrors 1, interval 1s"},
+		{"tls", map[string]any{"mode": "SIMPLE"}, "Istio's automatic mutual TLS to workloads with a sidecar and plain text to others, not mode SIMPLE"},
+	} {
+		if got := portGets(tt.field, tt.v); got != tt.want {
+			t.Errorf("portGets(%s, %v) = %q, want %q", tt.field, tt.v, got, tt.want)
+		}
+	}
+}

@@ -41,6 +41,17 @@ type exprChecker struct {
 	// guards are the keys has() has found on the way to what is being typed (the condition
 	// of a ?: or the left of an &&): a stat of that name is read only where it exists.
 	guards []string
+	// rewrites are made once the whole expression is typed (apply), so that messages quote
+	// what the user wrote: a config value's default reads, reads below an Envoy Any.
+	rewrites []func()
+}
+
+// apply makes the rewrites the typing left for the end.
+func (c *exprChecker) apply() {
+	for _, r := range c.rewrites {
+		r()
+	}
+	c.rewrites = nil
 }
 
 // exprProblem is an error or a warning at a column of the expression (0-based).
@@ -251,6 +262,7 @@ func (c *exprChecker) pointer(n *ast.PointerNode) *schema.Type {
 type chainLink struct {
 	m    *ast.MemberNode
 	name string
+	def  any // the field's default, when it has one
 }
 
 // member types a chain of .name accesses (a["b"] is the same as a.b) from its root outward:
@@ -267,7 +279,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		if !ok {
 			break
 		}
-		chain = append(chain, chainLink{m, s.Value})
+		chain = append(chain, chainLink{m: m, name: s.Value})
 		cur = m.Node
 	}
 	slices.Reverse(chain)
@@ -300,9 +312,19 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 	if dr, ok := c.deltaCalls[*rootPtr]; ok {
 		ref = &dr
 	}
+	var defaulted []int // links whose field reads as its default where the value leaves it out
+	defer func() {
+		if len(defaulted) > 0 {
+			c.rewrites = append(c.rewrites, func() { readDefaults(node, chain, defaulted) })
+		}
+	}()
 	for i := 0; i < len(chain); i++ {
 		link := chain[i]
 		at := col(link.m)
+		if t == schema.EnvoyAnyType {
+			c.rewrites = append(c.rewrites, func() { readAny(node, chain, i) })
+			return schema.AnyType
+		}
 		if t == nil || t.Kind == schema.TAny {
 			return t
 		}
@@ -401,6 +423,10 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				c.fail(at, "%s.%s: %s", path, link.name, f.Absent)
 				return nil
 			}
+			if f.Default != nil {
+				chain[i].def = f.Default
+				defaulted = append(defaulted, i)
+			}
 			t = f.Type
 		case t.Kind == schema.TMap:
 			if t.Keys != nil && !slices.Contains(t.Keys, link.name) {
@@ -424,6 +450,61 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		}
 	}
 	return t
+}
+
+// readDefaults rewrites each link of chain whose field has a default (a config value's
+// scalar, enum or list, which Envoy's JSON leaves out at its default) as `link ?? default`, so
+// that reading it gives the default where the value leaves it out; node is the chain's outer
+// end.
+func readDefaults(node *ast.Node, chain []chainLink, links []int) {
+	for _, i := range links {
+		f := chain[i]
+		lit := literalNode(defaultOf(f))
+		if lit == nil {
+			continue
+		}
+		or := &ast.BinaryNode{Operator: "??", Left: f.m, Right: lit}
+		if i == len(chain)-1 {
+			ast.Patch(node, or)
+		} else {
+			chain[i+1].m.Node = or
+		}
+	}
+}
+
+// readAny rewrites chain[i:], a read below an Envoy Any whose message only its "@type" says,
+// as __envoy(<the Any>, "name", ...): xdstype.ReadAny types it at run time, giving a field the
+// value leaves out its default.
+func readAny(node *ast.Node, chain []chainLink, i int) {
+	args := []ast.Node{chain[i].m.Node}
+	for _, l := range chain[i:] {
+		args = append(args, &ast.StringNode{Value: l.name})
+	}
+	ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: envoyFunc}, Arguments: args})
+}
+
+// defaultOf is the default the checker found for link's field (set by member's loop).
+func defaultOf(l chainLink) any { return l.def }
+
+// literalNode is the expression that stands for a default value (nil for none it can write).
+func literalNode(v any) ast.Node {
+	switch x := v.(type) {
+	case string:
+		return &ast.StringNode{Value: x}
+	case bool:
+		return &ast.BoolNode{Value: x}
+	case float64:
+		return &ast.FloatNode{Value: x}
+	case []any:
+		if len(x) == 0 {
+			return &ast.ArrayNode{}
+		}
+	case map[string]any:
+		if len(x) == 0 {
+			return &ast.MapNode{}
+		}
+	}
+	return nil
 }
 
 // subject names what a chain's prefix is, for messages: a step's result by the step.

@@ -2,11 +2,12 @@ package envoy
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"regexp"
-	"sort"
 	"strconv"
 	"strings"
+
+	"labrun.dev/labrun/envoy/xdstype"
 )
 
 // A config dump is {"configs":[{"@type":"type.googleapis.com/envoy.admin.v3.<Kind>ConfigDump",
@@ -77,6 +78,35 @@ func DumpRoute(dump []byte, name string) (map[string]any, error) {
 // ?include_eds (EndpointsConfigDump).
 func DumpEndpoints(dump []byte, cluster string) (map[string]any, error) {
 	return dumpFind(dump, cluster, endpointsKind)
+}
+
+// DumpClusterEndpoints returns the ClusterLoadAssignment of cluster: from the EDS part of a
+// /config_dump taken with ?include_eds, else, for a cluster that carries its endpoints itself
+// (STATIC, STRICT_DNS, LOGICAL_DNS), its load_assignment. An EDS cluster without an assignment
+// in the dump is an error that says so.
+func DumpClusterEndpoints(dump []byte, cluster string) (map[string]any, error) {
+	eds, err := DumpEndpoints(dump, cluster)
+	if err == nil || !errors.Is(err, ErrNotFound) {
+		return eds, err
+	}
+	return ClusterEndpoints(dump, cluster)
+}
+
+// ClusterEndpoints returns the load_assignment of the cluster called name in dump (the dump
+// has no EDS part for it): the endpoints of a cluster that carries them itself.
+func ClusterEndpoints(dump []byte, name string) (map[string]any, error) {
+	c, err := DumpCluster(dump, name)
+	if err != nil {
+		return nil, err
+	}
+	if la, ok := c["load_assignment"].(map[string]any); ok {
+		return la, nil
+	}
+	typ, _ := c["type"].(string)
+	if typ == "EDS" || typ == "" {
+		return nil, absent(fmt.Sprintf("no endpoints of cluster %q in the config dump: it is an EDS cluster and the dump's EDS part (include_eds) has no assignment for it (has istiod sent its endpoints yet? a Service without ready pods has none)", name))
+	}
+	return nil, absent(fmt.Sprintf("cluster %q (%s) carries no load_assignment", name, typ))
 }
 
 func dumpFind(dump []byte, name string, kind resourceKind) (map[string]any, error) {
@@ -205,8 +235,11 @@ func missing(noun, want string, have []string, dynamic int) error {
 	if len(have) == 1 {
 		plural = noun
 	}
-	return absent(fmt.Sprintf("no %s %q in the config dump (%d %s; did you mean %s?)",
-		noun, want, len(have), plural, strings.Join(q, ", ")))
+	msg := fmt.Sprintf("no %s %q in the config dump (%d %s; did you mean %s?)", noun, want, len(have), plural, strings.Join(q, ", "))
+	if h := xdstype.NameHint(strings.TrimSuffix(noun, " config"), want); h != "" {
+		msg += ": " + h
+	}
+	return absent(msg)
 }
 
 // absent is a lookup error that wraps [ErrNotFound] without repeating "not found".
@@ -226,229 +259,60 @@ func walk(v any, path []string) any {
 	return v
 }
 
-// Query follows a dotted path into JSON-like values (maps, slices, as encoding/json decodes
-// them). Segments are map keys or list indexes: "circuit_breakers.thresholds.0.max_connections"
-// or "circuit_breakers.thresholds[0].max_connections". A key that contains dots may be quoted
+// ReadConfig is what a config step records of resource, one resource of a config dump decoded
+// from JSON (or the whole dump) whose kind is "cluster", "listener", "route", "endpoints" or
+// "dump" ("" for a value of no Envoy type, e.g. a list of names): resource as Envoy wrote it,
+// 64-bit integers as numbers (xdstype.Normalize), the value at path in it read through Envoy's
+// types (checked against the type; a left-out field reads as its default), and with seconds
+// every Duration as a number of seconds. It returns the value and the normalized resource.
+func ReadConfig(resource any, kind, path string, seconds bool) (value, normalized any, err error) {
+	t := xdstype.Resource(kind)
+	normalized = xdstype.Normalize(resource, t)
+	value = normalized
+	vt := t
+	if path != "" {
+		if value, err = QueryTyped(normalized, t, path); err != nil {
+			return nil, normalized, err
+		}
+		if t != nil {
+			vt, _ = t.At(path)
+		}
+	}
+	if seconds {
+		value = xdstype.DurationsAsSeconds(value, vt)
+	}
+	return value, normalized, nil
+}
+
+// Query follows a path into JSON-like values (maps, slices, as encoding/json decodes them), in
+// the grammar of xdstype.ParsePath: "circuit_breakers.thresholds.0.max_connections",
+// "circuit_breakers.thresholds[0].max_connections", `virtual_hosts["x:80"].routes[-1]`,
+// "endpoints[locality.zone=b]". A key that contains dots may be quoted
 // (`typed_extension_protocol_options."envoy.extensions.upstreams.http.v3.HttpProtocolOptions"`);
 // unquoted, the segments are joined back greedily when no key matches a single one, so the
-// quotes are optional. The empty path is v itself. A missing key or index is an error wrapping
-// [ErrNotFound] that names the part that is missing and what exists there.
+// quotes are optional. The empty path is v itself. A missing key or index, or a selection that
+// matches no item or several, is an error wrapping [ErrNotFound] that names the part that is
+// missing and what exists there. Query knows no types: [QueryTyped] reads through Envoy's.
 func Query(v any, path string) (any, error) {
-	segs, err := splitPath(path)
-	if err != nil {
-		return nil, err
-	}
-	budget := 10000 // backtracking over dotted keys is bounded, whatever the data
-	return query(v, segs, 0, path, &budget)
+	return QueryTyped(v, nil, path)
 }
 
-// query resolves segs[i:] from cur. When both "b" and "b.c" are keys, it tries the single
-// segment first and falls back to the joined one, so either spelling that leads somewhere wins;
-// on failure it reports the first way tried.
-func query(cur any, segs []pathSeg, i int, path string, budget *int) (any, error) {
-	if i == len(segs) {
-		return cur, nil
+// QueryTyped is Query through the type t of v (xdstype: a cluster, a listener, …), which v
+// should be normalized as: a field t lacks is an error with did-you-mean, and an unset message
+// or wrapper along the path reads as nil.
+func QueryTyped(v any, t *xdstype.Type, path string) (any, error) {
+	r, err := xdstype.Select(v, t, path)
+	if pe, ok := err.(*xdstype.PathError); ok {
+		if pe.Missing {
+			return nil, fmt.Errorf("query %s: %s: %w", path, pe.Msg, ErrNotFound)
+		}
+		return nil, fmt.Errorf("query %s: %s", path, pe.Msg)
 	}
-	if *budget--; *budget < 0 {
-		return nil, fmt.Errorf("query %s: too many ways to read the dotted keys: %w", path, ErrNotFound)
-	}
-	s := segs[i]
-	at := joinPath(segs[:i])
-	switch c := cur.(type) {
-	case map[string]any:
-		var firstErr error
-		if next, ok := c[s.text]; ok {
-			r, err := query(next, segs, i+1, path, budget)
-			if err == nil {
-				return r, nil
-			}
-			firstErr = err
-		}
-		if !s.quoted && !s.index {
-			joined := s.text
-			for j := i + 1; j < len(segs) && !segs[j].quoted && !segs[j].index; j++ {
-				joined += "." + segs[j].text
-				if next, ok := c[joined]; ok {
-					r, err := query(next, segs, j+1, path, budget)
-					if err == nil {
-						return r, nil
-					}
-					if firstErr == nil {
-						firstErr = err
-					}
-				}
-			}
-		}
-		if firstErr != nil {
-			return nil, firstErr
-		}
-		keys := make([]string, 0, len(c))
-		for k := range c {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		return nil, fmt.Errorf("query %s: %s has no key %q (keys: %s): %w",
-			path, describeAt(at), s.text, quoteList(keys), ErrNotFound)
-	case []any:
-		n, err := strconv.Atoi(s.text)
-		if err != nil || s.quoted {
-			return nil, fmt.Errorf("query %s: %s is a list of %d, %q is not an index: %w",
-				path, describeAt(at), len(c), s.text, ErrNotFound)
-		}
-		if n < 0 || n >= len(c) {
-			return nil, fmt.Errorf("query %s: %s has %d items, no index %d: %w",
-				path, describeAt(at), len(c), n, ErrNotFound)
-		}
-		return query(c[n], segs, i+1, path, budget)
-	}
-	return nil, fmt.Errorf("query %s: %s is %s, not a map or list; cannot take %q: %w",
-		path, describeAt(at), describeValue(cur), s.text, ErrNotFound)
+	return r, err
 }
-
-type pathSeg struct {
-	text   string
-	quoted bool
-	index  bool // written [n]
-}
-
-// splitPath splits a.b."c.d"[0].e into segments.
-func splitPath(path string) ([]pathSeg, error) {
-	var segs []pathSeg
-	bad := func(msg string) ([]pathSeg, error) {
-		return nil, fmt.Errorf("query %s: bad path: %s", path, msg)
-	}
-	i := 0
-	for i < len(path) {
-		switch c := path[i]; {
-		case c == '"':
-			j := i + 1
-			var b strings.Builder
-			for ; j < len(path) && path[j] != '"'; j++ {
-				if path[j] == '\\' && j+1 < len(path) {
-					j++
-				}
-				b.WriteByte(path[j])
-			}
-			if j >= len(path) {
-				return bad("unterminated quote")
-			}
-			segs = append(segs, pathSeg{text: b.String(), quoted: true})
-			i = j + 1
-		case c == '[':
-			j := strings.IndexByte(path[i:], ']')
-			if j < 0 {
-				return bad("unterminated [")
-			}
-			segs = append(segs, pathSeg{text: strings.Trim(path[i+1:i+j], `"`), index: true})
-			i += j + 1
-		default:
-			j := i
-			for j < len(path) && path[j] != '.' && path[j] != '[' && path[j] != '"' {
-				j++
-			}
-			if j == i {
-				return bad(fmt.Sprintf("empty segment at %d", i))
-			}
-			segs = append(segs, pathSeg{text: path[i:j]})
-			i = j
-		}
-		if i < len(path) {
-			switch path[i] {
-			case '.':
-				i++
-				if i == len(path) {
-					return bad("ends with '.'")
-				}
-			case '[':
-			default:
-				return bad(fmt.Sprintf("unexpected %q at %d", path[i], i))
-			}
-		}
-	}
-	return segs, nil
-}
-
-func joinPath(segs []pathSeg) string {
-	var b strings.Builder
-	for _, s := range segs {
-		switch {
-		case s.index:
-			b.WriteString("[" + s.text + "]")
-			continue
-		case b.Len() > 0:
-			b.WriteByte('.')
-		}
-		if s.quoted || strings.ContainsAny(s.text, `."[`) {
-			b.WriteString(strconv.Quote(s.text))
-		} else {
-			b.WriteString(s.text)
-		}
-	}
-	return b.String()
-}
-
-func describeAt(at string) string {
-	if at == "" {
-		return "the top level"
-	}
-	return at
-}
-
-func describeValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return fmt.Sprintf("the string %q", truncate([]byte(x), 60))
-	case bool:
-		return fmt.Sprintf("the boolean %v", x)
-	case float64, json.Number, int, int64, uint64:
-		return fmt.Sprintf("the number %v", x)
-	}
-	return fmt.Sprintf("a %T", v)
-}
-
-func quoteList(keys []string) string {
-	if len(keys) == 0 {
-		return "none"
-	}
-	const show = 30
-	more := ""
-	if len(keys) > show {
-		more = fmt.Sprintf(", … %d more", len(keys)-show)
-		keys = keys[:show]
-	}
-	return strings.Join(keys, ", ") + more
-}
-
-// protoDuration is a google.protobuf.Duration in proto JSON: seconds with up to nine decimals
-// and an "s" ("0.500s", "10s", "-1.5s").
-var protoDuration = regexp.MustCompile(`^-?[0-9]+(\.[0-9]{1,9})?s$`)
 
 // DurationsAsSeconds returns v (decoded JSON) with every string that is a protobuf Duration
 // ("0.500s") replaced by its number of seconds (0.5); maps and lists are copied, v is not
-// changed. Other strings stay as they are: "500ms" is not how Envoy prints a Duration.
-func DurationsAsSeconds(v any) any {
-	switch x := v.(type) {
-	case string:
-		if protoDuration.MatchString(x) {
-			if f, err := strconv.ParseFloat(strings.TrimSuffix(x, "s"), 64); err == nil {
-				return f
-			}
-		}
-		return x
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = DurationsAsSeconds(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = DurationsAsSeconds(e)
-		}
-		return out
-	}
-	return v
-}
+// changed. Other strings stay as they are: "500ms" is not how Envoy prints a Duration. With
+// Envoy's types, xdstype.DurationsAsSeconds converts only the fields that are Durations.
+func DurationsAsSeconds(v any) any { return xdstype.DurationsAsSeconds(v, nil) }

@@ -19,7 +19,7 @@ import (
 func TestConfigUntil(t *testing.T) {
 	sc := loadScenario(t, `
 s: schema.#Scenario & {
-	steps: [{name: "cfg", config: {admin: "http://127.0.0.1:15000", cluster: "c", until: "cfg.max_connections >= 3", interval: "2s"}}]
+	steps: [{name: "cfg", config: {admin: "http://127.0.0.1:15000", cluster: "c", path: "circuit_breakers.thresholds[0]", until: "cfg.max_connections >= 3", interval: "2s"}}]
 	expect: ["cfg.max_connections == 3"]
 }`)
 	synctest.Test(t, func(t *testing.T) {
@@ -51,7 +51,7 @@ s: schema.#Scenario & {
 func TestConfigUntilTimesOut(t *testing.T) {
 	sc := loadScenario(t, `
 s: schema.#Scenario & {
-	steps: [{name: "cfg", timeout: "5500ms", config: {admin: "http://127.0.0.1:15000", cluster: "c", until: "cfg.max_connections == 1"}}]
+	steps: [{name: "cfg", timeout: "5500ms", config: {admin: "http://127.0.0.1:15000", cluster: "c", path: "circuit_breakers.thresholds[0]", until: "cfg.max_connections == 1"}}]
 }`)
 	synctest.Test(t, func(t *testing.T) {
 		w := &fakes.World{ConfigValue: func(schema.Config, int) (any, error) {
@@ -98,4 +98,107 @@ s: schema.#Scenario & {
 			t.Errorf("wait error %q: want the timeout and the last reason", s.Error)
 		}
 	})
+}
+
+// A config step's reflects reads until the cluster carries the DestinationRule's mark (istiod's
+// push has reached the proxy): reads that carry another rule's mark, or none, are tried again;
+// with until, both must hold. The fake driver stands in for the Envoy admin.
+func TestConfigReflects(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [{name: "cfg", config: {admin: "http://127.0.0.1:15000", cluster: "c", interval: "2s",
+		reflects: {apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: name: "new", spec: host: "backend"}}}]
+	expect: ["cfg.lb_policy == \"ROUND_ROBIN\""]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
+			marks := []string{"", "/apis/networking.istio.io/v1/namespaces/lab/destination-rule/old", "/apis/networking.istio.io/v1/namespaces/lab/destination-rule/new"}
+			c := map[string]any{"name": "c", "lb_policy": "ROUND_ROBIN"}
+			if m := marks[min(n, 2)]; m != "" {
+				c["metadata"] = map[string]any{"filter_metadata": map[string]any{"istio": map[string]any{"config": m}}}
+			}
+			return c, nil
+		}}
+		start := time.Now()
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome != interp.Passed {
+			t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
+		}
+		if d := time.Since(start); d != 4*time.Second {
+			t.Errorf("reflects held after %v, want 4s (the third read)", d)
+		}
+	})
+}
+
+// A reflects that never holds ends with the step's timeout, fails the run (the proxy's config
+// was read and does not carry the object: exit 1, not an infrastructure error) and says what
+// the last read carried.
+func TestConfigReflectsTimesOut(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [{name: "cfg", timeout: "3500ms", config: {admin: "http://127.0.0.1:15000", cluster: "c", reflects: {kind: "DestinationRule", name: "new"}}}]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{ConfigValue: func(schema.Config, int) (any, error) {
+			return map[string]any{"metadata": map[string]any{"filter_metadata": map[string]any{"istio": map[string]any{
+				"config": "/apis/networking.istio.io/v1/namespaces/lab/destination-rule/old"}}}}, nil
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome != interp.Failed {
+			t.Fatalf("a reflects that never holds: outcome %s, want failed (%s)", rec.Outcome, rec.Error)
+		}
+		var msg string
+		for _, s := range rec.Steps {
+			msg += s.Error + " " + strings.Join(s.Warnings, "; ")
+		}
+		if want := "config reflects DestinationRule lab/new: config timed out after 3.5s after 4 reads; last: cluster c carries DestinationRule lab/old, not lab/new"; !strings.Contains(msg, want) {
+			t.Errorf("error: %s\nwant it to contain %s", msg, want)
+		}
+	})
+}
+
+// A config value is recorded as Envoy wrote it, and read through Envoy's types: a field Envoy
+// left out at its default reads as that default (an enum by its first value's name, a number
+// 0, a list []), also below an Any whose "@type" names its message, while presence (in, len)
+// sees what Envoy wrote. The fake driver stands in for the Envoy admin.
+func TestConfigReadsDefaults(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{name: "eds", config: {admin: "http://127.0.0.1:15000", endpoints: "c", path: "endpoints[priority=0]"}},
+	]
+	expect: [
+		"cl.lb_policy == \"ROUND_ROBIN\"",
+		"cl.respect_dns_ttl == false && len(cl.health_checks) == 0",
+		"!(\"lb_policy\" in cl) && len(cl) == 3",
+		"cl.outlier_detection == nil",
+		"cl.transport_socket.typed_config.sni == \"\"",
+		"cl.transport_socket.typed_config.common_tls_context.alpn_protocols == []",
+		"eds.locality.zone == \"a\" && eds.priority == 0",
+	]
+}`)
+	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
+		if req.Endpoints != "" {
+			// What the driver records for path "endpoints[priority=0]" of a load assignment
+			// whose first locality has no priority printed (it is 0).
+			return map[string]any{"locality": map[string]any{"zone": "a"}}, nil
+		}
+		return map[string]any{"name": "c", "type": "EDS", "transport_socket": map[string]any{
+			"name": "envoy.transport_sockets.tls",
+			"typed_config": map[string]any{
+				"@type":              "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext",
+				"common_tls_context": map[string]any{},
+			},
+		}}, nil
+	}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if rec.Outcome != interp.Passed {
+		for _, e := range rec.Expectations {
+			t.Logf("%s: %s %s %s", e.Src, e.Outcome, e.Explanation, e.Reason)
+		}
+		t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
+	}
 }

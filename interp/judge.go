@@ -11,6 +11,7 @@ import (
 	"github.com/expr-lang/expr"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/envoy/xdstype"
 	"labrun.dev/labrun/schema"
 )
 
@@ -121,6 +122,7 @@ func (j *Judge) Env() map[string]any {
 		}
 		return Delta(sa, sb, j.allow)
 	}
+	env[dsl.EnvoyFunc] = xdstype.ReadAny
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshot(name); s != nil {
 			return s.Hosts

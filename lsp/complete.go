@@ -317,7 +317,7 @@ func (s *Server) completeValue(pl *place, t *text, off int) []protocol.Completio
 	}
 	kind, field := pl.path[n+1], pl.path[n+2]
 	var items []protocol.CompletionItem
-	for _, v := range s.opts.Values(kind, field, t.src[pl.litStart:off]) {
+	for _, v := range s.opts.Values(kind, field, t.src[pl.litStart:off], pl.present) {
 		it := item(v, protocol.CompletionItemKindValue, field, "", "")
 		it.TextEdit = edit(t, pl.litStart, off, v)
 		items = append(items, it)

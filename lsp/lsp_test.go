@@ -297,7 +297,7 @@ func TestValuesHook(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "lab.cue")
 	var asked []string
-	srv := lsp.New(lsp.Options{Check: check, Values: func(kind, field, written string) []string {
+	srv := lsp.New(lsp.Options{Check: check, Values: func(kind, field, written string, _ map[string]bool) []string {
 		asked = append(asked, kind+"."+field+"="+written)
 		return []string{"127.0.0.2:18480", "127.0.0.3:18480"}
 	}})

@@ -51,9 +51,10 @@ type Options struct {
 	// Version is the server's version, as initialize reports it.
 	Version string
 	// Values, when set, completes inside a plain string of a step kind's field (kind "config",
-	// field "path", what is written so far): the values the field can take, e.g. a config
-	// path checked against Envoy's types. Nil: no completion there.
-	Values func(kind, field, written string) []string
+	// field "path", what is written so far, and the other fields the step's struct has, e.g.
+	// "cluster"): the values the field can take, e.g. a config path checked against Envoy's
+	// types. Nil: no completion there.
+	Values func(kind, field, written string, siblings map[string]bool) []string
 }
 
 // Report is what a check found, positions absolute.

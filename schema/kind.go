@@ -226,6 +226,10 @@ type Checker interface {
 	Errorf(field, format string, args ...any)
 	// ValueErrorf reports a problem with field's value, at the value ("0s", a pattern).
 	ValueErrorf(field, format string, args ...any)
+	// ValueErrorAt reports a problem at a byte offset of field's string value (a path's
+	// misspelled step), at that column when the string is written as one literal, else at the
+	// value.
+	ValueErrorAt(field string, offset int, format string, args ...any)
 	// Has reports whether field is written.
 	Has(field string) bool
 	// Templated reports whether field holds a ${...} (its value is known only at run time).

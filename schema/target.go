@@ -151,8 +151,12 @@ type StatsSnapshot struct {
 
 // ConfigResult is part of a config dump.
 type ConfigResult struct {
-	// Value is the selected resource (or the value at the request's path) as JSON-like values.
-	Value     any
+	// Value is the selected resource (or the value at the request's path) as JSON-like values,
+	// read through Envoy's types (envoy.ReadConfig).
+	Value any
+	// Resource is the whole resource the path was taken in (Value when there is no path): a
+	// config step's reflects looks for Istio's marks there.
+	Resource  any
 	Artifacts []Artifact
 }
 

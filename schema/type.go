@@ -112,6 +112,10 @@ type Field struct {
 	// Absent, when set, says why the step does not record the field, and how to make it
 	// (reading it is an error).
 	Absent string
+	// Default, when set, is what the field reads as where the recorded value leaves it out
+	// (a config value: Envoy's JSON omits a scalar, enum or list at its default); presence
+	// (in, has, len) still sees what was recorded.
+	Default any
 }
 
 // StatSource is where a stats map's names come from.

@@ -32,6 +32,18 @@ func TestLinksTwoAPIGroups(t *testing.T) {
 	}
 }
 
+// TestLinksNoGoControlPlane keeps go-control-plane's generated packages out of labrun: they
+// would add 20 MB to the binary and 110 package inits (BENCHMARKS.md). labrun reads config
+// dumps through the descriptors of those packages' protos, embedded by envoy/xdstype (whose
+// generator, a module of its own, is the only importer of go-control-plane).
+func TestLinksNoGoControlPlane(t *testing.T) {
+	for _, p := range goListDeps(t, ".") {
+		if strings.HasPrefix(p, "github.com/envoyproxy/") || strings.HasPrefix(p, "github.com/cncf/xds/") {
+			t.Errorf("labrun links %s: see `go list -f '{{.ImportPath}}: {{.Imports}}' -deps . | grep envoyproxy` for who imports it", p)
+		}
+	}
+}
+
 func goListDeps(t *testing.T, pkgs ...string) []string {
 	t.Helper()
 	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")

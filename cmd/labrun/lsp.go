@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/envoy/xdstype"
 	"labrun.dev/labrun/lsp"
 )
 
@@ -33,7 +34,7 @@ kinds and the schema's fields.`,
 			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 				version = bi.Main.Version
 			}
-			srv := lsp.New(lsp.Options{Check: p.lspCheck, ReadFile: os.ReadFile, Log: p.Stderr, Version: version})
+			srv := lsp.New(lsp.Options{Check: p.lspCheck, ReadFile: os.ReadFile, Log: p.Stderr, Version: version, Values: completeValue})
 			return srv.Serve(context.Background(), stdio{p.Stdin, p.Stdout})
 		},
 	}
@@ -77,4 +78,19 @@ func (p *process) lspCheck(path string, overlay map[string][]byte) *lsp.Report {
 		rep.Scenarios = append(append(rep.Scenarios, res.Scenarios...), res.Partial...)
 	}
 	return rep
+}
+
+// completeValue completes a config step's path against Envoy's types: of the resource the
+// step reads (its cluster, listener, route or endpoints field), the whole dump without one.
+func completeValue(kind, field, written string, siblings map[string]bool) []string {
+	if kind != "config" || field != "path" || siblings["names"] {
+		return nil
+	}
+	resource := "dump"
+	for _, r := range []string{"cluster", "listener", "route", "endpoints"} {
+		if siblings[r] {
+			resource = r
+		}
+	}
+	return xdstype.Complete(resource, written)
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 
 	"k8s.io/client-go/tools/portforward"
@@ -237,10 +238,11 @@ func (d *driver) Snapshot(ctx context.Context, req schema.Snapshot) (schema.Stat
 	return snap, nil
 }
 
-// Config reads part of a sidecar's config_dump: one cluster, listener or route configuration by
-// exact name (dynamic first, then static, by ?resource= queries; then the whole dump, which
-// also has warming resources and, when the resource is not there, the names to suggest), the
-// names of one kind of resource, or the whole dump; then the value at req.Path.
+// Config reads part of a sidecar's config_dump: one cluster, listener, route configuration or
+// cluster's endpoints by exact name (dynamic first, then static, by ?resource= queries; then the
+// whole dump, which also has warming resources and, when the resource is not there, the names
+// to suggest), the names of one kind of resource, or the whole dump; read through Envoy's types
+// (envoy.ReadConfig), then the value at req.Path.
 func (d *driver) Config(ctx context.Context, req schema.Config) (schema.ConfigResult, error) {
 	var res schema.ConfigResult
 	if req.Envoy == nil {
@@ -249,24 +251,30 @@ func (d *driver) Config(ctx context.Context, req schema.Config) (schema.ConfigRe
 	type kind struct {
 		name      string
 		resources []string
+		query     string // added to each ?resource= query
 		pick      func(dump []byte, name string) (map[string]any, error)
+		whole     func(dump []byte, name string) (map[string]any, error) // from the whole dump
 	}
 	var k *kind
 	switch {
 	case req.Cluster != "":
-		k = &kind{req.Cluster, []string{"dynamic_active_clusters", "static_clusters"}, envoy.DumpCluster}
+		k = &kind{req.Cluster, []string{"dynamic_active_clusters", "static_clusters"}, "", envoy.DumpCluster, envoy.DumpCluster}
 	case req.Listener != "":
-		k = &kind{req.Listener, []string{"dynamic_listeners", "static_listeners"}, envoy.DumpListener}
+		k = &kind{req.Listener, []string{"dynamic_listeners", "static_listeners"}, "", envoy.DumpListener, envoy.DumpListener}
 	case req.Route != "":
-		k = &kind{req.Route, []string{"dynamic_route_configs", "static_route_configs"}, envoy.DumpRoute}
+		k = &kind{req.Route, []string{"dynamic_route_configs", "static_route_configs"}, "", envoy.DumpRoute, envoy.DumpRoute}
+	case req.Endpoints != "":
+		// The EDS part (include_eds); a cluster that carries its endpoints itself has them in
+		// its load_assignment, which the whole dump's clusters show.
+		k = &kind{req.Endpoints, []string{"dynamic_endpoint_configs", "static_endpoint_configs"}, "&include_eds", envoy.DumpEndpoints, envoy.DumpClusterEndpoints}
 	}
 	admin, err := d.openAdmin(ctx, req.Envoy)
 	if err != nil {
 		return res, fmt.Errorf("config: %w", err)
 	}
 	defer admin.close()
-	whole := func() ([]byte, error) {
-		data, err := admin.get(ctx, "config_dump")
+	whole := func(query string) ([]byte, error) {
+		data, err := admin.get(ctx, "config_dump"+query)
 		if err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}
@@ -274,10 +282,10 @@ func (d *driver) Config(ctx context.Context, req schema.Config) (schema.ConfigRe
 		return data, nil
 	}
 
-	var value any
+	var resource any
 	switch {
 	case req.Names != "":
-		data, err := whole()
+		data, err := whole("")
 		if err != nil {
 			return res, err
 		}
@@ -289,23 +297,24 @@ func (d *driver) Config(ctx context.Context, req schema.Config) (schema.ConfigRe
 		for i, n := range names {
 			list[i] = n
 		}
-		value = list
+		res.Value, res.Resource = list, list
+		return res, nil
 	case k == nil:
-		data, err := whole()
+		data, err := whole("")
 		if err != nil {
 			return res, err
 		}
-		if err := json.Unmarshal(data, &value); err != nil {
+		if err := json.Unmarshal(data, &resource); err != nil {
 			return res, fmt.Errorf("config: config_dump is not JSON: %w", err)
 		}
 	default:
 		regex := url.QueryEscape("^" + regexp.QuoteMeta(k.name) + "$")
-		for _, resource := range k.resources {
-			data, err := admin.get(ctx, "config_dump?resource="+resource+"&name_regex="+regex)
+		for _, r := range k.resources {
+			data, err := admin.get(ctx, "config_dump?resource="+r+"&name_regex="+regex+k.query)
 			if err != nil {
 				return res, fmt.Errorf("config: %w", err)
 			}
-			res.Artifacts = append(res.Artifacts, schema.Artifact{Name: "config_dump-" + resource + ".json", Data: data})
+			res.Artifacts = append(res.Artifacts, schema.Artifact{Name: "config_dump-" + r + ".json", Data: data})
 			m, err := k.pick(data, k.name)
 			if errors.Is(err, envoy.ErrNotFound) {
 				continue
@@ -313,30 +322,25 @@ func (d *driver) Config(ctx context.Context, req schema.Config) (schema.ConfigRe
 			if err != nil {
 				return res, fmt.Errorf("config: %w", err)
 			}
-			value = m
+			resource = m
 			break
 		}
-		if value == nil {
-			data, err := whole()
+		if resource == nil {
+			data, err := whole(strings.Replace(k.query, "&", "?", 1))
 			if err != nil {
 				return res, err
 			}
-			m, err := k.pick(data, k.name)
+			m, err := k.whole(data, k.name)
 			if err != nil {
 				return res, fmt.Errorf("config: %w", err)
 			}
-			value = m
+			resource = m
 		}
 	}
-	if req.Path != "" {
-		v, err := envoy.Query(value, req.Path)
-		if err != nil {
-			return res, fmt.Errorf("config: %w", err)
-		}
-		value = v
-	}
-	if req.Durations == schema.DurationsSeconds {
-		value = envoy.DurationsAsSeconds(value)
+	value, normalized, err := envoy.ReadConfig(resource, req.ResourceKind(), req.Path, req.Durations == schema.DurationsSeconds)
+	res.Resource = normalized
+	if err != nil {
+		return res, fmt.Errorf("config: %w", err)
 	}
 	res.Value = value
 	return res, nil

@@ -47,8 +47,6 @@ func dumpListener(dump []byte, name string) (map[string]any, error) {
 }
 func dumpRoute(dump []byte, name string) (map[string]any, error) { return envoy.DumpRoute(dump, name) }
 
-func queryPath(v any, path string) (any, error) { return envoy.Query(v, path) }
-
 func statsFilter(cluster string) string { return envoy.StatsFilter(cluster) }
 
 func newLoadGenerator() schema.LoadGenerator { return fortio.New() }

@@ -114,8 +114,9 @@ func (s *statsReader) adminSnapshot(ctx context.Context, req schema.Snapshot, sn
 	return snap, nil
 }
 
-// Config reads <admin>/config_dump and selects one cluster, listener or route configuration
-// (or the whole dump), then the value at path.
+// Config reads <admin>/config_dump (with ?include_eds for endpoints) and selects one cluster,
+// listener, route configuration or cluster's endpoints (or the whole dump), read through
+// Envoy's types, then the value at path.
 func (s *statsReader) Config(ctx context.Context, req schema.Config) (schema.ConfigResult, error) {
 	var res schema.ConfigResult
 	if req.Envoy != nil {
@@ -125,15 +126,19 @@ func (s *statsReader) Config(ctx context.Context, req schema.Config) (schema.Con
 		return res, errors.New("config: needs admin (an Envoy admin URL)")
 	}
 	set := 0
-	for _, s := range []string{req.Cluster, req.Listener, req.Route} {
+	for _, s := range []string{req.Cluster, req.Listener, req.Route, req.Endpoints} {
 		if s != "" {
 			set++
 		}
 	}
 	if set > 1 {
-		return res, errors.New("config: at most one of cluster, listener, route")
+		return res, errors.New("config: at most one of cluster, listener, route, endpoints")
 	}
-	u, err := adminURL(req.Admin, "config_dump", nil)
+	var q url.Values
+	if req.Endpoints != "" {
+		q = url.Values{"include_eds": {""}}
+	}
+	u, err := adminURL(req.Admin, "config_dump", q)
 	if err != nil {
 		return res, fmt.Errorf("config: %w", err)
 	}
@@ -150,6 +155,8 @@ func (s *statsReader) Config(ctx context.Context, req schema.Config) (schema.Con
 		v, err = dumpListener(dump, req.Listener)
 	case req.Route != "":
 		v, err = dumpRoute(dump, req.Route)
+	case req.Endpoints != "":
+		v, err = envoy.DumpClusterEndpoints(dump, req.Endpoints)
 	case req.Names != "":
 		var names []string
 		names, err = envoy.DumpNames(dump, req.Names)
@@ -157,22 +164,20 @@ func (s *statsReader) Config(ctx context.Context, req schema.Config) (schema.Con
 		for i, n := range names {
 			list[i] = n
 		}
-		v = list
+		res.Value, res.Resource = list, list
+		return res, err
 	default:
 		err = json.Unmarshal(dump, &v)
 	}
 	if err != nil {
 		return res, fmt.Errorf("config: %w", err)
 	}
-	if req.Path != "" {
-		if v, err = queryPath(v, req.Path); err != nil {
-			return res, fmt.Errorf("config: path %q: %w", req.Path, err)
-		}
+	value, normalized, err := envoy.ReadConfig(v, req.ResourceKind(), req.Path, req.Durations == schema.DurationsSeconds)
+	res.Resource = normalized
+	if err != nil {
+		return res, fmt.Errorf("config: path %q: %w", req.Path, err)
 	}
-	if req.Durations == schema.DurationsSeconds {
-		v = envoy.DurationsAsSeconds(v)
-	}
-	res.Value = v
+	res.Value = value
 	return res, nil
 }
 

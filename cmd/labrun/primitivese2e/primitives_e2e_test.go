@@ -356,13 +356,7 @@ func labrun(t testing.TB, sb *sandbox.Sandbox, bin, dir string, args ...string) 
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env, "PATH="+sb.BinDir+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+t.TempDir())
+	cmd.Env = e2ebin.Env(t, sb.BinDir)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

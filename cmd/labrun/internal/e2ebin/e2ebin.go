@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -64,4 +65,18 @@ func BuildTagged(t testing.TB, pkgDir, tags string) string {
 		t.Fatal(b.err)
 	}
 	return b.bin
+}
+
+// Env is the environment a test runs the binary in: this process's, without its KUBECONFIG,
+// with the sandbox's programs (binDir: pilot-agent's stand-in, kubectl, fortio) first on PATH
+// and a fresh HOME.
+func Env(t testing.TB, binDir string) []string {
+	t.Helper()
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+t.TempDir())
 }

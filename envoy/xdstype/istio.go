@@ -1,0 +1,168 @@
+package xdstype
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// How istiod fills Envoy's config, as far as labrun reads it: the marks it leaves of the Istio
+// objects a resource comes from, and the names it gives resources. Measured against istiod of
+// Istio master (istio.io/istio v0.0.0-20260827124520-eed52ebb66ad) in labrun's sandbox.
+
+// ObjectRef names an Istio object.
+type ObjectRef struct {
+	Kind, Namespace, Name string
+}
+
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return r.Kind + " " + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+// Marked says, for each kind of Istio object istiod marks in Envoy's config, in which resources
+// the mark is: the config path /apis/<group>/<version>/namespaces/<ns>/<kind>/<name> in the
+// metadata (filter_metadata.istio.config) of what the object made, or, for an
+// AuthorizationPolicy, its rules' names ns[<ns>]-policy[<name>]-rule[<n>] among a listener's RBAC
+// policies. Other kinds (PeerAuthentication, ServiceEntry, Telemetry, EnvoyFilter) leave no
+// mark: only their effect shows.
+var Marked = map[string][]string{
+	"DestinationRule":     {"cluster"},
+	"VirtualService":      {"route", "listener"},
+	"Sidecar":             {"listener"},
+	"AuthorizationPolicy": {"listener"},
+}
+
+// The marks' patterns, compiled on first use (labrun's start-up pays for nothing it may not use).
+var (
+	configPath = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^/apis/[^/]+/[^/]+/namespaces/([^/]+)/([a-z0-9-]+)/([^/]+)$`)
+	})
+	rbacPolicy = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`ns\[([^\]]*)\]-policy\[([^\]]*)\]-rule\[[0-9]+\]`)
+	})
+)
+
+// IstioMarks returns the Istio objects whose marks istiod wrote into v (decoded JSON: one
+// resource or a whole dump), sorted and without repeats.
+func IstioMarks(v any) []ObjectRef {
+	seen := map[ObjectRef]bool{}
+	var walk func(any)
+	note := func(s string) {
+		if m := configPath().FindStringSubmatch(s); m != nil {
+			seen[ObjectRef{Kind: camelKind(m[2]), Namespace: m[1], Name: m[3]}] = true
+		}
+		for _, m := range rbacPolicy().FindAllStringSubmatch(s, -1) {
+			seen[ObjectRef{Kind: "AuthorizationPolicy", Namespace: m[1], Name: m[2]}] = true
+		}
+	}
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if strings.Contains(k, "-policy[") {
+					note(k)
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case string:
+			if strings.HasPrefix(x, "/apis/") || strings.Contains(x, "-policy[") {
+				note(x)
+			}
+		}
+	}
+	walk(v)
+	out := make([]ObjectRef, 0, len(seen))
+	for r := range seen {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// camelKind turns Istio's kebab-case kind ("destination-rule") back into the kind.
+func camelKind(kebab string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(kebab, "-") {
+		if w == "" {
+			continue
+		}
+		r := []rune(w)
+		r[0] = unicode.ToUpper(r[0])
+		b.WriteString(string(r))
+	}
+	return b.String()
+}
+
+// Reflects reports whether v carries the mark of want, and says what v carries of want's kind
+// (for the message when it does not: the last state seen).
+func Reflects(v any, want ObjectRef) (bool, string) {
+	var same []string
+	for _, r := range IstioMarks(v) {
+		if r == want {
+			return true, "carries " + want.String()
+		}
+		if r.Kind == want.Kind {
+			same = append(same, r.Namespace+"/"+r.Name)
+		}
+	}
+	if len(same) == 0 {
+		return false, fmt.Sprintf("carries no %s", want.Kind)
+	}
+	return false, fmt.Sprintf("carries %s %s, not %s/%s", want.Kind, strings.Join(same, ", "), want.Namespace, want.Name)
+}
+
+// NameHint says how Istio names the resource of kind ("route", "listener", "cluster") that a
+// user looked for as name and did not find, when name looks like another of Istio's names: a
+// route configuration written as a virtual host ("host:port"), a listener written as a port.
+// "" when there is nothing to add.
+func NameHint(kind, name string) string {
+	switch kind {
+	case "route":
+		if i := strings.LastIndexByte(name, ':'); i > 0 && allDigits(name[i+1:]) {
+			return fmt.Sprintf("istiod names a sidecar's outbound HTTP route configurations by port (%q); %q is the name of a virtual host inside it: route: %q, path: `virtual_hosts[%q]`",
+				name[i+1:], name, name[i+1:], name)
+		}
+	case "listener":
+		if allDigits(name) {
+			return fmt.Sprintf("istiod names a sidecar's outbound listeners <address>_<port> (\"0.0.0.0_%s\" for a port of several services, \"<cluster IP>_%s\" for one service's); inbound traffic has one listener, \"virtualInbound\"; a waypoint's is \"main_internal\"", name, name)
+		}
+	case "cluster":
+		if !strings.Contains(name, "|") && strings.Contains(name, ".") {
+			return fmt.Sprintf("istiod names a sidecar's outbound clusters outbound|<port>|<subset>|<host>, e.g. \"outbound|80||%s\"", name)
+		}
+	}
+	return ""
+}
+
+// Extensions are the names istiod gives the extensions it configures (a filter's, a listener
+// filter's, an access log's, a retry predicate's name) with the message of their typed_config,
+// so that a path that selects one by name (filters[name=envoy.filters.network.http_connection_manager])
+// is typed past its typed_config before the run. Seen in the config dumps istiod of Istio master
+// (2026-08-27) sends a sidecar and a waypoint in labrun's sandbox. A transport socket's
+// typed_config is not here: its message depends on where it is (a cluster's originates TLS, a
+// filter chain's terminates it), which its "@type" says at run time.
+var Extensions = map[string]string{
+	"envoy.filters.network.http_connection_manager": "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+	"envoy.filters.network.tcp_proxy":               "envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy",
+	"envoy.filters.network.rbac":                    "envoy.extensions.filters.network.rbac.v3.RBAC",
+	"envoy.filters.http.rbac":                       "envoy.extensions.filters.http.rbac.v3.RBAC",
+	"envoy.filters.http.router":                     "envoy.extensions.filters.http.router.v3.Router",
+	"envoy.filters.http.fault":                      "envoy.extensions.filters.http.fault.v3.HTTPFault",
+	"envoy.filters.http.cors":                       "envoy.extensions.filters.http.cors.v3.Cors",
+	"envoy.filters.http.grpc_stats":                 "envoy.extensions.filters.http.grpc_stats.v3.FilterConfig",
+	"envoy.filters.listener.tls_inspector":          "envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector",
+	"envoy.filters.listener.http_inspector":         "envoy.extensions.filters.listener.http_inspector.v3.HttpInspector",
+	"envoy.filters.listener.original_dst":           "envoy.extensions.filters.listener.original_dst.v3.OriginalDst",
+	"envoy.access_loggers.file":                     "envoy.extensions.access_loggers.file.v3.FileAccessLog",
+	"envoy.retry_host_predicates.previous_hosts":    "envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate",
+}

@@ -1,0 +1,355 @@
+package xdstype
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Select returns the value path selects in v, a value of type t (nil: JSON of no known type, a
+// Kubernetes object). v should be normalized (Normalize) so that conditions see defaults.
+//
+// With a type, a field the type has but the value does not (an unset message or wrapper) reads
+// as nil, and so does everything below it: the path is right, the config has nothing there. A
+// field the type does not have is an error with did-you-mean. Without a type, a missing key is
+// an error that lists the keys there are. Either way a list index out of range, or a
+// selection that matches no item or several, is an error that says what the list holds. Errors
+// are *PathError; Missing is set when the path is well formed but leads nowhere.
+func Select(v any, t *Type, path string) (any, error) {
+	p, err := ParsePath(path)
+	if err != nil {
+		return nil, err
+	}
+	budget := 10000 // backtracking over dotted keys is bounded, whatever the data
+	return sel(v, t, p, 0, &budget)
+}
+
+// sel resolves p.Segs[i:] from cur, of type t. When both "b" and "b.c" are keys of a map, it
+// tries the single step first and falls back to the joined one, so either spelling that leads
+// somewhere wins; on failure it reports the first way tried.
+func sel(cur any, t *Type, p Path, i int, budget *int) (any, error) {
+	if i == len(p.Segs) {
+		return cur, nil
+	}
+	if *budget--; *budget < 0 {
+		return nil, &PathError{Path: p.Text, Missing: true, Msg: "too many ways to read the dotted keys"}
+	}
+	s := p.Segs[i]
+	where := JoinSegs(p.Segs[:i])
+	fail := func(format string, args ...any) (any, error) {
+		return nil, &PathError{Path: p.Text, Offset: s.Pos, Missing: true, Msg: fmt.Sprintf(format, args...)}
+	}
+	t = resolveAny(cur, t)
+	switch c := cur.(type) {
+	case map[string]any:
+		if s.Kind == SegWhere || (s.Kind == SegIndex && t != nil && t.Kind == Message) {
+			return fail("%s is a map, not a list: [...] with a condition or index selects an item of a list", describeAt(where))
+		}
+		key := s.Text
+		if t != nil && t.Kind == Message {
+			f := t.Msg.Field(key)
+			if f == nil && key != "@type" {
+				if _, ok := c[key]; !ok { // a field of an Envoy newer than the types is read as it is
+					if j, next, ok := joinedKey(c, p, i); ok {
+						return sel(next, nil, p, j, budget)
+					}
+					return fail("%s", noField(where, t.Msg, key))
+				}
+			}
+			next, ok := c[key]
+			if !ok {
+				if f != nil && f.HasDefault() {
+					return sel(f.Default(), f.Type, p, i+1, budget) // left out at its default
+				}
+				return nil, nil // unset: a message or wrapper Envoy did not write
+			}
+			var ft *Type
+			if f != nil {
+				ft = f.Type
+			}
+			return sel(next, ft, p, i+1, budget)
+		}
+		var elem *Type
+		if t != nil && t.Kind == Map {
+			elem = t.Elem
+		}
+		var firstErr error
+		if next, ok := c[key]; ok {
+			r, err := sel(next, elem, p, i+1, budget)
+			if err == nil {
+				return r, nil
+			}
+			firstErr = err
+		}
+		if s.Kind == SegKey && !s.Quoted {
+			for j := i + 1; j < len(p.Segs); j++ {
+				joined := joinKeys(p.Segs[i : j+1])
+				if joined == "" {
+					break
+				}
+				if next, ok := c[joined]; ok {
+					r, err := sel(next, elem, p, j+1, budget)
+					if err == nil {
+						return r, nil
+					}
+					if firstErr == nil {
+						firstErr = err
+					}
+				}
+			}
+		}
+		if firstErr != nil {
+			return nil, firstErr
+		}
+		keys := make([]string, 0, len(c))
+		for k := range c {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return fail("%s has no key %q (keys: %s)", describeAt(where), key, quoteList(keys))
+	case []any:
+		var elem *Type
+		if t != nil && t.Kind == List {
+			elem = t.Elem
+		}
+		n := 0
+		switch s.Kind {
+		case SegKey:
+			var err error
+			if n, err = strconv.Atoi(s.Text); err != nil || s.Quoted {
+				return fail("%s is a list of %d, %q is not an index: select one item with [n], [\"name\"] or [field=value]", describeAt(where), len(c), s.Text)
+			}
+		case SegIndex:
+			n = s.Index
+			if n < 0 {
+				n += len(c)
+			}
+		case SegName:
+			idx, err := matching(c, elem, []Cond{{Field: []string{"name"}, Value: s.Text}})
+			if err != nil {
+				return nil, &PathError{Path: p.Text, Offset: s.Pos, Missing: true, Msg: fmt.Sprintf("%s: %v", describeAt(where), err)}
+			}
+			n = idx
+		case SegWhere:
+			idx, err := matching(c, elem, s.Conds)
+			if err != nil {
+				return nil, &PathError{Path: p.Text, Offset: s.Pos, Missing: true, Msg: fmt.Sprintf("%s: %v", describeAt(where), err)}
+			}
+			n = idx
+		}
+		if n < 0 || n >= len(c) {
+			return fail("%s has %d items, no index %s", describeAt(where), len(c), JoinSegs([]Seg{s}))
+		}
+		return sel(c[n], elem, p, i+1, budget)
+	case nil:
+		if t != nil {
+			return nil, nil // a typed null is unset, and so is everything below it
+		}
+	}
+	return fail("%s is %s, not a map or list; cannot take %s", describeAt(where), describeValue(cur), JoinSegs([]Seg{s}))
+}
+
+// joinedKey finds a key of c that is several unquoted steps joined with dots, starting at i:
+// the index after them and the value.
+func joinedKey(c map[string]any, p Path, i int) (int, any, bool) {
+	for j := i + 1; j < len(p.Segs); j++ {
+		joined := joinKeys(p.Segs[i : j+1])
+		if joined == "" {
+			break
+		}
+		if next, ok := c[joined]; ok {
+			return j + 1, next, true
+		}
+	}
+	return 0, nil, false
+}
+
+// resolveAny turns the type of an Any into its message when the value says which ("@type").
+func resolveAny(v any, t *Type) *Type {
+	if t == nil || t.Kind != Any {
+		return t
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	url, _ := m["@type"].(string)
+	if msg := ByTypeURL(url); msg != nil {
+		return &Type{Kind: Message, Msg: msg}
+	}
+	if t.Msg != nil {
+		return &Type{Kind: Message, Msg: t.Msg}
+	}
+	return nil
+}
+
+// matching returns the index of the one item of list (of elem, nil: untyped) for which every
+// condition holds.
+func matching(list []any, elem *Type, conds []Cond) (int, error) {
+	var hits []int
+	for i, it := range list {
+		if holds(it, elem, conds) {
+			hits = append(hits, i)
+		}
+	}
+	what := describeConds(conds)
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		return -1, fmt.Errorf("no item of %d has %s%s", len(list), what, whatThereIs(list, elem, conds))
+	}
+	idx := make([]string, len(hits))
+	for i, h := range hits {
+		idx[i] = strconv.Itoa(h)
+	}
+	return -1, fmt.Errorf("%d items have %s (indexes %s): add a condition ([a=x,b=y]) or select by index", len(hits), what, strings.Join(idx, ", "))
+}
+
+// holds reports whether every condition holds for item (of type t, nil: untyped).
+func holds(item any, t *Type, conds []Cond) bool {
+	for _, c := range conds {
+		v, ok := fieldValue(item, t, c.Field)
+		if !ok || !equalText(v, c.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadAny is the value at names inside v, the value of an Any (a typed_config: its "@type"
+// names its message): a field left out reads as its default, an unset message or anything
+// below it as nil, a field the type does not have (or an Any of a type labrun does not know,
+// read below its "@type") as nil too.
+func ReadAny(v any, names ...string) any {
+	got, _ := fieldValue(v, &Type{Kind: Any}, names)
+	return got
+}
+
+// fieldValue is the value at names inside v (of type t): a field left out reads as its
+// default when t says it has one.
+func fieldValue(v any, t *Type, names []string) (any, bool) {
+	for _, name := range names {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		t = resolveAny(v, t)
+		var f *Field
+		if t != nil && t.Kind == Message {
+			f = t.Msg.Field(name)
+		}
+		next, ok := m[name]
+		switch {
+		case ok:
+		case f != nil && f.HasDefault():
+			next = f.Default()
+		default:
+			return nil, false
+		}
+		v = next
+		t = nil
+		if f != nil {
+			t = f.Type
+		}
+	}
+	return v, true
+}
+
+// equalText compares a scalar with the text a condition wrote.
+func equalText(v any, text string) bool {
+	switch x := v.(type) {
+	case string:
+		return x == text
+	case float64:
+		f, err := strconv.ParseFloat(text, 64)
+		return err == nil && f == x
+	case json.Number:
+		return x.String() == text
+	case bool:
+		return strconv.FormatBool(x) == text
+	case nil:
+		return text == "null"
+	}
+	return false
+}
+
+func describeConds(conds []Cond) string {
+	var parts []string
+	for _, c := range conds {
+		parts = append(parts, strings.Join(c.Field, ".")+" = "+strconv.Quote(c.Value))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// whatThereIs lists the values the items have for the first condition's field, so that a
+// selection that matched nothing shows what it could have matched.
+func whatThereIs(list []any, elem *Type, conds []Cond) string {
+	if len(conds) == 0 || len(list) == 0 {
+		return ""
+	}
+	var have []string
+	seen := map[string]bool{}
+	for _, it := range list {
+		v, _ := fieldValue(it, elem, conds[0].Field)
+		s := "(none)"
+		switch x := v.(type) {
+		case nil:
+		case string:
+			s = strconv.Quote(x)
+		default:
+			b, _ := json.Marshal(x)
+			s = string(b)
+		}
+		if !seen[s] {
+			seen[s] = true
+			have = append(have, s)
+		}
+	}
+	const show = 12
+	more := ""
+	if len(have) > show {
+		more = fmt.Sprintf(", … %d more", len(have)-show)
+		have = have[:show]
+	}
+	return fmt.Sprintf("; their %s: %s%s", strings.Join(conds[0].Field, "."), strings.Join(have, ", "), more)
+}
+
+func describeAt(at string) string {
+	if at == "" {
+		return "the top level"
+	}
+	return at
+}
+
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		if len(x) > 60 {
+			x = x[:60] + "…"
+		}
+		return fmt.Sprintf("the string %q", x)
+	case bool:
+		return fmt.Sprintf("the boolean %v", x)
+	case float64, json.Number, int, int64, uint64:
+		return fmt.Sprintf("the number %v", x)
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+func quoteList(keys []string) string {
+	if len(keys) == 0 {
+		return "none"
+	}
+	const show = 30
+	more := ""
+	if len(keys) > show {
+		more = fmt.Sprintf(", … %d more", len(keys)-show)
+		keys = keys[:show]
+	}
+	return strings.Join(keys, ", ") + more
+}
