@@ -270,7 +270,7 @@ func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
 		// under the other assumption, stage 1's check says the tax is there, against it.
 		vars: map[string]string{"deadIPConnect": "refused"},
 		wants: map[string]perturbedWant{
-			`vars.deadIPConnect == "refused" && float(stage1.captured.slow) / float(stage1.captured.total) < 0.1`: {interp.Failed, []string{`("refused")`, "(0.248322)"}},
+			`vars.deadIPConnect == "refused" && float(stage1.captured.slow) / float(stage1.captured.total) < 0.1`: {interp.Failed, []string{`("refused")`, "(0.2483)"}},
 		},
 	}}
 	for _, c := range cases {
