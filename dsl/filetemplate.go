@@ -2,13 +2,18 @@ package dsl
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
+	"cuelang.org/go/cue"
 	"github.com/expr-lang/expr"
 	"sigs.k8s.io/yaml"
 
@@ -94,16 +99,43 @@ func (d *decoder) readStepFile(f string) ([]byte, string, error) {
 
 // markFileTemplates marks the steps that read a file holding ${...} (Step.FileTemplates):
 // like a step whose own strings interpolate, they are checked when they start.
+// A file that cannot be read is an error here, at the step that names it, unless a command
+// of the scenario on this machine (process, or exec without a pod) could write it first: the
+// run would otherwise find it missing only when the step starts, after everything before it.
 func (d *decoder) markFileTemplates() {
+	writer := slices.ContainsFunc(d.order, writesLocalFiles)
 	for _, s := range d.order {
-		for _, files := range stepFiles(s) {
-			for _, f := range files {
-				if data, _, err := d.readStepFile(f); err == nil && bytes.Contains(data, []byte("${")) {
+		for field, files := range stepFiles(s) {
+			for i, f := range files {
+				data, path, err := d.readStepFile(f)
+				if err == nil && bytes.Contains(data, []byte("${")) {
 					s.FileTemplates = true
+				}
+				if err != nil && !writer && !strings.Contains(f, "${") {
+					what := "cannot be read"
+					if errors.Is(err, fs.ErrNotExist) {
+						what = "does not exist"
+					} else if errors.Is(err, syscall.EISDIR) {
+						what = "is a directory"
+					}
+					d.l.errs.add(d.kindFieldPos(s, field, i), fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i),
+						"%s.%s: %q %s (looked for %s): expected a YAML or JSON file, relative to the scenario's directory", s.Kind, field, f, what, path)
 				}
 			}
 		}
 	}
+}
+
+// writesLocalFiles reports whether s runs a command on this machine, which may write a file a
+// later step reads.
+func writesLocalFiles(s *Step) bool {
+	switch p := s.Params.(type) {
+	case *schema.Process:
+		return true
+	case *schema.Exec:
+		return p.Pod == "" && p.Selector == ""
+	}
+	return false
 }
 
 // checkFileTemplates compiles the ${...} of the files a step reads, when they can be read
@@ -225,3 +257,16 @@ func YAMLObjects(name string, data []byte) ([]schema.FileObject, error) {
 }
 
 var docSeparator = regexp.MustCompile(`^---\s*$`)
+
+// kindFieldPos is the position of item i of the step's kind field (apply.files[i]), or the
+// nearest one known.
+func (d *decoder) kindFieldPos(s *Step, field string, i int) Pos {
+	if kv, ok := d.kindValue[s]; ok {
+		if v := kv.LookupPath(cue.MakePath(cue.Str(field), cue.Index(i))); v.Exists() {
+			if p := d.l.valuePos(v); p.IsValid() {
+				return p
+			}
+		}
+	}
+	return d.fieldPos(s, field)
+}
