@@ -40,6 +40,9 @@ type Scenario struct {
 	// Secrets are the vars whose values are secret: the console, the record and every
 	// report show "[secret <name>]" instead (see interp.Redactor).
 	Secrets []string
+	// SecretSweep is every value the run's matrix sweeps of each secret var, in order: each
+	// reads "[secret <name> #<i>]" (set by the matrix; nil outside one).
+	SecretSweep map[string][]string
 	// Declared is where each var is declared; VarSource says where its value came from
 	// ("default" or "command line").
 	Declared  map[string]Pos

@@ -3,8 +3,11 @@ package interp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -12,44 +15,115 @@ import (
 )
 
 // Redactor hides the values of a scenario's secret vars (its secrets field): each becomes
-// "[secret <name>]", as written and as JSON and HTML escape it. A nil Redactor hides nothing.
+// "[secret <name>]", as written and as JSON and HTML escape it; a value that a matrix sweeps
+// becomes "[secret <name> #<i>]", i counting the sweep's values from 1, so that the runs of a
+// sweep stay apart without showing what they ran with. A nil Redactor hides nothing.
 type Redactor struct {
 	r *strings.Replacer
+	// masks are the values hidden, each with its mask (to join Redactors).
+	masks [][2]string
 	// forms are the texts hidden (the values and their escaped forms), to hold back a
 	// stream's end that may be the start of one.
 	forms []string
 }
 
-// NewRedactor returns the Redactor of sc's secret vars (nil when it declares none).
+// NewRedactor returns the Redactor of sc's secret vars (nil when it declares none): their
+// values in sc and every value its matrix sweeps (sc.SecretSweep).
 func NewRedactor(sc *dsl.Scenario) *Redactor {
-	var pairs, forms []string
-	for _, name := range sc.Secrets {
-		v, ok := sc.Vars[name].(string)
-		if !ok || v == "" {
-			continue
+	return newRedactor(secretMasks(sc.Secrets, sc.Vars, sc.SecretSweep))
+}
+
+// MatrixRedactor returns the Redactor of sc's secret vars at every value m sweeps: what a
+// matrix prints and its summary show the masks its runs' records show.
+func MatrixRedactor(m *dsl.Matrix, sc *dsl.Scenario) *Redactor {
+	return newRedactor(secretMasks(sc.Secrets, sc.Vars, SecretSweep(m, sc)))
+}
+
+// SecretSweep is the values m sweeps of each of sc's secret vars.
+func SecretSweep(m *dsl.Matrix, sc *dsl.Scenario) map[string][]string {
+	var out map[string][]string
+	for _, v := range m.Sweep {
+		if slices.Contains(sc.Secrets, v.Name) {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[v.Name] = v.Values
 		}
-		mask := "[secret " + name + "]"
-		b, _ := json.Marshal(v)
-		for _, f := range []string{v, string(b[1 : len(b)-1]), html.EscapeString(v)} {
-			if f != "" && !containsString(forms, f) {
-				forms = append(forms, f)
-				pairs = append(pairs, f, mask)
+	}
+	return out
+}
+
+// JoinRedactors hides what any of rs hides.
+func JoinRedactors(rs ...*Redactor) *Redactor {
+	var masks [][2]string
+	for _, r := range rs {
+		if r != nil {
+			masks = append(masks, r.masks...)
+		}
+	}
+	return newRedactor(masks)
+}
+
+func secretMasks(secrets []string, vars map[string]any, sweep map[string][]string) [][2]string {
+	var masks [][2]string
+	seen := map[string]bool{}
+	add := func(v, mask string) {
+		if v != "" && !seen[v] {
+			seen[v] = true
+			masks = append(masks, [2]string{v, mask})
+		}
+	}
+	for _, name := range secrets {
+		for i, v := range sweep[name] {
+			add(v, fmt.Sprintf("[secret %s #%d]", name, i+1))
+		}
+		if v, ok := vars[name].(string); ok {
+			add(v, "[secret "+name+"]")
+		}
+	}
+	return masks
+}
+
+func newRedactor(masks [][2]string) *Redactor {
+	type pair struct{ form, mask string }
+	var pairs []pair
+	seen := map[string]bool{}
+	for _, m := range masks {
+		b, _ := json.Marshal(m[0])
+		for _, f := range []string{m[0], string(b[1 : len(b)-1]), html.EscapeString(m[0])} {
+			if f != "" && !seen[f] {
+				seen[f] = true
+				pairs = append(pairs, pair{f, m[1]})
 			}
 		}
 	}
 	if len(pairs) == 0 {
 		return nil
 	}
-	return &Redactor{r: strings.NewReplacer(pairs...), forms: forms}
+	// The replacer tries its strings in order at each position: the longest first, so that a
+	// value that starts another is not hidden inside it with the wrong mask.
+	sort.SliceStable(pairs, func(i, j int) bool { return len(pairs[i].form) > len(pairs[j].form) })
+	r := &Redactor{masks: masks}
+	var args []string
+	for _, p := range pairs {
+		args = append(args, p.form, p.mask)
+		r.forms = append(r.forms, p.form)
+	}
+	r.r = strings.NewReplacer(args...)
+	return r
 }
 
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
+// JSON sets out to in with the secrets hidden: in marshalled to JSON and back into out (a
+// fresh value, so that nothing in shares with out is changed).
+func (r *Redactor) JSON(in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
 	}
-	return false
+	if r != nil {
+		b = []byte(r.r.Replace(string(b)))
+	}
+	return json.Unmarshal(b, out)
 }
 
 // String hides the secrets in s.

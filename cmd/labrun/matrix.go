@@ -137,6 +137,7 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	}
 	for _, sc := range selected {
 		m := dsl.NewMatrix(sc, sweeps, opts.Vars, mf.count, passRate)
+		p.secrets.addBase(interp.MatrixRedactor(m, sc))
 		units, uerrs := p.unitsOf(m, sc, opts)
 		errs = append(errs, uerrs...)
 		w.matrices = append(w.matrices, m)
@@ -203,6 +204,13 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options) ([]
 		}
 		return nil
 	})
+	if secret := interp.SecretSweep(m, sc); secret != nil {
+		for _, u := range units {
+			if u.Scenario != nil {
+				u.Scenario.SecretSweep = secret
+			}
+		}
+	}
 	var errs dsl.Errors
 	cwd := p.Cwd
 	for _, pr := range problems {
@@ -300,6 +308,15 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 			files = append(files, report.RunFile{Rec: r.rec, JSON: r.json})
 		}
 		s := report.SummaryOf(m, files, dir)
+		if red := p.secrets.matrix(); red != nil {
+			var shown report.Summary
+			if err := red.JSON(s, &shown); err != nil {
+				fmt.Fprintf(p.Stderr, "labrun: %s: hiding the secret vars in the summary: %v\n", m.Scenario, err)
+				mcode = worse(mcode, exitInfra)
+				continue
+			}
+			s = &shown
+		}
 		if s.Verdict != "passed" {
 			mcode = worse(mcode, exitFailed)
 			if infra {
@@ -422,6 +439,7 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 	rf := f.runFlags
 	rf.count, rf.passRate = 1, 0
 	m := dsl.NewMatrix(sc, nil, nil, 1, 0)
+	p.secrets.addBase(interp.MatrixRedactor(m, sc))
 	units, errs := p.unitsOf(m, sc, opts)
 	if len(errs) > 0 {
 		return "", nil, exitOK, p.reportVet("text", &dsl.Result{}, errs)

@@ -148,7 +148,7 @@ everything it starts in turn, dies with the run, however it ends.
 A command's output, a log and a process's output go whole to the report's artifacts folder;
 memory and the record keep their first and last MiB (exec.<name>.cut, logs: .cut say so).
 Vars named in the scenario's secrets read "[secret <name>]" on the console and in every
-report.`,
+report; a swept one "[secret <name> #<i>]", i its place in the sweep.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return p.run(args, &f)
@@ -395,7 +395,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 // finish writes the report of rec, the run of unit u, and, when verdict is set, prints the
 // verdict.
 func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool) ran {
-	rec.Unit = u
+	rec.Unit = shownUnit(u)
 	out := ran{unit: u, rec: rec, code: exitCode(rec)}
 	p.writingReport.Store(true)
 	defer p.writingReport.Store(false)
@@ -424,6 +424,23 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		fmt.Fprintf(p.Stdout, "  report: %s\n  html:   %s\n  json:   %s\n", out.report, htmlPath, relPath(p.Cwd, out.json))
 	}
 	return out
+}
+
+// shownUnit is u as its record shows it: a swept secret var reads its mask in the unit's id,
+// its vars and its matrix (the unit itself keeps the values the run ran with).
+func shownUnit(u *dsl.Unit) *dsl.Unit {
+	if u.Scenario == nil {
+		return u
+	}
+	red := interp.NewRedactor(u.Scenario)
+	if red == nil {
+		return u
+	}
+	var shown dsl.Unit
+	if err := red.JSON(u, &shown); err != nil {
+		return u
+	}
+	return &shown
 }
 
 // spoolDir creates the folder a run streams its artifacts to: in the report directory (the

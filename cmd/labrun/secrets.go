@@ -12,6 +12,26 @@ import (
 type consoleSecrets struct {
 	mu sync.Mutex
 	r  *interp.Redactor
+	// base hides, for the whole command, the secret values of every matrix it expands (a
+	// swept secret shows in progress lines and problems before and between runs).
+	base *interp.Redactor
+}
+
+// addBase hides what r hides in everything printed from now on, runs or not.
+func (c *consoleSecrets) addBase(r *interp.Redactor) {
+	if r == nil {
+		return
+	}
+	c.mu.Lock()
+	c.base = interp.JoinRedactors(c.base, r)
+	c.mu.Unlock()
+}
+
+// matrix is the Redactor of every matrix expanded so far (nil: none has secrets).
+func (c *consoleSecrets) matrix() *interp.Redactor {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.base
 }
 
 // set makes r the Redactor of what is printed from now on (nil: none).
@@ -31,12 +51,12 @@ type secretWriter struct {
 
 func (s *secretWriter) Write(p []byte) (int, error) {
 	s.c.mu.Lock()
-	r := s.c.r
+	r, base := s.c.r, s.c.base
 	s.c.mu.Unlock()
-	if r == nil {
+	if r == nil && base == nil {
 		return s.w.Write(p)
 	}
-	if _, err := io.WriteString(s.w, r.String(string(p))); err != nil {
+	if _, err := io.WriteString(s.w, base.String(r.String(string(p)))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
