@@ -188,8 +188,11 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 
 	// Catch when the run failed (not when it was interrupted): each step whatever the others
 	// did, as much as can be collected; what they record goes in the report, and the
-	// verdict stays the failure's.
-	if err != nil && !(ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrInterrupted)) && len(sc.Catch) > 0 {
+	// verdict stays the failure's. A run whose steps all ended fails too when an expectation
+	// fails: those that do not read a cleanup step are judged now, while what failed is still
+	// there to collect (all are judged again, as always, after the cleanup).
+	interruptedNow := ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrInterrupted)
+	if len(sc.Catch) > 0 && !interruptedNow && (err != nil || ru.expectationFailsEarly(sc)) {
 		cctx, cancel := context.WithTimeout(cleanupCtx, cleanupTimeout)
 		for _, s := range sc.Catch {
 			_ = ru.phase(cctx, dsl.PhaseCatch, []*dsl.Step{s})
@@ -238,6 +241,22 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	}
 	rec.End = r.clock.Now()
 	return ru.redact.Record(rec)
+}
+
+// expectationFailsEarly reports whether an expectation that reads no cleanup step fails (or
+// errs) on what the run recorded so far.
+func (ru *run) expectationFailsEarly(sc *dsl.Scenario) bool {
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	for _, e := range sc.Expect {
+		if slices.ContainsFunc(e.Names, func(n string) bool { st := sc.Step(n); return st != nil && st.Phase == dsl.PhaseCleanup }) {
+			continue
+		}
+		if jd := ru.judge.Judge(e); jd.Outcome == Failed || jd.Outcome == Errored {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultCleanupRetry is how long the automatic cleanup tries again, by default, what it
