@@ -14,7 +14,7 @@ import (
 // buildPage computes a report's content from rec; f names the report's files.
 func buildPage(rec *interp.Record, f Files) *page {
 	pl := newPlaces(rec)
-	p := &page{title: rec.Scenario, outcome: string(rec.Outcome), doc: rec.Doc, notes: rec.Notes, jsonFile: filepath.Base(f.JSON)}
+	p := &page{title: rec.Scenario, outcome: string(rec.Outcome), doc: rec.Doc, notes: rec.Notes, jsonFile: filepath.Base(f.JSON), leftBehind: rec.LeftBehind() != ""}
 	p.meta = metaRows(rec, f)
 	// The sections first: the charts they draw are where the expectations' values link to.
 	for _, s := range []*section{

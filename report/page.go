@@ -9,6 +9,9 @@ package report
 // page is a report's content.
 type page struct {
 	title, outcome, doc string
+	// leftBehind is set when the run left objects its cleanup could not remove: the title
+	// says it beside the verdict (exit 4 outranks the verdict).
+	leftBehind bool
 	// meta are the run's facts: scenario, target, start, duration, vars.
 	meta []metaRow
 	// expectations are the verdicts with their evidence.

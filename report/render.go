@@ -24,7 +24,11 @@ var (
 func markdownPage(p *page, f Files) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("# %s — %s\n\n", mdText(p.title), strings.ToUpper(p.outcome))
+	if p.leftBehind {
+		w("# %s — %s, LEFT OBJECTS BEHIND\n\n", mdText(p.title), strings.ToUpper(p.outcome))
+	} else {
+		w("# %s — %s\n\n", mdText(p.title), strings.ToUpper(p.outcome))
+	}
 	if p.doc != "" {
 		w("> %s\n\n", mdText(p.doc))
 	}
@@ -126,8 +130,16 @@ func htmlPage(p *page) string {
 	outcome := strings.ToUpper(p.outcome)
 	w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
 	w("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	w("<title>%s — %s</title>\n<style>%s</style></head><body>\n", e(p.title), outcome, htmlCSS)
-	w("<h1>%s <span class=\"badge %s\">%s</span></h1>\n", e(p.title), e(p.outcome), outcome)
+	if p.leftBehind {
+		w("<title>%s — %s, LEFT OBJECTS BEHIND</title>\n<style>%s</style></head><body>\n", e(p.title), outcome, htmlCSS)
+	} else {
+		w("<title>%s — %s</title>\n<style>%s</style></head><body>\n", e(p.title), outcome, htmlCSS)
+	}
+	left := ""
+	if p.leftBehind {
+		left = ` <span class="badge leftover">LEFT OBJECTS BEHIND</span>`
+	}
+	w("<h1>%s <span class=\"badge %s\">%s</span>%s</h1>\n", e(p.title), e(p.outcome), outcome, left)
 	if p.doc != "" {
 		w("<p class=\"doc\">%s</p>\n", e(p.doc))
 	}
