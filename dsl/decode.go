@@ -41,6 +41,9 @@ type decoder struct {
 	localOnKube bool
 	// pending are the expressions' warnings, reported by lint.
 	pending []*Warning
+	// vacuous are the expectations' comparisons that cannot fail (or hold) whatever the run
+	// records: errors when the scenario has no other.
+	vacuous []*Error
 	// refused are the steps whose kind's Check found a problem: later checks of them would
 	// only repeat it.
 	refused map[*Step]bool
@@ -153,6 +156,10 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.plot()
 	d.checkSampledReads()
 	d.checkMetaNames()
+	if len(l.errs.errs) == before {
+		// An expectation that cannot fail, said once nothing else is wrong.
+		l.errs.errs = append(l.errs.errs, d.vacuous...)
+	}
 	if len(l.errs.errs) == before {
 		l.warnings = append(l.warnings, d.warnings...)
 		d.lint()
@@ -931,6 +938,9 @@ func (d *decoder) compile(names *Names) {
 				continue
 			}
 			sc.Expect = append(sc.Expect, e)
+			for _, v := range e.vacuous {
+				d.vacuous = append(d.vacuous, &Error{Pos: exprPos(e.Pos, e.Src, v.col), Path: fmt.Sprintf("%s.expect.%d", sc.Name, i), Msg: fmt.Sprintf("in expression %q: %s", e.Src, v.msg)})
+			}
 			d.exprWarnings(e)
 			d.checkDeltaOrder(e, fmt.Sprintf("%s.expect.%d", sc.Name, i))
 		}

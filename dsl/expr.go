@@ -54,6 +54,8 @@ type Expr struct {
 	Now bool
 	// warnings are what the check found that may be right (a stat Envoy does not document).
 	warnings []exprProblem
+	// vacuous are its comparisons that cannot go either way (exprChecker.vacuous).
+	vacuous []exprProblem
 }
 
 // RefKind says what a stat reference reads.
@@ -368,6 +370,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	e.Type = typ
 	e.Now = c.now
 	e.warnings = c.warns
+	e.vacuous = c.vacuous
 	if opts.asBool {
 		e.Explain = explain(src, names)
 	}

@@ -23,9 +23,13 @@ import (
 //   - an alias (<load>.code503) becomes its field and key (<load>.codes["503"]);
 //   - a result typed any (a get, a config) becomes get($env, "<name>"), which expr types any.
 type exprChecker struct {
-	names    *Names
-	err      *exprProblem
-	warns    []exprProblem
+	names *Names
+	err   *exprProblem
+	warns []exprProblem
+	// vacuous are comparisons that cannot fail or cannot hold whatever the run records: an
+	// expectation's are errors once the scenario has no other problem (a newcomer's x >= 0 is
+	// most often a read at the wrong moment, which is said first).
+	vacuous  []exprProblem
 	refs     []Ref
 	reads    []Read
 	idents   []string
@@ -812,6 +816,8 @@ var unitWords = map[schema.Unit]string{
 
 // binary types a binary operation.
 func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
+	// As written: typing rewrites aliases and stat reads.
+	written := [2]string{n.Left.String(), n.Right.String()}
 	l := c.typeOf(&n.Left)
 	restore := func() {}
 	if n.Operator == "&&" || n.Operator == "and" {
@@ -834,8 +840,18 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			return schema.BoolType
 		}
 		c.units(n, l, r)
+		if msg := c.vacuity(n, written, l, r); msg != "" {
+			c.vacuous = append(c.vacuous, exprProblem{col(n), msg})
+		}
 		return schema.BoolType
 	case "&&", "||", "and", "or":
+		if n.Operator == "||" || n.Operator == "or" {
+			for _, side := range []ast.Node{n.Left, n.Right} {
+				if b, ok := side.(*ast.BoolNode); ok && b.Value {
+					c.vacuous = append(c.vacuous, exprProblem{col(n), fmt.Sprintf("%s %s %s holds whatever the run records (one side is true): it cannot fail, so it proves nothing; drop the true", written[0], n.Operator, written[1])})
+				}
+			}
+		}
 		return schema.BoolType
 	case "in", "not in":
 		if r != nil && r != nilType {
@@ -889,6 +905,102 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		return schema.ListOf(schema.NumberType)
 	}
 	return nil
+}
+
+// vacuity says why comparison n cannot fail or cannot hold, whatever the run records: the
+// same value on both sides, or a value that is never negative (a count, a latency, a rate, a
+// size, a length, read as recorded: not a difference, not a delta, which a reset makes
+// negative) against a bound at or below zero. "" when it can go either way.
+func (ch *exprChecker) vacuity(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
+	always := map[string]bool{"==": true, "<=": true, ">=": true}
+	cmp := written[0] + " " + n.Operator + " " + written[1]
+	if _, lit := constNumber(n.Left); !lit && written[0] == written[1] {
+		if always[n.Operator] {
+			return fmt.Sprintf("%s compares %s with itself: it holds whatever the run records, so it proves nothing; compare it with what the claim says it should be", cmp, written[0])
+		}
+		return fmt.Sprintf("%s compares %s with itself: it never holds; compare it with what the claim says it should be", cmp, written[0])
+	}
+	op, x, bound, xs := n.Operator, n.Left, n.Right, written[0]
+	t := l
+	c, ok := constNumber(bound)
+	if !ok {
+		// 0 <= x is x >= 0.
+		if c, ok = constNumber(n.Left); !ok {
+			return ""
+		}
+		x, t, xs = n.Right, r, written[1]
+		op = map[string]string{"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}[op]
+	}
+	what := ch.nonNegative(x, t)
+	if what == "" {
+		return ""
+	}
+	var holds bool
+	switch {
+	case op == ">=" && c <= 0, op == ">" && c < 0, op == "!=" && c < 0:
+		holds = true
+	case op == "<" && c <= 0, op == "<=" && c < 0, op == "==" && c < 0:
+		holds = false
+	default:
+		return ""
+	}
+	if holds {
+		return fmt.Sprintf("%s holds whatever the run records (%s is %s, never negative): it cannot fail, so it proves nothing; expected a bound a wrong outcome breaks, e.g. %s > 0, or == the value the claim says", cmp, xs, what, xs)
+	}
+	return fmt.Sprintf("%s never holds (%s is %s, never negative); expected a bound it can meet", cmp, xs, what)
+}
+
+// constNumber is the value of a number literal (-1 included).
+func constNumber(n ast.Node) (float64, bool) {
+	switch v := n.(type) {
+	case *ast.IntegerNode:
+		return float64(v.Value), true
+	case *ast.FloatNode:
+		return v.Value, true
+	case *ast.UnaryNode:
+		if x, ok := constNumber(v.Node); ok {
+			switch v.Operator {
+			case "-":
+				return -x, true
+			case "+":
+				return x, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// nonNegative says what x is when it is never negative ("a count"), "" when it may be.
+func (ch *exprChecker) nonNegative(x ast.Node, t *schema.Type) string {
+	if b, ok := x.(*ast.BuiltinNode); ok && (b.Name == "len" || b.Name == "count") {
+		// findIndex and the like return -1; len and count never do.
+		return "a length"
+	}
+	if t == nil || t.Kind != schema.TNumber {
+		return ""
+	}
+	words := map[schema.Unit]string{schema.Count: "a count", schema.Millis: "a time in milliseconds", schema.PerSec: "a rate", schema.Bytes: "a size in bytes"}
+	if words[t.Unit] == "" {
+		return ""
+	}
+	// Only a value as recorded: a member read whose root is a step, not a delta.
+	for n := x; ; {
+		switch v := n.(type) {
+		case *ast.MemberNode:
+			n = v.Node
+			continue
+		case *ast.ChainNode:
+			n = v.Node
+			continue
+		case *ast.IdentifierNode:
+			// A let variable may hold anything (findIndex's -1).
+			if _, let := ch.lets[v.Value]; let || v.Value == "delta" || v.Value == "deltaAcross" {
+				return ""
+			}
+			return words[t.Unit]
+		}
+		return ""
+	}
 }
 
 // describe is a type for messages: "a string", "a number (count)".

@@ -68,7 +68,7 @@ lab: schema.#Scenario & {
 	]
 	expect: [
 		"delta.rq_total == fortio.requests",
-		"before.rq_total >= 0 && vars.greeting == 'héllo'",
+		"before.rq_total > 0 && vars.greeting == 'héllo'",
 	]
 }
 `
@@ -249,7 +249,7 @@ func TestDiagnosticsFollowEdits(t *testing.T) {
 	c, dir := session(t, map[string]string{"lab.cue": lab}, "lab.cue")
 	uri := "file://" + filepath.Join(dir, "lab.cue")
 	waitChecked(t, c, uri, 0)
-	// before.rq_total >= 0 && vars.greeting == 'héllo' → … 'héllo' && delta.cx_totl > 0
+	// before.rq_total > 0 && vars.greeting == 'héllo' → … 'héllo' && delta.cx_totl > 0
 	l, col := at(t, lab, `'héllo'"`, len(`'héllo'`))
 	n := c.Count()
 	v := c.Change(uri, &protocol.Range{Start: protocol.Position{Line: uint32(l), Character: uint32(col)}, End: protocol.Position{Line: uint32(l), Character: uint32(col)}}, " && delta.cx_totl > 0")
