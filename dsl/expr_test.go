@@ -370,8 +370,10 @@ func TestFunctionsAreBound(t *testing.T) {
 	for fn, sig := range Functions {
 		call := fn + `("before", "after")`
 		switch fn {
-		case "approx", "within":
-			call = fn + "(1, 1, 2)"
+		case "approx":
+			call = "approx(1, 1, 0.5)"
+		case "within":
+			call = "within(1, 0.5, 2)"
 		case "has":
 			call = `has(mid, "x")`
 		case "deltaAcross":

@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -704,8 +705,30 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 	}
 	switch id.Value {
 	case "approx", "within":
+		if len(args) != 3 {
+			c.fail(col(n), "%s takes 3 arguments, %s; got %d", id.Value, Functions[id.Value], len(args))
+			return schema.BoolType
+		}
 		for i, a := range args {
 			c.operand(n.Arguments[i], fmt.Sprintf("%s's %s argument", id.Value, ordinal(i)), a, n.Arguments[i], schema.TNumber)
+		}
+		if id.Value == "approx" {
+			if rel, ok := constNumber(n.Arguments[2]); ok && (rel < 0 || rel >= 1) {
+				want := n.Arguments[1].String()
+				if rel < 0 {
+					c.fail(col(n.Arguments[2]), "approx(%s, %s, %s) never holds: the 3rd argument is a fraction of %s (0.1 accepts 10%% either way), and it is negative; write e.g. approx(%s, %s, 0.1)", n.Arguments[0], want, n.Arguments[2], want, n.Arguments[0], want)
+					return schema.BoolType
+				}
+				accepts := fmt.Sprintf("every value from %s × (1 − %s) to %s × (1 + %s)", want, n.Arguments[2], want, n.Arguments[2])
+				if w, ok := constNumber(n.Arguments[1]); ok {
+					accepts = fmt.Sprintf("every value from %g to %g", w-rel*math.Abs(w), w+rel*math.Abs(w))
+				}
+				c.fail(col(n.Arguments[2]), "approx(%s, %s, %s): the 3rd argument is a fraction of %s (0.1 accepts 10%% either way), and %s accepts %s: a run where nothing happened (0) passes; write e.g. approx(%s, %s, 0.1), or within(%s, lo, hi) for bounds", n.Arguments[0], want, n.Arguments[2], want, n.Arguments[2], accepts, n.Arguments[0], want, n.Arguments[0])
+			}
+		} else if lo, ok := constNumber(n.Arguments[1]); ok {
+			if hi, ok := constNumber(n.Arguments[2]); ok && lo > hi {
+				c.fail(col(n.Arguments[1]), "within(%s, %s, %s) never holds: its bounds are lo, hi, and %s > %s; write within(%s, %s, %s)", n.Arguments[0], n.Arguments[1], n.Arguments[2], n.Arguments[1], n.Arguments[2], n.Arguments[0], n.Arguments[2], n.Arguments[1])
+			}
 		}
 		return schema.BoolType
 	case "has":
