@@ -63,6 +63,13 @@ type PreciseClock struct {
 // Now returns time.Now().
 func (PreciseClock) Now() time.Time { return time.Now() }
 
+// spinLast is how long before its target PreciseClock.Sleep stops napping and spins.
+const spinLast = 100 * time.Microsecond
+
+// spinOnly makes PreciseClock spin the whole early stretch, as it did before it napped (for
+// the benchmark that compares the two).
+var spinOnly bool
+
 // timers are PreciseClock's reusable timers. Since Go 1.23 a stopped or fired timer can be
 // Reset with no stale value left in its channel.
 var timers = sync.Pool{New: func() any {
@@ -86,6 +93,10 @@ func (c PreciseClock) Sleep(ctx context.Context, t time.Time, stop <-chan struct
 		if err != nil {
 			return err
 		}
+	}
+	if d := time.Until(t) - spinLast; d > 0 && !spinOnly {
+		// Not cancellable, but shorter than Early: a stop or an end waits at most that long.
+		nap(d)
 	}
 	done := ctx.Done()
 	for time.Now().Before(t) {
