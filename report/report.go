@@ -69,23 +69,29 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 		return f, err
 	}
 	f.lines = lines
+	var timeline string
 	if len(rec.Steps) > 0 {
+		timeline = TimelineSVG(rec)
 		f.Timeline = filepath.Join(f.Artifacts, "timeline.svg")
-		if err := WriteFile(f.Timeline, []byte(TimelineSVG(rec))); err != nil {
+		if err := WriteFile(f.Timeline, []byte(timeline)); err != nil {
 			return f, err
 		}
 	}
-	b, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	// The record is encoded straight into its file: no copy of it in memory.
+	if err := WriteWith(f.JSON, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rec)
+	}); err != nil {
 		return f, err
 	}
-	if err := WriteFile(f.JSON, append(b, '\n')); err != nil {
+	// The page is built once and rendered twice.
+	p := buildPageWith(rec, f, timeline)
+	if err := WriteFile(f.Markdown, []byte(markdownPage(p, f))); err != nil {
 		return f, err
 	}
-	if err := WriteFile(f.Markdown, []byte(Markdown(rec, f))); err != nil {
-		return f, err
-	}
-	if err := WriteFile(f.HTML, []byte(HTML(rec, f))); err != nil {
+	if err := WriteFile(f.HTML, []byte(htmlPage(p))); err != nil {
 		return f, err
 	}
 	return f, nil
