@@ -133,3 +133,27 @@ func TestLongRunReportElides(t *testing.T) {
 		t.Errorf("timeline.svg: %d bytes, want one row for the middle and at most 200 KiB", len(svg))
 	}
 }
+
+// TestLocalLatencySaid: on the local target, the load table is followed by what its latencies
+// measure; on kube it is not.
+func TestLocalLatencySaid(t *testing.T) {
+	for _, target := range []string{"local", "kube"} {
+		rec := longRecord(2)
+		rec.Target = target
+		rec.Put("fortio", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, P99: 1.5, Codes: map[string]float64{"200": 30}}})
+		files, err := report.WriteAs(t.TempDir(), "l", rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{files.Markdown, files.HTML} {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			said := strings.Contains(string(b), "these latencies are round trips on this machine (loopback)")
+			if said != (target == "local") {
+				t.Errorf("%s target, %s: says what local latencies are: %v", target, filepath.Ext(f), said)
+			}
+		}
+	}
+}

@@ -79,6 +79,9 @@ func metaRows(rec *interp.Record, f Files) []metaRow {
 	return rows
 }
 
+// localLatency says what the local target's latencies measure (BENCHMARKS.md, driver/local).
+const localLatency = "On the local target these latencies are round trips on this machine (loopback), not over a network; its echo backends run in a process of their own, apart from the load generator."
+
 func loadSection(rec *interp.Record, pl *places) *section {
 	loads := Loads(rec)
 	if len(loads) == 0 {
@@ -96,6 +99,9 @@ func loadSection(rec *interp.Record, pl *places) *section {
 			dsl.WithUnit(l.QPS, "1/s"), dsl.WithUnit(l.Avg, "ms"), dsl.WithUnit(l.P50, "ms"), dsl.WithUnit(l.P99, "ms"), dsl.WithUnit(l.Max, "ms"))})
 	}
 	s.blocks = append(s.blocks, block{table: t})
+	if rec.Target == "local" {
+		s.blocks = append(s.blocks, block{hint: true, text: txt(localLatency)})
+	}
 	names := backendNames(rec)
 	artifact := func(step, name string) []byte {
 		for _, a := range rec.Artifacts {
