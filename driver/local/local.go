@@ -3,10 +3,12 @@
 //
 // The world (schema.Local) holds:
 //
-//   - echo backends: in-process HTTP servers on loopback answering with fortio's echo handler
+//   - echo backends: HTTP servers on loopback answering with fortio's echo handler
 //     (?delay=, ?status=503 or ?status=503:50, ...), a `who=<name>` line at /who, the header
 //     X-Backend: <name> on every response, and real counters (requests, status codes,
-//     connections, bytes) readable in-process and as Prometheus text at /metrics;
+//     connections, bytes) read directly and as Prometheus text at /metrics; in a process of
+//     their own when Options.BackendHost says how to start it (labrun does: backendhost.go),
+//     else in this one;
 //   - blackholes: loopback listeners whose accept queue is kept full, so that connects time out;
 //   - a lab DNS zone: an in-process authoritative server (UDP and TCP) whose records dns steps
 //     change one host name at a time. While the target is open, net.DefaultResolver sends
