@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 
 // longRecord is the record of testdata/long.cue on the local target, built in memory: a
 // parallel block of n snapshots of backend a planned 10 ms apart (skews of 0–2 ms), each with
-// the backend's 22 stats and its Prometheus text as an artifact, as `labrun run` records them.
+// the backend's 22 stats, as `labrun run` records them.
 func longRecord(n int) *interp.Record {
 	t0 := time.Date(2026, 12, 2, 14, 30, 57, 0, time.UTC)
 	pos := dsl.Pos{File: "testdata/long.cue", Line: 20, Col: 3}
@@ -44,11 +45,6 @@ func longRecord(n int) *interp.Record {
 			g["http.downstream_"+s] = float64(i % 3)
 		}
 		rec.Put(name, "snapshot", false, &interp.SnapshotRecord{Name: name, Source: "backend a", At: t0.Add(planned + skew), Counters: c, Gauges: g})
-		var prom strings.Builder
-		for k, v := range c {
-			fmt.Fprintf(&prom, "# TYPE %s counter\n%s %g\n", strings.ReplaceAll(k, ".", "_"), strings.ReplaceAll(k, ".", "_"), v)
-		}
-		rec.Artifacts = append(rec.Artifacts, &interp.ArtifactRecord{Step: name, Name: "backend-a.prom", Data: []byte(prom.String())})
 	}
 	rec.Expectations = []*interp.Judgement{{Src: "s0.rq_total >= 0", Outcome: interp.Passed, Explanation: "s0.rq_total (0) >= 0"}}
 	return rec
@@ -154,6 +150,31 @@ func TestLocalLatencySaid(t *testing.T) {
 			if said != (target == "local") {
 				t.Errorf("%s target, %s: says what local latencies are: %v", target, filepath.Ext(f), said)
 			}
+		}
+	}
+}
+
+// TestRecordStreamedAsMarshalled: the record file is what json.MarshalIndent makes of the
+// record, though written one step and one result at a time; and Read reads it back.
+func TestRecordStreamedAsMarshalled(t *testing.T) {
+	for _, rec := range []*interp.Record{longRecord(3), {Version: interp.RecordVersion, Scenario: "empty"}, {Version: interp.RecordVersion, Scenario: "none", Steps: []*interp.StepRecord{}, Results: map[string]*interp.Result{}}} {
+		files, err := report.WriteAs(t.TempDir(), "r", rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(files.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.MarshalIndent(rec, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want)+"\n" {
+			t.Errorf("%s: the record file differs from json.MarshalIndent:\n%s\nwant:\n%s", rec.Scenario, got, want)
+		}
+		if _, err := report.Read(files.JSON); err != nil {
+			t.Errorf("%s: %v", rec.Scenario, err)
 		}
 	}
 }

@@ -6,7 +6,9 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -77,13 +79,7 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 			return f, err
 		}
 	}
-	// The record is encoded straight into its file: no copy of it in memory.
-	if err := WriteWith(f.JSON, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(rec)
-	}); err != nil {
+	if err := WriteWith(f.JSON, func(w io.Writer) error { return encodeRecord(w, rec) }); err != nil {
 		return f, err
 	}
 	// The page is built once and rendered twice.
@@ -95,6 +91,89 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 		return f, err
 	}
 	return f, nil
+}
+
+// encodeRecord writes rec as indented JSON, as json.MarshalIndent(rec, "", "  ") would, one
+// step and one result at a time: a long run's record (10,000 snapshots, 14 MB) is never whole
+// in memory as JSON.
+func encodeRecord(w io.Writer, rec *interp.Record) error {
+	shallow := *rec
+	shallow.Steps, shallow.Results = nil, nil
+	head, err := json.MarshalIndent(&shallow, "", "  ")
+	if err != nil {
+		return err
+	}
+	const stepsField, resultsField = "\n  \"steps\": null,", "\n  \"results\": null,"
+	i, j := bytes.Index(head, []byte(stepsField)), bytes.Index(head, []byte(resultsField))
+	if i < 0 || j < i {
+		return errors.New("record: steps and results not where expected")
+	}
+	bw := &errWriter{w: w}
+	bw.write(head[:i])
+	bw.write([]byte("\n  \"steps\": "))
+	if rec.Steps == nil {
+		bw.write([]byte("null"))
+	} else {
+		bw.write([]byte("["))
+		for k, st := range rec.Steps {
+			b, err := json.MarshalIndent(st, "    ", "  ")
+			if err != nil {
+				return err
+			}
+			if k > 0 {
+				bw.write([]byte(","))
+			}
+			bw.write([]byte("\n    "))
+			bw.write(b)
+		}
+		if len(rec.Steps) > 0 {
+			bw.write([]byte("\n  "))
+		}
+		bw.write([]byte("]"))
+	}
+	bw.write(head[i+len(stepsField)-1 : j])
+	bw.write([]byte("\n  \"results\": "))
+	if rec.Results == nil {
+		bw.write([]byte("null"))
+	} else {
+		bw.write([]byte("{"))
+		for k, name := range sortedKeys(rec.Results) {
+			key, err := json.Marshal(name)
+			if err != nil {
+				return err
+			}
+			b, err := json.MarshalIndent(rec.Results[name], "    ", "  ")
+			if err != nil {
+				return err
+			}
+			if k > 0 {
+				bw.write([]byte(","))
+			}
+			bw.write([]byte("\n    "))
+			bw.write(key)
+			bw.write([]byte(": "))
+			bw.write(b)
+		}
+		if len(rec.Results) > 0 {
+			bw.write([]byte("\n  "))
+		}
+		bw.write([]byte("}"))
+	}
+	bw.write(head[j+len(resultsField)-1:])
+	bw.write([]byte("\n"))
+	return bw.err
+}
+
+// errWriter keeps the first error of its writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) write(b []byte) {
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
 }
 
 // maxArtifactFiles bounds the artifact files of a report: a run of 10,000 steps must not
