@@ -51,7 +51,10 @@ func waitTimer(ctx context.Context, tm *time.Timer, stop <-chan struct{}) error 
 
 // PreciseClock is the real clock with sub-millisecond wake-ups. Go's timers fire up to about a
 // millisecond late on some machines (here: 0.6 ms at the median, 1.1 ms at p99, measured), so
-// Sleep sets its timer early and spins the last stretch, yielding the processor as it goes.
+// Sleep sets its timer early, then (on Linux) naps in nanosleep, whose high-resolution timer
+// is tens of microseconds late, until spinLast before the target, and spins only that last
+// stretch, yielding the processor as it goes. Spinning the whole early stretch was a quarter
+// of a 10,000-step run's CPU; napping costs a third of that CPU (BENCHMARKS.md).
 // Its timers are reused across waits (a pool), so a timed step allocates nothing to wait.
 // The CLI uses it. Not for testing/synctest bubbles, where time stands still while a goroutine
 // spins (and a pooled timer would cross bubbles).
