@@ -97,11 +97,19 @@ func (c PreciseClock) Sleep(ctx context.Context, t time.Time, stop <-chan struct
 			return err
 		}
 	}
+	done := ctx.Done()
 	if d := time.Until(t) - spinLast; d > 0 && !spinOnly {
-		// Not cancellable, but shorter than Early: a stop or an end waits at most that long.
+		// Not cancellable, but shorter than Early: a stop or an end waits at most that long;
+		// one that came before is seen first.
+		select {
+		case <-done:
+			return context.Cause(ctx)
+		case <-stop:
+			return errStopped
+		default:
+		}
 		nap(d)
 	}
-	done := ctx.Done()
 	for time.Now().Before(t) {
 		select {
 		case <-done:

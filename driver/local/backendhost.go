@@ -118,6 +118,8 @@ type backendHost struct {
 	mu   sync.Mutex    // one request at a time
 	// names are the stat names seen, under mu.
 	names map[string]string
+	// broken is the error after which the host answers no more (under mu).
+	broken error
 }
 
 // startHost starts cmd as the backend host of specs; its log lines go to logf.
@@ -203,6 +205,9 @@ func (h *backendHost) reply(ctx context.Context, rep *hostReply) error {
 func (h *backendHost) stats(name string) (counters, gauges schema.Stats, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.broken != nil {
+		return nil, nil, h.broken
+	}
 	if _, err := io.WriteString(h.in, name+"\n"); err != nil {
 		return nil, nil, fmt.Errorf("backend host: %w", err)
 	}
@@ -210,6 +215,8 @@ func (h *backendHost) stats(name string) (counters, gauges schema.Stats, err err
 	defer cancel()
 	var rep hostReply
 	if err := h.reply(ctx, &rep); err != nil {
+		// An answer that did not come (or came garbled) would answer the next question.
+		h.broken = err
 		return nil, nil, err
 	}
 	if rep.Error != "" {
