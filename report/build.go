@@ -240,6 +240,9 @@ func elideRows(rows []stepRowOf) []stepRowOf {
 	for _, k := range sortedKeys(kinds) {
 		kindList = append(kindList, fmt.Sprintf("%d %s steps", kinds[k], k))
 	}
+	if len(steps) == 0 {
+		return rows
+	}
 	first, last := steps[0], steps[len(steps)-1]
 	skew := ""
 	if len(skews) > 0 {
