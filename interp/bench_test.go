@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,4 +69,48 @@ func benchTimedSteps(b *testing.B, clock interp.Clock, n int) {
 	b.ReportMetric(q(0.99), "p99-skew-ms")
 	b.ReportMetric(q(1), "max-skew-ms")
 	b.ReportMetric(float64(len(skews)), "steps")
+}
+
+// BenchmarkPreciseSleep is PreciseClock.Sleep alone: waits whose targets are 10 ms apart, as
+// a timeline's timed steps are, reporting the skew (wake-up minus target) at p50 and p99 and
+// the process's CPU per wait. "spin" is the clock spinning its whole early stretch (1.5 ms),
+// as before it napped; "nap" is what labrun runs. Alternate them (-count) to compare:
+//
+//	go test -run '^$' -bench 'PreciseSleep' -benchtime 500x -count 4 ./interp/
+func BenchmarkPreciseSleep(b *testing.B) {
+	for _, mode := range []string{"spin", "nap"} {
+		b.Run(mode, func(b *testing.B) {
+			interp.SetSpinOnly(mode == "spin")
+			defer interp.SetSpinOnly(false)
+			var c interp.PreciseClock
+			ctx := context.Background()
+			skews := make([]time.Duration, 0, b.N)
+			cpu0 := processCPU()
+			next := time.Now().Add(10 * time.Millisecond)
+			for b.Loop() {
+				if err := c.Sleep(ctx, next, nil); err != nil {
+					b.Fatal(err)
+				}
+				skews = append(skews, time.Since(next))
+				next = next.Add(10 * time.Millisecond)
+			}
+			cpu := processCPU() - cpu0
+			sort.Slice(skews, func(i, j int) bool { return skews[i] < skews[j] })
+			q := func(f float64) float64 {
+				return float64(skews[int(f*float64(len(skews)-1))]) / float64(time.Millisecond)
+			}
+			b.ReportMetric(q(0.5), "p50-skew-ms")
+			b.ReportMetric(q(0.99), "p99-skew-ms")
+			b.ReportMetric(float64(cpu)/float64(len(skews))/float64(time.Microsecond), "cpu-µs/wait")
+		})
+	}
+}
+
+// processCPU is this process's user and system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr"
 
@@ -30,6 +31,28 @@ type Judge struct {
 	// names type what expressions read (the scenario's, as vet checked them): an explanation's
 	// units are the types' (dsl.UnitOf).
 	names *dsl.Names
+
+	// merged caches what expressions see of each snapshot, its stats in one map: a snapshot
+	// does not change once recorded (a mutant is judged by a judge of its own), and every
+	// step with ${...} builds the environment anew, so a run of many named snapshots merged
+	// each of them again for each such step.
+	mergedMu sync.Mutex
+	merged   map[*SnapshotRecord]schema.Stats
+}
+
+// snapshotStats is s.Stats(), merged once per judge.
+func (j *Judge) snapshotStats(s *SnapshotRecord) schema.Stats {
+	j.mergedMu.Lock()
+	defer j.mergedMu.Unlock()
+	if m, ok := j.merged[s]; ok {
+		return m
+	}
+	if j.merged == nil {
+		j.merged = map[*SnapshotRecord]schema.Stats{}
+	}
+	m := s.Stats()
+	j.merged[s] = m
+	return m
 }
 
 // NewJudge returns a judge over rec for scenario sc.
@@ -149,6 +172,10 @@ func (j *Judge) Env() map[string]any {
 		env["delta"] = Delta(rec.Snapshot(a), rec.Snapshot(b), j.allow)
 	}
 	for n, r := range rec.Results {
+		if s, ok := r.Value.(*SnapshotRecord); ok && !r.Sampled {
+			env[n] = j.snapshotStats(s)
+			continue
+		}
 		env[n] = r.ExprValue(rec.StepsStart)
 	}
 	for _, n := range j.snapshots {

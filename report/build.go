@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +15,15 @@ import (
 
 // buildPage computes a report's content from rec; f names the report's files.
 func buildPage(rec *interp.Record, f Files) *page {
+	timeline := ""
+	if len(rec.Steps) > 0 {
+		timeline = TimelineSVG(rec)
+	}
+	return buildPageWith(rec, f, timeline)
+}
+
+// buildPageWith is buildPage with the timeline picture already drawn.
+func buildPageWith(rec *interp.Record, f Files, timeline string) *page {
 	pl := newPlaces(rec)
 	p := &page{title: rec.Scenario, outcome: string(rec.Outcome), doc: rec.Doc, notes: rec.Notes, jsonFile: filepath.Base(f.JSON), leftBehind: rec.LeftBehind() != ""}
 	p.meta = metaRows(rec, f)
@@ -20,7 +31,7 @@ func buildPage(rec *interp.Record, f Files) *page {
 	for _, s := range []*section{
 		loadSection(rec, pl),
 		deltaSection(rec, pl),
-		timelineSection(rec, f),
+		timelineSection(rec, f, timeline),
 		snapshotChartsSection(rec, pl),
 		seriesSection(rec, f, pl),
 		snapshotsSection(rec),
@@ -68,6 +79,9 @@ func metaRows(rec *interp.Record, f Files) []metaRow {
 	return rows
 }
 
+// localLatency says what the local target's latencies measure (BENCHMARKS.md, driver/local).
+const localLatency = "On the local target these latencies are round trips on this machine (loopback), not over a network; its echo backends run in a process of their own, apart from the load generator."
+
 func loadSection(rec *interp.Record, pl *places) *section {
 	loads := Loads(rec)
 	if len(loads) == 0 {
@@ -85,6 +99,9 @@ func loadSection(rec *interp.Record, pl *places) *section {
 			dsl.WithUnit(l.QPS, "1/s"), dsl.WithUnit(l.Avg, "ms"), dsl.WithUnit(l.P50, "ms"), dsl.WithUnit(l.P99, "ms"), dsl.WithUnit(l.Max, "ms"))})
 	}
 	s.blocks = append(s.blocks, block{table: t})
+	if rec.Target == "local" {
+		s.blocks = append(s.blocks, block{hint: true, text: txt(localLatency)})
+	}
 	names := backendNames(rec)
 	artifact := func(step, name string) []byte {
 		for _, a := range rec.Artifacts {
@@ -152,18 +169,18 @@ func deltaSection(rec *interp.Record, pl *places) *section {
 	return s
 }
 
-func timelineSection(rec *interp.Record, f Files) *section {
+func timelineSection(rec *interp.Record, f Files, timeline string) *section {
 	s := &section{id: "steps", title: "Timeline"}
 	if f.Timeline != "" {
 		s.blocks = append(s.blocks, block{mdOnly: true, file: relTo(f.Markdown, f.Timeline)})
 	}
-	if len(rec.Steps) > 0 {
-		s.blocks = append(s.blocks, block{htmlOnly: true, svg: TimelineSVG(rec)})
+	if timeline != "" {
+		s.blocks = append(s.blocks, block{htmlOnly: true, svg: timeline})
 	}
 	s.blocks = append(s.blocks, block{hint: true, text: inline{plain("Offsets from the start of the run. Skew is the actual start minus the planned start of a timed step ("), code("at"), plain(", a sample tick). In the picture, bars are steps from their actual start to their end, a black tick is a timed step's planned start, dots are snapshots.")}})
 	t := &table{head: []string{"step", "kind", "planned", "started", "ended", "skew", "outcome", "summary"}, num: []bool{false, false, true, true, true, true, false, false}}
-	for _, r := range stepRows(rec) {
-		t.addRow(r)
+	for _, r := range elideRows(stepRows(rec)) {
+		t.addRow(r.row)
 	}
 	s.blocks = append(s.blocks, block{table: t})
 	return s
@@ -177,20 +194,111 @@ const (
 	maxOddRows    = 20
 )
 
+// maxTimelineRows is how many rows the steps table shows: a longer timeline (10,000 timed
+// snapshots) shows its first and last maxTimelineRows/2 rows, and between them one row that
+// sums up the others (how many, their skews), followed by those that did not pass and the
+// maxSkewRows most skewed. Every step is in the JSON record.
+const (
+	maxTimelineRows = 80
+	maxSkewRows     = 5
+)
+
+// stepRowOf is a row of the steps table and the executions it stands for (one, or an elided run).
+type stepRowOf struct {
+	row
+	steps []*interp.StepRecord
+}
+
+// elideRows keeps the first and last rows of a long timeline and sums up the middle.
+func elideRows(rows []stepRowOf) []stepRowOf {
+	if len(rows) <= maxTimelineRows {
+		return rows
+	}
+	head, tail := rows[:maxTimelineRows/2], rows[len(rows)-maxTimelineRows/2:]
+	mid := rows[maxTimelineRows/2 : len(rows)-maxTimelineRows/2]
+	var steps, odd []*interp.StepRecord
+	var skews []time.Duration
+	kinds := map[string]int{}
+	seen := map[*interp.StepRecord]bool{} // a repeat's odd executions are also rows of their own
+	for _, r := range mid {
+		for _, m := range r.steps {
+			if seen[m] {
+				continue
+			}
+			seen[m] = true
+			steps = append(steps, m)
+			kinds[m.Kind]++
+			if m.Timed {
+				skews = append(skews, m.Skew)
+			}
+			if m.Outcome != interp.Passed {
+				odd = append(odd, m)
+			}
+		}
+	}
+	var kindList []string
+	for _, k := range sortedKeys(kinds) {
+		kindList = append(kindList, fmt.Sprintf("%d %s steps", kinds[k], k))
+	}
+	if len(steps) == 0 {
+		return rows
+	}
+	first, last := steps[0], steps[len(steps)-1]
+	skew := ""
+	if len(skews) > 0 {
+		sorted := slices.Clone(skews)
+		slices.Sort(sorted)
+		skew = fmt.Sprintf("p50 %s, p99 %s, max %s", ms(sorted[len(sorted)/2]), ms(sorted[len(sorted)*99/100]), ms(sorted[len(sorted)-1]))
+	}
+	outcome := "passed"
+	if len(odd) > 0 {
+		outcome = fmt.Sprintf("%d of %d not passed", len(odd), len(steps))
+	}
+	out := slices.Clone(head)
+	out = append(out, stepRowOf{row: row{class: "elided", cells: cells(
+		fmt.Sprintf("… %d more rows (%s): every one in the JSON record", len(mid), strings.Join(kindList, ", ")),
+		"", secs(first.Planned)+" …", secs(first.Start)+" …", "… "+secs(last.End), skew, outcome,
+		fmt.Sprintf("%d executions", len(steps)))}})
+	for k, m := range odd {
+		if k == maxOddRows {
+			out = append(out, stepRowOf{row: row{class: "elided", cells: cells(fmt.Sprintf("… %d more not passed (see the JSON record)", len(odd)-maxOddRows), "", "", "", "", "", "", "")}})
+			break
+		}
+		out = append(out, stepRowOf{row: stepRow(m), steps: []*interp.StepRecord{m}})
+	}
+	if len(skews) > 0 {
+		var timed []*interp.StepRecord
+		for _, m := range steps {
+			if m.Timed && m.Outcome == interp.Passed {
+				timed = append(timed, m)
+			}
+		}
+		slices.SortStableFunc(timed, func(a, b *interp.StepRecord) int { return cmp.Compare(b.Skew, a.Skew) })
+		timed = timed[:min(maxSkewRows, len(timed))]
+		slices.SortStableFunc(timed, func(a, b *interp.StepRecord) int { return cmp.Compare(a.Start, b.Start) })
+		for _, m := range timed {
+			r := stepRow(m)
+			r.cells[0] = append(r.cells[0], plain(" (among the most skewed)"))
+			out = append(out, stepRowOf{row: r, steps: []*interp.StepRecord{m}})
+		}
+	}
+	return append(out, tail...)
+}
+
 // stepRows are the rows of the steps table, in the order the steps ran.
-func stepRows(rec *interp.Record) []row {
+func stepRows(rec *interp.Record) []stepRowOf {
 	byPath := map[string][]*interp.StepRecord{}
 	index := map[*interp.StepRecord]int{} // an execution's place among its step's
 	for _, s := range rec.Steps {
 		index[s] = len(byPath[s.Path])
 		byPath[s.Path] = append(byPath[s.Path], s)
 	}
-	var out []row
+	var out []stepRowOf
 	for _, s := range rec.Steps {
 		all := byPath[s.Path]
 		n, i := len(all), index[s]
 		if n <= 2*maxRepeatRows+1 || i < maxRepeatRows || i >= n-maxRepeatRows {
-			out = append(out, stepRow(s))
+			out = append(out, stepRowOf{row: stepRow(s), steps: []*interp.StepRecord{s}})
 			continue
 		}
 		if i != maxRepeatRows {
@@ -223,13 +331,13 @@ func stepRows(rec *interp.Record) []row {
 		} else if s.Round > 0 {
 			what, label = "rounds", fmt.Sprintf("%s rounds %d–%d", stepLabel(s), mid[0].Round, mid[len(mid)-1].Round)
 		}
-		out = append(out, row{class: "elided", cells: cells(label, s.Kind, secs(mid[0].Planned)+" …", secs(mid[0].Start)+" …", "… "+secs(mid[len(mid)-1].End), skew, outcome, fmt.Sprintf("%d %s", len(mid), what))})
+		out = append(out, stepRowOf{steps: mid, row: row{class: "elided", cells: cells(label, s.Kind, secs(mid[0].Planned)+" …", secs(mid[0].Start)+" …", "… "+secs(mid[len(mid)-1].End), skew, outcome, fmt.Sprintf("%d %s", len(mid), what))}})
 		for k, m := range odd {
 			if k == maxOddRows {
-				out = append(out, row{class: "elided", cells: cells(fmt.Sprintf("… %d more not passed (see the JSON record)", len(odd)-maxOddRows), "", "", "", "", "", "", "")})
+				out = append(out, stepRowOf{row: row{class: "elided", cells: cells(fmt.Sprintf("… %d more not passed (see the JSON record)", len(odd)-maxOddRows), "", "", "", "", "", "", "")}})
 				break
 			}
-			out = append(out, stepRow(m))
+			out = append(out, stepRowOf{row: stepRow(m), steps: []*interp.StepRecord{m}})
 		}
 	}
 	return out
@@ -273,13 +381,14 @@ func snapshotChartsSection(rec *interp.Record, pl *places) *section {
 }
 
 func seriesSection(rec *interp.Record, f Files, pl *places) *section {
-	if len(rec.Series()) == 0 {
+	series := rec.Series()
+	if len(series) == 0 {
 		return nil
 	}
 	s := &section{id: "series", title: "Sampled series"}
 	s.blocks = append(s.blocks, block{htmlOnly: true, hint: true, text: txt("One chart per stat that changed, on the run's time axis (shaded: the loads). Counters are rates per second over each interval between two samples; gauges are the values sampled. Ticks along the bottom: each sample's planned time (grey) and actual start (black). A chart wider than its samples shows each pixel's minimum to maximum (band) and mean (line).")})
 	var list []inline
-	for _, n := range sortedKeys(rec.Series()) {
+	for _, n := range sortedKeys(series) {
 		ser := rec.SeriesOf(n)
 		list = append(list, inline{code(n), plain(fmt.Sprintf(": %d samples every %s of %s", len(ser.Samples), ser.Every, ser.Source))})
 	}
@@ -287,7 +396,7 @@ func seriesSection(rec *interp.Record, f Files, pl *places) *section {
 	if f.HTML != "" {
 		s.blocks = append(s.blocks, block{mdOnly: true, text: inline{plain("One chart per stat (rates for counters) in the "), linked("HTML report", relTo(f.Markdown, f.HTML)), plain(".")}})
 	}
-	for _, n := range sortedKeys(rec.Series()) {
+	for _, n := range sortedKeys(series) {
 		ser := rec.SeriesOf(n)
 		var samples []*interp.StepRecord
 		for _, st := range rec.Steps {
@@ -321,17 +430,31 @@ func seriesSection(rec *interp.Record, f Files, pl *places) *section {
 	return s
 }
 
+// maxSnapshotColumns is how many snapshots of one source the snapshots table shows.
+const maxSnapshotColumns = 12
+
 func snapshotsSection(rec *interp.Record) *section {
-	if len(rec.Snapshots()) == 0 {
+	if len(rec.Results) == 0 || len(rec.Snapshots()) == 0 {
 		return nil
 	}
 	s := &section{id: "snapshots", title: "Snapshots"}
 	sources, bySource := snapshotsBySource(rec)
 	for _, src := range sources {
-		snaps := bySource[src]
+		all := bySource[src]
 		s.blocks = append(s.blocks, block{heading: src})
+		// A long run's snapshots of one source: the first and last columns, and a column that
+		// says how many are left out (all of them are in the JSON record).
+		snaps, elided := all, 0
+		if len(all) > maxSnapshotColumns {
+			snaps = append(slices.Clone(all[:maxSnapshotColumns/2]), all[len(all)-maxSnapshotColumns/2:]...)
+			elided = len(all) - len(snaps)
+		}
 		t := &table{id: sourceID(src), head: []string{"stat", "type"}, num: []bool{false, false}}
-		for _, n := range snaps {
+		for i, n := range snaps {
+			if elided > 0 && i == maxSnapshotColumns/2 {
+				t.head = append(t.head, fmt.Sprintf("… %d more (JSON record)", elided))
+				t.num = append(t.num, false)
+			}
 			t.head = append(t.head, n)
 			t.num = append(t.num, true)
 		}
@@ -340,7 +463,7 @@ func snapshotsSection(rec *interp.Record) *section {
 			t.num = append(t.num, true)
 		}
 		first, last := rec.Snapshot(snaps[0]), rec.Snapshot(snaps[len(snaps)-1])
-		for _, stat := range statNames(rec, snaps) {
+		for _, stat := range statNames(rec, all) {
 			typ := "counter"
 			switch {
 			case hasStat(first.Gauges, stat) || hasStat(last.Gauges, stat):
@@ -349,8 +472,11 @@ func snapshotsSection(rec *interp.Record) *section {
 				typ = "quantile"
 			}
 			r := row{cells: cells(stat, typ)}
-			for _, n := range snaps {
-				if v, ok := rec.Snapshot(n).Stats()[stat]; ok {
+			for i, n := range snaps {
+				if elided > 0 && i == maxSnapshotColumns/2 {
+					r.cells = append(r.cells, txt("…"))
+				}
+				if v, ok := rec.Snapshot(n).Stat(stat); ok {
 					r.cells = append(r.cells, txt(dsl.FormatValue(v)))
 				} else {
 					r.cells = append(r.cells, txt("–"))

@@ -1,10 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +33,9 @@ type span struct {
 	label    string
 }
 
+// maxStepMarks is how many timed steps a time chart marks one by one, labelled.
+const maxStepMarks = 40
+
 // timedSteps are the steps of a run with a planned time of their own (at), not samples: each
 // time chart marks them, so a change in a chart lines up with what caused it (a DNS flip).
 func timedSteps(rec *interp.Record) []*interp.StepRecord {
@@ -45,7 +50,30 @@ func timedSteps(rec *interp.Record) []*interp.StepRecord {
 
 // stepMarks draws a dashed line at each timed step's actual start, labelled (labels that would
 // overlap go on rows below), with a grey tick at its planned start.
+//
+// More than maxStepMarks steps (a long timeline) are drawn as one unlabelled line per pixel
+// column that holds any, its tooltip saying which steps it stands for: the chart's size
+// follows its width, not the number of steps.
 func (c *timeChart) stepMarks(steps []*interp.StepRecord) {
+	if len(steps) > maxStepMarks {
+		steps = slices.Clone(steps)
+		slices.SortStableFunc(steps, func(a, b *interp.StepRecord) int { return cmp.Compare(a.Start, b.Start) })
+		for i := 0; i < len(steps); {
+			xa := math.Round(c.x(steps[i].Start))
+			j := i + 1
+			for j < len(steps) && math.Round(c.x(steps[j].Start)) == xa {
+				j++
+			}
+			what := html.EscapeString(stepLabel(steps[i]))
+			if j-i > 1 {
+				what = fmt.Sprintf("%d timed steps, %s to %s", j-i, what, html.EscapeString(stepLabel(steps[j-1])))
+			}
+			fmt.Fprintf(&c.b, `<line x1="%.0f" y1="%d" x2="%.0f" y2="%d" stroke="#6a1b9a" stroke-opacity="0.35"><title>%s, from %s</title></line>`,
+				xa, padT, xa, padT+plotH, what, secs(steps[i].Start))
+			i = j
+		}
+		return
+	}
 	xs, ws := make([]float64, len(steps)), make([]float64, len(steps))
 	for i, s := range steps {
 		xs[i], ws[i] = c.x(s.Start)+3, textWidth(stepLabel(s), 10)

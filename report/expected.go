@@ -22,8 +22,9 @@ import (
 func Expected(rec *interp.Record, sc *dsl.Scenario) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "scenario %s: %s\n", rec.Scenario, rec.Outcome)
-	for _, n := range sortedKeys(rec.Loads()) {
-		l := rec.Loads()[n]
+	loads := rec.Loads()
+	for _, n := range sortedKeys(loads) {
+		l := loads[n]
 		codes := sortedKeys(l.Codes)
 		fmt.Fprintf(&b, "load %s: %s requests, codes %s\n", n, dsl.FormatValue(l.Requests), strings.Join(codes, " "))
 	}
@@ -82,7 +83,7 @@ func defaultPair(rec *interp.Record, sc *dsl.Scenario) (string, string) {
 	if len(taken) < 2 {
 		return "", ""
 	}
-	sort.SliceStable(taken, func(i, j int) bool { return rec.Snapshots()[taken[i]].At.Before(rec.Snapshots()[taken[j]].At) })
+	sort.SliceStable(taken, func(i, j int) bool { return rec.Snapshot(taken[i]).At.Before(rec.Snapshot(taken[j]).At) })
 	return taken[0], taken[len(taken)-1]
 }
 

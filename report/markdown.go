@@ -12,18 +12,20 @@ func sortStrings(s []string) { sort.Strings(s) }
 
 // snapshotOrder returns snapshot names in the order they were taken.
 func snapshotOrder(rec *interp.Record) []string {
-	names := sortedKeys(rec.Snapshots())
-	sort.SliceStable(names, func(i, j int) bool {
-		return rec.Snapshots()[names[i]].At.Before(rec.Snapshots()[names[j]].At)
-	})
+	snaps := rec.Snapshots()
+	names := sortedKeys(snaps)
+	sort.SliceStable(names, func(i, j int) bool { return snaps[names[i]].At.Before(snaps[names[j]].At) })
 	return names
 }
 
 func statNames(rec *interp.Record, snaps []string) []string {
 	seen := map[string]bool{}
 	for _, n := range snaps {
-		for k := range rec.Snapshot(n).Stats() {
-			seen[k] = true
+		s := rec.Snapshot(n)
+		for _, m := range []map[string]float64{s.Counters, s.Gauges, s.Histograms} {
+			for k := range m {
+				seen[k] = true
+			}
 		}
 	}
 	return sortedKeys(seen)

@@ -83,8 +83,14 @@ func oneLineKeep(s string) string {
 	if !utf8.ValidString(s) {
 		s = string([]rune(s))
 	}
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
+	if !strings.ContainsAny(s, "\r\n\t") {
+		return s
+	}
+	return oneLineReplacer.Replace(s)
 }
+
+// oneLineReplacer is built once: building a Replacer costs more than most of its uses.
+var oneLineReplacer = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 
 func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 

@@ -6,7 +6,9 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,26 +71,109 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 		return f, err
 	}
 	f.lines = lines
+	var timeline string
 	if len(rec.Steps) > 0 {
+		timeline = TimelineSVG(rec)
 		f.Timeline = filepath.Join(f.Artifacts, "timeline.svg")
-		if err := WriteFile(f.Timeline, []byte(TimelineSVG(rec))); err != nil {
+		if err := WriteFile(f.Timeline, []byte(timeline)); err != nil {
 			return f, err
 		}
 	}
-	b, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	if err := WriteWith(f.JSON, func(w io.Writer) error { return encodeRecord(w, rec) }); err != nil {
 		return f, err
 	}
-	if err := WriteFile(f.JSON, append(b, '\n')); err != nil {
+	// The page is built once and rendered twice.
+	p := buildPageWith(rec, f, timeline)
+	if err := WriteFile(f.Markdown, []byte(markdownPage(p, f))); err != nil {
 		return f, err
 	}
-	if err := WriteFile(f.Markdown, []byte(Markdown(rec, f))); err != nil {
-		return f, err
-	}
-	if err := WriteFile(f.HTML, []byte(HTML(rec, f))); err != nil {
+	if err := WriteFile(f.HTML, []byte(htmlPage(p))); err != nil {
 		return f, err
 	}
 	return f, nil
+}
+
+// encodeRecord writes rec as indented JSON, as json.MarshalIndent(rec, "", "  ") would, one
+// step and one result at a time: a long run's record (10,000 snapshots, 14 MB) is never whole
+// in memory as JSON.
+func encodeRecord(w io.Writer, rec *interp.Record) error {
+	shallow := *rec
+	shallow.Steps, shallow.Results = nil, nil
+	head, err := json.MarshalIndent(&shallow, "", "  ")
+	if err != nil {
+		return err
+	}
+	const stepsField, resultsField = "\n  \"steps\": null,", "\n  \"results\": null,"
+	i, j := bytes.Index(head, []byte(stepsField)), bytes.Index(head, []byte(resultsField))
+	if i < 0 || j < i {
+		return errors.New("record: steps and results not where expected")
+	}
+	bw := &errWriter{w: w}
+	bw.write(head[:i])
+	bw.write([]byte("\n  \"steps\": "))
+	if rec.Steps == nil {
+		bw.write([]byte("null"))
+	} else {
+		bw.write([]byte("["))
+		for k, st := range rec.Steps {
+			b, err := json.MarshalIndent(st, "    ", "  ")
+			if err != nil {
+				return err
+			}
+			if k > 0 {
+				bw.write([]byte(","))
+			}
+			bw.write([]byte("\n    "))
+			bw.write(b)
+		}
+		if len(rec.Steps) > 0 {
+			bw.write([]byte("\n  "))
+		}
+		bw.write([]byte("]"))
+	}
+	bw.write(head[i+len(stepsField)-1 : j])
+	bw.write([]byte("\n  \"results\": "))
+	if rec.Results == nil {
+		bw.write([]byte("null"))
+	} else {
+		bw.write([]byte("{"))
+		for k, name := range sortedKeys(rec.Results) {
+			key, err := json.Marshal(name)
+			if err != nil {
+				return err
+			}
+			b, err := json.MarshalIndent(rec.Results[name], "    ", "  ")
+			if err != nil {
+				return err
+			}
+			if k > 0 {
+				bw.write([]byte(","))
+			}
+			bw.write([]byte("\n    "))
+			bw.write(key)
+			bw.write([]byte(": "))
+			bw.write(b)
+		}
+		if len(rec.Results) > 0 {
+			bw.write([]byte("\n  "))
+		}
+		bw.write([]byte("}"))
+	}
+	bw.write(head[j+len(resultsField)-1:])
+	bw.write([]byte("\n"))
+	return bw.err
+}
+
+// errWriter keeps the first error of its writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) write(b []byte) {
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
 }
 
 // maxArtifactFiles bounds the artifact files of a report: a run of 10,000 steps must not

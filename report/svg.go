@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +18,8 @@ func TimelineSVG(rec *interp.Record) string {
 	type row struct {
 		label string
 		steps []*interp.StepRecord
+		// merged: the row holds the steps of many rows (a long timeline's middle).
+		merged bool
 	}
 	var rows []*row
 	byKey := map[string]*row{}
@@ -40,6 +44,17 @@ func TimelineSVG(rec *interp.Record) string {
 	}
 	if end <= 0 {
 		end = time.Second
+	}
+	// A long timeline: its first and last rows, and one row between them holding every other
+	// step (marks that start within 3 pixels of each other are one, as a repeat's are).
+	if len(rows) > maxTimelineRows {
+		mid := &row{merged: true}
+		for _, r := range rows[maxTimelineRows/2 : len(rows)-maxTimelineRows/2] {
+			mid.steps = append(mid.steps, r.steps...)
+		}
+		slices.SortStableFunc(mid.steps, func(a, b *interp.StepRecord) int { return cmp.Compare(a.Start, b.Start) })
+		mid.label = fmt.Sprintf("… %d more steps", len(rows)-maxTimelineRows)
+		rows = append(append(slices.Clone(rows[:maxTimelineRows/2]), mid), rows[len(rows)-maxTimelineRows/2:]...)
 	}
 	const left, rowH, width = 220, 22, 900
 	height := 40 + rowH*len(rows) + 30
@@ -84,6 +99,8 @@ func TimelineSVG(rec *interp.Record) string {
 				}
 				what := fmt.Sprintf("%d runs", j-k+1)
 				switch {
+				case r.merged:
+					what = fmt.Sprintf("%d steps, %s to %s,", j-k+1, stepLabel(s), stepLabel(r.steps[j]))
 				case s.Sample > 0:
 					what = fmt.Sprintf("#%d–#%d: %d samples", s.Sample, r.steps[j].Sample, j-k+1)
 				case s.Round > 0:

@@ -176,6 +176,19 @@ func (s *SnapshotRecord) Stats() Stats {
 	return out
 }
 
+// Stat is Stats()[stat] without building the merged map: a counter first, then a gauge, then
+// a quantile.
+func (s *SnapshotRecord) Stat(stat string) (float64, bool) {
+	if v, ok := s.Counters[stat]; ok {
+		return v, true
+	}
+	if v, ok := s.Gauges[stat]; ok {
+		return v, true
+	}
+	v, ok := s.Histograms[stat]
+	return v, ok
+}
+
 // Has reports whether the snapshot holds stat (as a counter, gauge or quantile).
 func (s *SnapshotRecord) Has(stat string) bool {
 	if _, ok := s.Counters[stat]; ok {

@@ -12,6 +12,9 @@ import (
 // Main runs labrun with the process p and returns the exit code. Errors are printed here and
 // nowhere else.
 func Main(p *process) int {
+	if len(p.Args) == 1 && p.Args[0] == backendHostArg {
+		return serveBackendHost(p)
+	}
 	p.Stdout, p.Stderr = p.secrets.wrap(p.Stdout), p.secrets.wrap(p.Stderr)
 	root := newRoot(p)
 	var prof profiles

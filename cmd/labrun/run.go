@@ -731,7 +731,7 @@ func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, 
 	}
 	switch name {
 	case "local":
-		return local.New(ctx, sc.Local, local.Options{Dir: sc.Dir})
+		return local.New(ctx, sc.Local, local.Options{Dir: sc.Dir, BackendHost: backendHostCmd})
 	case "kube":
 		opts := kube.Options{
 			Kubeconfig: f.kubeconfig, Context: f.context, Namespace: f.namespace,

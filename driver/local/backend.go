@@ -263,8 +263,10 @@ var httpStats = map[string]string{
 // prometheus snapshot of <url>/metrics reads what a backend snapshot reads — except that a
 // Prometheus name has no dots: as Envoy's /stats/prometheus does, a dot becomes "_"
 // (http.downstream_rq_total is http_downstream_rq_total there).
-func (b *backend) prometheus() []byte {
-	counters, gauges := b.stats()
+func (b *backend) prometheus() []byte { return promText(b.stats()) }
+
+// promText renders counters and gauges in the Prometheus text format (see prometheus).
+func promText(counters, gauges schema.Stats) []byte {
 	var sb strings.Builder
 	write := func(kind string, s schema.Stats) {
 		for _, name := range slices.Sorted(maps.Keys(s)) {

@@ -3,10 +3,12 @@
 //
 // The world (schema.Local) holds:
 //
-//   - echo backends: in-process HTTP servers on loopback answering with fortio's echo handler
+//   - echo backends: HTTP servers on loopback answering with fortio's echo handler
 //     (?delay=, ?status=503 or ?status=503:50, ...), a `who=<name>` line at /who, the header
 //     X-Backend: <name> on every response, and real counters (requests, status codes,
-//     connections, bytes) readable in-process and as Prometheus text at /metrics;
+//     connections, bytes) read directly and as Prometheus text at /metrics; in a process of
+//     their own when Options.BackendHost says how to start it (labrun does: backendhost.go),
+//     else in this one;
 //   - blackholes: loopback listeners whose accept queue is kept full, so that connects time out;
 //   - a lab DNS zone: an in-process authoritative server (UDP and TCP) whose records dns steps
 //     change one host name at a time. While the target is open, net.DefaultResolver sends
@@ -34,6 +36,7 @@ import (
 	"fmt"
 	"maps"
 	"net"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,6 +63,11 @@ type Options struct {
 	// LABRUN_CONTEXT and LABRUN_NAMESPACE when it runs commands here.
 	AddEnv map[string]string
 
+	// BackendHost, when set, makes the command that serves the echo backends in a process of
+	// their own (labrun: itself with a hidden argument, see ServeBackendHost), so that the
+	// load and the backends do not share one Go runtime. Nil: they run in this process.
+	BackendHost func() *exec.Cmd
+
 	// StopGrace is how long stopping a process with TERM waits before it sends KILL (default 5s).
 	StopGrace time.Duration
 }
@@ -73,7 +81,7 @@ func (o *Options) logf(format string, args ...any) {
 // world is what New built, for the drivers to share.
 type world struct {
 	opts       Options
-	backends   map[string]*backend
+	backends   map[string]backendRef
 	blackholes map[string]*blackhole
 	dns        *dnsServer
 	procs      *processRunner
@@ -91,7 +99,7 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 	}
 	w := &world{
 		opts:       opts,
-		backends:   map[string]*backend{},
+		backends:   map[string]backendRef{},
 		blackholes: map[string]*blackhole{},
 		http:       newAdminClient(),
 	}
@@ -103,14 +111,29 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 		return nil, errors.Join(err, cleanup.run(cctx))
 	}
 
-	for _, name := range slices.Sorted(maps.Keys(spec.Backends)) {
-		b, err := startBackend(name, spec.Backends[name], opts.logf)
+	// The launcher closes after the processes (and the backend host) stop.
+	launch := newLauncher()
+	cleanup.add("launcher", launch.close)
+	if opts.BackendHost != nil && len(spec.Backends) > 0 {
+		h, addrs, err := startHost(ctx, opts.BackendHost(), spec.Backends, launch, opts.logf)
 		if err != nil {
 			return fail(err)
 		}
-		w.backends[name] = b
-		cleanup.add("backend "+name, b.close)
-		opts.logf("backend %s listening on %s", name, b.addr)
+		cleanup.add("backend host", h.close)
+		for _, name := range slices.Sorted(maps.Keys(addrs)) {
+			w.backends[name] = &hostedBackend{h: h, name: name, addr: addrs[name]}
+			opts.logf("backend %s listening on %s (backend host, pid %d)", name, addrs[name], h.cmd.Process.Pid)
+		}
+	} else {
+		for _, name := range slices.Sorted(maps.Keys(spec.Backends)) {
+			b, err := startBackend(name, spec.Backends[name], opts.logf)
+			if err != nil {
+				return fail(err)
+			}
+			w.backends[name] = b
+			cleanup.add("backend "+name, b.close)
+			opts.logf("backend %s listening on %s", name, b.addr)
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(spec.Blackholes)) {
 		bh, err := openBlackhole(ctx, name, spec.Blackholes[name].Address)
@@ -135,9 +158,6 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 		cleanup.add("resolver hook", func(context.Context) error { restore(); return nil })
 		opts.logf("dns zone %s served on %s (udp+tcp); in-process lookups of the zone go there", d.zone, d.addr)
 	}
-	// The launcher closes after the processes stop.
-	launch := newLauncher()
-	cleanup.add("launcher", launch.close)
 	w.procs = newProcessRunner(&w.opts, launch)
 	cleanup.add("processes", w.procs.stopAll)
 
@@ -165,7 +185,7 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 func (w *world) describe() string {
 	var parts []string
 	for _, name := range slices.Sorted(maps.Keys(w.backends)) {
-		parts = append(parts, fmt.Sprintf("backend %s %s", name, w.backends[name].addr))
+		parts = append(parts, fmt.Sprintf("backend %s %s", name, w.backends[name].tcpAddr()))
 	}
 	for _, name := range slices.Sorted(maps.Keys(w.blackholes)) {
 		parts = append(parts, fmt.Sprintf("blackhole %s %s", name, w.blackholes[name].addr))
@@ -185,7 +205,7 @@ func (w *world) describe() string {
 func (w *world) values() map[string]any {
 	backends := map[string]schema.Endpoint{}
 	for name, b := range w.backends {
-		backends[name] = endpointOf(b.addr)
+		backends[name] = endpointOf(b.tcpAddr())
 	}
 	blackholes := map[string]schema.Endpoint{}
 	for name, bh := range w.blackholes {

@@ -29,6 +29,11 @@ func TestMain(m *testing.M) {
 // runHelper is the helper program: every mode listens on loopback only.
 func runHelper(mode, arg string) {
 	switch mode {
+	case "backend-host": // the backend host, as labrun's hidden argument runs it
+		if err := ServeBackendHost(os.Stdin, os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
 	case "serve-http": // serve 200 at /ready on arg, after a short pause
 		time.Sleep(200 * time.Millisecond)
 		ln, err := net.Listen("tcp", arg)

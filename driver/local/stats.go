@@ -22,8 +22,8 @@ type statsReader struct{ w *world }
 
 // Snapshot reads one source. Exactly one of backend, prometheus, admin must be set:
 //
-//   - backend: the backend's counters and gauges, read in-process (no HTTP, so the read does
-//     not count itself); its Prometheus text is kept as an artifact;
+//   - backend: the backend's counters and gauges, read from its process (no HTTP, so the read
+//     does not count itself);
 //   - prometheus: GET the URL, split counters and gauges by the # TYPE lines;
 //   - admin: GET <admin>/stats?filter=<cluster>&type=Counters and &type=Gauges (and
 //     Histograms), keep only the exact cluster's stats; hosts reads /clusters?format=json.
@@ -40,8 +40,14 @@ func (s *statsReader) Snapshot(ctx context.Context, req schema.Snapshot) (schema
 		if !ok {
 			return snap, fmt.Errorf("snapshot: no backend %q (backends: %s)", req.Backend, knownNames(s.w.backends))
 		}
-		snap.Counters, snap.Gauges = b.stats()
-		snap.Artifacts = []schema.Artifact{{Name: "backend-" + req.Backend + ".prom", Data: b.prometheus()}}
+		c, g, err := b.read()
+		if err != nil {
+			return snap, fmt.Errorf("snapshot: backend %s: %w", req.Backend, err)
+		}
+		// No artifact: the stats are read as they are, not parsed from a text, and the record
+		// holds them; their Prometheus text would be a second copy of each (a long run's
+		// report kept 10,000 of them).
+		snap.Counters, snap.Gauges = c, g
 		return snap, nil
 	case req.Prometheus != "":
 		if req.Cluster != "" || req.Hosts || req.Histograms {
