@@ -22,8 +22,21 @@ import (
 // a value that does not parse as its declared type (report is false for the second, open copy
 // of an instance, so that each problem is reported once).
 func (l *loader) applyVars(inst *build.Instance, report bool) {
+	l.rewriteVars(inst, report)
+}
+
+// rewriteVars is applyVars; it returns what puts the declared values back (a combination's
+// load rewrites syntax that the next combination reuses) and the files it rewrote, or
+// would have rewritten but for a value that does not parse.
+func (l *loader) rewriteVars(inst *build.Instance, report bool) (undo func(), touched map[*ast.File]bool) {
+	var undos []func()
+	undo = func() {
+		for i := len(undos) - 1; i >= 0; i-- {
+			undos[i]()
+		}
+	}
 	if len(l.opts.Vars) == 0 {
-		return
+		return undo, nil
 	}
 	for _, f := range inst.Files {
 		if l.schemaFiles[f.Filename] {
@@ -54,6 +67,10 @@ func (l *loader) applyVars(inst *build.Instance, report bool) {
 				if !ok {
 					continue
 				}
+				if touched == nil {
+					touched = map[*ast.File]bool{}
+				}
+				touched[f] = true
 				lit, typ, perr := overrideLit(vf.Value, raw)
 				if perr != nil {
 					if l.varsFailed == nil {
@@ -66,6 +83,8 @@ func (l *loader) applyVars(inst *build.Instance, report bool) {
 					continue
 				}
 				ast.SetPos(lit, vf.Value.Pos())
+				declared := vf.Value
+				undos = append(undos, func() { vf.Value = declared })
 				vf.Value = lit
 				if l.varsSet == nil {
 					l.varsSet = map[string]bool{}
@@ -75,6 +94,7 @@ func (l *loader) applyVars(inst *build.Instance, report bool) {
 			return true
 		}, nil)
 	}
+	return undo, touched
 }
 
 // overrideLit parses raw as the type of the declared value v and returns it as a literal.
