@@ -119,8 +119,8 @@ for k, v in {x: 1} {"gen_\(k)": v}
 	compare(t, []string{a}, vars)
 }
 
-// dump prints v deeply (pointers followed, maps sorted, functions and channels left out), so
-// that two loads can be compared field by field.
+// dump prints v deeply (pointers followed, each time they are met, maps sorted, functions and
+// channels left out), so that two loads can be compared field by field, whatever they share.
 func dump(v any) string { return dumpValue(reflect.ValueOf(v)) }
 
 func dumpValue(root reflect.Value) string {
@@ -140,13 +140,14 @@ func dumpValue(root reflect.Value) string {
 				b.WriteString("nil")
 				return
 			}
-			if n, ok := seen[v.Pointer()]; ok {
-				fmt.Fprintf(&b, "@%d", n)
+			if _, ok := seen[v.Pointer()]; ok {
+				b.WriteString("cycle") // a pointer to a value being written: shared ones are written again
 				return
 			}
-			seen[v.Pointer()] = len(seen)
+			seen[v.Pointer()] = depth
 			b.WriteString("&")
 			walk(v.Elem(), depth+1)
+			delete(seen, v.Pointer())
 		case reflect.Interface:
 			if v.IsNil() {
 				b.WriteString("nil")

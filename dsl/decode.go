@@ -907,6 +907,7 @@ func (d *decoder) names() *Names {
 		n.DeltaErr = fmt.Sprintf(`delta is ambiguous: the snapshots (%s) read %d different sources; write delta("a", "b").<stat> with the two snapshots to compare`, strings.Join(names, ", "), len(sources))
 	}
 	n.freeze()
+	d.l.shareCompiled(n)
 	sc.ExprNames = n
 	return n
 }

@@ -134,6 +134,9 @@ type loader struct {
 	openFile *ast.File
 	// combos is Options.Combinations while a combination is built (buildCombination).
 	combos *Combinations
+	// compiled are the expressions compiled for the load's scenarios, by their names' key
+	// (shareCompiled).
+	compiled map[string]map[compiledKey]*Expr
 }
 
 func (l *loader) loadPath(p string) {
@@ -787,11 +790,11 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	// garbage once its package is decoded (Scenarios hold no CUE value), and the schema's
 	// value of a valid package is let go before the open copy is built: the peak is one
 	// build, not every build of the Load.
-	ctx := cuecontext.New()
+	newContext := cuecontext.New
 	if l.combos != nil {
-		ctx = l.combos.ctx // the schema built once for every combination
+		newContext = func(...cuecontext.Option) *cue.Context { return l.combos.ctx } // the schema built once for every combination
 	}
-	v := ctx.BuildInstance(inst)
+	v := newContext().BuildInstance(inst)
 	happy := l.clean(v)
 	if happy && l.combos == nil {
 		v = cue.Value{}
@@ -805,10 +808,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			runtime.GC()
 		}
 	}
-	if l.combos == nil {
-		ctx = cuecontext.New()
-	}
-	ov := ctx.BuildInstance(openInst)
+	ov := newContext().BuildInstance(openInst)
 	l.refs = newRefMemo(openInst.Files)
 	defer func() { l.refs = nil }()
 	if err := ov.Err(); err != nil {
