@@ -35,6 +35,10 @@ func (l *loader) shareCompiled(n *Names) {
 	n.compiled = m
 }
 
+// maxNamesKey bounds a key's length: names whose key is longer share nothing. A quickstart's
+// is 4.4 kB.
+const maxNamesKey = 16 << 10
+
 // catalogueType is the one kind of pointer the key names by address: the catalogues of
 // stats are package-level values, never changed, and large.
 var catalogueType = reflect.TypeFor[schema.Catalogue]()
@@ -43,8 +47,8 @@ var reflectType = reflect.TypeFor[reflect.Type]()
 
 // namesKey writes out every exported field of n, deeply (pointers followed, maps in key
 // order, a function by its code: the schema's types hold top-level functions only, e.g. a
-// load's code alias), or says it cannot (a value it does not know how to write), in which
-// case n shares nothing.
+// load's code alias), or says it cannot (a value it does not know how to write, a key longer
+// than maxNamesKey), in which case n shares nothing.
 func namesKey(n *Names) (string, bool) {
 	var b strings.Builder
 	seen := map[uintptr]int{}
@@ -52,6 +56,10 @@ func namesKey(n *Names) (string, bool) {
 	var walk func(v reflect.Value)
 	walk = func(v reflect.Value) {
 		if !ok {
+			return
+		}
+		if b.Len() > maxNamesKey {
+			ok = false // large types (an Envoy config's): writing them costs more than compiling
 			return
 		}
 		switch v.Kind() {
