@@ -20,6 +20,7 @@ import (
 //   - the package's parsed files: the vars are written into the syntax for one build and put
 //     back after it;
 //   - one CUE context, so that the schema and the open schema are built once;
+//   - the scan of the file's siblings (scanSiblings);
 //   - what the syntax says of which files a combination can change: only the scenario's file,
 //     the files whose vars the combination rewrites, the files that refer to what those
 //     declare (their values may change), and every file that any of these refers to are built.
@@ -32,13 +33,16 @@ type Combinations struct {
 	mu   sync.Mutex
 	ctx  *cue.Context
 	pkgs map[string]*comboPackage
+	// scanned are the siblings of each file loaded (scanSiblings).
+	scanned map[string]*scanned
 	// open are the open copies of the instances the packages import (openCopy).
 	open map[*build.Instance]*build.Instance
 }
 
 // NewCombinations returns what the loads of one command's combinations share.
 func NewCombinations() *Combinations {
-	return &Combinations{ctx: cuecontext.New(), pkgs: map[string]*comboPackage{}, open: map[*build.Instance]*build.Instance{}}
+	return &Combinations{ctx: cuecontext.New(), pkgs: map[string]*comboPackage{}, scanned: map[string]*scanned{},
+		open: map[*build.Instance]*build.Instance{}}
 }
 
 // comboPackage is one package as the combinations load it.
@@ -48,6 +52,41 @@ type comboPackage struct {
 	labels, refs []map[string]bool
 	// declared and referenced index them: the files declaring, or naming, a field.
 	declared, referenced map[string][]int
+	// vars are each file's varsStructs.
+	vars [][]*ast.StructLit
+}
+
+// scanned is what scanSiblings found next to a file: the same for each of its combinations.
+type scanned struct {
+	excluded []string
+	skipped  Errors
+}
+
+// scanSiblings is l.scanSiblings, done once per file and package for the combinations.
+func (c *Combinations) scanSiblings(l *loader, dir, abs, pkg string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := abs + "\x00" + pkg
+	if s, ok := c.scanned[key]; ok {
+		for _, p := range s.excluded {
+			if l.excluded == nil {
+				l.excluded = map[string]bool{}
+			}
+			l.excluded[p] = true
+		}
+		l.res.Skipped = append(l.res.Skipped, s.skipped...)
+		return
+	}
+	before, was := len(l.res.Skipped), len(l.excluded)
+	l.scanSiblings(dir, abs, pkg)
+	if was > 0 {
+		return // not a fresh load: nothing to record
+	}
+	s := &scanned{skipped: append(Errors(nil), l.res.Skipped[before:]...)}
+	for p := range l.excluded {
+		s.excluded = append(s.excluded, p)
+	}
+	c.scanned[key] = s
 }
 
 // buildCombination builds, for a load with Options.Combinations, the package pkg of dir
@@ -82,7 +121,7 @@ func (l *loader) buildCombination(dir, pkg string, only map[string]bool, abs str
 	}
 	what := "package " + pkg + " (for " + scenarioList(only) + ")"
 	l.setStage(Pos{File: l.userFile(abs)}, "building %s", what)
-	undo, touched := l.rewriteVars(cp.inst, true)
+	undo, touched := l.rewriteVarsIn(cp.inst.Files, cp.vars, true)
 	defer undo()
 	inst := *cp.inst
 	inst.Files = nil
@@ -126,6 +165,7 @@ func (cp *comboPackage) index(inst *build.Instance) {
 			}
 			return true
 		}, nil)
+		cp.vars = append(cp.vars, varsStructs(f))
 		cp.labels = append(cp.labels, labels)
 		cp.refs = append(cp.refs, refs)
 		for name := range labels {

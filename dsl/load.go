@@ -199,7 +199,9 @@ func (l *loader) loadFile(abs string) {
 	}
 	l.res.Files = append(l.res.Files, abs)
 	only := topLevelLabels(f)
-	if f.PackageName() != "" {
+	if f.PackageName() != "" && l.opts.Combinations != nil {
+		l.opts.Combinations.scanSiblings(l, filepath.Dir(abs), abs, f.PackageName())
+	} else if f.PackageName() != "" {
 		l.scanSiblings(filepath.Dir(abs), abs, f.PackageName())
 	}
 	if f.PackageName() == "" {
