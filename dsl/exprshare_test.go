@@ -54,3 +54,42 @@ func TestScenariosShareCompiledExpressions(t *testing.T) {
 		t.Fatal("names with other steps have the same key")
 	}
 }
+
+// TestDecodeValueBySyntax: a scenario's local world and survivors read from the syntax are
+// what CUE's Decode gives, for every scenario of examples/, scenarios/ and docs/.
+func TestDecodeValueBySyntax(t *testing.T) {
+	load := func() []*Scenario {
+		var out []*Scenario
+		for _, dir := range []string{"../examples", "../examples/istio-tasks", "../scenarios", "../docs"} {
+			res, err := Load([]string{dir}, Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", dir, err)
+			}
+			out = append(out, res.Scenarios...)
+		}
+		return out
+	}
+	bySyntax := load()
+	decodeBySyntax = false
+	defer func() { decodeBySyntax = true }()
+	byDecode := load()
+	if len(bySyntax) != len(byDecode) || len(bySyntax) < 50 {
+		t.Fatalf("%d and %d scenarios", len(bySyntax), len(byDecode))
+	}
+	locals := 0
+	for i, a := range bySyntax {
+		b := byDecode[i]
+		if a.Local != nil {
+			locals++
+		}
+		if da, db := dump(a.Local), dump(b.Local); da != db {
+			t.Errorf("%s: local differs:\n%s", a.Name, firstDiff(db, da))
+		}
+		if da, db := dump(a.Survivors), dump(b.Survivors); da != db {
+			t.Errorf("%s: survivors differ:\n%s", a.Name, firstDiff(db, da))
+		}
+	}
+	if locals < 10 {
+		t.Fatalf("%d scenarios with a local world", locals)
+	}
+}
