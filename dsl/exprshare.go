@@ -1,7 +1,6 @@
 package dsl
 
 import (
-	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
@@ -70,10 +69,10 @@ func namesKey(n *Names) (string, bool) {
 			case v.IsNil():
 				b.WriteString("nil")
 			case v.Type().Elem() == catalogueType:
-				fmt.Fprintf(&b, "cat%x", v.Pointer())
+				b.WriteString("cat" + strconv.FormatUint(uint64(v.Pointer()), 16))
 			default:
 				if i, dup := seen[v.Pointer()]; dup {
-					fmt.Fprintf(&b, "@%d", i)
+					b.WriteString("@" + strconv.Itoa(i))
 					return
 				}
 				seen[v.Pointer()] = len(seen)
@@ -127,7 +126,8 @@ func namesKey(n *Names) (string, bool) {
 			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 			b.WriteByte('<')
 			for _, k := range keys {
-				b.WriteString(strconv.Quote(k.String()) + ":")
+				writeString(&b, k.String())
+				b.WriteByte(':')
 				walk(v.MapIndex(k))
 				b.WriteByte(',')
 			}
@@ -137,9 +137,9 @@ func namesKey(n *Names) (string, bool) {
 				b.WriteString("nil")
 				return
 			}
-			fmt.Fprintf(&b, "fn%x", v.Pointer())
+			b.WriteString("fn" + strconv.FormatUint(uint64(v.Pointer()), 16))
 		case reflect.String:
-			b.WriteString(strconv.Quote(v.String()))
+			writeString(&b, v.String())
 		case reflect.Bool:
 			b.WriteString(strconv.FormatBool(v.Bool()))
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
@@ -162,4 +162,11 @@ func namesKey(n *Names) (string, bool) {
 		b.WriteByte(';')
 	}
 	return b.String(), ok
+}
+
+// writeString writes s with its length first, so that no string can pass for another's end.
+func writeString(b *strings.Builder, s string) {
+	b.WriteString(strconv.Itoa(len(s)))
+	b.WriteByte('"')
+	b.WriteString(s)
 }
