@@ -90,7 +90,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	sc.AllowReset = d.stringList("allowReset")
 	sc.Tags = d.stringList("tags")
 	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
-		_ = sv.Decode(&sc.Survivors) // the schema checks its shape
+		_ = decodeValue(d, sv, &sc.Survivors) // the schema checks its shape
 		sc.SurvivorPos = map[string]Pos{}
 		for k := range sc.Survivors {
 			sc.SurvivorPos[k] = d.l.valuePos(sv.LookupPath(cue.MakePath(cue.Str(k))))
@@ -112,7 +112,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.secrets()
 	if lv := v.LookupPath(cue.MakePath(cue.Str("local"))); lv.Exists() {
 		var local schema.Local
-		if err := lv.Decode(&local); err == nil {
+		if err := decodeValue(d, lv, &local); err == nil {
 			sc.Local = &local
 			if d.target() == "kube" {
 				field := "local"
@@ -907,6 +907,7 @@ func (d *decoder) names() *Names {
 		n.DeltaErr = fmt.Sprintf(`delta is ambiguous: the snapshots (%s) read %d different sources; write delta("a", "b").<stat> with the two snapshots to compare`, strings.Join(names, ", "), len(sources))
 	}
 	n.freeze()
+	d.l.shareCompiled(n)
 	sc.ExprNames = n
 	return n
 }
@@ -1217,4 +1218,26 @@ func suggestVar(name string, vars map[string]any) string {
 		return fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return ""
+}
+
+// decodeBySyntax lets decodeValue read the user's syntax (tests turn it off to compare).
+var decodeBySyntax = true
+
+// decodeValue is v.Decode(dst), read from the user's syntax when v is one literal field
+// (syntaxValue, convertJSONLike: a scenario's local world and survivors, 0.1 ms each by
+// Decode, which lists and sorts every struct's fields in CUE); anything else, and every
+// problem, is Decode's.
+func decodeValue[T any](d *decoder, v cue.Value, dst *T) error {
+	if decodeBySyntax {
+		if f, ok := v.Source().(*ast.Field); ok {
+			if raw, ok := syntaxValue(f.Value, v, d.l.refs); ok {
+				var t T
+				if convertJSONLike(raw, &t) {
+					*dst = t
+					return nil
+				}
+			}
+		}
+	}
+	return v.Decode(dst)
 }

@@ -45,6 +45,11 @@ type Options struct {
 	// AllowSystemNamespaces is the command line's --allow-system-namespaces: a scenario may
 	// change the system namespaces it opts in to (systemNamespaces) only with it.
 	AllowSystemNamespaces bool
+	// Combinations, set for the loads of a sweep's combinations (a file loaded again with
+	// other vars after a load without them found no problem), lets them share their parsing,
+	// their CUE context, and build only the files a combination can change (see
+	// Combinations).
+	Combinations *Combinations
 	// Partial keeps the scenarios that have problems too, decoded as far as they go, in
 	// Result.Partial: an editor completes and explains a scenario being written with their
 	// names. It changes no check.
@@ -127,6 +132,11 @@ type loader struct {
 	refs *refMemo
 	// openFile is the open schema's syntax (openSchemaFile), parsed once per schema location.
 	openFile *ast.File
+	// combos is Options.Combinations while a combination is built (buildCombination).
+	combos *Combinations
+	// compiled are the expressions compiled for the load's scenarios, by their names' key
+	// (shareCompiled).
+	compiled map[string]map[compiledKey]*Expr
 }
 
 func (l *loader) loadPath(p string) {
@@ -189,12 +199,17 @@ func (l *loader) loadFile(abs string) {
 	}
 	l.res.Files = append(l.res.Files, abs)
 	only := topLevelLabels(f)
-	if f.PackageName() != "" {
+	if f.PackageName() != "" && l.opts.Combinations != nil {
+		l.opts.Combinations.scanSiblings(l, filepath.Dir(abs), abs, f.PackageName())
+	} else if f.PackageName() != "" {
 		l.scanSiblings(filepath.Dir(abs), abs, f.PackageName())
 	}
 	if f.PackageName() == "" {
 		// A file without a package clause stands alone.
 		l.build(filepath.Dir(abs), []string{abs}, "", only, abs)
+		return
+	}
+	if l.opts.Combinations != nil && l.buildCombination(filepath.Dir(abs), f.PackageName(), only, abs) {
 		return
 	}
 	l.build(filepath.Dir(abs), []string{"."}, f.PackageName(), only, abs)
@@ -675,6 +690,9 @@ func (l *loader) build(dir string, args []string, pkg string, only map[string]bo
 // every package it imports. Nothing is parsed again; the files are only read by the builds.
 func (l *loader) openCopy(inst *build.Instance) *build.Instance {
 	clones := map[*build.Instance]*build.Instance{}
+	if l.combos != nil {
+		clones = l.combos.open // the imports' copies, built once in the combinations' context
+	}
 	var clone func(b *build.Instance) *build.Instance
 	clone = func(b *build.Instance) *build.Instance {
 		if c, ok := clones[b]; ok {
@@ -690,7 +708,9 @@ func (l *loader) openCopy(inst *build.Instance) *build.Instance {
 				c.Imports[i] = clone(imp)
 			}
 		}
-		clones[b] = &c
+		if b != inst {
+			clones[b] = &c
+		}
 		return &c
 	}
 	return clone(inst)
@@ -772,9 +792,13 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	// garbage once its package is decoded (Scenarios hold no CUE value), and the schema's
 	// value of a valid package is let go before the open copy is built: the peak is one
 	// build, not every build of the Load.
-	v := cuecontext.New().BuildInstance(inst)
+	newContext := cuecontext.New
+	if l.combos != nil {
+		newContext = func(...cuecontext.Option) *cue.Context { return l.combos.ctx } // the schema built once for every combination
+	}
+	v := newContext().BuildInstance(inst)
 	happy := l.clean(v)
-	if happy {
+	if happy && l.combos == nil {
 		v = cue.Value{}
 		// Collect it now, while little else is live: the collection marks only the loader's
 		// results, and the open copy does not grow the heap on top of the dead build (vet of
@@ -786,7 +810,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			runtime.GC()
 		}
 	}
-	ov := cuecontext.New().BuildInstance(openInst)
+	ov := newContext().BuildInstance(openInst)
 	l.refs = newRefMemo(openInst.Files)
 	defer func() { l.refs = nil }()
 	if err := ov.Err(); err != nil {

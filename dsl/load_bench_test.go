@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"labrun.dev/labrun/schema"
+	"labrun.dev/labrun/internal/growth"
 )
 
 // BenchmarkLoadRepo measures Load of examples/ and scenarios/ (what `labrun vet examples/
@@ -30,9 +30,9 @@ func BenchmarkLoadRepo(b *testing.B) {
 	}
 }
 
-// BenchmarkLoadGrowth measures Load of one package of 1, 10, 100 and 1,000 generated scenario
-// files (writeGrowthTree), valid and with one unknown field per file (the path that builds the
-// open copy and explains every problem):
+// BenchmarkLoadGrowth measures Load of one package of 1, 10, 100, 300 and 1,000 copies of
+// examples/quickstart.cue (internal/growth), valid and with one unknown field per file (the path
+// that builds the open copy and explains every problem):
 //
 //	go test -run '^$' -bench LoadGrowth -benchmem ./dsl/
 func BenchmarkLoadGrowth(b *testing.B) {
@@ -78,61 +78,35 @@ func TestWriteGrowthTree(t *testing.T) {
 	}
 }
 
-// writeGrowthTree writes a CUE module in dir (cue.mod with labrun's schema under
-// cue.mod/pkg/labrun.dev/schema, so that the cue CLI vets the same thing) holding one package
-// of n files, each declaring one scenario of the shape the examples have: a local backend, two
-// snapshots around a load inside a parallel block, a sleep, an assert and two expectations.
-// invalid adds an unknown field to every scenario.
+// writeGrowthTree writes a module of n copies of examples/quickstart.cue (internal/growth).
 func writeGrowthTree(dir string, n int, invalid bool) error {
-	schemaDir := filepath.Join(dir, "cue.mod", "pkg", "labrun.dev", "schema")
-	if err := os.MkdirAll(schemaDir, 0o755); err != nil {
+	src, err := os.ReadFile(filepath.Join("..", "examples", "quickstart.cue"))
+	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "cue.mod", "module.cue"),
-		[]byte("module: \"growth.example@v0\"\nlanguage: version: \"v0.17.0\"\n"), 0o644); err != nil {
-		return err
-	}
-	entries, _ := schema.Files.ReadDir(".")
-	for _, e := range entries {
-		b, _ := schema.Files.ReadFile(e.Name())
-		if err := os.WriteFile(filepath.Join(schemaDir, e.Name()), b, 0o644); err != nil {
-			return err
+	return growth.Write(dir, n, src, invalid)
+}
+
+// TestGrowthTreeVets: the growth trees are valid (and their invalid form is not), so that the
+// benchmarks measure vet of real scenarios.
+func TestGrowthTreeVets(t *testing.T) {
+	for _, invalid := range []bool{false, true} {
+		dir := t.TempDir()
+		if err := writeGrowthTree(dir, 3, invalid); err != nil {
+			t.Fatal(err)
 		}
-	}
-	for i := range n {
-		extra := ""
+		res, err := Load([]string{dir}, Options{})
 		if invalid {
-			extra = "\n\ttimout: \"5s\""
+			if err == nil || !strings.Contains(err.Error(), "timout") {
+				t.Fatalf("invalid tree: %v, want an error naming timout", err)
+			}
+			continue
 		}
-		src := strings.NewReplacer("NAME", fmt.Sprintf("s%04d", i), "EXTRA", extra).Replace(growthScenario)
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("s%04d.cue", i)), []byte(src), 0o644); err != nil {
-			return err
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Scenarios) != 3 || res.Scenarios[0].Name != "q0000" {
+			t.Fatalf("scenarios %v", res.Scenarios)
 		}
 	}
-	return nil
 }
-
-const growthScenario = `package lab
-
-import "labrun.dev/schema"
-
-NAME: schema.#Scenario & {
-	doc: "a generated scenario for the growth benchmark"
-	vars: {requests: 50, path: "/echo"}
-	local: backends: a: {}
-	steps: [
-		{name: "before", snapshot: backend: "a"},
-		{parallel: [
-			{name: "fortio", load: {url: "${backends.a.url}${vars.path}", requests: 50, connections: 2}},
-			{at: "10ms", name: "mid", snapshot: backend: "a"},
-		]},
-		{sleep: "10ms"},
-		{name: "after", snapshot: backend: "a"},
-		{assert: "fortio.requests == vars.requests"},
-	]EXTRA
-	expect: [
-		"delta.requests >= fortio.requests",
-		"fortio.code200 == vars.requests",
-	]
-}
-`

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue/ast"
-	"cuelang.org/go/cue/ast/astutil"
 	"cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/token"
 )
@@ -22,25 +21,58 @@ import (
 // a value that does not parse as its declared type (report is false for the second, open copy
 // of an instance, so that each problem is reported once).
 func (l *loader) applyVars(inst *build.Instance, report bool) {
-	if len(l.opts.Vars) == 0 {
-		return
+	l.rewriteVars(inst, report)
+}
+
+// rewriteVars is applyVars; it returns what puts the declared values back (a combination's
+// load rewrites syntax that the next combination reuses) and the files it rewrote, or
+// would have rewritten but for a value that does not parse.
+func (l *loader) rewriteVars(inst *build.Instance, report bool) (undo func(), touched map[*ast.File]bool) {
+	return l.rewriteVarsIn(inst.Files, nil, report)
+}
+
+// varsStructs are the struct values of the fields labelled vars in f, in syntax order.
+func varsStructs(f *ast.File) []*ast.StructLit {
+	var out []*ast.StructLit
+	ast.Walk(f, func(n ast.Node) bool {
+		field, ok := n.(*ast.Field)
+		if !ok {
+			return true
+		}
+		if name, _, _ := ast.LabelName(field.Label); name != "vars" {
+			return true
+		}
+		if st, ok := field.Value.(*ast.StructLit); ok {
+			out = append(out, st)
+		}
+		return true
+	}, nil)
+	return out
+}
+
+// rewriteVarsIn is rewriteVars of files; structs, when not nil, are varsStructs of each file
+// (found once by a combination's package).
+func (l *loader) rewriteVarsIn(files []*ast.File, structs [][]*ast.StructLit, report bool) (undo func(), touched map[*ast.File]bool) {
+	var undos []func()
+	undo = func() {
+		for i := len(undos) - 1; i >= 0; i-- {
+			undos[i]()
+		}
 	}
-	for _, f := range inst.Files {
+	if len(l.opts.Vars) == 0 {
+		return undo, nil
+	}
+	for i, f := range files {
 		if l.schemaFiles[f.Filename] {
 			continue
 		}
-		astutil.Apply(f, func(c astutil.Cursor) bool {
-			field, ok := c.Node().(*ast.Field)
-			if !ok {
-				return true
-			}
-			if name, _, _ := ast.LabelName(field.Label); name != "vars" {
-				return true
-			}
-			st, ok := field.Value.(*ast.StructLit)
-			if !ok {
-				return true
-			}
+		var sts []*ast.StructLit
+		if structs != nil {
+			sts = structs[i]
+		} else {
+			sts = varsStructs(f)
+		}
+		for _, st := range sts {
 			for _, d := range st.Elts {
 				vf, ok := d.(*ast.Field)
 				if !ok {
@@ -54,6 +86,10 @@ func (l *loader) applyVars(inst *build.Instance, report bool) {
 				if !ok {
 					continue
 				}
+				if touched == nil {
+					touched = map[*ast.File]bool{}
+				}
+				touched[f] = true
 				lit, typ, perr := overrideLit(vf.Value, raw)
 				if perr != nil {
 					if l.varsFailed == nil {
@@ -66,15 +102,17 @@ func (l *loader) applyVars(inst *build.Instance, report bool) {
 					continue
 				}
 				ast.SetPos(lit, vf.Value.Pos())
+				declared := vf.Value
+				undos = append(undos, func() { vf.Value = declared })
 				vf.Value = lit
 				if l.varsSet == nil {
 					l.varsSet = map[string]bool{}
 				}
 				l.varsSet[name] = true
 			}
-			return true
-		}, nil)
+		}
 	}
+	return undo, touched
 }
 
 // overrideLit parses raw as the type of the declared value v and returns it as a literal.

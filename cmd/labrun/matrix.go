@@ -135,6 +135,9 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	if len(errs) > 0 {
 		return w, errs.Rel(p.Cwd), nil
 	}
+	// The combinations' loads share their packages' syntax and the schema's build: the load
+	// above found no problem in any of them.
+	opts.Combinations = dsl.NewCombinations()
 	for _, sc := range selected {
 		m := dsl.NewMatrix(sc, sweeps, opts.Vars, mf.count, passRate)
 		p.secrets.addBase(interp.MatrixRedactor(m, sc))
@@ -161,7 +164,8 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 
 // unitsOf lists m's units: each combination of its sweep is loaded from the scenario's file
 // with its vars (the default combination is sc itself). The problems of a combination are
-// reported at their positions, naming the combinations that have them.
+// reported at their positions, naming the combinations that have them. sc's load found no
+// problem in its package (what opts.Combinations' loads rely on).
 func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options) ([]*dsl.Unit, dsl.Errors) {
 	type problem struct {
 		err    *dsl.Error
@@ -175,6 +179,10 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options) ([]
 			return sc
 		}
 		o := opts
+		if o.Combinations == nil {
+			o.Combinations = dsl.NewCombinations()
+			opts.Combinations = o.Combinations
+		}
 		o.Vars = map[string]string{}
 		for k, v := range opts.Vars {
 			o.Vars[k] = v
