@@ -91,7 +91,15 @@ func literalColumn(v cue.Value, offset int) (int, bool) {
 	if !ok || lit.Kind != token.STRING || !strings.HasPrefix(lit.Value, `"`) || strings.HasPrefix(lit.Value, `"""`) {
 		return 0, false
 	}
-	raw := lit.Value[1:]
+	return rawColumn(lit.Value, offset)
+}
+
+// rawColumn is literalColumn for the literal as written (its quotes included).
+func rawColumn(written string, offset int) (int, bool) {
+	if !strings.HasPrefix(written, `"`) || strings.HasPrefix(written, `"""`) {
+		return 0, false
+	}
+	raw := written[1:]
 	n := 0 // bytes of the value
 	for i := 0; i < len(raw); i++ {
 		if n == offset {

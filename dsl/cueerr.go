@@ -50,12 +50,23 @@ func (l *loader) valuePosDepth(v cue.Value, depth int) Pos {
 // litPos finds where the user wrote v's value: for a field, the position of the value after
 // the colon (an expression's text starts there), else valuePos.
 func (l *loader) litPos(v cue.Value) Pos {
-	if f, ok := v.Source().(*ast.Field); ok && f.Value != nil {
+	src := v.Source()
+	if f, ok := src.(*ast.Field); ok && f.Value != nil {
+		src = f.Value
 		if p := l.pos(f.Value.Pos()); p.IsValid() {
-			return p
+			return withLiteral(p, src)
 		}
 	}
-	return l.valuePos(v)
+	return withLiteral(l.valuePos(v), src)
+}
+
+// withLiteral keeps in p the string literal written there when it holds escapes, so that a
+// position inside its value lands where it is written (Pos.inString).
+func withLiteral(p Pos, src ast.Node) Pos {
+	if lit, ok := src.(*ast.BasicLit); ok && p.IsValid() && lit.Kind == token.STRING && strings.Contains(lit.Value, `\`) && lit.Pos().Line() == p.Line && lit.Pos().Column() == p.Col {
+		p.lit = lit.Value
+	}
+	return p
 }
 
 // addCUEError records every error in err at the user's position, with a message that says what

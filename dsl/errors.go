@@ -12,6 +12,38 @@ type Pos struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 	Col  int    `json:"col"`
+	// lit is the string literal written at Pos when it holds escapes (\", \u…), and litOff a
+	// byte offset into its value (shift): inString places that byte where it is written, the
+	// escapes counted as written. Neither is printed nor compared by callers.
+	lit    string
+	litOff int
+}
+
+// shift moves p, the position of a string literal's opening quote, off bytes further into the
+// string's value.
+func (p Pos) shift(off int) Pos {
+	if p.lit == "" {
+		p.Col += off
+	} else {
+		p.litOff += off
+	}
+	return p
+}
+
+// inString is the position of the byte of the string's value that p (a literal's opening
+// quote, shifted) names: one column past the quote, plus what the escapes before it take.
+func (p Pos) inString() Pos {
+	if p.lit == "" {
+		p.Col++
+		return p
+	}
+	if c, ok := rawColumn(p.lit, p.litOff); ok {
+		p.Col += c
+	} else {
+		p.Col += 1 + p.litOff
+	}
+	p.lit, p.litOff = "", 0
+	return p
 }
 
 // IsValid reports whether the position names a file.
@@ -38,6 +70,9 @@ func (p Pos) Rel(dir string) Pos {
 	}
 	return p
 }
+
+// Same reports whether p and q name one place (file, line and column).
+func (p Pos) Same(q Pos) bool { return p.File == q.File && p.Line == q.Line && p.Col == q.Col }
 
 // Less orders positions by file, then line, then column.
 func (p Pos) Less(q Pos) bool {
@@ -133,7 +168,7 @@ func (l *errorList) err() error {
 	}
 	sort.SliceStable(l.errs, func(i, j int) bool {
 		a, b := l.errs[i], l.errs[j]
-		if a.Pos != b.Pos {
+		if !a.Pos.Same(b.Pos) {
 			return a.Pos.Less(b.Pos)
 		}
 		return a.Msg < b.Msg

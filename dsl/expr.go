@@ -336,7 +336,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 		}
 		p := pos
 		if p.IsValid() && !strings.Contains(src, "\n") {
-			p.Col += 1 + i
+			p = p.shift(i).inString()
 		}
 		return nil, &Error{Pos: p, Msg: fmt.Sprintf("in expression %q: ${...} is not interpolated inside an expression (it would stay a literal string): write %s itself, e.g. %s == 'a' instead of '${%s}' == 'a'", src, inner, inner, inner)}
 	}
@@ -397,7 +397,7 @@ func exprPos(pos Pos, src string, col int) Pos {
 			}
 			col--
 		}
-		pos.Col += 1 + off
+		pos = pos.shift(off).inString()
 	}
 	return pos
 }

@@ -41,18 +41,15 @@ func parseTemplate(s string, pos Pos, names *Names) (*Template, *Error) {
 		case strings.HasPrefix(s[i:], "${"):
 			end := matchBrace(s, i+2)
 			if end < 0 {
-				p := pos
-				p.Col += 1 + i
+				p := pos.shift(i).inString()
 				return nil, &Error{Pos: p, Msg: fmt.Sprintf("in %q: ${ is never closed: expected } after the expression", s)}
 			}
 			src := s[i+2 : end]
 			if strings.TrimSpace(src) == "" {
-				p := pos
-				p.Col += 1 + i
+				p := pos.shift(i).inString()
 				return nil, &Error{Pos: p, Msg: fmt.Sprintf("in %q: empty ${}: expected an expression such as ${vars.host}", s)}
 			}
-			epos := pos
-			epos.Col += 2 + i // the expression starts after `${`; compile adds 1 for the quote
+			epos := pos.shift(2 + i) // the expression starts after `${`; compile places it in the string
 			e, err := compile(src, epos, names, compileOpts{})
 			if err != nil {
 				return nil, err

@@ -206,7 +206,7 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options) ([]
 			return nil
 		}
 		for _, s := range res.Scenarios {
-			if s.Name == sc.Name && s.Pos == sc.Pos {
+			if s.Name == sc.Name && s.Pos.Same(sc.Pos) {
 				return s
 			}
 		}
@@ -223,7 +223,7 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options) ([]
 	cwd := p.Cwd
 	for _, pr := range problems {
 		e := *pr.err
-		if p, ok := sweepCulprit(m, sc, pr.combos); ok && p.Rel(cwd) != e.Pos {
+		if p, ok := sweepCulprit(m, sc, pr.combos); ok && !p.Rel(cwd).Same(e.Pos) {
 			// The field is right for every other value: the problem is the swept value, so
 			// say it there, and where it lands.
 			e.Also = append([]dsl.Pos{e.Pos}, e.Also...)
