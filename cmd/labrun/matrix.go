@@ -11,6 +11,7 @@ import (
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/report"
+	"labrun.dev/labrun/suite"
 )
 
 // Experiments as science: --count N runs each scenario N times, --sweep var=a,b,c runs it once
@@ -27,6 +28,8 @@ import (
 type matrixFlags struct {
 	count  int
 	sweeps []string
+	// shard is --shard i/n (run, plan): keep only that shard of the units (shard.go).
+	shard string
 }
 
 // parseSweeps reads --sweep flags: name=v1,v2,...
@@ -53,6 +56,8 @@ type work struct {
 	res      *dsl.Result
 	matrices []*dsl.Matrix
 	units    []*dsl.Unit
+	// shard, when set, is the shard of the runs that units are (--shard), of all runs.
+	shard *shardOf
 }
 
 // scenarios are the scenarios of the work, one per matrix (at the default vars).
@@ -67,6 +72,8 @@ type expansion struct {
 	passRate float64
 	output   string
 	vet      bool
+	// target is --target (run, plan): what the runs' footprints are worked out for (--shard).
+	target string
 }
 
 // expand loads args (DIR/... recursing), selects the scenarios and works out every matrix and
@@ -79,6 +86,13 @@ func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, e
 	}
 	if len(errs) > 0 {
 		return nil, p.reportVet(x.output, w.res, errs)
+	}
+	if x.matrix.shard != "" {
+		spec, err := suite.ParseShard(x.matrix.shard)
+		if err != nil {
+			return nil, &exitError{exitInvalid, fmt.Sprintf("--shard %s: %v", x.matrix.shard, err)}
+		}
+		w.keepShard(spec, x.target)
 	}
 	return w, nil
 }
@@ -288,6 +302,28 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 	tally := &runTally{}
 	for _, m := range w.matrices {
 		runs := byMatrix[m]
+		if w.shard != nil && m.Summarized() {
+			// A shard holds part of the matrix: its summary is labrun merge's, from every
+			// shard's records. Each run's verdict is the shard's exit, unless a pass rate
+			// below 1 lets runs fail (merge judges it).
+			passed, mcode := 0, exitOK
+			for _, r := range runs {
+				c := r.code
+				if r.code == exitOK {
+					passed++
+				}
+				if c == exitFailed && m.PassRate > 0 {
+					c = exitOK
+				}
+				mcode = worse(mcode, c)
+			}
+			code = worse(code, mcode)
+			tally.count(mcode)
+			fmt.Fprintf(p.Stdout, "SHARD %s: %d of the %d runs of this shard passed, of %d in all; labrun merge of every shard's records writes the summary\n", m.Scenario, passed, len(runs), m.Runs())
+			verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]
+			lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, fmt.Sprintf("%d of %d runs passed (part of %d)", passed, len(runs), m.Runs()), ""})
+			continue
+		}
 		if !m.Summarized() {
 			for _, r := range runs {
 				code = worse(code, r.code)
