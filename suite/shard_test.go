@@ -30,7 +30,7 @@ func TestShards(t *testing.T) {
 			{ID: "m1#1", Planned: time.Second, Resources: mesh}, {ID: "m2#1", Planned: time.Second, Resources: mesh},
 			{ID: "free#1", Planned: 3 * time.Second},
 		},
-		"one": {{ID: "only#1", Planned: time.Second}},
+		"one":  {{ID: "only#1", Planned: time.Second}},
 		"none": {},
 	}
 	for name, jobs := range suites {
