@@ -291,18 +291,26 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 	if interrupted(runCtx) {
 		code = exitInterrupted
 	}
+	return p.judgeMatrices(w.matrices, byMatrix, w.shard != nil, f.reportDir, f.quiet, code, len(recs)), recs
+}
+
+// judgeMatrices writes a summary for each matrix that sweeps or repeats (not in a shard: merge
+// writes those), prints a line per scenario and the total when there are several, and returns
+// the exit code, starting from code. runs are each matrix's runs, records made; recs how many.
+// labrun merge calls it with the records it read, and so says what one run would have said.
+func (p *process) judgeMatrices(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, shard bool, reportDir string, quiet bool, code, recs int) int {
 	dir := ""
-	if f.reportDir != "" {
-		dir = inCwd(p.Cwd, f.reportDir)
+	if reportDir != "" {
+		dir = inCwd(p.Cwd, reportDir)
 	}
 	type line struct {
 		verdict, name, what, path string
 	}
 	var lines []line
 	tally := &runTally{}
-	for _, m := range w.matrices {
+	for _, m := range matrices {
 		runs := byMatrix[m]
-		if w.shard != nil && m.Summarized() {
+		if shard && m.Summarized() {
 			// A shard holds part of the matrix: its summary is labrun merge's, from every
 			// shard's records. Each run's verdict is the shard's exit, unless a pass rate
 			// below 1 lets runs fail (merge judges it).
@@ -376,7 +384,7 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 			} else {
 				path = relPath(p.Cwd, paths[0])
 				fmt.Fprintf(p.Stdout, "SUMMARY %s: %d of %d runs passed (%s) — %s\n", m.Scenario, s.Passed, s.Planned, passNeed(m.PassRate), path)
-				if !f.quiet {
+				if !quiet {
 					fmt.Fprintf(p.Stdout, "  html:   %s\n  json:   %s\n", relPath(p.Cwd, paths[1]), relPath(p.Cwd, paths[2]))
 				}
 			}
@@ -388,7 +396,7 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 		verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]
 		lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, fmt.Sprintf("%d of %d runs passed", s.Passed, s.Planned), path})
 	}
-	if w.scenarioCount() > 1 {
+	if len(matrices) > 1 {
 		wv, wn := 0, 0
 		for _, l := range lines {
 			wv, wn = max(wv, len(l.verdict)), max(wn, len(l.name))
@@ -403,9 +411,9 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 			}
 			fmt.Fprintln(p.Stdout, strings.TrimRight(s, " "))
 		}
-		fmt.Fprintln(p.Stdout, tally.line(w.scenarioCount(), len(recs)))
+		fmt.Fprintln(p.Stdout, tally.line(len(matrices), recs))
 	}
-	return code, recs
+	return code
 }
 
 // runETA estimates the time the runs of a matrix not yet run will take: their planned spans,

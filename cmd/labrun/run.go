@@ -397,6 +397,9 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 // verdict.
 func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool) ran {
 	rec.Unit = shownUnit(u)
+	if rec.Source == "" {
+		rec.Source = p.sources.of(u.Matrix.File)
+	}
 	out := ran{unit: u, rec: rec, code: exitCode(rec)}
 	p.writingReport.Store(true)
 	defer p.writingReport.Store(false)

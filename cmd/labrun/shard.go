@@ -1,8 +1,15 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"labrun.dev/labrun/dsl"
@@ -60,4 +67,52 @@ func writeShardLine(w io.Writer, work *work) {
 		return
 	}
 	fmt.Fprintf(w, "shard %s: %d of %d runs, planned ≥%s of ≥%s\n", sh.spec, len(work.units), sh.all, fmtSpan(sh.mine), fmtSpan(sh.planned))
+}
+
+// sourceHashes remembers the source hash of each scenario file (a nil one computes each
+// time).
+type sourceHashes struct {
+	mu     sync.Mutex
+	byFile map[string]string
+}
+
+// of is the source hash of the scenario declared in file: "sha256:<hex>" over the base name
+// and content of the file and of the other .cue files of its folder (the package the file
+// sees), in name order. Paths do not count, so the same checkout hashes the same on every
+// machine. A file that cannot be read counts as empty.
+func (h *sourceHashes) of(file string) string {
+	if file == "" {
+		return ""
+	}
+	if h != nil {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if s, ok := h.byFile[file]; ok {
+			return s
+		}
+	}
+	files := []string{file}
+	if strings.HasSuffix(file, ".cue") {
+		sib, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "*.cue"))
+		for _, f := range sib {
+			if f != file {
+				files = append(files, f)
+			}
+		}
+		slices.Sort(files[1:])
+	}
+	sum := sha256.New()
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		fmt.Fprintf(sum, "%s\x00%d\x00", filepath.Base(f), len(b))
+		sum.Write(b)
+	}
+	s := "sha256:" + hex.EncodeToString(sum.Sum(nil))
+	if h != nil {
+		if h.byFile == nil {
+			h.byFile = map[string]string{}
+		}
+		h.byFile[file] = s
+	}
+	return s
 }
