@@ -63,7 +63,7 @@ func writeShardLine(w io.Writer, work *work) {
 		return
 	}
 	if len(work.units) == 0 {
-		fmt.Fprintf(w, "shard %s: no runs (the %d run%s are in the other shards)\n", sh.spec, sh.all, plural(sh.all))
+		fmt.Fprintf(w, "shard %s: no runs (the other shards hold all %d)\n", sh.spec, sh.all)
 		return
 	}
 	fmt.Fprintf(w, "shard %s: %d of %d runs, planned ≥%s of ≥%s\n", sh.spec, len(work.units), sh.all, fmtSpan(sh.mine), fmtSpan(sh.planned))
