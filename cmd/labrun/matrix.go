@@ -11,7 +11,6 @@ import (
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/report"
-	"labrun.dev/labrun/suite"
 )
 
 // Experiments as science: --count N runs each scenario N times, --sweep var=a,b,c runs it once
@@ -88,9 +87,9 @@ func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, e
 		return nil, p.reportVet(x.output, w.res, errs)
 	}
 	if x.matrix.shard != "" {
-		spec, err := suite.ParseShard(x.matrix.shard)
+		spec, err := p.parseShard(x.matrix.shard)
 		if err != nil {
-			return nil, &exitError{exitInvalid, fmt.Sprintf("--shard %s: %v", x.matrix.shard, err)}
+			return nil, err
 		}
 		w.keepShard(spec, x.target)
 	}

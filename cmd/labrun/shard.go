@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,24 @@ type shardOf struct {
 	planned time.Duration
 	// mine is this shard's planned span.
 	mine time.Duration
+}
+
+// parseShard reads --shard: i/n, or job/n in a pod of an Indexed Job (labrun job), whose
+// shard is JOB_COMPLETION_INDEX+1 (the index counts from 0).
+func (p *process) parseShard(s string) (suite.ShardSpec, error) {
+	if n, ok := strings.CutPrefix(s, "job/"); ok {
+		idx := p.Getenv("JOB_COMPLETION_INDEX")
+		i, err := strconv.Atoi(idx)
+		if idx == "" || err != nil || i < 0 {
+			return suite.ShardSpec{}, &exitError{exitInvalid, fmt.Sprintf("--shard %s: JOB_COMPLETION_INDEX is %q: job/n is for the pods of a Kubernetes Indexed Job (labrun job), which set it to 0, 1, …; elsewhere give i/n", s, idx)}
+		}
+		s = fmt.Sprintf("%d/%s", i+1, n)
+	}
+	spec, err := suite.ParseShard(s)
+	if err != nil {
+		return suite.ShardSpec{}, &exitError{exitInvalid, fmt.Sprintf("--shard %s: %v", s, err)}
+	}
+	return spec, nil
 }
 
 // keepShard keeps the units of shard spec, and the matrices that have some.
