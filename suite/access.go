@@ -30,7 +30,9 @@ type Access struct {
 type Rule struct {
 	Group     string
 	Resources []string
-	Verbs     []string
+	// ResourceNames, when set, limit the rule to objects of these names.
+	ResourceNames []string
+	Verbs         []string
 }
 
 var (
@@ -39,10 +41,13 @@ var (
 )
 
 // rules gathers verbs by group and resource.
-type rules map[[2]string]map[string]bool
+type rules map[[3]string]map[string]bool
 
-func (r rules) add(group, resource string, verbs ...string) {
-	k := [2]string{group, resource}
+func (r rules) add(group, resource string, verbs ...string) { r.addNamed(group, resource, "", verbs...) }
+
+// addNamed adds verbs on the object of that name ("": every object).
+func (r rules) addNamed(group, resource, name string, verbs ...string) {
+	k := [3]string{group, resource, name}
 	if r[k] == nil {
 		r[k] = map[string]bool{}
 	}
@@ -61,23 +66,36 @@ func (r rules) list() []Rule {
 			verbs = append(verbs, v)
 		}
 		sort.Strings(verbs)
-		key := k[0] + "\x00" + strings.Join(verbs, ",")
+		key := k[0] + "\x00" + k[1] + "\x00" + strings.Join(verbs, ",")
+		if k[2] == "" {
+			key = k[0] + "\x00\x00" + strings.Join(verbs, ",")
+		}
 		if byVerbs[key] == nil {
 			byVerbs[key] = &Rule{Group: k[0], Verbs: verbs}
 			out = append(out, byVerbs[key])
 		}
-		byVerbs[key].Resources = append(byVerbs[key].Resources, k[1])
+		r := byVerbs[key]
+		if !slices.Contains(r.Resources, k[1]) {
+			r.Resources = append(r.Resources, k[1])
+		}
+		if k[2] != "" {
+			r.ResourceNames = append(r.ResourceNames, k[2])
+		}
 	}
 	res := make([]Rule, len(out))
 	for i, r := range out {
 		sort.Strings(r.Resources)
+		sort.Strings(r.ResourceNames)
 		res[i] = *r
 	}
 	sort.Slice(res, func(i, j int) bool {
 		if res[i].Group != res[j].Group {
 			return res[i].Group < res[j].Group
 		}
-		return strings.Join(res[i].Resources, ",") < strings.Join(res[j].Resources, ",")
+		if a, b := strings.Join(res[i].Resources, ","), strings.Join(res[j].Resources, ","); a != b {
+			return a < b
+		}
+		return strings.Join(res[i].ResourceNames, ",") < strings.Join(res[j].ResourceNames, ",")
 	})
 	return res
 }
@@ -107,7 +125,19 @@ func AccessOf(scenarios []*dsl.Scenario, target string) Access {
 			ns, _ := md["namespace"].(string)
 			group := groupOf(api)
 			if group == "" && kind == "Namespace" {
-				cluster.add("", "namespaces", verbs...)
+				// Created by name; then changed and deleted by that name only.
+				name, _ := md["name"].(string)
+				if name == "" || strings.Contains(name, "${") {
+					cluster.add("", "namespaces", verbs...)
+					return
+				}
+				for _, v := range verbs {
+					if v == "create" || v == "list" || v == "watch" {
+						cluster.add("", "namespaces", v) // RBAC cannot limit these by name
+					} else {
+						cluster.addNamed("", "namespaces", name, v)
+					}
+				}
 				return
 			}
 			if sc.ClusterScoped && ns == "" && clusterKinds[kind] {
@@ -173,7 +203,7 @@ func AccessOf(scenarios []*dsl.Scenario, target string) Access {
 			cluster.add("", "namespaces", "create", "delete")
 			for k, v := range here {
 				for verb := range v {
-					anywhere.add(k[0], k[1], verb)
+					anywhere.addNamed(k[0], k[1], k[2], verb)
 				}
 			}
 		}
@@ -183,13 +213,13 @@ func AccessOf(scenarios []*dsl.Scenario, target string) Access {
 			}
 			for k, v := range here {
 				for verb := range v {
-					byNS[ns].add(k[0], k[1], verb)
+					byNS[ns].addNamed(k[0], k[1], k[2], verb)
 				}
 			}
 		}
 		for k, v := range clusterScoped {
 			for verb := range v {
-				cluster.add(k[0], k[1], verb)
+				cluster.addNamed(k[0], k[1], k[2], verb)
 			}
 		}
 	}

@@ -41,9 +41,10 @@ type JobFile struct {
 
 // JobRule is a rule of a Role.
 type JobRule struct {
-	Group     string
-	Resources []string
-	Verbs     []string
+	Group         string
+	Resources     []string
+	ResourceNames []string
+	Verbs         []string
 }
 
 // MountPath is where the pods see the scenarios.
@@ -77,7 +78,11 @@ func RenderJob(s JobSpec) []map[string]any {
 	rules := func(rs []JobRule) []any {
 		out := []any{}
 		for _, r := range rs {
-			out = append(out, map[string]any{"apiGroups": []any{r.Group}, "resources": strs(r.Resources), "verbs": strs(r.Verbs)})
+			rule := map[string]any{"apiGroups": []any{r.Group}, "resources": strs(r.Resources), "verbs": strs(r.Verbs)}
+			if len(r.ResourceNames) > 0 {
+				rule["resourceNames"] = strs(r.ResourceNames)
+			}
+			out = append(out, rule)
 		}
 		return out
 	}
@@ -234,4 +239,3 @@ func (j *JobLogs) Pods(ctx context.Context, job string) ([]JobPod, error) {
 func (j *JobLogs) Logs(ctx context.Context, pod string) (io.ReadCloser, error) {
 	return j.c.CoreV1().Pods(j.ns).GetLogs(pod, &corev1.PodLogOptions{Container: "labrun"}).Stream(ctx)
 }
-
