@@ -43,7 +43,9 @@ var (
 // rules gathers verbs by group and resource.
 type rules map[[3]string]map[string]bool
 
-func (r rules) add(group, resource string, verbs ...string) { r.addNamed(group, resource, "", verbs...) }
+func (r rules) add(group, resource string, verbs ...string) {
+	r.addNamed(group, resource, "", verbs...)
+}
 
 // addNamed adds verbs on the object of that name ("": every object).
 func (r rules) addNamed(group, resource, name string, verbs ...string) {
