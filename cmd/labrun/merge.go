@@ -228,7 +228,7 @@ func checkSources(cwd string, all []mergedRecord, mixed bool) error {
 	if mixed {
 		return nil
 	}
-	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nmerge: ") + "\nmerge: the runs did not run the same scenarios (a checkout that changed between them); --allow-mixed-sources merges them anyway"}
+	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: the runs did not run the same scenarios (a checkout that changed between them); --allow-mixed-sources merges them anyway"}
 }
 
 func relAll(cwd string, paths []string) []string {
