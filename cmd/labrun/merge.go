@@ -123,7 +123,7 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 	code := exitOK
 	for _, m := range all {
 		u := unitOrSingle(m.rec)
-		k := matrixKey(m.rec, u)
+		k := matrixKey(u)
 		mx := byKey[k]
 		if mx == nil {
 			mx = u.Matrix
@@ -176,9 +176,13 @@ func unitOrSingle(rec *interp.Record) *dsl.Unit {
 
 // matrixKey says which matrix a record's unit belongs to, wherever it ran: the matrix with
 // its file's base name (a checkout's path differs between machines).
-func matrixKey(rec *interp.Record, u *dsl.Unit) string {
+func matrixKey(u *dsl.Unit) string {
 	m := *u.Matrix
 	m.File = filepath.Base(m.File)
+	m.Plot = slices.Clone(m.Plot)
+	for i := range m.Plot {
+		m.Plot[i].Pos = dsl.Pos{} // a position names the file by its path on that machine
+	}
 	b, _ := json.Marshal(m)
 	return string(b)
 }

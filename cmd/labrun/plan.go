@@ -100,7 +100,9 @@ step runs).`,
 			if w.shard != nil {
 				writeShardLine(p.Stdout, w)
 				tw := tabwriter.NewWriter(p.Stdout, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(tw, "  RUN\tPLANNED")
+				if len(w.units) > 0 {
+					fmt.Fprintln(tw, "  RUN\tPLANNED")
+				}
 				for _, u := range w.units {
 					fmt.Fprintf(tw, "  %s\t%s\n", u.ID, u.Planned)
 				}
