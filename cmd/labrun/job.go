@@ -216,8 +216,8 @@ func (p *process) job(args []string, f *jobFlags) error {
 		spec.Namespaces[ns] = conv(rs)
 	}
 	spec.Anywhere, spec.Cluster = conv(access.Anywhere), conv(access.Cluster)
-	fmt.Fprintf(p.Stdout, "# labrun job %s: %d runs of %d scenarios in %d shards (%d pods at once), image %s.\n# Apply: labrun job ... | kubectl apply -f -   Then: labrun collect -n %s --name %s\n",
-		f.name, len(w.units), w.scenarioCount(), f.shards, f.parallelism, f.image, f.namespace, f.name)
+	fmt.Fprintf(p.Stdout, "# labrun job %s: %s of %s in %s (%s at once), image %s.\n# Apply: labrun job ... | kubectl apply -f -   Then: labrun collect -n %s --name %s\n",
+		f.name, countOf(len(w.units), "run"), countOf(w.scenarioCount(), "scenario"), countOf(f.shards, "shard"), countOf(f.parallelism, "pod"), f.image, f.namespace, f.name)
 	if len(access.Anywhere) > 0 {
 		fmt.Fprintf(p.Stdout, "# Scenarios with ephemeral namespaces: ClusterRole %s-%s-anywhere grants their rules in every namespace.\n", f.namespace, f.name)
 	}
@@ -306,3 +306,6 @@ func (p *process) collectJob(f *collectFlags) error {
 	}
 	return p.mergeRecords(all, &f.mergeFlags)
 }
+
+// countOf is "1 run", "2 runs".
+func countOf(n int, noun string) string { return fmt.Sprintf("%d %s%s", n, noun, plural(n)) }
