@@ -141,8 +141,8 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 				r.json = files.JSON
 			}
 		}
-		if r.json != "" {
-			r.report = relPath(p.Cwd, strings.TrimSuffix(r.json, ".json")+".md")
+		if md := strings.TrimSuffix(r.json, ".json") + ".md"; r.json != "" && fileExists(md) {
+			r.report = relPath(p.Cwd, md)
 		}
 		byMatrix[mx] = append(byMatrix[mx], r)
 		recs = append(recs, m.rec)
@@ -340,4 +340,9 @@ func recordLines(name string, r io.Reader) ([]*interp.Record, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return out, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

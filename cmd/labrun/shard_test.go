@@ -244,3 +244,34 @@ func TestMergeRefusesMixedSources(t *testing.T) {
 		t.Errorf("--allow-mixed-sources: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestMergeReadsVersion1Records: records made before records kept their source (version 1,
+// docs/records) merge without the source check, and a JSON-lines file (labrun run -o json's
+// stdout, with other lines among them) is read too.
+func TestMergeReadsVersion1Records(t *testing.T) {
+	records, err := filepath.Abs(filepath.Join("..", "..", "docs", "records"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	code, out, errOut := labrunIn(t, dir, "merge", "-q", "--report-dir", "", records)
+	if code != exitOK || !strings.Contains(out, "2 scenarios: 2 passed, 0 failed, 0 errors (2 runs)") {
+		t.Errorf("merge of docs/records: exit %d\n%s%s", code, out, errOut)
+	}
+	shardSuite(t, dir)
+	code, out, errOut = labrunIn(t, dir, "run", "-q", "--report-dir", "", "-o", "json", filepath.Join(dir, "sweep.cue"))
+	if code != exitOK {
+		t.Fatalf("run -o json: exit %d\n%s", code, errOut)
+	}
+	lines := "labrun: a line that is not a record\n" + out + "{\"not\": \"a record\"}\n"
+	if err := os.WriteFile(filepath.Join(dir, "pod.log"), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = labrunIn(t, dir, "merge", "-q", "--report-dir", "m", "pod.log")
+	if code != exitOK || !strings.Contains(out, "SUMMARY sweep: 3 of 3 runs passed") {
+		t.Errorf("merge of JSON lines: exit %d\n%s%s", code, out, errOut)
+	}
+	if mds, _ := filepath.Glob(filepath.Join(dir, "m", "*_sweep_*.md")); len(mds) != 4 {
+		t.Errorf("reports written from the JSON lines, and the summary: %v", mds)
+	}
+}
