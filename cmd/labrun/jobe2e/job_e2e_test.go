@@ -149,8 +149,9 @@ func TestE2EJobDryRun(t *testing.T) {
 	}{
 		{[]string{"create", "configmaps", "-n", "jobe2e-lab"}, "yes"},
 		{[]string{"create", "destinationrules.networking.istio.io", "-n", "jobe2e-lab"}, "yes"},
-		{[]string{"create", "pods/exec", "-n", "jobe2e-lab"}, "yes"},
-		{[]string{"get", "pods/log", "-n", "jobe2e-lab"}, "yes"},
+		{[]string{"create", "pods", "--subresource=exec", "-n", "jobe2e-lab"}, "yes"},
+		{[]string{"get", "pods", "--subresource=log", "-n", "jobe2e-lab"}, "yes"},
+		{[]string{"create", "pods", "--subresource=exec", "-n", "default"}, "no"},
 		{[]string{"create", "configmaps", "-n", "default"}, "no"},
 		{[]string{"create", "secrets", "-n", "jobe2e-lab"}, "no"},
 		{[]string{"delete", "deployments.apps", "-n", "jobe2e-lab"}, "no"},
