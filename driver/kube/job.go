@@ -128,7 +128,9 @@ func RenderJob(s JobSpec) []map[string]any {
 				"metadata": map[string]any{"labels": podLabels},
 				"spec": map[string]any{
 					"serviceAccountName": s.Name,
-					"restartPolicy":      "Never",
+					// No rules (every scenario local): no token in the pod either.
+					"automountServiceAccountToken": len(s.Namespaces)+len(s.Anywhere)+len(s.Cluster) > 0,
+					"restartPolicy":                "Never",
 					"securityContext": map[string]any{
 						"runAsNonRoot": true, "runAsUser": 65532, "runAsGroup": 65532,
 						"seccompProfile": map[string]any{"type": "RuntimeDefault"},
