@@ -17,8 +17,8 @@ import (
 func TestRenderJobDecodesStrictly(t *testing.T) {
 	spec := JobSpec{
 		Name: "suite", Namespace: "labrun", Image: "labrun:dev", Shards: 4, Parallelism: 2,
-		Files: []JobFile{{Path: "lab/a.cue", Data: "package lab\n"}, {Path: "lab/b c.cue", Data: "package lab\n"}},
-		Args:  []string{"--count", "2", "lab"},
+		Files:      []JobFile{{Path: "lab/a.cue", Data: "package lab\n"}, {Path: "lab/b c.cue", Data: "package lab\n"}},
+		Args:       []string{"--count", "2", "lab"},
 		Namespaces: map[string][]JobRule{"one": {{Group: "", Resources: []string{"pods"}, Verbs: []string{"get"}}}},
 		Cluster:    []JobRule{{Group: "", Resources: []string{"namespaces"}, ResourceNames: []string{"one"}, Verbs: []string{"delete"}}},
 	}
