@@ -157,9 +157,11 @@ func TestE2EJobDryRun(t *testing.T) {
 		{[]string{"delete", "deployments.apps", "-n", "jobe2e-lab"}, "no"},
 		{[]string{"create", "namespaces"}, "no"},
 	} {
-		got, _ := kubectlErr(sb, nil, append([]string{"auth", "can-i", "--as", sa}, c.args...)...)
-		if strings.TrimSpace(got) != c.want {
-			t.Errorf("can %s %s? %q, want %s", sa, strings.Join(c.args, " "), strings.TrimSpace(got), c.want)
+		out, _ := kubectlErr(sb, nil, append([]string{"auth", "can-i", "--as", sa}, c.args...)...)
+		// The answer is the last line (kubectl may warn first: "namespaces" is not namespaced).
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if got := lines[len(lines)-1]; got != c.want {
+			t.Errorf("can %s %s? %q, want %s", sa, strings.Join(c.args, " "), out, c.want)
 		}
 	}
 }
