@@ -81,6 +81,11 @@ type Record struct {
 	// Unit is the run's place in a matrix of runs (--count, --sweep, a declared sweep): its
 	// combination, its round and the matrix itself, so that a summary is made from records.
 	Unit *dsl.Unit `json:"unit,omitempty"`
+	// Source identifies the scenario's source: "sha256:<hex>" of the file that declares it
+	// and the other .cue files of its folder (its package), by base name and content, so
+	// that labrun merge can tell records of one source from another's made on other
+	// machines. Empty in records made before it was kept.
+	Source string `json:"source,omitempty"`
 	// Artifacts are raw inputs, saved next to the report (not in the JSON).
 	Artifacts []*ArtifactRecord `json:"artifacts,omitempty"`
 }

@@ -296,6 +296,12 @@ func Read(path string) (*interp.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Decode(path, b)
+}
+
+// Decode reads a record from b, the contents of path (or where b came from: a line of a pod's
+// log), as Read does.
+func Decode(path string, b []byte) (*interp.Record, error) {
 	if kind := Sniff(path, b); kind != KindRecord {
 		return nil, kindError(path, kind)
 	}

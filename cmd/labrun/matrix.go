@@ -27,6 +27,8 @@ import (
 type matrixFlags struct {
 	count  int
 	sweeps []string
+	// shard is --shard i/n (run, plan): keep only that shard of the units (shard.go).
+	shard string
 }
 
 // parseSweeps reads --sweep flags: name=v1,v2,...
@@ -53,6 +55,8 @@ type work struct {
 	res      *dsl.Result
 	matrices []*dsl.Matrix
 	units    []*dsl.Unit
+	// shard, when set, is the shard of the runs that units are (--shard), of all runs.
+	shard *shardOf
 }
 
 // scenarios are the scenarios of the work, one per matrix (at the default vars).
@@ -67,6 +71,8 @@ type expansion struct {
 	passRate float64
 	output   string
 	vet      bool
+	// target is --target (run, plan): what the runs' footprints are worked out for (--shard).
+	target string
 }
 
 // expand loads args (DIR/... recursing), selects the scenarios and works out every matrix and
@@ -79,6 +85,13 @@ func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, e
 	}
 	if len(errs) > 0 {
 		return nil, p.reportVet(x.output, w.res, errs)
+	}
+	if x.matrix.shard != "" {
+		spec, err := p.parseShard(x.matrix.shard)
+		if err != nil {
+			return nil, err
+		}
+		w.keepShard(spec, x.target)
 	}
 	return w, nil
 }
@@ -277,17 +290,47 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 	if interrupted(runCtx) {
 		code = exitInterrupted
 	}
+	return p.judgeMatrices(w.matrices, byMatrix, w.shard != nil, f.reportDir, f.quiet, code, len(recs)), recs
+}
+
+// judgeMatrices writes a summary for each matrix that sweeps or repeats (not in a shard: merge
+// writes those), prints a line per scenario and the total when there are several, and returns
+// the exit code, starting from code. runs are each matrix's runs, records made; recs how many.
+// labrun merge calls it with the records it read, and so says what one run would have said.
+func (p *process) judgeMatrices(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, shard bool, reportDir string, quiet bool, code, recs int) int {
 	dir := ""
-	if f.reportDir != "" {
-		dir = inCwd(p.Cwd, f.reportDir)
+	if reportDir != "" {
+		dir = inCwd(p.Cwd, reportDir)
 	}
 	type line struct {
 		verdict, name, what, path string
 	}
 	var lines []line
 	tally := &runTally{}
-	for _, m := range w.matrices {
+	for _, m := range matrices {
 		runs := byMatrix[m]
+		if shard && m.Summarized() {
+			// A shard holds part of the matrix: its summary is labrun merge's, from every
+			// shard's records. Each run's verdict is the shard's exit, unless a pass rate
+			// below 1 lets runs fail (merge judges it).
+			passed, mcode := 0, exitOK
+			for _, r := range runs {
+				c := r.code
+				if r.code == exitOK {
+					passed++
+				}
+				if c == exitFailed && m.PassRate > 0 {
+					c = exitOK
+				}
+				mcode = worse(mcode, c)
+			}
+			code = worse(code, mcode)
+			tally.count(mcode)
+			fmt.Fprintf(p.Stdout, "SHARD %s: %d of the %d runs of this shard passed, of %d in all; labrun merge of every shard's records writes the summary\n", m.Scenario, passed, len(runs), m.Runs())
+			verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]
+			lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, fmt.Sprintf("%d of %d runs passed (part of %d)", passed, len(runs), m.Runs()), ""})
+			continue
+		}
 		if !m.Summarized() {
 			for _, r := range runs {
 				code = worse(code, r.code)
@@ -340,7 +383,7 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 			} else {
 				path = relPath(p.Cwd, paths[0])
 				fmt.Fprintf(p.Stdout, "SUMMARY %s: %d of %d runs passed (%s) — %s\n", m.Scenario, s.Passed, s.Planned, passNeed(m.PassRate), path)
-				if !f.quiet {
+				if !quiet {
 					fmt.Fprintf(p.Stdout, "  html:   %s\n  json:   %s\n", relPath(p.Cwd, paths[1]), relPath(p.Cwd, paths[2]))
 				}
 			}
@@ -352,7 +395,7 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 		verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]
 		lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, fmt.Sprintf("%d of %d runs passed", s.Passed, s.Planned), path})
 	}
-	if w.scenarioCount() > 1 {
+	if len(matrices) > 1 {
 		wv, wn := 0, 0
 		for _, l := range lines {
 			wv, wn = max(wv, len(l.verdict)), max(wn, len(l.name))
@@ -367,9 +410,9 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 			}
 			fmt.Fprintln(p.Stdout, strings.TrimRight(s, " "))
 		}
-		fmt.Fprintln(p.Stdout, tally.line(w.scenarioCount(), len(recs)))
+		fmt.Fprintln(p.Stdout, tally.line(len(matrices), recs))
 	}
-	return code, recs
+	return code
 }
 
 // runETA estimates the time the runs of a matrix not yet run will take: their planned spans,

@@ -75,4 +75,7 @@ func (f *matrixFlags) register(cmd *cobra.Command, verb string) {
 	}[verb]
 	cmd.Flags().IntVar(&f.count, "count", 1, what)
 	cmd.Flags().StringArrayVar(&f.sweeps, "sweep", nil, "sweep a var: --sweep name=v1,v2,... (repeatable: every combination); replaces the values of that var only in a scenario's own sweep; the vars reach CUE as --var does")
+	if verb != "vet" {
+		cmd.Flags().StringVar(&f.shard, "shard", "", verb+" only shard i of n (i/n, such as 2/4) of the runs: every process given the same paths and flags splits them the same way, balanced by planned span, runs that touch the same thing in one shard; labrun merge joins the shards' records (docs/scaling-out.md)")
+	}
 }

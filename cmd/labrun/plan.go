@@ -37,7 +37,7 @@ step runs).`,
 			if err != nil {
 				return err
 			}
-			w, err := p.expand(args, opts, expansion{sel: sel, matrix: mf, output: "text"})
+			w, err := p.expand(args, opts, expansion{sel: sel, matrix: mf, output: "text", target: target})
 			if err != nil {
 				return err
 			}
@@ -96,6 +96,20 @@ step runs).`,
 					leaks = []suite.Leak{}
 				}
 				return (&docWriter{w: p.Stdout, output: f.output}).write(map[string]any{"plans": plans, "schedule": map[string]any{"parallel": parallel, "runs": runs, "isolation": leaks}})
+			}
+			if w.shard != nil {
+				writeShardLine(p.Stdout, w)
+				tw := tabwriter.NewWriter(p.Stdout, 0, 0, 2, ' ', 0)
+				if len(w.units) > 0 {
+					fmt.Fprintln(tw, "  RUN\tPLANNED")
+				}
+				for _, u := range w.units {
+					fmt.Fprintf(tw, "  %s\t%s\n", u.ID, u.Planned)
+				}
+				tw.Flush()
+				if len(plans) > 0 {
+					fmt.Fprintln(p.Stdout)
+				}
 			}
 			for i, pl := range plans {
 				if i > 0 {

@@ -45,6 +45,8 @@ type process struct {
 	// leftoverScan, set for a suite of runs, is the look for what dead runs left that its
 	// runs share (clean.go).
 	leftoverScan *leftoverScan
+	// sources remembers the hash of each scenario file's source (records' source).
+	sources *sourceHashes
 	// Targets are extra targets by name, besides local and kube (tests add fakes).
 	Targets map[string]func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error)
 }
@@ -61,6 +63,7 @@ func newProcess() *process {
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,
 		Cwd:        cwd,
+		sources:    &sourceHashes{},
 		IsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 		TermWidth: func() int {
 			w, _, err := term.GetSize(int(os.Stdout.Fd()))

@@ -71,7 +71,7 @@ lists it); 130 interrupted (SIGINT, SIGTERM, SIGHUP).`,
 	root.SetVersionTemplate("{{labrunVersion}}\n")
 	// Defined here so that cobra adds no -v shorthand (often read as verbose).
 	root.Flags().Bool("version", false, "print labrun's version and VCS revision (as labrun version does)")
-	root.AddCommand(newRunCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newCleanCmd(p), newVersionCmd(p), newInitCmd(p), newStepsCmd(p), newMutateCmd(p), newDiffCmd(p), newLSPCmd(p))
+	root.AddCommand(newRunCmd(p), newMergeCmd(p), newJobCmd(p), newCollectCmd(p), newVetCmd(p), newPlanCmd(p), newReplayCmd(p), newDocCmd(p), newCleanCmd(p), newVersionCmd(p), newInitCmd(p), newStepsCmd(p), newMutateCmd(p), newDiffCmd(p), newLSPCmd(p))
 	registerCompletions(p, root)
 	return root
 }

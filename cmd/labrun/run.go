@@ -180,7 +180,7 @@ func (p *process) run(args []string, f *runFlags) error {
 	}
 	opts.Target = f.target
 	opts.Selected = f.selection.selects()
-	w, err := p.expand(args, opts, expansion{sel: f.selection, matrix: f.matrixFlags, passRate: f.passRate, output: "text"})
+	w, err := p.expand(args, opts, expansion{sel: f.selection, matrix: f.matrixFlags, passRate: f.passRate, output: "text", target: f.target})
 	if err != nil {
 		return err
 	}
@@ -217,6 +217,7 @@ func (p *process) run(args []string, f *runFlags) error {
 			}
 		}
 	}
+	writeShardLine(p.Stdout, w)
 	// After an interrupt, the units not started yet still get a report, marked interrupted.
 	c, recs := p.runUnits(runCtx, cleanupCtx, w, f, each)
 	code = worse(code, c)
@@ -396,6 +397,9 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 // verdict.
 func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool) ran {
 	rec.Unit = shownUnit(u)
+	if rec.Source == "" {
+		rec.Source = p.sources.of(u.Matrix.File)
+	}
 	out := ran{unit: u, rec: rec, code: exitCode(rec)}
 	p.writingReport.Store(true)
 	defer p.writingReport.Store(false)
