@@ -11,13 +11,13 @@ import (
 
 // Plan is a scenario's timeline, computed before anything runs.
 type Plan struct {
-	Scenario string  `json:"scenario"`
-	Pos      Pos     `json:"pos"`
-	Doc      string  `json:"doc,omitempty"`
-	Target   string  `json:"target"`
+	Scenario string `json:"scenario"`
+	Pos      Pos    `json:"pos"`
+	Doc      string `json:"doc,omitempty"`
+	Target   string `json:"target"`
 	// clusterOf is the scenario's Scenario.ClusterOf.
 	clusterOf func(*Step) string
-	Entries  []Entry `json:"entries"`
+	Entries   []Entry `json:"entries"`
 	// AutoCleanup says what the run removes by itself after the cleanup phase.
 	AutoCleanup string `json:"autoCleanup"`
 	// Objects are the objects each apply step applies (plan --objects), in step order.
