@@ -74,6 +74,14 @@ func TestE2EMulticluster(t *testing.T) {
 		}
 	}
 
+	// labrun clean looks in both clusters: nothing of a dead run is left in either.
+	clean := exec.Command(bin, "clean", "--kubeconfig", cs.Kubeconfig, "--context", "cluster1", "--context", "cluster2")
+	clean.Env = e2ebin.Env(t, cs.Members[0].BinDir)
+	cout, err := clean.CombinedOutput()
+	if err != nil || strings.Count(string(cout), "object(s) of") != 2 || !strings.Contains(string(cout), "cluster1") || !strings.Contains(string(cout), "cluster2") {
+		t.Errorf("labrun clean of both clusters: %v\n%s", err, cout)
+	}
+
 	// The record: both clusters, and each step's.
 	files, _ := filepath.Glob(filepath.Join(reports, "*.json"))
 	if len(files) != 1 {
