@@ -114,12 +114,15 @@ func upMember(ctx context.Context, bins Binaries, progress io.Writer, m member) 
 
 // Stop stops every cluster.
 func (c *Clusters) Stop() error {
-	var errs []error
-	for _, m := range c.Members {
+	errs := make([]error, len(c.Members))
+	var wg sync.WaitGroup
+	for i, m := range c.Members {
 		if m != nil {
-			errs = append(errs, m.Stop())
+			wg.Add(1)
+			go func() { defer wg.Done(); errs[i] = m.Stop() }() // at once: each may wait its grace
 		}
 	}
+	wg.Wait()
 	if c.dir != "" {
 		errs = append(errs, os.RemoveAll(c.dir))
 	}
