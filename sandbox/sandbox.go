@@ -22,7 +22,9 @@
 // standard CRDs are installed and istiod runs with Gateway API and ambient on (no ztunnel, no CNI).
 //
 // Tests use Start (one sandbox per test binary, stopped by Main); people use
-// `go run ./sandbox/cmd/labrun-sandbox up`. LABRUN_SANDBOX=off makes Start skip.
+// `go run ./sandbox/cmd/labrun-sandbox up`. LABRUN_SANDBOX=off makes Start skip. UpClusters
+// (StartClusters in tests, `labrun-sandbox up --clusters N`) starts several such clusters in
+// one mesh, each istiod reading the others' endpoints through remote secrets (clusters.go).
 package sandbox
 
 import (
