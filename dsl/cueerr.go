@@ -487,7 +487,7 @@ func describeBound(bound, got, what string) string {
 }
 
 // stepFields are the fields a step may hold besides its kind.
-var stepFields = []string{"name", "doc", "at", "timeout", "background", "every", "while", "mayFail", "expectFail"}
+var stepFields = []string{"name", "doc", "cluster", "at", "timeout", "background", "every", "while", "mayFail", "expectFail"}
 
 // notAllowed explains a "field not allowed" error outside a scenario (in a kit).
 func (l *loader) notAllowed(path []string, root cue.Value, prefix string) string {

@@ -84,6 +84,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	if lv := v.LookupPath(cue.MakePath(cue.Str("lint"), cue.Str("ignore"))); lv.Exists() {
 		_ = lv.Decode(&sc.LintIgnore) // the schema checks its shape
 	}
+	d.clusters()
 	sc.Namespaces = d.stringList("namespaces")
 	sc.SystemNamespaces = d.stringList("systemNamespaces")
 	d.ephemeral()
@@ -140,6 +141,11 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	}
 	sc.Catch = d.steps(v.LookupPath(cue.MakePath(cue.Str("catch"))), PhaseCatch, "catch", nil, nil)
 	sc.Cleanup = d.steps(v.LookupPath(cue.MakePath(cue.Str("cleanup"))), PhaseCleanup, "cleanup", nil, nil)
+	for _, s := range d.order { // parents come before their steps
+		if p := d.parent[s]; s.Cluster == "" && p != nil {
+			s.Cluster = p.Cluster // a block's cluster is its steps' default
+		}
+	}
 	d.indexSteps()
 	sc.timeline = d.timeline
 	d.checkStructure()
@@ -184,6 +190,37 @@ func (d *decoder) strings(fields map[string]*string) {
 		if s, err := d.root.LookupPath(cue.MakePath(cue.Str(name))).String(); err == nil {
 			*dst = s
 		}
+	}
+}
+
+// clusters decodes clusters: name → kubeconfig context, in declaration order. A scenario that
+// declares clusters runs on the kube target.
+func (d *decoder) clusters() {
+	cv := d.root.LookupPath(cue.MakePath(cue.Str("clusters")))
+	it, err := cv.Fields()
+	if err != nil {
+		return
+	}
+	for it.Next() {
+		ctx, _ := it.Value().String()
+		d.sc.Clusters = append(d.sc.Clusters, Cluster{Name: it.Selector().Unquoted(), Context: ctx, Pos: d.l.valuePos(it.Value())})
+	}
+	if len(d.sc.Clusters) > 0 && d.target() == "local" {
+		d.err(d.l.valuePos(cv), "clusters", "clusters name Kubernetes clusters, which the local target does not reach: set target: \"kube\" (or run with --target kube), or drop clusters")
+	}
+}
+
+// stepCluster checks a step's cluster: one of the scenario's clusters, on the kube target.
+func (d *decoder) stepCluster(s *Step, v cue.Value, path string) {
+	pos, field := d.l.litPos(v), path+".cluster"
+	switch {
+	case s.Cluster == "":
+	case d.target() == "local":
+		d.err(pos, field, "cluster %q: the step runs on the local target, which reaches no cluster: set target: \"kube\" (or run with --target kube), or drop cluster", s.Cluster)
+	case len(d.sc.Clusters) == 0:
+		d.err(pos, field, "cluster %q: the scenario declares no clusters: declare clusters: {%s: \"<kubeconfig context>\", …}", s.Cluster, s.Cluster)
+	case !slices.Contains(d.sc.ClusterNames(), s.Cluster):
+		d.err(pos, field, "unknown cluster %q: expected one of the scenario's clusters (%s)%s", s.Cluster, strings.Join(d.sc.ClusterNames(), ", "), DidYouMean(s.Cluster, d.sc.ClusterNames()))
 	}
 }
 
@@ -433,6 +470,9 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 		switch name {
 		case "name":
 			s.Name, _ = fv.String()
+		case "cluster":
+			s.Cluster, _ = fv.String()
+			d.stepCluster(s, fv, path)
 		case "doc":
 			s.Doc, _ = fv.String()
 		case "at":

@@ -11,11 +11,13 @@ import (
 
 // Plan is a scenario's timeline, computed before anything runs.
 type Plan struct {
-	Scenario string  `json:"scenario"`
-	Pos      Pos     `json:"pos"`
-	Doc      string  `json:"doc,omitempty"`
-	Target   string  `json:"target"`
-	Entries  []Entry `json:"entries"`
+	Scenario string `json:"scenario"`
+	Pos      Pos    `json:"pos"`
+	Doc      string `json:"doc,omitempty"`
+	Target   string `json:"target"`
+	// clusterOf is the scenario's Scenario.ClusterOf.
+	clusterOf func(*Step) string
+	Entries   []Entry `json:"entries"`
 	// AutoCleanup says what the run removes by itself after the cleanup phase.
 	AutoCleanup string `json:"autoCleanup"`
 	// Objects are the objects each apply step applies (plan --objects), in step order.
@@ -72,6 +74,8 @@ type Entry struct {
 	Depth int    `json:"depth"`
 	Name  string `json:"name,omitempty"`
 	Kind  string `json:"kind"`
+	// Cluster is the cluster the step runs on, in a scenario that declares clusters.
+	Cluster string `json:"cluster,omitempty"`
 	// Summary is the step's main parameters in a few words.
 	Summary string `json:"summary"`
 	// Start is the planned start from the start of the phase (steps start after setup ends).
@@ -100,7 +104,7 @@ type Entry struct {
 
 // PlanOf computes the timeline of a scenario.
 func PlanOf(sc *Scenario) *Plan {
-	p := &Plan{Scenario: sc.Name, Pos: sc.Pos, Doc: sc.Doc, Target: sc.Target}
+	p := &Plan{Scenario: sc.Name, Pos: sc.Pos, Doc: sc.Doc, Target: sc.Target, clusterOf: sc.ClusterOf}
 	for _, name := range sortedKeys(sc.Vars) {
 		p.Vars = append(p.Vars, PlanVar{Name: name, Value: sc.Vars[name], From: or(sc.VarSource[name], "default")})
 	}
@@ -146,6 +150,9 @@ func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string
 		Phase: s.Phase, Path: s.Path, Pos: s.Pos, Depth: depth, Name: s.Name, Kind: s.Kind,
 		Summary: Summary(s), Start: start, InBlock: inBlock, Timeout: s.Timeout,
 		Background: s.Background, Every: s.Every, While: s.While, WaitsOn: s.Await,
+	}
+	if p.clusterOf != nil {
+		e.Cluster = p.clusterOf(s)
 	}
 	if s.Timeout == 0 && s.Params != nil {
 		e.Timeout = s.Params.Plan().Timeout.Default()

@@ -26,6 +26,9 @@ type Scenario struct {
 
 	Doc    string
 	Target string
+	// Clusters are the clusters a kube scenario reaches (clusters:), in declaration order;
+	// the first is the default of steps that name none. Empty: the one cluster of --context.
+	Clusters []Cluster
 	// Namespaces are the fixed namespaces the scenario may change (namespaces:).
 	Namespaces []string
 	// Ephemeral are the namespaces made for each run (ephemeralNamespaces:); Generated maps
@@ -126,6 +129,9 @@ type Step struct {
 	Phase Phase
 
 	Name string
+	// Cluster is the cluster the step names (cluster:), or its block's; "" for the scenario's
+	// default (see Scenario.ClusterOf).
+	Cluster string
 	// Shown is what progress and JUnit call the step: its name; or, inside a named block, the
 	// block's name and the step's place in it ("create.1" for the second step of the block
 	// named create, "create.1.0" deeper); else its path.
@@ -204,6 +210,41 @@ func (s *Scenario) Names() []string {
 	out := make([]string, 0, len(s.names))
 	for n := range s.names {
 		out = append(out, n)
+	}
+	return out
+}
+
+// Cluster is one of a scenario's clusters: its name and its kubeconfig context ("" when the
+// command line gives it, or, for the first, the run's --context or current context).
+type Cluster struct {
+	Name    string `json:"name"`
+	Context string `json:"context,omitempty"`
+	Pos     Pos    `json:"-"`
+}
+
+// DefaultCluster is the cluster of steps that name none: the first declared ("" when the
+// scenario declares none).
+func (s *Scenario) DefaultCluster() string {
+	if len(s.Clusters) == 0 {
+		return ""
+	}
+	return s.Clusters[0].Name
+}
+
+// ClusterOf is the cluster a step runs on: its own (or its block's), else the default; ""
+// in a scenario that declares no clusters.
+func (s *Scenario) ClusterOf(st *Step) string {
+	if st != nil && st.Cluster != "" {
+		return st.Cluster
+	}
+	return s.DefaultCluster()
+}
+
+// ClusterNames are the names of the scenario's clusters, in declaration order.
+func (s *Scenario) ClusterNames() []string {
+	out := make([]string, len(s.Clusters))
+	for i, c := range s.Clusters {
+		out[i] = c.Name
 	}
 	return out
 }

@@ -1231,7 +1231,7 @@ func (n *Names) stepMap(what string, elem *schema.Type) *schema.Type {
 
 // targetValues are the values each built-in target gives expressions under target.
 var targetValues = map[string][]string{
-	"kube":  {"clusterDomain"},
+	"kube":  {"clusterDomain", "clusters"},
 	"local": {"backends", "blackholes", "dns"},
 }
 

@@ -46,7 +46,11 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 			}
 			// The CRDs of this step define kinds for the steps after it (its own objects of
 			// those kinds the driver handles itself).
-			defer defined.add(ctx, t.Cluster, sc, s)
+			cl := t.Cluster
+			if ct := t.Clusters[sc.ClusterOf(s)]; ct != nil && ct.Cluster != nil {
+				cl = ct.Cluster // each step is validated by the cluster it runs on
+			}
+			defer defined.add(ctx, cl, sc, s)
 			// A partial object (a merge patch) or a status is not an object a dry run of
 			// server-side apply can judge.
 			if opts := p.Options(); opts.Mode == "patch" || opts.Subresource != "" {
@@ -69,7 +73,7 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 				}
 				p = resolved.(*schema.Apply)
 			}
-			e := t.Cluster.DryRun(ctx, p.Objects, scenarioFiles(sc, p.Files), namespace(p.Namespace))
+			e := cl.DryRun(ctx, p.Objects, scenarioFiles(sc, p.Files), namespace(p.Namespace))
 			if e != nil && s.ExpectFail {
 				// The step says the cluster refuses it: its rejection is the run's to judge.
 				skipped = append(skipped, fmt.Sprintf("%s: %s (expectFail: the cluster rejects it, which the run judges against the step's expectFail)", s.Pos, s.Path))
@@ -79,7 +83,12 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 				skipped = append(skipped, fmt.Sprintf("%s: %s (checked when the step runs: the cluster does not serve %s before the run)", s.Pos, s.Path, strings.Join(by, ", ")))
 				return
 			}
-			problems = append(problems, serverProblems(s, e)...)
+			for _, pr := range serverProblems(s, e) {
+				if c := sc.ClusterOf(s); c != "" {
+					pr.Msg = "cluster " + c + ": " + pr.Msg // which cluster's schemas refused it
+				}
+				problems = append(problems, pr)
+			}
 		})
 	}
 	return problems, skipped, nil

@@ -42,8 +42,8 @@ func (ru *run) preflight(ctx context.Context) error {
 				problems = append(problems, fmt.Sprintf("%s: %s", s.Pos, msg))
 				return
 			}
-			if ru.target.Cluster != nil {
-				defer defined.add(ctx, ru.target.Cluster, ru.sc, s)
+			if cl := ru.targetOf(s).Cluster; cl != nil {
+				defer defined.add(ctx, cl, ru.sc, s)
 			}
 			if s.HasTemplates() {
 				return // guarded when the step starts, once its ${...} are known
@@ -96,7 +96,8 @@ func targetCaps(t *schema.Target) schema.Caps {
 // guard refuses a mutation outside the scenario's namespaces, with the objects' scope as the
 // cluster resolves it.
 func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) error {
-	if ru.target.Cluster == nil {
+	cluster := ru.targetOf(s).Cluster
+	if cluster == nil {
 		return nil
 	}
 	ru.mu.Lock()
@@ -119,7 +120,7 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) err
 			}
 			files[i] = p
 		}
-		r, err := ru.target.Cluster.Objects(ctx, m.Objects, files, m.Namespace)
+		r, err := cluster.Objects(ctx, m.Objects, files, m.Namespace)
 		if err != nil {
 			return err
 		}
@@ -142,7 +143,7 @@ func (ru *run) checkDeferred(ctx context.Context, s *dsl.Step, params schema.Par
 	if s.ExpectFail {
 		return nil // the apply's own rejection is judged by expectFail, as for any other apply
 	}
-	err := ru.target.Cluster.DryRun(ctx, p.Objects, scenarioFiles(ru.sc, p.Files), ru.namespace(p.Namespace))
+	err := ru.targetOf(s).Cluster.DryRun(ctx, p.Objects, scenarioFiles(ru.sc, p.Files), ru.namespace(p.Namespace))
 	problems := serverProblems(s, err)
 	if len(problems) == 0 {
 		return nil

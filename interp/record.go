@@ -51,6 +51,9 @@ type Record struct {
 	// Namespaces are the run's ephemeral namespaces: key → the name this run gave it
 	// (expressions read them as ns.<key>).
 	Namespaces map[string]string `json:"namespaces,omitempty"`
+	// Clusters are the scenario's clusters (clusters:), in declaration order, with what each
+	// connected to; the first is the default of steps that name none.
+	Clusters []ClusterRecord `json:"clusters,omitempty"`
 	// TargetValues are the names the target gave expressions (e.g. local backends).
 	TargetValues map[string]any `json:"targetValues,omitempty"`
 	Start        time.Time      `json:"start"`
@@ -90,6 +93,12 @@ type Record struct {
 	Artifacts []*ArtifactRecord `json:"artifacts,omitempty"`
 }
 
+// ClusterRecord is one of a run's clusters.
+type ClusterRecord struct {
+	Name  string `json:"name"`
+	Where string `json:"where,omitempty"`
+}
+
 // StepRecord is one execution of a step (a sampler records one per sample, a repeat one per
 // round of its children).
 type StepRecord struct {
@@ -97,8 +106,10 @@ type StepRecord struct {
 	Name string `json:"name,omitempty"`
 	// Label is what the step is called when it has no name but a named block holds it
 	// ("create.1"; see dsl.Step.Shown).
-	Label   string    `json:"label,omitempty"`
-	Kind    string    `json:"kind"`
+	Label string `json:"label,omitempty"`
+	Kind  string `json:"kind"`
+	// Cluster is the cluster the step ran on, in a scenario that declares clusters.
+	Cluster string    `json:"cluster,omitempty"`
 	Phase   dsl.Phase `json:"phase"`
 	Pos     dsl.Pos   `json:"pos"`
 	Summary string    `json:"summary,omitempty"`
@@ -129,7 +140,10 @@ type Result struct {
 	// Sampled says the step sampled (every/while): Value is its last sample's result, or,
 	// for a kind whose samples accumulate, all of them (a snapshot's series).
 	Sampled bool `json:"sampled,omitempty"`
-	Value   any  `json:"value"`
+	// Cluster is the cluster of the step that recorded it, in a scenario that declares
+	// clusters.
+	Cluster string `json:"cluster,omitempty"`
+	Value   any    `json:"value"`
 }
 
 // ExprValue is what expressions see of the result (see schema.ExprValuer).
@@ -145,6 +159,7 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	var raw struct {
 		Kind    string          `json:"kind"`
 		Sampled bool            `json:"sampled"`
+		Cluster string          `json:"cluster"`
 		Value   json.RawMessage `json:"value"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
@@ -154,7 +169,7 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	r.Kind, r.Sampled, r.Value = raw.Kind, raw.Sampled, v
+	r.Kind, r.Sampled, r.Cluster, r.Value = raw.Kind, raw.Sampled, raw.Cluster, v
 	return nil
 }
 

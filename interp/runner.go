@@ -135,7 +135,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	rec := &Record{
 		Version: RecordVersion, Scenario: sc.Name, File: sc.Pos.File, Pos: sc.Pos, Doc: sc.Doc,
 		Target: r.target.Name, Where: r.target.Describe, Vars: sc.Vars,
-		TargetValues: r.target.Values, Start: now, StepsStart: now,
+		TargetValues: r.target.Values, Clusters: clusterRecords(sc, r.target), Start: now, StepsStart: now,
 		Results: map[string]*Result{}, AllowReset: sc.AllowReset,
 		Namespaces: sc.Generated,
 	}
@@ -449,8 +449,7 @@ func (ru *run) makeNamespaces(ctx context.Context) error {
 	if len(sc.Ephemeral) == 0 {
 		return nil
 	}
-	cl := ru.target.Cluster
-	if cl == nil || sc.Generated == nil {
+	if ru.target.Cluster == nil || sc.Generated == nil {
 		return fmt.Errorf("ephemeral namespaces need a cluster and a run id (the %s target has no cluster)", ru.target.Name)
 	}
 	var objs []schema.Object
@@ -466,14 +465,38 @@ func (ru *run) makeNamespaces(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, ru.defaults.Step)
 	defer cancel()
-	res, err := cl.Apply(ctx, objs, nil, "")
-	for _, ref := range res.Created {
-		ru.created1("ephemeral Namespace "+ref.Name+" (its deletion is not waited for)", func(ctx context.Context) error {
-			return cl.Delete(ctx, []schema.ObjectRef{ref}, false)
-		})
+	// In every cluster of the scenario (one timeline, one name per key in all of them).
+	clusters := sc.ClusterNames()
+	if len(clusters) == 0 {
+		clusters = []string{""}
 	}
-	if err != nil {
-		return fmt.Errorf("creating the ephemeral namespaces: %w", err)
+	for _, name := range clusters {
+		cl, in := ru.target.Cluster, ""
+		if t := ru.target.Clusters[name]; t != nil && t.Cluster != nil {
+			cl, in = t.Cluster, " in cluster "+name
+		}
+		res, err := cl.Apply(ctx, objs, nil, "")
+		for _, ref := range res.Created {
+			ru.created1("ephemeral Namespace "+ref.Name+in+" (its deletion is not waited for)", func(ctx context.Context) error {
+				return cl.Delete(ctx, []schema.ObjectRef{ref}, false)
+			})
+		}
+		if err != nil {
+			return fmt.Errorf("creating the ephemeral namespaces%s: %w", in, err)
+		}
 	}
 	return nil
+}
+
+// clusterRecords are the scenario's clusters with what each connected to.
+func clusterRecords(sc *dsl.Scenario, t *schema.Target) []ClusterRecord {
+	var out []ClusterRecord
+	for _, c := range sc.Clusters {
+		where := ""
+		if ct := t.Clusters[c.Name]; ct != nil {
+			where = ct.Describe
+		}
+		out = append(out, ClusterRecord{Name: c.Name, Where: where})
+	}
+	return out
 }

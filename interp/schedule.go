@@ -214,7 +214,7 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		summary = dsl.SummaryOf(params)
 	}
 	sr := &StepRecord{
-		Path: s.Path, Name: s.Name, Label: blockLabel(s), Kind: s.Kind, Phase: s.Phase, Pos: s.Pos, Summary: summary,
+		Path: s.Path, Name: s.Name, Label: blockLabel(s), Kind: s.Kind, Cluster: ru.sc.ClusterOf(s), Phase: s.Phase, Pos: s.Pos, Summary: summary,
 		Planned: ru.offset(planned), Start: ru.offset(start), Skew: start.Sub(planned),
 		Timed: timed, Round: round, Sample: sample, Background: s.Background,
 	}

@@ -41,7 +41,7 @@ func (ru *run) dispatch(ctx context.Context, s *dsl.Step, sr *StepRecord, params
 	}
 	// preflight has refused a target without the driver; a step whose ${...} changed what it
 	// needs is checked again here, so that no driver the target lacks is ever called.
-	if need := params.Needs(); need.Driver != "" && !ru.target.Drivers()[need.Driver] {
+	if need := params.Needs(); need.Driver != "" && !ru.targetOf(s).Drivers()[need.Driver] {
 		return errors.New(schema.MissingDriver(s.Kind, need, ru.target.Name))
 	}
 	err := ru.runGuarded(ctx, s, sr, params)
@@ -120,6 +120,15 @@ func (ru *run) expectedFailure(ctx context.Context, s *dsl.Step, sr *StepRecord,
 	return nil
 }
 
+// targetOf is the target a step runs on: its cluster's, in a scenario that declares clusters,
+// else the run's.
+func (ru *run) targetOf(s *dsl.Step) *schema.Target {
+	if t := ru.target.Clusters[ru.sc.ClusterOf(s)]; t != nil {
+		return t
+	}
+	return ru.target
+}
+
 // namespace picks a step's namespace: its own, else the scenario's first.
 func (ru *run) namespace(ns string) string {
 	if ns != "" {
@@ -135,7 +144,7 @@ type stepRuntime struct {
 	sr *StepRecord
 }
 
-func (rt *stepRuntime) Target() *schema.Target     { return rt.ru.target }
+func (rt *stepRuntime) Target() *schema.Target     { return rt.ru.targetOf(rt.s) }
 func (rt *stepRuntime) Namespace(ns string) string { return rt.ru.namespace(ns) }
 func (rt *stepRuntime) Label() string              { return or(rt.s.Name, rt.s.Path) }
 func (rt *stepRuntime) Sample() int                { return rt.sr.Sample }
@@ -166,6 +175,9 @@ func (rt *stepRuntime) Warn(msg string) {
 }
 
 func (rt *stepRuntime) Created(what string, undo func(context.Context) error) {
+	if c := rt.ru.sc.ClusterOf(rt.s); c != "" && rt.s.Params != nil && rt.s.Params.Needs().Cap == schema.CapCluster {
+		what += " in cluster " + c // the cleanup says which cluster each object was in
+	}
 	rt.ru.created1(what, undo)
 }
 
@@ -263,11 +275,13 @@ func (rt *stepRuntime) Record(v any) {
 			soFar = prev.Value
 		}
 		ru.rec.Put(name, s.Kind, true, acc.Accumulate(soFar, s.Every))
+		ru.rec.Results[name].Cluster = ru.sc.ClusterOf(s)
 		sample, _ = v.(*SnapshotRecord)
 		return
 	}
 	if s.Name != "" {
 		ru.rec.Put(s.Name, s.Kind, sampled, v)
+		ru.rec.Results[s.Name].Cluster = ru.sc.ClusterOf(s)
 	}
 }
 

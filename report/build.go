@@ -55,15 +55,20 @@ func buildPageWith(rec *interp.Record, f Files, timeline string) *page {
 
 func metaRows(rec *interp.Record, f Files) []metaRow {
 	target := rec.Target
-	if rec.Where != "" {
+	if rec.Where != "" && len(rec.Clusters) == 0 { // else a row per cluster
 		target += ": " + rec.Where
 	}
 	rows := []metaRow{
 		{label: "scenario", value: inline{code(rec.Scenario), plain(" (" + rec.Pos.String() + ")")}},
 		{label: "target", value: txt(target)},
+	}
+	for _, c := range rec.Clusters {
+		rows = append(rows, metaRow{label: "cluster " + c.Name, value: txt(or(c.Where, "(not reached)"))})
+	}
+	rows = append(rows, []metaRow{
 		{label: "started", value: txt(rec.Start.UTC().Format("2006-01-02 15:04:05.000 UTC"))},
 		{label: "duration", value: txt(secs(rec.End.Sub(rec.Start)))},
-	}
+	}...)
 	if rec.Error != "" {
 		rows = append(rows, metaRow{label: "stopped by", value: txt(rec.Error), class: "err"})
 	}
@@ -179,7 +184,15 @@ func timelineSection(rec *interp.Record, f Files, timeline string) *section {
 	}
 	s.blocks = append(s.blocks, block{hint: true, text: inline{plain("Offsets from the start of the run. Skew is the actual start minus the planned start of a timed step ("), code("at"), plain(", a sample tick). In the picture, bars are steps from their actual start to their end, a black tick is a timed step's planned start, dots are snapshots.")}})
 	t := &table{head: []string{"step", "kind", "planned", "started", "ended", "skew", "outcome", "summary"}, num: []bool{false, false, true, true, true, true, false, false}}
+	clustered := len(rec.Clusters) > 0
+	if clustered { // a scenario across clusters: the cluster of every step
+		t.head = slices.Insert(t.head, 1, "cluster")
+		t.num = slices.Insert(t.num, 1, false)
+	}
 	for _, r := range elideRows(stepRows(rec)) {
+		if clustered {
+			r.row.cells = slices.Insert(r.row.cells, 1, txt(r.row.cluster))
+		}
 		t.addRow(r.row)
 	}
 	s.blocks = append(s.blocks, block{table: t})
@@ -331,7 +344,7 @@ func stepRows(rec *interp.Record) []stepRowOf {
 		} else if s.Round > 0 {
 			what, label = "rounds", fmt.Sprintf("%s rounds %d–%d", stepLabel(s), mid[0].Round, mid[len(mid)-1].Round)
 		}
-		out = append(out, stepRowOf{steps: mid, row: row{class: "elided", cells: cells(label, s.Kind, secs(mid[0].Planned)+" …", secs(mid[0].Start)+" …", "… "+secs(mid[len(mid)-1].End), skew, outcome, fmt.Sprintf("%d %s", len(mid), what))}})
+		out = append(out, stepRowOf{steps: mid, row: row{class: "elided", cluster: s.Cluster, cells: cells(label, s.Kind, secs(mid[0].Planned)+" …", secs(mid[0].Start)+" …", "… "+secs(mid[len(mid)-1].End), skew, outcome, fmt.Sprintf("%d %s", len(mid), what))}})
 		for k, m := range odd {
 			if k == maxOddRows {
 				out = append(out, stepRowOf{row: row{class: "elided", cells: cells(fmt.Sprintf("… %d more not passed (see the JSON record)", len(odd)-maxOddRows), "", "", "", "", "", "", "")}})
@@ -362,7 +375,7 @@ func stepRow(s *interp.StepRecord) row {
 	for _, wn := range s.Warnings {
 		outcome += " ⚠ " + wn
 	}
-	return row{class: string(s.Outcome), cells: cells(label, s.Kind, secs(s.Planned), secs(s.Start), secs(s.End), skew, outcome, s.Summary)}
+	return row{class: string(s.Outcome), cluster: s.Cluster, cells: cells(label, s.Kind, secs(s.Planned), secs(s.Start), secs(s.End), skew, outcome, s.Summary)}
 }
 
 func snapshotChartsSection(rec *interp.Record, pl *places) *section {

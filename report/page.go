@@ -90,7 +90,9 @@ type table struct {
 
 type row struct {
 	id, class string
-	cells     []inline
+	// cluster is the cluster of a step's row, shown when the run has clusters.
+	cluster string
+	cells   []inline
 }
 
 func (t *table) addRow(r row) { t.rows = append(t.rows, r) }

@@ -22,7 +22,9 @@
 // standard CRDs are installed and istiod runs with Gateway API and ambient on (no ztunnel, no CNI).
 //
 // Tests use Start (one sandbox per test binary, stopped by Main); people use
-// `go run ./sandbox/cmd/labrun-sandbox up`. LABRUN_SANDBOX=off makes Start skip.
+// `go run ./sandbox/cmd/labrun-sandbox up`. LABRUN_SANDBOX=off makes Start skip. UpClusters
+// (StartClusters in tests, `labrun-sandbox up --clusters N`) starts several such clusters in
+// one mesh, each istiod reading the others' endpoints through remote secrets (clusters.go).
 package sandbox
 
 import (
@@ -67,6 +69,11 @@ type Sandbox struct {
 	IstiodXDS  string       // istiod plaintext xDS address host:port
 	IstiodHTTP string       // istiod debug/ready HTTP address host:port
 	BinDir     string       // where kubectl, fortio, etc. are (cache bin dir)
+	// ClusterID is istiod's cluster ID (its CLUSTER_ID) in a sandbox of several clusters
+	// (UpClusters); "" for one cluster (istiod's default, Kubernetes).
+	ClusterID string
+	// podCIDR is kwok's pod IP range ("": kwok's default, 10.0.0.0/24).
+	podCIDR string
 
 	bins      Binaries
 	client    kubernetes.Interface
@@ -93,22 +100,21 @@ func Up(ctx context.Context, bins Binaries, progress io.Writer) (*Sandbox, error
 	if progress == nil {
 		progress = io.Discard
 	}
-	const attempts = 3
-	for attempt := 1; ; attempt++ {
-		s, err := upOnce(ctx, bins, progress)
-		if err == nil || attempt == attempts || ctx.Err() != nil || !strings.Contains(err.Error(), "address already in use") {
-			return s, err
-		}
-		fmt.Fprintf(progress, "sandbox: a port was taken by another process between choosing and binding it; starting again with new ports (%d of %d)\n", attempt+1, attempts)
-	}
+	return upMember(ctx, bins, progress, member{})
 }
 
-func upOnce(ctx context.Context, bins Binaries, progress io.Writer) (_ *Sandbox, err error) {
+// member is what sets one cluster of several apart (UpClusters): its istiod's cluster ID and
+// its pods' IP range. The zero member is the one cluster of Up.
+type member struct {
+	clusterID, podCIDR string
+}
+
+func upOnce(ctx context.Context, bins Binaries, progress io.Writer, m member) (_ *Sandbox, err error) {
 	dir, err := os.MkdirTemp("", "labrun-sandbox-")
 	if err != nil {
 		return nil, err
 	}
-	s := &Sandbox{Dir: dir, BinDir: bins.BinDir, bins: bins, progress: progress, started: time.Now()}
+	s := &Sandbox{Dir: dir, BinDir: bins.BinDir, bins: bins, progress: progress, started: time.Now(), ClusterID: m.clusterID, podCIDR: m.podCIDR}
 	defer func() {
 		if err != nil {
 			err = s.failure(err)
@@ -278,13 +284,16 @@ spec: {execs: [{local: {envs: [{name: LABRUN_SANDBOX_EXEC, value: "cluster"}]}}]
 		"LABRUN_SANDBOX_DIR="+s.Dir,
 		"LABRUN_STANDIN_FIXTURES="+path("standin"),
 		"LABRUN_ISTIOD_XDS="+istiodXDS)
-	if err := s.start("kwok", s.Dir, kwokEnv, "kwok",
-		"-c", filepath.Join(s.bins.DataDir, "kwok-stages.yaml"),
+	kwokArgs := []string{"-c", filepath.Join(s.bins.DataDir, "kwok-stages.yaml")}
+	if s.podCIDR != "" {
+		kwokArgs = append(kwokArgs, "--cidr="+s.podCIDR) // pod IPs apart from the other clusters'
+	}
+	if err := s.start("kwok", s.Dir, kwokEnv, "kwok", append(kwokArgs,
 		"--kubeconfig="+s.Kubeconfig, "--manage-all-nodes=true",
 		"--enable-crds=Exec,ClusterExec,Logs,ClusterLogs,PortForward,ClusterPortForward",
 		"--node-ip=127.0.0.1", fmt.Sprintf("--node-port=%d", p.kwok),
 		fmt.Sprintf("--server-address=127.0.0.1:%d", p.kwok),
-		"--tls-cert-file="+path("kwok.crt"), "--tls-private-key-file="+path("kwok.key")); err != nil {
+		"--tls-cert-file="+path("kwok.crt"), "--tls-private-key-file="+path("kwok.key"))...); err != nil {
 		return err
 	}
 
@@ -314,6 +323,11 @@ spec: {execs: [{local: {envs: [{name: LABRUN_SANDBOX_EXEC, value: "cluster"}]}}]
 		"PILOT_ENABLE_GATEWAY_API=true", "PILOT_ENABLE_GATEWAY_API_STATUS=true",
 		"PILOT_ENABLE_GATEWAY_API_DEPLOYMENT_CONTROLLER=false",
 		"PILOT_ENABLE_AMBIENT=true", "PILOT_ENABLE_SENDING_HBONE=false", "KUBECONFIG="+s.Kubeconfig)
+	if s.ClusterID != "" {
+		// One of several clusters: istiod names its own cluster so, and the remote secrets
+		// of the others name theirs (UpClusters).
+		istiodEnv = withEnv(istiodEnv, "CLUSTER_ID="+s.ClusterID)
+	}
 	if err := s.start("istiod", path("istiod"), istiodEnv, "pilot-discovery", "discovery",
 		"--kubeconfig="+s.Kubeconfig, "--meshConfig="+path("mesh.yaml"),
 		"--httpAddr="+s.IstiodHTTP, "--grpcAddr="+s.IstiodXDS,

@@ -97,3 +97,35 @@ func startForTests() (*Sandbox, error) {
 	}
 	return Up(ctx, bins, progress)
 }
+
+// StartClusters starts a sandbox of n clusters in one mesh (UpClusters) for one test, stopped
+// by t.Cleanup. Skips as Start does.
+func StartClusters(t testing.TB, n int) *Clusters {
+	t.Helper()
+	if why := Disabled(); why != "" {
+		t.Skip(why)
+	}
+	if testing.Short() {
+		t.Skip("sandbox skipped in -short mode")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+	defer cancel()
+	bins, err := Build(ctx, os.Stderr)
+	if err != nil {
+		t.Fatalf("building the sandbox: %v", err)
+	}
+	var progress io.Writer
+	if testing.Verbose() {
+		progress = os.Stderr
+	}
+	cs, err := UpClusters(ctx, bins, n, progress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cs.Stop(); err != nil {
+			t.Errorf("stopping the sandbox's clusters: %v", err)
+		}
+	})
+	return cs
+}

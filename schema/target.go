@@ -28,6 +28,11 @@ type Target struct {
 	DNS       DNSWriter
 	Processes ProcessRunner
 
+	// Clusters are the targets of a scenario's clusters by name, when it declares clusters:
+	// each its own cluster's drivers beside this machine's. The Target itself is then the
+	// default cluster's; a step that names a cluster runs on that one's.
+	Clusters map[string]*Target
+
 	// Values are names the target gives expressions (e.g. local backends, the cluster domain),
 	// merged into the expression environment.
 	Values map[string]any

@@ -19,7 +19,8 @@ import (
 
 type cleanFlags struct {
 	kubeconfig string
-	context    string
+	// contexts are the clusters to clean, one after the other (none: the current context).
+	contexts   []string
 	scenario   string
 	namespaces []string
 	yes        bool
@@ -45,7 +46,7 @@ object could not be deleted.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return p.clean(&f) },
 	}
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
-	cmd.Flags().StringVar(&f.context, "context", "", "the kubeconfig context (default: the current one)")
+	cmd.Flags().StringArrayVar(&f.contexts, "context", nil, "the kubeconfig context (default: the current one); repeat it to clean several clusters, e.g. each cluster of a multi-cluster scenario")
 	cmd.Flags().StringVar(&f.scenario, "scenario", "", "only what runs of this scenario left")
 	cmd.Flags().StringArrayVarP(&f.namespaces, "namespace", "n", nil, "look for namespaced objects only in this namespace (repeatable; default: all namespaces)")
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "delete what dead runs left (without it: only list)")
@@ -68,7 +69,37 @@ func (p *process) clean(f *cleanFlags) error {
 		case <-ctx.Done():
 		}
 	}()
-	c, err := kube.NewCleaner(ctx, kube.Options{Kubeconfig: f.kubeconfig, Context: f.context, Getenv: p.Getenv})
+	contexts := f.contexts
+	if len(contexts) == 0 {
+		contexts = []string{""}
+	}
+	var errs []error
+	for _, kctx := range contexts {
+		err := p.cleanOne(ctx, runCtx, f, kctx)
+		var ee *exitError
+		if errors.As(err, &ee) && ee.code == exitInterrupted {
+			return err
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	if len(errs) > 1 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = e.Error()
+		}
+		return &exitError{exitInfra, strings.Join(msgs, "; ")}
+	}
+	return nil
+}
+
+// cleanOne lists (and with --yes deletes) what dead runs left on the cluster of one context.
+func (p *process) cleanOne(ctx, runCtx context.Context, f *cleanFlags, kctx string) error {
+	c, err := kube.NewCleaner(ctx, kube.Options{Kubeconfig: f.kubeconfig, Context: kctx, Getenv: p.Getenv})
 	if err != nil {
 		return &exitError{exitInfra, err.Error()}
 	}

@@ -174,6 +174,9 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 			}
 		}
 		var notes []string
+		if e.Cluster != "" {
+			notes = append(notes, "cluster "+e.Cluster)
+		}
 		if e.Summary != "" {
 			notes = append(notes, dsl.Truncate(e.Summary, 91))
 		}

@@ -31,6 +31,8 @@ type targetFlags struct {
 	context    string
 	namespace  string
 	envoyVia   string
+	// clusters are --cluster name=context: the contexts of a scenario's clusters.
+	clusters []string
 	// leftovers: look for what dead runs of the scenario left before it runs (run only).
 	leftovers  bool
 	cleanFirst bool
@@ -41,6 +43,7 @@ func (f *targetFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kube target: path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kube target: the kubeconfig context (default: the current one)")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "kube target: the default namespace of steps that name none (after the scenario's first namespace)")
+	cmd.Flags().StringArrayVar(&f.clusters, "cluster", nil, "kube target: name=context, the kubeconfig context of the scenario's cluster name (repeatable; replaces the context its clusters: gives)")
 	cmd.Flags().StringVar(&f.envoyVia, "envoy-via", "exec", "kube target: read Envoy admin by exec (pilot-agent request) or port-forward")
 }
 
@@ -692,6 +695,35 @@ func (p *process) loadSelected(args []string, opts dsl.Options, f *runFlags) ([]
 // those that are ignored: -n when a scenario declares its namespaces (its first one is the
 // default), --context and --kubeconfig on the local target.
 func (p *process) checkRunFlags(scenarios []*dsl.Scenario, f *runFlags) error {
+	return p.checkTargetFlags(scenarios, &f.targetFlags)
+}
+
+// checkTargetFlags refuses target flags that would do nothing for these scenarios: a
+// --cluster that names no cluster of theirs, a -n beside declared namespaces.
+func (p *process) checkTargetFlags(scenarios []*dsl.Scenario, f *targetFlags) error {
+	declared := map[string]bool{}
+	var all []string
+	for _, sc := range scenarios {
+		for _, c := range sc.ClusterNames() {
+			if !declared[c] {
+				declared[c] = true
+				all = append(all, c)
+			}
+		}
+		if or(f.target, sc.Target) == "kube" && len(sc.Clusters) > 0 {
+			if _, err := clusterContexts(sc, f); err != nil {
+				return err
+			}
+		}
+	}
+	for _, kv := range f.clusters {
+		if name, _, _ := strings.Cut(kv, "="); !declared[name] {
+			if len(all) == 0 {
+				return &exitError{exitInvalid, fmt.Sprintf("--cluster %s: no scenario declares clusters (clusters: {name: \"<context>\"})", kv)}
+			}
+			return &exitError{exitInvalid, fmt.Sprintf("--cluster %s: no scenario declares a cluster %q (declared: %s)%s", kv, name, strings.Join(all, ", "), dsl.DidYouMean(name, all))}
+		}
+	}
 	for _, sc := range scenarios {
 		target := or(f.target, sc.Target)
 		if all := sc.Allowed(); f.namespace != "" && len(all) > 0 && target == "kube" {
@@ -728,6 +760,94 @@ func (p *process) checkTarget(name string) error {
 	return nil
 }
 
+// clusterContexts are the kubeconfig contexts of a scenario's clusters: --cluster name=context,
+// else what clusters: gives; the first cluster's falls back to --context (then the current one).
+func clusterContexts(sc *dsl.Scenario, f *targetFlags) ([]string, error) {
+	given := map[string]string{}
+	for _, kv := range f.clusters {
+		name, ctx, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || ctx == "" {
+			return nil, &exitError{exitInvalid, fmt.Sprintf("--cluster %q: expected name=context", kv)}
+		}
+		given[name] = ctx
+	}
+	out := make([]string, len(sc.Clusters))
+	for i, c := range sc.Clusters {
+		out[i] = or(given[c.Name], c.Context)
+		if out[i] == "" && i == 0 {
+			out[i] = f.context // "" is the kubeconfig's current context
+		}
+		if out[i] == "" && i > 0 {
+			return nil, &exitError{exitInvalid, fmt.Sprintf("scenario %s: cluster %s has no kubeconfig context: give it in clusters: or with --cluster %s=<context>", sc.Name, c.Name, c.Name)}
+		}
+	}
+	return out, nil
+}
+
+// newClusters builds the kube target of a scenario that declares clusters: one kube client per
+// cluster, each beside this machine's drivers with that cluster's context in the environment
+// of its commands. The target returned is the first (default) cluster's, holding them all.
+func (p *process) newClusters(ctx context.Context, sc *dsl.Scenario, f *targetFlags, run runInfo) (_ *schema.Target, err error) {
+	contexts, err := clusterContexts(sc, f)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]*schema.Target{}
+	var opened []*schema.Target
+	defer func() {
+		if err != nil {
+			for _, t := range opened {
+				err = errors.Join(err, t.Close(context.WithoutCancel(ctx)))
+			}
+		}
+	}()
+	var where []string
+	values := map[string]any{}
+	for i, c := range sc.Clusters {
+		opts := kube.Options{
+			Kubeconfig: f.kubeconfig, Context: contexts[i], Namespace: f.namespace,
+			AllowedNamespaces: sc.Allowed(), ClusterScoped: sc.ClusterScoped, SystemNamespaces: sc.SystemNamespaces,
+			EnvoyVia: f.envoyVia, Getenv: p.Getenv,
+			Run: kube.Run{ID: run.id, Scenario: sc.Name, Host: run.host, PID: run.pid, PIDStart: run.pidStart},
+		}
+		if f.leftovers {
+			p.leftoversBeforeRun(ctx, sc.Name, opts, f.cleanFirst)
+		}
+		cluster, err := kube.New(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("cluster %s: %w", c.Name, err)
+		}
+		host, err := local.New(ctx, nil, local.Options{Dir: sc.Dir, AddEnv: kube.HostEnv(opts)})
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("cluster %s: %w", c.Name, err), cluster.Close(context.WithoutCancel(ctx)))
+		}
+		t := compose.WithHost(cluster, host)
+		opened = append(opened, t)
+		byName[c.Name] = t
+		where = append(where, c.Name+": "+t.Describe)
+		v := map[string]any{"context": or(kube.HostEnv(opts)["LABRUN_CONTEXT"], contexts[i])}
+		for k, x := range t.Values {
+			v[k] = x
+		}
+		values[c.Name] = v
+	}
+	top := *byName[sc.DefaultCluster()]
+	top.Clusters = byName
+	top.Describe = strings.Join(where, "; ")
+	top.Values = map[string]any{"clusters": values}
+	for k, x := range byName[sc.DefaultCluster()].Values {
+		top.Values[k] = x // the default cluster's, as on one cluster
+	}
+	top.Close = func(ctx context.Context) error {
+		var errs []error
+		for _, t := range opened {
+			errs = append(errs, t.Close(ctx))
+		}
+		return errors.Join(errs...)
+	}
+	return &top, nil
+}
+
 // newTarget builds the named target for a scenario.
 func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, f *targetFlags, run runInfo) (*schema.Target, error) {
 	if mk := p.Targets[name]; mk != nil {
@@ -737,6 +857,9 @@ func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, 
 	case "local":
 		return local.New(ctx, sc.Local, local.Options{Dir: sc.Dir, BackendHost: backendHostCmd})
 	case "kube":
+		if len(sc.Clusters) > 0 {
+			return p.newClusters(ctx, sc, f, run)
+		}
 		opts := kube.Options{
 			Kubeconfig: f.kubeconfig, Context: f.context, Namespace: f.namespace,
 			AllowedNamespaces: sc.Allowed(), ClusterScoped: sc.ClusterScoped, SystemNamespaces: sc.SystemNamespaces,

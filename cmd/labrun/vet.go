@@ -215,6 +215,9 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 
 // vetServer dry-runs the objects of every scenario on the cluster.
 func (p *process) vetServer(scenarios []*dsl.Scenario, tf *targetFlags) (dsl.Errors, error) {
+	if err := p.checkTargetFlags(scenarios, tf); err != nil {
+		return nil, err
+	}
 	ctx, _, stop := p.runContexts()
 	defer stop()
 	var errs dsl.Errors

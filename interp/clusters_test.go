@@ -1,0 +1,104 @@
+package interp_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
+)
+
+// twoClusters applies an object to each of two clusters (west by a block's cluster), reads one
+// back from west, and makes an ephemeral namespace, which every cluster gets.
+const twoClusters = `
+s: schema.#Scenario & {
+	clusters: {east: "ctx-east", west: "ctx-west"}
+	ephemeralNamespaces: ["app"]
+	steps: [
+		{name: "e", apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "in-east"}]},
+		{cluster: "west", sequence: [
+			{apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "in-west"}]},
+			{name: "w", get: {kind: "ConfigMap", name: "in-west"}},
+		]},
+		{name: "e2", get: {kind: "ConfigMap", name: "in-east"}},
+	]
+	expect: ["w.metadata.name == 'in-west' && target.clusters.west.clusterDomain == 'cluster.local'"]
+}
+`
+
+// TestTwoClusters: each step's calls go to its cluster's drivers, the ephemeral namespace is
+// made in both, the automatic cleanup deletes in both (saying which), and the record names the
+// cluster of every step and result.
+func TestTwoClusters(t *testing.T) {
+	sc := loadScenario(t, twoClusters).ForRun("r1")
+	east, west := &fakes.World{}, &fakes.World{}
+	top := east.Target()
+	top.Clusters = map[string]*schema.Target{"east": east.Target(), "west": west.Target()}
+	top.Values = map[string]any{"clusters": map[string]any{"east": east.Target().Values, "west": west.Target().Values}}
+	rec := interp.New(top).Run(context.Background(), context.Background(), sc)
+	if rec.Outcome != interp.Passed {
+		t.Fatalf("outcome %s: %s; expectations %+v", rec.Outcome, rec.Error, rec.Expectations)
+	}
+	ec, wc := strings.Join(east.Calls(), "\n"), strings.Join(west.Calls(), "\n")
+	for _, want := range []string{"apply Namespace /app-r1", "apply ConfigMap app-r1/in-east", "get ConfigMap app-r1/in-east", "delete ConfigMap app-r1/in-east", "delete Namespace /app-r1"} {
+		if !strings.Contains(ec, want) {
+			t.Errorf("east: no %q in calls:\n%s", want, ec)
+		}
+	}
+	for _, want := range []string{"apply Namespace /app-r1", "apply ConfigMap app-r1/in-west", "get ConfigMap app-r1/in-west", "delete ConfigMap app-r1/in-west", "delete Namespace /app-r1"} {
+		if !strings.Contains(wc, want) {
+			t.Errorf("west: no %q in calls:\n%s", want, wc)
+		}
+	}
+	if strings.Contains(ec, "in-west") || strings.Contains(wc, "in-east") {
+		t.Errorf("a call went to the other cluster:\neast:\n%s\nwest:\n%s", ec, wc)
+	}
+	for _, want := range []string{"ConfigMap app-r1/in-west in cluster west", "ConfigMap app-r1/in-east in cluster east"} {
+		if !slices.ContainsFunc(rec.Cleanup, func(c string) bool { return strings.Contains(c, want) }) {
+			t.Errorf("cleanup does not say %q: %q", want, rec.Cleanup)
+		}
+	}
+	clusterOf := map[string]string{}
+	for _, s := range rec.Steps {
+		clusterOf[s.Path] = s.Cluster
+	}
+	for path, want := range map[string]string{"steps.0": "east", "steps.1": "west", "steps.1.sequence.0": "west", "steps.1.sequence.1": "west", "steps.2": "east"} {
+		if clusterOf[path] != want {
+			t.Errorf("step %s: cluster %q, want %q", path, clusterOf[path], want)
+		}
+	}
+	if rec.Results["w"].Cluster != "west" || rec.Results["e2"].Cluster != "east" {
+		t.Errorf("results' clusters: w %q, e2 %q", rec.Results["w"].Cluster, rec.Results["e2"].Cluster)
+	}
+	// The record keeps it: a step's and a result's cluster survive a round trip (version 2).
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back interp.Record
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Version != 2 || back.Results["w"].Cluster != "west" || len(back.Clusters) != 2 || back.Clusters[1].Name != "west" {
+		t.Errorf("round trip: version %d, w's cluster %q, clusters %+v", back.Version, back.Results["w"].Cluster, back.Clusters)
+	}
+}
+
+// TestClusterDryRun: vet --server's dry run asks each step's cluster, and says which refused.
+func TestClusterDryRun(t *testing.T) {
+	sc := loadScenario(t, twoClusters)
+	east, west := &fakes.World{}, &fakes.World{FailOn: "dry-run"}
+	top := east.Target()
+	top.Clusters = map[string]*schema.Target{"east": east.Target(), "west": west.Target()}
+	problems, _, err := interp.DryRun(context.Background(), top, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || !strings.HasPrefix(problems[0].Msg, "cluster west: ") || problems[0].Pos.Line != 12 {
+		t.Errorf("want one problem of west's apply (line 12), got %+v", problems)
+	}
+}
