@@ -114,13 +114,24 @@ func (m *Matrix) Runs() int { return len(m.Combinations()) * m.Count }
 func (m *Matrix) Summarized() bool { return len(m.Sweep) > 0 || m.Count > 1 }
 
 // Units lists the matrix's runs, combination by combination, each combination's rounds in
-// order; load returns the scenario at a combination's vars.
+// order; load returns the scenario at a combination's vars. Each unit's Planned is its
+// scenario's planned span.
 func (m *Matrix) Units(load func(vars map[string]string) *Scenario) []*Unit {
+	return m.units(load, true)
+}
+
+// UnitsUnplanned is Units without the plans: every Planned is zero. vet and the language
+// server show no unit's span, and planning every run was 3 % of a vet of 1,000 files.
+func (m *Matrix) UnitsUnplanned(load func(vars map[string]string) *Scenario) []*Unit {
+	return m.units(load, false)
+}
+
+func (m *Matrix) units(load func(vars map[string]string) *Scenario, plan bool) []*Unit {
 	var out []*Unit
 	for i, c := range m.Combinations() {
 		sc := load(c)
 		planned := Offset{Exact: true}
-		if sc != nil {
+		if sc != nil && plan {
 			planned = PlanOf(sc).Span()
 		}
 		for r := 1; r <= m.Count; r++ {

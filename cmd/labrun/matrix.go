@@ -154,7 +154,7 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	for _, sc := range selected {
 		m := dsl.NewMatrix(sc, sweeps, opts.Vars, mf.count, passRate)
 		p.secrets.addBase(interp.MatrixRedactor(m, sc))
-		units, uerrs := p.unitsOf(m, sc, opts)
+		units, uerrs := p.unitsOf(m, sc, opts, !x.vet)
 		errs = append(errs, uerrs...)
 		w.matrices = append(w.matrices, m)
 		w.units = append(w.units, units...)
@@ -178,8 +178,9 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 // unitsOf lists m's units: each combination of its sweep is loaded from the scenario's file
 // with its vars (the default combination is sc itself). The problems of a combination are
 // reported at their positions, naming the combinations that have them. sc's load found no
-// problem in its package (what opts.Combinations' loads rely on).
-func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options) ([]*dsl.Unit, dsl.Errors) {
+// problem in its package (what opts.Combinations' loads rely on). Without plan, the units'
+// Planned spans are zero (vet shows none).
+func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, plan bool) ([]*dsl.Unit, dsl.Errors) {
 	type problem struct {
 		err    *dsl.Error
 		combos []string
@@ -187,7 +188,11 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options) ([]
 	var problems []*problem
 	seen := map[string]*problem{}
 	combos := len(m.Combinations())
-	units := m.Units(func(vars map[string]string) *dsl.Scenario {
+	unitsOf := m.UnitsUnplanned
+	if plan {
+		unitsOf = m.Units
+	}
+	units := unitsOf(func(vars map[string]string) *dsl.Scenario {
 		if len(vars) == 0 {
 			return sc
 		}
@@ -491,7 +496,7 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 	rf.count, rf.passRate = 1, 0
 	m := dsl.NewMatrix(sc, nil, nil, 1, 0)
 	p.secrets.addBase(interp.MatrixRedactor(m, sc))
-	units, errs := p.unitsOf(m, sc, opts)
+	units, errs := p.unitsOf(m, sc, opts, true)
 	if len(errs) > 0 {
 		return "", nil, exitOK, p.reportVet("text", &dsl.Result{}, errs)
 	}
