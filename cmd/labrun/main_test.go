@@ -26,6 +26,11 @@ import (
 // testdata/script: `exec labrun vet x.cue` runs Main in a child process, with the real stdio,
 // environment and working directory ($WORK) of that process.
 func TestMain(m *testing.M) {
+	// A local run started in this process (Main called by a test) starts its backend host as
+	// this executable with the hidden argument: be that host, not a second run of every test.
+	if len(os.Args) > 1 && os.Args[1] == backendHostArg {
+		os.Exit(serveBackendHost(testProcess()))
+	}
 	// The test binary links earlysignal, whose init catches SIGINT and SIGTERM: give them back
 	// so that an interrupt stops the tests. Main, as the `labrun` command, takes them again.
 	earlysignal.Release()
