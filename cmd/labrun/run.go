@@ -804,12 +804,7 @@ func (p *process) newClusters(ctx context.Context, sc *dsl.Scenario, f *targetFl
 	var where []string
 	values := map[string]any{}
 	for i, c := range sc.Clusters {
-		opts := kube.Options{
-			Kubeconfig: f.kubeconfig, Context: contexts[i], Namespace: f.namespace,
-			AllowedNamespaces: sc.Allowed(), ClusterScoped: sc.ClusterScoped, SystemNamespaces: sc.SystemNamespaces,
-			EnvoyVia: f.envoyVia, Getenv: p.Getenv,
-			Run: kube.Run{ID: run.id, Scenario: sc.Name, Host: run.host, PID: run.pid, PIDStart: run.pidStart},
-		}
+		opts := p.kubeOptions(sc, f, run, contexts[i])
 		if f.leftovers {
 			p.leftoversBeforeRun(ctx, sc.Name, opts, f.cleanFirst)
 		}
@@ -848,6 +843,17 @@ func (p *process) newClusters(ctx context.Context, sc *dsl.Scenario, f *targetFl
 	return &top, nil
 }
 
+// kubeOptions are the kube driver's options for a run of sc on the cluster of kubeconfig
+// context kctx.
+func (p *process) kubeOptions(sc *dsl.Scenario, f *targetFlags, run runInfo, kctx string) kube.Options {
+	return kube.Options{
+		Kubeconfig: f.kubeconfig, Context: kctx, Namespace: f.namespace,
+		AllowedNamespaces: sc.Allowed(), ClusterScoped: sc.ClusterScoped, SystemNamespaces: sc.SystemNamespaces,
+		EnvoyVia: f.envoyVia, Getenv: p.Getenv,
+		Run: kube.Run{ID: run.id, Scenario: sc.Name, Host: run.host, PID: run.pid, PIDStart: run.pidStart},
+	}
+}
+
 // newTarget builds the named target for a scenario.
 func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, f *targetFlags, run runInfo) (*schema.Target, error) {
 	if mk := p.Targets[name]; mk != nil {
@@ -860,12 +866,7 @@ func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, 
 		if len(sc.Clusters) > 0 {
 			return p.newClusters(ctx, sc, f, run)
 		}
-		opts := kube.Options{
-			Kubeconfig: f.kubeconfig, Context: f.context, Namespace: f.namespace,
-			AllowedNamespaces: sc.Allowed(), ClusterScoped: sc.ClusterScoped, SystemNamespaces: sc.SystemNamespaces,
-			EnvoyVia: f.envoyVia, Getenv: p.Getenv,
-			Run: kube.Run{ID: run.id, Scenario: sc.Name, Host: run.host, PID: run.pid, PIDStart: run.pidStart},
-		}
+		opts := p.kubeOptions(sc, f, run, f.context)
 		if f.leftovers {
 			p.leftoversBeforeRun(ctx, sc.Name, opts, f.cleanFirst)
 		}
