@@ -225,7 +225,7 @@ func (p *process) run(args []string, f *runFlags) error {
 	c, recs := p.runUnits(runCtx, cleanupCtx, w, f, each)
 	code = worse(code, c)
 	if f.junit != "" && len(recs) > 0 {
-		if err := report.JUnit(f.junit, recs); err != nil {
+		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs); err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", err)
 			code = worse(code, exitInfra)
 		}

@@ -137,6 +137,26 @@ func junitCounts(t testing.TB, path string) (tests int, suites []string) {
 // shards' records gives the summary rows, the JUnit test count and suites, and the verdict
 // lines of one unsharded run. Real runs on the local target (a sleep and a real echo each);
 // about 4 s.
+// TestRunJUnitRelativeToCwd: a relative --junit names a file in the process's working
+// directory (as --report-dir does), not in the directory the binary happened to start in.
+func TestRunJUnitRelativeToCwd(t *testing.T) {
+	dir := t.TempDir()
+	shardSuite(t, dir)
+	if _, err := os.Stat("rel.xml"); err != nil { // never remove a file the test did not write
+		t.Cleanup(func() { os.Remove("rel.xml") })
+	}
+	code, out, errOut := labrunIn(t, dir, "run", "-q", "--report-dir", "r", "--junit", "rel.xml", dir)
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	if tests, _ := junitCounts(t, filepath.Join(dir, "rel.xml")); tests == 0 {
+		t.Errorf("%s holds no test case", filepath.Join(dir, "rel.xml"))
+	}
+	if _, err := os.Stat("rel.xml"); err == nil {
+		t.Errorf("--junit rel.xml was written in the test's own directory, not the process's Cwd")
+	}
+}
+
 func TestShardsMergeAsOneRun(t *testing.T) {
 	dir := t.TempDir()
 	shardSuite(t, dir)
