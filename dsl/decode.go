@@ -224,6 +224,24 @@ func (d *decoder) stepCluster(s *Step, v cue.Value, path string) {
 	}
 }
 
+// envoyClusterNotKube refuses a snapshot's or config's Envoy cluster (cluster, endpoints)
+// named as one of the scenario's clusters: those fields name the Envoy cluster to read, a
+// step's own cluster the Kubernetes cluster its proxy runs in, and the run would look for an
+// Envoy cluster called "west".
+func (d *decoder) envoyClusterNotKube(kind string, kv cue.Value, kpath string) {
+	if kind != "snapshot" && kind != "config" {
+		return
+	}
+	for _, f := range []string{"cluster", "endpoints"} {
+		fv := kv.LookupPath(cue.MakePath(cue.Str(f)))
+		name, err := fv.String()
+		if err != nil || !slices.Contains(d.sc.ClusterNames(), name) {
+			continue
+		}
+		d.err(d.l.litPos(fv), kpath+"."+f, "%s %q names the Envoy cluster to read (e.g. \"outbound|8080||backend.lab.svc.cluster.local\"), but %s is one of the scenario's clusters: to read the proxy in cluster %s, write cluster: %q on the step", f, name, name, name, name)
+	}
+}
+
 // ephemeral decodes ephemeralNamespaces: each a key, or a struct with its name, labels and
 // annotations (the schema checks their shape). A key given twice, or also listed under
 // namespaces, is refused.
@@ -522,6 +540,7 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 	s.Kind = kinds[0]
 	kv := v.LookupPath(cue.MakePath(cue.Str(s.Kind)))
 	kpath := path + "." + s.Kind
+	d.envoyClusterNotKube(s.Kind, kv, kpath)
 	k := schema.Kinds[s.Kind]
 	d.kindValue[s] = kv
 	l := d.l
