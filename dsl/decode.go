@@ -169,10 +169,88 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	if len(l.errs.errs) == before {
 		l.warnings = append(l.warnings, d.warnings...)
 		d.lint()
+		if l.opts.ForRun {
+			d.detach()
+		}
 		l.res.Scenarios = append(l.res.Scenarios, sc)
 	} else if l.opts.Partial {
 		l.res.Partial = append(l.res.Partial, sc)
 	}
+}
+
+// detach gives every step a table of where each field of its kind's value is written, in
+// place of a lookup in the package's CUE evaluation: a scenario that outlives the load (a
+// run) then holds no CUE value, and the evaluation (≈3 kB a step) is garbage once the load
+// ends.
+func (d *decoder) detach() {
+	for _, s := range d.order {
+		if s.fieldPos == nil {
+			continue
+		}
+		kv, ok := d.kindValue[s]
+		if !ok {
+			s.fieldPos = nil
+			continue
+		}
+		var t fieldTable
+		t.add(d.l, kv, "")
+		s.fieldPos = slices.Clip(t).pos
+	}
+}
+
+// fieldTable lists the dotted path of each field (and list item) written inside a step's kind
+// value with where it is written, in the order of a walk of the value (a path before the
+// paths inside it). A slice, not a map: most steps have a handful of fields.
+type fieldTable []fieldAt
+
+type fieldAt struct {
+	path string
+	pos  Pos
+}
+
+func (t *fieldTable) add(l *loader, v cue.Value, path string) {
+	if p := l.valuePos(v); p.IsValid() {
+		*t = append(*t, fieldAt{path, p})
+	}
+	join := func(sel string) string {
+		if path == "" {
+			return sel
+		}
+		return path + "." + sel
+	}
+	switch v.IncompleteKind() {
+	case cue.StructKind:
+		it, err := v.Fields()
+		if err != nil {
+			return
+		}
+		for it.Next() {
+			t.add(l, it.Value(), join(it.Selector().Unquoted()))
+		}
+	case cue.ListKind:
+		it, err := v.List()
+		if err != nil {
+			return
+		}
+		for i := 0; it.Next(); i++ {
+			t.add(l, it.Value(), join(strconv.Itoa(i)))
+		}
+	}
+}
+
+// pos is FieldPos's lookup (the closest written parent of path), as the closure over the
+// kind's value does it.
+func (t fieldTable) pos(path string) Pos {
+	parts := strings.Split(path, ".")
+	for n := len(parts); n >= 0; n-- {
+		prefix := strings.Join(parts[:n], ".")
+		for _, f := range t {
+			if f.path == prefix {
+				return f.pos
+			}
+		}
+	}
+	return Pos{}
 }
 
 func (d *decoder) err(pos Pos, path, format string, args ...any) {

@@ -54,6 +54,14 @@ type Options struct {
 	// Result.Partial: an editor completes and explains a scenario being written with their
 	// names. It changes no check.
 	Partial bool
+	// ForRun says the load is for a run, whose scenarios outlive it and whose peak memory is
+	// the run's too. Each step then keeps where its fields are written as a table
+	// (Step.FieldPos) rather than a lookup in the CUE evaluation, which is garbage once the
+	// load ends; and a package's steps are checked against the schema one at a time
+	// (cleanShallow), so that the load never holds every step under the schema at once. It
+	// costs CPU (about twice the evaluation's for a long list of steps) that vet, whose
+	// scenarios end with the load, does not pay; the problems found are the same.
+	ForRun bool
 }
 
 // Result is what Load returns: every scenario found, in path order then declaration order.
@@ -70,6 +78,8 @@ type Result struct {
 	// Partial are the scenarios that have problems, decoded as far as they went (steps,
 	// names, the timeline), when Options.Partial asks for them; never run one.
 	Partial []*Scenario
+	// shallowClean counts the packages a run's load found clean step by step (cleanShallow).
+	shallowClean int
 }
 
 // Load reads the scenarios in paths: .cue files (the scenarios that file declares, seeing the
@@ -132,6 +142,8 @@ type loader struct {
 	refs *refMemo
 	// openFile is the open schema's syntax (openSchemaFile), parsed once per schema location.
 	openFile *ast.File
+	// shallowFiles are the schema's files with its step lists left open (shallowSchemaFiles).
+	shallowFiles []*ast.File
 	// combos is Options.Combinations while a combination is built (buildCombination).
 	combos *Combinations
 	// compiled are the expressions compiled for the load's scenarios, by their names' key
@@ -796,8 +808,16 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	if l.combos != nil {
 		newContext = func(...cuecontext.Option) *cue.Context { return l.combos.ctx } // the schema built once for every combination
 	}
-	v := newContext().BuildInstance(inst)
-	happy := l.clean(v)
+	// A run's package that is clean step by step (cleanShallow) is never built against the
+	// full schema; any other package is, for its errors.
+	var v cue.Value
+	happy := l.opts.ForRun && l.combos == nil && l.cleanShallow(inst)
+	if happy {
+		l.res.shallowClean++
+	} else {
+		v = newContext().BuildInstance(inst)
+		happy = l.clean(v)
+	}
 	if happy && l.combos == nil {
 		v = cue.Value{}
 		// Collect it now, while little else is live: the collection marks only the loader's

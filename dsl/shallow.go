@@ -1,0 +1,160 @@
+package dsl
+
+import (
+	"path/filepath"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/parser"
+
+	"labrun.dev/labrun/schema"
+)
+
+// The step-by-step check of a package (cleanShallow).
+//
+// Built against the schema, a package holds every step unified with #Step at once. A step
+// under #Step costs CUE several times the step alone (each optional field of #Step, one per
+// kind and common field, is an arc of its own): a 10,000-step list held ≈140 MB live while it
+// was checked, against ≈55 MB for the same list without the schema. cleanShallow reaches the
+// same verdict with the schema's step lists left open in the package's build ([...#Step]
+// written [...]) and each step then unified with #Step on its own and let go, so that the
+// peak is the package plus one step. It only says whether a package is clean: a package in
+// which it finds anything is built against the full schema, whose errors are reported as
+// before (buildInstance).
+
+// stepListsIn are where the schema holds lists of steps ([...#Step]): in a scenario, and in a
+// step (its blocks' children). TestStepListsAreTheSchemas holds them to the schema.
+var (
+	scenarioStepLists = []string{"setup", "steps", "catch", "cleanup"}
+	stepStepLists     = []string{"parallel", "sequence", "repeat.steps"}
+)
+
+// shallowSchemaSource is a schema file with its step lists left open.
+func shallowSchemaSource(src []byte) string {
+	return strings.ReplaceAll(string(src), "[...#Step]", "[...]")
+}
+
+// shallowSchemaFiles are the files of the schema package si with its step lists left open,
+// parsed once per schema location under the names si's files have.
+func (l *loader) shallowSchemaFiles(si *build.Instance) ([]*ast.File, bool) {
+	if len(si.Files) == 0 {
+		return nil, false
+	}
+	if len(l.shallowFiles) == len(si.Files) && l.shallowFiles[0].Filename == si.Files[0].Filename {
+		return l.shallowFiles, true
+	}
+	files := make([]*ast.File, 0, len(si.Files))
+	for _, f := range si.Files {
+		src, err := schema.Files.ReadFile(filepath.Base(f.Filename))
+		if err != nil {
+			return nil, false // a file that is not the embedded schema's: build it in full
+		}
+		pf, err := parser.ParseFile(f.Filename, shallowSchemaSource(src), parser.ParseComments)
+		if err != nil {
+			return nil, false
+		}
+		files = append(files, pf)
+	}
+	l.shallowFiles = files
+	return files, true
+}
+
+// shallowCopy is inst with the schema package, in inst and in every package it imports,
+// replaced by its shallow files; the schema's copy is returned too (nil if inst does not
+// import the schema, or its files are not the embedded schema's).
+func (l *loader) shallowCopy(inst *build.Instance) (*build.Instance, *build.Instance) {
+	var schemaCopy *build.Instance
+	ok := true
+	clones := map[*build.Instance]*build.Instance{}
+	var clone func(b *build.Instance) *build.Instance
+	clone = func(b *build.Instance) *build.Instance {
+		if c, found := clones[b]; found {
+			return c
+		}
+		c := *b
+		clones[b] = &c
+		if b.ImportPath == schema.ImportPath {
+			files, good := l.shallowSchemaFiles(b)
+			ok = ok && good
+			c.Files = files
+			schemaCopy = &c
+			return &c
+		}
+		c.Imports = make([]*build.Instance, len(b.Imports))
+		for i, imp := range b.Imports {
+			c.Imports[i] = clone(imp)
+		}
+		return &c
+	}
+	c := clone(inst)
+	if !ok || schemaCopy == nil {
+		return nil, nil
+	}
+	return c, schemaCopy
+}
+
+// cleanShallow reports whether the package inst has no error at all, as clean does of its
+// build against the schema, without holding every step under the schema at once. false may
+// also mean that it cannot tell: the caller builds the package in full then.
+func (l *loader) cleanShallow(inst *build.Instance) bool {
+	si, schemaInst := l.shallowCopy(inst)
+	if si == nil {
+		return false
+	}
+	ctx := cuecontext.New()
+	v := ctx.BuildInstance(si)
+	if v.Err() != nil || v.Validate() != nil {
+		return false
+	}
+	step := ctx.BuildInstance(schemaInst).LookupPath(cue.ParsePath("#Step"))
+	if step.Err() != nil || !step.Exists() {
+		return false
+	}
+	it, err := v.Fields()
+	if err != nil {
+		return false
+	}
+	for it.Next() {
+		sv := it.Value()
+		if !sv.LookupPath(scenarioMarker).Exists() {
+			continue
+		}
+		l.setStage(l.stagePos(), "validating scenario %s", it.Selector())
+		if sv.Validate(cue.Concrete(true)) != nil {
+			return false
+		}
+		for _, f := range scenarioStepLists {
+			if !stepsClean(sv.LookupPath(cue.ParsePath(f)), step) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// stepsClean reports whether every step of the list (when it exists), and every step of
+// their blocks, unified with the schema's #Step on its own, is valid and concrete.
+func stepsClean(list, step cue.Value) bool {
+	if !list.Exists() {
+		return true
+	}
+	it, err := list.List()
+	if err != nil {
+		return false
+	}
+	for it.Next() {
+		e := it.Value()
+		if u := e.Unify(step); u.Err() != nil || u.Validate(cue.Concrete(true)) != nil {
+			return false
+		}
+		for _, f := range stepStepLists {
+			if !stepsClean(e.LookupPath(cue.ParsePath(f)), step) {
+				return false
+			}
+		}
+	}
+	return true
+}
