@@ -71,6 +71,7 @@ func (p *process) doc(args []string, f *docFlags) error {
 	if err != nil {
 		return err
 	}
+	opts.ForRun = true // the documents' scenarios run after their load
 	if machine(f.output) {
 		return &exitError{exitInvalid, fmt.Sprintf("doc -o %s: labrun doc prints text only; run the document's specs with labrun run -o %s FILE.md for their records", f.output, f.output)}
 	}

@@ -98,6 +98,7 @@ func (p *process) job(args []string, f *jobFlags) error {
 	if err != nil {
 		return err
 	}
+	opts.ForRun = true // the scenarios run long after their load
 	opts.Target = f.target
 	opts.Selected = f.selection.selects()
 	mf := f.matrixFlags

@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/term"
@@ -39,6 +41,8 @@ type process struct {
 	// writingReport is set while a run's report is written: an interrupt then lets it finish
 	// (and labrun exits 130) rather than stopping steps that are over.
 	writingReport atomic.Bool
+	// reportGC paces the collector while reports are written (reportPacing).
+	reportGC reportPacer
 	// live is the progress on screen now, if any: a notice printed meanwhile clears its status
 	// block first, so that the two do not share a line.
 	live liveProgress
@@ -92,4 +96,40 @@ func quietLibraries() {
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
 	klog.SetSlogLogger(slog.New(slog.DiscardHandler))
+}
+
+// reportGCPercent is the collector's target while a run's reports are written: what writing
+// them allocates is garbage at once, and the run's heap is at its largest then (a
+// 10,000-step run: 66 MB live while writing, 118 MB of heap at the default 100 %).
+const reportGCPercent = 50
+
+// reportPacer sets the collector's target to reportGCPercent while at least one report is
+// being written (runs of a suite may write theirs at once), and puts the previous one back
+// after the last.
+type reportPacer struct {
+	mu      sync.Mutex
+	writers int
+	prev    int
+}
+
+// reportPacing paces the collector for a report being written, unless the user set GOGC;
+// the returned func ends it.
+func (p *process) reportPacing() (done func()) {
+	if p.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	r := &p.reportGC
+	r.mu.Lock()
+	if r.writers == 0 {
+		r.prev = debug.SetGCPercent(reportGCPercent)
+	}
+	r.writers++
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.writers--; r.writers == 0 {
+			debug.SetGCPercent(r.prev)
+		}
+	}
 }

@@ -178,6 +178,7 @@ func (p *process) run(args []string, f *runFlags) error {
 	if err != nil {
 		return err
 	}
+	opts.ForRun = true // the scenarios run long after their load
 	if err := p.checkTarget(f.target); err != nil {
 		return err
 	}
@@ -412,7 +413,9 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(p.Cwd, dir)
 		}
+		done := p.reportPacing()
 		files, err := writeReport(dir, rec, run.id)
+		done()
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
 			lost = "its report could not be written: " + unwrapPath(err).Error()
