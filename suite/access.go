@@ -1,6 +1,7 @@
 package suite
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -24,6 +25,10 @@ type Access struct {
 	// deleted for ephemeral namespaces), and the cluster-scoped kinds a scenario that opts in
 	// (clusterScoped) applies.
 	Cluster []Rule
+	// Unseen are the objects whose kinds cannot be known before a run, each at its position:
+	// a kind or apiVersion written as ${...}, a file of apply.files that cannot be read yet.
+	// The rules grant nothing for them.
+	Unseen dsl.Errors
 }
 
 // Rule is a rule of a Role: verbs on resources of an API group ("" the core group).
@@ -107,6 +112,7 @@ func (r rules) list() []Rule {
 func AccessOf(scenarios []*dsl.Scenario, target string) Access {
 	byNS := map[string]rules{}
 	anywhere, cluster := rules{}, rules{}
+	var unseen dsl.Errors
 	for _, sc := range scenarios {
 		if or(target, sc.Target) != "kube" {
 			continue
@@ -117,10 +123,17 @@ func AccessOf(scenarios []*dsl.Scenario, target string) Access {
 		// run's catch, rollouts).
 		here.add("", "pods", readVerbs...)
 		here.add("", "events", readVerbs...)
+		var step *dsl.Step // the step whose objects obj is given
+		var field string   // and where in it
 		obj := func(o map[string]any, verbs []string) {
 			kind, _ := o["kind"].(string)
 			api, _ := o["apiVersion"].(string)
-			if kind == "" || strings.Contains(kind+api, "${") {
+			if strings.Contains(kind+api, "${") {
+				unseen = append(unseen, &dsl.Error{Pos: step.FieldPos(field), Path: sc.Name + "." + step.Path + "." + step.Kind + "." + field,
+					Msg: fmt.Sprintf("this object's apiVersion or kind (%s %s) is known only when the step runs: the Roles grant nothing for it; add its rule by hand", or(api, "?"), or(kind, "?"))})
+				return
+			}
+			if kind == "" {
 				return
 			}
 			md, _ := o["metadata"].(map[string]any)
@@ -155,21 +168,36 @@ func AccessOf(scenarios []*dsl.Scenario, target string) Access {
 		}
 		for _, ph := range sc.Phases() {
 			dsl.Walk(ph.Steps, func(s *dsl.Step) {
+				step = s
 				switch p := s.Params.(type) {
 				case *schema.Apply:
-					for _, o := range p.Objects {
+					for i, o := range p.Objects {
+						field = fmt.Sprintf("objects.%d", i)
 						obj(o, writeVerbs)
 					}
+					for i, file := range p.Files {
+						field = fmt.Sprintf("files.%d", i)
+						objs, err := readObjectsErr(sc.Dir, file)
+						if err != nil {
+							unseen = append(unseen, &dsl.Error{Pos: s.FieldPos(field), Path: sc.Name + "." + s.Path + "." + s.Kind + "." + field,
+								Msg: fmt.Sprintf("%s cannot be read before the run (%v): the Roles grant nothing for its objects; add their rules by hand", file, err)})
+						}
+						for _, o := range objs {
+							obj(o, writeVerbs)
+						}
+					}
 				case *schema.Delete:
-					for _, o := range p.Objects {
+					for i, o := range p.Objects {
+						field = fmt.Sprintf("objects.%d", i)
 						obj(o, writeVerbs)
 					}
 					kindRef(p.APIVersion, p.Kind, writeVerbs)
 				case *schema.Get:
 					kindRef(p.APIVersion, p.Kind, readVerbs)
 				case *schema.Wait:
-					for _, o := range []schema.Object{p.Match, p.Absent} {
+					for f, o := range map[string]schema.Object{"match": p.Match, "absent": p.Absent} {
 						if o != nil {
+							field = f
 							obj(o, readVerbs)
 						}
 					}
@@ -230,6 +258,7 @@ func AccessOf(scenarios []*dsl.Scenario, target string) Access {
 		a.Namespaces[ns] = r.list()
 	}
 	a.Anywhere, a.Cluster = anywhere.list(), cluster.list()
+	a.Unseen = unseen
 	if len(a.Cluster) == 0 {
 		a.Cluster = nil
 	}

@@ -11,7 +11,9 @@
 package suite
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
@@ -325,19 +327,32 @@ func sortedKeys[V any](m map[string]V) []string {
 // before the run (a file written by an earlier step is not there yet: it touches nothing
 // known). ${...} stay as written.
 func readObjects(dir, file string) []schema.Object {
+	objs, _ := readObjectsErr(dir, file)
+	return objs
+}
+
+// readObjectsErr is readObjects, saying why a file could not be read (a path that is a
+// ${...} template cannot be, before the run).
+func readObjectsErr(dir, file string) ([]schema.Object, error) {
+	if strings.Contains(file, "${") {
+		return nil, errors.New("its path is known only when the step runs")
+	}
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(dir, file)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errors.New("no such file")
+		}
+		return nil, err
 	}
-	objs, _ := dsl.YAMLObjects(file, data)
+	objs, err := dsl.YAMLObjects(file, data)
 	out := make([]schema.Object, len(objs))
 	for i, o := range objs {
 		out[i] = o.Object
 	}
-	return out
+	return out, err
 }
 
 // splitHost splits a host name at its dots, except those inside a ${...}.

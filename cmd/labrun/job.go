@@ -54,7 +54,9 @@ JSON lines: the pod's log. labrun collect reads them back and merges them.
 
 The image is IMAGE (the repository's Containerfile builds one holding labrun). Files the
 scenarios read besides their .cue and .md files (scripts, YAML for apply.files) are not in
-the ConfigMap: put them in the image.`,
+the ConfigMap: put them in the image. The kinds of apply.files are read from those files here;
+an object whose kind is known only when its step runs (written as ${...}, or in a file not
+there yet) is said on stderr and in a comment, and the Roles grant nothing for it.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return p.job(args, &f)
@@ -221,6 +223,11 @@ func (p *process) job(args []string, f *jobFlags) error {
 		f.name, countOf(len(w.units), "run"), countOf(w.scenarioCount(), "scenario"), countOf(f.shards, "shard"), countOf(f.parallelism, "pod"), f.image, f.namespace, f.name)
 	if len(access.Anywhere) > 0 {
 		fmt.Fprintf(p.Stdout, "# Scenarios with ephemeral namespaces: ClusterRole %s-%s-anywhere grants their rules in every namespace.\n", f.namespace, f.name)
+	}
+	// What the Roles cannot grant, said where the YAML is read and where a person reads.
+	for _, u := range access.Unseen.Rel(p.Cwd) {
+		fmt.Fprintf(p.Stdout, "# Not in the Roles: %s\n", u)
+		fmt.Fprintf(p.Stderr, "%s: warning: %s\n", u.Pos, u.Msg)
 	}
 	enc := &docWriter{w: p.Stdout, output: "yaml"}
 	for _, o := range kube.RenderJob(spec) {
