@@ -1,16 +1,19 @@
 // Package multiclustere2e runs the real labrun binary on examples/multicluster against the
 // two-cluster sandbox (sandbox.UpClusters): two control planes, each with its istiod, each
 // istiod holding a remote secret of the other cluster. Its own package, so that only it starts
-// the two clusters.
+// the two clusters; its tests share one pair (TestMain stops it).
 package multiclustere2e
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,15 +28,65 @@ import (
 
 var exampleDir = filepath.Join("..", "..", "..", "examples", "multicluster")
 
-// TestMulticlusterVet: the two-cluster experiment vets (no cluster needed).
+// TestMulticlusterVet: the two-cluster experiments vet (no cluster needed).
 func TestMulticlusterVet(t *testing.T) {
 	bin := e2ebin.Build(t)
 	cmd := exec.Command(bin, "vet", "--strict", ".")
 	cmd.Dir = exampleDir
 	out, err := cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "ok: 1 scenario in 1 file") {
+	if err != nil || !strings.Contains(string(out), "ok: 2 scenarios in 2 files") {
 		t.Fatalf("labrun vet --strict examples/multicluster: %v\n%s", err, out)
 	}
+}
+
+// shared is the package's pair of clusters, started by the first test that needs it.
+var shared struct {
+	once sync.Once
+	cs   *sandbox.Clusters
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cs != nil {
+		if err := shared.cs.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stopping the sandbox's clusters: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	os.Exit(code)
+}
+
+// startClusters returns the package's two-cluster sandbox, starting it on first use. Skips as
+// sandbox.Start does.
+func startClusters(t *testing.T) *sandbox.Clusters {
+	t.Helper()
+	if why := sandbox.Disabled(); why != "" {
+		t.Skip(why)
+	}
+	if testing.Short() {
+		t.Skip("sandbox skipped in -short mode")
+	}
+	shared.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
+		defer cancel()
+		bins, err := sandbox.Build(ctx, os.Stderr)
+		if err != nil {
+			shared.err = fmt.Errorf("building the sandbox: %w", err)
+			return
+		}
+		var progress io.Writer
+		if testing.Verbose() {
+			progress = os.Stderr
+		}
+		shared.cs, shared.err = sandbox.UpClusters(ctx, bins, 2, progress)
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.cs
 }
 
 // TestE2EMulticluster: in the two-cluster sandbox, `labrun run` applies to both clusters, the
@@ -41,14 +94,17 @@ func TestMulticlusterVet(t *testing.T) {
 // failover priority, and the run deletes its namespace in both clusters. The record names the
 // cluster of every step.
 func TestE2EMulticluster(t *testing.T) {
-	cs := sandbox.StartClusters(t, 2)
+	cs := startClusters(t)
 	bin := e2ebin.Build(t)
 	reports := t.TempDir()
-	cmd := exec.Command(bin, "run", "--kubeconfig", cs.Kubeconfig, "--report-dir", reports, ".")
+	// failover.cue alone: gslb_flip.cue runs its data plane only with the replay of
+	// TestE2EGSLBFlipReplayedDataPlane (without it, its load and curl loop would run on this
+	// machine, towards a name outside the sandbox).
+	cmd := exec.Command(bin, "run", "--kubeconfig", cs.Kubeconfig, "--report-dir", reports, "failover.cue")
 	cmd.Dir = exampleDir
 	cmd.Env = e2ebin.Env(t, cs.Members[0].BinDir)
 	out, err := cmd.CombinedOutput()
-	t.Logf("labrun run examples/multicluster:\n%s", out)
+	t.Logf("labrun run examples/multicluster/failover.cue:\n%s", out)
 	if err != nil {
 		t.Fatalf("labrun run: %v", err)
 	}
