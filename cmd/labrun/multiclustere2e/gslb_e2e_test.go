@@ -48,8 +48,9 @@ func gslbFixtures(t *testing.T, edit func([]sandbox.Fixture)) []sandbox.Fixture 
 }
 
 // runGSLB runs examples/multicluster/gslb_flip.cue with the recording fx replayed by the Envoy
-// stand-in of east's client pods, and returns labrun's exit code, output and record.
-func runGSLB(t *testing.T, cs *sandbox.Clusters, fx []sandbox.Fixture) (int, string, *interp.Record) {
+// stand-in of east's client pods, and returns labrun's exit code, output, record and the record's
+// file.
+func runGSLB(t *testing.T, cs *sandbox.Clusters, fx []sandbox.Fixture) (int, string, *interp.Record, string) {
 	t.Helper()
 	east := cs.Members[0]
 	east.EnvoyStandIn(t, "mc-gslb", "client", fx...)
@@ -77,7 +78,7 @@ func runGSLB(t *testing.T, cs *sandbox.Clusters, fx []sandbox.Fixture) (int, str
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
-	return code, string(out), &rec
+	return code, string(out), &rec, files[0]
 }
 
 // TestE2EGSLBFlipReplayedDataPlane runs examples/multicluster/gslb_flip.cue on the two-cluster
@@ -92,10 +93,10 @@ func runGSLB(t *testing.T, cs *sandbox.Clusters, fx []sandbox.Fixture) (int, str
 // The same recording edited into a wrong outcome (the sidecar did not replace the host after
 // the flip) must fail the run on the expectation that reads it, and on it alone.
 func TestE2EGSLBFlipReplayedDataPlane(t *testing.T) {
-	cs := startClusters(t)
+	cs := sandbox.StartClusters(t, 2)
 
 	t.Run("recorded", func(t *testing.T) {
-		code, out, rec := runGSLB(t, cs, gslbFixtures(t, nil))
+		code, out, rec, file := runGSLB(t, cs, gslbFixtures(t, nil))
 		t.Logf("labrun run gslb_flip.cue:\n%s", out)
 		if code != 0 || rec.Outcome != interp.Passed {
 			t.Fatalf("exit %d, %s, want 0 and passed%s", code, rec.Outcome, failures(rec))
@@ -120,6 +121,32 @@ func TestE2EGSLBFlipReplayedDataPlane(t *testing.T) {
 		if steps["pod_b"] != "west" || steps["pod_a"] != "east" || steps["after_flip"] != "east" {
 			t.Errorf("steps' clusters: %v", steps)
 		}
+
+		// Could the expectations have failed? labrun mutate's perturbed copies of this record:
+		// every survivor needs a reason in the scenario (exit 1 otherwise).
+		mutate := exec.Command(e2ebin.Build(t), "mutate", "-o", "json", file)
+		mutate.Dir = exampleDir
+		mout, err := mutate.Output()
+		var mr struct {
+			Killed, Allowed, Unexplained int
+			Mutants                      []struct {
+				Name     string
+				Killed   bool
+				Survives string
+			}
+		}
+		if jerr := json.Unmarshal(mout, &mr); jerr != nil {
+			t.Fatalf("labrun mutate: %v, %v\n%s", err, jerr, mout)
+		}
+		for _, m := range mr.Mutants {
+			if !m.Killed {
+				t.Logf("survives: %s (%s)", m.Name, m.Survives)
+			}
+		}
+		t.Logf("labrun mutate: %d mutants, %d killed, %d survive with a reason, %d without", len(mr.Mutants), mr.Killed, mr.Allowed, mr.Unexplained)
+		if err != nil || mr.Unexplained != 0 || len(mr.Mutants) == 0 {
+			t.Errorf("labrun mutate: %v; %d survivors without a reason", err, mr.Unexplained)
+		}
 	})
 
 	t.Run("membership unchanged", func(t *testing.T) {
@@ -139,7 +166,7 @@ func TestE2EGSLBFlipReplayedDataPlane(t *testing.T) {
 				}
 			}
 		})
-		code, out, rec := runGSLB(t, cs, fx)
+		code, out, rec, _ := runGSLB(t, cs, fx)
 		if code != 1 || rec.Outcome != interp.Failed {
 			t.Fatalf("exit %d, %s, want 1 and failed\n%s", code, rec.Outcome, out)
 		}

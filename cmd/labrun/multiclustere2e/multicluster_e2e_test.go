@@ -1,19 +1,16 @@
 // Package multiclustere2e runs the real labrun binary on examples/multicluster against the
 // two-cluster sandbox (sandbox.UpClusters): two control planes, each with its istiod, each
 // istiod holding a remote secret of the other cluster. Its own package, so that only it starts
-// the two clusters; its tests share one pair (TestMain stops it).
+// the two clusters; its tests share one pair (sandbox.Main stops it).
 package multiclustere2e
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,62 +36,14 @@ func TestMulticlusterVet(t *testing.T) {
 	}
 }
 
-// shared is the package's pair of clusters, started by the first test that needs it.
-var shared struct {
-	once sync.Once
-	cs   *sandbox.Clusters
-	err  error
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if shared.cs != nil {
-		if err := shared.cs.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the sandbox's clusters: %v\n", err)
-			if code == 0 {
-				code = 1
-			}
-		}
-	}
-	os.Exit(code)
-}
-
-// startClusters returns the package's two-cluster sandbox, starting it on first use. Skips as
-// sandbox.Start does.
-func startClusters(t *testing.T) *sandbox.Clusters {
-	t.Helper()
-	if why := sandbox.Disabled(); why != "" {
-		t.Skip(why)
-	}
-	if testing.Short() {
-		t.Skip("sandbox skipped in -short mode")
-	}
-	shared.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
-		defer cancel()
-		bins, err := sandbox.Build(ctx, os.Stderr)
-		if err != nil {
-			shared.err = fmt.Errorf("building the sandbox: %w", err)
-			return
-		}
-		var progress io.Writer
-		if testing.Verbose() {
-			progress = os.Stderr
-		}
-		shared.cs, shared.err = sandbox.UpClusters(ctx, bins, 2, progress)
-	})
-	if shared.err != nil {
-		t.Fatal(shared.err)
-	}
-	return shared.cs
-}
+func TestMain(m *testing.M) { sandbox.Main(m) } // the tests share one pair of clusters
 
 // TestE2EMulticluster: in the two-cluster sandbox, `labrun run` applies to both clusters, the
 // client in cluster1 (east) gets cluster2's (west) pod as an endpoint from its own istiod, at the
 // failover priority, and the run deletes its namespace in both clusters. The record names the
 // cluster of every step.
 func TestE2EMulticluster(t *testing.T) {
-	cs := startClusters(t)
+	cs := sandbox.StartClusters(t, 2)
 	bin := e2ebin.Build(t)
 	reports := t.TempDir()
 	// failover.cue alone: gslb_flip.cue runs its data plane only with the replay of
