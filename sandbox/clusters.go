@@ -63,7 +63,8 @@ func UpClusters(ctx context.Context, bins Binaries, n int, progress io.Writer) (
 		go func() {
 			defer wg.Done()
 			w := &prefixWriter{w: progress, prefix: "[" + id + "] ", mu: &mu}
-			c.Members[i], errs[i] = upMember(ctx, bins, w, member{clusterID: id, podCIDR: fmt.Sprintf("10.%d.0.0/24", i+1)})
+			c.Members[i], errs[i] = upMember(ctx, bins, w, member{clusterID: id, podCIDR: fmt.Sprintf("10.%d.0.0/24", i+1),
+				meshKubeconfig: c.kubeconfigPath()})
 			if errs[i] != nil {
 				errs[i] = fmt.Errorf("%s: %w", id, errs[i])
 			}
@@ -139,9 +140,13 @@ func (c *Clusters) writeKubeconfig() error {
 	}
 	yaml := "apiVersion: v1\nkind: Config\nclusters:\n" + clusters.String() + "users:\n" + users.String() +
 		"contexts:\n" + contexts.String() + "current-context: " + c.Members[0].ClusterID + "\n"
-	c.Kubeconfig = filepath.Join(c.dir, "kubeconfig")
+	c.Kubeconfig = c.kubeconfigPath()
 	return os.WriteFile(c.Kubeconfig, []byte(yaml), 0o600)
 }
+
+// kubeconfigPath is where writeKubeconfig writes: known before the clusters start, so that each
+// cluster's stand-in is told where to find the others (written before UpClusters returns).
+func (c *Clusters) kubeconfigPath() string { return filepath.Join(c.dir, "kubeconfig") }
 
 // addRemoteSecret gives this cluster's istiod the kubeconfig of other, as istioctl
 // create-remote-secret does: a Secret in istio-system labelled istio/multiCluster=true, its

@@ -74,6 +74,9 @@ type Sandbox struct {
 	ClusterID string
 	// podCIDR is kwok's pod IP range ("": kwok's default, 10.0.0.0/24).
 	podCIDR string
+	// meshKubeconfig is the kubeconfig of every cluster of a sandbox of several (Clusters.Kubeconfig),
+	// which the stand-in reads for a fixture's {{podIP … @cluster2}}; "" for one cluster.
+	meshKubeconfig string
 
 	bins      Binaries
 	client    kubernetes.Interface
@@ -107,6 +110,8 @@ func Up(ctx context.Context, bins Binaries, progress io.Writer) (*Sandbox, error
 // its pods' IP range. The zero member is the one cluster of Up.
 type member struct {
 	clusterID, podCIDR string
+	// meshKubeconfig is where UpClusters writes the kubeconfig of all clusters, once all are up.
+	meshKubeconfig string
 }
 
 func upOnce(ctx context.Context, bins Binaries, progress io.Writer, m member) (_ *Sandbox, err error) {
@@ -114,7 +119,7 @@ func upOnce(ctx context.Context, bins Binaries, progress io.Writer, m member) (_
 	if err != nil {
 		return nil, err
 	}
-	s := &Sandbox{Dir: dir, BinDir: bins.BinDir, bins: bins, progress: progress, started: time.Now(), ClusterID: m.clusterID, podCIDR: m.podCIDR}
+	s := &Sandbox{Dir: dir, BinDir: bins.BinDir, bins: bins, progress: progress, started: time.Now(), ClusterID: m.clusterID, podCIDR: m.podCIDR, meshKubeconfig: m.meshKubeconfig}
 	defer func() {
 		if err != nil {
 			err = s.failure(err)
@@ -284,6 +289,10 @@ spec: {execs: [{local: {envs: [{name: LABRUN_SANDBOX_EXEC, value: "cluster"}]}}]
 		"LABRUN_SANDBOX_DIR="+s.Dir,
 		"LABRUN_STANDIN_FIXTURES="+path("standin"),
 		"LABRUN_ISTIOD_XDS="+istiodXDS)
+	if s.meshKubeconfig != "" {
+		// One of several clusters: a fixture may name another cluster's addresses (standin/refs.go).
+		kwokEnv = withEnv(kwokEnv, "LABRUN_MESH_KUBECONFIG="+s.meshKubeconfig)
+	}
 	kwokArgs := []string{"-c", filepath.Join(s.bins.DataDir, "kwok-stages.yaml")}
 	if s.podCIDR != "" {
 		kwokArgs = append(kwokArgs, "--cidr="+s.podCIDR) // pod IPs apart from the other clusters'

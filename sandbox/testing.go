@@ -17,6 +17,15 @@ var shared struct {
 	err     error
 	viaMain bool // Main installed: the shared sandbox is stopped after m.Run
 	mu      sync.Mutex
+	// clusters are the shared sandboxes of several clusters (StartClusters under Main), by n.
+	clusters map[int]*sharedClusters
+}
+
+// sharedClusters is one shared sandbox of n clusters, started on first use.
+type sharedClusters struct {
+	once sync.Once
+	cs   *Clusters
+	err  error
 }
 
 // Disabled reports why the sandbox is off for this run, or "" when it is on: LABRUN_SANDBOX=off.
@@ -79,6 +88,16 @@ func Main(m *testing.M) {
 			}
 		}
 	}
+	for _, c := range shared.clusters {
+		if c.cs != nil {
+			if err := c.cs.Stop(); err != nil {
+				fmt.Fprintf(os.Stderr, "sandbox: stopping the clusters: %v\n", err)
+				if code == 0 {
+					code = 1
+				}
+			}
+		}
+	}
 	os.Exit(code)
 }
 
@@ -98,8 +117,10 @@ func startForTests() (*Sandbox, error) {
 	return Up(ctx, bins, progress)
 }
 
-// StartClusters starts a sandbox of n clusters in one mesh (UpClusters) for one test, stopped
-// by t.Cleanup. Skips as Start does.
+// StartClusters returns a sandbox of n clusters in one mesh (UpClusters). With Main in the
+// package's TestMain, the tests that ask for n clusters share one, started on first use and
+// stopped when they end; without it, each test gets its own, stopped by t.Cleanup. Skips as
+// Start does.
 func StartClusters(t testing.TB, n int) *Clusters {
 	t.Helper()
 	if why := Disabled(); why != "" {
@@ -108,24 +129,49 @@ func StartClusters(t testing.TB, n int) *Clusters {
 	if testing.Short() {
 		t.Skip("sandbox skipped in -short mode")
 	}
+	shared.mu.Lock()
+	var sc *sharedClusters
+	if shared.viaMain {
+		if shared.clusters == nil {
+			shared.clusters = map[int]*sharedClusters{}
+		}
+		if sc = shared.clusters[n]; sc == nil {
+			sc = &sharedClusters{}
+			shared.clusters[n] = sc
+		}
+	}
+	shared.mu.Unlock()
+	if sc == nil {
+		cs, err := startClustersForTests(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := cs.Stop(); err != nil {
+				t.Errorf("stopping the sandbox's clusters: %v", err)
+			}
+		})
+		return cs
+	}
+	sc.once.Do(func() { sc.cs, sc.err = startClustersForTests(n) })
+	if sc.err != nil {
+		t.Fatal(sc.err)
+	}
+	return sc.cs
+}
+
+// startClustersForTests builds (when needed) and starts a sandbox of n clusters, reporting
+// progress on stderr when testing -v is on.
+func startClustersForTests(n int) (*Clusters, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	bins, err := Build(ctx, os.Stderr)
 	if err != nil {
-		t.Fatalf("building the sandbox: %v", err)
+		return nil, fmt.Errorf("building the sandbox: %w", err)
 	}
 	var progress io.Writer
 	if testing.Verbose() {
 		progress = os.Stderr
 	}
-	cs, err := UpClusters(ctx, bins, n, progress)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cs.Stop(); err != nil {
-			t.Errorf("stopping the sandbox's clusters: %v", err)
-		}
-	})
-	return cs
+	return UpClusters(ctx, bins, n, progress)
 }

@@ -139,7 +139,7 @@ func nodeMetadata(env environment, p proxy) *structpb.Struct {
 
 // getPod looks the pod up through the API server.
 func getPod(env environment) (*corev1.Pod, error) {
-	cs, err := kubeClient(env)
+	cs, err := kubeClient(env, "")
 	if err != nil {
 		return nil, err
 	}

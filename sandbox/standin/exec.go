@@ -54,6 +54,7 @@ func execStandIn(name string, args []string, stdout, stderr io.Writer) int {
 		PodNamespace: os.Getenv("POD_NAMESPACE"),
 		FixtureRoot:  os.Getenv("LABRUN_STANDIN_FIXTURES"),
 		Kubeconfig:   os.Getenv("KUBECONFIG"),
+		Mesh:         os.Getenv("LABRUN_MESH_KUBECONFIG"),
 	}
 	if env.PodName != "" && env.PodNamespace != "" && env.FixtureRoot != "" {
 		f, err := execReplay(env, name, args)
@@ -177,7 +178,7 @@ func appendPodLog(env environment, sandboxDir, key string, lines []string) error
 // newestPod is the name of the newest pod of env's namespace matching selector that is not being
 // deleted.
 func newestPod(env environment, selector string) (string, error) {
-	cs, err := kubeClient(env)
+	cs, err := kubeClient(env, "")
 	if err != nil {
 		return "", err
 	}

@@ -81,6 +81,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		FixtureRoot:  os.Getenv("LABRUN_STANDIN_FIXTURES"),
 		XDSAddress:   os.Getenv("LABRUN_ISTIOD_XDS"),
 		Kubeconfig:   os.Getenv("KUBECONFIG"),
+		Mesh:         os.Getenv("LABRUN_MESH_KUBECONFIG"),
 	}
 	var body string
 	var err error
@@ -120,6 +121,9 @@ type environment struct {
 	FixtureRoot                  string
 	XDSAddress                   string
 	Kubeconfig                   string
+	// Mesh is the kubeconfig of every cluster of a sandbox of several, one context per cluster
+	// ID (LABRUN_MESH_KUBECONFIG; "" in a sandbox of one): where {{… @cluster2}} looks.
+	Mesh string
 }
 
 // serve answers one admin request: config_dump live from istiod, anything else from fixtures.

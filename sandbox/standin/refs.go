@@ -9,6 +9,10 @@ package main
 //	{{podIP SELECTOR}}     the IP of the newest pod of the pod's namespace matching the label
 //	                       selector (e.g. app=backend-a) that has one
 //
+// In a sandbox of several clusters, a trailing @CLUSTER (a cluster ID: {{podIP app=backend-b
+// @cluster2}}) looks in the namespace of the same name in that cluster: a recording of a DNS
+// flip names the new address, which may be another cluster's pod.
+//
 // A reference is looked up once per fixture directory and remembered (.refs.json): a pod that was
 // killed keeps the address it had (as a DNS record of it does), so a snapshot after the kill still
 // shows it.
@@ -38,7 +42,7 @@ func expandRefs(env environment, body, memo string) (string, error) {
 	if !strings.Contains(body, "{{") {
 		return body, nil
 	}
-	var cs kubernetes.Interface
+	clients := map[string]kubernetes.Interface{} // by cluster ID, "" the pod's own
 	cache := map[string]string{}
 	if memo != "" {
 		f, err := os.OpenFile(memo, os.O_RDWR|os.O_CREATE, 0o644)
@@ -70,27 +74,29 @@ func expandRefs(env environment, body, memo string) (string, error) {
 			return v
 		}
 		sub := refRE.FindStringSubmatch(m)
-		if cs == nil {
-			c, err := kubeClient(env)
+		what, cluster := splitCluster(sub[2])
+		cs, ok := clients[cluster]
+		if !ok {
+			c, err := kubeClient(env, cluster)
 			if err != nil {
-				firstErr = err
+				firstErr = fmt.Errorf("%s: %w", m, err)
 				return m
 			}
-			cs = c
+			cs, clients[cluster] = c, c
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		var v string
 		switch sub[1] {
 		case "clusterIP":
-			svc, err := cs.CoreV1().Services(env.PodNamespace).Get(ctx, sub[2], metav1.GetOptions{})
+			svc, err := cs.CoreV1().Services(env.PodNamespace).Get(ctx, what, metav1.GetOptions{})
 			if err != nil {
 				firstErr = fmt.Errorf("%s: %w", m, err)
 				return m
 			}
 			v = svc.Spec.ClusterIP
 		case "podIP":
-			pods, err := cs.CoreV1().Pods(env.PodNamespace).List(ctx, metav1.ListOptions{LabelSelector: sub[2]})
+			pods, err := cs.CoreV1().Pods(env.PodNamespace).List(ctx, metav1.ListOptions{LabelSelector: what})
 			if err != nil {
 				firstErr = fmt.Errorf("%s: %w", m, err)
 				return m
@@ -107,7 +113,11 @@ func expandRefs(env environment, body, memo string) (string, error) {
 			}
 		}
 		if v == "" {
-			firstErr = fmt.Errorf("%s: no address in namespace %s", m, env.PodNamespace)
+			where := "namespace " + env.PodNamespace
+			if cluster != "" {
+				where += " of cluster " + cluster
+			}
+			firstErr = fmt.Errorf("%s: no address in %s", m, where)
 			return m
 		}
 		cache[m] = v
@@ -119,13 +129,37 @@ func expandRefs(env environment, body, memo string) (string, error) {
 	return out, nil
 }
 
-func kubeClient(env environment) (kubernetes.Interface, error) {
-	if env.Kubeconfig == "" {
-		return nil, fmt.Errorf("KUBECONFIG is not set: cannot look up the run's addresses")
+// splitCluster takes a reference's trailing " @CLUSTER" off: the name or selector, and the
+// cluster ID ("" for the pod's own cluster). Label selectors cannot hold "@".
+func splitCluster(ref string) (what, cluster string) {
+	i := strings.LastIndex(ref, "@")
+	if i < 0 {
+		return ref, ""
 	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", env.Kubeconfig)
+	return strings.TrimSpace(ref[:i]), strings.TrimSpace(ref[i+1:])
+}
+
+// kubeClient is a client of the pod's own cluster (cluster ""), or of the cluster of that ID in
+// a sandbox of several.
+func kubeClient(env environment, cluster string) (kubernetes.Interface, error) {
+	if cluster == "" {
+		if env.Kubeconfig == "" {
+			return nil, fmt.Errorf("KUBECONFIG is not set: cannot look up the run's addresses")
+		}
+		cfg, err := clientcmd.BuildConfigFromFlags("", env.Kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("kubeconfig: %w", err)
+		}
+		return kubernetes.NewForConfig(cfg)
+	}
+	if env.Mesh == "" {
+		return nil, fmt.Errorf("LABRUN_MESH_KUBECONFIG is not set: cluster %s is asked for, but this is not a sandbox of several clusters", cluster)
+	}
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: env.Mesh},
+		&clientcmd.ConfigOverrides{CurrentContext: cluster}).ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+		return nil, fmt.Errorf("cluster %s: %w", cluster, err)
 	}
 	return kubernetes.NewForConfig(cfg)
 }
