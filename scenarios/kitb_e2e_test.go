@@ -58,13 +58,13 @@ var kitB = []struct {
 // scenarios, run on their real timeline, judge the seed's recorded outcome as the claim says.
 func TestE2EKitBReplay(t *testing.T) {
 	t.Parallel()
-	sb := sandbox.Start(t)
 	for _, c := range kitB {
 		t.Run(c.name, func(t *testing.T) {
 			if c.long && os.Getenv("LABRUN_E2E_ALL") != "1" {
 				t.Skip("runs with LABRUN_E2E_ALL=1 (a minute or two of recorded timeline)")
 			}
-			holdNamespace(t, "dns-lab")
+			t.Parallel()
+			sb := holdLab(t, "dns-lab")
 			sb.EnvoyStandIn(t, "dns-lab", "client", replay(t, "kit-b", c.name)...)
 			rec := kubeRun(t, sb, c.name, sandboxVars)
 			requirePassed(t, rec)
@@ -89,7 +89,8 @@ func TestE2EKitBReplay(t *testing.T) {
 		if os.Getenv("LABRUN_E2E_ALL") != "1" {
 			t.Skip("runs with LABRUN_E2E_ALL=1 (several minutes of recorded timeline)")
 		}
-		perturbedKitB(t, sb)
+		t.Parallel()
+		perturbedKitB(t)
 	})
 }
 
@@ -141,7 +142,7 @@ func labDNSHostsFile(t *testing.T, sb *sandbox.Sandbox) string {
 // cluster), and wants the expectation that guards against it to fail, saying why, while the
 // expectations that do not read the changed figure hold. The rest is as in the replays above:
 // real API server, istiod, lab DNS rewrites and timeline; replayed sidecar stats and curl loops.
-func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
+func perturbedKitB(t *testing.T) {
 	cases := []struct {
 		name, scenario string
 		vars           map[string]string // on top of sandboxVars
@@ -275,7 +276,8 @@ func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
 	}}
 	for _, c := range cases {
 		t.Run(c.scenario+": "+c.name, func(t *testing.T) {
-			holdNamespace(t, "dns-lab")
+			t.Parallel()
+			sb := holdLab(t, "dns-lab")
 			fx := replay(t, "kit-b", c.scenario)
 			if c.perturb != nil {
 				fx = c.perturb(t, fx)
