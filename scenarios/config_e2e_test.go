@@ -61,7 +61,7 @@ func configClaims(t *testing.T, scenarios []string) {
 	for _, name := range scenarios {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			sb := holdLab(t, scenarioWithVars(t, name, sandboxVars).Namespaces...)
+			sb := holdLab(t, nil, scenarioWithVars(t, name, sandboxVars).Namespaces...)
 			rec := kubeRun(t, sb, name, sandboxVars)
 			requirePassed(t, rec)
 			wrongOutcomesOf(t, rec, "") // istiod's real answer edited into wrong_test.go's outcomes fails replay

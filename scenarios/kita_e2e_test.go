@@ -30,8 +30,8 @@ func TestE2EKitAReplay(t *testing.T) {
 	for _, name := range kitA {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			sb := holdLab(t, "conn-lab")
 			fixtures := replay(t, "kit-a", name)
+			sb := holdLab(t, fixtures, "conn-lab")
 			sb.EnvoyStandIn(t, "conn-lab", "client", fixtures...)
 			rec := kubeRun(t, sb, name, nil)
 			requirePassed(t, rec)
@@ -128,8 +128,8 @@ func perturbedKitA(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.scenario+": "+c.name, func(t *testing.T) {
 			t.Parallel()
-			sb := holdLab(t, "conn-lab")
 			fixtures := c.perturb(t, replay(t, "kit-a", c.scenario))
+			sb := holdLab(t, fixtures, "conn-lab")
 			sb.EnvoyStandIn(t, "conn-lab", "client", fixtures...)
 			rec := kubeRun(t, sb, c.scenario, nil)
 			checkPerturbed(t, rec, c.wants)

@@ -35,8 +35,9 @@ func TestE2EKitBDiff(t *testing.T) {
 		for _, name := range []string{"mode1_strict", "mode1_logical"} {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				sb := holdLab(t, "dns-lab")
-				sb.EnvoyStandIn(t, "dns-lab", "client", replay(t, "kit-b", name)...)
+				fx := replay(t, "kit-b", name)
+				sb := holdLab(t, fx, "dns-lab")
+				sb.EnvoyStandIn(t, "dns-lab", "client", fx...)
 				rec := kubeRun(t, sb, name, sandboxVars)
 				requirePassed(t, rec)
 				mu.Lock()

@@ -64,8 +64,9 @@ func TestE2EKitBReplay(t *testing.T) {
 				t.Skip("runs with LABRUN_E2E_ALL=1 (a minute or two of recorded timeline)")
 			}
 			t.Parallel()
-			sb := holdLab(t, "dns-lab")
-			sb.EnvoyStandIn(t, "dns-lab", "client", replay(t, "kit-b", c.name)...)
+			fx := replay(t, "kit-b", c.name)
+			sb := holdLab(t, fx, "dns-lab")
+			sb.EnvoyStandIn(t, "dns-lab", "client", fx...)
 			rec := kubeRun(t, sb, c.name, sandboxVars)
 			requirePassed(t, rec)
 			wrongOutcomesOf(t, rec, "") // the run's record edited into wrong_test.go's outcomes fails replay
@@ -277,11 +278,11 @@ func perturbedKitB(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.scenario+": "+c.name, func(t *testing.T) {
 			t.Parallel()
-			sb := holdLab(t, "dns-lab")
 			fx := replay(t, "kit-b", c.scenario)
 			if c.perturb != nil {
 				fx = c.perturb(t, fx)
 			}
+			sb := holdLab(t, fx, "dns-lab")
 			sb.EnvoyStandIn(t, "dns-lab", "client", fx...)
 			vars := maps.Clone(sandboxVars)
 			maps.Copy(vars, c.vars)

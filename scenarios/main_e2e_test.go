@@ -86,6 +86,7 @@ type lanePool struct {
 	cond     *sync.Cond
 	lanes    []*lane
 	starting int
+	waiting  map[*waiter]bool
 }
 
 // labLanes are the sandboxes the kits share, each kit's namespace held by one run at a time.
@@ -105,19 +106,45 @@ func sandboxesAllowed() int {
 	return 4
 }
 
-// holdLab returns a sandbox on which the test holds the named kit namespaces until it ends.
-func holdLab(t *testing.T, names ...string) *sandbox.Sandbox {
+// holdLab returns a sandbox on which the test holds the named kit namespaces until it ends. Of the
+// runs waiting, the one with the longest replays (fx, the fixtures it will replay) goes first, so
+// that the last to start are short ones.
+func holdLab(t *testing.T, fx []sandbox.Fixture, names ...string) *sandbox.Sandbox {
 	t.Helper()
-	return labLanes.hold(t, false, names)
+	return labLanes.hold(t, replayedTime(t, fx), false, names)
+}
+
+// replayedTime is how long the exec replays among fx last, together.
+func replayedTime(t *testing.T, fx []sandbox.Fixture) time.Duration {
+	t.Helper()
+	var d time.Duration
+	for _, f := range fx {
+		if !strings.HasPrefix(f.Path, "exec/") {
+			continue
+		}
+		r, err := sandbox.ParseExecReplay(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d += r.Duration
+	}
+	return d
 }
 
 // holdSandbox returns a sandbox that the test holds whole until it ends: no other run uses it.
 func holdSandbox(t *testing.T) *sandbox.Sandbox {
 	t.Helper()
-	return ownLanes.hold(t, true, nil)
+	return ownLanes.hold(t, 0, true, nil)
 }
 
-func (p *lanePool) hold(t *testing.T, whole bool, names []string) *sandbox.Sandbox {
+// A waiter is a test waiting for a lane.
+type waiter struct {
+	first time.Duration // waiters with more go first
+	whole bool
+	names []string
+}
+
+func (p *lanePool) hold(t *testing.T, first time.Duration, whole bool, names []string) *sandbox.Sandbox {
 	t.Helper()
 	if why := sandbox.Disabled(); why != "" {
 		t.Skip(why)
@@ -135,10 +162,14 @@ func (p *lanePool) hold(t *testing.T, whole bool, names []string) *sandbox.Sandb
 	defer p.mu.Unlock()
 	if p.cond == nil {
 		p.cond = sync.NewCond(&p.mu)
+		p.waiting = map[*waiter]bool{}
 	}
+	me := &waiter{first, whole, names}
+	p.waiting[me] = true
+	defer delete(p.waiting, me)
 	for {
 		for i, l := range p.lanes {
-			if !l.fits(whole, names) {
+			if !l.fits(whole, names) || p.leftFor(me, l) {
 				continue
 			}
 			l.whole = whole
@@ -167,6 +198,16 @@ func (p *lanePool) hold(t *testing.T, whole bool, names []string) *sandbox.Sandb
 		}
 		p.cond.Wait()
 	}
+}
+
+// leftFor reports whether a waiter that goes before me could take the lane.
+func (p *lanePool) leftFor(me *waiter, l *lane) bool {
+	for w := range p.waiting {
+		if w.first > me.first && l.fits(w.whole, w.names) {
+			return true
+		}
+	}
+	return false
 }
 
 // fits reports whether a test can hold the lane: all of it, or the named namespaces.
