@@ -166,7 +166,10 @@ func (p *lanePool) hold(t *testing.T, first time.Duration, whole bool, names []s
 	}
 	me := &waiter{first, whole, names}
 	p.waiting[me] = true
-	defer delete(p.waiting, me)
+	defer func() { // the lanes left for me are free for others now
+		delete(p.waiting, me)
+		p.cond.Broadcast()
+	}()
 	for {
 		for i, l := range p.lanes {
 			if !l.fits(whole, names) || p.leftFor(me, l) {
