@@ -17,6 +17,7 @@ var shared struct {
 	err     error
 	viaMain bool // Main installed: the shared sandbox is stopped after m.Run
 	mu      sync.Mutex
+	others  []*Sandbox // StartAnother's, stopped after m.Run too
 	// clusters are the shared sandboxes of several clusters (StartClusters under Main), by n.
 	clusters map[int]*sharedClusters
 }
@@ -80,8 +81,14 @@ func Main(m *testing.M) {
 	shared.viaMain = true
 	shared.mu.Unlock()
 	code := m.Run()
-	if shared.sb != nil {
-		if err := shared.sb.Stop(); err != nil {
+	shared.mu.Lock()
+	all := append([]*Sandbox{shared.sb}, shared.others...)
+	shared.mu.Unlock()
+	for _, sb := range all {
+		if sb == nil {
+			continue
+		}
+		if err := sb.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "sandbox: stopping: %v\n", err)
 			if code == 0 {
 				code = 1
@@ -99,6 +106,34 @@ func Main(m *testing.M) {
 		}
 	}
 	os.Exit(code)
+}
+
+// StartAnother starts one more sandbox for this test binary, apart from Start's, and returns it:
+// for tests that would otherwise queue for the one sandbox's namespaces (the seed labs use fixed
+// ones). Each call starts a new sandbox (its own ports, directory and istiod); Main stops them all
+// at the end, so it needs Main in the package's TestMain. Skips as Start does.
+func StartAnother(t testing.TB) *Sandbox {
+	t.Helper()
+	if why := Disabled(); why != "" {
+		t.Skip(why)
+	}
+	if testing.Short() {
+		t.Skip("sandbox skipped in -short mode")
+	}
+	shared.mu.Lock()
+	viaMain := shared.viaMain
+	shared.mu.Unlock()
+	if !viaMain {
+		t.Fatal("sandbox.StartAnother needs sandbox.Main as the package's TestMain (Main stops the sandboxes)")
+	}
+	sb, err := startForTests()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared.mu.Lock()
+	shared.others = append(shared.others, sb)
+	shared.mu.Unlock()
+	return sb
 }
 
 // startForTests builds (when needed) and starts a sandbox, reporting progress on stderr when

@@ -3,8 +3,6 @@ package scenarios_test
 import (
 	"strings"
 	"testing"
-
-	"labrun.dev/labrun/sandbox"
 )
 
 // configScenariosKitB and configScenariosKitA are the scenarios whose claims are about Envoy config only: where Istio puts a
@@ -60,10 +58,10 @@ func TestE2EConfigClaimsKitA(t *testing.T) {
 }
 
 func configClaims(t *testing.T, scenarios []string) {
-	sb := sandbox.Start(t)
 	for _, name := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			holdNamespace(t, scenarioWithVars(t, name, sandboxVars).Namespaces...)
+			t.Parallel()
+			sb := holdLab(t, nil, scenarioWithVars(t, name, sandboxVars).Namespaces...)
 			rec := kubeRun(t, sb, name, sandboxVars)
 			requirePassed(t, rec)
 			wrongOutcomesOf(t, rec, "") // istiod's real answer edited into wrong_test.go's outcomes fails replay

@@ -27,11 +27,11 @@ var kitA = []string{"s1", "s2", "s3", "s4", "s5", "s6"}
 // replays (perturbedKitA).
 func TestE2EKitAReplay(t *testing.T) {
 	t.Parallel()
-	sb := sandbox.Start(t)
 	for _, name := range kitA {
 		t.Run(name, func(t *testing.T) {
-			holdNamespace(t, "conn-lab")
+			t.Parallel()
 			fixtures := replay(t, "kit-a", name)
+			sb := holdLab(t, fixtures, "conn-lab")
 			sb.EnvoyStandIn(t, "conn-lab", "client", fixtures...)
 			rec := kubeRun(t, sb, name, nil)
 			requirePassed(t, rec)
@@ -62,7 +62,10 @@ func TestE2EKitAReplay(t *testing.T) {
 			}
 		})
 	}
-	t.Run("perturbed", func(t *testing.T) { perturbedKitA(t, sb) })
+	t.Run("perturbed", func(t *testing.T) {
+		t.Parallel()
+		perturbedKitA(t)
+	})
 }
 
 // perturbedKitA (TestE2EKitAReplay/perturbed) replays Kit A with one recorded figure changed into what a broken
@@ -70,7 +73,7 @@ func TestE2EKitAReplay(t *testing.T) {
 // fail (or error), saying why, while the expectations that do not read the changed figure hold.
 // Everything else is as in the replays above: real API server and istiod, replayed Envoy and
 // fortio figures.
-func perturbedKitA(t *testing.T, sb *sandbox.Sandbox) {
+func perturbedKitA(t *testing.T) {
 	cases := []struct {
 		name, scenario string
 		perturb        func(t *testing.T, fx []sandbox.Fixture) []sandbox.Fixture
@@ -124,8 +127,9 @@ func perturbedKitA(t *testing.T, sb *sandbox.Sandbox) {
 	}}
 	for _, c := range cases {
 		t.Run(c.scenario+": "+c.name, func(t *testing.T) {
-			holdNamespace(t, "conn-lab")
+			t.Parallel()
 			fixtures := c.perturb(t, replay(t, "kit-a", c.scenario))
+			sb := holdLab(t, fixtures, "conn-lab")
 			sb.EnvoyStandIn(t, "conn-lab", "client", fixtures...)
 			rec := kubeRun(t, sb, c.scenario, nil)
 			checkPerturbed(t, rec, c.wants)

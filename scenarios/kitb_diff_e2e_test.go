@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"labrun.dev/labrun/interp"
-	"labrun.dev/labrun/sandbox"
 )
 
 // kitBDiffRecords are the records docs/experiments.md diffs (labrun diff STRICT LOGICAL): written
@@ -29,17 +29,23 @@ func TestE2EKitBDiff(t *testing.T) {
 		t.Skip("runs with LABRUN_E2E_ALL=1 (two minutes of recorded timeline; TestE2EKitBReplay runs both scenarios too)")
 	}
 	t.Parallel()
-	sb := sandbox.Start(t)
+	var mu sync.Mutex
 	recs := map[string]*interp.Record{}
-	for _, name := range []string{"mode1_strict", "mode1_logical"} {
-		t.Run(name, func(t *testing.T) {
-			holdNamespace(t, "dns-lab")
-			sb.EnvoyStandIn(t, "dns-lab", "client", replay(t, "kit-b", name)...)
-			rec := kubeRun(t, sb, name, sandboxVars)
-			requirePassed(t, rec)
-			recs[name] = rec
-		})
-	}
+	t.Run("runs", func(t *testing.T) { // returns when both runs, in parallel, have ended
+		for _, name := range []string{"mode1_strict", "mode1_logical"} {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				fx := replay(t, "kit-b", name)
+				sb := holdLab(t, fx, "dns-lab")
+				sb.EnvoyStandIn(t, "dns-lab", "client", fx...)
+				rec := kubeRun(t, sb, name, sandboxVars)
+				requirePassed(t, rec)
+				mu.Lock()
+				recs[name] = rec
+				mu.Unlock()
+			})
+		}
+	})
 	if t.Failed() {
 		return
 	}

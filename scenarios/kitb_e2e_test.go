@@ -58,14 +58,15 @@ var kitB = []struct {
 // scenarios, run on their real timeline, judge the seed's recorded outcome as the claim says.
 func TestE2EKitBReplay(t *testing.T) {
 	t.Parallel()
-	sb := sandbox.Start(t)
 	for _, c := range kitB {
 		t.Run(c.name, func(t *testing.T) {
 			if c.long && os.Getenv("LABRUN_E2E_ALL") != "1" {
 				t.Skip("runs with LABRUN_E2E_ALL=1 (a minute or two of recorded timeline)")
 			}
-			holdNamespace(t, "dns-lab")
-			sb.EnvoyStandIn(t, "dns-lab", "client", replay(t, "kit-b", c.name)...)
+			t.Parallel()
+			fx := replay(t, "kit-b", c.name)
+			sb := holdLab(t, fx, "dns-lab")
+			sb.EnvoyStandIn(t, "dns-lab", "client", fx...)
 			rec := kubeRun(t, sb, c.name, sandboxVars)
 			requirePassed(t, rec)
 			wrongOutcomesOf(t, rec, "") // the run's record edited into wrong_test.go's outcomes fails replay
@@ -89,7 +90,8 @@ func TestE2EKitBReplay(t *testing.T) {
 		if os.Getenv("LABRUN_E2E_ALL") != "1" {
 			t.Skip("runs with LABRUN_E2E_ALL=1 (several minutes of recorded timeline)")
 		}
-		perturbedKitB(t, sb)
+		t.Parallel()
+		perturbedKitB(t)
 	})
 }
 
@@ -141,7 +143,7 @@ func labDNSHostsFile(t *testing.T, sb *sandbox.Sandbox) string {
 // cluster), and wants the expectation that guards against it to fail, saying why, while the
 // expectations that do not read the changed figure hold. The rest is as in the replays above:
 // real API server, istiod, lab DNS rewrites and timeline; replayed sidecar stats and curl loops.
-func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
+func perturbedKitB(t *testing.T) {
 	cases := []struct {
 		name, scenario string
 		vars           map[string]string // on top of sandboxVars
@@ -275,11 +277,12 @@ func perturbedKitB(t *testing.T, sb *sandbox.Sandbox) {
 	}}
 	for _, c := range cases {
 		t.Run(c.scenario+": "+c.name, func(t *testing.T) {
-			holdNamespace(t, "dns-lab")
+			t.Parallel()
 			fx := replay(t, "kit-b", c.scenario)
 			if c.perturb != nil {
 				fx = c.perturb(t, fx)
 			}
+			sb := holdLab(t, fx, "dns-lab")
 			sb.EnvoyStandIn(t, "dns-lab", "client", fx...)
 			vars := maps.Clone(sandboxVars)
 			maps.Copy(vars, c.vars)

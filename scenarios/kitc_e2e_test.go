@@ -53,15 +53,15 @@ var kitC = []struct {
 // nothing here shows that a waypoint reuses the connection; it shows that the scenarios, run on
 // a real IP reuse, judge the seed's recorded outcome as the claim says. Then the perturbed replays.
 //
-// Not parallel: the lab deletes pods until kwok hands a new one the first pod's IP, and a pod
-// another test creates meanwhile in the same sandbox can take that IP (seen in CI: 60 rounds
-// without a reuse while Kit B's diff runs created pods). Sequential tests run before the
-// parallel ones start, so Kit C has the sandbox's pods to itself.
+// Each run holds a sandbox whole (holdSandbox): the lab deletes pods until kwok hands a new pod
+// the first pod's IP, and a pod another test creates meanwhile in the same sandbox can take that
+// IP (seen in CI: 60 rounds without a reuse while Kit B's diff runs created pods).
 func TestE2EKitCReplay(t *testing.T) {
-	sb := sandbox.Start(t)
+	t.Parallel()
 	for _, c := range kitC {
 		t.Run(c.name, func(t *testing.T) {
-			holdNamespace(t, kitCNamespace)
+			t.Parallel()
+			sb := holdSandbox(t)
 			sb.EnvoyStandIn(t, kitCNamespace, "client", replay(t, "kit-c", c.name+"/client")...)
 			sb.EnvoyStandIn(t, kitCNamespace, "waypoint", replay(t, "kit-c", c.name+"/waypoint")...)
 			w := &waypointCheck{sb: sb, mitigation: c.mitigation}
@@ -72,7 +72,10 @@ func TestE2EKitCReplay(t *testing.T) {
 			checkIPReuse(t, rec)
 		})
 	}
-	t.Run("perturbed", func(t *testing.T) { perturbedKitC(t, sb) })
+	t.Run("perturbed", func(t *testing.T) {
+		t.Parallel()
+		perturbedKitC(t)
+	})
 }
 
 // checkIPReuse checks what the repeat loop left: the pod bbb the phase-2 request went to is not
@@ -308,7 +311,7 @@ func collect(v any, key string) []string {
 // what the other outcome would show, and wants the expectation that guards against it to fail,
 // saying why, while the expectations that do not read the changed figure hold. The rest is as
 // above: real API server, istiod and kwok IP reuse, replayed data plane.
-func perturbedKitC(t *testing.T, sb *sandbox.Sandbox) {
+func perturbedKitC(t *testing.T) {
 	cases := []struct {
 		name, scenario string
 		// perturb changes the client's and the waypoint's fixtures.
@@ -387,7 +390,8 @@ func perturbedKitC(t *testing.T, sb *sandbox.Sandbox) {
 	}}
 	for _, c := range cases {
 		t.Run(c.scenario+": "+c.name, func(t *testing.T) {
-			holdNamespace(t, kitCNamespace)
+			t.Parallel()
+			sb := holdSandbox(t)
 			client, waypoint := c.perturb(t, replay(t, "kit-c", c.scenario+"/client"), replay(t, "kit-c", c.scenario+"/waypoint"))
 			sb.EnvoyStandIn(t, kitCNamespace, "client", client...)
 			sb.EnvoyStandIn(t, kitCNamespace, "waypoint", waypoint...)

@@ -22,18 +22,22 @@ package scenarios_test
 //     (README.md there says where each comes from).
 //     A test that replays them proves labrun's handling of those figures, not Envoy's behaviour.
 //
-// The tests share one sandbox (TestMain). The kits use fixed namespaces, so a run holds its
-// namespace (holdNamespace) while the top-level tests run in parallel: Kit A (conn-lab), Kit B
-// (dns-lab) and Kit C (ambient-lab) overlap, which halves the wall time (their replays mostly wait). They skip
-// under -short and LABRUN_SANDBOX=off.
+// The kits use fixed namespaces, so two runs of one kit cannot share a sandbox. Every run is its
+// own parallel test and holds its kit's namespace on one of several sandboxes (holdLab): the
+// first is the package's (sandbox.Start, TestMain), further ones start when every sandbox has
+// that namespace taken (sandbox.StartAnother), up to LABRUN_E2E_SANDBOXES (default 4). Kit C
+// holds a sandbox of its own (holdSandbox). The runs mostly wait on their recorded timelines, so
+// they overlap: see TESTING.md for the wall times. They skip under -short and LABRUN_SANDBOX=off.
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -46,23 +50,204 @@ import (
 	"labrun.dev/labrun/sandbox"
 )
 
-func TestMain(m *testing.M) { sandbox.Main(m) }
+// TestMain runs the tests on the package's sandboxes (sandbox.Main stops them all). Unless
+// go test is given -parallel, it lets 16 parallel tests run at once rather than GOMAXPROCS (2 on
+// CI): the e2e runs are the only parallel tests here, they mostly wait, and the lanes (holdLab)
+// bound how many run on the sandboxes at once.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", "16"); err != nil {
+			panic(err)
+		}
+	}
+	sandbox.Main(m)
+}
 
 // labNamespaces are the kits' namespaces; a run holds the one of its scenario.
-var labNamespaces = map[string]*sync.Mutex{"conn-lab": {}, "dns-lab": {}, "ambient-lab": {}}
+var labNamespaces = map[string]bool{"conn-lab": true, "dns-lab": true, "ambient-lab": true}
 
-// holdNamespace takes the named namespaces until the test ends.
-func holdNamespace(t *testing.T, names ...string) {
+// A lane is one sandbox and the kit namespaces tests hold on it.
+type lane struct {
+	sb    *sandbox.Sandbox
+	held  map[string]bool
+	whole bool // a test holds the whole sandbox (holdSandbox)
+}
+
+// lanePool hands out lanes, starting a new sandbox when none has what a test asks for and fewer
+// than max are running.
+type lanePool struct {
+	name     string
+	max      func() int
+	first    bool // the pool's first lane is the package's sandbox (sandbox.Start)
+	mu       sync.Mutex
+	cond     *sync.Cond
+	lanes    []*lane
+	starting int
+	waiting  map[*waiter]bool
+}
+
+// labLanes are the sandboxes the kits share, each kit's namespace held by one run at a time.
+var labLanes = &lanePool{name: "lab", max: sandboxesAllowed, first: true}
+
+// ownLanes are the sandboxes a run holds whole (Kit C, which waits for kwok to hand a deleted
+// pod's IP to a new pod: a pod another test created meanwhile can take it, as seen in CI when Kit
+// B's diff shared its sandbox). One, so Kit C's runs queue for it while the others go on.
+var ownLanes = &lanePool{name: "own", max: func() int { return 1 }}
+
+// sandboxesAllowed is LABRUN_E2E_SANDBOXES, how many sandboxes the kits share (default 4: on 2
+// cores with Kit C's own, that is five API servers and istiods, mostly idle).
+func sandboxesAllowed() int {
+	if n, err := strconv.Atoi(os.Getenv("LABRUN_E2E_SANDBOXES")); err == nil && n > 0 {
+		return n
+	}
+	return 4
+}
+
+// holdLab returns a sandbox on which the test holds the named kit namespaces until it ends. Of the
+// runs waiting, the one with the longest replays (fx, the fixtures it will replay) goes first, so
+// that the last to start are short ones.
+func holdLab(t *testing.T, fx []sandbox.Fixture, names ...string) *sandbox.Sandbox {
 	t.Helper()
-	names = slices.Sorted(slices.Values(names)) // one order, no deadlock
+	return labLanes.hold(t, replayedTime(t, fx), false, names)
+}
+
+// replayedTime is how long the exec replays among fx last, together.
+func replayedTime(t *testing.T, fx []sandbox.Fixture) time.Duration {
+	t.Helper()
+	var d time.Duration
+	for _, f := range fx {
+		if !strings.HasPrefix(f.Path, "exec/") {
+			continue
+		}
+		r, err := sandbox.ParseExecReplay(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d += r.Duration
+	}
+	return d
+}
+
+// holdSandbox returns a sandbox that the test holds whole until it ends: no other run uses it.
+func holdSandbox(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	return ownLanes.hold(t, 0, true, nil)
+}
+
+// A waiter is a test waiting for a lane.
+type waiter struct {
+	first time.Duration // waiters with more go first
+	whole bool
+	names []string
+}
+
+func (p *lanePool) hold(t *testing.T, first time.Duration, whole bool, names []string) *sandbox.Sandbox {
+	t.Helper()
+	if why := sandbox.Disabled(); why != "" {
+		t.Skip(why)
+	}
+	if testing.Short() {
+		t.Skip("sandbox skipped in -short mode")
+	}
 	for _, n := range names {
-		mu := labNamespaces[n]
-		if mu == nil {
+		if !labNamespaces[n] {
 			t.Fatalf("namespace %s is not a kit's", n)
 		}
-		mu.Lock()
-		t.Cleanup(mu.Unlock)
 	}
+	waited := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cond == nil {
+		p.cond = sync.NewCond(&p.mu)
+		p.waiting = map[*waiter]bool{}
+	}
+	me := &waiter{first, whole, names}
+	p.waiting[me] = true
+	defer func() { // the lanes left for me are free for others now
+		delete(p.waiting, me)
+		p.cond.Broadcast()
+	}()
+	for {
+		for i, l := range p.lanes {
+			if !l.fits(whole, names) || p.leftFor(me, l) {
+				continue
+			}
+			l.whole = whole
+			for _, n := range names {
+				l.held[n] = true
+			}
+			t.Cleanup(func() {
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				l.whole = false
+				for _, n := range names {
+					delete(l.held, n)
+				}
+				p.cond.Broadcast()
+			})
+			if d := time.Since(waited); d > time.Second {
+				t.Logf("sandbox %s %d after %s in its queue", p.name, i, d.Round(time.Second))
+			} else {
+				t.Logf("sandbox %s %d", p.name, i)
+			}
+			return l.sb
+		}
+		if len(p.lanes)+p.starting < p.max() {
+			p.start(t)
+			continue
+		}
+		p.cond.Wait()
+	}
+}
+
+// leftFor reports whether a waiter that goes before me could take the lane.
+func (p *lanePool) leftFor(me *waiter, l *lane) bool {
+	for w := range p.waiting {
+		if w.first > me.first && l.fits(w.whole, w.names) {
+			return true
+		}
+	}
+	return false
+}
+
+// fits reports whether a test can hold the lane: all of it, or the named namespaces.
+func (l *lane) fits(whole bool, names []string) bool {
+	if l.whole || (whole && len(l.held) > 0) {
+		return false
+	}
+	for _, n := range names {
+		if l.held[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// start starts one more sandbox for the pool, p.mu held (and released while it starts).
+func (p *lanePool) start(t *testing.T) {
+	t.Helper()
+	first := p.first && len(p.lanes) == 0 && p.starting == 0
+	p.starting++
+	p.mu.Unlock()
+	var sb *sandbox.Sandbox
+	defer func() { // also when the start fails (t.Fatal)
+		p.mu.Lock()
+		p.starting--
+		if sb != nil {
+			p.lanes = append(p.lanes, &lane{sb: sb, held: map[string]bool{}})
+		}
+		p.cond.Broadcast()
+	}()
+	began := time.Now()
+	if first {
+		sb = sandbox.Start(t)
+	} else {
+		sb = sandbox.StartAnother(t)
+	}
+	t.Logf("a sandbox for lane pool %s started in %s", p.name, time.Since(began).Round(100*time.Millisecond))
 }
 
 // sandboxVars are the --var settings every sandbox run uses: kwok runs pod commands on the host,
@@ -71,7 +256,10 @@ func holdNamespace(t *testing.T, names ...string) {
 var sandboxVars = map[string]string{"hostsFile": "addn"}
 
 // loadedWithVars caches the scenarios loaded with a set of --var settings.
-var loadedWithVars sync.Map // key string → *dsl.Result
+var (
+	loadedWithVars  sync.Map // key string → *dsl.Result
+	loadingWithVars sync.Mutex
+)
 
 // scenarioWithVars loads this package's scenarios as `labrun run --var k=v … scenarios/` does
 // and returns the one named name.
@@ -81,14 +269,17 @@ func scenarioWithVars(t *testing.T, name string, vars map[string]string) *dsl.Sc
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		fmt.Fprintf(&key, "%s=%s\n", k, vars[k])
 	}
+	loadingWithVars.Lock() // one load of each set, not one per parallel run
 	v, ok := loadedWithVars.Load(key.String())
 	if !ok {
 		res, err := dsl.Load([]string{"."}, dsl.Options{Vars: vars})
 		if err != nil {
+			loadingWithVars.Unlock()
 			t.Fatalf("loading the scenarios with --var %v:\n%v", vars, err)
 		}
 		v, _ = loadedWithVars.LoadOrStore(key.String(), res)
 	}
+	loadingWithVars.Unlock()
 	for _, sc := range v.(*dsl.Result).Scenarios {
 		if sc.Name == name {
 			return sc

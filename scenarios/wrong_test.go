@@ -417,13 +417,18 @@ func replayJSON(t *testing.T, rec jrec) (interp.Outcome, []*interp.Judgement) {
 }
 
 // loaded caches what replay loads: a file with a set of vars.
-var replayLoaded sync.Map // key string → *dsl.Result
+var (
+	replayLoaded  sync.Map // key string → *dsl.Result
+	replayLoading sync.Mutex
+)
 
 func loadForReplay(file string, vars map[string]string) (*dsl.Result, error) {
 	key := file
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		key += "\n" + k + "=" + vars[k]
 	}
+	replayLoading.Lock() // one load of each, not one per parallel run
+	defer replayLoading.Unlock()
 	if v, ok := replayLoaded.Load(key); ok {
 		return v.(*dsl.Result), nil
 	}
