@@ -705,15 +705,28 @@ func (l *loader) openCopy(inst *build.Instance) *build.Instance {
 	if l.combos != nil {
 		clones = l.combos.open // the imports' copies, built once in the combinations' context
 	}
+	c, _ := withSchema(inst, clones, func(s *build.Instance) bool {
+		s.Files = []*ast.File{l.openSchemaFile(s)}
+		s.Imports = nil
+		return true
+	})
+	return c
+}
+
+// withSchema is a copy of inst in which the schema package, imported by inst or by any package
+// it imports, is a copy that schema changes (its files); the other packages are copies holding
+// the same parsed files. clones keeps the copies of the imports, for later calls; ok is false
+// when schema said it could not.
+func withSchema(inst *build.Instance, clones map[*build.Instance]*build.Instance, schema func(*build.Instance) bool) (c *build.Instance, ok bool) {
+	ok = true
 	var clone func(b *build.Instance) *build.Instance
 	clone = func(b *build.Instance) *build.Instance {
-		if c, ok := clones[b]; ok {
+		if c, found := clones[b]; found {
 			return c
 		}
 		c := *b
-		if b.ImportPath == schema.ImportPath {
-			c.Files = []*ast.File{l.openSchemaFile(b)}
-			c.Imports = nil
+		if b.ImportPath == schemaImportPath {
+			ok = schema(&c) && ok
 		} else {
 			c.Imports = make([]*build.Instance, len(b.Imports))
 			for i, imp := range b.Imports {
@@ -725,7 +738,7 @@ func (l *loader) openCopy(inst *build.Instance) *build.Instance {
 		}
 		return &c
 	}
-	return clone(inst)
+	return clone(inst), ok
 }
 
 // openSchemaFile is the open schema (openSchema) parsed as the first file of the schema
@@ -746,8 +759,8 @@ func (l *loader) openSchemaFile(si *build.Instance) *ast.File {
 }
 
 // clean reports whether the built package v has no error at all, the schema's included (each
-// scenario validated as concrete, as scenario does).
-func (l *loader) clean(v cue.Value) bool {
+// scenario validated as concrete, as scenario does, and passing scenarioClean when given).
+func (l *loader) clean(v cue.Value, scenarioClean func(sv cue.Value) bool) bool {
 	if v.Err() != nil || v.Validate() != nil {
 		return false
 	}
@@ -761,7 +774,7 @@ func (l *loader) clean(v cue.Value) bool {
 			continue
 		}
 		l.setStage(l.stagePos(), "validating scenario %s", it.Selector())
-		if sv.Validate(cue.Concrete(true)) != nil {
+		if sv.Validate(cue.Concrete(true)) != nil || (scenarioClean != nil && !scenarioClean(sv)) {
 			return false
 		}
 	}
@@ -799,6 +812,10 @@ func heapObjects() (uint64, bool) {
 // scenarioMarker is the hidden field that #Scenario sets in every scenario.
 var scenarioMarker = cue.MakePath(cue.Hid("_labrunScenario", schema.ImportPath))
 
+// schemaImportPath is the schema package's import path (schema.ImportPath), for functions whose
+// parameter is called schema.
+const schemaImportPath = schema.ImportPath
+
 func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]bool, file string) {
 	// Each build has a cue.Context of its own, so that what an evaluation holds becomes
 	// garbage once its package is decoded (Scenarios hold no CUE value), and the schema's
@@ -816,7 +833,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		l.res.shallowClean++
 	} else {
 		v = newContext().BuildInstance(inst)
-		happy = l.clean(v)
+		happy = l.clean(v, nil)
 	}
 	if happy && l.combos == nil {
 		v = cue.Value{}

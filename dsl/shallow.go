@@ -67,29 +67,11 @@ func (l *loader) shallowSchemaFiles(si *build.Instance) ([]*ast.File, bool) {
 // import the schema, or its files are not the embedded schema's).
 func (l *loader) shallowCopy(inst *build.Instance) (*build.Instance, *build.Instance) {
 	var schemaCopy *build.Instance
-	ok := true
-	clones := map[*build.Instance]*build.Instance{}
-	var clone func(b *build.Instance) *build.Instance
-	clone = func(b *build.Instance) *build.Instance {
-		if c, found := clones[b]; found {
-			return c
-		}
-		c := *b
-		clones[b] = &c
-		if b.ImportPath == schema.ImportPath {
-			files, good := l.shallowSchemaFiles(b)
-			ok = ok && good
-			c.Files = files
-			schemaCopy = &c
-			return &c
-		}
-		c.Imports = make([]*build.Instance, len(b.Imports))
-		for i, imp := range b.Imports {
-			c.Imports[i] = clone(imp)
-		}
-		return &c
-	}
-	c := clone(inst)
+	c, ok := withSchema(inst, map[*build.Instance]*build.Instance{}, func(s *build.Instance) bool {
+		files, ok := l.shallowSchemaFiles(s)
+		s.Files, schemaCopy = files, s
+		return ok
+	})
 	if !ok || schemaCopy == nil {
 		return nil, nil
 	}
@@ -106,33 +88,18 @@ func (l *loader) cleanShallow(inst *build.Instance) bool {
 	}
 	ctx := cuecontext.New()
 	v := ctx.BuildInstance(si)
-	if v.Err() != nil || v.Validate() != nil {
-		return false
-	}
 	step := ctx.BuildInstance(schemaInst).LookupPath(cue.ParsePath("#Step"))
 	if step.Err() != nil || !step.Exists() {
 		return false
 	}
-	it, err := v.Fields()
-	if err != nil {
-		return false
-	}
-	for it.Next() {
-		sv := it.Value()
-		if !sv.LookupPath(scenarioMarker).Exists() {
-			continue
-		}
-		l.setStage(l.stagePos(), "validating scenario %s", it.Selector())
-		if sv.Validate(cue.Concrete(true)) != nil {
-			return false
-		}
+	return l.clean(v, func(sv cue.Value) bool {
 		for _, f := range scenarioStepLists {
 			if !stepsClean(sv.LookupPath(cue.ParsePath(f)), step) {
 				return false
 			}
 		}
-	}
-	return true
+		return true
+	})
 }
 
 // stepsClean reports whether every step of the list (when it exists), and every step of

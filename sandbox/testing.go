@@ -37,12 +37,8 @@ func Disabled() string {
 	return ""
 }
 
-// Start returns the sandbox of this test binary, starting it on first use (building the binaries
-// first if the cache lacks them: a cold build takes ~25 minutes, so run
-// `go run ./sandbox/cmd/labrun-sandbox build` beforehand or give go test a -timeout to match).
-// With Main in the package's TestMain, all tests share one sandbox, stopped when they end; without
-// it, each test gets its own, stopped by t.Cleanup. Skips under LABRUN_SANDBOX=off and -short.
-func Start(t testing.TB) *Sandbox {
+// skipUnlessOn skips t under LABRUN_SANDBOX=off and -short.
+func skipUnlessOn(t testing.TB) {
 	t.Helper()
 	if why := Disabled(); why != "" {
 		t.Skip(why)
@@ -50,6 +46,16 @@ func Start(t testing.TB) *Sandbox {
 	if testing.Short() {
 		t.Skip("sandbox skipped in -short mode")
 	}
+}
+
+// Start returns the sandbox of this test binary, starting it on first use (building the binaries
+// first if the cache lacks them: a cold build takes ~25 minutes, so run
+// `go run ./sandbox/cmd/labrun-sandbox build` beforehand or give go test a -timeout to match).
+// With Main in the package's TestMain, all tests share one sandbox, stopped when they end; without
+// it, each test gets its own, stopped by t.Cleanup. Skips under LABRUN_SANDBOX=off and -short.
+func Start(t testing.TB) *Sandbox {
+	t.Helper()
+	skipUnlessOn(t)
 	shared.mu.Lock()
 	viaMain := shared.viaMain
 	shared.mu.Unlock()
@@ -114,12 +120,7 @@ func Main(m *testing.M) {
 // at the end, so it needs Main in the package's TestMain. Skips as Start does.
 func StartAnother(t testing.TB) *Sandbox {
 	t.Helper()
-	if why := Disabled(); why != "" {
-		t.Skip(why)
-	}
-	if testing.Short() {
-		t.Skip("sandbox skipped in -short mode")
-	}
+	skipUnlessOn(t)
 	shared.mu.Lock()
 	viaMain := shared.viaMain
 	shared.mu.Unlock()
@@ -139,17 +140,9 @@ func StartAnother(t testing.TB) *Sandbox {
 // startForTests builds (when needed) and starts a sandbox, reporting progress on stderr when
 // testing -v is on.
 func startForTests() (*Sandbox, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
-	defer cancel()
-	bins, err := Build(ctx, os.Stderr)
-	if err != nil {
-		return nil, fmt.Errorf("building the sandbox: %w", err)
-	}
-	var progress io.Writer
-	if testing.Verbose() {
-		progress = os.Stderr
-	}
-	return Up(ctx, bins, progress)
+	return withBinaries(func(ctx context.Context, bins Binaries, progress io.Writer) (*Sandbox, error) {
+		return Up(ctx, bins, progress)
+	})
 }
 
 // StartClusters returns a sandbox of n clusters in one mesh (UpClusters). With Main in the
@@ -158,12 +151,7 @@ func startForTests() (*Sandbox, error) {
 // Start does.
 func StartClusters(t testing.TB, n int) *Clusters {
 	t.Helper()
-	if why := Disabled(); why != "" {
-		t.Skip(why)
-	}
-	if testing.Short() {
-		t.Skip("sandbox skipped in -short mode")
-	}
+	skipUnlessOn(t)
 	shared.mu.Lock()
 	var sc *sharedClusters
 	if shared.viaMain {
@@ -198,15 +186,24 @@ func StartClusters(t testing.TB, n int) *Clusters {
 // startClustersForTests builds (when needed) and starts a sandbox of n clusters, reporting
 // progress on stderr when testing -v is on.
 func startClustersForTests(n int) (*Clusters, error) {
+	return withBinaries(func(ctx context.Context, bins Binaries, progress io.Writer) (*Clusters, error) {
+		return UpClusters(ctx, bins, n, progress)
+	})
+}
+
+// withBinaries builds the sandbox's binaries when the cache lacks them and calls up with them,
+// within 40 minutes, with stderr for progress when testing -v is on.
+func withBinaries[T any](up func(ctx context.Context, bins Binaries, progress io.Writer) (T, error)) (T, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	bins, err := Build(ctx, os.Stderr)
 	if err != nil {
-		return nil, fmt.Errorf("building the sandbox: %w", err)
+		var zero T
+		return zero, fmt.Errorf("building the sandbox: %w", err)
 	}
 	var progress io.Writer
 	if testing.Verbose() {
 		progress = os.Stderr
 	}
-	return UpClusters(ctx, bins, n, progress)
+	return up(ctx, bins, progress)
 }

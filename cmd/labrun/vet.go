@@ -87,8 +87,8 @@ func (p *process) loadTo(out io.Writer, paths []string, opts dsl.Options) (*dsl.
 	// Loading allocates much that dies young (CUE's evaluation of each package) and keeps
 	// little: no collection before loadHeapFloor (the loader collects between two builds,
 	// when little is live), then a GC target of 400 %: vet's CPU. A run's load (ForRun) paces
-	// at 100 % past the floor: the process lives on, and the load's peak is the run's. What
-	// runs after the load gets the defaults back.
+	// at runLoadGCPercent (50 %) past the floor: the process lives on, and the load's peak is
+	// the run's. What runs after the load gets the defaults back.
 	res, err := func() (*dsl.Result, error) {
 		percent := loadGCPercent
 		if opts.ForRun {
