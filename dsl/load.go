@@ -62,6 +62,10 @@ type Options struct {
 	// costs CPU (about twice the evaluation's for a long list of steps) that vet, whose
 	// scenarios end with the load, does not pay; the problems found are the same.
 	ForRun bool
+
+	// fullCheck turns cleanByKind off, for the tests that hold its verdict to the full
+	// build's.
+	fullCheck bool
 }
 
 // Result is what Load returns: every scenario found, in path order then declaration order.
@@ -80,6 +84,9 @@ type Result struct {
 	Partial []*Scenario
 	// shallowClean counts the packages a run's load found clean step by step (cleanShallow).
 	shallowClean int
+	// byKindClean counts the packages found clean with each step checked against its kind
+	// only (cleanByKind).
+	byKindClean int
 }
 
 // Load reads the scenarios in paths: .cue files (the scenarios that file declares, seeing the
@@ -144,6 +151,8 @@ type loader struct {
 	openFile *ast.File
 	// shallowFiles are the schema's files with its step lists left open (shallowSchemaFiles).
 	shallowFiles []*ast.File
+	// byKindFile is the by-kind definitions of the schema's steps (byKindSchemaFiles).
+	byKindFile *ast.File
 	// combos is Options.Combinations while a combination is built (buildCombination).
 	combos *Combinations
 	// compiled are the expressions compiled for the load's scenarios, by their names' key
@@ -831,6 +840,9 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	happy := l.opts.ForRun && l.combos == nil && l.cleanShallow(inst)
 	if happy {
 		l.res.shallowClean++
+	} else if !l.opts.ForRun && !l.opts.fullCheck && l.combos == nil && l.cleanByKind(inst) {
+		happy = true
+		l.res.byKindClean++
 	} else {
 		v = newContext().BuildInstance(inst)
 		happy = l.clean(v, nil)

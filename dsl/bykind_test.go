@@ -1,0 +1,111 @@
+package dsl
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestByKindLoadsAsFull: vet's load with each step checked against its kind only
+// (cleanByKind) finds exactly what the build against the full schema finds, on every
+// malformed case, example, seed scenario and document of the repository, and decodes the
+// same scenarios; and the clean packages were found clean by kind (else the test compared the
+// full build with itself).
+func TestByKindLoadsAsFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads every file of the repository twice; skipped with -short")
+	}
+	var paths []string
+	for _, glob := range []string{"../cmd/labrun/testdata/malformed/*.cue", "../cmd/labrun/testdata/malformed/*.md",
+		"../examples/*.cue", "../examples/*/*.cue", "../scenarios/*.cue", "../docs/*.md"} {
+		m, _ := filepath.Glob(glob)
+		paths = append(paths, m...)
+	}
+	if len(paths) < 300 {
+		t.Fatalf("found %d files; the globs are stale", len(paths))
+	}
+	byKind := 0
+	for _, p := range paths {
+		got, gotErr := Load([]string{p}, Options{})
+		want, wantErr := Load([]string{p}, Options{fullCheck: true})
+		if got != nil {
+			byKind += got.byKindClean
+		}
+		if errText(gotErr) != errText(wantErr) {
+			t.Errorf("%s:\nchecked by kind:\n%s\nagainst the full schema:\n%s", p, errText(gotErr), errText(wantErr))
+			continue
+		}
+		if g, w := scenarioSteps(got), scenarioSteps(want); !slices.Equal(g, w) {
+			t.Errorf("%s: checked by kind, decoded\n%v\nagainst the full schema\n%v", p, g, w)
+		}
+	}
+	if byKind < 30 {
+		t.Errorf("%d packages found clean by kind; the examples and documents alone have more", byKind)
+	}
+}
+
+// TestByKindNeverPassesWhatTheSchemaRefuses: packages whose steps the by-kind check cannot
+// see all of, or sees wrong, are refused as the full schema refuses them; a clean package of
+// plain step literals is found clean by kind.
+func TestByKindNeverPassesWhatTheSchemaRefuses(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       string // in the error; "" for a clean package
+		byKind     bool   // found clean by kind
+	}{
+		{"plain literals", `steps: [{name: "a", sleep: "1ms"}, {parallel: [{sleep: "1ms"}, {sequence: [{sleep: "2ms"}]}]}, {repeat: {max: 2, until: "true", steps: [{sleep: "1ms"}]}}]`, "", true},
+		{"a step by reference, with a field #Step does not have", `steps: [_bad]
+	_bad: {sleep: "1ms", nosuch: 1}`, "nosuch", false},
+		{"a nested step by reference, with a field #Step does not have", `steps: [{parallel: [{sleep: "1ms"}, _bad]}]
+	_bad: {sleep: "1ms", nosuch: 1}`, "nosuch", false},
+		{"a step of a repeat by reference", `steps: [{repeat: {max: 2, until: "true", steps: [_bad]}}]
+	_bad: {sleep: "1ms", nosuch: 1}`, "nosuch", false},
+		{"a step from a comprehension", `steps: [for d in ["1ms"] {sleep: d, nosuch: 1}]`, "nosuch", false},
+		{"two kinds from two lists unified", `steps: [{sleep: "1ms"}]
+	steps: [{assert: "true"}]`, "kinds", false},
+		{"an embedded step", `steps: [{_base, name: "a"}]
+	_base: {sleep: "1ms", nosuch: 1}`, "nosuch", false},
+		{"a literal step with a field #Step does not have", `steps: [{sleep: "1ms", nosuch: 1}]`, "nosuch", false},
+		{"a nested literal step with a field #Step does not have", `steps: [{parallel: [{sleep: "1ms", nosuch: 1}]}]`, "nosuch", false},
+		{"a literal step with a field of another kind", `steps: [{name: "a", sleep: "1ms", parallel: []}]`, "kinds", false},
+		{"a hidden #Scenario with a step by reference under a quoted label", `steps: [{sleep: "1ms"}]
+	}
+	_base: schema.#Scenario & {"steps": [_bad]}
+	_bad: {sleep: "1ms", nosuch: 1}
+	_x: {`, "nosuch", false},
+		{"a hidden #Scenario with a step by reference under a computed label", `steps: [{sleep: "1ms"}]
+	}
+	_base: schema.#Scenario & {("st" + "eps"): [_bad]}
+	_bad: {sleep: "1ms", nosuch: 1}
+	_x: {`, "nosuch", false},
+		{"a hidden #Scenario whose steps come from a comprehension", `steps: [{sleep: "1ms"}]
+	}
+	_base: schema.#Scenario & {for x in [1] {steps: [_bad]}}
+	_bad: {sleep: "1ms", nosuch: 1}
+	_x: {`, "nosuch", false},
+		{"a kind's field wrong in a literal", `steps: [{sleep: 5}]`, "sleep", false},
+		{"a common field wrong in a literal", `steps: [{sleep: "1ms", mayFail: "yes"}]`, "mayFail", false},
+		{"a step list given whole by reference", `steps: _list
+	_list: [{sleep: "1ms", nosuch: 1}]`, "nosuch", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "package lab\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {\n\t" + tc.body + "\n}\n"
+			path := filepath.Join(t.TempDir(), "x.cue")
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Load([]string{path}, Options{})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("Load:\n%v\n%s", err, src)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("Load: %v; want an error naming %q\n%s", err, tc.want, src)
+			}
+			if got := res != nil && res.byKindClean > 0; got != tc.byKind {
+				t.Errorf("found clean by kind: %v, want %v", got, tc.byKind)
+			}
+		})
+	}
+}
