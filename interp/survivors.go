@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"labrun.dev/labrun/dsl"
@@ -62,6 +63,15 @@ func (c recordContext) Templated(string) bool { return false }
 // them in its own order, which may differ from the declaration's.
 var deltaPair = regexp.MustCompile(` \([A-Za-z_][A-Za-z0-9_]* → [A-Za-z_][A-Za-z0-9_]*\)$`)
 
+// withoutDeltaPair is name without its deltaPair; most names have none, and are returned
+// without a regexp scan (every mutant's name is looked at).
+func withoutDeltaPair(name string) string {
+	if !strings.HasSuffix(name, ")") || !strings.Contains(name, " → ") {
+		return name
+	}
+	return deltaPair.ReplaceAllString(name, "")
+}
+
 // CheckSurvivors returns a problem for every survivors key of sc that names no mutant a run of
 // sc can have, at the key's position.
 func CheckSurvivors(sc *dsl.Scenario) dsl.Errors {
@@ -71,7 +81,7 @@ func CheckSurvivors(sc *dsl.Scenario) dsl.Errors {
 	names := MutantNames(sc)
 	known := map[string]bool{}
 	for _, n := range names {
-		known[deltaPair.ReplaceAllString(n, "")] = true
+		known[withoutDeltaPair(n)] = true
 	}
 	keys := make([]string, 0, len(sc.Survivors))
 	for k := range sc.Survivors {
@@ -80,7 +90,7 @@ func CheckSurvivors(sc *dsl.Scenario) dsl.Errors {
 	sort.Strings(keys)
 	var errs dsl.Errors
 	for _, k := range keys {
-		if known[deltaPair.ReplaceAllString(k, "")] {
+		if known[withoutDeltaPair(k)] {
 			continue
 		}
 		msg := fmt.Sprintf("survivors names %q, which is not a mutant of this scenario, so it allows nothing%s", k, dsl.DidYouMean(k, names))
