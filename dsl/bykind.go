@@ -177,6 +177,9 @@ func (l *loader) cleanByKind(inst *build.Instance) bool {
 	if !ok {
 		return false
 	}
+	if l.opts.DiscardedBuild != nil {
+		defer l.opts.DiscardedBuild()()
+	}
 	v := cuecontext.New().BuildInstance(c)
 	marked := func(sv cue.Value) bool {
 		for _, f := range scenarioStepLists {

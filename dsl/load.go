@@ -63,6 +63,12 @@ type Options struct {
 	// scenarios end with the load, does not pay; the problems found are the same.
 	ForRun bool
 
+	// DiscardedBuild, when not nil, is called before a build whose value is let go as soon as
+	// it is checked, and what it returns after (the loader then collects, when the heap is
+	// large): the CLI raises the collector's target there (gcfloor.Boost), so that no cycle
+	// marks a build about to die.
+	DiscardedBuild func() (end func())
+
 	// fullCheck turns cleanByKind off, for the tests that hold its verdict to the full
 	// build's.
 	fullCheck bool

@@ -30,7 +30,47 @@ func Set(floor int64, percent int) (restore func()) {
 	s.prevPercent = debug.SetGCPercent(-1)
 	s.prevLimit = debug.SetMemoryLimit(floor)
 	s.arm()
+	activeMu.Lock()
+	active = s
+	activeMu.Unlock()
 	return s.restore
+}
+
+// active is the state of the last Set not yet restored, for Boost.
+var (
+	activeMu sync.Mutex
+	active   *state
+)
+
+// Boost paces the collector by percent instead of Set's until end is called, for work that
+// makes only garbage which the caller collects as soon as it ends (a build whose value is let
+// go once checked): collecting in its middle marks what is about to die. Under the floor the
+// collector is off anyway, and a switch to pacing during the boost uses percent. Without a
+// Set in force (the user's GOGC or GOMEMLIMIT), or once it is restored, it changes nothing.
+func Boost(percent int) (end func()) {
+	activeMu.Lock()
+	s := active
+	activeMu.Unlock()
+	if s == nil {
+		return func() {}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.restored {
+		return func() {}
+	}
+	s.boost = percent
+	if s.pacing {
+		debug.SetGCPercent(percent)
+	}
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.boost = 0
+		if s.pacing && !s.restored {
+			debug.SetGCPercent(s.percent)
+		}
+	}
 }
 
 type state struct {
@@ -39,7 +79,9 @@ type state struct {
 	percent     int
 	prevPercent int
 	prevLimit   int64
-	done        bool // restored, or pacing by percent
+	pacing      bool // the floor handed over to pacing by percent
+	restored    bool
+	boost       int // Boost's percent while it lasts, else 0
 }
 
 // sentinel is allocated for each cycle; its cleanup runs after the cycle that finds it
@@ -60,12 +102,16 @@ func (s *state) arm() {
 func (s *state) cycle() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done {
+	if s.pacing || s.restored {
 		return
 	}
 	if live := liveHeap(); live < 0 || live > s.floor/int64(100+s.percent)*100 {
-		s.done = true
-		debug.SetGCPercent(s.percent)
+		s.pacing = true
+		percent := s.percent
+		if s.boost > 0 {
+			percent = s.boost
+		}
+		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(s.prevLimit)
 		return
 	}
@@ -75,7 +121,12 @@ func (s *state) cycle() {
 func (s *state) restore() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.done = true
+	activeMu.Lock()
+	if active == s {
+		active = nil
+	}
+	activeMu.Unlock()
+	s.restored = true
 	debug.SetGCPercent(s.prevPercent)
 	debug.SetMemoryLimit(s.prevLimit)
 }

@@ -106,3 +106,61 @@ func TestRestoreWins(t *testing.T) {
 		t.Logf("the test binary runs with a memory limit of %d", prevLimit)
 	}
 }
+
+func TestBoostWithoutSetChangesNothing(t *testing.T) {
+	prevPercent, prevLimit := settings()
+	end := Boost(800)
+	if p, l := settings(); p != prevPercent || l != prevLimit {
+		t.Errorf("Boost without Set: GOGC %d, limit %d; want %d, %d", p, l, prevPercent, prevLimit)
+	}
+	end()
+	restore := Set(1<<30, 400)
+	restore()
+	Boost(800)() // after restore: nothing either
+	if p, l := settings(); p != prevPercent || l != prevLimit {
+		t.Errorf("Boost after restore: GOGC %d, limit %d; want %d, %d", p, l, prevPercent, prevLimit)
+	}
+}
+
+func TestBoostWhilePacing(t *testing.T) {
+	prevPercent, prevLimit := settings()
+	restore := Set(20<<20, 400)
+	defer restore()
+	for range 128 {
+		live = append(live, make([]byte, 64<<10))
+	}
+	defer func() { live = nil }()
+	runtime.GC()
+	waitFor(t, "GOGC 400", func() bool { p, _ := settings(); return p == 400 })
+	end := Boost(800)
+	if p, _ := settings(); p != 800 {
+		t.Errorf("during Boost(800): GOGC %d", p)
+	}
+	end()
+	if p, _ := settings(); p != 400 {
+		t.Errorf("after the boost: GOGC %d, want Set's 400", p)
+	}
+	restore()
+	if p, l := settings(); p != prevPercent || l != prevLimit {
+		t.Errorf("after restore: GOGC %d, limit %d; want %d, %d", p, l, prevPercent, prevLimit)
+	}
+}
+
+func TestBoostUnderTheFloorPacesByItOnceSwitched(t *testing.T) {
+	restore := Set(20<<20, 400)
+	defer restore()
+	end := Boost(800)
+	if p, l := settings(); p != -1 || l != 20<<20 {
+		t.Errorf("Boost under the floor: GOGC %d, limit %d; want off and the floor", p, l)
+	}
+	for range 128 {
+		live = append(live, make([]byte, 64<<10))
+	}
+	defer func() { live = nil }()
+	runtime.GC()
+	waitFor(t, "GOGC 800 once switched during the boost", func() bool { p, _ := settings(); return p == 800 })
+	end()
+	if p, _ := settings(); p != 400 {
+		t.Errorf("after the boost: GOGC %d, want Set's 400", p)
+	}
+}
