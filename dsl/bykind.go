@@ -39,8 +39,9 @@ import (
 // value, a comprehension, an embedding; a literal with two kinds or none, which is not
 // wrapped) has no mark, and the package is then built against the full schema as before, as
 // is any package in which the check finds anything: messages are the full build's.
-// Wrapping is syntax-driven and may be generous (a list under a step list's label anywhere,
-// lists joined with & or + or by a call): what decides is the marks. TestByKindLoadsAsFull
+// Wrapping is syntax-driven (a list literal under a step list's label anywhere, lists joined
+// with & or +) and decides only whether the check is tried: what decides the verdict is the
+// marks. TestByKindLoadsAsFull
 // holds it to the full build on every malformed case, example and scenario;
 // TestByKindNeverPassesWhatTheSchemaRefuses on steps it cannot see or sees wrong.
 

@@ -17,15 +17,7 @@ func TestByKindLoadsAsFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads every file of the repository twice; skipped with -short")
 	}
-	var paths []string
-	for _, glob := range []string{"../cmd/labrun/testdata/malformed/*.cue", "../cmd/labrun/testdata/malformed/*.md",
-		"../examples/*.cue", "../examples/*/*.cue", "../scenarios/*.cue", "../docs/*.md"} {
-		m, _ := filepath.Glob(glob)
-		paths = append(paths, m...)
-	}
-	if len(paths) < 300 {
-		t.Fatalf("found %d files; the globs are stale", len(paths))
-	}
+	paths := repositorySpecs(t)
 	byKind := 0
 	for _, p := range paths {
 		got, gotErr := Load([]string{p}, Options{})

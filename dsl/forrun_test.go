@@ -61,15 +61,7 @@ func TestForRunLoadsAsVet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads every file of the repository twice; skipped with -short")
 	}
-	var paths []string
-	for _, glob := range []string{"../cmd/labrun/testdata/malformed/*.cue", "../cmd/labrun/testdata/malformed/*.md",
-		"../examples/*.cue", "../examples/*/*.cue", "../scenarios/*.cue", "../docs/*.md"} {
-		m, _ := filepath.Glob(glob)
-		paths = append(paths, m...)
-	}
-	if len(paths) < 300 {
-		t.Fatalf("found %d files; the globs are stale", len(paths))
-	}
+	paths := repositorySpecs(t)
 	shallow := 0
 	for _, p := range paths {
 		vet, vetErr := Load([]string{p}, Options{})
@@ -103,6 +95,22 @@ func TestForRunLoadsAsVet(t *testing.T) {
 	if shallow < 40 {
 		t.Errorf("a run's load found %d packages clean step by step; the examples alone have more", shallow)
 	}
+}
+
+// repositorySpecs are every malformed case, example, seed scenario and document of the
+// repository, for the tests that hold two ways of loading to each other.
+func repositorySpecs(t *testing.T) []string {
+	t.Helper()
+	var paths []string
+	for _, glob := range []string{"../cmd/labrun/testdata/malformed/*.cue", "../cmd/labrun/testdata/malformed/*.md",
+		"../examples/*.cue", "../examples/*/*.cue", "../scenarios/*.cue", "../docs/*.md"} {
+		m, _ := filepath.Glob(glob)
+		paths = append(paths, m...)
+	}
+	if len(paths) < 300 {
+		t.Fatalf("found %d files; the globs are stale", len(paths))
+	}
+	return paths
 }
 
 func errText(err error) string {
