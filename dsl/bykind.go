@@ -10,6 +10,7 @@ import (
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/build"
 	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/format"
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
@@ -150,10 +151,24 @@ func (l *loader) byKindSchemaFiles(si *build.Instance) ([]*ast.File, bool) {
 	return append(files[:len(files):len(files)], l.byKindFile), true
 }
 
-// cleanByKind reports whether the package inst has no error at all, as clean does of its
-// build against the schema, with each step checked against its kind only. false may also
-// mean that it cannot tell (a step it could not wrap): the caller builds the package in full.
-func (l *loader) cleanByKind(inst *build.Instance) bool {
+// byKindVerdict is what the by-kind build of a package (cleanByKind) found.
+type byKindVerdict int
+
+const (
+	// byKindUnknown: it could not tell (a step it could not wrap or find marked, or an error
+	// a step may be part of); the package is built against the full schema.
+	byKindUnknown byKindVerdict = iota
+	// byKindClean: no error at all, as the full build would find.
+	byKindClean
+	// byKindErrors: errors, none of them in a step, and every step checked against its kind:
+	// the full build would find these errors and no other, so the by-kind build stands for it.
+	byKindErrors
+)
+
+// cleanByKind builds the package inst with each step checked against its kind only and says
+// what it found (byKindVerdict); with byKindErrors it also returns the build, whose errors are
+// the package's.
+func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, byKindVerdict) {
 	r := &byKindRewriter{}
 	defer func() {
 		for _, u := range r.undo {
@@ -164,11 +179,11 @@ func (l *loader) cleanByKind(inst *build.Instance) bool {
 		r.spec = schemaImport(f)
 		r.decls(f.Decls)
 		if r.partial {
-			return false // steps it cannot wrap: the full build, without trying
+			return cue.Value{}, byKindUnknown // steps it cannot wrap: the full build, without trying
 		}
 	}
 	if r.wrapped == 0 {
-		return false // nothing to gain over the full build
+		return cue.Value{}, byKindUnknown // nothing to gain over the full build
 	}
 	c, ok := withSchema(inst, map[*build.Instance]*build.Instance{}, func(s *build.Instance) bool {
 		files, ok := l.byKindSchemaFiles(s)
@@ -176,7 +191,7 @@ func (l *loader) cleanByKind(inst *build.Instance) bool {
 		return ok
 	})
 	if !ok {
-		return false
+		return cue.Value{}, byKindUnknown
 	}
 	if l.opts.DiscardedBuild != nil {
 		defer l.opts.DiscardedBuild()()
@@ -190,21 +205,73 @@ func (l *loader) cleanByKind(inst *build.Instance) bool {
 		}
 		return true
 	}
-	if !l.clean(v, marked) {
-		return false
-	}
 	// A hidden field or a definition that is a #Scenario is no scenario of the load, but the
 	// full build checks its steps too: they must carry the marks as well.
-	it, err := v.Fields(cue.Hidden(true), cue.Definitions(true))
+	hiddenMarked := func() bool {
+		it, err := v.Fields(cue.Hidden(true), cue.Definitions(true))
+		if err != nil {
+			return false
+		}
+		for it.Next() {
+			if it.Selector().LabelType() == cue.StringLabel {
+				continue // a regular field: the scenarios' check sees it
+			}
+			if sv := it.Value(); sv.LookupPath(scenarioMarker).Exists() && !marked(sv) {
+				return false
+			}
+		}
+		return true
+	}
+	if l.clean(v, marked) {
+		if !hiddenMarked() {
+			return cue.Value{}, byKindUnknown
+		}
+		return cue.Value{}, byKindClean
+	}
+	if l.errorsOutsideSteps(v, marked) && hiddenMarked() {
+		return v, byKindErrors
+	}
+	return cue.Value{}, byKindUnknown
+}
+
+// errorsOutsideSteps reports whether v, a by-kind build with errors, stands for the full
+// build: each of its scenarios has every step marked (checked against its kind, which is at
+// least as strict as #Step), and no error of the package or of a scenario is in a step or
+// names the by-kind definitions. Whatever is not a step is built the same way in both, so
+// both find the same errors outside steps; the marks and the by-kind definitions' being at
+// least as strict mean that the full build finds none in steps.
+func (l *loader) errorsOutsideSteps(v cue.Value, marked func(cue.Value) bool) bool {
+	errs := []error{v.Err(), v.Validate()}
+	it, err := v.Fields()
 	if err != nil {
 		return false
 	}
 	for it.Next() {
-		if it.Selector().LabelType() == cue.StringLabel {
-			continue // a regular field: clean has seen it
+		sv := it.Value()
+		if !sv.LookupPath(scenarioMarker).Exists() {
+			continue
 		}
-		if sv := it.Value(); sv.LookupPath(scenarioMarker).Exists() && !marked(sv) {
+		if !marked(sv) {
 			return false
+		}
+		errs = append(errs, sv.Validate(cue.Concrete(true)))
+	}
+	for _, err := range errs {
+		for _, e := range cueerrors.Errors(err) {
+			path := e.Path()
+			if len(path) == 0 {
+				return false // it cannot say where: maybe a step
+			}
+			for _, s := range path {
+				if _, kind := schema.Kinds[s]; kind || stepListLabels()[s] {
+					return false
+				}
+			}
+			for _, p := range cueerrors.Positions(e) {
+				if l.byKindFile != nil && p.Filename() == l.byKindFile.Filename {
+					return false
+				}
+			}
 		}
 	}
 	return true

@@ -18,12 +18,13 @@ func TestByKindLoadsAsFull(t *testing.T) {
 		t.Skip("loads every file of the repository twice; skipped with -short")
 	}
 	paths := repositorySpecs(t)
-	byKind := 0
+	byKind, byKindErrors := 0, 0
 	for _, p := range paths {
 		got, gotErr := Load([]string{p}, Options{})
 		want, wantErr := Load([]string{p}, Options{fullCheck: true})
 		if got != nil {
 			byKind += got.byKindClean
+			byKindErrors += got.byKindErrors
 		}
 		if errText(gotErr) != errText(wantErr) {
 			t.Errorf("%s:\nchecked by kind:\n%s\nagainst the full schema:\n%s", p, errText(gotErr), errText(wantErr))
@@ -36,6 +37,7 @@ func TestByKindLoadsAsFull(t *testing.T) {
 	if byKind < 30 {
 		t.Errorf("%d packages found clean by kind; the examples and documents alone have more", byKind)
 	}
+	t.Logf("%d packages clean by kind, %d with their errors from the by-kind build", byKind, byKindErrors)
 }
 
 // TestByKindNeverPassesWhatTheSchemaRefuses: packages whose steps the by-kind check cannot
@@ -97,6 +99,92 @@ func TestByKindNeverPassesWhatTheSchemaRefuses(t *testing.T) {
 			}
 			if got := res != nil && res.byKindClean > 0; got != tc.byKind {
 				t.Errorf("found clean by kind: %v, want %v", got, tc.byKind)
+			}
+		})
+	}
+}
+
+// TestByKindErrorsAreTheFullBuilds: a package the by-kind build finds errors in is reported
+// from that build only when no error is in a step, and then with the full build's messages,
+// word for word; an error in a step (or one the by-kind build cannot place) is reported from
+// the full build.
+func TestByKindErrorsAreTheFullBuilds(t *testing.T) {
+	const steps = `steps: [{name: "a", sleep: "1ms"}, {parallel: [{sleep: "1ms"}]}]`
+	for _, tc := range []struct {
+		name, src  string
+		fromByKind bool // reported from the by-kind build
+	}{
+		{"an unknown field of a scenario", `s: schema.#Scenario & {
+	timout: "5s"
+	` + steps + `
+}
+`, true},
+		{"a scenario field of the wrong type", `s: schema.#Scenario & {
+	timeout: 5
+	` + steps + `
+}
+`, true},
+		{"a conflict in a scenario's vars", `s: schema.#Scenario & {
+	vars: {n: 1}
+	vars: {n: 2}
+	` + steps + `
+}
+`, true},
+		{"a bad scenario beside a good one", `s: schema.#Scenario & {
+	timout: "5s"
+	` + steps + `
+}
+t: schema.#Scenario & {
+	` + steps + `
+}
+`, true},
+		{"an error outside every scenario", `x: 1 & 2
+s: schema.#Scenario & {
+	` + steps + `
+}
+`, true},
+		{"an unknown field of a step", `s: schema.#Scenario & {
+	steps: [{sleep: "1ms", nosuch: 1}]
+}
+`, false},
+		{"an unknown field of a nested step, and of the scenario", `s: schema.#Scenario & {
+	timout: "5s"
+	steps: [{parallel: [{sleep: "1ms", nosuch: 1}]}]
+}
+`, false},
+		{"a step field of the wrong type", `s: schema.#Scenario & {
+	steps: [{sleep: 5}]
+}
+`, false},
+		{"a step field left incomplete", `s: schema.#Scenario & {
+	steps: [{name: "a", sleep: string}]
+}
+`, false},
+		{"a nested step field left incomplete", `s: schema.#Scenario & {
+	steps: [{parallel: [{sleep: "1ms"}, {sleep: string}]}]
+}
+`, false},
+		{"two kinds in a step", `s: schema.#Scenario & {
+	steps: [{sleep: "1ms", assert: "true"}]
+}
+`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "package lab\n\nimport \"labrun.dev/schema\"\n\n" + tc.src
+			path := filepath.Join(t.TempDir(), "x.cue")
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, gotErr := Load([]string{path}, Options{})
+			_, wantErr := Load([]string{path}, Options{fullCheck: true})
+			if wantErr == nil {
+				t.Fatalf("the full build finds no error in\n%s", src)
+			}
+			if errText(gotErr) != errText(wantErr) {
+				t.Errorf("checked by kind:\n%s\nagainst the full schema:\n%s", errText(gotErr), errText(wantErr))
+			}
+			if from := got != nil && got.byKindErrors > 0; from != tc.fromByKind {
+				t.Errorf("reported from the by-kind build: %v, want %v", from, tc.fromByKind)
 			}
 		})
 	}

@@ -93,6 +93,9 @@ type Result struct {
 	// byKindClean counts the packages found clean with each step checked against its kind
 	// only (cleanByKind).
 	byKindClean int
+	// byKindErrors counts the packages whose errors were reported from the by-kind build
+	// (byKindErrors), without a full build.
+	byKindErrors int
 }
 
 // Load reads the scenarios in paths: .cue files (the scenarios that file declares, seeing the
@@ -846,12 +849,21 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	happy := l.opts.ForRun && l.combos == nil && l.cleanShallow(inst)
 	if happy {
 		l.res.shallowClean++
-	} else if !l.opts.ForRun && !l.opts.fullCheck && l.combos == nil && l.cleanByKind(inst) {
-		happy = true
-		l.res.byKindClean++
 	} else {
-		v = newContext().BuildInstance(inst)
-		happy = l.clean(v, nil)
+		verdict := byKindUnknown
+		if !l.opts.ForRun && !l.opts.fullCheck && l.combos == nil {
+			v, verdict = l.cleanByKind(inst)
+		}
+		switch verdict {
+		case byKindClean:
+			happy = true
+			l.res.byKindClean++
+		case byKindErrors:
+			l.res.byKindErrors++ // v is the by-kind build, whose errors are the full build's
+		default:
+			v = newContext().BuildInstance(inst)
+			happy = l.clean(v, nil)
+		}
 	}
 	if happy && l.combos == nil {
 		v = cue.Value{}
