@@ -197,13 +197,15 @@ func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, byKindVerdict) {
 		defer l.opts.DiscardedBuild()()
 	}
 	v := cuecontext.New().BuildInstance(c)
+	// Every step at every depth was checked against a by-kind definition (its kind's, or
+	// #Step's own for a step the user typed schema.#Step: any kind's blocks may be there).
 	marked := func(sv cue.Value) bool {
-		for _, f := range scenarioStepLists {
-			if !stepsMarked(sv.LookupPath(cue.ParsePath(f))) {
-				return false
+		return everyStep(sv, func(e cue.Value) (string, bool) {
+			if kind, err := e.LookupPath(stepMarker).String(); err == nil {
+				return kind, true
 			}
-		}
-		return true
+			return "", e.LookupPath(fullMarker).Exists()
+		})
 	}
 	// A hidden field or a definition that is a #Scenario is no scenario of the load, but the
 	// full build checks its steps too: they must carry the marks as well.
@@ -271,40 +273,6 @@ func (l *loader) errorsOutsideSteps(v cue.Value, marked func(cue.Value) bool) bo
 				if l.byKindFile != nil && p.Filename() == l.byKindFile.Filename {
 					return false
 				}
-			}
-		}
-	}
-	return true
-}
-
-// stepsMarked reports whether every step of the list (when it exists), and every step of
-// their blocks, was checked against a by-kind definition.
-func stepsMarked(list cue.Value) bool {
-	if !list.Exists() {
-		return true
-	}
-	it, err := list.List()
-	if err != nil {
-		return false
-	}
-	for it.Next() {
-		e := it.Value()
-		kind, err := e.LookupPath(stepMarker).String()
-		if err != nil {
-			if !e.LookupPath(fullMarker).Exists() {
-				return false
-			}
-			kind = "" // checked against #Step: any kind's lists may be there
-		}
-		// Closed under its kind's definition, a step holds no other kind's field: only
-		// its own kind's lists of steps are looked up (a lookup of a field that is not
-		// there costs an error value; 250 ms at 1,000 quickstarts).
-		for _, f := range stepStepLists {
-			if kind != "" && strings.SplitN(f, ".", 2)[0] != kind {
-				continue
-			}
-			if !stepsMarked(e.LookupPath(cue.ParsePath(f))) {
-				return false
 			}
 		}
 	}

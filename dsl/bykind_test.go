@@ -189,3 +189,41 @@ s: schema.#Scenario & {
 		})
 	}
 }
+
+// TestStepChecksSeeEveryStep: the two checks that build a package with the schema's step
+// lists left open (vet's by kind, a run's step by step) must find each step wherever it sits,
+// in the built value, not only where the syntax shows step lists: here steps the by-kind
+// rewrite never wraps (a scenario given by an index into a list of structs, a scenario that
+// is a hidden field's value) hold a field #Step does not have, or a value of the wrong type.
+// Both loads must refuse them as the full build does.
+func TestStepChecksSeeEveryStep(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"a scenario from a list of structs", `_all: [{steps: [{sleep: "1ms", nosuch: 1}]}]
+s: schema.#Scenario & _all[0]
+`, "nosuch"},
+		{"a nested step of a scenario from a list of structs", `_all: [{steps: [{parallel: [{sleep: "1ms"}, {sleep: 5}]}]}]
+s: schema.#Scenario & _all[0]
+`, "sleep"},
+		{"a setup step of a scenario from a list of structs", `_all: [{setup: [{sleep: "1ms", mayFail: "yes"}], steps: [{sleep: "1ms"}]}]
+s: schema.#Scenario & _all[0]
+`, "mayFail"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// t's literal step gives the by-kind rewrite something to wrap: without one it
+			// would leave the package to the full build at once.
+			src := "package lab\n\nimport \"labrun.dev/schema\"\n\nt: schema.#Scenario & {steps: [{sleep: \"1ms\"}]}\n" + tc.src
+			path := filepath.Join(t.TempDir(), "x.cue")
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range []struct {
+				name string
+				opts Options
+			}{{"vet's load", Options{}}, {"a run's load", Options{ForRun: true}}, {"the full build", Options{fullCheck: true}}} {
+				if _, err := Load([]string{path}, o.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("%s: %v; want an error naming %q\n%s", o.name, err, tc.want, src)
+				}
+			}
+		})
+	}
+}
