@@ -227,3 +227,62 @@ s: schema.#Scenario & _all[0]
 		})
 	}
 }
+
+// TestByKindErrorsMatchOnInjectedMistakes: each of the examples' scenarios, given one mistake
+// outside its steps (or one outside every scenario), is reported by vet's load word for word
+// as the full build reports it, and most of these are reported from the by-kind build alone
+// (else this test would compare the full build with itself).
+func TestByKindErrorsMatchOnInjectedMistakes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the examples' package a few hundred times; skipped with -short")
+	}
+	files, _ := filepath.Glob("../examples/*.cue")
+	mistakes := []struct{ name, line string }{
+		{"an unknown field", `timout: "5s"`},
+		{"a timeout of the wrong type", `timeout: 5`},
+		{"a doc of the wrong type", `doc: 5`},
+		{"tags of the wrong type", `tags: "x"`},
+		{"clusterScoped of the wrong type", `clusterScoped: "yes"`},
+		{"a conflicting target", `target: "local" & "kube"`},
+	}
+	tried, fromByKind := 0, 0
+	for _, file := range files {
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := os.ReadFile(abs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.SplitAfter(string(src), "\n")
+		at := slices.IndexFunc(lines, func(l string) bool { return strings.HasSuffix(l, ": schema.#Scenario & {\n") })
+		if at < 0 {
+			continue
+		}
+		variants := map[string]string{"a conflict outside every scenario": string(src) + "\nbad: 1 & 2\n"}
+		for _, m := range mistakes {
+			variants[m.name] = strings.Join(lines[:at+1], "") + "\t" + m.line + "\n" + strings.Join(lines[at+1:], "")
+		}
+		for name, v := range variants {
+			overlay := map[string][]byte{abs: []byte(v)}
+			got, gotErr := Load([]string{abs}, Options{Overlay: overlay})
+			_, wantErr := Load([]string{abs}, Options{Overlay: overlay, fullCheck: true})
+			tried++
+			if wantErr == nil {
+				t.Errorf("%s, %s: the full build finds nothing", file, name)
+				continue
+			}
+			if errText(gotErr) != errText(wantErr) {
+				t.Errorf("%s, %s:\nvet's load:\n%s\nthe full build:\n%s", file, name, errText(gotErr), errText(wantErr))
+			}
+			if got != nil && got.byKindErrors > 0 {
+				fromByKind++
+			}
+		}
+	}
+	if tried < 100 || fromByKind < tried/2 {
+		t.Errorf("%d of %d mistaken packages reported from the by-kind build; want at least half of 100 or more", fromByKind, tried)
+	}
+	t.Logf("%d of %d mistaken packages reported from the by-kind build", fromByKind, tried)
+}
