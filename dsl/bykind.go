@@ -129,9 +129,6 @@ var byKindSource = sync.OnceValues(func() (string, bool) {
 	return b.String(), true
 })
 
-// byKindFileName names the by-kind definitions' file, beside the schema's files.
-const byKindFileName = "labrun_steps_by_kind.cue"
-
 // byKindSchemaFiles are the schema package si's files with its step lists left open, and the
 // by-kind definitions as one file more; false when they cannot be made.
 func (l *loader) byKindSchemaFiles(si *build.Instance) ([]*ast.File, bool) {
@@ -139,7 +136,7 @@ func (l *loader) byKindSchemaFiles(si *build.Instance) ([]*ast.File, bool) {
 	if !ok {
 		return nil, false
 	}
-	name := filepath.Join(filepath.Dir(si.Files[0].Filename), byKindFileName)
+	name := filepath.Join(filepath.Dir(si.Files[0].Filename), "labrun_steps_by_kind.cue")
 	if l.byKindFile == nil || l.byKindFile.Filename != name {
 		src, ok := byKindSource()
 		if !ok {
@@ -188,12 +185,7 @@ func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, byKindVerdict) {
 	if r.wrapped == 0 {
 		return cue.Value{}, byKindUnknown // nothing to gain over the full build
 	}
-	clones, ctx := map[*build.Instance]*build.Instance{}, (*cue.Context)(nil)
-	if l.combos != nil {
-		// A sweep's combinations share one context: the by-kind schema is built once.
-		clones, ctx = l.combos.byKind, l.combos.ctx
-	}
-	c, ok := withSchema(inst, clones, func(s *build.Instance) bool {
+	c, ok := withSchema(inst, map[*build.Instance]*build.Instance{}, func(s *build.Instance) bool {
 		files, ok := l.byKindSchemaFiles(s)
 		s.Files = files
 		return ok
@@ -201,13 +193,10 @@ func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, byKindVerdict) {
 	if !ok {
 		return cue.Value{}, byKindUnknown
 	}
-	if l.opts.DiscardedBuild != nil && l.combos == nil {
+	if l.opts.DiscardedBuild != nil {
 		defer l.opts.DiscardedBuild()()
 	}
-	if ctx == nil {
-		ctx = cuecontext.New()
-	}
-	v := ctx.BuildInstance(c)
+	v := cuecontext.New().BuildInstance(c)
 	// Every step at every depth was checked against a by-kind definition (its kind's, or
 	// #Step's own for a step the user typed schema.#Step: any kind's blocks may be there).
 	marked := func(sv cue.Value) bool {
@@ -241,7 +230,7 @@ func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, byKindVerdict) {
 		}
 		return cue.Value{}, byKindClean
 	}
-	if errorsOutsideSteps(v, marked) && hiddenMarked() {
+	if l.errorsOutsideSteps(v, marked) && hiddenMarked() {
 		return v, byKindErrors
 	}
 	return cue.Value{}, byKindUnknown
@@ -253,7 +242,7 @@ func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, byKindVerdict) {
 // names the by-kind definitions. Whatever is not a step is built the same way in both, so
 // both find the same errors outside steps; the marks and the by-kind definitions' being at
 // least as strict mean that the full build finds none in steps.
-func errorsOutsideSteps(v cue.Value, marked func(cue.Value) bool) bool {
+func (l *loader) errorsOutsideSteps(v cue.Value, marked func(cue.Value) bool) bool {
 	errs := []error{v.Err(), v.Validate()}
 	it, err := v.Fields()
 	if err != nil {
@@ -281,7 +270,7 @@ func errorsOutsideSteps(v cue.Value, marked func(cue.Value) bool) bool {
 				}
 			}
 			for _, p := range cueerrors.Positions(e) {
-				if filepath.Base(p.Filename()) == byKindFileName {
+				if l.byKindFile != nil && p.Filename() == l.byKindFile.Filename {
 					return false
 				}
 			}

@@ -35,15 +35,14 @@ type Combinations struct {
 	pkgs map[string]*comboPackage
 	// scanned are the siblings of each file loaded (scanSiblings).
 	scanned map[string]*scanned
-	// open are the open copies of the instances the packages import (openCopy), byKind
-	// their copies with the by-kind schema (cleanByKind).
-	open, byKind map[*build.Instance]*build.Instance
+	// open are the open copies of the instances the packages import (openCopy).
+	open map[*build.Instance]*build.Instance
 }
 
 // NewCombinations returns what the loads of one command's combinations share.
 func NewCombinations() *Combinations {
 	return &Combinations{ctx: cuecontext.New(), pkgs: map[string]*comboPackage{}, scanned: map[string]*scanned{},
-		open: map[*build.Instance]*build.Instance{}, byKind: map[*build.Instance]*build.Instance{}}
+		open: map[*build.Instance]*build.Instance{}}
 }
 
 // comboPackage is one package as the combinations load it.

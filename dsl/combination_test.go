@@ -40,33 +40,23 @@ func TestCombinationsLoadAsAlone(t *testing.T) {
 	if len(loads) < 15 {
 		t.Fatalf("%d combinations in the repository, want 15 or more", len(loads))
 	}
-	// sharedByKind counts the shared loads checked by kind (clean or with errors outside
-	// steps), so that the test is known to hold that check to the others.
-	sharedByKind := 0
 	compare := func(t *testing.T, files []string, vars []map[string]string) {
 		t.Helper()
-		// vet's loads, and a run's: alone, a run's load checks step by step; shared, by kind.
-		for _, forRun := range []bool{false, true} {
-			combos := NewCombinations()
-			for _, file := range files {
-				for _, v := range vars {
-					alone, aerr := Load([]string{file}, Options{Vars: v, ForRun: forRun})
-					shared, serr := Load([]string{file}, Options{Vars: v, ForRun: forRun, Combinations: combos})
-					if a, s := fmt.Sprint(aerr), fmt.Sprint(serr); a != s {
-						t.Fatalf("%s %v (for a run: %v): errors differ:\nalone:  %s\nshared: %s", file, v, forRun, a, s)
+		combos := NewCombinations()
+		for _, file := range files {
+			for _, v := range vars {
+				alone, aerr := Load([]string{file}, Options{Vars: v})
+				shared, serr := Load([]string{file}, Options{Vars: v, Combinations: combos})
+				if a, s := fmt.Sprint(aerr), fmt.Sprint(serr); a != s {
+					t.Fatalf("%s %v: errors differ:\nalone:  %s\nshared: %s", file, v, a, s)
+				}
+				for _, r := range []*Result{alone, shared} {
+					if r != nil {
+						r.byKindClean, r.byKindErrors = 0, 0 // how the load checked, not what it found
 					}
-					if shared != nil {
-						sharedByKind += shared.byKindClean + shared.byKindErrors
-					}
-					for _, r := range []*Result{alone, shared} {
-						if r != nil {
-							// How the load checked, not what it found.
-							r.byKindClean, r.byKindErrors, r.shallowClean = 0, 0, 0
-						}
-					}
-					if a, s := dump(alone), dump(shared); a != s {
-						t.Fatalf("%s %v (for a run: %v): results differ:\n%s", file, v, forRun, firstDiff(a, s))
-					}
+				}
+				if a, s := dump(alone), dump(shared); a != s {
+					t.Fatalf("%s %v: results differ:\n%s", file, v, firstDiff(a, s))
 				}
 			}
 		}
@@ -133,9 +123,6 @@ other: a.vars.requests & <3
 for k, v in {x: 1} {"gen_\(k)": v}
 `)
 	compare(t, []string{a}, vars)
-	if sharedByKind < 20 {
-		t.Errorf("%d shared loads checked by kind; the repository's sweeps alone have more", sharedByKind)
-	}
 }
 
 // dump prints v deeply (pointers followed, each time they are met, maps sorted, functions and

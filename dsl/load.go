@@ -851,9 +851,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		l.res.shallowClean++
 	} else {
 		verdict := byKindUnknown
-		// A run's own load took the step-by-step check above (its memory bar); a run's
-		// combinations, built in one shared context, take the by-kind one as vet's do.
-		if !l.opts.fullCheck && (!l.opts.ForRun || l.combos != nil) {
+		if !l.opts.ForRun && !l.opts.fullCheck && l.combos == nil {
 			v, verdict = l.cleanByKind(inst)
 		}
 		switch verdict {
