@@ -85,11 +85,7 @@ func TestByKindNeverPassesWhatTheSchemaRefuses(t *testing.T) {
 	_list: [{sleep: "1ms", nosuch: 1}]`, "nosuch", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := "package lab\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {\n\t" + tc.body + "\n}\n"
-			path := filepath.Join(t.TempDir(), "x.cue")
-			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			src, path := writeLab(t, "s: schema.#Scenario & {\n\t"+tc.body+"\n}\n")
 			res, err := Load([]string{path}, Options{})
 			switch {
 			case tc.want == "" && err != nil:
@@ -170,11 +166,7 @@ s: schema.#Scenario & {
 `, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := "package lab\n\nimport \"labrun.dev/schema\"\n\n" + tc.src
-			path := filepath.Join(t.TempDir(), "x.cue")
-			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			src, path := writeLab(t, tc.src)
 			got, gotErr := Load([]string{path}, Options{})
 			_, wantErr := Load([]string{path}, Options{fullCheck: true})
 			if wantErr == nil {
@@ -193,8 +185,8 @@ s: schema.#Scenario & {
 // TestStepChecksSeeEveryStep: the two checks that build a package with the schema's step
 // lists left open (vet's by kind, a run's step by step) must find each step wherever it sits,
 // in the built value, not only where the syntax shows step lists: here steps the by-kind
-// rewrite never wraps (a scenario given by an index into a list of structs, a scenario that
-// is a hidden field's value) hold a field #Step does not have, or a value of the wrong type.
+// rewrite never wraps (those of a scenario given by an index into a list of structs) hold a
+// field #Step does not have, or a value of the wrong type.
 // Both loads must refuse them as the full build does.
 func TestStepChecksSeeEveryStep(t *testing.T) {
 	for _, tc := range []struct{ name, src, want string }{
@@ -211,11 +203,7 @@ s: schema.#Scenario & _all[0]
 		t.Run(tc.name, func(t *testing.T) {
 			// t's literal step gives the by-kind rewrite something to wrap: without one it
 			// would leave the package to the full build at once.
-			src := "package lab\n\nimport \"labrun.dev/schema\"\n\nt: schema.#Scenario & {steps: [{sleep: \"1ms\"}]}\n" + tc.src
-			path := filepath.Join(t.TempDir(), "x.cue")
-			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			src, path := writeLab(t, "t: schema.#Scenario & {steps: [{sleep: \"1ms\"}]}\n"+tc.src)
 			for _, o := range []struct {
 				name string
 				opts Options
@@ -285,4 +273,16 @@ func TestByKindErrorsMatchOnInjectedMistakes(t *testing.T) {
 		t.Errorf("%d of %d mistaken packages reported from the by-kind build; want at least half of 100 or more", fromByKind, tried)
 	}
 	t.Logf("%d of %d mistaken packages reported from the by-kind build", fromByKind, tried)
+}
+
+// writeLab writes body, after the package clause of package lab and the schema's import, to
+// x.cue in a directory of the test's own; it returns the source and the file's path.
+func writeLab(t *testing.T, body string) (src, path string) {
+	t.Helper()
+	src = "package lab\n\nimport \"labrun.dev/schema\"\n\n" + body
+	path = filepath.Join(t.TempDir(), "x.cue")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return src, path
 }

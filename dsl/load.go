@@ -844,7 +844,8 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		newContext = func(...cuecontext.Option) *cue.Context { return l.combos.ctx } // the schema built once for every combination
 	}
 	// A run's package that is clean step by step (cleanShallow) is never built against the
-	// full schema; any other package is, for its errors.
+	// full schema, nor is a package of vet's that the by-kind build finds clean or with errors
+	// outside steps only (cleanByKind); any other package is, for its errors.
 	var v cue.Value
 	happy := l.opts.ForRun && l.combos == nil && l.cleanShallow(inst)
 	if happy {

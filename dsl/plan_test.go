@@ -1,8 +1,6 @@
 package dsl
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,12 +9,7 @@ import (
 // import) and returns its only scenario.
 func loadOne(t *testing.T, src string) *Scenario {
 	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "x.cue")
-	full := "package lab\n\nimport \"labrun.dev/schema\"\n\n" + src
-	if err := os.WriteFile(path, []byte(full), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	_, path := writeLab(t, src)
 	res, err := Load([]string{path}, Options{Target: "any"}) // no capability checks: these tests are about plans
 	if err != nil {
 		t.Fatalf("Load:\n%v", err)
