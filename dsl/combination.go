@@ -54,6 +54,9 @@ type comboPackage struct {
 	declared, referenced map[string][]int
 	// vars are each file's varsStructs.
 	vars [][]*ast.StructLit
+	// reads is what the whole package's CUE could read of its scenarios' vars: a
+	// combination judges its swept vars read as its scenario's load does, over every file.
+	reads *pkgVarReads
 }
 
 // scanned is what scanSiblings found next to a file: the same for each of its combinations.
@@ -132,7 +135,8 @@ func (l *loader) buildCombination(dir, pkg string, only map[string]bool, abs str
 		}
 	}
 	l.combos = c
-	defer func() { l.combos = nil }()
+	l.comboReads = cp
+	defer func() { l.combos, l.comboReads = nil, nil }()
 	l.buildInstance(&inst, l.openCopy(&inst), only, abs)
 	return true
 }

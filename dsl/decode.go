@@ -47,6 +47,11 @@ type decoder struct {
 	// refused are the steps whose kind's Check found a problem: later checks of them would
 	// only repeat it.
 	refused map[*Step]bool
+	// filesUnknown says a step reads a file that cannot be read before the run (one a
+	// command writes, one named by a ${...}): its ${...} may read any var.
+	filesUnknown bool
+	// cueReads is what the scenario's CUE could read of its vars (readsVar).
+	cueReads *cueVarReads
 }
 
 // warn adds a warning with a lint code, unless the scenario's lint.ignore silences it.
@@ -162,6 +167,10 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.plot()
 	d.checkSampledReads()
 	d.checkMetaNames()
+	if len(l.errs.errs) == before {
+		// Said once every expression has compiled: one that failed read no var.
+		d.checkSweptVarsRead(names)
+	}
 	if len(l.errs.errs) == before {
 		// An expectation that cannot fail, said once nothing else is wrong.
 		l.errs.errs = append(l.errs.errs, d.vacuous...)

@@ -52,6 +52,10 @@ type Expr struct {
 	Type *schema.Type
 	// Now says the expression calls now(): its value changes with time.
 	Now bool
+	// vars are the vars it reads by name, allVars that it reads vars as a whole (see
+	// Names.readVar).
+	vars    []string
+	allVars bool
 	// warnings are what the check found that may be right (a stat Envoy does not document).
 	warnings []exprProblem
 	// vacuous are its comparisons that cannot go either way (exprChecker.vacuous).
@@ -171,6 +175,31 @@ type Names struct {
 	// compiled are the expressions compiled against the frozen names, by source: a kit's
 	// expression or template written once is met again at each use (a third of a scenario's).
 	compiled map[compiledKey]*Expr
+	// varsRead are the vars the expressions compiled against these names read ("" for vars
+	// as a whole): with what the CUE reads, whether a swept var can change a run.
+	varsRead map[string]bool
+}
+
+// noteVars records the vars e reads.
+func (n *Names) noteVars(e *Expr) {
+	if n == nil || len(e.vars) == 0 && !e.allVars {
+		return
+	}
+	if n.varsRead == nil {
+		n.varsRead = map[string]bool{}
+	}
+	for _, v := range e.vars {
+		n.varsRead[v] = true
+	}
+	if e.allVars {
+		n.varsRead[""] = true
+	}
+}
+
+// readVar reports whether an expression compiled against n reads vars.<name>, or may (it
+// reads vars as a whole).
+func (n *Names) readVar(name string) bool {
+	return n != nil && (n.varsRead[name] || n.varsRead[""])
 }
 
 // StepResult is what one named step records, as its kind declares it for the step's parameters.
@@ -345,6 +374,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 		if c, ok := names.compiled[key]; ok {
 			e := *c // the same program, refs and explanation; its own position
 			e.Pos = pos
+			names.noteVars(&e)
 			return &e, nil
 		}
 	}
@@ -369,6 +399,8 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	e.Reads = c.reads
 	e.Type = typ
 	e.Now = c.now
+	e.vars, e.allVars = c.vars, c.allVars
+	names.noteVars(e)
 	e.warnings = c.warns
 	e.vacuous = c.vacuous
 	if opts.asBool {

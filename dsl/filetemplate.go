@@ -111,6 +111,9 @@ func (d *decoder) markFileTemplates() {
 				if err == nil && bytes.Contains(data, []byte("${")) {
 					s.FileTemplates = true
 				}
+				if err != nil {
+					d.filesUnknown = true
+				}
 				if err != nil && !writer && !strings.Contains(f, "${") {
 					what := "cannot be read"
 					if errors.Is(err, fs.ErrNotExist) {

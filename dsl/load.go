@@ -164,6 +164,12 @@ type loader struct {
 	byKindFile *ast.File
 	// combos is Options.Combinations while a combination is built (buildCombination).
 	combos *Combinations
+	// varReadsInst is the package being built, varReads what its CUE could read of its
+	// scenarios' vars (pkgVarReads, made on first use).
+	varReadsInst *build.Instance
+	varReads     *pkgVarReads
+	// comboReads is the package of the combination being built, whose reads its builds share.
+	comboReads *comboPackage
 	// compiled are the expressions compiled for the load's scenarios, by their names' key
 	// (shareCompiled).
 	compiled map[string]map[compiledKey]*Expr
@@ -839,6 +845,11 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	// garbage once its package is decoded (Scenarios hold no CUE value), and the schema's
 	// value of a valid package is let go before the open copy is built: the peak is one
 	// build, not every build of the Load.
+	l.varReadsInst, l.varReads = inst, nil
+	if cp := l.comboReads; cp != nil {
+		// The whole package's, as the scenario's own load scans it, not the files kept.
+		l.varReadsInst, l.varReads = cp.inst, cp.reads
+	}
 	newContext := cuecontext.New
 	if l.combos != nil {
 		newContext = func(...cuecontext.Option) *cue.Context { return l.combos.ctx } // the schema built once for every combination

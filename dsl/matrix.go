@@ -207,6 +207,9 @@ func CheckSweep(sc *Scenario, flags []SweepVar) Errors {
 			errs = append(errs, &Error{Pos: sc.Declared[f.Name], Msg: fmt.Sprintf("--sweep %s=%s: expected %s, as vars.%s is declared here; got %s",
 				f.Name, strings.Join(f.Values, ","), want, f.Name, strings.Join(bad, ", "))})
 		}
+		for _, msg := range sweepFlagProblems(sc, f) {
+			errs = append(errs, &Error{Pos: sc.Declared[f.Name], Msg: msg})
+		}
 	}
 	return errs
 }

@@ -50,9 +50,12 @@ type Scenario struct {
 	// ("default" or "command line").
 	Declared  map[string]Pos
 	VarSource map[string]string
-	Local     *schema.Local
-	Setup     []*Step
-	Steps     []*Step
+	// unreadVars are the declared vars that nothing in the scenario reads (see varreads.go):
+	// a --sweep of one is refused.
+	unreadVars map[string]bool
+	Local      *schema.Local
+	Setup      []*Step
+	Steps      []*Step
 	// Catch runs only when the setup or the steps failed (a step failed or errored), before
 	// the cleanup: it collects what explains the failure (events, describe, logs).
 	Catch          []*Step

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -133,15 +134,24 @@ func (d *decoder) sweep() {
 				continue
 			}
 			raw := Stringify(normalizeNumber(x))
-			sc.Sweep[name] = append(sc.Sweep[name], raw)
-			sc.SweepPos[name] = append(sc.SweepPos[name], d.l.valuePos(v))
+			here := d.l.valuePos(v)
 			want, ok := kindFits(sc.VarKinds[name], v.Kind())
 			if str, isStr := x.(string); ok && isStr && sc.VarKinds[name] == "duration" && !isDuration(str) {
 				want, ok = durationWanted, false
 			}
 			if !ok {
-				d.err(d.l.valuePos(v), "sweep."+name, "expected %s, as vars.%s is declared %s; got %s", want, name, d.declaredAt(name), describeKind(v.Kind(), normalizeNumber(x)))
+				d.err(here, "sweep."+name, "expected %s, as vars.%s is declared %s; got %s", want, name, d.declaredAt(name), describeKind(v.Kind(), normalizeNumber(x)))
+			} else if i := slices.IndexFunc(sc.Sweep[name], func(prev string) bool {
+				return sweptValue(sc.VarKinds[name], prev) == sweptValue(sc.VarKinds[name], raw)
+			}); i >= 0 {
+				show := func(raw string) string { return raw }
+				if k := sc.VarKinds[name]; k == "string" || k == "duration" {
+					show = strconv.Quote
+				}
+				d.err(here, "sweep."+name, "%s", repeatedSweepValue(name, show(raw), show(sc.Sweep[name][i]), sc.SweepPos[name][i], here))
 			}
+			sc.Sweep[name] = append(sc.Sweep[name], raw)
+			sc.SweepPos[name] = append(sc.SweepPos[name], here)
 		}
 	}
 }

@@ -35,6 +35,10 @@ type exprChecker struct {
 	reads    []Read
 	idents   []string
 	outcomes []string
+	// vars are the vars the expression reads by name; allVars that it reads vars as a whole
+	// (vars[k], keys(vars)), which may be any of them.
+	vars    []string
+	allVars bool
 	// scopes are the element types of the closures the walk is in, innermost last.
 	scopes []*schema.Type
 	// lets are the variables of let declarations in scope.
@@ -213,6 +217,9 @@ func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *s
 	case "delta":
 		return names.deltaType()
 	case "vars":
+		if read {
+			c.allVars = true
+		}
 		return names.varsType()
 	case "started", "ended":
 		return names.stepMap(n.Value, schema.Num(schema.Seconds))
@@ -301,6 +308,9 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 	rootName := ""
 	if id, ok := (*rootPtr).(*ast.IdentifierNode); ok {
 		rootName = id.Value
+		if rootName == "vars" {
+			c.vars = append(c.vars, chain[0].name)
+		}
 		if r := c.names.Results[id.Value]; r != nil {
 			if _, shadowed := c.lets[id.Value]; !shadowed {
 				c.reads = append(c.reads, Read{Step: id.Value, Field: chain[0].name, Col: col(id)})

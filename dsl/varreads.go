@@ -1,0 +1,303 @@
+package dsl
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
+)
+
+// A swept var that nothing reads runs the same experiment once per value, under as many
+// names: the summary would show a sweep that changed nothing. A var is read by the run when
+// an expression or a ${...} names it (Names.readVar), or when the CUE computes a field from
+// it. The CUE side is judged on the syntax, over-approximated: the scenario's own top-level
+// declarations, those of every top-level field or let they name (transitively, so a kit's
+// fields count), and every imported package but the schema; there, any identifier or
+// selector of the var's name outside a field's label counts as a read of it, and vars used as
+// a whole (vars[k], a comprehension over vars, vars handed to a kit) as a read of every var.
+// A file whose top level the syntax cannot split into named declarations (an embedding, a
+// comprehension) makes every scenario of the package read what the whole package names. So a
+// var said unread is one that no text the scenario can reach reads; the converse is not
+// claimed.
+
+// cueVarReads is what some CUE syntax could read of a scenario's vars.
+type cueVarReads struct {
+	names map[string]bool // every identifier and selector outside labels
+	whole bool            // vars appears other than as the root of vars.<name>
+}
+
+// reads reports whether the CUE could read vars.<name>.
+func (r *cueVarReads) reads(name string) bool {
+	return r == nil || r.whole || r.names[name]
+}
+
+func (r *cueVarReads) add(o *cueVarReads) {
+	r.whole = r.whole || o.whole
+	for n := range o.names {
+		r.names[n] = true
+	}
+}
+
+// pkgVarReads is what each top-level declaration of the package being built reads.
+type pkgVarReads struct {
+	decls   map[string][]*cueVarReads // by top-level field or let name
+	imports *cueVarReads              // every imported package but the schema, whole
+	all     *cueVarReads              // the whole package
+	split   bool                      // every file's top level is named declarations
+}
+
+// pkgVarReads scans the package being built (once per build, on first use).
+func (l *loader) pkgVarReads() *pkgVarReads {
+	if l.varReads != nil || l.varReadsInst == nil {
+		return l.varReads
+	}
+	p := &pkgVarReads{decls: map[string][]*cueVarReads{}, split: true,
+		imports: newVarReads(), all: newVarReads()}
+	for _, f := range l.varReadsInst.Files {
+		if l.schemaFiles[f.Filename] {
+			continue
+		}
+		for _, d := range f.Decls {
+			r := newVarReads()
+			switch x := d.(type) {
+			case *ast.Package, *ast.ImportDecl, *ast.CommentGroup, *ast.Attribute:
+				continue
+			case *ast.Field:
+				r.node(x)
+				if name, ok := staticLabel(x.Label); ok {
+					p.decls[name] = append(p.decls[name], r)
+				} else {
+					p.split = false
+				}
+				if a, ok := x.Label.(*ast.Alias); ok && a.Ident != nil {
+					p.decls[a.Ident.Name] = append(p.decls[a.Ident.Name], r) // X=name: what X names
+				}
+			case *ast.LetClause:
+				r.node(x.Expr)
+				p.decls[x.Ident.Name] = append(p.decls[x.Ident.Name], r)
+			default:
+				r.node(x)
+				p.split = false
+			}
+			p.all.add(r)
+		}
+	}
+	seen := map[*build.Instance]bool{}
+	var scan func(inst *build.Instance)
+	scan = func(inst *build.Instance) {
+		if inst == nil || seen[inst] {
+			return
+		}
+		seen[inst] = true
+		for _, f := range inst.Files {
+			if !l.schemaFiles[f.Filename] {
+				p.imports.node(f)
+			}
+		}
+		for _, imp := range inst.Imports {
+			scan(imp)
+		}
+	}
+	for _, imp := range l.varReadsInst.Imports {
+		scan(imp)
+	}
+	p.all.add(p.imports)
+	l.varReads = p
+	if l.comboReads != nil {
+		l.comboReads.reads = p
+	}
+	return p
+}
+
+// scenario is what the CUE the scenario named top can reach could read.
+func (p *pkgVarReads) scenario(top string) *cueVarReads {
+	if p == nil {
+		return nil
+	}
+	if !p.split || len(p.decls[top]) == 0 {
+		return p.all
+	}
+	r := newVarReads()
+	r.add(p.imports)
+	seen := map[string]bool{top: true}
+	queue := []string{top}
+	for len(queue) > 0 {
+		name := queue[0]
+		queue = queue[1:]
+		for _, d := range p.decls[name] {
+			r.add(d)
+			for n := range d.names {
+				if !seen[n] && len(p.decls[n]) > 0 {
+					seen[n] = true
+					queue = append(queue, n)
+				}
+			}
+		}
+	}
+	return r
+}
+
+func newVarReads() *cueVarReads { return &cueVarReads{names: map[string]bool{}} }
+
+// node records what the syntax under n reads.
+func (r *cueVarReads) node(n ast.Node) {
+	// asRoot are the nodes some selector selects from: vars there is read by name only.
+	asRoot := map[ast.Node]bool{}
+	var visit func(n ast.Node) bool
+	walk := func(n ast.Node) {
+		if n != nil {
+			ast.Walk(n, visit, nil)
+		}
+	}
+	visit = func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.Field:
+			// A plain label declares a field; any other (a dynamic or pattern label, an
+			// alias) may compute with a var.
+			switch x.Label.(type) {
+			case *ast.Ident, *ast.BasicLit:
+			default:
+				walk(x.Label)
+			}
+			walk(x.Value)
+			return false
+		case *ast.SelectorExpr:
+			asRoot[x.X] = true
+			if asRoot[x] {
+				asRoot[x.Sel] = true // S.vars.n: S.vars is read by name
+			}
+			if _, ok := x.Sel.(*ast.Ident); !ok { // an identifier is visited below
+				if name, _, err := ast.LabelName(x.Sel); err != nil || name == "vars" && !asRoot[x] {
+					r.whole = true
+				} else {
+					r.names[name] = true
+				}
+			}
+		case *ast.Ident:
+			r.names[x.Name] = true
+			if x.Name == "vars" && !asRoot[x] {
+				r.whole = true
+			}
+		}
+		return true
+	}
+	walk(n)
+}
+
+// checkSweptVarsRead reports each var of the scenario's sweep, of two values or more, that
+// nothing reads; called once every expression is compiled and nothing else is wrong.
+func (d *decoder) checkSweptVarsRead(names *Names) {
+	sc := d.sc
+	for _, name := range sortedKeys(sc.Sweep) {
+		if _, ok := sc.Vars[name]; !ok || len(sc.Sweep[name]) < 2 || d.readsVar(names, name) {
+			continue
+		}
+		d.err(d.rootFieldPos("sweep."+name), "sweep."+name, "%s", unreadSweptVar(name, len(sc.Sweep[name])))
+	}
+	sc.unreadVars = map[string]bool{}
+	for name := range sc.Vars {
+		if !d.readsVar(names, name) {
+			sc.unreadVars[name] = true
+		}
+	}
+}
+
+func (d *decoder) readsVar(names *Names, name string) bool {
+	if d.filesUnknown || names.readVar(name) {
+		return true
+	}
+	if d.cueReads == nil {
+		top := d.sc.Name
+		if u, err := strconv.Unquote(top); err == nil {
+			top = u
+		}
+		d.cueReads = d.l.pkgVarReads().scenario(top)
+	}
+	return d.cueReads.reads(name)
+}
+
+// unreadSweptVar says why sweeping a var nothing reads is refused.
+func unreadSweptVar(name string, values int) string {
+	return fmt.Sprintf("nothing in the scenario reads vars.%s (no field computed from it, no ${vars.%s}, no expression): its %d values would run the same experiment %d times under different names; read it where the run should change (a field such as requests: vars.%s, or ${vars.%s} in a step's string), or repeat a run with --count", name, name, values, values, name, name)
+}
+
+// sweptValue is a var's value as it is compared with the var's other values: two values
+// that are the same value (5 and 5.0 of a number, "1m" and "60s" of a duration) would make
+// the same run.
+func sweptValue(kind, raw string) string {
+	switch kind {
+	case "int":
+		if n, err := strconv.ParseInt(raw, 10, 64); err == nil {
+			return strconv.FormatInt(n, 10)
+		}
+	case "number":
+		if f, err := strconv.ParseFloat(raw, 64); err == nil {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	case "bool":
+		if b, err := strconv.ParseBool(raw); err == nil {
+			return strconv.FormatBool(b)
+		}
+	case "duration":
+		if dur, err := time.ParseDuration(raw); err == nil {
+			return dur.String()
+		}
+	}
+	return raw
+}
+
+// repeatedValue is the first value of values that repeats an earlier one, with the index of
+// the earlier one; -1 when none does.
+func repeatedValue(kind string, values []string) (at, first int) {
+	seen := map[string]int{}
+	for i, v := range values {
+		k := sweptValue(kind, v)
+		if j, ok := seen[k]; ok {
+			return i, j
+		}
+		seen[k] = i
+	}
+	return -1, -1
+}
+
+// repeatedSweepValue says why a value given twice is refused.
+func repeatedSweepValue(name, value, first string, firstAt Pos, here Pos) string {
+	where := ""
+	if firstAt.IsValid() {
+		if firstAt.File == here.File {
+			where = fmt.Sprintf(", first at column %d", firstAt.Col)
+			if firstAt.Line != here.Line {
+				where = fmt.Sprintf(", first at line %d", firstAt.Line)
+			}
+		} else {
+			where = fmt.Sprintf(", first at %s:%d", filepath.Base(firstAt.File), firstAt.Line)
+		}
+	}
+	same := ""
+	if value != first {
+		same = " (as " + first + ")"
+	}
+	return fmt.Sprintf("sweep of vars.%s: %s is given twice%s%s: two combinations would be the same run under one id; give each value once, and repeat runs with --count", name, value, same, where)
+}
+
+// sweepFlagProblems are the problems of one --sweep flag beyond its values' types: a value
+// given twice, a var nothing reads.
+func sweepFlagProblems(sc *Scenario, f SweepVar) []string {
+	var out []string
+	flag := fmt.Sprintf("--sweep %s=%s", f.Name, strings.Join(f.Values, ","))
+	if at, first := repeatedValue(sc.VarKinds[f.Name], f.Values); at >= 0 {
+		same := ""
+		if f.Values[at] != f.Values[first] {
+			same = " (as " + f.Values[first] + ")"
+		}
+		out = append(out, fmt.Sprintf("%s: %s is given twice%s: two combinations would be the same run under one id; give each value once, and repeat runs with --count", flag, f.Values[at], same))
+	}
+	if sc.unreadVars[f.Name] && len(f.Values) >= 2 {
+		out = append(out, flag+": "+unreadSweptVar(f.Name, len(f.Values)))
+	}
+	return out
+}

@@ -1,0 +1,292 @@
+package dsl
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestSweptVarsRead: a sweep of two values or more of a var that nothing in the scenario
+// reads is refused at the sweep's label (its runs would be the same experiment under
+// different names); every way a var can be read counts.
+func TestSweptVarsRead(t *testing.T) {
+	const unread = "sweep.n: nothing in the scenario reads vars.n"
+	for _, c := range []struct {
+		name  string
+		body  string
+		files map[string]string // written beside x.cue
+		want  string            // a substring of the one error; "" for none
+	}{
+		{name: "read by nothing", want: unread, body: `
+s: schema.#Scenario & {
+	vars: {n: 1, m: 2}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: vars.m}}]
+	expect: ["f.requests == vars.m"]
+}`},
+		{name: "one value is no sweep of runs", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests == 3"]
+}`},
+		{name: "a field computed from it", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: vars.n}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "a CUE interpolation", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/?n=\(vars.n)", requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "a ${} in a step's string", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/?delay=${vars.n}ms", requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "an expectation", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests > vars.n"]
+}`},
+		{name: "an expectation reading vars as a whole", body: `
+s: schema.#Scenario & {
+	vars: {n: 1, k: "n"}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests > vars[vars.k]"]
+}`},
+		{name: "a wait's condition", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [
+		{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "2s"}},
+		{name: "g", every: "100ms", while: "soak", snapshot: backend: "a"},
+		{name: "busy", timeout: "5s", wait: {until: "g.count >= vars.n", interval: "100ms"}},
+		{await: "soak"},
+	]
+	expect: ["g.max.rq_active >= 1"]
+}`},
+		{name: "a kit the scenario embeds", body: `
+_kit: {
+	vars: {n: int | *1}
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: vars.n}}]
+}
+s: schema.#Scenario & _kit & {
+	sweep: n: [1, 2]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "a kit's kit", body: `
+_base: {
+	vars: {n: int | *1}
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: vars.n}}]
+}
+_kit: _base & {doc: "a kit"}
+s: schema.#Scenario & _kit & {
+	sweep: n: [1, 2]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "an aliased kit", body: `
+K=_kit: {
+	vars: {n: int | *1}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: vars.n}}]
+}
+s: schema.#Scenario & K & {
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	expect: ["f.requests > 0"]
+}`},
+		{name: "vars handed whole to a kit", body: `
+#Load: {v: {...}, load: {url: "http://127.0.0.2:18490/", requests: v["n"]}}
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: address: "127.0.0.2:18490"
+	steps: [{name: "f", load: (#Load & {v: vars}).load}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "vars selected whole from the scenario", body: `
+#Load: {v: {...}, load: {url: "http://127.0.0.2:18490/", requests: v["n"]}}
+S=s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: address: "127.0.0.2:18490"
+	steps: [{name: "f", load: (#Load & {v: S.vars}).load}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "a var selected from the scenario", body: `
+S=s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: S.vars.n}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "another var selected from the scenario", want: unread, body: `
+S=s: schema.#Scenario & {
+	vars: {n: 1, m: 2}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: S.vars.m}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "vars selected whole by a quoted label", body: `
+#Load: {v: {...}, load: {url: "http://127.0.0.2:18490/", requests: v["n"]}}
+S=s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: address: "127.0.0.2:18490"
+	steps: [{name: "f", load: (#Load & {v: S."vars"}).load}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "another scenario's read is not this one's", want: unread, body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests > 0"]
+}
+t: schema.#Scenario & {
+	vars: {n: 1}
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: vars.n}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "a file a step reads", files: map[string]string{"m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {n: \"${vars.n}\"}\n"}, body: `
+s: schema.#Scenario & {
+	target: "kube"
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	steps: [{name: "c", apply: files: ["m.yaml"]}]
+	expect: ["outcome.c == 'passed'"]
+}`},
+		{name: "a file a step reads, without the var", want: unread, files: map[string]string{"m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {n: \"${ns.x}\"}\n"}, body: `
+s: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["x"]
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	steps: [{name: "c", apply: files: ["m.yaml"]}]
+	expect: ["outcome.c == 'passed'"]
+}`},
+		{name: "a file written during the run may read it", body: `
+s: schema.#Scenario & {
+	target: "kube"
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	steps: [
+		{exec: argv: ["sh", "-c", "echo > m.yaml"]},
+		{name: "c", apply: files: ["m.yaml"]},
+	]
+	expect: ["outcome.c == 'passed'"]
+}`},
+		{name: "a value given twice", want: "sweep.n: sweep of vars.n: 2 is given twice, first at column 16", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: vars.n}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "a number written twice", want: "sweep of vars.r: 1 is given twice, first at column 13", body: `
+s: schema.#Scenario & {
+	vars: {r: 0.5}
+	sweep: r: [1, 1.0]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/?r=${vars.r}", requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "a duration written twice", want: `sweep of vars.d: "60s" is given twice (as "1m"), first at line 9`, body: `
+s: schema.#Scenario & {
+	vars: {d: "1s"}
+	sweep: d: [
+		"1m",
+		"60s",
+	]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/?delay=${vars.d}", requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, path := writeLab(t, c.body)
+			for name, data := range c.files {
+				if err := os.WriteFile(filepath.Join(filepath.Dir(path), name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := Load([]string{path}, Options{})
+			var errs Errors
+			if err != nil && !errors.As(err, &errs) {
+				t.Fatal(err)
+			}
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("refused:\n%v", err)
+				}
+				return
+			}
+			if len(errs) != 1 || !strings.Contains(errs[0].Error(), c.want) {
+				t.Fatalf("errors:\n%v\nwant one holding %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestCheckSweepRepeatsAndUnread: a --sweep flag that gives a value twice (as written or as
+// the same value of the var's type), or sweeps a var nothing reads, is refused at the var's
+// declaration.
+func TestCheckSweepRepeatsAndUnread(t *testing.T) {
+	sc := &Scenario{Name: "s",
+		VarKinds:   map[string]string{"requests": "int", "rate": "number", "d": "duration", "host": "string", "mode": "string"},
+		Declared:   map[string]Pos{"requests": {File: "x.cue", Line: 6, Col: 19}},
+		unreadVars: map[string]bool{"mode": true}}
+	var got []string
+	for _, e := range CheckSweep(sc, []SweepVar{
+		{Name: "requests", Values: []string{"2", "4", "02"}},
+		{Name: "rate", Values: []string{"0.5", "5e-1"}},
+		{Name: "d", Values: []string{"1s", "1000ms"}},
+		{Name: "host", Values: []string{"a", "b", "a"}},
+		{Name: "host", Values: []string{"a", "A"}},
+		{Name: "mode", Values: []string{"x"}},
+		{Name: "mode", Values: []string{"x", "y"}},
+	}) {
+		got = append(got, e.Error())
+	}
+	const repeat = ": two combinations would be the same run under one id; give each value once, and repeat runs with --count"
+	want := []string{
+		"x.cue:6:19: --sweep requests=2,4,02: 02 is given twice (as 2)" + repeat,
+		"-: --sweep rate=0.5,5e-1: 5e-1 is given twice (as 0.5)" + repeat,
+		"-: --sweep d=1s,1000ms: 1000ms is given twice (as 1s)" + repeat,
+		"-: --sweep host=a,b,a: a is given twice" + repeat,
+		"-: --sweep mode=x,y: " + unreadSweptVar("mode", 2),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("errors\n %s\nwant\n %s", strings.Join(got, "\n "), strings.Join(want, "\n "))
+	}
+}
