@@ -415,6 +415,45 @@ func otherPackage(f *ast.File) string {
 	return "its package clause does not parse"
 }
 
+// unpairedExpected reports the fences labrun doc would never check: an expected-output block
+// (labrun-expect) before any spec or after another one of the same spec (labrun doc compares
+// the first block after a spec with its run), and a fence whose info names labrun in a way
+// that is neither a spec (cue labrun) nor an expected block (a misspelled labrun-expect would
+// be read as plain text).
+func (l *loader) unpairedExpected(abs string, fences []Fence) bool {
+	bad := false
+	spec, paired := 0, false
+	for _, f := range fences {
+		pos := Pos{File: abs, Line: f.Line, Col: f.Indent + 1}
+		switch {
+		case f.IsSpec():
+			spec, paired = f.Line, false
+		case f.HasWord(expectWord):
+			switch {
+			case spec == 0:
+				l.errs.add(pos, "", "an expected-output block (%s) before any spec: labrun doc compares the first block after a spec (```cue labrun) with its run, so this one would never be checked; move it after the spec whose run it shows", expectWord)
+				bad = true
+			case paired:
+				l.errs.add(pos, "", "a second expected-output block (%s) after the spec at line %d: labrun doc compares only the first with the run, so this one would never be checked; merge the two, or give it a spec of its own", expectWord, spec)
+				bad = true
+			}
+			paired = true
+		default:
+			for _, w := range strings.Fields(f.Info) {
+				if lw := strings.ToLower(w); strings.Contains(lw, "labrun") && !(lw == "labrun" && strings.EqualFold(f.Lang(), "cue")) {
+					l.errs.add(pos, "", "fence %q: %q is neither a spec (```cue labrun) nor an expected-output block (%s): labrun would read this block as plain text", f.Marker+f.Info, w, expectWord)
+					bad = true
+					break
+				}
+			}
+		}
+	}
+	return bad
+}
+
+// expectWord marks an expected-output block in a fence's info string.
+const expectWord = "labrun-expect"
+
 // loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines
 // are the document's lines, so that positions point into the document.
 func (l *loader) loadMarkdown(abs string, named bool) {
@@ -457,6 +496,9 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 			msg += "; fences that are almost one: " + strings.Join(near, ", ")
 		}
 		l.errs.add(pos, "", "%s", msg)
+		return
+	}
+	if l.unpairedExpected(abs, fences) {
 		return
 	}
 	if l.repeatedPackage(abs, fences) {

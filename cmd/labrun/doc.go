@@ -83,6 +83,9 @@ func (p *process) doc(args []string, f *docFlags) error {
 	if err != nil {
 		return loadError(err)
 	}
+	if len(errs) == 0 {
+		errs = p.expectedWithoutScenario(args, res.Scenarios)
+	}
 	if len(errs) > 0 || f.vet {
 		return p.reportVet(f.output, res, errs)
 	}
@@ -143,6 +146,26 @@ func (p *process) doc(args []string, f *docFlags) error {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// expectedWithoutScenario refuses an expected-output block after a spec that declares no
+// scenario (a kit, say): no run would ever be compared with it.
+func (p *process) expectedWithoutScenario(paths []string, all []*dsl.Scenario) dsl.Errors {
+	var errs dsl.Errors
+	for _, path := range paths {
+		abs, _ := filepath.Abs(path)
+		doc, err := os.ReadFile(abs)
+		if err != nil {
+			continue // the load has read it
+		}
+		for _, b := range docBlocks(doc, abs, all) {
+			if b.expect != nil && len(b.scenarios) == 0 {
+				errs = append(errs, &dsl.Error{Pos: dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line, Col: b.expect.Indent + 1},
+					Msg: fmt.Sprintf("the spec at line %d declares no scenario, so the expected-output block after it would never be checked: declare the scenario in that spec, or move the block after the spec whose run it shows", b.spec.Line)})
+			}
+		}
+	}
+	return errs
 }
 
 // docBlocks pairs each spec fence of a document with its scenarios and expected block.
