@@ -170,6 +170,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	if len(l.errs.errs) == before {
 		// Said once every expression has compiled: one that failed read no var.
 		d.checkSweptVarsRead(names)
+		d.checkMayFailChecks(names)
 	}
 	if len(l.errs.errs) == before {
 		// An expectation that cannot fail, said once nothing else is wrong.

@@ -52,10 +52,16 @@ type Expr struct {
 	Type *schema.Type
 	// Now says the expression calls now(): its value changes with time.
 	Now bool
+	// Captures are the groups of exec captures it reads (<step>.captured.<group>): a group
+	// of a capture that matched nothing has no value, which the judge says instead of
+	// reading it as "".
+	Captures []CaptureRead
 	// vars are the vars it reads by name, allVars that it reads vars as a whole (see
 	// Names.readVar).
 	vars    []string
 	allVars bool
+	// allOutcomes says it reads outcome or error as a whole.
+	allOutcomes bool
 	// warnings are what the check found that may be right (a stat Envoy does not document).
 	warnings []exprProblem
 	// vacuous are its comparisons that cannot go either way (exprChecker.vacuous).
@@ -76,6 +82,13 @@ const (
 	// RefSeries reads an aggregate of a sampled series: <name>.max.<stat>.
 	RefSeries
 )
+
+// CaptureRead is one named group of an exec step's capture that an expression reads.
+type CaptureRead struct {
+	Step, Group string
+	// Guarded says it is read only where has() found it.
+	Guarded bool
+}
 
 // Ref is one stat an expression reads.
 type Ref struct {
@@ -178,11 +191,27 @@ type Names struct {
 	// varsRead are the vars the expressions compiled against these names read ("" for vars
 	// as a whole): with what the CUE reads, whether a swept var can change a run.
 	varsRead map[string]bool
+	// outcomesRead are the steps whose outcome.<step> or error.<step> they read.
+	outcomesRead map[string]bool
 }
 
-// noteVars records the vars e reads.
+// noteVars records the vars e reads, and the steps whose outcome it reads.
 func (n *Names) noteVars(e *Expr) {
-	if n == nil || len(e.vars) == 0 && !e.allVars {
+	if n == nil {
+		return
+	}
+	if len(e.Outcomes) > 0 || e.allOutcomes {
+		if n.outcomesRead == nil {
+			n.outcomesRead = map[string]bool{}
+		}
+		for _, o := range e.Outcomes {
+			n.outcomesRead[o] = true
+		}
+		if e.allOutcomes {
+			n.outcomesRead[""] = true
+		}
+	}
+	if len(e.vars) == 0 && !e.allVars {
 		return
 	}
 	if n.varsRead == nil {
@@ -399,7 +428,8 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	e.Reads = c.reads
 	e.Type = typ
 	e.Now = c.now
-	e.vars, e.allVars = c.vars, c.allVars
+	e.Captures = c.captures
+	e.vars, e.allVars, e.allOutcomes = c.vars, c.allVars, c.allOutcomes
 	names.noteVars(e)
 	e.warnings = c.warns
 	e.vacuous = c.vacuous

@@ -208,6 +208,12 @@ func TestExprErrors(t *testing.T) {
 		{`backends.b.url != ""`, 20, `no local backend named "b" (did you mean a?); declared: a`},
 		{`fortoi.requests > 0`, 11, `unknown name fortoi (did you mean fortio?); known names: access, after, backends, before, cb, delta, ended, error, fortio, g, ip, mid, old, outcome, started, vars`},
 		{`fortio.p95 < 100`, 18, `fortio.p95: the result of "fortio" (a load step) has no field "p95" (did you mean p90?); its fields: requests, codes,`},
+		{`fortio.codes["5O3"] == 0`, 23, `fortio.codes["5O3"]: "5O3" is not an HTTP status code (a key of fortio.codes is an HTTP status code such as "503"; "-1" is a socket error or a timeout): it is never there`},
+		{`fortio.ips["127.0.0.2"] == 0`, 21, `"127.0.0.2" is not an ip:port address`},
+		{`fortio.ips[backends.a.host] == 0`, 33, `fortio.ips[backends.a.host]: backends.a.host is a host (without a port), and a key here is a destination address, ip:port: it is never one, so this reads the same whatever the run records; backends.a.address is one`},
+		{`backends.a.url in fortio.ips`, 26, `backends.a.url in fortio.ips is always false: backends.a.url is a URL`},
+		{`!has(fortio.codes, "x")`, 30, `has(fortio.codes, "x") is always false: "x" is not an HTTP status code`},
+		{`all(fortio.pods, .code503 == 0)`, 22, `fortio.pods: this load ran from one client (from.pods not set)`},
 		{`fortio.requests`, 11, `expected an expression that is true or false`},
 		{`fortio.requests ==`, 28, `unexpected token EOF`},
 	}
@@ -228,6 +234,21 @@ func TestExprErrors(t *testing.T) {
 				t.Errorf("position %s, want x.cue:3:%d", err.Pos, tt.col)
 			}
 		})
+	}
+}
+
+// TestExprKeysOfTheirForm: keys of the form a map's keys have compile (a status code, "-1",
+// an ip:port address, a backend's address), in every way a key is read.
+func TestExprKeysOfTheirForm(t *testing.T) {
+	for _, src := range []string{
+		`fortio.codes["503"] == 0 && fortio.codes["-1"] == 0 && fortio.code503 == 0`,
+		`fortio.ips[backends.a.address] > 0 && fortio.ips["127.0.0.2:8080"] > 0 && fortio.ips["[::1]:80"] == 0`,
+		`backends.a.address in fortio.ips && has(fortio.codes, "200") && "503" not in fortio.codes`,
+		`fortio.ips[keys(fortio.ips)[0]] > 0`,
+	} {
+		if _, err := compile(src, Pos{}, testNames(), compileOpts{asBool: true}); err != nil {
+			t.Errorf("%s: %v", src, err)
+		}
 	}
 }
 

@@ -39,6 +39,7 @@ const (
 	LintUnknownHost   = "unknown-host"
 	LintOneSample     = "one-sample"
 	LintUnknownStat   = "unknown-stat"
+	LintMayFailUnread = "mayfail-unread"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -50,6 +51,7 @@ var LintCodes = map[string]string{
 	LintUnknownHost:   "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
 	LintOneSample:     "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
 	LintUnknownStat:   "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
+	LintMayFailUnread: "a wait with mayFail: true whose outcome no expression reads: the run goes on whether or not its condition held",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default

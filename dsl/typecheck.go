@@ -39,6 +39,10 @@ type exprChecker struct {
 	// (vars[k], keys(vars)), which may be any of them.
 	vars    []string
 	allVars bool
+	// allOutcomes says it reads outcome or error as a whole: any step's.
+	allOutcomes bool
+	// captures are the groups of exec steps' captures it reads.
+	captures []CaptureRead
 	// scopes are the element types of the closures the walk is in, innermost last.
 	scopes []*schema.Type
 	// lets are the variables of let declarations in scope.
@@ -152,7 +156,7 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 		return c.typeOf(&n.Node)
 	case *ast.ConditionalNode:
 		c.typeOf(&n.Cond)
-		restore := c.guard(n.Cond)
+		restore := c.guard(n.Cond, false)
 		a, b := c.typeOf(&n.Exp1), c.typeOf(&n.Exp2)
 		restore()
 		switch {
@@ -224,8 +228,10 @@ func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *s
 	case "started", "ended":
 		return names.stepMap(n.Value, schema.Num(schema.Seconds))
 	case "outcome":
+		c.allOutcomes = c.allOutcomes || read
 		return names.stepMap(n.Value, outcomeType)
 	case "error":
+		c.allOutcomes = c.allOutcomes || read
 		return names.stepMap(n.Value, schema.StringType)
 	case "backends":
 		return names.endpointMap(names.Backends, endpointType)
@@ -314,6 +320,9 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		if r := c.names.Results[id.Value]; r != nil {
 			if _, shadowed := c.lets[id.Value]; !shadowed {
 				c.reads = append(c.reads, Read{Step: id.Value, Field: chain[0].name, Col: col(id)})
+				if r.Kind == "exec" && chain[0].name == "captured" && len(chain) > 1 {
+					c.captures = append(c.captures, CaptureRead{Step: id.Value, Group: chain[1].name, Guarded: slices.Contains(c.guards, chain[1].name)})
+				}
 			}
 		}
 		t = c.ident(rootPtr, id, false)
@@ -448,6 +457,10 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				c.fail(at, "%s.%s: %s", path, link.name, missingKey(t, path, link.name))
 				return nil
 			}
+			if msg := keyOfNoForm(t, path, link.name); msg != "" {
+				c.fail(at, "%s[%q]: %s", path, link.name, msg)
+				return nil
+			}
 			t = t.Elem
 		case t.Kind == schema.TList:
 			c.fail(at, "%s.%s: %s is %s: it has no field %q; index it (%s[0].%s) or go through it with all, any, filter, map", path, link.name, path, t.Word(), link.name, path, link.name)
@@ -532,6 +545,37 @@ func (c *exprChecker) subject(path, root string, i int) string {
 	return path
 }
 
+// keyOfNoForm says why key can never be a key of the map t, whose keys have a form (a load's
+// codes: status codes; its ips: ip:port): read, it would give nothing whatever the run
+// records. "" when it can be.
+func keyOfNoForm(t *schema.Type, path, key string) string {
+	if t == nil || t.Kind != schema.TMap || t.Key == nil || t.Key.Form == "" || t.Key.Form.Holds(key) {
+		return ""
+	}
+	return fmt.Sprintf("%q is not %s (a key of %s is %s): it is never there, so this reads the same whatever the run records", key, article(string(t.Key.Form)), path, t.Key.Doc)
+}
+
+// keyFormMismatch says why a key of type k can never be a key of the map t: its values have
+// another form (a host, or a URL, where the keys are ip:port addresses). "" when it can be.
+func keyFormMismatch(t, k *schema.Type, key string) string {
+	if t == nil || k == nil || t.Kind != schema.TMap || t.Key == nil || t.Key.Form == "" || k.Form == "" || k.Form == t.Key.Form {
+		return ""
+	}
+	msg := fmt.Sprintf("%s is %s, and a key here is %s: it is never one, so this reads the same whatever the run records", key, article(string(k.Form)), t.Key.Doc)
+	if t.Key.Form == schema.FormAddress && (strings.HasSuffix(key, ".host") || strings.HasSuffix(key, ".url")) {
+		msg += fmt.Sprintf("; %s.address is one", key[:strings.LastIndexByte(key, '.')])
+	}
+	return msg
+}
+
+// article puts "a" or "an" before a noun.
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiouAEIOU", rune(noun[0])) && !strings.HasPrefix(noun, "URL") || strings.HasPrefix(noun, "HTTP") {
+		return "an " + noun
+	}
+	return "a " + noun
+}
+
 // missingKey says a map with known keys has no key.
 func missingKey(t *schema.Type, path, key string) string {
 	what := "one of its keys"
@@ -569,6 +613,10 @@ func (c *exprChecker) index(m *ast.MemberNode, t, k *schema.Type) *schema.Type {
 	case schema.TMap, schema.TStats, schema.TStruct:
 		if k != nil && k.Kind != schema.TString && k.Kind != schema.TAny {
 			c.fail(at, "%s[%s]: %s is indexed by a string, got %s", m.Node, m.Property, t.Word(), k.Word())
+			return nil
+		}
+		if msg := keyFormMismatch(t, k, m.Property.String()); msg != "" {
+			c.fail(at, "%s[%s]: %s", m.Node, m.Property, msg)
 			return nil
 		}
 		switch t.Kind {
@@ -658,25 +706,32 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 
 // guard adds the keys that has(x, "key") calls in cond look up to the guards, and returns
 // the function that takes them away again.
-func (c *exprChecker) guard(cond ast.Node) func() {
+//
+// With negated, what follows is read where cond is false: the keys of !has(x, "key") calls
+// joined by || count.
+func (c *exprChecker) guard(cond ast.Node, negated bool) func() {
 	n := len(c.guards)
-	var walk func(x ast.Node)
-	walk = func(x ast.Node) {
+	var walk func(x ast.Node, neg bool)
+	walk = func(x ast.Node, neg bool) {
 		switch x := x.(type) {
 		case *ast.CallNode:
-			if id, ok := x.Callee.(*ast.IdentifierNode); ok && id.Value == "has" && len(x.Arguments) == 2 {
+			if id, ok := x.Callee.(*ast.IdentifierNode); ok && id.Value == "has" && len(x.Arguments) == 2 && !neg {
 				if k, ok := x.Arguments[1].(*ast.StringNode); ok {
 					c.guards = append(c.guards, k.Value)
 				}
 			}
+		case *ast.UnaryNode:
+			if x.Operator == "!" || x.Operator == "not" {
+				walk(x.Node, !neg)
+			}
 		case *ast.BinaryNode:
-			if x.Operator == "&&" || x.Operator == "and" {
-				walk(x.Left)
-				walk(x.Right)
+			if !neg && (x.Operator == "&&" || x.Operator == "and") || neg && (x.Operator == "||" || x.Operator == "or") {
+				walk(x.Left, neg)
+				walk(x.Right, neg)
 			}
 		}
 	}
-	walk(cond)
+	walk(cond, negated)
 	return func() { c.guards = c.guards[:n] }
 }
 
@@ -756,6 +811,8 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 			switch {
 			case m.Kind == schema.TMap && m.Keys != nil && !slices.Contains(m.Keys, key.Value):
 				c.fail(col(key), "has(%s, %q) is always false: %s", n.Arguments[0], key.Value, missingKey(m, n.Arguments[0].String(), key.Value))
+			case keyOfNoForm(m, n.Arguments[0].String(), key.Value) != "":
+				c.fail(col(key), "has(%s, %q) is always false: %s", n.Arguments[0], key.Value, keyOfNoForm(m, n.Arguments[0].String(), key.Value))
 			case m.Kind == schema.TStats && m.Stats != nil && m.Stats.Catalogue != nil && m.Stats.Catalogue.Closed:
 				if _, known := m.Stats.Catalogue.Lookup(key.Value); !known {
 					c.fail(col(key), "has(%s, %q) is always false: %s has no stat %q%s; its stats: %s", n.Arguments[0], key.Value, m.Stats.Catalogue.What, key.Value,
@@ -853,8 +910,11 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	written := [2]string{n.Left.String(), n.Right.String()}
 	l := c.typeOf(&n.Left)
 	restore := func() {}
-	if n.Operator == "&&" || n.Operator == "and" {
-		restore = c.guard(n.Left)
+	switch n.Operator {
+	case "&&", "and":
+		restore = c.guard(n.Left, false)
+	case "||", "or":
+		restore = c.guard(n.Left, true) // !has(x, "k") || x.k > 0 reads k only where it is
 	}
 	r := c.typeOf(&n.Right)
 	restore()
@@ -895,6 +955,13 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 				}
 			case schema.TMap, schema.TStats, schema.TStruct:
 				c.operand(n.Left, fmt.Sprintf("the key of %s %s %s", n.Left, n.Operator, n.Right), l, n.Left, schema.TString)
+				msg := keyFormMismatch(r, l, n.Left.String())
+				if key, ok := n.Left.(*ast.StringNode); ok && msg == "" {
+					msg = keyOfNoForm(r, n.Right.String(), key.Value)
+				}
+				if msg != "" {
+					c.fail(col(n), "%s %s %s is always %v: %s", n.Left, n.Operator, n.Right, n.Operator != "in", msg)
+				}
 			case schema.TAny:
 			default:
 				c.fail(col(n), "%s %s %s: %s is %s: in looks in a list or a map", n.Left, n.Operator, n.Right, n.Right, r.Word())
@@ -1261,10 +1328,10 @@ var outcomeType = &schema.Type{Kind: schema.TString, Go: schema.StringType.Go,
 	Enum: []string{OutcomePassed, OutcomeFailed, OutcomeError, OutcomeSkipped, OutcomeInterrupted, OutcomeRunning}}
 
 var endpointType = schema.StructOf(nil,
-	schema.F("address", schema.Str("ip:port"), "where it listens"),
-	schema.F("host", schema.StringType, "its host"),
+	schema.F("address", schema.StrForm("ip:port", schema.FormAddress), "where it listens"),
+	schema.F("host", schema.StrForm("", schema.FormHost), "its host"),
 	schema.F("port", schema.NumberType, "its port"),
-	schema.F("url", schema.StringType, "http://address"),
+	schema.F("url", schema.StrForm("", schema.FormURL), "http://address"),
 )
 
 // blackholeType is a local blackhole: an address that never accepts, no HTTP server.

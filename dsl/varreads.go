@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/build"
 )
@@ -300,4 +301,39 @@ func sweepFlagProblems(sc *Scenario, f SweepVar) []string {
 		out = append(out, flag+": "+unreadSweptVar(f.Name, len(f.Values)))
 	}
 	return out
+}
+
+// checkMayFailChecks refuses an assert with mayFail: true whose outcome nothing reads (no
+// outcome.<step> or error.<step> in an expression): a check that may fail without failing the
+// run, and that nothing looks at, can never fail anything, so it proves nothing. A wait is
+// warned of (code mayfail-unread): one may wait for a while and go on either way, but then
+// the run goes on whether or not its condition held.
+func (d *decoder) checkMayFailChecks(names *Names) {
+	read := func(s *Step) bool {
+		return names != nil && (names.outcomesRead[""] || s.Name != "" && names.outcomesRead[s.Name])
+	}
+	for _, s := range d.order {
+		if !s.MayFail || read(s) {
+			continue
+		}
+		pos := s.Pos
+		if v := d.stepValue[s].LookupPath(cue.MakePath(cue.Str("mayFail"))); v.Exists() {
+			if p := d.l.valuePos(v); p.IsValid() {
+				pos = p
+			}
+		}
+		name := s.Name
+		if name == "" {
+			name = "<name>"
+		}
+		switch s.Kind {
+		case "assert":
+			d.err(pos, s.Path+".mayFail", "an assert with mayFail: true whose outcome nothing reads can never fail the run: it proves nothing; drop mayFail, or name the step and read outcome.%s in expect", name)
+		case "wait":
+			if _, ok := d.sc.LintIgnore[LintMayFailUnread]; !ok {
+				d.warnings = append(d.warnings, &Warning{Pos: pos, Code: LintMayFailUnread, Scenario: d.sc.Name,
+					Msg: fmt.Sprintf("a wait with mayFail: true whose outcome nothing reads: the run goes on whether or not its condition held, and nothing says which; read outcome.%s in expect if the condition is part of the claim", name)})
+			}
+		}
+	}
 }

@@ -290,3 +290,52 @@ func TestCheckSweepRepeatsAndUnread(t *testing.T) {
 		t.Errorf("errors\n %s\nwant\n %s", strings.Join(got, "\n "), strings.Join(want, "\n "))
 	}
 }
+
+// TestMayFailChecks: an assert with mayFail whose outcome no expression reads can never fail
+// the run and is refused; a wait is warned of (mayfail-unread); reading outcome.<step> or
+// error.<step>, or outcome as a whole, makes either a claim.
+func TestMayFailChecks(t *testing.T) {
+	const refused, warned = "an assert with mayFail: true whose outcome nothing reads", "warning[mayfail-unread]"
+	for _, c := range []struct {
+		name, steps, expect, want string
+	}{
+		{"assert read by nothing", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"f.requests == 3"`, refused},
+		{"unnamed assert", `{mayFail: true, assert: "f.code503 == 0"}`, `"f.requests == 3"`, refused},
+		{"assert with expectFail too", `{name: "check", mayFail: true, expectFail: true, assert: "f.code503 == 0"}`, `"f.requests == 3"`, refused},
+		{"outcome read in expect", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check == 'failed'"`, ""},
+		{"error read in expect", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"error.check == ''"`, ""},
+		{"outcome read as a whole", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"all(values(outcome), # != 'error') && f.requests == 3"`, ""},
+		{"outcome read by a later step", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {assert: "outcome.check == 'passed'"}`, `"f.requests == 3"`, ""},
+		{"wait read by nothing", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "w", mayFail: true, timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}, {await: "soak"}`, `"f.requests == 3"`, warned},
+		{"wait read", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "w", mayFail: true, timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}, {await: "soak"}`, `"outcome.w == 'failed' && f.requests == 3"`, ""},
+		{"a step that is no check", `{name: "e", mayFail: true, exec: argv: ["false"]}`, `"f.requests == 3"`, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, path := writeLab(t, `s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}, `+c.steps+`]
+	expect: [`+c.expect+`]
+}`)
+			res, err := Load([]string{path}, Options{})
+			var errs Errors
+			if err != nil && !errors.As(err, &errs) {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if res != nil {
+				for _, w := range res.Warnings {
+					got = append(got, w.String())
+				}
+			}
+			switch {
+			case c.want == "" && len(got) > 0:
+				t.Fatalf("refused or warned:\n%s", strings.Join(got, "\n"))
+			case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)):
+				t.Fatalf("got:\n%s\nwant one holding %q", strings.Join(got, "\n"), c.want)
+			}
+		})
+	}
+}

@@ -234,6 +234,15 @@ func ExprOutcome(o Outcome) string {
 // counter reset is a failure with its reason.
 func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 	rec := j.rec
+	for _, c := range e.Captures {
+		if x := rec.Results[c.Step]; x != nil && !c.Guarded {
+			if r, ok := x.Value.(schema.ExecResult); ok {
+				if _, has := r.Captured[c.Group]; !has {
+					return fmt.Sprintf("%s.captured.%s has no value: the capture of %q matched nothing in its stdout", c.Step, c.Group, c.Step), false
+				}
+			}
+		}
+	}
 	for _, ref := range e.Refs {
 		switch ref.Kind {
 		case dsl.RefSnapshot:

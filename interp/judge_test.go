@@ -219,3 +219,38 @@ func TestHasGuardsARead(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureThatMatchedNothing: a group of an exec capture that matched nothing has no value:
+// an expectation reading it errors, saying so, instead of reading ""; read where has() found
+// it (&&, ?:, or after !has(…) ||), it is fine; a group that matched reads its text.
+func TestCaptureThatMatchedNothing(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "v", exec: {argv: ["echo", "version: abc"], capture: "version: (?P<n>[0-9]+)"}},
+		{name: "w", exec: {argv: ["echo", "version: 12"], capture: "version: (?P<n>[0-9]+)"}},
+	]
+	expect: [
+		"v.captured.n != '0'",
+		"v.captured['n'] == ''",
+		"!has(v.captured, 'n') || v.captured.n == '1'",
+		"has(v.captured, 'n') && v.captured.n == '1'",
+		"(has(v.captured, 'n') ? v.captured.n : 'none') == 'none'",
+		"w.captured.n == '12'",
+		"has(v.captured, 'n') || v.captured.n == '1'",
+		"!has(w.captured, 'n') || !has(v.captured, 'n') || v.captured.n == '1'",
+	]
+}`)
+	rec := &interp.Record{}
+	rec.Put("v", "exec", false, schema.ExecResult{Stdout: "version: abc\n"})
+	rec.Put("w", "exec", false, schema.ExecResult{Stdout: "version: 12\n", Captured: map[string]string{"n": "12"}})
+	got := interp.Rejudge(rec, sc)
+	want := []interp.Outcome{interp.Errored, interp.Errored, interp.Passed, interp.Failed, interp.Passed, interp.Passed, interp.Errored, interp.Passed}
+	for i, jd := range got {
+		if jd.Outcome != want[i] {
+			t.Errorf("%s: %s (%s%s), want %s", jd.Src, jd.Outcome, jd.Reason, jd.Explanation, want[i])
+		}
+		if want[i] == interp.Errored && !strings.Contains(jd.Reason, `v.captured.n has no value: the capture of "v" matched nothing in its stdout`) {
+			t.Errorf("%s: reason %q", jd.Src, jd.Reason)
+		}
+	}
+}

@@ -305,12 +305,33 @@ func (p *Load) NewRecord(bool) any { return &LoadRecorded{} }
 
 // Result: fortio's results in the units people read; a load from several pods has each pod's
 // own under pods.
-func (p *Load) Result(c ResultContext) *Type { return loadResult }
+func (p *Load) Result(c ResultContext) *Type {
+	if p.From == nil || p.From.Pods == 0 {
+		return onePodLoadResult
+	}
+	return loadResult
+}
+
+// onePodLoadResult is what a load from one client records: no pods of its own (its pods
+// would be the empty list, and all(…, pods) holds of any run).
+var onePodLoadResult = func() *Type {
+	t := *loadResult
+	t.Fields = nil
+	for _, f := range loadResult.Fields {
+		if f.Name == "pods" {
+			g := *f
+			g.Absent = "this load ran from one client (from.pods not set): it records no pods, and pods would be the empty list whatever the run; read the load's own fields"
+			f = &g
+		}
+		t.Fields = append(t.Fields, f)
+	}
+	return &t
+}()
 
 var loadResult = func() *Type {
 	fields := []*Field{
 		F("requests", Num(Count), "the requests counted (warm-up excluded)"),
-		F("codes", MapOf(Str("an HTTP status code such as \"503\"; \"-1\" is a socket error or a timeout"), Num(Count)),
+		F("codes", MapOf(StrForm("an HTTP status code such as \"503\"; \"-1\" is a socket error or a timeout", FormStatus), Num(Count)),
 			"responses by status code; <load>.code503 is short for <load>.codes[\"503\"]"),
 		F("ok", Num(Count), "2xx responses (and fortio's 418)"),
 		F("errors", Num(Count), "every other response, socket errors included"),
@@ -325,7 +346,7 @@ var loadResult = func() *Type {
 		F("p90", Num(Millis), "90th percentile latency"),
 		F("p99", Num(Millis), "99th percentile latency"),
 		F("p999", Num(Millis), "99.9th percentile latency"),
-		F("ips", MapOf(Str("a destination address, ip:port"), Num(Count)), "connections by destination address, as fortio saw them"),
+		F("ips", MapOf(StrForm("a destination address, ip:port", FormAddress), Num(Count)), "connections by destination address, as fortio saw them"),
 		F("pod", StringType, "the client pod of one of pods"),
 	}
 	pods := F("pods", nil, "each client pod's own result when the load ran from several pods (from.pods), in the order of the pods' names; the fields above are their merge")

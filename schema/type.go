@@ -2,8 +2,10 @@ package schema
 
 import (
 	"fmt"
+	"net"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -91,6 +93,9 @@ type Type struct {
 	Hint string
 	// Enum, for a string, are the values it can take (outcome.<step>); nil: any.
 	Enum []string
+	// Form, for a string, is the shape of its values when it has one ("" for any): a map
+	// whose keys have a form never holds a key of another (an ip:port address is no host).
+	Form Form
 	// Fields are a struct's fields, or a stats map's named members besides its stats (a
 	// snapshot's hosts).
 	Fields []*Field
@@ -146,6 +151,44 @@ func Num(u Unit) *Type { return &Type{Kind: TNumber, Unit: u, Go: NumberType.Go}
 
 // Str is a string described by doc.
 func Str(doc string) *Type { return &Type{Kind: TString, Doc: doc, Go: StringType.Go} }
+
+// Form is the shape of a string's values.
+type Form string
+
+// The forms.
+const (
+	FormStatus  Form = "HTTP status code"      // "503"; "-1" a socket error or a timeout
+	FormAddress Form = "ip:port address"       // "127.0.0.2:8080", "[::1]:80"
+	FormHost    Form = "host (without a port)" // "127.0.0.2"
+	FormURL     Form = "URL"                   // "http://127.0.0.2:8080"
+)
+
+// Holds reports whether s can be a value of the form.
+func (f Form) Holds(s string) bool {
+	switch f {
+	case FormStatus:
+		if s == "-1" {
+			return true
+		}
+		n, err := strconv.Atoi(s)
+		return err == nil && len(s) == 3 && n >= 100 && n <= 599
+	case FormAddress:
+		_, port, err := net.SplitHostPort(s)
+		if err != nil {
+			return false
+		}
+		n, err := strconv.Atoi(port)
+		return err == nil && n >= 0 && n <= 65535
+	}
+	return true
+}
+
+// StrForm is a string of a form.
+func StrForm(doc string, f Form) *Type {
+	t := Str(doc)
+	t.Form = f
+	return t
+}
 
 // MapOf is a map from key to elem, stored at run time as a Go map of goType.
 func MapOf(key, elem *Type) *Type {
