@@ -704,6 +704,10 @@ func (d *decoder) nestedNames(v cue.Value) {
 	}
 }
 
+// openExitCode finds "exited with code N" at the end of a pattern or of an alternative, with
+// nothing after the number: it matches the errors of longer codes too (N=1: 10–19, 100–199).
+var openExitCode = regexp.MustCompile(`(exited with code ([0-9]+))(?:$|\|)`)
+
 // expectFail decodes a step's expectFail: true, false, or an RE2 pattern its error must match.
 func (d *decoder) expectFail(s *Step, v cue.Value, path string) {
 	if b, err := v.Bool(); err == nil {
@@ -719,6 +723,15 @@ func (d *decoder) expectFail(s *Step, v cue.Value, path string) {
 		d.err(d.l.litPos(v), path+".expectFail", "expected true or an RE2 pattern the step's error must match, got an empty pattern (it would match any error: write true)")
 	case err != nil:
 		d.err(d.l.litPos(v), path+".expectFail", "invalid RE2 pattern: %v", err)
+	case re.MatchString(""):
+		d.err(d.l.litPos(v), path+".expectFail", "the pattern %q matches the empty string, so it matches any error (an empty alternative, a .* or x? alone): write true if any error will do, or a pattern only the expected error matches", src)
+	case openExitCode.MatchString(src):
+		m := openExitCode.FindStringSubmatch(src)
+		longer := fmt.Sprintf("%s0", m[2])
+		if strings.HasPrefix("127", m[2]) {
+			longer = "127, a command not found"
+		}
+		d.err(d.l.litPos(v), path+".expectFail", "the pattern %q also matches longer exit codes (%q is in the error of code %s): close the number, e.g. %q", src, m[1], longer, m[1]+",")
 	default:
 		s.ExpectFail, s.ExpectFailRE, s.ExpectFailSrc = true, re, src
 	}
