@@ -401,7 +401,8 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		switch s.Verdict {
 		case "passed", "skipped":
 		case "error":
-			mcode = worse(mcode, exitInfra)
+			// The runs' own exits say which: 3 (an error, a timeout) or 2 (refused).
+			mcode = worse(mcode, exitFailed)
 		case "interrupted":
 			mcode = worse(mcode, exitInterrupted)
 		default:
