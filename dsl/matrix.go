@@ -46,6 +46,17 @@ type Matrix struct {
 	// PassRate is the fraction of runs that must pass (0: all).
 	PassRate float64    `json:"passRate,omitempty"`
 	Plot     []PlotSpec `json:"plot,omitempty"`
+	// Fixed are the vars of the scenario's sweep that --var fixed at one value.
+	Fixed []FixedVar `json:"fixed,omitempty"`
+}
+
+// FixedVar is a var the scenario sweeps, fixed at one value by --var.
+type FixedVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// From is who fixed it ("--var"); Instead the values the scenario's sweep declares.
+	From    string   `json:"from"`
+	Instead []string `json:"instead,omitempty"`
 }
 
 // Unit is one run of a matrix: the scenario at one combination of its swept vars, one
@@ -178,7 +189,13 @@ func NewMatrix(sc *Scenario, flags []SweepVar, pinned map[string]string, count i
 			byName[f.Name] = SweepVar{Name: f.Name, Values: f.Values, From: "--sweep"}
 		}
 	}
-	for k := range pinned {
+	for _, k := range sortedKeys(pinned) {
+		if vals, ok := sc.Sweep[k]; ok {
+			if slices.Contains(sc.Secrets, k) {
+				vals = nil // a secret's declared values are not written anywhere
+			}
+			m.Fixed = append(m.Fixed, FixedVar{Name: k, Value: pinned[k], From: "--var", Instead: vals})
+		}
 		delete(byName, k)
 	}
 	for _, k := range sortedKeys(byName) {

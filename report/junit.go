@@ -64,22 +64,36 @@ type junitMessage struct {
 // JUnit writes one suite per record: a test case per step (its failures and errors), per
 // expectation, and one named "run" when the run did not reach its end (interrupted, refused,
 // an infrastructure error), naming the step and the message.
-func JUnit(path string, recs []*interp.Record) error {
+// Each run in notStarted (planned, never started) is a suite of one skipped case saying why.
+func JUnit(path string, recs []*interp.Record, notStarted ...NotStarted) error {
 	host, err := os.Hostname()
 	if err != nil || strings.TrimSpace(host) == "" {
 		host = "localhost"
 	}
-	b, err := junitXML(recs, host)
+	b, err := junitXML(recs, host, notStarted...)
 	if err != nil {
 		return err
 	}
 	return WriteFile(path, b)
 }
 
-func junitXML(recs []*interp.Record, host string) ([]byte, error) {
+// NotStarted is a planned run that never started: its unit's id, scenario and file, and why.
+type NotStarted struct {
+	ID, Scenario, File, Why string
+}
+
+func junitXML(recs []*interp.Record, host string, notStarted ...NotStarted) ([]byte, error) {
 	out := junitSuites{Suites: []junitSuite{}}
 	for i, rec := range recs {
 		out.Suites = append(out.Suites, junitSuiteOf(i, rec, host))
+	}
+	for i, n := range notStarted {
+		out.Suites = append(out.Suites, junitSuite{
+			Name: n.ID, Package: "labrun", ID: len(recs) + i, Hostname: host,
+			Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"), Time: seconds(0), Tests: 1, Skipped: 1,
+			Properties: []junitProperty{{"file", n.File}, {"outcome", string(interp.Skipped)}},
+			Cases:      []junitCase{{Name: "run", Classname: n.Scenario, Time: seconds(0), Skipped: &junitMessage{Message: n.Why}}},
+		})
 	}
 	b, err := xml.MarshalIndent(out, "", "  ")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,18 +39,39 @@ type Summary struct {
 	Sweep  []dsl.SweepVar `json:"sweep,omitempty"`
 	// Count is how many times each combination runs; Combinations how many there are; Planned
 	// the runs the matrix makes (a run missing from the records counts as not passed).
-	Count        int     `json:"count"`
-	Combinations int     `json:"combinations"`
-	Planned      int     `json:"planned"`
-	PassRate     float64 `json:"passRate"`
-	Passed       int     `json:"passed"`
+	Count        int `json:"count"`
+	Combinations int `json:"combinations"`
+	Planned      int `json:"planned"`
+	// PassRate is the share of each combination's runs that must pass (0: every run).
+	PassRate float64 `json:"passRate"`
+	Passed   int     `json:"passed"`
+	// Errors are the runs labrun could not make (an error, a timeout, a refusal): not judged,
+	// so no pass rate lets them pass; NotStarted the planned runs that never started.
+	Errors     int `json:"errors,omitempty"`
+	NotStarted int `json:"notStarted,omitempty"`
+	// Fixed are the vars the scenario sweeps that --var fixed at one value.
+	Fixed []dsl.FixedVar `json:"fixed,omitempty"`
 	// Runs are in the matrix's order: combination, then round.
 	Runs []SummaryRun `json:"runs"`
 	// Units are the unit of every value the runs read (ms, 1/s, count, bytes; absent: unknown).
-	Units   map[string]string `json:"units,omitempty"`
-	Plot    []dsl.PlotSpec    `json:"plot,omitempty"`
-	Verdict string            `json:"verdict"`
+	Units map[string]string `json:"units,omitempty"`
+	Plot  []dsl.PlotSpec    `json:"plot,omitempty"`
+	// Verdict is "passed", "failed" (a combination below the pass rate), "error" (a run labrun
+	// could not make), "interrupted", or "skipped" (runs not started because of --fail-fast,
+	// and none of those that ran failed).
+	Verdict string `json:"verdict"`
 }
+
+// The reasons a planned run has no record.
+const (
+	// NotStartedInterrupted: labrun was interrupted before the run started.
+	NotStartedInterrupted = "interrupted before it started"
+	// NotStartedFailFast: --fail-fast started no run after one that did not pass.
+	NotStartedFailFast = "not started: --fail-fast, after a run that did not pass"
+)
+
+// RunKey is a run's place in its matrix: its combination and round, from 1.
+type RunKey struct{ Combination, Round int }
 
 // SummaryRun is one run of a combination.
 type SummaryRun struct {
@@ -58,6 +80,8 @@ type SummaryRun struct {
 	Combination int               `json:"combination,omitempty"`
 	Round       int               `json:"round"`
 	Outcome     interp.Outcome    `json:"outcome"`
+	// NotStarted says why a run has no record (then Outcome is "skipped").
+	NotStarted string `json:"notStarted,omitempty"`
 	// Report is the run's HTML report, relative to the summary.
 	Report string `json:"report,omitempty"`
 	// Expectations are the verdicts, by expression; Values every value they read.
@@ -110,11 +134,19 @@ func Summarize(runs []RunFile, dir string) []*Summary {
 	return out
 }
 
-// SummaryOf is the summary of matrix m over its runs.
+// SummaryOf is the summary of matrix m over its runs; a planned run without a record counts
+// as not passed.
 func SummaryOf(m *dsl.Matrix, runs []RunFile, dir string) *Summary {
+	return SummaryWith(m, runs, nil, dir)
+}
+
+// SummaryWith is SummaryOf, with the planned runs that never started listed among the runs
+// as skipped, each with its reason (notStarted, by place in the matrix).
+func SummaryWith(m *dsl.Matrix, runs []RunFile, notStarted map[RunKey]string, dir string) *Summary {
 	s := &Summary{Kind: SummaryKind, Version: SummaryVersion, Scenario: m.Scenario, File: m.File,
 		Sweep: m.Sweep, Count: m.Count, Combinations: len(m.Combinations()), Planned: m.Runs(),
 		PassRate: m.PassRate, Plot: m.Plot, Runs: []SummaryRun{}, Units: map[string]string{}}
+	s.Fixed = m.Fixed
 	for _, sw := range m.Sweep {
 		s.Sweeps = append(s.Sweeps, sw.Name)
 	}
@@ -151,10 +183,17 @@ func SummaryOf(m *dsl.Matrix, runs []RunFile, dir string) *Summary {
 				sr.Values[k] = v
 			}
 		}
-		if rec.Outcome == interp.Passed {
+		switch rec.Outcome {
+		case interp.Passed:
 			s.Passed++
+		case interp.Failed, interp.Interrupted:
+		default:
+			s.Errors++
 		}
 		s.Runs = append(s.Runs, sr)
+	}
+	if len(notStarted) > 0 {
+		s.addNotStarted(m, notStarted)
 	}
 	for _, v := range summaryValues(s) {
 		if u := UnitOf(v, names...); u != "" {
@@ -166,15 +205,117 @@ func SummaryOf(m *dsl.Matrix, runs []RunFile, dir string) *Summary {
 			s.Units[p.Y] = p.Unit
 		}
 	}
-	need := 1.0
-	if s.PassRate > 0 {
-		need = s.PassRate
-	}
-	s.Verdict = "passed"
-	if s.Planned == 0 || float64(s.Passed)/float64(s.Planned) < need {
-		s.Verdict = "failed"
-	}
+	s.Verdict = verdictOf(s)
 	return s
+}
+
+// addNotStarted lists the planned runs that have no record and a reason, in the matrix's
+// order.
+func (s *Summary) addNotStarted(m *dsl.Matrix, why map[RunKey]string) {
+	have := map[RunKey]bool{}
+	for _, r := range s.Runs {
+		have[RunKey{r.Combination, r.Round}] = true
+	}
+	var all []SummaryRun
+	for i, c := range m.Combinations() {
+		for round := 1; round <= m.Count; round++ {
+			k := RunKey{i + 1, round}
+			if have[k] || why[k] == "" {
+				continue
+			}
+			all = append(all, SummaryRun{ID: dsl.UnitID(m.Scenario, c, round), Vars: c, Combination: k.Combination, Round: round,
+				Outcome: interp.Skipped, NotStarted: why[k], Expectations: map[string]interp.Outcome{}, Values: map[string]any{}})
+			s.NotStarted++
+		}
+	}
+	s.Runs = append(s.Runs, all...)
+	sort.SliceStable(s.Runs, func(i, j int) bool {
+		a, b := s.Runs[i], s.Runs[j]
+		if a.Combination != b.Combination {
+			return a.Combination < b.Combination
+		}
+		return a.Round < b.Round
+	})
+}
+
+// need is how many of a combination's count runs must pass at pass rate rate (0: all).
+func need(rate float64, count int) int {
+	if rate <= 0 {
+		return count
+	}
+	return max(1, int(math.Ceil(rate*float64(count)-1e-9)))
+}
+
+// verdictOf judges a summary. A pass rate is about runs judged by their expectations: each
+// combination is its own experiment and must have its share of passed runs; a run labrun could
+// not make (an error) is not judged, and makes the verdict "error" whatever the rate; a
+// matrix interrupted is "interrupted". A planned run without a record counts as not passed.
+func verdictOf(s *Summary) string {
+	if s.Planned == 0 {
+		return "failed"
+	}
+	interrupted, failed, short, failFast := false, false, false, false
+	for _, g := range summaryGroups(s) {
+		passed, judgedFailed := 0, 0
+		for _, r := range g.runs {
+			switch {
+			case r.Outcome == interp.Passed:
+				passed++
+			case r.Outcome == interp.Failed:
+				judgedFailed++
+			case r.Outcome == interp.Interrupted || r.NotStarted == NotStartedInterrupted:
+				interrupted = true
+			case r.NotStarted == NotStartedFailFast:
+				failFast = true
+			}
+		}
+		n := need(s.PassRate, s.Count)
+		switch {
+		case passed >= n:
+		case judgedFailed > s.Count-n:
+			failed = true // whatever the runs not made would have done
+		default:
+			short = true
+		}
+	}
+	switch {
+	case interrupted:
+		return "interrupted"
+	case s.Errors > 0:
+		return "error"
+	case failed:
+		return "failed"
+	case short && failFast && len(s.Runs) == s.Planned:
+		return "skipped"
+	case short:
+		return "failed"
+	}
+	return "passed"
+}
+
+// CombinationsBelow are the combinations (as Combo writes them) that ran and have fewer
+// passed runs than the pass rate needs, with their count passed: "share=100: 0 of 3".
+func CombinationsBelow(s *Summary) []string {
+	var out []string
+	for _, g := range summaryGroups(s) {
+		if len(g.vars) == 0 && len(s.Sweep) > 0 || neverStarted(g) {
+			continue
+		}
+		if ok, below := combinationPassed(s, g); below {
+			out = append(out, fmt.Sprintf("%s: %d of %d", or(Combo(g.vars, 0, 1), "runs"), ok, s.Count))
+		}
+	}
+	return out
+}
+
+// neverStarted reports whether no run of the combination started.
+func neverStarted(g *group) bool {
+	for _, r := range g.runs {
+		if r.NotStarted == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // WriteSummary writes the summary's JSON, Markdown, HTML and plots into dir as
@@ -294,8 +435,16 @@ func summaryGroups(s *Summary) []*group {
 			add(c)
 		}
 	}
+	declared := len(out)
 	for _, r := range s.Runs {
-		g := add(r.Vars)
+		// A run's place in the matrix decides its combination: its vars may read otherwise
+		// (a secret var's values are hidden in the records, not yet in the summary).
+		g := (*group)(nil)
+		if r.Combination >= 1 && r.Combination <= declared {
+			g = out[r.Combination-1]
+		} else {
+			g = add(r.Vars)
+		}
 		g.runs = append(g.runs, r)
 	}
 	return out
@@ -327,18 +476,75 @@ func passedCount(runs []SummaryRun, expr string) int {
 }
 
 func passRule(s *Summary) string {
+	rule := "Every run must pass"
 	if s.PassRate > 0 {
-		return fmt.Sprintf("Pass rate required: %g (`--pass-rate`); verdict: **%s**.", s.PassRate, s.Verdict)
+		rule = fmt.Sprintf("Pass rate required: %g (`--pass-rate`)", s.PassRate)
+		if len(s.Sweep) > 0 {
+			rule = fmt.Sprintf("Pass rate required: %g of each combination's runs (`--pass-rate`)", s.PassRate)
+		}
 	}
-	return fmt.Sprintf("Every run must pass; verdict: **%s**.", s.Verdict)
+	out := fmt.Sprintf("%s; verdict: **%s**.", rule, s.Verdict)
+	switch s.Verdict {
+	case "interrupted":
+		out += " labrun was interrupted: the runs that ran say nothing about the rest."
+	case "error":
+		out += fmt.Sprintf(" %d run%s could not be made (error): not judged, and no pass rate covers them.", s.Errors, plural(s.Errors))
+	case "skipped":
+		out += " Runs were not started because of --fail-fast: the matrix is not complete."
+	}
+	if s.Verdict != "error" && s.Errors > 0 {
+		out += fmt.Sprintf(" %d run%s could not be made (error).", s.Errors, plural(s.Errors))
+	}
+	if s.NotStarted > 0 {
+		out += fmt.Sprintf(" %d of the %d planned runs never started (listed with the reason).", s.NotStarted, s.Planned)
+	}
+	return out
 }
 
-// missingRuns says how many planned runs have no record ("" when none is missing).
+// missingRuns says how many planned runs have no record and no known reason ("" when none
+// is missing).
 func missingRuns(s *Summary) string {
 	if n := s.Planned - len(s.Runs); n > 0 {
-		return fmt.Sprintf(" %d of the %d planned runs have no record (interrupted, or made elsewhere) and count as not passed.", n, s.Planned)
+		return fmt.Sprintf(" %d of the %d planned runs have no record (made elsewhere, or lost) and count as not passed.", n, s.Planned)
 	}
 	return ""
+}
+
+// fixedVars says which swept vars --var fixed ("" when none).
+func fixedVars(s *Summary) string {
+	var parts []string
+	for _, f := range s.Fixed {
+		p := fmt.Sprintf("%s = %s (%s", f.Name, f.Value, f.From)
+		if len(f.Instead) > 0 {
+			p += "; the scenario sweeps " + strings.Join(f.Instead, ", ")
+		} else {
+			p += "; the scenario sweeps it"
+		}
+		parts = append(parts, p+")")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Fixed: " + strings.Join(parts, "; ") + "."
+}
+
+// runVerdict is a run's verdict as the tables show it: its outcome, and why it never started.
+func runVerdict(r SummaryRun) string {
+	if r.NotStarted != "" {
+		return string(r.Outcome) + " (" + r.NotStarted + ")"
+	}
+	return string(r.Outcome)
+}
+
+// combinationPassed is how many of a combination's runs passed, and whether that is below
+// what the pass rate needs.
+func combinationPassed(s *Summary, g *group) (ok int, below bool) {
+	for _, r := range g.runs {
+		if r.Outcome == interp.Passed {
+			ok++
+		}
+	}
+	return ok, ok < need(s.PassRate, s.Count)
 }
 
 // header is a value's column header: its name and unit.
@@ -360,6 +566,26 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 		}
 		fmt.Fprintf(&md, " %d combination%s × %d run%s each.\n\n", s.Combinations, plural(s.Combinations), s.Count, plural(s.Count))
 	}
+	if f := fixedVars(s); f != "" {
+		md.WriteString(sumCell(f) + "\n\n")
+	}
+	if len(s.Sweep) > 0 {
+		md.WriteString("## Combinations\n\n| vars | passed | |\n|---|---|---|\n")
+		for _, g := range summaryGroups(s) {
+			ok, below := combinationPassed(s, g)
+			mark := ""
+			switch {
+			case len(g.runs) > 0 && neverStarted(g):
+				mark = "never started"
+			case below && ok == 0:
+				mark = "never passed"
+			case below:
+				mark = fmt.Sprintf("below the %d needed", need(s.PassRate, s.Count))
+			}
+			fmt.Fprintf(&md, "| %s | %d of %d | %s |\n", sumCell(Combo(g.vars, 0, 1)), ok, s.Count, mark)
+		}
+		md.WriteString("\n")
+	}
 	exprs := summaryExprs(s)
 	md.WriteString("## Runs\n\n| run | vars | verdict |")
 	for _, e := range exprs {
@@ -371,7 +597,7 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 	}
 	md.WriteString("---|\n")
 	for i, r := range s.Runs {
-		fmt.Fprintf(&md, "| %d | %s | %s |", i+1, sumCell(Combo(r.Vars, r.Round, s.Count)), r.Outcome)
+		fmt.Fprintf(&md, "| %d | %s | %s |", i+1, sumCell(Combo(r.Vars, r.Round, s.Count)), sumCell(runVerdict(r)))
 		for _, e := range exprs {
 			fmt.Fprintf(&md, " %s |", r.Expectations[e])
 		}
@@ -426,6 +652,13 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		}
 		w("<tr><th>%s</th><td>%s <span class=\"hint\">(%s)</span></td></tr>", e(sw.Name), e(strings.Join(sw.Values, ", ")), from)
 	}
+	for _, f := range s.Fixed {
+		instead := "the scenario sweeps it"
+		if len(f.Instead) > 0 {
+			instead = "the scenario sweeps " + strings.Join(f.Instead, ", ")
+		}
+		w("<tr><th>%s</th><td>%s <span class=\"hint\">(fixed by %s; %s)</span></td></tr>", e(f.Name), e(f.Value), e(f.From), e(instead))
+	}
 	w("<tr><th>runs</th><td>%d combination%s × %d run%s each = %d</td></tr>", s.Combinations, plural(s.Combinations), s.Count, plural(s.Count), s.Planned)
 	w("</table>\n")
 
@@ -458,21 +691,23 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	}
 	w("</tr>\n")
 	for _, g := range groups {
-		ok := 0
-		for _, r := range g.runs {
-			if r.Outcome == interp.Passed {
-				ok++
-			}
-		}
+		ok, below := combinationPassed(s, g)
 		cls := "passed"
-		if ok < s.Count {
+		if below {
 			cls = "failed"
 		}
 		w("<tr class=\"%s\">", cls)
 		for _, v := range s.Sweeps {
 			w("<td class=\"num\">%s</td>", e(g.vars[v]))
 		}
-		w("<td class=\"num\">%d of %d</td>", ok, s.Count)
+		switch {
+		case len(g.runs) > 0 && neverStarted(g):
+			w("<td class=\"num\">%d of %d <span class=\"hint\">never started</span></td>", ok, s.Count)
+		case ok == 0:
+			w("<td class=\"num err\">%d of %d <span class=\"hint\">never passed</span></td>", ok, s.Count)
+		default:
+			w("<td class=\"num\">%d of %d</td>", ok, s.Count)
+		}
 		for _, x := range exprs {
 			n := passedCount(g.runs, x)
 			c := "ok"
@@ -528,7 +763,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	w("<th>report</th></tr>\n")
 	mark := map[interp.Outcome]string{interp.Passed: "✓", interp.Failed: "✗", interp.Errored: "!", interp.Skipped: "–"}
 	for i, r := range s.Runs {
-		w("<tr class=\"%s\"><td class=\"num\" title=\"%s\">%d</td><td>%s</td><td><span class=\"badge %s\">%s</span></td>", e(string(r.Outcome)), e(r.ID), i+1, e(Combo(r.Vars, r.Round, s.Count)), e(string(r.Outcome)), e(string(r.Outcome)))
+		w("<tr class=\"%s\"><td class=\"num\" title=\"%s\">%d</td><td>%s</td><td><span class=\"badge %s\">%s</span>%s</td>", e(string(r.Outcome)), e(r.ID), i+1, e(Combo(r.Vars, r.Round, s.Count)), e(string(r.Outcome)), e(string(r.Outcome)), notStartedHint(r))
 		for _, x := range exprs {
 			o := r.Expectations[x]
 			w("<td class=\"vm %s\" title=\"%s\">%s</td>", e(string(o)), e(string(o)), mark[o])
@@ -542,6 +777,13 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	}
 	w("</table>\n<p class=\"hint\">Written by labrun. The complete summary: the <code>.summary.json</code> beside this page.</p>\n</body></html>\n")
 	return b.String()
+}
+
+func notStartedHint(r SummaryRun) string {
+	if r.NotStarted == "" {
+		return ""
+	}
+	return " <span class=\"hint\">" + html.EscapeString(r.NotStarted) + "</span>"
 }
 
 func plural(n int) string {
@@ -562,7 +804,8 @@ func otherValue(runs []SummaryRun, v string) string {
 }
 
 const summaryCSS = `
-.badge.passed,.badge.failed,.badge.error{font-size:12px;padding:1px 6px}
+.badge.passed,.badge.failed,.badge.error,.badge.interrupted,.badge.skipped{font-size:12px;padding:1px 6px}
+.badge.skipped{background:#757575}
 table.combos td.ok{color:#2e7d32} table.combos td.err{color:#c62828;font-weight:bold}
 th .unit{font-weight:normal;color:#666} table.combos .hint{white-space:nowrap}
 td.vm{text-align:center;font-weight:bold} td.vm.passed{color:#2e7d32} td.vm.failed{color:#c62828} td.vm.error{color:#ef6c00}

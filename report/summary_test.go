@@ -50,7 +50,7 @@ func TestSummaryHTML(t *testing.T) {
 		`<p class="doc">1 of 2 runs passed. Every run must pass; verdict: failed.</p>`,
 		// The combination whose run failed is marked, its failing expectation (e1, sorted first)
 		// counted 0/1; the numbers come first, with their unit in the header.
-		`<tr class="failed"><td class="num">2</td><td class="num">0 of 1</td><td class="num err">0/1</td><td class="num ok">1/1</td><td class="num">7</td><td class="num">a&lt;b&gt;</td></tr>`, // vars.max is the combination itself: not a column
+		`<tr class="failed"><td class="num">2</td><td class="num err">0 of 1 <span class="hint">never passed</span></td><td class="num err">0/1</td><td class="num ok">1/1</td><td class="num">7</td><td class="num">a&lt;b&gt;</td></tr>`, // vars.max is the combination itself: not a column
 		`<th>fortio.code503 <span class="unit">count</span></th>`,
 		`<th title="fortio.code503 &lt; 5">e1</th>`,
 		`<td class="vm failed" title="failed">✗</td>`,
@@ -279,5 +279,69 @@ func TestAxisCoversEveryValue(t *testing.T) {
 		if len(a.ticks) > 8 {
 			t.Errorf("axis of %v: %d ticks", c, len(a.ticks))
 		}
+	}
+}
+
+// TestSummaryVerdict: a pass rate is judged per combination, over runs judged by their
+// expectations; a run labrun could not make is an error whatever the rate; an interrupt makes
+// the verdict interrupted; runs --fail-fast kept from starting are listed as skipped.
+func TestSummaryVerdict(t *testing.T) {
+	// outcomes of a sweep of two combinations (a=1, a=2), two runs each; "" is a run not started.
+	type tc struct {
+		name     string
+		rate     float64
+		outcomes [4]interp.Outcome
+		why      string // why the runs without an outcome never started ("": no record)
+		verdict  string
+		md       []string
+	}
+	P, F, E, I := interp.Passed, interp.Failed, interp.Errored, interp.Interrupted
+	for _, c := range []tc{
+		{name: "all passed", outcomes: [4]interp.Outcome{P, P, P, P}, verdict: "passed"},
+		{name: "one failed, no rate", outcomes: [4]interp.Outcome{P, P, P, F}, verdict: "failed"},
+		{name: "one failed per combination, rate 0.5", rate: 0.5, outcomes: [4]interp.Outcome{P, F, F, P}, verdict: "passed"},
+		{name: "half overall, one combination never passed", rate: 0.5, outcomes: [4]interp.Outcome{P, P, F, F}, verdict: "failed",
+			md: []string{"| a=2 | 0 of 2 | never passed |", "Pass rate required: 0.5 of each combination's runs"}},
+		{name: "an error is not covered by the rate", rate: 0.5, outcomes: [4]interp.Outcome{P, E, P, P}, verdict: "error",
+			md: []string{"1 run could not be made (error): not judged"}},
+		{name: "interrupted, the rate met by what ran", rate: 0.5, outcomes: [4]interp.Outcome{P, I, "", ""}, why: NotStartedInterrupted, verdict: "interrupted",
+			md: []string{"| 3 | a=2, run 1 of 2 | skipped (interrupted before it started) |", "2 of the 4 planned runs never started"}},
+		{name: "fail-fast kept a combination from starting", outcomes: [4]interp.Outcome{P, P, "", ""}, why: NotStartedFailFast, verdict: "skipped",
+			md: []string{"| a=2 | 0 of 2 | never started |", "skipped (not started: --fail-fast, after a run that did not pass)"}},
+		{name: "fail-fast after a failure of this matrix", outcomes: [4]interp.Outcome{P, F, "", ""}, why: NotStartedFailFast, verdict: "failed"},
+		{name: "records missing", outcomes: [4]interp.Outcome{P, P, P, ""}, verdict: "failed",
+			md: []string{"1 of the 4 planned runs have no record"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := &dsl.Matrix{Scenario: "s", Count: 2, PassRate: c.rate, Sweep: []dsl.SweepVar{{Name: "a", Values: []string{"1", "2"}, From: "scenario"}},
+				Fixed: []dsl.FixedVar{{Name: "b", Value: "3", From: "--var", Instead: []string{"2", "4"}}}}
+			var runs []RunFile
+			why := map[RunKey]string{}
+			for i, o := range c.outcomes {
+				vars := m.Combinations()[i/2]
+				u := &dsl.Unit{ID: dsl.UnitID("s", vars, i%2+1), Matrix: m, Vars: vars, Combination: i/2 + 1, Round: i%2 + 1}
+				if o == "" {
+					if c.why != "" {
+						why[RunKey{u.Combination, u.Round}] = c.why
+					}
+					continue
+				}
+				runs = append(runs, RunFile{Rec: &interp.Record{Scenario: "s", Outcome: o, Unit: u}})
+			}
+			s := SummaryWith(m, runs, why, "")
+			if s.Verdict != c.verdict {
+				t.Errorf("verdict %s, want %s", s.Verdict, c.verdict)
+			}
+			md := SummaryMarkdown(s, nil)
+			for _, want := range append(c.md, "verdict: **"+c.verdict+"**", "Fixed: b = 3 (--var; the scenario sweeps 2, 4).") {
+				if !strings.Contains(md, want) {
+					t.Errorf("the Markdown lacks %q:\n%s", want, md)
+				}
+			}
+			if html := SummaryHTML(s, nil); !strings.Contains(html, `<span class="badge `+c.verdict+`">`+strings.ToUpper(c.verdict)+`</span>`) ||
+				!strings.Contains(html, "(fixed by --var; the scenario sweeps 2, 4)") {
+				t.Errorf("the HTML's badge is not %s, or it does not show the fixed var", c.verdict)
+			}
+		})
 	}
 }

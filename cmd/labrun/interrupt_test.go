@@ -225,7 +225,8 @@ func readRecord(t *testing.T, dir string) struct {
 
 // TestInterruptMatrix: SIGINT during the second of five runs of --count 5 stops the run in
 // progress (its report marked interrupted), starts no other, and still writes the summary,
-// which counts the runs never started as runs without a record; exit 130.
+// which says interrupted (not passed, though 1 of 5 meets --pass-rate 0.2) and lists the runs
+// never started; exit 130.
 func TestInterruptMatrix(t *testing.T) {
 	bin := buildFakeBinary(t)
 	dir := t.TempDir()
@@ -240,7 +241,7 @@ s: schema.#Scenario & {
 	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "run", "--count", "5", "--report-dir", "r", "s.cue")
+	cmd := exec.Command(bin, "run", "--count", "5", "--pass-rate", "0.2", "--report-dir", "r", "s.cue")
 	cmd.Dir = dir
 	var out strings.Builder
 	stdout, _ := cmd.StdoutPipe()
@@ -272,8 +273,16 @@ s: schema.#Scenario & {
 		t.Fatalf("summaries: %v", sums)
 	}
 	b, _ := os.ReadFile(sums[0])
-	if !strings.Contains(string(b), "3 of the 5 planned runs have no record") {
-		t.Errorf("the summary does not count the runs not started:\n%s", b)
+	if !strings.Contains(string(b), "verdict: **interrupted**") || !strings.Contains(string(b), "3 of the 5 planned runs never started") ||
+		strings.Count(string(b), "| skipped (interrupted before it started) |") != 3 {
+		t.Errorf("the summary does not say interrupted, or does not list the runs not started:\n%s", b)
+	}
+	html, _ := filepath.Glob(filepath.Join(dir, "r", "*.summary.html"))
+	if len(html) != 1 {
+		t.Fatalf("summaries: %v", html)
+	}
+	if b, _ := os.ReadFile(html[0]); !strings.Contains(string(b), `<span class="badge interrupted">INTERRUPTED</span>`) {
+		t.Errorf("the HTML summary's badge is not INTERRUPTED")
 	}
 }
 

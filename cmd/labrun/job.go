@@ -29,6 +29,7 @@ type jobFlags struct {
 	image, name         string
 	namespace, target   string
 	passRate            float64
+	passRateGiven       bool
 	parallel            int
 }
 
@@ -59,6 +60,7 @@ an object whose kind is known only when its step runs (written as ${...}, or in 
 there yet) is said on stderr and in a comment, and the Roles grant nothing for it.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.passRateGiven = cmd.Flags().Changed("pass-rate")
 			return p.job(args, &f)
 		},
 	}
@@ -72,7 +74,7 @@ there yet) is said on stderr and in a comment, and the Roles grant nothing for i
 	cmd.Flags().StringVar(&f.name, "name", "labrun", "the name of the Job, its ServiceAccount, Roles and ConfigMap (<name>-scenarios)")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "labrun", "the namespace of the Job, its ServiceAccount and ConfigMap (it must exist)")
 	cmd.Flags().StringVar(&f.target, "target", "", "the target of the runs (default: each scenario's)")
-	cmd.Flags().Float64Var(&f.passRate, "pass-rate", 0, "with --count/--sweep: the fraction of runs that must pass (default: all)")
+	cmd.Flags().Float64Var(&f.passRate, "pass-rate", 0, passRateHelp)
 	cmd.Flags().IntVar(&f.parallel, "parallel", 1, "how many runs each pod runs at once (run --parallel)")
 	return cmd
 }
@@ -105,7 +107,7 @@ func (p *process) job(args []string, f *jobFlags) error {
 	opts.Selected = f.selection.selects()
 	mf := f.matrixFlags
 	mf.shard = ""
-	w, err := p.expand(args, opts, expansion{sel: f.selection, matrix: mf, passRate: f.passRate, output: "text", target: f.target})
+	w, err := p.expand(args, opts, expansion{sel: f.selection, matrix: mf, passRate: f.passRate, passRateGiven: f.passRateGiven, output: "text", target: f.target})
 	if err != nil {
 		return err
 	}

@@ -69,8 +69,10 @@ type expansion struct {
 	sel      selection
 	matrix   matrixFlags
 	passRate float64
-	output   string
-	vet      bool
+	// passRateGiven: --pass-rate was given (its 0 is refused, not the default).
+	passRateGiven bool
+	output        string
+	vet           bool
 	// target is --target (run, plan): what the runs' footprints are worked out for (--shard).
 	target string
 }
@@ -109,8 +111,10 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	if mf.count < 1 {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("--count %d: expected 1 or more", mf.count)}
 	}
-	if passRate < 0 || passRate > 1 {
-		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("--pass-rate %g: expected a fraction from 0 to 1", passRate)}
+	if x.passRateGiven || passRate != 0 {
+		if err := checkPassRate(passRate, mf.count); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, s := range sweeps {
 		if _, ok := opts.Vars[s.Name]; ok {
@@ -257,26 +261,37 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 	return units, errs
 }
 
+// notStarted is a unit that never started, and why (report.NotStartedInterrupted,
+// report.NotStartedFailFast).
+type notStarted struct {
+	unit *dsl.Unit
+	why  string
+}
+
 // runUnits runs every unit in order, writes a summary for each matrix that sweeps or repeats,
 // and prints a line per scenario and the total when there are several; it returns the exit
-// code and the records (in the order they ran).
-func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFlags, each func(ran)) (int, []*interp.Record) {
+// code, the records (in the order they ran) and the units that never started.
+func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFlags, each func(ran)) (int, []*interp.Record, []notStarted) {
 	if w.scenarioCount() > 1 || len(w.units) > 1 {
 		f.tally = &runTally{}
 	}
 	code := exitOK
 	byMatrix := map[*dsl.Matrix][]ran{}
 	var recs []*interp.Record
-	results, notStarted := p.runScheduled(runCtx, cleanupCtx, w, f, each)
+	var never []notStarted
+	results, failFast := p.runScheduled(runCtx, cleanupCtx, w, f, each)
 	skipped := 0
 	for i, u := range w.units {
 		r, ok := results[i]
 		switch {
 		case !ok && u.Matrix.Summarized() && interrupted(runCtx):
-			// After an interrupt, a matrix's runs not started are not run: its summary counts
-			// them as runs without a record (a single run still gets its report, marked
-			// interrupted).
+			// After an interrupt, a matrix's runs not started are not run: its summary lists
+			// them as not started (a single run still gets its report, marked interrupted).
 			skipped++
+			never = append(never, notStarted{u, report.NotStartedInterrupted})
+			continue
+		case !ok && !interrupted(runCtx):
+			never = append(never, notStarted{u, report.NotStartedFailFast})
 			continue
 		case !ok:
 			continue
@@ -286,8 +301,8 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 		recs = append(recs, r.rec)
 		byMatrix[u.Matrix] = append(byMatrix[u.Matrix], r)
 	}
-	if notStarted > 0 {
-		fmt.Fprintf(p.Stderr, "labrun: --fail-fast: %d run%s not started after a run that did not pass\n", notStarted, plural(notStarted))
+	if failFast > 0 {
+		fmt.Fprintf(p.Stderr, "labrun: --fail-fast: %d run%s not started after a run that did not pass\n", failFast, plural(failFast))
 	}
 	if skipped > 0 {
 		fmt.Fprintf(p.Stderr, "labrun: interrupted: %d run%s of the matrix not started\n", skipped, plural(skipped))
@@ -295,7 +310,7 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 	if interrupted(runCtx) {
 		code = exitInterrupted
 	}
-	return p.judgeMatrices(w.matrices, byMatrix, w.shard != nil, f.reportDir, f.quiet, code, len(recs)), recs
+	return p.judge(w.matrices, byMatrix, never, w.shard != nil, f.reportDir, f.quiet, code, len(recs)), recs, never
 }
 
 // judgeMatrices writes a summary for each matrix that sweeps or repeats (not in a shard: merge
@@ -303,6 +318,11 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 // the exit code, starting from code. runs are each matrix's runs, records made; recs how many.
 // labrun merge calls it with the records it read, and so says what one run would have said.
 func (p *process) judgeMatrices(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, shard bool, reportDir string, quiet bool, code, recs int) int {
+	return p.judge(matrices, byMatrix, nil, shard, reportDir, quiet, code, recs)
+}
+
+// judge is judgeMatrices knowing the units that never started and why: a summary lists them.
+func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, never []notStarted, shard bool, reportDir string, quiet bool, code, recs int) int {
 	dir := ""
 	if reportDir != "" {
 		dir = inCwd(p.Cwd, reportDir)
@@ -312,6 +332,13 @@ func (p *process) judgeMatrices(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix
 	}
 	var lines []line
 	tally := &runTally{}
+	whyOf := map[*dsl.Matrix]map[report.RunKey]string{}
+	for _, n := range never {
+		if whyOf[n.unit.Matrix] == nil {
+			whyOf[n.unit.Matrix] = map[report.RunKey]string{}
+		}
+		whyOf[n.unit.Matrix][report.RunKey{Combination: n.unit.Combination, Round: n.unit.Round}] = n.why
+	}
 	for _, m := range matrices {
 		runs := byMatrix[m]
 		if shard && m.Summarized() {
@@ -347,23 +374,21 @@ func (p *process) judgeMatrices(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix
 			}
 			continue
 		}
-		// A failed run is the summary's to judge; an interrupt, a refusal, a run that left
-		// objects behind, or (when the summary fails) a target that could not be reached is
-		// the matrix's exit too.
-		mcode, infra := exitOK, false
+		// A failed run is the summary's to judge (its pass rate); an interrupt, a refusal, a
+		// run that left objects behind or one labrun could not make (exit 3: it was not
+		// judged, and no pass rate covers it) is the matrix's exit whatever the rate.
+		mcode := exitOK
 		for _, r := range runs {
 			switch r.code {
-			case exitInterrupted, exitInvalid, exitLeftovers:
+			case exitInterrupted, exitInvalid, exitLeftovers, exitInfra:
 				mcode = worse(mcode, r.code)
-			case exitInfra:
-				infra = true
 			}
 		}
 		var files []report.RunFile
 		for _, r := range runs {
 			files = append(files, report.RunFile{Rec: r.rec, JSON: r.json})
 		}
-		s := report.SummaryOf(m, files, dir)
+		s := report.SummaryWith(m, files, whyOf[m], dir)
 		if red := p.secrets.matrix(); red != nil {
 			var shown report.Summary
 			if err := red.JSON(s, &shown); err != nil {
@@ -373,12 +398,17 @@ func (p *process) judgeMatrices(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix
 			}
 			s = &shown
 		}
-		if s.Verdict != "passed" {
+		switch s.Verdict {
+		case "passed", "skipped":
+		case "error":
+			// The runs' own exits say which: 3 (an error, a timeout) or 2 (refused).
 			mcode = worse(mcode, exitFailed)
-			if infra {
-				mcode = worse(mcode, exitInfra)
-			}
+		case "interrupted":
+			mcode = worse(mcode, exitInterrupted)
+		default:
+			mcode = worse(mcode, exitFailed)
 		}
+		counts := summaryCounts(s)
 		path := ""
 		if dir != "" {
 			paths, err := report.WriteSummary(dir, newRunInfo().id, s)
@@ -387,18 +417,26 @@ func (p *process) judgeMatrices(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix
 				mcode = worse(mcode, exitInfra)
 			} else {
 				path = relPath(p.Cwd, paths[0])
-				fmt.Fprintf(p.Stdout, "SUMMARY %s: %d of %d runs passed (%s) — %s\n", m.Scenario, s.Passed, s.Planned, passNeed(m.PassRate), path)
+				fmt.Fprintf(p.Stdout, "SUMMARY %s: %s (%s) — %s\n", m.Scenario, counts, passNeed(m), path)
 				if !quiet {
 					fmt.Fprintf(p.Stdout, "  html:   %s\n  json:   %s\n", relPath(p.Cwd, paths[1]), relPath(p.Cwd, paths[2]))
 				}
 			}
 		} else {
-			fmt.Fprintf(p.Stdout, "SUMMARY %s: %d of %d runs passed (%s)\n", m.Scenario, s.Passed, s.Planned, passNeed(m.PassRate))
+			fmt.Fprintf(p.Stdout, "SUMMARY %s: %s (%s)\n", m.Scenario, counts, passNeed(m))
+		}
+		if below := report.CombinationsBelow(s); len(below) > 0 && len(m.Sweep) > 0 && (s.Verdict == "failed" || s.Verdict == "error") {
+			fmt.Fprintf(p.Stdout, "  combinations that did not pass: %s\n", strings.Join(below, "; "))
 		}
 		code = worse(code, mcode)
-		tally.count(mcode)
 		verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]
-		lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, fmt.Sprintf("%d of %d runs passed", s.Passed, s.Planned), path})
+		if s.Verdict == "skipped" && mcode == exitOK {
+			tally.notRun++
+			verdict = "SKIPPED"
+		} else {
+			tally.count(mcode)
+		}
+		lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, counts, path})
 	}
 	if len(matrices) > 1 {
 		wv, wn := 0, 0
@@ -500,7 +538,7 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 	if len(errs) > 0 {
 		return "", nil, exitOK, p.reportVet("text", &dsl.Result{}, errs)
 	}
-	code, recs := p.runUnits(runCtx, cleanupCtx, &work{matrices: []*dsl.Matrix{m}, units: units}, &rf, nil)
+	code, recs, _ := p.runUnits(runCtx, cleanupCtx, &work{matrices: []*dsl.Matrix{m}, units: units}, &rf, nil)
 	if len(recs) == 0 {
 		return "", nil, code, nil
 	}
@@ -514,11 +552,42 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 	return report.SummaryExpected(s, codes), recs[len(recs)-1], code, nil
 }
 
-func passNeed(rate float64) string {
-	if rate > 0 {
-		return fmt.Sprintf("--pass-rate %g", rate)
+// passRateHelp is --pass-rate's help (run, job).
+const passRateHelp = "with --count 2 or more: the fraction of each combination's runs that must pass, above 0 and at most 1 (default: every run); a run labrun could not make (exit 3) is never covered"
+
+// checkPassRate refuses a pass rate that is not a fraction above 0 and at most 1 (NaN
+// included), and one with nothing to apply to: a pass rate is the share of a combination's
+// repetitions that must pass, so it needs --count 2 or more.
+func checkPassRate(rate float64, count int) error {
+	if !(rate > 0 && rate <= 1) {
+		return &exitError{exitInvalid, fmt.Sprintf("--pass-rate %g: expected a fraction above 0 and at most 1 (0.8: 80 %% of each combination's runs must pass)", rate)}
+	}
+	if count < 2 {
+		return &exitError{exitInvalid, fmt.Sprintf("--pass-rate %g: a pass rate is the share of each combination's repeated runs that must pass; give --count 2 or more (without it, every run must pass)", rate)}
+	}
+	return nil
+}
+
+func passNeed(m *dsl.Matrix) string {
+	switch {
+	case m.PassRate > 0 && len(m.Sweep) > 0:
+		return fmt.Sprintf("--pass-rate %g of each combination's runs", m.PassRate)
+	case m.PassRate > 0:
+		return fmt.Sprintf("--pass-rate %g", m.PassRate)
 	}
 	return "every run must pass"
+}
+
+// summaryCounts says what a summary's runs did: "1 of 2 runs passed, 1 error, 1 not started".
+func summaryCounts(s *report.Summary) string {
+	out := fmt.Sprintf("%d of %d runs passed", s.Passed, s.Planned)
+	if s.Errors > 0 {
+		out += fmt.Sprintf(", %d error%s", s.Errors, plural(s.Errors))
+	}
+	if s.NotStarted > 0 {
+		out += fmt.Sprintf(", %d not started", s.NotStarted)
+	}
+	return out
 }
 
 // unitOf is the unit of a scenario run on its own, once.

@@ -58,6 +58,8 @@ type runFlags struct {
 	// count, sweeps and passRate make a matrix of runs (matrix.go).
 	matrixFlags
 	passRate float64
+	// passRateGiven: --pass-rate was given (0 is refused, not taken as the default).
+	passRateGiven bool
 	// parallel is how many runs may run at once (--parallel); failFast stops starting runs
 	// after one that did not pass.
 	parallel int
@@ -154,6 +156,7 @@ Vars named in the scenario's secrets read "[secret <name>]" on the console and i
 report; a swept one "[secret <name> #<i>]", i its place in the sweep.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.passRateGiven = cmd.Flags().Changed("pass-rate")
 			return p.run(args, &f)
 		},
 	}
@@ -165,7 +168,7 @@ report; a swept one "[secret <name> #<i>]", i its place in the sweep.`,
 	f.selection.register(cmd, "run")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdicts")
 	f.matrixFlags.register(cmd, "run")
-	cmd.Flags().Float64Var(&f.passRate, "pass-rate", 0, "with --count/--sweep: the fraction of runs that must pass (default: all)")
+	cmd.Flags().Float64Var(&f.passRate, "pass-rate", 0, passRateHelp)
 	cmd.Flags().IntVar(&f.parallel, "parallel", 1, "run up to N runs at once (scenarios, sweep combinations, --count rounds); runs that touch the same fixed namespace, mesh-wide Istio config or local address never run at the same time (labrun plan --parallel N shows the schedule)")
 	cmd.Flags().BoolVar(&f.failFast, "fail-fast", false, "start no more runs after one that did not pass (the runs already started end normally)")
 	cmd.Flags().BoolVar(&f.cleanFirst, "clean-first", false, "kube target: first delete what dead runs of the same scenario left on the cluster (see labrun clean)")
@@ -184,7 +187,7 @@ func (p *process) run(args []string, f *runFlags) error {
 	}
 	opts.Target = f.target
 	opts.Selected = f.selection.selects()
-	w, err := p.expand(args, opts, expansion{sel: f.selection, matrix: f.matrixFlags, passRate: f.passRate, output: "text", target: f.target})
+	w, err := p.expand(args, opts, expansion{sel: f.selection, matrix: f.matrixFlags, passRate: f.passRate, passRateGiven: f.passRateGiven, output: "text", target: f.target})
 	if err != nil {
 		return err
 	}
@@ -223,10 +226,14 @@ func (p *process) run(args []string, f *runFlags) error {
 	}
 	writeShardLine(p.Stdout, w)
 	// After an interrupt, the units not started yet still get a report, marked interrupted.
-	c, recs := p.runUnits(runCtx, cleanupCtx, w, f, each)
+	c, recs, never := p.runUnits(runCtx, cleanupCtx, w, f, each)
 	code = worse(code, c)
-	if f.junit != "" && len(recs) > 0 {
-		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs); err != nil {
+	if f.junit != "" && len(recs)+len(never) > 0 {
+		var skipped []report.NotStarted
+		for _, n := range never {
+			skipped = append(skipped, report.NotStarted{ID: n.unit.ID, Scenario: n.unit.Matrix.Scenario, File: relPath(p.Cwd, n.unit.Matrix.File), Why: n.why})
+		}
+		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs, skipped...); err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", err)
 			code = worse(code, exitInfra)
 		}
