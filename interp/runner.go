@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -239,6 +240,11 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		rec.Outcome, rec.Error, rec.ErrorPos = classify(cerr)
 		rec.Error = "cleanup: " + rec.Error
 	}
+	if len(ru.endedEarly) > 0 && (rec.Outcome == Passed || rec.Outcome == Failed) {
+		// The steps ran without a process the scenario started for them: what they measured
+		// is not what the file says, whatever the expectations found.
+		rec.Outcome, rec.Error = Errored, strings.Join(ru.endedEarly, "; ")
+	}
 	rec.End = r.clock.Now()
 	return ru.redact.Record(rec)
 }
@@ -302,7 +308,10 @@ type run struct {
 	steps map[string]*stepState
 	// created is what the run made, oldest first, for the automatic cleanup.
 	created []createdThing
-	procs   map[string]schema.RunningProcess
+	// endedEarly says which local processes had ended on their own with a failure before
+	// the cleanup (schema.ErrEndedEarly): the run is an error.
+	endedEarly []string
+	procs      map[string]schema.RunningProcess
 	// bg are the background steps of the current phase not yet awaited.
 	bg []*dsl.Step
 	// writers are the streamed artifacts of the run, closed at its end.
@@ -372,6 +381,11 @@ func (ru *run) autoCleanup(ctx context.Context) {
 		switch err := t.remove(ctx); {
 		case errors.Is(err, schema.ErrAlreadyGone):
 			msg = "already gone: " + t.desc // a step or a command deleted it
+		case errors.Is(err, schema.ErrEndedEarly):
+			msg = fmt.Sprintf("%s had already ended: %s", t.desc, strings.TrimPrefix(err.Error(), schema.ErrEndedEarly.Error()+": "))
+			ru.mu.Lock()
+			ru.endedEarly = append(ru.endedEarly, msg)
+			ru.mu.Unlock()
 		case err != nil:
 			t.err = err
 			return false

@@ -2,8 +2,10 @@ package schema
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -89,6 +91,17 @@ func (p *Process) Mutates(func(string) string) Mutation { return Mutation{} }
 func (p *Process) Summary() string { return strings.Join(p.Argv, " ") }
 
 // Run starts the command; the automatic cleanup stops it and keeps its output.
+// watchedProcess is a process a run started, which knows whether a step stopped it.
+type watchedProcess struct {
+	RunningProcess
+	stopped atomic.Bool
+}
+
+func (w *watchedProcess) Stop(ctx context.Context, signal string) error {
+	w.stopped.Store(true)
+	return w.RunningProcess.Stop(ctx, signal)
+}
+
 func (p *Process) Run(ctx context.Context, rt Runtime) error {
 	q := *p
 	q.Dir = rt.File(or(q.Dir, "."))
@@ -101,11 +114,19 @@ func (p *Process) Run(ctx context.Context, rt Runtime) error {
 		out.Close()
 		return err
 	}
-	rt.AddProcess(name, proc)
+	w := &watchedProcess{RunningProcess: proc}
+	rt.AddProcess(name, w)
 	rt.Created("process "+name, func(ctx context.Context) error {
+		// A process is a claim that it ran while the steps did: one that ended on its own
+		// with a failure (a command not found, a crash) before anything stopped it is said,
+		// not "removed".
+		how, ended := proc.Ended()
 		err := proc.Stop(ctx, "TERM")
 		if err == nil {
 			out.Close() // the process has ended: its output is complete
+		}
+		if err == nil && ended && !w.stopped.Load() && how != "exited with code 0" {
+			return fmt.Errorf("%w: it %s on its own, before the cleanup (its output: %s)", ErrEndedEarly, how, "output.txt")
 		}
 		return err
 	})

@@ -52,6 +52,11 @@ type Artifact struct {
 // and `labrun clean` take it as done; the automatic cleanup says "already gone", not "removed".
 var ErrAlreadyGone = errors.New("already gone")
 
+// ErrEndedEarly is what the cleanup of a local process returns (wrapped, saying how) when the
+// process had ended on its own with a failure before anything stopped it: the run's steps ran
+// without it, so the run is an error.
+var ErrEndedEarly = errors.New("it had already ended")
+
 // ErrNotFound is what Cluster.Get's error wraps when the object it names does not exist.
 var ErrNotFound = errors.New("not found")
 

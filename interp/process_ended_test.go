@@ -1,0 +1,54 @@
+package interp_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/interp"
+)
+
+// TestProcessEndedOnItsOwn (fake processes: driver/fakes, whose World says how a process
+// ended): a process step is a claim that the process ran while the steps did. One that ended
+// on its own with a failure before anything stopped it makes the run an error, and the
+// cleanup says so instead of "removed"; one that exited 0, or that a kill step stopped, does
+// not.
+func TestProcessEndedOnItsOwn(t *testing.T) {
+	for _, c := range []struct {
+		name, steps, ended string
+		want               interp.Outcome
+		cleanup            string
+	}{
+		{"failed on its own", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "exited with code 127", interp.Errored,
+			"process srv had already ended: it exited with code 127 on its own, before the cleanup"},
+		{"killed by a signal on its own", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "was killed by signal killed", interp.Errored,
+			"process srv had already ended: it was killed by signal killed on its own"},
+		{"finished", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "exited with code 0", interp.Passed, "removed process srv"},
+		{"still running", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "", interp.Passed, "removed process srv"},
+		// The kill step asks first (running), the cleanup after (ended, as the kill made it).
+		{"stopped by a kill step", `{name: "srv", process: argv: ["x"]}, {kill: process: "srv"}`, "exited with code 143", interp.Passed, "removed process srv"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := loadScenario(t, `s: schema.#Scenario & {steps: [`+c.steps+`], expect: ["ended.srv >= 0"]}`)
+			asked := 0
+			w := &fakes.World{Exited: func(string) (string, bool) {
+				asked++
+				if strings.Contains(c.steps, "kill:") && asked == 1 {
+					return "", false
+				}
+				return c.ended, c.ended != ""
+			}}
+			rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+			if rec.Outcome != c.want {
+				t.Errorf("outcome %s (%s), want %s", rec.Outcome, rec.Error, c.want)
+			}
+			if !strings.Contains(strings.Join(rec.Cleanup, "\n"), c.cleanup) {
+				t.Errorf("cleanup %q, want one holding %q", rec.Cleanup, c.cleanup)
+			}
+			if c.want == interp.Errored && !strings.Contains(rec.Error, c.cleanup) {
+				t.Errorf("error %q, want one holding %q", rec.Error, c.cleanup)
+			}
+		})
+	}
+}
