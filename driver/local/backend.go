@@ -36,9 +36,9 @@ const (
 //
 // ?delay= is handled here, not by fortio: fhttp.MaxDelay is a process-wide flag, and each
 // backend has its own cap. The wrapper parses delay (fortio's syntax: "200ms" or weighted
-// "10ms:20,1s:0.5"), caps it with the backend's maxDelay, removes it from the query and
-// sleeps (cut short if the connection goes away) before fortio's handler runs, so fortio's
-// global cap never applies.
+// "10ms:20,1s:0.5"), answers 400 to a delay above the backend's maxDelay (where fortio would
+// cap it silently), removes it from the query and sleeps (cut short if the connection goes
+// away) before fortio's handler runs, so fortio's global cap never applies.
 type backend struct {
 	name     string
 	addr     *net.TCPAddr
@@ -147,7 +147,7 @@ func (b *backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if q := r.URL.Query(); q.Has("delay") {
 		d, err := parseDelay(q.Get("delay"), b.maxDelay)
 		if err != nil {
-			http.Error(rec, err.Error(), http.StatusBadRequest)
+			http.Error(rec, fmt.Sprintf("backend %s: %v", b.name, err), http.StatusBadRequest)
 			return
 		}
 		if d > 0 {
@@ -184,7 +184,8 @@ func withQuery(r *http.Request, q url.Values) *http.Request {
 }
 
 // parseDelay reads fortio's delay syntax: "200ms" for every request, or "10ms:20,1s:0.5" for
-// 10ms on 20% of requests, 1s on 0.5% and none on the rest. Each delay is capped at max.
+// 10ms on 20% of requests, 1s on 0.5% and none on the rest. A delay drawn above max is an
+// error.
 func parseDelay(s string, max time.Duration) (time.Duration, error) {
 	if s == "" {
 		return 0, nil
@@ -198,7 +199,12 @@ func parseDelay(s string, max time.Duration) (time.Duration, error) {
 	for _, c := range choices {
 		cumulative += c.Percent
 		if roll < cumulative {
-			return min(c.Delay, max), nil
+			if c.Delay > max {
+				// Held for less than asked, the request would measure something other than its
+				// URL says: refused, as vet refuses a delay it can read.
+				return 0, fmt.Errorf("?delay=%s is above this backend's maxDelay %s: it would not be held as asked; raise maxDelay", c.Delay, max)
+			}
+			return c.Delay, nil
 		}
 	}
 	return 0, nil

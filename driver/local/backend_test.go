@@ -21,10 +21,10 @@ func TestParseDelay(t *testing.T) {
 		{in: "", want: 0},
 		{in: "200ms", want: 200 * time.Millisecond},
 		{in: "0s", want: 0},
-		{in: "5s", want: max}, // capped
+		{in: "5s", wantErr: true}, // above max: refused, never capped
 		{in: "10ms:100", want: 10 * time.Millisecond},
 		{in: "10ms:100%", want: 10 * time.Millisecond},
-		{in: "3s:100", want: max}, // weighted entries are capped too
+		{in: "3s:100", wantErr: true}, // weighted entries too
 		{in: "10ms:50,20ms:50", oneOf: []time.Duration{10 * time.Millisecond, 20 * time.Millisecond}},
 		{in: "10ms:0", want: 0}, // 0% of requests: the rest get none
 		{in: "200", wantErr: true},
@@ -179,10 +179,15 @@ func TestBackendPathsHeadersDelayCap(t *testing.T) {
 	if body != "who=b\n" || resp.Header.Get("X-Backend") != "b" {
 		t.Errorf("/who of b: %q, X-Backend %q", body, resp.Header.Get("X-Backend"))
 	}
-	// The cap is a's own (100ms), not fortio's global 1.5s.
-	resp, _, took := get(eps["a"].URL + "/echo?delay=1s&status=418")
-	if resp.StatusCode != 418 || took > 900*time.Millisecond || took < 100*time.Millisecond {
-		t.Errorf("delay=1s capped at 100ms: status %d after %v", resp.StatusCode, took)
+	// The limit is a's own (100ms), not fortio's global 1.5s; above it the request is
+	// refused, never held for less than asked.
+	resp, body, took := get(eps["a"].URL + "/echo?delay=1s&status=418")
+	if resp.StatusCode != http.StatusBadRequest || took > 900*time.Millisecond || !strings.Contains(body, "backend a: ?delay=1s is above this backend's maxDelay 100ms") {
+		t.Errorf("delay=1s above a maxDelay of 100ms: status %d after %v, body %q", resp.StatusCode, took, body)
+	}
+	resp, _, took = get(eps["a"].URL + "/echo?delay=100ms&status=418")
+	if resp.StatusCode != 418 || took < 100*time.Millisecond {
+		t.Errorf("delay=100ms at a maxDelay of 100ms: status %d after %v", resp.StatusCode, took)
 	}
 	resp, _, _ = get(eps["a"].URL + "/echo?delay=fast")
 	if resp.StatusCode != http.StatusBadRequest {
@@ -209,7 +214,7 @@ func TestBackendPathsHeadersDelayCap(t *testing.T) {
 			t.Errorf("%s: direct %v, scraped %v", name, direct.Counters[name], scraped.Counters[name])
 		}
 	}
-	if direct.Counters["rq_total"] != 2 || direct.Counters["rq_418"] != 1 || direct.Counters["rq_400"] != 1 {
+	if direct.Counters["rq_total"] != 3 || direct.Counters["rq_418"] != 1 || direct.Counters["rq_400"] != 2 {
 		t.Errorf("a counters = %v", direct.Counters)
 	}
 	if _, ok := scraped.Gauges["cx_active"]; !ok {
