@@ -231,7 +231,7 @@ func (p *Exec) Result(c ResultContext) *Type {
 		F("stdout", StringType, "what the command wrote to its standard output"),
 		F("stderr", StringType, "what the command wrote to its standard error"),
 		F("exit", Num(Plain), "the command's exit code"),
-		F("captured", captured, "the named groups of capture's first match in stdout"),
+		F("captured", captured, "the named groups of capture's first match in stdout; when nothing matched, a group has no value: an expression or ${...} that reads it errors (saying so), unless it reads it only where has(<name>.captured, \"group\") holds"),
 		F("cut", BoolType, "stdout or stderr was longer than labrun keeps: the first and last bytes are here, the whole in the step's artifact files"),
 	)
 	if c.Sampled() {
