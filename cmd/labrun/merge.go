@@ -46,11 +46,21 @@ exits as that run would (0 all passed, 1 a run or summary failed, 3 a run could 
 its target). A record read from JSON lines gets its report (.md, .html, .json, without the
 raw artifacts, which stay where it ran) in --report-dir.
 
+A record is counted only as far as it supports itself: one whose outcome disagrees with its
+own expectations, steps or error is refused (exit 2, naming the file). When the scenario file
+a record names is here, with the source the run had, its expectations are judged again over
+the data it recorded (as labrun replay does), and a record whose outcome differs from that
+verdict is refused: it was edited or damaged. Records that cannot be judged again (the file is
+elsewhere or changed) are counted as recorded; stderr says how many. In JSON lines, a line
+that begins as a record and does not parse is an error (file:line).
+
 Every record names the source of its scenario (a hash of its file and package). Records of
 one scenario from different sources — shards that ran different checkouts — are refused
 (exit 2), naming the scenario and the files of each source, unless --allow-mixed-sources.
-Two records of one run (the same scenario, combination and round: a shard run twice) keep
-the later one, with a warning.`,
+Scenarios are told apart by name and file, the file by its folder and name (p1/x.cue), as
+the path to a checkout differs between machines. Two records of one run (the same scenario,
+combination and round: a shard run twice) keep the later one, with a warning; two whose vars
+differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return p.merge(args, &f)
