@@ -60,7 +60,9 @@ one scenario from different sources — shards that ran different checkouts — 
 Scenarios are told apart by name and file, the file by its folder and name (p1/x.cue), as
 the path to a checkout differs between machines. Two records of one run (the same scenario,
 combination and round: a shard run twice) keep the later one, with a warning; two whose vars
-differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).`,
+differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).
+A record of run --shard i/n keeps its shard and the runs of every shard: records that do not
+hold every run the shards planned (a shard's records missing) are refused (exit 2).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return p.merge(args, &f)
@@ -111,6 +113,9 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 	}
 	all, err := p.dropDuplicates(all)
 	if err != nil {
+		return err
+	}
+	if err := checkShards(all); err != nil {
 		return err
 	}
 	if err := p.rejudgeRecords(all); err != nil {
@@ -278,6 +283,70 @@ func fileKey(file string) string {
 		return d + "/" + base
 	}
 	return base
+}
+
+// checkShards refuses records of shards (run --shard i/n) that do not hold every run their
+// split planned: a shard's records missing (a job that never uploaded them), or some of a
+// shard's runs. A shard whose records are not there is missing unless the shards that are
+// there hold every run (a shard can hold none). Records without shard (made without
+// --shard, or before records kept it) are not checked.
+func checkShards(all []mergedRecord) error {
+	type split struct{ count, all int }
+	type shard struct{ runs, held int }
+	splits := map[split]map[int]*shard{}
+	var order []split
+	for _, m := range all {
+		sh := m.rec.Shard
+		if sh == nil {
+			continue
+		}
+		k := split{sh.Count, sh.All}
+		if splits[k] == nil {
+			splits[k] = map[int]*shard{}
+			order = append(order, k)
+		}
+		s := splits[k][sh.Index]
+		if s == nil {
+			s = &shard{runs: sh.Runs}
+			splits[k][sh.Index] = s
+		}
+		s.held++
+	}
+	var msgs []string
+	for _, k := range order {
+		held, planned := 0, 0
+		var short, absent []string
+		for i := 1; i <= k.count; i++ {
+			s := splits[k][i]
+			if s == nil {
+				absent = append(absent, fmt.Sprintf("%d/%d", i, k.count))
+				continue
+			}
+			held += s.held
+			planned += s.runs
+			if s.held < s.runs {
+				short = append(short, fmt.Sprintf("shard %d/%d holds %d of its %d runs", i, k.count, s.held, s.runs))
+			}
+		}
+		if held >= k.all {
+			continue
+		}
+		var why []string
+		if planned < k.all && len(absent) > 0 {
+			n := k.all - planned
+			if len(absent) == 1 {
+				why = append(why, fmt.Sprintf("no records of shard %s (%d run%s)", absent[0], n, plural(n)))
+			} else {
+				why = append(why, fmt.Sprintf("no records of shards %s (%d run%s between them)", strings.Join(absent, ", "), n, plural(n)))
+			}
+		}
+		why = append(why, short...)
+		msgs = append(msgs, fmt.Sprintf("the %d shards planned %d runs; the records hold %d: %s", k.count, k.all, held, strings.Join(why, "; ")))
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a summary of part of the runs would not say what ran; merge the records of every shard"}
 }
 
 // rejudgeRecords judges each record's expectations again over the data it recorded, as

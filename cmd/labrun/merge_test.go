@@ -112,3 +112,33 @@ func TestRecordLinesDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckShards: the records of a split's shards must hold every run it planned; a shard
+// absent is missing unless the others hold all; records without a shard are not checked.
+func TestCheckShards(t *testing.T) {
+	rec := func(i, n, runs, all int) mergedRecord {
+		return mergedRecord{rec: &interp.Record{Shard: &interp.ShardRecord{Index: i, Count: n, Runs: runs, All: all}}}
+	}
+	old := mergedRecord{rec: &interp.Record{}}
+	for _, c := range []struct {
+		name string
+		recs []mergedRecord
+		want string
+	}{
+		{"all", []mergedRecord{rec(1, 2, 2, 3), rec(1, 2, 2, 3), rec(2, 2, 1, 3)}, ""},
+		{"a shard without runs", []mergedRecord{rec(1, 3, 2, 3), rec(1, 3, 2, 3), rec(3, 3, 1, 3)}, ""},
+		{"old records", []mergedRecord{old, old}, ""},
+		{"a shard missing", []mergedRecord{rec(1, 2, 2, 3), rec(1, 2, 2, 3), old}, "the 2 shards planned 3 runs; the records hold 2: no records of shard 2/2 (1 run)"},
+		{"a run of a shard missing", []mergedRecord{rec(1, 2, 2, 3), rec(2, 2, 1, 3)}, "the records hold 2: shard 1/2 holds 1 of its 2 runs"},
+		{"two shards missing", []mergedRecord{rec(2, 3, 1, 4)}, "no records of shards 1/3, 3/3 (3 runs between them)"},
+		{"two splits, one whole", []mergedRecord{rec(1, 1, 1, 1), rec(1, 2, 1, 2)}, "the 2 shards planned 2 runs; the records hold 1"},
+	} {
+		got := ""
+		if err := checkShards(c.recs); err != nil {
+			got = err.Error()
+		}
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
