@@ -89,8 +89,21 @@ type Record struct {
 	// that labrun merge can tell records of one source from another's made on other
 	// machines. Empty in records made before it was kept.
 	Source string `json:"source,omitempty"`
+	// Shard is the shard of the process that made the record (--shard i/n), so that labrun
+	// merge can tell when the records of a shard are missing. Nil when the process ran every
+	// run, and in records made before it was kept.
+	Shard *ShardRecord `json:"shard,omitempty"`
 	// Artifacts are raw inputs, saved next to the report (not in the JSON).
 	Artifacts []*ArtifactRecord `json:"artifacts,omitempty"`
+}
+
+// ShardRecord is a shard's place in its split: shard Index of Count, which held Runs of the
+// All runs of every shard.
+type ShardRecord struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+	Runs  int `json:"runs"`
+	All   int `json:"all"`
 }
 
 // ClusterRecord is one of a run's clusters.

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -43,11 +46,23 @@ exits as that run would (0 all passed, 1 a run or summary failed, 3 a run could 
 its target). A record read from JSON lines gets its report (.md, .html, .json, without the
 raw artifacts, which stay where it ran) in --report-dir.
 
+A record is counted only as far as it supports itself: one whose outcome disagrees with its
+own expectations, steps or error is refused (exit 2, naming the file). When the scenario file
+a record names is here, with the source the run had, its expectations are judged again over
+the data it recorded (as labrun replay does), and a record whose outcome differs from that
+verdict is refused: it was edited or damaged. Records that cannot be judged again (the file is
+elsewhere or changed) are counted as recorded; stderr says how many. In JSON lines, a line
+that begins as a record and does not parse is an error (file:line).
+
 Every record names the source of its scenario (a hash of its file and package). Records of
 one scenario from different sources — shards that ran different checkouts — are refused
 (exit 2), naming the scenario and the files of each source, unless --allow-mixed-sources.
-Two records of one run (the same scenario, combination and round: a shard run twice) keep
-the later one, with a warning.`,
+Scenarios are told apart by name and file, the file by its folder and name (p1/x.cue), as
+the path to a checkout differs between machines. Two records of one run (the same scenario,
+combination and round: a shard run twice) keep the later one, with a warning; two whose vars
+differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).
+A record of run --shard i/n keeps its shard and the runs of every shard: records that do not
+hold every run the shards planned (a shard's records missing) are refused (exit 2).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return p.merge(args, &f)
@@ -90,14 +105,26 @@ func (p *process) merge(args []string, f *mergeFlags) error {
 
 // mergeRecords checks, orders and judges the records, and writes what one run would have.
 func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
+	if err := checkVerdicts(p.Cwd, all); err != nil {
+		return err
+	}
 	if err := checkSources(p.Cwd, all, f.mixed); err != nil {
 		return err
 	}
-	all = p.dropDuplicates(all)
+	all, err := p.dropDuplicates(all)
+	if err != nil {
+		return err
+	}
+	if err := checkShards(all); err != nil {
+		return err
+	}
+	if err := p.rejudgeRecords(all); err != nil {
+		return err
+	}
 	// The order of one run: by file, then position in it, then combination and round.
 	sort.SliceStable(all, func(i, j int) bool {
 		a, b := all[i].rec, all[j].rec
-		if fa, fb := filepath.Base(a.File), filepath.Base(b.File); fa != fb {
+		if fa, fb := fileKey(a.File), fileKey(b.File); fa != fb {
 			return fa < fb
 		}
 		if a.Pos.Line != b.Pos.Line {
@@ -175,16 +202,271 @@ func unitOrSingle(rec *interp.Record) *dsl.Unit {
 }
 
 // matrixKey says which matrix a record's unit belongs to, wherever it ran: the matrix with
-// its file's base name (a checkout's path differs between machines).
+// its file's key (a checkout's path differs between machines).
 func matrixKey(u *dsl.Unit) string {
 	m := *u.Matrix
-	m.File = filepath.Base(m.File)
+	m.File = fileKey(m.File)
 	m.Plot = slices.Clone(m.Plot)
 	for i := range m.Plot {
 		m.Plot[i].Pos = dsl.Pos{} // a position names the file by its path on that machine
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// checkVerdicts refuses records whose outcome disagrees with their own expectations and
+// steps: such a record was edited or damaged, and merge, which counts outcomes, would count
+// a run that failed as passed.
+func checkVerdicts(cwd string, all []mergedRecord) error {
+	var msgs []string
+	for _, m := range all {
+		if why := contradiction(m.rec); why != "" {
+			msgs = append(msgs, fmt.Sprintf("%s: run %s: %s", relPath(cwd, m.from), unitOrSingle(m.rec).ID, why))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a record that disagrees with itself was edited or damaged; merge counts no run from it"}
+}
+
+// contradiction says how a record's outcome disagrees with the verdicts it records (its
+// expectations', its steps', its error), or "" when it does not: a passed run has every
+// expectation passed, no error, and no step failed but those a mayFail or the catch phase
+// allowed; a failed run has a failed expectation, a failed step or an error.
+func contradiction(rec *interp.Record) string {
+	var exp *interp.Judgement
+	for _, j := range rec.Expectations {
+		if j.Outcome != interp.Passed {
+			exp = j
+			break
+		}
+	}
+	var step *interp.StepRecord
+	for _, s := range rec.Steps {
+		if s.Phase == dsl.PhaseCatch || slices.Contains(s.Warnings, interp.MayFailWarning) {
+			continue
+		}
+		if s.Outcome == interp.Failed || s.Outcome == interp.Errored || s.Outcome == interp.TimedOut {
+			step = s
+			break
+		}
+	}
+	switch rec.Outcome {
+	case interp.Passed:
+		switch {
+		case exp != nil:
+			return fmt.Sprintf("the record says passed; its expectation %q says %s", exp.Src, exp.Outcome)
+		case step != nil:
+			return fmt.Sprintf("the record says passed; its step %s says %s", step.Path, step.Outcome)
+		case rec.Error != "":
+			return fmt.Sprintf("the record says passed; it records the error %q", rec.Error)
+		}
+	case interp.Failed:
+		failedExp := exp != nil && (exp.Outcome == interp.Failed || exp.Outcome == interp.Errored)
+		if !failedExp && step == nil && rec.Error == "" {
+			return "the record says failed; its expectations passed, its steps ended and it records no error"
+		}
+	}
+	return ""
+}
+
+// fileKey names a scenario's file the same way on every machine that ran it, and apart from
+// the files of other folders: its folder's name and its own ("p1/x.cue"). The path before
+// them is where the checkout was on that machine. Two folders of one name in different
+// places (a/p/x.cue, b/p/x.cue) share a key: merge refuses their records of one scenario as
+// made from different sources.
+func fileKey(file string) string {
+	file = filepath.ToSlash(filepath.Clean(file))
+	dir, base := path.Split(file)
+	if d := path.Base(path.Clean(dir)); dir != "" && d != "." && d != "/" {
+		return d + "/" + base
+	}
+	return base
+}
+
+// checkShards refuses records of shards (run --shard i/n) that do not hold every run their
+// split planned: a shard's records missing (a job that never uploaded them), or some of a
+// shard's runs. A shard whose records are not there is missing unless the shards that are
+// there hold every run (a shard can hold none). Records without shard (made without
+// --shard, or before records kept it) are not checked.
+func checkShards(all []mergedRecord) error {
+	type split struct{ count, all int }
+	type shard struct{ runs, held int }
+	splits := map[split]map[int]*shard{}
+	var order []split
+	for _, m := range all {
+		sh := m.rec.Shard
+		if sh == nil {
+			continue
+		}
+		k := split{sh.Count, sh.All}
+		if splits[k] == nil {
+			splits[k] = map[int]*shard{}
+			order = append(order, k)
+		}
+		s := splits[k][sh.Index]
+		if s == nil {
+			s = &shard{runs: sh.Runs}
+			splits[k][sh.Index] = s
+		}
+		s.held++
+	}
+	var msgs []string
+	for _, k := range order {
+		held, planned := 0, 0
+		var short, absent []string
+		for i := 1; i <= k.count; i++ {
+			s := splits[k][i]
+			if s == nil {
+				absent = append(absent, fmt.Sprintf("%d/%d", i, k.count))
+				continue
+			}
+			held += s.held
+			planned += s.runs
+			if s.held < s.runs {
+				short = append(short, fmt.Sprintf("shard %d/%d holds %d of its %d runs", i, k.count, s.held, s.runs))
+			}
+		}
+		if held >= k.all {
+			continue
+		}
+		var why []string
+		if planned < k.all && len(absent) > 0 {
+			n := k.all - planned
+			if len(absent) == 1 {
+				why = append(why, fmt.Sprintf("no records of shard %s (%d run%s)", absent[0], n, plural(n)))
+			} else {
+				why = append(why, fmt.Sprintf("no records of shards %s (%d run%s between them)", strings.Join(absent, ", "), n, plural(n)))
+			}
+		}
+		why = append(why, short...)
+		msgs = append(msgs, fmt.Sprintf("the %d shards planned %d runs; the records hold %d: %s", k.count, k.all, held, strings.Join(why, "; ")))
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a summary of part of the runs would not say what ran; merge the records of every shard"}
+}
+
+// rejudgeRecords judges each record's expectations again over the data it recorded, as
+// labrun replay does, when the scenario file it names is here with the source it ran (the
+// same hash), and refuses a record whose recorded outcome differs from that verdict: its
+// data were edited or damaged after the run. Only runs that reached their end with no step
+// failed are judged again (the verdict of the others is their failure's). The records that
+// could not be judged again (no file, another source) are counted on stderr.
+func (p *process) rejudgeRecords(all []mergedRecord) error {
+	cache := map[string]loadedScenario{}
+	var msgs []string
+	notHere := map[string]bool{}
+	unjudged := 0
+	for _, m := range all {
+		rec := m.rec
+		if (rec.Outcome != interp.Passed && rec.Outcome != interp.Failed) || rec.Error != "" || anyStepFailed(rec) {
+			continue
+		}
+		if rec.File == "" || rec.Source == "" {
+			unjudged++
+			continue
+		}
+		file := inCwd(p.Cwd, rec.File)
+		vars := map[string]string{}
+		var names []string
+		for k, v := range rec.Vars {
+			vars[k] = dsl.Stringify(v)
+			names = append(names, k+"="+vars[k])
+		}
+		sort.Strings(names)
+		key := file + "\x00" + rec.Source + "\x00" + rec.Scenario + "\x00" + strings.Join(names, "\x00")
+		l, ok := cache[key]
+		if !ok {
+			l = p.scenarioOf(file, rec, vars)
+			cache[key] = l
+		}
+		if l.sc == nil {
+			unjudged++
+			notHere[l.why] = true
+			continue
+		}
+		cp := *rec
+		cp.TargetValues = maps.Clone(rec.TargetValues)
+		if err := interp.RestoreTypes(&cp); err != nil {
+			msgs = append(msgs, fmt.Sprintf("%s: run %s: %v", relPath(p.Cwd, m.from), unitOrSingle(rec).ID, err))
+			continue
+		}
+		judged := interp.Rejudge(&cp, l.sc)
+		if v := interp.Verdict(&cp, judged); v != rec.Outcome {
+			why := ""
+			for _, j := range judged {
+				if j.Outcome != interp.Passed {
+					why = fmt.Sprintf(" (%q %s", j.Src, j.Outcome)
+					if j.Explanation != "" {
+						why += ": " + j.Explanation
+					} else if j.Reason != "" {
+						why += ": " + j.Reason
+					}
+					why += ")"
+					break
+				}
+			}
+			msgs = append(msgs, fmt.Sprintf("%s: run %s: the record says %s; its data says %s%s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID, rec.Outcome, v, why))
+		}
+	}
+	if unjudged > 0 {
+		fmt.Fprintf(p.Stderr, "labrun: merge: %d of %d records were counted as recorded, not judged again over their data (%s)\n",
+			unjudged, len(all), strings.Join(slices.Sorted(maps.Keys(notHere)), "; "))
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: judged again over its own data, a record gives another verdict than it records: it was edited or damaged; merge counts no run from it"}
+}
+
+// loadedScenario is the scenario of a record, or why it could not be had.
+type loadedScenario struct {
+	sc  *dsl.Scenario
+	why string
+}
+
+// scenarioOf loads the scenario a record names from file with the record's vars, when file is
+// the source the record ran; else why not.
+func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]string) (l loadedScenario) {
+	if !fileExists(file) {
+		l.why = "their scenario file is not here"
+		return l
+	}
+	if p.sources.of(file) != rec.Source {
+		l.why = "their scenario file here is not the source they ran"
+		return l
+	}
+	res, errs, err := p.loadTo(io.Discard, []string{file}, dsl.Options{Vars: vars})
+	if err != nil || len(errs) > 0 {
+		l.why = "their scenario file does not load here"
+		return l
+	}
+	for _, s := range res.Scenarios {
+		if s.Name == rec.Scenario {
+			l.sc = s
+		}
+	}
+	if l.sc == nil {
+		l.why = "their scenario file here declares no such scenario"
+	}
+	return l
+}
+
+// anyStepFailed says whether a step of the record failed (not one a mayFail or the catch phase
+// allowed).
+func anyStepFailed(rec *interp.Record) bool {
+	for _, s := range rec.Steps {
+		if s.Phase == dsl.PhaseCatch || slices.Contains(s.Warnings, interp.MayFailWarning) {
+			continue
+		}
+		if s.Outcome == interp.Failed || s.Outcome == interp.Errored || s.Outcome == interp.TimedOut {
+			return true
+		}
+	}
+	return false
 }
 
 // checkSources refuses records of one scenario made from different sources, unless mixed.
@@ -196,7 +478,7 @@ func checkSources(cwd string, all []mergedRecord, mixed bool) error {
 	byScenario := map[string][]*src{}
 	var order []string
 	for _, m := range all {
-		k := m.rec.Scenario
+		k := m.rec.Scenario + " (" + fileKey(m.rec.File) + ")"
 		if m.rec.Source == "" {
 			continue // made before records kept their source: nothing to compare
 		}
@@ -243,28 +525,75 @@ func relAll(cwd string, paths []string) []string {
 	return out
 }
 
-// dropDuplicates keeps one record of each run (scenario, combination, round): the later.
-func (p *process) dropDuplicates(all []mergedRecord) []mergedRecord {
+// dropDuplicates keeps one record of each run (file, scenario, combination, round): the later,
+// when the two are copies of one run (a shard run twice). Two records of one run id whose
+// vars differ are runs of different experiments (a var fixed with --var is not in the id):
+// merge refuses them. Two whose sources differ are refused by checkSources unless mixed: then
+// the later is kept, as a job retried from a newer checkout, and the warning says so.
+func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 	byID := map[string]int{}
 	var out []mergedRecord
+	var msgs []string
 	for _, m := range all {
-		id := filepath.Base(m.rec.File) + ":" + unitOrSingle(m.rec).ID
+		id := fileKey(m.rec.File) + ":" + unitOrSingle(m.rec).ID
 		i, ok := byID[id]
 		if !ok {
 			byID[id] = len(out)
 			out = append(out, m)
 			continue
 		}
-		keep, drop := out[i], m
-		if m.rec.Start.After(out[i].rec.Start) {
-			keep, drop = m, out[i]
+		if diff := differentRuns(out[i].rec, m.rec); diff != "" {
+			msgs = append(msgs, fmt.Sprintf("%s and %s are both run %s but of different experiments: %s",
+				relPath(p.Cwd, out[i].from), relPath(p.Cwd, m.from), unitOrSingle(m.rec).ID, diff))
+			continue
 		}
-		fmt.Fprintf(p.Stderr, "labrun: merge: warning: two records of run %s (%s, %s): keeping the later one, from %s\n",
-			unitOrSingle(m.rec).ID, relPath(p.Cwd, out[i].from), relPath(p.Cwd, m.from), relPath(p.Cwd, keep.from))
-		_ = drop
+		keep := out[i]
+		if m.rec.Start.After(out[i].rec.Start) {
+			keep = m
+		}
+		sources := ""
+		if out[i].rec.Source != "" && m.rec.Source != "" && out[i].rec.Source != m.rec.Source {
+			sources = " from different sources"
+		}
+		fmt.Fprintf(p.Stderr, "labrun: merge: warning: two records of run %s%s (%s, %s): keeping the later one, from %s\n",
+			unitOrSingle(m.rec).ID, sources, relPath(p.Cwd, out[i].from), relPath(p.Cwd, m.from), relPath(p.Cwd, keep.from))
 		out[i] = keep
 	}
-	return out
+	if len(msgs) > 0 {
+		return nil, &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: the runs ran different experiments under one id; merge them apart"}
+	}
+	return out, nil
+}
+
+// differentRuns says how two records of one run id differ in the vars they ran with (each
+// with its two values), or "" when they are copies of one run.
+func differentRuns(a, b *interp.Record) string {
+	var names []string
+	for k := range a.Vars {
+		names = append(names, k)
+	}
+	for k := range b.Vars {
+		if _, ok := a.Vars[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	var diffs []string
+	for _, k := range names {
+		va, oka := a.Vars[k]
+		vb, okb := b.Vars[k]
+		sa, sb := "unset", "unset"
+		if oka {
+			sa = dsl.Stringify(va)
+		}
+		if okb {
+			sb = dsl.Stringify(vb)
+		}
+		if sa != sb {
+			diffs = append(diffs, fmt.Sprintf("var %s is %s in the first, %s in the second", k, sa, sb))
+		}
+	}
+	return strings.Join(diffs, "; ")
 }
 
 // readRecords reads the records at path: a folder's .json records (not its summaries), a
@@ -315,6 +644,9 @@ func (p *process) readRecords(path string) ([]mergedRecord, error) {
 	return out, nil
 }
 
+// recordStart matches how a record's line begins (its first field is its version).
+var recordStart = regexp.MustCompile(`^\{\s*"version"\s*:`)
+
 // recordLines reads the records among the lines of r (labrun run -o json's stdout, a pod's
 // log: other lines are skipped); name says where they came from in errors.
 func recordLines(name string, r io.Reader) ([]*interp.Record, error) {
@@ -328,6 +660,13 @@ func recordLines(name string, r io.Reader) ([]*interp.Record, error) {
 		}
 		at := fmt.Sprintf("%s:%d", name, n)
 		if report.Sniff(at, line) != report.KindRecord {
+			if recordStart.Match(line) && !json.Valid(line) {
+				// A record cut short (a pod's log truncated, a line split): skipping it would
+				// drop a run, perhaps the one that failed.
+				var v any
+				err := json.Unmarshal(line, &v)
+				return nil, fmt.Errorf("%s: a run record that does not parse (cut short or damaged): %v", at, err)
+			}
 			continue
 		}
 		rec, err := report.Decode(at, line)

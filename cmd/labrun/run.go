@@ -50,6 +50,8 @@ func (f *targetFlags) register(cmd *cobra.Command) {
 type runFlags struct {
 	loadFlags
 	targetFlags
+	// shard is this process's shard (--shard), kept in each record.
+	shard     *interp.ShardRecord
 	reportDir string
 	junit     string
 	keep      bool
@@ -225,6 +227,9 @@ func (p *process) run(args []string, f *runFlags) error {
 		}
 	}
 	writeShardLine(p.Stdout, w)
+	if sh := w.shard; sh != nil {
+		f.shard = &interp.ShardRecord{Index: sh.spec.Index, Count: sh.spec.Count, Runs: len(w.units), All: sh.all}
+	}
 	// After an interrupt, the units not started yet still get a report, marked interrupted.
 	c, recs, never := p.runUnits(runCtx, cleanupCtx, w, f, each)
 	code = worse(code, c)
@@ -408,6 +413,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 // verdict.
 func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool) ran {
 	rec.Unit = shownUnit(u)
+	rec.Shard = f.shard
 	if rec.Source == "" {
 		rec.Source = p.sources.of(u.Matrix.File)
 	}

@@ -257,10 +257,13 @@ func TestMergeRefusesMixedSources(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	code, _, errOut := labrunIn(t, dir, "merge", "--report-dir", "m", "before", "after")
-	if code != exitInvalid || !regexp.MustCompile(`^labrun: merge: scenario s1 was run from 2 different sources: [0-9a-f]{12} in before/\S+\.json; [0-9a-f]{12} in after/\S+\.json, after/\S+\.json\n`).MatchString(errOut) {
+	if code != exitInvalid || !regexp.MustCompile(`^labrun: merge: scenario s1 \(\S+/s1\.cue\) was run from 2 different sources: [0-9a-f]{12} in before/\S+\.json; [0-9a-f]{12} in after/\S+\.json, after/\S+\.json\n`).MatchString(errOut) {
 		t.Errorf("merge of two sources: exit %d, stderr:\n%s", code, errOut)
 	}
-	if code, out, errOut := labrunIn(t, dir, "merge", "-q", "--allow-mixed-sources", "--report-dir", "m", "before", "after"); code != exitOK {
+	// The run s1#1 is in both: the later is kept, and the warning says they are of two
+	// sources; the records kept are of the file as it is now, so all are judged again.
+	code, out, errOut := labrunIn(t, dir, "merge", "-q", "--allow-mixed-sources", "--report-dir", "m", "before", "after")
+	if code != exitOK || !regexp.MustCompile(`^labrun: merge: warning: two records of run s1#1 from different sources \(before/\S+\.json, after/\S+\.json\): keeping the later one, from after/\S+\.json\n$`).MatchString(errOut) {
 		t.Errorf("--allow-mixed-sources: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+)
+
+// TestContradiction: a record's outcome is checked against the verdicts it records. A passed
+// run has every expectation passed, no step failed (but one a mayFail allowed, or one of the
+// catch phase) and no error; a failed run has a failed or errored expectation, a failed step
+// or an error. Other outcomes (error, interrupted, timeout) are not judged here.
+func TestContradiction(t *testing.T) {
+	exp := func(o interp.Outcome) *interp.Judgement { return &interp.Judgement{Src: "a == 1", Outcome: o} }
+	step := func(o interp.Outcome, phase dsl.Phase, warnings ...string) *interp.StepRecord {
+		return &interp.StepRecord{Path: "steps.0", Phase: phase, Outcome: o, Warnings: warnings}
+	}
+	for _, c := range []struct {
+		name string
+		rec  interp.Record
+		want string // a part of the contradiction; "" for none
+	}{
+		{"passed, all passed", interp.Record{Outcome: interp.Passed, Expectations: []*interp.Judgement{exp(interp.Passed)}, Steps: []*interp.StepRecord{step(interp.Passed, dsl.PhaseSteps)}}, ""},
+		{"passed, no expectations", interp.Record{Outcome: interp.Passed}, ""},
+		{"passed, an expectation failed", interp.Record{Outcome: interp.Passed, Expectations: []*interp.Judgement{exp(interp.Passed), exp(interp.Failed)}}, `the record says passed; its expectation "a == 1" says failed`},
+		{"passed, an expectation errored", interp.Record{Outcome: interp.Passed, Expectations: []*interp.Judgement{exp(interp.Errored)}}, `says error`},
+		{"passed, an expectation skipped", interp.Record{Outcome: interp.Passed, Expectations: []*interp.Judgement{exp(interp.Skipped)}}, `says skipped`},
+		{"passed, a step failed", interp.Record{Outcome: interp.Passed, Steps: []*interp.StepRecord{step(interp.Failed, dsl.PhaseSteps)}}, "its step steps.0 says failed"},
+		{"passed, a cleanup step timed out", interp.Record{Outcome: interp.Passed, Steps: []*interp.StepRecord{step(interp.TimedOut, dsl.PhaseCleanup)}}, "says timeout"},
+		{"passed, a mayFail step failed", interp.Record{Outcome: interp.Passed, Steps: []*interp.StepRecord{step(interp.Failed, dsl.PhaseSteps, interp.MayFailWarning)}}, ""},
+		{"passed, a catch step failed", interp.Record{Outcome: interp.Passed, Steps: []*interp.StepRecord{step(interp.Failed, dsl.PhaseCatch)}}, ""},
+		{"passed, a step cancelled", interp.Record{Outcome: interp.Passed, Steps: []*interp.StepRecord{step(interp.Cancelled, dsl.PhaseSteps)}}, ""},
+		{"passed, an error", interp.Record{Outcome: interp.Passed, Error: "boom"}, `it records the error "boom"`},
+		{"failed, an expectation failed", interp.Record{Outcome: interp.Failed, Expectations: []*interp.Judgement{exp(interp.Passed), exp(interp.Failed)}}, ""},
+		{"failed, an expectation errored", interp.Record{Outcome: interp.Failed, Expectations: []*interp.Judgement{exp(interp.Errored)}}, ""},
+		{"failed, a step failed", interp.Record{Outcome: interp.Failed, Expectations: []*interp.Judgement{exp(interp.Skipped)}, Steps: []*interp.StepRecord{step(interp.Failed, dsl.PhaseSteps)}}, ""},
+		{"failed, an error", interp.Record{Outcome: interp.Failed, Error: "cleanup: boom"}, ""},
+		{"failed, nothing failed", interp.Record{Outcome: interp.Failed, Expectations: []*interp.Judgement{exp(interp.Passed)}}, "the record says failed; its expectations passed"},
+		{"failed, only a mayFail step failed", interp.Record{Outcome: interp.Failed, Steps: []*interp.StepRecord{step(interp.Failed, dsl.PhaseSteps, interp.MayFailWarning)}}, "the record says failed"},
+		{"error, nothing failed", interp.Record{Outcome: interp.Errored}, ""},
+		{"interrupted", interp.Record{Outcome: interp.Interrupted, Expectations: []*interp.Judgement{exp(interp.Skipped)}}, ""},
+	} {
+		got := contradiction(&c.rec)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: contradiction %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestFileKey: a scenario file is named by its folder and its own name, whatever the path to
+// the checkout on the machine that ran it.
+func TestFileKey(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"/home/a/lab/dup/p1/x.cue", "p1/x.cue"},
+		{"/builds/ci/lab/dup/p1/x.cue", "p1/x.cue"},
+		{"/home/a/lab/dup/p2/x.cue", "p2/x.cue"},
+		{"scenarios/mode1.cue", "scenarios/mode1.cue"},
+		{"x.cue", "x.cue"},
+		{"./x.cue", "x.cue"},
+		{"/x.cue", "x.cue"},
+		{"", "."},
+	} {
+		if got := fileKey(c.in); got != c.want {
+			t.Errorf("fileKey(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestDifferentRuns: two records of one run id are copies of one run only when their vars
+// agree (compared as they print).
+func TestDifferentRuns(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		a, b interp.Record
+		want string
+	}{
+		{"same", interp.Record{Vars: map[string]any{"share": 50.0}, Source: "sha256:a"}, interp.Record{Vars: map[string]any{"share": 50.0}, Source: "sha256:a"}, ""},
+		{"no vars", interp.Record{}, interp.Record{}, ""},
+		{"a var differs", interp.Record{Vars: map[string]any{"share": 100.0, "n": 1.0}}, interp.Record{Vars: map[string]any{"share": 0.0, "n": 1.0}}, "var share is 100 in the first, 0 in the second"},
+		{"a var only in one", interp.Record{Vars: map[string]any{"n": 1.0}}, interp.Record{}, "var n is 1 in the first, unset in the second"},
+		{"a var only in the other", interp.Record{}, interp.Record{Vars: map[string]any{"n": "x"}}, "var n is unset in the first, x in the second"},
+	} {
+		got := differentRuns(&c.a, &c.b)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: differentRuns %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestRecordLinesDamaged: a line that begins as a record does and does not parse is an error
+// naming file:line; other lines (text, JSON that is no record, a line merely starting with a
+// brace) are skipped.
+func TestRecordLinesDamaged(t *testing.T) {
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"cut short", "hello\n{\"version\":2,\"scenario\":\"pb\",\"fi\n", "pod.log:2: a run record that does not parse (cut short or damaged)"},
+		{"cut short, spaced", "{ \"version\" : 2, \"scen\n", "pod.log:1: a run record that does not parse"},
+		{"other JSON", "{\"not\": \"a record\"}\n{\"kind\": \"x\"}\n", ""},
+		{"a brace", "{ not json at all\n", ""},
+		{"text", "labrun: hi\n", ""},
+	} {
+		_, err := recordLines("pod.log", strings.NewReader(c.in))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: error %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestCheckShards: the records of a split's shards must hold every run it planned; a shard
+// absent is missing unless the others hold all; records without a shard are not checked.
+func TestCheckShards(t *testing.T) {
+	rec := func(i, n, runs, all int) mergedRecord {
+		return mergedRecord{rec: &interp.Record{Shard: &interp.ShardRecord{Index: i, Count: n, Runs: runs, All: all}}}
+	}
+	old := mergedRecord{rec: &interp.Record{}}
+	for _, c := range []struct {
+		name string
+		recs []mergedRecord
+		want string
+	}{
+		{"all", []mergedRecord{rec(1, 2, 2, 3), rec(1, 2, 2, 3), rec(2, 2, 1, 3)}, ""},
+		{"a shard without runs", []mergedRecord{rec(1, 3, 2, 3), rec(1, 3, 2, 3), rec(3, 3, 1, 3)}, ""},
+		{"old records", []mergedRecord{old, old}, ""},
+		{"a shard missing", []mergedRecord{rec(1, 2, 2, 3), rec(1, 2, 2, 3), old}, "the 2 shards planned 3 runs; the records hold 2: no records of shard 2/2 (1 run)"},
+		{"a run of a shard missing", []mergedRecord{rec(1, 2, 2, 3), rec(2, 2, 1, 3)}, "the records hold 2: shard 1/2 holds 1 of its 2 runs"},
+		{"two shards missing", []mergedRecord{rec(2, 3, 1, 4)}, "no records of shards 1/3, 3/3 (3 runs between them)"},
+		{"two splits, one whole", []mergedRecord{rec(1, 1, 1, 1), rec(1, 2, 1, 2)}, "the 2 shards planned 2 runs; the records hold 1"},
+	} {
+		got := ""
+		if err := checkShards(c.recs); err != nil {
+			got = err.Error()
+		}
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
