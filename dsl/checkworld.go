@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 
 	"labrun.dev/labrun/schema"
 )
@@ -68,7 +69,17 @@ func (d *decoder) checkLocalWorld() {
 		return
 	}
 	loopback("local.dns.address", l.DNS.Address)
+	zone := strings.ToLower(strings.TrimSuffix(l.DNS.Zone, "."))
 	for _, host := range sortedKeys(l.DNS.Records) {
+		// As the lab DNS server takes a record's name: one in the zone, or a single label
+		// relative to it; any other would be refused when the run starts.
+		if h := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(host), ".")); zone != "" && h != zone && !strings.HasSuffix(h, "."+zone) && strings.Contains(h, ".") {
+			pos := d.rootFieldPos("local.dns.records")
+			if f, ok := d.root.LookupPath(cue.MakePath(cue.Str("local"), cue.Str("dns"), cue.Str("records"), cue.Str(host))).Source().(*ast.Field); ok {
+				pos = d.l.posOf(f.Label.Pos())
+			}
+			d.err(pos, quotePath([]string{"local", "dns", "records", host}), "record %q is not in the lab zone %q: the lab DNS answers only for names in its zone; expected a name ending in .%s, or a single label (taken relative to the zone)", host, zone, zone)
+		}
 		for i, a := range l.DNS.Records[host] {
 			if net.ParseIP(a) != nil {
 				continue
