@@ -3,6 +3,8 @@ package dsl
 import (
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -32,26 +34,28 @@ func (w *Warning) String() string { return fmt.Sprintf("%s: warning[%s]: %s", w.
 
 // The lint codes.
 const (
-	LintStatsMatcher  = "stats-matcher"
-	LintPortLevel     = "port-level-shadow"
-	LintTCPPort       = "http-on-tcp-port"
-	LintClusterDomain = "cluster-domain"
-	LintUnknownHost   = "unknown-host"
-	LintOneSample     = "one-sample"
-	LintUnknownStat   = "unknown-stat"
-	LintMayFailUnread = "mayfail-unread"
+	LintStatsMatcher   = "stats-matcher"
+	LintPortLevel      = "port-level-shadow"
+	LintTCPPort        = "http-on-tcp-port"
+	LintClusterDomain  = "cluster-domain"
+	LintUnknownHost    = "unknown-host"
+	LintOneSample      = "one-sample"
+	LintUnknownStat    = "unknown-stat"
+	LintMayFailUnread  = "mayfail-unread"
+	LintUnknownAddress = "unknown-address"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
 var LintCodes = map[string]string{
-	LintStatsMatcher:  "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
-	LintPortLevel:     "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
-	LintTCPPort:       "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
-	LintClusterDomain: "a literal cluster.local in a cluster name on the kube target",
-	LintUnknownHost:   "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
-	LintOneSample:     "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
-	LintUnknownStat:   "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
-	LintMayFailUnread: "a wait with mayFail: true whose outcome no expression reads: the run goes on whether or not its condition held",
+	LintStatsMatcher:   "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
+	LintPortLevel:      "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
+	LintTCPPort:        "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
+	LintClusterDomain:  "a literal cluster.local in a cluster name on the kube target",
+	LintUnknownHost:    "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
+	LintOneSample:      "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
+	LintUnknownStat:    "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
+	LintMayFailUnread:  "a wait with mayFail: true whose outcome no expression reads: the run goes on whether or not its condition held",
+	LintUnknownAddress: "a local load whose URL names a loopback address where no backend or blackhole of the scenario listens, and no step of it starts a server (a mistyped port: every request fails to connect)",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default
@@ -167,6 +171,58 @@ func (d *decoder) lint() {
 			d.lintStatsMatcher(s, envoy, cluster, reads[s.Name], objs, warn)
 		}
 	})
+	d.lintLoopbackLoads(warn)
+}
+
+// lintLoopbackLoads warns of a local load whose URL names, as a literal loopback address, no
+// local backend or blackhole of the scenario, when nothing of the scenario's own (a process,
+// an exec on this machine) could be listening there: most often a mistyped port, whose every
+// request fails to connect, and "no 503" claims then hold of nothing.
+func (d *decoder) lintLoopbackLoads(warn func(s *Step, field, code, format string, args ...any)) {
+	l := d.sc.Local
+	if l == nil || d.target() != "local" || slices.ContainsFunc(d.order, writesLocalFiles) {
+		return
+	}
+	known := map[string]string{}
+	var declared []string
+	for _, n := range sortedKeys(l.Backends) {
+		if a := l.Backends[n].Address; a != "" {
+			known[a] = "backends." + n
+			declared = append(declared, fmt.Sprintf("backends.%s at %s", n, a))
+		}
+	}
+	for _, n := range sortedKeys(l.Blackholes) {
+		if a := l.Blackholes[n].Address; a != "" {
+			known[a] = "blackholes." + n
+		}
+	}
+	for _, s := range d.order {
+		p, ok := s.Params.(*schema.Load)
+		if !ok || HasInterpolation(p.URL) && !strings.HasPrefix(p.URL, "http://127.") {
+			continue
+		}
+		u, err := url.Parse(p.URL)
+		if err != nil || HasInterpolation(u.Host) {
+			continue
+		}
+		host, port := u.Hostname(), u.Port()
+		if port == "" {
+			port = "80"
+		}
+		ip := net.ParseIP(host)
+		if ip == nil || !ip.IsLoopback() {
+			continue
+		}
+		addr := net.JoinHostPort(host, port)
+		if known[addr] != "" {
+			continue
+		}
+		hint := "no backend of this scenario has a fixed address: write ${backends.<name>.url}"
+		if len(declared) > 0 {
+			hint = "its backends: " + strings.Join(declared, ", ")
+		}
+		warn(s, "url", LintUnknownAddress, "the load's URL names %s, where no local backend or blackhole of this scenario listens (%s), and no step of it starts a server: if nothing else listens there, every request fails to connect and claims about its responses hold of nothing; write ${backends.<name>.url}", addr, hint)
+	}
 }
 
 // objIndex is the index of objs[i] among the objects of its own apply step.
