@@ -49,8 +49,9 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 			if err := checkOutput(output); err != nil {
 				return err
 			}
-			if tolerance < 0 {
-				return &exitError{exitInvalid, fmt.Sprintf("--tolerance %g: expected 0 or more (a relative change, 0.1 for 10%%)", tolerance)}
+			// NaN compares false with everything: as a tolerance it would hide every change.
+			if tolerance < 0 || math.IsNaN(tolerance) || math.IsInf(tolerance, 0) {
+				return &exitError{exitInvalid, fmt.Sprintf("--tolerance %g: expected a finite number, 0 or more (a relative change, 0.1 for 10%%)", tolerance)}
 			}
 			if plot != "" && !strings.HasSuffix(plot, ".svg") {
 				return &exitError{exitInvalid, fmt.Sprintf("--plot %s: expected a file name ending in .svg", plot)}
