@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -24,7 +25,20 @@ func (v Values) MarshalJSON() ([]byte, error) {
 	for k, x := range v {
 		m[k] = JSONNumber(x)
 	}
-	return json.Marshal(m)
+	return MarshalUnescaped(m)
+}
+
+// MarshalUnescaped is json.Marshal without escaping <, > and &: what a MarshalJSON method
+// returns, so that an encoder that does not escape them (labrun's -o json) shows them as
+// they are, and one that does (json.Marshal) still escapes them.
+func MarshalUnescaped(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // UnmarshalJSON reads the values, the strings "+Inf", "-Inf" and "NaN" as the numbers.
