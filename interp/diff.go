@@ -105,7 +105,7 @@ func Diff(a, b *Record, tolerance float64) *RunDiff {
 			if xa != 0 {
 				rel := abs / math.Abs(xa)
 				df.Rel = &rel
-				df.Beyond = math.Abs(rel) > tolerance
+				df.Beyond = !(math.Abs(rel) <= tolerance) // from ±Inf or NaN: NaN, beyond
 			} else {
 				df.Beyond = abs != 0
 			}

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"strings"
@@ -50,5 +51,36 @@ func TestWriteNonFinite(t *testing.T) {
 	}
 	if back.Results["cfg"] == nil {
 		t.Error("the config result was not read back")
+	}
+}
+
+// Two summaries whose value went from 5 to +Inf (or back) differ beyond any tolerance, and
+// their diff's JSON is written; +Inf against +Inf and NaN against NaN are no difference.
+func TestDiffSummariesNonFinite(t *testing.T) {
+	sum := func(x float64) *report.Summary {
+		return &report.Summary{Scenario: "s", Count: 1, Combinations: 1, Planned: 1, Passed: 1, Verdict: "passed",
+			Runs: []report.SummaryRun{{Vars: map[string]string{}, Round: 1, Outcome: interp.Passed, Values: interp.Values{"r": x}}}}
+	}
+	for _, c := range []struct{ a, b float64 }{{5, math.Inf(1)}, {math.Inf(1), 5}, {math.NaN(), 5}} {
+		d, err := report.DiffSummaries(sum(c.a), sum(c.b), 0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Values) != 1 || !d.Values[0].Beyond || d.Beyond != 1 {
+			t.Errorf("%v → %v: %+v", c.a, c.b, d)
+		}
+		if _, err := json.Marshal(d); err != nil {
+			t.Errorf("%v → %v: %v", c.a, c.b, err)
+		}
+	}
+	for _, x := range []float64{math.Inf(1), math.NaN()} {
+		if d, err := report.DiffSummaries(sum(x), sum(x), 0); err != nil || d.Beyond != 0 {
+			t.Errorf("%v against itself: %+v, %v", x, d, err)
+		}
+	}
+	a, b := sum(1), sum(1)
+	a.PassRate, b.Verdict = 0.5, "failed"
+	if d, _ := report.DiffSummaries(a, b, 0); d.Verdict == nil || d.Beyond != 1 {
+		t.Errorf("a changed verdict: %+v", d)
 	}
 }

@@ -172,7 +172,7 @@ func DiffSummaries(a, b *Summary, tolerance float64) (*SummaryDiff, error) {
 				if x.Median != 0 {
 					rel := (y.Median - x.Median) / math.Abs(x.Median)
 					row.Rel = &rel
-					row.Beyond = math.Abs(rel) > tolerance
+					row.Beyond = !(math.Abs(rel) <= tolerance) // from ±Inf or NaN: NaN, beyond
 				} else {
 					row.Beyond = y.Median != 0
 				}

@@ -248,7 +248,7 @@ func change(df interp.Difference) string {
 
 func signed(x float64) string {
 	s := report.Sig4(x)
-	if x > 0 {
+	if x > 0 && !math.IsInf(x, 1) { // Sig4 writes +Inf with its sign
 		s = "+" + s
 	}
 	return s
