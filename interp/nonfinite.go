@@ -120,6 +120,19 @@ func (r *Result) WithFiniteJSON() *Result {
 	return &c
 }
 
+// WithFiniteJSON is a shallow copy of r whose results are WithFiniteJSON's: what is encoded
+// when r's plain JSON fails on a non-finite number in a result.
+func (r *Record) WithFiniteJSON() *Record {
+	c := *r
+	if r.Results != nil {
+		c.Results = make(map[string]*Result, len(r.Results))
+		for k, v := range r.Results {
+			c.Results[k] = v.WithFiniteJSON()
+		}
+	}
+	return &c
+}
+
 // IsNonFinite says whether err is encoding/json refusing a non-finite number.
 func IsNonFinite(err error) bool {
 	var unsupported *json.UnsupportedValueError

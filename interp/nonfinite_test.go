@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 )
 
@@ -45,5 +46,21 @@ func TestDiffStepSummaries(t *testing.T) {
 	d := interp.Diff(rec("app-1a2b", "sleep 1s"), rec("app-3c4d", "sleep 2s"), 0)
 	if len(d.Differences) != 1 || d.Differences[0].Path != "steps.1.summary" || d.Differences[0].A != "sleep 1s" {
 		t.Errorf("an unnamed step's summary changed: %+v", d.Differences)
+	}
+}
+
+// A record whose JSON-like result holds NaN still has its secrets hidden (the redactor goes
+// through the record's JSON, which encoding/json refuses with a NaN in it).
+func TestRedactNonFiniteResult(t *testing.T) {
+	red := interp.NewRedactor(&dsl.Scenario{Secrets: []string{"pw"}, Vars: map[string]any{"pw": "hunter2"}})
+	rec := &interp.Record{Scenario: "s", Error: "login hunter2 refused"}
+	rec.Put("cfg", "config", false, map[string]any{"weight": math.NaN(), "user": "hunter2"})
+	out := red.Record(rec)
+	b, err := json.Marshal(out.WithFiniteJSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "hunter2") {
+		t.Errorf("the secret shows: %s", b)
 	}
 }
