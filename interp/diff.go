@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"labrun.dev/labrun/schema"
@@ -28,6 +29,25 @@ type Difference struct {
 	Rel *float64 `json:"rel,omitempty"`
 	// Beyond says the difference is beyond the tolerance.
 	Beyond bool `json:"beyond"`
+}
+
+// MarshalJSON writes the difference, a non-finite number (a value read as +Inf, a change
+// from it) as its string.
+func (d Difference) MarshalJSON() ([]byte, error) {
+	ptr := func(x *float64) any {
+		if x == nil {
+			return nil
+		}
+		return JSONNumber(*x)
+	}
+	return MarshalUnescaped(struct {
+		Path   string `json:"path"`
+		A      any    `json:"a"`
+		B      any    `json:"b"`
+		Abs    any    `json:"abs,omitempty"`
+		Rel    any    `json:"rel,omitempty"`
+		Beyond bool   `json:"beyond"`
+	}{d.Path, jsonLike(d.A), jsonLike(d.B), ptr(d.Abs), ptr(d.Rel), d.Beyond})
 }
 
 // VerdictChange is an expectation whose verdict differs.
@@ -85,7 +105,7 @@ func Diff(a, b *Record, tolerance float64) *RunDiff {
 			if xa != 0 {
 				rel := abs / math.Abs(xa)
 				df.Rel = &rel
-				df.Beyond = math.Abs(rel) > tolerance
+				df.Beyond = !(math.Abs(rel) <= tolerance) // from ±Inf or NaN: NaN, beyond
 			} else {
 				df.Beyond = abs != 0
 			}
@@ -182,10 +202,22 @@ func Flatten(r *Record) map[string]any {
 	base := r.StepsStart.Sub(r.Start)
 	seen := map[string]bool{}
 	for _, s := range r.Steps {
-		if s.Name == "" || seen[s.Name] {
+		// What a step did (its summary: the URL and query a load sent, the object applied)
+		// is compared for every step, an unnamed one by its path.
+		key := s.Path
+		if s.Name != "" {
+			key = "steps." + s.Name
+		}
+		if seen[key] {
 			continue
 		}
-		seen[s.Name] = true
+		seen[key] = true
+		if s.Summary != "" {
+			out[key+".summary"] = s.Summary
+		}
+		if s.Name == "" {
+			continue
+		}
 		out["steps."+s.Name+".startMs"] = ms(s.Start - base)
 		if s.End > 0 {
 			out["steps."+s.Name+".durationMs"] = ms(s.End - s.Start)
@@ -193,6 +225,14 @@ func Flatten(r *Record) map[string]any {
 		out["steps."+s.Name+".outcome"] = string(s.Outcome)
 	}
 	out["outcome"] = string(r.Outcome)
+	// What ran, and where: the scenario's source (a digest of its files), its doc, the target
+	// and what it connected to.
+	out["target"] = r.Target
+	for k, v := range map[string]string{"source": r.Source, "doc": r.Doc, "where": r.Where} {
+		if v != "" {
+			out[k] = v
+		}
+	}
 	return out
 }
 
@@ -283,8 +323,18 @@ func normalizeAddrs(flat map[string]any, r *Record) (map[string]any, int) {
 			}
 		}
 	}
+	// A run's ephemeral namespaces are named after its id (a step's summary names them):
+	// each is written as <ns.key>.
+	var ns []string
+	for key, name := range r.Namespaces {
+		if name != "" {
+			ns = append(ns, name, "<ns."+key+">")
+		}
+	}
+	renameNamespaces := strings.NewReplacer(ns...)
 	n := 0
 	rewrite := func(s string) string {
+		s = renameNamespaces.Replace(s)
 		return localAddr.ReplaceAllStringFunc(s, func(addr string) string {
 			if name, ok := owner[addr]; ok {
 				n++

@@ -69,7 +69,7 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 			return nil, fmt.Errorf("the recorded run does not pass %q (%s): mutation needs a run whose expectations hold", jd.Src, why)
 		}
 	}
-	orig, _ := json.Marshal(base)
+	orig := recordJSON(base)
 	rep := &MutationReport{Scenario: sc.Name}
 	seen := map[string]bool{}
 	for _, m := range Mutants(base, sc) {
@@ -82,7 +82,7 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 			return nil, err
 		}
 		m.apply(mr)
-		if b, _ := json.Marshal(mr); string(b) == string(orig) {
+		if b := recordJSON(mr); string(b) == string(orig) {
 			continue // the change changes nothing here (e.g. doubling a delta of 0)
 		}
 		res := MutantResult{Name: m.Name}
@@ -111,9 +111,21 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 	return rep, nil
 }
 
+// recordJSON is rec's JSON, a non-finite number in a result as its string.
+func recordJSON(rec *Record) []byte {
+	b, err := json.Marshal(rec)
+	if IsNonFinite(err) {
+		b, _ = json.Marshal(rec.WithFiniteJSON())
+	}
+	return b
+}
+
 // cloneRecord deep-copies a record through its JSON form (as replay reads it).
 func cloneRecord(rec *Record) (*Record, error) {
 	b, err := json.Marshal(rec)
+	if IsNonFinite(err) {
+		b, err = json.Marshal(rec.WithFiniteJSON())
+	}
 	if err != nil {
 		return nil, err
 	}

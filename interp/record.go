@@ -398,7 +398,7 @@ type Judgement struct {
 	Reason string `json:"reason,omitempty"`
 	// Values are the numbers, strings and booleans the expression read (dsl.ReadsOf), by
 	// source: what the summaries of repeated and swept runs tabulate and plot.
-	Values map[string]any `json:"values,omitempty"`
+	Values Values `json:"values,omitempty"`
 }
 
 // ArtifactRecord is a raw input of one step.

@@ -145,6 +145,9 @@ func (r *Redactor) Record(rec *Record) *Record {
 	shallow := *rec
 	shallow.Artifacts = nil
 	b, err := json.Marshal(&shallow)
+	if IsNonFinite(err) {
+		b, err = json.Marshal(shallow.WithFiniteJSON())
+	}
 	if err != nil {
 		return rec
 	}

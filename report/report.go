@@ -143,6 +143,9 @@ func encodeRecord(w io.Writer, rec *interp.Record) error {
 				return err
 			}
 			b, err := json.MarshalIndent(rec.Results[name], "    ", "  ")
+			if interp.IsNonFinite(err) {
+				b, err = json.MarshalIndent(rec.Results[name].WithFiniteJSON(), "    ", "  ")
+			}
 			if err != nil {
 				return err
 			}

@@ -86,7 +86,7 @@ type SummaryRun struct {
 	Report string `json:"report,omitempty"`
 	// Expectations are the verdicts, by expression; Values every value they read.
 	Expectations map[string]interp.Outcome `json:"expectations"`
-	Values       map[string]any            `json:"values"`
+	Values       interp.Values             `json:"values"`
 }
 
 // RunFile is a run's record and the path of its JSON ("" when it was not written).

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
 )
 
 // Comparing two summaries combination by combination: for every value the runs read, its
@@ -51,9 +52,64 @@ type SummaryDiff struct {
 	OnlyB     []string         `json:"onlyB,omitempty"`
 	Values    []ComboValueDiff `json:"values"`
 	Passed    []PassChange     `json:"passed"`
-	// Beyond counts the values beyond the tolerance, the combinations in one summary only and
-	// the pass counts that changed.
+	// Verdict is set when the summaries' verdicts differ (the same runs passed, judged by
+	// another pass rate, or other runs).
+	Verdict *SummaryVerdictChange `json:"verdict,omitempty"`
+	// Beyond counts the values beyond the tolerance, the combinations in one summary only,
+	// the pass counts that changed and a changed verdict.
 	Beyond int `json:"beyond"`
+}
+
+// SummaryVerdictChange is a summary verdict that differs, with the pass rate each summary
+// required (0: every run must pass).
+type SummaryVerdictChange struct {
+	A         string  `json:"a"`
+	B         string  `json:"b"`
+	PassRateA float64 `json:"passRateA"`
+	PassRateB float64 `json:"passRateB"`
+}
+
+// PassRule says what a summary of pass rate passRate requires: "every run must pass", "pass
+// rate 0.5".
+func PassRule(passRate float64) string {
+	if passRate > 0 {
+		return fmt.Sprintf("pass rate %g", passRate)
+	}
+	return "every run must pass"
+}
+
+// MarshalJSON writes the spread, a non-finite number (a ratio read as +Inf) as its string.
+func (s Spread) MarshalJSON() ([]byte, error) {
+	return interp.MarshalUnescaped(struct {
+		Min    any `json:"min"`
+		Median any `json:"median"`
+		Max    any `json:"max"`
+		Runs   int `json:"runs"`
+	}{interp.JSONNumber(s.Min), interp.JSONNumber(s.Median), interp.JSONNumber(s.Max), s.Runs})
+}
+
+// MarshalJSON writes the row, a non-finite relative change (from a value read as +Inf) as its
+// string.
+func (r ComboValueDiff) MarshalJSON() ([]byte, error) {
+	var rel any
+	if r.Rel != nil {
+		rel = interp.JSONNumber(*r.Rel)
+	}
+	return interp.MarshalUnescaped(struct {
+		Combination string  `json:"combination"`
+		Value       string  `json:"value"`
+		Unit        string  `json:"unit,omitempty"`
+		A           *Spread `json:"a"`
+		B           *Spread `json:"b"`
+		Rel         any     `json:"rel,omitempty"`
+		Beyond      bool    `json:"beyond"`
+	}{r.Combination, r.Value, r.Unit, r.A, r.B, rel, r.Beyond})
+}
+
+// sameSpread says whether two spreads are equal, NaN equal to NaN.
+func sameSpread(x, y Spread) bool {
+	eq := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+	return eq(x.Min, y.Min) && eq(x.Median, y.Median) && eq(x.Max, y.Max) && x.Runs == y.Runs
 }
 
 // DiffSummaries compares a and b combination by combination; it refuses (an error saying why)
@@ -92,6 +148,10 @@ func DiffSummaries(a, b *Summary, tolerance float64) (*SummaryDiff, error) {
 		return nil, fmt.Errorf("A and B share no combination of %s (A: %s; B: %s)", sweptNames(a), strings.Join(d.OnlyA, "; "), strings.Join(d.OnlyB, "; "))
 	}
 	d.Beyond = len(d.OnlyA) + len(d.OnlyB)
+	if a.Verdict != b.Verdict {
+		d.Verdict = &SummaryVerdictChange{A: a.Verdict, B: b.Verdict, PassRateA: a.PassRate, PassRateB: b.PassRate}
+		d.Beyond++
+	}
 	values := map[string]bool{}
 	for _, v := range append(summaryValues(a), summaryValues(b)...) {
 		values[v] = true
@@ -104,7 +164,7 @@ func DiffSummaries(a, b *Summary, tolerance float64) (*SummaryDiff, error) {
 		}
 		for _, v := range sortedKeys(values) {
 			x, y := spreadOf(ga[k].runs, v), spreadOf(gb[k].runs, v)
-			if x == nil && y == nil || x != nil && y != nil && *x == *y {
+			if x == nil && y == nil || x != nil && y != nil && sameSpread(*x, *y) {
 				continue
 			}
 			row := ComboValueDiff{Combination: k, Value: v, Unit: or(a.Units[v], b.Units[v]), A: x, B: y, Beyond: true}
@@ -112,7 +172,7 @@ func DiffSummaries(a, b *Summary, tolerance float64) (*SummaryDiff, error) {
 				if x.Median != 0 {
 					rel := (y.Median - x.Median) / math.Abs(x.Median)
 					row.Rel = &rel
-					row.Beyond = math.Abs(rel) > tolerance
+					row.Beyond = !(math.Abs(rel) <= tolerance) // from ±Inf or NaN: NaN, beyond
 				} else {
 					row.Beyond = y.Median != 0
 				}

@@ -176,7 +176,7 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 			continue
 		}
 		for _, r := range g.runs {
-			if y, ok := r.Values[v].(float64); ok {
+			if y, ok := plottable(r.Values[v]); ok {
 				l.ys[i] = append(l.ys[i], y)
 				l.runs[i] = append(l.runs[i], Combo(r.Vars, r.Round, s.Count))
 			}
@@ -307,6 +307,13 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 	return Plot{Title: title, Value: v, Var: x, SVG: sb.String()}, true
 }
 
+// plottable is x as a point of a plot: a finite number (a ratio's +Inf or NaN has no place on
+// an axis; the summary's table shows it).
+func plottable(x any) (float64, bool) {
+	y, ok := x.(float64)
+	return y, ok && !math.IsInf(y, 0) && !math.IsNaN(y)
+}
+
 // StripPlot draws value v over the runs of a matrix without a sweep: each run a point (spread
 // sideways so that equal values stay visible), the median a bar, min–max a whisker. It
 // reports false when no run has v as a number.
@@ -314,7 +321,7 @@ func StripPlot(s *Summary, v string) (Plot, bool) {
 	var ys []float64
 	var names []string
 	for _, r := range s.Runs {
-		if y, ok := r.Values[v].(float64); ok {
+		if y, ok := plottable(r.Values[v]); ok {
 			ys = append(ys, y)
 			names = append(names, fmt.Sprintf("run %d", r.Round))
 		}

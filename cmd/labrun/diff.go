@@ -27,19 +27,22 @@ func newDiffCmd(p *process) *cobra.Command {
 		Long: `diff reads two run records (of one scenario, or of two scenarios with the same step names,
 e.g. STRICT_DNS against LOGICAL_DNS) and lists every recorded value that differs — counters,
 gauges and histograms at each snapshot, deltas, sampled series, load results, exec and logs
-results, captured values — with its unit, the absolute and the relative change, largest
-relative change first, then the expectations whose verdict changed. The runs are named by the
-vars they differ in. A local address whose port the run chose (a backend on port 0) is written
-by the name of its endpoint (<backends.a.address>) or as host:*, so that it does not differ in
-every run. Step timings and the values within --tolerance are hidden (counted under the
+results, captured values, what each step did (its summary), the run's outcome, the scenario's
+source (a digest of its files), doc and target and what the run connected to — with its unit,
+the absolute and the relative change, largest relative change first, then the expectations
+whose verdict changed. The runs are named by the vars they differ in. A local address whose
+port the run chose (a backend on port 0) is written by the name of its endpoint
+(<backends.a.address>) or as host:*, and an ephemeral namespace as <ns.key>, so that they do
+not differ in every run. Step timings and the values within --tolerance are hidden (counted under the
 table); --all shows them. The table fits the terminal's width (COLUMNS, else 100 columns when
 not a terminal); -o json has every value whole. --plot FILE.svg draws the counter deltas and
 load figures that differ beyond the tolerance, A's bar above B's, a value absent from a run
 marked absent.
 
 Given two summaries (.summary.json of labrun run --count/--sweep), diff compares them
-combination by combination: each value's median and spread (min–max) in A and B, and each
-combination's runs passed; summaries of different swept vars, or without a combination in
+combination by combination: each value's median and spread (min–max) in A and B, each
+combination's runs passed, and the summaries' verdicts (the same runs judged by another
+--pass-rate); summaries of different swept vars, or without a combination in
 common, are refused with the reason.
 
 Exit 0 when nothing differs beyond --tolerance (a relative change, 0.1 for 10%; a value present
@@ -49,8 +52,9 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 			if err := checkOutput(output); err != nil {
 				return err
 			}
-			if tolerance < 0 {
-				return &exitError{exitInvalid, fmt.Sprintf("--tolerance %g: expected 0 or more (a relative change, 0.1 for 10%%)", tolerance)}
+			// NaN compares false with everything: as a tolerance it would hide every change.
+			if tolerance < 0 || math.IsNaN(tolerance) || math.IsInf(tolerance, 0) {
+				return &exitError{exitInvalid, fmt.Sprintf("--tolerance %g: expected a finite number, 0 or more (a relative change, 0.1 for 10%%)", tolerance)}
 			}
 			if plot != "" && !strings.HasSuffix(plot, ".svg") {
 				return &exitError{exitInvalid, fmt.Sprintf("--plot %s: expected a file name ending in .svg", plot)}
@@ -244,7 +248,7 @@ func change(df interp.Difference) string {
 
 func signed(x float64) string {
 	s := report.Sig4(x)
-	if x > 0 {
+	if x > 0 && !math.IsInf(x, 1) { // Sig4 writes +Inf with its sign
 		s = "+" + s
 	}
 	return s
@@ -422,10 +426,19 @@ func (p *process) diffSummaries(args []string, output string, tolerance float64,
 		for _, k := range d.OnlyB {
 			fmt.Fprintf(p.Stdout, "only in B: %s\n", comboLabel(k))
 		}
-		if len(rows) == 0 && len(d.Passed) == 0 && len(d.OnlyA)+len(d.OnlyB) == 0 {
+		verdicts := 0
+		if v := d.Verdict; v != nil {
+			verdicts = 1
+			rule := ""
+			if v.PassRateA != v.PassRateB {
+				rule = fmt.Sprintf(" (A: %s; B: %s)", report.PassRule(v.PassRateA), report.PassRule(v.PassRateB))
+			}
+			fmt.Fprintf(p.Stdout, "verdict changed: %s → %s%s\n", v.A, v.B, rule)
+		}
+		if len(rows) == 0 && len(d.Passed) == 0 && len(d.OnlyA)+len(d.OnlyB) == 0 && verdicts == 0 {
 			fmt.Fprintln(p.Stdout, "no difference")
 		} else {
-			fmt.Fprintf(p.Stdout, "%d of %d combinations compared, %d values beyond the tolerance of %g\n", len(d.Combos), len(d.Combos)+len(d.OnlyA)+len(d.OnlyB), d.Beyond-len(d.Passed)-len(d.OnlyA)-len(d.OnlyB), tolerance)
+			fmt.Fprintf(p.Stdout, "%d of %d combinations compared, %d values beyond the tolerance of %g\n", len(d.Combos), len(d.Combos)+len(d.OnlyA)+len(d.OnlyB), d.Beyond-len(d.Passed)-len(d.OnlyA)-len(d.OnlyB)-verdicts, tolerance)
 		}
 		if h := hiddenNote(0, within, tolerance); h != "" {
 			fmt.Fprintln(p.Stdout, h)

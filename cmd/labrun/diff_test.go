@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -39,5 +40,14 @@ func TestDiffTableFits(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "default.remaining_pending  count") {
 		t.Errorf("the path lost its end:\n%s", out.String())
+	}
+}
+
+// A change to +Inf is written once signed ("+Inf%", not "++Inf%").
+func TestSignedNonFinite(t *testing.T) {
+	for x, want := range map[float64]string{math.Inf(1): "+Inf", math.Inf(-1): "-Inf", 2: "+2", -2: "-2"} {
+		if got := signed(x); got != want {
+			t.Errorf("signed(%v) = %q, want %q", x, got, want)
+		}
 	}
 }

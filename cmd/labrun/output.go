@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
 )
 
 // The formats of -o: text for people; json and yaml for machines, the same documents in two
@@ -42,7 +43,12 @@ func (d *docWriter) write(v any) error {
 	if !d.lines {
 		enc.SetIndent("", "  ")
 	}
-	if err := enc.Encode(v); err != nil {
+	err := enc.Encode(v)
+	if rec, ok := v.(*interp.Record); ok && interp.IsNonFinite(err) {
+		b.Reset()
+		err = enc.Encode(rec.WithFiniteJSON()) // as its report's JSON has it
+	}
+	if err != nil {
 		return err
 	}
 	d.n++
