@@ -314,3 +314,25 @@ s: schema.#Scenario & {
 		})
 	}
 }
+
+// TestMutateRefusesAFailedRun: a run that an assert step failed is not a passing run, though
+// its expectation holds on what it recorded: mutate refuses it, with the run's reason.
+func TestMutateRefusesAFailedRun(t *testing.T) {
+	const src = `
+s: schema.#Scenario & {
+	steps: [
+		{name: "fortio", load: {url: "http://127.0.0.1:1/echo?status=503", requests: 20, connections: 1}},
+		{name: "check", assert: "fortio.code503 == 0"},
+	]
+	expect: ["fortio.requests == 20"]
+}`
+	sc := loadScenario(t, src)
+	var rec *interp.Record
+	synctest.Test(t, func(t *testing.T) {
+		rec = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
+	})
+	_, err := interp.Mutate(rec, sc)
+	if err == nil || !strings.Contains(err.Error(), "the recorded run did not pass (failed: ") || !strings.Contains(err.Error(), "check (assert): assert failed") {
+		t.Fatalf("Mutate of a failed run: %v, want a refusal naming the failed assert", err)
+	}
+}

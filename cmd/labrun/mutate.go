@@ -39,7 +39,7 @@ reason it may survive), 1 otherwise, 2 when the record does not pass or cannot b
 			}
 			rep, err := interp.Mutate(rec, sc)
 			if err != nil {
-				return &exitError{exitInvalid, fmt.Sprintf("%s: %v", args[0], err)}
+				return &exitError{exitInvalid, fmt.Sprintf("%s: %s", args[0], relError(p.Cwd, err.Error()))}
 			}
 			if machine(output) {
 				p.printDoc(output, rep)
