@@ -80,7 +80,10 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	for k, v := range rec.Vars {
 		vars[k] = dsl.Stringify(v)
 	}
-	res, errs, err := p.load([]string{file}, dsl.Options{Vars: vars})
+	// The checks that depend on the target judge the scenario as on the run's target: a
+	// scenario run with --target kube is not refused for the local target's limits.
+	opts := dsl.Options{Vars: vars, Target: rec.Target, Selected: func(name string, _ []string) bool { return name == rec.Scenario }}
+	res, errs, err := p.load([]string{file}, opts)
 	if err != nil {
 		return nil, nil, loadError(err)
 	}
