@@ -202,6 +202,11 @@ s: schema.#Scenario & {
 			run: interp.Passed, want: interp.Interrupted, why: "interrupted",
 		},
 		{
+			name: "a run edited to refused stays refused",
+			src:  passes, edit: func(rec *interp.Record) { rec.Outcome, rec.Error = interp.Refused, "edited" },
+			run: interp.Passed, want: interp.Refused, why: "edited",
+		},
+		{
 			name: "a run edited to an outcome no run has is an error",
 			src:  passes, edit: func(rec *interp.Record) { rec.Outcome = "fine" },
 			run: interp.Passed, want: interp.Errored, why: `the record's outcome "fine"`,
