@@ -182,6 +182,17 @@ s: schema.#Scenario & {
 			run: interp.Failed, want: interp.Errored, why: "cleanup: step rm (exec) erred: fail exited with code 1",
 		},
 		{
+			name: "an unnamed sampler whose sample erred is an error",
+			src: `
+s: schema.#Scenario & {
+	steps: [
+		{name: "l", background: true, sleep: "1s"},
+		{every: "300ms", while: "l", exec: argv: ["fail"]},
+	]
+}`,
+			run: interp.Errored, want: interp.Errored, why: "steps.1 (exec): fail exited with code 1",
+		},
+		{
 			name: "a step edited to failed fails",
 			src:  passes, edit: stepOutcome("check", interp.Failed),
 			run: interp.Passed, want: interp.Failed, why: "step check (assert) failed: edited",
