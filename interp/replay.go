@@ -180,7 +180,8 @@ func ChangedStep(rec *Record, sc *dsl.Scenario) string {
 	// but the samplers (whose while step may end before their first tick) and the rest of a
 	// block that a mayFail or expectFail let fail. The catch phase runs only after a
 	// failure; the cleanup stops at its first error, and is left out.
-	if !(rec.Outcome == Passed || rec.Outcome == Failed) || rec.Error != "" && !strings.HasPrefix(rec.Error, "cleanup: ") {
+	ended := (rec.Outcome == Passed || rec.Outcome == Failed) && rec.Error == "" || strings.HasPrefix(rec.Error, "cleanup: ")
+	if !ended {
 		return ""
 	}
 	stopped := map[string]bool{}

@@ -352,3 +352,28 @@ s: schema.#Scenario & {
 		t.Fatalf("Mutate of a failed run: %v, want a refusal naming the failed assert", err)
 	}
 }
+
+// TestChangedStepAfterCleanupError: a run whose cleanup erred ran all its steps: a step added
+// since is one it did not run.
+func TestChangedStepAfterCleanupError(t *testing.T) {
+	const src = `
+s: schema.#Scenario & {
+	steps: [{name: "a", exec: argv: ["true"]}]
+	cleanup: [{name: "rm", exec: argv: ["fail"]}]
+}`
+	var rec *interp.Record
+	sc := loadScenario(t, src)
+	synctest.Test(t, func(t *testing.T) {
+		rec = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
+	})
+	if rec.Outcome != interp.Errored || !strings.HasPrefix(rec.Error, "cleanup: ") {
+		t.Fatalf("the run: %s (%s), want a cleanup error", rec.Outcome, rec.Error)
+	}
+	if got := interp.ChangedStep(rec, sc); got != "" {
+		t.Errorf("the same scenario: ChangedStep says %q", got)
+	}
+	now := loadScenario(t, strings.Replace(src, `exec: argv: ["true"]}]`, `exec: argv: ["true"]}, {name: "b", exec: argv: ["true"]}]`, 1))
+	if got, want := interp.ChangedStep(rec, now), "steps.1 (b, exec) is in the scenario but the run did not run it"; got != want {
+		t.Errorf("ChangedStep: %q, want %q", got, want)
+	}
+}
