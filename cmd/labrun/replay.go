@@ -23,8 +23,9 @@ as it is now: edit an expectation and replay to see its verdict on the same data
 Only the expectations are judged again; the rest of the run's verdict stays. A run that did
 not pass for another reason than its expectations — a failed assert, wait or repeat, a step
 that erred or timed out (in the cleanup too), an interrupt, a refusal — replays with the
-run's outcome and exit code, and the reason the run gave. A run whose steps all ended
-passes or fails by the expectations as they are now.
+run's outcome and exit code, and the reason the run gave; a run that left objects or
+processes behind still exits 4. A run whose steps all ended passes or fails by the
+expectations as they are now.
 
 The steps must be the ones the run ran: replay refuses (exit 2), naming the first step that
 differs, a scenario whose steps differ from the record's (kind, name, what the step does,
