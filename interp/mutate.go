@@ -60,7 +60,8 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, jd := range Rejudge(base, sc) {
+	judged := Rejudge(base, sc)
+	for _, jd := range judged {
 		if jd.Outcome != Passed {
 			why := jd.Explanation
 			if jd.Reason != "" {
@@ -68,6 +69,11 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 			}
 			return nil, fmt.Errorf("the recorded run does not pass %q (%s): mutation needs a run whose expectations hold", jd.Src, why)
 		}
+	}
+	if v, why := Verdict(base, judged); v != Passed {
+		// Its expectations hold, but a step failed or the run did not end: no mutant of it
+		// can say whether the expectations would catch a wrong outcome of a passing run.
+		return nil, fmt.Errorf("the recorded run did not pass (%s: %s): mutation needs a run that passed", v, why)
 	}
 	orig := recordJSON(base)
 	rep := &MutationReport{Scenario: sc.Name}

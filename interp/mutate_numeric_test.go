@@ -24,6 +24,7 @@ func TestNumericMutants(t *testing.T) {
 		r.Loads()["fortio"].Avg = 200.5
 		r.Put("loop", "exec", false, schema.ExecResult{Captured: map[string]string{"total": "149", "time": "40.05"}})
 		r.Put("log", "logs", false, schema.LogResult{Count: 15, Codes: map[string]float64{"503": 15}, Flags: map[string]float64{"UO": 15}})
+		r.Outcome = interp.Passed // mutation needs a run that passed
 		return r
 	}
 	const steps = `steps: [

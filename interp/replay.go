@@ -2,7 +2,12 @@ package interp
 
 import (
 	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -27,30 +32,247 @@ func RestoreTypes(rec *Record) error {
 	return nil
 }
 
-// Verdict is the outcome of a run given the judgements of its expectations: a run that did
-// not reach its end keeps its own outcome (replay cannot judge what never ran).
-func Verdict(rec *Record, judged []*Judgement) Outcome {
+// Verdict is the verdict of a replay, and why when it is not a pass. A replay judges the
+// expectations again, and only them: everything else the run decided stays. A run that did
+// not reach its verdict on its expectations (interrupted, refused, an error, a timeout, a
+// failed assert, wait or repeat), a step that failed or erred without a mayFail or expectFail
+// that allowed it (in a cleanup too), keep the run's outcome and the reason the run gave; a
+// run whose steps all ended passes or fails by the expectations judged now.
+func Verdict(rec *Record, judged []*Judgement) (Outcome, string) {
 	switch rec.Outcome {
 	case Passed, Failed:
-	default:
-		if rec.Error != "" && !allJudged(rec) {
-			return rec.Outcome
+		if rec.Error != "" {
+			// The run stopped at a step that failed (assert, wait, repeat): its expectations
+			// were never judged, and no expectation can make that run pass.
+			return Failed, rec.Error
 		}
+	case Interrupted:
+		return Interrupted, "the run was interrupted: it did not reach its end"
+	case Errored, TimedOut, Refused:
+		return rec.Outcome, or(rec.Error, "the run's outcome was "+string(rec.Outcome))
+	default:
+		return Errored, fmt.Sprintf("the record's outcome %q is not one a run has", rec.Outcome)
 	}
-	out := Passed
+	if sr := failedStep(rec); sr != nil {
+		out := sr.Outcome
+		switch out {
+		case Failed, TimedOut, Interrupted:
+		default:
+			out = Errored
+		}
+		why := fmt.Sprintf("step %s (%s) %s", stepName(sr), sr.Kind, outcomeWord(sr.Outcome))
+		if sr.Error != "" {
+			why += ": " + sr.Error
+		}
+		if sr.Phase == dsl.PhaseCleanup {
+			why = "cleanup: " + why
+		}
+		return out, why
+	}
 	for _, j := range judged {
 		if j.Outcome == Failed || j.Outcome == Errored {
-			out = Failed
+			return Failed, ""
 		}
 	}
-	return out
+	return Passed, ""
 }
 
-func allJudged(rec *Record) bool {
-	for _, j := range rec.Expectations {
-		if j.Outcome == Skipped {
-			return false
+// failedStep is the first step the record says did not pass, other than those a mayFail or
+// an expectFail allowed (on the step or a block that holds it) and those of the catch phase
+// (which runs after a failure, and whose own errors never change a run's verdict); nil when
+// there is none.
+func failedStep(rec *Record) *StepRecord {
+	allowed := map[string]bool{}
+	for _, sr := range rec.Steps {
+		if sr.ExpectedError != "" || slices.Contains(sr.Warnings, MayFailWarning) {
+			allowed[sr.Path] = true
 		}
 	}
-	return true
+	for _, sr := range rec.Steps {
+		if sr.Outcome == Passed || sr.Phase == dsl.PhaseCatch {
+			continue
+		}
+		ok := false
+		for p := sr.Path; p != "" && !ok; p = parentPath(p) {
+			ok = allowed[p]
+		}
+		if !ok {
+			return sr
+		}
+	}
+	return nil
+}
+
+// parentPath is the path of the block that holds the step at path ("steps.2.parallel.1" →
+// "steps.2"), "" for a step of a phase.
+func parentPath(path string) string {
+	parts := strings.Split(path, ".")
+	if len(parts) <= 2 {
+		return ""
+	}
+	return strings.Join(parts[:len(parts)-2], ".")
+}
+
+// stepName is what a step record is called in a message: its name, its block's label, or its
+// path.
+func stepName(sr *StepRecord) string {
+	return or(sr.Name, or(sr.Label, sr.Path))
+}
+
+// outcomeWord says a step's outcome as a verb phrase.
+func outcomeWord(o Outcome) string {
+	switch o {
+	case Failed:
+		return "failed"
+	case Errored:
+		return "erred"
+	case TimedOut:
+		return "timed out"
+	case Cancelled:
+		return "was cancelled"
+	case Interrupted:
+		return "was interrupted"
+	}
+	return fmt.Sprintf("ended %q", o)
+}
+
+// ChangedStep names the first step of sc that differs from the steps rec recorded, and how
+// ("" when none does): a step the record holds that sc has no more, or of another kind or
+// name, or whose summary (what it does: the URL, the requests, the command…) is not what the
+// run recorded; or a step of sc that the run would have run (it reached the end of its steps)
+// and that the record does not hold. Judging the data of other steps would prove nothing
+// about these. A step with ${...} is compared as the run resolved it, or, when that cannot be
+// done again, with each ${...} standing for any text.
+func ChangedStep(rec *Record, sc *dsl.Scenario) string {
+	steps := map[string]*dsl.Step{}
+	var order []*dsl.Step
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			steps[s.Path] = s
+			order = append(order, s)
+		})
+	}
+	redact := NewRedactor(sc)
+	env := NewJudge(rec, sc).Env()
+	seen := map[string]bool{}
+	for _, sr := range rec.Steps {
+		if seen[sr.Path] {
+			continue
+		}
+		seen[sr.Path] = true
+		s := steps[sr.Path]
+		switch {
+		case s == nil:
+			return fmt.Sprintf("%s is in the record but not in the scenario", recordedStep(sr))
+		case s.Kind != sr.Kind:
+			return fmt.Sprintf("%s is a %s step now", recordedStep(sr), s.Kind)
+		case s.Name != sr.Name:
+			return fmt.Sprintf("%s is named %q now", recordedStep(sr), s.Name)
+		}
+		if _, block := s.Params.(interface{ SetChildren(int) }); block {
+			continue // a block's summary counts its steps, which are compared one by one
+		}
+		if now, ok := sameSummary(s, sr.Summary, env, redact); !ok {
+			return fmt.Sprintf("%s ran %q and would now run %q", recordedStep(sr), sr.Summary, now)
+		}
+	}
+	// A run that reached the end of its steps ran every step of its setup and steps phases
+	// but the samplers (whose while step may end before their first tick) and the rest of a
+	// block that a mayFail or expectFail let fail. The catch phase runs only after a
+	// failure; the cleanup stops at its first error, and is left out.
+	ended := (rec.Outcome == Passed || rec.Outcome == Failed) && rec.Error == "" || strings.HasPrefix(rec.Error, "cleanup: ")
+	if !ended {
+		return ""
+	}
+	stopped := map[string]bool{}
+	for _, sr := range rec.Steps {
+		if sr.Outcome != Passed || sr.ExpectedError != "" {
+			stopped[sr.Path] = true
+		}
+	}
+	for _, s := range order {
+		if seen[s.Path] || s.Every > 0 || s.Phase == dsl.PhaseCatch || s.Phase == dsl.PhaseCleanup {
+			continue
+		}
+		inStopped := false
+		for p := parentPath(s.Path); p != "" && !inStopped; p = parentPath(p) {
+			inStopped = stopped[p] || steps[p] != nil && steps[p].Every > 0
+		}
+		if !inStopped {
+			what := s.Path + " (" + s.Kind + ")"
+			if s.Name != "" {
+				what = fmt.Sprintf("%s (%s, %s)", s.Path, s.Name, s.Kind)
+			}
+			return what + " is in the scenario but the run did not run it"
+		}
+	}
+	return ""
+}
+
+// recordedStep is a step record in a message: its path, name (or label) and kind.
+func recordedStep(sr *StepRecord) string {
+	if n := or(sr.Name, sr.Label); n != "" {
+		return fmt.Sprintf("%s (%s, %s)", sr.Path, n, sr.Kind)
+	}
+	return fmt.Sprintf("%s (%s)", sr.Path, sr.Kind)
+}
+
+// sameSummary reports whether the step s, as the scenario declares it now, does what the
+// record's summary says it did; now is what it would do, its ${...} resolved when they can be
+// again from the record.
+func sameSummary(s *dsl.Step, recorded string, env map[string]any, redact *Redactor) (now string, same bool) {
+	now = redact.String(dsl.Summary(s))
+	if now == recorded {
+		return now, true
+	}
+	if !s.HasTemplates() {
+		return now, false
+	}
+	if !strings.Contains(now, "${") {
+		// The ${...} are in parameters the summary does not show (a file's content): what
+		// the summary shows is the same.
+		return now, true
+	}
+	// The summary as the run made it (resolved when the step started), else with each ${...}
+	// standing for any text (a value the step read from an earlier one may have changed
+	// since).
+	pattern := "^" + templatePattern(now) + "$"
+	if p, err := s.Resolve(env); err == nil {
+		now = redact.String(dsl.SummaryOf(p))
+		if now == recorded {
+			return now, true
+		}
+	}
+	re, err := regexp.Compile(pattern)
+	return now, err == nil && re.MatchString(recorded)
+}
+
+// templatePattern is a regular expression matching s with each ${...} (nested braces
+// counted) standing for any text.
+func templatePattern(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(regexp.QuoteMeta(s))
+			return b.String()
+		}
+		b.WriteString(regexp.QuoteMeta(s[:i]))
+		depth, j := 0, i+1
+		for ; j < len(s); j++ {
+			if s[j] == '{' {
+				depth++
+			} else if s[j] == '}' {
+				depth--
+				if depth == 0 {
+					break
+				}
+			}
+		}
+		b.WriteString(".*")
+		if j >= len(s) {
+			return b.String()
+		}
+		s = s[j+1:]
+	}
 }

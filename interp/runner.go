@@ -314,6 +314,9 @@ type run struct {
 	procs      map[string]schema.RunningProcess
 	// bg are the background steps of the current phase not yet awaited.
 	bg []*dsl.Step
+	// unnamedBg are the ends of the unnamed samplers of the current phase that a sequence
+	// started (each sends its error), joined at the phase's end like bg.
+	unnamedBg []chan error
 	// writers are the streamed artifacts of the run, closed at its end.
 	writers []*artifactWriter
 	// redact hides the scenario's secret vars in what the run writes (nil: none).

@@ -35,6 +35,17 @@ func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error
 			err = st.err
 		}
 	}
+	// So are the unnamed samplers (their while steps have ended by now, or end with ctx): a
+	// sample that failed without mayFail fails the run, as a named sampler's does.
+	ru.mu.Lock()
+	unnamed := ru.unnamedBg
+	ru.unnamedBg = nil
+	ru.mu.Unlock()
+	for _, done := range unnamed {
+		if e := <-done; err == nil && e != nil {
+			err = e
+		}
+	}
 	return err
 }
 
@@ -66,8 +77,14 @@ func (ru *run) background(ctx context.Context, s *dsl.Step, planned time.Time, t
 		ru.mu.Lock()
 		ru.bg = append(ru.bg, s)
 		ru.mu.Unlock()
+		go func() { _ = ru.timed(ctx, s, planned, timed) }() // its end and error: ru.steps
+		return
 	}
-	go func() { _ = ru.timed(ctx, s, planned, timed) }()
+	done := make(chan error, 1)
+	ru.mu.Lock()
+	ru.unnamedBg = append(ru.unnamedBg, done)
+	ru.mu.Unlock()
+	go func() { done <- ru.timed(ctx, s, planned, timed) }()
 }
 
 // parallel runs its children at once, each at its offset from the block's start; the block

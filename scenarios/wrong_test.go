@@ -413,7 +413,8 @@ func replayJSON(t *testing.T, rec jrec) (interp.Outcome, []*interp.Judgement) {
 		t.Fatal(err)
 	}
 	judged := interp.Rejudge(got, sc)
-	return interp.Verdict(got, judged), judged
+	v, _ := interp.Verdict(got, judged)
+	return v, judged
 }
 
 // loaded caches what replay loads: a file with a set of vars.

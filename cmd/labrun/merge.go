@@ -395,7 +395,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			continue
 		}
 		judged := interp.Rejudge(&cp, l.sc)
-		if v := interp.Verdict(&cp, judged); v != rec.Outcome {
+		if v, _ := interp.Verdict(&cp, judged); v != rec.Outcome {
 			why := ""
 			for _, j := range judged {
 				if j.Outcome != interp.Passed {

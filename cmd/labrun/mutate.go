@@ -23,7 +23,7 @@ value read, 0, doubled, +1, absent; for every load, all requests 200, all 503, n
 every exec, another exit code and empty stdout; for every get or config value, absent and
 changed; for every sampled series, flat and shifted by one sample; for step times, each named
 step 1s late. Each mutant is judged with the scenario's expectations as they are now (from the
-file the run recorded, or --file). A mutant that no expectation catches has SURVIVED: the
+file the run recorded, or --file), whose steps must be those the run ran (as replay's). A mutant that no expectation catches has SURVIVED: the
 expectations cannot tell that outcome from the recorded one.
 
 Exit 0 when every mutant is killed or listed in the scenario's survivors (mutant name → the
@@ -39,7 +39,7 @@ reason it may survive), 1 otherwise, 2 when the record does not pass or cannot b
 			}
 			rep, err := interp.Mutate(rec, sc)
 			if err != nil {
-				return &exitError{exitInvalid, fmt.Sprintf("%s: %v", args[0], err)}
+				return &exitError{exitInvalid, fmt.Sprintf("%s: %s", args[0], relError(p.Cwd, err.Error()))}
 			}
 			if machine(output) {
 				p.printDoc(output, rep)

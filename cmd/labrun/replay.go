@@ -18,7 +18,18 @@ func newReplayCmd(p *process) *cobra.Command {
 		Long: `replay reads the JSON record of a run (written next to its report) and judges the
 scenario's expectations again over what the run recorded — snapshots, load results, captures,
 logs — without any cluster. The scenario is read from the file the run recorded (or --file),
-as it is now: edit an expectation and replay to see its verdict on the same data.`,
+as it is now: edit an expectation and replay to see its verdict on the same data.
+
+Only the expectations are judged again; the rest of the run's verdict stays. A run that did
+not pass for another reason than its expectations — a failed assert, wait or repeat, a step
+that erred or timed out (in the cleanup too), an interrupt, a refusal — replays with the
+run's outcome and exit code, and the reason the run gave; a run that left objects or
+processes behind still exits 4. A run whose steps all ended passes or fails by the
+expectations as they are now.
+
+The steps must be the ones the run ran: replay refuses (exit 2), naming the first step that
+differs, a scenario whose steps differ from the record's (kind, name, what the step does,
+a step added), since the recorded data says nothing about other steps.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rec, sc, err := p.recordAndScenario(args[0], file)
@@ -26,17 +37,25 @@ as it is now: edit an expectation and replay to see its verdict on the same data
 				return err
 			}
 			judged := interp.Rejudge(rec, sc)
-			verdict := interp.Verdict(rec, judged)
+			verdict, why := interp.Verdict(rec, judged)
+			replayed := *rec
+			replayed.Expectations = judged
+			replayed.Outcome = verdict
+			replayed.Error = why
 			if machine(output) {
-				p.printDoc(output, map[string]any{"scenario": rec.Scenario, "outcome": verdict, "expectations": judged, "notes": rec.Notes})
+				doc := map[string]any{"scenario": rec.Scenario, "outcome": verdict, "expectations": judged, "notes": rec.Notes}
+				if why != "" {
+					doc["error"] = why
+				}
+				if len(rec.Leftovers) > 0 {
+					doc["leftovers"] = rec.Leftovers
+				}
+				p.printDoc(output, doc)
 			} else {
-				replayed := *rec
-				replayed.Expectations = judged
-				replayed.Outcome = verdict
 				fmt.Fprintf(p.Stdout, "replay of %s (recorded %s, outcome then: %s)\n", rec.Scenario, rec.Start.UTC().Format("2006-01-02 15:04:05 UTC"), rec.Outcome)
 				p.printVerdict(&replayed, "", false)
 			}
-			if c := exitCode(&interp.Record{Outcome: verdict}); c != exitOK {
+			if c := exitCode(&replayed); c != exitOK {
 				return &exitError{code: c}
 			}
 			return nil
@@ -48,7 +67,8 @@ as it is now: edit an expectation and replay to see its verdict on the same data
 }
 
 // recordAndScenario reads a run's record and loads its scenario as it is now (from file, else
-// the file the run recorded), with the vars the run had.
+// the file the run recorded), with the vars the run had; a scenario whose steps differ from
+// the recorded ones is refused (exit 2).
 func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Scenario, error) {
 	rec, err := report.Read(path)
 	if err != nil {
@@ -61,7 +81,10 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	for k, v := range rec.Vars {
 		vars[k] = dsl.Stringify(v)
 	}
-	res, errs, err := p.load([]string{file}, dsl.Options{Vars: vars})
+	// The checks that depend on the target judge the scenario as on the run's target: a
+	// scenario run with --target kube is not refused for the local target's limits.
+	opts := dsl.Options{Vars: vars, Target: rec.Target, Selected: func(name string, _ []string) bool { return name == rec.Scenario }}
+	res, errs, err := p.load([]string{file}, opts)
 	if err != nil {
 		return nil, nil, loadError(err)
 	}
@@ -79,6 +102,9 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	}
 	if err := interp.RestoreTypes(rec); err != nil {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
+	}
+	if diff := interp.ChangedStep(rec, sc); diff != "" {
+		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: the steps of %s in %s differ from those the run recorded: %s; the record holds the data of the steps that ran, which says nothing about other steps: run the scenario again", path, rec.Scenario, file, diff)}
 	}
 	return rec, sc, nil
 }
