@@ -85,6 +85,11 @@ func (p *Kill) Run(ctx context.Context, rt Runtime) error {
 		if !ok {
 			return fmt.Errorf("no running process %q: its process step has not run", p.Process)
 		}
+		if w, ok := proc.(*watchedProcess); ok {
+			// The kill says what became of the process: its end, expected or not, is the
+			// step's to judge, not the cleanup's.
+			w.stopped.Store(true)
+		}
 		// A kill is a claim that the process ran until now: one that had already ended (it
 		// crashed, or its command finished) fails the step instead of passing for nothing.
 		if how, ended := proc.Ended(); ended {
