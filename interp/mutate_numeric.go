@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -99,7 +100,7 @@ func seriesNumeric(add func(string, func(*Record)), name, stat string) {
 // Field reads of load, exec and logs results, as written in the expressions: <name>.<field>,
 // <name>.codeNNN, <name>.codes["NNN"], <name>.captured.<group>, <name>.flags["UF"], ...
 var (
-	fieldRead = regexp.MustCompile(`\b([A-Za-z_]\w*)\.(code\d+|requests|ok|errors|sockets|connections|qps|duration|avg|min|max|p50|p90|p99|p999|count)\b`)
+	fieldRead = regexp.MustCompile(`\b([A-Za-z_]\w*)\.(code\d+|code_1|requests|ok|errors|sockets|connections|qps|duration|avg|min|max|p50|p90|p99|p999|count)\b`)
 	keyRead   = regexp.MustCompile(`\b([A-Za-z_]\w*)\.(codes|flags|details|captured)(?:\[\s*"([^"]+)"\s*\]|\.(\w+))`)
 )
 
@@ -179,11 +180,19 @@ func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenari
 	}
 }
 
-// loadNumeric changes one field of load name (codeNNN: the count of that code).
+// loadNumeric changes one field of load name (codeNNN: the count of that code) as fortio could
+// have recorded it: every request is counted under one code, ok and errors are the successes
+// and the rest, and latencies keep their order. So a code's count changes by answering
+// requests otherwise (more 503s are fewer successes; fewer 503s answered 200, or as the most
+// common success), ok and errors move requests between them, requests scales every code (± 1:
+// the most common one), and a latency moves the others as little as keeps min ≤ p50 ≤ … ≤ max.
+// A mutant that changes one figure alone (ok + 1, requests the same) no run can record: an
+// expectation that only restates fortio's sums (ok + errors == requests) kills it and proves
+// nothing.
 func loadNumeric(add func(string, func(*Record)), name, field string) {
 	code, isCode := "", false
 	if len(field) > 4 && field[:4] == "code" {
-		code, isCode = field[4:], true
+		code, isCode = strings.Replace(field[4:], "_", "-", 1), true // code_1 is codes["-1"]
 	}
 	for _, s := range scalings(isCode || loadCounts[field]) {
 		f := s.f
@@ -192,16 +201,54 @@ func loadNumeric(add func(string, func(*Record)), name, field string) {
 			if l == nil {
 				return
 			}
+			switch field {
+			case "requests":
+				if s.name == " + 1" || s.name == " - 1" {
+					top := l.MostCommon(true)
+					if l.Codes[l.MostCommon(false)] > l.Codes[top] {
+						top = l.MostCommon(false)
+					}
+					if l.Codes == nil {
+						l.Codes = map[string]float64{}
+					}
+					l.Codes[top] = max(0, f(l.Codes[top]))
+				} else {
+					for k, v := range l.Codes {
+						l.Codes[k] = f(v)
+					}
+				}
+				l.Recount()
+				return
+			case "ok", "errors":
+				v := l.OK
+				if field == "errors" {
+					v = l.Errors
+				}
+				d := min(max(f(v), 0), l.Requests) - v
+				// More errors are fewer successes, and the other way.
+				l.Answered(math.Abs(d), (d < 0) == (field == "ok"))
+				return
+			case "avg", "min", "max", "p50", "p90", "p99", "p999":
+				v := map[string]float64{"avg": l.Avg, "min": l.Min, "max": l.Max, "p50": l.P50, "p90": l.P90, "p99": l.P99, "p999": l.P999}[field]
+				l.SetLatency(field, f(v))
+				return
+			}
 			if isCode {
-				if v, ok := l.Codes[code]; ok {
-					l.Codes[code] = f(v)
+				v := l.Codes[code]
+				d := max(f(v), 0) - v
+				ok := schema.IsOK(code)
+				switch {
+				case d < 0: // answered as the most common code of the other outcome
+					l.Move(-d, func(k string) bool { return k == code }, l.MostCommon(!ok))
+				case d > 0: // taken from the other outcome first, then from this one's other codes
+					if moved := l.Move(d, func(k string) bool { return schema.IsOK(k) != ok }, code); moved < d {
+						l.Move(d-moved, func(k string) bool { return schema.IsOK(k) == ok }, code)
+					}
 				}
 				return
 			}
 			for k, p := range map[string]*float64{
-				"requests": &l.Requests, "ok": &l.OK, "errors": &l.Errors, "sockets": &l.Sockets,
-				"connections": &l.Connections, "qps": &l.QPS, "duration": &l.DurationS, "avg": &l.Avg,
-				"min": &l.Min, "max": &l.Max, "p50": &l.P50, "p90": &l.P90, "p99": &l.P99, "p999": &l.P999,
+				"sockets": &l.Sockets, "connections": &l.Connections, "qps": &l.QPS, "duration": &l.DurationS,
 			} {
 				if k == field {
 					*p = f(*p)

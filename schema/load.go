@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
+	"net/http"
 	"net/url"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -450,4 +453,117 @@ type LoadResult struct {
 	Pods []LoadResult `expr:"pods" json:"pods,omitempty"`
 	// Pod is the client pod of one of Pods.
 	Pod string `expr:"pod" json:"pod,omitempty"`
+}
+
+// OKCode is fortio's notion of success (fhttp's codeIsOK, not exported): 2xx or 418. A socket
+// error or timeout ("-1") is not.
+func OKCode(code int) bool {
+	return (code >= 200 && code <= 299) || code == http.StatusTeapot
+}
+
+// okCodeKey is OKCode of a Codes key.
+func okCodeKey(key string) bool {
+	c, err := strconv.Atoi(key)
+	return err == nil && OKCode(c)
+}
+
+// Recount sets Requests, OK and Errors from Codes, as fortio's result has them: every request
+// counted under one code, OK the 2xx (and 418), Errors the rest.
+func (r *LoadResult) Recount() {
+	r.Requests, r.OK = 0, 0
+	for k, n := range r.Codes {
+		r.Requests += n
+		if okCodeKey(k) {
+			r.OK += n
+		}
+	}
+	r.Errors = r.Requests - r.OK
+}
+
+// IsOK reports whether key, a Codes key, is a success (OKCode).
+func IsOK(key string) bool { return okCodeKey(key) }
+
+// Move moves up to n whole responses to code to from the codes from accepts, the most common
+// first, and recounts: the same requests, answered otherwise. It returns how many moved.
+func (r *LoadResult) Move(n float64, from func(code string) bool, to string) float64 {
+	moved := 0.0
+	for n-moved >= 1 {
+		src, most := "", 0.0
+		for k, v := range r.Codes {
+			if k != to && from(k) && (v > most || v == most && k < src) {
+				src, most = k, v
+			}
+		}
+		if most < 1 {
+			break
+		}
+		m := min(math.Floor(n-moved), math.Floor(most))
+		r.Codes[src] -= m
+		moved += m
+	}
+	if moved > 0 {
+		if r.Codes == nil {
+			r.Codes = map[string]float64{}
+		}
+		r.Codes[to] += moved
+	}
+	r.Recount()
+	return moved
+}
+
+// Answered moves up to n responses from one outcome to the other — from the successes to the
+// errors when toErrors, else back — the most common code first, onto the most common code of
+// the other outcome (503 for an error, 200 for a success when it has none). It returns how
+// many moved.
+func (r *LoadResult) Answered(n float64, toErrors bool) float64 {
+	return r.Move(n, func(k string) bool { return IsOK(k) == toErrors }, r.MostCommon(!toErrors))
+}
+
+// MostCommon is the code of the most responses among the successes (ok) or the errors, 200 or
+// 503 when there are none.
+func (r *LoadResult) MostCommon(ok bool) string {
+	out, best := "503", -1.0
+	if ok {
+		out = "200"
+	}
+	for k, v := range r.Codes {
+		if IsOK(k) == ok && (v > best || v == best && k < out) {
+			out, best = k, v
+		}
+	}
+	return out
+}
+
+// latencyOrder are the latency fields from the smallest a run can record to the largest.
+func (r *LoadResult) latencyOrder() []*float64 {
+	return []*float64{&r.Min, &r.P50, &r.P90, &r.P99, &r.P999, &r.Max}
+}
+
+// SetLatency sets one latency field (min, avg, p50, p90, p99, p999, max) and moves the others
+// as little as keeps them an order a histogram can have: min ≤ p50 ≤ … ≤ p999 ≤ max, and the
+// average between min and max.
+func (r *LoadResult) SetLatency(field string, v float64) {
+	if field == "avg" {
+		r.Avg = v
+		r.Min, r.Max = min(r.Min, v), max(r.Max, v)
+		for _, p := range r.latencyOrder() {
+			*p = min(max(*p, r.Min), r.Max)
+		}
+		return
+	}
+	order := r.latencyOrder()
+	i := slices.Index([]string{"min", "p50", "p90", "p99", "p999", "max"}, field)
+	if i < 0 {
+		return
+	}
+	*order[i] = v
+	for j, p := range order {
+		switch {
+		case j < i:
+			*p = min(*p, v)
+		case j > i:
+			*p = max(*p, v)
+		}
+	}
+	r.Avg = min(max(r.Avg, r.Min), r.Max)
 }

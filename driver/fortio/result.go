@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"strconv"
 
 	"fortio.org/fortio/fhttp"
@@ -72,7 +71,7 @@ func convert(res *fhttp.HTTPRunnerResults) (schema.LoadResult, []string) {
 	}
 	for code, n := range res.RetCodes {
 		r.Codes[strconv.Itoa(code)] = float64(n)
-		if okCode(code) {
+		if schema.OKCode(code) {
 			r.OK += float64(n)
 		}
 	}
@@ -104,11 +103,6 @@ func convert(res *fhttp.HTTPRunnerResults) (schema.LoadResult, []string) {
 			res.Sizes.Max, fhttp.BufferSizeKb))
 	}
 	return r, warnings
-}
-
-// okCode is fortio's notion of success (fhttp's codeIsOK, not exported): 2xx or 418.
-func okCode(code int) bool {
-	return (code >= 200 && code <= 299) || code == http.StatusTeapot
 }
 
 func percentile(h *stats.HistogramData, p float64) (float64, bool) {
