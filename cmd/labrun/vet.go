@@ -139,11 +139,13 @@ func (p *process) loadTo(out io.Writer, paths []string, opts dsl.Options) (*dsl.
 	if msgs := dsl.UndeclaredVars(res, opts.Vars); len(msgs) > 0 {
 		return res, nil, &exitError{exitInvalid, strings.Join(msgs, "\n")}
 	}
-	// The survivors keys name mutants, which labrun mutate builds (interp): checked here, for
+	// The survivors keys name mutants, which labrun mutate builds (interp), and an expectation
+	// that holds of every load fortio could record needs the judge (interp): checked here, for
 	// vet and every command that runs or judges.
 	var errs dsl.Errors
 	for _, sc := range res.Scenarios {
 		errs = append(errs, interp.CheckSurvivors(sc)...)
+		errs = append(errs, interp.CheckHoldsOfEveryLoad(sc)...)
 	}
 	if len(errs) > 0 {
 		return res, errs.Rel(p.Cwd), nil

@@ -1,0 +1,246 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/expr-lang/expr"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
+)
+
+// An expectation that reads only loads holds of every load fortio could record when it only
+// restates fortio's own sums or orders (ok + errors == requests, code200 + code503 ==
+// requests when the scenario's codes are those two, min <= p99, code503 <= requests): it
+// cannot fail, whatever the run did, and so proves nothing. dsl's checks catch the forms they
+// can see (x == x, a count >= 0); these need what a load is, so vet judges such an expectation
+// on loads fortio could record — none, each code alone, mixes, every count from 0 to 1e9 and
+// the numbers the expectation writes and their neighbours, latencies in order — and refuses
+// it when it held of every one. A refusal is sound for what was judged: each judged load is
+// one fortio could record; an expectation false of a load not judged would be wrongly refused,
+// which the numbers it writes (taken with their neighbours) make unlikely.
+
+// CheckHoldsOfEveryLoad refuses sc's expectations that read only loads (and vars) and hold of
+// every load judged.
+func CheckHoldsOfEveryLoad(sc *dsl.Scenario) dsl.Errors {
+	var errs dsl.Errors
+	for i, e := range sc.Expect {
+		loads := loadsOnly(sc, e)
+		if len(loads) == 0 {
+			continue
+		}
+		n, holds := holdsOfEveryLoad(sc, e, loads)
+		if !holds {
+			continue
+		}
+		errs = append(errs, &dsl.Error{Pos: e.Pos, Path: fmt.Sprintf("%s.expect.%d", sc.Name, i), Msg: fmt.Sprintf(
+			"expectation %q holds of every load fortio could record (judged on %d: none, each code alone and mixed, 1 to 1e9 requests, the numbers it writes and their neighbours, latencies in order): it cannot fail, so it proves nothing (fortio counts each request under one code, ok as the 2xx and 418, errors as the rest, and orders min ≤ p50 ≤ … ≤ max); expected a bound a wrong outcome breaks, e.g. %s.code503 == 0, or == the figure the claim gives",
+			e.Src, n, loads[0])})
+	}
+	return errs
+}
+
+// notLoadNames are the names an expectation reads whose values a load sample does not give: an
+// expectation reading one is not judged here.
+var notLoadNames = map[string]bool{"started": true, "ended": true, "delta": true, "outcome": true, "error": true, "backends": true, "blackholes": true, "target": true, "ns": true, dsl.DeltaFunc: true, dsl.HostsFunc: true, dsl.EnvoyFunc: true}
+
+// loadsOnly are the load steps e reads when it reads nothing else a run records (vars and the
+// functions aside): one-client loads, each a sample of its own. nil otherwise.
+func loadsOnly(sc *dsl.Scenario, e *dsl.Expr) []string {
+	if e.Program == nil || e.Now || len(e.Refs) > 0 || len(e.Outcomes) > 0 || len(e.Captures) > 0 {
+		return nil
+	}
+	var loads []string
+	for _, n := range e.Names {
+		if notLoadNames[n] {
+			return nil
+		}
+		st := sc.Step(n)
+		if st == nil {
+			continue // vars, a function, a let
+		}
+		p, ok := st.Params.(*schema.Load)
+		if !ok || st.Kind != "load" || (p.From != nil && p.From.Pods > 0) {
+			return nil
+		}
+		loads = append(loads, n)
+	}
+	return loads
+}
+
+// holdsOfEveryLoad judges e on samples of each of loads; it reports how many and whether e
+// held of every one (an error or a non-boolean is not holding).
+func holdsOfEveryLoad(sc *dsl.Scenario, e *dsl.Expr, loads []string) (int, bool) {
+	samples := samplerOf(e.Src)
+	// The environment the judge gives expressions, built once: each sample replaces the loads'
+	// values in it (what a recorded load's ExprValue is).
+	rec := &Record{Vars: sc.Vars, Namespaces: sc.Generated, Results: map[string]*Result{}}
+	for _, name := range loads {
+		rec.Put(name, "load", false, &LoadRecord{})
+	}
+	env := NewJudge(rec, sc).Env()
+	for i := range samples.n {
+		for k, name := range loads {
+			// Each load its own sample: two loads read together are judged apart as well
+			// as alike (k = 0 gives both the same).
+			env[name] = samples.at((i + k*7) % samples.n) // its maps are only read
+		}
+		out, err := expr.Run(e.Program, env)
+		if ok, _ := out.(bool); err != nil || !ok {
+			return i + 1, false
+		}
+	}
+	return samples.n, true
+}
+
+var (
+	numberLit = regexp.MustCompile(`(?:^|[^\w.])(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)`)
+	codeLit   = regexp.MustCompile(`\bcode(\d{3}|_1)\b|"(-1|\d{3})"`)
+	ipLit     = regexp.MustCompile(`"(\d{1,3}(?:\.\d{1,3}){3}:\d+|\[[0-9a-fA-F:]+\]:\d+)"`)
+)
+
+// loadSampler makes loads fortio could record, for judging an expression of source src, as
+// they are asked for (most expressions are false of one of the first few): the discriminating
+// ones first (none, all 200, all 503, half and half), then every count of every code alone,
+// then mixes, each with fortio's sums (Recount) and ordered latencies.
+type loadSampler struct {
+	codes, ips    []string
+	counts, reals []float64
+	rng           *rand.Rand
+	n             int
+
+	mu   sync.Mutex
+	made []schema.LoadResult
+}
+
+const mixedLoads = 96
+
+func newLoadSampler(src string) *loadSampler {
+	ls := &loadSampler{
+		codes:  []string{"200", "503", "-1", "418", "404", "500", "201"},
+		counts: []float64{1, 2, 3, 5, 10, 20, 100, 1000, 1e6, 1e9},
+		reals:  []float64{0, 0.001, 0.5, 1, 2.5, 10, 100, 1000, 6e4, 1e7},
+		rng:    rand.New(rand.NewPCG(1, 2)),
+	}
+	for _, m := range codeLit.FindAllStringSubmatch(src, -1) {
+		c := strings.Replace(m[1]+m[2], "_", "-", 1)
+		if !slices.Contains(ls.codes, c) {
+			ls.codes = append(ls.codes, c)
+		}
+	}
+	for _, m := range numberLit.FindAllStringSubmatch(src, -1) {
+		l, err := strconv.ParseFloat(m[1], 64)
+		if err != nil || math.IsInf(l, 0) {
+			continue
+		}
+		for _, v := range []float64{l - 1, l, l + 1, math.Floor(l / 2), 2 * l} {
+			if v >= 1 && v == math.Trunc(v) && !slices.Contains(ls.counts, v) {
+				ls.counts = append(ls.counts, v)
+			}
+		}
+		for _, v := range []float64{l - 0.5, l, l + 0.5, l / 2, 2 * l} {
+			if v >= 0 && !slices.Contains(ls.reals, v) {
+				ls.reals = append(ls.reals, v)
+			}
+		}
+	}
+	for _, m := range ipLit.FindAllStringSubmatch(src, -1) {
+		ls.ips = append(ls.ips, m[1])
+	}
+	ls.ips = append(ls.ips, "127.0.0.1:8080")
+	ls.n = 4 + len(ls.codes)*len(ls.counts) + mixedLoads
+	return ls
+}
+
+// samplers keep a sampler by expression source, up to maxSamplers: the same expressions recur
+// across a package's scenarios (1,000 quickstarts judge one source 1,000 times), and a
+// sampler's loads depend on its source alone.
+var (
+	samplers     sync.Map // string -> *loadSampler
+	samplersMade atomic.Int32
+	maxSamplers  = int32(1024)
+)
+
+func samplerOf(src string) *loadSampler {
+	if ls, ok := samplers.Load(src); ok {
+		return ls.(*loadSampler)
+	}
+	ls := newLoadSampler(src)
+	if samplersMade.Add(1) <= maxSamplers {
+		if prev, loaded := samplers.LoadOrStore(src, ls); loaded {
+			return prev.(*loadSampler)
+		}
+	}
+	return ls
+}
+
+// at is the i-th sample (i < n); its maps are the sampler's, shared by every caller.
+func (ls *loadSampler) at(i int) schema.LoadResult {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	for len(ls.made) <= i {
+		ls.made = append(ls.made, ls.finish(ls.codesOf(len(ls.made))))
+	}
+	return ls.made[i]
+}
+
+// codesOf are the codes of the j-th sample.
+func (ls *loadSampler) codesOf(j int) map[string]float64 {
+	switch j {
+	case 0:
+		return map[string]float64{}
+	case 1:
+		return map[string]float64{"200": 20}
+	case 2:
+		return map[string]float64{"503": 20}
+	case 3:
+		return map[string]float64{"200": 10, "503": 10}
+	}
+	j -= 4
+	if j < len(ls.codes)*len(ls.counts) {
+		return map[string]float64{ls.codes[j/len(ls.counts)]: ls.counts[j%len(ls.counts)]}
+	}
+	m := map[string]float64{}
+	for _, c := range ls.codes {
+		if ls.rng.IntN(2) == 0 {
+			m[c] = ls.pick(ls.counts)
+		}
+	}
+	return m
+}
+
+func (ls *loadSampler) pick(xs []float64) float64 { return xs[ls.rng.IntN(len(xs))] }
+
+// finish makes a load of codes: fortio's sums, latencies in order, the other numbers drawn.
+func (ls *loadSampler) finish(codes map[string]float64) schema.LoadResult {
+	l := schema.LoadResult{Codes: codes}
+	l.Recount()
+	lat := make([]float64, 6)
+	if l.Requests > 0 {
+		for i := range lat {
+			lat[i] = ls.pick(ls.reals)
+		}
+		slices.Sort(lat)
+	}
+	l.Min, l.P50, l.P90, l.P99, l.P999, l.Max = lat[0], lat[1], lat[2], lat[3], lat[4], lat[5]
+	l.Avg = l.Min + (l.Max-l.Min)*ls.rng.Float64()
+	l.IPs = map[string]float64{}
+	if l.Requests > 0 {
+		l.Sockets, l.Connections = ls.pick(ls.counts), ls.pick(ls.counts)
+		l.QPS, l.DurationS = ls.pick(ls.reals), ls.pick(ls.reals)
+		for _, ip := range ls.ips {
+			if ls.rng.IntN(2) == 0 {
+				l.IPs[ip] = ls.pick(ls.counts)
+			}
+		}
+	}
+	return l
+}
