@@ -177,8 +177,12 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		l.errs.errs = append(l.errs.errs, d.vacuous...)
 	}
 	if len(l.errs.errs) == before {
-		l.warnings = append(l.warnings, d.warnings...)
-		d.lint()
+		// A scenario left out by --scenario or --tag is not warned of: it will not run, and
+		// --strict would refuse the run for it.
+		if sel := l.opts.Selected; sel == nil || sel(sc.Name, sc.Tags) {
+			l.warnings = append(l.warnings, d.warnings...)
+			d.lint()
+		}
 		if l.opts.ForRun {
 			d.detach()
 		}

@@ -93,6 +93,19 @@ type Error struct {
 	Msg  string `json:"message"`
 	// Also are other places the problem involves (the other of two conflicting values).
 	Also []Pos `json:"also,omitempty"`
+	// Warning is the lint code of a warning that --strict made an error ("" otherwise).
+	Warning string `json:"warning,omitempty"`
+}
+
+// OnlyWarnings reports whether every problem of es is a warning --strict made an error: the
+// checks that follow a load (a sweep's combinations) still have something to say.
+func (es Errors) OnlyWarnings() bool {
+	for _, e := range es {
+		if e.Warning == "" {
+			return false
+		}
+	}
+	return len(es) > 0
 }
 
 func (e *Error) Error() string {

@@ -43,6 +43,7 @@ const (
 	LintUnknownStat    = "unknown-stat"
 	LintMayFailUnread  = "mayfail-unread"
 	LintUnknownAddress = "unknown-address"
+	LintNothingJudged  = "nothing-judged"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -55,6 +56,7 @@ var LintCodes = map[string]string{
 	LintOneSample:      "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
 	LintUnknownStat:    "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
 	LintMayFailUnread:  "a wait with mayFail: true whose outcome no expression reads: the run goes on whether or not its condition held",
+	LintNothingJudged:  "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
 	LintUnknownAddress: "a local load whose URL names a loopback address where no backend or blackhole of the scenario listens, and no step of it starts a server (a mistyped port: every request fails to connect)",
 }
 
@@ -172,6 +174,62 @@ func (d *decoder) lint() {
 		}
 	})
 	d.lintLoopbackLoads(warn)
+	d.lintNothingJudged()
+}
+
+// lintNothingJudged warns of a scenario that measures and judges nothing: no expectation, no
+// assert or wait step. Its run passes whenever its steps run — a load every request of which
+// answered 503 included — and its report reads as a proof. A scenario that only acts (applies,
+// execs: each step fails on its own error) is judged by its steps and is not warned of.
+func (d *decoder) lintNothingJudged() {
+	sc := d.sc
+	if len(sc.Expect) > 0 {
+		return
+	}
+	if _, ok := sc.LintIgnore[LintNothingJudged]; ok {
+		return
+	}
+	var measured []string
+	judged := false
+	for _, ph := range []([]*Step){sc.Setup, sc.Steps, sc.Catch} {
+		Walk(ph, func(s *Step) {
+			switch s.Kind {
+			case "assert", "wait":
+				judged = true
+			case "load", "snapshot", "logs":
+				what := s.Kind
+				if s.Name != "" {
+					what += " " + s.Name
+				}
+				if !slices.Contains(measured, what) {
+					measured = append(measured, what)
+				}
+			}
+		})
+	}
+	if judged || len(measured) == 0 {
+		return
+	}
+	d.l.warnings = append(d.l.warnings, &Warning{Pos: sc.Pos, Code: LintNothingJudged, Scenario: sc.Name, Msg: fmt.Sprintf(
+		"scenario %s measures (%s) but judges nothing: it has no expect and no assert or wait step, so it passes whenever its steps run, a load whose every request answered 503 included; write the claim as expect: [\"…\"] (e.g. %s)",
+		sc.Name, strings.Join(measured, ", "), nothingJudgedExample(measured))})
+}
+
+// nothingJudgedExample is an expectation of the first named measurement, for the warning.
+func nothingJudgedExample(measured []string) string {
+	for _, m := range measured {
+		kind, name, ok := strings.Cut(m, " ")
+		if !ok {
+			continue
+		}
+		switch kind {
+		case "load":
+			return fmt.Sprintf("\"%s.code200 == %s.requests\"", name, name)
+		case "logs":
+			return fmt.Sprintf("\"%s.count > 0\"", name)
+		}
+	}
+	return "\"delta.upstream_rq_total > 0\""
 }
 
 // lintLoopbackLoads warns of a local load whose URL names, as a literal loopback address, no

@@ -117,6 +117,9 @@ func Load(paths []string, opts Options) (*Result, error) {
 	if opts.Strict {
 		for _, w := range l.warnings {
 			l.errs.add(w.Pos, w.Scenario, "warning[%s] (an error with --strict): %s", w.Code, w.Msg)
+			if e := l.errs.errs[len(l.errs.errs)-1]; e.Pos == w.Pos && e.Path == w.Scenario {
+				e.Warning = w.Code
+			}
 		}
 		l.res.Warnings = nil
 	}

@@ -102,7 +102,7 @@ func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, e
 // (positions relative to the working directory) with the work's load result; the load's
 // warnings are written to out. vet reports what it returns, and the language server
 // (labrun lsp) publishes it: the two never differ.
-func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expansion) (*work, dsl.Errors, error) {
+func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expansion) (w *work, errs dsl.Errors, err error) {
 	mf, passRate := x.matrix, x.passRate
 	sweeps, err := parseSweeps(mf.sweeps)
 	if err != nil {
@@ -129,9 +129,19 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	if err != nil {
 		return nil, nil, loadError(err)
 	}
-	w := &work{res: res}
-	if len(errs) > 0 {
+	w = &work{res: res}
+	if len(errs) > 0 && !errs.OnlyWarnings() {
 		return w, errs, nil
+	}
+	// Warnings --strict made errors: the sweeps' checks below still run, so that every
+	// problem is said at once (each combination's load would repeat the warnings).
+	if warned := errs; len(warned) > 0 {
+		errs, opts.Strict = nil, false
+		defer func() {
+			if err == nil {
+				errs = append(warned, errs...)
+			}
+		}()
 	}
 	sweepVars := map[string]string{}
 	for _, s := range sweeps {

@@ -125,12 +125,17 @@ func (p *process) loadTo(out io.Writer, paths []string, opts dsl.Options) (*dsl.
 			fmt.Fprintf(out, "%s: warning[skipped]: %s\n", w.Pos, w.Msg)
 		}
 	}
+	// Warnings --strict made errors do not stop the checks below: every problem is said at once.
+	var warned dsl.Errors
 	if err != nil {
 		var errs dsl.Errors
-		if errors.As(err, &errs) {
+		if !errors.As(err, &errs) {
+			return res, nil, err
+		}
+		if !errs.OnlyWarnings() {
 			return res, errs.Rel(p.Cwd), nil
 		}
-		return res, nil, err
+		warned = errs.Rel(p.Cwd)
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(out, "%s: warning[%s]: %s\n", w.Pos.Rel(p.Cwd), w.Code, w.Msg)
@@ -147,8 +152,8 @@ func (p *process) loadTo(out io.Writer, paths []string, opts dsl.Options) (*dsl.
 		errs = append(errs, interp.CheckSurvivors(sc)...)
 		errs = append(errs, interp.CheckHoldsOfEveryLoad(sc)...)
 	}
-	if len(errs) > 0 {
-		return res, errs.Rel(p.Cwd), nil
+	if errs = append(warned, errs.Rel(p.Cwd)...); len(errs) > 0 {
+		return res, errs, nil
 	}
 	return res, nil, nil
 }
