@@ -1011,6 +1011,12 @@ func (d *decoder) names() *Names {
 		Blackholes: map[string]bool{}, Steps: map[string]bool{}, Target: d.target(),
 		Namespaces: map[string]bool{},
 	}
+	for _, c := range sc.AllowReset {
+		if n.AllowReset == nil {
+			n.AllowReset = map[string]bool{}
+		}
+		n.AllowReset[c] = true
+	}
 	for _, e := range sc.Ephemeral {
 		n.Namespaces[e.Key] = true
 	}

@@ -172,6 +172,9 @@ type Names struct {
 	DeltaErr string
 	// Steps are every named step: started.<name> and ended.<name> read their times.
 	Steps map[string]bool
+	// AllowReset are the counters the scenario's allowReset lists: only their deltas may be
+	// negative when judged (any other counter that went down fails as a reset).
+	AllowReset map[string]bool
 	// DeltaFrom and DeltaTo are the snapshots a plain delta compares.
 	DeltaFrom, DeltaTo string
 	// Target is the target the scenario runs on ("local", "kube"; "": not known): what

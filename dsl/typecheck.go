@@ -1083,6 +1083,11 @@ func (ch *exprChecker) nonNegative(x ast.Node, t *schema.Type) string {
 	if words[t.Unit] == "" {
 		return ""
 	}
+	if stat, ok := deltaStat(x); ok && words[t.Unit] == "a count" && !ch.names.AllowReset[stat] {
+		// The judge fails an expectation whose counter went down (a reset) unless allowReset
+		// lists it: a delta it judges is never negative.
+		return "a counter's delta (a counter that went down fails the expectation as a reset unless allowReset lists it)"
+	}
 	// Only a value as recorded: a member read whose root is a step, not a delta.
 	for n := x; ; {
 		switch v := n.(type) {
@@ -1101,6 +1106,31 @@ func (ch *exprChecker) nonNegative(x ast.Node, t *schema.Type) string {
 		}
 		return ""
 	}
+}
+
+// deltaStat is the stat of a delta read, delta.<stat> or delta("a", "b").<stat> (deltaAcross
+// too), false for anything else.
+func deltaStat(x ast.Node) (string, bool) {
+	m, ok := x.(*ast.MemberNode)
+	if !ok {
+		return "", false
+	}
+	prop, ok := m.Property.(*ast.StringNode)
+	if !ok {
+		return "", false
+	}
+	switch root := m.Node.(type) {
+	case *ast.IdentifierNode:
+		return prop.Value, root.Value == "delta"
+	case *ast.CallNode:
+		if id, ok := root.Callee.(*ast.IdentifierNode); ok {
+			switch id.Value {
+			case "delta", "deltaAcross", DeltaFunc:
+				return prop.Value, true
+			}
+		}
+	}
+	return "", false
 }
 
 // describe is a type for messages: "a string", "a number (count)".
