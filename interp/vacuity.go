@@ -28,70 +28,131 @@ import (
 // one fortio could record; an expectation false of a load not judged would be wrongly refused,
 // which the numbers it writes (taken with their neighbours) make unlikely.
 
-// CheckHoldsOfEveryLoad refuses sc's expectations that read only loads (and vars) and hold of
-// every load judged.
+// CheckHoldsOfEveryLoad refuses sc's expectations that read only loads and stats (and vars)
+// and hold of every load and every value of the stats judged. The stats (a snapshot's, a
+// delta's) are drawn apart from one another and from the loads: Envoy's own sums across
+// stats are not assumed, so only an expectation that holds whatever they are is refused.
 func CheckHoldsOfEveryLoad(sc *dsl.Scenario) dsl.Errors {
 	var errs dsl.Errors
+	var env map[string]any // the judge's, made once for the scenario's judged expectations
 	for i, e := range sc.Expect {
-		loads := loadsOnly(sc, e)
-		if len(loads) == 0 {
+		loads, stats, ok := judgedReads(sc, e)
+		if !ok {
 			continue
 		}
-		n, holds := holdsOfEveryLoad(sc, e, loads)
+		if env == nil {
+			env = NewJudge(&Record{Vars: sc.Vars, Namespaces: sc.Generated, Results: map[string]*Result{}}, sc).Env()
+		}
+		n, holds := holdsOfEvery(env, sc, e, loads, stats)
 		if !holds {
 			continue
 		}
-		errs = append(errs, &dsl.Error{Pos: e.Pos, Path: fmt.Sprintf("%s.expect.%d", sc.Name, i), Msg: fmt.Sprintf(
-			"expectation %q holds of every load fortio could record (judged on %d: none, each code alone and mixed, 1 to 1e9 requests, the numbers it writes and their neighbours, latencies in order): it cannot fail, so it proves nothing (fortio counts each request under one code, ok as the 2xx and 418, errors as the rest, and orders min ≤ p50 ≤ … ≤ max); expected a bound a wrong outcome breaks, e.g. %s.code503 == 0, or == the figure the claim gives",
-			e.Src, n, loads[0])})
+		var msg string
+		if len(stats) == 0 {
+			msg = fmt.Sprintf("expectation %q holds of every load fortio could record (judged on %d: none, each code alone and mixed, 1 to 1e9 requests, the numbers it writes and their neighbours, latencies in order): it cannot fail, so it proves nothing (fortio counts each request under one code, ok as the 2xx and 418, errors as the rest, and orders min ≤ p50 ≤ … ≤ max); expected a bound a wrong outcome breaks, e.g. %s.code503 == 0, or == the figure the claim gives",
+				e.Src, n, loads[0])
+		} else {
+			what := "each stat it reads from 0 to 1e9 (a delta of a counter allowReset lists below 0 too), the numbers it writes and their neighbours"
+			if len(loads) > 0 {
+				what += ", with loads fortio could record"
+			}
+			msg = fmt.Sprintf("expectation %q holds whatever the stats it reads are (judged on %d: %s): it cannot fail, so it proves nothing; expected a bound a wrong outcome breaks, e.g. == the figure the claim gives",
+				e.Src, n, what)
+		}
+		errs = append(errs, &dsl.Error{Pos: e.Pos, Path: fmt.Sprintf("%s.expect.%d", sc.Name, i), Msg: msg})
 	}
 	return errs
 }
 
-// notLoadNames are the names an expectation reads whose values a load sample does not give: an
+// notJudgedNames are the names an expectation reads whose values a sample does not give: an
 // expectation reading one is not judged here.
-var notLoadNames = map[string]bool{"started": true, "ended": true, "delta": true, "outcome": true, "error": true, "backends": true, "blackholes": true, "target": true, "ns": true, dsl.DeltaFunc: true, dsl.HostsFunc: true, dsl.EnvoyFunc: true}
+var notJudgedNames = map[string]bool{"started": true, "ended": true, "outcome": true, "error": true, "backends": true, "blackholes": true, "target": true, "ns": true, dsl.HostsFunc: true, dsl.EnvoyFunc: true}
 
-// loadsOnly are the load steps e reads when it reads nothing else a run records (vars and the
-// functions aside): one-client loads, each a sample of its own. nil otherwise.
-func loadsOnly(sc *dsl.Scenario, e *dsl.Expr) []string {
-	if e.Program == nil || e.Now || len(e.Refs) > 0 || len(e.Outcomes) > 0 || len(e.Captures) > 0 {
-		return nil
+// judgedReads are the load steps and the stats e reads when it reads nothing else a run
+// records (vars and the functions aside): one-client loads, each a sample of its own, and
+// stats of snapshots and deltas (not of a sampled series). ok is false otherwise, or when it
+// reads neither.
+func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (loads []string, stats []dsl.Ref, ok bool) {
+	if e.Program == nil || e.Now || len(e.Outcomes) > 0 || len(e.Captures) > 0 {
+		return nil, nil, false
 	}
-	var loads []string
+	for _, r := range e.Refs {
+		if r.Kind == dsl.RefSeries || r.Guarded {
+			return nil, nil, false
+		}
+		stats = append(stats, r)
+	}
+	snapshots := map[string]bool{}
+	for _, r := range stats {
+		if r.Kind == dsl.RefSnapshot {
+			snapshots[r.Name] = true
+		}
+	}
 	for _, n := range e.Names {
-		if notLoadNames[n] {
-			return nil
+		if notJudgedNames[n] {
+			return nil, nil, false
 		}
 		st := sc.Step(n)
-		if st == nil {
-			continue // vars, a function, a let
+		switch {
+		case st == nil:
+			continue // vars, delta, a function, a let
+		case snapshots[n] && st.Kind == "snapshot" && st.Every == 0:
+			continue
 		}
-		p, ok := st.Params.(*schema.Load)
-		if !ok || st.Kind != "load" || (p.From != nil && p.From.Pods > 0) {
-			return nil
+		p, isLoad := st.Params.(*schema.Load)
+		if !isLoad || st.Kind != "load" || (p.From != nil && p.From.Pods > 0) {
+			return nil, nil, false
 		}
 		loads = append(loads, n)
 	}
-	return loads
+	return loads, stats, len(loads)+len(stats) > 0
 }
 
-// holdsOfEveryLoad judges e on samples of each of loads; it reports how many and whether e
-// held of every one (an error or a non-boolean is not holding).
-func holdsOfEveryLoad(sc *dsl.Scenario, e *dsl.Expr, loads []string) (int, bool) {
+// holdsOfEvery judges e on samples of each of loads and of stats; it reports how many and
+// whether e held of every one (an error or a non-boolean is not holding).
+func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, loads []string, stats []dsl.Ref) (int, bool) {
 	samples := samplerOf(e.Src)
-	// The environment the judge gives expressions, built once: each sample replaces the loads'
-	// values in it (what a recorded load's ExprValue is).
-	rec := &Record{Vars: sc.Vars, Namespaces: sc.Generated, Results: map[string]*Result{}}
-	for _, name := range loads {
-		rec.Put(name, "load", false, &LoadRecord{})
+	// env is the environment the judge gives expressions of a run that recorded nothing: each
+	// sample sets the loads' values in it (what a recorded load's ExprValue is) and the
+	// stats'; e reads nothing else a run records.
+	delta, pairs, snaps := schema.Stats{}, map[[2]string]schema.Stats{}, map[string]schema.Stats{}
+	if len(stats) > 0 {
+		env["delta"] = delta
+		env[dsl.DeltaFunc] = func(a, b string) schema.Stats { return pairs[[2]string{a, b}] }
+		for _, r := range stats {
+			switch r.Kind {
+			case dsl.RefDeltaPair:
+				if pairs[[2]string{r.From, r.To}] == nil {
+					pairs[[2]string{r.From, r.To}] = schema.Stats{}
+				}
+			case dsl.RefSnapshot:
+				if snaps[r.Name] == nil {
+					snaps[r.Name] = schema.Stats{}
+					env[r.Name] = snaps[r.Name]
+				}
+			}
+		}
 	}
-	env := NewJudge(rec, sc).Env()
+	allow := map[string]bool{}
+	for _, c := range sc.AllowReset {
+		allow[c] = true
+	}
 	for i := range samples.n {
 		for k, name := range loads {
 			// Each load its own sample: two loads read together are judged apart as well
 			// as alike (k = 0 gives both the same).
 			env[name] = samples.at((i + k*7) % samples.n) // its maps are only read
+		}
+		for k, r := range stats {
+			v := samples.stat(i, k, (r.Kind == dsl.RefDelta || r.Kind == dsl.RefDeltaPair) && allow[r.Stat])
+			switch r.Kind {
+			case dsl.RefDelta:
+				delta[r.Stat] = v
+			case dsl.RefDeltaPair:
+				pairs[[2]string{r.From, r.To}][r.Stat] = v
+			case dsl.RefSnapshot:
+				snaps[r.Name][r.Stat] = v
+			}
 		}
 		out, err := expr.Run(e.Program, env)
 		if ok, _ := out.(bool); err != nil || !ok {
@@ -218,6 +279,30 @@ func (ls *loadSampler) codesOf(j int) map[string]float64 {
 }
 
 func (ls *loadSampler) pick(xs []float64) float64 { return xs[ls.rng.IntN(len(xs))] }
+
+// stat is the value of the k-th stat an expression reads in its i-th sample: every stat 0,
+// then 1, then each count (and, when it may be negative, its negation) by turns, the stats
+// apart from one another — so two stats are judged alike and unlike. A delta of a counter is
+// never negative when judged (a counter that went down fails as a reset) unless allowReset
+// lists it (negative).
+func (ls *loadSampler) stat(i, k int, negative bool) float64 {
+	vals := ls.counts
+	switch {
+	case i == 0:
+		return 0
+	case i == 1:
+		return 1
+	}
+	j := i*(k+1) + k*3
+	v := vals[j%len(vals)]
+	if negative && (j/len(vals))%2 == 1 {
+		v = -v
+	}
+	if (i+k)%5 == 0 {
+		v = 0
+	}
+	return v
+}
 
 // finish makes a load of codes: fortio's sums, latencies in order, the other numbers drawn.
 func (ls *loadSampler) finish(codes map[string]float64) schema.LoadResult {

@@ -16,44 +16,64 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 			{name: "f", load: {url: "http://127.0.0.1:1", requests: 20}},
 			{name: "g", load: {url: "http://127.0.0.1:1", requests: 20}},
 			{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
 		]`
 	for _, c := range []struct {
 		expect  string
 		refused bool
+		allow   bool // allowReset lists upstream_rq_total: its delta may be negative
 	}{
-		{"f.ok + f.errors == f.requests", true},
-		{"f.requests == f.ok + f.errors", true},
-		{"f.errors == f.requests - f.ok", true},
-		{"f.min <= f.max", true},
-		{"f.p50 <= f.p99 && f.avg <= f.max", true},
-		{"f.code503 <= f.requests", true},
-		{"f.ok <= f.requests", true},
-		{"f.code503 == 0 || f.code503 > 0", true},
-		{"f.code503 == 0 || 1 == 1", true},
-		{"abs(f.code503) >= 0", true},
-		{"max(f.code503, 0) >= 0", true},
-		{"f.code503 * 0 == 0", true},
-		{"not (f.code503 > 0 and false)", true},
-		{"f.ok + f.errors == f.requests && g.min <= g.max", true},
-		{"len(f.codes) >= 0 || f.ok == f.requests", true},
+		{"f.ok + f.errors == f.requests", true, false},
+		{"f.requests == f.ok + f.errors", true, false},
+		{"f.errors == f.requests - f.ok", true, false},
+		{"f.min <= f.max", true, false},
+		{"f.p50 <= f.p99 && f.avg <= f.max", true, false},
+		{"f.code503 <= f.requests", true, false},
+		{"f.ok <= f.requests", true, false},
+		{"f.code503 == 0 || f.code503 > 0", true, false},
+		{"f.code503 == 0 || 1 == 1", true, false},
+		{"abs(f.code503) >= 0", true, false},
+		{"max(f.code503, 0) >= 0", true, false},
+		{"f.code503 * 0 == 0", true, false},
+		{"not (f.code503 > 0 and false)", true, false},
+		{"f.ok + f.errors == f.requests && g.min <= g.max", true, false},
+		{"len(f.codes) >= 0 || f.ok == f.requests", true, false},
 
-		{"f.code503 == 0", false},
-		{"f.code200 == f.requests", false},
-		{"f.code200 + f.code503 == f.requests", false},
-		{"f.requests == 20", false},
-		{"f.requests == vars.n", false},
-		{"f.requests != 13", false},
-		{"f.p99 < 60000", false},
-		{"f.qps < 1000000", false},
-		{"f.code429 < 7", false},
-		{"f.requests == g.requests", false},
-		{"f.errors > 0 || f.ok > 0", false},
-		{`f.ips["127.0.0.5:80"] > 0`, false},
-		{`f.codes["-1"] == 0`, false},
-		{"f.ok + f.errors == f.requests && before.upstream_rq_total > 0", false}, // reads a snapshot: not judged here
+		{"f.code503 == 0", false, false},
+		{"f.code200 == f.requests", false, false},
+		{"f.code200 + f.code503 == f.requests", false, false},
+		{"f.requests == 20", false, false},
+		{"f.requests == vars.n", false, false},
+		{"f.requests != 13", false, false},
+		{"f.p99 < 60000", false, false},
+		{"f.qps < 1000000", false, false},
+		{"f.code429 < 7", false, false},
+		{"f.requests == g.requests", false, false},
+		{"f.errors > 0 || f.ok > 0", false, false},
+		{`f.ips["127.0.0.5:80"] > 0`, false, false},
+		{`f.codes["-1"] == 0`, false, false},
+		{"f.ok + f.errors == f.requests && before.upstream_rq_total > 0", false, false},
+
+		// Stats, drawn apart from one another: only what holds whatever they are is refused.
+		{"delta.upstream_rq_total == 0 || delta.upstream_rq_total > 0", true, false},
+		{"abs(delta.upstream_rq_total) >= 0", true, false},
+		{`delta("before", "after").upstream_cx_total * 0 == 0`, true, false},
+		{"max(before.upstream_rq_total, after.upstream_rq_total) >= min(before.upstream_rq_total, after.upstream_rq_total)", true, false},
+		{"delta.upstream_rq_total == 0 || f.code503 >= 0 || f.code503 < 0", true, false},
+		{"delta.upstream_rq_total == 0 || delta.upstream_rq_total > 0", false, true}, // a reset makes it negative
+		{"delta.upstream_rq_total == 0", false, false},
+		{"delta.upstream_rq_total > 0", false, false},
+		{"delta.upstream_rq_total == f.code503", false, false},
+		{"before.upstream_rq_total < after.upstream_rq_total", false, false},
+		{`delta("before", "after").upstream_cx_total == delta.upstream_rq_total`, false, false},
+		{"delta.upstream_rq_total <= 1000000000", false, false},
 	} {
 		t.Run(c.expect, func(t *testing.T) {
 			src := "s: schema.#Scenario & {\n" + steps + "\nexpect: [" + quote(c.expect) + "]\n}"
+			if c.allow {
+				src = strings.Replace(src, "vars:", `allowReset: ["upstream_rq_total"]
+		vars:`, 1)
+			}
 			res, err := loadScenarioErr(t, src)
 			if err != nil {
 				if c.refused {
@@ -66,7 +86,7 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 			if got := len(errs) > 0; got != c.refused {
 				t.Fatalf("refused %v, want %v: %v", got, c.refused, errs)
 			}
-			if c.refused && !strings.Contains(errs[0].Msg, "holds of every load fortio could record") {
+			if c.refused && !strings.Contains(errs[0].Msg, "it cannot fail, so it proves nothing") {
 				t.Errorf("message: %s", errs[0].Msg)
 			}
 		})
