@@ -238,8 +238,8 @@ func (s *Summary) addNotStarted(m *dsl.Matrix, why map[RunKey]string) {
 	})
 }
 
-// need is how many of a combination's count runs must pass at pass rate rate (0: all).
-func need(rate float64, count int) int {
+// Need is how many of a combination's count runs must pass at pass rate rate (0: all).
+func Need(rate float64, count int) int {
 	if rate <= 0 {
 		return count
 	}
@@ -269,7 +269,7 @@ func verdictOf(s *Summary) string {
 				failFast = true
 			}
 		}
-		n := need(s.PassRate, s.Count)
+		n := Need(s.PassRate, s.Count)
 		switch {
 		case passed >= n:
 		case judgedFailed > s.Count-n:
@@ -544,7 +544,7 @@ func combinationPassed(s *Summary, g *group) (ok int, below bool) {
 			ok++
 		}
 	}
-	return ok, ok < need(s.PassRate, s.Count)
+	return ok, ok < Need(s.PassRate, s.Count)
 }
 
 // header is a value's column header: its name and unit.
@@ -580,7 +580,7 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 			case below && ok == 0:
 				mark = "never passed"
 			case below:
-				mark = fmt.Sprintf("below the %d needed", need(s.PassRate, s.Count))
+				mark = fmt.Sprintf("below the %d needed", Need(s.PassRate, s.Count))
 			}
 			fmt.Fprintf(&md, "| %s | %d of %d | %s |\n", sumCell(Combo(g.vars, 0, 1)), ok, s.Count, mark)
 		}

@@ -172,7 +172,7 @@ report; a swept one "[secret <name> #<i>]", i its place in the sweep.`,
 	f.matrixFlags.register(cmd, "run")
 	cmd.Flags().Float64Var(&f.passRate, "pass-rate", 0, passRateHelp)
 	cmd.Flags().IntVar(&f.parallel, "parallel", 1, "run up to N runs at once (scenarios, sweep combinations, --count rounds); runs that touch the same fixed namespace, mesh-wide Istio config or local address never run at the same time (labrun plan --parallel N shows the schedule)")
-	cmd.Flags().BoolVar(&f.failFast, "fail-fast", false, "start no more runs after one that did not pass (the runs already started end normally)")
+	cmd.Flags().BoolVar(&f.failFast, "fail-fast", false, "start no more runs after one that did not pass, or under --pass-rate after a combination failed more runs than the rate allows (the runs already started end normally)")
 	cmd.Flags().BoolVar(&f.cleanFirst, "clean-first", false, "kube target: first delete what dead runs of the same scenario left on the cluster (see labrun clean)")
 	f.leftovers = true
 	return cmd

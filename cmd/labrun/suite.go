@@ -105,6 +105,11 @@ func (p *process) runScheduled(runCtx, cleanupCtx context.Context, w *work, f *r
 		return &matrixStatus{run: i + 1, runs: len(w.units), failed: eta.failed, rest: after}, line
 	}
 	started = make([]bool, len(w.units))
+	type comboKey struct {
+		m *dsl.Matrix
+		c int
+	}
+	failures := map[comboKey]int{} // failed runs by combination, for --fail-fast under --pass-rate
 	runUnit := func(i int) bool {
 		u := w.units[i]
 		q := p
@@ -131,7 +136,18 @@ func (p *process) runScheduled(runCtx, cleanupCtx context.Context, w *work, f *r
 		}
 		mu.Unlock()
 		record(i, r)
-		return !f.failFast || r.code == exitOK || r.code == exitInterrupted
+		if !f.failFast || r.code == exitOK || r.code == exitInterrupted {
+			return true
+		}
+		// A failed run its combination's pass rate still allows: the matrix may pass yet.
+		if m := u.Matrix; r.code == exitFailed && m.PassRate > 0 {
+			mu.Lock()
+			defer mu.Unlock()
+			key := comboKey{m, u.Combination}
+			failures[key]++
+			return failures[key] <= m.Count-report.Need(m.PassRate, m.Count)
+		}
+		return false
 	}
 	ran := suite.Run(runCtx, jobs, parallel, runUnit)
 	notStarted := 0
