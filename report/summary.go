@@ -451,14 +451,24 @@ func summaryGroups(s *Summary) []*group {
 }
 
 // spread is min, median and max of a value over runs, and how many runs have it as a number.
+// A NaN is no number to order: it is left out (sort would put it first, as the minimum) unless
+// every run read NaN, whose spread is NaN.
 func spread(runs []SummaryRun, v string) (lo, med, hi float64, n int) {
 	var xs []float64
+	nan := 0
 	for _, r := range runs {
 		if x, ok := r.Values[v].(float64); ok {
+			if math.IsNaN(x) {
+				nan++
+				continue
+			}
 			xs = append(xs, x)
 		}
 	}
 	if len(xs) == 0 {
+		if nan > 0 {
+			return math.NaN(), math.NaN(), math.NaN(), nan
+		}
 		return 0, 0, 0, 0
 	}
 	sort.Float64s(xs)
