@@ -27,7 +27,7 @@ func TestProcessEndedOnItsOwn(t *testing.T) {
 		{"finished", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "exited with code 0", interp.Passed, "removed process srv"},
 		{"still running", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "", interp.Passed, "removed process srv"},
 		// The kill step asks first (running), the cleanup after (ended, as the kill made it).
-		{"stopped by a kill step", `{name: "srv", process: argv: ["x"]}, {kill: process: "srv"}`, "exited with code 143", interp.Passed, "removed process srv"},
+		{"stopped by a kill step", `{name: "srv", process: argv: ["x"]}, {kill: process: "srv"}`, "exited with code 143", interp.Passed, "already gone: process srv"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := loadScenario(t, `s: schema.#Scenario & {steps: [`+c.steps+`], expect: ["ended.srv >= 0"]}`)

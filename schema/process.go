@@ -125,8 +125,12 @@ func (p *Process) Run(ctx context.Context, rt Runtime) error {
 		if err == nil {
 			out.Close() // the process has ended: its output is complete
 		}
-		if err == nil && ended && !w.stopped.Load() && how != "exited with code 0" {
+		switch {
+		case err == nil && ended && !w.stopped.Load() && how != "exited with code 0":
 			return fmt.Errorf("%w: it %s on its own, before the cleanup (its output: %s)", ErrEndedEarly, how, "output.txt")
+		case err == nil && w.stopped.Load():
+			// A kill step stopped it: the cleanup found it gone, and says so.
+			return ErrAlreadyGone
 		}
 		return err
 	})
