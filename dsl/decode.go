@@ -1271,6 +1271,10 @@ func (e *Expr) readsTheRun() bool {
 	return len(e.Reads) > 0 || len(e.Refs) > 0 || e.Now || slices.Contains(e.Names, "delta")
 }
 
+// ReadsVars reports whether the expression reads a var (by name or vars as a whole): its value
+// may differ from one combination of a sweep, or one --var, to the next.
+func (e *Expr) ReadsVars() bool { return len(e.vars) > 0 || e.allVars }
+
 // checkDeltaOrder refuses delta("a", "b") where b is always taken before a: every counter's
 // delta would be negative (or a reset).
 func (d *decoder) checkDeltaOrder(e *Expr, path string) {

@@ -28,7 +28,7 @@ import (
 // one fortio could record; an expectation false of a load not judged would be wrongly refused,
 // which the numbers it writes (taken with their neighbours) make unlikely.
 
-// CheckHoldsOfEveryLoad refuses sc's expectations that read only loads and stats (and vars)
+// CheckHoldsOfEveryLoad refuses sc's expectations that read only loads and stats (no var)
 // and hold of every load and every value of the stats judged. The stats (a snapshot's, a
 // delta's) are drawn apart from one another and from the loads: Envoy's own sums across
 // stats are not assumed, so only an expectation that holds whatever they are is refused.
@@ -69,11 +69,13 @@ func CheckHoldsOfEveryLoad(sc *dsl.Scenario) dsl.Errors {
 var notJudgedNames = map[string]bool{"started": true, "ended": true, "outcome": true, "error": true, "backends": true, "blackholes": true, "target": true, "ns": true, dsl.HostsFunc: true, dsl.EnvoyFunc: true}
 
 // judgedReads are the load steps and the stats e reads when it reads nothing else a run
-// records (vars and the functions aside): one-client loads, each a sample of its own, and
+// records, and no var (the functions aside): one-client loads, each a sample of its own, and
 // stats of snapshots and deltas (not of a sampled series). ok is false otherwise, or when it
 // reads neither.
 func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (loads []string, stats []dsl.Ref, ok bool) {
-	if e.Program == nil || e.Now || len(e.Outcomes) > 0 || len(e.Captures) > 0 {
+	// One that reads a var is judged by each combination of a sweep, or --var, with its own
+	// value: what holds of every sample with the default may not with another.
+	if e.Program == nil || e.Now || len(e.Outcomes) > 0 || len(e.Captures) > 0 || e.ReadsVars() {
 		return nil, nil, false
 	}
 	for _, r := range e.Refs {

@@ -44,6 +44,7 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{"f.code200 + f.code503 == f.requests", false, false},
 		{"f.requests == 20", false, false},
 		{"f.requests == vars.n", false, false},
+		{"f.code503 == 0 || vars.n == 20", false, false}, // holds with n = 20, not with --var n=5
 		{"f.requests != 13", false, false},
 		{"f.p99 < 60000", false, false},
 		{"f.qps < 1000000", false, false},
