@@ -18,8 +18,8 @@ import (
 )
 
 // An expectation that reads only loads holds of every load fortio could record when it only
-// restates fortio's own sums or orders (ok + errors == requests, code200 + code503 ==
-// requests when the scenario's codes are those two, min <= p99, code503 <= requests): it
+// restates fortio's own sums or orders (ok + errors == requests, min <= p99, code503 <=
+// requests) or is a tautology (code503 == 0 || code503 > 0): it
 // cannot fail, whatever the run did, and so proves nothing. dsl's checks catch the forms they
 // can see (x == x, a count >= 0); these need what a load is, so vet judges such an expectation
 // on loads fortio could record — none, each code alone, mixes, every count from 0 to 1e9 and
