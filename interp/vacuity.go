@@ -35,7 +35,25 @@ import (
 func CheckHoldsOfEveryLoad(sc *dsl.Scenario) dsl.Errors {
 	var errs dsl.Errors
 	var env map[string]any // the judge's, made once for the scenario's judged expectations
+	type judged struct {
+		e          *dsl.Expr
+		path, word string
+	}
+	var all []judged
 	for i, e := range sc.Expect {
+		all = append(all, judged{e, fmt.Sprintf("%s.expect.%d", sc.Name, i), "expectation"})
+	}
+	// An assert step's expression is an expectation judged during the run: one that cannot
+	// fail passes the step whatever the run did.
+	for _, ph := range [][]*dsl.Step{sc.Setup, sc.Steps, sc.Catch, sc.Cleanup} {
+		dsl.Walk(ph, func(st *dsl.Step) {
+			if st.Kind == "assert" && st.Expr != nil {
+				all = append(all, judged{st.Expr, st.Path + ".assert", "assertion"})
+			}
+		})
+	}
+	for _, j := range all {
+		e := j.e
 		loads, stats, ok := judgedReads(sc, e)
 		if !ok {
 			continue
@@ -49,17 +67,17 @@ func CheckHoldsOfEveryLoad(sc *dsl.Scenario) dsl.Errors {
 		}
 		var msg string
 		if len(stats) == 0 {
-			msg = fmt.Sprintf("expectation %q holds of every load fortio could record (judged on %d: none, each code alone and mixed, 1 to 1e9 requests, the numbers it writes and their neighbours, latencies in order): it cannot fail, so it proves nothing (fortio counts each request under one code, ok as the 2xx and 418, errors as the rest, and orders min ≤ p50 ≤ … ≤ max); expected a bound a wrong outcome breaks, e.g. %s.code503 == 0, or == the figure the claim gives",
-				e.Src, n, loads[0])
+			msg = fmt.Sprintf("%s %q holds of every load fortio could record (judged on %d: none, each code alone and mixed, 1 to 1e9 requests, the numbers it writes and their neighbours, latencies in order): it cannot fail, so it proves nothing (fortio counts each request under one code, ok as the 2xx and 418, errors as the rest, and orders min ≤ p50 ≤ … ≤ max); expected a bound a wrong outcome breaks, e.g. %s.code503 == 0, or == the figure the claim gives",
+				j.word, e.Src, n, loads[0])
 		} else {
 			what := "each stat it reads from 0 to 1e9 (a delta of a counter allowReset lists below 0 too), the numbers it writes and their neighbours"
 			if len(loads) > 0 {
 				what += ", with loads fortio could record"
 			}
-			msg = fmt.Sprintf("expectation %q holds whatever the stats it reads are (judged on %d: %s): it cannot fail, so it proves nothing; expected a bound a wrong outcome breaks, e.g. == the figure the claim gives",
-				e.Src, n, what)
+			msg = fmt.Sprintf("%s %q holds whatever the stats it reads are (judged on %d: %s): it cannot fail, so it proves nothing; expected a bound a wrong outcome breaks, e.g. == the figure the claim gives",
+				j.word, e.Src, n, what)
 		}
-		errs = append(errs, &dsl.Error{Pos: e.Pos, Path: fmt.Sprintf("%s.expect.%d", sc.Name, i), Msg: msg})
+		errs = append(errs, &dsl.Error{Pos: e.Pos, Path: j.path, Msg: msg})
 	}
 	return errs
 }

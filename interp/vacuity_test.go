@@ -95,3 +95,33 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
+
+// TestHoldsOfEveryLoadAssert: an assert step whose expression holds of every load passes the
+// step whatever the run did: refused as an expectation is.
+func TestHoldsOfEveryLoadAssert(t *testing.T) {
+	for _, c := range []struct {
+		assert  string
+		refused bool
+	}{
+		{"f.ok + f.errors == f.requests", true},
+		{"f.code503 == 0", false},
+	} {
+		res, err := loadScenarioErr(t, `s: schema.#Scenario & {
+			steps: [
+				{name: "f", load: {url: "http://127.0.0.1:1", requests: 20}},
+				{assert: "`+c.assert+`"},
+			]
+			expect: ["f.code200 > 0"]
+		}`)
+		if err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		errs := interp.CheckHoldsOfEveryLoad(res.Scenarios[0])
+		if got := len(errs) > 0; got != c.refused {
+			t.Fatalf("%s: refused %v, want %v: %v", c.assert, got, c.refused, errs)
+		}
+		if c.refused && (!strings.Contains(errs[0].Msg, "assertion") || !strings.HasSuffix(errs[0].Path, ".assert")) {
+			t.Errorf("%s: %s: %s", c.assert, errs[0].Path, errs[0].Msg)
+		}
+	}
+}
