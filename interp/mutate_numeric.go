@@ -150,6 +150,9 @@ func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenari
 			}
 			switch {
 			case loadOf(rec, name) != nil:
+				if field == "requests" && fixedRequests(sc, name) {
+					continue // fortio makes the requests it is told to: no run has another count
+				}
 				loadNumeric(add, name, field)
 			case isResult[schema.LogResult](rec, name) && field == "count":
 				for _, s := range scalings(true) {
@@ -178,6 +181,18 @@ func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenari
 			}
 		}
 	}
+}
+
+// fixedRequests reports whether load step name makes a set number of requests (requests: N):
+// fortio makes that many, each counted under some code, so its count is no outcome a run can
+// get wrong.
+func fixedRequests(sc *dsl.Scenario, name string) bool {
+	if st := sc.Step(name); st != nil {
+		if p, ok := st.Params.(*schema.Load); ok {
+			return p.Requests > 0
+		}
+	}
+	return false
 }
 
 // loadNumeric changes one field of load name (codeNNN: the count of that code) as fortio could

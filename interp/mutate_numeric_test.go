@@ -60,7 +60,6 @@ func TestNumericMutants(t *testing.T) {
 		survive: []string{
 			"fortio.ok ×0.5", "fortio.ok ×2", "fortio.ok + 1", "fortio.ok - 1",
 			"fortio.errors ×0.5", "fortio.errors ×2", "fortio.errors + 1", "fortio.errors - 1",
-			"fortio.requests ×0.5", "fortio.requests ×2", "fortio.requests + 1", "fortio.requests - 1",
 			"fortio.code200 ×0.5", "fortio.code200 ×2", "fortio.code200 + 1", "fortio.code200 - 1",
 			"fortio.code503 ×0.5", "fortio.code503 ×2", "fortio.code503 + 1", "fortio.code503 - 1",
 			"fortio.min ×0.5", "fortio.min ×2", "fortio.p99 ×0.5", "fortio.p99 ×2",
@@ -126,7 +125,7 @@ func TestNumericMutants(t *testing.T) {
 // order — so an expectation that restates those sums kills none of them.
 func TestLoadMutantsFortioCouldRecord(t *testing.T) {
 	sc := loadScenario(t, `s: schema.#Scenario & {
-		steps: [{name: "fortio", load: {url: "http://127.0.0.1:1", requests: 40}}]
+		steps: [{name: "fortio", load: {url: "http://127.0.0.1:1", qps: 10, duration: "4s"}}]
 		expect: ["fortio.requests == 40", "fortio.code503 == 10", "fortio.code_1 == 2", "fortio.ok == 28", "fortio.errors == 12",
 			"fortio.avg < 30", "fortio.min > 0", "fortio.p50 > 0", "fortio.p90 > 0", "fortio.p99 > 0", "fortio.p999 > 0", "fortio.max > 0"]
 	}`)
@@ -194,6 +193,34 @@ func TestLoadMutantsFortioCouldRecord(t *testing.T) {
 			if got := r.Loads()["fortio"].Codes; !maps.Equal(got, c.codes) {
 				t.Errorf("%s: codes %v, want %v", c.name, got, c.codes)
 			}
+		}
+	}
+}
+
+// TestFixedRequestsNotMutated: a load told to make N requests (requests: N) makes N — fortio
+// counts each under some code — so its count gets no mutants; a load of a duration does.
+func TestFixedRequestsNotMutated(t *testing.T) {
+	for _, c := range []struct {
+		load string
+		want bool
+	}{
+		{`{url: "http://127.0.0.1:1", requests: 20}`, false},
+		{`{url: "http://127.0.0.1:1", qps: 5, duration: "4s"}`, true},
+	} {
+		sc := loadScenario(t, `s: schema.#Scenario & {
+			steps: [{name: "f", load: `+c.load+`}]
+			expect: ["f.requests == 20", "f.code200 == 20"]
+		}`)
+		rec := &interp.Record{Outcome: interp.Passed}
+		rec.Put("f", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 20, OK: 20, Codes: map[string]float64{"200": 20}}})
+		got := false
+		for _, m := range interp.Mutants(rec, sc) {
+			if strings.HasPrefix(m.Name, "f.requests") {
+				got = true
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: requests mutants %v, want %v", c.load, got, c.want)
 		}
 	}
 }
