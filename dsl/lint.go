@@ -211,7 +211,7 @@ func (d *decoder) lintNothingJudged() {
 		return
 	}
 	d.l.warnings = append(d.l.warnings, &Warning{Pos: sc.Pos, Code: LintNothingJudged, Scenario: sc.Name, Msg: fmt.Sprintf(
-		"scenario %s measures (%s) but judges nothing: it has no expect and no assert or wait step, so it passes whenever its steps run, a load whose every request answered 503 included; write the claim as expect: [\"…\"] (e.g. %s)",
+		"scenario %s measures (%s) but judges none of it: it has no expect and no assert or wait step, so it passes whenever its steps run, a load whose every request answered 503 included; write the claim as expect: [\"…\"] (e.g. %s)",
 		sc.Name, strings.Join(measured, ", "), nothingJudgedExample(measured))})
 }
 
