@@ -135,17 +135,21 @@ func TestLoadMutantsFortioCouldRecord(t *testing.T) {
 		Min: 1, P50: 4, P90: 9, P99: 20, P999: 25, Max: 26, Avg: 6,
 	}})
 	ms := interp.Mutants(rec, sc)
-	seen := 0
-	for _, m := range ms {
-		if !strings.HasPrefix(m.Name, "fortio") {
-			continue
-		}
+	// mutated is the recorded load as mutant m makes it (on a copy).
+	mutated := func(m interp.Mutant) *interp.LoadRecord {
 		r := &interp.Record{}
 		l := *rec.Loads()["fortio"]
 		l.Codes = maps.Clone(l.Codes)
 		r.Put("fortio", "load", false, &l)
 		m.Apply(r)
-		got := r.Loads()["fortio"]
+		return r.Loads()["fortio"]
+	}
+	seen := 0
+	for _, m := range ms {
+		if !strings.HasPrefix(m.Name, "fortio") {
+			continue
+		}
+		got := mutated(m)
 		var sum, ok float64
 		for k, v := range got.Codes {
 			if v < 0 || v != math.Trunc(v) {
@@ -181,18 +185,18 @@ func TestLoadMutantsFortioCouldRecord(t *testing.T) {
 		{"fortio.requests ×2", map[string]float64{"200": 40, "418": 16, "503": 20, "-1": 4}},
 		{"fortio.requests + 1", map[string]float64{"200": 21, "418": 8, "503": 10, "-1": 2}},
 	} {
+		found := false
 		for _, m := range ms {
 			if m.Name != c.name {
 				continue
 			}
-			r := &interp.Record{}
-			l := *rec.Loads()["fortio"]
-			l.Codes = maps.Clone(l.Codes)
-			r.Put("fortio", "load", false, &l)
-			m.Apply(r)
-			if got := r.Loads()["fortio"].Codes; !maps.Equal(got, c.codes) {
+			found = true
+			if got := mutated(m).Codes; !maps.Equal(got, c.codes) {
 				t.Errorf("%s: codes %v, want %v", c.name, got, c.codes)
 			}
+		}
+		if !found {
+			t.Errorf("no mutant %q", c.name)
 		}
 	}
 }

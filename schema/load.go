@@ -461,8 +461,8 @@ func OKCode(code int) bool {
 	return (code >= 200 && code <= 299) || code == http.StatusTeapot
 }
 
-// okCodeKey is OKCode of a Codes key.
-func okCodeKey(key string) bool {
+// IsOK reports whether key, a Codes key, is a success (OKCode).
+func IsOK(key string) bool {
 	c, err := strconv.Atoi(key)
 	return err == nil && OKCode(c)
 }
@@ -473,15 +473,12 @@ func (r *LoadResult) Recount() {
 	r.Requests, r.OK = 0, 0
 	for k, n := range r.Codes {
 		r.Requests += n
-		if okCodeKey(k) {
+		if IsOK(k) {
 			r.OK += n
 		}
 	}
 	r.Errors = r.Requests - r.OK
 }
-
-// IsOK reports whether key, a Codes key, is a success (OKCode).
-func IsOK(key string) bool { return okCodeKey(key) }
 
 // Move moves up to n whole responses to code to from the codes from accepts, the most common
 // first, and recounts: the same requests, answered otherwise. It returns how many moved.
