@@ -28,11 +28,11 @@ import (
 // one fortio could record; an expectation false of a load not judged would be wrongly refused,
 // which the numbers it writes (taken with their neighbours) make unlikely.
 
-// CheckHoldsOfEveryLoad refuses sc's expectations that read only loads and stats (no var)
-// and hold of every load and every value of the stats judged. The stats (a snapshot's, a
+// CheckCannotFail refuses sc's expectations and assert steps that read only loads and stats
+// (no var) and hold of every load and every value of the stats judged. The stats (a snapshot's, a
 // delta's) are drawn apart from one another and from the loads: Envoy's own sums across
 // stats are not assumed, so only an expectation that holds whatever they are is refused.
-func CheckHoldsOfEveryLoad(sc *dsl.Scenario) dsl.Errors {
+func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 	var errs dsl.Errors
 	var env map[string]any // the judge's, made once for the scenario's judged expectations
 	type judged struct {
@@ -153,9 +153,9 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, loads []str
 			}
 		}
 	}
-	allow := map[string]bool{}
-	for _, c := range sc.AllowReset {
-		allow[c] = true
+	var allow map[string]bool // the counters allowReset lists: their deltas may be negative
+	if sc.ExprNames != nil {
+		allow = sc.ExprNames.AllowReset
 	}
 	for i := range samples.n {
 		for k, name := range loads {

@@ -83,7 +83,7 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 				}
 				t.Fatalf("load: %v", err)
 			}
-			errs := interp.CheckHoldsOfEveryLoad(res.Scenarios[0])
+			errs := interp.CheckCannotFail(res.Scenarios[0])
 			if got := len(errs) > 0; got != c.refused {
 				t.Fatalf("refused %v, want %v: %v", got, c.refused, errs)
 			}
@@ -116,7 +116,7 @@ func TestHoldsOfEveryLoadAssert(t *testing.T) {
 		if err != nil {
 			t.Fatalf("load: %v", err)
 		}
-		errs := interp.CheckHoldsOfEveryLoad(res.Scenarios[0])
+		errs := interp.CheckCannotFail(res.Scenarios[0])
 		if got := len(errs) > 0; got != c.refused {
 			t.Fatalf("%s: refused %v, want %v: %v", c.assert, got, c.refused, errs)
 		}

@@ -150,7 +150,7 @@ func (p *process) loadTo(out io.Writer, paths []string, opts dsl.Options) (*dsl.
 	var errs dsl.Errors
 	for _, sc := range res.Scenarios {
 		errs = append(errs, interp.CheckSurvivors(sc)...)
-		errs = append(errs, interp.CheckHoldsOfEveryLoad(sc)...)
+		errs = append(errs, interp.CheckCannotFail(sc)...)
 	}
 	if errs = append(warned, errs.Rel(p.Cwd)...); len(errs) > 0 {
 		return res, errs, nil
