@@ -168,7 +168,7 @@ const (
 // cleanByKind builds the package inst with each step checked against its kind only and says
 // what it found (byKindVerdict); with byKindErrors it also returns the build, whose errors are
 // the package's.
-func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, byKindVerdict) {
+func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, []cue.Selector, byKindVerdict) {
 	r := &byKindRewriter{}
 	defer func() {
 		for _, u := range r.undo {
@@ -179,11 +179,11 @@ func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, byKindVerdict) {
 		r.spec = schemaImport(f)
 		r.decls(f.Decls)
 		if r.partial {
-			return cue.Value{}, byKindUnknown // steps it cannot wrap: the full build, without trying
+			return cue.Value{}, nil, byKindUnknown // steps it cannot wrap: the full build, without trying
 		}
 	}
 	if r.wrapped == 0 {
-		return cue.Value{}, byKindUnknown // nothing to gain over the full build
+		return cue.Value{}, nil, byKindUnknown // nothing to gain over the full build
 	}
 	c, ok := withSchema(inst, map[*build.Instance]*build.Instance{}, func(s *build.Instance) bool {
 		files, ok := l.byKindSchemaFiles(s)
@@ -191,7 +191,7 @@ func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, byKindVerdict) {
 		return ok
 	})
 	if !ok {
-		return cue.Value{}, byKindUnknown
+		return cue.Value{}, nil, byKindUnknown
 	}
 	if l.opts.DiscardedBuild != nil {
 		defer l.opts.DiscardedBuild()()
@@ -209,31 +209,31 @@ func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, byKindVerdict) {
 	}
 	// A hidden field or a definition that is a #Scenario is no scenario of the load, but the
 	// full build checks its steps too: they must carry the marks as well.
-	hiddenMarked := func() bool {
-		it, err := v.Fields(cue.Hidden(true), cue.Definitions(true))
-		if err != nil {
+	if top, ok := l.cleanTop(v, marked, marked); ok {
+		return cue.Value{}, top, byKindClean
+	}
+	if l.errorsOutsideSteps(v, marked) && l.hiddenMarked(v, marked) {
+		return v, nil, byKindErrors
+	}
+	return cue.Value{}, nil, byKindUnknown
+}
+
+// hiddenMarked reports whether every hidden field or definition of v that is a #Scenario has
+// every step marked.
+func (l *loader) hiddenMarked(v cue.Value, marked func(cue.Value) bool) bool {
+	it, err := v.Fields(cue.Hidden(true), cue.Definitions(true))
+	if err != nil {
+		return false
+	}
+	for it.Next() {
+		if it.Selector().LabelType() == cue.StringLabel {
+			continue // a regular field: the scenarios' check sees it
+		}
+		if sv := it.Value(); sv.LookupPath(scenarioMarker).Exists() && !marked(sv) {
 			return false
 		}
-		for it.Next() {
-			if it.Selector().LabelType() == cue.StringLabel {
-				continue // a regular field: the scenarios' check sees it
-			}
-			if sv := it.Value(); sv.LookupPath(scenarioMarker).Exists() && !marked(sv) {
-				return false
-			}
-		}
-		return true
 	}
-	if l.clean(v, marked) {
-		if !hiddenMarked() {
-			return cue.Value{}, byKindUnknown
-		}
-		return cue.Value{}, byKindClean
-	}
-	if l.errorsOutsideSteps(v, marked) && hiddenMarked() {
-		return v, byKindErrors
-	}
-	return cue.Value{}, byKindUnknown
+	return true
 }
 
 // errorsOutsideSteps reports whether v, a by-kind build with errors, stands for the full

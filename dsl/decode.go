@@ -321,8 +321,8 @@ func (d *decoder) stepCluster(s *Step, v cue.Value, path string) {
 // step's own cluster the Kubernetes cluster its proxy runs in, and the run would look for an
 // Envoy cluster called "west".
 func (d *decoder) envoyClusterNotKube(kind string, kv cue.Value, kpath string) {
-	if kind != "snapshot" && kind != "config" {
-		return
+	if (kind != "snapshot" && kind != "config") || len(d.sc.Clusters) == 0 {
+		return // no cluster for them to name (a missing field's lookup costs an error value)
 	}
 	for _, f := range []string{"cluster", "endpoints"} {
 		fv := kv.LookupPath(cue.MakePath(cue.Str(f)))

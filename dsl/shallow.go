@@ -81,24 +81,24 @@ func (l *loader) shallowCopy(inst *build.Instance) (*build.Instance, *build.Inst
 // cleanShallow reports whether the package inst has no error at all, as clean does of its
 // build against the schema, without holding every step under the schema at once. false may
 // also mean that it cannot tell: the caller builds the package in full then.
-func (l *loader) cleanShallow(inst *build.Instance) bool {
+func (l *loader) cleanShallow(inst *build.Instance) ([]cue.Selector, bool) {
 	si, schemaInst := l.shallowCopy(inst)
 	if si == nil {
-		return false
+		return nil, false
 	}
 	ctx := cuecontext.New()
 	v := ctx.BuildInstance(si)
 	step := ctx.BuildInstance(schemaInst).LookupPath(cue.ParsePath("#Step"))
 	if step.Err() != nil || !step.Exists() {
-		return false
+		return nil, false
 	}
 	// Each step, unified with the schema's #Step on its own, is valid and concrete.
-	return l.clean(v, func(sv cue.Value) bool {
+	return l.cleanTop(v, func(sv cue.Value) bool {
 		return everyStep(sv, func(e cue.Value) (string, bool) {
 			u := e.Unify(step)
 			return "", u.Err() == nil && u.Validate(cue.Concrete(true)) == nil
 		})
-	})
+	}, nil)
 }
 
 // everyStep reports whether ok holds of every step of the scenario sv's step lists and of
