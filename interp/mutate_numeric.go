@@ -159,7 +159,7 @@ func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenari
 					f := s.f
 					add(name+".count"+s.name, func(r *Record) {
 						updateResult(r, name, func(l schema.LogResult) schema.LogResult {
-							l.Count = f(l.Count)
+							l, _ = l.SetCount(f(l.Count)) // fewer or more lines, counted as a log would
 							return l
 						})
 					})
@@ -298,16 +298,18 @@ func captureNumeric(add func(string, func(*Record)), rec *Record, name, group st
 	}
 }
 
-// logCountNumeric changes the count of one code, flag or details value of logs step name.
+// logCountNumeric changes the count of one code, flag or details value of logs step name, as
+// a log could have it (schema.LogResult.Recount): lines move between codes, or are added, so
+// that count, the other counts and the entries agree with it.
 func logCountNumeric(add func(string, func(*Record)), name, kind, key string) {
 	for _, s := range scalings(true) {
 		f := s.f
 		add(fmt.Sprintf("%s.%s[%q]%s", name, kind, key, s.name), func(r *Record) {
-			l := resultOf[schema.LogResult](r, name)
-			m := map[string]map[string]float64{"codes": l.Codes, "flags": l.Flags, "details": l.Details}[kind]
-			if v, ok := m[key]; ok {
-				m[key] = f(v)
-			}
+			updateResult(r, name, func(l schema.LogResult) schema.LogResult {
+				m := map[string]map[string]float64{"codes": l.Codes, "flags": l.Flags, "details": l.Details}[kind]
+				l, _ = l.Recount(kind, key, f(m[key])) // a key no line has is 0 (+ 1: one line has it)
+				return l
+			})
 		})
 	}
 }

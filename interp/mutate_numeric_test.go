@@ -1,8 +1,10 @@
 package interp_test
 
 import (
+	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -63,6 +65,15 @@ func TestNumericMutants(t *testing.T) {
 			"fortio.code200 ×0.5", "fortio.code200 ×2", "fortio.code200 + 1", "fortio.code200 - 1",
 			"fortio.code503 ×0.5", "fortio.code503 ×2", "fortio.code503 + 1", "fortio.code503 - 1",
 			"fortio.min ×0.5", "fortio.min ×2", "fortio.p99 ×0.5", "fortio.p99 ×2",
+		},
+	}, {
+		// A log's own sums: every access line is counted under a code and is a line.
+		name:   "a log's own sums",
+		expect: `"log.codes[\"503\"] <= log.count", "log.flags[\"UO\"] <= log.count"`,
+		survive: []string{
+			`log.codes["503"] ×0.5`, `log.codes["503"] ×2`, `log.codes["503"] + 1`, `log.codes["503"] - 1`,
+			`log.flags["UO"] ×0.5`, `log.flags["UO"] ×2`, `log.flags["UO"] + 1`, `log.flags["UO"] - 1`,
+			"log.count ×0.5", "log.count ×2", "log.count + 1", "log.count - 1",
 		},
 	}, {
 		name:   "latency and captures",
@@ -225,6 +236,111 @@ func TestFixedRequestsNotMutated(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("%s: requests mutants %v, want %v", c.load, got, c.want)
+		}
+	}
+}
+
+// TestLogMutantsALogCouldHave: every numeric mutant of a logs step's result is a result some
+// log could give — each access line counted under one code, its flags and its details, count
+// the lines, the entries the lines — so an expectation that restates those sums kills none,
+// and a key no line has can still be given one (a "no 503" claim is tested).
+func TestLogMutantsALogCouldHave(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+		steps: [{name: "log", logs: {file: "/dev/null"}}]
+		expect: ["log.count == 7", "log.codes[\"200\"] == 4", "log.codes[\"503\"] == 2", "log.codes[\"404\"] == 0",
+			"log.flags[\"UF\"] == 2", "log.flags[\"-\"] == 4", "log.flags[\"UO\"] == 0",
+			"log.details[\"via_upstream\"] == 4", "log.details[\"upstream_reset\"] == 2"]
+	}`)
+	ok := schema.LogEntry{Access: true, Line: "GET 200", Code: 200, Flags: []string{"-"}, Details: "via_upstream"}
+	bad := schema.LogEntry{Access: true, Line: "GET 503", Code: 503, Flags: []string{"URX", "UF"}, Details: "upstream_reset"}
+	plain := schema.LogEntry{Line: "warming up"}
+	entries := []schema.LogEntry{plain, ok, bad, ok, ok, bad, ok}
+	lines := make([]string, len(entries))
+	for i, e := range entries {
+		lines[i] = e.Line
+	}
+	rec := &interp.Record{Outcome: interp.Passed}
+	rec.Put("log", "logs", false, schema.LogResult{Count: 7, Lines: lines, Entries: entries,
+		Codes:   map[string]float64{"200": 4, "503": 2},
+		Flags:   map[string]float64{"-": 4, "URX": 2, "UF": 2},
+		Details: map[string]float64{"via_upstream": 4, "upstream_reset": 2}})
+	mutated := func(m interp.Mutant) schema.LogResult {
+		r := &interp.Record{}
+		l := rec.Results["log"].Value.(schema.LogResult)
+		r.Put("log", "logs", false, l)
+		m.Apply(r)
+		return r.Results["log"].Value.(schema.LogResult)
+	}
+	got := map[string]schema.LogResult{}
+	for _, m := range interp.Mutants(rec, sc) {
+		if !strings.HasPrefix(m.Name, "log.") {
+			continue
+		}
+		l := mutated(m)
+		got[m.Name] = l
+		// The counts are those of the entries, which are the lines.
+		codes, flags, details := map[string]float64{}, map[string]float64{}, map[string]float64{}
+		for _, e := range l.Entries {
+			if !e.Access {
+				continue
+			}
+			codes[fmt.Sprint(int(e.Code))]++
+			for _, f := range e.Flags {
+				flags[f]++
+			}
+			if e.Details != "" {
+				details[e.Details]++
+			}
+		}
+		if l.Cut {
+			t.Errorf("%s: entries cut, want every line kept", m.Name)
+		}
+		if float64(len(l.Entries)) != l.Count || len(l.Lines) != len(l.Entries) {
+			t.Errorf("%s: count %v, %d entries, %d lines", m.Name, l.Count, len(l.Entries), len(l.Lines))
+		}
+		for what, pair := range map[string][2]map[string]float64{"codes": {codes, l.Codes}, "flags": {flags, l.Flags}, "details": {details, l.Details}} {
+			if !maps.Equal(pair[0], pair[1]) {
+				t.Errorf("%s: %s %v, the entries' %v", m.Name, what, pair[1], pair[0])
+			}
+		}
+	}
+	// Every count and key read has its mutants (a key no line has: + 1 only).
+	for _, c := range []struct {
+		name  string
+		codes map[string]float64
+		flags map[string]float64
+		count float64
+	}{
+		// A line answered otherwise keeps its flags and details.
+		{`log.codes["503"] + 1`, map[string]float64{"200": 3, "503": 3}, map[string]float64{"-": 4, "URX": 2, "UF": 2}, 7},
+		{`log.codes["503"] ×2`, map[string]float64{"200": 2, "503": 4}, map[string]float64{"-": 4, "URX": 2, "UF": 2}, 7},
+		{`log.codes["503"] - 1`, map[string]float64{"200": 5, "503": 1}, map[string]float64{"-": 4, "URX": 2, "UF": 2}, 7},
+		{`log.codes["404"] + 1`, map[string]float64{"200": 3, "503": 2, "404": 1}, map[string]float64{"-": 4, "URX": 2, "UF": 2}, 7},
+		// Every other line answered 200, and two lines more like the 200s.
+		{`log.codes["200"] ×2`, map[string]float64{"200": 8, "503": 0}, map[string]float64{"-": 6, "URX": 2, "UF": 2}, 9},
+		{`log.flags["UO"] + 1`, map[string]float64{"200": 4, "503": 2}, map[string]float64{"-": 3, "UO": 1, "URX": 2, "UF": 2}, 7},
+		{`log.flags["UF"] ×2`, map[string]float64{"200": 4, "503": 2}, map[string]float64{"-": 2, "URX": 2, "UF": 4}, 7},
+		{`log.count ×2`, map[string]float64{"200": 8, "503": 4}, map[string]float64{"-": 8, "URX": 4, "UF": 4}, 14},
+		{`log.count - 1`, map[string]float64{"200": 3, "503": 2}, map[string]float64{"-": 3, "URX": 2, "UF": 2}, 6},
+	} {
+		l, ok := got[c.name]
+		if !ok {
+			t.Errorf("no mutant %q", c.name)
+			continue
+		}
+		for k, v := range c.codes {
+			if l.Codes[k] != v {
+				t.Errorf("%s: codes %v, want %v", c.name, l.Codes, c.codes)
+				break
+			}
+		}
+		if !maps.Equal(l.Flags, c.flags) || l.Count != c.count {
+			t.Errorf("%s: flags %v count %v, want %v and %v", c.name, l.Flags, l.Count, c.flags, c.count)
+		}
+	}
+	for _, n := range []string{`log.codes["404"] ×2`, `log.codes["404"] - 1`} {
+		if _, ok := got[n]; ok && !reflect.DeepEqual(got[n], rec.Results["log"].Value) {
+			t.Errorf("%s changed the log: a count of 0 has no half, double or one less", n)
 		}
 	}
 }

@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -422,4 +425,257 @@ type LogResult struct {
 	// OutputHead and OutputTail bytes of them): count, codes, flags and details count every
 	// line, and the step's artifact file holds them all.
 	Cut bool `expr:"cut" json:"cut,omitempty"`
+}
+
+// Recount returns l with n access lines counted under key in its kind of count ("codes",
+// "flags" or "details"), changed as a log could have them: every access line has one code,
+// its flags ("-" for none) and at most one details string, and count counts every line.
+//   - More lines under key: lines counted under other keys are moved to key first, the most
+//     common first (a request answered otherwise; a flag: lines flagged "-" gain it); what
+//     is still missing is new lines, each like a line counted under key (else like the most
+//     common line), so that its flags and details are counted too.
+//   - Fewer: lines under key move to the most common other key; when there is none, to
+//     "200" (or "503") for a code, to "-" (or "UF") for a flag, to no details.
+//
+// The entries (and lines) of a result that holds every line change with the counts. false
+// when nothing changes or n is no count.
+func (l LogResult) Recount(kind, key string, n float64) (LogResult, bool) {
+	n = math.Round(n)
+	count := map[string]map[string]float64{"codes": l.Codes, "flags": l.Flags, "details": l.Details}[kind]
+	if n < 0 || n == count[key] {
+		return l, false
+	}
+	l.Codes, l.Flags, l.Details = maps.Clone(l.Codes), maps.Clone(l.Flags), maps.Clone(l.Details)
+	for _, m := range []*map[string]float64{&l.Codes, &l.Flags, &l.Details} {
+		if *m == nil {
+			*m = map[string]float64{}
+		}
+	}
+	l.Entries = slices.Clone(l.Entries)
+	for i := range l.Entries {
+		l.Entries[i].Flags = slices.Clone(l.Entries[i].Flags)
+	}
+	m := map[string]map[string]float64{"codes": l.Codes, "flags": l.Flags, "details": l.Details}[kind]
+	cur := m[key]
+	if n < cur {
+		to, ok := mostCommonOther(m, key)
+		switch {
+		case ok:
+		case kind == "codes":
+			to = otherCode(key)
+		case kind == "flags" && key != "-":
+			to = "-"
+		case kind == "flags":
+			to = "UF"
+		default:
+			to = "" // details: the lines have none
+		}
+		l.moveLines(kind, key, to, cur-n)
+		return l, true
+	}
+	need := n - cur
+	for need > 0 {
+		from, ok := mostCommonOther(m, key)
+		if kind == "flags" {
+			from, ok = "-", m["-"] > 0 && key != "-"
+		}
+		if !ok {
+			break
+		}
+		k := min(need, m[from])
+		l.moveLines(kind, from, key, k)
+		need -= k
+	}
+	if need > 0 {
+		l.addLines(kind, key, need)
+	}
+	return l, true
+}
+
+// mostCommonOther is m's key other than key with the most lines (ties: the smallest key).
+func mostCommonOther(m map[string]float64, key string) (string, bool) {
+	best, found := "", false
+	for k, v := range m {
+		if k == key || v <= 0 {
+			continue
+		}
+		if !found || v > m[best] || (v == m[best] && k < best) {
+			best, found = k, true
+		}
+	}
+	return best, found
+}
+
+// moveLines makes k access lines counted under from (in kind) counted under to.
+func (l *LogResult) moveLines(kind, from, to string, k float64) {
+	m := map[string]map[string]float64{"codes": l.Codes, "flags": l.Flags, "details": l.Details}[kind]
+	m[from] -= k
+	if m[from] <= 0 {
+		delete(m, from)
+	}
+	if to != "" {
+		m[to] += k
+	}
+	if l.Cut {
+		return
+	}
+	for i := range l.Entries {
+		if k <= 0 {
+			break
+		}
+		e := &l.Entries[i]
+		if !e.Access {
+			continue
+		}
+		switch kind {
+		case "codes":
+			if fmt.Sprint(int(e.Code)) == from {
+				if c, err := strconv.Atoi(to); err == nil {
+					e.Code = float64(c)
+					k--
+				}
+			}
+		case "details":
+			if e.Details == from {
+				e.Details = to
+				k--
+			}
+		case "flags":
+			if j := slices.Index(e.Flags, from); j >= 0 || (from == "-" && len(e.Flags) == 0) {
+				if j >= 0 {
+					e.Flags[j] = to
+				} else {
+					e.Flags = []string{to}
+				}
+				k--
+			}
+		}
+	}
+}
+
+// maxAddedEntries is how many entries addLines adds before it leaves the entries as they are.
+const maxAddedEntries = 10000
+
+// addLines adds k access lines counted under key (in kind): each like a line counted under
+// key, else like the most common line.
+func (l *LogResult) addLines(kind, key string, k float64) {
+	like := -1
+	for i, e := range l.Entries {
+		if !e.Access {
+			continue
+		}
+		if like < 0 {
+			like = i
+		}
+		if (kind == "codes" && fmt.Sprint(int(e.Code)) == key) || (kind == "details" && e.Details == key) || (kind == "flags" && slices.Contains(e.Flags, key)) {
+			like = i
+			break
+		}
+	}
+	var e LogEntry
+	if like >= 0 {
+		e = l.Entries[like]
+		e.Flags = slices.Clone(e.Flags)
+	} else {
+		e = LogEntry{Access: true, Flags: []string{"-"}}
+		if c, ok := mostCommonOther(l.Codes, ""); ok {
+			fmt.Sscan(c, &e.Code)
+		}
+		if d, ok := mostCommonOther(l.Details, ""); ok {
+			e.Details = d
+		}
+		if f, ok := mostCommonOther(l.Flags, ""); ok {
+			e.Flags = []string{f}
+		}
+	}
+	switch kind {
+	case "codes":
+		if c, err := strconv.Atoi(key); err == nil {
+			e.Code = float64(c)
+		}
+	case "details":
+		e.Details = key
+	case "flags":
+		if !slices.Contains(e.Flags, key) {
+			e.Flags = []string{key}
+		}
+	}
+	l.Count += k
+	code := fmt.Sprint(int(e.Code))
+	if kind == "codes" {
+		code = key
+	}
+	l.Codes[code] += k
+	for _, f := range e.Flags {
+		l.Flags[f] += k
+	}
+	if e.Details != "" {
+		l.Details[e.Details] += k
+	}
+	if l.Cut {
+		return
+	}
+	if k > maxAddedEntries {
+		l.Cut = true // the entries no longer hold every line, as a result cut by the budgets
+		return
+	}
+	for range int(k) {
+		l.Entries = append(l.Entries, e)
+		l.Lines = append(l.Lines, e.Line)
+	}
+}
+
+// SetCount returns l with n lines, as a log of n lines could be: with every line in its
+// entries, the lines are cut to the first n or repeated in order up to n, and the counts are
+// those of the lines kept; otherwise every count is scaled by n/count (rounded). false when
+// nothing changes or n is no count.
+func (l LogResult) SetCount(n float64) (LogResult, bool) {
+	n = math.Round(n)
+	if n < 0 || n == l.Count {
+		return l, false
+	}
+	if !l.Cut && len(l.Entries) == int(l.Count) && l.Count > 0 && n <= maxAddedEntries+l.Count {
+		entries := make([]LogEntry, 0, int(n))
+		for i := 0; len(entries) < int(n); i++ {
+			e := l.Entries[i%len(l.Entries)]
+			e.Flags = slices.Clone(e.Flags)
+			entries = append(entries, e)
+		}
+		l.Entries, l.Lines = entries, make([]string, len(entries))
+		l.Codes, l.Flags, l.Details = map[string]float64{}, map[string]float64{}, map[string]float64{}
+		for i, e := range entries {
+			l.Lines[i] = e.Line
+			if !e.Access {
+				continue
+			}
+			l.Codes[fmt.Sprint(int(e.Code))]++
+			for _, f := range e.Flags {
+				l.Flags[f]++
+			}
+			if e.Details != "" {
+				l.Details[e.Details]++
+			}
+		}
+		l.Count = n
+		return l, true
+	}
+	r := 0.0
+	if l.Count > 0 {
+		r = n / l.Count
+	}
+	scale := func(m map[string]float64) map[string]float64 {
+		out := map[string]float64{}
+		for k, v := range m {
+			if v = math.Round(v * r); v > 0 {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	l.Codes, l.Flags, l.Details = scale(l.Codes), scale(l.Flags), scale(l.Details)
+	if l.Count == 0 { // lines where there were none: plain lines, no access line to count
+		l.Lines = nil
+	}
+	l.Count, l.Cut = n, l.Cut || len(l.Entries) > 0
+	return l, true
 }
