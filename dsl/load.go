@@ -1020,7 +1020,9 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	found, failed := 0, 0
 	scenarios := map[string]bool{}
 	for _, f := range fields {
-		name := f.sel.String()
+		// The scenario is called what its label says: "s6-overflow", not the quoted label
+		// (the file's scenarios, --scenario and run ids read it so).
+		name := f.sel.Unquoted()
 		sv := f.v
 		if !sv.LookupPath(scenarioMarker).Exists() {
 			// A value that fails to evaluate is no scenario, but it is an error that
@@ -1037,7 +1039,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			}
 			continue
 		}
-		scenarios[name] = true
+		scenarios[name], scenarios[f.sel.String()] = true, true // CUE's error paths quote the label
 		if only != nil && !only[name] {
 			continue
 		}

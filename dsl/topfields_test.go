@@ -45,7 +45,7 @@ mid: schema.#Scenario & {steps: kit}
 	}
 	// What CUE's Fields gives (files in name order, declarations in order), as every build
 	// decoded them before the fields were handed on.
-	want := []string{"alpha", "mid", "zeta", `"with-dash"`}
+	want := []string{"alpha", "mid", "zeta", "with-dash"}
 	for _, o := range []Options{{}, {ForRun: true}, {fullCheck: true}} {
 		res, err := Load([]string{dir}, o)
 		if err != nil {
