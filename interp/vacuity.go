@@ -54,22 +54,26 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 	}
 	for _, j := range all {
 		e := j.e
-		loads, stats, ok := judgedReads(sc, e)
+		loads, logs, stats, ok := judgedReads(sc, e)
 		if !ok {
 			continue
 		}
 		if env == nil {
 			env = NewJudge(&Record{Vars: sc.Vars, Namespaces: sc.Generated, Results: map[string]*Result{}}, sc).Env()
 		}
-		n, holds := holdsOfEvery(env, sc, e, loads, stats)
+		n, holds := holdsOfEvery(env, sc, e, loads, logs, stats)
 		if !holds {
 			continue
 		}
 		var msg string
-		if len(stats) == 0 {
+		switch {
+		case len(logs) > 0:
+			msg = fmt.Sprintf("%s %q holds whatever the log has (judged on %d: no line, lines of each code alone and mixed, 1 to 1e9 of them, lines other than access lines, each flag and details it reads on none, some or every access line, the numbers it writes and their neighbours): it cannot fail, so it proves nothing (a log counts each access line under one code, its flags and its details, and count counts every line); expected a bound a wrong outcome breaks, e.g. %s.codes[\"503\"] == 0, or == the figure the claim gives",
+				j.word, e.Src, n, logs[0])
+		case len(stats) == 0:
 			msg = fmt.Sprintf("%s %q holds of every load fortio could record (judged on %d: none, each code alone and mixed, 1 to 1e9 requests, the numbers it writes and their neighbours, latencies in order): it cannot fail, so it proves nothing (fortio counts each request under one code, ok as the 2xx and 418, errors as the rest, and orders min ≤ p50 ≤ … ≤ max); expected a bound a wrong outcome breaks, e.g. %s.code503 == 0, or == the figure the claim gives",
 				j.word, e.Src, n, loads[0])
-		} else {
+		default:
 			what := "each stat it reads from 0 to 1e9 (a delta of a counter allowReset lists below 0 too), the numbers it writes and their neighbours"
 			if len(loads) > 0 {
 				what += ", with loads fortio could record"
@@ -90,15 +94,15 @@ var notJudgedNames = map[string]bool{"started": true, "ended": true, "outcome": 
 // records, and no var (the functions aside): one-client loads, each a sample of its own, and
 // stats of snapshots and deltas (not of a sampled series). ok is false otherwise, or when it
 // reads neither.
-func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (loads []string, stats []dsl.Ref, ok bool) {
+func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (loads, logs []string, stats []dsl.Ref, ok bool) {
 	// One that reads a var is judged by each combination of a sweep, or --var, with its own
 	// value: what holds of every sample with the default may not with another.
 	if e.Program == nil || e.Now || len(e.Outcomes) > 0 || len(e.Captures) > 0 || e.ReadsVars() {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	for _, r := range e.Refs {
 		if r.Kind == dsl.RefSeries || r.Guarded {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		stats = append(stats, r)
 	}
@@ -110,7 +114,7 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (loads []string, stats []dsl.Ref
 	}
 	for _, n := range e.Names {
 		if notJudgedNames[n] {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		st := sc.Step(n)
 		switch {
@@ -118,19 +122,54 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (loads []string, stats []dsl.Ref
 			continue // vars, delta, a function, a let
 		case snapshots[n] && st.Kind == "snapshot" && st.Every == 0:
 			continue
+		case st.Kind == "logs" && st.Every == 0 && readsOnlyLogCounts(e.Src, n):
+			logs = append(logs, n)
+			continue
 		}
 		p, isLoad := st.Params.(*schema.Load)
 		if !isLoad || st.Kind != "load" || (p.From != nil && p.From.Pods > 0) {
-			return nil, nil, false
+			return nil, nil, nil, false
 		}
 		loads = append(loads, n)
 	}
-	return loads, stats, len(loads)+len(stats) > 0
+	return loads, logs, stats, len(loads)+len(logs)+len(stats) > 0
+}
+
+// logCountRead is what may follow a logs step's name for readsOnlyLogCounts.
+var logCountRead = regexp.MustCompile(`^\.(?:count\b|(?:codes|flags|details)\["[^"]*"\])`)
+
+// readsOnlyLogCounts reports whether src reads the logs step name only as its count or one
+// key of its codes, flags or details: what a log sample gives (its lines, entries and
+// captures are not drawn). Any other mention of the name (spaced, whole, in a string) says no.
+func readsOnlyLogCounts(src, name string) bool {
+	found := false
+	for i := 0; ; {
+		j := strings.Index(src[i:], name)
+		if j < 0 {
+			return found
+		}
+		j += i
+		end := j + len(name)
+		i = end
+		before := j > 0 && (isWordByte(src[j-1]) || src[j-1] == '.')
+		after := end < len(src) && isWordByte(src[end])
+		if before || after {
+			continue // part of another name
+		}
+		if !logCountRead.MatchString(src[end:]) {
+			return false
+		}
+		found = true
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // holdsOfEvery judges e on samples of each of loads and of stats; it reports how many and
 // whether e held of every one (an error or a non-boolean is not holding).
-func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, loads []string, stats []dsl.Ref) (int, bool) {
+func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, loads, logs []string, stats []dsl.Ref) (int, bool) {
 	samples := samplerOf(e.Src)
 	// env is the environment the judge gives expressions of a run that recorded nothing: each
 	// sample sets the loads' values in it (what a recorded load's ExprValue is) and the
@@ -163,6 +202,10 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, loads []str
 			// as alike (k = 0 gives both the same).
 			env[name] = samples.at((i + k*7) % samples.n) // its maps are only read
 		}
+		for k, name := range logs {
+			k += len(loads) // apart from the loads' samples too
+			env[name] = samples.log((i+k*7)%samples.n, i+k)
+		}
 		for k, r := range stats {
 			v := samples.stat(i, k, (r.Kind == dsl.RefDelta || r.Kind == dsl.RefDeltaPair) && allow[r.Stat])
 			switch r.Kind {
@@ -193,10 +236,12 @@ var (
 // ones first (none, all 200, all 503, half and half), then every count of every code alone,
 // then mixes, each with fortio's sums (Recount) and ordered latencies.
 type loadSampler struct {
-	codes, ips    []string
-	counts, reals []float64
-	rng           *rand.Rand
-	n             int
+	codes, ips []string
+	// flags and details are the keys of a log's flags and details that src reads.
+	flags, details []string
+	counts, reals  []float64
+	rng            *rand.Rand
+	n              int
 
 	mu   sync.Mutex
 	made []schema.LoadResult
@@ -231,6 +276,14 @@ func newLoadSampler(src string) *loadSampler {
 			if v >= 0 && !slices.Contains(ls.reals, v) {
 				ls.reals = append(ls.reals, v)
 			}
+		}
+	}
+	for _, m := range keyRead.FindAllStringSubmatch(src, -1) {
+		switch key := m[3] + m[4]; m[2] {
+		case "flags":
+			ls.flags = append(ls.flags, key)
+		case "details":
+			ls.details = append(ls.details, key)
 		}
 	}
 	for _, m := range ipLit.FindAllStringSubmatch(src, -1) {
@@ -346,6 +399,61 @@ func (ls *loadSampler) finish(codes map[string]float64) schema.LoadResult {
 				l.IPs[ip] = ls.pick(ls.counts)
 			}
 		}
+	}
+	return l
+}
+
+// log is a log a logs step could record, for the i-th judging of an expression: the access
+// lines of the j-th load sample's codes (a socket error has no line), none, one or many
+// lines besides them, and each flag and details value the expression reads on none, one,
+// some, all but one or every access line (lines with no other flag flagged "-"; the details
+// of the rest "via_upstream" or none). Its lines, entries and captures are not drawn: an
+// expression reading them is not judged.
+func (ls *loadSampler) log(j, i int) schema.LogResult {
+	l := schema.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}}
+	access := 0.0
+	for c, v := range ls.at(j).Codes {
+		if c != "-1" {
+			l.Codes[c] = v
+			access += v
+		}
+	}
+	l.Count = access + []float64{0, 1, ls.counts[i%len(ls.counts)]}[i%3]
+	share := func(k int, of float64) float64 {
+		switch (i + k) % 5 {
+		case 0:
+			return 0
+		case 1:
+			return of
+		case 2:
+			return min(1, of)
+		case 3:
+			return math.Floor(of / 2)
+		}
+		return max(of-1, 0)
+	}
+	most := 0.0
+	for k, f := range ls.flags {
+		if f == "-" {
+			continue
+		}
+		if v := share(k, access); v > 0 {
+			l.Flags[f] = v
+			most = max(most, v)
+		}
+	}
+	if access > most {
+		l.Flags["-"] = access - most
+	}
+	left := access
+	for k, d := range ls.details {
+		if v := share(k+1, left); v > 0 {
+			l.Details[d] += v
+			left -= v
+		}
+	}
+	if left > 0 && i%2 == 0 {
+		l.Details["via_upstream"] += left
 	}
 	return l
 }

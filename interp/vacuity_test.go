@@ -17,6 +17,7 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 			{name: "g", load: {url: "http://127.0.0.1:1", requests: 20}},
 			{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
 			{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{name: "log", logs: {file: "/dev/null"}},
 		]`
 	for _, c := range []struct {
 		expect  string
@@ -68,6 +69,25 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{"before.upstream_rq_total < after.upstream_rq_total", false, false},
 		{`delta("before", "after").upstream_cx_total == delta.upstream_rq_total`, false, false},
 		{"delta.upstream_rq_total <= 1000000000", false, false},
+
+		// A log's counts: each access line counted under one code, its flags and its details,
+		// count counting every line.
+		{`log.codes["503"] <= log.count`, true, false},
+		{`log.codes["200"] + log.codes["503"] <= log.count`, true, false},
+		{"log.count == 0 || log.count != 0", true, false},
+		{`log.flags["UF"] <= log.count`, true, false},
+		{`log.details["x"] + log.details["y"] <= log.count`, true, false},
+		{`log.codes["503"] <= f.code503 || log.codes["503"] > f.code503`, true, false},
+		{`log.codes["503"] == log.count`, false, false},
+		{`log.flags["UF"] == log.codes["503"]`, false, false},
+		{`log.flags["-"] == log.count`, false, false},
+		{`log.flags["UF"] + log.flags["URX"] <= log.count`, false, false}, // a line may have both
+		{"log.count > 0", false, false},
+		{`log.codes["503"] == 0`, false, false},
+		{"log.count < 1000000000", false, false},
+		{`log.codes["503"] == f.code503`, false, false},
+		{"len(log.lines) == log.count", false, false}, // its lines are not drawn: not judged
+		{`log.codes["503"] <= log.count || len(log.entries) == 0`, false, false}, // its entries are not drawn: not judged
 	} {
 		t.Run(c.expect, func(t *testing.T) {
 			src := "s: schema.#Scenario & {\n" + steps + "\nexpect: [" + quote(c.expect) + "]\n}"
