@@ -86,7 +86,7 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{`log.codes["503"] == 0`, false, false},
 		{"log.count < 1000000000", false, false},
 		{`log.codes["503"] == f.code503`, false, false},
-		{"len(log.lines) == log.count", false, false}, // its lines are not drawn: not judged
+		{"len(log.lines) == log.count", false, false},                            // its lines are not drawn: not judged
 		{`log.codes["503"] <= log.count || len(log.entries) == 0`, false, false}, // its entries are not drawn: not judged
 	} {
 		t.Run(c.expect, func(t *testing.T) {
