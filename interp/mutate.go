@@ -41,9 +41,12 @@ type MutantResult struct {
 
 // MutationReport is the result of mutating one record.
 type MutationReport struct {
-	Scenario string         `json:"scenario"`
-	Mutants  []MutantResult `json:"mutants"`
-	Killed   int            `json:"killed"`
+	Scenario string `json:"scenario"`
+	// Expectations counts the scenario's expectations (mutate judges those; assert steps are
+	// judged during the run).
+	Expectations int            `json:"expectations"`
+	Mutants      []MutantResult `json:"mutants"`
+	Killed       int            `json:"killed"`
 	// Allowed counts the survivors the scenario gives a reason for; Unexplained the others.
 	Allowed     int `json:"allowed"`
 	Unexplained int `json:"unexplained"`
@@ -76,7 +79,7 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 		return nil, fmt.Errorf("the recorded run did not pass (%s: %s): mutation needs a run that passed", v, why)
 	}
 	orig := recordJSON(base)
-	rep := &MutationReport{Scenario: sc.Name}
+	rep := &MutationReport{Scenario: sc.Name, Expectations: len(sc.Expect), Mutants: []MutantResult{}}
 	seen := map[string]bool{}
 	for _, m := range Mutants(base, sc) {
 		if seen[m.Name] {
@@ -235,7 +238,35 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 			})
 		}
 	}
+	outcomeMutants(add, sc)
 	return out
+}
+
+// outcomeMutants end each step whose outcome.<step> or error.<step> an expectation reads
+// otherwise: a step that passed fails (with an error no run wrote), one that did not pass
+// passes. A step the run did not record (skipped) is left: its outcome says so.
+func outcomeMutants(add func(string, func(*Record)), sc *dsl.Scenario) {
+	read := map[string]bool{}
+	for _, e := range sc.Expect {
+		for _, n := range e.Outcomes {
+			read[n] = true
+		}
+	}
+	for _, n := range sortedKeys(read) {
+		name := n
+		add(fmt.Sprintf("step %s ended otherwise", name), func(r *Record) {
+			for _, x := range r.Steps {
+				if x.Name != name {
+					continue
+				}
+				if x.Outcome == Passed {
+					x.Outcome, x.Error, x.ExpectedError = Failed, "mutant: the step failed", ""
+				} else {
+					x.Outcome, x.Error, x.ExpectedError = Passed, "", ""
+				}
+			}
+		})
+	}
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -27,7 +27,8 @@ file the run recorded, or --file), whose steps must be those the run ran (as rep
 expectations cannot tell that outcome from the recorded one.
 
 Exit 0 when every mutant is killed or listed in the scenario's survivors (mutant name → the
-reason it may survive), 1 otherwise, 2 when the record does not pass or cannot be read.`,
+reason it may survive), 1 otherwise (and when there is no mutant: nothing was shown), 2 when
+the record does not pass or cannot be read.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(output); err != nil {
@@ -46,7 +47,7 @@ reason it may survive), 1 otherwise, 2 when the record does not pass or cannot b
 			} else {
 				writeMutation(p, rep)
 			}
-			if rep.Unexplained > 0 || len(rep.Unused) > 0 {
+			if rep.Unexplained > 0 || len(rep.Unused) > 0 || len(rep.Mutants) == 0 {
 				return &exitError{code: exitFailed}
 			}
 			return nil
@@ -74,11 +75,14 @@ func writeMutation(p *process, rep *interp.MutationReport) {
 	}
 	tw.Flush()
 	n := len(rep.Mutants)
-	pct := 100.0
-	if n > 0 {
-		pct = 100 * float64(rep.Killed) / float64(n)
+	switch {
+	case n == 0 && rep.Expectations == 0:
+		fmt.Fprintln(p.Stdout, "score: no mutants: the scenario has no expectations (mutate judges those; its assert and wait steps were judged during the run), so it cannot tell whether anything would fail on a wrong outcome")
+	case n == 0:
+		fmt.Fprintln(p.Stdout, "score: no mutants: the expectations read nothing labrun mutate changes (a load, a snapshot or delta, a result, a step's time or outcome), so it cannot tell whether they would fail on a wrong outcome")
+	default:
+		fmt.Fprintf(p.Stdout, "score: %d of %d mutants killed (%.0f%%); %d survive with a reason, %d without\n", rep.Killed, n, 100*float64(rep.Killed)/float64(n), rep.Allowed, rep.Unexplained)
 	}
-	fmt.Fprintf(p.Stdout, "score: %d of %d mutants killed (%.0f%%); %d survive with a reason, %d without\n", rep.Killed, n, pct, rep.Allowed, rep.Unexplained)
 	for _, k := range rep.Unused {
 		fmt.Fprintf(p.Stdout, "survivors names %q, which is no mutant of this run: it allows nothing\n", k)
 	}
