@@ -107,6 +107,15 @@ func (ru *run) expectedFailure(ctx context.Context, s *dsl.Step, sr *StepRecord,
 		err = te
 	}
 	msg := err.Error()
+	var dnr *schema.DidNotRun
+	if s.ExpectFailRE == nil && errors.As(err, &dnr) {
+		// A typo in a command is not the failure the step was written to show.
+		why := fmt.Sprintf(" (expectFail: the command did not run: %s; expectFail: true expects the step to fail, not to not run; give a pattern that matches this error if it is the failure expected)", dnr.Why)
+		if isFailure(err) {
+			return &failure{msg + why}
+		}
+		return fmt.Errorf("%w%s", err, why)
+	}
 	if s.ExpectFailRE != nil && !s.ExpectFailRE.MatchString(msg) {
 		if isFailure(err) {
 			return &failure{fmt.Sprintf("%s (expectFail: expected an error matching %q)", msg, s.ExpectFailSrc)}

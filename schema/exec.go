@@ -185,6 +185,9 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 	stderr := NewCapture(errFile, OutputHead, OutputTail)
 	q.Stdout, q.Stderr = stdout, stderr
 	res, err := rt.Target().Exec.Exec(ctx, q)
+	if err != nil && ctx.Err() == nil {
+		err = &DidNotRun{Err: err, Why: "it could not be started"} // not found, not executable, no pod
+	}
 	// A driver that returns the output instead of streaming it (a test's) gets it captured.
 	_, _ = io.WriteString(stdout, res.Stdout)
 	_, _ = io.WriteString(stderr, res.Stderr)
@@ -219,7 +222,11 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 		if r := []rune(tail); len(r) > 400 { // cut by characters, never inside one
 			tail = "…" + string(r[len(r)-400:])
 		}
-		return fmt.Errorf("%s exited with code %d, expected %d; stderr: %s", strings.Join(p.Argv, " "), int(res.Exit), p.ExitCode, or(tail, "(empty)"))
+		err := fmt.Errorf("%s exited with code %d, expected %d; stderr: %s", strings.Join(p.Argv, " "), int(res.Exit), p.ExitCode, or(tail, "(empty)"))
+		if res.Exit == 126 || res.Exit == 127 { // a shell's "cannot execute", "command not found"
+			return &DidNotRun{Err: err, Why: fmt.Sprintf("exit code %d is a shell's command not found or not executable", int(res.Exit))}
+		}
+		return err
 	}
 	return nil
 }
@@ -292,3 +299,14 @@ type ExecResult struct {
 	// step's artifact files hold the whole.
 	Cut bool `expr:"cut" json:"cut,omitempty"`
 }
+
+// DidNotRun is the error of a step whose command never ran what it was given: it could not be
+// started, or a shell said the command was not found or not executable (exit 127, 126). A
+// bare expectFail: true is no failure of what the step tests; a pattern naming the error is.
+type DidNotRun struct {
+	Err error
+	Why string
+}
+
+func (e *DidNotRun) Error() string { return e.Err.Error() }
+func (e *DidNotRun) Unwrap() error { return e.Err }
