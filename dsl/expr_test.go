@@ -210,6 +210,11 @@ func TestExprErrors(t *testing.T) {
 		{`fortio.p95 < 100`, 18, `fortio.p95: the result of "fortio" (a load step) has no field "p95" (did you mean p90?); its fields: requests, codes,`},
 		{`fortio.codes["5O3"] == 0`, 23, `fortio.codes["5O3"]: "5O3" is not an HTTP status code (a key of fortio.codes is an HTTP status code such as "503"; "-1" is a socket error or a timeout): it is never there`},
 		{`fortio.ips["127.0.0.2"] == 0`, 21, `"127.0.0.2" is not an ip:port address`},
+		{`access.codes["5O3"] == 0`, 23, `access.codes["5O3"]: "5O3" is not an access-log response code`},
+		{`access.codes["UF"] == 0`, 23, `"UF" is not an access-log response code`},
+		{`access.codes["503 "] == 0`, 23, `"503 " is not an access-log response code`},
+		{`access.flags["uf"] == 0`, 23, `access.flags["uf"]: "uf" is not an Envoy response flag`},
+		{`access.flags["503"] == 0`, 23, `"503" is not an Envoy response flag`},
 		{`fortio.ips[backends.a.host] == 0`, 33, `fortio.ips[backends.a.host]: backends.a.host is a host (without a port), and a key here is a destination address, ip:port: it is never one, so this reads the same whatever the run records; backends.a.address is one`},
 		{`backends.a.url in fortio.ips`, 26, `backends.a.url in fortio.ips is always false: backends.a.url is a URL`},
 		{`!has(fortio.codes, "x")`, 30, `has(fortio.codes, "x") is always false: "x" is not an HTTP status code`},
@@ -245,6 +250,8 @@ func TestExprKeysOfTheirForm(t *testing.T) {
 		`fortio.ips[backends.a.address] > 0 && fortio.ips["127.0.0.2:8080"] > 0 && fortio.ips["[::1]:80"] == 0`,
 		`backends.a.address in fortio.ips && has(fortio.codes, "200") && "503" not in fortio.codes`,
 		`fortio.ips[keys(fortio.ips)[0]] > 0`,
+		`access.codes["503"] == 0 && access.codes["0"] == 0 && access.flags["UF"] == 0 && access.flags["-"] == 0 && access.flags["UAEX"] == 0`,
+		`access.codes[keys(fortio.codes)[0]] >= 1`, // a load's status code is an access log's too
 	} {
 		if _, err := compile(src, Pos{}, testNames(), compileOpts{asBool: true}); err != nil {
 			t.Errorf("%s: %v", src, err)

@@ -558,7 +558,7 @@ func keyOfNoForm(t *schema.Type, path, key string) string {
 // keyFormMismatch says why a key of type k can never be a key of the map t: its values have
 // another form (a host, or a URL, where the keys are ip:port addresses). "" when it can be.
 func keyFormMismatch(t, k *schema.Type, key string) string {
-	if t == nil || k == nil || t.Kind != schema.TMap || t.Key == nil || t.Key.Form == "" || k.Form == "" || k.Form == t.Key.Form {
+	if t == nil || k == nil || t.Kind != schema.TMap || t.Key == nil || t.Key.Form == "" || k.Form == "" || k.Form.Meets(t.Key.Form) {
 		return ""
 	}
 	msg := fmt.Sprintf("%s is %s, and a key here is %s: it is never one, so this reads the same whatever the run records", key, article(string(k.Form)), t.Key.Doc)

@@ -161,6 +161,11 @@ const (
 	FormAddress Form = "ip:port address"       // "127.0.0.2:8080", "[::1]:80"
 	FormHost    Form = "host (without a port)" // "127.0.0.2"
 	FormURL     Form = "URL"                   // "http://127.0.0.2:8080"
+	// FormLogStatus is an access log's response code: "503", or "0" when no response began.
+	FormLogStatus Form = "access-log response code"
+	// FormResponseFlag is an Envoy response flag as access logs write them: "UF", "URX",
+	// "UAEX" (2 to 5 capitals), or "-" for none.
+	FormResponseFlag Form = "Envoy response flag"
 )
 
 // Holds reports whether s can be a value of the form.
@@ -172,6 +177,22 @@ func (f Form) Holds(s string) bool {
 		}
 		n, err := strconv.Atoi(s)
 		return err == nil && len(s) == 3 && n >= 100 && n <= 599
+	case FormLogStatus:
+		n, err := strconv.Atoi(s)
+		return s == "0" || (err == nil && len(s) == 3 && n >= 100 && n <= 599)
+	case FormResponseFlag:
+		if s == "-" {
+			return true
+		}
+		if len(s) < 2 || len(s) > 5 {
+			return false
+		}
+		for _, c := range s {
+			if c < 'A' || c > 'Z' {
+				return false
+			}
+		}
+		return true
 	case FormAddress:
 		_, port, err := net.SplitHostPort(s)
 		if err != nil {
@@ -181,6 +202,13 @@ func (f Form) Holds(s string) bool {
 		return err == nil && n >= 0 && n <= 65535
 	}
 	return true
+}
+
+// Meets reports whether a value of form f can be a value of form g: the same form, or a
+// load's status codes and an access log's (both "503").
+func (f Form) Meets(g Form) bool {
+	statuses := map[Form]bool{FormStatus: true, FormLogStatus: true}
+	return f == g || (statuses[f] && statuses[g])
 }
 
 // StrForm is a string of a form.
