@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,19 +55,36 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 	}
 	for _, j := range all {
 		e := j.e
-		loads, logs, stats, ok := judgedReads(sc, e)
+		r, ok := judgedReads(sc, e)
 		if !ok {
 			continue
 		}
+		loads, logs, stats := r.loads, r.logs, r.stats
 		if env == nil {
 			env = NewJudge(&Record{Vars: sc.Vars, Namespaces: sc.Generated, Results: map[string]*Result{}}, sc).Env()
 		}
-		n, holds := holdsOfEvery(env, sc, e, loads, logs, stats)
+		n, holds := holdsOfEvery(env, sc, e, r)
 		if !holds {
 			continue
 		}
 		var msg string
 		switch {
+		case len(r.outcomes)+len(r.times)+len(r.execs) > 0:
+			var what []string
+			if len(r.outcomes) > 0 {
+				what = append(what, "every outcome of the steps whose outcome or error it reads (passed, failed, error, skipped, interrupted), with errors of their kind and the strings it writes")
+			}
+			if len(r.times) > 0 {
+				what = append(what, "start and end times of the steps it times (each ending at or after it starts)")
+			}
+			if len(r.execs) > 0 {
+				what = append(what, "exit codes (0, 1, 2, 126, 127, 255 and the numbers it writes) and outputs (empty, a line, the strings it writes) of the commands it reads")
+			}
+			if len(loads)+len(logs)+len(stats) > 0 {
+				what = append(what, "with the loads, logs and stats it reads drawn as below")
+			}
+			msg = fmt.Sprintf("%s %q holds whatever the run records of what it reads (judged on %d: %s): it cannot fail, so it proves nothing; expected a claim a wrong outcome breaks, e.g. == the value the claim gives",
+				j.word, e.Src, n, strings.Join(what, "; "))
 		case len(logs) > 0:
 			msg = fmt.Sprintf("%s %q holds whatever the log has (judged on %d: no line, lines of each code alone and mixed, 1 to 1e9 of them, lines other than access lines, each flag and details it reads on none, some or every access line, the numbers it writes and their neighbours): it cannot fail, so it proves nothing (a log counts each access line under one code, its flags and its details, and count counts every line); expected a bound a wrong outcome breaks, e.g. %s.codes[\"503\"] == 0, or == the figure the claim gives",
 				j.word, e.Src, n, logs[0])
@@ -88,33 +106,65 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 
 // notJudgedNames are the names an expectation reads whose values a sample does not give: an
 // expectation reading one is not judged here.
-var notJudgedNames = map[string]bool{"started": true, "ended": true, "outcome": true, "error": true, "backends": true, "blackholes": true, "target": true, "ns": true, dsl.HostsFunc: true, dsl.EnvoyFunc: true}
+var notJudgedNames = map[string]bool{"backends": true, "blackholes": true, "target": true, "ns": true, dsl.HostsFunc: true, dsl.EnvoyFunc: true}
 
-// judgedReads are the load steps and the stats e reads when it reads nothing else a run
-// records, and no var (the functions aside): one-client loads, each a sample of its own, and
-// stats of snapshots and deltas (not of a sampled series). ok is false otherwise, or when it
-// reads neither.
-func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (loads, logs []string, stats []dsl.Ref, ok bool) {
+// reads are what an expectation reads that a sample gives: one-client loads, logs steps read
+// by their counts, exec steps read by their exit code and output (each a sample of its own),
+// stats of snapshots and deltas (not of a sampled series), the outcomes and errors of steps,
+// and the start and end times of steps.
+type reads struct {
+	loads, logs, execs []string
+	stats              []dsl.Ref
+	outcomes, times    []string
+}
+
+// timeRead finds started.<step> and ended.<step>; started[...] (a step chosen by an
+// expression) is not judged.
+var timeRead = regexp.MustCompile(`\b(?:started|ended)\b(\s*\.\s*(\w+)|)`)
+
+// judgedReads are what e reads when it reads nothing else a run records, and no var (the
+// functions aside); ok is false otherwise, or when it reads nothing a sample gives.
+func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
 	// One that reads a var is judged by each combination of a sweep, or --var, with its own
 	// value: what holds of every sample with the default may not with another.
-	if e.Program == nil || e.Now || len(e.Outcomes) > 0 || len(e.Captures) > 0 || e.ReadsVars() {
-		return nil, nil, nil, false
+	if e.Program == nil || e.Now || len(e.Captures) > 0 || e.ReadsVars() {
+		return reads{}, false
 	}
-	for _, r := range e.Refs {
-		if r.Kind == dsl.RefSeries || r.Guarded {
-			return nil, nil, nil, false
+	for _, ref := range e.Refs {
+		if ref.Kind == dsl.RefSeries || ref.Guarded {
+			return reads{}, false
 		}
-		stats = append(stats, r)
+		r.stats = append(r.stats, ref)
 	}
 	snapshots := map[string]bool{}
-	for _, r := range stats {
-		if r.Kind == dsl.RefSnapshot {
-			snapshots[r.Name] = true
+	for _, ref := range r.stats {
+		if ref.Kind == dsl.RefSnapshot {
+			snapshots[ref.Name] = true
 		}
 	}
 	for _, n := range e.Names {
 		if notJudgedNames[n] {
-			return nil, nil, nil, false
+			return reads{}, false
+		}
+		switch n {
+		case "outcome", "error":
+			if len(e.Outcomes) == 0 {
+				return reads{}, false // read whole
+			}
+			continue
+		case "started", "ended":
+			times := map[string]bool{}
+			for _, m := range timeRead.FindAllStringSubmatch(e.Src, -1) {
+				if m[2] == "" || sc.Step(m[2]) == nil {
+					return reads{}, false // started[x], or a let's name
+				}
+				times[m[2]] = true
+			}
+			for t := range times {
+				r.times = append(r.times, t)
+			}
+			sort.Strings(r.times)
+			continue
 		}
 		st := sc.Step(n)
 		switch {
@@ -122,26 +172,34 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (loads, logs []string, stats []d
 			continue // vars, delta, a function, a let
 		case snapshots[n] && st.Kind == "snapshot" && st.Every == 0:
 			continue
-		case st.Kind == "logs" && st.Every == 0 && readsOnlyLogCounts(e.Src, n):
-			logs = append(logs, n)
+		case st.Kind == "logs" && st.Every == 0 && readsOnly(e.Src, n, logCountRead):
+			r.logs = append(r.logs, n)
+			continue
+		case st.Kind == "exec" && st.Every == 0 && readsOnly(e.Src, n, execRead):
+			r.execs = append(r.execs, n)
 			continue
 		}
 		p, isLoad := st.Params.(*schema.Load)
 		if !isLoad || st.Kind != "load" || (p.From != nil && p.From.Pods > 0) {
-			return nil, nil, nil, false
+			return reads{}, false
 		}
-		loads = append(loads, n)
+		r.loads = append(r.loads, n)
 	}
-	return loads, logs, stats, len(loads)+len(logs)+len(stats) > 0
+	r.outcomes = append(r.outcomes, e.Outcomes...)
+	return r, len(r.loads)+len(r.logs)+len(r.execs)+len(r.stats)+len(r.outcomes)+len(r.times) > 0
 }
 
-// logCountRead is what may follow a logs step's name for readsOnlyLogCounts.
-var logCountRead = regexp.MustCompile(`^\.(?:count\b|(?:codes|flags|details)\["[^"]*"\])`)
+// logCountRead is what may follow a logs step's name for readsOnly: its count or one key of
+// its codes, flags or details (what a log sample gives: its lines, entries and captures are
+// not drawn). execRead is an exec step's exit code and output (not its captures).
+var (
+	logCountRead = regexp.MustCompile(`^\.(?:count\b|(?:codes|flags|details)\["[^"]*"\])`)
+	execRead     = regexp.MustCompile(`^\.(?:exit|stdout|stderr)\b`)
+)
 
-// readsOnlyLogCounts reports whether src reads the logs step name only as its count or one
-// key of its codes, flags or details: what a log sample gives (its lines, entries and
-// captures are not drawn). Any other mention of the name (spaced, whole, in a string) says no.
-func readsOnlyLogCounts(src, name string) bool {
+// readsOnly reports whether src reads step name only as read allows after each mention. Any
+// other mention of the name (spaced, whole, in a string) says no.
+func readsOnly(src, name string, read *regexp.Regexp) bool {
 	found := false
 	for i := 0; ; {
 		j := strings.Index(src[i:], name)
@@ -156,7 +214,7 @@ func readsOnlyLogCounts(src, name string) bool {
 		if before || after {
 			continue // part of another name
 		}
-		if !logCountRead.MatchString(src[end:]) {
+		if !read.MatchString(src[end:]) {
 			return false
 		}
 		found = true
@@ -169,7 +227,8 @@ func isWordByte(c byte) bool {
 
 // holdsOfEvery judges e on samples of each of loads and of stats; it reports how many and
 // whether e held of every one (an error or a non-boolean is not holding).
-func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, loads, logs []string, stats []dsl.Ref) (int, bool) {
+func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, r reads) (int, bool) {
+	loads, logs, stats := r.loads, r.logs, r.stats
 	samples := samplerOf(e.Src)
 	// env is the environment the judge gives expressions of a run that recorded nothing: each
 	// sample sets the loads' values in it (what a recorded load's ExprValue is) and the
@@ -206,6 +265,25 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, loads, logs
 			k += len(loads) // apart from the loads' samples too
 			env[name] = samples.log((i+k*7)%samples.n, i+k)
 		}
+		for k, name := range r.execs {
+			env[name] = samples.exec(i, k)
+		}
+		if len(r.outcomes) > 0 {
+			outcome, errs := map[string]string{}, map[string]string{}
+			for k, name := range r.outcomes {
+				outcome[name], errs[name] = samples.outcome(i, k)
+			}
+			env["outcome"], env["error"] = outcome, errs
+		}
+		if len(r.times) > 0 {
+			started, ended := map[string]float64{}, map[string]float64{}
+			for k, name := range r.times {
+				// A setup step starts before the steps do: at a negative time.
+				st := sc.Step(name)
+				started[name], ended[name] = samples.times(i, k, st != nil && st.Phase == dsl.PhaseSetup)
+			}
+			env["started"], env["ended"] = started, ended
+		}
 		for k, r := range stats {
 			v := samples.stat(i, k, (r.Kind == dsl.RefDelta || r.Kind == dsl.RefDeltaPair) && allow[r.Stat])
 			switch r.Kind {
@@ -227,6 +305,7 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, loads, logs
 
 var (
 	numberLit = regexp.MustCompile(`(?:^|[^\w.])(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)`)
+	strLit    = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'`)
 	codeLit   = regexp.MustCompile(`\bcode(\d{3}|_1)\b|"(-1|\d{3})"`)
 	ipLit     = regexp.MustCompile(`"(\d{1,3}(?:\.\d{1,3}){3}:\d+|\[[0-9a-fA-F:]+\]:\d+)"`)
 )
@@ -237,6 +316,10 @@ var (
 // then mixes, each with fortio's sums (Recount) and ordered latencies.
 type loadSampler struct {
 	codes, ips []string
+	// strs are the strings src writes (for outputs and errors), exits the exit codes a
+	// command's sample has.
+	strs  []string
+	exits []float64
 	// flags and details are the keys of a log's flags and details that src reads.
 	flags, details []string
 	counts, reals  []float64
@@ -284,6 +367,18 @@ func newLoadSampler(src string) *loadSampler {
 			ls.flags = append(ls.flags, key)
 		case "details":
 			ls.details = append(ls.details, key)
+		}
+	}
+	ls.strs = []string{"", "ok\n"}
+	for _, m := range strLit.FindAllStringSubmatch(src, -1) {
+		if v := m[1] + m[2]; !slices.Contains(ls.strs, v) {
+			ls.strs = append(ls.strs, v)
+		}
+	}
+	ls.exits = []float64{0, 1, 2, 126, 127, 255}
+	for _, v := range ls.counts {
+		if v <= 255 && !slices.Contains(ls.exits, v) {
+			ls.exits = append(ls.exits, v)
 		}
 	}
 	for _, m := range ipLit.FindAllStringSubmatch(src, -1) {
@@ -456,4 +551,49 @@ func (ls *loadSampler) log(j, i int) schema.LogResult {
 		l.Details["via_upstream"] += left
 	}
 	return l
+}
+
+// sampledOutcomes are the outcomes a step's outcome.<step> can read.
+var sampledOutcomes = []string{dsl.OutcomePassed, dsl.OutcomeFailed, dsl.OutcomeError, dsl.OutcomeSkipped, dsl.OutcomeInterrupted}
+
+// outcome is the k-th step's outcome and error in the i-th sample: every outcome of the first
+// steps in turn (all their combinations first); the error empty for a step that was skipped,
+// empty or a string src writes for one that passed (an error its expectFail expected), an
+// error of its kind or a string src writes for one that did not.
+func (ls *loadSampler) outcome(i, k int) (string, string) {
+	div := 1
+	for range k {
+		div *= len(sampledOutcomes)
+	}
+	o := sampledOutcomes[(i/div+k)%len(sampledOutcomes)]
+	str := ls.strs[(i/len(sampledOutcomes)+k)%len(ls.strs)]
+	switch o {
+	case dsl.OutcomePassed:
+		return o, []string{"", str}[i%2]
+	case dsl.OutcomeSkipped:
+		return o, ""
+	case dsl.OutcomeInterrupted:
+		return o, "interrupted"
+	}
+	return o, []string{"exited with code 1, expected 0; stderr: (empty)", "assert failed", str}[i%3]
+}
+
+// times are the k-th step's start and end in the i-th sample, in seconds from the start of
+// the steps (before it, for a setup step): it ends at or after it starts.
+func (ls *loadSampler) times(i, k int, setup bool) (float64, float64) {
+	start := ls.reals[(i+k*3)%len(ls.reals)]
+	if setup {
+		start = -start
+	}
+	return start, start + ls.reals[(i/len(ls.reals)+k)%len(ls.reals)]
+}
+
+// exec is the k-th command's result in the i-th sample: its exit code and output drawn from
+// the exits and strings.
+func (ls *loadSampler) exec(i, k int) schema.ExecResult {
+	return schema.ExecResult{
+		Exit:   ls.exits[(i+k)%len(ls.exits)],
+		Stdout: ls.strs[(i/len(ls.exits)+k)%len(ls.strs)],
+		Stderr: ls.strs[(i/2+k)%len(ls.strs)],
+	}
 }

@@ -18,7 +18,10 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 			{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
 			{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
 			{name: "log", logs: {file: "/dev/null"}},
-		]`
+			{name: "probe", mayFail: true, exec: argv: ["true"]},
+			{name: "probe2", mayFail: true, exec: argv: ["true"]},
+		]
+		setup: [{name: "prep", exec: argv: ["true"]}]`
 	for _, c := range []struct {
 		expect  string
 		refused bool
@@ -88,6 +91,35 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{`log.codes["503"] == f.code503`, false, false},
 		{"len(log.lines) == log.count", false, false},                            // its lines are not drawn: not judged
 		{`log.codes["503"] <= log.count || len(log.entries) == 0`, false, false}, // its entries are not drawn: not judged
+
+		// A command's exit code and output, a step's outcome and error, a step's times.
+		{"probe.exit == 0 || probe.exit != 0", true, false},
+		{"probe.exit - probe.exit == 0", true, false},
+		{"abs(probe.exit) >= 0", true, false},
+		{"within(probe.exit, -1000, 1000)", true, false},
+		{"probe.stdout == probe.stdout + ''", true, false},
+		{"outcome.probe == 'passed' || outcome.probe != 'passed'", true, false},
+		{"error.probe == '' || error.probe != ''", true, false},
+		{"started.f <= ended.f", true, false},
+		{"ended.f - started.f >= 0", true, false},
+		{"started.f >= 0", true, false},
+		{"probe.exit == 0", false, false},
+		{"probe.exit == 3 || probe.exit == 0", false, false},
+		{"probe.exit < 128", false, false},
+		{`probe.stdout contains "ok"`, false, false},
+		{`probe.stderr == ""`, false, false},
+		{"outcome.probe == 'passed'", false, false},
+		{"outcome.probe in ['passed', 'failed']", false, false}, // an error, a skip break it
+		{"outcome.probe != 'skipped'", false, false},
+		{`error.probe contains "Forbidden"`, false, false},
+		{`error.probe == ""`, false, false},
+		{"outcome.probe == outcome.probe2", false, false},
+		{"started.prep >= 0", false, false}, // a setup step starts before the steps
+		{"ended.f - started.f < 5", false, false},
+		{"started.g >= ended.f", false, false}, // the plan orders them; the samples do not
+		{"ended.f < 60", false, false},
+		{"probe.exit == 0 || f.code503 > 0", false, false},
+		{"probe.exit == 0 || probe.exit != 0 || f.code503 > 0", true, false},
 	} {
 		t.Run(c.expect, func(t *testing.T) {
 			src := "s: schema.#Scenario & {\n" + steps + "\nexpect: [" + quote(c.expect) + "]\n}"
