@@ -6,3 +6,5 @@ func SetSpinOnly(v bool) { spinOnly = v }
 
 // Apply applies mutant m to r (tests check what each mutant makes of a record).
 func (m Mutant) Apply(r *Record) { m.apply(r) }
+
+var CloneRecord = cloneRecord

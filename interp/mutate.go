@@ -229,10 +229,32 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 			}
 			name := s.Name
 			add(fmt.Sprintf("step %s starts 1s late", name), func(r *Record) {
+				// What starts once it has ended starts late with it (the next step of its
+				// sequence, a block's end): a step moved alone would end after the steps
+				// that follow it began, which no run does. What ran beside it stays.
+				var end time.Duration
+				var paths []string
 				for _, x := range r.Steps {
 					if x.Name == name {
+						end = max(end, x.End)
+						paths = append(paths, x.Path)
+					}
+				}
+				holds := func(x *StepRecord) bool { // a block the step is in
+					for _, p := range paths {
+						if strings.HasPrefix(p, x.Path+".") {
+							return true
+						}
+					}
+					return false
+				}
+				for _, x := range r.Steps {
+					switch {
+					case x.Name == name, x.Start >= end:
 						x.Start += time.Second
 						x.End += time.Second
+					case holds(x):
+						x.End += time.Second // it ends once the step has
 					}
 				}
 			})

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
@@ -341,6 +342,48 @@ func TestLogMutantsALogCouldHave(t *testing.T) {
 	for _, n := range []string{`log.codes["404"] ×2`, `log.codes["404"] - 1`} {
 		if _, ok := got[n]; ok && !reflect.DeepEqual(got[n], rec.Results["log"].Value) {
 			t.Errorf("%s changed the log: a count of 0 has no half, double or one less", n)
+		}
+	}
+}
+
+// TestLateStepMutantKeepsTheTimeline: "step a starts 1s late" moves a, what started once a
+// had ended (the next step of its sequence) and the end of a block holding a; a step that ran
+// beside a stays. A step moved alone would end after its successor began: no run does that,
+// and an expectation restating the order (started.b >= ended.a) would kill it.
+func TestLateStepMutantKeepsTheTimeline(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+		steps: [
+			{name: "blk", parallel: [{name: "a", exec: argv: ["true"]}, {name: "side", exec: argv: ["true"]}]},
+			{name: "b", exec: argv: ["true"]},
+		]
+		expect: ["ended.a < 60", "started.b >= ended.a"]
+	}`)
+	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	rec := &interp.Record{Outcome: interp.Passed, Results: map[string]*interp.Result{}}
+	rec.Steps = []*interp.StepRecord{
+		{Name: "blk", Path: "steps.0", Kind: "parallel", Start: s(0), End: s(3), Outcome: interp.Passed},
+		{Name: "a", Path: "steps.0.parallel.0", Kind: "exec", Start: s(0), End: s(1), Outcome: interp.Passed},
+		{Name: "side", Path: "steps.0.parallel.1", Kind: "exec", Start: s(0), End: s(3), Outcome: interp.Passed},
+		{Name: "b", Path: "steps.1", Kind: "exec", Start: s(3), End: s(4), Outcome: interp.Passed},
+	}
+	var late *interp.Mutant
+	for _, m := range interp.Mutants(rec, sc) {
+		if m.Name == "step a starts 1s late" {
+			late = &m
+		}
+	}
+	if late == nil {
+		t.Fatal("no mutant \"step a starts 1s late\"")
+	}
+	r, err := interp.CloneRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	late.Apply(r)
+	want := map[string][2]time.Duration{"blk": {s(0), s(4)}, "a": {s(1), s(2)}, "side": {s(0), s(3)}, "b": {s(4), s(5)}}
+	for _, x := range r.Steps {
+		if got := [2]time.Duration{x.Start, x.End}; got != want[x.Name] {
+			t.Errorf("%s: %v–%v, want %v–%v", x.Name, got[0], got[1], want[x.Name][0], want[x.Name][1])
 		}
 	}
 }
