@@ -56,6 +56,10 @@ type Expr struct {
 	// of a capture that matched nothing has no value, which the judge says instead of
 	// reading it as "".
 	Captures []CaptureRead
+	// ErrorReads are the steps whose error.<step> it reads: a step that did not run has no
+	// error to read (not the "" of one that passed), which the judge says instead of reading
+	// it as "".
+	ErrorReads []ErrorRead
 	// vars are the vars it reads by name, allVars that it reads vars as a whole (see
 	// Names.readVar).
 	vars    []string
@@ -87,6 +91,15 @@ const (
 type CaptureRead struct {
 	Step, Group string
 	// Guarded says it is read only where has() found it.
+	Guarded bool
+}
+
+// ErrorRead is one error.<step> an expression reads.
+type ErrorRead struct {
+	Step string
+	// Guarded says it is read only where the step ran: where has(error, "<step>") holds, or
+	// where outcome.<step> is compared equal to another outcome than "skipped"
+	// (outcome.<step> == 'passed' && error.<step> == '') or unequal to "skipped".
 	Guarded bool
 }
 
@@ -432,6 +445,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	e.Type = typ
 	e.Now = c.now
 	e.Captures = c.captures
+	e.ErrorReads = c.errorReads
 	e.vars, e.allVars, e.allOutcomes = c.vars, c.allVars, c.allOutcomes
 	names.noteVars(e)
 	e.warnings = c.warns

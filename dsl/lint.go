@@ -55,7 +55,7 @@ var LintCodes = map[string]string{
 	LintUnknownHost:    "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
 	LintOneSample:      "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
 	LintUnknownStat:    "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
-	LintMayFailUnread:  "a wait with mayFail: true whose outcome no expression reads: the run goes on whether or not its condition held",
+	LintMayFailUnread:  "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
 	LintNothingJudged:  "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
 	LintUnknownAddress: "a local load whose URL names a loopback address where no backend or blackhole of the scenario listens, and no step of it starts a server (a mistyped port: every request fails to connect)",
 }

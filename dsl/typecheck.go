@@ -43,6 +43,8 @@ type exprChecker struct {
 	allOutcomes bool
 	// captures are the groups of exec steps' captures it reads.
 	captures []CaptureRead
+	// errorReads are the steps whose error.<step> it reads.
+	errorReads []ErrorRead
 	// scopes are the element types of the closures the walk is in, innermost last.
 	scopes []*schema.Type
 	// lets are the variables of let declarations in scope.
@@ -157,7 +159,10 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 	case *ast.ConditionalNode:
 		c.typeOf(&n.Cond)
 		restore := c.guard(n.Cond, false)
-		a, b := c.typeOf(&n.Exp1), c.typeOf(&n.Exp2)
+		a := c.typeOf(&n.Exp1)
+		restore()
+		restore = c.guard(n.Cond, true) // the else branch reads where cond is false
+		b := c.typeOf(&n.Exp2)
 		restore()
 		switch {
 		case !known(a) || !known(b):
@@ -368,6 +373,9 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 			c.reads = append(c.reads, Read{Step: link.name, Via: rootName, Col: at})
 			if rootName == "outcome" || rootName == "error" {
 				c.outcomes = append(c.outcomes, link.name)
+			}
+			if rootName == "error" {
+				c.errorReads = append(c.errorReads, ErrorRead{Step: link.name, Guarded: slices.Contains(c.guards, ranGuard(link.name))})
 			}
 			t = t.Elem
 		case i == 0 && (rootName == "backends" || rootName == "blackholes"):
@@ -704,6 +712,45 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 	return out
 }
 
+// ranGuard is the guard that says the step ran: error.<step> has a value where it holds.
+func ranGuard(step string) string { return "ran:" + step }
+
+// ranIf says which step's outcome x compares, when x holds (with neg: when it does not) only
+// where the step ran: outcome.<step> == "<an outcome but skipped>", outcome.<step> !=
+// "skipped" (either side).
+func ranIf(x *ast.BinaryNode, neg bool) (string, bool) {
+	eq := x.Operator == "=="
+	if !eq && x.Operator != "!=" {
+		return "", false
+	}
+	m, lit := x.Left, x.Right
+	if _, ok := m.(*ast.StringNode); ok {
+		m, lit = lit, m
+	}
+	mem, ok := m.(*ast.MemberNode)
+	if !ok {
+		return "", false
+	}
+	id, ok := mem.Node.(*ast.IdentifierNode)
+	if !ok || id.Value != "outcome" {
+		return "", false
+	}
+	step, ok := mem.Property.(*ast.StringNode)
+	if !ok {
+		return "", false
+	}
+	want, ok := lit.(*ast.StringNode)
+	if !ok {
+		return "", false
+	}
+	// Where it holds, == of another outcome and != of skipped say it ran; where it does
+	// not, the other way round.
+	if (want.Value == OutcomeSkipped) != (eq == neg) {
+		return "", false
+	}
+	return step.Value, true
+}
+
 // guard adds the keys that has(x, "key") calls in cond look up to the guards, and returns
 // the function that takes them away again.
 //
@@ -718,6 +765,9 @@ func (c *exprChecker) guard(cond ast.Node, negated bool) func() {
 			if id, ok := x.Callee.(*ast.IdentifierNode); ok && id.Value == "has" && len(x.Arguments) == 2 && !neg {
 				if k, ok := x.Arguments[1].(*ast.StringNode); ok {
 					c.guards = append(c.guards, k.Value)
+					if m, ok := x.Arguments[0].(*ast.IdentifierNode); ok && m.Value == "error" {
+						c.guards = append(c.guards, ranGuard(k.Value))
+					}
 				}
 			}
 		case *ast.UnaryNode:
@@ -728,6 +778,9 @@ func (c *exprChecker) guard(cond ast.Node, negated bool) func() {
 			if !neg && (x.Operator == "&&" || x.Operator == "and") || neg && (x.Operator == "||" || x.Operator == "or") {
 				walk(x.Left, neg)
 				walk(x.Right, neg)
+			}
+			if step, ok := ranIf(x, neg); ok {
+				c.guards = append(c.guards, ranGuard(step))
 			}
 		}
 	}

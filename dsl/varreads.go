@@ -308,6 +308,11 @@ func sweepFlagProblems(sc *Scenario, f SweepVar) []string {
 // run, and that nothing looks at, can never fail anything, so it proves nothing. A wait is
 // warned of (code mayfail-unread): one may wait for a while and go on either way, but then
 // the run goes on whether or not its condition held.
+//
+// A block (sequence, parallel, repeat) with mayFail: true is judged the same way by the checks
+// its failure would swallow (mayFailClaims): an assert or a repeat's until under it (the
+// repeat's own until included) makes it refused, a wait warned of, when nothing reads the
+// outcome of the check or of a block between the check and this one.
 func (d *decoder) checkMayFailChecks(names *Names) {
 	read := func(s *Step) bool {
 		return names != nil && (names.outcomesRead[""] || s.Name != "" && names.outcomesRead[s.Name])
@@ -326,14 +331,71 @@ func (d *decoder) checkMayFailChecks(names *Names) {
 		if name == "" {
 			name = "<name>"
 		}
+		warn := func(msg string) {
+			if _, ok := d.sc.LintIgnore[LintMayFailUnread]; !ok {
+				d.warnings = append(d.warnings, &Warning{Pos: pos, Code: LintMayFailUnread, Scenario: d.sc.Name, Msg: msg})
+			}
+		}
 		switch s.Kind {
 		case "assert":
 			d.err(pos, s.Path+".mayFail", "an assert with mayFail: true whose outcome nothing reads can never fail the run: it proves nothing; drop mayFail, or name the step and read outcome.%s in expect", name)
 		case "wait":
-			if _, ok := d.sc.LintIgnore[LintMayFailUnread]; !ok {
-				d.warnings = append(d.warnings, &Warning{Pos: pos, Code: LintMayFailUnread, Scenario: d.sc.Name,
-					Msg: fmt.Sprintf("a wait with mayFail: true whose outcome nothing reads: the run goes on whether or not its condition held, and nothing says which; read outcome.%s in expect if the condition is part of the claim", name)})
+			warn(fmt.Sprintf("a wait with mayFail: true whose outcome nothing reads: the run goes on whether or not its condition held, and nothing says which; read outcome.%s in expect if the condition is part of the claim", name))
+		case "sequence", "parallel", "repeat":
+			claims, waits := mayFailClaims(s, read)
+			switch {
+			case len(claims) > 0 && claims[0] == s:
+				d.err(pos, s.Path+".mayFail", "a repeat with mayFail: true whose outcome nothing reads can never fail the run: when its until never holds, the run goes on; it proves nothing; drop mayFail, or name the step and read outcome.%s in expect", name)
+			case len(claims) > 0:
+				d.err(pos, s.Path+".mayFail", "a %s with mayFail: true swallows the failure of %s, and nothing reads the outcome of either: the %s can never fail the run, it proves nothing; drop mayFail, or name the block and read outcome.%s in expect", s.Kind, d.claimWhere(s, claims[0]), claims[0].Kind, name)
+			case len(waits) > 0:
+				warn(fmt.Sprintf("a %s with mayFail: true swallows the failure of %s, and nothing reads the outcome of either: the run goes on whether or not its condition held, and nothing says which; name the block and read outcome.%s in expect if the condition is part of the claim", s.Kind, d.claimWhere(s, waits[0]), name))
 			}
 		}
 	}
+}
+
+// mayFailClaims are the checks under the block b with mayFail: true whose failure the block
+// would swallow unseen: an assert, a repeat with an until (b's own until too) — claims — and a
+// wait, each unless an expression reads its outcome (read) or that of a block between it and
+// b. A step with mayFail of its own is left out, with what is under it: it does not fail b,
+// and is checked by itself.
+func mayFailClaims(b *Step, read func(*Step) bool) (claims, waits []*Step) {
+	var walk func(s *Step)
+	walk = func(s *Step) {
+		if s != b && (s.MayFail || read(s)) {
+			return
+		}
+		switch {
+		case s.Kind == "assert", s.Kind == "repeat" && s.Expr != nil:
+			claims = append(claims, s)
+		case s.Kind == "wait":
+			waits = append(waits, s)
+		}
+		for _, c := range s.Children {
+			walk(c)
+		}
+	}
+	walk(b)
+	return claims, waits
+}
+
+// claimWhere names a check inside the block b for a message: its kind, its name or place, and
+// where it is written.
+func (d *decoder) claimWhere(b, s *Step) string {
+	what := "the " + s.Kind
+	if s.Kind == "repeat" {
+		what = "the until of the repeat"
+	}
+	at := s.Path
+	if s.Name != "" {
+		at = s.Name
+	}
+	if p := s.Pos; p.IsValid() {
+		if p.File == b.Pos.File || b.Pos.File == "" {
+			return fmt.Sprintf("%s %s (line %d)", what, at, p.Line)
+		}
+		return fmt.Sprintf("%s %s (%s)", what, at, p)
+	}
+	return what + " " + at
 }

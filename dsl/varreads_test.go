@@ -293,9 +293,16 @@ func TestCheckSweepRepeatsAndUnread(t *testing.T) {
 
 // TestMayFailChecks: an assert with mayFail whose outcome no expression reads can never fail
 // the run and is refused; a wait is warned of (mayfail-unread); reading outcome.<step> or
-// error.<step>, or outcome as a whole, makes either a claim.
+// error.<step>, or outcome as a whole, makes either a claim. A block with mayFail holding such
+// a check (at any depth) is judged the same, unless the block's outcome, the check's or that of
+// a block between them is read.
 func TestMayFailChecks(t *testing.T) {
 	const refused, warned = "an assert with mayFail: true whose outcome nothing reads", "warning[mayfail-unread]"
+	const (
+		blockRefused  = "with mayFail: true swallows the failure of the "
+		repeatRefused = "a repeat with mayFail: true whose outcome nothing reads can never fail the run: when its until never holds"
+		blockWarned   = "warning[mayfail-unread]: a sequence with mayFail: true swallows the failure of the wait"
+	)
 	for _, c := range []struct {
 		name, steps, expect, want string
 	}{
@@ -309,6 +316,24 @@ func TestMayFailChecks(t *testing.T) {
 		{"wait read by nothing", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "w", mayFail: true, timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}, {await: "soak"}`, `"f.requests == 3"`, warned},
 		{"wait read", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "w", mayFail: true, timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}, {await: "soak"}`, `"outcome.w == 'failed' && f.requests == 3"`, ""},
 		{"a step that is no check", `{name: "e", mayFail: true, exec: argv: ["false"]}`, `"f.requests == 3"`, ""},
+		// A block with mayFail swallows the failure of the checks inside it: the same claim.
+		{"sequence read by nothing", `{mayFail: true, sequence: [{assert: "f.code503 == 0"}]}`, `"f.requests == 3"`, blockRefused},
+		{"parallel read by nothing", `{mayFail: true, parallel: [{assert: "f.code503 == 0"}, {exec: argv: ["true"]}]}`, `"f.requests == 3"`, blockRefused},
+		{"assert deep in the block", `{mayFail: true, sequence: [{exec: argv: ["true"]}, {parallel: [{sequence: [{assert: "f.code503 == 0"}]}]}]}`, `"f.requests == 3"`, blockRefused},
+		{"repeat whose until nothing reads", `{mayFail: true, repeat: {max: 2, until: "f.code503 == 0", steps: [{sleep: "1ms"}]}}`, `"f.requests == 3"`, repeatRefused},
+		{"repeat with until in the block", `{mayFail: true, sequence: [{repeat: {max: 2, until: "f.code503 == 0", steps: [{sleep: "1ms"}]}}]}`, `"f.requests == 3"`, blockRefused},
+		{"block read in expect", `{name: "blk", mayFail: true, sequence: [{assert: "f.code503 == 0"}]}`, `"outcome.blk == 'passed'"`, ""},
+		{"block's error read", `{name: "blk", mayFail: true, parallel: [{assert: "f.code503 == 0"}]}`, `"error.blk == ''"`, ""},
+		{"repeat read in expect", `{name: "r", mayFail: true, repeat: {max: 2, until: "f.code503 == 0", steps: [{sleep: "1ms"}]}}`, `"outcome.r == 'passed'"`, ""},
+		{"the assert inside read", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}]}`, `"outcome.check == 'passed'"`, ""},
+		{"a block between read", `{mayFail: true, sequence: [{name: "inner", sequence: [{assert: "f.code503 == 0"}]}]}`, `"outcome.inner == 'passed'"`, ""},
+		{"one assert of two read", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {assert: "f.code200 == 3"}]}`, `"outcome.check == 'passed'"`, blockRefused},
+		{"outcomes read as a whole", `{mayFail: true, sequence: [{assert: "f.code503 == 0"}]}`, `"all(values(outcome), # != 'error') && f.requests == 3"`, ""},
+		{"an assert with mayFail of its own is its own check", `{mayFail: true, sequence: [{name: "check", mayFail: true, assert: "f.code503 == 0"}]}`, `"outcome.check == 'passed'"`, ""},
+		{"a block with mayFail inside is said once, of itself", `{mayFail: true, sequence: [{exec: argv: ["true"]}, {mayFail: true, parallel: [{assert: "f.code503 == 0"}]}]}`, `"f.requests == 3"`, "a parallel with mayFail: true swallows"},
+		{"block of steps that are no check", `{mayFail: true, sequence: [{exec: argv: ["false"]}]}`, `"f.requests == 3"`, ""},
+		{"block with a wait read by nothing", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {mayFail: true, sequence: [{timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}]}, {await: "soak"}`, `"f.requests == 3"`, blockWarned},
+		{"block with a wait read", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "blk", mayFail: true, sequence: [{timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}]}, {await: "soak"}`, `"outcome.blk == 'passed' && f.requests == 3"`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, path := writeLab(t, `s: schema.#Scenario & {

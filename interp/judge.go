@@ -188,14 +188,16 @@ func (j *Judge) Env() map[string]any {
 
 // outcomes are what expressions read as outcome.<step> and error.<step>: the latest execution
 // of each named step (a repeat's last round, a sampler's last sample), from the record's steps
-// alone, so that a replayed record (older ones too) gives the same values.
+// alone, so that a replayed record (older ones too) gives the same values. A step that has not
+// run is "skipped" and has no error: not the "" of a step that passed (check says so where an
+// expression reads it; has(error, "<step>") is false).
 func (j *Judge) outcomes() (outcome, errs map[string]string) {
 	outcome, errs = map[string]string{}, map[string]string{}
 	for _, n := range j.steps {
-		outcome[n], errs[n] = dsl.OutcomeSkipped, ""
+		outcome[n] = dsl.OutcomeSkipped
 	}
 	for _, s := range j.rec.Steps {
-		if s.Name == "" {
+		if s.Name == "" || s.Outcome == Skipped {
 			continue
 		}
 		outcome[s.Name] = ExprOutcome(s.Outcome)
@@ -242,6 +244,9 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 				}
 			}
 		}
+	}
+	if reason := j.errorOfUnran(e); reason != "" {
+		return reason, false
 	}
 	for _, ref := range e.Refs {
 		switch ref.Kind {
@@ -313,6 +318,27 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 		}
 	}
 	return "", false
+}
+
+// errorOfUnran says why e cannot be evaluated when it reads error.<step> of a step that has not
+// run, other than where has() or outcome.<step> found that it ran: such a step has no error,
+// and "" would say it passed. "" when it can.
+func (j *Judge) errorOfUnran(e *dsl.Expr) string {
+	if len(e.ErrorReads) == 0 {
+		return ""
+	}
+	ran := map[string]bool{}
+	for _, s := range j.rec.Steps {
+		if s.Name != "" && s.Outcome != Skipped {
+			ran[s.Name] = true
+		}
+	}
+	for _, r := range e.ErrorReads {
+		if !ran[r.Step] && !r.Guarded {
+			return fmt.Sprintf("error.%s has no value: step %q did not run (outcome.%s is \"skipped\"), so it neither passed nor failed; read error.%s only where it ran (outcome.%s == 'passed' && error.%s == '', or has(error, %q))", r.Step, r.Step, r.Step, r.Step, r.Step, r.Step, r.Step)
+		}
+	}
+	return ""
 }
 
 func hasKey(m schema.Stats, k string) bool {

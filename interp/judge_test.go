@@ -255,3 +255,57 @@ func TestCaptureThatMatchedNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorOfStepThatDidNotRun: error.<step> of a step that did not run (a later step of a
+// mayFail block whose first step failed) has no value: an expectation reading it errors,
+// saying so, instead of reading "" — the value of a step that passed. Read only where the step
+// ran (outcome.<step> == 'passed' &&, outcome.<step> != 'skipped' &&, outcome.<step> ==
+// 'skipped' ||, has(error, ...), the branch of ?: where it ran), it is fine; outcome.<step> is
+// "skipped".
+func TestErrorOfStepThatDidNotRun(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "prep", mayFail: true, sequence: [
+			{name: "check", exec: argv: ["false"]},
+			{name: "migrate", exec: argv: ["true"]},
+		]},
+	]
+	expect: [
+		"error.migrate == ''",
+		"error.migrate contains 'code'",
+		"outcome.migrate == 'passed' && error.migrate == ''",
+		"outcome.migrate != 'skipped' && error.migrate == ''",
+		"outcome.migrate == 'skipped' || error.migrate == ''",
+		"(outcome.migrate == 'passed' ? error.migrate : 'skipped') == 'skipped'",
+		"!has(error, 'migrate') || error.migrate == ''",
+		"outcome.migrate == 'skipped'",
+		"error.check contains 'code 1'",
+		"outcome.migrate == 'passed' || error.migrate == ''",
+		"outcome.check == 'passed' && error.migrate == ''",
+		"(outcome.migrate == 'skipped' ? 'none' : error.migrate) == 'none'",
+		"(outcome.migrate == 'skipped' ? error.migrate : 'x') == ''",
+	]
+}`)
+	rec := &interp.Record{}
+	rec.Steps = append(rec.Steps,
+		&interp.StepRecord{Path: "steps.0", Name: "prep", Kind: "sequence", Outcome: interp.Errored, Error: "check (exec): false exited with code 1"},
+		&interp.StepRecord{Path: "steps.0.sequence.0", Name: "check", Kind: "exec", Outcome: interp.Errored, Error: "false exited with code 1"})
+	got := interp.Rejudge(rec, sc)
+	want := []interp.Outcome{interp.Errored, interp.Errored, interp.Failed, interp.Failed, interp.Passed, interp.Passed, interp.Passed, interp.Passed, interp.Passed, interp.Errored, interp.Errored, interp.Passed, interp.Errored}
+	if len(got) != len(want) {
+		t.Fatalf("%d judgements, want %d", len(got), len(want))
+	}
+	for i, jd := range got {
+		if jd.Outcome != want[i] {
+			t.Errorf("%s: %s (%s%s), want %s", jd.Src, jd.Outcome, jd.Reason, jd.Explanation, want[i])
+		}
+		if want[i] == interp.Errored && !strings.Contains(jd.Reason, `error.migrate has no value: step "migrate" did not run (outcome.migrate is "skipped")`) {
+			t.Errorf("%s: reason %q", jd.Src, jd.Reason)
+		}
+	}
+	// Once it ran and passed, error.migrate is "".
+	rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.0.sequence.1", Name: "migrate", Kind: "exec", Outcome: interp.Passed})
+	if jd := interp.Rejudge(rec, sc)[0]; jd.Outcome != interp.Passed {
+		t.Errorf("%s: %s (%s), want passed", jd.Src, jd.Outcome, jd.Reason)
+	}
+}

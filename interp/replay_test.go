@@ -255,7 +255,7 @@ s: schema.#Scenario & {
 		{name: "fortio", load: {url: "http://127.0.0.1:1/echo?status=503", requests: 20, connections: 1}},
 		{name: "blk", mayFail: true, sequence: [{name: "check", assert: "fortio.code503 == 0"}, {exec: argv: ["true"]}]},
 	]
-	expect: ["fortio.requests == 20"]
+	expect: ["fortio.requests == 20", "outcome.blk == 'failed'"]
 }`,
 			run: interp.Passed, want: interp.Passed,
 		},

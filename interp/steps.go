@@ -28,6 +28,14 @@ func (ru *run) resolve(s *dsl.Step) (schema.Params, error) {
 		return s.Params, nil
 	}
 	ru.mu.Lock()
+	for _, t := range s.Templates() {
+		for _, e := range t.Exprs() {
+			if reason := ru.judge.errorOfUnran(e); reason != "" {
+				ru.mu.Unlock()
+				return nil, fmt.Errorf("%s: ${%s}: %s", e.Pos, e.Src, reason)
+			}
+		}
+	}
 	env := ru.judge.Env()
 	ru.mu.Unlock()
 	return s.Resolve(env)
