@@ -10,6 +10,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/token"
 )
 
 // A swept var that nothing reads runs the same experiment once per value, under as many
@@ -21,9 +22,11 @@ import (
 // selector of the var's name outside a field's label counts as a read of it, and vars used as
 // a whole (vars[k], a comprehension over vars, vars handed to a kit) as a read of every var.
 // A file whose top level the syntax cannot split into named declarations (an embedding, a
-// comprehension) makes every scenario of the package read what the whole package names. So a
-// var said unread is one that no text the scenario can reach reads; the converse is not
-// claimed.
+// comprehension) makes every scenario of the package read what the whole package names. The
+// scenario's descriptive text (its doc and tags, its steps' doc, the reasons under lint.ignore
+// and survivors) is left out where the syntax shows it is that text and nothing could take it
+// elsewhere (see scenarioValue). So a var said unread is one that no text the scenario can
+// reach reads, but for text that only describes the run; the converse is not claimed.
 
 // cueVarReads is what some CUE syntax could read of a scenario's vars.
 type cueVarReads struct {
@@ -49,6 +52,11 @@ type pkgVarReads struct {
 	imports *cueVarReads              // every imported package but the schema, whole
 	all     *cueVarReads              // the whole package
 	split   bool                      // every file's top level is named declarations
+	// values are the values of each top-level field, by name, for reading one as a scenario's
+	// (scenarioValue); refs every name the package's values mention (labels of top-level
+	// fields and their aliases left out), to tell whether any could reach its descriptive text.
+	values map[string][]ast.Expr
+	refs   *cueVarReads
 }
 
 // pkgVarReads scans the package being built (once per build, on first use).
@@ -57,7 +65,8 @@ func (l *loader) pkgVarReads() *pkgVarReads {
 		return l.varReads
 	}
 	p := &pkgVarReads{decls: map[string][]*cueVarReads{}, split: true,
-		imports: newVarReads(), all: newVarReads()}
+		imports: newVarReads(), all: newVarReads(),
+		values: map[string][]ast.Expr{}, refs: newVarReads()}
 	for _, f := range l.varReadsInst.Files {
 		if l.schemaFiles[f.Filename] {
 			continue
@@ -71,8 +80,16 @@ func (l *loader) pkgVarReads() *pkgVarReads {
 				r.node(x)
 				if name, ok := staticLabel(x.Label); ok {
 					p.decls[name] = append(p.decls[name], r)
+					p.values[name] = append(p.values[name], x.Value)
+					ref := r
+					if _, ok := x.Label.(*ast.Alias); ok {
+						ref = newVarReads()
+						ref.node(x.Value)
+					}
+					p.refs.add(ref)
 				} else {
 					p.split = false
+					p.refs.add(r)
 				}
 				if a, ok := x.Label.(*ast.Alias); ok && a.Ident != nil {
 					p.decls[a.Ident.Name] = append(p.decls[a.Ident.Name], r) // X=name: what X names
@@ -80,9 +97,11 @@ func (l *loader) pkgVarReads() *pkgVarReads {
 			case *ast.LetClause:
 				r.node(x.Expr)
 				p.decls[x.Ident.Name] = append(p.decls[x.Ident.Name], r)
+				p.refs.add(r)
 			default:
 				r.node(x)
 				p.split = false
+				p.refs.add(r)
 			}
 			p.all.add(r)
 		}
@@ -107,6 +126,7 @@ func (l *loader) pkgVarReads() *pkgVarReads {
 		scan(imp)
 	}
 	p.all.add(p.imports)
+	p.refs.add(p.imports)
 	l.varReads = p
 	if l.comboReads != nil {
 		l.comboReads.reads = p
@@ -129,7 +149,16 @@ func (p *pkgVarReads) scenario(top string) *cueVarReads {
 	for len(queue) > 0 {
 		name := queue[0]
 		queue = queue[1:]
-		for _, d := range p.decls[name] {
+		decls := p.decls[name]
+		if name == top && len(p.values[top]) == len(decls) && p.descriptiveUnreached(top) {
+			decls = nil
+			for _, v := range p.values[top] {
+				run := newVarReads()
+				run.scenarioValue(v)
+				decls = append(decls, run)
+			}
+		}
+		for _, d := range decls {
 			r.add(d)
 			for n := range d.names {
 				if !seen[n] && len(p.decls[n]) > 0 {
@@ -143,6 +172,156 @@ func (p *pkgVarReads) scenario(top string) *cueVarReads {
 }
 
 func newVarReads() *cueVarReads { return &cueVarReads{names: map[string]bool{}} }
+
+// A var mentioned only in descriptive text changes nothing a run does: the scenario's doc and
+// tags, a step's doc, the reasons of lint.ignore and of survivors. That text is left out of
+// what the scenario reads only where the syntax shows it is that text (runReads), and only
+// when nothing in the package could take it elsewhere (descriptiveUnreached): CUE moves a
+// value only by a reference, to the field or to a struct or list holding it, so no identifier
+// or selector may name one of them.
+
+// descriptiveAncestors are the fields that hold descriptive text, or hold what holds it.
+var descriptiveAncestors = []string{"doc", "tags", "lint", "ignore", "survivors",
+	"setup", "steps", "catch", "cleanup", "parallel", "sequence", "repeat"}
+
+// descriptiveUnreached reports whether no name in the package could reach the descriptive
+// text of the scenario top: neither top nor a field on the way to it is mentioned anywhere
+// but as a label. (An alias X=top is a declaration of its own, read whole where the scenario
+// names it.)
+func (p *pkgVarReads) descriptiveUnreached(top string) bool {
+	if p.refs.names[top] {
+		return false
+	}
+	for _, n := range descriptiveAncestors {
+		if p.refs.names[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// scenarioValue records what a top-level field's value reads, as a scenario's, but for its
+// descriptive text: through conjunctions and parentheses, a struct literal's doc and tags are
+// left out, its step lists are read as steps and lint and survivors as reasons; anything else
+// is read whole.
+func (r *cueVarReads) scenarioValue(e ast.Expr) {
+	r.structOf(e, func(name string, v ast.Expr) bool {
+		switch name {
+		case "doc", "tags":
+		case "setup", "steps", "catch", "cleanup":
+			r.stepList(v)
+		case "lint":
+			r.structOf(v, func(name string, v ast.Expr) bool {
+				if name != "ignore" {
+					return false
+				}
+				r.reasons(v)
+				return true
+			})
+		case "survivors":
+			r.reasons(v)
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+// stepList records what a list of steps reads but for the steps' doc.
+func (r *cueVarReads) stepList(e ast.Expr) {
+	switch x := e.(type) {
+	case *ast.ParenExpr:
+		r.stepList(x.X)
+	case *ast.BinaryExpr:
+		if x.Op != token.AND {
+			r.node(x)
+			return
+		}
+		r.stepList(x.X)
+		r.stepList(x.Y)
+	case *ast.ListLit:
+		for _, el := range x.Elts {
+			if s, ok := el.(ast.Expr); ok {
+				r.step(s)
+			} else {
+				r.node(el)
+			}
+		}
+	default:
+		r.node(e)
+	}
+}
+
+// step records what a step reads but for its doc, and its blocks' steps' doc.
+func (r *cueVarReads) step(e ast.Expr) {
+	r.structOf(e, func(name string, v ast.Expr) bool {
+		switch name {
+		case "doc":
+		case "parallel", "sequence":
+			r.stepList(v)
+		case "repeat":
+			r.structOf(v, func(name string, v ast.Expr) bool {
+				if name != "steps" {
+					return false
+				}
+				r.stepList(v)
+				return true
+			})
+		default:
+			return false
+		}
+		return true
+	})
+}
+
+// reasons records what a struct of reasons (lint.ignore, survivors) reads but for the reasons:
+// its labels, when computed, are read.
+func (r *cueVarReads) reasons(e ast.Expr) {
+	r.structOf(e, func(string, ast.Expr) bool { return true })
+}
+
+// structOf records what e reads where e is struct literals joined by &, handing each field of
+// a plain label (an identifier or a string, no alias) to field, which says whether it recorded
+// it; every other part (an embedding, a comprehension, a let, any other expression) is read
+// whole.
+func (r *cueVarReads) structOf(e ast.Expr, field func(name string, v ast.Expr) bool) {
+	switch x := e.(type) {
+	case *ast.ParenExpr:
+		r.structOf(x.X, field)
+	case *ast.BinaryExpr:
+		if x.Op != token.AND {
+			r.node(x)
+			return
+		}
+		r.structOf(x.X, field)
+		r.structOf(x.Y, field)
+	case *ast.StructLit:
+		for _, el := range x.Elts {
+			if f, ok := el.(*ast.Field); ok && f.Value != nil && plainLabel(f) {
+				name, _ := staticLabel(f.Label)
+				if field(name, f.Value) {
+					continue
+				}
+			}
+			r.node(el)
+		}
+	default:
+		r.node(e)
+	}
+}
+
+// plainLabel reports whether f's label is an identifier or a string literal, and f a regular
+// field (f: v, f?: v or f!: v).
+func plainLabel(f *ast.Field) bool {
+	switch l := f.Label.(type) {
+	case *ast.Ident:
+		return true
+	case *ast.BasicLit:
+		_, ok := staticLabel(l)
+		return ok
+	}
+	return false
+}
 
 // node records what the syntax under n reads.
 func (r *cueVarReads) node(n ast.Node) {
@@ -223,7 +402,7 @@ func (d *decoder) readsVar(names *Names, name string) bool {
 
 // unreadSweptVar says why sweeping a var nothing reads is refused.
 func unreadSweptVar(name string, values int) string {
-	return fmt.Sprintf("nothing in the scenario reads vars.%s (no field computed from it, no ${vars.%s}, no expression): its %d values would run the same experiment %d times under different names; read it where the run should change (a field such as requests: vars.%s, or ${vars.%s} in a step's string), or repeat a run with --count", name, name, values, values, name, name)
+	return fmt.Sprintf("nothing in the scenario reads vars.%s (no field computed from it, no ${vars.%s}, no expression; a doc, tags or a reason only describe the run): its %d values would run the same experiment %d times under different names; read it where the run should change (a field such as requests: vars.%s, or ${vars.%s} in a step's string), or repeat a run with --count", name, name, values, values, name, name)
 }
 
 // sweptValue is a var's value as it is compared with the var's other values: two values

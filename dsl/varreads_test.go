@@ -205,6 +205,122 @@ s: schema.#Scenario & {
 	]
 	expect: ["outcome.c == 'passed'"]
 }`},
+		{name: "the scenario's doc only", want: unread, body: `
+s: schema.#Scenario & {
+	doc: "the backend serves every request with n=\(vars.n)"
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "tags only", want: unread, body: `
+s: schema.#Scenario & {
+	tags: ["n\(vars.n)"]
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "steps' doc only, in blocks too", want: unread, body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	setup: [{doc: "n=\(vars.n)", sleep: "1ms"}]
+	steps: [
+		{name: "f", doc: "n=\(vars.n)", load: {url: "${backends.a.url}/", requests: 3}},
+		{parallel: [{doc: "n=\(vars.n)", sleep: "1ms"}]},
+		{sequence: [{doc: "n=${vars.n}", sleep: "1ms"}]} & {doc: "n=\(vars.n)"},
+		{repeat: {steps: [{doc: "n=\(vars.n)", sleep: "1ms"}], until: "f.requests > 0", max: 2}},
+	]
+	cleanup: [{doc: "n=\(vars.n)", sleep: "1ms"}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "lint and survivors reasons only", want: unread, body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	lint: ignore: {"port-level-shadow": "n=\(vars.n)"}
+	survivors: {"x": "n=\(vars.n)"}
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests > 0"]
+} & {vars: n: 1, doc: "n=\(vars.n)"}`},
+		{name: "the doc read by a field", body: `
+s: schema.#Scenario & {
+	doc: "n=\(vars.n)"
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: len(doc)}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "the doc read through the scenario's name", body: `
+_d: {for k, v in s if k == "doc" {x: v}}
+s: schema.#Scenario & {
+	doc: "n=\(vars.n)"
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/?d=\(_d.x)", requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "the doc read through the scenario's alias", body: `
+_d: {for k, v in S if k == "doc" {x: v}}
+S=s: schema.#Scenario & {
+	doc: "n=\(vars.n)"
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/?d=\(_d.x)", requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "the tags read by the scenario's own step", body: `
+s: schema.#Scenario & {
+	tags: ["n\(vars.n)"]
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/?t=\(s.tags[0])", requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "a step's doc read by its load", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", doc: "n=\(vars.n)", load: {url: "${backends.a.url}/", requests: len(doc)}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "the steps as a whole", body: `
+import "encoding/json"
+
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	setup: [{doc: "n=\(vars.n)", sleep: "1ms"}]
+	steps: [{name: "f", load: {url: "${backends.a.url}/", headers: {x: json.Marshal(setup)}, requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "a field called doc that is no doc", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", headers: {doc: "n=\(vars.n)"}, requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
+		{name: "a kit's doc, not told from its other fields", body: `
+_kit: {doc: "n=\(vars.n)", vars: n: int | *1}
+s: schema.#Scenario & _kit & {
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests > 0"]
+}`},
 		{name: "a value given twice", want: "sweep.n: sweep of vars.n: 2 is given twice, first at column 16", body: `
 s: schema.#Scenario & {
 	vars: {n: 1}

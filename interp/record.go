@@ -456,3 +456,34 @@ func countOf(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// Contradictions says which results of the record break sums that every run keeps (a load's
+// requests, ok and errors against its codes, its latencies' order: see
+// schema.LoadResult.Contradictions), naming the step, the fields and their values; nil when
+// none does. Such a record was changed after the run, or is corrupt: judging it again would
+// judge data no run recorded.
+func (r *Record) Contradictions() error {
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		l, ok := r.Results[name].Value.(*LoadRecord)
+		if !ok || l == nil {
+			continue
+		}
+		if c := l.Contradictions(); len(c) > 0 {
+			msgs = append(msgs, fmt.Sprintf("step %s: its load result breaks the sums fortio always keeps: %s", name, strings.Join(c, "; ")))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+}
+
+func sortedResultNames(r *Record) []string {
+	names := make([]string, 0, len(r.Results))
+	for n := range r.Results {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

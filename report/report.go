@@ -321,6 +321,9 @@ func Decode(path string, b []byte) (*interp.Record, error) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	if err := rec.Contradictions(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
 	return &rec, nil
 }
 

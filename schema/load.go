@@ -564,3 +564,111 @@ func (r *LoadResult) SetLatency(field string, v float64) {
 	}
 	r.Avg = min(max(r.Avg, r.Min), r.Max)
 }
+
+// Contradictions are the sums every load result fortio records keeps and r breaks, each said
+// with the fields and their values: requests is the sum of codes, ok that of the 2xx and 418
+// codes (IsOK), errors requests − ok; the latencies are in the order a histogram has them
+// (min ≤ p50 ≤ p90 ≤ p99 ≤ p999 ≤ max, the average between min and max; a percentile fortio
+// gave none of reads 0 and is left out); a load from several pods has its pods' requests and
+// codes added, and each pod's own result keeps the same sums. None when r could have been
+// recorded.
+func (r *LoadResult) Contradictions() []string {
+	out := r.ownContradictions()
+	if len(r.Pods) == 0 {
+		return out
+	}
+	requests, codes := 0.0, map[string]float64{}
+	for i := range r.Pods {
+		p := &r.Pods[i]
+		requests += p.Requests
+		for k, n := range p.Codes {
+			codes[k] += n
+		}
+		name := fmt.Sprintf("pods[%d]", i)
+		if p.Pod != "" {
+			name += " (" + p.Pod + ")"
+		}
+		for _, c := range p.ownContradictions() {
+			out = append(out, name+": "+c)
+		}
+	}
+	if !sameCount(requests, r.Requests) {
+		out = append(out, fmt.Sprintf("requests is %s, but its pods' requests add up to %s", num(r.Requests), num(requests)))
+	}
+	for _, k := range slices.Sorted(maps.Keys(codes)) {
+		if !sameCount(codes[k], r.Codes[k]) {
+			out = append(out, fmt.Sprintf("codes[%q] is %s, but its pods' add up to %s", k, num(r.Codes[k]), num(codes[k])))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Codes)) {
+		if _, ok := codes[k]; !ok && r.Codes[k] != 0 {
+			out = append(out, fmt.Sprintf("codes[%q] is %s, but no pod has that code", k, num(r.Codes[k])))
+		}
+	}
+	return out
+}
+
+// ownContradictions are the sums of r's own fields that r breaks (Contradictions).
+func (r *LoadResult) ownContradictions() []string {
+	var out []string
+	sum, ok := 0.0, 0.0
+	for _, k := range slices.Sorted(maps.Keys(r.Codes)) {
+		sum += r.Codes[k]
+		if IsOK(k) {
+			ok += r.Codes[k]
+		}
+	}
+	if !sameCount(sum, r.Requests) {
+		out = append(out, fmt.Sprintf("requests is %s, but the codes (%s) add up to %s", num(r.Requests), r.codesText(), num(sum)))
+	}
+	if !sameCount(ok, r.OK) {
+		out = append(out, fmt.Sprintf("ok is %s, but the 2xx and 418 codes (%s) add up to %s", num(r.OK), r.codesText(), num(ok)))
+	}
+	if !sameCount(r.Requests-r.OK, r.Errors) {
+		out = append(out, fmt.Sprintf("errors is %s, but requests − ok is %s − %s = %s", num(r.Errors), num(r.Requests), num(r.OK), num(r.Requests-r.OK)))
+	}
+	names := []string{"min", "p50", "p90", "p99", "p999", "max"}
+	prev, prevName := math.Inf(-1), ""
+	for i, p := range r.latencyOrder() {
+		v := *p
+		if math.IsNaN(v) || v == 0 && names[i] != "min" && names[i] != "max" {
+			continue // a percentile fortio gave none of reads 0
+		}
+		if v < prev && !sameLatency(v, prev) {
+			out = append(out, fmt.Sprintf("%s is %s ms, below %s %s ms (latencies are ordered min ≤ p50 ≤ p90 ≤ p99 ≤ p999 ≤ max)", names[i], num(v), prevName, num(prev)))
+		}
+		if v >= prev {
+			prev, prevName = v, names[i]
+		}
+	}
+	if (r.Avg < r.Min && !sameLatency(r.Avg, r.Min)) || (r.Avg > r.Max && !sameLatency(r.Avg, r.Max)) {
+		out = append(out, fmt.Sprintf("avg is %s ms, outside min %s ms … max %s ms", num(r.Avg), num(r.Min), num(r.Max)))
+	}
+	return out
+}
+
+// sameCount reports whether two counts are the same (sums of whole counts are exact in a
+// float64; the margin is for a merge's rounding).
+func sameCount(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-6
+}
+
+// sameLatency reports whether two latencies are the same but for float rounding (a
+// percentile interpolated at its bucket's end, an average of equal values).
+func sameLatency(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b))
+}
+
+// codesText is r's codes as the console prints them: 200×18, 503×2.
+func (r *LoadResult) codesText() string {
+	if len(r.Codes) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(r.Codes)) {
+		parts = append(parts, k+"×"+num(r.Codes[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -1,0 +1,74 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLoadContradictions: a load result that fortio could have recorded keeps its sums
+// (socket errors, 418, a load that sent nothing, a percentile fortio gave none of, a load
+// from several pods); one changed so that it breaks one is told, naming the fields and values.
+func TestLoadContradictions(t *testing.T) {
+	good := func() LoadResult {
+		return LoadResult{Requests: 20, Codes: map[string]float64{"200": 15, "418": 1, "503": 2, "-1": 2}, OK: 16, Errors: 4,
+			Avg: 0.5, Min: 0.1, P50: 0.4, P90: 0.8, P99: 1.2, P999: 1.3, Max: 1.3}
+	}
+	pods := func() LoadResult {
+		a := LoadResult{Pod: "a", Requests: 3, Codes: map[string]float64{"200": 3}, OK: 3, Min: 1, P50: 1, P90: 2, P99: 2, P999: 2, Max: 2, Avg: 1.5}
+		b := LoadResult{Pod: "b", Requests: 2, Codes: map[string]float64{"200": 1, "503": 1}, OK: 1, Errors: 1, Min: 1, P50: 1, P90: 1, P99: 1, P999: 1, Max: 1, Avg: 1}
+		return LoadResult{Requests: 5, Codes: map[string]float64{"200": 4, "503": 1}, OK: 4, Errors: 1, Min: 1, P50: 1, P90: 2, P99: 2, P999: 2, Max: 2, Avg: 1.4, Pods: []LoadResult{a, b}}
+	}
+	for _, c := range []struct {
+		name string
+		edit func(r *LoadResult)
+		want string // "" for none
+	}{
+		{"as recorded", func(*LoadResult) {}, ""},
+		{"nothing sent", func(r *LoadResult) { *r = LoadResult{Codes: map[string]float64{}} }, ""},
+		{"no codes at all", func(r *LoadResult) { *r = LoadResult{} }, ""},
+		{"a percentile fortio gave none of", func(r *LoadResult) { r.P99 = 0 }, ""},
+		{"equal latencies", func(r *LoadResult) {
+			r.Min, r.P50, r.P90, r.P99, r.P999, r.Max, r.Avg = 2, 2, 2, 2, 2, 2, 2.0000000000000004
+		}, ""},
+		{"codes made 503, ok left", func(r *LoadResult) { r.Codes = map[string]float64{"503": 20} },
+			"ok is 16, but the 2xx and 418 codes (503×20) add up to 0"},
+		{"a code added", func(r *LoadResult) { r.Codes["200"]++ },
+			"requests is 20, but the codes (-1×2, 200×16, 418×1, 503×2) add up to 21; ok is 16, but the 2xx and 418 codes (-1×2, 200×16, 418×1, 503×2) add up to 17"},
+		{"errors changed", func(r *LoadResult) { r.Errors = 0 }, "errors is 0, but requests − ok is 20 − 16 = 4"},
+		{"socket errors counted as ok", func(r *LoadResult) { r.OK, r.Errors = 18, 2 }, "ok is 18, but the 2xx and 418 codes"},
+		{"p50 above p90", func(r *LoadResult) { r.P50 = 0.9 }, "p90 is 0.8 ms, below p50 0.9 ms"},
+		{"min above p50", func(r *LoadResult) { r.Min = 0.45 }, "p50 is 0.4 ms, below min 0.45 ms"},
+		{"max below p999", func(r *LoadResult) { r.Max = 1 }, "max is 1 ms, below p999 1.3 ms"},
+		{"avg above max", func(r *LoadResult) { r.Avg = 2 }, "avg is 2 ms, outside min 0.1 ms … max 1.3 ms"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := good()
+			c.edit(&r)
+			got := strings.Join(r.Contradictions(), "; ")
+			if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+				t.Errorf("contradictions %q, want %q", got, c.want)
+			}
+		})
+	}
+	for _, c := range []struct {
+		name string
+		edit func(r *LoadResult)
+		want string
+	}{
+		{"as recorded", func(*LoadResult) {}, ""},
+		{"a pod's codes changed", func(r *LoadResult) { r.Pods[1].Codes = map[string]float64{"200": 2} },
+			`pods[1] (b): ok is 1, but the 2xx and 418 codes (200×2) add up to 2; codes["200"] is 4, but its pods' add up to 5; codes["503"] is 1, but no pod has that code`},
+		{"the merged codes changed", func(r *LoadResult) { r.Codes = map[string]float64{"200": 5}; r.Recount() },
+			`codes["200"] is 5, but its pods' add up to 4; codes["503"] is 0, but its pods' add up to 1`},
+		{"a pod's latencies out of order", func(r *LoadResult) { r.Pods[0].P90 = 0.5 }, "pods[0] (a): p90 is 0.5 ms, below p50 1 ms"},
+	} {
+		t.Run("pods/"+c.name, func(t *testing.T) {
+			r := pods()
+			c.edit(&r)
+			got := strings.Join(r.Contradictions(), "; ")
+			if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+				t.Errorf("contradictions %q, want %q", got, c.want)
+			}
+		})
+	}
+}
