@@ -271,7 +271,11 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, r reads) (i
 		if len(r.outcomes) > 0 {
 			outcome, errs := map[string]string{}, map[string]string{}
 			for k, name := range r.outcomes {
-				outcome[name], errs[name] = samples.outcome(i, k)
+				o, e := samples.outcome(i, k)
+				outcome[name] = o
+				if o != dsl.OutcomeSkipped { // a step that did not run has no error (the judge's has(error, x) is false)
+					errs[name] = e
+				}
 			}
 			env["outcome"], env["error"] = outcome, errs
 		}
