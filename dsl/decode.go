@@ -1268,7 +1268,10 @@ func rawInterpolates(x any) bool {
 // readsTheRun reports whether the expression reads something the run records: a step's
 // result, start, end or outcome, a delta, or the time.
 func (e *Expr) readsTheRun() bool {
-	return len(e.Reads) > 0 || len(e.Refs) > 0 || e.Now || slices.Contains(e.Names, "delta")
+	return len(e.Reads) > 0 || len(e.Refs) > 0 || e.Now || slices.ContainsFunc(e.Names, func(n string) bool {
+		// delta, and the steps' outcomes, errors and times read whole (all(values(outcome), ...))
+		return n == "delta" || n == "outcome" || n == "error" || n == "started" || n == "ended"
+	})
 }
 
 // ReadsVars reports whether the expression reads a var (by name or vars as a whole): its value
