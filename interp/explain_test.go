@@ -26,6 +26,7 @@ s: schema.#Scenario & {
 		"fortio.code503 + fortio.code200 == 30",
 		"not approx(fortio.code503, 15, 0.1) && within(fortio.code200, 0, 5)",
 		"fortio.codes[short[0] == 1 ? \"503\" : \"200\"] == 0",
+		"!(fortio.code503 > 0)",
 	]
 }
 `
@@ -43,8 +44,11 @@ func TestExplainCallsAndLists(t *testing.T) {
 		"all(long ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …] (15 items)), # < 10) (false)",
 		"len(short ([1, 2, 3])) (3) == 4",
 		"(fortio.code503 (15) + fortio.code200 (18)) (33) == 30",
-		"(not approx(fortio.code503 (15), 15, 0.1) (true)) && (within(fortio.code200 (18), 0, 5) (false))",
+		// The value inside a negation is its operand's: parenthesised, it does not read as the
+		// negation's.
+		"(not (approx(fortio.code503 (15), 15, 0.1) (true))) && (within(fortio.code200 (18), 0, 5) (false))",
 		`fortio.codes[short[0] == 1 ? "503" : "200" ("503")] (15) == 0`,
+		"!(fortio.code503 (15) > 0)",
 	}
 	got := interp.Rejudge(rec, sc)
 	for i, w := range want {

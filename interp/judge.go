@@ -461,7 +461,12 @@ func (sh *shower) explain(x *dsl.Explain) string {
 		}
 		return sh.leaf(x)
 	case "!", "not":
-		return x.Op + " " + sh.explain(x.Left)
+		// The value shown inside is the operand's: parenthesised, so that `!(has(…) (false))`
+		// does not read as the negation being false.
+		if x.Op == "not" {
+			return "not (" + sh.explain(x.Left) + ")"
+		}
+		return "!(" + sh.explain(x.Left) + ")"
 	case "&&", "and", "||", "or":
 		return "(" + sh.explain(x.Left) + ") " + x.Op + " (" + sh.explain(x.Right) + ")"
 	}
