@@ -21,6 +21,7 @@ import (
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/report"
+	"labrun.dev/labrun/schema"
 )
 
 // jrec is a record in its JSON form.
@@ -76,13 +77,15 @@ func delta(t *testing.T, r jrec, from, to, stat string, d float64) {
 }
 
 // codes sets a load's response codes (and its ok and error counts).
+// codes sets a load's codes, with the sums fortio keeps (requests, ok, errors): a wrong outcome
+// a run could record (replay refuses a load whose sums are broken, as an edited record).
 func codes(t *testing.T, r jrec, load string, c map[string]float64) {
 	t.Helper()
 	m, ok := 0.0, 0.0
 	out := map[string]any{}
 	for k, v := range c {
 		out[k] = v
-		if strings.HasPrefix(k, "2") {
+		if schema.IsOK(k) {
 			ok += v
 		} else {
 			m += v
@@ -91,6 +94,7 @@ func codes(t *testing.T, r jrec, load string, c map[string]float64) {
 	set(t, r, out, "loads", load, "codes")
 	set(t, r, ok, "loads", load, "ok")
 	set(t, r, m, "loads", load, "errors")
+	set(t, r, ok+m, "loads", load, "requests")
 }
 
 // capture sets a captured group of an exec step.
@@ -219,7 +223,9 @@ var wrongOutcomes = []wrongOutcome{
 		}
 		delta(t, r, "before", "after", "upstream_rq_retry", 0)
 		once := num(t, r, "loads", "fortio", "avg") / 3 // every request one attempt
-		for _, f := range []string{"avg", "min", "max"} {
+		// Every latency of the load, so that the record keeps the order fortio's have (replay
+		// refuses p999 above max as an edited record).
+		for _, f := range []string{"avg", "min", "p50", "p90", "p99", "p999", "max"} {
 			set(t, r, once, "loads", "fortio", f)
 		}
 	}},
