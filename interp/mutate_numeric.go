@@ -306,8 +306,7 @@ func logCountNumeric(add func(string, func(*Record)), name, kind, key string) {
 		f := s.f
 		add(fmt.Sprintf("%s.%s[%q]%s", name, kind, key, s.name), func(r *Record) {
 			updateResult(r, name, func(l schema.LogResult) schema.LogResult {
-				m := map[string]map[string]float64{"codes": l.Codes, "flags": l.Flags, "details": l.Details}[kind]
-				l, _ = l.Recount(kind, key, f(m[key])) // a key no line has is 0 (+ 1: one line has it)
+				l, _ = l.Recount(kind, key, f(l.Counts(kind)[key])) // a key no line has is 0 (+ 1: one line has it)
 				return l
 			})
 		})

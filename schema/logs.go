@@ -203,13 +203,7 @@ func (a *logAccumulator) add(l LogLine) {
 		e.Time = l.Time.UTC().Format(time.RFC3339Nano)
 	}
 	if e.Access {
-		a.res.Codes[fmt.Sprint(int(e.Code))]++
-		for _, f := range e.Flags {
-			a.res.Flags[f]++
-		}
-		if e.Details != "" {
-			a.res.Details[e.Details]++
-		}
+		a.res.countLine(e, 1)
 	}
 	if a.capture != nil {
 		if m := a.capture.FindStringSubmatch(l.Text); m != nil {
@@ -441,8 +435,7 @@ type LogResult struct {
 // when nothing changes or n is no count.
 func (l LogResult) Recount(kind, key string, n float64) (LogResult, bool) {
 	n = math.Round(n)
-	count := map[string]map[string]float64{"codes": l.Codes, "flags": l.Flags, "details": l.Details}[kind]
-	if n < 0 || n == count[key] {
+	if n < 0 || n == l.Counts(kind)[key] {
 		return l, false
 	}
 	l.Codes, l.Flags, l.Details = maps.Clone(l.Codes), maps.Clone(l.Flags), maps.Clone(l.Details)
@@ -455,7 +448,7 @@ func (l LogResult) Recount(kind, key string, n float64) (LogResult, bool) {
 	for i := range l.Entries {
 		l.Entries[i].Flags = slices.Clone(l.Entries[i].Flags)
 	}
-	m := map[string]map[string]float64{"codes": l.Codes, "flags": l.Flags, "details": l.Details}[kind]
+	m := l.Counts(kind)
 	cur := m[key]
 	if n < cur {
 		to, ok := mostCommonOther(m, key)
@@ -492,6 +485,34 @@ func (l LogResult) Recount(kind, key string, n float64) (LogResult, bool) {
 	return l, true
 }
 
+// Counts are l's counts of access lines of kind "codes", "flags" or "details" (nil for
+// another kind): the map itself, not a copy.
+func (l LogResult) Counts(kind string) map[string]float64 {
+	switch kind {
+	case "codes":
+		return l.Codes
+	case "flags":
+		return l.Flags
+	case "details":
+		return l.Details
+	}
+	return nil
+}
+
+// countLine counts n access lines like e: under its code, each of its flags and its details.
+func (l *LogResult) countLine(e LogEntry, n float64) {
+	l.Codes[e.codeKey()] += n
+	for _, f := range e.Flags {
+		l.Flags[f] += n
+	}
+	if e.Details != "" {
+		l.Details[e.Details] += n
+	}
+}
+
+// codeKey is the key of codes an access line counts under: "503".
+func (e LogEntry) codeKey() string { return strconv.Itoa(int(e.Code)) }
+
 // mostCommonOther is m's key other than key with the most lines (ties: the smallest key).
 func mostCommonOther(m map[string]float64, key string) (string, bool) {
 	best, found := "", false
@@ -508,7 +529,7 @@ func mostCommonOther(m map[string]float64, key string) (string, bool) {
 
 // moveLines makes k access lines counted under from (in kind) counted under to.
 func (l *LogResult) moveLines(kind, from, to string, k float64) {
-	m := map[string]map[string]float64{"codes": l.Codes, "flags": l.Flags, "details": l.Details}[kind]
+	m := l.Counts(kind)
 	m[from] -= k
 	if m[from] <= 0 {
 		delete(m, from)
@@ -529,7 +550,7 @@ func (l *LogResult) moveLines(kind, from, to string, k float64) {
 		}
 		switch kind {
 		case "codes":
-			if fmt.Sprint(int(e.Code)) == from {
+			if e.codeKey() == from {
 				if c, err := strconv.Atoi(to); err == nil {
 					e.Code = float64(c)
 					k--
@@ -567,7 +588,7 @@ func (l *LogResult) addLines(kind, key string, k float64) {
 		if like < 0 {
 			like = i
 		}
-		if (kind == "codes" && fmt.Sprint(int(e.Code)) == key) || (kind == "details" && e.Details == key) || (kind == "flags" && slices.Contains(e.Flags, key)) {
+		if (kind == "codes" && e.codeKey() == key) || (kind == "details" && e.Details == key) || (kind == "flags" && slices.Contains(e.Flags, key)) {
 			like = i
 			break
 		}
@@ -579,7 +600,8 @@ func (l *LogResult) addLines(kind, key string, k float64) {
 	} else {
 		e = LogEntry{Access: true, Flags: []string{"-"}}
 		if c, ok := mostCommonOther(l.Codes, ""); ok {
-			fmt.Sscan(c, &e.Code)
+			n, _ := strconv.Atoi(c) // a code key is a number (LogEntry.codeKey)
+			e.Code = float64(n)
 		}
 		if d, ok := mostCommonOther(l.Details, ""); ok {
 			e.Details = d
@@ -601,17 +623,7 @@ func (l *LogResult) addLines(kind, key string, k float64) {
 		}
 	}
 	l.Count += k
-	code := fmt.Sprint(int(e.Code))
-	if kind == "codes" {
-		code = key
-	}
-	l.Codes[code] += k
-	for _, f := range e.Flags {
-		l.Flags[f] += k
-	}
-	if e.Details != "" {
-		l.Details[e.Details] += k
-	}
+	l.countLine(e, k)
 	if l.Cut {
 		return
 	}
@@ -645,15 +657,8 @@ func (l LogResult) SetCount(n float64) (LogResult, bool) {
 		l.Codes, l.Flags, l.Details = map[string]float64{}, map[string]float64{}, map[string]float64{}
 		for i, e := range entries {
 			l.Lines[i] = e.Line
-			if !e.Access {
-				continue
-			}
-			l.Codes[fmt.Sprint(int(e.Code))]++
-			for _, f := range e.Flags {
-				l.Flags[f]++
-			}
-			if e.Details != "" {
-				l.Details[e.Details]++
+			if e.Access {
+				l.countLine(e, 1)
 			}
 		}
 		l.Count = n
