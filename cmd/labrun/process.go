@@ -41,6 +41,9 @@ type process struct {
 	// writingReport is set while a run's report is written: an interrupt then lets it finish
 	// (and labrun exits 130) rather than stopping steps that are over.
 	writingReport atomic.Bool
+	// loadsPaced is set while a command holds the collector's pacing for its loads
+	// (paceLoads): loadTo then leaves it alone.
+	loadsPaced bool
 	// reportGC paces the collector while reports are written (reportPacing).
 	reportGC reportPacer
 	// live is the progress on screen now, if any: a notice printed meanwhile clears its status

@@ -82,6 +82,29 @@ const (
 	discardedBuildGCPercent = 800
 )
 
+// paceLoads sets the collector's pacing for loads with opts (loadTo) and returns what puts
+// back the settings it found. vet holds it over all its loads (the package's and each sweep
+// combination's): between two loads the defaults would collect the garbage of a process that
+// is about to exit (vet of examples/: three cycles, ~20 ms of its 200 ms of CPU).
+func (p *process) paceLoads(opts dsl.Options) (restore func()) {
+	percent := loadGCPercent
+	if opts.ForRun {
+		percent = runLoadGCPercent
+	}
+	switch m := opts.Budget.Memory; {
+	case p.Getenv("GOGC") != "":
+		// The user's setting wins.
+		return func() {}
+	case p.Getenv("GOMEMLIMIT") != "", m > 0 && m < 2*loadHeapFloor:
+		// The user's limit, or an --eval-memory budget (which counts garbage too) that the
+		// garbage under the floor could use up.
+		prev := debug.SetGCPercent(percent)
+		return func() { debug.SetGCPercent(prev) }
+	default:
+		return gcfloor.Set(loadHeapFloor, percent)
+	}
+}
+
 // load loads paths; invalid specs come back as dsl.Errors with positions relative to cwd.
 func (p *process) load(paths []string, opts dsl.Options) (*dsl.Result, dsl.Errors, error) {
 	return p.loadTo(p.Stderr, paths, opts)
@@ -95,22 +118,11 @@ func (p *process) loadTo(out io.Writer, paths []string, opts dsl.Options) (*dsl.
 	// at runLoadGCPercent (50 %) past the floor: the process lives on, and the load's peak is
 	// the run's. What runs after the load gets the defaults back.
 	res, err := func() (*dsl.Result, error) {
-		percent := loadGCPercent
-		if opts.ForRun {
-			percent = runLoadGCPercent
+		if !p.loadsPaced {
+			defer p.paceLoads(opts)()
 		}
-		switch m := opts.Budget.Memory; {
-		case p.Getenv("GOGC") != "":
-			// The user's setting wins.
-		case p.Getenv("GOMEMLIMIT") != "", m > 0 && m < 2*loadHeapFloor:
-			// The user's limit, or an --eval-memory budget (which counts garbage too) that the
-			// garbage under the floor could use up.
-			defer debug.SetGCPercent(debug.SetGCPercent(percent))
-		default:
-			defer gcfloor.Set(loadHeapFloor, percent)()
-			if !opts.ForRun {
-				opts.DiscardedBuild = func() func() { return gcfloor.Boost(discardedBuildGCPercent) }
-			}
+		if !opts.ForRun && p.Getenv("GOGC") == "" && p.Getenv("GOMEMLIMIT") == "" {
+			opts.DiscardedBuild = func() func() { return gcfloor.Boost(discardedBuildGCPercent) }
 		}
 		return dsl.Load(paths, opts)
 	}()
@@ -213,8 +225,12 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 				opts.Target = "kube"
 			}
 			// Every combination of every sweep (declared, --sweep) is loaded and checked, as
-			// run does before its first step.
+			// run does before its first step. The loads share one pacing (paceLoads).
+			restore := p.paceLoads(opts)
+			p.loadsPaced = true
 			w, err := p.expand(args, opts, expansion{matrix: mf, output: f.output, vet: true})
+			p.loadsPaced = false
+			restore()
 			if err != nil {
 				return err
 			}
