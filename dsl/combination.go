@@ -37,6 +37,19 @@ type Combinations struct {
 	scanned map[string]*scanned
 	// open are the open copies of the instances the packages import (openCopy).
 	open map[*build.Instance]*build.Instance
+	// parsed are packages parsed by an earlier load (Reuse), by dir+"\x00"+package.
+	parsed map[string]*build.Instance
+}
+
+// Reuse takes the parsed packages that res kept (Options.KeepSyntax), so that the
+// combinations' loads do not parse them again; res lets them go. The load of res must have
+// found no problem, and its vars (Options.Vars) must be among every combination's: a
+// combination writes all its vars into the syntax.
+func (c *Combinations) Reuse(res *Result) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.parsed = res.syntax
+	res.syntax = nil
 }
 
 // NewCombinations returns what the loads of one command's combinations share.
@@ -99,13 +112,13 @@ func (l *loader) buildCombination(dir, pkg string, only map[string]bool, abs str
 	c := l.opts.Combinations
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ov := l.overlay(dir)
 	key := dir + "\x00" + pkg
 	cp := c.pkgs[key]
 	if cp == nil {
 		cp = &comboPackage{}
-		insts := load.Instances([]string{"."}, &load.Config{Dir: dir, Overlay: ov, Package: pkg})
-		if len(insts) == 1 && insts[0].Err == nil {
+		if inst := c.parsed[key]; inst != nil {
+			cp.index(inst)
+		} else if insts := load.Instances([]string{"."}, &load.Config{Dir: dir, Overlay: l.overlay(dir), Package: pkg}); len(insts) == 1 && insts[0].Err == nil {
 			cp.index(insts[0])
 		}
 		c.pkgs[key] = cp

@@ -46,6 +46,15 @@ func TestCombinationsLoadAsAlone(t *testing.T) {
 		// the full schema).
 		for _, forRun := range []bool{false, true} {
 			combos := NewCombinations()
+			if !forRun {
+				// As vet does: the combinations reuse the syntax of a load of the same files,
+				// when it found no problem.
+				base, err := Load(files, Options{KeepSyntax: true})
+				if err == nil && len(base.syntax) == 0 {
+					t.Fatalf("%s: a load without problems kept no syntax", files)
+				}
+				combos.Reuse(base)
+			}
 			for _, file := range files {
 				for _, v := range vars {
 					alone, aerr := Load([]string{file}, Options{Vars: v, ForRun: forRun})

@@ -50,6 +50,9 @@ type Options struct {
 	// their CUE context, and build only the files a combination can change (see
 	// Combinations).
 	Combinations *Combinations
+	// KeepSyntax keeps each CUE package's parsed files in the Result, for the loads of its
+	// sweeps' combinations (Combinations.Reuse), which would parse them again otherwise.
+	KeepSyntax bool
 	// Partial keeps the scenarios that have problems too, decoded as far as they go, in
 	// Result.Partial: an editor completes and explains a scenario being written with their
 	// names. It changes no check.
@@ -96,6 +99,8 @@ type Result struct {
 	// byKindErrors counts the packages whose errors were reported from the by-kind build
 	// (byKindErrors), without a full build.
 	byKindErrors int
+	// syntax are the packages' parsed files by dir+"\x00"+package, with Options.KeepSyntax.
+	syntax map[string]*build.Instance
 }
 
 // Load reads the scenarios in paths: .cue files (the scenarios that file declares, seeing the
@@ -762,7 +767,14 @@ func (l *loader) build(dir string, args []string, pkg string, only map[string]bo
 			l.addCUEError(inst.Err)
 			continue
 		}
+		before := len(l.errs.errs)
 		l.buildInstance(inst, l.openCopy(inst), only, file)
+		if l.opts.KeepSyntax && len(l.errs.errs) == before && pkg != "" && len(extra) == 0 && len(args) == 1 && args[0] == "." {
+			if l.res.syntax == nil {
+				l.res.syntax = map[string]*build.Instance{}
+			}
+			l.res.syntax[dir+"\x00"+pkg] = inst
+		}
 	}
 }
 

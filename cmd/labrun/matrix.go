@@ -125,10 +125,16 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	if err != nil {
 		return nil, nil, err
 	}
+	// The combinations' loads (below) parse no package again: the load hands them its
+	// syntax. A run's load does not keep it (the run would hold it).
+	opts.KeepSyntax = !opts.ForRun
 	res, errs, err := p.loadTo(out, paths, opts)
+	opts.KeepSyntax = false
 	if err != nil {
 		return nil, nil, loadError(err)
 	}
+	combos := dsl.NewCombinations()
+	combos.Reuse(res)
 	w = &work{res: res}
 	if len(errs) > 0 && !errs.OnlyWarnings() {
 		return w, errs, nil
@@ -164,7 +170,7 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	}
 	// The combinations' loads share their packages' syntax and the schema's build: the load
 	// above found no problem in any of them.
-	opts.Combinations = dsl.NewCombinations()
+	opts.Combinations = combos
 	for _, sc := range selected {
 		m := dsl.NewMatrix(sc, sweeps, opts.Vars, mf.count, passRate)
 		p.secrets.addBase(interp.MatrixRedactor(m, sc))
