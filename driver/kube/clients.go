@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -17,19 +18,23 @@ import (
 
 // The scheme of the two API groups labrun handles as types. Not client-go's kubernetes/scheme:
 // it registers every group of k8s.io/api (some 55 packages), whose init is the biggest of
-// labrun's startup and whose code is about 8 MB of the binary.
-var (
-	kubeScheme     = runtime.NewScheme()
-	kubeCodecs     = serializer.NewCodecFactory(kubeScheme)
-	parameterCodec = runtime.NewParameterCodec(kubeScheme)
-)
-
-func init() {
-	// As kubernetes/scheme does: the options and Status under plain "v1", then the groups.
-	metav1.AddToGroupVersion(kubeScheme, k8sschema.GroupVersion{Version: "v1"})
-	utilruntime.Must(corev1.AddToScheme(kubeScheme))
-	utilruntime.Must(appsv1.AddToScheme(kubeScheme))
+// labrun's startup and whose code is about 8 MB of the binary. Built at the first use, not in
+// an init: registering the two groups' types costs 2–6 ms, which every command paid (vet and
+// version included) whether or not it talks to a cluster.
+type codecs struct {
+	scheme *runtime.Scheme
+	codecs serializer.CodecFactory
+	params runtime.ParameterCodec
 }
+
+var kubeTypes = sync.OnceValue(func() codecs {
+	s := runtime.NewScheme()
+	// As kubernetes/scheme does: the options and Status under plain "v1", then the groups.
+	metav1.AddToGroupVersion(s, k8sschema.GroupVersion{Version: "v1"})
+	utilruntime.Must(corev1.AddToScheme(s))
+	utilruntime.Must(appsv1.AddToScheme(s))
+	return codecs{scheme: s, codecs: serializer.NewCodecFactory(s), params: runtime.NewParameterCodec(s)}
+})
 
 // clients are the REST clients of the two API groups labrun reads and changes through types
 // (pods, config maps, deployments); everything else goes through the dynamic client. Their
@@ -58,7 +63,7 @@ func groupClient(cfg *rest.Config, apiPath string, gv k8sschema.GroupVersion) (*
 	c := rest.CopyConfig(cfg)
 	c.GroupVersion = &gv
 	c.APIPath = apiPath
-	c.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(kubeScheme, kubeCodecs).WithoutConversion()
+	c.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(kubeTypes().scheme, kubeTypes().codecs).WithoutConversion()
 	return rest.RESTClientFor(c)
 }
 
@@ -87,7 +92,7 @@ func (c pods) Get(ctx context.Context, name string, opts metav1.GetOptions) (*co
 
 func (c pods) List(ctx context.Context, opts metav1.ListOptions) (*corev1.PodList, error) {
 	out := &corev1.PodList{}
-	err := c.rc.Get().UseProtobufAsDefault().Namespace(c.ns).Resource("pods").VersionedParams(&opts, parameterCodec).
+	err := c.rc.Get().UseProtobufAsDefault().Namespace(c.ns).Resource("pods").VersionedParams(&opts, kubeTypes().params).
 		Timeout(listTimeout(opts)).Do(ctx).Into(out)
 	return out, err
 }
@@ -98,7 +103,7 @@ func (c pods) Delete(ctx context.Context, name string, opts metav1.DeleteOptions
 
 // GetLogs returns the request of a pod's log; the caller streams it.
 func (c pods) GetLogs(name string, opts *corev1.PodLogOptions) *rest.Request {
-	return c.rc.Get().Namespace(c.ns).Name(name).Resource("pods").SubResource("log").VersionedParams(opts, parameterCodec)
+	return c.rc.Get().Namespace(c.ns).Name(name).Resource("pods").SubResource("log").VersionedParams(opts, kubeTypes().params)
 }
 
 type configMaps struct {
@@ -123,14 +128,14 @@ func (c deployments) Get(ctx context.Context, name string, opts metav1.GetOption
 
 func (c deployments) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions) (*appsv1.Deployment, error) {
 	out := &appsv1.Deployment{}
-	err := c.rc.Patch(pt).UseProtobufAsDefault().Namespace(c.ns).Resource("deployments").Name(name).VersionedParams(&opts, parameterCodec).
+	err := c.rc.Patch(pt).UseProtobufAsDefault().Namespace(c.ns).Resource("deployments").Name(name).VersionedParams(&opts, kubeTypes().params).
 		Body(data).Do(ctx).Into(out)
 	return out, err
 }
 
 // getInto is the GET of one namespaced object that every typed client's Get makes.
 func getInto(ctx context.Context, rc *rest.RESTClient, ns, resource, name string, opts metav1.GetOptions, out runtime.Object) error {
-	return rc.Get().UseProtobufAsDefault().Namespace(ns).Resource(resource).Name(name).VersionedParams(&opts, parameterCodec).Do(ctx).Into(out)
+	return rc.Get().UseProtobufAsDefault().Namespace(ns).Resource(resource).Name(name).VersionedParams(&opts, kubeTypes().params).Do(ctx).Into(out)
 }
 
 // listTimeout is the request timeout a list asks for, as client-go's typed clients set it.

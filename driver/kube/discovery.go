@@ -49,7 +49,7 @@ func (e errGroupsFailed) Error() string {
 func newDiscoveryClient(cfg *rest.Config) (*rest.RESTClient, error) {
 	c := rest.CopyConfig(cfg)
 	c.APIPath, c.GroupVersion = "", nil
-	c.NegotiatedSerializer = kubeCodecs.WithoutConversion()
+	c.NegotiatedSerializer = kubeTypes().codecs.WithoutConversion()
 	return rest.UnversionedRESTClientFor(c)
 }
 

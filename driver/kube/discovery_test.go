@@ -306,7 +306,7 @@ func TestParameterCodec(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := rc.CoreV1().RESTClient().Post().Resource("pods").Namespace("lab").Name("p").SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: "istio-proxy", Command: []string{"pilot-agent", "request"}, Stdout: true, Stderr: true}, parameterCodec).URL()
+		VersionedParams(&corev1.PodExecOptions{Container: "istio-proxy", Command: []string{"pilot-agent", "request"}, Stdout: true, Stderr: true}, kubeTypes().params).URL()
 	if want := "/api/v1/namespaces/lab/pods/p/exec?command=pilot-agent&command=request&container=istio-proxy&stderr=true&stdout=true"; u.RequestURI() != want {
 		t.Errorf("exec URL %s, want %s", u.RequestURI(), want)
 	}

@@ -117,7 +117,7 @@ func (d *driver) stream(ctx context.Context, ns, pod, container string, argv []s
 			Stdin:     stdin != nil,
 			Stdout:    true,
 			Stderr:    true,
-		}, parameterCodec)
+		}, kubeTypes().params)
 	u := req.URL()
 	ws, err := remotecommand.NewWebSocketExecutor(d.streamCfg, "GET", u.String())
 	if err != nil {
