@@ -236,16 +236,7 @@ func ExprOutcome(o Outcome) string {
 // counter reset is a failure with its reason.
 func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 	rec := j.rec
-	for _, c := range e.Captures {
-		if x := rec.Results[c.Step]; x != nil && !c.Guarded {
-			if r, ok := x.Value.(schema.ExecResult); ok {
-				if _, has := r.Captured[c.Group]; !has {
-					return fmt.Sprintf("%s.captured.%s has no value: the capture of %q matched nothing in its stdout", c.Step, c.Group, c.Step), false
-				}
-			}
-		}
-	}
-	if reason := j.errorOfUnran(e); reason != "" {
+	if reason := j.noValue(e); reason != "" {
 		return reason, false
 	}
 	for _, ref := range e.Refs {
@@ -318,6 +309,22 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 		}
 	}
 	return "", false
+}
+
+// noValue says why e reads what has no value, or "": a group of an exec's capture that
+// matched nothing, or the error of a step that did not run (errorOfUnran). Read as "", either
+// would pass for a value: an expectation or a ${...} that reads one errors instead.
+func (j *Judge) noValue(e *dsl.Expr) string {
+	for _, c := range e.Captures {
+		if x := j.rec.Results[c.Step]; x != nil && !c.Guarded {
+			if r, ok := x.Value.(schema.ExecResult); ok {
+				if _, has := r.Captured[c.Group]; !has {
+					return fmt.Sprintf("%s.captured.%s has no value: the capture of %q matched nothing in its stdout", c.Step, c.Group, c.Step)
+				}
+			}
+		}
+	}
+	return j.errorOfUnran(e)
 }
 
 // errorOfUnran says why e cannot be evaluated when it reads error.<step> of a step that has not

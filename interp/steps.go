@@ -30,7 +30,7 @@ func (ru *run) resolve(s *dsl.Step) (schema.Params, error) {
 	ru.mu.Lock()
 	for _, t := range s.Templates() {
 		for _, e := range t.Exprs() {
-			if reason := ru.judge.errorOfUnran(e); reason != "" {
+			if reason := ru.judge.noValue(e); reason != "" {
 				ru.mu.Unlock()
 				return nil, fmt.Errorf("%s: ${%s}: %s", e.Pos, e.Src, reason)
 			}
