@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -457,26 +458,90 @@ func countOf(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// Contradictions says which results of the record break sums that every run keeps (a load's
+// Contradictions says what the record holds that no run writes, naming the step, the fields
+// and their values; nil when nothing does: a result that contradicts itself (a load's
 // requests, ok and errors against its codes, its latencies' order: see
-// schema.LoadResult.Contradictions), naming the step, the fields and their values; nil when
-// none does. Such a record was changed after the run, or is corrupt: judging it again would
-// judge data no run recorded.
+// schema.LoadResult.Contradictions; a logs step's counts against the lines it kept: see
+// schema.LogResult.Contradictions), a step's record that does (StepRecord.Contradictions).
+// Such a record was changed after the run, or is corrupt: judging it again would judge data
+// no run recorded.
 func (r *Record) Contradictions() error {
 	var msgs []string
 	for _, name := range sortedResultNames(r) {
-		l, ok := r.Results[name].Value.(*LoadRecord)
-		if !ok || l == nil {
+		res := r.Results[name]
+		if res == nil {
 			continue
 		}
-		if c := l.Contradictions(); len(c) > 0 {
-			msgs = append(msgs, fmt.Sprintf("step %s: its load result breaks the sums fortio always keeps: %s", name, strings.Join(c, "; ")))
+		c, ok := res.Value.(selfContradicting)
+		if !ok || reflect.ValueOf(c).Kind() == reflect.Pointer && reflect.ValueOf(c).IsNil() {
+			continue
+		}
+		if cs := c.Contradictions(); len(cs) > 0 {
+			lead := fmt.Sprintf("its %s result contradicts itself", res.Kind)
+			if _, ok := c.(*LoadRecord); ok {
+				lead = "its load result breaks the sums fortio always keeps"
+			}
+			msgs = append(msgs, fmt.Sprintf("step %s: %s: %s", name, lead, strings.Join(cs, "; ")))
+		}
+	}
+	for _, s := range r.Steps {
+		if cs := s.Contradictions(); len(cs) > 0 {
+			name := stepName(s)
+			if s.Round > 0 {
+				name += fmt.Sprintf(" (round %d)", s.Round)
+			}
+			if s.Sample > 0 {
+				name += fmt.Sprintf(" (sample %d)", s.Sample)
+			}
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", name, strings.Join(cs, "; ")))
 		}
 	}
 	if len(msgs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+}
+
+// selfContradicting is a recorded result that can tell what in it no run records (see
+// schema.LoadResult.Contradictions, schema.LogResult.Contradictions).
+type selfContradicting interface{ Contradictions() []string }
+
+// Contradictions are what s says that no step's execution records, each with the fields and
+// their values; none when a run could have recorded s. A step ends after it starts; its
+// skew is its start less its planned start; a step that passed records no error, one that
+// did not (failed, erred, timed out, cancelled) records its error; a step that failed as its
+// expectFail expected passed, with the warning expectFail gives; one whose failure its
+// mayFail allowed did not pass. A step still running (no outcome) has no end yet.
+func (s *StepRecord) Contradictions() []string {
+	var out []string
+	if s.Outcome != "" && s.End < s.Start {
+		out = append(out, fmt.Sprintf("it ends at %s, before it starts at %s", s.End, s.Start))
+	}
+	if s.Skew != s.Start-s.Planned {
+		out = append(out, fmt.Sprintf("its skew is %s, but it started at %s, planned at %s: start − planned is %s", s.Skew, s.Start, s.Planned, s.Start-s.Planned))
+	}
+	switch s.Outcome {
+	case Passed:
+		if s.Error != "" {
+			out = append(out, fmt.Sprintf("its outcome is passed, but it records the error %q", s.Error))
+		}
+		if slices.Contains(s.Warnings, MayFailWarning) {
+			out = append(out, fmt.Sprintf("its outcome is passed, but it records the warning %q, which only a step that did not pass has", MayFailWarning))
+		}
+	case Failed, Errored, TimedOut, Cancelled:
+		if s.Error == "" {
+			out = append(out, fmt.Sprintf("its outcome is %s, but it records no error", s.Outcome))
+		}
+	}
+	if s.ExpectedError != "" {
+		if s.Outcome != Passed {
+			out = append(out, fmt.Sprintf("it records the error its expectFail expected (%q), but its outcome is %s, not passed", s.ExpectedError, s.Outcome))
+		}
+		if !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.HasPrefix(w, expectFailWarning) }) {
+			out = append(out, fmt.Sprintf("it records the error its expectFail expected (%q), but not the warning %q that goes with it", s.ExpectedError, expectFailWarning+"…"))
+		}
+	}
+	return out
 }
 
 func sortedResultNames(r *Record) []string {

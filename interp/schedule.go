@@ -315,6 +315,10 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 // MayFailWarning is the warning of a step whose failure its mayFail allowed.
 const MayFailWarning = "mayFail: the run goes on"
 
+// expectFailWarning begins the warning of a step that failed as its expectFail expected; the
+// error follows.
+const expectFailWarning = "expectFail: failed as expected: "
+
 // timeoutError is a step's own timeout expiring.
 type timeoutError struct {
 	kind string

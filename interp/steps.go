@@ -132,7 +132,7 @@ func (ru *run) expectedFailure(ctx context.Context, s *dsl.Step, sr *StepRecord,
 	}
 	ru.mu.Lock()
 	sr.ExpectedError = msg
-	sr.Warnings = append(sr.Warnings, "expectFail: failed as expected: "+msg)
+	sr.Warnings = append(sr.Warnings, expectFailWarning+msg)
 	ru.mu.Unlock()
 	return nil
 }

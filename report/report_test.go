@@ -29,9 +29,9 @@ func sampleRecord() *interp.Record {
 		Start: t0, StepsStart: t0, End: t0.Add(3 * time.Second), Outcome: interp.Failed,
 		Steps: []*interp.StepRecord{
 			{Path: "steps.0", Name: "before", Kind: "snapshot", Outcome: interp.Passed, End: 10 * time.Millisecond},
-			{Path: "steps.1.parallel.0", Name: "fortio", Kind: "load", Start: 10 * time.Millisecond, End: 2 * time.Second, Outcome: interp.Passed},
+			{Path: "steps.1.parallel.0", Name: "fortio", Kind: "load", Planned: 10 * time.Millisecond, Start: 10 * time.Millisecond, End: 2 * time.Second, Outcome: interp.Passed},
 			{Path: "steps.1.parallel.1", Name: "mid", Kind: "snapshot", Planned: time.Second, Start: time.Second + 300*time.Microsecond, Skew: 300 * time.Microsecond, Timed: true, End: time.Second + 20*time.Millisecond, Outcome: interp.Passed},
-			{Path: "steps.2", Name: "after", Kind: "snapshot", Start: 2 * time.Second, End: 2*time.Second + 10*time.Millisecond, Outcome: interp.Passed},
+			{Path: "steps.2", Name: "after", Kind: "snapshot", Planned: 2 * time.Second, Start: 2 * time.Second, End: 2*time.Second + 10*time.Millisecond, Outcome: interp.Passed},
 		},
 		Results: map[string]*interp.Result{
 			"before": {Kind: "snapshot", Value: snap("before", 0, 0, 0)},

@@ -104,17 +104,39 @@ func (f *fixture) exec(name, stdout string, captured map[string]string) *fixture
 }
 
 func (f *fixture) logs(name string, r schema.LogResult) *fixture {
-	if r.Codes == nil {
-		r.Codes = map[string]float64{}
+	// As a run keeps them: every line counted is an entry (a capture given without one is a
+	// line that captured it), counted under its code, flags and details, its captures listed.
+	if len(r.Captures) == 0 && len(r.Capture) > 0 {
+		r.Captures = []map[string]string{r.Capture}
 	}
-	if r.Flags == nil {
-		r.Flags = map[string]float64{}
+	if len(r.Entries) == 0 {
+		for _, c := range r.Captures {
+			r.Entries = append(r.Entries, schema.LogEntry{Line: fmt.Sprint(c), Captures: c})
+		}
 	}
-	if r.Details == nil {
-		r.Details = map[string]float64{}
+	for len(r.Entries) < int(r.Count) {
+		r.Entries = append(r.Entries, schema.LogEntry{Line: "a log line"})
 	}
-	if r.Capture == nil {
-		r.Capture = map[string]string{}
+	r.Count, r.Lines, r.Captures = float64(len(r.Entries)), nil, nil
+	r.Codes, r.Flags, r.Details, r.Capture = map[string]float64{}, map[string]float64{}, map[string]float64{}, map[string]string{}
+	for _, e := range r.Entries {
+		r.Lines = append(r.Lines, e.Line)
+		if e.Captures != nil {
+			if len(r.Captures) == 0 {
+				r.Capture = e.Captures
+			}
+			r.Captures = append(r.Captures, e.Captures)
+		}
+		if !e.Access {
+			continue
+		}
+		r.Codes[fmt.Sprint(e.Code)]++
+		for _, fl := range e.Flags {
+			r.Flags[fl]++
+		}
+		if e.Details != "" {
+			r.Details[e.Details]++
+		}
 	}
 	f.rec.Put(name, "logs", false, r)
 	return f
@@ -122,8 +144,9 @@ func (f *fixture) logs(name string, r schema.LogResult) *fixture {
 
 // step records a step's start and end, in seconds from the start of the steps phase.
 func (f *fixture) step(name string, start, end float64) *fixture {
+	at := time.Duration(start * float64(time.Second))
 	f.rec.Steps = append(f.rec.Steps, &interp.StepRecord{Name: name, Path: "steps." + name, Kind: "exec", Outcome: interp.Passed,
-		Start: time.Duration(start * float64(time.Second)), End: time.Duration(end * float64(time.Second))})
+		Planned: at, Start: at, End: time.Duration(end * float64(time.Second))})
 	return f
 }
 

@@ -684,3 +684,111 @@ func (l LogResult) SetCount(n float64) (LogResult, bool) {
 	l.Count, l.Cut = n, l.Cut || len(l.Entries) > 0
 	return l, true
 }
+
+// Contradictions are what no logs step records and l says, each with the fields and their
+// values; none when a run could have recorded l. A run counts every line it reads (count)
+// and every access line under its code, its flags and its details; it keeps each line's
+// text and parse in lines and entries, and each line's captures in captures, all of them
+// unless the result is cut. So an access line kept is counted, the codes add up to no more
+// lines than count, and a result that is not cut holds count entries whose counts and
+// captures are its codes, flags, details, captures and capture.
+func (l LogResult) Contradictions() []string {
+	var out []string
+	access := 0.0
+	for _, n := range l.Codes {
+		access += n
+	}
+	if access > l.Count {
+		out = append(out, fmt.Sprintf("count is %s, but the codes (%s) count %s access lines", num(l.Count), countsText(l.Codes), num(access)))
+	}
+	details := 0.0
+	for _, n := range l.Details {
+		details += n
+	}
+	if details > access {
+		out = append(out, fmt.Sprintf("the details count %s access lines, but the codes (%s) count %s (a line has one code and at most one details)", num(details), countsText(l.Codes), num(access)))
+	}
+	if len(l.Lines) != len(l.Entries) {
+		out = append(out, fmt.Sprintf("it keeps %d lines but %d entries (an entry is a line parsed)", len(l.Lines), len(l.Entries)))
+	} else {
+		for i := range l.Lines {
+			if l.Lines[i] != l.Entries[i].Line {
+				out = append(out, fmt.Sprintf("lines[%d] is %q, but entries[%d].line is %q", i, l.Lines[i], i, l.Entries[i].Line))
+				break
+			}
+		}
+	}
+	kept := LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}}
+	var captures []map[string]string
+	for _, e := range l.Entries {
+		if e.Access {
+			kept.countLine(e, 1)
+		}
+		if e.Captures != nil {
+			captures = append(captures, e.Captures)
+		}
+	}
+	if !l.Cut {
+		if n := float64(len(l.Entries)); n != l.Count {
+			out = append(out, fmt.Sprintf("count is %s, but it keeps %d entries and is not cut (it keeps every line)", num(l.Count), len(l.Entries)))
+		}
+		for _, kind := range []string{"codes", "flags", "details"} {
+			if want, got := kept.Counts(kind), l.Counts(kind); !sameCounts(want, got) {
+				out = append(out, fmt.Sprintf("%s is %s, but its access entries count %s", kind, countsText(got), countsText(want)))
+			}
+		}
+		if !slices.EqualFunc(captures, l.Captures, maps.Equal) {
+			out = append(out, fmt.Sprintf("captures is %v, but its entries captured %v", l.Captures, captures))
+		}
+		first := map[string]string{}
+		if len(captures) > 0 {
+			first = captures[0]
+		}
+		if !maps.Equal(first, l.Capture) && !(len(first) == 0 && len(l.Capture) == 0) {
+			out = append(out, fmt.Sprintf("capture is %v, but its first entry that captured captured %v", l.Capture, first))
+		}
+		return out
+	}
+	// Cut: the entries kept are some of the lines counted.
+	if n := float64(len(l.Entries)); n > l.Count {
+		out = append(out, fmt.Sprintf("count is %s, but it keeps %d entries", num(l.Count), len(l.Entries)))
+	}
+	for _, kind := range []string{"codes", "flags", "details"} {
+		want, got := kept.Counts(kind), l.Counts(kind)
+		for _, k := range slices.Sorted(maps.Keys(want)) {
+			if want[k] > got[k] {
+				out = append(out, fmt.Sprintf("%s[%q] is %s, but %s of the access entries kept count under it", kind, k, num(got[k]), num(want[k])))
+			}
+		}
+	}
+	return out
+}
+
+// sameCounts reports whether two counts by key are the same, a key absent counting 0.
+func sameCounts(a, b map[string]float64) bool {
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	for k, v := range b {
+		if a[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// countsText is counts as the console prints codes: 200×18, 503×2 ("none" when empty).
+func countsText(m map[string]float64) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if m[k] != 0 {
+			parts = append(parts, k+"×"+num(m[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
