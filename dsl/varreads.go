@@ -492,12 +492,79 @@ func sweepFlagProblems(sc *Scenario, f SweepVar) []string {
 // its failure would swallow (mayFailClaims): an assert or a repeat's until under it (the
 // repeat's own until included) makes it refused, a wait warned of, when nothing reads the
 // outcome of the check or of a block between the check and this one.
+//
+// A read counts only from outside the block: an expression of a step inside it runs only
+// while the block goes on, so after a failed check it is skipped or cancelled with it (the
+// block stops), and it sees the check only when it passed; the block's mayFail swallows what
+// that step finds anyway.
 func (d *decoder) checkMayFailChecks(names *Names) {
-	read := func(s *Step) bool {
-		return names != nil && (names.outcomesRead[""] || s.Name != "" && names.outcomesRead[s.Name])
+	if names == nil {
+		names = &Names{}
+	}
+	// Where the outcomes are read: by each step's own expressions (its condition, its
+	// ${...}), by the expectations. A read that none of these makes (a file's ${...}) is
+	// counted wherever the block is.
+	byStep := map[*Step]map[string]bool{}
+	known, expects := map[string]bool{}, map[string]bool{}
+	note := func(e *Expr, into map[string]bool) {
+		for _, o := range e.Outcomes {
+			into[o], known[o] = true, true
+		}
+		if e.allOutcomes {
+			into[""], known[""] = true, true
+		}
+	}
+	for _, e := range d.sc.Expect {
+		note(e, expects)
 	}
 	for _, s := range d.order {
-		if !s.MayFail || read(s) {
+		m := map[string]bool{}
+		if s.Expr != nil {
+			note(s.Expr, m)
+		}
+		for _, t := range s.templates {
+			for _, e := range t.Exprs() {
+				note(e, m)
+			}
+		}
+		byStep[s] = m
+	}
+	readOutside := func(b *Step) func(s *Step) bool {
+		outside := map[string]bool{}
+		for o := range expects {
+			outside[o] = true
+		}
+		inside := map[*Step]bool{}
+		var mark func(s *Step)
+		mark = func(s *Step) {
+			inside[s] = true
+			for _, c := range s.Children {
+				mark(c)
+			}
+		}
+		mark(b)
+		for _, s := range d.order {
+			if !inside[s] {
+				for o := range byStep[s] {
+					outside[o] = true
+				}
+			}
+		}
+		for o := range names.outcomesRead {
+			if !known[o] {
+				outside[o] = true
+			}
+		}
+		return func(s *Step) bool {
+			return outside[""] || s.Name != "" && outside[s.Name]
+		}
+	}
+	for _, s := range d.order {
+		if !s.MayFail {
+			continue
+		}
+		read := readOutside(s)
+		if read(s) {
 			continue
 		}
 		pos := s.Pos

@@ -449,6 +449,13 @@ func TestMayFailChecks(t *testing.T) {
 		{"a block with mayFail inside is said once, of itself", `{mayFail: true, sequence: [{exec: argv: ["true"]}, {mayFail: true, parallel: [{assert: "f.code503 == 0"}]}]}`, `"f.requests == 3"`, "a parallel with mayFail: true swallows"},
 		{"block of steps that are no check", `{mayFail: true, sequence: [{exec: argv: ["false"]}]}`, `"f.requests == 3"`, ""},
 		{"block with a wait read by nothing", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {mayFail: true, sequence: [{timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}]}, {await: "soak"}`, `"f.requests == 3"`, blockWarned},
+		// A read from inside the block runs only while the block goes on: after a failed check
+		// it is skipped, so it sees the check only when it passed.
+		{"read by a later step in the block", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}]}`, `"f.requests == 3"`, blockRefused},
+		{"read by the block's later assert", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {assert: "outcome.check == 'passed'"}]}`, `"f.requests == 3"`, blockRefused},
+		{"read as a whole inside the block", `{mayFail: true, parallel: [{name: "check", assert: "f.code503 == 0"}, {assert: "all(values(outcome), # != 'failed')"}]}`, `"f.requests == 3"`, blockRefused},
+		{"read inside and after the block", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}]}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, ""},
+		{"a mayFail assert read by a step after it", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, ""},
 		{"block with a wait read", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "blk", mayFail: true, sequence: [{timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}]}, {await: "soak"}`, `"outcome.blk == 'passed' && f.requests == 3"`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
