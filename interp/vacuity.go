@@ -45,11 +45,19 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 		all = append(all, judged{e, fmt.Sprintf("%s.expect.%d", sc.Name, i), "expectation"})
 	}
 	// An assert step's expression is an expectation judged during the run: one that cannot
-	// fail passes the step whatever the run did.
+	// fail passes the step whatever the run did. A wait's or a repeat's until is judged the
+	// same way: one that cannot fail ends the wait at its first look, the repeat after its
+	// first round, whatever the run did ("came up within 3 rounds" proves nothing).
 	for _, ph := range [][]*dsl.Step{sc.Setup, sc.Steps, sc.Catch, sc.Cleanup} {
 		dsl.Walk(ph, func(st *dsl.Step) {
-			if st.Kind == "assert" && st.Expr != nil {
+			if st.Expr == nil {
+				return
+			}
+			switch st.Kind {
+			case "assert":
 				all = append(all, judged{st.Expr, st.Path + ".assert", "assertion"})
+			case "wait", "repeat":
+				all = append(all, judged{st.Expr, st.Path + "." + st.Kind + ".until", "the until of a " + st.Kind})
 			}
 		})
 	}

@@ -177,3 +177,38 @@ func TestHoldsOfEveryLoadAssert(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldsOfEveryUntil: a wait's or a repeat's until that holds of every value it reads ends
+// the wait at its first look, the repeat after one round, whatever the run did: refused as an
+// assert is. One that a wrong outcome breaks is kept.
+func TestHoldsOfEveryUntil(t *testing.T) {
+	for _, c := range []struct {
+		name, step, path string
+		refused          bool
+	}{
+		{"r", `{name: "r", repeat: {max: 3, until: "probe.exit >= 0", steps: [{name: "probe", mayFail: true, exec: argv: ["false"]}]}}`, "steps.1.repeat.until", true},
+		{"r", `{name: "r", repeat: {max: 3, until: "probe.exit == 0", steps: [{name: "probe", mayFail: true, exec: argv: ["false"]}]}}`, "", false},
+		{"r", `{name: "r", repeat: {max: 3, until: "g.code200 >= 0", steps: [{name: "g", load: {url: "http://127.0.0.1:1", requests: 2}}]}}`, "steps.1.repeat.until", true},
+		{"r", `{name: "r", repeat: {max: 3, until: "g.code200 == g.requests", steps: [{name: "g", load: {url: "http://127.0.0.1:1", requests: 2}}]}}`, "", false},
+		{"w", `{name: "bg", background: true, exec: argv: ["sleep", "0.1"]}, {name: "w", wait: {until: "bg.exit >= 0 || bg.exit < 0", interval: "10ms"}}`, "steps.2.wait.until", true},
+		{"w", `{name: "bg", background: true, exec: argv: ["sleep", "0.1"]}, {name: "w", wait: {until: "bg.exit == 0", interval: "10ms"}}`, "", false},
+	} {
+		res, err := loadScenarioErr(t, `s: schema.#Scenario & {
+			steps: [
+				{name: "f", load: {url: "http://127.0.0.1:1", requests: 20}},
+				`+c.step+`,
+			]
+			expect: ["f.code200 > 0 && outcome.`+c.name+` == 'passed'"]
+		}`)
+		if err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		errs := interp.CheckCannotFail(res.Scenarios[0])
+		if got := len(errs) > 0; got != c.refused {
+			t.Fatalf("%s: refused %v, want %v: %v", c.step, got, c.refused, errs)
+		}
+		if c.refused && (!strings.Contains(errs[0].Msg, "the until of a") || !strings.HasSuffix(errs[0].Path, c.path)) {
+			t.Errorf("%s: %s: %s", c.step, errs[0].Path, errs[0].Msg)
+		}
+	}
+}
