@@ -139,7 +139,49 @@ func DumpNames(dump []byte, kind string) ([]string, error) {
 	if names == nil && err == nil {
 		names = []string{}
 	}
+	if err == nil && !dumpHasDynamic(dump) {
+		// What istiod sends is dynamic; a proxy that holds none of it has not been configured
+		// yet (or the admin is not an xDS-fed proxy's): a list read now says nothing of what
+		// istiod sends, and a claim that a name is absent from it would hold whatever istiod does.
+		held := fmt.Sprintf("%d %s, all static", len(names), kind)
+		switch len(names) {
+		case 0:
+			held = "no " + strings.TrimSuffix(kind, "s") + " at all"
+		case 1:
+			held = "1 " + strings.TrimSuffix(kind, "s") + ", static"
+		}
+		err = fmt.Errorf("config dump: it holds no resource from xDS (%s): istiod has not pushed this proxy its config yet, so its list of %s says nothing of what istiod sends; read it once the proxy is configured (a config step with until, or a wait before it)",
+			held, kind)
+	}
 	return names, err
+}
+
+// dumpHasDynamic reports whether a /config_dump holds any resource that came from xDS: an
+// entry of a dynamic_* list in any of its sections, or a ?resource= entry of a Dynamic type.
+func dumpHasDynamic(dump []byte) bool {
+	var doc struct {
+		Configs []map[string]json.RawMessage `json:"configs"`
+	}
+	if json.Unmarshal(dump, &doc) != nil {
+		return false
+	}
+	for _, section := range doc.Configs {
+		var typ string
+		_ = json.Unmarshal(section["@type"], &typ)
+		if strings.Contains(typ, ".Dynamic") {
+			return true
+		}
+		for key, raw := range section {
+			if !strings.HasPrefix(key, "dynamic_") {
+				continue
+			}
+			var items []json.RawMessage
+			if json.Unmarshal(raw, &items) == nil && len(items) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // kindsByPlural maps what a names query is written as to the kind.

@@ -30,8 +30,23 @@ func TestDumpNames(t *testing.T) {
 	if got, err := DumpNames(readFixture(t, "config_dump_resource.json"), "clusters"); err != nil || !reflect.DeepEqual(got, []string{connLab}) {
 		t.Errorf("resource form: %q %v", got, err)
 	}
-	if got, err := DumpNames([]byte("{}\n"), "clusters"); err != nil || got == nil || len(got) != 0 {
-		t.Errorf("empty dump: %#v %v", got, err)
+	// A proxy that holds nothing from xDS has not been configured: its list says nothing of
+	// what istiod sends, and a claim that a name is absent from it would hold whatever istiod
+	// did. The names are kept (the step records them), with the error.
+	for _, c := range []struct{ name, dump, want string }{
+		{"empty dump", "{}\n", "no resource from xDS (no cluster at all)"},
+		{"static only", `{"configs":[{"@type":"type.googleapis.com/envoy.admin.v3.ClustersConfigDump","static_clusters":[{"cluster":{"name":"prometheus_stats"}}],"dynamic_active_clusters":[]}]}`, "no resource from xDS (1 cluster, static)"},
+	} {
+		got, err := DumpNames([]byte(c.dump), "clusters")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "istiod has not pushed") || got == nil {
+			t.Errorf("%s: %#v %v", c.name, got, err)
+		}
+	}
+	// One dynamic resource of another kind is enough: the proxy has been configured, and has
+	// no dynamic cluster (a Sidecar may leave it none).
+	dyn := `{"configs":[{"@type":"type.googleapis.com/envoy.admin.v3.ClustersConfigDump","static_clusters":[{"cluster":{"name":"prometheus_stats"}}]},{"@type":"type.googleapis.com/envoy.admin.v3.ListenersConfigDump","dynamic_listeners":[{"name":"virtualOutbound"}]}]}`
+	if got, err := DumpNames([]byte(dyn), "clusters"); err != nil || !reflect.DeepEqual(got, []string{"prometheus_stats"}) {
+		t.Errorf("configured proxy without dynamic clusters: %q %v", got, err)
 	}
 	if _, err := DumpNames(dump, "secrets"); err == nil || !strings.Contains(err.Error(), "clusters, listeners or routes") {
 		t.Errorf("unknown kind: %v", err)
