@@ -32,17 +32,20 @@ import (
 // CheckCannotFail refuses sc's expectations and assert steps that read only loads and stats
 // (no var) and hold of every load and every value of the stats judged. The stats (a snapshot's, a
 // delta's) are drawn apart from one another and from the loads: Envoy's own sums across
-// stats are not assumed, so only an expectation that holds whatever they are is refused.
+// stats are not assumed, so only an expectation that holds whatever they are is refused. What
+// the plan guarantees is assumed (vacuity_plan.go): a delta whose pair of snapshots is known is
+// their difference, and steps' times keep the order the plan gives them.
 func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 	var errs dsl.Errors
 	var env map[string]any // the judge's, made once for the scenario's judged expectations
 	type judged struct {
 		e          *dsl.Expr
 		path, word string
+		at         *dsl.Step // the assert step that judges it; nil: judged at the end
 	}
 	var all []judged
 	for i, e := range sc.Expect {
-		all = append(all, judged{e, fmt.Sprintf("%s.expect.%d", sc.Name, i), "expectation"})
+		all = append(all, judged{e, fmt.Sprintf("%s.expect.%d", sc.Name, i), "expectation", nil})
 	}
 	// An assert step's expression is an expectation judged during the run: one that cannot
 	// fail passes the step whatever the run did. A wait's or a repeat's until is judged the
@@ -55,12 +58,13 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 			}
 			switch st.Kind {
 			case "assert":
-				all = append(all, judged{st.Expr, st.Path + ".assert", "assertion"})
+				all = append(all, judged{st.Expr, st.Path + ".assert", "assertion", st})
 			case "wait", "repeat":
-				all = append(all, judged{st.Expr, st.Path + "." + st.Kind + ".until", "the until of a " + st.Kind})
+				all = append(all, judged{st.Expr, st.Path + "." + st.Kind + ".until", "the until of a " + st.Kind, st})
 			}
 		})
 	}
+	var plan *planOrder // made once, for the first expectation that reads times or deltas
 	for _, j := range all {
 		e := j.e
 		r, ok := judgedReads(sc, e)
@@ -71,7 +75,10 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 		if env == nil {
 			env = NewJudge(&Record{Vars: sc.Vars, Namespaces: sc.Generated, Results: map[string]*Result{}}, sc).Env()
 		}
-		n, holds := holdsOfEvery(env, sc, e, r)
+		if plan == nil && (len(r.times) > 0 || len(r.stats) > 0) {
+			plan = newPlanOrder(sc)
+		}
+		n, holds := holdsOfEvery(env, sc, plan, j.at, e, r)
 		if !holds {
 			continue
 		}
@@ -83,7 +90,7 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 				what = append(what, "every outcome of the steps whose outcome or error it reads (passed, failed, error, skipped, interrupted), with errors of their kind and the strings it writes")
 			}
 			if len(r.times) > 0 {
-				what = append(what, "start and end times of the steps it times (each ending at or after it starts)")
+				what = append(what, "start and end times of the steps it times (each ending at or after it starts, in the order the plan guarantees and no other)")
 			}
 			if len(r.execs) > 0 {
 				what = append(what, "exit codes (0, 1, 2, 126, 127, 255 and the numbers it writes) and outputs (empty, a line, the strings it writes) of the commands it reads")
@@ -101,6 +108,9 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 				j.word, e.Src, n, loads[0])
 		default:
 			what := "each stat it reads from 0 to 1e9 (a delta of a counter allowReset lists below 0 too), the numbers it writes and their neighbours"
+			if len(deltaPairs(sc, plan, j.at, stats)) > 0 {
+				what += "; a delta the difference of the two snapshots it compares, as the judge computes it"
+			}
 			if len(loads) > 0 {
 				what += ", with loads fortio could record"
 			}
@@ -234,22 +244,24 @@ func isWordByte(c byte) bool {
 }
 
 // holdsOfEvery judges e on samples of each of loads and of stats; it reports how many and
-// whether e held of every one (an error or a non-boolean is not holding).
-func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, r reads) (int, bool) {
+// whether e held of every one (an error or a non-boolean is not holding). plan is what the
+// scenario's plan guarantees (nil when e reads neither times nor stats), at the assert step
+// that judges e (nil: the end of the run).
+func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl.Step, e *dsl.Expr, r reads) (int, bool) {
 	loads, logs, stats := r.loads, r.logs, r.stats
 	samples := samplerOf(e.Src)
 	// env is the environment the judge gives expressions of a run that recorded nothing: each
 	// sample sets the loads' values in it (what a recorded load's ExprValue is) and the
 	// stats'; e reads nothing else a run records.
-	delta, pairs, snaps := schema.Stats{}, map[[2]string]schema.Stats{}, map[string]schema.Stats{}
+	delta, deltas, snaps := schema.Stats{}, map[[2]string]schema.Stats{}, map[string]schema.Stats{}
 	if len(stats) > 0 {
 		env["delta"] = delta
-		env[dsl.DeltaFunc] = func(a, b string) schema.Stats { return pairs[[2]string{a, b}] }
+		env[dsl.DeltaFunc] = func(a, b string) schema.Stats { return deltas[[2]string{a, b}] }
 		for _, r := range stats {
 			switch r.Kind {
 			case dsl.RefDeltaPair:
-				if pairs[[2]string{r.From, r.To}] == nil {
-					pairs[[2]string{r.From, r.To}] = schema.Stats{}
+				if deltas[[2]string{r.From, r.To}] == nil {
+					deltas[[2]string{r.From, r.To}] = schema.Stats{}
 				}
 			case dsl.RefSnapshot:
 				if snaps[r.Name] == nil {
@@ -262,6 +274,11 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, r reads) (i
 	var allow map[string]bool // the counters allowReset lists: their deltas may be negative
 	if sc.ExprNames != nil {
 		allow = sc.ExprNames.AllowReset
+	}
+	pairs := deltaPairs(sc, plan, at, stats)
+	var timed []*dsl.Step
+	for _, name := range r.times {
+		timed = append(timed, sc.Step(name))
 	}
 	for i := range samples.n {
 		for k, name := range loads {
@@ -287,22 +304,15 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, e *dsl.Expr, r reads) (i
 			}
 			env["outcome"], env["error"] = outcome, errs
 		}
-		if len(r.times) > 0 {
-			started, ended := map[string]float64{}, map[string]float64{}
-			for k, name := range r.times {
-				// A setup step starts before the steps do: at a negative time.
-				st := sc.Step(name)
-				started[name], ended[name] = samples.times(i, k, st != nil && st.Phase == dsl.PhaseSetup)
-			}
-			env["started"], env["ended"] = started, ended
+		if len(timed) > 0 {
+			env["started"], env["ended"] = plan.timesOf(timed, samples.reals, i)
 		}
-		for k, r := range stats {
-			v := samples.stat(i, k, (r.Kind == dsl.RefDelta || r.Kind == dsl.RefDeltaPair) && allow[r.Stat])
-			switch r.Kind {
+		for k, v := range statsSample(samples, i, stats, pairs, allow) {
+			switch r := stats[k]; r.Kind {
 			case dsl.RefDelta:
 				delta[r.Stat] = v
 			case dsl.RefDeltaPair:
-				pairs[[2]string{r.From, r.To}][r.Stat] = v
+				deltas[[2]string{r.From, r.To}][r.Stat] = v
 			case dsl.RefSnapshot:
 				snaps[r.Name][r.Stat] = v
 			}
@@ -588,16 +598,6 @@ func (ls *loadSampler) outcome(i, k int) (string, string) {
 		return o, "interrupted"
 	}
 	return o, []string{"exited with code 1, expected 0; stderr: (empty)", "assert failed", str}[i%3]
-}
-
-// times are the k-th step's start and end in the i-th sample, in seconds from the start of
-// the steps (before it, for a setup step): it ends at or after it starts.
-func (ls *loadSampler) times(i, k int, setup bool) (float64, float64) {
-	start := ls.reals[(i+k*3)%len(ls.reals)]
-	if setup {
-		start = -start
-	}
-	return start, start + ls.reals[(i/len(ls.reals)+k)%len(ls.reals)]
 }
 
 // exec is the k-th command's result in the i-th sample: its exit code and output drawn from

@@ -116,10 +116,32 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{"outcome.probe == outcome.probe2", false, false},
 		{"started.prep >= 0", false, false}, // a setup step starts before the steps
 		{"ended.f - started.f < 5", false, false},
-		{"started.g >= ended.f", false, false}, // the plan orders them; the samples do not
 		{"ended.f < 60", false, false},
 		{"probe.exit == 0 || f.code503 > 0", false, false},
 		{"probe.exit == 0 || probe.exit != 0 || f.code503 > 0", true, false},
+
+		// What the plan guarantees: a delta is its snapshots' difference, a later step in a
+		// sequence starts at or after the earlier one ended.
+		{"delta.upstream_rq_total == after.upstream_rq_total - before.upstream_rq_total", true, false},
+		{"after.upstream_rq_total - before.upstream_rq_total == delta.upstream_rq_total", true, false},
+		{"delta.upstream_rq_total + before.upstream_rq_total == after.upstream_rq_total", true, false},
+		{`delta("before", "after").upstream_rq_total == after.upstream_rq_total - before.upstream_rq_total`, true, false},
+		{`delta("before", "after").upstream_rq_total == delta.upstream_rq_total`, true, false},
+		{"delta.upstream_rq_total <= after.upstream_rq_total", true, false},
+		{"delta.upstream_rq_total == after.upstream_rq_total - before.upstream_rq_total", false, true}, // a reset: the delta is after's
+		{"delta.upstream_rq_total == after.upstream_rq_total", false, false},
+		{"after.upstream_rq_total > before.upstream_rq_total", false, false},
+		{"after.upstream_rq_total >= before.upstream_rq_total", false, false}, // a reset breaks it (the judge only refuses it in a delta)
+		{"delta.upstream_rq_total == after.upstream_rq_total - before.upstream_rq_total + f.code503", false, false},
+		{"delta.upstream_rq_total > 0 && after.upstream_rq_total > before.upstream_rq_total", false, false},
+		{"started.g >= ended.f", true, false},
+		{"started.before >= ended.f", true, false},
+		{"ended.prep <= started.f", true, false}, // setup ends before the steps start
+		{"ended.prep <= 0", true, false},
+		{"started.g > ended.f", false, false},     // at the same instant
+		{"started.g - ended.f < 2", false, false}, // a gap
+		{"started.f >= ended.g", false, false},    // the other way
+		{"ended.g >= started.f + 1", false, false},
 	} {
 		t.Run(c.expect, func(t *testing.T) {
 			src := "s: schema.#Scenario & {\n" + steps + "\nexpect: [" + quote(c.expect) + "]\n}"
@@ -174,6 +196,155 @@ func TestHoldsOfEveryLoadAssert(t *testing.T) {
 		}
 		if c.refused && (!strings.Contains(errs[0].Msg, "assertion") || !strings.HasSuffix(errs[0].Path, ".assert")) {
 			t.Errorf("%s: %s: %s", c.assert, errs[0].Path, errs[0].Msg)
+		}
+	}
+}
+
+// TestHoldsByThePlan: the times and deltas an expectation reads are drawn as the plan orders
+// them and in no other order: what holds only by the plan's order is refused, what a run may
+// record otherwise (parallel branches, background steps, repeat rounds, steps a mayFail block
+// may skip, snapshots that may not be taken) is kept.
+func TestHoldsByThePlan(t *testing.T) {
+	const scenario = `s: schema.#Scenario & {
+		steps: [
+			{name: "a", exec: argv: ["true"]},
+			{name: "par", parallel: [
+				{name: "p1", exec: argv: ["true"]},
+				{name: "p2", at: "1s", exec: argv: ["true"]},
+				{name: "pbg", background: true, exec: argv: ["true"]},
+				{name: "pseq", sequence: [{name: "q1", exec: argv: ["true"]}, {name: "q2", exec: argv: ["true"]}]},
+			]},
+			{name: "b", exec: argv: ["true"]},
+			{name: "bg", background: true, exec: argv: ["true"]},
+			{name: "c", exec: argv: ["true"]},
+			{name: "rep", repeat: {max: 3, until: "r2.exit == 0", steps: [
+				{name: "r1", exec: argv: ["true"]},
+				{name: "r2", exec: argv: ["true"]},
+			]}},
+			{name: "mf", mayFail: true, sequence: [{name: "m1", exec: argv: ["true"]}, {name: "m2", exec: argv: ["true"]}]},
+			{name: "ok", sequence: [{name: "o1", exec: argv: ["true"]}, {name: "o2", exec: argv: ["true"]}]},
+			{await: "bg"},
+			{name: "d", exec: argv: ["true"]},
+			{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{name: "mid", mayFail: true, snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{parallel: [
+				{name: "x1", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+				{name: "x2", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			]},
+			{name: "last", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		]
+		setup: [{name: "prep", exec: argv: ["true"]}, {name: "prepbg", background: true, exec: argv: ["true"]}]
+		cleanup: [{name: "tidy", exec: argv: ["true"]}]
+		expect: [EXPECT]
+	}`
+	for _, c := range []struct {
+		expect  string
+		refused bool
+	}{
+		// Orders the plan guarantees.
+		{"started.b >= ended.a", true},
+		{"started.d >= ended.a", true},
+		{"started.b >= ended.par", true},
+		{"started.b >= ended.p1", true},  // a parallel ends when its children have
+		{"started.b >= ended.q2", true},  // and a sequence in it when its own have
+		{"started.q2 >= ended.q1", true}, // a sequence in a parallel
+		{"started.p2 >= started.par", true},
+		{"ended.p2 <= ended.par", true},
+		{"started.c >= ended.b", true},  // a background step between them
+		{"started.bg >= ended.b", true}, // a background step starts after the step before it
+		{"started.o2 >= ended.o1", true},
+		{"started.r1 >= started.rep && ended.r2 <= ended.rep", true},
+		{"started.d >= ended.rep", true},
+		{"ended.prepbg <= started.a", true},
+		{"ended.prep <= 0 && started.prep <= 0", true},
+		{"started.a >= 0", true},
+		{"started.tidy >= 0", true}, // after the steps, or 0 when it did not run
+		// Orders it does not.
+		{"started.p2 >= ended.p1", false}, // two branches of a parallel
+		{"started.p1 >= ended.p2", false},
+		{"started.q1 >= ended.p1", false},
+		{"started.p2 >= started.par + 1", false}, // at: is not drawn (a bound left out is safe)
+		{"ended.pbg <= ended.par", false},        // a background branch outlives its block
+		{"started.b >= ended.pbg", false},
+		{"started.c >= ended.bg", false}, // not joined yet
+		{"started.d >= ended.bg", false}, // joined by await (not drawn: a bound left out is safe)
+		{"started.bg >= started.c", false},
+		{"started.r2 >= ended.r1", false}, // the rounds interleave: r1's last round ends after r2's first starts
+		{"started.b > ended.a", false},    // at the same instant
+		{"started.b - ended.a < 2", false},
+		{"(started.m2 ?? 0) >= ended.a", false}, // m2 may not run: mf may fail before it
+		{"started.m2 >= ended.a", false},        // an error when m2 did not run
+		{"(started.o2 ?? 0) >= ended.a", true},  // o2 ran in every passing run
+		{"started.m2 >= ended.m1", false},       // m2 may not run: reads 0
+		{"ended.d <= started.tidy", false},      // cleanup may not have run when judged
+
+		// The plain delta compares the first and the last snapshot, before and last here...
+		{"delta.upstream_rq_total == last.upstream_rq_total - before.upstream_rq_total", true},
+		{`delta.upstream_rq_total == delta("before", "last").upstream_rq_total`, true},
+		{`delta("before", "after").upstream_rq_total + delta("after", "last").upstream_rq_total == delta.upstream_rq_total`, true},
+		{"delta.upstream_rq_total == after.upstream_rq_total - before.upstream_rq_total", false},
+		{"delta.upstream_rq_total == x2.upstream_rq_total - before.upstream_rq_total", false},
+		// ...mid may not be taken: reading it fails the expectation.
+		{`delta("before", "mid").upstream_rq_total == mid.upstream_rq_total - before.upstream_rq_total`, false},
+		{`delta("x1", "x2").upstream_rq_total == x2.upstream_rq_total - x1.upstream_rq_total`, true},
+	} {
+		t.Run(c.expect, func(t *testing.T) {
+			src := strings.Replace(scenario, "EXPECT", quote(c.expect), 1)
+			res, err := loadScenarioErr(t, src)
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			errs := interp.CheckCannotFail(res.Scenarios[0])
+			if got := len(errs) > 0; got != c.refused {
+				t.Fatalf("refused %v, want %v: %v", got, c.refused, errs)
+			}
+			if c.refused && !strings.Contains(errs[0].Msg, "it cannot fail, so it proves nothing") {
+				t.Errorf("message: %s", errs[0].Msg)
+			}
+		})
+	}
+}
+
+// TestHoldsByThePlanAssert: an assert step judges what has been recorded before it: a delta
+// is its snapshots' difference only when both were taken by then.
+func TestHoldsByThePlanAssert(t *testing.T) {
+	for _, c := range []struct {
+		steps   string
+		refused bool
+	}{
+		{`{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{assert: "delta(\"before\", \"after\").upstream_rq_total == after.upstream_rq_total - before.upstream_rq_total"},`, true},
+		{`{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{assert: "delta.upstream_rq_total == after.upstream_rq_total - before.upstream_rq_total"},`, true},
+		// A snapshot that may not be taken fails the assert.
+		{`{name: "before", mayFail: true, snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{assert: "delta(\"before\", \"after\").upstream_rq_total == after.upstream_rq_total - before.upstream_rq_total"},`, false},
+		// The plain delta at the assert compares the snapshots taken by then (before and
+		// after), not the first and last of the plan: left drawn apart, so kept.
+		{`{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+			{assert: "delta.upstream_rq_total == after.upstream_rq_total - before.upstream_rq_total"},
+			{name: "last", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},`, false},
+	} {
+		res, err := loadScenarioErr(t, `s: schema.#Scenario & {
+			steps: [
+				`+c.steps+`
+			]
+			expect: ["delta.upstream_rq_total > 0"]
+		}`)
+		if err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		errs := interp.CheckCannotFail(res.Scenarios[0])
+		if got := len(errs) > 0; got != c.refused {
+			t.Fatalf("%s: refused %v, want %v: %v", c.steps, got, c.refused, errs)
+		}
+		if c.refused && (!strings.Contains(errs[0].Msg, "assertion") || !strings.HasSuffix(errs[0].Path, ".assert")) {
+			t.Errorf("%s: %s: %s", c.steps, errs[0].Path, errs[0].Msg)
 		}
 	}
 }
