@@ -1136,10 +1136,10 @@ func (ch *exprChecker) nonNegative(x ast.Node, t *schema.Type) string {
 	if words[t.Unit] == "" {
 		return ""
 	}
-	if stat, ok := deltaStat(x); ok && words[t.Unit] == "a count" && !ch.names.AllowReset[stat] {
-		// The judge fails an expectation whose counter went down (a reset) unless allowReset
-		// lists it: a delta it judges is never negative.
-		return "a counter's delta (a counter that went down fails the expectation as a reset unless allowReset lists it)"
+	if _, ok := deltaStat(x); ok && words[t.Unit] == "a count" {
+		// The judge fails an expectation whose counter went down (a reset), and counts a
+		// reset that allowReset allows from 0: a delta it judges is never negative.
+		return "a counter's delta (a counter that went down fails the expectation as a reset, or, when allowReset lists it, counts what it counted since the reset)"
 	}
 	// Only a value as recorded: a member read whose root is a step, not a delta.
 	for n := x; ; {

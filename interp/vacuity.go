@@ -107,7 +107,7 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 			msg = fmt.Sprintf("%s %q holds of every load fortio could record (judged on %d: none, each code alone and mixed, 1 to 1e9 requests, the numbers it writes and their neighbours, latencies in order): it cannot fail, so it proves nothing (fortio counts each request under one code, ok as the 2xx and 418, errors as the rest, and orders min ≤ p50 ≤ … ≤ max); expected a bound a wrong outcome breaks, e.g. %s.code503 == 0, or == the figure the claim gives",
 				j.word, e.Src, n, loads[0])
 		default:
-			what := "each stat it reads from 0 to 1e9 (a delta of a counter allowReset lists below 0 too), the numbers it writes and their neighbours"
+			what := "each stat it reads from 0 to 1e9 (a counter's delta is never negative when judged, allowReset or not), the numbers it writes and their neighbours"
 			if len(deltaPairs(sc, plan, j.at, stats)) > 0 {
 				what += "; a delta the difference of the two snapshots it compares, as the judge computes it"
 			}
@@ -271,7 +271,7 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 			}
 		}
 	}
-	var allow map[string]bool // the counters allowReset lists: their deltas may be negative
+	var allow map[string]bool // the counters allowReset lists: a reset's delta is the later value
 	if sc.ExprNames != nil {
 		allow = sc.ExprNames.AllowReset
 	}
@@ -473,9 +473,9 @@ func (ls *loadSampler) pick(xs []float64) float64 { return xs[ls.rng.IntN(len(xs
 // stat is the value of the k-th stat an expression reads in its i-th sample: every stat 0,
 // then 1, then each count (and, when it may be negative, its negation) by turns, the stats
 // apart from one another — so two stats are judged alike and unlike. A delta of a counter is
-// never negative when judged (a counter that went down fails as a reset) unless allowReset
-// lists it (negative).
-func (ls *loadSampler) stat(i, k int, negative bool) float64 {
+// never negative when judged: a counter that went down fails the expectation as a reset, or,
+// when allowReset lists it, its delta is what it counted since the reset (Delta).
+func (ls *loadSampler) stat(i, k int) float64 {
 	vals := ls.counts
 	switch {
 	case i == 0:
@@ -485,13 +485,17 @@ func (ls *loadSampler) stat(i, k int, negative bool) float64 {
 	}
 	j := i*(k+1) + k*3
 	v := vals[j%len(vals)]
-	if negative && (j/len(vals))%2 == 1 {
-		v = -v
-	}
 	if (i+k)%5 == 0 {
 		v = 0
 	}
 	return v
+}
+
+// resetTurn says whether the k-th stat of the i-th sample, a counter allowReset lists, is
+// drawn as reset between its two snapshots (every other turn of its values).
+func (ls *loadSampler) resetTurn(i, k int) bool {
+	j := i*(k+1) + k*3
+	return (j/len(ls.counts))%2 == 1
 }
 
 // finish makes a load of codes: fortio's sums, latencies in order, the other numbers drawn.

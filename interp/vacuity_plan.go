@@ -328,8 +328,8 @@ func deltaPairs(sc *dsl.Scenario, p *planOrder, at *dsl.Step, stats []dsl.Ref) m
 // is that value. So after.x - before.x == delta.x holds of every sample, as of every run.
 func statsSample(ls *loadSampler, i int, stats []dsl.Ref, pairs map[int][2]string, allow map[string]bool) []float64 {
 	vals := make([]float64, len(stats))
-	for k, r := range stats {
-		vals[k] = ls.stat(i, k, (r.Kind == dsl.RefDelta || r.Kind == dsl.RefDeltaPair) && allow[r.Stat])
+	for k := range stats {
+		vals[k] = ls.stat(i, k)
 	}
 	if len(pairs) == 0 {
 		return vals
@@ -346,6 +346,9 @@ func statsSample(ls *loadSampler, i int, stats []dsl.Ref, pairs map[int][2]strin
 			nodes[r.Stat] = at
 		}
 		a, b, d := pr[0], pr[1], vals[k]
+		if allow[r.Stat] && ls.resetTurn(i, k) {
+			d = -d // a reset between the two snapshots: the later one lower (Delta counts it from 0)
+		}
 		va, okA := at[a]
 		vb, okB := at[b]
 		switch {
@@ -355,7 +358,7 @@ func statsSample(ls *loadSampler, i int, stats []dsl.Ref, pairs map[int][2]strin
 		case okB:
 			at[a] = counterBefore(vb, d)
 		default:
-			base := ls.stat(i, len(stats)+k, false)
+			base := ls.stat(i, len(stats)+k)
 			for k2, r2 := range stats {
 				if r2.Kind == dsl.RefSnapshot && r2.Name == a && r2.Stat == r.Stat {
 					base = vals[k2]
