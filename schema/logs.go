@@ -58,6 +58,10 @@ func (p *Logs) Check(c Checker) {
 	checkCapture(c, "capture", p.Capture, "; to keep lines, use match")
 }
 
+// MarkedFile is the local file the step reads and the step whose start is its mark ("": the
+// run's start): the interpreter notes where the file ends then (see FileMark).
+func (p *Logs) MarkedFile() (file, since string, ok bool) { return p.File, p.Since, p.File != "" }
+
 // CaptureGroups returns the named groups of the capture pattern.
 func (p *Logs) CaptureGroups() []string { return groups(p.Capture) }
 
@@ -135,7 +139,11 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	file := rt.ArtifactWriter("logs.txt")
 	defer file.Close()
 	raw := bufio.NewWriterSize(file, 64<<10)
-	err = rt.Target().Logs.Logs(ctx, q, since, func(l LogLine) {
+	from := LogSince{Time: since}
+	if q.File != "" {
+		from.File = rt.FileMark(q.Since, q.File)
+	}
+	err = rt.Target().Logs.Logs(ctx, q, from, func(l LogLine) {
 		raw.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " " + l.Text + "\n")
 		acc.add(l)
 	})
