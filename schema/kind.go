@@ -340,6 +340,13 @@ type FileMarked interface {
 	MarkedFile() (file, since string, ok bool)
 }
 
+// NoValuer is a recorded result some of whose fields can have no value: NoValue says why
+// field has none in it, or "". An expression that reads such a field errors, saying why,
+// rather than read a zero that would pass for a value.
+type NoValuer interface {
+	NoValue(field string) string
+}
+
 // Joiner is a kind that waits for other steps by name (await).
 type Joiner interface {
 	Joins() []string
