@@ -8,8 +8,11 @@ import (
 	"labrun.dev/labrun/schema"
 )
 
-// AccessLog parses one access-log line written in Istio's default text format or its JSON
-// format (meshConfig.accessLogEncoding: JSON). The text format, Istio's EnvoyTextLogFormat
+// AccessLog parses one access-log line written in Istio's default text format, its JSON
+// format (meshConfig.accessLogEncoding: JSON) or Envoy's own default format (a plain Envoy,
+// or a gateway without Istio's mesh config: Istio's format without the fields from
+// %RESPONSE_CODE_DETAILS% to "%UPSTREAM_TRANSPORT_FAILURE_REASON%" and from %UPSTREAM_CLUSTER%
+// on; see envoyDefaultTail). The text format, Istio's EnvoyTextLogFormat
 // since 1.9 with %UPSTREAM_CLUSTER_RAW% in place of %UPSTREAM_CLUSTER% in recent releases, is:
 //
 //	[%START_TIME%] "%REQ(:METHOD)% %REQ(X-ENVOY-ORIGINAL-PATH?:PATH)% %PROTOCOL%" %RESPONSE_CODE%
@@ -75,7 +78,7 @@ func textAccessLog(line string, e *schema.LogEntry) bool {
 	}
 	e.Method, e.Path, e.Protocol = dash(method), dash(path), dash(proto)
 
-	var code, flags, details, term string
+	var code, flags string
 	if code, s, ok = word(s); !ok {
 		return false
 	}
@@ -88,19 +91,11 @@ func textAccessLog(line string, e *schema.LogEntry) bool {
 		return false
 	}
 	e.Flags = splitFlags(flags)
-	if details, s, ok = word(s); !ok {
-		return false
+	if rest, ok := istioMiddle(s, e); ok {
+		s = rest
+	} else {
+		return envoyDefaultTail(s, e)
 	}
-	e.Details = dash(details)
-	if term, s, ok = word(s); !ok {
-		return false
-	}
-	e.Termination = dash(term)
-	var failure string
-	if failure, s, ok = quoted(s); !ok {
-		return false
-	}
-	e.Failure = dash(failure)
 	var bytesRx, bytesTx, dur string
 	if bytesRx, s, ok = word(s); !ok {
 		return false
@@ -138,6 +133,58 @@ func textAccessLog(line string, e *schema.LogEntry) bool {
 	}
 	e.UpstreamHost = dash(tail[q+1 : len(tail)-1])
 	e.Cluster = dash(fields[0])
+	return true
+}
+
+// istioMiddle reads the fields Istio's format has after %RESPONSE_FLAGS% and Envoy's default
+// format has not: %RESPONSE_CODE_DETAILS% %CONNECTION_TERMINATION_DETAILS%
+// "%UPSTREAM_TRANSPORT_FAILURE_REASON%". false (e unchanged) when s does not start with them.
+func istioMiddle(s string, e *schema.LogEntry) (string, bool) {
+	details, s, ok := word(s)
+	if !ok || strings.HasPrefix(details, `"`) {
+		return s, false
+	}
+	term, s, ok := word(s)
+	if !ok || strings.HasPrefix(term, `"`) {
+		return s, false
+	}
+	failure, s, ok := quoted(s)
+	if !ok {
+		return s, false
+	}
+	e.Details, e.Termination, e.Failure = dash(details), dash(term), dash(failure)
+	return s, true
+}
+
+// envoyDefaultTail reads what follows %RESPONSE_FLAGS% in Envoy's default format:
+//
+//	%BYTES_RECEIVED% %BYTES_SENT% %DURATION% %RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)%
+//	"%REQ(X-FORWARDED-FOR)%" "%REQ(USER-AGENT)%" "%REQ(X-REQUEST-ID)%" "%REQ(:AUTHORITY)%"
+//	"%UPSTREAM_HOST%"
+//
+// four numbers (or "-") and a quoted field at least; "%UPSTREAM_HOST%" is read from the
+// right, as in Istio's format. The format has no details, termination, failure reason nor
+// cluster: they stay "".
+func envoyDefaultTail(s string, e *schema.LogEntry) bool {
+	var nums [4]string
+	for i := range nums {
+		var ok bool
+		if nums[i], s, ok = word(s); !ok || !isNumberOrDash(nums[i]) {
+			return false
+		}
+	}
+	if _, _, ok := quoted(s); !ok {
+		return false
+	}
+	if d, err := strconv.ParseFloat(nums[2], 64); err == nil {
+		e.DurationMS = d
+	}
+	tail := strings.TrimRight(s, " \t")
+	if len(tail) >= 2 && tail[len(tail)-1] == '"' {
+		if q := strings.LastIndexByte(tail[:len(tail)-1], '"'); q >= 0 && (q == 0 || tail[q-1] == ' ') {
+			e.UpstreamHost = dash(tail[q+1 : len(tail)-1])
+		}
+	}
 	return true
 }
 

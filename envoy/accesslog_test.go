@@ -54,6 +54,23 @@ func TestAccessLog(t *testing.T) {
 				Code: 404, Flags: []string{"NR"}, Details: "route_not_found"},
 		},
 		{
+			name: "Envoy's default format: 503 UF",
+			line: `[2026-03-02T09:17:14.000Z] "GET /x HTTP/1.1" 503 UF 0 91 4 - "10.0.35.28" "curl/8.0" "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "httpbin:8000" "10.44.1.27:80"`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:14.000Z", Method: "GET", Path: "/x", Protocol: "HTTP/1.1",
+				Code: 503, Flags: []string{"UF"}, DurationMS: 4, UpstreamHost: "10.44.1.27:80"},
+		},
+		{
+			name: "Envoy's default format: 200, a quote in the user agent",
+			line: `[2026-03-02T09:17:14.001Z] "GET /y HTTP/2" 200 - 0 12 7 6 "-" "a" b" "id" "httpbin:8000" "10.44.1.27:80"`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:14.001Z", Method: "GET", Path: "/y", Protocol: "HTTP/2",
+				Code: 200, DurationMS: 7, UpstreamHost: "10.44.1.27:80"},
+		},
+		{
+			name: "Envoy's default format: tcp, no upstream",
+			line: `[2026-03-02T09:17:14.002Z] "- - -" 0 UH 0 0 0 - "-" "-" "-" "-" "-"`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:14.002Z", Flags: []string{"UH"}},
+		},
+		{
 			name: "tcp: code 0",
 			line: `[2026-03-02T09:17:12.000Z] "- - -" 0 UF,URX - - "-" 0 0 1001 - "-" "-" "-" "-" "10.244.3.3:9000" outbound|9000||tcp-echo.conn-lab.svc.cluster.local - 10.96.7.7:9000 10.244.1.9:52100 - -`,
 			want: schema.LogEntry{Time: "2026-03-02T09:17:12.000Z", Code: 0, Flags: []string{"UF", "URX"}, DurationMS: 1001,
@@ -123,6 +140,9 @@ func TestAccessLogNot(t *testing.T) {
 		`[2026-03-02T09:17:16.000Z] "GET / HTTP/1.1" 503`,
 		`[2026-03-02T09:17:16.000Z] "GET / HTTP/1.1 503 UH x - "-" 0 0 0`,
 		`[2026-03-02T09:17:16.000Z] "GET / HTTP/1.1" 503 UH x - "-" a b c`,
+		`[2026-03-02T09:17:16.000Z] "GET / HTTP/1.1" 503 UF 0 91 4 -`,
+		`[2026-03-02T09:17:16.000Z] "GET / HTTP/1.1" 503 UF 0 91 x - "-"`,
+		`[2026-03-02T09:17:16.000Z] "GET / HTTP/1.1" 503 UF 0 91 4`,
 		`[2026-03-02T09:17:16.000Z`,
 		`{"response_code": 503`,
 	} {

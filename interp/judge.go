@@ -312,7 +312,8 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 }
 
 // noValue says why e reads what has no value, or "": a group of an exec's capture that
-// matched nothing, or the error of a step that did not run (errorOfUnran). Read as "", either
+// matched nothing, a field a result says has none (schema.NoValuer: a logs step's codes where
+// no line parsed as an access line), or the error of a step that did not run (errorOfUnran). Read as "", either
 // would pass for a value: an expectation or a ${...} that reads one errors instead.
 func (j *Judge) noValue(e *dsl.Expr) string {
 	for _, c := range e.Captures {
@@ -320,6 +321,15 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 			if r, ok := x.Value.(schema.ExecResult); ok {
 				if _, has := r.Captured[c.Group]; !has {
 					return fmt.Sprintf("%s.captured.%s has no value: the capture of %q matched nothing in its stdout", c.Step, c.Group, c.Step)
+				}
+			}
+		}
+	}
+	for _, r := range e.Reads {
+		if x := j.rec.Results[r.Step]; x != nil && r.Via == "" {
+			if nv, ok := x.Value.(schema.NoValuer); ok {
+				if why := nv.NoValue(r.Field); why != "" {
+					return fmt.Sprintf("%s.%s has no value: %s", r.Step, r.Field, why)
 				}
 			}
 		}

@@ -256,6 +256,50 @@ func TestCaptureThatMatchedNothing(t *testing.T) {
 	}
 }
 
+// TestLogCountsOfNoAccessLine: a logs step's codes, flags and details count access lines; where
+// lines matched and none parsed as one, an expectation reading them errors, saying so,
+// instead of reading "no 503, no UF" of lines that say nothing of either. Its lines and count
+// read as ever; a step that read no line, or parsed some of its lines, counts as ever.
+func TestLogCountsOfNoAccessLine(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "plain", logs: file: "a.log"},
+		{name: "none", logs: file: "b.log"},
+		{name: "mixed", logs: file: "c.log"},
+	]
+	expect: [
+		"plain.codes['503'] == 0",
+		"plain.flags.UF == 0",
+		"!has(plain.flags, 'UF')",
+		"len(plain.details) == 0",
+		"plain.count == 2 && plain.lines[0] == 'GET /x 503 UF'",
+		"none.codes['503'] == 0",
+		"mixed.codes['503'] == 1 && mixed.flags.UF == 1",
+	]
+}`)
+	plain := schema.LogResult{Count: 2, Lines: []string{"GET /x 503 UF", "GET /y 503 UF"},
+		Entries: []schema.LogEntry{{Line: "GET /x 503 UF"}, {Line: "GET /y 503 UF"}},
+		Codes:   map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}}
+	access := schema.LogEntry{Line: "[2026-03-02T09:17:14.000Z] ...", Access: true, Code: 503, Flags: []string{"UF"}}
+	mixed := schema.LogResult{Count: 2, Lines: []string{"debug", access.Line}, Entries: []schema.LogEntry{{Line: "debug"}, access},
+		Codes: map[string]float64{"503": 1}, Flags: map[string]float64{"UF": 1}, Details: map[string]float64{}}
+	rec := &interp.Record{}
+	rec.Put("plain", "logs", false, plain)
+	rec.Put("none", "logs", false, schema.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}})
+	rec.Put("mixed", "logs", false, mixed)
+	got := interp.Rejudge(rec, sc)
+	want := []interp.Outcome{interp.Errored, interp.Errored, interp.Errored, interp.Errored, interp.Passed, interp.Passed, interp.Passed}
+	field := []string{"codes", "flags", "flags", "details"}
+	for i, jd := range got {
+		if jd.Outcome != want[i] {
+			t.Errorf("%s: %s (%s%s), want %s", jd.Src, jd.Outcome, jd.Reason, jd.Explanation, want[i])
+		}
+		if want[i] == interp.Errored && !strings.Contains(jd.Reason, `plain.`+field[i]+` has no value: 2 lines matched, none parsed as an access line (Istio's text or JSON format, or Envoy's default), so it counts none by code, flag or details; the first: "GET /x 503 UF"`) {
+			t.Errorf("%s: reason %q", jd.Src, jd.Reason)
+		}
+	}
+}
+
 // TestErrorOfStepThatDidNotRun: error.<step> of a step that did not run (a later step of a
 // mayFail block whose first step failed) has no value: an expectation reading it errors,
 // saying so, instead of reading "" — the value of a step that passed. Read only where the step

@@ -146,6 +146,8 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	for _, s := range sc.Names() {
 		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
 	}
+	ru.fileReaders, ru.fileMarks = fileReaders(sc), map[fileMarkKey]*schema.FileMark{}
+	ru.markFiles("")
 
 	err := ru.preflight(ctx)
 	if err != nil {
@@ -325,6 +327,10 @@ type run struct {
 	// maps each copy to the scenario's file.
 	filesDir string
 	copies   map[string]string
+	// fileReaders are the steps that read a local file since a mark, by the mark's step
+	// ("": the run's start); fileMarks where each file ended at its mark.
+	fileReaders map[string][]*dsl.Step
+	fileMarks   map[fileMarkKey]*schema.FileMark
 	// deferred are the steps whose objects' kinds the cluster did not serve before the run
 	// because an earlier step applies their CRD; each is checked when it first starts.
 	deferred map[*dsl.Step]bool
@@ -337,6 +343,16 @@ type stepState struct {
 	done     chan struct{}
 	err      error
 	start    time.Time
+}
+
+// hasStarted says whether the step has started.
+func (st *stepState) hasStarted() bool {
+	select {
+	case <-st.started:
+		return true
+	default:
+		return false
+	}
 }
 
 func (st *stepState) markStarted(t time.Time) {

@@ -184,6 +184,9 @@ func (ru *run) sample(ctx context.Context, s *dsl.Step, planned time.Time) error
 		return context.Cause(ctx)
 	}
 	if own := ru.steps[s.Name]; own != nil && s.Name != "" {
+		if !own.hasStarted() {
+			ru.markFiles(s.Name)
+		}
 		own.markStarted(ru.clock.Now())
 	}
 	first := ru.clock.Now()
@@ -218,8 +221,11 @@ end:
 
 // execute runs one step now and records it. planned is when it was meant to start.
 func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, timed bool, round, sample int) error {
-	start := ru.clock.Now()
 	st := ru.steps[s.Name]
+	if st != nil && sample == 0 && !st.hasStarted() {
+		ru.markFiles(s.Name) // before the start: what the step writes is after the mark
+	}
+	start := ru.clock.Now()
 	if st != nil && sample == 0 {
 		st.markStarted(start)
 	}

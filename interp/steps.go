@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sort"
-	"strings"
 	"time"
 
 	"labrun.dev/labrun/dsl"
@@ -168,11 +167,12 @@ func (rt *stepRuntime) Sample() int                { return rt.sr.Sample }
 func (rt *stepRuntime) RunStart() time.Time        { return rt.ru.rec.Start }
 func (rt *stepRuntime) Now() time.Time             { return rt.ru.clock.Now() }
 
-func (rt *stepRuntime) File(path string) string {
-	if !strings.HasPrefix(path, "/") && rt.ru.sc.Dir != "" {
-		return rt.ru.sc.Dir + "/" + path
-	}
-	return path
+func (rt *stepRuntime) File(path string) string { return rt.ru.file(path) }
+
+func (rt *stepRuntime) FileMark(since, path string) *schema.FileMark {
+	rt.ru.mu.Lock()
+	defer rt.ru.mu.Unlock()
+	return rt.ru.fileMarks[fileMarkKey{since, path}]
 }
 
 func (rt *stepRuntime) Sleep(ctx context.Context, d time.Duration) error {

@@ -294,6 +294,9 @@ type Runtime interface {
 	Started(step string) (time.Time, bool)
 	// RunStart is when the run started.
 	RunStart() time.Time
+	// FileMark is where the local file at path (as File returns it) ended when the step
+	// named since started ("": when the run started), if labrun noted it then.
+	FileMark(since, path string) *FileMark
 	// Judge evaluates the step's expression now; false is a failure.
 	Judge() error
 	// WaitUntil polls the step's expression until it holds.
@@ -329,6 +332,19 @@ type Parent interface {
 // ExprField is where it is written inside the kind's value ("" for the value itself).
 type Conditional interface {
 	ExprField() (field string, ok bool)
+}
+
+// FileMarked is a kind that reads a local file since a mark (logs): where the file ends at
+// the mark is noted then, so that what it gains after can be told from what it held.
+type FileMarked interface {
+	MarkedFile() (file, since string, ok bool)
+}
+
+// NoValuer is a recorded result some of whose fields can have no value: NoValue says why
+// field has none in it, or "". An expression that reads such a field errors, saying why,
+// rather than read a zero that would pass for a value.
+type NoValuer interface {
+	NoValue(field string) string
 }
 
 // Joiner is a kind that waits for other steps by name (await).

@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Logs is the logs step: log lines since a mark, with Istio access-log lines parsed.
+// Logs is the logs step: log lines since a mark, with access-log lines parsed.
 type Logs struct {
 	PodRef
 	Process string `json:"process,omitempty"`
@@ -57,6 +57,10 @@ func (p *Logs) Check(c Checker) {
 	checkRE(c, "match", p.Match)
 	checkCapture(c, "capture", p.Capture, "; to keep lines, use match")
 }
+
+// MarkedFile is the local file the step reads and the step whose start is its mark ("": the
+// run's start): the interpreter notes where the file ends then (see FileMark).
+func (p *Logs) MarkedFile() (file, since string, ok bool) { return p.File, p.Since, p.File != "" }
 
 // CaptureGroups returns the named groups of the capture pattern.
 func (p *Logs) CaptureGroups() []string { return groups(p.Capture) }
@@ -135,7 +139,11 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	file := rt.ArtifactWriter("logs.txt")
 	defer file.Close()
 	raw := bufio.NewWriterSize(file, 64<<10)
-	err = rt.Target().Logs.Logs(ctx, q, since, func(l LogLine) {
+	from := LogSince{Time: since}
+	if q.File != "" {
+		from.File = rt.FileMark(q.Since, q.File)
+	}
+	err = rt.Target().Logs.Logs(ctx, q, from, func(l LogLine) {
 		raw.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " " + l.Text + "\n")
 		acc.add(l)
 	})
@@ -264,7 +272,7 @@ func (p *Logs) Result(c ResultContext) *Type {
 	entry := StructOf(reflect.TypeFor[LogEntry](),
 		F("line", StringType, "the line as written"),
 		F("time", StringType, "its time, RFC 3339"),
-		F("access", BoolType, "it is an Istio access-log line (the fields below are parsed)"),
+		F("access", BoolType, "it is an access-log line in Istio's text or JSON format or Envoy's default (the fields below are parsed)"),
 		F("method", StringType, "the request's method"),
 		F("path", StringType, "the request's path"),
 		F("protocol", StringType, "the request's protocol"),
@@ -372,6 +380,28 @@ func (l LogResult) HasAccessLines() bool {
 		}
 	}
 	return false
+}
+
+// NoValue says why field of l has no value, or "": codes, flags and details count access
+// lines, so where lines matched and none parsed as one (another format, or no access log)
+// they would read as "no 503, no UF" of lines that say nothing of either.
+func (l LogResult) NoValue(field string) string {
+	if field != "codes" && field != "flags" && field != "details" || l.Count == 0 || l.HasAccessLines() {
+		return ""
+	}
+	lines := "1 line matched, and it did not parse"
+	if l.Count != 1 {
+		lines = fmt.Sprintf("%s lines matched, none parsed", num(l.Count))
+	}
+	msg := lines + " as an access line (Istio's text or JSON format, or Envoy's default), so it counts none by code, flag or details"
+	if len(l.Lines) > 0 {
+		first := l.Lines[0]
+		if len(first) > 160 {
+			first = first[:160] + "…"
+		}
+		msg += fmt.Sprintf("; the first: %q", first)
+	}
+	return msg
 }
 
 func otherCode(c string) string {

@@ -131,10 +131,17 @@ const MaxLine = 1 << 20
 // MaxLine, and stops when ctx ends (checked every MiB read): it holds one line in memory,
 // whatever the size of r. The slice is line's only until it returns.
 func ReadLines(ctx context.Context, r io.Reader, line func([]byte)) error {
+	return ReadLinesAt(ctx, r, func(b []byte, _ int64) { line(b) })
+}
+
+// ReadLinesAt is ReadLines that also hands each line where it starts in r, in bytes.
+func ReadLinesAt(ctx context.Context, r io.Reader, line func(text []byte, at int64)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte
+	var pos, at int64 // bytes read; where the line being read starts
 	for read := 0; ; {
 		frag, err := br.ReadSlice('\n')
+		pos += int64(len(frag))
 		if read += len(frag); read >= 1<<20 {
 			read = 0
 			if ctx.Err() != nil {
@@ -151,8 +158,9 @@ func ReadLines(ctx context.Context, r io.Reader, line func([]byte)) error {
 			long = long[:0]
 		}
 		if len(text) > 0 {
-			line(bytes.TrimSuffix(bytes.TrimSuffix(text, []byte("\n")), []byte("\r")))
+			line(bytes.TrimSuffix(bytes.TrimSuffix(text, []byte("\n")), []byte("\r")), at)
 		}
+		at = pos
 		if errors.Is(err, io.EOF) {
 			return nil
 		}

@@ -2,6 +2,8 @@ package schema
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -52,5 +54,24 @@ func BenchmarkCapture(b *testing.B) {
 	c := NewCapture(nil, OutputHead, OutputTail)
 	for b.Loop() {
 		_, _ = c.Write(chunk)
+	}
+}
+
+// TestReadLinesAt: each line comes with where it starts in the input, "\r\n" and pieces of
+// a line longer than MaxLine included.
+func TestReadLinesAt(t *testing.T) {
+	long := strings.Repeat("x", MaxLine+10)
+	in := "a\r\nbc\n\n" + long + "\nlast"
+	var got []string
+	err := ReadLinesAt(context.Background(), strings.NewReader(in), func(b []byte, at int64) {
+		got = append(got, fmt.Sprintf("%d:%d", at, len(b)))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "\n" alone at 6 is an empty line; the long line comes in two pieces.
+	want := fmt.Sprintf("0:1 3:2 6:0 7:%d %d:10 %d:4", MaxLine, 7+MaxLine, 7+MaxLine+11)
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("lines at %s, want %s", g, want)
 	}
 }

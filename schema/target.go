@@ -185,7 +185,40 @@ type LogLine struct {
 // LogReader reads log lines written at or after since, handing each to line in order as it
 // reads them (it holds none): a log of any size costs no memory. It stops when ctx ends.
 type LogReader interface {
-	Logs(ctx context.Context, req Logs, since time.Time, line func(LogLine)) error
+	Logs(ctx context.Context, req Logs, since LogSince, line func(LogLine)) error
+}
+
+// LogSince is the mark a read of logs starts at: the run's start or a step's start.
+type LogSince struct {
+	// Time is when the mark was.
+	Time time.Time
+	// File is where the local file the read names ended at the mark, when labrun noted it
+	// then (nil: it did not, e.g. the file's path had a ${...} it could not fill yet). Lines
+	// without timestamps are read from there.
+	File *FileMark
+}
+
+// FileMark is what labrun noted of a local file at a mark: a read after it takes the lines
+// that carry no timestamp from what the file gained since, and refuses a file that was
+// truncated or replaced since (which of its lines are new cannot be told).
+type FileMark struct {
+	// Exists says the file was there at the mark (when not, all of it is new).
+	Exists bool `json:"exists"`
+	// Size is its length in bytes then.
+	Size int64 `json:"size"`
+	// ID names the file itself (device and inode where the system has them; "" elsewhere):
+	// another ID later is a file put in its place.
+	ID string `json:"id,omitempty"`
+	// Sum is a digest of its first and last bytes (up to 64 KiB each) then: another sum of
+	// the same bytes later is a file rewritten.
+	Sum string `json:"sum,omitempty"`
+}
+
+// FileMarker is a LogReader that reads local files and notes where one ends now (see
+// FileMark); the interpreter asks it at the run's start and at the start of each step a
+// logs step of a file reads since.
+type FileMarker interface {
+	MarkFile(path string) (FileMark, error)
 }
 
 // ErrLinesCut is what LogReader.Logs returns, after the lines it has, when lines of the window
@@ -217,6 +250,6 @@ type ProcessRunner interface {
 // small (a logs step streams instead).
 func ReadLogs(ctx context.Context, r LogReader, req Logs, since time.Time) ([]LogLine, error) {
 	var out []LogLine
-	err := r.Logs(ctx, req, since, func(l LogLine) { out = append(out, l) })
+	err := r.Logs(ctx, req, LogSince{Time: since}, func(l LogLine) { out = append(out, l) })
 	return out, err
 }

@@ -9,7 +9,6 @@ package compose
 import (
 	"context"
 	"errors"
-	"time"
 
 	"labrun.dev/labrun/schema"
 )
@@ -85,9 +84,18 @@ func (s statsReader) Config(ctx context.Context, req schema.Config) (schema.Conf
 // logReader reads a container's log on the cluster, a process's output or a file here.
 type logReader struct{ cluster, host schema.LogReader }
 
-func (l logReader) Logs(ctx context.Context, req schema.Logs, since time.Time, line func(schema.LogLine)) error {
+func (l logReader) Logs(ctx context.Context, req schema.Logs, since schema.LogSince, line func(schema.LogLine)) error {
 	if req.Process != "" || req.File != "" {
 		return l.host.Logs(ctx, req, since, line)
 	}
 	return l.cluster.Logs(ctx, req, since, line)
+}
+
+// MarkFile notes where a file here ends, as the host's reader does.
+func (l logReader) MarkFile(path string) (schema.FileMark, error) {
+	m, ok := l.host.(schema.FileMarker)
+	if !ok {
+		return schema.FileMark{}, errors.New("this machine's log reader notes no file")
+	}
+	return m.MarkFile(path)
 }

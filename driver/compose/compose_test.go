@@ -37,7 +37,7 @@ func (s side) Config(context.Context, schema.Config) (schema.ConfigResult, error
 	return schema.ConfigResult{}, nil
 }
 
-func (s side) Logs(context.Context, schema.Logs, time.Time, func(schema.LogLine)) error {
+func (s side) Logs(context.Context, schema.Logs, schema.LogSince, func(schema.LogLine)) error {
 	*s.got = append(*s.got, s.name)
 	return nil
 }

@@ -418,7 +418,8 @@ func (w *World) Config(ctx context.Context, req schema.Config) (schema.ConfigRes
 }
 
 // Logs implements schema.LogReader.
-func (w *World) Logs(ctx context.Context, req schema.Logs, since time.Time, line func(schema.LogLine)) error {
+func (w *World) Logs(ctx context.Context, req schema.Logs, from schema.LogSince, line func(schema.LogLine)) error {
+	since := from.Time
 	if err := w.log("logs %s", req.PodRef.String()); err != nil {
 		return err
 	}

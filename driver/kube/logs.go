@@ -17,7 +17,8 @@ import (
 // Logs reads a container's log lines written at or after since (container istio-proxy unless
 // the step names another). The API's sinceTime has a resolution of one second, so the lines are
 // asked for from the start of since's second and filtered here by their timestamps.
-func (d *driver) Logs(ctx context.Context, req schema.Logs, since time.Time, line func(schema.LogLine)) error {
+func (d *driver) Logs(ctx context.Context, req schema.Logs, from schema.LogSince, line func(schema.LogLine)) error {
+	since := from.Time
 	if req.Process != "" || req.File != "" {
 		return errors.New("logs: the kube target reads container logs: give pod or selector (process and file are local)")
 	}

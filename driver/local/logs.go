@@ -2,9 +2,12 @@ package local
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,11 +26,14 @@ type logReader struct{ w *world }
 //
 // For a file (path relative to the scenario's directory), a line that starts with a
 // timestamp — RFC 3339, bare or in brackets, as in Envoy's access log "[2026-07-02T10:53:45.123Z]"
-// or a CRI log line — has that time; a line without one has the time of the last timestamped
-// line before it, or, when no line before it has one, the file's modification time. So a
-// file without timestamps is returned whole if it was written at or after since, and not at
-// all otherwise. Lines are returned as written, timestamps included.
-func (l *logReader) Logs(ctx context.Context, req schema.Logs, since time.Time, line func(schema.LogLine)) error {
+// or a CRI log line — has that time, and so has each line after it up to the next timestamp.
+// The lines before the file's first timestamp (all of them in a file without timestamps)
+// are placed by where the file ended at the mark (since.File, see MarkFile): those it gained
+// after the mark are new and have the file's modification time; those it held are not. A
+// file that was truncated or replaced since the mark, or that labrun did not note at the
+// mark and was modified after it, is refused when it has such lines: which of them are new
+// cannot be told. Lines are returned as written, timestamps included.
+func (l *logReader) Logs(ctx context.Context, req schema.Logs, since schema.LogSince, line func(schema.LogLine)) error {
 	if req.Pod != "" || req.Selector != "" || req.Container != "" || req.Namespace != "" {
 		return errors.New("logs: pod, selector, container and namespace need the kube target; use process or file")
 	}
@@ -39,13 +45,9 @@ func (l *logReader) Logs(ctx context.Context, req schema.Logs, since time.Time, 
 		if err != nil {
 			return fmt.Errorf("logs: %w", err)
 		}
-		return p.since(since, line)
+		return p.since(since.Time, line)
 	case req.File != "":
-		path := req.File
-		if !filepath.IsAbs(path) && l.w.opts.Dir != "" {
-			path = filepath.Join(l.w.opts.Dir, path)
-		}
-		if err := readLogFile(ctx, path, since, line); err != nil {
+		if err := readLogFile(ctx, l.path(req.File), since, line); err != nil {
 			return fmt.Errorf("logs: %w", err)
 		}
 		return nil
@@ -53,11 +55,82 @@ func (l *logReader) Logs(ctx context.Context, req schema.Logs, since time.Time, 
 	return errors.New("logs: needs process or file")
 }
 
+// path is where a file of the scenario is: relative to its directory.
+func (l *logReader) path(file string) string {
+	if !filepath.IsAbs(file) && l.w.opts.Dir != "" {
+		return filepath.Join(l.w.opts.Dir, file)
+	}
+	return file
+}
+
+// MarkFile notes where the file ends now (schema.FileMarker): whether it is there, its size,
+// what file it is and a sum of its first and last bytes.
+func (l *logReader) MarkFile(path string) (schema.FileMark, error) {
+	f, err := os.Open(l.path(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		return schema.FileMark{}, nil
+	}
+	if err != nil {
+		return schema.FileMark{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return schema.FileMark{}, err
+	}
+	sum, err := edgeSum(f, fi.Size())
+	if err != nil {
+		return schema.FileMark{}, err
+	}
+	return schema.FileMark{Exists: true, Size: fi.Size(), ID: fileID(fi), Sum: sum}, nil
+}
+
+// edgeBytes is how much of each end of a file's first size bytes edgeSum reads.
+const edgeBytes = 64 << 10
+
+// edgeSum is a digest of the first and the last edgeBytes of the file's first size bytes:
+// what a file rewritten since most likely changed.
+func edgeSum(f *os.File, size int64) (string, error) {
+	h := sha256.New()
+	head := min(size, edgeBytes)
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, head)); err != nil {
+		return "", err
+	}
+	if tail := max(head, size-edgeBytes); tail < size {
+		if _, err := io.Copy(h, io.NewSectionReader(f, tail, size-tail)); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// gained says from which byte on the file holds what it gained since the mark; when that
+// cannot be told (no mark, a file truncated or replaced since), -1 and why.
+func gained(f *os.File, fi os.FileInfo, since schema.LogSince) (int64, string) {
+	m := since.File
+	switch {
+	case m == nil && fi.ModTime().Before(since.Time):
+		return fi.Size(), "" // not written since the mark: nothing is new
+	case m == nil:
+		return -1, "labrun did not note where it ended at the mark, and it was modified after"
+	case !m.Exists:
+		return 0, "" // made after the mark: all of it is new
+	case m.ID != "" && fileID(fi) != "" && m.ID != fileID(fi):
+		return -1, "another file was put in its place since the mark (rotated or rewritten)"
+	case fi.Size() < m.Size:
+		return -1, fmt.Sprintf("it was truncated since the mark (it held %d bytes then, %d now)", m.Size, fi.Size())
+	}
+	if sum, err := edgeSum(f, m.Size); err != nil || sum != m.Sum {
+		return -1, fmt.Sprintf("the %d bytes it held at the mark were rewritten since", m.Size)
+	}
+	return m.Size, ""
+}
+
 // readLogFile reads the file as it was when the step opened it (what is written after that,
 // by a program that goes on writing, is not waited for), in pieces of at most maxLineBytes,
 // and stops when ctx ends: a logs step on a file of any size, growing or not, ends by its
 // timeout at the latest and holds no more than one line in memory.
-func readLogFile(ctx context.Context, path string, since time.Time, line func(schema.LogLine)) error {
+func readLogFile(ctx context.Context, path string, since schema.LogSince, line func(schema.LogLine)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -67,18 +140,32 @@ func readLogFile(ctx context.Context, path string, since time.Time, line func(sc
 	if err != nil {
 		return err
 	}
-	current := fi.ModTime()
-	err = schema.ReadLines(ctx, io.LimitReader(f, fi.Size()), func(b []byte) {
+	from, why := gained(f, fi, since)
+	var current time.Time // the last timestamp read; zero before the first
+	var refused error
+	err = schema.ReadLinesAt(ctx, io.LimitReader(f, fi.Size()), func(b []byte, at int64) {
 		s := string(b)
 		if t, ok := leadingTime(s); ok {
 			current = t
 		}
-		if !current.Before(since) {
-			line(schema.LogLine{Time: current, Text: s})
+		switch {
+		case !current.IsZero():
+			if !current.Before(since.Time) {
+				line(schema.LogLine{Time: current, Text: s})
+			}
+		case from < 0:
+			if refused == nil {
+				refused = fmt.Errorf("%s: its lines carry no timestamps and %s, so which of them were written since the mark cannot be told; write a new file per run, or start each line with an RFC 3339 time", path, why)
+			}
+		case at >= from:
+			line(schema.LogLine{Time: fi.ModTime(), Text: s})
 		}
 	})
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err == nil {
+		err = refused
 	}
 	return err
 }

@@ -55,7 +55,6 @@ func TestLogsFile(t *testing.T) {
 		"[2026-07-02T10:00:00Z] \"GET / HTTP/1.1\" 503 UO new\n"+
 		"  continuation of the line above\r\n"+
 		"[2026-07-02T10:00:01Z] \"GET / HTTP/1.1\" 200 - newer\n", mark.Add(time.Hour))
-	write("plain-new.log", "a\nb\n", mark.Add(time.Minute))
 	write("plain-old.log", "a\nb\n", mark.Add(-time.Minute))
 	tg := newTarget(t, nil, Options{Dir: dir})
 	ctx, cancel := bg()
@@ -76,11 +75,8 @@ func TestLogsFile(t *testing.T) {
 		`10:00:00   continuation of the line above|10:00:01 [2026-07-02T10:00:01Z] "GET / HTTP/1.1" 200 - newer` {
 		t.Errorf("access.log since the mark: %s", got)
 	}
-	if got := strings.Join(read(filepath.Join(dir, "plain-new.log")), "|"); got != "10:01:00 a|10:01:00 b" {
-		t.Errorf("plain file written after the mark: %s", got)
-	}
 	if got := read("plain-old.log"); len(got) != 0 {
-		t.Errorf("plain file written before the mark: %q", got)
+		t.Errorf("plain file written before the mark, not noted at it: %q", got)
 	}
 	for _, req := range []schema.Logs{
 		{File: "missing.log"},
@@ -93,6 +89,120 @@ func TestLogsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestLogsFileMarked: the lines a file without timestamps gained after the mark are read,
+// not those it held; a file that was truncated, replaced or rewritten since, or that was not
+// noted at the mark and was modified after, is refused; timestamps still decide where a line
+// has one.
+func TestLogsFileMarked(t *testing.T) {
+	since := time.Now().Add(-time.Minute)
+	appendTo := func(text string) func(t *testing.T, path string) {
+		return func(t *testing.T, path string) {
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteString(text); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rewrite := func(text string) func(t *testing.T, path string) {
+		return func(t *testing.T, path string) {
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil { // O_TRUNC: the same file
+				t.Fatal(err)
+			}
+		}
+	}
+	replace := func(text string) func(t *testing.T, path string) {
+		return func(t *testing.T, path string) {
+			if err := os.WriteFile(path+".new", []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(path+".new", path); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stamp := func(d time.Duration) string { return "[" + since.Add(d).UTC().Format(time.RFC3339Nano) + "] " }
+	for _, tc := range []struct {
+		name    string
+		before  *string // the file at the mark; nil: absent
+		noMark  bool    // labrun did not note the file at the mark
+		then    func(t *testing.T, path string)
+		old     bool // the file's modification time is then put before the mark
+		want    string
+		wantErr string
+	}{
+		{name: "appended", before: ptr("ERROR upstream reset 503\n"), then: appendTo("INFO request ok 200\n"), want: "INFO request ok 200"},
+		{name: "appended, backdated", before: ptr("ERROR upstream reset 503\n"), then: appendTo("INFO request ok 200\n"), old: true, want: "INFO request ok 200"},
+		{name: "untouched", before: ptr("ERROR upstream reset 503\n"), want: ""},
+		{name: "absent at the mark", then: appendTo("ERROR a\nERROR b\n"), want: "ERROR a|ERROR b"},
+		{name: "a line half written at the mark is old", before: ptr("ERROR par"), then: appendTo("tial\nINFO ok\n"), want: "INFO ok"},
+		{name: "truncated", before: ptr("ERROR upstream reset 503\n"), then: rewrite("INFO\n"), wantErr: "truncated since the mark (it held 25 bytes then, 5 now)"},
+		{name: "rewritten longer in place", before: ptr("ERROR upstream reset 503\n"), then: rewrite("INFO request ok 200 and more\n"), wantErr: "the 25 bytes it held at the mark were rewritten since"},
+		{name: "replaced", before: ptr("ERROR upstream reset 503\n"), then: replace("ERROR upstream reset 503\nINFO\n"), wantErr: "another file was put in its place"},
+		{name: "not noted, modified after", before: ptr("ERROR\n"), noMark: true, then: appendTo("INFO\n"), wantErr: "labrun did not note where it ended at the mark"},
+		{name: "not noted, not modified after", before: ptr("ERROR\n"), noMark: true, old: true, want: ""},
+		{name: "timestamps decide", before: ptr(stamp(-time.Second) + "GET 503 old\n"),
+			then: appendTo(stamp(-time.Second) + "GET 503 logged late\n" + stamp(time.Second) + "GET 200 new\n"), want: stamp(time.Second) + "GET 200 new"},
+		{name: "timestamps decide in a file rewritten", before: ptr(stamp(-time.Second) + "GET 503 old\n"),
+			then: rewrite(stamp(time.Second) + "GET 200 new\n"), want: stamp(time.Second) + "GET 200 new"},
+		{name: "a header before the first timestamp", before: ptr("# access log\n"),
+			then: appendTo(stamp(time.Second) + "GET 200 new\n"), want: stamp(time.Second) + "GET 200 new"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "app.log")
+			if tc.before != nil {
+				if err := os.WriteFile(path, []byte(*tc.before), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				old := since.Add(-48 * time.Hour)
+				if err := os.Chtimes(path, old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tg := newTarget(t, nil, Options{Dir: dir})
+			from := schema.LogSince{Time: since}
+			if !tc.noMark {
+				m, err := tg.Logs.(schema.FileMarker).MarkFile("app.log")
+				if err != nil {
+					t.Fatal(err)
+				}
+				from.File = &m
+			}
+			if tc.then != nil {
+				tc.then(t, path)
+			}
+			if tc.old {
+				old := since.Add(-47 * time.Hour)
+				if err := os.Chtimes(path, old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx, cancel := bg()
+			defer cancel()
+			var got []string
+			err := tg.Logs.Logs(ctx, schema.Logs{File: "app.log"}, from, func(l schema.LogLine) { got = append(got, l.Text) })
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("read %q, err %v; want an error saying %q", got, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := strings.Join(got, "|"); g != tc.want {
+				t.Errorf("read %q, want %q", g, tc.want)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // A file that grows while it is read is read as it was when the step opened it: the read ends
 // however fast the writer goes; and a read of a big file stops when its context ends.
@@ -125,7 +235,7 @@ func TestLogsFileGrowingOrHuge(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	n := 0
-	if err := readLogFile(ctx, path, time.Time{}, func(schema.LogLine) { n++ }); err != nil {
+	if err := readLogFile(ctx, path, schema.LogSince{}, func(schema.LogLine) { n++ }); err != nil {
 		t.Fatal(err)
 	}
 	if n < 80000 {
@@ -134,7 +244,7 @@ func TestLogsFileGrowingOrHuge(t *testing.T) {
 
 	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
-	if err := readLogFile(ctx, path, time.Time{}, func(schema.LogLine) {}); !errors.Is(err, context.Canceled) {
+	if err := readLogFile(ctx, path, schema.LogSince{}, func(schema.LogLine) {}); !errors.Is(err, context.Canceled) {
 		t.Errorf("read with an ended context: %v, want it to stop", err)
 	}
 }

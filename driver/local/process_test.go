@@ -243,7 +243,7 @@ func TestProcessOutputIsBounded(t *testing.T) {
 	}
 	var kept int
 	var last string
-	err = tg.Logs.Logs(ctx, schema.Logs{Process: "flood"}, mark, func(l schema.LogLine) { kept += len(l.Text); last = l.Text })
+	err = tg.Logs.Logs(ctx, schema.Logs{Process: "flood"}, schema.LogSince{Time: mark}, func(l schema.LogLine) { kept += len(l.Text); last = l.Text })
 	if !errors.Is(err, schema.ErrLinesCut) {
 		t.Errorf("logs: %v, want ErrLinesCut", err)
 	}
