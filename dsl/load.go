@@ -447,20 +447,14 @@ func (l *loader) unpairedExpected(abs string, fences []Fence) bool {
 			}
 			paired = true
 		default:
-			for _, w := range strings.Fields(f.Info) {
-				if lw := strings.ToLower(w); strings.Contains(lw, "labrun") && !(lw == "labrun" && strings.EqualFold(f.Lang(), "cue")) {
-					l.errs.add(pos, "", "fence %q: %q is neither a spec (```cue labrun) nor an expected-output block (%s): labrun would read this block as plain text", f.Marker+f.Info, w, expectWord)
-					bad = true
-					break
-				}
+			if why := f.NearMiss(); why != "" {
+				l.errs.add(pos, "", "fence %q: %s: labrun would read this block as plain text", f.Marker+f.Info, why)
+				bad = true
 			}
 		}
 	}
 	return bad
 }
-
-// expectWord marks an expected-output block in a fence's info string.
-const expectWord = "labrun-expect"
 
 // loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines
 // are the document's lines, so that positions point into the document.
@@ -484,7 +478,10 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 		}
 	}
 	if specs == 0 && !named {
-		return // a document in a directory may well hold no spec
+		// A document in a directory may well hold no spec, but not a fence meant as one (or
+		// as its expected output) that labrun would read as plain text.
+		l.unpairedExpected(abs, fences)
+		return
 	}
 	if specs == 0 {
 		// Point at the first fence that was probably meant as a spec: cue without the word
