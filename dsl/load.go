@@ -447,20 +447,14 @@ func (l *loader) unpairedExpected(abs string, fences []Fence) bool {
 			}
 			paired = true
 		default:
-			for _, w := range strings.Fields(f.Info) {
-				if lw := strings.ToLower(w); strings.Contains(lw, "labrun") && !(lw == "labrun" && strings.EqualFold(f.Lang(), "cue")) {
-					l.errs.add(pos, "", "fence %q: %q is neither a spec (```cue labrun) nor an expected-output block (%s): labrun would read this block as plain text", f.Marker+f.Info, w, expectWord)
-					bad = true
-					break
-				}
+			if why := f.NearMiss(); why != "" {
+				l.errs.add(pos, "", "fence %q: %s: labrun would read this block as plain text", f.Marker+f.Info, why)
+				bad = true
 			}
 		}
 	}
 	return bad
 }
-
-// expectWord marks an expected-output block in a fence's info string.
-const expectWord = "labrun-expect"
 
 // loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines
 // are the document's lines, so that positions point into the document.
@@ -484,7 +478,10 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 		}
 	}
 	if specs == 0 && !named {
-		return // a document in a directory may well hold no spec
+		// A document in a directory may well hold no spec, but not a fence meant as one (or
+		// as its expected output) that labrun would read as plain text.
+		l.unpairedExpected(abs, fences)
+		return
 	}
 	if specs == 0 {
 		// Point at the first fence that was probably meant as a spec: cue without the word
@@ -1081,24 +1078,52 @@ func (l *loader) notScenario(name string, pos Pos) {
 	l.errs.add(pos, name, "a value with steps that is not a #Scenario never runs: expected `%s: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)", name)
 }
 
-// nestedScenarios reports the scenarios declared inside the top-level value v (named name),
-// one level down: only top-level fields are scenarios, so they would never run. It returns how
-// many it reported.
+// nestedScenarios reports the scenarios declared anywhere inside the top-level value v (named
+// name), in structs and lists at any depth: only top-level fields are scenarios, so they would
+// never run. Hidden fields and definitions (_s, #s) are not looked into: they are where kits
+// keep templates. It returns how many it reported.
 func (l *loader) nestedScenarios(name string, v cue.Value) int {
-	if v.IncompleteKind() != cue.StructKind {
-		return 0
+	return l.scenariosBelow(name, name, v)
+}
+
+// scenariosBelow reports the scenarios among the regular fields and elements of v, whose
+// dotted path (as errors name it) is path; label is the innermost field label at or above v,
+// the name the message suggests for a scenario in a list.
+func (l *loader) scenariosBelow(path, label string, v cue.Value) int {
+	type child struct {
+		path, label string
+		v           cue.Value
 	}
-	it, err := v.Fields()
-	if err != nil {
+	var children []child
+	switch v.IncompleteKind() {
+	case cue.StructKind:
+		it, err := v.Fields()
+		if err != nil {
+			return 0
+		}
+		for it.Next() {
+			sel := it.Selector()
+			children = append(children, child{path + "." + sel.String(), sel.String(), it.Value()})
+		}
+	case cue.ListKind:
+		it, err := v.List()
+		if err != nil {
+			return 0
+		}
+		for i := 0; it.Next(); i++ {
+			children = append(children, child{fmt.Sprintf("%s.%d", path, i), label, it.Value()})
+		}
+	default:
 		return 0
 	}
 	n := 0
-	for it.Next() {
-		if it.Value().IncompleteKind() == cue.StructKind && it.Value().LookupPath(scenarioMarker).Exists() {
-			inner := it.Selector().String()
-			l.errs.add(l.valuePos(it.Value()), name+"."+inner, "a scenario inside %s never runs: only top-level fields are scenarios; declare it at the top level, e.g. `%s: schema.#Scenario & {...}`", name, inner)
+	for _, c := range children {
+		if c.v.IncompleteKind() == cue.StructKind && c.v.LookupPath(scenarioMarker).Exists() {
+			l.errs.add(l.valuePos(c.v), c.path, "a scenario inside %s never runs: only top-level fields are scenarios; declare it at the top level, e.g. `%s: schema.#Scenario & {...}`", path, c.label)
 			n++
+			continue
 		}
+		n += l.scenariosBelow(c.path, c.label, c.v)
 	}
 	return n
 }

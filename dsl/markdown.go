@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 )
 
@@ -43,6 +44,32 @@ func (f Fence) HasWord(word string) bool {
 
 // IsSpec reports whether the fence is a labrun spec: language cue and the word labrun.
 func (f Fence) IsSpec() bool { return f.Lang() == "cue" && f.HasWord("labrun") }
+
+// expectWord marks an expected-output block in a fence's info string.
+const expectWord = "labrun-expect"
+
+// NearMiss says why a fence whose info string names labrun is neither a spec (```cue labrun)
+// nor an expected-output block (labrun-expect), "" for any other fence. labrun matches both
+// exactly, letter case included, and reads any other block as plain text: a spec spelled
+// ```cue Labrun would never run, an expected block spelled Labrun-expect never be compared.
+func (f Fence) NearMiss() string {
+	if f.IsSpec() || f.HasWord(expectWord) {
+		return ""
+	}
+	lower := Fence{Info: strings.ToLower(f.Info)}
+	switch {
+	case lower.IsSpec():
+		return "a spec is spelled ```cue labrun, in lower case"
+	case lower.HasWord(expectWord):
+		return "an expected-output block is spelled " + expectWord + ", in lower case"
+	}
+	for _, w := range strings.Fields(f.Info) {
+		if strings.Contains(strings.ToLower(w), "labrun") {
+			return fmt.Sprintf("%q is neither a spec (```cue labrun) nor an expected-output block (%s)", w, expectWord)
+		}
+	}
+	return ""
+}
 
 // Fences splits a Markdown document into its fenced code blocks, following CommonMark's rules
 // for backtick and tilde fences (opening fence indented at most three spaces; the closing fence

@@ -170,3 +170,41 @@ func TestSpecSource(t *testing.T) {
 		t.Errorf("specSource has %d lines, the document %d", a, b)
 	}
 }
+
+// TestFenceNearMiss checks which fences naming labrun labrun would read as plain text: any
+// that is a spec or an expected-output block only up to letter case, or spelled otherwise.
+func TestFenceNearMiss(t *testing.T) {
+	const asSpec = "a spec is spelled ```cue labrun, in lower case"
+	const asExpect = "an expected-output block is spelled labrun-expect, in lower case"
+	tests := []struct {
+		info string
+		want string
+	}{
+		{"cue labrun", ""},
+		{"cue {.labrun, title=x}", ""},
+		{"text labrun-expect", ""},
+		{"cue labrun-expect", ""},
+		{"cue", ""},
+		{"text", ""},
+		{"go", ""},
+		{"cue Labrun", asSpec},
+		{"CUE labrun", asSpec},
+		{"Cue labrun", asSpec},
+		{"Cue LABRUN", asSpec},
+		{"CUE {labrun}", asSpec},
+		{"cue{.LabRun}", asSpec},
+		{"text Labrun-expect", asExpect},
+		{"TEXT LABRUN-EXPECT", asExpect},
+		{"text {.Labrun-Expect}", asExpect},
+		{"cue-labrun", `"cue-labrun" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect)`},
+		{"cue,labrun", `"cue,labrun" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect)`},
+		{"yaml labrun", `"labrun" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect)`},
+		{"text labrun-expected", `"labrun-expected" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect)`},
+		{"text Labrun-Expected", `"Labrun-Expected" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect)`},
+	}
+	for _, tt := range tests {
+		if got := (Fence{Info: tt.info}).NearMiss(); got != tt.want {
+			t.Errorf("Fence{Info: %q}.NearMiss() = %q, want %q", tt.info, got, tt.want)
+		}
+	}
+}

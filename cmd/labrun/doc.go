@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -272,6 +273,86 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 	}
 	out = append(out, lines[last:]...)
 	return []byte(strings.Join(out, "\n")), mismatches
+}
+
+// compareDocs is labrun doc's check of expected-output blocks, made by labrun run of a
+// Markdown document: it compares each block with the runs of its spec's scenarios, prints a
+// diff for each mismatch at the document's lines, and returns exitFailed when one differs (as
+// labrun doc would). A block whose scenarios did not all run as labrun doc runs them (not
+// selected, another matrix than the scenario's own: --sweep, --var of a swept var, --count,
+// --pass-rate; runs missing: a shard, --fail-fast) cannot be compared: the run says so, naming
+// labrun doc, and its exit stays what the runs made it.
+func (p *process) compareDocs(w *work, recs []*interp.Record) int {
+	matrixOf := map[string]*dsl.Matrix{}
+	key := func(file, scenario string) string { return file + "\x00" + scenario }
+	var docs []string
+	for _, m := range w.matrices {
+		matrixOf[key(m.File, m.Scenario)] = m
+		if isMarkdown(m.File) && !slices.Contains(docs, m.File) {
+			docs = append(docs, m.File)
+		}
+	}
+	runs := map[*dsl.Matrix][]*interp.Record{}
+	for _, r := range recs {
+		if m := matrixOf[key(r.File, r.Scenario)]; m != nil {
+			runs[m] = append(runs[m], r)
+		}
+	}
+	code := exitOK
+	for _, abs := range docs {
+		doc, err := os.ReadFile(abs)
+		if err != nil {
+			fmt.Fprintf(p.Stderr, "labrun: %s: its expected-output blocks were not compared with the run: %v\n", relPath(p.Cwd, abs), unwrapPath(err))
+			code = worse(code, exitInfra)
+			continue
+		}
+		path := relPath(p.Cwd, abs)
+		byName := map[string]*interp.Record{}
+		swept := map[string]string{}
+		var compared []*docBlock
+		for _, b := range docBlocks(doc, abs, w.res.Scenarios) {
+			if b.expect == nil {
+				continue
+			}
+			why := ""
+			if len(b.scenarios) == 0 {
+				why = "its spec declares no scenario"
+			}
+			for _, sc := range b.scenarios {
+				m := matrixOf[key(sc.Pos.File, sc.Name)]
+				switch {
+				case m == nil:
+					why = fmt.Sprintf("scenario %s was not selected", sc.Name)
+				case m.Count > 1 || m.PassRate > 0 || len(m.Fixed) > 0 || slices.ContainsFunc(m.Sweep, func(v dsl.SweepVar) bool { return v.From != "scenario" }):
+					why = fmt.Sprintf("scenario %s ran as another matrix than its own (--sweep, --var, --count, --pass-rate)", sc.Name)
+				case len(runs[m]) < m.Runs():
+					why = fmt.Sprintf("%d of the %d runs of scenario %s were made", len(runs[m]), m.Runs(), sc.Name)
+				case len(m.Sweep) > 0:
+					byName[sc.Name], swept[sc.Name] = runs[m][len(runs[m])-1], sweptExpected(m, runs[m])
+				default:
+					byName[sc.Name] = runs[m][0]
+				}
+				if why != "" {
+					break
+				}
+			}
+			if why != "" {
+				fmt.Fprintf(p.Stderr, "labrun: %s:%d: this expected-output block was not compared with the run: %s; labrun doc %s compares it\n", path, b.expect.Line, why, path)
+				continue
+			}
+			compared = append(compared, b)
+		}
+		if _, mismatches := p.checkExpected(path, doc, compared, byName, swept, false); mismatches > 0 {
+			fmt.Fprintf(p.Stderr, "%s: %d expected block%s did not match the run (labrun doc --update rewrites them)\n", path, mismatches, plural(mismatches))
+			code = worse(code, exitFailed)
+		}
+	}
+	return code
+}
+
+// isMarkdown says whether path names a Markdown document.
+func isMarkdown(path string) bool {
+	return strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".markdown")
 }
 
 // diffLines is a line diff of two short lists (longest common subsequence), "" when equal.

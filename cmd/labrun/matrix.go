@@ -558,14 +558,19 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 	if len(recs) == 0 {
 		return "", nil, code, nil
 	}
+	return sweptExpected(m, recs), recs[len(recs)-1], code, nil
+}
+
+// sweptExpected is what the expected-output block of a spec whose scenario sweeps shows of
+// the matrix m's runs recs: the summary's table.
+func sweptExpected(m *dsl.Matrix, recs []*interp.Record) string {
 	var files []report.RunFile
 	var codes []string
 	for _, r := range recs {
 		files = append(files, report.RunFile{Rec: r})
 		codes = append(codes, report.LoadCodes(r))
 	}
-	s := report.SummaryOf(m, files, "")
-	return report.SummaryExpected(s, codes), recs[len(recs)-1], code, nil
+	return report.SummaryExpected(report.SummaryOf(m, files, ""), codes)
 }
 
 // passRateHelp is --pass-rate's help (run, job).

@@ -126,6 +126,12 @@ cleanup (always) — judges its expectations and writes a report: reports/<UTC
 time>_<scenario>_<run id>.md, .json (the complete record, for labrun replay), and a folder with
 every raw input and the SVG pictures.
 
+A Markdown document's expected-output blocks (` + "```text labrun-expect" + `) are checked as labrun
+doc checks them: a block that differs from its spec's run fails the run (exit 1) with a diff at
+the document's lines. A block whose scenarios did not run as labrun doc runs them (not
+selected; --count, --sweep, --var of a swept var, --pass-rate; a shard holding part of the
+runs) is not compared, and the run says so on stderr.
+
 A scenario that declares a sweep runs once per combination of its values; --sweep name=v1,v2
 replaces the values of the var it names (or sweeps a var the scenario declares), --count N runs
 every combination N times. Every combination is loaded and checked before the first run. Such
@@ -233,6 +239,11 @@ func (p *process) run(args []string, f *runFlags) error {
 	// After an interrupt, the units not started yet still get a report, marked interrupted.
 	c, recs, never := p.runUnits(runCtx, cleanupCtx, w, f, each)
 	code = worse(code, c)
+	if !interrupted(runCtx) {
+		// A document's expected-output blocks are part of what it claims: run checks them
+		// as labrun doc does, or says it did not.
+		code = worse(code, p.compareDocs(w, recs))
+	}
 	if f.junit != "" && len(recs)+len(never) > 0 {
 		var skipped []report.NotStarted
 		for _, n := range never {
