@@ -349,12 +349,14 @@ func checkShards(all []mergedRecord) error {
 	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a summary of part of the runs would not say what ran; merge the records of every shard"}
 }
 
-// rejudgeRecords judges each record's expectations again over the data it recorded, as
-// labrun replay does, when the scenario file it names is here with the source it ran (the
-// same hash), and refuses a record whose recorded outcome differs from that verdict: its
-// data were edited or damaged after the run. Only runs that reached their end with no step
-// failed are judged again (the verdict of the others is their failure's). The records that
-// could not be judged again (no file, another source) are counted on stderr.
+// rejudgeRecords judges each record again over the data it recorded, when the scenario file
+// it names is here with the source it ran (the same hash), and refuses a record that the
+// judgement contradicts: its data were edited or damaged after the run. Each of its asserts
+// whose value the record determines must say what its expression says over those data
+// (interp.AssertContradictions). Its expectations are judged again, as labrun replay does,
+// when it reached its end with no step failed (the verdict of the others is their
+// failure's), and its recorded outcome must be that verdict. The records that could not be
+// judged again (no file, another source) are counted on stderr.
 func (p *process) rejudgeRecords(all []mergedRecord) error {
 	cache := map[string]loadedScenario{}
 	var msgs []string
@@ -362,11 +364,11 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 	unjudged := 0
 	for _, m := range all {
 		rec := m.rec
-		if (rec.Outcome != interp.Passed && rec.Outcome != interp.Failed) || rec.Error != "" || anyStepFailed(rec) {
-			continue
-		}
+		judgeable := (rec.Outcome == interp.Passed || rec.Outcome == interp.Failed) && rec.Error == "" && !anyStepFailed(rec)
 		if rec.File == "" || rec.Source == "" {
-			unjudged++
+			if judgeable {
+				unjudged++
+			}
 			continue
 		}
 		file := inCwd(p.Cwd, rec.File)
@@ -384,14 +386,28 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			cache[key] = l
 		}
 		if l.sc == nil {
-			unjudged++
-			notHere[l.why] = true
+			if judgeable {
+				unjudged++
+				notHere[l.why] = true
+			}
 			continue
 		}
+		at := fmt.Sprintf("%s: run %s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID)
 		cp := *rec
 		cp.TargetValues = maps.Clone(rec.TargetValues)
 		if err := interp.RestoreTypes(&cp); err != nil {
-			msgs = append(msgs, fmt.Sprintf("%s: run %s: %v", relPath(p.Cwd, m.from), unitOrSingle(rec).ID, err))
+			msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
+			continue
+		}
+		if interp.ChangedStep(&cp, l.sc) == "" {
+			// The asserts of the steps the run ran (a record whose steps are not the
+			// scenario's is judged by its expectations below, as before).
+			if err := interp.AssertContradictions(&cp, l.sc); err != nil {
+				msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
+				continue
+			}
+		}
+		if !judgeable {
 			continue
 		}
 		judged := interp.Rejudge(&cp, l.sc)
@@ -409,7 +425,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 					break
 				}
 			}
-			msgs = append(msgs, fmt.Sprintf("%s: run %s: the record says %s; its data says %s%s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID, rec.Outcome, v, why))
+			msgs = append(msgs, fmt.Sprintf("%s: the record says %s; its data says %s%s", at, rec.Outcome, v, why))
 		}
 	}
 	if unjudged > 0 {
