@@ -72,6 +72,10 @@ type Expr struct {
 	vacuous []exprProblem
 }
 
+// ReadsAllOutcomes says the expression reads outcome or error as a whole (any step's), not
+// only those of Outcomes.
+func (e *Expr) ReadsAllOutcomes() bool { return e.allOutcomes }
+
 // RefKind says what a stat reference reads.
 type RefKind int
 

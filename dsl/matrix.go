@@ -291,3 +291,88 @@ func (p *Plan) Span() Offset {
 	}
 	return total
 }
+
+// Contradictions say how u, a run's unit as its record holds it, cannot be one that run made:
+// its round is not one of its matrix's rounds, its combination not the matrix's combination
+// of that index, its id not the one the two give. When sc is not nil (the scenario loaded from
+// the source the run ran), they also say how u's matrix is not the one sc declares with the
+// flags the matrix records: a var sc sweeps that the matrix neither sweeps nor fixes (--var),
+// a var swept "from the scenario" with other values than sc's, a var swept or fixed that sc
+// does not declare. The count and the values of --sweep came from the command line, which
+// only the record holds. A secret var's values are not compared (the record hides them).
+func (u *Unit) Contradictions(sc *Scenario) []string {
+	m := u.Matrix
+	if m == nil {
+		return nil
+	}
+	var out []string
+	if m.Count < 1 {
+		out = append(out, fmt.Sprintf("its matrix runs each combination %d times", m.Count))
+	} else if u.Round < 1 || u.Round > m.Count {
+		out = append(out, fmt.Sprintf("it is round %d, but its matrix runs each combination %d times", u.Round, m.Count))
+	}
+	combos := m.Combinations()
+	switch {
+	case u.Combination < 1 || u.Combination > len(combos):
+		out = append(out, fmt.Sprintf("it is combination %d, but its matrix (%s) has %d", u.Combination, sweepText(m.Sweep), len(combos)))
+	case ComboKey(combos[u.Combination-1]) != ComboKey(u.Vars):
+		out = append(out, fmt.Sprintf("it is combination %d with %s, but combination %d of its matrix (%s) is %s", u.Combination, orNone(ComboKey(u.Vars)), u.Combination, sweepText(m.Sweep), orNone(ComboKey(combos[u.Combination-1]))))
+	}
+	if id := UnitID(m.Scenario, u.Vars, u.Round); u.ID != id && !strings.HasSuffix(u.ID, ":"+id) {
+		out = append(out, fmt.Sprintf("its id is %s, but its scenario, vars and round make %s", u.ID, id))
+	}
+	if sc == nil {
+		return out
+	}
+	secret := func(k string) bool { return slices.Contains(sc.Secrets, k) }
+	swept := map[string]bool{}
+	for _, s := range m.Sweep {
+		swept[s.Name] = true
+		declared, sweeps := sc.Sweep[s.Name]
+		switch {
+		case s.From == "--sweep":
+			if _, ok := sc.Vars[s.Name]; !ok {
+				out = append(out, fmt.Sprintf("its matrix sweeps %s (--sweep), a var the scenario does not declare", s.Name))
+			}
+		case !sweeps:
+			out = append(out, fmt.Sprintf("its matrix sweeps %s over %s as the scenario's sweep, but the scenario does not sweep %s", s.Name, strings.Join(s.Values, ", "), s.Name))
+		case !secret(s.Name) && !slices.Equal(s.Values, declared):
+			out = append(out, fmt.Sprintf("its matrix sweeps %s over %s as the scenario's sweep, but the scenario sweeps it over %s", s.Name, strings.Join(s.Values, ", "), strings.Join(declared, ", ")))
+		}
+	}
+	for _, f := range m.Fixed {
+		swept[f.Name] = true
+		declared, sweeps := sc.Sweep[f.Name]
+		switch {
+		case !sweeps:
+			out = append(out, fmt.Sprintf("its matrix fixes %s (--var) in the scenario's sweep, but the scenario does not sweep %s", f.Name, f.Name))
+		case !secret(f.Name) && !slices.Equal(f.Instead, declared):
+			out = append(out, fmt.Sprintf("its matrix fixes %s (--var) instead of %s, but the scenario sweeps it over %s", f.Name, strings.Join(f.Instead, ", "), strings.Join(declared, ", ")))
+		}
+	}
+	for _, k := range sortedKeys(sc.Sweep) {
+		if !swept[k] {
+			out = append(out, fmt.Sprintf("the scenario sweeps %s over %s, but its matrix neither sweeps %s nor fixes it with --var", k, strings.Join(sc.Sweep[k], ", "), k))
+		}
+	}
+	return out
+}
+
+// sweepText writes a matrix's sweep: "share: 0, 100; x: a" ("no sweep" without one).
+func sweepText(sweep []SweepVar) string {
+	if len(sweep) == 0 {
+		return "no sweep"
+	}
+	parts := make([]string, len(sweep))
+	for i, s := range sweep {
+		parts[i] = s.Name + ": " + strings.Join(s.Values, ", ")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no vars"
+	}
+	return s
+}

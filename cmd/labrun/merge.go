@@ -50,7 +50,13 @@ A record is counted only as far as it supports itself: one whose outcome disagre
 own expectations, steps or error is refused (exit 2, naming the file). When the scenario file
 a record names is here, with the source the run had, its expectations are judged again over
 the data it recorded (as labrun replay does), and a record whose outcome differs from that
-verdict is refused: it was edited or damaged. Records that cannot be judged again (the file is
+verdict is refused: it was edited or damaged. So is a record of that source whose matrix is
+not the one the scenario declares with the flags the record keeps (a value of the sweep
+taken out, the sweep taken out, a var swept or fixed that the scenario does not sweep), or
+whose assert says passed where its expression is false over the data it read (or failed
+where it is true; see labrun replay --help). Without the file, a record's round, combination
+and id must be its matrix's, and records of one source must agree on what the scenario
+sweeps. Records that cannot be judged again (the file is
 elsewhere or changed) are counted as recorded; stderr says how many. In JSON lines, a line
 that begins as a record and does not parse is an error (file:line).
 
@@ -116,6 +122,9 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 		return err
 	}
 	if err := checkShards(all); err != nil {
+		return err
+	}
+	if err := checkMatrices(p.Cwd, all); err != nil {
 		return err
 	}
 	if err := p.rejudgeRecords(all); err != nil {
@@ -349,24 +358,27 @@ func checkShards(all []mergedRecord) error {
 	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a summary of part of the runs would not say what ran; merge the records of every shard"}
 }
 
-// rejudgeRecords judges each record's expectations again over the data it recorded, as
-// labrun replay does, when the scenario file it names is here with the source it ran (the
-// same hash), and refuses a record whose recorded outcome differs from that verdict: its
-// data were edited or damaged after the run. Only runs that reached their end with no step
-// failed are judged again (the verdict of the others is their failure's). The records that
-// could not be judged again (no file, another source) are counted on stderr.
+// rejudgeRecords judges each record again over the data it recorded, when the scenario file
+// it names is here with the source it ran (the same hash), and refuses a record that the
+// judgement contradicts: its data were edited or damaged after the run. Its matrix must be
+// the one the scenario declares with the flags it records (dsl.Unit.Contradictions), and each
+// of its asserts whose value the record determines must say what its expression says over
+// those data (interp.AssertContradictions). Its expectations are judged again, as labrun
+// replay does, when it reached its end with no step failed (the verdict of the others is
+// their failure's), and its recorded outcome must be that verdict. The records that could not
+// be judged again (no file, another source) are counted on stderr.
 func (p *process) rejudgeRecords(all []mergedRecord) error {
 	cache := map[string]loadedScenario{}
-	var msgs []string
+	var msgs, matrixMsgs []string
 	notHere := map[string]bool{}
 	unjudged := 0
 	for _, m := range all {
 		rec := m.rec
-		if (rec.Outcome != interp.Passed && rec.Outcome != interp.Failed) || rec.Error != "" || anyStepFailed(rec) {
-			continue
-		}
+		judgeable := (rec.Outcome == interp.Passed || rec.Outcome == interp.Failed) && rec.Error == "" && !anyStepFailed(rec)
 		if rec.File == "" || rec.Source == "" {
-			unjudged++
+			if judgeable {
+				unjudged++
+			}
 			continue
 		}
 		file := inCwd(p.Cwd, rec.File)
@@ -384,14 +396,32 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			cache[key] = l
 		}
 		if l.sc == nil {
-			unjudged++
-			notHere[l.why] = true
+			if judgeable {
+				unjudged++
+				notHere[l.why] = true
+			}
+			continue
+		}
+		at := fmt.Sprintf("%s: run %s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID)
+		if cs := unitOrSingle(rec).Contradictions(l.sc); len(cs) > 0 {
+			matrixMsgs = append(matrixMsgs, fmt.Sprintf("%s: its matrix is not the one its scenario declares with the flags it records: %s", at, strings.Join(cs, "; ")))
 			continue
 		}
 		cp := *rec
 		cp.TargetValues = maps.Clone(rec.TargetValues)
 		if err := interp.RestoreTypes(&cp); err != nil {
-			msgs = append(msgs, fmt.Sprintf("%s: run %s: %v", relPath(p.Cwd, m.from), unitOrSingle(rec).ID, err))
+			msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
+			continue
+		}
+		if interp.ChangedStep(&cp, l.sc) == "" {
+			// The asserts of the steps the run ran (a record whose steps are not the
+			// scenario's is judged by its expectations below, as before).
+			if err := interp.AssertContradictions(&cp, l.sc); err != nil {
+				msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
+				continue
+			}
+		}
+		if !judgeable {
 			continue
 		}
 		judged := interp.Rejudge(&cp, l.sc)
@@ -409,17 +439,24 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 					break
 				}
 			}
-			msgs = append(msgs, fmt.Sprintf("%s: run %s: the record says %s; its data says %s%s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID, rec.Outcome, v, why))
+			msgs = append(msgs, fmt.Sprintf("%s: the record says %s; its data says %s%s", at, rec.Outcome, v, why))
 		}
 	}
 	if unjudged > 0 {
 		fmt.Fprintf(p.Stderr, "labrun: merge: %d of %d records were counted as recorded, not judged again over their data (%s)\n",
 			unjudged, len(all), strings.Join(slices.Sorted(maps.Keys(notHere)), "; "))
 	}
-	if len(msgs) == 0 {
+	var out []string
+	if len(matrixMsgs) > 0 {
+		out = append(out, strings.Join(matrixMsgs, "\nlabrun: merge: ")+"\nlabrun: merge: a record whose matrix is not the one its run had was edited or damaged; merge counts no run from it")
+	}
+	if len(msgs) > 0 {
+		out = append(out, strings.Join(msgs, "\nlabrun: merge: ")+"\nlabrun: merge: judged again over its own data, a record gives another verdict than it records: it was edited or damaged; merge counts no run from it")
+	}
+	if len(out) == 0 {
 		return nil
 	}
-	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: judged again over its own data, a record gives another verdict than it records: it was edited or damaged; merge counts no run from it"}
+	return &exitError{exitInvalid, "merge: " + strings.Join(out, "\nlabrun: merge: ")}
 }
 
 // loadedScenario is the scenario of a record, or why it could not be had.
@@ -684,4 +721,80 @@ func recordLines(name string, r io.Reader) ([]*interp.Record, error) {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// checkMatrices refuses records whose unit contradicts itself (dsl.Unit.Contradictions: a
+// round or combination its matrix does not have, an id they do not make) and records of one
+// scenario and source that disagree on what the scenario sweeps: one source declares one
+// sweep, and a record whose matrix was edited (a value of the sweep taken out, so that the
+// summary counts fewer runs) would make a summary of another experiment.
+func checkMatrices(cwd string, all []mergedRecord) error {
+	var msgs []string
+	type declared struct {
+		values string
+		from   string
+	}
+	type group struct {
+		names map[string]declared
+	}
+	groups := map[string]*group{}
+	for _, m := range all {
+		u := unitOrSingle(m.rec)
+		for _, c := range u.Contradictions(nil) {
+			msgs = append(msgs, fmt.Sprintf("%s: run %s: %s", relPath(cwd, m.from), u.ID, c))
+		}
+		if m.rec.Source == "" {
+			continue
+		}
+		k := m.rec.Scenario + "\x00" + fileKey(m.rec.File) + "\x00" + m.rec.Source
+		if groups[k] == nil {
+			groups[k] = &group{names: map[string]declared{}}
+		}
+		g := groups[k]
+		for name, values := range scenarioSweep(u.Matrix) {
+			if d, ok := g.names[name]; !ok {
+				g.names[name] = declared{values, m.from}
+			} else if values != "" && d.values == "" {
+				g.names[name] = declared{values, m.from}
+			}
+		}
+	}
+	for _, m := range all {
+		if m.rec.Source == "" {
+			continue
+		}
+		g := groups[m.rec.Scenario+"\x00"+fileKey(m.rec.File)+"\x00"+m.rec.Source]
+		u := unitOrSingle(m.rec)
+		own := scenarioSweep(u.Matrix)
+		for _, name := range slices.Sorted(maps.Keys(g.names)) {
+			d := g.names[name]
+			values, ok := own[name]
+			switch {
+			case !ok && !slices.ContainsFunc(u.Matrix.Sweep, func(s dsl.SweepVar) bool { return s.Name == name }):
+				msgs = append(msgs, fmt.Sprintf("%s: run %s: its matrix neither sweeps nor fixes %s, which the scenario's sweep holds in %s, a record of the same source", relPath(cwd, m.from), u.ID, name, relPath(cwd, d.from)))
+			case ok && values != "" && d.values != "" && values != d.values:
+				msgs = append(msgs, fmt.Sprintf("%s: run %s: its matrix says the scenario sweeps %s over %s; %s, a record of the same source, says over %s", relPath(cwd, m.from), u.ID, name, values, relPath(cwd, d.from), d.values))
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a record whose matrix is not the one its run had was edited or damaged; merge counts no run from it"}
+}
+
+// scenarioSweep is what a matrix says of its scenario's own sweep: each var the scenario
+// sweeps (swept as the scenario declares, or fixed by --var) with its declared values ("" when
+// the matrix does not say them: a secret's).
+func scenarioSweep(m *dsl.Matrix) map[string]string {
+	out := map[string]string{}
+	for _, s := range m.Sweep {
+		if s.From == "scenario" {
+			out[s.Name] = strings.Join(s.Values, ", ")
+		}
+	}
+	for _, f := range m.Fixed {
+		out[f.Name] = strings.Join(f.Instead, ", ")
+	}
+	return out
 }

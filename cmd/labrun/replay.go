@@ -33,7 +33,15 @@ a step added), since the recorded data says nothing about other steps. It also r
 2) a record that contradicts itself — a load whose codes do not sum to its requests, whose ok
 and errors are not its codes', whose latencies are out of order; a logs result whose codes,
 flags, details, count or captures are not those of its lines; a step that passed with an
-error, failed without one, or ends before it starts — as edited or corrupt.`,
+error, failed without one, or ends before it starts — as edited or corrupt.
+
+Each assert step is judged again too, when the record holds exactly what it read: every step
+its expression reads (a result, outcome or error, the snapshots of delta, started or ended)
+had ended before the assert started, or started after it ended, in all its runs, and it does
+not call now(). An assert whose recorded outcome the expression contradicts over those data
+(passed where it is false, failed where it is true) is refused (exit 2) as edited or corrupt.
+An assert that read a step still running, or one that ran again after it, is left as
+recorded.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rec, sc, err := p.recordAndScenario(args[0], file)
@@ -109,6 +117,9 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	}
 	if diff := interp.ChangedStep(rec, sc); diff != "" {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: the steps of %s in %s differ from those the run recorded: %s; the record holds the data of the steps that ran, which says nothing about other steps: run the scenario again", path, rec.Scenario, file, diff)}
+	}
+	if err := interp.AssertContradictions(rec, sc); err != nil {
+		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
 	return rec, sc, nil
 }

@@ -1,0 +1,204 @@
+package interp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// An assert step judged its expression during the run, over what had been recorded when it
+// started. When everything the expression reads had been recorded by then and did not
+// change after (the results of steps that had ended; vars; the target's names), the record
+// still holds exactly what the assert saw, and its verdict can be had again: a record whose
+// assert says passed where its expression is false over those data, or failed where it is
+// true, was changed after the run. An assert whose expression reads now(), a step that ran
+// while it ran or ran again after it (a result overwritten, a series that grew), is left as
+// recorded: its value cannot be had again exactly as the run had it.
+
+// staticNames are the names of the judge's environment that no step records.
+var staticNames = map[string]bool{
+	"vars": true, "approx": true, "within": true, "has": true, "backends": true,
+	"blackholes": true, "target": true, "ns": true, dsl.EnvoyFunc: true,
+}
+
+// AssertContradictions judges again each assert step of rec whose value the record determines
+// (see above), with sc's expression at its path, and says how each recorded outcome
+// contradicts that verdict; nil when none does.
+func AssertContradictions(rec *Record, sc *dsl.Scenario) error {
+	steps := map[string]*dsl.Step{}
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
+	}
+	var msgs []string
+	for _, sr := range rec.Steps {
+		s := steps[sr.Path]
+		if sr.Kind != "assert" || s == nil || s.Kind != "assert" || s.Expr == nil {
+			continue
+		}
+		held, ok := recordedHeld(sr)
+		if !ok {
+			continue
+		}
+		jd, ok := judgeAsAt(rec, sc, s.Expr, sr)
+		if !ok {
+			continue
+		}
+		now := jd.Outcome == Passed
+		if now == held {
+			continue
+		}
+		name := stepName(sr)
+		if sr.Round > 0 {
+			name += fmt.Sprintf(" (round %d)", sr.Round)
+		}
+		if sr.Sample > 0 {
+			name += fmt.Sprintf(" (sample %d)", sr.Sample)
+		}
+		says := "failed"
+		if held {
+			says = "passed"
+		}
+		why := jd.Explanation
+		if jd.Reason != "" {
+			why = jd.Reason
+		}
+		word := "false"
+		switch {
+		case jd.Outcome == Passed:
+			word = "true"
+		case jd.Outcome == Errored:
+			word = "an error"
+		}
+		msgs = append(msgs, fmt.Sprintf("step %s: its assert %q says %s, but over the data the record holds from before it ran the expression is %s: %s", name, s.Expr.Src, says, word, why))
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+}
+
+// recordedHeld says whether the assert's record says its expression held, and whether it says
+// either (an assert that erred, timed out or was cancelled says neither). One that failed as
+// its expectFail expected passed with the failure's error: it did not hold.
+func recordedHeld(sr *StepRecord) (held, ok bool) {
+	switch sr.Outcome {
+	case Passed:
+		return sr.ExpectedError == "", true
+	case Failed:
+		return false, true
+	}
+	return false, false
+}
+
+// judgeAsAt judges e over rec as it was when the step of record at started: the steps that had
+// ended by then, and their results. ok is false when what e reads cannot be had again so: a
+// step it reads ran while the assert ran, started before it and ended after, or ran both
+// before and after it (its result is the later run's now); a result recorded under no step's
+// name (an unnamed sampler's series); now().
+func judgeAsAt(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) (*Judgement, bool) {
+	if e.Now || e.Program == nil {
+		return nil, false
+	}
+	named := map[string]bool{}
+	for _, n := range sc.Names() {
+		named[n] = true
+	}
+	for _, s := range rec.Steps {
+		if s.Name != "" {
+			named[s.Name] = true
+		}
+	}
+	snapshots := make([]string, 0, len(sc.Snapshots))
+	for _, s := range sc.Snapshots {
+		snapshots = append(snapshots, s.Name)
+	}
+	allNamed := slices.Sorted(func(yield func(string) bool) {
+		for n := range named {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	// The steps whose records or results e reads.
+	reads := map[string]bool{}
+	for _, id := range e.Names {
+		switch {
+		case staticNames[id]:
+		case id == "delta" || id == dsl.DeltaFunc || id == dsl.HostsFunc:
+			for _, n := range snapshots {
+				reads[n] = true
+			}
+			for _, r := range e.Refs {
+				if r.Kind == dsl.RefDeltaPair {
+					reads[r.From], reads[r.To] = true, true
+				}
+			}
+		case id == "outcome" || id == "error":
+			for _, n := range e.Outcomes {
+				reads[n] = true
+			}
+			if e.ReadsAllOutcomes() {
+				for _, n := range allNamed {
+					reads[n] = true
+				}
+			}
+		case id == "started" || id == "ended":
+			for _, n := range allNamed {
+				reads[n] = true
+			}
+		case named[id]:
+			reads[id] = true
+		case rec.Results[id] != nil:
+			return nil, false // a result under no step's name: when it was recorded is not known
+		}
+	}
+	// Each step read had ended before the assert started (its result was in the record when
+	// the assert judged), or started after the assert ended (it was not), in all its runs. A
+	// step's record is added when it starts: one added after the assert's started after it.
+	before, after := map[string]bool{}, map[string]bool{}
+	atIndex := slices.Index(rec.Steps, at)
+	for i, s := range rec.Steps {
+		if s.Name == "" || !reads[s.Name] {
+			continue
+		}
+		switch {
+		case i < atIndex && s.Outcome != "" && s.End <= at.Start:
+			// Its result was recorded before its end was taken; the assert judged after its
+			// start was. (Vet lets an assert read only steps that end before it starts: the
+			// two are equal only on a clock that stood still, as a test's.)
+			before[s.Name] = true
+		case i > atIndex && s.Start > at.End:
+			after[s.Name] = true
+		default:
+			return nil, false
+		}
+		if before[s.Name] && after[s.Name] {
+			return nil, false
+		}
+	}
+	for n := range reads {
+		if rec.Results[n] != nil && !before[n] && !after[n] {
+			return nil, false // a result with no step record to say when it was made
+		}
+	}
+	seen := *rec
+	seen.Notes = nil
+	seen.Steps = nil
+	for _, s := range rec.Steps[:max(atIndex, 0)] {
+		if s.Outcome != "" && s.End <= at.Start {
+			seen.Steps = append(seen.Steps, s)
+		}
+	}
+	seen.Results = map[string]*Result{}
+	for n, r := range rec.Results {
+		if before[n] || !reads[n] {
+			seen.Results[n] = r
+		}
+	}
+	for n := range after {
+		delete(seen.Results, n)
+	}
+	return NewJudge(&seen, sc).Judge(e), true
+}

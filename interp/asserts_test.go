@@ -1,0 +1,132 @@
+package interp_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
+)
+
+// TestAssertContradictions: an assert whose value the record determines (it reads results of
+// steps that had ended before it started, vars) is judged again over the record; a record as
+// the run wrote it is told nothing, whether the assert passed, failed, or failed as its
+// expectFail expected; one whose assert's outcome was flipped, or whose data under the assert
+// were changed, is told, naming the step, the expression and its value. An assert whose value
+// the record does not say exactly (a step it reads ran while it ran, or again after it) is
+// left as recorded.
+func TestAssertContradictions(t *testing.T) {
+	const held = `s: schema.#Scenario & {
+	steps: [
+		{name: "hi", exec: argv: ["echo"]},
+		{name: "check", assert: "hi.stdout == \"notready\\n\""},
+		{name: "bye", exec: argv: ["echo"]},
+	]
+}`
+	const failed = `s: schema.#Scenario & {
+	steps: [
+		{name: "hi", exec: argv: ["echo"]},
+		{name: "check", assert: "hi.stdout == \"ready\\n\""},
+	]
+}`
+	const expectFail = `s: schema.#Scenario & {
+	steps: [
+		{name: "hi", exec: argv: ["echo"]},
+		{name: "check", expectFail: true, assert: "hi.stdout == \"ready\\n\""},
+	]
+}`
+	const readsOutcome = `s: schema.#Scenario & {
+	steps: [
+		{name: "hi", exec: argv: ["fail"], mayFail: true},
+		{name: "check", assert: "outcome.hi == \"failed\" || outcome.hi == \"error\""},
+	]
+}`
+	stdout := func(s string) func(*interp.Record) {
+		return func(rec *interp.Record) {
+			r := rec.Results["hi"].Value.(schema.ExecResult)
+			r.Stdout = s
+			rec.Results["hi"].Value = r
+		}
+	}
+	step := func(rec *interp.Record, name string) *interp.StepRecord {
+		for _, s := range rec.Steps {
+			if s.Name == name {
+				return s
+			}
+		}
+		t.Fatalf("no step %s", name)
+		return nil
+	}
+	flip := func(rec *interp.Record) {
+		s := step(rec, "check")
+		s.Outcome, s.Error = interp.Passed, ""
+	}
+	for _, c := range []struct {
+		name, src string
+		edit      func(*interp.Record)
+		want      string // "" for none
+	}{
+		{"passed", held, nil, ""},
+		{"failed", failed, nil, ""},
+		{"failed as expected", expectFail, nil, ""},
+		{"reads an outcome", readsOutcome, nil, ""},
+		{"a failed assert flipped to passed", failed, flip,
+			`step check: its assert "hi.stdout == \"ready\\n\"" says passed, but over the data the record holds from before it ran the expression is false: hi.stdout ("notready\n") == "ready\n"`},
+		{"the data under a passed assert changed", held, stdout("ready\n"),
+			`step check: its assert "hi.stdout == \"notready\\n\"" says passed, but over the data the record holds from before it ran the expression is false: hi.stdout ("ready\n") == "notready\n"`},
+		{"the data under a failed assert changed", failed, stdout("ready\n"),
+			`step check: its assert "hi.stdout == \"ready\\n\"" says failed, but over the data the record holds from before it ran the expression is true`},
+		{"the data under an expected failure changed", expectFail, stdout("ready\n"), "says failed, but over the data the record holds from before it ran the expression is true"},
+		{"an outcome it read changed", readsOutcome, func(rec *interp.Record) {
+			s := step(rec, "hi")
+			s.Outcome, s.Error, s.Warnings = interp.Passed, "", nil
+		}, `step check: its assert "outcome.hi == \"failed\" || outcome.hi == \"error\"" says passed, but over the data the record holds from before it ran the expression is false`},
+		{"a step it reads ended after it started", held, func(rec *interp.Record) {
+			stdout("ready\n")(rec)
+			step(rec, "hi").End = step(rec, "check").Start + 1
+		}, ""},
+		{"a step it reads ran again after it", held, func(rec *interp.Record) {
+			stdout("ready\n")(rec)
+			again := *step(rec, "hi")
+			again.Start, again.End = step(rec, "bye").Start, step(rec, "bye").End
+			rec.Steps = append(rec.Steps, &again)
+		}, ""},
+		{"a step it does not read ran while it ran", held, func(rec *interp.Record) {
+			step(rec, "bye").Start = step(rec, "check").Start
+			flip(rec)
+			stdout("ready\n")(rec)
+		}, "says passed, but over the data the record holds from before it ran the expression is false"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := loadScenario(t, c.src)
+			var run *interp.Record
+			synctest.Test(t, func(t *testing.T) {
+				run = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
+			})
+			b, err := json.Marshal(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec interp.Record
+			if err := json.Unmarshal(b, &rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := interp.RestoreTypes(&rec); err != nil {
+				t.Fatal(err)
+			}
+			if c.edit != nil {
+				c.edit(&rec)
+			}
+			got := ""
+			if err := interp.AssertContradictions(&rec, sc); err != nil {
+				got = err.Error()
+			}
+			if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+				t.Errorf("AssertContradictions: %q, want %q", got, c.want)
+			}
+		})
+	}
+}
