@@ -56,9 +56,9 @@ type Expr struct {
 	// of a capture that matched nothing has no value, which the judge says instead of
 	// reading it as "".
 	Captures []CaptureRead
-	// ErrorReads are the steps whose error.<step> it reads: a step that did not run has no
-	// error to read (not the "" of one that passed), which the judge says instead of reading
-	// it as "".
+	// ErrorReads are the steps whose error.<step>, started.<step> or ended.<step> it reads: a
+	// step that did not run has no error to read (not the "" of one that passed) and no times
+	// (not 0), which the judge says instead of reading them so.
 	ErrorReads []ErrorRead
 	// vars are the vars it reads by name, allVars that it reads vars as a whole (see
 	// Names.readVar).
@@ -98,9 +98,12 @@ type CaptureRead struct {
 	Guarded bool
 }
 
-// ErrorRead is one error.<step> an expression reads.
+// ErrorRead is one error.<step>, started.<step> or ended.<step> an expression reads: what a
+// step has only if it ran.
 type ErrorRead struct {
 	Step string
+	// Via is "error", "started" or "ended".
+	Via string
 	// Guarded says it is read only where the step ran: where has(error, "<step>") holds, or
 	// where outcome.<step> is compared equal to another outcome than "skipped"
 	// (outcome.<step> == 'passed' && error.<step> == '') or unequal to "skipped".

@@ -374,8 +374,8 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 			if rootName == "outcome" || rootName == "error" {
 				c.outcomes = append(c.outcomes, link.name)
 			}
-			if rootName == "error" {
-				c.errorReads = append(c.errorReads, ErrorRead{Step: link.name, Guarded: slices.Contains(c.guards, ranGuard(link.name))})
+			if rootName == "error" || rootName == "started" || rootName == "ended" {
+				c.errorReads = append(c.errorReads, ErrorRead{Step: link.name, Via: rootName, Guarded: slices.Contains(c.guards, ranGuard(link.name))})
 			}
 			t = t.Elem
 		case i == 0 && (rootName == "backends" || rootName == "blackholes"):
@@ -765,7 +765,7 @@ func (c *exprChecker) guard(cond ast.Node, negated bool) func() {
 			if id, ok := x.Callee.(*ast.IdentifierNode); ok && id.Value == "has" && len(x.Arguments) == 2 && !neg {
 				if k, ok := x.Arguments[1].(*ast.StringNode); ok {
 					c.guards = append(c.guards, k.Value)
-					if m, ok := x.Arguments[0].(*ast.IdentifierNode); ok && m.Value == "error" {
+					if m, ok := x.Arguments[0].(*ast.IdentifierNode); ok && (m.Value == "error" || m.Value == "started" || m.Value == "ended") {
 						c.guards = append(c.guards, ranGuard(k.Value))
 					}
 				}

@@ -158,7 +158,9 @@ func (j *Judge) Env() map[string]any {
 		if s.Name == "" {
 			continue
 		}
-		if _, ok := started[s.Name]; !ok {
+		if _, ok := started[s.Name]; !ok && s.Outcome != Skipped {
+			// A step that did not run has no times: has(started, "x") is false, and a read
+			// of started.x is refused (errorOfUnran), not 0.
 			started[s.Name] = (s.Start - base).Seconds()
 		}
 		if s.End > 0 {
@@ -337,9 +339,10 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 	return j.errorOfUnran(e)
 }
 
-// errorOfUnran says why e cannot be evaluated when it reads error.<step> of a step that has not
-// run, other than where has() or outcome.<step> found that it ran: such a step has no error,
-// and "" would say it passed. "" when it can.
+// errorOfUnran says why e cannot be evaluated when it reads error.<step>, started.<step> or
+// ended.<step> of a step that has not run, other than where has() or outcome.<step> found that
+// it ran: such a step has no error, and "" would say it passed; no times, and 0 would time it.
+// "" when it can.
 func (j *Judge) errorOfUnran(e *dsl.Expr) string {
 	if len(e.ErrorReads) == 0 {
 		return ""
@@ -351,9 +354,13 @@ func (j *Judge) errorOfUnran(e *dsl.Expr) string {
 		}
 	}
 	for _, r := range e.ErrorReads {
-		if !ran[r.Step] && !r.Guarded {
-			return fmt.Sprintf("error.%s has no value: step %q did not run (outcome.%s is \"skipped\"), so it neither passed nor failed; read error.%s only where it ran (outcome.%s == 'passed' && error.%s == '', or has(error, %q))", r.Step, r.Step, r.Step, r.Step, r.Step, r.Step, r.Step)
+		if ran[r.Step] || r.Guarded {
+			continue
 		}
+		if r.Via == "started" || r.Via == "ended" {
+			return fmt.Sprintf("%s.%s has no value: step %q did not run (outcome.%s is \"skipped\"), so it has no start or end, not 0; read %s.%s only where it ran (outcome.%s != 'skipped' && …, or has(%s, %q))", r.Via, r.Step, r.Step, r.Step, r.Via, r.Step, r.Step, r.Via, r.Step)
+		}
+		return fmt.Sprintf("error.%s has no value: step %q did not run (outcome.%s is \"skipped\"), so it neither passed nor failed; read error.%s only where it ran (outcome.%s == 'passed' && error.%s == '', or has(error, %q))", r.Step, r.Step, r.Step, r.Step, r.Step, r.Step, r.Step)
 	}
 	return ""
 }

@@ -353,3 +353,44 @@ func TestErrorOfStepThatDidNotRun(t *testing.T) {
 		t.Errorf("%s: %s (%s), want passed", jd.Src, jd.Outcome, jd.Reason)
 	}
 }
+
+// TestTimesOfStepThatDidNotRun: started.<step> and ended.<step> of a step that did not run
+// have no value: 'ended.migrate - started.migrate < 0.1' read 0 - 0 and passed, a duration
+// claimed of a step never run. Read only where the step ran (outcome.<step> != 'skipped' &&,
+// has(started, ...)), it is fine; has(started, ...) is false for it.
+func TestTimesOfStepThatDidNotRun(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "prep", mayFail: true, sequence: [
+			{name: "check", exec: argv: ["false"]},
+			{name: "migrate", exec: argv: ["true"]},
+		]},
+	]
+	expect: [
+		"ended.migrate - started.migrate < 0.1",
+		"started.migrate >= 0",
+		"outcome.migrate != 'skipped' && ended.migrate - started.migrate < 0.1",
+		"!has(started, 'migrate') || ended.migrate < 1",
+		"has(started, 'migrate')",
+		"ended.check - started.check < 5",
+	]
+}`)
+	rec := &interp.Record{}
+	rec.Steps = append(rec.Steps,
+		&interp.StepRecord{Path: "steps.0", Name: "prep", Kind: "sequence", Outcome: interp.Errored, Error: "check (exec): false exited with code 1", End: time.Second},
+		&interp.StepRecord{Path: "steps.0.sequence.0", Name: "check", Kind: "exec", Outcome: interp.Errored, Error: "false exited with code 1", End: time.Second},
+		&interp.StepRecord{Path: "steps.0.sequence.1", Name: "migrate", Kind: "exec", Outcome: interp.Skipped})
+	got := interp.Rejudge(rec, sc)
+	want := []interp.Outcome{interp.Errored, interp.Errored, interp.Failed, interp.Passed, interp.Failed, interp.Passed}
+	if len(got) != len(want) {
+		t.Fatalf("%d judgements, want %d", len(got), len(want))
+	}
+	for i, jd := range got {
+		if jd.Outcome != want[i] {
+			t.Errorf("%s: %s (%s%s), want %s", jd.Src, jd.Outcome, jd.Reason, jd.Explanation, want[i])
+		}
+		if want[i] == interp.Errored && !strings.Contains(jd.Reason, `has no value: step "migrate" did not run (outcome.migrate is "skipped"), so it has no start or end, not 0`) {
+			t.Errorf("%s: reason %q", jd.Src, jd.Reason)
+		}
+	}
+}
