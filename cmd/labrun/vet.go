@@ -83,9 +83,9 @@ const (
 )
 
 // paceLoads sets the collector's pacing for loads with opts (loadTo) and returns what puts
-// back the settings it found. vet holds it over all its loads (the package's and each sweep
-// combination's): between two loads the defaults would collect the garbage of a process that
-// is about to exit (vet of examples/: three cycles, ~20 ms of its 200 ms of CPU).
+// back the settings it found. vet holds it over the loads of its sweeps' combinations
+// (collect): between two of them the defaults would collect the garbage of a process that is
+// about to exit (vet of examples/: three cycles, ~20 ms of its 200 ms of CPU).
 func (p *process) paceLoads(opts dsl.Options) (restore func()) {
 	percent := loadGCPercent
 	if opts.ForRun {
@@ -225,12 +225,8 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 				opts.Target = "kube"
 			}
 			// Every combination of every sweep (declared, --sweep) is loaded and checked, as
-			// run does before its first step. The loads share one pacing (paceLoads).
-			restore := p.paceLoads(opts)
-			p.loadsPaced = true
+			// run does before its first step.
 			w, err := p.expand(args, opts, expansion{matrix: mf, output: f.output, vet: true})
-			p.loadsPaced = false
-			restore()
 			if err != nil {
 				return err
 			}
