@@ -335,7 +335,9 @@ func perturbedKitC(t *testing.T) {
 		name:     "no access-log line for the request",
 		scenario: "c_retry",
 		// Phase 2 answers 200 but the waypoint logs no access line for it: "no 503 logged"
-		// proves nothing then, and the check that the request's line exists says so.
+		// proves nothing then, and the check that the request's line exists says so. So does
+		// the judge of access.codes: the log's lines matched and none is an access line, so it
+		// has no code to count (it read 0 before, and "no 503" passed).
 		perturb: func(t *testing.T, client, waypoint []sandbox.Fixture) ([]sandbox.Fixture, []sandbox.Fixture) {
 			return editExec(t, client, 2, func(f *sandbox.ExecReplay) {
 				for c, lines := range f.Logs {
@@ -344,6 +346,7 @@ func perturbedKitC(t *testing.T) {
 			}), waypoint
 		},
 		wants: map[string]perturbedWant{
+			`access.codes["503"] == 0`: {interp.Errored, []string{"access.codes has no value", "none parsed as an access line"}},
 			`let l = filter(access.entries, .access && .upstream_host contains (fromJSON(toJSON(aaa))[0].status.podIP + ":")); len(l) >= 1 && all(l, .code == 200 && len(.flags) == 0)`: {interp.Failed, []string{"(false)"}},
 		},
 	}, {
