@@ -142,12 +142,60 @@ type Explain struct {
 	names *Names
 	once  sync.Once
 	prog  *vm.Program
+	// whole is the source of a node with an Op (a comparison, a negation, a conjunction),
+	// for Holds; its program is compiled at the first ask, as a leaf's.
+	whole     string
+	wholeOnce sync.Once
+	wholeProg *vm.Program
+}
+
+// Holds evaluates a node with an Op as a boolean in env: held is its value, ok is false when
+// it cannot say (a node that does not compile on its own, an error, not a boolean). The
+// explanation of a && b shows b as not evaluated where a is false, as the judge did not
+// evaluate it either.
+func (x *Explain) Holds(env map[string]any) (held, ok bool) {
+	if x == nil {
+		return false, false
+	}
+	if x.Op == "" {
+		p := x.Value()
+		if p == nil {
+			return false, false
+		}
+		v, err := expr.Run(p, env)
+		b, isBool := v.(bool)
+		return b, err == nil && isBool
+	}
+	if x.names == nil || x.whole == "" {
+		return false, false
+	}
+	x.wholeOnce.Do(func() {
+		prog, _, err := compileProgram(x.whole, &exprChecker{names: x.names}, x.names.envOption())
+		if err == nil {
+			x.wholeProg = prog
+		}
+	})
+	if x.wholeProg == nil {
+		return false, false
+	}
+	v, err := expr.Run(x.wholeProg, env)
+	b, isBool := v.(bool)
+	return b, err == nil && isBool
+}
+
+// Source is the node's source text: a leaf's as written, a node with an Op as the parser
+// prints it.
+func (x *Explain) Source() string {
+	if x.Op == "" {
+		return x.Src
+	}
+	return x.whole
 }
 
 // Value is the program that evaluates the leaf, or nil for a literal or a leaf that does not
 // compile on its own (a predicate argument, a closure variable).
 func (x *Explain) Value() *vm.Program {
-	if x.names == nil {
+	if x.names == nil || x.Op != "" {
 		return nil
 	}
 	x.once.Do(func() {
@@ -657,13 +705,13 @@ func explainNode(n ast.Node, names *Names) *Explain {
 	case *ast.BinaryNode:
 		switch {
 		case n.Operator == "&&" || n.Operator == "and" || n.Operator == "||" || n.Operator == "or":
-			return &Explain{Op: n.Operator, Left: explainNode(n.Left, names), Right: explainNode(n.Right, names)}
+			return &Explain{Op: n.Operator, Left: explainNode(n.Left, names), Right: explainNode(n.Right, names), whole: n.String(), names: names}
 		case comparisons[n.Operator]:
-			return &Explain{Op: n.Operator, Left: leaf(n.Left, names), Right: leaf(n.Right, names)}
+			return &Explain{Op: n.Operator, Left: leaf(n.Left, names), Right: leaf(n.Right, names), whole: n.String(), names: names}
 		}
 	case *ast.UnaryNode:
 		if n.Operator == "!" || n.Operator == "not" {
-			return &Explain{Op: n.Operator, Left: explainNode(n.Node, names)}
+			return &Explain{Op: n.Operator, Left: explainNode(n.Node, names), whole: n.String(), names: names}
 		}
 	}
 	return leaf(n, names)

@@ -46,7 +46,9 @@ func TestExplainCallsAndLists(t *testing.T) {
 		"(fortio.code503 (15) + fortio.code200 (18)) (33) == 30",
 		// The value inside a negation is its operand's: parenthesised, it does not read as the
 		// negation's.
-		"(not (approx(fortio.code503 (15), 15, 0.1) (true))) && (within(fortio.code200 (18), 0, 5) (false))",
+		// The right side of && is not shown with values where the left was false: the judge
+		// did not evaluate it.
+		"(not (approx(fortio.code503 (15), 15, 0.1) (true))) && (within(fortio.code200, 0, 5): not evaluated)",
 		`fortio.codes[short[0] == 1 ? "503" : "200" ("503")] (15) == 0`,
 		"!(fortio.code503 (15) > 0)",
 	}
@@ -89,6 +91,42 @@ s: schema.#Scenario & {
 	for i, w := range want {
 		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
 			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}
+
+// TestExplainShortCircuit: where the left side of && is false, or of || true, the judge did
+// not evaluate the right side, and the explanation does not show values for it: a step that
+// did not run reads 0 there, a value the run never had.
+func TestExplainShortCircuit(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "prep", mayFail: true, sequence: [
+			{name: "check", exec: argv: ["false"]},
+			{name: "migrate", exec: argv: ["true"]},
+		]},
+	]
+	expect: [
+		"outcome.migrate != 'skipped' && ended.migrate - started.migrate < 0.1",
+		"outcome.migrate == 'skipped' || ended.migrate - started.migrate < 0.1",
+		"outcome.check == 'error' && outcome.migrate == 'passed'",
+	]
+}`)
+	rec := &interp.Record{}
+	rec.Steps = append(rec.Steps,
+		&interp.StepRecord{Path: "steps.0", Name: "prep", Kind: "sequence", Outcome: interp.Errored, Error: "check (exec): false exited with code 1"},
+		&interp.StepRecord{Path: "steps.0.sequence.0", Name: "check", Kind: "exec", Outcome: interp.Errored, Error: "false exited with code 1"},
+		&interp.StepRecord{Path: "steps.0.sequence.1", Name: "migrate", Kind: "exec", Outcome: interp.Skipped})
+	want := []string{
+		`(outcome.migrate ("skipped") != "skipped") && (ended.migrate - started.migrate < 0.1: not evaluated)`,
+		`(outcome.migrate ("skipped") == "skipped") || (ended.migrate - started.migrate < 0.1: not evaluated)`,
+		// Evaluated both: the left held.
+		`(outcome.check ("error") == "error") && (outcome.migrate ("skipped") == "passed")`,
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Explanation != w {
+			t.Errorf("%s: %s %q\nwant %q", got[i].Src, got[i].Outcome, got[i].Explanation, w)
 		}
 	}
 }

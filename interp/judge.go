@@ -492,6 +492,12 @@ func (sh *shower) explain(x *dsl.Explain) string {
 		}
 		return "!(" + sh.explain(x.Left) + ")"
 	case "&&", "and", "||", "or":
+		// The judge did not evaluate the right side where the left decided: its values would
+		// be ones it never read (a step that did not run reads 0 here), so it is shown as
+		// written.
+		if held, ok := x.Left.Holds(sh.env); ok && held == (x.Op == "||" || x.Op == "or") {
+			return "(" + sh.explain(x.Left) + ") " + x.Op + " (" + x.Right.Source() + ": not evaluated)"
+		}
 		return "(" + sh.explain(x.Left) + ") " + x.Op + " (" + sh.explain(x.Right) + ")"
 	}
 	// Two numbers that differ only beyond the digits shown would read as equal (x (10) == 10
