@@ -135,11 +135,15 @@ func DumpNames(dump []byte, kind string) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("config dump: no resource kind %q: names lists clusters, listeners or routes", kind)
 	}
-	names, _, err := dumpEach(dump, k, func(string, map[string]any) bool { return true })
-	if names == nil && err == nil {
+	configs, err := dumpConfigs(dump)
+	if err != nil {
+		return nil, err
+	}
+	names, _ := configsEach(configs, k, func(string, map[string]any) bool { return true })
+	if names == nil {
 		names = []string{}
 	}
-	if err == nil && !dumpHasDynamic(dump) {
+	if !hasXDS(configs) {
 		// What istiod sends is dynamic; a proxy that holds none of it has not been configured
 		// yet (or the admin is not an xDS-fed proxy's): a list read now says nothing of what
 		// istiod sends, and a claim that a name is absent from it would hold whatever istiod does.
@@ -156,27 +160,19 @@ func DumpNames(dump []byte, kind string) ([]string, error) {
 	return names, err
 }
 
-// dumpHasDynamic reports whether a /config_dump holds any resource that came from xDS: an
-// entry of a dynamic_* list in any of its sections, or a ?resource= entry of a Dynamic type.
-func dumpHasDynamic(dump []byte) bool {
-	var doc struct {
-		Configs []map[string]json.RawMessage `json:"configs"`
-	}
-	if json.Unmarshal(dump, &doc) != nil {
-		return false
-	}
-	for _, section := range doc.Configs {
-		var typ string
-		_ = json.Unmarshal(section["@type"], &typ)
-		if strings.Contains(typ, ".Dynamic") {
+// hasXDS reports whether a /config_dump's sections hold any resource that came from xDS: an
+// entry of a dynamic_* list in any of them, or a ?resource= entry of a Dynamic type.
+func hasXDS(configs []any) bool {
+	for _, c := range configs {
+		section, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		if typ, _ := section["@type"].(string); strings.Contains(typ, ".Dynamic") {
 			return true
 		}
-		for key, raw := range section {
-			if !strings.HasPrefix(key, "dynamic_") {
-				continue
-			}
-			var items []json.RawMessage
-			if json.Unmarshal(raw, &items) == nil && len(items) > 0 {
+		for key, v := range section {
+			if items, ok := v.([]any); ok && len(items) > 0 && strings.HasPrefix(key, "dynamic_") {
 				return true
 			}
 		}
@@ -196,18 +192,30 @@ var kindsByPlural = map[string]resourceKind{
 // an empty object is a dump without resources: Envoy prints {} for a ?resource= query that
 // matches nothing, and a proxy that istiod has not pushed yet has no dynamic resources.
 func dumpEach(dump []byte, kind resourceKind, yield func(name string, r map[string]any) bool) (names []string, dynamic int, err error) {
+	configs, err := dumpConfigs(dump)
+	if err != nil {
+		return nil, 0, err
+	}
+	names, dynamic = configsEach(configs, kind, yield)
+	return names, dynamic, nil
+}
+
+// dumpConfigs decodes a /config_dump into its sections; an empty object has none.
+func dumpConfigs(dump []byte) ([]any, error) {
 	const op = "config dump"
 	var doc map[string]any
 	if err := json.Unmarshal(dump, &doc); err != nil {
-		return nil, 0, fmt.Errorf("%s: %w (output starts %q)", op, err, truncate(dump, 60))
+		return nil, fmt.Errorf("%s: %w (output starts %q)", op, err, truncate(dump, 60))
 	}
 	configs, ok := doc["configs"].([]any)
-	if !ok {
-		if len(doc) == 0 {
-			return nil, 0, nil
-		}
-		return nil, 0, fmt.Errorf("%s: no \"configs\" array (is this /config_dump?)", op)
+	if !ok && len(doc) > 0 {
+		return nil, fmt.Errorf("%s: no \"configs\" array (is this /config_dump?)", op)
 	}
+	return configs, nil
+}
+
+// configsEach is dumpEach over a dump's decoded sections.
+func configsEach(configs []any, kind resourceKind, yield func(name string, r map[string]any) bool) (names []string, dynamic int) {
 	stop := false
 	consider := func(wrapper map[string]any, isDynamic bool) {
 		for _, p := range kind.paths {
@@ -238,7 +246,7 @@ func dumpEach(dump []byte, kind resourceKind, yield func(name string, r map[stri
 					if w, ok := it.(map[string]any); ok {
 						consider(w, strings.HasPrefix(list, "dynamic_"))
 						if stop {
-							return names, dynamic, nil
+							return names, dynamic
 						}
 					}
 				}
@@ -246,11 +254,11 @@ func dumpEach(dump []byte, kind resourceKind, yield func(name string, r map[stri
 		case strings.Contains(typ, "."+kind.dumpType+"."): // ?resource= form
 			consider(section, strings.Contains(typ, "."+kind.dumpType+".Dynamic"))
 			if stop {
-				return names, dynamic, nil
+				return names, dynamic
 			}
 		}
 	}
-	return names, dynamic, nil
+	return names, dynamic
 }
 
 // missing says that the resource want is not in a dump that holds have (dynamic of them from

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -114,13 +115,7 @@ func judgeAsAt(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) (*Jud
 	for _, s := range sc.Snapshots {
 		snapshots = append(snapshots, s.Name)
 	}
-	allNamed := slices.Sorted(func(yield func(string) bool) {
-		for n := range named {
-			if !yield(n) {
-				return
-			}
-		}
-	})
+	allNamed := slices.Sorted(maps.Keys(named))
 	// The steps whose records or results e reads.
 	reads := map[string]bool{}
 	for _, id := range e.Names {

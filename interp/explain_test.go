@@ -112,18 +112,13 @@ func TestExplainShortCircuit(t *testing.T) {
 		"outcome.check == 'error' && outcome.migrate == 'passed'",
 	]
 }`)
-	rec := &interp.Record{}
-	rec.Steps = append(rec.Steps,
-		&interp.StepRecord{Path: "steps.0", Name: "prep", Kind: "sequence", Outcome: interp.Errored, Error: "check (exec): false exited with code 1"},
-		&interp.StepRecord{Path: "steps.0.sequence.0", Name: "check", Kind: "exec", Outcome: interp.Errored, Error: "false exited with code 1"},
-		&interp.StepRecord{Path: "steps.0.sequence.1", Name: "migrate", Kind: "exec", Outcome: interp.Skipped})
 	want := []string{
 		`(outcome.migrate ("skipped") != "skipped") && (ended.migrate - started.migrate < 0.1: not evaluated)`,
 		`(outcome.migrate ("skipped") == "skipped") || (ended.migrate - started.migrate < 0.1: not evaluated)`,
 		// Evaluated both: the left held.
 		`(outcome.check ("error") == "error") && (outcome.migrate ("skipped") == "passed")`,
 	}
-	got := interp.Rejudge(rec, sc)
+	got := interp.Rejudge(migrateSkipped(), sc)
 	for i, w := range want {
 		if got[i].Explanation != w {
 			t.Errorf("%s: %s %q\nwant %q", got[i].Src, got[i].Outcome, got[i].Explanation, w)

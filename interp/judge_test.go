@@ -375,12 +375,7 @@ func TestTimesOfStepThatDidNotRun(t *testing.T) {
 		"ended.check - started.check < 5",
 	]
 }`)
-	rec := &interp.Record{}
-	rec.Steps = append(rec.Steps,
-		&interp.StepRecord{Path: "steps.0", Name: "prep", Kind: "sequence", Outcome: interp.Errored, Error: "check (exec): false exited with code 1", End: time.Second},
-		&interp.StepRecord{Path: "steps.0.sequence.0", Name: "check", Kind: "exec", Outcome: interp.Errored, Error: "false exited with code 1", End: time.Second},
-		&interp.StepRecord{Path: "steps.0.sequence.1", Name: "migrate", Kind: "exec", Outcome: interp.Skipped})
-	got := interp.Rejudge(rec, sc)
+	got := interp.Rejudge(migrateSkipped(), sc)
 	want := []interp.Outcome{interp.Errored, interp.Errored, interp.Failed, interp.Passed, interp.Failed, interp.Passed}
 	if len(got) != len(want) {
 		t.Fatalf("%d judgements, want %d", len(got), len(want))
@@ -393,4 +388,15 @@ func TestTimesOfStepThatDidNotRun(t *testing.T) {
 			t.Errorf("%s: reason %q", jd.Src, jd.Reason)
 		}
 	}
+}
+
+// migrateSkipped is the record of a mayFail sequence whose first step, check, erred: the
+// sequence stopped, and migrate, the step after it, did not run.
+func migrateSkipped() *interp.Record {
+	rec := &interp.Record{}
+	rec.Steps = append(rec.Steps,
+		&interp.StepRecord{Path: "steps.0", Name: "prep", Kind: "sequence", Outcome: interp.Errored, Error: "check (exec): false exited with code 1", End: time.Second},
+		&interp.StepRecord{Path: "steps.0.sequence.0", Name: "check", Kind: "exec", Outcome: interp.Errored, Error: "false exited with code 1", End: time.Second},
+		&interp.StepRecord{Path: "steps.0.sequence.1", Name: "migrate", Kind: "exec", Outcome: interp.Skipped})
+	return rec
 }
