@@ -265,6 +265,11 @@ func TestInterruptOnKube(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(d)
+		// d counts wall time; on a loaded machine (CI runs test binaries side by side) a
+		// fresh process may not yet have run its first millisecond by then, and before the Go
+		// runtime and earlysignal's init no program can catch anything. So the signal waits
+		// also until labrun has had 5 ms of CPU (its init catches signals at about 0.7 ms).
+		waitCPU(t, cmd.Process.Pid, 5*time.Millisecond)
 		_ = cmd.Process.Signal(sig)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
@@ -479,5 +484,34 @@ func TestAPIServerKilledDuringRun(t *testing.T) {
 	}
 	if objs, ns := marked(t, sb); len(objs) != 0 {
 		t.Errorf("after labrun clean --yes: %v (namespace: %v)", objs, ns)
+	}
+}
+
+// waitCPU waits until the process pid has run for at least cpu on the processors, summed over
+// its threads (the first field of /proc/PID/task/TID/schedstat, in nanoseconds), or it has
+// ended, or 10 s have passed.
+func waitCPU(t *testing.T, pid int, cpu time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+		if err != nil || len(tasks) == 0 {
+			return // ended (or no /proc): nothing to wait for
+		}
+		var ran time.Duration
+		for _, f := range tasks {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			var ns int64
+			if _, err := fmt.Sscan(string(b), &ns); err == nil {
+				ran += time.Duration(ns)
+			}
+		}
+		if ran >= cpu {
+			return
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
