@@ -181,6 +181,9 @@ type loader struct {
 	// compiled are the expressions compiled for the load's scenarios, by their names' key
 	// (shareCompiled).
 	compiled map[string]map[compiledKey]*Expr
+	// undetached are the decoders of scenarios whose steps still look their fields' positions
+	// up in their build's evaluation (detachEarlier).
+	undetached []*decoder
 }
 
 func (l *loader) loadPath(p string) {
@@ -934,6 +937,9 @@ func scenarioList(names map[string]bool) string {
 	return "scenarios " + strings.Join(list, ", ")
 }
 
+// builtHook, when a test sets it, is called with each package's open copy before it is built.
+var builtHook func(*build.Instance)
+
 // forceGCHeap is how large the heap may be when a valid package's build is let go, before
 // buildInstance collects it rather than leave it to the pacer.
 const forceGCHeap = 16 << 20
@@ -961,6 +967,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	// garbage once its package is decoded (Scenarios hold no CUE value), and the schema's
 	// value of a valid package is let go before the open copy is built: the peak is one
 	// build, not every build of the Load.
+	l.detachEarlier() // before this build's collection below: their evaluations are garbage then
 	l.varReadsInst, l.varReads = inst, nil
 	if cp := l.comboReads; cp != nil {
 		// The whole package's, as the scenario's own load scans it, not the files kept.
@@ -1008,6 +1015,9 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		if n, ok := heapObjects(); !ok || n >= forceGCHeap { // unknown: collect, as before
 			runtime.GC()
 		}
+	}
+	if builtHook != nil {
+		builtHook(openInst)
 	}
 	ov := newContext().BuildInstance(openInst)
 	l.refs = newRefMemo(openInst.Files)
