@@ -345,21 +345,22 @@ func (n *Names) envOption() expr.Option {
 // interpreter builds the same shape with real values.
 func (n *Names) Env() map[string]any {
 	env := map[string]any{
-		"delta":      schema.Stats{},
-		deltaFunc:    func(string, string) schema.Stats { return nil },
-		hostsFunc:    func(string) []schema.Host { return nil },
-		envoyFunc:    xdstype.ReadAny,
-		"vars":       map[string]any{},
-		"approx":     Approx,
-		"within":     Within,
-		"has":        Has,
-		"backends":   map[string]schema.Endpoint{},
-		"blackholes": map[string]schema.Endpoint{},
-		"target":     map[string]any{},
-		"started":    map[string]float64{},
-		"ended":      map[string]float64{},
-		"outcome":    map[string]string{},
-		"error":      map[string]string{},
+		"delta":           schema.Stats{},
+		deltaFunc:         func(string, string) schema.Stats { return nil },
+		hostsFunc:         func(string) []schema.Host { return nil },
+		envoyFunc:         xdstype.ReadAny,
+		schema.OnlyIfFunc: schema.ReadOnlyIf,
+		"vars":            map[string]any{},
+		"approx":          Approx,
+		"within":          Within,
+		"has":             Has,
+		"backends":        map[string]schema.Endpoint{},
+		"blackholes":      map[string]schema.Endpoint{},
+		"target":          map[string]any{},
+		"started":         map[string]float64{},
+		"ended":           map[string]float64{},
+		"outcome":         map[string]string{},
+		"error":           map[string]string{},
 	}
 	if len(n.Namespaces) > 0 {
 		ns := map[string]string{}
@@ -404,7 +405,7 @@ func (n *Names) compileEnv() map[string]any {
 // Reserved names cannot be step names.
 var Reserved = map[string]bool{
 	"delta": true, "deltaAcross": true, "vars": true, "approx": true, "within": true, "has": true, "backends": true,
-	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true, envoyFunc: true,
+	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true, envoyFunc: true, schema.OnlyIfFunc: true,
 	"started": true, "ended": true, "outcome": true, "error": true,
 }
 

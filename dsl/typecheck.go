@@ -459,6 +459,9 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				chain[i].def = f.Default
 				defaulted = append(defaulted, i)
 			}
+			if f.OnlyIf != "" {
+				c.rewrites = append(c.rewrites, func() { readOnlyIf(node, chain, i, f.OnlyIf) })
+			}
 			t = f.Type
 		case t.Kind == schema.TMap:
 			if t.Keys != nil && !slices.Contains(t.Keys, link.name) {
@@ -505,6 +508,19 @@ func readDefaults(node *ast.Node, chain []chainLink, links []int) {
 		} else {
 			chain[i+1].m.Node = or
 		}
+	}
+}
+
+// readOnlyIf rewrites chain[i], a read of a field that has a value only where the struct's
+// field cond is true, as __onlyIf(<the struct>, cond, name): schema.ReadOnlyIf errs where
+// cond is false instead of giving the zero value.
+func readOnlyIf(node *ast.Node, chain []chainLink, i int, cond string) {
+	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.OnlyIfFunc}, Arguments: []ast.Node{
+		chain[i].m.Node, &ast.StringNode{Value: cond}, &ast.StringNode{Value: chain[i].name}}}
+	if i == len(chain)-1 {
+		ast.Patch(node, call)
+	} else {
+		chain[i+1].m.Node = call
 	}
 }
 

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"labrun.dev/labrun/schema"
 	"maps"
 	"slices"
 	"strings"
@@ -21,7 +22,7 @@ import (
 // staticNames are the names of the judge's environment that no step records.
 var staticNames = map[string]bool{
 	"vars": true, "approx": true, "within": true, "has": true, "backends": true,
-	"blackholes": true, "target": true, "ns": true, dsl.EnvoyFunc: true,
+	"blackholes": true, "target": true, "ns": true, dsl.EnvoyFunc: true, schema.OnlyIfFunc: true,
 }
 
 // AssertContradictions judges again each assert step of rec whose value the record determines

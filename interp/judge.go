@@ -146,6 +146,7 @@ func (j *Judge) Env() map[string]any {
 		return Delta(sa, sb, j.allow)
 	}
 	env[dsl.EnvoyFunc] = xdstype.ReadAny
+	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshot(name); s != nil {
 			return s.Hosts

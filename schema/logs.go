@@ -268,22 +268,25 @@ func (a *logAccumulator) result() LogResult {
 // Result: the lines, their parsed access-log entries, counts by code, flag and details, and
 // the named groups of the capture pattern.
 func (p *Logs) Result(c ResultContext) *Type {
+	// A line that is not an access line has no request fields: read, they are an error,
+	// not the zero value (code 0 would pass code != 503 for a line with no code at all).
+	access := func(f *Field) *Field { f.OnlyIf = "access"; return f }
 	capture := captureMap(c, p.Capture)
 	entry := StructOf(reflect.TypeFor[LogEntry](),
 		F("line", StringType, "the line as written"),
 		F("time", StringType, "its time, RFC 3339"),
 		F("access", BoolType, "it is an access-log line in Istio's text or JSON format or Envoy's default (the fields below are parsed)"),
-		F("method", StringType, "the request's method"),
-		F("path", StringType, "the request's path"),
-		F("protocol", StringType, "the request's protocol"),
-		F("code", Num(Plain), "the response code"),
-		F("flags", ListOf(StringType), "the response flags, e.g. [\"UF\", \"URX\"]"),
-		F("details", StringType, "the response code details"),
-		F("termination", StringType, "the connection termination details"),
-		F("failure", StringType, "the upstream transport failure reason"),
-		F("duration", Num(Millis), "the request's duration"),
-		F("upstream_host", StringType, "the upstream host, ip:port"),
-		F("cluster", StringType, "the upstream cluster"),
+		access(F("method", StringType, "the request's method")),
+		access(F("path", StringType, "the request's path")),
+		access(F("protocol", StringType, "the request's protocol")),
+		access(F("code", Num(Plain), "the response code")),
+		access(F("flags", ListOf(StringType), "the response flags, e.g. [\"UF\", \"URX\"]")),
+		access(F("details", StringType, "the response code details")),
+		access(F("termination", StringType, "the connection termination details")),
+		access(F("failure", StringType, "the upstream transport failure reason")),
+		access(F("duration", Num(Millis), "the request's duration")),
+		access(F("upstream_host", StringType, "the upstream host, ip:port")),
+		access(F("cluster", StringType, "the upstream cluster")),
 		F("captures", capture, "the named groups of the capture pattern in this line"),
 	)
 	byCount := func(key string) *Type { return MapOf(Str(key), Num(Count)) }

@@ -121,6 +121,52 @@ type Field struct {
 	// (a config value: Envoy's JSON omits a scalar, enum or list at its default); presence
 	// (in, has, len) still sees what was recorded.
 	Default any
+	// OnlyIf, when set, names a boolean field of the same struct: this field has a value only
+	// where that one is true (an access-log entry's code, of a line that is an access line).
+	// Read where it is false, it is an error saying so, not the zero value that would pass
+	// a comparison with a code the line never had.
+	OnlyIf string
+}
+
+// OnlyIfFunc is the environment name a read of an OnlyIf field is rewritten to:
+// OnlyIfFunc(<the struct>, <OnlyIf>, <field>) is ReadOnlyIf.
+const OnlyIfFunc = "__onlyIf"
+
+// ReadOnlyIf is the field called field of v (a struct, by its expr tags, or a map), or an
+// error where v's boolean field cond is not true.
+func ReadOnlyIf(v any, cond, field string) (any, error) {
+	c, _ := readField(v, cond)
+	if b, _ := c.(bool); !b {
+		if cond == "access" {
+			return nil, fmt.Errorf("an entry whose line is not an access line (its access is false) has no %s; filter(<step>.entries, .access) keeps the lines that are", field)
+		}
+		return nil, fmt.Errorf("its %s is false, so it has no %s", cond, field)
+	}
+	f, _ := readField(v, field)
+	return f, nil
+}
+
+// readField is the field called name of v: a map's key, or a struct's field whose expr tag
+// is name.
+func readField(v any, name string) (any, bool) {
+	if m, ok := v.(map[string]any); ok {
+		f, ok := m[name]
+		return f, ok
+	}
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return nil, false
+	}
+	rt := rv.Type()
+	for i := range rt.NumField() {
+		if tag, _, _ := strings.Cut(rt.Field(i).Tag.Get("expr"), ","); tag == name {
+			return rv.Field(i).Interface(), true
+		}
+	}
+	return nil, false
 }
 
 // StatSource is where a stats map's names come from.
