@@ -120,6 +120,9 @@ func rows(b *strings.Builder, prefix string, t *schema.Type) {
 		if f.Absent != "" {
 			doc += " (" + f.Absent + ")"
 		}
+		if f.OnlyIf != "" {
+			when += ", where `" + f.OnlyIf + "` is true (elsewhere reading it is an error)"
+		}
 		fmt.Fprintf(b, "| `%s%s` | %s | %s | %s |\n", prefix, f.Name, f.Type, when, strings.ReplaceAll(doc, "<", "&lt;"))
 		if f.Type.Kind == schema.TList && f.Type.Elem.Kind == schema.TStruct && prefix == "" && !sameFields(f.Type.Elem, t) {
 			rows(b, f.Name+"[i].", f.Type.Elem)
