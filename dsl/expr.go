@@ -89,7 +89,20 @@ const (
 	RefDeltaPair
 	// RefSeries reads an aggregate of a sampled series: <name>.max.<stat>.
 	RefSeries
+	// RefSource reads a stat of a source where the expression names no snapshot: through a
+	// series' samples (g.samples[0].x, all(g.samples, .x == 0)), a let, an index. Steps are
+	// the snapshot and series steps of that source: the stat must be in at least one of
+	// their snapshots or samples, as a stat read by name must be in its snapshot.
+	RefSource
 )
+
+// StepNames are a RefSource's steps.
+func (r Ref) StepNames() []string {
+	if r.Steps == "" {
+		return nil
+	}
+	return strings.Split(r.Steps, ",")
+}
 
 // CaptureRead is one named group of an exec step's capture that an expression reads.
 type CaptureRead struct {
@@ -118,6 +131,9 @@ type Ref struct {
 	// From and To are the snapshots of a RefDeltaPair.
 	From, To string
 	Stat     string
+	// Steps are a RefSource's steps, joined by commas (a Ref is a map key; step names are
+	// identifiers); StepNames splits them.
+	Steps string
 	// Guarded says the expression reads the stat only where has() found it (has(mid, "x") ?
 	// mid.x : 0, has(mid, "x") && mid.x > 0): its absence is not an error.
 	Guarded bool

@@ -669,6 +669,12 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 			ref = &Ref{Kind: RefSnapshot, Name: root}
 		}
 	}
+	if ref == nil && src != nil && src.ID != "" && !src.Deltas {
+		// No snapshot named: the stat of whichever snapshot or sample the value is. Read
+		// where none of them holds it, it would be expr's 0 of a missing key, a misspelt
+		// stat passing == 0.
+		ref = &Ref{Kind: RefSource, Name: src.ID, Steps: strings.Join(c.sourceSteps(src.ID), ",")}
+	}
 	if ref != nil && ref.Kind == RefDelta && c.names.DeltaErr != "" {
 		c.fail(at, "%s", c.names.DeltaErr)
 		return nil
@@ -725,6 +731,28 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 		return nil
 	}
 	c.warn(at, "%s.%s: %q is not a stat Envoy documents for a cluster%s: a snapshot holds it only if an extension records it", path, stat, stat, mean)
+	return out
+}
+
+// sourceSteps are the steps whose results are snapshots, or series of snapshots, of the stat
+// source id.
+func (c *exprChecker) sourceSteps(id string) []string {
+	var out []string
+	for name, r := range c.names.Results {
+		t := r.Type
+		if t == nil {
+			continue
+		}
+		if t.Kind == schema.TStruct {
+			if f := t.Field("samples"); f != nil && f.Type.Kind == schema.TList {
+				t = f.Type.Elem
+			}
+		}
+		if t.Kind == schema.TStats && t.Stats != nil && t.Stats.ID == id {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

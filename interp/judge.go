@@ -293,6 +293,33 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 				}
 				j.note(fmt.Sprintf("counter %s reset between %q and %q (allowed by allowReset)", ref.Stat, a, b))
 			}
+		case dsl.RefSource:
+			if ref.Guarded {
+				continue
+			}
+			// One snapshot of each step for the message (a series by its first sample).
+			var seen []*SnapshotRecord
+			found, samples := false, 0
+			for _, n := range ref.StepNames() {
+				if s := rec.Snapshot(n); s != nil {
+					seen = append(seen, s)
+					found = found || s.Has(ref.Stat)
+				}
+				if s := rec.SeriesOf(n); s != nil && len(s.Samples) > 0 {
+					seen = append(seen, s.Samples[0])
+					samples += len(s.Samples)
+					for _, smp := range s.Samples {
+						found = found || smp.Has(ref.Stat)
+					}
+				}
+			}
+			if len(seen) > 0 && !found {
+				msg := missingStat(ref.Stat, seen)
+				if samples > 0 {
+					msg += fmt.Sprintf(" (nor in any of the %d samples)", samples)
+				}
+				return msg, false
+			}
 		case dsl.RefSeries:
 			name, agg, _ := strings.Cut(ref.Name, ".")
 			s := rec.SeriesOf(name)

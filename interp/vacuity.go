@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/expr-lang/expr"
 
@@ -100,6 +101,9 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 			}
 			msg = fmt.Sprintf("%s %q holds whatever the run records of what it reads (judged on %d: %s): it cannot fail, so it proves nothing; expected a claim a wrong outcome breaks, e.g. == the value the claim gives",
 				j.word, e.Src, n, strings.Join(what, "; "))
+		case len(r.series) > 0:
+			msg = fmt.Sprintf("%s %q holds whatever the samples of the series it reads are (judged on %d: 1 to 4 samples, each stat it reads from 0 to 1e9, the numbers it writes and their neighbours, in any order from sample to sample, or not yet created): it cannot fail, so it proves nothing (max is never below min, first or last, count is the number of samples); expected a bound a wrong outcome breaks, e.g. %s.max.<stat> <= the limit the claim gives",
+				j.word, e.Src, n, r.series[0])
 		case len(logs) > 0:
 			msg = fmt.Sprintf("%s %q holds whatever the log has (judged on %d: no line, lines of each code alone and mixed, 1 to 1e9 of them, lines other than access lines, each flag and details it reads on none, some or every access line, the numbers it writes and their neighbours): it cannot fail, so it proves nothing (a log counts each access line under one code, its flags and its details, and count counts every line); expected a bound a wrong outcome breaks, e.g. %s.codes[\"503\"] == 0, or == the figure the claim gives",
 				j.word, e.Src, n, logs[0])
@@ -128,12 +132,15 @@ var notJudgedNames = map[string]bool{"backends": true, "blackholes": true, "targ
 
 // reads are what an expectation reads that a sample gives: one-client loads, logs steps read
 // by their counts, exec steps read by their exit code and output (each a sample of its own),
-// stats of snapshots and deltas (not of a sampled series), the outcomes and errors of steps,
-// and the start and end times of steps.
+// stats of snapshots and deltas, sampled series of snapshots (their samples and aggregates,
+// with the stats read of them), the outcomes and errors of steps, and the start and end
+// times of steps.
 type reads struct {
 	loads, logs, execs []string
 	stats              []dsl.Ref
 	outcomes, times    []string
+	series             []string
+	seriesStats        []string // the stats read of the series (by aggregate, sample or closure)
 }
 
 // timeRead finds started.<step> and ended.<step>; started[...] (a step chosen by an
@@ -149,8 +156,15 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
 		return reads{}, false
 	}
 	for _, ref := range e.Refs {
-		if ref.Kind == dsl.RefSeries || ref.Guarded {
+		if ref.Guarded {
 			return reads{}, false
+		}
+		if ref.Kind == dsl.RefSeries || ref.Kind == dsl.RefSource {
+			// Of a series (read by name below, or the expression is not judged).
+			if !slices.Contains(r.seriesStats, ref.Stat) {
+				r.seriesStats = append(r.seriesStats, ref.Stat)
+			}
+			continue
 		}
 		r.stats = append(r.stats, ref)
 	}
@@ -190,6 +204,9 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
 			continue // vars, delta, a function, a let
 		case snapshots[n] && st.Kind == "snapshot" && st.Every == 0:
 			continue
+		case st.Kind == "snapshot" && st.Every > 0:
+			r.series = append(r.series, n)
+			continue
 		case st.Kind == "logs" && st.Every == 0 && readsOnly(e.Src, n, logCountRead):
 			r.logs = append(r.logs, n)
 			continue
@@ -204,7 +221,10 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
 		r.loads = append(r.loads, n)
 	}
 	r.outcomes = append(r.outcomes, e.Outcomes...)
-	return r, len(r.loads)+len(r.logs)+len(r.execs)+len(r.stats)+len(r.outcomes)+len(r.times) > 0
+	if len(r.seriesStats) > 0 && len(r.series) == 0 {
+		return reads{}, false // a stat of a series read through a let or an index of another value
+	}
+	return r, len(r.loads)+len(r.logs)+len(r.execs)+len(r.stats)+len(r.outcomes)+len(r.times)+len(r.series) > 0
 }
 
 // logCountRead is what may follow a logs step's name for readsOnly: its count or one key of
@@ -306,6 +326,9 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 		}
 		if len(timed) > 0 {
 			env["started"], env["ended"] = plan.timesOf(timed, samples.reals, i)
+		}
+		for k, name := range r.series {
+			env[name] = samples.series(i, k, r.seriesStats, sc.Step(name))
 		}
 		for k, v := range statsSample(samples, i, stats, pairs, allow) {
 			switch r := stats[k]; r.Kind {
@@ -489,6 +512,31 @@ func (ls *loadSampler) stat(i, k int) float64 {
 		v = 0
 	}
 	return v
+}
+
+// series is the i-th sample of the k-th series an expression reads, with the stats it reads
+// of it: 1 to 4 snapshots, each stat drawn as stat draws it (in any order across samples:
+// a counter reset between two ticks goes down) or absent (created later), taken every
+// second from the start of the steps phase, or before it for a step of the setup phase.
+func (ls *loadSampler) series(i, k int, stats []string, st *dsl.Step) schema.Series {
+	n := 1 + (i+k)%4
+	start := time.Unix(1e9, 0)
+	first := start
+	if st != nil && st.Phase == dsl.PhaseSetup {
+		first = start.Add(-time.Duration(n+i%3) * time.Second)
+	}
+	ser := &schema.SeriesRecord{}
+	for j := range n {
+		smp := &schema.SnapshotRecord{At: first.Add(time.Duration(j) * time.Second), Counters: schema.Stats{}}
+		for m, stat := range stats {
+			if (i+j+m+k)%6 == 5 {
+				continue // not yet created in this sample
+			}
+			smp.Counters[stat] = ls.stat(i+j*3, m+k*5)
+		}
+		ser.Samples = append(ser.Samples, smp)
+	}
+	return ser.SeriesFrom(start)
 }
 
 // resetTurn says whether the k-th stat of the i-th sample, a counter allowReset lists, is

@@ -383,3 +383,59 @@ func TestHoldsOfEveryUntil(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldsOfEverySeries: an expectation over a sampled series (its aggregates, its samples,
+// its count) that holds whatever the samples are is refused: max is never below min, first
+// or last, count is the number of samples, a sample of the steps phase is taken at or after
+// its start. One a sample could break is kept.
+func TestHoldsOfEverySeries(t *testing.T) {
+	const steps = `local: backends: a: {}
+		setup: [{parallel: [
+			{name: "w", load: {url: "${backends.a.url}/echo", requests: 5}},
+			{name: "s", every: "50ms", while: "w", snapshot: backend: "a"},
+		]}]
+		steps: [{parallel: [
+			{name: "f", load: {url: "${backends.a.url}/echo", requests: 20}},
+			{name: "g", every: "50ms", while: "f", snapshot: backend: "a"},
+		]}]`
+	for _, c := range []struct {
+		expect  string
+		refused bool
+	}{
+		{"g.max.rq_active >= g.min.rq_active", true},
+		{"g.max.rq_total >= g.last.rq_total", true},
+		{"g.max.rq_total >= g.first.rq_total && g.min.rq_total <= g.last.rq_total", true},
+		{"g.count == len(g.samples)", true},
+		{"g.count >= 1", true},
+		{"all(g.samples, .at >= 0)", true},
+		{"g.max.rq_active < 0 || g.max.rq_active >= 0", true},
+
+		{"g.max.rq_active <= 4", false},
+		{"g.min.rq_active == 0", false},
+		{"g.count >= 3", false},
+		{"g.last.rq_total >= g.first.rq_total", false}, // a counter reset between two ticks breaks it
+		{"all(g.samples, .rq_active <= 4)", false},
+		{"any(g.samples, .rq_active > 1)", false},
+		{"all(s.samples, .at >= 0)", false}, // sampled in the setup phase: before the steps phase
+		{"g.max.rq_total == f.requests", false},
+	} {
+		t.Run(c.expect, func(t *testing.T) {
+			src := "s1: schema.#Scenario & {\n" + steps + "\nexpect: [" + quote(c.expect) + "]\n}"
+			res, err := loadScenarioErr(t, src)
+			if err != nil {
+				if c.refused {
+					t.Logf("dsl refuses it first: %v", err)
+					return
+				}
+				t.Fatalf("load: %v", err)
+			}
+			errs := interp.CheckCannotFail(res.Scenarios[0])
+			if got := len(errs) > 0; got != c.refused {
+				t.Fatalf("refused %v, want %v: %v", got, c.refused, errs)
+			}
+			if c.refused && !strings.Contains(errs[0].Msg, "it cannot fail, so it proves nothing") {
+				t.Errorf("message: %s", errs[0].Msg)
+			}
+		})
+	}
+}
