@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -304,12 +305,32 @@ func checkShards(all []mergedRecord) error {
 	type shard struct{ runs, held int }
 	splits := map[split]map[int]*shard{}
 	var order []split
+	// The shards of one split run one plan: a scenario's matrix (its --count, --pass-rate,
+	// sweep) is the same in each. Shards run with other flags would each be summarized as
+	// part of a matrix of their own, and the split's check above would count them as one.
+	type planned struct {
+		split
+		scenario string
+	}
+	plans := map[planned]mergedRecord{}
+	said := map[[2]string]bool{}
+	var msgs []string
 	for _, m := range all {
 		sh := m.rec.Shard
 		if sh == nil {
 			continue
 		}
 		k := split{sh.Count, sh.All}
+		if u := m.rec.Unit; u != nil && u.Matrix != nil {
+			pk := planned{k, m.rec.Scenario + "\x00" + fileKey(m.rec.File)}
+			if first, ok := plans[pk]; !ok {
+				plans[pk] = m
+			} else if a, b := matrixKey(first.rec.Unit), matrixKey(u); a != b && !said[[2]string{a, b}] {
+				said[[2]string{a, b}], said[[2]string{b, a}] = true, true
+				msgs = append(msgs, fmt.Sprintf("shard %d/%d ran scenario %s as %s, shard %d/%d as %s: the shards of one split run one plan; run every shard with the same --count, --pass-rate and --sweep",
+					first.rec.Shard.Index, sh.Count, m.rec.Scenario, planWords(first.rec.Unit.Matrix), sh.Index, sh.Count, planWords(u.Matrix)))
+			}
+		}
 		if splits[k] == nil {
 			splits[k] = map[int]*shard{}
 			order = append(order, k)
@@ -321,7 +342,9 @@ func checkShards(all []mergedRecord) error {
 		}
 		s.held++
 	}
-	var msgs []string
+	if len(msgs) > 0 {
+		return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ")}
+	}
 	for _, k := range order {
 		held, planned := 0, 0
 		var short, absent []string
@@ -356,6 +379,18 @@ func checkShards(all []mergedRecord) error {
 		return nil
 	}
 	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a summary of part of the runs would not say what ran; merge the records of every shard"}
+}
+
+// planWords says a matrix's flags as the command line gives them.
+func planWords(m *dsl.Matrix) string {
+	w := fmt.Sprintf("--count %d", m.Count)
+	if m.PassRate != 0 {
+		w += " --pass-rate " + strconv.FormatFloat(m.PassRate, 'g', -1, 64)
+	}
+	for _, s := range m.Sweep {
+		w += " --sweep " + s.Name + "=" + strings.Join(s.Values, ",")
+	}
+	return w
 }
 
 // rejudgeRecords judges each record again over the data it recorded, when the scenario file

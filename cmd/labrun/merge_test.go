@@ -120,11 +120,22 @@ func TestCheckShards(t *testing.T) {
 		return mergedRecord{rec: &interp.Record{Shard: &interp.ShardRecord{Index: i, Count: n, Runs: runs, All: all}}}
 	}
 	old := mergedRecord{rec: &interp.Record{}}
+	// planned is a shard's record of a run of scenario s at --count 4 with passRate.
+	planned := func(i int, passRate float64) mergedRecord {
+		r := rec(i, 2, 2, 4)
+		r.rec.Scenario = "s"
+		r.rec.Unit = &dsl.Unit{ID: "s#1", Matrix: &dsl.Matrix{Scenario: "s", Count: 4, PassRate: passRate}, Combination: 1, Round: 1}
+		return r
+	}
 	for _, c := range []struct {
 		name string
 		recs []mergedRecord
 		want string
 	}{
+		{"one plan", []mergedRecord{planned(1, 0.5), planned(1, 0.5), planned(2, 0.5), planned(2, 0.5)}, ""},
+		// Each shard whole, the split whole by count: but two plans, summarized apart.
+		{"two plans", []mergedRecord{planned(1, 0.5), planned(1, 0.5), planned(2, 0.25), planned(2, 0.25)},
+			"shard 1/2 ran scenario s as --count 4 --pass-rate 0.5, shard 2/2 as --count 4 --pass-rate 0.25: the shards of one split run one plan"},
 		{"all", []mergedRecord{rec(1, 2, 2, 3), rec(1, 2, 2, 3), rec(2, 2, 1, 3)}, ""},
 		{"a shard without runs", []mergedRecord{rec(1, 3, 2, 3), rec(1, 3, 2, 3), rec(3, 3, 1, 3)}, ""},
 		{"old records", []mergedRecord{old, old}, ""},
