@@ -669,10 +669,10 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 			ref = &Ref{Kind: RefSnapshot, Name: root}
 		}
 	}
-	if ref == nil && src != nil && src.ID != "" && !src.Deltas {
-		// No snapshot named: the stat of whichever snapshot or sample the value is. Read
-		// where none of them holds it, it would be expr's 0 of a missing key, a misspelt
-		// stat passing == 0.
+	if ref == nil && src != nil && src.ID != "" {
+		// No snapshot named: the stat of whichever snapshot, sample or delta of its
+		// snapshots the value is (let d = delta; d.x). Read where none of them holds it, it
+		// would be expr's 0 of a missing key, a misspelt stat passing == 0.
 		ref = &Ref{Kind: RefSource, Name: src.ID, Steps: strings.Join(c.sourceSteps(src.ID), ",")}
 	}
 	if ref != nil && ref.Kind == RefDelta && c.names.DeltaErr != "" {
