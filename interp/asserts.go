@@ -39,7 +39,7 @@ func AssertContradictions(rec *Record, sc *dsl.Scenario) error {
 		if sr.Kind != "assert" || s == nil || s.Kind != "assert" || s.Expr == nil {
 			continue
 		}
-		held, ok := recordedHeld(sr)
+		held, ok := recordedHeld(sr, s)
 		if !ok {
 			continue
 		}
@@ -83,13 +83,15 @@ func AssertContradictions(rec *Record, sc *dsl.Scenario) error {
 
 // recordedHeld says whether the assert's record says its expression held, and whether it says
 // either (an assert that erred, timed out or was cancelled says neither). One that failed as
-// its expectFail expected passed with the failure's error: it did not hold.
-func recordedHeld(sr *StepRecord) (held, ok bool) {
+// its expectFail expected passed with the failure's error: it did not hold. One with expectFail
+// that failed held (expectFail: the step succeeded), unless its failure did not match the
+// expectFail's pattern.
+func recordedHeld(sr *StepRecord, s *dsl.Step) (held, ok bool) {
 	switch sr.Outcome {
 	case Passed:
 		return sr.ExpectedError == "", true
 	case Failed:
-		return false, true
+		return s.ExpectFail && strings.HasPrefix(sr.Error, expectFailSucceeded), true
 	}
 	return false, false
 }

@@ -38,6 +38,12 @@ func TestAssertContradictions(t *testing.T) {
 		{name: "check", expectFail: true, assert: "hi.stdout == \"ready\\n\""},
 	]
 }`
+	const expectFailHeld = `s: schema.#Scenario & {
+	steps: [
+		{name: "hi", exec: argv: ["echo"]},
+		{name: "check", expectFail: true, assert: "hi.stdout == \"notready\\n\""},
+	]
+}`
 	const readsOutcome = `s: schema.#Scenario & {
 	steps: [
 		{name: "hi", exec: argv: ["fail"], mayFail: true},
@@ -72,6 +78,9 @@ func TestAssertContradictions(t *testing.T) {
 		{"passed", held, nil, ""},
 		{"failed", failed, nil, ""},
 		{"failed as expected", expectFail, nil, ""},
+		{"held, which fails it with expectFail", expectFailHeld, nil, ""},
+		{"held with expectFail, the data changed", expectFailHeld, stdout("ready\n"),
+			`step check: its assert "hi.stdout == \"notready\\n\"" says passed, but over the data the record holds from before it ran the expression is false`},
 		{"reads an outcome", readsOutcome, nil, ""},
 		{"a failed assert flipped to passed", failed, flip,
 			`step check: its assert "hi.stdout == \"ready\\n\"" says passed, but over the data the record holds from before it ran the expression is false: hi.stdout ("notready\n") == "ready\n"`},
