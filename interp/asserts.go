@@ -25,10 +25,12 @@ var staticNames = map[string]bool{
 	"blackholes": true, "target": true, "ns": true, dsl.EnvoyFunc: true, schema.OnlyIfFunc: true,
 }
 
-// AssertContradictions judges again each assert step of rec whose value the record determines
-// (see above), with sc's expression at its path, and says how each recorded outcome
-// contradicts that verdict; nil when none does.
-func AssertContradictions(rec *Record, sc *dsl.Scenario) error {
+// OutcomeContradictions says how the outcomes of rec's steps contradict what the record holds
+// and sc's steps at their paths say they follow from; nil when none does: each assert step
+// whose value the record determines (see above) is judged again with sc's expression, and
+// each exec's outcome is set against the exit code it records and the step's exitCode
+// (execContradiction).
+func OutcomeContradictions(rec *Record, sc *dsl.Scenario) error {
 	steps := map[string]*dsl.Step{}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
@@ -36,6 +38,12 @@ func AssertContradictions(rec *Record, sc *dsl.Scenario) error {
 	var msgs []string
 	for _, sr := range rec.Steps {
 		s := steps[sr.Path]
+		if sr.Kind == "exec" && s != nil && s.Kind == "exec" {
+			if c := execContradiction(rec, sr, s); c != "" {
+				msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", shownStep(sr), c))
+			}
+			continue
+		}
 		if sr.Kind != "assert" || s == nil || s.Kind != "assert" || s.Expr == nil {
 			continue
 		}
@@ -51,13 +59,7 @@ func AssertContradictions(rec *Record, sc *dsl.Scenario) error {
 		if now == held {
 			continue
 		}
-		name := stepName(sr)
-		if sr.Round > 0 {
-			name += fmt.Sprintf(" (round %d)", sr.Round)
-		}
-		if sr.Sample > 0 {
-			name += fmt.Sprintf(" (sample %d)", sr.Sample)
-		}
+		name := shownStep(sr)
 		says := "failed"
 		if held {
 			says = "passed"
