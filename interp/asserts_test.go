@@ -59,6 +59,14 @@ func TestOutcomeContradictions(t *testing.T) {
 		{name: "again", repeat: {max: 2, until: "r.exit == 1", steps: [{name: "r", exec: argv: ["echo"]}]}},
 	]
 }`
+	const waits = `s: schema.#Scenario & {
+	steps: [
+		{name: "hi", exec: argv: ["echo"], background: true},
+		{sleep: "5s"},
+		{name: "w", wait: {until: "hi.stdout == \"ready\\n\"", interval: "1s"}, timeout: "3s"},
+		{await: ["hi"]},
+	]
+}`
 	exit := func(name string, code float64) func(*interp.Record) {
 		return func(rec *interp.Record) {
 			r := rec.Results[name].Value.(schema.ExecResult)
@@ -128,6 +136,20 @@ func TestOutcomeContradictions(t *testing.T) {
 		}, ""},
 		{"an exec that ran twice records another code", exits, exit("r", 3),
 			"step r: its record contradicts itself: its outcome is passed, but it records exit 3 and the step expects 0"},
+		{"a repeat whose until never held flipped to passed", exits, func(rec *interp.Record) {
+			s := step(rec, "again")
+			s.Outcome, s.Error = interp.Passed, ""
+		}, `step again: its repeat until "r.exit == 1" says passed, but over the data the record holds at its last round's end the expression is false: r.exit (0) == 1`},
+		{"the data under a repeat that failed changed", exits, func(rec *interp.Record) {
+			exit("r", 1)(rec)
+		}, `step again: its repeat until "r.exit == 1" says failed, but over the data the record holds at its last round's end the expression is true`},
+		{"a wait until as the run wrote it", waits, nil, ""},
+		{"a wait until that never held flipped to passed", waits, func(rec *interp.Record) {
+			s := step(rec, "w")
+			s.Outcome, s.Error = interp.Passed, ""
+		}, `step w: its wait until "hi.stdout == \"ready\\n\"" says passed, but over the data the record holds from before it ran the expression is false: hi.stdout ("notready\n") == "ready\n"`},
+		{"the data under a wait until that failed changed", waits, stdout("ready\n"),
+			`step w: its wait until "hi.stdout == \"ready\\n\"" says failed, but over the data the record holds from before it ran the expression is true`},
 		{"a step it reads ended after it started", held, func(rec *interp.Record) {
 			stdout("ready\n")(rec)
 			step(rec, "hi").End = step(rec, "check").Start + 1
