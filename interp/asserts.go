@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"labrun.dev/labrun/dsl"
 )
@@ -25,10 +26,12 @@ var staticNames = map[string]bool{
 	"blackholes": true, "target": true, "ns": true, dsl.EnvoyFunc: true, schema.OnlyIfFunc: true,
 }
 
-// AssertContradictions judges again each assert step of rec whose value the record determines
-// (see above), with sc's expression at its path, and says how each recorded outcome
-// contradicts that verdict; nil when none does.
-func AssertContradictions(rec *Record, sc *dsl.Scenario) error {
+// OutcomeContradictions says how the outcomes of rec's steps contradict what the record holds
+// and sc's steps at their paths say they follow from; nil when none does: each assert and wait
+// until whose value the record determines (see above) is judged again with sc's expression, each
+// repeat's until as at its last round's end (repeatUntil), and each exec's outcome is set against the exit code it records and the step's exitCode
+// (execContradiction).
+func OutcomeContradictions(rec *Record, sc *dsl.Scenario) error {
 	steps := map[string]*dsl.Step{}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
@@ -36,27 +39,39 @@ func AssertContradictions(rec *Record, sc *dsl.Scenario) error {
 	var msgs []string
 	for _, sr := range rec.Steps {
 		s := steps[sr.Path]
-		if sr.Kind != "assert" || s == nil || s.Kind != "assert" || s.Expr == nil {
+		if sr.Kind == "exec" && s != nil && s.Kind == "exec" {
+			if c := execContradiction(rec, sr, s); c != "" {
+				msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", shownStep(sr), c))
+			}
 			continue
 		}
-		held, ok := recordedHeld(sr)
-		if !ok {
+		if s == nil || s.Kind != sr.Kind || s.Expr == nil {
 			continue
 		}
-		jd, ok := judgeAsAt(rec, sc, s.Expr, sr)
+		var (
+			held, ok bool
+			jd       *Judgement
+			what     = "assert"
+			over     = "from before it ran"
+		)
+		switch sr.Kind {
+		case "assert", "wait":
+			if held, ok = recordedHeld(sr, s); ok {
+				jd, ok = judgeAsAt(rec, sc, s.Expr, sr)
+			}
+			if sr.Kind == "wait" {
+				what = "wait until"
+			}
+		case "repeat":
+			held, jd, ok = repeatUntil(rec, sc, sr, s)
+			what, over = "repeat until", "at its last round's end"
+		}
 		if !ok {
 			continue
 		}
 		now := jd.Outcome == Passed
 		if now == held {
 			continue
-		}
-		name := stepName(sr)
-		if sr.Round > 0 {
-			name += fmt.Sprintf(" (round %d)", sr.Round)
-		}
-		if sr.Sample > 0 {
-			name += fmt.Sprintf(" (sample %d)", sr.Sample)
 		}
 		says := "failed"
 		if held {
@@ -73,7 +88,7 @@ func AssertContradictions(rec *Record, sc *dsl.Scenario) error {
 		case jd.Outcome == Errored:
 			word = "an error"
 		}
-		msgs = append(msgs, fmt.Sprintf("step %s: its assert %q says %s, but over the data the record holds from before it ran the expression is %s: %s", name, s.Expr.Src, says, word, why))
+		msgs = append(msgs, fmt.Sprintf("step %s: its %s %q says %s, but over the data the record holds %s the expression is %s: %s", shownStep(sr), what, s.Expr.Src, says, over, word, why))
 	}
 	if len(msgs) == 0 {
 		return nil
@@ -81,15 +96,52 @@ func AssertContradictions(rec *Record, sc *dsl.Scenario) error {
 	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
 }
 
+// repeatUntil judges again the until of sr, an execution of the repeat s, as the run judged it
+// last: after its last round's steps had ended, before it ended. held is what its record says
+// of that judgement: a repeat that passed saw it hold; one that failed with none of its steps
+// stopping it (each passed, or its mayFail let it go) ran its rounds to its max, the until
+// false to the end. ok is false when the record says neither, or the value cannot be had
+// again (judgeWithin).
+func repeatUntil(rec *Record, sc *dsl.Scenario, sr *StepRecord, s *dsl.Step) (held bool, jd *Judgement, ok bool) {
+	if s.ExpectFail || sr.Outcome != Passed && sr.Outcome != Failed {
+		return false, nil, false
+	}
+	at := slices.Index(rec.Steps, sr)
+	last, from, stopped := -1, sr.Start, false
+	for i := at + 1; i < len(rec.Steps); i++ {
+		c := rec.Steps[i]
+		if c.Path == sr.Path {
+			break // its next execution (in an enclosing repeat's next round)
+		}
+		if !strings.HasPrefix(c.Path, sr.Path+".") {
+			continue
+		}
+		if c.Outcome == "" {
+			return false, nil, false
+		}
+		if c.Outcome != Passed && !slices.Contains(c.Warnings, MayFailWarning) {
+			stopped = true
+		}
+		last, from = i, max(from, c.End)
+	}
+	if last < 0 || sr.Outcome == Failed && stopped {
+		return false, nil, false
+	}
+	jd, ok = judgeWithin(rec, sc, s.Expr, at, last, from, sr.End)
+	return sr.Outcome == Passed, jd, ok
+}
+
 // recordedHeld says whether the assert's record says its expression held, and whether it says
 // either (an assert that erred, timed out or was cancelled says neither). One that failed as
-// its expectFail expected passed with the failure's error: it did not hold.
-func recordedHeld(sr *StepRecord) (held, ok bool) {
+// its expectFail expected passed with the failure's error: it did not hold. One with expectFail
+// that failed held (expectFail: the step succeeded), unless its failure did not match the
+// expectFail's pattern.
+func recordedHeld(sr *StepRecord, s *dsl.Step) (held, ok bool) {
 	switch sr.Outcome {
 	case Passed:
 		return sr.ExpectedError == "", true
 	case Failed:
-		return false, true
+		return s.ExpectFail && strings.HasPrefix(sr.Error, expectFailSucceeded), true
 	}
 	return false, false
 }
@@ -100,6 +152,14 @@ func recordedHeld(sr *StepRecord) (held, ok bool) {
 // before and after it (its result is the later run's now); a result recorded under no step's
 // name (an unnamed sampler's series); now().
 func judgeAsAt(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) (*Judgement, bool) {
+	i := slices.Index(rec.Steps, at)
+	return judgeWithin(rec, sc, e, i, i, at.Start, at.End)
+}
+
+// judgeWithin judges e over rec as it was at a moment between from and to at which the step of
+// record at (its index in rec.Steps) judged it, when the records before index last+1 had
+// been added: ok is false when what e reads cannot be had again so (see judgeAsAt).
+func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, from, to time.Duration) (*Judgement, bool) {
 	if e.Now || e.Program == nil {
 		return nil, false
 	}
@@ -154,18 +214,17 @@ func judgeAsAt(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) (*Jud
 	// the assert judged), or started after the assert ended (it was not), in all its runs. A
 	// step's record is added when it starts: one added after the assert's started after it.
 	before, after := map[string]bool{}, map[string]bool{}
-	atIndex := slices.Index(rec.Steps, at)
 	for i, s := range rec.Steps {
 		if s.Name == "" || !reads[s.Name] {
 			continue
 		}
 		switch {
-		case i < atIndex && s.Outcome != "" && s.End <= at.Start:
+		case i <= last && i != atIndex && s.Outcome != "" && s.End <= from:
 			// Its result was recorded before its end was taken; the assert judged after its
 			// start was. (Vet lets an assert read only steps that end before it starts: the
 			// two are equal only on a clock that stood still, as a test's.)
 			before[s.Name] = true
-		case i > atIndex && s.Start > at.End:
+		case i > last && s.Start > to:
 			after[s.Name] = true
 		default:
 			return nil, false
@@ -182,8 +241,8 @@ func judgeAsAt(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) (*Jud
 	seen := *rec
 	seen.Notes = nil
 	seen.Steps = nil
-	for _, s := range rec.Steps[:max(atIndex, 0)] {
-		if s.Outcome != "" && s.End <= at.Start {
+	for i, s := range rec.Steps[:max(last+1, 0)] {
+		if i != atIndex && s.Outcome != "" && s.End <= from {
 			seen.Steps = append(seen.Steps, s)
 		}
 	}

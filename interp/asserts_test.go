@@ -11,14 +11,14 @@ import (
 	"labrun.dev/labrun/schema"
 )
 
-// TestAssertContradictions: an assert whose value the record determines (it reads results of
+// TestOutcomeContradictions: an assert whose value the record determines (it reads results of
 // steps that had ended before it started, vars) is judged again over the record; a record as
 // the run wrote it is told nothing, whether the assert passed, failed, or failed as its
 // expectFail expected; one whose assert's outcome was flipped, or whose data under the assert
 // were changed, is told, naming the step, the expression and its value. An assert whose value
 // the record does not say exactly (a step it reads ran while it ran, or again after it) is
 // left as recorded.
-func TestAssertContradictions(t *testing.T) {
+func TestOutcomeContradictions(t *testing.T) {
 	const held = `s: schema.#Scenario & {
 	steps: [
 		{name: "hi", exec: argv: ["echo"]},
@@ -38,12 +38,42 @@ func TestAssertContradictions(t *testing.T) {
 		{name: "check", expectFail: true, assert: "hi.stdout == \"ready\\n\""},
 	]
 }`
+	const expectFailHeld = `s: schema.#Scenario & {
+	steps: [
+		{name: "hi", exec: argv: ["echo"]},
+		{name: "check", expectFail: true, assert: "hi.stdout == \"notready\\n\""},
+	]
+}`
 	const readsOutcome = `s: schema.#Scenario & {
 	steps: [
 		{name: "hi", exec: argv: ["fail"], mayFail: true},
 		{name: "check", assert: "outcome.hi == \"failed\" || outcome.hi == \"error\""},
 	]
 }`
+	const exits = `s: schema.#Scenario & {
+	steps: [
+		{name: "ok", exec: argv: ["echo"]},
+		{name: "code", exec: {argv: ["fail"], exitCode: 1}},
+		{name: "bad", exec: argv: ["fail"], mayFail: true},
+		{name: "inverted", exec: argv: ["fail"], expectFail: true},
+		{name: "again", repeat: {max: 2, until: "r.exit == 1", steps: [{name: "r", exec: argv: ["echo"]}]}},
+	]
+}`
+	const waits = `s: schema.#Scenario & {
+	steps: [
+		{name: "hi", exec: argv: ["echo"], background: true},
+		{sleep: "5s"},
+		{name: "w", wait: {until: "hi.stdout == \"ready\\n\"", interval: "1s"}, timeout: "3s"},
+		{await: ["hi"]},
+	]
+}`
+	exit := func(name string, code float64) func(*interp.Record) {
+		return func(rec *interp.Record) {
+			r := rec.Results[name].Value.(schema.ExecResult)
+			r.Exit = code
+			rec.Results[name].Value = r
+		}
+	}
 	stdout := func(s string) func(*interp.Record) {
 		return func(rec *interp.Record) {
 			r := rec.Results["hi"].Value.(schema.ExecResult)
@@ -72,6 +102,9 @@ func TestAssertContradictions(t *testing.T) {
 		{"passed", held, nil, ""},
 		{"failed", failed, nil, ""},
 		{"failed as expected", expectFail, nil, ""},
+		{"held, which fails it with expectFail", expectFailHeld, nil, ""},
+		{"held with expectFail, the data changed", expectFailHeld, stdout("ready\n"),
+			`step check: its assert "hi.stdout == \"notready\\n\"" says passed, but over the data the record holds from before it ran the expression is false`},
 		{"reads an outcome", readsOutcome, nil, ""},
 		{"a failed assert flipped to passed", failed, flip,
 			`step check: its assert "hi.stdout == \"ready\\n\"" says passed, but over the data the record holds from before it ran the expression is false: hi.stdout ("notready\n") == "ready\n"`},
@@ -84,6 +117,39 @@ func TestAssertContradictions(t *testing.T) {
 			s := step(rec, "hi")
 			s.Outcome, s.Error, s.Warnings = interp.Passed, "", nil
 		}, `step check: its assert "outcome.hi == \"failed\" || outcome.hi == \"error\"" says passed, but over the data the record holds from before it ran the expression is false`},
+		{"exec exit codes as the run wrote them", exits, nil, ""},
+		{"an exec that passed records another code", exits, exit("ok", 3),
+			"step ok: its record contradicts itself: its outcome is passed, but it records exit 3 and the step expects 0"},
+		{"an exec that passed records another code than its exitCode", exits, exit("code", 0),
+			"step code: its record contradicts itself: its outcome is passed, but it records exit 0 and the step expects 1"},
+		{"an exec that erred records the code it expects", exits, exit("bad", 0),
+			"step bad: its record contradicts itself: its outcome is error, but it records exit 0, the code the step expects, with which it passes"},
+		{"an exec that failed as expected records the code it expects", exits, exit("inverted", 0),
+			"step inverted: its record contradicts itself: its outcome is passed, as failing its expectFail expected, but it records exit 0, the code the step expects"},
+		{"an expectFail exec flipped to failed", exits, func(rec *interp.Record) {
+			s := step(rec, "inverted")
+			s.Outcome, s.ExpectedError, s.Warnings, s.Error = interp.Failed, "", nil, "x"
+		}, "step inverted: its record contradicts itself: its outcome is failed, but it records exit 1 and the step expects 0"},
+		{"an exec that ran twice, its earlier round flipped", exits, func(rec *interp.Record) {
+			s := step(rec, "r") // the first round's: the result is the second's
+			s.Outcome, s.Error = interp.Errored, "x"
+		}, ""},
+		{"an exec that ran twice records another code", exits, exit("r", 3),
+			"step r: its record contradicts itself: its outcome is passed, but it records exit 3 and the step expects 0"},
+		{"a repeat whose until never held flipped to passed", exits, func(rec *interp.Record) {
+			s := step(rec, "again")
+			s.Outcome, s.Error = interp.Passed, ""
+		}, `step again: its repeat until "r.exit == 1" says passed, but over the data the record holds at its last round's end the expression is false: r.exit (0) == 1`},
+		{"the data under a repeat that failed changed", exits, func(rec *interp.Record) {
+			exit("r", 1)(rec)
+		}, `step again: its repeat until "r.exit == 1" says failed, but over the data the record holds at its last round's end the expression is true`},
+		{"a wait until as the run wrote it", waits, nil, ""},
+		{"a wait until that never held flipped to passed", waits, func(rec *interp.Record) {
+			s := step(rec, "w")
+			s.Outcome, s.Error = interp.Passed, ""
+		}, `step w: its wait until "hi.stdout == \"ready\\n\"" says passed, but over the data the record holds from before it ran the expression is false: hi.stdout ("notready\n") == "ready\n"`},
+		{"the data under a wait until that failed changed", waits, stdout("ready\n"),
+			`step w: its wait until "hi.stdout == \"ready\\n\"" says failed, but over the data the record holds from before it ran the expression is true`},
 		{"a step it reads ended after it started", held, func(rec *interp.Record) {
 			stdout("ready\n")(rec)
 			step(rec, "hi").End = step(rec, "check").Start + 1
@@ -121,11 +187,11 @@ func TestAssertContradictions(t *testing.T) {
 				c.edit(&rec)
 			}
 			got := ""
-			if err := interp.AssertContradictions(&rec, sc); err != nil {
+			if err := interp.OutcomeContradictions(&rec, sc); err != nil {
 				got = err.Error()
 			}
 			if c.want == "" && got != "" || !strings.Contains(got, c.want) {
-				t.Errorf("AssertContradictions: %q, want %q", got, c.want)
+				t.Errorf("OutcomeContradictions: %q, want %q", got, c.want)
 			}
 		})
 	}

@@ -486,20 +486,25 @@ func (r *Record) Contradictions() error {
 	}
 	for _, s := range r.Steps {
 		if cs := s.Contradictions(); len(cs) > 0 {
-			name := stepName(s)
-			if s.Round > 0 {
-				name += fmt.Sprintf(" (round %d)", s.Round)
-			}
-			if s.Sample > 0 {
-				name += fmt.Sprintf(" (sample %d)", s.Sample)
-			}
-			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", name, strings.Join(cs, "; ")))
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", shownStep(s), strings.Join(cs, "; ")))
 		}
 	}
 	if len(msgs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+}
+
+// shownStep is how a contradiction names the execution s: its step, with its round or sample.
+func shownStep(s *StepRecord) string {
+	name := stepName(s)
+	if s.Round > 0 {
+		name += fmt.Sprintf(" (round %d)", s.Round)
+	}
+	if s.Sample > 0 {
+		name += fmt.Sprintf(" (sample %d)", s.Sample)
+	}
+	return name
 }
 
 // selfContradicting is a recorded result that can tell what in it no run records (see

@@ -92,6 +92,9 @@ func (e *stepPanic) Error() string {
 	return fmt.Sprintf("the %s step panicked (a bug in labrun: please report it, with the step's panic.txt artifact): %v", e.kind, e.value)
 }
 
+// expectFailSucceeded begins the error of a step with expectFail that succeeded (it failed).
+const expectFailSucceeded = "expectFail: the step succeeded"
+
 // expectedFailure judges a step with expectFail by the error its Run returned (ctx is the
 // step's context). A step that failed as expected passes, its error kept in the record
 // (error.<step>). One that succeeded fails. One whose error does not match the pattern keeps
@@ -104,7 +107,7 @@ func (ru *run) expectedFailure(ctx context.Context, s *dsl.Step, sr *StepRecord,
 		pattern = fmt.Sprintf(" with an error matching %q", s.ExpectFailSrc)
 	}
 	if err == nil {
-		return &failure{fmt.Sprintf("expectFail: the step succeeded, but it was expected to fail%s", pattern)}
+		return &failure{fmt.Sprintf("%s, but it was expected to fail%s", expectFailSucceeded, pattern)}
 	}
 	if ctx.Err() != nil {
 		var te *timeoutError

@@ -398,7 +398,7 @@ func planWords(m *dsl.Matrix) string {
 // judgement contradicts: its data were edited or damaged after the run. Its matrix must be
 // the one the scenario declares with the flags it records (dsl.Unit.Contradictions), and each
 // of its asserts whose value the record determines must say what its expression says over
-// those data (interp.AssertContradictions). Its expectations are judged again, as labrun
+// those data (interp.OutcomeContradictions). Its expectations are judged again, as labrun
 // replay does, when it reached its end with no step failed (the verdict of the others is
 // their failure's), and its recorded outcome must be that verdict. The records that could not
 // be judged again (no file, another source) are counted on stderr.
@@ -451,7 +451,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		if interp.ChangedStep(&cp, l.sc) == "" {
 			// The asserts of the steps the run ran (a record whose steps are not the
 			// scenario's is judged by its expectations below, as before).
-			if err := interp.AssertContradictions(&cp, l.sc); err != nil {
+			if err := interp.OutcomeContradictions(&cp, l.sc); err != nil {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
 				continue
 			}

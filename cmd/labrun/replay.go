@@ -118,7 +118,7 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	if diff := interp.ChangedStep(rec, sc); diff != "" {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: the steps of %s in %s differ from those the run recorded: %s; the record holds the data of the steps that ran, which says nothing about other steps: run the scenario again", path, rec.Scenario, file, diff)}
 	}
-	if err := interp.AssertContradictions(rec, sc); err != nil {
+	if err := interp.OutcomeContradictions(rec, sc); err != nil {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
 	return rec, sc, nil

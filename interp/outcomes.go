@@ -1,0 +1,85 @@
+package interp
+
+import (
+	"fmt"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
+)
+
+// An exec step's outcome follows from the exit code it records and the step's exitCode (0
+// unless set): its command ran and recorded its result, then the step passed when the code
+// was exitCode and erred otherwise; with expectFail, it failed when the code was exitCode (the
+// step succeeded) and passed or erred otherwise, never failed. A record whose exec says
+// otherwise, where the result it holds is that execution's, was changed after the run.
+
+// execContradiction says how sr, an execution of the exec step s, contradicts the exit code
+// rec holds for it; "" when it does not, or when the result rec holds is not known to be
+// sr's (see ownResult).
+func execContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
+	p, ok := s.Params.(*schema.Exec)
+	if !ok || sr.Outcome == "" {
+		return ""
+	}
+	passed := sr.Outcome == Passed && sr.ExpectedError == ""
+	r, ok := ownResult(rec, sr, passed && !s.ExpectFail)
+	if !ok {
+		return ""
+	}
+	var res schema.ExecResult
+	switch v := r.Value.(type) {
+	case schema.ExecResult:
+		res = v
+	case *schema.ExecResult:
+		if v == nil {
+			return ""
+		}
+		res = *v
+	default:
+		return ""
+	}
+	exit, want := int(res.Exit), p.ExitCode
+	switch {
+	case !s.ExpectFail && sr.Outcome == Passed && exit != want:
+		return fmt.Sprintf("its outcome is passed, but it records exit %d and the step expects %d", exit, want)
+	case !s.ExpectFail && sr.Outcome != Passed && exit == want:
+		return fmt.Sprintf("its outcome is %s, but it records exit %d, the code the step expects, with which it passes", sr.Outcome, exit)
+	case s.ExpectFail && sr.Outcome == Passed && exit == want:
+		return fmt.Sprintf("its outcome is passed, as failing its expectFail expected, but it records exit %d, the code the step expects: the command succeeded, which fails a step with expectFail", exit)
+	case s.ExpectFail && sr.Outcome == Failed && exit != want:
+		return fmt.Sprintf("its outcome is failed, but it records exit %d and the step expects %d: with expectFail, another code passes the step or errs it, never fails it", exit, want)
+	}
+	return ""
+}
+
+// ownResult is the result rec holds under sr's name when it is the one sr's execution
+// recorded: sr is the last execution of its step, every other one ended before it started
+// (none recorded after it), and sr recorded a result: it is the step's only execution (the
+// result is then its), or recorded says it did (an exec that passed recorded its result first).
+func ownResult(rec *Record, sr *StepRecord, recorded bool) (*Result, bool) {
+	if sr.Name == "" {
+		return nil, false
+	}
+	r := rec.Results[sr.Name]
+	if r == nil || r.Kind != sr.Kind {
+		return nil, false
+	}
+	only, after := true, false
+	for _, o := range rec.Steps {
+		if o == sr {
+			after = true
+			continue
+		}
+		if o.Name != sr.Name {
+			continue
+		}
+		only = false
+		if after || o.Outcome == "" || o.End > sr.Start {
+			return nil, false
+		}
+	}
+	if !only && !recorded {
+		return nil, false
+	}
+	return r, true
+}
