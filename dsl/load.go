@@ -459,6 +459,40 @@ func (l *loader) unpairedExpected(abs string, fences []Fence) bool {
 	return bad
 }
 
+// unreadFences refuses a fence that a reader sees as a labrun spec or expected-output block
+// (or one that names labrun) but labrun does not read: one inside a list item or a blockquote.
+// Before, such a block was silently left out: a spec never ran, an expected block was never
+// compared, and the document passed.
+func (l *loader) unreadFences(abs string, doc []byte, fences []Fence) bool {
+	bad := false
+	for _, f := range UnreadFences(doc, fences) {
+		var what string
+		switch {
+		case f.IsSpec():
+			what = "this spec would never run"
+		case f.HasWord(expectWord):
+			what = "this expected output would never be compared with a run"
+		case f.NearMiss() != "":
+			what = "it would be read as plain text (" + f.NearMiss() + ")"
+		default:
+			continue
+		}
+		where := "here"
+		if f.Container != "" {
+			where = "inside a " + f.Container
+		}
+		move := "put it at the left margin"
+		if f.Container != "" {
+			move = "move it out of the " + f.Container + ", to the left margin"
+		}
+		l.errs.add(Pos{File: abs, Line: f.Line, Col: f.Indent + 1}, "",
+			"fence %q %s is not read by labrun, which reads only fences at the left margin (at most 3 spaces before the marker, no > or list marker), so %s: %s",
+			f.Marker+f.Info, where, what, move)
+		bad = true
+	}
+	return bad
+}
+
 // loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines
 // are the document's lines, so that positions point into the document.
 func (l *loader) loadMarkdown(abs string, named bool) {
@@ -479,6 +513,9 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 		if f.IsSpec() {
 			specs++
 		}
+	}
+	if l.unreadFences(abs, doc, fences) {
+		return
 	}
 	if specs == 0 && !named {
 		// A document in a directory may well hold no spec, but not a fence meant as one (or

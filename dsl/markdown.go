@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 )
 
 // Fence is one fenced code block of a Markdown document.
@@ -125,6 +129,84 @@ func Fences(doc []byte) []Fence {
 		open.Content = content.String()
 		out = append(out, *open)
 	}
+	return out
+}
+
+// UnreadFence is a fenced code block that a CommonMark reader (GitHub, an editor's preview)
+// shows as such but that Fences does not return: one inside a list item or a blockquote, e.g.
+//
+//  1. The run shows:
+//
+//     ```text labrun-expect
+//
+// labrun reads fences at the left margin only (indented at most three spaces).
+type UnreadFence struct {
+	Fence // Info, Line, Indent (the column of the fence, less one) and Marker; no content
+	// Container is where the fence is: "list item", "blockquote", or "" when Fences and
+	// CommonMark disagree on it for another reason.
+	Container string
+}
+
+// UnreadFences returns the fenced code blocks with an info string that CommonMark sees in doc
+// and Fences (read) does not, in document order. Indented code blocks (four spaces, outside any
+// list) are not fences, whatever they hold, and neither is a fence's content.
+func UnreadFences(doc []byte, read []Fence) []UnreadFence {
+	opened := map[int]bool{}
+	for _, f := range read {
+		opened[f.Line] = true
+	}
+	// CommonMark's reading is needed only when a line that no read fence opens holds a fence
+	// marker and names labrun: most documents have none.
+	suspect := false
+	for i, line := range bytes.Split(doc, []byte("\n")) {
+		if !opened[i+1] && (bytes.Contains(line, []byte("```")) || bytes.Contains(line, []byte("~~~"))) &&
+			bytes.Contains(bytes.ToLower(line), []byte("labrun")) {
+			suspect = true
+			break
+		}
+	}
+	if !suspect {
+		return nil
+	}
+	var out []UnreadFence
+	root := goldmark.DefaultParser().Parse(text.NewReader(doc))
+	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		fc, ok := n.(*ast.FencedCodeBlock)
+		if !entering || !ok || fc.Info == nil {
+			return ast.WalkContinue, nil
+		}
+		start := fc.Info.Segment.Start
+		lineStart := bytes.LastIndexByte(doc[:start], '\n') + 1
+		line := 1 + bytes.Count(doc[:lineStart], []byte("\n"))
+		if opened[line] {
+			return ast.WalkSkipChildren, nil
+		}
+		// The fence's marker is the run of ` or ~ before the info string.
+		end := start
+		for end > lineStart && (doc[end-1] == ' ' || doc[end-1] == '\t') {
+			end--
+		}
+		begin := end
+		for begin > lineStart && (doc[begin-1] == '`' || doc[begin-1] == '~') && (begin == end || doc[begin-1] == doc[end-1]) {
+			begin--
+		}
+		f := UnreadFence{Fence: Fence{
+			Info:   strings.TrimSpace(string(fc.Info.Segment.Value(doc))),
+			Line:   line,
+			Indent: begin - lineStart,
+			Marker: string(doc[begin:end]),
+		}}
+		for p := n.Parent(); p != nil; p = p.Parent() {
+			switch p.(type) {
+			case *ast.ListItem:
+				f.Container = "list item"
+			case *ast.Blockquote:
+				f.Container = "blockquote"
+			}
+		}
+		out = append(out, f)
+		return ast.WalkSkipChildren, nil
+	})
 	return out
 }
 

@@ -208,3 +208,84 @@ func TestFenceNearMiss(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadFences checks that a fence CommonMark renders inside a list item or a blockquote,
+// which Fences does not read, is found with its line, column and container, and that what is
+// no fence to CommonMark (indented code, a fence's content) or what Fences reads is not.
+// Before, such a fence was dropped silently: its spec never ran, its expected output was
+// never compared.
+func TestUnreadFences(t *testing.T) {
+	type unread struct {
+		Info      string
+		Line, Col int
+		Marker    string
+		Container string
+	}
+	tests := []struct {
+		name string
+		doc  string
+		want []unread
+	}{
+		{
+			name: "in a numbered list item, indented four spaces",
+			doc:  "# t\n\n1. The run shows:\n\n    ```text labrun-expect\n    scenario s: passed\n    ```\n",
+			want: []unread{{"text labrun-expect", 5, 5, "```", "list item"}},
+		},
+		{
+			name: "on the line of the list marker",
+			doc:  "- ```cue labrun\n  a: 1\n  ```\n",
+			want: []unread{{"cue labrun", 1, 3, "```", "list item"}},
+		},
+		{
+			name: "in a nested list",
+			doc:  "- a\n\n  - b\n\n      ~~~cue labrun\n      a: 1\n      ~~~\n",
+			want: []unread{{"cue labrun", 5, 7, "~~~", "list item"}},
+		},
+		{
+			name: "in a blockquote",
+			doc:  "> ```cue labrun\n> a: 1\n> ```\n",
+			want: []unread{{"cue labrun", 1, 3, "```", "blockquote"}},
+		},
+		{
+			name: "in a list in a blockquote: the outer container",
+			doc:  "> 1. x\n>\n>    ```cue labrun\n>    a: 1\n>    ```\n",
+			want: []unread{{"cue labrun", 3, 6, "```", "blockquote"}},
+		},
+		{
+			name: "a fence with another language in a list item is found too",
+			doc:  "- x\n\n    ```sh labrun\n    ls\n    ```\n",
+			want: []unread{{"sh labrun", 3, 5, "```", "list item"}},
+		},
+		{
+			name: "indented code holding the words is no fence",
+			doc:  "Prose.\n\n    ```cue labrun\n    a: 1\n    ```\n",
+			want: nil,
+		},
+		{
+			name: "a fence shown in a longer fence is content",
+			doc:  "````markdown\n- x\n\n    ```cue labrun\n    a: 1\n    ```\n````\n",
+			want: nil,
+		},
+		{
+			name: "a fence in a list item indented at most three spaces is read",
+			doc:  "- x\n\n  ```cue labrun\n  a: 1\n  ```\n",
+			want: nil,
+		},
+		{
+			name: "at the left margin",
+			doc:  "```cue labrun\na: 1\n```\n\n```text labrun-expect\nx\n```\n",
+			want: nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []unread
+			for _, f := range UnreadFences([]byte(tt.doc), Fences([]byte(tt.doc))) {
+				got = append(got, unread{f.Info, f.Line, f.Indent + 1, f.Marker, f.Container})
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}

@@ -65,12 +65,15 @@ type junitMessage struct {
 // expectation, and one named "run" when the run did not reach its end (interrupted, refused,
 // an infrastructure error), naming the step and the message.
 // Each run in notStarted (planned, never started) is a suite of one skipped case saying why.
-func JUnit(path string, recs []*interp.Record, notStarted ...NotStarted) error {
+// Each Markdown document in docs is a suite with a case per expected-output block: a block that
+// did not match the run is a failure holding the diff, one not compared is skipped, saying why,
+// and a document that could not be read is an error.
+func JUnit(path string, recs []*interp.Record, notStarted []NotStarted, docs ...DocCheck) error {
 	host, err := os.Hostname()
 	if err != nil || strings.TrimSpace(host) == "" {
 		host = "localhost"
 	}
-	b, err := junitXML(recs, host, notStarted...)
+	b, err := junitXML(recs, host, notStarted, docs)
 	if err != nil {
 		return err
 	}
@@ -82,7 +85,17 @@ type NotStarted struct {
 	ID, Scenario, File, Why string
 }
 
-func junitXML(recs []*interp.Record, host string, notStarted ...NotStarted) ([]byte, error) {
+// DocCheck is the check of one expected-output block of a Markdown document against the run
+// (labrun run FILE.md): at most one of Failure (what was printed about the mismatch: the diff),
+// Skipped (why it was not compared) and Error (the document could not be read; Line 0) is set;
+// none when the block matched.
+type DocCheck struct {
+	File                    string
+	Line                    int
+	Failure, Skipped, Error string
+}
+
+func junitXML(recs []*interp.Record, host string, notStarted []NotStarted, docs []DocCheck) ([]byte, error) {
 	out := junitSuites{Suites: []junitSuite{}}
 	for i, rec := range recs {
 		out.Suites = append(out.Suites, junitSuiteOf(i, rec, host))
@@ -95,11 +108,60 @@ func junitXML(recs []*interp.Record, host string, notStarted ...NotStarted) ([]b
 			Cases:      []junitCase{{Name: "run", Classname: n.Scenario, Time: seconds(0), Skipped: &junitMessage{Message: n.Why}}},
 		})
 	}
+	out.Suites = append(out.Suites, docSuites(len(recs)+len(notStarted), host, docs)...)
 	b, err := xml.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return append([]byte(xml.Header), append(b, '\n')...), nil
+}
+
+// docSuites makes a suite per document of docs, in their order, numbered from id.
+func docSuites(id int, host string, docs []DocCheck) []junitSuite {
+	var suites []junitSuite
+	at := map[string]int{}
+	for _, d := range docs {
+		i, ok := at[d.File]
+		if !ok {
+			i = len(suites)
+			at[d.File] = i
+			suites = append(suites, junitSuite{
+				Name: d.File, Package: "labrun", ID: id + i, Hostname: host,
+				Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"), Time: seconds(0),
+				Properties: []junitProperty{{"file", d.File}},
+			})
+		}
+		s := &suites[i]
+		c := junitCase{Name: "expected-output block at line " + strconv.Itoa(d.Line), Classname: d.File, Time: seconds(0)}
+		switch {
+		case d.Error != "":
+			c.Name = "expected-output blocks"
+			c.Error = &junitMessage{Message: d.Error, Type: "error", Text: d.File + ": " + d.Error}
+			s.Errors++
+		case d.Failure != "":
+			c.Failure = &junitMessage{Message: "the expected-output block does not match the run", Type: "expected-output", Text: d.Failure}
+			s.Failures++
+		case d.Skipped != "":
+			c.Skipped = &junitMessage{Message: d.Skipped}
+			s.Skipped++
+		}
+		s.Cases = append(s.Cases, c)
+		s.Tests++
+	}
+	for i := range suites {
+		s := &suites[i]
+		outcome := interp.Passed
+		switch {
+		case s.Errors > 0:
+			outcome = interp.Errored
+		case s.Failures > 0:
+			outcome = interp.Failed
+		case s.Skipped == s.Tests:
+			outcome = interp.Skipped
+		}
+		s.Properties = append(s.Properties, junitProperty{"outcome", string(outcome)})
+	}
+	return suites
 }
 
 func junitSuiteOf(id int, rec *interp.Record, host string) junitSuite {

@@ -77,7 +77,7 @@ type junitDoc struct {
 func readJUnit(t *testing.T, recs ...*interp.Record) (string, junitDoc) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "junit.xml")
-	if err := report.JUnit(p, recs); err != nil {
+	if err := report.JUnit(p, recs, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(p)
@@ -121,6 +121,77 @@ func TestJUnitCounts(t *testing.T) {
 	}
 }
 
+// TestJUnitDocChecks checks that an expected-output block of a Markdown document that did not
+// match the run is a failure in the JUnit, holding the diff, and one not compared is skipped:
+// before, the JUnit of labrun run FILE.md held only the records, so a CI reading it took a
+// document whose expected block differed (exit 1) for a success.
+func TestJUnitDocChecks(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "junit.xml")
+	passed := junitCases()["passed"]
+	docs := []report.DocCheck{
+		{File: "a.md", Line: 13, Failure: "a.md:14: the expected output differs from the run (- expected, + got):\n  - scenario s: failed\n  + scenario s: passed\n"},
+		{File: "a.md", Line: 30},
+		{File: "a.md", Line: 40, Skipped: "not compared with the run: scenario t was not selected"},
+		{File: "b.md", Line: 5},
+		{File: "c.md", Error: "its expected-output blocks were not compared with the run: permission denied"},
+	}
+	if err := report.JUnit(p, []*interp.Record{passed}, nil, docs...); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	var doc struct {
+		Suites []struct {
+			Name     string `xml:"name,attr"`
+			Tests    int    `xml:"tests,attr"`
+			Failures int    `xml:"failures,attr"`
+			Errors   int    `xml:"errors,attr"`
+			Skipped  int    `xml:"skipped,attr"`
+			Props    []struct {
+				Name  string `xml:"name,attr"`
+				Value string `xml:"value,attr"`
+			} `xml:"properties>property"`
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Type string `xml:"type,attr"`
+					Text string `xml:",chardata"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("invalid XML: %v\n%s", err, b)
+	}
+	type counts struct{ tests, failures, errors, skipped int }
+	want := map[string]counts{"a.md": {3, 1, 0, 1}, "b.md": {1, 0, 0, 0}, "c.md": {1, 0, 1, 0}}
+	wantOutcome := map[string]string{"a.md": "failed", "b.md": "passed", "c.md": string(interp.Errored)}
+	seen := 0
+	for _, s := range doc.Suites {
+		w, ok := want[s.Name]
+		if !ok {
+			continue
+		}
+		seen++
+		if got := (counts{s.Tests, s.Failures, s.Errors, s.Skipped}); got != w {
+			t.Errorf("%s: tests, failures, errors, skipped = %v, want %v\n%s", s.Name, got, w, b)
+		}
+		for _, pr := range s.Props {
+			if pr.Name == "outcome" && pr.Value != wantOutcome[s.Name] {
+				t.Errorf("%s: outcome %s, want %s", s.Name, pr.Value, wantOutcome[s.Name])
+			}
+		}
+		if s.Name == "a.md" {
+			f := s.Cases[0].Failure
+			if f == nil || f.Type != "expected-output" || !strings.Contains(f.Text, "+ scenario s: passed") {
+				t.Errorf("a.md: want the first case to fail with the diff: %+v\n%s", s.Cases, b)
+			}
+		}
+	}
+	if seen != 3 {
+		t.Errorf("want a suite per document (a.md, b.md, c.md), found %d:\n%s", seen, b)
+	}
+}
+
 var plainDecimal = regexp.MustCompile(`^[0-9]+\.[0-9]+$|^0$`)
 
 func TestJUnitTimesArePlainDecimals(t *testing.T) {
@@ -152,6 +223,15 @@ func TestJUnitSchemas(t *testing.T) {
 	}
 	for name, recs := range files {
 		p, _ := readJUnit(t, recs...)
+		if name == "all" {
+			// with the expected-output blocks of documents: matched, not, not compared, unread
+			p = filepath.Join(t.TempDir(), "docs.xml")
+			if err := report.JUnit(p, recs, []report.NotStarted{{ID: "s#1", Scenario: "s", File: "s.cue", Why: "--fail-fast"}},
+				report.DocCheck{File: "a.md", Line: 3, Failure: "a.md:4: differs\n  - x\n  + y\n"}, report.DocCheck{File: "a.md", Line: 9},
+				report.DocCheck{File: "a.md", Line: 20, Skipped: "not selected"}, report.DocCheck{File: "b.md", Error: "permission denied"}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for _, xsd := range []string{"testdata/junit-ant-strict.xsd", "testdata/junit-jenkins-xunit.xsd"} {
 			out, err := exec.Command(xmllint, "--noout", "--schema", xsd, p).CombinedOutput()
 			if err != nil {

@@ -115,7 +115,7 @@ func TestReadRefusesOtherVersions(t *testing.T) {
 
 func TestJUnit(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "junit.xml")
-	if err := report.JUnit(p, []*interp.Record{sampleRecord()}); err != nil {
+	if err := report.JUnit(p, []*interp.Record{sampleRecord()}, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(p)

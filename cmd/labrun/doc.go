@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -131,7 +132,8 @@ func (p *process) doc(args []string, f *docFlags) error {
 		if runCtx.Err() != nil {
 			return &exitError{code: exitInterrupted}
 		}
-		updated, mismatches := p.checkExpected(path, doc, blocks, recs, swept, f.update)
+		updated, checks := p.checkExpected(path, doc, blocks, recs, swept, f.update)
+		mismatches := countMismatches(checks)
 		if f.update && !bytes.Equal(updated, doc) {
 			if err := os.WriteFile(abs, updated, 0o644); err != nil {
 				return &exitError{exitInfra, err.Error()}
@@ -191,17 +193,36 @@ func docBlocks(doc []byte, abs string, all []*dsl.Scenario) []*docBlock {
 	return blocks
 }
 
+// blockCheck is the comparison of one expected block with its runs: what was printed about it,
+// "" when it matched.
+type blockCheck struct {
+	line    int // the block's opening fence
+	problem string
+}
+
+// countMismatches counts the blocks that did not match.
+func countMismatches(checks []blockCheck) int {
+	n := 0
+	for _, c := range checks {
+		if c.problem != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // checkExpected compares every expected block with its runs, prints a diff for each mismatch
-// at the document's lines, and returns the document with the blocks rewritten from the runs.
-// A scenario that declares a sweep has, instead of its run's result, its summary's (swept).
-func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, recs map[string]*interp.Record, swept map[string]string, update bool) ([]byte, int) {
+// at the document's lines, and returns the document with the blocks rewritten from the runs,
+// and each compared block's verdict. A scenario that declares a sweep has, instead of its
+// run's result, its summary's (swept).
+func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, recs map[string]*interp.Record, swept map[string]string, update bool) ([]byte, []blockCheck) {
 	lines := strings.Split(string(doc), "\n")
 	type repl struct {
 		from, to int // content lines [from, to) (0-based)
 		text     []string
 	}
 	var repls []repl
-	mismatches := 0
+	var checks []blockCheck
 	for _, b := range blocks {
 		if b.expect == nil || len(b.scenarios) == 0 {
 			continue
@@ -224,6 +245,8 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 			continue
 		}
 		first := b.expect.Line // index of the first content line (0-based) = opening line (1-based)
+		var problem strings.Builder
+		stderr := io.MultiWriter(p.Stderr, &problem)
 		var want []string
 		var tolerances []string
 		bad := false
@@ -231,17 +254,17 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 			if t, ok := report.ParseTolerance(l); ok {
 				sc, rec := b.scenarios[0], recs[b.scenarios[0].Name]
 				if _, ok := swept[sc.Name]; ok {
-					fmt.Fprintf(p.Stderr, "%s:%d: %s: a sweep's expected block takes no ~ line (a tolerance checks a value of one run; scenario %s runs once per combination): remove it\n", path, first+i+1, l, sc.Name)
+					fmt.Fprintf(stderr, "%s:%d: %s: a sweep's expected block takes no ~ line (a tolerance checks a value of one run; scenario %s runs once per combination): remove it\n", path, first+i+1, l, sc.Name)
 					bad = true
 					continue
 				}
 				v, within, err := t.Check(rec, sc)
 				switch {
 				case err != nil:
-					fmt.Fprintf(p.Stderr, "%s:%d: %s: %v\n", path, first+i+1, l, err)
+					fmt.Fprintf(stderr, "%s:%d: %s: %v\n", path, first+i+1, l, err)
 					bad = true
 				case !within:
-					fmt.Fprintf(p.Stderr, "%s:%d: %s is %s, not within %g%% of %s\n", path, first+i+1, t.Expr, dsl.FormatValue(v), t.Pct, dsl.FormatValue(t.Value))
+					fmt.Fprintf(stderr, "%s:%d: %s is %s, not within %g%% of %s\n", path, first+i+1, t.Expr, dsl.FormatValue(v), t.Pct, dsl.FormatValue(t.Value))
 					bad = true
 				}
 				t.Value = v
@@ -253,16 +276,18 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 			}
 		}
 		if d := diffLines(want, got); d != "" {
-			fmt.Fprintf(p.Stderr, "%s:%d: the expected output differs from the run (- expected, + got):\n%s", path, first+1, d)
+			fmt.Fprintf(stderr, "%s:%d: the expected output differs from the run (- expected, + got):\n%s", path, first+1, d)
 			bad = true
 		}
 		if bad {
-			mismatches++
+			checks = append(checks, blockCheck{line: b.expect.Line, problem: problem.String()})
+		} else {
+			checks = append(checks, blockCheck{line: b.expect.Line})
 		}
 		repls = append(repls, repl{from: first, to: b.expect.EndLine - 1, text: append(got, tolerances...)})
 	}
 	if !update {
-		return doc, mismatches
+		return doc, checks
 	}
 	var out []string
 	last := 0
@@ -272,7 +297,7 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 		last = r.to
 	}
 	out = append(out, lines[last:]...)
-	return []byte(strings.Join(out, "\n")), mismatches
+	return []byte(strings.Join(out, "\n")), checks
 }
 
 // compareDocs is labrun doc's check of expected-output blocks, made by labrun run of a
@@ -281,8 +306,9 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 // labrun doc would). A block whose scenarios did not all run as labrun doc runs them (not
 // selected, another matrix than the scenario's own: --sweep, --var of a swept var, --count,
 // --pass-rate; runs missing: a shard, --fail-fast) cannot be compared: the run says so, naming
-// labrun doc, and its exit stays what the runs made it.
-func (p *process) compareDocs(w *work, recs []*interp.Record) int {
+// labrun doc, and its exit stays what the runs made it. It returns, for the JUnit, each
+// block's verdict: matched, did not (what was printed: the diff), not compared (why).
+func (p *process) compareDocs(w *work, recs []*interp.Record) (int, []report.DocCheck) {
 	matrixOf := map[string]*dsl.Matrix{}
 	key := func(file, scenario string) string { return file + "\x00" + scenario }
 	var docs []string
@@ -299,10 +325,12 @@ func (p *process) compareDocs(w *work, recs []*interp.Record) int {
 		}
 	}
 	code := exitOK
+	var checks []report.DocCheck
 	for _, abs := range docs {
 		doc, err := os.ReadFile(abs)
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: %s: its expected-output blocks were not compared with the run: %v\n", relPath(p.Cwd, abs), unwrapPath(err))
+			checks = append(checks, report.DocCheck{File: relPath(p.Cwd, abs), Error: fmt.Sprintf("its expected-output blocks were not compared with the run: %v", unwrapPath(err))})
 			code = worse(code, exitInfra)
 			continue
 		}
@@ -310,6 +338,7 @@ func (p *process) compareDocs(w *work, recs []*interp.Record) int {
 		byName := map[string]*interp.Record{}
 		swept := map[string]string{}
 		var compared []*docBlock
+		var notCompared []report.DocCheck
 		for _, b := range docBlocks(doc, abs, w.res.Scenarios) {
 			if b.expect == nil {
 				continue
@@ -338,16 +367,24 @@ func (p *process) compareDocs(w *work, recs []*interp.Record) int {
 			}
 			if why != "" {
 				fmt.Fprintf(p.Stderr, "labrun: %s:%d: this expected-output block was not compared with the run: %s; labrun doc %s compares it\n", path, b.expect.Line, why, path)
+				notCompared = append(notCompared, report.DocCheck{File: path, Line: b.expect.Line, Skipped: fmt.Sprintf("not compared with the run: %s; labrun doc %s compares it", why, path)})
 				continue
 			}
 			compared = append(compared, b)
 		}
-		if _, mismatches := p.checkExpected(path, doc, compared, byName, swept, false); mismatches > 0 {
+		_, verdicts := p.checkExpected(path, doc, compared, byName, swept, false)
+		if mismatches := countMismatches(verdicts); mismatches > 0 {
 			fmt.Fprintf(p.Stderr, "%s: %d expected block%s did not match the run (labrun doc --update rewrites them)\n", path, mismatches, plural(mismatches))
 			code = worse(code, exitFailed)
 		}
+		mine := notCompared
+		for _, v := range verdicts {
+			mine = append(mine, report.DocCheck{File: path, Line: v.line, Failure: v.problem})
+		}
+		slices.SortStableFunc(mine, func(a, b report.DocCheck) int { return a.Line - b.Line })
+		checks = append(checks, mine...)
 	}
-	return code
+	return code, checks
 }
 
 // isMarkdown says whether path names a Markdown document.

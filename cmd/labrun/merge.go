@@ -190,7 +190,7 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 		fmt.Fprintf(p.Stdout, "%s %s\n", strings.ToUpper(string(recs[0].Outcome)), recs[0].Scenario)
 	}
 	if f.junit != "" {
-		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs); err != nil {
+		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs, nil); err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", err)
 			code = worse(code, exitInfra)
 		}

@@ -239,17 +239,19 @@ func (p *process) run(args []string, f *runFlags) error {
 	// After an interrupt, the units not started yet still get a report, marked interrupted.
 	c, recs, never := p.runUnits(runCtx, cleanupCtx, w, f, each)
 	code = worse(code, c)
+	var docChecks []report.DocCheck
 	if !interrupted(runCtx) {
 		// A document's expected-output blocks are part of what it claims: run checks them
-		// as labrun doc does, or says it did not.
-		code = worse(code, p.compareDocs(w, recs))
+		// as labrun doc does, or says it did not, and the JUnit says the same.
+		c, docChecks = p.compareDocs(w, recs)
+		code = worse(code, c)
 	}
 	if f.junit != "" && len(recs)+len(never) > 0 {
 		var skipped []report.NotStarted
 		for _, n := range never {
 			skipped = append(skipped, report.NotStarted{ID: n.unit.ID, Scenario: n.unit.Matrix.Scenario, File: relPath(p.Cwd, n.unit.Matrix.File), Why: n.why})
 		}
-		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs, skipped...); err != nil {
+		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs, skipped, docChecks...); err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", err)
 			code = worse(code, exitInfra)
 		}
