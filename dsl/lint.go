@@ -57,7 +57,7 @@ var LintCodes = map[string]string{
 	LintUnknownStat:    "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
 	LintMayFailUnread:  "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
 	LintNothingJudged:  "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
-	LintUnknownAddress: "a local load whose URL names a loopback address where no backend or blackhole of the scenario listens, and no step of it starts a server (a mistyped port: every request fails to connect)",
+	LintUnknownAddress: "a local load whose URL names a loopback address (literal, localhost, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no step of it starts a server (a mistyped port: every request fails to connect)",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default
@@ -232,10 +232,13 @@ func nothingJudgedExample(measured []string) string {
 	return "\"delta.upstream_rq_total > 0\""
 }
 
-// lintLoopbackLoads warns of a local load whose URL names, as a literal loopback address, no
-// local backend or blackhole of the scenario, when nothing of the scenario's own (a process,
-// an exec on this machine) could be listening there: most often a mistyped port, whose every
-// request fails to connect, and "no 503" claims then hold of nothing.
+// lintLoopbackLoads warns of a local load whose URL names a loopback address (an IP literal or
+// localhost) where no local backend or blackhole of the scenario listens, when nothing of the
+// scenario's own (a process, an exec on this machine) could be listening there: most often a
+// mistyped port, whose every request fails to connect, and "no 503" claims then hold of
+// nothing. A URL written with ${...} is judged on what is known before the run (staticValue:
+// a backend's host, a fixed address, a var's value in this combination); one whose address
+// is only known at run time is left alone. Nothing is resolved or dialed.
 func (d *decoder) lintLoopbackLoads(warn func(s *Step, field, code, format string, args ...any)) {
 	l := d.sc.Local
 	if l == nil || d.target() != "local" || slices.ContainsFunc(d.order, writesLocalFiles) {
@@ -244,22 +247,26 @@ func (d *decoder) lintLoopbackLoads(warn func(s *Step, field, code, format strin
 	known := map[string]string{}
 	var declared []string
 	for _, n := range sortedKeys(l.Backends) {
-		if a := l.Backends[n].Address; a != "" {
+		if a := fixedAddress(l.Backends[n].Address); a != "" {
 			known[a] = "backends." + n
-			declared = append(declared, fmt.Sprintf("backends.%s at %s", n, a))
+			declared = append(declared, fmt.Sprintf("backends.%s at %s", n, l.Backends[n].Address))
 		}
 	}
 	for _, n := range sortedKeys(l.Blackholes) {
-		if a := l.Blackholes[n].Address; a != "" {
+		if a := fixedAddress(l.Blackholes[n].Address); a != "" {
 			known[a] = "blackholes." + n
 		}
 	}
 	for _, s := range d.order {
 		p, ok := s.Params.(*schema.Load)
-		if !ok || HasInterpolation(p.URL) && !strings.HasPrefix(p.URL, "http://127.") {
+		if !ok {
 			continue
 		}
-		u, err := url.Parse(p.URL)
+		raw := p.URL
+		if t := s.templates[pathSep+"url"]; t != nil {
+			raw = t.Static(d.staticValue)
+		}
+		u, err := url.Parse(raw)
 		if err != nil || HasInterpolation(u.Host) {
 			continue
 		}
@@ -267,20 +274,116 @@ func (d *decoder) lintLoopbackLoads(warn func(s *Step, field, code, format strin
 		if port == "" {
 			port = "80"
 		}
-		ip := net.ParseIP(host)
-		if ip == nil || !ip.IsLoopback() {
+		var addrs []string // where the URL's requests go
+		if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+			// localhost is loopback (RFC 6761): either address may answer it
+			addrs = []string{net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("::1", port)}
+		} else if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			addrs = []string{net.JoinHostPort(ip.String(), port)}
+		} else {
+			continue
+		}
+		if slices.ContainsFunc(addrs, func(a string) bool { return known[a] != "" }) {
 			continue
 		}
 		addr := net.JoinHostPort(host, port)
-		if known[addr] != "" {
-			continue
+		written := ""
+		if raw != p.URL {
+			written = fmt.Sprintf(" (as written: %s)", p.URL)
 		}
 		hint := "no backend of this scenario has a fixed address: write ${backends.<name>.url}"
 		if len(declared) > 0 {
 			hint = "its backends: " + strings.Join(declared, ", ")
 		}
-		warn(s, "url", LintUnknownAddress, "the load's URL names %s, where no local backend or blackhole of this scenario listens (%s), and no step of it starts a server: if nothing else listens there, every request fails to connect and claims about its responses hold of nothing; write ${backends.<name>.url}", addr, hint)
+		warn(s, "url", LintUnknownAddress, "the load's URL names %s%s, where no local backend or blackhole of this scenario listens (%s), and no step of it starts a server: if nothing else listens there, every request fails to connect and claims about its responses hold of nothing; write ${backends.<name>.url}", addr, written, hint)
 	}
+}
+
+// fixedAddress is the address a local backend or blackhole listens at, "host:port" as
+// net.JoinHostPort writes it, when its declared address fixes the port ("" when the port is
+// chosen at run time); the host defaults to 127.0.0.1, as the local target does.
+func fixedAddress(declared string) string {
+	host, port, err := net.SplitHostPort(declared)
+	if err != nil || port == "" || port == "0" {
+		return ""
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return ""
+	}
+	return net.JoinHostPort(ip.String(), port)
+}
+
+// endpointRef is a ${...} that names a field of a local backend or blackhole.
+var endpointRef = regexp.MustCompile(`^(backends|blackholes)\.([A-Za-z_][A-Za-z0-9_-]*)\.(host|port|address|url)$`)
+
+// varRef is a ${...} that names a var.
+var varRef = regexp.MustCompile(`^vars\.([A-Za-z_][A-Za-z0-9_]*)$`)
+
+// staticValue is the value of a ${...} as it is known before the run, for a lint: a var's
+// value (not a secret's), and the fields of a declared local backend or blackhole that its
+// declaration fixes (its host always, as the local target chooses it; its port, address and
+// url only when the declaration fixes the port). Any other expression is not known.
+func (d *decoder) staticValue(src string) (string, bool) {
+	if m := varRef.FindStringSubmatch(src); m != nil {
+		v, ok := d.sc.Vars[m[1]]
+		if !ok || slices.Contains(d.sc.Secrets, m[1]) {
+			return "", false
+		}
+		switch v.(type) {
+		case string, float64, float32, int, int64, json.Number:
+			return Stringify(normalizeNumber(v)), true
+		}
+		return "", false
+	}
+	m := endpointRef.FindStringSubmatch(src)
+	l := d.sc.Local
+	if m == nil || l == nil {
+		return "", false
+	}
+	var declared string
+	switch m[1] {
+	case "backends":
+		b, ok := l.Backends[m[2]]
+		if !ok {
+			return "", false
+		}
+		declared = b.Address
+	default:
+		b, ok := l.Blackholes[m[2]]
+		if !ok || m[3] == "url" {
+			return "", false
+		}
+		declared = b.Address
+	}
+	host, port := declared, ""
+	if h, p, err := net.SplitHostPort(declared); err == nil {
+		host, port = h, p
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return "", false
+	}
+	if m[3] == "host" {
+		return ip.String(), true
+	}
+	if port == "" || port == "0" {
+		return "", false // chosen at run time
+	}
+	switch m[3] {
+	case "port":
+		return port, true
+	case "address":
+		return net.JoinHostPort(ip.String(), port), true
+	}
+	return "http://" + net.JoinHostPort(ip.String(), port), true
 }
 
 // objIndex is the index of objs[i] among the objects of its own apply step.

@@ -109,3 +109,71 @@ func TestPortGets(t *testing.T) {
 		}
 	}
 }
+
+// TestLintUnknownAddressTemplated: the unknown-address lint judges a load URL written with
+// ${...} on what is known before the run: a backend's or blackhole's host (127.0.0.1 unless
+// declared), its port, address and url when its declaration fixes the port, and a var's value
+// (per --var); localhost is loopback. An address only known at run time (a backend's chosen
+// port, a capture, a secret var) is left alone.
+func TestLintUnknownAddressTemplated(t *testing.T) {
+	for _, tc := range []struct {
+		name, local, url string
+		vars             map[string]string // --var
+		want             string            // the address warned of; "" for none
+	}{
+		{"literal, mistyped port", `backends: a: {}`, `http://127.0.0.1:1/echo`, nil, "127.0.0.1:1"},
+		{"backend's host, mistyped port", `backends: a: {}`, `http://${backends.a.host}:1/echo`, nil, "127.0.0.1:1"},
+		{"backend's declared host with a chosen port, its port", `backends: a: address: "127.0.0.3:0"`, `http://${backends.a.host}:${backends.a.port}/echo`, nil, ""},
+		{"backend's declared host, mistyped port", `backends: a: address: "127.0.0.3:0"`, `http://${backends.a.host}:1/echo`, nil, "127.0.0.3:1"},
+		{"backend's url", `backends: a: {}`, `${backends.a.url}/echo`, nil, ""},
+		{"backend's host and chosen port", `backends: a: {}`, `http://${backends.a.host}:${backends.a.port}/echo`, nil, ""},
+		{"fixed backend's host and port", `backends: a: address: "127.0.0.4:18483"`, `http://${backends.a.host}:${backends.a.port}/echo`, nil, ""},
+		{"fixed backend's url", `backends: a: address: "127.0.0.4:18483"`, `${backends.a.url}/echo`, nil, ""},
+		{"fixed backend's address", `backends: a: address: "127.0.0.4:18483"`, `http://${backends.a.address}/echo`, nil, ""},
+		{"fixed backend's host, another port", `backends: a: address: "127.0.0.4:18483"`, `http://${backends.a.host}:18438/echo`, nil, "127.0.0.4:18438"},
+		{"blackhole's address", `backends: a: {}, blackholes: h: address: "127.0.0.5:9999"`, `http://${blackholes.h.address}/`, nil, ""},
+		{"var port", `backends: a: {}`, `http://127.0.0.1:${vars.port}/echo`, nil, "127.0.0.1:1"},
+		{"var port given on the command line", `backends: a: address: "127.0.0.4:18483"`, `http://${backends.a.host}:${vars.port}/echo`, map[string]string{"port": "18483"}, ""},
+		{"var port given another", `backends: a: address: "127.0.0.4:18483"`, `http://${backends.a.host}:${vars.port}/echo`, map[string]string{"port": "18438"}, "127.0.0.4:18438"},
+		{"secret var host", `backends: a: {}`, `http://${vars.host}:1/echo`, nil, ""},
+		{"var host", `backends: a: {}`, `http://${vars.lhost}:1/echo`, nil, "127.0.0.1:1"},
+		{"not loopback", `backends: a: {}`, `http://${vars.remote}:1/echo`, nil, ""},
+		{"an expression", `backends: a: {}`, `http://127.0.0.1:${vars.port + 1}/echo`, nil, ""},
+		{"an expression in the query", `backends: a: {}`, `http://127.0.0.1:1/echo?n=${vars.port + 1}`, nil, "127.0.0.1:1"},
+		{"localhost", `backends: a: {}`, `http://localhost:1/echo`, nil, "localhost:1"},
+		{"localhost, a fixed backend's port", `backends: a: address: "127.0.0.1:18483"`, `http://localhost:18483/echo`, nil, ""},
+		{"localhost, a fixed IPv6 backend's port", `backends: a: address: "[::1]:18483"`, `http://localhost:18483/echo`, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "package lab\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {\n" +
+				"\tvars: {port: 1, host: \"127.0.0.1\", lhost: \"127.0.0.1\", remote: \"10.0.0.1\"}\n\tsecrets: [\"host\"]\n" +
+				"\tlocal: {" + tc.local + "}\n" +
+				"\tsteps: [{name: \"f\", load: {url: \"" + tc.url + "\", requests: 2}}]\n" +
+				"\texpect: [\"f.code503 == 0\"]\n}\n"
+			path := filepath.Join(t.TempDir(), "x.cue")
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Load([]string{path}, Options{Vars: tc.vars})
+			if err != nil {
+				t.Fatalf("Load:\n%v\n%s", err, src)
+			}
+			got := ""
+			for _, w := range res.Warnings {
+				if w.Code != LintUnknownAddress {
+					continue
+				}
+				if got != "" {
+					t.Errorf("a second warning: %s", w)
+				}
+				got = w.Msg
+			}
+			switch {
+			case tc.want == "" && got != "":
+				t.Errorf("warned: %s", got)
+			case tc.want != "" && !strings.HasPrefix(got, "the load's URL names "+tc.want+" ") && !strings.HasPrefix(got, "the load's URL names "+tc.want+","):
+				t.Errorf("warning %q, want one naming %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -115,6 +115,26 @@ func matchBrace(s string, i int) int {
 	return -1
 }
 
+// Static is the template with each ${...} that known gives a value for replaced by it, and
+// every other left as written (so that the result still holds a ${...} where the value is
+// not known before the run). known is given each expression's source, trimmed.
+func (t *Template) Static(known func(src string) (string, bool)) string {
+	var b strings.Builder
+	for _, p := range t.parts {
+		switch {
+		case p.expr == nil:
+			b.WriteString(p.lit)
+		default:
+			if v, ok := known(strings.TrimSpace(p.expr.Src)); ok {
+				b.WriteString(v)
+			} else {
+				b.WriteString("${" + p.expr.Src + "}")
+			}
+		}
+	}
+	return b.String()
+}
+
 // Exprs returns the template's expressions.
 func (t *Template) Exprs() []*Expr {
 	var out []*Expr

@@ -163,3 +163,78 @@ func TestExprOutcome(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectFailNotJudged: expectFail: true accepts only the step's genuine failure. An
+// expression that could not be evaluated (a capture that matched nothing, a type error) was
+// neither true nor false: an assert, a wait's until or a config's until that ends so keeps its
+// error, saying so, and the run errors; one judged false is the failure expected. A pattern
+// that matches the evaluation error itself says it is the failure expected; one that matches
+// only the wait's timeout does not.
+func TestExpectFailNotJudged(t *testing.T) {
+	const notJudged = "(expectFail: the expression could not be evaluated; expectFail: true expects it to be false, not to have no answer; give a pattern that matches this error if it is the failure expected)"
+	for _, c := range []struct {
+		name, step string
+		outcome    interp.Outcome // the step's
+		err        string         // in the step's error (or the error it was expected to fail with)
+	}{
+		{"assert no value", `{name: "x", expectFail: true, assert: "int(c.captured.v) == 5"}`,
+			interp.Errored, `c.captured.v has no value: the capture of "c" matched nothing in its stdout ` + notJudged},
+		{"assert type error", `{name: "x", expectFail: true, assert: "int(c.stdout) == 5"}`,
+			interp.Errored, notJudged},
+		{"assert false", `{name: "x", expectFail: true, assert: "c.exit == 5"}`,
+			interp.Passed, "assert failed: c.exit (0) == 5"},
+		{"assert pattern names the error", `{name: "x", expectFail: "has no value", assert: "int(c.captured.v) == 5"}`,
+			interp.Passed, "c.captured.v has no value"},
+		{"assert pattern does not", `{name: "x", expectFail: "failed", assert: "int(c.captured.v) == 5"}`,
+			interp.Errored, `(expectFail: expected an error matching "failed"; the expression could not be evaluated, which the pattern does not match)`},
+		{"wait unknown stat", `{name: "x", expectFail: true, timeout: "3s", wait: until: "b.last.upstream_rq_totl > 0"}`,
+			interp.TimedOut, "wait timed out after 3s; last: stat upstream_rq_totl is in none of"},
+		{"wait unknown stat says why", `{name: "x", expectFail: true, timeout: "3s", wait: until: "b.last.upstream_rq_totl > 0"}`,
+			interp.TimedOut, notJudged},
+		{"wait pattern names the timeout only", `{name: "x", expectFail: "timed out", timeout: "3s", wait: until: "b.last.upstream_rq_totl > 0"}`,
+			interp.TimedOut, `(expectFail: expected an error matching "timed out"; the expression could not be evaluated, which the pattern does not match)`},
+		{"wait pattern names the error", `{name: "x", expectFail: "none of the snapshots", timeout: "3s", wait: until: "b.last.upstream_rq_totl > 0"}`,
+			interp.Passed, "wait timed out after 3s; last: stat upstream_rq_totl is in none of"},
+		{"wait false", `{name: "x", expectFail: true, timeout: "3s", wait: until: "b.last.upstream_rq_total > 1000000"}`,
+			interp.Passed, "wait timed out after 3s"},
+		{"config no value", `{name: "x", expectFail: true, timeout: "3s", config: {admin: "http://127.0.0.1:15000", cluster: "c", path: "circuit_breakers.thresholds[0]", until: "int(c.captured.v) == x.max_connections"}}`,
+			interp.TimedOut, "last: assert int(c.captured.v) == x.max_connections: c.captured.v has no value: the capture of \"c\" matched nothing in its stdout " + notJudged},
+		{"config false", `{name: "x", expectFail: true, timeout: "3s", config: {admin: "http://127.0.0.1:15000", cluster: "c", path: "circuit_breakers.thresholds[0]", until: "x.max_connections == 5"}}`,
+			interp.Passed, "config timed out after 3s"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "c", exec: {argv: ["echo"], capture: "v=(?P<v>[0-9]+)"}},
+		{name: "bg", background: true, sleep: "10s"},
+		{name: "b", every: "1s", while: "bg", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		`+c.step+`,
+	]
+}`)
+			synctest.Test(t, func(t *testing.T) {
+				w := &fakes.World{
+					Stats: func(string, int) schema.StatsSnapshot {
+						return schema.StatsSnapshot{Counters: schema.Stats{"upstream_rq_total": 1}, Gauges: schema.Stats{}}
+					},
+					ExecResult: func(schema.Exec) schema.ExecResult { return schema.ExecResult{Stdout: "nothing here"} },
+					ConfigValue: func(schema.Config, int) (any, error) {
+						return map[string]any{"max_connections": 1.0}, nil
+					},
+				}
+				rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+				x := stepRecord(t, rec, "x")
+				got := x.Error
+				if x.Outcome == interp.Passed {
+					got = x.ExpectedError
+				}
+				if x.Outcome != c.outcome || !strings.Contains(got, c.err) {
+					t.Errorf("step x: %s %q, want %s with %q", x.Outcome, got, c.outcome, c.err)
+				}
+				if want := c.outcome; rec.Outcome != want { // an error, or the timeout that ended what could not be evaluated
+					t.Errorf("run: %s, want %s (%s)", rec.Outcome, want, rec.Error)
+				}
+			})
+		})
+	}
+}

@@ -438,11 +438,11 @@ func (ru *run) waitUntil(ctx context.Context, e *dsl.Expr, interval time.Duratio
 			if jd.Reason != "" {
 				why = jd.Reason
 			}
-			err = fmt.Errorf("%w; last: %s", err, why)
 			if jd.Outcome == Failed {
-				return &schema.Unmet{Err: err} // judged false to the end: the run fails
+				return &schema.Unmet{Err: fmt.Errorf("%w; last: %s", err, why)} // judged false to the end: the run fails
 			}
-			return err
+			// no answer at the last poll, true or false: what the wait claims was not tested
+			return fmt.Errorf("%w; last: %w", err, &schema.NotJudged{Err: errors.New(why)})
 		}
 	}
 }

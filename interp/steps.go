@@ -100,7 +100,10 @@ const expectFailSucceeded = "expectFail: the step succeeded"
 // (error.<step>). One that succeeded fails. One whose error does not match the pattern keeps
 // that error (an error stays an error, a failure a failure), saying what was expected. The
 // step's own timeout is a failure like any other; an interrupt, the scenario's timeout or a
-// parallel block's cancellation is never expected: it is returned as it is.
+// parallel block's cancellation is never expected: it is returned as it is. An error that
+// says the step tested nothing (schema.NotTested: a command that did not run, an expression
+// that could not be evaluated) is no failure of what it tests: it stays an error unless the
+// pattern matches that error itself.
 func (ru *run) expectedFailure(ctx context.Context, s *dsl.Step, sr *StepRecord, err error) error {
 	pattern := ""
 	if s.ExpectFailRE != nil {
@@ -109,28 +112,45 @@ func (ru *run) expectedFailure(ctx context.Context, s *dsl.Step, sr *StepRecord,
 	if err == nil {
 		return &failure{fmt.Sprintf("%s, but it was expected to fail%s", expectFailSucceeded, pattern)}
 	}
+	var timedOut *timeoutError
 	if ctx.Err() != nil {
-		var te *timeoutError
-		if !errors.As(context.Cause(ctx), &te) {
+		if !errors.As(context.Cause(ctx), &timedOut) {
 			return err
 		}
-		err = te
 	}
 	msg := err.Error()
-	var dnr *schema.DidNotRun
-	if s.ExpectFailRE == nil && errors.As(err, &dnr) {
-		// A typo in a command is not the failure the step was written to show.
-		why := fmt.Sprintf(" (expectFail: the command did not run: %s; expectFail: true expects the step to fail, not to not run; give a pattern that matches this error if it is the failure expected)", dnr.Why)
-		if isFailure(err) {
-			return &failure{msg + why}
+	var nt schema.NotTested
+	if errors.As(err, &nt) {
+		// A typo in a command, a value the expression reads that does not exist: not the
+		// failure the step was written to show. A pattern is matched against what says why
+		// (a wait's "last: …"), not against the timeout that ended it.
+		why, expects := nt.NotTested()
+		note := ""
+		switch {
+		case s.ExpectFailRE == nil:
+			note = fmt.Sprintf(" (expectFail: %s; %s; give a pattern that matches this error if it is the failure expected)", why, expects)
+		case !s.ExpectFailRE.MatchString(nt.Error()):
+			note = fmt.Sprintf(" (expectFail: expected an error matching %q; %s, which the pattern does not match)", s.ExpectFailSrc, why)
 		}
-		return fmt.Errorf("%w%s", err, why)
-	}
-	if s.ExpectFailRE != nil && !s.ExpectFailRE.MatchString(msg) {
-		if isFailure(err) {
-			return &failure{fmt.Sprintf("%s (expectFail: expected an error matching %q)", msg, s.ExpectFailSrc)}
+		if note != "" {
+			if isFailure(err) {
+				return &failure{msg + note}
+			}
+			return fmt.Errorf("%w%s", err, note)
 		}
-		return fmt.Errorf("%w (expectFail: expected an error matching %q)", err, s.ExpectFailSrc)
+	} else {
+		if timedOut != nil {
+			msg = timedOut.Error()
+		}
+		if s.ExpectFailRE != nil && !s.ExpectFailRE.MatchString(msg) {
+			if timedOut != nil {
+				err = timedOut
+			}
+			if isFailure(err) {
+				return &failure{fmt.Sprintf("%s (expectFail: expected an error matching %q)", msg, s.ExpectFailSrc)}
+			}
+			return fmt.Errorf("%w (expectFail: expected an error matching %q)", err, s.ExpectFailSrc)
+		}
 	}
 	ru.mu.Lock()
 	sr.ExpectedError = msg
@@ -233,8 +253,8 @@ func (rt *stepRuntime) Judge() error {
 	switch jd.Outcome {
 	case Passed:
 		return nil
-	case Errored:
-		return fmt.Errorf("assert %s: %s", s.Expr.Src, jd.Reason)
+	case Errored: // no answer, true or false: what the step claims was not tested
+		return &schema.NotJudged{Err: fmt.Errorf("assert %s: %s", s.Expr.Src, jd.Reason)}
 	}
 	if jd.Reason != "" {
 		return &failure{fmt.Sprintf("assert %s failed: %s", s.Expr.Src, jd.Reason)}

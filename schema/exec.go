@@ -310,3 +310,31 @@ type DidNotRun struct {
 
 func (e *DidNotRun) Error() string { return e.Err.Error() }
 func (e *DidNotRun) Unwrap() error { return e.Err }
+
+// NotTested says the command did not run, and what expectFail: true expects instead.
+func (e *DidNotRun) NotTested() (why, expects string) {
+	return "the command did not run: " + e.Why, "expectFail: true expects the step to fail, not to not run"
+}
+
+// NotJudged is the error of an expression that could not be judged true or false: it reads a
+// value that does not exist (a capture that matched nothing, a step that did not run), a stat
+// no snapshot holds, or it meets a type error. What the step claims was not tested: a bare
+// expectFail: true is no failure of it (an assert expected to fail is one found false); a
+// pattern naming the error is. Err says why the expression has no answer.
+type NotJudged struct{ Err error }
+
+func (e *NotJudged) Error() string { return e.Err.Error() }
+func (e *NotJudged) Unwrap() error { return e.Err }
+
+// NotTested says the expression could not be evaluated, and what expectFail: true expects.
+func (e *NotJudged) NotTested() (why, expects string) {
+	return "the expression could not be evaluated", "expectFail: true expects it to be false, not to have no answer"
+}
+
+// NotTested is an error that says a step did not test what it was written to test (DidNotRun,
+// NotJudged), rather than that the thing tested failed. why says what did not happen,
+// expects what expectFail: true expects instead.
+type NotTested interface {
+	error
+	NotTested() (why, expects string)
+}
