@@ -92,8 +92,14 @@ func (p *Apply) Run(ctx context.Context, rt Runtime) error {
 	}
 	res, err := cl.ApplyWith(ctx, p.Objects, fs, rt.Namespace(p.Namespace), p.Options())
 	for _, ref := range res.Created {
-		ref := ref
 		rt.Created(fmt.Sprintf("%s %s", ref.Kind, ref.Qualified()), func(ctx context.Context) error {
+			return cl.Delete(ctx, []ObjectRef{ref}, true)
+		})
+	}
+	for _, ref := range res.Unsure {
+		// Interrupted while the API server was creating it: it may exist, marked as this
+		// run's, with no one else to delete it.
+		rt.Created(fmt.Sprintf("%s %s (its create got no answer)", ref.Kind, ref.Qualified()), func(ctx context.Context) error {
 			return cl.Delete(ctx, []ObjectRef{ref}, true)
 		})
 	}

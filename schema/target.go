@@ -72,6 +72,10 @@ type ObjectRef struct {
 type ApplyResult struct {
 	Applied []ObjectRef
 	Created []ObjectRef
+	// Unsure are objects that did not exist, whose create (or apply) got no answer: the
+	// request was cancelled (an interrupt) or its connection lost, and the API server may
+	// have created them. Their cleanup deletes them if they are there.
+	Unsure []ObjectRef
 }
 
 // Cluster is the Kubernetes API. Every mutating method is called only after the interpreter has

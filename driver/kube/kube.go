@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"net/url"
 	"os"
 	"sort"
@@ -63,6 +64,10 @@ type Options struct {
 	// QPS and Burst of the client (default 50 and 100; client-go's 5 and 10 throttle waits).
 	QPS   float32
 	Burst int
+
+	// wrapTransport, set by tests, wraps the API client's transport (a request that reaches
+	// the API server whose answer is then lost).
+	wrapTransport func(http.RoundTripper) http.RoundTripper
 
 	// Run, when its ID is set, marks every object the driver creates (labels LabelRun and
 	// LabelScenario, annotations AnnotationScenario and AnnotationOwner).
@@ -182,6 +187,9 @@ func newDriver(opts Options) (*driver, string, error) {
 	cfg.QPS, cfg.Burst = opts.QPS, opts.Burst
 	cfg.UserAgent = "labrun"
 	cfg.WarningHandler = warningLogger{logf}
+	if opts.wrapTransport != nil {
+		cfg.Wrap(opts.wrapTransport) // a test's stand-in for a lost answer
+	}
 	streamCfg := rest.CopyConfig(cfg)
 	cfg.Timeout = opts.RequestTimeout
 

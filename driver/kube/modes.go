@@ -73,7 +73,8 @@ func (d *driver) writeOne(ctx context.Context, o *object, opts schema.ApplyOptio
 		if apierrors.IsAlreadyExists(err) {
 			return false, fmt.Errorf("it exists already: mode \"create\" only creates (mode \"apply\" or \"replace\" changes an existing object)")
 		}
-		return err == nil, err
+		// created with an error: sent, but its answer lost (ApplyWith's Unsure).
+		return err == nil || answerLost(err), err
 	case "patch":
 		data, err := o.u.MarshalJSON()
 		if err != nil {

@@ -379,6 +379,9 @@ func (d *driver) ApplyWith(ctx context.Context, objects []schema.Object, files [
 	apply := func(o *object) error {
 		created, err := d.writeOne(ctx, o, opts)
 		if err != nil {
+			if created && answerLost(err) {
+				res.Unsure = append(res.Unsure, o.ref())
+			}
 			return fmt.Errorf("%s %s (%s): %w", opVerb(opts), o, o.source, tidyError{err})
 		}
 		res.Applied = append(res.Applied, o.ref())
@@ -427,6 +430,18 @@ func (d *driver) ApplyWith(ctx context.Context, objects []schema.Object, files [
 	return res, errors.Join(refused...)
 }
 
+// answerLost reports whether err, the error of a write the API server was sent, leaves its
+// outcome unknown: no answer came (the request was cancelled, its connection lost), or the
+// server said it timed out. A status the server answered with (invalid, forbidden, a
+// conflict) says the write did not happen.
+func answerLost(err error) bool {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
+	}
+	return true
+}
+
 func (d *driver) guardObjects(op string, objs []*object) error {
 	var errs []error
 	for _, o := range objs {
@@ -468,6 +483,8 @@ func (d *driver) applyOne(ctx context.Context, o *object, dryRun, force bool) (c
 	if err != nil {
 		return false, err
 	}
+	// From here, created with an error means the patch was sent: ApplyWith asks whether its
+	// answer was lost (answerLost).
 	po := metav1.PatchOptions{FieldManager: fieldManager, Force: &force, FieldValidation: "Strict"}
 	if dryRun {
 		po.DryRun = []string{metav1.DryRunAll}
