@@ -252,6 +252,7 @@ func TestInterruptOnKube(t *testing.T) {
 		t.Fatal(err)
 	}
 	delays := []time.Duration{20, 50, 100, 200, 300, 500, 800, 1200, 1800, 2500}
+	var outs []string // each run's output, shown if the runs left anything
 	for i, d := range delays {
 		d := d * time.Millisecond
 		// SIGINT, SIGTERM and SIGHUP (a closed terminal or SSH session) in turn: all the same.
@@ -281,6 +282,7 @@ func TestInterruptOnKube(t *testing.T) {
 			<-done
 			t.Fatalf("%s at +%s: labrun did not end within 2 minutes:\n%s", sig, d, out.String())
 		}
+		outs = append(outs, fmt.Sprintf("%s at +%s:\n%s", sig, d, out.String()))
 		// labrun catches signals from about 1 ms after exec (package earlysignal), so even
 		// the first moment must give 130 and a report, not the signal's default action.
 		var ee *exec.ExitError
@@ -316,7 +318,10 @@ func TestInterruptOnKube(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("interrupted runs left %v (namespace fault-lab exists: %v)", objs, ns)
+			// What holds what is left (a namespace terminating, finalizers), and what each
+			// run said of its cleanup.
+			yaml, _ := exec.Command(filepath.Join(sb.BinDir, "kubectl"), "--kubeconfig", sb.Kubeconfig, "get", "namespace", "fault-lab", "-o", "yaml").CombinedOutput()
+			t.Fatalf("interrupted runs left %v (namespace fault-lab exists: %v)\n%s\nthe runs:\n%s", objs, ns, yaml, strings.Join(outs, "\n"))
 		}
 		time.Sleep(time.Second)
 	}
