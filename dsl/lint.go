@@ -359,31 +359,34 @@ func (d *decoder) staticValue(src string) (string, bool) {
 		}
 		declared = b.Address
 	}
-	host, port := declared, ""
-	if h, p, err := net.SplitHostPort(declared); err == nil {
-		host, port = h, p
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	ip := net.ParseIP(host)
-	if ip == nil {
+	if m[3] == "host" {
+		// Known whether or not the port is: the declared host (with a port or without), else
+		// the local target's.
+		host := declared
+		if h, _, err := net.SplitHostPort(declared); err == nil {
+			host = h
+		}
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		if ip := net.ParseIP(host); ip != nil {
+			return ip.String(), true
+		}
 		return "", false
 	}
-	if m[3] == "host" {
-		return ip.String(), true
-	}
-	if port == "" || port == "0" {
-		return "", false // chosen at run time
+	addr := fixedAddress(declared)
+	if addr == "" {
+		return "", false // the port is chosen at run time
 	}
 	switch m[3] {
 	case "port":
+		_, port, _ := net.SplitHostPort(addr)
 		return port, true
 	case "address":
-		return net.JoinHostPort(ip.String(), port), true
+		return addr, true
 	}
-	return "http://" + net.JoinHostPort(ip.String(), port), true
+	return "http://" + addr, true
 }
 
 // objIndex is the index of objs[i] among the objects of its own apply step.

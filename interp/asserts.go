@@ -2,13 +2,13 @@ package interp
 
 import (
 	"fmt"
-	"labrun.dev/labrun/schema"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // An assert step judged its expression during the run, over what had been recorded when it
@@ -27,10 +27,10 @@ var staticNames = map[string]bool{
 }
 
 // OutcomeContradictions says how the outcomes of rec's steps contradict what the record holds
-// and sc's steps at their paths say they follow from; nil when none does: each assert and wait
-// until whose value the record determines (see above) is judged again with sc's expression, each
-// repeat's until as at its last round's end (repeatUntil), and each exec's outcome is set against the exit code it records and the step's exitCode
-// (execContradiction).
+// and sc's steps at their paths say they follow from; nil when none does. Each assert and wait
+// until whose value the record determines (see above) is judged again with sc's expression,
+// each repeat's until as at its last round's end (repeatUntil), and each exec's outcome is set
+// against the exit code it records and the step's exitCode (execContradiction).
 func OutcomeContradictions(rec *Record, sc *dsl.Scenario) error {
 	steps := map[string]*dsl.Step{}
 	for _, ph := range sc.Phases() {

@@ -149,22 +149,29 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 				src = strings.Replace(src, "vars:", `allowReset: ["upstream_rq_total"]
 		vars:`, 1)
 			}
-			res, err := loadScenarioErr(t, src)
-			if err != nil {
-				if c.refused {
-					t.Logf("dsl refuses it first: %v", err)
-					return
-				}
-				t.Fatalf("load: %v", err)
-			}
-			errs := interp.CheckCannotFail(res.Scenarios[0])
-			if got := len(errs) > 0; got != c.refused {
-				t.Fatalf("refused %v, want %v: %v", got, c.refused, errs)
-			}
-			if c.refused && !strings.Contains(errs[0].Msg, "it cannot fail, so it proves nothing") {
-				t.Errorf("message: %s", errs[0].Msg)
-			}
+			checkRefused(t, src, c.refused)
 		})
+	}
+}
+
+// checkRefused loads src and checks that vet refuses its expectation as one that cannot fail,
+// or not (a scenario dsl refuses first counts as refused).
+func checkRefused(t *testing.T, src string, refused bool) {
+	t.Helper()
+	res, err := loadScenarioErr(t, src)
+	if err != nil {
+		if refused {
+			t.Logf("dsl refuses it first: %v", err)
+			return
+		}
+		t.Fatalf("load: %v", err)
+	}
+	errs := interp.CheckCannotFail(res.Scenarios[0])
+	if got := len(errs) > 0; got != refused {
+		t.Fatalf("refused %v, want %v: %v", got, refused, errs)
+	}
+	if refused && !strings.Contains(errs[0].Msg, "it cannot fail, so it proves nothing") {
+		t.Errorf("message: %s", errs[0].Msg)
 	}
 }
 
@@ -421,21 +428,7 @@ func TestHoldsOfEverySeries(t *testing.T) {
 	} {
 		t.Run(c.expect, func(t *testing.T) {
 			src := "s1: schema.#Scenario & {\n" + steps + "\nexpect: [" + quote(c.expect) + "]\n}"
-			res, err := loadScenarioErr(t, src)
-			if err != nil {
-				if c.refused {
-					t.Logf("dsl refuses it first: %v", err)
-					return
-				}
-				t.Fatalf("load: %v", err)
-			}
-			errs := interp.CheckCannotFail(res.Scenarios[0])
-			if got := len(errs) > 0; got != c.refused {
-				t.Fatalf("refused %v, want %v: %v", got, c.refused, errs)
-			}
-			if c.refused && !strings.Contains(errs[0].Msg, "it cannot fail, so it proves nothing") {
-				t.Errorf("message: %s", errs[0].Msg)
-			}
+			checkRefused(t, src, c.refused)
 		})
 	}
 }

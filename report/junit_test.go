@@ -62,7 +62,11 @@ type junitDoc struct {
 		Errors   int    `xml:"errors,attr"`
 		Skipped  int    `xml:"skipped,attr"`
 		Time     string `xml:"time,attr"`
-		Cases    []struct {
+		Props    []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+		Cases []struct {
 			Name  string `xml:"name,attr"`
 			Time  string `xml:"time,attr"`
 			Error *struct {
@@ -70,14 +74,24 @@ type junitDoc struct {
 				Message string `xml:"message,attr"`
 				Text    string `xml:",chardata"`
 			} `xml:"error"`
+			Failure *struct {
+				Type string `xml:"type,attr"`
+				Text string `xml:",chardata"`
+			} `xml:"failure"`
 		} `xml:"testcase"`
 	} `xml:"testsuite"`
 }
 
 func readJUnit(t *testing.T, recs ...*interp.Record) (string, junitDoc) {
 	t.Helper()
+	return readJUnitDocs(t, recs)
+}
+
+// readJUnitDocs is readJUnit with the checks of documents' expected blocks.
+func readJUnitDocs(t *testing.T, recs []*interp.Record, docs ...report.DocCheck) (string, junitDoc) {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "junit.xml")
-	if err := report.JUnit(p, recs, nil); err != nil {
+	if err := report.JUnit(p, recs, nil, docs...); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(p)
@@ -126,7 +140,6 @@ func TestJUnitCounts(t *testing.T) {
 // before, the JUnit of labrun run FILE.md held only the records, so a CI reading it took a
 // document whose expected block differed (exit 1) for a success.
 func TestJUnitDocChecks(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "junit.xml")
 	passed := junitCases()["passed"]
 	docs := []report.DocCheck{
 		{File: "a.md", Line: 13, Failure: "a.md:14: the expected output differs from the run (- expected, + got):\n  - scenario s: failed\n  + scenario s: passed\n"},
@@ -135,33 +148,8 @@ func TestJUnitDocChecks(t *testing.T) {
 		{File: "b.md", Line: 5},
 		{File: "c.md", Error: "its expected-output blocks were not compared with the run: permission denied"},
 	}
-	if err := report.JUnit(p, []*interp.Record{passed}, nil, docs...); err != nil {
-		t.Fatal(err)
-	}
+	p, doc := readJUnitDocs(t, []*interp.Record{passed}, docs...)
 	b, _ := os.ReadFile(p)
-	var doc struct {
-		Suites []struct {
-			Name     string `xml:"name,attr"`
-			Tests    int    `xml:"tests,attr"`
-			Failures int    `xml:"failures,attr"`
-			Errors   int    `xml:"errors,attr"`
-			Skipped  int    `xml:"skipped,attr"`
-			Props    []struct {
-				Name  string `xml:"name,attr"`
-				Value string `xml:"value,attr"`
-			} `xml:"properties>property"`
-			Cases []struct {
-				Name    string `xml:"name,attr"`
-				Failure *struct {
-					Type string `xml:"type,attr"`
-					Text string `xml:",chardata"`
-				} `xml:"failure"`
-			} `xml:"testcase"`
-		} `xml:"testsuite"`
-	}
-	if err := xml.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("invalid XML: %v\n%s", err, b)
-	}
 	type counts struct{ tests, failures, errors, skipped int }
 	want := map[string]counts{"a.md": {3, 1, 0, 1}, "b.md": {1, 0, 0, 0}, "c.md": {1, 0, 1, 0}}
 	wantOutcome := map[string]string{"a.md": "failed", "b.md": "passed", "c.md": string(interp.Errored)}

@@ -249,23 +249,19 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 		stderr := io.MultiWriter(p.Stderr, &problem)
 		var want []string
 		var tolerances []string
-		bad := false
 		for i, l := range strings.Split(strings.TrimRight(b.expect.Content, "\n"), "\n") {
 			if t, ok := report.ParseTolerance(l); ok {
 				sc, rec := b.scenarios[0], recs[b.scenarios[0].Name]
 				if _, ok := swept[sc.Name]; ok {
 					fmt.Fprintf(stderr, "%s:%d: %s: a sweep's expected block takes no ~ line (a tolerance checks a value of one run; scenario %s runs once per combination): remove it\n", path, first+i+1, l, sc.Name)
-					bad = true
 					continue
 				}
 				v, within, err := t.Check(rec, sc)
 				switch {
 				case err != nil:
 					fmt.Fprintf(stderr, "%s:%d: %s: %v\n", path, first+i+1, l, err)
-					bad = true
 				case !within:
 					fmt.Fprintf(stderr, "%s:%d: %s is %s, not within %g%% of %s\n", path, first+i+1, t.Expr, dsl.FormatValue(v), t.Pct, dsl.FormatValue(t.Value))
-					bad = true
 				}
 				t.Value = v
 				tolerances = append(tolerances, t.String())
@@ -277,13 +273,9 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 		}
 		if d := diffLines(want, got); d != "" {
 			fmt.Fprintf(stderr, "%s:%d: the expected output differs from the run (- expected, + got):\n%s", path, first+1, d)
-			bad = true
 		}
-		if bad {
-			checks = append(checks, blockCheck{line: b.expect.Line, problem: problem.String()})
-		} else {
-			checks = append(checks, blockCheck{line: b.expect.Line})
-		}
+		// problem holds what was said of the block above: "" when it matched.
+		checks = append(checks, blockCheck{line: b.expect.Line, problem: problem.String()})
 		repls = append(repls, repl{from: first, to: b.expect.EndLine - 1, text: append(got, tolerances...)})
 	}
 	if !update {
