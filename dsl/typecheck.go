@@ -460,7 +460,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				defaulted = append(defaulted, i)
 			}
 			if f.OnlyIf != "" {
-				c.rewrites = append(c.rewrites, func() { readOnlyIf(node, chain, i, f.OnlyIf) })
+				c.rewrites = append(c.rewrites, func() { readOnlyIf(node, chain, i, f.OnlyIf, f.OnlyIfWhy) })
 			}
 			t = f.Type
 		case t.Kind == schema.TMap:
@@ -512,11 +512,11 @@ func readDefaults(node *ast.Node, chain []chainLink, links []int) {
 }
 
 // readOnlyIf rewrites chain[i], a read of a field that has a value only where the struct's
-// field cond is true, as __onlyIf(<the struct>, cond, name): schema.ReadOnlyIf errs where
-// cond is false instead of giving the zero value.
-func readOnlyIf(node *ast.Node, chain []chainLink, i int, cond string) {
+// field cond is true, as __onlyIf(<the struct>, cond, name, why): schema.ReadOnlyIf errs
+// (saying why) where cond is false instead of giving the zero value.
+func readOnlyIf(node *ast.Node, chain []chainLink, i int, cond, why string) {
 	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.OnlyIfFunc}, Arguments: []ast.Node{
-		chain[i].m.Node, &ast.StringNode{Value: cond}, &ast.StringNode{Value: chain[i].name}}}
+		chain[i].m.Node, &ast.StringNode{Value: cond}, &ast.StringNode{Value: chain[i].name}, &ast.StringNode{Value: why}}}
 	if i == len(chain)-1 {
 		ast.Patch(node, call)
 	} else {

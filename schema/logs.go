@@ -265,12 +265,19 @@ func (a *logAccumulator) result() LogResult {
 	return res
 }
 
+// notAccessWhy is the error of a request field read from an entry that is not an access line.
+const notAccessWhy = "an entry whose line is not an access line (its access is false) has no {field}; filter(<step>.entries, .access) keeps the lines that are"
+
 // Result: the lines, their parsed access-log entries, counts by code, flag and details, and
 // the named groups of the capture pattern.
 func (p *Logs) Result(c ResultContext) *Type {
 	// A line that is not an access line has no request fields: read, they are an error,
 	// not the zero value (code 0 would pass code != 503 for a line with no code at all).
-	access := func(f *Field) *Field { f.OnlyIf = "access"; return f }
+	access := func(f *Field) *Field {
+		f.OnlyIf = "access"
+		f.OnlyIfWhy = notAccessWhy
+		return f
+	}
 	capture := captureMap(c, p.Capture)
 	entry := StructOf(reflect.TypeFor[LogEntry](),
 		F("line", StringType, "the line as written"),

@@ -7,7 +7,7 @@ import (
 
 // TestReadOnlyIf: a field that has a value only where a boolean field is true reads as the
 // field where it is, and is an error where it is not, on the run's structs and on the maps a
-// record decodes to.
+// record decodes to; the error is the field's OnlyIfWhy, or says that the condition is false.
 func TestReadOnlyIf(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -25,7 +25,7 @@ func TestReadOnlyIf(t *testing.T) {
 		{"map, not access", map[string]any{"access": false, "line": "x"}, "path", nil, "has no path"},
 		{"map without access", map[string]any{"line": "x"}, "code", nil, "has no code"},
 	} {
-		got, err := ReadOnlyIf(c.v, "access", c.field)
+		got, err := ReadOnlyIf(c.v, "access", c.field, notAccessWhy)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: error %v, want one saying %q", c.name, err, c.err)
@@ -44,5 +44,8 @@ func TestReadOnlyIf(t *testing.T) {
 		} else if got != c.want {
 			t.Errorf("%s: %v (%T), want %v", c.name, got, got, c.want)
 		}
+	}
+	if _, err := ReadOnlyIf(LogEntry{}, "access", "code", ""); err == nil || err.Error() != "its access is false, so it has no code" {
+		t.Errorf("without a why: %v, want the generic message", err)
 	}
 }

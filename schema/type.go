@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"reflect"
@@ -126,19 +127,24 @@ type Field struct {
 	// Read where it is false, it is an error saying so, not the zero value that would pass
 	// a comparison with a code the line never had.
 	OnlyIf string
+	// OnlyIfWhy, when set, is that error's message, in the field's own terms ({field} stands
+	// for the field's name): what a struct whose OnlyIf is false is, and what to read instead.
+	// Without it the message says only that OnlyIf is false.
+	OnlyIfWhy string
 }
 
 // OnlyIfFunc is the environment name a read of an OnlyIf field is rewritten to:
-// OnlyIfFunc(<the struct>, <OnlyIf>, <field>) is ReadOnlyIf.
+// OnlyIfFunc(<the struct>, <OnlyIf>, <field>, <OnlyIfWhy>) is ReadOnlyIf.
 const OnlyIfFunc = "__onlyIf"
 
 // ReadOnlyIf is the field called field of v (a struct, by its expr tags, or a map), or an
-// error where v's boolean field cond is not true.
-func ReadOnlyIf(v any, cond, field string) (any, error) {
+// error where v's boolean field cond is not true: why ({field} replaced) if it is set (the
+// field's OnlyIfWhy), else a message that says cond is false.
+func ReadOnlyIf(v any, cond, field, why string) (any, error) {
 	c, _ := readField(v, cond)
 	if b, _ := c.(bool); !b {
-		if cond == "access" {
-			return nil, fmt.Errorf("an entry whose line is not an access line (its access is false) has no %s; filter(<step>.entries, .access) keeps the lines that are", field)
+		if why != "" {
+			return nil, errors.New(strings.ReplaceAll(why, "{field}", field))
 		}
 		return nil, fmt.Errorf("its %s is false, so it has no %s", cond, field)
 	}
