@@ -416,8 +416,12 @@ func newLoadSampler(src string) *loadSampler {
 	}
 	ls.strs = []string{"", "ok\n"}
 	for _, m := range strLit.FindAllStringSubmatch(src, -1) {
-		if v := m[1] + m[2]; !slices.Contains(ls.strs, v) {
-			ls.strs = append(ls.strs, v)
+		// The literal's value (its escapes are the characters they write: "2\n" is a line
+		// a command prints), and as written, in case unquoting differs from expr's.
+		for _, v := range []string{unquoteLit(m[1], m[2]), m[1] + m[2]} {
+			if !slices.Contains(ls.strs, v) {
+				ls.strs = append(ls.strs, v)
+			}
 		}
 	}
 	ls.exits = []float64{0, 1, 2, 126, 127, 255}
@@ -432,6 +436,23 @@ func newLoadSampler(src string) *loadSampler {
 	ls.ips = append(ls.ips, "127.0.0.1:8080")
 	ls.n = 4 + len(ls.codes)*len(ls.counts) + mixedLoads
 	return ls
+}
+
+// unquoteLit is the value of a string literal of expr whose text between its quotes is dq
+// (double-quoted) or sq (single-quoted): Go's escapes, which expr's are. A literal it cannot
+// read is its text.
+func unquoteLit(dq, sq string) string {
+	lit := `"` + dq + `"`
+	if sq != "" {
+		// A single-quoted literal's \' is a quote, and a " in it needs no escape.
+		sq = strings.NewReplacer(`\'`, `'`, `\"`, `"`).Replace(sq)
+		lit = `"` + strings.ReplaceAll(sq, `"`, `\"`) + `"`
+	}
+	v, err := strconv.Unquote(lit)
+	if err != nil {
+		return dq + sq
+	}
+	return v
 }
 
 // samplers keep a sampler by expression source, up to maxSamplers: the same expressions recur

@@ -108,6 +108,13 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{"probe.exit < 128", false, false},
 		{`probe.stdout contains "ok"`, false, false},
 		{`probe.stderr == ""`, false, false},
+		// An escape in a literal is the character it writes: a command can print "2\n".
+		{`probe.stdout != "2\n"`, false, false},
+		{`probe.stdout != '2\n'`, false, false},
+		{`probe.stdout != "tab\there"`, false, false},
+		{`probe.stdout != "say \"hi\""`, false, false},
+		{`probe.stdout != "a\\b"`, false, false},
+		{`probe.stdout != 'it\'s "x"\n'`, false, false},
 		{"outcome.probe == 'passed'", false, false},
 		{"outcome.probe in ['passed', 'failed']", false, false}, // an error, a skip break it
 		{"outcome.probe != 'skipped'", false, false},
@@ -175,7 +182,10 @@ func checkRefused(t *testing.T, src string, refused bool) {
 	}
 }
 
-func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
+// quote writes s as a CUE string whose value is s.
+func quote(s string) string {
+	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+}
 
 // TestHoldsOfEveryLoadAssert: an assert step whose expression holds of every load passes the
 // step whatever the run did: refused as an expectation is.
