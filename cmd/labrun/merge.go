@@ -69,7 +69,13 @@ the path to a checkout differs between machines. Two records of one run (the sam
 combination and round: a shard run twice) keep the later one, with a warning; two whose vars
 differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).
 A record of run --shard i/n keeps its shard and the runs of every shard: records that do not
-hold every run the shards planned (a shard's records missing) are refused (exit 2).`,
+hold every run the shards planned (a shard's records missing) are refused (exit 2).
+
+Records of a Markdown document's scenarios: when the document is here, with the source they
+ran, its expected-output blocks are compared with the merged runs, as labrun run of the whole
+document compares them (a diff at the document's lines, exit 1, a failure in the JUnit); a
+block whose runs are not all merged is not compared, and stderr says so, as it says when the
+document is not here.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return p.merge(args, &f)
@@ -189,8 +195,14 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 		// One run: no line per scenario; its verdict.
 		fmt.Fprintf(p.Stdout, "%s %s\n", strings.ToUpper(string(recs[0].Outcome)), recs[0].Scenario)
 	}
+	// The runs of a Markdown document's scenarios, merged: its expected-output blocks are
+	// compared with them, as labrun run of the whole document compares them. Before, a block
+	// that did not match failed the shard that held its runs (or no shard, its runs split
+	// between two), and merge said PASSED and exited 0.
+	docCode, docChecks := p.compareMergedDocs(matrices, byMatrix)
+	code = worse(code, docCode)
 	if f.junit != "" {
-		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs, nil); err != nil {
+		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs, nil, docChecks...); err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", err)
 			code = worse(code, exitInfra)
 		}
@@ -199,6 +211,58 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// compareMergedDocs compares the expected-output blocks of every Markdown document whose
+// scenarios' runs were merged with those runs (compareDocs: a block whose runs are not all
+// here is not compared, and stderr says so). A document that is not here, or not the source
+// its records ran, is not compared either, and stderr says so: merge cannot know its blocks.
+func (p *process) compareMergedDocs(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran) (int, []report.DocCheck) {
+	w := &work{res: &dsl.Result{}}
+	var recs []*interp.Record
+	loaded := map[string]string{} // a document's path here: "" loaded, else why it was not
+	for _, m := range matrices {
+		runs := byMatrix[m]
+		if !isMarkdown(m.File) || len(runs) == 0 {
+			continue
+		}
+		file := inCwd(p.Cwd, m.File)
+		why, seen := loaded[file]
+		if !seen {
+			switch {
+			case !fileExists(file):
+				why = "the document is not here"
+			case p.sources.of(file) != runs[0].rec.Source:
+				why = "the document here is not the source they ran"
+			default:
+				res, errs, err := p.loadTo(io.Discard, []string{file}, dsl.Options{})
+				if err != nil || len(errs) > 0 {
+					why = "the document does not load here"
+				} else {
+					w.res.Scenarios = append(w.res.Scenarios, res.Scenarios...)
+				}
+			}
+			loaded[file] = why
+			if why != "" {
+				fmt.Fprintf(p.Stderr, "labrun: merge: %s: its expected-output blocks were not compared with the runs merged: %s; labrun doc compares them\n", relPath(p.Cwd, file), why)
+			}
+		}
+		if why != "" {
+			continue
+		}
+		mm := *m
+		mm.File = file
+		w.matrices = append(w.matrices, &mm)
+		for _, r := range runs {
+			rec := *r.rec
+			rec.File = file
+			recs = append(recs, &rec)
+		}
+	}
+	if len(w.matrices) == 0 {
+		return exitOK, nil
+	}
+	return p.compareDocs(w, recs)
 }
 
 // unitOrSingle is the record's unit, or the unit of a run of its scenario on its own (a record
