@@ -342,6 +342,8 @@ func (p *process) compareDocs(w *work, recs []*interp.Record) (int, []report.Doc
 			for _, sc := range b.scenarios {
 				m := matrixOf[key(sc.Pos.File, sc.Name)]
 				switch {
+				case m == nil && w.shard != nil && w.shard.elsewhere[[2]string{sc.Pos.File, sc.Name}]:
+					why = fmt.Sprintf("the runs of scenario %s are in another shard", sc.Name)
 				case m == nil:
 					why = fmt.Sprintf("scenario %s was not selected", sc.Name)
 				case m.Count > 1 || m.PassRate > 0 || len(m.Fixed) > 0 || slices.ContainsFunc(m.Sweep, func(v dsl.SweepVar) bool { return v.From != "scenario" }):
@@ -358,8 +360,12 @@ func (p *process) compareDocs(w *work, recs []*interp.Record) (int, []report.Doc
 				}
 			}
 			if why != "" {
-				fmt.Fprintf(p.Stderr, "labrun: %s:%d: this expected-output block was not compared with the run: %s; labrun doc %s compares it\n", path, b.expect.Line, why, path)
-				notCompared = append(notCompared, report.DocCheck{File: path, Line: b.expect.Line, Skipped: fmt.Sprintf("not compared with the run: %s; labrun doc %s compares it", why, path)})
+				who := "labrun doc " + path
+				if w.shard != nil {
+					who += " or labrun merge of every shard's records"
+				}
+				fmt.Fprintf(p.Stderr, "labrun: %s:%d: this expected-output block was not compared with the run: %s; %s compares it\n", path, b.expect.Line, why, who)
+				notCompared = append(notCompared, report.DocCheck{File: path, Line: b.expect.Line, Skipped: fmt.Sprintf("not compared with the run: %s; %s compares it", why, who)})
 				continue
 			}
 			compared = append(compared, b)

@@ -30,6 +30,8 @@ type shardOf struct {
 	planned time.Duration
 	// mine is this shard's planned span.
 	mine time.Duration
+	// elsewhere holds the scenarios (file and name) whose every run is in other shards.
+	elsewhere map[[2]string]bool
 }
 
 // parseShard reads --shard: i/n, or job/n in a pod of an Indexed Job (labrun job), whose
@@ -66,9 +68,12 @@ func (w *work) keepShard(spec suite.ShardSpec, target string) {
 		sh.mine += jobs[i].Planned
 	}
 	var matrices []*dsl.Matrix
+	sh.elsewhere = map[[2]string]bool{}
 	for _, m := range w.matrices {
 		if keep[m] {
 			matrices = append(matrices, m)
+		} else {
+			sh.elsewhere[[2]string{m.File, m.Scenario}] = true
 		}
 	}
 	w.units, w.matrices, w.shard = units, matrices, sh
