@@ -29,8 +29,9 @@ var staticNames = map[string]bool{
 // OutcomeContradictions says how the outcomes of rec's steps contradict what the record holds
 // and sc's steps at their paths say they follow from; nil when none does. Each assert and wait
 // until whose value the record determines (see above) is judged again with sc's expression,
-// each repeat's until as at its last round's end (repeatUntil), and each exec's outcome is set
-// against the exit code it records and the step's exitCode (execContradiction).
+// each repeat's until as at its last round's end (repeatUntil), each get's and config's until
+// over the value it read last (readUntil), and each exec's outcome is set against the exit
+// code it records and the step's exitCode (execContradiction).
 func OutcomeContradictions(rec *Record, sc *dsl.Scenario) error {
 	steps := map[string]*dsl.Step{}
 	for _, ph := range sc.Phases() {
@@ -65,6 +66,9 @@ func OutcomeContradictions(rec *Record, sc *dsl.Scenario) error {
 		case "repeat":
 			held, jd, ok = repeatUntil(rec, sc, sr, s)
 			what, over = "repeat until", "at its last round's end"
+		case "get", "config":
+			held, jd, ok = readUntil(rec, sc, sr, s)
+			what, over = sr.Kind+" until", "from its last read"
 		}
 		if !ok {
 			continue
@@ -127,8 +131,38 @@ func repeatUntil(rec *Record, sc *dsl.Scenario, sr *StepRecord, s *dsl.Step) (he
 	if last < 0 || sr.Outcome == Failed && stopped {
 		return false, nil, false
 	}
-	jd, ok = judgeWithin(rec, sc, s.Expr, at, last, from, sr.End)
+	jd, ok = judgeWithin(rec, sc, s.Expr, at, last, from, sr.End, "")
 	return sr.Outcome == Passed, jd, ok
+}
+
+// readUntil judges again the until of sr, an execution of the get or config s, over the value
+// the record holds under its name, as the run judged it right after its last read recorded
+// that value. The step's Run ended without an error exactly when the until held over what it
+// had just recorded: held is true for a step that passed (with expectFail, one that failed as
+// "the step succeeded"), false for one that failed, erred or timed out otherwise (its last
+// value judged false, or without an answer). A config with reflects may have stopped at the
+// mark before judging its until: only its passing says what the until was. ok is false when
+// the record says neither (cancelled, interrupted), when the value under its name may be
+// another execution's (ownResult: an execution that did not pass may have recorded nothing),
+// or when the value cannot be had again (judgeWithin).
+func readUntil(rec *Record, sc *dsl.Scenario, sr *StepRecord, s *dsl.Step) (held bool, jd *Judgement, ok bool) {
+	switch sr.Outcome {
+	case Passed, Failed, Errored, TimedOut:
+	default:
+		return false, nil, false
+	}
+	held = sr.Outcome == Passed && sr.ExpectedError == "" ||
+		sr.Outcome == Failed && s.ExpectFail && strings.HasPrefix(sr.Error, expectFailSucceeded)
+	if c, isConfig := s.Params.(*schema.Config); isConfig && c.Reflects != nil && !held {
+		return false, nil, false
+	}
+	r, ok := ownResult(rec, sr, held)
+	if !ok || r.Sampled {
+		return false, nil, false
+	}
+	at := slices.Index(rec.Steps, sr)
+	jd, ok = judgeWithin(rec, sc, s.Expr, at, at, sr.Start, sr.End, sr.Name)
+	return held, jd, ok
 }
 
 // recordedHeld says whether the assert's record says its expression held, and whether it says
@@ -153,13 +187,17 @@ func recordedHeld(sr *StepRecord, s *dsl.Step) (held, ok bool) {
 // name (an unnamed sampler's series); now().
 func judgeAsAt(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) (*Judgement, bool) {
 	i := slices.Index(rec.Steps, at)
-	return judgeWithin(rec, sc, e, i, i, at.Start, at.End)
+	return judgeWithin(rec, sc, e, i, i, at.Start, at.End, "")
 }
 
 // judgeWithin judges e over rec as it was at a moment between from and to at which the step of
 // record at (its index in rec.Steps) judged it, when the records before index last+1 had
-// been added: ok is false when what e reads cannot be had again so (see judgeAsAt).
-func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, from, to time.Duration) (*Judgement, bool) {
+// been added: ok is false when what e reads cannot be had again so (see judgeAsAt). own, when
+// not "", is the name of the step of record at, whose result e reads as it judged it: the
+// caller has made sure the record's is that one (ownResult). What e reads of that step's
+// record (its outcome, its error, when it started or ended) was not yet there: such an e
+// cannot be had again.
+func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, from, to time.Duration, own string) (*Judgement, bool) {
 	if e.Now || e.Program == nil {
 		return nil, false
 	}
@@ -192,6 +230,9 @@ func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, 
 				}
 			}
 		case id == "outcome" || id == "error":
+			if own != "" && (e.ReadsAllOutcomes() || slices.Contains(e.Outcomes, own)) {
+				return nil, false
+			}
 			for _, n := range e.Outcomes {
 				reads[n] = true
 			}
@@ -201,6 +242,9 @@ func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, 
 				}
 			}
 		case id == "started" || id == "ended":
+			if own != "" {
+				return nil, false
+			}
 			for _, n := range allNamed {
 				reads[n] = true
 			}
@@ -215,7 +259,7 @@ func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, 
 	// step's record is added when it starts: one added after the assert's started after it.
 	before, after := map[string]bool{}, map[string]bool{}
 	for i, s := range rec.Steps {
-		if s.Name == "" || !reads[s.Name] {
+		if s.Name == "" || !reads[s.Name] || i == atIndex && s.Name == own {
 			continue
 		}
 		switch {
@@ -234,7 +278,7 @@ func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, 
 		}
 	}
 	for n := range reads {
-		if rec.Results[n] != nil && !before[n] && !after[n] {
+		if rec.Results[n] != nil && !before[n] && !after[n] && n != own {
 			return nil, false // a result with no step record to say when it was made
 		}
 	}
@@ -248,7 +292,7 @@ func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, 
 	}
 	seen.Results = map[string]*Result{}
 	for n, r := range rec.Results {
-		if before[n] || !reads[n] {
+		if before[n] || !reads[n] || n == own {
 			seen.Results[n] = r
 		}
 	}

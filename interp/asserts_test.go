@@ -67,6 +67,25 @@ func TestOutcomeContradictions(t *testing.T) {
 		{await: ["hi"]},
 	]
 }`
+	const reads = `s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [
+		{name: "cm", get: {kind: "ConfigMap", name: "flags", until: "cm.metadata.name == \"flags\""}},
+		{name: "never", timeout: "3s", mayFail: true, get: {kind: "ConfigMap", name: "other", until: "never.metadata.name == \"flags\""}},
+		{name: "cb", config: {admin: "http://127.0.0.1:15000", cluster: "c", until: "cb.connect_timeout == \"10s\""}},
+		{name: "cbx", timeout: "3s", mayFail: true, config: {admin: "http://127.0.0.1:15000", cluster: "c", until: "cbx.connect_timeout == \"5s\""}},
+	]
+}`
+	value := func(name, key, v string) func(*interp.Record) {
+		return func(rec *interp.Record) {
+			m := rec.Results[name].Value.(map[string]any)
+			if key == "name" {
+				m["metadata"].(map[string]any)["name"] = v
+			} else {
+				m[key] = v
+			}
+		}
+	}
 	exit := func(name string, code float64) func(*interp.Record) {
 		return func(rec *interp.Record) {
 			r := rec.Results[name].Value.(schema.ExecResult)
@@ -150,6 +169,30 @@ func TestOutcomeContradictions(t *testing.T) {
 		}, `step w: its wait until "hi.stdout == \"ready\\n\"" says passed, but over the data the record holds from before it ran the expression is false: hi.stdout ("notready\n") == "ready\n"`},
 		{"the data under a wait until that failed changed", waits, stdout("ready\n"),
 			`step w: its wait until "hi.stdout == \"ready\\n\"" says failed, but over the data the record holds from before it ran the expression is true`},
+		{"get and config untils as the run wrote them", reads, nil, ""},
+		{"a get until that never held flipped to passed", reads, func(rec *interp.Record) {
+			s := step(rec, "never")
+			s.Outcome, s.Error, s.Warnings = interp.Passed, "", nil
+		}, `step never: its get until "never.metadata.name == \"flags\"" says passed, but over the data the record holds from its last read the expression is false: never.metadata.name ("other") == "flags"`},
+		{"the value under a get until that passed changed", reads, value("cm", "name", "other"),
+			`step cm: its get until "cm.metadata.name == \"flags\"" says passed, but over the data the record holds from its last read the expression is false`},
+		{"the value under a get until that failed changed", reads, value("never", "name", "flags"),
+			`step never: its get until "never.metadata.name == \"flags\"" says failed, but over the data the record holds from its last read the expression is true`},
+		{"a get until that failed ran again after, recording nothing", reads, func(rec *interp.Record) {
+			value("never", "name", "flags")(rec) // may be the later execution's value: not judged
+			again := *step(rec, "never")
+			again.Start, again.End = step(rec, "cbx").End+1, step(rec, "cbx").End+2
+			again.Outcome, again.Error = interp.Errored, "x"
+			rec.Steps = append(rec.Steps, &again)
+		}, ""},
+		{"a config until that never held flipped to passed", reads, func(rec *interp.Record) {
+			s := step(rec, "cbx")
+			s.Outcome, s.Error, s.Warnings = interp.Passed, "", nil
+		}, `step cbx: its config until "cbx.connect_timeout == \"5s\"" says passed, but over the data the record holds from its last read the expression is false: cbx.connect_timeout ("10s") == "5s"`},
+		{"the value under a config until that passed changed", reads, value("cb", "connect_timeout", "5s"),
+			`step cb: its config until "cb.connect_timeout == \"10s\"" says passed, but over the data the record holds from its last read the expression is false`},
+		{"the value under a config until that failed changed", reads, value("cbx", "connect_timeout", "5s"),
+			`step cbx: its config until "cbx.connect_timeout == \"5s\"" says failed, but over the data the record holds from its last read the expression is true`},
 		{"a step it reads ended after it started", held, func(rec *interp.Record) {
 			stdout("ready\n")(rec)
 			step(rec, "hi").End = step(rec, "check").Start + 1

@@ -238,3 +238,35 @@ s: schema.#Scenario & {
 		})
 	}
 }
+
+// TestExpectFailGuardRefused: a step the namespace guard refused when it started (its
+// namespace known only then, from a var) did nothing, and tested nothing: expectFail: true
+// does not take the refusal for the failure it expected; the step keeps its error and the run
+// errors. The fakes' cluster stands in for the kube driver; the refusal is interp's own guard
+// (schema.Guard), the one the runner calls before every step that mutates.
+func TestExpectFailGuardRefused(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	vars: ns: "other"
+	steps: [{name: "x", expectFail: true, apply: objects: [
+		{apiVersion: "v1", kind: "ConfigMap", metadata: {name: "c", namespace: "${vars.ns}"}},
+	]}]
+}`)
+	w := &fakes.World{}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	x := stepRecord(t, rec, "x")
+	if x.Outcome != interp.Errored || x.ExpectedError != "" ||
+		!strings.Contains(x.Error, `apply would change ConfigMap other/c, outside the scenario`) ||
+		!strings.Contains(x.Error, "(expectFail: the namespace guard refused the step") {
+		t.Errorf("step x: %s %q (expected error %q)", x.Outcome, x.Error, x.ExpectedError)
+	}
+	if rec.Outcome != interp.Errored {
+		t.Errorf("run: %s, want %s (%s)", rec.Outcome, interp.Errored, rec.Error)
+	}
+	for _, c := range w.Calls() {
+		if strings.HasPrefix(c, "apply") {
+			t.Errorf("the refused apply reached the cluster: %s", c)
+		}
+	}
+}

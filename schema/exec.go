@@ -332,7 +332,7 @@ func (e *NotJudged) NotTested() (why, expects string) {
 }
 
 // NotTested is an error that says a step did not test what it was written to test (DidNotRun,
-// NotJudged), rather than that the thing tested failed. why says what did not happen,
+// NotJudged, GuardRefused), rather than that the thing tested failed. why says what did not happen,
 // expects what expectFail: true expects instead.
 type NotTested interface {
 	error

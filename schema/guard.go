@@ -34,7 +34,21 @@ func Guard(kind string, m Mutation, refs []ObjectRef, allowed []string, clusterS
 	if len(allowed) > 0 {
 		decl = "the scenario's namespaces are " + strings.Join(allowed, ", ")
 	}
-	return fmt.Errorf("%s would change %s, outside the scenario: %s", kind, strings.Join(bad, ", "), decl)
+	return &GuardRefused{Err: fmt.Errorf("%s would change %s, outside the scenario: %s", kind, strings.Join(bad, ", "), decl)}
+}
+
+// GuardRefused is the error of a step the namespace guard refused (this package's Guard, or a
+// cluster driver's own check): the step changed nothing, so it tested nothing. A bare
+// expectFail: true is no failure of what the step tests (an apply the guard stopped never
+// reached the API server that was to reject it); a pattern naming the refusal is.
+type GuardRefused struct{ Err error }
+
+func (e *GuardRefused) Error() string { return e.Err.Error() }
+func (e *GuardRefused) Unwrap() error { return e.Err }
+
+// NotTested says the guard refused the step, and what expectFail: true expects instead.
+func (e *GuardRefused) NotTested() (why, expects string) {
+	return "the namespace guard refused the step, which did nothing", "expectFail: true expects the step to fail, not to be refused"
 }
 
 // SystemNamespaces are the namespaces a scenario may change only when it opts in

@@ -140,9 +140,17 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	if len(errs) > 0 && !errs.OnlyWarnings() {
 		return w, errs, nil
 	}
+	// The lints' findings said already: a combination's load says them again.
+	said, strict := slices.Clone(res.Warnings), opts.Strict
 	// Warnings --strict made errors: the sweeps' checks below still run, so that every
 	// problem is said at once (each combination's load would repeat the warnings).
 	if warned := errs; len(warned) > 0 {
+		for _, e := range warned {
+			if e.Warning != "" {
+				said = append(said, &dsl.Warning{Pos: e.Pos, Scenario: e.Path, Code: e.Warning,
+					Msg: strings.TrimPrefix(e.Msg, "warning["+e.Warning+"] (an error with --strict): ")})
+			}
+		}
 		errs, opts.Strict = nil, false
 		defer func() {
 			if err == nil {
@@ -189,10 +197,24 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	for _, sc := range selected {
 		m := dsl.NewMatrix(sc, sweeps, opts.Vars, mf.count, passRate)
 		p.secrets.addBase(interp.MatrixRedactor(m, sc))
-		units, uerrs := p.unitsOf(m, sc, opts, !x.vet)
+		units, uerrs, warns := p.unitsOf(m, sc, opts, !x.vet, said)
 		errs = append(errs, uerrs...)
 		w.matrices = append(w.matrices, m)
 		w.units = append(w.units, units...)
+		// A lint's finding in a combination other than the default is said as the load's
+		// own are: before, plain vet said ok and nothing of a load URL that, at one value
+		// of the sweep, names an address where nothing listens. (With --strict the
+		// combination's load made it an error, unless the default's warnings had: then
+		// the combinations were loaded without it.)
+		for _, wr := range warns {
+			if strict {
+				errs = append(errs, &dsl.Error{Pos: wr.Pos.Rel(p.Cwd), Path: wr.Scenario, Warning: wr.Code,
+					Msg: fmt.Sprintf("warning[%s] (an error with --strict): %s", wr.Code, wr.Msg)})
+				continue
+			}
+			fmt.Fprintf(out, "%s: warning[%s]: %s\n", wr.Pos.Rel(p.Cwd), wr.Code, wr.Msg)
+			res.Warnings = append(res.Warnings, wr) // vet -o json and labrun lsp report them too
+		}
 	}
 	if len(errs) > 0 {
 		return w, errs, nil
@@ -214,20 +236,34 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 // with its vars (the default combination is sc itself). The problems of a combination are
 // reported at their positions, naming the combinations that have them. sc's load found no
 // problem in its package (what opts.Combinations' loads rely on). Without plan, the units'
-// Planned spans are zero (vet shows none).
-func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, plan bool) ([]*dsl.Unit, dsl.Errors) {
+// Planned spans are zero (vet shows none). warns are the lints' findings of sc in its
+// combinations that are not among said (the default combination's, said already), once each,
+// naming the combinations that have them.
+func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, plan bool, said []*dsl.Warning) (units []*dsl.Unit, errs dsl.Errors, warns []*dsl.Warning) {
 	type problem struct {
 		err    *dsl.Error
 		combos []string
 	}
 	var problems []*problem
 	seen := map[string]*problem{}
+	type finding struct {
+		w      *dsl.Warning
+		combos []string
+	}
+	var findings []*finding
+	found := map[string]*finding{}
+	warningKey := func(w *dsl.Warning) string {
+		return w.Pos.Rel(p.Cwd).String() + "\x00" + w.Scenario + "\x00" + w.Code + "\x00" + w.Msg
+	}
+	for _, w := range said {
+		found[warningKey(w)] = nil // said: not again
+	}
 	combos := len(m.Combinations())
 	unitsOf := m.UnitsUnplanned
 	if plan {
 		unitsOf = m.Units
 	}
-	units := unitsOf(func(vars map[string]string) *dsl.Scenario {
+	units = unitsOf(func(vars map[string]string) *dsl.Scenario {
 		if len(vars) == 0 {
 			return sc
 		}
@@ -255,6 +291,23 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 			}
 			seen[key].combos = append(seen[key].combos, dsl.ComboKey(vars))
 		}
+		if res != nil {
+			for _, w := range res.Warnings {
+				if w.Scenario != sc.Name {
+					continue // another scenario of the file: its own load says its findings
+				}
+				key := warningKey(w)
+				f, ok := found[key]
+				if !ok {
+					f = &finding{w: w}
+					found[key] = f
+					findings = append(findings, f)
+				}
+				if f != nil {
+					f.combos = append(f.combos, dsl.ComboKey(vars))
+				}
+			}
+		}
 		if res == nil || len(errs) > 0 {
 			return nil
 		}
@@ -272,7 +325,6 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 			}
 		}
 	}
-	var errs dsl.Errors
 	cwd := p.Cwd
 	for _, pr := range problems {
 		e := *pr.err
@@ -282,14 +334,24 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 			e.Also = append([]dsl.Pos{e.Pos}, e.Also...)
 			e.Pos = p.Rel(cwd)
 		}
-		if len(pr.combos) == 1 {
-			e.Msg += fmt.Sprintf(" (with %s)", pr.combos[0])
-		} else {
-			e.Msg += fmt.Sprintf(" (in %d of %d combinations: %s)", len(pr.combos), combos, strings.Join(pr.combos, "; "))
-		}
+		e.Msg += " (" + combosSaid(pr.combos, combos) + ")"
 		errs = append(errs, &e)
 	}
-	return units, errs
+	for _, f := range findings {
+		w := *f.w
+		w.Msg += " (found only in a combination of the sweep other than the default: " + combosSaid(f.combos, combos) + ")"
+		warns = append(warns, &w)
+	}
+	return units, errs, warns
+}
+
+// combosSaid names the combinations of a problem, of all: "with port=1" or "in 2 of 3
+// combinations: port=1; port=2".
+func combosSaid(combos []string, all int) string {
+	if len(combos) == 1 {
+		return "with " + combos[0]
+	}
+	return fmt.Sprintf("in %d of %d combinations: %s", len(combos), all, strings.Join(combos, "; "))
 }
 
 // notStarted is a unit that never started, and why (report.NotStartedInterrupted,
@@ -565,7 +627,7 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 	rf.count, rf.passRate = 1, 0
 	m := dsl.NewMatrix(sc, nil, nil, 1, 0)
 	p.secrets.addBase(interp.MatrixRedactor(m, sc))
-	units, errs := p.unitsOf(m, sc, opts, true)
+	units, errs, _ := p.unitsOf(m, sc, opts, true, nil)
 	if len(errs) > 0 {
 		return "", nil, exitOK, p.reportVet("text", &dsl.Result{}, errs)
 	}

@@ -198,7 +198,8 @@ one-line summary and exits 0. With --server it also dry-runs the objects on the 
 
 A scenario that sweeps (its own sweep:, --sweep) is checked at every combination of its
 values, each value against the var's declared type, as run checks them before its first run;
---count and --sweep are run's.
+--count and --sweep are run's. A lint's warning found only in a combination other than the
+default is said once, naming the combinations that have it (an error with --strict).
 
 A .cue file is judged with the rest of its CUE package (the files of its directory, and of the
 directories above it up to cue.mod, that declare the same package): CUE builds a package as a

@@ -9,8 +9,15 @@ import (
 	"labrun.dev/labrun/schema"
 )
 
-// ErrRefused is wrapped by every error of a mutation the namespace guard refused.
+// ErrRefused is wrapped by every error of a mutation the namespace guard refused, each a
+// *schema.GuardRefused (refused): the step did nothing, which expectFail does not take for the
+// failure it expects.
 var ErrRefused = errors.New("refused")
+
+// refused is a refusal of the guard's.
+func refused(format string, args ...any) error {
+	return &schema.GuardRefused{Err: fmt.Errorf(format, args...)}
+}
 
 // guard refuses mutations outside the allowed namespaces. It repeats the interpreter's own check
 // so that a bug there (or a caller other than the interpreter) cannot touch other namespaces.
@@ -46,7 +53,7 @@ func (g guard) namespace(op, ns string) error {
 	if g.allows(ns) {
 		return nil
 	}
-	return fmt.Errorf("%s: %w: namespace %q is not one of the allowed namespaces (%s)%s", op, ErrRefused, ns, g.list(), systemNote(ns))
+	return refused("%s: %w: namespace %q is not one of the allowed namespaces (%s)%s", op, ErrRefused, ns, g.list(), systemNote(ns))
 }
 
 // systemNote explains the refusal of a system namespace.
@@ -68,11 +75,11 @@ func (g guard) object(op string, kind, group, namespace, name string, namespaced
 		if g.allows(name) {
 			return nil
 		}
-		return fmt.Errorf("%s %s: %w: namespace %q is not one of the allowed namespaces (%s)%s", op, what, ErrRefused, name, g.list(), systemNote(name))
+		return refused("%s %s: %w: namespace %q is not one of the allowed namespaces (%s)%s", op, what, ErrRefused, name, g.list(), systemNote(name))
 	case g.clusterScoped:
 		return nil
 	default:
-		return fmt.Errorf("%s %s: %w: it is cluster-scoped and the scenario does not set clusterScoped: true", op, what, ErrRefused)
+		return refused("%s %s: %w: it is cluster-scoped and the scenario does not set clusterScoped: true", op, what, ErrRefused)
 	}
 }
 

@@ -707,7 +707,7 @@ func (d *driver) refuseStrangeNamespaces(ctx context.Context, dels []deletion) e
 			return fmt.Errorf("delete %s: %w", del.what, err)
 		}
 		if _, ok := u.GetLabels()[LabelRun]; !ok {
-			errs = append(errs, fmt.Errorf("delete %s: %w: labrun did not create it (it has no %s label), and never deletes a namespace it did not create", del.what, ErrRefused, LabelRun))
+			errs = append(errs, refused("delete %s: %w: labrun did not create it (it has no %s label), and never deletes a namespace it did not create", del.what, ErrRefused, LabelRun))
 		}
 	}
 	return errors.Join(errs...)

@@ -131,6 +131,10 @@ func TestGuard(t *testing.T) {
 			if err != nil && !errors.Is(err, ErrRefused) {
 				t.Errorf("error %v does not wrap ErrRefused", err)
 			}
+			var nt schema.NotTested
+			if err != nil && !errors.As(err, &nt) {
+				t.Errorf("error %v is no schema.NotTested", err)
+			}
 		})
 	}
 	cs := newGuard([]string{"lab"}, true)
@@ -162,6 +166,11 @@ func TestDriverRefusesOutsideAllowedNamespaces(t *testing.T) {
 	for name, err := range checks {
 		if !errors.Is(err, ErrRefused) {
 			t.Errorf("%s: got %v, want a refusal", name, err)
+		}
+		// The step did nothing: expectFail must not take the refusal for its failure.
+		var nt schema.NotTested
+		if !errors.As(err, &nt) {
+			t.Errorf("%s: the refusal %v is no schema.NotTested", name, err)
 		}
 	}
 }
