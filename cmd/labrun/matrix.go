@@ -627,7 +627,12 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 	rf.count, rf.passRate = 1, 0
 	m := dsl.NewMatrix(sc, nil, nil, 1, 0)
 	p.secrets.addBase(interp.MatrixRedactor(m, sc))
-	units, errs, _ := p.unitsOf(m, sc, opts, true, nil)
+	units, errs, warns := p.unitsOf(m, sc, opts, true, nil)
+	// A lint's finding in a combination other than the default is said as collect says it
+	// for run and vet (under --strict the combination's load made it an error already).
+	for _, wr := range warns {
+		fmt.Fprintf(p.Stderr, "%s: warning[%s]: %s\n", wr.Pos.Rel(p.Cwd), wr.Code, wr.Msg)
+	}
 	if len(errs) > 0 {
 		return "", nil, exitOK, p.reportVet("text", &dsl.Result{}, errs)
 	}
