@@ -120,7 +120,9 @@ func rows(b *strings.Builder, prefix string, t *schema.Type) {
 		if f.Absent != "" {
 			doc += " (" + f.Absent + ")"
 		}
-		if f.OnlyIf != "" {
+		if cut, ok := strings.CutPrefix(f.OnlyIf, "!"); ok {
+			when += ", where `" + cut + "` is false (elsewhere reading it is an error)"
+		} else if f.OnlyIf != "" {
 			when += ", where `" + f.OnlyIf + "` is true (elsewhere reading it is an error)"
 		}
 		fmt.Fprintf(b, "| `%s%s` | %s | %s | %s |\n", prefix, f.Name, f.Type, when, strings.ReplaceAll(doc, "<", "&lt;"))

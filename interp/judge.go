@@ -606,8 +606,12 @@ func (sh *shower) arg(a *dsl.Explain) string {
 	return sh.part(a, true)
 }
 
-// maxListItems is how many items of a list a failure shows.
-const maxListItems = 10
+// maxListItems is how many items of a list a failure shows, maxShownString how many
+// characters of a string (its length in bytes follows).
+const (
+	maxListItems   = 10
+	maxShownString = 200
+)
 
 // value formats a value for an explanation: a number with its unit, a list in full when short,
 // otherwise its first items and its length.
@@ -616,6 +620,11 @@ func (sh *shower) value(v any, unit string) string {
 	if v == nil || rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
 		if f, ok := v.(float64); ok && sh.exact {
 			return strings.TrimSpace(strconv.FormatFloat(f, 'g', -1, 64) + " " + strings.TrimPrefix(unit, "count"))
+		}
+		if s, ok := v.(string); ok && len(s) > maxShownString {
+			// A command's output of a MiB, shown whole, was a MiB on the console and in
+			// every report of the run.
+			return dsl.Truncate(dsl.ShowValue(s, unit), maxShownString) + fmt.Sprintf(" (%d bytes)", len(s))
 		}
 		return dsl.ShowValue(v, unit)
 	}

@@ -128,7 +128,9 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 
 // notJudgedNames are the names an expectation reads whose values a sample does not give: an
 // expectation reading one is not judged here.
-var notJudgedNames = map[string]bool{"backends": true, "blackholes": true, "target": true, "ns": true, dsl.HostsFunc: true, dsl.EnvoyFunc: true, schema.OnlyIfFunc: true}
+// (schema.OnlyIfFunc is judged: its samples' outputs are whole, and the logs entries it
+// reads are not judged by readsOnly.)
+var notJudgedNames = map[string]bool{"backends": true, "blackholes": true, "target": true, "ns": true, dsl.HostsFunc: true, dsl.EnvoyFunc: true}
 
 // reads are what an expectation reads that a sample gives: one-client loads, logs steps read
 // by their counts, exec steps read by their exit code and output (each a sample of its own),

@@ -201,7 +201,9 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 			rt.Warn(fmt.Sprintf("the command's output could not be saved whole: %v", e))
 		}
 	}
-	res.Stdout, res.Stderr, res.Cut = stdout.Text(), stderr.Text(), stdout.Cut() || stderr.Cut()
+	res.Stdout, res.Stderr = stdout.Text(), stderr.Text()
+	res.StdoutCut, res.StderrCut = stdout.Cut(), stderr.Cut()
+	res.Cut = res.StdoutCut || res.StderrCut
 	if p.Capture != "" {
 		re, err := regexp.Compile(p.Capture)
 		if err != nil {
@@ -235,16 +237,28 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 func (p *Exec) Result(c ResultContext) *Type {
 	captured := captureMap(c, p.Capture)
 	t := StructOf(reflect.TypeFor[ExecResult](),
-		F("stdout", StringType, "what the command wrote to its standard output"),
-		F("stderr", StringType, "what the command wrote to its standard error"),
+		whole(F("stdout", StringType, "what the command wrote to its standard output"), "stdoutCut"),
+		whole(F("stderr", StringType, "what the command wrote to its standard error"), "stderrCut"),
 		F("exit", Num(Plain), "the command's exit code"),
 		F("captured", captured, "the named groups of capture's first match in stdout; when nothing matched, a group has no value: an expression or ${...} that reads it errors (saying so), unless it reads it only where has(<name>.captured, \"group\") holds"),
 		F("cut", BoolType, "stdout or stderr was longer than labrun keeps: the first and last bytes are here, the whole in the step's artifact files"),
+		F("stdoutCut", BoolType, "stdout was longer than labrun keeps (its first and last MiB): reading stdout is then an error, not a claim judged over part of it"),
+		F("stderrCut", BoolType, "stderr was longer than labrun keeps (its first and last MiB): reading stderr is then an error, not a claim judged over part of it"),
 	)
 	if c.Sampled() {
 		return t.Every(PerSample)
 	}
 	return t
+}
+
+// whole marks f, a stream of a command's output, as read only where the stream was kept
+// whole (the boolean field cut, e.g. stdoutCut, is false). Over the first and last MiB of a
+// longer output, !(job.stdout contains 'ERROR') held of a job whose ERROR line was in the
+// middle: reading it is an error instead.
+func whole(f *Field, cut string) *Field {
+	f.OnlyIf = "!" + cut
+	f.OnlyIfWhy = "the command wrote more to its {field} than labrun keeps (its first and last MiB; the whole is in the run's artifacts), so a claim over it would be judged over part of it: have the command judge its own output (grep -c, an exit code) or write less"
+	return f
 }
 
 // captureGroup is the key of a capture's map: a named group of the step's capture pattern.
@@ -298,6 +312,9 @@ type ExecResult struct {
 	// holds the first and the last bytes around a line saying how much is missing, and the
 	// step's artifact files hold the whole.
 	Cut bool `expr:"cut" json:"cut,omitempty"`
+	// StdoutCut and StderrCut say which stream was cut: an expression's read of it errs.
+	StdoutCut bool `expr:"stdoutCut" json:"stdoutCut,omitempty"`
+	StderrCut bool `expr:"stderrCut" json:"stderrCut,omitempty"`
 }
 
 // DidNotRun is the error of a step whose command never ran what it was given: it could not be

@@ -297,15 +297,22 @@ func (p *Logs) Result(c ResultContext) *Type {
 		F("captures", capture, "the named groups of the capture pattern in this line"),
 	)
 	byCount := func(key string) *Type { return MapOf(Str(key), Num(Count)) }
+	// Of a log longer than labrun keeps, the lines kept are its first and last: a claim over
+	// them (all(log.entries, .code != 503)) would be judged over part of the log.
+	whole := func(f *Field) *Field {
+		f.OnlyIf = "!cut"
+		f.OnlyIfWhy = "the log was longer than labrun keeps (its first and last lines; the whole is in the run's artifacts), so a claim over its {field} would be judged over part of it: count, codes, flags and details count every line"
+		return f
+	}
 	t := StructOf(reflect.TypeFor[LogResult](),
-		F("lines", ListOf(StringType), "the lines that matched"),
+		whole(F("lines", ListOf(StringType), "the lines that matched")),
 		F("count", Num(Count), "how many lines matched"),
-		F("entries", ListOf(entry), "each line, parsed"),
+		whole(F("entries", ListOf(entry), "each line, parsed")),
 		F("codes", MapOf(StrForm("a response code such as \"503\" (\"0\": no response began)", FormLogStatus), Num(Count)), "access-log lines by response code"),
 		F("flags", MapOf(StrForm("a response flag such as \"UF\" (\"-\": none)", FormResponseFlag), Num(Count)), "access-log lines by response flag (a line with \"URX,UF\" counts for both)"),
 		F("details", byCount("a response code details text"), "access-log lines by response code details"),
-		F("captures", ListOf(capture), "the named groups of every line the capture pattern matched"),
-		F("capture", capture, "the named groups of the first match (empty when none matched)"),
+		whole(F("captures", ListOf(capture), "the named groups of every line the capture pattern matched")),
+		whole(F("capture", capture, "the named groups of the first match (empty when none matched)")),
 		F("cut", BoolType, "lines, entries and captures hold only the first and the last lines; count, codes, flags and details count every line"),
 	)
 	if c.Sampled() {

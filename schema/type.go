@@ -123,9 +123,11 @@ type Field struct {
 	// (in, has, len) still sees what was recorded.
 	Default any
 	// OnlyIf, when set, names a boolean field of the same struct: this field has a value only
-	// where that one is true (an access-log entry's code, of a line that is an access line).
-	// Read where it is false, it is an error saying so, not the zero value that would pass
-	// a comparison with a code the line never had.
+	// where that one is true (an access-log entry's code, of a line that is an access line),
+	// or, written !name, only where it is false (a command's stdout, where stdoutCut is not
+	// set: labrun kept all of it). Read elsewhere, it is an error saying so, not the zero
+	// value that would pass a comparison with a code the line never had, nor a part of the
+	// output that would pass a claim the whole breaks.
 	OnlyIf string
 	// OnlyIfWhy, when set, is that error's message, in the field's own terms ({field} stands
 	// for the field's name): what a struct whose OnlyIf is false is, and what to read instead.
@@ -141,12 +143,16 @@ const OnlyIfFunc = "__onlyIf"
 // error where v's boolean field cond is not true: why ({field} replaced) if it is set (the
 // field's OnlyIfWhy), else a message that says cond is false.
 func ReadOnlyIf(v any, cond, field, why string) (any, error) {
-	c, _ := readField(v, cond)
-	if b, _ := c.(bool); !b {
+	name, want := cond, true
+	if n, ok := strings.CutPrefix(cond, "!"); ok {
+		name, want = n, false // a field a record leaves out (omitempty) is false
+	}
+	c, _ := readField(v, name)
+	if b, _ := c.(bool); b != want {
 		if why != "" {
 			return nil, errors.New(strings.ReplaceAll(why, "{field}", field))
 		}
-		return nil, fmt.Errorf("its %s is false, so it has no %s", cond, field)
+		return nil, fmt.Errorf("its %s is %t, so it has no %s", name, b, field)
 	}
 	f, _ := readField(v, field)
 	return f, nil
