@@ -58,6 +58,9 @@ func (j *Judge) snapshotStats(s *SnapshotRecord) schema.Stats {
 // NewJudge returns a judge over rec for scenario sc.
 func NewJudge(rec *Record, sc *dsl.Scenario) *Judge {
 	j := &Judge{rec: rec, allow: map[string]bool{}, noted: map[string]bool{}, steps: sc.Names(), names: sc.ExprNames}
+	for _, n := range rec.Notes {
+		j.noted[n] = true // a record judged again (replay) says each note once
+	}
 	for _, s := range sc.Snapshots {
 		j.snapshots = append(j.snapshots, s.Name)
 	}

@@ -12,22 +12,25 @@ import (
 // TestProcessEndedOnItsOwn (fake processes: driver/fakes, whose World says how a process
 // ended): a process step is a claim that the process ran while the steps did. One that ended
 // on its own with a failure before anything stopped it makes the run an error, and the
-// cleanup says so instead of "removed"; one that exited 0, or that a kill step stopped, does
-// not.
+// cleanup says so instead of "removed" (its line marked bad); one that exited 0 does not
+// (a command that daemonizes exits so) but the cleanup says it had ended, not "removed"; one
+// that a kill step stopped was already gone.
 func TestProcessEndedOnItsOwn(t *testing.T) {
 	for _, c := range []struct {
 		name, steps, ended string
 		want               interp.Outcome
 		cleanup            string
+		bad                bool // the cleanup's event says something went wrong
 	}{
 		{"failed on its own", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "exited with code 127", interp.Errored,
-			"process srv had already ended: it exited with code 127 on its own, before the cleanup"},
+			"process srv had already ended: it exited with code 127 on its own, before the cleanup", true},
 		{"killed by a signal on its own", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "was killed by signal killed", interp.Errored,
-			"process srv had already ended: it was killed by signal killed on its own"},
-		{"finished", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "exited with code 0", interp.Passed, "removed process srv"},
-		{"still running", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "", interp.Passed, "removed process srv"},
+			"process srv had already ended: it was killed by signal killed on its own", true},
+		{"finished", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "exited with code 0", interp.Passed,
+			"process srv had already ended: its command exited with code 0 on its own, before the cleanup", false},
+		{"still running", `{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}`, "", interp.Passed, "removed process srv", false},
 		// The kill step asks first (running), the cleanup after (ended, as the kill made it).
-		{"stopped by a kill step", `{name: "srv", process: argv: ["x"]}, {kill: process: "srv"}`, "exited with code 143", interp.Passed, "already gone: process srv"},
+		{"stopped by a kill step", `{name: "srv", process: argv: ["x"]}, {kill: process: "srv"}`, "exited with code 143", interp.Passed, "already gone: process srv", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := loadScenario(t, `s: schema.#Scenario & {steps: [`+c.steps+`], expect: ["ended.srv >= 0"]}`)
@@ -39,7 +42,16 @@ func TestProcessEndedOnItsOwn(t *testing.T) {
 				}
 				return c.ended, c.ended != ""
 			}}
-			rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+			bad := false
+			observe := interp.WithObserver(func(e interp.Event) {
+				if e.CleanupDone && strings.Contains(e.Cleanup, "process srv") {
+					bad = e.CleanupBad
+				}
+			})
+			rec := interp.New(w.Target(), observe).Run(context.Background(), context.Background(), sc)
+			if bad != c.bad {
+				t.Errorf("cleanup event bad %v, want %v", bad, c.bad)
+			}
 			if rec.Outcome != c.want {
 				t.Errorf("outcome %s (%s), want %s", rec.Outcome, rec.Error, c.want)
 			}

@@ -98,6 +98,9 @@ type Event struct {
 	// removes X, then, with CleanupDone, what Record.Cleanup says of it.
 	Cleanup     string
 	CleanupDone bool
+	// CleanupBad says that what CleanupDone reports went wrong: a thing left behind, a
+	// process that had ended with a failure before the cleanup (the run is an error).
+	CleanupBad bool
 }
 
 // StepError is a step that failed, with the step's position.
@@ -397,6 +400,7 @@ func (ru *run) autoCleanup(ctx context.Context) {
 		if t.tries > 1 {
 			msg = fmt.Sprintf("removed %s (attempt %d)", t.desc, t.tries)
 		}
+		bad := false
 		switch err := t.remove(ctx); {
 		case errors.Is(err, schema.ErrAlreadyGone):
 			msg = "already gone: " + t.desc // a step or a command deleted it
@@ -405,12 +409,15 @@ func (ru *run) autoCleanup(ctx context.Context) {
 			ru.mu.Lock()
 			ru.endedEarly = append(ru.endedEarly, msg)
 			ru.mu.Unlock()
+			bad = true
+		case errors.Is(err, schema.ErrEndedOnItsOwn):
+			msg = fmt.Sprintf("%s had already ended: %s", t.desc, strings.TrimPrefix(err.Error(), schema.ErrEndedOnItsOwn.Error()+": "))
 		case err != nil:
 			t.err = err
 			return false
 		}
 		ru.addCleanup(msg)
-		ru.observe(Event{Cleanup: msg, CleanupDone: true})
+		ru.observe(Event{Cleanup: msg, CleanupDone: true, CleanupBad: bad})
 		return true
 	}
 	for i := len(things) - 1; i >= 0; i-- {
@@ -443,7 +450,7 @@ func (ru *run) autoCleanup(ctx context.Context) {
 			msg = fmt.Sprintf("failed to remove %s (%d attempts): %v", t.desc, t.tries, t.err)
 		}
 		ru.leftover(msg, t.desc)
-		ru.observe(Event{Cleanup: msg, CleanupDone: true})
+		ru.observe(Event{Cleanup: msg, CleanupDone: true, CleanupBad: true})
 	}
 }
 

@@ -128,6 +128,11 @@ func (p *Process) Run(ctx context.Context, rt Runtime) error {
 		switch {
 		case err == nil && ended && !w.stopped.Load() && how != "exited with code 0":
 			return fmt.Errorf("%w: it %s on its own, before the cleanup (its output: %s)", ErrEndedEarly, how, "output.txt")
+		case err == nil && ended && !w.stopped.Load():
+			// A command that daemonizes exits 0 with its server still running (stopped
+			// now, with its process group); one that simply ended left the steps after it
+			// without it. Either way the cleanup says so, not "removed".
+			return fmt.Errorf("%w: its command exited with code 0 on its own, before the cleanup; what it started, if anything, was stopped (its output: %s)", ErrEndedOnItsOwn, "output.txt")
 		case err == nil && w.stopped.Load():
 			// A kill step stopped it: the cleanup found it gone, and says so.
 			return ErrAlreadyGone

@@ -57,6 +57,11 @@ var ErrAlreadyGone = errors.New("already gone")
 // without it, so the run is an error.
 var ErrEndedEarly = errors.New("it had already ended")
 
+// ErrEndedOnItsOwn is what the cleanup of a local process returns (wrapped, saying how) when
+// its command had exited with code 0 before anything stopped it: not an error of the run (a
+// command that daemonizes exits so), but no "removed" either.
+var ErrEndedOnItsOwn = errors.New("it had already ended")
+
 // ErrNotFound is what Cluster.Get's error wraps when the object it names does not exist.
 var ErrNotFound = errors.New("not found")
 

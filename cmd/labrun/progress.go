@@ -133,7 +133,7 @@ func (g *progress) event(e interp.Event) {
 	case e.Cleanup != "":
 		if e.CleanupDone {
 			mark := g.paint("32", "✓")
-			if strings.HasPrefix(e.Cleanup, "failed") {
+			if e.CleanupBad {
 				mark = g.paint("31", "!")
 			}
 			g.println(fmt.Sprintf("  %9s %s cleanup: %s", "", mark, e.Cleanup))
