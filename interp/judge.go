@@ -474,6 +474,9 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 	if err != nil {
 		jd.Outcome = Errored
 		jd.Reason = err.Error()
+		if why := j.noResult(e); why != "" && strings.Contains(jd.Reason, "from <nil>") {
+			jd.Reason = why // not expr's "cannot get codes from <nil>"
+		}
 		return jd
 	}
 	jd.Outcome = Failed
@@ -483,6 +486,32 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 	// Pass or fail, the verdict shows what was measured.
 	jd.Explanation = (&shower{env: env, names: []*dsl.Names{j.names, j.rec.Names()}}).explain(e.Explain)
 	return jd
+}
+
+// noResult says which step e reads recorded no result, and how that step ended ("" when
+// every step it reads recorded one): a load its timeout cut, a sampling step that took no
+// sample.
+func (j *Judge) noResult(e *dsl.Expr) string {
+	for _, r := range e.Reads {
+		if r.Via != "" {
+			continue
+		}
+		if x := j.rec.Results[r.Step]; x != nil && x.Value != nil {
+			continue
+		}
+		how := "the record holds no execution of it"
+		for _, s := range j.rec.Steps {
+			if s.Name != r.Step {
+				continue
+			}
+			how = "its outcome is " + string(s.Outcome)
+			if s.Error != "" {
+				how += ": " + dsl.Truncate(s.Error, 200)
+			}
+		}
+		return fmt.Sprintf("%s.%s has no value: step %q recorded no result (%s)", r.Step, r.Field, r.Step, how)
+	}
+	return ""
 }
 
 // Value evaluates an expression for its value (a ${...}).
