@@ -191,6 +191,7 @@ func (ru *run) sample(ctx context.Context, s *dsl.Step, planned time.Time) error
 	}
 	first := ru.clock.Now()
 	var err error
+	took := 0
 	for i := 0; ; i++ {
 		tick := first.Add(time.Duration(i) * s.Every)
 		if i > 0 {
@@ -207,15 +208,42 @@ func (ru *run) sample(ctx context.Context, s *dsl.Step, planned time.Time) error
 		if now := ru.clock.Now(); now.Sub(tick) >= s.Every {
 			continue // this tick's time has passed: the previous sample overran it
 		}
+		took++
 		if e := ru.execute(ctx, s, tick, true, 0, i+1); e != nil && !s.MayFail {
 			err = e
 			break
 		}
 	}
 end:
+	if took == 0 && err == nil && ctx.Err() == nil {
+		err = ru.noSample(s, planned, first)
+	}
 	if own := ru.steps[s.Name]; own != nil && s.Name != "" {
 		own.markDone(err)
 	}
+	return err
+}
+
+// noSample records s, a sampling step whose while step had ended before its first tick (at
+// first), as an error (nil under mayFail, with its warning): it measured nothing, and before,
+// it was in no record, report or progress line at all.
+func (ru *run) noSample(s *dsl.Step, planned, first time.Time) error {
+	msg := fmt.Sprintf("took no sample: its while step %q had ended before its first tick at +%s (every %s while %s)", s.While, ru.offset(first).Round(time.Millisecond), s.Every, s.While)
+	sr := &StepRecord{
+		Path: s.Path, Name: s.Name, Label: blockLabel(s), Kind: s.Kind, Cluster: ru.sc.ClusterOf(s), Phase: s.Phase, Pos: s.Pos, Summary: dsl.Summary(s),
+		Planned: ru.offset(planned), Start: ru.offset(first), End: ru.offset(first), Skew: first.Sub(planned), Timed: true, Background: s.Background,
+		Outcome: Errored, Error: msg,
+	}
+	var err error = &StepError{Step: s, Kind: Errored, Err: errors.New(msg)}
+	if s.MayFail {
+		sr.Warnings = append(sr.Warnings, MayFailWarning)
+		err = nil
+	}
+	ru.mu.Lock()
+	ru.rec.Steps = append(ru.rec.Steps, sr)
+	ru.mu.Unlock()
+	ru.observe(Event{Step: sr})
+	ru.observe(Event{Step: sr, Ended: true})
 	return err
 }
 
