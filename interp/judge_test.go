@@ -258,8 +258,9 @@ func TestCaptureThatMatchedNothing(t *testing.T) {
 
 // TestLogCountsOfNoAccessLine: a logs step's codes, flags and details count access lines; where
 // lines matched and none parsed as one, an expectation reading them errors, saying so,
-// instead of reading "no 503, no UF" of lines that say nothing of either. Its lines and count
-// read as ever; a step that read no line, or parsed some of its lines, counts as ever.
+// instead of reading "no 503, no UF" of lines that say nothing of either; so does one that
+// read no line at all (an empty log holds no 503). Its lines and count read as ever; a step
+// that parsed some of its lines counts as ever.
 func TestLogCountsOfNoAccessLine(t *testing.T) {
 	sc := loadScenario(t, `s: schema.#Scenario & {
 	steps: [
@@ -275,6 +276,7 @@ func TestLogCountsOfNoAccessLine(t *testing.T) {
 		"plain.count == 2 && plain.lines[0] == 'GET /x 503 UF'",
 		"none.codes['503'] == 0",
 		"mixed.codes['503'] == 1 && mixed.flags.UF == 1",
+		"none.count == 0",
 	]
 }`)
 	plain := schema.LogResult{Count: 2, Lines: []string{"GET /x 503 UF", "GET /y 503 UF"},
@@ -288,11 +290,17 @@ func TestLogCountsOfNoAccessLine(t *testing.T) {
 	rec.Put("none", "logs", false, schema.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}})
 	rec.Put("mixed", "logs", false, mixed)
 	got := interp.Rejudge(rec, sc)
-	want := []interp.Outcome{interp.Errored, interp.Errored, interp.Errored, interp.Errored, interp.Passed, interp.Passed, interp.Passed}
+	want := []interp.Outcome{interp.Errored, interp.Errored, interp.Errored, interp.Errored, interp.Passed, interp.Errored, interp.Passed, interp.Passed}
 	field := []string{"codes", "flags", "flags", "details"}
 	for i, jd := range got {
 		if jd.Outcome != want[i] {
 			t.Errorf("%s: %s (%s%s), want %s", jd.Src, jd.Outcome, jd.Reason, jd.Explanation, want[i])
+		}
+		if i == 5 {
+			if !strings.Contains(jd.Reason, "none.codes has no value: no line matched since the mark") {
+				t.Errorf("%s: reason %q", jd.Src, jd.Reason)
+			}
+			continue
 		}
 		if want[i] == interp.Errored && !strings.Contains(jd.Reason, `plain.`+field[i]+` has no value: 2 lines matched, none parsed as an access line (Istio's text or JSON format, or Envoy's default), so it counts none by code, flag or details; the first: "GET /x 503 UF"`) {
 			t.Errorf("%s: reason %q", jd.Src, jd.Reason)

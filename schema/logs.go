@@ -400,11 +400,16 @@ func (l LogResult) HasAccessLines() bool {
 }
 
 // NoValue says why field of l has no value, or "": codes, flags and details count access
-// lines, so where lines matched and none parsed as one (another format, or no access log)
-// they would read as "no 503, no UF" of lines that say nothing of either.
+// lines, so where no line matched, or lines matched and none parsed as one (another format,
+// or no access log), they would read as "no 503, no UF" of lines that say nothing of either.
 func (l LogResult) NoValue(field string) string {
-	if field != "codes" && field != "flags" && field != "details" || l.Count == 0 || l.HasAccessLines() {
+	if field != "codes" && field != "flags" && field != "details" || l.HasAccessLines() {
 		return ""
+	}
+	if l.Count == 0 {
+		// An empty log (a file nothing wrote, a logger not configured) counts no 503: a
+		// claim about its codes held of nothing, beside a load that got 503s.
+		return "no line matched since the mark, so it counts none by code, flag or details: a claim about them would hold of nothing (<step>.count == 0 says that nothing was logged)"
 	}
 	lines := "1 line matched, and it did not parse"
 	if l.Count != 1 {

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestLogNoValue: codes, flags and details have no value where lines matched and none parsed
-// as an access line; they have one where no line matched, or one parsed (even cut away from
-// the lines kept); other fields always have one.
+// TestLogNoValue: codes, flags and details have no value where no line matched, or lines
+// matched and none parsed as an access line; they have one where one parsed (even cut away
+// from the lines kept); other fields always have one.
 func TestLogNoValue(t *testing.T) {
 	none := map[string]float64{}
 	plain := func(n float64, lines ...string) LogResult {
@@ -27,7 +27,8 @@ func TestLogNoValue(t *testing.T) {
 		{"a long line is cut", plain(1, strings.Repeat("y", 300)), "codes", strings.Repeat("y", 160) + `…"`},
 		{"count and lines read", plain(2, "a", "b"), "count", ""},
 		{"lines", plain(2, "a", "b"), "lines", ""},
-		{"no line", plain(0), "codes", ""},
+		{"no line", plain(0), "codes", "no line matched since the mark, so it counts none by code, flag or details"},
+		{"no line, its count", plain(0), "count", ""},
 		{"an access line counted, cut from the lines", cutAccess, "codes", ""},
 	} {
 		got := tc.l.NoValue(tc.field)
