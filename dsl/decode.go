@@ -105,12 +105,16 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	if b, err := v.LookupPath(cue.MakePath(cue.Str("clusterScoped"))).Bool(); err == nil {
 		sc.ClusterScoped = b
 	}
-	sc.Timeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("timeout"))))
-	if tv := v.LookupPath(cue.MakePath(cue.Str("timeout"))); d.zero(tv) {
+	// Each looked up once: a lookup costs an OpContext (768 bytes), and more when the field
+	// is missing.
+	tv := v.LookupPath(cue.MakePath(cue.Str("timeout")))
+	sc.Timeout = d.duration(tv)
+	if d.zero(tv) {
 		d.err(d.l.litPos(tv), "timeout", "%s", schema.ZeroDuration("timeout", "no timeout", ""))
 	}
-	sc.CleanupTimeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout"))))
-	if tv := v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout"))); d.zero(tv) {
+	tv = v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout")))
+	sc.CleanupTimeout = d.duration(tv)
+	if d.zero(tv) {
 		d.err(d.l.litPos(tv), "cleanupTimeout", "%s", schema.ZeroDuration("cleanupTimeout", "the default", ""))
 	}
 	d.vars()
@@ -591,6 +595,7 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 		return nil
 	}
 	var kinds, unknown []string
+	var kindV cue.Value // the first kind's value, as the iteration found it
 	for it.Next() {
 		name := it.Selector().String()
 		fv := it.Value()
@@ -624,6 +629,9 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 			d.expectFail(s, fv, path)
 		default:
 			if _, ok := schema.Kinds[name]; ok {
+				if len(kinds) == 0 {
+					kindV = fv
+				}
 				kinds = append(kinds, name)
 			} else {
 				unknown = append(unknown, name)
@@ -647,7 +655,10 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 		return s
 	}
 	s.Kind = kinds[0]
-	kv := v.LookupPath(cue.MakePath(cue.Str(s.Kind)))
+	// The kind's field as the iteration gave it: the value LookupPath would find (a kind's
+	// name is a regular field's label: a constraint's selector says "snapshot?" or
+	// "snapshot!"), without another lookup and its OpContext, per step.
+	kv := kindV
 	kpath := path + "." + s.Kind
 	d.envoyClusterNotKube(s.Kind, kv, kpath)
 	k := schema.Kinds[s.Kind]
@@ -821,9 +832,14 @@ func goTypeWord(k string) string {
 
 // exactlyOneNamed checks that exactly one of fields is set in kv, a value named what.
 func (d *decoder) exactlyOneNamed(what string, kv cue.Value, kpath string, fields ...string) string {
+	return d.exactlyOneSet(what, kv, kpath, func(f string) bool { return kv.LookupPath(cue.MakePath(cue.Str(f))).Exists() }, fields...)
+}
+
+// exactlyOneSet is exactlyOneNamed with has saying whether a field of kv is set.
+func (d *decoder) exactlyOneSet(what string, kv cue.Value, kpath string, has func(string) bool, fields ...string) string {
 	var set []string
 	for _, f := range fields {
-		if kv.LookupPath(cue.MakePath(cue.Str(f))).Exists() {
+		if has(f) {
 			set = append(set, f)
 		}
 	}

@@ -74,6 +74,14 @@ func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector, refs *refMemo)
 	if dv, _ := sub.Default(); !sub.Exists() || !dv.IsConcrete() {
 		return nil, false
 	}
+	if _, ok := x.(*ast.Interpolation); ok {
+		// An interpolation is a string or an error. Decode of a concrete string is its
+		// String (Default, no error, then String), which reads an evaluated string without
+		// an OpContext; Decode makes three.
+		if s, err := sub.String(); err == nil {
+			return s, true
+		}
+	}
 	return refs.decode(x, sub)
 }
 
