@@ -62,6 +62,7 @@ func (c *stepChecker) written(field string) (val any, exists, known bool) {
 		return nil, false, false
 	}
 	var x ast.Expr = c.lit
+	top := true // c.lit is known plain
 	for part := range strings.SplitSeq(field, ".") {
 		if n, err := strconv.Atoi(part); err == nil {
 			l, ok := x.(*ast.ListLit)
@@ -71,13 +72,14 @@ func (c *stepChecker) written(field string) (val any, exists, known bool) {
 			if n >= len(l.Elts) {
 				return nil, false, true
 			}
-			x = l.Elts[n]
+			x, top = l.Elts[n], false
 			continue
 		}
 		st, ok := x.(*ast.StructLit)
-		if !ok || !plainStruct(st) {
+		if !ok || !top && !plainStruct(st) {
 			return nil, false, false
 		}
+		top = false
 		var found ast.Expr
 		for _, d := range st.Elts {
 			f := d.(*ast.Field) // plainStruct: every declaration is a regular field
