@@ -39,30 +39,46 @@ var checkerHook func(*stepChecker)
 
 // written says what the syntax alone shows of field (dotted, as lookup takes it) in kv: known
 // false, when it cannot tell, and LookupPath must; else whether it exists and, if it does,
-// its scalar literal value as Decode gives it.
+// its scalar literal value as Decode gives it (writtenIn).
+//
+// A step's checks ask for absent fields most of all (a snapshot's ExactlyOne of four
+// sources: three are absent), and each lookup costs an OpContext, and an error value when
+// the field is missing (1,000 quickstarts: a fifth of the OpContexts of decoding).
+func (c *stepChecker) written(field string) (val any, exists, known bool) {
+	if !c.litDone {
+		c.litDone = true
+		c.lit = plainLiteral(c.kv)
+	}
+	return writtenIn(c.lit, field)
+}
+
+// plainLiteral is v's struct literal when it is v's only conjunct and plain (plainStruct),
+// else nil.
+func plainLiteral(v cue.Value) *ast.StructLit {
+	if f, ok := v.Source().(*ast.Field); ok {
+		if st, ok := f.Value.(*ast.StructLit); ok && plainStruct(st) {
+			return st
+		}
+	}
+	return nil
+}
+
+// writtenIn says what lit, a value's plain struct literal and only conjunct (plainLiteral;
+// nil: none), shows of its field (dotted, as stepChecker.lookup takes it, numbers indexing
+// lists): known false when it cannot tell; else whether the field exists and, if it does, its
+// scalar literal value as Decode gives it.
 //
 // A plain struct literal that is a value's only conjunct is that value (as syntaxValue has
 // it): its fields are exactly its declarations, so a label it does not declare is no field
 // (LookupPath finds no arc), and a declared field whose value is a scalar literal exists and
-// is that literal. Anything else (a reference, an expression, a struct or list value, a
-// part that is not plain) is left to LookupPath. A step's checks ask for absent fields most
-// of all (a snapshot's ExactlyOne of four sources: three are absent), and each lookup costs
-// an OpContext, and an error value when the field is missing (1,000 quickstarts: a fifth of
-// the OpContexts of decoding).
-func (c *stepChecker) written(field string) (val any, exists, known bool) {
-	if !c.litDone {
-		c.litDone = true
-		if f, ok := c.kv.Source().(*ast.Field); ok {
-			if st, ok := f.Value.(*ast.StructLit); ok && plainStruct(st) {
-				c.lit = st
-			}
-		}
-	}
-	if c.lit == nil || field == "" {
+// is that literal. Anything else (a reference, an expression, a struct or list value, a part
+// that is not plain) is left to LookupPath.
+func writtenIn(lit *ast.StructLit, field string) (val any, exists, known bool) {
+	if lit == nil || field == "" {
 		return nil, false, false
 	}
-	var x ast.Expr = c.lit
-	top := true // c.lit is known plain
+	var x ast.Expr = lit
+	top := true // lit is known plain
 	for part := range strings.SplitSeq(field, ".") {
 		if n, err := strconv.Atoi(part); err == nil {
 			l, ok := x.(*ast.ListLit)

@@ -98,7 +98,12 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
 		_ = decodeValue(d, sv, &sc.Survivors) // the schema checks its shape
 		sc.SurvivorPos = map[string]Pos{}
+		lit := plainLiteral(sv)
 		for k := range sc.Survivors {
+			if p, ok := d.survivorPos(lit, k); ok {
+				sc.SurvivorPos[k] = p
+				continue
+			}
 			sc.SurvivorPos[k] = d.l.valuePos(sv.LookupPath(cue.MakePath(cue.Str(k))))
 		}
 	}
@@ -196,6 +201,24 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	} else if l.opts.Partial {
 		l.res.Partial = append(l.res.Partial, sc)
 	}
+}
+
+// survivorPos is where survivors key k is written, from lit, the survivors' plain literal and
+// only conjunct (plainLiteral; nil: none), without a lookup per key: the field's value has
+// the one conjunct, the field k, whose position valuePos gives when it is in a user's file.
+// false: lit does not say; valuePos of the looked-up value does.
+func (d *decoder) survivorPos(lit *ast.StructLit, k string) (Pos, bool) {
+	if lit == nil || !decodeBySyntax {
+		return Pos{}, false
+	}
+	for _, decl := range lit.Elts {
+		f := decl.(*ast.Field) // plainStruct: every declaration is a regular field
+		if name, _ := literalLabel(f.Label); name == k {
+			p := d.l.pos(f.Pos())
+			return p, p.IsValid()
+		}
+	}
+	return Pos{}, false
 }
 
 // detachEarlier detaches the scenarios of the loader's earlier builds (a load's other than a
@@ -359,7 +382,11 @@ func (d *decoder) envoyClusterNotKube(kind string, kv cue.Value, kpath string) {
 // annotations (the schema checks their shape). A key given twice, or also listed under
 // namespaces, is refused.
 func (d *decoder) ephemeral() {
-	it, err := d.root.LookupPath(cue.MakePath(cue.Str("ephemeralNamespaces"))).List()
+	ev := d.root.LookupPath(cue.MakePath(cue.Str("ephemeralNamespaces")))
+	if !ev.Exists() {
+		return // List of no value is an error, with an OpContext of its own
+	}
+	it, err := ev.List()
 	if err != nil {
 		return
 	}
@@ -399,7 +426,11 @@ func (d *decoder) ephemeral() {
 
 func (d *decoder) stringList(name string) []string {
 	var out []string
-	it, err := d.root.LookupPath(cue.MakePath(cue.Str(name))).List()
+	lv := d.root.LookupPath(cue.MakePath(cue.Str(name)))
+	if !lv.Exists() {
+		return nil // List of no value is an error, with an OpContext of its own
+	}
+	it, err := lv.List()
 	if err != nil {
 		return nil
 	}
@@ -434,6 +465,9 @@ func (d *decoder) duration(v cue.Value) time.Duration {
 
 // zero reports whether v is a duration written as zero ("0s", "0ms").
 func (d *decoder) zero(v cue.Value) bool {
+	if !v.Exists() {
+		return false // String of no value is an error, with an OpContext of its own
+	}
 	s, err := v.String()
 	if err != nil || !durationShape.MatchString(s) {
 		return false
@@ -917,7 +951,7 @@ func (d *decoder) checkStructure() {
 		if s.Background && (s.Phase == PhaseCleanup || s.Phase == PhaseCatch) {
 			d.err(d.fieldPos(s, "background"), s.Path+".background", "background steps are not allowed in %s", s.Phase)
 		}
-		hasEvery := s.Every > 0 || d.stepValue[s].LookupPath(cue.MakePath(cue.Str("every"))).Exists()
+		hasEvery := s.Every > 0 || d.stepHas(s, "every")
 		if hasEvery != (s.While != "") {
 			if hasEvery {
 				d.err(d.fieldPos(s, "every"), s.Path+".every", "every needs while: the name of the step during which to sample")
@@ -955,6 +989,16 @@ func (d *decoder) checkStructure() {
 		}
 	}
 	d.checkAwaitCycles()
+}
+
+// stepHas reports whether step s has field (one label), from the step's plain literal when it
+// shows (writtenIn): a lookup of a field most steps lack costs an OpContext and an error value.
+func (d *decoder) stepHas(s *Step, field string) bool {
+	v := d.stepValue[s]
+	if _, exists, known := writtenIn(plainLiteral(v), field); known {
+		return exists
+	}
+	return v.LookupPath(cue.MakePath(cue.Str(field))).Exists()
 }
 
 // fieldPos is where a step's field is written, else the step's position.

@@ -59,8 +59,8 @@ func TestScenariosShareCompiledExpressions(t *testing.T) {
 	}
 }
 
-// TestDecodeValueBySyntax: a scenario's local world and survivors read from the syntax are
-// what CUE's Decode gives, for every scenario of examples/, scenarios/ and docs/.
+// TestDecodeValueBySyntax: a scenario's local world and survivors (and the survivors' keys'
+// positions) read from the syntax are what CUE's Decode and lookups give, for every scenario of examples/, scenarios/ and docs/.
 func TestDecodeValueBySyntax(t *testing.T) {
 	load := func() []*Scenario {
 		var out []*Scenario
@@ -80,7 +80,7 @@ func TestDecodeValueBySyntax(t *testing.T) {
 	if len(bySyntax) != len(byDecode) || len(bySyntax) < 50 {
 		t.Fatalf("%d and %d scenarios", len(bySyntax), len(byDecode))
 	}
-	locals := 0
+	locals, survivors := 0, 0
 	for i, a := range bySyntax {
 		b := byDecode[i]
 		if a.Local != nil {
@@ -92,9 +92,15 @@ func TestDecodeValueBySyntax(t *testing.T) {
 		if da, db := dump(a.Survivors), dump(b.Survivors); da != db {
 			t.Errorf("%s: survivors differ:\n%s", a.Name, firstDiff(db, da))
 		}
+		if da, db := dump(a.SurvivorPos), dump(b.SurvivorPos); da != db {
+			t.Errorf("%s: survivors' positions differ:\n%s", a.Name, firstDiff(db, da))
+		}
+		if len(a.Survivors) > 0 {
+			survivors++
+		}
 	}
-	if locals < 10 {
-		t.Fatalf("%d scenarios with a local world", locals)
+	if locals < 10 || survivors < 5 {
+		t.Fatalf("%d scenarios with a local world, %d with survivors", locals, survivors)
 	}
 }
 

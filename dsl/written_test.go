@@ -13,13 +13,20 @@ import (
 )
 
 // TestWrittenIsLookup: what a step's checker answers from the syntax (written: Has,
-// Templated, ExactlyOne's fields) is what CUE's lookup answers, for every field a check may
+// Templated, ExactlyOne's fields; stepHas, a step's own fields) is what CUE's lookup answers, for every field a check may
 // ask of every step of examples/, scenarios/, docs/ and the malformed specs: each field the
 // step writes at any depth, each index one past a list's end, a name beside each written
 // field that no step writes, and every parameter of the step's kind.
 func TestWrittenIsLookup(t *testing.T) {
 	asked, fromSyntax := 0, 0
 	checkerHook = func(c *stepChecker) {
+		// A step's own fields, as checkStructure asks them.
+		for _, f := range []string{"every", "while", "name", "at", "zzzNotWritten", c.s.Kind} {
+			asked++
+			if got, want := c.d.stepHas(c.s, f), c.d.stepValue[c.s].LookupPath(cue.MakePath(cue.Str(f))).Exists(); got != want {
+				t.Errorf("%s: stepHas(%q) = %v, lookup says %v", c.s.Path, f, got, want)
+			}
+		}
 		for _, f := range candidateFields(c) {
 			asked++
 			if _, _, known := c.written(f); known {
