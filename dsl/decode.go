@@ -97,14 +97,11 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	sc.Tags = d.stringList("tags")
 	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
 		_ = decodeValue(d, sv, &sc.Survivors) // the schema checks its shape
-		sc.SurvivorPos = map[string]Pos{}
-		lit := plainLiteral(sv)
+		sc.SurvivorPos = d.survivorPos(plainLiteral(sv), sc.Survivors)
 		for k := range sc.Survivors {
-			if p, ok := d.survivorPos(lit, k); ok {
-				sc.SurvivorPos[k] = p
-				continue
+			if _, ok := sc.SurvivorPos[k]; !ok {
+				sc.SurvivorPos[k] = d.l.valuePos(sv.LookupPath(cue.MakePath(cue.Str(k))))
 			}
-			sc.SurvivorPos[k] = d.l.valuePos(sv.LookupPath(cue.MakePath(cue.Str(k))))
 		}
 	}
 	if b, err := v.LookupPath(cue.MakePath(cue.Str("clusterScoped"))).Bool(); err == nil {
@@ -203,22 +200,27 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	}
 }
 
-// survivorPos is where survivors key k is written, from lit, the survivors' plain literal and
-// only conjunct (plainLiteral; nil: none), without a lookup per key: the field's value has
-// the one conjunct, the field k, whose position valuePos gives when it is in a user's file.
-// false: lit does not say; valuePos of the looked-up value does.
-func (d *decoder) survivorPos(lit *ast.StructLit, k string) (Pos, bool) {
+// survivorPos is where the survivors keys are written, from lit, the survivors' plain literal
+// and only conjunct (plainLiteral; nil: none), without a lookup per key: a key's value has
+// the one conjunct, its field, whose position valuePos gives when it is in a user's file. A
+// key it does not say (no literal, a position outside the user's files) is left out, for
+// valuePos of the looked-up value. Each label is unquoted once: the keys are quoted labels.
+func (d *decoder) survivorPos(lit *ast.StructLit, survivors map[string]string) map[string]Pos {
+	out := make(map[string]Pos, len(survivors))
 	if lit == nil || !decodeBySyntax {
-		return Pos{}, false
+		return out
 	}
 	for _, decl := range lit.Elts {
 		f := decl.(*ast.Field) // plainStruct: every declaration is a regular field
-		if name, _ := literalLabel(f.Label); name == k {
-			p := d.l.pos(f.Pos())
-			return p, p.IsValid()
+		name, _ := literalLabel(f.Label)
+		if _, ok := survivors[name]; !ok {
+			continue
+		}
+		if p := d.l.pos(f.Pos()); p.IsValid() {
+			out[name] = p
 		}
 	}
-	return Pos{}, false
+	return out
 }
 
 // detachEarlier detaches the scenarios of the loader's earlier builds (a load's other than a
