@@ -623,7 +623,7 @@ func (d *decoder) checkTimeline() {
 // reads once. A step of unknown duration counts as 0, so nothing is refused that could pass.
 func (d *decoder) checkPlannedTimes() {
 	sc := d.sc
-	plan := PlanOf(sc)
+	plan := planTimes(sc)
 	entries := map[string]*Entry{}
 	for i := range plan.Entries {
 		entries[plan.Entries[i].Path] = &plan.Entries[i]
