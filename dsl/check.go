@@ -28,6 +28,99 @@ type stepChecker struct {
 	s     *Step
 	kv    cue.Value
 	kpath string
+	// lit is kv's struct literal when it is kv's only conjunct and plain (plainStruct), for
+	// written (litDone: looked for).
+	lit     *ast.StructLit
+	litDone bool
+}
+
+// checkerHook, when a test sets it, is called with each step's checker before its Check.
+var checkerHook func(*stepChecker)
+
+// written says what the syntax alone shows of field (dotted, as lookup takes it) in kv: known
+// false, when it cannot tell, and LookupPath must; else whether it exists and, if it does,
+// its scalar literal value as Decode gives it (writtenIn).
+//
+// A step's checks ask for absent fields most of all (a snapshot's ExactlyOne of four
+// sources: three are absent), and each lookup costs an OpContext, and an error value when
+// the field is missing (1,000 quickstarts: a fifth of the OpContexts of decoding).
+func (c *stepChecker) written(field string) (val any, exists, known bool) {
+	if !c.litDone {
+		c.litDone = true
+		c.lit = plainLiteral(c.kv)
+	}
+	return writtenIn(c.lit, field)
+}
+
+// plainLiteral is v's struct literal when it is v's only conjunct and plain (plainStruct),
+// else nil.
+func plainLiteral(v cue.Value) *ast.StructLit {
+	if f, ok := v.Source().(*ast.Field); ok {
+		if st, ok := f.Value.(*ast.StructLit); ok && plainStruct(st) {
+			return st
+		}
+	}
+	return nil
+}
+
+// writtenIn says what lit, a value's plain struct literal and only conjunct (plainLiteral;
+// nil: none), shows of its field (dotted, as stepChecker.lookup takes it, numbers indexing
+// lists): known false when it cannot tell; else whether the field exists and, if it does, its
+// scalar literal value as Decode gives it.
+//
+// A plain struct literal that is a value's only conjunct is that value (as syntaxValue has
+// it): its fields are exactly its declarations, so a label it does not declare is no field
+// (LookupPath finds no arc), and a declared field whose value is a scalar literal exists and
+// is that literal. Anything else (a reference, an expression, a struct or list value, a part
+// that is not plain) is left to LookupPath.
+func writtenIn(lit *ast.StructLit, field string) (val any, exists, known bool) {
+	if lit == nil || field == "" {
+		return nil, false, false
+	}
+	var x ast.Expr = lit
+	top := true // lit is known plain
+	for part := range strings.SplitSeq(field, ".") {
+		if n, err := strconv.Atoi(part); err == nil {
+			l, ok := x.(*ast.ListLit)
+			if !ok || n < 0 || !plainList(l) {
+				return nil, false, false
+			}
+			if n >= len(l.Elts) {
+				return nil, false, true
+			}
+			x, top = l.Elts[n], false
+			continue
+		}
+		st, ok := x.(*ast.StructLit)
+		if !ok || !top && !plainStruct(st) {
+			return nil, false, false
+		}
+		top = false
+		var found ast.Expr
+		for _, d := range st.Elts {
+			f := d.(*ast.Field) // plainStruct: every declaration is a regular field
+			if name, _ := literalLabel(f.Label); name == part {
+				found = f.Value
+				break
+			}
+		}
+		if found == nil {
+			return nil, false, true
+		}
+		x = found
+	}
+	if lit, ok := literalScalar(x); ok {
+		return lit, true, true
+	}
+	return nil, false, false
+}
+
+// has reports whether field exists in kv, from the syntax when it shows (written).
+func (c *stepChecker) has(field string) bool {
+	if _, exists, known := c.written(field); known {
+		return exists
+	}
+	return c.lookup(field).Exists()
 }
 
 // lookup finds a dotted field inside the kind's value ("" is the value itself).
@@ -124,15 +217,31 @@ func rawColumn(written string, offset int) (int, bool) {
 	return 0, false
 }
 
-func (c *stepChecker) Has(field string) bool { return c.lookup(field).Exists() }
+func (c *stepChecker) Has(field string) bool { return c.has(field) }
 
 func (c *stepChecker) Templated(field string) bool {
+	if val, exists, known := c.written(field); known {
+		// String of a value that is no string, or of no value, is an error: not templated.
+		s, ok := val.(string)
+		return exists && ok && HasInterpolation(s)
+	}
 	s, err := c.lookup(field).String()
 	return err == nil && HasInterpolation(s)
 }
 
 func (c *stepChecker) ExactlyOne(fields ...string) string {
-	return c.d.exactlyOneNamed(c.s.Kind, c.kv, c.kpath, fields...)
+	return c.d.exactlyOneSet(c.s.Kind, c.kv, c.kpath, c.hasLabel, fields...)
+}
+
+// hasLabel reports whether kv has a field labelled f (one label, as exactlyOneNamed looks it
+// up): the syntax answers only for a name that written would not take for a path.
+func (c *stepChecker) hasLabel(f string) bool {
+	if _, err := strconv.Atoi(f); err != nil && !strings.Contains(f, ".") {
+		if _, exists, known := c.written(f); known {
+			return exists
+		}
+	}
+	return c.kv.LookupPath(cue.MakePath(cue.Str(f))).Exists()
 }
 
 func (c *stepChecker) ExactlyOneOf(field string, fields ...string) string {
@@ -340,6 +449,9 @@ func (d *decoder) checkKinds() {
 			continue
 		}
 		c := &stepChecker{d: d, s: s, kv: d.kindValue[s], kpath: s.Path + "." + s.Kind}
+		if checkerHook != nil {
+			checkerHook(c)
+		}
 		before := len(d.l.errs.errs)
 		s.Params.Check(c)
 		if len(d.l.errs.errs) != before {
@@ -511,7 +623,7 @@ func (d *decoder) checkTimeline() {
 // reads once. A step of unknown duration counts as 0, so nothing is refused that could pass.
 func (d *decoder) checkPlannedTimes() {
 	sc := d.sc
-	plan := PlanOf(sc)
+	plan := planTimes(sc)
 	entries := map[string]*Entry{}
 	for i := range plan.Entries {
 		entries[plan.Entries[i].Path] = &plan.Entries[i]

@@ -97,20 +97,26 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	sc.Tags = d.stringList("tags")
 	if sv := v.LookupPath(cue.MakePath(cue.Str("survivors"))); sv.Exists() {
 		_ = decodeValue(d, sv, &sc.Survivors) // the schema checks its shape
-		sc.SurvivorPos = map[string]Pos{}
+		sc.SurvivorPos = d.survivorPos(plainLiteral(sv), sc.Survivors)
 		for k := range sc.Survivors {
-			sc.SurvivorPos[k] = d.l.valuePos(sv.LookupPath(cue.MakePath(cue.Str(k))))
+			if _, ok := sc.SurvivorPos[k]; !ok {
+				sc.SurvivorPos[k] = d.l.valuePos(sv.LookupPath(cue.MakePath(cue.Str(k))))
+			}
 		}
 	}
 	if b, err := v.LookupPath(cue.MakePath(cue.Str("clusterScoped"))).Bool(); err == nil {
 		sc.ClusterScoped = b
 	}
-	sc.Timeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("timeout"))))
-	if tv := v.LookupPath(cue.MakePath(cue.Str("timeout"))); d.zero(tv) {
+	// Each looked up once: a lookup costs an OpContext (768 bytes), and more when the field
+	// is missing.
+	tv := v.LookupPath(cue.MakePath(cue.Str("timeout")))
+	sc.Timeout = d.duration(tv)
+	if d.zero(tv) {
 		d.err(d.l.litPos(tv), "timeout", "%s", schema.ZeroDuration("timeout", "no timeout", ""))
 	}
-	sc.CleanupTimeout = d.duration(v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout"))))
-	if tv := v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout"))); d.zero(tv) {
+	tv = v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout")))
+	sc.CleanupTimeout = d.duration(tv)
+	if d.zero(tv) {
 		d.err(d.l.litPos(tv), "cleanupTimeout", "%s", schema.ZeroDuration("cleanupTimeout", "the default", ""))
 	}
 	d.vars()
@@ -192,6 +198,29 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	} else if l.opts.Partial {
 		l.res.Partial = append(l.res.Partial, sc)
 	}
+}
+
+// survivorPos is where the survivors keys are written, from lit, the survivors' plain literal
+// and only conjunct (plainLiteral; nil: none), without a lookup per key: a key's value has
+// the one conjunct, its field, whose position valuePos gives when it is in a user's file. A
+// key it does not say (no literal, a position outside the user's files) is left out, for
+// valuePos of the looked-up value. Each label is unquoted once: the keys are quoted labels.
+func (d *decoder) survivorPos(lit *ast.StructLit, survivors map[string]string) map[string]Pos {
+	out := make(map[string]Pos, len(survivors))
+	if lit == nil || !decodeBySyntax {
+		return out
+	}
+	for _, decl := range lit.Elts {
+		f := decl.(*ast.Field) // plainStruct: every declaration is a regular field
+		name, _ := literalLabel(f.Label)
+		if _, ok := survivors[name]; !ok {
+			continue
+		}
+		if p := d.l.pos(f.Pos()); p.IsValid() {
+			out[name] = p
+		}
+	}
+	return out
 }
 
 // detachEarlier detaches the scenarios of the loader's earlier builds (a load's other than a
@@ -355,7 +384,11 @@ func (d *decoder) envoyClusterNotKube(kind string, kv cue.Value, kpath string) {
 // annotations (the schema checks their shape). A key given twice, or also listed under
 // namespaces, is refused.
 func (d *decoder) ephemeral() {
-	it, err := d.root.LookupPath(cue.MakePath(cue.Str("ephemeralNamespaces"))).List()
+	ev := d.root.LookupPath(cue.MakePath(cue.Str("ephemeralNamespaces")))
+	if !ev.Exists() {
+		return // List of no value is an error, with an OpContext of its own
+	}
+	it, err := ev.List()
 	if err != nil {
 		return
 	}
@@ -395,7 +428,11 @@ func (d *decoder) ephemeral() {
 
 func (d *decoder) stringList(name string) []string {
 	var out []string
-	it, err := d.root.LookupPath(cue.MakePath(cue.Str(name))).List()
+	lv := d.root.LookupPath(cue.MakePath(cue.Str(name)))
+	if !lv.Exists() {
+		return nil // List of no value is an error, with an OpContext of its own
+	}
+	it, err := lv.List()
 	if err != nil {
 		return nil
 	}
@@ -430,6 +467,9 @@ func (d *decoder) duration(v cue.Value) time.Duration {
 
 // zero reports whether v is a duration written as zero ("0s", "0ms").
 func (d *decoder) zero(v cue.Value) bool {
+	if !v.Exists() {
+		return false // String of no value is an error, with an OpContext of its own
+	}
 	s, err := v.String()
 	if err != nil || !durationShape.MatchString(s) {
 		return false
@@ -591,6 +631,7 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 		return nil
 	}
 	var kinds, unknown []string
+	var kindV cue.Value // the first kind's value, as the iteration found it
 	for it.Next() {
 		name := it.Selector().String()
 		fv := it.Value()
@@ -624,6 +665,9 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 			d.expectFail(s, fv, path)
 		default:
 			if _, ok := schema.Kinds[name]; ok {
+				if len(kinds) == 0 {
+					kindV = fv
+				}
 				kinds = append(kinds, name)
 			} else {
 				unknown = append(unknown, name)
@@ -647,7 +691,10 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 		return s
 	}
 	s.Kind = kinds[0]
-	kv := v.LookupPath(cue.MakePath(cue.Str(s.Kind)))
+	// The kind's field as the iteration gave it: the value LookupPath would find (a kind's
+	// name is a regular field's label: a constraint's selector says "snapshot?" or
+	// "snapshot!"), without another lookup and its OpContext, per step.
+	kv := kindV
 	kpath := path + "." + s.Kind
 	d.envoyClusterNotKube(s.Kind, kv, kpath)
 	k := schema.Kinds[s.Kind]
@@ -821,9 +868,14 @@ func goTypeWord(k string) string {
 
 // exactlyOneNamed checks that exactly one of fields is set in kv, a value named what.
 func (d *decoder) exactlyOneNamed(what string, kv cue.Value, kpath string, fields ...string) string {
+	return d.exactlyOneSet(what, kv, kpath, func(f string) bool { return kv.LookupPath(cue.MakePath(cue.Str(f))).Exists() }, fields...)
+}
+
+// exactlyOneSet is exactlyOneNamed with has saying whether a field of kv is set.
+func (d *decoder) exactlyOneSet(what string, kv cue.Value, kpath string, has func(string) bool, fields ...string) string {
 	var set []string
 	for _, f := range fields {
-		if kv.LookupPath(cue.MakePath(cue.Str(f))).Exists() {
+		if has(f) {
 			set = append(set, f)
 		}
 	}
@@ -901,7 +953,7 @@ func (d *decoder) checkStructure() {
 		if s.Background && (s.Phase == PhaseCleanup || s.Phase == PhaseCatch) {
 			d.err(d.fieldPos(s, "background"), s.Path+".background", "background steps are not allowed in %s", s.Phase)
 		}
-		hasEvery := s.Every > 0 || d.stepValue[s].LookupPath(cue.MakePath(cue.Str("every"))).Exists()
+		hasEvery := s.Every > 0 || d.stepHas(s, "every")
 		if hasEvery != (s.While != "") {
 			if hasEvery {
 				d.err(d.fieldPos(s, "every"), s.Path+".every", "every needs while: the name of the step during which to sample")
@@ -939,6 +991,16 @@ func (d *decoder) checkStructure() {
 		}
 	}
 	d.checkAwaitCycles()
+}
+
+// stepHas reports whether step s has field (one label), from the step's plain literal when it
+// shows (writtenIn): a lookup of a field most steps lack costs an OpContext and an error value.
+func (d *decoder) stepHas(s *Step, field string) bool {
+	v := d.stepValue[s]
+	if _, exists, known := writtenIn(plainLiteral(v), field); known {
+		return exists
+	}
+	return v.LookupPath(cue.MakePath(cue.Str(field))).Exists()
 }
 
 // fieldPos is where a step's field is written, else the step's position.

@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,23 +75,48 @@ func syntaxValueAt(x ast.Expr, v cue.Value, path *[]cue.Selector, refs *refMemo)
 	if dv, _ := sub.Default(); !sub.Exists() || !dv.IsConcrete() {
 		return nil, false
 	}
+	if _, ok := x.(*ast.Interpolation); ok {
+		// An interpolation is a string or an error. Decode of a concrete string is its
+		// String (Default, no error, then String), which reads an evaluated string without
+		// an OpContext; Decode makes three.
+		if s, err := sub.String(); err == nil {
+			return s, true
+		}
+	}
 	return refs.decode(x, sub)
 }
 
 // plainStruct reports whether a struct literal's fields are all regular fields with distinct
 // literal labels, and nothing else: its fields are then exactly its declarations.
 func plainStruct(x *ast.StructLit) bool {
-	seen := make(map[string]bool, len(x.Elts))
+	// A step's structs are small: their names are compared pairwise, without a map (each
+	// struct of each step is asked, some more than once).
+	var small [8]string
+	names := small[:0]
+	var seen map[string]bool
+	if len(x.Elts) > len(small) {
+		seen = make(map[string]bool, len(x.Elts))
+	}
 	for _, d := range x.Elts {
 		f, ok := d.(*ast.Field)
 		if !ok || f.Constraint != token.ILLEGAL || f.Value == nil {
 			return false
 		}
 		name, ok := literalLabel(f.Label)
-		if !ok || seen[name] {
-			return false // a duplicate is unified by CUE
+		if !ok {
+			return false
 		}
-		seen[name] = true
+		if seen != nil {
+			if seen[name] {
+				return false // a duplicate is unified by CUE
+			}
+			seen[name] = true
+			continue
+		}
+		if slices.Contains(names, name) {
+			return false
+		}
+		names = append(names, name)
 	}
 	return true
 }

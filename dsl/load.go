@@ -181,6 +181,8 @@ type loader struct {
 	// compiled are the expressions compiled for the load's scenarios, by their names' key
 	// (shareCompiled).
 	compiled map[string]map[compiledKey]*Expr
+	// namesKeys writes the names' keys, its buffers reused from scenario to scenario.
+	namesKeys namesKeyWriter
 	// undetached are the decoders of scenarios whose steps still look their fields' positions
 	// up in their build's evaluation (detachEarlier).
 	undetached []*decoder

@@ -143,7 +143,7 @@ func (m *Matrix) units(load func(vars map[string]string) *Scenario, plan bool) [
 		sc := load(c)
 		planned := Offset{Exact: true}
 		if sc != nil && plan {
-			planned = PlanOf(sc).Span()
+			planned = planTimes(sc).Span() // the span reads no summary
 		}
 		for r := 1; r <= m.Count; r++ {
 			out = append(out, &Unit{ID: UnitID(m.Scenario, c, r), Matrix: m, Vars: c, Combination: i + 1, Round: r, Planned: planned, Scenario: sc})

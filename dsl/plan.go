@@ -17,7 +17,9 @@ type Plan struct {
 	Target   string `json:"target"`
 	// clusterOf is the scenario's Scenario.ClusterOf.
 	clusterOf func(*Step) string
-	Entries   []Entry `json:"entries"`
+	// noSummaries leaves Entry.Summary empty: a plan made for its times only (planTimes).
+	noSummaries bool
+	Entries     []Entry `json:"entries"`
 	// AutoCleanup says what the run removes by itself after the cleanup phase.
 	AutoCleanup string `json:"autoCleanup"`
 	// Objects are the objects each apply step applies (plan --objects), in step order.
@@ -104,18 +106,34 @@ type Entry struct {
 
 // PlanOf computes the timeline of a scenario.
 func PlanOf(sc *Scenario) *Plan {
-	p := &Plan{Scenario: sc.Name, Pos: sc.Pos, Doc: sc.Doc, Target: sc.Target, clusterOf: sc.ClusterOf}
+	return planOf(sc, true)
+}
+
+// planTimes is PlanOf without the steps' summaries, for what reads only the plan's times
+// (the timeline's checks, a unit's span): a summary is a string built from each step's
+// parameters (fmt and strings.Fields), which vet made for every step and never showed.
+func planTimes(sc *Scenario) *Plan {
+	return planOf(sc, false)
+}
+
+func planOf(sc *Scenario, summaries bool) *Plan {
+	p := &Plan{Scenario: sc.Name, Pos: sc.Pos, Doc: sc.Doc, Target: sc.Target, clusterOf: sc.ClusterOf, noSummaries: !summaries}
 	for _, name := range sortedKeys(sc.Vars) {
 		p.Vars = append(p.Vars, PlanVar{Name: name, Value: sc.Vars[name], From: or(sc.VarSource[name], "default")})
 	}
 	joined := map[string]string{}
+	steps := 0
 	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
+		steps++
 		for _, a := range s.Await {
 			if _, ok := joined[a]; !ok {
 				joined[a] = s.Label()
 			}
 		}
 	})
+	if steps > 0 { // no step: Entries stays nil, as a plan's JSON has it
+		p.Entries = make([]Entry, 0, steps) // an entry per step: grown by appends, a third of a plan's allocation
+	}
 	for _, ph := range sc.Phases() {
 		_, _ = p.sequence(ph.Steps, Offset{Exact: true}, 0, joined)
 	}
@@ -148,8 +166,11 @@ func (p *Plan) sequence(steps []*Step, start Offset, depth int, joined map[strin
 func (p *Plan) step(s *Step, start, inBlock Offset, depth int, joined map[string]string) (Offset, bool) {
 	e := Entry{
 		Phase: s.Phase, Path: s.Path, Pos: s.Pos, Depth: depth, Name: s.Name, Kind: s.Kind,
-		Summary: Summary(s), Start: start, InBlock: inBlock, Timeout: s.Timeout,
+		Start: start, InBlock: inBlock, Timeout: s.Timeout,
 		Background: s.Background, Every: s.Every, While: s.While, WaitsOn: s.Await,
+	}
+	if !p.noSummaries {
+		e.Summary = Summary(s)
 	}
 	if p.clusterOf != nil {
 		e.Cluster = p.clusterOf(s)

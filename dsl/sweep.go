@@ -173,7 +173,11 @@ func (d *decoder) declaredAt(name string) string {
 // declared var.
 func (d *decoder) plot() {
 	sc := d.sc
-	it, err := d.root.LookupPath(cue.MakePath(cue.Str("plot"))).List()
+	pv := d.root.LookupPath(cue.MakePath(cue.Str("plot")))
+	if !pv.Exists() {
+		return // List of no value is an error, with an OpContext of its own
+	}
+	it, err := pv.List()
 	if err != nil {
 		return
 	}
