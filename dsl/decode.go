@@ -198,6 +198,21 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	} else if l.opts.Partial {
 		l.res.Partial = append(l.res.Partial, sc)
 	}
+	if l.opts.ForRun {
+		d.dropRaw()
+	}
+}
+
+// dropRaw lets go of the decoded form of the parameters of every step that has no ${...} to
+// fill when it starts (Resolve): nothing reads it after the decoding, and a run's steps
+// outlive the load. A block's holds its steps' (a run of 10,000 steps in one parallel block:
+// ~7 MB held to the end of the run).
+func (d *decoder) dropRaw() {
+	for _, s := range d.order {
+		if len(s.templates) == 0 {
+			s.raw = nil
+		}
+	}
 }
 
 // survivorPos is where the survivors keys are written, from lit, the survivors' plain literal
@@ -254,9 +269,52 @@ func (d *decoder) detach() {
 		}
 		var t fieldTable
 		t.add(d.l, kv, "")
-		s.fieldPos = slices.Clip(t).pos
+		s.fieldPos = d.l.sharedFieldPos(t)
 	}
 }
+
+// sharedFieldPos is t's lookup, shared with every step whose table is the same: steps made by
+// one comprehension are written at the same places (a run of 10,000 such steps held 10,000
+// equal tables, ~6 MB). A large table (a block's, which lists its steps' fields too) is
+// its own: its key would cost as much as it.
+func (l *loader) sharedFieldPos(t fieldTable) func(path string) Pos {
+	if len(t) > maxSharedFieldTable {
+		return slices.Clip(t).pos
+	}
+	var key strings.Builder
+	for _, f := range t {
+		key.WriteString(f.path)
+		key.WriteByte(0)
+		key.WriteString(f.pos.File)
+		key.WriteByte(0)
+		key.WriteString(strconv.Itoa(f.pos.Line))
+		key.WriteByte(':')
+		key.WriteString(strconv.Itoa(f.pos.Col))
+		key.WriteByte(0)
+		key.WriteString(f.pos.lit)
+		key.WriteByte(0)
+		key.WriteString(strconv.Itoa(f.pos.litOff))
+		key.WriteByte(0)
+	}
+	if shared, ok := l.fieldPosOf[key.String()]; ok && slices.Equal(shared.t, t) {
+		return shared.pos
+	}
+	if l.fieldPosOf == nil {
+		l.fieldPosOf = map[string]sharedTable{}
+	}
+	t = slices.Clip(t)
+	l.fieldPosOf[key.String()] = sharedTable{t, t.pos}
+	return t.pos
+}
+
+// sharedTable is a table that sharedFieldPos shares, with its lookup.
+type sharedTable struct {
+	t   fieldTable
+	pos func(path string) Pos
+}
+
+// maxSharedFieldTable is the most fields a step's table has for sharedFieldPos to share it.
+const maxSharedFieldTable = 32
 
 // fieldTable lists the dotted path of each field (and list item) written inside a step's kind
 // value with where it is written, in the order of a walk of the value (a path before the
@@ -734,6 +792,12 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 	}
 	if j, ok := s.Params.(schema.Joiner); ok {
 		s.Await = j.Joins()
+	}
+	if d.l.opts.ForRun && !rawInterpolates(s.raw) {
+		// No ${...} for templates to find (they look only where the decoded form has one),
+		// and its steps are decoded: let it go now rather than hold every step's while the
+		// rest of the scenario is decoded on top of its evaluation (dropRaw).
+		s.raw = nil
 	}
 	return s
 }

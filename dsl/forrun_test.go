@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -82,6 +83,10 @@ func TestForRunLoadsAsVet(t *testing.T) {
 			Walk(append(append([]*Step{}, vs.Setup...), vs.Steps...), func(s *Step) { vsteps = append(vsteps, s) })
 			Walk(append(append([]*Step{}, sc.Setup...), sc.Steps...), func(s *Step) { rsteps = append(rsteps, s) })
 			for j, s := range rsteps {
+				// A run keeps the decoded parameters of the steps with ${...} only (Resolve).
+				if len(s.templates) != len(vsteps[j].templates) || len(s.templates) > 0 && !reflect.DeepEqual(s.raw, vsteps[j].raw) || len(s.templates) == 0 && s.raw != nil {
+					t.Errorf("%s: %s: %d templates, parameters kept %v in a run's load (vet's %v)", p, s.Path, len(s.templates), s.raw, vsteps[j].raw)
+				}
 				for _, f := range []string{"", "url", "objects.0.spec", "objects.0.metadata.name", "envoy.selector", "argv.1", "nothing.here"} {
 					if got, want := s.FieldPos(f), vsteps[j].FieldPos(f); got != want {
 						t.Errorf("%s: %s: FieldPos(%q) = %v in a run's load, %v in vet's", p, s.Path, f, got, want)

@@ -60,7 +60,8 @@ type Options struct {
 	// ForRun says the load is for a run, whose scenarios outlive it and whose peak memory is
 	// the run's too. Each step then keeps where its fields are written as a table
 	// (Step.FieldPos) rather than a lookup in the CUE evaluation, which is garbage once the
-	// load ends; and a package's steps are checked against the schema one at a time
+	// load ends, and lets go of its parameters' decoded form unless it holds ${...}
+	// (dropRaw); and a package's steps are checked against the schema one at a time
 	// (cleanShallow), so that the load never holds every step under the schema at once. It
 	// costs CPU (about twice the evaluation's for a long list of steps) that vet, whose
 	// scenarios end with the load, does not pay; the problems found are the same.
@@ -186,6 +187,9 @@ type loader struct {
 	// undetached are the decoders of scenarios whose steps still look their fields' positions
 	// up in their build's evaluation (detachEarlier).
 	undetached []*decoder
+	// fieldPosOf are the detached steps' lookups of where their fields are written, by their
+	// tables (sharedFieldPos).
+	fieldPosOf map[string]sharedTable
 }
 
 func (l *loader) loadPath(p string) {

@@ -190,6 +190,9 @@ func timelineSection(rec *interp.Record, f Files, timeline string) *section {
 		t.num = slices.Insert(t.num, 1, false)
 	}
 	for _, r := range elideRows(stepRows(rec)) {
+		if r.one != nil {
+			r.row = stepRow(r.one)
+		}
 		if clustered {
 			r.row.cells = slices.Insert(r.row.cells, 1, txt(r.row.cluster))
 		}
@@ -217,9 +220,13 @@ const (
 )
 
 // stepRowOf is a row of the steps table and the executions it stands for (one, or an elided run).
+// The row of a single execution is left to make (one) until the table keeps it: a long
+// timeline keeps a hundred of its rows, and formatting all 10,000 held ~10 MB more while the
+// report was written, when a run's heap is at its largest.
 type stepRowOf struct {
 	row
 	steps []*interp.StepRecord
+	one   *interp.StepRecord
 }
 
 // elideRows keeps the first and last rows of a long timeline and sums up the middle.
@@ -311,7 +318,7 @@ func stepRows(rec *interp.Record) []stepRowOf {
 		all := byPath[s.Path]
 		n, i := len(all), index[s]
 		if n <= 2*maxRepeatRows+1 || i < maxRepeatRows || i >= n-maxRepeatRows {
-			out = append(out, stepRowOf{row: stepRow(s), steps: []*interp.StepRecord{s}})
+			out = append(out, stepRowOf{steps: []*interp.StepRecord{s}, one: s})
 			continue
 		}
 		if i != maxRepeatRows {

@@ -69,12 +69,21 @@ func (pl *places) holds(root string) string {
 }
 
 func (pl *places) parts(j *interp.Judgement) []Part {
+	var out []Part
+	for _, r := range readsOf(j) {
+		id, where := pl.place(r)
+		out = append(out, Part{Read: r, Shown: dsl.ShowValue(j.Values[r], dsl.UnitOf(r, pl.names)), Anchor: id, Where: where})
+	}
+	return out
+}
+
+// readsOf are the values j read, in the order the expression reads them; what it does not
+// spell as written (expr's own formatting) after, by name.
+func readsOf(j *interp.Judgement) []string {
 	reads := make([]string, 0, len(j.Values))
 	for k := range j.Values {
 		reads = append(reads, k)
 	}
-	// In the order the expression reads them; what it does not spell as written (expr's own
-	// formatting) after, by name.
 	sort.SliceStable(reads, func(a, b int) bool {
 		ia, ib := strings.Index(j.Src, reads[a]), strings.Index(j.Src, reads[b])
 		if (ia < 0) != (ib < 0) {
@@ -85,12 +94,7 @@ func (pl *places) parts(j *interp.Judgement) []Part {
 		}
 		return reads[a] < reads[b]
 	})
-	var out []Part
-	for _, r := range reads {
-		id, where := pl.place(r)
-		out = append(out, Part{Read: r, Shown: dsl.ShowValue(j.Values[r], dsl.UnitOf(r, pl.names)), Anchor: id, Where: where})
-	}
-	return out
+	return reads
 }
 
 var deltaPairRead = regexp.MustCompile(`^delta\("([^"]*)", "([^"]*)"\)\.(.+)$`)
@@ -294,17 +298,22 @@ func (d DeltaRead) Text() string {
 
 // Deltas are the deltas rec's expectations read, in the order they read them, each once.
 func Deltas(rec *interp.Record) []DeltaRead {
-	pl := newPlaces(rec)
-	pair := pl.pair
+	// Only the reads: the places of every value (newPlaces types every result of the record,
+	// 10,000 of a long run's) say nothing of a delta.
+	var pair *[2]string
 	var out []DeltaRead
 	seen := map[string]bool{}
 	for _, j := range rec.Expectations {
-		for _, p := range pl.parts(j) {
-			if rootOf(p.Read) != "delta" {
+		for _, read := range readsOf(j) {
+			if rootOf(read) != "delta" {
 				continue
 			}
-			from, to, stat := pair[0], pair[1], strings.TrimPrefix(p.Read, "delta.")
-			if m := deltaPairRead.FindStringSubmatch(p.Read); m != nil {
+			if pair == nil {
+				p := defaultDeltaPair(rec)
+				pair = &p
+			}
+			from, to, stat := pair[0], pair[1], strings.TrimPrefix(read, "delta.")
+			if m := deltaPairRead.FindStringSubmatch(read); m != nil {
 				from, to, stat = m[1], m[2], m[3]
 			}
 			a, b := rec.Snapshot(from), rec.Snapshot(to)

@@ -85,6 +85,32 @@ func TestLargeLiveHeapPacesByPercent(t *testing.T) {
 	}
 }
 
+// TestSetAfterWaitsForTheNextCycle: under SetAfter(…, 2) one cycle with a large live heap
+// keeps the floor; a second in a row switches to pacing.
+func TestSetAfterWaitsForTheNextCycle(t *testing.T) {
+	prevPercent, prevLimit := settings()
+	restore := SetAfter(20<<20, 400, 2)
+	defer restore()
+	for range 128 { // 8 MiB live: ×5 passes the floor of 20 MiB
+		live = append(live, make([]byte, 64<<10))
+	}
+	defer func() { live = nil }()
+	runtime.GC()
+	time.Sleep(50 * time.Millisecond) // the first cycle's cleanup has run and armed another
+	if p, l := settings(); p != -1 || l != 20<<20 {
+		t.Errorf("after one cycle with a large live heap: GOGC %d, limit %d; want off and the floor", p, l)
+	}
+	runtime.GC()
+	waitFor(t, "GOGC 400 and the limit as before after a second cycle", func() bool {
+		p, l := settings()
+		return p == 400 && l == prevLimit
+	})
+	restore()
+	if p, l := settings(); p != prevPercent || l != prevLimit {
+		t.Errorf("after restore: GOGC %d, limit %d; want %d, %d", p, l, prevPercent, prevLimit)
+	}
+}
+
 func TestRestoreWins(t *testing.T) {
 	prevPercent, prevLimit := settings()
 	// 4 MiB live against a floor of 1 MiB: any cycle from now on would switch to 400.
