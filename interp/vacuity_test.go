@@ -15,6 +15,7 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		steps: [
 			{name: "f", load: {url: "http://127.0.0.1:1", requests: 20}},
 			{name: "g", load: {url: "http://127.0.0.1:1", requests: 20}},
+			{name: "h", load: {url: "http://127.0.0.1:1", duration: "1s"}},
 			{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
 			{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
 			{name: "log", logs: {file: "/dev/null"}},
@@ -46,15 +47,34 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{"f.code503 == 0", false, false},
 		{"f.code200 == f.requests", false, false},
 		{"f.code200 + f.code503 == f.requests", false, false},
-		{"f.requests == 20", false, false},
+		{"h.requests == 20", false, false},
 		{"f.requests == vars.n", false, false},
 		{"f.code503 == 0 || vars.n == 20", false, false}, // holds with n = 20, not with --var n=5
-		{"f.requests != 13", false, false},
+		{"h.requests != 13", false, false},
 		{"f.p99 < 60000", false, false},
 		{"f.qps < 1000000", false, false},
 		{"f.code429 < 7", false, false},
+		{"f.requests == h.requests", false, false},
+		{"h.errors > 0 || h.ok > 0", false, false},
+
+		// A load of requests: 20 records 20 requests (fortio makes exactly that many); one
+		// that reads its requests is judged on any count (a restatement of the step's
+		// requests is left to the reader).
+		{"f.requests == 20", false, false},
+		{"f.requests != 13", false, false},
 		{"f.requests == g.requests", false, false},
-		{"f.errors > 0 || f.ok > 0", false, false},
+		{"f.errors > 0 || f.ok > 0", true, false},
+		{"f.code503 < 50", true, false},
+		{"f.code503 <= 20", true, false},
+		{"f.code503 + f.code200 <= 20", true, false},
+		{"f.code503 < 20", false, false},
+		{"f.code503 < 19", false, false},
+		{"f.code200 >= 1", false, false},
+		{"f.code503 <= 10", false, false},
+		{"f.code503 + f.code200 == 20", false, false},
+		{"f.code503 + f.code_1 < 20", false, false},
+		{"f.connections == 4", false, false}, // fortio may run fewer connections than asked
+		{"f.code503 <= g.code503", false, false},
 		{`f.ips["127.0.0.5:80"] > 0`, false, false},
 		{`f.codes["-1"] == 0`, false, false},
 		{"f.ok + f.errors == f.requests && before.upstream_rq_total > 0", false, false},
@@ -159,6 +179,48 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 			checkRefused(t, src, c.refused)
 		})
 	}
+}
+
+// TestHoldsOfEveryLoadFixedRequests: the requests a load step fixes before the run bound what
+// it records, and only those: a count a var may change (--var, a sweep), a load of a
+// duration or of one request at a fixed qps (fortio makes two) are any count. The samples of
+// one expression are kept across scenarios: each load is judged on its own count, whatever
+// was judged before it.
+func TestHoldsOfEveryLoadFixedRequests(t *testing.T) {
+	scenario := func(load, vars string) string {
+		return `s: schema.#Scenario & {
+			` + vars + `
+			steps: [{name: "f", load: {url: "http://127.0.0.1:1", ` + load + `}}]
+			expect: ["f.code503 < 50 && f.ok + f.errors >= 10"]
+		}`
+	}
+	for _, c := range []struct {
+		load, vars string
+		refused    bool
+	}{
+		{"requests: 40", "", true},
+		{"requests: 60", "", false},
+		{"requests: 40", "", true},
+		{"requests: 49", "", true},
+		{"requests: 50", "", false},
+		{"requests: 40, qps: 10", "", true},
+		{"requests: 9", "", false},
+		{"duration: \"1s\"", "", false},
+		{"requests: 40", "vars: n: 40", true},      // a var the CUE does not read
+		{"requests: vars.n", "vars: n: 40", false}, // --var n=60 breaks it
+		{"requests: 60", "", false},
+	} {
+		checkRefused(t, scenario(c.load, c.vars), c.refused)
+	}
+	// One request at a fixed qps is two requests.
+	checkRefused(t, `s: schema.#Scenario & {
+		steps: [{name: "f", load: {url: "http://127.0.0.1:1", requests: 1, qps: 5}}]
+		expect: ["f.code200 + f.code503 <= 1"]
+	}`, false)
+	checkRefused(t, `s: schema.#Scenario & {
+		steps: [{name: "f", load: {url: "http://127.0.0.1:1", requests: 1}}]
+		expect: ["f.code200 + f.code503 <= 1"]
+	}`, true)
 }
 
 // checkRefused loads src and checks that vet refuses its expectation as one that cannot fail,
