@@ -77,7 +77,7 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 		if env == nil {
 			env = NewJudge(&Record{Vars: sc.Vars, Namespaces: sc.Generated, Results: map[string]*Result{}}, sc).Env()
 		}
-		if plan == nil && (len(r.times) > 0 || len(r.stats) > 0) {
+		if plan == nil && (len(r.times) > 0 || len(r.stats) > 0 || len(r.outcomes) > 0) {
 			plan = newPlanOrder(sc)
 		}
 		n, holds := holdsOfEvery(env, sc, plan, j.at, e, r)
@@ -89,7 +89,7 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 		case len(r.outcomes)+len(r.times)+len(r.execs) > 0:
 			var what []string
 			if len(r.outcomes) > 0 {
-				what = append(what, "every outcome of the steps whose outcome or error it reads (passed, failed, error, skipped, interrupted), with errors of their kind and the strings it writes")
+				what = append(what, "every outcome of the steps whose outcome or error it reads (passed, failed, error, skipped, interrupted), with errors of their kind and the strings it writes; passed with no error for a step whose failure would have stopped the run before it is judged (no mayFail, under no block that may fail: the expectations are judged only when the steps passed)")
 			}
 			if len(r.times) > 0 {
 				what = append(what, "start and end times of the steps it times (each ending at or after it starts, in the order the plan guarantees and no other)")
@@ -352,6 +352,21 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 	for _, name := range r.times {
 		timed = append(timed, sc.Step(name))
 	}
+	// The outcomes each step read may have where e is judged: only passed for one whose
+	// failure would have stopped the run before (at the end: the expectations are judged
+	// only when the steps all passed).
+	sets, expectFail := make([][]string, len(r.outcomes)), make([]bool, len(r.outcomes))
+	for k, name := range r.outcomes {
+		st := sc.Step(name)
+		switch {
+		case plan.surelyPassed(st, at):
+			sets[k], expectFail[k] = []string{dsl.OutcomePassed}, st.ExpectFail
+		case at != nil:
+			sets[k] = midRunOutcomes // a step in the background may still run
+		default:
+			sets[k] = sampledOutcomes
+		}
+	}
 	n := samples.n
 	for _, req := range r.requests {
 		n = max(n, samples.fixedLen(req))
@@ -376,8 +391,10 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 		}
 		if len(r.outcomes) > 0 {
 			outcome, errs := map[string]string{}, map[string]string{}
+			div := 1
 			for k, name := range r.outcomes {
-				o, e := samples.outcome(i, k)
+				o, e := samples.outcome(i, k, div, sets[k], expectFail[k])
+				div *= len(sets[k])
 				outcome[name] = o
 				if o != dsl.OutcomeSkipped { // a step that did not run has no error (the judge's has(error, x) is false)
 					errs[name] = e
@@ -813,23 +830,30 @@ func (ls *loadSampler) log(j, i int) schema.LogResult {
 	return l
 }
 
-// sampledOutcomes are the outcomes a step's outcome.<step> can read.
-var sampledOutcomes = []string{dsl.OutcomePassed, dsl.OutcomeFailed, dsl.OutcomeError, dsl.OutcomeSkipped, dsl.OutcomeInterrupted}
+// sampledOutcomes are the outcomes a step's outcome.<step> can read at the end of the run;
+// midRunOutcomes during it.
+var (
+	sampledOutcomes = []string{dsl.OutcomePassed, dsl.OutcomeFailed, dsl.OutcomeError, dsl.OutcomeSkipped, dsl.OutcomeInterrupted}
+	midRunOutcomes  = append(slices.Clone(sampledOutcomes), dsl.OutcomeRunning)
+)
 
-// outcome is the k-th step's outcome and error in the i-th sample: every outcome of the first
-// steps in turn (all their combinations first); the error empty for a step that was skipped,
-// empty or a string src writes for one that passed (an error its expectFail expected), an
-// error of its kind or a string src writes for one that did not.
-func (ls *loadSampler) outcome(i, k int) (string, string) {
-	div := 1
-	for range k {
-		div *= len(sampledOutcomes)
-	}
-	o := sampledOutcomes[(i/div+k)%len(sampledOutcomes)]
-	str := ls.strs[(i/len(sampledOutcomes)+k)%len(ls.strs)]
+// outcome is the k-th step's outcome, among set, and error in the i-th sample: every outcome
+// of the first steps in turn (all their combinations first: div is the product of the sizes
+// of the sets before k's); the error empty for a step that was skipped or is running, empty
+// for one that passed without expectFail, empty or a string src writes for one that passed
+// with it (the error it expected), an error of its kind or a string src writes for one that
+// did not.
+func (ls *loadSampler) outcome(i, k, div int, set []string, expectFail bool) (string, string) {
+	o := set[(i/div+k)%len(set)]
+	str := ls.strs[(i/len(set)+k)%len(ls.strs)]
 	switch o {
 	case dsl.OutcomePassed:
+		if len(set) == 1 && !expectFail {
+			return o, "" // a step without expectFail passes with no error
+		}
 		return o, []string{"", str}[i%2]
+	case dsl.OutcomeRunning:
+		return o, ""
 	case dsl.OutcomeSkipped:
 		return o, ""
 	case dsl.OutcomeInterrupted:

@@ -21,6 +21,7 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 			{name: "log", logs: {file: "/dev/null"}},
 			{name: "probe", mayFail: true, exec: argv: ["true"]},
 			{name: "probe2", mayFail: true, exec: argv: ["true"]},
+			{name: "xf", expectFail: true, exec: argv: ["false"]},
 		]
 		setup: [{name: "prep", exec: argv: ["true"]}]`
 	for _, c := range []struct {
@@ -141,6 +142,17 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{`error.probe contains "Forbidden"`, false, false},
 		{`error.probe == ""`, false, false},
 		{"outcome.probe == outcome.probe2", false, false},
+		// The expectations are judged only when the steps all passed: a step whose failure
+		// fails the run (no mayFail, under no block that may fail) passed, with no error.
+		{"outcome.f == 'passed'", true, false},
+		{"error.f == ''", true, false},
+		{"outcome.prep == 'passed'", true, false},
+		{"outcome.f == outcome.g", true, false},
+		{"outcome.xf == 'passed'", false, false}, // expectFail: drawn as any (a bound left out is safe)
+		{"outcome.f == 'passed' && f.code503 == 0", false, false},
+		{"outcome.f == 'passed' && outcome.probe == 'passed'", false, false},
+		{"error.xf == ''", false, false}, // the error it expected
+		{"outcome.f == 'failed'", false, false},
 		{"started.prep >= 0", false, false}, // a setup step starts before the steps
 		{"ended.f - started.f < 5", false, false},
 		{"ended.f < 60", false, false},
@@ -279,6 +291,51 @@ func TestHoldsOfEveryLoadAssert(t *testing.T) {
 	}
 }
 
+// TestHoldsOfEveryOutcomeAssert: an assert step sees the outcomes of the steps before it: a
+// step whose failure would have stopped the run before the assert passed; one that runs
+// beside it (in the background, a branch of a parallel) may not have, or may still run.
+func TestHoldsOfEveryOutcomeAssert(t *testing.T) {
+	for _, c := range []struct {
+		steps   string
+		refused bool
+	}{
+		{`{name: "f", exec: argv: ["true"]}, {assert: "outcome.f == 'passed'"}`, true},
+		{`{name: "f", exec: argv: ["true"]}, {assert: "error.f == ''"}`, true},
+		{`{name: "f", mayFail: true, exec: argv: ["true"]}, {assert: "outcome.f == 'passed'"}`, false},
+		{`{name: "f", background: true, exec: argv: ["true"]}, {await: "f"}, {assert: "outcome.f == 'passed'"}`, false},         // not judged as sure: a bound left out is safe
+		{`{name: "s", mayFail: true, sequence: [{name: "f", exec: argv: ["true"]}, {assert: "outcome.f == 'passed'"}]}`, false}, // not judged as sure: a bound left out is safe
+	} {
+		res, err := loadScenarioErr(t, `s: schema.#Scenario & {
+			steps: [
+				`+c.steps+`
+			]
+			expect: ["f.exit == 0"`+map[bool]string{true: `, "outcome.s == 'passed'"`}[strings.Contains(c.steps, `"s"`)]+`]
+		}`)
+		if err != nil {
+			if c.refused {
+				continue
+			}
+			t.Fatalf("%s: load: %v", c.steps, err)
+		}
+		errs := interp.CheckCannotFail(res.Scenarios[0])
+		if got := len(errs) > 0; got != c.refused {
+			t.Fatalf("%s: refused %v, want %v: %v", c.steps, got, c.refused, errs)
+		}
+	}
+	// A catch step's outcome is judged as any: the catch runs when the run failed.
+	res, err := loadScenarioErr(t, `s: schema.#Scenario & {
+		steps: [{name: "f", exec: argv: ["true"]}]
+		catch: [{name: "g", exec: argv: ["true"]}, {assert: "outcome.f == 'passed'"}]
+		expect: ["f.exit == 0"]
+	}`)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if errs := interp.CheckCannotFail(res.Scenarios[0]); len(errs) > 0 {
+		t.Fatalf("refused: %v", errs)
+	}
+}
+
 // TestHoldsByThePlan: the times and deltas an expectation reads are drawn as the plan orders
 // them and in no other order: what holds only by the plan's order is refused, what a run may
 // record otherwise (parallel branches, background steps, repeat rounds, steps a mayFail block
@@ -357,6 +414,18 @@ func TestHoldsByThePlan(t *testing.T) {
 		{"(started.o2 ?? 0) >= ended.a", true},  // o2 ran in every passing run
 		{"started.m2 >= ended.m1", false},       // m2 may not run: reads 0
 		{"ended.d <= started.tidy", false},      // cleanup may not have run when judged
+
+		// Outcomes: a step whose failure fails the run passed when the expectations are judged.
+		{"outcome.o2 == 'passed'", true},
+		{"outcome.q1 == 'passed' && outcome.p2 == 'passed'", true},
+		{"outcome.rep == 'passed' && outcome.r1 == 'passed'", true},
+		{"outcome.bg == 'passed' && outcome.pbg == 'passed'", true}, // joined by their phase
+		{"outcome.prepbg == 'passed'", true},
+		{"outcome.m1 == 'passed'", false}, // mf may fail: m1 failed, or m2 was skipped
+		{"outcome.m2 == 'passed'", false},
+		{"outcome.mf == 'passed'", false},
+		{"outcome.mid == 'passed'", false},
+		{"outcome.tidy == 'passed'", false}, // cleanup: judged before it ended, or it failed
 
 		// The plain delta compares the first and the last snapshot, before and last here...
 		{"delta.upstream_rq_total == last.upstream_rq_total - before.upstream_rq_total", true},
@@ -497,6 +566,8 @@ func TestHoldsOfEverySeries(t *testing.T) {
 		{"any(g.samples, .rq_active > 1)", false},
 		{"all(s.samples, .at >= 0)", false}, // sampled in the setup phase: before the steps phase
 		{"g.max.rq_total == f.requests", false},
+		{"outcome.f == 'passed'", true},
+		{"outcome.g == 'passed'", false}, // a sampler may take no sample: skipped
 	} {
 		t.Run(c.expect, func(t *testing.T) {
 			src := "s1: schema.#Scenario & {\n" + steps + "\nexpect: [" + quote(c.expect) + "]\n}"
