@@ -95,7 +95,7 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 				what = append(what, "start and end times of the steps it times (each ending at or after it starts, in the order the plan guarantees and no other)")
 			}
 			if len(r.execs) > 0 {
-				what = append(what, "exit codes (0, 1, 2, 126, 127, 255 and the numbers it writes) and outputs (empty, a line, the strings it writes) of the commands it reads")
+				what = append(what, "exit codes (0, 1, 2, 126, 127, 255 and the numbers it writes) and outputs (empty, a line, the strings it writes, strings of the lengths and line counts it writes and their neighbours, a long one of many lines) of the commands it reads")
 			}
 			if len(loads)+len(logs)+len(stats) > 0 {
 				what = append(what, "with the loads, logs and stats it reads drawn as below")
@@ -103,7 +103,7 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 			msg = fmt.Sprintf("%s %q holds whatever the run records of what it reads (judged on %d: %s): it cannot fail, so it proves nothing; expected a claim a wrong outcome breaks, e.g. == the value the claim gives",
 				j.word, e.Src, n, strings.Join(what, "; "))
 		case len(r.series) > 0:
-			msg = fmt.Sprintf("%s %q holds whatever the samples of the series it reads are (judged on %d: 1 to 4 samples, each stat it reads from 0 to 1e9, the numbers it writes and their neighbours, in any order from sample to sample, or not yet created): it cannot fail, so it proves nothing (max is never below min, first or last, count is the number of samples); expected a bound a wrong outcome breaks, e.g. %s.max.<stat> <= the limit the claim gives",
+			msg = fmt.Sprintf("%s %q holds whatever the samples of the series it reads are (judged on %d: 1 to 4 samples and as many as the numbers it writes and their neighbours, each stat it reads from 0 to 1e9, the numbers it writes and their neighbours, in any order from sample to sample, or not yet created): it cannot fail, so it proves nothing (max is never below min, first or last, count is the number of samples); expected a bound a wrong outcome breaks, e.g. %s.max.<stat> <= the limit the claim gives",
 				j.word, e.Src, n, r.series[0])
 		case len(logs) > 0:
 			msg = fmt.Sprintf("%s %q holds whatever the log has (judged on %d: no line, lines of each code alone and mixed, 1 to 1e9 of them, lines other than access lines, each flag and details it reads on none, some or every access line, the numbers it writes and their neighbours): it cannot fail, so it proves nothing (a log counts each access line under one code, its flags and its details, and count counts every line); expected a bound a wrong outcome breaks, e.g. %s.codes[\"503\"] == 0, or == the figure the claim gives",
@@ -371,6 +371,20 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 	for _, req := range r.requests {
 		n = max(n, samples.fixedLen(req))
 	}
+	if samples.bigLen && (len(r.execs)+len(r.outcomes) > 0 || len(r.series) > 0 && (strings.Contains(e.Src, "count") || strings.Contains(e.Src, "samples"))) {
+		// A length, line count or number of samples past those drawn may be what it
+		// bounds: not judged.
+		return 0, false
+	}
+	if len(r.execs) > 0 {
+		n = max(n, len(samples.exits)*len(samples.outputs())) // every output with every exit
+	}
+	if len(r.outcomes) > 0 {
+		n = max(n, len(midRunOutcomes)*len(samples.outputs())) // every error string
+	}
+	if len(r.series) > 0 {
+		n = max(n, 4*len(samples.seriesLens))
+	}
 	for i := range n {
 		for k, name := range loads {
 			// Each load its own sample: two loads read together are judged apart as well
@@ -439,10 +453,18 @@ var (
 // then mixes, each with fortio's sums (Recount) and ordered latencies.
 type loadSampler struct {
 	codes, ips []string
-	// strs are the strings src writes (for outputs and errors), exits the exit codes a
-	// command's sample has.
-	strs  []string
-	exits []float64
+	// strs are the strings src writes (for outputs and errors), outs those and strings of
+	// the lengths and line counts src writes (and their neighbours) and a long output of
+	// many lines, exits the exit codes a command's sample has.
+	strs, outs []string
+	exits      []float64
+	lens       []int // the lengths and line counts of outputs drawn
+	outsOnce   sync.Once
+	// seriesLens are the numbers of samples a series' sample has: 1 to 4, and the numbers
+	// src writes and their neighbours. bigLen says src writes a number past the longest
+	// output and series drawn: a length or count it bounds is not judged.
+	seriesLens []int
+	bigLen     bool
 	// flags and details are the keys of a log's flags and details that src reads.
 	flags, details []string
 	counts, reals  []float64
@@ -467,6 +489,10 @@ const maxFixedLists = 64
 
 const mixedLoads = 96
 
+// maxDrawnLen bounds the length and line count of an output drawn and the number of samples
+// of a series drawn.
+const maxDrawnLen = 1 << 12
+
 func newLoadSampler(src string) *loadSampler {
 	ls := &loadSampler{
 		codes:  []string{"200", "503", "-1", "418", "404", "500", "201"},
@@ -480,10 +506,25 @@ func newLoadSampler(src string) *loadSampler {
 			ls.codes = append(ls.codes, c)
 		}
 	}
+	ls.seriesLens = []int{1, 2, 3, 4}
+	lens := []int{}
 	for _, m := range numberLit.FindAllStringSubmatch(src, -1) {
 		l, err := strconv.ParseFloat(m[1], 64)
 		if err != nil || math.IsInf(l, 0) {
 			continue
+		}
+		if l+1 > maxDrawnLen {
+			ls.bigLen = true
+		}
+		for _, v := range []float64{l - 1, l, l + 1, math.Floor(l / 2), 2 * l} {
+			if v >= 1 && v <= maxDrawnLen && v == math.Trunc(v) {
+				if !slices.Contains(lens, int(v)) {
+					lens = append(lens, int(v))
+				}
+				if !slices.Contains(ls.seriesLens, int(v)) {
+					ls.seriesLens = append(ls.seriesLens, int(v))
+				}
+			}
 		}
 		for _, v := range []float64{l - 1, l, l + 1, math.Floor(l / 2), 2 * l} {
 			if v >= 1 && v == math.Trunc(v) && !slices.Contains(ls.counts, v) {
@@ -514,6 +555,7 @@ func newLoadSampler(src string) *loadSampler {
 			}
 		}
 	}
+	ls.lens = lens
 	ls.exits = []float64{0, 1, 2, 126, 127, 255}
 	for _, v := range ls.counts {
 		if v <= 255 && !slices.Contains(ls.exits, v) {
@@ -526,6 +568,29 @@ func newLoadSampler(src string) *loadSampler {
 	ls.ips = append(ls.ips, "127.0.0.1:8080")
 	ls.n = 4 + len(ls.codes)*len(ls.counts) + mixedLoads
 	return ls
+}
+
+// outputs are the outputs and errors drawn (made on first use: only an expression that reads
+// a command or an outcome needs them): the strings src writes first, then one of each length
+// and line count it writes (and their neighbours), a long one of many lines, and one of many
+// lines around each string it writes.
+func (ls *loadSampler) outputs() []string {
+	ls.outsOnce.Do(func() {
+		outs := slices.Clone(ls.strs)
+		for _, v := range ls.lens {
+			outs = append(outs, strings.Repeat("x", v), strings.Repeat("x\n", v))
+		}
+		var long strings.Builder
+		for i := range 40 {
+			fmt.Fprintf(&long, "line %d of a long output\n", i+1)
+		}
+		outs = append(outs, long.String())
+		for _, v := range ls.strs[2:] {
+			outs = append(outs, "before\n"+v+"\nafter\n")
+		}
+		ls.outs = outs
+	})
+	return ls.outs
 }
 
 // unquoteLit is the value of a string literal of expr whose text between its quotes is dq
@@ -718,11 +783,11 @@ func (ls *loadSampler) stat(i, k int) float64 {
 }
 
 // series is the i-th sample of the k-th series an expression reads, with the stats it reads
-// of it: 1 to 4 snapshots, each stat drawn as stat draws it (in any order across samples:
+// of it: 1 to 4 snapshots or as many as a number the expression writes or its neighbours, each stat drawn as stat draws it (in any order across samples:
 // a counter reset between two ticks goes down) or absent (created later), taken every
 // second from the start of the steps phase, or before it for a step of the setup phase.
 func (ls *loadSampler) series(i, k int, stats []string, st *dsl.Step) schema.Series {
-	n := 1 + (i+k)%4
+	n := ls.seriesLens[(i+k)%len(ls.seriesLens)]
 	start := time.Unix(1e9, 0)
 	first := start
 	if st != nil && st.Phase == dsl.PhaseSetup {
@@ -845,7 +910,8 @@ var (
 // did not.
 func (ls *loadSampler) outcome(i, k, div int, set []string, expectFail bool) (string, string) {
 	o := set[(i/div+k)%len(set)]
-	str := ls.strs[(i/len(set)+k)%len(ls.strs)]
+	outs := ls.outputs()
+	str := outs[(i/len(set)+k)%len(outs)]
 	switch o {
 	case dsl.OutcomePassed:
 		if len(set) == 1 && !expectFail {
@@ -863,11 +929,12 @@ func (ls *loadSampler) outcome(i, k, div int, set []string, expectFail bool) (st
 }
 
 // exec is the k-th command's result in the i-th sample: its exit code and output drawn from
-// the exits and strings.
+// the exits and outputs.
 func (ls *loadSampler) exec(i, k int) schema.ExecResult {
+	outs := ls.outputs()
 	return schema.ExecResult{
 		Exit:   ls.exits[(i+k)%len(ls.exits)],
-		Stdout: ls.strs[(i/len(ls.exits)+k)%len(ls.strs)],
-		Stderr: ls.strs[(i/2+k)%len(ls.strs)],
+		Stdout: outs[(i/len(ls.exits)+k)%len(outs)],
+		Stderr: outs[(i/2+k)%len(outs)],
 	}
 }

@@ -129,6 +129,17 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{"probe.exit < 128", false, false},
 		{`probe.stdout contains "ok"`, false, false},
 		{`probe.stderr == ""`, false, false},
+		// Outputs of every length and line count the expression writes, and a long one.
+		{"len(probe.stdout) < 10", false, false},
+		{"len(probe.stdout) <= 3", false, false},
+		{`len(split(trim(probe.stdout), "\n")) == 1`, false, false},
+		{`len(split(probe.stdout, "\n")) < 7`, false, false},
+		{"len(probe.stderr) < 100", false, false},
+		{"len(probe.stdout) < 5000", false, false}, // past the lengths drawn: not judged
+		{"len(probe.stdout) < 100000", false, false},
+		{"len(error.probe) < 60", false, false},
+		{`len(split(probe.stdout, "\n")) >= 1`, true, false},
+		{"len(probe.stdout) >= 0 || probe.exit > 0", true, false},
 		// An escape in a literal is the character it writes: a command can print "2\n".
 		{`probe.stdout != "2\n"`, false, false},
 		{`probe.stdout != '2\n'`, false, false},
@@ -561,6 +572,12 @@ func TestHoldsOfEverySeries(t *testing.T) {
 		{"g.max.rq_active <= 4", false},
 		{"g.min.rq_active == 0", false},
 		{"g.count >= 3", false},
+		{"g.count <= 4", false},
+		{"g.count <= 12", false},
+		{"g.count < 100", false},
+		{"len(g.samples) <= 30", false},
+		{"g.count <= 5000", false}, // past the counts drawn: not judged
+		{"g.count >= 1 || g.count > 50", true},
 		{"g.last.rq_total >= g.first.rq_total", false}, // a counter reset between two ticks breaks it
 		{"all(g.samples, .rq_active <= 4)", false},
 		{"any(g.samples, .rq_active > 1)", false},
