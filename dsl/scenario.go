@@ -53,9 +53,13 @@ type Scenario struct {
 	// unreadVars are the declared vars that nothing in the scenario reads (see varreads.go):
 	// a --sweep of one is refused.
 	unreadVars map[string]bool
-	Local      *schema.Local
-	Setup      []*Step
-	Steps      []*Step
+	// cueVars are the declared vars the scenario's CUE could read (a field computed from
+	// one, such as requests: vars.n), and cueVarsKnown says they were found (see varreads.go).
+	cueVars      map[string]bool
+	cueVarsKnown bool
+	Local        *schema.Local
+	Setup        []*Step
+	Steps        []*Step
 	// Catch runs only when the setup or the steps failed (a step failed or errored), before
 	// the cleanup: it collects what explains the failure (events, describe, logs).
 	Catch          []*Step

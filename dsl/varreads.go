@@ -379,17 +379,35 @@ func (d *decoder) checkSweptVarsRead(names *Names) {
 		d.err(d.rootFieldPos("sweep."+name), "sweep."+name, "%s", unreadSweptVar(name, len(sc.Sweep[name])))
 	}
 	sc.unreadVars = map[string]bool{}
+	sc.cueVars = map[string]bool{}
 	for name := range sc.Vars {
 		if !d.readsVar(names, name) {
 			sc.unreadVars[name] = true
 		}
+		if d.cueReadsVar(name) {
+			sc.cueVars[name] = true
+		}
 	}
+	sc.cueVarsKnown = true
+}
+
+// ParamsMayReadVars reports whether a var could change what the scenario's CUE computes
+// (its steps' parameters: requests: vars.n), as the syntax over-approximates it; true when
+// that is not known. A step's parameters are fixed before the run, whatever --var or a
+// sweep gives, when it is false.
+func (sc *Scenario) ParamsMayReadVars() bool {
+	return !sc.cueVarsKnown || len(sc.cueVars) > 0
 }
 
 func (d *decoder) readsVar(names *Names, name string) bool {
 	if d.filesUnknown || names.readVar(name) {
 		return true
 	}
+	return d.cueReadsVar(name)
+}
+
+// cueReadsVar reports whether the scenario's CUE could read vars.<name>.
+func (d *decoder) cueReadsVar(name string) bool {
 	if d.cueReads == nil {
 		top := d.sc.Name
 		if u, err := strconv.Unquote(top); err == nil {

@@ -25,7 +25,8 @@ import (
 // cannot fail, whatever the run did, and so proves nothing. dsl's checks catch the forms they
 // can see (x == x, a count >= 0); these need what a load is, so vet judges such an expectation
 // on loads fortio could record — none, each code alone, mixes, every count from 0 to 1e9 and
-// the numbers the expectation writes and their neighbours, latencies in order — and refuses
+// the numbers the expectation writes and their neighbours (of a load whose step fixes its
+// requests, only counts that add up to them), latencies in order — and refuses
 // it when it held of every one. A refusal is sound for what was judged: each judged load is
 // one fortio could record; an expectation false of a load not judged would be wrongly refused,
 // which the numbers it writes (taken with their neighbours) make unlikely.
@@ -76,7 +77,7 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 		if env == nil {
 			env = NewJudge(&Record{Vars: sc.Vars, Namespaces: sc.Generated, Results: map[string]*Result{}}, sc).Env()
 		}
-		if plan == nil && (len(r.times) > 0 || len(r.stats) > 0) {
+		if plan == nil && (len(r.times) > 0 || len(r.stats) > 0 || len(r.outcomes) > 0) {
 			plan = newPlanOrder(sc)
 		}
 		n, holds := holdsOfEvery(env, sc, plan, j.at, e, r)
@@ -88,13 +89,13 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 		case len(r.outcomes)+len(r.times)+len(r.execs) > 0:
 			var what []string
 			if len(r.outcomes) > 0 {
-				what = append(what, "every outcome of the steps whose outcome or error it reads (passed, failed, error, skipped, interrupted), with errors of their kind and the strings it writes")
+				what = append(what, "every outcome of the steps whose outcome or error it reads (passed, failed, error, skipped, interrupted), with errors of their kind and the strings it writes; passed with no error for a step whose failure would have stopped the run before it is judged (no mayFail, under no block that may fail: the expectations are judged only when the steps passed)")
 			}
 			if len(r.times) > 0 {
 				what = append(what, "start and end times of the steps it times (each ending at or after it starts, in the order the plan guarantees and no other)")
 			}
 			if len(r.execs) > 0 {
-				what = append(what, "exit codes (0, 1, 2, 126, 127, 255 and the numbers it writes) and outputs (empty, a line, the strings it writes) of the commands it reads")
+				what = append(what, "exit codes (0, 1, 2, 126, 127, 255 and the numbers it writes) and outputs (empty, a line, the strings it writes, strings of the lengths and line counts it writes and their neighbours, a long one of many lines) of the commands it reads")
 			}
 			if len(loads)+len(logs)+len(stats) > 0 {
 				what = append(what, "with the loads, logs and stats it reads drawn as below")
@@ -102,14 +103,18 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 			msg = fmt.Sprintf("%s %q holds whatever the run records of what it reads (judged on %d: %s): it cannot fail, so it proves nothing; expected a claim a wrong outcome breaks, e.g. == the value the claim gives",
 				j.word, e.Src, n, strings.Join(what, "; "))
 		case len(r.series) > 0:
-			msg = fmt.Sprintf("%s %q holds whatever the samples of the series it reads are (judged on %d: 1 to 4 samples, each stat it reads from 0 to 1e9, the numbers it writes and their neighbours, in any order from sample to sample, or not yet created): it cannot fail, so it proves nothing (max is never below min, first or last, count is the number of samples); expected a bound a wrong outcome breaks, e.g. %s.max.<stat> <= the limit the claim gives",
+			msg = fmt.Sprintf("%s %q holds whatever the samples of the series it reads are (judged on %d: 1 to 4 samples and as many as the numbers it writes and their neighbours, each stat it reads from 0 to 1e9, the numbers it writes and their neighbours, in any order from sample to sample, or not yet created): it cannot fail, so it proves nothing (max is never below min, first or last, count is the number of samples); expected a bound a wrong outcome breaks, e.g. %s.max.<stat> <= the limit the claim gives",
 				j.word, e.Src, n, r.series[0])
 		case len(logs) > 0:
 			msg = fmt.Sprintf("%s %q holds whatever the log has (judged on %d: no line, lines of each code alone and mixed, 1 to 1e9 of them, lines other than access lines, each flag and details it reads on none, some or every access line, the numbers it writes and their neighbours): it cannot fail, so it proves nothing (a log counts each access line under one code, its flags and its details, and count counts every line); expected a bound a wrong outcome breaks, e.g. %s.codes[\"503\"] == 0, or == the figure the claim gives",
 				j.word, e.Src, n, logs[0])
 		case len(stats) == 0:
-			msg = fmt.Sprintf("%s %q holds of every load fortio could record (judged on %d: none, each code alone and mixed, 1 to 1e9 requests, the numbers it writes and their neighbours, latencies in order): it cannot fail, so it proves nothing (fortio counts each request under one code, ok as the 2xx and 418, errors as the rest, and orders min ≤ p50 ≤ … ≤ max); expected a bound a wrong outcome breaks, e.g. %s.code503 == 0, or == the figure the claim gives",
-				j.word, e.Src, n, loads[0])
+			counts := "none, each code alone and mixed, 1 to 1e9 requests"
+			if fixed := fixedText(r); fixed != "" {
+				counts = "each code alone and mixed, " + fixed
+			}
+			msg = fmt.Sprintf("%s %q holds of every load fortio could record (judged on %d: %s, the numbers it writes and their neighbours, latencies in order): it cannot fail, so it proves nothing (fortio counts each request under one code, ok as the 2xx and 418, errors as the rest, and orders min ≤ p50 ≤ … ≤ max); expected a bound a wrong outcome breaks, e.g. %s.code503 == 0, or == the figure the claim gives",
+				j.word, e.Src, n, counts, loads[0])
 		default:
 			what := "each stat it reads from 0 to 1e9 (a counter's delta is never negative when judged, allowReset or not), the numbers it writes and their neighbours"
 			if len(deltaPairs(sc, plan, j.at, stats)) > 0 {
@@ -126,6 +131,30 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 	return errs
 }
 
+// fixedText says which loads r reads make a number of requests their step fixes ("" when
+// none does): their requests add up to it.
+func fixedText(r reads) string {
+	var parts []string
+	others := false
+	for k, name := range r.loads {
+		part := fmt.Sprintf("%s's %g", name, r.requests[k])
+		switch {
+		case r.requests[k] == 0:
+			others = true
+		case !slices.Contains(parts, part):
+			parts = append(parts, part)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	text := "adding up to the requests the step fixes (" + strings.Join(parts, ", ") + ")"
+	if others {
+		text += ", any count from 0 to 1e9 of the others"
+	}
+	return text
+}
+
 // notJudgedNames are the names an expectation reads whose values a sample does not give: an
 // expectation reading one is not judged here.
 // (schema.OnlyIfFunc is judged: its samples' outputs are whole, and the logs entries it
@@ -139,10 +168,13 @@ var notJudgedNames = map[string]bool{"backends": true, "blackholes": true, "targ
 // times of steps.
 type reads struct {
 	loads, logs, execs []string
-	stats              []dsl.Ref
-	outcomes, times    []string
-	series             []string
-	seriesStats        []string // the stats read of the series (by aggregate, sample or closure)
+	// requests are the loads' requests as their steps fix them before the run (0: not
+	// fixed), in the order of loads.
+	requests        []float64
+	stats           []dsl.Ref
+	outcomes, times []string
+	series          []string
+	seriesStats     []string // the stats read of the series (by aggregate, sample or closure)
 }
 
 // timeRead finds started.<step> and ended.<step>; started[...] (a step chosen by an
@@ -221,12 +253,32 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
 			return reads{}, false
 		}
 		r.loads = append(r.loads, n)
+		req := requestsBeforeRun(sc, p)
+		if strings.Contains(e.Src, "requests") {
+			// One that reads a load's requests is judged on any count: "fortio.requests
+			// == 40" restates the step's requests: 40 (a claim a seed's figures pin), and
+			// is left to the reader.
+			req = 0
+		}
+		r.requests = append(r.requests, req)
 	}
 	r.outcomes = append(r.outcomes, e.Outcomes...)
 	if len(r.seriesStats) > 0 && len(r.series) == 0 {
 		return reads{}, false // a stat of a series read through a let or an index of another value
 	}
 	return r, len(r.loads)+len(r.logs)+len(r.execs)+len(r.stats)+len(r.outcomes)+len(r.times)+len(r.series) > 0
+}
+
+// requestsBeforeRun is the number of requests a load of p records whenever it records one: its
+// requests, when the scenario's CUE reads no var that could change it (a sweep's or --var's
+// value is another scenario's). fortio makes exactly that many (-n; a load it stops early
+// errs and records nothing), but for one request at a fixed qps, which fortio makes two. 0
+// when the load runs for a duration, or the count is not known before the run.
+func requestsBeforeRun(sc *dsl.Scenario, p *schema.Load) float64 {
+	if p.Requests <= 0 || p.Requests == 1 && p.QPS > 0 || sc.ParamsMayReadVars() {
+		return 0
+	}
+	return float64(p.Requests)
 }
 
 // logCountRead is what may follow a logs step's name for readsOnly: its count or one key of
@@ -302,10 +354,48 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 	for _, name := range r.times {
 		timed = append(timed, sc.Step(name))
 	}
-	for i := range samples.n {
+	// The outcomes each step read may have where e is judged: only passed for one whose
+	// failure would have stopped the run before (at the end: the expectations are judged
+	// only when the steps all passed).
+	sets, expectFail := make([][]string, len(r.outcomes)), make([]bool, len(r.outcomes))
+	for k, name := range r.outcomes {
+		st := sc.Step(name)
+		switch {
+		case plan.surelyPassed(st, at):
+			sets[k], expectFail[k] = []string{dsl.OutcomePassed}, st.ExpectFail
+		case at != nil:
+			sets[k] = midRunOutcomes // a step in the background may still run
+		default:
+			sets[k] = sampledOutcomes
+		}
+	}
+	n := samples.n
+	for _, req := range r.requests {
+		n = max(n, samples.fixedLen(req))
+	}
+	if samples.bigLen && (len(r.execs)+len(r.outcomes) > 0 || len(r.series) > 0 && (strings.Contains(e.Src, "count") || strings.Contains(e.Src, "samples"))) {
+		// A length, line count or number of samples past those drawn may be what it
+		// bounds: not judged.
+		return 0, false
+	}
+	if len(r.execs) > 0 {
+		n = max(n, len(samples.exits)*len(samples.outputs())) // every output with every exit
+	}
+	if len(r.outcomes) > 0 {
+		n = max(n, len(midRunOutcomes)*len(samples.outputs())) // every error string
+	}
+	if len(r.series) > 0 {
+		n = max(n, 4*len(samples.seriesLens))
+	}
+	for i := range n {
 		for k, name := range loads {
 			// Each load its own sample: two loads read together are judged apart as well
-			// as alike (k = 0 gives both the same).
+			// as alike (k = 0 gives both the same). A load of a fixed count of requests
+			// is drawn among those that count, as two loads of the same count are alike.
+			if req := r.requests[k]; req > 0 {
+				env[name] = samples.fixed((i+k*7)%samples.fixedLen(req), req)
+				continue
+			}
 			env[name] = samples.at((i + k*7) % samples.n) // its maps are only read
 		}
 		for k, name := range logs {
@@ -317,8 +407,10 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 		}
 		if len(r.outcomes) > 0 {
 			outcome, errs := map[string]string{}, map[string]string{}
+			div := 1
 			for k, name := range r.outcomes {
-				o, e := samples.outcome(i, k)
+				o, e := samples.outcome(i, k, div, sets[k], expectFail[k])
+				div *= len(sets[k])
 				outcome[name] = o
 				if o != dsl.OutcomeSkipped { // a step that did not run has no error (the judge's has(error, x) is false)
 					errs[name] = e
@@ -347,7 +439,7 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 			return i + 1, false
 		}
 	}
-	return samples.n, true
+	return n, true
 }
 
 var (
@@ -363,28 +455,52 @@ var (
 // then mixes, each with fortio's sums (Recount) and ordered latencies.
 type loadSampler struct {
 	codes, ips []string
-	// strs are the strings src writes (for outputs and errors), exits the exit codes a
-	// command's sample has.
-	strs  []string
-	exits []float64
+	// strs are the strings src writes (for outputs and errors), outs those and strings of
+	// the lengths and line counts src writes (and their neighbours) and a long output of
+	// many lines, exits the exit codes a command's sample has.
+	strs, outs []string
+	exits      []float64
+	lens       []int // the lengths and line counts of outputs drawn
+	outsOnce   sync.Once
+	// seriesLens are the numbers of samples a series' sample has: 1 to 4, and the numbers
+	// src writes and their neighbours. bigLen says src writes a number past the longest
+	// output and series drawn: a length or count it bounds is not judged.
+	seriesLens []int
+	bigLen     bool
 	// flags and details are the keys of a log's flags and details that src reads.
 	flags, details []string
 	counts, reals  []float64
-	rng            *rand.Rand
 	n              int
 
-	mu   sync.Mutex
+	mu sync.Mutex
+	// loads are the loads made so far: by their fixed count of requests, 0 for any count.
+	// Each list draws from its own source, so that what one holds does not depend on
+	// which lists were asked for before it.
+	loads map[float64]*loadList
+}
+
+// loadList is the loads of one count of requests (0: any) made so far, as they are asked for.
+type loadList struct {
+	rng  *rand.Rand
 	made []schema.LoadResult
 }
 
+// maxFixedLists bounds the counts of requests a sampler keeps loads of: beyond them, a
+// count's loads are made again at each judging.
+const maxFixedLists = 64
+
 const mixedLoads = 96
+
+// maxDrawnLen bounds the length and line count of an output drawn and the number of samples
+// of a series drawn.
+const maxDrawnLen = 1 << 12
 
 func newLoadSampler(src string) *loadSampler {
 	ls := &loadSampler{
 		codes:  []string{"200", "503", "-1", "418", "404", "500", "201"},
 		counts: []float64{1, 2, 3, 5, 10, 20, 100, 1000, 1e6, 1e9},
 		reals:  []float64{0, 0.001, 0.5, 1, 2.5, 10, 100, 1000, 6e4, 1e7},
-		rng:    rand.New(rand.NewPCG(1, 2)),
+		loads:  map[float64]*loadList{0: {rng: rand.New(rand.NewPCG(1, 2))}},
 	}
 	for _, m := range codeLit.FindAllStringSubmatch(src, -1) {
 		c := strings.Replace(m[1]+m[2], "_", "-", 1)
@@ -392,10 +508,25 @@ func newLoadSampler(src string) *loadSampler {
 			ls.codes = append(ls.codes, c)
 		}
 	}
+	ls.seriesLens = []int{1, 2, 3, 4}
+	lens := []int{}
 	for _, m := range numberLit.FindAllStringSubmatch(src, -1) {
 		l, err := strconv.ParseFloat(m[1], 64)
 		if err != nil || math.IsInf(l, 0) {
 			continue
+		}
+		if l+1 > maxDrawnLen {
+			ls.bigLen = true
+		}
+		for _, v := range []float64{l - 1, l, l + 1, math.Floor(l / 2), 2 * l} {
+			if v >= 1 && v <= maxDrawnLen && v == math.Trunc(v) {
+				if !slices.Contains(lens, int(v)) {
+					lens = append(lens, int(v))
+				}
+				if !slices.Contains(ls.seriesLens, int(v)) {
+					ls.seriesLens = append(ls.seriesLens, int(v))
+				}
+			}
 		}
 		for _, v := range []float64{l - 1, l, l + 1, math.Floor(l / 2), 2 * l} {
 			if v >= 1 && v == math.Trunc(v) && !slices.Contains(ls.counts, v) {
@@ -426,6 +557,7 @@ func newLoadSampler(src string) *loadSampler {
 			}
 		}
 	}
+	ls.lens = lens
 	ls.exits = []float64{0, 1, 2, 126, 127, 255}
 	for _, v := range ls.counts {
 		if v <= 255 && !slices.Contains(ls.exits, v) {
@@ -438,6 +570,29 @@ func newLoadSampler(src string) *loadSampler {
 	ls.ips = append(ls.ips, "127.0.0.1:8080")
 	ls.n = 4 + len(ls.codes)*len(ls.counts) + mixedLoads
 	return ls
+}
+
+// outputs are the outputs and errors drawn (made on first use: only an expression that reads
+// a command or an outcome needs them): the strings src writes first, then one of each length
+// and line count it writes (and their neighbours), a long one of many lines, and one of many
+// lines around each string it writes.
+func (ls *loadSampler) outputs() []string {
+	ls.outsOnce.Do(func() {
+		outs := slices.Clone(ls.strs)
+		for _, v := range ls.lens {
+			outs = append(outs, strings.Repeat("x", v), strings.Repeat("x\n", v))
+		}
+		var long strings.Builder
+		for i := range 40 {
+			fmt.Fprintf(&long, "line %d of a long output\n", i+1)
+		}
+		outs = append(outs, long.String())
+		for _, v := range ls.strs[2:] {
+			outs = append(outs, "before\n"+v+"\nafter\n")
+		}
+		ls.outs = outs
+	})
+	return ls.outs
 }
 
 // unquoteLit is the value of a string literal of expr whose text between its quotes is dq
@@ -483,14 +638,106 @@ func samplerOf(src string) *loadSampler {
 func (ls *loadSampler) at(i int) schema.LoadResult {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	for len(ls.made) <= i {
-		ls.made = append(ls.made, ls.finish(ls.codesOf(len(ls.made))))
+	l := ls.loads[0]
+	for len(l.made) <= i {
+		l.made = append(l.made, ls.finish(l.rng, ls.codesOf(l.rng, len(l.made))))
 	}
-	return ls.made[i]
+	return l.made[i]
+}
+
+// fixed is the i-th sample (i < fixedLen(req)) of a load of exactly req requests; its maps
+// are the sampler's, shared by every caller.
+func (ls *loadSampler) fixed(i int, req float64) schema.LoadResult {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	l := ls.loads[req]
+	if l == nil {
+		l = &loadList{rng: rand.New(rand.NewPCG(1, 2+uint64(req)))}
+		if len(ls.loads) <= maxFixedLists {
+			ls.loads[req] = l
+		}
+	}
+	counts := ls.fixedCounts(req)
+	for len(l.made) <= i {
+		l.made = append(l.made, ls.finish(l.rng, ls.fixedCodesOf(l.rng, len(l.made), req, counts)))
+	}
+	return l.made[i]
+}
+
+// fixedCounts are the counts a code has in a load of req requests: those of the sampler
+// below req, and 1, half, all but one and all of them.
+func (ls *loadSampler) fixedCounts(req float64) []float64 {
+	var out []float64
+	for _, v := range append([]float64{req, 1, math.Floor(req / 2), req - 1}, ls.counts...) {
+		if v >= 1 && v <= req && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// fixedLen is how many samples a load of req requests has.
+func (ls *loadSampler) fixedLen(req float64) int {
+	if req <= 0 {
+		return ls.n
+	}
+	return 3 + len(ls.codes)*len(ls.fixedCounts(req)) + mixedLoads
+}
+
+// fixedCodesOf are the codes of the j-th sample of a load of req requests: all 200, all
+// 503, half and half, then each code with each count, the rest under 200 (503 for 200's),
+// then mixes of codes that add up to req.
+func (ls *loadSampler) fixedCodesOf(rng *rand.Rand, j int, req float64, counts []float64) map[string]float64 {
+	switch j {
+	case 0:
+		return map[string]float64{"200": req}
+	case 1:
+		return map[string]float64{"503": req}
+	case 2:
+		if h := math.Floor(req / 2); h >= 1 {
+			return map[string]float64{"200": req - h, "503": h}
+		}
+		return map[string]float64{"-1": req}
+	}
+	j -= 3
+	if j < len(ls.codes)*len(counts) {
+		c, v := ls.codes[j/len(counts)], counts[j%len(counts)]
+		m := map[string]float64{c: v}
+		if v < req {
+			other := "200"
+			if c == other {
+				other = "503"
+			}
+			m[other] = req - v
+		}
+		return m
+	}
+	// Cut req at random points among the codes drawn.
+	var chosen []string
+	for _, c := range ls.codes {
+		if rng.IntN(2) == 0 {
+			chosen = append(chosen, c)
+		}
+	}
+	if len(chosen) == 0 {
+		chosen = append(chosen, ls.codes[rng.IntN(len(ls.codes))])
+	}
+	cuts := []float64{0, req}
+	for range len(chosen) - 1 {
+		cuts = append(cuts, math.Floor(rng.Float64()*(req+1)))
+	}
+	slices.Sort(cuts)
+	m := map[string]float64{}
+	for k, c := range chosen {
+		if v := min(cuts[k+1], req) - cuts[k]; v > 0 {
+			m[c] = v
+		}
+	}
+	return m
 }
 
 // codesOf are the codes of the j-th sample.
-func (ls *loadSampler) codesOf(j int) map[string]float64 {
+func (ls *loadSampler) codesOf(rng *rand.Rand, j int) map[string]float64 {
 	switch j {
 	case 0:
 		return map[string]float64{}
@@ -507,14 +754,14 @@ func (ls *loadSampler) codesOf(j int) map[string]float64 {
 	}
 	m := map[string]float64{}
 	for _, c := range ls.codes {
-		if ls.rng.IntN(2) == 0 {
-			m[c] = ls.pick(ls.counts)
+		if rng.IntN(2) == 0 {
+			m[c] = pick(rng, ls.counts)
 		}
 	}
 	return m
 }
 
-func (ls *loadSampler) pick(xs []float64) float64 { return xs[ls.rng.IntN(len(xs))] }
+func pick(rng *rand.Rand, xs []float64) float64 { return xs[rng.IntN(len(xs))] }
 
 // stat is the value of the k-th stat an expression reads in its i-th sample: every stat 0,
 // then 1, then each count (and, when it may be negative, its negation) by turns, the stats
@@ -538,11 +785,11 @@ func (ls *loadSampler) stat(i, k int) float64 {
 }
 
 // series is the i-th sample of the k-th series an expression reads, with the stats it reads
-// of it: 1 to 4 snapshots, each stat drawn as stat draws it (in any order across samples:
+// of it: 1 to 4 snapshots or as many as a number the expression writes or its neighbours, each stat drawn as stat draws it (in any order across samples:
 // a counter reset between two ticks goes down) or absent (created later), taken every
 // second from the start of the steps phase, or before it for a step of the setup phase.
 func (ls *loadSampler) series(i, k int, stats []string, st *dsl.Step) schema.Series {
-	n := 1 + (i+k)%4
+	n := ls.seriesLens[(i+k)%len(ls.seriesLens)]
 	start := time.Unix(1e9, 0)
 	first := start
 	if st != nil && st.Phase == dsl.PhaseSetup {
@@ -570,25 +817,25 @@ func (ls *loadSampler) resetTurn(i, k int) bool {
 }
 
 // finish makes a load of codes: fortio's sums, latencies in order, the other numbers drawn.
-func (ls *loadSampler) finish(codes map[string]float64) schema.LoadResult {
+func (ls *loadSampler) finish(rng *rand.Rand, codes map[string]float64) schema.LoadResult {
 	l := schema.LoadResult{Codes: codes}
 	l.Recount()
 	lat := make([]float64, 6)
 	if l.Requests > 0 {
 		for i := range lat {
-			lat[i] = ls.pick(ls.reals)
+			lat[i] = pick(rng, ls.reals)
 		}
 		slices.Sort(lat)
 	}
 	l.Min, l.P50, l.P90, l.P99, l.P999, l.Max = lat[0], lat[1], lat[2], lat[3], lat[4], lat[5]
-	l.Avg = l.Min + (l.Max-l.Min)*ls.rng.Float64()
+	l.Avg = l.Min + (l.Max-l.Min)*rng.Float64()
 	l.IPs = map[string]float64{}
 	if l.Requests > 0 {
-		l.Sockets, l.Connections = ls.pick(ls.counts), ls.pick(ls.counts)
-		l.QPS, l.DurationS = ls.pick(ls.reals), ls.pick(ls.reals)
+		l.Sockets, l.Connections = pick(rng, ls.counts), pick(rng, ls.counts)
+		l.QPS, l.DurationS = pick(rng, ls.reals), pick(rng, ls.reals)
 		for _, ip := range ls.ips {
-			if ls.rng.IntN(2) == 0 {
-				l.IPs[ip] = ls.pick(ls.counts)
+			if rng.IntN(2) == 0 {
+				l.IPs[ip] = pick(rng, ls.counts)
 			}
 		}
 	}
@@ -650,23 +897,31 @@ func (ls *loadSampler) log(j, i int) schema.LogResult {
 	return l
 }
 
-// sampledOutcomes are the outcomes a step's outcome.<step> can read.
-var sampledOutcomes = []string{dsl.OutcomePassed, dsl.OutcomeFailed, dsl.OutcomeError, dsl.OutcomeSkipped, dsl.OutcomeInterrupted}
+// sampledOutcomes are the outcomes a step's outcome.<step> can read at the end of the run;
+// midRunOutcomes during it.
+var (
+	sampledOutcomes = []string{dsl.OutcomePassed, dsl.OutcomeFailed, dsl.OutcomeError, dsl.OutcomeSkipped, dsl.OutcomeInterrupted}
+	midRunOutcomes  = append(slices.Clone(sampledOutcomes), dsl.OutcomeRunning)
+)
 
-// outcome is the k-th step's outcome and error in the i-th sample: every outcome of the first
-// steps in turn (all their combinations first); the error empty for a step that was skipped,
-// empty or a string src writes for one that passed (an error its expectFail expected), an
-// error of its kind or a string src writes for one that did not.
-func (ls *loadSampler) outcome(i, k int) (string, string) {
-	div := 1
-	for range k {
-		div *= len(sampledOutcomes)
-	}
-	o := sampledOutcomes[(i/div+k)%len(sampledOutcomes)]
-	str := ls.strs[(i/len(sampledOutcomes)+k)%len(ls.strs)]
+// outcome is the k-th step's outcome, among set, and error in the i-th sample: every outcome
+// of the first steps in turn (all their combinations first: div is the product of the sizes
+// of the sets before k's); the error empty for a step that was skipped or is running, empty
+// for one that passed without expectFail, empty or a string src writes for one that passed
+// with it (the error it expected), an error of its kind or a string src writes for one that
+// did not.
+func (ls *loadSampler) outcome(i, k, div int, set []string, expectFail bool) (string, string) {
+	o := set[(i/div+k)%len(set)]
+	outs := ls.outputs()
+	str := outs[(i/len(set)+k)%len(outs)]
 	switch o {
 	case dsl.OutcomePassed:
+		if len(set) == 1 && !expectFail {
+			return o, "" // a step without expectFail passes with no error
+		}
 		return o, []string{"", str}[i%2]
+	case dsl.OutcomeRunning:
+		return o, ""
 	case dsl.OutcomeSkipped:
 		return o, ""
 	case dsl.OutcomeInterrupted:
@@ -676,11 +931,12 @@ func (ls *loadSampler) outcome(i, k int) (string, string) {
 }
 
 // exec is the k-th command's result in the i-th sample: its exit code and output drawn from
-// the exits and strings.
+// the exits and outputs.
 func (ls *loadSampler) exec(i, k int) schema.ExecResult {
+	outs := ls.outputs()
 	return schema.ExecResult{
 		Exit:   ls.exits[(i+k)%len(ls.exits)],
-		Stdout: ls.strs[(i/len(ls.exits)+k)%len(ls.strs)],
-		Stderr: ls.strs[(i/2+k)%len(ls.strs)],
+		Stdout: outs[(i/len(ls.exits)+k)%len(outs)],
+		Stderr: outs[(i/2+k)%len(outs)],
 	}
 }

@@ -113,6 +113,28 @@ func (p *planOrder) surelyRan(s *dsl.Step) bool {
 	return true
 }
 
+// surelyPassed says s's outcome is passed wherever an expectation judged at at (nil: the end
+// of the run) reads it: s is a step of setup or steps under no block that may fail (mayFail,
+// expectFail), has no mayFail of its own and is no sampler (which may take no sample), so
+// that its failure would stop the run — and the expectations at its end are judged only
+// when every step passed; for an assert, wait or repeat, s ends before at starts in the
+// plan, so that its failure would have stopped the run before at. A step with expectFail
+// (which passes when it fails as expected) is left drawn as any: a bound left out is safe.
+func (p *planOrder) surelyPassed(s, at *dsl.Step) bool {
+	if s == nil || s.MayFail || s.ExpectFail || s.Every > 0 || s.Phase != dsl.PhaseSetup && s.Phase != dsl.PhaseSteps {
+		return false
+	}
+	for a := p.parent[s]; a != nil; a = p.parent[a] {
+		if a.MayFail || a.ExpectFail {
+			return false
+		}
+	}
+	if at == nil {
+		return true
+	}
+	return (at.Phase == dsl.PhaseSetup || at.Phase == dsl.PhaseSteps) && p.precedes(s, at)
+}
+
 // mayBeSkipped says s may not have run in a passing run: under a block that may fail (its
 // own mayFail or expectFail does not stop it starting and ending), or in catch or cleanup.
 func (p *planOrder) mayBeSkipped(s *dsl.Step) bool {

@@ -15,11 +15,13 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		steps: [
 			{name: "f", load: {url: "http://127.0.0.1:1", requests: 20}},
 			{name: "g", load: {url: "http://127.0.0.1:1", requests: 20}},
+			{name: "h", load: {url: "http://127.0.0.1:1", duration: "1s"}},
 			{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
 			{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
 			{name: "log", logs: {file: "/dev/null"}},
 			{name: "probe", mayFail: true, exec: argv: ["true"]},
 			{name: "probe2", mayFail: true, exec: argv: ["true"]},
+			{name: "xf", expectFail: true, exec: argv: ["false"]},
 		]
 		setup: [{name: "prep", exec: argv: ["true"]}]`
 	for _, c := range []struct {
@@ -46,15 +48,34 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{"f.code503 == 0", false, false},
 		{"f.code200 == f.requests", false, false},
 		{"f.code200 + f.code503 == f.requests", false, false},
-		{"f.requests == 20", false, false},
+		{"h.requests == 20", false, false},
 		{"f.requests == vars.n", false, false},
 		{"f.code503 == 0 || vars.n == 20", false, false}, // holds with n = 20, not with --var n=5
-		{"f.requests != 13", false, false},
+		{"h.requests != 13", false, false},
 		{"f.p99 < 60000", false, false},
 		{"f.qps < 1000000", false, false},
 		{"f.code429 < 7", false, false},
+		{"f.requests == h.requests", false, false},
+		{"h.errors > 0 || h.ok > 0", false, false},
+
+		// A load of requests: 20 records 20 requests (fortio makes exactly that many); one
+		// that reads its requests is judged on any count (a restatement of the step's
+		// requests is left to the reader).
+		{"f.requests == 20", false, false},
+		{"f.requests != 13", false, false},
 		{"f.requests == g.requests", false, false},
-		{"f.errors > 0 || f.ok > 0", false, false},
+		{"f.errors > 0 || f.ok > 0", true, false},
+		{"f.code503 < 50", true, false},
+		{"f.code503 <= 20", true, false},
+		{"f.code503 + f.code200 <= 20", true, false},
+		{"f.code503 < 20", false, false},
+		{"f.code503 < 19", false, false},
+		{"f.code200 >= 1", false, false},
+		{"f.code503 <= 10", false, false},
+		{"f.code503 + f.code200 == 20", false, false},
+		{"f.code503 + f.code_1 < 20", false, false},
+		{"f.connections == 4", false, false}, // fortio may run fewer connections than asked
+		{"f.code503 <= g.code503", false, false},
 		{`f.ips["127.0.0.5:80"] > 0`, false, false},
 		{`f.codes["-1"] == 0`, false, false},
 		{"f.ok + f.errors == f.requests && before.upstream_rq_total > 0", false, false},
@@ -108,6 +129,17 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{"probe.exit < 128", false, false},
 		{`probe.stdout contains "ok"`, false, false},
 		{`probe.stderr == ""`, false, false},
+		// Outputs of every length and line count the expression writes, and a long one.
+		{"len(probe.stdout) < 10", false, false},
+		{"len(probe.stdout) <= 3", false, false},
+		{`len(split(trim(probe.stdout), "\n")) == 1`, false, false},
+		{`len(split(probe.stdout, "\n")) < 7`, false, false},
+		{"len(probe.stderr) < 100", false, false},
+		{"len(probe.stdout) < 5000", false, false}, // past the lengths drawn: not judged
+		{"len(probe.stdout) < 100000", false, false},
+		{"len(error.probe) < 60", false, false},
+		{`len(split(probe.stdout, "\n")) >= 1`, true, false},
+		{"len(probe.stdout) >= 0 || probe.exit > 0", true, false},
 		// An escape in a literal is the character it writes: a command can print "2\n".
 		{`probe.stdout != "2\n"`, false, false},
 		{`probe.stdout != '2\n'`, false, false},
@@ -121,6 +153,17 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{`error.probe contains "Forbidden"`, false, false},
 		{`error.probe == ""`, false, false},
 		{"outcome.probe == outcome.probe2", false, false},
+		// The expectations are judged only when the steps all passed: a step whose failure
+		// fails the run (no mayFail, under no block that may fail) passed, with no error.
+		{"outcome.f == 'passed'", true, false},
+		{"error.f == ''", true, false},
+		{"outcome.prep == 'passed'", true, false},
+		{"outcome.f == outcome.g", true, false},
+		{"outcome.xf == 'passed'", false, false}, // expectFail: drawn as any (a bound left out is safe)
+		{"outcome.f == 'passed' && f.code503 == 0", false, false},
+		{"outcome.f == 'passed' && outcome.probe == 'passed'", false, false},
+		{"error.xf == ''", false, false}, // the error it expected
+		{"outcome.f == 'failed'", false, false},
 		{"started.prep >= 0", false, false}, // a setup step starts before the steps
 		{"ended.f - started.f < 5", false, false},
 		{"ended.f < 60", false, false},
@@ -159,6 +202,48 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 			checkRefused(t, src, c.refused)
 		})
 	}
+}
+
+// TestHoldsOfEveryLoadFixedRequests: the requests a load step fixes before the run bound what
+// it records, and only those: a count a var may change (--var, a sweep), a load of a
+// duration or of one request at a fixed qps (fortio makes two) are any count. The samples of
+// one expression are kept across scenarios: each load is judged on its own count, whatever
+// was judged before it.
+func TestHoldsOfEveryLoadFixedRequests(t *testing.T) {
+	scenario := func(load, vars string) string {
+		return `s: schema.#Scenario & {
+			` + vars + `
+			steps: [{name: "f", load: {url: "http://127.0.0.1:1", ` + load + `}}]
+			expect: ["f.code503 < 50 && f.ok + f.errors >= 10"]
+		}`
+	}
+	for _, c := range []struct {
+		load, vars string
+		refused    bool
+	}{
+		{"requests: 40", "", true},
+		{"requests: 60", "", false},
+		{"requests: 40", "", true},
+		{"requests: 49", "", true},
+		{"requests: 50", "", false},
+		{"requests: 40, qps: 10", "", true},
+		{"requests: 9", "", false},
+		{"duration: \"1s\"", "", false},
+		{"requests: 40", "vars: n: 40", true},      // a var the CUE does not read
+		{"requests: vars.n", "vars: n: 40", false}, // --var n=60 breaks it
+		{"requests: 60", "", false},
+	} {
+		checkRefused(t, scenario(c.load, c.vars), c.refused)
+	}
+	// One request at a fixed qps is two requests.
+	checkRefused(t, `s: schema.#Scenario & {
+		steps: [{name: "f", load: {url: "http://127.0.0.1:1", requests: 1, qps: 5}}]
+		expect: ["f.code200 + f.code503 <= 1"]
+	}`, false)
+	checkRefused(t, `s: schema.#Scenario & {
+		steps: [{name: "f", load: {url: "http://127.0.0.1:1", requests: 1}}]
+		expect: ["f.code200 + f.code503 <= 1"]
+	}`, true)
 }
 
 // checkRefused loads src and checks that vet refuses its expectation as one that cannot fail,
@@ -214,6 +299,51 @@ func TestHoldsOfEveryLoadAssert(t *testing.T) {
 		if c.refused && (!strings.Contains(errs[0].Msg, "assertion") || !strings.HasSuffix(errs[0].Path, ".assert")) {
 			t.Errorf("%s: %s: %s", c.assert, errs[0].Path, errs[0].Msg)
 		}
+	}
+}
+
+// TestHoldsOfEveryOutcomeAssert: an assert step sees the outcomes of the steps before it: a
+// step whose failure would have stopped the run before the assert passed; one that runs
+// beside it (in the background, a branch of a parallel) may not have, or may still run.
+func TestHoldsOfEveryOutcomeAssert(t *testing.T) {
+	for _, c := range []struct {
+		steps   string
+		refused bool
+	}{
+		{`{name: "f", exec: argv: ["true"]}, {assert: "outcome.f == 'passed'"}`, true},
+		{`{name: "f", exec: argv: ["true"]}, {assert: "error.f == ''"}`, true},
+		{`{name: "f", mayFail: true, exec: argv: ["true"]}, {assert: "outcome.f == 'passed'"}`, false},
+		{`{name: "f", background: true, exec: argv: ["true"]}, {await: "f"}, {assert: "outcome.f == 'passed'"}`, false},         // not judged as sure: a bound left out is safe
+		{`{name: "s", mayFail: true, sequence: [{name: "f", exec: argv: ["true"]}, {assert: "outcome.f == 'passed'"}]}`, false}, // not judged as sure: a bound left out is safe
+	} {
+		res, err := loadScenarioErr(t, `s: schema.#Scenario & {
+			steps: [
+				`+c.steps+`
+			]
+			expect: ["f.exit == 0"`+map[bool]string{true: `, "outcome.s == 'passed'"`}[strings.Contains(c.steps, `"s"`)]+`]
+		}`)
+		if err != nil {
+			if c.refused {
+				continue
+			}
+			t.Fatalf("%s: load: %v", c.steps, err)
+		}
+		errs := interp.CheckCannotFail(res.Scenarios[0])
+		if got := len(errs) > 0; got != c.refused {
+			t.Fatalf("%s: refused %v, want %v: %v", c.steps, got, c.refused, errs)
+		}
+	}
+	// A catch step's outcome is judged as any: the catch runs when the run failed.
+	res, err := loadScenarioErr(t, `s: schema.#Scenario & {
+		steps: [{name: "f", exec: argv: ["true"]}]
+		catch: [{name: "g", exec: argv: ["true"]}, {assert: "outcome.f == 'passed'"}]
+		expect: ["f.exit == 0"]
+	}`)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if errs := interp.CheckCannotFail(res.Scenarios[0]); len(errs) > 0 {
+		t.Fatalf("refused: %v", errs)
 	}
 }
 
@@ -295,6 +425,18 @@ func TestHoldsByThePlan(t *testing.T) {
 		{"(started.o2 ?? 0) >= ended.a", true},  // o2 ran in every passing run
 		{"started.m2 >= ended.m1", false},       // m2 may not run: reads 0
 		{"ended.d <= started.tidy", false},      // cleanup may not have run when judged
+
+		// Outcomes: a step whose failure fails the run passed when the expectations are judged.
+		{"outcome.o2 == 'passed'", true},
+		{"outcome.q1 == 'passed' && outcome.p2 == 'passed'", true},
+		{"outcome.rep == 'passed' && outcome.r1 == 'passed'", true},
+		{"outcome.bg == 'passed' && outcome.pbg == 'passed'", true}, // joined by their phase
+		{"outcome.prepbg == 'passed'", true},
+		{"outcome.m1 == 'passed'", false}, // mf may fail: m1 failed, or m2 was skipped
+		{"outcome.m2 == 'passed'", false},
+		{"outcome.mf == 'passed'", false},
+		{"outcome.mid == 'passed'", false},
+		{"outcome.tidy == 'passed'", false}, // cleanup: judged before it ended, or it failed
 
 		// The plain delta compares the first and the last snapshot, before and last here...
 		{"delta.upstream_rq_total == last.upstream_rq_total - before.upstream_rq_total", true},
@@ -430,11 +572,19 @@ func TestHoldsOfEverySeries(t *testing.T) {
 		{"g.max.rq_active <= 4", false},
 		{"g.min.rq_active == 0", false},
 		{"g.count >= 3", false},
+		{"g.count <= 4", false},
+		{"g.count <= 12", false},
+		{"g.count < 100", false},
+		{"len(g.samples) <= 30", false},
+		{"g.count <= 5000", false}, // past the counts drawn: not judged
+		{"g.count >= 1 || g.count > 50", true},
 		{"g.last.rq_total >= g.first.rq_total", false}, // a counter reset between two ticks breaks it
 		{"all(g.samples, .rq_active <= 4)", false},
 		{"any(g.samples, .rq_active > 1)", false},
 		{"all(s.samples, .at >= 0)", false}, // sampled in the setup phase: before the steps phase
 		{"g.max.rq_total == f.requests", false},
+		{"outcome.f == 'passed'", true},
+		{"outcome.g == 'passed'", false}, // a sampler may take no sample: skipped
 	} {
 		t.Run(c.expect, func(t *testing.T) {
 			src := "s1: schema.#Scenario & {\n" + steps + "\nexpect: [" + quote(c.expect) + "]\n}"
