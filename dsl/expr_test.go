@@ -167,6 +167,13 @@ func TestExprRewrite(t *testing.T) {
 			refs: []Ref{{Kind: RefSeries, Name: "g.max", Stat: "rq_active"}},
 		},
 		{src: `target.clusterDomain == "cluster.local"`},
+		// get(x, "key") reads as x.key is checked; a stat it reads may be absent (get's nil),
+		// but one its source is not known to have must be in one of the source's snapshots.
+		{
+			src:  `(get(after, "rq_total") ?? 0) == 30 && get(delta, "nope") == nil`,
+			refs: []Ref{{Kind: RefSource, Name: "envoy client cluster c", Steps: "after,before,g,mid", Stat: "rq_total"}, {Kind: RefSource, Name: "envoy client cluster c", Steps: "after,before,g,mid", Stat: "nope"}},
+		},
+		{src: `get(fortio, "code503") == 12 && get(fortio.codes, "503") == 12 && get(ip.captured, "ip") == "10.0.0.7" && get(vars, "n") == 10`},
 	}
 	names := testNames()
 	env := testEnv()
@@ -219,6 +226,9 @@ func TestExprErrors(t *testing.T) {
 		{`backends.a.url in fortio.ips`, 26, `backends.a.url in fortio.ips is always false: backends.a.url is a URL`},
 		{`!has(fortio.codes, "x")`, 30, `has(fortio.codes, "x") is always false: "x" is not an HTTP status code`},
 		{`all(fortio.pods, .code503 == 0)`, 22, `fortio.pods: this load ran from one client (from.pods not set)`},
+		{`get(fortio, "p95") < 100`, 23, `get(fortio, "p95"): fortio.p95: the result of "fortio" (a load step) has no field "p95" (did you mean p90?)`},
+		{`get(ip.captured, "addr") != ""`, 28, `get(ip.captured, "addr"): ip.captured.addr: "addr" is not a named group of the step's capture pattern`},
+		{`get(mid, "hosts") != nil`, 20, `get(mid, "hosts") is always nil: hosts is not a key of mid; read it as mid.hosts`},
 		{`fortio.requests`, 11, `expected an expression that is true or false`},
 		{`fortio.requests ==`, 28, `unexpected token EOF`},
 	}
