@@ -164,6 +164,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	names := d.names()
 	sc.exprNames = names
 	d.compile(names)
+	d.checkBackendQueries()
 	d.plot()
 	d.checkSampledReads()
 	d.checkMetaNames()

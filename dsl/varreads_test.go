@@ -49,7 +49,7 @@ s: schema.#Scenario & {
 	vars: {n: 1}
 	sweep: n: [1, 2]
 	local: backends: a: {}
-	steps: [{name: "f", load: {url: "${backends.a.url}/?n=\(vars.n)", requests: 3}}]
+	steps: [{name: "f", load: {url: "${backends.a.url}/n=\(vars.n)", requests: 3}}]
 	expect: ["f.requests > 0"]
 }`},
 		{name: "a ${} in a step's string", body: `
@@ -264,7 +264,7 @@ s: schema.#Scenario & {
 	vars: {n: 1}
 	sweep: n: [1, 2]
 	local: backends: a: {}
-	steps: [{name: "f", load: {url: "${backends.a.url}/?d=\(_d.x)", requests: 3}}]
+	steps: [{name: "f", load: {url: "${backends.a.url}/d=\(_d.x)", requests: 3}}]
 	expect: ["f.requests > 0"]
 }`},
 		{name: "the doc read through the scenario's alias", body: `
@@ -274,7 +274,7 @@ S=s: schema.#Scenario & {
 	vars: {n: 1}
 	sweep: n: [1, 2]
 	local: backends: a: {}
-	steps: [{name: "f", load: {url: "${backends.a.url}/?d=\(_d.x)", requests: 3}}]
+	steps: [{name: "f", load: {url: "${backends.a.url}/d=\(_d.x)", requests: 3}}]
 	expect: ["f.requests > 0"]
 }`},
 		{name: "the tags read by the scenario's own step", body: `
@@ -283,7 +283,7 @@ s: schema.#Scenario & {
 	vars: {n: 1}
 	sweep: n: [1, 2]
 	local: backends: a: {}
-	steps: [{name: "f", load: {url: "${backends.a.url}/?t=\(s.tags[0])", requests: 3}}]
+	steps: [{name: "f", load: {url: "${backends.a.url}/t=\(s.tags[0])", requests: 3}}]
 	expect: ["f.requests > 0"]
 }`},
 		{name: "a step's doc read by its load", body: `
@@ -334,7 +334,7 @@ s: schema.#Scenario & {
 	vars: {r: 0.5}
 	sweep: r: [1, 1.0]
 	local: backends: a: {}
-	steps: [{name: "f", load: {url: "${backends.a.url}/?r=${vars.r}", requests: 3}}]
+	steps: [{name: "f", load: {url: "${backends.a.url}/r=${vars.r}", requests: 3}}]
 	expect: ["f.requests > 0"]
 }`},
 		{name: "a duration written twice", want: `sweep of vars.d: "60s" is given twice (as "1m"), first at line 9`, body: `
