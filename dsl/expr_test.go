@@ -229,6 +229,9 @@ func TestExprErrors(t *testing.T) {
 		{`get(fortio, "p95") < 100`, 23, `get(fortio, "p95"): fortio.p95: the result of "fortio" (a load step) has no field "p95" (did you mean p90?)`},
 		{`get(ip.captured, "addr") != ""`, 28, `get(ip.captured, "addr"): ip.captured.addr: "addr" is not a named group of the step's capture pattern`},
 		{`get(mid, "hosts") != nil`, 20, `get(mid, "hosts") is always nil: hosts is not a key of mid; read it as mid.hosts`},
+		{`ip.captured.ip <= '5'`, 26, `ip.captured.ip <= "5" orders strings, byte by byte ("10" < "5"): "5" is a number written as a string, and ip.captured.ip is a string; compare numbers: float(ip.captured.ip) <= 5 (int() for whole numbers)`},
+		{`"1.5e3" > ip.stdout`, 19, `"1.5e3" > ip.stdout orders strings`},
+		{`cb.max_connections >= "-2"`, 30, `compare numbers: float(cb.max_connections) >= -2`},
 		{`fortio.requests`, 11, `expected an expression that is true or false`},
 		{`fortio.requests ==`, 28, `unexpected token EOF`},
 	}
@@ -262,6 +265,8 @@ func TestExprKeysOfTheirForm(t *testing.T) {
 		`fortio.ips[keys(fortio.ips)[0]] > 0`,
 		`access.codes["503"] == 0 && access.codes["0"] == 0 && access.flags["UF"] == 0 && access.flags["-"] == 0 && access.flags["UAEX"] == 0`,
 		`access.codes[keys(fortio.codes)[0]] >= 1`, // a load's status code is an access log's too
+		// strings ordered against a literal that is no number (a word, a version) are left alone
+		`ip.captured.ip >= "a" && ip.stdout < "1.2.3" && ip.captured.ip == "5" && ip.stdout > "inf"`,
 	} {
 		if _, err := compile(src, Pos{}, testNames(), compileOpts{asBool: true}); err != nil {
 			t.Errorf("%s: %v", src, err)

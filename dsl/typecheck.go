@@ -3,6 +3,7 @@ package dsl
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -1048,6 +1049,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			c.fail(col(n), "%s %s %s compares %s, %s, with %s, %s: %s compares %s", n.Left, n.Operator, n.Right, n.Left, describe(l), n.Right, describe(r), n.Operator, want)
 			return schema.BoolType
 		}
+		if msg := numericStringOrder(n, written, l, r); msg != "" {
+			c.fail(col(n), "%s", msg)
+			return schema.BoolType
+		}
 		c.units(n, l, r)
 		if msg := c.vacuity(n, written, l, r); msg != "" {
 			c.vacuous = append(c.vacuous, exprProblem{col(n), msg})
@@ -1260,6 +1265,40 @@ func describe(t *schema.Type) string {
 		return article + " " + s
 	}
 	return word + " (" + s + ")"
+}
+
+// decimal is a number as a string literal writes it: "5", "-0.5", "1e3".
+var decimal = regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+
+// numericStringOrder says why an ordering (<, <=, >, >=) of a string with a string literal
+// that is a number is almost surely a mistake ("" when it is not one): strings are ordered
+// byte by byte, so "10" <= "5" holds, and a captured 10 passes a claim of at most 5.
+func numericStringOrder(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
+	switch n.Operator {
+	case "<", "<=", ">", ">=":
+	default:
+		return ""
+	}
+	stringy := func(t *schema.Type) bool {
+		return t != nil && t != nilType && (t.Kind == schema.TString || t.Kind == schema.TAny)
+	}
+	sides := [2]ast.Node{n.Left, n.Right}
+	types := [2]*schema.Type{l, r}
+	for i := range sides {
+		lit, ok := sides[i].(*ast.StringNode)
+		o := 1 - i
+		if !ok || !decimal.MatchString(lit.Value) || !stringy(types[o]) {
+			continue
+		}
+		if _, isLit := sides[o].(*ast.StringNode); isLit {
+			continue // two literals: read nothing, said elsewhere
+		}
+		var num [2]string
+		num[i], num[o] = lit.Value, fmt.Sprintf("float(%s)", written[o])
+		return fmt.Sprintf("%s %s %s orders strings, byte by byte (\"10\" < \"5\"): %s is a number written as a string, and %s is %s; compare numbers: %s %s %s (int() for whole numbers)",
+			written[0], n.Operator, written[1], written[i], written[o], describe(types[o]), num[0], n.Operator, num[1])
+	}
+	return ""
 }
 
 // enumLiteral finds a comparison of a string of known values with a string literal: the
