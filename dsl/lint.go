@@ -44,6 +44,7 @@ const (
 	LintMayFailUnread  = "mayfail-unread"
 	LintUnknownAddress = "unknown-address"
 	LintNothingJudged  = "nothing-judged"
+	LintUnusedDNSName  = "unused-dns-name"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -57,6 +58,7 @@ var LintCodes = map[string]string{
 	LintUnknownStat:    "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
 	LintMayFailUnread:  "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
 	LintNothingJudged:  "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
+	LintUnusedDNSName:  "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
 	LintUnknownAddress: "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no step of it starts a server (a mistyped port: every request fails to connect)",
 }
 
@@ -174,7 +176,79 @@ func (d *decoder) lint() {
 		}
 	})
 	d.lintLoopbackLoads(warn)
+	d.lintDNSNames(warn)
 	d.lintNothingJudged()
+}
+
+// lintDNSNames warns of a dns step on the local target whose host is a name that no record of
+// local.dns declares and no other step names (in a URL, an argv, any of its strings, with the
+// ${...} known before the run written in): most often a misspelling (glsb for gslb), and the
+// flip changes no name the scenario resolves. A step whose strings hold a ${...} known only at
+// run time, other than a backend's or blackhole's address, may name it: the lint then says
+// nothing.
+func (d *decoder) lintDNSNames(warn func(s *Step, field, code, format string, args ...any)) {
+	l := d.sc.Local
+	if l == nil || l.DNS == nil || d.target() != "local" {
+		return
+	}
+	zone := strings.ToLower(strings.TrimSuffix(l.DNS.Zone, "."))
+	fqdn := func(h string) string {
+		h = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(h), "."))
+		if h != "" && !strings.Contains(h, ".") {
+			h += "." + zone
+		}
+		return h
+	}
+	declared := map[string]bool{}
+	for k := range l.DNS.Records {
+		declared[fqdn(k)] = true
+	}
+	var text strings.Builder // what the other steps write, lower case
+	for _, s := range d.order {
+		if _, ok := s.Params.(*schema.DNS); ok || s.Params == nil {
+			continue
+		}
+		if b, err := json.Marshal(s.Params); err == nil {
+			text.WriteString(strings.ToLower(string(b)))
+			text.WriteByte('\n')
+		}
+		for _, t := range s.templates {
+			for _, p := range t.parts {
+				if p.expr == nil {
+					continue
+				}
+				if _, ok := d.staticValue(strings.TrimSpace(p.expr.Src)); !ok && !endpointRef.MatchString(strings.TrimSpace(p.expr.Src)) {
+					return // a name made at run time may be this one
+				}
+			}
+			text.WriteString(strings.ToLower(t.Static(d.staticValue)))
+			text.WriteByte('\n')
+		}
+	}
+	names := text.String()
+	for _, s := range d.order {
+		p, ok := s.Params.(*schema.DNS)
+		if !ok || p.Server != nil || HasInterpolation(p.Host) {
+			continue
+		}
+		h := fqdn(p.Host)
+		if h == "" || declared[h] || strings.Contains(names, h) {
+			continue
+		}
+		if label := strings.TrimSuffix(h, "."+zone); label != h && regexp.MustCompile(`(^|[^a-z0-9.-])`+regexp.QuoteMeta(label)+`([^a-z0-9-]|$)`).MatchString(names) {
+			continue // named by its label alone (dig gslb, with the zone as search domain)
+		}
+		var have []string
+		for _, k := range sortedKeys(l.DNS.Records) {
+			have = append(have, fqdn(k))
+		}
+		mean := didYouMean(h, have)
+		known := "local.dns declares no record"
+		if len(have) > 0 {
+			known = "its records: " + strings.Join(have, ", ")
+		}
+		warn(s, "host", LintUnusedDNSName, "the dns step sets %s%s, which no record of local.dns declares (%s) and no step of this scenario names: the names the scenario resolves keep their addresses, and claims about the flip hold of nothing; set a name a load or exec uses", h, mean, known)
+	}
 }
 
 // lintNothingJudged warns of a scenario that measures and judges nothing: no expectation, no
