@@ -3,6 +3,8 @@ package dsl
 import (
 	"fmt"
 	"maps"
+	"math"
+	"net"
 	"net/url"
 	"regexp"
 	"slices"
@@ -575,7 +577,6 @@ func (d *decoder) checkTimeline() {
 		}
 	}
 	d.checkPlannedTimes()
-	d.checkBackendDelays()
 	if l := d.sc.Local; l != nil {
 		seen := map[string]string{}
 		check := func(what, name, addr string) {
@@ -773,9 +774,22 @@ func minDuration(e *Entry) time.Duration {
 // address, host:port).
 var backendURL = regexp.MustCompile(`^(?:http://)?\$\{\s*backends\.([A-Za-z_][A-Za-z0-9_]*)\.(?:url|address)\s*\}`)
 
-// checkBackendDelays refuses a ?delay= that a local backend would cap (at its maxDelay,
-// default fortio's 1.5s) or could not read: the requests would not be held as the URL says.
-func (d *decoder) checkBackendDelays() {
+// backendParams are the query parameters a local backend reads: its own delay, and those of
+// fortio's echo handler it answers with (driver/local.backend).
+var backendParams = []string{"close", "delay", "gzip", "header", "size", "status"}
+
+// maxEchoSize is the largest size= fortio's echo handler writes (fnet.MaxPayloadSize); a
+// larger one is cut to it.
+const maxEchoSize = 256 * 1024
+
+// checkBackendQueries refuses what a local backend would not do as a load's URL says, when the
+// URL reaches the backend before the run (${backends.<name>.url} at its start, or a backend's
+// fixed address, written or through a ${...} known before the run): a ?delay= it would cap (at
+// its maxDelay, default fortio's 1.5s) or could not read, and a parameter it does not read
+// (?stauts=503:20), or one it cannot read (?status=503-20 answers 400, ?status=503:20% drops
+// the parameter): the requests would be answered other than the URL says, and a claim about
+// the responses would hold of others.
+func (d *decoder) checkBackendQueries() {
 	if d.sc.Local == nil {
 		return
 	}
@@ -784,29 +798,29 @@ func (d *decoder) checkBackendDelays() {
 		if !ok {
 			continue
 		}
-		m := backendURL.FindStringSubmatch(p.URL)
-		if m == nil {
+		name, u := d.backendOfURL(s, p)
+		if u == nil {
 			continue
 		}
-		be, ok := d.sc.Local.Backends[m[1]]
-		if !ok {
-			continue // an unknown backend is the expression's error
+		be := d.sc.Local.Backends[name]
+		pos := s.FieldPos("url")
+		if v := (&stepChecker{kv: d.kindValue[s]}).lookup("url"); v.Exists() {
+			pos = d.l.litPos(v)
 		}
-		u, err := url.Parse("http://backend" + p.URL[len(m[0]):])
-		if err != nil {
+		fail := func(format string, args ...any) {
+			d.err(pos, s.Path+".load.url", format, args...)
+		}
+		if msg := backendQuery(u); msg != "" {
+			fail("%s", msg)
 			continue
 		}
 		delay := u.Query().Get("delay")
 		if delay == "" || HasInterpolation(delay) {
 			continue
 		}
-		pos := s.FieldPos("url")
-		if v := (&stepChecker{kv: d.kindValue[s]}).lookup("url"); v.Exists() {
-			pos = d.l.litPos(v)
-		}
 		choices, err := schema.ParseDelay(delay)
 		if err != nil {
-			d.err(pos, s.Path+".load.url", "?delay=%s: %v", delay, err)
+			fail("?delay=%s: %v", delay, err)
 			continue
 		}
 		limit, from := be.MaxDelay.D(), "its maxDelay"
@@ -815,11 +829,174 @@ func (d *decoder) checkBackendDelays() {
 		}
 		for _, c := range choices {
 			if c.Delay > limit {
-				d.err(pos, s.Path+".load.url", "?delay=%s holds requests %s, more than backend %s's cap of %s (%s): it would answer after %s; raise local.backends.%s.maxDelay", delay, c.Delay, m[1], limit, from, limit, m[1])
+				fail("?delay=%s holds requests %s, more than backend %s's cap of %s (%s): it would answer after %s; raise local.backends.%s.maxDelay", delay, c.Delay, name, limit, from, limit, name)
 				break
 			}
 		}
 	}
+}
+
+// backendOfURL is the local backend a load's URL reaches as known before the run, and the URL
+// (its host "backend" where the backend's address is known only at run time); "", nil when
+// it reaches none that is known.
+func (d *decoder) backendOfURL(s *Step, p *schema.Load) (string, *url.URL) {
+	l := d.sc.Local
+	raw := p.URL
+	if t := s.templates[pathSep+"url"]; t != nil {
+		raw = t.Static(d.staticValue)
+	}
+	if m := backendURL.FindStringSubmatch(raw); m != nil {
+		if _, ok := l.Backends[m[1]]; !ok {
+			return "", nil // an unknown backend is the expression's error
+		}
+		u, err := url.Parse("http://backend" + raw[len(m[0]):])
+		if err != nil {
+			return "", nil
+		}
+		return m[1], u
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" || HasInterpolation(u.Host) {
+		return "", nil
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = "80"
+	}
+	if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
+		host = "127.0.0.1"
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return "", nil
+	}
+	addr := net.JoinHostPort(ip.String(), port)
+	for _, n := range sortedKeys(l.Backends) {
+		if fixedAddress(l.Backends[n].Address) == addr {
+			return n, u
+		}
+	}
+	return "", nil
+}
+
+// backendQuery says what of u's query a local backend would not do as written ("" when
+// nothing): a parameter it does not read, one given twice, a value it cannot read. A pair
+// holding a ${...} not known before the run is left alone.
+func backendQuery(u *url.URL) string {
+	known := "it reads " + strings.Join(backendParams, ", ")
+	switch u.Path {
+	case "/metrics":
+		if u.RawQuery != "" {
+			return fmt.Sprintf("?%s: a local backend answers /metrics with its counters, whatever the query: it does nothing here; load another path (/echo)", u.RawQuery)
+		}
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, pair := range strings.Split(u.RawQuery, "&") {
+		if pair == "" || HasInterpolation(pair) {
+			continue
+		}
+		if strings.Contains(pair, ";") {
+			return fmt.Sprintf("?%s: a query's pairs are separated by &, not ;: the backend drops the pair", pair)
+		}
+		rawKey, rawValue, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(rawKey)
+		if err == nil {
+			var value string
+			if value, err = url.QueryUnescape(rawValue); err == nil {
+				if msg := backendParam(key, value, seen, known); msg != "" {
+					return msg
+				}
+				if u.Path == "/who" && key != "delay" {
+					return fmt.Sprintf("?%s: a local backend answers /who with its name: only ?delay= applies there, ?%s= does nothing; load /echo", pair, key)
+				}
+				continue
+			}
+		}
+		return fmt.Sprintf("?%s: %v: the backend drops the pair, as if it were not written; a %% is written %%25 in a URL (status=503:20 is 20%%)", pair, err)
+	}
+	return ""
+}
+
+// backendParam says what a local backend would not do of one parameter ("" when nothing).
+func backendParam(key, value string, seen map[string]bool, known string) string {
+	at := "?" + key + "=" + value
+	if !slices.Contains(backendParams, key) {
+		return fmt.Sprintf("%s: a local backend reads no parameter %q%s; %s: it would do nothing", at, key, didYouMean(key, backendParams), known)
+	}
+	if seen[key] && key != "header" {
+		return fmt.Sprintf("%s: ?%s= is given twice: the backend reads the first only; give it once (codes with percentages: status=503:20,429:5)", at, key)
+	}
+	seen[key] = true
+	switch key {
+	case "status":
+		if msg := weightedInts(value, 200, 599, "a status code"); msg != "" {
+			then := "the backend would answer every request 400"
+			if strings.Contains(msg, " from 200 to 599") {
+				then = "the backend would not answer with it as a response's status"
+			}
+			return fmt.Sprintf("%s: %s: %s; expected a status code (503) or codes with percentages (503:20,429:5: 20%% 503, 5%% 429, the rest 200)", at, msg, then)
+		}
+	case "size":
+		if msg := weightedInts(value, 0, maxEchoSize, "a size in bytes"); msg != "" {
+			return fmt.Sprintf("%s: %s: the backend would not answer as written (it echoes the request, or cuts the size to %d); expected a size in bytes (1024) or sizes with percentages (1024:20,0:80)", at, msg, maxEchoSize)
+		}
+	case "close", "gzip":
+		if value == "true" || value == "false" {
+			break
+		}
+		if p, err := strconv.ParseFloat(value, 64); err != nil || p < 0 || p > 100 {
+			return fmt.Sprintf("%s: expected true, false or a percentage of the responses (0 to 100); the backend reads anything else as true", at)
+		}
+	case "header":
+		if k, _, ok := strings.Cut(value, ":"); !ok || k == "" {
+			return fmt.Sprintf("%s: expected Name:value (header=X-Lab:yes): the backend adds no header", at)
+		}
+	}
+	return ""
+}
+
+// weightedInts says why v is not fortio's "n" or "n:percent,n:percent" with each n in [lo, hi]
+// and the percentages 0 to 100 adding up to at most 100 ("" when it is).
+func weightedInts(v string, lo, hi int, what string) string {
+	if v == "" {
+		return "it is empty"
+	}
+	entries := strings.Split(v, ",")
+	if len(entries) == 1 && !strings.Contains(v, ":") {
+		return inRange(v, lo, hi, what)
+	}
+	total := 0.0
+	for _, e := range entries {
+		n, percent, ok := strings.Cut(e, ":")
+		if !ok || strings.Contains(percent, ":") {
+			return fmt.Sprintf("%q is not %s:percentage", e, strings.TrimPrefix(strings.TrimPrefix(what, "a "), "an "))
+		}
+		if msg := inRange(n, lo, hi, what); msg != "" {
+			return msg
+		}
+		p, err := strconv.ParseFloat(strings.TrimSuffix(percent, "%"), 64)
+		if err != nil || p < 0 || p > 100 {
+			return fmt.Sprintf("%q in %q is not a percentage (0 to 100)", percent, e)
+		}
+		total += p
+	}
+	if math.Round(total*1000)/1000 > 100 {
+		return fmt.Sprintf("the percentages add up to %g, more than 100", total)
+	}
+	return ""
+}
+
+// inRange says why s is not an integer in [lo, hi] ("" when it is).
+func inRange(s string, lo, hi int, what string) string {
+	n, err := strconv.Atoi(s)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%q is not %s", s, what)
+	case n < lo || n > hi:
+		return fmt.Sprintf("%d is not %s from %d to %d", n, what, lo, hi)
+	}
+	return ""
 }
 
 // minEvery is the shortest sampling interval.

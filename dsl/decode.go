@@ -170,6 +170,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	names := d.names()
 	sc.exprNames = names
 	d.compile(names)
+	d.checkBackendQueries()
 	d.plot()
 	d.checkSampledReads()
 	d.checkMetaNames()
@@ -1488,16 +1489,30 @@ func (r Read) text() string {
 
 // checkWaitChanges refuses a wait whose until reads only values that are settled when the
 // wait starts (steps that have ended, vars): it would hold at once, or never, until its
-// timeout. A wait is for something that changes while it polls.
+// timeout. A wait is for something that changes while it polls. A repeat's until is judged
+// after each round: it must read a step of the repeat, which runs again each round (or one
+// that runs meanwhile), or it holds after the first round, or never until max.
 func (d *decoder) checkWaitChanges(s *Step, e *Expr, path string) {
-	if _, ok := s.Params.(*schema.Wait); !ok || e.Now || d.refused[s] {
+	_, wait := s.Params.(*schema.Wait)
+	_, repeat := s.Params.(*schema.Repeat)
+	if !wait && !repeat || e.Now || d.refused[s] || repeat && e.allOutcomes {
 		return
 	}
+	reads := e.Reads
+	if repeat && slices.Contains(e.Names, "delta") && d.sc.ExprNames != nil {
+		// delta reads the first and the last snapshot.
+		for _, n := range []string{d.sc.ExprNames.DeltaFrom, d.sc.ExprNames.DeltaTo} {
+			reads = append(reads, Read{Step: n})
+		}
+	}
 	var settled []string
-	for _, r := range e.Reads {
+	for _, r := range reads {
 		t := d.sc.names[r.Step]
 		if t == nil {
 			continue
+		}
+		if repeat && d.ancestor(s, t) {
+			return // the repeat's own step: it runs again each round
 		}
 		fixed := d.endedBefore(t, s)
 		if r.Via == "started" {
@@ -1517,7 +1532,25 @@ func (d *decoder) checkWaitChanges(s *Step, e *Expr, path string) {
 	if len(settled) > 0 {
 		what = "when it starts, " + strings.Join(settled, " and ")
 	}
-	d.l.errs.add(e.Pos, path+".until", "wait until %q cannot change while the wait polls (%s): it would hold at once or never; use assert for a check now, or wait for a value of a step that runs meanwhile", e.Src, what)
+	if repeat && len(settled) == 0 {
+		// until: "true" (one round), "false" (max rounds, then a failure): no step misread.
+		return
+	}
+	if wait {
+		d.l.errs.add(e.Pos, path+".until", "wait until %q cannot change while the wait polls (%s): it would hold at once or never; use assert for a check now, or wait for a value of a step that runs meanwhile", e.Src, what)
+		return
+	}
+	var own []string
+	for _, t := range d.order {
+		if t.Name != "" && d.ancestor(s, t) {
+			own = append(own, t.Name)
+		}
+	}
+	hint := "give a step of the repeat a name and read it"
+	if len(own) > 0 {
+		hint = "read a step of the repeat, which runs again each round (" + strings.Join(own, ", ") + ")"
+	}
+	d.l.errs.add(e.Pos, path+".until", "repeat until %q cannot change from one round to the next (when it starts, %s, and it reads none of the repeat's own steps): it would hold after the first round or never; %s, or use assert for a check now", e.Src, strings.Join(settled, " and "), hint)
 }
 
 // exprWarnings keeps an expression's warnings (an undocumented Envoy stat) for lint, which

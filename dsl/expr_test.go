@@ -167,6 +167,13 @@ func TestExprRewrite(t *testing.T) {
 			refs: []Ref{{Kind: RefSeries, Name: "g.max", Stat: "rq_active"}},
 		},
 		{src: `target.clusterDomain == "cluster.local"`},
+		// get(x, "key") reads as x.key is checked; a stat it reads may be absent (get's nil),
+		// but one its source is not known to have must be in one of the source's snapshots.
+		{
+			src:  `(get(after, "rq_total") ?? 0) == 30 && get(delta, "nope") == nil`,
+			refs: []Ref{{Kind: RefSource, Name: "envoy client cluster c", Steps: "after,before,g,mid", Stat: "rq_total"}, {Kind: RefSource, Name: "envoy client cluster c", Steps: "after,before,g,mid", Stat: "nope"}},
+		},
+		{src: `get(fortio, "code503") == 12 && get(fortio.codes, "503") == 12 && get(ip.captured, "ip") == "10.0.0.7" && get(vars, "n") == 10`},
 	}
 	names := testNames()
 	env := testEnv()
@@ -219,6 +226,12 @@ func TestExprErrors(t *testing.T) {
 		{`backends.a.url in fortio.ips`, 26, `backends.a.url in fortio.ips is always false: backends.a.url is a URL`},
 		{`!has(fortio.codes, "x")`, 30, `has(fortio.codes, "x") is always false: "x" is not an HTTP status code`},
 		{`all(fortio.pods, .code503 == 0)`, 22, `fortio.pods: this load ran from one client (from.pods not set)`},
+		{`get(fortio, "p95") < 100`, 23, `get(fortio, "p95"): fortio.p95: the result of "fortio" (a load step) has no field "p95" (did you mean p90?)`},
+		{`get(ip.captured, "addr") != ""`, 28, `get(ip.captured, "addr"): ip.captured.addr: "addr" is not a named group of the step's capture pattern`},
+		{`get(mid, "hosts") != nil`, 20, `get(mid, "hosts") is always nil: hosts is not a key of mid; read it as mid.hosts`},
+		{`ip.captured.ip <= '5'`, 26, `ip.captured.ip <= "5" orders strings, byte by byte ("10" < "5"): "5" is a number written as a string, and ip.captured.ip is a string; compare numbers: float(ip.captured.ip) <= 5 (int() for whole numbers)`},
+		{`"1.5e3" > ip.stdout`, 19, `"1.5e3" > ip.stdout orders strings`},
+		{`cb.max_connections >= "-2"`, 30, `compare numbers: float(cb.max_connections) >= -2`},
 		{`fortio.requests`, 11, `expected an expression that is true or false`},
 		{`fortio.requests ==`, 28, `unexpected token EOF`},
 	}
@@ -252,6 +265,8 @@ func TestExprKeysOfTheirForm(t *testing.T) {
 		`fortio.ips[keys(fortio.ips)[0]] > 0`,
 		`access.codes["503"] == 0 && access.codes["0"] == 0 && access.flags["UF"] == 0 && access.flags["-"] == 0 && access.flags["UAEX"] == 0`,
 		`access.codes[keys(fortio.codes)[0]] >= 1`, // a load's status code is an access log's too
+		// strings ordered against a literal that is no number (a word, a version) are left alone
+		`ip.captured.ip >= "a" && ip.stdout < "1.2.3" && ip.captured.ip == "5" && ip.stdout > "inf"`,
 	} {
 		if _, err := compile(src, Pos{}, testNames(), compileOpts{asBool: true}); err != nil {
 			t.Errorf("%s: %v", src, err)

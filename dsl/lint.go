@@ -44,6 +44,7 @@ const (
 	LintMayFailUnread  = "mayfail-unread"
 	LintUnknownAddress = "unknown-address"
 	LintNothingJudged  = "nothing-judged"
+	LintUnusedDNSName  = "unused-dns-name"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -57,7 +58,8 @@ var LintCodes = map[string]string{
 	LintUnknownStat:    "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
 	LintMayFailUnread:  "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
 	LintNothingJudged:  "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
-	LintUnknownAddress: "a local load whose URL names a loopback address (literal, localhost, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no step of it starts a server (a mistyped port: every request fails to connect)",
+	LintUnusedDNSName:  "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
+	LintUnknownAddress: "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no step of it starts a server (a mistyped port: every request fails to connect)",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default
@@ -174,7 +176,79 @@ func (d *decoder) lint() {
 		}
 	})
 	d.lintLoopbackLoads(warn)
+	d.lintDNSNames(warn)
 	d.lintNothingJudged()
+}
+
+// lintDNSNames warns of a dns step on the local target whose host is a name that no record of
+// local.dns declares and no other step names (in a URL, an argv, any of its strings, with the
+// ${...} known before the run written in): most often a misspelling (glsb for gslb), and the
+// flip changes no name the scenario resolves. A step whose strings hold a ${...} known only at
+// run time, other than a backend's or blackhole's address, may name it: the lint then says
+// nothing.
+func (d *decoder) lintDNSNames(warn func(s *Step, field, code, format string, args ...any)) {
+	l := d.sc.Local
+	if l == nil || l.DNS == nil || d.target() != "local" {
+		return
+	}
+	zone := strings.ToLower(strings.TrimSuffix(l.DNS.Zone, "."))
+	fqdn := func(h string) string {
+		h = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(h), "."))
+		if h != "" && !strings.Contains(h, ".") {
+			h += "." + zone
+		}
+		return h
+	}
+	declared := map[string]bool{}
+	for k := range l.DNS.Records {
+		declared[fqdn(k)] = true
+	}
+	var text strings.Builder // what the other steps write, lower case
+	for _, s := range d.order {
+		if _, ok := s.Params.(*schema.DNS); ok || s.Params == nil {
+			continue
+		}
+		if b, err := json.Marshal(s.Params); err == nil {
+			text.WriteString(strings.ToLower(string(b)))
+			text.WriteByte('\n')
+		}
+		for _, t := range s.templates {
+			for _, p := range t.parts {
+				if p.expr == nil {
+					continue
+				}
+				if _, ok := d.staticValue(strings.TrimSpace(p.expr.Src)); !ok && !endpointRef.MatchString(strings.TrimSpace(p.expr.Src)) {
+					return // a name made at run time may be this one
+				}
+			}
+			text.WriteString(strings.ToLower(t.Static(d.staticValue)))
+			text.WriteByte('\n')
+		}
+	}
+	names := text.String()
+	for _, s := range d.order {
+		p, ok := s.Params.(*schema.DNS)
+		if !ok || p.Server != nil || HasInterpolation(p.Host) {
+			continue
+		}
+		h := fqdn(p.Host)
+		if h == "" || declared[h] || strings.Contains(names, h) {
+			continue
+		}
+		if label := strings.TrimSuffix(h, "."+zone); label != h && regexp.MustCompile(`(^|[^a-z0-9.-])`+regexp.QuoteMeta(label)+`([^a-z0-9-]|$)`).MatchString(names) {
+			continue // named by its label alone (dig gslb, with the zone as search domain)
+		}
+		var have []string
+		for _, k := range sortedKeys(l.DNS.Records) {
+			have = append(have, fqdn(k))
+		}
+		mean := didYouMean(h, have)
+		known := "local.dns declares no record"
+		if len(have) > 0 {
+			known = "its records: " + strings.Join(have, ", ")
+		}
+		warn(s, "host", LintUnusedDNSName, "the dns step sets %s%s, which no record of local.dns declares (%s) and no step of this scenario names: the names the scenario resolves keep their addresses, and claims about the flip hold of nothing; set a name a load or exec uses", h, mean, known)
+	}
 }
 
 // lintNothingJudged warns of a scenario that measures and judges nothing: no expectation, no
@@ -275,18 +349,31 @@ func (d *decoder) lintLoopbackLoads(warn func(s *Step, field, code, format strin
 			port = "80"
 		}
 		var addrs []string // where the URL's requests go
+		through := ""
 		if strings.EqualFold(strings.TrimSuffix(host, "."), "localhost") {
 			// localhost is loopback (RFC 6761): either address may answer it
 			addrs = []string{net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("::1", port)}
 		} else if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 			addrs = []string{net.JoinHostPort(ip.String(), port)}
+		} else if ips, how := d.zoneAddresses(host); len(ips) > 0 {
+			for _, ip := range ips {
+				if !ip.IsLoopback() {
+					addrs = nil // something of this machine's network may answer
+					break
+				}
+				addrs = append(addrs, net.JoinHostPort(ip.String(), port))
+			}
+			if addrs == nil {
+				continue
+			}
+			through = fmt.Sprintf(" (%s through the lab DNS: %s)", strings.Join(addrs, ", "), how)
 		} else {
 			continue
 		}
 		if slices.ContainsFunc(addrs, func(a string) bool { return known[a] != "" }) {
 			continue
 		}
-		addr := net.JoinHostPort(host, port)
+		addr := net.JoinHostPort(host, port) + through
 		written := ""
 		if raw != p.URL {
 			written = fmt.Sprintf(" (as written: %s)", p.URL)
@@ -297,6 +384,62 @@ func (d *decoder) lintLoopbackLoads(warn func(s *Step, field, code, format strin
 		}
 		warn(s, "url", LintUnknownAddress, "the load's URL names %s%s, where no local backend or blackhole of this scenario listens (%s), and no step of it starts a server: if nothing else listens there, every request fails to connect and claims about its responses hold of nothing; write ${backends.<name>.url}", addr, written, hint)
 	}
+}
+
+// zoneAddresses are the addresses the scenario's lab DNS zone gives host before the run: those
+// of its record (local.dns.records) and of every dns step that sets it, with how (for a
+// message); none when host is not a name of the zone, or a dns step of the scenario sets a
+// name or addresses known only at run time.
+func (d *decoder) zoneAddresses(host string) ([]net.IP, string) {
+	l := d.sc.Local
+	if l == nil || l.DNS == nil {
+		return nil, ""
+	}
+	zone := strings.ToLower(strings.TrimSuffix(l.DNS.Zone, "."))
+	fqdn := func(h string) string {
+		h = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(h), "."))
+		if h != "" && !strings.Contains(h, ".") {
+			h += "." + zone
+		}
+		return h
+	}
+	h := fqdn(host)
+	if zone == "" || h != zone && !strings.HasSuffix(h, "."+zone) {
+		return nil, ""
+	}
+	var ips []net.IP
+	var how []string
+	add := func(list []string, what string) bool {
+		for _, a := range list {
+			ip := net.ParseIP(strings.TrimSpace(a))
+			if ip == nil {
+				return false
+			}
+			ips = append(ips, ip)
+		}
+		if len(list) > 0 {
+			how = append(how, what)
+		}
+		return true
+	}
+	for _, k := range sortedKeys(l.DNS.Records) {
+		if fqdn(k) == h && !add(l.DNS.Records[k], "local.dns.records."+k) {
+			return nil, ""
+		}
+	}
+	for _, s := range d.order {
+		p, ok := s.Params.(*schema.DNS)
+		if !ok || p.Server != nil {
+			continue
+		}
+		if HasInterpolation(p.Host) || slices.ContainsFunc(p.Addresses, HasInterpolation) {
+			return nil, "" // set at run time: not known
+		}
+		if fqdn(p.Host) == h && !add(p.Addresses, "the dns step "+s.Path) {
+			return nil, ""
+		}
+	}
+	return ips, strings.Join(how, ", ")
 }
 
 // fixedAddress is the address a local backend or blackhole listens at, "host:port" as

@@ -143,6 +143,12 @@ func TestLintUnknownAddressTemplated(t *testing.T) {
 		{"localhost", `backends: a: {}`, `http://localhost:1/echo`, nil, "localhost:1"},
 		{"localhost, a fixed backend's port", `backends: a: address: "127.0.0.1:18483"`, `http://localhost:18483/echo`, nil, ""},
 		{"localhost, a fixed IPv6 backend's port", `backends: a: address: "[::1]:18483"`, `http://localhost:18483/echo`, nil, ""},
+		// A name of the lab DNS zone is judged on the addresses its record gives it.
+		{"lab DNS name, mistyped port", `backends: a: address: "127.0.0.2:18481", dns: {zone: "lab.internal", records: svc: ["127.0.0.2"]}`, `http://svc.lab.internal:18418/echo`, nil, "svc.lab.internal:18418"},
+		{"lab DNS name, the backend's port", `backends: a: address: "127.0.0.2:18481", dns: {zone: "lab.internal", records: svc: ["127.0.0.2"]}`, `http://svc.lab.internal:18481/echo`, nil, ""},
+		{"lab DNS name, a var port", `backends: a: address: "127.0.0.2:18481", dns: {zone: "lab.internal", records: "svc.lab.internal": ["127.0.0.2"]}`, `http://svc.lab.internal:${vars.port}/echo`, nil, "svc.lab.internal:1"},
+		{"lab DNS name of an address off this machine", `backends: a: {}, dns: {zone: "lab.internal", records: svc: ["10.0.0.1"]}`, `http://svc.lab.internal:1/echo`, nil, ""},
+		{"a name out of the zone", `backends: a: {}, dns: {zone: "lab.internal", records: svc: ["127.0.0.2"]}`, `http://svc.lab.other:1/echo`, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "package lab\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {\n" +

@@ -3,6 +3,7 @@ package dsl
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -56,6 +57,9 @@ type exprChecker struct {
 	// guards are the keys has() has found on the way to what is being typed (the condition
 	// of a ?: or the left of an &&): a stat of that name is read only where it exists.
 	guards []string
+	// getting says the walk types the key of a get(x, "key") (getKey): a stat it reads may be
+	// absent, which get gives as nil.
+	getting int
 	// rewrites are made once the whole expression is typed (apply), so that messages quote
 	// what the user wrote: a config value's default reads, reads below an Envoy Any.
 	rewrites []func()
@@ -679,10 +683,27 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 		c.fail(at, "%s", c.names.DeltaErr)
 		return nil
 	}
+	var s schema.Stat
+	known := false
+	if src != nil && src.Catalogue != nil {
+		s, known = src.Catalogue.Lookup(stat)
+	}
 	if ref != nil {
 		r := *ref
 		r.Stat = stat
 		r.Guarded = slices.Contains(c.guards, stat)
+		if c.getting > 0 {
+			// get(<stats>, "name") gives nil where the snapshot lacks the stat, and ?? a
+			// default: a stat the source is known to have may be absent (created on first
+			// use); one it is not known to have must be in one of its snapshots, or it is
+			// a misspelling that nothing records.
+			switch {
+			case known:
+				r.Guarded = true
+			case src != nil && src.ID != "":
+				r = Ref{Kind: RefSource, Name: src.ID, Steps: strings.Join(c.sourceSteps(src.ID), ","), Stat: stat, Guarded: r.Guarded}
+			}
+		}
 		c.refs = append(c.refs, r)
 	}
 	out := schema.NumberType
@@ -690,7 +711,6 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 		return out
 	}
 	cat := src.Catalogue
-	s, known := cat.Lookup(stat)
 	switch {
 	case known && cat.IsHistogram(stat):
 		c.fail(at, "%s.%s: %s is a histogram: read one of its quantiles, e.g. %s.%s.p99 (the snapshot needs histograms: true)", path, stat, stat, path, stat)
@@ -1029,6 +1049,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			c.fail(col(n), "%s %s %s compares %s, %s, with %s, %s: %s compares %s", n.Left, n.Operator, n.Right, n.Left, describe(l), n.Right, describe(r), n.Operator, want)
 			return schema.BoolType
 		}
+		if msg := numericStringOrder(n, written, l, r); msg != "" {
+			c.fail(col(n), "%s", msg)
+			return schema.BoolType
+		}
 		c.units(n, l, r)
 		if msg := c.vacuity(n, written, l, r); msg != "" {
 			c.vacuous = append(c.vacuous, exprProblem{col(n), msg})
@@ -1243,6 +1267,40 @@ func describe(t *schema.Type) string {
 	return word + " (" + s + ")"
 }
 
+// decimal is a number as a string literal writes it: "5", "-0.5", "1e3".
+var decimal = regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+
+// numericStringOrder says why an ordering (<, <=, >, >=) of a string with a string literal
+// that is a number is almost surely a mistake ("" when it is not one): strings are ordered
+// byte by byte, so "10" <= "5" holds, and a captured 10 passes a claim of at most 5.
+func numericStringOrder(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
+	switch n.Operator {
+	case "<", "<=", ">", ">=":
+	default:
+		return ""
+	}
+	stringy := func(t *schema.Type) bool {
+		return t != nil && t != nilType && (t.Kind == schema.TString || t.Kind == schema.TAny)
+	}
+	sides := [2]ast.Node{n.Left, n.Right}
+	types := [2]*schema.Type{l, r}
+	for i := range sides {
+		lit, ok := sides[i].(*ast.StringNode)
+		o := 1 - i
+		if !ok || !decimal.MatchString(lit.Value) || !stringy(types[o]) {
+			continue
+		}
+		if _, isLit := sides[o].(*ast.StringNode); isLit {
+			continue // two literals: read nothing, said elsewhere
+		}
+		var num [2]string
+		num[i], num[o] = lit.Value, fmt.Sprintf("float(%s)", written[o])
+		return fmt.Sprintf("%s %s %s orders strings, byte by byte (\"10\" < \"5\"): %s is a number written as a string, and %s is %s; compare numbers: %s %s %s (int() for whole numbers)",
+			written[0], n.Operator, written[1], written[i], written[o], describe(types[o]), num[0], n.Operator, num[1])
+	}
+	return ""
+}
+
 // enumLiteral finds a comparison of a string of known values with a string literal: the
 // literal, the type and the other side.
 func enumLiteral(n *ast.BinaryNode, l, r *schema.Type) (string, *schema.Type, ast.Node) {
@@ -1292,6 +1350,11 @@ var predicateBuiltins = map[string]bool{
 func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 	if n.Name == "now" {
 		c.now = true
+	}
+	if n.Name == "get" && len(n.Arguments) == 2 {
+		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
+			return c.getKey(n, key)
+		}
 	}
 	var first *schema.Type
 	if len(n.Arguments) > 0 {
@@ -1374,6 +1437,48 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 		}
 	case "get", "fromJSON":
 		return schema.AnyType
+	}
+	return nil
+}
+
+// getKey types get(x, "key"), a read of a key written in the expression: expr's get gives nil
+// where x has no such key, so a misspelt key would be a nil that ?? turns into a passing
+// default. The key is checked as x.key checks it, by typing that read (its messages, its
+// stat reference, the capture group or step value it reads), and the read's type is get's;
+// what is evaluated stays get, whose nil is what the user wrote it for, of the value x.key
+// reads (an alias's map: get(fortio, "code503") is get(fortio.codes, "503")).
+func (c *exprChecker) getKey(n *ast.BuiltinNode, key *ast.StringNode) *schema.Type {
+	m := &ast.MemberNode{Node: n.Arguments[0], Property: &ast.StringNode{Value: key.Value}}
+	m.SetLocation(key.Location())
+	m.Property.SetLocation(key.Location())
+	var read ast.Node = m
+	root := n.Arguments[0].String()
+	before, warns := c.err, len(c.warns)
+	c.getting++
+	t := c.member(&read)
+	c.getting--
+	what := fmt.Sprintf("get(%s, %q)", root, key.Value)
+	if c.err != before && c.err != nil {
+		c.err.msg = what + ": " + c.err.msg
+	}
+	for i := warns; i < len(c.warns); i++ {
+		c.warns[i].msg = what + ": " + c.warns[i].msg
+	}
+	if r, ok := read.(*ast.MemberNode); ok && !r.Method {
+		if k, ok := r.Property.(*ast.StringNode); ok {
+			n.Arguments[0] = r.Node
+			if k.Value != key.Value {
+				n.Arguments[1] = &ast.StringNode{Value: k.Value}
+				n.Arguments[1].SetLocation(key.Location())
+			}
+			return t
+		}
+	}
+	// What x.key reads is not a key of x (after.hosts reads the snapshot's hosts): get(x,
+	// "key") is nil whatever the run records.
+	n.Arguments[0] = m.Node
+	if c.err == before {
+		c.fail(col(key), "%s is always nil: %s is not a key of %s; read it as %s.%s", what, key.Value, root, root, key.Value)
 	}
 	return nil
 }

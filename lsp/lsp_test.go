@@ -62,7 +62,7 @@ lab: schema.#Scenario & {
 	local: backends: a: address: "127.0.0.2:18480"
 	steps: [
 		{name: "before", snapshot: backend: "a"},
-		{name: "fortio", load: {url: "http://127.0.0.2:18480/echo?x=${vars.greeting}", requests: 10}},
+		{name: "fortio", load: {url: "http://127.0.0.2:18480/echo/${vars.greeting}", requests: 10}},
 		{assert: "fortio.requests == 10"},
 		{name: "after", snapshot: backend: "a"},
 	]
