@@ -489,10 +489,109 @@ func (r *Record) Contradictions() error {
 			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", shownStep(s), strings.Join(cs, "; ")))
 		}
 	}
+	msgs = append(msgs, r.timeContradictions()...)
 	if len(msgs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+}
+
+// timeSlack is how far two accounts of one moment or one duration in a record may differ: the
+// steps' times are offsets on the monotonic clock, a load's start and end and a snapshot's
+// moment are wall-clock times, and fortio measures a load's duration itself. 20 ms and 1 % of
+// the time compared, far less than any edit that changes what an expression reads of them.
+func timeSlack(d time.Duration) time.Duration {
+	if d < 0 {
+		d = -d
+	}
+	return 20*time.Millisecond + d/100
+}
+
+// timeContradictions are the times a record holds twice that disagree: a load's duration (as
+// fortio measured it) and its start and end against the span of the step that ran it, a
+// snapshot's moment against its step's span. The step's start and end are what started.<step>
+// and ended.<step> read: a step's end edited to start + 50 ms while its load records 0.41 s
+// would judge a load that never ran so fast. A result is checked against the executions of
+// its step (by name; several for a step in a repeat or a sampler): one of them must hold it.
+// Results without times (records made before they were kept) are not checked.
+func (r *Record) timeContradictions() []string {
+	if r.Start.IsZero() {
+		return nil
+	}
+	byName := map[string][]*StepRecord{}
+	for _, s := range r.Steps {
+		if s.Outcome == "" {
+			continue // still running: no end
+		}
+		name := s.Name
+		if name == "" {
+			name = s.Path
+		}
+		byName[name] = append(byName[name], s)
+	}
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		res := r.Results[name]
+		if res == nil || res.Sampled {
+			continue
+		}
+		steps := byName[name]
+		if len(steps) == 0 {
+			continue
+		}
+		var why string
+		holds := func(check func(s *StepRecord) string) {
+			why = ""
+			for _, s := range steps {
+				w := check(s)
+				if w == "" {
+					why = ""
+					return
+				}
+				if why == "" {
+					why = w
+				}
+			}
+		}
+		span := func(s *StepRecord) string {
+			return fmt.Sprintf("its step started at %s and ended at %s (%s)", s.Start, s.End, s.End-s.Start)
+		}
+		switch v := res.Value.(type) {
+		case *LoadRecord:
+			if v == nil {
+				continue
+			}
+			holds(func(s *StepRecord) string {
+				d := time.Duration(v.DurationS * float64(time.Second))
+				if v.DurationS > 0 && s.End-s.Start < d-timeSlack(d) {
+					return fmt.Sprintf("%s, shorter than the load it ran, whose duration is %s", span(s), d)
+				}
+				if v.Start.IsZero() || v.End.IsZero() {
+					return ""
+				}
+				from, to := v.Start.Sub(r.Start), v.End.Sub(r.Start)
+				if from < s.Start-timeSlack(s.Start) || to > s.End+timeSlack(s.End) {
+					return fmt.Sprintf("%s, but its load ran from %s to %s", span(s), from, to)
+				}
+				return ""
+			})
+		case *SnapshotRecord:
+			if v == nil || v.At.IsZero() {
+				continue
+			}
+			holds(func(s *StepRecord) string {
+				at := v.At.Sub(r.Start)
+				if at < s.Start-timeSlack(s.Start) || at > s.End+timeSlack(s.End) {
+					return fmt.Sprintf("%s, but its snapshot was taken at %s", span(s), at)
+				}
+				return ""
+			})
+		}
+		if why != "" {
+			msgs = append(msgs, fmt.Sprintf("step %s: %s", name, why))
+		}
+	}
+	return msgs
 }
 
 // shownStep is how a contradiction names the execution s: its step, with its round or sample.
