@@ -3,9 +3,11 @@ package interp
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -484,6 +486,30 @@ func (r *Record) Contradictions() error {
 			msgs = append(msgs, fmt.Sprintf("step %s: %s: %s", name, lead, strings.Join(cs, "; ")))
 		}
 	}
+	for _, name := range sortedResultNames(r) {
+		res := r.Results[name]
+		if res == nil {
+			continue
+		}
+		var snaps []*SnapshotRecord
+		switch v := res.Value.(type) {
+		case *SnapshotRecord:
+			snaps = append(snaps, v)
+		case *SeriesRecord:
+			if v != nil {
+				snaps = v.Samples
+			}
+		}
+		for i, sn := range snaps {
+			if cs := localBackendContradictions(sn); len(cs) > 0 {
+				what := name
+				if len(snaps) > 1 || res.Sampled {
+					what = fmt.Sprintf("%s (sample %d)", name, i+1)
+				}
+				msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s breaks the sums labrun's local backend always keeps: %s", what, sn.Source, strings.Join(cs, "; ")))
+			}
+		}
+	}
 	for _, s := range r.Steps {
 		if cs := s.Contradictions(); len(cs) > 0 {
 			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", shownStep(s), strings.Join(cs, "; ")))
@@ -494,6 +520,70 @@ func (r *Record) Contradictions() error {
 		return nil
 	}
 	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+}
+
+// localHTTPStats are the stats of labrun's local backend (driver/local) that it also keeps
+// under the name Envoy's HTTP connection manager gives the same count: in one snapshot the
+// two are one number.
+var localHTTPStats = map[string]string{
+	"rq_total": "http.downstream_rq_total", "rq_active": "http.downstream_rq_active",
+	"rq_1xx": "http.downstream_rq_1xx", "rq_2xx": "http.downstream_rq_2xx", "rq_3xx": "http.downstream_rq_3xx",
+	"rq_4xx": "http.downstream_rq_4xx", "rq_5xx": "http.downstream_rq_5xx",
+	"cx_total": "http.downstream_cx_total", "cx_active": "http.downstream_cx_active",
+	"cx_rx_bytes_total": "http.downstream_cx_rx_bytes_total", "cx_tx_bytes_total": "http.downstream_cx_tx_bytes_total",
+}
+
+// localBackendContradictions are the sums a snapshot of labrun's local backend (source
+// "backend <name>") breaks, each with its values; none for other sources. The backend makes
+// every snapshot's stats from one reading of its counts (driver/local backend.stats), so
+// these hold by construction: rq_Nxx is the sum of its rq_<code> of class N (1 to 5), and
+// each stat kept under an Envoy name (http.downstream_rq_5xx) is the stat itself. rq_total
+// is not their sum (a request is counted when it arrives, its code when it is answered), and
+// Envoy's stats (kube, an admin or prometheus snapshot) keep none of these by construction:
+// neither is checked. A stat absent from the snapshot (a record made before it was kept) is
+// not checked.
+func localBackendContradictions(sn *SnapshotRecord) []string {
+	if sn == nil || !strings.HasPrefix(sn.Source, "backend ") {
+		return nil
+	}
+	var out []string
+	var sums [6]float64
+	var parts [6][]string
+	for k, v := range sn.Counters {
+		digits, ok := strings.CutPrefix(k, "rq_")
+		code, err := strconv.Atoi(digits)
+		if !ok || err != nil || strconv.Itoa(code) != digits {
+			continue
+		}
+		if class := code / 100; class >= 1 && class <= 5 {
+			sums[class] += v
+			parts[class] = append(parts[class], fmt.Sprintf("%s %s", k, dsl.FormatValue(v)))
+		}
+	}
+	for class := 1; class <= 5; class++ {
+		k := fmt.Sprintf("rq_%dxx", class)
+		v, ok := sn.Counters[k]
+		if !ok || v == sums[class] {
+			continue
+		}
+		sort.Strings(parts[class])
+		of := "none"
+		if len(parts[class]) > 0 {
+			of = strings.Join(parts[class], ", ")
+		}
+		out = append(out, fmt.Sprintf("%s is %s, but its codes of class %dxx (%s) add up to %s", k, dsl.FormatValue(v), class, of, dsl.FormatValue(sums[class])))
+	}
+	for _, k := range slices.Sorted(maps.Keys(localHTTPStats)) {
+		alias := localHTTPStats[k]
+		for _, st := range []schema.Stats{sn.Counters, sn.Gauges} {
+			v, ok1 := st[k]
+			a, ok2 := st[alias]
+			if ok1 && ok2 && v != a {
+				out = append(out, fmt.Sprintf("%s is %s, but %s, the same count, is %s", alias, dsl.FormatValue(a), k, dsl.FormatValue(v)))
+			}
+		}
+	}
+	return out
 }
 
 // timeSlack is how far two accounts of one moment or one duration in a record may differ: the
