@@ -522,27 +522,66 @@ func (d *decoder) checkMayFailChecks(names *Names) {
 	// Where the outcomes are read: by each step's own expressions (its condition, its
 	// ${...}), by the expectations. A read that none of these makes (a file's ${...}) is
 	// counted wherever the block is.
+	//
+	// A read judges the outcome only where a failed check would make the run fail: in an
+	// expectation, or in the condition of a step (an assert, an until) that has no mayFail of
+	// its own and is in no block with one. A ${outcome.check} in a step's strings (an echo in
+	// cleanup) shows the outcome and judges nothing, and so does a comparison that holds or
+	// fails alike whether the check passed or failed (outcome.check != 'skipped': a top-level
+	// step of a run judged by its expectations always ran); shown keeps the first such read of
+	// each step, for the message.
 	byStep := map[*Step]map[string]bool{}
-	known, expects := map[string]bool{}, map[string]bool{}
+	expects := map[string]bool{}
+	shown := map[string]string{}
 	note := func(e *Expr, into map[string]bool) {
-		for _, o := range e.Outcomes {
-			into[o], known[o] = true, true
+		judged, sh := outcomeJudgements(e)
+		for o := range judged {
+			into[o] = true
+		}
+		for o, src := range sh {
+			if shown[o] == "" {
+				shown[o] = fmt.Sprintf("%q holds or fails alike whether %s passed or failed", src, o)
+			}
 		}
 		if e.allOutcomes {
-			into[""], known[""] = true, true
+			into[""] = true
 		}
 	}
 	for _, e := range d.sc.Expect {
 		note(e, expects)
 	}
+	swallowed := map[*Step]bool{}
+	var under func(s *Step, in bool)
+	under = func(s *Step, in bool) {
+		in = in || s.MayFail
+		swallowed[s] = in
+		for _, c := range s.Children {
+			under(c, in)
+		}
+	}
+	for _, s := range d.order {
+		if _, seen := swallowed[s]; !seen {
+			under(s, false)
+		}
+	}
 	for _, s := range d.order {
 		m := map[string]bool{}
-		if s.Expr != nil {
+		if s.Expr != nil && !swallowed[s] {
 			note(s.Expr, m)
+		} else if s.Expr != nil {
+			for _, o := range s.Expr.Outcomes {
+				if shown[o] == "" && o != s.Name {
+					shown[o] = fmt.Sprintf("the %s %s reads it, and a mayFail lets it fail without failing the run", s.Kind, s.Shown)
+				}
+			}
 		}
 		for _, t := range s.templates {
 			for _, e := range t.Exprs() {
-				note(e, m)
+				for _, o := range e.Outcomes {
+					if shown[o] == "" {
+						shown[o] = fmt.Sprintf("a ${...} of step %s shows it and judges nothing", s.Shown)
+					}
+				}
 			}
 		}
 		byStep[s] = m
@@ -566,11 +605,6 @@ func (d *decoder) checkMayFailChecks(names *Names) {
 				for o := range byStep[s] {
 					outside[o] = true
 				}
-			}
-		}
-		for o := range names.outcomesRead {
-			if !known[o] {
-				outside[o] = true
 			}
 		}
 		return func(s *Step) bool {
@@ -600,9 +634,13 @@ func (d *decoder) checkMayFailChecks(names *Names) {
 				d.warnings = append(d.warnings, &Warning{Pos: pos, Code: LintMayFailUnread, Scenario: d.sc.Name, Msg: msg})
 			}
 		}
+		also := ""
+		if why := shown[s.Name]; s.Name != "" && why != "" {
+			also = " (" + why + ")"
+		}
 		switch s.Kind {
 		case "assert":
-			d.err(pos, s.Path+".mayFail", "an assert with mayFail: true whose outcome nothing reads can never fail the run: it proves nothing; drop mayFail, or name the step and read outcome.%s in expect", name)
+			d.err(pos, s.Path+".mayFail", "an assert with mayFail: true whose outcome nothing reads can never fail the run: it proves nothing%s; drop mayFail, or name the step and judge outcome.%s in expect (outcome.%s == 'passed')", also, name, name)
 		case "wait":
 			warn(fmt.Sprintf("a wait with mayFail: true whose outcome nothing reads: the run goes on whether or not its condition held, and nothing says which; read outcome.%s in expect if the condition is part of the claim", name))
 		case "sequence", "parallel", "repeat":

@@ -454,8 +454,18 @@ func TestMayFailChecks(t *testing.T) {
 		{"read by a later step in the block", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}]}`, `"f.requests == 3"`, blockRefused},
 		{"read by the block's later assert", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {assert: "outcome.check == 'passed'"}]}`, `"f.requests == 3"`, blockRefused},
 		{"read as a whole inside the block", `{mayFail: true, parallel: [{name: "check", assert: "f.code503 == 0"}, {assert: "all(values(outcome), # != 'failed')"}]}`, `"f.requests == 3"`, blockRefused},
-		{"read inside and after the block", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}]}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, ""},
-		{"a mayFail assert read by a step after it", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, ""},
+		{"read inside and after the block", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}]}, {assert: "outcome.check == 'passed'"}`, `"f.requests == 3"`, ""},
+		{"a mayFail assert read by a step after it", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {assert: "outcome.check != 'failed'"}`, `"f.requests == 3"`, ""},
+		// A ${...} shows the outcome, and a comparison that holds alike for passed and failed
+		// tells nothing of it: neither judges it, and the run passed where the check failed.
+		{"a mayFail assert shown by a later step's ${...}", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, refused + " can never fail the run: it proves nothing (a ${...} of step steps.2 shows it and judges nothing)"},
+		{"shown in the block and after it", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}]}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, blockRefused},
+		{"outcome != 'skipped'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check != 'skipped'"`, refused + ` can never fail the run: it proves nothing ("outcome.check != 'skipped'" holds or fails alike whether check passed or failed)`},
+		{"outcome == 'error'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"f.requests == 3 && !(outcome.check == 'error')"`, refused},
+		{"outcome in passed, failed", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check in ['passed', 'failed'] && f.requests == 3"`, refused},
+		{"outcome in passed, skipped", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check in ['passed', 'skipped']"`, ""},
+		{"read by an assert that may fail itself", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {name: "again", mayFail: true, assert: "outcome.check == 'passed'"}`, `"outcome.again == 'passed'"`, refused + " can never fail the run: it proves nothing (the assert again reads it, and a mayFail lets it fail without failing the run)"},
+		{"outcome != 'skipped' and == 'passed'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check != 'skipped' && outcome.check == 'passed'"`, ""},
 		{"block with a wait read", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "blk", mayFail: true, sequence: [{timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}]}, {await: "soak"}`, `"outcome.blk == 'passed' && f.requests == 3"`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,9 +3,11 @@ package interp
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -498,15 +500,202 @@ func (r *Record) Contradictions() error {
 			msgs = append(msgs, fmt.Sprintf("step %s: %s: %s", name, lead, strings.Join(cs, "; ")))
 		}
 	}
+	for _, name := range sortedResultNames(r) {
+		res := r.Results[name]
+		if res == nil {
+			continue
+		}
+		var snaps []*SnapshotRecord
+		switch v := res.Value.(type) {
+		case *SnapshotRecord:
+			snaps = append(snaps, v)
+		case *SeriesRecord:
+			if v != nil {
+				snaps = v.Samples
+			}
+		}
+		for i, sn := range snaps {
+			if cs := localBackendContradictions(sn); len(cs) > 0 {
+				what := name
+				if len(snaps) > 1 || res.Sampled {
+					what = fmt.Sprintf("%s (sample %d)", name, i+1)
+				}
+				msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s breaks the sums labrun's local backend always keeps: %s", what, sn.Source, strings.Join(cs, "; ")))
+			}
+		}
+	}
 	for _, s := range r.Steps {
 		if cs := s.Contradictions(); len(cs) > 0 {
 			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", shownStep(s), strings.Join(cs, "; ")))
 		}
 	}
+	msgs = append(msgs, r.timeContradictions()...)
 	if len(msgs) == 0 {
 		return nil
 	}
 	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+}
+
+// localHTTPStats are the stats of labrun's local backend (driver/local) that it also keeps
+// under the name Envoy's HTTP connection manager gives the same count: in one snapshot the
+// two are one number.
+var localHTTPStats = map[string]string{
+	"rq_total": "http.downstream_rq_total", "rq_active": "http.downstream_rq_active",
+	"rq_1xx": "http.downstream_rq_1xx", "rq_2xx": "http.downstream_rq_2xx", "rq_3xx": "http.downstream_rq_3xx",
+	"rq_4xx": "http.downstream_rq_4xx", "rq_5xx": "http.downstream_rq_5xx",
+	"cx_total": "http.downstream_cx_total", "cx_active": "http.downstream_cx_active",
+	"cx_rx_bytes_total": "http.downstream_cx_rx_bytes_total", "cx_tx_bytes_total": "http.downstream_cx_tx_bytes_total",
+}
+
+// localBackendContradictions are the sums a snapshot of labrun's local backend (source
+// "backend <name>") breaks, each with its values; none for other sources. The backend makes
+// every snapshot's stats from one reading of its counts (driver/local backend.stats), so
+// these hold by construction: rq_Nxx is the sum of its rq_<code> of class N (1 to 5), and
+// each stat kept under an Envoy name (http.downstream_rq_5xx) is the stat itself. rq_total
+// is not their sum (a request is counted when it arrives, its code when it is answered), and
+// Envoy's stats (kube, an admin or prometheus snapshot) keep none of these by construction:
+// neither is checked. A stat absent from the snapshot (a record made before it was kept) is
+// not checked.
+func localBackendContradictions(sn *SnapshotRecord) []string {
+	if sn == nil || !strings.HasPrefix(sn.Source, "backend ") {
+		return nil
+	}
+	var out []string
+	var sums [6]float64
+	var parts [6][]string
+	for k, v := range sn.Counters {
+		digits, ok := strings.CutPrefix(k, "rq_")
+		code, err := strconv.Atoi(digits)
+		if !ok || err != nil || strconv.Itoa(code) != digits {
+			continue
+		}
+		if class := code / 100; class >= 1 && class <= 5 {
+			sums[class] += v
+			parts[class] = append(parts[class], fmt.Sprintf("%s %s", k, dsl.FormatValue(v)))
+		}
+	}
+	for class := 1; class <= 5; class++ {
+		k := fmt.Sprintf("rq_%dxx", class)
+		v, ok := sn.Counters[k]
+		if !ok || v == sums[class] {
+			continue
+		}
+		sort.Strings(parts[class])
+		of := "none"
+		if len(parts[class]) > 0 {
+			of = strings.Join(parts[class], ", ")
+		}
+		out = append(out, fmt.Sprintf("%s is %s, but its codes of class %dxx (%s) add up to %s", k, dsl.FormatValue(v), class, of, dsl.FormatValue(sums[class])))
+	}
+	for _, k := range slices.Sorted(maps.Keys(localHTTPStats)) {
+		alias := localHTTPStats[k]
+		for _, st := range []schema.Stats{sn.Counters, sn.Gauges} {
+			v, ok1 := st[k]
+			a, ok2 := st[alias]
+			if ok1 && ok2 && v != a {
+				out = append(out, fmt.Sprintf("%s is %s, but %s, the same count, is %s", alias, dsl.FormatValue(a), k, dsl.FormatValue(v)))
+			}
+		}
+	}
+	return out
+}
+
+// timeSlack is how far two accounts of one moment or one duration in a record may differ: the
+// steps' times are offsets on the monotonic clock, a load's start and end and a snapshot's
+// moment are wall-clock times, and fortio measures a load's duration itself. 20 ms and 1 % of
+// the time compared, far less than any edit that changes what an expression reads of them.
+func timeSlack(d time.Duration) time.Duration {
+	if d < 0 {
+		d = -d
+	}
+	return 20*time.Millisecond + d/100
+}
+
+// timeContradictions are the times a record holds twice that disagree: a load's duration (as
+// fortio measured it) and its start and end against the span of the step that ran it, a
+// snapshot's moment against its step's span. The step's start and end are what started.<step>
+// and ended.<step> read: a step's end edited to start + 50 ms while its load records 0.41 s
+// would judge a load that never ran so fast. A result is checked against the executions of
+// its step (by name; several for a step in a repeat or a sampler): one of them must hold it.
+// Results without times (records made before they were kept) are not checked.
+func (r *Record) timeContradictions() []string {
+	if r.Start.IsZero() {
+		return nil
+	}
+	byName := map[string][]*StepRecord{}
+	for _, s := range r.Steps {
+		if s.Outcome == "" {
+			continue // still running: no end
+		}
+		name := s.Name
+		if name == "" {
+			name = s.Path
+		}
+		byName[name] = append(byName[name], s)
+	}
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		res := r.Results[name]
+		if res == nil || res.Sampled {
+			continue
+		}
+		steps := byName[name]
+		if len(steps) == 0 {
+			continue
+		}
+		var why string
+		holds := func(check func(s *StepRecord) string) {
+			why = ""
+			for _, s := range steps {
+				w := check(s)
+				if w == "" {
+					why = ""
+					return
+				}
+				if why == "" {
+					why = w
+				}
+			}
+		}
+		span := func(s *StepRecord) string {
+			return fmt.Sprintf("its step started at %s and ended at %s (%s)", s.Start, s.End, s.End-s.Start)
+		}
+		switch v := res.Value.(type) {
+		case *LoadRecord:
+			if v == nil {
+				continue
+			}
+			holds(func(s *StepRecord) string {
+				d := time.Duration(v.DurationS * float64(time.Second))
+				if v.DurationS > 0 && s.End-s.Start < d-timeSlack(d) {
+					return fmt.Sprintf("%s, shorter than the load it ran, whose duration is %s", span(s), d)
+				}
+				if v.Start.IsZero() || v.End.IsZero() {
+					return ""
+				}
+				from, to := v.Start.Sub(r.Start), v.End.Sub(r.Start)
+				if from < s.Start-timeSlack(s.Start) || to > s.End+timeSlack(s.End) {
+					return fmt.Sprintf("%s, but its load ran from %s to %s", span(s), from, to)
+				}
+				return ""
+			})
+		case *SnapshotRecord:
+			if v == nil || v.At.IsZero() {
+				continue
+			}
+			holds(func(s *StepRecord) string {
+				at := v.At.Sub(r.Start)
+				if at < s.Start-timeSlack(s.Start) || at > s.End+timeSlack(s.End) {
+					return fmt.Sprintf("%s, but its snapshot was taken at %s", span(s), at)
+				}
+				return ""
+			})
+		}
+		if why != "" {
+			msgs = append(msgs, fmt.Sprintf("step %s: %s", name, why))
+		}
+	}
+	return msgs
 }
 
 // shownStep is how a contradiction names the execution s: its step, with its round or sample.

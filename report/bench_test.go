@@ -40,6 +40,9 @@ func longRecord(n int) *interp.Record {
 			c[s] = float64(i * len(s))
 			c["http.downstream_"+s] = float64(i * len(s))
 		}
+		for class := 1; class <= 5; class++ { // the local backend's rq_Nxx is the sum of its codes
+			c[fmt.Sprintf("rq_%d00", class)] = c[fmt.Sprintf("rq_%dxx", class)]
+		}
 		for _, s := range []string{"cx_active", "rq_active"} {
 			g[s] = float64(i % 3)
 			g["http.downstream_"+s] = float64(i % 3)

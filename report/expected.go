@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/expr-lang/expr"
-
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 )
@@ -114,29 +112,44 @@ type Tolerance struct {
 	Pct   float64
 	// Line is the line's index in its block.
 	Line int
+	// Off is the byte offset of Expr in the line.
+	Off int
 }
 
 var toleranceRE = regexp.MustCompile(`^~\s+(.+?)\s+(-?[0-9.]+(?:e[+-]?[0-9]+)?)\s+±\s*([0-9.]+)%\s*$`)
 
 // ParseTolerance parses a tolerance line; ok is false for other lines.
 func ParseTolerance(line string) (Tolerance, bool) {
-	m := toleranceRE.FindStringSubmatch(strings.TrimSpace(line))
-	if m == nil {
+	trimmed := strings.TrimSpace(line)
+	ix := toleranceRE.FindStringSubmatchIndex(trimmed)
+	if ix == nil {
 		return Tolerance{}, false
 	}
+	m := toleranceRE.FindStringSubmatch(trimmed)
 	v, err1 := strconv.ParseFloat(m[2], 64)
 	p, err2 := strconv.ParseFloat(m[3], 64)
 	if err1 != nil || err2 != nil {
 		return Tolerance{}, false
 	}
-	return Tolerance{Expr: m[1], Value: v, Pct: p}, true
+	lead := len(line) - len(strings.TrimLeft(line, " \t\r\n\v\f"))
+	return Tolerance{Expr: m[1], Value: v, Pct: p, Off: lead + ix[2]}, true
+}
+
+// Compile compiles the tolerance's expression against the scenario's names, typed as its
+// expectations are (sc.CompileValue); pos is the position of the byte before the expression
+// (Pos of its line, column before it), where errors are said.
+func (t Tolerance) Compile(sc *dsl.Scenario, pos dsl.Pos) (*dsl.Expr, error) {
+	return sc.CompileValue(t.Expr, pos)
 }
 
 // Check evaluates the tolerance's expression over a recorded run; it returns the value and
 // whether it is within the tolerance.
 func (t Tolerance) Check(rec *interp.Record, sc *dsl.Scenario) (float64, bool, error) {
-	j := interp.NewJudge(rec, sc)
-	out, err := expr.Eval(t.Expr, j.Env())
+	e, err := t.Compile(sc, dsl.Pos{})
+	if err != nil {
+		return 0, false, err
+	}
+	out, err := interp.NewJudge(rec, sc).Value(e)
 	if err != nil {
 		return 0, false, err
 	}

@@ -140,8 +140,8 @@ func TestTolerance(t *testing.T) {
 		ok   bool
 		want report.Tolerance
 	}{
-		{"~ fortio.avg 3000 ±10%", true, report.Tolerance{Expr: "fortio.avg", Value: 3000, Pct: 10}},
-		{"~ perconn.ips[backends.b.address] 15 ± 50%", true, report.Tolerance{Expr: "perconn.ips[backends.b.address]", Value: 15, Pct: 50}},
+		{"~ fortio.avg 3000 ±10%", true, report.Tolerance{Expr: "fortio.avg", Value: 3000, Pct: 10, Off: 2}},
+		{"~ perconn.ips[backends.b.address] 15 ± 50%", true, report.Tolerance{Expr: "perconn.ips[backends.b.address]", Value: 15, Pct: 50, Off: 2}},
 		{"expect x: passed", false, report.Tolerance{}},
 		{"~ fortio.avg ±10%", false, report.Tolerance{}},
 	} {

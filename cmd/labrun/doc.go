@@ -34,7 +34,8 @@ against the run: the block after a spec holds the normalised result of that spec
 (outcome, load codes, the shape of every delta an expression reads — +, 0 or reset —, and each
 expectation's verdict), which leaves out what differs between clusters (pod names, IPs, the
 cluster domain, absolute counter values, timings). A line "~ EXPR VALUE ±N%" checks a value
-within a tolerance, e.g. "~ fortio.avg 3000 ±10%". A scenario that declares a sweep runs once
+within a tolerance, e.g. "~ fortio.avg 3000 ±10%"; its EXPR is compiled as the scenario's
+expectations are (the same names and refusals), before any run and by --vet. A scenario that declares a sweep runs once
 per combination (as labrun run does, summary included) and its block holds the summary: a row
 per run with its vars, outcome, response codes and each expectation's verdict, the numbers left
 out. A mismatch fails with a diff at the .md lines.
@@ -87,6 +88,9 @@ func (p *process) doc(args []string, f *docFlags) error {
 	}
 	if len(errs) == 0 {
 		errs = p.expectedWithoutScenario(args, res.Scenarios)
+	}
+	if len(errs) == 0 {
+		errs = p.toleranceErrors(args, res.Scenarios)
 	}
 	if len(errs) > 0 || f.vet {
 		return p.reportVet(f.output, res, errs)
@@ -165,6 +169,49 @@ func (p *process) expectedWithoutScenario(paths []string, all []*dsl.Scenario) d
 			if b.expect != nil && len(b.scenarios) == 0 {
 				errs = append(errs, &dsl.Error{Pos: dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line, Col: b.expect.Indent + 1},
 					Msg: fmt.Sprintf("the spec at line %d declares no scenario, so the expected-output block after it would never be checked: declare the scenario in that spec, or move the block after the spec whose run it shows", b.spec.Line)})
+			}
+		}
+	}
+	return errs
+}
+
+// toleranceErrors compiles the tolerance lines ("~ EXPR VALUE ±N%") of every expected block
+// against the scenario they check (the spec's first), as its expectations are compiled: the
+// same names and aliases (fortio.code503), the same refusals (a stat or key the run can never
+// hold), before any run, at the document's line and column. Before, a tolerance line was
+// evaluated after the run with plain expr: fortio.code503 failed there, and a key expect
+// refuses (fortio.codes["5O3"]) read 0 and passed.
+func (p *process) toleranceErrors(paths []string, all []*dsl.Scenario) dsl.Errors {
+	var errs dsl.Errors
+	for _, path := range paths {
+		abs, _ := filepath.Abs(path)
+		doc, err := os.ReadFile(abs)
+		if err != nil {
+			continue // the load has read it
+		}
+		for _, b := range docBlocks(doc, abs, all) {
+			if b.expect == nil || len(b.scenarios) == 0 {
+				continue
+			}
+			sc := b.scenarios[0]
+			for i, l := range strings.Split(strings.TrimRight(b.expect.Content, "\n"), "\n") {
+				t, ok := report.ParseTolerance(l)
+				if !ok {
+					continue
+				}
+				pos := dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line + i + 1, Col: b.expect.Indent + t.Off}
+				if len(sc.Sweep) > 0 {
+					errs = append(errs, &dsl.Error{Pos: dsl.Pos{File: pos.File, Line: pos.Line, Col: b.expect.Indent + 1},
+						Msg: fmt.Sprintf("%s: a sweep's expected block takes no ~ line (a tolerance checks a value of one run; scenario %s runs once per combination): remove it", strings.TrimSpace(l), sc.Name)})
+					continue
+				}
+				if _, err := t.Compile(sc, pos); err != nil {
+					if e, ok := err.(*dsl.Error); ok {
+						errs = append(errs, e)
+					} else {
+						errs = append(errs, &dsl.Error{Pos: pos, Msg: err.Error()})
+					}
+				}
 			}
 		}
 	}

@@ -86,6 +86,19 @@ func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, e
 	if err != nil {
 		return nil, err
 	}
+	if len(errs) == 0 && w.res != nil {
+		// The tolerance lines of the Markdown documents' expected blocks, compiled as labrun
+		// doc compiles them: vet and run of a document refuse what doc would.
+		var docs []string
+		seen := map[string]bool{}
+		for _, sc := range w.res.Scenarios {
+			if f := sc.Pos.File; isMarkdown(f) && !seen[f] {
+				seen[f] = true
+				docs = append(docs, f)
+			}
+		}
+		errs = p.toleranceErrors(docs, w.res.Scenarios)
+	}
 	if len(errs) > 0 {
 		return nil, p.reportVet(x.output, w.res, errs)
 	}

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -68,6 +69,9 @@ Scenarios are told apart by name and file, the file by its folder and name (p1/x
 the path to a checkout differs between machines. Two records of one run (the same scenario,
 combination and round: a shard run twice) keep the later one, with a warning; two whose vars
 differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).
+Two records of different runs that are one run (the same start and end instants, or every
+step's timing the same to the nanosecond: a record copied under another id or round) are
+refused (exit 2), naming both files.
 A record of run --shard i/n keeps its shard and the runs of every shard: records that do not
 hold every run the shards planned (a shard's records missing) are refused (exit 2).
 
@@ -698,7 +702,63 @@ func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 	if len(msgs) > 0 {
 		return nil, &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: the runs ran different experiments under one id; merge them apart"}
 	}
+	if err := p.checkClones(out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// checkClones refuses two records of different runs (other ids, rounds, scenarios) that are
+// one run: a record copied with its unit's id or round edited, so that merge would count one
+// passed run as many. What a record holds of its run alone: the instants it started and
+// ended (to the nanosecond), and its steps' offsets from the start of its steps (also to the
+// nanosecond). Two runs of one process never share both instants, nor every step's timing.
+func (p *process) checkClones(all []mergedRecord) error {
+	byTimes := map[string]int{}
+	bySteps := map[string]int{}
+	var msgs []string
+	for i, m := range all {
+		why, j := "", -1
+		if !m.rec.Start.IsZero() {
+			k := m.rec.Start.UTC().Format(time.RFC3339Nano) + " " + m.rec.End.UTC().Format(time.RFC3339Nano)
+			if first, ok := byTimes[k]; ok {
+				why, j = fmt.Sprintf("both started at %s and ended at %s", m.rec.Start.UTC().Format(time.RFC3339Nano), m.rec.End.UTC().Format(time.RFC3339Nano)), first
+			} else {
+				byTimes[k] = i
+			}
+		}
+		if k := stepTimings(m.rec); k != "" {
+			if first, ok := bySteps[k]; ok && j < 0 {
+				why, j = fmt.Sprintf("their %d step%s started and ended at the same offsets, to the nanosecond", len(m.rec.Steps), plural(len(m.rec.Steps))), first
+			} else if !ok {
+				bySteps[k] = i
+			}
+		}
+		if j >= 0 {
+			msgs = append(msgs, fmt.Sprintf("%s (run %s) and %s (run %s) are records of one run: %s",
+				relPath(p.Cwd, all[j].from), unitOrSingle(all[j].rec).ID, relPath(p.Cwd, m.from), unitOrSingle(m.rec).ID, why))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a record copied under another run's id was edited; merge counts no run from it"}
+}
+
+// stepTimings is a record's steps' paths and timings, or "" when no step took time.
+func stepTimings(rec *interp.Record) string {
+	var b strings.Builder
+	timed := false
+	for _, s := range rec.Steps {
+		if s.End > 0 {
+			timed = true
+		}
+		fmt.Fprintf(&b, "%s %d %d\n", s.Path, s.Start, s.End)
+	}
+	if !timed {
+		return ""
+	}
+	return b.String()
 }
 
 // differentRuns says how two records of one run id differ in the vars they ran with (each

@@ -33,7 +33,10 @@ a step added), since the recorded data says nothing about other steps. It also r
 2) a record that contradicts itself — a load whose codes do not sum to its requests, whose ok
 and errors are not its codes', whose latencies are out of order; a logs result whose codes,
 flags, details, count or captures are not those of its lines; a step that passed with an
-error, failed without one, or ends before it starts — as edited or corrupt.
+error, failed without one, or ends before it starts; a step that ran a load and is shorter
+than the load's duration or does not hold its start and end, a snapshot taken outside its
+step's span; a snapshot of the local backend whose rq_Nxx is not the sum of its rq_<code>
+of class N, or whose http.downstream_ stat is not the stat it names — as edited or corrupt.
 
 Each assert step is judged again too, when the record holds exactly what it read: every step
 its expression reads (a result, outcome or error, the snapshots of delta, started or ended)
