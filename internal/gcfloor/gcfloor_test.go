@@ -89,15 +89,18 @@ func TestLargeLiveHeapPacesByPercent(t *testing.T) {
 // keeps the floor; a second in a row switches to pacing.
 func TestSetAfterWaitsForTheNextCycle(t *testing.T) {
 	prevPercent, prevLimit := settings()
-	restore := SetAfter(20<<20, 400, 2)
+	// A floor far above what the test holds: under one near it (20 MiB, with the test
+	// binary's own memory), the limit started a cycle of its own, and the second cycle the
+	// test counts on not having run yet had (seen once in a full test run).
+	restore := SetAfter(96<<20, 400, 2)
 	defer restore()
-	for range 128 { // 8 MiB live: ×5 passes the floor of 20 MiB
+	for range 384 { // 24 MiB live: ×5 passes the floor of 96 MiB
 		live = append(live, make([]byte, 64<<10))
 	}
 	defer func() { live = nil }()
 	runtime.GC()
 	time.Sleep(50 * time.Millisecond) // the first cycle's cleanup has run and armed another
-	if p, l := settings(); p != -1 || l != 20<<20 {
+	if p, l := settings(); p != -1 || l != 96<<20 {
 		t.Errorf("after one cycle with a large live heap: GOGC %d, limit %d; want off and the floor", p, l)
 	}
 	runtime.GC()
