@@ -191,14 +191,8 @@ func (d *decoder) lintDNSNames(warn func(s *Step, field, code, format string, ar
 	if l == nil || l.DNS == nil || d.target() != "local" {
 		return
 	}
-	zone := strings.ToLower(strings.TrimSuffix(l.DNS.Zone, "."))
-	fqdn := func(h string) string {
-		h = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(h), "."))
-		if h != "" && !strings.Contains(h, ".") {
-			h += "." + zone
-		}
-		return h
-	}
+	zone := zoneOf(l.DNS)
+	fqdn := func(h string) string { return inZone(h, zone) }
 	declared := map[string]bool{}
 	for k := range l.DNS.Records {
 		declared[fqdn(k)] = true
@@ -395,14 +389,8 @@ func (d *decoder) zoneAddresses(host string) ([]net.IP, string) {
 	if l == nil || l.DNS == nil {
 		return nil, ""
 	}
-	zone := strings.ToLower(strings.TrimSuffix(l.DNS.Zone, "."))
-	fqdn := func(h string) string {
-		h = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(h), "."))
-		if h != "" && !strings.Contains(h, ".") {
-			h += "." + zone
-		}
-		return h
-	}
+	zone := zoneOf(l.DNS)
+	fqdn := func(h string) string { return inZone(h, zone) }
 	h := fqdn(host)
 	if zone == "" || h != zone && !strings.HasSuffix(h, "."+zone) {
 		return nil, ""
@@ -1024,4 +1012,19 @@ func istioProtocol(name, appProtocol string) string {
 		return "tls"
 	}
 	return "tcp" // tcp-…, mongo, redis, any other name: no HTTP settings apply
+}
+
+// zoneOf is the lab DNS zone's name as inZone compares it: lower case, no final dot.
+func zoneOf(d *schema.LocalDNS) string {
+	return strings.ToLower(strings.TrimSuffix(d.Zone, "."))
+}
+
+// inZone is host as the lab DNS server answers it: lower case, no final dot, and a single
+// label (probe) completed with the zone (probe.lab.internal).
+func inZone(host, zone string) string {
+	h := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(host), "."))
+	if h != "" && !strings.Contains(h, ".") {
+		h += "." + zone
+	}
+	return h
 }

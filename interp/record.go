@@ -536,17 +536,6 @@ func (r *Record) Contradictions() error {
 	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
 }
 
-// localHTTPStats are the stats of labrun's local backend (driver/local) that it also keeps
-// under the name Envoy's HTTP connection manager gives the same count: in one snapshot the
-// two are one number.
-var localHTTPStats = map[string]string{
-	"rq_total": "http.downstream_rq_total", "rq_active": "http.downstream_rq_active",
-	"rq_1xx": "http.downstream_rq_1xx", "rq_2xx": "http.downstream_rq_2xx", "rq_3xx": "http.downstream_rq_3xx",
-	"rq_4xx": "http.downstream_rq_4xx", "rq_5xx": "http.downstream_rq_5xx",
-	"cx_total": "http.downstream_cx_total", "cx_active": "http.downstream_cx_active",
-	"cx_rx_bytes_total": "http.downstream_cx_rx_bytes_total", "cx_tx_bytes_total": "http.downstream_cx_tx_bytes_total",
-}
-
 // localBackendContradictions are the sums a snapshot of labrun's local backend (source
 // "backend <name>") breaks, each with its values; none for other sources. The backend makes
 // every snapshot's stats from one reading of its counts (driver/local backend.stats), so
@@ -587,8 +576,8 @@ func localBackendContradictions(sn *SnapshotRecord) []string {
 		}
 		out = append(out, fmt.Sprintf("%s is %s, but its codes of class %dxx (%s) add up to %s", k, dsl.FormatValue(v), class, of, dsl.FormatValue(sums[class])))
 	}
-	for _, k := range slices.Sorted(maps.Keys(localHTTPStats)) {
-		alias := localHTTPStats[k]
+	for _, k := range slices.Sorted(maps.Keys(schema.BackendHTTPAliases)) {
+		alias := schema.BackendHTTPAliases[k]
 		for _, st := range []schema.Stats{sn.Counters, sn.Gauges} {
 			v, ok1 := st[k]
 			a, ok2 := st[alias]

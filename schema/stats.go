@@ -179,7 +179,31 @@ func (c *Catalogue) livesElsewhere(where, table string) *Catalogue {
 // name Envoy's HTTP connection manager gives the same count (http.downstream_rq_total), so
 // that a local scenario reads a name as one on kube does.
 var BackendStats = func() *Catalogue {
-	table := `
+	c := catalogue("a local backend", true, backendTable)
+	for _, s := range c.Stats() {
+		s.Name = BackendHTTPAliases[s.Name]
+		c.stats[s.Name] = s
+	}
+	c.summary = "rq_total, rq_<code> (e.g. rq_503), rq_1xx … rq_5xx, cx_total, cx_rx_bytes_total, cx_tx_bytes_total, cx_active, rq_active; each but rq_<code> also as http.downstream_<name>"
+	return c.pattern(`rq_[1-5][0-9][0-9]`, "rq_503", Counter, Count,
+		"responses with that status code (the stat exists once one such response was sent)")
+}()
+
+// BackendHTTPAliases maps each stat of the local backend's table (all but rq_<code>) to the
+// name Envoy's HTTP connection manager gives the same count, without the listener's stat
+// prefix: one count under two names, which driver/local records alike and a record's check
+// holds to.
+var BackendHTTPAliases = func() map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(backendTable), "\n") {
+		name := strings.Fields(line)[0]
+		m[name] = "http.downstream_" + name
+	}
+	return m
+}()
+
+// backendTable is the local backend's stats, as catalogue reads them.
+const backendTable = `
 rq_total c count requests answered
 rq_1xx c count responses with a 1xx status
 rq_2xx c count responses with a 2xx status
@@ -191,15 +215,6 @@ cx_rx_bytes_total c bytes bytes received
 cx_tx_bytes_total c bytes bytes sent
 cx_active g count connections open now
 rq_active g count requests in progress now`
-	c := catalogue("a local backend", true, table)
-	for _, s := range c.Stats() {
-		s.Name = "http.downstream_" + s.Name
-		c.stats[s.Name] = s
-	}
-	c.summary = "rq_total, rq_<code> (e.g. rq_503), rq_1xx … rq_5xx, cx_total, cx_rx_bytes_total, cx_tx_bytes_total, cx_active, rq_active; each but rq_<code> also as http.downstream_<name>"
-	return c.pattern(`rq_[1-5][0-9][0-9]`, "rq_503", Counter, Count,
-		"responses with that status code (the stat exists once one such response was sent)")
-}()
 
 // EnvoyClusterStats is the catalogue of an Envoy cluster's stats, named as a snapshot records
 // them: without the cluster.<name>. prefix.

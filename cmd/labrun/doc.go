@@ -159,20 +159,28 @@ func (p *process) doc(args []string, f *docFlags) error {
 // scenario (a kit, say): no run would ever be compared with it.
 func (p *process) expectedWithoutScenario(paths []string, all []*dsl.Scenario) dsl.Errors {
 	var errs dsl.Errors
+	eachDocBlock(paths, all, func(abs string, b *docBlock) {
+		if b.expect != nil && len(b.scenarios) == 0 {
+			errs = append(errs, &dsl.Error{Pos: dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line, Col: b.expect.Indent + 1},
+				Msg: fmt.Sprintf("the spec at line %d declares no scenario, so the expected-output block after it would never be checked: declare the scenario in that spec, or move the block after the spec whose run it shows", b.spec.Line)})
+		}
+	})
+	return errs
+}
+
+// eachDocBlock calls f with each block of the documents at paths (a document that cannot be
+// read is skipped: the load has read it, and said so).
+func eachDocBlock(paths []string, all []*dsl.Scenario, f func(abs string, b *docBlock)) {
 	for _, path := range paths {
 		abs, _ := filepath.Abs(path)
 		doc, err := os.ReadFile(abs)
 		if err != nil {
-			continue // the load has read it
+			continue
 		}
 		for _, b := range docBlocks(doc, abs, all) {
-			if b.expect != nil && len(b.scenarios) == 0 {
-				errs = append(errs, &dsl.Error{Pos: dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line, Col: b.expect.Indent + 1},
-					Msg: fmt.Sprintf("the spec at line %d declares no scenario, so the expected-output block after it would never be checked: declare the scenario in that spec, or move the block after the spec whose run it shows", b.spec.Line)})
-			}
+			f(abs, b)
 		}
 	}
-	return errs
 }
 
 // toleranceErrors compiles the tolerance lines ("~ EXPR VALUE ±N%") of every expected block
@@ -183,38 +191,31 @@ func (p *process) expectedWithoutScenario(paths []string, all []*dsl.Scenario) d
 // refuses (fortio.codes["5O3"]) read 0 and passed.
 func (p *process) toleranceErrors(paths []string, all []*dsl.Scenario) dsl.Errors {
 	var errs dsl.Errors
-	for _, path := range paths {
-		abs, _ := filepath.Abs(path)
-		doc, err := os.ReadFile(abs)
-		if err != nil {
-			continue // the load has read it
+	eachDocBlock(paths, all, func(abs string, b *docBlock) {
+		if b.expect == nil || len(b.scenarios) == 0 {
+			return
 		}
-		for _, b := range docBlocks(doc, abs, all) {
-			if b.expect == nil || len(b.scenarios) == 0 {
+		sc := b.scenarios[0]
+		for i, l := range strings.Split(strings.TrimRight(b.expect.Content, "\n"), "\n") {
+			t, ok := report.ParseTolerance(l)
+			if !ok {
 				continue
 			}
-			sc := b.scenarios[0]
-			for i, l := range strings.Split(strings.TrimRight(b.expect.Content, "\n"), "\n") {
-				t, ok := report.ParseTolerance(l)
-				if !ok {
-					continue
-				}
-				pos := dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line + i + 1, Col: b.expect.Indent + t.Off}
-				if len(sc.Sweep) > 0 {
-					errs = append(errs, &dsl.Error{Pos: dsl.Pos{File: pos.File, Line: pos.Line, Col: b.expect.Indent + 1},
-						Msg: fmt.Sprintf("%s: a sweep's expected block takes no ~ line (a tolerance checks a value of one run; scenario %s runs once per combination): remove it", strings.TrimSpace(l), sc.Name)})
-					continue
-				}
-				if _, err := t.Compile(sc, pos); err != nil {
-					if e, ok := err.(*dsl.Error); ok {
-						errs = append(errs, e)
-					} else {
-						errs = append(errs, &dsl.Error{Pos: pos, Msg: err.Error()})
-					}
+			pos := dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line + i + 1, Col: b.expect.Indent + t.Off}
+			if len(sc.Sweep) > 0 {
+				errs = append(errs, &dsl.Error{Pos: dsl.Pos{File: pos.File, Line: pos.Line, Col: b.expect.Indent + 1},
+					Msg: fmt.Sprintf("%s: a sweep's expected block takes no ~ line (a tolerance checks a value of one run; scenario %s runs once per combination): remove it", strings.TrimSpace(l), sc.Name)})
+				continue
+			}
+			if _, err := t.Compile(sc, pos); err != nil {
+				if e, ok := err.(*dsl.Error); ok {
+					errs = append(errs, e)
+				} else {
+					errs = append(errs, &dsl.Error{Pos: pos, Msg: err.Error()})
 				}
 			}
 		}
-	}
+	})
 	return errs
 }
 

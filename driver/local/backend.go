@@ -220,7 +220,7 @@ func (c *backendCounters) count(code int) {
 // counters rq_total, rq_<code> (e.g. rq_503, only for codes seen), rq_1xx … rq_5xx (always
 // present), cx_total, cx_rx_bytes_total, cx_tx_bytes_total; gauges cx_active, rq_active.
 // Each of those but rq_<code> is also under the dotted name Envoy's HTTP connection manager
-// gives it, without the listener's stat prefix (httpStats): http.downstream_rq_active, … — the
+// gives it, without the listener's stat prefix (schema.BackendHTTPAliases): http.downstream_rq_active, … — the
 // same counts, so that a local scenario reads a dotted Envoy name as one on kube does.
 func (b *backend) stats() (counters, gauges schema.Stats) {
 	counters = schema.Stats{
@@ -244,7 +244,7 @@ func (b *backend) stats() (counters, gauges schema.Stats) {
 		"cx_active": float64(b.c.cxActive.Load()),
 		"rq_active": float64(b.c.rqActive.Load()),
 	}
-	for name, envoy := range httpStats {
+	for name, envoy := range schema.BackendHTTPAliases {
 		if v, ok := counters[name]; ok {
 			counters[envoy] = v
 		}
@@ -253,16 +253,6 @@ func (b *backend) stats() (counters, gauges schema.Stats) {
 		}
 	}
 	return counters, gauges
-}
-
-// httpStats maps a backend stat to the name Envoy's HTTP connection manager gives the same
-// count (http.<stat_prefix>.downstream_…, the prefix left out).
-var httpStats = map[string]string{
-	"rq_total": "http.downstream_rq_total", "rq_active": "http.downstream_rq_active",
-	"rq_1xx": "http.downstream_rq_1xx", "rq_2xx": "http.downstream_rq_2xx", "rq_3xx": "http.downstream_rq_3xx",
-	"rq_4xx": "http.downstream_rq_4xx", "rq_5xx": "http.downstream_rq_5xx",
-	"cx_total": "http.downstream_cx_total", "cx_active": "http.downstream_cx_active",
-	"cx_rx_bytes_total": "http.downstream_cx_rx_bytes_total", "cx_tx_bytes_total": "http.downstream_cx_tx_bytes_total",
 }
 
 // prometheus renders stats() in the Prometheus text format, with the same names, so that a
