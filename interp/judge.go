@@ -157,7 +157,10 @@ func (j *Judge) Env() map[string]any {
 		return nil
 	}
 	started, ended := map[string]float64{}, map[string]float64{}
-	base := rec.StepsStart.Sub(rec.Start)
+	// Wall-clock readings only (Round(0) drops the monotonic one): a record read back from
+	// JSON has no other, and started and ended must read the same there as in the run, to the
+	// nanosecond, for replay and merge to hold a record's values to its data.
+	base := rec.StepsStart.Round(0).Sub(rec.Start.Round(0))
 	for _, s := range rec.Steps {
 		if s.Name == "" {
 			continue

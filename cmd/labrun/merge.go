@@ -50,16 +50,18 @@ raw artifacts, which stay where it ran) in --report-dir.
 
 A record is counted only as far as it supports itself: one whose outcome disagrees with its
 own expectations, steps or error is refused (exit 2, naming the file). When the scenario file
-a record names is here, with the source the run had, its expectations are judged again over
-the data it recorded (as labrun replay does), and a record whose outcome differs from that
-verdict is refused: it was edited or damaged. So is a record of that source whose matrix is
+a record names is here, with the source the run had (or another source whose scenario has the
+steps and expectations the record holds: a comment added, a kit edited), its expectations
+are judged again over the data it recorded (as labrun replay does), and a record whose
+outcome differs from that verdict, or whose expectations recorded other values than they
+read from its data, is refused: it was edited or damaged. So is a record of that source whose matrix is
 not the one the scenario declares with the flags the record keeps (a value of the sweep
 taken out, the sweep taken out, a var swept or fixed that the scenario does not sweep), or
 whose assert says passed where its expression is false over the data it read (or failed
 where it is true; see labrun replay --help). Without the file, a record's round, combination
 and id must be its matrix's, and records of one source must agree on what the scenario
 sweeps. Records that cannot be judged again (the file is
-elsewhere or changed) are counted as recorded; stderr says how many. In JSON lines, a line
+elsewhere, or its steps or expectations changed) are counted as recorded; stderr says how many. In JSON lines, a line
 that begins as a record and does not parse is an error (file:line).
 
 Every record names the source of its scenario (a hash of its file and package). Records of
@@ -506,7 +508,18 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			continue
 		}
 		at := fmt.Sprintf("%s: run %s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID)
-		if cs := unitOrSingle(rec).Contradictions(l.sc); len(cs) > 0 {
+		if l.changed {
+			// Another source (a comment added, a kit edited): the record is judged again
+			// when the scenario still has the steps and expectations the run had, whose
+			// data it holds; its matrix may have been changed since, and is not compared.
+			if !sameExpectations(rec, l.sc) || changedStep(rec, l.sc) {
+				if judgeable {
+					unjudged++
+					notHere["their scenario file here is not the source they ran, and its steps or expectations are not the ones they hold"] = true
+				}
+				continue
+			}
+		} else if cs := unitOrSingle(rec).Contradictions(l.sc); len(cs) > 0 {
 			matrixMsgs = append(matrixMsgs, fmt.Sprintf("%s: its matrix is not the one its scenario declares with the flags it records: %s", at, strings.Join(cs, "; ")))
 			continue
 		}
@@ -528,7 +541,12 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			continue
 		}
 		judged := interp.Rejudge(&cp, l.sc)
-		if v, _ := interp.Verdict(&cp, judged); v != rec.Outcome {
+		v, _ := interp.Verdict(&cp, judged)
+		if cs := interp.ValueContradictions(rec.Expectations, judged); v == rec.Outcome && len(cs) > 0 {
+			msgs = append(msgs, fmt.Sprintf("%s: %s", at, strings.Join(cs, "; ")))
+			continue
+		}
+		if v != rec.Outcome {
 			why := ""
 			for _, j := range judged {
 				if j.Outcome != interp.Passed {
@@ -554,7 +572,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		out = append(out, strings.Join(matrixMsgs, "\nlabrun: merge: ")+"\nlabrun: merge: a record whose matrix is not the one its run had was edited or damaged; merge counts no run from it")
 	}
 	if len(msgs) > 0 {
-		out = append(out, strings.Join(msgs, "\nlabrun: merge: ")+"\nlabrun: merge: judged again over its own data, a record gives another verdict than it records: it was edited or damaged; merge counts no run from it")
+		out = append(out, strings.Join(msgs, "\nlabrun: merge: ")+"\nlabrun: merge: judged again over its own data, a record gives another verdict, or reads other values, than it records: it was edited or damaged; merge counts no run from it")
 	}
 	if len(out) == 0 {
 		return nil
@@ -566,6 +584,9 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 type loadedScenario struct {
 	sc  *dsl.Scenario
 	why string
+	// changed: the file here is not the source the record ran (its hash differs); sc is
+	// then judged with only when its steps and expectations are the ones the record holds.
+	changed bool
 }
 
 // scenarioOf loads the scenario a record names from file with the record's vars, when file is
@@ -575,10 +596,7 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 		l.why = "their scenario file is not here"
 		return l
 	}
-	if p.sources.of(file) != rec.Source {
-		l.why = "their scenario file here is not the source they ran"
-		return l
-	}
+	l.changed = p.sources.of(file) != rec.Source
 	res, errs, err := p.loadTo(io.Discard, []string{file}, dsl.Options{Vars: vars})
 	if err != nil || len(errs) > 0 {
 		l.why = "their scenario file does not load here"
@@ -593,6 +611,30 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 		l.why = "their scenario file here declares no such scenario"
 	}
 	return l
+}
+
+// sameExpectations says whether sc's expectations are the ones rec judged, in order.
+func sameExpectations(rec *interp.Record, sc *dsl.Scenario) bool {
+	if len(rec.Expectations) != len(sc.Expect) {
+		return false
+	}
+	for i, e := range sc.Expect {
+		if rec.Expectations[i].Src != e.Src {
+			return false
+		}
+	}
+	return true
+}
+
+// changedStep says whether sc's steps differ from those rec ran (interp.ChangedStep, on a
+// copy whose types are restored).
+func changedStep(rec *interp.Record, sc *dsl.Scenario) bool {
+	cp := *rec
+	cp.TargetValues = maps.Clone(rec.TargetValues)
+	if interp.RestoreTypes(&cp) != nil {
+		return true
+	}
+	return interp.ChangedStep(&cp, sc) != ""
 }
 
 // anyStepFailed says whether a step of the record failed (not one a mayFail or the catch phase

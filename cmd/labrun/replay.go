@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,7 +45,11 @@ had ended before the assert started, or started after it ended, in all its runs,
 not call now(). An assert whose recorded outcome the expression contradicts over those data
 (passed where it is false, failed where it is true) is refused (exit 2) as edited or corrupt.
 An assert that read a step still running, or one that ran again after it, is left as
-recorded.`,
+recorded.
+
+An expectation whose expression is the one the record judged reads the same values from
+the record's data as the run did (they were written together): a value that differs (its
+vars, its data or the recorded value edited) is refused (exit 2) as edited or corrupt.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rec, sc, err := p.recordAndScenario(args[0], file)
@@ -52,6 +57,9 @@ recorded.`,
 				return err
 			}
 			judged := interp.Rejudge(rec, sc)
+			if cs := interp.ValueContradictions(rec.Expectations, judged); len(cs) > 0 {
+				return &exitError{exitInvalid, fmt.Sprintf("%s: %s\nlabrun: the values an expectation recorded are those its expression read from the run's data, written together: a record where they differ was edited or damaged (its vars or data, or the values themselves)", args[0], strings.Join(cs, "\nlabrun: "+args[0]+": "))}
+			}
 			verdict, why := interp.Verdict(rec, judged)
 			replayed := *rec
 			replayed.Expectations = judged

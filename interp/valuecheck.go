@@ -1,0 +1,75 @@
+package interp
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// ValueContradictions says where the values that recorded expectations read are not what the
+// same expressions read again from the record's data (judged, from Rejudge); nil when none
+// is. An expectation is compared with the recorded one of the same source (the n-th of that
+// source with the n-th), and only over the reads both hold: the data and the values of one
+// run were written together, so a value that differs was edited after the run, or the data it
+// was read from was. An edited vars is found so too: the judge reads vars from the record.
+func ValueContradictions(recorded, judged []*Judgement) []string {
+	seen := map[string]int{}
+	var out []string
+	for _, j := range judged {
+		n := seen[j.Src]
+		seen[j.Src]++
+		r := nthWithSource(recorded, j.Src, n)
+		if r == nil || r.Values == nil || j.Values == nil {
+			continue
+		}
+		for _, k := range slices.Sorted(maps.Keys(r.Values)) {
+			now, ok := j.Values[k]
+			if !ok {
+				continue
+			}
+			if x, ok := r.Values[k].(float64); ok && timingRead.MatchString(k) {
+				if y, ok := now.(float64); ok && math.Abs(x-y) <= 1e-6 {
+					continue
+				}
+			}
+			a, errA := MarshalUnescaped(JSONNumber(r.Values[k]))
+			b, errB := MarshalUnescaped(JSONNumber(now))
+			if errA != nil || errB != nil || string(a) == string(b) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("expectation %q: the record says it read %s = %s; its data read %s", j.Src, k, clip(string(a)), clip(string(b))))
+		}
+	}
+	return out
+}
+
+// timingRead matches a read of started or ended. A record made before the judge read them
+// from wall-clock times only (interp.NewJudge) read them from the run's monotonic clock,
+// which drifts from the wall clock the record keeps by nanoseconds over a setup phase: those
+// records are held to their data within a microsecond.
+var timingRead = regexp.MustCompile(`\b(started|ended)\b`)
+
+// nthWithSource is the n-th (from 0) of js whose source is src, or nil.
+func nthWithSource(js []*Judgement, src string, n int) *Judgement {
+	for _, j := range js {
+		if j.Src != src {
+			continue
+		}
+		if n == 0 {
+			return j
+		}
+		n--
+	}
+	return nil
+}
+
+// clip shows at most 80 bytes of a value written in JSON, with its length when longer.
+func clip(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(s[:80], ""), len(s))
+}

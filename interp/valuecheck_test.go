@@ -1,0 +1,62 @@
+package interp
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestValueContradictions(t *testing.T) {
+	j := func(src string, v Values) *Judgement { return &Judgement{Src: src, Values: v} }
+	tenth, fifth := 0.1, 0.2 // variables: a constant tenth + fifth is exactly 0.3 in Go
+	// roundTrip is what a record read back from JSON holds.
+	roundTrip := func(v Values) Values {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out Values
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name     string
+		recorded []*Judgement
+		judged   []*Judgement
+		want     []string // substrings of each message, in order; none: no contradiction
+	}{
+		{name: "same values", recorded: []*Judgement{j("a == 1", Values{"a": 1.0})}, judged: []*Judgement{j("a == 1", Values{"a": 1.0})}},
+		{name: "through JSON, non-finite and strings", recorded: []*Judgement{j("x", roundTrip(Values{"a": math.Inf(1), "b": tenth + fifth, "s": "é\n", "t": true}))},
+			judged: []*Judgement{j("x", Values{"a": math.Inf(1), "b": tenth + fifth, "s": "é\n", "t": true})}},
+		{name: "a var edited", recorded: []*Judgement{j("c <= vars.m", Values{"c": 7.0, "vars.m": 0.0})}, judged: []*Judgement{j("c <= vars.m", Values{"c": 7.0, "vars.m": 100.0})},
+			want: []string{`expectation "c <= vars.m": the record says it read vars.m = 0; its data read 100`}},
+		{name: "the last bit of a float", recorded: []*Judgement{j("x", Values{"a": 0.3})}, judged: []*Judgement{j("x", Values{"a": tenth + fifth})},
+			want: []string{"a = 0.3; its data read 0.30000000000000004"}},
+		{name: "an expression the record did not judge", recorded: []*Judgement{j("a == 1", Values{"a": 1.0})}, judged: []*Judgement{j("a == 2", Values{"a": 5.0})}},
+		{name: "reads only one side holds", recorded: []*Judgement{j("x", Values{"a": 1.0})}, judged: []*Judgement{j("x", Values{"b": 2.0})}},
+		{name: "no values recorded", recorded: []*Judgement{j("x", nil)}, judged: []*Judgement{j("x", Values{"a": 2.0})}},
+		{name: "the n-th of one source with the n-th", recorded: []*Judgement{j("x", Values{"a": 1.0}), j("y", nil), j("x", Values{"a": 2.0})},
+			judged: []*Judgement{j("x", Values{"a": 1.0}), j("x", Values{"a": 3.0})}, want: []string{"a = 2; its data read 3"}},
+		{name: "started and ended within a microsecond", recorded: []*Judgement{j("ended.z - started.z < 1", Values{"started.z": 0.000001905, "ended.z": 0.00100854})},
+			judged: []*Judgement{j("ended.z - started.z < 1", Values{"started.z": 0.000001899, "ended.z": 0.001008534})}},
+		{name: "started a second later", recorded: []*Judgement{j("started.z < 1", Values{"started.z": 0.5})},
+			judged: []*Judgement{j("started.z < 1", Values{"started.z": 1.5})}, want: []string{"started.z = 0.5; its data read 1.5"}},
+		{name: "a long string is clipped", recorded: []*Judgement{j("x", Values{"s": strings.Repeat("a", 500)})}, judged: []*Judgement{j("x", Values{"s": "b"})},
+			want: []string{`… (502 bytes); its data read "b"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := ValueContradictions(c.recorded, c.judged)
+			if len(got) != len(c.want) {
+				t.Fatalf("got %q, want %d messages", got, len(c.want))
+			}
+			for i, w := range c.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("message %d = %q, want it to hold %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}
