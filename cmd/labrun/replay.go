@@ -57,9 +57,6 @@ vars, its data or the recorded value edited) is refused (exit 2) as edited or co
 				return err
 			}
 			judged := interp.Rejudge(rec, sc)
-			if cs := interp.ValueContradictions(rec.Expectations, judged); len(cs) > 0 {
-				return &exitError{exitInvalid, fmt.Sprintf("%s: %s\nlabrun: the values an expectation recorded are those its expression read from the run's data, written together: a record where they differ was edited or damaged (its vars or data, or the values themselves)", args[0], strings.Join(cs, "\nlabrun: "+args[0]+": "))}
-			}
 			verdict, why := interp.Verdict(rec, judged)
 			replayed := *rec
 			replayed.Expectations = judged
@@ -131,6 +128,10 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	}
 	if err := interp.OutcomeContradictions(rec, sc); err != nil {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
+	}
+	cp := *rec // Rejudge adds its notes to the record it judges
+	if cs := interp.ValueContradictions(rec.Expectations, interp.Rejudge(&cp, sc)); len(cs) > 0 {
+		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s\nlabrun: the values an expectation recorded are those its expression read from the run's data, written together: a record where they differ was edited or damaged (its vars or data, or the values themselves)", path, strings.Join(cs, "\nlabrun: "+path+": "))}
 	}
 	return rec, sc, nil
 }
