@@ -499,6 +499,43 @@ func (l *loader) unreadFences(abs string, doc []byte, fences []Fence) bool {
 	return bad
 }
 
+// htmlFences refuses a labrun fence (a spec, an expected-output block, one that names labrun)
+// inside an HTML block other than a comment: a Markdown reader shows it as HTML text, not as
+// a code block (<details> with no blank line after it, <pre>), so labrun does not read it, and
+// the document would pass without its spec run or its output compared. A fence inside a
+// comment is commented out: neither shows nor runs. Before, labrun read both as fences.
+func (l *loader) htmlFences(abs string, doc []byte) bool {
+	bad := false
+	for _, f := range HTMLFences(doc) {
+		var what string
+		switch {
+		case f.Block.Comment:
+			continue
+		case f.IsSpec():
+			what = "this spec would never run"
+		case f.HasWord(expectWord):
+			what = "this expected output would never be compared with a run"
+		case f.NearMiss() != "":
+			what = "it would be read as plain text (" + f.NearMiss() + ")"
+		default:
+			continue
+		}
+		l.errs.add(Pos{File: abs, Line: f.Line, Col: f.Indent + 1}, "",
+			"fence %q is inside the HTML block that begins at line %d (%s): a Markdown reader shows it as HTML text, not as a code block, and labrun does not read it, so %s: end the HTML block before it (a blank line after its tag) or move the fence out of it",
+			f.Marker+f.Info, f.Block.Line, clipTag(f.Block.Tag), what)
+		bad = true
+	}
+	return bad
+}
+
+// clipTag is an HTML block's first line as a message shows it: at most 40 bytes.
+func clipTag(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:40], "") + "…"
+}
+
 // loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines
 // are the document's lines, so that positions point into the document.
 func (l *loader) loadMarkdown(abs string, named bool) {
@@ -508,6 +545,9 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 		return
 	}
 	l.res.Files = append(l.res.Files, abs)
+	if l.htmlFences(abs, doc) {
+		return // before the fences' own errors: a fence left out there may leave its closing line opening one
+	}
 	fences := Fences(doc)
 	specs := 0
 	for _, f := range fences {

@@ -81,6 +81,7 @@ func (f Fence) NearMiss() string {
 func Fences(doc []byte) []Fence {
 	var out []Fence
 	lines := bytes.Split(doc, []byte("\n"))
+	html := HTMLBlocks(doc)
 	var open *Fence
 	var marker byte
 	var markerLen int
@@ -92,6 +93,9 @@ func Fences(doc []byte) []Fence {
 		if open == nil {
 			if indent > 3 || len(trimmed) < 3 || (trimmed[0] != '`' && trimmed[0] != '~') {
 				continue
+			}
+			if inHTML(html, i+1) != nil {
+				continue // HTML to a Markdown reader (a comment, <details> with no blank line after it)
 			}
 			c := trimmed[0]
 			n := 0
@@ -128,6 +132,98 @@ func Fences(doc []byte) []Fence {
 	if open != nil {
 		open.Content = content.String()
 		out = append(out, *open)
+	}
+	return out
+}
+
+// HTMLBlock is the lines of an HTML block of a Markdown document, as CommonMark reads it: a
+// fence there is HTML text, not a code block (inside a comment, not shown at all).
+type HTMLBlock struct {
+	Line, EndLine int // 1-based, both included
+	Comment       bool
+	Tag           string // its first line, trimmed
+}
+
+// HTMLBlocks are doc's HTML blocks, in document order; nil (without parsing) when no line
+// begins with < as an HTML block's first line must.
+func HTMLBlocks(doc []byte) []HTMLBlock {
+	maybe := false
+	for line := range bytes.SplitSeq(doc, []byte("\n")) {
+		t := bytes.TrimLeft(line, " ")
+		if len(line)-len(t) <= 3 && len(t) > 0 && t[0] == '<' {
+			maybe = true
+			break
+		}
+	}
+	if !maybe {
+		return nil
+	}
+	lineOf := func(off int) int { return 1 + bytes.Count(doc[:off], []byte("\n")) }
+	var out []HTMLBlock
+	root := goldmark.DefaultParser().Parse(text.NewReader(doc))
+	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		h, ok := n.(*ast.HTMLBlock)
+		if !entering || !ok {
+			return ast.WalkContinue, nil
+		}
+		segs := h.Lines()
+		if segs.Len() == 0 {
+			return ast.WalkSkipChildren, nil
+		}
+		first := segs.At(0)
+		b := HTMLBlock{Line: lineOf(first.Start), Comment: h.HTMLBlockType == ast.HTMLBlockType2,
+			Tag: strings.TrimSpace(string(first.Value(doc)))}
+		last := segs.At(segs.Len() - 1)
+		b.EndLine = lineOf(max(last.Start, last.Stop-1))
+		if h.HasClosure() {
+			b.EndLine = lineOf(max(h.ClosureLine.Start, h.ClosureLine.Stop-1))
+		}
+		out = append(out, b)
+		return ast.WalkSkipChildren, nil
+	})
+	return out
+}
+
+// inHTML is the one of blocks that holds line, or nil.
+func inHTML(blocks []HTMLBlock, line int) *HTMLBlock {
+	for i := range blocks {
+		if blocks[i].Line <= line && line <= blocks[i].EndLine {
+			return &blocks[i]
+		}
+	}
+	return nil
+}
+
+// HTMLFence is a fence that Fences leaves out because it is inside an HTML block: Info, Line,
+// Indent and Marker, no content.
+type HTMLFence struct {
+	Fence
+	Block HTMLBlock
+}
+
+// HTMLFences are the fences inside doc's HTML blocks (HTMLBlocks), in document order.
+func HTMLFences(doc []byte) []HTMLFence {
+	html := HTMLBlocks(doc)
+	if html == nil {
+		return nil
+	}
+	var out []HTMLFence
+	for i, raw := range bytes.Split(doc, []byte("\n")) {
+		line := strings.TrimRight(string(raw), "\r")
+		trimmed := strings.TrimLeft(line, " ")
+		indent := len(line) - len(trimmed)
+		if indent > 3 || !(strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
+			continue
+		}
+		b := inHTML(html, i+1)
+		if b == nil {
+			continue
+		}
+		n := 0
+		for n < len(trimmed) && trimmed[n] == trimmed[0] {
+			n++
+		}
+		out = append(out, HTMLFence{Fence{Info: strings.TrimSpace(trimmed[n:]), Line: i + 1, Indent: indent, Marker: trimmed[:n]}, *b})
 	}
 	return out
 }

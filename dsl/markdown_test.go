@@ -38,6 +38,31 @@ func TestFences(t *testing.T) {
 			want: []fence{{"sh", 2, 4, "ls\n", 0, "```"}, {"cue", 6, 8, "b: 2\n", 0, "```"}},
 		},
 		{
+			name: "inside an HTML comment: not a fence",
+			doc:  "<!--\n```cue labrun\na: 1\n```\n-->\n```cue\nb: 2\n```\n",
+			want: []fence{{"cue", 6, 8, "b: 2\n", 0, "```"}},
+		},
+		{
+			name: "inside <details> with no blank line after it: HTML text, not a fence",
+			doc:  "<details>\n```cue labrun\na: 1\n```\n</details>\n",
+			want: nil,
+		},
+		{
+			name: "after <details> and a blank line: a fence",
+			doc:  "<details>\n\n```cue labrun\na: 1\n```\n</details>\n",
+			want: []fence{{"cue labrun", 3, 5, "a: 1\n", 0, "```"}},
+		},
+		{
+			name: "HTML inside a fence is the fence's content",
+			doc:  "```html\n<!--\n```\n```cue\nb: 2\n```\n-->\n",
+			want: []fence{{"html", 1, 3, "<!--\n", 0, "```"}, {"cue", 4, 6, "b: 2\n", 0, "```"}},
+		},
+		{
+			name: "inside <pre> until </pre>, blank lines included",
+			doc:  "<pre>\n\n```cue\na: 1\n```\n</pre>\n",
+			want: nil,
+		},
+		{
 			name: "empty content",
 			doc:  "```\n```\n",
 			want: []fence{{"", 1, 2, "", 0, "```"}},
