@@ -324,7 +324,17 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 		}
 		// problem holds what was said of the block above: "" when it matched.
 		checks = append(checks, blockCheck{line: b.expect.Line, problem: problem.String()})
-		repls = append(repls, repl{from: first, to: b.expect.EndLine - 1, text: append(got, tolerances...)})
+		text := append(got, tolerances...)
+		if pad := strings.Repeat(" ", b.expect.Indent); pad != "" {
+			// The fence is indented (at most three spaces): its lines are, as the rest
+			// of the document's, rather than at the left margin under it.
+			for i, l := range text {
+				if l != "" {
+					text[i] = pad + l
+				}
+			}
+		}
+		repls = append(repls, repl{from: first, to: b.expect.EndLine - 1, text: text})
 	}
 	if !update {
 		return doc, checks
