@@ -253,14 +253,7 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
 			return reads{}, false
 		}
 		r.loads = append(r.loads, n)
-		req := requestsBeforeRun(sc, p)
-		if strings.Contains(e.Src, "requests") {
-			// One that reads a load's requests is judged on any count: "fortio.requests
-			// == 40" restates the step's requests: 40 (a claim a seed's figures pin), and
-			// is left to the reader.
-			req = 0
-		}
-		r.requests = append(r.requests, req)
+		r.requests = append(r.requests, requestsBeforeRun(sc, p))
 	}
 	r.outcomes = append(r.outcomes, e.Outcomes...)
 	if len(r.seriesStats) > 0 && len(r.series) == 0 {
