@@ -31,13 +31,14 @@ var staticNames = map[string]bool{
 // until whose value the record determines (see above) is judged again with sc's expression,
 // each repeat's until as at its last round's end (repeatUntil), each get's and config's until
 // over the value it read last (readUntil), and each exec's outcome is set against the exit
-// code it records and the step's exitCode (execContradiction).
+// code it records and the step's exitCode (execContradiction); each load whose step fixes its
+// requests must record that many (loadCountContradictions).
 func OutcomeContradictions(rec *Record, sc *dsl.Scenario) error {
 	steps := map[string]*dsl.Step{}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
 	}
-	var msgs []string
+	msgs := loadCountContradictions(rec, sc)
 	for _, sr := range rec.Steps {
 		s := steps[sr.Path]
 		if sr.Kind == "exec" && s != nil && s.Kind == "exec" {

@@ -239,3 +239,66 @@ func TestOutcomeContradictions(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayRefusesALoadOfAnotherCount: a load records its result only when fortio made the
+// requests its step fixes (schema.Load.Run), and vet refuses an expectation restating them:
+// a record whose load of requests: 20 holds 19 (its sums kept) was changed after the run, and
+// is refused rather than judged. A load of a duration records whatever fortio made.
+func TestReplayRefusesALoadOfAnotherCount(t *testing.T) {
+	const src = `
+s: schema.#Scenario & {
+	steps: [
+		{name: "fixed", load: {url: "http://127.0.0.1:1/echo", requests: 20, connections: 1}},
+		{name: "timed", load: {url: "http://127.0.0.1:1/echo", duration: "1s", connections: 1}},
+	]
+	expect: ["fixed.code200 == fixed.requests && timed.code200 == timed.requests"]
+}`
+	count := func(name string, n float64) func(*interp.Record) {
+		return func(rec *interp.Record) {
+			l := rec.Results[name].Value.(*interp.LoadRecord)
+			l.Codes = map[string]float64{"200": n}
+			l.Recount()
+		}
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*interp.Record)
+		want string
+	}{
+		{"as recorded", nil, ""},
+		{"the fixed load's count changed", count("fixed", 19), "step fixed: its load records 19 requests, but the step fixes 20 (requests: 20)"},
+		{"the timed load's count changed", count("timed", 7), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := loadScenario(t, src)
+			var run *interp.Record
+			synctest.Test(t, func(t *testing.T) {
+				run = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
+			})
+			b, err := json.Marshal(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec interp.Record
+			if err := json.Unmarshal(b, &rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := interp.RestoreTypes(&rec); err != nil {
+				t.Fatal(err)
+			}
+			if c.edit != nil {
+				c.edit(&rec)
+			}
+			if err := rec.Contradictions(); err != nil {
+				t.Fatalf("the edit breaks fortio's sums: %v", err)
+			}
+			got := ""
+			if err := interp.OutcomeContradictions(&rec, sc); err != nil {
+				got = err.Error()
+			}
+			if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+				t.Errorf("OutcomeContradictions: %q, want %q", got, c.want)
+			}
+		})
+	}
+}

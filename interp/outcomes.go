@@ -83,3 +83,32 @@ func ownResult(rec *Record, sr *StepRecord, recorded bool) (*Result, bool) {
 	}
 	return r, true
 }
+
+// loadCountContradictions says which loads rec holds recorded another number of requests than
+// their step fixes (schema.Load.FixedRequests), each with the numbers: a load records its
+// result only when fortio made exactly the requests it was told (schema.Load.Run), and vet
+// refuses an expectation restating them as one that cannot fail, so a record that holds
+// another count was changed after the run.
+func loadCountContradictions(rec *Record, sc *dsl.Scenario) []string {
+	var msgs []string
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			p, ok := s.Params.(*schema.Load)
+			if !ok || s.Kind != "load" || s.Name == "" {
+				return
+			}
+			n := p.FixedRequests()
+			r := rec.Results[s.Name]
+			if n == 0 || r == nil || r.Kind != "load" {
+				return
+			}
+			l, ok := r.Value.(*LoadRecord)
+			if !ok || l == nil || l.Requests == float64(n) {
+				return
+			}
+			msgs = append(msgs, fmt.Sprintf("step %s: its load records %s requests, but the step fixes %d (requests: %d), and a load records its result only when fortio made exactly that many",
+				s.Name, dsl.FormatValue(l.Requests), n, n))
+		})
+	}
+	return msgs
+}

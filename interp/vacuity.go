@@ -253,14 +253,7 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
 			return reads{}, false
 		}
 		r.loads = append(r.loads, n)
-		req := requestsBeforeRun(sc, p)
-		if strings.Contains(e.Src, "requests") {
-			// One that reads a load's requests is judged on any count: "fortio.requests
-			// == 40" restates the step's requests: 40 (a claim a seed's figures pin), and
-			// is left to the reader.
-			req = 0
-		}
-		r.requests = append(r.requests, req)
+		r.requests = append(r.requests, requestsBeforeRun(sc, p))
 	}
 	r.outcomes = append(r.outcomes, e.Outcomes...)
 	if len(r.seriesStats) > 0 && len(r.series) == 0 {
@@ -270,15 +263,16 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
 }
 
 // requestsBeforeRun is the number of requests a load of p records whenever it records one: its
-// requests, when the scenario's CUE reads no var that could change it (a sweep's or --var's
-// value is another scenario's). fortio makes exactly that many (-n; a load it stops early
-// errs and records nothing), but for one request at a fixed qps, which fortio makes two. 0
-// when the load runs for a duration, or the count is not known before the run.
+// requests (schema.Load.FixedRequests), when the scenario's CUE reads no var that could change
+// it (a sweep's or --var's value is another scenario's). fortio makes exactly that many (-n),
+// but for one request at a fixed qps, which fortio makes two; a load it stops early errs and
+// records nothing, and so does one that recorded another count (schema.Load.Run). 0 when the
+// load runs for a duration, or the count is not known before the run.
 func requestsBeforeRun(sc *dsl.Scenario, p *schema.Load) float64 {
-	if p.Requests <= 0 || p.Requests == 1 && p.QPS > 0 || sc.ParamsMayReadVars() {
+	if sc.ParamsMayReadVars() {
 		return 0
 	}
-	return float64(p.Requests)
+	return float64(p.FixedRequests())
 }
 
 // logCountRead is what may follow a logs step's name for readsOnly: its count or one key of

@@ -58,12 +58,13 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{"f.requests == h.requests", false, false},
 		{"h.errors > 0 || h.ok > 0", false, false},
 
-		// A load of requests: 20 records 20 requests (fortio makes exactly that many); one
-		// that reads its requests is judged on any count (a restatement of the step's
-		// requests is left to the reader).
-		{"f.requests == 20", false, false},
-		{"f.requests != 13", false, false},
-		{"f.requests == g.requests", false, false},
+		// A load of requests: 20 records 20 requests (fortio makes exactly that many), also
+		// when the expectation reads its requests: a restatement of the step's requests:
+		// 20 cannot fail.
+		{"f.requests == 20", true, false},
+		{"f.requests != 13", true, false},
+		{"f.requests == g.requests", true, false},
+		{"f.requests == 20 && f.code503 == 0", false, false},
 		{"f.errors > 0 || f.ok > 0", true, false},
 		{"f.code503 < 50", true, false},
 		{"f.code503 <= 20", true, false},
@@ -244,6 +245,70 @@ func TestHoldsOfEveryLoadFixedRequests(t *testing.T) {
 		steps: [{name: "f", load: {url: "http://127.0.0.1:1", requests: 1}}]
 		expect: ["f.code200 + f.code503 <= 1"]
 	}`, true)
+}
+
+// TestRestatedRequestsCannotFail: fortio makes exactly the requests a load step fixes, so
+// an expectation or assertion that restates them (fortio.requests == N for requests: N, or
+// a sum of the codes equal to N whatever the codes are) holds of every run and is refused,
+// as any other tautology is; the judge once drew any count for an expression that mentions
+// requests, and so accepted it. A load whose count is not fixed before the run (it runs for a
+// duration, at a qps or not; its requests read a var, which --var or a sweep may change; one
+// request at a fixed qps, which fortio makes two) may record another count: the same claim
+// of it can fail, and stays.
+func TestRestatedRequestsCannotFail(t *testing.T) {
+	scenario := func(vars, load, expect string) string {
+		return `s: schema.#Scenario & {
+			` + vars + `
+			steps: [{name: "fortio", load: {url: "http://127.0.0.1:1", ` + load + `}}]
+			expect: [` + quote(expect) + `]
+		}`
+	}
+	for _, c := range []struct {
+		vars, load, expect string
+		refused            bool
+	}{
+		{"", "requests: 40", "fortio.requests == 40", true},
+		{"", "requests: 40, connections: 4", "fortio.requests == 40", true},
+		{"", "requests: 40, qps: 10", "fortio.requests == 40", true},
+		{"", "requests: 40", "fortio.requests >= 40 && fortio.requests <= 40", true},
+		{"", "requests: 40", "40 == fortio.requests", true},
+		{"", "requests: 40", "fortio.ok + fortio.errors == 40", true},
+		{"", "requests: 40", "fortio.requests > 0", true},
+		{"", "requests: 1", "fortio.requests == 1", true},
+
+		// Claims a run can break, of the same load.
+		{"", "requests: 40", "fortio.code200 == fortio.requests", false},
+		{"", "requests: 40", "fortio.code200 + fortio.code503 == 40", false}, // a 404 breaks it
+		{"", "requests: 40", "fortio.requests == 40 && fortio.code503 == 0", false},
+
+		// The count is not fixed before the run: the same claim can fail.
+		{"", `duration: "10s"`, "fortio.requests == 40", false},
+		{"", `duration: "10s", qps: 4`, "fortio.requests == 40", false},
+		{"vars: n: 40", "requests: vars.n", "fortio.requests == 40", false}, // --var n=60 breaks it
+		{"", "requests: 1, qps: 5", "fortio.requests == 1", false},          // fortio makes two
+	} {
+		t.Run(c.load+": "+c.expect, func(t *testing.T) {
+			checkRefused(t, scenario(c.vars, c.load, c.expect), c.refused)
+		})
+	}
+	// An assert step is judged the same way.
+	res, err := loadScenarioErr(t, `s: schema.#Scenario & {
+		steps: [
+			{name: "fortio", load: {url: "http://127.0.0.1:1", requests: 40}},
+			{assert: "fortio.requests == 40"},
+		]
+		expect: ["fortio.code200 == fortio.requests"]
+	}`)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	errs := interp.CheckCannotFail(res.Scenarios[0])
+	if len(errs) != 1 || !strings.HasSuffix(errs[0].Path, ".assert") || !strings.Contains(errs[0].Msg, "assertion \"fortio.requests == 40\"") {
+		t.Fatalf("want the assertion refused, and only it: %v", errs)
+	}
+	if !strings.Contains(errs[0].Msg, "adding up to the requests the step fixes (fortio's 40)") {
+		t.Errorf("the refusal does not say the step fixes 40 requests: %s", errs[0].Msg)
+	}
 }
 
 // checkRefused loads src and checks that vet refuses its expectation as one that cannot fail,

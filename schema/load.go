@@ -257,7 +257,22 @@ func (p *Load) Summary() string {
 	return b.String()
 }
 
-// Run runs the load and records its results.
+// FixedRequests is how many requests fortio makes for p whenever it completes the load: p's
+// requests (-n: fortio makes exactly that many). 0 when p alone does not say: a load that runs
+// for a duration, one request at a fixed qps (fortio makes two), a load from several pods
+// (each pod's fortio makes its own).
+func (p Load) FixedRequests() int {
+	if p.Requests <= 0 || p.Requests == 1 && p.QPS > 0 || p.From != nil && p.From.Pods > 0 {
+		return 0
+	}
+	return p.Requests
+}
+
+// Run runs the load and records its results. A load whose requests are fixed
+// (FixedRequests) that recorded another count errs: vet and the judge take such a load to
+// record exactly its requests, so an expectation restating them is refused as one that
+// cannot fail; a result of another count is not the load the step describes, and is not
+// judged.
 func (p *Load) Run(ctx context.Context, rt Runtime) error {
 	q := p.WithDefaults()
 	if q.From != nil {
@@ -286,6 +301,10 @@ func (p *Load) Run(ctx context.Context, rt Runtime) error {
 	}
 	for _, w := range res.Warnings {
 		rt.Warn(w)
+	}
+	if n := q.FixedRequests(); n > 0 && res.Requests != float64(n) {
+		return fmt.Errorf("load %s: fortio recorded %s requests, not the %d the step fixes (requests: %d): fortio makes exactly the requests it is told, so this is not the load the step describes and it is not judged",
+			q.URL, strconv.FormatFloat(res.Requests, 'f', -1, 64), n, n)
 	}
 	rt.Record(&LoadRecorded{LoadResult: res.LoadResult, Warnings: res.Warnings, Start: start, End: rt.Now()})
 	return nil
