@@ -1422,6 +1422,9 @@ func (e *Expr) readsTheRun() bool {
 // may differ from one combination of a sweep, or one --var, to the next.
 func (e *Expr) ReadsVars() bool { return len(e.vars) > 0 || e.allVars }
 
+// VarsRead are the vars the expression reads by name, and whether it reads vars as a whole.
+func (e *Expr) VarsRead() (names []string, whole bool) { return slices.Clone(e.vars), e.allVars }
+
 // checkDeltaOrder refuses delta("a", "b") where b is always taken before a: every counter's
 // delta would be negative (or a reset).
 func (d *decoder) checkDeltaOrder(e *Expr, path string) {

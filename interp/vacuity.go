@@ -32,7 +32,7 @@ import (
 // which the numbers it writes (taken with their neighbours) make unlikely.
 
 // CheckCannotFail refuses sc's expectations and assert steps that read only loads and stats
-// (no var) and hold of every load and every value of the stats judged. The stats (a snapshot's, a
+// (and vars, at sc's values, that sc does not sweep: varsJudged) and hold of every load and every value of the stats judged. The stats (a snapshot's, a
 // delta's) are drawn apart from one another and from the loads: Envoy's own sums across
 // stats are not assumed, so only an expectation that holds whatever they are is refused. What
 // the plan guarantees is assumed (vacuity_plan.go): a delta whose pair of snapshots is known is
@@ -126,6 +126,9 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 			msg = fmt.Sprintf("%s %q holds whatever the stats it reads are (judged on %d: %s): it cannot fail, so it proves nothing; expected a bound a wrong outcome breaks, e.g. == the figure the claim gives",
 				j.word, e.Src, n, what)
 		}
+		if shown, _ := varValues(sc, e); len(shown) > 0 {
+			msg += fmt.Sprintf(" (judged with %s: the values this scenario runs with, declared or given with --var)", strings.Join(shown, ", "))
+		}
 		errs = append(errs, &dsl.Error{Pos: e.Pos, Path: j.path, Msg: msg})
 	}
 	return errs
@@ -184,9 +187,11 @@ var timeRead = regexp.MustCompile(`\b(?:started|ended)\b(\s*\.\s*(\w+)|)`)
 // judgedReads are what e reads when it reads nothing else a run records, and no var (the
 // functions aside); ok is false otherwise, or when it reads nothing a sample gives.
 func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
-	// One that reads a var is judged by each combination of a sweep, or --var, with its own
-	// value: what holds of every sample with the default may not with another.
-	if e.Program == nil || e.Now || len(e.Captures) > 0 || e.ReadsVars() {
+	// One that reads a var is judged with the value the scenario has (declared, or --var),
+	// which the run has too: `fortio.code503 >= vars.minShed` with minShed 0 cannot fail in
+	// it. Not when a var it reads is swept (each combination has its own value, and is not
+	// judged here), secret (its value is not shown) or read as a whole.
+	if e.Program == nil || e.Now || len(e.Captures) > 0 || !varsJudged(sc, e) {
 		return reads{}, false
 	}
 	for _, ref := range e.Refs {
@@ -262,6 +267,44 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
 	return r, len(r.loads)+len(r.logs)+len(r.execs)+len(r.stats)+len(r.outcomes)+len(r.times)+len(r.series) > 0
 }
 
+// varsJudged reports whether e is judged with the values of the vars it reads (judgedReads).
+func varsJudged(sc *dsl.Scenario, e *dsl.Expr) bool {
+	names, whole := e.VarsRead()
+	if whole {
+		return false
+	}
+	for _, n := range names {
+		v, ok := sc.Vars[n]
+		if !ok || len(sc.Sweep[n]) > 0 || slices.Contains(sc.Secrets, n) {
+			return false
+		}
+		switch v.(type) {
+		case float64, int, int64, string, bool:
+		default:
+			return false // a list or a struct: its values are not among the sampled ones
+		}
+	}
+	return true
+}
+
+// varValues are e's reads of vars with their values, as a message shows them
+// ("vars.minShed = 0"), and as literals the samples draw near (samplingSource).
+func varValues(sc *dsl.Scenario, e *dsl.Expr) (shown []string, lits string) {
+	names, _ := e.VarsRead()
+	slices.Sort(names)
+	var b strings.Builder
+	for _, n := range names {
+		v := sc.Vars[n]
+		lit := dsl.Stringify(v)
+		if s, ok := v.(string); ok {
+			lit = strconv.Quote(s)
+		}
+		shown = append(shown, "vars."+n+" = "+lit)
+		b.WriteString(" " + lit)
+	}
+	return shown, b.String()
+}
+
 // requestsBeforeRun is the number of requests a load of p records whenever it records one: its
 // requests (schema.Load.FixedRequests), when the scenario's CUE reads no var that could change
 // it (a sweep's or --var's value is another scenario's). fortio makes exactly that many (-n),
@@ -317,7 +360,8 @@ func isWordByte(c byte) bool {
 // that judges e (nil: the end of the run).
 func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl.Step, e *dsl.Expr, r reads) (int, bool) {
 	loads, logs, stats := r.loads, r.logs, r.stats
-	samples := samplerOf(e.Src)
+	_, lits := varValues(sc, e)
+	samples := samplerOf(e.Src + lits) // the numbers and strings its vars hold are drawn as written ones
 	// env is the environment the judge gives expressions of a run that recorded nothing: each
 	// sample sets the loads' values in it (what a recorded load's ExprValue is) and the
 	// stats'; e reads nothing else a run records.

@@ -11,7 +11,7 @@ import (
 // could record (a restatement of its sums and orders, a tautology dsl's forms do not see) is
 // refused; one that a load fortio could record breaks is not.
 func TestHoldsOfEveryLoad(t *testing.T) {
-	const steps = `vars: n: 20
+	const steps = `vars: {n: 20, w: 123457, word: "x"}
 		steps: [
 			{name: "f", load: {url: "http://127.0.0.1:1", requests: 20}},
 			{name: "g", load: {url: "http://127.0.0.1:1", requests: 20}},
@@ -49,8 +49,16 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{"f.code200 == f.requests", false, false},
 		{"f.code200 + f.code503 == f.requests", false, false},
 		{"h.requests == 20", false, false},
-		{"f.requests == vars.n", false, false},
-		{"f.code503 == 0 || vars.n == 20", false, false}, // holds with n = 20, not with --var n=5
+		{"f.requests == vars.n", true, false},           // f fixes 20 requests, and n is 20: a restatement
+		{"f.code503 == 0 || vars.n == 20", true, false}, // holds with n = 20, the value the scenario runs with (declared; --var n=5 would be another load)
+		{"f.code503 >= vars.n - 20", true, false},       // a var of 20: a bound of 0 on a count
+		{"f.code503 == 0 || vars.n != 20", false, false},
+		{"f.code503 <= vars.n", true, false}, // f fixes 20 requests
+		{"f.code503 < vars.n", false, false}, // all 20 answered 503
+		{"f.code503 != vars.n * 1000", true, false},
+		{"h.code503 != vars.w", false, false}, // w = 123457: a count the samples must draw, though the expression writes no number
+		{"vars.word != 'x' || f.code503 == 0", false, false},
+		{"vars.word == 'x' || f.code503 >= 0", true, false},
 		{"h.requests != 13", false, false},
 		{"f.p99 < 60000", false, false},
 		{"f.qps < 1000000", false, false},
