@@ -37,7 +37,27 @@ import (
 // stats are not assumed, so only an expectation that holds whatever they are is refused. What
 // the plan guarantees is assumed (vacuity_plan.go): a delta whose pair of snapshots is known is
 // their difference, and steps' times keep the order the plan gives them.
-func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
+func CheckCannotFail(sc *dsl.Scenario) dsl.Errors { return checkCannotFail(sc, nil) }
+
+// CheckCannotFailSwept is CheckCannotFail of one combination of a sweep, sc loaded with the
+// combination's values: it judges only the expectations and asserts that read a var of swept
+// (the matrix's swept vars; CheckCannotFail of the scenario judged the others), with those
+// values, and a load whose requests a var sets as making that many. Its messages do not say
+// the values: the caller says which combinations a problem is found in.
+func CheckCannotFailSwept(sc *dsl.Scenario, swept []string) dsl.Errors {
+	if len(swept) == 0 {
+		return nil
+	}
+	m := map[string]bool{}
+	for _, n := range swept {
+		m[n] = true
+	}
+	return checkCannotFail(sc, m)
+}
+
+// checkCannotFail is CheckCannotFail, or CheckCannotFailSwept when swept is not nil.
+func checkCannotFail(sc *dsl.Scenario, sweptVars map[string]bool) dsl.Errors {
+	swept := sweptVars != nil
 	var errs dsl.Errors
 	var env map[string]any // the judge's, made once for the scenario's judged expectations
 	type judged struct {
@@ -69,7 +89,10 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 	var plan *planOrder // made once, for the first expectation that reads times or deltas
 	for _, j := range all {
 		e := j.e
-		r, ok := judgedReads(sc, e)
+		if swept && !readsSwept(sweptVars, e) {
+			continue
+		}
+		r, ok := judgedReads(sc, e, swept)
 		if !ok {
 			continue
 		}
@@ -126,7 +149,12 @@ func CheckCannotFail(sc *dsl.Scenario) dsl.Errors {
 			msg = fmt.Sprintf("%s %q holds whatever the stats it reads are (judged on %d: %s): it cannot fail, so it proves nothing; expected a bound a wrong outcome breaks, e.g. == the figure the claim gives",
 				j.word, e.Src, n, what)
 		}
-		if shown, _ := varValues(sc, e); len(shown) > 0 {
+		if swept {
+			// One message for every combination it is found in (the caller lists them):
+			// what was drawn differs with the values.
+			msg = fmt.Sprintf("%s %q holds whatever the run records of what it reads, at the values a combination gives the swept vars it reads (drawn as vet draws them at the scenario's own values): it cannot fail there, so it proves nothing; expected a claim a wrong outcome breaks in every combination, e.g. == the figure the claim gives",
+				j.word, e.Src)
+		} else if shown, _ := varValues(sc, e); len(shown) > 0 {
 			msg += fmt.Sprintf(" (judged with %s: the values this scenario runs with, declared or given with --var)", strings.Join(shown, ", "))
 		}
 		errs = append(errs, &dsl.Error{Pos: e.Pos, Path: j.path, Msg: msg})
@@ -186,12 +214,12 @@ var timeRead = regexp.MustCompile(`\b(?:started|ended)\b(\s*\.\s*(\w+)|)`)
 
 // judgedReads are what e reads when it reads nothing else a run records, and no var (the
 // functions aside); ok is false otherwise, or when it reads nothing a sample gives.
-func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
+func judgedReads(sc *dsl.Scenario, e *dsl.Expr, swept bool) (r reads, ok bool) {
 	// One that reads a var is judged with the value the scenario has (declared, or --var),
 	// which the run has too: `fortio.code503 >= vars.minShed` with minShed 0 cannot fail in
 	// it. Not when a var it reads is swept (each combination has its own value, and is not
 	// judged here), secret (its value is not shown) or read as a whole.
-	if e.Program == nil || e.Now || len(e.Captures) > 0 || !varsJudged(sc, e) {
+	if e.Program == nil || e.Now || len(e.Captures) > 0 || !varsJudged(sc, e, swept) {
 		return reads{}, false
 	}
 	for _, ref := range e.Refs {
@@ -258,7 +286,11 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
 			return reads{}, false
 		}
 		r.loads = append(r.loads, n)
-		r.requests = append(r.requests, requestsBeforeRun(sc, p))
+		req := requestsBeforeRun(sc, p)
+		if swept {
+			req = float64(p.FixedRequests()) // the combination's own value: this run's
+		}
+		r.requests = append(r.requests, req)
 	}
 	r.outcomes = append(r.outcomes, e.Outcomes...)
 	if len(r.seriesStats) > 0 && len(r.series) == 0 {
@@ -268,14 +300,14 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr) (r reads, ok bool) {
 }
 
 // varsJudged reports whether e is judged with the values of the vars it reads (judgedReads).
-func varsJudged(sc *dsl.Scenario, e *dsl.Expr) bool {
+func varsJudged(sc *dsl.Scenario, e *dsl.Expr, swept bool) bool {
 	names, whole := e.VarsRead()
 	if whole {
 		return false
 	}
 	for _, n := range names {
 		v, ok := sc.Vars[n]
-		if !ok || len(sc.Sweep[n]) > 0 || slices.Contains(sc.Secrets, n) {
+		if !ok || len(sc.Sweep[n]) > 0 && !swept || slices.Contains(sc.Secrets, n) {
 			return false
 		}
 		switch v.(type) {
@@ -285,6 +317,12 @@ func varsJudged(sc *dsl.Scenario, e *dsl.Expr) bool {
 		}
 	}
 	return true
+}
+
+// readsSwept reports whether e reads a var of swept.
+func readsSwept(swept map[string]bool, e *dsl.Expr) bool {
+	names, whole := e.VarsRead()
+	return whole || slices.ContainsFunc(names, func(n string) bool { return swept[n] })
 }
 
 // varValues are e's reads of vars with their values, as a message shows them

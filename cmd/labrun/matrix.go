@@ -272,6 +272,10 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 		found[warningKey(w)] = nil // said: not again
 	}
 	combos := len(m.Combinations())
+	var sweptNames []string
+	for _, v := range m.Sweep {
+		sweptNames = append(sweptNames, v.Name)
+	}
 	unitsOf := m.UnitsUnplanned
 	if plan {
 		unitsOf = m.Units
@@ -326,6 +330,18 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 		}
 		for _, s := range res.Scenarios {
 			if s.Name == sc.Name && s.Pos.Same(sc.Pos) {
+				// An expectation that reads a swept var is judged for vacuity at each
+				// combination's values (the scenario's own check leaves it: its value is
+				// the combination's): fortio.requests == vars.requests of a load of
+				// requests: vars.requests cannot fail in any of them.
+				for _, e := range interp.CheckCannotFailSwept(s, sweptNames).Rel(p.Cwd) {
+					key := e.Pos.String() + "\x00" + e.Path + "\x00" + e.Msg
+					if seen[key] == nil {
+						seen[key] = &problem{err: e}
+						problems = append(problems, seen[key])
+					}
+					seen[key].combos = append(seen[key].combos, dsl.ComboKey(vars))
+				}
 				return s
 			}
 		}
