@@ -184,7 +184,7 @@ func eachDocBlock(paths []string, all []*dsl.Scenario, f func(abs string, b *doc
 }
 
 // toleranceErrors compiles the tolerance lines ("~ EXPR VALUE ±N%") of every expected block
-// against the scenario they check (the spec's first), as its expectations are compiled: the
+// against the scenario they check (toleranceOwners), as its expectations are compiled: the
 // same names and aliases (fortio.code503), the same refusals (a stat or key the run can never
 // hold), before any run, at the document's line and column. Before, a tolerance line was
 // evaluated after the run with plain expr: fortio.code503 failed there, and a key expect
@@ -195,12 +195,14 @@ func (p *process) toleranceErrors(paths []string, all []*dsl.Scenario) dsl.Error
 		if b.expect == nil || len(b.scenarios) == 0 {
 			return
 		}
-		sc := b.scenarios[0]
-		for i, l := range strings.Split(strings.TrimRight(b.expect.Content, "\n"), "\n") {
+		content := strings.Split(strings.TrimRight(b.expect.Content, "\n"), "\n")
+		owners := toleranceOwners(content, b.scenarios)
+		for i, l := range content {
 			t, ok := report.ParseTolerance(l)
 			if !ok {
 				continue
 			}
+			sc := owners[i]
 			pos := dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line + i + 1, Col: b.expect.Indent + t.Off}
 			if len(sc.Sweep) > 0 {
 				errs = append(errs, &dsl.Error{Pos: dsl.Pos{File: pos.File, Line: pos.Line, Col: b.expect.Indent + 1},
@@ -217,6 +219,28 @@ func (p *process) toleranceErrors(paths []string, all []*dsl.Scenario) dsl.Error
 		}
 	})
 	return errs
+}
+
+// toleranceOwners is, for each line of an expected block's content, the scenario its
+// tolerance line ("~ EXPR VALUE ±N%") checks: the one whose "scenario NAME: ..." line is the
+// last above it, the spec's first when none is. Before, every tolerance line checked the
+// spec's first scenario: one written under the second's lines read the first's run.
+func toleranceOwners(content []string, scenarios []*dsl.Scenario) []*dsl.Scenario {
+	out := make([]*dsl.Scenario, len(content))
+	cur := scenarios[0]
+	for i, l := range content {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "scenario "); ok {
+			if name, _, ok := strings.Cut(rest, ":"); ok {
+				for _, sc := range scenarios {
+					if sc.Name == name {
+						cur = sc
+					}
+				}
+			}
+		}
+		out[i] = cur
+	}
+	return out
 }
 
 // docBlocks pairs each spec fence of a document with its scenarios and expected block.
@@ -276,6 +300,7 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 			continue
 		}
 		var got []string
+		gotOf := map[string][]string{} // each scenario's lines, in got's order
 		complete := true
 		for _, sc := range b.scenarios {
 			rec := recs[sc.Name]
@@ -287,19 +312,23 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 			if !ok {
 				text = report.Expected(rec, sc)
 			}
-			got = append(got, strings.Split(strings.TrimRight(text, "\n"), "\n")...)
+			gotOf[sc.Name] = strings.Split(strings.TrimRight(text, "\n"), "\n")
+			got = append(got, gotOf[sc.Name]...)
 		}
 		if !complete {
 			continue
 		}
+		content := strings.Split(strings.TrimRight(b.expect.Content, "\n"), "\n")
+		owners := toleranceOwners(content, b.scenarios)
 		first := b.expect.Line // index of the first content line (0-based) = opening line (1-based)
 		var problem strings.Builder
 		stderr := io.MultiWriter(p.Stderr, &problem)
 		var want []string
-		var tolerances []string
-		for i, l := range strings.Split(strings.TrimRight(b.expect.Content, "\n"), "\n") {
+		tolerances := map[string][]string{} // by scenario: written after its lines
+		for i, l := range content {
 			if t, ok := report.ParseTolerance(l); ok {
-				sc, rec := b.scenarios[0], recs[b.scenarios[0].Name]
+				sc := owners[i]
+				rec := recs[sc.Name]
 				if _, ok := swept[sc.Name]; ok {
 					fmt.Fprintf(stderr, "%s:%d: %s: a sweep's expected block takes no ~ line (a tolerance checks a value of one run; scenario %s runs once per combination): remove it\n", path, first+i+1, l, sc.Name)
 					continue
@@ -312,7 +341,7 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 					fmt.Fprintf(stderr, "%s:%d: %s is %s, not within %g%% of %s\n", path, first+i+1, t.Expr, dsl.FormatValue(v), t.Pct, dsl.FormatValue(t.Value))
 				}
 				t.Value = v
-				tolerances = append(tolerances, t.String())
+				tolerances[sc.Name] = append(tolerances[sc.Name], t.String())
 				continue
 			}
 			if strings.TrimSpace(l) != "" {
@@ -324,7 +353,11 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 		}
 		// problem holds what was said of the block above: "" when it matched.
 		checks = append(checks, blockCheck{line: b.expect.Line, problem: problem.String()})
-		text := append(got, tolerances...)
+		var text []string
+		for _, sc := range b.scenarios {
+			text = append(text, gotOf[sc.Name]...)
+			text = append(text, tolerances[sc.Name]...)
+		}
 		if pad := strings.Repeat(" ", b.expect.Indent); pad != "" {
 			// The fence is indented (at most three spaces): its lines are, as the rest
 			// of the document's, rather than at the left margin under it.
