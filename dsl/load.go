@@ -118,8 +118,9 @@ func Load(paths []string, opts Options) (*Result, error) {
 		// The evaluation goes on in its goroutine: nothing of l may be read any more.
 		return &Result{}, Errors{e}
 	}
+	l.res.Scenarios, l.res.Files = onceEach(l.res.Scenarios), onceEachFile(l.res.Files)
 	sort.SliceStable(l.warnings, func(i, j int) bool { return l.warnings[i].Pos.Less(l.warnings[j].Pos) })
-	l.res.Warnings = l.warnings
+	l.res.Warnings = onceEachWarning(l.warnings)
 	if opts.Strict {
 		for _, w := range l.warnings {
 			l.errs.add(w.Pos, w.Scenario, "warning[%s] (an error with --strict): %s", w.Code, w.Msg)
@@ -133,6 +134,50 @@ func Load(paths []string, opts Options) (*Result, error) {
 		return l.res, err
 	}
 	return l.res, nil
+}
+
+// onceEach is scenarios with each declared scenario once: a file named on the command line
+// and through its folder too (labrun run suite suite/flaky.cue) is loaded twice, and its
+// scenarios ran twice under one run id, counted as two scenarios. The first load is kept.
+func onceEach(scenarios []*Scenario) []*Scenario {
+	seen := map[string]bool{}
+	out := scenarios[:0]
+	for _, sc := range scenarios {
+		key := fmt.Sprintf("%s\x00%d\x00%d\x00%s", sc.Pos.File, sc.Pos.Line, sc.Pos.Col, sc.Name)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, sc)
+	}
+	return out
+}
+
+// onceEachFile is files with each file once.
+func onceEachFile(files []string) []string {
+	seen := map[string]bool{}
+	out := files[:0]
+	for _, f := range files {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// onceEachWarning is warnings with each finding once (a file loaded twice lints twice).
+func onceEachWarning(ws []*Warning) []*Warning {
+	seen := map[string]bool{}
+	var out []*Warning
+	for _, w := range ws {
+		key := w.Pos.String() + "\x00" + w.Scenario + "\x00" + w.Code + "\x00" + w.Msg
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 type loader struct {
