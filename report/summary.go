@@ -89,6 +89,22 @@ type SummaryRun struct {
 	Values       interp.Values             `json:"values"`
 }
 
+// summaryOutcome is a run's outcome as a summary counts it: a failed run with an expectation
+// that could not be evaluated (a capture that matched nothing, a stat no snapshot holds) was
+// not judged by it, and counts as an error, which no pass rate covers. Before, --count 2
+// --pass-rate 0.5 passed a matrix half of whose runs measured nothing.
+func summaryOutcome(rec *interp.Record) interp.Outcome {
+	if rec.Outcome != interp.Failed {
+		return rec.Outcome
+	}
+	for _, jd := range rec.Expectations {
+		if jd.Outcome == interp.Errored {
+			return interp.Errored
+		}
+	}
+	return rec.Outcome
+}
+
 // RunFile is a run's record and the path of its JSON ("" when it was not written).
 type RunFile struct {
 	Rec  *interp.Record
@@ -165,7 +181,7 @@ func SummaryWith(m *dsl.Matrix, runs []RunFile, notStarted map[RunKey]string, di
 	for _, r := range sorted {
 		rec := r.Rec
 		names = append(names, rec.Names())
-		sr := SummaryRun{Round: 1, Outcome: rec.Outcome, Expectations: map[string]interp.Outcome{}, Values: map[string]any{}, Vars: map[string]string{}}
+		sr := SummaryRun{Round: 1, Outcome: summaryOutcome(rec), Expectations: map[string]interp.Outcome{}, Values: map[string]any{}, Vars: map[string]string{}}
 		if u := rec.Unit; u != nil {
 			sr.ID, sr.Vars, sr.Combination, sr.Round = u.ID, u.Vars, u.Combination, u.Round
 			if sr.Vars == nil {
@@ -183,7 +199,7 @@ func SummaryWith(m *dsl.Matrix, runs []RunFile, notStarted map[RunKey]string, di
 				sr.Values[k] = v
 			}
 		}
-		switch rec.Outcome {
+		switch sr.Outcome {
 		case interp.Passed:
 			s.Passed++
 		case interp.Failed, interp.Interrupted:
