@@ -259,7 +259,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 		drcfg(f, "dr-s5", kitALimits{}, "10s", map[string]any{"max_connection_duration": "5s"})
 		f.step("fortio", 0, 10.012).step("after", 15.02, 15.05)
 		f.snap("before", map[string]float64{"upstream_cx_max_duration_reached": 0, "upstream_cx_total": 24, "upstream_rq_total": 79}).
-			load("fortio", 100, map[string]float64{"200": 100}, func(r *schema.LoadResult) { r.Connections, r.Sockets, r.DurationS = 1, 1, 10.012 }).
+			load("fortio", 100, map[string]float64{"200": 100}, func(r *schema.LoadResult) { r.Connections, r.Sockets, r.DurationS, r.QPS = 1, 1, 10.012, 100/10.012 }).
 			snap("after", map[string]float64{"upstream_cx_max_duration_reached": reached, "upstream_cx_total": total, "upstream_rq_total": 179})
 	},
 	"s6": func(f *fixture, wrong bool) {

@@ -586,7 +586,8 @@ func (r *LoadResult) SetLatency(field string, v float64) {
 
 // Contradictions are the sums every load result fortio records keeps and r breaks, each said
 // with the fields and their values: requests is the sum of codes, ok that of the 2xx and 418
-// codes (IsOK), errors requests − ok; the latencies are in the order a histogram has them
+// codes (IsOK), errors requests − ok, qps requests / duration, the ips at most the sockets and
+// connections; the latencies are in the order a histogram has them
 // (min ≤ p50 ≤ p90 ≤ p99 ≤ p999 ≤ max, the average between min and max; a percentile fortio
 // gave none of reads 0 and is left out); a load from several pods has its pods' requests and
 // codes added, and each pod's own result keeps the same sums. None when r could have been
@@ -645,6 +646,24 @@ func (r *LoadResult) ownContradictions() []string {
 	}
 	if !sameCount(r.Requests-r.OK, r.Errors) {
 		out = append(out, fmt.Sprintf("errors is %s, but requests − ok is %s − %s = %s", num(r.Errors), num(r.Requests), num(r.OK), num(r.Requests-r.OK)))
+	}
+	// fortio's qps is its requests over its duration (ActualQPS = count / ActualDuration); a
+	// load from several pods sums its pods' rates over the longest duration.
+	if r.DurationS > 0 && r.Requests > 0 && len(r.Pods) == 0 {
+		if want := r.Requests / r.DurationS; !sameLatency(r.QPS, want) {
+			out = append(out, fmt.Sprintf("qps is %.4g/s, but requests / duration is %s / %.4g s = %.4g/s (fortio's qps is its requests over its duration)", r.QPS, num(r.Requests), r.DurationS, want))
+		}
+	}
+	// fortio counts an address each time it resolves one for a socket: at most the sockets it
+	// opened and one more per connection (the fast client resolves once when it starts).
+	if r.Sockets > 0 {
+		ips := 0.0
+		for _, n := range r.IPs {
+			ips += n
+		}
+		if limit := r.Sockets + r.Connections; ips > limit && !sameCount(ips, limit) {
+			out = append(out, fmt.Sprintf("ips add up to %s, but fortio opened %s sockets over %s connection(s): it counts at most one address per socket and one more per connection (%s)", num(ips), num(r.Sockets), num(r.Connections), num(limit)))
+		}
 	}
 	names := []string{"min", "p50", "p90", "p99", "p999", "max"}
 	prev, prevName := math.Inf(-1), ""

@@ -11,7 +11,8 @@ import (
 func TestLoadContradictions(t *testing.T) {
 	good := func() LoadResult {
 		return LoadResult{Requests: 20, Codes: map[string]float64{"200": 15, "418": 1, "503": 2, "-1": 2}, OK: 16, Errors: 4,
-			Avg: 0.5, Min: 0.1, P50: 0.4, P90: 0.8, P99: 1.2, P999: 1.3, Max: 1.3}
+			Avg: 0.5, Min: 0.1, P50: 0.4, P90: 0.8, P99: 1.2, P999: 1.3, Max: 1.3,
+			QPS: 20 / 0.9458, DurationS: 0.9458, Sockets: 20, Connections: 2, IPs: map[string]float64{"127.0.0.2:80": 21}}
 	}
 	pods := func() LoadResult {
 		a := LoadResult{Pod: "a", Requests: 3, Codes: map[string]float64{"200": 3}, OK: 3, Min: 1, P50: 1, P90: 2, P99: 2, P999: 2, Max: 2, Avg: 1.5}
@@ -40,6 +41,11 @@ func TestLoadContradictions(t *testing.T) {
 		{"min above p50", func(r *LoadResult) { r.Min = 0.45 }, "p50 is 0.4 ms, below min 0.45 ms"},
 		{"max below p999", func(r *LoadResult) { r.Max = 1 }, "max is 1 ms, below p999 1.3 ms"},
 		{"avg above max", func(r *LoadResult) { r.Avg = 2 }, "avg is 2 ms, outside min 0.1 ms … max 1.3 ms"},
+		{"qps edited", func(r *LoadResult) { r.QPS = 250 }, "qps is 250/s, but requests / duration is 20 / 0.9458 s = 21.15/s"},
+		{"duration edited", func(r *LoadResult) { r.DurationS = 10 }, "qps is 21.15/s, but requests / duration is 20 / 10 s = 2/s"},
+		{"an address added", func(r *LoadResult) { r.IPs["127.0.0.3:80"] = 5 },
+			"ips add up to 26, but fortio opened 20 sockets over 2 connection(s): it counts at most one address per socket and one more per connection (22)"},
+		{"no sockets recorded: ips not bounded", func(r *LoadResult) { r.Sockets = 0 }, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := good()
@@ -61,6 +67,11 @@ func TestLoadContradictions(t *testing.T) {
 		{"the merged codes changed", func(r *LoadResult) { r.Codes = map[string]float64{"200": 5}; r.Recount() },
 			`codes["200"] is 5, but its pods' add up to 4; codes["503"] is 0, but its pods' add up to 1`},
 		{"a pod's latencies out of order", func(r *LoadResult) { r.Pods[0].P90 = 0.5 }, "pods[0] (a): p90 is 0.5 ms, below p50 1 ms"},
+		{"summed qps over the longest duration", func(r *LoadResult) {
+			r.Pods[0].QPS, r.Pods[0].DurationS, r.Pods[1].QPS, r.Pods[1].DurationS = 3, 1, 1, 2
+			r.QPS, r.DurationS = 4, 2
+		}, ""},
+		{"a pod's qps edited", func(r *LoadResult) { r.Pods[1].QPS, r.Pods[1].DurationS = 7, 2 }, "pods[1] (b): qps is 7/s, but requests / duration is 2 / 2 s = 1/s"},
 	} {
 		t.Run("pods/"+c.name, func(t *testing.T) {
 			r := pods()

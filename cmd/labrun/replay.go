@@ -32,7 +32,9 @@ The steps must be the ones the run ran: replay refuses (exit 2), naming the firs
 differs, a scenario whose steps differ from the record's (kind, name, what the step does,
 a step added), since the recorded data says nothing about other steps. It also refuses (exit
 2) a record that contradicts itself — a load whose codes do not sum to its requests, whose ok
-and errors are not its codes', whose latencies are out of order; a logs result whose codes,
+and errors are not its codes', whose latencies are out of order, whose qps is not its
+requests over its duration, whose addresses outnumber its sockets and connections; a logs
+result whose codes,
 flags, details, count or captures are not those of its lines; a step that passed with an
 error, failed without one, or ends before it starts; a step that ran a load and is shorter
 than the load's duration or does not hold its start and end, a snapshot taken outside its
