@@ -225,6 +225,12 @@ func TestExprErrors(t *testing.T) {
 		{`fortio.ips[backends.a.host] == 0`, 33, `fortio.ips[backends.a.host]: backends.a.host is a host (without a port), and a key here is a destination address, ip:port: it is never one, so this reads the same whatever the run records; backends.a.address is one`},
 		{`backends.a.url in fortio.ips`, 26, `backends.a.url in fortio.ips is always false: backends.a.url is a URL`},
 		{`!has(fortio.codes, "x")`, 30, `has(fortio.codes, "x") is always false: "x" is not an HTTP status code`},
+		// key in map asks what has(map, key) asks, and is checked alike.
+		{`!("addr" in ip.captured)`, 20, `"addr" in ip.captured is always false: "addr" is not a named group of the step's capture pattern (those are: ip)`},
+		{`"addr" not in ip.captured`, 22, `"addr" in ip.captured is always false: "addr" is not a named group`}, // expr reads not in as !(in)
+		{`!("5O3" in access.codes)`, 19, `"5O3" in access.codes is always false: "5O3" is not an access-log response code`},
+		{`none(access.entries, "uf" in .flags)`, 37, `"uf" in .flags is always false: "uf" is not an Envoy response flag (an element of .flags is a response flag such as "UF")`},
+		{`any(access.entries, "503" not in .flags)`, 41, `"503" in .flags is always false: "503" is not an Envoy response flag`},
 		{`all(fortio.pods, .code503 == 0)`, 22, `fortio.pods: this load ran from one client (from.pods not set)`},
 		{`get(fortio, "p95") < 100`, 23, `get(fortio, "p95"): fortio.p95: the result of "fortio" (a load step) has no field "p95" (did you mean p90?)`},
 		{`get(ip.captured, "addr") != ""`, 28, `get(ip.captured, "addr"): ip.captured.addr: "addr" is not a named group of the step's capture pattern`},
@@ -265,6 +271,8 @@ func TestExprKeysOfTheirForm(t *testing.T) {
 		`fortio.ips[keys(fortio.ips)[0]] > 0`,
 		`access.codes["503"] == 0 && access.codes["0"] == 0 && access.flags["UF"] == 0 && access.flags["-"] == 0 && access.flags["UAEX"] == 0`,
 		`access.codes[keys(fortio.codes)[0]] >= 1`, // a load's status code is an access log's too
+		`"ip" in ip.captured && "ip" not in ip.captured || all(access.entries, "UF" in .flags || "-" in .flags || "UAEX" not in .flags)`,
+		`all(access.entries, .flags[0] in ["UF", "uf"]) && "ip" in keys(ip.captured)`,
 		// strings ordered against a literal that is no number (a word, a version) are left alone
 		`ip.captured.ip >= "a" && ip.stdout < "1.2.3" && ip.captured.ip == "5" && ip.stdout > "inf"`,
 	} {
