@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -436,5 +437,96 @@ func TestFunctionsAreBound(t *testing.T) {
 		if _, err := compile(call, Pos{}, names, compileOpts{}); err != nil {
 			t.Errorf("%s: %v", call, err)
 		}
+	}
+}
+
+// TestExprShadowedBuiltin: a call of one of expr's builtins whose name is a step's (count,
+// now, len) is refused at the call, saying the step's name shadows it (expr said "unexpected
+// token Operator("#")" or "ExecResult is not callable"), and the step is noted for the refusal
+// at its name; reading the step by that name is fine, and so is a step typed any (a get), which
+// expressions read through $env: there the builtin is still the builtin.
+func TestExprShadowedBuiltin(t *testing.T) {
+	plain := resultContext{}
+	names := func() *Names {
+		return &Names{
+			Results: map[string]*StepResult{
+				"count": result("count", "exec", (&schema.Exec{}).Result(plain)),
+				"now":   result("now", "exec", (&schema.Exec{}).Result(plain)),
+				"len":   result("len", "load", (&schema.Load{}).Result(plain)),
+				"keys":  result("keys", "get", schema.AnyType),
+				"job":   result("job", "exec", (&schema.Exec{}).Result(plain)),
+			},
+			Steps: set("count", "now", "len", "keys", "job"),
+		}
+	}
+	for _, tt := range []struct {
+		src  string
+		name string
+		col  int
+	}{
+		{`count(split(trim(job.stdout), "\n"), # != "") == 2`, "count", 11},
+		{`now() - date(trim(job.stdout)) < duration("2s")`, "now", 11},
+		{`trim(count.stdout) == "2" && len(job.stdout) > 0`, "len", 40},
+		{`all([1], len([#]) == 1)`, "len", 20},
+	} {
+		t.Run(tt.src, func(t *testing.T) {
+			n := names()
+			_, err := compile(tt.src, Pos{File: "x.cue", Line: 3, Col: 10}, n, compileOpts{asBool: true})
+			if err == nil {
+				t.Fatal("compiled; want an error")
+			}
+			want := fmt.Sprintf("%s(…) calls the step %q, not expr's builtin %s: the step's name shadows it", tt.name, tt.name, tt.name)
+			if !strings.Contains(err.Msg, want) {
+				t.Errorf("error %q\ndoes not hold %q", err.Msg, want)
+			}
+			if err.Pos.Line != 3 || err.Pos.Col != tt.col {
+				t.Errorf("position %s, want x.cue:3:%d", err.Pos, tt.col)
+			}
+			if at, ok := n.shadowed[tt.name]; !ok || at != err.Pos {
+				t.Errorf("shadowed = %v, want %s at %s", n.shadowed, tt.name, err.Pos)
+			}
+		})
+	}
+	for _, src := range []string{
+		`trim(count.stdout) == "2" && now.exit == 0 && len.requests > 0`,
+		`keys == "Running" && keys({"a": 1})[0] == "a" && count([1, 2, 3], # > 1) == 2`, // keys is typed any: count is shadowed, keys is not
+	} {
+		n := names()
+		if src[0] == 'k' {
+			delete(n.Results, "count")
+		}
+		e, err := compile(src, Pos{}, n, compileOpts{asBool: true})
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		if len(n.shadowed) > 0 {
+			t.Errorf("%s: shadowed = %v, want none", src, n.shadowed)
+		}
+		if src[0] != 'k' {
+			continue
+		}
+		got, rerr := expr.Run(e.Program, map[string]any{"keys": "Running"})
+		if rerr != nil || got != true {
+			t.Errorf("%s: run = %v, %v; want true (keys() the builtin, keys the get's result)", src, got, rerr)
+		}
+	}
+}
+
+// TestReservedNames: the names labrun's expressions have besides the steps' are reserved,
+// derived from the names Env binds (nothing to keep in step by hand).
+func TestReservedNames(t *testing.T) {
+	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, schema.OnlyIfFunc} {
+		if !Reserved[name] {
+			t.Errorf("%s is not reserved", name)
+		}
+	}
+	for name := range Functions {
+		if !Reserved[name] {
+			t.Errorf("labrun's function %s is not reserved", name)
+		}
+	}
+	if len(Reserved) != 17 {
+		t.Errorf("Reserved has %d names, want 17: %v", len(Reserved), Reserved)
 	}
 }
