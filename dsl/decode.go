@@ -174,6 +174,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.plot()
 	d.checkSampledReads()
 	d.checkMetaNames()
+	d.checkShadowed(names)
 	if len(l.errs.errs) == before {
 		// Said once every expression has compiled: one that failed read no var.
 		d.checkSweptVarsRead(names)
@@ -976,6 +977,17 @@ func (d *decoder) shownNames() {
 			}
 			s.Shown = a.Name + "." + strings.Join(idx, ".")
 			break
+		}
+	}
+}
+
+// checkShadowed refuses, at its name, a step named like a builtin of expr's that the
+// scenario's expressions call (count, now, len): there the name is the step's, and the call
+// fails (see shadowedCall).
+func (d *decoder) checkShadowed(names *Names) {
+	for _, s := range d.order {
+		if at, ok := names.shadowed[s.Name]; ok && s.Name != "" {
+			d.err(d.fieldPos(s, "name"), s.Path+".name", "step name %q shadows expr's builtin %s(…), which an expression of the scenario calls (%s): there %s is this step's result, no function; choose another name", s.Name, s.Name, at.Rel(d.sc.Dir), s.Name)
 		}
 	}
 }

@@ -280,6 +280,19 @@ type Names struct {
 	varsRead map[string]bool
 	// outcomesRead are the steps whose outcome.<step> or error.<step> they read.
 	outcomesRead map[string]bool
+	// shadowed are the steps whose names hide a builtin an expression calls (shadowedCall),
+	// with where it is first called.
+	shadowed map[string]Pos
+}
+
+// noteShadowed records that an expression calls, at pos, the builtin the step name hides.
+func (n *Names) noteShadowed(name string, pos Pos) {
+	if n.shadowed == nil {
+		n.shadowed = map[string]Pos{}
+	}
+	if _, ok := n.shadowed[name]; !ok {
+		n.shadowed[name] = pos
+	}
 }
 
 // noteVars records the vars e reads, and the steps whose outcome it reads.
@@ -418,11 +431,58 @@ func (n *Names) compileEnv() map[string]any {
 	return env
 }
 
-// Reserved names cannot be step names.
-var Reserved = map[string]bool{
-	"delta": true, "deltaAcross": true, "vars": true, "approx": true, "within": true, "has": true, "backends": true,
-	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true, envoyFunc: true, schema.OnlyIfFunc: true,
-	"started": true, "ended": true, "outcome": true, "error": true,
+// Reserved names cannot be step names: every name an expression has besides the steps' (the
+// names of Env without steps, vars or namespaces, and labrun's Functions, some of which the
+// checker rewrites before expr sees them: deltaAcross). A step named
+// like one of expr's builtins is refused only where an expression calls that builtin
+// (shadowedCall): elsewhere the name is the step's, and nothing is hidden.
+var Reserved = func() map[string]bool {
+	m := map[string]bool{}
+	for k := range (&Names{}).Env() {
+		m[k] = true
+	}
+	for k := range Functions {
+		m[k] = true
+	}
+	return m
+}()
+
+// shadowedCall reports a call in src of one of expr's builtins whose name is also a name of
+// the compile env (a step's: count, now, len): expr takes the call for one of the step's
+// result, which is no function, and says so obscurely ("unexpected token Operator("#")",
+// "ExecResult is not callable"). The name and its column; "" when there is none.
+func shadowedCall(src string, names *Names) (string, int) {
+	if names == nil {
+		return "", 0
+	}
+	tree, err := parser.Parse(src) // without the env: every builtin is one
+	if err != nil {
+		return "", 0
+	}
+	env := names.compileEnv()
+	v := &builtinCalls{env: env}
+	ast.Walk(&tree.Node, v)
+	return v.name, v.col
+}
+
+// builtinCalls finds the first call of a builtin whose name env has.
+type builtinCalls struct {
+	env  map[string]any
+	name string
+	col  int
+}
+
+func (v *builtinCalls) Visit(node *ast.Node) {
+	b, ok := (*node).(*ast.BuiltinNode)
+	if !ok || v.name != "" {
+		return
+	}
+	if _, builtin := builtin.Index[b.Name]; !builtin {
+		return
+	}
+	if _, shadowed := v.env[b.Name]; shadowed {
+		v.name, v.col = b.Name, col(b)
+	}
 }
 
 // The values of outcome.<step>: what became of the step's latest execution, from the
@@ -501,6 +561,12 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 		options = append(options, expr.AsBool())
 	}
 	prog, typ, err := compileProgram(src, c, options...)
+	if c.err != nil || err != nil {
+		if name, at := shadowedCall(src, names); name != "" {
+			names.noteShadowed(name, exprPos(pos, src, at))
+			return nil, &Error{Pos: exprPos(pos, src, at), Msg: fmt.Sprintf("in expression %q: %s(…) calls the step %q, not expr's builtin %s: the step's name shadows it in every expression of the scenario (a step's result is no function); rename the step", src, name, name, name)}
+		}
+	}
 	if c.err != nil {
 		// The checker's error is the cause; expr's own (e.g. "Stats is not callable" for
 		// delta("a", "typo")) only describes the node left unrewritten.

@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -225,6 +226,12 @@ func TestExprErrors(t *testing.T) {
 		{`fortio.ips[backends.a.host] == 0`, 33, `fortio.ips[backends.a.host]: backends.a.host is a host (without a port), and a key here is a destination address, ip:port: it is never one, so this reads the same whatever the run records; backends.a.address is one`},
 		{`backends.a.url in fortio.ips`, 26, `backends.a.url in fortio.ips is always false: backends.a.url is a URL`},
 		{`!has(fortio.codes, "x")`, 30, `has(fortio.codes, "x") is always false: "x" is not an HTTP status code`},
+		// key in map asks what has(map, key) asks, and is checked alike.
+		{`!("addr" in ip.captured)`, 20, `"addr" in ip.captured is always false: "addr" is not a named group of the step's capture pattern (those are: ip)`},
+		{`"addr" not in ip.captured`, 22, `"addr" in ip.captured is always false: "addr" is not a named group`}, // expr reads not in as !(in)
+		{`!("5O3" in access.codes)`, 19, `"5O3" in access.codes is always false: "5O3" is not an access-log response code`},
+		{`none(access.entries, "uf" in .flags)`, 37, `"uf" in .flags is always false: "uf" is not an Envoy response flag (an element of .flags is a response flag such as "UF")`},
+		{`any(access.entries, "503" not in .flags)`, 41, `"503" in .flags is always false: "503" is not an Envoy response flag`},
 		{`all(fortio.pods, .code503 == 0)`, 22, `fortio.pods: this load ran from one client (from.pods not set)`},
 		{`get(fortio, "p95") < 100`, 23, `get(fortio, "p95"): fortio.p95: the result of "fortio" (a load step) has no field "p95" (did you mean p90?)`},
 		{`get(ip.captured, "addr") != ""`, 28, `get(ip.captured, "addr"): ip.captured.addr: "addr" is not a named group of the step's capture pattern`},
@@ -265,6 +272,8 @@ func TestExprKeysOfTheirForm(t *testing.T) {
 		`fortio.ips[keys(fortio.ips)[0]] > 0`,
 		`access.codes["503"] == 0 && access.codes["0"] == 0 && access.flags["UF"] == 0 && access.flags["-"] == 0 && access.flags["UAEX"] == 0`,
 		`access.codes[keys(fortio.codes)[0]] >= 1`, // a load's status code is an access log's too
+		`"ip" in ip.captured && "ip" not in ip.captured || all(access.entries, "UF" in .flags || "-" in .flags || "UAEX" not in .flags)`,
+		`all(access.entries, .flags[0] in ["UF", "uf"]) && "ip" in keys(ip.captured)`,
 		// strings ordered against a literal that is no number (a word, a version) are left alone
 		`ip.captured.ip >= "a" && ip.stdout < "1.2.3" && ip.captured.ip == "5" && ip.stdout > "inf"`,
 	} {
@@ -428,5 +437,96 @@ func TestFunctionsAreBound(t *testing.T) {
 		if _, err := compile(call, Pos{}, names, compileOpts{}); err != nil {
 			t.Errorf("%s: %v", call, err)
 		}
+	}
+}
+
+// TestExprShadowedBuiltin: a call of one of expr's builtins whose name is a step's (count,
+// now, len) is refused at the call, saying the step's name shadows it (expr said "unexpected
+// token Operator("#")" or "ExecResult is not callable"), and the step is noted for the refusal
+// at its name; reading the step by that name is fine, and so is a step typed any (a get), which
+// expressions read through $env: there the builtin is still the builtin.
+func TestExprShadowedBuiltin(t *testing.T) {
+	plain := resultContext{}
+	names := func() *Names {
+		return &Names{
+			Results: map[string]*StepResult{
+				"count": result("count", "exec", (&schema.Exec{}).Result(plain)),
+				"now":   result("now", "exec", (&schema.Exec{}).Result(plain)),
+				"len":   result("len", "load", (&schema.Load{}).Result(plain)),
+				"keys":  result("keys", "get", schema.AnyType),
+				"job":   result("job", "exec", (&schema.Exec{}).Result(plain)),
+			},
+			Steps: set("count", "now", "len", "keys", "job"),
+		}
+	}
+	for _, tt := range []struct {
+		src  string
+		name string
+		col  int
+	}{
+		{`count(split(trim(job.stdout), "\n"), # != "") == 2`, "count", 11},
+		{`now() - date(trim(job.stdout)) < duration("2s")`, "now", 11},
+		{`trim(count.stdout) == "2" && len(job.stdout) > 0`, "len", 40},
+		{`all([1], len([#]) == 1)`, "len", 20},
+	} {
+		t.Run(tt.src, func(t *testing.T) {
+			n := names()
+			_, err := compile(tt.src, Pos{File: "x.cue", Line: 3, Col: 10}, n, compileOpts{asBool: true})
+			if err == nil {
+				t.Fatal("compiled; want an error")
+			}
+			want := fmt.Sprintf("%s(…) calls the step %q, not expr's builtin %s: the step's name shadows it", tt.name, tt.name, tt.name)
+			if !strings.Contains(err.Msg, want) {
+				t.Errorf("error %q\ndoes not hold %q", err.Msg, want)
+			}
+			if err.Pos.Line != 3 || err.Pos.Col != tt.col {
+				t.Errorf("position %s, want x.cue:3:%d", err.Pos, tt.col)
+			}
+			if at, ok := n.shadowed[tt.name]; !ok || at != err.Pos {
+				t.Errorf("shadowed = %v, want %s at %s", n.shadowed, tt.name, err.Pos)
+			}
+		})
+	}
+	for _, src := range []string{
+		`trim(count.stdout) == "2" && now.exit == 0 && len.requests > 0`,
+		`keys == "Running" && keys({"a": 1})[0] == "a" && count([1, 2, 3], # > 1) == 2`, // keys is typed any: count is shadowed, keys is not
+	} {
+		n := names()
+		if src[0] == 'k' {
+			delete(n.Results, "count")
+		}
+		e, err := compile(src, Pos{}, n, compileOpts{asBool: true})
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		if len(n.shadowed) > 0 {
+			t.Errorf("%s: shadowed = %v, want none", src, n.shadowed)
+		}
+		if src[0] != 'k' {
+			continue
+		}
+		got, rerr := expr.Run(e.Program, map[string]any{"keys": "Running"})
+		if rerr != nil || got != true {
+			t.Errorf("%s: run = %v, %v; want true (keys() the builtin, keys the get's result)", src, got, rerr)
+		}
+	}
+}
+
+// TestReservedNames: the names labrun's expressions have besides the steps' are reserved,
+// derived from the names Env binds (nothing to keep in step by hand).
+func TestReservedNames(t *testing.T) {
+	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, schema.OnlyIfFunc} {
+		if !Reserved[name] {
+			t.Errorf("%s is not reserved", name)
+		}
+	}
+	for name := range Functions {
+		if !Reserved[name] {
+			t.Errorf("labrun's function %s is not reserved", name)
+		}
+	}
+	if len(Reserved) != 17 {
+		t.Errorf("Reserved has %d names, want 17: %v", len(Reserved), Reserved)
 	}
 }

@@ -205,6 +205,8 @@ type loader struct {
 	stage atomic.Pointer[stage]
 	// excluded are the files of a directory left out of its packages (skip, scanSiblings).
 	excluded map[string]bool
+	// testFiles are the *_test.cue files refused (testFile), each said once.
+	testFiles map[string]bool
 	// defs caches what checkFields learns of each schema definition, by path.
 	defs map[string]*defFacts
 	// refs decodes the package-level values the steps of the package being decoded reference,
@@ -277,8 +279,30 @@ func (l *loader) read(abs string) ([]byte, error) {
 	return os.ReadFile(abs)
 }
 
+// isTestFile reports whether a .cue file's name marks it a test file, which CUE's loader
+// leaves out of its package (cue/load without Tests: "reserved for future testing
+// functionality", cue help inputs).
+func isTestFile(path string) bool { return strings.HasSuffix(filepath.Base(path), "_test.cue") }
+
+// testFile refuses a *_test.cue file of a package labrun loads: CUE leaves it out, so the
+// scenarios it declares would never run, and a folder of them would pass without them.
+func (l *loader) testFile(path string) {
+	if l.testFiles == nil {
+		l.testFiles = map[string]bool{}
+	}
+	if l.testFiles[path] {
+		return
+	}
+	l.testFiles[path] = true
+	l.errs.add(Pos{File: path, Line: 1, Col: 1}, "", "CUE leaves files named *_test.cue out of the packages it loads (it reserves them for tests), so labrun would never see what this file declares: its scenarios would not run; rename it, e.g. %s", strings.TrimSuffix(filepath.Base(path), "_test.cue")+".cue")
+}
+
 // loadFile loads the package of a .cue file and keeps the scenarios declared in that file.
 func (l *loader) loadFile(abs string) {
+	if isTestFile(abs) {
+		l.testFile(abs)
+		return
+	}
 	if _, ok := l.opts.Overlay[abs]; !ok {
 		if why := irregular(abs); why != "" {
 			l.errs.add(Pos{File: abs}, "", "cannot read: %s", why)
@@ -330,6 +354,8 @@ func (l *loader) loadDir(abs string) {
 		}
 		p := filepath.Join(abs, name)
 		switch {
+		case isTestFile(name):
+			l.testFile(p)
 		case strings.HasSuffix(name, ".cue"):
 			if _, ok := l.opts.Overlay[p]; !ok {
 				if why := irregular(p); why != "" {
@@ -448,6 +474,9 @@ func (l *loader) scanSiblings(dir, abs, pkg string) {
 		}
 		f, err := parser.ParseFile(p, src, parser.PackageClauseOnly)
 		if err == nil && f.PackageName() == pkg {
+			if isTestFile(p) {
+				l.testFile(p) // left out of the package the named file is built in
+			}
 			continue // the same package: its errors are the named file's too
 		}
 		if err == nil && f.PackageName() == "" {

@@ -583,6 +583,29 @@ func keyOfNoForm(t *schema.Type, path, key string) string {
 	return fmt.Sprintf("%q is not %s (a key of %s is %s): it is never there, so this reads the same whatever the run records", key, article(string(t.Key.Form)), path, t.Key.Doc)
 }
 
+// keyNeverHeld says why key can never be a key of t, the map written m: not one of its known
+// keys (a capture's named groups), not of the form of its keys (a load's codes), not a stat
+// of its closed catalogue (a local backend's). "" when it can be. has(m, key) and key in m
+// ask the same, and are checked alike.
+func keyNeverHeld(t *schema.Type, m, key string) string {
+	if t == nil {
+		return ""
+	}
+	if t.Kind == schema.TMap && t.Keys != nil && !slices.Contains(t.Keys, key) {
+		return missingKey(t, m, key)
+	}
+	if msg := keyOfNoForm(t, m, key); msg != "" {
+		return msg
+	}
+	if t.Kind == schema.TStats && t.Stats != nil && t.Stats.Catalogue != nil && t.Stats.Catalogue.Closed {
+		if _, known := t.Stats.Catalogue.Lookup(key); !known {
+			cat := t.Stats.Catalogue
+			return fmt.Sprintf("%s has no stat %q%s; its stats: %s", cat.What, key, didYouMean(key, cat.Names()), cat.Summary())
+		}
+	}
+	return ""
+}
+
 // keyFormMismatch says why a key of type k can never be a key of the map t: its values have
 // another form (a host, or a URL, where the keys are ip:port addresses). "" when it can be.
 func keyFormMismatch(t, k *schema.Type, key string) string {
@@ -924,17 +947,9 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 			return nil
 		}
 		c.operand(n.Arguments[1], "has's key", args[1], n.Arguments[1], schema.TString)
-		if key, ok := n.Arguments[1].(*ast.StringNode); ok && m != nil {
-			switch {
-			case m.Kind == schema.TMap && m.Keys != nil && !slices.Contains(m.Keys, key.Value):
-				c.fail(col(key), "has(%s, %q) is always false: %s", n.Arguments[0], key.Value, missingKey(m, n.Arguments[0].String(), key.Value))
-			case keyOfNoForm(m, n.Arguments[0].String(), key.Value) != "":
-				c.fail(col(key), "has(%s, %q) is always false: %s", n.Arguments[0], key.Value, keyOfNoForm(m, n.Arguments[0].String(), key.Value))
-			case m.Kind == schema.TStats && m.Stats != nil && m.Stats.Catalogue != nil && m.Stats.Catalogue.Closed:
-				if _, known := m.Stats.Catalogue.Lookup(key.Value); !known {
-					c.fail(col(key), "has(%s, %q) is always false: %s has no stat %q%s; its stats: %s", n.Arguments[0], key.Value, m.Stats.Catalogue.What, key.Value,
-						didYouMean(key.Value, m.Stats.Catalogue.Names()), m.Stats.Catalogue.Summary())
-				}
+		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
+			if msg := keyNeverHeld(m, n.Arguments[0].String(), key.Value); msg != "" {
+				c.fail(col(key), "has(%s, %q) is always false: %s", n.Arguments[0], key.Value, msg)
 			}
 		}
 		return schema.BoolType
@@ -1073,12 +1088,16 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			case schema.TList:
 				if !comparableTypes("==", l, r.Elem) {
 					c.fail(col(n), "%s %s %s looks for %s in a list of %s", n.Left, n.Operator, n.Right, l.Word(), r.Elem)
+				} else if key, ok := n.Left.(*ast.StringNode); ok && r.Elem != nil && r.Elem.Form != "" && !r.Elem.Form.Holds(key.Value) {
+					// 'uf' in .flags: an element of the list has a form ("UF"), which the value has not.
+					c.fail(col(n), "%s %s %s is always %v: %q is not %s (an element of %s is %s): it is never there, so this reads the same whatever the run records", n.Left, n.Operator, n.Right, n.Operator != "in", key.Value, article(string(r.Elem.Form)), n.Right, r.Elem.Doc)
 				}
 			case schema.TMap, schema.TStats, schema.TStruct:
 				c.operand(n.Left, fmt.Sprintf("the key of %s %s %s", n.Left, n.Operator, n.Right), l, n.Left, schema.TString)
 				msg := keyFormMismatch(r, l, n.Left.String())
 				if key, ok := n.Left.(*ast.StringNode); ok && msg == "" {
-					msg = keyOfNoForm(r, n.Right.String(), key.Value)
+					// The key checks of has(map, key), which asks the same.
+					msg = keyNeverHeld(r, n.Right.String(), key.Value)
 				}
 				if msg != "" {
 					c.fail(col(n), "%s %s %s is always %v: %s", n.Left, n.Operator, n.Right, n.Operator != "in", msg)

@@ -287,7 +287,7 @@ func (p *Logs) Result(c ResultContext) *Type {
 		access(F("path", StringType, "the request's path")),
 		access(F("protocol", StringType, "the request's protocol")),
 		access(F("code", Num(Plain), "the response code")),
-		access(F("flags", ListOf(StringType), "the response flags, e.g. [\"UF\", \"URX\"]")),
+		access(F("flags", ListOf(StrForm("a response flag such as \"UF\"", FormResponseFlag)), "the response flags, e.g. [\"UF\", \"URX\"]")),
 		access(F("details", StringType, "the response code details")),
 		access(F("termination", StringType, "the connection termination details")),
 		access(F("failure", StringType, "the upstream transport failure reason")),
