@@ -50,6 +50,9 @@ type decoder struct {
 	// filesUnknown says a step reads a file that cannot be read before the run (one a
 	// command writes, one named by a ${...}): its ${...} may read any var.
 	filesUnknown bool
+	// fileExprs are the ${...} of the files each step reads, compiled (checkFileTemplates):
+	// which vars the step reads through them.
+	fileExprs map[*Step][]*Expr
 	// cueReads is what the scenario's CUE could read of its vars (readsVar).
 	cueReads *cueVarReads
 }

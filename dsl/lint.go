@@ -34,32 +34,34 @@ func (w *Warning) String() string { return fmt.Sprintf("%s: warning[%s]: %s", w.
 
 // The lint codes.
 const (
-	LintStatsMatcher   = "stats-matcher"
-	LintPortLevel      = "port-level-shadow"
-	LintTCPPort        = "http-on-tcp-port"
-	LintClusterDomain  = "cluster-domain"
-	LintUnknownHost    = "unknown-host"
-	LintOneSample      = "one-sample"
-	LintUnknownStat    = "unknown-stat"
-	LintMayFailUnread  = "mayfail-unread"
-	LintUnknownAddress = "unknown-address"
-	LintNothingJudged  = "nothing-judged"
-	LintUnusedDNSName  = "unused-dns-name"
+	LintStatsMatcher    = "stats-matcher"
+	LintPortLevel       = "port-level-shadow"
+	LintTCPPort         = "http-on-tcp-port"
+	LintClusterDomain   = "cluster-domain"
+	LintUnknownHost     = "unknown-host"
+	LintOneSample       = "one-sample"
+	LintUnknownStat     = "unknown-stat"
+	LintMayFailUnread   = "mayfail-unread"
+	LintUnknownAddress  = "unknown-address"
+	LintNothingJudged   = "nothing-judged"
+	LintUnusedDNSName   = "unused-dns-name"
+	LintSweepOnlyJudged = "sweep-only-judged"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
 var LintCodes = map[string]string{
-	LintStatsMatcher:   "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
-	LintPortLevel:      "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
-	LintTCPPort:        "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
-	LintClusterDomain:  "a literal cluster.local in a cluster name on the kube target",
-	LintUnknownHost:    "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
-	LintOneSample:      "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
-	LintUnknownStat:    "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
-	LintMayFailUnread:  "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
-	LintNothingJudged:  "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
-	LintUnusedDNSName:  "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
-	LintUnknownAddress: "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no step of it starts a server (a mistyped port: every request fails to connect)",
+	LintStatsMatcher:    "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
+	LintPortLevel:       "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
+	LintTCPPort:         "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
+	LintClusterDomain:   "a literal cluster.local in a cluster name on the kube target",
+	LintUnknownHost:     "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
+	LintOneSample:       "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
+	LintUnknownStat:     "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
+	LintMayFailUnread:   "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
+	LintNothingJudged:   "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
+	LintSweepOnlyJudged: "a swept var (of the scenario's sweep or --sweep) that only the expectations (or a catch step) read: every combination runs the same setup and steps, and only the claims judged of them differ",
+	LintUnusedDNSName:   "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
+	LintUnknownAddress:  "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no step of it starts a server (a mistyped port: every request fails to connect)",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default

@@ -374,6 +374,169 @@ s: schema.#Scenario & {
 	}
 }
 
+// TestSweepOnlyJudged: a sweep of a var that only the expectations (or a catch step, which
+// runs once the run has failed) read runs the same setup and steps at every value: it is
+// warned of (sweep-only-judged) at the sweep's label, said once; any read that may change
+// the run (a field computed from it, a ${...} or a condition of a setup, steps or cleanup
+// step, a file a step reads) makes it a sweep of runs.
+func TestSweepOnlyJudged(t *testing.T) {
+	const judged = "vars.n is read only by the expectations: no field is computed from it"
+	for _, c := range []struct {
+		name  string
+		body  string
+		files map[string]string // written beside x.cue
+		want  string            // a substring of the one warning; "" for none
+		at    string            // its position, line:col
+	}{
+		{name: "a bound of an expectation", want: judged, at: "8:9", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3, connections: 1}}]
+	expect: ["f.qps <= vars.n * 500"]
+}`},
+		{name: "vars read whole by an expectation", want: judged, at: "8:9", body: `
+s: schema.#Scenario & {
+	vars: {n: 1, k: "n"}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests > vars[vars.k]"]
+}`},
+		{name: "a catch step's echo", want: "vars.n is read only by a catch step (which runs only once the run has failed): no field", at: "8:9", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	catch: [{exec: argv: ["echo", "n=${vars.n}"]}]
+	expect: ["f.requests == 3"]
+}`},
+		{name: "the expectations and a catch step", want: "vars.n is read only by the expectations and a catch step", at: "8:9", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	catch: [{exec: argv: ["echo", "n=${vars.n}"]}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "one value is no sweep of runs", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "silenced with a reason", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	lint: ignore: "sweep-only-judged": "each bound is judged on a run of its own"
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "a field computed from it", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3, connections: vars.n}}]
+	expect: ["f.qps <= vars.n * 500"]
+}`},
+		{name: "a ${} in a step's string", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/?delay=${vars.n}ms", requests: 3}}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "a ${} in a setup step in a block", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	setup: [{sequence: [{exec: argv: ["sh", "-c", "echo ${vars.n} > n.txt"]}]}]
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "a cleanup step's ${}", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	cleanup: [{exec: argv: ["echo", "n=${vars.n}"]}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "an assert's condition", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [
+		{name: "f", load: {url: "${backends.a.url}/", requests: 3}},
+		{assert: "f.requests >= vars.n"},
+	]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "a file a step reads", files: map[string]string{"m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {n: \"${vars.n}\"}\n"}, body: `
+s: schema.#Scenario & {
+	target: "kube"
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	steps: [{name: "c", apply: files: ["m.yaml"]}]
+	expect: ["outcome.c == 'passed' && vars.n > 0"]
+}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, path := writeLab(t, c.body)
+			for name, data := range c.files {
+				if err := os.WriteFile(filepath.Join(filepath.Dir(path), name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := Load([]string{path}, Options{})
+			if err != nil {
+				t.Fatalf("refused:\n%v", err)
+			}
+			var got []*Warning
+			for _, w := range res.Warnings {
+				if w.Code == LintSweepOnlyJudged {
+					got = append(got, w)
+				}
+			}
+			switch {
+			case c.want == "" && len(got) > 0:
+				t.Errorf("warned: %s", got[0])
+			case c.want != "" && len(got) != 1:
+				t.Errorf("%d warnings %v, want one holding %q", len(got), got, c.want)
+			case c.want != "" && (!strings.Contains(got[0].Msg, c.want) || !strings.HasSuffix(got[0].Pos.String(), "x.cue:"+c.at)):
+				t.Errorf("warning %s, want one at %s holding %q", got[0], c.at, c.want)
+			}
+		})
+	}
+}
+
+// TestSweepFlagOnlyJudged: a --sweep flag of two values or more of a var that only the claims
+// read is warned of at the var's declaration, naming the flag; lint.ignore silences it.
+func TestSweepFlagOnlyJudged(t *testing.T) {
+	sc := &Scenario{Name: "s", Declared: map[string]Pos{"n": {File: "x.cue", Line: 6, Col: 10}},
+		judgedOnlyVars: map[string]string{"n": "the expectations"}}
+	got := SweepWarnings(sc, []SweepVar{{Name: "n", Values: []string{"1"}}, {Name: "n", Values: []string{"1", "2"}}, {Name: "m", Values: []string{"1", "2"}}})
+	if len(got) != 1 || got[0].String() != "x.cue:6:10: warning[sweep-only-judged]: --sweep n=1,2: "+judgedOnlySweptVar("n", 2, "the expectations") {
+		t.Errorf("warnings %v", got)
+	}
+	sc.LintIgnore = map[string]string{LintSweepOnlyJudged: "why"}
+	if got := SweepWarnings(sc, []SweepVar{{Name: "n", Values: []string{"1", "2"}}}); len(got) != 0 {
+		t.Errorf("silenced, yet %v", got)
+	}
+}
+
 // TestCheckSweepRepeatsAndUnread: a --sweep flag that gives a value twice (as written or as
 // the same value of the var's type), or sweeps a var nothing reads, is refused at the var's
 // declaration.
