@@ -1239,7 +1239,7 @@ func (d *decoder) compile(names *Names) {
 			if err != nil {
 				continue
 			}
-			e, cerr := compile(src, d.l.litPos(v), names, compileOpts{asBool: true})
+			e, cerr := compile(src, d.l.litPos(v), names, compileOpts{asBool: true, nonEmpty: true})
 			if cerr != nil {
 				cerr.Path = fmt.Sprintf("%s.expect.%d", sc.Name, i)
 				d.l.errs.errs = append(d.l.errs.errs, cerr)
@@ -1276,7 +1276,7 @@ func (d *decoder) compile(names *Names) {
 		}
 		if ev.Exists() {
 			if src, err := ev.String(); err == nil {
-				e, cerr := compile(src, d.l.litPos(ev), names, compileOpts{asBool: true})
+				e, cerr := compile(src, d.l.litPos(ev), names, compileOpts{asBool: true, nonEmpty: s.Kind == "assert"})
 				if cerr != nil {
 					cerr.Path = sc.Name + "." + s.Path + "." + s.Kind
 					d.l.errs.errs = append(d.l.errs.errs, cerr)

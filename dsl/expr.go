@@ -365,6 +365,7 @@ func (n *Names) Env() map[string]any {
 		deltaFunc:         func(string, string) schema.Stats { return nil },
 		hostsFunc:         func(string) []schema.Host { return nil },
 		envoyFunc:         xdstype.ReadAny,
+		nonEmptyFunc:      NonEmpty,
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
 		"vars":            map[string]any{},
 		"approx":          Approx,
@@ -421,7 +422,7 @@ func (n *Names) compileEnv() map[string]any {
 // Reserved names cannot be step names.
 var Reserved = map[string]bool{
 	"delta": true, "deltaAcross": true, "vars": true, "approx": true, "within": true, "has": true, "backends": true,
-	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true, envoyFunc: true, schema.OnlyIfFunc: true,
+	"blackholes": true, "target": true, deltaFunc: true, hostsFunc: true, envoyFunc: true, nonEmptyFunc: true, schema.OnlyIfFunc: true,
 	"started": true, "ended": true, "outcome": true, "error": true,
 }
 
@@ -468,6 +469,9 @@ func Within(x, lo, hi float64) bool { return lo <= x && x <= hi }
 // compileOpts says how an expression is compiled.
 type compileOpts struct {
 	asBool bool
+	// nonEmpty says the expression is a claim (an expectation, an assert): an all() or
+	// none() of it over an empty collection the run produced has no value (nonempty.go).
+	nonEmpty bool
 }
 
 // compile compiles src (written at pos, the position of the CUE string literal) against names.
@@ -495,7 +499,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 			return &e, nil
 		}
 	}
-	c := &exprChecker{names: names}
+	c := &exprChecker{names: names, nonEmpty: opts.nonEmpty}
 	options := []expr.Option{names.envOption()}
 	if opts.asBool {
 		options = append(options, expr.AsBool())
@@ -574,11 +578,16 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	if err != nil {
 		return nil, nil, err
 	}
+	var quants []quantified
+	if c.nonEmpty {
+		quants = quantifiedOf(tree.Node)
+	}
 	t := c.typeOf(&tree.Node)
 	if c.err != nil {
 		return nil, t, nil
 	}
 	c.apply()
+	wrapQuantifiers(quants)
 	if _, err := checker.Check(tree, &config); err != nil {
 		return nil, t, err
 	}
