@@ -607,6 +607,7 @@ func (d *decoder) checkMayFailChecks(names *Names) {
 	byStep := map[*Step]map[string]bool{}
 	expects := map[string]bool{}
 	shown := map[string]string{}
+	shownWhole := "" // a read of every step's outcome that judges none, with why
 	note := func(e *Expr, into map[string]bool) {
 		judged, sh := outcomeJudgements(e)
 		for o := range judged {
@@ -617,8 +618,10 @@ func (d *decoder) checkMayFailChecks(names *Names) {
 				shown[o] = fmt.Sprintf("%q holds or fails alike whether %s passed or failed", src, o)
 			}
 		}
-		if e.allOutcomes {
+		if whole, why := wholeOutcomeJudgement(e); whole {
 			into[""] = true
+		} else if why != "" && shownWhole == "" {
+			shownWhole = why
 		}
 	}
 	for _, e := range d.sc.Expect {
@@ -711,10 +714,16 @@ func (d *decoder) checkMayFailChecks(names *Names) {
 		also := ""
 		if why := shown[s.Name]; s.Name != "" && why != "" {
 			also = " (" + why + ")"
+		} else if shownWhole != "" {
+			also = " (" + shownWhole + ")"
 		}
 		switch s.Kind {
 		case "assert":
-			d.err(pos, s.Path+".mayFail", "an assert with mayFail: true whose outcome nothing reads can never fail the run: it proves nothing%s; drop mayFail, or name the step and judge outcome.%s in expect (outcome.%s == 'passed')", also, name, name)
+			what := "nothing reads"
+			if also != "" {
+				what = "nothing judges" // it is read, by what cannot tell a failure from a pass
+			}
+			d.err(pos, s.Path+".mayFail", "an assert with mayFail: true whose outcome %s can never fail the run: it proves nothing%s; drop mayFail, or name the step and judge outcome.%s in expect (outcome.%s == 'passed')", what, also, name, name)
 		case "wait":
 			warn(fmt.Sprintf("a wait with mayFail: true whose outcome nothing reads: the run goes on whether or not its condition held, and nothing says which; read outcome.%s in expect if the condition is part of the claim", name))
 		case "sequence", "parallel", "repeat":

@@ -577,6 +577,8 @@ func TestCheckSweepRepeatsAndUnread(t *testing.T) {
 // a block between them is read.
 func TestMayFailChecks(t *testing.T) {
 	const refused, warned = "an assert with mayFail: true whose outcome nothing reads", "warning[mayfail-unread]"
+	// judgedNot: read, by what cannot tell a failure from a pass.
+	const judgedNot = "an assert with mayFail: true whose outcome nothing judges"
 	const (
 		blockRefused  = "with mayFail: true swallows the failure of the "
 		repeatRefused = "a repeat with mayFail: true whose outcome nothing reads can never fail the run: when its until never holds"
@@ -590,7 +592,21 @@ func TestMayFailChecks(t *testing.T) {
 		{"assert with expectFail too", `{name: "check", mayFail: true, expectFail: true, assert: "f.code503 == 0"}`, `"f.requests == 3"`, refused},
 		{"outcome read in expect", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check == 'failed'"`, ""},
 		{"error read in expect", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"error.check == ''"`, ""},
-		{"outcome read as a whole", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"all(values(outcome), # != 'error') && f.requests == 3"`, ""},
+		{"outcome read as a whole", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"all(values(outcome), # == 'passed') && f.requests == 3"`, ""},
+		{"no outcome failed", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"none(values(outcome), # in ['failed', 'error'])"`, ""},
+		{"a failure counted", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"count(values(outcome), # == 'failed') == 0"`, ""},
+		{"errors read as a whole", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"all(values(error), # == '')"`, ""},
+		{"outcome read by a computed key", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"all(keys(outcome), outcome[#] == 'passed')"`, ""},
+		{"'failed' in the outcomes", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"!('failed' in values(outcome))"`, ""},
+		// A whole read that cannot tell a failed step from a passed one judges none: before,
+		// any read of outcome or error as a whole counted as judging every mayFail check.
+		{"outcome read as a whole, alike for passed and failed", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"all(values(outcome), # != 'error') && f.requests == 3"`,
+			judgedNot + ` can never fail the run: it proves nothing (all(values(outcome), # != "error") holds or fails alike whether a step passed or failed)`},
+		{"the outcomes' keys", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"len(keys(outcome)) == 2 && f.requests == 3"`,
+			judgedNot + ` can never fail the run: it proves nothing (keys(outcome) reads only which steps outcome holds, not how they ended)`},
+		{"has an error", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"has(error, 'check') && f.requests == 3"`,
+			judgedNot + ` can never fail the run: it proves nothing (has(error, "check") reads only which steps error holds, not how they ended)`},
+		{"a step among the outcomes", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"'check' in outcome && f.requests == 3"`, judgedNot},
 		{"outcome read by a later step", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {assert: "outcome.check == 'passed'"}`, `"f.requests == 3"`, ""},
 		{"wait read by nothing", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "w", mayFail: true, timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}, {await: "soak"}`, `"f.requests == 3"`, warned},
 		{"wait read", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "w", mayFail: true, timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}, {await: "soak"}`, `"outcome.w == 'failed' && f.requests == 3"`, ""},
@@ -607,7 +623,8 @@ func TestMayFailChecks(t *testing.T) {
 		{"the assert inside read", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}]}`, `"outcome.check == 'passed'"`, ""},
 		{"a block between read", `{mayFail: true, sequence: [{name: "inner", sequence: [{assert: "f.code503 == 0"}]}]}`, `"outcome.inner == 'passed'"`, ""},
 		{"one assert of two read", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {assert: "f.code200 == 3"}]}`, `"outcome.check == 'passed'"`, blockRefused},
-		{"outcomes read as a whole", `{mayFail: true, sequence: [{assert: "f.code503 == 0"}]}`, `"all(values(outcome), # != 'error') && f.requests == 3"`, ""},
+		{"outcomes read as a whole", `{mayFail: true, sequence: [{assert: "f.code503 == 0"}]}`, `"all(values(outcome), # == 'passed') && f.requests == 3"`, ""},
+		{"outcomes read as a whole, alike for passed and failed", `{mayFail: true, sequence: [{assert: "f.code503 == 0"}]}`, `"all(values(outcome), # != 'error') && f.requests == 3"`, blockRefused},
 		{"an assert with mayFail of its own is its own check", `{mayFail: true, sequence: [{name: "check", mayFail: true, assert: "f.code503 == 0"}]}`, `"outcome.check == 'passed'"`, ""},
 		{"a block with mayFail inside is said once, of itself", `{mayFail: true, sequence: [{exec: argv: ["true"]}, {mayFail: true, parallel: [{assert: "f.code503 == 0"}]}]}`, `"f.requests == 3"`, "a parallel with mayFail: true swallows"},
 		{"block of steps that are no check", `{mayFail: true, sequence: [{exec: argv: ["false"]}]}`, `"f.requests == 3"`, ""},
@@ -621,13 +638,13 @@ func TestMayFailChecks(t *testing.T) {
 		{"a mayFail assert read by a step after it", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {assert: "outcome.check != 'failed'"}`, `"f.requests == 3"`, ""},
 		// A ${...} shows the outcome, and a comparison that holds alike for passed and failed
 		// tells nothing of it: neither judges it, and the run passed where the check failed.
-		{"a mayFail assert shown by a later step's ${...}", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, refused + " can never fail the run: it proves nothing (a ${...} of step steps.2 shows it and judges nothing)"},
+		{"a mayFail assert shown by a later step's ${...}", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, judgedNot + " can never fail the run: it proves nothing (a ${...} of step steps.2 shows it and judges nothing)"},
 		{"shown in the block and after it", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}]}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, blockRefused},
-		{"outcome != 'skipped'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check != 'skipped'"`, refused + ` can never fail the run: it proves nothing ("outcome.check != 'skipped'" holds or fails alike whether check passed or failed)`},
-		{"outcome == 'error'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"f.requests == 3 && !(outcome.check == 'error')"`, refused},
-		{"outcome in passed, failed", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check in ['passed', 'failed'] && f.requests == 3"`, refused},
+		{"outcome != 'skipped'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check != 'skipped'"`, judgedNot + ` can never fail the run: it proves nothing ("outcome.check != 'skipped'" holds or fails alike whether check passed or failed)`},
+		{"outcome == 'error'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"f.requests == 3 && !(outcome.check == 'error')"`, judgedNot},
+		{"outcome in passed, failed", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check in ['passed', 'failed'] && f.requests == 3"`, judgedNot},
 		{"outcome in passed, skipped", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check in ['passed', 'skipped']"`, ""},
-		{"read by an assert that may fail itself", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {name: "again", mayFail: true, assert: "outcome.check == 'passed'"}`, `"outcome.again == 'passed'"`, refused + " can never fail the run: it proves nothing (the assert again reads it, and a mayFail lets it fail without failing the run)"},
+		{"read by an assert that may fail itself", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {name: "again", mayFail: true, assert: "outcome.check == 'passed'"}`, `"outcome.again == 'passed'"`, judgedNot + " can never fail the run: it proves nothing (the assert again reads it, and a mayFail lets it fail without failing the run)"},
 		{"outcome != 'skipped' and == 'passed'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check != 'skipped' && outcome.check == 'passed'"`, ""},
 		{"block with a wait read", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "blk", mayFail: true, sequence: [{timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}]}, {await: "soak"}`, `"outcome.blk == 'passed' && f.requests == 3"`, ""},
 	} {
