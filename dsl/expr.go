@@ -469,7 +469,7 @@ func Within(x, lo, hi float64) bool { return lo <= x && x <= hi }
 // compileOpts says how an expression is compiled.
 type compileOpts struct {
 	asBool bool
-	// nonEmpty says the expression is a claim (an expectation, an assert): an all() or
+	// nonEmpty says the expression is a claim (an expectation, an assert): an all(), count() or
 	// none() of it over an empty collection the run produced has no value (nonempty.go).
 	nonEmpty bool
 }

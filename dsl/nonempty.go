@@ -10,11 +10,11 @@ import (
 
 // An expectation or an assert that says every item of a collection the run produced holds
 // something, or none does — all(log.entries, .code != 503), none(pods.items, .status.phase ==
-// 'Failed') — holds of an empty collection whatever it says: it passes having read nothing (a
-// log nothing wrote, a get that found no pod, a filter that kept no row). As a logs step's
-// codes have no value where no line matched (schema.LogResult.NoValue), such an all() or
-// none() has none where its collection is empty: the judgement errs, saying so, instead of
-// passing. The claim stays the user's to make where an empty collection is what they claim:
+// 'Failed'), count(log.entries, .code == 503) == 0 — holds of an empty collection whatever it
+// says: it passes having read nothing (a log nothing wrote, a get that found no pod, a filter
+// that kept no row). As a logs step's codes have no value where no line matched
+// (schema.LogResult.NoValue), such an all(), none() or count() has none where its collection
+// is empty: the judgement errs, saying so, instead of passing. The claim stays the user's to make where an empty collection is what they claim:
 // an expression that reads the collection itself elsewhere (len(log.entries) == 0 || …, or
 // len(log.entries) > 0 && …) has said what an empty one means, and is judged as written.
 //
@@ -24,8 +24,8 @@ import (
 // each pod's own list: an empty one is a fact about that pod). A wait's or a repeat's until
 // is not judged so: none(pods.items, …) over no pod may be the state it waits for.
 
-// nonEmptyFunc is the environment name of the function that all()'s and none()'s collections
-// are handed through (NonEmpty).
+// nonEmptyFunc is the environment name of the function that all()'s, none()'s and count()'s
+// collections are handed through (NonEmpty).
 const nonEmptyFunc = "__nonEmpty"
 
 // NonEmptyFunc is the environment name the interpreter must bind to NonEmpty.
@@ -39,12 +39,16 @@ type EmptyCollection struct {
 
 func (e *EmptyCollection) Error() string {
 	fn, _, _ := strings.Cut(e.Call, "(")
-	return fmt.Sprintf("%s(%s, …) has no value: %s is empty, so it holds of nothing and would pass having read nothing; claim that there is something (len(%s) > 0 && %s), or, where an empty one is the claim, say so (len(%s) == 0 || %s)",
-		fn, e.Src, e.Src, e.Src, e.Call, e.Src, e.Call)
+	holds := "it holds of nothing and would pass having read nothing"
+	if fn == "count" {
+		holds = "it counts nothing, and its 0 would read as none found"
+	}
+	return fmt.Sprintf("%s(%s, …) has no value: %s is empty, so %s; claim that there is something (len(%s) > 0 && %s), or, where an empty one is the claim, say so (len(%s) == 0 || %s)",
+		fn, e.Src, e.Src, holds, e.Src, e.Call, e.Src, e.Call)
 }
 
 // NonEmpty gives c back, or an EmptyCollection error when it is an empty list or map (or
-// nil): call is the all() or none() that goes through it, src c's source.
+// nil): call is the all(), none() or count() that goes through it, src c's source.
 func NonEmpty(call, src string, c any) (any, error) {
 	if c == nil {
 		return nil, &EmptyCollection{Call: call, Src: src}
@@ -58,10 +62,12 @@ func NonEmpty(call, src string, c any) (any, error) {
 	return c, nil
 }
 
-// quantifiers are the builtins that hold of an empty collection whatever their predicate.
-var quantifiers = map[string]bool{"all": true, "none": true}
+// quantifiers are the builtins whose value over an empty collection is the same whatever their
+// predicate: all() and none() hold, count() is 0 (count(log.entries, .code == 503) == 0 is
+// log.codes['503'] == 0).
+var quantifiers = map[string]bool{"all": true, "none": true, "count": true}
 
-// quantified is an all() or none() whose collection is handed through __nonEmpty.
+// quantified is an all(), none() or count() whose collection is handed through __nonEmpty.
 type quantified struct {
 	b         *ast.BuiltinNode
 	call, src string // as parsed: the quantifier and its collection

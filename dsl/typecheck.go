@@ -63,7 +63,7 @@ type exprChecker struct {
 	// rewrites are made once the whole expression is typed (apply), so that messages quote
 	// what the user wrote: a config value's default reads, reads below an Envoy Any.
 	rewrites []func()
-	// nonEmpty says the expression is a claim whose all() and none() are handed their
+	// nonEmpty says the expression is a claim whose all(), none() and count() are handed their
 	// collections through __nonEmpty (nonempty.go).
 	nonEmpty bool
 }

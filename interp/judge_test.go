@@ -410,9 +410,9 @@ func migrateSkipped() *interp.Record {
 	return rec
 }
 
-// TestQuantifierOverEmptyCollection: an expectation's all() or none() over an empty collection
-// the run produced (a log nothing wrote, a filter that kept nothing, a let bound to one) has no
-// value: it errs, saying so, instead of passing having read nothing. Where the expression reads
+// TestQuantifierOverEmptyCollection: an expectation's all(), none() or count() over an empty
+// collection the run produced (a log nothing wrote, a filter that kept nothing, a let bound to
+// one) has no value: it errs, saying so, instead of passing having read nothing. Where the expression reads
 // the collection elsewhere (len(x) == 0 || …) it is judged as written; a collection that is not
 // the run's (vars, a literal) or that reads an enclosing item is judged as ever, and so are
 // any() and one(), false of an empty collection.
@@ -435,6 +435,9 @@ func TestQuantifierOverEmptyCollection(t *testing.T) {
 		"!any(log.entries, .code == 503) && !one(log.entries, .code == 503)",
 		"all(full.entries, .code != 503) && none(full.entries, .code == 500)",
 		"full.count == 1 && all(log.entries, .code != 503)",
+		"count(log.entries, .code == 503) == 0",
+		"count(full.entries, .code == 503) == 0",
+		"count(log.entries, .code == 503) == len(log.entries)",
 	]
 }`)
 	full := schema.LogResult{Count: 1, Lines: []string{"a"}, Entries: []schema.LogEntry{{Line: "a", Access: true, Code: 200}},
@@ -459,6 +462,9 @@ func TestQuantifierOverEmptyCollection(t *testing.T) {
 		{interp.Passed, ""},
 		{interp.Passed, ""},
 		{interp.Errored, "all(log.entries, …) " + fmt.Sprintf(empty, "log.entries") + "; claim that there is something (len(log.entries) > 0 && all(log.entries, .code != 503)), or, where an empty one is the claim, say so (len(log.entries) == 0 || all(log.entries, .code != 503))"},
+		{interp.Errored, "count(log.entries, …) has no value: log.entries is empty, so it counts nothing, and its 0 would read as none found"},
+		{interp.Passed, ""},
+		{interp.Passed, ""},
 	} {
 		jd := interp.Rejudge(rec, sc)[i]
 		if jd.Outcome != c.want || c.reason != "" && !strings.Contains(jd.Reason, c.reason) {
