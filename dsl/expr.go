@@ -587,9 +587,16 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 		return nil, t, nil
 	}
 	c.apply()
-	wrapQuantifiers(quants)
 	if _, err := checker.Check(tree, &config); err != nil {
 		return nil, t, err
+	}
+	if len(quants) > 0 {
+		// Checked as written first: __nonEmpty gives its collection back typed any, so that
+		// expr would no longer see, say, a predicate that is a number (count(x, .requests)).
+		wrapQuantifiers(quants)
+		if _, err := checker.Check(tree, &config); err != nil {
+			return nil, t, err
+		}
 	}
 	if config.Optimize {
 		if err := optimizer.Optimize(&tree.Node, &config); err != nil {
