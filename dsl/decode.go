@@ -50,6 +50,9 @@ type decoder struct {
 	// filesUnknown says a step reads a file that cannot be read before the run (one a
 	// command writes, one named by a ${...}): its ${...} may read any var.
 	filesUnknown bool
+	// fileExprs are the ${...} of the files each step reads, compiled (checkFileTemplates):
+	// which vars the step reads through them.
+	fileExprs map[*Step][]*Expr
 	// cueReads is what the scenario's CUE could read of its vars (readsVar).
 	cueReads *cueVarReads
 }
@@ -1248,7 +1251,7 @@ func (d *decoder) compile(names *Names) {
 			if err != nil {
 				continue
 			}
-			e, cerr := compile(src, d.l.litPos(v), names, compileOpts{asBool: true})
+			e, cerr := compile(src, d.l.litPos(v), names, compileOpts{asBool: true, nonEmpty: true})
 			if cerr != nil {
 				cerr.Path = fmt.Sprintf("%s.expect.%d", sc.Name, i)
 				d.l.errs.errs = append(d.l.errs.errs, cerr)
@@ -1285,7 +1288,7 @@ func (d *decoder) compile(names *Names) {
 		}
 		if ev.Exists() {
 			if src, err := ev.String(); err == nil {
-				e, cerr := compile(src, d.l.litPos(ev), names, compileOpts{asBool: true})
+				e, cerr := compile(src, d.l.litPos(ev), names, compileOpts{asBool: true, nonEmpty: s.Kind == "assert"})
 				if cerr != nil {
 					cerr.Path = sc.Name + "." + s.Path + "." + s.Kind
 					d.l.errs.errs = append(d.l.errs.errs, cerr)

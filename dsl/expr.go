@@ -378,6 +378,7 @@ func (n *Names) Env() map[string]any {
 		deltaFunc:         func(string, string) schema.Stats { return nil },
 		hostsFunc:         func(string) []schema.Host { return nil },
 		envoyFunc:         xdstype.ReadAny,
+		nonEmptyFunc:      NonEmpty,
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
 		"vars":            map[string]any{},
 		"approx":          Approx,
@@ -528,6 +529,9 @@ func Within(x, lo, hi float64) bool { return lo <= x && x <= hi }
 // compileOpts says how an expression is compiled.
 type compileOpts struct {
 	asBool bool
+	// nonEmpty says the expression is a claim (an expectation, an assert): an all(), count() or
+	// none() of it over an empty collection the run produced has no value (nonempty.go).
+	nonEmpty bool
 }
 
 // compile compiles src (written at pos, the position of the CUE string literal) against names.
@@ -555,7 +559,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 			return &e, nil
 		}
 	}
-	c := &exprChecker{names: names}
+	c := &exprChecker{names: names, nonEmpty: opts.nonEmpty}
 	options := []expr.Option{names.envOption()}
 	if opts.asBool {
 		options = append(options, expr.AsBool())
@@ -640,6 +644,10 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	if err != nil {
 		return nil, nil, err
 	}
+	var quants []quantified
+	if c.nonEmpty {
+		quants = quantifiedOf(tree.Node)
+	}
 	t := c.typeOf(&tree.Node)
 	if c.err != nil {
 		return nil, t, nil
@@ -647,6 +655,14 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	c.apply()
 	if _, err := checker.Check(tree, &config); err != nil {
 		return nil, t, err
+	}
+	if len(quants) > 0 {
+		// Checked as written first: __nonEmpty gives its collection back typed any, so that
+		// expr would no longer see, say, a predicate that is a number (count(x, .requests)).
+		wrapQuantifiers(quants)
+		if _, err := checker.Check(tree, &config); err != nil {
+			return nil, t, err
+		}
 	}
 	if config.Optimize {
 		if err := optimizer.Optimize(&tree.Node, &config); err != nil {

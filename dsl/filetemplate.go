@@ -156,10 +156,14 @@ func (d *decoder) checkFiles(s *Step, field string, files []string, names *Names
 			continue
 		}
 		err = fileExprs(path, data, func(src string, pos Pos, _, _ int) error {
-			_, cerr := compile(src, pos, names, compileOpts{})
+			e, cerr := compile(src, pos, names, compileOpts{})
 			if cerr != nil {
 				return cerr
 			}
+			if d.fileExprs == nil {
+				d.fileExprs = map[*Step][]*Expr{}
+			}
+			d.fileExprs[s] = append(d.fileExprs[s], e)
 			return nil
 		})
 		if err != nil {

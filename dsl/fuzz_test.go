@@ -110,6 +110,7 @@ func FuzzScenario(f *testing.F) {
 	f.Add(`{name: "r", repeat: {max: 2, until: "e.exit == 0", steps: [{name: "e", exec: {argv: ["true"], capture: "(?P<x>.)"}}]}}`, `e.captured.x == "${e.stdout}"`)
 	f.Add(`{name: "old", get: {kind: "Pod", selector: "app=x", path: "status.podIP"}}, {name: "cb", config: {admin: "http://127.0.0.1:1", cluster: "c", path: "a.0"}}`, `old[0] == cb.b && vars.x`)
 	f.Add(`{dns: {host: "${vars.h", addresses: ["$${x}", "${}"]}}`, `fortio.code503 ==`)
+	f.Add(`{name: "l", logs: file: "a.log"}`, `let r = filter(l.entries, .code == 1); all(r, all(.flags, # != "")) && none(l.lines[1:], # == "") && all(l.entries, len(l.lines) > 0)`)
 	f.Fuzz(func(t *testing.T, steps, expect string) {
 		src := "package lab\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {\n\tlocal: backends: a: {}\n\tvars: h: \"x\"\n\tsteps: [" +
 			steps + "]\n\texpect: [" + strconv.Quote(expect) + "]\n}\n"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -34,32 +35,34 @@ func (w *Warning) String() string { return fmt.Sprintf("%s: warning[%s]: %s", w.
 
 // The lint codes.
 const (
-	LintStatsMatcher   = "stats-matcher"
-	LintPortLevel      = "port-level-shadow"
-	LintTCPPort        = "http-on-tcp-port"
-	LintClusterDomain  = "cluster-domain"
-	LintUnknownHost    = "unknown-host"
-	LintOneSample      = "one-sample"
-	LintUnknownStat    = "unknown-stat"
-	LintMayFailUnread  = "mayfail-unread"
-	LintUnknownAddress = "unknown-address"
-	LintNothingJudged  = "nothing-judged"
-	LintUnusedDNSName  = "unused-dns-name"
+	LintStatsMatcher    = "stats-matcher"
+	LintPortLevel       = "port-level-shadow"
+	LintTCPPort         = "http-on-tcp-port"
+	LintClusterDomain   = "cluster-domain"
+	LintUnknownHost     = "unknown-host"
+	LintOneSample       = "one-sample"
+	LintUnknownStat     = "unknown-stat"
+	LintMayFailUnread   = "mayfail-unread"
+	LintUnknownAddress  = "unknown-address"
+	LintNothingJudged   = "nothing-judged"
+	LintUnusedDNSName   = "unused-dns-name"
+	LintSweepOnlyJudged = "sweep-only-judged"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
 var LintCodes = map[string]string{
-	LintStatsMatcher:   "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
-	LintPortLevel:      "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
-	LintTCPPort:        "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
-	LintClusterDomain:  "a literal cluster.local in a cluster name on the kube target",
-	LintUnknownHost:    "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
-	LintOneSample:      "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
-	LintUnknownStat:    "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
-	LintMayFailUnread:  "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
-	LintNothingJudged:  "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
-	LintUnusedDNSName:  "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
-	LintUnknownAddress: "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no step of it starts a server (a mistyped port: every request fails to connect)",
+	LintStatsMatcher:    "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
+	LintPortLevel:       "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
+	LintTCPPort:         "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
+	LintClusterDomain:   "a literal cluster.local in a cluster name on the kube target",
+	LintUnknownHost:     "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
+	LintOneSample:       "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
+	LintUnknownStat:     "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
+	LintMayFailUnread:   "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
+	LintNothingJudged:   "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
+	LintSweepOnlyJudged: "a swept var (of the scenario's sweep or --sweep) that only the expectations (or a catch step) read: every combination runs the same setup and steps, and only the claims judged of them differ",
+	LintUnusedDNSName:   "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
+	LintUnknownAddress:  "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default
@@ -302,15 +305,42 @@ func nothingJudgedExample(measured []string) string {
 
 // lintLoopbackLoads warns of a local load whose URL names a loopback address (an IP literal or
 // localhost) where no local backend or blackhole of the scenario listens, when nothing of the
-// scenario's own (a process, an exec on this machine) could be listening there: most often a
+// scenario's own (a process, an exec on this machine) could be listening there — no such step
+// may run, or have left a server running, while the load runs (mayServe) with a command that
+// can listen (cannotListen; a scenario with no local world is judged only where it runs
+// commands, none of which can be the server): most often a
 // mistyped port, whose every request fails to connect, and "no 503" claims then hold of
 // nothing. A URL written with ${...} is judged on what is known before the run (staticValue:
 // a backend's host, a fixed address, a var's value in this combination); one whose address
 // is only known at run time is left alone. Nothing is resolved or dialed.
 func (d *decoder) lintLoopbackLoads(warn func(s *Step, field, code, format string, args ...any)) {
 	l := d.sc.Local
-	if l == nil || d.target() != "local" || slices.ContainsFunc(d.order, writesLocalFiles) {
+	if d.target() != "local" {
 		return
+	}
+	// The commands this machine runs for the scenario: a process, or an exec without a pod
+	// (which may leave a server behind). One may be what listens where a load's URL points,
+	// unless it cannot listen at all (cannotListen) or the load has always ended before it
+	// starts.
+	var servers, idle []*Step
+	for _, s := range d.order {
+		if !writesLocalFiles(s) {
+			continue
+		}
+		if cannotListen(s) {
+			idle = append(idle, s)
+		} else {
+			servers = append(servers, s)
+		}
+	}
+	if l == nil {
+		// A scenario that declares no local world relies on a server of its own (a process
+		// step) or one outside it: judged only where it starts commands, none of which can be
+		// that server.
+		if len(idle) == 0 {
+			return
+		}
+		l = &schema.Local{}
 	}
 	known := map[string]string{}
 	var declared []string
@@ -327,7 +357,7 @@ func (d *decoder) lintLoopbackLoads(warn func(s *Step, field, code, format strin
 	}
 	for _, s := range d.order {
 		p, ok := s.Params.(*schema.Load)
-		if !ok {
+		if !ok || slices.ContainsFunc(servers, func(c *Step) bool { return d.mayServe(c, s) }) {
 			continue
 		}
 		raw := p.URL
@@ -376,8 +406,81 @@ func (d *decoder) lintLoopbackLoads(warn func(s *Step, field, code, format strin
 		if len(declared) > 0 {
 			hint = "its backends: " + strings.Join(declared, ", ")
 		}
-		warn(s, "url", LintUnknownAddress, "the load's URL names %s%s, where no local backend or blackhole of this scenario listens (%s), and no step of it starts a server: if nothing else listens there, every request fails to connect and claims about its responses hold of nothing; write ${backends.<name>.url}", addr, written, hint)
+		starts := "no step of it starts a server"
+		for _, c := range idle {
+			if d.mayServe(c, s) {
+				starts = fmt.Sprintf("no step of it that may run by then starts a server (the %s %s runs %s, which listens nowhere)", c.Kind, c.Shown, commandLine(c))
+				break
+			}
+		}
+		warn(s, "url", LintUnknownAddress, "the load's URL names %s%s, where no local backend or blackhole of this scenario listens (%s), and %s: if nothing else listens there, every request fails to connect and claims about its responses hold of nothing; write ${backends.<name>.url}", addr, written, hint, starts)
 	}
+}
+
+// mayServe reports whether the command step c may be running, or have left a server
+// running, while the load step l runs: l has not always ended by the time c starts. Two
+// steps in one repeat run again, each round after the other's.
+func (d *decoder) mayServe(c, l *Step) bool {
+	for p := d.parent[l]; p != nil; p = d.parent[p] {
+		if p.Kind == "repeat" && d.ancestor(p, c) {
+			return true
+		}
+	}
+	return !d.endedBefore(l, c)
+}
+
+// listenless are commands that open no socket, whatever their arguments.
+var listenless = map[string]bool{"echo": true, "printf": true, "sleep": true, "true": true, "false": true, "date": true, ":": true}
+
+// cannotListen reports whether a command step on this machine can start nothing that
+// listens: its command is one of listenless, written out (no ${...}) with no environment of
+// its own (PATH or LD_PRELOAD could make it another program), directly or as the one simple
+// command of a shell's -c script (no ;, &, |, redirection, substitution or newline). Any
+// other command may be a server, on a port its arguments, a configuration file or its
+// defaults choose (python3 -m http.server listens on 8000 unasked): it is not judged.
+func cannotListen(s *Step) bool {
+	var argv []string
+	switch p := s.Params.(type) {
+	case *schema.Process:
+		if len(p.Env) > 0 {
+			return false
+		}
+		argv = p.Argv
+	case *schema.Exec:
+		if len(p.Env) > 0 {
+			return false
+		}
+		argv = p.Argv
+	default:
+		return false
+	}
+	if len(argv) == 0 || slices.ContainsFunc(argv, HasInterpolation) {
+		return false
+	}
+	switch base := path.Base(argv[0]); {
+	case listenless[base]:
+		return true
+	case (base == "sh" || base == "bash" || base == "dash") && len(argv) == 3 && argv[1] == "-c":
+		script := strings.TrimSpace(argv[2])
+		if script == "" || strings.ContainsAny(script, ";&|<>$`(){}\\\n\r") {
+			return false
+		}
+		return listenless[strings.Fields(script)[0]]
+	}
+	return false
+}
+
+// commandLine is a command step's argv as written, for a message.
+func commandLine(s *Step) string {
+	var argv []string
+	switch p := s.Params.(type) {
+	case *schema.Process:
+		argv = p.Argv
+	case *schema.Exec:
+		argv = p.Argv
+	}
+	b, _ := json.Marshal(argv)
+	return string(b)
 }
 
 // zoneAddresses are the addresses the scenario's lab DNS zone gives host before the run: those

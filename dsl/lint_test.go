@@ -183,3 +183,63 @@ func TestLintUnknownAddressTemplated(t *testing.T) {
 		})
 	}
 }
+
+// TestLintUnknownAddressCommands: a command step of the scenario on this machine (a process,
+// an exec without a pod) keeps a load's loopback address from being warned of only where it
+// may be what listens there: it may be running, or have left a server running, while the load
+// runs, and its command can listen. Before, any process or exec anywhere in the scenario kept
+// every load from the lint, a process that only echoed "starting server on 18555" included.
+func TestLintUnknownAddressCommands(t *testing.T) {
+	const load = `{name: "f", load: {url: "http://127.0.0.1:18555/", requests: 2}}`
+	for _, tc := range []struct {
+		name, local, steps, cleanup string
+		want                        string // a substring of the warning; "" for none
+	}{
+		{"a process that only echoes, no local world", "", `{name: "srv", process: argv: ["sh", "-c", "echo starting server on 18555"]}, ` + load, "",
+			`and no step of it that may run by then starts a server (the process srv runs ["sh","-c","echo starting server on 18555"], which listens nowhere)`},
+		{"a process that sleeps", `local: backends: a: {}`, `{name: "srv", process: argv: ["/bin/sleep", "30"]}, ` + load, "", "which listens nowhere"},
+		{"an exec that echoes", `local: backends: a: {}`, `{exec: argv: ["echo", "up"]}, ` + load, "", "which listens nowhere"},
+		{"a server before the load", `local: backends: a: {}`, `{name: "srv", process: argv: ["my-server"]}, ` + load, "", ""},
+		{"a server with no local world", "", `{name: "srv", process: argv: ["my-server"]}, ` + load, "", ""},
+		{"no command, no local world", "", load, "", ""},
+		{"an exec that may start a server", `local: backends: a: {}`, `{exec: argv: ["python3", "-m", "http.server"]}, ` + load, "", ""},
+		{"a server beside the load", `local: backends: a: {}`, `{parallel: [{name: "srv", process: argv: ["my-server"]}, ` + load + `]}`, "", ""},
+		{"a server after the load", `local: backends: a: {}`, load + `, {name: "srv", process: argv: ["my-server"]}`, "", "and no step of it starts a server"},
+		{"a server in the cleanup", `local: backends: a: {}`, load, `{name: "srv", process: argv: ["my-server"]}`, "and no step of it starts a server"},
+		{"a server after the load in a repeat", `local: backends: a: {}`, `{repeat: {max: 2, until: "f.requests == 2", steps: [` + load + `, {name: "srv", process: argv: ["my-server"]}]}}`, "", ""},
+		{"an echo with an environment", `local: backends: a: {}`, `{name: "srv", process: {argv: ["echo"], env: LD_PRELOAD: "x.so"}}, ` + load, "", ""},
+		{"a shell script of two commands", `local: backends: a: {}`, `{name: "srv", process: argv: ["sh", "-c", "echo up; my-server"]}, ` + load, "", ""},
+		{"an echo of a var", `local: backends: a: {}`, `{name: "srv", process: argv: ["echo", "${vars.port}"]}, ` + load, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "package lab\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {\n\tvars: port: 1\n\t" + tc.local + "\n" +
+				"\tsteps: [" + tc.steps + "]\n"
+			if tc.cleanup != "" {
+				src += "\tcleanup: [" + tc.cleanup + "]\n"
+			}
+			src += "\texpect: [\"f.code503 == 0\"]\n}\n"
+			path := filepath.Join(t.TempDir(), "x.cue")
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Load([]string{path}, Options{})
+			if err != nil {
+				t.Fatalf("Load:\n%v\n%s", err, src)
+			}
+			got := ""
+			for _, w := range res.Warnings {
+				if w.Code == LintUnknownAddress {
+					got = w.String()
+				}
+			}
+			switch {
+			case tc.want == "" && got != "":
+				t.Errorf("warned: %s", got)
+			case tc.want != "" && !strings.Contains(got, tc.want):
+				t.Errorf("warning %q, want one holding %q", got, tc.want)
+			case tc.want != "" && !strings.Contains(got, "x.cue:8:"):
+				t.Errorf("warning %q, want one at the load's line 8", got)
+			}
+		})
+	}
+}

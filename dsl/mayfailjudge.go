@@ -79,6 +79,154 @@ func outcomeJudgements(e *Expr) (judged map[string]bool, shown map[string]string
 	return judged, shown
 }
 
+// wholeOutcomeJudgement says whether e, which reads outcome or error as a whole
+// (e.allOutcomes), judges by that read how any step ended: whether a step that failed instead
+// of passing can change its value. Reads that cannot are those of which steps there are —
+// keys(outcome), len(error), has(outcome, 'x'), 'x' in outcome: a step that failed is there
+// as one that passed is — and a quantifier over values(outcome) whose predicate compares #
+// with string literals alike for "passed" and "failed" (all(values(outcome), # !=
+// 'skipped')). Any other whole read (values(error), outcome[k], a predicate of another form)
+// counts as a judgement. shown is the first read that does not judge, with why, for the
+// message of a check nothing judges.
+func wholeOutcomeJudgement(e *Expr) (judged bool, shown string) {
+	if !e.allOutcomes {
+		return false, ""
+	}
+	tree, err := parser.Parse(e.Src)
+	if err != nil {
+		return true, ""
+	}
+	// parents of each node, to tell how a whole read is used.
+	parent := map[ast.Node]ast.Node{}
+	var wholes []*ast.IdentifierNode
+	var walk func(n, up ast.Node)
+	walk = func(n, up ast.Node) {
+		if n == nil {
+			return
+		}
+		parent[n] = up
+		if id, ok := n.(*ast.IdentifierNode); ok && (id.Value == "outcome" || id.Value == "error") {
+			if m, ok := up.(*ast.MemberNode); !ok || m.Node != n {
+				wholes = append(wholes, id)
+			} else if _, lit := m.Property.(*ast.StringNode); !lit {
+				wholes = append(wholes, id) // outcome[k]: any step's
+			}
+		}
+		for _, c := range children(n) {
+			walk(c, n)
+		}
+	}
+	walk(tree.Node, nil)
+	for _, id := range wholes {
+		why, ok := wholeReadNotJudging(id, parent)
+		if !ok {
+			return true, ""
+		}
+		if shown == "" {
+			shown = why
+		}
+	}
+	return false, shown
+}
+
+// wholeReadNotJudging says why the whole read id (of outcome or error) cannot tell a step
+// that failed from one that passed, or false when it may.
+func wholeReadNotJudging(id *ast.IdentifierNode, parent map[ast.Node]ast.Node) (string, bool) {
+	up := parent[id]
+	keysOnly := fmt.Sprintf("reads only which steps %s holds, not how they ended", id.Value)
+	switch p := up.(type) {
+	case *ast.BuiltinNode:
+		switch p.Name {
+		case "keys", "len":
+			return fmt.Sprintf("%s %s", p.String(), keysOnly), true
+		case "values":
+			if id.Value != "outcome" {
+				return "", false // an error's text: "" where the step passed
+			}
+			q, ok := parent[p].(*ast.BuiltinNode)
+			if !ok || len(q.Arguments) != 2 || q.Arguments[0] != ast.Node(p) {
+				return "", false
+			}
+			switch q.Name {
+			case "all", "none", "any", "one", "count":
+			default:
+				return "", false
+			}
+			pred, ok := q.Arguments[1].(*ast.PredicateNode)
+			if !ok {
+				return "", false
+			}
+			holds, ok := itemComparison(pred.Node)
+			if !ok || holds("passed") != holds("failed") {
+				return "", false
+			}
+			return fmt.Sprintf("%s holds or fails alike whether a step passed or failed", q.String()), true
+		}
+	case *ast.CallNode:
+		if callee, ok := p.Callee.(*ast.IdentifierNode); ok && callee.Value == "has" && len(p.Arguments) > 0 && p.Arguments[0] == ast.Node(id) {
+			return fmt.Sprintf("%s %s", p.String(), keysOnly), true
+		}
+	case *ast.BinaryNode:
+		if (p.Operator == "in" || p.Operator == "not in") && p.Right == ast.Node(id) {
+			return fmt.Sprintf("%s %s", p.String(), keysOnly), true
+		}
+	}
+	return "", false
+}
+
+// itemComparison is a predicate that compares the item (#) with string literals, as a
+// function of the item's value: # == 'x', # != 'x', # in ['x', 'y'], # not in [...].
+func itemComparison(n ast.Node) (func(string) bool, bool) {
+	x, ok := n.(*ast.BinaryNode)
+	if !ok {
+		return nil, false
+	}
+	isItem := func(n ast.Node) bool {
+		p, ok := n.(*ast.PointerNode)
+		return ok && p.Name == ""
+	}
+	var lits []string
+	switch x.Operator {
+	case "==", "!=":
+		other := x.Right
+		if !isItem(x.Left) {
+			if !isItem(x.Right) {
+				return nil, false
+			}
+			other = x.Left
+		}
+		s, ok := other.(*ast.StringNode)
+		if !ok {
+			return nil, false
+		}
+		lits = []string{s.Value}
+	case "in", "not in":
+		arr, ok := x.Right.(*ast.ArrayNode)
+		if !isItem(x.Left) || !ok {
+			return nil, false
+		}
+		for _, n := range arr.Nodes {
+			s, ok := n.(*ast.StringNode)
+			if !ok {
+				return nil, false
+			}
+			lits = append(lits, s.Value)
+		}
+	default:
+		return nil, false
+	}
+	return func(v string) bool {
+		in := false
+		for _, l := range lits {
+			in = in || l == v
+		}
+		if x.Operator == "!=" || x.Operator == "not in" {
+			return !in
+		}
+		return in
+	}, true
+}
+
 type visitor func(n *ast.Node)
 
 func (v visitor) Visit(n *ast.Node) { v(n) }

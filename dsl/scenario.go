@@ -53,6 +53,9 @@ type Scenario struct {
 	// unreadVars are the declared vars that nothing in the scenario reads (see varreads.go):
 	// a --sweep of one is refused.
 	unreadVars map[string]bool
+	// judgedOnlyVars are the declared vars that only the expectations (and catch steps)
+	// read, with what reads them: a sweep of one is warned of (LintSweepOnlyJudged).
+	judgedOnlyVars map[string]string
 	// cueVars are the declared vars the scenario's CUE could read (a field computed from
 	// one, such as requests: vars.n), and cueVarsKnown says they were found (see varreads.go).
 	cueVars      map[string]bool

@@ -3,6 +3,7 @@ package dsl
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -379,16 +380,72 @@ func (d *decoder) checkSweptVarsRead(names *Names) {
 		d.err(d.rootFieldPos("sweep."+name), "sweep."+name, "%s", unreadSweptVar(name, len(sc.Sweep[name])))
 	}
 	sc.unreadVars = map[string]bool{}
+	sc.judgedOnlyVars = map[string]string{}
 	sc.cueVars = map[string]bool{}
 	for name := range sc.Vars {
 		if !d.readsVar(names, name) {
 			sc.unreadVars[name] = true
+		} else if by := d.onlyJudgedBy(names, name); by != "" {
+			sc.judgedOnlyVars[name] = by
 		}
 		if d.cueReadsVar(name) {
 			sc.cueVars[name] = true
 		}
 	}
 	sc.cueVarsKnown = true
+	for _, name := range sortedKeys(sc.Sweep) {
+		if by := sc.judgedOnlyVars[name]; by != "" && len(sc.Sweep[name]) >= 2 {
+			d.warn(d.rootFieldPos("sweep."+name), LintSweepOnlyJudged, "%s", judgedOnlySweptVar(name, len(sc.Sweep[name]), by))
+		}
+	}
+}
+
+// onlyJudgedBy says what reads vars.<name> when only the expectations and catch steps do,
+// "" when anything else may: then every combination of a sweep of it runs the same setup and
+// steps, and only the claims judged of them differ (fortio.qps <= vars.connections * 500 with
+// the load's connections written as 1). A catch step runs only once the run has failed, after
+// everything it measured. Any read not known to be one of these (the CUE's, a file's ${...}
+// that cannot be read before the run, a setup, steps or cleanup step's expression or ${...})
+// counts as one that changes the run.
+func (d *decoder) onlyJudgedBy(names *Names, name string) string {
+	if d.filesUnknown || d.cueReadsVar(name) {
+		return ""
+	}
+	reads := func(e *Expr) bool { return e != nil && (e.allVars || slices.Contains(e.vars, name)) }
+	stepReads := func(s *Step) bool {
+		if reads(s.Expr) || slices.ContainsFunc(d.fileExprs[s], reads) {
+			return true
+		}
+		for _, t := range s.templates {
+			if slices.ContainsFunc(t.Exprs(), reads) {
+				return true
+			}
+		}
+		return false
+	}
+	var by []string
+	if slices.ContainsFunc(d.sc.Expect, reads) {
+		by = append(by, "the expectations")
+	}
+	run, catch := false, false
+	for _, ph := range [][]*Step{d.sc.Setup, d.sc.Steps, d.sc.Cleanup} {
+		Walk(ph, func(s *Step) { run = run || stepReads(s) })
+	}
+	Walk(d.sc.Catch, func(s *Step) { catch = catch || stepReads(s) })
+	if catch {
+		by = append(by, "a catch step (which runs only once the run has failed)")
+	}
+	if run || len(by) == 0 {
+		// Read where the run changes, or by something not told apart here: counted as
+		// changing the run.
+		return ""
+	}
+	return strings.Join(by, " and ")
+}
+
+// judgedOnlySweptVar says why a sweep of a var that only the claims read is warned of.
+func judgedOnlySweptVar(name string, values int, by string) string {
+	return fmt.Sprintf("vars.%s is read only by %s: no field is computed from it, and no setup, steps or cleanup step reads it in a ${...} or a condition, so its %d values would run the same experiment %d times, and only what is judged of it would differ, while the summary reads as a run at each value; read it where the run should change (a field such as requests: vars.%s, or ${vars.%s} in a step's string), or judge the values in one run's expectations", name, by, values, values, name, name)
 }
 
 // ParamsMayReadVars reports whether a var could change what the scenario's CUE computes
@@ -500,6 +557,23 @@ func sweepFlagProblems(sc *Scenario, f SweepVar) []string {
 	return out
 }
 
+// SweepWarnings are the lints' findings of --sweep flags, at the var's declaration: a var
+// that only the claims read (LintSweepOnlyJudged), unless the scenario's lint.ignore silences
+// the code.
+func SweepWarnings(sc *Scenario, flags []SweepVar) []*Warning {
+	if _, ok := sc.LintIgnore[LintSweepOnlyJudged]; ok {
+		return nil
+	}
+	var out []*Warning
+	for _, f := range flags {
+		if by := sc.judgedOnlyVars[f.Name]; by != "" && len(f.Values) >= 2 {
+			out = append(out, &Warning{Pos: sc.Declared[f.Name], Code: LintSweepOnlyJudged, Scenario: sc.Name,
+				Msg: fmt.Sprintf("--sweep %s=%s: %s", f.Name, strings.Join(f.Values, ","), judgedOnlySweptVar(f.Name, len(f.Values), by))})
+		}
+	}
+	return out
+}
+
 // checkMayFailChecks refuses an assert with mayFail: true whose outcome nothing reads (no
 // outcome.<step> or error.<step> in an expression): a check that may fail without failing the
 // run, and that nothing looks at, can never fail anything, so it proves nothing. A wait is
@@ -533,6 +607,7 @@ func (d *decoder) checkMayFailChecks(names *Names) {
 	byStep := map[*Step]map[string]bool{}
 	expects := map[string]bool{}
 	shown := map[string]string{}
+	shownWhole := "" // a read of every step's outcome that judges none, with why
 	note := func(e *Expr, into map[string]bool) {
 		judged, sh := outcomeJudgements(e)
 		for o := range judged {
@@ -543,8 +618,10 @@ func (d *decoder) checkMayFailChecks(names *Names) {
 				shown[o] = fmt.Sprintf("%q holds or fails alike whether %s passed or failed", src, o)
 			}
 		}
-		if e.allOutcomes {
+		if whole, why := wholeOutcomeJudgement(e); whole {
 			into[""] = true
+		} else if why != "" && shownWhole == "" {
+			shownWhole = why
 		}
 	}
 	for _, e := range d.sc.Expect {
@@ -637,10 +714,16 @@ func (d *decoder) checkMayFailChecks(names *Names) {
 		also := ""
 		if why := shown[s.Name]; s.Name != "" && why != "" {
 			also = " (" + why + ")"
+		} else if shownWhole != "" {
+			also = " (" + shownWhole + ")"
 		}
 		switch s.Kind {
 		case "assert":
-			d.err(pos, s.Path+".mayFail", "an assert with mayFail: true whose outcome nothing reads can never fail the run: it proves nothing%s; drop mayFail, or name the step and judge outcome.%s in expect (outcome.%s == 'passed')", also, name, name)
+			what := "nothing reads"
+			if also != "" {
+				what = "nothing judges" // it is read, by what cannot tell a failure from a pass
+			}
+			d.err(pos, s.Path+".mayFail", "an assert with mayFail: true whose outcome %s can never fail the run: it proves nothing%s; drop mayFail, or name the step and judge outcome.%s in expect (outcome.%s == 'passed')", what, also, name, name)
 		case "wait":
 			warn(fmt.Sprintf("a wait with mayFail: true whose outcome nothing reads: the run goes on whether or not its condition held, and nothing says which; read outcome.%s in expect if the condition is part of the claim", name))
 		case "sequence", "parallel", "repeat":

@@ -374,6 +374,169 @@ s: schema.#Scenario & {
 	}
 }
 
+// TestSweepOnlyJudged: a sweep of a var that only the expectations (or a catch step, which
+// runs once the run has failed) read runs the same setup and steps at every value: it is
+// warned of (sweep-only-judged) at the sweep's label, said once; any read that may change
+// the run (a field computed from it, a ${...} or a condition of a setup, steps or cleanup
+// step, a file a step reads) makes it a sweep of runs.
+func TestSweepOnlyJudged(t *testing.T) {
+	const judged = "vars.n is read only by the expectations: no field is computed from it"
+	for _, c := range []struct {
+		name  string
+		body  string
+		files map[string]string // written beside x.cue
+		want  string            // a substring of the one warning; "" for none
+		at    string            // its position, line:col
+	}{
+		{name: "a bound of an expectation", want: judged, at: "8:9", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3, connections: 1}}]
+	expect: ["f.qps <= vars.n * 500"]
+}`},
+		{name: "vars read whole by an expectation", want: judged, at: "8:9", body: `
+s: schema.#Scenario & {
+	vars: {n: 1, k: "n"}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests > vars[vars.k]"]
+}`},
+		{name: "a catch step's echo", want: "vars.n is read only by a catch step (which runs only once the run has failed): no field", at: "8:9", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	catch: [{exec: argv: ["echo", "n=${vars.n}"]}]
+	expect: ["f.requests == 3"]
+}`},
+		{name: "the expectations and a catch step", want: "vars.n is read only by the expectations and a catch step", at: "8:9", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	catch: [{exec: argv: ["echo", "n=${vars.n}"]}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "one value is no sweep of runs", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "silenced with a reason", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	lint: ignore: "sweep-only-judged": "each bound is judged on a run of its own"
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "a field computed from it", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3, connections: vars.n}}]
+	expect: ["f.qps <= vars.n * 500"]
+}`},
+		{name: "a ${} in a step's string", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/?delay=${vars.n}ms", requests: 3}}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "a ${} in a setup step in a block", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	setup: [{sequence: [{exec: argv: ["sh", "-c", "echo ${vars.n} > n.txt"]}]}]
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "a cleanup step's ${}", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [{name: "f", load: {url: "${backends.a.url}/", requests: 3}}]
+	cleanup: [{exec: argv: ["echo", "n=${vars.n}"]}]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "an assert's condition", body: `
+s: schema.#Scenario & {
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	local: backends: a: {}
+	steps: [
+		{name: "f", load: {url: "${backends.a.url}/", requests: 3}},
+		{assert: "f.requests >= vars.n"},
+	]
+	expect: ["f.requests >= vars.n"]
+}`},
+		{name: "a file a step reads", files: map[string]string{"m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {n: \"${vars.n}\"}\n"}, body: `
+s: schema.#Scenario & {
+	target: "kube"
+	vars: {n: 1}
+	sweep: n: [1, 2]
+	steps: [{name: "c", apply: files: ["m.yaml"]}]
+	expect: ["outcome.c == 'passed' && vars.n > 0"]
+}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, path := writeLab(t, c.body)
+			for name, data := range c.files {
+				if err := os.WriteFile(filepath.Join(filepath.Dir(path), name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := Load([]string{path}, Options{})
+			if err != nil {
+				t.Fatalf("refused:\n%v", err)
+			}
+			var got []*Warning
+			for _, w := range res.Warnings {
+				if w.Code == LintSweepOnlyJudged {
+					got = append(got, w)
+				}
+			}
+			switch {
+			case c.want == "" && len(got) > 0:
+				t.Errorf("warned: %s", got[0])
+			case c.want != "" && len(got) != 1:
+				t.Errorf("%d warnings %v, want one holding %q", len(got), got, c.want)
+			case c.want != "" && (!strings.Contains(got[0].Msg, c.want) || !strings.HasSuffix(got[0].Pos.String(), "x.cue:"+c.at)):
+				t.Errorf("warning %s, want one at %s holding %q", got[0], c.at, c.want)
+			}
+		})
+	}
+}
+
+// TestSweepFlagOnlyJudged: a --sweep flag of two values or more of a var that only the claims
+// read is warned of at the var's declaration, naming the flag; lint.ignore silences it.
+func TestSweepFlagOnlyJudged(t *testing.T) {
+	sc := &Scenario{Name: "s", Declared: map[string]Pos{"n": {File: "x.cue", Line: 6, Col: 10}},
+		judgedOnlyVars: map[string]string{"n": "the expectations"}}
+	got := SweepWarnings(sc, []SweepVar{{Name: "n", Values: []string{"1"}}, {Name: "n", Values: []string{"1", "2"}}, {Name: "m", Values: []string{"1", "2"}}})
+	if len(got) != 1 || got[0].String() != "x.cue:6:10: warning[sweep-only-judged]: --sweep n=1,2: "+judgedOnlySweptVar("n", 2, "the expectations") {
+		t.Errorf("warnings %v", got)
+	}
+	sc.LintIgnore = map[string]string{LintSweepOnlyJudged: "why"}
+	if got := SweepWarnings(sc, []SweepVar{{Name: "n", Values: []string{"1", "2"}}}); len(got) != 0 {
+		t.Errorf("silenced, yet %v", got)
+	}
+}
+
 // TestCheckSweepRepeatsAndUnread: a --sweep flag that gives a value twice (as written or as
 // the same value of the var's type), or sweeps a var nothing reads, is refused at the var's
 // declaration.
@@ -414,6 +577,8 @@ func TestCheckSweepRepeatsAndUnread(t *testing.T) {
 // a block between them is read.
 func TestMayFailChecks(t *testing.T) {
 	const refused, warned = "an assert with mayFail: true whose outcome nothing reads", "warning[mayfail-unread]"
+	// judgedNot: read, by what cannot tell a failure from a pass.
+	const judgedNot = "an assert with mayFail: true whose outcome nothing judges"
 	const (
 		blockRefused  = "with mayFail: true swallows the failure of the "
 		repeatRefused = "a repeat with mayFail: true whose outcome nothing reads can never fail the run: when its until never holds"
@@ -427,7 +592,21 @@ func TestMayFailChecks(t *testing.T) {
 		{"assert with expectFail too", `{name: "check", mayFail: true, expectFail: true, assert: "f.code503 == 0"}`, `"f.requests == 3"`, refused},
 		{"outcome read in expect", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check == 'failed'"`, ""},
 		{"error read in expect", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"error.check == ''"`, ""},
-		{"outcome read as a whole", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"all(values(outcome), # != 'error') && f.requests == 3"`, ""},
+		{"outcome read as a whole", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"all(values(outcome), # == 'passed') && f.requests == 3"`, ""},
+		{"no outcome failed", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"none(values(outcome), # in ['failed', 'error'])"`, ""},
+		{"a failure counted", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"count(values(outcome), # == 'failed') == 0"`, ""},
+		{"errors read as a whole", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"all(values(error), # == '')"`, ""},
+		{"outcome read by a computed key", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"all(keys(outcome), outcome[#] == 'passed')"`, ""},
+		{"'failed' in the outcomes", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"!('failed' in values(outcome))"`, ""},
+		// A whole read that cannot tell a failed step from a passed one judges none: before,
+		// any read of outcome or error as a whole counted as judging every mayFail check.
+		{"outcome read as a whole, alike for passed and failed", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"all(values(outcome), # != 'error') && f.requests == 3"`,
+			judgedNot + ` can never fail the run: it proves nothing (all(values(outcome), # != "error") holds or fails alike whether a step passed or failed)`},
+		{"the outcomes' keys", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"len(keys(outcome)) == 2 && f.requests == 3"`,
+			judgedNot + ` can never fail the run: it proves nothing (keys(outcome) reads only which steps outcome holds, not how they ended)`},
+		{"has an error", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"has(error, 'check') && f.requests == 3"`,
+			judgedNot + ` can never fail the run: it proves nothing (has(error, "check") reads only which steps error holds, not how they ended)`},
+		{"a step among the outcomes", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"'check' in outcome && f.requests == 3"`, judgedNot},
 		{"outcome read by a later step", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {assert: "outcome.check == 'passed'"}`, `"f.requests == 3"`, ""},
 		{"wait read by nothing", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "w", mayFail: true, timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}, {await: "soak"}`, `"f.requests == 3"`, warned},
 		{"wait read", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "w", mayFail: true, timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}, {await: "soak"}`, `"outcome.w == 'failed' && f.requests == 3"`, ""},
@@ -444,7 +623,8 @@ func TestMayFailChecks(t *testing.T) {
 		{"the assert inside read", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}]}`, `"outcome.check == 'passed'"`, ""},
 		{"a block between read", `{mayFail: true, sequence: [{name: "inner", sequence: [{assert: "f.code503 == 0"}]}]}`, `"outcome.inner == 'passed'"`, ""},
 		{"one assert of two read", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {assert: "f.code200 == 3"}]}`, `"outcome.check == 'passed'"`, blockRefused},
-		{"outcomes read as a whole", `{mayFail: true, sequence: [{assert: "f.code503 == 0"}]}`, `"all(values(outcome), # != 'error') && f.requests == 3"`, ""},
+		{"outcomes read as a whole", `{mayFail: true, sequence: [{assert: "f.code503 == 0"}]}`, `"all(values(outcome), # == 'passed') && f.requests == 3"`, ""},
+		{"outcomes read as a whole, alike for passed and failed", `{mayFail: true, sequence: [{assert: "f.code503 == 0"}]}`, `"all(values(outcome), # != 'error') && f.requests == 3"`, blockRefused},
 		{"an assert with mayFail of its own is its own check", `{mayFail: true, sequence: [{name: "check", mayFail: true, assert: "f.code503 == 0"}]}`, `"outcome.check == 'passed'"`, ""},
 		{"a block with mayFail inside is said once, of itself", `{mayFail: true, sequence: [{exec: argv: ["true"]}, {mayFail: true, parallel: [{assert: "f.code503 == 0"}]}]}`, `"f.requests == 3"`, "a parallel with mayFail: true swallows"},
 		{"block of steps that are no check", `{mayFail: true, sequence: [{exec: argv: ["false"]}]}`, `"f.requests == 3"`, ""},
@@ -458,13 +638,13 @@ func TestMayFailChecks(t *testing.T) {
 		{"a mayFail assert read by a step after it", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {assert: "outcome.check != 'failed'"}`, `"f.requests == 3"`, ""},
 		// A ${...} shows the outcome, and a comparison that holds alike for passed and failed
 		// tells nothing of it: neither judges it, and the run passed where the check failed.
-		{"a mayFail assert shown by a later step's ${...}", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, refused + " can never fail the run: it proves nothing (a ${...} of step steps.2 shows it and judges nothing)"},
+		{"a mayFail assert shown by a later step's ${...}", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, judgedNot + " can never fail the run: it proves nothing (a ${...} of step steps.2 shows it and judges nothing)"},
 		{"shown in the block and after it", `{mayFail: true, sequence: [{name: "check", assert: "f.code503 == 0"}, {exec: argv: ["echo", "${outcome.check}"]}]}, {exec: argv: ["echo", "${outcome.check}"]}`, `"f.requests == 3"`, blockRefused},
-		{"outcome != 'skipped'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check != 'skipped'"`, refused + ` can never fail the run: it proves nothing ("outcome.check != 'skipped'" holds or fails alike whether check passed or failed)`},
-		{"outcome == 'error'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"f.requests == 3 && !(outcome.check == 'error')"`, refused},
-		{"outcome in passed, failed", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check in ['passed', 'failed'] && f.requests == 3"`, refused},
+		{"outcome != 'skipped'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check != 'skipped'"`, judgedNot + ` can never fail the run: it proves nothing ("outcome.check != 'skipped'" holds or fails alike whether check passed or failed)`},
+		{"outcome == 'error'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"f.requests == 3 && !(outcome.check == 'error')"`, judgedNot},
+		{"outcome in passed, failed", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check in ['passed', 'failed'] && f.requests == 3"`, judgedNot},
 		{"outcome in passed, skipped", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check in ['passed', 'skipped']"`, ""},
-		{"read by an assert that may fail itself", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {name: "again", mayFail: true, assert: "outcome.check == 'passed'"}`, `"outcome.again == 'passed'"`, refused + " can never fail the run: it proves nothing (the assert again reads it, and a mayFail lets it fail without failing the run)"},
+		{"read by an assert that may fail itself", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {name: "again", mayFail: true, assert: "outcome.check == 'passed'"}`, `"outcome.again == 'passed'"`, judgedNot + " can never fail the run: it proves nothing (the assert again reads it, and a mayFail lets it fail without failing the run)"},
 		{"outcome != 'skipped' and == 'passed'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check != 'skipped' && outcome.check == 'passed'"`, ""},
 		{"block with a wait read", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "blk", mayFail: true, sequence: [{timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}]}, {await: "soak"}`, `"outcome.blk == 'passed' && f.requests == 3"`, ""},
 	} {

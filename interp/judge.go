@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -150,6 +151,7 @@ func (j *Judge) Env() map[string]any {
 		return Delta(sa, sb, j.allow)
 	}
 	env[dsl.EnvoyFunc] = xdstype.ReadAny
+	env[dsl.NonEmptyFunc] = dsl.NonEmpty
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshot(name); s != nil {
@@ -478,6 +480,9 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 	if err != nil {
 		jd.Outcome = Errored
 		jd.Reason = err.Error()
+		if empty := (*dsl.EmptyCollection)(nil); errors.As(err, &empty) {
+			jd.Reason = empty.Error() // not expr's, with its snippet of the rewritten expression
+		}
 		if why := j.noResult(e); why != "" && strings.Contains(jd.Reason, "from <nil>") {
 			jd.Reason = why // not expr's "cannot get codes from <nil>"
 		}

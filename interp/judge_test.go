@@ -1,6 +1,7 @@
 package interp_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -407,4 +408,91 @@ func migrateSkipped() *interp.Record {
 		&interp.StepRecord{Path: "steps.0.sequence.0", Name: "check", Kind: "exec", Outcome: interp.Errored, Error: "false exited with code 1", End: time.Second},
 		&interp.StepRecord{Path: "steps.0.sequence.1", Name: "migrate", Kind: "exec", Outcome: interp.Skipped})
 	return rec
+}
+
+// TestQuantifierOverEmptyCollection: an expectation's all(), none() or count() over an empty
+// collection the run produced (a log nothing wrote, a filter that kept nothing, a let bound to
+// one) has no value: it errs, saying so, instead of passing having read nothing. Where the expression reads
+// the collection elsewhere (len(x) == 0 || …) it is judged as written; a collection that is not
+// the run's (vars, a literal) or that reads an enclosing item is judged as ever, and so are
+// any() and one(), false of an empty collection.
+func TestQuantifierOverEmptyCollection(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "log", logs: file: "a.log"},
+		{name: "full", logs: file: "b.log"},
+		{name: "x", exec: argv: ["true"]},
+	]
+	expect: [
+		"all(log.entries, .code != 503)",
+		"none(log.entries, .code == 503)",
+		"all(filter(full.entries, .code == 404), .flags == [])",
+		"let rows = filter(split(x.stdout, '\\n'), # != ''); all(rows, # contains 'backend-b')",
+		"len(log.entries) == 0 || all(log.entries, .code != 503)",
+		"len(log.entries) > 0 && all(log.entries, .code != 503)",
+		"log.count == 0 && all(filter(['a', 'b'], # == 'c'), # != '')",
+		"all(full.entries, all(.flags, # != 'UF'))",
+		"!any(log.entries, .code == 503) && !one(log.entries, .code == 503)",
+		"all(full.entries, .code != 503) && none(full.entries, .code == 500)",
+		"full.count == 1 && all(log.entries, .code != 503)",
+		"count(log.entries, .code == 503) == 0",
+		"count(full.entries, .code == 503) == 0",
+		"count(log.entries, .code == 503) == len(log.entries)",
+	]
+}`)
+	full := schema.LogResult{Count: 1, Lines: []string{"a"}, Entries: []schema.LogEntry{{Line: "a", Access: true, Code: 200}},
+		Codes: map[string]float64{"200": 1}, Flags: map[string]float64{}, Details: map[string]float64{}}
+	rec := &interp.Record{}
+	rec.Put("log", "logs", false, schema.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}})
+	rec.Put("full", "logs", false, full)
+	rec.Put("x", "exec", false, schema.ExecResult{Stdout: "\n"})
+	const empty = "has no value: %s is empty, so it holds of nothing and would pass having read nothing"
+	for i, c := range []struct {
+		want   interp.Outcome
+		reason string // of an error: a substring, with the collection
+	}{
+		{interp.Errored, "all(log.entries, …) " + fmt.Sprintf(empty, "log.entries")},
+		{interp.Errored, "none(log.entries, …) " + fmt.Sprintf(empty, "log.entries")},
+		{interp.Errored, `all(filter(full.entries, .code == 404), …) ` + fmt.Sprintf(empty, `filter(full.entries, .code == 404)`)},
+		{interp.Errored, "all(rows, …) " + fmt.Sprintf(empty, "rows")},
+		{interp.Passed, ""},
+		{interp.Failed, ""},
+		{interp.Passed, ""},
+		{interp.Passed, ""},
+		{interp.Passed, ""},
+		{interp.Passed, ""},
+		{interp.Errored, "all(log.entries, …) " + fmt.Sprintf(empty, "log.entries") + "; claim that there is something (len(log.entries) > 0 && all(log.entries, .code != 503)), or, where an empty one is the claim, say so (len(log.entries) == 0 || all(log.entries, .code != 503))"},
+		{interp.Errored, "count(log.entries, …) has no value: log.entries is empty, so it counts nothing, and its 0 would read as none found"},
+		{interp.Passed, ""},
+		{interp.Passed, ""},
+	} {
+		jd := interp.Rejudge(rec, sc)[i]
+		if jd.Outcome != c.want || c.reason != "" && !strings.Contains(jd.Reason, c.reason) {
+			t.Errorf("%s: %s (%s%s), want %s %q", jd.Src, jd.Outcome, jd.Reason, jd.Explanation, c.want, c.reason)
+		}
+	}
+}
+
+// TestAssertOverEmptyCollection: an assert's all() over an empty collection errs as an
+// expectation's does; a repeat's (or a wait's) until is judged as written (none(pods, …) over
+// no pod may be what it waits for).
+func TestAssertOverEmptyCollection(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "log", logs: file: "a.log"},
+		{assert: "all(log.entries, .code != 503)"},
+		{repeat: {steps: [{name: "again", logs: file: "a.log"}], until: "none(again.entries, .code == 503)", max: 2}},
+	]
+	expect: ["log.count == 0"]
+}`)
+	rec := &interp.Record{}
+	rec.Put("log", "logs", false, schema.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}})
+	j := interp.NewJudge(rec, sc)
+	if jd := j.Judge(sc.Steps[1].Expr); jd.Outcome != interp.Errored || !strings.Contains(jd.Reason, "log.entries is empty") {
+		t.Errorf("assert: %s (%s)", jd.Outcome, jd.Reason)
+	}
+	rec.Put("again", "logs", false, schema.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}})
+	if jd := j.Judge(sc.Steps[2].Expr); jd.Outcome != interp.Passed {
+		t.Errorf("repeat: %s (%s)", jd.Outcome, jd.Reason)
+	}
 }

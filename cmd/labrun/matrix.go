@@ -211,6 +211,7 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 		m := dsl.NewMatrix(sc, sweeps, opts.Vars, mf.count, passRate)
 		p.secrets.addBase(interp.MatrixRedactor(m, sc))
 		units, uerrs, warns := p.unitsOf(m, sc, opts, !x.vet, said)
+		warns = append(dsl.SweepWarnings(sc, sweeps), warns...)
 		errs = append(errs, uerrs...)
 		w.matrices = append(w.matrices, m)
 		w.units = append(w.units, units...)
