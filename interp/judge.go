@@ -477,7 +477,7 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 	if err != nil {
 		jd.Outcome = Errored
 		jd.Reason = err.Error()
-		if why := j.noResult(e); why != "" && strings.Contains(jd.Reason, "from <nil>") {
+		if why := j.noResult(e); why != "" && readOfNil(jd.Reason) {
 			jd.Reason = why // not expr's "cannot get codes from <nil>"
 		}
 		return jd
@@ -502,14 +502,21 @@ func (j *Judge) noResult(e *dsl.Expr) string {
 		if x := j.rec.Results[r.Step]; x != nil && x.Value != nil {
 			continue
 		}
-		how := "the record holds no execution of it"
+		how := fmt.Sprintf("it did not run: outcome.%s is \"skipped\"", r.Step)
 		for _, s := range j.rec.Steps {
 			if s.Name != r.Step {
 				continue
 			}
-			how = "its outcome is " + string(s.Outcome)
-			if s.Error != "" {
-				how += ": " + dsl.Truncate(s.Error, 200)
+			switch s.Outcome {
+			case Skipped:
+				how = fmt.Sprintf("it did not run: outcome.%s is \"skipped\"", r.Step)
+			case "":
+				how = "it is still running"
+			default:
+				how = "its outcome is " + string(s.Outcome)
+				if s.Error != "" {
+					how += ": " + dsl.Truncate(s.Error, 200)
+				}
 			}
 		}
 		return fmt.Sprintf("%s.%s has no value: step %q recorded no result (%s)", r.Step, r.Field, r.Step, how)
@@ -517,12 +524,26 @@ func (j *Judge) noResult(e *dsl.Expr) string {
 	return ""
 }
 
+// readOfNil says an evaluation error is expr's (or a function's) about a value that is nil:
+// a field read from it, its length, a predicate over it. Where the expression reads a step
+// that recorded no result, that is the cause, said as "has no value" (noResult).
+func readOfNil(msg string) bool {
+	return strings.Contains(msg, "from <nil>") || strings.Contains(msg, "on zero Value") ||
+		strings.Contains(msg, "(type <nil>)")
+}
+
 // Value evaluates an expression for its value (a ${...}).
 func (j *Judge) Value(e *dsl.Expr) (any, error) {
 	if reason, _ := j.check(e); reason != "" {
 		return nil, fmt.Errorf("%s", reason)
 	}
-	return expr.Run(e.Program, j.Env())
+	v, err := expr.Run(e.Program, j.Env())
+	if err != nil {
+		if why := j.noResult(e); why != "" && readOfNil(err.Error()) {
+			return nil, fmt.Errorf("%s", why)
+		}
+	}
+	return v, err
 }
 
 // shower renders an expression with the value of each part, each number with its unit

@@ -408,3 +408,62 @@ func migrateSkipped() *interp.Record {
 		&interp.StepRecord{Path: "steps.0.sequence.1", Name: "migrate", Kind: "exec", Outcome: interp.Skipped})
 	return rec
 }
+
+// TestReadOfStepWithoutResult: a step that recorded no result (its command not found, killed
+// by its timeout, skipped by its mayFail block) has no output: a read of its stdout, stderr or
+// lines errs "has no value", naming the step and how it ended, as a read of its exit does.
+// Read as nil, `!(scan.stdout contains 'ERROR')` passed over a command that never ran, and
+// len() and none() said expr's and reflect's words for nil.
+func TestReadOfStepWithoutResult(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "scan", mayFail: true, exec: argv: ["grpe", "ERROR", "app.log"]},
+		{name: "log", mayFail: true, logs: file: "/nonexistent/app.log"},
+		{name: "blk", mayFail: true, sequence: [
+			{name: "rotate", exec: argv: ["false"]},
+			{name: "later", exec: argv: ["cat", "app.log"]},
+		]},
+	]
+	expect: [
+		"!(scan.stdout contains 'ERROR')",
+		"!(scan.stdout matches 'ERROR')",
+		"!(scan.stderr startsWith 'ERROR')",
+		"!(scan.stdout endsWith 'ERROR')",
+		"scan.stdout != 'ERROR'",
+		"len(scan.stdout) == 0",
+		"scan.exit != 2",
+		"none(log.lines, # contains 'ERROR')",
+		"!(later.stdout contains 'ERROR')",
+		"outcome.scan == 'passed' && scan.stdout contains 'ERROR'",
+		"outcome.later == 'skipped' || !(later.stdout contains 'ERROR')",
+	]
+}`)
+	rec := &interp.Record{Results: map[string]*interp.Result{}}
+	rec.Steps = append(rec.Steps,
+		&interp.StepRecord{Path: "steps.0", Name: "scan", Kind: "exec", Outcome: interp.Errored, Error: `exec grpe: exec: "grpe": executable file not found in $PATH`},
+		&interp.StepRecord{Path: "steps.1", Name: "log", Kind: "logs", Outcome: interp.Errored, Error: "logs: open /nonexistent/app.log: no such file or directory"},
+		&interp.StepRecord{Path: "steps.2", Name: "blk", Kind: "sequence", Outcome: interp.Errored, Error: "rotate (exec): false exited with code 1"},
+		&interp.StepRecord{Path: "steps.2.sequence.0", Name: "rotate", Kind: "exec", Outcome: interp.Errored, Error: "false exited with code 1"})
+	got := interp.Rejudge(rec, sc)
+	why := map[string]string{
+		"scan":  `step "scan" recorded no result (its outcome is error: exec grpe: exec: "grpe": executable file not found in $PATH)`,
+		"log":   `step "log" recorded no result (its outcome is error: logs: open /nonexistent/app.log: no such file or directory)`,
+		"later": `step "later" recorded no result (it did not run: outcome.later is "skipped")`,
+	}
+	want := []string{"scan.stdout", "scan.stdout", "scan.stderr", "scan.stdout", "scan.stdout", "scan.stdout", "scan.exit", "log.lines", "later.stdout", "", ""}
+	if len(got) != len(want) {
+		t.Fatalf("%d judgements, want %d", len(got), len(want))
+	}
+	for i, jd := range got {
+		if want[i] == "" { // guarded: read only where the step ran
+			if jd.Outcome == interp.Errored {
+				t.Errorf("%s: %s (%s)", jd.Src, jd.Outcome, jd.Reason)
+			}
+			continue
+		}
+		step, _, _ := strings.Cut(want[i], ".")
+		if w := want[i] + " has no value: " + why[step]; jd.Outcome != interp.Errored || jd.Reason != w {
+			t.Errorf("%s: %s (%s%s), want error %q", jd.Src, jd.Outcome, jd.Reason, jd.Explanation, w)
+		}
+	}
+}
