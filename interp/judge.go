@@ -21,9 +21,17 @@ import (
 type Judge struct {
 	rec *Record
 	// snapshots are the scenario's snapshot steps in declaration order: delta compares the
-	// first and the last of them that were taken.
+	// first and the last of them (the plan's pair, dsl.Names.DeltaFrom and DeltaTo), or,
+	// while the run is under way (running), the first and the last taken so far.
 	snapshots []string
-	allow     map[string]bool
+	// running says the judge judges during the steps (an assert, an until, a ${...}), where
+	// a plain delta is the first and the last snapshot taken so far; otherwise (expectations,
+	// replay, merge) it is the plan's pair, both taken once.
+	running bool
+	// planned are the snapshots of the plan's pair, in declaration order: the scenario's
+	// snapshots but those of catch, which runs only where the run fails.
+	planned []string
+	allow   map[string]bool
 	// noted avoids repeating a note.
 	noted map[string]bool
 	// steps are the scenario's named steps: outcome.<step> of one that has not run is "skipped".
@@ -63,6 +71,9 @@ func NewJudge(rec *Record, sc *dsl.Scenario) *Judge {
 	}
 	for _, s := range sc.Snapshots {
 		j.snapshots = append(j.snapshots, s.Name)
+		if s.Phase != dsl.PhaseCatch {
+			j.planned = append(j.planned, s.Name)
+		}
 	}
 	for _, a := range rec.AllowReset {
 		j.allow[a] = true
@@ -71,7 +82,32 @@ func NewJudge(rec *Record, sc *dsl.Scenario) *Judge {
 }
 
 // defaultPair is the pair a plain delta compares: the first and the last snapshot taken.
+// Judged after the steps (not running), that is the plan's pair, the scenario's first and
+// last snapshot: where either was not taken (a mayFail block skipped it), or the first was
+// taken again (a repeat's rounds: the record keeps its last), the snapshots taken cover a
+// shorter window than the one delta stands for, and a read of delta errs saying so, not
+// judges the shorter window (before → mid, missing what came after mid).
 func (j *Judge) defaultPair() (string, string, error) {
+	if !j.running && len(j.planned) >= 2 {
+		first, last := j.planned[0], j.planned[len(j.planned)-1]
+		for _, n := range []string{first, last} {
+			if j.rec.Snapshot(n) == nil {
+				msg := fmt.Sprintf("delta is delta(%q, %q), the scenario's first and last snapshot, and snapshot %q has not been taken (%s): the snapshots taken span a shorter window than delta stands for", first, last, n, j.howUntaken(n))
+				if a, b, err := j.takenPair(); err == nil {
+					msg += fmt.Sprintf("; to claim something of that window, name its pair: delta(%q, %q)", a, b)
+				}
+				return "", "", fmt.Errorf("%s", msg)
+			}
+		}
+		if n := j.executions(first); n > 1 {
+			return "", "", fmt.Errorf("delta is delta(%q, %q), the scenario's first and last snapshot, but %q was taken %d times (a repeat's rounds) and the record keeps its last, so delta would cover only the last round; to claim something of that round, name its pair: delta(%q, %q)", first, last, first, n, first, last)
+		}
+	}
+	return j.takenPair()
+}
+
+// takenPair is the first and the last snapshot taken, in the order they were taken.
+func (j *Judge) takenPair() (string, string, error) {
 	var taken []string
 	for _, n := range j.snapshots {
 		if j.rec.Snapshot(n) != nil {
@@ -86,6 +122,31 @@ func (j *Judge) defaultPair() (string, string, error) {
 		return j.rec.Snapshot(taken[a]).At.Before(j.rec.Snapshot(taken[b]).At)
 	})
 	return taken[0], taken[len(taken)-1], nil
+}
+
+// howUntaken says how a snapshot that has no result ended: skipped, or its error.
+func (j *Judge) howUntaken(name string) string {
+	how := fmt.Sprintf("outcome.%s is \"skipped\"", name)
+	for _, s := range j.rec.Steps {
+		if s.Name == name && s.Outcome != Skipped {
+			how = fmt.Sprintf("outcome.%s is %q", name, ExprOutcome(s.Outcome))
+			if s.Error != "" {
+				how += ": " + dsl.Truncate(s.Error, 200)
+			}
+		}
+	}
+	return how
+}
+
+// executions counts the records of the named step that ran.
+func (j *Judge) executions(name string) int {
+	n := 0
+	for _, s := range j.rec.Steps {
+		if s.Name == name && s.Outcome != Skipped {
+			n++
+		}
+	}
+	return n
 }
 
 func listOrNone(xs []string) string {

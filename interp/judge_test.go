@@ -467,3 +467,68 @@ func TestReadOfStepWithoutResult(t *testing.T) {
 		}
 	}
 }
+
+// TestDeltaIsThePlansPair: judged after the run (expectations, replay), a plain delta is the
+// scenario's first and last snapshot. Where the last was not taken (a mayFail block skipped
+// it), or the first was taken again (a repeat's rounds: the record keeps the last), delta
+// errs saying so, instead of judging the shorter window of the snapshots taken (before → mid,
+// a repeat's last round), which passed over the 503s outside it.
+func TestDeltaIsThePlansPair(t *testing.T) {
+	skipped := loadScenario(t, `s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "mid", snapshot: backend: "a"},
+		{name: "blk", mayFail: true, sequence: [
+			{name: "hook", exec: argv: ["false"]},
+			{name: "after", snapshot: backend: "a"},
+		]},
+	]
+	expect: ["delta.rq_5xx == 0", "delta(\"before\", \"mid\").rq_5xx == 0"]
+}`)
+	t0 := time.Unix(1000, 0)
+	snap := func(rec *interp.Record, name string, at int, n5xx float64) {
+		rec.Put(name, "snapshot", false, &interp.SnapshotRecord{Name: name, Source: "backend a", At: t0.Add(time.Duration(at) * time.Second), Counters: schema.Stats{"rq_5xx": n5xx}})
+	}
+	rec := &interp.Record{}
+	snap(rec, "before", 0, 0)
+	snap(rec, "mid", 1, 0)
+	got := interp.Rejudge(rec, skipped)
+	if g := got[0]; g.Outcome != interp.Errored || !strings.Contains(g.Reason, `delta is delta("before", "after"), the scenario's first and last snapshot, and snapshot "after" has not been taken (outcome.after is "skipped")`) || !strings.Contains(g.Reason, `delta("before", "mid")`) {
+		t.Errorf("%s: %s (%s%s), want an error saying after was not taken", g.Src, g.Outcome, g.Reason, g.Explanation)
+	}
+	if g := got[1]; g.Outcome != interp.Passed {
+		t.Errorf("%s: %s (%s), want passed: the pair named is taken", g.Src, g.Outcome, g.Reason)
+	}
+	snap(rec, "after", 2, 11)
+	if g := interp.Rejudge(rec, skipped)[0]; g.Outcome != interp.Failed {
+		t.Errorf("%s with after taken: %s (%s), want failed", g.Src, g.Outcome, g.Reason)
+	}
+
+	repeat := loadScenario(t, `s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "retry", repeat: {max: 3, until: "probe.exit == 0", steps: [
+			{name: "s1", snapshot: backend: "a"},
+			{name: "probe", exec: argv: ["true"]},
+			{name: "s2", snapshot: backend: "a"},
+		]}},
+	]
+	expect: ["delta.rq_5xx == 0", "delta(\"s1\", \"s2\").rq_5xx == 0"]
+}`)
+	rec = &interp.Record{}
+	for round := range 3 {
+		for _, n := range []string{"s1", "probe", "s2"} {
+			rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.0.repeat." + n, Name: n, Kind: "snapshot", Outcome: interp.Passed})
+		}
+		snap(rec, "s1", 2*round, 1)
+		snap(rec, "s2", 2*round+1, 1)
+	}
+	got = interp.Rejudge(rec, repeat)
+	if g := got[0]; g.Outcome != interp.Errored || !strings.Contains(g.Reason, `"s1" was taken 3 times (a repeat's rounds) and the record keeps its last, so delta would cover only the last round`) {
+		t.Errorf("%s: %s (%s%s), want an error saying s1 was taken 3 times", g.Src, g.Outcome, g.Reason, g.Explanation)
+	}
+	if g := got[1]; g.Outcome != interp.Passed {
+		t.Errorf("%s: %s (%s), want passed: the last round's pair, named", g.Src, g.Outcome, g.Reason)
+	}
+}
