@@ -765,14 +765,39 @@ func (sh *shower) item(v any, unit string) string {
 }
 
 // Rejudge judges every expectation of sc again over a recorded run, as replay does.
+//
+// An expectation that calls now() is not judged again: its value depends on when it is judged,
+// and judged at replay's (or merge's, or a mutant's) time it says another thing than the run
+// did (a fresh stamp turns stale, an untouched record reads as edited). It keeps the outcome
+// the record gives it, with no values (ValueContradictions has none to hold to the data), and
+// a note says so; one the record does not hold errs.
 func Rejudge(rec *Record, sc *dsl.Scenario) []*Judgement {
+	recorded := rec.Expectations
 	rec.Notes = slices.Clone(rec.Notes)
 	j := NewJudge(rec, sc)
 	var out []*Judgement
+	seen := map[string]int{}
 	for _, e := range sc.Expect {
+		n := seen[e.Src]
+		seen[e.Src]++
+		if e.Now {
+			out = append(out, j.keptAsRecorded(e, nthWithSource(recorded, e.Src, n)))
+			continue
+		}
 		jd := j.Judge(e)
 		jd.Values = j.Reads(e)
 		out = append(out, jd)
 	}
 	return out
+}
+
+// keptAsRecorded is the judgement of e, which calls now(), as the run recorded it (r; nil when
+// the record holds none).
+func (j *Judge) keptAsRecorded(e *dsl.Expr, r *Judgement) *Judgement {
+	if r == nil {
+		return &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Errored,
+			Reason: fmt.Sprintf("%q calls now(), so only the run can judge it, at its time, and the record holds no judgement of it", e.Src)}
+	}
+	j.note(fmt.Sprintf("expectation %q calls now(): it keeps the outcome the run recorded (%s): judged again, now() would read this time, not the run's", e.Src, r.Outcome))
+	return &Judgement{Src: e.Src, Pos: e.Pos, Outcome: r.Outcome, Reason: r.Reason, Explanation: r.Explanation}
 }

@@ -532,3 +532,53 @@ func TestDeltaIsThePlansPair(t *testing.T) {
 		t.Errorf("%s: %s (%s), want passed: the last round's pair, named", g.Src, g.Outcome, g.Reason)
 	}
 }
+
+// TestRejudgeKeepsNowExpectations: an expectation that calls now() is not judged again over a
+// record (replay, merge, mutate): judged at that later time, a fresh stamp read as stale, so
+// an untouched passed record replayed FAILED and merge refused it as edited, and a failed one
+// replayed PASSED. It keeps the recorded outcome, with a note, and no values to hold to the
+// data; one the record holds no judgement of errs. Expectations that do not call now() are
+// judged again as ever.
+func TestRejudgeKeepsNowExpectations(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{name: "stamp", exec: argv: ["date", "-u", "+%Y-%m-%dT%H:%M:%SZ"]}]
+	expect: [
+		"now() - date(trim(stamp.stdout)) < duration('5s')",
+		"now() - date(trim(stamp.stdout)) > duration('3s')",
+		"trim(stamp.stdout) != ''",
+	]
+}`)
+	rec := &interp.Record{Outcome: interp.Failed}
+	rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.0", Name: "stamp", Kind: "exec", Outcome: interp.Passed})
+	rec.Put("stamp", "exec", false, schema.ExecResult{Stdout: "2020-01-01T00:00:00Z\n"})
+	rec.Expectations = []*interp.Judgement{
+		{Src: sc.Expect[0].Src, Outcome: interp.Passed, Explanation: "recorded", Values: map[string]any{"trim(stamp.stdout)": "2020-01-01T00:00:00Z"}},
+		{Src: sc.Expect[1].Src, Outcome: interp.Failed, Explanation: "recorded", Values: map[string]any{"now() - date(trim(stamp.stdout))": 0.4}},
+		{Src: sc.Expect[2].Src, Outcome: interp.Passed, Values: map[string]any{"trim(stamp.stdout)": "2020-01-01T00:00:00Z"}},
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, want := range []interp.Outcome{interp.Passed, interp.Failed, interp.Passed} {
+		if got[i].Outcome != want {
+			t.Errorf("%s: %s (%s%s), want %s as recorded", got[i].Src, got[i].Outcome, got[i].Reason, got[i].Explanation, want)
+		}
+	}
+	if got[0].Explanation != "recorded" {
+		t.Errorf("%s: explanation %q, want the recorded one", got[0].Src, got[0].Explanation)
+	}
+	if cs := interp.ValueContradictions(rec.Expectations, got); len(cs) > 0 {
+		t.Errorf("values of expectations that call now() held to the data: %q", cs)
+	}
+	if notes := strings.Join(rec.Notes, "\n"); !strings.Contains(notes, `calls now(): it keeps the outcome the run recorded (passed)`) {
+		t.Errorf("notes %q do not say the expectation kept its outcome", notes)
+	}
+	// An expectation that does not call now() is still held to the data.
+	rec.Expectations[2].Values["trim(stamp.stdout)"] = "edited"
+	if cs := interp.ValueContradictions(rec.Expectations, interp.Rejudge(rec, sc)); len(cs) != 1 {
+		t.Errorf("contradictions %q, want the edited value of the third", cs)
+	}
+	// One the record holds no judgement of errs, not judged at this time.
+	rec.Expectations = nil
+	if jd := interp.Rejudge(rec, sc)[0]; jd.Outcome != interp.Errored || !strings.Contains(jd.Reason, "calls now(), so only the run can judge it") {
+		t.Errorf("%s without a recorded judgement: %s (%s)", jd.Src, jd.Outcome, jd.Reason)
+	}
+}
