@@ -300,5 +300,7 @@ func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, 
 	for n := range after {
 		delete(seen.Results, n)
 	}
-	return NewJudge(&seen, sc).Judge(e), true
+	j := NewJudge(&seen, sc)
+	j.running = true // as during the run: a plain delta is the snapshots taken by then
+	return j.Judge(e), true
 }

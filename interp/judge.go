@@ -23,9 +23,17 @@ import (
 type Judge struct {
 	rec *Record
 	// snapshots are the scenario's snapshot steps in declaration order: delta compares the
-	// first and the last of them that were taken.
+	// first and the last of them (the plan's pair, dsl.Names.DeltaFrom and DeltaTo), or,
+	// while the run is under way (running), the first and the last taken so far.
 	snapshots []string
-	allow     map[string]bool
+	// running says the judge judges during the steps (an assert, an until, a ${...}), where
+	// a plain delta is the first and the last snapshot taken so far; otherwise (expectations,
+	// replay, merge) it is the plan's pair, both taken once.
+	running bool
+	// planned are the snapshots of the plan's pair, in declaration order: the scenario's
+	// snapshots but those of catch, which runs only where the run fails.
+	planned []string
+	allow   map[string]bool
 	// noted avoids repeating a note.
 	noted map[string]bool
 	// steps are the scenario's named steps: outcome.<step> of one that has not run is "skipped".
@@ -65,6 +73,9 @@ func NewJudge(rec *Record, sc *dsl.Scenario) *Judge {
 	}
 	for _, s := range sc.Snapshots {
 		j.snapshots = append(j.snapshots, s.Name)
+		if s.Phase != dsl.PhaseCatch {
+			j.planned = append(j.planned, s.Name)
+		}
 	}
 	for _, a := range rec.AllowReset {
 		j.allow[a] = true
@@ -73,7 +84,32 @@ func NewJudge(rec *Record, sc *dsl.Scenario) *Judge {
 }
 
 // defaultPair is the pair a plain delta compares: the first and the last snapshot taken.
+// Judged after the steps (not running), that is the plan's pair, the scenario's first and
+// last snapshot: where either was not taken (a mayFail block skipped it), or the first was
+// taken again (a repeat's rounds: the record keeps its last), the snapshots taken cover a
+// shorter window than the one delta stands for, and a read of delta errs saying so, not
+// judges the shorter window (before → mid, missing what came after mid).
 func (j *Judge) defaultPair() (string, string, error) {
+	if !j.running && len(j.planned) >= 2 {
+		first, last := j.planned[0], j.planned[len(j.planned)-1]
+		for _, n := range []string{first, last} {
+			if j.rec.Snapshot(n) == nil {
+				msg := fmt.Sprintf("delta is delta(%q, %q), the scenario's first and last snapshot, and snapshot %q has not been taken (%s): the snapshots taken span a shorter window than delta stands for", first, last, n, j.howUntaken(n))
+				if a, b, err := j.takenPair(); err == nil {
+					msg += fmt.Sprintf("; to claim something of that window, name its pair: delta(%q, %q)", a, b)
+				}
+				return "", "", fmt.Errorf("%s", msg)
+			}
+		}
+		if n := j.executions(first); n > 1 {
+			return "", "", fmt.Errorf("delta is delta(%q, %q), the scenario's first and last snapshot, but %q was taken %d times (a repeat's rounds) and the record keeps its last, so delta would cover only the last round; to claim something of that round, name its pair: delta(%q, %q)", first, last, first, n, first, last)
+		}
+	}
+	return j.takenPair()
+}
+
+// takenPair is the first and the last snapshot taken, in the order they were taken.
+func (j *Judge) takenPair() (string, string, error) {
 	var taken []string
 	for _, n := range j.snapshots {
 		if j.rec.Snapshot(n) != nil {
@@ -88,6 +124,31 @@ func (j *Judge) defaultPair() (string, string, error) {
 		return j.rec.Snapshot(taken[a]).At.Before(j.rec.Snapshot(taken[b]).At)
 	})
 	return taken[0], taken[len(taken)-1], nil
+}
+
+// howUntaken says how a snapshot that has no result ended: skipped, or its error.
+func (j *Judge) howUntaken(name string) string {
+	how := fmt.Sprintf("outcome.%s is \"skipped\"", name)
+	for _, s := range j.rec.Steps {
+		if s.Name == name && s.Outcome != Skipped {
+			how = fmt.Sprintf("outcome.%s is %q", name, ExprOutcome(s.Outcome))
+			if s.Error != "" {
+				how += ": " + dsl.Truncate(s.Error, 200)
+			}
+		}
+	}
+	return how
+}
+
+// executions counts the records of the named step that ran.
+func (j *Judge) executions(name string) int {
+	n := 0
+	for _, s := range j.rec.Steps {
+		if s.Name == name && s.Outcome != Skipped {
+			n++
+		}
+	}
+	return n
 }
 
 func listOrNone(xs []string) string {
@@ -483,7 +544,7 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 		if empty := (*dsl.EmptyCollection)(nil); errors.As(err, &empty) {
 			jd.Reason = empty.Error() // not expr's, with its snippet of the rewritten expression
 		}
-		if why := j.noResult(e); why != "" && strings.Contains(jd.Reason, "from <nil>") {
+		if why := j.noResult(e); why != "" && readOfNil(jd.Reason) {
 			jd.Reason = why // not expr's "cannot get codes from <nil>"
 		}
 		return jd
@@ -508,14 +569,21 @@ func (j *Judge) noResult(e *dsl.Expr) string {
 		if x := j.rec.Results[r.Step]; x != nil && x.Value != nil {
 			continue
 		}
-		how := "the record holds no execution of it"
+		how := fmt.Sprintf("it did not run: outcome.%s is \"skipped\"", r.Step)
 		for _, s := range j.rec.Steps {
 			if s.Name != r.Step {
 				continue
 			}
-			how = "its outcome is " + string(s.Outcome)
-			if s.Error != "" {
-				how += ": " + dsl.Truncate(s.Error, 200)
+			switch s.Outcome {
+			case Skipped:
+				how = fmt.Sprintf("it did not run: outcome.%s is \"skipped\"", r.Step)
+			case "":
+				how = "it is still running"
+			default:
+				how = "its outcome is " + string(s.Outcome)
+				if s.Error != "" {
+					how += ": " + dsl.Truncate(s.Error, 200)
+				}
 			}
 		}
 		return fmt.Sprintf("%s.%s has no value: step %q recorded no result (%s)", r.Step, r.Field, r.Step, how)
@@ -523,12 +591,26 @@ func (j *Judge) noResult(e *dsl.Expr) string {
 	return ""
 }
 
+// readOfNil says an evaluation error is expr's (or a function's) about a value that is nil:
+// a field read from it, its length, a predicate over it. Where the expression reads a step
+// that recorded no result, that is the cause, said as "has no value" (noResult).
+func readOfNil(msg string) bool {
+	return strings.Contains(msg, "from <nil>") || strings.Contains(msg, "on zero Value") ||
+		strings.Contains(msg, "(type <nil>)")
+}
+
 // Value evaluates an expression for its value (a ${...}).
 func (j *Judge) Value(e *dsl.Expr) (any, error) {
 	if reason, _ := j.check(e); reason != "" {
 		return nil, fmt.Errorf("%s", reason)
 	}
-	return expr.Run(e.Program, j.Env())
+	v, err := expr.Run(e.Program, j.Env())
+	if err != nil {
+		if why := j.noResult(e); why != "" && readOfNil(err.Error()) {
+			return nil, fmt.Errorf("%s", why)
+		}
+	}
+	return v, err
 }
 
 // shower renders an expression with the value of each part, each number with its unit
@@ -690,23 +772,34 @@ func (sh *shower) item(v any, unit string) string {
 
 // Rejudge judges every expectation of sc again over a recorded run, as replay does.
 //
+// An expectation that calls now() is not judged again: its value depends on when it is judged,
+// and judged at replay's (or merge's, or a mutant's) time it says another thing than the run
+// did (a fresh stamp turns stale, an untouched record reads as edited). It keeps the outcome
+// the record gives it, with no values (ValueContradictions has none to hold to the data), and
+// a note says so; one the record does not hold errs.
+//
 // An expectation that read a value the record holds redacted (a secret's value, shown as
 // "[secret NAME]" wherever it occurs: in a command's output too) keeps the outcome the run
 // gave it over the real value, with a note: judged again, it would read the redaction. Before,
 // `trim(who.stdout) == 'logged in as admin'` of a run that passed replayed FAILED (the user
 // name was the password too), and merge refused the untouched record as edited.
 func Rejudge(rec *Record, sc *dsl.Scenario) []*Judgement {
+	recorded := rec.Expectations
 	rec.Notes = slices.Clone(rec.Notes)
 	j := NewJudge(rec, sc)
 	var out []*Judgement
 	seen := map[string]int{}
 	for _, e := range sc.Expect {
-		jd := j.Judge(e)
-		jd.Values = j.Reads(e)
 		n := seen[e.Src]
 		seen[e.Src]++
+		if e.Now {
+			out = append(out, j.keptAsRecorded(e, nthWithSource(recorded, e.Src, n)))
+			continue
+		}
+		jd := j.Judge(e)
+		jd.Values = j.Reads(e)
 		if readsRedacted(jd.Values, sc.Secrets) {
-			if r := nthRedacted(rec.Expectations, e.Src, n, sc.Secrets); r != nil {
+			if r := nthRedacted(recorded, e.Src, n, sc.Secrets); r != nil {
 				kept := *r
 				kept.Pos = jd.Pos
 				out = append(out, &kept)
@@ -780,4 +873,15 @@ func readsRedacted(vs Values, secrets []string) bool {
 		}
 	}
 	return false
+}
+
+// keptAsRecorded is the judgement of e, which calls now(), as the run recorded it (r; nil when
+// the record holds none).
+func (j *Judge) keptAsRecorded(e *dsl.Expr, r *Judgement) *Judgement {
+	if r == nil {
+		return &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Errored,
+			Reason: fmt.Sprintf("%q calls now(), so only the run can judge it, at its time, and the record holds no judgement of it", e.Src)}
+	}
+	j.note(fmt.Sprintf("expectation %q calls now(): it keeps the outcome the run recorded (%s): judged again, now() would read this time, not the run's", e.Src, r.Outcome))
+	return &Judgement{Src: e.Src, Pos: e.Pos, Outcome: r.Outcome, Reason: r.Reason, Explanation: r.Explanation}
 }

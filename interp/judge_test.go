@@ -473,6 +473,65 @@ func TestQuantifierOverEmptyCollection(t *testing.T) {
 	}
 }
 
+// TestReadOfStepWithoutResult: a step that recorded no result (its command not found, killed
+// by its timeout, skipped by its mayFail block) has no output: a read of its stdout, stderr or
+// lines errs "has no value", naming the step and how it ended, as a read of its exit does.
+// Read as nil, `!(scan.stdout contains 'ERROR')` passed over a command that never ran, and
+// len() and none() said expr's and reflect's words for nil.
+func TestReadOfStepWithoutResult(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "scan", mayFail: true, exec: argv: ["grpe", "ERROR", "app.log"]},
+		{name: "log", mayFail: true, logs: file: "/nonexistent/app.log"},
+		{name: "blk", mayFail: true, sequence: [
+			{name: "rotate", exec: argv: ["false"]},
+			{name: "later", exec: argv: ["cat", "app.log"]},
+		]},
+	]
+	expect: [
+		"!(scan.stdout contains 'ERROR')",
+		"!(scan.stdout matches 'ERROR')",
+		"!(scan.stderr startsWith 'ERROR')",
+		"!(scan.stdout endsWith 'ERROR')",
+		"scan.stdout != 'ERROR'",
+		"len(scan.stdout) == 0",
+		"scan.exit != 2",
+		"none(log.lines, # contains 'ERROR')",
+		"!(later.stdout contains 'ERROR')",
+		"outcome.scan == 'passed' && scan.stdout contains 'ERROR'",
+		"outcome.later == 'skipped' || !(later.stdout contains 'ERROR')",
+	]
+}`)
+	rec := &interp.Record{Results: map[string]*interp.Result{}}
+	rec.Steps = append(rec.Steps,
+		&interp.StepRecord{Path: "steps.0", Name: "scan", Kind: "exec", Outcome: interp.Errored, Error: `exec grpe: exec: "grpe": executable file not found in $PATH`},
+		&interp.StepRecord{Path: "steps.1", Name: "log", Kind: "logs", Outcome: interp.Errored, Error: "logs: open /nonexistent/app.log: no such file or directory"},
+		&interp.StepRecord{Path: "steps.2", Name: "blk", Kind: "sequence", Outcome: interp.Errored, Error: "rotate (exec): false exited with code 1"},
+		&interp.StepRecord{Path: "steps.2.sequence.0", Name: "rotate", Kind: "exec", Outcome: interp.Errored, Error: "false exited with code 1"})
+	got := interp.Rejudge(rec, sc)
+	why := map[string]string{
+		"scan":  `step "scan" recorded no result (its outcome is error: exec grpe: exec: "grpe": executable file not found in $PATH)`,
+		"log":   `step "log" recorded no result (its outcome is error: logs: open /nonexistent/app.log: no such file or directory)`,
+		"later": `step "later" recorded no result (it did not run: outcome.later is "skipped")`,
+	}
+	want := []string{"scan.stdout", "scan.stdout", "scan.stderr", "scan.stdout", "scan.stdout", "scan.stdout", "scan.exit", "log.lines", "later.stdout", "", ""}
+	if len(got) != len(want) {
+		t.Fatalf("%d judgements, want %d", len(got), len(want))
+	}
+	for i, jd := range got {
+		if want[i] == "" { // guarded: read only where the step ran
+			if jd.Outcome == interp.Errored {
+				t.Errorf("%s: %s (%s)", jd.Src, jd.Outcome, jd.Reason)
+			}
+			continue
+		}
+		step, _, _ := strings.Cut(want[i], ".")
+		if w := want[i] + " has no value: " + why[step]; jd.Outcome != interp.Errored || jd.Reason != w {
+			t.Errorf("%s: %s (%s%s), want error %q", jd.Src, jd.Outcome, jd.Reason, jd.Explanation, w)
+		}
+	}
+}
+
 // TestAssertOverEmptyCollection: an assert's all() over an empty collection errs as an
 // expectation's does; a repeat's (or a wait's) until is judged as written (none(pods, …) over
 // no pod may be what it waits for).
@@ -494,5 +553,120 @@ func TestAssertOverEmptyCollection(t *testing.T) {
 	rec.Put("again", "logs", false, schema.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}})
 	if jd := j.Judge(sc.Steps[2].Expr); jd.Outcome != interp.Passed {
 		t.Errorf("repeat: %s (%s)", jd.Outcome, jd.Reason)
+	}
+}
+
+// TestDeltaIsThePlansPair: judged after the run (expectations, replay), a plain delta is the
+// scenario's first and last snapshot. Where the last was not taken (a mayFail block skipped
+// it), or the first was taken again (a repeat's rounds: the record keeps the last), delta
+// errs saying so, instead of judging the shorter window of the snapshots taken (before → mid,
+// a repeat's last round), which passed over the 503s outside it.
+func TestDeltaIsThePlansPair(t *testing.T) {
+	skipped := loadScenario(t, `s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "mid", snapshot: backend: "a"},
+		{name: "blk", mayFail: true, sequence: [
+			{name: "hook", exec: argv: ["false"]},
+			{name: "after", snapshot: backend: "a"},
+		]},
+	]
+	expect: ["delta.rq_5xx == 0", "delta(\"before\", \"mid\").rq_5xx == 0"]
+}`)
+	t0 := time.Unix(1000, 0)
+	snap := func(rec *interp.Record, name string, at int, n5xx float64) {
+		rec.Put(name, "snapshot", false, &interp.SnapshotRecord{Name: name, Source: "backend a", At: t0.Add(time.Duration(at) * time.Second), Counters: schema.Stats{"rq_5xx": n5xx}})
+	}
+	rec := &interp.Record{}
+	snap(rec, "before", 0, 0)
+	snap(rec, "mid", 1, 0)
+	got := interp.Rejudge(rec, skipped)
+	if g := got[0]; g.Outcome != interp.Errored || !strings.Contains(g.Reason, `delta is delta("before", "after"), the scenario's first and last snapshot, and snapshot "after" has not been taken (outcome.after is "skipped")`) || !strings.Contains(g.Reason, `delta("before", "mid")`) {
+		t.Errorf("%s: %s (%s%s), want an error saying after was not taken", g.Src, g.Outcome, g.Reason, g.Explanation)
+	}
+	if g := got[1]; g.Outcome != interp.Passed {
+		t.Errorf("%s: %s (%s), want passed: the pair named is taken", g.Src, g.Outcome, g.Reason)
+	}
+	snap(rec, "after", 2, 11)
+	if g := interp.Rejudge(rec, skipped)[0]; g.Outcome != interp.Failed {
+		t.Errorf("%s with after taken: %s (%s), want failed", g.Src, g.Outcome, g.Reason)
+	}
+
+	repeat := loadScenario(t, `s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "retry", repeat: {max: 3, until: "probe.exit == 0", steps: [
+			{name: "s1", snapshot: backend: "a"},
+			{name: "probe", exec: argv: ["true"]},
+			{name: "s2", snapshot: backend: "a"},
+		]}},
+	]
+	expect: ["delta.rq_5xx == 0", "delta(\"s1\", \"s2\").rq_5xx == 0"]
+}`)
+	rec = &interp.Record{}
+	for round := range 3 {
+		for _, n := range []string{"s1", "probe", "s2"} {
+			rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.0.repeat." + n, Name: n, Kind: "snapshot", Outcome: interp.Passed})
+		}
+		snap(rec, "s1", 2*round, 1)
+		snap(rec, "s2", 2*round+1, 1)
+	}
+	got = interp.Rejudge(rec, repeat)
+	if g := got[0]; g.Outcome != interp.Errored || !strings.Contains(g.Reason, `"s1" was taken 3 times (a repeat's rounds) and the record keeps its last, so delta would cover only the last round`) {
+		t.Errorf("%s: %s (%s%s), want an error saying s1 was taken 3 times", g.Src, g.Outcome, g.Reason, g.Explanation)
+	}
+	if g := got[1]; g.Outcome != interp.Passed {
+		t.Errorf("%s: %s (%s), want passed: the last round's pair, named", g.Src, g.Outcome, g.Reason)
+	}
+}
+
+// TestRejudgeKeepsNowExpectations: an expectation that calls now() is not judged again over a
+// record (replay, merge, mutate): judged at that later time, a fresh stamp read as stale, so
+// an untouched passed record replayed FAILED and merge refused it as edited, and a failed one
+// replayed PASSED. It keeps the recorded outcome, with a note, and no values to hold to the
+// data; one the record holds no judgement of errs. Expectations that do not call now() are
+// judged again as ever.
+func TestRejudgeKeepsNowExpectations(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{name: "stamp", exec: argv: ["date", "-u", "+%Y-%m-%dT%H:%M:%SZ"]}]
+	expect: [
+		"now() - date(trim(stamp.stdout)) < duration('5s')",
+		"now() - date(trim(stamp.stdout)) > duration('3s')",
+		"trim(stamp.stdout) != ''",
+	]
+}`)
+	rec := &interp.Record{Outcome: interp.Failed}
+	rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.0", Name: "stamp", Kind: "exec", Outcome: interp.Passed})
+	rec.Put("stamp", "exec", false, schema.ExecResult{Stdout: "2020-01-01T00:00:00Z\n"})
+	rec.Expectations = []*interp.Judgement{
+		{Src: sc.Expect[0].Src, Outcome: interp.Passed, Explanation: "recorded", Values: map[string]any{"trim(stamp.stdout)": "2020-01-01T00:00:00Z"}},
+		{Src: sc.Expect[1].Src, Outcome: interp.Failed, Explanation: "recorded", Values: map[string]any{"now() - date(trim(stamp.stdout))": 0.4}},
+		{Src: sc.Expect[2].Src, Outcome: interp.Passed, Values: map[string]any{"trim(stamp.stdout)": "2020-01-01T00:00:00Z"}},
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, want := range []interp.Outcome{interp.Passed, interp.Failed, interp.Passed} {
+		if got[i].Outcome != want {
+			t.Errorf("%s: %s (%s%s), want %s as recorded", got[i].Src, got[i].Outcome, got[i].Reason, got[i].Explanation, want)
+		}
+	}
+	if got[0].Explanation != "recorded" {
+		t.Errorf("%s: explanation %q, want the recorded one", got[0].Src, got[0].Explanation)
+	}
+	if cs := interp.ValueContradictions(rec.Expectations, got); len(cs) > 0 {
+		t.Errorf("values of expectations that call now() held to the data: %q", cs)
+	}
+	if notes := strings.Join(rec.Notes, "\n"); !strings.Contains(notes, `calls now(): it keeps the outcome the run recorded (passed)`) {
+		t.Errorf("notes %q do not say the expectation kept its outcome", notes)
+	}
+	// An expectation that does not call now() is still held to the data.
+	rec.Expectations[2].Values["trim(stamp.stdout)"] = "edited"
+	if cs := interp.ValueContradictions(rec.Expectations, interp.Rejudge(rec, sc)); len(cs) != 1 {
+		t.Errorf("contradictions %q, want the edited value of the third", cs)
+	}
+	// One the record holds no judgement of errs, not judged at this time.
+	rec.Expectations = nil
+	if jd := interp.Rejudge(rec, sc)[0]; jd.Outcome != interp.Errored || !strings.Contains(jd.Reason, "calls now(), so only the run can judge it") {
+		t.Errorf("%s without a recorded judgement: %s (%s)", jd.Src, jd.Outcome, jd.Reason)
 	}
 }

@@ -37,6 +37,10 @@ type MutantResult struct {
 	KilledBy []string `json:"killedBy,omitempty"`
 	// Survives is the scenario's reason why this mutant may survive (its survivors field).
 	Survives string `json:"survives,omitempty"`
+	// NotJudged are the expectations, of a mutant that survived, that call now(): they keep
+	// the outcome the run recorded (Rejudge), so they cannot kill it, whatever the run would
+	// have judged of such data.
+	NotJudged []string `json:"notJudged,omitempty"`
 }
 
 // MutationReport is the result of mutating one record.
@@ -103,6 +107,13 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 			if jd.Outcome != Passed {
 				res.Killed = true
 				res.KilledBy = append(res.KilledBy, jd.Src)
+			}
+		}
+		if !res.Killed {
+			for _, e := range sc.Expect {
+				if e.Now {
+					res.NotJudged = append(res.NotJudged, e.Src)
+				}
 			}
 		}
 		switch {

@@ -145,6 +145,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	}
 	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}, redact: NewRedactor(sc)}
 	ru.judge = NewJudge(rec, sc)
+	ru.judge.running = true // the expectations are judged with it at the end (below)
 	defer ru.removeCopies()
 	for _, s := range sc.Names() {
 		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
@@ -229,6 +230,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		}
 	default:
 		rec.Outcome = Passed
+		ru.judge.running = false // every step has had its turn: delta is the plan's pair
 		for _, e := range sc.Expect {
 			jd := ru.judge.Judge(e)
 			jd.Values = ru.judge.Reads(e)
@@ -259,6 +261,8 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 func (ru *run) expectationFailsEarly(sc *dsl.Scenario) bool {
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
+	ru.judge.running = false // the steps have ended: delta is the plan's pair
+	defer func() { ru.judge.running = true }()
 	for _, e := range sc.Expect {
 		if slices.ContainsFunc(e.Names, func(n string) bool { st := sc.Step(n); return st != nil && st.Phase == dsl.PhaseCleanup }) {
 			continue

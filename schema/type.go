@@ -142,7 +142,16 @@ const OnlyIfFunc = "__onlyIf"
 // ReadOnlyIf is the field called field of v (a struct, by its expr tags, or a map), or an
 // error where v's boolean field cond is not true: why ({field} replaced) if it is set (the
 // field's OnlyIfWhy), else a message that says cond is false.
+//
+// A v that is nil (a step that recorded no result: it did not run, its command was not found,
+// its timeout killed it, it is still running) has no field at all: that is an error too, in
+// expr's words for a field read from nil ("cannot get stdout from <nil>", which the judge
+// turns into "has no value", naming the step), not the nil that a contains, matches,
+// startsWith or != would take for an output that holds nothing.
 func ReadOnlyIf(v any, cond, field, why string) (any, error) {
+	if isNil(v) {
+		return nil, fmt.Errorf("cannot get %s from <nil>", field)
+	}
 	name, want := cond, true
 	if n, ok := strings.CutPrefix(cond, "!"); ok {
 		name, want = n, false // a field a record leaves out (omitempty) is false
@@ -156,6 +165,18 @@ func ReadOnlyIf(v any, cond, field, why string) (any, error) {
 	}
 	f, _ := readField(v, field)
 	return f, nil
+}
+
+// isNil says v is nil, or a nil pointer or map.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // readField is the field called name of v: a map's key, or a struct's field whose expr tag

@@ -71,6 +71,10 @@ func writeMutation(p *process, rep *interp.MutationReport) {
 		case m.Survives != "":
 			verdict = "survives: " + m.Survives
 		}
+		if len(m.NotJudged) > 0 {
+			// Expectations that call now() keep their recorded outcome: they did not judge it.
+			verdict += " (not judged by " + strings.Join(m.NotJudged, "; ") + ": an expectation that calls now() keeps the outcome the run recorded)"
+		}
 		fmt.Fprintf(tw, "%s\t%s\n", m.Name, verdict)
 	}
 	tw.Flush()

@@ -49,8 +49,11 @@ not call now(). An assert whose recorded outcome the expression contradicts over
 An assert that read a step still running, or one that ran again after it, is left as
 recorded.
 
-An expectation whose expression is the one the record judged reads the same values from
-the record's data as the run did (they were written together): a value that differs (its
+An expectation that calls now() is not judged again (replay's clock is not the run's): it
+keeps the outcome the record gives it, and a note says so.
+
+An expectation whose expression is the one the record judged (and does not call now()) reads
+the same values from the record's data as the run did (they were written together): a value that differs (its
 vars, its data or the recorded value edited) is refused (exit 2) as edited or corrupt.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
