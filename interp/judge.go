@@ -793,7 +793,7 @@ func Rejudge(rec *Record, sc *dsl.Scenario) []*Judgement {
 		n := seen[e.Src]
 		seen[e.Src]++
 		if e.Now {
-			out = append(out, j.keptAsRecorded(e, nthWithSource(recorded, e.Src, n)))
+			out = append(out, j.keptAsRecorded(e, nthRedacted(recorded, e.Src, n, sc.Secrets)))
 			continue
 		}
 		jd := j.Judge(e)
@@ -882,6 +882,7 @@ func (j *Judge) keptAsRecorded(e *dsl.Expr, r *Judgement) *Judgement {
 		return &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Errored,
 			Reason: fmt.Sprintf("%q calls now(), so only the run can judge it, at its time, and the record holds no judgement of it", e.Src)}
 	}
-	j.note(fmt.Sprintf("expectation %q calls now(): it keeps the outcome the run recorded (%s): judged again, now() would read this time, not the run's", e.Src, r.Outcome))
+	// r.Src: as the record writes it, a secret's value redacted
+	j.note(fmt.Sprintf("expectation %q calls now(): it keeps the outcome the run recorded (%s): judged again, now() would read this time, not the run's", r.Src, r.Outcome))
 	return &Judgement{Src: e.Src, Pos: e.Pos, Outcome: r.Outcome, Reason: r.Reason, Explanation: r.Explanation}
 }
