@@ -181,16 +181,7 @@ func (l *errorList) err() error {
 	}
 	// Once each: errors appended without add (a compile error, a vacuity finding) come twice
 	// from a file loaded twice (named and through its folder).
-	seen := map[string]bool{}
-	kept := l.errs[:0]
-	for _, e := range l.errs {
-		key := e.Path + "\x00" + e.Error()
-		if !seen[key] {
-			seen[key] = true
-			kept = append(kept, e)
-		}
-	}
-	l.errs = kept
+	l.errs = onceBy(l.errs, func(e *Error) string { return e.Path + "\x00" + e.Error() })
 	sort.SliceStable(l.errs, func(i, j int) bool {
 		a, b := l.errs[i], l.errs[j]
 		if !a.Pos.Same(b.Pos) {

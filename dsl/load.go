@@ -118,9 +118,14 @@ func Load(paths []string, opts Options) (*Result, error) {
 		// The evaluation goes on in its goroutine: nothing of l may be read any more.
 		return &Result{}, Errors{e}
 	}
-	l.res.Scenarios, l.res.Files = onceEach(l.res.Scenarios), onceEachFile(l.res.Files)
+	l.res.Scenarios = onceBy(l.res.Scenarios, func(sc *Scenario) string {
+		return fmt.Sprintf("%s\x00%d\x00%d\x00%s", sc.Pos.File, sc.Pos.Line, sc.Pos.Col, sc.Name)
+	})
+	l.res.Files = onceBy(l.res.Files, func(f string) string { return f })
 	sort.SliceStable(l.warnings, func(i, j int) bool { return l.warnings[i].Pos.Less(l.warnings[j].Pos) })
-	l.res.Warnings = onceEachWarning(l.warnings)
+	l.res.Warnings = onceBy(l.warnings, func(w *Warning) string {
+		return w.Pos.String() + "\x00" + w.Scenario + "\x00" + w.Code + "\x00" + w.Msg
+	})
 	if opts.Strict {
 		for _, w := range l.warnings {
 			l.errs.add(w.Pos, w.Scenario, "warning[%s] (an error with --strict): %s", w.Code, w.Msg)
@@ -136,45 +141,16 @@ func Load(paths []string, opts Options) (*Result, error) {
 	return l.res, nil
 }
 
-// onceEach is scenarios with each declared scenario once: a file named on the command line
-// and through its folder too (labrun run suite suite/flaky.cue) is loaded twice, and its
-// scenarios ran twice under one run id, counted as two scenarios. The first load is kept.
-func onceEach(scenarios []*Scenario) []*Scenario {
+// onceBy is xs with each key (key) once, the first kept: a file named on the command line and
+// through its folder too (labrun run suite suite/flaky.cue) is loaded twice, and its scenarios
+// ran twice under one run id, counted as two scenarios; its warnings were said twice.
+func onceBy[T any](xs []T, key func(T) string) []T {
 	seen := map[string]bool{}
-	out := scenarios[:0]
-	for _, sc := range scenarios {
-		key := fmt.Sprintf("%s\x00%d\x00%d\x00%s", sc.Pos.File, sc.Pos.Line, sc.Pos.Col, sc.Name)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		out = append(out, sc)
-	}
-	return out
-}
-
-// onceEachFile is files with each file once.
-func onceEachFile(files []string) []string {
-	seen := map[string]bool{}
-	out := files[:0]
-	for _, f := range files {
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// onceEachWarning is warnings with each finding once (a file loaded twice lints twice).
-func onceEachWarning(ws []*Warning) []*Warning {
-	seen := map[string]bool{}
-	var out []*Warning
-	for _, w := range ws {
-		key := w.Pos.String() + "\x00" + w.Scenario + "\x00" + w.Code + "\x00" + w.Msg
-		if !seen[key] {
-			seen[key] = true
-			out = append(out, w)
+	var out []T
+	for _, x := range xs {
+		if k := key(x); !seen[k] {
+			seen[k] = true
+			out = append(out, x)
 		}
 	}
 	return out
@@ -546,15 +522,8 @@ func (l *loader) unpairedExpected(abs string, fences []Fence) bool {
 func (l *loader) unreadFences(abs string, doc []byte, fences []Fence) bool {
 	bad := false
 	for _, f := range UnreadFences(doc, fences) {
-		var what string
-		switch {
-		case f.IsSpec():
-			what = "this spec would never run"
-		case f.HasWord(expectWord):
-			what = "this expected output would never be compared with a run"
-		case f.NearMiss() != "":
-			what = "it would be read as plain text (" + f.NearMiss() + ")"
-		default:
+		what := unreadWhat(f.Fence)
+		if what == "" {
 			continue
 		}
 		where := "here"
@@ -573,6 +542,21 @@ func (l *loader) unreadFences(abs string, doc []byte, fences []Fence) bool {
 	return bad
 }
 
+// unreadWhat is what is lost when labrun does not read fence f: its spec never runs, its
+// expected output is never compared, or (a near miss of either) it reads as plain text; ""
+// for a fence that is none of these.
+func unreadWhat(f Fence) string {
+	switch {
+	case f.IsSpec():
+		return "this spec would never run"
+	case f.HasWord(expectWord):
+		return "this expected output would never be compared with a run"
+	case f.NearMiss() != "":
+		return "it would be read as plain text (" + f.NearMiss() + ")"
+	}
+	return ""
+}
+
 // htmlFences refuses a labrun fence (a spec, an expected-output block, one that names labrun)
 // inside an HTML block other than a comment: a Markdown reader shows it as HTML text, not as
 // a code block (<details> with no blank line after it, <pre>), so labrun does not read it, and
@@ -581,33 +565,16 @@ func (l *loader) unreadFences(abs string, doc []byte, fences []Fence) bool {
 func (l *loader) htmlFences(abs string, doc []byte) bool {
 	bad := false
 	for _, f := range HTMLFences(doc) {
-		var what string
-		switch {
-		case f.Block.Comment:
-			continue
-		case f.IsSpec():
-			what = "this spec would never run"
-		case f.HasWord(expectWord):
-			what = "this expected output would never be compared with a run"
-		case f.NearMiss() != "":
-			what = "it would be read as plain text (" + f.NearMiss() + ")"
-		default:
+		what := unreadWhat(f.Fence)
+		if f.Block.Comment || what == "" {
 			continue
 		}
 		l.errs.add(Pos{File: abs, Line: f.Line, Col: f.Indent + 1}, "",
 			"fence %q is inside the HTML block that begins at line %d (%s): a Markdown reader shows it as HTML text, not as a code block, and labrun does not read it, so %s: end the HTML block before it (a blank line after its tag) or move the fence out of it",
-			f.Marker+f.Info, f.Block.Line, clipTag(f.Block.Tag), what)
+			f.Marker+f.Info, f.Block.Line, Truncate(f.Block.Tag, 40), what)
 		bad = true
 	}
 	return bad
-}
-
-// clipTag is an HTML block's first line as a message shows it: at most 40 bytes.
-func clipTag(s string) string {
-	if len(s) <= 40 {
-		return s
-	}
-	return strings.ToValidUTF8(s[:40], "") + "…"
 }
 
 // loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines

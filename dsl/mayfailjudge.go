@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
@@ -43,16 +44,7 @@ func outcomeJudgements(e *Expr) (judged map[string]bool, shown map[string]string
 			if !ok {
 				return
 			}
-			holds := func(v string) bool {
-				in := false
-				for _, l := range lits {
-					in = in || l == v
-				}
-				if x.Operator == "!=" || x.Operator == "not in" {
-					return !in
-				}
-				return in
-			}
+			holds := holdsFor(x.Operator, lits)
 			step, _ := outcomeRead(m)
 			compared[m] = cmp{apart: holds("passed") != holds("failed"), src: fmt.Sprintf("outcome.%s %s %s", step, x.Operator, literals(x, lits))}
 		}
@@ -215,16 +207,19 @@ func itemComparison(n ast.Node) (func(string) bool, bool) {
 	default:
 		return nil, false
 	}
+	return holdsFor(x.Operator, lits), true
+}
+
+// holdsFor is whether a comparison of a string with lits by op (==, in, !=, not in) holds of
+// the string v.
+func holdsFor(op string, lits []string) func(v string) bool {
 	return func(v string) bool {
-		in := false
-		for _, l := range lits {
-			in = in || l == v
-		}
-		if x.Operator == "!=" || x.Operator == "not in" {
+		in := slices.Contains(lits, v)
+		if op == "!=" || op == "not in" {
 			return !in
 		}
 		return in
-	}, true
+	}
 }
 
 type visitor func(n *ast.Node)

@@ -6,7 +6,8 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strings"
+
+	"labrun.dev/labrun/dsl"
 )
 
 // ValueContradictions says where the values that recorded expectations read are not what the
@@ -71,5 +72,5 @@ func clip(s string) string {
 	if len(s) <= 80 {
 		return s
 	}
-	return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(s[:80], ""), len(s))
+	return dsl.Truncate(s, 80) + fmt.Sprintf(" (%d bytes)", len(s)) // as the judge shows a long string
 }

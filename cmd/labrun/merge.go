@@ -508,11 +508,15 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			continue
 		}
 		at := fmt.Sprintf("%s: run %s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID)
+		cp := *rec
+		cp.TargetValues = maps.Clone(rec.TargetValues)
+		restoreErr := interp.RestoreTypes(&cp)
+		sameSteps := restoreErr == nil && interp.ChangedStep(&cp, l.sc) == ""
 		if l.changed {
 			// Another source (a comment added, a kit edited): the record is judged again
 			// when the scenario still has the steps and expectations the run had, whose
 			// data it holds; its matrix may have been changed since, and is not compared.
-			if !sameExpectations(rec, l.sc) || changedStep(rec, l.sc) {
+			if !sameExpectations(rec, l.sc) || !sameSteps {
 				if judgeable {
 					unjudged++
 					notHere["their scenario file here is not the source they ran, and its steps or expectations are not the ones they hold"] = true
@@ -523,13 +527,11 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			matrixMsgs = append(matrixMsgs, fmt.Sprintf("%s: its matrix is not the one its scenario declares with the flags it records: %s", at, strings.Join(cs, "; ")))
 			continue
 		}
-		cp := *rec
-		cp.TargetValues = maps.Clone(rec.TargetValues)
-		if err := interp.RestoreTypes(&cp); err != nil {
-			msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
+		if restoreErr != nil {
+			msgs = append(msgs, fmt.Sprintf("%s: %v", at, restoreErr))
 			continue
 		}
-		if interp.ChangedStep(&cp, l.sc) == "" {
+		if sameSteps {
 			// The asserts of the steps the run ran (a record whose steps are not the
 			// scenario's is judged by its expectations below, as before).
 			if err := interp.OutcomeContradictions(&cp, l.sc); err != nil {
@@ -624,17 +626,6 @@ func sameExpectations(rec *interp.Record, sc *dsl.Scenario) bool {
 		}
 	}
 	return true
-}
-
-// changedStep says whether sc's steps differ from those rec ran (interp.ChangedStep, on a
-// copy whose types are restored).
-func changedStep(rec *interp.Record, sc *dsl.Scenario) bool {
-	cp := *rec
-	cp.TargetValues = maps.Clone(rec.TargetValues)
-	if interp.RestoreTypes(&cp) != nil {
-		return true
-	}
-	return interp.ChangedStep(&cp, sc) != ""
 }
 
 // anyStepFailed says whether a step of the record failed (not one a mayFail or the catch phase
