@@ -54,7 +54,8 @@ a record names is here, with the source the run had (or another source whose sce
 steps and expectations the record holds: a comment added, a kit edited), its expectations
 are judged again over the data it recorded (as labrun replay does), and a record whose
 outcome differs from that verdict, or whose expectations recorded other values than they
-read from its data, is refused: it was edited or damaged. So is a record of that source whose matrix is
+read from its data, is refused: it was edited or damaged. So is a record whose vars make
+that source a scenario labrun refuses (where its own vars do not): no run had them. So is a record of that source whose matrix is
 not the one the scenario declares with the flags the record keeps (a value of the sweep
 taken out, the sweep taken out, a var swept or fixed that the scenario does not sweep), or
 whose assert says passed where its expression is false over the data it read (or failed
@@ -500,6 +501,11 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			l = p.scenarioOf(file, rec, vars)
 			cache[key] = l
 		}
+		at := fmt.Sprintf("%s: run %s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID)
+		if l.badVars {
+			msgs = append(msgs, fmt.Sprintf("%s: its scenario, the source it ran, is refused with the vars it records (%s) and not with its own: labrun refuses such a run before it starts, so no run had these vars", at, strings.Join(names, ", ")))
+			continue
+		}
 		if l.sc == nil {
 			if judgeable {
 				unjudged++
@@ -507,7 +513,6 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			}
 			continue
 		}
-		at := fmt.Sprintf("%s: run %s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID)
 		cp := *rec
 		cp.TargetValues = maps.Clone(rec.TargetValues)
 		restoreErr := interp.RestoreTypes(&cp)
@@ -589,6 +594,9 @@ type loadedScenario struct {
 	// changed: the file here is not the source the record ran (its hash differs); sc is
 	// then judged with only when its steps and expectations are the ones the record holds.
 	changed bool
+	// badVars: the file is the source the record ran, and loads with its own vars but not
+	// with the record's (scenarioOf): the record's vars were not a run's.
+	badVars bool
 }
 
 // scenarioOf loads the scenario a record names from file with the record's vars, when file is
@@ -602,6 +610,15 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 	res, errs, err := p.loadTo(io.Discard, []string{file}, dsl.Options{Vars: vars})
 	if err != nil || len(errs) > 0 {
 		l.why = "their scenario file does not load here"
+		if !l.changed && len(vars) > 0 && !slices.ContainsFunc(slices.Collect(maps.Values(vars)), func(v string) bool { return strings.HasPrefix(v, "[secret ") }) {
+			// The source the record ran, refused with the record's vars but not with its own:
+			// labrun refuses such a run before it starts, so no run had these vars (vars
+			// edited so that a claim cannot fail, or to a value of another type). A secret's
+			// value is redacted in the record: those vars are not the run's, and say nothing.
+			if _, errs, err := p.loadTo(io.Discard, []string{file}, dsl.Options{}); err == nil && len(errs) == 0 {
+				l.badVars = true
+			}
+		}
 		return l
 	}
 	for _, s := range res.Scenarios {
