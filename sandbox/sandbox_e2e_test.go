@@ -290,7 +290,15 @@ func waitRollout(t *testing.T, cs kubernetes.Interface, ns, name string, timeout
 	for {
 		var err error
 		d, err = cs.AppsV1().Deployments(ns).Get(t.Context(), name, metav1.GetOptions{})
-		if err != nil {
+		switch {
+		case apierrors.IsNotFound(err):
+			// A controller (the waypoint stand-in, for one) may not have created it yet.
+			if time.Now().After(deadline) {
+				t.Fatalf("deployment %s/%s not created after %s: %v", ns, name, timeout, err)
+			}
+			time.Sleep(200 * time.Millisecond)
+			continue
+		case err != nil:
 			t.Fatal(err)
 		}
 		if rolledOut(d) {
