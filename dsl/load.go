@@ -302,6 +302,16 @@ func (l *loader) loadFile(abs string) {
 	} else if f.PackageName() != "" {
 		l.scanSiblings(filepath.Dir(abs), abs, f.PackageName())
 	}
+	if base := filepath.Base(abs); f.PackageName() != "" && (strings.HasPrefix(base, "_") || strings.HasPrefix(base, ".")) {
+		// CUE builds a package without such a file, even when it is named: its scenarios
+		// would be "not declared".
+		pos := Pos{File: l.userFile(abs), Line: 1, Col: 1}
+		if pc := packageClause(f); pc != nil {
+			pos.Line, pos.Col = pc.Pos().Line(), pc.Pos().Column()
+		}
+		l.errs.add(pos, "", "CUE leaves a file whose name begins with %q out of its package (%s), so its scenarios cannot be loaded: rename the file, or remove its package clause to load it alone", base[:1], f.PackageName())
+		return
+	}
 	if f.PackageName() == "" {
 		// A file without a package clause stands alone.
 		l.build(filepath.Dir(abs), []string{abs}, "", only, abs)
@@ -311,6 +321,16 @@ func (l *loader) loadFile(abs string) {
 		return
 	}
 	l.build(filepath.Dir(abs), []string{"."}, f.PackageName(), only, abs)
+}
+
+// packageClause is f's package clause, or nil.
+func packageClause(f *ast.File) *ast.Package {
+	for _, d := range f.Decls {
+		if pc, ok := d.(*ast.Package); ok {
+			return pc
+		}
+	}
+	return nil
 }
 
 // loadDir loads every CUE package in a directory.
@@ -325,10 +345,18 @@ func (l *loader) loadDir(abs string) {
 	var mds []string
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+		if e.IsDir() {
 			continue
 		}
 		p := filepath.Join(abs, name)
+		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			// CUE leaves such a file out of its package, and so does a directory's load; a
+			// scenario in it would not run, and nothing would say so.
+			if strings.HasSuffix(name, ".cue") || strings.HasSuffix(name, ".md") {
+				l.skip(p, fmt.Sprintf("a file whose name begins with %q is left out of a directory's load, as CUE leaves it out of a package: its scenarios are not loaded (rename the file to load them)", name[:1]))
+			}
+			continue
+		}
 		switch {
 		case isTestFile(name):
 			l.testFile(p)
