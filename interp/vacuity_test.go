@@ -61,6 +61,10 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{"vars.word == 'x' || f.code503 >= 0", true, false},
 		{"h.requests != 13", false, false},
 		{"f.p99 < 60000", false, false},
+		// A p50 above most of the numbers drawn: every third load has one latency throughout.
+		{"f.p50 <= 1000", false, false},
+		{"within(f.p50, 0, 1000)", false, false},
+		{"h.p50 <= 5e7", false, false},
 		{"f.qps < 1000000", false, false},
 		{"f.code429 < 7", false, false},
 		{"f.requests == h.requests", false, false},

@@ -142,7 +142,11 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	// The combinations' loads (below) parse no package again: the load hands them its
 	// syntax. A run's load does not keep it (the run would hold it).
 	opts.KeepSyntax = !opts.ForRun
-	res, errs, err := p.loadTo(out, paths, opts)
+	var sweptByFlag []string
+	for _, s := range sweeps {
+		sweptByFlag = append(sweptByFlag, s.Name)
+	}
+	res, errs, err := p.loadSwept(out, paths, opts, sweptByFlag)
 	opts.KeepSyntax = false
 	if err != nil {
 		return nil, nil, loadError(err)

@@ -118,6 +118,13 @@ func (p *process) load(paths []string, opts dsl.Options) (*dsl.Result, dsl.Error
 
 // loadTo is load with its warnings written to out.
 func (p *process) loadTo(out io.Writer, paths []string, opts dsl.Options) (*dsl.Result, dsl.Errors, error) {
+	return p.loadSwept(out, paths, opts, nil)
+}
+
+// loadSwept is loadTo for a matrix whose --sweep flags give values to the vars sweptByFlag: an
+// expectation reading one is not judged for vacuity at the var's declared value, which no
+// run has (each combination's check judges it at its own: unitsOf).
+func (p *process) loadSwept(out io.Writer, paths []string, opts dsl.Options, sweptByFlag []string) (*dsl.Result, dsl.Errors, error) {
 	// Loading allocates much that dies young (CUE's evaluation of each package) and keeps
 	// little: no collection before loadHeapFloor (the loader collects between two builds,
 	// when little is live), then a GC target of 400 %: vet's CPU. A run's load (ForRun) paces
@@ -168,7 +175,7 @@ func (p *process) loadTo(out io.Writer, paths []string, opts dsl.Options) (*dsl.
 	var errs dsl.Errors
 	for _, sc := range res.Scenarios {
 		errs = append(errs, interp.CheckSurvivors(sc)...)
-		errs = append(errs, interp.CheckCannotFail(sc)...)
+		errs = append(errs, interp.CheckCannotFail(sc, sweptByFlag...)...)
 	}
 	if errs = append(warned, errs.Rel(p.Cwd)...); len(errs) > 0 {
 		return res, errs, nil
