@@ -1251,7 +1251,7 @@ func (d *decoder) compile(names *Names) {
 			if err != nil {
 				continue
 			}
-			e, cerr := compile(src, d.l.litPos(v), names, compileOpts{asBool: true, nonEmpty: true})
+			e, cerr := compile(src, d.l.litPos(v), names, compileOpts{asBool: true, empty: claimRule})
 			if cerr != nil {
 				cerr.Path = fmt.Sprintf("%s.expect.%d", sc.Name, i)
 				d.l.errs.errs = append(d.l.errs.errs, cerr)
@@ -1292,7 +1292,11 @@ func (d *decoder) compile(names *Names) {
 		}
 		if ev.Exists() {
 			if src, err := ev.String(); err == nil {
-				e, cerr := compile(src, d.l.litPos(ev), names, compileOpts{asBool: true, nonEmpty: s.Kind == "assert"})
+				rule := untilRule // a wait's, a repeat's, a get's or a config's until
+				if s.Kind == "assert" {
+					rule = claimRule
+				}
+				e, cerr := compile(src, d.l.litPos(ev), names, compileOpts{asBool: true, empty: rule})
 				if cerr != nil {
 					cerr.Path = sc.Name + "." + s.Path + "." + s.Kind
 					d.l.errs.errs = append(d.l.errs.errs, cerr)
