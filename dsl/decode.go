@@ -1251,7 +1251,7 @@ func (d *decoder) compile(names *Names) {
 			if err != nil {
 				continue
 			}
-			e, cerr := compile(src, d.l.litPos(v), names, compileOpts{asBool: true, nonEmpty: true})
+			e, cerr := compile(src, d.l.litPos(v), names, compileOpts{asBool: true, empty: claimRule})
 			if cerr != nil {
 				cerr.Path = fmt.Sprintf("%s.expect.%d", sc.Name, i)
 				d.l.errs.errs = append(d.l.errs.errs, cerr)
@@ -1265,6 +1265,10 @@ func (d *decoder) compile(names *Names) {
 			if !e.readsTheRun() {
 				// vars, literals, the target's values: the same on every run.
 				d.err(e.Pos, fmt.Sprintf("expect.%d", i), "expectation %q reads nothing the run records: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src)
+				continue
+			}
+			if !e.readsRecorded() {
+				d.err(e.Pos, fmt.Sprintf("expect.%d", i), "expectation %q %s", src, clockOnly)
 				continue
 			}
 			sc.Expect = append(sc.Expect, e)
@@ -1288,12 +1292,19 @@ func (d *decoder) compile(names *Names) {
 		}
 		if ev.Exists() {
 			if src, err := ev.String(); err == nil {
-				e, cerr := compile(src, d.l.litPos(ev), names, compileOpts{asBool: true, nonEmpty: s.Kind == "assert"})
+				rule := untilRule // a wait's, a repeat's, a get's or a config's until
+				if s.Kind == "assert" {
+					rule = claimRule
+				}
+				e, cerr := compile(src, d.l.litPos(ev), names, compileOpts{asBool: true, empty: rule})
 				if cerr != nil {
 					cerr.Path = sc.Name + "." + s.Path + "." + s.Kind
 					d.l.errs.errs = append(d.l.errs.errs, cerr)
 				} else {
 					s.Expr = e
+					if s.Kind == "assert" && e.Now && !e.readsRecorded() {
+						d.l.errs.add(e.Pos, sc.Name+"."+s.Path+".assert", "assert %q %s", src, clockOnly)
+					}
 					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind)
 					d.checkWaitChanges(s, e, sc.Name+"."+s.Path+"."+s.Kind)
 					if sr, ok := s.Params.(schema.SelfReader); ok && sr.ReadsOwnResult() && (s.Name == "" || !slices.Contains(e.Names, s.Name)) {
@@ -1426,12 +1437,24 @@ func rawInterpolates(x any) bool {
 
 // readsTheRun reports whether the expression reads something the run records: a step's
 // result, start, end or outcome, a delta, or the time.
-func (e *Expr) readsTheRun() bool {
-	return len(e.Reads) > 0 || len(e.Refs) > 0 || e.Now || slices.ContainsFunc(e.Names, func(n string) bool {
+func (e *Expr) readsTheRun() bool { return e.Now || e.readsRecorded() }
+
+// readsRecorded reports whether the expression reads something the run recorded: a step's
+// result, start, end or outcome, or a delta. now() is not one: the clock is read when the
+// expression is judged, whatever the run did.
+func (e *Expr) readsRecorded() bool {
+	return len(e.Reads) > 0 || len(e.Refs) > 0 || slices.ContainsFunc(e.Names, func(n string) bool {
 		// delta, and the steps' outcomes, errors and times read whole (all(values(outcome), ...))
 		return n == "delta" || n == "outcome" || n == "error" || n == "started" || n == "ended"
 	})
 }
+
+// clockOnly says why a claim (an expectation, an assert) that reads the clock and nothing the
+// run recorded is refused: `now() > date('2020-01-01')` or `now().Year() >= 2026` can fail, as
+// the clock moves, but whatever the run did it holds or fails the same, so it proves nothing
+// of the run. Comparing now() with what the run recorded (now() - date(trim(stamp.stdout)) <
+// duration('1m'), a step's started or ended) claims something.
+const clockOnly = "reads nothing the run recorded: only the clock (now()) and constants, so it holds or fails by when it is judged, whatever the run did, and proves nothing of the run; expected one that compares now() with a value the run recorded (a step's result, started or ended), e.g. now() - date(trim(stamp.stdout)) < duration('1m')"
 
 // ReadsVars reports whether the expression reads a var (by name or vars as a whole): its value
 // may differ from one combination of a sweep, or one --var, to the next.

@@ -529,9 +529,9 @@ func Within(x, lo, hi float64) bool { return lo <= x && x <= hi }
 // compileOpts says how an expression is compiled.
 type compileOpts struct {
 	asBool bool
-	// nonEmpty says the expression is a claim (an expectation, an assert): an all(), count() or
-	// none() of it over an empty collection the run produced has no value (nonempty.go).
-	nonEmpty bool
+	// empty says which of the expression's builtins over an empty collection the run produced
+	// have no value (nonempty.go): a claim's (an expectation, an assert), an until's, or none.
+	empty emptyRule
 }
 
 // compile compiles src (written at pos, the position of the CUE string literal) against names.
@@ -559,7 +559,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 			return &e, nil
 		}
 	}
-	c := &exprChecker{names: names, nonEmpty: opts.nonEmpty}
+	c := &exprChecker{names: names, empty: opts.empty}
 	options := []expr.Option{names.envOption()}
 	if opts.asBool {
 		options = append(options, expr.AsBool())
@@ -645,8 +645,8 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 		return nil, nil, err
 	}
 	var quants []quantified
-	if c.nonEmpty {
-		quants = quantifiedOf(tree.Node)
+	if c.empty != noEmptyRule {
+		quants = quantifiedOf(tree.Node, c.empty)
 	}
 	t := c.typeOf(&tree.Node)
 	if c.err != nil {
@@ -659,7 +659,7 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	if len(quants) > 0 {
 		// Checked as written first: __nonEmpty gives its collection back typed any, so that
 		// expr would no longer see, say, a predicate that is a number (count(x, .requests)).
-		wrapQuantifiers(quants)
+		wrapQuantifiers(quants, c.empty)
 		if _, err := checker.Check(tree, &config); err != nil {
 			return nil, t, err
 		}

@@ -63,9 +63,9 @@ type exprChecker struct {
 	// rewrites are made once the whole expression is typed (apply), so that messages quote
 	// what the user wrote: a config value's default reads, reads below an Envoy Any.
 	rewrites []func()
-	// nonEmpty says the expression is a claim whose all(), none() and count() are handed their
-	// collections through __nonEmpty (nonempty.go).
-	nonEmpty bool
+	// empty says which builtins of emptyValue are handed their collections through
+	// __nonEmpty (nonempty.go): a claim's, an until's, or none.
+	empty emptyRule
 }
 
 // apply makes the rewrites the typing left for the end.

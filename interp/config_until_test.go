@@ -202,3 +202,52 @@ s: schema.#Scenario & {
 		t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
 	}
 }
+
+// An until's all() over an empty collection does not hold: the step reads again, and its
+// timeout says the collection was empty. Before, all(cfg, .max_connections >= 3) held at the
+// first read, over no threshold: a wait for a state ended before anything existed (as
+// kubectl wait says "no matching resources found"). none() over an empty one holds.
+func TestUntilAllOverEmpty(t *testing.T) {
+	value := func(_ schema.Config, n int) (any, error) {
+		if n < 2 {
+			return []any{}, nil
+		}
+		return []any{map[string]any{"max_connections": float64(3)}}, nil // at the 3rd read
+	}
+	for _, c := range []struct {
+		until, timeout string
+		value          func(schema.Config, int) (any, error)
+		reads          int    // 0: it times out
+		err            string // of the step that timed out
+	}{
+		{"all(cfg, .max_connections >= 3)", "", value, 3, ""},
+		{"count(cfg, .max_connections >= 3) == len(cfg)", "", value, 3, ""},
+		{"none(cfg, .max_connections < 3)", "", value, 1, ""},
+		{"len(cfg) == 0 || all(cfg, .max_connections >= 3)", "", value, 1, ""},
+		{"all(cfg, .max_connections >= 3)", "5500ms", func(schema.Config, int) (any, error) { return []any{}, nil }, 0,
+			"config until all(cfg, .max_connections >= 3): config timed out after 5.5s after 6 reads; last: assert all(cfg, .max_connections >= 3): all(cfg, …) has no value yet: cfg is empty, so it holds of nothing, and would hold before any item exists"},
+	} {
+		timeout := ""
+		if c.timeout != "" {
+			timeout = `timeout: "` + c.timeout + `", `
+		}
+		t.Run(c.until, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "cfg", `+timeout+`config: {admin: "http://127.0.0.1:15000", cluster: "c", path: "circuit_breakers.thresholds", until: "`+c.until+`", interval: "1s"}}]
+	expect: ["cfg != nil"]
+}`)
+			synctest.Test(t, func(t *testing.T) {
+				w := &fakes.World{ConfigValue: c.value}
+				rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+				reads := strings.Count(strings.Join(w.Calls(), "\n"), "config c")
+				if c.reads > 0 && (reads != c.reads || rec.Steps[0].Outcome != interp.Passed) {
+					t.Errorf("until %s: %s after %d reads (%s), want passed after %d", c.until, rec.Steps[0].Outcome, reads, rec.Steps[0].Error, c.reads)
+				}
+				if c.reads == 0 && (rec.Steps[0].Outcome == interp.Passed || !strings.Contains(rec.Steps[0].Error, c.err)) {
+					t.Errorf("until %s: %s (%s), want it to time out: %s", c.until, rec.Steps[0].Outcome, rec.Steps[0].Error, c.err)
+				}
+			})
+		})
+	}
+}

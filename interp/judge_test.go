@@ -410,12 +410,17 @@ func migrateSkipped() *interp.Record {
 	return rec
 }
 
-// TestQuantifierOverEmptyCollection: an expectation's all(), none() or count() over an empty
-// collection the run produced (a log nothing wrote, a filter that kept nothing, a let bound to
-// one) has no value: it errs, saying so, instead of passing having read nothing. Where the expression reads
-// the collection elsewhere (len(x) == 0 || …) it is judged as written; a collection that is not
-// the run's (vars, a literal) or that reads an enclosing item is judged as ever, and so are
-// any() and one(), false of an empty collection.
+// TestQuantifierOverEmptyCollection: an expectation's all(), none() or count() — or any
+// builtin whose value over an empty collection is the same whatever it asks of the items:
+// any(), one(), filter(), map(), find(), findIndex(), sum(), reduce(), groupBy() — over an
+// empty collection the run produced (a log nothing wrote, a filter that kept nothing, a let
+// bound to one) has no value: it errs, saying so, instead of passing having read nothing
+// (len(filter(x, p)) == 0 is none(x, p), !any(x, p) too, sum(map(x, .n)) == 0 a total of
+// nothing). Where the expression reads the collection in another operand of && or ||
+// (len(x) == 0 || …) it is judged as written; a read in the same comparison says nothing of
+// an empty one (count(x, p) == len(x) is all(x, p)). A collection that is not the run's (vars,
+// a literal) or that reads an enclosing item is judged as ever, and so is sortBy(), the
+// collection reordered.
 func TestQuantifierOverEmptyCollection(t *testing.T) {
 	sc := loadScenario(t, `s: schema.#Scenario & {
 	steps: [
@@ -438,6 +443,19 @@ func TestQuantifierOverEmptyCollection(t *testing.T) {
 		"count(log.entries, .code == 503) == 0",
 		"count(full.entries, .code == 503) == 0",
 		"count(log.entries, .code == 503) == len(log.entries)",
+		"len(filter(log.entries, .code == 503)) == 0",
+		"len(filter(log.entries, .code == 503)) == len(log.entries)",
+		"sum(map(log.entries, .code)) == 0",
+		"sum(log.entries, .code) == 0",
+		"find(log.entries, .code == 503) == nil",
+		"findIndex(log.entries, .code == 503) == -1",
+		"reduce(log.entries, #acc + .code, 0) == 0",
+		"len(groupBy(log.entries, .code)) <= 1",
+		"len(sortBy(log.entries, .code)) == 0",
+		"len(log.entries) == 0 || len(filter(log.entries, .code == 503)) == 0",
+		"len(filter(full.entries, .code == 503)) == 0 && sum(map(full.entries, .code)) == 200 && find(full.entries, .code == 503) == nil && mean(map(full.entries, .code)) == 200 && max(map(full.entries, .code)) == 200",
+		"count(full.entries, .code == 200) == len(full.entries)",
+		"log.count == 0 && sum([]) == 0 && len(filter([1, 2], # > 5)) == 0 && len(filter([], # > 0)) == 0",
 	]
 }`)
 	full := schema.LogResult{Count: 1, Lines: []string{"a"}, Entries: []schema.LogEntry{{Line: "a", Access: true, Code: 200}},
@@ -459,10 +477,23 @@ func TestQuantifierOverEmptyCollection(t *testing.T) {
 		{interp.Failed, ""},
 		{interp.Passed, ""},
 		{interp.Passed, ""},
-		{interp.Passed, ""},
+		{interp.Errored, "any(log.entries, …) has no value: log.entries is empty, so it is false whatever it asks, having read nothing (and !any(…) would pass)"},
 		{interp.Passed, ""},
 		{interp.Errored, "all(log.entries, …) " + fmt.Sprintf(empty, "log.entries") + "; claim that there is something (len(log.entries) > 0 && all(log.entries, .code != 503)), or, where an empty one is the claim, say so (len(log.entries) == 0 || all(log.entries, .code != 503))"},
 		{interp.Errored, "count(log.entries, …) has no value: log.entries is empty, so it counts nothing, and its 0 would read as none found"},
+		{interp.Passed, ""},
+		{interp.Errored, "count(log.entries, …) has no value: log.entries is empty, so it counts nothing, and its 0 would read as none found; claim that there is something (len(log.entries) > 0 && count(log.entries, .code == 503) == len(log.entries))"},
+		{interp.Errored, "filter(log.entries, …) has no value: log.entries is empty, so it keeps nothing whatever it asks, and its [] would read as none found; claim that there is something (len(log.entries) > 0 && len(filter(log.entries, .code == 503)) == 0)"},
+		{interp.Errored, "filter(log.entries, …) has no value: log.entries is empty"},
+		{interp.Errored, "map(log.entries, …) has no value: log.entries is empty, so it maps nothing"},
+		{interp.Errored, "sum(log.entries, …) has no value: log.entries is empty, so it adds nothing, and its 0 would read as a total"},
+		{interp.Errored, "find(log.entries, …) has no value: log.entries is empty, so it finds nothing whatever it asks, and its nil would read as none found"},
+		{interp.Errored, "findIndex(log.entries, …) has no value: log.entries is empty, so it finds nothing whatever it asks, and its -1"},
+		{interp.Errored, "reduce(log.entries, …) has no value: log.entries is empty, so it reduces nothing"},
+		{interp.Errored, "groupBy(log.entries, …) has no value: log.entries is empty, so it groups nothing"},
+		{interp.Passed, ""},
+		{interp.Passed, ""},
+		{interp.Passed, ""},
 		{interp.Passed, ""},
 		{interp.Passed, ""},
 	} {
@@ -533,14 +564,36 @@ func TestReadOfStepWithoutResult(t *testing.T) {
 }
 
 // TestAssertOverEmptyCollection: an assert's all() over an empty collection errs as an
-// expectation's does; a repeat's (or a wait's) until is judged as written (none(pods, …) over
-// no pod may be what it waits for).
+// expectation's does. A repeat's (or a wait's) until waits: its all() over an empty collection
+// does not hold (it errs, saying the collection is empty, and the repeat goes on), as does a
+// count() or filter() the same comparison sets against the collection's len (all() written
+// otherwise); before, all(pods.items, .status.phase == 'Running') held over no pod, and a wait
+// for pods to be ready ended before any existed. none(), count() == 0 and !any() over no item
+// may be what it waits for (things gone): they are judged as written, and so is an until that
+// says what an empty one means (len(x) == 0 || all(x, …)).
 func TestAssertOverEmptyCollection(t *testing.T) {
+	untils := []struct {
+		until string
+		want  interp.Outcome
+	}{
+		{"none(again.entries, .code == 503)", interp.Passed},
+		{"count(again.entries, .code == 503) == 0", interp.Passed},
+		{"!any(again.entries, .code == 503) && len(filter(again.entries, .code == 503)) == 0", interp.Passed},
+		{"len(again.entries) == 0 || all(again.entries, .code != 503)", interp.Passed},
+		{"all(again.entries, .code != 503)", interp.Errored},
+		{"count(again.entries, .code != 503) == len(again.entries)", interp.Errored},
+		{"len(filter(again.entries, .code != 503)) >= len(again.entries)", interp.Errored},
+		{"again.count == 0 && all(again.entries, .code != 503)", interp.Errored},
+	}
+	var steps []string
+	for i, u := range untils { // each repeat its own step again0, again1…
+		steps = append(steps, fmt.Sprintf("{repeat: {steps: [{name: \"again%d\", logs: file: \"a.log\"}], until: %q, max: 2}}", i, strings.ReplaceAll(u.until, "again", fmt.Sprint("again", i))))
+	}
 	sc := loadScenario(t, `s: schema.#Scenario & {
 	steps: [
 		{name: "log", logs: file: "a.log"},
 		{assert: "all(log.entries, .code != 503)"},
-		{repeat: {steps: [{name: "again", logs: file: "a.log"}], until: "none(again.entries, .code == 503)", max: 2}},
+		`+strings.Join(steps, ",\n\t\t")+`,
 	]
 	expect: ["log.count == 0"]
 }`)
@@ -550,9 +603,15 @@ func TestAssertOverEmptyCollection(t *testing.T) {
 	if jd := j.Judge(sc.Steps[1].Expr); jd.Outcome != interp.Errored || !strings.Contains(jd.Reason, "log.entries is empty") {
 		t.Errorf("assert: %s (%s)", jd.Outcome, jd.Reason)
 	}
-	rec.Put("again", "logs", false, schema.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}})
-	if jd := j.Judge(sc.Steps[2].Expr); jd.Outcome != interp.Passed {
-		t.Errorf("repeat: %s (%s)", jd.Outcome, jd.Reason)
+	for i, u := range untils {
+		rec.Put(fmt.Sprint("again", i), "logs", false, schema.LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}})
+		jd := j.Judge(sc.Steps[2+i].Expr)
+		switch {
+		case jd.Outcome != u.want:
+			t.Errorf("repeat until %s: %s (%s), want %s", u.until, jd.Outcome, jd.Reason, u.want)
+		case u.want == interp.Errored && !strings.Contains(jd.Reason, fmt.Sprintf("has no value yet: again%d.entries is empty", i)) || strings.Contains(jd.Reason, "claim that"):
+			t.Errorf("repeat until %s: %s, want it to say again.entries is empty, as an until's", u.until, jd.Reason)
+		}
 	}
 }
 
