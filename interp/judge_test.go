@@ -456,6 +456,9 @@ func TestQuantifierOverEmptyCollection(t *testing.T) {
 		"len(filter(full.entries, .code == 503)) == 0 && sum(map(full.entries, .code)) == 200 && find(full.entries, .code == 503) == nil && mean(map(full.entries, .code)) == 200 && max(map(full.entries, .code)) == 200",
 		"count(full.entries, .code == 200) == len(full.entries)",
 		"log.count == 0 && sum([]) == 0 && len(filter([1, 2], # > 5)) == 0 && len(filter([], # > 0)) == 0",
+		"any(log.entries, .code == 503)",
+		"len(filter(log.entries, .code == 503)) > 0",
+		"sum(map(log.entries, .code)) > 5",
 	]
 }`)
 	full := schema.LogResult{Count: 1, Lines: []string{"a"}, Entries: []schema.LogEntry{{Line: "a", Access: true, Code: 200}},
@@ -496,6 +499,11 @@ func TestQuantifierOverEmptyCollection(t *testing.T) {
 		{interp.Passed, ""},
 		{interp.Passed, ""},
 		{interp.Passed, ""},
+		// False over the empty collection: the claim fails, as a wrong outcome should (not
+		// an error, which says nothing of the outcome).
+		{interp.Failed, "log.entries is empty"},
+		{interp.Failed, "log.entries is empty"},
+		{interp.Failed, "log.entries is empty"},
 	} {
 		jd := interp.Rejudge(rec, sc)[i]
 		if jd.Outcome != c.want || c.reason != "" && !strings.Contains(jd.Reason, c.reason) {
