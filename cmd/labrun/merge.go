@@ -502,8 +502,8 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			cache[key] = l
 		}
 		at := fmt.Sprintf("%s: run %s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID)
-		if l.badVars {
-			msgs = append(msgs, fmt.Sprintf("%s: its scenario, the source it ran, is refused with the vars it records (%s) and not with its own: labrun refuses such a run before it starts, so no run had these vars", at, strings.Join(names, ", ")))
+		if l.badVars != "" {
+			msgs = append(msgs, fmt.Sprintf("%s: %s", at, l.badVars))
 			continue
 		}
 		if l.sc == nil {
@@ -594,9 +594,9 @@ type loadedScenario struct {
 	// changed: the file here is not the source the record ran (its hash differs); sc is
 	// then judged with only when its steps and expectations are the ones the record holds.
 	changed bool
-	// badVars: the file is the source the record ran, and loads with its own vars but not
-	// with the record's (scenarioOf): the record's vars were not a run's.
-	badVars bool
+	// badVars, when not "": the file is the source the record ran, and loads with its own
+	// vars but not with the record's (refusedVars says so): the record's vars were not a run's.
+	badVars string
 }
 
 // scenarioOf loads the scenario a record names from file with the record's vars, when file is
@@ -607,17 +607,13 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 		return l
 	}
 	l.changed = p.sources.of(file) != rec.Source
-	res, errs, err := p.loadTo(io.Discard, []string{file}, dsl.Options{Vars: vars})
+	opts := dsl.Options{Vars: vars}
+	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
 	if err != nil || len(errs) > 0 {
 		l.why = "their scenario file does not load here"
-		if !l.changed && len(vars) > 0 && !slices.ContainsFunc(slices.Collect(maps.Values(vars)), func(v string) bool { return strings.HasPrefix(v, "[secret ") }) {
-			// The source the record ran, refused with the record's vars but not with its own:
-			// labrun refuses such a run before it starts, so no run had these vars (vars
-			// edited so that a claim cannot fail, or to a value of another type). A secret's
-			// value is redacted in the record: those vars are not the run's, and say nothing.
-			if _, errs, err := p.loadTo(io.Discard, []string{file}, dsl.Options{}); err == nil && len(errs) == 0 {
-				l.badVars = true
-			}
+		if !l.changed {
+			own, ownOK := p.loadOwn(file, opts)
+			l.badVars = p.refusedVars(file, rec, vars, refusals(errs, err), own, ownOK)
 		}
 		return l
 	}

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -54,7 +59,10 @@ keeps the outcome the record gives it, and a note says so.
 
 An expectation whose expression is the one the record judged (and does not call now()) reads
 the same values from the record's data as the run did (they were written together): a value that differs (its
-vars, its data or the recorded value edited) is refused (exit 2) as edited or corrupt.`,
+vars, its data or the recorded value edited) is refused (exit 2) as edited or corrupt. So is a
+record whose vars make the scenario, its source unchanged since the run, one labrun refuses (a
+var edited to a value of another type, or so that an expectation cannot fail, or added) where
+its own vars do not: labrun refuses such a run before it starts, so no run had those vars.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rec, sc, err := p.recordAndScenario(args[0], file)
@@ -110,6 +118,12 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	// scenario run with --target kube is not refused for the local target's limits.
 	opts := dsl.Options{Vars: vars, Target: rec.Target, Selected: func(name string, _ []string) bool { return name == rec.Scenario }}
 	res, errs, err := p.load([]string{file}, opts)
+	if err != nil || len(errs) > 0 {
+		own, ownOK := p.loadOwn(file, opts)
+		if msg := p.refusedVars(file, rec, vars, refusals(errs, err), own, ownOK); msg != "" {
+			return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s", path, msg)}
+		}
+	}
 	if err != nil {
 		return nil, nil, loadError(err)
 	}
@@ -139,4 +153,65 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s\nlabrun: the values an expectation recorded are those its expression read from the run's data, written together: a record where they differ was edited or damaged (its vars or data, or the values themselves)", path, strings.Join(cs, "\nlabrun: "+path+": "))}
 	}
 	return rec, sc, nil
+}
+
+// loadOwn loads file as opts says but with the scenario's own vars (its defaults). ok: it loads
+// with no problem.
+func (p *process) loadOwn(file string, opts dsl.Options) (res *dsl.Result, ok bool) {
+	opts.Vars = nil
+	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
+	return res, err == nil && len(errs) == 0
+}
+
+// refusals is what labrun says of a load it refused: its problems (errs), or err when it is a
+// refusal (a --var no scenario declares), not an error of the machine (a file unreadable).
+func refusals(errs dsl.Errors, err error) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	var ee *exitError
+	if errors.As(err, &ee) && ee.code == exitInvalid && ee.msg != "" {
+		out = append(out, strings.Split(ee.msg, "\n")...)
+	}
+	return out
+}
+
+// refusedVars is why the vars a record keeps are no run's, or "" when they may be: file is the
+// source the record ran (the same hash) and loads with its own vars (own, ownOK), but not with
+// the record's (vars: labrun refused it, saying problems). labrun refuses such a run before it
+// starts, so the record was edited: a var edited so that a claim cannot fail (a failed run's
+// maxShed edited from 0 to 100: its expectation became one vet's vacuity check refuses), to
+// a value of another type, or a var added. replay said the problem alone, as if the scenario
+// were wrong; merge counted the record as recorded (dc19295). A record whose vars hold a
+// secret's redaction says nothing so: those are not the values the run had. merge, replay and
+// mutate say it in these words.
+func (p *process) refusedVars(file string, rec *interp.Record, vars map[string]string, problems []string, own *dsl.Result, ownOK bool) string {
+	if !ownOK || len(vars) == 0 || len(problems) == 0 || rec.Source == "" || p.sources.of(inCwd(p.Cwd, file)) != rec.Source {
+		return ""
+	}
+	if slices.ContainsFunc(slices.Collect(maps.Values(vars)), func(v string) bool { return strings.HasPrefix(v, "[secret ") }) {
+		return ""
+	}
+	var declared map[string]any
+	for _, s := range own.Scenarios {
+		if s.Name == rec.Scenario {
+			declared = s.Vars
+		}
+	}
+	// The vars the record keeps that are not the scenario's own (a sweep's, --var's, or
+	// edited), else all of them.
+	var names, all []string
+	for k, v := range vars {
+		all = append(all, k+"="+v)
+		if d, ok := declared[k]; !ok || dsl.Stringify(d) != v {
+			names = append(names, k+"="+v)
+		}
+	}
+	if len(names) == 0 {
+		names = all
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("the record's vars (%s) make scenario %s, the source it ran, one labrun refuses to run (%s), where its own vars do not: labrun refuses such a run before it starts, so no run had these vars; the record was edited",
+		strings.Join(names, ", "), rec.Scenario, strings.Join(problems, "; "))
 }
