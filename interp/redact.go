@@ -68,7 +68,7 @@ func secretMasks(secrets []string, vars map[string]any, sweep map[string][]strin
 	var masks [][2]string
 	seen := map[string]bool{}
 	add := func(v, mask string) {
-		if v != "" && !seen[v] {
+		if v != "" && !seen[v] && !isMask(v) {
 			seen[v] = true
 			masks = append(masks, [2]string{v, mask})
 		}
@@ -82,6 +82,27 @@ func secretMasks(secrets []string, vars map[string]any, sweep map[string][]strin
 		}
 	}
 	return masks
+}
+
+// isMask says whether v is a secret's mask ("[secret NAME]", "[secret NAME #i]"): the value of a
+// secret var in a scenario loaded with a record's vars (replay, merge, mutate), which is hidden
+// already. Masked again, a swept secret's "[secret token #2]" read "[secret token]", and replay
+// refused the record of a run of a sweep of a secret: its step "ran \"echo [secret token
+// #2]\" and would now run \"echo [secret token]\"".
+func isMask(v string) bool {
+	name, ok := strings.CutPrefix(v, "[secret ")
+	if !ok || !strings.HasSuffix(name, "]") {
+		return false
+	}
+	name = strings.TrimSuffix(name, "]")
+	if i := strings.LastIndex(name, " #"); i >= 0 {
+		n := name[i+2:]
+		name = name[:i]
+		if n == "" || strings.Trim(n, "0123456789") != "" {
+			return false
+		}
+	}
+	return name != "" && !strings.ContainsAny(name, " []")
 }
 
 func newRedactor(masks [][2]string) *Redactor {
