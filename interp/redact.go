@@ -33,6 +33,22 @@ func NewRedactor(sc *dsl.Scenario) *Redactor {
 	return newRedactor(secretMasks(sc.Secrets, sc.Vars, sc.SecretSweep))
 }
 
+// SourceRedactor returns the Redactor of the values of sc's secret vars that its source holds:
+// the values it declares (sc loaded with its own vars) and those its own sweep declares, each
+// masked as the record of a run of that sweep writes it. replay, merge and mutate load a
+// scenario with the vars a record keeps, where a secret's value is its redaction: a value the
+// source writes out itself (an expectation that holds the secret, inlined by interpolation or
+// written as it is) shows as it is, unless hidden so.
+func SourceRedactor(sc *dsl.Scenario) *Redactor {
+	sweep := map[string][]string{}
+	for _, name := range sc.Secrets {
+		if vs := sc.Sweep[name]; len(vs) > 0 {
+			sweep[name] = vs
+		}
+	}
+	return newRedactor(secretMasks(sc.Secrets, sc.Vars, sweep))
+}
+
 // MatrixRedactor returns the Redactor of sc's secret vars at every value m sweeps: what a
 // matrix prints and its summary show the masks its runs' records show.
 func MatrixRedactor(m *dsl.Matrix, sc *dsl.Scenario) *Redactor {

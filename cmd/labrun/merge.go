@@ -609,13 +609,17 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 	l.changed = p.sources.of(file) != rec.Source
 	opts := dsl.Options{Vars: vars}
 	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
-	if err != nil || len(errs) > 0 {
-		l.why = "their scenario file does not load here"
-		if !l.changed {
-			own, ownOK := p.loadOwn(file, opts)
-			l.badVars = p.refusedVars(file, rec, vars, refusals(errs, err), own, ownOK)
+	if refused := err != nil || len(errs) > 0; refused || declaresSecrets(res) {
+		// What merge prints of the scenario (an expectation's source, the values it read)
+		// shows the secrets its source holds as the record does (loadOwn).
+		own, ownOK := p.loadOwn(file, opts)
+		if refused {
+			l.why = "their scenario file does not load here"
+			if !l.changed {
+				l.badVars = p.refusedVars(file, rec, vars, refusals(errs, err), own, ownOK)
+			}
+			return l
 		}
-		return l
 	}
 	for _, s := range res.Scenarios {
 		if s.Name == rec.Scenario {

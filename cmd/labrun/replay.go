@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -117,13 +118,16 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	// The checks that depend on the target judge the scenario as on the run's target: a
 	// scenario run with --target kube is not refused for the local target's limits.
 	opts := dsl.Options{Vars: vars, Target: rec.Target, Selected: func(name string, _ []string) bool { return name == rec.Scenario }}
-	res, errs, err := p.load([]string{file}, opts)
-	if err != nil || len(errs) > 0 {
+	// The load's warnings are printed once the secrets its source holds are hidden (loadOwn).
+	var warnings bytes.Buffer
+	res, errs, err := p.loadTo(&warnings, []string{file}, opts)
+	if refused := err != nil || len(errs) > 0; refused || declaresSecrets(res) {
 		own, ownOK := p.loadOwn(file, opts)
 		if msg := p.refusedVars(file, rec, vars, refusals(errs, err), own, ownOK); msg != "" {
 			return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s", path, msg)}
 		}
 	}
+	io.Copy(p.Stderr, &warnings)
 	if err != nil {
 		return nil, nil, loadError(err)
 	}
@@ -155,11 +159,28 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	return rec, sc, nil
 }
 
-// loadOwn loads file as opts says but with the scenario's own vars (its defaults). ok: it loads
-// with no problem.
+// declaresSecrets says whether a scenario res holds declares secret vars.
+func declaresSecrets(res *dsl.Result) bool {
+	return res != nil && slices.ContainsFunc(res.Scenarios, func(s *dsl.Scenario) bool { return len(s.Secrets) > 0 })
+}
+
+// loadOwn loads file as opts says but with the scenario's own vars (its defaults), and hides,
+// in all that labrun prints from now on, the values of the secret vars that its scenarios'
+// source holds (interp.SourceRedactor). replay, mutate and merge load a scenario with the vars
+// a record keeps, where a secret's value is its redaction, and printed as it is what the
+// source writes out itself: an expectation or a step that holds the secret's value (replay's
+// verdict lines and JSON, mutate's killers, merge's refusals, the step that differs from the
+// record's, a problem of the scenario as it is now), the default of a var the record does not
+// keep. ok: it loads with no problem.
 func (p *process) loadOwn(file string, opts dsl.Options) (res *dsl.Result, ok bool) {
 	opts.Vars = nil
+	opts.Partial = true // a scenario with problems declares its secrets too
 	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
+	if res != nil {
+		for _, s := range slices.Concat(res.Scenarios, res.Partial) {
+			p.secrets.addBase(interp.SourceRedactor(s))
+		}
+	}
 	return res, err == nil && len(errs) == 0
 }
 
