@@ -172,7 +172,7 @@ func ChangedStep(rec *Record, sc *dsl.Scenario) string {
 		if _, block := s.Params.(interface{ SetChildren(int) }); block {
 			continue // a block's summary counts its steps, which are compared one by one
 		}
-		if now, ok := sameSummary(s, sr.Summary, env, redact); !ok {
+		if now, ok := sameSummary(s, sr.Summary, env, redact, sc.Secrets); !ok {
 			return fmt.Sprintf("%s ran %q and would now run %q", recordedStep(sr), sr.Summary, now)
 		}
 	}
@@ -219,10 +219,15 @@ func recordedStep(sr *StepRecord) string {
 
 // sameSummary reports whether the step s, as the scenario declares it now, does what the
 // record's summary says it did; now is what it would do, its ${...} resolved when they can be
-// again from the record.
-func sameSummary(s *dsl.Step, recorded string, env map[string]any, redact *Redactor) (now string, same bool) {
+// again from the record. A secret's mask in the recorded summary stands for any text, as in an
+// expectation's source (sameRedacted): the scenario is loaded with the record's vars, where a
+// secret's value is its mask, and a step that writes the value out itself ("echo
+// token=s3cr3t") does not show it masked. Before, replay refused the untouched record of such a
+// run: its step "ran \"sh -c echo token=[secret token]\" and would now run \"sh -c echo
+// token=s3cr3t\"".
+func sameSummary(s *dsl.Step, recorded string, env map[string]any, redact *Redactor, secrets []string) (now string, same bool) {
 	now = redact.String(dsl.Summary(s))
-	if now == recorded {
+	if now == recorded || sameRedacted(recorded, now, secrets) {
 		return now, true
 	}
 	if !s.HasTemplates() {
@@ -239,7 +244,7 @@ func sameSummary(s *dsl.Step, recorded string, env map[string]any, redact *Redac
 	pattern := "^" + templatePattern(now) + "$"
 	if p, err := s.Resolve(env); err == nil {
 		now = redact.String(dsl.SummaryOf(p))
-		if now == recorded {
+		if now == recorded || sameRedacted(recorded, now, secrets) {
 			return now, true
 		}
 	}
