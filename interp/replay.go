@@ -143,7 +143,15 @@ func outcomeWord(o Outcome) string {
 // and that the record does not hold. Judging the data of other steps would prove nothing
 // about these. A step with ${...} is compared as the run resolved it, or, when that cannot be
 // done again, with each ${...} standing for any text.
-func ChangedStep(rec *Record, sc *dsl.Scenario) string {
+//
+// source hides the values of secrets that the scenario's source writes out itself
+// (SourceRedactor of it loaded with its own vars; nil: none): sc is loaded with the record's
+// vars, where a secret's value is its mask, so a step that writes the value out ("echo
+// token=s3cr3t") is compared hidden as the run's record hid it. Before, replay refused the
+// untouched record of such a run: its step "ran \"sh -c echo token=[secret token]\" and would
+// now run \"sh -c echo token=s3cr3t\"". The step as sc says it is tried first: a run given
+// another value than the source's writes the source's out as it is.
+func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 	steps := map[string]*dsl.Step{}
 	var order []*dsl.Step
 	for _, ph := range sc.Phases() {
@@ -153,6 +161,7 @@ func ChangedStep(rec *Record, sc *dsl.Scenario) string {
 		})
 	}
 	redact := NewRedactor(sc)
+	hidden := JoinRedactors(redact, source)
 	env := NewJudge(rec, sc).Env()
 	seen := map[string]bool{}
 	for _, sr := range rec.Steps {
@@ -172,8 +181,10 @@ func ChangedStep(rec *Record, sc *dsl.Scenario) string {
 		if _, block := s.Params.(interface{ SetChildren(int) }); block {
 			continue // a block's summary counts its steps, which are compared one by one
 		}
-		if now, ok := sameSummary(s, sr.Summary, env, redact, sc.Secrets); !ok {
-			return fmt.Sprintf("%s ran %q and would now run %q", recordedStep(sr), sr.Summary, now)
+		if now, ok := sameSummary(s, sr.Summary, env, redact); !ok {
+			if now, ok = sameSummary(s, sr.Summary, env, hidden); !ok {
+				return fmt.Sprintf("%s ran %q and would now run %q", recordedStep(sr), sr.Summary, now)
+			}
 		}
 	}
 	// A run that reached the end of its steps ran every step of its setup and steps phases
@@ -219,15 +230,10 @@ func recordedStep(sr *StepRecord) string {
 
 // sameSummary reports whether the step s, as the scenario declares it now, does what the
 // record's summary says it did; now is what it would do, its ${...} resolved when they can be
-// again from the record. A secret's mask in the recorded summary stands for any text, as in an
-// expectation's source (sameRedacted): the scenario is loaded with the record's vars, where a
-// secret's value is its mask, and a step that writes the value out itself ("echo
-// token=s3cr3t") does not show it masked. Before, replay refused the untouched record of such a
-// run: its step "ran \"sh -c echo token=[secret token]\" and would now run \"sh -c echo
-// token=s3cr3t\"".
-func sameSummary(s *dsl.Step, recorded string, env map[string]any, redact *Redactor, secrets []string) (now string, same bool) {
+// again from the record.
+func sameSummary(s *dsl.Step, recorded string, env map[string]any, redact *Redactor) (now string, same bool) {
 	now = redact.String(dsl.Summary(s))
-	if now == recorded || sameRedacted(recorded, now, secrets) {
+	if now == recorded {
 		return now, true
 	}
 	if !s.HasTemplates() {
@@ -244,7 +250,7 @@ func sameSummary(s *dsl.Step, recorded string, env map[string]any, redact *Redac
 	pattern := "^" + templatePattern(now) + "$"
 	if p, err := s.Resolve(env); err == nil {
 		now = redact.String(dsl.SummaryOf(p))
-		if now == recorded || sameRedacted(recorded, now, secrets) {
+		if now == recorded {
 			return now, true
 		}
 	}

@@ -516,7 +516,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		cp := *rec
 		cp.TargetValues = maps.Clone(rec.TargetValues)
 		restoreErr := interp.RestoreTypes(&cp)
-		sameSteps := restoreErr == nil && interp.ChangedStep(&cp, l.sc) == ""
+		sameSteps := restoreErr == nil && interp.ChangedStep(&cp, l.sc, l.hide) == ""
 		if l.changed {
 			// Another source (a comment added, a kit edited): the record is judged again
 			// when the scenario still has the steps and expectations the run had, whose
@@ -597,6 +597,9 @@ type loadedScenario struct {
 	// badVars, when not "": the file is the source the record ran, and loads with its own
 	// vars but not with the record's (refusedVars says so): the record's vars were not a run's.
 	badVars string
+	// hide hides the values of secrets that the scenario's source writes out itself
+	// (interp.ChangedStep).
+	hide *interp.Redactor
 }
 
 // scenarioOf loads the scenario a record names from file with the record's vars, when file is
@@ -613,6 +616,7 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 		// What merge prints of the scenario (an expectation's source, the values it read)
 		// shows the secrets its source holds as the record does (loadOwn).
 		own, ownOK := p.loadOwn(file, opts)
+		l.hide = ownRedactor(own, rec.Scenario)
 		if refused {
 			l.why = "their scenario file does not load here"
 			if !l.changed {

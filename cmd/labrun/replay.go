@@ -121,8 +121,10 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	// The load's warnings are printed once the secrets its source holds are hidden (loadOwn).
 	var warnings bytes.Buffer
 	res, errs, err := p.loadTo(&warnings, []string{file}, opts)
+	var hide *interp.Redactor // the secrets the source writes out (ChangedStep)
 	if refused := err != nil || len(errs) > 0; refused || declaresSecrets(res) {
 		own, ownOK := p.loadOwn(file, opts)
+		hide = ownRedactor(own, rec.Scenario)
 		if msg := p.refusedVars(file, rec, vars, refusals(errs, err), own, ownOK); msg != "" {
 			return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s", path, msg)}
 		}
@@ -146,7 +148,7 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	if err := interp.RestoreTypes(rec); err != nil {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
-	if diff := interp.ChangedStep(rec, sc); diff != "" {
+	if diff := interp.ChangedStep(rec, sc, hide); diff != "" {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: the steps of %s in %s differ from those the run recorded: %s; the record holds the data of the steps that ran, which says nothing about other steps: run the scenario again", path, rec.Scenario, file, diff)}
 	}
 	if err := interp.OutcomeContradictions(rec, sc); err != nil {
@@ -182,6 +184,20 @@ func (p *process) loadOwn(file string, opts dsl.Options) (res *dsl.Result, ok bo
 		}
 	}
 	return res, err == nil && len(errs) == 0
+}
+
+// ownRedactor is the interp.SourceRedactor of the scenario named name that res holds (loadOwn),
+// or nil.
+func ownRedactor(res *dsl.Result, name string) *interp.Redactor {
+	if res == nil {
+		return nil
+	}
+	for _, s := range slices.Concat(res.Scenarios, res.Partial) {
+		if s.Name == name {
+			return interp.SourceRedactor(s)
+		}
+	}
+	return nil
 }
 
 // refusals is what labrun says of a load it refused: its problems (errs), or err when it is a
