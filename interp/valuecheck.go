@@ -16,18 +16,34 @@ import (
 // source with the n-th), and only over the reads both hold: the data and the values of one
 // run were written together, so a value that differs was edited after the run, or the data it
 // was read from was. An edited vars is found so too: the judge reads vars from the record.
-func ValueContradictions(recorded, judged []*Judgement) []string {
+//
+// The recorded source is the one the record writes, each secret's value hidden: hide hides
+// the values of secrets that the scenario's source writes out itself (SourceRedactor; nil:
+// none), which the scenario loaded with the record's vars does not hide. Before, an
+// expectation whose source holds a secret's value ("vars.n == 1 || 's3cr3t' == 'x'") was
+// compared with none, and a record whose vars.n was edited replayed FAILED, not refused as
+// edited.
+func ValueContradictions(recorded, judged []*Judgement, hide *Redactor) []string {
 	seen := map[string]int{}
 	var out []string
 	for _, j := range judged {
-		n := seen[j.Src]
-		seen[j.Src]++
-		r := nthWithSource(recorded, j.Src, n)
+		src := hide.String(j.Src)
+		n := seen[src]
+		seen[src]++
+		r := nthWithSource(recorded, src, n)
 		if r == nil || r.Values == nil || j.Values == nil {
 			continue
 		}
+		reads := j.Values
+		if hide != nil {
+			// A read's name is its source, hidden in the record as the expectation's is.
+			reads = make(Values, len(j.Values))
+			for k, v := range j.Values {
+				reads[hide.String(k)] = v
+			}
+		}
 		for _, k := range slices.Sorted(maps.Keys(r.Values)) {
-			now, ok := j.Values[k]
+			now, ok := reads[k]
 			if !ok {
 				continue
 			}
@@ -41,7 +57,7 @@ func ValueContradictions(recorded, judged []*Judgement) []string {
 			if errA != nil || errB != nil || string(a) == string(b) {
 				continue
 			}
-			out = append(out, fmt.Sprintf("expectation %q: the record says it read %s = %s; its data read %s", j.Src, k, clip(string(a)), clip(string(b))))
+			out = append(out, fmt.Sprintf("expectation %q: the record says it read %s = %s; its data read %s", r.Src, k, clip(string(a)), clip(string(b)))) // r.Src: as the record writes it
 		}
 	}
 	return out
