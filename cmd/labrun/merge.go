@@ -613,8 +613,9 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 	opts := dsl.Options{Vars: vars}
 	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
 	if refused := err != nil || len(errs) > 0; refused || declaresSecrets(res) {
-		// What merge prints of the scenario (an expectation's source, the values it read)
-		// shows the secrets its source holds as the record does (loadOwn).
+		// The secrets the scenario's source writes out itself: hidden in what merge prints
+		// (an expectation's source, the values it read: loadOwn), and in a step or an
+		// expectation compared with the record (l.hide), as the record hides them.
 		own, ownOK := p.loadOwn(file, opts)
 		l.hide = ownRedactor(own, rec.Scenario)
 		if refused {
