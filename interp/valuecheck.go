@@ -63,6 +63,40 @@ func ValueContradictions(recorded, judged []*Judgement, hide *Redactor) []string
 	return out
 }
 
+// UnrecordedVarReads says where an expectation that the run judged (passed or failed) reads a
+// var by name over the record's data (judged, from Rejudge) and the record holds no value of
+// it among the values that expectation read (as ValueContradictions, its source hidden with
+// hide): a run writes every value an expectation reads with its judgement (records of version
+// 2; those of version 1 hold none, and are not held to this). A var is what a record's data
+// say least of: edited, it shows in the value an expectation recorded, and nowhere else when
+// no step is built from it. With that value taken out too, a failed run whose maxShed was
+// edited from 0 to 19 replayed and merged PASSED.
+func UnrecordedVarReads(rec *Record, judged []*Judgement, hide *Redactor) []string {
+	if rec.Version < 2 {
+		return nil
+	}
+	seen := map[string]int{}
+	var out []string
+	for _, j := range judged {
+		src := hide.String(j.Src)
+		n := seen[src]
+		seen[src]++
+		r := nthWithSource(rec.Expectations, src, n)
+		if r == nil || r.Outcome != Passed && r.Outcome != Failed {
+			continue
+		}
+		for _, k := range slices.Sorted(maps.Keys(j.Values)) {
+			if _, ok := r.Values[k]; !ok && varRead.MatchString(k) {
+				out = append(out, fmt.Sprintf("expectation %q: the record holds no value of %s, which it reads: a run records every value an expectation reads", r.Src, k))
+			}
+		}
+	}
+	return out
+}
+
+// varRead matches the read of a var by its name.
+var varRead = regexp.MustCompile(`^vars\.[A-Za-z_][A-Za-z0-9_]*$`)
+
 // timingRead matches a read of started or ended. A record made before the judge read them
 // from wall-clock times only (interp.NewJudge) read them from the run's monotonic clock,
 // which drifts from the wall clock the record keeps by nanoseconds over a setup phase: those

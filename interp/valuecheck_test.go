@@ -70,3 +70,28 @@ func TestValueContradictions(t *testing.T) {
 		})
 	}
 }
+
+// A var an expectation the run judged reads is among the values it recorded (records of
+// version 2): a var edited and its value taken out showed nowhere.
+func TestUnrecordedVarReads(t *testing.T) {
+	j := func(src string, o Outcome, v Values) *Judgement { return &Judgement{Src: src, Outcome: o, Values: v} }
+	judged := []*Judgement{j("c <= vars.m", Passed, Values{"c": 4.0, "vars.m": 19.0})}
+	for _, c := range []struct {
+		name string
+		rec  *Record
+		want string // "": none
+	}{
+		{"held", &Record{Version: 2, Expectations: []*Judgement{j("c <= vars.m", Passed, Values{"c": 4.0, "vars.m": 0.0})}}, ""},
+		{"taken out", &Record{Version: 2, Expectations: []*Judgement{j("c <= vars.m", Passed, Values{"c": 4.0})}},
+			`expectation "c <= vars.m": the record holds no value of vars.m, which it reads`},
+		{"no values at all", &Record{Version: 2, Expectations: []*Judgement{j("c <= vars.m", Failed, nil)}}, "no value of vars.m"},
+		{"another read taken out is not a var", &Record{Version: 2, Expectations: []*Judgement{j("c <= vars.m", Passed, Values{"vars.m": 0.0})}}, ""},
+		{"not judged by the run", &Record{Version: 2, Expectations: []*Judgement{j("c <= vars.m", Skipped, nil)}}, ""},
+		{"version 1 records hold no values", &Record{Version: 1, Expectations: []*Judgement{j("c <= vars.m", Passed, nil)}}, ""},
+	} {
+		got := strings.Join(UnrecordedVarReads(c.rec, judged, nil), "\n")
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -549,7 +549,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		}
 		judged := interp.Rejudge(&cp, l.sc)
 		v, _ := interp.Verdict(&cp, judged)
-		if cs := interp.ValueContradictions(rec.Expectations, judged, l.hide); v == rec.Outcome && len(cs) > 0 {
+		if cs := append(interp.ValueContradictions(rec.Expectations, judged, l.hide), interp.UnrecordedVarReads(&cp, judged, l.hide)...); v == rec.Outcome && len(cs) > 0 {
 			msgs = append(msgs, fmt.Sprintf("%s: %s", at, strings.Join(cs, "; ")))
 			continue
 		}

@@ -155,7 +155,8 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
 	cp := *rec // Rejudge adds its notes to the record it judges
-	if cs := interp.ValueContradictions(rec.Expectations, interp.Rejudge(&cp, sc), hide); len(cs) > 0 {
+	judged := interp.Rejudge(&cp, sc)
+	if cs := append(interp.ValueContradictions(rec.Expectations, judged, hide), interp.UnrecordedVarReads(rec, judged, hide)...); len(cs) > 0 {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s\nlabrun: the values an expectation recorded are those its expression read from the run's data, written together: a record where they differ was edited or damaged (its vars or data, or the values themselves)", path, strings.Join(cs, "\nlabrun: "+path+": "))}
 	}
 	return rec, sc, nil
