@@ -720,7 +720,7 @@ func TestRejudgeKeepsNowExpectations(t *testing.T) {
 	if got[0].Explanation != "recorded" {
 		t.Errorf("%s: explanation %q, want the recorded one", got[0].Src, got[0].Explanation)
 	}
-	if cs := interp.ValueContradictions(rec.Expectations, got); len(cs) > 0 {
+	if cs := interp.ValueContradictions(rec.Expectations, got, nil); len(cs) > 0 {
 		t.Errorf("values of expectations that call now() held to the data: %q", cs)
 	}
 	if notes := strings.Join(rec.Notes, "\n"); !strings.Contains(notes, `calls now(): it keeps the outcome the run recorded (passed)`) {
@@ -728,7 +728,7 @@ func TestRejudgeKeepsNowExpectations(t *testing.T) {
 	}
 	// An expectation that does not call now() is still held to the data.
 	rec.Expectations[2].Values["trim(stamp.stdout)"] = "edited"
-	if cs := interp.ValueContradictions(rec.Expectations, interp.Rejudge(rec, sc)); len(cs) != 1 {
+	if cs := interp.ValueContradictions(rec.Expectations, interp.Rejudge(rec, sc), nil); len(cs) != 1 {
 		t.Errorf("contradictions %q, want the edited value of the third", cs)
 	}
 	// One the record holds no judgement of errs, not judged at this time.

@@ -502,8 +502,8 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			cache[key] = l
 		}
 		at := fmt.Sprintf("%s: run %s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID)
-		if l.badVars {
-			msgs = append(msgs, fmt.Sprintf("%s: its scenario, the source it ran, is refused with the vars it records (%s) and not with its own: labrun refuses such a run before it starts, so no run had these vars", at, strings.Join(names, ", ")))
+		if l.badVars != "" {
+			msgs = append(msgs, fmt.Sprintf("%s: %s", at, l.badVars))
 			continue
 		}
 		if l.sc == nil {
@@ -516,7 +516,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		cp := *rec
 		cp.TargetValues = maps.Clone(rec.TargetValues)
 		restoreErr := interp.RestoreTypes(&cp)
-		sameSteps := restoreErr == nil && interp.ChangedStep(&cp, l.sc) == ""
+		sameSteps := restoreErr == nil && interp.ChangedStep(&cp, l.sc, l.hide) == ""
 		if l.changed {
 			// Another source (a comment added, a kit edited): the record is judged again
 			// when the scenario still has the steps and expectations the run had, whose
@@ -549,7 +549,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		}
 		judged := interp.Rejudge(&cp, l.sc)
 		v, _ := interp.Verdict(&cp, judged)
-		if cs := interp.ValueContradictions(rec.Expectations, judged); v == rec.Outcome && len(cs) > 0 {
+		if cs := append(interp.ValueContradictions(rec.Expectations, judged, l.hide), interp.UnrecordedVarReads(&cp, judged, l.hide)...); v == rec.Outcome && len(cs) > 0 {
 			msgs = append(msgs, fmt.Sprintf("%s: %s", at, strings.Join(cs, "; ")))
 			continue
 		}
@@ -594,9 +594,12 @@ type loadedScenario struct {
 	// changed: the file here is not the source the record ran (its hash differs); sc is
 	// then judged with only when its steps and expectations are the ones the record holds.
 	changed bool
-	// badVars: the file is the source the record ran, and loads with its own vars but not
-	// with the record's (scenarioOf): the record's vars were not a run's.
-	badVars bool
+	// badVars, when not "": the file is the source the record ran, and loads with its own
+	// vars but not with the record's (refusedVars says so): the record's vars were not a run's.
+	badVars string
+	// hide hides the values of secrets that the scenario's source writes out itself
+	// (interp.ChangedStep).
+	hide *interp.Redactor
 }
 
 // scenarioOf loads the scenario a record names from file with the record's vars, when file is
@@ -607,19 +610,21 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 		return l
 	}
 	l.changed = p.sources.of(file) != rec.Source
-	res, errs, err := p.loadTo(io.Discard, []string{file}, dsl.Options{Vars: vars})
-	if err != nil || len(errs) > 0 {
-		l.why = "their scenario file does not load here"
-		if !l.changed && len(vars) > 0 && !slices.ContainsFunc(slices.Collect(maps.Values(vars)), func(v string) bool { return strings.HasPrefix(v, "[secret ") }) {
-			// The source the record ran, refused with the record's vars but not with its own:
-			// labrun refuses such a run before it starts, so no run had these vars (vars
-			// edited so that a claim cannot fail, or to a value of another type). A secret's
-			// value is redacted in the record: those vars are not the run's, and say nothing.
-			if _, errs, err := p.loadTo(io.Discard, []string{file}, dsl.Options{}); err == nil && len(errs) == 0 {
-				l.badVars = true
+	opts := dsl.Options{Vars: vars}
+	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
+	if refused := err != nil || len(errs) > 0; refused || declaresSecrets(res) {
+		// The secrets the scenario's source writes out itself: hidden in what merge prints
+		// (an expectation's source, the values it read: loadOwn), and in a step or an
+		// expectation compared with the record (l.hide), as the record hides them.
+		own, ownOK := p.loadOwn(file, opts)
+		l.hide = ownRedactor(own, rec.Scenario)
+		if refused {
+			l.why = "their scenario file does not load here"
+			if !l.changed {
+				l.badVars = p.refusedVars(file, rec, vars, refusals(errs, err), own, ownOK)
 			}
+			return l
 		}
-		return l
 	}
 	for _, s := range res.Scenarios {
 		if s.Name == rec.Scenario {
