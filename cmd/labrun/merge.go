@@ -539,7 +539,13 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		if sameSteps {
 			// The asserts of the steps the run ran (a record whose steps are not the
 			// scenario's is judged by its expectations below, as before).
-			if err := interp.OutcomeContradictions(&cp, l.sc); err != nil {
+			check := interp.OutcomeContradictions
+			if l.changed {
+				check = func(rec *interp.Record, sc *dsl.Scenario) error {
+					return interp.ScenarioDisagreements(rec, sc, relPath(p.Cwd, file))
+				}
+			}
+			if err := check(&cp, l.sc); err != nil {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
 				continue
 			}

@@ -131,7 +131,15 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	if diff := interp.ChangedStep(rec, sc); diff != "" {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: the steps of %s in %s differ from those the run recorded: %s; the record holds the data of the steps that ran, which says nothing about other steps: run the scenario again", path, rec.Scenario, file, diff)}
 	}
-	if err := interp.OutcomeContradictions(rec, sc); err != nil {
+	check := interp.OutcomeContradictions
+	if rec.Source != "" && p.sources.of(inCwd(p.Cwd, file)) != rec.Source {
+		// Another scenario than the run's (--file, or its file edited since): where it
+		// and the record disagree, either may have changed.
+		check = func(rec *interp.Record, sc *dsl.Scenario) error {
+			return interp.ScenarioDisagreements(rec, sc, relPath(p.Cwd, file))
+		}
+	}
+	if err := check(rec, sc); err != nil {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
 	cp := *rec // Rejudge adds its notes to the record it judges

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// recordedRun writes the scenario src as s.cue in a new folder, runs it there (wantRun, its
+// exit code) and returns the folder and the record's JSON, decoded.
+func recordedRun(t *testing.T, src string, wantRun int, args ...string) (string, map[string]any) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Chdir(dir) // labrun reads the files named relative to the working directory
+	writeIn(t, filepath.Join(dir, "s.cue"), src)
+	code, out := runIn(t, dir, append([]string{"run", "-q", "--report-dir", "r"}, append(args, "s.cue")...)...)
+	if code != wantRun {
+		t.Fatalf("run: exit %d, want %d\n%s", code, wantRun, out)
+	}
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if len(recs) == 0 {
+		t.Fatalf("run wrote no record:\n%s", out)
+	}
+	return dir, readJSON(t, recs[0])
+}
+
+// writeIn writes s at path, making its folder.
+func writeIn(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, s)
+}
+
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeIn(t, path, string(b))
+}
+
+// stepOf is the first step record named name.
+func stepOf(t *testing.T, rec map[string]any, name string) map[string]any {
+	t.Helper()
+	for _, s := range rec["steps"].([]any) {
+		if m := s.(map[string]any); m["name"] == name {
+			return m
+		}
+	}
+	t.Fatalf("no step %s in the record", name)
+	return nil
+}
+
+// passedAs edits rec into a passed run: no error, every expectation passed with values.
+func passedAs(rec map[string]any, values map[string]any) {
+	rec["outcome"] = "passed"
+	delete(rec, "error")
+	delete(rec, "errorPos")
+	for _, e := range rec["expectations"].([]any) {
+		m := e.(map[string]any)
+		delete(m, "reason")
+		m["outcome"], m["explanation"] = "passed", "edited"
+		if values != nil {
+			m["values"] = values
+		}
+	}
+}
+
+// refused runs labrun args in dir and wants exit 2 with each of want in its output.
+func refused(t *testing.T, dir string, want []string, args ...string) {
+	t.Helper()
+	code, out := runIn(t, dir, args...)
+	if code != 2 {
+		t.Errorf("%s: exit %d, want 2 (refused)\n%s", strings.Join(args, " "), code, out)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s: the output lacks %q:\n%s", strings.Join(args, " "), w, out)
+		}
+	}
+}
+
+// TestExpectedErrorMatchesPattern: a step with expectFail: "exited with code 1," that erred
+// (exit 2) edited to passed, "failed as expected", with its own error as the expected one,
+// made replay and merge say PASSED: the judge never checked the recorded error against the
+// step's pattern. A genuine record replayed with --file of a scenario whose pattern changed
+// was accepted too.
+func TestExpectedErrorMatchesPattern(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+denied: schema.#Scenario & {
+	steps: [{name: "t", expectFail: "exited with code 1,", exec: argv: ["sh", "-c", "echo usage >&2; exit ` + "%d" + `"]}]
+	expect: ["outcome.t == 'passed'"]
+}
+`
+	dir, rec := recordedRun(t, strings.Replace(src, "%d", "2", 1), 3)
+	s := stepOf(t, rec, "t")
+	msg, _, _ := strings.Cut(s["error"].(string), " (expectFail:")
+	delete(s, "error")
+	s["outcome"], s["expectedError"], s["warnings"] = "passed", msg, []any{"expectFail: failed as expected: " + msg}
+	passedAs(rec, map[string]any{"outcome.t": "passed"})
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{`step t: its record contradicts itself: it passed as its expectFail expected, with the error "sh -c echo usage >&2; exit 2 exited with code 2`, `which its pattern "exited with code 1," does not match`}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+
+	// A genuine record (exit 1, as expected), replayed with --file of the pattern changed.
+	dir, _ = recordedRun(t, strings.Replace(src, "%d", "1", 1), 0)
+	writeIn(t, filepath.Join(dir, "now", "s.cue"), strings.Replace(strings.Replace(src, "%d", "1", 1), "code 1,", "code 7,", 1))
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	refused(t, dir, []string{"the record and the scenario in now/s.cue disagree", `which its pattern "exited with code 7," does not match`}, "replay", "--file", "now/s.cue", recs[0])
+}
+
+// TestChangedScenarioNotBlamedOnRecord: a genuine record replayed with --file of a scenario
+// whose step now says exitCode: 3 was refused as "its record contradicts itself … the record
+// was changed after the run or is corrupt": the scenario changed, not the record. The same
+// finding with the run's own source still blames the record.
+func TestChangedScenarioNotBlamedOnRecord(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+slow: schema.#Scenario & {
+	steps: [{name: "j", exec: {argv: ["sh", "-c", "echo ok"]}}]
+	expect: ["j.stdout == 'ok\\n'"]
+}
+`
+	dir, _ := recordedRun(t, src, 0)
+	writeIn(t, filepath.Join(dir, "c", "s.cue"), strings.Replace(src, `"echo ok"]`, `"echo ok"], exitCode: 3`, 1))
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	code, out := runIn(t, dir, "replay", "--file", "c/s.cue", recs[0])
+	want := "the record and the scenario in c/s.cue disagree (that file is not the source the run had): step j: its outcome is passed, but it records exit 0 and the step expects 3; the scenario changed since the run (run it again), or the record was edited"
+	if code != 2 || !strings.Contains(out, want) || strings.Contains(out, "contradicts itself") {
+		t.Errorf("replay --file c/s.cue: exit %d, want 2 and %q:\n%s", code, want, out)
+	}
+	// The run's own file edited the same way: it is not the source the run had either.
+	writeIn(t, filepath.Join(dir, "s.cue"), strings.Replace(src, `"echo ok"]`, `"echo ok"], exitCode: 3`, 1))
+	code, out = runIn(t, dir, "replay", recs[0])
+	if want := "the record and the scenario in s.cue disagree"; code != 2 || !strings.Contains(out, want) {
+		t.Errorf("replay with s.cue edited: exit %d, want 2 and %q:\n%s", code, want, out)
+	}
+}

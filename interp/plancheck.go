@@ -1,0 +1,42 @@
+package interp
+
+import (
+	"fmt"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// planContradictions say where a step's record holds what its step, as the scenario declares
+// it, never lets a run record, one a finding, each begun with lead after the step's name:
+//   - an expected error (the step failed as its expectFail expected) that the expectFail's
+//     pattern does not match: the runner keeps such an error as the step's error, and the
+//     step does not pass (interp.run.expectedFailure);
+//   - an expected error on a step that has no expectFail.
+func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []string {
+	var msgs []string
+	for _, sr := range rec.Steps {
+		s := steps[sr.Path]
+		if s == nil || s.Kind != sr.Kind {
+			continue // ChangedStep says so
+		}
+		if c := expectedErrorContradiction(sr, s); c != "" {
+			msgs = append(msgs, fmt.Sprintf("step %s: %s%s", shownStep(sr), lead, c))
+		}
+	}
+	return msgs
+}
+
+// expectedErrorContradiction says how the expected error sr records contradicts the
+// expectFail of its step s; "" when it does not.
+func expectedErrorContradiction(sr *StepRecord, s *dsl.Step) string {
+	if sr.ExpectedError == "" {
+		return ""
+	}
+	switch {
+	case !s.ExpectFail:
+		return fmt.Sprintf("it passed as an expectFail expected, with the error %q, but the step has no expectFail", clip(sr.ExpectedError))
+	case s.ExpectFailRE != nil && !s.ExpectFailRE.MatchString(sr.ExpectedError):
+		return fmt.Sprintf("it passed as its expectFail expected, with the error %q, which its pattern %q does not match: a step whose error the pattern does not match keeps that error and does not pass", clip(sr.ExpectedError), s.ExpectFailSrc)
+	}
+	return ""
+}
