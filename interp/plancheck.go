@@ -11,7 +11,9 @@ import (
 //   - an expected error (the step failed as its expectFail expected) that the expectFail's
 //     pattern does not match: the runner keeps such an error as the step's error, and the
 //     step does not pass (interp.run.expectedFailure);
-//   - an expected error on a step that has no expectFail.
+//   - an expected error on a step that has no expectFail;
+//   - a step that passed (not as an expectFail expected) and lasted longer than its timeout
+//     (with timeSlack): its timeout ends it, and it times out.
 func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []string {
 	var msgs []string
 	for _, sr := range rec.Steps {
@@ -19,8 +21,10 @@ func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []
 		if s == nil || s.Kind != sr.Kind {
 			continue // ChangedStep says so
 		}
-		if c := expectedErrorContradiction(sr, s); c != "" {
-			msgs = append(msgs, fmt.Sprintf("step %s: %s%s", shownStep(sr), lead, c))
+		for _, c := range []string{expectedErrorContradiction(sr, s), timeoutContradiction(sr, s)} {
+			if c != "" {
+				msgs = append(msgs, fmt.Sprintf("step %s: %s%s", shownStep(sr), lead, c))
+			}
 		}
 	}
 	return msgs
@@ -37,6 +41,18 @@ func expectedErrorContradiction(sr *StepRecord, s *dsl.Step) string {
 		return fmt.Sprintf("it passed as an expectFail expected, with the error %q, but the step has no expectFail", clip(sr.ExpectedError))
 	case s.ExpectFailRE != nil && !s.ExpectFailRE.MatchString(sr.ExpectedError):
 		return fmt.Sprintf("it passed as its expectFail expected, with the error %q, which its pattern %q does not match: a step whose error the pattern does not match keeps that error and does not pass", clip(sr.ExpectedError), s.ExpectFailSrc)
+	}
+	return ""
+}
+
+// timeoutContradiction says how sr, which passed, lasted longer than the timeout of its step
+// s allows; "" when it did not, or did not pass.
+func timeoutContradiction(sr *StepRecord, s *dsl.Step) string {
+	if sr.Outcome != Passed || sr.ExpectedError != "" || s.Timeout <= 0 {
+		return ""
+	}
+	if d := sr.End - sr.Start; d > s.Timeout+timeSlack(s.Timeout) {
+		return fmt.Sprintf("it passed, but it lasted %s, longer than its timeout of %s, which would have ended it (timeout)", d, s.Timeout)
 	}
 	return ""
 }

@@ -530,6 +530,7 @@ func (r *Record) Contradictions() error {
 		}
 	}
 	msgs = append(msgs, r.timeContradictions()...)
+	msgs = append(msgs, r.phaseContradictions()...)
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -682,6 +683,23 @@ func (r *Record) timeContradictions() []string {
 		}
 		if why != "" {
 			msgs = append(msgs, fmt.Sprintf("step %s: %s", name, why))
+		}
+	}
+	return msgs
+}
+
+// phaseContradictions are the steps whose times the run's own do not hold: every step that
+// ended ended before the run did (the run's end is taken after its cleanup, which joins every
+// step). Records without a start or an end are not checked.
+func (r *Record) phaseContradictions() []string {
+	if r.Start.IsZero() || r.End.IsZero() {
+		return nil
+	}
+	end := r.End.Sub(r.Start)
+	var msgs []string
+	for _, s := range r.Steps {
+		if s.Outcome != "" && s.End > end+timeSlack(end) {
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: it ends at %s, after the run's end at %s", shownStep(s), s.End, end))
 		}
 	}
 	return msgs

@@ -161,3 +161,47 @@ slow: schema.#Scenario & {
 		t.Errorf("replay with s.cue edited: exit %d, want 2 and %q:\n%s", code, want, out)
 	}
 }
+
+// TestPassedStepWithinItsTimeout: a step that lasted 300 ms was accepted as passed under a
+// scenario whose step has timeout: "100ms" (a genuine record replayed with --file of it), and
+// a TIMEOUT record edited to passed, the step's end moved past the run's own end, replayed
+// and merged as PASSED.
+func TestPassedStepWithinItsTimeout(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+slow: schema.#Scenario & {
+	steps: [{name: "j", exec: argv: ["sh", "-c", "sleep 0.3; echo ok"]}]
+	expect: ["j.stdout == 'ok\\n'"]
+}
+`
+	timed := strings.Replace(src, `name: "j",`, `name: "j", timeout: "100ms",`, 1)
+	dir, _ := recordedRun(t, src, 0)
+	writeIn(t, filepath.Join(dir, "b", "s.cue"), timed)
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	refused(t, dir, []string{"the record and the scenario in b/s.cue disagree", "step j: it passed, but it lasted 3", "longer than its timeout of 100ms"}, "replay", "--file", "b/s.cue", recs[0])
+
+	dir, rec := recordedRun(t, timed, 3)
+	s := stepOf(t, rec, "j")
+	s["outcome"], s["endNs"] = "passed", s["startNs"].(float64)+525e6
+	delete(s, "error")
+	rec["results"] = map[string]any{"j": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}}
+	passedAs(rec, map[string]any{"j.stdout": "ok\n"})
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step j: its record contradicts itself: it ends at 525", "after the run's end at 1"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	// Its end left within the run's: the timeout refuses it.
+	s["endNs"] = s["startNs"].(float64) + 150e6
+	rec["end"] = "2099-01-01T00:00:00Z"
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	refused(t, dir, []string{"step j: its record contradicts itself: it passed, but it lasted 150ms, longer than its timeout of 100ms"}, "replay", "m/edited.json")
+	// A step that ended within its timeout and the run passes.
+	s["endNs"] = s["startNs"].(float64) + 90e6
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	code, out := runIn(t, dir, "replay", "m/edited.json")
+	if code != 0 {
+		t.Errorf("replay of a step that ended within its timeout: exit %d\n%s", code, out)
+	}
+}
