@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"time"
 
 	"labrun.dev/labrun/dsl"
 )
@@ -13,7 +14,9 @@ import (
 //     step does not pass (interp.run.expectedFailure);
 //   - an expected error on a step that has no expectFail;
 //   - a step that passed (not as an expectFail expected) and lasted longer than its timeout
-//     (with timeSlack): its timeout ends it, and it times out.
+//     (with timeSlack): its timeout ends it, and it times out;
+//   - a step with at: planned elsewhere than at that offset from the start of its parallel
+//     block's execution (atContradiction).
 func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []string {
 	var msgs []string
 	for _, sr := range rec.Steps {
@@ -21,7 +24,7 @@ func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []
 		if s == nil || s.Kind != sr.Kind {
 			continue // ChangedStep says so
 		}
-		for _, c := range []string{expectedErrorContradiction(sr, s), timeoutContradiction(sr, s)} {
+		for _, c := range []string{expectedErrorContradiction(sr, s), timeoutContradiction(sr, s), atContradiction(rec, sr, s)} {
 			if c != "" {
 				msgs = append(msgs, fmt.Sprintf("step %s: %s%s", shownStep(sr), lead, c))
 			}
@@ -53,6 +56,37 @@ func timeoutContradiction(sr *StepRecord, s *dsl.Step) string {
 	}
 	if d := sr.End - sr.Start; d > s.Timeout+timeSlack(s.Timeout) {
 		return fmt.Sprintf("it passed, but it lasted %s, longer than its timeout of %s, which would have ended it (timeout)", d, s.Timeout)
+	}
+	return ""
+}
+
+// atContradiction says how the planned offset sr records contradicts the at of its step s:
+// the parallel block plans each child at its start plus the child's at, the start taken as
+// the block begins to run, just after its own record's start (interp.run.parallel). The
+// block's execution is the last one of its path that started before sr; a planned offset
+// from 1ms before that start plus at to timeSlack after it is the plan's. "" when sr agrees,
+// or its step has no at, or samples (its ticks plan it), or the block's execution is not
+// recorded.
+func atContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
+	if !s.HasAt || s.Every > 0 || sr.Sample > 0 {
+		return ""
+	}
+	parent := parentPath(sr.Path)
+	var block *StepRecord
+	for _, o := range rec.Steps {
+		if o == sr {
+			break
+		}
+		if o.Path == parent && o.Start <= sr.Start {
+			block = o
+		}
+	}
+	if block == nil {
+		return ""
+	}
+	want := block.Start + s.At
+	if sr.Planned < want-time.Millisecond || sr.Planned > want+timeSlack(want) {
+		return fmt.Sprintf("it was planned at %s, but its at: %s after the start of its block %s (at %s) plans it at %s", sr.Planned, s.At, stepName(block), block.Start, want)
 	}
 	return ""
 }

@@ -205,3 +205,36 @@ slow: schema.#Scenario & {
 		t.Errorf("replay of a step that ended within its timeout: exit %d\n%s", code, out)
 	}
 }
+
+// TestPlannedOffsetIsThePlans: a step with at: "100ms" whose recorded plannedNs, startNs and
+// endNs were moved by 150ms (its skew unchanged, the value its expectation read moved too)
+// replayed and merged as PASSED: no run of the scenario plans it there.
+func TestPlannedOffsetIsThePlans(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+tm: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "job", exec: argv: ["sleep", "0.3"]},
+		{name: "mark", at: "100ms", exec: argv: ["true"]},
+	]}]
+	expect: ["started.mark < 1"]
+}
+`
+	dir, rec := recordedRun(t, src, 0)
+	writeJSON(t, filepath.Join(dir, "m", "genuine.json"), rec)
+	if code, out := runIn(t, dir, "replay", "m/genuine.json"); code != 0 {
+		t.Fatalf("replay of the genuine record: exit %d\n%s", code, out)
+	}
+	s := stepOf(t, rec, "mark")
+	for _, k := range []string{"plannedNs", "startNs", "endNs"} {
+		s[k] = s[k].(float64) + 150e6
+	}
+	v := rec["expectations"].([]any)[0].(map[string]any)["values"].(map[string]any)
+	v["started.mark"] = v["started.mark"].(float64) + 0.15
+	writeJSON(t, filepath.Join(dir, "m", "genuine.json"), rec)
+	want := []string{"step mark: its record contradicts itself: it was planned at 25", "but its at: 100ms after the start of its block", "plans it at 10"}
+	refused(t, dir, want, "replay", "m/genuine.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
