@@ -688,18 +688,50 @@ func (r *Record) timeContradictions() []string {
 	return msgs
 }
 
-// phaseContradictions are the steps whose times the run's own do not hold: every step that
-// ended ended before the run did (the run's end is taken after its cleanup, which joins every
-// step). Records without a start or an end are not checked.
+// phaseContradictions are the times of a record that its phases' order does not hold
+// (each with timeSlack, as the steps' offsets are on the monotonic clock and the phases'
+// instants on the wall clock): every step that ended ended before the run did (the run's end
+// is taken after its cleanup, which joins every step); the steps phase starts (stepsStart)
+// within the run, after every step of the setup ended (the setup joins its background steps
+// too) and before any step of the steps, catch and cleanup phases starts. stepsStart moved
+// later so that ended.<step>, which counts from it, reads less was accepted. Records without
+// a start or an end are not checked; nor is stepsStart when the run did not reach its steps.
 func (r *Record) phaseContradictions() []string {
 	if r.Start.IsZero() || r.End.IsZero() {
 		return nil
 	}
 	end := r.End.Sub(r.Start)
 	var msgs []string
+	say := func(s *StepRecord, format string, args ...any) {
+		msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: ", shownStep(s))+fmt.Sprintf(format, args...))
+	}
+	steps := time.Duration(-1)
+	if !r.StepsStart.IsZero() {
+		steps = r.StepsStart.Sub(r.Start)
+		if steps < -timeSlack(0) || steps > end+timeSlack(end) {
+			msgs = append(msgs, fmt.Sprintf("its steps phase starts (stepsStart) at %s, outside the run, which started at 0s and ended at %s", steps, end))
+			steps = -1
+		}
+	}
 	for _, s := range r.Steps {
-		if s.Outcome != "" && s.End > end+timeSlack(end) {
-			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: it ends at %s, after the run's end at %s", shownStep(s), s.End, end))
+		if s.Outcome == "" {
+			continue // still running: no end
+		}
+		if s.End > end+timeSlack(end) {
+			say(s, "it ends at %s, after the run's end at %s", s.End, end)
+		}
+		if steps < 0 {
+			continue
+		}
+		switch s.Phase {
+		case dsl.PhaseSetup:
+			if s.End > steps+timeSlack(steps) {
+				say(s, "it is a step of the setup and ends at %s, after the steps phase's start (stepsStart) at %s", s.End, steps)
+			}
+		case dsl.PhaseSteps, dsl.PhaseCatch, dsl.PhaseCleanup:
+			if s.Start < steps-timeSlack(steps) {
+				say(s, "it is a step of the %s phase and starts at %s, before that phase's start (stepsStart) at %s", s.Phase, s.Start, steps)
+			}
 		}
 	}
 	return msgs

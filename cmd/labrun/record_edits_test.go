@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // recordedRun writes the scenario src as s.cue in a new folder, runs it there (wantRun, its
@@ -189,7 +190,7 @@ slow: schema.#Scenario & {
 	rec["results"] = map[string]any{"j": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}}
 	passedAs(rec, map[string]any{"j.stdout": "ok\n"})
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
-	want := []string{"step j: its record contradicts itself: it ends at 525", "after the run's end at 1"}
+	want := []string{"step j: its record contradicts itself: it ends at 525", "after the run's end at "}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 	// Its end left within the run's: the timeout refuses it.
@@ -237,4 +238,41 @@ tm: schema.#Scenario & {
 	want := []string{"step mark: its record contradicts itself: it was planned at 25", "but its at: 100ms after the start of its block", "plans it at 10"}
 	refused(t, dir, want, "replay", "m/genuine.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
+
+// TestStepsStartBeforeItsSteps: the record's stepsStart moved 60ms later, the steps' times
+// left alone (ended.j then reads 60ms less), replayed and merged as PASSED, though step j of
+// the steps phase then starts before that phase; moved earlier, the setup's step ends after it.
+func TestStepsStartBeforeItsSteps(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+ss: schema.#Scenario & {
+	setup: [{name: "prep", exec: argv: ["sleep", "0.2"]}]
+	steps: [{name: "j", exec: argv: ["sleep", "0.2"]}]
+	expect: ["ended.j < 10"]
+}
+`
+	dir, rec := recordedRun(t, src, 0)
+	start, err := time.Parse(time.RFC3339Nano, rec["stepsStart"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec["stepsStart"] = start.Add(60 * time.Millisecond).Format(time.RFC3339Nano)
+	v := rec["expectations"].([]any)[0].(map[string]any)["values"].(map[string]any)
+	v["ended.j"] = v["ended.j"].(float64) - 0.06
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step j: its record contradicts itself: it is a step of the steps phase and starts at ", "before that phase's start (stepsStart) at "}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	// Moved earlier: the setup's step ends after it.
+	rec["stepsStart"] = start.Add(-60 * time.Millisecond).Format(time.RFC3339Nano)
+	v["ended.j"] = v["ended.j"].(float64) + 0.12
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	refused(t, dir, []string{"step prep: its record contradicts itself: it is a step of the setup and ends at ", "after the steps phase's start (stepsStart) at "}, "replay", "m/edited.json")
+	// Moved past the run's end.
+	rec["stepsStart"] = start.Add(time.Hour).Format(time.RFC3339Nano)
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	refused(t, dir, []string{"its steps phase starts (stepsStart) at 1h0m0.", "outside the run, which started at 0s and ended at "}, "replay", "m/edited.json")
 }
