@@ -276,3 +276,55 @@ ss: schema.#Scenario & {
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
 	refused(t, dir, []string{"its steps phase starts (stepsStart) at 1h0m0.", "outside the run, which started at 0s and ended at "}, "replay", "m/edited.json")
 }
+
+// TestMergeRefusesShiftedCopy: merge of run --count 3's rounds 1 and 3 (passed) with a copy
+// of round 1's record as round 2 (which failed), every step's times moved by 1ns and the
+// run's by 1µs, said "3 of 3 runs passed": the check of one run counted twice wanted the
+// timings equal to the nanosecond. The copy holds the same results, its times shifted.
+func TestMergeRefusesShiftedCopy(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+flaky: schema.#Scenario & {
+	steps: [{name: "c", exec: argv: ["sh", "-c", "n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; echo $n"]}]
+	expect: ["int(trim(c.stdout)) != 2"]
+}
+`
+	dir, _ := recordedRun(t, src, 1, "--count", "3")
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	var first map[string]any
+	for _, f := range recs {
+		rec := readJSON(t, f)
+		if rec["outcome"] != "passed" {
+			continue
+		}
+		writeJSON(t, filepath.Join(dir, "m", filepath.Base(f)), rec)
+		if u := rec["unit"].(map[string]any); u["round"].(float64) == 1 {
+			first = rec
+		}
+	}
+	if first == nil {
+		t.Fatal("round 1 did not pass")
+	}
+	if code, out := runIn(t, dir, "merge", "--report-dir", "out0", "m"); code != 1 || !strings.Contains(out, "2 of 3 runs passed") {
+		t.Fatalf("merge of rounds 1 and 3: exit %d\n%s", code, out)
+	}
+	u := first["unit"].(map[string]any)
+	u["round"], u["id"] = 2.0, strings.Replace(u["id"].(string), "#1", "#2", 1)
+	for _, s := range first["steps"].([]any) {
+		m := s.(map[string]any)
+		for _, k := range []string{"plannedNs", "startNs", "endNs"} {
+			m[k] = m[k].(float64) + 1
+		}
+	}
+	for _, k := range []string{"start", "end", "stepsStart"} {
+		at, err := time.Parse(time.RFC3339Nano, first[k].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first[k] = at.Add(time.Microsecond).Format(time.RFC3339Nano)
+	}
+	writeJSON(t, filepath.Join(dir, "m", "copy.json"), first)
+	refused(t, dir, []string{"(run flaky#1) and m/copy.json (run flaky#2) are records of one run: they hold the same results, and their 1 step lasted as long and ran at the same offsets from one another, to the nanosecond (shifted by 1ns)"}, "merge", "--report-dir", "out", "m")
+}
