@@ -531,6 +531,7 @@ func (r *Record) Contradictions() error {
 	}
 	msgs = append(msgs, r.timeContradictions()...)
 	msgs = append(msgs, r.phaseContradictions()...)
+	msgs = append(msgs, r.endedEarlyContradictions()...)
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -731,6 +732,33 @@ func (r *Record) phaseContradictions() []string {
 		case dsl.PhaseSteps, dsl.PhaseCatch, dsl.PhaseCleanup:
 			if s.Start < steps-timeSlack(steps) {
 				say(s, "it is a step of the %s phase and starts at %s, before that phase's start (stepsStart) at %s", s.Phase, s.Start, steps)
+			}
+		}
+	}
+	return msgs
+}
+
+// endedEarlyContradictions are the process steps whose record says their process ended on its
+// own with a failure before the cleanup (EndedEarlyWarning) in a record that does not say
+// what such a run says: its outcome is an error (not passed or failed: the runner makes it
+// one), and its cleanup says the process had ended.
+func (r *Record) endedEarlyContradictions() []string {
+	var msgs []string
+	for _, s := range r.Steps {
+		for _, w := range s.Warnings {
+			msg, ok := strings.CutPrefix(w, EndedEarlyWarning)
+			if !ok {
+				continue
+			}
+			var cs []string
+			if r.Outcome == Passed || r.Outcome == Failed {
+				cs = append(cs, fmt.Sprintf("which makes the run an error, but the run's outcome is %s", r.Outcome))
+			}
+			if !slices.Contains(r.Cleanup, msg) {
+				cs = append(cs, "and its cleanup does not say so")
+			}
+			if len(cs) > 0 {
+				msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: it records that its process ended on its own (%s), %s", shownStep(s), msg, strings.Join(cs, "; ")))
 			}
 		}
 	}

@@ -328,3 +328,36 @@ flaky: schema.#Scenario & {
 	writeJSON(t, filepath.Join(dir, "m", "copy.json"), first)
 	refused(t, dir, []string{"(run flaky#1) and m/copy.json (run flaky#2) are records of one run: they hold the same results, and their 1 step lasted as long and ran at the same offsets from one another, to the nanosecond (shifted by 1ns)"}, "merge", "--report-dir", "out", "m")
 }
+
+// TestProcessEndedEarlyOnItsStep: a run that is an ERROR because its process exited on its own
+// (code 3) kept that only in the record's top-level error and cleanup lines, the process
+// step saying passed: replacing them with what a run whose process stayed up records made
+// replay and merge say PASSED. The process step's record keeps its early end now.
+func TestProcessEndedEarlyOnItsStep(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+pr: schema.#Scenario & {
+	steps: [
+		{name: "side", process: argv: ["sh", "-c", "sleep 0.05; exit 3"]},
+		{name: "job", exec: argv: ["sh", "-c", "sleep 0.2; echo ok"]},
+	]
+	expect: ["job.stdout == 'ok\\n'"]
+}
+`
+	dir, rec := recordedRun(t, src, 3)
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	if code, out := runIn(t, dir, "replay", "m/edited.json"); code != 3 {
+		t.Fatalf("replay of the genuine record: exit %d, want 3\n%s", code, out)
+	}
+	if w := stepOf(t, rec, "side")["warnings"]; w == nil {
+		t.Errorf("the process step records no warning of its early end")
+	}
+	rec["outcome"], rec["cleanup"] = "passed", []any{"removed process side"}
+	delete(rec, "error")
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step side: its record contradicts itself: it records that its process ended on its own (process side had already ended: it exited with code 3 on its own, before the cleanup", "which makes the run an error, but the run's outcome is passed"}
+	refused(t, dir, append(want, "and its cleanup does not say so"), "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
