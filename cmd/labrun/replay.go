@@ -36,10 +36,16 @@ and errors are not its codes', whose latencies are out of order, whose qps is no
 requests over its duration, whose addresses outnumber its sockets and connections; a logs
 result whose codes,
 flags, details, count or captures are not those of its lines; a step that passed with an
-error, failed without one, or ends before it starts; a step that ran a load and is shorter
+error, failed without one, or ends before it starts or after the run; a steps phase that
+starts (stepsStart) before a setup step ends or after a step of its own starts; a process step
+whose process ended early in a run that is not an error; a step that ran a load and is shorter
 than the load's duration or does not hold its start and end, a snapshot taken outside its
 step's span; a snapshot of the local backend whose rq_Nxx is not the sum of its rq_<code>
 of class N, or whose http.downstream_ stat is not the stat it names — as edited or corrupt.
+So is a step that passed after lasting longer than its timeout, one that failed as its
+expectFail expected with an error its pattern does not match, or one with at: planned
+elsewhere than its block's start plus its at; when the scenario is not the source the run
+had (--file, or its file edited since), replay says the record and the scenario disagree.
 
 Each assert step is judged again too, when the record holds exactly what it read: every step
 its expression reads (a result, outcome or error, the snapshots of delta, started or ended)
