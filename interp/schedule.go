@@ -349,6 +349,11 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 // MayFailWarning is the warning of a step whose failure its mayFail allowed.
 const MayFailWarning = "mayFail: the run goes on"
 
+// EndedEarlyWarning begins the warning of a process step whose process ended on its own with
+// a failure before the cleanup stopped it (the cleanup's line follows): such a run is an
+// error (Run), whatever its steps and expectations say.
+const EndedEarlyWarning = "ended early: "
+
 // expectFailWarning begins the warning of a step that failed as its expectFail expected; the
 // error follows.
 const expectFailWarning = "expectFail: failed as expected: "

@@ -73,8 +73,9 @@ the path to a checkout differs between machines. Two records of one run (the sam
 combination and round: a shard run twice) keep the later one, with a warning; two whose vars
 differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).
 Two records of different runs that are one run (the same start and end instants, or every
-step's timing the same to the nanosecond: a record copied under another id or round) are
-refused (exit 2), naming both files.
+step's timing the same to the nanosecond, or the same results with every step's duration,
+skew and offset from the first step the same to the nanosecond: a record copied under
+another id or round, its times moved or not) are refused (exit 2), naming both files.
 A record of run --shard i/n keeps its shard and the runs of every shard: records that do not
 hold every run the shards planned (a shard's records missing) are refused (exit 2).
 
@@ -539,7 +540,13 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		if sameSteps {
 			// The asserts of the steps the run ran (a record whose steps are not the
 			// scenario's is judged by its expectations below, as before).
-			if err := interp.OutcomeContradictions(&cp, l.sc); err != nil {
+			check := interp.OutcomeContradictions
+			if l.changed {
+				check = func(rec *interp.Record, sc *dsl.Scenario) error {
+					return interp.ScenarioDisagreements(rec, sc, relPath(p.Cwd, file))
+				}
+			}
+			if err := check(&cp, l.sc); err != nil {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
 				continue
 			}
@@ -767,10 +774,13 @@ func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 // one run: a record copied with its unit's id or round edited, so that merge would count one
 // passed run as many. What a record holds of its run alone: the instants it started and
 // ended (to the nanosecond), and its steps' offsets from the start of its steps (also to the
-// nanosecond). Two runs of one process never share both instants, nor every step's timing.
+// nanosecond). Two runs of one process never share both instants, nor every step's timing;
+// nor, with the same results, every step's duration, skew and offset from the first step's
+// start (shiftedRun): a copy whose times were all moved by a nanosecond is still one run.
 func (p *process) checkClones(all []mergedRecord) error {
 	byTimes := map[string]int{}
 	bySteps := map[string]int{}
+	byShifted := map[string]int{}
 	var msgs []string
 	for i, m := range all {
 		why, j := "", -1
@@ -787,6 +797,14 @@ func (p *process) checkClones(all []mergedRecord) error {
 				why, j = fmt.Sprintf("their %d step%s started and ended at the same offsets, to the nanosecond", len(m.rec.Steps), plural(len(m.rec.Steps))), first
 			} else if !ok {
 				bySteps[k] = i
+			}
+		}
+		if k := shiftedRun(m.rec); k != "" {
+			if first, ok := byShifted[k]; ok && j < 0 {
+				shift := m.rec.Steps[0].Start - all[first].rec.Steps[0].Start
+				why, j = fmt.Sprintf("they hold the same results, and their %d step%s lasted as long and ran at the same offsets from one another, to the nanosecond (shifted by %s)", len(m.rec.Steps), plural(len(m.rec.Steps)), shift), first
+			} else if !ok {
+				byShifted[k] = i
 			}
 		}
 		if j >= 0 {
@@ -814,6 +832,45 @@ func stepTimings(rec *interp.Record) string {
 		return ""
 	}
 	return b.String()
+}
+
+// shiftedRun is what a record holds of its run whatever constant its times were moved by: its
+// outcome, its results and the values its expectations read, and each step's path, outcome,
+// errors, duration, skew and start and planned offsets from the first step's start, all to
+// the nanosecond; "" when no step took time. Two runs that share it are one run: what each
+// step measured is the same, and so is every step's timing but for its origin.
+func shiftedRun(rec *interp.Record) string {
+	if stepTimings(rec) == "" {
+		return ""
+	}
+	type step struct {
+		Path, Outcome, Error, Expected string
+		Round, Sample                  int
+		Took, Skew, From, Planned      time.Duration
+	}
+	type exp struct {
+		Src     string
+		Outcome interp.Outcome
+		Values  map[string]any
+	}
+	doc := struct {
+		Outcome interp.Outcome
+		Results map[string]*interp.Result
+		Exps    []exp
+		Steps   []step
+	}{Outcome: rec.Outcome, Results: rec.Results}
+	origin := rec.Steps[0].Start
+	for _, s := range rec.Steps {
+		doc.Steps = append(doc.Steps, step{s.Path, string(s.Outcome), s.Error, s.ExpectedError, s.Round, s.Sample, s.End - s.Start, s.Skew, s.Start - origin, s.Planned - origin})
+	}
+	for _, j := range rec.Expectations {
+		doc.Exps = append(doc.Exps, exp{j.Src, j.Outcome, j.Values})
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // differentRuns says how two records of one run id differ in the vars they ran with (each

@@ -42,10 +42,16 @@ and errors are not its codes', whose latencies are out of order, whose qps is no
 requests over its duration, whose addresses outnumber its sockets and connections; a logs
 result whose codes,
 flags, details, count or captures are not those of its lines; a step that passed with an
-error, failed without one, or ends before it starts; a step that ran a load and is shorter
+error, failed without one, or ends before it starts or after the run; a steps phase that
+starts (stepsStart) before a setup step ends or after a step of its own starts; a process step
+whose process ended early in a run that is not an error; a step that ran a load and is shorter
 than the load's duration or does not hold its start and end, a snapshot taken outside its
 step's span; a snapshot of the local backend whose rq_Nxx is not the sum of its rq_<code>
 of class N, or whose http.downstream_ stat is not the stat it names — as edited or corrupt.
+So is a step that passed after lasting longer than its timeout, one that failed as its
+expectFail expected with an error its pattern does not match, or one with at: planned
+elsewhere than its block's start plus its at; when the scenario is not the source the run
+had (--file, or its file edited since), replay says the record and the scenario disagree.
 
 Each assert step is judged again too, when the record holds exactly what it read: every step
 its expression reads (a result, outcome or error, the snapshots of delta, started or ended)
@@ -151,7 +157,15 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	if diff := interp.ChangedStep(rec, sc, hide); diff != "" {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: the steps of %s in %s differ from those the run recorded: %s; the record holds the data of the steps that ran, which says nothing about other steps: run the scenario again", path, rec.Scenario, file, diff)}
 	}
-	if err := interp.OutcomeContradictions(rec, sc); err != nil {
+	check := interp.OutcomeContradictions
+	if rec.Source != "" && p.sources.of(inCwd(p.Cwd, file)) != rec.Source {
+		// Another scenario than the run's (--file, or its file edited since): where it
+		// and the record disagree, either may have changed.
+		check = func(rec *interp.Record, sc *dsl.Scenario) error {
+			return interp.ScenarioDisagreements(rec, sc, relPath(p.Cwd, file))
+		}
+	}
+	if err := check(rec, sc); err != nil {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
 	cp := *rec // Rejudge adds its notes to the record it judges
