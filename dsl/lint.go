@@ -249,7 +249,7 @@ func (d *decoder) lintDNSNames(warn func(s *Step, field, code, format string, ar
 }
 
 // lintNothingJudged warns of a scenario that measures and judges nothing: no expectation, no
-// assert or wait step. Its run passes whenever its steps run — a load every request of which
+// assert or wait step in any phase. Its run passes whenever its steps run — a load every request of which
 // answered 503 included — and its report reads as a proof. A scenario that only acts (applies,
 // execs: each step fails on its own error) is judged by its steps and is not warned of.
 func (d *decoder) lintNothingJudged() {
@@ -262,7 +262,8 @@ func (d *decoder) lintNothingJudged() {
 	}
 	var measured []string
 	judged := false
-	for _, ph := range []([]*Step){sc.Setup, sc.Steps, sc.Catch} {
+	// An assert or wait of cleanup judges as well: the run fails when it does not hold.
+	for _, ph := range []([]*Step){sc.Setup, sc.Steps, sc.Catch, sc.Cleanup} {
 		Walk(ph, func(s *Step) {
 			switch s.Kind {
 			case "assert", "wait":
