@@ -1192,6 +1192,14 @@ func (ch *exprChecker) vacuity(n *ast.BinaryNode, written [2]string, l, r *schem
 		x, t, xs = n.Right, r, written[1]
 		op = map[string]string{"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}[op]
 	}
+	if b, ok := x.(*ast.BuiltinNode); ok && (b.Name == "findIndex" || b.Name == "findLastIndex") {
+		// expr (1.17.8) gives nil, not -1, when no item matches: a comparison with a negative
+		// bound never holds (it errs where nothing matches, and is false where something does).
+		if op == "==" && c < 0 || op == "<" && c <= 0 || op == "<=" && c < 0 {
+			return fmt.Sprintf("%s never holds: %s gives the index of an item that matches, or nil (not -1) when none does, and comparing nil errs; to claim that nothing matches write none() with the same list and predicate (e.g. none(xs, # contains 'ERROR')), to claim that something does, any()", cmp, b.Name)
+		}
+		return ""
+	}
 	if least, what := ch.alwaysLen(x); least > 0 {
 		// len(keys(after)) of a snapshot that has least stats whatever the run did.
 		var holds bool
@@ -1279,7 +1287,7 @@ func (ch *exprChecker) alwaysLen(x ast.Node) (float64, string) {
 // nonNegative says what x is when it is never negative ("a count"), "" when it may be.
 func (ch *exprChecker) nonNegative(x ast.Node, t *schema.Type) string {
 	if b, ok := x.(*ast.BuiltinNode); ok && (b.Name == "len" || b.Name == "count") {
-		// findIndex and the like return -1; len and count never do.
+		// len and count are never negative (findIndex gives an index or nil: see vacuity).
 		return "a length"
 	}
 	if t == nil || t.Kind != schema.TNumber {
