@@ -35,34 +35,38 @@ func (w *Warning) String() string { return fmt.Sprintf("%s: warning[%s]: %s", w.
 
 // The lint codes.
 const (
-	LintStatsMatcher    = "stats-matcher"
-	LintPortLevel       = "port-level-shadow"
-	LintTCPPort         = "http-on-tcp-port"
-	LintClusterDomain   = "cluster-domain"
-	LintUnknownHost     = "unknown-host"
-	LintOneSample       = "one-sample"
-	LintUnknownStat     = "unknown-stat"
-	LintMayFailUnread   = "mayfail-unread"
-	LintUnknownAddress  = "unknown-address"
-	LintNothingJudged   = "nothing-judged"
-	LintUnusedDNSName   = "unused-dns-name"
-	LintSweepOnlyJudged = "sweep-only-judged"
+	LintStatsMatcher     = "stats-matcher"
+	LintPortLevel        = "port-level-shadow"
+	LintTCPPort          = "http-on-tcp-port"
+	LintClusterDomain    = "cluster-domain"
+	LintUnknownHost      = "unknown-host"
+	LintOneSample        = "one-sample"
+	LintUnknownStat      = "unknown-stat"
+	LintMayFailUnread    = "mayfail-unread"
+	LintUnknownAddress   = "unknown-address"
+	LintNothingJudged    = "nothing-judged"
+	LintUnusedDNSName    = "unused-dns-name"
+	LintSweepOnlyJudged  = "sweep-only-judged"
+	LintUnreachedBackend = "unreached-backend"
+	LintDeltaWindowOpen  = "delta-window-open"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
 var LintCodes = map[string]string{
-	LintStatsMatcher:    "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
-	LintPortLevel:       "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
-	LintTCPPort:         "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
-	LintClusterDomain:   "a literal cluster.local in a cluster name on the kube target",
-	LintUnknownHost:     "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
-	LintOneSample:       "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
-	LintUnknownStat:     "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
-	LintMayFailUnread:   "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
-	LintNothingJudged:   "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
-	LintSweepOnlyJudged: "a swept var (of the scenario's sweep or --sweep) that only the expectations (or a catch step) read: every combination runs the same setup and steps, and only the claims judged of them differ",
-	LintUnusedDNSName:   "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
-	LintUnknownAddress:  "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
+	LintStatsMatcher:     "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
+	LintPortLevel:        "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
+	LintTCPPort:          "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
+	LintClusterDomain:    "a literal cluster.local in a cluster name on the kube target",
+	LintUnknownHost:      "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
+	LintOneSample:        "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
+	LintUnknownStat:      "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
+	LintMayFailUnread:    "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
+	LintNothingJudged:    "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
+	LintSweepOnlyJudged:  "a swept var (of the scenario's sweep or --sweep) that only the expectations (or a catch step) read: every combination runs the same setup and steps, and only the claims judged of them differ",
+	LintUnusedDNSName:    "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
+	LintUnreachedBackend: "a delta an expression reads compares snapshots of a local backend that no step of the scenario can reach (no load names its ${backends.<name>...} or address, no exec or process runs a command that could, nothing restarts it): nothing the run does moves its counters",
+	LintDeltaWindowOpen:  "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
+	LintUnknownAddress:   "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default
@@ -181,6 +185,158 @@ func (d *decoder) lint() {
 	d.lintLoopbackLoads(warn)
 	d.lintDNSNames(warn)
 	d.lintNothingJudged()
+	d.lintDeltaWindows(warn)
+}
+
+// deltaPairs are the pairs of snapshots the deltas of the scenario's expectations and asserts
+// compare, as the plan knows them (a plain delta of an expectation: the first and last
+// snapshot), each once, in the order read.
+func (d *decoder) deltaPairs() [][2]*Step {
+	sc := d.sc
+	var pairs [][2]*Step
+	add := func(from, to string) {
+		a, b := sc.Step(from), sc.Step(to)
+		if a == nil || b == nil || a == b || slices.Contains(pairs, [2]*Step{a, b}) {
+			return
+		}
+		pairs = append(pairs, [2]*Step{a, b})
+	}
+	for _, e := range sc.Expect {
+		for _, r := range e.Refs {
+			switch r.Kind {
+			case RefDelta:
+				if sc.ExprNames != nil && sc.ExprNames.DeltaErr == "" {
+					add(sc.ExprNames.DeltaFrom, sc.ExprNames.DeltaTo)
+				}
+			case RefDeltaPair:
+				add(r.From, r.To)
+			}
+		}
+	}
+	for _, ph := range sc.Phases() {
+		Walk(ph.Steps, func(s *Step) {
+			if s.Expr == nil {
+				return
+			}
+			for _, r := range s.Expr.Refs {
+				if r.Kind == RefDeltaPair {
+					add(r.From, r.To)
+				}
+			}
+		})
+	}
+	return pairs
+}
+
+// lintDeltaWindows warns of a delta an expression reads whose window cannot hold what the
+// scenario measures: its snapshots are of a local backend no step can reach
+// (LintUnreachedBackend), or it closes while a load that started inside it may still run
+// (LintDeltaWindowOpen). Both hold a claim over the delta to nothing the load did (a delta
+// of 0 rq_5xx while every request answered 503).
+func (d *decoder) lintDeltaWindows(warn func(s *Step, field, code, format string, args ...any)) {
+	pairs := d.deltaPairs()
+	if len(pairs) == 0 {
+		return
+	}
+	warned := map[string]bool{}
+	for _, pr := range pairs {
+		from, to := pr[0], pr[1]
+		fp, ok1 := from.Params.(*schema.Snapshot)
+		tp, ok2 := to.Params.(*schema.Snapshot)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if b := tp.Backend; b != "" && fp.Backend == b && d.target() == "local" && !warned[b] {
+			if what := d.mayReachBackend(b); what == "" {
+				warned[b] = true
+				warn(to, "backend", LintUnreachedBackend, "the delta of %s and %s is of local backend %s, which no step of this scenario can reach (%s): nothing the run does moves its counters, so a claim over the delta (delta.rq_5xx == 0) holds or fails whatever the load did; snapshot the backend the load sends to", from.Name, to.Name, b, d.loadTargets())
+			}
+		}
+		for _, l := range d.order {
+			if _, ok := l.Params.(*schema.Load); !ok || l.Every > 0 {
+				continue
+			}
+			// Started after the window opened, and the window closes right after it starts: a
+			// snapshot taken on purpose while a load runs, after a sleep or at an offset (the
+			// traffic so far), is not warned of.
+			if d.endedBefore(from, l) && !d.endedBefore(l, to) && d.closesRightAfter(l, to) {
+				warn(to, "", LintDeltaWindowOpen, "snapshot %s, which closes the delta of %s and %s an expression reads, is taken right after load %s starts in the background (nothing between takes time, and it is not awaited before %s): the delta covers none or little of the load's requests, so a claim over it (delta.rq_5xx == 0) judges a window the load sent next to nothing in; await %s before %s", to.Name, from.Name, to.Name, l.Shown, to.Name, l.Shown, to.Name)
+			}
+		}
+	}
+}
+
+// closesRightAfter reports whether snapshot to is taken right after background step l starts:
+// both in one sequence (or a phase's list), l before to, and every step between them (and to)
+// takes no time of its own (a snapshot, an assert, a dns flip) at no offset.
+func (d *decoder) closesRightAfter(l, to *Step) bool {
+	if !l.Background || to.At != 0 || d.index[l] >= d.index[to] {
+		return false
+	}
+	if lca := d.commonBlock(l, to); lca != nil && lca.Kind != "sequence" || d.parent[l] != d.parent[to] {
+		return false
+	}
+	for _, s := range d.order[d.index[l]+1 : d.index[to]] {
+		if d.ancestor(l, s) {
+			continue
+		}
+		switch s.Kind {
+		case "snapshot", "assert", "dns":
+			if s.At != 0 || s.Every > 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// loadTargets says where the scenario's loads send, for a message.
+func (d *decoder) loadTargets() string {
+	var urls []string
+	for _, s := range d.order {
+		if p, ok := s.Params.(*schema.Load); ok && !slices.Contains(urls, p.URL) {
+			urls = append(urls, p.URL)
+		}
+	}
+	if len(urls) == 0 {
+		return "it has no load"
+	}
+	return "its loads send to " + strings.Join(urls, ", ")
+}
+
+// backendRef finds ${backends.<name>…} in a string.
+var backendRef = regexp.MustCompile(`\$\{\s*backends\.([A-Za-z_][\w-]*)`)
+
+// mayReachBackend says which step of the scenario may send to (or restart) local backend b,
+// "" when none can: only a load whose URL starts with another backend's ${backends.<name>.url}
+// or address, a command that cannot listen or send (cannotListen), and steps that send nothing
+// (snapshots, waits, asserts, sleeps, logs, awaits, dns, blocks) are known not to.
+func (d *decoder) mayReachBackend(b string) string {
+	for _, s := range d.order {
+		switch p := s.Params.(type) {
+		case *schema.Load:
+			m := backendRef.FindStringSubmatchIndex(p.URL)
+			other := m != nil && p.URL[m[2]:m[3]] != b && !strings.Contains(p.URL, "backends."+b+".") &&
+				(m[0] == 0 && strings.HasPrefix(p.URL[m[1]:], ".url}") ||
+					(strings.HasPrefix(p.URL, "http://") || strings.HasPrefix(p.URL, "https://")) && m[0] == strings.Index(p.URL, "//")+2 && strings.HasPrefix(p.URL[m[1]:], ".address}"))
+			if !other {
+				return "the " + s.Kind + " " + s.Shown
+			}
+		case *schema.Exec, *schema.Process:
+			if !cannotListen(s) {
+				return "the " + s.Kind + " " + s.Shown
+			}
+		default:
+			switch s.Kind {
+			case "snapshot", "wait", "assert", "sleep", "logs", "await", "dns", "sequence", "parallel", "repeat", "events", "get":
+			default:
+				return "the " + s.Kind + " " + s.Shown
+			}
+		}
+	}
+	return ""
 }
 
 // lintDNSNames warns of a dns step on the local target whose host is a name that no record of
@@ -249,7 +405,7 @@ func (d *decoder) lintDNSNames(warn func(s *Step, field, code, format string, ar
 }
 
 // lintNothingJudged warns of a scenario that measures and judges nothing: no expectation, no
-// assert or wait step. Its run passes whenever its steps run — a load every request of which
+// assert or wait step in any phase. Its run passes whenever its steps run — a load every request of which
 // answered 503 included — and its report reads as a proof. A scenario that only acts (applies,
 // execs: each step fails on its own error) is judged by its steps and is not warned of.
 func (d *decoder) lintNothingJudged() {
@@ -262,7 +418,8 @@ func (d *decoder) lintNothingJudged() {
 	}
 	var measured []string
 	judged := false
-	for _, ph := range []([]*Step){sc.Setup, sc.Steps, sc.Catch} {
+	// An assert or wait of cleanup judges as well: the run fails when it does not hold.
+	for _, ph := range []([]*Step){sc.Setup, sc.Steps, sc.Catch, sc.Cleanup} {
 		Walk(ph, func(s *Step) {
 			switch s.Kind {
 			case "assert", "wait":

@@ -609,6 +609,16 @@ func keyNeverHeld(t *schema.Type, m, key string) string {
 	return ""
 }
 
+// keyAlwaysHeld says why map t (read as m) has key in every run, whatever the run did: a
+// snapshot of a source whose catalogue says every snapshot has that stat (a local backend's
+// rq_total). "" when it may lack it. A delta is left out: it has a snapshot's counters only.
+func keyAlwaysHeld(t *schema.Type, m, key string) string {
+	if t == nil || t.Kind != schema.TStats || t.Stats == nil || t.Stats.Deltas || t.Stats.Catalogue == nil || !t.Stats.Catalogue.AlwaysHas(key) {
+		return ""
+	}
+	return fmt.Sprintf("every snapshot of %s has %q from its first on, whatever the run did (a backend no request reached too): this reads the same whatever the run records, so it proves nothing; test its value, e.g. %s.%s > 0 (only rq_<code> appears once such a response was sent)", t.Stats.Catalogue.What, key, m, key)
+}
+
 // keyFormMismatch says why a key of type k can never be a key of the map t: its values have
 // another form (a host, or a URL, where the keys are ip:port addresses). "" when it can be.
 func keyFormMismatch(t, k *schema.Type, key string) string {
@@ -953,6 +963,8 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
 			if msg := keyNeverHeld(m, n.Arguments[0].String(), key.Value); msg != "" {
 				c.fail(col(key), "has(%s, %q) is always false: %s", n.Arguments[0], key.Value, msg)
+			} else if msg := keyAlwaysHeld(m, n.Arguments[0].String(), key.Value); msg != "" {
+				c.fail(col(key), "has(%s, %q) is always true: %s", n.Arguments[0], key.Value, msg)
 			}
 		}
 		return schema.BoolType
@@ -1101,6 +1113,12 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 				if key, ok := n.Left.(*ast.StringNode); ok && msg == "" {
 					// The key checks of has(map, key), which asks the same.
 					msg = keyNeverHeld(r, n.Right.String(), key.Value)
+					if msg == "" {
+						if msg = keyAlwaysHeld(r, n.Right.String(), key.Value); msg != "" {
+							c.fail(col(n), "%s %s %s is always %v: %s", n.Left, n.Operator, n.Right, n.Operator == "in", msg)
+							break
+						}
+					}
 				}
 				if msg != "" {
 					c.fail(col(n), "%s %s %s is always %v: %s", n.Left, n.Operator, n.Right, n.Operator != "in", msg)
@@ -1174,6 +1192,30 @@ func (ch *exprChecker) vacuity(n *ast.BinaryNode, written [2]string, l, r *schem
 		x, t, xs = n.Right, r, written[1]
 		op = map[string]string{"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}[op]
 	}
+	if b, ok := x.(*ast.BuiltinNode); ok && (b.Name == "findIndex" || b.Name == "findLastIndex") {
+		// expr (1.17.8) gives nil, not -1, when no item matches: a comparison with a negative
+		// bound never holds (it errs where nothing matches, and is false where something does).
+		if op == "==" && c < 0 || op == "<" && c <= 0 || op == "<=" && c < 0 {
+			return fmt.Sprintf("%s never holds: %s gives the index of an item that matches, or nil (not -1) when none does, and comparing nil errs; to claim that nothing matches write none() with the same list and predicate (e.g. none(xs, # contains 'ERROR')), to claim that something does, any()", cmp, b.Name)
+		}
+		return ""
+	}
+	if least, what := ch.alwaysLen(x); least > 0 {
+		// len(keys(after)) of a snapshot that has least stats whatever the run did.
+		var holds bool
+		switch {
+		case op == ">=" && c <= least, op == ">" && c < least, op == "!=" && c < least:
+			holds = true
+		case op == "<" && c <= least, op == "<=" && c < least, op == "==" && c < least:
+			holds = false
+		default:
+			return ""
+		}
+		if holds {
+			return fmt.Sprintf("%s holds whatever the run records (%s is at least %g: %s): it cannot fail, so it proves nothing; test a stat's value, e.g. after.rq_total > 0", cmp, xs, least, what)
+		}
+		return fmt.Sprintf("%s never holds (%s is at least %g: %s); expected a bound it can meet", cmp, xs, least, what)
+	}
 	what := ch.nonNegative(x, t)
 	if what == "" {
 		return ""
@@ -1213,10 +1255,39 @@ func constNumber(n ast.Node) (float64, bool) {
 	return 0, false
 }
 
+// alwaysLen is the least value of len(keys(s)) or len(s) (x), s a snapshot whose catalogue says
+// every snapshot has its stats (schema.Catalogue.Always), and why; 0 for anything else.
+func (ch *exprChecker) alwaysLen(x ast.Node) (float64, string) {
+	b, ok := x.(*ast.BuiltinNode)
+	if !ok || b.Name != "len" || len(b.Arguments) != 1 {
+		return 0, ""
+	}
+	arg := b.Arguments[0]
+	if k, ok := arg.(*ast.BuiltinNode); ok && (k.Name == "keys" || k.Name == "values") && len(k.Arguments) == 1 {
+		arg = k.Arguments[0]
+	}
+	id, ok := arg.(*ast.IdentifierNode)
+	if !ok || ch.names == nil {
+		return 0, ""
+	}
+	if _, let := ch.lets[id.Value]; let {
+		return 0, ""
+	}
+	r := ch.names.Results[id.Value]
+	if r == nil || r.Type == nil || r.Type.Kind != schema.TStats || r.Type.Stats == nil || r.Type.Stats.Deltas || r.Type.Stats.Catalogue == nil {
+		return 0, ""
+	}
+	cat := r.Type.Stats.Catalogue
+	if n := cat.AlwaysLen(); n > 0 {
+		return float64(n), fmt.Sprintf("every snapshot of %s has the %d stats of its catalogue but rq_<code>, whatever the run did", cat.What, n)
+	}
+	return 0, ""
+}
+
 // nonNegative says what x is when it is never negative ("a count"), "" when it may be.
 func (ch *exprChecker) nonNegative(x ast.Node, t *schema.Type) string {
 	if b, ok := x.(*ast.BuiltinNode); ok && (b.Name == "len" || b.Name == "count") {
-		// findIndex and the like return -1; len and count never do.
+		// len and count are never negative (findIndex gives an index or nil: see vacuity).
 		return "a length"
 	}
 	if t == nil || t.Kind != schema.TNumber {

@@ -27,6 +27,9 @@ func (sc *Scenario) CompileValue(src string, pos Pos) (*Expr, error) {
 	if !e.readsTheRun() {
 		return nil, &Error{Pos: pos.inString(), Msg: fmt.Sprintf("in expression %q: it reads nothing the run records: it has the same value on every run, so it checks nothing; expected one that reads a step's result, a snapshot, delta or a time", src)}
 	}
+	if !e.readsRecorded() {
+		return nil, &Error{Pos: pos.inString(), Msg: fmt.Sprintf("in expression %q: it reads only the clock (now()) and constants, nothing the run recorded: its value depends on when it is read, whatever the run did, so it checks nothing of the run; expected one that reads a step's result, a snapshot, delta or a time", src)}
+	}
 	if t := e.Type; known(t) && t.Kind != schema.TNumber {
 		return nil, &Error{Pos: pos.inString(), Msg: fmt.Sprintf("in expression %q: it is %s, not a number", src, describe(t))}
 	}

@@ -554,6 +554,8 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 		}
 		if why := j.noResult(e); why != "" && readOfNil(jd.Reason) {
 			jd.Reason = why // not expr's "cannot get codes from <nil>"
+		} else if why := foundNothing(e.Src, jd.Reason); why != "" {
+			jd.Reason = why // not Go's "interface conversion: interface {} is nil, not int"
 		}
 		return jd
 	}
@@ -610,6 +612,70 @@ func (j *Judge) noResult(e *dsl.Expr) string {
 		return fmt.Sprintf("%s.%s has no value: step %q recorded no result (%s)", r.Step, r.Field, r.Step, how)
 	}
 	return ""
+}
+
+// foundNothing says, in the claim's terms, why an expression of source src erred with msg when
+// the nil it compared is what findIndex or findLastIndex give when no item matches (not -1:
+// expr 1.17.8), or what min or max give of an empty list: Go's "interface conversion:
+// interface {} is nil, not int" or expr's "invalid operation: <nil> < int" said nothing of
+// it. "" when msg is not about a nil operand or src calls none of them.
+func foundNothing(src, msg string) string {
+	if !strings.Contains(msg, "interface {} is nil") && !strings.Contains(msg, "<nil>") {
+		return ""
+	}
+	for _, fn := range []string{"findLastIndex", "findIndex", "findLast", "find", "min", "max"} {
+		call := callText(src, fn)
+		if call == "" {
+			continue
+		}
+		switch fn {
+		case "findIndex", "findLastIndex":
+			return fmt.Sprintf("%s found no item: %s gives nil, not -1, when nothing matches, and a comparison of nil errs; to claim that nothing matches write none(…) with the same list and predicate, to claim that something does, any(…)", call, fn)
+		case "find", "findLast":
+			return fmt.Sprintf("%s found no item: %s gives nil when nothing matches, and reading or comparing nil errs; claim that something matches first (any(…) && …), or that nothing does with none(…)", call, fn)
+		default:
+			return fmt.Sprintf("%s has no value: the list it takes the %s of is empty (%s gives nil then), and a comparison of nil errs; claim that the list has items (len(…) > 0 && …), or, where an empty one is the claim, say so (len(…) == 0 || …)", call, map[string]string{"min": "least", "max": "greatest"}[fn], fn)
+		}
+	}
+	return ""
+}
+
+// callText is the first call of function fn in src, as written ("findIndex(xs, # > 1)"), ""
+// when src calls none.
+func callText(src, fn string) string {
+	for i := 0; ; {
+		k := strings.Index(src[i:], fn+"(")
+		if k < 0 {
+			return ""
+		}
+		k += i
+		i = k + len(fn)
+		if k > 0 && (isWordByte(src[k-1]) || src[k-1] == '.') {
+			continue // part of another name, or a method
+		}
+		depth, quote := 0, byte(0)
+		for j := k + len(fn); j < len(src); j++ {
+			c := src[j]
+			switch {
+			case quote != 0:
+				if c == '\\' {
+					j++
+				} else if c == quote {
+					quote = 0
+				}
+			case c == '\'' || c == '"' || c == '`':
+				quote = c
+			case c == '(':
+				depth++
+			case c == ')':
+				depth--
+				if depth == 0 {
+					return src[k : j+1]
+				}
+			}
+		}
+		return ""
+	}
 }
 
 // readOfNil says an evaluation error is expr's (or a function's) about a value that is nil:

@@ -142,7 +142,7 @@ func checkCannotFail(sc *dsl.Scenario, sweptVars, sweptByFlag map[string]bool) d
 				what = append(what, "every outcome of the steps whose outcome or error it reads (passed, failed, error, skipped, interrupted), with errors of their kind and the strings it writes; passed with no error for a step whose failure would have stopped the run before it is judged (no mayFail, under no block that may fail: the expectations are judged only when the steps passed)")
 			}
 			if len(r.times) > 0 {
-				what = append(what, "start and end times of the steps it times (each ending at or after it starts, in the order the plan guarantees and no other)")
+				what = append(what, "start and end times of the steps it times (each ending at or after it starts, in the order the plan guarantees and no other; not started, or not ended, where it is judged unless the plan says it ran to its end by then)")
 			}
 			if len(r.execs) > 0 {
 				what = append(what, "exit codes (0, 1, 2, 126, 127, 255 and the numbers it writes) and outputs (empty, a line, the strings it writes, strings of the lengths and line counts it writes and their neighbours, a long one of many lines) of the commands it reads")
@@ -243,6 +243,9 @@ type reads struct {
 // expression) is not judged.
 var timeRead = regexp.MustCompile(`\b(?:started|ended)\b(\s*\.\s*(\w+)|)`)
 
+// hasTimeRead finds has(started, 'x') and has(ended, 'x') (x a step's name, in either quotes).
+var hasTimeRead = regexp.MustCompile(`\bhas\(\s*(?:started|ended)\s*,\s*(?:"([\w-]+)"|'([\w-]+)')\s*\)`)
+
 // judgedReads are what e reads when it reads nothing else a run records, and no var (the
 // functions aside); ok is false otherwise, or when it reads nothing a sample gives.
 func judgedReads(sc *dsl.Scenario, e *dsl.Expr, swept bool) (r reads, ok bool) {
@@ -284,7 +287,20 @@ func judgedReads(sc *dsl.Scenario, e *dsl.Expr, swept bool) (r reads, ok bool) {
 			continue
 		case "started", "ended":
 			times := map[string]bool{}
-			for _, m := range timeRead.FindAllStringSubmatch(e.Src, -1) {
+			// has(started, 'x') and has(ended, 'x') read whether x ran, and ran to its end,
+			// where the expression is judged: drawn as the times are (x missing from the
+			// samples in which it may not have started or ended there).
+			src := hasTimeRead.ReplaceAllStringFunc(e.Src, func(m string) string {
+				sub := hasTimeRead.FindStringSubmatch(m)
+				times[sub[1]+sub[2]] = true
+				return "true"
+			})
+			for t := range times {
+				if sc.Step(t) == nil {
+					return reads{}, false
+				}
+			}
+			for _, m := range timeRead.FindAllStringSubmatch(src, -1) {
 				if m[2] == "" || sc.Step(m[2]) == nil {
 					return reads{}, false // started[x], or a let's name
 				}
@@ -494,8 +510,10 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 		switch {
 		case plan.surelyPassed(st, at):
 			sets[k], expectFail[k] = []string{dsl.OutcomePassed}, st.ExpectFail
-		case at != nil:
+		case at != nil && !plan.endedBy(st, at):
 			sets[k] = midRunOutcomes // a step in the background may still run
+		case at != nil:
+			sets[k] = sampledOutcomes // it ended (or never ran) before at is judged: never running
 		default:
 			sets[k] = sampledOutcomes
 		}
@@ -550,7 +568,23 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 			env["outcome"], env["error"] = outcome, errs
 		}
 		if len(timed) > 0 {
-			env["started"], env["ended"] = plan.timesOf(timed, samples.reals, i)
+			started, ended := plan.timesOf(timed, samples.reals, i)
+			div := 1
+			for _, s := range timed {
+				// Where at is judged, a step that may still run has started and not ended,
+				// or not started yet (has(ended, x), has(started, x) false).
+				if !plan.surelyEnded(s, at) {
+					switch (i / div) % 3 {
+					case 1:
+						delete(ended, s.Name)
+					case 2:
+						delete(started, s.Name)
+						delete(ended, s.Name)
+					}
+					div *= 3
+				}
+			}
+			env["started"], env["ended"] = started, ended
 		}
 		for k, name := range r.series {
 			env[name] = samples.series(i, k, r.seriesStats, sc.Step(name))

@@ -135,6 +135,36 @@ func (p *planOrder) surelyPassed(s, at *dsl.Step) bool {
 	return (at.Phase == dsl.PhaseSetup || at.Phase == dsl.PhaseSteps) && p.precedes(s, at)
 }
 
+// endedBy says s has ended, or never ran, wherever an assert, wait or repeat at (of setup or
+// steps) judges its until or assertion: s precedes at in the plan, or s is one of repeat at's
+// own steps (its until is judged after each round) held up by no background block on its way.
+func (p *planOrder) endedBy(s, at *dsl.Step) bool {
+	if s == nil || at == nil || at.Phase != dsl.PhaseSetup && at.Phase != dsl.PhaseSteps {
+		return false
+	}
+	if p.precedes(s, at) {
+		return true
+	}
+	if at.Kind != "repeat" {
+		return false
+	}
+	for a := s; a != nil; a = p.parent[a] {
+		if a == at {
+			return true
+		}
+		if detached(a) {
+			return false
+		}
+	}
+	return false
+}
+
+// surelyEnded says s started and ended in every passing run by where an expression judged at
+// at (nil: the end of the run) is judged: has(started, s) and has(ended, s) hold there.
+func (p *planOrder) surelyEnded(s, at *dsl.Step) bool {
+	return !p.mayBeSkipped(s) && (at == nil || p.endedBy(s, at))
+}
+
 // mayBeSkipped says s may not have run in a passing run: under a block that may fail (its
 // own mayFail or expectFail does not stop it starting and ending), or in catch or cleanup.
 func (p *planOrder) mayBeSkipped(s *dsl.Step) bool {

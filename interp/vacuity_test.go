@@ -669,3 +669,51 @@ func TestHoldsOfEverySeries(t *testing.T) {
 		})
 	}
 }
+
+// TestHoldsOfEveryRanOrEnded: has(started, x) and has(ended, x), and an outcome compared with
+// "running", are judged at their place in the plan: of a step that surely ran to its end
+// where the claim is judged (a first step, one before an assert in a sequence, a repeat's
+// own step at its until) they hold whatever the run did, and are refused; of a step that may
+// still run or not have run there (background, later, in a block that may fail, in cleanup)
+// they are kept.
+func TestHoldsOfEveryRanOrEnded(t *testing.T) {
+	const probe = `{name: "p", mayFail: true, exec: argv: ["false"]}`
+	for _, c := range []struct {
+		steps, expect string
+		refused       bool
+	}{
+		{probe, "has(ended, 'p')", true},
+		{probe, `has(started, "p")`, true},
+		{probe, "has(started, 'p') || outcome.p == 'skipped'", true},
+		{probe + `, {name: "a", assert: "outcome.p != 'running'"}`, "p.exit == 0", true},
+		{probe + `, {name: "a", assert: "has(ended, 'p')"}`, "p.exit == 0", true},
+		{`{repeat: {max: 5, until: "outcome.p != 'running'", steps: [` + probe + `]}}`, "p.exit == 0", true},
+		{`{repeat: {max: 5, until: "has(ended, 'p')", steps: [` + probe + `]}}`, "p.exit == 0", true},
+
+		{probe, "has(ended, 'p') && p.exit == 0", false},
+		{probe, "outcome.p == 'passed'", false},
+		{`{name: "bg", background: true, exec: argv: ["sleep", "1"]}, {name: "w", wait: {until: "has(ended, 'bg') || bg.exit == 0", interval: "10ms"}}`, "bg.exit == 0", false},
+		{`{name: "bg", background: true, exec: argv: ["sleep", "1"]}, {name: "w", wait: {until: "outcome.bg != 'running'", interval: "10ms"}}`, "bg.exit == 0", false},
+		{`{name: "a", assert: "has(started, 'p')"}, ` + probe, "p.exit == 0", false},
+		{`{parallel: [` + probe + `, {name: "a", assert: "has(ended, 'p')"}]}`, "p.exit == 0", false},
+		{`{repeat: {max: 5, until: "has(ended, 'p')", steps: [{name: "p", background: true, exec: argv: ["false"]}]}}`, "p.exit == 0", false},
+		{`{name: "m", mayFail: true, sequence: [{name: "m1", exec: argv: ["false"]}, ` + probe + `]}`, "has(ended, 'p')", false},
+		{`{name: "q", exec: argv: ["true"]}], cleanup: [` + probe + `, {name: "a", assert: "has(ended, 'q')"}`, "q.exit == 0", false},
+		{`{name: "q", exec: argv: ["true"]}], cleanup: [` + probe + `, {name: "a", assert: "outcome.q != 'running'"}`, "q.exit == 0", false},
+		{`{name: "q", exec: argv: ["true"]}], cleanup: [` + probe, "has(ended, 'p')", false},
+	} {
+		res, err := loadScenarioErr(t, `s: schema.#Scenario & {
+			steps: [
+				`+c.steps+`
+			]
+			expect: [`+quote(c.expect)+`]
+		}`)
+		if err != nil {
+			t.Fatalf("%s / %s: load: %v", c.steps, c.expect, err)
+		}
+		errs := interp.CheckCannotFail(res.Scenarios[0])
+		if got := len(errs) > 0; got != c.refused {
+			t.Errorf("%s / %s: refused %v, want %v: %v", c.steps, c.expect, got, c.refused, errs)
+		}
+	}
+}

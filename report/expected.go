@@ -138,7 +138,15 @@ func ParseTolerance(line string) (Tolerance, bool) {
 // Compile compiles the tolerance's expression against the scenario's names, typed as its
 // expectations are (sc.CompileValue); pos is the position of the byte before the expression
 // (Pos of its line, column before it), where errors are said.
+//
+// A tolerance of 100% or more is refused: it accepts 0 (and, above 100%, values of the other
+// sign) whatever VALUE is, so "~ fortio.code200 5 ±100%" held of a load with no 200 at all.
 func (t Tolerance) Compile(sc *dsl.Scenario, pos dsl.Pos) (*dsl.Expr, error) {
+	if t.Pct >= 100 && t.Value != 0 {
+		at := pos
+		at.Col++
+		return nil, &dsl.Error{Pos: at, Msg: fmt.Sprintf("%s: a tolerance of 100%% or more accepts 0 (no such value at all) whatever %s is, so the line cannot tell the value from its absence; write a tolerance under 100%%, e.g. ±10%%", t.String(), strconv.FormatFloat(t.Value, 'f', -1, 64))}
+	}
 	return sc.CompileValue(t.Expr, pos)
 }
 

@@ -52,6 +52,9 @@ type Catalogue struct {
 	What string
 	// Closed says no other name can appear.
 	Closed bool
+	// Always says a snapshot of the source has every stat named in the catalogue (not those
+	// of a pattern: rq_<code>) from its first on, whatever the run did.
+	Always bool
 	stats  map[string]Stat
 	// patterns are the families with a variable part (rq_<code>,
 	// circuit_breakers.<priority>.rq_open), each with an example name.
@@ -65,6 +68,20 @@ type Catalogue struct {
 
 // Summary lists the catalogue in a few words, for messages.
 func (c *Catalogue) Summary() string { return c.summary }
+
+// AlwaysHas reports whether every snapshot of the source has stat name (Always).
+func (c *Catalogue) AlwaysHas(name string) bool {
+	_, ok := c.stats[name]
+	return c.Always && ok
+}
+
+// AlwaysLen is the number of stats every snapshot of the source has (0 unless Always).
+func (c *Catalogue) AlwaysLen() int {
+	if !c.Always {
+		return 0
+	}
+	return len(c.stats)
+}
 
 type statPattern struct {
 	re      *regexp.Regexp
@@ -185,6 +202,7 @@ var BackendStats = func() *Catalogue {
 		c.stats[s.Name] = s
 	}
 	c.summary = "rq_total, rq_<code> (e.g. rq_503), rq_1xx … rq_5xx, cx_total, cx_rx_bytes_total, cx_tx_bytes_total, cx_active, rq_active; each but rq_<code> also as http.downstream_<name>"
+	c.Always = true // driver/local's stats() sets each of them (its tests hold it to the table)
 	return c.pattern(`rq_[1-5][0-9][0-9]`, "rq_503", Counter, Count,
 		"responses with that status code (the stat exists once one such response was sent)")
 }()

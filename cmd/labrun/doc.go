@@ -35,7 +35,8 @@ against the run: the block after a spec holds the normalised result of that spec
 expectation's verdict), which leaves out what differs between clusters (pod names, IPs, the
 cluster domain, absolute counter values, timings). A line "~ EXPR VALUE ±N%" checks a value
 within a tolerance, e.g. "~ fortio.avg 3000 ±10%"; its EXPR is compiled as the scenario's
-expectations are (the same names and refusals), before any run and by --vet. A scenario that declares a sweep runs once
+expectations are (the same names and refusals; a tolerance of 100% or more, which accepts
+0, and an EXPR reading only the clock are refused), before any run and by --vet. A scenario that declares a sweep runs once
 per combination (as labrun run does, summary included) and its block holds the summary: a row
 per run with its vars, outcome, response codes and each expectation's verdict, the numbers left
 out. A mismatch fails with a diff at the .md lines.

@@ -55,6 +55,10 @@ func (f *loadFlags) options() (dsl.Options, error) {
 		if !ok || k == "" {
 			return opts, &exitError{exitInvalid, fmt.Sprintf("--var %q: expected name=value", v)}
 		}
+		if first, dup := opts.Vars[k]; dup {
+			// The last would win, the first be dropped unsaid: refused as --sweep given twice is.
+			return opts, &exitError{exitInvalid, fmt.Sprintf("--var %s given twice (%s, then %s): give it once", k, first, val)}
+		}
 		opts.Vars[k] = val
 	}
 	if err := checkOutput(f.output); err != nil {
