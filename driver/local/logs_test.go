@@ -26,7 +26,7 @@ func TestLeadingTime(t *testing.T) {
 		{"", ""},
 		{"[", ""},
 	} {
-		got, ok := leadingTime(tc.line)
+		got, _, ok := leadingTime(tc.line)
 		if tc.want == "" {
 			if ok {
 				t.Errorf("leadingTime(%q) = %v, want none", tc.line, got)
@@ -87,6 +87,46 @@ func TestLogsFile(t *testing.T) {
 		if _, err := schema.ReadLogs(ctx, tg.Logs, req, mark); err == nil {
 			t.Errorf("%+v: no error", req)
 		}
+	}
+}
+
+// TestLogsFileStampPrecision: a time is only as precise as it is written. A line stamped
+// "10:00:00Z" under a mark at 10:00:00.41 may have been written after the mark and is read (it
+// was dropped, and a claim "no ERROR was logged" passed over an ERROR logged in the run); one
+// whose whole unit lies before the mark is not.
+func TestLogsFileStampPrecision(t *testing.T) {
+	dir := t.TempDir()
+	mark := time.Date(2026, 12, 5, 10, 0, 0, 410_000_000, time.UTC)
+	text := "2026-12-05T09:59:59Z before, whole second\n" +
+		"2026-12-05T10:00:00.3Z before, tenth\n" +
+		"2026-12-05T10:00:00.409Z before, millisecond\n" +
+		"2026-12-05T10:00:00Z ERROR disk full\n" +
+		"  its continuation\n" +
+		"2026-12-05T10:00:00.4Z within the tenth\n" +
+		"2026-12-05T10:00:00.410Z at the mark\n" +
+		"[2026-12-05T10:00:00.4099999999Z] within ten digits\n"
+	p := filepath.Join(dir, "job.log")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg := newTarget(t, nil, Options{Dir: dir})
+	ctx, cancel := bg()
+	defer cancel()
+	lines, err := schema.ReadLogs(ctx, tg.Logs, schema.Logs{File: "job.log"}, mark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range lines {
+		got = append(got, l.Text)
+	}
+	want := []string{
+		"2026-12-05T10:00:00Z ERROR disk full", "  its continuation",
+		"2026-12-05T10:00:00.4Z within the tenth",
+		"2026-12-05T10:00:00.410Z at the mark",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("lines since %s:\n got %q\nwant %q", mark.Format(time.RFC3339Nano), got, want)
 	}
 }
 
