@@ -15,9 +15,17 @@ import (
 
 // phase runs the steps of one phase, then joins the background steps nobody awaited.
 func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error {
+	// The phases before this one have ended: a step of theirs that has not started (a phase
+	// that did not run, a catch not needed) no longer may.
+	for _, p := range ru.sc.Phases() {
+		if phaseRank[p.Phase] < phaseRank[ph] {
+			ru.settle(p.Steps)
+		}
+	}
 	if len(steps) == 0 {
 		return nil
 	}
+	defer ru.settle(steps)
 	err := ru.sequence(ctx, steps)
 	// Background steps still running end with their phase: they are joined, not abandoned.
 	ru.mu.Lock()
@@ -152,6 +160,11 @@ const launchLead = 20 * time.Millisecond
 
 // timed waits until planned, then runs s (a sampler samples until its while step ends).
 func (ru *run) timed(ctx context.Context, s *dsl.Step, planned time.Time, timed bool) error {
+	if st := ru.steps[s.Name]; st != nil && s.Name != "" {
+		st.dispatched.Store(true)
+		defer st.settled.Store(true)
+	}
+	defer ru.settle(s.Children) // those its end left unstarted
 	if wait := planned.Sub(ru.clock.Now()); wait > 0 {
 		if err := ru.clock.Sleep(ctx, planned, nil); err != nil {
 			ru.markNamed(s, planned, err)
