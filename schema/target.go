@@ -252,6 +252,10 @@ type FileMark struct {
 	// Sum is a digest of its first and last bytes (up to 64 KiB each) then: another sum of
 	// the same bytes later is a file rewritten.
 	Sum string `json:"sum,omitempty"`
+	// ModTime is its modification time then: a file written since and no longer than it was
+	// had its bytes rewritten, the same bytes too (a job that truncates its log and writes
+	// the same lines again), which the sum cannot tell.
+	ModTime time.Time `json:"modTime,omitzero"`
 }
 
 // FileMarker is a LogReader that reads local files and notes where one ends now (see

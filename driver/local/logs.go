@@ -85,7 +85,7 @@ func (l *logReader) MarkFile(path string) (schema.FileMark, error) {
 	if err != nil {
 		return schema.FileMark{}, err
 	}
-	return schema.FileMark{Exists: true, Size: fi.Size(), ID: fileID(fi), Sum: sum}, nil
+	return schema.FileMark{Exists: true, Size: fi.Size(), ID: fileID(fi), Sum: sum, ModTime: fi.ModTime()}, nil
 }
 
 // edgeBytes is how much of each end of a file's first size bytes edgeSum reads.
@@ -122,6 +122,10 @@ func gained(f *os.File, fi os.FileInfo, since schema.LogSince) (int64, string) {
 		return -1, "another file was put in its place since the mark (rotated or rewritten)"
 	case fi.Size() < m.Size:
 		return -1, fmt.Sprintf("it was truncated since the mark (it held %d bytes then, %d now)", m.Size, fi.Size())
+	case fi.Size() == m.Size && !m.ModTime.IsZero() && !fi.ModTime().Equal(m.ModTime):
+		// Written since, and no longer: what it held was written again (truncated and
+		// rewritten with the same bytes reads as nothing new by size and sum alone).
+		return -1, fmt.Sprintf("the %d bytes it held at the mark were rewritten since (it was modified after the mark and gained nothing)", m.Size)
 	}
 	if sum, err := edgeSum(f, m.Size); err != nil || sum != m.Sum {
 		return -1, fmt.Sprintf("the %d bytes it held at the mark were rewritten since", m.Size)

@@ -182,6 +182,7 @@ func TestLogsFileMarked(t *testing.T) {
 		{name: "a line half written at the mark is old", before: ptr("ERROR par"), then: appendTo("tial\nINFO ok\n"), want: "INFO ok"},
 		{name: "truncated", before: ptr("ERROR upstream reset 503\n"), then: rewrite("INFO\n"), wantErr: "truncated since the mark (it held 25 bytes then, 5 now)"},
 		{name: "rewritten longer in place", before: ptr("ERROR upstream reset 503\n"), then: rewrite("INFO request ok 200 and more\n"), wantErr: "the 25 bytes it held at the mark were rewritten since"},
+		{name: "rewritten with the same bytes", before: ptr("WARN disk\nWARN net\n"), then: rewrite("WARN disk\nWARN net\n"), wantErr: "the 19 bytes it held at the mark were rewritten since"},
 		{name: "replaced", before: ptr("ERROR upstream reset 503\n"), then: replace("ERROR upstream reset 503\nINFO\n"), wantErr: "another file was put in its place"},
 		{name: "not noted, modified after", before: ptr("ERROR\n"), noMark: true, then: appendTo("INFO\n"), wantErr: "labrun did not note where it ended at the mark"},
 		{name: "not noted, not modified after", before: ptr("ERROR\n"), noMark: true, old: true, want: ""},
