@@ -33,7 +33,8 @@ type logReader struct{ w *world }
 // The lines before the file's first timestamp (all of them in a file without timestamps)
 // are placed by where the file ended at the mark (since.File, see MarkFile): those it gained
 // after the mark are new and have the file's modification time; those it held are not. A
-// file that was truncated or replaced since the mark, or that labrun did not note at the
+// file that was truncated or replaced since the mark, modified after it and no longer than it
+// was (rewritten, with the same bytes too), or that labrun did not note at the
 // mark and was modified after it, is refused when it has such lines: which of them are new
 // cannot be told. Lines are returned as written, timestamps included.
 func (l *logReader) Logs(ctx context.Context, req schema.Logs, since schema.LogSince, line func(schema.LogLine)) error {
