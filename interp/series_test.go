@@ -1,9 +1,13 @@
 package interp_test
 
 import (
+	"context"
+	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
@@ -42,3 +46,52 @@ func TestSeriesExpressions(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplerLastSampleAtTheEnd: a sampler takes a last sample when the step it samples during
+// ends, so a step shorter than every is seen at its start and its end; sampled at those two
+// alone, its max, min and samples have no value (they say nothing of what happened in
+// between). A 150ms load sampled every 500ms had one sample, at its start, and
+// busy.max.rq_active <= 1 passed over it.
+func TestSamplerLastSampleAtTheEnd(t *testing.T) {
+	for _, tc := range []struct {
+		load    string
+		samples int
+		ends    bool
+	}{
+		{"150ms", 2, true},
+		{"1200ms", 4, false}, // 0, 500ms, 1s, and 1.2s
+	} {
+		sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "fortio", load: {url: "http://127.0.0.1:1", duration: "`+tc.load+`"}},
+		{name: "busy", every: "500ms", while: "fortio", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+	]}]
+	expect: ["busy.max.upstream_rq_active <= 1", "busy.count >= 2"]
+}
+`)
+		synctest.Test(t, func(t *testing.T) {
+			w := &fakes.World{Stats: func(source string, n int) schema.StatsSnapshot {
+				return schema.StatsSnapshot{Source: source, Counters: schema.Stats{}, Gauges: schema.Stats{"upstream_rq_active": 0}}
+			}}
+			rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+			ser := rec.SeriesOf("busy")
+			if ser == nil || len(ser.Samples) != tc.samples || ser.Ends != tc.ends {
+				t.Fatalf("load of %s: series %+v, want %d samples, ends %v", tc.load, ser, tc.samples, tc.ends)
+			}
+			if last := ser.Samples[len(ser.Samples)-1].At.Sub(rec.StepsStart); last != dur(tc.load) {
+				t.Errorf("load of %s: last sample at %v, want at its end", tc.load, last)
+			}
+			for _, j := range rec.Expectations {
+				want := interp.Passed
+				if tc.ends && strings.Contains(j.Src, "max") {
+					want = interp.Errored
+				}
+				if j.Outcome != want || want == interp.Errored && !strings.Contains(j.Reason+j.Explanation, "took no sample while") {
+					t.Errorf("load of %s: %s: %s, want %s: %s%s", tc.load, j.Src, j.Outcome, want, j.Reason, j.Explanation)
+				}
+			}
+		})
+	}
+}
+
+func dur(s string) time.Duration { d, _ := time.ParseDuration(s); return d }
