@@ -95,3 +95,23 @@ func TestSamplerLastSampleAtTheEnd(t *testing.T) {
 }
 
 func dur(s string) time.Duration { d, _ := time.ParseDuration(s); return d }
+
+// TestSeriesEndsDroppedIsAContradiction: a series of two samples less than every apart is the
+// first and the last sample with none in between; a record that does not say so (ends
+// removed, which makes busy.max readable again) is refused.
+func TestSeriesEndsDroppedIsAContradiction(t *testing.T) {
+	start := time.Unix(1000, 0)
+	rec := &interp.Record{StepsStart: start, Results: map[string]*interp.Result{}}
+	ser := &interp.SeriesRecord{Name: "busy", Every: 500 * time.Millisecond, Ends: true}
+	for _, at := range []time.Duration{0, 150 * time.Millisecond} {
+		ser.Samples = append(ser.Samples, &interp.SnapshotRecord{At: start.Add(at), Counters: schema.Stats{}, Gauges: schema.Stats{"rq_active": 0}})
+	}
+	rec.Put("busy", "snapshot", true, ser)
+	if err := rec.Contradictions(); err != nil {
+		t.Fatalf("as recorded: %v", err)
+	}
+	ser.Ends = false
+	if err := rec.Contradictions(); err == nil || !strings.Contains(err.Error(), "does not say so (ends)") {
+		t.Errorf("ends removed: %v, want a contradiction", err)
+	}
+}
