@@ -736,7 +736,7 @@ func (d *decoder) checkPoll(s *Step) {
 }
 
 // checkSampling warns about a sampler whose interval is not shorter than the planned duration
-// of the step it samples during: it would take one sample (its first, at once).
+// of the step it samples during: it would take no sample while it runs (one at once, one at its end).
 func (d *decoder) checkSampling(s *Step, entries map[string]*Entry) {
 	if s.Every == 0 || s.While == "" {
 		return
@@ -750,7 +750,7 @@ func (d *decoder) checkSampling(s *Step, entries map[string]*Entry) {
 		if v := d.stepValue[s].LookupPath(cue.MakePath(cue.Str("every"))); v.Exists() {
 			pos = d.l.litPos(v)
 		}
-		d.warn(pos, LintOneSample, "every %s is not shorter than the planned %s of %q, which it samples during: it would take one sample, at once; sample more often", s.Every, fmtDur(m), s.While)
+		d.warn(pos, LintOneSample, "every %s is not shorter than the planned %s of %q, which it samples during: it would take no sample while it runs, only one at once and one at its end; sample more often", s.Every, fmtDur(m), s.While)
 	}
 }
 

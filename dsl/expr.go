@@ -495,6 +495,7 @@ const (
 	OutcomeSkipped     = "skipped"     // it has not run (the run stopped before it)
 	OutcomeInterrupted = "interrupted" // it was cancelled: an interrupt, the scenario's timeout, a failed sibling
 	OutcomeRunning     = "running"     // it has started and not ended (a wait polling a background step sees this)
+	OutcomePending     = "pending"     // during the run: it has not started and still may (an at not yet come, a later step)
 )
 
 // Approx reports whether got is within rel (a fraction, e.g. 0.1 for 10%) of want.

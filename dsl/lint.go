@@ -58,7 +58,7 @@ var LintCodes = map[string]string{
 	LintTCPPort:          "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
 	LintClusterDomain:    "a literal cluster.local in a cluster name on the kube target",
 	LintUnknownHost:      "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
-	LintOneSample:        "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: one sample",
+	LintOneSample:        "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: no sample while it runs, one at its start and one at its end",
 	LintUnknownStat:      "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
 	LintMayFailUnread:    "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
 	LintNothingJudged:    "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",

@@ -844,8 +844,8 @@ func ranIf(x *ast.BinaryNode, neg bool) (string, bool) {
 		return "", false
 	}
 	// Where it holds, == of another outcome and != of skipped say it ran; where it does
-	// not, the other way round.
-	if (want.Value == OutcomeSkipped) != (eq == neg) {
+	// not, the other way round. Pending (a step not started yet) says nothing of it either way.
+	if want.Value == OutcomePending || (want.Value == OutcomeSkipped) != (eq == neg) {
 		return "", false
 	}
 	return step.Value, true
@@ -1650,7 +1650,7 @@ func (n *Names) targetType() *schema.Type {
 
 // outcomeType is what outcome.<step> holds.
 var outcomeType = &schema.Type{Kind: schema.TString, Go: schema.StringType.Go,
-	Enum: []string{OutcomePassed, OutcomeFailed, OutcomeError, OutcomeSkipped, OutcomeInterrupted, OutcomeRunning}}
+	Enum: []string{OutcomePassed, OutcomeFailed, OutcomeError, OutcomeSkipped, OutcomeInterrupted, OutcomeRunning, OutcomePending}}
 
 var endpointType = schema.StructOf(nil,
 	schema.F("address", schema.StrForm("ip:port", schema.FormAddress), "where it listens"),

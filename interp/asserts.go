@@ -322,7 +322,16 @@ func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, 
 	for n := range after {
 		delete(seen.Results, n)
 	}
+	// A step e reads the outcome of that started after the assert was "pending" then; one that
+	// never started may have been pending or settled ("skipped") then, which the record does
+	// not say.
+	for _, n := range e.Outcomes {
+		if !after[n] && !slices.ContainsFunc(rec.Steps, func(s *StepRecord) bool { return s.Name == n }) {
+			return nil, false
+		}
+	}
 	j := NewJudge(&seen, sc)
 	j.running = true // as during the run: a plain delta is the snapshots taken by then
+	j.pending = func(n string) bool { return after[n] }
 	return j.Judge(e), true
 }

@@ -270,3 +270,44 @@ s: schema.#Scenario & {
 		}
 	}
 }
+
+// TestExpectFailNotTheCommandLine: an expectFail pattern, and an expression on error.<step>,
+// see what the command's failure says (its exit code, its stderr), not the command line. On
+// curl …?status=403 that could not connect (exit 7), expectFail: "403" held, as the error
+// began with the command and its URL, and the run passed though no request was answered.
+func TestExpectFailNotTheCommandLine(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "req", mayFail: true, expectFail: "403", exec: argv: ["curl", "-sSf", "http://127.0.0.1:9/echo?status=403"]},
+		{name: "denied", expectFail: "403", exec: argv: ["curl", "-sSf", "http://127.0.0.1:9/echo?status=403"]},
+		{name: "other", mayFail: true, exec: argv: ["curl", "-sSf", "http://127.0.0.1:9/echo?status=403"]},
+	]
+	expect: ["!(error.other contains '403')", "error.other contains 'exited with code 7,'"]
+}
+`)
+	synctest.Test(t, func(t *testing.T) {
+		calls := 0
+		w := &fakes.World{StepTime: 0, ExecResult: func(req schema.Exec) schema.ExecResult {
+			calls++
+			if calls == 2 { // the server refused the request: curl -f says so
+				return schema.ExecResult{Exit: 22, Stderr: "curl: (22) The requested URL returned error: 403"}
+			}
+			return schema.ExecResult{Exit: 7, Stderr: "curl: (7) Failed to connect to 127.0.0.1 port 9 after 0 ms: Couldn't connect to server"}
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if r := stepRecord(t, rec, "req"); r.Outcome == interp.Passed {
+			t.Errorf("req (exit 7, no 403 said) %s, want not passed: %q %q", r.Outcome, r.Error, r.ExpectedError)
+		} else if !strings.Contains(r.Error, `expected an error matching "403"`) {
+			t.Errorf("req: %q, want it to say the pattern was not matched", r.Error)
+		}
+		if d := stepRecord(t, rec, "denied"); d.Outcome != interp.Passed || !strings.Contains(d.ExpectedError, "returned error: 403") {
+			t.Errorf("denied (exit 22, 403 said): %s %q %q", d.Outcome, d.Error, d.ExpectedError)
+		}
+		for _, j := range rec.Expectations {
+			if j.Outcome != interp.Passed {
+				t.Errorf("%s: %s %s", j.Src, j.Outcome, j.Explanation)
+			}
+		}
+	})
+}

@@ -39,6 +39,9 @@ type Judge struct {
 	noted map[string]bool
 	// steps are the scenario's named steps: outcome.<step> of one that has not run is "skipped".
 	steps []string
+	// pending, during a run (running), says whether a named step that has not started still
+	// may: its outcome.<step> is then "pending", not the "skipped" of one that will not run.
+	pending func(name string) bool
 	// names type what expressions read (the scenario's, as vet checked them): an explanation's
 	// units are the types' (dsl.UnitOf).
 	names *dsl.Names
@@ -269,6 +272,9 @@ func (j *Judge) outcomes() (outcome, errs map[string]string) {
 	outcome, errs = map[string]string{}, map[string]string{}
 	for _, n := range j.steps {
 		outcome[n] = dsl.OutcomeSkipped
+		if j.running && j.pending != nil && j.pending(n) {
+			outcome[n] = dsl.OutcomePending
+		}
 	}
 	for _, s := range j.rec.Steps {
 		if s.Name == "" || s.Outcome == Skipped {
@@ -435,7 +441,27 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 			}
 		}
 	}
+	if why := j.pendingRead(e); why != "" {
+		return why
+	}
 	return j.errorOfUnran(e)
+}
+
+// pendingRead says why e has no answer yet during the run when it reads outcome.<step> of a
+// step that has not started and still may ("pending"): whatever it claims of that step would
+// be judged before the step ran. A wait until "outcome.job != 'running'" held at its first
+// poll, before job (at: 1s) started. An until goes on polling; an assert errs. "" when none.
+func (j *Judge) pendingRead(e *dsl.Expr) string {
+	if !j.running || j.pending == nil || len(e.Outcomes) == 0 {
+		return ""
+	}
+	for _, n := range e.Outcomes {
+		if !j.pending(n) || slices.ContainsFunc(j.rec.Steps, func(s *StepRecord) bool { return s.Name == n }) {
+			continue
+		}
+		return fmt.Sprintf("outcome.%s has no value yet: step %q has not started, and still may (outcome.%s is %q), so a claim about it would be judged before it ran", n, n, n, dsl.OutcomePending)
+	}
+	return ""
 }
 
 // errorOfUnran says why e cannot be evaluated when it reads error.<step>, started.<step> or

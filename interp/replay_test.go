@@ -179,7 +179,7 @@ s: schema.#Scenario & {
 	cleanup: [{name: "rm", exec: argv: ["fail"]}]
 	expect: ["a.exit == 0"]
 }`,
-			run: interp.Failed, want: interp.Errored, why: "cleanup: step rm (exec) erred: fail exited with code 1",
+			run: interp.Failed, want: interp.Errored, why: "cleanup: step rm (exec) erred: exited with code 1",
 		},
 		{
 			name: "an unnamed sampler whose sample erred is an error",
@@ -190,7 +190,7 @@ s: schema.#Scenario & {
 		{every: "300ms", while: "l", exec: argv: ["fail"]},
 	]
 }`,
-			run: interp.Errored, want: interp.Errored, why: "steps.1 (exec): fail exited with code 1",
+			run: interp.Errored, want: interp.Errored, why: "steps.1 (exec): exited with code 1",
 		},
 		{
 			name: "a step edited to failed fails",

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"labrun.dev/labrun/dsl"
@@ -146,6 +147,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}, redact: NewRedactor(sc)}
 	ru.judge = NewJudge(rec, sc)
 	ru.judge.running = true // the expectations are judged with it at the end (below)
+	ru.judge.pending = ru.pending
 	defer ru.removeCopies()
 	for _, s := range sc.Names() {
 		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
@@ -344,12 +346,16 @@ type run struct {
 }
 
 type stepState struct {
-	once     sync.Once
-	started  chan struct{}
-	doneOnce sync.Once
-	done     chan struct{}
-	err      error
-	start    time.Time
+	// dispatched says the step has been handed to be run (it may wait for its planned start);
+	// settled that it has ended, or can no longer start (its block or phase ended without it):
+	// until then, outcome.<step> of one that has not started reads "pending", not "skipped".
+	dispatched, settled atomic.Bool
+	once                sync.Once
+	started             chan struct{}
+	doneOnce            sync.Once
+	done                chan struct{}
+	err                 error
+	start               time.Time
 }
 
 // hasStarted says whether the step has started.
@@ -368,6 +374,24 @@ func (st *stepState) markStarted(t time.Time) {
 
 func (st *stepState) markDone(err error) {
 	st.doneOnce.Do(func() { st.err = err; close(st.done) })
+}
+
+// pending says whether the named step has not started and still may: it has not ended, and
+// neither its block nor its phase has ended without it.
+func (ru *run) pending(name string) bool {
+	st := ru.steps[name]
+	return st != nil && !st.settled.Load()
+}
+
+// settle notes that the steps under s (s itself too, with self) that were not handed to be
+// run can no longer start: the block or phase they are in has ended. One handed on (a
+// background step waiting for its at) settles when it ends.
+func (ru *run) settle(steps []*dsl.Step) {
+	dsl.Walk(steps, func(d *dsl.Step) {
+		if st := ru.steps[d.Name]; st != nil && d.Name != "" && !st.dispatched.Load() {
+			st.settled.Store(true)
+		}
+	})
 }
 
 // createdThing is something the automatic cleanup removes; sr is the record of the step that

@@ -15,9 +15,17 @@ import (
 
 // phase runs the steps of one phase, then joins the background steps nobody awaited.
 func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error {
+	// The phases before this one have ended: a step of theirs that has not started (a phase
+	// that did not run, a catch not needed) no longer may.
+	for _, p := range ru.sc.Phases() {
+		if phaseRank[p.Phase] < phaseRank[ph] {
+			ru.settle(p.Steps)
+		}
+	}
 	if len(steps) == 0 {
 		return nil
 	}
+	defer ru.settle(steps)
 	err := ru.sequence(ctx, steps)
 	// Background steps still running end with their phase: they are joined, not abandoned.
 	ru.mu.Lock()
@@ -152,6 +160,11 @@ const launchLead = 20 * time.Millisecond
 
 // timed waits until planned, then runs s (a sampler samples until its while step ends).
 func (ru *run) timed(ctx context.Context, s *dsl.Step, planned time.Time, timed bool) error {
+	if st := ru.steps[s.Name]; st != nil && s.Name != "" {
+		st.dispatched.Store(true)
+		defer st.settled.Store(true)
+	}
+	defer ru.settle(s.Children) // those its end left unstarted
 	if wait := planned.Sub(ru.clock.Now()); wait > 0 {
 		if err := ru.clock.Sleep(ctx, planned, nil); err != nil {
 			ru.markNamed(s, planned, err)
@@ -191,7 +204,7 @@ func (ru *run) sample(ctx context.Context, s *dsl.Step, planned time.Time) error
 	}
 	first := ru.clock.Now()
 	var err error
-	took := 0
+	took, last := 0, 0
 	for i := 0; ; i++ {
 		tick := first.Add(time.Duration(i) * s.Every)
 		if i > 0 {
@@ -209,6 +222,7 @@ func (ru *run) sample(ctx context.Context, s *dsl.Step, planned time.Time) error
 			continue // this tick's time has passed: the previous sample overran it
 		}
 		took++
+		last = i + 1
 		if e := ru.execute(ctx, s, tick, true, 0, i+1); e != nil && !s.MayFail {
 			err = e
 			break
@@ -218,10 +232,38 @@ end:
 	if took == 0 && err == nil && ctx.Err() == nil {
 		err = ru.noSample(s, planned, first)
 	}
+	if took > 0 && err == nil && ctx.Err() == nil && isDone(st.done) {
+		// A last sample when what it samples during has ended: a step shorter than every was
+		// seen at its start only (a max over one sample, taken before a load sent anything,
+		// passed), now at its start and its end at least; one sampled at those two alone
+		// says nothing of what happened in between (schema.SeriesRecord.Ends).
+		if e := ru.execute(ctx, s, ru.clock.Now(), true, 0, last+1); e != nil && !s.MayFail {
+			err = e
+		}
+		if took == 1 {
+			ru.mu.Lock()
+			if r := ru.rec.Results[or(s.Name, s.Path)]; r != nil {
+				if ser, ok := r.Value.(*schema.SeriesRecord); ok && len(ser.Samples) == 2 {
+					ser.Ends = true
+				}
+			}
+			ru.mu.Unlock()
+		}
+	}
 	if own := ru.steps[s.Name]; own != nil && s.Name != "" {
 		own.markDone(err)
 	}
 	return err
+}
+
+// isDone says whether ch is closed.
+func isDone(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // noSample records s, a sampling step whose while step had ended before its first tick (at

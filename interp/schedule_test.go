@@ -131,10 +131,19 @@ func TestTimelineExactOffsets(t *testing.T) {
 				samples++
 			}
 		}
-		// Samples at 0, 3, …, 39 s: the load ends at 40 s, before the 15th tick, and the
-		// sampler stops.
-		if samples != 14 {
-			t.Errorf("every 3s while a 40s load: %d samples, want 14", samples)
+		// Samples at 0, 3, …, 39 s, and a last one when the load ends at 40 s, before the 15th
+		// tick: the sampler stops.
+		if samples != 15 {
+			t.Errorf("every 3s while a 40s load: %d samples, want 15", samples)
+		}
+		var lastG time.Duration
+		for _, st := range rec.Steps {
+			if st.Name == "g" {
+				lastG = st.Start - rec.StepsStart.Sub(rec.Start)
+			}
+		}
+		if lastG != 40*s {
+			t.Errorf("the last sample at %v, want when the load ended (40s)", lastG)
 		}
 		if n := len(rec.SeriesOf("g").Samples); n != samples {
 			t.Errorf("series has %d samples, step records %d", n, samples)

@@ -561,7 +561,7 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 				o, e := samples.outcome(i, k, div, sets[k], expectFail[k])
 				div *= len(sets[k])
 				outcome[name] = o
-				if o != dsl.OutcomeSkipped { // a step that did not run has no error (the judge's has(error, x) is false)
+				if o != dsl.OutcomeSkipped && o != dsl.OutcomePending { // a step that did not run has no error (the judge's has(error, x) is false)
 					errs[name] = e
 				}
 			}
@@ -1075,7 +1075,7 @@ func (ls *loadSampler) log(j, i int) schema.LogResult {
 // midRunOutcomes during it.
 var (
 	sampledOutcomes = []string{dsl.OutcomePassed, dsl.OutcomeFailed, dsl.OutcomeError, dsl.OutcomeSkipped, dsl.OutcomeInterrupted}
-	midRunOutcomes  = append(slices.Clone(sampledOutcomes), dsl.OutcomeRunning)
+	midRunOutcomes  = append(slices.Clone(sampledOutcomes), dsl.OutcomeRunning, dsl.OutcomePending)
 )
 
 // outcome is the k-th step's outcome, among set, and error in the i-th sample: every outcome
@@ -1094,7 +1094,7 @@ func (ls *loadSampler) outcome(i, k, div int, set []string, expectFail bool) (st
 			return o, "" // a step without expectFail passes with no error
 		}
 		return o, []string{"", str}[i%2]
-	case dsl.OutcomeRunning:
+	case dsl.OutcomeRunning, dsl.OutcomePending:
 		return o, ""
 	case dsl.OutcomeSkipped:
 		return o, ""

@@ -224,7 +224,11 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 		if r := []rune(tail); len(r) > 400 { // cut by characters, never inside one
 			tail = "…" + string(r[len(r)-400:])
 		}
-		err := fmt.Errorf("%s exited with code %d, expected %d; stderr: %s", strings.Join(p.Argv, " "), int(res.Exit), p.ExitCode, or(tail, "(empty)"))
+		// What the command said, not what it was asked: the error holds no echo of the argv
+		// (shown beside the step's name wherever the error is). An expectFail: "403" or an
+		// error.<step> contains '403' on curl …?status=403 held for any failure of the command,
+		// a refused connection (exit 7) too, as the URL in the error matched.
+		err := fmt.Errorf("exited with code %d, expected %d; stderr: %s", int(res.Exit), p.ExitCode, or(tail, "(empty)"))
 		if res.Exit == 126 || res.Exit == 127 { // a shell's "cannot execute", "command not found"
 			return &DidNotRun{Err: err, Why: fmt.Sprintf("exit code %d is a shell's command not found or not executable", int(res.Exit))}
 		}

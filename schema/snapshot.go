@@ -227,6 +227,20 @@ type SeriesRecord struct {
 	Source  string            `json:"source"`
 	Every   time.Duration     `json:"everyNs"`
 	Samples []*SnapshotRecord `json:"samples"`
+	// Ends says the sampler took no sample while the step it samples during ran but its
+	// first, at that step's start, and its last, when that step had ended: max, min and the
+	// samples say nothing of what happened in between (a backend that held 8 requests at
+	// once read a max of 0).
+	Ends bool `json:"ends,omitempty"`
+}
+
+// NoValue says why max, min and samples of a series sampled only at the start and the end
+// of the step it samples during have no value, or "".
+func (s *SeriesRecord) NoValue(field string) string {
+	if !s.Ends || field != "max" && field != "min" && field != "samples" {
+		return ""
+	}
+	return fmt.Sprintf("the sampler (every %s) took no sample while the step it samples during ran: one at its start and one when it had ended, so %s says nothing of what happened in between; sample more often than that step lasts", s.Every, field)
 }
 
 // ExprValue is what expressions see of a series: SeriesFrom the start of the steps phase.

@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -207,6 +208,36 @@ type LogSince struct {
 	File *FileMark
 }
 
+// StampUnit is the precision a written RFC 3339 time has: one second for
+// "2026-12-05T04:06:39Z", a millisecond for "…:39.123Z", a nanosecond for nine digits. A
+// time is only as precise as it is written: "04:06:39Z" is any instant of that second.
+func StampUnit(stamp string) time.Duration {
+	dot := strings.IndexByte(stamp, '.')
+	if dot < 0 {
+		return time.Second
+	}
+	digits := 0
+	for _, c := range stamp[dot+1:] {
+		if c < '0' || c > '9' {
+			break
+		}
+		digits++
+	}
+	unit := time.Second
+	for ; digits > 0 && unit > time.Nanosecond; digits-- {
+		unit /= 10
+	}
+	return unit
+}
+
+// NotBefore says whether a line stamped t, written at precision unit (StampUnit), may have
+// been written at or after the mark: unless the whole of its unit lies before the mark
+// (t + unit <= mark), it may, and is read. Reading a line written just before the mark errs on
+// the side of a failure; dropping one written after it, on the side of a pass.
+func (s LogSince) NotBefore(t time.Time, unit time.Duration) bool {
+	return t.Add(unit).After(s.Time)
+}
+
 // FileMark is what labrun noted of a local file at a mark: a read after it takes the lines
 // that carry no timestamp from what the file gained since, and refuses a file that was
 // truncated or replaced since (which of its lines are new cannot be told).
@@ -221,6 +252,10 @@ type FileMark struct {
 	// Sum is a digest of its first and last bytes (up to 64 KiB each) then: another sum of
 	// the same bytes later is a file rewritten.
 	Sum string `json:"sum,omitempty"`
+	// ModTime is its modification time then: a file written since and no longer than it was
+	// had its bytes rewritten, the same bytes too (a job that truncates its log and writes
+	// the same lines again), which the sum cannot tell.
+	ModTime time.Time `json:"modTime,omitzero"`
 }
 
 // FileMarker is a LogReader that reads local files and notes where one ends now (see

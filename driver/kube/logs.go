@@ -43,23 +43,25 @@ func (d *driver) Logs(ctx context.Context, req schema.Logs, from schema.LogSince
 		return fmt.Errorf("logs of %s/%s container %s: %w", ns, pod.Name, container, err)
 	}
 	defer rc.Close()
-	if err := parseLogs(ctx, rc, since, line); err != nil {
+	if err := parseLogs(ctx, rc, from, line); err != nil {
 		return fmt.Errorf("logs of %s/%s container %s: %w", ns, pod.Name, container, err)
 	}
 	return nil
 }
 
 // parseLogs reads "<RFC3339Nano> <text>" lines (the API's timestamps=true form) and hands those
-// at or after since to emit. A line without a timestamp (none should come) has a zero time. A
+// that may have been written at or after since to emit: a time is as precise as it is written
+// (RFC3339Nano drops trailing zeros: ".4Z" is any instant of that tenth), see
+// schema.LogSince.NotBefore. A line without a timestamp (none should come) has a zero time. A
 // line longer than schema.MaxLine is handed on in pieces, so that memory stays bounded.
-func parseLogs(ctx context.Context, r io.Reader, since time.Time, emit func(schema.LogLine)) error {
+func parseLogs(ctx context.Context, r io.Reader, since schema.LogSince, emit func(schema.LogLine)) error {
 	return schema.ReadLines(ctx, r, func(line []byte) {
 		ts, text, _ := strings.Cut(string(line), " ")
 		t, perr := time.Parse(time.RFC3339Nano, ts)
 		switch {
 		case perr != nil:
 			emit(schema.LogLine{Text: string(line)})
-		case !t.Before(since):
+		case since.NotBefore(t, schema.StampUnit(ts)):
 			emit(schema.LogLine{Time: t, Text: text})
 		}
 	})

@@ -308,8 +308,10 @@ func TestFieldAt(t *testing.T) {
 }
 
 func TestParseLogs(t *testing.T) {
-	since := time.Date(2026, 7, 5, 10, 0, 0, 500_000_000, time.UTC)
+	mark := time.Date(2026, 7, 5, 10, 0, 0, 500_000_000, time.UTC)
+	since := schema.LogSince{Time: mark}
 	in := "2026-07-05T10:00:00.100000000Z before the mark\n" +
+		"2026-07-05T10:00:00.4Z before the mark, its tenth too\n" +
 		"2026-07-05T10:00:00.500000000Z at the mark\n" +
 		"2026-07-05T10:00:01.000000001Z [2026-07-05T10:00:01.000Z] \"GET /echo HTTP/1.1\" 503 UO\r\n" +
 		"2026-07-05T10:00:02Z \n" +
@@ -326,8 +328,13 @@ func TestParseLogs(t *testing.T) {
 	if !reflect.DeepEqual(texts, want) {
 		t.Errorf("parseLogs = %q, want %q", texts, want)
 	}
-	if !got[0].Time.Equal(since) {
-		t.Errorf("time = %v, want %v", got[0].Time, since)
+	if !got[0].Time.Equal(mark) {
+		t.Errorf("time = %v, want %v", got[0].Time, mark)
+	}
+	// A time is as precise as it is written: "10:00:00Z" may be after a mark at 10:00:00.5.
+	got = nil
+	if err := parseLogs(context.Background(), strings.NewReader("2026-07-05T10:00:00Z ERROR\n"), since, func(l schema.LogLine) { got = append(got, l) }); err != nil || len(got) != 1 {
+		t.Errorf("a whole-second line in the mark's second: %q %v, want it read", got, err)
 	}
 	// A line longer than maxLogLine comes in pieces of at most that.
 	long := "2026-07-05T10:00:04Z " + strings.Repeat("x", 3*schema.MaxLine) + "\n2026-07-05T10:00:05Z after\n"

@@ -27,10 +27,14 @@ type logReader struct{ w *world }
 // For a file (path relative to the scenario's directory), a line that starts with a
 // timestamp — RFC 3339, bare or in brackets, as in Envoy's access log "[2026-07-02T10:53:45.123Z]"
 // or a CRI log line — has that time, and so has each line after it up to the next timestamp.
+// A time is as precise as it is written: a line is read unless the whole unit of its stamp
+// lies before the mark (schema.LogSince.NotBefore), so "04:06:39Z" is read after a mark at
+// 04:06:39.41.
 // The lines before the file's first timestamp (all of them in a file without timestamps)
 // are placed by where the file ended at the mark (since.File, see MarkFile): those it gained
 // after the mark are new and have the file's modification time; those it held are not. A
-// file that was truncated or replaced since the mark, or that labrun did not note at the
+// file that was truncated or replaced since the mark, modified after it and no longer than it
+// was (rewritten, with the same bytes too), or that labrun did not note at the
 // mark and was modified after it, is refused when it has such lines: which of them are new
 // cannot be told. Lines are returned as written, timestamps included.
 func (l *logReader) Logs(ctx context.Context, req schema.Logs, since schema.LogSince, line func(schema.LogLine)) error {
@@ -82,7 +86,7 @@ func (l *logReader) MarkFile(path string) (schema.FileMark, error) {
 	if err != nil {
 		return schema.FileMark{}, err
 	}
-	return schema.FileMark{Exists: true, Size: fi.Size(), ID: fileID(fi), Sum: sum}, nil
+	return schema.FileMark{Exists: true, Size: fi.Size(), ID: fileID(fi), Sum: sum, ModTime: fi.ModTime()}, nil
 }
 
 // edgeBytes is how much of each end of a file's first size bytes edgeSum reads.
@@ -119,6 +123,10 @@ func gained(f *os.File, fi os.FileInfo, since schema.LogSince) (int64, string) {
 		return -1, "another file was put in its place since the mark (rotated or rewritten)"
 	case fi.Size() < m.Size:
 		return -1, fmt.Sprintf("it was truncated since the mark (it held %d bytes then, %d now)", m.Size, fi.Size())
+	case fi.Size() == m.Size && !m.ModTime.IsZero() && !fi.ModTime().Equal(m.ModTime):
+		// Written since, and no longer: what it held was written again (truncated and
+		// rewritten with the same bytes reads as nothing new by size and sum alone).
+		return -1, fmt.Sprintf("the %d bytes it held at the mark were rewritten since (it was modified after the mark and gained nothing)", m.Size)
 	}
 	if sum, err := edgeSum(f, m.Size); err != nil || sum != m.Sum {
 		return -1, fmt.Sprintf("the %d bytes it held at the mark were rewritten since", m.Size)
@@ -141,16 +149,17 @@ func readLogFile(ctx context.Context, path string, since schema.LogSince, line f
 		return err
 	}
 	from, why := gained(f, fi, since)
-	var current time.Time // the last timestamp read; zero before the first
+	var current time.Time  // the last timestamp read; zero before the first
+	var unit time.Duration // its precision, as written (schema.StampUnit)
 	var refused error
 	err = schema.ReadLinesAt(ctx, io.LimitReader(f, fi.Size()), func(b []byte, at int64) {
 		s := string(b)
-		if t, ok := leadingTime(s); ok {
-			current = t
+		if t, u, ok := leadingTime(s); ok {
+			current, unit = t, u
 		}
 		switch {
 		case !current.IsZero():
-			if !current.Before(since.Time) {
+			if since.NotBefore(current, unit) {
 				line(schema.LogLine{Time: current, Text: s})
 			}
 		case from < 0:
@@ -170,8 +179,9 @@ func readLogFile(ctx context.Context, path string, since schema.LogSince, line f
 	return err
 }
 
-// leadingTime parses an RFC 3339 timestamp at the start of a line, bare or in brackets.
-func leadingTime(line string) (time.Time, bool) {
+// leadingTime parses an RFC 3339 timestamp at the start of a line, bare or in brackets, and
+// says how precise it is as written (schema.StampUnit).
+func leadingTime(line string) (time.Time, time.Duration, bool) {
 	s := strings.TrimPrefix(line, "[")
 	end := strings.IndexAny(s, " ]\t")
 	if end < 0 {
@@ -179,11 +189,11 @@ func leadingTime(line string) (time.Time, bool) {
 	}
 	tok := s[:end]
 	if len(tok) < len("2006-01-02T15:04:05Z") || tok[4] != '-' || (tok[10] != 'T' && tok[10] != 't') {
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, tok)
 	if err != nil {
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
-	return t, true
+	return t, schema.StampUnit(tok), true
 }

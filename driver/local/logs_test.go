@@ -26,7 +26,7 @@ func TestLeadingTime(t *testing.T) {
 		{"", ""},
 		{"[", ""},
 	} {
-		got, ok := leadingTime(tc.line)
+		got, _, ok := leadingTime(tc.line)
 		if tc.want == "" {
 			if ok {
 				t.Errorf("leadingTime(%q) = %v, want none", tc.line, got)
@@ -90,6 +90,46 @@ func TestLogsFile(t *testing.T) {
 	}
 }
 
+// TestLogsFileStampPrecision: a time is only as precise as it is written. A line stamped
+// "10:00:00Z" under a mark at 10:00:00.41 may have been written after the mark and is read (it
+// was dropped, and a claim "no ERROR was logged" passed over an ERROR logged in the run); one
+// whose whole unit lies before the mark is not.
+func TestLogsFileStampPrecision(t *testing.T) {
+	dir := t.TempDir()
+	mark := time.Date(2026, 12, 5, 10, 0, 0, 410_000_000, time.UTC)
+	text := "2026-12-05T09:59:59Z before, whole second\n" +
+		"2026-12-05T10:00:00.3Z before, tenth\n" +
+		"2026-12-05T10:00:00.409Z before, millisecond\n" +
+		"2026-12-05T10:00:00Z ERROR disk full\n" +
+		"  its continuation\n" +
+		"2026-12-05T10:00:00.4Z within the tenth\n" +
+		"2026-12-05T10:00:00.410Z at the mark\n" +
+		"[2026-12-05T10:00:00.4099999999Z] within ten digits\n"
+	p := filepath.Join(dir, "job.log")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg := newTarget(t, nil, Options{Dir: dir})
+	ctx, cancel := bg()
+	defer cancel()
+	lines, err := schema.ReadLogs(ctx, tg.Logs, schema.Logs{File: "job.log"}, mark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range lines {
+		got = append(got, l.Text)
+	}
+	want := []string{
+		"2026-12-05T10:00:00Z ERROR disk full", "  its continuation",
+		"2026-12-05T10:00:00.4Z within the tenth",
+		"2026-12-05T10:00:00.410Z at the mark",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("lines since %s:\n got %q\nwant %q", mark.Format(time.RFC3339Nano), got, want)
+	}
+}
+
 // TestLogsFileMarked: the lines a file without timestamps gained after the mark are read,
 // not those it held; a file that was truncated, replaced or rewritten since, or that was not
 // noted at the mark and was modified after, is refused; timestamps still decide where a line
@@ -142,6 +182,7 @@ func TestLogsFileMarked(t *testing.T) {
 		{name: "a line half written at the mark is old", before: ptr("ERROR par"), then: appendTo("tial\nINFO ok\n"), want: "INFO ok"},
 		{name: "truncated", before: ptr("ERROR upstream reset 503\n"), then: rewrite("INFO\n"), wantErr: "truncated since the mark (it held 25 bytes then, 5 now)"},
 		{name: "rewritten longer in place", before: ptr("ERROR upstream reset 503\n"), then: rewrite("INFO request ok 200 and more\n"), wantErr: "the 25 bytes it held at the mark were rewritten since"},
+		{name: "rewritten with the same bytes", before: ptr("WARN disk\nWARN net\n"), then: rewrite("WARN disk\nWARN net\n"), wantErr: "the 19 bytes it held at the mark were rewritten since"},
 		{name: "replaced", before: ptr("ERROR upstream reset 503\n"), then: replace("ERROR upstream reset 503\nINFO\n"), wantErr: "another file was put in its place"},
 		{name: "not noted, modified after", before: ptr("ERROR\n"), noMark: true, then: appendTo("INFO\n"), wantErr: "labrun did not note where it ended at the mark"},
 		{name: "not noted, not modified after", before: ptr("ERROR\n"), noMark: true, old: true, want: ""},
