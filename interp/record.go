@@ -160,6 +160,9 @@ type Result struct {
 	// clusters.
 	Cluster string `json:"cluster,omitempty"`
 	Value   any    `json:"value"`
+	// null says the record holds no value (null) where the kind always records one (see
+	// Record.NullEntries).
+	null bool
 }
 
 // ExprValue is what expressions see of the result (see schema.ExprValuer).
@@ -186,7 +189,25 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	r.Kind, r.Sampled, r.Cluster, r.Value = raw.Kind, raw.Sampled, raw.Cluster, v
+	r.null = isNull(raw.Value) && recordsItsOwnForm(v)
 	return nil
+}
+
+// isNull says whether b, a JSON value, is null or absent.
+func isNull(b json.RawMessage) bool {
+	s := strings.TrimSpace(string(b))
+	return s == "" || s == "null"
+}
+
+// recordsItsOwnForm says whether v, a value decodeResult read, is of a kind's own Go form (a
+// struct, or a pointer to one: a load's, a snapshot's, an exec's), which every run records
+// (a get's object or a config's value are JSON-like data, which may be null).
+func recordsItsOwnForm(v any) bool {
+	t := reflect.TypeOf(v)
+	if t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t != nil && t.Kind() == reflect.Struct
 }
 
 // decodeResult reads the recorded value of a step of kind into the Go form the kind
@@ -479,9 +500,13 @@ func countOf(n int, noun string) string {
 // requests, ok and errors against its codes, its latencies' order: see
 // schema.LoadResult.Contradictions; a logs step's counts against the lines it kept: see
 // schema.LogResult.Contradictions), a step's record that does (StepRecord.Contradictions).
+// A record with a null entry (NullEntries) is refused before anything else reads it.
 // Such a record was changed after the run, or is corrupt: judging it again would judge data
 // no run recorded.
 func (r *Record) Contradictions() error {
+	if nulls := r.NullEntries(); len(nulls) > 0 {
+		return nullEntriesError(nulls) // what follows reads every entry
+	}
 	var msgs []string
 	for _, name := range sortedResultNames(r) {
 		res := r.Results[name]
