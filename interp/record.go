@@ -679,6 +679,11 @@ func (r *Record) timeContradictions() []string {
 			if v == nil {
 				continue
 			}
+			// labrun reads the load's start before fortio starts and its end after fortio
+			// ends: fortio's duration is within them.
+			if d, ran := time.Duration(v.DurationS*float64(time.Second)), v.End.Sub(v.Start); !v.Start.IsZero() && !v.End.IsZero() && d > ran+timeSlack(ran) {
+				msgs = append(msgs, fmt.Sprintf("step %s: its load's duration is %s, but its load ran from %s to %s (%s)", name, d, v.Start.Sub(r.Start), v.End.Sub(r.Start), ran))
+			}
 			holds(func(s *StepRecord) string {
 				d := time.Duration(v.DurationS * float64(time.Second))
 				if v.DurationS > 0 && s.End-s.Start < d-timeSlack(d) {
