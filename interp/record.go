@@ -555,6 +555,7 @@ func (r *Record) Contradictions() error {
 		}
 	}
 	msgs = append(msgs, r.timeContradictions()...)
+	msgs = append(msgs, r.seriesContradictions()...)
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -712,6 +713,59 @@ func (r *Record) timeContradictions() []string {
 		}
 		if why != "" {
 			msgs = append(msgs, fmt.Sprintf("step %s: %s", name, why))
+		}
+	}
+	return msgs
+}
+
+// seriesContradictions are the series whose samples disagree with the executions of the step
+// that sampled them (a StepRecord per sample, numbered): each sample that passed recorded one
+// sample, which it took between its start and its end, and a sample that did not pass recorded
+// none, or one before it failed. A series with samples deleted (12 → 6, those that broke an
+// expectation) while the steps keep a record of each would judge data no run recorded.
+// Records whose steps number no samples (made before they were) are not checked.
+func (r *Record) seriesContradictions() []string {
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		res := r.Results[name]
+		ser, ok := res.Value.(*SeriesRecord)
+		if !ok || ser == nil || !res.Sampled {
+			continue
+		}
+		var samples []*StepRecord
+		passed := 0
+		for _, s := range r.Steps {
+			if s.Sample > 0 && or(s.Name, s.Path) == name {
+				samples = append(samples, s)
+				if s.Outcome == Passed && s.ExpectedError == "" {
+					passed++
+				}
+			}
+		}
+		if len(samples) == 0 {
+			continue
+		}
+		switch n := len(ser.Samples); {
+		case n < passed:
+			msgs = append(msgs, fmt.Sprintf("step %s: its series holds %s, but its step records %s that passed, each of which recorded one", name, countOf(n, "sample"), countOf(passed, "sample")))
+			continue
+		case n > len(samples):
+			msgs = append(msgs, fmt.Sprintf("step %s: its series holds %s, but its step records %s, each of which recorded at most one", name, countOf(n, "sample"), countOf(len(samples), "sample")))
+			continue
+		}
+		if r.Start.IsZero() {
+			continue
+		}
+		for i, sn := range ser.Samples {
+			if sn.At.IsZero() {
+				continue
+			}
+			at := sn.At.Sub(r.Start)
+			if !slices.ContainsFunc(samples, func(s *StepRecord) bool {
+				return at >= s.Start-timeSlack(s.Start) && (s.Outcome == "" || at <= s.End+timeSlack(s.End))
+			}) {
+				msgs = append(msgs, fmt.Sprintf("step %s: sample %d of its series was taken at %s, but none of its step's samples ran then", name, i+1, at))
+			}
 		}
 	}
 	return msgs
