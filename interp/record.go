@@ -549,6 +549,7 @@ func (r *Record) Contradictions() error {
 			}
 		}
 	}
+	msgs = append(msgs, r.localBackendAbsences()...)
 	for _, s := range r.Steps {
 		if cs := s.Contradictions(); len(cs) > 0 {
 			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", shownStep(s), strings.Join(cs, "; ")))
@@ -613,6 +614,92 @@ func localBackendContradictions(sn *SnapshotRecord) []string {
 		}
 	}
 	return out
+}
+
+// localBackendAbsences are the stats a snapshot of labrun's local backend lacks that another
+// snapshot of the same backend in the record holds, and the backend always has: its catalogue
+// (rq_total, cx_total, rq_active, ... and their http.downstream_ names: driver/local
+// backend.stats) is in every snapshot from the start, and an rq_<code>, created when the
+// backend first answers with that code, is in every snapshot after. rq_total deleted from a
+// "before" snapshot read as absent, counted from 0 (stats are created on first use), and
+// made a delta the backend never counted. A stat that no snapshot of the backend holds (a
+// record made before it was kept) is not checked.
+func (r *Record) localBackendAbsences() []string {
+	type taken struct {
+		what string
+		sn   *SnapshotRecord
+	}
+	bySource := map[string][]taken{}
+	for _, name := range sortedResultNames(r) {
+		res := r.Results[name]
+		switch v := res.Value.(type) {
+		case *SnapshotRecord:
+			if v != nil && strings.HasPrefix(v.Source, "backend ") {
+				bySource[v.Source] = append(bySource[v.Source], taken{name, v})
+			}
+		case *SeriesRecord:
+			if v == nil {
+				continue
+			}
+			for i, sn := range v.Samples {
+				if sn != nil && strings.HasPrefix(sn.Source, "backend ") {
+					bySource[sn.Source] = append(bySource[sn.Source], taken{fmt.Sprintf("%s (sample %d)", name, i+1), sn})
+				}
+			}
+		}
+	}
+	isCode := func(k string) bool {
+		digits, ok := strings.CutPrefix(k, "rq_")
+		code, err := strconv.Atoi(digits)
+		return ok && err == nil && strconv.Itoa(code) == digits
+	}
+	var msgs []string
+	for _, src := range slices.Sorted(maps.Keys(bySource)) {
+		snaps := bySource[src]
+		if len(snaps) < 2 {
+			continue
+		}
+		sort.SliceStable(snaps, func(i, j int) bool { return snaps[i].sn.At.Before(snaps[j].sn.At) })
+		for _, kind := range []string{"counter", "gauge"} {
+			stats := func(sn *SnapshotRecord) schema.Stats {
+				if kind == "counter" {
+					return sn.Counters
+				}
+				return sn.Gauges
+			}
+			// where each stat is first held, and whether it is of the catalogue
+			first := map[string]int{}
+			for i, t := range snaps {
+				for k := range stats(t.sn) {
+					if _, ok := first[k]; !ok {
+						first[k] = i
+					}
+				}
+			}
+			for i, t := range snaps {
+				var missing []string
+				for _, k := range slices.Sorted(maps.Keys(first)) {
+					if _, ok := stats(t.sn)[k]; ok {
+						continue
+					}
+					holder := first[k]
+					if isCode(k) && holder > i {
+						continue // created on first use, after this snapshot
+					}
+					if !isCode(k) {
+						// held by another snapshot, earlier or later
+						missing = append(missing, fmt.Sprintf("%s %s (step %s's has it, and the backend has it from its start)", kind, k, snaps[holder].what))
+					} else {
+						missing = append(missing, fmt.Sprintf("%s %s (step %s's, taken before, has it, and the backend never removes a stat)", kind, k, snaps[holder].what))
+					}
+				}
+				if len(missing) > 0 {
+					msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s lacks the %s", t.what, src, strings.Join(missing, ", the ")))
+				}
+			}
+		}
+	}
+	return msgs
 }
 
 // timeSlack is how far two accounts of one moment or one duration in a record may differ: the
