@@ -39,6 +39,7 @@ func OutcomeContradictions(rec *Record, sc *dsl.Scenario) error {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
 	}
 	msgs := loadCountContradictions(rec, sc)
+	msgs = append(msgs, targetValueContradictions(rec, sc)...)
 	for _, sr := range rec.Steps {
 		s := steps[sr.Path]
 		if sr.Kind == "exec" && s != nil && s.Kind == "exec" {
