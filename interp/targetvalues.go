@@ -91,6 +91,46 @@ func targetValueContradictions(rec *Record, sc *dsl.Scenario) []string {
 			}
 		}
 	}
+	return append(msgs, dnsValueContradictions(rec, sc)...)
+}
+
+// dnsValueContradictions say how the lab DNS zone rec's targetValues hold (dns: zone,
+// address, host, port) contradicts the scenario's zone (its name, as the server normalizes
+// it, and the address it fixes) or itself.
+func dnsValueContradictions(rec *Record, sc *dsl.Scenario) []string {
+	raw, ok := rec.TargetValues["dns"]
+	if !ok || sc.Local.DNS == nil {
+		return nil
+	}
+	var got struct {
+		Zone, Address, Host string
+		Port                float64
+	}
+	b, err := json.Marshal(raw)
+	if err == nil {
+		err = json.Unmarshal(b, &got)
+	}
+	if err != nil {
+		return []string{fmt.Sprintf("targetValues.dns is not a zone (zone, address, host, port): %v", err)}
+	}
+	var msgs []string
+	spec := sc.Local.DNS
+	if zone := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(spec.Zone), ".")); !strings.Contains(zone, "${") && got.Zone != zone {
+		msgs = append(msgs, fmt.Sprintf("targetValues.dns.zone is %q, but the scenario's zone is %q", got.Zone, zone))
+	}
+	port := strconv.FormatFloat(got.Port, 'f', -1, 64)
+	if hp := net.JoinHostPort(got.Host, port); got.Address != hp {
+		msgs = append(msgs, fmt.Sprintf("targetValues.dns.address is %s, but its host and port are %s and %s", got.Address, got.Host, port))
+	}
+	if want := spec.Address; want != "" && !strings.Contains(want, "${") {
+		host, wport, err := net.SplitHostPort(want)
+		if err != nil {
+			host, wport = want, "0"
+		}
+		if got.Host != host || wport != "0" && port != wport {
+			msgs = append(msgs, fmt.Sprintf("targetValues.dns.address is %s, but the scenario fixes its zone's server at %s", got.Address, want))
+		}
+	}
 	return msgs
 }
 
