@@ -33,8 +33,9 @@ func joinJSONKey(at, key string) string {
 	return at + "." + key
 }
 
-// jsonEntries are the entries of every list and map v holds; a struct's fields are a map's
-// entries too (JSON cannot tell them apart): fields says which paths are fields, not entries.
+// jsonEntries are the entries of every list and object v holds, at any depth (a struct's
+// fields are an object's entries too: JSON cannot tell them apart; the test says which paths
+// are the record's parts).
 func jsonEntries(v any, at string, out *[]jsonEntry) {
 	switch x := v.(type) {
 	case map[string]any:
