@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,6 +86,8 @@ func TestDecodeRefusesNullEntries(t *testing.T) {
 	// The parts: the entries of the record's lists and maps of parts, and the value of each
 	// result (a field, not an entry, but the record of the step: no run writes it null).
 	isPart := regexp.MustCompile(`^(steps\[\d+\]|results\.\w+|results\.\w+\.value|expectations\[\d+\]|results\.\w+\.value\.samples\[\d+\]|artifacts\[\d+\])$`)
+	// A stat: encoding/json reads a null as 0, a count no snapshot recorded.
+	isStat := regexp.MustCompile(`\.(counters|gauges)(?:\.(\w+)|\[("[^"]*")\])$`)
 	parts := 0
 	for i, e := range entries {
 		t.Run(e.path, func(t *testing.T) {
@@ -108,6 +111,17 @@ func TestDecodeRefusesNullEntries(t *testing.T) {
 				}()
 				_, rerr = report.Decode("RUN.json", edited)
 			}()
+			if m := isStat.FindStringSubmatch(e.path); m != nil {
+				key := m[2]
+				if key == "" {
+					key, _ = strconv.Unquote(m[3])
+				}
+				want := fmt.Sprintf("RUN.json: stat %q is null, where a snapshot always records a number", key)
+				if rerr == nil || rerr.Error() != want {
+					t.Errorf("%s null: got %v, want %s", e.path, rerr, want)
+				}
+				return
+			}
 			if !isPart.MatchString(e.path) {
 				return
 			}
