@@ -550,6 +550,7 @@ func (r *Record) Contradictions() error {
 		}
 	}
 	msgs = append(msgs, r.localBackendAbsences()...)
+	msgs = append(msgs, r.resultKindContradictions()...)
 	for _, s := range r.Steps {
 		if cs := s.Contradictions(); len(cs) > 0 {
 			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", shownStep(s), strings.Join(cs, "; ")))
@@ -614,6 +615,28 @@ func localBackendContradictions(sn *SnapshotRecord) []string {
 		}
 	}
 	return out
+}
+
+// resultKindContradictions are the results whose kind is not that of the step that recorded
+// them (a step records its result under its name, or its path, in its own kind's form): a
+// kind edited (or nulled) makes the value read as another kind's, or as plain data. Results
+// that no step of the record has the name of are not checked.
+func (r *Record) resultKindContradictions() []string {
+	kinds := map[string][]string{}
+	for _, s := range r.Steps {
+		name := or(s.Name, s.Path)
+		if !slices.Contains(kinds[name], s.Kind) {
+			kinds[name] = append(kinds[name], s.Kind)
+		}
+	}
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		ks, ok := kinds[name]
+		if kind := r.Results[name].Kind; ok && !slices.Contains(ks, kind) {
+			msgs = append(msgs, fmt.Sprintf("step %s: its result's kind is %q, but its step's is %s", name, kind, strings.Join(ks, ", ")))
+		}
+	}
+	return msgs
 }
 
 // localBackendAbsences are the stats a snapshot of labrun's local backend lacks that another

@@ -85,3 +85,39 @@ s: schema.#Scenario & {
 		})
 	}
 }
+
+// A result's kind edited (or nulled) made its value read as another kind's, or as plain data:
+// a result's kind is that of the step that recorded it.
+func TestResultKindContradictions(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "fortio", load: {url: "http://127.0.0.1:1/echo", requests: 10, connections: 1}}]
+	expect: ["fortio.requests == 10"]
+}`)
+	var run *interp.Record
+	synctest.Test(t, func(t *testing.T) {
+		run = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
+	})
+	b, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ kind, want string }{
+		{"load", ""},
+		{"", `step fortio: its result's kind is "", but its step's is load`},
+		{"exec", `step fortio: its result's kind is "exec", but its step's is load`},
+	} {
+		var rec interp.Record
+		if err := json.Unmarshal(b, &rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Results["fortio"].Kind = c.kind
+		got := ""
+		if err := rec.Contradictions(); err != nil {
+			got = err.Error()
+		}
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("kind %q: Contradictions: %q, want %q", c.kind, got, c.want)
+		}
+	}
+}
