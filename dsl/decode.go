@@ -80,6 +80,7 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 // been found since the error count was before.
 func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d := &decoder{l: l, root: v, timeline: &timeline{parent: map[*Step]*Step{}}, stepValue: map[*Step]cue.Value{}, kindValue: map[*Step]cue.Value{}, before: before, refused: map[*Step]bool{}}
+	defer d.hideSecrets(before, len(l.warnings))
 	sc := &Scenario{Name: name, Pos: l.valuePos(v), names: map[string]*Step{}}
 	if sc.Pos.IsValid() {
 		sc.Dir = filepath.Dir(sc.Pos.File)
@@ -567,6 +568,29 @@ func (d *decoder) relPath(v cue.Value) string {
 // vars decodes the scenario's vars. --var values were applied to the declared values before
 // CUE evaluated the scenario (vars.go), so what is decoded is what the run uses; Declared and
 // VarSource say where each value came from.
+// hideSecrets writes "[secret NAME]" for the value of each secret var of the scenario in what
+// its decode said (the errors from errsFrom, the warnings from warnsFrom): an expectation that
+// interpolates the secret (\(vars.token)) is quoted in them, and vet printed a --var token=…
+// given on the command line. A value that is a mask already (a record's) stays.
+func (d *decoder) hideSecrets(errsFrom, warnsFrom int) {
+	var pairs []string
+	for _, name := range d.sc.Secrets {
+		if v, ok := d.sc.Vars[name].(string); ok && v != "" && !strings.HasPrefix(v, "[secret ") {
+			pairs = append(pairs, v, "[secret "+name+"]")
+		}
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	r := strings.NewReplacer(pairs...)
+	for _, e := range d.l.errs.errs[min(errsFrom, len(d.l.errs.errs)):] {
+		e.Msg = r.Replace(e.Msg)
+	}
+	for _, w := range d.l.warnings[min(warnsFrom, len(d.l.warnings)):] {
+		w.Msg = r.Replace(w.Msg)
+	}
+}
+
 // secrets reads the names of the secret vars: each must be a declared var holding a string.
 func (d *decoder) secrets() {
 	d.sc.Secrets = d.stringList("secrets")

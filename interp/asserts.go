@@ -32,19 +32,44 @@ var staticNames = map[string]bool{
 // each repeat's until as at its last round's end (repeatUntil), each get's and config's until
 // over the value it read last (readUntil), and each exec's outcome is set against the exit
 // code it records and the step's exitCode (execContradiction); each load whose step fixes its
-// requests must record that many (loadCountContradictions).
+// requests must record that many (loadCountContradictions); and each step's record must be
+// what its step, as sc declares it, lets a run record (planContradictions: an expected error
+// its expectFail's pattern matches).
 func OutcomeContradictions(rec *Record, sc *dsl.Scenario) error {
+	msgs := outcomeContradictions(rec, sc, "its record contradicts itself: ")
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+}
+
+// ScenarioDisagreements is OutcomeContradictions for a scenario that is not the source the
+// run had (replay --file, a file edited since): what it finds is where the record and that
+// scenario disagree, which a change of the scenario explains as well as an edit of the
+// record. file is where the scenario was read.
+func ScenarioDisagreements(rec *Record, sc *dsl.Scenario, file string) error {
+	msgs := outcomeContradictions(rec, sc, "")
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the record and the scenario in %s disagree (that file is not the source the run had): %s; the scenario changed since the run (run it again), or the record was edited", file, strings.Join(msgs, "; "))
+}
+
+// outcomeContradictions are OutcomeContradictions' findings, one a step; lead begins what
+// a step's record says against its step (an exec's exit, an expected error, a time).
+func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string {
 	steps := map[string]*dsl.Step{}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
 	}
 	msgs := loadCountContradictions(rec, sc)
 	msgs = append(msgs, targetValueContradictions(rec, sc)...)
+	msgs = append(msgs, planContradictions(rec, steps, lead)...)
 	for _, sr := range rec.Steps {
 		s := steps[sr.Path]
 		if sr.Kind == "exec" && s != nil && s.Kind == "exec" {
 			if c := execContradiction(rec, sr, s); c != "" {
-				msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", shownStep(sr), c))
+				msgs = append(msgs, fmt.Sprintf("step %s: %s%s", shownStep(sr), lead, c))
 			}
 			continue
 		}
@@ -96,10 +121,7 @@ func OutcomeContradictions(rec *Record, sc *dsl.Scenario) error {
 		}
 		msgs = append(msgs, fmt.Sprintf("step %s: its %s %q says %s, but over the data the record holds %s the expression is %s: %s", shownStep(sr), what, s.Expr.Src, says, over, word, why))
 	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+	return msgs
 }
 
 // repeatUntil judges again the until of sr, an execution of the repeat s, as the run judged it

@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -542,6 +543,13 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 		jd.Outcome = Errored
 		jd.Reason = err.Error()
 		if empty := (*dsl.EmptyCollection)(nil); errors.As(err, &empty) {
+			// Only a claim that would pass having read nothing has no value: one that is false
+			// over the empty collection (any(preds, .name == "x") of no predicate) fails, as
+			// a wrong outcome should.
+			if failed := j.falseOverEmpty(e, env); failed != nil {
+				failed.Reason = fmt.Sprintf("%s is empty", empty.Src)
+				return failed
+			}
 			jd.Reason = empty.Error() // not expr's, with its snippet of the rewritten expression
 		}
 		if why := j.noResult(e); why != "" && readOfNil(jd.Reason) {
@@ -556,6 +564,19 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 	// Pass or fail, the verdict shows what was measured.
 	jd.Explanation = (&shower{env: env, names: []*dsl.Names{j.names, j.rec.Names()}}).explain(e.Explain)
 	return jd
+}
+
+// falseOverEmpty is the judgement of e, Failed, when e evaluates to false with its empty
+// collections read as they are (not refused by __nonEmpty); nil when it is true, or errs.
+func (j *Judge) falseOverEmpty(e *dsl.Expr, env map[string]any) *Judgement {
+	lax := maps.Clone(env)
+	lax[dsl.NonEmptyFunc] = func(call, src, claim string, until bool, c any) (any, error) { return c, nil }
+	out, err := expr.Run(e.Program, lax)
+	if ok, isBool := out.(bool); err != nil || !isBool || ok {
+		return nil
+	}
+	return &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Failed,
+		Explanation: (&shower{env: lax, names: []*dsl.Names{j.names, j.rec.Names()}}).explain(e.Explain)}
 }
 
 // noResult says which step e reads recorded no result, and how that step ended ("" when

@@ -456,6 +456,9 @@ func TestQuantifierOverEmptyCollection(t *testing.T) {
 		"len(filter(full.entries, .code == 503)) == 0 && sum(map(full.entries, .code)) == 200 && find(full.entries, .code == 503) == nil && mean(map(full.entries, .code)) == 200 && max(map(full.entries, .code)) == 200",
 		"count(full.entries, .code == 200) == len(full.entries)",
 		"log.count == 0 && sum([]) == 0 && len(filter([1, 2], # > 5)) == 0 && len(filter([], # > 0)) == 0",
+		"any(log.entries, .code == 503)",
+		"len(filter(log.entries, .code == 503)) > 0",
+		"sum(map(log.entries, .code)) > 5",
 	]
 }`)
 	full := schema.LogResult{Count: 1, Lines: []string{"a"}, Entries: []schema.LogEntry{{Line: "a", Access: true, Code: 200}},
@@ -496,6 +499,11 @@ func TestQuantifierOverEmptyCollection(t *testing.T) {
 		{interp.Passed, ""},
 		{interp.Passed, ""},
 		{interp.Passed, ""},
+		// False over the empty collection: the claim fails, as a wrong outcome should (not
+		// an error, which says nothing of the outcome).
+		{interp.Failed, "log.entries is empty"},
+		{interp.Failed, "log.entries is empty"},
+		{interp.Failed, "log.entries is empty"},
 	} {
 		jd := interp.Rejudge(rec, sc)[i]
 		if jd.Outcome != c.want || c.reason != "" && !strings.Contains(jd.Reason, c.reason) {
@@ -712,7 +720,7 @@ func TestRejudgeKeepsNowExpectations(t *testing.T) {
 	if got[0].Explanation != "recorded" {
 		t.Errorf("%s: explanation %q, want the recorded one", got[0].Src, got[0].Explanation)
 	}
-	if cs := interp.ValueContradictions(rec.Expectations, got); len(cs) > 0 {
+	if cs := interp.ValueContradictions(rec.Expectations, got, nil); len(cs) > 0 {
 		t.Errorf("values of expectations that call now() held to the data: %q", cs)
 	}
 	if notes := strings.Join(rec.Notes, "\n"); !strings.Contains(notes, `calls now(): it keeps the outcome the run recorded (passed)`) {
@@ -720,7 +728,7 @@ func TestRejudgeKeepsNowExpectations(t *testing.T) {
 	}
 	// An expectation that does not call now() is still held to the data.
 	rec.Expectations[2].Values["trim(stamp.stdout)"] = "edited"
-	if cs := interp.ValueContradictions(rec.Expectations, interp.Rejudge(rec, sc)); len(cs) != 1 {
+	if cs := interp.ValueContradictions(rec.Expectations, interp.Rejudge(rec, sc), nil); len(cs) != 1 {
 		t.Errorf("contradictions %q, want the edited value of the third", cs)
 	}
 	// One the record holds no judgement of errs, not judged at this time.

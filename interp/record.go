@@ -558,6 +558,8 @@ func (r *Record) Contradictions() error {
 	}
 	msgs = append(msgs, r.timeContradictions()...)
 	msgs = append(msgs, r.seriesContradictions()...)
+	msgs = append(msgs, r.phaseContradictions()...)
+	msgs = append(msgs, r.endedEarlyContradictions()...)
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -875,6 +877,82 @@ func (r *Record) seriesContradictions() []string {
 				return at >= s.Start-timeSlack(s.Start) && (s.Outcome == "" || at <= s.End+timeSlack(s.End))
 			}) {
 				msgs = append(msgs, fmt.Sprintf("step %s: sample %d of its series was taken at %s, but none of its step's samples ran then", name, i+1, at))
+			}
+		}
+	}
+	return msgs
+}
+
+// phaseContradictions are the times of a record that its phases' order does not hold
+// (each with timeSlack, as the steps' offsets are on the monotonic clock and the phases'
+// instants on the wall clock): every step that ended ended before the run did (the run's end
+// is taken after its cleanup, which joins every step); the steps phase starts (stepsStart)
+// within the run, after every step of the setup ended (the setup joins its background steps
+// too) and before any step of the steps, catch and cleanup phases starts. stepsStart moved
+// later so that ended.<step>, which counts from it, reads less was accepted. Records without
+// a start or an end are not checked; nor is stepsStart when the run did not reach its steps.
+func (r *Record) phaseContradictions() []string {
+	if r.Start.IsZero() || r.End.IsZero() {
+		return nil
+	}
+	end := r.End.Sub(r.Start)
+	var msgs []string
+	say := func(s *StepRecord, format string, args ...any) {
+		msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: ", shownStep(s))+fmt.Sprintf(format, args...))
+	}
+	steps := time.Duration(-1)
+	if !r.StepsStart.IsZero() {
+		steps = r.StepsStart.Sub(r.Start)
+		if steps < -timeSlack(0) || steps > end+timeSlack(end) {
+			msgs = append(msgs, fmt.Sprintf("its steps phase starts (stepsStart) at %s, outside the run, which started at 0s and ended at %s", steps, end))
+			steps = -1
+		}
+	}
+	for _, s := range r.Steps {
+		if s.Outcome == "" {
+			continue // still running: no end
+		}
+		if s.End > end+timeSlack(end) {
+			say(s, "it ends at %s, after the run's end at %s", s.End, end)
+		}
+		if steps < 0 {
+			continue
+		}
+		switch s.Phase {
+		case dsl.PhaseSetup:
+			if s.End > steps+timeSlack(steps) {
+				say(s, "it is a step of the setup and ends at %s, after the steps phase's start (stepsStart) at %s", s.End, steps)
+			}
+		case dsl.PhaseSteps, dsl.PhaseCatch, dsl.PhaseCleanup:
+			if s.Start < steps-timeSlack(steps) {
+				say(s, "it is a step of the %s phase and starts at %s, before that phase's start (stepsStart) at %s", s.Phase, s.Start, steps)
+			}
+		}
+	}
+	return msgs
+}
+
+// endedEarlyContradictions are the process steps whose record says their process ended on its
+// own with a failure before the cleanup (EndedEarlyWarning) in a record that does not say
+// what such a run says: its outcome is an error (not passed or failed: the runner makes it
+// one), and its cleanup says the process had ended.
+func (r *Record) endedEarlyContradictions() []string {
+	var msgs []string
+	for _, s := range r.Steps {
+		for _, w := range s.Warnings {
+			msg, ok := strings.CutPrefix(w, EndedEarlyWarning)
+			if !ok {
+				continue
+			}
+			var cs []string
+			if r.Outcome == Passed || r.Outcome == Failed {
+				cs = append(cs, fmt.Sprintf("which makes the run an error, but the run's outcome is %s", r.Outcome))
+			}
+			if !slices.Contains(r.Cleanup, msg) {
+				cs = append(cs, "and its cleanup does not say so")
+			}
+			if len(cs) > 0 {
+				msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: it records that its process ended on its own (%s), %s", shownStep(s), msg, strings.Join(cs, "; ")))
 			}
 		}
 	}

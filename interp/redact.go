@@ -33,6 +33,22 @@ func NewRedactor(sc *dsl.Scenario) *Redactor {
 	return newRedactor(secretMasks(sc.Secrets, sc.Vars, sc.SecretSweep))
 }
 
+// SourceRedactor returns the Redactor of the values of sc's secret vars that its source holds:
+// the values it declares (sc loaded with its own vars) and those its own sweep declares, each
+// masked as the record of a run of that sweep writes it. replay, merge and mutate load a
+// scenario with the vars a record keeps, where a secret's value is its redaction: a value the
+// source writes out itself (an expectation that holds the secret, inlined by interpolation or
+// written as it is) shows as it is, unless hidden so.
+func SourceRedactor(sc *dsl.Scenario) *Redactor {
+	sweep := map[string][]string{}
+	for _, name := range sc.Secrets {
+		if vs := sc.Sweep[name]; len(vs) > 0 {
+			sweep[name] = vs
+		}
+	}
+	return newRedactor(secretMasks(sc.Secrets, sc.Vars, sweep))
+}
+
 // MatrixRedactor returns the Redactor of sc's secret vars at every value m sweeps: what a
 // matrix prints and its summary show the masks its runs' records show.
 func MatrixRedactor(m *dsl.Matrix, sc *dsl.Scenario) *Redactor {
@@ -68,7 +84,7 @@ func secretMasks(secrets []string, vars map[string]any, sweep map[string][]strin
 	var masks [][2]string
 	seen := map[string]bool{}
 	add := func(v, mask string) {
-		if v != "" && !seen[v] {
+		if v != "" && !seen[v] && !isMask(v) {
 			seen[v] = true
 			masks = append(masks, [2]string{v, mask})
 		}
@@ -82,6 +98,27 @@ func secretMasks(secrets []string, vars map[string]any, sweep map[string][]strin
 		}
 	}
 	return masks
+}
+
+// isMask says whether v is a secret's mask ("[secret NAME]", "[secret NAME #i]"): the value of a
+// secret var in a scenario loaded with a record's vars (replay, merge, mutate), which is hidden
+// already. Masked again, a swept secret's "[secret token #2]" read "[secret token]", and replay
+// refused the record of a run of a sweep of a secret: its step "ran \"echo [secret token
+// #2]\" and would now run \"echo [secret token]\"".
+func isMask(v string) bool {
+	name, ok := strings.CutPrefix(v, "[secret ")
+	if !ok || !strings.HasSuffix(name, "]") {
+		return false
+	}
+	name = strings.TrimSuffix(name, "]")
+	if i := strings.LastIndex(name, " #"); i >= 0 {
+		n := name[i+2:]
+		name = name[:i]
+		if n == "" || strings.Trim(n, "0123456789") != "" {
+			return false
+		}
+	}
+	return name != "" && !strings.ContainsAny(name, " []")
 }
 
 func newRedactor(masks [][2]string) *Redactor {

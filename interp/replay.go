@@ -143,7 +143,15 @@ func outcomeWord(o Outcome) string {
 // and that the record does not hold. Judging the data of other steps would prove nothing
 // about these. A step with ${...} is compared as the run resolved it, or, when that cannot be
 // done again, with each ${...} standing for any text.
-func ChangedStep(rec *Record, sc *dsl.Scenario) string {
+//
+// source hides the values of secrets that the scenario's source writes out itself
+// (SourceRedactor of it loaded with its own vars; nil: none): sc is loaded with the record's
+// vars, where a secret's value is its mask, so a step that writes the value out ("echo
+// token=s3cr3t") is compared hidden as the run's record hid it. Before, replay refused the
+// untouched record of such a run: its step "ran \"sh -c echo token=[secret token]\" and would
+// now run \"sh -c echo token=s3cr3t\"". The step as sc says it is tried first: a run given
+// another value than the source's writes the source's out as it is.
+func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 	steps := map[string]*dsl.Step{}
 	var order []*dsl.Step
 	for _, ph := range sc.Phases() {
@@ -153,6 +161,7 @@ func ChangedStep(rec *Record, sc *dsl.Scenario) string {
 		})
 	}
 	redact := NewRedactor(sc)
+	hidden := JoinRedactors(redact, source)
 	env := NewJudge(rec, sc).Env()
 	seen := map[string]bool{}
 	for _, sr := range rec.Steps {
@@ -173,7 +182,9 @@ func ChangedStep(rec *Record, sc *dsl.Scenario) string {
 			continue // a block's summary counts its steps, which are compared one by one
 		}
 		if now, ok := sameSummary(s, sr.Summary, env, redact); !ok {
-			return fmt.Sprintf("%s ran %q and would now run %q", recordedStep(sr), sr.Summary, now)
+			if now, ok = sameSummary(s, sr.Summary, env, hidden); !ok {
+				return fmt.Sprintf("%s ran %q and would now run %q", recordedStep(sr), sr.Summary, now)
+			}
 		}
 	}
 	// A run that reached the end of its steps ran every step of its setup and steps phases

@@ -68,7 +68,7 @@ func replayed(t *testing.T, src, replaySrc string, slow bool, edit func(*interp.
 	if replaySrc != "" {
 		sc = loadScenario(t, replaySrc)
 	}
-	if d := interp.ChangedStep(&rec, sc); d != "" {
+	if d := interp.ChangedStep(&rec, sc, nil); d != "" {
 		t.Fatalf("the steps are the same, but ChangedStep says %s", d)
 	}
 	verdict, why = interp.Verdict(&rec, interp.Rejudge(&rec, sc))
@@ -324,7 +324,7 @@ s: schema.#Scenario & {
 				t.Fatalf("the scenario has no %q", tc.from)
 			}
 			now := loadScenario(t, strings.Replace(src, tc.from, tc.to, 1))
-			got := interp.ChangedStep(rec, now)
+			got := interp.ChangedStep(rec, now, nil)
 			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 				t.Errorf("ChangedStep: %q, want %q", got, tc.want)
 			}
@@ -370,11 +370,11 @@ s: schema.#Scenario & {
 	if rec.Outcome != interp.Errored || !strings.HasPrefix(rec.Error, "cleanup: ") {
 		t.Fatalf("the run: %s (%s), want a cleanup error", rec.Outcome, rec.Error)
 	}
-	if got := interp.ChangedStep(rec, sc); got != "" {
+	if got := interp.ChangedStep(rec, sc, nil); got != "" {
 		t.Errorf("the same scenario: ChangedStep says %q", got)
 	}
 	now := loadScenario(t, strings.Replace(src, `exec: argv: ["true"]}]`, `exec: argv: ["true"]}, {name: "b", exec: argv: ["true"]}]`, 1))
-	if got, want := interp.ChangedStep(rec, now), "steps.1 (b, exec) is in the scenario but the run did not run it"; got != want {
+	if got, want := interp.ChangedStep(rec, now, nil), "steps.1 (b, exec) is in the scenario but the run did not run it"; got != want {
 		t.Errorf("ChangedStep: %q, want %q", got, want)
 	}
 }

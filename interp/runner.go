@@ -370,15 +370,17 @@ func (st *stepState) markDone(err error) {
 	st.doneOnce.Do(func() { st.err = err; close(st.done) })
 }
 
-// createdThing is something the automatic cleanup removes.
+// createdThing is something the automatic cleanup removes; sr is the record of the step that
+// created it (nil for the run's own, a namespace).
 type createdThing struct {
 	desc   string
 	remove func(ctx context.Context) error
+	sr     *StepRecord
 }
 
-func (ru *run) created1(desc string, remove func(ctx context.Context) error) {
+func (ru *run) created1(desc string, remove func(ctx context.Context) error, sr *StepRecord) {
 	ru.mu.Lock()
-	ru.created = append(ru.created, createdThing{desc, remove})
+	ru.created = append(ru.created, createdThing{desc, remove, sr})
 	ru.mu.Unlock()
 }
 
@@ -412,6 +414,11 @@ func (ru *run) autoCleanup(ctx context.Context) {
 			msg = fmt.Sprintf("%s had already ended: %s", t.desc, strings.TrimPrefix(err.Error(), schema.ErrEndedEarly.Error()+": "))
 			ru.mu.Lock()
 			ru.endedEarly = append(ru.endedEarly, msg)
+			if t.sr != nil {
+				// The step that started it keeps it too: the run's error and cleanup
+				// lines alone, edited, would make a run that erred pass.
+				t.sr.Warnings = append(t.sr.Warnings, EndedEarlyWarning+msg)
+			}
 			ru.mu.Unlock()
 			bad = true
 		case errors.Is(err, schema.ErrEndedOnItsOwn):
@@ -523,7 +530,7 @@ func (ru *run) makeNamespaces(ctx context.Context) error {
 		for _, ref := range res.Created {
 			ru.created1("ephemeral Namespace "+ref.Name+in+" (its deletion is not waited for)", func(ctx context.Context) error {
 				return cl.Delete(ctx, []schema.ObjectRef{ref}, false)
-			})
+			}, nil)
 		}
 		if err != nil {
 			return fmt.Errorf("creating the ephemeral namespaces%s: %w", in, err)

@@ -300,6 +300,13 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		// (a driver's "context deadline exceeded") says less than the timeout does.
 		err = te
 	}
+	if err == nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(context.Cause(sctx), &te) && sr.ExpectedError == "" {
+		// The driver returned success after the step's own timeout, without seeing it: the
+		// step did not end in time, and a record of it passed would say it did (replay
+		// refuses a passed step that lasted past its timeout). An expected failure (its
+		// timeout, under expectFail) is the step's pass.
+		err = te
+	}
 	cancel()
 
 	end := ru.clock.Now()
@@ -348,6 +355,11 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 
 // MayFailWarning is the warning of a step whose failure its mayFail allowed.
 const MayFailWarning = "mayFail: the run goes on"
+
+// EndedEarlyWarning begins the warning of a process step whose process ended on its own with
+// a failure before the cleanup stopped it (the cleanup's line follows): such a run is an
+// error (Run), whatever its steps and expectations say.
+const EndedEarlyWarning = "ended early: "
 
 // expectFailWarning begins the warning of a step that failed as its expectFail expected; the
 // error follows.

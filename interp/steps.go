@@ -218,7 +218,7 @@ func (rt *stepRuntime) Created(what string, undo func(context.Context) error) {
 	if c := rt.ru.sc.ClusterOf(rt.s); c != "" && rt.s.Params != nil && rt.s.Params.Needs().Cap == schema.CapCluster {
 		what += " in cluster " + c // the cleanup says which cluster each object was in
 	}
-	rt.ru.created1(what, undo)
+	rt.ru.created1(what, undo, rt.sr)
 }
 
 func (rt *stepRuntime) Process(name string) (schema.RunningProcess, bool) {

@@ -73,8 +73,9 @@ the path to a checkout differs between machines. Two records of one run (the sam
 combination and round: a shard run twice) keep the later one, with a warning; two whose vars
 differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).
 Two records of different runs that are one run (the same start and end instants, or every
-step's timing the same to the nanosecond: a record copied under another id or round) are
-refused (exit 2), naming both files.
+step's timing the same to the nanosecond, or the same results with every step's duration,
+skew and offset from the first step the same to the nanosecond: a record copied under
+another id or round, its times moved or not) are refused (exit 2), naming both files.
 A record of run --shard i/n keeps its shard and the runs of every shard: records that do not
 hold every run the shards planned (a shard's records missing) are refused (exit 2).
 
@@ -502,8 +503,8 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			cache[key] = l
 		}
 		at := fmt.Sprintf("%s: run %s", relPath(p.Cwd, m.from), unitOrSingle(rec).ID)
-		if l.badVars {
-			msgs = append(msgs, fmt.Sprintf("%s: its scenario, the source it ran, is refused with the vars it records (%s) and not with its own: labrun refuses such a run before it starts, so no run had these vars", at, strings.Join(names, ", ")))
+		if l.badVars != "" {
+			msgs = append(msgs, fmt.Sprintf("%s: %s", at, l.badVars))
 			continue
 		}
 		if l.sc == nil {
@@ -516,7 +517,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		cp := *rec
 		cp.TargetValues = maps.Clone(rec.TargetValues)
 		restoreErr := interp.RestoreTypes(&cp)
-		sameSteps := restoreErr == nil && interp.ChangedStep(&cp, l.sc) == ""
+		sameSteps := restoreErr == nil && interp.ChangedStep(&cp, l.sc, l.hide) == ""
 		if l.changed {
 			// Another source (a comment added, a kit edited): the record is judged again
 			// when the scenario still has the steps and expectations the run had, whose
@@ -539,7 +540,13 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		if sameSteps {
 			// The asserts of the steps the run ran (a record whose steps are not the
 			// scenario's is judged by its expectations below, as before).
-			if err := interp.OutcomeContradictions(&cp, l.sc); err != nil {
+			check := interp.OutcomeContradictions
+			if l.changed {
+				check = func(rec *interp.Record, sc *dsl.Scenario) error {
+					return interp.ScenarioDisagreements(rec, sc, relPath(p.Cwd, file))
+				}
+			}
+			if err := check(&cp, l.sc); err != nil {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
 				continue
 			}
@@ -549,7 +556,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		}
 		judged := interp.Rejudge(&cp, l.sc)
 		v, _ := interp.Verdict(&cp, judged)
-		if cs := interp.ValueContradictions(rec.Expectations, judged); v == rec.Outcome && len(cs) > 0 {
+		if cs := append(interp.ValueContradictions(rec.Expectations, judged, l.hide), interp.UnrecordedVarReads(&cp, judged, l.hide)...); v == rec.Outcome && len(cs) > 0 {
 			msgs = append(msgs, fmt.Sprintf("%s: %s", at, strings.Join(cs, "; ")))
 			continue
 		}
@@ -594,9 +601,12 @@ type loadedScenario struct {
 	// changed: the file here is not the source the record ran (its hash differs); sc is
 	// then judged with only when its steps and expectations are the ones the record holds.
 	changed bool
-	// badVars: the file is the source the record ran, and loads with its own vars but not
-	// with the record's (scenarioOf): the record's vars were not a run's.
-	badVars bool
+	// badVars, when not "": the file is the source the record ran, and loads with its own
+	// vars but not with the record's (refusedVars says so): the record's vars were not a run's.
+	badVars string
+	// hide hides the values of secrets that the scenario's source writes out itself
+	// (interp.ChangedStep).
+	hide *interp.Redactor
 }
 
 // scenarioOf loads the scenario a record names from file with the record's vars, when file is
@@ -607,19 +617,21 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 		return l
 	}
 	l.changed = p.sources.of(file) != rec.Source
-	res, errs, err := p.loadTo(io.Discard, []string{file}, dsl.Options{Vars: vars})
-	if err != nil || len(errs) > 0 {
-		l.why = "their scenario file does not load here"
-		if !l.changed && len(vars) > 0 && !slices.ContainsFunc(slices.Collect(maps.Values(vars)), func(v string) bool { return strings.HasPrefix(v, "[secret ") }) {
-			// The source the record ran, refused with the record's vars but not with its own:
-			// labrun refuses such a run before it starts, so no run had these vars (vars
-			// edited so that a claim cannot fail, or to a value of another type). A secret's
-			// value is redacted in the record: those vars are not the run's, and say nothing.
-			if _, errs, err := p.loadTo(io.Discard, []string{file}, dsl.Options{}); err == nil && len(errs) == 0 {
-				l.badVars = true
+	opts := dsl.Options{Vars: vars}
+	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
+	if refused := err != nil || len(errs) > 0; refused || declaresSecrets(res) {
+		// The secrets the scenario's source writes out itself: hidden in what merge prints
+		// (an expectation's source, the values it read: loadOwn), and in a step or an
+		// expectation compared with the record (l.hide), as the record hides them.
+		own, ownOK := p.loadOwn(file, opts)
+		l.hide = ownRedactor(own, rec.Scenario)
+		if refused {
+			l.why = "their scenario file does not load here"
+			if !l.changed {
+				l.badVars = p.refusedVars(file, rec, vars, refusals(errs, err), own, ownOK)
 			}
+			return l
 		}
-		return l
 	}
 	for _, s := range res.Scenarios {
 		if s.Name == rec.Scenario {
@@ -762,10 +774,13 @@ func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 // one run: a record copied with its unit's id or round edited, so that merge would count one
 // passed run as many. What a record holds of its run alone: the instants it started and
 // ended (to the nanosecond), and its steps' offsets from the start of its steps (also to the
-// nanosecond). Two runs of one process never share both instants, nor every step's timing.
+// nanosecond). Two runs of one process never share both instants, nor every step's timing;
+// nor, with the same results, every step's duration, skew and offset from the first step's
+// start (shiftedRun): a copy whose times were all moved by a nanosecond is still one run.
 func (p *process) checkClones(all []mergedRecord) error {
 	byTimes := map[string]int{}
 	bySteps := map[string]int{}
+	byShifted := map[string]int{}
 	var msgs []string
 	for i, m := range all {
 		why, j := "", -1
@@ -782,6 +797,14 @@ func (p *process) checkClones(all []mergedRecord) error {
 				why, j = fmt.Sprintf("their %d step%s started and ended at the same offsets, to the nanosecond", len(m.rec.Steps), plural(len(m.rec.Steps))), first
 			} else if !ok {
 				bySteps[k] = i
+			}
+		}
+		if k := shiftedRun(m.rec); k != "" {
+			if first, ok := byShifted[k]; ok && j < 0 {
+				shift := m.rec.Steps[0].Start - all[first].rec.Steps[0].Start
+				why, j = fmt.Sprintf("they hold the same results, and their %d step%s lasted as long and ran at the same offsets from one another, to the nanosecond (shifted by %s)", len(m.rec.Steps), plural(len(m.rec.Steps)), shift), first
+			} else if !ok {
+				byShifted[k] = i
 			}
 		}
 		if j >= 0 {
@@ -809,6 +832,45 @@ func stepTimings(rec *interp.Record) string {
 		return ""
 	}
 	return b.String()
+}
+
+// shiftedRun is what a record holds of its run whatever constant its times were moved by: its
+// outcome, its results and the values its expectations read, and each step's path, outcome,
+// errors, duration, skew and start and planned offsets from the first step's start, all to
+// the nanosecond; "" when no step took time. Two runs that share it are one run: what each
+// step measured is the same, and so is every step's timing but for its origin.
+func shiftedRun(rec *interp.Record) string {
+	if stepTimings(rec) == "" {
+		return ""
+	}
+	type step struct {
+		Path, Outcome, Error, Expected string
+		Round, Sample                  int
+		Took, Skew, From, Planned      time.Duration
+	}
+	type exp struct {
+		Src     string
+		Outcome interp.Outcome
+		Values  map[string]any
+	}
+	doc := struct {
+		Outcome interp.Outcome
+		Results map[string]*interp.Result
+		Exps    []exp
+		Steps   []step
+	}{Outcome: rec.Outcome, Results: rec.Results}
+	origin := rec.Steps[0].Start
+	for _, s := range rec.Steps {
+		doc.Steps = append(doc.Steps, step{s.Path, string(s.Outcome), s.Error, s.ExpectedError, s.Round, s.Sample, s.End - s.Start, s.Skew, s.Start - origin, s.Planned - origin})
+	}
+	for _, j := range rec.Expectations {
+		doc.Exps = append(doc.Exps, exp{j.Src, j.Outcome, j.Values})
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // differentRuns says how two records of one run id differ in the vars they ran with (each

@@ -1,7 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,10 +42,16 @@ and errors are not its codes', whose latencies are out of order, whose qps is no
 requests over its duration, whose addresses outnumber its sockets and connections; a logs
 result whose codes,
 flags, details, count or captures are not those of its lines; a step that passed with an
-error, failed without one, or ends before it starts; a step that ran a load and is shorter
+error, failed without one, or ends before it starts or after the run; a steps phase that
+starts (stepsStart) before a setup step ends or after a step of its own starts; a process step
+whose process ended early in a run that is not an error; a step that ran a load and is shorter
 than the load's duration or does not hold its start and end, a snapshot taken outside its
 step's span; a snapshot of the local backend whose rq_Nxx is not the sum of its rq_<code>
 of class N, or whose http.downstream_ stat is not the stat it names — as edited or corrupt.
+So is a step that passed after lasting longer than its timeout, one that failed as its
+expectFail expected with an error its pattern does not match, or one with at: planned
+elsewhere than its block's start plus its at; when the scenario is not the source the run
+had (--file, or its file edited since), replay says the record and the scenario disagree.
 
 Each assert step is judged again too, when the record holds exactly what it read: every step
 its expression reads (a result, outcome or error, the snapshots of delta, started or ended)
@@ -54,7 +66,10 @@ keeps the outcome the record gives it, and a note says so.
 
 An expectation whose expression is the one the record judged (and does not call now()) reads
 the same values from the record's data as the run did (they were written together): a value that differs (its
-vars, its data or the recorded value edited) is refused (exit 2) as edited or corrupt.`,
+vars, its data or the recorded value edited) is refused (exit 2) as edited or corrupt. So is a
+record whose vars make the scenario, its source unchanged since the run, one labrun refuses (a
+var edited to a value of another type, or so that an expectation cannot fail, or added) where
+its own vars do not: labrun refuses such a run before it starts, so no run had those vars.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rec, sc, err := p.recordAndScenario(args[0], file)
@@ -109,7 +124,18 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	// The checks that depend on the target judge the scenario as on the run's target: a
 	// scenario run with --target kube is not refused for the local target's limits.
 	opts := dsl.Options{Vars: vars, Target: rec.Target, Selected: func(name string, _ []string) bool { return name == rec.Scenario }}
-	res, errs, err := p.load([]string{file}, opts)
+	// The load's warnings are printed once the secrets its source holds are hidden (loadOwn).
+	var warnings bytes.Buffer
+	res, errs, err := p.loadTo(&warnings, []string{file}, opts)
+	var hide *interp.Redactor // the secrets the source writes out (ChangedStep)
+	if refused := err != nil || len(errs) > 0; refused || declaresSecrets(res) {
+		own, ownOK := p.loadOwn(file, opts)
+		hide = ownRedactor(own, rec.Scenario)
+		if msg := p.refusedVars(file, rec, vars, refusals(errs, err), own, ownOK); msg != "" {
+			return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s", path, msg)}
+		}
+	}
+	io.Copy(p.Stderr, &warnings)
 	if err != nil {
 		return nil, nil, loadError(err)
 	}
@@ -128,15 +154,116 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	if err := interp.RestoreTypes(rec); err != nil {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
-	if diff := interp.ChangedStep(rec, sc); diff != "" {
+	if diff := interp.ChangedStep(rec, sc, hide); diff != "" {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: the steps of %s in %s differ from those the run recorded: %s; the record holds the data of the steps that ran, which says nothing about other steps: run the scenario again", path, rec.Scenario, file, diff)}
 	}
-	if err := interp.OutcomeContradictions(rec, sc); err != nil {
+	check := interp.OutcomeContradictions
+	if rec.Source != "" && p.sources.of(inCwd(p.Cwd, file)) != rec.Source {
+		// Another scenario than the run's (--file, or its file edited since): where it
+		// and the record disagree, either may have changed.
+		check = func(rec *interp.Record, sc *dsl.Scenario) error {
+			return interp.ScenarioDisagreements(rec, sc, relPath(p.Cwd, file))
+		}
+	}
+	if err := check(rec, sc); err != nil {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
 	cp := *rec // Rejudge adds its notes to the record it judges
-	if cs := interp.ValueContradictions(rec.Expectations, interp.Rejudge(&cp, sc)); len(cs) > 0 {
+	judged := interp.Rejudge(&cp, sc)
+	if cs := append(interp.ValueContradictions(rec.Expectations, judged, hide), interp.UnrecordedVarReads(rec, judged, hide)...); len(cs) > 0 {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s\nlabrun: the values an expectation recorded are those its expression read from the run's data, written together: a record where they differ was edited or damaged (its vars or data, or the values themselves)", path, strings.Join(cs, "\nlabrun: "+path+": "))}
 	}
 	return rec, sc, nil
+}
+
+// declaresSecrets says whether a scenario res holds declares secret vars.
+func declaresSecrets(res *dsl.Result) bool {
+	return res != nil && slices.ContainsFunc(res.Scenarios, func(s *dsl.Scenario) bool { return len(s.Secrets) > 0 })
+}
+
+// loadOwn loads file as opts says but with the scenario's own vars (its defaults), and hides,
+// in all that labrun prints from now on, the values of the secret vars that its scenarios'
+// source holds (interp.SourceRedactor). replay, mutate and merge load a scenario with the vars
+// a record keeps, where a secret's value is its redaction, and printed as it is what the
+// source writes out itself: an expectation or a step that holds the secret's value (replay's
+// verdict lines and JSON, mutate's killers, merge's refusals, the step that differs from the
+// record's, a problem of the scenario as it is now), the default of a var the record does not
+// keep. ok: it loads with no problem.
+func (p *process) loadOwn(file string, opts dsl.Options) (res *dsl.Result, ok bool) {
+	opts.Vars = nil
+	opts.Partial = true // a scenario with problems declares its secrets too
+	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
+	if res != nil {
+		for _, s := range slices.Concat(res.Scenarios, res.Partial) {
+			p.secrets.addBase(interp.SourceRedactor(s))
+		}
+	}
+	return res, err == nil && len(errs) == 0
+}
+
+// ownRedactor is the interp.SourceRedactor of the scenario named name that res holds (loadOwn),
+// or nil.
+func ownRedactor(res *dsl.Result, name string) *interp.Redactor {
+	if res == nil {
+		return nil
+	}
+	for _, s := range slices.Concat(res.Scenarios, res.Partial) {
+		if s.Name == name {
+			return interp.SourceRedactor(s)
+		}
+	}
+	return nil
+}
+
+// refusals is what labrun says of a load it refused: its problems (errs), or err when it is a
+// refusal (a --var no scenario declares), not an error of the machine (a file unreadable).
+func refusals(errs dsl.Errors, err error) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	var ee *exitError
+	if errors.As(err, &ee) && ee.code == exitInvalid && ee.msg != "" {
+		out = append(out, strings.Split(ee.msg, "\n")...)
+	}
+	return out
+}
+
+// refusedVars is why the vars a record keeps are no run's, or "" when they may be: file is the
+// source the record ran (the same hash) and loads with its own vars (own, ownOK), but not with
+// the record's (vars: labrun refused it, saying problems). labrun refuses such a run before it
+// starts, so the record was edited: a var edited so that a claim cannot fail (a failed run's
+// maxShed edited from 0 to 100: its expectation became one vet's vacuity check refuses), to
+// a value of another type, or a var added. replay said the problem alone, as if the scenario
+// were wrong; merge counted the record as recorded (dc19295). A record whose vars hold a
+// secret's redaction says nothing so: those are not the values the run had. merge, replay and
+// mutate say it in these words.
+func (p *process) refusedVars(file string, rec *interp.Record, vars map[string]string, problems []string, own *dsl.Result, ownOK bool) string {
+	if !ownOK || len(vars) == 0 || len(problems) == 0 || rec.Source == "" || p.sources.of(inCwd(p.Cwd, file)) != rec.Source {
+		return ""
+	}
+	if slices.ContainsFunc(slices.Collect(maps.Values(vars)), func(v string) bool { return strings.HasPrefix(v, "[secret ") }) {
+		return ""
+	}
+	var declared map[string]any
+	for _, s := range own.Scenarios {
+		if s.Name == rec.Scenario {
+			declared = s.Vars
+		}
+	}
+	// The vars the record keeps that are not the scenario's own (a sweep's, --var's, or
+	// edited), else all of them.
+	var names, all []string
+	for k, v := range vars {
+		all = append(all, k+"="+v)
+		if d, ok := declared[k]; !ok || dsl.Stringify(d) != v {
+			names = append(names, k+"="+v)
+		}
+	}
+	if len(names) == 0 {
+		names = all
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("the record's vars (%s) make scenario %s, the source it ran, one labrun refuses to run (%s), where its own vars do not: labrun refuses such a run before it starts, so no run had these vars; the record was edited",
+		strings.Join(names, ", "), rec.Scenario, strings.Join(problems, "; "))
 }

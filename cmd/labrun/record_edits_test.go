@@ -1,0 +1,363 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// recordedRun writes the scenario src as s.cue in a new folder, runs it there (wantRun, its
+// exit code) and returns the folder and the record's JSON, decoded.
+func recordedRun(t *testing.T, src string, wantRun int, args ...string) (string, map[string]any) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Chdir(dir) // labrun reads the files named relative to the working directory
+	writeIn(t, filepath.Join(dir, "s.cue"), src)
+	code, out := runIn(t, dir, append([]string{"run", "-q", "--report-dir", "r"}, append(args, "s.cue")...)...)
+	if code != wantRun {
+		t.Fatalf("run: exit %d, want %d\n%s", code, wantRun, out)
+	}
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if len(recs) == 0 {
+		t.Fatalf("run wrote no record:\n%s", out)
+	}
+	return dir, readJSON(t, recs[0])
+}
+
+// writeIn writes s at path, making its folder.
+func writeIn(t *testing.T, path, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, s)
+}
+
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeIn(t, path, string(b))
+}
+
+// stepOf is the first step record named name.
+func stepOf(t *testing.T, rec map[string]any, name string) map[string]any {
+	t.Helper()
+	for _, s := range rec["steps"].([]any) {
+		if m := s.(map[string]any); m["name"] == name {
+			return m
+		}
+	}
+	t.Fatalf("no step %s in the record", name)
+	return nil
+}
+
+// passedAs edits rec into a passed run: no error, every expectation passed with values.
+func passedAs(rec map[string]any, values map[string]any) {
+	rec["outcome"] = "passed"
+	delete(rec, "error")
+	delete(rec, "errorPos")
+	for _, e := range rec["expectations"].([]any) {
+		m := e.(map[string]any)
+		delete(m, "reason")
+		m["outcome"], m["explanation"] = "passed", "edited"
+		if values != nil {
+			m["values"] = values
+		}
+	}
+}
+
+// refused runs labrun args in dir and wants exit 2 with each of want in its output.
+func refused(t *testing.T, dir string, want []string, args ...string) {
+	t.Helper()
+	code, out := runIn(t, dir, args...)
+	if code != 2 {
+		t.Errorf("%s: exit %d, want 2 (refused)\n%s", strings.Join(args, " "), code, out)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s: the output lacks %q:\n%s", strings.Join(args, " "), w, out)
+		}
+	}
+}
+
+// TestExpectedErrorMatchesPattern: a step with expectFail: "exited with code 1," that erred
+// (exit 2) edited to passed, "failed as expected", with its own error as the expected one,
+// made replay and merge say PASSED: the judge never checked the recorded error against the
+// step's pattern. A genuine record replayed with --file of a scenario whose pattern changed
+// was accepted too.
+func TestExpectedErrorMatchesPattern(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+denied: schema.#Scenario & {
+	steps: [{name: "t", expectFail: "exited with code 1,", exec: argv: ["sh", "-c", "echo usage >&2; exit ` + "%d" + `"]}]
+	expect: ["outcome.t == 'passed'"]
+}
+`
+	dir, rec := recordedRun(t, strings.Replace(src, "%d", "2", 1), 3)
+	s := stepOf(t, rec, "t")
+	msg, _, _ := strings.Cut(s["error"].(string), " (expectFail:")
+	delete(s, "error")
+	s["outcome"], s["expectedError"], s["warnings"] = "passed", msg, []any{"expectFail: failed as expected: " + msg}
+	passedAs(rec, map[string]any{"outcome.t": "passed"})
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{`step t: its record contradicts itself: it passed as its expectFail expected, with the error "sh -c echo usage >&2; exit 2 exited with code 2`, `which its pattern "exited with code 1," does not match`}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+
+	// A genuine record (exit 1, as expected), replayed with --file of the pattern changed.
+	dir, _ = recordedRun(t, strings.Replace(src, "%d", "1", 1), 0)
+	writeIn(t, filepath.Join(dir, "now", "s.cue"), strings.Replace(strings.Replace(src, "%d", "1", 1), "code 1,", "code 7,", 1))
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	refused(t, dir, []string{"the record and the scenario in now/s.cue disagree", `which its pattern "exited with code 7," does not match`}, "replay", "--file", "now/s.cue", recs[0])
+}
+
+// TestChangedScenarioNotBlamedOnRecord: a genuine record replayed with --file of a scenario
+// whose step now says exitCode: 3 was refused as "its record contradicts itself … the record
+// was changed after the run or is corrupt": the scenario changed, not the record. The same
+// finding with the run's own source still blames the record.
+func TestChangedScenarioNotBlamedOnRecord(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+slow: schema.#Scenario & {
+	steps: [{name: "j", exec: {argv: ["sh", "-c", "echo ok"]}}]
+	expect: ["j.stdout == 'ok\\n'"]
+}
+`
+	dir, _ := recordedRun(t, src, 0)
+	writeIn(t, filepath.Join(dir, "c", "s.cue"), strings.Replace(src, `"echo ok"]`, `"echo ok"], exitCode: 3`, 1))
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	code, out := runIn(t, dir, "replay", "--file", "c/s.cue", recs[0])
+	want := "the record and the scenario in c/s.cue disagree (that file is not the source the run had): step j: its outcome is passed, but it records exit 0 and the step expects 3; the scenario changed since the run (run it again), or the record was edited"
+	if code != 2 || !strings.Contains(out, want) || strings.Contains(out, "contradicts itself") {
+		t.Errorf("replay --file c/s.cue: exit %d, want 2 and %q:\n%s", code, want, out)
+	}
+	// The run's own file edited the same way: it is not the source the run had either.
+	writeIn(t, filepath.Join(dir, "s.cue"), strings.Replace(src, `"echo ok"]`, `"echo ok"], exitCode: 3`, 1))
+	code, out = runIn(t, dir, "replay", recs[0])
+	if want := "the record and the scenario in s.cue disagree"; code != 2 || !strings.Contains(out, want) {
+		t.Errorf("replay with s.cue edited: exit %d, want 2 and %q:\n%s", code, want, out)
+	}
+}
+
+// TestPassedStepWithinItsTimeout: a step that lasted 300 ms was accepted as passed under a
+// scenario whose step has timeout: "100ms" (a genuine record replayed with --file of it), and
+// a TIMEOUT record edited to passed, the step's end moved past the run's own end, replayed
+// and merged as PASSED.
+func TestPassedStepWithinItsTimeout(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+slow: schema.#Scenario & {
+	steps: [{name: "j", exec: argv: ["sh", "-c", "sleep 0.3; echo ok"]}]
+	expect: ["j.stdout == 'ok\\n'"]
+}
+`
+	timed := strings.Replace(src, `name: "j",`, `name: "j", timeout: "100ms",`, 1)
+	dir, _ := recordedRun(t, src, 0)
+	writeIn(t, filepath.Join(dir, "b", "s.cue"), timed)
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	refused(t, dir, []string{"the record and the scenario in b/s.cue disagree", "step j: it passed, but it lasted 3", "longer than its timeout of 100ms"}, "replay", "--file", "b/s.cue", recs[0])
+
+	dir, rec := recordedRun(t, timed, 3)
+	s := stepOf(t, rec, "j")
+	s["outcome"], s["endNs"] = "passed", s["startNs"].(float64)+525e6
+	delete(s, "error")
+	rec["results"] = map[string]any{"j": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}}
+	passedAs(rec, map[string]any{"j.stdout": "ok\n"})
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step j: its record contradicts itself: it ends at 525", "after the run's end at "}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	// Its end left within the run's: the timeout refuses it.
+	s["endNs"] = s["startNs"].(float64) + 150e6
+	rec["end"] = "2099-01-01T00:00:00Z"
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	refused(t, dir, []string{"step j: its record contradicts itself: it passed, but it lasted 150ms, longer than its timeout of 100ms"}, "replay", "m/edited.json")
+	// A step that ended within its timeout and the run passes.
+	s["endNs"] = s["startNs"].(float64) + 90e6
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	code, out := runIn(t, dir, "replay", "m/edited.json")
+	if code != 0 {
+		t.Errorf("replay of a step that ended within its timeout: exit %d\n%s", code, out)
+	}
+}
+
+// TestPlannedOffsetIsThePlans: a step with at: "100ms" whose recorded plannedNs, startNs and
+// endNs were moved by 150ms (its skew unchanged, the value its expectation read moved too)
+// replayed and merged as PASSED: no run of the scenario plans it there.
+func TestPlannedOffsetIsThePlans(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+tm: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "job", exec: argv: ["sleep", "0.3"]},
+		{name: "mark", at: "100ms", exec: argv: ["true"]},
+	]}]
+	expect: ["started.mark < 1"]
+}
+`
+	dir, rec := recordedRun(t, src, 0)
+	writeJSON(t, filepath.Join(dir, "m", "genuine.json"), rec)
+	if code, out := runIn(t, dir, "replay", "m/genuine.json"); code != 0 {
+		t.Fatalf("replay of the genuine record: exit %d\n%s", code, out)
+	}
+	s := stepOf(t, rec, "mark")
+	for _, k := range []string{"plannedNs", "startNs", "endNs"} {
+		s[k] = s[k].(float64) + 150e6
+	}
+	v := rec["expectations"].([]any)[0].(map[string]any)["values"].(map[string]any)
+	v["started.mark"] = v["started.mark"].(float64) + 0.15
+	writeJSON(t, filepath.Join(dir, "m", "genuine.json"), rec)
+	want := []string{"step mark: its record contradicts itself: it was planned at 25", "but its at: 100ms after the start of its block", "plans it at 10"}
+	refused(t, dir, want, "replay", "m/genuine.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
+
+// TestStepsStartBeforeItsSteps: the record's stepsStart moved 60ms later, the steps' times
+// left alone (ended.j then reads 60ms less), replayed and merged as PASSED, though step j of
+// the steps phase then starts before that phase; moved earlier, the setup's step ends after it.
+func TestStepsStartBeforeItsSteps(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+ss: schema.#Scenario & {
+	setup: [{name: "prep", exec: argv: ["sleep", "0.2"]}]
+	steps: [{name: "j", exec: argv: ["sleep", "0.2"]}]
+	expect: ["ended.j < 10"]
+}
+`
+	dir, rec := recordedRun(t, src, 0)
+	start, err := time.Parse(time.RFC3339Nano, rec["stepsStart"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec["stepsStart"] = start.Add(60 * time.Millisecond).Format(time.RFC3339Nano)
+	v := rec["expectations"].([]any)[0].(map[string]any)["values"].(map[string]any)
+	v["ended.j"] = v["ended.j"].(float64) - 0.06
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step j: its record contradicts itself: it is a step of the steps phase and starts at ", "before that phase's start (stepsStart) at "}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	// Moved earlier: the setup's step ends after it.
+	rec["stepsStart"] = start.Add(-60 * time.Millisecond).Format(time.RFC3339Nano)
+	v["ended.j"] = v["ended.j"].(float64) + 0.12
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	refused(t, dir, []string{"step prep: its record contradicts itself: it is a step of the setup and ends at ", "after the steps phase's start (stepsStart) at "}, "replay", "m/edited.json")
+	// Moved past the run's end.
+	rec["stepsStart"] = start.Add(time.Hour).Format(time.RFC3339Nano)
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	refused(t, dir, []string{"its steps phase starts (stepsStart) at 1h0m0.", "outside the run, which started at 0s and ended at "}, "replay", "m/edited.json")
+}
+
+// TestMergeRefusesShiftedCopy: merge of run --count 3's rounds 1 and 3 (passed) with a copy
+// of round 1's record as round 2 (which failed), every step's times moved by 1ns and the
+// run's by 1µs, said "3 of 3 runs passed": the check of one run counted twice wanted the
+// timings equal to the nanosecond. The copy holds the same results, its times shifted.
+func TestMergeRefusesShiftedCopy(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+flaky: schema.#Scenario & {
+	steps: [{name: "c", exec: argv: ["sh", "-c", "n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; echo $n"]}]
+	expect: ["int(trim(c.stdout)) != 2"]
+}
+`
+	dir, _ := recordedRun(t, src, 1, "--count", "3")
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	var first map[string]any
+	for _, f := range recs {
+		rec := readJSON(t, f)
+		if rec["outcome"] != "passed" {
+			continue
+		}
+		writeJSON(t, filepath.Join(dir, "m", filepath.Base(f)), rec)
+		if u := rec["unit"].(map[string]any); u["round"].(float64) == 1 {
+			first = rec
+		}
+	}
+	if first == nil {
+		t.Fatal("round 1 did not pass")
+	}
+	if code, out := runIn(t, dir, "merge", "--report-dir", "out0", "m"); code != 1 || !strings.Contains(out, "2 of 3 runs passed") {
+		t.Fatalf("merge of rounds 1 and 3: exit %d\n%s", code, out)
+	}
+	u := first["unit"].(map[string]any)
+	u["round"], u["id"] = 2.0, strings.Replace(u["id"].(string), "#1", "#2", 1)
+	for _, s := range first["steps"].([]any) {
+		m := s.(map[string]any)
+		for _, k := range []string{"plannedNs", "startNs", "endNs"} {
+			m[k] = m[k].(float64) + 1
+		}
+	}
+	for _, k := range []string{"start", "end", "stepsStart"} {
+		at, err := time.Parse(time.RFC3339Nano, first[k].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first[k] = at.Add(time.Microsecond).Format(time.RFC3339Nano)
+	}
+	writeJSON(t, filepath.Join(dir, "m", "copy.json"), first)
+	refused(t, dir, []string{"(run flaky#1) and m/copy.json (run flaky#2) are records of one run: they hold the same results, and their 1 step lasted as long and ran at the same offsets from one another, to the nanosecond (shifted by 1ns)"}, "merge", "--report-dir", "out", "m")
+}
+
+// TestProcessEndedEarlyOnItsStep: a run that is an ERROR because its process exited on its own
+// (code 3) kept that only in the record's top-level error and cleanup lines, the process
+// step saying passed: replacing them with what a run whose process stayed up records made
+// replay and merge say PASSED. The process step's record keeps its early end now.
+func TestProcessEndedEarlyOnItsStep(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+pr: schema.#Scenario & {
+	steps: [
+		{name: "side", process: argv: ["sh", "-c", "sleep 0.05; exit 3"]},
+		{name: "job", exec: argv: ["sh", "-c", "sleep 0.2; echo ok"]},
+	]
+	expect: ["job.stdout == 'ok\\n'"]
+}
+`
+	dir, rec := recordedRun(t, src, 3)
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	if code, out := runIn(t, dir, "replay", "m/edited.json"); code != 3 {
+		t.Fatalf("replay of the genuine record: exit %d, want 3\n%s", code, out)
+	}
+	if w := stepOf(t, rec, "side")["warnings"]; w == nil {
+		t.Errorf("the process step records no warning of its early end")
+	}
+	rec["outcome"], rec["cleanup"] = "passed", []any{"removed process side"}
+	delete(rec, "error")
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step side: its record contradicts itself: it records that its process ended on its own (process side had already ended: it exited with code 3 on its own, before the cleanup", "which makes the run an error, but the run's outcome is passed"}
+	refused(t, dir, append(want, "and its cleanup does not say so"), "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}

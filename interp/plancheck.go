@@ -1,0 +1,92 @@
+package interp
+
+import (
+	"fmt"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// planContradictions say where a step's record holds what its step, as the scenario declares
+// it, never lets a run record, one a finding, each begun with lead after the step's name:
+//   - an expected error (the step failed as its expectFail expected) that the expectFail's
+//     pattern does not match: the runner keeps such an error as the step's error, and the
+//     step does not pass (interp.run.expectedFailure);
+//   - an expected error on a step that has no expectFail;
+//   - a step that passed (not as an expectFail expected) and lasted longer than its timeout
+//     (with timeSlack): its timeout ends it, and it times out;
+//   - a step with at: planned elsewhere than at that offset from the start of its parallel
+//     block's execution (atContradiction).
+func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []string {
+	var msgs []string
+	for _, sr := range rec.Steps {
+		s := steps[sr.Path]
+		if s == nil || s.Kind != sr.Kind {
+			continue // ChangedStep says so
+		}
+		for _, c := range []string{expectedErrorContradiction(sr, s), timeoutContradiction(sr, s), atContradiction(rec, sr, s)} {
+			if c != "" {
+				msgs = append(msgs, fmt.Sprintf("step %s: %s%s", shownStep(sr), lead, c))
+			}
+		}
+	}
+	return msgs
+}
+
+// expectedErrorContradiction says how the expected error sr records contradicts the
+// expectFail of its step s; "" when it does not.
+func expectedErrorContradiction(sr *StepRecord, s *dsl.Step) string {
+	if sr.ExpectedError == "" {
+		return ""
+	}
+	switch {
+	case !s.ExpectFail:
+		return fmt.Sprintf("it passed as an expectFail expected, with the error %q, but the step has no expectFail", clip(sr.ExpectedError))
+	case s.ExpectFailRE != nil && !s.ExpectFailRE.MatchString(sr.ExpectedError):
+		return fmt.Sprintf("it passed as its expectFail expected, with the error %q, which its pattern %q does not match: a step whose error the pattern does not match keeps that error and does not pass", clip(sr.ExpectedError), s.ExpectFailSrc)
+	}
+	return ""
+}
+
+// timeoutContradiction says how sr, which passed, lasted longer than the timeout of its step
+// s allows; "" when it did not, or did not pass.
+func timeoutContradiction(sr *StepRecord, s *dsl.Step) string {
+	if sr.Outcome != Passed || sr.ExpectedError != "" || s.Timeout <= 0 {
+		return ""
+	}
+	if d := sr.End - sr.Start; d > s.Timeout+timeSlack(s.Timeout) {
+		return fmt.Sprintf("it passed, but it lasted %s, longer than its timeout of %s, which would have ended it (timeout)", d, s.Timeout)
+	}
+	return ""
+}
+
+// atContradiction says how the planned offset sr records contradicts the at of its step s:
+// the parallel block plans each child at its start plus the child's at, the start taken as
+// the block begins to run, just after its own record's start (interp.run.parallel). The
+// block's execution is the last one of its path that started before sr; a planned offset
+// from 1ms before that start plus at to timeSlack after it is the plan's. "" when sr agrees,
+// or its step has no at, or samples (its ticks plan it), or the block's execution is not
+// recorded.
+func atContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
+	if !s.HasAt || s.Every > 0 || sr.Sample > 0 {
+		return ""
+	}
+	parent := parentPath(sr.Path)
+	var block *StepRecord
+	for _, o := range rec.Steps {
+		if o == sr {
+			break
+		}
+		if o.Path == parent && o.Start <= sr.Start {
+			block = o
+		}
+	}
+	if block == nil {
+		return ""
+	}
+	want := block.Start + s.At
+	if sr.Planned < want-time.Millisecond || sr.Planned > want+timeSlack(want) {
+		return fmt.Sprintf("it was planned at %s, but its at: %s after the start of its block %s (at %s) plans it at %s", sr.Planned, s.At, stepName(block), block.Start, want)
+	}
+	return ""
+}
