@@ -63,6 +63,7 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
 	}
 	msgs := loadCountContradictions(rec, sc)
+	msgs = append(msgs, targetValueContradictions(rec, sc)...)
 	msgs = append(msgs, planContradictions(rec, steps, lead)...)
 	for _, sr := range rec.Steps {
 		s := steps[sr.Path]

@@ -258,6 +258,14 @@ s: schema.#Scenario & {
 			l := rec.Results[name].Value.(*interp.LoadRecord)
 			l.Codes = map[string]float64{"200": n}
 			l.Recount()
+			// the times fortio records of n requests: the edit changes only the count
+			if l.DurationS == 0 {
+				l.DurationS, l.Connections = 0.5, 1
+			}
+			l.QPS = n / l.DurationS
+			if l.Max == 0 {
+				l.Min, l.P50, l.P90, l.P99, l.P999, l.Max, l.Avg = 1, 1, 1, 1, 1, 1, 1
+			}
 		}
 	}
 	for _, c := range []struct {

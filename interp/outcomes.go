@@ -2,6 +2,10 @@ package interp
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
@@ -38,6 +42,50 @@ func execContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
 	default:
 		return ""
 	}
+	return strings.Join(slices.DeleteFunc([]string{exitContradiction(sr, s, p, res), captureContradiction(p, res)}, func(c string) bool { return c == "" }), "; ")
+}
+
+// captureContradiction says how the groups res records as captured differ from those the
+// step's capture pattern finds in the stdout res records, which the run matched it against
+// (schema.Exec.Run: the output as kept, cut or not); "" when they do not, or when the pattern
+// is made at run time (a ${...} in it).
+func captureContradiction(p *schema.Exec, res schema.ExecResult) string {
+	if p.Capture == "" || strings.Contains(p.Capture, "${") {
+		return ""
+	}
+	re, err := regexp.Compile(p.Capture)
+	if err != nil {
+		return ""
+	}
+	want := map[string]string{}
+	if m := re.FindStringSubmatch(res.Stdout); m != nil {
+		for i, n := range re.SubexpNames() {
+			if n != "" {
+				want[n] = m[i]
+			}
+		}
+	}
+	if maps.Equal(want, res.Captured) || len(want) == 0 && len(res.Captured) == 0 {
+		return ""
+	}
+	var diffs []string
+	for _, k := range slices.Sorted(maps.Keys(res.Captured)) {
+		if w, ok := want[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("it records %q captured as %s, but its capture pattern %q finds none in the stdout it records", res.Captured[k], k, p.Capture))
+		} else if w != res.Captured[k] {
+			diffs = append(diffs, fmt.Sprintf("it records %q captured as %s, but its capture pattern %q finds %q in the stdout it records", res.Captured[k], k, p.Capture, w))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if _, ok := res.Captured[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("it records nothing captured as %s, but its capture pattern %q finds %q in the stdout it records", k, p.Capture, want[k]))
+		}
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// exitContradiction says how sr's outcome contradicts the exit code res records.
+func exitContradiction(sr *StepRecord, s *dsl.Step, p *schema.Exec, res schema.ExecResult) string {
 	exit, want := int(res.Exit), p.ExitCode
 	switch {
 	case !s.ExpectFail && sr.Outcome == Passed && exit != want:

@@ -160,6 +160,9 @@ type Result struct {
 	// clusters.
 	Cluster string `json:"cluster,omitempty"`
 	Value   any    `json:"value"`
+	// null says the record holds no value (null) where the kind always records one (see
+	// Record.NullEntries).
+	null bool
 }
 
 // ExprValue is what expressions see of the result (see schema.ExprValuer).
@@ -186,7 +189,25 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	r.Kind, r.Sampled, r.Cluster, r.Value = raw.Kind, raw.Sampled, raw.Cluster, v
+	r.null = isNull(raw.Value) && recordsItsOwnForm(v)
 	return nil
+}
+
+// isNull says whether b, a JSON value, is null or absent.
+func isNull(b json.RawMessage) bool {
+	s := strings.TrimSpace(string(b))
+	return s == "" || s == "null"
+}
+
+// recordsItsOwnForm says whether v, a value decodeResult read, is of a kind's own Go form (a
+// struct, or a pointer to one: a load's, a snapshot's, an exec's), which every run records
+// (a get's object or a config's value are JSON-like data, which may be null).
+func recordsItsOwnForm(v any) bool {
+	t := reflect.TypeOf(v)
+	if t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t != nil && t.Kind() == reflect.Struct
 }
 
 // decodeResult reads the recorded value of a step of kind into the Go form the kind
@@ -479,9 +500,13 @@ func countOf(n int, noun string) string {
 // requests, ok and errors against its codes, its latencies' order: see
 // schema.LoadResult.Contradictions; a logs step's counts against the lines it kept: see
 // schema.LogResult.Contradictions), a step's record that does (StepRecord.Contradictions).
+// A record with a null entry (NullEntries) is refused before anything else reads it.
 // Such a record was changed after the run, or is corrupt: judging it again would judge data
 // no run recorded.
 func (r *Record) Contradictions() error {
+	if nulls := r.NullEntries(); len(nulls) > 0 {
+		return nullEntriesError(nulls) // what follows reads every entry
+	}
 	var msgs []string
 	for _, name := range sortedResultNames(r) {
 		res := r.Results[name]
@@ -530,12 +555,15 @@ func (r *Record) Contradictions() error {
 			}
 		}
 	}
+	msgs = append(msgs, r.localBackendAbsences()...)
+	msgs = append(msgs, r.resultKindContradictions()...)
 	for _, s := range r.Steps {
 		if cs := s.Contradictions(); len(cs) > 0 {
 			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: %s", shownStep(s), strings.Join(cs, "; ")))
 		}
 	}
 	msgs = append(msgs, r.timeContradictions()...)
+	msgs = append(msgs, r.seriesContradictions()...)
 	msgs = append(msgs, r.phaseContradictions()...)
 	msgs = append(msgs, r.endedEarlyContradictions()...)
 	if len(msgs) == 0 {
@@ -595,6 +623,114 @@ func localBackendContradictions(sn *SnapshotRecord) []string {
 		}
 	}
 	return out
+}
+
+// resultKindContradictions are the results whose kind is not that of the step that recorded
+// them (a step records its result under its name, or its path, in its own kind's form): a
+// kind edited (or nulled) makes the value read as another kind's, or as plain data. Results
+// that no step of the record has the name of are not checked.
+func (r *Record) resultKindContradictions() []string {
+	kinds := map[string][]string{}
+	for _, s := range r.Steps {
+		name := or(s.Name, s.Path)
+		if !slices.Contains(kinds[name], s.Kind) {
+			kinds[name] = append(kinds[name], s.Kind)
+		}
+	}
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		ks, ok := kinds[name]
+		if kind := r.Results[name].Kind; ok && !slices.Contains(ks, kind) {
+			msgs = append(msgs, fmt.Sprintf("step %s: its result's kind is %q, but its step's is %s", name, kind, strings.Join(ks, ", ")))
+		}
+	}
+	return msgs
+}
+
+// localBackendAbsences are the stats a snapshot of labrun's local backend lacks that another
+// snapshot of the same backend in the record holds, and the backend always has: its catalogue
+// (rq_total, cx_total, rq_active, ... and their http.downstream_ names: driver/local
+// backend.stats) is in every snapshot from the start, and an rq_<code>, created when the
+// backend first answers with that code, is in every snapshot after. rq_total deleted from a
+// "before" snapshot read as absent, counted from 0 (stats are created on first use), and
+// made a delta the backend never counted. A stat that no snapshot of the backend holds (a
+// record made before it was kept) is not checked.
+func (r *Record) localBackendAbsences() []string {
+	type taken struct {
+		what string
+		sn   *SnapshotRecord
+	}
+	bySource := map[string][]taken{}
+	for _, name := range sortedResultNames(r) {
+		res := r.Results[name]
+		switch v := res.Value.(type) {
+		case *SnapshotRecord:
+			if v != nil && strings.HasPrefix(v.Source, "backend ") {
+				bySource[v.Source] = append(bySource[v.Source], taken{name, v})
+			}
+		case *SeriesRecord:
+			if v == nil {
+				continue
+			}
+			for i, sn := range v.Samples {
+				if sn != nil && strings.HasPrefix(sn.Source, "backend ") {
+					bySource[sn.Source] = append(bySource[sn.Source], taken{fmt.Sprintf("%s (sample %d)", name, i+1), sn})
+				}
+			}
+		}
+	}
+	isCode := func(k string) bool {
+		digits, ok := strings.CutPrefix(k, "rq_")
+		code, err := strconv.Atoi(digits)
+		return ok && err == nil && strconv.Itoa(code) == digits
+	}
+	var msgs []string
+	for _, src := range slices.Sorted(maps.Keys(bySource)) {
+		snaps := bySource[src]
+		if len(snaps) < 2 {
+			continue
+		}
+		sort.SliceStable(snaps, func(i, j int) bool { return snaps[i].sn.At.Before(snaps[j].sn.At) })
+		for _, kind := range []string{"counter", "gauge"} {
+			stats := func(sn *SnapshotRecord) schema.Stats {
+				if kind == "counter" {
+					return sn.Counters
+				}
+				return sn.Gauges
+			}
+			// where each stat is first held, and whether it is of the catalogue
+			first := map[string]int{}
+			for i, t := range snaps {
+				for k := range stats(t.sn) {
+					if _, ok := first[k]; !ok {
+						first[k] = i
+					}
+				}
+			}
+			for i, t := range snaps {
+				var missing []string
+				for _, k := range slices.Sorted(maps.Keys(first)) {
+					if _, ok := stats(t.sn)[k]; ok {
+						continue
+					}
+					holder := first[k]
+					if isCode(k) && holder > i {
+						continue // created on first use, after this snapshot
+					}
+					if !isCode(k) {
+						// held by another snapshot, earlier or later
+						missing = append(missing, fmt.Sprintf("%s %s (step %s's has it, and the backend has it from its start)", kind, k, snaps[holder].what))
+					} else {
+						missing = append(missing, fmt.Sprintf("%s %s (step %s's, taken before, has it, and the backend never removes a stat)", kind, k, snaps[holder].what))
+					}
+				}
+				if len(missing) > 0 {
+					msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s lacks the %s", t.what, src, strings.Join(missing, ", the ")))
+				}
+			}
+		}
+	}
+	return msgs
 }
 
 // timeSlack is how far two accounts of one moment or one duration in a record may differ: the
@@ -662,6 +798,11 @@ func (r *Record) timeContradictions() []string {
 			if v == nil {
 				continue
 			}
+			// labrun reads the load's start before fortio starts and its end after fortio
+			// ends: fortio's duration is within them.
+			if d, ran := time.Duration(v.DurationS*float64(time.Second)), v.End.Sub(v.Start); !v.Start.IsZero() && !v.End.IsZero() && d > ran+timeSlack(ran) {
+				msgs = append(msgs, fmt.Sprintf("step %s: its load's duration is %s, but its load ran from %s to %s (%s)", name, d, v.Start.Sub(r.Start), v.End.Sub(r.Start), ran))
+			}
 			holds(func(s *StepRecord) string {
 				d := time.Duration(v.DurationS * float64(time.Second))
 				if v.DurationS > 0 && s.End-s.Start < d-timeSlack(d) {
@@ -690,6 +831,59 @@ func (r *Record) timeContradictions() []string {
 		}
 		if why != "" {
 			msgs = append(msgs, fmt.Sprintf("step %s: %s", name, why))
+		}
+	}
+	return msgs
+}
+
+// seriesContradictions are the series whose samples disagree with the executions of the step
+// that sampled them (a StepRecord per sample, numbered): each sample that passed recorded one
+// sample, which it took between its start and its end, and a sample that did not pass recorded
+// none, or one before it failed. A series with samples deleted (12 → 6, those that broke an
+// expectation) while the steps keep a record of each would judge data no run recorded.
+// Records whose steps number no samples (made before they were) are not checked.
+func (r *Record) seriesContradictions() []string {
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		res := r.Results[name]
+		ser, ok := res.Value.(*SeriesRecord)
+		if !ok || ser == nil || !res.Sampled {
+			continue
+		}
+		var samples []*StepRecord
+		passed := 0
+		for _, s := range r.Steps {
+			if s.Sample > 0 && or(s.Name, s.Path) == name {
+				samples = append(samples, s)
+				if s.Outcome == Passed && s.ExpectedError == "" {
+					passed++
+				}
+			}
+		}
+		if len(samples) == 0 {
+			continue
+		}
+		switch n := len(ser.Samples); {
+		case n < passed:
+			msgs = append(msgs, fmt.Sprintf("step %s: its series holds %s, but its step records %s that passed, each of which recorded one", name, countOf(n, "sample"), countOf(passed, "sample")))
+			continue
+		case n > len(samples):
+			msgs = append(msgs, fmt.Sprintf("step %s: its series holds %s, but its step records %s, each of which recorded at most one", name, countOf(n, "sample"), countOf(len(samples), "sample")))
+			continue
+		}
+		if r.Start.IsZero() {
+			continue
+		}
+		for i, sn := range ser.Samples {
+			if sn.At.IsZero() {
+				continue
+			}
+			at := sn.At.Sub(r.Start)
+			if !slices.ContainsFunc(samples, func(s *StepRecord) bool {
+				return at >= s.Start-timeSlack(s.Start) && (s.Outcome == "" || at <= s.End+timeSlack(s.End))
+			}) {
+				msgs = append(msgs, fmt.Sprintf("step %s: sample %d of its series was taken at %s, but none of its step's samples ran then", name, i+1, at))
+			}
 		}
 	}
 	return msgs

@@ -39,7 +39,8 @@ func sampleRecord() *interp.Record {
 			"after":  {Kind: "snapshot", Value: snap("after", 2*time.Second, 12, 0)},
 			"g": {Kind: "snapshot", Sampled: true, Value: &interp.SeriesRecord{Name: "g", Source: "envoy client cluster c", Every: 500 * time.Millisecond,
 				Samples: []*interp.SnapshotRecord{snap("g", 0, 0, 0), snap("g", 500*time.Millisecond, 3, 1), snap("g", time.Second, 6, 1)}}},
-			"fortio": {Kind: "load", Value: &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 15, "503": 15}, OK: 15, Errors: 15}}},
+			"fortio": {Kind: "load", Value: &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 15, "503": 15}, OK: 15, Errors: 15,
+				QPS: 30 / 1.9, DurationS: 1.9, Connections: 2, Min: 50, P50: 90, P90: 150, P99: 200, P999: 210, Max: 210, Avg: 100}}},
 		},
 		Expectations: []*interp.Judgement{
 			{Src: "delta.upstream_rq_pending_overflow == fortio.code503", Outcome: interp.Failed, Explanation: "delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)"},

@@ -654,6 +654,35 @@ func (r *LoadResult) ownContradictions() []string {
 			out = append(out, fmt.Sprintf("qps is %.4g/s, but requests / duration is %s / %.4g s = %.4g/s (fortio's qps is its requests over its duration)", r.QPS, num(r.Requests), r.DurationS, want))
 		}
 	}
+	// fortio times every call it makes (its histogram's count is the requests), within the
+	// run it measures the duration of (ActualDuration, from before its first call to after its
+	// last), each connection making one call at a time: a load that made requests lasted, and
+	// so did its calls, none longer than the load, and the calls of each connection add up to
+	// at most the load's duration (a load from several pods: the longest, over all their
+	// connections). No call takes 0 s.
+	if r.Requests > 0 {
+		if r.DurationS <= 0 {
+			out = append(out, fmt.Sprintf("duration is %s s, but it made %s requests (fortio measures the time of its run, which a request takes)", num(r.DurationS), num(r.Requests)))
+		}
+		if r.Max <= 0 {
+			out = append(out, fmt.Sprintf("max is %s ms, but it made %s requests (fortio times every call, and no call takes 0 ms)", num(r.Max), num(r.Requests)))
+		}
+		if r.Avg <= 0 {
+			out = append(out, fmt.Sprintf("avg is %s ms, but it made %s requests (fortio times every call, and no call takes 0 ms)", num(r.Avg), num(r.Requests)))
+		}
+	}
+	if d := r.DurationS * 1000; d > 0 {
+		if r.Max > d+latencySlack(d) {
+			out = append(out, fmt.Sprintf("max is %s ms, longer than the load's duration %.4g s (every call fortio times is made within it)", num(r.Max), r.DurationS))
+		}
+		if r.Connections > 0 && r.Avg > 0 && r.Requests > 0 {
+			busy, most := r.Avg*r.Requests, d*r.Connections
+			if busy > most+latencySlack(most) {
+				out = append(out, fmt.Sprintf("avg × requests is %s ms × %s = %.4g s of calls, more than its %s connection(s) can make in its duration of %.4g s (%.4g s: each connection makes one call at a time)",
+					num(r.Avg), num(r.Requests), busy/1000, num(r.Connections), r.DurationS, most/1000))
+			}
+		}
+	}
 	// fortio counts an address each time it resolves one for a socket: at most the sockets it
 	// opened and one more per connection (the fast client resolves once when it starts).
 	if r.Sockets > 0 {
@@ -684,6 +713,11 @@ func (r *LoadResult) ownContradictions() []string {
 	}
 	return out
 }
+
+// latencySlack is how far a sum of latencies (ms) may exceed the time d (ms) it is held to:
+// fortio's calls and its duration are timed by separate readings of the clock; 20 ms and 1 %,
+// as a record's two accounts of one time (interp.timeSlack).
+func latencySlack(d float64) float64 { return 20 + d/100 }
 
 // sameCount reports whether two counts are the same (sums of whole counts are exact in a
 // float64; the margin is for a merge's rounding).

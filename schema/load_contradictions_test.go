@@ -15,9 +15,9 @@ func TestLoadContradictions(t *testing.T) {
 			QPS: 20 / 0.9458, DurationS: 0.9458, Sockets: 20, Connections: 2, IPs: map[string]float64{"127.0.0.2:80": 21}}
 	}
 	pods := func() LoadResult {
-		a := LoadResult{Pod: "a", Requests: 3, Codes: map[string]float64{"200": 3}, OK: 3, Min: 1, P50: 1, P90: 2, P99: 2, P999: 2, Max: 2, Avg: 1.5}
-		b := LoadResult{Pod: "b", Requests: 2, Codes: map[string]float64{"200": 1, "503": 1}, OK: 1, Errors: 1, Min: 1, P50: 1, P90: 1, P99: 1, P999: 1, Max: 1, Avg: 1}
-		return LoadResult{Requests: 5, Codes: map[string]float64{"200": 4, "503": 1}, OK: 4, Errors: 1, Min: 1, P50: 1, P90: 2, P99: 2, P999: 2, Max: 2, Avg: 1.4, Pods: []LoadResult{a, b}}
+		a := LoadResult{Pod: "a", Requests: 3, Codes: map[string]float64{"200": 3}, OK: 3, Min: 1, P50: 1, P90: 2, P99: 2, P999: 2, Max: 2, Avg: 1.5, QPS: 3, DurationS: 1, Connections: 1}
+		b := LoadResult{Pod: "b", Requests: 2, Codes: map[string]float64{"200": 1, "503": 1}, OK: 1, Errors: 1, Min: 1, P50: 1, P90: 1, P99: 1, P999: 1, Max: 1, Avg: 1, QPS: 2, DurationS: 1, Connections: 1}
+		return LoadResult{Requests: 5, Codes: map[string]float64{"200": 4, "503": 1}, OK: 4, Errors: 1, Min: 1, P50: 1, P90: 2, P99: 2, P999: 2, Max: 2, Avg: 1.4, QPS: 5, DurationS: 1, Connections: 2, Pods: []LoadResult{a, b}}
 	}
 	for _, c := range []struct {
 		name string
@@ -46,6 +46,17 @@ func TestLoadContradictions(t *testing.T) {
 		{"an address added", func(r *LoadResult) { r.IPs["127.0.0.3:80"] = 5 },
 			"ips add up to 26, but fortio opened 20 sockets over 2 connection(s): it counts at most one address per socket and one more per connection (22)"},
 		{"no sockets recorded: ips not bounded", func(r *LoadResult) { r.Sockets = 0 }, ""},
+		// A load's duration zeroed (or deleted) while its qps and requests stay skipped the
+		// qps check, and replay passed an expectation on the duration.
+		{"duration zeroed", func(r *LoadResult) { r.DurationS = 0 }, "duration is 0 s, but it made 20 requests (fortio measures the time of its run, which a request takes)"},
+		// Every latency zeroed (or deleted) kept their order.
+		{"latencies zeroed", func(r *LoadResult) { r.Min, r.P50, r.P90, r.P99, r.P999, r.Max, r.Avg = 0, 0, 0, 0, 0, 0, 0 },
+			"max is 0 ms, but it made 20 requests (fortio times every call, and no call takes 0 ms); avg is 0 ms, but it made 20 requests"},
+		{"max longer than the load", func(r *LoadResult) { r.Max = 2000 }, "max is 2000 ms, longer than the load's duration 0.9458 s (every call fortio times is made within it)"},
+		{"max within the load", func(r *LoadResult) { r.Max = 940 }, ""},
+		{"calls longer than the connections can make", func(r *LoadResult) { r.Max, r.Avg = 900, 100 },
+			"avg × requests is 100 ms × 20 = 2 s of calls, more than its 2 connection(s) can make in its duration of 0.9458 s (1.892 s: each connection makes one call at a time)"},
+		{"calls that kept the connections busy", func(r *LoadResult) { r.Max, r.Avg = 900, 94 }, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := good()
@@ -66,6 +77,11 @@ func TestLoadContradictions(t *testing.T) {
 			`pods[1] (b): ok is 1, but the 2xx and 418 codes (200×2) add up to 2; codes["200"] is 4, but its pods' add up to 5; codes["503"] is 1, but no pod has that code`},
 		{"the merged codes changed", func(r *LoadResult) { r.Codes = map[string]float64{"200": 5}; r.Recount() },
 			`codes["200"] is 5, but its pods' add up to 4; codes["503"] is 0, but its pods' add up to 1`},
+		{"a pod's latencies zeroed", func(r *LoadResult) {
+			p := &r.Pods[0]
+			p.Min, p.P50, p.P90, p.P99, p.P999, p.Max, p.Avg = 0, 0, 0, 0, 0, 0, 0
+		},
+			"pods[0] (a): max is 0 ms, but it made 3 requests"},
 		{"a pod's latencies out of order", func(r *LoadResult) { r.Pods[0].P90 = 0.5 }, "pods[0] (a): p90 is 0.5 ms, below p50 1 ms"},
 		{"summed qps over the longest duration", func(r *LoadResult) {
 			r.Pods[0].QPS, r.Pods[0].DurationS, r.Pods[1].QPS, r.Pods[1].DurationS = 3, 1, 1, 2

@@ -1,10 +1,13 @@
 package schema
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
@@ -416,6 +419,29 @@ func seriesType(stats *Type) *Type {
 // Expressions read it as <snapshot>.<stat>, with dotted stat names written as they are:
 // `mid.circuit_breakers.default.rq_pending_open`.
 type Stats map[string]float64
+
+// UnmarshalJSON reads stats, refusing a null value: encoding/json reads it as 0 (a stat
+// nulled in a record read as a count of 0, and a delta counted from it), and no snapshot
+// records one (a stat the source does not have is absent).
+func (s *Stats) UnmarshalJSON(b []byte) error {
+	var m map[string]float64
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if m != nil && bytes.Contains(b, []byte("null")) {
+		var ptrs map[string]*float64
+		if err := json.Unmarshal(b, &ptrs); err != nil {
+			return err
+		}
+		for _, k := range slices.Sorted(maps.Keys(ptrs)) {
+			if ptrs[k] == nil {
+				return fmt.Errorf("stat %q is null, where a snapshot always records a number", k)
+			}
+		}
+	}
+	*s = m
+	return nil
+}
 
 // Host is one upstream host of an Envoy cluster, from the /clusters view.
 type Host struct {

@@ -356,8 +356,34 @@ func (w *World) Load(ctx context.Context, req schema.Load) (schema.LoadResponse,
 	if w.LoadResult != nil {
 		res = w.LoadResult(req)
 	}
+	timed(&res, d, req.Connections)
 	w.log("load ended")
 	return schema.LoadResponse{LoadResult: res, Raw: []byte(`{"fake":true}`)}, err
+}
+
+// timed gives res, a load of requests that took d over connections, the duration, qps and
+// latencies fortio records of such a load (those left 0): its calls, each as long as the
+// others, kept its connections busy for d (1 ms when it took no time). A record that holds a
+// load of requests with no duration or no latency is one no run made (see
+// schema.LoadResult.Contradictions).
+func timed(res *schema.LoadResult, d time.Duration, connections int) {
+	if res.Requests <= 0 {
+		return
+	}
+	if res.DurationS == 0 {
+		res.DurationS = max(d, time.Millisecond).Seconds()
+	}
+	if res.QPS == 0 && len(res.Pods) == 0 {
+		res.QPS = res.Requests / res.DurationS
+	}
+	if res.Connections == 0 {
+		res.Connections = float64(max(connections, 1))
+	}
+	if res.Avg == 0 && res.Max == 0 {
+		ms := res.DurationS * 1000
+		lat := min(ms*res.Connections/res.Requests, ms)
+		res.Min, res.P50, res.P90, res.P99, res.P999, res.Max, res.Avg = lat, lat, lat, lat, lat, lat, lat
+	}
 }
 
 // Snapshot implements schema.StatsReader.
