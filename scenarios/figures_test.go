@@ -25,6 +25,7 @@ import (
 type fixture struct {
 	rec *interp.Record
 	at  time.Time
+	sc  *dsl.Scenario
 }
 
 func newFixture(sc *dsl.Scenario) *fixture {
@@ -39,6 +40,7 @@ func newFixture(sc *dsl.Scenario) *fixture {
 			Results:      map[string]*interp.Result{},
 		},
 		at: time.Date(2026, 7, 2, 10, 42, 50, 0, time.UTC),
+		sc: sc,
 	}
 }
 
@@ -94,6 +96,29 @@ func (f *fixture) load(name string, requests float64, codes map[string]float64, 
 	if set != nil {
 		set(&r)
 	}
+	if r.Requests > 0 {
+		// The times and latencies a run records with its counts (replay refuses a load
+		// that made requests in no time, or whose calls took none): 1 ms a call, one
+		// connection, unless the figures say otherwise.
+		if r.Connections == 0 {
+			r.Connections = 1
+		}
+		if r.Max == 0 {
+			r.Min, r.P50, r.P90, r.P99, r.P999, r.Max = 1, 1, 1, 1, 1, 1
+		}
+		if r.Avg == 0 {
+			r.Avg = r.Min
+		}
+		if r.DurationS == 0 && r.QPS > 0 {
+			r.DurationS = r.Requests / r.QPS
+		}
+		if r.DurationS == 0 {
+			r.DurationS = r.Requests*r.Max/1000/r.Connections + 0.01
+		}
+		if r.QPS == 0 {
+			r.QPS = r.Requests / r.DurationS
+		}
+	}
 	f.rec.Put(name, "load", false, &interp.LoadRecord{LoadResult: r})
 	return f
 }
@@ -145,7 +170,11 @@ func (f *fixture) logs(name string, r schema.LogResult) *fixture {
 // step records a step's start and end, in seconds from the start of the steps phase.
 func (f *fixture) step(name string, start, end float64) *fixture {
 	at := time.Duration(start * float64(time.Second))
-	f.rec.Steps = append(f.rec.Steps, &interp.StepRecord{Name: name, Path: "steps." + name, Kind: "exec", Outcome: interp.Passed,
+	kind := "exec"
+	if st := f.sc.Step(name); st != nil {
+		kind = st.Kind // replay refuses a result whose kind is not its step's
+	}
+	f.rec.Steps = append(f.rec.Steps, &interp.StepRecord{Name: name, Path: "steps." + name, Kind: kind, Outcome: interp.Passed,
 		Planned: at, Start: at, End: time.Duration(end * float64(time.Second))})
 	return f
 }

@@ -122,7 +122,7 @@ denied: schema.#Scenario & {
 	s["outcome"], s["expectedError"], s["warnings"] = "passed", msg, []any{"expectFail: failed as expected: " + msg}
 	passedAs(rec, map[string]any{"outcome.t": "passed"})
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
-	want := []string{`step t: its record contradicts itself: it passed as its expectFail expected, with the error "sh -c echo usage >&2; exit 2 exited with code 2`, `which its pattern "exited with code 1," does not match`}
+	want := []string{`step t: its record contradicts itself: it passed as its expectFail expected, with the error "exited with code 2, expected 0; stderr: usage"`, `which its pattern "exited with code 1," does not match`}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 
