@@ -1,11 +1,9 @@
 package interp_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
-	"testing/synctest"
 
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
@@ -211,10 +209,7 @@ func TestOutcomeContradictions(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := loadScenario(t, c.src)
-			var run *interp.Record
-			synctest.Test(t, func(t *testing.T) {
-				run = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
-			})
+			run := runInReplayWorld(t, sc)
 			b, err := json.Marshal(run)
 			if err != nil {
 				t.Fatal(err)
@@ -279,10 +274,7 @@ s: schema.#Scenario & {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := loadScenario(t, src)
-			var run *interp.Record
-			synctest.Test(t, func(t *testing.T) {
-				run = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
-			})
+			run := runInReplayWorld(t, sc)
 			b, err := json.Marshal(run)
 			if err != nil {
 				t.Fatal(err)

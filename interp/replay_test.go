@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
@@ -16,6 +17,17 @@ import (
 // replayWorld is the fake world of the replay tests: an exec whose argv names "fail" exits 1,
 // one of "host" prints an address,
 // a load answers 503 to every request whose URL asks for it ("status=503") and 200 otherwise.
+// runInReplayWorld runs sc against replayWorld's stand-ins (no Envoy, no fortio), under
+// synctest's clock, and returns its record.
+func runInReplayWorld(t *testing.T, sc *dsl.Scenario) *interp.Record {
+	t.Helper()
+	var rec *interp.Record
+	synctest.Test(t, func(t *testing.T) {
+		rec = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
+	})
+	return rec
+}
+
 func replayWorld() *fakes.World {
 	return &fakes.World{
 		ExecResult: func(req schema.Exec) schema.ExecResult {
@@ -344,10 +356,7 @@ s: schema.#Scenario & {
 	expect: ["fortio.requests == 20"]
 }`
 	sc := loadScenario(t, src)
-	var rec *interp.Record
-	synctest.Test(t, func(t *testing.T) {
-		rec = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
-	})
+	rec := runInReplayWorld(t, sc)
 	_, err := interp.Mutate(rec, sc)
 	if err == nil || !strings.Contains(err.Error(), "the recorded run did not pass (failed: ") || !strings.Contains(err.Error(), "check (assert): assert failed") {
 		t.Fatalf("Mutate of a failed run: %v, want a refusal naming the failed assert", err)
@@ -362,11 +371,8 @@ s: schema.#Scenario & {
 	steps: [{name: "a", exec: argv: ["true"]}]
 	cleanup: [{name: "rm", exec: argv: ["fail"]}]
 }`
-	var rec *interp.Record
 	sc := loadScenario(t, src)
-	synctest.Test(t, func(t *testing.T) {
-		rec = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
-	})
+	rec := runInReplayWorld(t, sc)
 	if rec.Outcome != interp.Errored || !strings.HasPrefix(rec.Error, "cleanup: ") {
 		t.Fatalf("the run: %s (%s), want a cleanup error", rec.Outcome, rec.Error)
 	}

@@ -1,12 +1,10 @@
 package interp_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"labrun.dev/labrun/interp"
@@ -26,10 +24,7 @@ s: schema.#Scenario & {
 	expect: ["g.max.upstream_rq_total > 0"]
 }`
 	sc := loadScenario(t, src)
-	var run *interp.Record
-	synctest.Test(t, func(t *testing.T) {
-		run = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
-	})
+	run := runInReplayWorld(t, sc)
 	b, err := json.Marshal(run)
 	if err != nil {
 		t.Fatal(err)
@@ -94,10 +89,7 @@ s: schema.#Scenario & {
 	steps: [{name: "fortio", load: {url: "http://127.0.0.1:1/echo", requests: 10, connections: 1}}]
 	expect: ["fortio.requests == 10"]
 }`)
-	var run *interp.Record
-	synctest.Test(t, func(t *testing.T) {
-		run = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), sc)
-	})
+	run := runInReplayWorld(t, sc)
 	b, err := json.Marshal(run)
 	if err != nil {
 		t.Fatal(err)
