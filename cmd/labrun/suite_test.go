@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,14 +17,16 @@ import (
 )
 
 // localSuite writes n scenarios of the local target into dir, each a load of d on its own echo
-// backend; the backends of the first two listen on one fixed address, so that those two
-// scenarios may never run at the same time.
-func localSuite(t testing.TB, dir string, n int, d time.Duration) {
+// backend; the backends of the first two listen on one fixed address (a port of 127.0.0.2 free
+// when the suite is written), so that those two scenarios may never run at the same time. It
+// returns that address.
+func localSuite(t testing.TB, dir string, n int, d time.Duration) string {
 	t.Helper()
+	shared := freeAddr(t, "127.0.0.2")
 	for i := 1; i <= n; i++ {
 		addr := ""
 		if i <= 2 {
-			addr = `address: "127.0.0.2:18188"`
+			addr = fmt.Sprintf("address: %q", shared)
 		}
 		src := fmt.Sprintf(`package lab
 
@@ -44,6 +47,19 @@ s%d: schema.#Scenario & {
 			t.Fatal(err)
 		}
 	}
+	return shared
+}
+
+// freeAddr is host:port with a port the kernel gave a listener on host just now, so that a
+// test's fixed address does not collide with another test's or another process's.
+func freeAddr(t testing.TB, host string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
 
 // span is a run's scenario, outcome and time span, from its JSON record.
@@ -80,7 +96,7 @@ func TestParallelSuite(t *testing.T) {
 	}
 	bin := e2ebin.BuildTagged(t, ".", "")
 	dir := t.TempDir()
-	localSuite(t, dir, 6, time.Second)
+	shared := localSuite(t, dir, 6, time.Second)
 	cmd := exec.Command(bin, "run", "--parallel", "4", "--report-dir", "reports", ".")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
@@ -104,7 +120,7 @@ func TestParallelSuite(t *testing.T) {
 		}
 	}
 	if overlap(spans[0], spans[1]) {
-		t.Errorf("s1 (%s–%s) and s2 (%s–%s) share 127.0.0.2:18188 and ran at the same time", spans[0].start, spans[0].end, spans[1].start, spans[1].end)
+		t.Errorf("s1 (%s–%s) and s2 (%s–%s) share %s and ran at the same time", spans[0].start, spans[0].end, spans[1].start, spans[1].end, shared)
 	}
 	if concurrent == 0 {
 		t.Errorf("no two runs overlapped: the suite ran one at a time")
