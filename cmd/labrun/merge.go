@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -72,10 +73,13 @@ Scenarios are told apart by name and file, the file by its folder and name (p1/x
 the path to a checkout differs between machines. Two records of one run (the same scenario,
 combination and round: a shard run twice) keep the later one, with a warning; two whose vars
 differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).
-Two records of different runs that are one run (the same start and end instants, or every
-step's timing the same to the nanosecond, or the same results with every step's duration,
-skew and offset from the first step the same to the nanosecond: a record copied under
-another id or round, its times moved or not) are refused (exit 2), naming both files.
+Two records of different runs that are one run (a record copied under another id or round,
+its times edited or not) are refused (exit 2), naming both files and why: a load of one
+scenario that timed its requests alike in both (its requests, duration and mean, min and max
+latency, to the nanosecond), or an ephemeral namespace of the same name, which no two runs
+share; else, for runs without them, the same start and end instants, or every step's timing
+the same to the nanosecond, or the same results (their times aside) with every step's
+duration and skew the same to the nanosecond, each step moved by any amount.
 A record of run --shard i/n keeps its shard and the runs of every shard: records that do not
 hold every run the shards planned (a shard's records missing) are refused (exit 2).
 
@@ -772,23 +776,59 @@ func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 
 // checkClones refuses two records of different runs (other ids, rounds, scenarios) that are
 // one run: a record copied with its unit's id or round edited, so that merge would count one
-// passed run as many. What a record holds of its run alone: the instants it started and
-// ended (to the nanosecond), and its steps' offsets from the start of its steps (also to the
-// nanosecond). Two runs of one process never share both instants, nor every step's timing;
-// nor, with the same results, every step's duration, skew and offset from the first step's
-// start (shiftedRun): a copy whose times were all moved by a nanosecond is still one run.
+// run as two (2 passing repetitions where 1 ran). It rests first on what a run measured and no
+// other run measures alike (runMeasures: a load's timing of its requests, compared between
+// records of one scenario; an ephemeral namespace named after the run's random id), whatever
+// the copy's times say: times are edited at will (each step's by an amount of its own, those
+// inside its results). A load replayed from a recording (the sandbox's fixtures, the fakes of
+// tests) is timed alike in every run: two runs of one scenario that replay one are refused,
+// while runs of two scenarios that do (docs/records) are not compared by it. A record
+// without such measures is told by its times alone: the instants it started and ended, to the
+// nanosecond; its steps' offsets from the start of its steps; or, with the same results and
+// expectation values, the times in them aside, every step's duration and skew, to the
+// nanosecond, whenever it ran (sameWork).
 func (p *process) checkClones(all []mergedRecord) error {
+	type measured struct {
+		rec  int
+		name string
+	}
+	byMeasure := map[string]measured{}
 	byTimes := map[string]int{}
 	bySteps := map[string]int{}
-	byShifted := map[string]int{}
+	byWork := map[string]int{}
 	var msgs []string
 	for i, m := range all {
 		why, j := "", -1
+		scenario := m.rec.Scenario + "\x00" + fileKey(m.rec.File)
+		for _, r := range runMeasures(m.rec) {
+			k := r.key
+			if !r.ns {
+				// A load of one scenario: the loads of two scenarios may replay one
+				// recording (the sandbox's fixtures), never one run's.
+				k = scenario + "\x00" + k
+			}
+			first, ok := byMeasure[k]
+			if !ok {
+				byMeasure[k] = measured{i, r.name}
+				continue
+			}
+			if first.rec == i || j >= 0 {
+				continue
+			}
+			j = first.rec
+			if r.ns {
+				why = fmt.Sprintf("both ran in the ephemeral namespace %s (ns.%s), which a run names after its own random id", r.what, r.name)
+			} else if first.name == r.name {
+				why = fmt.Sprintf("the load of their step %s timed the same %s, to the nanosecond; fortio times every request, and no two runs time theirs alike", r.name, r.what)
+			} else {
+				why = fmt.Sprintf("the loads of step %s of the first and step %s of the second timed the same %s, to the nanosecond; fortio times every request, and no two runs time theirs alike", first.name, r.name, r.what)
+			}
+		}
 		if !m.rec.Start.IsZero() {
 			k := m.rec.Start.UTC().Format(time.RFC3339Nano) + " " + m.rec.End.UTC().Format(time.RFC3339Nano)
-			if first, ok := byTimes[k]; ok {
+			if first, ok := byTimes[k]; ok && j < 0 {
 				why, j = fmt.Sprintf("both started at %s and ended at %s", m.rec.Start.UTC().Format(time.RFC3339Nano), m.rec.End.UTC().Format(time.RFC3339Nano)), first
-			} else {
+			} else if !ok {
 				byTimes[k] = i
 			}
 		}
@@ -799,12 +839,11 @@ func (p *process) checkClones(all []mergedRecord) error {
 				bySteps[k] = i
 			}
 		}
-		if k := shiftedRun(m.rec); k != "" {
-			if first, ok := byShifted[k]; ok && j < 0 {
-				shift := m.rec.Steps[0].Start - all[first].rec.Steps[0].Start
-				why, j = fmt.Sprintf("they hold the same results, and their %d step%s lasted as long and ran at the same offsets from one another, to the nanosecond (shifted by %s)", len(m.rec.Steps), plural(len(m.rec.Steps)), shift), first
+		if k := sameWork(m.rec); k != "" {
+			if first, ok := byWork[k]; ok && j < 0 {
+				why, j = fmt.Sprintf("they hold the same results and expectation values (the times in them aside), and each of their %d step%s lasted as long, with the same skew, to the nanosecond, whenever it ran", len(m.rec.Steps), plural(len(m.rec.Steps))), first
 			} else if !ok {
-				byShifted[k] = i
+				byWork[k] = i
 			}
 		}
 		if j >= 0 {
@@ -815,7 +854,46 @@ func (p *process) checkClones(all []mergedRecord) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a record copied under another run's id was edited; merge counts no run from it"}
+	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") +
+		"\nlabrun: merge: one of each two is a copy of the other's record under another run's id (its times edited or not), which would count one run twice; merge counts no run from them: take the copies out and merge the records the runs wrote (a run whose own record is missing must run again to be counted)"}
+}
+
+// runMeasure is something a record holds that only its run measured or named: key tells it
+// apart; name is its step's name (a namespace's key), what says it.
+type runMeasure struct {
+	key, name, what string
+	ns              bool
+}
+
+// runMeasures are what a record holds that only its run measured or named: each load's
+// timing of its requests (its requests, duration and mean, smallest and largest latency
+// together: fortio times every request to the nanosecond, so two runs never record the same,
+// where each alone may repeat in many runs), and the names of its ephemeral namespaces, made
+// from its run's random id. A load that timed no request (a maximum of 0) is left out.
+func runMeasures(rec *interp.Record) []runMeasure {
+	var out []runMeasure
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for _, name := range slices.Sorted(maps.Keys(rec.Results)) {
+		res := rec.Results[name]
+		if res == nil {
+			continue
+		}
+		l, ok := res.Value.(*interp.LoadRecord)
+		if !ok || l == nil || l.DurationS <= 0 || l.Max <= 0 {
+			continue
+		}
+		out = append(out, runMeasure{
+			key:  fmt.Sprintf("load %v %v %v %v %v", g(l.Requests), g(l.DurationS), g(l.Avg), g(l.Min), g(l.Max)),
+			name: name,
+			what: fmt.Sprintf("%s requests in %ss, latency mean %s ms, min %s ms, max %s ms", g(l.Requests), g(l.DurationS), g(l.Avg), g(l.Min), g(l.Max)),
+		})
+	}
+	for _, key := range slices.Sorted(maps.Keys(rec.Namespaces)) {
+		if n := rec.Namespaces[key]; n != "" {
+			out = append(out, runMeasure{key: "namespace " + n, name: key, what: n, ns: true})
+		}
+	}
+	return out
 }
 
 // stepTimings is a record's steps' paths and timings, or "" when no step took time.
@@ -834,19 +912,17 @@ func stepTimings(rec *interp.Record) string {
 	return b.String()
 }
 
-// shiftedRun is what a record holds of its run whatever constant its times were moved by: its
-// outcome, its results and the values its expectations read, and each step's path, outcome,
-// errors, duration, skew and start and planned offsets from the first step's start, all to
-// the nanosecond; "" when no step took time. Two runs that share it are one run: what each
-// step measured is the same, and so is every step's timing but for its origin.
-func shiftedRun(rec *interp.Record) string {
-	if stepTimings(rec) == "" {
-		return ""
-	}
+// sameWork is what a record holds of its run whatever its times were moved by, each step's
+// by an amount of its own: its outcome, its results and the values its expectations read,
+// every time in them (a load's start, a snapshot's instant: any RFC 3339 text) left out, and
+// each step's path, outcome, errors, round, sample, duration and skew, to the nanosecond, in
+// the order of their paths; "" when no step took time. Two runs that share it are one run:
+// what each step measured is the same, and so is how long each step took.
+func sameWork(rec *interp.Record) string {
 	type step struct {
 		Path, Outcome, Error, Expected string
 		Round, Sample                  int
-		Took, Skew, From, Planned      time.Duration
+		Took, Skew                     time.Duration
 	}
 	type exp struct {
 		Src     string
@@ -859,10 +935,19 @@ func shiftedRun(rec *interp.Record) string {
 		Exps    []exp
 		Steps   []step
 	}{Outcome: rec.Outcome, Results: rec.Results}
-	origin := rec.Steps[0].Start
+	timed := false
 	for _, s := range rec.Steps {
-		doc.Steps = append(doc.Steps, step{s.Path, string(s.Outcome), s.Error, s.ExpectedError, s.Round, s.Sample, s.End - s.Start, s.Skew, s.Start - origin, s.Planned - origin})
+		if s.End > s.Start {
+			timed = true
+		}
+		doc.Steps = append(doc.Steps, step{s.Path, string(s.Outcome), s.Error, s.ExpectedError, s.Round, s.Sample, s.End - s.Start, s.Skew})
 	}
+	if !timed {
+		return ""
+	}
+	slices.SortStableFunc(doc.Steps, func(a, b step) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Round, b.Round), cmp.Compare(a.Sample, b.Sample))
+	})
 	for _, j := range rec.Expectations {
 		doc.Exps = append(doc.Exps, exp{j.Src, j.Outcome, j.Values})
 	}
@@ -870,7 +955,36 @@ func shiftedRun(rec *interp.Record) string {
 	if err != nil {
 		return ""
 	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return ""
+	}
+	b, err = json.Marshal(timeless(v))
+	if err != nil {
+		return ""
+	}
 	return string(b)
+}
+
+// timeless is v, JSON-like data, with every string that is an RFC 3339 time left out.
+func timeless(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = timeless(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = timeless(e)
+		}
+	case string:
+		if _, err := time.Parse(time.RFC3339Nano, x); err == nil {
+			return "(a time)"
+		}
+	}
+	return v
 }
 
 // differentRuns says how two records of one run id differ in the vars they ran with (each
