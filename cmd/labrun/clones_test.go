@@ -185,6 +185,32 @@ func TestMergeRefusesOneRunCountedTwice(t *testing.T) {
 			want: []string{"are records of one run: both ran in the ephemeral namespace app-3f9c2a71d0 (ns.app), which a run names after its own random id", closing},
 		},
 		{
+			// A sandbox replays one fortio recording in every run of a scenario: two kube runs
+			// record the same load timing, and are two runs all the same.
+			name: "two kube runs of one scenario whose loads replayed one recording",
+			recs: func(t *testing.T) []map[string]any {
+				a, b := copyAsRound(t, count2[0], 1), copyAsRound(t, count2[1], 2)
+				for _, r := range []map[string]any{a, b} {
+					r["target"] = "kube"
+				}
+				for name, res := range a["results"].(map[string]any) {
+					av, ok := res.(map[string]any)["value"].(map[string]any)
+					if !ok || av["max"] == nil {
+						continue // not a load
+					}
+					bv := b["results"].(map[string]any)[name].(map[string]any)["value"].(map[string]any)
+					for k, v := range av {
+						if k != "start" && k != "end" {
+							bv[k] = v
+						}
+					}
+				}
+				return []map[string]any{a, b}
+			},
+			code: exitOK,
+			want: []string{"SUMMARY quickstart: 2 of 2 runs passed"},
+		},
+		{
 			name: "c: two runs of run --count 2",
 			recs: func(*testing.T) []map[string]any { return count2 },
 			code: exitOK,

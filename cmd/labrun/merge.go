@@ -75,8 +75,8 @@ combination and round: a shard run twice) keep the later one, with a warning; tw
 differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).
 Two records of different runs that are one run (a record copied under another id or round,
 its times edited or not) are refused (exit 2), naming both files and why: a load of one
-scenario that timed its requests alike in both (its requests, duration and mean, min and max
-latency, to the nanosecond), or an ephemeral namespace of the same name, which no two runs
+scenario of the local target that timed its requests alike in both (its requests, duration
+and mean, min and max latency, to the nanosecond), or an ephemeral namespace of the same name, which no two runs
 share; else, for runs without them, the same start and end instants, or every step's timing
 the same to the nanosecond, or the same results (their times aside) with every step's
 duration and skew the same to the nanosecond, each step moved by any amount.
@@ -780,9 +780,9 @@ func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 // other run measures alike (runMeasures: a load's timing of its requests, compared between
 // records of one scenario; an ephemeral namespace named after the run's random id), whatever
 // the copy's times say: times are edited at will (each step's by an amount of its own, those
-// inside its results). A load replayed from a recording (the sandbox's fixtures, the fakes of
-// tests) is timed alike in every run: two runs of one scenario that replay one are refused,
-// while runs of two scenarios that do (docs/records) are not compared by it. A record
+// inside its results). Loads are compared only where labrun's own fortio timed them (the
+// local target): a load replayed from a recording (the sandbox's fixtures, the fakes of tests)
+// is timed alike in every run, and a kube run may be one. A record
 // without such measures is told by its times alone: the instants it started and ended, to the
 // nanosecond; its steps' offsets from the start of its steps; or, with the same results and
 // expectation values, the times in them aside, every step's duration and skew, to the
@@ -869,11 +869,17 @@ type runMeasure struct {
 // timing of its requests (its requests, duration and mean, smallest and largest latency
 // together: fortio times every request to the nanosecond, so two runs never record the same,
 // where each alone may repeat in many runs), and the names of its ephemeral namespaces, made
-// from its run's random id. A load that timed no request (a maximum of 0) is left out.
+// from its run's random id. A load that timed no request (a maximum of 0) is left out, and so
+// is every load of a record whose target is not local: there fortio ran in labrun's own
+// process, while on kube it ran in a pod, or a sandbox replayed a recording of it (the same
+// timings in every run: two runs of one scenario would read as one).
 func runMeasures(rec *interp.Record) []runMeasure {
 	var out []runMeasure
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	for _, name := range slices.Sorted(maps.Keys(rec.Results)) {
+		if rec.Target != "local" {
+			break
+		}
 		res := rec.Results[name]
 		if res == nil {
 			continue
