@@ -1563,7 +1563,12 @@ func (d *decoder) checkWaitChanges(s *Step, e *Expr, path string) {
 	if !wait && !repeat || e.Now || d.refused[s] || repeat && e.allOutcomes {
 		return
 	}
-	reads := e.Reads
+	// A look-up of a step's name in started, ended, outcome or error reads that step's
+	// start, end or outcome: has(ended, "bg") changes when bg ends.
+	reads := append(slices.Clip(e.Reads), e.keyTests...)
+	if wait && e.stepMapsWhole && d.anyMayChange(s) {
+		return // len(ended), keys(outcome): a step that runs meanwhile changes them
+	}
 	if repeat && slices.Contains(e.Names, "delta") && d.sc.ExprNames != nil {
 		// delta reads the first and the last snapshot.
 		for _, n := range []string{d.sc.ExprNames.DeltaFrom, d.sc.ExprNames.DeltaTo} {
@@ -1574,6 +1579,13 @@ func (d *decoder) checkWaitChanges(s *Step, e *Expr, path string) {
 	for _, r := range reads {
 		t := d.sc.names[r.Step]
 		if t == nil {
+			continue
+		}
+		if r.Via == "" && r.Field == "" && slices.Contains(e.keyTests, r) {
+			// has(outcome, "x"): every named step has an outcome from the start.
+			if w := fmt.Sprintf("every step has an outcome, %q too", t.Name); !slices.Contains(settled, w) {
+				settled = append(settled, w)
+			}
 			continue
 		}
 		if repeat && d.ancestor(s, t) {
@@ -1597,6 +1609,14 @@ func (d *decoder) checkWaitChanges(s *Step, e *Expr, path string) {
 	if len(settled) > 0 {
 		what = "when it starts, " + strings.Join(settled, " and ")
 	}
+	if wait && e.stepMapsWhole {
+		// len(ended), keys(outcome) with no step running beside the wait.
+		if len(settled) > 0 {
+			what += ", and no other step can start or end while it polls"
+		} else {
+			what = "no other step can start or end while it polls"
+		}
+	}
 	if repeat && len(settled) == 0 {
 		// until: "true" (one round), "false" (max rounds, then a failure): no step misread.
 		return
@@ -1616,6 +1636,18 @@ func (d *decoder) checkWaitChanges(s *Step, e *Expr, path string) {
 		hint = "read a step of the repeat, which runs again each round (" + strings.Join(own, ", ") + ")"
 	}
 	d.l.errs.add(e.Pos, path+".until", "repeat until %q cannot change from one round to the next (when it starts, %s, and it reads none of the repeat's own steps): it would hold after the first round or never; %s, or use assert for a check now", e.Src, strings.Join(settled, " and "), hint)
+}
+
+// anyMayChange reports whether a step other than s and the blocks that hold it can start or
+// end while s runs: one that has started, or may have, and has not always ended by then (a
+// background step, a sampler, another branch of a parallel block).
+func (d *decoder) anyMayChange(s *Step) bool {
+	for _, t := range d.order {
+		if t != s && !d.ancestor(t, s) && !d.ancestor(s, t) && !d.endedBefore(t, s) && (d.startedBefore(t, s) || d.concurrent(s, t)) {
+			return true
+		}
+	}
+	return false
 }
 
 // exprWarnings keeps an expression's warnings (an undocumented Envoy stat) for lint, which

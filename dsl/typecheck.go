@@ -42,6 +42,12 @@ type exprChecker struct {
 	allVars bool
 	// allOutcomes says it reads outcome or error as a whole: any step's.
 	allOutcomes bool
+	// stepMaps are the started, ended, outcome and error maps it reads as a whole; keyTests
+	// the look-ups of a step's name written out in one of them (has(ended, "bg"), "bg" in
+	// ended), and keyed the maps read only so: what a wait's until can watch change.
+	stepMaps []*ast.IdentifierNode
+	keyTests []Read
+	keyed    map[*ast.IdentifierNode]bool
 	// captures are the groups of exec steps' captures it reads.
 	captures []CaptureRead
 	// errorReads are the steps whose error.<step> it reads.
@@ -238,12 +244,21 @@ func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *s
 		}
 		return names.varsType()
 	case "started", "ended":
+		if read {
+			c.stepMaps = append(c.stepMaps, n)
+		}
 		return names.stepMap(n.Value, schema.Num(schema.Seconds))
 	case "outcome":
 		c.allOutcomes = c.allOutcomes || read
+		if read {
+			c.stepMaps = append(c.stepMaps, n)
+		}
 		return names.stepMap(n.Value, outcomeType)
 	case "error":
 		c.allOutcomes = c.allOutcomes || read
+		if read {
+			c.stepMaps = append(c.stepMaps, n)
+		}
 		return names.stepMap(n.Value, schema.StringType)
 	case "backends":
 		return names.endpointMap(names.Backends, endpointType)
@@ -812,6 +827,38 @@ func (c *exprChecker) sourceSteps(id string) []string {
 	return out
 }
 
+// keyTest notes a look-up of key in m (has(m, key), key in m) where m is the started,
+// ended, outcome or error map and key a step's name: a read of that step's start or end,
+// which a wait's until watches change (checkWaitChanges), with Via the map that changes with
+// it ("started", "ended"; "" for outcome, which holds every step's name from the start).
+func (c *exprChecker) keyTest(m ast.Node, key *ast.StringNode) {
+	id, ok := m.(*ast.IdentifierNode)
+	if !ok || !slices.Contains(c.stepMaps, id) || c.names == nil || !c.names.Steps[key.Value] {
+		return
+	}
+	if c.keyed == nil {
+		c.keyed = map[*ast.IdentifierNode]bool{}
+	}
+	c.keyed[id] = true
+	via := id.Value
+	switch via {
+	case "error":
+		via = "started" // a step has an error (maybe "") from its start on
+	case "outcome":
+		// Every named step has an outcome (pending, skipped until it runs): the look-up holds
+		// from the start.
+		via = ""
+	}
+	c.keyTests = append(c.keyTests, Read{Step: key.Value, Via: via, Col: col(key)})
+}
+
+// readsStepMapsWhole reports whether the expression reads the started, ended, outcome or
+// error map other than by looking up a step's name written out (len(ended), keys(outcome)):
+// any step's start, end or outcome.
+func (c *exprChecker) readsStepMapsWhole() bool {
+	return slices.ContainsFunc(c.stepMaps, func(id *ast.IdentifierNode) bool { return !c.keyed[id] })
+}
+
 // ranGuard is the guard that says the step ran: error.<step> has a value where it holds.
 func ranGuard(step string) string { return "ran:" + step }
 
@@ -961,6 +1008,7 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		}
 		c.operand(n.Arguments[1], "has's key", args[1], n.Arguments[1], schema.TString)
 		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
+			c.keyTest(n.Arguments[0], key)
 			if msg := keyNeverHeld(m, n.Arguments[0].String(), key.Value); msg != "" {
 				c.fail(col(key), "has(%s, %q) is always false: %s", n.Arguments[0], key.Value, msg)
 			} else if msg := keyAlwaysHeld(m, n.Arguments[0].String(), key.Value); msg != "" {
@@ -1110,6 +1158,9 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			case schema.TMap, schema.TStats, schema.TStruct:
 				c.operand(n.Left, fmt.Sprintf("the key of %s %s %s", n.Left, n.Operator, n.Right), l, n.Left, schema.TString)
 				msg := keyFormMismatch(r, l, n.Left.String())
+				if key, ok := n.Left.(*ast.StringNode); ok {
+					c.keyTest(n.Right, key)
+				}
 				if key, ok := n.Left.(*ast.StringNode); ok && msg == "" {
 					// The key checks of has(map, key), which asks the same.
 					msg = keyNeverHeld(r, n.Right.String(), key.Value)
