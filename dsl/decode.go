@@ -1326,7 +1326,12 @@ func (d *decoder) compile(names *Names) {
 					d.l.errs.errs = append(d.l.errs.errs, cerr)
 				} else {
 					s.Expr = e
-					if s.Kind == "assert" && e.Now && !e.readsRecorded() {
+					switch {
+					case s.Kind != "assert":
+					case !e.readsTheRun():
+						// vars, literals, the target's values: refused as an expectation like it is.
+						d.l.errs.add(e.Pos, sc.Name+"."+s.Path+".assert", "assert %q reads nothing the run records: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src)
+					case !e.readsRecorded():
 						d.l.errs.add(e.Pos, sc.Name+"."+s.Path+".assert", "assert %q %s", src, clockOnly)
 					}
 					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind)
