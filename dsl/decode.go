@@ -16,6 +16,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
+	"labrun.dev/labrun/internal/secretmask"
 	"labrun.dev/labrun/schema"
 )
 
@@ -568,19 +569,31 @@ func (d *decoder) relPath(v cue.Value) string {
 // vars decodes the scenario's vars. --var values were applied to the declared values before
 // CUE evaluated the scenario (vars.go), so what is decoded is what the run uses; Declared and
 // VarSource say where each value came from.
-// hideSecrets writes "[secret NAME]" for the value of each secret var of the scenario in what
+// hideSecrets writes the mask of each secret var's value (secretmask: "[secret NAME]") in what
 // its decode said (the errors from errsFrom, the warnings from warnsFrom): an expectation that
 // interpolates the secret (\(vars.token)) is quoted in them, and vet printed a --var token=…
-// given on the command line. A value that is a mask already (a record's) stays.
+// given on the command line. A value a sweep gives the var (--sweep's, else the scenario's
+// own) is the one a run of that combination shows, "[secret NAME #i]": a combination's
+// problem said "[secret token]" where its runs say "[secret token #2]". A value that is a mask
+// already (a record's) stays.
 func (d *decoder) hideSecrets(errsFrom, warnsFrom int) {
-	var pairs []string
+	sweep := map[string][]string{}
 	for _, name := range d.sc.Secrets {
-		if v, ok := d.sc.Vars[name].(string); ok && v != "" && !strings.HasPrefix(v, "[secret ") {
-			pairs = append(pairs, v, "[secret "+name+"]")
+		if vs, ok := d.l.opts.Sweeps[name]; ok {
+			sweep[name] = vs
+		} else if vs := d.sc.Sweep[name]; len(vs) > 0 {
+			sweep[name] = vs
 		}
 	}
-	if len(pairs) == 0 {
+	masks := secretmask.Masks(d.sc.Secrets, d.sc.Vars, sweep)
+	if len(masks) == 0 {
 		return
+	}
+	// The longest first: a value that holds another is hidden whole.
+	slices.SortStableFunc(masks, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
+	var pairs []string
+	for _, m := range masks {
+		pairs = append(pairs, m[0], m[1])
 	}
 	r := strings.NewReplacer(pairs...)
 	for _, e := range d.l.errs.errs[min(errsFrom, len(d.l.errs.errs)):] {
