@@ -57,3 +57,49 @@ func TestClockOnlyClaimRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestConstantAssertRefused: an assert that reads only vars and constants (no step's value,
+// no delta, no time) is refused at its position, as an expectation like it is: it has the
+// same value on every run. Before, vet refused `vars.n > 0` as an expectation and accepted it
+// as an assert, where it held on every run, whatever the steps did.
+func TestConstantAssertRefused(t *testing.T) {
+	for _, c := range []struct {
+		claim   string
+		assert  bool
+		refused bool
+	}{
+		{"vars.n > 0", true, true},
+		{"vars.n > 0", false, true},
+		{"1 < 2", true, true},
+		{"true", true, true},
+		{"vars.n > 0 && stamp.exit == 0", true, false},
+		{"stamp.exit == vars.n - 3", true, false},
+		{"ended.stamp > 0", true, false},
+	} {
+		steps := `{name: "stamp", exec: argv: ["true"]}`
+		expect := c.claim
+		if c.assert {
+			steps += `, {assert: "` + c.claim + `"}`
+			expect = "stamp.exit == 0"
+		}
+		_, path := writeLab(t, `s: schema.#Scenario & {
+	vars: n: 3
+	steps: [`+steps+`]
+	expect: ["`+expect+`"]
+}`)
+		_, err := Load([]string{path}, Options{})
+		var errs Errors
+		errors.As(err, &errs)
+		const why = `reads nothing the run records: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time`
+		switch {
+		case c.refused && (len(errs) != 1 || !strings.Contains(errs[0].Error(), why)):
+			t.Errorf("%s (assert %v): %v, want one error: %s", c.claim, c.assert, err, why)
+		case c.refused && c.assert && !strings.Contains(errs[0].Error(), `x.cue:7:58: s.steps.1.assert: assert "`+c.claim+`" `):
+			t.Errorf("%s (assert): %v, want it at the assert (x.cue:7:58)", c.claim, errs[0])
+		case c.refused && !c.assert && !strings.Contains(errs[0].Error(), `x.cue:8:11: s.expect.0: expectation "`):
+			t.Errorf("%s: %v, want it at the expectation (x.cue:8:11)", c.claim, errs[0])
+		case !c.refused && err != nil:
+			t.Errorf("%s (assert %v): %v, want it accepted", c.claim, c.assert, err)
+		}
+	}
+}

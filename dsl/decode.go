@@ -16,6 +16,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
+	"labrun.dev/labrun/internal/secretmask"
 	"labrun.dev/labrun/schema"
 )
 
@@ -568,19 +569,31 @@ func (d *decoder) relPath(v cue.Value) string {
 // vars decodes the scenario's vars. --var values were applied to the declared values before
 // CUE evaluated the scenario (vars.go), so what is decoded is what the run uses; Declared and
 // VarSource say where each value came from.
-// hideSecrets writes "[secret NAME]" for the value of each secret var of the scenario in what
+// hideSecrets writes the mask of each secret var's value (secretmask: "[secret NAME]") in what
 // its decode said (the errors from errsFrom, the warnings from warnsFrom): an expectation that
 // interpolates the secret (\(vars.token)) is quoted in them, and vet printed a --var token=…
-// given on the command line. A value that is a mask already (a record's) stays.
+// given on the command line. A value a sweep gives the var (--sweep's, else the scenario's
+// own) is the one a run of that combination shows, "[secret NAME #i]": a combination's
+// problem said "[secret token]" where its runs say "[secret token #2]". A value that is a mask
+// already (a record's) stays.
 func (d *decoder) hideSecrets(errsFrom, warnsFrom int) {
-	var pairs []string
+	sweep := map[string][]string{}
 	for _, name := range d.sc.Secrets {
-		if v, ok := d.sc.Vars[name].(string); ok && v != "" && !strings.HasPrefix(v, "[secret ") {
-			pairs = append(pairs, v, "[secret "+name+"]")
+		if vs, ok := d.l.opts.Sweeps[name]; ok {
+			sweep[name] = vs
+		} else if vs := d.sc.Sweep[name]; len(vs) > 0 {
+			sweep[name] = vs
 		}
 	}
-	if len(pairs) == 0 {
+	masks := secretmask.Masks(d.sc.Secrets, d.sc.Vars, sweep)
+	if len(masks) == 0 {
 		return
+	}
+	// The longest first: a value that holds another is hidden whole.
+	slices.SortStableFunc(masks, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
+	var pairs []string
+	for _, m := range masks {
+		pairs = append(pairs, m[0], m[1])
 	}
 	r := strings.NewReplacer(pairs...)
 	for _, e := range d.l.errs.errs[min(errsFrom, len(d.l.errs.errs)):] {
@@ -1326,7 +1339,12 @@ func (d *decoder) compile(names *Names) {
 					d.l.errs.errs = append(d.l.errs.errs, cerr)
 				} else {
 					s.Expr = e
-					if s.Kind == "assert" && e.Now && !e.readsRecorded() {
+					switch {
+					case s.Kind != "assert":
+					case !e.readsTheRun():
+						// vars, literals, the target's values: refused as an expectation like it is.
+						d.l.errs.add(e.Pos, sc.Name+"."+s.Path+".assert", "assert %q reads nothing the run records: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src)
+					case !e.readsRecorded():
 						d.l.errs.add(e.Pos, sc.Name+"."+s.Path+".assert", "assert %q %s", src, clockOnly)
 					}
 					d.checkReads(s, e, sc.Name+"."+s.Path+"."+s.Kind)
@@ -1563,7 +1581,12 @@ func (d *decoder) checkWaitChanges(s *Step, e *Expr, path string) {
 	if !wait && !repeat || e.Now || d.refused[s] || repeat && e.allOutcomes {
 		return
 	}
-	reads := e.Reads
+	// A look-up of a step's name in started, ended, outcome or error reads that step's
+	// start, end or outcome: has(ended, "bg") changes when bg ends.
+	reads := append(slices.Clip(e.Reads), e.keyTests...)
+	if wait && e.stepMapsWhole && d.anyMayChange(s) {
+		return // len(ended), keys(outcome): a step that runs meanwhile changes them
+	}
 	if repeat && slices.Contains(e.Names, "delta") && d.sc.ExprNames != nil {
 		// delta reads the first and the last snapshot.
 		for _, n := range []string{d.sc.ExprNames.DeltaFrom, d.sc.ExprNames.DeltaTo} {
@@ -1574,6 +1597,13 @@ func (d *decoder) checkWaitChanges(s *Step, e *Expr, path string) {
 	for _, r := range reads {
 		t := d.sc.names[r.Step]
 		if t == nil {
+			continue
+		}
+		if r.Via == "" && r.Field == "" && slices.Contains(e.keyTests, r) {
+			// has(outcome, "x"): every named step has an outcome from the start.
+			if w := fmt.Sprintf("every step has an outcome, %q too", t.Name); !slices.Contains(settled, w) {
+				settled = append(settled, w)
+			}
 			continue
 		}
 		if repeat && d.ancestor(s, t) {
@@ -1597,6 +1627,14 @@ func (d *decoder) checkWaitChanges(s *Step, e *Expr, path string) {
 	if len(settled) > 0 {
 		what = "when it starts, " + strings.Join(settled, " and ")
 	}
+	if wait && e.stepMapsWhole {
+		// len(ended), keys(outcome) with no step running beside the wait.
+		if len(settled) > 0 {
+			what += ", and no other step can start or end while it polls"
+		} else {
+			what = "no other step can start or end while it polls"
+		}
+	}
 	if repeat && len(settled) == 0 {
 		// until: "true" (one round), "false" (max rounds, then a failure): no step misread.
 		return
@@ -1616,6 +1654,18 @@ func (d *decoder) checkWaitChanges(s *Step, e *Expr, path string) {
 		hint = "read a step of the repeat, which runs again each round (" + strings.Join(own, ", ") + ")"
 	}
 	d.l.errs.add(e.Pos, path+".until", "repeat until %q cannot change from one round to the next (when it starts, %s, and it reads none of the repeat's own steps): it would hold after the first round or never; %s, or use assert for a check now", e.Src, strings.Join(settled, " and "), hint)
+}
+
+// anyMayChange reports whether a step other than s and the blocks that hold it can start or
+// end while s runs: one that has started, or may have, and has not always ended by then (a
+// background step, a sampler, another branch of a parallel block).
+func (d *decoder) anyMayChange(s *Step) bool {
+	for _, t := range d.order {
+		if t != s && !d.ancestor(t, s) && !d.ancestor(s, t) && !d.endedBefore(t, s) && (d.startedBefore(t, s) || d.concurrent(s, t)) {
+			return true
+		}
+	}
+	return false
 }
 
 // exprWarnings keeps an expression's warnings (an undocumented Envoy stat) for lint, which

@@ -66,6 +66,11 @@ type Expr struct {
 	allVars bool
 	// allOutcomes says it reads outcome or error as a whole.
 	allOutcomes bool
+	// keyTests are the steps whose name it looks up in started, ended, outcome or error
+	// (has(ended, "bg"), "bg" in ended), with the map as Via; stepMapsWhole says it reads one
+	// of those maps otherwise (len(ended)): any step's.
+	keyTests      []Read
+	stepMapsWhole bool
 	// warnings are what the check found that may be right (a stat Envoy does not document).
 	warnings []exprProblem
 	// vacuous are its comparisons that cannot go either way (exprChecker.vacuous).
@@ -590,6 +595,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	e.Captures = c.captures
 	e.ErrorReads = c.errorReads
 	e.vars, e.allVars, e.allOutcomes = c.vars, c.allVars, c.allOutcomes
+	e.keyTests, e.stepMapsWhole = c.keyTests, c.readsStepMapsWhole()
 	names.noteVars(e)
 	e.warnings = c.warns
 	e.vacuous = c.vacuous

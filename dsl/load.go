@@ -29,6 +29,10 @@ type Options struct {
 	// Vars override scenario vars by name (from --var name=value); the value is converted to
 	// the type the scenario declares.
 	Vars map[string]string
+	// Sweeps are the values the sweep being loaded gives each var it names, in order, where
+	// they replace the scenario's own (--sweep): a secret var's value is hidden in problems
+	// as the i-th of them, "[secret NAME #i]", as its runs show it (secretmask).
+	Sweeps map[string][]string
 	// Overlay adds or replaces files by absolute path (tests, stdin).
 	Overlay map[string][]byte
 	// Strict makes every lint warning an error.

@@ -34,7 +34,7 @@ func TestPlanOffsets(t *testing.T) {
 			{sleep: "2s"},
 			{at: "500ms", sequence: [
 				{sleep: "1s"},
-				{name: "x", assert: "true"},
+				{name: "x", assert: "len(started) > 0"},
 				{sleep: "1s"},
 			]},
 			{at: "3s", parallel: [
@@ -133,10 +133,10 @@ func TestPlanOffsets(t *testing.T) {
 // children.
 func TestPlanBlockEndOrder(t *testing.T) {
 	for _, children := range []string{
-		`{name: "x", assert: "true"}, {sleep: "2s"}`,
-		`{sleep: "2s"}, {name: "x", assert: "true"}`,
-		`{sequence: [{sleep: "3s"}, {name: "x", assert: "true"}]}, {sleep: "2s"}`,
-		`{sleep: "2s"}, {sequence: [{sleep: "1s"}, {name: "x", assert: "true"}]}`,
+		`{name: "x", assert: "len(started) > 0"}, {sleep: "2s"}`,
+		`{sleep: "2s"}, {name: "x", assert: "len(started) > 0"}`,
+		`{sequence: [{sleep: "3s"}, {name: "x", assert: "len(started) > 0"}]}, {sleep: "2s"}`,
+		`{sleep: "2s"}, {sequence: [{sleep: "1s"}, {name: "x", assert: "len(started) > 0"}]}`,
 	} {
 		sc := loadOne(t, `s: schema.#Scenario & {
 	steps: [{parallel: [`+children+`]}, {sleep: "1s"}]

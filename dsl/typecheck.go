@@ -42,6 +42,12 @@ type exprChecker struct {
 	allVars bool
 	// allOutcomes says it reads outcome or error as a whole: any step's.
 	allOutcomes bool
+	// stepMaps are the started, ended, outcome and error maps it reads as a whole; keyTests
+	// the look-ups of a step's name written out in one of them (has(ended, "bg"), "bg" in
+	// ended), and keyed the maps read only so: what a wait's until can watch change.
+	stepMaps []*ast.IdentifierNode
+	keyTests []Read
+	keyed    map[*ast.IdentifierNode]bool
 	// captures are the groups of exec steps' captures it reads.
 	captures []CaptureRead
 	// errorReads are the steps whose error.<step> it reads.
@@ -238,12 +244,21 @@ func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *s
 		}
 		return names.varsType()
 	case "started", "ended":
+		if read {
+			c.stepMaps = append(c.stepMaps, n)
+		}
 		return names.stepMap(n.Value, schema.Num(schema.Seconds))
 	case "outcome":
 		c.allOutcomes = c.allOutcomes || read
+		if read {
+			c.stepMaps = append(c.stepMaps, n)
+		}
 		return names.stepMap(n.Value, outcomeType)
 	case "error":
 		c.allOutcomes = c.allOutcomes || read
+		if read {
+			c.stepMaps = append(c.stepMaps, n)
+		}
 		return names.stepMap(n.Value, schema.StringType)
 	case "backends":
 		return names.endpointMap(names.Backends, endpointType)
@@ -601,9 +616,15 @@ func keyNeverHeld(t *schema.Type, m, key string) string {
 		return msg
 	}
 	if t.Kind == schema.TStats && t.Stats != nil && t.Stats.Catalogue != nil && t.Stats.Catalogue.Closed {
-		if _, known := t.Stats.Catalogue.Lookup(key); !known {
-			cat := t.Stats.Catalogue
+		cat := t.Stats.Catalogue
+		st, known := cat.Lookup(key)
+		if !known {
 			return fmt.Sprintf("%s has no stat %q%s; its stats: %s", cat.What, key, didYouMean(key, cat.Names()), cat.Summary())
+		}
+		if t.Stats.Deltas && cat.Always && st.Kind != schema.Counter {
+			// A delta holds the later snapshot's counters (interp.Delta); such a catalogue's
+			// gauges are recorded as gauges every time.
+			return fmt.Sprintf("a delta holds counters only, and %q is a %s of %s (a level, not a count); compare the snapshots instead", key, st.Kind, cat.What)
 		}
 	}
 	return ""
@@ -611,12 +632,23 @@ func keyNeverHeld(t *schema.Type, m, key string) string {
 
 // keyAlwaysHeld says why map t (read as m) has key in every run, whatever the run did: a
 // snapshot of a source whose catalogue says every snapshot has that stat (a local backend's
-// rq_total). "" when it may lack it. A delta is left out: it has a snapshot's counters only.
+// rq_total), or a delta of two, which holds the later one's counters: each counter of such a
+// catalogue. "" when it may lack it.
 func keyAlwaysHeld(t *schema.Type, m, key string) string {
-	if t == nil || t.Kind != schema.TStats || t.Stats == nil || t.Stats.Deltas || t.Stats.Catalogue == nil || !t.Stats.Catalogue.AlwaysHas(key) {
+	if t == nil || t.Kind != schema.TStats || t.Stats == nil || t.Stats.Catalogue == nil {
 		return ""
 	}
-	return fmt.Sprintf("every snapshot of %s has %q from its first on, whatever the run did (a backend no request reached too): this reads the same whatever the run records, so it proves nothing; test its value, e.g. %s.%s > 0 (only rq_<code> appears once such a response was sent)", t.Stats.Catalogue.What, key, m, key)
+	cat := t.Stats.Catalogue
+	if t.Stats.Deltas {
+		if !cat.AlwaysHasCounter(key) {
+			return ""
+		}
+		return fmt.Sprintf("a delta of %s holds the later snapshot's counters, and every snapshot of it has %q from its first on, whatever the run did (a backend no request reached too): this reads the same whatever the run records, so it proves nothing; test its value, e.g. %s.%s > 0 (only rq_<code> appears once such a response was sent)", cat.What, key, m, key)
+	}
+	if !cat.AlwaysHas(key) {
+		return ""
+	}
+	return fmt.Sprintf("every snapshot of %s has %q from its first on, whatever the run did (a backend no request reached too): this reads the same whatever the run records, so it proves nothing; test its value, e.g. %s.%s > 0 (only rq_<code> appears once such a response was sent)", cat.What, key, m, key)
 }
 
 // keyFormMismatch says why a key of type k can never be a key of the map t: its values have
@@ -812,6 +844,38 @@ func (c *exprChecker) sourceSteps(id string) []string {
 	return out
 }
 
+// keyTest notes a look-up of key in m (has(m, key), key in m) where m is the started,
+// ended, outcome or error map and key a step's name: a read of that step's start or end,
+// which a wait's until watches change (checkWaitChanges), with Via the map that changes with
+// it ("started", "ended"; "" for outcome, which holds every step's name from the start).
+func (c *exprChecker) keyTest(m ast.Node, key *ast.StringNode) {
+	id, ok := m.(*ast.IdentifierNode)
+	if !ok || !slices.Contains(c.stepMaps, id) || c.names == nil || !c.names.Steps[key.Value] {
+		return
+	}
+	if c.keyed == nil {
+		c.keyed = map[*ast.IdentifierNode]bool{}
+	}
+	c.keyed[id] = true
+	via := id.Value
+	switch via {
+	case "error":
+		via = "started" // a step has an error (maybe "") from its start on
+	case "outcome":
+		// Every named step has an outcome (pending, skipped until it runs): the look-up holds
+		// from the start.
+		via = ""
+	}
+	c.keyTests = append(c.keyTests, Read{Step: key.Value, Via: via, Col: col(key)})
+}
+
+// readsStepMapsWhole reports whether the expression reads the started, ended, outcome or
+// error map other than by looking up a step's name written out (len(ended), keys(outcome)):
+// any step's start, end or outcome.
+func (c *exprChecker) readsStepMapsWhole() bool {
+	return slices.ContainsFunc(c.stepMaps, func(id *ast.IdentifierNode) bool { return !c.keyed[id] })
+}
+
 // ranGuard is the guard that says the step ran: error.<step> has a value where it holds.
 func ranGuard(step string) string { return "ran:" + step }
 
@@ -917,6 +981,11 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 	if id.Value == "delta" || id.Value == "deltaAcross" {
 		return c.deltaCall(node, n, id.Value)
 	}
+	// As written: typing rewrites delta("a", "b") to __delta, which messages do not show.
+	written := make([]string, len(n.Arguments))
+	for i, a := range n.Arguments {
+		written[i] = a.String()
+	}
 	args := make([]*schema.Type, len(n.Arguments))
 	for i := range n.Arguments {
 		args[i] = c.typeOf(&n.Arguments[i])
@@ -961,10 +1030,11 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		}
 		c.operand(n.Arguments[1], "has's key", args[1], n.Arguments[1], schema.TString)
 		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
-			if msg := keyNeverHeld(m, n.Arguments[0].String(), key.Value); msg != "" {
-				c.fail(col(key), "has(%s, %q) is always false: %s", n.Arguments[0], key.Value, msg)
-			} else if msg := keyAlwaysHeld(m, n.Arguments[0].String(), key.Value); msg != "" {
-				c.fail(col(key), "has(%s, %q) is always true: %s", n.Arguments[0], key.Value, msg)
+			c.keyTest(n.Arguments[0], key)
+			if msg := keyNeverHeld(m, written[0], key.Value); msg != "" {
+				c.fail(col(key), "has(%s, %q) is always false: %s", written[0], key.Value, msg)
+			} else if msg := keyAlwaysHeld(m, written[0], key.Value); msg != "" {
+				c.fail(col(key), "has(%s, %q) is always true: %s", written[0], key.Value, msg)
 			}
 		}
 		return schema.BoolType
@@ -1110,18 +1180,21 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			case schema.TMap, schema.TStats, schema.TStruct:
 				c.operand(n.Left, fmt.Sprintf("the key of %s %s %s", n.Left, n.Operator, n.Right), l, n.Left, schema.TString)
 				msg := keyFormMismatch(r, l, n.Left.String())
+				if key, ok := n.Left.(*ast.StringNode); ok {
+					c.keyTest(n.Right, key)
+				}
 				if key, ok := n.Left.(*ast.StringNode); ok && msg == "" {
 					// The key checks of has(map, key), which asks the same.
-					msg = keyNeverHeld(r, n.Right.String(), key.Value)
+					msg = keyNeverHeld(r, written[1], key.Value)
 					if msg == "" {
-						if msg = keyAlwaysHeld(r, n.Right.String(), key.Value); msg != "" {
-							c.fail(col(n), "%s %s %s is always %v: %s", n.Left, n.Operator, n.Right, n.Operator == "in", msg)
+						if msg = keyAlwaysHeld(r, written[1], key.Value); msg != "" {
+							c.fail(col(n), "%s %s %s is always %v: %s", n.Left, n.Operator, written[1], n.Operator == "in", msg)
 							break
 						}
 					}
 				}
 				if msg != "" {
-					c.fail(col(n), "%s %s %s is always %v: %s", n.Left, n.Operator, n.Right, n.Operator != "in", msg)
+					c.fail(col(n), "%s %s %s is always %v: %s", n.Left, n.Operator, written[1], n.Operator != "in", msg)
 				}
 			case schema.TAny:
 			default:
@@ -1266,11 +1339,27 @@ func (ch *exprChecker) alwaysLen(x ast.Node) (float64, string) {
 	if k, ok := arg.(*ast.BuiltinNode); ok && (k.Name == "keys" || k.Name == "values") && len(k.Arguments) == 1 {
 		arg = k.Arguments[0]
 	}
+	if ch.names == nil {
+		return 0, ""
+	}
+	if ref, ok := ch.deltaCalls[arg]; ok && ref.Kind == RefDeltaPair {
+		// delta("a", "b"), rewritten to __delta: the later snapshot's counters.
+		if r := ch.names.Results[ref.To]; r != nil && r.Type != nil && r.Type.Stats != nil && r.Type.Stats.Catalogue != nil {
+			return alwaysCounters(r.Type.Stats.Catalogue)
+		}
+		return 0, ""
+	}
 	id, ok := arg.(*ast.IdentifierNode)
-	if !ok || ch.names == nil {
+	if !ok {
 		return 0, ""
 	}
 	if _, let := ch.lets[id.Value]; let {
+		return 0, ""
+	}
+	if id.Value == "delta" {
+		if t := ch.names.deltaType(); t.Stats != nil && t.Stats.Catalogue != nil {
+			return alwaysCounters(t.Stats.Catalogue)
+		}
 		return 0, ""
 	}
 	r := ch.names.Results[id.Value]
@@ -1280,6 +1369,15 @@ func (ch *exprChecker) alwaysLen(x ast.Node) (float64, string) {
 	cat := r.Type.Stats.Catalogue
 	if n := cat.AlwaysLen(); n > 0 {
 		return float64(n), fmt.Sprintf("every snapshot of %s has the %d stats of its catalogue but rq_<code>, whatever the run did", cat.What, n)
+	}
+	return 0, ""
+}
+
+// alwaysCounters is the least number of stats of a delta of two snapshots of a source of
+// catalogue cat, and why (0 when it may have none).
+func alwaysCounters(cat *schema.Catalogue) (float64, string) {
+	if n := cat.AlwaysCounters(); n > 0 {
+		return float64(n), fmt.Sprintf("a delta of %s holds the later snapshot's counters, and every snapshot of it has the %d counters of its catalogue but rq_<code>, whatever the run did", cat.What, n)
 	}
 	return 0, ""
 }

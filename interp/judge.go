@@ -16,6 +16,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/envoy/xdstype"
+	"labrun.dev/labrun/internal/secretmask"
 	"labrun.dev/labrun/schema"
 )
 
@@ -947,7 +948,7 @@ func sameRedacted(recorded, src string, secrets []string) bool {
 	}
 	var marks []string
 	for _, name := range secrets {
-		marks = append(marks, regexp.QuoteMeta("[secret "+name+"]"), regexp.QuoteMeta("[secret "+name+" #")+`\d+\]`)
+		marks = append(marks, secretmask.Pattern(name))
 	}
 	if len(marks) == 0 {
 		return false
@@ -980,7 +981,7 @@ func readsRedacted(vs Values, secrets []string) bool {
 			continue
 		}
 		for _, name := range secrets {
-			if strings.Contains(s, "[secret "+name+"]") || strings.Contains(s, "[secret "+name+" #") {
+			if secretmask.Mentions(s, name) {
 				return true
 			}
 		}

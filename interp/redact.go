@@ -3,7 +3,6 @@ package interp
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"html"
 	"io"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"sync"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/internal/secretmask"
 )
 
 // Redactor hides the values of a scenario's secret vars (its secrets field): each becomes
@@ -30,7 +30,7 @@ type Redactor struct {
 // NewRedactor returns the Redactor of sc's secret vars (nil when it declares none): their
 // values in sc and every value its matrix sweeps (sc.SecretSweep).
 func NewRedactor(sc *dsl.Scenario) *Redactor {
-	return newRedactor(secretMasks(sc.Secrets, sc.Vars, sc.SecretSweep))
+	return newRedactor(secretmask.Masks(sc.Secrets, sc.Vars, sc.SecretSweep))
 }
 
 // SourceRedactor returns the Redactor of the values of sc's secret vars that its source holds:
@@ -46,13 +46,13 @@ func SourceRedactor(sc *dsl.Scenario) *Redactor {
 			sweep[name] = vs
 		}
 	}
-	return newRedactor(secretMasks(sc.Secrets, sc.Vars, sweep))
+	return newRedactor(secretmask.Masks(sc.Secrets, sc.Vars, sweep))
 }
 
 // MatrixRedactor returns the Redactor of sc's secret vars at every value m sweeps: what a
 // matrix prints and its summary show the masks its runs' records show.
 func MatrixRedactor(m *dsl.Matrix, sc *dsl.Scenario) *Redactor {
-	return newRedactor(secretMasks(sc.Secrets, sc.Vars, SecretSweep(m, sc)))
+	return newRedactor(secretmask.Masks(sc.Secrets, sc.Vars, SecretSweep(m, sc)))
 }
 
 // SecretSweep is the values m sweeps of each of sc's secret vars.
@@ -78,47 +78,6 @@ func JoinRedactors(rs ...*Redactor) *Redactor {
 		}
 	}
 	return newRedactor(masks)
-}
-
-func secretMasks(secrets []string, vars map[string]any, sweep map[string][]string) [][2]string {
-	var masks [][2]string
-	seen := map[string]bool{}
-	add := func(v, mask string) {
-		if v != "" && !seen[v] && !isMask(v) {
-			seen[v] = true
-			masks = append(masks, [2]string{v, mask})
-		}
-	}
-	for _, name := range secrets {
-		for i, v := range sweep[name] {
-			add(v, fmt.Sprintf("[secret %s #%d]", name, i+1))
-		}
-		if v, ok := vars[name].(string); ok {
-			add(v, "[secret "+name+"]")
-		}
-	}
-	return masks
-}
-
-// isMask says whether v is a secret's mask ("[secret NAME]", "[secret NAME #i]"): the value of a
-// secret var in a scenario loaded with a record's vars (replay, merge, mutate), which is hidden
-// already. Masked again, a swept secret's "[secret token #2]" read "[secret token]", and replay
-// refused the record of a run of a sweep of a secret: its step "ran \"echo [secret token
-// #2]\" and would now run \"echo [secret token]\"".
-func isMask(v string) bool {
-	name, ok := strings.CutPrefix(v, "[secret ")
-	if !ok || !strings.HasSuffix(name, "]") {
-		return false
-	}
-	name = strings.TrimSuffix(name, "]")
-	if i := strings.LastIndex(name, " #"); i >= 0 {
-		n := name[i+2:]
-		name = name[:i]
-		if n == "" || strings.Trim(n, "0123456789") != "" {
-			return false
-		}
-	}
-	return name != "" && !strings.ContainsAny(name, " []")
 }
 
 func newRedactor(masks [][2]string) *Redactor {

@@ -83,6 +83,28 @@ func (c *Catalogue) AlwaysLen() int {
 	return len(c.stats)
 }
 
+// AlwaysHasCounter reports whether every delta of two snapshots of the source has stat name:
+// a delta holds the later snapshot's counters, and every snapshot has this one (Always).
+func (c *Catalogue) AlwaysHasCounter(name string) bool {
+	s, ok := c.stats[name]
+	return c.Always && ok && s.Kind == Counter
+}
+
+// AlwaysCounters is the number of counters every delta of two snapshots of the source has (0
+// unless Always).
+func (c *Catalogue) AlwaysCounters() int {
+	if !c.Always {
+		return 0
+	}
+	n := 0
+	for _, s := range c.stats {
+		if s.Kind == Counter {
+			n++
+		}
+	}
+	return n
+}
+
 type statPattern struct {
 	re      *regexp.Regexp
 	example string

@@ -301,6 +301,11 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 		for k, v := range vars {
 			o.Vars[k] = v
 		}
+		// The sweep's values, a --sweep flag's too: a secret's is hidden as its runs show it.
+		o.Sweeps = map[string][]string{}
+		for _, v := range m.Sweep {
+			o.Sweeps[v.Name] = v.Values
+		}
 		res, errs, err := p.loadQuiet([]string{sc.Pos.File}, o)
 		if err != nil {
 			errs = append(errs, &dsl.Error{Pos: sc.Pos.Rel(p.Cwd), Msg: err.Error()})
