@@ -1301,7 +1301,7 @@ func (d *decoder) compile(names *Names) {
 			}
 			if !e.readsTheRun() {
 				// vars, literals, the target's values: the same on every run.
-				d.err(e.Pos, fmt.Sprintf("expect.%d", i), "expectation %q reads nothing the run records: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src)
+				d.err(e.Pos, fmt.Sprintf("expect.%d", i), "expectation %q reads nothing the run records%s: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src, e.outcomeKeyedWhy())
 				continue
 			}
 			if !e.readsRecorded() {
@@ -1343,7 +1343,7 @@ func (d *decoder) compile(names *Names) {
 					case s.Kind != "assert":
 					case !e.readsTheRun():
 						// vars, literals, the target's values: refused as an expectation like it is.
-						d.l.errs.add(e.Pos, sc.Name+"."+s.Path+".assert", "assert %q reads nothing the run records: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src)
+						d.l.errs.add(e.Pos, sc.Name+"."+s.Path+".assert", "assert %q reads nothing the run records%s: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src, e.outcomeKeyedWhy())
 					case !e.readsRecorded():
 						d.l.errs.add(e.Pos, sc.Name+"."+s.Path+".assert", "assert %q %s", src, clockOnly)
 					}
@@ -1486,9 +1486,19 @@ func (e *Expr) readsTheRun() bool { return e.Now || e.readsRecorded() }
 // expression is judged, whatever the run did.
 func (e *Expr) readsRecorded() bool {
 	return len(e.Reads) > 0 || len(e.Refs) > 0 || slices.ContainsFunc(e.Names, func(n string) bool {
-		// delta, and the steps' outcomes, errors and times read whole (all(values(outcome), ...))
-		return n == "delta" || n == "outcome" || n == "error" || n == "started" || n == "ended"
+		// delta, and the steps' outcomes, errors and times read whole (all(values(outcome), ...));
+		// not has(outcome, "x"): every named step has an outcome from the start.
+		return n == "delta" || n == "outcome" && !e.outcomeKeyed || n == "error" || n == "started" || n == "ended"
 	})
+}
+
+// outcomeKeyedWhy says why a look-up of a step's name in outcome reads nothing the run
+// records, when the expression reads outcome so; "" otherwise.
+func (e *Expr) outcomeKeyedWhy() string {
+	if !e.outcomeKeyed {
+		return ""
+	}
+	return " (a look-up of a step's name in outcome holds from the start: every named step has an outcome, \"pending\" before it runs and \"skipped\" if it never does; read outcome.<step> == \"passed\", or has(ended, \"<step>\") for whether it ran to its end)"
 }
 
 // clockOnly says why a claim (an expectation, an assert) that reads the clock and nothing the

@@ -71,6 +71,10 @@ type Expr struct {
 	// of those maps otherwise (len(ended)): any step's.
 	keyTests      []Read
 	stepMapsWhole bool
+	// outcomeKeyed says it reads outcome only by looking up a step's name written out
+	// (has(outcome, "x"), "x" in outcome), which holds from the start: every named step has
+	// an outcome (pending, skipped until it runs).
+	outcomeKeyed bool
 	// warnings are what the check found that may be right (a stat Envoy does not document).
 	warnings []exprProblem
 	// vacuous are its comparisons that cannot go either way (exprChecker.vacuous).
@@ -596,6 +600,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	e.ErrorReads = c.errorReads
 	e.vars, e.allVars, e.allOutcomes = c.vars, c.allVars, c.allOutcomes
 	e.keyTests, e.stepMapsWhole = c.keyTests, c.readsStepMapsWhole()
+	e.outcomeKeyed = len(e.Outcomes) == 0 && c.readsOutcomeKeyedOnly()
 	names.noteVars(e)
 	e.warnings = c.warns
 	e.vacuous = c.vacuous

@@ -876,6 +876,21 @@ func (c *exprChecker) readsStepMapsWhole() bool {
 	return slices.ContainsFunc(c.stepMaps, func(id *ast.IdentifierNode) bool { return !c.keyed[id] })
 }
 
+// readsOutcomeKeyedOnly reports whether the expression reads the outcome map, and only by
+// looking up a step's name written out in it (has(outcome, "x"), "x" in outcome).
+func (c *exprChecker) readsOutcomeKeyedOnly() bool {
+	seen := false
+	for _, id := range c.stepMaps {
+		if id.Value == "outcome" {
+			if !c.keyed[id] {
+				return false
+			}
+			seen = true
+		}
+	}
+	return seen
+}
+
 // ranGuard is the guard that says the step ran: error.<step> has a value where it holds.
 func ranGuard(step string) string { return "ran:" + step }
 
