@@ -139,6 +139,7 @@ func Load(paths []string, opts Options) (*Result, error) {
 		}
 		l.res.Warnings = nil
 	}
+	l.hideSyntaxSecrets()
 	if err := l.errs.err(); err != nil {
 		return l.res, err
 	}

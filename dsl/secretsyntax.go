@@ -1,0 +1,167 @@
+package dsl
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/parser"
+
+	"labrun.dev/labrun/internal/secretmask"
+)
+
+// hideSyntaxSecrets hides, in every problem of a load that found some, the values its files
+// write for secret vars: the decoder hides a scenario's secrets in what it finds
+// (hideSecrets), but a problem CUE finds before any scenario decodes (two values of a swept
+// secret that conflict, a secret var set twice) quoted them as written. The files' syntax
+// says which vars are secret (a `secrets` list of names written out) and what values they
+// are given (in a `vars` struct, a `sweep` list, or --var). Only a load with problems pays
+// for it: the files are parsed again.
+func (l *loader) hideSyntaxSecrets() {
+	if len(l.errs.errs) == 0 {
+		return
+	}
+	secret := map[string]bool{}
+	sweep := map[string][]string{}
+	// plain are the values written for a var outside a sweep (in vars, or --var): one var
+	// may be given several (set twice, a conflict), each hidden as "[secret NAME]".
+	plain := map[string][]string{}
+	var files []*ast.File
+	// The files loaded, those the problems are in, and the .cue files beside them (a
+	// package's secrets may be declared in one file and set in another).
+	dirs := map[string]bool{}
+	for _, name := range l.res.Files {
+		dirs[filepath.Dir(name)] = true
+	}
+	for _, e := range l.errs.errs {
+		if e.Pos.File != "" {
+			dirs[filepath.Dir(e.Pos.File)] = true
+		}
+	}
+	var names []string
+	for dir := range dirs {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.cue"))
+		names = append(names, m...)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		f, err := parser.ParseFile(name, src)
+		if f == nil || err != nil && len(f.Decls) == 0 {
+			continue
+		}
+		files = append(files, f)
+		ast.Walk(f, func(n ast.Node) bool {
+			if fd, ok := n.(*ast.Field); ok && fieldName(fd) == "secrets" {
+				if list, ok := fd.Value.(*ast.ListLit); ok {
+					for _, e := range list.Elts {
+						if s, ok := stringLit(e); ok {
+							secret[s] = true
+						}
+					}
+				}
+			}
+			return true
+		}, nil)
+	}
+	if len(secret) == 0 {
+		return
+	}
+	for _, f := range files {
+		ast.Walk(f, func(n ast.Node) bool {
+			fd, ok := n.(*ast.Field)
+			if !ok {
+				return true
+			}
+			which := fieldName(fd)
+			if which != "vars" && which != "sweep" {
+				return true
+			}
+			st, ok := fd.Value.(*ast.StructLit)
+			if !ok {
+				return true
+			}
+			for _, d := range st.Elts {
+				v, ok := d.(*ast.Field)
+				if !ok || !secret[fieldName(v)] {
+					continue
+				}
+				name := fieldName(v)
+				if which == "vars" {
+					if s, ok := stringLit(v.Value); ok {
+						plain[name] = append(plain[name], s)
+					}
+					continue
+				}
+				if list, ok := v.Value.(*ast.ListLit); ok {
+					for _, e := range list.Elts {
+						if s, ok := stringLit(e); ok && !slices.Contains(sweep[name], s) {
+							sweep[name] = append(sweep[name], s)
+						}
+					}
+				}
+			}
+			return true
+		}, nil)
+	}
+	names = names[:0]
+	for name := range secret {
+		names = append(names, name)
+		if v, ok := l.opts.Vars[name]; ok {
+			plain[name] = append(plain[name], v)
+		}
+	}
+	slices.Sort(names)
+	masks := secretmask.Masks(names, nil, sweep)
+	for _, name := range names {
+		for _, v := range plain[name] {
+			if !slices.ContainsFunc(masks, func(m [2]string) bool { return m[0] == v }) {
+				masks = append(masks, secretmask.Masks([]string{name}, map[string]any{name: v}, nil)...)
+			}
+		}
+	}
+	if len(masks) == 0 {
+		return
+	}
+	slices.SortStableFunc(masks, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
+	var pairs []string
+	for _, m := range masks {
+		pairs = append(pairs, m[0], m[1])
+	}
+	r := strings.NewReplacer(pairs...)
+	for _, e := range l.errs.errs {
+		e.Msg = r.Replace(e.Msg)
+	}
+	for _, w := range l.warnings {
+		w.Msg = r.Replace(w.Msg)
+	}
+}
+
+// fieldName is a field's label written out (an identifier or a string), or "".
+func fieldName(f *ast.Field) string {
+	switch x := f.Label.(type) {
+	case *ast.Ident:
+		return x.Name
+	case *ast.BasicLit:
+		if s, err := strconv.Unquote(x.Value); err == nil {
+			return s
+		}
+	}
+	return ""
+}
+
+// stringLit is the value of a plain string literal.
+func stringLit(e ast.Expr) (string, bool) {
+	b, ok := e.(*ast.BasicLit)
+	if !ok || !strings.HasPrefix(b.Value, `"`) {
+		return "", false
+	}
+	s, err := strconv.Unquote(b.Value)
+	return s, err == nil
+}
