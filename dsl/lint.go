@@ -186,6 +186,7 @@ func (d *decoder) lint() {
 	d.lintDNSNames(warn)
 	d.lintNothingJudged()
 	d.lintDeltaWindows(warn)
+	d.lintUnmatchedLabels(objs, ix, warn)
 }
 
 // deltaPairs are the pairs of snapshots the deltas of the scenario's expectations and asserts

@@ -1,0 +1,223 @@
+package dsl
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// LintUnmatchedLabels: Istio objects that pick workloads by labels (a DestinationRule's
+// subsets, a policy's selector) are accepted by the API server whatever the labels say; a
+// subset whose labels no pod carries has no endpoint (every request routed to it is a 503
+// UH), and a policy whose selector matches no pod applies to nothing. The lint holds them
+// to the pod templates the scenario applies itself.
+const LintUnmatchedLabels = "unmatched-labels"
+
+func init() {
+	LintCodes[LintUnmatchedLabels] = "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing"
+}
+
+// appliedPods is the labels of the pods a workload the scenario applies makes, and where.
+type appliedPods struct {
+	ns, kind, name string
+	labels         map[string]string
+}
+
+// appliedPodsOf are the pod templates of the objects the scenario applies: Pods, and the
+// templates of Deployments, StatefulSets, DaemonSets, ReplicaSets, Jobs and CronJobs. A label
+// whose value is not a plain string (a ${...} is a string) is left out.
+func appliedPodsOf(objs []applied) []appliedPods {
+	var out []appliedPods
+	for _, a := range objs {
+		kind, _ := a.obj["kind"].(string)
+		md, _ := a.obj["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		var labels map[string]any
+		switch kind {
+		case "Pod":
+			labels, _ = md["labels"].(map[string]any)
+		case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job":
+			labels = dig(a.obj, "spec", "template", "metadata", "labels")
+		case "CronJob":
+			labels = dig(a.obj, "spec", "jobTemplate", "spec", "template", "metadata", "labels")
+		default:
+			continue
+		}
+		t := appliedPods{ns: a.namespace(), kind: kind, name: name, labels: map[string]string{}}
+		for k, v := range labels {
+			if s, ok := v.(string); ok {
+				t.labels[k] = s
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// dig is the map at path below m, or nil.
+func dig(m map[string]any, path ...string) map[string]any {
+	for _, k := range path {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			return nil
+		}
+		m = next
+	}
+	return m
+}
+
+// stringMap is the plain string entries of a map written in an object; ok is false when any
+// key or value is not known before the run (a ${...}), or the map is not one.
+func stringMap(v any) (map[string]string, bool) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	out := map[string]string{}
+	for k, e := range m {
+		s, ok := e.(string)
+		if !ok || HasInterpolation(s) || HasInterpolation(k) {
+			return nil, false
+		}
+		out[k] = s
+	}
+	return out, true
+}
+
+// matches says every label of sel is among labels.
+func (t appliedPods) matches(sel map[string]string) bool {
+	for k, v := range sel {
+		if t.labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// nearMiss names, for sel that matches none of ts, a template whose labels differ from it
+// in one value, one that differs only in case first: "Deployment reviews-v2's pods carry
+// version: v2".
+func nearMiss(ts []appliedPods, sel map[string]string) string {
+	best, bestFold := "", false
+	for _, t := range ts {
+		var off []string
+		fold := true
+		for _, k := range slices.Sorted(maps.Keys(sel)) {
+			v, ok := t.labels[k]
+			if !ok {
+				off = nil
+				break
+			}
+			if v != sel[k] {
+				off = append(off, fmt.Sprintf("%s: %s", k, v))
+				fold = fold && strings.EqualFold(v, sel[k])
+			}
+		}
+		if len(off) == 1 && (best == "" || fold && !bestFold) {
+			best, bestFold = fmt.Sprintf(" (%s %s's pods carry %s)", t.kind, t.name, off[0]), fold
+		}
+	}
+	return best
+}
+
+// workloadSelectors are the kinds whose spec picks workloads by labels, and where.
+var workloadSelectors = map[string][]string{
+	"AuthorizationPolicy":   {"selector", "matchLabels"},
+	"PeerAuthentication":    {"selector", "matchLabels"},
+	"RequestAuthentication": {"selector", "matchLabels"},
+	"Telemetry":             {"selector", "matchLabels"},
+	"WasmPlugin":            {"selector", "matchLabels"},
+	"Sidecar":               {"workloadSelector", "labels"},
+	"EnvoyFilter":           {"workloadSelector", "labels"},
+}
+
+// lintUnmatchedLabels warns of subsets and policy selectors that no pod template of the
+// scenario matches, where the scenario applies the workloads they would pick.
+func (d *decoder) lintUnmatchedLabels(objs []applied, ix hosts, warn func(s *Step, field, code, format string, args ...any)) {
+	ts := appliedPodsOf(objs)
+	if len(ts) == 0 {
+		return
+	}
+	inNS := func(ns string) []appliedPods {
+		var out []appliedPods
+		for _, t := range ts {
+			if t.ns == ns {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	for i, a := range objs {
+		kind, _ := a.obj["kind"].(string)
+		spec, _ := a.obj["spec"].(map[string]any)
+		field := fmt.Sprintf("objects.%d", objIndex(objs, i))
+		ns := a.namespace()
+		if HasInterpolation(ns) && !strings.HasPrefix(ns, "${ns.") {
+			continue
+		}
+		if kind == "DestinationRule" {
+			host, _ := spec["host"].(string)
+			svc := ix.service(host, ns)
+			if svc == nil {
+				continue
+			}
+			sel, ok := stringMap(dig(svc, "spec")["selector"])
+			if !ok || len(sel) == 0 {
+				continue
+			}
+			svcNS := ns
+			if md, _ := svc["metadata"].(map[string]any); md != nil {
+				if s, _ := md["namespace"].(string); s != "" {
+					svcNS = s
+				}
+			}
+			var backing []appliedPods
+			for _, t := range inNS(svcNS) {
+				if t.matches(sel) {
+					backing = append(backing, t)
+				}
+			}
+			if len(backing) == 0 {
+				continue // the Service's pods are not the scenario's
+			}
+			subsets, _ := spec["subsets"].([]any)
+			for j, sub := range subsets {
+				sm, _ := sub.(map[string]any)
+				labels, ok := stringMap(sm["labels"])
+				if !ok || len(labels) == 0 || slices.ContainsFunc(backing, func(t appliedPods) bool { return t.matches(labels) }) {
+					continue
+				}
+				name, _ := sm["name"].(string)
+				warn(a.step, fmt.Sprintf("%s.spec.subsets.%d.labels", field, j), LintUnmatchedLabels,
+					"DestinationRule subset %q selects pods labelled %s, but no pod of Service %q this scenario applies carries them%s: the subset has no endpoint, and every request routed to it fails (503 UH); write the labels its pod template has",
+					name, showLabels(labels), host, nearMiss(backing, labels))
+			}
+			continue
+		}
+		path, ok := workloadSelectors[kind]
+		if !ok {
+			continue
+		}
+		labels, ok := stringMap(dig(spec, path[0])[path[1]])
+		if !ok || len(labels) == 0 {
+			continue
+		}
+		here := inNS(ns)
+		if len(here) == 0 || slices.ContainsFunc(here, func(t appliedPods) bool { return t.matches(labels) }) {
+			continue
+		}
+		warn(a.step, fmt.Sprintf("%s.spec.%s.%s", field, path[0], path[1]), LintUnmatchedLabels,
+			"%s selects workloads labelled %s, but no pod this scenario applies in namespace %s carries them%s: it applies to nothing there; write the labels of the pods it is for",
+			kind, showLabels(labels), ns, nearMiss(here, labels))
+	}
+}
+
+// showLabels writes labels as "{app: web, version: v2}", keys in order.
+func showLabels(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+": "+m[k])
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
