@@ -7,17 +7,6 @@ import (
 	"strings"
 )
 
-// LintUnmatchedLabels: Istio objects that pick workloads by labels (a DestinationRule's
-// subsets, a policy's selector) are accepted by the API server whatever the labels say; a
-// subset whose labels no pod carries has no endpoint (every request routed to it is a 503
-// UH), and a policy whose selector matches no pod applies to nothing. The lint holds them
-// to the pod templates the scenario applies itself.
-const LintUnmatchedLabels = "unmatched-labels"
-
-func init() {
-	LintCodes[LintUnmatchedLabels] = "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing"
-}
-
 // appliedPods is the labels of the pods a workload the scenario applies makes, and where.
 type appliedPods struct {
 	ns, kind, name string
