@@ -66,6 +66,12 @@ var ErrEndedOnItsOwn = errors.New("it had already ended")
 // ErrNotFound is what Cluster.Get's error wraps when the object it names does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrNotObserved is what Cluster.Get's error wraps when an object it read has a status its
+// controller wrote before observing the object's current generation (status.observedGeneration
+// behind metadata.generation, or absent where the controller writes one): that status is not yet
+// about the object as it is, and nothing may be judged on it. A get reads again until it is.
+var ErrNotObserved = errors.New("its controller has not observed its current generation")
+
 // ObjectRef names a Kubernetes object.
 type ObjectRef struct {
 	APIVersion string `json:"apiVersion"`
