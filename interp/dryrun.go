@@ -109,6 +109,21 @@ func serverProblems(s *dsl.Step, err error) []DryRunProblem {
 	return out
 }
 
+// errorPos is where in an apply step the cluster's refusal of one of its objects is: the field
+// its (first) error names, as serverProblems places a dry run's, or the object; zero when the
+// error names no object of the step, or the step is no apply.
+func errorPos(s *dsl.Step, err error) dsl.Pos {
+	if _, ok := s.Params.(*schema.Apply); !ok || err == nil {
+		return dsl.Pos{}
+	}
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	path := serverFieldPath(first)
+	if path == "" {
+		return dsl.Pos{}
+	}
+	return s.FieldPos(path)
+}
+
 // scenarioFiles resolves step file paths against the scenario's directory.
 func scenarioFiles(sc *dsl.Scenario, fs []string) []string {
 	files := make([]string, len(fs))

@@ -72,6 +72,37 @@ var ErrNotFound = errors.New("not found")
 // about the object as it is, and nothing may be judged on it. A get reads again until it is.
 var ErrNotObserved = errors.New("its controller has not observed its current generation")
 
+// Detailed is an error that a driver put in a few words for people (an API server's refusal
+// without the object it quotes); Detail is the full text, which the step keeps as an artifact.
+type Detailed interface {
+	error
+	Detail() string
+}
+
+// Details is the full text of every Detailed error in err's tree, one after the other; "" when
+// there is none.
+func Details(err error) string {
+	var out []string
+	var walk func(error)
+	walk = func(e error) {
+		for e != nil {
+			if d, ok := e.(Detailed); ok {
+				out = append(out, d.Detail())
+				return
+			}
+			if j, ok := e.(interface{ Unwrap() []error }); ok {
+				for _, c := range j.Unwrap() {
+					walk(c)
+				}
+				return
+			}
+			e = errors.Unwrap(e)
+		}
+	}
+	walk(err)
+	return strings.Join(out, "\n\n")
+}
+
 // ObjectRef names a Kubernetes object.
 type ObjectRef struct {
 	APIVersion string `json:"apiVersion"`

@@ -69,20 +69,23 @@ func TestUnobserved(t *testing.T) {
 }
 
 // fakeDriver is a driver over client-go's fake dynamic client holding objs, whose kinds are
-// Deployments and ConfigMaps.
+// Deployments, ConfigMaps and DestinationRules, allowed to change namespace lab.
 func fakeDriver(objs ...map[string]any) *driver {
 	deps := k8sschema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	cms := k8sschema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 	rm := meta.NewDefaultRESTMapper(nil)
 	rm.AddSpecific(deps.GroupVersion().WithKind("Deployment"), deps, deps.GroupVersion().WithResource("deployment"), meta.RESTScopeNamespace)
 	rm.AddSpecific(cms.GroupVersion().WithKind("ConfigMap"), cms, cms.GroupVersion().WithResource("configmap"), meta.RESTScopeNamespace)
+	drs := k8sschema.GroupVersionResource{Group: "networking.istio.io", Version: "v1", Resource: "destinationrules"}
+	rm.AddSpecific(drs.GroupVersion().WithKind("DestinationRule"), drs, drs.GroupVersion().WithResource("destinationrule"), meta.RESTScopeNamespace)
 	var ros []runtime.Object
 	for _, o := range objs {
 		ros = append(ros, &unstructured.Unstructured{Object: o})
 	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[k8sschema.GroupVersionResource]string{deps: "DeploymentList", cms: "ConfigMapList"}, ros...)
-	return &driver{namespace: "lab", dyn: dyn, mapper: &restMapper{delegate: rm}, opts: Options{WaitTimeout: time.Minute}}
+		map[k8sschema.GroupVersionResource]string{deps: "DeploymentList", cms: "ConfigMapList", drs: "DestinationRuleList"}, ros...)
+	return &driver{namespace: "lab", dyn: dyn, mapper: &restMapper{delegate: rm}, opts: Options{WaitTimeout: time.Minute},
+		guard: newGuard([]string{"lab"}, false), logf: func(string, ...any) {}}
 }
 
 // webDeployment is Deployment lab/web at generation 1 with status (nil: none yet).
