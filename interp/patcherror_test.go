@@ -68,3 +68,55 @@ func TestApplyRefusalAtField(t *testing.T) {
 	}
 
 }
+
+// patchCluster dry-runs merge patches as the kube driver does: DestinationRule lab/backend
+// exists and has no field maxConection; any other object does not exist.
+type patchCluster struct{ schema.Cluster }
+
+func (patchCluster) DryRunPatch(ctx context.Context, objs []schema.Object, files []string, ns string) ([]schema.ObjectRef, error) {
+	var missing []schema.ObjectRef
+	var errs []string
+	for i, o := range objs {
+		md, _ := o["metadata"].(map[string]any)
+		if md["name"] != "backend" {
+			missing = append(missing, schema.ObjectRef{Kind: o["kind"].(string), Namespace: ns, Name: md["name"].(string)})
+			continue
+		}
+		errs = append(errs, fmt.Sprintf("DestinationRule %s/backend (objects[%d]): unknown field spec.trafficPolicy.connectionPool.tcp.maxConection: the cluster's DestinationRule has no such field (did you mean maxConnections?)", ns, i))
+	}
+	if len(errs) > 0 {
+		return missing, fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return missing, nil
+}
+
+// TestDryRunMergePatch: vet --server dry-runs a merge patch against the object when it exists
+// (probe p8 #13: it only noted that a merge patch is checked when the step runs, and the typo
+// went to the run), placing what the cluster refuses at the field; a patch of an object that
+// does not exist yet is still left for the run, and says so.
+func TestDryRunMergePatch(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [
+		{apply: {mode: "patch", objects: [{apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: name: "backend",
+			spec: trafficPolicy: connectionPool: tcp: {
+				maxConection: 5
+			}}]}},
+		{apply: {mode: "patch", objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "later", data: a: "1"}]}},
+	]
+}
+`)
+	w := &fakes.World{}
+	tg := w.Target()
+	tg.Cluster = patchCluster{tg.Cluster}
+	problems, skipped, err := interp.DryRun(context.Background(), tg, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || problems[0].Pos.Line != 10 || problems[0].Pos.Col != 5 || !strings.Contains(problems[0].Msg, "unknown field spec.trafficPolicy.connectionPool.tcp.maxConection") {
+		t.Errorf("problems %v, want the unknown field at 10:5", problems)
+	}
+	if len(skipped) != 1 || !strings.Contains(skipped[0], "steps.1 (a merge patch of ConfigMap lab/later, which does not exist yet, is checked against the object when the step runs)") {
+		t.Errorf("skipped %q", skipped)
+	}
+}

@@ -157,6 +157,16 @@ type Cluster interface {
 	Owned(ctx context.Context, refs []ObjectRef) ([]ObjectRef, error)
 }
 
+// PatchDryRunner is a Cluster that can check a merge patch (apply mode "patch") against the
+// objects as they are, without changing them (vet --server).
+type PatchDryRunner interface {
+	// DryRunPatch dry-runs the merge patch of each object that exists and returns what the
+	// cluster's schemas refuse in the patch itself (an unknown field), each on a line that names
+	// the object's source ("objects[0]") and the field; missing are the objects that do not
+	// exist, which it could not check.
+	DryRunPatch(ctx context.Context, objects []Object, files []string, namespace string) (missing []ObjectRef, err error)
+}
+
 // GroupKind is a kind of objects: its API group ("" for the core group) and kind.
 type GroupKind struct {
 	Group string

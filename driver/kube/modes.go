@@ -141,6 +141,43 @@ func (d *driver) DefinedKinds(ctx context.Context, objects []schema.Object, file
 	return out, nil
 }
 
+var _ schema.PatchDryRunner = (*driver)(nil)
+
+// DryRunPatch dry-runs (dryRun=All, strict field validation) the merge patch of every object
+// that exists, so that vet --server catches a misspelled field of a patch before a run. Only
+// the refusal of unknown or duplicate fields is returned: whatever else the server says of the
+// patched object depends on what the object is now, not on what it will be when the step runs.
+// Objects that do not exist (their namespace neither) are returned as missing, unchecked.
+func (d *driver) DryRunPatch(ctx context.Context, objects []schema.Object, files []string, namespace string) ([]schema.ObjectRef, error) {
+	objs, err := d.decodeResolve(ctx, objects, files, namespace)
+	if err != nil {
+		return nil, err
+	}
+	var missing []schema.ObjectRef
+	var errs []error
+	for _, o := range objs {
+		if o.pending {
+			missing = append(missing, o.ref())
+			continue
+		}
+		data, err := o.u.MarshalJSON()
+		if err != nil {
+			return missing, err
+		}
+		_, err = d.resourceOf(o).Patch(ctx, o.u.GetName(), types.MergePatchType, data,
+			metav1.PatchOptions{FieldManager: fieldManager, FieldValidation: "Strict", DryRun: []string{metav1.DryRunAll}})
+		if apierrors.IsNotFound(err) {
+			missing = append(missing, o.ref())
+			continue
+		}
+		var short *detailedError
+		if errors.As(shortPatchError(err, o.gvk().Kind), &short) {
+			errs = append(errs, fmt.Errorf("%s (%s): %s", o, o.source, short.msg))
+		}
+	}
+	return missing, errors.Join(errs...)
+}
+
 // strictFieldRE finds the fields a strict decoding error names: unknown field "spec.a.b".
 var strictFieldRE = regexp.MustCompile(`(unknown|duplicate) field "([^"]+)"`)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -72,5 +73,46 @@ func TestPatchUnknownFieldError(t *testing.T) {
 		field.ErrorList{field.Invalid(field.NewPath("spec", "host"), "", "must be set")})
 	if got := shortPatchError(other, "DestinationRule"); got != error(other) {
 		t.Errorf("another refusal became %v", got)
+	}
+}
+
+// TestDryRunPatch: vet --server's dry run of a merge patch sends it with dryRun=All and strict
+// field validation, returns the unknown field of an object that exists, and the objects that
+// do not exist as missing; other refusals depend on the object as it is now and are left out.
+func TestDryRunPatch(t *testing.T) {
+	live := map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "DestinationRule",
+		"metadata": map[string]any{"name": "backend", "namespace": "lab"},
+		"spec":     map[string]any{"trafficPolicy": map[string]any{"connectionPool": map[string]any{"tcp": map[string]any{"maxConnections": int64(1)}}}}}
+	other := map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "DestinationRule",
+		"metadata": map[string]any{"name": "other", "namespace": "lab"}}
+	d := fakeDriver(live, other)
+	var sent []string
+	d.dyn.(*dynamicfake.FakeDynamicClient).PrependReactor("patch", "destinationrules", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		pa := a.(k8stesting.PatchAction)
+		po := a.(k8stesting.PatchActionImpl).GetPatchOptions()
+		sent = append(sent, fmt.Sprintf("%s %s dryRun=%v validation=%s", pa.GetName(), pa.GetPatchType(), po.DryRun, po.FieldValidation))
+		switch pa.GetName() {
+		case "backend":
+			return true, nil, strictPatchRefusal(t, live, "spec.trafficPolicy.connectionPool.tcp.maxConection")
+		case "other":
+			return true, nil, apierrors.NewInvalid(k8sschema.GroupKind{Kind: "DestinationRule"}, "other",
+				field.ErrorList{field.Required(field.NewPath("spec", "host"), "")})
+		}
+		return false, nil, nil
+	})
+	patch := func(name string) schema.Object {
+		return schema.Object{"apiVersion": "networking.istio.io/v1", "kind": "DestinationRule", "metadata": map[string]any{"name": name},
+			"spec": map[string]any{"trafficPolicy": map[string]any{"connectionPool": map[string]any{"tcp": map[string]any{"maxConection": 5}}}}}
+	}
+	missing, err := d.DryRunPatch(context.Background(), []schema.Object{patch("backend"), patch("other"), patch("later")}, nil, "lab")
+	want := "DestinationRule lab/backend (objects[0]): unknown field spec.trafficPolicy.connectionPool.tcp.maxConection: the cluster's DestinationRule has no such field (did you mean maxConnections?)"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v\nwant %s", err, want)
+	}
+	if len(missing) != 1 || missing[0].Name != "later" {
+		t.Errorf("missing = %v, want later", missing)
+	}
+	if len(sent) < 2 || sent[0] != "backend application/merge-patch+json dryRun=[All] validation=Strict" {
+		t.Errorf("sent %q", sent)
 	}
 }
