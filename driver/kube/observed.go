@@ -33,11 +33,13 @@ var writesObservedGeneration = map[string]bool{
 // controller always writes one; or, without status.observedGeneration, the newest
 // observedGeneration of its status.conditions is behind it. An object without a generation or
 // whose status says nothing of one (a ConfigMap, a custom resource no controller writes the
-// status of) is taken as it is: nil.
+// status of) is taken as it is, and so is one being deleted: nil.
 func unobserved(obj map[string]any) *notObserved {
 	md, _ := obj["metadata"].(map[string]any)
 	gen, ok := generationOf(md["generation"])
-	if !ok || gen <= 0 {
+	if !ok || gen <= 0 || md["deletionTimestamp"] != nil {
+		// No generation; or an object on its way out (a pod's deletion bumps its generation,
+		// which nothing may observe before it is gone): its status is what there is.
 		return nil
 	}
 	status, _ := obj["status"].(map[string]any)
