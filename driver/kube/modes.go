@@ -219,7 +219,7 @@ func shortPatchError(err error, kind string) error {
 	if len(parts) == 0 {
 		return err
 	}
-	return &detailedError{msg: strings.Join(parts, "; "), detail: err.Error(), err: err}
+	return &detailedError{msg: strings.Join(parts, "; "), detail: strings.TrimSpace(err.Error()), err: err}
 }
 
 // patchedObject is the object the server's message quotes (Invalid value: "<JSON>": ...), or

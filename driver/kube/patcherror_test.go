@@ -57,7 +57,7 @@ func TestPatchUnknownFieldError(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant %s", err, want)
 	}
-	if full := schema.Details(err); !strings.Contains(full, `is invalid: patch: Invalid value: "{`) || !strings.Contains(full, "managedFields") {
+	if full := schema.Details(err); !strings.HasPrefix(full, `"" is invalid: patch: Invalid value: "{`) || !strings.Contains(full, "managedFields") {
 		t.Errorf("Details = %q, want the server's full text", full)
 	}
 	if !apierrors.IsInvalid(err) {
