@@ -21,7 +21,9 @@ type DryRunProblem struct {
 // scenario's apply steps would apply, so that the cluster's schemas (e.g. Istio's CRDs) catch
 // misspelled fields before a run. ${...} are evaluated with what is known before a run (vars,
 // the target's values such as target.clusterDomain); an object whose ${...} need run-time
-// captures is skipped, and skipped says which.
+// captures is skipped, and skipped says which. A merge patch is dry-run as a patch of the
+// objects that exist, where the cluster can (schema.PatchDryRunner), and skipped names those
+// that do not exist yet; a status write is skipped.
 func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems []DryRunProblem, skipped []string, err error) {
 	if t.Cluster == nil {
 		return nil, nil, fmt.Errorf("the %s target has no cluster to validate against", t.Name)
@@ -52,8 +54,12 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 			}
 			defer defined.add(ctx, cl, sc, s)
 			// A partial object (a merge patch) or a status is not an object a dry run of
-			// server-side apply can judge.
-			if opts := p.Options(); opts.Mode == "patch" || opts.Subresource != "" {
+			// server-side apply can judge; a merge patch is dry-run as a patch of the objects
+			// that exist already, where the cluster can (PatchDryRunner).
+			opts := p.Options()
+			patcher, canPatch := cl.(schema.PatchDryRunner)
+			patch := opts.Mode == "patch" && opts.Subresource == "" && canPatch
+			if (opts.Mode == "patch" || opts.Subresource != "") && !patch {
 				what := "merge patch"
 				if opts.Subresource != "" {
 					what = opts.Subresource + " write"
@@ -73,7 +79,20 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 				}
 				p = resolved.(*schema.Apply)
 			}
-			e := cl.DryRun(ctx, p.Objects, scenarioFiles(sc, p.Files), namespace(p.Namespace))
+			var e error
+			if patch {
+				var missing []schema.ObjectRef
+				missing, e = patcher.DryRunPatch(ctx, p.Objects, scenarioFiles(sc, p.Files), namespace(p.Namespace))
+				if len(missing) > 0 {
+					names := make([]string, len(missing))
+					for i, r := range missing {
+						names[i] = r.Kind + " " + r.Qualified()
+					}
+					skipped = append(skipped, fmt.Sprintf("%s: %s (a merge patch of %s, which does not exist yet, is checked against the object when the step runs)", s.Pos, s.Path, strings.Join(names, ", ")))
+				}
+			} else {
+				e = cl.DryRun(ctx, p.Objects, scenarioFiles(sc, p.Files), namespace(p.Namespace))
+			}
 			if e != nil && s.ExpectFail {
 				// The step says the cluster refuses it: its rejection is the run's to judge.
 				skipped = append(skipped, fmt.Sprintf("%s: %s (expectFail: the cluster rejects it, which the run judges against the step's expectFail)", s.Pos, s.Path))
@@ -107,6 +126,21 @@ func serverProblems(s *dsl.Step, err error) []DryRunProblem {
 		}
 	}
 	return out
+}
+
+// errorPos is where in an apply step the cluster's refusal of one of its objects is: the field
+// its (first) error names, as serverProblems places a dry run's, or the object; zero when the
+// error names no object of the step, or the step is no apply.
+func errorPos(s *dsl.Step, err error) dsl.Pos {
+	if _, ok := s.Params.(*schema.Apply); !ok || err == nil {
+		return dsl.Pos{}
+	}
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	path := serverFieldPath(first)
+	if path == "" {
+		return dsl.Pos{}
+	}
+	return s.FieldPos(path)
 }
 
 // scenarioFiles resolves step file paths against the scenario's directory.

@@ -111,6 +111,17 @@ type StepError struct {
 	// TimedOut (exit 3), Cancelled (interrupted).
 	Kind Outcome
 	Err  error
+	// Pos is where in the step the error is (an apply's object field the cluster refused);
+	// zero: the step's own position.
+	Pos dsl.Pos
+}
+
+// pos is where the error is: Pos, else the step's position.
+func (e *StepError) pos() dsl.Pos {
+	if e.Pos.IsValid() {
+		return e.Pos
+	}
+	return e.Step.Pos
 }
 
 func (e *StepError) Error() string {
@@ -119,7 +130,7 @@ func (e *StepError) Error() string {
 	if e.Step.Shown != "" {
 		label = e.Step.Shown // its name, or its named block's name and its place there
 	}
-	return fmt.Sprintf("%s: %s (%s): %v", e.Step.Pos, label, e.Step.Kind, e.Err)
+	return fmt.Sprintf("%s: %s (%s): %v", e.pos(), label, e.Step.Kind, e.Err)
 }
 
 func (e *StepError) Unwrap() error { return e.Err }
@@ -287,7 +298,7 @@ var ErrInterrupted = errors.New("interrupted")
 func classify(err error) (Outcome, string, *dsl.Pos) {
 	var se *StepError
 	if errors.As(err, &se) {
-		pos := se.Step.Pos
+		pos := se.pos()
 		var f *failure
 		if errors.As(se.Err, &f) {
 			return Failed, se.Error(), &pos

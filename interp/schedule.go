@@ -380,7 +380,7 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		} else if ctx.Err() != nil && !errors.As(err, &te) {
 			err = context.Cause(ctx)
 		} else {
-			err = &StepError{Step: s, Kind: kind, Err: err}
+			err = &StepError{Step: s, Kind: kind, Err: err, Pos: errorPos(s, err)}
 		}
 		if s.MayFail && ctx.Err() == nil {
 			ru.mu.Lock()

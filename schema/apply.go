@@ -103,6 +103,10 @@ func (p *Apply) Run(ctx context.Context, rt Runtime) error {
 			return cl.Delete(ctx, []ObjectRef{ref}, true)
 		})
 	}
+	if full := Details(err); full != "" {
+		// The error says it in a few words; the API server's own text is kept.
+		rt.Artifact("error.txt", []byte(full+"\n"))
+	}
 	return err
 }
 

@@ -93,23 +93,39 @@ func (p *Get) Summary() string {
 	return s
 }
 
+// notObservedInterval is the pause before a get without until reads again an object whose
+// controller has not yet observed it (a Deployment's controller does within milliseconds).
+const notObservedInterval = 100 * time.Millisecond
+
 // Run reads the object and records it (or the field). With until it reads again every
 // interval, until the expression holds: a fetch on every poll, the expression judged over
 // what was just read. Until the end an object that does not exist, or an expression that is
 // false (or cannot be judged on what was read, a field missing), is what the wait saw: when
 // its time runs out the run fails with it (schema.Unmet); a read that fails (the API server
-// unreachable, forbidden) is an error.
+// unreachable, forbidden) is an error. A read whose status its controller has not yet written
+// for the object's current generation (ErrNotObserved) is not recorded nor judged: the get
+// reads again, with or without until, and says so if the step's time runs out first.
 func (p *Get) Run(ctx context.Context, rt Runtime) error {
 	q := *p
 	q.Namespace = rt.Namespace(p.Namespace)
 	q.Until, q.Interval = "", 0
 	if p.Until == "" {
-		v, err := rt.Target().Cluster.Get(ctx, q)
-		if err != nil {
-			return err
+		for {
+			v, err := rt.Target().Cluster.Get(ctx, q)
+			if errors.Is(err, ErrNotObserved) {
+				// A status not yet written for the object as it is (right after an apply):
+				// what expectations would read of it is not yet so. Read again.
+				if serr := rt.Sleep(ctx, notObservedInterval); serr != nil || ctx.Err() != nil {
+					return lastState(ctx, rt, fmt.Errorf("%v: %w", err, context.Cause(ctx)))
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			rt.Record(v)
+			return nil
 		}
-		rt.Record(v)
-		return nil
 	}
 	interval, _ := p.PollInterval()
 	var last error
@@ -126,7 +142,9 @@ func (p *Get) Run(ctx context.Context, rt Runtime) error {
 		case ctx.Err() != nil:
 			// the read cut short by the timeout: the one before says what was seen
 		default:
-			observed = errors.Is(err, ErrNotFound)
+			// An object not there yet, or whose status its controller has not yet written
+			// for it as it is now, is what the wait saw; until is not judged on it.
+			observed = errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotObserved)
 		}
 		if ctx.Err() == nil || last == nil {
 			last = err

@@ -66,6 +66,43 @@ var ErrEndedOnItsOwn = errors.New("it had already ended")
 // ErrNotFound is what Cluster.Get's error wraps when the object it names does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrNotObserved is what Cluster.Get's error wraps when an object it read has a status its
+// controller wrote before observing the object's current generation (status.observedGeneration
+// behind metadata.generation, or absent where the controller writes one): that status is not yet
+// about the object as it is, and nothing may be judged on it. A get reads again until it is.
+var ErrNotObserved = errors.New("its controller has not observed its current generation")
+
+// Detailed is an error that a driver put in a few words for people (an API server's refusal
+// without the object it quotes); Detail is the full text, which the step keeps as an artifact.
+type Detailed interface {
+	error
+	Detail() string
+}
+
+// Details is the full text of every Detailed error in err's tree, one after the other; "" when
+// there is none.
+func Details(err error) string {
+	var out []string
+	var walk func(error)
+	walk = func(e error) {
+		for e != nil {
+			if d, ok := e.(Detailed); ok {
+				out = append(out, d.Detail())
+				return
+			}
+			if j, ok := e.(interface{ Unwrap() []error }); ok {
+				for _, c := range j.Unwrap() {
+					walk(c)
+				}
+				return
+			}
+			e = errors.Unwrap(e)
+		}
+	}
+	walk(err)
+	return strings.Join(out, "\n\n")
+}
+
 // ObjectRef names a Kubernetes object.
 type ObjectRef struct {
 	APIVersion string `json:"apiVersion"`
@@ -118,6 +155,16 @@ type Cluster interface {
 	// created, or made for such an object by its controller (owner references). A delete by
 	// kind deletes only those unless it says all.
 	Owned(ctx context.Context, refs []ObjectRef) ([]ObjectRef, error)
+}
+
+// PatchDryRunner is a Cluster that can check a merge patch (apply mode "patch") against the
+// objects as they are, without changing them (vet --server).
+type PatchDryRunner interface {
+	// DryRunPatch dry-runs the merge patch of each object that exists and returns what the
+	// cluster's schemas refuse in the patch itself (an unknown field), each on a line that names
+	// the object's source ("objects[0]") and the field; missing are the objects that do not
+	// exist, which it could not check.
+	DryRunPatch(ctx context.Context, objects []Object, files []string, namespace string) (missing []ObjectRef, err error)
 }
 
 // GroupKind is a kind of objects: its API group ("" for the core group) and kind.

@@ -106,7 +106,9 @@ func sortObjects(items []unstructured.Unstructured) {
 
 // Get returns an object (by name), a list of objects (by selector, or all), or with a path the
 // field of the object or of each listed object. Values are JSON-like: map[string]any, []any,
-// string, float64, bool, nil.
+// string, float64, bool, nil. When what it reads holds a status (no path, or a path under
+// status) that its controller has not yet written for the object's current generation, it
+// returns an error wrapping schema.ErrNotObserved instead (see unobserved).
 func (d *driver) Get(ctx context.Context, req schema.Get) (any, error) {
 	m, err := d.mappingFor(ctx, req.Kind, req.APIVersion)
 	if err != nil {
@@ -125,6 +127,15 @@ func (d *driver) Get(ctx context.Context, req schema.Get) (any, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", kindName(m.kind, ns, req.Name+selectorSuffix(req)), err)
+	}
+	// A status its controller wrote before it saw the object as it is now (right after an
+	// apply) says nothing of it yet: the caller reads again (schema.ErrNotObserved).
+	if readsStatus(req.Path) {
+		for _, o := range objs {
+			if no := unobserved(o.Object); no != nil {
+				return nil, fmt.Errorf("get %s: %w", kindName(m.kind, ns, o.GetName()), no)
+			}
+		}
 	}
 	if req.Name != "" {
 		v, err := fieldAt(objs[0].Object, req.Path)

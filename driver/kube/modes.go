@@ -2,12 +2,19 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"labrun.dev/labrun/internal/didyoumean"
 	"labrun.dev/labrun/schema"
 )
 
@@ -82,7 +89,7 @@ func (d *driver) writeOne(ctx context.Context, o *object, opts schema.ApplyOptio
 		}
 		_, err = ri.Patch(ctx, name, types.MergePatchType, data,
 			metav1.PatchOptions{FieldManager: fieldManager, FieldValidation: "Strict"}, subresources(opts)...)
-		return false, missing(err, opts)
+		return false, shortPatchError(missing(err, opts), o.gvk().Kind)
 	case "replace":
 		for attempt := 0; ; attempt++ {
 			cur, err := ri.Get(ctx, name, getOpts)
@@ -133,3 +140,151 @@ func (d *driver) DefinedKinds(ctx context.Context, objects []schema.Object, file
 	}
 	return out, nil
 }
+
+var _ schema.PatchDryRunner = (*driver)(nil)
+
+// DryRunPatch dry-runs (dryRun=All, strict field validation) the merge patch of every object
+// that exists, so that vet --server catches a misspelled field of a patch before a run. Only
+// the refusal of unknown or duplicate fields is returned: whatever else the server says of the
+// patched object depends on what the object is now, not on what it will be when the step runs.
+// Objects that do not exist (their namespace neither) are returned as missing, unchecked.
+func (d *driver) DryRunPatch(ctx context.Context, objects []schema.Object, files []string, namespace string) ([]schema.ObjectRef, error) {
+	objs, err := d.decodeResolve(ctx, objects, files, namespace)
+	if err != nil {
+		return nil, err
+	}
+	var missing []schema.ObjectRef
+	var errs []error
+	for _, o := range objs {
+		if o.pending {
+			missing = append(missing, o.ref())
+			continue
+		}
+		data, err := o.u.MarshalJSON()
+		if err != nil {
+			return missing, err
+		}
+		_, err = d.resourceOf(o).Patch(ctx, o.u.GetName(), types.MergePatchType, data,
+			metav1.PatchOptions{FieldManager: fieldManager, FieldValidation: "Strict", DryRun: []string{metav1.DryRunAll}})
+		if apierrors.IsNotFound(err) {
+			missing = append(missing, o.ref())
+			continue
+		}
+		var short *detailedError
+		if errors.As(shortPatchError(err, o.gvk().Kind), &short) {
+			errs = append(errs, fmt.Errorf("%s (%s): %s", o, o.source, short.msg))
+		}
+	}
+	return missing, errors.Join(errs...)
+}
+
+// strictFieldRE finds the fields a strict decoding error names: unknown field "spec.a.b".
+var strictFieldRE = regexp.MustCompile(`(unknown|duplicate) field "([^"]+)"`)
+
+// shortPatchError puts the API server's refusal of a strict merge patch in a few words. The
+// server says `"" is invalid: patch: Invalid value: "<the whole patched object, as escaped
+// JSON: managedFields, annotations, ...>": strict decoding error: unknown field "spec.x.y"`,
+// some 1.5 KB with the point at the end; this says `unknown field spec.x.y: the cluster's Kind
+// has no such field (did you mean z?)` (the candidates are the field's siblings in the patched
+// object), with the path unquoted so that the step's error is placed at the field written (as
+// vet --server places a create's). The server's own text is kept as the error's Detail, for
+// the report's artifacts. Any other error is returned as it is.
+func shortPatchError(err error, kind string) error {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) || st.Status().Reason != metav1.StatusReasonInvalid || st.Status().Details == nil {
+		return err
+	}
+	var parts []string
+	for _, c := range st.Status().Details.Causes {
+		if c.Field != "patch" {
+			continue
+		}
+		_, strict, ok := strings.Cut(c.Message, "strict decoding error: ")
+		if !ok {
+			continue
+		}
+		patched := patchedObject(c.Message)
+		for _, m := range strictFieldRE.FindAllStringSubmatch(strict, -1) {
+			if m[1] == "duplicate" {
+				parts = append(parts, fmt.Sprintf("duplicate field %s", m[2]))
+				continue
+			}
+			msg := fmt.Sprintf("unknown field %s: the cluster's %s has no such field", m[2], kind)
+			if near := nearField(patched, m[2]); near != "" {
+				msg += " (did you mean " + near + "?)"
+			}
+			parts = append(parts, msg)
+		}
+	}
+	if len(parts) == 0 {
+		return err
+	}
+	return &detailedError{msg: strings.Join(parts, "; "), detail: strings.TrimSpace(err.Error()), err: err}
+}
+
+// patchedObject is the object the server's message quotes (Invalid value: "<JSON>": ...), or
+// nil.
+func patchedObject(msg string) map[string]any {
+	_, rest, ok := strings.Cut(msg, "Invalid value: ")
+	if !ok {
+		return nil
+	}
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return nil
+	}
+	js, err := strconv.Unquote(q)
+	if err != nil {
+		return nil
+	}
+	var obj map[string]any
+	if json.Unmarshal([]byte(js), &obj) != nil {
+		return nil
+	}
+	return obj
+}
+
+// nearField is the sibling of the field at path ("spec.a.b", "spec.list[0].c") in obj closest
+// to its name, if one is near enough to be what was meant.
+func nearField(obj map[string]any, path string) string {
+	segs := strings.Split(indexRE.ReplaceAllString(path, ".$1"), ".")
+	var cur any = obj
+	for _, s := range segs[:len(segs)-1] {
+		switch x := cur.(type) {
+		case map[string]any:
+			cur = x[s]
+		case []any:
+			i, err := strconv.Atoi(s)
+			if err != nil || i < 0 || i >= len(x) {
+				return ""
+			}
+			cur = x[i]
+		default:
+			return ""
+		}
+	}
+	m, _ := cur.(map[string]any)
+	name := segs[len(segs)-1]
+	var siblings []string
+	for k := range m {
+		if k != name {
+			siblings = append(siblings, k)
+		}
+	}
+	sort.Strings(siblings)
+	return didyoumean.Closest(name, siblings)
+}
+
+// indexRE is a list index in a field path: [0].
+var indexRE = regexp.MustCompile(`\[(\d+)\]`)
+
+// detailedError is an error put in a few words for people; Detail is the full text it stands
+// for (the API server's), which the step keeps as an artifact (schema.Details).
+type detailedError struct {
+	msg, detail string
+	err         error
+}
+
+func (e *detailedError) Error() string  { return e.msg }
+func (e *detailedError) Unwrap() error  { return e.err }
+func (e *detailedError) Detail() string { return e.detail }

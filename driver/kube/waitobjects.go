@@ -19,6 +19,8 @@ import (
 // none does. The objects compared are the named one, or those the wanted labels select, or
 // every object of the kind in the namespace. On timeout the error shows, for a match, the
 // closest object's differences (field, wanted, got), and for an absence the objects still there.
+// When the partial object has status fields, an object whose controller has not yet observed its
+// current generation is not judged: it neither matches nor is absent (see unobserved).
 func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.ObjectWait, interval time.Duration) error {
 	if interval <= 0 {
 		interval = 500 * time.Millisecond
@@ -40,6 +42,10 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 	}
 	// apiVersion without its version matches what discovery found, whatever was asked for.
 	delete(wm, "apiVersion")
+	// Status fields are judged only once the object's controller has written its status for
+	// the object's current generation (see unobserved): right after an apply, the old status
+	// (or none) would match or differ for nothing.
+	statusWanted := wantsStatus(wm)
 	op := "match"
 	if w.Absent {
 		op = "absent"
@@ -90,8 +96,17 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 		}
 		observed = true
 		var matching []string
+		// pending: objects whose status fields are wanted and whose status is not yet about
+		// their current generation; they neither match nor differ yet.
+		var pending []string
 		best, bestName := []fieldDiff(nil), ""
 		for _, o := range objs {
+			if statusWanted {
+				if no := unobserved(o.Object); no != nil {
+					pending = append(pending, o.GetName()+": "+no.Error())
+					continue
+				}
+			}
 			diffs := matchPartial(wm, o.Object, w.AnyOrder)
 			if len(diffs) == 0 {
 				matching = append(matching, o.GetName())
@@ -102,8 +117,12 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 			}
 		}
 		if w.Absent {
-			if len(matching) == 0 {
+			if len(matching)+len(pending) == 0 {
 				return true, nil
+			}
+			if len(matching) == 0 {
+				last = "not yet judged: " + strings.Join(pending, "; ")
+				return false, nil
 			}
 			last = "still there: " + strings.Join(matching, ", ") + stateOf(objs, matching)
 			return false, nil
@@ -112,6 +131,8 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 			return true, nil
 		}
 		switch {
+		case len(pending) > 0 && bestName == "":
+			last = strings.Join(pending, "; ")
 		case len(objs) == 0 && name != "":
 			last = "it does not exist"
 		case len(objs) == 0:

@@ -302,8 +302,9 @@ func findCondition(obj map[string]any, typ string) (condition, bool) {
 }
 
 // WaitCondition waits until the object (or every object the selector matches that is not being
-// deleted, at least one) has the condition with the wanted status (default "True"). On timeout the error lists the
-// objects that do not, with the condition's status, reason and message.
+// deleted, at least one) has the condition with the wanted status (default "True"), written by
+// its controller for the object's current generation (see unobserved). On timeout the error
+// lists the objects that do not, with the condition's status, reason and message.
 func (d *driver) WaitCondition(ctx context.Context, namespace string, cond schema.Condition, interval time.Duration) error {
 	if interval <= 0 {
 		interval = 500 * time.Millisecond
@@ -358,6 +359,12 @@ func (d *driver) WaitCondition(ctx context.Context, namespace string, cond schem
 		}
 		var bad []string
 		for _, o := range objs {
+			// A condition written before the controller saw the object as it is now (a
+			// Deployment's Available=True, just after a patch) says nothing of it yet.
+			if no := unobserved(o.Object); no != nil {
+				bad = append(bad, o.GetName()+": "+no.Error())
+				continue
+			}
 			c, _ := findCondition(o.Object, cond.Type)
 			if c.status != want {
 				bad = append(bad, o.GetName()+": "+c.describe())
