@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"labrun.dev/labrun/driver/fortio"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/schema"
@@ -25,6 +26,8 @@ import (
 //   - a snapshot's counters, gauges, histograms and hosts, parsed again from the stats text,
 //     Prometheus text and clusters JSON it read (stats-counters.txt, stats-gauges.txt,
 //     stats-histograms.txt, prometheus.txt, clusters.json) with its cluster;
+//   - a load's results (requests, codes, latencies…, not each pod's own), converted again
+//     from the fortio JSON result it kept (fortio.json) as the load converted it;
 //   - an exec step's stdout and stderr, the head and tail of its stdout.txt and stderr.txt
 //     that the step keeps.
 //
@@ -37,8 +40,9 @@ import (
 // the one before), a step whose artifact is missing (removed, or a record read alone) or holds
 // a secret's mask (hidden after it was parsed), a step whose parameters cannot be resolved
 // again, an artifact that does not parse, a value with no JSON form (NaN). The record holds
-// no digest of its artifacts: nothing else is compared. Loads (fortio's JSON, merged over
-// the kube target's pods), events and processes' output are not compared yet.
+// no digest of its artifacts: nothing else is compared. A load's pods (each pod's own
+// fortio-<pod>.json), events (events.txt is written from the events, not read) and
+// processes' output are not compared.
 func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRecord][]byte) []string {
 	if len(data) == 0 || sc == nil {
 		return nil
@@ -104,6 +108,10 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 		case *schema.Snapshot:
 			if sr.Outcome == Passed {
 				c = snapshotContradiction(name, q, arts, data, res.Value)
+			}
+		case *schema.Load:
+			if sr.Outcome == Passed {
+				c = loadContradiction(name, arts, data, res.Value)
 			}
 		case *schema.Exec:
 			c = execOutputContradiction(name, arts, data, res.Value)
@@ -208,6 +216,34 @@ func execOutputContradiction(name string, arts []*ArtifactRecord, data map[*Arti
 		_, _ = c.Write(data[a])
 		if want := c.Text(); want != have {
 			return fmt.Sprintf("its %s gives %s.%s = %s, but the record's result has %s", artifactFile(a), name, field, clipJSON(want), clipJSON(have))
+		}
+	}
+	return ""
+}
+
+// loadContradiction compares a load's results (not each pod's own, under pods) with what
+// fortio's JSON result it kept (fortio.json: on the kube target, the pods' results merged)
+// gives, converted as the load converted it (fortio.DecodeJSON).
+func loadContradiction(name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+	l, ok := recorded.(*schema.LoadRecorded)
+	if !ok || l == nil {
+		return ""
+	}
+	for _, a := range arts {
+		if a.Name != "fortio.json" {
+			continue
+		}
+		res, err := fortio.DecodeJSON(data[a])
+		if err != nil {
+			return ""
+		}
+		got, have := res.LoadResult, l.LoadResult
+		got.Pods, have.Pods, got.Pod, have.Pod = nil, nil, "", ""
+		if !hasJSONForm(got) || !hasJSONForm(have) {
+			return ""
+		}
+		if where, want, has, ok := firstDifference(name, jsonForm(got), jsonForm(have)); ok {
+			return fmt.Sprintf("its %s gives %s = %s, but the record's result has %s", artifactFile(a), where, want, has)
 		}
 	}
 	return ""
