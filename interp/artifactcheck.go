@@ -12,6 +12,7 @@ import (
 	"labrun.dev/labrun/driver/fortio"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/envoy"
+	"labrun.dev/labrun/internal/secretmask"
 	"labrun.dev/labrun/schema"
 )
 
@@ -79,7 +80,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 				missing = true
 				continue
 			}
-			if strings.Contains(string(b), "[secret ") {
+			if slices.ContainsFunc(sc.Secrets, func(n string) bool { return secretmask.Mentions(string(b), n) }) {
 				missing = true // hidden after it was parsed: it cannot be parsed again as the run did
 				continue
 			}
