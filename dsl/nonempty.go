@@ -23,9 +23,10 @@ import (
 // 0 is none(x, p)), filter() and map() ([]: len(filter(x, p)) == 0 is none(x, p)), find() and
 // findLast() (nil), findIndex() and findLastIndex() (-1), sum() (0: sum(map(x, .n)) == 0),
 // mean() and median() of one list (0), max() and min() of one list (nil), reduce() (its
-// initial value) and groupBy() ({}). sortBy() is not one: it is its collection reordered, read
-// as the collection itself is; nor are len(), first(), keys()… which read the collection
-// itself, not its items through a claim.
+// initial value) and groupBy() ({}); first() and last() (nil) where ?. or ?? makes that nil a
+// value ((first(x)?.priority ?? 0) == 0, first(x)?.priority != 1: nilRead). sortBy() is not
+// one: it is its collection reordered, read as the collection itself is; nor are len(), keys(),
+// first(x) == nil… which read the collection itself, not its items through a claim.
 //
 // The claim stays the user's to make where an empty collection is what they claim: an
 // expression that reads the collection itself in another operand of &&, || or ?: (or in a
@@ -117,6 +118,46 @@ var emptyValue = map[string]string{
 	"min":           "it has no item to pick, and its nil reads nothing",
 	"reduce":        "it reduces nothing, and its value is its initial one whatever it computes",
 	"groupBy":       "it groups nothing, and its {} would read as no group",
+	"first":         "it has no item to take, and ?. or ?? would read its nil as an item's value (a field's default)",
+	"last":          "it has no item to take, and ?. or ?? would read its nil as an item's value (a field's default)",
+}
+
+// nilRead are the builtins of emptyValue that read the collection itself, and go through
+// __nonEmpty only where their nil is made a value: read through ?. (first(x)?.priority) or
+// given a default by ?? (first(x) ?? {}). first(x) == nil claims x is empty, and first(x).f
+// errs over an empty x: both are judged as written. (x[0] and x[-1] err over an empty x,
+// with ?. and ?? too.)
+var nilRead = map[string]bool{"first": true, "last": true}
+
+// nilMadeValue are the calls of nilRead under n whose nil ?. or ?? makes a value: the object
+// of an optional member (first(x)?.f, first(x)?.[0]) or the left of ??.
+func nilMadeValue(n ast.Node) map[*ast.BuiltinNode]bool {
+	out := map[*ast.BuiltinNode]bool{}
+	mark := func(n ast.Node) {
+		if b, ok := n.(*ast.BuiltinNode); ok && nilRead[b.Name] {
+			out[b] = true
+		}
+	}
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		switch x := n.(type) {
+		case nil:
+			return
+		case *ast.MemberNode:
+			if x.Optional {
+				mark(x.Node)
+			}
+		case *ast.BinaryNode:
+			if x.Operator == "??" {
+				mark(x.Left)
+			}
+		}
+		for _, c := range children(n) {
+			walk(c)
+		}
+	}
+	walk(n)
+	return out
 }
 
 // emptyArgs is how many arguments a builtin of emptyValue has when its first is the
@@ -149,6 +190,7 @@ func quantifiedOf(node ast.Node, rule emptyRule) []quantified {
 	var quants []quantified
 	uses := map[string]map[ast.Node]int{} // a source, and the atoms it is read in
 	lets := map[string]bool{}             // let names, and whether their value reads the run
+	madeValue := nilMadeValue(node)
 	var walk func(n, atom ast.Node, collection bool)
 	walk = func(n, atom ast.Node, collection bool) {
 		if n == nil {
@@ -180,7 +222,7 @@ func quantifiedOf(node ast.Node, rule emptyRule) []quantified {
 			walk(x.Exp2, x.Exp2, false)
 			return
 		case *ast.BuiltinNode:
-			if _, ok := emptyValue[x.Name]; ok && len(x.Arguments) > 0 && (emptyArgs[x.Name] == 0 || len(x.Arguments) == emptyArgs[x.Name]) {
+			if _, ok := emptyValue[x.Name]; ok && len(x.Arguments) > 0 && (emptyArgs[x.Name] == 0 || len(x.Arguments) == emptyArgs[x.Name]) && (!nilRead[x.Name] || madeValue[x]) {
 				arg := x.Arguments[0]
 				if !readsItem(arg) && readsRun(arg, lets) {
 					call := x.Name + "(" + arg.String() + ")"

@@ -46,7 +46,8 @@ func TestNonEmpty(t *testing.T) {
 // __nonEmpty. A claim's: every builtin whose value over an empty collection is the same
 // whatever it asks (len(filter(x, p)) == 0, sum(map(x, .n)) == 0, !any(x, p)…), unless the
 // collection is read in another operand of &&, || or ?: (a read in the same comparison,
-// count(x, p) == len(x), says nothing of an empty one); not sortBy, len, first, nor a
+// count(x, p) == len(x), says nothing of an empty one), first() and last() whose nil ?. or ??
+// makes a value ((first(x)?.f ?? 0) == 0); not sortBy, len, first(x) == nil, nor a
 // collection of vars, literals or an enclosing item. An until's: only all() and those whose
 // collection the same comparison reads again (count(x, p) == len(x)): none(), count() == 0
 // over no item may be what it waits for.
@@ -71,6 +72,11 @@ func TestEmptyRule(t *testing.T) {
 		{"len(log.entries) > 0 ? sum(map(log.entries, .code)) > 0 : true", []string{"sum(map(log.entries, .code))"}, nil}, // non-empty where log.entries is
 		{"let n = len(log.entries); n > 0 && all(log.entries, .code != 503)", nil, nil},
 		{"len(sortBy(log.entries, .code)) == 0 && first(log.entries) == nil && max(fortio.p50, 3) > 1", nil, nil},
+		{"(first(log.entries)?.code ?? 0) == 0", []string{"first(log.entries)"}, nil},
+		{"last(log.entries)?.code != 503 && (first(log.entries) ?? {}).code == nil", []string{"last(log.entries)", "first(log.entries)"}, nil},
+		{"first(log.entries).code == 200 && last(log.entries) != nil", nil, nil}, // errs over [], or reads the list itself
+		{"len(log.entries) > 0 && (first(log.entries)?.code ?? 0) == 200", nil, nil},
+		{"all(log.entries, (first(.flags)?.x ?? 0) == 0)", []string{"all(log.entries, …)"}, []string{"all(log.entries, …)"}}, // an item's own list
 		{"all(vars.list, # > 0) && sum([1, 2]) == 3 && all(pods.items, all(.spec.containers, .ready))", []string{"all(pods.items, …)"}, []string{"all(pods.items, …)"}},
 	} {
 		tree, err := parser.Parse(c.src)

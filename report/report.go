@@ -356,3 +356,69 @@ func ms(d time.Duration) string {
 func secs(d time.Duration) string {
 	return fmt.Sprintf("%.3f s", d.Seconds())
 }
+
+// ArtifactsDir is the artifacts folder of the record at path, as WriteAs names it: the
+// record's file name without its .json (a record copied with its folder, under another name,
+// keeps the pair).
+func ArtifactsDir(path string) string { return strings.TrimSuffix(path, ".json") }
+
+// ReadArtifacts reads the artifacts rec lists (their File) from dir, the folder written beside
+// the record (ArtifactsDir): the data of each artifact found, by artifact. An artifact of a
+// JSON-lines file is its n-th line of that step and name, n as rec lists them (writeArtifacts
+// writes them in that order). An artifact that is not there (its folder or file removed, a
+// record read from a pod's log) is left out, as is one whose line does not name its step and
+// name: what they held cannot be known.
+func ReadArtifacts(dir string, rec *interp.Record) map[*interp.ArtifactRecord][]byte {
+	out := map[*interp.ArtifactRecord][]byte{}
+	jsonl := map[string][]artifactLine{}
+	at := map[string]int{}
+	for _, a := range rec.Artifacts {
+		if a == nil || a.File == "" || a.File != filepath.Base(a.File) || a.File == "." || a.File == ".." {
+			continue // a File that leaves the folder is none of its artifacts
+		}
+		path := filepath.Join(dir, a.File)
+		if !strings.HasSuffix(a.File, ".jsonl") {
+			if b, err := os.ReadFile(path); err == nil {
+				out[a] = b
+			}
+			continue
+		}
+		lines, ok := jsonl[a.File]
+		if !ok {
+			lines = readArtifactLines(path)
+			jsonl[a.File] = lines
+		}
+		i := at[a.File]
+		at[a.File]++
+		if i >= len(lines) || lines[i].Step != a.Step || lines[i].Name != a.Name {
+			continue
+		}
+		switch l := lines[i]; {
+		case l.Text != nil:
+			out[a] = []byte(*l.Text)
+		case l.Base64 != nil:
+			out[a] = l.Base64
+		default:
+			out[a] = []byte{}
+		}
+	}
+	return out
+}
+
+// readArtifactLines reads a JSON-lines artifact file; nil when it cannot be read. A line that
+// is not an artifact line reads as an empty one (its step and name match no artifact).
+func readArtifactLines(path string) []artifactLine {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []artifactLine
+	for line := range bytes.Lines(b) {
+		var l artifactLine
+		if json.Unmarshal(line, &l) != nil {
+			l = artifactLine{}
+		}
+		out = append(out, l)
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -843,4 +844,35 @@ func countsText(m map[string]float64) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// LogsFromArtifact is the result a logs step of p records over data, its logs.txt artifact
+// (each line read, "<RFC 3339 time> <text>", as Run writes it), parsed again as Run parses
+// the lines it reads: how a record's result is held to the lines it was parsed from
+// (interp.ArtifactContradictions). Its cut is false: a log a driver could not read whole
+// (ErrLinesCut) is known to the record only.
+func LogsFromArtifact(p *Logs, data []byte, parse func(string) (LogEntry, bool)) (LogResult, error) {
+	if parse == nil {
+		parse = func(string) (LogEntry, bool) { return LogEntry{}, false }
+	}
+	acc, err := newLogAccumulator(p.Match, p.Capture, parse, OutputHead, OutputTail)
+	if err != nil {
+		return LogResult{}, err
+	}
+	for line := range bytes.Lines(data) {
+		s := strings.TrimSuffix(string(line), "\n")
+		at, text, ok := strings.Cut(s, " ")
+		if !ok {
+			return LogResult{}, errors.New("a line is not a time and a text")
+		}
+		t, err := time.Parse(time.RFC3339Nano, at)
+		if err != nil {
+			return LogResult{}, fmt.Errorf("a line's time: %v", err)
+		}
+		if t.IsZero() {
+			t = time.Time{}
+		}
+		acc.add(LogLine{Time: t, Text: text})
+	}
+	return acc.result(), nil
 }

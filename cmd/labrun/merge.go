@@ -554,6 +554,13 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
 				continue
 			}
+			if !l.changed && m.json != "" {
+				// Its results parsed from the artifacts beside it must be what those give.
+				if cs := interp.ArtifactContradictions(&cp, l.sc, report.ReadArtifacts(report.ArtifactsDir(m.json), rec)); len(cs) > 0 {
+					msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, strings.Join(cs, "; ")))
+					continue
+				}
+			}
 		}
 		if !judgeable {
 			continue

@@ -64,6 +64,14 @@ recorded.
 An expectation that calls now() is not judged again (replay's clock is not the run's): it
 keeps the outcome the record gives it, and a note says so.
 
+A result parsed from a raw artifact the run wrote beside the record (in the folder named as
+the record without .json) must be what that artifact gives, parsed again: a config step's
+value (its config dumps), a logs step's lines and counts (logs.txt), a snapshot's stats (its
+stats text, Prometheus text, clusters JSON), a load's results (fortio.json), an exec's stdout
+and stderr. A result that
+differs is refused (exit 2) as edited or corrupt, naming the step, the artifact and the first
+value that differs; a record whose artifacts are not beside it is judged as before.
+
 An expectation whose expression is the one the record judged (and does not call now()) reads
 the same values from the record's data as the run did (they were written together): a value that differs (its
 vars, its data or the recorded value edited) is refused (exit 2) as edited or corrupt. So is a
@@ -158,7 +166,8 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: the steps of %s in %s differ from those the run recorded: %s; the record holds the data of the steps that ran, which says nothing about other steps: run the scenario again", path, rec.Scenario, file, diff)}
 	}
 	check := interp.OutcomeContradictions
-	if rec.Source != "" && p.sources.of(inCwd(p.Cwd, file)) != rec.Source {
+	sameSource := rec.Source != "" && p.sources.of(inCwd(p.Cwd, file)) == rec.Source
+	if rec.Source != "" && !sameSource {
 		// Another scenario than the run's (--file, or its file edited since): where it
 		// and the record disagree, either may have changed.
 		check = func(rec *interp.Record, sc *dsl.Scenario) error {
@@ -167,6 +176,13 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	}
 	if err := check(rec, sc); err != nil {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
+	}
+	if sameSource {
+		// The results parsed from the artifacts beside the record are what those give, parsed
+		// with the steps the run had (another scenario may parse them otherwise).
+		if cs := interp.ArtifactContradictions(rec, sc, report.ReadArtifacts(report.ArtifactsDir(path), rec)); len(cs) > 0 {
+			return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, strings.Join(cs, "; "))}
+		}
 	}
 	cp := *rec // Rejudge adds its notes to the record it judges
 	judged := interp.Rejudge(&cp, sc)

@@ -1,0 +1,404 @@
+package interp
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"labrun.dev/labrun/driver/fortio"
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/envoy"
+	"labrun.dev/labrun/internal/secretmask"
+	"labrun.dev/labrun/schema"
+)
+
+// ArtifactContradictions says where a step's recorded result is not what the raw artifact the
+// run wrote beside it gives, parsed again as the step parsed it; nil when none is. data holds
+// the artifacts' contents, as read from the record's artifacts folder (report.ReadArtifacts).
+// The results held to their artifacts:
+//   - a config step's value, read again from its config dumps (config_dump*.json) with the
+//     step's resource, path and durations (envoy.ConfigFromDumps);
+//   - a logs step's lines, entries, count, codes, flags, details and captures, parsed again
+//     from the lines it read (logs.txt) with its match and capture (schema.LogsFromArtifact);
+//   - a snapshot's counters, gauges, histograms and hosts, parsed again from the stats text,
+//     Prometheus text and clusters JSON it read (stats-counters.txt, stats-gauges.txt,
+//     stats-histograms.txt, prometheus.txt, clusters.json) with its cluster;
+//   - a load's results (requests, codes, latencies…, not each pod's own), converted again
+//     from the fortio JSON result it kept (fortio.json) as the load converted it;
+//   - an exec step's stdout and stderr, the head and tail of its stdout.txt and stderr.txt
+//     that the step keeps.
+//
+// A run writes a result and its artifacts from the same read, so a result that differs was
+// changed after the run (a config value edited into a pass while the dump still says
+// otherwise; a 503 line taken out of a logs result while logs.txt still holds it). Before,
+// replay and merge judged such a record PASSED. What cannot be read again exactly as the run
+// read it is not compared: a step that ran more than once (a repeat's rounds, samples), a
+// config step that did not pass (its last read may have been cut short, keeping the value of
+// the one before), a step whose artifact is missing (removed, or a record read alone) or holds
+// a secret's mask (hidden after it was parsed), a step whose parameters cannot be resolved
+// again, an artifact that does not parse, a value with no JSON form (NaN). The record holds
+// no digest of its artifacts: nothing else is compared. A load's pods (each pod's own
+// fortio-<pod>.json), events (events.txt is written from the events, not read) and
+// processes' output are not compared.
+func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRecord][]byte) []string {
+	if len(data) == 0 || sc == nil {
+		return nil
+	}
+	steps := map[string]*dsl.Step{}
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
+	}
+	runs := map[string][]*StepRecord{}
+	for _, sr := range rec.Steps {
+		name := or(sr.Name, sr.Path)
+		runs[name] = append(runs[name], sr)
+	}
+	var env map[string]any
+	var msgs []string
+	for _, name := range sortedResultNames(rec) {
+		res := rec.Results[name]
+		if res == nil || res.Sampled || len(runs[name]) != 1 {
+			continue
+		}
+		sr := runs[name][0]
+		s := steps[sr.Path]
+		if s == nil || s.Kind != sr.Kind || sr.Kind != res.Kind || sr.Sample > 0 {
+			continue
+		}
+		var arts []*ArtifactRecord
+		missing := false
+		for _, a := range rec.Artifacts {
+			if a == nil || a.Step != name {
+				continue
+			}
+			b, ok := data[a]
+			if !ok {
+				missing = true
+				continue
+			}
+			if slices.ContainsFunc(sc.Secrets, func(n string) bool { return secretmask.Mentions(string(b), n) }) {
+				missing = true // hidden after it was parsed: it cannot be parsed again as the run did
+				continue
+			}
+			arts = append(arts, a)
+		}
+		if len(arts) == 0 {
+			continue
+		}
+		if env == nil {
+			env = NewJudge(rec, sc).Env()
+		}
+		p, err := s.Resolve(env)
+		if err != nil {
+			continue
+		}
+		var c string
+		switch q := p.(type) {
+		case *schema.Config:
+			if sr.Outcome == Passed && !missing {
+				c = configContradiction(name, q, arts, data, res.Value)
+			}
+		case *schema.Logs:
+			if sr.Outcome == Passed {
+				c = logsContradiction(name, q, arts, data, res.Value)
+			}
+		case *schema.Snapshot:
+			if sr.Outcome == Passed {
+				c = snapshotContradiction(name, q, arts, data, res.Value)
+			}
+		case *schema.Load:
+			if sr.Outcome == Passed {
+				c = loadContradiction(name, arts, data, res.Value)
+			}
+		case *schema.Exec:
+			c = execOutputContradiction(name, arts, data, res.Value)
+		}
+		if c != "" {
+			msgs = append(msgs, fmt.Sprintf("step %s (%s): %s", shownStep(sr), sr.Kind, c))
+		}
+	}
+	return msgs
+}
+
+// artifactFile names an artifact in a message: its name, and the file it is in.
+func artifactFile(a *ArtifactRecord) string {
+	if a.File == "" || a.File == a.Step+"-"+a.Name {
+		return "artifact " + or(a.File, a.Name)
+	}
+	return fmt.Sprintf("artifact %s (in %s)", a.Name, a.File)
+}
+
+// configContradiction compares a config step's value with the one its dumps give.
+func configContradiction(name string, p *schema.Config, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+	var dumps []schema.Artifact
+	var from *ArtifactRecord
+	for _, a := range arts {
+		if a.Name == "config_dump.json" || strings.HasPrefix(a.Name, "config_dump-") {
+			dumps = append(dumps, schema.Artifact{Name: a.Name, Data: data[a]})
+			from = a
+		}
+	}
+	if len(dumps) == 0 {
+		return ""
+	}
+	got, err := envoy.ConfigFromDumps(*p, dumps)
+	if err != nil || !hasJSONForm(got) {
+		return ""
+	}
+	if len(dumps) > 1 {
+		// The dump that gave the value: the first that holds the resource.
+		for _, a := range arts {
+			if one, err := envoy.ConfigFromDumps(*p, []schema.Artifact{{Name: a.Name, Data: data[a]}}); err == nil && reflect.DeepEqual(jsonForm(one), jsonForm(got)) {
+				from = a
+				break
+			}
+		}
+	}
+	where, want, have, ok := firstDifference(name, jsonForm(got), jsonForm(recorded))
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("its %s gives %s = %s, but the record's value has %s", artifactFile(from), where, want, have)
+}
+
+// logsContradiction compares a logs step's result with the one its logs.txt gives.
+func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+	rec, ok := recorded.(schema.LogResult)
+	if !ok {
+		return ""
+	}
+	for _, a := range arts {
+		if a.Name != "logs.txt" {
+			continue
+		}
+		got, err := schema.LogsFromArtifact(p, data[a], envoy.AccessLog)
+		if err != nil || !hasJSONForm(got) {
+			return ""
+		}
+		got.Cut, rec.Cut = false, false
+		if where, want, have, ok := firstDifference(name, jsonForm(got), jsonForm(rec)); ok {
+			return fmt.Sprintf("its %s gives %s = %s, but the record's result has %s", artifactFile(a), where, want, have)
+		}
+	}
+	return ""
+}
+
+// execOutputContradiction compares an exec step's stdout and stderr with what its stdout.txt
+// and stderr.txt give (its captured groups are held to that stdout by execContradiction). A stream with no artifact was empty (an empty
+// stream writes none) or its artifact is missing: it is not compared.
+func execOutputContradiction(name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+	var rec schema.ExecResult
+	switch v := recorded.(type) {
+	case schema.ExecResult:
+		rec = v
+	case *schema.ExecResult:
+		if v == nil {
+			return ""
+		}
+		rec = *v
+	default:
+		return ""
+	}
+	for _, a := range arts {
+		var field, have string
+		switch a.Name {
+		case "stdout.txt":
+			field, have = "stdout", rec.Stdout
+		case "stderr.txt":
+			field, have = "stderr", rec.Stderr
+		default:
+			continue
+		}
+		c := schema.NewCapture(nil, schema.OutputHead, schema.OutputTail)
+		_, _ = c.Write(data[a])
+		if want := c.Text(); want != have {
+			return fmt.Sprintf("its %s gives %s.%s = %s, but the record's result has %s", artifactFile(a), name, field, clipJSON(want), clipJSON(have))
+		}
+	}
+	return ""
+}
+
+// loadContradiction compares a load's results (not each pod's own, under pods) with what
+// fortio's JSON result it kept (fortio.json: on the kube target, the pods' results merged)
+// gives, converted as the load converted it (fortio.DecodeJSON).
+func loadContradiction(name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+	l, ok := recorded.(*schema.LoadRecorded)
+	if !ok || l == nil {
+		return ""
+	}
+	for _, a := range arts {
+		if a.Name != "fortio.json" {
+			continue
+		}
+		res, err := fortio.DecodeJSON(data[a])
+		if err != nil {
+			return ""
+		}
+		got, have := res.LoadResult, l.LoadResult
+		got.Pods, have.Pods, got.Pod, have.Pod = nil, nil, "", ""
+		if !hasJSONForm(got) || !hasJSONForm(have) {
+			return ""
+		}
+		if where, want, has, ok := firstDifference(name, jsonForm(got), jsonForm(have)); ok {
+			return fmt.Sprintf("its %s gives %s = %s, but the record's result has %s", artifactFile(a), where, want, has)
+		}
+	}
+	return ""
+}
+
+// snapshotContradiction compares a snapshot's stats and hosts with what the texts it read
+// give.
+func snapshotContradiction(name string, p *schema.Snapshot, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+	sn, ok := recorded.(*SnapshotRecord)
+	if !ok || sn == nil {
+		return ""
+	}
+	for _, a := range arts {
+		var got, have any
+		var err error
+		switch a.Name {
+		case "stats-counters.txt":
+			var st schema.Stats
+			st, err = envoy.ClusterStats(data[a], p.Cluster)
+			got, have = nonNilStats(st), nonNilStats(sn.Counters)
+		case "stats-gauges.txt":
+			var st schema.Stats
+			st, err = envoy.ClusterStats(data[a], p.Cluster)
+			got, have = nonNilStats(st), nonNilStats(sn.Gauges)
+		case "stats-histograms.txt":
+			var st schema.Stats
+			st, err = envoy.ClusterHistograms(data[a], p.Cluster)
+			got, have = nonNilStats(st), nonNilStats(sn.Histograms)
+		case "prometheus.txt":
+			var c, g schema.Stats
+			c, g, err = envoy.Prometheus(data[a])
+			got = map[string]any{"counters": nonNilStats(c), "gauges": nonNilStats(g)}
+			have = map[string]any{"counters": nonNilStats(sn.Counters), "gauges": nonNilStats(sn.Gauges)}
+		case "clusters.json":
+			var h []schema.Host
+			h, err = envoy.Clusters(data[a], p.Cluster)
+			got, have = h, sn.Hosts
+		default:
+			continue
+		}
+		if err != nil || !hasJSONForm(got) || !hasJSONForm(have) {
+			continue
+		}
+		at := name
+		if a.Name == "clusters.json" {
+			at = name + ".hosts"
+		}
+		if where, want, has, ok := firstDifference(at, jsonForm(got), jsonForm(have)); ok {
+			if a.Name == "prometheus.txt" {
+				// counters and gauges are one map to expressions: name the stat.
+				_, stat, _ := strings.Cut(strings.TrimPrefix(where, name+"."), ".")
+				where = name + "." + stat
+			}
+			return fmt.Sprintf("its %s gives %s = %s, but the record's snapshot has %s", artifactFile(a), where, want, has)
+		}
+	}
+	return ""
+}
+
+// nonNilStats is st, empty when nil (a snapshot records no stats as {}).
+func nonNilStats(st schema.Stats) schema.Stats {
+	if st == nil {
+		return schema.Stats{}
+	}
+	return st
+}
+
+// hasJSONForm says whether v can be written in JSON (a NaN cannot: the record writes it in
+// another form, which is not compared).
+func hasJSONForm(v any) bool {
+	_, err := json.Marshal(v)
+	return err == nil
+}
+
+// clipJSON is v in JSON, clipped.
+func clipJSON(v any) string {
+	b, err := MarshalUnescaped(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return clip(string(b))
+}
+
+// jsonForm is v as JSON reads it back (numbers float64, structs maps), nil when it has no JSON
+// form.
+func jsonForm(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return nil
+	}
+	return out
+}
+
+// firstDifference is the first place, in order of keys and indexes, where want (what an
+// artifact gives) and have (what the record holds) differ: its path from at and both values
+// in JSON ("none" where one has nothing); ok false when they are equal.
+func firstDifference(at string, want, have any) (where, w, h string, ok bool) {
+	join := func(k string) string {
+		if at == "" {
+			return k
+		}
+		return at + "." + k
+	}
+	switch a := want.(type) {
+	case map[string]any:
+		if b, isMap := have.(map[string]any); isMap {
+			keys := slices.Sorted(maps.Keys(a))
+			for k := range b {
+				if _, in := a[k]; !in {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range slices.Compact(keys) {
+				x, inA := a[k]
+				y, inB := b[k]
+				switch {
+				case !inA:
+					return join(k), "none", clipJSON(y), true
+				case !inB:
+					return join(k), clipJSON(x), "none", true
+				}
+				if where, w, h, ok := firstDifference(join(k), x, y); ok {
+					return where, w, h, true
+				}
+			}
+			return "", "", "", false
+		}
+	case []any:
+		if b, isList := have.([]any); isList {
+			for i := range max(len(a), len(b)) {
+				el := at + "[" + strconv.Itoa(i) + "]"
+				switch {
+				case i >= len(a):
+					return el, "none", clipJSON(b[i]), true
+				case i >= len(b):
+					return el, clipJSON(a[i]), "none", true
+				}
+				if where, w, h, ok := firstDifference(el, a[i], b[i]); ok {
+					return where, w, h, true
+				}
+			}
+			return "", "", "", false
+		}
+	}
+	if reflect.DeepEqual(want, have) {
+		return "", "", "", false
+	}
+	if at == "" {
+		at = "the result"
+	}
+	return at, clipJSON(want), clipJSON(have), true
+}
