@@ -468,7 +468,7 @@ func (d *decoder) checkKinds() {
 				continue
 			}
 		}
-		if d.checkNamespaceRefs(c) {
+		if d.checkSelectors(c) || d.checkNamespaceRefs(c) {
 			d.refused[s] = true
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"cuelang.org/go/cue"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"labrun.dev/labrun/schema"
 )
@@ -21,18 +22,18 @@ import (
 // is close to one of them.
 const LintUnknownNamespace = "unknown-namespace"
 
-// nsField is a namespace a step's value writes: its dotted field inside the kind's value and
-// its literal value.
-type nsField struct {
-	field, ns string
+// stringField is a string a step's value writes: its dotted field inside the kind's value and
+// its value.
+type stringField struct {
+	field, value string
 }
 
-// namespaceFields lists the literal namespaces written in a step's value: the kind's own
-// namespace, a pod reference's (envoy, from, server...), and metadata.namespace of the objects
-// it names (wait: absent, delete). Inside an object only its metadata is a reference: its
-// other fields are the object's content (a RoleBinding's subjects).
-func namespaceFields(v cue.Value) []nsField {
-	var out []nsField
+// stepStrings lists the strings labelled label written in a step's value, at any depth (the
+// kind's own namespace, a pod reference's such as envoy or from), and of the objects the step
+// names (wait: absent, delete) those of their metadata only: an object's other fields are its
+// content (a RoleBinding's subjects), no reference of the step's.
+func stepStrings(v cue.Value, label string) []stringField {
+	var out []stringField
 	var walk func(v cue.Value, path string)
 	join := func(path, label string) string {
 		if path == "" {
@@ -44,8 +45,8 @@ func namespaceFields(v cue.Value) []nsField {
 		switch v.IncompleteKind() {
 		case cue.StructKind:
 			if md := v.LookupPath(cue.MakePath(cue.Str("metadata"))); md.Exists() {
-				if ns, err := md.LookupPath(cue.MakePath(cue.Str("namespace"))).String(); err == nil {
-					out = append(out, nsField{join(path, "metadata.namespace"), ns})
+				if s, err := md.LookupPath(cue.MakePath(cue.Str(label))).String(); err == nil {
+					out = append(out, stringField{join(path, "metadata."+label), s})
 				}
 				return
 			}
@@ -54,14 +55,14 @@ func namespaceFields(v cue.Value) []nsField {
 				return
 			}
 			for it.Next() {
-				label := it.Selector().Unquoted()
-				if label == "namespace" {
-					if ns, err := it.Value().String(); err == nil {
-						out = append(out, nsField{join(path, label), ns})
+				l := it.Selector().Unquoted()
+				if l == label {
+					if s, err := it.Value().String(); err == nil {
+						out = append(out, stringField{join(path, l), s})
 					}
 					continue
 				}
-				walk(it.Value(), join(path, label))
+				walk(it.Value(), join(path, l))
 			}
 		case cue.ListKind:
 			it, err := v.List()
@@ -98,24 +99,24 @@ func (d *decoder) checkNamespaceRefs(c *stepChecker) bool {
 		}
 		return "${" + NamespaceRef(name) + "}"
 	}
-	for _, f := range namespaceFields(c.kv) {
-		if f.ns == "" || HasInterpolation(f.ns) || slices.Contains(d.sc.Namespaces, f.ns) || slices.Contains(slices.Collect(maps.Values(d.sc.Generated)), f.ns) {
+	for _, f := range stepStrings(c.kv, "namespace") {
+		if f.value == "" || HasInterpolation(f.value) || slices.Contains(d.sc.Namespaces, f.value) || slices.Contains(slices.Collect(maps.Values(d.sc.Generated)), f.value) {
 			continue
 		}
-		if slices.ContainsFunc(d.sc.Ephemeral, func(e EphemeralNamespace) bool { return e.Key == f.ns }) && !schema.IsSystemNamespace(f.ns) {
-			c.ValueErrorf(f.field, "namespace %q is the key of an ephemeral namespace, whose name in a run is the key and a suffix: write %q (as written, the step looks in a namespace named %q, where the scenario put nothing)", f.ns, ref(f.ns), f.ns)
+		if slices.ContainsFunc(d.sc.Ephemeral, func(e EphemeralNamespace) bool { return e.Key == f.value }) && !schema.IsSystemNamespace(f.value) {
+			c.ValueErrorf(f.field, "namespace %q is the key of an ephemeral namespace, whose name in a run is the key and a suffix: write %q (as written, the step looks in a namespace named %q, where the scenario put nothing)", f.value, ref(f.value), f.value)
 			refused = true
 			continue
 		}
-		if schema.IsSystemNamespace(f.ns) {
+		if schema.IsSystemNamespace(f.value) {
 			continue
 		}
-		if near := closest(f.ns, declared); near != "" {
+		if near := closest(f.value, declared); near != "" {
 			pos := d.sc.Pos
 			if p := d.l.litPos(c.lookup(f.field)); p.IsValid() {
 				pos = p
 			}
-			d.warn(pos, LintUnknownNamespace, "namespace %q is none of the scenario's namespaces (%s): did you mean %q? A step in a namespace the scenario does not declare finds nothing of what it applies (a wait: absent there holds at once)", f.ns, joinQuoted(declaredRefs(declared, ref)), ref(near))
+			d.warn(pos, LintUnknownNamespace, "namespace %q is none of the scenario's namespaces (%s): did you mean %q? A step in a namespace the scenario does not declare finds nothing of what it applies (a wait: absent there holds at once)", f.value, joinQuoted(declaredRefs(declared, ref)), ref(near))
 		}
 	}
 	return refused
@@ -138,4 +139,21 @@ func joinQuoted(list []string) string {
 		s += fmt.Sprintf("%q", x)
 	}
 	return s
+}
+
+// checkSelectors refuses a label selector of the step that does not parse (`app in (web`,
+// `app=web,`): the run would fail at the step, after its setup ran. It reports whether it
+// refused anything.
+func (d *decoder) checkSelectors(c *stepChecker) bool {
+	refused := false
+	for _, f := range stepStrings(c.kv, "selector") {
+		if HasInterpolation(f.value) {
+			continue // checked when the step starts, its ${...} filled
+		}
+		if _, err := labels.Parse(f.value); err != nil {
+			c.ValueErrorf(f.field, "selector %q does not parse: %v; expected a label selector, e.g. \"app=web\", \"app in (web, api),tier!=db\"", f.value, err)
+			refused = true
+		}
+	}
+	return refused
 }
