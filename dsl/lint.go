@@ -1110,6 +1110,9 @@ func (ix hosts) empty() bool { return len(ix.services)+len(ix.entries) == 0 }
 // service is the Service a host names: a short name in ns (the namespace of the rule that
 // names it; "" when there is none), name.namespace, name.namespace.svc, or the FQDN
 // name.namespace.svc.<domain>, the domain written out or as ${target.clusterDomain}.
+//
+// ns may be a ${...} as the Services are indexed under it: before a run the default namespace
+// of a scenario with ephemeral namespaces is "${ns.key}" for the rule and the Service alike.
 func (ix hosts) service(host, ns string) schema.Object {
 	parts := strings.Split(strings.TrimSuffix(host, "."), ".")
 	var key string
@@ -1120,11 +1123,11 @@ func (ix hosts) service(host, ns string) schema.Object {
 		}
 		key = ns + "/" + parts[0]
 	case len(parts) == 2, len(parts) >= 3 && parts[2] == "svc":
+		if strings.Contains(parts[0]+parts[1], "${") {
+			return nil // a ${...} (its dots split it: name.${ns.t}.svc) known at run time
+		}
 		key = parts[1] + "/" + parts[0]
 	default:
-		return nil
-	}
-	if HasInterpolation(key) {
 		return nil
 	}
 	return ix.services[key]
