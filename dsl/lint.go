@@ -56,7 +56,7 @@ var LintCodes = map[string]string{
 	LintStatsMatcher:     "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
 	LintPortLevel:        "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
 	LintTCPPort:          "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
-	LintClusterDomain:    "a literal cluster.local in a cluster name on the kube target",
+	LintClusterDomain:    "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster, or a string of an expression)",
 	LintUnknownHost:      "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
 	LintOneSample:        "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: no sample while it runs, one at its start and one at its end",
 	LintUnknownStat:      "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
@@ -183,6 +183,7 @@ func (d *decoder) lint() {
 			d.lintStatsMatcher(s, envoy, cluster, reads[s.Name], objs, warn)
 		}
 	})
+	d.lintExprClusterDomain()
 	d.lintLoopbackLoads(warn)
 	d.lintDNSNames(warn)
 	d.lintNothingJudged()
