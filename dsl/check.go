@@ -468,6 +468,10 @@ func (d *decoder) checkKinds() {
 				continue
 			}
 		}
+		if d.checkSelectors(c) || d.checkNamespaceRefs(c) {
+			d.refused[s] = true
+			continue
+		}
 		if spec.Caps[schema.CapCluster] && !s.HasTemplates() {
 			m := s.Params.Mutates(d.defaultNamespace)
 			if name := unplaced(m); name != "" && !d.sc.ClusterScoped {

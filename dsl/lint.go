@@ -60,7 +60,7 @@ var LintCodes = map[string]string{
 	LintStatsMatcher:     "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
 	LintPortLevel:        "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
 	LintTCPPort:          "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
-	LintClusterDomain:    "a literal cluster.local in a cluster name on the kube target",
+	LintClusterDomain:    "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster, or a string of an expression)",
 	LintUnknownHost:      "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
 	LintOneSample:        "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: no sample while it runs, one at its start and one at its end",
 	LintUnknownStat:      "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
@@ -71,6 +71,7 @@ var LintCodes = map[string]string{
 	LintUnreachedBackend: "a delta an expression reads compares snapshots of a local backend that no step of the scenario can reach (no load names its ${backends.<name>...} or address, no exec or process runs a command that could, nothing restarts it): nothing the run does moves its counters",
 	LintDeltaWindowOpen:  "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintUnmatchedLabels:  "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
+	LintUnknownNamespace: "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
 	LintUnknownAddress:   "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
 }
 
@@ -187,6 +188,7 @@ func (d *decoder) lint() {
 			d.lintStatsMatcher(s, envoy, cluster, reads[s.Name], objs, warn)
 		}
 	})
+	d.lintExprClusterDomain()
 	d.lintLoopbackLoads(warn)
 	d.lintDNSNames(warn)
 	d.lintNothingJudged()
@@ -1115,6 +1117,9 @@ func (ix hosts) empty() bool { return len(ix.services)+len(ix.entries) == 0 }
 // service is the Service a host names: a short name in ns (the namespace of the rule that
 // names it; "" when there is none), name.namespace, name.namespace.svc, or the FQDN
 // name.namespace.svc.<domain>, the domain written out or as ${target.clusterDomain}.
+//
+// ns may be a ${...} as the Services are indexed under it: before a run the default namespace
+// of a scenario with ephemeral namespaces is "${ns.key}" for the rule and the Service alike.
 func (ix hosts) service(host, ns string) schema.Object {
 	parts := strings.Split(strings.TrimSuffix(host, "."), ".")
 	var key string
@@ -1125,11 +1130,11 @@ func (ix hosts) service(host, ns string) schema.Object {
 		}
 		key = ns + "/" + parts[0]
 	case len(parts) == 2, len(parts) >= 3 && parts[2] == "svc":
+		if strings.Contains(parts[0]+parts[1], "${") {
+			return nil // a ${...} (its dots split it: name.${ns.t}.svc) known at run time
+		}
 		key = parts[1] + "/" + parts[0]
 	default:
-		return nil
-	}
-	if HasInterpolation(key) {
 		return nil
 	}
 	return ix.services[key]

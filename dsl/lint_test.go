@@ -19,11 +19,18 @@ func TestLintHosts(t *testing.T) {
 	dr := func(ns, host, policy string) string {
 		return `{apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: {name: "d", namespace: "` + ns + `"}, spec: {host: "` + host + `", trafficPolicy: ` + policy + `}}`
 	}
+	// unplaced: the object names no namespace, and lands in the scenario's default one.
+	unplaced := func(obj string) string {
+		return strings.Replace(strings.Replace(obj, `metadata: {name: "backend", namespace: ""}`, `metadata: name: "backend"`, 1), `metadata: {name: "d", namespace: ""}`, `metadata: name: "d"`, 1)
+	}
 	const (
 		tcp     = `{name: "tcp", port: 8080}`
 		http    = `{name: "http", port: 8080}`
 		httpPol = `{connectionPool: http: http1MaxPendingRequests: 1}`
 		cluster = `outbound|8080||backend.lab.svc.${target.clusterDomain}`
+		// ephemeral makes ${ns.t} the default namespace.
+		ephemeral = `ephemeralNamespaces: ["t"]
+	steps: [{exec: {pod: "client-0", argv: ["true"]}}]`
 	)
 	snaps := func(stat string) string {
 		return `steps: [
@@ -38,6 +45,13 @@ func TestLintHosts(t *testing.T) {
 		rest    string
 		want    []string // warning codes, in order
 	}{
+		// Objects that name no namespace land in the default one (the first ephemeral, else
+		// lab), an ephemeral one's "${ns.t}" before the run as a fixed one's name: the rule's
+		// short host is the Service's.
+		{"short host, both in the ephemeral default namespace", []string{unplaced(svc("", http)), unplaced(dr("", "backend", httpPol))}, ephemeral, nil},
+		{"short host, both in the fixed default namespace", []string{unplaced(svc("", http)), unplaced(dr("", "backend", httpPol))}, "", nil},
+		{"short host in the ephemeral default namespace, TCP port", []string{unplaced(svc("", tcp)), unplaced(dr("", "backend", httpPol))}, ephemeral, []string{LintTCPPort}},
+		{"short host of the ephemeral default namespace, rule in a fixed one", []string{unplaced(svc("", http)), dr("other", "backend", httpPol)}, ephemeral, []string{LintUnknownHost}},
 		{"short host in the rule's namespace", []string{svc("lab", http), dr("lab", "backend", httpPol)}, "", nil},
 		{"short host in another namespace", []string{svc("lab", http), dr("other", "backend", httpPol)}, "", []string{LintUnknownHost}},
 		{"FQDN with the discovered domain, TCP port", []string{svc("lab", tcp), dr("other", "backend.lab.svc.${target.clusterDomain}", httpPol)}, "", []string{LintTCPPort}},

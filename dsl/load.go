@@ -122,6 +122,7 @@ func Load(paths []string, opts Options) (*Result, error) {
 		// The evaluation goes on in its goroutine: nothing of l may be read any more.
 		return &Result{}, Errors{e}
 	}
+	l.noScenarioLeft()
 	l.res.Scenarios = onceBy(l.res.Scenarios, func(sc *Scenario) string {
 		return fmt.Sprintf("%s\x00%d\x00%d\x00%s", sc.Pos.File, sc.Pos.Line, sc.Pos.Col, sc.Name)
 	})
@@ -215,6 +216,11 @@ type loader struct {
 	// undetached are the decoders of scenarios whose steps still look their fields' positions
 	// up in their build's evaluation (detachEarlier).
 	undetached []*decoder
+	// pkgFound counts the scenarios found in each package (directory and name) by the files
+	// and directories named; noScenarioFiles are the named files of packages that declared none
+	// (file, package), said once the load is done (noScenarioLeft).
+	pkgFound        map[string]int
+	noScenarioFiles [][2]string
 	// fieldPosOf are the detached steps' lookups of where their fields are written, by their
 	// tables (sharedFieldPos).
 	fieldPosOf map[string]sharedTable
@@ -1236,7 +1242,11 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 			l.addCUEError(e)
 		}
 	}
-	l.noScenario(found+failed, file)
+	pkg := ""
+	if inst.PkgName != "" && inst.PkgName != "_" {
+		pkg = inst.Dir + "\x00" + inst.PkgName
+	}
+	l.noScenario(found+failed, file, pkg)
 }
 
 // notScenario reports a top-level value that has steps but is not a #Scenario: it would never
@@ -1373,12 +1383,41 @@ func hasStepsField(x ast.Expr) bool {
 	return false
 }
 
-// noScenario reports a named file that declares no scenario.
-func (l *loader) noScenario(found int, file string) {
-	if found == 0 && file != "" {
-		pos := Pos{File: l.userFile(file), Line: 1, Col: 1}
-		l.errs.add(pos, "", "no scenario declared in this file: expected a top-level field such as `s1: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)")
+// noScenario reports a named file that declares no scenario. A file of a package (pkg: its
+// directory and name) is reported once the load is done (noScenarioLeft), and only if no file
+// of that package named on the command line declares one: a shell glob over a package's files
+// names its kit too (labrun vet examples/istio-tasks/*.cue), which is no mistake; naming only
+// the kit is.
+func (l *loader) noScenario(found int, file, pkg string) {
+	if pkg != "" {
+		if l.pkgFound == nil {
+			l.pkgFound = map[string]int{}
+		}
+		l.pkgFound[pkg] += found
+		if found == 0 && file != "" {
+			l.noScenarioFiles = append(l.noScenarioFiles, [2]string{file, pkg})
+		}
+		return
 	}
+	if found == 0 && file != "" {
+		l.noScenarioError(file)
+	}
+}
+
+// noScenarioLeft reports the named files that declare no scenario, of packages none of whose
+// named files (or directories) declares one.
+func (l *loader) noScenarioLeft() {
+	for _, f := range l.noScenarioFiles {
+		if l.pkgFound[f[1]] == 0 {
+			l.noScenarioError(f[0])
+		}
+	}
+	l.noScenarioFiles = nil
+}
+
+func (l *loader) noScenarioError(file string) {
+	pos := Pos{File: l.userFile(file), Line: 1, Col: 1}
+	l.errs.add(pos, "", "no scenario declared in this file: expected a top-level field such as `s1: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)")
 }
 
 // userFile maps an overlay file name back to the user's document.

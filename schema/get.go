@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"labrun.dev/labrun/envoy/xdstype"
 )
 
 // Get is the get step: an object, a list of objects, or one field of them.
@@ -37,6 +39,7 @@ func (p *Get) Check(c Checker) {
 		c.Errorf("", "get takes name or selector, not both")
 	}
 	checkDottedPath(c, "path", p.Path)
+	checkPathSyntax(c, "path", p.Path)
 	if c.Has("interval") && p.Until == "" {
 		c.Errorf("interval", "interval is the pause between reads of until, and the step has no until")
 	}
@@ -68,6 +71,28 @@ func checkDottedPath(c Checker, field, path string) {
 	if strings.HasPrefix(path, "{") || strings.HasPrefix(path, "$") || strings.HasPrefix(path, ".") {
 		c.Errorf(field, "path %q looks like a JSONPath: write a dotted path, e.g. status.podIP or spec.containers.0.name", path)
 	}
+}
+
+// checkPathSyntax refuses a path that does not parse (an empty step: status..phase), at the
+// offset where it goes wrong, as the step would when it runs; a ${...} in it is a hole.
+func checkPathSyntax(c Checker, field, path string) {
+	if path == "" || strings.HasPrefix(path, "{") || strings.HasPrefix(path, "$") || strings.HasPrefix(path, ".") {
+		return // checkDottedPath said it
+	}
+	masked, offsets := path, []int(nil)
+	if c.Templated(field) {
+		masked, offsets = maskTemplates(path)
+	}
+	_, err := xdstype.ParsePath(masked)
+	var pe *xdstype.PathError
+	if !errors.As(err, &pe) {
+		return
+	}
+	at := pe.Offset
+	if offsets != nil && at < len(offsets) {
+		at = offsets[at]
+	}
+	c.ValueErrorAt(field, at, "path %q: %s; expected a dotted path, e.g. status.phase or spec.containers[0].name", path, pe.Msg)
 }
 
 // Plan: one API call; with until, an assertion's wait.
