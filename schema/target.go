@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -49,9 +50,44 @@ type Artifact struct {
 	Data []byte
 }
 
-// ErrAlreadyGone is what Cluster.Delete returns when none of the objects existed. A delete step
-// and `labrun clean` take it as done; the automatic cleanup says "already gone", not "removed".
+// ErrAlreadyGone is what Cluster.Delete's error is (errors.Is) when some of the objects did
+// not exist (see AbsentError). The automatic cleanup, a cleanup step and `labrun clean` take
+// it as done (the automatic cleanup says "already gone", not "removed"); a delete step of the
+// steps fails on it unless it says ignoreNotFound.
 var ErrAlreadyGone = errors.New("already gone")
+
+// AbsentError is what Cluster.Delete returns when some of the objects it was given did not
+// exist, or were of a kind the cluster does not serve: it has deleted (and waited for) the
+// others. errors.Is(err, ErrAlreadyGone) holds.
+type AbsentError struct {
+	// Absent are the objects not found, Unserved those of a kind the cluster does not serve.
+	Absent, Unserved []ObjectRef
+	// All says none of the objects existed: nothing was deleted.
+	All bool
+}
+
+func (e *AbsentError) Error() string {
+	var parts []string
+	for _, r := range e.Absent {
+		parts = append(parts, r.NotFound())
+	}
+	for _, r := range e.Unserved {
+		parts = append(parts, fmt.Sprintf("%s %s: the cluster serves no kind %s (%s)", r.Kind, r.Name, r.Kind, r.APIVersion))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Is makes an AbsentError ErrAlreadyGone.
+func (e *AbsentError) Is(target error) bool { return target == ErrAlreadyGone }
+
+// NotFound says, as kubectl does, that the object does not exist: "Deployment webb not found
+// in namespace lab".
+func (r ObjectRef) NotFound() string {
+	if r.Namespace == "" {
+		return fmt.Sprintf("%s %s not found", r.Kind, r.Name)
+	}
+	return fmt.Sprintf("%s %s not found in namespace %s", r.Kind, r.Name, r.Namespace)
+}
 
 // ErrEndedEarly is what the cleanup of a local process returns (wrapped, saying how) when the
 // process had ended on its own with a failure before anything stopped it: the run's steps ran
@@ -91,8 +127,9 @@ type Cluster interface {
 	// and fills in namespaces, without touching the cluster; used for the namespace guard.
 	Objects(ctx context.Context, objects []Object, files []string, namespace string) ([]ObjectRef, error)
 	Apply(ctx context.Context, objects []Object, files []string, namespace string) (ApplyResult, error)
-	// Delete deletes the objects (and with wait, waits until they are gone). When none of
-	// them existed it deletes nothing and returns ErrAlreadyGone.
+	// Delete deletes the objects (and with wait, waits until they are gone). When some of
+	// them did not exist (or their kind is not served), it deletes the others and returns an
+	// *AbsentError naming them (errors.Is ErrAlreadyGone).
 	Delete(ctx context.Context, refs []ObjectRef, wait bool) error
 	Scale(ctx context.Context, namespace, deployment string, replicas int, wait bool) error
 	Restart(ctx context.Context, namespace, deployment string, wait bool) error

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,9 @@ type World struct {
 	FailOn string
 	// Existing objects are not reported as created by apply.
 	Existing map[string]bool
+	// Missing are the names of objects the fake cluster does not have: Delete reports them
+	// absent (*schema.AbsentError).
+	Missing []string
 	// Marker, when set, is a file the fake appends every mutation to (for tests of the real
 	// binary, which cannot share memory with the test).
 	Marker string
@@ -253,12 +257,23 @@ func (w *World) WaitObjects(ctx context.Context, ns string, ow schema.ObjectWait
 
 // Delete implements schema.Cluster.
 func (w *World) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool) error {
+	var absent []schema.ObjectRef
 	for _, r := range refs {
+		if slices.Contains(w.Missing, r.Name) {
+			absent = append(absent, r)
+			continue
+		}
 		if err := w.log("delete %s %s/%s", r.Kind, r.Namespace, r.Name); err != nil {
 			return err
 		}
 	}
-	return w.take(ctx, w.StepTime)
+	if err := w.take(ctx, w.StepTime); err != nil {
+		return err
+	}
+	if len(absent) > 0 {
+		return &schema.AbsentError{Absent: absent, All: len(absent) == len(refs)}
+	}
+	return nil
 }
 
 // Owned implements schema.Cluster: in the fake world every object is the run's.
