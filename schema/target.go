@@ -227,6 +227,8 @@ type StatsReader interface {
 type LogLine struct {
 	Time time.Time
 	Text string
+	// Pod is the pod whose log holds the line (kube), "" for a process's or a file's.
+	Pod string
 }
 
 // LogReader reads log lines written at or after since, handing each to line in order as it
@@ -243,6 +245,9 @@ type LogSince struct {
 	// then (nil: it did not, e.g. the file's path had a ${...} it could not fill yet). Lines
 	// without timestamps are read from there.
 	File *FileMark
+	// Sources, when set, is told the pods whose logs a read reads (every pod a selector
+	// matches whose container has started), before their lines.
+	Sources func(pods []string)
 }
 
 // StampUnit is the precision a written RFC 3339 time has: one second for

@@ -464,6 +464,19 @@ func (w *World) Logs(ctx context.Context, req schema.Logs, from schema.LogSince,
 	if err := w.log("logs %s", req.PodRef.String()); err != nil {
 		return err
 	}
+	if from.Sources != nil {
+		// The pods read: those the lines name (a kube read by selector reads every pod).
+		var pods []string
+		for _, l := range w.Lines {
+			if l.Pod != "" && !slices.Contains(pods, l.Pod) {
+				pods = append(pods, l.Pod)
+			}
+		}
+		if len(pods) > 0 {
+			slices.Sort(pods)
+			from.Sources(pods)
+		}
+	}
 	for _, l := range w.Lines {
 		if !l.Time.Before(since) {
 			line(l)
