@@ -190,7 +190,8 @@ func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 	// A run that reached the end of its steps ran every step of its setup and steps phases
 	// but the samplers (whose while step may end before their first tick) and the rest of a
 	// block that a mayFail or expectFail let fail. The catch phase runs only after a
-	// failure; the cleanup stops at its first error, and is left out.
+	// failure; the cleanup is left out (records of runs before every cleanup step ran whatever
+	// an earlier one did lack those after its first failure).
 	ended := (rec.Outcome == Passed || rec.Outcome == Failed) && rec.Error == "" || strings.HasPrefix(rec.Error, "cleanup: ")
 	if !ended {
 		return ""

@@ -256,9 +256,16 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 			}
 		}
 	}
-	if cerr != nil && rec.Outcome == Passed {
-		rec.Outcome, rec.Error, rec.ErrorPos = classify(cerr)
-		rec.Error = "cleanup: " + rec.Error
+	if cerr != nil {
+		// Every cleanup step ran (schedule.go): the error names each that failed.
+		out, msg, pos := classifyAll(cerr)
+		switch {
+		case rec.Outcome == Passed:
+			rec.Outcome, rec.Error, rec.ErrorPos = out, "cleanup: "+msg, pos
+		case rec.Error != "" && rec.Outcome != Interrupted:
+			// The run had already stopped: its reason stays first, and its outcome.
+			rec.Error += "; cleanup: " + msg
+		}
 	}
 	if len(ru.endedEarly) > 0 && (rec.Outcome == Passed || rec.Outcome == Failed) {
 		// The steps ran without a process the scenario started for them: what they measured
@@ -293,6 +300,30 @@ const DefaultCleanupRetry = 30 * time.Second
 
 // ErrInterrupted is the cause of a run context cancelled by an interrupt.
 var ErrInterrupted = errors.New("interrupted")
+
+// classifyAll is classify of an error that may join several (the cleanup's, of every step
+// that failed): the outcome is the first's, an error's when one of them is (exit 3 whatever
+// the order), and the message names each, "; "-separated.
+func classifyAll(err error) (Outcome, string, *dsl.Pos) {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return classify(err)
+	}
+	var out Outcome
+	var msgs []string
+	var pos *dsl.Pos
+	for i, e := range j.Unwrap() {
+		o, m, p := classify(e)
+		if i == 0 || out == Failed && o != Failed {
+			out = o
+		}
+		if pos == nil {
+			pos = p
+		}
+		msgs = append(msgs, m)
+	}
+	return out, strings.Join(msgs, "; "), pos
+}
 
 // classify turns the error that stopped a run into its outcome.
 func classify(err error) (Outcome, string, *dsl.Pos) {

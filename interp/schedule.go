@@ -58,10 +58,14 @@ func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error
 }
 
 // sequence runs steps one after another; each is planned to start when the previous ends.
+// The first that fails ends the sequence, except in the cleanup: every cleanup step runs
+// whatever an earlier one did (as a finally block's statements would), and the error names
+// every one that failed.
 func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
+	var failed []error
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
-			return context.Cause(ctx)
+			return joinErrors(append(failed, context.Cause(ctx)))
 		}
 		planned := ru.clock.Now()
 		switch {
@@ -72,11 +76,22 @@ func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
 			ru.background(ctx, s, planned, false)
 		default:
 			if err := ru.timed(ctx, s, planned, false); err != nil {
-				return err
+				if s.Phase != dsl.PhaseCleanup {
+					return err
+				}
+				failed = append(failed, err)
 			}
 		}
 	}
-	return nil
+	return joinErrors(failed)
+}
+
+// joinErrors is nil for none, the error itself for one, else their errors.Join.
+func joinErrors(errs []error) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
 }
 
 // background starts s and returns at once; await (or the end of the phase) joins it.
@@ -97,7 +112,8 @@ func (ru *run) background(ctx context.Context, s *dsl.Step, planned time.Time, t
 
 // parallel runs its children at once, each at its offset from the block's start; the block
 // ends when every child that is not in the background has ended. The first failure cancels
-// the others.
+// the others, except in the cleanup, where every child runs on and the error names each
+// that failed.
 func (ru *run) parallel(ctx context.Context, s *dsl.Step) error {
 	start := ru.clock.Now()
 	outer := ctx // background children outlive the block
@@ -106,13 +122,17 @@ func (ru *run) parallel(ctx context.Context, s *dsl.Step) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var first error
+	var all []error // in the cleanup
 	launch := func(c *dsl.Step, planned time.Time) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if err := ru.timed(ctx, c, planned, c.HasAt); err != nil {
 				mu.Lock()
-				if first == nil {
+				switch {
+				case s.Phase == dsl.PhaseCleanup:
+					all = append(all, err)
+				case first == nil:
 					first = err
 					cancel(err)
 				}
@@ -152,6 +172,9 @@ func (ru *run) parallel(ctx context.Context, s *dsl.Step) error {
 		launch(c, planned)
 	}
 	wg.Wait()
+	if s.Phase == dsl.PhaseCleanup {
+		return joinErrors(all)
+	}
 	return first
 }
 

@@ -186,6 +186,7 @@ type stepRuntime struct {
 func (rt *stepRuntime) Target() *schema.Target     { return rt.ru.targetOf(rt.s) }
 func (rt *stepRuntime) Namespace(ns string) string { return rt.ru.namespace(ns) }
 func (rt *stepRuntime) Label() string              { return or(rt.s.Name, rt.s.Path) }
+func (rt *stepRuntime) InCleanup() bool            { return rt.s.Phase == dsl.PhaseCleanup }
 func (rt *stepRuntime) Sample() int                { return rt.sr.Sample }
 func (rt *stepRuntime) RunStart() time.Time        { return rt.ru.rec.Start }
 func (rt *stepRuntime) Now() time.Time             { return rt.ru.clock.Now() }

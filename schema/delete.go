@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+
+	"labrun.dev/labrun/internal/didyoumean"
 )
 
-// Delete is the delete step; absent objects are not an error.
+// Delete is the delete step. An object it names that is not found (a selector that picks
+// none) fails the step, as kubectl delete does, unless IgnoreNotFound, or in cleanup.
 type Delete struct {
 	Objects    []Object `json:"objects,omitempty"`
 	Files      []string `json:"files,omitempty"`
@@ -18,6 +22,8 @@ type Delete struct {
 	// All makes a delete by kind delete every object it finds, not only those this run
 	// created (Cluster.Owned).
 	All bool `json:"all,omitempty"`
+	// IgnoreNotFound takes what is not found as deleted (kubectl's --ignore-not-found).
+	IgnoreNotFound bool `json:"ignoreNotFound,omitempty"`
 }
 
 var deleteKind = Kind{
@@ -94,6 +100,8 @@ func (p *Delete) Run(ctx context.Context, rt Runtime) error {
 			what += " {" + p.Selector + "}"
 		}
 		switch kept := len(found) - len(refs); {
+		case len(found) == 0 && p.Selector != "" && !p.IgnoreNotFound && !rt.InCleanup():
+			return fmt.Errorf("no %s in namespace %s: nothing to delete (ignoreNotFound: true if none may be left)", what, ns)
 		case len(found) == 0:
 			rt.Warn(fmt.Sprintf("no %s in %s: nothing to delete", what, ns))
 			return nil
@@ -113,16 +121,71 @@ func (p *Delete) Run(ctx context.Context, rt Runtime) error {
 	if err != nil {
 		return err
 	}
-	return lastState(ctx, rt, alreadyGone(rt, cl.Delete(ctx, refs, Bool(p.Wait, true))))
+	err = cl.Delete(ctx, refs, Bool(p.Wait, true))
+	if errors.Is(err, ErrAlreadyGone) && !p.IgnoreNotFound && !rt.InCleanup() {
+		return p.notFound(ctx, cl, refs, err)
+	}
+	return lastState(ctx, rt, alreadyGone(rt, err))
 }
 
-// alreadyGone makes a delete of objects that no longer exist a success, with a warning.
+// notFound is the error of a delete by name of objects that did not exist (err, from
+// Cluster.Delete): each named as kubectl names it, with the object of its kind whose name
+// is closest, when one is near enough to be what was meant.
+func (p *Delete) notFound(ctx context.Context, cl Cluster, refs []ObjectRef, err error) error {
+	var ae *AbsentError
+	if !errors.As(err, &ae) {
+		ae = &AbsentError{Absent: refs, All: true}
+	}
+	var msgs []string
+	for _, r := range ae.Absent {
+		msg := r.NotFound()
+		if near := p.nearName(ctx, cl, r); near != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		msgs = append(msgs, msg)
+	}
+	for _, r := range ae.Unserved {
+		msgs = append(msgs, fmt.Sprintf("%s %s: the cluster serves no kind %s (%s)", r.Kind, r.Name, r.Kind, r.APIVersion))
+	}
+	what := "nothing was deleted"
+	if !ae.All {
+		what = "the others were deleted"
+	}
+	return fmt.Errorf("%s: %s; ignoreNotFound: true if it may be gone already", strings.Join(msgs, "; "), what)
+}
+
+// nearName is the name of an object of r's kind in its namespace close enough to r's to be
+// what was meant, or "".
+func (p *Delete) nearName(ctx context.Context, cl Cluster, r ObjectRef) string {
+	v, err := cl.Get(ctx, Get{Kind: r.Kind, APIVersion: r.APIVersion, Namespace: r.Namespace})
+	if err != nil {
+		return ""
+	}
+	list, _ := v.([]any)
+	var names []string
+	for _, o := range list {
+		m, _ := o.(map[string]any)
+		md, _ := m["metadata"].(map[string]any)
+		if n, _ := md["name"].(string); n != "" && n != r.Name {
+			names = append(names, n)
+		}
+	}
+	return didyoumean.Closest(r.Name, names)
+}
+
+// alreadyGone makes a delete of objects that no longer exist a success, with a warning (a
+// cleanup step, ignoreNotFound, a delete by kind of objects gone since they were listed).
 func alreadyGone(rt Runtime, err error) error {
-	if errors.Is(err, ErrAlreadyGone) {
-		rt.Warn("nothing to delete: already gone")
+	if !errors.Is(err, ErrAlreadyGone) {
+		return err
+	}
+	var ae *AbsentError
+	if errors.As(err, &ae) && !ae.All {
+		rt.Warn(ae.Error() + ": already gone")
 		return nil
 	}
-	return err
+	rt.Warn("nothing to delete: already gone")
+	return nil
 }
 
 // byKind lists the objects of the kind in ns (those the selector picks); a cluster-scoped kind

@@ -44,7 +44,10 @@ type deleteRuntime struct {
 	Runtime
 	cl       Cluster
 	warnings []string
+	cleanup  bool
 }
+
+func (r *deleteRuntime) InCleanup() bool { return r.cleanup }
 
 func (r *deleteRuntime) Target() *Target            { return &Target{Cluster: r.cl} }
 func (r *deleteRuntime) Namespace(ns string) string { return "lab" }
@@ -120,5 +123,98 @@ func TestDeleteByKind(t *testing.T) {
 	err := (&Delete{Kind: "ClusterRole"}).Run(context.Background(), rt)
 	if err == nil || !strings.Contains(err.Error(), "ClusterRole is cluster-scoped: delete by kind is for namespaced kinds") || deleted != nil {
 		t.Errorf("err %v, deleted %v", err, deleted)
+	}
+}
+
+// absentCluster is a cluster where only the objects listed exist: Delete of the others is an
+// *AbsentError, as the kube driver's is.
+type absentCluster struct {
+	listCluster
+}
+
+func (c absentCluster) Objects(_ context.Context, objs []Object, _ []string, ns string) ([]ObjectRef, error) {
+	var out []ObjectRef
+	for _, o := range objs {
+		md, _ := o["metadata"].(map[string]any)
+		r := ObjectRef{APIVersion: o["apiVersion"].(string), Kind: o["kind"].(string), Namespace: ns}
+		r.Name, _ = md["name"].(string)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (c absentCluster) Delete(_ context.Context, refs []ObjectRef, _ bool) error {
+	exists := map[string]bool{}
+	for _, o := range c.objects {
+		md := o.(map[string]any)["metadata"].(map[string]any)
+		exists[md["name"].(string)] = true
+	}
+	var absent []ObjectRef
+	for _, r := range refs {
+		if exists[r.Name] {
+			*c.deleted = append(*c.deleted, r)
+		} else {
+			absent = append(absent, r)
+		}
+	}
+	if len(absent) > 0 {
+		return &AbsentError{Absent: absent, All: len(absent) == len(refs)}
+	}
+	return nil
+}
+
+// TestDeleteNotFound: as kubectl delete does, a delete step of an object that is not found
+// fails (a typo "webb" of "web" passed, deleting nothing), naming the object and the one of
+// its kind whose name is close; so does a delete by selector that picks none. ignoreNotFound,
+// or a cleanup step, takes them as deleted, with a warning.
+func TestDeleteNotFound(t *testing.T) {
+	dep := func(name string) Object {
+		return Object{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": name}}
+	}
+	var got Get
+	var deleted []ObjectRef
+	web := obj("Deployment", "lab", "web")
+	cl := absentCluster{listCluster{objects: []any{web}, got: &got, deleted: &deleted}}
+
+	rt := &deleteRuntime{cl: cl}
+	err := (&Delete{Objects: []Object{dep("webb")}}).Run(context.Background(), rt)
+	if want := "Deployment webb not found in namespace lab (did you mean web?): nothing was deleted; ignoreNotFound: true if it may be gone already"; err == nil || err.Error() != want {
+		t.Errorf("err %v, want %q", err, want)
+	}
+	if want := (Get{Kind: "Deployment", APIVersion: "apps/v1", Namespace: "lab"}); got != want {
+		t.Errorf("listed %+v for the suggestion, want %+v", got, want)
+	}
+	err = (&Delete{Objects: []Object{dep("web"), dep("zzz")}}).Run(context.Background(), rt)
+	if want := "Deployment zzz not found in namespace lab: the others were deleted; ignoreNotFound: true if it may be gone already"; err == nil || err.Error() != want {
+		t.Errorf("err %v, want %q", err, want)
+	}
+	if len(deleted) != 1 || deleted[0].Name != "web" {
+		t.Errorf("deleted %v, want web", deleted)
+	}
+
+	for _, rt := range []*deleteRuntime{{cl: cl, cleanup: true}, {cl: cl}} {
+		d := &Delete{Objects: []Object{dep("webb")}, IgnoreNotFound: !rt.cleanup}
+		if err := d.Run(context.Background(), rt); err != nil {
+			t.Errorf("cleanup %v, ignoreNotFound %v: %v", rt.cleanup, d.IgnoreNotFound, err)
+		}
+		if len(rt.warnings) != 1 || rt.warnings[0] != "nothing to delete: already gone" {
+			t.Errorf("warnings %q", rt.warnings)
+		}
+	}
+
+	// By selector: none picked fails the step; ignoreNotFound or cleanup warn.
+	empty := listCluster{got: &got, deleted: &deleted}
+	err = (&Delete{Kind: "Pod", Selector: "app=webb"}).Run(context.Background(), &deleteRuntime{cl: empty})
+	if want := "no Pod {app=webb} in namespace lab: nothing to delete (ignoreNotFound: true if none may be left)"; err == nil || err.Error() != want {
+		t.Errorf("err %v, want %q", err, want)
+	}
+	for _, rt := range []*deleteRuntime{{cl: empty, cleanup: true}, {cl: empty}} {
+		d := &Delete{Kind: "Pod", Selector: "app=webb", IgnoreNotFound: !rt.cleanup}
+		if err := d.Run(context.Background(), rt); err != nil {
+			t.Errorf("cleanup %v, ignoreNotFound %v: %v", rt.cleanup, d.IgnoreNotFound, err)
+		}
+		if len(rt.warnings) != 1 || rt.warnings[0] != "no Pod {app=webb} in lab: nothing to delete" {
+			t.Errorf("warnings %q", rt.warnings)
+		}
 	}
 }

@@ -288,6 +288,9 @@ type Runtime interface {
 	AddProcess(name string, p RunningProcess)
 	// Label is the step's name, or its path when it has none.
 	Label() string
+	// InCleanup says the step is one of the scenario's cleanup steps (which take what is
+	// already gone as done).
+	InCleanup() bool
 	// Sample is the sample number of a sampled step (0 otherwise).
 	Sample() int
 	// Started returns when the named step started, if it has.

@@ -144,8 +144,16 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	if q.File != "" {
 		from.File = rt.FileMark(q.Since, q.File)
 	}
+	// A selector reads every pod it matches (as kubectl logs -l does): the record names them,
+	// and the artifact's lines say whose they are when there are several.
+	var pods []string
+	from.Sources = func(p []string) { pods = slices.Clone(p) }
 	err = rt.Target().Logs.Logs(ctx, q, from, func(l LogLine) {
-		raw.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " " + l.Text + "\n")
+		prefix := ""
+		if len(pods) > 1 {
+			prefix = "[pod/" + l.Pod + "] "
+		}
+		raw.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " " + prefix + l.Text + "\n")
 		acc.add(l)
 	})
 	if ferr := raw.Flush(); ferr != nil {
@@ -157,7 +165,9 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	case err != nil:
 		return err
 	}
-	rt.Record(acc.result())
+	res := acc.result()
+	res.Pods = pods
+	rt.Record(res)
 	return nil
 }
 
@@ -208,6 +218,7 @@ func (a *logAccumulator) add(l LogLine) {
 		e = LogEntry{Line: l.Text}
 	}
 	e.Line = l.Text
+	e.Pod = l.Pod
 	if e.Time == "" && !l.Time.IsZero() {
 		e.Time = l.Time.UTC().Format(time.RFC3339Nano)
 	}
@@ -296,6 +307,7 @@ func (p *Logs) Result(c ResultContext) *Type {
 		access(F("upstream_host", StringType, "the upstream host, ip:port")),
 		access(F("cluster", StringType, "the upstream cluster")),
 		F("captures", capture, "the named groups of the capture pattern in this line"),
+		F("pod", StringType, "the pod whose log holds the line (a selector reads every pod it matches); \"\" for a process's or a file's log"),
 	)
 	byCount := func(key string) *Type { return MapOf(Str(key), Num(Count)) }
 	// Of a log longer than labrun keeps, the lines kept are its first and last: a claim over
@@ -315,6 +327,7 @@ func (p *Logs) Result(c ResultContext) *Type {
 		whole(F("captures", ListOf(capture), "the named groups of every line the capture pattern matched")),
 		whole(F("capture", capture, "the named groups of the first match (empty when none matched)")),
 		F("cut", BoolType, "lines, entries and captures hold only the first and the last lines; count, codes, flags and details count every line"),
+		F("pods", ListOf(StringType), "the pods whose logs were read, by name: the one named, or every pod the selector matched whose container had started (its lines merged in time order); empty for a process's or a file's log"),
 	)
 	if c.Sampled() {
 		return t.Every(PerSample)
@@ -451,6 +464,9 @@ type LogEntry struct {
 	UpstreamHost string            `expr:"upstream_host" json:"upstream_host,omitempty"`
 	Cluster      string            `expr:"cluster" json:"cluster,omitempty"`
 	Captures     map[string]string `expr:"captures" json:"captures,omitempty"`
+	// Pod is the pod whose log holds the line, of a read by selector ("" of a record made
+	// before labrun read every pod a selector matches, and of a process's or a file's log).
+	Pod string `expr:"pod" json:"pod,omitempty"`
 }
 
 // LogResult is what a logs step records.
@@ -472,6 +488,10 @@ type LogResult struct {
 	// OutputHead and OutputTail bytes of them): count, codes, flags and details count every
 	// line, and the step's artifact file holds them all.
 	Cut bool `expr:"cut" json:"cut,omitempty"`
+	// Pods are the pods whose logs were read: the one named, or every pod the selector
+	// matched whose container had started (none of a process's or a file's log, nor in a
+	// record made before labrun read them all).
+	Pods []string `expr:"pods" json:"pods,omitempty"`
 }
 
 // Recount returns l with n access lines counted under key in its kind of count ("codes",

@@ -3,6 +3,7 @@ package schema
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -49,9 +50,44 @@ type Artifact struct {
 	Data []byte
 }
 
-// ErrAlreadyGone is what Cluster.Delete returns when none of the objects existed. A delete step
-// and `labrun clean` take it as done; the automatic cleanup says "already gone", not "removed".
+// ErrAlreadyGone is what Cluster.Delete's error is (errors.Is) when some of the objects did
+// not exist (see AbsentError). The automatic cleanup, a cleanup step and `labrun clean` take
+// it as done (the automatic cleanup says "already gone", not "removed"); a delete step of the
+// steps fails on it unless it says ignoreNotFound.
 var ErrAlreadyGone = errors.New("already gone")
+
+// AbsentError is what Cluster.Delete returns when some of the objects it was given did not
+// exist, or were of a kind the cluster does not serve: it has deleted (and waited for) the
+// others. errors.Is(err, ErrAlreadyGone) holds.
+type AbsentError struct {
+	// Absent are the objects not found, Unserved those of a kind the cluster does not serve.
+	Absent, Unserved []ObjectRef
+	// All says none of the objects existed: nothing was deleted.
+	All bool
+}
+
+func (e *AbsentError) Error() string {
+	var parts []string
+	for _, r := range e.Absent {
+		parts = append(parts, r.NotFound())
+	}
+	for _, r := range e.Unserved {
+		parts = append(parts, fmt.Sprintf("%s %s: the cluster serves no kind %s (%s)", r.Kind, r.Name, r.Kind, r.APIVersion))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Is makes an AbsentError ErrAlreadyGone.
+func (e *AbsentError) Is(target error) bool { return target == ErrAlreadyGone }
+
+// NotFound says, as kubectl does, that the object does not exist: "Deployment webb not found
+// in namespace lab".
+func (r ObjectRef) NotFound() string {
+	if r.Namespace == "" {
+		return fmt.Sprintf("%s %s not found", r.Kind, r.Name)
+	}
+	return fmt.Sprintf("%s %s not found in namespace %s", r.Kind, r.Name, r.Namespace)
+}
 
 // ErrEndedEarly is what the cleanup of a local process returns (wrapped, saying how) when the
 // process had ended on its own with a failure before anything stopped it: the run's steps ran
@@ -128,8 +164,9 @@ type Cluster interface {
 	// and fills in namespaces, without touching the cluster; used for the namespace guard.
 	Objects(ctx context.Context, objects []Object, files []string, namespace string) ([]ObjectRef, error)
 	Apply(ctx context.Context, objects []Object, files []string, namespace string) (ApplyResult, error)
-	// Delete deletes the objects (and with wait, waits until they are gone). When none of
-	// them existed it deletes nothing and returns ErrAlreadyGone.
+	// Delete deletes the objects (and with wait, waits until they are gone). When some of
+	// them did not exist (or their kind is not served), it deletes the others and returns an
+	// *AbsentError naming them (errors.Is ErrAlreadyGone).
 	Delete(ctx context.Context, refs []ObjectRef, wait bool) error
 	Scale(ctx context.Context, namespace, deployment string, replicas int, wait bool) error
 	Restart(ctx context.Context, namespace, deployment string, wait bool) error
@@ -237,6 +274,8 @@ type StatsReader interface {
 type LogLine struct {
 	Time time.Time
 	Text string
+	// Pod is the pod whose log holds the line (kube), "" for a process's or a file's.
+	Pod string
 }
 
 // LogReader reads log lines written at or after since, handing each to line in order as it
@@ -253,6 +292,9 @@ type LogSince struct {
 	// then (nil: it did not, e.g. the file's path had a ${...} it could not fill yet). Lines
 	// without timestamps are read from there.
 	File *FileMark
+	// Sources, when set, is told the pods whose logs a read reads (every pod a selector
+	// matches whose container has started), before their lines.
+	Sources func(pods []string)
 }
 
 // StampUnit is the precision a written RFC 3339 time has: one second for

@@ -68,10 +68,12 @@ func testProcess() *process {
 // upstream_rq_pending_overflow by 3; a load of N requests answers 200 to all of them. Its
 // cluster serves kinds Widget and Gadget only once an applied CRD defines them.
 // LABRUN_FAKE_FAIL_ON (set by a script) makes every call whose description contains it fail:
-// "delete" leaves what a run created behind.
+// "delete" leaves what a run created behind. LABRUN_FAKE_MISSING names (space-separated) the
+// objects its cluster does not have: a delete of them finds them absent.
 func fakeWorld() *fakes.World {
 	return &fakes.World{
-		FailOn: os.Getenv("LABRUN_FAKE_FAIL_ON"),
+		FailOn:  os.Getenv("LABRUN_FAKE_FAIL_ON"),
+		Missing: strings.Fields(os.Getenv("LABRUN_FAKE_MISSING")),
 		Stats: func(source string, n int) schema.StatsSnapshot {
 			return schema.StatsSnapshot{
 				Counters: schema.Stats{

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,9 @@ type World struct {
 	FailOn string
 	// Existing objects are not reported as created by apply.
 	Existing map[string]bool
+	// Missing are the names of objects the fake cluster does not have: Delete reports them
+	// absent (*schema.AbsentError).
+	Missing []string
 	// Marker, when set, is a file the fake appends every mutation to (for tests of the real
 	// binary, which cannot share memory with the test).
 	Marker string
@@ -253,12 +257,23 @@ func (w *World) WaitObjects(ctx context.Context, ns string, ow schema.ObjectWait
 
 // Delete implements schema.Cluster.
 func (w *World) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool) error {
+	var absent []schema.ObjectRef
 	for _, r := range refs {
+		if slices.Contains(w.Missing, r.Name) {
+			absent = append(absent, r)
+			continue
+		}
 		if err := w.log("delete %s %s/%s", r.Kind, r.Namespace, r.Name); err != nil {
 			return err
 		}
 	}
-	return w.take(ctx, w.StepTime)
+	if err := w.take(ctx, w.StepTime); err != nil {
+		return err
+	}
+	if len(absent) > 0 {
+		return &schema.AbsentError{Absent: absent, All: len(absent) == len(refs)}
+	}
+	return nil
 }
 
 // Owned implements schema.Cluster: in the fake world every object is the run's.
@@ -448,6 +463,19 @@ func (w *World) Logs(ctx context.Context, req schema.Logs, from schema.LogSince,
 	since := from.Time
 	if err := w.log("logs %s", req.PodRef.String()); err != nil {
 		return err
+	}
+	if from.Sources != nil {
+		// The pods read: those the lines name (a kube read by selector reads every pod).
+		var pods []string
+		for _, l := range w.Lines {
+			if l.Pod != "" && !slices.Contains(pods, l.Pod) {
+				pods = append(pods, l.Pod)
+			}
+		}
+		if len(pods) > 0 {
+			slices.Sort(pods)
+			from.Sources(pods)
+		}
 	}
 	for _, l := range w.Lines {
 		if !l.Time.Before(since) {

@@ -611,6 +611,7 @@ func (e tidyError) Unwrap() error { return e.error }
 // deletion is one object to delete or wait for.
 type deletion struct {
 	what string
+	ref  schema.ObjectRef // its namespace defaulted
 	ri   dynamic.ResourceInterface
 	name string
 	uid  types.UID // of the object deleted; "" when it was absent
@@ -623,6 +624,7 @@ type deletion struct {
 func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool) error {
 	var dels []deletion
 	var errs []error
+	var absent, unserved []schema.ObjectRef
 	reset := false
 	for _, r := range refs {
 		gv, err := k8sschema.ParseGroupVersion(r.APIVersion)
@@ -639,6 +641,7 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 		}
 		if meta.IsNoMatchError(err) {
 			d.logf("kube: delete %s: kind %s is not served (its CRD is gone?); nothing to delete", kindName(r.Kind, r.Namespace, r.Name), r.Kind)
+			unserved = append(unserved, r)
 			continue
 		}
 		if err != nil {
@@ -654,7 +657,8 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 			errs = append(errs, err)
 			continue
 		}
-		dels = append(dels, deletion{what: kindName(r.Kind, ns, r.Name), ri: d.resourceFor(m.Resource, namespaced, ns), name: r.Name, isNamespace: !namespaced && gv.Group == "" && r.Kind == "Namespace"})
+		r.Namespace = ns
+		dels = append(dels, deletion{what: kindName(r.Kind, ns, r.Name), ref: r, ri: d.resourceFor(m.Resource, namespaced, ns), name: r.Name, isNamespace: !namespaced && gv.Group == "" && r.Kind == "Namespace"})
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err
@@ -669,6 +673,7 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 		// (kube-root-ca.crt, a Deployment's Service account token...): that one is not waited for.
 		u, err := del.ri.Get(ctx, del.name, getOpts)
 		if apierrors.IsNotFound(err) {
+			absent = append(absent, del.ref)
 			continue
 		}
 		if err != nil {
@@ -682,13 +687,17 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 			return fmt.Errorf("delete %s: %w", del.what, err)
 		}
 	}
-	if len(dels) > 0 && existed == 0 {
-		return schema.ErrAlreadyGone
+	var gone error
+	if len(absent)+len(unserved) > 0 {
+		gone = &schema.AbsentError{Absent: absent, Unserved: unserved, All: existed == 0}
 	}
-	if !wait {
-		return nil
+	if existed == 0 || !wait {
+		return gone
 	}
-	return d.waitGone(ctx, dels)
+	if err := d.waitGone(ctx, dels); err != nil {
+		return err
+	}
+	return gone
 }
 
 // refuseStrangeNamespaces refuses, before anything is deleted, the deletion of a Namespace

@@ -129,7 +129,7 @@ bykind: schema.#Scenario & {
 		{delete: {kind: "Pod", selector: "app=x"}},
 		{wait: absent: {kind: "Pod", metadata: labels: app: "x"}},
 		{wait: match: {apiVersion: "v1", kind: "Pod", metadata: name: "c"}},
-		{name: "none", delete: {kind: "Pod", selector: "app=nosuch"}},
+		{name: "none", delete: {kind: "Pod", selector: "app=nosuch", ignoreNotFound: true}},
 		// kube-root-ca.crt too: its controller makes it again at once, a new object not waited for
 		{timeout: "30s", delete: {apiVersion: "v1", kind: "ConfigMap"}},
 		{name: "cms", exec: argv: ["sh", "-c", "kubectl get configmaps -A -o name -l labrun.dev/scenario=bykind"]},

@@ -1,0 +1,98 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+
+	"labrun.dev/labrun/schema"
+)
+
+// TestLogsBySelectorReadsEveryPod: as `kubectl logs -l` does, a logs read by selector reads
+// the log of every pod the selector matches whose container has started, merged in time
+// order, each line with its pod. It read one (the first ready by name): "no replica logged a
+// 503" passed with the 503 in another replica's log. The API server is a loopback stand-in.
+func TestLogsBySelectorReadsEveryPod(t *testing.T) {
+	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+	pod := func(name string, state corev1.ContainerState) corev1.Pod {
+		return corev1.Pod{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "lab", Labels: map[string]string{"app": "backend"}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning,
+				Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+				ContainerStatuses: []corev1.ContainerStatus{{Name: "istio-proxy", State: state}}},
+		}
+	}
+	list := corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, Items: []corev1.Pod{
+		pod("backend-c", running), pod("backend-a", running), pod("backend-b", running),
+		pod("backend-d", corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}),
+	}}
+	logs := map[string]string{
+		"backend-a": "2026-07-05T10:00:01.000000000Z a1\n2026-07-05T10:00:04.000000000Z a4\n",
+		"backend-b": "2026-07-05T10:00:02.000000000Z b2\n",
+		"backend-c": "2026-07-05T10:00:00.500000000Z c0\n2026-07-05T10:00:03.000000000Z \"GET / HTTP/1.1\" 503 UO\n",
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/api/v1/namespaces/lab/pods":
+			if got := r.URL.Query().Get("labelSelector"); got != "app=backend" {
+				t.Errorf("labelSelector %q", got)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(list)
+		case strings.HasSuffix(r.URL.Path, "/log"):
+			name := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/api/v1/namespaces/lab/pods/"), "/log")
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, logs[name])
+		case r.URL.Path == "/api/v1/namespaces/lab/pods/backend-b":
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(list.Items[2])
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	cs, err := newClients(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &driver{namespace: "lab", cs: cs, streamCS: cs, logf: t.Logf, opts: Options{WaitTimeout: 10 * time.Second, RequestTimeout: 10 * time.Second}}
+	var sources []string
+	from := schema.LogSince{Time: time.Date(2026, 7, 5, 10, 0, 0, 0, time.UTC), Sources: func(p []string) { sources = p }}
+	var got []string
+	err = d.Logs(context.Background(), schema.Logs{PodRef: schema.PodRef{Selector: "app=backend"}}, from, func(l schema.LogLine) {
+		got = append(got, l.Pod+": "+l.Text)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"backend-c: c0", "backend-a: a1", "backend-b: b2", `backend-c: "GET / HTTP/1.1" 503 UO`, "backend-a: a4"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("lines\n got %q\nwant %q", got, want)
+	}
+	if want := []string{"backend-a", "backend-b", "backend-c"}; !reflect.DeepEqual(sources, want) {
+		t.Errorf("sources %q, want %q (the pod whose container has not started is left out)", sources, want)
+	}
+
+	// By name: that pod's log, its lines with its name.
+	got, sources = nil, nil
+	err = d.Logs(context.Background(), schema.Logs{PodRef: schema.PodRef{Pod: "backend-b"}}, from, func(l schema.LogLine) {
+		got = append(got, l.Pod+": "+l.Text)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"backend-b: b2"}; !reflect.DeepEqual(got, want) || !reflect.DeepEqual(sources, []string{"backend-b"}) {
+		t.Errorf("by name: lines %q, sources %q", got, sources)
+	}
+}
