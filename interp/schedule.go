@@ -114,8 +114,11 @@ func (ru *run) background(ctx context.Context, s *dsl.Step, planned time.Time, t
 // ends when every child that is not in the background has ended. The first failure cancels
 // the others, except in the cleanup, where every child runs on and the error names each
 // that failed.
-func (ru *run) parallel(ctx context.Context, s *dsl.Step) error {
-	start := ru.clock.Now()
+//
+// start is the block's start as its record holds it: its children's at: offsets count from
+// it, so that a record's planned times are its block's start plus their offsets (replay holds
+// them to that), however long the block took to get here.
+func (ru *run) parallel(ctx context.Context, s *dsl.Step, start time.Time) error {
 	outer := ctx // background children outlive the block
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

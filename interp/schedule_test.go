@@ -150,3 +150,44 @@ func TestTimelineExactOffsets(t *testing.T) {
 		}
 	})
 }
+
+// TestParallelOffsetsFromItsRecordedStart: a parallel block's children are planned at the
+// block's start as its record holds it plus their at: offsets, whatever happens between
+// that start and the block's launch of its children. An observer that takes 60 ms over the
+// block's start (a slow terminal; on a loaded machine the scheduler alone) planned the
+// children 60 ms late, and replay refused the genuine record: "it was planned at 160ms, but
+// its at: 100ms after the start of its block … plans it at 100ms".
+func TestParallelOffsetsFromItsRecordedStart(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "a", at: "100ms", sleep: "10ms"},
+		{name: "b", at: "200ms", sleep: "10ms"},
+	]}]
+	expect: ["ended.b > ended.a"]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		slow := func(ev interp.Event) {
+			if ev.Step != nil && ev.Step.Kind == "parallel" && ev.Step.End == 0 {
+				time.Sleep(60 * time.Millisecond)
+			}
+		}
+		rec := interp.New((&fakes.World{}).Target(), interp.WithObserver(slow)).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome != interp.Passed {
+			t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
+		}
+		var block time.Duration
+		for _, s := range rec.Steps {
+			if s.Kind == "parallel" {
+				block = s.Start
+			}
+		}
+		for _, s := range rec.Steps {
+			if want := map[string]time.Duration{"a": 100 * time.Millisecond, "b": 200 * time.Millisecond}[s.Name]; want > 0 && s.Planned != block+want {
+				t.Errorf("%s planned at %s, want its block's start %s + %s", s.Name, s.Planned, block, want)
+			}
+		}
+		if err := interp.OutcomeContradictions(rec, sc); err != nil {
+			t.Errorf("replay would refuse the run's own record: %v", err)
+		}
+	})
+}

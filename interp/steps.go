@@ -271,7 +271,7 @@ func (rt *stepRuntime) Block(ctx context.Context) error {
 	s := rt.s
 	switch s.Params.(type) {
 	case *schema.Parallel:
-		return rt.ru.parallel(ctx, s)
+		return rt.ru.parallel(ctx, s, rt.ru.rec.Start.Add(rt.sr.Start))
 	case *schema.Sequence:
 		return rt.ru.sequence(ctx, s.Children)
 	case *schema.Repeat:
