@@ -348,13 +348,19 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		timeout = ru.defaultTimeout(s)
 	}
 	var cancel context.CancelFunc = func() {}
+	// The timeout counts from the step's start as its record holds it, and its end is read
+	// as soon as the driver returns: a passed step's record lasts no longer than its
+	// timeout, whatever the machine did between (the ${...}, the start's event, a descheduled
+	// goroutine), which replay holds it to.
+	deadline := start.Add(timeout)
 	if timeout > 0 {
-		sctx, cancel = context.WithTimeoutCause(ctx, timeout, &timeoutError{s.Kind, timeout})
+		sctx, cancel = context.WithDeadlineCause(ctx, deadline, &timeoutError{s.Kind, timeout})
 	}
 	err := perr
 	if err == nil {
 		err = ru.dispatch(sctx, s, sr, params)
 	}
+	end := ru.clock.Now()
 	var te *timeoutError
 	var unmet *schema.Unmet
 	if err != nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(err, &unmet) {
@@ -368,7 +374,8 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		// (a driver's "context deadline exceeded") says less than the timeout does.
 		err = te
 	}
-	if err == nil && sctx.Err() != nil && ctx.Err() == nil && errors.As(context.Cause(sctx), &te) && sr.ExpectedError == "" {
+	if err == nil && timeout > 0 && end.After(deadline) && ctx.Err() == nil && sr.ExpectedError == "" {
+		te = &timeoutError{s.Kind, timeout}
 		// The driver returned success after the step's own timeout, without seeing it: the
 		// step did not end in time, and a record of it passed would say it did (replay
 		// refuses a passed step that lasted past its timeout). An expected failure (its
@@ -377,7 +384,6 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 	}
 	cancel()
 
-	end := ru.clock.Now()
 	ru.mu.Lock()
 	sr.End = ru.offset(end)
 	switch {

@@ -191,3 +191,30 @@ func TestParallelOffsetsFromItsRecordedStart(t *testing.T) {
 		}
 	})
 }
+
+// TestTimeoutCountsFromTheRecordedStart: a step's timeout counts from its start as its record
+// holds it. The timeout's clock started after the step's start event: an observer that took
+// 60 ms over it let a 100 ms step's 50 ms sleep pass at 110 ms, and replay refused the run's
+// own record ("it passed, but it lasted 110ms, longer than its timeout of 100ms").
+func TestTimeoutCountsFromTheRecordedStart(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{name: "nap", timeout: "100ms", sleep: "50ms"}]
+	expect: ["ended.nap > started.nap"]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		slow := func(ev interp.Event) {
+			if ev.Step != nil && ev.Step.Name == "nap" && !ev.Ended {
+				time.Sleep(60 * time.Millisecond)
+			}
+		}
+		rec := interp.New((&fakes.World{}).Target(), interp.WithObserver(slow)).Run(context.Background(), context.Background(), sc)
+		for _, s := range rec.Steps {
+			if s.Name == "nap" && s.Outcome == interp.Passed && s.End-s.Start > 100*time.Millisecond {
+				t.Errorf("nap passed, lasting %s, past its timeout of 100ms", s.End-s.Start)
+			}
+		}
+		if err := interp.OutcomeContradictions(rec, sc); err != nil {
+			t.Errorf("replay would refuse the run's own record: %v", err)
+		}
+	})
+}
