@@ -73,11 +73,10 @@ func (s *Shape) Walk(path []string) *Miss {
 			f := s.Fields[name]
 			if f == nil {
 				names := s.FieldNames()
-				mean := ""
 				if m := didyoumean.Closest(name, names); m != "" {
-					mean = fmt.Sprintf(" (did you mean %s?)", m)
+					return &Miss{At: i, Msg: fmt.Sprintf("has no field %s (did you mean %s?)", name, m)}
 				}
-				return &Miss{At: i, Msg: fmt.Sprintf("has no field %s%s; its fields: %s", name, mean, strings.Join(names, ", "))}
+				return &Miss{At: i, Msg: fmt.Sprintf("has no field %s; its fields: %s", name, strings.Join(names, ", "))}
 			}
 			s = f
 		case Map:

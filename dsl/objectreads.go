@@ -1,0 +1,112 @@
+package dsl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+
+	"labrun.dev/labrun/internal/kubeshape"
+	"labrun.dev/labrun/schema"
+)
+
+// ObjectRead is a chain of names an expression reads below a get step's value
+// (dr.spec.trafficPolicy.outlierDetection, has(dr.spec, 'host'), 'host' in dr.spec): each must
+// be a name the object's kind has, or the read gives nil (absent) whatever the object holds,
+// and a claim passes over the wrong thing. A built-in kind's names are checked at vet; a
+// custom resource's, known to the cluster by its CRD, when the step runs (CheckObjectReads).
+// An index or a dynamic key ends the chain (what follows is not checked).
+type ObjectRead struct {
+	Step string
+	// Path are the names read below the step's value, in order.
+	Path []string
+	// Col is where each name is written in the expression (0-based).
+	Col []int
+}
+
+// objectShape is what vet knows of a get step's value: the shape of a built-in kind's object
+// (at the step's path; a list of them by selector); nil for a custom resource (checked at run
+// time), a templated kind or path.
+func objectShape(p *schema.Get, templated func(string) bool) (shape *kubeshape.Shape, kind string, base []string) {
+	if templated("kind") || templated("apiVersion") || templated("path") || HasInterpolation(p.Kind) {
+		return nil, "", nil
+	}
+	shape, kind = kubeshape.Builtin(p.APIVersion, p.Kind)
+	if shape == nil {
+		return nil, "", nil
+	}
+	if p.Path != "" {
+		if strings.ContainsAny(p.Path, `"'[]`) {
+			return nil, "", nil
+		}
+		base = strings.Split(p.Path, ".")
+		if shape = shape.At(base); shape == nil {
+			return nil, "", nil // the path is refused (Get.Check)
+		}
+	}
+	if p.Name == "" {
+		shape = kubeshape.ListOf(shape)
+	}
+	return shape, kind, base
+}
+
+// objectChain is the get step and the names of a chain of .name (or ["name"]) reads rooted at
+// the step's name; ok false when n is no such chain.
+func (c *exprChecker) objectChain(n ast.Node) (step string, names []string, cols []int, ok bool) {
+	for {
+		switch x := n.(type) {
+		case *ast.ChainNode:
+			n = x.Node
+			continue
+		case *ast.MemberNode:
+			s, isStr := x.Property.(*ast.StringNode)
+			if !isStr || x.Method {
+				return "", nil, nil, false
+			}
+			names = append([]string{s.Value}, names...)
+			cols = append([]int{col(x)}, cols...)
+			n = x.Node
+			continue
+		case *ast.IdentifierNode:
+			if _, shadowed := c.lets[x.Value]; shadowed || c.names == nil {
+				return "", nil, nil, false
+			}
+			if r := c.names.Results[x.Value]; r != nil && r.Kind == "get" {
+				return x.Value, names, cols, true
+			}
+		}
+		return "", nil, nil, false
+	}
+}
+
+// objectRead notes the names read below a get step's value and, where vet knows the object's
+// shape (a built-in kind), refuses a name it does not have.
+func (c *exprChecker) objectRead(step string, names []string, cols []int) {
+	if len(names) == 0 {
+		return
+	}
+	c.objectReads = append(c.objectReads, ObjectRead{Step: step, Path: names, Col: cols})
+	r := c.names.Results[step]
+	if r.Object == nil {
+		return
+	}
+	if m := r.Object.Walk(names); m != nil {
+		kind := r.ObjectKind
+		if r.Object.Kind == kubeshape.List && m.At == 0 {
+			kind = "the list of " + kind + " objects"
+		}
+		c.fail(cols[m.At], "%s", ObjectMiss(step, kind, r.ObjectBase, names, m))
+	}
+}
+
+// ObjectMiss is the message for a name below a get step's value that the object's kind does
+// not have: "dr.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no
+// field outlierDetecton (did you mean outlierDetection?); its fields: ...".
+func ObjectMiss(step, kind string, base, names []string, m *kubeshape.Miss) string {
+	at := append(append([]string{}, base...), names[:m.At]...)
+	subject := kind
+	if len(at) > 0 {
+		subject += " " + strings.Join(at, ".")
+	}
+	return fmt.Sprintf("%s.%s: %s %s", step, strings.Join(names[:m.At+1], "."), subject, m.Msg)
+}
