@@ -35,19 +35,27 @@ func objectShape(p *schema.Get, templated func(string) bool) (shape *kubeshape.S
 	if shape == nil {
 		return nil, "", nil
 	}
+	shape, base = ObjectShapeAt(shape, p)
+	return shape, kind, base
+}
+
+// ObjectShapeAt is the shape of what get step p records, given its kind's object's: the part
+// at p's path (nil when the path is not the kind's, or quotes a key), a list by selector.
+func ObjectShapeAt(shape *kubeshape.Shape, p *schema.Get) (*kubeshape.Shape, []string) {
+	var base []string
 	if p.Path != "" {
 		if strings.ContainsAny(p.Path, `"'[]`) {
-			return nil, "", nil
+			return nil, nil
 		}
 		base = strings.Split(p.Path, ".")
 		if shape = shape.At(base); shape == nil {
-			return nil, "", nil // the path is refused (Get.Check)
+			return nil, nil // the path is refused when the step runs
 		}
 	}
 	if p.Name == "" {
 		shape = kubeshape.ListOf(shape)
 	}
-	return shape, kind, base
+	return shape, base
 }
 
 // objectChain is the get step and the names of a chain of .name (or ["name"]) reads rooted at
@@ -91,18 +99,17 @@ func (c *exprChecker) objectRead(step string, names []string, cols []int) {
 		return
 	}
 	if m := r.Object.Walk(names); m != nil {
-		kind := r.ObjectKind
-		if r.Object.Kind == kubeshape.List && m.At == 0 {
-			kind = "the list of " + kind + " objects"
-		}
-		c.fail(cols[m.At], "%s", ObjectMiss(step, kind, r.ObjectBase, names, m))
+		c.fail(cols[m.At], "%s", ObjectMiss(step, r.Object, r.ObjectKind, r.ObjectBase, names, m))
 	}
 }
 
 // ObjectMiss is the message for a name below a get step's value that the object's kind does
 // not have: "dr.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no
 // field outlierDetecton (did you mean outlierDetection?); its fields: ...".
-func ObjectMiss(step, kind string, base, names []string, m *kubeshape.Miss) string {
+func ObjectMiss(step string, shape *kubeshape.Shape, kind string, base, names []string, m *kubeshape.Miss) string {
+	if shape.Kind == kubeshape.List && m.At == 0 {
+		kind = "the list of " + kind + " objects"
+	}
 	at := append(append([]string{}, base...), names[:m.At]...)
 	subject := kind
 	if len(at) > 0 {

@@ -309,6 +309,9 @@ func classify(err error) (Outcome, string, *dsl.Pos) {
 
 // run is the state of one run.
 type run struct {
+	// crdShapes are the custom resources' shapes found so far, by apiVersion and kind
+	// (shapeObject).
+	crdShapes map[string]objectShape
 	*Runner
 	sc    *dsl.Scenario
 	rec   *Record

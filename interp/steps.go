@@ -78,6 +78,9 @@ func (ru *run) runGuarded(ctx context.Context, s *dsl.Step, sr *StepRecord, para
 	if err := ru.guard(ctx, s, params); err != nil {
 		return ru.fromCopies(err)
 	}
+	if g, ok := params.(*schema.Get); ok {
+		ru.shapeObject(ctx, s, g)
+	}
 	return ru.fromCopies(params.Run(ctx, rt))
 }
 

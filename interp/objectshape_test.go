@@ -1,0 +1,63 @@
+package interp_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/interp"
+)
+
+// crdReads reads a custom resource (the fake cluster's get records its kind and name), once
+// with a misspelled name below it and once with names its CRD has.
+const crdReads = `
+s: schema.#Scenario & {
+	target: "kube"
+	steps: [
+		{name: "dr", get: {kind: "DestinationRule", name: "backend"}},
+		{name: "tp", get: {kind: "DestinationRule", name: "backend", path: "spec.trafficPolicy"}},
+	]
+	expect: [
+		"dr.spec.trafficPolicy.outlierDetecton == nil",
+		"!has(dr.spec.trafficPolicy, 'outlierDetecton')",
+		"(tp?.connectionPool?.tcp?.maxConnection ?? 0) == 0",
+		"dr.kind == 'DestinationRule' && dr.spec?.trafficPolicy?.outlierDetection == nil && dr.metadata?.labels?.app == nil",
+	]
+}
+`
+
+// TestCRDReadsChecked: a name read below a custom resource's object that its CRD's schema does
+// not have errs, with did-you-mean, instead of reading nil and passing (probe #11); names the
+// schema has are judged as before.
+func TestCRDReadsChecked(t *testing.T) {
+	sc := loadScenario(t, crdReads).ForRun("r1")
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
+	w := &fakes.World{CRDSchemas: map[string]map[string]any{"DestinationRule": obj(map[string]any{
+		"spec": obj(map[string]any{"host": map[string]any{"type": "string"}, "trafficPolicy": obj(map[string]any{
+			"connectionPool":   obj(map[string]any{"tcp": obj(map[string]any{"maxConnections": map[string]any{"type": "integer"}})}),
+			"outlierDetection": obj(map[string]any{"consecutive5xxErrors": map[string]any{"type": "integer"}}),
+		})}),
+	})}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	want := []struct {
+		outcome interp.Outcome
+		reason  string
+	}{
+		{interp.Errored, "dr.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)"},
+		{interp.Errored, "dr.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)"},
+		{interp.Errored, "tp.connectionPool.tcp.maxConnection: DestinationRule spec.trafficPolicy.connectionPool.tcp has no field maxConnection (did you mean maxConnections?)"},
+		{interp.Passed, ""},
+	}
+	if len(rec.Expectations) != len(want) {
+		t.Fatalf("%d expectations, want %d: %s", len(rec.Expectations), len(want), rec.Error)
+	}
+	for i, w := range want {
+		j := rec.Expectations[i]
+		if j.Outcome != w.outcome || !strings.Contains(j.Reason, w.reason) {
+			t.Errorf("%s: %s %q, want %s %q", j.Src, j.Outcome, j.Reason, w.outcome, w.reason)
+		}
+	}
+}
