@@ -310,3 +310,38 @@ func openAPIShape(s map[string]any) *Shape {
 	}
 	return scalar
 }
+
+// Check walks v, a partial object (a wait's match: maps, lists, scalars), against s and calls
+// miss for every name v has that s has not, with its path (list elements by index).
+func (s *Shape) Check(v any, miss func(path []string, m *Miss)) {
+	s.check(v, nil, miss)
+}
+
+func (s *Shape) check(v any, path []string, miss func([]string, *Miss)) {
+	if s == nil {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := append(path[:len(path):len(path)], k)
+			if m := s.Walk([]string{k}); m != nil {
+				miss(p, &Miss{At: len(path), Msg: m.Msg})
+				continue
+			}
+			s.At([]string{k}).check(x[k], p, miss)
+		}
+	case []any:
+		if s.Kind != List {
+			return
+		}
+		for i, e := range x {
+			s.Elem.check(e, append(path[:len(path):len(path)], strconv.Itoa(i)), miss)
+		}
+	}
+}
