@@ -2,6 +2,9 @@ package interp
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"labrun.dev/labrun/dsl"
@@ -30,32 +33,7 @@ func (ru *run) shapeObject(ctx context.Context, s *dsl.Step, g *schema.Get) {
 	if sh, _ := kubeshape.Builtin(g.APIVersion, g.Kind); sh != nil {
 		return
 	}
-	t := ru.targetOf(s)
-	if t == nil || t.Cluster == nil {
-		return
-	}
-	os, ok := t.Cluster.(schema.ObjectSchemas)
-	if !ok {
-		return
-	}
-	key := g.APIVersion + " " + g.Kind
-	ru.mu.Lock()
-	crd, seen := ru.crdShapes[key]
-	ru.mu.Unlock()
-	if !seen {
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		kind, s, err := os.ObjectSchema(cctx, g.Kind, g.APIVersion)
-		cancel()
-		if err == nil && s != nil {
-			crd = objectShape{shape: kubeshape.FromCRD(s), kind: kind}
-		}
-		ru.mu.Lock()
-		if ru.crdShapes == nil {
-			ru.crdShapes = map[string]objectShape{}
-		}
-		ru.crdShapes[key] = crd
-		ru.mu.Unlock()
-	}
+	crd := ru.crdShape(ctx, s, g.Kind, g.APIVersion)
 	if crd.shape == nil {
 		return
 	}
@@ -84,4 +62,73 @@ func (j *Judge) objectMiss(e *dsl.Expr) string {
 		}
 	}
 	return ""
+}
+
+// crdShape is the shape of a custom resource's object from its CRD, asked of the step's
+// cluster once per kind and run; none when the cluster cannot say (no CRD, a built-in kind, an
+// error: then nothing is checked).
+func (ru *run) crdShape(ctx context.Context, s *dsl.Step, kind, apiVersion string) objectShape {
+	t := ru.targetOf(s)
+	if t == nil || t.Cluster == nil {
+		return objectShape{}
+	}
+	os, ok := t.Cluster.(schema.ObjectSchemas)
+	if !ok {
+		return objectShape{}
+	}
+	key := apiVersion + " " + kind
+	ru.mu.Lock()
+	crd, seen := ru.crdShapes[key]
+	ru.mu.Unlock()
+	if seen {
+		return crd
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	name, sch, err := os.ObjectSchema(cctx, kind, apiVersion)
+	cancel()
+	if err == nil && sch != nil {
+		crd = objectShape{shape: kubeshape.FromCRD(sch), kind: name}
+	}
+	ru.mu.Lock()
+	if ru.crdShapes == nil {
+		ru.crdShapes = map[string]objectShape{}
+	}
+	ru.crdShapes[key] = crd
+	ru.mu.Unlock()
+	return crd
+}
+
+// checkPartials refuses, before a wait polls, a field of its match or absent that the custom
+// resource's CRD does not have (vet has checked a built-in kind's): a misspelled field asked
+// null would hold at once, one asked a value would never match.
+func (ru *run) checkPartials(ctx context.Context, s *dsl.Step, w *schema.Wait) error {
+	for _, x := range []struct {
+		field string
+		o     schema.Object
+	}{{"match", w.Match}, {"absent", w.Absent}} {
+		kind, _ := x.o["kind"].(string)
+		if kind == "" {
+			continue
+		}
+		apiVersion, _ := x.o["apiVersion"].(string)
+		if sh, _ := kubeshape.Builtin(apiVersion, kind); sh != nil {
+			continue
+		}
+		crd := ru.crdShape(ctx, s, kind, apiVersion)
+		if crd.shape == nil {
+			continue
+		}
+		var msgs []string
+		crd.shape.Check(map[string]any(x.o), func(path []string, m *kubeshape.Miss) {
+			subject := crd.kind
+			if m.At > 0 {
+				subject += " " + strings.Join(path[:m.At], ".")
+			}
+			msgs = append(msgs, fmt.Sprintf("%s.%s: %s %s", x.field, strings.Join(path, "."), subject, m.Msg))
+		})
+		if len(msgs) > 0 {
+			return errors.New(strings.Join(msgs, "; "))
+		}
+	}
+	return nil
 }

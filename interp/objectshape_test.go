@@ -61,3 +61,32 @@ func TestCRDReadsChecked(t *testing.T) {
 		}
 	}
 }
+
+// crdWait waits for a misspelled field of a custom resource to be absent (null).
+const crdWait = `
+s: schema.#Scenario & {
+	target: "kube"
+	steps: [
+		{wait: match: {apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: name: "backend", spec: trafficPolicy: outlierDetecton: null}},
+	]
+}
+`
+
+// TestCRDMatchChecked: a wait's match of a custom resource that names a field its CRD has not
+// errs before it polls: asked null, the misspelled field held at once (probe #11).
+func TestCRDMatchChecked(t *testing.T) {
+	sc := loadScenario(t, crdWait).ForRun("r1")
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
+	w := &fakes.World{CRDSchemas: map[string]map[string]any{"DestinationRule": obj(map[string]any{
+		"spec": obj(map[string]any{"trafficPolicy": obj(map[string]any{
+			"outlierDetection": obj(map[string]any{"interval": map[string]any{"type": "string"}}),
+		})}),
+	})}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	want := "match.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)"
+	if rec.Outcome == interp.Passed || len(rec.Steps) == 0 || !strings.Contains(rec.Steps[0].Error, want) {
+		t.Fatalf("outcome %s, steps %+v; want the wait to err with %q", rec.Outcome, rec.Steps, want)
+	}
+}

@@ -78,8 +78,13 @@ func (ru *run) runGuarded(ctx context.Context, s *dsl.Step, sr *StepRecord, para
 	if err := ru.guard(ctx, s, params); err != nil {
 		return ru.fromCopies(err)
 	}
-	if g, ok := params.(*schema.Get); ok {
-		ru.shapeObject(ctx, s, g)
+	switch p := params.(type) {
+	case *schema.Get:
+		ru.shapeObject(ctx, s, p)
+	case *schema.Wait:
+		if err := ru.checkPartials(ctx, s, p); err != nil {
+			return err
+		}
 	}
 	return ru.fromCopies(params.Run(ctx, rt))
 }
