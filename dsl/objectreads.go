@@ -75,6 +75,17 @@ func (c *exprChecker) objectChain(n ast.Node) (step string, names []string, cols
 			cols = append([]int{col(x)}, cols...)
 			n = x.Node
 			continue
+		case *ast.PointerNode:
+			// .name in a closure over a list below a get's value: its element's name.
+			if x.Name != "" || len(c.objScopes) == 0 || c.objScopes[len(c.objScopes)-1] == nil {
+				return "", nil, nil, false
+			}
+			sc := c.objScopes[len(c.objScopes)-1]
+			pre := make([]int, len(sc.path))
+			for i := range pre {
+				pre[i] = -1 // written where the closure's list is
+			}
+			return sc.step, append(append([]string{}, sc.path...), names...), append(pre, cols...), true
 		case *ast.IdentifierNode:
 			if _, shadowed := c.lets[x.Value]; shadowed || c.names == nil {
 				return "", nil, nil, false
@@ -85,6 +96,13 @@ func (c *exprChecker) objectChain(n ast.Node) (step string, names []string, cols
 		}
 		return "", nil, nil, false
 	}
+}
+
+// objectScope is a closure's element below a get's value: the step, the names to its list,
+// then "*" (any element).
+type objectScope struct {
+	step string
+	path []string
 }
 
 // objectRead notes the names read below a get step's value and, where vet knows the object's
@@ -99,7 +117,11 @@ func (c *exprChecker) objectRead(step string, names []string, cols []int) {
 		return
 	}
 	if m := r.Object.Walk(names); m != nil {
-		c.fail(cols[m.At], "%s", ObjectMiss(step, r.Object, r.ObjectKind, r.ObjectBase, names, m))
+		at := cols[m.At]
+		if at < 0 {
+			at = cols[len(cols)-1]
+		}
+		c.fail(at, "%s", ObjectMiss(step, r.Object, r.ObjectKind, r.ObjectBase, names, m))
 	}
 }
 
@@ -110,10 +132,23 @@ func ObjectMiss(step string, shape *kubeshape.Shape, kind string, base, names []
 	if shape.Kind == kubeshape.List && m.At == 0 {
 		kind = "the list of " + kind + " objects"
 	}
-	at := append(append([]string{}, base...), names[:m.At]...)
+	read := names[:m.At]
+	if shape.Kind == kubeshape.List && len(read) > 0 && read[0] == "*" {
+		read = read[1:] // an element of the list the get read by selector: one object
+	}
+	at := append(append([]string{}, base...), read...)
 	subject := kind
 	if len(at) > 0 {
-		subject += " " + strings.Join(at, ".")
+		subject += " " + elements(strings.Join(at, "."))
 	}
-	return fmt.Sprintf("%s.%s: %s %s", step, strings.Join(names[:m.At+1], "."), subject, m.Msg)
+	return fmt.Sprintf("%s: %s %s", elements(step+"."+strings.Join(names[:m.At+1], ".")), strings.TrimSpace(subject), m.Msg)
+}
+
+// elements writes a path's "*" (any element of a list) as [].
+func elements(path string) string {
+	path = strings.ReplaceAll(path, ".*", "[]")
+	if p, ok := strings.CutPrefix(path, "*"); ok {
+		return "[]" + p
+	}
+	return path
 }

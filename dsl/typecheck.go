@@ -52,8 +52,11 @@ type exprChecker struct {
 	captures []CaptureRead
 	// errorReads are the steps whose error.<step> it reads.
 	errorReads []ErrorRead
-	// objectReads are the chains of names it reads below get steps' values.
+	// objectReads are the chains of names it reads below get steps' values; objScopes, beside
+	// scopes, the chains whose elements the closures go through (nil where a closure's list is
+	// no list below a get's value).
 	objectReads []ObjectRead
+	objScopes   []*objectScope
 	// scopes are the element types of the closures the walk is in, innermost last.
 	scopes []*schema.Type
 	// lets are the variables of let declarations in scope.
@@ -1567,7 +1570,11 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 		}
 	}
 	var first *schema.Type
+	var elemChain *objectScope // the element of a list below a get's value, for the closure
 	if len(n.Arguments) > 0 {
+		if step, names, _, ok := c.objectChain(n.Arguments[0]); ok && predicateBuiltins[n.Name] {
+			elemChain = &objectScope{step: step, path: append(names, "*")}
+		}
 		first = c.typeOf(&n.Arguments[0])
 	}
 	elem := (*schema.Type)(nil)
@@ -1587,10 +1594,12 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 	for i := 1; i < len(n.Arguments); i++ {
 		if predicateBuiltins[n.Name] {
 			c.scopes = append(c.scopes, elem)
+			c.objScopes = append(c.objScopes, elemChain)
 		}
 		rest = append(rest, c.typeOf(&n.Arguments[i]))
 		if predicateBuiltins[n.Name] {
 			c.scopes = c.scopes[:len(c.scopes)-1]
+			c.objScopes = c.objScopes[:len(c.objScopes)-1]
 		}
 	}
 	switch n.Name {

@@ -62,10 +62,14 @@ type Miss struct {
 	Msg string
 }
 
-// Walk follows path (object field names, map keys, list indexes written as numbers) from s;
+// Walk follows path (object field names, map keys, list indexes written as numbers or "*"
+// for any element) from s;
 // nil when every name can be there (an opaque value holds any).
 func (s *Shape) Walk(path []string) *Miss {
 	for i, name := range path {
+		if name == "*" && s.Kind != List && s.Kind != Map {
+			return nil // a closure over what is no list: expr says
+		}
 		switch s.Kind {
 		case Opaque:
 			return nil
@@ -82,7 +86,7 @@ func (s *Shape) Walk(path []string) *Miss {
 		case Map:
 			s = s.Elem
 		case List:
-			if _, err := strconv.Atoi(name); err != nil {
+			if _, err := strconv.Atoi(name); err != nil && name != "*" {
 				return &Miss{At: i, Msg: fmt.Sprintf("is a list: it has no field %s; index it or go through it with all, any, filter, map", name)}
 			}
 			s = s.Elem
