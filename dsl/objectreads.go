@@ -152,3 +152,23 @@ func elements(path string) string {
 	}
 	return path
 }
+
+// PosAt is the position of column col (0-based) of the expression.
+func (e *Expr) PosAt(col int) Pos { return exprPos(e.Pos, e.Src, col) }
+
+// AllExprs are every compiled expression of the scenario: expectations, step expressions
+// (until, assert, while) and the ${...} of templates.
+func (sc *Scenario) AllExprs() []*Expr {
+	out := append([]*Expr{}, sc.Expect...)
+	for _, ph := range sc.Phases() {
+		Walk(ph.Steps, func(s *Step) {
+			if s.Expr != nil {
+				out = append(out, s.Expr)
+			}
+			for _, t := range s.Templates() {
+				out = append(out, t.Exprs()...)
+			}
+		})
+	}
+	return out
+}

@@ -132,3 +132,93 @@ func (ru *run) checkPartials(ctx context.Context, s *dsl.Step, w *schema.Wait) e
 	}
 	return nil
 }
+
+// objectReadProblems are, for vet --server, the names the scenario's expressions read below
+// its get steps' custom resources, and its waits' matches name, that the cluster's CRDs do not
+// have: what the run would refuse when it first reads the kind (a built-in kind's vet has
+// checked without a cluster).
+func objectReadProblems(ctx context.Context, t *schema.Target, sc *dsl.Scenario) []DryRunProblem {
+	cache := map[string]objectShape{}
+	crdOf := func(s *dsl.Step, kind, apiVersion string) objectShape {
+		if kind == "" || dsl.HasInterpolation(kind) || dsl.HasInterpolation(apiVersion) {
+			return objectShape{}
+		}
+		if sh, _ := kubeshape.Builtin(apiVersion, kind); sh != nil {
+			return objectShape{}
+		}
+		cl := t.Cluster
+		if ct := t.Clusters[sc.ClusterOf(s)]; ct != nil && ct.Cluster != nil {
+			cl = ct.Cluster
+		}
+		os, ok := cl.(schema.ObjectSchemas)
+		if !ok {
+			return objectShape{}
+		}
+		key := sc.ClusterOf(s) + " " + apiVersion + " " + kind
+		if o, ok := cache[key]; ok {
+			return o
+		}
+		var o objectShape
+		if name, sch, err := os.ObjectSchema(ctx, kind, apiVersion); err == nil && sch != nil {
+			o = objectShape{shape: kubeshape.FromCRD(sch), kind: name}
+		}
+		cache[key] = o
+		return o
+	}
+	var problems []DryRunProblem
+	for _, e := range sc.AllExprs() {
+		for _, r := range e.ObjectReads {
+			s := sc.Step(r.Step)
+			if s == nil {
+				continue
+			}
+			g, ok := s.Params.(*schema.Get)
+			if !ok || dsl.HasInterpolation(g.Path) {
+				continue
+			}
+			crd := crdOf(s, g.Kind, g.APIVersion)
+			if crd.shape == nil {
+				continue
+			}
+			shape, base := dsl.ObjectShapeAt(crd.shape, g)
+			if shape == nil {
+				continue
+			}
+			if m := shape.Walk(r.Path); m != nil {
+				col := r.Col[m.At]
+				if col < 0 {
+					col = r.Col[len(r.Col)-1]
+				}
+				problems = append(problems, DryRunProblem{Pos: e.PosAt(col), Msg: fmt.Sprintf("in expression %q: %s", e.Src, dsl.ObjectMiss(r.Step, shape, crd.kind, base, r.Path, m)), Schema: true})
+			}
+		}
+	}
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			w, ok := s.Params.(*schema.Wait)
+			if !ok {
+				return
+			}
+			for _, x := range []struct {
+				field string
+				o     schema.Object
+			}{{"match", w.Match}, {"absent", w.Absent}} {
+				kind, _ := x.o["kind"].(string)
+				apiVersion, _ := x.o["apiVersion"].(string)
+				crd := crdOf(s, kind, apiVersion)
+				if crd.shape == nil {
+					continue
+				}
+				crd.shape.Check(map[string]any(x.o), func(path []string, m *kubeshape.Miss) {
+					subject := crd.kind
+					if m.At > 0 {
+						subject += " " + strings.Join(path[:m.At], ".")
+					}
+					field := x.field + "." + strings.Join(path, ".")
+					problems = append(problems, DryRunProblem{Pos: s.FieldPos(field), Msg: fmt.Sprintf("%s: %s %s", field, subject, m.Msg), Schema: true})
+				})
+			}
+		})
+	}
+	return problems
+}

@@ -2,10 +2,12 @@ package interp_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 )
 
@@ -88,5 +90,48 @@ func TestCRDMatchChecked(t *testing.T) {
 	want := "match.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)"
 	if rec.Outcome == interp.Passed || len(rec.Steps) == 0 || !strings.Contains(rec.Steps[0].Error, want) {
 		t.Fatalf("outcome %s, steps %+v; want the wait to err with %q", rec.Outcome, rec.Steps, want)
+	}
+}
+
+// TestDryRunChecksCRDReads: vet --server (DryRun) reports what the run would refuse of a custom
+// resource's reads and matches, at the expression's column and the match's field.
+func TestDryRunChecksCRDReads(t *testing.T) {
+	sc := loadScenario(t, crdReads)
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
+	w := &fakes.World{CRDSchemas: map[string]map[string]any{"DestinationRule": obj(map[string]any{
+		"spec": obj(map[string]any{"trafficPolicy": obj(map[string]any{
+			"connectionPool":   obj(map[string]any{"tcp": obj(map[string]any{"maxConnections": map[string]any{"type": "integer"}})}),
+			"outlierDetection": obj(map[string]any{"interval": map[string]any{"type": "string"}}),
+		})}),
+	})}}
+	var got []string
+	for _, s := range []*dsl.Scenario{sc, loadScenario(t, strings.ReplaceAll(crdWait, "s: schema", "w: schema"))} {
+		problems, _, err := interp.DryRun(context.Background(), w.Target(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			if !p.Schema {
+				t.Errorf("%s: not marked a schema problem", p.Msg)
+			}
+			got = append(got, fmt.Sprintf("%d:%d %s", p.Pos.Line, p.Pos.Col, p.Msg))
+		}
+	}
+	want := []string{
+		"outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)",
+		"tp.connectionPool.tcp.maxConnection: DestinationRule spec.trafficPolicy.connectionPool.tcp has no field maxConnection (did you mean maxConnections?)",
+		"match.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)",
+	}
+	all := strings.Join(got, "\n")
+	t.Log(all)
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			t.Errorf("no %q in:\n%s", w, all)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("%d problems, want 4 (two expectations read outlierDetecton):\n%s", len(got), all)
 	}
 }
