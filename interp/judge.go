@@ -46,9 +46,6 @@ type Judge struct {
 	// names type what expressions read (the scenario's, as vet checked them): an explanation's
 	// units are the types' (dsl.UnitOf).
 	names *dsl.Names
-	// objects are the shapes of what get steps of custom resources record, from their CRDs
-	// (shapeObject): the names expressions read below them are checked against them.
-	objects map[string]objectShape
 
 	// merged caches what expressions see of each snapshot, its stats in one map: a snapshot
 	// does not change once recorded (a mutant is judged by a judge of its own), and every

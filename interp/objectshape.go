@@ -12,7 +12,7 @@ import (
 	"labrun.dev/labrun/schema"
 )
 
-// objectShape is what a get step of a custom resource records, as its CRD's schema says.
+// objectShape is a custom resource's object, as its CRD's schema says.
 type objectShape struct {
 	shape *kubeshape.Shape
 	kind  string
@@ -41,24 +41,37 @@ func (ru *run) shapeObject(ctx context.Context, s *dsl.Step, g *schema.Get) {
 	if shape == nil {
 		return
 	}
+	unknown := map[string]string{}
+	for _, e := range ru.sc.AllExprs() {
+		for _, r := range e.ObjectReads {
+			if r.Step != s.Name {
+				continue
+			}
+			if m := shape.Walk(r.Path); m != nil {
+				unknown[strings.Join(r.Path, ".")] = dsl.ObjectMiss(r.Step, shape, crd.kind, base, r.Path, m)
+			}
+		}
+	}
+	if len(unknown) == 0 {
+		return
+	}
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
-	if ru.judge.objects == nil {
-		ru.judge.objects = map[string]objectShape{}
+	if ru.unknown == nil {
+		ru.unknown = map[string]map[string]string{}
 	}
-	ru.judge.objects[s.Name] = objectShape{shape: shape, kind: crd.kind, base: base}
+	ru.unknown[s.Name] = unknown
 }
 
 // objectMiss says which name e reads below a get step's object that the object's kind (its
-// CRD) does not have: read, it would give nil whatever the object holds. "" when none.
+// CRD) does not have, as the run found it (Result.Unknown): read, it would give nil whatever
+// the object holds. "" when none.
 func (j *Judge) objectMiss(e *dsl.Expr) string {
 	for _, r := range e.ObjectReads {
-		o, ok := j.objects[r.Step]
-		if !ok {
-			continue
-		}
-		if m := o.shape.Walk(r.Path); m != nil {
-			return dsl.ObjectMiss(r.Step, o.shape, o.kind, o.base, r.Path, m)
+		if x := j.rec.Results[r.Step]; x != nil {
+			if why, ok := x.Unknown[strings.Join(r.Path, ".")]; ok {
+				return why
+			}
 		}
 	}
 	return ""

@@ -330,6 +330,7 @@ func (rt *stepRuntime) Record(v any) {
 	if s.Name != "" {
 		ru.rec.Put(s.Name, s.Kind, sampled, v)
 		ru.rec.Results[s.Name].Cluster = ru.sc.ClusterOf(s)
+		ru.rec.Results[s.Name].Unknown = ru.unknown[s.Name]
 	}
 }
 
