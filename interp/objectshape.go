@@ -30,10 +30,12 @@ func (ru *run) shapeObject(ctx context.Context, s *dsl.Step, g *schema.Get) {
 	if r := ru.sc.ExprNames.Results[s.Name]; r == nil || r.Object != nil {
 		return // unread, or a built-in kind: vet checked it
 	}
-	if sh, _ := kubeshape.Builtin(g.APIVersion, g.Kind); sh != nil {
-		return
+	var crd objectShape
+	if sh, kind := kubeshape.Builtin(g.APIVersion, g.Kind); sh != nil {
+		crd = objectShape{shape: sh, kind: kind} // a kind ${...} made built-in: vet could not
+	} else {
+		crd = ru.crdShape(ctx, s, g.Kind, g.APIVersion)
 	}
-	crd := ru.crdShape(ctx, s, g.Kind, g.APIVersion)
 	if crd.shape == nil {
 		return
 	}

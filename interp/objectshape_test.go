@@ -150,3 +150,21 @@ func TestDryRunChecksCRDReads(t *testing.T) {
 		t.Errorf("%d problems, want 4 (two expectations read outlierDetecton):\n%s", len(got), all)
 	}
 }
+
+// TestTemplatedKindReadsChecked: a get whose kind ${...} makes a built-in one, which vet could
+// not check, has what expressions read below it checked when it runs.
+func TestTemplatedKindReadsChecked(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	target: "kube"
+	vars: kind: "ConfigMap"
+	steps: [{name: "cm", get: {kind: "${vars.kind}", name: "c"}}]
+	expect: ["cm.metdata.name == nil"]
+}
+`).ForRun("r1")
+	rec := interp.New((&fakes.World{}).Target()).Run(context.Background(), context.Background(), sc)
+	want := "cm.metdata: ConfigMap has no field metdata (did you mean metadata?)"
+	if len(rec.Expectations) != 1 || rec.Expectations[0].Outcome != interp.Errored || !strings.Contains(rec.Expectations[0].Reason, want) {
+		t.Fatalf("expectations %+v; want one errored with %q", rec.Expectations, want)
+	}
+}
