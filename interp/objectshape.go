@@ -20,9 +20,10 @@ type objectShape struct {
 }
 
 // shapeObject finds, before get step s reads a custom resource, the shape of what it records
-// from the kind's CRD (once per kind and run): the names expressions read below it are then
-// checked (objectMiss), as vet checks a built-in kind's. A kind whose CRD cannot be read is
-// not checked.
+// from the kind's CRD (once per kind and run), or of a built-in kind that a ${...} named (vet
+// could not tell): the names expressions read below it that the kind has not are kept for the
+// record (Result.Unknown), and a read of one errs (objectMiss). A kind whose CRD cannot be
+// read is not checked.
 func (ru *run) shapeObject(ctx context.Context, s *dsl.Step, g *schema.Get) {
 	if s.Name == "" || ru.sc.ExprNames == nil {
 		return
