@@ -1253,6 +1253,11 @@ func (d *decoder) names() *Names {
 			continue
 		}
 		n.Results[s.Name] = &StepResult{Step: s.Name, Kind: s.Kind, Sampled: s.Every > 0 || s.While != "", Type: t}
+		if g, ok := s.Params.(*schema.Get); ok {
+			sc := &stepChecker{d: d, s: s, kv: d.kindValue[s]}
+			r := n.Results[s.Name]
+			r.Object, r.ObjectKind, r.ObjectBase = objectShape(g, sc.Templated)
+		}
 		if t.Kind == schema.TStats {
 			sc.Snapshots = append(sc.Snapshots, s)
 			sources[t.Stats.ID] = true

@@ -25,6 +25,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"labrun.dev/labrun/envoy/xdstype"
+	"labrun.dev/labrun/internal/kubeshape"
 	"labrun.dev/labrun/schema"
 )
 
@@ -60,6 +61,9 @@ type Expr struct {
 	// step that did not run has no error to read (not the "" of one that passed) and no times
 	// (not 0), which the judge says instead of reading them so.
 	ErrorReads []ErrorRead
+	// ObjectReads are the chains of names it reads below get steps' values: a custom
+	// resource's are checked against its CRD when the step runs.
+	ObjectReads []ObjectRead
 	// vars are the vars it reads by name, allVars that it reads vars as a whole (see
 	// Names.readVar).
 	vars    []string
@@ -347,6 +351,11 @@ type StepResult struct {
 	// Sampled says the step samples (every/while).
 	Sampled bool
 	Type    *schema.Type
+	// Object, for a get step of a built-in kind, is the shape of what it records (ObjectKind
+	// the kind, ObjectBase the step's path): vet checks the names expressions read below it.
+	Object     *kubeshape.Shape
+	ObjectKind string
+	ObjectBase []string
 }
 
 // compiledKey is what an expression compiled against frozen names depends on.
@@ -598,6 +607,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	e.Now = c.now
 	e.Captures = c.captures
 	e.ErrorReads = c.errorReads
+	e.ObjectReads = c.objectReads
 	e.vars, e.allVars, e.allOutcomes = c.vars, c.allVars, c.allOutcomes
 	e.keyTests, e.stepMapsWhole = c.keyTests, c.readsStepMapsWhole()
 	e.outcomeKeyed = len(e.Outcomes) == 0 && c.readsOutcomeKeyedOnly()

@@ -52,6 +52,11 @@ type exprChecker struct {
 	captures []CaptureRead
 	// errorReads are the steps whose error.<step> it reads.
 	errorReads []ErrorRead
+	// objectReads are the chains of names it reads below get steps' values; objScopes, beside
+	// scopes, the chains whose elements the closures go through (nil where a closure's list is
+	// no list below a get's value).
+	objectReads []ObjectRead
+	objScopes   []*objectScope
 	// scopes are the element types of the closures the walk is in, innermost last.
 	scopes []*schema.Type
 	// lets are the variables of let declarations in scope.
@@ -334,6 +339,9 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		t := c.typeOf(&m.Node)
 		k := c.typeOf(&m.Property)
 		return c.index(m, t, k)
+	}
+	if step, names, cols, ok := c.objectChain(*node); ok {
+		c.objectRead(step, names, cols)
 	}
 	rootPtr := &chain[0].m.Node
 	var t *schema.Type
@@ -1001,6 +1009,13 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 	for i, a := range n.Arguments {
 		written[i] = a.String()
 	}
+	if id.Value != "has" || len(n.Arguments) != 2 {
+	} else if key, ok := n.Arguments[1].(*ast.StringNode); ok {
+		// has(x.a, 'b') reads x.a.b; before typing, which rewrites x's read.
+		if step, names, cols, ok := c.objectChain(n.Arguments[0]); ok {
+			c.objectRead(step, append(names, key.Value), append(cols, col(key)))
+		}
+	}
 	args := make([]*schema.Type, len(n.Arguments))
 	for i := range n.Arguments {
 		args[i] = c.typeOf(&n.Arguments[i])
@@ -1046,6 +1061,7 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		c.operand(n.Arguments[1], "has's key", args[1], n.Arguments[1], schema.TString)
 		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
 			c.keyTest(n.Arguments[0], key)
+
 			if msg := keyNeverHeld(m, written[0], key.Value); msg != "" {
 				c.fail(col(key), "has(%s, %q) is always false: %s", written[0], key.Value, msg)
 			} else if msg := keyAlwaysHeld(m, written[0], key.Value); msg != "" {
@@ -1140,6 +1156,12 @@ var unitWords = map[schema.Unit]string{
 func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	// As written: typing rewrites aliases and stat reads.
 	written := [2]string{n.Left.String(), n.Right.String()}
+	if key, ok := n.Left.(*ast.StringNode); ok && (n.Operator == "in" || n.Operator == "not in") {
+		// 'b' in x.a reads x.a.b; before typing, which rewrites x's read.
+		if step, names, cols, ok := c.objectChain(n.Right); ok {
+			c.objectRead(step, append(names, key.Value), append(cols, col(key)))
+		}
+	}
 	l := c.typeOf(&n.Left)
 	restore := func() {}
 	switch n.Operator {
@@ -1563,7 +1585,11 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 		}
 	}
 	var first *schema.Type
+	var elemChain *objectScope // the element of a list below a get's value, for the closure
 	if len(n.Arguments) > 0 {
+		if step, names, _, ok := c.objectChain(n.Arguments[0]); ok && predicateBuiltins[n.Name] {
+			elemChain = &objectScope{step: step, path: append(names, "*")}
+		}
 		first = c.typeOf(&n.Arguments[0])
 	}
 	elem := (*schema.Type)(nil)
@@ -1583,10 +1609,12 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 	for i := 1; i < len(n.Arguments); i++ {
 		if predicateBuiltins[n.Name] {
 			c.scopes = append(c.scopes, elem)
+			c.objScopes = append(c.objScopes, elemChain)
 		}
 		rest = append(rest, c.typeOf(&n.Arguments[i]))
 		if predicateBuiltins[n.Name] {
 			c.scopes = c.scopes[:len(c.scopes)-1]
+			c.objScopes = c.objScopes[:len(c.objScopes)-1]
 		}
 	}
 	switch n.Name {

@@ -15,6 +15,9 @@ import (
 type DryRunProblem struct {
 	Pos dsl.Pos
 	Msg string
+	// Schema says the problem is a name the cluster's CRD has not (objectReadProblems), not
+	// an object the cluster rejected.
+	Schema bool
 }
 
 // DryRun asks the cluster to validate, without persisting anything, every object the
@@ -110,6 +113,7 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 			}
 		})
 	}
+	problems = append(problems, objectReadProblems(ctx, t, sc)...)
 	return problems, skipped, nil
 }
 

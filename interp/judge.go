@@ -445,6 +445,9 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 	if why := j.pendingRead(e); why != "" {
 		return why
 	}
+	if why := j.objectMiss(e); why != "" {
+		return why
+	}
 	return j.errorOfUnran(e)
 }
 

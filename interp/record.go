@@ -160,6 +160,11 @@ type Result struct {
 	// clusters.
 	Cluster string `json:"cluster,omitempty"`
 	Value   any    `json:"value"`
+	// Unknown, of a get of a custom resource, are the names the scenario's expressions read
+	// below its object that the kind's CRD has not (by the chain read, "spec.x", "*" for any
+	// element of a list), each with why: a read of one errs, when the run judges it and when
+	// replay judges the record again, rather than read nil.
+	Unknown map[string]string `json:"unknown,omitempty"`
 	// null says the record holds no value (null) where the kind always records one (see
 	// Record.NullEntries).
 	null bool
@@ -176,10 +181,11 @@ func (r *Result) ExprValue(stepsStart time.Time) any {
 // UnmarshalJSON reads a result into the Go form its kind declares.
 func (r *Result) UnmarshalJSON(b []byte) error {
 	var raw struct {
-		Kind    string          `json:"kind"`
-		Sampled bool            `json:"sampled"`
-		Cluster string          `json:"cluster"`
-		Value   json.RawMessage `json:"value"`
+		Kind    string            `json:"kind"`
+		Sampled bool              `json:"sampled"`
+		Cluster string            `json:"cluster"`
+		Value   json.RawMessage   `json:"value"`
+		Unknown map[string]string `json:"unknown"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
@@ -188,7 +194,7 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	r.Kind, r.Sampled, r.Cluster, r.Value = raw.Kind, raw.Sampled, raw.Cluster, v
+	r.Kind, r.Sampled, r.Cluster, r.Value, r.Unknown = raw.Kind, raw.Sampled, raw.Cluster, v, raw.Unknown
 	r.null = isNull(raw.Value) && recordsItsOwnForm(v)
 	return nil
 }

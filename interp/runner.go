@@ -351,6 +351,12 @@ func classify(err error) (Outcome, string, *dsl.Pos) {
 
 // run is the state of one run.
 type run struct {
+	// crdShapes are the custom resources' shapes found so far, by apiVersion and kind
+	// (shapeObject).
+	crdShapes map[string]objectShape
+	// unknown are, by get step, the names read below its custom resource that the CRD has not
+	// (Result.Unknown), found before the step runs.
+	unknown map[string]map[string]string
 	*Runner
 	sc    *dsl.Scenario
 	rec   *Record

@@ -78,6 +78,14 @@ func (ru *run) runGuarded(ctx context.Context, s *dsl.Step, sr *StepRecord, para
 	if err := ru.guard(ctx, s, params); err != nil {
 		return ru.fromCopies(err)
 	}
+	switch p := params.(type) {
+	case *schema.Get:
+		ru.shapeObject(ctx, s, p)
+	case *schema.Wait:
+		if err := ru.checkPartials(ctx, s, p); err != nil {
+			return err
+		}
+	}
 	return ru.fromCopies(params.Run(ctx, rt))
 }
 
@@ -323,6 +331,7 @@ func (rt *stepRuntime) Record(v any) {
 	if s.Name != "" {
 		ru.rec.Put(s.Name, s.Kind, sampled, v)
 		ru.rec.Results[s.Name].Cluster = ru.sc.ClusterOf(s)
+		ru.rec.Results[s.Name].Unknown = ru.unknown[s.Name]
 	}
 }
 

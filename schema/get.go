@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"labrun.dev/labrun/internal/kubeshape"
 	"strings"
 	"time"
 
@@ -40,6 +41,19 @@ func (p *Get) Check(c Checker) {
 	}
 	checkDottedPath(c, "path", p.Path)
 	checkPathSyntax(c, "path", p.Path)
+	if p.Path != "" && !c.Templated("path") && !c.Templated("kind") && !c.Templated("apiVersion") && !strings.ContainsAny(p.Path, `"'[]{$`) {
+		// A misspelled path errs when the step runs: vet knows a built-in kind's fields.
+		if sh, kind := kubeshape.Builtin(p.APIVersion, p.Kind); sh != nil {
+			path := strings.Split(p.Path, ".")
+			if m := sh.Walk(path); m != nil {
+				subject := kind
+				if m.At > 0 {
+					subject += " " + strings.Join(path[:m.At], ".")
+				}
+				c.Errorf("path", "path %q: %s %s", p.Path, subject, m.Msg)
+			}
+		}
+	}
 	if c.Has("interval") && p.Until == "" {
 		c.Errorf("interval", "interval is the pause between reads of until, and the step has no until")
 	}

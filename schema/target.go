@@ -386,3 +386,13 @@ func ReadLogs(ctx context.Context, r LogReader, req Logs, since time.Time) ([]Lo
 	err := r.Logs(ctx, req, LogSince{Time: since}, func(l LogLine) { out = append(out, l) })
 	return out, err
 }
+
+// ObjectSchemas is a Cluster that knows a custom resource's schema, so that the names
+// expressions read below a get step's object can be checked when the step runs (a built-in
+// kind's are checked by vet).
+type ObjectSchemas interface {
+	// ObjectSchema is the kind's name as the API server serves it and the openAPIV3Schema of
+	// its CRD at the version served; a nil schema when the kind has no CRD (a built-in kind),
+	// its CRD has no schema, or the CRD cannot be read.
+	ObjectSchema(ctx context.Context, kind, apiVersion string) (string, map[string]any, error)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"labrun.dev/labrun/internal/kubeshape"
 	"sort"
 	"strings"
 	"time"
@@ -86,6 +87,20 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 	}
 	if v, ok := o["apiVersion"].(string); needAPIVersion && (!ok || v == "") {
 		c.Errorf(field, "%s needs an apiVersion, e.g. apiVersion: \"apps/v1\" (the fields to match depend on it)", field)
+	}
+	if k, _ := o["kind"].(string); k != "" && !c.Templated(field+".kind") && !c.Templated(field+".apiVersion") {
+		// A misspelled field would be asked absent (null) or matched nowhere: the kind's
+		// fields are known for built-in kinds.
+		v, _ := o["apiVersion"].(string)
+		if sh, kind := kubeshape.Builtin(v, k); sh != nil {
+			sh.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
+				subject := kind
+				if m.At > 0 {
+					subject += " " + strings.Join(path[:m.At], ".")
+				}
+				c.Errorf(field+"."+strings.Join(path, "."), "%s %s", subject, m.Msg)
+			})
+		}
 	}
 	md, _ := o["metadata"].(map[string]any)
 	if labels, ok := md["labels"]; ok {

@@ -298,7 +298,11 @@ func (p *process) vetServer(scenarios []*dsl.Scenario, tf *targetFlags) (dsl.Err
 			fmt.Fprintf(p.Stderr, "labrun: vet --server: %s: not validated: %s\n", sc.Name, relError(p.Cwd, s))
 		}
 		for _, pr := range problems {
-			errs = append(errs, &dsl.Error{Pos: pr.Pos.Rel(p.Cwd), Path: sc.Name, Msg: "rejected by the cluster: " + pr.Msg})
+			msg := "rejected by the cluster: " + pr.Msg
+			if pr.Schema {
+				msg = "by the cluster's CRD: " + pr.Msg
+			}
+			errs = append(errs, &dsl.Error{Pos: pr.Pos.Rel(p.Cwd), Path: sc.Name, Msg: msg})
 		}
 	}
 	return errs, nil

@@ -21,6 +21,10 @@ type World struct {
 	mu    sync.Mutex
 	calls []string
 
+	// CRDSchemas are the openAPIV3Schemas of custom resources' CRDs, by kind
+	// (schema.ObjectSchemas).
+	CRDSchemas map[string]map[string]any
+
 	// Stats returns the snapshot for a source on its n-th read (0-based). Nil: empty stats.
 	Stats func(source string, n int) schema.StatsSnapshot
 	reads map[string]int
@@ -522,4 +526,9 @@ func (p *process) Ended() (string, bool) {
 		return p.w.Exited(p.name)
 	}
 	return "", false
+}
+
+// ObjectSchema implements schema.ObjectSchemas from CRDSchemas.
+func (w *World) ObjectSchema(ctx context.Context, kind, apiVersion string) (string, map[string]any, error) {
+	return kind, w.CRDSchemas[kind], nil
 }

@@ -1,0 +1,174 @@
+package dsl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+
+	"labrun.dev/labrun/internal/kubeshape"
+	"labrun.dev/labrun/schema"
+)
+
+// ObjectRead is a chain of names an expression reads below a get step's value
+// (dr.spec.trafficPolicy.outlierDetection, has(dr.spec, 'host'), 'host' in dr.spec): each must
+// be a name the object's kind has, or the read gives nil (absent) whatever the object holds,
+// and a claim passes over the wrong thing. A built-in kind's names are checked at vet; a
+// custom resource's, known to the cluster by its CRD, when the step runs (CheckObjectReads).
+// An index or a dynamic key ends the chain (what follows is not checked).
+type ObjectRead struct {
+	Step string
+	// Path are the names read below the step's value, in order.
+	Path []string
+	// Col is where each name is written in the expression (0-based).
+	Col []int
+}
+
+// objectShape is what vet knows of a get step's value: the shape of a built-in kind's object
+// (at the step's path; a list of them by selector); nil for a custom resource (checked at run
+// time), a templated kind or path.
+func objectShape(p *schema.Get, templated func(string) bool) (shape *kubeshape.Shape, kind string, base []string) {
+	if templated("kind") || templated("apiVersion") || templated("path") || HasInterpolation(p.Kind) {
+		return nil, "", nil
+	}
+	shape, kind = kubeshape.Builtin(p.APIVersion, p.Kind)
+	if shape == nil {
+		return nil, "", nil
+	}
+	shape, base = ObjectShapeAt(shape, p)
+	return shape, kind, base
+}
+
+// ObjectShapeAt is the shape of what get step p records, given its kind's object's: the part
+// at p's path (nil when the path is not the kind's, or quotes a key), a list by selector.
+func ObjectShapeAt(shape *kubeshape.Shape, p *schema.Get) (*kubeshape.Shape, []string) {
+	var base []string
+	if p.Path != "" {
+		if strings.ContainsAny(p.Path, `"'[]`) {
+			return nil, nil
+		}
+		base = strings.Split(p.Path, ".")
+		if shape = shape.At(base); shape == nil {
+			return nil, nil // the path is refused when the step runs
+		}
+	}
+	if p.Name == "" {
+		shape = kubeshape.ListOf(shape)
+	}
+	return shape, base
+}
+
+// objectChain is the get step and the names of a chain of .name (or ["name"]) reads rooted at
+// the step's name; ok false when n is no such chain.
+func (c *exprChecker) objectChain(n ast.Node) (step string, names []string, cols []int, ok bool) {
+	for {
+		switch x := n.(type) {
+		case *ast.ChainNode:
+			n = x.Node
+			continue
+		case *ast.MemberNode:
+			s, isStr := x.Property.(*ast.StringNode)
+			if !isStr || x.Method {
+				return "", nil, nil, false
+			}
+			names = append([]string{s.Value}, names...)
+			cols = append([]int{col(x)}, cols...)
+			n = x.Node
+			continue
+		case *ast.PointerNode:
+			// .name in a closure over a list below a get's value: its element's name.
+			if x.Name != "" || len(c.objScopes) == 0 || c.objScopes[len(c.objScopes)-1] == nil {
+				return "", nil, nil, false
+			}
+			sc := c.objScopes[len(c.objScopes)-1]
+			pre := make([]int, len(sc.path))
+			for i := range pre {
+				pre[i] = -1 // written where the closure's list is
+			}
+			return sc.step, append(append([]string{}, sc.path...), names...), append(pre, cols...), true
+		case *ast.IdentifierNode:
+			if _, shadowed := c.lets[x.Value]; shadowed || c.names == nil {
+				return "", nil, nil, false
+			}
+			if r := c.names.Results[x.Value]; r != nil && r.Kind == "get" {
+				return x.Value, names, cols, true
+			}
+		}
+		return "", nil, nil, false
+	}
+}
+
+// objectScope is a closure's element below a get's value: the step, the names to its list,
+// then "*" (any element).
+type objectScope struct {
+	step string
+	path []string
+}
+
+// objectRead notes the names read below a get step's value and, where vet knows the object's
+// shape (a built-in kind), refuses a name it does not have.
+func (c *exprChecker) objectRead(step string, names []string, cols []int) {
+	if len(names) == 0 {
+		return
+	}
+	c.objectReads = append(c.objectReads, ObjectRead{Step: step, Path: names, Col: cols})
+	r := c.names.Results[step]
+	if r.Object == nil {
+		return
+	}
+	if m := r.Object.Walk(names); m != nil {
+		at := cols[m.At]
+		if at < 0 {
+			at = cols[len(cols)-1]
+		}
+		c.fail(at, "%s", ObjectMiss(step, r.Object, r.ObjectKind, r.ObjectBase, names, m))
+	}
+}
+
+// ObjectMiss is the message for a name below a get step's value that the object's kind does
+// not have: "dr.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no
+// field outlierDetecton (did you mean outlierDetection?); its fields: ...".
+func ObjectMiss(step string, shape *kubeshape.Shape, kind string, base, names []string, m *kubeshape.Miss) string {
+	if shape.Kind == kubeshape.List && m.At == 0 {
+		kind = "the list of " + kind + " objects"
+	}
+	read := names[:m.At]
+	if shape.Kind == kubeshape.List && len(read) > 0 && read[0] == "*" {
+		read = read[1:] // an element of the list the get read by selector: one object
+	}
+	at := append(append([]string{}, base...), read...)
+	subject := kind
+	if len(at) > 0 {
+		subject += " " + elements(strings.Join(at, "."))
+	}
+	return fmt.Sprintf("%s: %s %s", elements(step+"."+strings.Join(names[:m.At+1], ".")), strings.TrimSpace(subject), m.Msg)
+}
+
+// elements writes a path's "*" (any element of a list) as [].
+func elements(path string) string {
+	path = strings.ReplaceAll(path, ".*", "[]")
+	if p, ok := strings.CutPrefix(path, "*"); ok {
+		return "[]" + p
+	}
+	return path
+}
+
+// PosAt is the position of column col (0-based) of the expression.
+func (e *Expr) PosAt(col int) Pos { return exprPos(e.Pos, e.Src, col) }
+
+// AllExprs are every compiled expression of the scenario: expectations, step expressions
+// (until, assert, while) and the ${...} of templates.
+func (sc *Scenario) AllExprs() []*Expr {
+	out := append([]*Expr{}, sc.Expect...)
+	for _, ph := range sc.Phases() {
+		Walk(ph.Steps, func(s *Step) {
+			if s.Expr != nil {
+				out = append(out, s.Expr)
+			}
+			for _, t := range s.Templates() {
+				out = append(out, t.Exprs()...)
+			}
+		})
+	}
+	return out
+}

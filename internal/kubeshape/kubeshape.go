@@ -1,0 +1,351 @@
+// Package kubeshape knows the field names of Kubernetes objects, so that a name an expression
+// reads below a get step's object can be checked: a misspelled name would read as nil (absent)
+// and pass a claim over the wrong thing. A built-in kind's shape comes from k8s.io/api's Go
+// types (core/v1 and apps/v1, the groups labrun links), a custom resource's from its CRD's
+// openAPIV3Schema.
+package kubeshape
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"labrun.dev/labrun/internal/didyoumean"
+)
+
+// Kind is the shape of a value.
+type Kind uint8
+
+// The shapes.
+const (
+	// Opaque holds anything: free-form JSON, a field that keeps unknown fields.
+	Opaque Kind = iota
+	// Object has the named Fields only.
+	Object
+	// Map has any key, each value of shape Elem.
+	Map
+	// List has elements of shape Elem.
+	List
+	// Scalar is a string, number or bool (a timestamp, a quantity, an int-or-string too).
+	Scalar
+)
+
+// Shape is what names a value has below it.
+type Shape struct {
+	Kind   Kind
+	Fields map[string]*Shape
+	Elem   *Shape
+}
+
+var (
+	opaque = &Shape{Kind: Opaque}
+	scalar = &Shape{Kind: Scalar}
+)
+
+// Miss is a name a path reads that its value does not have.
+type Miss struct {
+	// At is the index in the path of the name that is not there.
+	At int
+	// Msg says why, after the value's path: "has no field x (did you mean y?)".
+	Msg string
+}
+
+// Walk follows path (object field names, map keys, list indexes written as numbers or "*"
+// for any element) from s;
+// nil when every name can be there (an opaque value holds any).
+func (s *Shape) Walk(path []string) *Miss {
+	for i, name := range path {
+		if name == "*" && s.Kind != List && s.Kind != Map {
+			return nil // a closure over what is no list: expr says
+		}
+		switch s.Kind {
+		case Opaque:
+			return nil
+		case Object:
+			f := s.Fields[name]
+			if f == nil {
+				names := s.FieldNames()
+				if m := didyoumean.Closest(name, names); m != "" {
+					return &Miss{At: i, Msg: fmt.Sprintf("has no field %s (did you mean %s?)", name, m)}
+				}
+				return &Miss{At: i, Msg: fmt.Sprintf("has no field %s; its fields: %s", name, strings.Join(names, ", "))}
+			}
+			s = f
+		case Map:
+			s = s.Elem
+		case List:
+			if _, err := strconv.Atoi(name); err != nil && name != "*" {
+				return &Miss{At: i, Msg: fmt.Sprintf("is a list: it has no field %s; index it or go through it with all, any, filter, map", name)}
+			}
+			s = s.Elem
+		case Scalar:
+			return &Miss{At: i, Msg: fmt.Sprintf("is a scalar: it has no field %s", name)}
+		}
+		if s == nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// At is the shape at path (nil when a name is missing; opaque below an opaque value).
+func (s *Shape) At(path []string) *Shape {
+	for _, name := range path {
+		switch s.Kind {
+		case Opaque:
+			return s
+		case Object:
+			s = s.Fields[name]
+		case Map, List:
+			s = s.Elem
+		default:
+			return nil
+		}
+		if s == nil {
+			return nil
+		}
+	}
+	return s
+}
+
+// FieldNames are an object's field names, sorted.
+func (s *Shape) FieldNames() []string {
+	names := make([]string, 0, len(s.Fields))
+	for k := range s.Fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ListOf is a list of s (a get by selector).
+func ListOf(s *Shape) *Shape { return &Shape{Kind: List, Elem: s} }
+
+var builtin struct {
+	once   sync.Once
+	scheme *runtime.Scheme
+	mu     sync.Mutex
+	shapes map[reflect.Type]*Shape
+}
+
+func theScheme() *runtime.Scheme {
+	builtin.once.Do(func() {
+		s := runtime.NewScheme()
+		_ = corev1.AddToScheme(s)
+		_ = appsv1.AddToScheme(s)
+		builtin.scheme = s
+		builtin.shapes = map[reflect.Type]*Shape{}
+	})
+	return builtin.scheme
+}
+
+// Builtin is the shape of a built-in kind's object (core/v1 and apps/v1), by kind ("Pod";
+// also as kubectl takes a resource name: "pod", "pods") and apiVersion ("" for any); the kind's
+// name as the API spells it; nil for any other kind (a custom resource: its CRD says).
+func Builtin(apiVersion, kind string) (*Shape, string) {
+	s := theScheme()
+	if apiVersion != "" && apiVersion != "v1" && apiVersion != "apps/v1" {
+		return nil, ""
+	}
+	low := strings.ToLower(kind)
+	for _, gv := range []k8sschema.GroupVersion{corev1.SchemeGroupVersion, appsv1.SchemeGroupVersion} {
+		if apiVersion != "" && apiVersion != gv.String() {
+			continue
+		}
+		for name, t := range s.KnownTypes(gv) {
+			if strings.HasSuffix(name, "List") || strings.HasSuffix(name, "Options") || !isObject(t) {
+				continue
+			}
+			l := strings.ToLower(name)
+			if low != l && low != l+"s" && low != l+"es" && !(strings.HasSuffix(l, "y") && low == strings.TrimSuffix(l, "y")+"ies") {
+				continue
+			}
+			builtin.mu.Lock()
+			sh := goShape(t)
+			builtin.mu.Unlock()
+			return sh, name
+		}
+	}
+	return nil, ""
+}
+
+// isObject says t is a kind's object: it has ObjectMeta.
+func isObject(t reflect.Type) bool {
+	f, ok := t.FieldByName("ObjectMeta")
+	return ok && f.Type == reflect.TypeFor[metav1.ObjectMeta]()
+}
+
+var (
+	marshaler = reflect.TypeFor[json.Marshaler]()
+	scalars   = map[reflect.Type]bool{
+		reflect.TypeFor[metav1.Time]():        true,
+		reflect.TypeFor[metav1.MicroTime]():   true,
+		reflect.TypeFor[metav1.Duration]():    true,
+		reflect.TypeFor[resource.Quantity]():  true,
+		reflect.TypeFor[intstr.IntOrString](): true,
+	}
+)
+
+// goShape is the shape of Go type t's JSON (by its json tags); the caller holds builtin.mu.
+func goShape(t reflect.Type) *Shape {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if sh, ok := builtin.shapes[t]; ok {
+		return sh
+	}
+	if scalars[t] {
+		return scalar
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if t.Implements(marshaler) || reflect.PointerTo(t).Implements(marshaler) {
+			return opaque // RawExtension, JSON: free-form
+		}
+		sh := &Shape{Kind: Object, Fields: map[string]*Shape{}}
+		builtin.shapes[t] = sh // before its fields: a type may hold itself
+		addFields(sh, t)
+		return sh
+	case reflect.Map:
+		return &Shape{Kind: Map, Elem: goShape(t.Elem())}
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return scalar // []byte: base64
+		}
+		return &Shape{Kind: List, Elem: goShape(t.Elem())}
+	case reflect.Interface:
+		return opaque
+	}
+	return scalar
+}
+
+func addFields(sh *Shape, t reflect.Type) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if strings.Contains(","+opts+",", ",inline,") || (name == "" && f.Anonymous) {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				addFields(sh, ft)
+			}
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		sh.Fields[name] = goShape(f.Type)
+	}
+}
+
+// objectMeta is metadata's shape, which a CRD's schema leaves out.
+func objectMeta() *Shape {
+	theScheme()
+	builtin.mu.Lock()
+	defer builtin.mu.Unlock()
+	return goShape(reflect.TypeFor[metav1.ObjectMeta]())
+}
+
+// FromCRD is the shape of a custom resource's object from its version's openAPIV3Schema
+// (decoded JSON): properties are its fields, additionalProperties makes an open map,
+// x-kubernetes-preserve-unknown-fields keeps any name, items are a list's elements; metadata,
+// apiVersion and kind are every object's.
+func FromCRD(openAPIV3Schema map[string]any) *Shape {
+	sh := openAPIShape(openAPIV3Schema)
+	if sh.Kind != Object {
+		return sh
+	}
+	sh.Fields["metadata"] = objectMeta()
+	sh.Fields["apiVersion"] = scalar
+	sh.Fields["kind"] = scalar
+	return sh
+}
+
+func openAPIShape(s map[string]any) *Shape {
+	if s == nil {
+		return opaque
+	}
+	if b, _ := s["x-kubernetes-preserve-unknown-fields"].(bool); b {
+		return opaque
+	}
+	if b, _ := s["x-kubernetes-int-or-string"].(bool); b {
+		return scalar
+	}
+	switch s["type"] {
+	case "object", nil:
+		if props, ok := s["properties"].(map[string]any); ok && len(props) > 0 {
+			sh := &Shape{Kind: Object, Fields: map[string]*Shape{}}
+			for k, v := range props {
+				m, _ := v.(map[string]any)
+				sh.Fields[k] = openAPIShape(m)
+			}
+			return sh
+		}
+		switch ap := s["additionalProperties"].(type) {
+		case map[string]any:
+			return &Shape{Kind: Map, Elem: openAPIShape(ap)}
+		case bool:
+			if ap {
+				return &Shape{Kind: Map, Elem: opaque}
+			}
+		}
+		return opaque
+	case "array":
+		m, _ := s["items"].(map[string]any)
+		return &Shape{Kind: List, Elem: openAPIShape(m)}
+	}
+	return scalar
+}
+
+// Check walks v, a partial object (a wait's match: maps, lists, scalars), against s and calls
+// miss for every name v has that s has not, with its path (list elements by index).
+func (s *Shape) Check(v any, miss func(path []string, m *Miss)) {
+	s.check(v, nil, miss)
+}
+
+func (s *Shape) check(v any, path []string, miss func([]string, *Miss)) {
+	if s == nil {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := append(path[:len(path):len(path)], k)
+			if m := s.Walk([]string{k}); m != nil {
+				miss(p, &Miss{At: len(path), Msg: m.Msg})
+				continue
+			}
+			s.At([]string{k}).check(x[k], p, miss)
+		}
+	case []any:
+		if s.Kind != List {
+			return
+		}
+		for i, e := range x {
+			s.Elem.check(e, append(path[:len(path):len(path)], strconv.Itoa(i)), miss)
+		}
+	}
+}

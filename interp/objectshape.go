@@ -1,0 +1,240 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/internal/kubeshape"
+	"labrun.dev/labrun/schema"
+)
+
+// objectShape is a custom resource's object, as its CRD's schema says.
+type objectShape struct {
+	shape *kubeshape.Shape
+	kind  string
+	base  []string
+}
+
+// shapeObject finds, before get step s reads a custom resource, the shape of what it records
+// from the kind's CRD (once per kind and run), or of a built-in kind that a ${...} named (vet
+// could not tell): the names expressions read below it that the kind has not are kept for the
+// record (Result.Unknown), and a read of one errs (objectMiss). A kind whose CRD cannot be
+// read is not checked.
+func (ru *run) shapeObject(ctx context.Context, s *dsl.Step, g *schema.Get) {
+	if s.Name == "" || ru.sc.ExprNames == nil {
+		return
+	}
+	if r := ru.sc.ExprNames.Results[s.Name]; r == nil || r.Object != nil {
+		return // unread, or a built-in kind: vet checked it
+	}
+	var crd objectShape
+	if sh, kind := kubeshape.Builtin(g.APIVersion, g.Kind); sh != nil {
+		crd = objectShape{shape: sh, kind: kind} // a kind ${...} made built-in: vet could not
+	} else {
+		crd = ru.crdShape(ctx, s, g.Kind, g.APIVersion)
+	}
+	if crd.shape == nil {
+		return
+	}
+	shape, base := dsl.ObjectShapeAt(crd.shape, g)
+	if shape == nil {
+		return
+	}
+	unknown := map[string]string{}
+	for _, e := range ru.sc.AllExprs() {
+		for _, r := range e.ObjectReads {
+			if r.Step != s.Name {
+				continue
+			}
+			if m := shape.Walk(r.Path); m != nil {
+				unknown[strings.Join(r.Path, ".")] = dsl.ObjectMiss(r.Step, shape, crd.kind, base, r.Path, m)
+			}
+		}
+	}
+	if len(unknown) == 0 {
+		return
+	}
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	if ru.unknown == nil {
+		ru.unknown = map[string]map[string]string{}
+	}
+	ru.unknown[s.Name] = unknown
+}
+
+// objectMiss says which name e reads below a get step's object that the object's kind (its
+// CRD) does not have, as the run found it (Result.Unknown): read, it would give nil whatever
+// the object holds. "" when none.
+func (j *Judge) objectMiss(e *dsl.Expr) string {
+	for _, r := range e.ObjectReads {
+		if x := j.rec.Results[r.Step]; x != nil {
+			if why, ok := x.Unknown[strings.Join(r.Path, ".")]; ok {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// crdShape is the shape of a custom resource's object from its CRD, asked of the step's
+// cluster once per kind and run; none when the cluster cannot say (no CRD, a built-in kind, an
+// error: then nothing is checked).
+func (ru *run) crdShape(ctx context.Context, s *dsl.Step, kind, apiVersion string) objectShape {
+	t := ru.targetOf(s)
+	if t == nil || t.Cluster == nil {
+		return objectShape{}
+	}
+	os, ok := t.Cluster.(schema.ObjectSchemas)
+	if !ok {
+		return objectShape{}
+	}
+	key := apiVersion + " " + kind
+	ru.mu.Lock()
+	crd, seen := ru.crdShapes[key]
+	ru.mu.Unlock()
+	if seen {
+		return crd
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	name, sch, err := os.ObjectSchema(cctx, kind, apiVersion)
+	cancel()
+	if err == nil && sch != nil {
+		crd = objectShape{shape: kubeshape.FromCRD(sch), kind: name}
+	}
+	ru.mu.Lock()
+	if ru.crdShapes == nil {
+		ru.crdShapes = map[string]objectShape{}
+	}
+	ru.crdShapes[key] = crd
+	ru.mu.Unlock()
+	return crd
+}
+
+// checkPartials refuses, before a wait polls, a field of its match or absent that the custom
+// resource's CRD does not have (vet has checked a built-in kind's): a misspelled field asked
+// null would hold at once, one asked a value would never match.
+func (ru *run) checkPartials(ctx context.Context, s *dsl.Step, w *schema.Wait) error {
+	for _, x := range []struct {
+		field string
+		o     schema.Object
+	}{{"match", w.Match}, {"absent", w.Absent}} {
+		kind, _ := x.o["kind"].(string)
+		if kind == "" {
+			continue
+		}
+		apiVersion, _ := x.o["apiVersion"].(string)
+		if sh, _ := kubeshape.Builtin(apiVersion, kind); sh != nil {
+			continue
+		}
+		crd := ru.crdShape(ctx, s, kind, apiVersion)
+		if crd.shape == nil {
+			continue
+		}
+		var msgs []string
+		crd.shape.Check(map[string]any(x.o), func(path []string, m *kubeshape.Miss) {
+			subject := crd.kind
+			if m.At > 0 {
+				subject += " " + strings.Join(path[:m.At], ".")
+			}
+			msgs = append(msgs, fmt.Sprintf("%s.%s: %s %s", x.field, strings.Join(path, "."), subject, m.Msg))
+		})
+		if len(msgs) > 0 {
+			return errors.New(strings.Join(msgs, "; "))
+		}
+	}
+	return nil
+}
+
+// objectReadProblems are, for vet --server, the names the scenario's expressions read below
+// its get steps' custom resources, and its waits' matches name, that the cluster's CRDs do not
+// have: what the run would refuse when it first reads the kind (a built-in kind's vet has
+// checked without a cluster).
+func objectReadProblems(ctx context.Context, t *schema.Target, sc *dsl.Scenario) []DryRunProblem {
+	cache := map[string]objectShape{}
+	crdOf := func(s *dsl.Step, kind, apiVersion string) objectShape {
+		if kind == "" || dsl.HasInterpolation(kind) || dsl.HasInterpolation(apiVersion) {
+			return objectShape{}
+		}
+		if sh, _ := kubeshape.Builtin(apiVersion, kind); sh != nil {
+			return objectShape{}
+		}
+		cl := t.Cluster
+		if ct := t.Clusters[sc.ClusterOf(s)]; ct != nil && ct.Cluster != nil {
+			cl = ct.Cluster
+		}
+		os, ok := cl.(schema.ObjectSchemas)
+		if !ok {
+			return objectShape{}
+		}
+		key := sc.ClusterOf(s) + " " + apiVersion + " " + kind
+		if o, ok := cache[key]; ok {
+			return o
+		}
+		var o objectShape
+		if name, sch, err := os.ObjectSchema(ctx, kind, apiVersion); err == nil && sch != nil {
+			o = objectShape{shape: kubeshape.FromCRD(sch), kind: name}
+		}
+		cache[key] = o
+		return o
+	}
+	var problems []DryRunProblem
+	for _, e := range sc.AllExprs() {
+		for _, r := range e.ObjectReads {
+			s := sc.Step(r.Step)
+			if s == nil {
+				continue
+			}
+			g, ok := s.Params.(*schema.Get)
+			if !ok || dsl.HasInterpolation(g.Path) {
+				continue
+			}
+			crd := crdOf(s, g.Kind, g.APIVersion)
+			if crd.shape == nil {
+				continue
+			}
+			shape, base := dsl.ObjectShapeAt(crd.shape, g)
+			if shape == nil {
+				continue
+			}
+			if m := shape.Walk(r.Path); m != nil {
+				col := r.Col[m.At]
+				if col < 0 {
+					col = r.Col[len(r.Col)-1]
+				}
+				problems = append(problems, DryRunProblem{Pos: e.PosAt(col), Msg: fmt.Sprintf("in expression %q: %s", e.Src, dsl.ObjectMiss(r.Step, shape, crd.kind, base, r.Path, m)), Schema: true})
+			}
+		}
+	}
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			w, ok := s.Params.(*schema.Wait)
+			if !ok {
+				return
+			}
+			for _, x := range []struct {
+				field string
+				o     schema.Object
+			}{{"match", w.Match}, {"absent", w.Absent}} {
+				kind, _ := x.o["kind"].(string)
+				apiVersion, _ := x.o["apiVersion"].(string)
+				crd := crdOf(s, kind, apiVersion)
+				if crd.shape == nil {
+					continue
+				}
+				crd.shape.Check(map[string]any(x.o), func(path []string, m *kubeshape.Miss) {
+					subject := crd.kind
+					if m.At > 0 {
+						subject += " " + strings.Join(path[:m.At], ".")
+					}
+					field := x.field + "." + strings.Join(path, ".")
+					problems = append(problems, DryRunProblem{Pos: s.FieldPos(field), Msg: fmt.Sprintf("%s: %s %s", field, subject, m.Msg), Schema: true})
+				})
+			}
+		})
+	}
+	return problems
+}

@@ -1,0 +1,170 @@
+package interp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+)
+
+// crdReads reads a custom resource (the fake cluster's get records its kind and name), once
+// with a misspelled name below it and once with names its CRD has.
+const crdReads = `
+s: schema.#Scenario & {
+	target: "kube"
+	steps: [
+		{name: "dr", get: {kind: "DestinationRule", name: "backend"}},
+		{name: "tp", get: {kind: "DestinationRule", name: "backend", path: "spec.trafficPolicy"}},
+	]
+	expect: [
+		"dr.spec.trafficPolicy.outlierDetecton == nil",
+		"!has(dr.spec.trafficPolicy, 'outlierDetecton')",
+		"(tp?.connectionPool?.tcp?.maxConnection ?? 0) == 0",
+		"dr.kind == 'DestinationRule' && dr.spec?.trafficPolicy?.outlierDetection == nil && dr.metadata?.labels?.app == nil",
+	]
+}
+`
+
+// TestCRDReadsChecked: a name read below a custom resource's object that its CRD's schema does
+// not have errs, with did-you-mean, instead of reading nil and passing (probe #11); names the
+// schema has are judged as before.
+func TestCRDReadsChecked(t *testing.T) {
+	sc := loadScenario(t, crdReads).ForRun("r1")
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
+	w := &fakes.World{CRDSchemas: map[string]map[string]any{"DestinationRule": obj(map[string]any{
+		"spec": obj(map[string]any{"host": map[string]any{"type": "string"}, "trafficPolicy": obj(map[string]any{
+			"connectionPool":   obj(map[string]any{"tcp": obj(map[string]any{"maxConnections": map[string]any{"type": "integer"}})}),
+			"outlierDetection": obj(map[string]any{"consecutive5xxErrors": map[string]any{"type": "integer"}}),
+		})}),
+	})}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	want := []struct {
+		outcome interp.Outcome
+		reason  string
+	}{
+		{interp.Errored, "dr.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)"},
+		{interp.Errored, "dr.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)"},
+		{interp.Errored, "tp.connectionPool.tcp.maxConnection: DestinationRule spec.trafficPolicy.connectionPool.tcp has no field maxConnection (did you mean maxConnections?)"},
+		{interp.Passed, ""},
+	}
+	if len(rec.Expectations) != len(want) {
+		t.Fatalf("%d expectations, want %d: %s", len(rec.Expectations), len(want), rec.Error)
+	}
+	for i, w := range want {
+		j := rec.Expectations[i]
+		if j.Outcome != w.outcome || !strings.Contains(j.Reason, w.reason) {
+			t.Errorf("%s: %s %q, want %s %q", j.Src, j.Outcome, j.Reason, w.outcome, w.reason)
+		}
+	}
+	// The record keeps what the CRD has not: replay, which has no cluster, judges the same.
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back interp.Record
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range interp.Rejudge(&back, sc) {
+		if w := want[i]; j.Outcome != w.outcome || !strings.Contains(j.Reason, w.reason) {
+			t.Errorf("replayed %s: %s %q, want %s %q", j.Src, j.Outcome, j.Reason, w.outcome, w.reason)
+		}
+	}
+}
+
+// crdWait waits for a misspelled field of a custom resource to be absent (null).
+const crdWait = `
+s: schema.#Scenario & {
+	target: "kube"
+	steps: [
+		{wait: match: {apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: name: "backend", spec: trafficPolicy: outlierDetecton: null}},
+	]
+}
+`
+
+// TestCRDMatchChecked: a wait's match of a custom resource that names a field its CRD has not
+// errs before it polls: asked null, the misspelled field held at once (probe #11).
+func TestCRDMatchChecked(t *testing.T) {
+	sc := loadScenario(t, crdWait).ForRun("r1")
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
+	w := &fakes.World{CRDSchemas: map[string]map[string]any{"DestinationRule": obj(map[string]any{
+		"spec": obj(map[string]any{"trafficPolicy": obj(map[string]any{
+			"outlierDetection": obj(map[string]any{"interval": map[string]any{"type": "string"}}),
+		})}),
+	})}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	want := "match.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)"
+	if rec.Outcome == interp.Passed || len(rec.Steps) == 0 || !strings.Contains(rec.Steps[0].Error, want) {
+		t.Fatalf("outcome %s, steps %+v; want the wait to err with %q", rec.Outcome, rec.Steps, want)
+	}
+}
+
+// TestDryRunChecksCRDReads: vet --server (DryRun) reports what the run would refuse of a custom
+// resource's reads and matches, at the expression's column and the match's field.
+func TestDryRunChecksCRDReads(t *testing.T) {
+	sc := loadScenario(t, crdReads)
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
+	w := &fakes.World{CRDSchemas: map[string]map[string]any{"DestinationRule": obj(map[string]any{
+		"spec": obj(map[string]any{"trafficPolicy": obj(map[string]any{
+			"connectionPool":   obj(map[string]any{"tcp": obj(map[string]any{"maxConnections": map[string]any{"type": "integer"}})}),
+			"outlierDetection": obj(map[string]any{"interval": map[string]any{"type": "string"}}),
+		})}),
+	})}}
+	var got []string
+	for _, s := range []*dsl.Scenario{sc, loadScenario(t, strings.ReplaceAll(crdWait, "s: schema", "w: schema"))} {
+		problems, _, err := interp.DryRun(context.Background(), w.Target(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range problems {
+			if !p.Schema {
+				t.Errorf("%s: not marked a schema problem", p.Msg)
+			}
+			got = append(got, fmt.Sprintf("%d:%d %s", p.Pos.Line, p.Pos.Col, p.Msg))
+		}
+	}
+	want := []string{
+		"outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)",
+		"tp.connectionPool.tcp.maxConnection: DestinationRule spec.trafficPolicy.connectionPool.tcp has no field maxConnection (did you mean maxConnections?)",
+		"match.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)",
+	}
+	all := strings.Join(got, "\n")
+	t.Log(all)
+	for _, w := range want {
+		if !strings.Contains(all, w) {
+			t.Errorf("no %q in:\n%s", w, all)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("%d problems, want 4 (two expectations read outlierDetecton):\n%s", len(got), all)
+	}
+}
+
+// TestTemplatedKindReadsChecked: a get whose kind ${...} makes a built-in one, which vet could
+// not check, has what expressions read below it checked when it runs.
+func TestTemplatedKindReadsChecked(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	target: "kube"
+	vars: kind: "ConfigMap"
+	steps: [{name: "cm", get: {kind: "${vars.kind}", name: "c"}}]
+	expect: ["cm.metdata.name == nil"]
+}
+`).ForRun("r1")
+	rec := interp.New((&fakes.World{}).Target()).Run(context.Background(), context.Background(), sc)
+	want := "cm.metdata: ConfigMap has no field metdata (did you mean metadata?)"
+	if len(rec.Expectations) != 1 || rec.Expectations[0].Outcome != interp.Errored || !strings.Contains(rec.Expectations[0].Reason, want) {
+		t.Fatalf("expectations %+v; want one errored with %q", rec.Expectations, want)
+	}
+}
