@@ -40,8 +40,8 @@ func (p *Get) Check(c Checker) {
 		c.Errorf("", "get takes name or selector, not both")
 	}
 	checkDottedPath(c, "path", p.Path)
-	checkPathSyntax(c, "path", p.Path)
-	if p.Path != "" && !c.Templated("path") && !c.Templated("kind") && !c.Templated("apiVersion") && !strings.ContainsAny(p.Path, `"'[]{$`) {
+	// The fields of a path that does not parse are not asked of the kind.
+	if parsed := checkPathSyntax(c, "path", p.Path); parsed && p.Path != "" && !c.Templated("path") && !c.Templated("kind") && !c.Templated("apiVersion") && !strings.ContainsAny(p.Path, `"'[]{$`) {
 		// A misspelled path errs when the step runs: vet knows a built-in kind's fields.
 		if sh, kind := kubeshape.Builtin(p.APIVersion, p.Kind); sh != nil {
 			path := strings.Split(p.Path, ".")
@@ -87,11 +87,14 @@ func checkDottedPath(c Checker, field, path string) {
 	}
 }
 
-// checkPathSyntax refuses a path that does not parse (an empty step: status..phase), at the
+// checkPathSyntax refuses a path that does not parse; it reports whether the path parses (an empty step: status..phase), at the
 // offset where it goes wrong, as the step would when it runs; a ${...} in it is a hole.
-func checkPathSyntax(c Checker, field, path string) {
-	if path == "" || strings.HasPrefix(path, "{") || strings.HasPrefix(path, "$") || strings.HasPrefix(path, ".") {
-		return // checkDottedPath said it
+func checkPathSyntax(c Checker, field, path string) bool {
+	if path == "" {
+		return true
+	}
+	if strings.HasPrefix(path, "{") || strings.HasPrefix(path, "$") || strings.HasPrefix(path, ".") {
+		return false // checkDottedPath said it
 	}
 	masked, offsets := path, []int(nil)
 	if c.Templated(field) {
@@ -100,13 +103,14 @@ func checkPathSyntax(c Checker, field, path string) {
 	_, err := xdstype.ParsePath(masked)
 	var pe *xdstype.PathError
 	if !errors.As(err, &pe) {
-		return
+		return true
 	}
 	at := pe.Offset
 	if offsets != nil && at < len(offsets) {
 		at = offsets[at]
 	}
 	c.ValueErrorAt(field, at, "path %q: %s; expected a dotted path, e.g. status.phase or spec.containers[0].name", path, pe.Msg)
+	return false
 }
 
 // Plan: one API call; with until, an assertion's wait.
