@@ -48,6 +48,9 @@ func (l *loader) hideSyntaxSecrets() {
 	}
 	slices.Sort(names)
 	for _, name := range names {
+		if fi, err := os.Stat(name); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSecretScan {
+			continue // a named pipe would block the read forever (load skips it too)
+		}
 		src, err := os.ReadFile(name)
 		if err != nil {
 			continue
@@ -142,6 +145,9 @@ func (l *loader) hideSyntaxSecrets() {
 		w.Msg = r.Replace(w.Msg)
 	}
 }
+
+// maxSecretScan is the largest file hideSyntaxSecrets reads for secrets.
+const maxSecretScan = 8 << 20
 
 // fieldName is a field's label written out (an identifier or a string), or "".
 func fieldName(f *ast.Field) string {
