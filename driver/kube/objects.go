@@ -99,10 +99,15 @@ func decodeObjects(objects []schema.Object, files []string) ([]*object, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", f, err))
 			continue
 		}
+		before, errsBefore := len(out), len(errs)
 		for _, doc := range docs {
 			if doc.m != nil {
 				add(doc.m, f+", "+doc.at)
 			}
+		}
+		if len(out) == before && len(errs) == errsBefore {
+			// Only comments, empty documents or an empty List: the step would do nothing.
+			errs = append(errs, fmt.Errorf("%s holds no object (only comments, empty documents or an empty List)", f))
 		}
 	}
 	for _, o := range out {
