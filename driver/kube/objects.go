@@ -671,7 +671,8 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 	existed := 0
 	for i, del := range dels {
 		// The object's uid tells it from one a controller makes again under its name at once
-		// (kube-root-ca.crt, a Deployment's Service account token...): that one is not waited for.
+		// (schema.EveryNamespace's kube-root-ca.crt, a Deployment's Service account token...):
+		// that one is not waited for.
 		u, err := del.ri.Get(ctx, del.name, getOpts)
 		if apierrors.IsNotFound(err) {
 			continue
