@@ -111,6 +111,15 @@ func (d *decoder) markFileTemplates() {
 				if err == nil && bytes.Contains(data, []byte("${")) {
 					s.FileTemplates = true
 				}
+				// A file of no object: a wait over it holds at once (every object of none
+				// matches), an apply or a delete does nothing. (A command of the scenario may
+				// write the file first: the step errs then, when it reads it.)
+				if err == nil && !writer && !strings.Contains(f, "${") {
+					if objs, perr := YAMLObjects(f, data); perr == nil && len(objs) == 0 {
+						d.l.errs.add(d.kindFieldPos(s, field, i), fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i),
+							"%s.%s: %q holds no object (%s): %s", s.Kind, field, f, NoObjectWhy, noObjectConsequence(s.Kind, field))
+					}
+				}
 				if err != nil {
 					d.filesUnknown = true
 				}
@@ -127,6 +136,20 @@ func (d *decoder) markFileTemplates() {
 			}
 		}
 	}
+}
+
+// NoObjectWhy says what a file of no object holds.
+const NoObjectWhy = "only comments, empty documents or an empty List"
+
+// noObjectConsequence says what a step does with a file of no object.
+func noObjectConsequence(kind, field string) string {
+	switch {
+	case kind == "wait" && field == "absentFiles":
+		return "the wait would hold at once, with nothing to be gone; give the objects to wait for"
+	case kind == "wait":
+		return "the wait would hold at once, every object of none matching; give the objects to wait for"
+	}
+	return "the step would " + kind + " nothing; give the objects"
 }
 
 // writesLocalFiles reports whether s runs a command on this machine, which may write a file a

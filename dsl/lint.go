@@ -53,6 +53,7 @@ const (
 	// policy's selector) and match no pod the scenario applies: the API server takes them,
 	// and the subset has no endpoint (503 UH), the policy applies to nothing.
 	LintUnmatchedLabels = "unmatched-labels"
+	LintKindOnlyMatch   = "kind-only-match"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -72,6 +73,7 @@ var LintCodes = map[string]string{
 	LintDeltaWindowOpen:  "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintUnmatchedLabels:  "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownNamespace: "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
+	LintKindOnlyMatch:    "a wait: match or absent with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintUnknownAddress:   "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
 }
 
@@ -189,11 +191,65 @@ func (d *decoder) lint() {
 		}
 	})
 	d.lintExprClusterDomain()
+	d.lintKindOnly(warn)
 	d.lintLoopbackLoads(warn)
 	d.lintDNSNames(warn)
 	d.lintNothingJudged()
 	d.lintDeltaWindows(warn)
 	d.lintUnmatchedLabels(objs, ix, warn)
+}
+
+// lintKindOnly warns of a wait: match or absent of any object of a kind (neither name nor
+// labels, nor any other field) that exists in every namespace without any step making it
+// (schema.EveryNamespace): "the job created its ConfigMap" held at once in a fresh namespace,
+// over kube-root-ca.crt.
+func (d *decoder) lintKindOnly(warn func(s *Step, field, code, format string, args ...any)) {
+	sc := d.sc
+	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
+		p, ok := s.Params.(*schema.Wait)
+		if !ok {
+			return
+		}
+		field, want := "match", p.Match
+		if p.Absent != nil {
+			field, want = "absent", p.Absent
+		}
+		kind, _ := want["kind"].(string)
+		always := schema.EveryNamespace[kind]
+		if len(always) == 0 || !kindOnly(want) {
+			return
+		}
+		where := "every namespace has"
+		if kind == "Namespace" {
+			where = "every cluster has"
+		}
+		consequence := "the wait holds at once, whatever the steps did"
+		if field == "absent" {
+			consequence = "the wait never holds"
+		}
+		warn(s, field, LintKindOnlyMatch, "wait.%s of any %s (neither name nor labels) matches %s, which %s without any step making them: %s; name the object (metadata.name) or give its labels (metadata.labels)",
+			field, kind, strings.Join(always, ", "), where, consequence)
+	})
+}
+
+// kindOnly reports whether a partial object says nothing but its kind (apiVersion, kind, a
+// namespace): any object of the kind matches it.
+func kindOnly(o schema.Object) bool {
+	for k, v := range o {
+		switch k {
+		case "apiVersion", "kind":
+		case "metadata":
+			md, _ := v.(map[string]any)
+			for mk := range md {
+				if mk != "namespace" {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // deltaPairs are the pairs of snapshots the deltas of the scenario's expectations and asserts

@@ -113,6 +113,10 @@ func (rt *stepRuntime) ReadObjects(paths []string) ([]schema.FileObject, error) 
 		objs, err := dsl.YAMLObjects(p, data)
 		if err != nil {
 			errs = append(errs, err)
+		} else if len(objs) == 0 {
+			// A wait over no object holds at once (vet refuses such a file when it can read
+			// it before the run; one written by the run, or named by a ${...}, is known only now).
+			errs = append(errs, fmt.Errorf("%s holds no object (%s): the wait would hold at once; give the objects to wait for", p, dsl.NoObjectWhy))
 		}
 		out = append(out, objs...)
 	}

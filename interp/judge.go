@@ -180,6 +180,25 @@ func Delta(a, b *SnapshotRecord, allowReset map[string]bool) schema.Stats {
 	return out
 }
 
+// otherPod says why the delta of snapshots a and b (sa, sb) of one source means nothing when
+// they read different pods: a selector picks the first ready pod it matches, another one once
+// that pod is gone (a kill, a restart, a scale), and the counters are then two Envoys'. ""
+// when they read the same pod, or a record does not say (one older than pods in records).
+func otherPod(a, b string, sa, sb *SnapshotRecord) string {
+	if sa.Pod == "" || sb.Pod == "" || sa.Source != sb.Source || sa.Pod == sb.Pod {
+		return ""
+	}
+	sel := "the selector"
+	if ref := schema.OfSource(sa.Source); ref != nil && ref.Envoy != nil {
+		// OfSource keeps the whole "ns/{selector}" in Pod.
+		if _, s, ok := strings.Cut(ref.Envoy.Pod, "{"); ok {
+			sel += " " + strings.TrimSuffix(strings.SplitN(s, "}", 2)[0], "}")
+		}
+	}
+	return fmt.Sprintf("delta(%q, %q): %s read pod %s, %s read pod %s (%s picked another pod, e.g. after a kill/restart/scale): their counters are two Envoys'; snapshot a pod that stays, or read each snapshot alone",
+		a, b, a, sa.Pod, b, sb.Pod, sel)
+}
+
 // Env builds the expression environment from what has been recorded so far.
 func (j *Judge) Env() map[string]any {
 	rec := j.rec
@@ -345,6 +364,9 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 					missing = b
 				}
 				return fmt.Sprintf("delta(%q, %q): snapshot %q has not been taken", a, b, missing), false
+			}
+			if why := otherPod(a, b, sa, sb); why != "" {
+				return why, false
 			}
 			if _, g := sa.Gauges[ref.Stat]; g || hasKey(sb.Gauges, ref.Stat) {
 				return fmt.Sprintf("%s is a gauge: a gauge has no delta (it is a level, not a count); compare the snapshots instead, e.g. %s.%s and %s.%s", ref.Stat, a, ref.Stat, b, ref.Stat), false

@@ -147,6 +147,9 @@ type StepRecord struct {
 	// Background steps run on while later steps start.
 	Background bool     `json:"background,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
+	// Read is what the step read where its reference named more than one thing: the pod a
+	// snapshot's selector picked ("pod lab/client-7d9-x2"), or "".
+	Read string `json:"read,omitempty"`
 }
 
 // Result is one named step's result in the record.

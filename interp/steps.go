@@ -317,6 +317,9 @@ func (rt *stepRuntime) Record(v any) {
 	}()
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
+	if snap, ok := v.(*SnapshotRecord); ok && snap.Pod != "" {
+		rt.sr.Read = "pod " + snap.Pod // the pod read (a selector picks one): the console line says it
+	}
 	if acc, ok := v.(schema.Accumulator); ok && sampled {
 		name := rt.Label() // an unnamed sampler's series is the report's, by its path
 		var soFar any

@@ -382,7 +382,11 @@ func stepRow(s *interp.StepRecord) row {
 	for _, wn := range s.Warnings {
 		outcome += " ⚠ " + wn
 	}
-	return row{class: string(s.Outcome), cluster: s.Cluster, cells: cells(label, s.Kind, secs(s.Planned), secs(s.Start), secs(s.End), skew, outcome, s.Summary)}
+	summary := s.Summary
+	if s.Read != "" {
+		summary += " (read " + s.Read + ")" // the pod a selector picked
+	}
+	return row{class: string(s.Outcome), cluster: s.Cluster, cells: cells(label, s.Kind, secs(s.Planned), secs(s.Start), secs(s.End), skew, outcome, summary)}
 }
 
 func snapshotChartsSection(rec *interp.Record, pl *places) *section {

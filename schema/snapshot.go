@@ -146,8 +146,8 @@ func (p *Snapshot) Run(ctx context.Context, rt Runtime) error {
 	if err != nil {
 		return err
 	}
-	rt.Record(&SnapshotRecord{Name: rt.Label(), Source: q.Source(), At: at, Counters: nonNil(snap.Counters),
-		Gauges: nonNil(snap.Gauges), Histograms: snap.Histograms, Hosts: snap.Hosts})
+	rt.Record(&SnapshotRecord{Name: rt.Label(), Source: q.Source(), Pod: snap.Pod, PodUID: snap.PodUID, At: at,
+		Counters: nonNil(snap.Counters), Gauges: nonNil(snap.Gauges), Histograms: snap.Histograms, Hosts: snap.Hosts})
 	return nil
 }
 
@@ -155,8 +155,14 @@ func (p *Snapshot) Run(ctx context.Context, rt Runtime) error {
 // gauges and histogram quantiles apart (a delta is of counters only). Expressions see them as
 // one map (ExprValue).
 type SnapshotRecord struct {
-	Name       string    `json:"name"`
-	Source     string    `json:"source"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// Pod is the pod whose sidecar the snapshot read, "namespace/name", and PodUID its uid:
+	// a selector's snapshots may read different pods (one deleted between them), whose
+	// counters are two Envoys' and have no delta. "" in a record older than them, or of a
+	// source that is not a pod's.
+	Pod        string    `json:"pod,omitempty"`
+	PodUID     string    `json:"podUID,omitempty"`
 	At         time.Time `json:"at"`
 	Counters   Stats     `json:"counters"`
 	Gauges     Stats     `json:"gauges"`

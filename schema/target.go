@@ -251,6 +251,11 @@ type StatsSnapshot struct {
 	Histograms Stats
 	Hosts      []Host
 	Artifacts  []Artifact
+	// Pod is the pod whose sidecar was read, "namespace/name" (a selector picks one of its
+	// pods, and may pick another the next time), and PodUID its uid; "" when the source is
+	// not a pod's.
+	Pod    string
+	PodUID string
 }
 
 // ConfigResult is part of a config dump.

@@ -514,6 +514,9 @@ func label(s *interp.StepRecord) string {
 	if s.Sample > 0 {
 		l += fmt.Sprintf(" #%d", s.Sample)
 	}
+	if s.Read != "" {
+		l += " read " + s.Read
+	}
 	return l
 }
 

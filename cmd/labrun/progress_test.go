@@ -138,3 +138,13 @@ func TestProgressHeader(t *testing.T) {
 		t.Errorf("fmtETA = %s", got)
 	}
 }
+
+// TestProgressNamesPodRead: a snapshot through a selector reads one of its pods, and may read
+// another the next time; the console line named only the selector, so a delta across two
+// Envoys looked like one pod's. The line names the pod read.
+func TestProgressNamesPodRead(t *testing.T) {
+	s := &interp.StepRecord{Name: "after", Kind: "snapshot", Summary: "envoy lab/{app=client} cluster c", Read: "pod lab/client-b"}
+	if got := label(s); !strings.Contains(got, "read pod lab/client-b") {
+		t.Errorf("label = %q, want it to name the pod read", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
 
@@ -31,21 +32,26 @@ type envoyAdmin interface {
 }
 
 // openAdmin reaches the Envoy admin of the pod ref names, through exec of `pilot-agent request`
-// in the sidecar container (istio-proxy unless ref names another), or a port-forward to 15000.
-func (d *driver) openAdmin(ctx context.Context, ref *schema.PodRef) (envoyAdmin, error) {
+// in the sidecar container (istio-proxy unless ref names another), or a port-forward to 15000;
+// and the pod it reads (a selector picks one).
+func (d *driver) openAdmin(ctx context.Context, ref *schema.PodRef) (envoyAdmin, *corev1.Pod, error) {
 	ns := d.ns(ref.Namespace)
 	pod, err := d.pickPod(ctx, ns, ref.Pod, ref.Selector, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if d.opts.EnvoyVia == EnvoyViaPortForward {
-		return d.portForward(ctx, ns, pod.Name)
+		pf, err := d.portForward(ctx, ns, pod.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return pf, pod, nil
 	}
 	container := ref.Container
 	if container == "" {
 		container = proxyContainer
 	}
-	return execAdmin{d: d, ns: ns, pod: pod.Name, container: container}, nil
+	return execAdmin{d: d, ns: ns, pod: pod.Name, container: container}, pod, nil
 }
 
 // execAdmin runs `pilot-agent request GET <path>`: proxy images are distroless (no curl, no
@@ -166,11 +172,17 @@ func (d *driver) Snapshot(ctx context.Context, req schema.Snapshot) (schema.Stat
 	if req.Cluster == "" {
 		return snap, errors.New("snapshot: give the exact Envoy cluster, e.g. outbound|8080||backend.lab.svc.cluster.local")
 	}
-	admin, err := d.openAdmin(ctx, req.Envoy)
+	admin, pod, err := d.openAdmin(ctx, req.Envoy)
 	if err != nil {
 		return snap, fmt.Errorf("snapshot: %w", err)
 	}
 	defer admin.close()
+	// The pod read: two snapshots of one selector may read two pods (the first deleted in
+	// between), whose counters have no delta.
+	snap.Pod, snap.PodUID = pod.Namespace+"/"+pod.Name, string(pod.UID)
+	if pod.Namespace == "" {
+		snap.Pod = d.ns(req.Envoy.Namespace) + "/" + pod.Name
+	}
 
 	filter := "stats?filter=" + url.QueryEscape(envoy.StatsFilter(req.Cluster))
 	type fetch struct {
@@ -268,7 +280,7 @@ func (d *driver) Config(ctx context.Context, req schema.Config) (schema.ConfigRe
 		// its load_assignment, which the whole dump's clusters show.
 		k = &kind{req.Endpoints, []string{"dynamic_endpoint_configs", "static_endpoint_configs"}, "&include_eds", envoy.DumpEndpoints, envoy.DumpClusterEndpoints}
 	}
-	admin, err := d.openAdmin(ctx, req.Envoy)
+	admin, _, err := d.openAdmin(ctx, req.Envoy)
 	if err != nil {
 		return res, fmt.Errorf("config: %w", err)
 	}

@@ -99,10 +99,15 @@ func decodeObjects(objects []schema.Object, files []string) ([]*object, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", f, err))
 			continue
 		}
+		before, errsBefore := len(out), len(errs)
 		for _, doc := range docs {
 			if doc.m != nil {
 				add(doc.m, f+", "+doc.at)
 			}
+		}
+		if len(out) == before && len(errs) == errsBefore {
+			// Only comments, empty documents or an empty List: the step would do nothing.
+			errs = append(errs, fmt.Errorf("%s holds no object (only comments, empty documents or an empty List)", f))
 		}
 	}
 	for _, o := range out {
@@ -670,7 +675,8 @@ func (d *driver) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool)
 	existed := 0
 	for i, del := range dels {
 		// The object's uid tells it from one a controller makes again under its name at once
-		// (kube-root-ca.crt, a Deployment's Service account token...): that one is not waited for.
+		// (schema.EveryNamespace's kube-root-ca.crt, a Deployment's Service account token...):
+		// that one is not waited for.
 		u, err := del.ri.Get(ctx, del.name, getOpts)
 		if apierrors.IsNotFound(err) {
 			absent = append(absent, del.ref)

@@ -242,6 +242,19 @@ items:
 	if _, err := decodeObjects(nil, []string{bad}); err == nil || !strings.Contains(err.Error(), "bad.yaml: line 5: not an object") {
 		t.Errorf("bad document: %v", err)
 	}
+	// A file of no object (its object commented out, only --- lines, an empty List): an apply
+	// or a delete of it did nothing, and said nothing.
+	for name, text := range map[string]string{
+		"commented.yaml": "# apiVersion: v1\n# kind: ConfigMap\n",
+		"dashes.yaml":    "---\n---\n",
+		"emptylist.yaml": "apiVersion: v1\nkind: List\nitems: []\n",
+	} {
+		f := filepath.Join(dir, name)
+		os.WriteFile(f, []byte(text), 0o644)
+		if _, err := decodeObjects(nil, []string{file, f}); err == nil || !strings.Contains(err.Error(), name+" holds no object") {
+			t.Errorf("%s: %v, want it to hold no object", name, err)
+		}
+	}
 }
 
 func TestBatchCRDs(t *testing.T) {
