@@ -585,17 +585,10 @@ func (d *decoder) hideSecrets(errsFrom, warnsFrom int) {
 			sweep[name] = vs
 		}
 	}
-	masks := secretmask.Masks(d.sc.Secrets, d.sc.Vars, sweep)
-	if len(masks) == 0 {
+	r := secretmask.Replacer(secretmask.Masks(d.sc.Secrets, d.sc.Vars, sweep))
+	if r == nil {
 		return
 	}
-	// The longest first: a value that holds another is hidden whole.
-	slices.SortStableFunc(masks, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
-	var pairs []string
-	for _, m := range masks {
-		pairs = append(pairs, m[0], m[1])
-	}
-	r := strings.NewReplacer(pairs...)
 	for _, e := range d.l.errs.errs[min(errsFrom, len(d.l.errs.errs)):] {
 		e.Msg = r.Replace(e.Msg)
 	}

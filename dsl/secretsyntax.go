@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/parser"
@@ -41,13 +39,13 @@ func (l *loader) hideSyntaxSecrets() {
 			dirs[filepath.Dir(e.Pos.File)] = true
 		}
 	}
-	var names []string
+	var paths []string
 	for dir := range dirs {
 		m, _ := filepath.Glob(filepath.Join(dir, "*.cue"))
-		names = append(names, m...)
+		paths = append(paths, m...)
 	}
-	slices.Sort(names)
-	for _, name := range names {
+	slices.Sort(paths)
+	for _, name := range paths {
 		if fi, err := os.Stat(name); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSecretScan {
 			continue // a named pipe would block the read forever (load skips it too)
 		}
@@ -113,7 +111,7 @@ func (l *loader) hideSyntaxSecrets() {
 			return true
 		}, nil)
 	}
-	names = names[:0]
+	var names []string
 	for name := range secret {
 		names = append(names, name)
 		if v, ok := l.opts.Vars[name]; ok {
@@ -129,15 +127,10 @@ func (l *loader) hideSyntaxSecrets() {
 			}
 		}
 	}
-	if len(masks) == 0 {
+	r := secretmask.Replacer(masks)
+	if r == nil {
 		return
 	}
-	slices.SortStableFunc(masks, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
-	var pairs []string
-	for _, m := range masks {
-		pairs = append(pairs, m[0], m[1])
-	}
-	r := strings.NewReplacer(pairs...)
 	for _, e := range l.errs.errs {
 		e.Msg = r.Replace(e.Msg)
 	}
@@ -149,25 +142,15 @@ func (l *loader) hideSyntaxSecrets() {
 // maxSecretScan is the largest file hideSyntaxSecrets reads for secrets.
 const maxSecretScan = 8 << 20
 
-// fieldName is a field's label written out (an identifier or a string), or "".
+// fieldName is a field's label written out (literalLabel), or "".
 func fieldName(f *ast.Field) string {
-	switch x := f.Label.(type) {
-	case *ast.Ident:
-		return x.Name
-	case *ast.BasicLit:
-		if s, err := strconv.Unquote(x.Value); err == nil {
-			return s
-		}
-	}
-	return ""
+	name, _ := literalLabel(f.Label)
+	return name
 }
 
-// stringLit is the value of a plain string literal.
+// stringLit is the value of a plain string literal (literalScalar).
 func stringLit(e ast.Expr) (string, bool) {
-	b, ok := e.(*ast.BasicLit)
-	if !ok || !strings.HasPrefix(b.Value, `"`) {
-		return "", false
-	}
-	s, err := strconv.Unquote(b.Value)
-	return s, err == nil
+	v, ok := literalScalar(e)
+	s, isString := v.(string)
+	return s, ok && isString
 }

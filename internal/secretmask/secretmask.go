@@ -8,6 +8,7 @@ package secretmask
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -74,4 +75,19 @@ func Masks(secrets []string, vars map[string]any, sweep map[string][]string) [][
 		}
 	}
 	return masks
+}
+
+// Replacer hides each value of masks (as Masks pairs them) by its mask in a string, the longest
+// value first, so that a value that holds another is hidden whole; nil when there is none.
+func Replacer(masks [][2]string) *strings.Replacer {
+	if len(masks) == 0 {
+		return nil
+	}
+	masks = slices.Clone(masks)
+	slices.SortStableFunc(masks, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
+	var pairs []string
+	for _, m := range masks {
+		pairs = append(pairs, m[0], m[1])
+	}
+	return strings.NewReplacer(pairs...)
 }

@@ -29,3 +29,18 @@ func TestMasks(t *testing.T) {
 		t.Errorf("Masks = %q, want %q (the var's value is a sweep's: masked as its #i; a mask stays)", got, want)
 	}
 }
+
+// TestReplacer: a value that holds another is hidden whole, by its own mask, whatever the
+// order of the masks; no mask gives no replacer.
+func TestReplacer(t *testing.T) {
+	masks := [][2]string{{"abc", Of("short")}, {"abcdef", Of("long")}}
+	if got, want := Replacer(masks).Replace("x abcdef y abc"), "x [secret long] y [secret short]"; got != want {
+		t.Errorf("Replace: %q, want %q", got, want)
+	}
+	if masks[0][0] != "abc" {
+		t.Errorf("Replacer reordered its argument: %v", masks)
+	}
+	if Replacer(nil) != nil {
+		t.Errorf("Replacer(nil) is not nil")
+	}
+}
