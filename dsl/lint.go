@@ -944,24 +944,24 @@ func statsStem(cluster string) string {
 	return cluster
 }
 
-// podTemplate returns the pod labels and annotations of a Pod or a workload's template.
+// podTemplate returns the pod labels and annotations of a Pod or a workload's template
+// (a Deployment's, StatefulSet's, DaemonSet's, ReplicaSet's, Job's or CronJob's).
 func podTemplate(o schema.Object) (labels, annotations map[string]any, ok bool) {
 	kind, _ := o["kind"].(string)
-	md, _ := o["metadata"].(map[string]any)
+	var md map[string]any
 	switch kind {
 	case "Pod":
-		labels, _ = md["labels"].(map[string]any)
-		annotations, _ = md["annotations"].(map[string]any)
-		return labels, annotations, true
-	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet":
-		spec, _ := o["spec"].(map[string]any)
-		tmpl, _ := spec["template"].(map[string]any)
-		tmd, _ := tmpl["metadata"].(map[string]any)
-		labels, _ = tmd["labels"].(map[string]any)
-		annotations, _ = tmd["annotations"].(map[string]any)
-		return labels, annotations, true
+		md, _ = o["metadata"].(map[string]any)
+	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job":
+		md = dig(o, "spec", "template", "metadata")
+	case "CronJob":
+		md = dig(o, "spec", "jobTemplate", "spec", "template", "metadata")
+	default:
+		return nil, nil, false
 	}
-	return nil, nil, false
+	labels, _ = md["labels"].(map[string]any)
+	annotations, _ = md["annotations"].(map[string]any)
+	return labels, annotations, true
 }
 
 // selects reports whether a pod reference (a selector, or a pod name) picks the pods of o.

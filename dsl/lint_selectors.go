@@ -13,26 +13,18 @@ type appliedPods struct {
 	labels         map[string]string
 }
 
-// appliedPodsOf are the pod templates of the objects the scenario applies: Pods, and the
-// templates of Deployments, StatefulSets, DaemonSets, ReplicaSets, Jobs and CronJobs. A label
-// whose value is not a plain string (a ${...} is a string) is left out.
+// appliedPodsOf are the pod templates of the objects the scenario applies (podTemplate). A
+// label whose value is not a plain string (a ${...} is a string) is left out.
 func appliedPodsOf(objs []applied) []appliedPods {
 	var out []appliedPods
 	for _, a := range objs {
+		labels, _, ok := podTemplate(a.obj)
+		if !ok {
+			continue
+		}
 		kind, _ := a.obj["kind"].(string)
 		md, _ := a.obj["metadata"].(map[string]any)
 		name, _ := md["name"].(string)
-		var labels map[string]any
-		switch kind {
-		case "Pod":
-			labels, _ = md["labels"].(map[string]any)
-		case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job":
-			labels = dig(a.obj, "spec", "template", "metadata", "labels")
-		case "CronJob":
-			labels = dig(a.obj, "spec", "jobTemplate", "spec", "template", "metadata", "labels")
-		default:
-			continue
-		}
 		t := appliedPods{ns: a.namespace(), kind: kind, name: name, labels: map[string]string{}}
 		for k, v := range labels {
 			if s, ok := v.(string); ok {
