@@ -6,6 +6,28 @@ import (
 	"testing"
 )
 
+// loadClaim loads a scenario with vars vars and one exec step "stamp" of argv, whose claim is
+// its expectation, or, with assert, an assert after the step (its expectation then
+// "stamp.exit == 0"): the claim at x.cue:8:11, or the assert at x.cue:7.
+func loadClaim(t *testing.T, vars, argv, claim string, assert bool) (error, Errors) {
+	t.Helper()
+	steps := `{name: "stamp", exec: argv: ` + argv + `}`
+	expect := claim
+	if assert {
+		steps += `, {assert: "` + claim + `"}`
+		expect = "stamp.exit == 0"
+	}
+	_, path := writeLab(t, `s: schema.#Scenario & {
+	vars: `+vars+`
+	steps: [`+steps+`]
+	expect: ["`+expect+`"]
+}`)
+	_, err := Load([]string{path}, Options{})
+	var errs Errors
+	errors.As(err, &errs)
+	return err, errs
+}
+
 // TestClockOnlyClaimRefused: an expectation or an assert that reads the clock (now()) and
 // nothing the run recorded — constants, date() and duration() of literals, vars — is refused
 // at its position, saying it reads nothing the run recorded. Before, vet accepted
@@ -30,20 +52,7 @@ func TestClockOnlyClaimRefused(t *testing.T) {
 		{"now() > date('2020-01-01') && stamp.exit == 0", false, false},
 		{"stamp.exit == 0", true, false},
 	} {
-		steps := `{name: "stamp", exec: argv: ["date", "-u", "+%Y-%m-%dT%H:%M:%SZ"]}`
-		expect := c.claim
-		if c.assert {
-			steps += `, {assert: "` + c.claim + `"}`
-			expect = "stamp.exit == 0"
-		}
-		_, path := writeLab(t, `s: schema.#Scenario & {
-	vars: since: "2026-01-01T00:00:00Z"
-	steps: [`+steps+`]
-	expect: ["`+expect+`"]
-}`)
-		_, err := Load([]string{path}, Options{})
-		var errs Errors
-		errors.As(err, &errs)
+		err, errs := loadClaim(t, `since: "2026-01-01T00:00:00Z"`, `["date", "-u", "+%Y-%m-%dT%H:%M:%SZ"]`, c.claim, c.assert)
 		const why = `reads nothing the run recorded: only the clock (now()) and constants`
 		switch {
 		case c.refused && (len(errs) != 1 || !strings.Contains(errs[0].Error(), why)):
@@ -76,20 +85,7 @@ func TestConstantAssertRefused(t *testing.T) {
 		{"stamp.exit == vars.n - 3", true, false},
 		{"ended.stamp > 0", true, false},
 	} {
-		steps := `{name: "stamp", exec: argv: ["true"]}`
-		expect := c.claim
-		if c.assert {
-			steps += `, {assert: "` + c.claim + `"}`
-			expect = "stamp.exit == 0"
-		}
-		_, path := writeLab(t, `s: schema.#Scenario & {
-	vars: n: 3
-	steps: [`+steps+`]
-	expect: ["`+expect+`"]
-}`)
-		_, err := Load([]string{path}, Options{})
-		var errs Errors
-		errors.As(err, &errs)
+		err, errs := loadClaim(t, "n: 3", `["true"]`, c.claim, c.assert)
 		const why = `reads nothing the run records: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time`
 		switch {
 		case c.refused && (len(errs) != 1 || !strings.Contains(errs[0].Error(), why)):
