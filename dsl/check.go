@@ -34,6 +34,7 @@ type stepChecker struct {
 	// written (litDone: looked for).
 	lit     *ast.StructLit
 	litDone bool
+	refs    map[string][]stringField // refStrings' walk, once
 }
 
 // checkerHook, when a test sets it, is called with each step's checker before its Check.

@@ -28,12 +28,13 @@ type stringField struct {
 	field, value string
 }
 
-// stepStrings lists the strings labelled label written in a step's value, at any depth (the
-// kind's own namespace, a pod reference's such as envoy or from), and of the objects the step
-// names (wait: absent, delete) those of their metadata only: an object's other fields are its
-// content (a RoleBinding's subjects), no reference of the step's.
-func stepStrings(v cue.Value, label string) []stringField {
-	var out []stringField
+// stepStrings lists, for each of labels, the strings so labelled written in a step's value, at
+// any depth (the kind's own namespace, a pod reference's such as envoy or from), and of the
+// objects the step names (wait: absent, delete) those of their metadata only: an object's other
+// fields are its content (a RoleBinding's subjects), no reference of the step's. One walk serves
+// every label: walking a step's CUE value is most of what the checks that read these cost.
+func stepStrings(v cue.Value, labels ...string) map[string][]stringField {
+	out := map[string][]stringField{}
 	var walk func(v cue.Value, path string)
 	join := func(path, label string) string {
 		if path == "" {
@@ -45,8 +46,10 @@ func stepStrings(v cue.Value, label string) []stringField {
 		switch v.IncompleteKind() {
 		case cue.StructKind:
 			if md := v.LookupPath(cue.MakePath(cue.Str("metadata"))); md.Exists() {
-				if s, err := md.LookupPath(cue.MakePath(cue.Str(label))).String(); err == nil {
-					out = append(out, stringField{join(path, "metadata."+label), s})
+				for _, label := range labels {
+					if s, err := md.LookupPath(cue.MakePath(cue.Str(label))).String(); err == nil {
+						out[label] = append(out[label], stringField{join(path, "metadata."+label), s})
+					}
 				}
 				return
 			}
@@ -56,9 +59,9 @@ func stepStrings(v cue.Value, label string) []stringField {
 			}
 			for it.Next() {
 				l := it.Selector().Unquoted()
-				if l == label {
+				if slices.Contains(labels, l) {
 					if s, err := it.Value().String(); err == nil {
-						out = append(out, stringField{join(path, l), s})
+						out[l] = append(out[l], stringField{join(path, l), s})
 					}
 					continue
 				}
@@ -76,6 +79,15 @@ func stepStrings(v cue.Value, label string) []stringField {
 	}
 	walk(v, "")
 	return out
+}
+
+// refStrings are the step's strings labelled label, of those the kube checks read (namespace,
+// selector), walked once for all of them.
+func (c *stepChecker) refStrings(label string) []stringField {
+	if c.refs == nil {
+		c.refs = stepStrings(c.kv, "namespace", "selector")
+	}
+	return c.refs[label]
 }
 
 // checkNamespaceRefs refuses a literal namespace of the step that is the key of an ephemeral
@@ -99,7 +111,7 @@ func (d *decoder) checkNamespaceRefs(c *stepChecker) bool {
 		}
 		return "${" + NamespaceRef(name) + "}"
 	}
-	for _, f := range stepStrings(c.kv, "namespace") {
+	for _, f := range c.refStrings("namespace") {
 		if f.value == "" || HasInterpolation(f.value) || slices.Contains(d.sc.Namespaces, f.value) || slices.Contains(slices.Collect(maps.Values(d.sc.Generated)), f.value) {
 			continue
 		}
@@ -149,7 +161,7 @@ func (d *decoder) checkSelectors(c *stepChecker) bool {
 		return false // selectors pick pods and objects: kube's (a local step has none to check)
 	}
 	refused := false
-	for _, f := range stepStrings(c.kv, "selector") {
+	for _, f := range c.refStrings("selector") {
 		if HasInterpolation(f.value) {
 			continue // checked when the step starts, its ${...} filled
 		}
