@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
@@ -15,7 +16,8 @@ import (
 // be a name the object's kind has, or the read gives nil (absent) whatever the object holds,
 // and a claim passes over the wrong thing. A built-in kind's names are checked at vet; a
 // custom resource's, known to the cluster by its CRD, when the step runs (CheckObjectReads).
-// An index or a dynamic key ends the chain (what follows is not checked).
+// An index is a name too (pods[0].status.phase: "0"), and an index or key computed when the
+// expression runs is "*", any element (what follows it is checked against the element's kind).
 type ObjectRead struct {
 	Step string
 	// Path are the names read below the step's value, in order.
@@ -67,11 +69,10 @@ func (c *exprChecker) objectChain(n ast.Node) (step string, names []string, cols
 			n = x.Node
 			continue
 		case *ast.MemberNode:
-			s, isStr := x.Property.(*ast.StringNode)
-			if !isStr || x.Method {
+			if x.Method {
 				return "", nil, nil, false
 			}
-			names = append([]string{s.Value}, names...)
+			names = append([]string{memberName(x.Property)}, names...)
 			cols = append([]int{col(x)}, cols...)
 			n = x.Node
 			continue
@@ -96,6 +97,20 @@ func (c *exprChecker) objectChain(n ast.Node) (step string, names []string, cols
 		}
 		return "", nil, nil, false
 	}
+}
+
+// memberName is the name a member read gives: a key's or an index's literal, "*" (any element)
+// for one computed when the expression runs (pods[len(pods)-1], a negative index).
+func memberName(p ast.Node) string {
+	switch x := p.(type) {
+	case *ast.StringNode:
+		return x.Value
+	case *ast.IntegerNode:
+		if x.Value >= 0 {
+			return strconv.Itoa(x.Value)
+		}
+	}
+	return "*"
 }
 
 // objectScope is a closure's element below a get's value: the step, the names to its list,
@@ -133,7 +148,7 @@ func ObjectMiss(step string, shape *kubeshape.Shape, kind string, base, names []
 		kind = "the list of " + kind + " objects"
 	}
 	read := names[:m.At]
-	if shape.Kind == kubeshape.List && len(read) > 0 && read[0] == "*" {
+	if shape.Kind == kubeshape.List && len(read) > 0 {
 		read = read[1:] // an element of the list the get read by selector: one object
 	}
 	at := append(append([]string{}, base...), read...)
@@ -144,13 +159,25 @@ func ObjectMiss(step string, shape *kubeshape.Shape, kind string, base, names []
 	return fmt.Sprintf("%s: %s %s", elements(step+"."+strings.Join(names[:m.At+1], ".")), strings.TrimSpace(subject), m.Msg)
 }
 
-// elements writes a path's "*" (any element of a list) as [].
+// elements writes a path's list elements as expressions index them: "*" (any element) as [],
+// an index as [0].
 func elements(path string) string {
-	path = strings.ReplaceAll(path, ".*", "[]")
-	if p, ok := strings.CutPrefix(path, "*"); ok {
-		return "[]" + p
+	var b strings.Builder
+	for i, seg := range strings.Split(path, ".") {
+		_, err := strconv.Atoi(seg)
+		switch {
+		case seg == "*":
+			b.WriteString("[]")
+		case err == nil:
+			b.WriteString("[" + seg + "]")
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(seg)
+		}
 	}
-	return path
+	return b.String()
 }
 
 // PosAt is the position of column col (0-based) of the expression.

@@ -91,6 +91,9 @@ func (s *Shape) Walk(path []string) *Miss {
 			}
 			s = s.Elem
 		case Scalar:
+			if _, err := strconv.Atoi(name); err == nil {
+				return nil // an index into a string: a byte of it
+			}
 			return &Miss{At: i, Msg: fmt.Sprintf("is a scalar: it has no field %s", name)}
 		}
 		if s == nil {
