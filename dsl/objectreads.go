@@ -26,6 +26,11 @@ type ObjectRead struct {
 	Col []int
 }
 
+// ObjectReadString is the read as an expression writes it: dr.spec.subsets[].name.
+func ObjectReadString(r ObjectRead) string {
+	return elements(r.Step + "." + strings.Join(r.Path, "."))
+}
+
 // objectShape is what vet knows of a get step's value: the shape of a built-in kind's object
 // (at the step's path; a list of them by selector); nil for a custom resource (checked at run
 // time), a templated kind or path.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,14 +18,16 @@ type objectShape struct {
 	shape *kubeshape.Shape
 	kind  string
 	base  []string
+	// unread is why the kind's CRD could not be read (forbidden): its names go unchecked.
+	unread error
 }
 
 // shapeObject finds, before get step s reads a custom resource, the shape of what it records
 // from the kind's CRD (once per kind and run), or of a built-in kind that a ${...} named (vet
 // could not tell): the names expressions read below it that the kind has not are kept for the
 // record (Result.Unknown), and a read of one errs (objectMiss). A kind whose CRD cannot be
-// read is not checked.
-func (ru *run) shapeObject(ctx context.Context, s *dsl.Step, g *schema.Get) {
+// read is not checked, and the step's record warns of it: a misspelled name there reads nil.
+func (ru *run) shapeObject(ctx context.Context, rt *stepRuntime, s *dsl.Step, g *schema.Get) {
 	if s.Name == "" || ru.sc.ExprNames == nil {
 		return
 	}
@@ -38,6 +41,9 @@ func (ru *run) shapeObject(ctx context.Context, s *dsl.Step, g *schema.Get) {
 		crd = ru.crdShape(ctx, s, g.Kind, g.APIVersion)
 	}
 	if crd.shape == nil {
+		if crd.unread != nil {
+			ru.warnUnchecked(rt, s, g, crd.unread)
+		}
 		return
 	}
 	shape, base := dsl.ObjectShapeAt(crd.shape, g)
@@ -64,6 +70,25 @@ func (ru *run) shapeObject(ctx context.Context, s *dsl.Step, g *schema.Get) {
 		ru.unknown = map[string]map[string]string{}
 	}
 	ru.unknown[s.Name] = unknown
+}
+
+// warnUnchecked warns, in get step s's record, that the names expressions read below its
+// object are not checked because its kind's CRD could not be read (why).
+func (ru *run) warnUnchecked(rt *stepRuntime, s *dsl.Step, g *schema.Get, why error) {
+	var reads []string
+	for _, e := range ru.sc.AllExprs() {
+		for _, r := range e.ObjectReads {
+			if r.Step == s.Name {
+				reads = append(reads, dsl.ObjectReadString(r))
+			}
+		}
+	}
+	if len(reads) == 0 {
+		return
+	}
+	slices.Sort(reads)
+	reads = slices.Compact(reads)
+	rt.Warn(fmt.Sprintf("the names read below %s's %s objects (%s) are not checked against its CRD, which could not be read (%v): a misspelled one reads as nil", s.Name, g.Kind, strings.Join(reads, ", "), why))
 }
 
 // objectMiss says which name e reads below a get step's object that the object's kind (its
@@ -104,6 +129,8 @@ func (ru *run) crdShape(ctx context.Context, s *dsl.Step, kind, apiVersion strin
 	cancel()
 	if err == nil && sch != nil {
 		crd = objectShape{shape: kubeshape.FromCRD(sch), kind: name}
+	} else if err != nil {
+		crd = objectShape{kind: name, unread: err}
 	}
 	ru.mu.Lock()
 	if ru.crdShapes == nil {
@@ -117,7 +144,7 @@ func (ru *run) crdShape(ctx context.Context, s *dsl.Step, kind, apiVersion strin
 // checkPartials refuses, before a wait polls, a field of its match or absent that the custom
 // resource's CRD does not have (vet has checked a built-in kind's): a misspelled field asked
 // null would hold at once, one asked a value would never match.
-func (ru *run) checkPartials(ctx context.Context, s *dsl.Step, w *schema.Wait) error {
+func (ru *run) checkPartials(ctx context.Context, rt *stepRuntime, s *dsl.Step, w *schema.Wait) error {
 	for _, x := range []struct {
 		field string
 		o     schema.Object
@@ -132,6 +159,9 @@ func (ru *run) checkPartials(ctx context.Context, s *dsl.Step, w *schema.Wait) e
 		}
 		crd := ru.crdShape(ctx, s, kind, apiVersion)
 		if crd.shape == nil {
+			if crd.unread != nil {
+				rt.Warn(fmt.Sprintf("the fields of the wait's %s are not checked against %s's CRD, which could not be read (%v): a misspelled one asked null holds at once", x.field, kind, crd.unread))
+			}
 			continue
 		}
 		var msgs []string

@@ -3,6 +3,7 @@ package interp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -166,5 +167,31 @@ s: schema.#Scenario & {
 	want := "cm.metdata: ConfigMap has no field metdata (did you mean metadata?)"
 	if len(rec.Expectations) != 1 || rec.Expectations[0].Outcome != interp.Errored || !strings.Contains(rec.Expectations[0].Reason, want) {
 		t.Fatalf("expectations %+v; want one errored with %q", rec.Expectations, want)
+	}
+}
+
+// TestCRDUnreadWarned: when the cluster will not let a kind's CRD be read (forbidden), the
+// names read below its objects and a wait's fields cannot be checked; the steps' records say
+// so instead of judging in silence as if they had been.
+func TestCRDUnreadWarned(t *testing.T) {
+	forbidden := errors.New(`customresourcedefinitions.apiextensions.k8s.io "destinationrules.networking.istio.io" is forbidden`)
+	for _, c := range []struct {
+		name, src, want string
+	}{
+		{"get", crdReads, "the names read below dr's DestinationRule objects (dr.kind, dr.metadata.labels.app, dr.spec.trafficPolicy, dr.spec.trafficPolicy.outlierDetection, dr.spec.trafficPolicy.outlierDetecton) are not checked against its CRD"},
+		{"wait", crdWait, "the fields of the wait's match are not checked against DestinationRule's CRD, which could not be read"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := loadScenario(t, c.src).ForRun("r1")
+			w := &fakes.World{CRDSchemaErrs: map[string]error{"DestinationRule": forbidden}}
+			rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+			if len(rec.Steps) == 0 {
+				t.Fatalf("no steps: %s", rec.Error)
+			}
+			got := strings.Join(rec.Steps[0].Warnings, "\n")
+			if !strings.Contains(got, c.want) || !strings.Contains(got, "is forbidden") {
+				t.Errorf("warnings %q, want %q and the cluster's error", got, c.want)
+			}
+		})
 	}
 }

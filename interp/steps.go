@@ -80,9 +80,9 @@ func (ru *run) runGuarded(ctx context.Context, s *dsl.Step, sr *StepRecord, para
 	}
 	switch p := params.(type) {
 	case *schema.Get:
-		ru.shapeObject(ctx, s, p)
+		ru.shapeObject(ctx, rt, s, p)
 	case *schema.Wait:
-		if err := ru.checkPartials(ctx, s, p); err != nil {
+		if err := ru.checkPartials(ctx, rt, s, p); err != nil {
 			return err
 		}
 	}

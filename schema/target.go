@@ -398,6 +398,6 @@ func ReadLogs(ctx context.Context, r LogReader, req Logs, since time.Time) ([]Lo
 type ObjectSchemas interface {
 	// ObjectSchema is the kind's name as the API server serves it and the openAPIV3Schema of
 	// its CRD at the version served; a nil schema when the kind has no CRD (a built-in kind),
-	// its CRD has no schema, or the CRD cannot be read.
+	// or its CRD has no schema; an error when the CRD cannot be read (forbidden).
 	ObjectSchema(ctx context.Context, kind, apiVersion string) (string, map[string]any, error)
 }

@@ -24,6 +24,8 @@ type World struct {
 	// CRDSchemas are the openAPIV3Schemas of custom resources' CRDs, by kind
 	// (schema.ObjectSchemas).
 	CRDSchemas map[string]map[string]any
+	// CRDSchemaErrs are the errors reading a kind's CRD gives (forbidden), by kind.
+	CRDSchemaErrs map[string]error
 
 	// Stats returns the snapshot for a source on its n-th read (0-based). Nil: empty stats.
 	Stats func(source string, n int) schema.StatsSnapshot
@@ -528,7 +530,11 @@ func (p *process) Ended() (string, bool) {
 	return "", false
 }
 
-// ObjectSchema implements schema.ObjectSchemas from CRDSchemas.
+// ObjectSchema implements schema.ObjectSchemas from CRDSchemas, or CRDSchemaErrs' error for
+// a kind whose CRD the cluster would not let be read.
 func (w *World) ObjectSchema(ctx context.Context, kind, apiVersion string) (string, map[string]any, error) {
+	if err := w.CRDSchemaErrs[kind]; err != nil {
+		return kind, nil, err
+	}
 	return kind, w.CRDSchemas[kind], nil
 }

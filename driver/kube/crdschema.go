@@ -13,8 +13,9 @@ var crdGVR = k8sschema.GroupVersionResource{Group: "apiextensions.k8s.io", Versi
 
 // ObjectSchema implements schema.ObjectSchemas: the CRD of the kind's resource
 // (<resource>.<group>), its openAPIV3Schema at the version the kind is served in. A kind of
-// no CRD (a built-in group's), or a CRD that cannot be read (forbidden), has none; a built-in
-// group of no dot (apps, batch) is not asked.
+// no CRD (a built-in group's, an aggregated API's) has none; a built-in group of no dot (apps,
+// batch) is not asked. A CRD that cannot be read (forbidden) is an error: the run says the
+// kind's names go unchecked.
 func (d *driver) ObjectSchema(ctx context.Context, kind, apiVersion string) (string, map[string]any, error) {
 	m, err := d.mappingFor(ctx, kind, apiVersion)
 	if err != nil {
@@ -24,7 +25,7 @@ func (d *driver) ObjectSchema(ctx context.Context, kind, apiVersion string) (str
 		return m.kind, nil, nil // a CRD's group has a dot: core, apps, batch are built in
 	}
 	u, err := d.resourceFor(crdGVR, false, "").Get(ctx, m.gvr.Resource+"."+m.gvr.Group, getOpts)
-	if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+	if apierrors.IsNotFound(err) {
 		return m.kind, nil, nil
 	}
 	if err != nil {
