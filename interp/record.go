@@ -504,6 +504,64 @@ func countOf(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// podGaps: a run records the pod (and its uid) of every snapshot of a pod's sidecar it took,
+// or of none (a record older than pods in records); one that does not say it beside others of
+// its source that do had it removed, which makes reads across two pods (a delta, a series'
+// max) look like reads of one (see otherPod, SeriesRecord.PodChange).
+func (r *Record) podGaps() []string {
+	type snap struct {
+		what string
+		s    *SnapshotRecord
+	}
+	bySource := map[string][]snap{}
+	var sources []string
+	add := func(what string, s *SnapshotRecord) {
+		if s == nil || !strings.HasPrefix(s.Source, "envoy ") {
+			return
+		}
+		if _, ok := bySource[s.Source]; !ok {
+			sources = append(sources, s.Source)
+		}
+		bySource[s.Source] = append(bySource[s.Source], snap{what, s})
+	}
+	for _, name := range sortedResultNames(r) {
+		if res := r.Results[name]; res != nil {
+			switch v := res.Value.(type) {
+			case *SnapshotRecord:
+				add("step "+name, v)
+			case *SeriesRecord:
+				if v != nil {
+					for i, smp := range v.Samples {
+						add(fmt.Sprintf("step %s: sample %d", name, i+1), smp)
+					}
+				}
+			}
+		}
+	}
+	var msgs []string
+	for _, src := range sources {
+		snaps := bySource[src]
+		var said *SnapshotRecord
+		for _, sn := range snaps {
+			if sn.s.Pod != "" && (said == nil || said.PodUID == "" && sn.s.PodUID != "") {
+				said = sn.s
+			}
+		}
+		if said == nil {
+			continue
+		}
+		for _, sn := range snaps {
+			switch {
+			case sn.s.Pod == "":
+				msgs = append(msgs, fmt.Sprintf("%s does not say which pod it read, where the run's other snapshots of %s do (e.g. pod %s): a run records the pod of every snapshot of a sidecar, and one removed makes a read across two pods look like a read of one", sn.what, src, said.Pod))
+			case sn.s.PodUID == "" && said.PodUID != "":
+				msgs = append(msgs, fmt.Sprintf("%s does not say the uid of pod %s, where the run's other snapshots of %s do (e.g. pod %s, uid %s): a run records the uid of every pod it reads, and one removed makes a recreated pod of the same name look like the same pod", sn.what, sn.s.Pod, src, said.Pod, said.PodUID))
+			}
+		}
+	}
+	return msgs
+}
+
 // Contradictions says what the record holds that no run writes, naming the step, the fields
 // and their values; nil when nothing does: a result that contradicts itself (a load's
 // requests, ok and errors against its codes, its latencies' order: see
@@ -565,6 +623,7 @@ func (r *Record) Contradictions() error {
 		}
 	}
 	msgs = append(msgs, r.localBackendAbsences()...)
+	msgs = append(msgs, r.podGaps()...)
 	msgs = append(msgs, r.resultKindContradictions()...)
 	for _, s := range r.Steps {
 		if cs := s.Contradictions(); len(cs) > 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/interp"
@@ -86,6 +87,140 @@ s: schema.#Scenario & {
 			for _, j := range interp.Rejudge(&back, sc) {
 				if j.Outcome == interp.Errored {
 					t.Errorf("old record: %s %q, want it judged", j.Outcome, j.Reason)
+				}
+			}
+		})
+	}
+}
+
+// TestSeriesAcrossPods: a series sampled through a selector whose pick changed between samples
+// (the first pod killed, restarted or scaled away) holds two Envoys' counters: client-a read 10
+// then 40, client-b 0 then 3, and last - first <= 3 (a rate) and max < 50 passed, where
+// client-a alone rose by 30. Every aggregate but count has no value (an error naming the pods
+// and the sample where the pick changed); the same pod throughout is judged; replay of the
+// record errs the same way, and a record whose samples do not all say their pod (one blanked
+// by an edit) is refused.
+func TestSeriesAcrossPods(t *testing.T) {
+	src := `
+s: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "n", sleep: "2500ms"},
+		{name: "od", every: "1s", while: "n", snapshot: {envoy: {selector: "app=client"}, cluster: "c"}},
+	]}]
+	expect: [%s]
+}`
+	type want struct {
+		outcome interp.Outcome
+		reason  string
+	}
+	mixed := `series "od" read pod lab/client-a (samples 1-2), then pod lab/client-b (samples 3-4)`
+	for _, c := range []struct {
+		name, expect string
+		pods         []string // each sample's pod
+		want         want
+	}{
+		{"rate over two pods", `"od.last.upstream_rq_pending_overflow - od.first.upstream_rq_pending_overflow <= 3"`,
+			[]string{"lab/client-a", "lab/client-a", "lab/client-b", "lab/client-b"}, want{interp.Errored, "od.last has no value: " + mixed}},
+		{"max over two pods", `"od.max.upstream_rq_pending_overflow < 50"`,
+			[]string{"lab/client-a", "lab/client-a", "lab/client-b", "lab/client-b"}, want{interp.Errored, "od.max has no value: " + mixed + " (the selector app=client picked another pod"}},
+		{"samples over two pods", `"all(od.samples, .upstream_rq_pending_overflow < 50)"`,
+			[]string{"lab/client-a", "lab/client-a", "lab/client-b", "lab/client-b"}, want{interp.Errored, "od.samples has no value: " + mixed}},
+		{"count over two pods", `"od.count == 4"`,
+			[]string{"lab/client-a", "lab/client-a", "lab/client-b", "lab/client-b"}, want{interp.Passed, ""}},
+		{"one pod", `"od.last.upstream_rq_pending_overflow - od.first.upstream_rq_pending_overflow <= 3"`,
+			[]string{"lab/client-a", "lab/client-a", "lab/client-a", "lab/client-a"}, want{interp.Failed, ""}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := loadScenario(t, strings.Replace(src, "%s", c.expect, 1))
+			var rec *interp.Record
+			synctest.Test(t, func(t *testing.T) {
+				w := &fakes.World{Stats: func(_ string, n int) schema.StatsSnapshot {
+					pod := c.pods[min(n, len(c.pods)-1)]
+					v := []float64{10, 40, 0, 3}[min(n, 3)]
+					if pod == "lab/client-a" && n >= 2 {
+						v = 40 + float64(n)
+					}
+					return schema.StatsSnapshot{Counters: schema.Stats{"upstream_rq_pending_overflow": v}, Gauges: schema.Stats{}, Pod: pod, PodUID: "uid-" + pod}
+				}}
+				rec = interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+			})
+			ser := rec.SeriesOf("od")
+			if ser == nil || len(ser.Samples) != 4 {
+				t.Fatalf("series: %+v, want 4 samples", ser)
+			}
+			if len(rec.Expectations) != 1 {
+				t.Fatalf("expectations: %v", rec.Expectations)
+			}
+			j := rec.Expectations[0]
+			if j.Outcome != c.want.outcome || !strings.Contains(j.Reason, c.want.reason) {
+				t.Errorf("run: %s %q, want %s with %q", j.Outcome, j.Reason, c.want.outcome, c.want.reason)
+			}
+			b, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back interp.Record
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			if err := back.Contradictions(); err != nil {
+				t.Fatalf("as recorded: %v", err)
+			}
+			for _, j := range interp.Rejudge(&back, sc) {
+				if j.Outcome != c.want.outcome || !strings.Contains(j.Reason, c.want.reason) {
+					t.Errorf("replay: %s %q, want %s with %q", j.Outcome, j.Reason, c.want.outcome, c.want.reason)
+				}
+			}
+			// A sample's pod blanked (which would make the aggregates readable again).
+			back.SeriesOf("od").Samples[3].Pod = ""
+			if err := back.Contradictions(); err == nil || !strings.Contains(err.Error(), "sample 4 does not say which pod it read") {
+				t.Errorf("a sample's pod blanked: %v, want a contradiction", err)
+			}
+		})
+	}
+}
+
+// TestExpressionAcrossPods: an expression that reads two snapshots of one selector that read
+// two pods compares two Envoys' counters however it is written (after.x - before.x, as well as
+// delta); a pod of the same name with another uid (a StatefulSet's pod recreated) is another
+// Envoy; each read alone is judged.
+func TestExpressionAcrossPods(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "before", snapshot: {envoy: {selector: "app=client"}, cluster: "c"}},
+		{name: "after", snapshot: {envoy: {selector: "app=client"}, cluster: "c"}},
+	]
+	expect: [
+		"after.upstream_rq_pending_overflow - before.upstream_rq_pending_overflow == 0",
+		"delta.upstream_rq_pending_overflow == 0",
+		"after.upstream_rq_pending_overflow == 10",
+	]
+}`)
+	start := time.Unix(1000, 0)
+	for _, c := range []struct {
+		name       string
+		pods, uids [2]string
+		want       []interp.Outcome
+		reason     string
+	}{
+		{"two pods", [2]string{"lab/client-a", "lab/client-b"}, [2]string{"u1", "u2"},
+			[]interp.Outcome{interp.Errored, interp.Errored, interp.Passed}, "before read pod lab/client-a, after read pod lab/client-b"},
+		{"one name, two uids", [2]string{"lab/client-0", "lab/client-0"}, [2]string{"u1", "u2"},
+			[]interp.Outcome{interp.Errored, interp.Errored, interp.Passed}, "before read pod lab/client-0 (uid u1), after read pod lab/client-0 (uid u2)"},
+		{"one pod", [2]string{"lab/client-a", "lab/client-a"}, [2]string{"u1", "u1"},
+			[]interp.Outcome{interp.Failed, interp.Failed, interp.Passed}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &interp.Record{StepsStart: start}
+			for i, n := range []string{"before", "after"} {
+				rec.Put(n, "snapshot", false, &interp.SnapshotRecord{Name: n, Source: "envoy {app=client} cluster c",
+					Pod: c.pods[i], PodUID: c.uids[i], At: start.Add(time.Duration(i) * time.Second),
+					Counters: schema.Stats{"upstream_rq_pending_overflow": 10 * float64(i)}, Gauges: schema.Stats{}})
+			}
+			for i, j := range interp.Rejudge(rec, sc) {
+				if j.Outcome != c.want[i] || j.Outcome == interp.Errored && !strings.Contains(j.Reason, c.reason) {
+					t.Errorf("%s: %s %q, want %s with %q", j.Src, j.Outcome, j.Reason, c.want[i], c.reason)
 				}
 			}
 		})
