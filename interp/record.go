@@ -148,7 +148,8 @@ type StepRecord struct {
 	Background bool     `json:"background,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
 	// Read is what the step read where its reference named more than one thing: the pod a
-	// snapshot's selector picked ("pod lab/client-7d9-x2"), or "".
+	// selector picked for a snapshot, config, exec or load ("pod lab/client-7d9-x2"; a load
+	// from several pods, "pods lab/a, lab/b"), or "".
 	Read string `json:"read,omitempty"`
 }
 

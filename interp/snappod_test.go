@@ -3,6 +3,7 @@ package interp_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -224,5 +225,70 @@ s: schema.#Scenario & {
 				}
 			}
 		})
+	}
+}
+
+// TestSelectorOfReplicas: a snapshot, exec, config or load by a selector that matches several
+// ready pods uses one (the first by name), and what it records is that pod's, not the
+// Deployment's: a snapshot of backend's sidecar, one replica of 3, counts a third of the
+// requests, and "no replica saw a 503" would hold on one replica's word. The step's record
+// (its console line and report row) names the pod used, and a warning names the other ready
+// pods; a sampler says it once, not at every sample; a selector of one ready pod warns of
+// nothing. The kube target is the fake world, whose Ready lists each selector's ready pods.
+func TestSelectorOfReplicas(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "snap", snapshot: {envoy: {selector: "app=backend"}, cluster: "c"}},
+		{name: "ex", exec: {selector: "app=backend", argv: ["true"]}},
+		{name: "cfg", config: {envoy: {selector: "app=backend"}, cluster: "c"}},
+		{name: "fortio", load: {from: {selector: "app=backend"}, url: "http://b:8080/", requests: 10}},
+		{name: "fortio3", load: {from: {selector: "app=backend", pods: 2}, url: "http://b:8080/", requests: 10}},
+		{name: "solo", snapshot: {envoy: {selector: "app=client"}, cluster: "c"}},
+		{parallel: [
+			{name: "n", sleep: "2500ms"},
+			{name: "od", every: "1s", while: "n", snapshot: {envoy: {selector: "app=backend"}, cluster: "c"}},
+		]},
+	]
+}`)
+	var rec *interp.Record
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{Ready: map[string][]string{"app=backend": {"backend-c", "backend-a", "backend-b"}, "app=client": {"client-a"}}}
+		rec = interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	})
+	if rec.Outcome != interp.Passed {
+		t.Fatalf("run: %s %s", rec.Outcome, rec.Error)
+	}
+	others := "selector app=backend matched 3 ready pods in lab (backend-a, backend-b, backend-c) and the step used backend-a only (the first by name): what it records is that pod's, not the other replicas'"
+	for _, c := range []struct{ step, read, warning string }{
+		{"snap", "pod lab/backend-a", others},
+		{"ex", "pod lab/backend-a", others},
+		{"cfg", "pod lab/backend-a", others},
+		{"fortio", "pod lab/backend-a", others},
+		{"fortio3", "pods lab/backend-a, lab/backend-b", "selector app=backend matched 3 ready pods in lab (backend-a, backend-b, backend-c) and the step used backend-a, backend-b only (the first by name): what it records is those pods', not the other replicas'"},
+		{"solo", "pod lab/client-a", ""},
+	} {
+		sr := stepRecord(t, rec, c.step)
+		if sr.Read != c.read {
+			t.Errorf("%s reads %q, want %q", c.step, sr.Read, c.read)
+		}
+		if want := []string{c.warning}; c.warning == "" && len(sr.Warnings) > 0 || c.warning != "" && !slices.Equal(sr.Warnings, want) {
+			t.Errorf("%s warns %q, want %q", c.step, sr.Warnings, c.warning)
+		}
+	}
+	if s := rec.Snapshot("snap"); s == nil || s.Pod != "lab/backend-a" {
+		t.Errorf("snap's record: %+v, want the pod read", s)
+	}
+	var samples, warned int
+	for _, sr := range rec.Steps {
+		if sr.Name == "od" {
+			samples++
+			if slices.Contains(sr.Warnings, others) {
+				warned++
+			}
+		}
+	}
+	if samples < 3 || warned != 1 {
+		t.Errorf("sampler: %d samples, %d warned, want the warning once", samples, warned)
 	}
 }
