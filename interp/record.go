@@ -563,6 +563,45 @@ func (r *Record) podGaps() []string {
 	return msgs
 }
 
+// podReads: a snapshot step's record says the pod it read twice, in the step's read ("pod
+// lab/client-a", its console line) and in the snapshot's pod, both from the one read; a record
+// where they differ had one edited (two snapshots' pods made one, which turns a delta across
+// two Envoys into a number). A series' samples are held, in order, to the reads of the
+// samples that passed (one that did not recorded nothing).
+func (r *Record) podReads() []string {
+	var msgs []string
+	runs := map[string][]*StepRecord{}
+	for _, sr := range r.Steps {
+		if sr != nil && sr.Kind == "snapshot" && sr.Outcome == Passed {
+			name := or(sr.Name, sr.Path)
+			runs[name] = append(runs[name], sr)
+		}
+	}
+	check := func(sr *StepRecord, s *SnapshotRecord) {
+		if s == nil || s.Pod == "" || sr.Read == "pod "+s.Pod {
+			return
+		}
+		msgs = append(msgs, fmt.Sprintf("step %s: its record says it read %q, but its snapshot's pod is %s: both come from the one read, so one was changed after the run", shownStep(sr), sr.Read, s.Pod))
+	}
+	for _, name := range sortedResultNames(r) {
+		res, srs := r.Results[name], runs[name]
+		if res == nil || len(srs) == 0 {
+			continue
+		}
+		switch v := res.Value.(type) {
+		case *SnapshotRecord:
+			check(srs[len(srs)-1], v) // a repeat's rounds: the result is the last one's
+		case *SeriesRecord:
+			if v != nil && len(v.Samples) == len(srs) {
+				for i, smp := range v.Samples {
+					check(srs[i], smp)
+				}
+			}
+		}
+	}
+	return msgs
+}
+
 // Contradictions says what the record holds that no run writes, naming the step, the fields
 // and their values; nil when nothing does: a result that contradicts itself (a load's
 // requests, ok and errors against its codes, its latencies' order: see
@@ -625,6 +664,7 @@ func (r *Record) Contradictions() error {
 	}
 	msgs = append(msgs, r.localBackendAbsences()...)
 	msgs = append(msgs, r.podGaps()...)
+	msgs = append(msgs, r.podReads()...)
 	msgs = append(msgs, r.resultKindContradictions()...)
 	for _, s := range r.Steps {
 		if cs := s.Contradictions(); len(cs) > 0 {

@@ -83,6 +83,18 @@ s: schema.#Scenario & {
 					t.Errorf("replay: %s %q, want %s with %q", j.Outcome, j.Reason, c.outcome, c.reason)
 				}
 			}
+			// The before's pod made the after's (the delta a number again): its step's read
+			// still says the pod it read.
+			if err := back.Contradictions(); err != nil {
+				t.Fatalf("as recorded: %v", err)
+			}
+			if c.pods[0] != c.pods[1] {
+				back.Snapshot("before").Pod = c.pods[1]
+				if err := back.Contradictions(); err == nil || !strings.Contains(err.Error(), `step before: its record says it read "pod `+c.pods[0]+`", but its snapshot's pod is `+c.pods[1]) {
+					t.Errorf("before's pod edited: %v, want a contradiction", err)
+				}
+				back.Snapshot("before").Pod = c.pods[0]
+			}
 			// A record without pods (older) is judged as before: the delta is a number.
 			back.Snapshot("before").Pod, back.Snapshot("after").Pod = "", ""
 			for _, j := range interp.Rejudge(&back, sc) {
@@ -170,6 +182,13 @@ s: schema.#Scenario & {
 			for _, j := range interp.Rejudge(&back, sc) {
 				if j.Outcome != c.want.outcome || !strings.Contains(j.Reason, c.want.reason) {
 					t.Errorf("replay: %s %q, want %s with %q", j.Outcome, j.Reason, c.want.outcome, c.want.reason)
+				}
+			}
+			// A sample's pod made another's (which would make the aggregates readable again).
+			if c.pods[0] != c.pods[3] {
+				back.SeriesOf("od").Samples[3].Pod = c.pods[0]
+				if err := back.Contradictions(); err == nil || !strings.Contains(err.Error(), `step od (sample 4): its record says it read "pod `+c.pods[3]+`"`) {
+					t.Errorf("a sample's pod edited: %v, want a contradiction", err)
 				}
 			}
 			// A sample's pod blanked (which would make the aggregates readable again).
