@@ -27,8 +27,12 @@ func (p PodPick) Others() string {
 	if len(p.Ready) <= len(p.Used) {
 		return ""
 	}
+	whose := "that pod's"
+	if len(p.Used) > 1 {
+		whose = "those pods'"
+	}
 	return fmt.Sprintf("selector %s matched %d ready pods in %s (%s) and the step used %s only (the first by name): what it records is %s, not the other replicas'",
-		p.Selector, len(p.Ready), p.Namespace, shortList(p.Ready, 5), strings.Join(p.Used, ", "), map[bool]string{true: "that pod's", false: "those pods'"}[len(p.Used) == 1])
+		p.Selector, len(p.Ready), p.Namespace, shortList(p.Ready, 5), strings.Join(p.Used, ", "), whose)
 }
 
 func shortList(names []string, n int) string {
