@@ -54,6 +54,8 @@ const (
 	// and the subset has no endpoint (503 UH), the policy applies to nothing.
 	LintUnmatchedLabels = "unmatched-labels"
 	LintKindOnlyMatch   = "kind-only-match"
+	// LintOneReplica: a snapshot by a selector that matches several replicas reads one.
+	LintOneReplica = "one-replica"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -74,6 +76,7 @@ var LintCodes = map[string]string{
 	LintUnmatchedLabels:  "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownNamespace: "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
 	LintKindOnlyMatch:    "a wait: match or absent with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
+	LintOneReplica:       "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
 	LintUnknownAddress:   "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
 }
 
@@ -165,6 +168,7 @@ func (d *decoder) lint() {
 	}
 	reads := d.statsRead()
 	tcpStatsWarned := map[string]bool{} // once per cluster: at its first snapshot
+	replicaWarned := map[string]bool{}  // once per selector: at its first snapshot read
 	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
 		var cluster string
 		var envoy *schema.PodRef
@@ -188,6 +192,7 @@ func (d *decoder) lint() {
 		}
 		if envoy != nil && s.Name != "" && len(reads[s.Name]) > 0 && cluster != "" {
 			d.lintStatsMatcher(s, envoy, cluster, reads[s.Name], objs, warn)
+			d.lintOneReplica(s, envoy, objs, replicaWarned, warn)
 		}
 	})
 	d.lintExprClusterDomain()

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"labrun.dev/labrun/schema"
 )
 
 // appliedPods is the labels of the pods a workload the scenario applies makes, and where.
@@ -201,4 +203,87 @@ func showLabels(m map[string]string) string {
 		parts = append(parts, k+": "+m[k])
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// replicasOf is how many pods a workload the scenario applies runs: a Deployment's,
+// StatefulSet's or ReplicaSet's spec.replicas (1 where it gives none, as Kubernetes
+// defaults it), 1 for a Pod; ok is false where the scenario does not say (a DaemonSet, a
+// Job, a ${...}).
+func replicasOf(o schema.Object) (int, bool) {
+	kind, _ := o["kind"].(string)
+	switch kind {
+	case "Pod":
+		return 1, true
+	case "Deployment", "StatefulSet", "ReplicaSet":
+	default:
+		return 0, false
+	}
+	spec, _ := o["spec"].(map[string]any)
+	v, has := spec["replicas"]
+	if !has {
+		return 1, true
+	}
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	case float64:
+		return int(n), n == float64(int(n))
+	}
+	return 0, false
+}
+
+// lintOneReplica warns of a snapshot by selector whose stats the expressions read, where the
+// selector matches the pods of workloads the scenario applies that run several replicas, and
+// no load of the scenario runs from that selector: the snapshot reads one pod's sidecar (the
+// first ready by name), so a delta or a count of it is one replica's (a backend's 503s on
+// another replica are not in it). A load from the same selector runs in the same first pod,
+// whose sidecar is then the one to read (the client's side); from several pods, not.
+func (d *decoder) lintOneReplica(s *Step, envoy *schema.PodRef, objs []applied, warned map[string]bool, warn func(*Step, string, string, string, ...any)) {
+	if envoy.Selector == "" || HasInterpolation(envoy.Selector) {
+		return
+	}
+	ns := d.defaultNamespace(envoy.Namespace)
+	key := ns + "/" + envoy.Selector
+	if warned[key] {
+		return
+	}
+	sc := d.sc
+	loadFrom := false
+	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(l *Step) {
+		if p, ok := l.Params.(*schema.Load); ok && p.From != nil && p.From.Selector == envoy.Selector && p.From.Pods <= 1 &&
+			d.defaultNamespace(p.From.Namespace) == ns {
+			loadFrom = true
+		}
+	})
+	if loadFrom {
+		return
+	}
+	pods := 0
+	var which []string
+	for _, a := range objs {
+		labels, _, ok := podTemplate(a.obj)
+		if !ok || !selects(&schema.PodRef{Selector: envoy.Selector}, labels, a.obj) {
+			continue
+		}
+		if ons := a.namespace(); ons != ns && !HasInterpolation(ons) && !HasInterpolation(ns) {
+			continue
+		}
+		n, ok := replicasOf(a.obj)
+		if !ok {
+			return // how many the scenario does not say
+		}
+		kind, _ := a.obj["kind"].(string)
+		md, _ := a.obj["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		pods += n
+		which = append(which, fmt.Sprintf("%s %s: %d", kind, name, n))
+	}
+	if pods < 2 {
+		return
+	}
+	warned[key] = true
+	warn(s, "envoy.selector", LintOneReplica, "snapshot %q reads the sidecar of one pod of selector %s (the first ready by name), and the scenario runs %d pods it matches (%s): the stats its expressions read are one replica's, not the others' (a 503 on another replica is not counted); snapshot each pod by name (envoy: {pod: ...}), give the replica to read a label of its own, or say that one replica is what you mean (lint: ignore: {%q: \"why\"})",
+		s.Name, envoy.Selector, pods, strings.Join(which, ", "), LintOneReplica)
 }

@@ -185,18 +185,57 @@ func Delta(a, b *SnapshotRecord, allowReset map[string]bool) schema.Stats {
 // that pod is gone (a kill, a restart, a scale), and the counters are then two Envoys'. ""
 // when they read the same pod, or a record does not say (one older than pods in records).
 func otherPod(a, b string, sa, sb *SnapshotRecord) string {
-	if sa.Pod == "" || sb.Pod == "" || sa.Source != sb.Source || sa.Pod == sb.Pod {
+	if sa.Source != sb.Source || sa.SamePod(sb) {
 		return ""
 	}
-	sel := "the selector"
-	if ref := schema.OfSource(sa.Source); ref != nil && ref.Envoy != nil {
-		// OfSource keeps the whole "ns/{selector}" in Pod.
-		if _, s, ok := strings.Cut(ref.Envoy.Pod, "{"); ok {
-			sel += " " + strings.TrimSuffix(strings.SplitN(s, "}", 2)[0], "}")
+	return fmt.Sprintf("delta(%q, %q): %s read pod %s, %s read pod %s (%s picked another pod, e.g. after a kill/restart/scale): their counters are two Envoys'; snapshot a pod that stays, or read each snapshot alone",
+		a, b, a, sa.PodName(sb), b, sb.PodName(sa), schema.SelectorOf(sa.Source))
+}
+
+// mixedPods says why e means nothing when it reads two results of one source (snapshots, a
+// series) that read different pods, however it combines them (after.x - before.x is a delta
+// written by hand), or "". A series whose own samples read two pods says so itself
+// (SeriesRecord.NoValue); its count reads no counter.
+func (j *Judge) mixedPods(e *dsl.Expr) string {
+	type read struct {
+		step string
+		snap *SnapshotRecord
+	}
+	first := map[string]read{} // by source
+	for _, r := range e.Reads {
+		x := j.rec.Results[r.Step]
+		if x == nil || r.Via != "" {
+			continue
+		}
+		var snaps []*SnapshotRecord
+		switch v := x.Value.(type) {
+		case *SnapshotRecord:
+			snaps = []*SnapshotRecord{v}
+		case *SeriesRecord:
+			if r.Field != "count" && v != nil {
+				snaps = v.Samples
+			}
+		}
+		for _, s := range snaps {
+			if s == nil || s.Pod == "" {
+				continue
+			}
+			f, ok := first[s.Source]
+			if !ok {
+				first[s.Source] = read{r.Step, s}
+				continue
+			}
+			if f.step != r.Step && !f.snap.SamePod(s) {
+				a, b := f, read{r.Step, s}
+				if b.snap.At.Before(a.snap.At) {
+					a, b = b, a // the one taken first first
+				}
+				return fmt.Sprintf("%s read pod %s, %s read pod %s (%s picked another pod, e.g. after a kill/restart/scale): an expression over both compares two Envoys' counters; read each alone, or snapshot a pod that stays",
+					a.step, a.snap.PodName(b.snap), b.step, b.snap.PodName(a.snap), schema.SelectorOf(s.Source))
+			}
 		}
 	}
-	return fmt.Sprintf("delta(%q, %q): %s read pod %s, %s read pod %s (%s picked another pod, e.g. after a kill/restart/scale): their counters are two Envoys'; snapshot a pod that stays, or read each snapshot alone",
-		a, b, a, sa.Pod, b, sb.Pod, sel)
+	return ""
 }
 
 // Env builds the expression environment from what has been recorded so far.
@@ -463,6 +502,9 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 				}
 			}
 		}
+	}
+	if why := j.mixedPods(e); why != "" {
+		return why
 	}
 	if why := j.pendingRead(e); why != "" {
 		return why

@@ -148,7 +148,8 @@ type StepRecord struct {
 	Background bool     `json:"background,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
 	// Read is what the step read where its reference named more than one thing: the pod a
-	// snapshot's selector picked ("pod lab/client-7d9-x2"), or "".
+	// selector picked for a snapshot, config, exec or load ("pod lab/client-7d9-x2"; a load
+	// from several pods, "pods lab/a, lab/b"), or "".
 	Read string `json:"read,omitempty"`
 }
 
@@ -504,6 +505,103 @@ func countOf(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// podGaps: a run records the pod (and its uid) of every snapshot of a pod's sidecar it took,
+// or of none (a record older than pods in records); one that does not say it beside others of
+// its source that do had it removed, which makes reads across two pods (a delta, a series'
+// max) look like reads of one (see otherPod, SeriesRecord.PodChange).
+func (r *Record) podGaps() []string {
+	type snap struct {
+		what string
+		s    *SnapshotRecord
+	}
+	bySource := map[string][]snap{}
+	var sources []string
+	add := func(what string, s *SnapshotRecord) {
+		if s == nil || !strings.HasPrefix(s.Source, "envoy ") {
+			return
+		}
+		if _, ok := bySource[s.Source]; !ok {
+			sources = append(sources, s.Source)
+		}
+		bySource[s.Source] = append(bySource[s.Source], snap{what, s})
+	}
+	for _, name := range sortedResultNames(r) {
+		if res := r.Results[name]; res != nil {
+			switch v := res.Value.(type) {
+			case *SnapshotRecord:
+				add("step "+name, v)
+			case *SeriesRecord:
+				if v != nil {
+					for i, smp := range v.Samples {
+						add(fmt.Sprintf("step %s: sample %d", name, i+1), smp)
+					}
+				}
+			}
+		}
+	}
+	var msgs []string
+	for _, src := range sources {
+		snaps := bySource[src]
+		var said *SnapshotRecord
+		for _, sn := range snaps {
+			if sn.s.Pod != "" && (said == nil || said.PodUID == "" && sn.s.PodUID != "") {
+				said = sn.s
+			}
+		}
+		if said == nil {
+			continue
+		}
+		for _, sn := range snaps {
+			switch {
+			case sn.s.Pod == "":
+				msgs = append(msgs, fmt.Sprintf("%s does not say which pod it read, where the run's other snapshots of %s do (e.g. pod %s): a run records the pod of every snapshot of a sidecar, and one removed makes a read across two pods look like a read of one", sn.what, src, said.Pod))
+			case sn.s.PodUID == "" && said.PodUID != "":
+				msgs = append(msgs, fmt.Sprintf("%s does not say the uid of pod %s, where the run's other snapshots of %s do (e.g. pod %s, uid %s): a run records the uid of every pod it reads, and one removed makes a recreated pod of the same name look like the same pod", sn.what, sn.s.Pod, src, said.Pod, said.PodUID))
+			}
+		}
+	}
+	return msgs
+}
+
+// podReads: a snapshot step's record says the pod it read twice, in the step's read ("pod
+// lab/client-a", its console line) and in the snapshot's pod, both from the one read; a record
+// where they differ had one edited (two snapshots' pods made one, which turns a delta across
+// two Envoys into a number). A series' samples are held, in order, to the reads of the
+// samples that passed (one that did not recorded nothing).
+func (r *Record) podReads() []string {
+	var msgs []string
+	runs := map[string][]*StepRecord{}
+	for _, sr := range r.Steps {
+		if sr != nil && sr.Kind == "snapshot" && sr.Outcome == Passed {
+			name := or(sr.Name, sr.Path)
+			runs[name] = append(runs[name], sr)
+		}
+	}
+	check := func(sr *StepRecord, s *SnapshotRecord) {
+		if s == nil || s.Pod == "" || sr.Read == "pod "+s.Pod {
+			return
+		}
+		msgs = append(msgs, fmt.Sprintf("step %s: its record says it read %q, but its snapshot's pod is %s: both come from the one read, so one was changed after the run", shownStep(sr), sr.Read, s.Pod))
+	}
+	for _, name := range sortedResultNames(r) {
+		res, srs := r.Results[name], runs[name]
+		if res == nil || len(srs) == 0 {
+			continue
+		}
+		switch v := res.Value.(type) {
+		case *SnapshotRecord:
+			check(srs[len(srs)-1], v) // a repeat's rounds: the result is the last one's
+		case *SeriesRecord:
+			if v != nil && len(v.Samples) == len(srs) {
+				for i, smp := range v.Samples {
+					check(srs[i], smp)
+				}
+			}
+		}
+	}
+	return msgs
+}
+
 // Contradictions says what the record holds that no run writes, naming the step, the fields
 // and their values; nil when nothing does: a result that contradicts itself (a load's
 // requests, ok and errors against its codes, its latencies' order: see
@@ -565,6 +663,8 @@ func (r *Record) Contradictions() error {
 		}
 	}
 	msgs = append(msgs, r.localBackendAbsences()...)
+	msgs = append(msgs, r.podGaps()...)
+	msgs = append(msgs, r.podReads()...)
 	msgs = append(msgs, r.resultKindContradictions()...)
 	for _, s := range r.Steps {
 		if cs := s.Contradictions(); len(cs) > 0 {

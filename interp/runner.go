@@ -357,6 +357,9 @@ type run struct {
 	// unknown are, by get step, the names read below its custom resource that the CRD has not
 	// (Result.Unknown), found before the step runs.
 	unknown map[string]map[string]string
+	// pickWarned is, by step path, the last warning that its selector matched more ready pods
+	// than it used (schema.PodPick.Others): a sampler says it again only when it changes.
+	pickWarned map[string]string
 	*Runner
 	sc    *dsl.Scenario
 	rec   *Record

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"labrun.dev/labrun/dsl"
@@ -86,7 +88,35 @@ func (ru *run) runGuarded(ctx context.Context, s *dsl.Step, sr *StepRecord, para
 			return err
 		}
 	}
-	return ru.fromCopies(params.Run(ctx, rt))
+	return ru.fromCopies(params.Run(schema.WithPodPicks(ctx, rt.podPicked), rt))
+}
+
+// podPicked notes what a selector picked for the step: the step's record (and its console
+// line) names the pod it used, and warns where the selector matched other ready pods, which
+// the step did not read (a snapshot of one replica of three counts one replica's requests).
+func (rt *stepRuntime) podPicked(p schema.PodPick) {
+	ru := rt.ru
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	if rt.sr.Read == "" && len(p.Used) > 0 {
+		used := make([]string, len(p.Used))
+		for i, n := range p.Used {
+			used[i] = p.Namespace + "/" + n
+		}
+		rt.sr.Read = "pod " + used[0]
+		if len(used) > 1 {
+			rt.sr.Read = "pods " + strings.Join(used, ", ")
+		}
+	}
+	w := p.Others()
+	if w == "" || slices.Contains(rt.sr.Warnings, w) || ru.pickWarned[rt.s.Path] == w {
+		return
+	}
+	if ru.pickWarned == nil {
+		ru.pickWarned = map[string]string{}
+	}
+	ru.pickWarned[rt.s.Path] = w
+	rt.sr.Warnings = append(rt.sr.Warnings, w)
 }
 
 // stepPanic is a panic inside a step's Run: a bug of labrun's (or of a driver), reported as the

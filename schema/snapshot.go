@@ -243,13 +243,93 @@ type SeriesRecord struct {
 	Ends bool `json:"ends,omitempty"`
 }
 
-// NoValue says why max, min and samples of a series sampled only at the start and the end
-// of the step it samples during have no value, or "".
+// NoValue says why a field of the series has no value, or "": max, min and samples of a
+// series sampled only at the start and the end of the step it samples during; every field but
+// count of a series whose samples read two pods (PodChange).
 func (s *SeriesRecord) NoValue(field string) string {
+	if field != "count" {
+		if why := s.PodChange(); why != "" {
+			return why
+		}
+	}
 	if !s.Ends || field != "max" && field != "min" && field != "samples" {
 		return ""
 	}
 	return fmt.Sprintf("the sampler (every %s) took no sample while the step it samples during ran: one at its start and one when it had ended, so %s says nothing of what happened in between; sample more often than that step lasts", s.Every, field)
+}
+
+// PodChange says how the series' samples read more than one pod, or "": a selector picks the
+// first ready pod it matches, and another once that one is gone (a kill, a restart, a scale
+// between two samples), so its max, min, first, last and samples (a rate read from them) mix
+// two Envoys' counters. A sample that does not say its pod (a record older than pods in
+// records) is taken as the pod before it.
+func (s *SeriesRecord) PodChange() string {
+	type span struct {
+		pod         *SnapshotRecord
+		first, last int
+	}
+	var spans []span
+	for i, smp := range s.Samples {
+		if smp == nil || smp.Pod == "" {
+			continue
+		}
+		if n := len(spans); n > 0 && spans[n-1].pod.SamePod(smp) {
+			spans[n-1].last = i
+			continue
+		}
+		spans = append(spans, span{smp, i, i})
+	}
+	if len(spans) < 2 {
+		return ""
+	}
+	parts := make([]string, len(spans))
+	for i, sp := range spans {
+		name := sp.pod.Pod
+		for _, o := range spans {
+			if o.pod.Pod == name && !o.pod.SamePod(sp.pod) {
+				name = sp.pod.PodName(o.pod) // one name, two uids
+			}
+		}
+		parts[i] = fmt.Sprintf("pod %s (sample %d)", name, sp.first+1)
+		if sp.last > sp.first {
+			parts[i] = fmt.Sprintf("pod %s (samples %d-%d)", name, sp.first+1, sp.last+1)
+		}
+	}
+	return fmt.Sprintf("series %q read %s (%s picked another pod, e.g. after a kill/restart/scale): its max, min, first, last and samples mix two Envoys' counters, and only its count has a value; sample a pod that stays, or one series before the change and one after",
+		s.Name, strings.Join(parts, ", then "), SelectorOf(s.Source))
+}
+
+// SamePod reports whether s and o read one pod's sidecar, as far as their records say: one
+// that does not say its pod (older than pods in records, or a source that is not a pod's) is
+// taken as the same. A pod of the same name with another uid (a StatefulSet's pod recreated)
+// is another pod, its Envoy a new one.
+func (s *SnapshotRecord) SamePod(o *SnapshotRecord) bool {
+	if s.Pod == "" || o.Pod == "" {
+		return true
+	}
+	return s.Pod == o.Pod && (s.PodUID == "" || o.PodUID == "" || s.PodUID == o.PodUID)
+}
+
+// PodName is the pod s read, as a message names it beside other's: with its uid when both
+// have one name and two uids.
+func (s *SnapshotRecord) PodName(other *SnapshotRecord) string {
+	if other != nil && other.Pod == s.Pod && !s.SamePod(other) {
+		return fmt.Sprintf("%s (uid %s)", s.Pod, s.PodUID)
+	}
+	return s.Pod
+}
+
+// SelectorOf names what picked the pod of an Envoy snapshot's source: "the selector
+// app=client", or "the selector" when source does not say.
+func SelectorOf(source string) string {
+	sel := "the selector"
+	if ref := OfSource(source); ref != nil && ref.Envoy != nil {
+		// OfSource keeps the whole "ns/{selector}" in Pod.
+		if _, s, ok := strings.Cut(ref.Envoy.Pod, "{"); ok {
+			sel += " " + strings.SplitN(s, "}", 2)[0]
+		}
+	}
+	return sel
 }
 
 // ExprValue is what expressions see of a series: SeriesFrom the start of the steps phase.

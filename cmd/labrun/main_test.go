@@ -69,9 +69,15 @@ func testProcess() *process {
 // cluster serves kinds Widget and Gadget only once an applied CRD defines them.
 // LABRUN_FAKE_FAIL_ON (set by a script) makes every call whose description contains it fail:
 // "delete" leaves what a run created behind. LABRUN_FAKE_MISSING names (space-separated) the
-// objects its cluster does not have: a delete of them finds them absent.
+// objects its cluster does not have: a delete of them finds them absent. LABRUN_FAKE_READY
+// ("app=backend:backend-a,backend-b") lists the ready pods of a selector (fakes.World.Ready).
 func fakeWorld() *fakes.World {
+	var ready map[string][]string
+	if sel, pods, ok := strings.Cut(os.Getenv("LABRUN_FAKE_READY"), ":"); ok {
+		ready = map[string][]string{sel: strings.Split(pods, ",")}
+	}
 	return &fakes.World{
+		Ready:   ready,
 		FailOn:  os.Getenv("LABRUN_FAKE_FAIL_ON"),
 		Missing: strings.Fields(os.Getenv("LABRUN_FAKE_MISSING")),
 		Stats: func(source string, n int) schema.StatsSnapshot {

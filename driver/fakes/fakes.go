@@ -65,6 +65,27 @@ type World struct {
 
 	// Exited, when set, says whether the named process has ended by itself, and how.
 	Exited func(name string) (string, bool)
+
+	// Ready are the ready pods a selector matches, by selector: a snapshot, config, exec or
+	// load by that selector uses the first (a snapshot records it as its pod, namespace
+	// "lab" when the step names none) and tells the step which it used among them
+	// (schema.NotePodPick), as the kube driver does.
+	Ready map[string][]string
+}
+
+// pick is the pod a step by ref uses when Ready lists its selector's pods, told to the step;
+// "" otherwise.
+func (w *World) pick(ctx context.Context, ref *schema.PodRef, n int) string {
+	if ref == nil || ref.Selector == "" || len(w.Ready[ref.Selector]) == 0 {
+		return ""
+	}
+	ns := ref.Namespace
+	if ns == "" {
+		ns = "lab"
+	}
+	ready := slices.Sorted(slices.Values(w.Ready[ref.Selector]))
+	schema.NotePodPick(ctx, schema.PodPick{Namespace: ns, Selector: ref.Selector, Used: ready[:min(max(n, 1), len(ready))], Ready: ready})
+	return ns + "/" + ready[0]
 }
 
 // Target returns the fake as an schema.Target.
@@ -357,6 +378,7 @@ func (w *World) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, e
 	if err := w.take(ctx, w.StepTime); err != nil {
 		return schema.ExecResult{}, err
 	}
+	w.pick(ctx, &schema.PodRef{Selector: req.Selector, Namespace: req.Namespace}, 1)
 	if w.ExecResult != nil {
 		return w.ExecResult(req), nil
 	}
@@ -373,6 +395,9 @@ func (w *World) Load(ctx context.Context, req schema.Load) (schema.LoadResponse,
 		d = req.Duration.D()
 	}
 	err := w.take(ctx, d)
+	if req.From != nil {
+		w.pick(ctx, &req.From.PodRef, req.From.Pods)
+	}
 	res := schema.LoadResult{Requests: float64(req.Requests), Codes: map[string]float64{"200": float64(req.Requests)}, OK: float64(req.Requests)}
 	if w.LoadResult != nil {
 		res = w.LoadResult(req)
@@ -423,11 +448,15 @@ func (w *World) Snapshot(ctx context.Context, req schema.Snapshot) (schema.Stats
 	if err := w.take(ctx, w.StepTime); err != nil {
 		return schema.StatsSnapshot{}, err
 	}
+	pod := w.pick(ctx, req.Envoy, 1)
 	if w.Stats == nil {
-		return schema.StatsSnapshot{Source: src, Counters: schema.Stats{}, Gauges: schema.Stats{}}, nil
+		return schema.StatsSnapshot{Source: src, Counters: schema.Stats{}, Gauges: schema.Stats{}, Pod: pod}, nil
 	}
 	s := w.Stats(src, n)
 	s.Source = src
+	if s.Pod == "" {
+		s.Pod = pod
+	}
 	s.Artifacts = append(s.Artifacts, schema.Artifact{Name: "stats.txt", Data: []byte(statsText(s))})
 	return s, nil
 }
@@ -449,6 +478,7 @@ func (w *World) Config(ctx context.Context, req schema.Config) (schema.ConfigRes
 	if err := w.log("config %s", req.Cluster); err != nil {
 		return schema.ConfigResult{}, err
 	}
+	w.pick(ctx, req.Envoy, 1)
 	if w.ConfigValue != nil {
 		key := req.Cluster + "\x00" + req.Listener + "\x00" + req.Route + "\x00" + req.Names + "\x00" + req.Path
 		w.mu.Lock()

@@ -49,6 +49,16 @@ func (d *driver) pickPod(ctx context.Context, ns, name, selector string, anyPhas
 		return nil, fmt.Errorf("pods %s/{%s}: %w", ns, selector, err)
 	}
 	if p := firstReady(list.Items); p != nil {
+		// The step reads this pod alone: it says so, and which other ready pods the
+		// selector matched (replicas whose counters, logs or config it does not read).
+		var ready []string
+		for i := range list.Items {
+			if podReady(&list.Items[i]) {
+				ready = append(ready, list.Items[i].Name)
+			}
+		}
+		slices.Sort(ready)
+		schema.NotePodPick(ctx, schema.PodPick{Namespace: ns, Selector: selector, Used: []string{p.Name}, Ready: ready})
 		return p, nil
 	}
 	if len(list.Items) == 0 {

@@ -111,6 +111,11 @@ func (d *driver) loadFromPods(ctx context.Context, ns string, req schema.Load, a
 		return schema.LoadResponse{}, fmt.Errorf("load: from.pods is %d, and %d of the %d pods in %s matching %q are ready",
 			n, len(ready), len(list.Items), ns, req.From.Selector)
 	}
+	all := make([]string, len(ready))
+	for i, p := range ready {
+		all[i] = p.Name
+	}
+	schema.NotePodPick(ctx, schema.PodPick{Namespace: ns, Selector: req.From.Selector, Used: all[:n], Ready: all})
 	ready = ready[:n]
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
