@@ -1,8 +1,11 @@
 // Package kubeshape knows the field names of Kubernetes objects, so that a name an expression
 // reads below a get step's object can be checked: a misspelled name would read as nil (absent)
 // and pass a claim over the wrong thing. A built-in kind's shape comes from k8s.io/api's Go
-// types (core/v1 and apps/v1, the groups labrun links), a custom resource's from its CRD's
-// openAPIV3Schema.
+// types: those of core/v1 and apps/v1 (the groups labrun links) by reflection, those of the
+// other stable groups (batch/v1, networking.k8s.io/v1, autoscaling/v2, …) from groups.json.gz,
+// which ./gen writes by the same reflection (linking those groups would grow labrun's binary
+// and startup: cmd/labrun's TestLinksTwoAPIGroups). A custom resource's shape comes from its
+// CRD's openAPIV3Schema.
 package kubeshape
 
 import (
@@ -154,34 +157,59 @@ func theScheme() *runtime.Scheme {
 	return builtin.scheme
 }
 
-// Builtin is the shape of a built-in kind's object (core/v1 and apps/v1), by kind ("Pod";
-// also as kubectl takes a resource name: "pod", "pods") and apiVersion ("" for any); the kind's
-// name as the API spells it; nil for any other kind (a custom resource: its CRD says).
+// Builtin is the shape of a built-in kind's object (core/v1, apps/v1 and the other stable
+// groups of k8s.io/api: groupKinds), by kind ("Pod"; also as kubectl takes a resource name:
+// "pod", "pods") and apiVersion ("" for any: core/v1 and apps/v1 first, then the other groups
+// in the order of groupKinds, which puts a group's preferred version first); the kind's name as
+// the API spells it; nil for any other kind (a custom resource: its CRD says).
 func Builtin(apiVersion, kind string) (*Shape, string) {
-	s := theScheme()
-	if apiVersion != "" && apiVersion != "v1" && apiVersion != "apps/v1" {
-		return nil, ""
-	}
 	low := strings.ToLower(kind)
-	for _, gv := range []k8sschema.GroupVersion{corev1.SchemeGroupVersion, appsv1.SchemeGroupVersion} {
-		if apiVersion != "" && apiVersion != gv.String() {
+	if apiVersion == "" || apiVersion == "v1" || apiVersion == "apps/v1" {
+		s := theScheme()
+		for _, gv := range []k8sschema.GroupVersion{corev1.SchemeGroupVersion, appsv1.SchemeGroupVersion} {
+			if apiVersion != "" && apiVersion != gv.String() {
+				continue
+			}
+			for name, t := range s.KnownTypes(gv) {
+				if strings.HasSuffix(name, "List") || strings.HasSuffix(name, "Options") || !isObject(t) || !namesKind(low, name) {
+					continue
+				}
+				builtin.mu.Lock()
+				sh := goShape(t)
+				builtin.mu.Unlock()
+				return sh, name
+			}
+		}
+	}
+	for _, gk := range groupKinds {
+		if (apiVersion != "" && apiVersion != gk.apiVersion) || !namesKind(low, gk.kind) {
 			continue
 		}
-		for name, t := range s.KnownTypes(gv) {
-			if strings.HasSuffix(name, "List") || strings.HasSuffix(name, "Options") || !isObject(t) {
-				continue
-			}
-			l := strings.ToLower(name)
-			if low != l && low != l+"s" && low != l+"es" && !(strings.HasSuffix(l, "y") && low == strings.TrimSuffix(l, "y")+"ies") {
-				continue
-			}
-			builtin.mu.Lock()
-			sh := goShape(t)
-			builtin.mu.Unlock()
-			return sh, name
+		// Only now, for a kind of those groups, are their shapes decoded.
+		if shapes := groupShapes(); gk.shape < len(shapes) {
+			return shapes[gk.shape], gk.kind
 		}
+		return nil, ""
 	}
 	return nil, ""
+}
+
+// namesKind says low (lower case) names kind as kubectl takes it: the kind, or its resource's
+// plural (pods, ingresses, networkpolicies).
+func namesKind(low, kind string) bool {
+	l := strings.ToLower(kind)
+	return low == l || low == l+"s" || low == l+"es" || (strings.HasSuffix(l, "y") && low == strings.TrimSuffix(l, "y")+"ies")
+}
+
+// GoShape is the shape of Go type t's JSON as Builtin reads a core/v1 or apps/v1 kind's: by
+// json tags, inline structs merged, timestamps, quantities and int-or-strings scalars, []byte
+// a scalar, RawExtension and interfaces opaque. A type is one *Shape wherever it is (a type
+// that holds itself is a cycle). ./gen writes the other groups' shapes with it.
+func GoShape(t reflect.Type) *Shape {
+	theScheme()
+	builtin.mu.Lock()
+	defer builtin.mu.Unlock()
+	return goShape(t)
 }
 
 // isObject says t is a kind's object: it has ObjectMeta.
