@@ -63,7 +63,7 @@ var LintCodes = map[string]string{
 	LintStatsMatcher:     "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
 	LintPortLevel:        "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
 	LintTCPPort:          "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
-	LintClusterDomain:    "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster, or a string of an expression)",
+	LintClusterDomain:    "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster or a config's endpoints, with or without a ${...}, or a string of an expression)",
 	LintUnknownHost:      "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
 	LintOneSample:        "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: no sample while it runs, one at its start and one at its end",
 	LintUnknownStat:      "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
@@ -115,7 +115,8 @@ func (d *decoder) lint() {
 			d.l.warnings = append(d.l.warnings, w)
 		}
 	}
-	warn := func(s *Step, field, code, format string, args ...any) {
+	// warnAt warns at the step's field (its label; with atValue, the value written after it).
+	warnAt := func(atValue bool, s *Step, field, code, format string, args ...any) {
 		if _, ok := sc.LintIgnore[code]; ok {
 			return
 		}
@@ -123,13 +124,18 @@ func (d *decoder) lint() {
 		if field != "" {
 			c := &stepChecker{d: d, s: s, kv: d.kindValue[s], kpath: s.Path + "." + s.Kind}
 			if v := c.lookup(field); v.Exists() {
-				if p := d.l.valuePos(v); p.IsValid() {
+				p := d.l.valuePos(v)
+				if atValue {
+					p = d.l.litPos(v)
+				}
+				if p.IsValid() {
 					pos = p
 				}
 			}
 		}
 		d.l.warnings = append(d.l.warnings, &Warning{Pos: pos, Code: code, Scenario: sc.Name, Msg: fmt.Sprintf(format, args...)})
 	}
+	warn := func(s *Step, field, code, format string, args ...any) { warnAt(false, s, field, code, format, args...) }
 	ix := indexHosts(objs)
 	known := func(host, ns string) bool {
 		if HasInterpolation(host) || strings.HasPrefix(host, "*") {
@@ -170,18 +176,24 @@ func (d *decoder) lint() {
 	tcpStatsWarned := map[string]bool{} // once per cluster: at its first snapshot
 	replicaWarned := map[string]bool{}  // once per selector: at its first snapshot read
 	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
-		var cluster string
+		var cluster, endpoints string
 		var envoy *schema.PodRef
 		switch p := s.Params.(type) {
 		case *schema.Snapshot:
 			cluster, envoy = p.Cluster, p.Envoy
 		case *schema.Config:
-			cluster = p.Cluster
+			cluster, endpoints = p.Cluster, p.Endpoints
 		default:
 			return
 		}
-		if d.target() == "kube" && strings.Contains(cluster, ".svc.cluster.local") && !HasInterpolation(cluster) {
-			warn(s, "cluster", LintClusterDomain, "cluster %q hard-codes the cluster domain cluster.local; where the cluster's domain differs (seed 002 §7) no cluster has this name: write ${target.clusterDomain} (labrun reads it from CoreDNS)", cluster)
+		if d.target() == "kube" {
+			// Both name a cluster; a ${...} in the name (a namespace's) leaves the domain
+			// written around it as hard-coded as in a plain string.
+			for _, f := range []struct{ field, name string }{{"cluster", cluster}, {"endpoints", endpoints}} {
+				if hardCodesClusterLocal(f.name) {
+					warnAt(true, s, f.field, LintClusterDomain, "%s %q hard-codes the cluster domain cluster.local; where the cluster's domain differs (seed 002 §7) no cluster has this name: write ${target.clusterDomain} (labrun reads it from CoreDNS)", f.field, f.name)
+				}
+			}
 		}
 		host := clusterHost(cluster)
 		if host != "" && !ix.empty() && !known(host, "") && !strings.Contains(host, "${") {

@@ -69,6 +69,18 @@ func TestLintHosts(t *testing.T) {
 		{"tcp route to a TCP port", []string{svc("lab", tcp), `{apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: {name: "v", namespace: "lab"}, spec: {hosts: ["backend"], tcp: [{route: [{destination: {host: "backend", port: number: 8080}}]}]}}`}, "", nil},
 		{"a literal cluster.local", []string{svc("lab", http)}, `steps: [{name: "s0", snapshot: {envoy: pod: "client-0", cluster: "outbound|8080||backend.lab.svc.cluster.local"}}]
 	lint: ignore: "nothing-judged": "the case is the cluster's name"`, []string{LintClusterDomain}},
+		// A ${...} in the name leaves the domain written around it hard-coded all the same.
+		{"a literal cluster.local around a ${...}", []string{svc("lab", http)}, `steps: [{name: "s0", snapshot: {envoy: pod: "client-0", cluster: "outbound|8080||backend.${vars.ns}.svc.cluster.local"}}]
+	vars: ns: "lab"
+	lint: ignore: "nothing-judged": "the case is the cluster's name"`, []string{LintClusterDomain}},
+		{"a config's endpoints with a literal cluster.local", []string{svc("lab", http)}, `steps: [{name: "c0", config: {envoy: pod: "client-0", endpoints: "outbound|8080||backend.lab.svc.cluster.local"}}]
+	lint: ignore: "nothing-judged": "the case is the cluster's name"`, []string{LintClusterDomain}},
+		{"a config's endpoints with a literal cluster.local around a ${...}", []string{svc("lab", http)}, `steps: [{name: "c0", config: {envoy: pod: "client-0", endpoints: "outbound|8080||backend.${vars.ns}.svc.cluster.local"}}]
+	vars: ns: "lab"
+	lint: ignore: "nothing-judged": "the case is the cluster's name"`, []string{LintClusterDomain}},
+		{"a config's endpoints with the discovered domain", []string{svc("lab", http)}, `steps: [{name: "c0", config: {envoy: pod: "client-0", endpoints: "outbound|8080||backend.${vars.ns}.svc.${target.clusterDomain}"}}]
+	vars: ns: "lab"
+	lint: ignore: "nothing-judged": "the case is the cluster's name"`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rest := tc.rest

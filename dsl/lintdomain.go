@@ -40,6 +40,36 @@ func (d *decoder) lintExprClusterDomain() {
 	}
 }
 
+// hardCodesClusterLocal says whether the step's string s (a cluster's name) writes the domain
+// cluster.local in its literal text: outside its ${...}, which it may have ("backend.${ns.app}
+// .svc.cluster.local" is as hard-coded as a plain name). A "$${" is a literal "${".
+func hardCodesClusterLocal(s string) bool {
+	if !strings.Contains(s, clusterLocal) {
+		return false
+	}
+	var lit strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case strings.HasPrefix(s[i:], "$${"):
+			lit.WriteString("${")
+			i += 3
+		case strings.HasPrefix(s[i:], "${"):
+			end := matchBrace(s, i+2)
+			if end < 0 {
+				lit.WriteString(s[i:]) // never closed: the loader says so; the rest is text
+				i = len(s)
+				continue
+			}
+			lit.WriteByte(0) // the value between: the literals around it do not join
+			i = end + 1
+		default:
+			lit.WriteByte(s[i])
+			i++
+		}
+	}
+	return strings.Contains(lit.String(), clusterLocal)
+}
+
 // withClusterDomain is the expression that builds the name s with target.clusterDomain in
 // place of cluster.local: ('outbound|8080||backend.lab.svc.' + target.clusterDomain).
 func withClusterDomain(s string) string {

@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +13,7 @@ import (
 )
 
 // hideSyntaxSecrets hides, in every problem of a load that found some, the values its files
-// write for secret vars: the decoder hides a scenario's secrets in what it finds
+// (.cue files, and the specs of Markdown documents) write for secret vars: the decoder hides a scenario's secrets in what it finds
 // (hideSecrets), but a problem CUE finds before any scenario decodes (two values of a swept
 // secret that conflict, a secret var set twice) quoted them as written. The files' syntax
 // says which vars are secret (a `secrets` list of names written out) and what values they
@@ -45,13 +46,19 @@ func (l *loader) hideSyntaxSecrets() {
 		paths = append(paths, m...)
 	}
 	slices.Sort(paths)
-	for _, name := range paths {
-		if fi, err := os.Stat(name); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSecretScan {
-			continue // a named pipe would block the read forever (load skips it too)
-		}
-		src, err := os.ReadFile(name)
-		if err != nil {
-			continue
+	// The specs of the Markdown documents loaded are CUE files of their own, on no disk: their
+	// source is the one the loader built (the document's lines, its prose blank).
+	virtual := slices.Sorted(maps.Keys(l.virtualSrc))
+	for _, name := range append(paths, virtual...) {
+		src, ok := l.virtualSrc[name]
+		if !ok {
+			if fi, err := os.Stat(name); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxSecretScan {
+				continue // a named pipe would block the read forever (load skips it too)
+			}
+			var err error
+			if src, err = os.ReadFile(name); err != nil {
+				continue
+			}
 		}
 		f, err := parser.ParseFile(name, src)
 		if f == nil || err != nil && len(f.Decls) == 0 {

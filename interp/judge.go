@@ -297,7 +297,7 @@ func (j *Judge) Env() map[string]any {
 			// of started.x is refused (errorOfUnran), not 0.
 			started[s.Name] = (s.Start - base).Seconds()
 		}
-		if s.End > 0 {
+		if s.End > 0 && s.Outcome != Skipped {
 			ended[s.Name] = (s.End - base).Seconds()
 		}
 	}

@@ -68,8 +68,8 @@ func timeoutContradiction(sr *StepRecord, s *dsl.Step) string {
 // or its step has no at, or samples (its ticks plan it), or the block's execution is not
 // recorded.
 func atContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
-	if !s.HasAt || s.Every > 0 || sr.Sample > 0 {
-		return ""
+	if !s.HasAt || s.Every > 0 || sr.Sample > 0 || sr.Outcome == Skipped {
+		return "" // a skipped step (a cleanup cut short) was not planned: it did not run
 	}
 	parent := parentPath(sr.Path)
 	var block *StepRecord

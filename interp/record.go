@@ -675,6 +675,7 @@ func (r *Record) Contradictions() error {
 	msgs = append(msgs, r.seriesContradictions()...)
 	msgs = append(msgs, r.phaseContradictions()...)
 	msgs = append(msgs, r.endedEarlyContradictions()...)
+	msgs = append(msgs, r.skippedContradictions()...)
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -1069,6 +1070,27 @@ func (r *Record) endedEarlyContradictions() []string {
 			if len(cs) > 0 {
 				msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: it records that its process ended on its own (%s), %s", shownStep(s), msg, strings.Join(cs, "; ")))
 			}
+		}
+	}
+	return msgs
+}
+
+// skippedContradictions are the step records whose outcome is skipped where no run records
+// one: a run records a skipped step only when its cleanup ended (its timeout, a second
+// interrupt) before the step started, so only in the cleanup, and only in a record that says
+// its cleanup did not end well (an interrupted run, or an error that names the cleanup). A
+// failed step edited into a skipped one would otherwise be left out of the verdict.
+func (r *Record) skippedContradictions() []string {
+	var msgs []string
+	for _, s := range r.Steps {
+		if s.Outcome != Skipped {
+			continue
+		}
+		switch {
+		case s.Phase != dsl.PhaseCleanup:
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: its outcome is skipped, which only a cleanup step its cleanup's end kept from starting records, but it is a step of the %s phase", shownStep(s), s.Phase))
+		case r.Outcome != Interrupted && !strings.Contains(r.Error, "cleanup: "):
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: its outcome is skipped, which only a cleanup cut short records, but the run's outcome (%s) does not say the cleanup ended early", shownStep(s), r.Outcome))
 		}
 	}
 	return msgs

@@ -191,7 +191,19 @@ s: schema.#Scenario & {
 	cleanup: [{name: "rm", exec: argv: ["fail"]}]
 	expect: ["a.exit == 0"]
 }`,
-			run: interp.Failed, want: interp.Errored, why: "cleanup: step rm (exec) erred: exited with code 1",
+			run: interp.Errored, want: interp.Errored, why: "rm (exec): exited with code 1",
+		},
+		{
+			// The run said FAILED (exit 1) and nothing of its cleanup, where replay of its
+			// record said the cleanup's error (exit 3).
+			name: "a cleanup step that erred in a run failed by an expectation is an error, in the run and its replay",
+			src: `
+s: schema.#Scenario & {
+	steps: [{name: "a", exec: argv: ["true"]}]
+	cleanup: [{name: "rm", exec: argv: ["fail"]}]
+	expect: ["a.exit == 1"]
+}`,
+			run: interp.Errored, want: interp.Errored, why: "cleanup: ",
 		},
 		{
 			name: "an unnamed sampler whose sample erred is an error",

@@ -221,7 +221,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	}
 
 	// Cleanup always: the scenario's cleanup steps, then what the run created, newest first.
-	cctx, cancel := context.WithTimeout(cleanupCtx, cleanupTimeout)
+	cctx, cancel := context.WithTimeoutCause(cleanupCtx, cleanupTimeout, &cleanupTimeoutError{cleanupTimeout})
 	cerr := ru.phase(cctx, dsl.PhaseCleanup, sc.Cleanup)
 	ru.autoCleanup(cctx)
 	cancel()
@@ -260,7 +260,10 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		// Every cleanup step ran (schedule.go): the error names each that failed.
 		out, msg, pos := classifyAll(cerr)
 		switch {
-		case rec.Outcome == Passed:
+		case rec.Outcome == Passed || rec.Outcome == Failed && rec.Error == "":
+			// The steps all ran (an expectation may have failed): the cleanup's failure is
+			// the verdict, as replay has it (a failed expectation beside it said nothing of
+			// the cleanup, exit 1, where replay of the record said the cleanup's error, exit 3).
 			rec.Outcome, rec.Error, rec.ErrorPos = out, "cleanup: "+msg, pos
 		case rec.Error != "" && rec.Outcome != Interrupted:
 			// The run had already stopped: its reason stays first, and its outcome.
@@ -293,6 +296,16 @@ func (ru *run) expectationFailsEarly(sc *dsl.Scenario) bool {
 	}
 	return false
 }
+
+// cleanupTimeoutError is the cleanup's timeout (cleanupTimeout) expiring: a timeout
+// (errors.Is context.DeadlineExceeded), which says whose.
+type cleanupTimeoutError struct{ d time.Duration }
+
+func (e *cleanupTimeoutError) Error() string {
+	return fmt.Sprintf("the cleanup's timeout (%s) expired", e.d)
+}
+
+func (e *cleanupTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // DefaultCleanupRetry is how long the automatic cleanup tries again, by default, what it
 // could not remove at first.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -63,9 +64,15 @@ func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error
 // every one that failed.
 func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
 	var failed []error
-	for _, s := range steps {
+	for i, s := range steps {
 		if err := ctx.Err(); err != nil {
-			return joinErrors(append(failed, context.Cause(ctx)))
+			cause := context.Cause(ctx)
+			if s.Phase == dsl.PhaseCleanup {
+				// The cleanup's time ran out (or a second interrupt came) before these
+				// steps: each is shown and recorded as skipped, not left out.
+				ru.unreached(steps[i:], cause)
+			}
+			return joinErrors(append(failed, cause))
 		}
 		planned := ru.clock.Now()
 		switch {
@@ -86,12 +93,41 @@ func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
 	return joinErrors(failed)
 }
 
-// joinErrors is nil for none, the error itself for one, else their errors.Join.
+// joinErrors is nil for none, the error itself for one, else their errors.Join. An error
+// already among those before it is left out: the cleanup's timeout, which ends a step that
+// was running and keeps those after it from starting, is said once.
 func joinErrors(errs []error) error {
-	if len(errs) == 1 {
-		return errs[0]
+	var kept []error
+	for _, e := range errs {
+		if !slices.ContainsFunc(kept, func(k error) bool { return errors.Is(k, e) }) {
+			kept = append(kept, e)
+		}
 	}
-	return errors.Join(errs...)
+	switch len(kept) {
+	case 0:
+		return nil
+	case 1:
+		return kept[0]
+	}
+	return errors.Join(kept...)
+}
+
+// unreached records the cleanup steps the cleanup's end kept from starting (and the steps
+// under them) as skipped, with why, and shows them so: a cleanup cut short by its timeout
+// lists every step it did not run, not only those it ran.
+func (ru *run) unreached(steps []*dsl.Step, why error) {
+	now := ru.offset(ru.clock.Now())
+	dsl.Walk(steps, func(d *dsl.Step) {
+		sr := &StepRecord{
+			Path: d.Path, Name: d.Name, Label: blockLabel(d), Kind: d.Kind, Cluster: ru.sc.ClusterOf(d), Phase: d.Phase, Pos: d.Pos, Summary: dsl.Summary(d),
+			Planned: now, Start: now, End: now, Background: d.Background,
+			Outcome: Skipped, Error: why.Error(),
+		}
+		ru.mu.Lock()
+		ru.rec.Steps = append(ru.rec.Steps, sr)
+		ru.mu.Unlock()
+		ru.observe(Event{Step: sr, Ended: true})
+	})
 }
 
 // background starts s and returns at once; await (or the end of the phase) joins it.
@@ -194,6 +230,9 @@ func (ru *run) timed(ctx context.Context, s *dsl.Step, planned time.Time, timed 
 	if wait := planned.Sub(ru.clock.Now()); wait > 0 {
 		if err := ru.clock.Sleep(ctx, planned, nil); err != nil {
 			ru.markNamed(s, planned, err)
+			if s.Phase == dsl.PhaseCleanup {
+				ru.unreached([]*dsl.Step{s}, err) // a cleanup child whose at the cleanup's end came before
+			}
 			return err
 		}
 	}

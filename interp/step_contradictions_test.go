@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"labrun.dev/labrun/dsl"
 )
 
 // TestStepContradictions: a step's record a run could have written (passed, failed with its
@@ -44,6 +46,37 @@ func TestStepContradictions(t *testing.T) {
 			s := good()
 			c.edit(&s)
 			got := strings.Join(s.Contradictions(), "; ")
+			if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+				t.Errorf("contradictions %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestSkippedContradictions: a skipped step record is one only a cleanup cut short writes (its
+// timeout, a second interrupt); one in another phase, or in a record whose outcome does not
+// say the cleanup ended early, is told.
+func TestSkippedContradictions(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		phase   string
+		outcome Outcome
+		err     string
+		want    string // "" for none
+	}{
+		{"cleanup timed out", "cleanup", TimedOut, "cleanup: the cleanup's timeout (1s) expired", ""},
+		{"failed, then the cleanup timed out", "cleanup", Failed, "cleanup: the cleanup's timeout (1s) expired", ""},
+		{"a step failed, then the cleanup timed out", "cleanup", Errored, "x.cue:3:4: n (exec): boom; cleanup: the cleanup's timeout (1s) expired", ""},
+		{"interrupted in the cleanup", "cleanup", Interrupted, "interrupted", ""},
+		{"in a passed run", "cleanup", Passed, "", "but the run's outcome (passed) does not say the cleanup ended early"},
+		{"in a failed run that says nothing of the cleanup", "cleanup", Failed, "", "but the run's outcome (failed) does not say the cleanup ended early"},
+		{"a step of the steps phase", "steps", TimedOut, "cleanup: the cleanup's timeout (1s) expired", "but it is a step of the steps phase"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &Record{Outcome: c.outcome, Error: c.err, Steps: []*StepRecord{
+				{Path: c.phase + ".0", Name: "stop", Kind: "exec", Phase: dsl.Phase(c.phase), Outcome: Skipped, Error: "the cleanup's timeout (1s) expired"},
+			}}
+			got := strings.Join(rec.skippedContradictions(), "; ")
 			if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 				t.Errorf("contradictions %q, want %q", got, c.want)
 			}

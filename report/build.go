@@ -386,6 +386,10 @@ func stepRow(s *interp.StepRecord) row {
 	if s.Read != "" {
 		summary += " (read " + s.Read + ")" // the pod a selector picked
 	}
+	if s.Outcome == interp.Skipped {
+		// Not run (a cleanup cut short): it has no start or end.
+		return row{class: string(s.Outcome), cluster: s.Cluster, cells: cells(label, s.Kind, "", "", "", skew, outcome, summary)}
+	}
 	return row{class: string(s.Outcome), cluster: s.Cluster, cells: cells(label, s.Kind, secs(s.Planned), secs(s.Start), secs(s.End), skew, outcome, summary)}
 }
 

@@ -237,6 +237,8 @@ func junitSuiteOf(id int, rec *interp.Record, host string) junitSuite {
 			c.Failure = &junitMessage{Message: st.Error, Type: "assertion", Text: detail}
 		case interp.Errored, interp.TimedOut:
 			c.Error = &junitMessage{Message: st.Error, Type: string(st.Outcome), Text: detail}
+		case interp.Skipped:
+			c.Skipped = &junitMessage{Message: "not run: " + orDefault(st.Error, "the run ended before it")}
 		case interp.Cancelled:
 			if interrupted {
 				msg := "interrupted while this step ran"

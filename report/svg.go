@@ -69,7 +69,7 @@ func TimelineSVG(rec *interp.Record) string {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#666">%s</text>`+"\n", x(t), height-10, fmtAxis(t))
 	}
 	color := func(s *interp.StepRecord) string {
-		if c := map[interp.Outcome]string{interp.Passed: "#4c9a2a", interp.Failed: "#c62828", interp.Errored: "#ef6c00", interp.TimedOut: "#ef6c00", interp.Cancelled: "#9e9e9e"}[s.Outcome]; c != "" {
+		if c := map[interp.Outcome]string{interp.Passed: "#4c9a2a", interp.Failed: "#c62828", interp.Errored: "#ef6c00", interp.TimedOut: "#ef6c00", interp.Cancelled: "#9e9e9e", interp.Skipped: "#e0e0e0"}[s.Outcome]; c != "" {
 			return c
 		}
 		return "#1565c0"

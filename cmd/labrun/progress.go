@@ -179,6 +179,12 @@ func (g *progress) event(e interp.Event) {
 	if s.Sample == 0 {
 		g.ended[s.Path] = true
 	}
+	if s.Outcome == interp.Skipped {
+		// A cleanup step the cleanup's end kept from starting: no time of its own, only why.
+		g.println(fmt.Sprintf("  %9s %s %s: %s skipped: %s", fmtOffset(s.End), g.paint("33", "-"), s.Phase, label(s), relError(g.p.Cwd, s.Error)))
+		g.redraw()
+		return
+	}
 	if s.Sample == 0 || s.Outcome != interp.Passed {
 		mark := map[interp.Outcome]string{interp.Passed: g.paint("32", "✓"), interp.Failed: g.paint("31", "✗"), interp.Errored: g.paint("31", "!"), interp.TimedOut: g.paint("33", "⏱"), interp.Cancelled: g.paint("33", "-")}[s.Outcome]
 		line := fmt.Sprintf("  %9s %s %s %s", fmtOffset(s.End), mark, label(s), (s.End - s.Start).Round(time.Millisecond))
