@@ -666,6 +666,11 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 	if rec.Error != "" {
 		fmt.Fprintf(w, ": %s", relError(p.Cwd, rec.Error))
 	}
+	if failed := failedExpectations(rec); failed > 0 && rec.Outcome != interp.Failed {
+		// An error outranks a failure in the outcome (a cleanup that failed after a
+		// judged run): the verdict line still says the failure, not only the error.
+		fmt.Fprintf(w, " — and %d of %d expectations failed", failed, len(rec.Expectations))
+	}
 	if lb := rec.LeftBehind(); lb != "" {
 		fmt.Fprintf(w, " — but it %s", lb)
 	}
@@ -673,6 +678,17 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 		fmt.Fprintf(w, " — %s", lost)
 	}
 	fmt.Fprintln(w)
+}
+
+// failedExpectations counts rec's expectations that failed.
+func failedExpectations(rec *interp.Record) int {
+	n := 0
+	for _, j := range rec.Expectations {
+		if j.Outcome == interp.Failed {
+			n++
+		}
+	}
+	return n
 }
 
 // wrapText breaks s at spaces into lines of at most width columns, every line after the
