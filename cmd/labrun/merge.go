@@ -72,7 +72,9 @@ one scenario from different sources — shards that ran different checkouts — 
 Scenarios are told apart by name and file, the file by its folder and name (p1/x.cue), as
 the path to a checkout differs between machines. Two records of one run (the same scenario,
 combination and round: a shard run twice) keep the later one, with a warning; two whose vars
-differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).
+differ (a --var is not in a run's id), or whose plans differ (a plain run's s#1 and the first
+round of a --count 2, another --pass-rate or --sweep), are different experiments, and are
+refused (exit 2).
 Two records of different runs that are one run (a record copied under another id or round,
 its times edited or not) are refused (exit 2), naming both files and why: a load of one
 scenario of the local target that timed its requests alike in both (its requests, duration
@@ -1001,8 +1003,32 @@ func timeless(v any) any {
 }
 
 // differentRuns says how two records of one run id differ in the vars they ran with (each
-// with its two values), or "" when they are copies of one run.
+// with its two values) or in the plan they were a run of (--count, --pass-rate, --sweep: a
+// plain run's s#1 and the first round of a --count 2), or "" when they are copies of one run.
+// Before, a plain run that failed and a later --count 2 whose rounds passed merged as one run
+// retried: the failed record was dropped with a warning and merge said "2 of 2 runs passed",
+// exit 0.
 func differentRuns(a, b *interp.Record) string {
+	diffs := differentVars(a, b)
+	if pa, pb := planOf(unitOrSingle(a).Matrix), planOf(unitOrSingle(b).Matrix); pa != pb {
+		diffs = append(diffs, fmt.Sprintf("the first is a run of %s, the second of %s", pa, pb))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// planOf says a matrix's plan as the command line gives it (planWords), with the swept vars
+// --var fixed: what makes its runs one experiment (not its plots).
+func planOf(m *dsl.Matrix) string {
+	w := planWords(m)
+	for _, f := range m.Fixed {
+		w += " --var " + f.Name + "=" + f.Value
+	}
+	return w
+}
+
+// differentVars says how two records differ in the vars they ran with, each with its two
+// values.
+func differentVars(a, b *interp.Record) []string {
 	var names []string
 	for k := range a.Vars {
 		names = append(names, k)
@@ -1028,7 +1054,7 @@ func differentRuns(a, b *interp.Record) string {
 			diffs = append(diffs, fmt.Sprintf("var %s is %s in the first, %s in the second", k, sa, sb))
 		}
 	}
-	return strings.Join(diffs, "; ")
+	return diffs
 }
 
 // readRecords reads the records at path: a folder's .json records (not its summaries), a
