@@ -36,8 +36,9 @@ import (
 // changed after the run (a config value edited into a pass while the dump still says
 // otherwise; a 503 line taken out of a logs result while logs.txt still holds it). Before,
 // replay and merge judged such a record PASSED. What cannot be read again exactly as the run
-// read it is not compared: a step that ran more than once (a repeat's rounds, samples), a
-// config step that did not pass (its last read may have been cut short, keeping the value of
+// read it is not compared: a sampled step, a step that ran more than once (a repeat's rounds)
+// but through the artifacts of its last run (lastRunArtifacts; a config, logs or snapshot
+// step with ${...} not at all: its rounds may have resolved it otherwise), a config step that did not pass (its last read may have been cut short, keeping the value of
 // the one before), a step whose artifact is missing (removed, or a record read alone) or holds
 // a secret's mask (hidden after it was parsed), a step whose parameters cannot be resolved
 // again, an artifact that does not parse, a value with no JSON form (NaN). The record holds
@@ -61,18 +62,24 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 	var msgs []string
 	for _, name := range sortedResultNames(rec) {
 		res := rec.Results[name]
-		if res == nil || res.Sampled || len(runs[name]) != 1 {
+		rs := runs[name]
+		if res == nil || res.Sampled || len(rs) == 0 {
 			continue
 		}
-		sr := runs[name][0]
+		sr := rs[len(rs)-1] // the run whose result the record keeps: the last
 		s := steps[sr.Path]
-		if s == nil || s.Kind != sr.Kind || sr.Kind != res.Kind || sr.Sample > 0 {
+		if s == nil || s.Kind != sr.Kind || sr.Kind != res.Kind || slices.ContainsFunc(rs, func(r *StepRecord) bool { return r.Sample > 0 || r.Path != sr.Path }) {
+			continue
+		}
+		if len(rs) > 1 && s.HasTemplates() && s.Kind != "exec" && s.Kind != "load" {
+			// Its rounds may have resolved it otherwise than the record's final values do.
 			continue
 		}
 		var arts []*ArtifactRecord
 		missing := false
-		for _, a := range rec.Artifacts {
-			if a == nil || a.Step != name {
+		for _, a := range lastRunArtifacts(rec.Artifacts, name, len(rs)) {
+			if a == nil {
+				missing = true // a run wrote none of that name (an empty stream): whose it is is unknown
 				continue
 			}
 			b, ok := data[a]
@@ -122,6 +129,46 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 		}
 	}
 	return msgs
+}
+
+// lastRunArtifacts are the artifacts of the step named name that its last run (of runs) wrote.
+// A step that ran once wrote all of them. A step that ran more than once (a repeat's rounds)
+// wrote each of its names once a run, in order, except a stream it wrote nothing to: the last
+// of a name is the last run's when every run wrote one of that name; a name some run did not
+// write is given as nil (which run wrote which is unknown). Before, a step that ran more than
+// once was not compared at all: the last round's stdout edited into the repeat's until (and
+// the repeat made passed) replayed PASSED while its artifact of that round said otherwise.
+func lastRunArtifacts(all []*ArtifactRecord, name string, runs int) []*ArtifactRecord {
+	var out []*ArtifactRecord
+	if runs <= 1 {
+		for _, a := range all {
+			if a != nil && a.Step == name {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	count := map[string]int{}
+	last := map[string]*ArtifactRecord{}
+	var order []string
+	for _, a := range all {
+		if a == nil || a.Step != name {
+			continue
+		}
+		if count[a.Name] == 0 {
+			order = append(order, a.Name)
+		}
+		count[a.Name]++
+		last[a.Name] = a
+	}
+	for _, n := range order {
+		if count[n] == runs {
+			out = append(out, last[n])
+		} else {
+			out = append(out, nil)
+		}
+	}
+	return out
 }
 
 // artifactFile names an artifact in a message: its name, and the file it is in.
