@@ -86,6 +86,10 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 		case "assert", "wait":
 			if held, ok = recordedHeld(sr, s); ok {
 				jd, ok = judgeAsAt(rec, sc, s.Expr, sr)
+				if !ok && held && sr.Kind == "wait" {
+					jd, ok = waitOverSeries(rec, sc, s.Expr, sr)
+					over = "at any moment while it waited (each series as it had grown by then)"
+				}
 			}
 			if sr.Kind == "wait" {
 				what = "wait until"
@@ -187,6 +191,106 @@ func readUntil(rec *Record, sc *dsl.Scenario, sr *StepRecord, s *dsl.Step) (held
 	at := slices.Index(rec.Steps, sr)
 	jd, ok = judgeWithin(rec, sc, s.Expr, at, at, sr.Start, sr.End, sr.Name)
 	return held, jd, ok
+}
+
+// waitOverSeries judges again the until of at, a wait that passed, whose until reads sampled
+// series that grew while it waited (which judgeAsAt cannot have again): a wait passes when
+// its until holds over what had been recorded at one of its polls, each series then a prefix
+// of the one the record holds (its samples taken before that poll). The until is judged over
+// every such prefix, from none to all the samples taken before the wait ended; ok is true
+// (and jd the judgement over the longest) only when it holds over none of them: no moment of
+// the wait saw it hold, the record's "passed" was not the run's. Before, a wait until that
+// timed out (its until false over every sample) edited to passed - the step, its mayFail
+// warning, the expectations - replayed and merged PASSED, exit 0. ok is false when the until
+// reads anything else that may have changed while the wait ran: a step that had not ended
+// when it started (a load's result, a step's outcome, error, start or end), a delta, now().
+func waitOverSeries(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) (*Judgement, bool) {
+	if e.Now || e.Program == nil || rec.Start.IsZero() {
+		return nil, false
+	}
+	series := map[string]*SeriesRecord{}
+	for _, id := range e.Names {
+		if staticNames[id] {
+			continue
+		}
+		switch id {
+		case "delta", dsl.DeltaFunc, dsl.HostsFunc, "outcome", "error", "started", "ended":
+			return nil, false
+		}
+		if r := rec.Results[id]; r != nil && r.Sampled {
+			ser, ok := r.Value.(*SeriesRecord)
+			if !ok || ser == nil {
+				return nil, false
+			}
+			series[id] = ser
+			continue
+		}
+		ran := false
+		for _, s := range rec.Steps {
+			if s.Name == id {
+				if s.Outcome == "" || s.End > at.Start {
+					return nil, false // it ran while the wait did, or after
+				}
+				ran = true
+			}
+		}
+		if !ran && rec.Results[id] != nil {
+			return nil, false // a result with no step record to say when it was made
+		}
+	}
+	if len(series) == 0 {
+		return nil, false
+	}
+	// The samples each series had taken by the wait's end: the longest prefix a poll saw.
+	taken := map[string]int{}
+	most := 0
+	for n, ser := range series {
+		for _, sn := range ser.Samples {
+			if sn == nil || sn.At.IsZero() {
+				return nil, false
+			}
+			if sn.At.Sub(rec.Start) <= at.End+timeSlack(at.End) {
+				taken[n]++
+			}
+		}
+		most = max(most, taken[n])
+	}
+	seen := *rec
+	seen.Notes = nil
+	seen.Steps = nil
+	for _, s := range rec.Steps {
+		if s.Sample == 0 && s.Outcome != "" && s.End <= at.Start {
+			seen.Steps = append(seen.Steps, s)
+		}
+	}
+	var jd *Judgement
+	// Every series grows by its own samples: each poll saw a prefix of each. The prefixes
+	// tried take k samples of each (fewer when it had fewer): a poll that saw a series with
+	// fewer samples than another is tried as well by the smaller k of both.
+	for k := 0; k <= most; k++ {
+		seen.Results = map[string]*Result{}
+		for n, r := range rec.Results {
+			ser, isSeries := series[n]
+			if !isSeries {
+				if slices.ContainsFunc(seen.Steps, func(s *StepRecord) bool { return s.Name == n }) {
+					seen.Results[n] = r
+				}
+				continue
+			}
+			cut := *ser
+			cut.Samples = ser.Samples[:min(k, taken[n])]
+			cr := *r
+			cr.Value = &cut
+			seen.Results[n] = &cr
+		}
+		j := NewJudge(&seen, sc)
+		j.running = true
+		jd = j.Judge(e)
+		if jd.Outcome == Passed {
+			return nil, false
+		}
+	}
+	return jd, true
 }
 
 // recordedHeld says whether the assert's record says its expression held, and whether it says

@@ -59,7 +59,8 @@ had ended before the assert started, or started after it ended, in all its runs,
 not call now(). An assert whose recorded outcome the expression contradicts over those data
 (passed where it is false, failed where it is true) is refused (exit 2) as edited or corrupt.
 An assert that read a step still running, or one that ran again after it, is left as
-recorded.
+recorded. A wait until that passed and reads sampled series is judged over each prefix of
+them a poll could have seen: one that holds over none was not the run's (exit 2).
 
 An expectation that calls now() is not judged again (replay's clock is not the run's): it
 keeps the outcome the record gives it, and a note says so.
