@@ -45,13 +45,19 @@ import (
 // no digest of its artifacts: nothing else is compared. A load's pods (each pod's own
 // fortio-<pod>.json), events (events.txt is written from the events, not read) and
 // processes' output are not compared.
+//
+// sc nil (the scenario is not at hand: merge of records whose file is not here) compares what
+// needs no step to parse: an exec's stdout and stderr, a load's results (fortio.json); an
+// artifact that holds any secret's mask is not compared then.
 func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRecord][]byte) []string {
-	if len(data) == 0 || sc == nil {
+	if len(data) == 0 {
 		return nil
 	}
 	steps := map[string]*dsl.Step{}
-	for _, ph := range sc.Phases() {
-		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
+	if sc != nil {
+		for _, ph := range sc.Phases() {
+			dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
+		}
 	}
 	runs := map[string][]*StepRecord{}
 	for _, sr := range rec.Steps {
@@ -68,6 +74,9 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 		}
 		sr := rs[len(rs)-1] // the run whose result the record keeps: the last
 		s := steps[sr.Path]
+		if sc == nil && (sr.Kind == "exec" || sr.Kind == "load") {
+			s = &dsl.Step{Kind: sr.Kind} // parsed without the step's parameters
+		}
 		if s == nil || s.Kind != sr.Kind || sr.Kind != res.Kind || slices.ContainsFunc(rs, func(r *StepRecord) bool { return r.Sample > 0 || r.Path != sr.Path }) {
 			continue
 		}
@@ -87,13 +96,27 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 				missing = true
 				continue
 			}
-			if slices.ContainsFunc(sc.Secrets, func(n string) bool { return secretmask.Mentions(string(b), n) }) {
+			if sc == nil && strings.Contains(string(b), strings.TrimSuffix(secretmask.Of(""), "]")) ||
+				sc != nil && slices.ContainsFunc(sc.Secrets, func(n string) bool { return secretmask.Mentions(string(b), n) }) {
 				missing = true // hidden after it was parsed: it cannot be parsed again as the run did
 				continue
 			}
 			arts = append(arts, a)
 		}
 		if len(arts) == 0 {
+			continue
+		}
+		if sc == nil {
+			var c string
+			switch {
+			case sr.Kind == "exec":
+				c = execOutputContradiction(name, arts, data, res.Value)
+			case sr.Kind == "load" && sr.Outcome == Passed:
+				c = loadContradiction(name, arts, data, res.Value)
+			}
+			if c != "" {
+				msgs = append(msgs, fmt.Sprintf("step %s (%s): %s", shownStep(sr), sr.Kind, c))
+			}
 			continue
 		}
 		if env == nil {

@@ -63,7 +63,8 @@ whose assert says passed where its expression is false over the data it read (or
 where it is true; see labrun replay --help). Without the file, a record's round, combination
 and id must be its matrix's, and records of one source must agree on what the scenario
 sweeps. Records that cannot be judged again (the file is
-elsewhere, or its steps or expectations changed) are counted as recorded; stderr says how many. In JSON lines, a line
+elsewhere, or its steps or expectations changed) are counted as recorded; stderr says how
+many; their exec outputs and load results are still held to the artifacts beside them. In JSON lines, a line
 that begins as a record and does not parse is an error (file:line).
 
 Every record names the source of its scenario (a hash of its file and package). Records of
@@ -489,6 +490,10 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		rec := m.rec
 		judgeable := (rec.Outcome == interp.Passed || rec.Outcome == interp.Failed) && rec.Error == "" && !anyStepFailed(rec)
 		if rec.File == "" || rec.Source == "" {
+			if c := artifactsWithout(rec, m.json); c != "" {
+				msgs = append(msgs, fmt.Sprintf("%s: run %s: %s; the record was changed after the run or is corrupt", relPath(p.Cwd, m.from), unitOrSingle(rec).ID, c))
+				continue
+			}
 			if judgeable {
 				unjudged++
 			}
@@ -514,6 +519,14 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			continue
 		}
 		if l.sc == nil {
+			// What its artifacts give without the scenario (an exec's output, a load's
+			// fortio.json) is compared still: before, a record edited into a pass merged
+			// PASSED, exit 0, when its scenario file was not here, its exec's stdout.txt
+			// beside it saying otherwise.
+			if c := artifactsWithout(rec, m.json); c != "" {
+				msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, c))
+				continue
+			}
 			if judgeable {
 				unjudged++
 				notHere[l.why] = true
@@ -529,6 +542,10 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			// when the scenario still has the steps and expectations the run had, whose
 			// data it holds; its matrix may have been changed since, and is not compared.
 			if !sameExpectations(rec, l.sc) || !sameSteps {
+				if c := artifactsWithout(rec, m.json); c != "" {
+					msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, c))
+					continue
+				}
 				if judgeable {
 					unjudged++
 					notHere["their scenario file here is not the source they ran, and its steps or expectations are not the ones they hold"] = true
@@ -556,10 +573,17 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
 				continue
 			}
-			if !l.changed && m.json != "" {
-				// Its results parsed from the artifacts beside it must be what those give.
+			if m.json != "" {
+				// Its results parsed from the artifacts beside it must be what those give,
+				// parsed with the steps as the scenario has them (replay's). Before, a source
+				// changed since the run (a comment added) skipped the check: a record edited
+				// into a pass merged PASSED, exit 0.
 				if cs := interp.ArtifactContradictions(&cp, l.sc, report.ReadArtifacts(report.ArtifactsDir(m.json), rec)); len(cs) > 0 {
-					msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, strings.Join(cs, "; ")))
+					why := "the record was changed after the run or is corrupt"
+					if l.changed {
+						why = fmt.Sprintf("the record and %s disagree: a step of the scenario reads the run's artifacts otherwise than the run did (its match, capture, path or cluster changed since the run), or the record was changed after the run; run the scenario again", relPath(p.Cwd, file))
+					}
+					msgs = append(msgs, fmt.Sprintf("%s: %s; %s", at, strings.Join(cs, "; "), why))
 					continue
 				}
 			}
@@ -1000,6 +1024,20 @@ func timeless(v any) any {
 		}
 	}
 	return v
+}
+
+// artifactsWithout is where rec's results contradict the artifacts beside its JSON file (json)
+// that need no scenario to parse (interp.ArtifactContradictions without one), or "".
+func artifactsWithout(rec *interp.Record, json string) string {
+	if json == "" {
+		return ""
+	}
+	cp := *rec
+	cp.TargetValues = maps.Clone(rec.TargetValues)
+	if interp.RestoreTypes(&cp) != nil {
+		return ""
+	}
+	return strings.Join(interp.ArtifactContradictions(&cp, nil, report.ReadArtifacts(report.ArtifactsDir(json), rec)), "; ")
 }
 
 // differentRuns says how two records of one run id differ in the vars they ran with (each
