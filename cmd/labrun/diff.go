@@ -43,7 +43,8 @@ Given two summaries (.summary.json of labrun run --count/--sweep), diff compares
 combination by combination: each value's median and spread (min–max) in A and B, each
 combination's runs passed, and the summaries' verdicts (the same runs judged by another
 --pass-rate); summaries of different swept vars, or without a combination in
-common, are refused with the reason.
+common, are refused with the reason, and so is (exit 2) a summary whose passed count or
+verdict is not what its runs make them, or whose run passed with an expectation that did not.
 
 Exit 0 when nothing differs beyond --tolerance (a relative change, 0.1 for 10%; a value present
 in one run only, a changed string and a changed verdict always count), 1 otherwise.`,
