@@ -65,6 +65,9 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 	msgs := loadCountContradictions(rec, sc)
 	msgs = append(msgs, targetValueContradictions(rec, sc)...)
 	msgs = append(msgs, planContradictions(rec, steps, lead)...)
+	if c := runTimeoutContradiction(rec, sc, lead); c != "" {
+		msgs = append(msgs, c)
+	}
 	for _, sr := range rec.Steps {
 		s := steps[sr.Path]
 		if sr.Kind == "exec" && s != nil && s.Kind == "exec" {

@@ -48,7 +48,8 @@ whose process ended early in a run that is not an error; a step that ran a load 
 than the load's duration or does not hold its start and end, a snapshot taken outside its
 step's span; a snapshot of the local backend whose rq_Nxx is not the sum of its rq_<code>
 of class N, or whose http.downstream_ stat is not the stat it names — as edited or corrupt.
-So is a step that passed after lasting longer than its timeout, one that failed as its
+So is a step that passed after lasting longer than its timeout, one of the setup or steps
+that passed or failed after the scenario's timeout expired, one that failed as its
 expectFail expected with an error its pattern does not match, or one with at: planned
 elsewhere than its block's start plus its at; when the scenario is not the source the run
 had (--file, or its file edited since), replay says the record and the scenario disagree.
