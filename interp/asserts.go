@@ -91,7 +91,7 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 				jd, ok = judgeAsAt(rec, sc, s.Expr, sr)
 				if !ok && held && sr.Kind == "wait" {
 					jd, ok = waitOverSeries(rec, sc, s.Expr, sr)
-					over = "at any moment while it waited (each series as it had grown by then)"
+					over = "at any moment while it waited (each series and step as recorded by then)"
 				}
 			}
 			if sr.Kind == "wait" {
@@ -196,22 +196,29 @@ func readUntil(rec *Record, sc *dsl.Scenario, sr *StepRecord, s *dsl.Step) (held
 	return held, jd, ok
 }
 
-// waitOverSeries judges again the until of at, a wait that passed, whose until reads sampled
-// series that grew while it waited (which judgeAsAt cannot have again): a wait passes when
-// its until holds over what had been recorded at one of its polls, each series then a prefix
-// of the one the record holds (its samples taken before that poll). The until is judged over
-// every such prefix, from none to all the samples taken before the wait ended; ok is true
-// (and jd the judgement over the longest) only when it holds over none of them: no moment of
-// the wait saw it hold, the record's "passed" was not the run's. Before, a wait until that
-// timed out (its until false over every sample) edited to passed - the step, its mayFail
-// warning, the expectations - replayed and merged PASSED, exit 0. ok is false when the until
-// reads anything else that may have changed while the wait ran: a step that had not ended
-// when it started (a load's result, a step's outcome, error, start or end), a delta, now().
+// waitOverSeries judges again the until of at, a wait that passed, whose until reads what
+// changed while it waited (which judgeAsAt cannot have again): sampled series that grew, and
+// steps that ended while it polled. A wait passes when its until holds over what had been
+// recorded at one of its polls: each series then a prefix of the one the record holds (its
+// samples taken by then), each step read recorded if it had ended by then. The until is judged
+// over every such state, at the wait's start and at each moment within it that one of those
+// changed (a step ended, a sample was taken), each series cut to each prefix it may have had
+// by then; ok is true (and jd the judgement over the last state) only when it holds in none:
+// no poll of the wait saw it hold, the record's "passed" was not the run's. Before, a wait
+// until that timed out (its until false over every sample, or over the output of the job it
+// waited for) edited to passed - the step, its mayFail warning and error, the expectations
+// reading its outcome - replayed and merged PASSED, exit 0. ok is false when the until reads
+// what the record does not hold as it was at each moment: a step that ran more than once, or
+// ran across the wait without a single run, a step's outcome, error, start or end, a delta,
+// now().
 func waitOverSeries(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) (*Judgement, bool) {
 	if e.Now || e.Program == nil || rec.Start.IsZero() {
 		return nil, false
 	}
 	series := map[string]*SeriesRecord{}
+	ended := map[string]time.Duration{} // the steps read, each when it ended
+	started := map[string]time.Duration{}
+	changed := false
 	for _, id := range e.Names {
 		if staticNames[id] {
 			continue
@@ -226,71 +233,99 @@ func waitOverSeries(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) 
 				return nil, false
 			}
 			series[id] = ser
+			changed = true
 			continue
 		}
-		ran := false
+		runs := 0
 		for _, s := range rec.Steps {
-			if s.Name == id {
-				if s.Outcome == "" || s.End > at.Start {
-					return nil, false // it ran while the wait did, or after
-				}
-				ran = true
+			if s.Name != id || s == at {
+				continue
+			}
+			runs++
+			if s.Outcome == "" || runs > 1 && s.End > at.Start {
+				return nil, false // running at the record's end, or run again
+			}
+			ended[id], started[id] = s.End, s.Start
+			if s.End > at.Start {
+				changed = true
 			}
 		}
-		if !ran && rec.Results[id] != nil {
+		if runs > 1 && ended[id] > at.Start {
+			return nil, false
+		}
+		if runs == 0 && rec.Results[id] != nil {
 			return nil, false // a result with no step record to say when it was made
 		}
 	}
-	if len(series) == 0 {
+	if !changed {
 		return nil, false
 	}
-	// The samples each series had taken by the wait's end: the longest prefix a poll saw.
-	taken := map[string]int{}
-	most := 0
-	for n, ser := range series {
+	// The moments the state changed while the wait polled.
+	moments := []time.Duration{at.Start, at.End}
+	for _, t := range ended {
+		if t > at.Start && t <= at.End {
+			moments = append(moments, t)
+		}
+	}
+	for _, ser := range series {
 		for _, sn := range ser.Samples {
 			if sn == nil || sn.At.IsZero() {
 				return nil, false
 			}
-			if sn.At.Sub(rec.Start) <= at.End+timeSlack(at.End) {
-				taken[n]++
+			if t := sn.At.Sub(rec.Start); t > at.Start && t <= at.End+timeSlack(at.End) {
+				moments = append(moments, t)
 			}
 		}
-		most = max(most, taken[n])
 	}
-	seen := *rec
-	seen.Notes = nil
-	seen.Steps = nil
-	for _, s := range rec.Steps {
-		if s.Sample == 0 && s.Outcome != "" && s.End <= at.Start {
-			seen.Steps = append(seen.Steps, s)
-		}
-	}
+	slices.Sort(moments)
+	moments = slices.Compact(moments)
 	var jd *Judgement
-	// Every series grows by its own samples: each poll saw a prefix of each. The prefixes
-	// tried take k samples of each (fewer when it had fewer): a poll that saw a series with
-	// fewer samples than another is tried as well by the smaller k of both.
-	for k := 0; k <= most; k++ {
-		seen.Results = map[string]*Result{}
-		for n, r := range rec.Results {
-			ser, isSeries := series[n]
-			if !isSeries {
-				if slices.ContainsFunc(seen.Steps, func(s *StepRecord) bool { return s.Name == n }) {
-					seen.Results[n] = r
-				}
-				continue
+	for _, t := range moments {
+		seen := *rec
+		seen.Notes = nil
+		seen.Steps = nil
+		for _, s := range rec.Steps {
+			if s != at && s.Sample == 0 && s.Outcome != "" && s.End <= t {
+				seen.Steps = append(seen.Steps, s)
 			}
-			cut := *ser
-			cut.Samples = ser.Samples[:min(k, taken[n])]
-			cr := *r
-			cr.Value = &cut
-			seen.Results[n] = &cr
 		}
-		j := NewJudge(&seen, sc)
-		j.running = true
-		jd = j.Judge(e)
-		if jd.Outcome == Passed {
-			return nil, false
+		// The samples each series had taken by t: the longest prefix a poll then saw.
+		taken := map[string]int{}
+		most := 0
+		for n, ser := range series {
+			for _, sn := range ser.Samples {
+				if sn.At.Sub(rec.Start) <= t+timeSlack(t) {
+					taken[n]++
+				}
+			}
+			most = max(most, taken[n])
+		}
+		// Each series grows by its own samples: the prefixes tried take k samples of each
+		// (fewer when it had fewer by then).
+		for k := 0; k <= most; k++ {
+			seen.Results = map[string]*Result{}
+			for n, r := range rec.Results {
+				ser, isSeries := series[n]
+				if !isSeries {
+					// A step records its result before its end is taken: at the wait's end,
+					// one that had started may have been seen.
+					if end, read := ended[n]; !read || end <= t || t == at.End && started[n] <= at.End {
+						seen.Results[n] = r
+					}
+					continue
+				}
+				cut := *ser
+				cut.Samples = ser.Samples[:min(k, taken[n])]
+				cr := *r
+				cr.Value = &cut
+				seen.Results[n] = &cr
+			}
+			j := NewJudge(&seen, sc)
+			j.running = true
+			jd = j.Judge(e)
+			if jd.Outcome == Passed {
+				return nil, false
+			}
 		}
 	}
 	return jd, true
