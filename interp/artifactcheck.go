@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"labrun.dev/labrun/driver/fortio"
 	"labrun.dev/labrun/dsl"
@@ -42,9 +43,10 @@ import (
 // the one before), a step whose artifact is missing (removed, or a record read alone) or holds
 // a secret's mask (hidden after it was parsed), a step whose parameters cannot be resolved
 // again, an artifact that does not parse, a value with no JSON form (NaN). The record holds
-// no digest of its artifacts: nothing else is compared. A load's pods (each pod's own
-// fortio-<pod>.json), events (events.txt is written from the events, not read) and
-// processes' output are not compared.
+// no digest of its artifacts: nothing else is compared. A logs step of a process is held to
+// the process's output (processLogsContradiction). A load's pods (each pod's own
+// fortio-<pod>.json) and events (events.txt is written from the events, not read) are not
+// compared.
 //
 // sc nil (the scenario is not at hand: merge of records whose file is not here) compares what
 // needs no step to parse: an exec's stdout and stderr, a load's results (fortio.json); an
@@ -103,7 +105,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			}
 			arts = append(arts, a)
 		}
-		if len(arts) == 0 {
+		if len(arts) == 0 && sr.Kind != "logs" { // a logs step of a process is held to its output
 			continue
 		}
 		if sc == nil {
@@ -135,6 +137,9 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 		case *schema.Logs:
 			if sr.Outcome == Passed {
 				c = logsContradiction(name, q, arts, data, res.Value)
+			}
+			if c == "" && q.Process != "" && len(rs) == 1 {
+				c = processLogsContradiction(rec, sr, q, arts, data)
 			}
 		case *schema.Snapshot:
 			if sr.Outcome == Passed {
@@ -255,6 +260,70 @@ func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data
 		}
 	}
 	return ""
+}
+
+// processLogsContradiction compares the lines a logs step of a process read (its logs.txt)
+// with the process's own output (the process step's output.txt), both written as the lines
+// came, each after the time it was read: the lines the process wrote before the logs step
+// started are those logs.txt begins with, in order, when the step reads from the run's start
+// (no since); with since, logs.txt is a run of consecutive lines of the output. Before, a
+// logs step's 503 line taken out of its result and of its logs.txt (the record and its
+// artifact edited alike) replayed PASSED while the process's output.txt still held it. ""
+// when they agree, or cannot be compared (the output missing or not one, a line without its
+// time).
+func processLogsContradiction(rec *Record, sr *StepRecord, q *schema.Logs, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte) string {
+	var out *ArtifactRecord
+	for _, a := range rec.Artifacts {
+		if a != nil && a.Step == q.Process && a.Name == "output.txt" {
+			if out != nil {
+				return "" // the process ran more than once
+			}
+			out = a
+		}
+	}
+	output, ok := data[out]
+	if out == nil || !ok || rec.Start.IsZero() {
+		return ""
+	}
+	var read []byte
+	for _, a := range arts {
+		if a.Name == "logs.txt" {
+			read = data[a]
+		}
+	}
+	all := strings.SplitAfter(string(output), "\n")
+	got := strings.SplitAfter(string(read), "\n")
+	all, got = all[:len(all)-1], got[:len(got)-1] // the text after the last line break: none, or a line still being written
+	if q.Since == "" {
+		began := rec.Start.Add(sr.Start - timeSlack(sr.Start)) // a line stamped right before may not have been read yet
+		for i, l := range all {
+			stamp, _, _ := strings.Cut(l, " ")
+			t, err := time.Parse(time.RFC3339Nano, stamp)
+			if err != nil {
+				return ""
+			}
+			if !t.Before(began) {
+				break
+			}
+			if i >= len(got) || got[i] != l {
+				return fmt.Sprintf("the process %s wrote %q (its %s) before the step started to read it, but its %s does not hold it there", q.Process, clip(strings.TrimSuffix(l, "\n")), artifactFile(out), logsFile(arts))
+			}
+		}
+	}
+	if len(got) > 0 && !strings.Contains(strings.Join(all, ""), strings.Join(got, "")) {
+		return fmt.Sprintf("its %s is not lines the process %s wrote one after another (its %s): lines were taken out or changed", logsFile(arts), q.Process, artifactFile(out))
+	}
+	return ""
+}
+
+// logsFile names a logs step's logs.txt among its artifacts, or says it has none.
+func logsFile(arts []*ArtifactRecord) string {
+	for _, a := range arts {
+		if a.Name == "logs.txt" {
+			return artifactFile(a)
+		}
+	}
+	return "logs (no logs.txt: it read no line)"
 }
 
 // execOutputContradiction compares an exec step's stdout and stderr with what its stdout.txt
