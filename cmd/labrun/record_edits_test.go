@@ -70,6 +70,13 @@ func stepOf(t *testing.T, rec map[string]any, name string) map[string]any {
 	return nil
 }
 
+// listStdout lists a stdout.txt of the exec step among rec's artifacts, as a run that printed
+// lists one (its file is not beside the record: it is not compared).
+func listStdout(rec map[string]any, step string) {
+	arts, _ := rec["artifacts"].([]any)
+	rec["artifacts"] = append(arts, map[string]any{"step": step, "name": "stdout.txt", "file": step + "-stdout.txt"})
+}
+
 // passedAs edits rec into a passed run: no error, every expectation passed with values.
 func passedAs(rec map[string]any, values map[string]any) {
 	rec["outcome"] = "passed"
@@ -188,6 +195,7 @@ slow: schema.#Scenario & {
 	s["outcome"], s["endNs"] = "passed", s["startNs"].(float64)+525e6
 	delete(s, "error")
 	rec["results"] = map[string]any{"j": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}}
+	listStdout(rec, "j")
 	passedAs(rec, map[string]any{"j.stdout": "ok\n"})
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
 	want := []string{"step j: its record contradicts itself: it ends at 525", "after the run's end at "}
@@ -384,6 +392,7 @@ slow: schema.#Scenario & {
 	delete(s, "error")
 	rec["end"] = "2099-01-01T00:00:00Z"
 	rec["results"] = map[string]any{"j": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}}
+	listStdout(rec, "j")
 	passedAs(rec, map[string]any{"j.stdout": "ok\n"})
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
 	want := []string{"step j: its record contradicts itself: it passed at 520", "but the scenario's timeout (300ms) had expired by 300", "which cancels the setup and steps still running"}
