@@ -573,6 +573,10 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
 				continue
 			}
+			if c := unlistedArtifacts(rec, m.json); c != "" {
+				msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, c))
+				continue
+			}
 			if m.json != "" {
 				// Its results parsed from the artifacts beside it must be what those give,
 				// parsed with the steps as the scenario has them (replay's). Before, a source
@@ -1032,12 +1036,28 @@ func artifactsWithout(rec *interp.Record, json string) string {
 	if json == "" {
 		return ""
 	}
+	if c := unlistedArtifacts(rec, json); c != "" {
+		return c
+	}
 	cp := *rec
 	cp.TargetValues = maps.Clone(rec.TargetValues)
 	if interp.RestoreTypes(&cp) != nil {
 		return ""
 	}
 	return strings.Join(interp.ArtifactContradictions(&cp, nil, report.ReadArtifacts(report.ArtifactsDir(json), rec)), "; ")
+}
+
+// unlistedArtifacts says which artifacts the folder beside rec's JSON file (json) holds that
+// rec does not list (report.UnlistedArtifacts), or "".
+func unlistedArtifacts(rec *interp.Record, json string) string {
+	if json == "" {
+		return ""
+	}
+	un := report.UnlistedArtifacts(report.ArtifactsDir(json), rec)
+	if len(un) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the folder beside it holds %s, which the record does not list among its artifacts (an entry taken out of its list)", strings.Join(un, ", "))
 }
 
 // differentRuns says how two records of one run id differ in the vars they ran with (each
