@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"labrun.dev/labrun/driver/fortio"
 	"labrun.dev/labrun/dsl"
@@ -36,21 +37,29 @@ import (
 // changed after the run (a config value edited into a pass while the dump still says
 // otherwise; a 503 line taken out of a logs result while logs.txt still holds it). Before,
 // replay and merge judged such a record PASSED. What cannot be read again exactly as the run
-// read it is not compared: a step that ran more than once (a repeat's rounds, samples), a
-// config step that did not pass (its last read may have been cut short, keeping the value of
+// read it is not compared: a sampled step, a step that ran more than once (a repeat's rounds)
+// but through the artifacts of its last run (lastRunArtifacts; a config, logs or snapshot
+// step with ${...} not at all: its rounds may have resolved it otherwise), a config step that did not pass (its last read may have been cut short, keeping the value of
 // the one before), a step whose artifact is missing (removed, or a record read alone) or holds
 // a secret's mask (hidden after it was parsed), a step whose parameters cannot be resolved
 // again, an artifact that does not parse, a value with no JSON form (NaN). The record holds
-// no digest of its artifacts: nothing else is compared. A load's pods (each pod's own
-// fortio-<pod>.json), events (events.txt is written from the events, not read) and
-// processes' output are not compared.
+// no digest of its artifacts: nothing else is compared. A logs step of a process is held to
+// the process's output (processLogsContradiction). A load's pods (each pod's own
+// fortio-<pod>.json) and events (events.txt is written from the events, not read) are not
+// compared.
+//
+// sc nil (the scenario is not at hand: merge of records whose file is not here) compares what
+// needs no step to parse: an exec's stdout and stderr, a load's results (fortio.json); an
+// artifact that holds any secret's mask is not compared then.
 func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRecord][]byte) []string {
-	if len(data) == 0 || sc == nil {
+	if len(data) == 0 {
 		return nil
 	}
 	steps := map[string]*dsl.Step{}
-	for _, ph := range sc.Phases() {
-		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
+	if sc != nil {
+		for _, ph := range sc.Phases() {
+			dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
+		}
 	}
 	runs := map[string][]*StepRecord{}
 	for _, sr := range rec.Steps {
@@ -61,18 +70,27 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 	var msgs []string
 	for _, name := range sortedResultNames(rec) {
 		res := rec.Results[name]
-		if res == nil || res.Sampled || len(runs[name]) != 1 {
+		rs := runs[name]
+		if res == nil || res.Sampled || len(rs) == 0 {
 			continue
 		}
-		sr := runs[name][0]
+		sr := rs[len(rs)-1] // the run whose result the record keeps: the last
 		s := steps[sr.Path]
-		if s == nil || s.Kind != sr.Kind || sr.Kind != res.Kind || sr.Sample > 0 {
+		if sc == nil && (sr.Kind == "exec" || sr.Kind == "load") {
+			s = &dsl.Step{Kind: sr.Kind} // parsed without the step's parameters
+		}
+		if s == nil || s.Kind != sr.Kind || sr.Kind != res.Kind || slices.ContainsFunc(rs, func(r *StepRecord) bool { return r.Sample > 0 || r.Path != sr.Path }) {
+			continue
+		}
+		if len(rs) > 1 && s.HasTemplates() && s.Kind != "exec" && s.Kind != "load" {
+			// Its rounds may have resolved it otherwise than the record's final values do.
 			continue
 		}
 		var arts []*ArtifactRecord
 		missing := false
-		for _, a := range rec.Artifacts {
-			if a == nil || a.Step != name {
+		for _, a := range lastRunArtifacts(rec.Artifacts, name, len(rs)) {
+			if a == nil {
+				missing = true // a run wrote none of that name (an empty stream): whose it is is unknown
 				continue
 			}
 			b, ok := data[a]
@@ -80,13 +98,27 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 				missing = true
 				continue
 			}
-			if slices.ContainsFunc(sc.Secrets, func(n string) bool { return secretmask.Mentions(string(b), n) }) {
+			if sc == nil && strings.Contains(string(b), strings.TrimSuffix(secretmask.Of(""), "]")) ||
+				sc != nil && slices.ContainsFunc(sc.Secrets, func(n string) bool { return secretmask.Mentions(string(b), n) }) {
 				missing = true // hidden after it was parsed: it cannot be parsed again as the run did
 				continue
 			}
 			arts = append(arts, a)
 		}
-		if len(arts) == 0 {
+		if len(arts) == 0 && sr.Kind != "logs" { // a logs step of a process is held to its output
+			continue
+		}
+		if sc == nil {
+			var c string
+			switch {
+			case sr.Kind == "exec":
+				c = execOutputContradiction(name, arts, data, res.Value)
+			case sr.Kind == "load" && sr.Outcome == Passed:
+				c = loadContradiction(name, arts, data, res.Value)
+			}
+			if c != "" {
+				msgs = append(msgs, fmt.Sprintf("step %s (%s): %s", shownStep(sr), sr.Kind, c))
+			}
 			continue
 		}
 		if env == nil {
@@ -106,6 +138,9 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			if sr.Outcome == Passed {
 				c = logsContradiction(name, q, arts, data, res.Value)
 			}
+			if c == "" && q.Process != "" && len(rs) == 1 {
+				c = processLogsContradiction(rec, sr, q, arts, data)
+			}
 		case *schema.Snapshot:
 			if sr.Outcome == Passed {
 				c = snapshotContradiction(name, q, arts, data, res.Value)
@@ -122,6 +157,46 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 		}
 	}
 	return msgs
+}
+
+// lastRunArtifacts are the artifacts of the step named name that its last run (of runs) wrote.
+// A step that ran once wrote all of them. A step that ran more than once (a repeat's rounds)
+// wrote each of its names once a run, in order, except a stream it wrote nothing to: the last
+// of a name is the last run's when every run wrote one of that name; a name some run did not
+// write is given as nil (which run wrote which is unknown). Before, a step that ran more than
+// once was not compared at all: the last round's stdout edited into the repeat's until (and
+// the repeat made passed) replayed PASSED while its artifact of that round said otherwise.
+func lastRunArtifacts(all []*ArtifactRecord, name string, runs int) []*ArtifactRecord {
+	var out []*ArtifactRecord
+	if runs <= 1 {
+		for _, a := range all {
+			if a != nil && a.Step == name {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	count := map[string]int{}
+	last := map[string]*ArtifactRecord{}
+	var order []string
+	for _, a := range all {
+		if a == nil || a.Step != name {
+			continue
+		}
+		if count[a.Name] == 0 {
+			order = append(order, a.Name)
+		}
+		count[a.Name]++
+		last[a.Name] = a
+	}
+	for _, n := range order {
+		if count[n] == runs {
+			out = append(out, last[n])
+		} else {
+			out = append(out, nil)
+		}
+	}
+	return out
 }
 
 // artifactFile names an artifact in a message: its name, and the file it is in.
@@ -185,6 +260,70 @@ func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data
 		}
 	}
 	return ""
+}
+
+// processLogsContradiction compares the lines a logs step of a process read (its logs.txt)
+// with the process's own output (the process step's output.txt), both written as the lines
+// came, each after the time it was read: the lines the process wrote before the logs step
+// started are those logs.txt begins with, in order, when the step reads from the run's start
+// (no since); with since, logs.txt is a run of consecutive lines of the output. Before, a
+// logs step's 503 line taken out of its result and of its logs.txt (the record and its
+// artifact edited alike) replayed PASSED while the process's output.txt still held it. ""
+// when they agree, or cannot be compared (the output missing or not one, a line without its
+// time).
+func processLogsContradiction(rec *Record, sr *StepRecord, q *schema.Logs, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte) string {
+	var out *ArtifactRecord
+	for _, a := range rec.Artifacts {
+		if a != nil && a.Step == q.Process && a.Name == "output.txt" {
+			if out != nil {
+				return "" // the process ran more than once
+			}
+			out = a
+		}
+	}
+	output, ok := data[out]
+	if out == nil || !ok || rec.Start.IsZero() {
+		return ""
+	}
+	var read []byte
+	for _, a := range arts {
+		if a.Name == "logs.txt" {
+			read = data[a]
+		}
+	}
+	all := strings.SplitAfter(string(output), "\n")
+	got := strings.SplitAfter(string(read), "\n")
+	all, got = all[:len(all)-1], got[:len(got)-1] // the text after the last line break: none, or a line still being written
+	if q.Since == "" {
+		began := rec.Start.Add(sr.Start - timeSlack(sr.Start)) // a line stamped right before may not have been read yet
+		for i, l := range all {
+			stamp, _, _ := strings.Cut(l, " ")
+			t, err := time.Parse(time.RFC3339Nano, stamp)
+			if err != nil {
+				return ""
+			}
+			if !t.Before(began) {
+				break
+			}
+			if i >= len(got) || got[i] != l {
+				return fmt.Sprintf("the process %s wrote %q (its %s) before the step started to read it, but its %s does not hold it there", q.Process, clip(strings.TrimSuffix(l, "\n")), artifactFile(out), logsFile(arts))
+			}
+		}
+	}
+	if len(got) > 0 && !strings.Contains(strings.Join(all, ""), strings.Join(got, "")) {
+		return fmt.Sprintf("its %s is not lines the process %s wrote one after another (its %s): lines were taken out or changed", logsFile(arts), q.Process, artifactFile(out))
+	}
+	return ""
+}
+
+// logsFile names a logs step's logs.txt among its artifacts, or says it has none.
+func logsFile(arts []*ArtifactRecord) string {
+	for _, a := range arts {
+		if a.Name == "logs.txt" {
+			return artifactFile(a)
+		}
+	}
+	return "logs (no logs.txt: it read no line)"
 }
 
 // execOutputContradiction compares an exec step's stdout and stderr with what its stdout.txt

@@ -65,6 +65,9 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 	msgs := loadCountContradictions(rec, sc)
 	msgs = append(msgs, targetValueContradictions(rec, sc)...)
 	msgs = append(msgs, planContradictions(rec, steps, lead)...)
+	if c := runTimeoutContradiction(rec, sc, lead); c != "" {
+		msgs = append(msgs, c)
+	}
 	for _, sr := range rec.Steps {
 		s := steps[sr.Path]
 		if sr.Kind == "exec" && s != nil && s.Kind == "exec" {
@@ -86,6 +89,10 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 		case "assert", "wait":
 			if held, ok = recordedHeld(sr, s); ok {
 				jd, ok = judgeAsAt(rec, sc, s.Expr, sr)
+				if !ok && held && sr.Kind == "wait" {
+					jd, ok = waitOverSeries(rec, sc, s.Expr, sr)
+					over = "at any moment while it waited (each series and step as recorded by then)"
+				}
 			}
 			if sr.Kind == "wait" {
 				what = "wait until"
@@ -187,6 +194,141 @@ func readUntil(rec *Record, sc *dsl.Scenario, sr *StepRecord, s *dsl.Step) (held
 	at := slices.Index(rec.Steps, sr)
 	jd, ok = judgeWithin(rec, sc, s.Expr, at, at, sr.Start, sr.End, sr.Name)
 	return held, jd, ok
+}
+
+// waitOverSeries judges again the until of at, a wait that passed, whose until reads what
+// changed while it waited (which judgeAsAt cannot have again): sampled series that grew, and
+// steps that ended while it polled. A wait passes when its until holds over what had been
+// recorded at one of its polls: each series then a prefix of the one the record holds (its
+// samples taken by then), each step read recorded if it had ended by then. The until is judged
+// over every such state, at the wait's start and at each moment within it that one of those
+// changed (a step ended, a sample was taken), each series cut to each prefix it may have had
+// by then; ok is true (and jd the judgement over the last state) only when it holds in none:
+// no poll of the wait saw it hold, the record's "passed" was not the run's. Before, a wait
+// until that timed out (its until false over every sample, or over the output of the job it
+// waited for) edited to passed - the step, its mayFail warning and error, the expectations
+// reading its outcome - replayed and merged PASSED, exit 0. ok is false when the until reads
+// what the record does not hold as it was at each moment: a step that ran more than once, or
+// ran across the wait without a single run, a step's outcome, error, start or end, a delta,
+// now().
+func waitOverSeries(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) (*Judgement, bool) {
+	if e.Now || e.Program == nil || rec.Start.IsZero() {
+		return nil, false
+	}
+	series := map[string]*SeriesRecord{}
+	ended := map[string]time.Duration{} // the steps read, each when it ended
+	started := map[string]time.Duration{}
+	changed := false
+	for _, id := range e.Names {
+		if staticNames[id] {
+			continue
+		}
+		switch id {
+		case "delta", dsl.DeltaFunc, dsl.HostsFunc, "outcome", "error", "started", "ended":
+			return nil, false
+		}
+		if r := rec.Results[id]; r != nil && r.Sampled {
+			ser, ok := r.Value.(*SeriesRecord)
+			if !ok || ser == nil {
+				return nil, false
+			}
+			series[id] = ser
+			changed = true
+			continue
+		}
+		runs := 0
+		for _, s := range rec.Steps {
+			if s.Name != id || s == at {
+				continue
+			}
+			runs++
+			if s.Outcome == "" || runs > 1 && s.End > at.Start {
+				return nil, false // running at the record's end, or run again
+			}
+			ended[id], started[id] = s.End, s.Start
+			if s.End > at.Start {
+				changed = true
+			}
+		}
+		if runs > 1 && ended[id] > at.Start {
+			return nil, false
+		}
+		if runs == 0 && rec.Results[id] != nil {
+			return nil, false // a result with no step record to say when it was made
+		}
+	}
+	if !changed {
+		return nil, false
+	}
+	// The moments the state changed while the wait polled.
+	moments := []time.Duration{at.Start, at.End}
+	for _, t := range ended {
+		if t > at.Start && t <= at.End {
+			moments = append(moments, t)
+		}
+	}
+	for _, ser := range series {
+		for _, sn := range ser.Samples {
+			if sn == nil || sn.At.IsZero() {
+				return nil, false
+			}
+			if t := sn.At.Sub(rec.Start); t > at.Start && t <= at.End+timeSlack(at.End) {
+				moments = append(moments, t)
+			}
+		}
+	}
+	slices.Sort(moments)
+	moments = slices.Compact(moments)
+	var jd *Judgement
+	for _, t := range moments {
+		seen := *rec
+		seen.Notes = nil
+		seen.Steps = nil
+		for _, s := range rec.Steps {
+			if s != at && s.Sample == 0 && s.Outcome != "" && s.End <= t {
+				seen.Steps = append(seen.Steps, s)
+			}
+		}
+		// The samples each series had taken by t: the longest prefix a poll then saw.
+		taken := map[string]int{}
+		most := 0
+		for n, ser := range series {
+			for _, sn := range ser.Samples {
+				if sn.At.Sub(rec.Start) <= t+timeSlack(t) {
+					taken[n]++
+				}
+			}
+			most = max(most, taken[n])
+		}
+		// Each series grows by its own samples: the prefixes tried take k samples of each
+		// (fewer when it had fewer by then).
+		for k := 0; k <= most; k++ {
+			seen.Results = map[string]*Result{}
+			for n, r := range rec.Results {
+				ser, isSeries := series[n]
+				if !isSeries {
+					// A step records its result before its end is taken: at the wait's end,
+					// one that had started may have been seen.
+					if end, read := ended[n]; !read || end <= t || t == at.End && started[n] <= at.End {
+						seen.Results[n] = r
+					}
+					continue
+				}
+				cut := *ser
+				cut.Samples = ser.Samples[:min(k, taken[n])]
+				cr := *r
+				cr.Value = &cut
+				seen.Results[n] = &cr
+			}
+			j := NewJudge(&seen, sc)
+			j.running = true
+			jd = j.Judge(e)
+			if jd.Outcome == Passed {
+				return nil, false
+			}
+		}
+	}
+	return jd, true
 }
 
 // recordedHeld says whether the assert's record says its expression held, and whether it says

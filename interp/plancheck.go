@@ -33,6 +33,40 @@ func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []
 	return msgs
 }
 
+// runTimeoutContradiction says how a step of rec's setup or steps that ended (passed or failed)
+// did so after the scenario's timeout, which bounds those phases, had expired: the run cancels
+// them then, its steps still running, and errs. The timeout starts after the run's checks and
+// before its first step: it expired at the latest at the first step's start plus the timeout.
+// "" when none did. Before, a run that erred at its timeout (300ms), its step cancelled, edited
+// so that the step passed at 520ms with its output and the run passed, replayed PASSED.
+func runTimeoutContradiction(rec *Record, sc *dsl.Scenario, lead string) string {
+	if sc.Timeout <= 0 {
+		return ""
+	}
+	first, found := time.Duration(0), false
+	for _, sr := range rec.Steps {
+		if sr.Phase != dsl.PhaseSetup && sr.Phase != dsl.PhaseSteps {
+			continue
+		}
+		if !found || sr.Start < first {
+			first, found = sr.Start, true
+		}
+	}
+	if !found {
+		return ""
+	}
+	deadline := first + sc.Timeout
+	for _, sr := range rec.Steps {
+		if sr.Phase != dsl.PhaseSetup && sr.Phase != dsl.PhaseSteps || sr.Outcome != Passed && sr.Outcome != Failed {
+			continue
+		}
+		if sr.End > deadline+timeSlack(deadline) {
+			return fmt.Sprintf("step %s: %sit %s at %s, but the scenario's timeout (%s) had expired by %s (its first step started at %s), which cancels the setup and steps still running", shownStep(sr), lead, sr.Outcome, sr.End, sc.Timeout, deadline, first)
+		}
+	}
+	return ""
+}
+
 // expectedErrorContradiction says how the expected error sr records contradicts the
 // expectFail of its step s; "" when it does not.
 func expectedErrorContradiction(sr *StepRecord, s *dsl.Step) string {

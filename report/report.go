@@ -362,6 +362,54 @@ func secs(d time.Duration) string {
 // keeps the pair).
 func ArtifactsDir(path string) string { return strings.TrimSuffix(path, ".json") }
 
+// UnlistedArtifacts are the artifacts the folder beside a record (dir, ArtifactsDir) holds that
+// the record does not list: a file no artifact of rec names, or a line of a JSON-lines file
+// beyond those its artifacts of that step and name take. Every file labrun writes there is an
+// artifact the record lists, but the timeline picture. The artifact checks read only what the
+// record lists: before, a record edited into a pass with the entry of the artifact that says
+// otherwise taken out of its list (the file left beside it) replayed PASSED. None when the
+// folder is not there.
+func UnlistedArtifacts(dir string, rec *interp.Record) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	listed := map[string]map[[2]string]int{}
+	for _, a := range rec.Artifacts {
+		if a == nil || a.File == "" {
+			continue
+		}
+		if listed[a.File] == nil {
+			listed[a.File] = map[[2]string]int{}
+		}
+		listed[a.File][[2]string{a.Step, a.Name}]++
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || name == "timeline.svg" {
+			continue
+		}
+		have, ok := listed[name]
+		if !ok {
+			out = append(out, name)
+			continue
+		}
+		if !strings.HasSuffix(name, ".jsonl") {
+			continue
+		}
+		for _, l := range readArtifactLines(filepath.Join(dir, name)) {
+			k := [2]string{l.Step, l.Name}
+			if have[k] == 0 {
+				out = append(out, fmt.Sprintf("%s of step %s (in %s)", l.Name, l.Step, name))
+				continue
+			}
+			have[k]--
+		}
+	}
+	return out
+}
+
 // ReadArtifacts reads the artifacts rec lists (their File) from dir, the folder written beside
 // the record (ArtifactsDir): the data of each artifact found, by artifact. An artifact of a
 // JSON-lines file is its n-th line of that step and name, n as rec lists them (writeArtifacts

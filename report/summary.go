@@ -384,7 +384,7 @@ func WriteSummary(dir, id string, s *Summary) ([]string, error) {
 	return paths, nil
 }
 
-// ReadSummary reads a summary's JSON.
+// ReadSummary reads a summary's JSON, and refuses one that contradicts itself (Contradictions).
 func ReadSummary(path string) (*Summary, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -394,7 +394,37 @@ func ReadSummary(path string) (*Summary, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	if cs := s.Contradictions(); len(cs) > 0 {
+		return nil, fmt.Errorf("%s: %s; the summary was changed after it was written or is corrupt", path, strings.Join(cs, "; "))
+	}
 	return &s, nil
+}
+
+// Contradictions are where a summary's counts and verdict are not what its runs make them (a
+// summary's passed and verdict follow from its runs' outcomes, as labrun wrote them), and runs
+// that passed with an expectation that did not. Before, labrun diff took a summary edited to
+// "passed" (passed 1 -> 2, verdict failed -> passed, its runs untouched) at its word: its
+// header said "2 of 2 runs passed" beside the row computed from its runs, "1 of 2".
+func (s *Summary) Contradictions() []string {
+	var out []string
+	passed := 0
+	for _, r := range s.Runs {
+		if r.Outcome == interp.Passed {
+			passed++
+			for _, e := range sortedKeys(r.Expectations) {
+				if o := r.Expectations[e]; o != interp.Passed {
+					out = append(out, fmt.Sprintf("run %s passed, but its expectation %q %s", r.ID, e, o))
+				}
+			}
+		}
+	}
+	if passed != s.Passed {
+		out = append(out, fmt.Sprintf("it says %d runs passed, but %d of its runs did", s.Passed, passed))
+	}
+	if v := verdictOf(s); s.Verdict != v {
+		out = append(out, fmt.Sprintf("its verdict is %s, but its runs make it %s", s.Verdict, v))
+	}
+	return out
 }
 
 func summaryExprs(s *Summary) []string {

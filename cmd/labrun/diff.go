@@ -43,7 +43,11 @@ Given two summaries (.summary.json of labrun run --count/--sweep), diff compares
 combination by combination: each value's median and spread (min–max) in A and B, each
 combination's runs passed, and the summaries' verdicts (the same runs judged by another
 --pass-rate); summaries of different swept vars, or without a combination in
-common, are refused with the reason.
+common, are refused with the reason, and so is (exit 2) a summary whose passed count or
+verdict is not what its runs make them, or whose run passed with an expectation that did not.
+
+A record whose exec output or load results are not what the artifacts beside it give (its
+stdout.txt, stderr.txt, fortio.json) is refused (exit 2), as replay and merge refuse it.
 
 Exit 0 when nothing differs beyond --tolerance (a relative change, 0.1 for 10%; a value present
 in one run only, a changed string and a changed verdict always count), 1 otherwise.`,
@@ -78,6 +82,13 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 				rec, err := report.Read(inCwd(p.Cwd, a))
 				if err != nil {
 					return &exitError{exitInvalid, relError(p.Cwd, err.Error())}
+				}
+				// Its results that need no scenario to be parsed again from the artifacts
+				// beside it (an exec's output, a load's fortio.json) are what those give, as
+				// merge holds them. Before, a record edited into a pass (its exec's stdout
+				// changed) showed "no difference" from a run that printed that, exit 0.
+				if c := artifactsWithout(rec, inCwd(p.Cwd, a)); c != "" {
+					return &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", a, c)}
 				}
 				recs[i] = rec
 			}

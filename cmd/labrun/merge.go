@@ -63,7 +63,8 @@ whose assert says passed where its expression is false over the data it read (or
 where it is true; see labrun replay --help). Without the file, a record's round, combination
 and id must be its matrix's, and records of one source must agree on what the scenario
 sweeps. Records that cannot be judged again (the file is
-elsewhere, or its steps or expectations changed) are counted as recorded; stderr says how many. In JSON lines, a line
+elsewhere, or its steps or expectations changed) are counted as recorded; stderr says how
+many; their exec outputs and load results are still held to the artifacts beside them. In JSON lines, a line
 that begins as a record and does not parse is an error (file:line).
 
 Every record names the source of its scenario (a hash of its file and package). Records of
@@ -72,7 +73,9 @@ one scenario from different sources — shards that ran different checkouts — 
 Scenarios are told apart by name and file, the file by its folder and name (p1/x.cue), as
 the path to a checkout differs between machines. Two records of one run (the same scenario,
 combination and round: a shard run twice) keep the later one, with a warning; two whose vars
-differ (a --var is not in a run's id) are different experiments, and are refused (exit 2).
+differ (a --var is not in a run's id), or whose plans differ (a plain run's s#1 and the first
+round of a --count 2, another --pass-rate or --sweep), are different experiments, and are
+refused (exit 2).
 Two records of different runs that are one run (a record copied under another id or round,
 its times edited or not) are refused (exit 2), naming both files and why: a load of one
 scenario of the local target that timed its requests alike in both (its requests, duration
@@ -487,6 +490,10 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		rec := m.rec
 		judgeable := (rec.Outcome == interp.Passed || rec.Outcome == interp.Failed) && rec.Error == "" && !anyStepFailed(rec)
 		if rec.File == "" || rec.Source == "" {
+			if c := artifactsWithout(rec, m.json); c != "" {
+				msgs = append(msgs, fmt.Sprintf("%s: run %s: %s; the record was changed after the run or is corrupt", relPath(p.Cwd, m.from), unitOrSingle(rec).ID, c))
+				continue
+			}
 			if judgeable {
 				unjudged++
 			}
@@ -512,6 +519,14 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			continue
 		}
 		if l.sc == nil {
+			// What its artifacts give without the scenario (an exec's output, a load's
+			// fortio.json) is compared still: before, a record edited into a pass merged
+			// PASSED, exit 0, when its scenario file was not here, its exec's stdout.txt
+			// beside it saying otherwise.
+			if c := artifactsWithout(rec, m.json); c != "" {
+				msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, c))
+				continue
+			}
 			if judgeable {
 				unjudged++
 				notHere[l.why] = true
@@ -527,6 +542,10 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			// when the scenario still has the steps and expectations the run had, whose
 			// data it holds; its matrix may have been changed since, and is not compared.
 			if !sameExpectations(rec, l.sc) || !sameSteps {
+				if c := artifactsWithout(rec, m.json); c != "" {
+					msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, c))
+					continue
+				}
 				if judgeable {
 					unjudged++
 					notHere["their scenario file here is not the source they ran, and its steps or expectations are not the ones they hold"] = true
@@ -554,10 +573,21 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
 				continue
 			}
-			if !l.changed && m.json != "" {
-				// Its results parsed from the artifacts beside it must be what those give.
+			if c := unlistedArtifacts(rec, m.json); c != "" {
+				msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, c))
+				continue
+			}
+			if m.json != "" {
+				// Its results parsed from the artifacts beside it must be what those give,
+				// parsed with the steps as the scenario has them (replay's). Before, a source
+				// changed since the run (a comment added) skipped the check: a record edited
+				// into a pass merged PASSED, exit 0.
 				if cs := interp.ArtifactContradictions(&cp, l.sc, report.ReadArtifacts(report.ArtifactsDir(m.json), rec)); len(cs) > 0 {
-					msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, strings.Join(cs, "; ")))
+					why := "the record was changed after the run or is corrupt"
+					if l.changed {
+						why = fmt.Sprintf("the record and %s disagree: a step of the scenario reads the run's artifacts otherwise than the run did (its match, capture, path or cluster changed since the run), or the record was changed after the run; run the scenario again", relPath(p.Cwd, file))
+					}
+					msgs = append(msgs, fmt.Sprintf("%s: %s; %s", at, strings.Join(cs, "; "), why))
 					continue
 				}
 			}
@@ -1000,9 +1030,63 @@ func timeless(v any) any {
 	return v
 }
 
+// artifactsWithout is where rec's results contradict the artifacts beside its JSON file (json)
+// that need no scenario to parse (interp.ArtifactContradictions without one), or "".
+func artifactsWithout(rec *interp.Record, json string) string {
+	if json == "" {
+		return ""
+	}
+	if c := unlistedArtifacts(rec, json); c != "" {
+		return c
+	}
+	cp := *rec
+	cp.TargetValues = maps.Clone(rec.TargetValues)
+	if interp.RestoreTypes(&cp) != nil {
+		return ""
+	}
+	return strings.Join(interp.ArtifactContradictions(&cp, nil, report.ReadArtifacts(report.ArtifactsDir(json), rec)), "; ")
+}
+
+// unlistedArtifacts says which artifacts the folder beside rec's JSON file (json) holds that
+// rec does not list (report.UnlistedArtifacts), or "".
+func unlistedArtifacts(rec *interp.Record, json string) string {
+	if json == "" {
+		return ""
+	}
+	un := report.UnlistedArtifacts(report.ArtifactsDir(json), rec)
+	if len(un) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the folder beside it holds %s, which the record does not list among its artifacts (an entry taken out of its list)", strings.Join(un, ", "))
+}
+
 // differentRuns says how two records of one run id differ in the vars they ran with (each
-// with its two values), or "" when they are copies of one run.
+// with its two values) or in the plan they were a run of (--count, --pass-rate, --sweep: a
+// plain run's s#1 and the first round of a --count 2), or "" when they are copies of one run.
+// Before, a plain run that failed and a later --count 2 whose rounds passed merged as one run
+// retried: the failed record was dropped with a warning and merge said "2 of 2 runs passed",
+// exit 0.
 func differentRuns(a, b *interp.Record) string {
+	diffs := differentVars(a, b)
+	if pa, pb := planOf(unitOrSingle(a).Matrix), planOf(unitOrSingle(b).Matrix); pa != pb {
+		diffs = append(diffs, fmt.Sprintf("the first is a run of %s, the second of %s", pa, pb))
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// planOf says a matrix's plan as the command line gives it (planWords), with the swept vars
+// --var fixed: what makes its runs one experiment (not its plots).
+func planOf(m *dsl.Matrix) string {
+	w := planWords(m)
+	for _, f := range m.Fixed {
+		w += " --var " + f.Name + "=" + f.Value
+	}
+	return w
+}
+
+// differentVars says how two records differ in the vars they ran with, each with its two
+// values.
+func differentVars(a, b *interp.Record) []string {
 	var names []string
 	for k := range a.Vars {
 		names = append(names, k)
@@ -1028,7 +1112,7 @@ func differentRuns(a, b *interp.Record) string {
 			diffs = append(diffs, fmt.Sprintf("var %s is %s in the first, %s in the second", k, sa, sb))
 		}
 	}
-	return strings.Join(diffs, "; ")
+	return diffs
 }
 
 // readRecords reads the records at path: a folder's .json records (not its summaries), a

@@ -70,6 +70,13 @@ func stepOf(t *testing.T, rec map[string]any, name string) map[string]any {
 	return nil
 }
 
+// listStdout lists a stdout.txt of the exec step among rec's artifacts, as a run that printed
+// lists one (its file is not beside the record: it is not compared).
+func listStdout(rec map[string]any, step string) {
+	arts, _ := rec["artifacts"].([]any)
+	rec["artifacts"] = append(arts, map[string]any{"step": step, "name": "stdout.txt", "file": step + "-stdout.txt"})
+}
+
 // passedAs edits rec into a passed run: no error, every expectation passed with values.
 func passedAs(rec map[string]any, values map[string]any) {
 	rec["outcome"] = "passed"
@@ -188,6 +195,7 @@ slow: schema.#Scenario & {
 	s["outcome"], s["endNs"] = "passed", s["startNs"].(float64)+525e6
 	delete(s, "error")
 	rec["results"] = map[string]any{"j": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}}
+	listStdout(rec, "j")
 	passedAs(rec, map[string]any{"j.stdout": "ok\n"})
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
 	want := []string{"step j: its record contradicts itself: it ends at 525", "after the run's end at "}
@@ -361,4 +369,40 @@ pr: schema.#Scenario & {
 	want := []string{"step side: its record contradicts itself: it records that its process ended on its own (process side had already ended: it exited with code 3 on its own, before the cleanup", "which makes the run an error, but the run's outcome is passed"}
 	refused(t, dir, append(want, "and its cleanup does not say so"), "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
+
+// TestPassedWithinScenarioTimeout: a run that erred at its scenario's timeout (300ms), its step
+// cancelled, edited so that the step passed at 520ms with its output (the run's end moved
+// after it) and the run passed, replayed and merged PASSED: the scenario's timeout, which
+// cancels the setup and steps, was held to no step.
+func TestPassedWithinScenarioTimeout(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+slow: schema.#Scenario & {
+	timeout: "300ms"
+	steps: [{name: "j", exec: argv: ["sh", "-c", "sleep 0.5; echo ok"]}]
+	expect: ["j.stdout == 'ok\\n'"]
+}
+`
+	dir, rec := recordedRun(t, src, 3)
+	s := stepOf(t, rec, "j")
+	s["outcome"], s["endNs"] = "passed", s["startNs"].(float64)+520e6
+	delete(s, "error")
+	rec["end"] = "2099-01-01T00:00:00Z"
+	rec["results"] = map[string]any{"j": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}}
+	listStdout(rec, "j")
+	passedAs(rec, map[string]any{"j.stdout": "ok\n"})
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step j: its record contradicts itself: it passed at 520", "but the scenario's timeout (300ms) had expired by 300", "which cancels the setup and steps still running"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+
+	// A run within its timeout replays as it ran.
+	dir, _ = recordedRun(t, strings.Replace(src, `"300ms"`, `"5s"`, 1), 0)
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if code, out := runIn(t, dir, "replay", recs[0]); code != 0 {
+		t.Errorf("replay of a run within its timeout: exit %d\n%s", code, out)
+	}
 }

@@ -48,7 +48,8 @@ whose process ended early in a run that is not an error; a step that ran a load 
 than the load's duration or does not hold its start and end, a snapshot taken outside its
 step's span; a snapshot of the local backend whose rq_Nxx is not the sum of its rq_<code>
 of class N, or whose http.downstream_ stat is not the stat it names — as edited or corrupt.
-So is a step that passed after lasting longer than its timeout, one that failed as its
+So is a step that passed after lasting longer than its timeout, one of the setup or steps
+that passed or failed after the scenario's timeout expired, one that failed as its
 expectFail expected with an error its pattern does not match, or one with at: planned
 elsewhere than its block's start plus its at; when the scenario is not the source the run
 had (--file, or its file edited since), replay says the record and the scenario disagree.
@@ -59,7 +60,8 @@ had ended before the assert started, or started after it ended, in all its runs,
 not call now(). An assert whose recorded outcome the expression contradicts over those data
 (passed where it is false, failed where it is true) is refused (exit 2) as edited or corrupt.
 An assert that read a step still running, or one that ran again after it, is left as
-recorded.
+recorded. A wait until that passed and reads sampled series is judged over each prefix of
+them a poll could have seen: one that holds over none was not the run's (exit 2).
 
 An expectation that calls now() is not judged again (replay's clock is not the run's): it
 keeps the outcome the record gives it, and a note says so.
@@ -70,7 +72,10 @@ value (its config dumps), a logs step's lines and counts (logs.txt), a snapshot'
 stats text, Prometheus text, clusters JSON), a load's results (fortio.json), an exec's stdout
 and stderr. A result that
 differs is refused (exit 2) as edited or corrupt, naming the step, the artifact and the first
-value that differs; a record whose artifacts are not beside it is judged as before.
+value that differs; a record whose artifacts are not beside it is judged as before. With
+--file (or a file edited since the run) the artifacts are parsed with the steps as the
+scenario has them now: a result they would not give (a logs step's match changed) is refused
+as a disagreement of the record and the scenario.
 
 An expectation whose expression is the one the record judged (and does not call now()) reads
 the same values from the record's data as the run did (they were written together): a value that differs (its
@@ -177,12 +182,22 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	if err := check(rec, sc); err != nil {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
-	if sameSource {
-		// The results parsed from the artifacts beside the record are what those give, parsed
-		// with the steps the run had (another scenario may parse them otherwise).
-		if cs := interp.ArtifactContradictions(rec, sc, report.ReadArtifacts(report.ArtifactsDir(path), rec)); len(cs) > 0 {
+	// The results parsed from the artifacts beside the record are what those give, parsed with
+	// the steps as sc has them. Another scenario than the run's (--file, or its file edited
+	// since) may parse them otherwise - a logs step's match or capture is not in what the step
+	// does (its summary, ChangedStep) - and then the record's results are not what sc's step
+	// would have recorded: judging them would judge another step's data. Before, such a
+	// scenario skipped the check: a record edited into a pass replayed PASSED with --file of
+	// its scenario plus a comment, and a logs step's match changed from what the run counted
+	// to " 503 " judged "no 503" over the count of other lines while logs.txt held a 503.
+	if c := unlistedArtifacts(rec, path); c != "" {
+		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, c)}
+	}
+	if cs := interp.ArtifactContradictions(rec, sc, report.ReadArtifacts(report.ArtifactsDir(path), rec)); len(cs) > 0 {
+		if sameSource {
 			return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, strings.Join(cs, "; "))}
 		}
+		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record and %s disagree: a step of the scenario reads the run's artifacts otherwise than the run did (its match, capture, path or cluster changed since the run), or the record was changed after the run; run the scenario again", path, strings.Join(cs, "; "), relPath(p.Cwd, file))}
 	}
 	cp := *rec // Rejudge adds its notes to the record it judges
 	judged := interp.Rejudge(&cp, sc)

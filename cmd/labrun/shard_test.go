@@ -246,7 +246,9 @@ func TestMergeRefusesMixedSources(t *testing.T) {
 	dir := t.TempDir()
 	shardSuite(t, dir)
 	s1 := filepath.Join(dir, "s1.cue")
-	if code, out, errOut := labrunIn(t, dir, "run", "-q", "--report-dir", "before", s1); code != exitOK {
+	// Both runs are of one plan (--count 2): a plain run's s1#1 and a --count 2's are runs of
+	// different experiments, refused whatever their sources (merge_plain_and_count.txtar).
+	if code, out, errOut := labrunIn(t, dir, "run", "-q", "--report-dir", "before", "--count", "2", s1); code != exitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	b, _ := os.ReadFile(s1)
@@ -257,13 +259,13 @@ func TestMergeRefusesMixedSources(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	code, _, errOut := labrunIn(t, dir, "merge", "--report-dir", "m", "before", "after")
-	if code != exitInvalid || !regexp.MustCompile(`^labrun: merge: scenario s1 \(\S+/s1\.cue\) was run from 2 different sources: [0-9a-f]{12} in before/\S+\.json; [0-9a-f]{12} in after/\S+\.json, after/\S+\.json\n`).MatchString(errOut) {
+	if code != exitInvalid || !regexp.MustCompile(`^labrun: merge: scenario s1 \(\S+/s1\.cue\) was run from 2 different sources: [0-9a-f]{12} in before/\S+\.json, before/\S+\.json; [0-9a-f]{12} in after/\S+\.json, after/\S+\.json\n`).MatchString(errOut) {
 		t.Errorf("merge of two sources: exit %d, stderr:\n%s", code, errOut)
 	}
-	// The run s1#1 is in both: the later is kept, and the warning says they are of two
-	// sources; the records kept are of the file as it is now, so all are judged again.
+	// The runs s1#1 and s1#2 are in both: the later are kept, and the warnings say they are of
+	// two sources; the records kept are of the file as it is now, so all are judged again.
 	code, out, errOut := labrunIn(t, dir, "merge", "-q", "--allow-mixed-sources", "--report-dir", "m", "before", "after")
-	if code != exitOK || !regexp.MustCompile(`^labrun: merge: warning: two records of run s1#1 from different sources \(before/\S+\.json, after/\S+\.json\): keeping the later one, from after/\S+\.json\n$`).MatchString(errOut) {
+	if code != exitOK || !regexp.MustCompile(`^(labrun: merge: warning: two records of run s1#[12] from different sources \(before/\S+\.json, after/\S+\.json\): keeping the later one, from after/\S+\.json\n){2}$`).MatchString(errOut) {
 		t.Errorf("--allow-mixed-sources: exit %d\n%s%s", code, out, errOut)
 	}
 }
