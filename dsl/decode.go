@@ -1245,6 +1245,15 @@ func (d *decoder) names() *Names {
 		if t == nil {
 			continue
 		}
+		if t.Kind == schema.TStats && t.Stats != nil && len(sc.Clusters) > 1 {
+			// One selector in two clusters is two Envoys: snapshots of one source are of one
+			// cluster (a delta across them was judged as one source's, probe p9 #02).
+			src := *t.Stats
+			c := sc.ClusterOf(s)
+			src.ID += " in cluster " + c
+			src.What += " in cluster " + c
+			t = schema.StatsOf(&src)
+		}
 		n.Results[s.Name] = &StepResult{Step: s.Name, Kind: s.Kind, Sampled: s.Every > 0 || s.While != "", Type: t}
 		if g, ok := s.Params.(*schema.Get); ok {
 			sc := &stepChecker{d: d, s: s, kv: d.kindValue[s]}

@@ -56,6 +56,12 @@ const (
 	LintKindOnlyMatch   = "kind-only-match"
 	// LintOneReplica: a snapshot by a selector that matches several replicas reads one.
 	LintOneReplica = "one-replica"
+	// LintRolloutKind: a wait: rollout of a name the scenario applies as another workload
+	// kind (a StatefulSet, a DaemonSet) and never as a Deployment.
+	LintRolloutKind = "rollout-not-deployment"
+	// LintOtherCluster: a wait: match or absent of an object that only steps of other
+	// clusters apply.
+	LintOtherCluster = "other-cluster"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -75,6 +81,8 @@ var LintCodes = map[string]string{
 	LintDeltaWindowOpen:  "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintUnmatchedLabels:  "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownNamespace: "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
+	LintOtherCluster:     "in a scenario of several clusters, a wait: match or absent of an object (kind and name) that the scenario applies only in other clusters than the wait's: the absent holds at once, the match never",
+	LintRolloutKind:      "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
 	LintKindOnlyMatch:    "a wait: match or absent with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintOneReplica:       "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
 	LintUnknownAddress:   "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
@@ -209,6 +217,8 @@ func (d *decoder) lint() {
 	})
 	d.lintExprClusterDomain()
 	d.lintKindOnly(warn)
+	d.lintRolloutKind(objs, warn)
+	d.lintOtherCluster(objs, warn)
 	d.lintLoopbackLoads(warn)
 	d.lintDNSNames(warn)
 	d.lintNothingJudged()
@@ -246,6 +256,97 @@ func (d *decoder) lintKindOnly(warn func(s *Step, field, code, format string, ar
 		}
 		warn(s, field, LintKindOnlyMatch, "wait.%s of any %s (neither name nor labels) matches %s, which %s without any step making them: %s; name the object (metadata.name) or give its labels (metadata.labels)",
 			field, kind, strings.Join(always, ", "), where, consequence)
+	})
+}
+
+// lintRolloutKind warns of a wait: rollout of a name the scenario applies as another workload
+// kind and never as a Deployment: rollout waits for a Deployment, and polled for none until
+// its timeout, 5 minutes by default, to say "the deployment does not exist" (probe p9 #07).
+func (d *decoder) lintRolloutKind(objs []applied, warn func(s *Step, field, code, format string, args ...any)) {
+	ready := map[string][2]string{ // each kind's apiVersion, and how its status says it is ready
+		"StatefulSet": {"apps/v1", "readyReplicas: <replicas>"}, "ReplicaSet": {"apps/v1", "readyReplicas: <replicas>"},
+		"DaemonSet": {"apps/v1", "numberReady: <nodes>"}, "Job": {"batch/v1", "succeeded: 1"}, "CronJob": {"batch/v1", "lastSuccessfulTime: …"},
+	}
+	kinds := map[string]string{} // a name → the first workload kind other than Deployment applied as it
+	deployments := map[string]bool{}
+	for _, a := range objs {
+		kind, _ := a.obj["kind"].(string)
+		md, _ := a.obj["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		switch {
+		case kind == "Deployment":
+			deployments[name] = true
+		case ready[kind][0] != "" && kinds[name] == "":
+			kinds[name] = kind
+		}
+	}
+	sc := d.sc
+	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
+		p, ok := s.Params.(*schema.Wait)
+		if !ok || p.Rollout == "" || HasInterpolation(p.Rollout) || deployments[p.Rollout] {
+			return
+		}
+		kind := kinds[p.Rollout]
+		if kind == "" {
+			return
+		}
+		warn(s, "rollout", LintRolloutKind, "rollout %q waits for a Deployment, and the scenario applies %s as a %s, no Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default); wait for the %s's status instead: wait: match: {apiVersion: %q, kind: %q, metadata: name: %q, status: %s}",
+			p.Rollout, p.Rollout, kind, kind, ready[kind][0], kind, p.Rollout, ready[kind][1])
+	})
+}
+
+// lintOtherCluster warns of a wait: match or absent, in a scenario of several clusters, of an
+// object that the scenario applies only in other clusters: "west's ConfigMap is gone" looked
+// in east (the step's cluster: forgotten), where no step made it, and held at once while a
+// finalizer kept it in west (probe p9 #08).
+func (d *decoder) lintOtherCluster(objs []applied, warn func(s *Step, field, code, format string, args ...any)) {
+	sc := d.sc
+	if len(sc.Clusters) < 2 {
+		return
+	}
+	in := map[string]map[string]bool{} // kind/name → the clusters whose steps apply it
+	for _, a := range objs {
+		kind, _ := a.obj["kind"].(string)
+		md, _ := a.obj["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		if kind == "" || name == "" || HasInterpolation(name) {
+			continue
+		}
+		k := kind + "/" + name
+		if in[k] == nil {
+			in[k] = map[string]bool{}
+		}
+		in[k][sc.ClusterOf(a.step)] = true
+	}
+	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
+		p, ok := s.Params.(*schema.Wait)
+		if !ok {
+			return
+		}
+		field, want := "match", p.Match
+		if p.Absent != nil {
+			field, want = "absent", p.Absent
+		}
+		kind, _ := want["kind"].(string)
+		md, _ := want["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		where := in[kind+"/"+name]
+		c := sc.ClusterOf(s)
+		if len(where) == 0 || where[c] {
+			return
+		}
+		var others []string
+		for _, x := range sc.ClusterNames() {
+			if where[x] {
+				others = append(others, x)
+			}
+		}
+		consequence := "the wait holds at once, whatever happened to it there"
+		if field == "match" {
+			consequence = "the wait never holds"
+		}
+		warn(s, field, LintOtherCluster, "the scenario applies %s %s only in cluster %s; this wait looks in cluster %s, where no step makes it: %s; write cluster: %q on the step",
+			kind, name, strings.Join(others, ", "), c, consequence, others[0])
 	})
 }
 

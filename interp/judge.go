@@ -182,11 +182,20 @@ func Delta(a, b *SnapshotRecord, allowReset map[string]bool) schema.Stats {
 
 // otherPod says why the delta of snapshots a and b (sa, sb) of one source means nothing when
 // they read different pods: a selector picks the first ready pod it matches, another one once
-// that pod is gone (a kill, a restart, a scale), and the counters are then two Envoys'. ""
-// when they read the same pod, or a record does not say (one older than pods in records).
+// that pod is gone (a kill, a restart, a scale), and the counters are then two Envoys'. Two
+// pods of one name are told apart by their uids (a StatefulSet's pod made again, or the pods
+// of one name in two clusters). "" when they read the same pod, or a record does not say (one
+// older than pods in records).
 func otherPod(a, b string, sa, sb *SnapshotRecord) string {
 	if sa.Source != sb.Source || sa.SamePod(sb) {
 		return ""
+	}
+	if sa.Pod == sb.Pod {
+		// One name, two pods: a StatefulSet's pod (or a bare pod) made again under its name
+		// after a kill, restart or eviction, whose new Envoy counts from zero; or the pods of
+		// one name in two clusters.
+		return fmt.Sprintf("delta(%q, %q): %s read pod %s (uid %s), %s read pod %s (uid %s): a pod of the same name made again between them (a StatefulSet's pod after a kill, restart or eviction), or another cluster's: their counters are two Envoys'; snapshot a pod that stays, or read each snapshot alone",
+			a, b, a, sa.Pod, sa.PodUID, b, sb.Pod, sb.PodUID)
 	}
 	return fmt.Sprintf("delta(%q, %q): %s read pod %s, %s read pod %s (%s picked another pod, e.g. after a kill/restart/scale): their counters are two Envoys'; snapshot a pod that stays, or read each snapshot alone",
 		a, b, a, sa.PodName(sb), b, sb.PodName(sa), schema.SelectorOf(sa.Source))

@@ -35,24 +35,36 @@ s: schema.#Scenario & {
 		pods         [2]string
 		outcome      interp.Outcome
 		reason       string
+		// uids, when set, are the pods' uids (else uid-<pod>).
+		uids [2]string
 	}{
 		{"default delta, two pods", `"delta.upstream_rq_pending_overflow == 0"`, [2]string{"lab/client-a", "lab/client-b"}, interp.Errored,
-			`delta("before", "after"): before read pod lab/client-a, after read pod lab/client-b (the selector app=client picked another pod, e.g. after a kill/restart/scale): their counters are two Envoys'`},
+			`delta("before", "after"): before read pod lab/client-a, after read pod lab/client-b (the selector app=client picked another pod, e.g. after a kill/restart/scale): their counters are two Envoys'`, [2]string{}},
 		{"named delta, two pods", `"delta('before', 'after').upstream_rq_pending_overflow == 0"`, [2]string{"lab/client-a", "lab/client-b"}, interp.Errored,
-			"before read pod lab/client-a, after read pod lab/client-b"},
-		{"one pod", `"delta.upstream_rq_pending_overflow == 0"`, [2]string{"lab/client-a", "lab/client-a"}, interp.Failed, ""},
-		{"each alone", `"after.upstream_rq_pending_overflow == 10"`, [2]string{"lab/client-a", "lab/client-b"}, interp.Passed, ""},
+			"before read pod lab/client-a, after read pod lab/client-b", [2]string{}},
+		{"one pod", `"delta.upstream_rq_pending_overflow == 0"`, [2]string{"lab/client-a", "lab/client-a"}, interp.Failed, "", [2]string{}},
+		// A StatefulSet's pod killed and made again under its name (probe p9 #01): a new
+		// Envoy, counting from zero; or the pods of one name in two clusters.
+		{"one name, two pods", `"delta.upstream_rq_pending_overflow == 0"`, [2]string{"lab/client-0", "lab/client-0"}, interp.Errored,
+			`delta("before", "after"): before read pod lab/client-0 (uid u1), after read pod lab/client-0 (uid u2): a pod of the same name made again between them`, [2]string{"u1", "u2"}},
+		{"each alone", `"after.upstream_rq_pending_overflow == 10"`, [2]string{"lab/client-a", "lab/client-b"}, interp.Passed, "", [2]string{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			uid := func(n int) string {
+				if c.uids[n] != "" {
+					return c.uids[n]
+				}
+				return "uid-" + c.pods[n]
+			}
 			sc := loadScenario(t, strings.Replace(src, "%s", c.expect, 1))
 			var rec *interp.Record
 			synctest.Test(t, func(t *testing.T) {
 				w := &fakes.World{Stats: func(_ string, n int) schema.StatsSnapshot {
 					v := 10.0
-					if n == 1 && c.pods[0] == c.pods[1] {
+					if n == 1 && c.pods[0] == c.pods[1] && c.uids[0] == c.uids[1] {
 						v = 40
 					}
-					return schema.StatsSnapshot{Counters: schema.Stats{"upstream_rq_pending_overflow": v}, Gauges: schema.Stats{}, Pod: c.pods[n], PodUID: "uid-" + c.pods[n]}
+					return schema.StatsSnapshot{Counters: schema.Stats{"upstream_rq_pending_overflow": v}, Gauges: schema.Stats{}, Pod: c.pods[n], PodUID: uid(n)}
 				}}
 				rec = interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
 			})
@@ -75,7 +87,7 @@ s: schema.#Scenario & {
 			if err := json.Unmarshal(b, &back); err != nil {
 				t.Fatal(err)
 			}
-			if s := back.Snapshot("before"); s == nil || s.Pod != c.pods[0] || s.PodUID != "uid-"+c.pods[0] {
+			if s := back.Snapshot("before"); s == nil || s.Pod != c.pods[0] || s.PodUID != uid(0) {
 				t.Fatalf("before read back: %+v", s)
 			}
 			for _, j := range interp.Rejudge(&back, sc) {

@@ -219,6 +219,15 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 	if exportedLocally(spec["exportTo"]) {
 		return
 	}
+	if ns == RootNamespace && kind == "DestinationRule" && slices.ContainsFunc(hosts, func(h string) bool { return strings.HasPrefix(h, "*") }) {
+		// Istio falls back to the root namespace's DestinationRules for every client and
+		// Service that has none of its own: a wildcard there is every run's traffic policy.
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s for hosts %s in %s, Istio's root namespace", what, strings.Join(hosts, ", "), RootNamespace), Pos: pos})
+		f.leaks = append(f.leaks, Leak{Pos: pos, Scenario: f.sc.Name,
+			Msg: fmt.Sprintf("%s for %s in the root namespace %s is the traffic policy of every Service of the mesh without a DestinationRule of its own: runs beside this one get it", what, strings.Join(hosts, ", "), RootNamespace),
+			Fix: "put it in a namespace of the scenario's own, for the scenario's hosts"})
+		return
+	}
 	var shared []string
 	ownNS := false // a host is a Service of the object's own (fixed) namespace
 	for _, h := range hosts {
@@ -255,6 +264,10 @@ func (f *footprint) qualify(host, ns, kind string) (string, bool) {
 	}
 	parts := splitHost(h)
 	switch {
+	case strings.HasPrefix(h, "*"):
+		// A wildcard ("*", "*.local", "*.example.com") is a pattern over full names, never
+		// a short name of the object's namespace: "*.local" was read as Service * of
+		// namespace local.
 	case kind == "ServiceEntry" && !strings.HasSuffix(h, ".svc"):
 		// A ServiceEntry's host is a name of its own (an external host, or a mesh-internal
 		// name), written as it is resolved.

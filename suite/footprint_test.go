@@ -38,6 +38,19 @@ own: schema.#Scenario & {
 	]}]
 }
 
+// A mesh-wide DestinationRule in the root namespace, and a wildcard VirtualService.
+wild: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["istio-system"]
+	systemNamespaces: ["istio-system"]
+	ephemeralNamespaces: ["app"]
+	steps: [{apply: objects: [
+		_dr & {metadata: {name: "mtls", namespace: "istio-system"}, spec: {host: "*.local", trafficPolicy: tls: mode: "DISABLE"}},
+		{apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: {name: "all", namespace: "${ns.app}"},
+			spec: {hosts: ["*"], http: [{route: [{destination: host: "x.${ns.app}.svc.cluster.local"}]}]}},
+	]}]
+}
+
 local: schema.#Scenario & {
 	local: backends: {a: {address: "127.0.0.2:8080"}, b: {}}
 	steps: [{sleep: "1s"}]
@@ -87,6 +100,12 @@ func TestFootprint(t *testing.T) {
 		// The hosts of an ephemeral namespace are the run's own, whatever their exportTo.
 		{"own", "kube", "mesh (shared)", nil},
 		{"local", "local", "address 127.0.0.2:8080", nil},
+		// probe p9 #04: a root-namespace DestinationRule for *.local is every run's policy
+		// (it was "host *.local.svc", read as Service * of namespace local); "*" stays "*".
+		{"wild", "kube", "host *; mesh; namespace istio-system", []string{
+			"lab.cue:37:3: warning[mesh-wide]: DestinationRule mtls for *.local in the root namespace istio-system is the traffic policy of every Service of the mesh",
+			"lab.cue:38:3: warning[mesh-wide]: VirtualService all configures * for every namespace (no exportTo)",
+		}},
 	} {
 		res, leaks := Footprint(scs[c.scenario], c.target)
 		if got := keys(res); got != c.want {

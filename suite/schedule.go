@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -34,16 +35,72 @@ func (o Overlap) String() string {
 	return fmt.Sprintf("%s: one %s (%s), the other %s (%s)", o.A.Key, o.A.Why, o.A.Pos, o.B.Why, o.B.Pos)
 }
 
-// Overlaps returns the first resource that a and b both hold, one of them exclusively.
+// Overlaps returns the first resource that a and b both hold, one of them exclusively. Two
+// keys name one resource when they are equal, when a wildcard host covers the other's host
+// ("host *.example.com" and "host api.example.com"; "host *" covers every host), and when a
+// host is a Service of a namespace the other holds ("host backend.lab.svc" and "namespace
+// lab": configuring the Service's traffic changes what the namespace's run measures).
 func Overlaps(a, b []Resource) (Overlap, bool) {
-	for _, x := range a {
-		for _, y := range b {
-			if x.Key == y.Key && !(x.Shared && y.Shared) {
-				return Overlap{x, y}, true
+	// One key held by both first: the plainest reason.
+	for _, same := range []func(x, y string) bool{func(x, y string) bool { return x == y }, sameResource} {
+		for _, x := range a {
+			for _, y := range b {
+				if same(x.Key, y.Key) && !(x.Shared && y.Shared) {
+					return Overlap{x, y}, true
+				}
 			}
 		}
 	}
 	return Overlap{}, false
+}
+
+// sameResource says whether two resource keys name one resource (see Overlaps).
+func sameResource(x, y string) bool {
+	if x == y {
+		return true
+	}
+	hx, xHost := strings.CutPrefix(x, "host ")
+	hy, yHost := strings.CutPrefix(y, "host ")
+	switch {
+	case xHost && yHost:
+		return hostCovers(hx, hy) || hostCovers(hy, hx)
+	case xHost:
+		return serviceOf(hx, y)
+	case yHost:
+		return serviceOf(hy, x)
+	}
+	return false
+}
+
+// hostCovers says whether the host pattern w (a wildcard "*" or "*.suffix", or a name) covers
+// host h, itself a name or a wildcard.
+func hostCovers(w, h string) bool {
+	if w == "*" {
+		return true
+	}
+	suffix, ok := strings.CutPrefix(w, "*")
+	if !ok {
+		return false
+	}
+	if rest, ok := strings.CutPrefix(h, "*"); ok {
+		return strings.HasSuffix(rest, suffix)
+	}
+	if strings.HasSuffix(h, ".svc") && strings.HasSuffix(suffix, ".local") {
+		// A Service's name is cut at .svc (its cluster domain does not tell two apart):
+		// "*.local" and "*.cluster.local" cover it.
+		return true
+	}
+	return strings.HasSuffix(h, suffix)
+}
+
+// serviceOf says whether host (a Service, name.ns.svc) is in the namespace the key holds.
+func serviceOf(host, key string) bool {
+	ns, ok := strings.CutPrefix(key, "namespace ")
+	if !ok {
+		return false
+	}
+	parts := splitHost(host)
+	return len(parts) == 3 && parts[2] == "svc" && parts[1] == ns
 }
 
 // Slot is a job's place in a planned schedule.

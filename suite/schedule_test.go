@@ -12,6 +12,10 @@ func ns(name string) Resource {
 	return Resource{Key: "namespace " + name, Why: "declares namespace " + name}
 }
 
+func host(h string) Resource {
+	return Resource{Key: "host " + h, Why: "applies a VirtualService for host " + h}
+}
+
 func TestOverlaps(t *testing.T) {
 	mesh := Resource{Key: "mesh", Shared: true, Why: "runs on the cluster's mesh"}
 	root := Resource{Key: "mesh", Why: "applies Sidecar default in istio-system"}
@@ -25,6 +29,17 @@ func TestOverlaps(t *testing.T) {
 		{"both on the mesh", []Resource{mesh}, []Resource{mesh}, false},
 		{"a root policy beside a run on the mesh", []Resource{root}, []Resource{mesh}, true},
 		{"nothing", nil, []Resource{ns("a")}, false},
+		// probe p9 #04: a host's configuration beside the run of its Service's namespace, a
+		// wildcard beside a host it covers.
+		{"a Service's host beside its namespace", []Resource{host("backend.lab.svc")}, []Resource{ns("lab")}, true},
+		{"a Service's host beside another namespace", []Resource{host("backend.lab.svc")}, []Resource{ns("lab2")}, false},
+		{"a wildcard beside a host it covers", []Resource{host("*.example.com")}, []Resource{host("api.example.com")}, true},
+		{"a wildcard beside a narrower one", []Resource{host("*.example.com")}, []Resource{host("*.api.example.com")}, true},
+		{"a wildcard beside a host it does not cover", []Resource{host("*.example.com")}, []Resource{host("example.org")}, false},
+		{"* beside any host", []Resource{host("*")}, []Resource{host("backend.lab.svc")}, true},
+		{"*.local beside a Service", []Resource{host("*.local")}, []Resource{host("backend.lab.svc")}, true},
+		{"*.lab.svc beside a Service of lab", []Resource{host("*.lab.svc")}, []Resource{host("backend.lab.svc")}, true},
+		{"*.lab.svc beside a Service of lab2", []Resource{host("*.lab.svc")}, []Resource{host("backend.lab2.svc")}, false},
 	} {
 		if _, got := Overlaps(c.a, c.b); got != c.want {
 			t.Errorf("%s: overlaps %v, want %v", c.name, got, c.want)

@@ -203,10 +203,27 @@ func (p *process) job(args []string, f *jobFlags) error {
 	}
 	spec.Args = runArgs
 	var scenarios []*dsl.Scenario
+	var multi dsl.Errors
+	said := map[*dsl.Scenario]bool{}
 	for _, u := range w.units {
 		if u.Scenario != nil {
 			scenarios = append(scenarios, u.Scenario)
+			// A pod reaches its own cluster (in-cluster config, these Roles): the contexts of
+			// a scenario's clusters are not there, and its run would fail in the pod, after
+			// the Job was applied (probe p9).
+			if sc := u.Scenario; len(sc.Clusters) > 0 && or(f.target, sc.Target) == "kube" && !said[sc] {
+				said[sc] = true
+				multi = append(multi, &dsl.Error{Pos: sc.Clusters[0].Pos, Path: sc.Name + ".clusters",
+					Msg: fmt.Sprintf("scenario %s reaches %d clusters (%s): a labrun job's pod runs in one cluster with its in-cluster credentials, and has no kubeconfig of their contexts; run it with labrun run (--shard i/n in a CI matrix), or leave it out (--skip %s)",
+						sc.Name, len(sc.Clusters), strings.Join(sc.ClusterNames(), ", "), regexp.QuoteMeta(sc.Name))})
+			}
 		}
+	}
+	if len(multi) > 0 {
+		for _, e := range multi.Rel(p.Cwd) {
+			fmt.Fprintln(p.Stderr, e)
+		}
+		return &exitError{exitInvalid, "job: a scenario of several clusters cannot run in the Job's pods"}
 	}
 	access := suite.AccessOf(scenarios, f.target)
 	conv := func(rs []suite.Rule) []kube.JobRule {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"labrun.dev/labrun/driver/kube"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/report"
@@ -241,7 +242,7 @@ func (p *process) compareMergedDocs(matrices []*dsl.Matrix, byMatrix map[*dsl.Ma
 		if !isMarkdown(m.File) || len(runs) == 0 {
 			continue
 		}
-		file := inCwd(p.Cwd, m.File)
+		file := p.scenarioFile(m.File)
 		why, seen := loaded[file]
 		if !seen {
 			switch {
@@ -499,7 +500,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			}
 			continue
 		}
-		file := inCwd(p.Cwd, rec.File)
+		file := p.scenarioFile(rec.File)
 		vars := map[string]string{}
 		var names []string
 		for k, v := range rec.Vars {
@@ -633,6 +634,20 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		return nil
 	}
 	return &exitError{exitInvalid, "merge: " + strings.Join(out, "\nlabrun: merge: ")}
+}
+
+// scenarioFile is where the scenario file a record names is on this machine: its path (from
+// the working directory when relative). A record of a labrun job's pod names its file under
+// the pod's mount of the job's ConfigMap (/scenarios/<path>), which holds the files by their
+// paths from the folder labrun job ran in, where collect runs: when the mount is not here,
+// the file is <path> from the working directory (the source hash says whether it is the one
+// the run had). Before, every record of a job was "not here" and none was judged again.
+func (p *process) scenarioFile(file string) string {
+	f := inCwd(p.Cwd, file)
+	if rel, ok := strings.CutPrefix(filepath.ToSlash(file), kube.MountPath+"/"); ok && rel != "" && !fileExists(f) {
+		return filepath.Join(p.Cwd, filepath.FromSlash(rel))
+	}
+	return f
 }
 
 // loadedScenario is the scenario of a record, or why it could not be had.

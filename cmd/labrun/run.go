@@ -756,7 +756,11 @@ func (p *process) checkTargetFlags(scenarios []*dsl.Scenario, f *targetFlags) er
 			}
 		}
 		if or(f.target, sc.Target) == "kube" && len(sc.Clusters) > 0 {
-			if _, err := clusterContexts(sc, f); err != nil {
+			contexts, err := clusterContexts(sc, f)
+			if err != nil {
+				return err
+			}
+			if err := p.distinctClusters(sc, f, contexts); err != nil {
 				return err
 			}
 		}
@@ -827,6 +831,26 @@ func clusterContexts(sc *dsl.Scenario, f *targetFlags) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// distinctClusters refuses two of a scenario's clusters whose contexts reach one API server
+// (--cluster west=<east's context>, or two contexts of one cluster): a cross-cluster claim
+// would run inside one cluster, where it holds with nothing crossing (probe p9 #03). A
+// context whose server cannot be read here is left to the run, which says why.
+func (p *process) distinctClusters(sc *dsl.Scenario, f *targetFlags, contexts []string) error {
+	servers := map[string]int{}
+	for i, c := range sc.Clusters {
+		server, err := kube.Server(kube.Options{Kubeconfig: f.kubeconfig, Context: contexts[i], Getenv: p.Getenv})
+		if err != nil || server == "" {
+			continue
+		}
+		if j, ok := servers[server]; ok {
+			return &exitError{exitInvalid, fmt.Sprintf("scenario %s: clusters %s and %s are one cluster (context %s and context %s, both server %s): a scenario's clusters are different clusters; give each its own context (--cluster %s=<context>)",
+				sc.Name, sc.Clusters[j].Name, c.Name, or(contexts[j], "(current)"), or(contexts[i], "(current)"), server, c.Name)}
+		}
+		servers[server] = i
+	}
+	return nil
 }
 
 // newClusters builds the kube target of a scenario that declares clusters: one kube client per

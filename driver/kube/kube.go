@@ -217,6 +217,16 @@ func newDriver(opts Options) (*driver, string, error) {
 	return d, describe, nil
 }
 
+// Server is the API server that New would reach with opts (its URL without credentials), read
+// from the kubeconfig without connecting: two names of one cluster tell apart by it.
+func Server(opts Options) (string, error) {
+	cfg, _, _, err := loadConfig(opts)
+	if err != nil {
+		return "", err
+	}
+	return safeURL(cfg.Host), nil
+}
+
 // loadConfig returns the client config, the default namespace and a description without
 // credentials: "context <ctx> server <url>".
 func loadConfig(opts Options) (*rest.Config, string, string, error) {
