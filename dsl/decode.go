@@ -1252,7 +1252,9 @@ func (d *decoder) names() *Names {
 			c := sc.ClusterOf(s)
 			src.ID += " in cluster " + c
 			src.What += " in cluster " + c
-			t = schema.StatsOf(&src)
+			nt := *t // its fields too: a snapshot with hosts: true has hosts and stats
+			nt.Stats = &src
+			t = &nt
 		}
 		n.Results[s.Name] = &StepResult{Step: s.Name, Kind: s.Kind, Sampled: s.Every > 0 || s.While != "", Type: t}
 		if g, ok := s.Params.(*schema.Get); ok {
