@@ -394,6 +394,28 @@ type run struct {
 	// deferred are the steps whose objects' kinds the cluster did not serve before the run
 	// because an earlier step applies their CRD; each is checked when it first starts.
 	deferred map[*dsl.Step]bool
+	// seen are the objects steps of the run applied, deleted, read or matched by name
+	// (schema.Runtime.SawObjects), by cluster, kind, namespace and name.
+	seen map[seenKey]bool
+}
+
+// seenKey is an object the run has seen: its cluster ("" the only one), kind as written
+// (seenKind), namespace and name.
+type seenKey struct{ cluster, kind, ns, name string }
+
+// seenKind is a kind as a step names it, in one spelling: Deployment, deployment and
+// deployments are one kind.
+func seenKind(kind string) string {
+	k := strings.ToLower(kind)
+	switch {
+	case strings.HasSuffix(k, "ies"):
+		return strings.TrimSuffix(k, "ies") + "y"
+	case strings.HasSuffix(k, "sses"):
+		return strings.TrimSuffix(k, "es")
+	case strings.HasSuffix(k, "s") && !strings.HasSuffix(k, "ss"):
+		return strings.TrimSuffix(k, "s")
+	}
+	return k
 }
 
 type stepState struct {

@@ -166,6 +166,7 @@ func (p *Get) Run(ctx context.Context, rt Runtime) error {
 			if err != nil {
 				return err
 			}
+			p.saw(rt, q.Namespace)
 			rt.Record(v)
 			return nil
 		}
@@ -177,6 +178,7 @@ func (p *Get) Run(ctx context.Context, rt Runtime) error {
 		v, err := rt.Target().Cluster.Get(ctx, q)
 		switch {
 		case err == nil:
+			p.saw(rt, q.Namespace)
 			rt.Record(v)
 			if err = rt.Judge(); err == nil {
 				return nil
@@ -199,5 +201,13 @@ func (p *Get) Run(ctx context.Context, rt Runtime) error {
 			}
 			return err
 		}
+	}
+}
+
+// saw notes the object a get by name read: a wait: absent of it waits for an object the run
+// has seen.
+func (p *Get) saw(rt Runtime, ns string) {
+	if p.Name != "" {
+		rt.SawObjects([]ObjectRef{{APIVersion: p.APIVersion, Kind: p.Kind, Namespace: ns, Name: p.Name}})
 	}
 }
