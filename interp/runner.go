@@ -399,24 +399,9 @@ type run struct {
 	seen map[seenKey]bool
 }
 
-// seenKey is an object the run has seen: its cluster ("" the only one), kind as written
-// (seenKind), namespace and name.
+// seenKey is an object the run has seen: its cluster ("" the only one), kind
+// (schema.KindKey), namespace and name.
 type seenKey struct{ cluster, kind, ns, name string }
-
-// seenKind is a kind as a step names it, in one spelling: Deployment, deployment and
-// deployments are one kind.
-func seenKind(kind string) string {
-	k := strings.ToLower(kind)
-	switch {
-	case strings.HasSuffix(k, "ies"):
-		return strings.TrimSuffix(k, "ies") + "y"
-	case strings.HasSuffix(k, "sses"):
-		return strings.TrimSuffix(k, "es")
-	case strings.HasSuffix(k, "s") && !strings.HasSuffix(k, "ss"):
-		return strings.TrimSuffix(k, "s")
-	}
-	return k
-}
 
 type stepState struct {
 	// dispatched says the step has been handed to be run (it may wait for its planned start);

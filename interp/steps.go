@@ -309,7 +309,7 @@ func (rt *stepRuntime) SawObjects(refs []schema.ObjectRef) {
 		rt.ru.seen = map[seenKey]bool{}
 	}
 	for _, r := range refs {
-		rt.ru.seen[seenKey{cluster, seenKind(r.Kind), r.Namespace, r.Name}] = true
+		rt.ru.seen[seenKey{cluster, schema.KindKey(r.Kind), r.Namespace, r.Name}] = true
 	}
 }
 
@@ -320,7 +320,7 @@ func (rt *stepRuntime) Unseen(r schema.ObjectRef) bool {
 	cluster := rt.ru.sc.ClusterOf(rt.s)
 	rt.ru.mu.Lock()
 	defer rt.ru.mu.Unlock()
-	return !rt.ru.seen[seenKey{cluster, seenKind(r.Kind), r.Namespace, r.Name}]
+	return !rt.ru.seen[seenKey{cluster, schema.KindKey(r.Kind), r.Namespace, r.Name}]
 }
 
 func (rt *stepRuntime) WaitUntil(ctx context.Context, interval time.Duration) error {

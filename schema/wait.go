@@ -332,3 +332,18 @@ func partialSummary(o Object) string {
 	}
 	return kind
 }
+
+// KindKey is a kind as steps name it, in one spelling: Deployment, deployment and deployments
+// are one kind (a get takes kubectl's names). It tells whether two steps name the same object.
+func KindKey(kind string) string {
+	k := strings.ToLower(kind)
+	switch {
+	case strings.HasSuffix(k, "ies"):
+		return strings.TrimSuffix(k, "ies") + "y"
+	case strings.HasSuffix(k, "sses"):
+		return strings.TrimSuffix(k, "es")
+	case strings.HasSuffix(k, "s") && !strings.HasSuffix(k, "ss"):
+		return strings.TrimSuffix(k, "s")
+	}
+	return k
+}
