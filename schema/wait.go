@@ -230,8 +230,12 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 		}
 		return nil
 	case p.Rollout != "":
+		rt.SawObjects([]ObjectRef{{APIVersion: "apps/v1", Kind: "Deployment", Namespace: rt.Namespace(p.Namespace), Name: p.Rollout}})
 		return lastState(ctx, rt, rt.Target().Cluster.WaitRollout(ctx, rt.Namespace(p.Namespace), p.Rollout))
 	default:
+		if p.Condition.Name != "" {
+			rt.SawObjects([]ObjectRef{{APIVersion: p.Condition.APIVersion, Kind: p.Condition.Kind, Namespace: rt.Namespace(p.Namespace), Name: p.Condition.Name}})
+		}
 		return lastState(ctx, rt, rt.Target().Cluster.WaitCondition(ctx, rt.Namespace(p.Namespace), *p.Condition, interval))
 	}
 }
