@@ -131,8 +131,8 @@ func (d *decoder) checkAbsentNames() {
 				return
 			case slices.Contains(clusterScopedKinds, kind) || !slices.Contains(owned, ns):
 				return // not an object of the scenario's namespaces: the world's
-			case names[named{schema.KindKey(kind), name}]:
-				return
+			case names[named{schema.KindKey(kind), name}] || slices.Contains(schema.EveryNamespace[kind], name):
+				return // a step names it, or every namespace has it
 			}
 			var same []string
 			for n := range names {
