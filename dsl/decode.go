@@ -172,6 +172,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.checkTimeline()
 	d.checkLocalWorld()
 	d.checkNamespaces()
+	d.checkAbsentNames()
 	names := d.names()
 	sc.exprNames = names
 	d.compile(names)

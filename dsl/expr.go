@@ -668,7 +668,7 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	}
 	var quants []quantified
 	if c.empty != noEmptyRule {
-		quants = quantifiedOf(tree.Node, c.empty)
+		quants = quantifiedOf(tree.Node)
 	}
 	t := c.typeOf(&tree.Node)
 	if c.err != nil {

@@ -83,7 +83,7 @@ var LintCodes = map[string]string{
 	LintUnknownNamespace: "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
 	LintOtherCluster:     "in a scenario of several clusters, a wait: match or absent of an object (kind and name) that the scenario applies only in other clusters than the wait's: the absent holds at once, the match never",
 	LintRolloutKind:      "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
-	LintKindOnlyMatch:    "a wait: match or absent with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
+	LintKindOnlyMatch:    "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintOneReplica:       "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
 	LintUnknownAddress:   "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
 }
@@ -229,7 +229,9 @@ func (d *decoder) lint() {
 // lintKindOnly warns of a wait: match or absent of any object of a kind (neither name nor
 // labels, nor any other field) that exists in every namespace without any step making it
 // (schema.EveryNamespace): "the job created its ConfigMap" held at once in a fresh namespace,
-// over kube-root-ca.crt.
+// over kube-root-ca.crt. The objects of matchFiles and absentFiles are each such a partial
+// object, read from the files as vet reads them (a file it cannot read or parse is left to
+// the checks that say so).
 func (d *decoder) lintKindOnly(warn func(s *Step, field, code, format string, args ...any)) {
 	sc := d.sc
 	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
@@ -237,25 +239,53 @@ func (d *decoder) lintKindOnly(warn func(s *Step, field, code, format string, ar
 		if !ok {
 			return
 		}
-		field, want := "match", p.Match
-		if p.Absent != nil {
-			field, want = "absent", p.Absent
+		check := func(field, what string, absent bool, want schema.Object) {
+			kind, _ := want["kind"].(string)
+			always := schema.EveryNamespace[kind]
+			if len(always) == 0 || !kindOnly(want) {
+				return
+			}
+			where := "every namespace has"
+			if kind == "Namespace" {
+				where = "every cluster has"
+			}
+			consequence := "the wait holds at once, whatever the steps did"
+			if absent {
+				consequence = "the wait never holds"
+			}
+			warn(s, field, LintKindOnlyMatch, "%s of any %s (neither name nor labels) matches %s, which %s without any step making them: %s; name the object (metadata.name) or give its labels (metadata.labels)",
+				what, kind, strings.Join(always, ", "), where, consequence)
 		}
-		kind, _ := want["kind"].(string)
-		always := schema.EveryNamespace[kind]
-		if len(always) == 0 || !kindOnly(want) {
-			return
+		switch {
+		case p.Match != nil:
+			check("match", "wait.match", false, p.Match)
+		case p.Absent != nil:
+			check("absent", "wait.absent", true, p.Absent)
 		}
-		where := "every namespace has"
-		if kind == "Namespace" {
-			where = "every cluster has"
+		for _, fs := range []struct {
+			field  string
+			files  []string
+			absent bool
+		}{{"matchFiles", p.MatchFiles, false}, {"absentFiles", p.AbsentFiles, true}} {
+			for i, f := range fs.files {
+				if strings.Contains(f, "${") {
+					continue // known when the step starts
+				}
+				data, _, err := d.readStepFile(f)
+				if err != nil {
+					continue
+				}
+				// A ${...} of the file is read as the string it is written as: kindOnly takes
+				// a metadata that is not a map (metadata: ${vars.md}) as naming the object.
+				objs, err := YAMLObjects(f, data)
+				if err != nil {
+					continue
+				}
+				for _, o := range objs {
+					check(fmt.Sprintf("%s.%d", fs.field, i), fmt.Sprintf("wait.%s (%s)", fs.field, o.Source), fs.absent, o.Object)
+				}
+			}
 		}
-		consequence := "the wait holds at once, whatever the steps did"
-		if field == "absent" {
-			consequence = "the wait never holds"
-		}
-		warn(s, field, LintKindOnlyMatch, "wait.%s of any %s (neither name nor labels) matches %s, which %s without any step making them: %s; name the object (metadata.name) or give its labels (metadata.labels)",
-			field, kind, strings.Join(always, ", "), where, consequence)
 	})
 }
 
@@ -357,7 +387,10 @@ func kindOnly(o schema.Object) bool {
 		switch k {
 		case "apiVersion", "kind":
 		case "metadata":
-			md, _ := v.(map[string]any)
+			md, ok := v.(map[string]any)
+			if !ok && v != nil {
+				return false // a ${...} of a file, filled when the step starts
+			}
 			for mk := range md {
 				if mk != "namespace" {
 					return false

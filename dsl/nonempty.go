@@ -40,14 +40,16 @@ import (
 // item of an enclosing all(), filter()… (all(pods.items, all(.spec.containers, …)) reads
 // each pod's own list: an empty one is a fact about that pod).
 //
-// A wait's or a repeat's until (a get's, a config's) waits for a state: none(pods.items, …),
-// count(pods.items, …) == 0 over no pod may be the state it waits for (things gone), and are
-// judged as written. But all(pods.items, .status.phase == 'Running') over no pod holds at
-// once: a wait for pods to be ready would end before any pod exists. So in an until, all()
-// over an empty collection, and a builtin of emptyValue whose collection the same comparison
-// reads again (count(x, p) == len(x)), does not hold: the until errs, saying the collection is
-// empty, and is judged again at the next poll or round; the step's timeout or max says so.
-// The same reads elsewhere (len(x) == 0 || all(x, p)) make it judged as written.
+// A wait's or a repeat's until (a get's, a config's) is held to the same rule: it ends the
+// wait as satisfied, and an until that holds only because its collection is empty would end
+// it having read nothing. all(pods.items, .status.phase == 'Running') over no pod held at once
+// (a wait for pods to be ready ended before any pod existed), and so did
+// none(pods.items, .status.phase == 'Pending'), count(…) == 0, !any(…), and
+// (first(pods.items)?.status.phase ?? 'Running') == 'Running'. So an until of such a builtin
+// over an empty collection does not hold: it errs, saying the collection is empty, and is
+// judged again at the next poll or round; the step's timeout or max says so. Where an empty
+// collection is the state awaited (things gone), the until says so as a claim does:
+// len(pods.items) == 0 || none(pods.items, .metadata.name == 'old') is judged as written.
 
 // nonEmptyFunc is the environment name of the function that the collections of the builtins
 // of emptyValue are handed through (NonEmpty).
@@ -71,7 +73,7 @@ func (e *EmptyCollection) Error() string {
 	fn, _, _ := strings.Cut(e.Call, "(")
 	if e.Until {
 		what := emptyValue[fn]
-		if fn == "all" {
+		if fn == "all" || fn == "none" {
 			what = "it holds of nothing, and would hold before any item exists"
 		}
 		return fmt.Sprintf("%s has no value yet: %s is empty, so %s; an until does not hold over an empty collection, and waits for one with items (where an empty one is what it waits for, say so: len(%s) == 0 || %s)",
@@ -184,9 +186,9 @@ const (
 
 // quantifiedOf finds, in the tree as parsed (before the checker's rewrites), each builtin of
 // emptyValue whose collection reads the run, reads no enclosing item, and is not read in
-// another operand of &&, || or ?: (or a let's value); of an until, only all() and those
-// whose collection the same comparison reads again.
-func quantifiedOf(node ast.Node, rule emptyRule) []quantified {
+// another operand of &&, || or ?: (or a let's value); the same of a claim and of an until
+// (the rule, which wrapQuantifiers is given, says only which message the error gives).
+func quantifiedOf(node ast.Node) []quantified {
 	var quants []quantified
 	uses := map[string]map[ast.Node]int{} // a source, and the atoms it is read in
 	lets := map[string]bool{}             // let names, and whether their value reads the run
@@ -249,10 +251,7 @@ func quantifiedOf(node ast.Node, rule emptyRule) []quantified {
 		for a, n := range uses[q.src] {
 			elsewhere = elsewhere || a != q.atom && n > 0
 		}
-		switch {
-		case elsewhere:
-		case rule == untilRule && q.b.Name != "all" && uses[q.src][q.atom] == 0:
-		default:
+		if !elsewhere {
 			out = append(out, q)
 		}
 	}

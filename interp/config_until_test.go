@@ -203,10 +203,12 @@ s: schema.#Scenario & {
 	}
 }
 
-// An until's all() over an empty collection does not hold: the step reads again, and its
-// timeout says the collection was empty. Before, all(cfg, .max_connections >= 3) held at the
-// first read, over no threshold: a wait for a state ended before anything existed (as
-// kubectl wait says "no matching resources found"). none() over an empty one holds.
+// An until that holds only because its collection is empty does not hold: the step reads
+// again, and its timeout says the collection was empty. Before, all(cfg, .max_connections >=
+// 3) held at the first read, over no threshold: a wait for a state ended before anything
+// existed (as kubectl wait says "no matching resources found"); so did none(), count() == 0,
+// !any() and (first(cfg)?.… ?? default) until they were held to an expectation's rule too. An
+// until that says what an empty one means (len(cfg) == 0 || …) holds as written.
 func TestUntilAllOverEmpty(t *testing.T) {
 	value := func(_ schema.Config, n int) (any, error) {
 		if n < 2 {
@@ -222,8 +224,14 @@ func TestUntilAllOverEmpty(t *testing.T) {
 	}{
 		{"all(cfg, .max_connections >= 3)", "", value, 3, ""},
 		{"count(cfg, .max_connections >= 3) == len(cfg)", "", value, 3, ""},
-		{"none(cfg, .max_connections < 3)", "", value, 1, ""},
+		{"none(cfg, .max_connections < 3)", "", value, 3, ""},
+		{"count(cfg, .max_connections < 3) == 0", "", value, 3, ""},
+		{"!any(cfg, .max_connections < 3)", "", value, 3, ""},
+		{"(first(cfg)?.max_connections ?? 3) >= 3", "", value, 3, ""},
 		{"len(cfg) == 0 || all(cfg, .max_connections >= 3)", "", value, 1, ""},
+		{"len(cfg) == 0 || none(cfg, .max_connections < 3)", "", value, 1, ""},
+		{"(first(cfg)?.max_connections ?? 3) >= 3", "5500ms", func(schema.Config, int) (any, error) { return []any{}, nil }, 0,
+			"last: assert (first(cfg)?.max_connections ?? 3) >= 3: first(cfg) has no value yet: cfg is empty, so it has no item to take, and ?. or ?? would read its nil as an item's value (a field's default); an until does not hold over an empty collection, and waits for one with items (where an empty one is what it waits for, say so: len(cfg) == 0 || (first(cfg)?.max_connections ?? 3) >= 3)"},
 		{"all(cfg, .max_connections >= 3)", "5500ms", func(schema.Config, int) (any, error) { return []any{}, nil }, 0,
 			"config until all(cfg, .max_connections >= 3): config timed out after 5.5s after 6 reads; last: assert all(cfg, .max_connections >= 3): all(cfg, …) has no value yet: cfg is empty, so it holds of nothing, and would hold before any item exists"},
 	} {

@@ -407,7 +407,14 @@ type run struct {
 	// deferred are the steps whose objects' kinds the cluster did not serve before the run
 	// because an earlier step applies their CRD; each is checked when it first starts.
 	deferred map[*dsl.Step]bool
+	// seen are the objects steps of the run applied, deleted, read or matched by name
+	// (schema.Runtime.SawObjects), by cluster, kind, namespace and name.
+	seen map[seenKey]bool
 }
+
+// seenKey is an object the run has seen: its cluster ("" the only one), kind
+// (schema.KindKey), namespace and name.
+type seenKey struct{ cluster, kind, ns, name string }
 
 type stepState struct {
 	// dispatched says the step has been handed to be run (it may wait for its planned start);

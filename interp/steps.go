@@ -301,6 +301,28 @@ func (rt *stepRuntime) Judge() error {
 	return &failure{fmt.Sprintf("assert failed: %s", jd.Explanation)}
 }
 
+func (rt *stepRuntime) SawObjects(refs []schema.ObjectRef) {
+	cluster := rt.ru.sc.ClusterOf(rt.s)
+	rt.ru.mu.Lock()
+	defer rt.ru.mu.Unlock()
+	if rt.ru.seen == nil {
+		rt.ru.seen = map[seenKey]bool{}
+	}
+	for _, r := range refs {
+		rt.ru.seen[seenKey{cluster, schema.KindKey(r.Kind), r.Namespace, r.Name}] = true
+	}
+}
+
+func (rt *stepRuntime) Unseen(r schema.ObjectRef) bool {
+	if r.Name == "" || r.Namespace == "" || !slices.Contains(rt.ru.sc.Allowed(), r.Namespace) {
+		return false // not an object of the scenario's namespaces: the world's
+	}
+	cluster := rt.ru.sc.ClusterOf(rt.s)
+	rt.ru.mu.Lock()
+	defer rt.ru.mu.Unlock()
+	return !rt.ru.seen[seenKey{cluster, schema.KindKey(r.Kind), r.Namespace, r.Name}]
+}
+
 func (rt *stepRuntime) WaitUntil(ctx context.Context, interval time.Duration) error {
 	return rt.ru.waitUntil(ctx, rt.s.Expr, interval)
 }

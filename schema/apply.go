@@ -91,6 +91,7 @@ func (p *Apply) Run(ctx context.Context, rt Runtime) error {
 		return err
 	}
 	res, err := cl.ApplyWith(ctx, p.Objects, fs, rt.Namespace(p.Namespace), p.Options())
+	rt.SawObjects(append(append([]ObjectRef{}, res.Applied...), res.Created...))
 	for _, ref := range res.Created {
 		rt.Created(fmt.Sprintf("%s %s", ref.Kind, ref.Qualified()), func(ctx context.Context) error {
 			return cl.Delete(ctx, []ObjectRef{ref}, true)

@@ -111,6 +111,7 @@ func (p *Delete) Run(ctx context.Context, rt Runtime) error {
 		case kept > 0:
 			rt.Warn(fmt.Sprintf("%d %s in %s not created by this run kept (all: true deletes them)", kept, what, ns))
 		}
+		rt.SawObjects(refs)
 		return lastState(ctx, rt, alreadyGone(rt, cl.Delete(ctx, refs, Bool(p.Wait, true))))
 	}
 	fs, err := files(rt, p.Files)
@@ -121,6 +122,9 @@ func (p *Delete) Run(ctx context.Context, rt Runtime) error {
 	if err != nil {
 		return err
 	}
+	// A wait: absent of them after this step waits for objects the scenario named: those that
+	// were not found fail the step, unless it says they may be gone already.
+	rt.SawObjects(refs)
 	err = cl.Delete(ctx, refs, Bool(p.Wait, true))
 	if errors.Is(err, ErrAlreadyGone) && !p.IgnoreNotFound && !rt.InCleanup() {
 		return p.notFound(ctx, cl, refs, err)
@@ -139,7 +143,7 @@ func (p *Delete) notFound(ctx context.Context, cl Cluster, refs []ObjectRef, err
 	var msgs []string
 	for _, r := range ae.Absent {
 		msg := r.NotFound()
-		if near := p.nearName(ctx, cl, r); near != "" {
+		if near := nearName(ctx, cl, r); near != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", near)
 		}
 		msgs = append(msgs, msg)
@@ -156,7 +160,7 @@ func (p *Delete) notFound(ctx context.Context, cl Cluster, refs []ObjectRef, err
 
 // nearName is the name of an object of r's kind in its namespace close enough to r's to be
 // what was meant, or "".
-func (p *Delete) nearName(ctx context.Context, cl Cluster, r ObjectRef) string {
+func nearName(ctx context.Context, cl Cluster, r ObjectRef) string {
 	v, err := cl.Get(ctx, Get{Kind: r.Kind, APIVersion: r.APIVersion, Namespace: r.Namespace})
 	if err != nil {
 		return ""

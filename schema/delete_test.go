@@ -47,7 +47,8 @@ type deleteRuntime struct {
 	cleanup  bool
 }
 
-func (r *deleteRuntime) InCleanup() bool { return r.cleanup }
+func (r *deleteRuntime) InCleanup() bool        { return r.cleanup }
+func (r *deleteRuntime) SawObjects([]ObjectRef) {}
 
 func (r *deleteRuntime) Target() *Target            { return &Target{Cluster: r.cl} }
 func (r *deleteRuntime) Namespace(ns string) string { return "lab" }

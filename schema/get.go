@@ -166,6 +166,7 @@ func (p *Get) Run(ctx context.Context, rt Runtime) error {
 			if err != nil {
 				return err
 			}
+			p.saw(rt, q.Namespace, v)
 			rt.Record(v)
 			return nil
 		}
@@ -177,6 +178,7 @@ func (p *Get) Run(ctx context.Context, rt Runtime) error {
 		v, err := rt.Target().Cluster.Get(ctx, q)
 		switch {
 		case err == nil:
+			p.saw(rt, q.Namespace, v)
 			rt.Record(v)
 			if err = rt.Judge(); err == nil {
 				return nil
@@ -200,4 +202,31 @@ func (p *Get) Run(ctx context.Context, rt Runtime) error {
 			return err
 		}
 	}
+}
+
+// saw notes the object a get by name read, or the objects of the list it read (v): a wait:
+// absent of one of them waits for an object the run has seen.
+func (p *Get) saw(rt Runtime, ns string, v any) {
+	if p.Name != "" {
+		rt.SawObjects([]ObjectRef{{APIVersion: p.APIVersion, Kind: p.Kind, Namespace: ns, Name: p.Name}})
+		return
+	}
+	list, _ := v.([]any)
+	var refs []ObjectRef
+	for _, o := range list {
+		m, _ := o.(map[string]any)
+		md, _ := m["metadata"].(map[string]any)
+		r := ObjectRef{APIVersion: p.APIVersion, Kind: p.Kind, Namespace: ns}
+		r.Name, _ = md["name"].(string)
+		if k, _ := m["kind"].(string); k != "" {
+			r.Kind = k
+		}
+		if n, _ := md["namespace"].(string); n != "" {
+			r.Namespace = n
+		}
+		if r.Name != "" {
+			refs = append(refs, r)
+		}
+	}
+	rt.SawObjects(refs)
 }

@@ -37,6 +37,7 @@ type statusRuntime struct {
 func (r *statusRuntime) Target() *Target            { return &Target{Cluster: r.cluster} }
 func (r *statusRuntime) Namespace(ns string) string { return "lab" }
 func (r *statusRuntime) Record(v any)               { r.recorded = append(r.recorded, v) }
+func (r *statusRuntime) SawObjects([]ObjectRef)     {}
 func (r *statusRuntime) Warn(msg string)            { r.warnings = append(r.warnings, msg) }
 func (r *statusRuntime) Sleep(ctx context.Context, d time.Duration) error {
 	select {

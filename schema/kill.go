@@ -100,6 +100,9 @@ func (p *Kill) Run(ctx context.Context, rt Runtime) error {
 	q := *p
 	q.Namespace = rt.Namespace(p.Namespace)
 	killed, err := rt.Target().Cluster.KillPods(ctx, q)
+	for _, name := range killed {
+		rt.SawObjects([]ObjectRef{{APIVersion: "v1", Kind: "Pod", Namespace: q.Namespace, Name: name}})
+	}
 	if err == nil && len(killed) == 0 {
 		// Nothing killed is not a kill: the step fails rather than pass for nothing.
 		what := "selector " + strconv.Quote(q.Selector)

@@ -317,6 +317,14 @@ type Runtime interface {
 	// ReadObjects reads the objects of YAML or JSON files of the scenario (their ${...}
 	// filled; every document, and the items of a List), each with where it is written.
 	ReadObjects(paths []string) ([]FileObject, error)
+	// SawObjects notes objects a step of the run applied, deleted, read by name or matched
+	// by name: the run knows they existed (or, a delete's, were meant to).
+	SawObjects(refs []ObjectRef)
+	// Unseen reports whether ref (kind, namespace and name; its apiVersion is not compared)
+	// is in one of the scenario's namespaces and no step of the run has noted it
+	// (SawObjects): a wait: absent of it that finds it absent at its start would hold over
+	// an object that, for all the run knows, never existed.
+	Unseen(ref ObjectRef) bool
 }
 
 // FileObject is an object read from a file, and where: "assert.yaml, document 2".

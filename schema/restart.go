@@ -33,5 +33,6 @@ func (p *Restart) Summary() string { return "deployment " + p.Deployment }
 
 // Run restarts and, unless wait is false, waits for the rollout.
 func (p *Restart) Run(ctx context.Context, rt Runtime) error {
+	rt.SawObjects([]ObjectRef{{APIVersion: "apps/v1", Kind: "Deployment", Namespace: rt.Namespace(p.Namespace), Name: p.Deployment}})
 	return rt.Target().Cluster.Restart(ctx, rt.Namespace(p.Namespace), p.Deployment, Bool(p.Wait, true))
 }

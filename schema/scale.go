@@ -39,5 +39,6 @@ func (p *Scale) Summary() string {
 
 // Run scales and, unless wait is false, waits for the rollout.
 func (p *Scale) Run(ctx context.Context, rt Runtime) error {
+	rt.SawObjects([]ObjectRef{{APIVersion: "apps/v1", Kind: "Deployment", Namespace: rt.Namespace(p.Namespace), Name: p.Deployment}})
 	return rt.Target().Cluster.Scale(ctx, rt.Namespace(p.Namespace), p.Deployment, p.Replicas, Bool(p.Wait, true))
 }

@@ -24,6 +24,11 @@ type Wait struct {
 	Until       string   `json:"until,omitempty"`
 	Interval    Duration `json:"interval,omitempty"`
 	Namespace   string   `json:"namespace,omitempty"`
+	// MayNeverExist lets an absent (or absentFiles) object by name, in one of the scenario's
+	// namespaces, be one no step of the scenario applies, deletes or reads: one a command or
+	// a controller makes, or one that must never exist. Without it, such a wait is refused
+	// by vet, or fails when it finds the object absent at its start (see neverSeen).
+	MayNeverExist bool `json:"mayNeverExist,omitempty"`
 }
 
 // ObjectWait is a wait for objects: until one matches Want, or (Absent) until none does.
@@ -57,6 +62,9 @@ func (p *Wait) Check(c Checker) {
 	checkPartial(c, "absent", p.Absent, false)
 	if p.AnyOrder && p.Match == nil && p.Absent == nil && len(p.MatchFiles)+len(p.AbsentFiles) == 0 {
 		c.Errorf("anyOrder", "anyOrder applies to match, absent, matchFiles or absentFiles")
+	}
+	if p.MayNeverExist && p.Absent == nil && len(p.AbsentFiles) == 0 {
+		c.Errorf("mayNeverExist", "mayNeverExist applies to absent or absentFiles")
 	}
 	if p.Condition != nil && p.Condition.Name == "" && p.Condition.Selector == "" {
 		c.Errorf("condition", "condition needs name or selector")
@@ -187,8 +195,15 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 		w := ObjectWait{Want: p.Match, AnyOrder: p.AnyOrder}
 		if p.Absent != nil {
 			w = ObjectWait{Want: p.Absent, Absent: true, AnyOrder: p.AnyOrder}
+			if err := p.neverSeen(ctx, rt, p.Absent); err != nil {
+				return err
+			}
 		}
-		return lastState(ctx, rt, rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval))
+		err := rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval)
+		if err == nil && p.Match != nil {
+			p.saw(rt, p.Match)
+		}
+		return lastState(ctx, rt, err)
 	case len(p.MatchFiles)+len(p.AbsentFiles) > 0:
 		absent, files := false, p.MatchFiles
 		if len(p.AbsentFiles) > 0 {
@@ -201,16 +216,71 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 		// One after the other, within the step's time: each must hold (or be gone) by the end.
 		for _, o := range objs {
 			w := ObjectWait{Want: o.Object, Absent: absent, AnyOrder: p.AnyOrder}
+			if absent {
+				if err := p.neverSeen(ctx, rt, o.Object); err != nil {
+					return fmt.Errorf("%s: %w", o.Source, err)
+				}
+			}
 			if err := rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval); err != nil {
 				return lastState(ctx, rt, fmt.Errorf("%s: %w", o.Source, err))
+			}
+			if !absent {
+				p.saw(rt, o.Object)
 			}
 		}
 		return nil
 	case p.Rollout != "":
+		rt.SawObjects([]ObjectRef{{APIVersion: "apps/v1", Kind: "Deployment", Namespace: rt.Namespace(p.Namespace), Name: p.Rollout}})
 		return lastState(ctx, rt, rt.Target().Cluster.WaitRollout(ctx, rt.Namespace(p.Namespace), p.Rollout))
 	default:
+		if p.Condition.Name != "" {
+			rt.SawObjects([]ObjectRef{{APIVersion: p.Condition.APIVersion, Kind: p.Condition.Kind, Namespace: rt.Namespace(p.Namespace), Name: p.Condition.Name}})
+		}
 		return lastState(ctx, rt, rt.Target().Cluster.WaitCondition(ctx, rt.Namespace(p.Namespace), *p.Condition, interval))
 	}
+}
+
+// refOf is the object a partial object names: its kind, name and namespace (its own, else
+// the step's, else the scenario's first); a Name of "" when it names none.
+func (p *Wait) refOf(rt Runtime, o Object) ObjectRef {
+	r := ObjectRef{Namespace: rt.Namespace(p.Namespace)}
+	r.APIVersion, _ = o["apiVersion"].(string)
+	r.Kind, _ = o["kind"].(string)
+	md, _ := o["metadata"].(map[string]any)
+	r.Name, _ = md["name"].(string)
+	if ns, _ := md["namespace"].(string); ns != "" {
+		r.Namespace = ns
+	}
+	return r
+}
+
+// saw notes the object a match by name found.
+func (p *Wait) saw(rt Runtime, o Object) {
+	if r := p.refOf(rt, o); r.Name != "" {
+		rt.SawObjects([]ObjectRef{r})
+	}
+}
+
+// neverSeen is the error of a wait: absent of an object by name, in one of the scenario's
+// namespaces, that no step of the run applied, deleted or read (Runtime.Unseen), and that
+// does not exist when the wait starts: "webb is gone" would hold at the first poll over a
+// typo of web, which lives on. nil when the object is there (the wait sees it go), when the
+// run knows it, with mayNeverExist, or when the read fails otherwise (the wait says so).
+func (p *Wait) neverSeen(ctx context.Context, rt Runtime, o Object) error {
+	r := p.refOf(rt, o)
+	if p.MayNeverExist || r.Name == "" || !rt.Unseen(r) {
+		return nil
+	}
+	cl := rt.Target().Cluster
+	_, err := cl.Get(ctx, Get{Kind: r.Kind, APIVersion: r.APIVersion, Namespace: r.Namespace, Name: r.Name})
+	if !errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	msg := "wait absent: " + r.NotFound()
+	if near := nearName(ctx, cl, r); near != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", near)
+	}
+	return fmt.Errorf("%s, and no step of this run applied, deleted or read it: its absence would hold at the first poll, for an object that never existed; mayNeverExist: true if a command or a controller makes it, or it must never exist", msg)
 }
 
 // Unmet is the error of a wait whose condition did not hold before its time ran out, when
@@ -265,4 +335,19 @@ func partialSummary(o Object) string {
 		return kind + " {" + strings.Join(parts, ",") + "}"
 	}
 	return kind
+}
+
+// KindKey is a kind as steps name it, in one spelling: Deployment, deployment and deployments
+// are one kind (a get takes kubectl's names). It tells whether two steps name the same object.
+func KindKey(kind string) string {
+	k := strings.ToLower(kind)
+	switch {
+	case strings.HasSuffix(k, "ies"):
+		return strings.TrimSuffix(k, "ies") + "y"
+	case strings.HasSuffix(k, "sses"):
+		return strings.TrimSuffix(k, "es")
+	case strings.HasSuffix(k, "s") && !strings.HasSuffix(k, "ss"):
+		return strings.TrimSuffix(k, "s")
+	}
+	return k
 }

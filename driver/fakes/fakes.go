@@ -348,10 +348,14 @@ func (w *World) WaitCondition(ctx context.Context, ns string, c schema.Condition
 	return w.take(ctx, w.StepTime)
 }
 
-// Get implements schema.Cluster: a pod's IP is 10.0.0.<n> on the n-th get.
+// Get implements schema.Cluster: a pod's IP is 10.0.0.<n> on the n-th get; an object of
+// Missing is not found (schema.ErrNotFound).
 func (w *World) Get(ctx context.Context, req schema.Get) (any, error) {
 	if err := w.log("get %s %s/%s%s %s", req.Kind, req.Namespace, req.Name, req.Selector, req.Path); err != nil {
 		return nil, err
+	}
+	if req.Name != "" && slices.Contains(w.Missing, req.Name) {
+		return nil, fmt.Errorf("%s %s: %w", req.Kind, req.Name, schema.ErrNotFound)
 	}
 	w.mu.Lock()
 	n := len(w.calls)

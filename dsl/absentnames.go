@@ -1,0 +1,173 @@
+package dsl
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"labrun.dev/labrun/internal/didyoumean"
+	"labrun.dev/labrun/schema"
+)
+
+// A wait: absent of an object by name holds at its first poll when the object does not
+// exist: "flgs is gone" passes over a typo of flags, which lives on. In a namespace the
+// scenario owns, an object is there because a step put it there (or a command, a controller,
+// or it was there before the run). So a wait: absent (or an object of absentFiles) by a
+// literal name, of a literal kind, in one of the scenario's namespaces, that no step of the
+// scenario applies, deletes or reads by name (get, wait match, condition, rollout, scale,
+// restart, kill), is refused, with the name of that kind the scenario does name that is
+// closest; mayNeverExist: true lets it be one a command or a controller makes, or one that
+// must never exist. Where a step names objects vet cannot read (a ${...} in a name or a
+// kind, a file it cannot read or that holds ${...}), what the run applies is known only then:
+// the run checks the wait when it starts (schema.Wait's neverSeen).
+
+// named is an object a step names: its kind (schema.KindKey) and name.
+type named struct{ kind, name string }
+
+// stepNames are the objects the scenario's steps apply, delete or read by name, and whether
+// vet knows them all (no ${...} in their names or kinds, every file read).
+func (d *decoder) stepNames() (map[named]bool, bool) {
+	out := map[named]bool{}
+	known := true
+	add := func(kind, name string) {
+		if strings.Contains(kind, "${") || strings.Contains(name, "${") {
+			known = false
+			return
+		}
+		if kind != "" && name != "" {
+			out[named{schema.KindKey(kind), name}] = true
+		}
+	}
+	addObjects := func(objs []schema.Object) {
+		for _, o := range objs {
+			kind, _ := o["kind"].(string)
+			md, _ := o["metadata"].(map[string]any)
+			name, _ := md["name"].(string)
+			if _, ok := md["name"]; ok && name == "" {
+				known = false // not a literal string
+			}
+			add(kind, name)
+		}
+	}
+	addFiles := func(files []string) {
+		for _, f := range files {
+			data, _, err := d.readStepFile(f)
+			if err != nil || strings.Contains(f, "${") || strings.Contains(string(data), "${") {
+				known = false
+				continue
+			}
+			objs, err := YAMLObjects(f, data)
+			if err != nil {
+				known = false
+				continue
+			}
+			for _, o := range objs {
+				addObjects([]schema.Object{o.Object})
+			}
+		}
+	}
+	for _, s := range d.order {
+		switch p := s.Params.(type) {
+		case *schema.Apply:
+			addObjects(p.Objects)
+			addFiles(p.Files)
+		case *schema.Delete:
+			addObjects(p.Objects)
+			addFiles(p.Files)
+		case *schema.Get:
+			add(p.Kind, p.Name)
+		case *schema.Wait:
+			if p.Match != nil {
+				addObjects([]schema.Object{p.Match})
+			}
+			addFiles(p.MatchFiles)
+			if p.Condition != nil {
+				add(p.Condition.Kind, p.Condition.Name)
+			}
+			add("Deployment", p.Rollout)
+		case *schema.Scale:
+			add("Deployment", p.Deployment)
+		case *schema.Restart:
+			add("Deployment", p.Deployment)
+		case *schema.Kill:
+			add("Pod", p.Pod)
+		}
+	}
+	return out, known
+}
+
+// checkAbsentNames refuses a wait: absent of an object by name that no step of the scenario
+// names (see above).
+func (d *decoder) checkAbsentNames() {
+	owned := d.sc.Allowed()
+	if len(owned) == 0 {
+		return // the namespaces are -n's or the context's: they hold what they hold
+	}
+	var names map[named]bool
+	known, looked := false, false
+	for _, s := range d.order {
+		p, ok := s.Params.(*schema.Wait)
+		if !ok || p.MayNeverExist || p.Absent == nil && len(p.AbsentFiles) == 0 {
+			continue
+		}
+		if !looked {
+			names, known = d.stepNames()
+			looked = true
+		}
+		if !known {
+			return // the run checks each wait when it starts
+		}
+		c := &stepChecker{d: d, s: s, kv: d.kindValue[s], kpath: s.Path + "." + s.Kind}
+		check := func(field, what string, o schema.Object) {
+			kind, _ := o["kind"].(string)
+			md, _ := o["metadata"].(map[string]any)
+			name, _ := md["name"].(string)
+			ns, _ := md["namespace"].(string)
+			if ns == "" {
+				ns = d.defaultNamespace(p.Namespace)
+			}
+			switch {
+			case kind == "" || name == "" || strings.Contains(kind, "${") || strings.Contains(name, "${"):
+				return
+			case slices.Contains(clusterScopedKinds, kind) || !slices.Contains(owned, ns):
+				return // not an object of the scenario's namespaces: the world's
+			case names[named{schema.KindKey(kind), name}] || slices.Contains(schema.EveryNamespace[kind], name):
+				return // a step names it, or every namespace has it
+			}
+			var same []string
+			for n := range names {
+				if n.kind == schema.KindKey(kind) {
+					same = append(same, n.name)
+				}
+			}
+			slices.Sort(same)
+			mean := ""
+			if near := didyoumean.Closest(name, same); near != "" {
+				mean = fmt.Sprintf(" (did you mean %q?)", near)
+			}
+			c.Errorf(field, "%s: no step of the scenario applies, deletes or reads %s %q%s: in %s, a namespace of the scenario, the wait would hold at its first poll over an object that never existed; name one a step makes, or say mayNeverExist: true for one a command or a controller makes, or one that must never exist",
+				what, kind, name, mean, ns)
+		}
+		if p.Absent != nil {
+			md, _ := p.Absent["metadata"].(map[string]any)
+			field := "absent"
+			if _, ok := md["name"]; ok {
+				field = "absent.metadata.name"
+			}
+			check(field, "wait.absent", p.Absent)
+		}
+		for i, f := range p.AbsentFiles {
+			data, _, err := d.readStepFile(f)
+			if err != nil || strings.Contains(f, "${") || strings.Contains(string(data), "${") {
+				continue // the run checks it
+			}
+			objs, err := YAMLObjects(f, data)
+			if err != nil {
+				continue
+			}
+			for _, o := range objs {
+				check(fmt.Sprintf("absentFiles.%d", i), fmt.Sprintf("wait.absentFiles (%s)", o.Source), o.Object)
+			}
+		}
+	}
+}
