@@ -2,7 +2,6 @@ package interp_test
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -75,14 +74,7 @@ func TestTwoClusters(t *testing.T) {
 		t.Errorf("results' clusters: w %q, e2 %q", rec.Results["w"].Cluster, rec.Results["e2"].Cluster)
 	}
 	// The record keeps it: a step's and a result's cluster survive a round trip (version 2).
-	b, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back interp.Record
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	back := throughJSON(t, rec)
 	if back.Version != 2 || back.Results["w"].Cluster != "west" || len(back.Clusters) != 2 || back.Clusters[1].Name != "west" {
 		t.Errorf("round trip: version %d, w's cluster %q, clusters %+v", back.Version, back.Results["w"].Cluster, back.Clusters)
 	}

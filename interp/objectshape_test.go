@@ -2,7 +2,6 @@ package interp_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -65,15 +64,8 @@ func TestCRDReadsChecked(t *testing.T) {
 		}
 	}
 	// The record keeps what the CRD has not: replay, which has no cluster, judges the same.
-	b, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back interp.Record
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	for i, j := range interp.Rejudge(&back, sc) {
+	back := throughJSON(t, rec)
+	for i, j := range interp.Rejudge(back, sc) {
 		if w := want[i]; j.Outcome != w.outcome || !strings.Contains(j.Reason, w.reason) {
 			t.Errorf("replayed %s: %s %q, want %s %q", j.Src, j.Outcome, j.Reason, w.outcome, w.reason)
 		}

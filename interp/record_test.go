@@ -24,14 +24,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	rec.Put("l", "logs", false, schema.LogResult{Count: 1, Lines: []string{"x"}})
 	rec.Put("p", "exec", true, schema.ExecResult{Exit: 1})
 	rec.Put("o", "get", false, map[string]any{"k": []any{1.0}})
-	b, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back interp.Record
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	back := throughJSON(t, rec)
 	for name, r := range rec.Results {
 		got := back.Results[name]
 		if got == nil || got.Kind != r.Kind || got.Sampled != r.Sampled || !reflect.DeepEqual(got.Value, r.Value) {
@@ -74,4 +67,18 @@ func TestRecordVersion1(t *testing.T) {
 	if e, ok := rec.Results["who"].Value.(schema.ExecResult); !ok || e.Stdout == "" {
 		t.Errorf("who: %#v", rec.Results["who"].Value)
 	}
+}
+
+// throughJSON is rec written as JSON and read back, as a record file is.
+func throughJSON(t *testing.T, rec *interp.Record) *interp.Record {
+	t.Helper()
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back interp.Record
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	return &back
 }

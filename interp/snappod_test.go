@@ -2,7 +2,6 @@ package interp_test
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -79,18 +78,11 @@ s: schema.#Scenario & {
 				t.Errorf("after's record reads %q, want the pod %s", got, c.pods[1])
 			}
 			// The record, written and read back, is judged the same.
-			b, err := json.Marshal(rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var back interp.Record
-			if err := json.Unmarshal(b, &back); err != nil {
-				t.Fatal(err)
-			}
+			back := throughJSON(t, rec)
 			if s := back.Snapshot("before"); s == nil || s.Pod != c.pods[0] || s.PodUID != uid(0) {
 				t.Fatalf("before read back: %+v", s)
 			}
-			for _, j := range interp.Rejudge(&back, sc) {
+			for _, j := range interp.Rejudge(back, sc) {
 				if j.Outcome != c.outcome || !strings.Contains(j.Reason, c.reason) {
 					t.Errorf("replay: %s %q, want %s with %q", j.Outcome, j.Reason, c.outcome, c.reason)
 				}
@@ -109,7 +101,7 @@ s: schema.#Scenario & {
 			}
 			// A record without pods (older) is judged as before: the delta is a number.
 			back.Snapshot("before").Pod, back.Snapshot("after").Pod = "", ""
-			for _, j := range interp.Rejudge(&back, sc) {
+			for _, j := range interp.Rejudge(back, sc) {
 				if j.Outcome == interp.Errored {
 					t.Errorf("old record: %s %q, want it judged", j.Outcome, j.Reason)
 				}
@@ -180,18 +172,11 @@ s: schema.#Scenario & {
 			if j.Outcome != c.want.outcome || !strings.Contains(j.Reason, c.want.reason) {
 				t.Errorf("run: %s %q, want %s with %q", j.Outcome, j.Reason, c.want.outcome, c.want.reason)
 			}
-			b, err := json.Marshal(rec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var back interp.Record
-			if err := json.Unmarshal(b, &back); err != nil {
-				t.Fatal(err)
-			}
+			back := throughJSON(t, rec)
 			if err := back.Contradictions(); err != nil {
 				t.Fatalf("as recorded: %v", err)
 			}
-			for _, j := range interp.Rejudge(&back, sc) {
+			for _, j := range interp.Rejudge(back, sc) {
 				if j.Outcome != c.want.outcome || !strings.Contains(j.Reason, c.want.reason) {
 					t.Errorf("replay: %s %q, want %s with %q", j.Outcome, j.Reason, c.want.outcome, c.want.reason)
 				}
