@@ -225,12 +225,15 @@ import "labrun.dev/schema"
 
 tm: schema.#Scenario & {
 	steps: [{parallel: [
-		{name: "job", exec: argv: ["sleep", "0.3"]},
+		{name: "job", exec: argv: ["sleep", "1"]},
 		{name: "mark", at: "100ms", exec: argv: ["true"]},
 	]}]
 	expect: ["started.mark < 1"]
 }
 `
+	// job outlasts mark by far, so that mark moved 150ms later still ends before the run: the
+	// edit is refused for its planned offset alone (a loaded machine made mark end late, and the
+	// edit was refused as ending after the run instead).
 	dir, rec := recordedRun(t, src, 0)
 	writeJSON(t, filepath.Join(dir, "m", "genuine.json"), rec)
 	if code, out := runIn(t, dir, "replay", "m/genuine.json"); code != 0 {
