@@ -813,8 +813,18 @@ func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 		if out[i].rec.Source != "" && m.rec.Source != "" && out[i].rec.Source != m.rec.Source {
 			sources = " from different sources"
 		}
-		fmt.Fprintf(p.Stderr, "labrun: merge: warning: two records of run %s%s (%s, %s): keeping the later one, from %s\n",
-			unitOrSingle(m.rec).ID, sources, relPath(p.Cwd, out[i].from), relPath(p.Cwd, m.from), relPath(p.Cwd, keep.from))
+		dropped := out[i]
+		if keep == out[i] {
+			dropped = m
+		}
+		outcomes := ""
+		if dropped.rec.Outcome != keep.rec.Outcome {
+			// A run that failed and passed on another attempt is not a clean pass: say which
+			// attempt the merge counts, and what the other did.
+			outcomes = fmt.Sprintf(" (%s); the other %s and is not counted", keep.rec.Outcome, strings.ToUpper(string(dropped.rec.Outcome)))
+		}
+		fmt.Fprintf(p.Stderr, "labrun: merge: warning: two records of run %s%s (%s, %s): keeping the later one, from %s%s\n",
+			unitOrSingle(m.rec).ID, sources, relPath(p.Cwd, out[i].from), relPath(p.Cwd, m.from), relPath(p.Cwd, keep.from), outcomes)
 		out[i] = keep
 	}
 	if len(msgs) > 0 {
