@@ -47,25 +47,16 @@ func hardCodesClusterLocal(s string) bool {
 	if !strings.Contains(s, clusterLocal) {
 		return false
 	}
+	// A ${...}'s value stands between the literals around it: they do not join. A ${ never
+	// closed is text (the loader says so).
+	segs, _ := templateSegments(s)
 	var lit strings.Builder
-	for i := 0; i < len(s); {
-		switch {
-		case strings.HasPrefix(s[i:], "$${"):
-			lit.WriteString("${")
-			i += 3
-		case strings.HasPrefix(s[i:], "${"):
-			end := matchBrace(s, i+2)
-			if end < 0 {
-				lit.WriteString(s[i:]) // never closed: the loader says so; the rest is text
-				i = len(s)
-				continue
-			}
-			lit.WriteByte(0) // the value between: the literals around it do not join
-			i = end + 1
-		default:
-			lit.WriteByte(s[i])
-			i++
+	for _, seg := range segs {
+		if seg.expr {
+			lit.WriteByte(0)
+			continue
 		}
+		lit.WriteString(seg.text)
 	}
 	return strings.Contains(lit.String(), clusterLocal)
 }

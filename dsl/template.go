@@ -32,7 +32,52 @@ func HasInterpolation(s string) bool {
 // single-line string written at pos.
 func parseTemplate(s string, pos Pos, names *Names) (*Template, *Error) {
 	t := &Template{Src: s, Pos: pos}
+	segs, open := templateSegments(s)
+	if open >= 0 {
+		p := pos.shift(open).inString()
+		return nil, &Error{Pos: p, Msg: fmt.Sprintf("in %q: ${ is never closed: expected } after the expression", s)}
+	}
+	for _, seg := range segs {
+		if !seg.expr {
+			t.parts = append(t.parts, templatePart{lit: seg.text})
+			continue
+		}
+		src, i := seg.text, seg.at
+		if strings.TrimSpace(src) == "" {
+			p := pos.shift(i).inString()
+			return nil, &Error{Pos: p, Msg: fmt.Sprintf("in %q: empty ${}: expected an expression such as ${vars.host}", s)}
+		}
+		epos := pos.shift(2 + i) // the expression starts after `${`; compile places it in the string
+		e, err := compile(src, epos, names, compileOpts{})
+		if err != nil {
+			return nil, err
+		}
+		if msg := unprintable(e); msg != "" {
+			return nil, &Error{Pos: exprPos(epos, src, 0), Msg: fmt.Sprintf("in %q: ${%s} %s", s, src, msg)}
+		}
+		t.parts = append(t.parts, templatePart{expr: e})
+	}
+	return t, nil
+}
+
+// templateSegment is a piece of a string with ${...}: literal text (a "$${" read as "${"), or
+// the source of one ${...}, written at byte at of the string (its "$").
+type templateSegment struct {
+	text string
+	expr bool
+	at   int
+}
+
+// templateSegments splits s into its literal text and its ${...}, in order (no two literals
+// in a row, none empty); open is where a ${ that is never closed starts, or -1.
+func templateSegments(s string) (segs []templateSegment, open int) {
 	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			segs = append(segs, templateSegment{text: lit.String()})
+			lit.Reset()
+		}
+	}
 	for i := 0; i < len(s); {
 		switch {
 		case strings.HasPrefix(s[i:], "$${"):
@@ -41,37 +86,20 @@ func parseTemplate(s string, pos Pos, names *Names) (*Template, *Error) {
 		case strings.HasPrefix(s[i:], "${"):
 			end := matchBrace(s, i+2)
 			if end < 0 {
-				p := pos.shift(i).inString()
-				return nil, &Error{Pos: p, Msg: fmt.Sprintf("in %q: ${ is never closed: expected } after the expression", s)}
+				lit.WriteString(s[i:])
+				flush()
+				return segs, i
 			}
-			src := s[i+2 : end]
-			if strings.TrimSpace(src) == "" {
-				p := pos.shift(i).inString()
-				return nil, &Error{Pos: p, Msg: fmt.Sprintf("in %q: empty ${}: expected an expression such as ${vars.host}", s)}
-			}
-			epos := pos.shift(2 + i) // the expression starts after `${`; compile places it in the string
-			e, err := compile(src, epos, names, compileOpts{})
-			if err != nil {
-				return nil, err
-			}
-			if msg := unprintable(e); msg != "" {
-				return nil, &Error{Pos: exprPos(epos, src, 0), Msg: fmt.Sprintf("in %q: ${%s} %s", s, src, msg)}
-			}
-			if lit.Len() > 0 {
-				t.parts = append(t.parts, templatePart{lit: lit.String()})
-				lit.Reset()
-			}
-			t.parts = append(t.parts, templatePart{expr: e})
+			flush()
+			segs = append(segs, templateSegment{text: s[i+2 : end], expr: true, at: i})
 			i = end + 1
 		default:
 			lit.WriteByte(s[i])
 			i++
 		}
 	}
-	if lit.Len() > 0 {
-		t.parts = append(t.parts, templatePart{lit: lit.String()})
-	}
-	return t, nil
+	flush()
+	return segs, -1
 }
 
 // unprintable says why the value of a ${...} cannot be written into a string ("" when it
