@@ -169,7 +169,10 @@ func paramsDiff(was, now json.RawMessage) string {
 // valueDiff says that the value of what differs, with both values when neither is a digest.
 func valueDiff(what string, was, now json.RawMessage) string {
 	if isDigest(was) || isDigest(now) {
-		return fmt.Sprintf("ran with other %s than it would now (the record keeps a digest of them, not the values)", what)
+		if what == "parameters" {
+			return "ran with parameters other than those it would now run with (the record keeps their digest, not their values)"
+		}
+		return fmt.Sprintf("ran with a %s other than the one it would now run with (the record keeps its digest, not its value)", what)
 	}
 	return fmt.Sprintf("ran with %s %s and would now run with %s %s", what, shownParam(was), what, shownParam(now))
 }
@@ -180,11 +183,18 @@ func isDigest(b json.RawMessage) bool {
 	return json.Unmarshal(b, &s) == nil && strings.HasPrefix(s, digestPrefix) && len(s) == len(digestPrefix)+2*sha256.Size
 }
 
-// shownParam is a parameter's value in a message: its compact JSON.
+// shownParam is a parameter's value in a message: its compact JSON, < > & as they are (the
+// record escapes them, as encoding/json does).
 func shownParam(b json.RawMessage) string {
-	var c bytes.Buffer
-	if json.Compact(&c, b) != nil {
+	v, err := decodeCanonical(b)
+	if err != nil {
 		return string(b)
 	}
-	return c.String()
+	var c bytes.Buffer
+	e := json.NewEncoder(&c)
+	e.SetEscapeHTML(false)
+	if e.Encode(v) != nil {
+		return string(b)
+	}
+	return strings.TrimSuffix(c.String(), "\n")
 }
