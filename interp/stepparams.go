@@ -112,6 +112,9 @@ func canonical(b json.RawMessage) string {
 // ChangedStep).
 func changedParams(s *dsl.Step, recorded json.RawMessage, redact, hidden *Redactor) string {
 	if recorded == nil {
+		if p, err := stepParams(s, redact); err != nil || p == nil {
+			return "" // parameters a run cannot keep (StepParams leaves them out): not compared
+		}
 		return "is in the record without the parameters it ran with, which the record keeps of every other step: the record was changed after the run or is corrupt"
 	}
 	was := canonical(recorded)
