@@ -96,6 +96,14 @@ type Record struct {
 	// merge can tell when the records of a shard are missing. Nil when the process ran every
 	// run, and in records made before it was kept.
 	Shard *ShardRecord `json:"shard,omitempty"`
+	// StepParams are the parameters of each step of the scenario, by path, as the scenario
+	// declared them (its ${...} as written, its vars resolved), in canonical JSON: each
+	// top-level field whose JSON is longer than 64 bytes as "sha256:<hex>" of it, the secrets
+	// hidden (see StepParams). replay, merge and mutate compare them with the steps of the
+	// scenario they judge the record with: a summary leaves parameters out (a logs step's
+	// match), and a step whose parameters changed since the run would have recorded other
+	// data. Nil in records made before they were kept, which are judged without them.
+	StepParams map[string]json.RawMessage `json:"stepParams,omitempty"`
 	// Artifacts are raw inputs, saved next to the report (not in the JSON).
 	Artifacts []*ArtifactRecord `json:"artifacts,omitempty"`
 }

@@ -276,7 +276,11 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		rec.Outcome, rec.Error = Errored, strings.Join(ru.endedEarly, "; ")
 	}
 	rec.End = r.clock.Now()
-	return ru.redact.Record(rec)
+	out := ru.redact.Record(rec)
+	// After the record's secrets are hidden: a digest's hex digits are not text to hide (a
+	// secret "1234" in one would turn it into another, and the step into a changed one).
+	out.StepParams = StepParams(sc, ru.redact)
+	return out
 }
 
 // expectationFailsEarly reports whether an expectation that reads no cleanup step fails (or

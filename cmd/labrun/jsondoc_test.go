@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
@@ -65,6 +66,8 @@ func jsonType(t reflect.Type) (string, []reflect.Type) {
 		return "string (RFC 3339 time)", nil
 	case t == reflect.TypeOf(time.Duration(0)):
 		return "number (nanoseconds)", nil
+	case t == reflect.TypeOf(json.RawMessage(nil)):
+		return "any JSON value", nil
 	}
 	switch t.Kind() {
 	case reflect.Pointer:

@@ -143,7 +143,9 @@ denied: schema.#Scenario & {
 // TestChangedScenarioNotBlamedOnRecord: a genuine record replayed with --file of a scenario
 // whose step now says exitCode: 3 was refused as "its record contradicts itself … the record
 // was changed after the run or is corrupt": the scenario changed, not the record. The same
-// finding with the run's own source still blames the record.
+// finding with the run's own source still blames the record. A record keeps its steps'
+// parameters (stepParams): the step is one whose parameters changed; a record made before
+// they were kept (here, taken out) is told by what its step recorded.
 func TestChangedScenarioNotBlamedOnRecord(t *testing.T) {
 	const src = `package lab
 
@@ -154,10 +156,19 @@ slow: schema.#Scenario & {
 	expect: ["j.stdout == 'ok\\n'"]
 }
 `
-	dir, _ := recordedRun(t, src, 0)
+	dir, rec := recordedRun(t, src, 0)
 	writeIn(t, filepath.Join(dir, "c", "s.cue"), strings.Replace(src, `"echo ok"]`, `"echo ok"], exitCode: 3`, 1))
 	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
 	code, out := runIn(t, dir, "replay", "--file", "c/s.cue", recs[0])
+	if want := "the steps of slow in c/s.cue differ from those the run recorded: steps.0 (j, exec) ran without exitCode and would now run with exitCode 3;"; code != 2 || !strings.Contains(out, want) || strings.Contains(out, "contradicts itself") {
+		t.Errorf("replay --file c/s.cue: exit %d, want 2 and %q:\n%s", code, want, out)
+	}
+	if _, ok := rec["stepParams"]; !ok {
+		t.Fatalf("the record keeps no stepParams")
+	}
+	delete(rec, "stepParams")
+	writeJSON(t, recs[0], rec)
+	code, out = runIn(t, dir, "replay", "--file", "c/s.cue", recs[0])
 	want := "the record and the scenario in c/s.cue disagree (that file is not the source the run had): step j: its outcome is passed, but it records exit 0 and the step expects 3; the scenario changed since the run (run it again), or the record was edited"
 	if code != 2 || !strings.Contains(out, want) || strings.Contains(out, "contradicts itself") {
 		t.Errorf("replay --file c/s.cue: exit %d, want 2 and %q:\n%s", code, want, out)
