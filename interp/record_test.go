@@ -68,17 +68,3 @@ func TestRecordVersion1(t *testing.T) {
 		t.Errorf("who: %#v", rec.Results["who"].Value)
 	}
 }
-
-// throughJSON is rec written as JSON and read back, as a record file is.
-func throughJSON(t *testing.T, rec *interp.Record) *interp.Record {
-	t.Helper()
-	b, err := json.Marshal(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back interp.Record
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	return &back
-}
