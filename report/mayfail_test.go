@@ -1,6 +1,8 @@
 package report_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -65,6 +67,32 @@ func TestReportSaysMayFailedAndWarnings(t *testing.T) {
 	} {
 		if !strings.Contains(h, want) {
 			t.Errorf("the HTML report lacks %q", want)
+		}
+	}
+}
+
+// TestJUnitSaysMayFailedAndWarnings: the suite's system-out says what the reports' titles say
+// of steps that may fail that failed, and the lints' warnings (before, its first line said
+// "passed" alone and the warnings were not in the file).
+func TestJUnitSaysMayFailedAndWarnings(t *testing.T) {
+	rec := sampleRecord()
+	rec.Outcome = interp.Passed
+	rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.3", Name: "busy", Kind: "wait", Outcome: interp.TimedOut,
+		Error: "wait timed out after 600ms", Warnings: []string{interp.MayFailWarning}})
+	rec.Warnings = []*dsl.Warning{{Pos: dsl.Pos{File: "/lab/s.cue", Line: 11, Col: 18}, Code: dsl.LintMayFailUnread, Scenario: rec.Scenario,
+		Msg: "a wait with mayFail: true whose outcome nothing reads"}}
+	p := filepath.Join(t.TempDir(), "junit.xml")
+	if err := report.JUnit(p, []*interp.Record{rec}, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	b = []byte(strings.ReplaceAll(string(b), "&#xA;", "\n")) // the XML's newlines
+	for _, want := range []string{
+		"<system-out>" + rec.Scenario + ": passed in 3.000 — 1 step that may fail failed: busy (wait)\n",
+		"/lab/s.cue:11:18: warning[mayfail-unread]: a wait with mayFail: true whose outcome nothing reads\n",
+	} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the JUnit file lacks %q:\n%s", want, b)
 		}
 	}
 }
