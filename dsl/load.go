@@ -140,11 +140,25 @@ func Load(paths []string, opts Options) (*Result, error) {
 		}
 		l.res.Warnings = nil
 	}
+	l.scenarioWarnings()
 	l.hideSyntaxSecrets()
 	if err := l.errs.err(); err != nil {
 		return l.res, err
 	}
 	return l.res, nil
+}
+
+// scenarioWarnings gives each scenario its warnings: those that name it, written in its
+// folder (two scenarios of one name are in two folders' packages).
+func (l *loader) scenarioWarnings() {
+	for _, sc := range l.res.Scenarios {
+		sc.Warnings = nil
+		for _, w := range l.res.Warnings {
+			if w.Scenario == sc.Name && filepath.Dir(w.Pos.File) == filepath.Dir(sc.Pos.File) {
+				sc.Warnings = append(sc.Warnings, w)
+			}
+		}
+	}
 }
 
 // onceBy is xs with each key (key) once, the first kept: a file named on the command line and

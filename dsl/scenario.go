@@ -83,6 +83,10 @@ type Scenario struct {
 	Plot []PlotSpec
 	// LintIgnore are the lint codes the scenario silences, with the reason.
 	LintIgnore map[string]string
+	// Warnings are the lints' findings in this scenario (set by Load; nil under --strict,
+	// which makes them errors): its run's record keeps them, so that its report says what
+	// the console said when it ran.
+	Warnings []*Warning
 	// Survivors are the mutants that may survive, by name, with the reason; SurvivorPos is
 	// where each name is written.
 	Survivors   map[string]string

@@ -77,6 +77,9 @@ type Record struct {
 	Expectations []*Judgement       `json:"expectations"`
 	// Notes are things the judge noticed that are not failures (a stat absent before traffic).
 	Notes []string `json:"notes,omitempty"`
+	// Warnings are the lints' findings in the scenario that ran (what the run said of it on
+	// the console, e.g. warning[mayfail-unread]), so that its report says them too.
+	Warnings []*dsl.Warning `json:"warnings,omitempty"`
 	// Cleanup lists what the automatic cleanup did, in order.
 	Cleanup []string `json:"cleanup,omitempty"`
 	// Leftovers are what the automatic cleanup created and could not remove (retried) or did

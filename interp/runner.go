@@ -153,7 +153,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		Target: r.target.Name, Where: r.target.Describe, Vars: sc.Vars,
 		TargetValues: r.target.Values, Clusters: clusterRecords(sc, r.target), Start: now, StepsStart: now,
 		Results: map[string]*Result{}, AllowReset: sc.AllowReset,
-		Namespaces: sc.Generated,
+		Namespaces: sc.Generated, Warnings: sc.Warnings,
 	}
 	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}, redact: NewRedactor(sc)}
 	ru.judge = NewJudge(rec, sc)

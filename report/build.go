@@ -27,6 +27,10 @@ func buildPageWith(rec *interp.Record, f Files, timeline string) *page {
 	pl := newPlaces(rec)
 	p := &page{title: rec.Scenario, outcome: string(rec.Outcome), doc: rec.Doc, notes: rec.Notes, jsonFile: filepath.Base(f.JSON), leftBehind: rec.LeftBehind() != ""}
 	p.meta = metaRows(rec, f)
+	p.mayFailed = MayFailed(rec)
+	for _, w := range rec.Warnings {
+		p.warnings = append(p.warnings, w.String())
+	}
 	// The sections first: the charts they draw are where the expectations' values link to.
 	for _, s := range []*section{
 		loadSection(rec, pl),
@@ -51,6 +55,36 @@ func buildPageWith(rec *interp.Record, f Files, timeline string) *page {
 		p.expectations = append(p.expectations, ev)
 	}
 	return p
+}
+
+// MayFailed says which steps that may fail (mayFail) did not pass in rec, each once with its
+// kind ("1 step that may fail failed: busy (wait)"; a step that failed more than once, a
+// sample or a round, says how many times), or "" when none did.
+func MayFailed(rec *interp.Record) string {
+	var names []string
+	times := map[string]int{}
+	for _, st := range rec.Steps {
+		if st.Outcome == interp.Passed || !slices.Contains(st.Warnings, interp.MayFailWarning) {
+			continue
+		}
+		name := stepLabel(st) + " (" + st.Kind + ")"
+		if times[name] == 0 {
+			names = append(names, name)
+		}
+		times[name]++
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	for i, n := range names {
+		if times[n] > 1 {
+			names[i] = fmt.Sprintf("%s ×%d", n, times[n])
+		}
+	}
+	if len(names) == 1 {
+		return "1 step that may fail failed: " + names[0]
+	}
+	return fmt.Sprintf("%d steps that may fail failed: %s", len(names), strings.Join(names, ", "))
 }
 
 func metaRows(rec *interp.Record, f Files) []metaRow {

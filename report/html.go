@@ -42,7 +42,7 @@ ul.expect{list-style:none;padding-left:0} ul.expect li{margin:4px 0} .mark{displ
 li.passed .mark{color:#2e7d32} li.failed .mark,.err{color:#c62828} li.error .mark{color:#ef6c00} li.skipped .mark{color:#757575}
 .why{color:#555} tr.failed td{background:#ffebee} tr.error td,tr.timeout td{background:#fff3e0}
 .charts{display:flex;flex-wrap:wrap;gap:8px} .chart{border:1px solid #eee;border-radius:4px;background:#fff}
-.wide svg{max-width:100%;height:auto} .warn{color:#ef6c00} .note{color:#555}
+.wide svg{max-width:100%;height:auto} .warn{color:#ef6c00} .note{color:#555} h1 .mayfailed{font-size:15px;font-weight:normal}
 .verdict{color:#666;font-size:12px} .parts{font-size:12px;color:#444;margin-left:1.2em}
 .parts a{color:#1565c0;text-decoration:none} .parts a:hover{text-decoration:underline} .parts code{font-size:11.5px;background:none;padding:0}
 .chartbox:target .chart{outline:2px solid #1565c0} tr:target td{background:#e3f2fd} table:target{outline:2px solid #1565c0}

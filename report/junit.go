@@ -282,7 +282,14 @@ func junitSuiteOf(id int, rec *interp.Record, host string) junitSuite {
 	}
 	s.Tests = len(s.Cases)
 	var so strings.Builder
-	fmt.Fprintf(&so, "%s: %s in %s\n", rec.Scenario, rec.Outcome, seconds(rec.End.Sub(rec.Start)))
+	fmt.Fprintf(&so, "%s: %s in %s", rec.Scenario, rec.Outcome, seconds(rec.End.Sub(rec.Start)))
+	if mf := MayFailed(rec); mf != "" {
+		fmt.Fprintf(&so, " — %s", mf)
+	}
+	so.WriteString("\n")
+	for _, w := range rec.Warnings {
+		fmt.Fprintf(&so, "%s\n", w)
+	}
 	for _, n := range rec.Notes {
 		fmt.Fprintf(&so, "note: %s\n", n)
 	}

@@ -14,6 +14,7 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/report"
 	"labrun.dev/labrun/schema"
@@ -51,6 +52,11 @@ func hostileRecord() *interp.Record {
 		s.Error = h(i + 1)
 	}
 	rec.Steps[0].Name = h(1)
+	// A step that may fail and failed: the title names it (mayFailed); the lints' warnings
+	// are listed under the expectations.
+	rec.Steps[0].Outcome = interp.Failed
+	rec.Steps[0].Warnings = append(rec.Steps[0].Warnings, interp.MayFailWarning)
+	rec.Warnings = []*dsl.Warning{{Pos: dsl.Pos{File: "/lab/" + h(6) + ".cue", Line: 3, Col: 4}, Code: h(3), Msg: h(5) + " " + h(11)}}
 	rec.Expectations = append(rec.Expectations,
 		&interp.Judgement{Src: "delta.rq_x | 1 == `x`", Outcome: interp.Errored, Reason: h(0)},
 		&interp.Judgement{Src: "a < b && c > d", Outcome: interp.Failed, Explanation: "a (1) < b (`0`) && c > d | 2"},

@@ -12,6 +12,12 @@ type page struct {
 	// leftBehind is set when the run left objects its cleanup could not remove: the title
 	// says it beside the verdict (exit 4 outranks the verdict).
 	leftBehind bool
+	// mayFailed says, beside the verdict, which steps that may fail (mayFail) did not pass:
+	// "1 step that may fail failed: busy (wait)", or "". A run passes with them, and a
+	// reader of the report alone would otherwise see it only in the timeline's rows.
+	mayFailed string
+	// warnings are the lints' findings in the scenario, as the run printed them.
+	warnings []string
 	// meta are the run's facts: scenario, target, start, duration, vars.
 	meta []metaRow
 	// expectations are the verdicts with their evidence.

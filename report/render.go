@@ -24,11 +24,14 @@ var (
 func markdownPage(p *page, f Files) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# %s — %s", mdText(p.title), strings.ToUpper(p.outcome))
 	if p.leftBehind {
-		w("# %s — %s, LEFT OBJECTS BEHIND\n\n", mdText(p.title), strings.ToUpper(p.outcome))
-	} else {
-		w("# %s — %s\n\n", mdText(p.title), strings.ToUpper(p.outcome))
+		w(", LEFT OBJECTS BEHIND")
 	}
+	if p.mayFailed != "" {
+		w(" — %s", mdText(p.mayFailed))
+	}
+	w("\n\n")
 	if p.doc != "" {
 		w("> %s\n\n", mdText(p.doc))
 	}
@@ -54,6 +57,12 @@ func markdownPage(p *page, f Files) string {
 		w("\nNotes:\n")
 		for _, n := range p.notes {
 			w("- %s\n", mdText(n))
+		}
+	}
+	if len(p.warnings) > 0 {
+		w("\nWarnings (the lints' findings in the scenario, which the run printed):\n")
+		for _, n := range p.warnings {
+			w("- ⚠ %s\n", mdText(n))
 		}
 	}
 	for _, s := range p.sections {
@@ -130,14 +139,20 @@ func htmlPage(p *page) string {
 	outcome := strings.ToUpper(p.outcome)
 	w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
 	w("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	w("<title>%s — %s", e(p.title), outcome)
 	if p.leftBehind {
-		w("<title>%s — %s, LEFT OBJECTS BEHIND</title>\n<style>%s</style></head><body>\n", e(p.title), outcome, htmlCSS)
-	} else {
-		w("<title>%s — %s</title>\n<style>%s</style></head><body>\n", e(p.title), outcome, htmlCSS)
+		w(", LEFT OBJECTS BEHIND")
 	}
+	if p.mayFailed != "" {
+		w(" — %s", e(p.mayFailed))
+	}
+	w("</title>\n<style>%s</style></head><body>\n", htmlCSS)
 	left := ""
 	if p.leftBehind {
 		left = ` <span class="badge leftover">LEFT OBJECTS BEHIND</span>`
+	}
+	if p.mayFailed != "" {
+		left += ` <span class="mayfailed warn">` + e(p.mayFailed) + `</span>`
 	}
 	w("<h1>%s <span class=\"badge %s\">%s</span>%s</h1>\n", e(p.title), e(p.outcome), outcome, left)
 	if p.doc != "" {
@@ -171,6 +186,13 @@ func htmlPage(p *page) string {
 	w("</ul>\n")
 	for _, n := range p.notes {
 		w("<p class=\"note\">note: %s</p>\n", e(n))
+	}
+	if len(p.warnings) > 0 {
+		w("<p class=\"warn\">Warnings (the lints' findings in the scenario, which the run printed):</p>\n<ul class=\"warn\">\n")
+		for _, n := range p.warnings {
+			w("<li>⚠ %s</li>\n", e(n))
+		}
+		w("</ul>\n")
 	}
 	w("<table class=\"meta\" id=\"run\">")
 	for _, m := range p.meta {

@@ -527,7 +527,7 @@ func notRun(sc *dsl.Scenario, target string, start time.Time, outcome interp.Out
 	rec := &interp.Record{
 		Version: interp.RecordVersion, Scenario: sc.Name, File: sc.Pos.File, Pos: sc.Pos, Doc: sc.Doc,
 		Target: target, Vars: sc.Vars, Start: start, StepsStart: start, End: time.Now(),
-		Outcome: outcome, Error: why, AllowReset: sc.AllowReset,
+		Outcome: outcome, Error: why, AllowReset: sc.AllowReset, Warnings: sc.Warnings,
 		Results: map[string]*interp.Result{},
 	}
 	for _, e := range sc.Expect {
@@ -673,6 +673,9 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 	}
 	if lb := rec.LeftBehind(); lb != "" {
 		fmt.Fprintf(w, " — but it %s", lb)
+	}
+	if mf := report.MayFailed(rec); mf != "" {
+		fmt.Fprintf(w, " — %s", mf)
 	}
 	if lost != "" {
 		fmt.Fprintf(w, " — %s", lost)

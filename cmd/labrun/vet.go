@@ -15,6 +15,7 @@ import (
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/internal/gcfloor"
 	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/suite"
 )
 
 // loadFlags are the flags of every command that loads scenarios.
@@ -202,6 +203,7 @@ func newVetCmd(p *process) *cobra.Command {
 	var tf targetFlags
 	var mf matrixFlags
 	var server bool
+	var parallel int
 	cmd := &cobra.Command{
 		Use:   "vet PATH...",
 		Short: "Check scenarios without running them: every problem, at its file:line:col",
@@ -217,6 +219,12 @@ A scenario that sweeps (its own sweep:, --sweep) is checked at every combination
 values, each value against the var's declared type, as run checks them before its first run;
 --count and --sweep are run's. A lint's warning found only in a combination other than the
 default is said once, naming the combinations that have it (an error with --strict).
+
+With --parallel N (above 1) vet also says what run --parallel N and plan --parallel N say of
+the runs: the isolation lint's findings (warning[mesh-wide]), the objects whose effect reaches
+beyond a run's own namespaces, so that the runs that share them wait for each other. They
+stay warnings under --strict, as run --parallel N --strict runs such runs (one after the
+other).
 
 A .cue file is judged with the rest of its CUE package (the files of its directory, and of the
 directories above it up to cue.mod, that declare the same package): CUE builds a package as a
@@ -238,6 +246,9 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 			if err := p.checkTarget(tf.target); err != nil {
 				return err
 			}
+			if parallel < 0 {
+				return &exitError{exitInvalid, fmt.Sprintf("--parallel %d: expected 1 or more", parallel)}
+			}
 			opts.Target = tf.target
 			if server {
 				opts.Target = "kube"
@@ -256,6 +267,18 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 				}
 				errs = serverErrs
 			}
+			if parallel > 1 && len(errs) == 0 {
+				// What run --parallel N prints before its runs (before, vet --strict said
+				// ok and nothing of the objects that make them wait for each other); vet
+				// -o json lists them among its warnings.
+				_, leaks := jobsOf(w, tf.target)
+				if !machine(f.output) {
+					p.printLeaks(leaks)
+				}
+				for _, l := range leaks {
+					w.res.Warnings = append(w.res.Warnings, &dsl.Warning{Pos: l.Pos, Code: suite.LintCode, Scenario: l.Scenario, Msg: l.Msg + "; " + l.Fix})
+				}
+			}
 			if err := p.reportVet(f.output, w.res, errs); err != nil || machine(f.output) {
 				return err
 			}
@@ -270,6 +293,7 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 	f.register(cmd)
 	tf.register(cmd)
 	mf.register(cmd, "vet")
+	cmd.Flags().IntVar(&parallel, "parallel", 0, "also say what run --parallel N says of the runs: the objects that leak mesh-wide (warning[mesh-wide]; warnings even with --strict), which make the runs that share them wait for each other")
 	cmd.Flags().BoolVar(&server, "server", false, "also dry-run every object the scenarios apply on the cluster (kube target), so its schemas catch misspelled fields")
 	return cmd
 }
