@@ -185,20 +185,37 @@ slow: schema.#Scenario & {
 }
 `
 	timed := strings.Replace(src, `name: "j",`, `name: "j", timeout: "100ms",`, 1)
-	dir, _ := recordedRun(t, src, 0)
+	dir, rec := recordedRun(t, src, 0)
 	writeIn(t, filepath.Join(dir, "b", "s.cue"), timed)
 	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
-	refused(t, dir, []string{"the record and the scenario in b/s.cue disagree", "step j: it passed, but it lasted 3", "longer than its timeout of 100ms"}, "replay", "--file", "b/s.cue", recs[0])
-
-	dir, rec := recordedRun(t, timed, 3)
+	// How long the step lasted is the record's (at least the 300 ms it slept; more on a
+	// loaded machine): the message says that duration, whatever it was.
 	s := stepOf(t, rec, "j")
-	s["outcome"], s["endNs"] = "passed", s["startNs"].(float64)+525e6
+	lasted := time.Duration(s["endNs"].(float64) - s["startNs"].(float64))
+	if lasted < 300*time.Millisecond {
+		t.Fatalf("step j of the genuine record lasted %s, less than the 300ms it slept", lasted)
+	}
+	refused(t, dir, []string{"the record and the scenario in b/s.cue disagree", "step j: it passed, but it lasted " + lasted.String() + ", longer than its timeout of 100ms"}, "replay", "--file", "b/s.cue", recs[0])
+
+	dir, rec = recordedRun(t, timed, 3)
+	s = stepOf(t, rec, "j")
+	// The step's end moved 425 ms past the run's end, however long the run took.
+	runStart, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEnd, err := time.Parse(time.RFC3339Nano, rec["end"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := runEnd.Sub(runStart) + 425*time.Millisecond
+	s["outcome"], s["endNs"] = "passed", float64(moved)
 	delete(s, "error")
 	rec["results"] = map[string]any{"j": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}}
 	listStdout(rec, "j")
 	passedAs(rec, map[string]any{"j.stdout": "ok\n"})
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
-	want := []string{"step j: its record contradicts itself: it ends at 525", "after the run's end at "}
+	want := []string{"step j: its record contradicts itself: it ends at " + moved.String() + ", after the run's end at "}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 	// Its end left within the run's: the timeout refuses it.
@@ -342,6 +359,11 @@ flaky: schema.#Scenario & {
 // (code 3) kept that only in the record's top-level error and cleanup lines, the process
 // step saying passed: replacing them with what a run whose process stayed up records made
 // replay and merge say PASSED. The process step's record keeps its early end now.
+//
+// The job outlasts the process by waiting for it: side writes its parent's pid (its keeper's,
+// which labrun waits for and reaps) and exits; the job polls that pid until it is gone (for
+// at most 20 s), then leaves labrun 0.2 s to note the end. Two sleeps (0.05 s against 0.2 s)
+// raced on a loaded machine: the run exited 0, its process stopped by the cleanup.
 func TestProcessEndedEarlyOnItsStep(t *testing.T) {
 	const src = `package lab
 
@@ -349,8 +371,8 @@ import "labrun.dev/schema"
 
 pr: schema.#Scenario & {
 	steps: [
-		{name: "side", process: argv: ["sh", "-c", "sleep 0.05; exit 3"]},
-		{name: "job", exec: argv: ["sh", "-c", "sleep 0.2; echo ok"]},
+		{name: "side", process: argv: ["sh", "-c", "echo $PPID > side.ppid; exit 3"]},
+		{name: "job", exec: argv: ["sh", "-c", "i=0; until [ -s side.ppid ] && ! kill -0 $(cat side.ppid) 2>/dev/null || [ $i -ge 2000 ]; do sleep 0.01; i=$((i+1)); done; sleep 0.2; echo ok"]},
 	]
 	expect: ["job.stdout == 'ok\\n'"]
 }
