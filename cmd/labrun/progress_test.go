@@ -58,7 +58,9 @@ func TestProgressTerminal(t *testing.T) {
 		g.mu.Lock()
 		clock = clock.Add(2 * time.Second)
 		g.mu.Unlock()
-		deadline := time.Now().Add(2 * time.Second)
+		// The redraw is the progress's own ticker's, on the real clock: wait for it long enough
+		// for a loaded machine (the loop ends as soon as it is drawn).
+		deadline := time.Now().Add(10 * time.Second)
 		for !strings.Contains(out.String(), "40/100 req") && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}

@@ -196,20 +196,37 @@ slow: schema.#Scenario & {
 }
 `
 	timed := strings.Replace(src, `name: "j",`, `name: "j", timeout: "100ms",`, 1)
-	dir, _ := recordedRun(t, src, 0)
+	dir, rec := recordedRun(t, src, 0)
 	writeIn(t, filepath.Join(dir, "b", "s.cue"), timed)
 	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
-	refused(t, dir, []string{"the record and the scenario in b/s.cue disagree", "step j: it passed, but it lasted 3", "longer than its timeout of 100ms"}, "replay", "--file", "b/s.cue", recs[0])
-
-	dir, rec := recordedRun(t, timed, 3)
+	// How long the step lasted is the record's (at least the 300 ms it slept; more on a
+	// loaded machine): the message says that duration, whatever it was.
 	s := stepOf(t, rec, "j")
-	s["outcome"], s["endNs"] = "passed", s["startNs"].(float64)+525e6
+	lasted := time.Duration(s["endNs"].(float64) - s["startNs"].(float64))
+	if lasted < 300*time.Millisecond {
+		t.Fatalf("step j of the genuine record lasted %s, less than the 300ms it slept", lasted)
+	}
+	refused(t, dir, []string{"the record and the scenario in b/s.cue disagree", "step j: it passed, but it lasted " + lasted.String() + ", longer than its timeout of 100ms"}, "replay", "--file", "b/s.cue", recs[0])
+
+	dir, rec = recordedRun(t, timed, 3)
+	s = stepOf(t, rec, "j")
+	// The step's end moved 425 ms past the run's end, however long the run took.
+	runStart, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runEnd, err := time.Parse(time.RFC3339Nano, rec["end"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := runEnd.Sub(runStart) + 425*time.Millisecond
+	s["outcome"], s["endNs"] = "passed", float64(moved)
 	delete(s, "error")
 	rec["results"] = map[string]any{"j": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}}
 	listStdout(rec, "j")
 	passedAs(rec, map[string]any{"j.stdout": "ok\n"})
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
-	want := []string{"step j: its record contradicts itself: it ends at 525", "after the run's end at "}
+	want := []string{"step j: its record contradicts itself: it ends at " + moved.String() + ", after the run's end at "}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 	// Its end left within the run's: the timeout refuses it.
@@ -227,7 +244,7 @@ slow: schema.#Scenario & {
 }
 
 // TestPlannedOffsetIsThePlans: a step with at: "100ms" whose recorded plannedNs, startNs and
-// endNs were moved by 150ms (its skew unchanged, the value its expectation read moved too)
+// endNs were moved by 150ms (its skew unchanged, the value its expectation read and the run's end moved too)
 // replayed and merged as PASSED: no run of the scenario plans it there.
 func TestPlannedOffsetIsThePlans(t *testing.T) {
 	const src = `package lab
@@ -239,7 +256,7 @@ tm: schema.#Scenario & {
 		{name: "job", exec: argv: ["sleep", "1"]},
 		{name: "mark", at: "100ms", exec: argv: ["true"]},
 	]}]
-	expect: ["started.mark < 1"]
+	expect: ["started.mark < 60"]
 }
 `
 	// job outlasts mark by far, so that mark moved 150ms later still ends before the run: the
@@ -251,13 +268,34 @@ tm: schema.#Scenario & {
 		t.Fatalf("replay of the genuine record: exit %d\n%s", code, out)
 	}
 	s := stepOf(t, rec, "mark")
+	// The times the message says are the record's: the block starts later on a loaded machine.
+	planned := time.Duration(s["plannedNs"].(float64)) + 150*time.Millisecond
+	path := s["path"].(string)
+	parts := strings.Split(path, ".")
+	parent := strings.Join(parts[:len(parts)-2], ".")
+	var plans time.Duration
+	for _, o := range rec["steps"].([]any) {
+		if o := o.(map[string]any); o["path"] == parent {
+			plans = time.Duration(o["startNs"].(float64)) + 100*time.Millisecond
+		}
+	}
+	if plans == 0 {
+		t.Fatalf("no record of the block %q of step mark (%s)", parent, path)
+	}
 	for _, k := range []string{"plannedNs", "startNs", "endNs"} {
 		s[k] = s[k].(float64) + 150e6
 	}
+	// The run's end moved with it: job's 0.3 s may end less than 150 ms after mark on a
+	// loaded machine, and mark's end would then be after the run's (another contradiction).
+	end, err := time.Parse(time.RFC3339Nano, rec["end"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec["end"] = end.Add(150 * time.Millisecond).Format(time.RFC3339Nano)
 	v := rec["expectations"].([]any)[0].(map[string]any)["values"].(map[string]any)
 	v["started.mark"] = v["started.mark"].(float64) + 0.15
 	writeJSON(t, filepath.Join(dir, "m", "genuine.json"), rec)
-	want := []string{"step mark: its record contradicts itself: it was planned at 25", "but its at: 100ms after the start of its block", "plans it at 10"}
+	want := []string{"step mark: its record contradicts itself: it was planned at " + planned.String() + ", but its at: 100ms after the start of its block", "plans it at " + plans.String()}
 	refused(t, dir, want, "replay", "m/genuine.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
@@ -273,7 +311,7 @@ import "labrun.dev/schema"
 ss: schema.#Scenario & {
 	setup: [{name: "prep", exec: argv: ["sleep", "0.2"]}]
 	steps: [{name: "j", exec: argv: ["sleep", "0.2"]}]
-	expect: ["ended.j < 10"]
+	expect: ["ended.j < 60"]
 }
 `
 	dir, rec := recordedRun(t, src, 0)
@@ -281,22 +319,31 @@ ss: schema.#Scenario & {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec["stepsStart"] = start.Add(60 * time.Millisecond).Format(time.RFC3339Nano)
+	// Moved 60 ms past step j's start (and the setup's end, below), wherever that start was: a
+	// loaded machine starts j more than a timeSlack after stepsStart.
+	runStart, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	offset := start.Sub(runStart) // of stepsStart in the run
+	later := time.Duration(stepOf(t, rec, "j")["startNs"].(float64)) - offset + 60*time.Millisecond
+	earlier := offset - time.Duration(stepOf(t, rec, "prep")["endNs"].(float64)) + 60*time.Millisecond
+	rec["stepsStart"] = start.Add(later).Format(time.RFC3339Nano)
 	v := rec["expectations"].([]any)[0].(map[string]any)["values"].(map[string]any)
-	v["ended.j"] = v["ended.j"].(float64) - 0.06
+	v["ended.j"] = v["ended.j"].(float64) - later.Seconds()
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
 	want := []string{"step j: its record contradicts itself: it is a step of the steps phase and starts at ", "before that phase's start (stepsStart) at "}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 	// Moved earlier: the setup's step ends after it.
-	rec["stepsStart"] = start.Add(-60 * time.Millisecond).Format(time.RFC3339Nano)
-	v["ended.j"] = v["ended.j"].(float64) + 0.12
+	rec["stepsStart"] = start.Add(-earlier).Format(time.RFC3339Nano)
+	v["ended.j"] = v["ended.j"].(float64) + later.Seconds() + earlier.Seconds()
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
 	refused(t, dir, []string{"step prep: its record contradicts itself: it is a step of the setup and ends at ", "after the steps phase's start (stepsStart) at "}, "replay", "m/edited.json")
 	// Moved past the run's end.
 	rec["stepsStart"] = start.Add(time.Hour).Format(time.RFC3339Nano)
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
-	refused(t, dir, []string{"its steps phase starts (stepsStart) at 1h0m0.", "outside the run, which started at 0s and ended at "}, "replay", "m/edited.json")
+	refused(t, dir, []string{"its steps phase starts (stepsStart) at " + (offset + time.Hour).String() + ", outside the run, which started at 0s and ended at "}, "replay", "m/edited.json")
 }
 
 // TestMergeRefusesShiftedCopy: merge of run --count 3's rounds 1 and 3 (passed) with a copy
@@ -356,6 +403,11 @@ flaky: schema.#Scenario & {
 // (code 3) kept that only in the record's top-level error and cleanup lines, the process
 // step saying passed: replacing them with what a run whose process stayed up records made
 // replay and merge say PASSED. The process step's record keeps its early end now.
+//
+// The job outlasts the process by waiting for it: side writes its parent's pid (its keeper's,
+// which labrun waits for and reaps) and exits; the job polls that pid until it is gone (for
+// at most 20 s), then leaves labrun 0.2 s to note the end. Two sleeps (0.05 s against 0.2 s)
+// raced on a loaded machine: the run exited 0, its process stopped by the cleanup.
 func TestProcessEndedEarlyOnItsStep(t *testing.T) {
 	const src = `package lab
 
@@ -363,8 +415,8 @@ import "labrun.dev/schema"
 
 pr: schema.#Scenario & {
 	steps: [
-		{name: "side", process: argv: ["sh", "-c", "sleep 0.05; exit 3"]},
-		{name: "job", exec: argv: ["sh", "-c", "sleep 0.2; echo ok"]},
+		{name: "side", process: argv: ["sh", "-c", "echo $PPID > side.ppid; exit 3"]},
+		{name: "job", exec: argv: ["sh", "-c", "i=0; until [ -s side.ppid ] && ! kill -0 $(cat side.ppid) 2>/dev/null || [ $i -ge 2000 ]; do sleep 0.01; i=$((i+1)); done; sleep 0.2; echo ok"]},
 	]
 	expect: ["job.stdout == 'ok\\n'"]
 }
@@ -402,14 +454,17 @@ slow: schema.#Scenario & {
 `
 	dir, rec := recordedRun(t, src, 3)
 	s := stepOf(t, rec, "j")
-	s["outcome"], s["endNs"] = "passed", s["startNs"].(float64)+520e6
+	// The times the message says are the record's (j, the first step, starts later on a
+	// loaded machine).
+	first := time.Duration(s["startNs"].(float64))
+	s["outcome"], s["endNs"] = "passed", float64(first+520*time.Millisecond)
 	delete(s, "error")
 	rec["end"] = "2099-01-01T00:00:00Z"
 	rec["results"] = map[string]any{"j": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}}
 	listStdout(rec, "j")
 	passedAs(rec, map[string]any{"j.stdout": "ok\n"})
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
-	want := []string{"step j: its record contradicts itself: it passed at 520", "but the scenario's timeout (300ms) had expired by 300", "which cancels the setup and steps still running"}
+	want := []string{"step j: its record contradicts itself: it passed at " + (first + 520*time.Millisecond).String() + ", but the scenario's timeout (300ms) had expired by " + (first + 300*time.Millisecond).String() + " (its first step started at " + first.String() + "), which cancels the setup and steps still running"}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 
