@@ -285,7 +285,7 @@ tm: schema.#Scenario & {
 	for _, k := range []string{"plannedNs", "startNs", "endNs"} {
 		s[k] = s[k].(float64) + 150e6
 	}
-	// The run's end moved with it: job's 0.3 s may end less than 150 ms after mark on a
+	// The run's end moved with it: job may end less than 150 ms after mark on a
 	// loaded machine, and mark's end would then be after the run's (another contradiction).
 	end, err := time.Parse(time.RFC3339Nano, rec["end"].(string))
 	if err != nil {
