@@ -90,6 +90,11 @@ func (p *Apply) Run(ctx context.Context, rt Runtime) error {
 	if err != nil {
 		return err
 	}
+	// The objects written in the step are named by it whether or not the server takes them: a
+	// wait: absent of one it refused claims that refusal, not a name no step made.
+	if named, err := cl.Objects(ctx, p.Objects, fs, rt.Namespace(p.Namespace)); err == nil {
+		rt.SawObjects(named)
+	}
 	res, err := cl.ApplyWith(ctx, p.Objects, fs, rt.Namespace(p.Namespace), p.Options())
 	rt.SawObjects(append(append([]ObjectRef{}, res.Applied...), res.Created...))
 	for _, ref := range res.Created {
