@@ -467,13 +467,18 @@ func seriesSection(rec *interp.Record, f Files, pl *places) *section {
 			}
 		}
 		stats := seriesStats(rec, ser)
+		changes := podChanges(rec, ser.Samples)
 		s.blocks = append(s.blocks, block{htmlOnly: true, heading: n, id: "series-" + anchorName(n), text: txt(fmt.Sprintf("%d samples every %s of %s", len(ser.Samples), ser.Every, ser.Source))})
+		if why := ser.PodChange(); why != "" {
+			// Both reports: the Markdown has no chart, and its list line above would read as one pod's.
+			s.blocks = append(s.blocks, block{hint: true, text: txt(why)})
+		}
 		var cs []chart
 		for i, ss := range stats {
 			if i == maxStatCharts {
 				break
 			}
-			cs = append(cs, pl.chart(seriesChartID(n, ss.name), statChart(rec, ss, samples)))
+			cs = append(cs, pl.chart(seriesChartID(n, ss.name), statChart(rec, ss, samples, changes)))
 		}
 		if len(cs) > 0 {
 			s.blocks = append(s.blocks, block{htmlOnly: true, charts: cs})

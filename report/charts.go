@@ -463,7 +463,7 @@ func seriesStats(rec *interp.Record, s *interp.SeriesRecord) []statSeries {
 				prev = 0 // a counter appears at its first count: absent before is 0
 			}
 			dt := s.Samples[i].At.Sub(s.Samples[i-1].At).Seconds()
-			if dt <= 0 || v < prev { // a reset has no rate
+			if dt <= 0 || v < prev || otherPod(s.Samples[i-1], s.Samples[i]) { // a reset, or two Envoys' counters, has no rate
 				continue
 			}
 			ss.ivs = append(ss.ivs, interval{at(i - 1), at(i), (v - prev) / dt})
@@ -477,10 +477,57 @@ func seriesStats(rec *interp.Record, s *interp.SeriesRecord) []statSeries {
 	return out
 }
 
+// otherPod reports whether two samples of a series say they read two different pods (a
+// selector that picked another pod between them): a counter's difference between them is
+// no rate, and the chart marks the change.
+func otherPod(a, b *interp.SnapshotRecord) bool {
+	return a != nil && b != nil && a.Pod != "" && b.Pod != "" && !a.SamePod(b)
+}
+
+// podChange is a moment at which a series' samples start reading another pod.
+type podChange struct {
+	at  time.Duration
+	pod string
+}
+
+// podChanges are the moments at which snapshots of one source (a series' samples) read
+// another pod than the one before (a snapshot that does not say its pod is taken as the pod
+// before it, as SeriesRecord.PodChange does).
+func podChanges(rec *interp.Record, snaps []*interp.SnapshotRecord) []podChange {
+	var out []podChange
+	var last *interp.SnapshotRecord
+	for _, smp := range snaps {
+		if smp == nil || smp.Pod == "" {
+			continue
+		}
+		if last != nil && !last.SamePod(smp) {
+			out = append(out, podChange{smp.At.Sub(rec.Start), smp.PodName(last)})
+		}
+		last = smp
+	}
+	return out
+}
+
+// podMarks draws an orange line where the samples start reading another pod, labelled with
+// that pod: the values on either side are two Envoys'.
+func (c *timeChart) podMarks(changes []podChange) {
+	for _, ch := range changes {
+		x := c.x(ch.at)
+		label := "→ pod " + ch.pod
+		fmt.Fprintf(&c.b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e65100" stroke-width="1.5" stroke-dasharray="2,2"><title>from %s the samples read pod %s: another Envoy, whose counters are not the earlier pod's</title></line>`,
+			x, padT, x, padT+plotH, secs(ch.at), html.EscapeString(ch.pod))
+		anchor, tx := "start", x+3
+		if x+3+textWidth(label, 10) > chartW-padR {
+			anchor, tx = "end", x-3
+		}
+		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" text-anchor="%s" fill="#e65100" font-size="10" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`, tx, padT+plotH-4, anchor, html.EscapeString(label))
+	}
+}
+
 // maxStatCharts bounds the charts of one series; the rest are listed by name.
 const maxStatCharts = 24
 
-func statChart(rec *interp.Record, ss statSeries, samples []*interp.StepRecord) string {
+func statChart(rec *interp.Record, ss statSeries, samples []*interp.StepRecord, changes []podChange) string {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, iv := range ss.ivs {
 		lo, hi = math.Min(lo, iv.v), math.Max(hi, iv.v)
@@ -495,6 +542,7 @@ func statChart(rec *interp.Record, ss statSeries, samples []*interp.StepRecord) 
 	c := newTimeChart(ss.name, unit, rec.End.Sub(rec.Start), lo, hi, loadSpans(rec))
 	c.plannedMarks(samples)
 	c.stepMarks(timedSteps(rec))
+	c.podMarks(changes)
 	c.steps(ss.ivs, colorLine, false, ss.counter)
 	return c.String()
 }
@@ -808,6 +856,9 @@ func snapshotCharts(rec *interp.Record) []snapshotChart {
 		}
 		c := newTimeChart(stat, "", rec.End.Sub(rec.Start), 0, hi, loadSpans(rec))
 		c.stepMarks(timedSteps(rec))
+		for _, l := range lines {
+			c.podMarks(podChanges(rec, bySource[l.src]))
+		}
 		// The legend, right-aligned in the title line; sources' names (an Envoy cluster's are
 		// long) cut to the room the title leaves, whole in their tooltip.
 		room := float64(chartW-padR-padL-12) - textWidth(stat, 12)

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -86,5 +87,43 @@ func TestArtifactFilesBounded(t *testing.T) {
 	})
 	if n > 10 {
 		t.Errorf("a 10,000-sample run wrote %d report files, want at most 10", n)
+	}
+}
+
+// TestSeriesChartAcrossPods: a series whose selector picked another pod between two samples
+// (client-a's Envoy, then client-b's, which counts from its own start) is drawn with the
+// change marked, no rate between the two pods' counters, and both reports say it.
+func TestSeriesChartAcrossPods(t *testing.T) {
+	rec := sampleRecord()
+	t0 := rec.Start
+	ser := &interp.SeriesRecord{Name: "g", Source: "envoy lab/{app=client} cluster c", Every: 100 * time.Millisecond}
+	for i, c := range []float64{10, 20, 30, 1000, 1010, 1020} {
+		pod, uid := "lab/client-a", "u-a"
+		if i >= 3 {
+			pod, uid = "lab/client-b", "u-b"
+		}
+		ser.Samples = append(ser.Samples, &interp.SnapshotRecord{Name: "g", Source: ser.Source, Pod: pod, PodUID: uid,
+			At: t0.Add(time.Duration(i+1) * 100 * time.Millisecond), Counters: schema.Stats{"upstream_rq_total": c}})
+	}
+	rec.Results["g"] = &interp.Result{Kind: "snapshot", Sampled: true, Value: ser}
+	files, err := report.Write(t.TempDir(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(files.HTML)
+	md, _ := os.ReadFile(files.Markdown)
+	for _, want := range []string{"→ pod lab/client-b", "the samples read pod lab/client-b"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	// (1000-30)/0.1 s: the difference of two Envoys' counters, read as a rate.
+	if strings.Contains(string(page), ": 9700<") {
+		t.Errorf("HTML draws a rate of 9700/s between two pods' counters")
+	}
+	why := `series "g" read pod lab/client-a (samples 1-3), then pod lab/client-b (samples 4-6)`
+	if !strings.Contains(html.UnescapeString(string(page)), why) || !strings.Contains(string(md), why) {
+		t.Logf("%s", md)
+		t.Errorf("HTML and Markdown should both say %q", why)
 	}
 }
