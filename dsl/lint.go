@@ -62,6 +62,9 @@ const (
 	// LintOtherCluster: a wait: match or absent of an object that only steps of other
 	// clusters apply.
 	LintOtherCluster = "other-cluster"
+	// LintPodReplaced: a delta or series of an Envoy by selector across a step that replaces
+	// the pods the selector matches.
+	LintPodReplaced = "pod-replaced"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -84,6 +87,7 @@ var LintCodes = map[string]string{
 	LintOtherCluster:     "in a scenario of several clusters, a wait: match or absent of an object (kind and name) that the scenario applies only in other clusters than the wait's: the absent holds at once, the match never",
 	LintRolloutKind:      "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
 	LintKindOnlyMatch:    "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
+	LintPodReplaced:      "a delta of two snapshots of an Envoy by one selector, or a series sampled by selector, with a kill, restart, scale or delete of pods that selector matches that may run between the snapshots or while it samples: the later snapshots may read another pod's sidecar (a new Envoy, counting from zero), and the delta (the series' max, min, first, last) then errs when judged",
 	LintOneReplica:       "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
 	LintUnknownAddress:   "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
 }
@@ -223,6 +227,7 @@ func (d *decoder) lint() {
 	d.lintDNSNames(warn)
 	d.lintNothingJudged()
 	d.lintDeltaWindows(warn)
+	d.lintPodReplaced(objs, warn)
 	d.lintUnmatchedLabels(objs, ix, warn)
 }
 
