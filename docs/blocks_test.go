@@ -55,6 +55,7 @@ func TestReadingBlocksAgainstSchema(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("checked %d reading blocks", checked)
 	if checked < 10 {
 		t.Errorf("checked %d reading blocks, want the documents' (at least 10): did the fences move?", checked)
 	}
