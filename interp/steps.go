@@ -293,6 +293,9 @@ func (rt *stepRuntime) Judge() error {
 	case Passed:
 		return nil
 	case Errored: // no answer, true or false: what the step claims was not tested
+		if jd.emptyUntil { // a get's or a config's until over an empty collection: not there yet
+			return &schema.EmptyUntil{Err: fmt.Errorf("assert %s: %s", s.Expr.Src, jd.Reason)}
+		}
 		return &schema.NotJudged{Err: fmt.Errorf("assert %s: %s", s.Expr.Src, jd.Reason)}
 	}
 	if jd.Reason != "" {

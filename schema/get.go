@@ -197,6 +197,9 @@ func (p *Get) Run(ctx context.Context, rt Runtime) error {
 		if serr := rt.Sleep(ctx, interval); serr != nil || ctx.Err() != nil {
 			err := fmt.Errorf("get %s until %s: %w after %d reads; last: %v", strings.TrimSpace(p.Kind+" "+p.Name+p.Selector), p.Until, context.Cause(ctx), reads, last)
 			if observed {
+				if errors.As(last, new(*EmptyUntil)) {
+					err = &EmptyUntil{Err: err}
+				}
 				return &Unmet{Err: err}
 			}
 			return err
