@@ -215,7 +215,18 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 		m := dsl.NewMatrix(sc, sweeps, opts.Vars, mf.count, passRate)
 		p.secrets.addBase(interp.MatrixRedactor(m, sc))
 		units, uerrs, warns := p.unitsOf(m, sc, opts, !x.vet, said)
-		warns = append(dsl.SweepWarnings(sc, sweeps), warns...)
+		sweepWarns := dsl.SweepWarnings(sc, sweeps)
+		warns = append(sweepWarns, warns...)
+		// A --sweep flag's warning is the scenario's as the lints' are: each run's record
+		// (and its reports) keeps it, as it keeps those its load found. Before, only the
+		// console said it, before the runs.
+		noted := map[*dsl.Scenario]bool{}
+		for _, u := range units {
+			if u.Scenario != nil && !noted[u.Scenario] && !strict {
+				noted[u.Scenario] = true
+				u.Scenario.Warnings = append(slices.Clip(u.Scenario.Warnings), sweepWarns...)
+			}
+		}
 		errs = append(errs, uerrs...)
 		w.matrices = append(w.matrices, m)
 		w.units = append(w.units, units...)
