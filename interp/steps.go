@@ -108,8 +108,11 @@ func (rt *stepRuntime) podPicked(p schema.PodPick) {
 			rt.sr.Read = "pods " + strings.Join(used, ", ")
 		}
 	}
+	// A sampler's later samples say it again only when it changed; every other execution of
+	// the step (a repeat's next round, a sampler's first sample in it) picks anew, and its
+	// record, which names the pod it read, says what that pick left out.
 	w := p.Others()
-	if w == "" || slices.Contains(rt.sr.Warnings, w) || ru.pickWarned[rt.s.Path] == w {
+	if w == "" || slices.Contains(rt.sr.Warnings, w) || rt.sr.Sample > 1 && ru.pickWarned[rt.s.Path] == w {
 		return
 	}
 	if ru.pickWarned == nil {
