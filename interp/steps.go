@@ -77,9 +77,11 @@ func (ru *run) runGuarded(ctx context.Context, s *dsl.Step, sr *StepRecord, para
 			}
 		}
 	}()
-	if err := ru.guard(ctx, s, params); err != nil {
+	decoded, err := ru.guard(ctx, s, params)
+	if err != nil {
 		return ru.fromCopies(err)
 	}
+	rt.guarded = decoded
 	switch p := params.(type) {
 	case *schema.Get:
 		ru.shapeObject(ctx, rt, s, p)
@@ -222,6 +224,15 @@ type stepRuntime struct {
 	ru *run
 	s  *dsl.Step
 	sr *StepRecord
+	// guarded are the objects the namespace guard decoded of the step's objects and files,
+	// right before its Run, with the same parameters (nil: none).
+	guarded []schema.ObjectRef
+}
+
+// GuardedObjects are the objects the namespace guard decoded of the step's objects and files
+// (schema.GuardedObjects).
+func (rt *stepRuntime) GuardedObjects() ([]schema.ObjectRef, bool) {
+	return rt.guarded, rt.guarded != nil
 }
 
 func (rt *stepRuntime) Target() *schema.Target     { return rt.ru.targetOf(rt.s) }
