@@ -204,7 +204,8 @@ s: schema.#Scenario & {
 }
 
 // An until that holds only because its collection is empty does not hold: the step reads
-// again, and its timeout says the collection was empty. Before, all(cfg, .max_connections >=
+// again, and its timeout fails it (exit 1, as an until still false), saying the collection was
+// empty. Before, it ended as an error of the run's (timed out, exit 3). Before, all(cfg, .max_connections >=
 // 3) held at the first read, over no threshold: a wait for a state ended before anything
 // existed (as kubectl wait says "no matching resources found"); so did none(), count() == 0,
 // !any() and (first(cfg)?.… ?? default) until they were held to an expectation's rule too. An
@@ -252,8 +253,10 @@ s: schema.#Scenario & {
 				if c.reads > 0 && (reads != c.reads || rec.Steps[0].Outcome != interp.Passed) {
 					t.Errorf("until %s: %s after %d reads (%s), want passed after %d", c.until, rec.Steps[0].Outcome, reads, rec.Steps[0].Error, c.reads)
 				}
-				if c.reads == 0 && (rec.Steps[0].Outcome == interp.Passed || !strings.Contains(rec.Steps[0].Error, c.err)) {
-					t.Errorf("until %s: %s (%s), want it to time out: %s", c.until, rec.Steps[0].Outcome, rec.Steps[0].Error, c.err)
+				// Its collection empty to the end, the state it waits for never came: the step
+				// fails (exit 1) as an until still false does, not an error of the run's.
+				if c.reads == 0 && (rec.Steps[0].Outcome != interp.Failed || rec.Outcome != interp.Failed || !strings.Contains(rec.Steps[0].Error, c.err)) {
+					t.Errorf("until %s: %s, run %s (%s), want it to fail at its timeout: %s", c.until, rec.Steps[0].Outcome, rec.Outcome, rec.Steps[0].Error, c.err)
 				}
 			})
 		})

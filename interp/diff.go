@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,6 +72,21 @@ type RunDiff struct {
 	Normalized int `json:"normalized,omitempty"`
 }
 
+// unionKeys are the keys of a and of b, each once, sorted.
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // Diff compares two records. tolerance is the relative change (0.1 for 10%) below which a
 // numeric difference is not counted as beyond it; strings and presence always count.
 func Diff(a, b *Record, tolerance float64) *RunDiff {
@@ -78,19 +94,7 @@ func Diff(a, b *Record, tolerance float64) *RunDiff {
 	fa, na := normalizeAddrs(Flatten(a), a)
 	fb, nb := normalizeAddrs(Flatten(b), b)
 	d.Normalized = na + nb
-	paths := map[string]bool{}
-	for k := range fa {
-		paths[k] = true
-	}
-	for k := range fb {
-		paths[k] = true
-	}
-	keys := make([]string, 0, len(paths))
-	for k := range paths {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range unionKeys(fa, fb) {
 		va, inA := fa[k]
 		vb, inB := fb[k]
 		if inA && inB && fmt.Sprint(va) == fmt.Sprint(vb) {
@@ -123,17 +127,7 @@ func Diff(a, b *Record, tolerance float64) *RunDiff {
 		return m
 	}
 	va, vb := verdict(a), verdict(b)
-	var exprs []string
-	for k := range va {
-		exprs = append(exprs, k)
-	}
-	for k := range vb {
-		if _, ok := va[k]; !ok {
-			exprs = append(exprs, k)
-		}
-	}
-	sort.Strings(exprs)
-	for _, e := range exprs {
+	for _, e := range unionKeys(va, vb) {
 		if va[e] != vb[e] {
 			d.Verdicts = append(d.Verdicts, VerdictChange{Expr: e, A: va[e], B: vb[e]})
 			d.Beyond++

@@ -48,7 +48,7 @@ func (ru *run) preflight(ctx context.Context) error {
 			if s.HasTemplates() {
 				return // guarded when the step starts, once its ${...} are known
 			}
-			err := ru.guard(ctx, s, s.Params)
+			_, err := ru.guard(ctx, s, s.Params)
 			if _, ok := defined.deferrable(err); ok {
 				// An earlier step applies the CRD: the step is guarded, and its objects
 				// checked by the cluster, when it starts.
@@ -94,11 +94,13 @@ func targetCaps(t *schema.Target) schema.Caps {
 }
 
 // guard refuses a mutation outside the scenario's namespaces, with the objects' scope as the
-// cluster resolves it.
-func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) error {
+// cluster resolves it. decoded are the objects of params' objects and files as the cluster
+// decoded them for that (nil when it names none): the step that writes or deletes them takes
+// them (stepRuntime.GuardedObjects) instead of decoding them again.
+func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) (decoded []schema.ObjectRef, err error) {
 	cluster := ru.targetOf(s).Cluster
 	if cluster == nil {
-		return nil
+		return nil, nil
 	}
 	ru.mu.Lock()
 	deferred := ru.deferred[s]
@@ -106,7 +108,7 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) err
 	ru.mu.Unlock()
 	if deferred {
 		if err := ru.checkDeferred(ctx, s, params); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	m := params.Mutates(ru.namespace)
@@ -116,17 +118,17 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) err
 		for i, f := range m.Files {
 			p, err := (&stepRuntime{ru: ru, s: s}).ReadFile(f)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			files[i] = p
 		}
 		r, err := cluster.Objects(ctx, m.Objects, files, m.Namespace)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		refs = r
 	}
-	return schema.Guard(s.Kind, m, refs, ru.sc.Allowed(), ru.sc.ClusterScoped)
+	return refs, schema.Guard(s.Kind, m, refs, ru.sc.Allowed(), ru.sc.ClusterScoped)
 }
 
 // checkDeferred does for a deferred apply step, when it starts, what the pre-run checks would

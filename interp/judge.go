@@ -654,6 +654,7 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 				return failed
 			}
 			jd.Reason = empty.Error() // not expr's, with its snippet of the rewritten expression
+			jd.emptyUntil = empty.Until
 		}
 		if why := j.noResult(e); why != "" && readOfNil(jd.Reason) {
 			jd.Reason = why // not expr's "cannot get codes from <nil>"

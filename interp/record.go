@@ -458,6 +458,9 @@ type Judgement struct {
 	// Values are the numbers, strings and booleans the expression read (dsl.ReadsOf), by
 	// source: what the summaries of repeated and swept runs tabulate and plot.
 	Values Values `json:"values,omitempty"`
+	// emptyUntil says it errs because an until's collection is empty (dsl.EmptyCollection):
+	// the state awaited not there, which a step's timeout fails (schema.EmptyUntil).
+	emptyUntil bool
 }
 
 // ArtifactRecord is a raw input of one step.

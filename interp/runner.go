@@ -375,7 +375,8 @@ type run struct {
 	// (Result.Unknown), found before the step runs.
 	unknown map[string]map[string]string
 	// pickWarned is, by step path, the last warning that its selector matched more ready pods
-	// than it used (schema.PodPick.Others): a sampler says it again only when it changes.
+	// than it used (schema.PodPick.Others): a sampler's later samples say it again only when
+	// it changes.
 	pickWarned map[string]string
 	*Runner
 	sc    *dsl.Scenario

@@ -559,7 +559,11 @@ func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
 			if jd.Reason != "" {
 				why = jd.Reason
 			}
-			return &failure{fmt.Sprintf("repeat: %s was still not true after %d rounds: %s", s.Expr.Src, round, why)}
+			f := &failure{fmt.Sprintf("repeat: %s was still not true after %d rounds: %s", s.Expr.Src, round, why)}
+			if jd.emptyUntil {
+				return &schema.EmptyUntil{Err: f}
+			}
+			return f
 		}
 		if p.Interval > 0 {
 			if err := ru.clock.Sleep(ctx, ru.clock.Now().Add(p.Interval.D()), nil); err != nil {
@@ -593,6 +597,9 @@ func (ru *run) waitUntil(ctx context.Context, e *dsl.Expr, interval time.Duratio
 			}
 			if jd.Outcome == Failed {
 				return &schema.Unmet{Err: fmt.Errorf("%w; last: %s", err, why)} // judged false to the end: the run fails
+			}
+			if jd.emptyUntil { // its collection empty to the end: the state awaited never came
+				return &schema.Unmet{Err: &schema.EmptyUntil{Err: fmt.Errorf("%w; last: %s", err, why)}}
 			}
 			// no answer at the last poll, true or false: what the wait claims was not tested
 			return fmt.Errorf("%w; last: %w", err, &schema.NotJudged{Err: errors.New(why)})

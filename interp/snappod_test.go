@@ -308,3 +308,38 @@ s: schema.#Scenario & {
 		t.Errorf("sampler: %d samples, %d warned, want the warning once", samples, warned)
 	}
 }
+
+// TestSelectorOfReplicasInRepeat: in a repeat, each round's step by a selector of several ready
+// pods picks anew (another pod, if the pods changed), and its record names the pod it read:
+// each round's record says the selector matched others. Before, only the first round's did
+// (the warning was said once per step path, as a sampler's later samples say it), and the
+// second round's record read "pod lab/backend-a" as if the selector matched that pod alone.
+func TestSelectorOfReplicasInRepeat(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "r", mayFail: true, repeat: {max: 3, until: "ex.stdout == 'ready'", steps: [
+			{name: "ex", exec: {selector: "app=backend", argv: ["true"]}},
+		]}},
+	]
+	expect: ["outcome.r == 'failed'"]
+}`)
+	var rec *interp.Record
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{Ready: map[string][]string{"app=backend": {"backend-c", "backend-a", "backend-b"}}}
+		rec = interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	})
+	others := "selector app=backend matched 3 ready pods in lab (backend-a, backend-b, backend-c) and the step used backend-a only (the first by name): what it records is that pod's, not the other replicas'"
+	rounds, warned := 0, 0
+	for _, sr := range rec.Steps {
+		if sr.Name == "ex" {
+			rounds++
+			if slices.Contains(sr.Warnings, others) {
+				warned++
+			}
+		}
+	}
+	if rounds != 3 || warned != 3 {
+		t.Errorf("ex: %d rounds, %d warned, want 3 of 3", rounds, warned)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"labrun.dev/labrun/dsl"
@@ -144,17 +143,7 @@ func paramsDiff(was, now json.RawMessage) string {
 	if json.Unmarshal(was, &wm) != nil || json.Unmarshal(now, &nm) != nil || wm == nil || nm == nil {
 		return valueDiff("parameters", was, now)
 	}
-	keys := make([]string, 0, len(wm)+len(nm))
-	for k := range wm {
-		keys = append(keys, k)
-	}
-	for k := range nm {
-		if _, ok := wm[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range unionKeys(wm, nm) {
 		w, inW := wm[k]
 		n, inN := nm[k]
 		switch {

@@ -77,9 +77,11 @@ func (ru *run) runGuarded(ctx context.Context, s *dsl.Step, sr *StepRecord, para
 			}
 		}
 	}()
-	if err := ru.guard(ctx, s, params); err != nil {
+	decoded, err := ru.guard(ctx, s, params)
+	if err != nil {
 		return ru.fromCopies(err)
 	}
+	rt.guarded = decoded
 	switch p := params.(type) {
 	case *schema.Get:
 		ru.shapeObject(ctx, rt, s, p)
@@ -108,8 +110,11 @@ func (rt *stepRuntime) podPicked(p schema.PodPick) {
 			rt.sr.Read = "pods " + strings.Join(used, ", ")
 		}
 	}
+	// A sampler's later samples say it again only when it changed; every other execution of
+	// the step (a repeat's next round, a sampler's first sample in it) picks anew, and its
+	// record, which names the pod it read, says what that pick left out.
 	w := p.Others()
-	if w == "" || slices.Contains(rt.sr.Warnings, w) || ru.pickWarned[rt.s.Path] == w {
+	if w == "" || slices.Contains(rt.sr.Warnings, w) || rt.sr.Sample > 1 && ru.pickWarned[rt.s.Path] == w {
 		return
 	}
 	if ru.pickWarned == nil {
@@ -219,6 +224,15 @@ type stepRuntime struct {
 	ru *run
 	s  *dsl.Step
 	sr *StepRecord
+	// guarded are the objects the namespace guard decoded of the step's objects and files,
+	// right before its Run, with the same parameters (nil: none).
+	guarded []schema.ObjectRef
+}
+
+// GuardedObjects are the objects the namespace guard decoded of the step's objects and files
+// (schema.GuardedObjects).
+func (rt *stepRuntime) GuardedObjects() ([]schema.ObjectRef, bool) {
+	return rt.guarded, rt.guarded != nil
 }
 
 func (rt *stepRuntime) Target() *schema.Target     { return rt.ru.targetOf(rt.s) }
@@ -293,6 +307,9 @@ func (rt *stepRuntime) Judge() error {
 	case Passed:
 		return nil
 	case Errored: // no answer, true or false: what the step claims was not tested
+		if jd.emptyUntil { // a get's or a config's until over an empty collection: not there yet
+			return &schema.EmptyUntil{Err: fmt.Errorf("assert %s: %s", s.Expr.Src, jd.Reason)}
+		}
 		return &schema.NotJudged{Err: fmt.Errorf("assert %s: %s", s.Expr.Src, jd.Reason)}
 	}
 	if jd.Reason != "" {

@@ -61,18 +61,7 @@ func buildPageWith(rec *interp.Record, f Files, timeline string) *page {
 // kind ("1 step that may fail failed: busy (wait)"; a step that failed more than once, a
 // sample or a round, says how many times), or "" when none did.
 func MayFailed(rec *interp.Record) string {
-	var names []string
-	times := map[string]int{}
-	for _, st := range rec.Steps {
-		if st.Outcome == interp.Passed || !slices.Contains(st.Warnings, interp.MayFailWarning) {
-			continue
-		}
-		name := stepLabel(st) + " (" + st.Kind + ")"
-		if times[name] == 0 {
-			names = append(names, name)
-		}
-		times[name]++
-	}
+	names, times := mayFailedSteps(rec)
 	if len(names) == 0 {
 		return ""
 	}
@@ -85,6 +74,23 @@ func MayFailed(rec *interp.Record) string {
 		return "1 step that may fail failed: " + names[0]
 	}
 	return fmt.Sprintf("%d steps that may fail failed: %s", len(names), strings.Join(names, ", "))
+}
+
+// mayFailedSteps are the steps that may fail (mayFail) that did not pass in rec, each once
+// with its kind ("busy (wait)"), in the order they first failed, and how many times each did.
+func mayFailedSteps(rec *interp.Record) (names []string, times map[string]int) {
+	times = map[string]int{}
+	for _, st := range rec.Steps {
+		if st.Outcome == interp.Passed || !slices.Contains(st.Warnings, interp.MayFailWarning) {
+			continue
+		}
+		name := stepLabel(st) + " (" + st.Kind + ")"
+		if times[name] == 0 {
+			names = append(names, name)
+		}
+		times[name]++
+	}
+	return names, times
 }
 
 func metaRows(rec *interp.Record, f Files) []metaRow {

@@ -96,3 +96,21 @@ func TestJUnitSaysMayFailedAndWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestMayFailedRuns: a summary says which steps that may fail failed in its runs, each with how
+// many of the runs that started it failed in; a run not started counts in none.
+func TestMayFailedRuns(t *testing.T) {
+	for _, c := range []struct {
+		runs []report.SummaryRun
+		want string
+	}{
+		{[]report.SummaryRun{{}, {}}, ""},
+		{[]report.SummaryRun{{MayFailed: []string{"busy (wait)"}}, {}, {NotStarted: report.NotStartedFailFast}}, "1 step that may fail failed: busy (wait) in 1 of 2 runs"},
+		{[]report.SummaryRun{{MayFailed: []string{"busy (wait)"}}, {MayFailed: []string{"g (exec)", "busy (wait)"}}},
+			"2 steps that may fail failed: busy (wait) in 2 of 2 runs, g (exec) in 1 of 2 runs"},
+	} {
+		if got := report.MayFailedRuns(&report.Summary{Runs: c.runs}); got != c.want {
+			t.Errorf("MayFailedRuns = %q, want %q", got, c.want)
+		}
+	}
+}

@@ -87,6 +87,10 @@ type SummaryRun struct {
 	// Expectations are the verdicts, by expression; Values every value they read.
 	Expectations map[string]interp.Outcome `json:"expectations"`
 	Values       interp.Values             `json:"values"`
+	// MayFailed are the steps that may fail (mayFail) that did not pass in the run, each once
+	// with its kind ("busy (wait)"): a run passes with them, and its summary says so as a
+	// single run's verdict line does.
+	MayFailed []string `json:"mayFailed,omitempty"`
 }
 
 // summaryOutcome is a run's outcome as a summary counts it: a failed run with an expectation
@@ -193,6 +197,7 @@ func SummaryWith(m *dsl.Matrix, runs []RunFile, notStarted map[RunKey]string, di
 				sr.Report = filepath.ToSlash(rel)
 			}
 		}
+		sr.MayFailed, _ = mayFailedSteps(rec)
 		for _, jd := range rec.Expectations {
 			sr.Expectations[jd.Src] = jd.Outcome
 			for k, v := range jd.Values {
@@ -584,12 +589,48 @@ func fixedVars(s *Summary) string {
 	return "Fixed: " + strings.Join(parts, "; ") + "."
 }
 
-// runVerdict is a run's verdict as the tables show it: its outcome, and why it never started.
+// runVerdict is a run's verdict as the tables show it: its outcome, and why it never started
+// or which steps that may fail failed.
 func runVerdict(r SummaryRun) string {
 	if r.NotStarted != "" {
 		return string(r.Outcome) + " (" + r.NotStarted + ")"
 	}
+	if len(r.MayFailed) > 0 {
+		return string(r.Outcome) + " (may fail, failed: " + strings.Join(r.MayFailed, ", ") + ")"
+	}
 	return string(r.Outcome)
+}
+
+// MayFailedRuns says which steps that may fail (mayFail) failed in the summary's runs, each
+// with how many of the runs that started it failed in ("1 step that may fail failed: busy
+// (wait) in 2 of 3 runs"), or "" when none did: the runs pass with them, and a single run's
+// verdict line says it (MayFailed).
+func MayFailedRuns(s *Summary) string {
+	var names []string
+	in := map[string]int{}
+	ran := 0
+	for _, r := range s.Runs {
+		if r.NotStarted != "" {
+			continue
+		}
+		ran++
+		for _, n := range r.MayFailed {
+			if in[n] == 0 {
+				names = append(names, n)
+			}
+			in[n]++
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	for i, n := range names {
+		names[i] = fmt.Sprintf("%s in %d of %d run%s", n, in[n], ran, plural(ran))
+	}
+	if len(names) == 1 {
+		return "1 step that may fail failed: " + names[0]
+	}
+	return fmt.Sprintf("%d steps that may fail failed: %s", len(names), strings.Join(names, ", "))
 }
 
 // combinationPassed is how many of a combination's runs passed, and whether that is below
@@ -615,6 +656,9 @@ func header(s *Summary, v string) string {
 func SummaryMarkdown(s *Summary, plots []Plot) string {
 	var md strings.Builder
 	fmt.Fprintf(&md, "# %s: %d of %d runs passed\n\n%s%s\n\n", s.Scenario, s.Passed, s.Planned, passRule(s), missingRuns(s))
+	if mf := MayFailedRuns(s); mf != "" {
+		md.WriteString(sumCell(mf) + ".\n\n")
+	}
 	if len(s.Sweep) > 0 {
 		md.WriteString("Swept:")
 		for _, sw := range s.Sweep {
@@ -700,6 +744,9 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	w("<title>%s — %d of %d runs passed</title>\n<style>%s%s</style></head><body>\n", e(s.Scenario), s.Passed, s.Planned, htmlCSS, summaryCSS)
 	w("<h1>%s <span class=\"badge %s\">%s</span></h1>\n", e(s.Scenario), e(s.Verdict), strings.ToUpper(e(s.Verdict)))
 	w("<p class=\"doc\">%d of %d runs passed. %s%s</p>\n", s.Passed, s.Planned, strings.ReplaceAll(strings.ReplaceAll(e(passRule(s)), "**", ""), "`", ""), e(missingRuns(s)))
+	if mf := MayFailedRuns(s); mf != "" {
+		w("<p class=\"mayfailed warn\">%s.</p>\n", e(mf))
+	}
 	w("<table class=\"meta\">")
 	for _, sw := range s.Sweep {
 		from := "the scenario's sweep"
@@ -835,8 +882,13 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	return b.String()
 }
 
+// notStartedHint is what the runs table shows beside a run's verdict: why it never started, or
+// which steps that may fail failed.
 func notStartedHint(r SummaryRun) string {
 	if r.NotStarted == "" {
+		if len(r.MayFailed) > 0 {
+			return " <span class=\"hint warn\">may fail, failed: " + html.EscapeString(strings.Join(r.MayFailed, ", ")) + "</span>"
+		}
 		return ""
 	}
 	return " <span class=\"hint\">" + html.EscapeString(r.NotStarted) + "</span>"

@@ -92,7 +92,7 @@ func (p *Apply) Run(ctx context.Context, rt Runtime) error {
 	}
 	// The objects written in the step are named by it whether or not the server takes them: a
 	// wait: absent of one it refused claims that refusal, not a name no step made.
-	if named, err := cl.Objects(ctx, p.Objects, fs, rt.Namespace(p.Namespace)); err == nil {
+	if named, err := stepObjects(ctx, rt, p.Objects, fs, rt.Namespace(p.Namespace)); err == nil {
 		rt.SawObjects(named)
 	}
 	res, err := cl.ApplyWith(ctx, p.Objects, fs, rt.Namespace(p.Namespace), p.Options())
@@ -114,6 +114,25 @@ func (p *Apply) Run(ctx context.Context, rt Runtime) error {
 		rt.Artifact("error.txt", []byte(full+"\n"))
 	}
 	return err
+}
+
+// GuardedObjects is a Runtime that has decoded the step's objects and files already: the
+// namespace guard does, right before the step runs, with the same objects, files and
+// namespace. A step that names them (an apply, a delete of objects) takes what it decoded
+// rather than ask the cluster to decode them again.
+type GuardedObjects interface {
+	GuardedObjects() ([]ObjectRef, bool)
+}
+
+// stepObjects are the objects and files the step names (objs, fs, in namespace ns), as the
+// namespace guard decoded them (GuardedObjects), or as the cluster decodes them.
+func stepObjects(ctx context.Context, rt Runtime, objs []Object, fs []string, ns string) ([]ObjectRef, error) {
+	if g, ok := rt.(GuardedObjects); ok {
+		if refs, ok := g.GuardedObjects(); ok {
+			return refs, nil
+		}
+	}
+	return rt.Target().Cluster.Objects(ctx, objs, fs, ns)
 }
 
 // Qualified is namespace/name, or the name of a cluster-scoped object.

@@ -548,8 +548,12 @@ func (p *Config) Run(ctx context.Context, rt Runtime) error {
 		}
 		if serr := rt.Sleep(ctx, interval); serr != nil || ctx.Err() != nil {
 			// The runner reports its own timeout in place of this error: the warning keeps why.
-			if IsFailure(last) { // read, and judged false to the end: the run fails
-				return &Unmet{Err: fmt.Errorf("config %s: %w after %d reads; last: %v", waits, context.Cause(ctx), reads, last)}
+			if IsFailure(last) { // read, and judged false (or its collection empty) to the end: the run fails
+				err := fmt.Errorf("config %s: %w after %d reads; last: %v", waits, context.Cause(ctx), reads, last)
+				if errors.As(last, new(*EmptyUntil)) {
+					err = &EmptyUntil{Err: err}
+				}
+				return &Unmet{Err: err}
 			}
 			rt.Warn(fmt.Sprintf("%s did not hold after %d reads; last: %v", waits, reads, last))
 			// last is wrapped: an until that could not be evaluated (NotJudged) tested nothing

@@ -118,7 +118,7 @@ func (p *Delete) Run(ctx context.Context, rt Runtime) error {
 	if err != nil {
 		return err
 	}
-	refs, err := cl.Objects(ctx, p.Objects, fs, rt.Namespace(p.Namespace))
+	refs, err := stepObjects(ctx, rt, p.Objects, fs, rt.Namespace(p.Namespace))
 	if err != nil {
 		return err
 	}

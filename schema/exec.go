@@ -352,6 +352,25 @@ func (e *NotJudged) NotTested() (why, expects string) {
 	return "the expression could not be evaluated", "expectFail: true expects it to be false, not to have no answer"
 }
 
+// EmptyUntil is the error of an until (a wait's, a get's, a config's, a repeat's) that did not
+// hold because a collection it reads was empty (dsl.EmptyCollection): what the step saw, the
+// state it waits for not there, so its timeout (or max) fails the step (exit 1) as an until
+// still false does, saying the collection was empty. It judged no item, though: a bare
+// expectFail: true, which expects the until to be false, is not met by it; a pattern naming the
+// error is.
+type EmptyUntil struct{ Err error }
+
+func (e *EmptyUntil) Error() string { return e.Err.Error() }
+func (e *EmptyUntil) Unwrap() error { return e.Err }
+
+// Failure marks it a failed expectation (IsFailure).
+func (e *EmptyUntil) Failure() {}
+
+// NotTested says the until judged no item, and what expectFail: true expects instead.
+func (e *EmptyUntil) NotTested() (why, expects string) {
+	return "its until read an empty collection to the end and judged no item", "expectFail: true expects the until to be false over items, not over an empty collection"
+}
+
 // NotTested is an error that says a step did not test what it was written to test (DidNotRun,
 // NotJudged, GuardRefused), rather than that the thing tested failed. why says what did not happen,
 // expects what expectFail: true expects instead.

@@ -40,6 +40,13 @@ func (p *Get) Check(c Checker) {
 		c.Errorf("", "get takes name or selector, not both")
 	}
 	checkDottedPath(c, "path", p.Path)
+	if !c.Templated("kind") && !c.Templated("apiVersion") {
+		// A version Kubernetes removed errs when the step runs (no kind X in it): say so now,
+		// with the version that replaced it, rather than check no field of it.
+		if msg := kubeshape.Removed(p.APIVersion, p.Kind); msg != "" {
+			c.Errorf("apiVersion", "%s", msg)
+		}
+	}
 	// The fields of a path that does not parse are not asked of the kind.
 	if parsed := checkPathSyntax(c, "path", p.Path); parsed && p.Path != "" && !c.Templated("path") && !c.Templated("kind") && !c.Templated("apiVersion") && !strings.ContainsAny(p.Path, `"'[]{$`) {
 		// A misspelled path errs when the step runs: vet knows a built-in kind's fields.
@@ -197,6 +204,9 @@ func (p *Get) Run(ctx context.Context, rt Runtime) error {
 		if serr := rt.Sleep(ctx, interval); serr != nil || ctx.Err() != nil {
 			err := fmt.Errorf("get %s until %s: %w after %d reads; last: %v", strings.TrimSpace(p.Kind+" "+p.Name+p.Selector), p.Until, context.Cause(ctx), reads, last)
 			if observed {
+				if errors.As(last, new(*EmptyUntil)) {
+					err = &EmptyUntil{Err: err}
+				}
 				return &Unmet{Err: err}
 			}
 			return err

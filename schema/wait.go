@@ -100,6 +100,9 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 		// A misspelled field would be asked absent (null) or matched nowhere: the kind's
 		// fields are known for built-in kinds.
 		v, _ := o["apiVersion"].(string)
+		if msg := kubeshape.Removed(v, k); msg != "" {
+			c.Errorf(field+".apiVersion", "%s", msg)
+		}
 		if sh, kind := kubeshape.Builtin(v, k); sh != nil {
 			sh.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
 				subject := kind

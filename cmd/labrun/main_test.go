@@ -70,33 +70,27 @@ func testProcess() *process {
 // LABRUN_FAKE_FAIL_ON (set by a script) makes every call whose description contains it fail:
 // "delete" leaves what a run created behind. LABRUN_FAKE_MISSING names (space-separated) the
 // objects its cluster does not have: a delete of them finds them absent. LABRUN_FAKE_READY
-// ("app=backend:backend-a,backend-b") lists the ready pods of a selector (fakes.World.Ready).
+// ("app=backend:backend-a,backend-b") lists the ready pods of a selector (fakes.World.Ready);
+// fakes.FromEnv reads them.
 func fakeWorld() *fakes.World {
-	var ready map[string][]string
-	if sel, pods, ok := strings.Cut(os.Getenv("LABRUN_FAKE_READY"), ":"); ok {
-		ready = map[string][]string{sel: strings.Split(pods, ",")}
+	w := fakes.FromEnv(os.Getenv) // the binary built with -tags labrun_fakes reads them too
+	w.Stats = func(source string, n int) schema.StatsSnapshot {
+		return schema.StatsSnapshot{
+			Counters: schema.Stats{
+				"rq_total":                     float64(10 * n),
+				"upstream_rq_pending_overflow": float64(3 * n),
+			},
+			Gauges: schema.Stats{"rq_active": 1},
+		}
 	}
-	return &fakes.World{
-		Ready:   ready,
-		FailOn:  os.Getenv("LABRUN_FAKE_FAIL_ON"),
-		Missing: strings.Fields(os.Getenv("LABRUN_FAKE_MISSING")),
-		Stats: func(source string, n int) schema.StatsSnapshot {
-			return schema.StatsSnapshot{
-				Counters: schema.Stats{
-					"rq_total":                     float64(10 * n),
-					"upstream_rq_pending_overflow": float64(3 * n),
-				},
-				Gauges: schema.Stats{"rq_active": 1},
-			}
-		},
-		// Kinds whose CRD the cluster stand-in does not have until a step applies one.
-		Unknown:  map[string]bool{"Widget": true, "Gadget": true},
-		LoadTime: 10 * time.Millisecond,
-		LoadResult: func(req schema.Load) schema.LoadResult {
-			n := float64(req.Requests)
-			return schema.LoadResult{Requests: n, OK: n, Codes: map[string]float64{"200": n}, Connections: float64(req.Connections)}
-		},
+	// Kinds whose CRD the cluster stand-in does not have until a step applies one.
+	w.Unknown = map[string]bool{"Widget": true, "Gadget": true}
+	w.LoadTime = 10 * time.Millisecond
+	w.LoadResult = func(req schema.Load) schema.LoadResult {
+		n := float64(req.Requests)
+		return schema.LoadResult{Requests: n, OK: n, Codes: map[string]float64{"200": n}, Connections: float64(req.Connections)}
 	}
+	return w
 }
 
 // TestScript runs the CLI scripts in testdata/script. Each script gets its own $WORK as the

@@ -215,7 +215,18 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 		m := dsl.NewMatrix(sc, sweeps, opts.Vars, mf.count, passRate)
 		p.secrets.addBase(interp.MatrixRedactor(m, sc))
 		units, uerrs, warns := p.unitsOf(m, sc, opts, !x.vet, said)
-		warns = append(dsl.SweepWarnings(sc, sweeps), warns...)
+		sweepWarns := dsl.SweepWarnings(sc, sweeps)
+		warns = append(sweepWarns, warns...)
+		// A --sweep flag's warning is the scenario's as the lints' are: each run's record
+		// (and its reports) keeps it, as it keeps those its load found. Before, only the
+		// console said it, before the runs.
+		noted := map[*dsl.Scenario]bool{}
+		for _, u := range units {
+			if u.Scenario != nil && !noted[u.Scenario] && !strict {
+				noted[u.Scenario] = true
+				u.Scenario.Warnings = append(slices.Clip(u.Scenario.Warnings), sweepWarns...)
+			}
+		}
 		errs = append(errs, uerrs...)
 		w.matrices = append(w.matrices, m)
 		w.units = append(w.units, units...)
@@ -499,7 +510,7 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 			for _, r := range runs {
 				code = worse(code, r.code)
 				tally.count(r.code)
-				lines = append(lines, line{strings.ToUpper(string(r.rec.Outcome)), m.Scenario, "", r.report})
+				lines = append(lines, line{strings.ToUpper(string(r.rec.Outcome)), m.Scenario, report.MayFailed(r.rec), r.report})
 			}
 			if len(runs) == 0 {
 				tally.notRun++
@@ -540,7 +551,11 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		default:
 			mcode = worse(mcode, exitFailed)
 		}
-		counts := summaryCounts(s)
+		counts, mayFailed := summaryCounts(s), ""
+		if mf := report.MayFailedRuns(s); mf != "" {
+			// The runs pass with them, as a single run does: say which, as its verdict line does.
+			mayFailed = " — " + mf
+		}
 		path := ""
 		if dir != "" {
 			paths, err := report.WriteSummary(dir, newRunInfo().id, s)
@@ -549,13 +564,13 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 				mcode = worse(mcode, exitInfra)
 			} else {
 				path = relPath(p.Cwd, paths[0])
-				fmt.Fprintf(p.Stdout, "SUMMARY %s: %s (%s) — %s\n", m.Scenario, counts, passNeed(m), path)
+				fmt.Fprintf(p.Stdout, "SUMMARY %s: %s (%s)%s — %s\n", m.Scenario, counts, passNeed(m), mayFailed, path)
 				if !quiet {
 					fmt.Fprintf(p.Stdout, "  html:   %s\n  json:   %s\n", relPath(p.Cwd, paths[1]), relPath(p.Cwd, paths[2]))
 				}
 			}
 		} else {
-			fmt.Fprintf(p.Stdout, "SUMMARY %s: %s (%s)\n", m.Scenario, counts, passNeed(m))
+			fmt.Fprintf(p.Stdout, "SUMMARY %s: %s (%s)%s\n", m.Scenario, counts, passNeed(m), mayFailed)
 		}
 		if below := report.CombinationsBelow(s); len(below) > 0 && len(m.Sweep) > 0 && (s.Verdict == "failed" || s.Verdict == "error") {
 			fmt.Fprintf(p.Stdout, "  combinations that did not pass: %s\n", strings.Join(below, "; "))
@@ -568,7 +583,7 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		} else {
 			tally.count(mcode)
 		}
-		lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, counts, path})
+		lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, counts + mayFailed, path})
 	}
 	if len(matrices) > 1 {
 		wv, wn := 0, 0

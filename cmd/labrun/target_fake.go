@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"time"
 
 	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/dsl"
@@ -12,17 +11,17 @@ import (
 )
 
 // This file exists only in binaries built with -tags labrun_fakes, for tests that run the
-// real binary against in-memory fakes (the interrupt tests). LABRUN_FAKE_MARKER names a file
-// the fakes append every call to; LABRUN_FAKE_STEP_TIME is how long each fake call takes.
+// real binary against in-memory fakes (the interrupt tests), set up from the environment as
+// the scripts' fake target is (fakes.FromEnv): LABRUN_FAKE_MARKER names a file the fakes
+// append every call to; LABRUN_FAKE_STEP_TIME is how long each fake call takes;
+// LABRUN_FAKE_READY lists a selector's ready pods.
 func init() {
 	fakeTarget = func(p *process) {
 		if p.Targets == nil {
 			p.Targets = map[string]func(context.Context, *dsl.Scenario) (*schema.Target, error){}
 		}
 		p.Targets["fake"] = func(context.Context, *dsl.Scenario) (*schema.Target, error) {
-			step, _ := time.ParseDuration(p.Getenv("LABRUN_FAKE_STEP_TIME"))
-			w := &fakes.World{Marker: p.Getenv("LABRUN_FAKE_MARKER"), StepTime: step}
-			return w.Target(), nil
+			return fakes.FromEnv(p.Getenv).Target(), nil
 		}
 	}
 }

@@ -73,6 +73,25 @@ type World struct {
 	Ready map[string][]string
 }
 
+// FromEnv is the world of the fake target (--target fake, of the CLI scripts and of the binary
+// built with -tags labrun_fakes), set up from the environment getenv reads: LABRUN_FAKE_MARKER
+// (Marker), LABRUN_FAKE_STEP_TIME (StepTime, a duration), LABRUN_FAKE_FAIL_ON (FailOn),
+// LABRUN_FAKE_MISSING (Missing, space-separated) and LABRUN_FAKE_READY (Ready of one selector:
+// "app=backend:backend-a,backend-b"). Both read them here: the scripts' world alone read
+// LABRUN_FAKE_READY, and the binary's ran every step by selector as if it matched no pod.
+func FromEnv(getenv func(string) string) *World {
+	w := &World{
+		Marker:  getenv("LABRUN_FAKE_MARKER"),
+		FailOn:  getenv("LABRUN_FAKE_FAIL_ON"),
+		Missing: strings.Fields(getenv("LABRUN_FAKE_MISSING")),
+	}
+	w.StepTime, _ = time.ParseDuration(getenv("LABRUN_FAKE_STEP_TIME"))
+	if sel, pods, ok := strings.Cut(getenv("LABRUN_FAKE_READY"), ":"); ok {
+		w.Ready = map[string][]string{sel: strings.Split(pods, ",")}
+	}
+	return w
+}
+
 // pick is the pod a step by ref uses when Ready lists its selector's pods, told to the step;
 // "" otherwise.
 func (w *World) pick(ctx context.Context, ref *schema.PodRef, n int) string {

@@ -412,3 +412,33 @@ func TestClientsLikeClientGo(t *testing.T) {
 		t.Errorf("requests\n%s\nclient-go's\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestMappingOfShortNames: a get's kind may be a built-in resource's short name, as kubectl
+// takes it (deploy, cm, po), which vet checks the fields of as that kind's
+// (kubeshape.Builtin); the REST mapper knows no short name, and the step erred "the API server
+// serves no kind "deploy"". With apiVersion too; a name that is no kind still errs.
+func TestMappingOfShortNames(t *testing.T) {
+	srv := httptest.NewServer(newFakeDiscovery())
+	defer srv.Close()
+	rc, err := newDiscoveryClient(&rest.Config{Host: srv.URL, QPS: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &driver{mapper: newRESTMapper(rc)}
+	ctx := context.Background()
+	for _, c := range []struct{ kind, apiVersion, want string }{
+		{"deploy", "", "Deployment"},
+		{"deploy", "apps/v1", "Deployment"},
+		{"cm", "", "ConfigMap"},
+		{"po", "v1", "Pod"},
+		{"Pod", "", "Pod"},
+	} {
+		m, err := d.mappingFor(ctx, c.kind, c.apiVersion)
+		if err != nil || m.kind != c.want {
+			t.Errorf("mappingFor(%s, %q) = %q, %v; want %s", c.kind, c.apiVersion, m.kind, err, c.want)
+		}
+	}
+	if _, err := d.mappingFor(ctx, "dpl", ""); err == nil || !strings.Contains(err.Error(), `serves no kind "dpl"`) {
+		t.Errorf("mappingFor(dpl): %v, want no such kind", err)
+	}
+}

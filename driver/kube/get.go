@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"labrun.dev/labrun/envoy"
+	"labrun.dev/labrun/internal/kubeshape"
 	"labrun.dev/labrun/schema"
 )
 
@@ -50,6 +51,12 @@ func (d *driver) mappingFor(ctx context.Context, kind, apiVersion string) (kindM
 	m, err := lookup()
 	if meta.IsNoMatchError(err) {
 		d.mapper.ResetWithContext(ctx)
+		m, err = lookup()
+	}
+	if short := kubeshape.ShortKind(kind); short != "" && meta.IsNoMatchError(err) {
+		// A built-in resource's short name, as kubectl takes it (hpa, svc, deploy): vet
+		// checks the fields read below it as that kind's (kubeshape.Builtin).
+		kind = short
 		m, err = lookup()
 	}
 	if err != nil {

@@ -159,11 +159,14 @@ func theScheme() *runtime.Scheme {
 
 // Builtin is the shape of a built-in kind's object (core/v1, apps/v1 and the other stable
 // groups of k8s.io/api: groupKinds), by kind ("Pod"; also as kubectl takes a resource name:
-// "pod", "pods") and apiVersion ("" for any: core/v1 and apps/v1 first, then the other groups
+// "pod", "pods", or its short name: "po", "hpa") and apiVersion ("" for any: core/v1 and apps/v1 first, then the other groups
 // in the order of groupKinds, which puts a group's preferred version first); the kind's name as
 // the API spells it; nil for any other kind (a custom resource: its CRD says).
 func Builtin(apiVersion, kind string) (*Shape, string) {
 	low := strings.ToLower(kind)
+	if k := ShortKind(low); k != "" {
+		low = strings.ToLower(k) // hpa, svc, deploy: as kubectl takes them
+	}
 	if apiVersion == "" || apiVersion == "v1" || apiVersion == "apps/v1" {
 		s := theScheme()
 		for _, gv := range []k8sschema.GroupVersion{corev1.SchemeGroupVersion, appsv1.SchemeGroupVersion} {

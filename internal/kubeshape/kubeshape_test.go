@@ -74,3 +74,34 @@ func TestWalk(t *testing.T) {
 		t.Error("Builtin(networking.istio.io/v1 Service) is not nil")
 	}
 }
+
+// TestShortNamesAndRemovedVersions: a built-in resource's short name names its kind as kubectl
+// takes it; an apiVersion Kubernetes removed is said so, with the current one, and has no
+// shape of its own.
+func TestShortNamesAndRemovedVersions(t *testing.T) {
+	for short, want := range map[string]string{"hpa": "HorizontalPodAutoscaler", "pdb": "PodDisruptionBudget", "svc": "Service",
+		"deploy": "Deployment", "cm": "ConfigMap", "sts": "StatefulSet", "ing": "Ingress", "cj": "CronJob", "po": "Pod"} {
+		if sh, name := Builtin("", short); sh == nil || name != want {
+			t.Errorf("Builtin(%q) = %v, %q, want %s", short, sh != nil, name, want)
+		}
+	}
+	if sh, name := Builtin("autoscaling/v1", "hpa"); sh == nil || name != "HorizontalPodAutoscaler" || sh.Walk([]string{"spec", "targetCPUUtilizationPercentage"}) != nil {
+		t.Errorf("Builtin(autoscaling/v1, hpa) = %v, %q, want v1's shape", sh != nil, name)
+	}
+	for _, c := range []struct{ apiVersion, kind, want string }{
+		{"extensions/v1beta1", "Ingress", `removed in Kubernetes 1.22: no API server of a supported release serves it; use apiVersion: "networking.k8s.io/v1"`},
+		{"extensions/v1beta1", "deploy", `apiVersion extensions/v1beta1 of Deployment was removed in Kubernetes 1.16: no API server of a supported release serves it; use apiVersion: "apps/v1"`},
+		{"batch/v1beta1", "cronjobs", `use apiVersion: "batch/v1"`},
+		{"autoscaling/v2beta2", "hpa", `removed in Kubernetes 1.26: no API server of a supported release serves it; use apiVersion: "autoscaling/v2"`},
+		{"policy/v1beta1", "PodDisruptionBudget", `use apiVersion: "policy/v1"`},
+		{"policy/v1beta1", "PodSecurityPolicy", ""}, // not a kind labrun knows
+		{"events.k8s.io/v1beta1", "Event", `use apiVersion: "events.k8s.io/v1"`},
+		{"autoscaling/v2", "hpa", ""},
+		{"", "hpa", ""},
+		{"networking.istio.io/v1beta1", "DestinationRule", ""},
+	} {
+		if got := Removed(c.apiVersion, c.kind); c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("Removed(%s, %s) = %q, want %q", c.apiVersion, c.kind, got, c.want)
+		}
+	}
+}
