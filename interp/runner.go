@@ -384,8 +384,11 @@ type run struct {
 	judge *Judge
 
 	mu sync.Mutex
-	// steps tracks named steps: started and done channels for while and await.
-	steps map[string]*stepState
+	// steps tracks named steps: started and done channels for while and await. A repeat gives
+	// the steps of its children new states before each round after the first (freshRound),
+	// under stepsMu; read them with state.
+	steps   map[string]*stepState
+	stepsMu sync.RWMutex
 	// created is what the run made, oldest first, for the automatic cleanup.
 	created []createdThing
 	// endedEarly says which local processes had ended on their own with a failure before
@@ -452,10 +455,33 @@ func (st *stepState) markDone(err error) {
 	st.doneOnce.Do(func() { st.err = err; close(st.done) })
 }
 
+// state is the named step's state in the current round (nil for a name the scenario does
+// not have).
+func (ru *run) state(name string) *stepState {
+	ru.stepsMu.RLock()
+	defer ru.stepsMu.RUnlock()
+	return ru.steps[name]
+}
+
+// freshRound gives the named steps under children new states, before a repeat's next round:
+// a sampler's while step, an await, started/ended and outcome then read this round's run of
+// them, not the last round's (a sampler while a step of the round took no sample in the
+// second round: its while step had "ended" in the first). A step of the last round still
+// running (in the background) keeps its state.
+func (ru *run) freshRound(children []*dsl.Step) {
+	ru.stepsMu.Lock()
+	defer ru.stepsMu.Unlock()
+	dsl.Walk(children, func(c *dsl.Step) {
+		if st := ru.steps[c.Name]; c.Name != "" && st != nil && (isDone(st.done) || !st.dispatched.Load()) {
+			ru.steps[c.Name] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
+		}
+	})
+}
+
 // pending says whether the named step has not started and still may: it has not ended, and
 // neither its block nor its phase has ended without it.
 func (ru *run) pending(name string) bool {
-	st := ru.steps[name]
+	st := ru.state(name)
 	return st != nil && !st.settled.Load()
 }
 
@@ -464,7 +490,7 @@ func (ru *run) pending(name string) bool {
 // background step waiting for its at) settles when it ends.
 func (ru *run) settle(steps []*dsl.Step) {
 	dsl.Walk(steps, func(d *dsl.Step) {
-		if st := ru.steps[d.Name]; st != nil && d.Name != "" && !st.dispatched.Load() {
+		if st := ru.state(d.Name); st != nil && d.Name != "" && !st.dispatched.Load() {
 			st.settled.Store(true)
 		}
 	})

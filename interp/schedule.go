@@ -34,7 +34,7 @@ func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error
 	ru.bg = nil
 	ru.mu.Unlock()
 	for _, s := range bg {
-		st := ru.steps[s.Name]
+		st := ru.state(s.Name)
 		select {
 		case <-st.done:
 		case <-ctx.Done():
@@ -222,7 +222,7 @@ const launchLead = 20 * time.Millisecond
 
 // timed waits until planned, then runs s (a sampler samples until its while step ends).
 func (ru *run) timed(ctx context.Context, s *dsl.Step, planned time.Time, timed bool) error {
-	if st := ru.steps[s.Name]; st != nil && s.Name != "" {
+	if st := ru.state(s.Name); st != nil && s.Name != "" {
 		st.dispatched.Store(true)
 		defer st.settled.Store(true)
 	}
@@ -244,7 +244,7 @@ func (ru *run) timed(ctx context.Context, s *dsl.Step, planned time.Time, timed 
 
 // markNamed marks a named step started and done without running it (cancelled before its time).
 func (ru *run) markNamed(s *dsl.Step, t time.Time, err error) {
-	if st := ru.steps[s.Name]; st != nil && s.Name != "" {
+	if st := ru.state(s.Name); st != nil && s.Name != "" {
 		st.markStarted(t)
 		st.markDone(err)
 	}
@@ -254,14 +254,14 @@ func (ru *run) markNamed(s *dsl.Step, t time.Time, err error) {
 // Ticks are planned from the first one (no drift); a tick that comes while the previous
 // sample still runs is skipped and noted as a warning.
 func (ru *run) sample(ctx context.Context, s *dsl.Step, planned time.Time) error {
-	st := ru.steps[s.While]
+	st := ru.state(s.While)
 	select {
 	case <-st.started:
 	case <-ctx.Done():
 		ru.markNamed(s, planned, context.Cause(ctx))
 		return context.Cause(ctx)
 	}
-	if own := ru.steps[s.Name]; own != nil && s.Name != "" {
+	if own := ru.state(s.Name); own != nil && s.Name != "" {
 		if !own.hasStarted() {
 			ru.markFiles(s.Name)
 		}
@@ -315,7 +315,7 @@ end:
 			ru.mu.Unlock()
 		}
 	}
-	if own := ru.steps[s.Name]; own != nil && s.Name != "" {
+	if own := ru.state(s.Name); own != nil && s.Name != "" {
 		own.markDone(err)
 	}
 	return err
@@ -356,7 +356,7 @@ func (ru *run) noSample(s *dsl.Step, planned, first time.Time) error {
 
 // execute runs one step now and records it. planned is when it was meant to start.
 func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, timed bool, round, sample int) error {
-	st := ru.steps[s.Name]
+	st := ru.state(s.Name)
 	if st != nil && sample == 0 && !st.hasStarted() {
 		ru.markFiles(s.Name) // before the start: what the step writes is after the mark
 	}
@@ -515,7 +515,7 @@ func (ru *run) defaultTimeout(s *dsl.Step) time.Duration {
 func (ru *run) await(ctx context.Context, s *dsl.Step) error {
 	var errs []string
 	for _, name := range s.Await {
-		st := ru.steps[name]
+		st := ru.state(name)
 		select {
 		case <-st.done:
 		case <-ctx.Done():
@@ -547,6 +547,9 @@ func (ru *run) await(ctx context.Context, s *dsl.Step) error {
 func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
 	p := s.Params.(*schema.Repeat)
 	for round := 1; ; round++ {
+		if round > 1 {
+			ru.freshRound(s.Children)
+		}
 		if err := ru.sequence(ctx, s.Children); err != nil {
 			return err
 		}

@@ -288,7 +288,7 @@ func (rt *stepRuntime) AddProcess(name string, p schema.RunningProcess) {
 }
 
 func (rt *stepRuntime) Started(step string) (time.Time, bool) {
-	st := rt.ru.steps[step]
+	st := rt.ru.state(step)
 	if st == nil {
 		return time.Time{}, false
 	}
