@@ -191,8 +191,20 @@ func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 				}
 			}
 		}
-		if rec.StepParams != nil {
+		switch {
+		case rec.StepParams != nil:
 			if why := changedParams(s, rec.StepParams[sr.Path], redact, hidden); why != "" {
+				return recordedStep(sr) + " " + why
+			}
+		case rec.Version >= 3:
+			// A run of a version that keeps them keeps those of every step that has any:
+			// none at all is a record whose stepParams were taken out, not an old one.
+			if p, err := stepParams(s, redact); err == nil && p != nil {
+				return recordedStep(sr) + " is in a record of version " + fmt.Sprint(rec.Version) + " without stepParams, which a run of that version keeps of every step: the record was changed after the run or is corrupt"
+			}
+		}
+		if rec.Version >= 3 {
+			if why := changedOptions(s, rec.StepOptions[sr.Path], redact, hidden); why != "" {
 				return recordedStep(sr) + " " + why
 			}
 		}

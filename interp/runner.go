@@ -280,6 +280,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	// After the record's secrets are hidden: a digest's hex digits are not text to hide (a
 	// secret "1234" in one would turn it into another, and the step into a changed one).
 	out.StepParams = StepParams(sc, ru.redact)
+	out.StepOptions = StepOptions(sc, ru.redact)
 	return out
 }
 
