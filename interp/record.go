@@ -19,8 +19,8 @@ import (
 // meaning; readers (labrun replay) refuse versions they do not know. Version 2 keeps every
 // named step's result under results, in the form its kind declares; version 1 kept them in
 // one section per kind (snapshots, series, loads, execs, logs, values), and is still read.
-// Version 3 is version 2 whose run kept stepParams and stepOptions of every step: a record of
-// version 3 without them was changed after the run (one of version 2 may be older than
+// Version 3 is version 2 whose run kept stepParams, stepOptions and fileDigests of every step:
+// a record of version 3 without them was changed after the run (one of version 2 may be older than
 // stepParams, and is judged by its summaries alone).
 const RecordVersion = 3
 
@@ -116,6 +116,12 @@ type Record struct {
 	// changed since the run ran otherwise, or its failure would count otherwise. Compared in
 	// records of version 3 on (a step they do not name set none); nil in older ones.
 	StepOptions map[string]json.RawMessage `json:"stepOptions,omitempty"`
+	// FileDigests are the files the steps read when they ran (apply.files, delete.files,
+	// wait.matchFiles and absentFiles), by the path a step names, each as "sha256:<hex>" of
+	// its content as read (before its ${...} were filled), or ChangedDuringRun. replay, merge
+	// and mutate refuse a scenario whose file reads otherwise now: its step would apply (wait
+	// for…) other objects than the run did. Nil in records made before they were kept.
+	FileDigests map[string]string `json:"fileDigests,omitempty"`
 	// Artifacts are raw inputs, saved next to the report (not in the JSON).
 	Artifacts []*ArtifactRecord `json:"artifacts,omitempty"`
 }

@@ -1,8 +1,13 @@
 package interp
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -208,6 +213,9 @@ func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 				return recordedStep(sr) + " " + why
 			}
 		}
+		if why := changedFiles(rec, s, sr, sc.Dir); why != "" {
+			return recordedStep(sr) + " " + why
+		}
 	}
 	// A run that reached the end of its steps ran every step of its setup and steps phases
 	// but the samplers (whose while step may end before their first tick) and the rest of a
@@ -309,4 +317,44 @@ func templatePattern(s string) string {
 		}
 		s = s[j+1:]
 	}
+}
+
+// changedFiles says how the files the step reads (dsl.StepFiles, those whose path has no
+// ${...}) differ from what the run read of them (Record.FileDigests; "" when they do not):
+// the first whose content is not the one the run read, or that cannot be read now, or, in a
+// record of version 3, that a step which passed read without the record keeping its digest.
+// dir is the scenario's folder, which a relative path starts from. A file whose content
+// changed during the run (the run wrote it) is not compared. Before the digests were kept, a
+// manifest an apply reads, edited since the run, was taken for the one the run applied.
+func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string) string {
+	if rec.FileDigests == nil && rec.Version < 3 {
+		return ""
+	}
+	files := dsl.StepFiles(s)
+	for _, field := range slices.Sorted(maps.Keys(files)) {
+		for _, f := range files[field] {
+			if strings.Contains(f, "${") {
+				continue
+			}
+			was, ok := rec.FileDigests[f]
+			switch {
+			case !ok && sr.Outcome == Passed && sr.ExpectedError == "":
+				return fmt.Sprintf("read %s (%s.%s), and the record keeps no digest of it, which a run keeps of every file its steps read: the record was changed after the run or is corrupt", f, s.Kind, field)
+			case !ok || was == ChangedDuringRun:
+				continue
+			}
+			path := f
+			if !filepath.IsAbs(path) && dir != "" {
+				path = filepath.Join(dir, f)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Sprintf("read %s (%s.%s), which cannot be read now: %v", f, s.Kind, field, err)
+			}
+			if sum := sha256.Sum256(data); digestPrefix+hex.EncodeToString(sum[:]) != was {
+				return fmt.Sprintf("read %s (%s.%s), whose content changed since the run (the record keeps the digest of what the run read): the step would not do now what it did", f, s.Kind, field)
+			}
+		}
+	}
+	return ""
 }
