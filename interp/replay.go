@@ -213,7 +213,7 @@ func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 				return recordedStep(sr) + " " + why
 			}
 		}
-		if why := changedFiles(rec, s, sr, sc.Dir); why != "" {
+		if why := changedFiles(rec, s, sr, sc.Dir, true); why != "" {
 			return recordedStep(sr) + " " + why
 		}
 	}
@@ -319,14 +319,35 @@ func templatePattern(s string) string {
 	}
 }
 
+// ChangedFile names the first step of rec whose file (Record.FileDigests) reads otherwise in
+// sc's folder now, and how ("" when none does): what ChangedStep says of files alone, but
+// for a digest the record lacks (the record's doing, not the file's). The
+// scenario's source (Record.Source) does not cover the files its steps read: a record of an
+// unchanged source may name a file changed since.
+func ChangedFile(rec *Record, sc *dsl.Scenario) string {
+	steps := map[string]*dsl.Step{}
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
+	}
+	for _, sr := range rec.Steps {
+		if s := steps[sr.Path]; s != nil && s.Kind == sr.Kind {
+			if why := changedFiles(rec, s, sr, sc.Dir, false); why != "" {
+				return recordedStep(sr) + " " + why
+			}
+		}
+	}
+	return ""
+}
+
 // changedFiles says how the files the step reads (dsl.StepFiles, those whose path has no
 // ${...}) differ from what the run read of them (Record.FileDigests; "" when they do not):
 // the first whose content is not the one the run read, or that cannot be read now, or, in a
-// record of version 3, that a step which passed read without the record keeping its digest.
+// record of version 3 (when missing says so), that a step which passed read without the
+// record keeping its digest.
 // dir is the scenario's folder, which a relative path starts from. A file whose content
 // changed during the run (the run wrote it) is not compared. Before the digests were kept, a
 // manifest an apply reads, edited since the run, was taken for the one the run applied.
-func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string) string {
+func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, missing bool) string {
 	if rec.FileDigests == nil && rec.Version < 3 {
 		return ""
 	}
@@ -338,7 +359,7 @@ func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string) string {
 			}
 			was, ok := rec.FileDigests[f]
 			switch {
-			case !ok && sr.Outcome == Passed && sr.ExpectedError == "":
+			case !ok && missing && sr.Outcome == Passed && sr.ExpectedError == "":
 				return fmt.Sprintf("read %s (%s.%s), and the record keeps no digest of it, which a run keeps of every file its steps read: the record was changed after the run or is corrupt", f, s.Kind, field)
 			case !ok || was == ChangedDuringRun:
 				continue
