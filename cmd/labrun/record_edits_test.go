@@ -494,3 +494,29 @@ slow: schema.#Scenario & {
 		t.Errorf("replay of a run within its timeout: exit %d\n%s", code, out)
 	}
 }
+
+// TestMayFailWarningHeldToTheStep: a step whose mayFail let it fail records the warning
+// "mayFail: the run goes on", and the verdict takes the warning as the step's mayFail. A
+// record made before records kept their steps' own fields (stepOptions), replayed with --file
+// of the scenario whose step lost its mayFail (where its failure fails the run), said PASSED,
+// exit 0. A record of version 3 names the changed field.
+func TestMayFailWarningHeldToTheStep(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "t", mayFail: true, exec: argv: ["sh", "-c", "exit 2"]},
+		{name: "j", exec: argv: ["sh", "-c", "echo ok"]},
+	]
+	expect: ["j.stdout == 'ok\\n'"]
+}
+`
+	dir, _ := recordedRun(t, src, 0)
+	writeIn(t, filepath.Join(dir, "now", "s.cue"), strings.Replace(src, "mayFail: true, ", "", 1))
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	refused(t, dir, []string{"steps.0 (t, exec) ran with mayFail true and would now run without it"}, "replay", "--file", "now/s.cue", recs[0])
+	asOldRecord(t, recs[0])
+	refused(t, dir, []string{`the record and the scenario in now/s.cue disagree (that file is not the source the run had): step t: it records the warning "mayFail: the run goes on", but the step has no mayFail`}, "replay", "--file", "now/s.cue", recs[0])
+}
