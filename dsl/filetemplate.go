@@ -75,6 +75,10 @@ func fileExprs(file string, data []byte, fn func(src string, pos Pos, start, end
 }
 
 // stepFiles are the files a step reads whose ${...} are filled, by field.
+// StepFiles are the files the step reads when it runs, by the field that names them
+// (apply.files, delete.files, wait.matchFiles and absentFiles), as written.
+func StepFiles(s *Step) map[string][]string { return stepFiles(s) }
+
 func stepFiles(s *Step) map[string][]string {
 	switch p := s.Params.(type) {
 	case *schema.Apply:

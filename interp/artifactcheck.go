@@ -156,7 +156,88 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			msgs = append(msgs, fmt.Sprintf("step %s (%s): %s", shownStep(sr), sr.Kind, c))
 		}
 	}
+	return append(msgs, podArtifactContradictions(rec, data)...)
+}
+
+// podArtifactContradictions says where a snapshot's pod (or a series sample's) is not the one
+// its pod.txt names (schema.PodArtifact, "namespace/name uid", written from the same read).
+// The record says the pod twice, in the step's read and the snapshot's pod (podReads holds
+// them to each other); before pod.txt, an edit of both - two samples of a selector made to
+// read two pods, or two reads of two pods made one - was judged as a run over those pods.
+// A snapshot is held to the pod.txt of its run (of its last run, for a step that ran more
+// than once, when each wrote one), a series' samples to those of the samples that passed, in
+// order; a snapshot whose pod.txt is missing (a record made before it, a run whose artifacts
+// are not beside the record) is not compared.
+func podArtifactContradictions(rec *Record, data map[*ArtifactRecord][]byte) []string {
+	runs := map[string][]*StepRecord{}
+	for _, sr := range rec.Steps {
+		if sr.Kind == "snapshot" {
+			runs[or(sr.Name, sr.Path)] = append(runs[or(sr.Name, sr.Path)], sr)
+		}
+	}
+	byName := map[[2]string]*ArtifactRecord{}
+	for _, a := range rec.Artifacts {
+		if a != nil {
+			byName[[2]string{a.Step, a.Name}] = a // a step that ran more than once: its last
+		}
+	}
+	var msgs []string
+	check := func(sr *StepRecord, name, artifact string, sn *SnapshotRecord) {
+		a := byName[[2]string{name, artifact}]
+		b, ok := data[a]
+		if a == nil || !ok || sn == nil {
+			return
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 || len(f) > 2 {
+			msgs = append(msgs, fmt.Sprintf("step %s (snapshot): its %s does not read as the pod a snapshot read (%q)", shownStep(sr), artifactFile(a), clip(string(b))))
+			return
+		}
+		pod, uid := f[0], ""
+		if len(f) == 2 {
+			uid = f[1]
+		}
+		if pod != sn.Pod || uid != sn.PodUID {
+			msgs = append(msgs, fmt.Sprintf("step %s (snapshot): its %s says it read pod %s, but the record's snapshot has pod %s: both come from the one read", shownStep(sr), artifactFile(a), podAndUID(pod, uid), podAndUID(sn.Pod, sn.PodUID)))
+		}
+	}
+	for _, name := range sortedResultNames(rec) {
+		res, rs := rec.Results[name], runs[name]
+		if res == nil || res.Kind != "snapshot" || len(rs) == 0 {
+			continue
+		}
+		switch v := res.Value.(type) {
+		case *SnapshotRecord:
+			if !res.Sampled {
+				check(rs[len(rs)-1], name, schema.PodArtifact, v)
+			}
+		case *SeriesRecord:
+			if v == nil {
+				continue
+			}
+			var passed []*StepRecord
+			for _, sr := range rs {
+				if sr.Sample > 0 && sr.Outcome == Passed {
+					passed = append(passed, sr)
+				}
+			}
+			if len(passed) != len(v.Samples) {
+				continue
+			}
+			for i, sr := range passed {
+				check(sr, name, fmt.Sprintf("%04d-%s", sr.Sample, schema.PodArtifact), v.Samples[i])
+			}
+		}
+	}
 	return msgs
+}
+
+// podAndUID is a pod in a message: "lab/a" or "lab/a (uid 1234)".
+func podAndUID(pod, uid string) string {
+	if uid == "" {
+		return pod
+	}
+	return fmt.Sprintf("%s (uid %s)", pod, uid)
 }
 
 // lastRunArtifacts are the artifacts of the step named name that its last run (of runs) wrote.

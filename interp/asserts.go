@@ -70,6 +70,12 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 	}
 	for _, sr := range rec.Steps {
 		s := steps[sr.Path]
+		if s != nil && s.Kind == sr.Kind && !s.MayFail && slices.Contains(sr.Warnings, MayFailWarning) {
+			// A run writes the warning only of a step whose own mayFail let it fail. Before,
+			// a failed step given the warning (the run's outcome and error edited to a pass)
+			// replayed PASSED: the verdict takes the warning as the step's mayFail.
+			msgs = append(msgs, fmt.Sprintf("step %s: %sit records the warning %q, but the step has no mayFail", shownStep(sr), lead, MayFailWarning))
+		}
 		if sr.Kind == "exec" && s != nil && s.Kind == "exec" {
 			if c := execContradiction(rec, sr, s); c != "" {
 				msgs = append(msgs, fmt.Sprintf("step %s: %s%s", shownStep(sr), lead, c))

@@ -73,9 +73,9 @@ func TestTwoClusters(t *testing.T) {
 	if rec.Results["w"].Cluster != "west" || rec.Results["e2"].Cluster != "east" {
 		t.Errorf("results' clusters: w %q, e2 %q", rec.Results["w"].Cluster, rec.Results["e2"].Cluster)
 	}
-	// The record keeps it: a step's and a result's cluster survive a round trip (version 2).
+	// The record keeps it: a step's and a result's cluster survive a round trip.
 	back := throughJSON(t, rec)
-	if back.Version != 2 || back.Results["w"].Cluster != "west" || len(back.Clusters) != 2 || back.Clusters[1].Name != "west" {
+	if back.Version != interp.RecordVersion || back.Results["w"].Cluster != "west" || len(back.Clusters) != 2 || back.Clusters[1].Name != "west" {
 		t.Errorf("round trip: version %d, w's cluster %q, clusters %+v", back.Version, back.Results["w"].Cluster, back.Clusters)
 	}
 }

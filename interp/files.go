@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -18,12 +20,36 @@ import (
 
 // ReadFile implements schema.Runtime.
 func (rt *stepRuntime) ReadFile(path string) (string, error) {
-	return rt.ru.readFile(rt.File(path))
+	return rt.ru.readFile(path, rt.File(path))
 }
 
-// readFile returns path, or the path of its copy with its ${...} filled.
-func (ru *run) readFile(path string) (string, error) {
+// ChangedDuringRun is the digest Record.FileDigests gives a file whose content was not the
+// same at every read of the run: the run wrote it, and what it holds after says nothing of
+// what the steps read.
+const ChangedDuringRun = "changed during the run"
+
+// noteFile notes the digest of a file a step read, by the path the step names (written).
+func (ru *run) noteFile(written string, data []byte) {
+	sum := sha256.Sum256(data)
+	d := digestPrefix + hex.EncodeToString(sum[:])
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	if ru.fileDigests == nil {
+		ru.fileDigests = map[string]string{}
+	}
+	if was, ok := ru.fileDigests[written]; ok && was != d {
+		d = ChangedDuringRun
+	}
+	ru.fileDigests[written] = d
+}
+
+// readFile returns path (the file the step names as written), or the path of its copy with
+// its ${...} filled.
+func (ru *run) readFile(written, path string) (string, error) {
 	data, err := os.ReadFile(path)
+	if err == nil {
+		ru.noteFile(written, data)
+	}
 	if err != nil || !strings.Contains(string(data), "${") {
 		return path, nil // the driver says why it cannot read it
 	}
@@ -103,6 +129,7 @@ func (rt *stepRuntime) ReadObjects(paths []string) ([]schema.FileObject, error) 
 			errs = append(errs, err)
 			continue
 		}
+		rt.ru.noteFile(p, data)
 		rt.ru.mu.Lock()
 		env := rt.ru.judge.Env()
 		rt.ru.mu.Unlock()

@@ -19,7 +19,10 @@ import (
 // meaning; readers (labrun replay) refuse versions they do not know. Version 2 keeps every
 // named step's result under results, in the form its kind declares; version 1 kept them in
 // one section per kind (snapshots, series, loads, execs, logs, values), and is still read.
-const RecordVersion = 2
+// Version 3 is version 2 whose run kept stepParams, stepOptions and fileDigests of every step:
+// a record of version 3 without them was changed after the run (one of version 2 may be older than
+// stepParams, and is judged by its summaries alone).
+const RecordVersion = 3
 
 // Outcome is the verdict of a run, a step or an expectation.
 type Outcome string
@@ -107,6 +110,18 @@ type Record struct {
 	// match), and a step whose parameters changed since the run would have recorded other
 	// data. Nil in records made before they were kept, which are judged without them.
 	StepParams map[string]json.RawMessage `json:"stepParams,omitempty"`
+	// StepOptions are the step's own fields beside its kind (cluster, at, timeout,
+	// background, every, while, mayFail, expectFail) of each step of the scenario that sets
+	// any, by path, as StepParams keeps parameters: a step whose mayFail (or timeout…)
+	// changed since the run ran otherwise, or its failure would count otherwise. Compared in
+	// records of version 3 on (a step they do not name set none); nil in older ones.
+	StepOptions map[string]json.RawMessage `json:"stepOptions,omitempty"`
+	// FileDigests are the files the steps read when they ran (apply.files, delete.files,
+	// wait.matchFiles and absentFiles), by the path a step names, each as "sha256:<hex>" of
+	// its content as read (before its ${...} were filled), or ChangedDuringRun. replay, merge
+	// and mutate refuse a scenario whose file reads otherwise now: its step would apply (wait
+	// for…) other objects than the run did. Nil in records made before they were kept.
+	FileDigests map[string]string `json:"fileDigests,omitempty"`
 	// Artifacts are raw inputs, saved next to the report (not in the JSON).
 	Artifacts []*ArtifactRecord `json:"artifacts,omitempty"`
 }

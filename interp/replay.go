@@ -1,8 +1,13 @@
 package interp
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -191,10 +196,25 @@ func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 				}
 			}
 		}
-		if rec.StepParams != nil {
+		switch {
+		case rec.StepParams != nil:
 			if why := changedParams(s, rec.StepParams[sr.Path], redact, hidden); why != "" {
 				return recordedStep(sr) + " " + why
 			}
+		case rec.Version >= 3:
+			// A run of a version that keeps them keeps those of every step that has any:
+			// none at all is a record whose stepParams were taken out, not an old one.
+			if p, err := stepParams(s, redact); err == nil && p != nil {
+				return recordedStep(sr) + " is in a record of version " + fmt.Sprint(rec.Version) + " without stepParams, which a run of that version keeps of every step: the record was changed after the run or is corrupt"
+			}
+		}
+		if rec.Version >= 3 {
+			if why := changedOptions(s, rec.StepOptions[sr.Path], redact, hidden); why != "" {
+				return recordedStep(sr) + " " + why
+			}
+		}
+		if why := changedFiles(rec, s, sr, sc.Dir, true); why != "" {
+			return recordedStep(sr) + " " + why
 		}
 	}
 	// A run that reached the end of its steps ran every step of its setup and steps phases
@@ -297,4 +317,65 @@ func templatePattern(s string) string {
 		}
 		s = s[j+1:]
 	}
+}
+
+// ChangedFile names the first step of rec whose file (Record.FileDigests) reads otherwise in
+// sc's folder now, and how ("" when none does): what ChangedStep says of files alone, but
+// for a digest the record lacks (the record's doing, not the file's). The
+// scenario's source (Record.Source) does not cover the files its steps read: a record of an
+// unchanged source may name a file changed since.
+func ChangedFile(rec *Record, sc *dsl.Scenario) string {
+	steps := map[string]*dsl.Step{}
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
+	}
+	for _, sr := range rec.Steps {
+		if s := steps[sr.Path]; s != nil && s.Kind == sr.Kind {
+			if why := changedFiles(rec, s, sr, sc.Dir, false); why != "" {
+				return recordedStep(sr) + " " + why
+			}
+		}
+	}
+	return ""
+}
+
+// changedFiles says how the files the step reads (dsl.StepFiles, those whose path has no
+// ${...}) differ from what the run read of them (Record.FileDigests; "" when they do not):
+// the first whose content is not the one the run read, or that cannot be read now, or, in a
+// record of version 3 (when missing says so), that a step which passed read without the
+// record keeping its digest.
+// dir is the scenario's folder, which a relative path starts from. A file whose content
+// changed during the run (the run wrote it) is not compared. Before the digests were kept, a
+// manifest an apply reads, edited since the run, was taken for the one the run applied.
+func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, missing bool) string {
+	if rec.FileDigests == nil && rec.Version < 3 {
+		return ""
+	}
+	files := dsl.StepFiles(s)
+	for _, field := range slices.Sorted(maps.Keys(files)) {
+		for _, f := range files[field] {
+			if strings.Contains(f, "${") {
+				continue
+			}
+			was, ok := rec.FileDigests[f]
+			switch {
+			case !ok && missing && sr.Outcome == Passed && sr.ExpectedError == "":
+				return fmt.Sprintf("read %s (%s.%s), and the record keeps no digest of it, which a run keeps of every file its steps read: the record was changed after the run or is corrupt", f, s.Kind, field)
+			case !ok || was == ChangedDuringRun:
+				continue
+			}
+			path := f
+			if !filepath.IsAbs(path) && dir != "" {
+				path = filepath.Join(dir, f)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Sprintf("read %s (%s.%s), which cannot be read now: %v", f, s.Kind, field, err)
+			}
+			if sum := sha256.Sum256(data); digestPrefix+hex.EncodeToString(sum[:]) != was {
+				return fmt.Sprintf("read %s (%s.%s), whose content changed since the run (the record keeps the digest of what the run read): the step would not do now what it did", f, s.Kind, field)
+			}
+		}
+	}
+	return ""
 }

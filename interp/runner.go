@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -280,6 +281,10 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	// After the record's secrets are hidden: a digest's hex digits are not text to hide (a
 	// secret "1234" in one would turn it into another, and the step into a changed one).
 	out.StepParams = StepParams(sc, ru.redact)
+	out.StepOptions = StepOptions(sc, ru.redact)
+	if len(ru.fileDigests) > 0 { // (ru.mu is held)
+		out.FileDigests = maps.Clone(ru.fileDigests)
+	}
 	return out
 }
 
@@ -408,6 +413,9 @@ type run struct {
 	// maps each copy to the scenario's file.
 	filesDir string
 	copies   map[string]string
+	// fileDigests are the digests of the files steps read, by the path they name
+	// (Record.FileDigests).
+	fileDigests map[string]string
 	// fileReaders are the steps that read a local file since a mark, by the mark's step
 	// ("": the run's start); fileMarks where each file ended at its mark.
 	fileReaders map[string][]*dsl.Step

@@ -38,6 +38,93 @@ func StepParams(sc *dsl.Scenario, redact *Redactor) map[string]json.RawMessage {
 	return out
 }
 
+// StepOptions are the step's own fields beside its kind of every step of sc that has any, by
+// path, as a record keeps them (Record.StepOptions; see stepOptions).
+func StepOptions(sc *dsl.Scenario, redact *Redactor) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			if o, err := stepOptions(s, redact); err == nil && o != nil {
+				out[s.Path] = o
+			}
+		})
+	}
+	return out
+}
+
+// stepOptions is the step's own fields beside its kind that change how it runs or how its
+// failure counts, those it sets (nil when it sets none): its cluster (its block's when it
+// names none), at, timeout, background, every, while, mayFail and expectFail (true, or its
+// pattern), durations as Go writes them ("1.5s"), the secrets hidden by redact.
+func stepOptions(s *dsl.Step, redact *Redactor) (json.RawMessage, error) {
+	m := map[string]any{}
+	if s.Cluster != "" {
+		m["cluster"] = s.Cluster
+	}
+	if s.HasAt {
+		m["at"] = s.At.String()
+	}
+	if s.Timeout > 0 {
+		m["timeout"] = s.Timeout.String()
+	}
+	if s.Background {
+		m["background"] = true
+	}
+	if s.Every > 0 {
+		m["every"] = s.Every.String()
+	}
+	if s.While != "" {
+		m["while"] = s.While
+	}
+	if s.MayFail {
+		m["mayFail"] = true
+	}
+	if s.ExpectFail {
+		m["expectFail"] = true
+		if s.ExpectFailSrc != "" {
+			m["expectFail"] = s.ExpectFailSrc
+		}
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	fields := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		var err error
+		if fields[k], err = shortParam(v, redact); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(fields)
+}
+
+// changedOptions says how the step's own fields the record keeps of a step (recorded; nil:
+// none) differ from those of s as the scenario declares it now ("" when they do not): the
+// first field that differs, as changedParams says it.
+func changedOptions(s *dsl.Step, recorded json.RawMessage, redact, hidden *Redactor) string {
+	if recorded == nil {
+		recorded = json.RawMessage("{}")
+	}
+	was := canonical(recorded)
+	var diff string
+	for _, r := range []*Redactor{redact, hidden} {
+		now, err := stepOptions(s, r)
+		if err != nil {
+			return fmt.Sprintf("has fields that do not read as JSON: %v", err)
+		}
+		if now == nil {
+			now = json.RawMessage("{}")
+		}
+		if canonical(now) == was {
+			return ""
+		}
+		if diff == "" {
+			diff = paramsDiff(recorded, now)
+		}
+	}
+	return diff
+}
+
 // stepParams is the step's parameters as StepParams keeps them (nil when it has none).
 func stepParams(s *dsl.Step, redact *Redactor) (json.RawMessage, error) {
 	if s.Params == nil {

@@ -88,8 +88,11 @@ s: schema.#Scenario & {
 			want: `steps.2 (tpl, exec) ran with stdin "${host.stdout}" and would now run with stdin "${host.stderr}"`},
 		{name: "a repeat's interval changed", from: `interval: "10ms"`, to: `interval: "20ms"`,
 			want: `steps.4 (loop, repeat) ran with interval "10ms" and would now run with interval "20ms"`},
-		{name: "a record without stepParams: its summaries alone, as before", from: `match: " 599 "`, to: `match: " 503 "`,
-			edit: func(r *interp.Record) { r.StepParams = nil }},
+		{name: "a record of version 2 without stepParams: its summaries alone, as before", from: `match: " 599 "`, to: `match: " 503 "`,
+			edit: func(r *interp.Record) { r.Version, r.StepParams, r.StepOptions = 2, nil, nil }},
+		{name: "a record of version 3 without stepParams", from: `match: " 599 "`, to: `match: " 503 "`,
+			edit: func(r *interp.Record) { r.StepParams = nil },
+			want: "steps.0 (host, exec) is in a record of version 3 without stepParams, which a run of that version keeps of every step: the record was changed after the run or is corrupt"},
 		{name: "a record without one step's parameters", from: `match: " 599 "`, to: `match: " 503 "`,
 			edit: func(r *interp.Record) { delete(r.StepParams, "steps.3") },
 			want: "steps.3 (log, logs) is in the record without the parameters it ran with, which the record keeps of every other step: the record was changed after the run or is corrupt"},
@@ -155,5 +158,69 @@ s: schema.#Scenario & {
 	// The scenario's own vars (its secret as it is, which the record's masks hide).
 	if got := interp.ChangedStep(rec, load(nil), nil); got != "" {
 		t.Errorf("the scenario with its own vars: ChangedStep says %q", got)
+	}
+}
+
+// TestChangedStepOptions: the record keeps each step's own fields beside its kind
+// (stepOptions), and ChangedStep names a step whose mayFail, expectFail, timeout, background,
+// at, every or while changed since the run. Before, only the kind's parameters were kept: a
+// run whose failing step had mayFail: true replayed with --file of the scenario without it
+// (where that failure fails the run) PASSED, and one whose timeout was lowered below the
+// step's time the same.
+func TestChangedStepOptions(t *testing.T) {
+	src := `
+s: schema.#Scenario & {
+	steps: [
+		{name: "bad", mayFail: true, exec: {argv: ["false"]}},
+		{name: "bg", background: true, timeout: "5s", exec: {argv: ["echo"]}},
+		{name: "after", exec: {argv: ["echo"]}},
+		{parallel: [{name: "p", at: "10ms", exec: {argv: ["echo"]}}]},
+	]
+	expect: ["p.exit == 0"]
+}`
+	t.Chdir(t.TempDir())
+	var run *interp.Record
+	synctest.Test(t, func(t *testing.T) {
+		run = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), loadScenario(t, src))
+	})
+	if run.Outcome != interp.Passed {
+		t.Fatalf("the run: %s (%s)", run.Outcome, run.Error)
+	}
+	rec := throughJSON(t, run)
+	for _, tc := range []struct {
+		name, from, to string // the scenario now: src with from replaced by to
+		edit           func(*interp.Record)
+		want           string // ChangedStep's answer
+	}{
+		{name: "the same"},
+		{name: "mayFail taken out", from: `mayFail: true, `, to: ``,
+			want: `steps.0 (bad, exec) ran with mayFail true and would now run without it`},
+		{name: "mayFail turned to expectFail", from: `mayFail: true`, to: `expectFail: "exit"`,
+			want: `steps.0 (bad, exec) ran without expectFail and would now run with expectFail "exit"`},
+		{name: "a timeout changed", from: `timeout: "5s"`, to: `timeout: "1ms"`,
+			want: `steps.1 (bg, exec) ran with timeout "5s" and would now run with timeout "1ms"`},
+		{name: "background taken out", from: `background: true, `, to: ``,
+			want: `steps.1 (bg, exec) ran with background true and would now run without it`},
+		{name: "at changed", from: `at: "10ms"`, to: `at: "20ms"`,
+			want: `steps.3.parallel.0 (p, exec) ran with at "10ms" and would now run with at "20ms"`},
+		{name: "a record of version 2 (before stepOptions): not compared", from: `mayFail: true, `, to: ``,
+			edit: func(r *interp.Record) { r.Version, r.StepOptions = 2, nil }},
+		{name: "stepOptions taken out of a record of version 3", from: `mayFail: true, `, to: `mayFail: true, `,
+			edit: func(r *interp.Record) { r.StepOptions = nil },
+			want: `steps.0 (bad, exec) ran without mayFail and would now run with mayFail true`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(src, tc.from) {
+				t.Fatalf("the scenario has no %q", tc.from)
+			}
+			r := throughJSON(t, rec)
+			if tc.edit != nil {
+				tc.edit(r)
+			}
+			now := loadScenario(t, strings.Replace(src, tc.from, tc.to, 1))
+			if got := interp.ChangedStep(r, now, nil); got != tc.want {
+				t.Errorf("ChangedStep:\n got %q\nwant %q", got, tc.want)
+			}
+		})
 	}
 }

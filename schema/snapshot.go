@@ -146,10 +146,24 @@ func (p *Snapshot) Run(ctx context.Context, rt Runtime) error {
 	if err != nil {
 		return err
 	}
+	if snap.Pod != "" {
+		// The pod the read was of, as an artifact of its own (PodArtifact): the record says it
+		// twice (the step's read, the snapshot's pod), and an edit of both reads as a run across
+		// other pods unless an artifact says which pod was read.
+		n := PodArtifact
+		if rt.Sample() > 0 {
+			n = fmt.Sprintf("%04d-%s", rt.Sample(), n)
+		}
+		rt.Artifact(n, []byte(strings.TrimSpace(snap.Pod+" "+snap.PodUID)+"\n"))
+	}
 	rt.Record(&SnapshotRecord{Name: rt.Label(), Source: q.Source(), Pod: snap.Pod, PodUID: snap.PodUID, At: at,
 		Counters: nonNil(snap.Counters), Gauges: nonNil(snap.Gauges), Histograms: snap.Histograms, Hosts: snap.Hosts})
 	return nil
 }
+
+// PodArtifact is the artifact a snapshot of a pod's sidecar writes beside its stats: the pod
+// it read, "namespace/name uid" (the uid left out when the target has none), one line.
+const PodArtifact = "pod.txt"
 
 // SnapshotRecord is what a snapshot step records: one source's stats at one moment, counters,
 // gauges and histogram quantiles apart (a delta is of counters only). Expressions see them as

@@ -537,7 +537,28 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 		cp := *rec
 		cp.TargetValues = maps.Clone(rec.TargetValues)
 		restoreErr := interp.RestoreTypes(&cp)
-		sameSteps := restoreErr == nil && interp.ChangedStep(&cp, l.sc, l.hide) == ""
+		changedStep := ""
+		if restoreErr == nil {
+			changedStep = interp.ChangedStep(&cp, l.sc, l.hide)
+		}
+		sameSteps := restoreErr == nil && changedStep == ""
+		if !l.changed && changedStep != "" {
+			// Its source as the run had it, its vars the same: steps that differ from the
+			// source's are the record's doing (its stepParams taken out, a step's own
+			// fields edited), but for a file a step read (an apply's), which the source
+			// does not cover: that one is counted as recorded, as a changed source is.
+			// Before, such a record was judged by its expectations alone, without its
+			// asserts or its artifacts.
+			if interp.ChangedFile(&cp, l.sc) != "" {
+				if judgeable {
+					unjudged++
+					notHere["a file their steps read changed since the run"] = true
+				}
+				continue
+			}
+			msgs = append(msgs, fmt.Sprintf("%s: its steps are not those of its source, unchanged since the run: %s; the record was changed after the run or is corrupt", at, strings.TrimSuffix(changedStep, ": the record was changed after the run or is corrupt")))
+			continue
+		}
 		if l.changed {
 			// Another source (a comment added, a kit edited): the record is judged again
 			// when the scenario still has the steps and expectations the run had, whose

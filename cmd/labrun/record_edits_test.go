@@ -49,6 +49,18 @@ func readJSON(t *testing.T, path string) map[string]any {
 	return m
 }
 
+// asOldRecord makes the record at path one of a run made before records kept their steps'
+// parameters and own fields (version 2, no stepParams nor stepOptions), whose steps are
+// compared by their summaries alone.
+func asOldRecord(t *testing.T, path string) {
+	t.Helper()
+	rec := readJSON(t, path)
+	rec["version"] = 2
+	delete(rec, "stepParams")
+	delete(rec, "stepOptions")
+	writeJSON(t, path, rec)
+}
+
 func writeJSON(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := json.MarshalIndent(v, "", " ")
@@ -133,10 +145,14 @@ denied: schema.#Scenario & {
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 
-	// A genuine record (exit 1, as expected), replayed with --file of the pattern changed.
+	// A genuine record (exit 1, as expected), replayed with --file of the pattern changed: the
+	// record keeps the step's expectFail (stepOptions); one made before it kept it is held to
+	// the pattern.
 	dir, _ = recordedRun(t, strings.Replace(src, "%d", "1", 1), 0)
 	writeIn(t, filepath.Join(dir, "now", "s.cue"), strings.Replace(strings.Replace(src, "%d", "1", 1), "code 1,", "code 7,", 1))
 	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	refused(t, dir, []string{`the steps of denied in now/s.cue differ from those the run recorded: steps.0 (t, exec) ran with expectFail "exited with code 1," and would now run with expectFail "exited with code 7,"`}, "replay", "--file", "now/s.cue", recs[0])
+	asOldRecord(t, recs[0])
 	refused(t, dir, []string{"the record and the scenario in now/s.cue disagree", `which its pattern "exited with code 7," does not match`}, "replay", "--file", "now/s.cue", recs[0])
 }
 
@@ -166,8 +182,7 @@ slow: schema.#Scenario & {
 	if _, ok := rec["stepParams"]; !ok {
 		t.Fatalf("the record keeps no stepParams")
 	}
-	delete(rec, "stepParams")
-	writeJSON(t, recs[0], rec)
+	asOldRecord(t, recs[0])
 	code, out = runIn(t, dir, "replay", "--file", "c/s.cue", recs[0])
 	want := "the record and the scenario in c/s.cue disagree (that file is not the source the run had): step j: its outcome is passed, but it records exit 0 and the step expects 3; the scenario changed since the run (run it again), or the record was edited"
 	if code != 2 || !strings.Contains(out, want) || strings.Contains(out, "contradicts itself") {
@@ -206,6 +221,10 @@ slow: schema.#Scenario & {
 	if lasted < 300*time.Millisecond {
 		t.Fatalf("step j of the genuine record lasted %s, less than the 300ms it slept", lasted)
 	}
+	// The record keeps the step's timeout (stepOptions): the step is one whose timeout
+	// changed; a record made before it kept it is held to the timeout.
+	refused(t, dir, []string{`steps.0 (j, exec) ran without timeout and would now run with timeout "100ms"`}, "replay", "--file", "b/s.cue", recs[0])
+	asOldRecord(t, recs[0])
 	refused(t, dir, []string{"the record and the scenario in b/s.cue disagree", "step j: it passed, but it lasted " + lasted.String() + ", longer than its timeout of 100ms"}, "replay", "--file", "b/s.cue", recs[0])
 
 	dir, rec = recordedRun(t, timed, 3)
@@ -474,4 +493,30 @@ slow: schema.#Scenario & {
 	if code, out := runIn(t, dir, "replay", recs[0]); code != 0 {
 		t.Errorf("replay of a run within its timeout: exit %d\n%s", code, out)
 	}
+}
+
+// TestMayFailWarningHeldToTheStep: a step whose mayFail let it fail records the warning
+// "mayFail: the run goes on", and the verdict takes the warning as the step's mayFail. A
+// record made before records kept their steps' own fields (stepOptions), replayed with --file
+// of the scenario whose step lost its mayFail (where its failure fails the run), said PASSED,
+// exit 0. A record of version 3 names the changed field.
+func TestMayFailWarningHeldToTheStep(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "t", mayFail: true, exec: argv: ["sh", "-c", "exit 2"]},
+		{name: "j", exec: argv: ["sh", "-c", "echo ok"]},
+	]
+	expect: ["j.stdout == 'ok\\n'"]
+}
+`
+	dir, _ := recordedRun(t, src, 0)
+	writeIn(t, filepath.Join(dir, "now", "s.cue"), strings.Replace(src, "mayFail: true, ", "", 1))
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	refused(t, dir, []string{"steps.0 (t, exec) ran with mayFail true and would now run without it"}, "replay", "--file", "now/s.cue", recs[0])
+	asOldRecord(t, recs[0])
+	refused(t, dir, []string{`the record and the scenario in now/s.cue disagree (that file is not the source the run had): step t: it records the warning "mayFail: the run goes on", but the step has no mayFail`}, "replay", "--file", "now/s.cue", recs[0])
 }
