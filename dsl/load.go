@@ -257,7 +257,7 @@ func (l *loader) loadPath(p string) {
 	switch {
 	case fi != nil && fi.IsDir():
 		l.loadDir(abs)
-	case strings.HasSuffix(abs, ".md") || strings.HasSuffix(abs, ".markdown"):
+	case IsMarkdown(abs):
 		l.loadMarkdown(abs, true)
 	case strings.HasSuffix(abs, ".cue"):
 		l.loadFile(abs)
@@ -284,6 +284,12 @@ func (l *loader) read(abs string) ([]byte, error) {
 // leaves out of its package (cue/load without Tests: "reserved for future testing
 // functionality", cue help inputs).
 func isTestFile(path string) bool { return strings.HasSuffix(filepath.Base(path), "_test.cue") }
+
+// IsMarkdown says whether path names a Markdown document (.md, .markdown): what labrun reads
+// as one, named on its own or found in a directory.
+func IsMarkdown(path string) bool {
+	return strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".markdown")
+}
 
 // testFile refuses a *_test.cue file of a package labrun loads: CUE leaves it out, so the
 // scenarios it declares would never run, and a folder of them would pass without them.
@@ -377,7 +383,7 @@ func (l *loader) loadDir(abs string) {
 		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
 			// CUE leaves such a file out of its package, and so does a directory's load; a
 			// scenario in it would not run, and nothing would say so.
-			if strings.HasSuffix(name, ".cue") || strings.HasSuffix(name, ".md") {
+			if strings.HasSuffix(name, ".cue") || IsMarkdown(name) {
 				l.skip(p, fmt.Sprintf("a file whose name begins with %q is left out of a directory's load, as CUE leaves it out of a package: its scenarios are not loaded (rename the file to load them)", name[:1]))
 			}
 			continue
@@ -408,7 +414,9 @@ func (l *loader) loadDir(abs string) {
 			} else {
 				pkgs[f.PackageName()] = true
 			}
-		case strings.HasSuffix(name, ".md"):
+		case IsMarkdown(name):
+			// .markdown too, as a document named on its own: before, a folder's load
+			// left it out in silence, and its failing spec never ran.
 			mds = append(mds, p)
 		}
 	}
