@@ -463,6 +463,18 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		verdict, name, what, path string
 	}
 	var lines []line
+	// Two scenarios of one name (in two folders of DIR/...) are told apart by their file:
+	// before, the total's lines read "PASSED  s" and "FAILED  s", which said neither which.
+	named := map[string]int{}
+	for _, m := range matrices {
+		named[m.Scenario]++
+	}
+	nameOf := func(m *dsl.Matrix) string {
+		if named[m.Scenario] > 1 {
+			return fmt.Sprintf("%s (%s)", m.Scenario, relPath(p.Cwd, m.File))
+		}
+		return m.Scenario
+	}
 	tally := &runTally{}
 	whyOf := map[*dsl.Matrix]map[report.RunKey]string{}
 	for _, n := range never {
@@ -492,14 +504,14 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 			tally.count(mcode)
 			fmt.Fprintf(p.Stdout, "SHARD %s: %d of the %d runs of this shard passed, of %d in all; labrun merge of every shard's records writes the summary\n", m.Scenario, passed, len(runs), m.Runs())
 			verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]
-			lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, fmt.Sprintf("%d of %d runs passed (part of %d)", passed, len(runs), m.Runs()), ""})
+			lines = append(lines, line{or(verdict, "ERROR"), nameOf(m), fmt.Sprintf("%d of %d runs passed (part of %d)", passed, len(runs), m.Runs()), ""})
 			continue
 		}
 		if !m.Summarized() {
 			for _, r := range runs {
 				code = worse(code, r.code)
 				tally.count(r.code)
-				lines = append(lines, line{strings.ToUpper(string(r.rec.Outcome)), m.Scenario, "", r.report})
+				lines = append(lines, line{strings.ToUpper(string(r.rec.Outcome)), nameOf(m), "", r.report})
 			}
 			if len(runs) == 0 {
 				tally.notRun++
@@ -568,7 +580,7 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		} else {
 			tally.count(mcode)
 		}
-		lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, counts, path})
+		lines = append(lines, line{or(verdict, "ERROR"), nameOf(m), counts, path})
 	}
 	if len(matrices) > 1 {
 		wv, wn := 0, 0
