@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -357,6 +358,22 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 		}
 		return nil
 	})
+	if a, b, culprit := m.SameID(); a != nil {
+		// Two runs under one id: their reports, records and a merge take them for one run
+		// (merge refused them as "different experiments under one id").
+		at := sc.Pos.Rel(p.Cwd)
+		if pos, ok := sc.Declared[culprit]; ok && pos.IsValid() {
+			at = pos.Rel(p.Cwd)
+		}
+		for i, v := range sc.Sweep[culprit] {
+			if (v == a[culprit] || v == b[culprit]) && strings.Contains(v, ",") && i < len(sc.SweepPos[culprit]) {
+				at = sc.SweepPos[culprit][i].Rel(p.Cwd)
+				break
+			}
+		}
+		errs = append(errs, &dsl.Error{Pos: at, Msg: fmt.Sprintf("sweep of vars.%s: the combinations %s and %s would be runs of one id, %s: a run's id joins its vars with commas, and a swept value holds one; write the values without a comma",
+			or(culprit, "?"), quotedCombo(a), quotedCombo(b), dsl.UnitID(sc.Name, a, 1))})
+	}
 	if secret := interp.SecretSweep(m, sc); secret != nil {
 		for _, u := range units {
 			if u.Scenario != nil {
@@ -692,6 +709,15 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 		return "", nil, code, nil
 	}
 	return sweptExpected(m, recs), recs[len(recs)-1], code, nil
+}
+
+// quotedCombo writes a combination's vars with their values quoted: a="1,b=2" b="3".
+func quotedCombo(vars map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(vars) {
+		parts = append(parts, k+"="+strconv.Quote(vars[k]))
+	}
+	return strings.Join(parts, " ")
 }
 
 // sweptExpected is what the expected-output block of a spec whose scenario sweeps shows of
