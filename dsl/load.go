@@ -326,6 +326,9 @@ func (l *loader) loadFile(abs string) {
 		l.addCUEError(err)
 		return
 	}
+	if l.refuseBuildAttr(abs, f) {
+		return
+	}
 	l.res.Files = append(l.res.Files, abs)
 	only := topLevelLabels(f)
 	if f.PackageName() != "" && l.opts.Combinations != nil {
@@ -362,6 +365,55 @@ func packageClause(f *ast.File) *ast.Package {
 		}
 	}
 	return nil
+}
+
+// buildAttr is a file-level @if(...) or @ignore() attribute of f (before its package
+// clause), nil when it has none: CUE leaves such a file out of its package unless the tag is
+// set (cue -t), which labrun never sets, so the file's scenarios would not run.
+func buildAttr(f *ast.File) *ast.Attribute {
+	for _, d := range f.Decls {
+		switch x := d.(type) {
+		case *ast.Package:
+			return nil
+		case *ast.Attribute:
+			if k, _ := x.Split(); k == "if" || k == "ignore" {
+				return x
+			}
+		}
+	}
+	return nil
+}
+
+// buildAttrWhy says why a file with build attribute a is left out of its package.
+func buildAttrWhy(a *ast.Attribute) string {
+	if k, _ := a.Split(); k == "ignore" {
+		return fmt.Sprintf("%s: CUE leaves this file out of its package: its scenarios are not loaded (remove the attribute to load them)", a.Text)
+	}
+	return fmt.Sprintf("%s: CUE leaves this file out of its package unless the tag is set (cue -t), and labrun sets no tag: its scenarios are not loaded (remove the attribute to load them; choose scenarios with --scenario or --tag)", a.Text)
+}
+
+// refuseBuildAttr refuses, at its attribute, a file named on its own that CUE leaves out of
+// its package; false when f has no such attribute.
+func (l *loader) refuseBuildAttr(path string, f *ast.File) bool {
+	a := buildAttr(f)
+	if a == nil {
+		return false
+	}
+	l.errs.add(Pos{File: l.userFile(path), Line: a.Pos().Line(), Col: a.Pos().Column()}, "", "%s", buildAttrWhy(a))
+	return true
+}
+
+// skipBuildAttr leaves out, with a warning that names it, a file of a folder's load (or a
+// named file's sibling) that CUE leaves out of its package, as it does a file named _*.cue:
+// before, run, vet and plan of the folder passed without its scenarios in silence (vet
+// counted the file among those it loaded).
+func (l *loader) skipBuildAttr(path string, f *ast.File) bool {
+	a := buildAttr(f)
+	if a == nil {
+		return false
+	}
+	l.skip(path, fmt.Sprintf("line %d: %s", a.Pos().Line(), buildAttrWhy(a)))
+	return true
 }
 
 // loadDir loads every CUE package in a directory.
@@ -406,6 +458,9 @@ func (l *loader) loadDir(abs string) {
 			f, err := parser.ParseFile(p, src, parser.PackageClauseOnly)
 			if err != nil {
 				l.addCUEError(err)
+				continue
+			}
+			if l.skipBuildAttr(p, f) {
 				continue
 			}
 			l.res.Files = append(l.res.Files, p)
@@ -514,6 +569,8 @@ func (l *loader) scanSiblings(dir, abs, pkg string) {
 			if isTestFile(p) {
 				l.testFile(p) // left out of the package the named file is built in
 			}
+			// Left out of the package when it has a build attribute, and said so.
+			l.skipBuildAttr(p, f)
 			continue // the same package: its errors are the named file's too
 		}
 		if err == nil && f.PackageName() == "" {
