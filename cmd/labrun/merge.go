@@ -462,13 +462,29 @@ func checkShards(all []mergedRecord) error {
 }
 
 // planWords says a matrix's flags as the command line gives them.
-func planWords(m *dsl.Matrix) string {
+func planWords(m *dsl.Matrix) string { return planText(m, true) }
+
+// planText writes m's plan as the command line gives it; with said false, a sweep the scenario
+// declares is written as a --sweep of the same values: two plans are one experiment whether a
+// var's values came from the scenario or from the flag, and are compared so.
+func planText(m *dsl.Matrix, said bool) string {
 	w := fmt.Sprintf("--count %d", m.Count)
 	if m.PassRate != 0 {
 		w += " --pass-rate " + strconv.FormatFloat(m.PassRate, 'g', -1, 64)
 	}
+	// A sweep the scenario declares is said as the scenario's, not as a flag no one gave:
+	// before, two shards run from two versions of the file read "a run of --count 1 --sweep
+	// n=1,2,3" though neither had a --sweep.
+	var declared []string
 	for _, s := range m.Sweep {
+		if said && s.From == "scenario" {
+			declared = append(declared, s.Name+"="+strings.Join(s.Values, ","))
+			continue
+		}
 		w += " --sweep " + s.Name + "=" + strings.Join(s.Values, ",")
+	}
+	if len(declared) > 0 {
+		w += " with the scenario's sweep " + strings.Join(declared, " ")
 	}
 	return w
 }
@@ -1093,16 +1109,16 @@ func unlistedArtifacts(rec *interp.Record, json string) string {
 // exit 0.
 func differentRuns(a, b *interp.Record) string {
 	diffs := differentVars(a, b)
-	if pa, pb := planOf(unitOrSingle(a).Matrix), planOf(unitOrSingle(b).Matrix); pa != pb {
-		diffs = append(diffs, fmt.Sprintf("the first is a run of %s, the second of %s", pa, pb))
+	if ma, mb := unitOrSingle(a).Matrix, unitOrSingle(b).Matrix; planOf(ma, false) != planOf(mb, false) {
+		diffs = append(diffs, fmt.Sprintf("the first is a run of %s, the second of %s", planOf(ma, true), planOf(mb, true)))
 	}
 	return strings.Join(diffs, "; ")
 }
 
 // planOf says a matrix's plan as the command line gives it (planWords), with the swept vars
 // --var fixed: what makes its runs one experiment (not its plots).
-func planOf(m *dsl.Matrix) string {
-	w := planWords(m)
+func planOf(m *dsl.Matrix, said bool) string {
+	w := planText(m, said)
 	for _, f := range m.Fixed {
 		w += " --var " + f.Name + "=" + f.Value
 	}
