@@ -451,6 +451,25 @@ func checkShards(all []mergedRecord) error {
 			} else {
 				why = append(why, fmt.Sprintf("no records of shards %s (%d run%s between them)", strings.Join(absent, ", "), n, plural(n)))
 			}
+			// Records of such a shard of another split of as many shards are here: a split
+			// whose shards ran other plans (a scenario file that changed between them, other
+			// flags). Before, merge said only "no records of shard 2/2" beside them.
+			for _, k2 := range order {
+				if k2 == k || k2.count != k.count {
+					continue
+				}
+				var there []string
+				for _, a := range absent {
+					var i int
+					fmt.Sscanf(a, "%d/", &i)
+					if splits[k2][i] != nil {
+						there = append(there, a)
+					}
+				}
+				if len(there) > 0 {
+					why = append(why, fmt.Sprintf("the records of shard %s here are of a split of %d runs, not %d: its shards ran other plans (other --count, --pass-rate or --sweep, or a scenario file that changed between them)", strings.Join(there, ", "), k2.all, k.all))
+				}
+			}
 		}
 		why = append(why, short...)
 		msgs = append(msgs, fmt.Sprintf("the %d shards planned %d runs; the records hold %d: %s", k.count, k.all, held, strings.Join(why, "; ")))
