@@ -211,7 +211,15 @@ func NewMatrix(sc *Scenario, flags []SweepVar, pinned map[string]string, count i
 	}
 	for _, f := range flags {
 		if _, ok := sc.Vars[f.Name]; ok {
-			byName[f.Name] = SweepVar{Name: f.Name, Values: f.Values, From: "--sweep"}
+			// Each value as the var's type writes it (01 of an integer is 1, 0.50 of a
+			// number 0.5): before, --sweep n=01 ran sw[n=01]#1, the run sw[n=1]#1 of
+			// another invocation under another id, and diff of their summaries found no
+			// combination in common ("only in A: n=1", "only in B: n=01").
+			vals := make([]string, len(f.Values))
+			for i, v := range f.Values {
+				vals[i] = sweptValue(sc.VarKinds[f.Name], v)
+			}
+			byName[f.Name] = SweepVar{Name: f.Name, Values: vals, From: "--sweep"}
 		}
 	}
 	for _, k := range sortedKeys(pinned) {
