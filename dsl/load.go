@@ -257,7 +257,7 @@ func (l *loader) loadPath(p string) {
 	switch {
 	case fi != nil && fi.IsDir():
 		l.loadDir(abs)
-	case strings.HasSuffix(abs, ".md") || strings.HasSuffix(abs, ".markdown"):
+	case IsMarkdown(abs):
 		l.loadMarkdown(abs, true)
 	case strings.HasSuffix(abs, ".cue"):
 		l.loadFile(abs)
@@ -284,6 +284,12 @@ func (l *loader) read(abs string) ([]byte, error) {
 // leaves out of its package (cue/load without Tests: "reserved for future testing
 // functionality", cue help inputs).
 func isTestFile(path string) bool { return strings.HasSuffix(filepath.Base(path), "_test.cue") }
+
+// IsMarkdown says whether path names a Markdown document (.md, .markdown): what labrun reads
+// as one, named on its own or found in a directory.
+func IsMarkdown(path string) bool {
+	return strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".markdown")
+}
 
 // testFile refuses a *_test.cue file of a package labrun loads: CUE leaves it out, so the
 // scenarios it declares would never run, and a folder of them would pass without them.
@@ -318,6 +324,9 @@ func (l *loader) loadFile(abs string) {
 	f, err := parser.ParseFile(abs, src, parser.ParseComments)
 	if err != nil {
 		l.addCUEError(err)
+		return
+	}
+	if l.refuseBuildAttr(abs, f) {
 		return
 	}
 	l.res.Files = append(l.res.Files, abs)
@@ -358,6 +367,55 @@ func packageClause(f *ast.File) *ast.Package {
 	return nil
 }
 
+// buildAttr is a file-level @if(...) or @ignore() attribute of f (before its package
+// clause), nil when it has none: CUE leaves such a file out of its package unless the tag is
+// set (cue -t), which labrun never sets, so the file's scenarios would not run.
+func buildAttr(f *ast.File) *ast.Attribute {
+	for _, d := range f.Decls {
+		switch x := d.(type) {
+		case *ast.Package:
+			return nil
+		case *ast.Attribute:
+			if k, _ := x.Split(); k == "if" || k == "ignore" {
+				return x
+			}
+		}
+	}
+	return nil
+}
+
+// buildAttrWhy says why a file with build attribute a is left out of its package.
+func buildAttrWhy(a *ast.Attribute) string {
+	if k, _ := a.Split(); k == "ignore" {
+		return fmt.Sprintf("%s: CUE leaves this file out of its package: its scenarios are not loaded (remove the attribute to load them)", a.Text)
+	}
+	return fmt.Sprintf("%s: CUE leaves this file out of its package unless the tag is set (cue -t), and labrun sets no tag: its scenarios are not loaded (remove the attribute to load them; choose scenarios with --scenario or --tag)", a.Text)
+}
+
+// refuseBuildAttr refuses, at its attribute, a file named on its own that CUE leaves out of
+// its package; false when f has no such attribute.
+func (l *loader) refuseBuildAttr(path string, f *ast.File) bool {
+	a := buildAttr(f)
+	if a == nil {
+		return false
+	}
+	l.errs.add(Pos{File: l.userFile(path), Line: a.Pos().Line(), Col: a.Pos().Column()}, "", "%s", buildAttrWhy(a))
+	return true
+}
+
+// skipBuildAttr leaves out, with a warning that names it, a file of a folder's load (or a
+// named file's sibling) that CUE leaves out of its package, as it does a file named _*.cue:
+// before, run, vet and plan of the folder passed without its scenarios in silence (vet
+// counted the file among those it loaded).
+func (l *loader) skipBuildAttr(path string, f *ast.File) bool {
+	a := buildAttr(f)
+	if a == nil {
+		return false
+	}
+	l.skip(path, fmt.Sprintf("line %d: %s", a.Pos().Line(), buildAttrWhy(a)))
+	return true
+}
+
 // loadDir loads every CUE package in a directory.
 func (l *loader) loadDir(abs string) {
 	entries, err := os.ReadDir(abs)
@@ -377,7 +435,7 @@ func (l *loader) loadDir(abs string) {
 		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
 			// CUE leaves such a file out of its package, and so does a directory's load; a
 			// scenario in it would not run, and nothing would say so.
-			if strings.HasSuffix(name, ".cue") || strings.HasSuffix(name, ".md") {
+			if strings.HasSuffix(name, ".cue") || IsMarkdown(name) {
 				l.skip(p, fmt.Sprintf("a file whose name begins with %q is left out of a directory's load, as CUE leaves it out of a package: its scenarios are not loaded (rename the file to load them)", name[:1]))
 			}
 			continue
@@ -402,13 +460,18 @@ func (l *loader) loadDir(abs string) {
 				l.addCUEError(err)
 				continue
 			}
+			if l.skipBuildAttr(p, f) {
+				continue
+			}
 			l.res.Files = append(l.res.Files, p)
 			if f.PackageName() == "" {
 				loose = append(loose, p)
 			} else {
 				pkgs[f.PackageName()] = true
 			}
-		case strings.HasSuffix(name, ".md"):
+		case IsMarkdown(name):
+			// .markdown too, as a document named on its own: before, a folder's load
+			// left it out in silence, and its failing spec never ran.
 			mds = append(mds, p)
 		}
 	}
@@ -506,6 +569,8 @@ func (l *loader) scanSiblings(dir, abs, pkg string) {
 			if isTestFile(p) {
 				l.testFile(p) // left out of the package the named file is built in
 			}
+			// Left out of the package when it has a build attribute, and said so.
+			l.skipBuildAttr(p, f)
 			continue // the same package: its errors are the named file's too
 		}
 		if err == nil && f.PackageName() == "" {

@@ -72,6 +72,19 @@ func (f Fence) NearMiss() string {
 			return fmt.Sprintf("%q is neither a spec (```cue labrun) nor an expected-output block (%s)", w, expectWord)
 		}
 	}
+	// A word one or two letters off (```cue labrn, ```cue lab-run, ```text labrn-expect):
+	// before, a document with other specs read such a block as plain text in silence, and
+	// its scenario, which failed, never ran.
+	for _, w := range strings.FieldsFunc(f.Info, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '{' || r == '}' || r == ','
+	}) {
+		lw := strings.ToLower(w)
+		for _, want := range []string{"labrun", expectWord} {
+			if len(lw) >= 4 && EditDistance(lw, want) <= 2 {
+				return fmt.Sprintf("%q is neither a spec (```cue labrun) nor an expected-output block (%s): it looks like %s misspelt", w, expectWord, want)
+			}
+		}
+	}
 	return ""
 }
 

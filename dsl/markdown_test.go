@@ -226,6 +226,19 @@ func TestFenceNearMiss(t *testing.T) {
 		{"yaml labrun", `"labrun" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect)`},
 		{"text labrun-expected", `"labrun-expected" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect)`},
 		{"text Labrun-Expected", `"Labrun-Expected" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect)`},
+		// One or two letters off: before, read as plain text in silence (a document with
+		// other specs raised nothing, and the misspelt spec's failing scenario never ran).
+		{"cue labrn", `"labrn" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect): it looks like labrun misspelt`},
+		{"cue lab-run", `"lab-run" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect): it looks like labrun misspelt`},
+		{"cue {Lbrun}", `"Lbrun" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect): it looks like labrun misspelt`},
+		{"text labrn-expect", `"labrn-expect" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect): it looks like labrun-expect misspelt`},
+		{"text lab-run-expect", `"lab-run-expect" is neither a spec (` + "```cue labrun" + `) nor an expected-output block (labrun-expect): it looks like labrun-expect misspelt`},
+		// Words further off are other languages' and tools' (and short ones match too much).
+		{"cue labs", ""},
+		{"cue run", ""},
+		{"sh rerun", ""},
+		{"text expect", ""},
+		{"text ab", ""},
 	}
 	for _, tt := range tests {
 		if got := (Fence{Info: tt.info}).NearMiss(); got != tt.want {

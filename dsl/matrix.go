@@ -166,6 +166,31 @@ func ComboKey(vars map[string]string) string {
 	return strings.Join(parts, ",")
 }
 
+// SameID is the first two combinations of m whose runs would have one id, and a var of the
+// first whose value holds the comma that makes them one ("" when none does): a swept string
+// that holds a comma (a = "1,b=2" beside b = "3", and a = "1" beside b = "2,b=3", are both
+// s[a=1,b=2,b=3]#1). Nil when every combination has an id of its own.
+func (m *Matrix) SameID() (a, b map[string]string, culprit string) {
+	seen := map[string]map[string]string{}
+	for _, c := range m.Combinations() {
+		k := ComboKey(c)
+		prev, ok := seen[k]
+		if !ok {
+			seen[k] = c
+			continue
+		}
+		for _, vars := range []map[string]string{prev, c} {
+			for _, n := range sortedKeys(vars) {
+				if culprit == "" && strings.Contains(vars[n], ",") {
+					culprit = n
+				}
+			}
+		}
+		return prev, c, culprit
+	}
+	return nil, nil, ""
+}
+
 // UnitID is a unit's stable id: scenario[combination]#round.
 func UnitID(scenario string, vars map[string]string, round int) string {
 	id := scenario
@@ -186,7 +211,15 @@ func NewMatrix(sc *Scenario, flags []SweepVar, pinned map[string]string, count i
 	}
 	for _, f := range flags {
 		if _, ok := sc.Vars[f.Name]; ok {
-			byName[f.Name] = SweepVar{Name: f.Name, Values: f.Values, From: "--sweep"}
+			// Each value as the var's type writes it (01 of an integer is 1, 0.50 of a
+			// number 0.5): before, --sweep n=01 ran sw[n=01]#1, the run sw[n=1]#1 of
+			// another invocation under another id, and diff of their summaries found no
+			// combination in common ("only in A: n=1", "only in B: n=01").
+			vals := make([]string, len(f.Values))
+			for i, v := range f.Values {
+				vals[i] = sweptValue(sc.VarKinds[f.Name], v)
+			}
+			byName[f.Name] = SweepVar{Name: f.Name, Values: vals, From: "--sweep"}
 		}
 	}
 	for _, k := range sortedKeys(pinned) {

@@ -711,16 +711,23 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 	for _, e := range exprs {
 		fmt.Fprintf(&md, "| %s | %d of %d |\n", sumCell(e), passedCount(s.Runs, e), len(s.Runs))
 	}
-	md.WriteString("\n## Values the expectations read\n\n| value | unit | vars | min | median | max | runs |\n|---|---|---|---|---|---|---|\n")
+	md.WriteString("\n## Values the expectations read\n\n")
 	groups := summaryGroups(s)
+	var rows []string
 	for _, v := range summaryValues(s) {
 		for _, g := range groups {
 			lo, med, hi, n := spread(g.runs, v)
 			if n == 0 {
 				continue
 			}
-			fmt.Fprintf(&md, "| %s | %s | %s | %s | %s | %s | %d |\n", sumCell(v), or(s.Units[v], "–"), sumCell(Combo(g.vars, 0, 1)), sig4(lo), sig4(med), sig4(hi), n)
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %d |\n", sumCell(v), or(s.Units[v], "–"), sumCell(Combo(g.vars, 0, 1)), sig4(lo), sig4(med), sig4(hi), n))
 		}
+	}
+	if len(rows) == 0 {
+		// Before, a table of headers alone, as if its rows had been lost.
+		md.WriteString("None: the expectations read no number (strings, booleans, outcomes).\n")
+	} else {
+		md.WriteString("| value | unit | vars | min | median | max | runs |\n|---|---|---|---|---|---|---|\n" + strings.Join(rows, ""))
 	}
 	if len(plots) > 0 {
 		md.WriteString("\n## Plots\n\n")

@@ -345,3 +345,23 @@ func TestSummaryVerdict(t *testing.T) {
 		})
 	}
 }
+
+// TestSummaryMarkdownNoValues: a summary whose expectations read no number says so, rather
+// than a table of headers alone, as if its rows had been lost.
+func TestSummaryMarkdownNoValues(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", Count: 2}
+	var runs []RunFile
+	for round := 1; round <= 2; round++ {
+		u := &dsl.Unit{ID: dsl.UnitID("s", nil, round), Matrix: m, Combination: 1, Round: round}
+		runs = append(runs, RunFile{Rec: &interp.Record{Scenario: "s", Outcome: interp.Passed, Unit: u,
+			Expectations: []*interp.Judgement{{Src: "x.stdout != 'v=4\\n'", Outcome: interp.Passed, Values: interp.Values{"x.stdout": "v=1\n"}}}}})
+	}
+	md := SummaryMarkdown(SummaryOf(m, runs, ""), nil)
+	if !strings.Contains(md, "## Values the expectations read\n\nNone: the expectations read no number (strings, booleans, outcomes).\n") || strings.Contains(md, "| value | unit |") {
+		t.Errorf("the Markdown does not say that no number was read:\n%s", md)
+	}
+	runs[0].Rec.Expectations[0].Values = interp.Values{"x.exit": 0.0}
+	if md := SummaryMarkdown(SummaryOf(m, runs, ""), nil); !strings.Contains(md, "| value | unit | vars | min | median | max | runs |") || strings.Contains(md, "None: the expectations") {
+		t.Errorf("a number read has no table:\n%s", md)
+	}
+}

@@ -67,7 +67,7 @@ type docBlock struct {
 
 func (p *process) doc(args []string, f *docFlags) error {
 	for _, a := range args {
-		if !strings.HasSuffix(a, ".md") && !strings.HasSuffix(a, ".markdown") {
+		if !dsl.IsMarkdown(a) {
 			return &exitError{exitInvalid, fmt.Sprintf("%s: expected a Markdown document (.md)", a)}
 		}
 	}
@@ -479,7 +479,7 @@ func (p *process) compareDocs(w *work, recs []*interp.Record) (int, []report.Doc
 
 // isMarkdown says whether path names a Markdown document.
 func isMarkdown(path string) bool {
-	return strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".markdown")
+	return dsl.IsMarkdown(path)
 }
 
 // diffLines is a line diff of two short lists (longest common subsequence), "" when equal.

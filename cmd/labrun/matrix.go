@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -368,6 +369,22 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 		}
 		return nil
 	})
+	if a, b, culprit := m.SameID(); a != nil {
+		// Two runs under one id: their reports, records and a merge take them for one run
+		// (merge refused them as "different experiments under one id").
+		at := sc.Pos.Rel(p.Cwd)
+		if pos, ok := sc.Declared[culprit]; ok && pos.IsValid() {
+			at = pos.Rel(p.Cwd)
+		}
+		for i, v := range sc.Sweep[culprit] {
+			if (v == a[culprit] || v == b[culprit]) && strings.Contains(v, ",") && i < len(sc.SweepPos[culprit]) {
+				at = sc.SweepPos[culprit][i].Rel(p.Cwd)
+				break
+			}
+		}
+		errs = append(errs, &dsl.Error{Pos: at, Msg: fmt.Sprintf("sweep of vars.%s: the combinations %s and %s would be runs of one id, %s: a run's id joins its vars with commas, and a swept value holds one; write the values without a comma",
+			or(culprit, "?"), quotedCombo(a), quotedCombo(b), dsl.UnitID(sc.Name, a, 1))})
+	}
 	if secret := interp.SecretSweep(m, sc); secret != nil {
 		for _, u := range units {
 			if u.Scenario != nil {
@@ -474,6 +491,18 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		verdict, name, what, path string
 	}
 	var lines []line
+	// Two scenarios of one name (in two folders of DIR/...) are told apart by their file:
+	// before, the total's lines read "PASSED  s" and "FAILED  s", which said neither which.
+	named := map[string]int{}
+	for _, m := range matrices {
+		named[m.Scenario]++
+	}
+	nameOf := func(m *dsl.Matrix) string {
+		if named[m.Scenario] > 1 {
+			return fmt.Sprintf("%s (%s)", m.Scenario, relPath(p.Cwd, m.File))
+		}
+		return m.Scenario
+	}
 	tally := &runTally{}
 	whyOf := map[*dsl.Matrix]map[report.RunKey]string{}
 	for _, n := range never {
@@ -503,14 +532,14 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 			tally.count(mcode)
 			fmt.Fprintf(p.Stdout, "SHARD %s: %d of the %d runs of this shard passed, of %d in all; labrun merge of every shard's records writes the summary\n", m.Scenario, passed, len(runs), m.Runs())
 			verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]
-			lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, fmt.Sprintf("%d of %d runs passed (part of %d)", passed, len(runs), m.Runs()), ""})
+			lines = append(lines, line{or(verdict, "ERROR"), nameOf(m), fmt.Sprintf("%d of %d runs passed (part of %d)", passed, len(runs), m.Runs()), ""})
 			continue
 		}
 		if !m.Summarized() {
 			for _, r := range runs {
 				code = worse(code, r.code)
 				tally.count(r.code)
-				lines = append(lines, line{strings.ToUpper(string(r.rec.Outcome)), m.Scenario, report.MayFailed(r.rec), r.report})
+				lines = append(lines, line{strings.ToUpper(string(r.rec.Outcome)), nameOf(m), report.MayFailed(r.rec), r.report})
 			}
 			if len(runs) == 0 {
 				tally.notRun++
@@ -583,7 +612,7 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		} else {
 			tally.count(mcode)
 		}
-		lines = append(lines, line{or(verdict, "ERROR"), m.Scenario, counts + mayFailed, path})
+		lines = append(lines, line{or(verdict, "ERROR"), nameOf(m), counts + mayFailed, path})
 	}
 	if len(matrices) > 1 {
 		wv, wn := 0, 0
@@ -695,6 +724,15 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 		return "", nil, code, nil
 	}
 	return sweptExpected(m, recs), recs[len(recs)-1], code, nil
+}
+
+// quotedCombo writes a combination's vars with their values quoted: a="1,b=2" b="3".
+func quotedCombo(vars map[string]string) string {
+	var parts []string
+	for _, k := range sortedKeys(vars) {
+		parts = append(parts, k+"="+strconv.Quote(vars[k]))
+	}
+	return strings.Join(parts, " ")
 }
 
 // sweptExpected is what the expected-output block of a spec whose scenario sweeps shows of

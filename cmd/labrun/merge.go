@@ -451,6 +451,25 @@ func checkShards(all []mergedRecord) error {
 			} else {
 				why = append(why, fmt.Sprintf("no records of shards %s (%d run%s between them)", strings.Join(absent, ", "), n, plural(n)))
 			}
+			// Records of such a shard of another split of as many shards are here: a split
+			// whose shards ran other plans (a scenario file that changed between them, other
+			// flags). Before, merge said only "no records of shard 2/2" beside them.
+			for _, k2 := range order {
+				if k2 == k || k2.count != k.count {
+					continue
+				}
+				var there []string
+				for _, a := range absent {
+					var i int
+					fmt.Sscanf(a, "%d/", &i)
+					if splits[k2][i] != nil {
+						there = append(there, a)
+					}
+				}
+				if len(there) > 0 {
+					why = append(why, fmt.Sprintf("the records of shard %s here are of a split of %d runs, not %d: its shards ran other plans (other --count, --pass-rate or --sweep, or a scenario file that changed between them)", strings.Join(there, ", "), k2.all, k.all))
+				}
+			}
 		}
 		why = append(why, short...)
 		msgs = append(msgs, fmt.Sprintf("the %d shards planned %d runs; the records hold %d: %s", k.count, k.all, held, strings.Join(why, "; ")))
@@ -462,13 +481,29 @@ func checkShards(all []mergedRecord) error {
 }
 
 // planWords says a matrix's flags as the command line gives them.
-func planWords(m *dsl.Matrix) string {
+func planWords(m *dsl.Matrix) string { return planText(m, true) }
+
+// planText writes m's plan as the command line gives it; with said false, a sweep the scenario
+// declares is written as a --sweep of the same values: two plans are one experiment whether a
+// var's values came from the scenario or from the flag, and are compared so.
+func planText(m *dsl.Matrix, said bool) string {
 	w := fmt.Sprintf("--count %d", m.Count)
 	if m.PassRate != 0 {
 		w += " --pass-rate " + strconv.FormatFloat(m.PassRate, 'g', -1, 64)
 	}
+	// A sweep the scenario declares is said as the scenario's, not as a flag no one gave:
+	// before, two shards run from two versions of the file read "a run of --count 1 --sweep
+	// n=1,2,3" though neither had a --sweep.
+	var declared []string
 	for _, s := range m.Sweep {
+		if said && s.From == "scenario" {
+			declared = append(declared, s.Name+"="+strings.Join(s.Values, ","))
+			continue
+		}
 		w += " --sweep " + s.Name + "=" + strings.Join(s.Values, ",")
+	}
+	if len(declared) > 0 {
+		w += " with the scenario's sweep " + strings.Join(declared, " ")
 	}
 	return w
 }
@@ -1114,16 +1149,16 @@ func unlistedArtifacts(rec *interp.Record, json string) string {
 // exit 0.
 func differentRuns(a, b *interp.Record) string {
 	diffs := differentVars(a, b)
-	if pa, pb := planOf(unitOrSingle(a).Matrix), planOf(unitOrSingle(b).Matrix); pa != pb {
-		diffs = append(diffs, fmt.Sprintf("the first is a run of %s, the second of %s", pa, pb))
+	if ma, mb := unitOrSingle(a).Matrix, unitOrSingle(b).Matrix; planOf(ma, false) != planOf(mb, false) {
+		diffs = append(diffs, fmt.Sprintf("the first is a run of %s, the second of %s", planOf(ma, true), planOf(mb, true)))
 	}
 	return strings.Join(diffs, "; ")
 }
 
 // planOf says a matrix's plan as the command line gives it (planWords), with the swept vars
 // --var fixed: what makes its runs one experiment (not its plots).
-func planOf(m *dsl.Matrix) string {
-	w := planWords(m)
+func planOf(m *dsl.Matrix, said bool) string {
+	w := planText(m, said)
 	for _, f := range m.Fixed {
 		w += " --var " + f.Name + "=" + f.Value
 	}

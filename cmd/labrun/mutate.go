@@ -24,7 +24,10 @@ every exec, another exit code and empty stdout; for every get or config value, a
 changed; for every sampled series, flat and shifted by one sample; for step times, each named
 step 1s late. Each mutant is judged with the scenario's expectations as they are now (from the
 file the run recorded, or --file), whose steps must be those the run ran (as replay's). A mutant that no expectation catches has SURVIVED: the
-expectations cannot tell that outcome from the recorded one.
+expectations cannot tell that outcome from the recorded one. So has one that fails an
+expectation only because it changed one of two values, read by different steps, that the
+expectation compares and the run recorded equal (delta.rq_5xx == fortio.code503, fortio's 503s
+changed): a run where both read the new value passes it.
 
 Exit 0 when every mutant is killed or listed in the scenario's survivors (mutant name → the
 reason it may survive), 1 otherwise (and when there is no mutant: nothing was shown), 2 when
@@ -70,6 +73,10 @@ func writeMutation(p *process, rep *interp.MutationReport) {
 			verdict = "killed by " + strings.Join(m.KilledBy, "; ")
 		case m.Survives != "":
 			verdict = "survives: " + m.Survives
+		}
+		if len(m.Contradicted) > 0 && !m.Killed {
+			// Failed only as a record that contradicts itself: no wrong outcome was judged.
+			verdict += " (failed only " + strings.Join(m.Contradicted, "; ") + ")"
 		}
 		if len(m.NotJudged) > 0 {
 			// Expectations that call now() keep their recorded outcome: they did not judge it.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"labrun.dev/labrun/dsl"
 )
 
 // expandPaths turns each DIR/... argument into DIR and every directory below it that holds
@@ -44,7 +46,7 @@ func expandPaths(cwd string, args []string) ([]string, error) {
 			}
 			for _, e := range entries {
 				n := e.Name()
-				if !e.IsDir() && !strings.HasPrefix(n, ".") && !strings.HasPrefix(n, "_") && (strings.HasSuffix(n, ".cue") || strings.HasSuffix(n, ".md")) {
+				if !e.IsDir() && !strings.HasPrefix(n, ".") && !strings.HasPrefix(n, "_") && (strings.HasSuffix(n, ".cue") || dsl.IsMarkdown(n)) {
 					rel := path
 					if r, err := filepath.Rel(cwd, path); err == nil && !strings.HasPrefix(r, "..") {
 						rel = r

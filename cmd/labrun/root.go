@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"labrun.dev/labrun/dsl"
 )
 
 // Main runs labrun with the process p and returns the exit code. Errors are printed here and
@@ -90,7 +92,7 @@ func defaultToRun(root *cobra.Command, args []string) []string {
 			return args
 		}
 	}
-	if strings.HasSuffix(first, ".cue") || strings.HasSuffix(first, ".md") || isDir(first) {
+	if strings.HasSuffix(first, ".cue") || dsl.IsMarkdown(first) || isDir(first) {
 		return append([]string{"run"}, args...)
 	}
 	return args
