@@ -1190,6 +1190,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			c.fail(col(n), "%s", msg)
 			return schema.BoolType
 		}
+		if msg := durationStringCompare(n, written, l, r); msg != "" {
+			c.fail(col(n), "%s", msg)
+			return schema.BoolType
+		}
 		c.units(n, l, r)
 		if msg := c.vacuity(n, written, l, r); msg != "" {
 			c.vacuous = append(c.vacuous, exprProblem{col(n), msg})
@@ -1525,6 +1529,48 @@ func numericStringOrder(n *ast.BinaryNode, written [2]string, l, r *schema.Type)
 		num[i], num[o] = lit.Value, fmt.Sprintf("float(%s)", written[o])
 		return fmt.Sprintf("%s %s %s orders strings, byte by byte (\"10\" < \"5\"): %s is a number written as a string, and %s is %s; compare numbers: %s %s %s (int() for whole numbers)",
 			written[0], n.Operator, written[1], written[i], written[o], describe(types[o]), num[0], n.Operator, num[1])
+	}
+	return ""
+}
+
+// durationStringCompare refuses a comparison of a protobuf Duration read as text (a config
+// dump's "10s", "0.500s") that does not compare times: an order (<, >=, …) compares bytes,
+// and "10s" < "2s" holds; an equality with a literal Envoy never writes ("500ms", "1.5s":
+// it writes "0.500s", "1.500s") never holds, and its != always does. "" when n is neither.
+func durationStringCompare(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
+	isDuration := func(t *schema.Type) bool {
+		return t != nil && t != nilType && t.Kind == schema.TString && t.Form == schema.FormDuration
+	}
+	sides := [2]ast.Node{n.Left, n.Right}
+	types := [2]*schema.Type{l, r}
+	d := -1
+	for i := range types {
+		if isDuration(types[i]) {
+			d = i
+			break
+		}
+	}
+	if d < 0 {
+		return ""
+	}
+	cmp := written[0] + " " + n.Operator + " " + written[1]
+	asDuration := func(i int) string {
+		if lit, ok := sides[i].(*ast.StringNode); ok {
+			return fmt.Sprintf("duration(%q)", lit.Value)
+		}
+		return "duration(" + written[i] + ")"
+	}
+	switch n.Operator {
+	case "<", "<=", ">", ">=":
+		return fmt.Sprintf("%s orders strings, byte by byte (\"10s\" < \"2s\"): %s is a protobuf Duration written as text; compare times: %s %s %s (or read it as seconds with the config step's durations: \"seconds\")",
+			cmp, written[d], asDuration(0), n.Operator, asDuration(1))
+	case "==", "!=":
+		lit, ok := sides[1-d].(*ast.StringNode)
+		if !ok || schema.FormDuration.Holds(lit.Value) {
+			return ""
+		}
+		return fmt.Sprintf("%s is always %v: %s is a protobuf Duration, which Envoy writes in seconds (\"10s\", \"0.500s\"), never %q; compare times: %s %s %s",
+			cmp, n.Operator == "!=", written[d], lit.Value, asDuration(0), n.Operator, asDuration(1))
 	}
 	return ""
 }

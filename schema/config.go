@@ -158,7 +158,7 @@ func envoyType(t *xdstype.Type, seconds bool) *Type {
 		if seconds {
 			return Num(Seconds)
 		}
-		return Str("a protobuf Duration, e.g. \"0.500s\": compare with duration()")
+		return StrForm("a protobuf Duration, e.g. \"0.500s\": compare with duration()", FormDuration)
 	case xdstype.Enum:
 		return &Type{Kind: TString, Enum: t.Enum.Values, Doc: "enum " + t.Enum.Name, Go: StringType.Go}
 	}

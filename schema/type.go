@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -245,7 +246,13 @@ const (
 	// FormResponseFlag is an Envoy response flag as access logs write them: "UF", "URX",
 	// "UAEX" (2 to 5 capitals), or "-" for none.
 	FormResponseFlag Form = "Envoy response flag"
+	// FormDuration is a protobuf Duration as Envoy's config dump writes it: seconds, with 3, 6
+	// or 9 decimals when not whole ("10s", "0.500s", "1.000000001s").
+	FormDuration Form = "protobuf Duration"
 )
+
+// protoDuration is FormDuration's text.
+var protoDuration = regexp.MustCompile(`^-?[0-9]+(?:\.(?:[0-9]{3}|[0-9]{6}|[0-9]{9}))?s$`)
 
 // Holds reports whether s can be a value of the form.
 func (f Form) Holds(s string) bool {
@@ -272,6 +279,8 @@ func (f Form) Holds(s string) bool {
 			}
 		}
 		return true
+	case FormDuration:
+		return protoDuration.MatchString(s)
 	case FormAddress:
 		_, port, err := net.SplitHostPort(s)
 		if err != nil {
