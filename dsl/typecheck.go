@@ -1267,8 +1267,17 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		if u := c.units(n, l, r); u != "" {
 			return schema.Num(u)
 		}
+		if u := offsetUnit(n, l, r); u != "" {
+			return schema.Num(u)
+		}
 		return schema.NumberType
-	case "*", "/", "%", "**", "^":
+	case "*", "/":
+		c.arith(n, l, r)
+		if u := scaledUnit(n, l, r); u != "" {
+			return schema.Num(u)
+		}
+		return schema.NumberType
+	case "%", "**", "^":
 		c.arith(n, l, r)
 		return schema.NumberType
 	case "??":
@@ -1610,6 +1619,55 @@ func (c *exprChecker) units(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
 	}
 	c.fail(col(n), "%s %s %s mixes units: %s is %s, %s is %s; convert one (e.g. seconds × 1000 = milliseconds)", n.Left, n.Operator, n.Right, n.Left, unitWords[l.Unit], n.Right, unitWords[r.Unit])
 	return ""
+}
+
+// offsetUnit is the unit of a number of one unit plus or minus a literal (seconds + 1 is
+// seconds); "" for anything else.
+func offsetUnit(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
+	if _, ok := constNumber(n.Right); ok && l != nil && l.Kind == schema.TNumber {
+		return l.Unit
+	}
+	if _, ok := constNumber(n.Left); ok && r != nil && r.Kind == schema.TNumber {
+		return r.Unit
+	}
+	return ""
+}
+
+// scaledUnit is the unit of a number of one unit multiplied or divided by a literal: the same
+// unit (3 × seconds are seconds), but for the conversions of seconds and milliseconds into
+// each other (seconds × 1000 are milliseconds, milliseconds / 1000 seconds) and for a factor
+// that looks like another conversion (60, 1024, 1e6, …: minutes, KiB, µs), whose unit labrun
+// has no word for (""). A literal divided by a number, or two numbers, are "" too.
+func scaledUnit(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
+	var k float64
+	var t *schema.Type
+	if c, ok := constNumber(n.Right); ok {
+		k, t = c, l
+		if n.Operator == "/" {
+			if c == 0 {
+				return ""
+			}
+			k = 1 / c
+		}
+	} else if c, ok := constNumber(n.Left); ok && n.Operator == "*" {
+		k, t = c, r
+	}
+	if t == nil || t.Kind != schema.TNumber || t.Unit == schema.Plain || k == 0 {
+		return ""
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	switch {
+	case t.Unit == schema.Seconds && near(k, 1000):
+		return schema.Millis
+	case t.Unit == schema.Millis && near(k, 0.001):
+		return schema.Seconds
+	}
+	for _, f := range []float64{60, 3600, 1000, 1024, 1e6, 1 << 20, 1e9, 1 << 30} {
+		if near(math.Abs(k), f) || near(math.Abs(k), 1/f) {
+			return ""
+		}
+	}
+	return t.Unit
 }
 
 // The builtins of expr that take a predicate over their first argument's elements.
