@@ -50,6 +50,9 @@ type exprChecker struct {
 	keyed    map[*ast.IdentifierNode]bool
 	// captures are the groups of exec steps' captures it reads.
 	captures []CaptureRead
+	// negated are the comparisons (== and in) under a ! or not: x not in [1, 2] is
+	// not (x in [1, 2]), and holds, as x != 1 does, of an unset wrapper (unsetWrapper).
+	negated map[*ast.BinaryNode]bool
 	// errorReads are the steps whose error.<step> it reads.
 	errorReads []ErrorRead
 	// objectReads are the chains of names it reads below get steps' values; objScopes, beside
@@ -155,6 +158,12 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 		c.typeOf(&n.To)
 		return t
 	case *ast.UnaryNode:
+		if b, ok := n.Node.(*ast.BinaryNode); ok && (n.Operator == "!" || n.Operator == "not") && (b.Operator == "==" || b.Operator == "in") {
+			if c.negated == nil {
+				c.negated = map[*ast.BinaryNode]bool{}
+			}
+			c.negated[b] = true
+		}
 		t := c.typeOf(&n.Node)
 		switch n.Operator {
 		case "!", "not":
@@ -1195,6 +1204,9 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			return schema.BoolType
 		}
 		c.units(n, l, r)
+		if n.Operator == "!=" || n.Operator == "==" && c.negated[n] {
+			unsetWrapper(n, written, l, r)
+		}
 		if msg := c.vacuity(n, written, l, r); msg != "" {
 			c.vacuous = append(c.vacuous, exprProblem{col(n), msg})
 		}
@@ -1209,6 +1221,9 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		}
 		return schema.BoolType
 	case "in", "not in":
+		if c.negated[n] {
+			unsetWrapper(n, written, l, nil)
+		}
 		if r != nil && r != nilType {
 			switch r.Kind {
 			case schema.TList:
@@ -1540,6 +1555,35 @@ func numericStringOrder(n *ast.BinaryNode, written [2]string, l, r *schema.Type)
 			written[0], n.Operator, written[1], written[i], written[o], describe(types[o]), num[0], n.Operator, num[1])
 	}
 	return ""
+}
+
+// unsetWrapper hands each side of n, a comparison that holds where its sides differ (!=, a
+// negated == or in), that is a config value's wrapper field (UInt32Value, BoolValue, …)
+// through schema.SetFunc: such a field Envoy's dump leaves out is unset, reads nil, and Envoy
+// applies a default the dump does not give, so cb.max_retries != 3 held over nil where
+// Envoy's default is 3. The read of an unset one errs instead (schema.ReadSet); a side
+// compared with nil (cb.max_retries != nil) is the claim that it is set, and is left alone.
+func unsetWrapper(n *ast.BinaryNode, written [2]string, l, r *schema.Type) {
+	sides := [2]*ast.Node{&n.Left, &n.Right}
+	types := [2]*schema.Type{l, r}
+	for i, t := range types {
+		if t == nil || t.Wrapper == "" {
+			continue
+		}
+		if _, isNil := (*sides[1-i]).(*ast.NilNode); isNil {
+			return
+		}
+		op := n.Operator // the claim as it holds: where the sides differ
+		switch op {
+		case "==":
+			op = "!="
+		case "in":
+			op = "not in"
+		}
+		*sides[i] = &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.SetFunc}, Arguments: []ast.Node{
+			*sides[i], &ast.StringNode{Value: written[i]}, &ast.StringNode{Value: t.Wrapper}, &ast.StringNode{Value: op},
+			&ast.StringNode{Value: written[0] + " " + op + " " + written[1]}}}
+	}
 }
 
 // durationStringCompare refuses a comparison of a protobuf Duration read as text (a config

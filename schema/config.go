@@ -149,8 +149,14 @@ func envoyType(t *xdstype.Type, seconds bool) *Type {
 	case xdstype.Map:
 		return MapOf(StringType, envoyType(t.Elem, seconds))
 	case xdstype.Number, xdstype.Int64:
+		if t.Wrapper != "" {
+			return &Type{Kind: TNumber, Wrapper: t.Wrapper, Go: NumberType.Go}
+		}
 		return NumberType
 	case xdstype.Bool:
+		if t.Wrapper != "" {
+			return &Type{Kind: TBool, Wrapper: t.Wrapper, Go: BoolType.Go}
+		}
 		return BoolType
 	case xdstype.String, xdstype.Bytes, xdstype.Timestamp, xdstype.FieldMask:
 		return StringType

@@ -95,6 +95,10 @@ type Type struct {
 	Hint string
 	// Enum, for a string, are the values it can take (outcome.<step>); nil: any.
 	Enum []string
+	// Wrapper, for a config value's field, is the protobuf wrapper it is held in
+	// ("UInt32Value", "BoolValue"): unset, Envoy's dump leaves it out, it reads nil, and Envoy
+	// applies its own default, which the dump does not give.
+	Wrapper string
 	// Form, for a string, is the shape of its values when it has one ("" for any): a map
 	// whose keys have a form never holds a key of another (an ip:port address is no host).
 	Form Form
@@ -139,6 +143,22 @@ type Field struct {
 // OnlyIfFunc is the environment name a read of an OnlyIf field is rewritten to:
 // OnlyIfFunc(<the struct>, <OnlyIf>, <field>, <OnlyIfWhy>) is ReadOnlyIf.
 const OnlyIfFunc = "__onlyIf"
+
+// SetFunc is the environment name a config value's wrapper field is handed through where a
+// comparison would hold of its nil (cb.max_retries != 3): SetFunc(<value>, <as written>,
+// <wrapper>, <operator>, <comparison>) is ReadSet.
+const SetFunc = "__set"
+
+// ReadSet is v, or, where v is nil (an unset wrapper field of a config value: Envoy applies
+// its own default, which its dump does not give), an error that says so: a comparison op
+// (!=, not in) would hold of that nil whatever the default is.
+func ReadSet(v any, written, wrapper, op, cmp string) (any, error) {
+	if v != nil {
+		return v, nil
+	}
+	return nil, fmt.Errorf("%s has no value: it is unset (Envoy left this %s out of its config dump), so Envoy applies its own default, which the dump does not give, and %s would hold whatever that default is; claim that it is unset (%s == nil), or that it is set to another value (%s != nil && %s)",
+		written, wrapper, op, written, written, cmp)
+}
 
 // ReadOnlyIf is the field called field of v (a struct, by its expr tags, or a map), or an
 // error where v's boolean field cond is not true: why ({field} replaced) if it is set (the
