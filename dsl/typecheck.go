@@ -1204,8 +1204,13 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			return schema.BoolType
 		}
 		c.units(n, l, r)
-		if n.Operator == "!=" || n.Operator == "==" && c.negated[n] {
+		switch n.Operator {
+		case "!=", "<", "<=", ">", ">=":
 			unsetWrapper(n, written, l, r)
+		case "==":
+			if c.negated[n] {
+				unsetWrapper(n, written, l, r)
+			}
 		}
 		if msg := c.vacuity(n, written, l, r); msg != "" {
 			c.vacuous = append(c.vacuous, exprProblem{col(n), msg})
@@ -1558,7 +1563,7 @@ func numericStringOrder(n *ast.BinaryNode, written [2]string, l, r *schema.Type)
 }
 
 // unsetWrapper hands each side of n, a comparison that holds where its sides differ (!=, a
-// negated == or in), that is a config value's wrapper field (UInt32Value, BoolValue, …)
+// negated == or in) or an order (<, >=: expr errs over nil, saying nothing of why), that is a config value's wrapper field (UInt32Value, BoolValue, …)
 // through schema.SetFunc: such a field Envoy's dump leaves out is unset, reads nil, and Envoy
 // applies a default the dump does not give, so cb.max_retries != 3 held over nil where
 // Envoy's default is 3. The read of an unset one errs instead (schema.ReadSet); a side

@@ -151,10 +151,16 @@ const SetFunc = "__set"
 
 // ReadSet is v, or, where v is nil (an unset wrapper field of a config value: Envoy applies
 // its own default, which its dump does not give), an error that says so: a comparison op
-// (!=, not in) would hold of that nil whatever the default is.
+// (!=, not in) would hold of that nil whatever the default is; an order (<, >=) cannot be
+// judged (expr's "invalid operation: <nil> < int" said nothing of why).
 func ReadSet(v any, written, wrapper, op, cmp string) (any, error) {
 	if v != nil {
 		return v, nil
+	}
+	switch op {
+	case "<", "<=", ">", ">=":
+		return nil, fmt.Errorf("%s has no value: it is unset (Envoy left this %s out of its config dump), so Envoy applies its own default, which the dump does not give, and %s cannot be judged; claim that it is unset (%s == nil), or that it is set and %s (%s != nil && %s)",
+			written, wrapper, cmp, written, cmp, written, cmp)
 	}
 	return nil, fmt.Errorf("%s has no value: it is unset (Envoy left this %s out of its config dump), so Envoy applies its own default, which the dump does not give, and %s would hold whatever that default is; claim that it is unset (%s == nil), or that it is set to another value (%s != nil && %s)",
 		written, wrapper, op, written, written, cmp)
