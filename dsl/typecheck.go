@@ -1203,6 +1203,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			c.fail(col(n), "%s", msg)
 			return schema.BoolType
 		}
+		if msg := formLiteralCompare(n, written, l, r); msg != "" {
+			c.fail(col(n), "%s", msg)
+			return schema.BoolType
+		}
 		c.units(n, l, r)
 		switch n.Operator {
 		case "!=", "<", "<=", ">", ">=":
@@ -1629,6 +1633,30 @@ func durationStringCompare(n *ast.BinaryNode, written [2]string, l, r *schema.Ty
 		}
 		return fmt.Sprintf("%s is always %v: %s is a protobuf Duration, which Envoy writes in seconds (\"10s\", \"0.500s\"), never %q; compare times: %s %s %s",
 			cmp, n.Operator == "!=", written[d], lit.Value, asDuration(0), n.Operator, asDuration(1))
+	}
+	return ""
+}
+
+// formLiteralCompare refuses an equality of a string of a form (a host's ip:port address,
+// its health_flags) with a literal that is not of that form: == never holds, and != always
+// does (all(after.hosts, .address != '10.244.1.5') over a host at 10.244.1.5:8080). "" when n
+// is none. (Durations: durationStringCompare.)
+func formLiteralCompare(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
+	if n.Operator != "==" && n.Operator != "!=" {
+		return ""
+	}
+	sides := [2]ast.Node{n.Left, n.Right}
+	types := [2]*schema.Type{l, r}
+	for i, t := range types {
+		if t == nil || t == nilType || t.Kind != schema.TString || t.Form == "" || t.Form == schema.FormDuration {
+			continue
+		}
+		lit, ok := sides[1-i].(*ast.StringNode)
+		if !ok || t.Form.Holds(lit.Value) {
+			continue
+		}
+		return fmt.Sprintf("%s %s %s is always %v: %s is %s (%s), and %q is not one, so this reads the same whatever the run records",
+			written[0], n.Operator, written[1], n.Operator == "!=", written[i], article(string(t.Form)), t.Doc, lit.Value)
 	}
 	return ""
 }

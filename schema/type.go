@@ -275,7 +275,13 @@ const (
 	// FormDuration is a protobuf Duration as Envoy's config dump writes it: seconds, with 3, 6
 	// or 9 decimals when not whole ("10s", "0.500s", "1.000000001s").
 	FormDuration Form = "protobuf Duration"
+	// FormHealthFlags is a host's health_flags as Envoy's /clusters writes them: "healthy",
+	// or each flag set after a slash ("/failed_outlier_check", "/failed_active_hc/pending_active_hc").
+	FormHealthFlags Form = "Envoy health_flags value"
 )
+
+// healthFlags is FormHealthFlags' text.
+var healthFlags = regexp.MustCompile(`^(?:healthy|(?:/[a-z_]+)+)$`)
 
 // protoDuration is FormDuration's text.
 var protoDuration = regexp.MustCompile(`^-?[0-9]+(?:\.(?:[0-9]{3}|[0-9]{6}|[0-9]{9}))?s$`)
@@ -307,6 +313,8 @@ func (f Form) Holds(s string) bool {
 		return true
 	case FormDuration:
 		return protoDuration.MatchString(s)
+	case FormHealthFlags:
+		return healthFlags.MatchString(s)
 	case FormAddress:
 		_, port, err := net.SplitHostPort(s)
 		if err != nil {
