@@ -304,7 +304,7 @@ func (p *Logs) Result(c ResultContext) *Type {
 		access(F("termination", StringType, "the connection termination details")),
 		access(F("failure", StringType, "the upstream transport failure reason")),
 		access(F("duration", Num(Millis), "the request's duration")),
-		access(F("upstream_host", StringType, "the upstream host, ip:port")),
+		access(F("upstream_host", StrForm("ip:port, e.g. \"10.244.1.5:8080\", or \"\" for none", FormUpstreamHost), "the upstream host, ip:port")),
 		access(F("cluster", StringType, "the upstream cluster")),
 		F("captures", capture, "the named groups of the capture pattern in this line"),
 		F("pod", StringType, "the pod whose log holds the line (a selector reads every pod it matches); \"\" for a process's or a file's log"),

@@ -278,6 +278,9 @@ const (
 	// FormHealthFlags is a host's health_flags as Envoy's /clusters writes them: "healthy",
 	// or each flag set after a slash ("/failed_outlier_check", "/failed_active_hc/pending_active_hc").
 	FormHealthFlags Form = "Envoy health_flags value"
+	// FormUpstreamHost is an access log's upstream host: an ip:port address, or "" where the
+	// line has "-" (no upstream host was picked).
+	FormUpstreamHost Form = "upstream host address"
 )
 
 // healthFlags is FormHealthFlags' text.
@@ -315,6 +318,8 @@ func (f Form) Holds(s string) bool {
 		return protoDuration.MatchString(s)
 	case FormHealthFlags:
 		return healthFlags.MatchString(s)
+	case FormUpstreamHost:
+		return s == "" || FormAddress.Holds(s)
 	case FormAddress:
 		_, port, err := net.SplitHostPort(s)
 		if err != nil {
