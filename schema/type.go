@@ -281,6 +281,9 @@ const (
 	// FormUpstreamHost is an access log's upstream host: an ip:port address, or "" where the
 	// line has "-" (no upstream host was picked).
 	FormUpstreamHost Form = "upstream host address"
+	// FormKindName is an object named by its kind, capitalised as Kubernetes writes it, and
+	// name: "Deployment/backend".
+	FormKindName Form = "Kind/name"
 )
 
 // healthFlags is FormHealthFlags' text.
@@ -318,6 +321,9 @@ func (f Form) Holds(s string) bool {
 		return protoDuration.MatchString(s)
 	case FormHealthFlags:
 		return healthFlags.MatchString(s)
+	case FormKindName:
+		kind, name, ok := strings.Cut(s, "/")
+		return ok && kind != "" && name != "" && kind[0] >= 'A' && kind[0] <= 'Z'
 	case FormUpstreamHost:
 		return s == "" || FormAddress.Holds(s)
 	case FormAddress:
