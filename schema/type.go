@@ -284,6 +284,11 @@ const (
 	// FormKindName is an object named by its kind, capitalised as Kubernetes writes it, and
 	// name: "Deployment/backend".
 	FormKindName Form = "Kind/name"
+	// FormMethod, FormPath and FormProtocol are an access log's request method (capitals:
+	// "GET"), path ("/echo", "*") and protocol ("HTTP/1.1"), or "" where the line has "-".
+	FormMethod   Form = "HTTP method as Envoy logs it"
+	FormPath     Form = "request path"
+	FormProtocol Form = "HTTP protocol as Envoy logs it"
 )
 
 // healthFlags is FormHealthFlags' text.
@@ -321,6 +326,12 @@ func (f Form) Holds(s string) bool {
 		return protoDuration.MatchString(s)
 	case FormHealthFlags:
 		return healthFlags.MatchString(s)
+	case FormMethod:
+		return s == "" || strings.ToUpper(s) == s && !strings.ContainsAny(s, " /")
+	case FormPath:
+		return s == "" || strings.HasPrefix(s, "/") || s == "*"
+	case FormProtocol:
+		return s == "" || s == "HTTP/1.0" || s == "HTTP/1.1" || s == "HTTP/2" || s == "HTTP/3"
 	case FormKindName:
 		kind, name, ok := strings.Cut(s, "/")
 		return ok && kind != "" && name != "" && kind[0] >= 'A' && kind[0] <= 'Z'
