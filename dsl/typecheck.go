@@ -364,7 +364,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		if r := c.names.Results[id.Value]; r != nil {
 			if _, shadowed := c.lets[id.Value]; !shadowed {
 				c.reads = append(c.reads, Read{Step: id.Value, Field: chain[0].name, Col: col(id)})
-				if r.Kind == "exec" && chain[0].name == "captured" && len(chain) > 1 {
+				if (r.Kind == "exec" && chain[0].name == "captured" || r.Kind == "logs" && chain[0].name == "capture") && len(chain) > 1 {
 					c.captures = append(c.captures, CaptureRead{Step: id.Value, Group: chain[1].name, Guarded: slices.Contains(c.guards, chain[1].name)})
 				}
 			}

@@ -502,6 +502,12 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 					return fmt.Sprintf("%s.captured.%s has no value: the capture of %q matched nothing in its stdout", c.Step, c.Group, c.Step)
 				}
 			}
+			if r, ok := x.Value.(schema.LogResult); ok && !r.Cut {
+				// Read as "", l2.capture.cid == l1.capture.cid held where neither matched.
+				if _, has := r.Capture[c.Group]; !has {
+					return fmt.Sprintf("%s.capture.%s has no value: the capture of %q matched none of the %g line(s) it read", c.Step, c.Group, c.Step, r.Count)
+				}
+			}
 		}
 	}
 	for _, r := range e.Reads {
