@@ -1038,6 +1038,20 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		for i, a := range args {
 			c.operand(n.Arguments[i], fmt.Sprintf("%s's %s argument", id.Value, ordinal(i)), a, n.Arguments[i], schema.TNumber)
 		}
+		// The value and what it is compared with are of one unit (approx's 3rd argument is
+		// a fraction): approx(fortio.avg, 3 * cl.connect_timeout, 0.1) set ms against s.
+		against := []int{1}
+		if id.Value == "within" {
+			against = []int{1, 2}
+		}
+		for _, i := range against {
+			x, y := args[0], args[i]
+			if x == nil || y == nil || x.Kind != schema.TNumber || y.Kind != schema.TNumber || x.Unit == y.Unit || x.Unit == schema.Plain || y.Unit == schema.Plain {
+				continue
+			}
+			c.fail(col(n.Arguments[i]), "%s mixes units: %s is %s, %s is %s; convert one (e.g. seconds × 1000 = milliseconds)", n, n.Arguments[0], unitWords[x.Unit], n.Arguments[i], unitWords[y.Unit])
+			return schema.BoolType
+		}
 		if id.Value == "approx" {
 			if rel, ok := constNumber(n.Arguments[2]); ok && (rel < 0 || rel >= 1) {
 				want := n.Arguments[1].String()
@@ -1712,9 +1726,11 @@ func offsetUnit(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
 
 // scaledUnit is the unit of a number of one unit multiplied or divided by a literal: the same
 // unit (3 × seconds are seconds), but for the conversions of seconds and milliseconds into
-// each other (seconds × 1000 are milliseconds, milliseconds / 1000 seconds) and for a factor
-// that looks like another conversion (60, 1024, 1e6, …: minutes, KiB, µs), whose unit labrun
-// has no word for (""). A literal divided by a number, or two numbers, are "" too.
+// each other (seconds × 1000 are milliseconds, milliseconds / 1000 seconds), for a time scaled
+// by 100 or more, or by 0.01 or less, which may hold one (3000 × seconds: three of them in
+// milliseconds), and for a factor that looks like another conversion (60, 1024, 1e6, …:
+// minutes, KiB, µs), whose unit labrun has no word for (""). A literal divided by a number,
+// or two numbers, are "" too.
 func scaledUnit(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
 	var k float64
 	var t *schema.Type
@@ -1738,6 +1754,10 @@ func scaledUnit(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
 		return schema.Millis
 	case t.Unit == schema.Millis && near(k, 0.001):
 		return schema.Seconds
+	case (t.Unit == schema.Seconds || t.Unit == schema.Millis) && (math.Abs(k) >= 100 || math.Abs(k) <= 0.01):
+		// 3000 * connect_timeout is three timeouts in milliseconds: a factor this large or
+		// small may hold a conversion, and its unit is not known.
+		return ""
 	}
 	for _, f := range []float64{60, 3600, 1000, 1024, 1e6, 1 << 20, 1e9, 1 << 30} {
 		if near(math.Abs(k), f) || near(math.Abs(k), 1/f) {
