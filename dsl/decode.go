@@ -1239,6 +1239,15 @@ func (d *decoder) names() *Names {
 			}
 			continue
 		}
+		if s.Name != "" && sc.names[s.Name] == s && s.Params == nil {
+			// A step whose parameters were refused (cluster: 42) has been reported: as with a
+			// misspelled kind, what it records is not known, so its name reads as a value of
+			// any type, and neither an expression that reads it nor delta is reported again
+			// ("unknown name odc" of a step the scenario names).
+			unknownKind = true
+			n.Results[s.Name] = &StepResult{Step: s.Name, Kind: s.Kind, Type: schema.AnyType}
+			continue
+		}
 		if s.Name == "" || sc.names[s.Name] != s || s.Params == nil {
 			continue
 		}

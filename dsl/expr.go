@@ -398,6 +398,7 @@ func (n *Names) Env() map[string]any {
 		envoyFunc:         xdstype.ReadAny,
 		nonEmptyFunc:      NonEmpty,
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
+		schema.SetFunc:    schema.ReadSet,
 		"vars":            map[string]any{},
 		"approx":          Approx,
 		"within":          Within,

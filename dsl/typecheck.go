@@ -50,6 +50,9 @@ type exprChecker struct {
 	keyed    map[*ast.IdentifierNode]bool
 	// captures are the groups of exec steps' captures it reads.
 	captures []CaptureRead
+	// negated are the comparisons (== and in) under a ! or not: x not in [1, 2] is
+	// not (x in [1, 2]), and holds, as x != 1 does, of an unset wrapper (unsetWrapper).
+	negated map[*ast.BinaryNode]bool
 	// errorReads are the steps whose error.<step> it reads.
 	errorReads []ErrorRead
 	// objectReads are the chains of names it reads below get steps' values; objScopes, beside
@@ -155,6 +158,12 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 		c.typeOf(&n.To)
 		return t
 	case *ast.UnaryNode:
+		if b, ok := n.Node.(*ast.BinaryNode); ok && (n.Operator == "!" || n.Operator == "not") && (b.Operator == "==" || b.Operator == "in") {
+			if c.negated == nil {
+				c.negated = map[*ast.BinaryNode]bool{}
+			}
+			c.negated[b] = true
+		}
 		t := c.typeOf(&n.Node)
 		switch n.Operator {
 		case "!", "not":
@@ -355,7 +364,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		if r := c.names.Results[id.Value]; r != nil {
 			if _, shadowed := c.lets[id.Value]; !shadowed {
 				c.reads = append(c.reads, Read{Step: id.Value, Field: chain[0].name, Col: col(id)})
-				if r.Kind == "exec" && chain[0].name == "captured" && len(chain) > 1 {
+				if (r.Kind == "exec" && chain[0].name == "captured" || r.Kind == "logs" && chain[0].name == "capture") && len(chain) > 1 {
 					c.captures = append(c.captures, CaptureRead{Step: id.Value, Group: chain[1].name, Guarded: slices.Contains(c.guards, chain[1].name)})
 				}
 			}
@@ -1029,6 +1038,20 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		for i, a := range args {
 			c.operand(n.Arguments[i], fmt.Sprintf("%s's %s argument", id.Value, ordinal(i)), a, n.Arguments[i], schema.TNumber)
 		}
+		// The value and what it is compared with are of one unit (approx's 3rd argument is
+		// a fraction): approx(fortio.avg, 3 * cl.connect_timeout, 0.1) set ms against s.
+		against := []int{1}
+		if id.Value == "within" {
+			against = []int{1, 2}
+		}
+		for _, i := range against {
+			x, y := args[0], args[i]
+			if x == nil || y == nil || x.Kind != schema.TNumber || y.Kind != schema.TNumber || x.Unit == y.Unit || x.Unit == schema.Plain || y.Unit == schema.Plain {
+				continue
+			}
+			c.fail(col(n.Arguments[i]), "%s mixes units: %s is %s, %s is %s; convert one (e.g. seconds × 1000 = milliseconds)", n, n.Arguments[0], unitWords[x.Unit], n.Arguments[i], unitWords[y.Unit])
+			return schema.BoolType
+		}
 		if id.Value == "approx" {
 			if rel, ok := constNumber(n.Arguments[2]); ok && (rel < 0 || rel >= 1) {
 				want := n.Arguments[1].String()
@@ -1190,7 +1213,23 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			c.fail(col(n), "%s", msg)
 			return schema.BoolType
 		}
+		if msg := durationStringCompare(n, written, l, r); msg != "" {
+			c.fail(col(n), "%s", msg)
+			return schema.BoolType
+		}
+		if msg := formLiteralCompare(n, written, l, r); msg != "" {
+			c.fail(col(n), "%s", msg)
+			return schema.BoolType
+		}
 		c.units(n, l, r)
+		switch n.Operator {
+		case "!=", "<", "<=", ">", ">=":
+			unsetWrapper(n, written, l, r)
+		case "==":
+			if c.negated[n] {
+				unsetWrapper(n, written, l, r)
+			}
+		}
 		if msg := c.vacuity(n, written, l, r); msg != "" {
 			c.vacuous = append(c.vacuous, exprProblem{col(n), msg})
 		}
@@ -1205,6 +1244,9 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		}
 		return schema.BoolType
 	case "in", "not in":
+		if c.negated[n] {
+			unsetWrapper(n, written, l, nil)
+		}
 		if r != nil && r != nilType {
 			switch r.Kind {
 			case schema.TList:
@@ -1263,8 +1305,17 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		if u := c.units(n, l, r); u != "" {
 			return schema.Num(u)
 		}
+		if u := offsetUnit(n, l, r); u != "" {
+			return schema.Num(u)
+		}
 		return schema.NumberType
-	case "*", "/", "%", "**", "^":
+	case "*", "/":
+		c.arith(n, l, r)
+		if u := scaledUnit(n, l, r); u != "" {
+			return schema.Num(u)
+		}
+		return schema.NumberType
+	case "%", "**", "^":
 		c.arith(n, l, r)
 		return schema.NumberType
 	case "??":
@@ -1529,6 +1580,101 @@ func numericStringOrder(n *ast.BinaryNode, written [2]string, l, r *schema.Type)
 	return ""
 }
 
+// unsetWrapper hands each side of n, a comparison that holds where its sides differ (!=, a
+// negated == or in) or an order (<, >=: expr errs over nil, saying nothing of why), that is a config value's wrapper field (UInt32Value, BoolValue, …)
+// through schema.SetFunc: such a field Envoy's dump leaves out is unset, reads nil, and Envoy
+// applies a default the dump does not give, so cb.max_retries != 3 held over nil where
+// Envoy's default is 3. The read of an unset one errs instead (schema.ReadSet); a side
+// compared with nil (cb.max_retries != nil) is the claim that it is set, and is left alone.
+func unsetWrapper(n *ast.BinaryNode, written [2]string, l, r *schema.Type) {
+	sides := [2]*ast.Node{&n.Left, &n.Right}
+	types := [2]*schema.Type{l, r}
+	for i, t := range types {
+		if t == nil || t.Wrapper == "" {
+			continue
+		}
+		if _, isNil := (*sides[1-i]).(*ast.NilNode); isNil {
+			return
+		}
+		op := n.Operator // the claim as it holds: where the sides differ
+		switch op {
+		case "==":
+			op = "!="
+		case "in":
+			op = "not in"
+		}
+		*sides[i] = &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.SetFunc}, Arguments: []ast.Node{
+			*sides[i], &ast.StringNode{Value: written[i]}, &ast.StringNode{Value: t.Wrapper}, &ast.StringNode{Value: op},
+			&ast.StringNode{Value: written[0] + " " + op + " " + written[1]}}}
+	}
+}
+
+// durationStringCompare refuses a comparison of a protobuf Duration read as text (a config
+// dump's "10s", "0.500s") that does not compare times: an order (<, >=, …) compares bytes,
+// and "10s" < "2s" holds; an equality with a literal Envoy never writes ("500ms", "1.5s":
+// it writes "0.500s", "1.500s") never holds, and its != always does. "" when n is neither.
+func durationStringCompare(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
+	isDuration := func(t *schema.Type) bool {
+		return t != nil && t != nilType && t.Kind == schema.TString && t.Form == schema.FormDuration
+	}
+	sides := [2]ast.Node{n.Left, n.Right}
+	types := [2]*schema.Type{l, r}
+	d := -1
+	for i := range types {
+		if isDuration(types[i]) {
+			d = i
+			break
+		}
+	}
+	if d < 0 {
+		return ""
+	}
+	cmp := written[0] + " " + n.Operator + " " + written[1]
+	asDuration := func(i int) string {
+		if lit, ok := sides[i].(*ast.StringNode); ok {
+			return fmt.Sprintf("duration(%q)", lit.Value)
+		}
+		return "duration(" + written[i] + ")"
+	}
+	switch n.Operator {
+	case "<", "<=", ">", ">=":
+		return fmt.Sprintf("%s orders strings, byte by byte (\"10s\" < \"2s\"): %s is a protobuf Duration written as text; compare times: %s %s %s (or read it as seconds with the config step's durations: \"seconds\")",
+			cmp, written[d], asDuration(0), n.Operator, asDuration(1))
+	case "==", "!=":
+		lit, ok := sides[1-d].(*ast.StringNode)
+		if !ok || schema.FormDuration.Holds(lit.Value) {
+			return ""
+		}
+		return fmt.Sprintf("%s is always %v: %s is a protobuf Duration, which Envoy writes in seconds (\"10s\", \"0.500s\"), never %q; compare times: %s %s %s",
+			cmp, n.Operator == "!=", written[d], lit.Value, asDuration(0), n.Operator, asDuration(1))
+	}
+	return ""
+}
+
+// formLiteralCompare refuses an equality of a string of a form (a host's ip:port address,
+// its health_flags) with a literal that is not of that form: == never holds, and != always
+// does (all(after.hosts, .address != '10.244.1.5') over a host at 10.244.1.5:8080). "" when n
+// is none. (Durations: durationStringCompare.)
+func formLiteralCompare(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
+	if n.Operator != "==" && n.Operator != "!=" {
+		return ""
+	}
+	sides := [2]ast.Node{n.Left, n.Right}
+	types := [2]*schema.Type{l, r}
+	for i, t := range types {
+		if t == nil || t == nilType || t.Kind != schema.TString || t.Form == "" || t.Form == schema.FormDuration {
+			continue
+		}
+		lit, ok := sides[1-i].(*ast.StringNode)
+		if !ok || t.Form.Holds(lit.Value) {
+			continue
+		}
+		return fmt.Sprintf("%s %s %s is always %v: %s is %s (%s), and %q is not one, so this reads the same whatever the run records",
+			written[0], n.Operator, written[1], n.Operator == "!=", written[i], article(string(t.Form)), t.Doc, lit.Value)
+	}
+	return ""
+}
+
 // enumLiteral finds a comparison of a string of known values with a string literal: the
 // literal, the type and the other side.
 func enumLiteral(n *ast.BinaryNode, l, r *schema.Type) (string, *schema.Type, ast.Node) {
@@ -1564,6 +1710,61 @@ func (c *exprChecker) units(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
 	}
 	c.fail(col(n), "%s %s %s mixes units: %s is %s, %s is %s; convert one (e.g. seconds × 1000 = milliseconds)", n.Left, n.Operator, n.Right, n.Left, unitWords[l.Unit], n.Right, unitWords[r.Unit])
 	return ""
+}
+
+// offsetUnit is the unit of a number of one unit plus or minus a literal (seconds + 1 is
+// seconds); "" for anything else.
+func offsetUnit(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
+	if _, ok := constNumber(n.Right); ok && l != nil && l.Kind == schema.TNumber {
+		return l.Unit
+	}
+	if _, ok := constNumber(n.Left); ok && r != nil && r.Kind == schema.TNumber {
+		return r.Unit
+	}
+	return ""
+}
+
+// scaledUnit is the unit of a number of one unit multiplied or divided by a literal: the same
+// unit (3 × seconds are seconds), but for the conversions of seconds and milliseconds into
+// each other (seconds × 1000 are milliseconds, milliseconds / 1000 seconds), for a time scaled
+// by 100 or more, or by 0.01 or less, which may hold one (3000 × seconds: three of them in
+// milliseconds), and for a factor that looks like another conversion (60, 1024, 1e6, …:
+// minutes, KiB, µs), whose unit labrun has no word for (""). A literal divided by a number,
+// or two numbers, are "" too.
+func scaledUnit(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
+	var k float64
+	var t *schema.Type
+	if c, ok := constNumber(n.Right); ok {
+		k, t = c, l
+		if n.Operator == "/" {
+			if c == 0 {
+				return ""
+			}
+			k = 1 / c
+		}
+	} else if c, ok := constNumber(n.Left); ok && n.Operator == "*" {
+		k, t = c, r
+	}
+	if t == nil || t.Kind != schema.TNumber || t.Unit == schema.Plain || k == 0 {
+		return ""
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	switch {
+	case t.Unit == schema.Seconds && near(k, 1000):
+		return schema.Millis
+	case t.Unit == schema.Millis && near(k, 0.001):
+		return schema.Seconds
+	case (t.Unit == schema.Seconds || t.Unit == schema.Millis) && (math.Abs(k) >= 100 || math.Abs(k) <= 0.01):
+		// 3000 * connect_timeout is three timeouts in milliseconds: a factor this large or
+		// small may hold a conversion, and its unit is not known.
+		return ""
+	}
+	for _, f := range []float64{60, 3600, 1000, 1024, 1e6, 1 << 20, 1e9, 1 << 30} {
+		if near(math.Abs(k), f) || near(math.Abs(k), 1/f) {
+			return ""
+		}
+	}
+	return t.Unit
 }
 
 // The builtins of expr that take a predicate over their first argument's elements.

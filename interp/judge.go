@@ -286,6 +286,7 @@ func (j *Judge) Env() map[string]any {
 	env[dsl.EnvoyFunc] = xdstype.ReadAny
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
+	env[schema.SetFunc] = schema.ReadSet
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshot(name); s != nil {
 			return s.Hosts
@@ -499,6 +500,12 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 			if r, ok := x.Value.(schema.ExecResult); ok {
 				if _, has := r.Captured[c.Group]; !has {
 					return fmt.Sprintf("%s.captured.%s has no value: the capture of %q matched nothing in its stdout", c.Step, c.Group, c.Step)
+				}
+			}
+			if r, ok := x.Value.(schema.LogResult); ok && !r.Cut {
+				// Read as "", l2.capture.cid == l1.capture.cid held where neither matched.
+				if _, has := r.Capture[c.Group]; !has {
+					return fmt.Sprintf("%s.capture.%s has no value: the capture of %q matched none of the %g line(s) it read", c.Step, c.Group, c.Step, r.Count)
 				}
 			}
 		}

@@ -149,8 +149,14 @@ func envoyType(t *xdstype.Type, seconds bool) *Type {
 	case xdstype.Map:
 		return MapOf(StringType, envoyType(t.Elem, seconds))
 	case xdstype.Number, xdstype.Int64:
+		if t.Wrapper != "" {
+			return &Type{Kind: TNumber, Wrapper: t.Wrapper, Go: NumberType.Go}
+		}
 		return NumberType
 	case xdstype.Bool:
+		if t.Wrapper != "" {
+			return &Type{Kind: TBool, Wrapper: t.Wrapper, Go: BoolType.Go}
+		}
 		return BoolType
 	case xdstype.String, xdstype.Bytes, xdstype.Timestamp, xdstype.FieldMask:
 		return StringType
@@ -158,7 +164,7 @@ func envoyType(t *xdstype.Type, seconds bool) *Type {
 		if seconds {
 			return Num(Seconds)
 		}
-		return Str("a protobuf Duration, e.g. \"0.500s\": compare with duration()")
+		return StrForm("a protobuf Duration, e.g. \"0.500s\": compare with duration()", FormDuration)
 	case xdstype.Enum:
 		return &Type{Kind: TString, Enum: t.Enum.Values, Doc: "enum " + t.Enum.Name, Go: StringType.Go}
 	}

@@ -35,9 +35,9 @@ var eventsKind = Kind{
 
 // eventsResult is what expressions read by an events step's name: the events, oldest first.
 var eventsResult = ListOf(StructOf(nil,
-	F("type", StringType, "Normal or Warning"),
+	F("type", &Type{Kind: TString, Enum: []string{"Normal", "Warning"}, Doc: "Normal or Warning", Go: StringType.Go}, "Normal or Warning"),
 	F("reason", StringType, "why, in a word (BackOff, Scheduled, FailedMount, …)"),
-	F("object", StringType, "the object it is about: Kind/name"),
+	F("object", StrForm("e.g. \"Deployment/backend\"", FormKindName), "the object it is about: Kind/name"),
 	F("message", StringType, "what happened"),
 	F("count", NumberType, "how many times it happened"),
 	F("last", StringType, "when it last happened (RFC 3339)"),

@@ -483,7 +483,7 @@ func (p *Snapshot) Result(c ResultContext) *Type {
 
 // hostType is one upstream host of a cluster.
 var hostType = StructOf(reflect.TypeFor[Host](),
-	F("address", Str("ip:port"), "the host's address"),
+	F("address", StrForm("e.g. \"10.244.1.5:8080\"", FormAddress), "the host's address"),
 	F("hostname", StringType, "the host's name, when Envoy knows one"),
 	F("cx_active", Num(Count), "connections open to it now"),
 	F("cx_total", Num(Count), "connections opened to it"),
@@ -492,7 +492,7 @@ var hostType = StructOf(reflect.TypeFor[Host](),
 	F("rq_total", Num(Count), "requests sent to it"),
 	F("rq_error", Num(Count), "requests to it that failed"),
 	F("healthy", BoolType, "it takes traffic (no health flag set)"),
-	F("health", StringType, "Envoy's health_flags, e.g. \"healthy\" or \"/failed_outlier_check\""),
+	F("health", StrForm("\"healthy\", or each flag after a slash: \"/failed_outlier_check\"", FormHealthFlags), "Envoy's health_flags, e.g. \"healthy\" or \"/failed_outlier_check\""),
 	F("weight", Num(Plain), "its load-balancing weight"),
 )
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,6 +95,10 @@ type Type struct {
 	Hint string
 	// Enum, for a string, are the values it can take (outcome.<step>); nil: any.
 	Enum []string
+	// Wrapper, for a config value's field, is the protobuf wrapper it is held in
+	// ("UInt32Value", "BoolValue"): unset, Envoy's dump leaves it out, it reads nil, and Envoy
+	// applies its own default, which the dump does not give.
+	Wrapper string
 	// Form, for a string, is the shape of its values when it has one ("" for any): a map
 	// whose keys have a form never holds a key of another (an ip:port address is no host).
 	Form Form
@@ -138,6 +143,28 @@ type Field struct {
 // OnlyIfFunc is the environment name a read of an OnlyIf field is rewritten to:
 // OnlyIfFunc(<the struct>, <OnlyIf>, <field>, <OnlyIfWhy>) is ReadOnlyIf.
 const OnlyIfFunc = "__onlyIf"
+
+// SetFunc is the environment name a config value's wrapper field is handed through where a
+// comparison would hold of its nil (cb.max_retries != 3): SetFunc(<value>, <as written>,
+// <wrapper>, <operator>, <comparison>) is ReadSet.
+const SetFunc = "__set"
+
+// ReadSet is v, or, where v is nil (an unset wrapper field of a config value: Envoy applies
+// its own default, which its dump does not give), an error that says so: a comparison op
+// (!=, not in) would hold of that nil whatever the default is; an order (<, >=) cannot be
+// judged (expr's "invalid operation: <nil> < int" said nothing of why).
+func ReadSet(v any, written, wrapper, op, cmp string) (any, error) {
+	if v != nil {
+		return v, nil
+	}
+	switch op {
+	case "<", "<=", ">", ">=":
+		return nil, fmt.Errorf("%s has no value: it is unset (Envoy left this %s out of its config dump), so Envoy applies its own default, which the dump does not give, and %s cannot be judged; claim that it is unset (%s == nil), or that it is set and %s (%s != nil && %s)",
+			written, wrapper, cmp, written, cmp, written, cmp)
+	}
+	return nil, fmt.Errorf("%s has no value: it is unset (Envoy left this %s out of its config dump), so Envoy applies its own default, which the dump does not give, and %s would hold whatever that default is; claim that it is unset (%s == nil), or that it is set to another value (%s != nil && %s)",
+		written, wrapper, op, written, written, cmp)
+}
 
 // ReadOnlyIf is the field called field of v (a struct, by its expr tags, or a map), or an
 // error where v's boolean field cond is not true: why ({field} replaced) if it is set (the
@@ -245,7 +272,30 @@ const (
 	// FormResponseFlag is an Envoy response flag as access logs write them: "UF", "URX",
 	// "UAEX" (2 to 5 capitals), or "-" for none.
 	FormResponseFlag Form = "Envoy response flag"
+	// FormDuration is a protobuf Duration as Envoy's config dump writes it: seconds, with 3, 6
+	// or 9 decimals when not whole ("10s", "0.500s", "1.000000001s").
+	FormDuration Form = "protobuf Duration"
+	// FormHealthFlags is a host's health_flags as Envoy's /clusters writes them: "healthy",
+	// or each flag set after a slash ("/failed_outlier_check", "/failed_active_hc/pending_active_hc").
+	FormHealthFlags Form = "Envoy health_flags value"
+	// FormUpstreamHost is an access log's upstream host: an ip:port address, or "" where the
+	// line has "-" (no upstream host was picked).
+	FormUpstreamHost Form = "upstream host address"
+	// FormKindName is an object named by its kind, capitalised as Kubernetes writes it, and
+	// name: "Deployment/backend".
+	FormKindName Form = "Kind/name"
+	// FormMethod, FormPath and FormProtocol are an access log's request method (capitals:
+	// "GET"), path ("/echo", "*") and protocol ("HTTP/1.1"), or "" where the line has "-".
+	FormMethod   Form = "HTTP method as Envoy logs it"
+	FormPath     Form = "request path"
+	FormProtocol Form = "HTTP protocol as Envoy logs it"
 )
+
+// healthFlags is FormHealthFlags' text.
+var healthFlags = regexp.MustCompile(`^(?:healthy|(?:/[a-z_]+)+)$`)
+
+// protoDuration is FormDuration's text.
+var protoDuration = regexp.MustCompile(`^-?[0-9]+(?:\.(?:[0-9]{3}|[0-9]{6}|[0-9]{9}))?s$`)
 
 // Holds reports whether s can be a value of the form.
 func (f Form) Holds(s string) bool {
@@ -272,6 +322,21 @@ func (f Form) Holds(s string) bool {
 			}
 		}
 		return true
+	case FormDuration:
+		return protoDuration.MatchString(s)
+	case FormHealthFlags:
+		return healthFlags.MatchString(s)
+	case FormMethod:
+		return s == "" || strings.ToUpper(s) == s && !strings.ContainsAny(s, " /")
+	case FormPath:
+		return s == "" || strings.HasPrefix(s, "/") || s == "*"
+	case FormProtocol:
+		return s == "" || s == "HTTP/1.0" || s == "HTTP/1.1" || s == "HTTP/2" || s == "HTTP/3"
+	case FormKindName:
+		kind, name, ok := strings.Cut(s, "/")
+		return ok && kind != "" && name != "" && kind[0] >= 'A' && kind[0] <= 'Z'
+	case FormUpstreamHost:
+		return s == "" || FormAddress.Holds(s)
 	case FormAddress:
 		_, port, err := net.SplitHostPort(s)
 		if err != nil {

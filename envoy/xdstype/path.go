@@ -1,6 +1,7 @@
 package xdstype
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -186,6 +187,8 @@ func parseSelect(path string, from, to int) (Seg, error) {
 	}
 	if n, err := strconv.Atoi(trimmed); err == nil {
 		return Seg{Kind: SegIndex, Index: n, Text: trimmed}, nil
+	} else if errors.Is(err, strconv.ErrRange) {
+		return bad(from, "index %s is out of range: no list is that long", trimmed)
 	}
 	if trimmed[0] == '"' {
 		text, n, ok := unquote(trimmed)

@@ -303,6 +303,11 @@ func TestParsePath(t *testing.T) {
 			t.Errorf("ParsePath(%s): no error", bad)
 		}
 	}
+	// An index too large for an int was read as a name, and a config path
+	// thresholds[99999999999999999999] was refused as a name of items that have none.
+	if _, err := ParsePath(`a[99999999999999999999]`); err == nil || !strings.Contains(err.Error(), "index 99999999999999999999 is out of range") {
+		t.Errorf("ParsePath(a[99999999999999999999]): %v, want an index out of range", err)
+	}
 }
 
 // BenchmarkLoad is what the first config step or checked path of a process pays: reading the
