@@ -119,6 +119,7 @@ func (r Ref) StepNames() []string {
 
 // CaptureRead is one named group of an exec step's capture that an expression reads.
 type CaptureRead struct {
+	// Group is "" for the capture read as a whole (compared with == or !=).
 	Step, Group string
 	// Guarded says it is read only where has() found it.
 	Guarded bool

@@ -1179,6 +1179,15 @@ var unitWords = map[schema.Unit]string{
 func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	// As written: typing rewrites aliases and stat reads.
 	written := [2]string{n.Left.String(), n.Right.String()}
+	if n.Operator == "==" || n.Operator == "!=" {
+		// A whole capture compared (l1.capture == l2.capture) reads as {} where nothing
+		// matched: two captures that matched nothing are equal. Read so, it has no value.
+		for _, side := range []ast.Node{n.Left, n.Right} {
+			if step, ok := c.wholeCapture(side); ok {
+				c.captures = append(c.captures, CaptureRead{Step: step})
+			}
+		}
+	}
 	if key, ok := n.Left.(*ast.StringNode); ok && (n.Operator == "in" || n.Operator == "not in") {
 		// 'b' in x.a reads x.a.b; before typing, which rewrites x's read.
 		if step, names, cols, ok := c.objectChain(n.Right); ok {
@@ -2026,4 +2035,26 @@ func (n *Names) snapshots() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// wholeCapture reports whether node reads a logs step's capture or an exec's captured as a
+// whole (x.capture, x["capture"]), and which step's.
+func (c *exprChecker) wholeCapture(node ast.Node) (string, bool) {
+	m, ok := node.(*ast.MemberNode)
+	if !ok {
+		return "", false
+	}
+	id, ok := m.Node.(*ast.IdentifierNode)
+	prop, ok2 := m.Property.(*ast.StringNode)
+	if !ok || !ok2 {
+		return "", false
+	}
+	if _, shadowed := c.lets[id.Value]; shadowed {
+		return "", false
+	}
+	r := c.names.Results[id.Value]
+	if r == nil || !(r.Kind == "logs" && prop.Value == "capture" || r.Kind == "exec" && prop.Value == "captured") {
+		return "", false
+	}
+	return id.Value, true
 }

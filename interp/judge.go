@@ -496,6 +496,20 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 // would pass for a value: an expectation or a ${...} that reads one errors instead.
 func (j *Judge) noValue(e *dsl.Expr) string {
 	for _, c := range e.Captures {
+		if x := j.rec.Results[c.Step]; x != nil && !c.Guarded && c.Group == "" {
+			// A whole capture compared: {} where nothing matched, and two such are equal.
+			switch r := x.Value.(type) {
+			case schema.ExecResult:
+				if len(r.Captured) == 0 {
+					return fmt.Sprintf("%s.captured has no value: the capture of %q matched nothing in its stdout, so comparing it says nothing of what was captured; compare its groups, or claim len(%s.captured) == 0", c.Step, c.Step, c.Step)
+				}
+			case schema.LogResult:
+				if len(r.Capture) == 0 && !r.Cut {
+					return fmt.Sprintf("%s.capture has no value: the capture of %q matched none of the %g line(s) it read, so comparing it says nothing of what was captured; compare its groups, or claim len(%s.capture) == 0", c.Step, c.Step, r.Count, c.Step)
+				}
+			}
+			continue
+		}
 		if x := j.rec.Results[c.Step]; x != nil && !c.Guarded {
 			if r, ok := x.Value.(schema.ExecResult); ok {
 				if _, has := r.Captured[c.Group]; !has {

@@ -244,7 +244,7 @@ func (p *Exec) Result(c ResultContext) *Type {
 		whole(F("stdout", StringType, "what the command wrote to its standard output"), "stdoutCut"),
 		whole(F("stderr", StringType, "what the command wrote to its standard error"), "stderrCut"),
 		F("exit", Num(Plain), "the command's exit code"),
-		F("captured", captured, "the named groups of capture's first match in stdout; when nothing matched, a group has no value: an expression or ${...} that reads it errors (saying so), unless it reads it only where has(<name>.captured, \"group\") holds"),
+		F("captured", captured, "the named groups of capture's first match in stdout; when nothing matched, a group has no value: an expression or ${...} that reads it errors (saying so), unless it reads it only where has(<name>.captured, \"group\") holds; compared whole (== or !=), it has no value either"),
 		F("cut", BoolType, "stdout or stderr was longer than labrun keeps: the first and last bytes are here, the whole in the step's artifact files"),
 		F("stdoutCut", BoolType, "stdout was longer than labrun keeps (its first and last MiB): reading stdout is then an error, not a claim judged over part of it"),
 		F("stderrCut", BoolType, "stderr was longer than labrun keeps (its first and last MiB): reading stderr is then an error, not a claim judged over part of it"),
