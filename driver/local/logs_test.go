@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -287,5 +288,76 @@ func TestLogsFileGrowingOrHuge(t *testing.T) {
 	cancel()
 	if err := readLogFile(ctx, path, schema.LogSince{}, func(schema.LogLine) {}); !errors.Is(err, context.Canceled) {
 		t.Errorf("read with an ended context: %v, want it to stop", err)
+	}
+}
+
+// TestLogsFileNotRegular: a logs file that is not a regular file at the mark or when it is
+// read (a FIFO, a device such as /dev/zero, a directory) is refused at once. A FIFO with no
+// writer made the step's open block forever, past its timeout and every interrupt (labrun
+// could only be killed with -9, with no cleanup and no report); /dev/zero, of size 0, read
+// as a file that gained nothing, so "log.count == 0" passed.
+func TestLogsFileNotRegular(t *testing.T) {
+	since := time.Now().Add(-time.Minute)
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, path string)
+	}{
+		{name: "fifo", make: func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "device", make: func(t *testing.T, path string) {
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "directory", make: func(t *testing.T, path string) {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		for _, at := range []string{"mark", "read"} {
+			t.Run(tc.name+" at the "+at, func(t *testing.T) {
+				dir := t.TempDir()
+				path := filepath.Join(dir, "app.log")
+				tg := newTarget(t, nil, Options{Dir: dir})
+				from := schema.LogSince{Time: since}
+				if at == "read" {
+					if err := os.WriteFile(path, []byte("ERROR 503\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					m, err := tg.Logs.(schema.FileMarker).MarkFile("app.log")
+					if err != nil {
+						t.Fatal(err)
+					}
+					from.File = &m
+					if err := os.Remove(path); err != nil {
+						t.Fatal(err)
+					}
+				}
+				tc.make(t, path)
+				done := make(chan error, 1)
+				go func() {
+					if at == "mark" {
+						_, err := tg.Logs.(schema.FileMarker).MarkFile("app.log")
+						done <- err
+						return
+					}
+					ctx, cancel := bg()
+					defer cancel()
+					done <- tg.Logs.Logs(ctx, schema.Logs{File: "app.log"}, from, func(schema.LogLine) {})
+				}()
+				select {
+				case err := <-done:
+					if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+						t.Errorf("err %v, want one saying it is not a regular file", err)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatal("the step is still opening or reading the file after 5 s")
+				}
+			})
+		}
 	}
 }
