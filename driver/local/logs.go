@@ -36,8 +36,9 @@ type logReader struct{ w *world }
 // after the mark are new and have the file's modification time; those it held are not. A
 // file that was truncated or replaced since the mark, modified after it and no longer than it
 // was (rewritten, with the same bytes too), or that labrun did not note at the
-// mark and was modified after it, is refused when it has such lines: which of them are new
-// cannot be told. Lines are returned as written, timestamps included.
+// mark and was modified after it, is refused when it has such lines (which of them are new
+// cannot be told) or no line at all (what was written to it since went with the old file or
+// the truncation). Lines are returned as written, timestamps included.
 func (l *logReader) Logs(ctx context.Context, req schema.Logs, since schema.LogSince, line func(schema.LogLine)) error {
 	if req.Pod != "" || req.Selector != "" || req.Container != "" || req.Namespace != "" {
 		return errors.New("logs: pod, selector, container and namespace need the kube target; use process or file")
@@ -165,6 +166,11 @@ func readLogFile(ctx context.Context, path string, since schema.LogSince, line f
 	})
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err == nil && refused == nil && from < 0 && current.IsZero() {
+		// No line at all: a file rotated or truncated after its program wrote what the step
+		// looks for holds nothing now, and reading nothing would say nothing was written.
+		refused = fmt.Errorf("%s: it holds no line and %s, so what was written to it since the mark cannot be read; write a new file per run, or read it before it is rotated or emptied", path, why)
 	}
 	if err == nil {
 		err = refused

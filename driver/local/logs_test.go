@@ -185,6 +185,10 @@ func TestLogsFileMarked(t *testing.T) {
 		{name: "rewritten longer in place", before: ptr("ERROR upstream reset 503\n"), then: rewrite("INFO request ok 200 and more\n"), wantErr: "the 25 bytes it held at the mark were rewritten since"},
 		{name: "rewritten with the same bytes", before: ptr("WARN disk\nWARN net\n"), then: rewrite("WARN disk\nWARN net\n"), wantErr: "the 19 bytes it held at the mark were rewritten since"},
 		{name: "replaced", before: ptr("ERROR upstream reset 503\n"), then: replace("ERROR upstream reset 503\nINFO\n"), wantErr: "another file was put in its place"},
+		// A file rotated (or truncated) after the 503 line and empty when read: the line went
+		// with the old file; an empty read is no "nothing written since".
+		{name: "replaced by an empty file", before: ptr("INFO\n"), then: func(t *testing.T, path string) { appendTo("ERROR 503\n")(t, path); replace("")(t, path) }, wantErr: "another file was put in its place"},
+		{name: "truncated to empty", before: ptr("INFO\n"), then: func(t *testing.T, path string) { appendTo("ERROR 503\n")(t, path); rewrite("")(t, path) }, wantErr: "truncated since the mark"},
 		{name: "not noted, modified after", before: ptr("ERROR\n"), noMark: true, then: appendTo("INFO\n"), wantErr: "labrun did not note where it ended at the mark"},
 		{name: "not noted, not modified after", before: ptr("ERROR\n"), noMark: true, old: true, want: ""},
 		{name: "timestamps decide", before: ptr(stamp(-time.Second) + "GET 503 old\n"),
