@@ -481,6 +481,7 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		if err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
 			lost = "its report could not be written: " + unwrapPath(err).Error()
+			rec.ReportLost = lost
 			out.code = worse(out.code, exitInfra)
 		} else {
 			out.report = relPath(p.Cwd, files.Markdown)
