@@ -37,8 +37,8 @@ type logReader struct{ w *world }
 // file that was truncated or replaced since the mark, modified after it and no longer than it
 // was (rewritten, with the same bytes too), or that labrun did not note at the
 // mark and was modified after it, is refused when it has such lines (which of them are new
-// cannot be told) or no line at all (what was written to it since went with the old file or
-// the truncation). Lines are returned as written, timestamps included.
+// cannot be told) or, replaced or shorter than at the mark, no line at all (what was written
+// to it since went with the old file or the truncation). Lines are returned as written, timestamps included.
 func (l *logReader) Logs(ctx context.Context, req schema.Logs, since schema.LogSince, line func(schema.LogLine)) error {
 	if req.Pod != "" || req.Selector != "" || req.Container != "" || req.Namespace != "" {
 		return errors.New("logs: pod, selector, container and namespace need the kube target; use process or file")
@@ -167,7 +167,7 @@ func readLogFile(ctx context.Context, path string, since schema.LogSince, line f
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err == nil && refused == nil && from < 0 && current.IsZero() {
+	if err == nil && refused == nil && from < 0 && current.IsZero() && lostSince(fi, since.File) {
 		// No line at all: a file rotated or truncated after its program wrote what the step
 		// looks for holds nothing now, and reading nothing would say nothing was written.
 		refused = fmt.Errorf("%s: it holds no line and %s, so what was written to it since the mark cannot be read; write a new file per run, or read it before it is rotated or emptied", path, why)
@@ -176,6 +176,15 @@ func readLogFile(ctx context.Context, path string, since schema.LogSince, line f
 		err = refused
 	}
 	return err
+}
+
+// lostSince says whether the file lost bytes it held at mark m: another file was put in its
+// place, or it is shorter. (An empty file emptied again, ": > app.log", lost nothing.)
+func lostSince(fi os.FileInfo, m *schema.FileMark) bool {
+	if m == nil || !m.Exists {
+		return false
+	}
+	return m.ID != "" && fileID(fi) != "" && m.ID != fileID(fi) || fi.Size() < m.Size
 }
 
 // openRegular opens a log file for reading and refuses what is not a regular file. The open
