@@ -203,6 +203,9 @@ func (p *process) run(args []string, f *runFlags) error {
 	var scenarios []*dsl.Scenario
 	for _, u := range w.units {
 		scenarios = append(scenarios, u.Scenario)
+		// The record's source is the files as they were loaded: hashed now, not when the
+		// report is written, after steps that may have edited them.
+		p.sources.of(u.Matrix.File)
 	}
 	if err := p.checkRunFlags(scenarios, f); err != nil {
 		return err
