@@ -481,12 +481,21 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		done := p.reportPacing()
 		files, err := writeReport(dir, rec, run.id)
 		done()
-		if err != nil {
+		switch {
+		case err != nil && files.JSON != "" && fileExists(files.JSON):
+			// The record is whole (written under a temporary name, then renamed; the name is
+			// this run's own): only the pages that show it are missing.
+			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
+			lost = fmt.Sprintf("its record is written (%s), its pages could not be: %v", relPath(p.Cwd, files.JSON), unwrapPath(err))
+			rec.ReportLost = lost
+			out.json = files.JSON
+			out.code = worse(out.code, exitInfra)
+		case err != nil:
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
 			lost = "its report could not be written: " + unwrapPath(err).Error()
 			rec.ReportLost = lost
 			out.code = worse(out.code, exitInfra)
-		} else {
+		default:
 			out.report = relPath(p.Cwd, files.Markdown)
 			out.json = files.JSON
 			htmlPath = relPath(p.Cwd, files.HTML)
