@@ -124,6 +124,10 @@ type Record struct {
 	FileDigests map[string]string `json:"fileDigests,omitempty"`
 	// Artifacts are raw inputs, saved next to the report (not in the JSON).
 	Artifacts []*ArtifactRecord `json:"artifacts,omitempty"`
+	// ReportLost, set by the run command when the record could not be written (a full or
+	// read-only report directory), says why: the JUnit then counts an error for it. Never in
+	// the record itself, which holds what the run measured.
+	ReportLost string `json:"-"`
 }
 
 // ShardRecord is a shard's place in its split: shard Index of Count, which held Runs of the

@@ -280,6 +280,12 @@ func junitSuiteOf(id int, rec *interp.Record, host string) junitSuite {
 		add(junitCase{Name: "run", Classname: name0(rec.Scenario), Time: seconds(rec.End.Sub(rec.Start)),
 			Error: &junitMessage{Message: msg, Type: string(rec.Outcome), Text: text}})
 	}
+	if rec.ReportLost != "" {
+		// The run's record is lost: whatever its verdict, a CI must not read the run as one
+		// that left its evidence (labrun exits 3).
+		add(junitCase{Name: "report", Classname: name0(rec.Scenario), Time: "0",
+			Error: &junitMessage{Message: rec.ReportLost, Type: "report", Text: rec.ReportLost}})
+	}
 	s.Tests = len(s.Cases)
 	var so strings.Builder
 	fmt.Fprintf(&so, "%s: %s in %s", rec.Scenario, rec.Outcome, seconds(rec.End.Sub(rec.Start)))

@@ -250,3 +250,28 @@ func TestJUnitSchemasReject(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitReportLost: a run whose record could not be written (the run command sets
+// ReportLost; labrun exits 3) has an error case of its own, whatever its verdict: its JUnit
+// said failures 0, errors 0 beside the exit code 3 of a full report directory.
+func TestJUnitReportLost(t *testing.T) {
+	for name, rec := range junitCases() {
+		_, doc := readJUnit(t, rec)
+		before := doc.Suites[0]
+		rec.ReportLost = "its report could not be written: no space left on device"
+		_, doc = readJUnit(t, rec)
+		s := doc.Suites[0]
+		if s.Errors != before.Errors+1 {
+			t.Errorf("%s: errors %d with the report lost, %d without: want one more", name, s.Errors, before.Errors)
+		}
+		var found bool
+		for _, c := range s.Cases {
+			if c.Error != nil && strings.Contains(c.Error.Message, "no space left on device") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no error case says why the report was lost", name)
+		}
+	}
+}

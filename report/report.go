@@ -66,20 +66,11 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 		Artifacts: filepath.Join(dir, base),
 	}
 	f.HTML = filepath.Join(dir, base+".html")
-	lines, err := writeArtifacts(f.Artifacts, rec)
+	timeline, err := writeEvidence(&f, rec)
 	if err != nil {
-		return f, err
-	}
-	f.lines = lines
-	var timeline string
-	if len(rec.Steps) > 0 {
-		timeline = TimelineSVG(rec)
-		f.Timeline = filepath.Join(f.Artifacts, "timeline.svg")
-		if err := WriteFile(f.Timeline, []byte(timeline)); err != nil {
-			return f, err
-		}
-	}
-	if err := WriteWith(f.JSON, func(w io.Writer) error { return encodeRecord(w, rec) }); err != nil {
+		// No record: the artifacts (perhaps cut by a full disk) would be a part of a report
+		// that has none, and keep the space the next run needs.
+		os.RemoveAll(f.Artifacts)
 		return f, err
 	}
 	// The page is built once and rendered twice.
@@ -91,6 +82,28 @@ func WriteAs(dir, base string, rec *interp.Record) (Files, error) {
 		return f, err
 	}
 	return f, nil
+}
+
+// writeEvidence writes the artifacts, the timeline and the record of f; it returns the
+// timeline's SVG.
+func writeEvidence(f *Files, rec *interp.Record) (string, error) {
+	lines, err := writeArtifacts(f.Artifacts, rec)
+	if err != nil {
+		return "", err
+	}
+	f.lines = lines
+	var timeline string
+	if len(rec.Steps) > 0 {
+		timeline = TimelineSVG(rec)
+		f.Timeline = filepath.Join(f.Artifacts, "timeline.svg")
+		if err := WriteFile(f.Timeline, []byte(timeline)); err != nil {
+			return "", err
+		}
+	}
+	if err := WriteWith(f.JSON, func(w io.Writer) error { return encodeRecord(w, rec) }); err != nil {
+		return "", err
+	}
+	return timeline, nil
 }
 
 // encodeRecord writes rec as indented JSON, as json.MarshalIndent(rec, "", "  ") would, one

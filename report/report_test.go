@@ -212,3 +212,24 @@ func TestWriteWithIsAtomic(t *testing.T) {
 		t.Errorf("files left: %v", ents)
 	}
 }
+
+// TestWriteAsLeavesNoPartOfAReport: a report whose record cannot be written (a full or
+// read-only report directory; here a folder in the JSON's place) leaves no artifacts folder
+// behind: a full tmpfs kept a folder holding the first 200 KiB of a command's stdout beside
+// no record, while reports are "never a part of one".
+func TestWriteAsLeavesNoPartOfAReport(t *testing.T) {
+	dir := t.TempDir()
+	rec := sampleRecord()
+	rec.Artifacts = append(rec.Artifacts, &interp.ArtifactRecord{Step: "x", Name: "stdout.txt", Data: []byte("hello\n")})
+	if err := os.Mkdir(filepath.Join(dir, "r.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, err := report.WriteAs(dir, "r", rec)
+	if err == nil {
+		t.Fatal("the record was written over a folder")
+	}
+	if _, serr := os.Stat(files.Artifacts); serr == nil {
+		entries, _ := os.ReadDir(files.Artifacts)
+		t.Errorf("the write failed (%v) and left the artifacts folder %s with %d files", err, files.Artifacts, len(entries))
+	}
+}

@@ -148,12 +148,16 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	// and the artifact's lines say whose they are when there are several.
 	var pods []string
 	from.Sources = func(p []string) { pods = slices.Clone(p) }
+	long := 0 // lines of MaxLine bytes or more: read in pieces of MaxLine
 	err = rt.Target().Logs.Logs(ctx, q, from, func(l LogLine) {
 		prefix := ""
 		if len(pods) > 1 {
 			prefix = "[pod/" + l.Pod + "] "
 		}
 		raw.WriteString(l.Time.UTC().Format(time.RFC3339Nano) + " " + prefix + l.Text + "\n")
+		if len(l.Text) >= MaxLine {
+			long++
+		}
 		acc.add(l)
 	})
 	if ferr := raw.Flush(); ferr != nil {
@@ -164,6 +168,11 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 		acc.cut = true
 	case err != nil:
 		return err
+	}
+	if long > 0 && (q.Match != "" || q.Capture != "") {
+		// A match or capture across the edge of two pieces is not seen: a count of 0 would
+		// say "no such line" of a line that has it.
+		return fmt.Errorf("a line of 1 MiB or more was read in pieces of 1 MiB (%d such pieces; the whole log is in the step's logs.txt): match and capture test each piece alone, so a line they would match across a piece's edge would go uncounted; have the program write shorter lines, or judge the file with an exec (grep -c)", long)
 	}
 	res := acc.result()
 	res.Pods = pods

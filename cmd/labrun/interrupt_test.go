@@ -10,8 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"labrun.dev/labrun/cmd/labrun/internal/e2ebin"
@@ -312,4 +314,85 @@ func TestInterruptWhileWritingTheReport(t *testing.T) {
 	if want := "labrun: interrupted while writing the report: finishing it; labrun then exits 130 (interrupted)\n"; stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
+}
+
+// TestSecondInterruptDoesNotWaitForAStuckStep: after the second interrupt abandoned the
+// cleanup, a run that does not return (a step blocked in a system call no context reaches,
+// as an open(2) of a FIFO was) no longer holds labrun forever: past abandonGrace labrun exits
+// 130 and says that the report is not written; a third interrupt exits at once. A run that
+// returns within the grace is not cut short.
+func TestSecondInterruptDoesNotWaitForAStuckStep(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		signals  int
+		returnIn time.Duration // the run returns (stop) after this; 0: never
+		wait     time.Duration
+		wantExit bool
+		wantErr  string
+	}{
+		{name: "stuck", signals: 2, wait: abandonGrace + time.Second, wantExit: true, wantErr: "still not stopped 10s after the second interrupt"},
+		{name: "returns within the grace", signals: 2, returnIn: abandonGrace / 2, wait: 2 * abandonGrace},
+		{name: "third interrupt", signals: 3, wait: time.Second, wantExit: true, wantErr: "interrupted a third time: exiting 130 at once"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				sigs := make(chan os.Signal, 3)
+				var stderr syncBuffer
+				exited := make(chan int, 2)
+				p := &process{Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" },
+					Signals: func() (<-chan os.Signal, func()) { return sigs, func() {} },
+					Exit:    func(code int) { exited <- code }}
+				_, cleanupCtx, stop := p.runContexts()
+				for range tc.signals {
+					sigs <- os.Interrupt
+					synctest.Wait()
+				}
+				if cleanupCtx.Err() == nil {
+					t.Fatal("the second interrupt did not cancel the cleanup")
+				}
+				if tc.returnIn > 0 {
+					time.Sleep(tc.returnIn)
+					stop()
+					time.Sleep(tc.wait - tc.returnIn)
+				} else {
+					time.Sleep(tc.wait)
+					defer stop()
+				}
+				synctest.Wait()
+				select {
+				case code := <-exited:
+					if !tc.wantExit {
+						t.Errorf("labrun exited %d though the run returned", code)
+					} else if code != exitInterrupted {
+						t.Errorf("exit %d, want %d", code, exitInterrupted)
+					}
+				default:
+					if tc.wantExit {
+						t.Errorf("labrun did not exit %s after the interrupts; stderr:\n%s", tc.wait, stderr.String())
+					}
+				}
+				if tc.wantErr != "" && !strings.Contains(stderr.String(), tc.wantErr) {
+					t.Errorf("stderr %q, want it to say %q", stderr.String(), tc.wantErr)
+				}
+			})
+		})
+	}
+}
+
+// syncBuffer is a strings.Builder safe for the writers of several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

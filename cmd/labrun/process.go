@@ -33,6 +33,9 @@ type process struct {
 	TermWidth func() int
 	// Signals delivers SIGINT and SIGTERM; Stop releases them.
 	Signals func() (<-chan os.Signal, func())
+	// Exit ends the process (nil: os.Exit); tests set it to see an exit that does not wait
+	// for the run.
+	Exit func(code int)
 	// ReleaseSignals gives SIGINT and SIGTERM their default action back, for the commands that
 	// do not handle them (nil: nothing to release).
 	ReleaseSignals func()

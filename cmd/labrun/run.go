@@ -141,7 +141,8 @@ with a line per scenario and the total.
 
 The first Ctrl-C (or SIGTERM, or SIGHUP: a closed terminal) stops the steps (load included),
 runs the cleanup, writes the report marked interrupted and exits 130; a second one abandons the
-cleanup. That holds from start-up on: an interrupt while the scenarios load or the target is
+cleanup, and a run still not stopped 10 s later (a step blocked where nothing reaches it), or a
+third one, makes labrun exit 130 at once, without that run's report. That holds from start-up on: an interrupt while the scenarios load or the target is
 created also gets a report marked interrupted; one while the report is written lets it finish,
 then exits 130. Reports are written to a temporary name and renamed: never a part of one.
 
@@ -202,6 +203,9 @@ func (p *process) run(args []string, f *runFlags) error {
 	var scenarios []*dsl.Scenario
 	for _, u := range w.units {
 		scenarios = append(scenarios, u.Scenario)
+		// The record's source is the files as they were loaded: hashed now, not when the
+		// report is written, after steps that may have edited them.
+		p.sources.of(u.Matrix.File)
 	}
 	if err := p.checkRunFlags(scenarios, f); err != nil {
 		return err
@@ -304,9 +308,31 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 						fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
 					})
 					cancelRun(interp.ErrInterrupted)
-				} else {
+				} else if n == 2 {
 					p.live.notice(func() { fmt.Fprintln(p.Stderr, "labrun: interrupted again: abandoning cleanup") })
 					cancelCleanup(interp.ErrInterrupted)
+					// A step blocked where no context reaches it (a system call that does not
+					// return) would hold labrun forever after the cleanup was abandoned: past
+					// the grace, labrun exits without waiting for it, and says so.
+					time.AfterFunc(abandonGrace, func() {
+						select {
+						case <-done:
+							return
+						default:
+						}
+						if p.writingReport.Load() {
+							return
+						}
+						p.live.notice(func() {
+							fmt.Fprintf(p.Stderr, "labrun: still not stopped %s after the second interrupt (a step does not return): exiting 130 without waiting for it; the run's report is not written\n", abandonGrace)
+						})
+						p.exitNow(exitInterrupted)
+					})
+				} else {
+					p.live.notice(func() {
+						fmt.Fprintln(p.Stderr, "labrun: interrupted a third time: exiting 130 at once; the run's report is not written")
+					})
+					p.exitNow(exitInterrupted)
 				}
 			}
 		}
@@ -316,6 +342,19 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 		cancelRun(nil)
 		cancelCleanup(nil)
 	}
+}
+
+// abandonGrace is how long labrun waits, after the second interrupt abandoned the cleanup,
+// for the run to return before it exits anyway.
+const abandonGrace = 10 * time.Second
+
+// exitNow ends the process with code (p.Exit when a test sets it).
+func (p *process) exitNow(code int) {
+	if p.Exit != nil {
+		p.Exit(code)
+		return
+	}
+	os.Exit(code)
 }
 
 // worse returns the exit code that wins: interrupted, then leftovers, infrastructure,
@@ -442,11 +481,21 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		done := p.reportPacing()
 		files, err := writeReport(dir, rec, run.id)
 		done()
-		if err != nil {
+		switch {
+		case err != nil && files.JSON != "" && fileExists(files.JSON):
+			// The record is whole (written under a temporary name, then renamed; the name is
+			// this run's own): only the pages that show it are missing.
+			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
+			lost = fmt.Sprintf("its record is written (%s), its pages could not be: %v", relPath(p.Cwd, files.JSON), unwrapPath(err))
+			rec.ReportLost = lost
+			out.json = files.JSON
+			out.code = worse(out.code, exitInfra)
+		case err != nil:
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
 			lost = "its report could not be written: " + unwrapPath(err).Error()
+			rec.ReportLost = lost
 			out.code = worse(out.code, exitInfra)
-		} else {
+		default:
 			out.report = relPath(p.Cwd, files.Markdown)
 			out.json = files.JSON
 			htmlPath = relPath(p.Cwd, files.HTML)

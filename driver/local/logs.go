@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"labrun.dev/labrun/schema"
@@ -35,8 +36,9 @@ type logReader struct{ w *world }
 // after the mark are new and have the file's modification time; those it held are not. A
 // file that was truncated or replaced since the mark, modified after it and no longer than it
 // was (rewritten, with the same bytes too), or that labrun did not note at the
-// mark and was modified after it, is refused when it has such lines: which of them are new
-// cannot be told. Lines are returned as written, timestamps included.
+// mark and was modified after it, is refused when it has such lines (which of them are new
+// cannot be told) or, replaced or shorter than at the mark, no line at all (what was written
+// to it since went with the old file or the truncation). Lines are returned as written, timestamps included.
 func (l *logReader) Logs(ctx context.Context, req schema.Logs, since schema.LogSince, line func(schema.LogLine)) error {
 	if req.Pod != "" || req.Selector != "" || req.Container != "" || req.Namespace != "" {
 		return errors.New("logs: pod, selector, container and namespace need the kube target; use process or file")
@@ -70,7 +72,7 @@ func (l *logReader) path(file string) string {
 // MarkFile notes where the file ends now (schema.FileMarker): whether it is there, its size,
 // what file it is and a sum of its first and last bytes.
 func (l *logReader) MarkFile(path string) (schema.FileMark, error) {
-	f, err := os.Open(l.path(path))
+	f, fi, err := openRegular(l.path(path))
 	if errors.Is(err, fs.ErrNotExist) {
 		return schema.FileMark{}, nil
 	}
@@ -78,10 +80,6 @@ func (l *logReader) MarkFile(path string) (schema.FileMark, error) {
 		return schema.FileMark{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return schema.FileMark{}, err
-	}
 	sum, err := edgeSum(f, fi.Size())
 	if err != nil {
 		return schema.FileMark{}, err
@@ -139,15 +137,11 @@ func gained(f *os.File, fi os.FileInfo, since schema.LogSince) (int64, string) {
 // and stops when ctx ends: a logs step on a file of any size, growing or not, ends by its
 // timeout at the latest and holds no more than one line in memory.
 func readLogFile(ctx context.Context, path string, since schema.LogSince, line func(schema.LogLine)) error {
-	f, err := os.Open(path)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
 	from, why := gained(f, fi, since)
 	var current time.Time  // the last timestamp read; zero before the first
 	var unit time.Duration // its precision, as written (schema.StampUnit)
@@ -173,10 +167,63 @@ func readLogFile(ctx context.Context, path string, since schema.LogSince, line f
 	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	if err == nil && refused == nil && from < 0 && current.IsZero() && lostSince(fi, since.File) {
+		// No line at all: a file rotated or truncated after its program wrote what the step
+		// looks for holds nothing now, and reading nothing would say nothing was written.
+		refused = fmt.Errorf("%s: it holds no line and %s, so what was written to it since the mark cannot be read; write a new file per run, or read it before it is rotated or emptied", path, why)
+	}
 	if err == nil {
 		err = refused
 	}
 	return err
+}
+
+// lostSince says whether the file lost bytes it held at mark m: another file was put in its
+// place, or it is shorter. (An empty file emptied again, ": > app.log", lost nothing.)
+func lostSince(fi os.FileInfo, m *schema.FileMark) bool {
+	if m == nil || !m.Exists {
+		return false
+	}
+	return m.ID != "" && fileID(fi) != "" && m.ID != fileID(fi) || fi.Size() < m.Size
+}
+
+// openRegular opens a log file for reading and refuses what is not a regular file. The open
+// does not block (O_NONBLOCK): a FIFO with no writer would otherwise hold the step in open(2)
+// past its timeout and every interrupt, where no context reaches it. A device such as
+// /dev/zero (size 0: it would read as a file that gained nothing) and a directory are refused
+// the same way: neither is a log whose lines since a mark can be told.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is not a regular file (%s): a logs step reads a file that a program appends its lines to", path, fileKind(fi.Mode()))
+	}
+	return f, fi, nil
+}
+
+// fileKind names the type of a file that is not a regular one.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
 }
 
 // leadingTime parses an RFC 3339 timestamp at the start of a line, bare or in brackets, and

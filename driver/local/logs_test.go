@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -184,6 +185,10 @@ func TestLogsFileMarked(t *testing.T) {
 		{name: "rewritten longer in place", before: ptr("ERROR upstream reset 503\n"), then: rewrite("INFO request ok 200 and more\n"), wantErr: "the 25 bytes it held at the mark were rewritten since"},
 		{name: "rewritten with the same bytes", before: ptr("WARN disk\nWARN net\n"), then: rewrite("WARN disk\nWARN net\n"), wantErr: "the 19 bytes it held at the mark were rewritten since"},
 		{name: "replaced", before: ptr("ERROR upstream reset 503\n"), then: replace("ERROR upstream reset 503\nINFO\n"), wantErr: "another file was put in its place"},
+		// A file rotated (or truncated) after the 503 line and empty when read: the line went
+		// with the old file; an empty read is no "nothing written since".
+		{name: "replaced by an empty file", before: ptr("INFO\n"), then: func(t *testing.T, path string) { appendTo("ERROR 503\n")(t, path); replace("")(t, path) }, wantErr: "another file was put in its place"},
+		{name: "truncated to empty", before: ptr("INFO\n"), then: func(t *testing.T, path string) { appendTo("ERROR 503\n")(t, path); rewrite("")(t, path) }, wantErr: "truncated since the mark"},
 		{name: "not noted, modified after", before: ptr("ERROR\n"), noMark: true, then: appendTo("INFO\n"), wantErr: "labrun did not note where it ended at the mark"},
 		{name: "not noted, not modified after", before: ptr("ERROR\n"), noMark: true, old: true, want: ""},
 		{name: "timestamps decide", before: ptr(stamp(-time.Second) + "GET 503 old\n"),
@@ -287,5 +292,76 @@ func TestLogsFileGrowingOrHuge(t *testing.T) {
 	cancel()
 	if err := readLogFile(ctx, path, schema.LogSince{}, func(schema.LogLine) {}); !errors.Is(err, context.Canceled) {
 		t.Errorf("read with an ended context: %v, want it to stop", err)
+	}
+}
+
+// TestLogsFileNotRegular: a logs file that is not a regular file at the mark or when it is
+// read (a FIFO, a device such as /dev/zero, a directory) is refused at once. A FIFO with no
+// writer made the step's open block forever, past its timeout and every interrupt (labrun
+// could only be killed with -9, with no cleanup and no report); /dev/zero, of size 0, read
+// as a file that gained nothing, so "log.count == 0" passed.
+func TestLogsFileNotRegular(t *testing.T) {
+	since := time.Now().Add(-time.Minute)
+	for _, tc := range []struct {
+		name string
+		make func(t *testing.T, path string)
+	}{
+		{name: "fifo", make: func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "device", make: func(t *testing.T, path string) {
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "directory", make: func(t *testing.T, path string) {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		for _, at := range []string{"mark", "read"} {
+			t.Run(tc.name+" at the "+at, func(t *testing.T) {
+				dir := t.TempDir()
+				path := filepath.Join(dir, "app.log")
+				tg := newTarget(t, nil, Options{Dir: dir})
+				from := schema.LogSince{Time: since}
+				if at == "read" {
+					if err := os.WriteFile(path, []byte("ERROR 503\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					m, err := tg.Logs.(schema.FileMarker).MarkFile("app.log")
+					if err != nil {
+						t.Fatal(err)
+					}
+					from.File = &m
+					if err := os.Remove(path); err != nil {
+						t.Fatal(err)
+					}
+				}
+				tc.make(t, path)
+				done := make(chan error, 1)
+				go func() {
+					if at == "mark" {
+						_, err := tg.Logs.(schema.FileMarker).MarkFile("app.log")
+						done <- err
+						return
+					}
+					ctx, cancel := bg()
+					defer cancel()
+					done <- tg.Logs.Logs(ctx, schema.Logs{File: "app.log"}, from, func(schema.LogLine) {})
+				}()
+				select {
+				case err := <-done:
+					if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+						t.Errorf("err %v, want one saying it is not a regular file", err)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatal("the step is still opening or reading the file after 5 s")
+				}
+			})
+		}
 	}
 }
