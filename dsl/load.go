@@ -511,14 +511,9 @@ func irregular(path string) string {
 		return ""
 	case m.IsDir():
 		return "a directory, not a file"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO), not a regular file"
-	case m&fs.ModeSocket != 0:
-		return "a socket, not a regular file"
-	case m&fs.ModeDevice != 0:
-		return "a device, not a regular file"
+	default:
+		return schema.FileKind(m) + ", not a regular file"
 	}
-	return "not a regular file"
 }
 
 // skip leaves a file named *.cue out of every package of its directory, with a warning: CUE

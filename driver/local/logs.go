@@ -204,27 +204,11 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, fmt.Errorf("%s is not a regular file (%s): a logs step reads a file that a program appends its lines to", path, fileKind(fi.Mode()))
+		return nil, nil, fmt.Errorf("%s is not a regular file (%s): a logs step reads a file that a program appends its lines to", path, schema.FileKind(fi.Mode()))
 	}
 	return f, fi, nil
 }
 
-// fileKind names the type of a file that is not a regular one.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return m.Type().String()
-}
 
 // leadingTime parses an RFC 3339 timestamp at the start of a line, bare or in brackets, and
 // says how precise it is as written (schema.StampUnit).
