@@ -209,7 +209,6 @@ func openRegular(path string) (*os.File, os.FileInfo, error) {
 	return f, fi, nil
 }
 
-
 // leadingTime parses an RFC 3339 timestamp at the start of a line, bare or in brackets, and
 // says how precise it is as written (schema.StampUnit).
 func leadingTime(line string) (time.Time, time.Duration, bool) {
