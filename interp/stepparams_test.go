@@ -56,14 +56,7 @@ s: schema.#Scenario & {
 	if err := os.WriteFile("access.log", []byte("GET / 503 UO\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var run *interp.Record
-	synctest.Test(t, func(t *testing.T) {
-		run = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), loadScenario(t, src))
-	})
-	if run.Outcome != interp.Passed {
-		t.Fatalf("the run: %s (%s)", run.Outcome, run.Error)
-	}
-	rec := throughJSON(t, run)
+	rec := passedRecord(t, src)
 	for _, tc := range []struct {
 		name, from, to string // the scenario now: src with from replaced by to
 		edit           func(*interp.Record)
@@ -179,14 +172,7 @@ s: schema.#Scenario & {
 	expect: ["p.exit == 0"]
 }`
 	t.Chdir(t.TempDir())
-	var run *interp.Record
-	synctest.Test(t, func(t *testing.T) {
-		run = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), loadScenario(t, src))
-	})
-	if run.Outcome != interp.Passed {
-		t.Fatalf("the run: %s (%s)", run.Outcome, run.Error)
-	}
-	rec := throughJSON(t, run)
+	rec := passedRecord(t, src)
 	for _, tc := range []struct {
 		name, from, to string // the scenario now: src with from replaced by to
 		edit           func(*interp.Record)
@@ -223,4 +209,18 @@ s: schema.#Scenario & {
 			}
 		})
 	}
+}
+
+// passedRecord runs the scenario src on the replay world (in a synctest bubble) and returns
+// its record read back from JSON, failing the test unless the run passed.
+func passedRecord(t *testing.T, src string) *interp.Record {
+	t.Helper()
+	var run *interp.Record
+	synctest.Test(t, func(t *testing.T) {
+		run = interp.New(replayWorld().Target()).Run(context.Background(), context.Background(), loadScenario(t, src))
+	})
+	if run.Outcome != interp.Passed {
+		t.Fatalf("the run: %s (%s)", run.Outcome, run.Error)
+	}
+	return throughJSON(t, run)
 }
