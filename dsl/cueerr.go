@@ -262,11 +262,18 @@ func alternatives(alts []string) string {
 	if len(alts) == 1 {
 		return alts[0]
 	}
-	alts = slices.Clone(alts)
-	for i, a := range alts {
+	var kept []string // each once: two branches of one kind (two duration patterns) read alike
+	for _, a := range alts {
 		if a == "true or false" {
-			alts[i] = "true, false" // not "true or false or a string"
+			a = "true, false" // not "true or false or a string"
 		}
+		if !slices.Contains(kept, a) {
+			kept = append(kept, a)
+		}
+	}
+	alts = kept
+	if len(alts) == 1 {
+		return alts[0]
 	}
 	return strings.Join(alts[:len(alts)-1], ", ") + " or " + alts[len(alts)-1]
 }
