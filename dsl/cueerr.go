@@ -94,12 +94,13 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 			continue // checkFields reports unknown fields of scenarios, all of them
 		}
 		var pos Pos
+		var tpos token.Pos // pos as CUE gives it, when it came from the error
 		// The most specific user position: the last one the error names (CUE lists the
 		// enclosing field first and the offending value last), else the value at the error's
 		// path as the user wrote it.
 		for _, p := range cueerrors.Positions(e) {
 			if up := l.pos(p); up.IsValid() {
-				pos = up
+				pos, tpos = up, p
 			}
 		}
 		if !pos.IsValid() && root.Exists() && len(path) > 0 && path[0] == prefix {
@@ -145,6 +146,23 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 					it.also = append(it.also, up)
 				}
 			}
+		}
+		line := l.sourceLine(tpos)
+		if !tpos.IsValid() && pos.IsValid() {
+			line = l.lineOf(pos.File, pos.Line) // the user's own position (a .md's line for a spec)
+		}
+		if n := len(path); n > 0 && pos.IsValid() && selfReference(line, pos.Col, path[n-1]) {
+			// `cluster: cluster` under a scenario: CUE says "non-concrete value _" at its label
+			// and "missing value" at its value; say what it is, once.
+			it.msg = selfRefMessage(path[n-1])
+			key := pos.File + "\x00" + strings.Join(path, ".")
+			if l.selfRefSaid[key] {
+				continue
+			}
+			if l.selfRefSaid == nil {
+				l.selfRefSaid = map[string]bool{}
+			}
+			l.selfRefSaid[key] = true
 		}
 		items = append(items, it)
 

@@ -62,19 +62,50 @@ var (
 // sourceLine is the line of the user's source at p (of the CUE a Markdown document turned
 // into, for a virtual file), without its line ending; "" when it cannot be read.
 func (l *loader) sourceLine(p token.Pos) string {
-	if !p.IsValid() || l.schemaFiles[p.Filename()] {
+	if !p.IsValid() {
 		return ""
 	}
-	src, ok := l.virtualSrc[p.Filename()]
+	return l.lineOf(p.Filename(), p.Line())
+}
+
+// lineOf is line n (1-based) of a user's file, "" for the schema's or one it cannot read.
+func (l *loader) lineOf(file string, n int) string {
+	if l.schemaFiles[file] {
+		return ""
+	}
+	src, ok := l.virtualSrc[file]
 	if !ok {
 		var err error
-		if src, err = l.read(p.Filename()); err != nil {
+		if src, err = l.read(file); err != nil {
 			return ""
 		}
 	}
 	lines := bytes.Split(src, []byte("\n"))
-	if p.Line() < 1 || p.Line() > len(lines) {
+	if n < 1 || n > len(lines) {
 		return ""
 	}
-	return strings.TrimRight(string(lines[p.Line()-1]), "\r")
+	return strings.TrimRight(string(lines[n-1]), "\r")
+}
+
+// selfRefMessage says what is wrong with field name written `name: name`.
+func selfRefMessage(name string) string {
+	return fmt.Sprintf("written %s: %s, the value refers to this field itself and has none: CUE resolves a name to the nearest field of that name, which is this one, not the %s written outside; give the outer value another name (_%s: ...) and write %s: _%s", name, name, name, name, name, name)
+}
+
+// selfReference reports whether line holds `name: name` (a field whose value is a reference
+// to its own label, not followed by a selector, call or index) around column col (1-based).
+func selfReference(line string, col int, name string) bool {
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*:\s*` + regexp.QuoteMeta(name) + `\b`)
+	for _, m := range re.FindAllStringIndex(line, -1) {
+		if m[0] > 0 && (line[m[0]-1] == '.' || line[m[0]-1] == '#') {
+			continue
+		}
+		if m[1] < len(line) && strings.ContainsRune(".([", rune(line[m[1]])) {
+			continue
+		}
+		if m[0] <= col-1 && col-1 < m[1]+1 {
+			return true
+		}
+	}
+	return false
 }

@@ -181,6 +181,9 @@ type loader struct {
 	opts Options
 	errs errorList
 	res  *Result
+	// selfRefSaid holds the fields (file and path) whose `name: name` was said already: CUE
+	// gives two errors of one, at its label and at its value.
+	selfRefSaid map[string]bool
 	// schemaFiles are the paths at which the embedded schema is overlaid; positions there are
 	// never shown to users.
 	schemaFiles map[string]bool
