@@ -90,19 +90,7 @@ s: schema.#Scenario & {
 			edit: func(r *interp.Record) { delete(r.StepParams, "steps.3") },
 			want: "steps.3 (log, logs) is in the record without the parameters it ran with, which the record keeps of every other step: the record was changed after the run or is corrupt"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if !strings.Contains(src, tc.from) {
-				t.Fatalf("the scenario has no %q", tc.from)
-			}
-			r := throughJSON(t, rec)
-			if tc.edit != nil {
-				tc.edit(r)
-			}
-			now := loadScenario(t, strings.Replace(src, tc.from, tc.to, 1))
-			if got := interp.ChangedStep(r, now, nil); got != tc.want {
-				t.Errorf("ChangedStep:\n got %q\nwant %q", got, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantChangedStep(t, src, rec, tc.from, tc.to, tc.edit, tc.want) })
 	}
 }
 
@@ -195,19 +183,7 @@ s: schema.#Scenario & {
 			edit: func(r *interp.Record) { r.StepOptions = nil },
 			want: `steps.0 (bad, exec) ran without mayFail and would now run with mayFail true`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if !strings.Contains(src, tc.from) {
-				t.Fatalf("the scenario has no %q", tc.from)
-			}
-			r := throughJSON(t, rec)
-			if tc.edit != nil {
-				tc.edit(r)
-			}
-			now := loadScenario(t, strings.Replace(src, tc.from, tc.to, 1))
-			if got := interp.ChangedStep(r, now, nil); got != tc.want {
-				t.Errorf("ChangedStep:\n got %q\nwant %q", got, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantChangedStep(t, src, rec, tc.from, tc.to, tc.edit, tc.want) })
 	}
 }
 
@@ -223,4 +199,21 @@ func passedRecord(t *testing.T, src string) *interp.Record {
 		t.Fatalf("the run: %s (%s)", run.Outcome, run.Error)
 	}
 	return throughJSON(t, run)
+}
+
+// wantChangedStep checks ChangedStep of a copy of rec (edited by edit, when given) against the
+// scenario src with from replaced by to.
+func wantChangedStep(t *testing.T, src string, rec *interp.Record, from, to string, edit func(*interp.Record), want string) {
+	t.Helper()
+	if !strings.Contains(src, from) {
+		t.Fatalf("the scenario has no %q", from)
+	}
+	r := throughJSON(t, rec)
+	if edit != nil {
+		edit(r)
+	}
+	now := loadScenario(t, strings.Replace(src, from, to, 1))
+	if got := interp.ChangedStep(r, now, nil); got != want {
+		t.Errorf("ChangedStep:\n got %q\nwant %q", got, want)
+	}
 }
