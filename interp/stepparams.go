@@ -105,24 +105,7 @@ func changedOptions(s *dsl.Step, recorded json.RawMessage, redact, hidden *Redac
 	if recorded == nil {
 		recorded = json.RawMessage("{}")
 	}
-	was := canonical(recorded)
-	var diff string
-	for _, r := range []*Redactor{redact, hidden} {
-		now, err := stepOptions(s, r)
-		if err != nil {
-			return fmt.Sprintf("has fields that do not read as JSON: %v", err)
-		}
-		if now == nil {
-			now = json.RawMessage("{}")
-		}
-		if canonical(now) == was {
-			return ""
-		}
-		if diff == "" {
-			diff = paramsDiff(recorded, now)
-		}
-	}
-	return diff
+	return diffUnder(recorded, "{}", "fields", func(r *Redactor) (json.RawMessage, error) { return stepOptions(s, r) }, redact, hidden)
 }
 
 // stepParams is the step's parameters as StepParams keeps them (nil when it has none).
@@ -203,15 +186,23 @@ func changedParams(s *dsl.Step, recorded json.RawMessage, redact, hidden *Redact
 		}
 		return "is in the record without the parameters it ran with, which the record keeps of every other step: the record was changed after the run or is corrupt"
 	}
+	return diffUnder(recorded, "null", "parameters", func(r *Redactor) (json.RawMessage, error) { return stepParams(s, r) }, redact, hidden)
+}
+
+// diffUnder compares recorded with what encode makes of the step now, its secrets hidden by
+// redact, then (when that differs) by hidden: "" when either gives the same JSON, else the
+// first difference under redact (paramsDiff). none is what encode's nil stands for; what
+// names the values in the message of one that does not read as JSON.
+func diffUnder(recorded json.RawMessage, none, what string, encode func(*Redactor) (json.RawMessage, error), redact, hidden *Redactor) string {
 	was := canonical(recorded)
 	var diff string
 	for _, r := range []*Redactor{redact, hidden} {
-		now, err := stepParams(s, r)
+		now, err := encode(r)
 		if err != nil {
-			return fmt.Sprintf("has parameters that do not read as JSON: %v", err)
+			return fmt.Sprintf("has %s that do not read as JSON: %v", what, err)
 		}
 		if now == nil {
-			now = json.RawMessage("null")
+			now = json.RawMessage(none)
 		}
 		if canonical(now) == was {
 			return ""
