@@ -57,11 +57,7 @@ s: schema.#Scenario & {
 		t.Fatal(err)
 	}
 	rec := passedRecord(t, src)
-	for _, tc := range []struct {
-		name, from, to string // the scenario now: src with from replaced by to
-		edit           func(*interp.Record)
-		want           string // ChangedStep's answer
-	}{
+	for _, tc := range []changedCase{
 		{name: "the same"},
 		{name: "an expectation changed", from: `"log.count == 0"`, to: `"log.count == 1"`},
 		{name: "a doc and a comment added", from: `{name: "log", logs:`, to: "// the access log\n\t\t{name: \"log\", doc: \"reads it\", logs:"},
@@ -161,11 +157,7 @@ s: schema.#Scenario & {
 }`
 	t.Chdir(t.TempDir())
 	rec := passedRecord(t, src)
-	for _, tc := range []struct {
-		name, from, to string // the scenario now: src with from replaced by to
-		edit           func(*interp.Record)
-		want           string // ChangedStep's answer
-	}{
+	for _, tc := range []changedCase{
 		{name: "the same"},
 		{name: "mayFail taken out", from: `mayFail: true, `, to: ``,
 			want: `steps.0 (bad, exec) ran with mayFail true and would now run without it`},
@@ -199,6 +191,13 @@ func passedRecord(t *testing.T, src string) *interp.Record {
 		t.Fatalf("the run: %s (%s)", run.Outcome, run.Error)
 	}
 	return throughJSON(t, run)
+}
+
+// changedCase is a scenario edited since a run, and what ChangedStep says of the run's record.
+type changedCase struct {
+	name, from, to string // the scenario now: src with from replaced by to
+	edit           func(*interp.Record)
+	want           string // ChangedStep's answer
 }
 
 // wantChangedStep checks ChangedStep of a copy of rec (edited by edit, when given) against the

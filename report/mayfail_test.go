@@ -44,12 +44,7 @@ func TestMayFailed(t *testing.T) {
 // lints warned (warning[mayfail-unread]): before, the Markdown and HTML reports' headers said
 // PASSED alone, the failure was one row of the timeline, and the warnings were nowhere in them.
 func TestReportSaysMayFailedAndWarnings(t *testing.T) {
-	rec := sampleRecord()
-	rec.Outcome = interp.Passed
-	rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.3", Name: "busy", Kind: "wait", Outcome: interp.TimedOut,
-		Error: "wait timed out after 600ms", Warnings: []string{interp.MayFailWarning}})
-	rec.Warnings = []*dsl.Warning{{Pos: dsl.Pos{File: "/lab/s.cue", Line: 11, Col: 18}, Code: dsl.LintMayFailUnread, Scenario: rec.Scenario,
-		Msg: "a wait with mayFail: true whose outcome nothing reads"}}
+	rec := mayFailedRecord()
 	md := report.Markdown(rec, report.Files{})
 	for _, want := range []string{
 		"# " + rec.Scenario + " — PASSED — 1 step that may fail failed: busy (wait)\n",
@@ -75,12 +70,7 @@ func TestReportSaysMayFailedAndWarnings(t *testing.T) {
 // of steps that may fail that failed, and the lints' warnings (before, its first line said
 // "passed" alone and the warnings were not in the file).
 func TestJUnitSaysMayFailedAndWarnings(t *testing.T) {
-	rec := sampleRecord()
-	rec.Outcome = interp.Passed
-	rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.3", Name: "busy", Kind: "wait", Outcome: interp.TimedOut,
-		Error: "wait timed out after 600ms", Warnings: []string{interp.MayFailWarning}})
-	rec.Warnings = []*dsl.Warning{{Pos: dsl.Pos{File: "/lab/s.cue", Line: 11, Col: 18}, Code: dsl.LintMayFailUnread, Scenario: rec.Scenario,
-		Msg: "a wait with mayFail: true whose outcome nothing reads"}}
+	rec := mayFailedRecord()
 	p := filepath.Join(t.TempDir(), "junit.xml")
 	if err := report.JUnit(p, []*interp.Record{rec}, nil); err != nil {
 		t.Fatal(err)
@@ -113,4 +103,16 @@ func TestMayFailedRuns(t *testing.T) {
 			t.Errorf("MayFailedRuns = %q, want %q", got, c.want)
 		}
 	}
+}
+
+// mayFailedRecord is a run that passed while its wait busy, which may fail, timed out, and
+// whose lints warned (warning[mayfail-unread]).
+func mayFailedRecord() *interp.Record {
+	rec := sampleRecord()
+	rec.Outcome = interp.Passed
+	rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.3", Name: "busy", Kind: "wait", Outcome: interp.TimedOut,
+		Error: "wait timed out after 600ms", Warnings: []string{interp.MayFailWarning}})
+	rec.Warnings = []*dsl.Warning{{Pos: dsl.Pos{File: "/lab/s.cue", Line: 11, Col: 18}, Code: dsl.LintMayFailUnread, Scenario: rec.Scenario,
+		Msg: "a wait with mayFail: true whose outcome nothing reads"}}
+	return rec
 }
