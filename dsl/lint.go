@@ -1123,15 +1123,12 @@ func podTemplate(o schema.Object) (labels, annotations map[string]any, ok bool) 
 // selects reports whether a pod reference (a selector, or a pod name) picks the pods of o.
 func selects(ref *schema.PodRef, labels map[string]any, o schema.Object) bool {
 	if ref.Selector != "" {
-		if HasInterpolation(ref.Selector) {
-			return false
+		want, ok := equalityLabels(ref.Selector)
+		if !ok {
+			return false // a set-based selector, or one known at run time: not judged here
 		}
-		for _, term := range strings.Split(ref.Selector, ",") {
-			k, v, ok := strings.Cut(strings.TrimSpace(term), "=")
-			if !ok || strings.ContainsAny(k, "!") {
-				return false // a set-based selector: not judged here
-			}
-			if got, _ := labels[strings.TrimSpace(k)].(string); got != strings.TrimSpace(v) {
+		for k, v := range want {
+			if got, _ := labels[k].(string); got != v {
 				return false
 			}
 		}
