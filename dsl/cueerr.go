@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -117,6 +118,11 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 		if !pos.IsValid() && root.Exists() {
 			// Nothing in a user file: name the scenario, never the schema.
 			pos = l.valuePos(root)
+		}
+		if !pos.IsValid() {
+			// CUE names no position for some errors (a structural cycle: `x: {a: x}`): the
+			// field at the error's path, as the user's files of the package write it.
+			pos = l.pos(fieldAtPath(l.buildFiles, path))
 		}
 		if !pos.IsValid() {
 			// Still nothing (an error of loading itself): name the file or directory built.
@@ -364,6 +370,70 @@ func (l *loader) astPath(p token.Pos) []string {
 	return nil
 }
 
+// fieldAtPath is the position of the label of the deepest field of files on path (labels and
+// list indices from a file's top), or the zero position when the files declare none of it.
+func fieldAtPath(files []*ast.File, path []string) token.Pos {
+	var best token.Pos
+	if len(path) == 0 {
+		// An error of the package's value itself: a value embedded at a file's top (`_`).
+		for _, f := range files {
+			for _, d := range f.Decls {
+				if e, ok := d.(*ast.EmbedDecl); ok {
+					return e.Pos()
+				}
+			}
+		}
+		return best
+	}
+	depth := 0
+	var walk func(n ast.Node, i int)
+	walk = func(n ast.Node, i int) {
+		if i >= len(path) {
+			return
+		}
+		switch x := n.(type) {
+		case *ast.StructLit:
+			walkDecls(x.Elts, path, i, &best, &depth, walk)
+		case *ast.ListLit:
+			if k, err := strconv.Atoi(path[i]); err == nil && k >= 0 && k < len(x.Elts) {
+				if i+1 > depth {
+					best, depth = x.Elts[k].Pos(), i+1
+				}
+				walk(x.Elts[k], i+1)
+			}
+		case *ast.BinaryExpr:
+			walk(x.X, i)
+			walk(x.Y, i)
+		case *ast.ParenExpr:
+			walk(x.X, i)
+		}
+	}
+	for _, f := range files {
+		walkDecls(f.Decls, path, 0, &best, &depth, walk)
+	}
+	return best
+}
+
+// walkDecls is fieldAtPath's step through the declarations of a struct or a file: the field
+// labelled path[i], and the structs embedded there.
+func walkDecls(decls []ast.Decl, path []string, i int, best *token.Pos, depth *int, walk func(ast.Node, int)) {
+	for _, d := range decls {
+		switch x := d.(type) {
+		case *ast.Field:
+			name, _, err := ast.LabelName(x.Label)
+			if err != nil || name != path[i] {
+				continue
+			}
+			if i+1 > *depth {
+				*best, *depth = x.Label.Pos(), i+1
+			}
+			walk(x.Value, i+1)
+		case *ast.EmbedDecl:
+			walk(x.Expr, i)
+		}
+	}
+}
+
 // samePathWithoutIndices reports whether full, with its list indices dropped, is short (CUE's
 // path of a compile error).
 func samePathWithoutIndices(full, short []string) bool {
@@ -431,6 +501,10 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 		return l.notAllowed(path, root, prefix)
 	case strings.HasPrefix(msg, "field is required but not present"):
 		return fmt.Sprintf("missing required field %q", last)
+	case len(path) == 0 && strings.HasPrefix(msg, "non-concrete value "):
+		return msg + " at the top of the file, where labrun expects fields: expected fields such as s: schema.#Scenario & {...}, not a value"
+	case msg == "structural cycle":
+		return "structural cycle: the value holds itself (such as x: {a: x}), which has no end; expected a value that refers to no struct or list it is part of"
 	}
 	if m := boundRE.FindStringSubmatch(msg); m != nil {
 		what := "a number"

@@ -211,6 +211,9 @@ type loader struct {
 	// refs decodes the package-level values the steps of the package being decoded reference,
 	// once each (refMemo); nil outside a package's decoding.
 	refs *refMemo
+	// buildFiles are the user's files of the package being built (buildInstance), where an
+	// error that CUE gives no position (a structural cycle) is looked up by its path.
+	buildFiles []*ast.File
 	// openFile is the open schema's syntax (openSchemaFile), parsed once per schema location.
 	openFile *ast.File
 	// shallowFiles are the schema's files with its step lists left open (shallowSchemaFiles).
@@ -1209,6 +1212,8 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	// build, not every build of the Load.
 	l.detachEarlier() // before this build's collection below: their evaluations are garbage then
 	l.varReadsInst, l.varReads = inst, nil
+	l.buildFiles = openInst.Files
+	defer func() { l.buildFiles = nil }()
 	if cp := l.comboReads; cp != nil {
 		// The whole package's, as the scenario's own load scans it, not the files kept.
 		l.varReadsInst, l.varReads = cp.inst, cp.reads
