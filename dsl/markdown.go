@@ -92,6 +92,7 @@ func (f Fence) NearMiss() string {
 // for backtick and tilde fences (opening fence indented at most three spaces; the closing fence
 // uses the same character, is at least as long and has no info string).
 func Fences(doc []byte) []Fence {
+	doc = withoutBOM(doc)
 	var out []Fence
 	lines := bytes.Split(doc, []byte("\n"))
 	html := HTMLBlocks(doc)
@@ -149,6 +150,12 @@ func Fences(doc []byte) []Fence {
 	return out
 }
 
+// withoutBOM is doc without the byte order mark some editors write at its start (on Windows):
+// before it, the first line's fence or HTML would not start the line, and a fence opened
+// there would be read as closing nothing, its closing fence as opening one. Lines keep their
+// numbers; only the first line's columns move.
+func withoutBOM(doc []byte) []byte { return bytes.TrimPrefix(doc, []byte("\ufeff")) }
+
 // HTMLBlock is the lines of an HTML block of a Markdown document, as CommonMark reads it: a
 // fence there is HTML text, not a code block (inside a comment, not shown at all).
 type HTMLBlock struct {
@@ -160,6 +167,7 @@ type HTMLBlock struct {
 // HTMLBlocks are doc's HTML blocks, in document order; nil (without parsing) when no line
 // begins with < as an HTML block's first line must.
 func HTMLBlocks(doc []byte) []HTMLBlock {
+	doc = withoutBOM(doc)
 	maybe := false
 	for line := range bytes.SplitSeq(doc, []byte("\n")) {
 		t := bytes.TrimLeft(line, " ")
@@ -216,6 +224,7 @@ type HTMLFence struct {
 
 // HTMLFences are the fences inside doc's HTML blocks (HTMLBlocks), in document order.
 func HTMLFences(doc []byte) []HTMLFence {
+	doc = withoutBOM(doc)
 	html := HTMLBlocks(doc)
 	if html == nil {
 		return nil
@@ -260,6 +269,7 @@ type UnreadFence struct {
 // and Fences (read) does not, in document order. Indented code blocks (four spaces, outside any
 // list) are not fences, whatever they hold, and neither is a fence's content.
 func UnreadFences(doc []byte, read []Fence) []UnreadFence {
+	doc = withoutBOM(doc)
 	opened := map[int]bool{}
 	for _, f := range read {
 		opened[f.Line] = true

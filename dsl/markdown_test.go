@@ -33,6 +33,16 @@ func TestFences(t *testing.T) {
 			want: []fence{{"cue labrun", 1, 3, "a: 1\n", 0, "~~~"}},
 		},
 		{
+			name: "a byte order mark before the first fence",
+			doc:  "\ufeff```cue labrun\na: 1\n```\n",
+			want: []fence{{"cue labrun", 1, 3, "a: 1\n", 0, "```"}},
+		},
+		{
+			name: "a byte order mark before an HTML comment: the fence in it is not one",
+			doc:  "\ufeff<!--\n```cue labrun\na: 1\n```\n-->\n",
+			want: nil,
+		},
+		{
 			name: "two fences and prose",
 			doc:  "p\n```sh\nls\n```\nq\n```cue\nb: 2\n```",
 			want: []fence{{"sh", 2, 4, "ls\n", 0, "```"}, {"cue", 6, 8, "b: 2\n", 0, "```"}},
