@@ -617,6 +617,10 @@ func checkWritable(cwd, reportDir, junit string) error {
 		}
 	}
 	if junit != "" {
+		// A directory there would be found only once the run is over, by the rename onto it.
+		if fi, err := os.Stat(abs(junit)); err == nil && fi.IsDir() {
+			return &exitError{exitInvalid, fmt.Sprintf("--junit %s: is a directory; expected the path of the XML file to write, such as %s", junit, filepath.Join(junit, "junit.xml"))}
+		}
 		if err := try("--junit", filepath.Dir(abs(junit))); err != nil {
 			return err
 		}
