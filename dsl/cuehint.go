@@ -46,6 +46,10 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 	case trimmed == "-" || strings.HasPrefix(trimmed, "- "):
 		return text + `: CUE has no YAML "- " items: write a list in brackets, e.g. steps: [{name: "a", sleep: "1s"}, {sleep: "2s"}]`
 	}
+	// A field written as a list's element (`steps: [before: {...}]`): CUE stops at its colon.
+	if c := p.Column(); strings.HasPrefix(msg, "missing ',' in list literal") && c >= 1 && c <= len(line) && line[c-1] == ':' {
+		return text + `: a list holds values, not label: value fields; put the fields of an element in braces, e.g. steps: [{name: "before", sleep: "1s"}]`
+	}
 	// A string that ends where the user meant a quote inside it: the next token touches it.
 	if c := p.Column(); c >= 2 && c <= len(line) && line[c-2] == '"' && !strings.ContainsRune(" \t,]})", rune(line[c-1])) {
 		return text + `: a " inside a string ends it; escape it as \" (inside an expression, quote with single quotes: 'passed')`
