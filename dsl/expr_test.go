@@ -241,6 +241,9 @@ func TestExprErrors(t *testing.T) {
 		{`cb.max_connections >= "-2"`, 30, `compare numbers: float(cb.max_connections) >= -2`},
 		{`fortio.requests`, 11, `expected an expression that is true or false`},
 		{`fortio.requests ==`, 28, `unexpected token EOF`},
+		// a; b is b, let x = a; b (x unread) too: the claim a is dropped, a false one included.
+		{`fortio.code503 == 0; fortio.code200 == 10`, 26, `only the last part of a sequence (a; b) decides, here fortio.code200 == 10`},
+		{`let ok = fortio.code503 == 0; fortio.code200 == 10`, 15, `let ok = fortio.code503 == 0: nothing after it reads ok`},
 	}
 	names := testNames()
 	for _, tt := range tests {

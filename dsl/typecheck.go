@@ -199,6 +199,11 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 			c.fail(col(n), "%s: its branches have different types, %s (%s) and %s (%s): a comparison or a function of it cannot hold for both; give both branches one type", n, n.Exp1, describe(a), n.Exp2, describe(b))
 		}
 	case *ast.VariableDeclaratorNode:
+		if ast.Find(n.Expr, func(x ast.Node) bool { id, ok := x.(*ast.IdentifierNode); return ok && id.Value == n.Name }) == nil {
+			// Nothing reads it: its value decides nothing, a false claim in it included
+			// (`let a = x == 0; y == 5` is y == 5).
+			c.fail(col(n), "let %s = %s: nothing after it reads %s, so it decides nothing (the value is %s's alone); expected a let whose name the expression reads: write a claim of its own as an expectation, or join claims with &&", n.Name, n.Value, n.Name, n.Expr)
+		}
 		t := c.typeOf(&n.Value)
 		prev, had := c.lets[n.Name]
 		if c.lets == nil {
@@ -213,6 +218,11 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 		}
 		return out
 	case *ast.SequenceNode:
+		if len(n.Nodes) > 1 {
+			// a; b is b: expr computes a and drops it, a false claim included.
+			last := n.Nodes[len(n.Nodes)-1]
+			c.fail(col(n.Nodes[0]), "%s; …: only the last part of a sequence (a; b) decides, here %s; the parts before it are computed and dropped: expected one claim, so write each as an expectation of its own, or join them with &&", n.Nodes[0], last)
+		}
 		var t *schema.Type
 		for i := range n.Nodes {
 			t = c.typeOf(&n.Nodes[i])
