@@ -177,35 +177,83 @@ func (c *stepChecker) ValueErrorAt(field string, offset int, format string, args
 
 // literalColumn is how many columns after the opening quote of v's string literal the byte
 // offset of the string's value is written, escapes counted as written; false when v is not one
-// single-line literal (an interpolation, a reference, a multi-line or #"raw" string).
+// single-line literal (an interpolation, a reference, a multi-line string).
 func literalColumn(v cue.Value, offset int) (int, bool) {
 	src := v.Source()
 	if f, ok := src.(*ast.Field); ok {
 		src = f.Value
 	}
 	lit, ok := src.(*ast.BasicLit)
-	if !ok || lit.Kind != token.STRING || !strings.HasPrefix(lit.Value, `"`) || strings.HasPrefix(lit.Value, `"""`) {
+	if !ok || lit.Kind != token.STRING {
 		return 0, false
 	}
 	return rawColumn(lit.Value, offset)
 }
 
-// rawColumn is literalColumn for the literal as written (its quotes included).
+// rawColumn is literalColumn for the literal as written (its quotes included): false for a
+// multi-line string.
 func rawColumn(written string, offset int) (int, bool) {
-	if !strings.HasPrefix(written, `"`) || strings.HasPrefix(written, `"""`) {
-		return 0, false
+	dLine, col, ok := literalPlace(written, offset)
+	return col, ok && dLine == 0
+}
+
+// literalPlace is where byte offset of the value of a string literal is written, the literal
+// as in the source (its #s, quotes and escapes, `\n` or `\#n` counted as written): dLine lines
+// below the literal's first and, on that first line, col columns after the literal's first
+// character; on a line below it (a multi-line string), col is the line's own column (1-based).
+// false when written is no string literal or holds no such byte.
+func literalPlace(written string, offset int) (dLine, col int, ok bool) {
+	hashes := len(written) - len(strings.TrimLeft(written, "#"))
+	body := written[hashes:]
+	quote := ""
+	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
+		if strings.HasPrefix(body, q) {
+			quote = q
+			break
+		}
 	}
-	raw := written[1:]
-	n := 0 // bytes of the value
+	closing := quote + strings.Repeat("#", hashes)
+	if quote == "" || len(body) < len(quote)+len(closing) || !strings.HasSuffix(body, closing) {
+		return 0, 0, false
+	}
+	raw := body[len(quote) : len(body)-len(closing)]
+	esc := `\` + strings.Repeat("#", hashes)
+	if len(quote) == 1 {
+		i, n := valueIndex(raw, esc, offset)
+		return 0, hashes + 1 + i, n == offset
+	}
+	// A multi-line string's value starts on the line after its opening quotes, and each line
+	// loses the indentation of its closing quotes; the last line's newline is not in it.
+	lines := strings.Split(raw, "\n")
+	indent := lines[len(lines)-1]
+	if len(lines) < 2 || strings.TrimSpace(lines[0]) != "" || strings.TrimLeft(indent, " \t") != "" {
+		return 0, 0, false
+	}
+	for k, line := range lines[1 : len(lines)-1] {
+		s := strings.TrimPrefix(strings.TrimRight(line, "\r"), indent)
+		i, n := valueIndex(s, esc, offset)
+		if n == offset {
+			return k + 1, len(line) - len(strings.TrimPrefix(line, indent)) + 1 + i, true
+		}
+		offset -= n + 1 // the line's bytes and its newline
+		if offset < 0 {
+			break
+		}
+	}
+	return 0, 0, false
+}
+
+// valueIndex walks raw, a line of a string literal's body whose escapes begin with esc, up to
+// the byte of the value at offset: its index in raw and the value's bytes before it (offset
+// when found; else the line's value's length, and the index its end).
+func valueIndex(raw, esc string, offset int) (int, int) {
+	n := 0
 	for i := 0; i < len(raw); i++ {
 		if n == offset {
-			return 1 + i, true
+			return i, n
 		}
-		switch {
-		case raw[i] == '"':
-			return 0, false
-		case raw[i] == '\\' && i+1 < len(raw):
-			i++
+		if strings.HasPrefix(raw[i:], esc) && i+len(esc) < len(raw) {
+			i += len(esc)
 			width := map[byte]int{'u': 4, 'U': 8, 'x': 2}[raw[i]]
 			if width > 0 && i+width < len(raw) {
 				r, err := strconv.ParseUint(raw[i+1:i+1+width], 16, 32)
@@ -217,7 +265,7 @@ func rawColumn(written string, offset int) (int, bool) {
 		}
 		n++
 	}
-	return 0, false
+	return len(raw), n
 }
 
 func (c *stepChecker) Has(field string) bool { return c.has(field) }

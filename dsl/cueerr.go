@@ -61,10 +61,11 @@ func (l *loader) litPos(v cue.Value) Pos {
 	return withLiteral(l.valuePos(v), src)
 }
 
-// withLiteral keeps in p the string literal written there when it holds escapes, so that a
-// position inside its value lands where it is written (Pos.inString).
+// withLiteral keeps in p the string literal written there when it holds escapes, or is a
+// #"raw", single-quoted or multi-line one, so that a position inside its value lands where it
+// is written (Pos.inString).
 func withLiteral(p Pos, src ast.Node) Pos {
-	if lit, ok := src.(*ast.BasicLit); ok && p.IsValid() && lit.Kind == token.STRING && strings.Contains(lit.Value, `\`) && lit.Pos().Line() == p.Line && lit.Pos().Column() == p.Col {
+	if lit, ok := src.(*ast.BasicLit); ok && p.IsValid() && lit.Kind == token.STRING && (strings.Contains(lit.Value, `\`) || !strings.HasPrefix(lit.Value, `"`) || strings.HasPrefix(lit.Value, `"""`)) && lit.Pos().Line() == p.Line && lit.Pos().Column() == p.Col {
 		p.lit = lit.Value
 	}
 	return p

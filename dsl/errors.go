@@ -37,7 +37,9 @@ func (p Pos) inString() Pos {
 		p.Col++
 		return p
 	}
-	if c, ok := rawColumn(p.lit, p.litOff); ok {
+	if dLine, c, ok := literalPlace(p.lit, p.litOff); ok && dLine > 0 {
+		p.Line, p.Col = p.Line+dLine, c
+	} else if ok {
 		p.Col += c
 	} else {
 		p.Col += 1 + p.litOff

@@ -566,7 +566,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 			inner = inner[:j]
 		}
 		p := pos
-		if p.IsValid() && !strings.Contains(src, "\n") {
+		if p.IsValid() && (!strings.Contains(src, "\n") || p.lit != "") {
 			p = p.shift(i).inString()
 		}
 		return nil, &Error{Pos: p, Msg: fmt.Sprintf("in expression %q: ${...} is not interpolated inside an expression (it would stay a literal string): write %s itself, e.g. %s == 'a' instead of '${%s}' == 'a'", src, inner, inner, inner)}
@@ -630,10 +630,11 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 }
 
 // exprPos is the position of column col (0-based, in runes, as expr counts) of an expression
-// written as a CUE string at pos: inside the string when it is on one line, else the string's.
+// written as a CUE string at pos: inside the string when it is on one line or its literal is
+// known (a multi-line one's line and column), else the string's.
 // Positions count bytes, as CUE's do: a column after non-ASCII text is its byte offset.
 func exprPos(pos Pos, src string, col int) Pos {
-	if pos.IsValid() && !strings.Contains(src, "\n") {
+	if pos.IsValid() && (!strings.Contains(src, "\n") || pos.lit != "") {
 		off := len(src)
 		for i := range src {
 			if col == 0 {
@@ -708,9 +709,7 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 	var fe *file.Error
 	if errors.As(err, &fe) {
 		msg = fe.Message
-		if fe.Line <= 1 {
-			col = fe.Column
-		}
+		col = fe.From // in runes from the expression's start, over its lines (Column is the line's)
 	}
 	if strings.Contains(msg, `unexpected token Operator("=")`) {
 		msg += " (to compare, write ==)"
