@@ -562,12 +562,17 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	if i := strings.Index(src, "${"); i >= 0 && HasInterpolation(src) {
 		// An expression reads names directly; ${...} there would stay a literal string.
 		inner := src[i+2:]
-		if j := strings.Index(inner, "}"); j >= 0 {
-			inner = inner[:j]
+		j := strings.Index(inner, "}")
+		if j >= 0 {
+			inner = strings.TrimSpace(inner[:j])
 		}
 		p := pos
 		if p.IsValid() && (!strings.Contains(src, "\n") || p.lit != "") {
 			p = p.shift(i).inString()
+		}
+		if j < 0 || inner == "" {
+			// Nothing to quote back: "${vars.x" never closed, "${}" empty.
+			return nil, &Error{Pos: p, Msg: fmt.Sprintf("in expression %q: ${ is not interpolated inside an expression (it would stay a literal string): expected the name itself, e.g. vars.x == 'a' instead of '${vars.x}' == 'a'", src)}
 		}
 		return nil, &Error{Pos: p, Msg: fmt.Sprintf("in expression %q: ${...} is not interpolated inside an expression (it would stay a literal string): write %s itself, e.g. %s == 'a' instead of '${%s}' == 'a'", src, inner, inner, inner)}
 	}

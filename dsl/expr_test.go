@@ -241,6 +241,11 @@ func TestExprErrors(t *testing.T) {
 		{`cb.max_connections >= "-2"`, 30, `compare numbers: float(cb.max_connections) >= -2`},
 		{`fortio.requests`, 11, `expected an expression that is true or false`},
 		{`fortio.requests ==`, 28, `unexpected token EOF`},
+		// ${ in an expression: the name meant is quoted back when there is one, never a
+		// half of the expression ("write vars.x" itself") or nothing ("write  itself").
+		{`fortio.requests == ${vars.n}`, 30, `write vars.n itself, e.g. vars.n == 'a'`},
+		{`ip.stdout == '${vars.host'`, 25, `${ is not interpolated inside an expression (it would stay a literal string): expected the name itself`},
+		{`ip.stdout == '${}'`, 25, `${ is not interpolated inside an expression (it would stay a literal string): expected the name itself`},
 		// a; b is b, let x = a; b (x unread) too: the claim a is dropped, a false one included.
 		{`fortio.code503 == 0; fortio.code200 == 10`, 26, `only the last part of a sequence (a; b) decides, here fortio.code200 == 10`},
 		{`let ok = fortio.code503 == 0; fortio.code200 == 10`, 15, `let ok = fortio.code503 == 0: nothing after it reads ok`},
