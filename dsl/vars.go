@@ -119,24 +119,7 @@ func (l *loader) rewriteVarsIn(files []*ast.File, structs [][]*ast.StructLit, re
 // A declared value that is not a literal (a reference, an expression) takes raw as a number or
 // a boolean when it reads as one, else as a string.
 func overrideLit(v ast.Expr, raw string) (ast.Expr, string, error) {
-	kind := ""
-	switch x := v.(type) {
-	case *ast.BasicLit:
-		switch x.Kind {
-		case token.INT:
-			kind = "int"
-		case token.FLOAT:
-			kind = "number"
-		case token.STRING:
-			kind = "string"
-		case token.TRUE, token.FALSE:
-			kind = "bool"
-		}
-	case *ast.Ident:
-		if x.Name == "true" || x.Name == "false" {
-			kind = "bool"
-		}
-	}
+	kind, lit := declaredKind(v)
 	switch kind {
 	case "int":
 		n, err := strconv.ParseInt(raw, 10, 64)
@@ -157,7 +140,10 @@ func overrideLit(v ast.Expr, raw string) (ast.Expr, string, error) {
 		}
 		return ast.NewBool(b), "", nil
 	case "string":
-		if declared, err := strconv.Unquote(v.(*ast.BasicLit).Value); err == nil && isDuration(declared) && !isDuration(raw) {
+		if lit == nil {
+			return ast.NewString(raw), "", nil
+		}
+		if declared, err := strconv.Unquote(lit.Value); err == nil && isDuration(declared) && !isDuration(raw) {
 			return nil, durationWanted, fmt.Errorf("not a duration")
 		}
 		return ast.NewString(raw), "", nil
@@ -172,6 +158,56 @@ func overrideLit(v ast.Expr, raw string) (ast.Expr, string, error) {
 		return ast.NewBool(b), "", nil
 	}
 	return ast.NewString(raw), "", nil
+}
+
+// declaredKind is the kind of a var's declared value v: a literal's, or in a disjunction or
+// conjunction (n: *5 | int, n: int & >0) its default's, else a type's it names; "" when v says
+// none (a reference). lit is the literal it was read from, nil for a type.
+func declaredKind(v ast.Expr) (kind string, lit *ast.BasicLit) {
+	switch x := v.(type) {
+	case *ast.BasicLit:
+		switch x.Kind {
+		case token.INT:
+			return "int", x
+		case token.FLOAT:
+			return "number", x
+		case token.STRING:
+			return "string", x
+		case token.TRUE, token.FALSE:
+			return "bool", x
+		}
+	case *ast.Ident:
+		switch x.Name {
+		case "true", "false", "bool":
+			return "bool", nil
+		case "int":
+			return "int", nil
+		case "float", "number":
+			return "number", nil
+		case "string":
+			return "string", nil
+		}
+	case *ast.ParenExpr:
+		return declaredKind(x.X)
+	case *ast.UnaryExpr:
+		if x.Op == token.MUL { // a default
+			return declaredKind(x.X)
+		}
+	case *ast.BinaryExpr:
+		if x.Op == token.OR || x.Op == token.AND {
+			// The default first: it is what the var holds without --var.
+			for _, side := range []ast.Expr{x.X, x.Y} {
+				if u, ok := side.(*ast.UnaryExpr); ok && u.Op == token.MUL {
+					return declaredKind(u)
+				}
+			}
+			if k, l := declaredKind(x.X); k != "" {
+				return k, l
+			}
+			return declaredKind(x.Y)
+		}
+	}
+	return "", nil
 }
 
 // posOf converts a CUE position to a Pos in the user's document.
