@@ -148,6 +148,11 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 			// were written in two places (a kit and a scenario, or two files), and neither is
 			// "expected": name both places.
 			it.conflict = fmt.Sprintf("conflicting values %s and %s: the field is set twice", m[1], m[2])
+			if n := len(path); n >= 2 && stepLists[path[n-2]] {
+				// steps: {{name: "a", ...}, {name: "b", ...}}: braces make one struct of the
+				// steps, whose fields then conflict.
+				it.conflict += fmt.Sprintf("; %s is a list of steps: write it in brackets, %s: [{name: \"a\", ...}, {name: \"b\", ...}], not braces", path[n-2], path[n-2])
+			}
 			for _, p := range cueerrors.Positions(e) {
 				if up := l.pos(p); up.IsValid() && up != pos {
 					it.also = append(it.also, up)
@@ -302,6 +307,9 @@ func alternatives(alts []string) string {
 	}
 	return strings.Join(alts[:len(alts)-1], ", ") + " or " + alts[len(alts)-1]
 }
+
+// stepLists are the fields that hold a list of steps.
+var stepLists = map[string]bool{"steps": true, "setup": true, "cleanup": true, "parallel": true, "sequence": true, "catch": true}
 
 var expectedGotRE = regexp.MustCompile(`^expected (.+), got (.+)$`)
 
