@@ -400,6 +400,7 @@ func (n *Names) Env() map[string]any {
 		nonEmptyFunc:      NonEmpty,
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
 		schema.SetFunc:    schema.ReadSet,
+		schema.GroupFunc:  schema.ReadGroup,
 		"vars":            map[string]any{},
 		"approx":          Approx,
 		"within":          Within,

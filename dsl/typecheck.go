@@ -511,6 +511,12 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				c.fail(at, "%s[%q]: %s", path, link.name, msg)
 				return nil
 			}
+			if t.IsCapture() && !(i == 1 && rootName != "" && c.names.Results[rootName] != nil) {
+				// A group of a capture map read other than as <step>.capture.<group> (which
+				// noValue judges, naming the step): a logs entry's captures, empty where its
+				// line did not match, would read the group as "".
+				c.rewrites = append(c.rewrites, func() { readGroup(node, chain, i) })
+			}
 			t = t.Elem
 		case t.Kind == schema.TList:
 			c.fail(at, "%s.%s: %s is %s: it has no field %q; index it (%s[0].%s) or go through it with all, any, filter, map", path, link.name, path, t.Word(), link.name, path, link.name)
@@ -556,6 +562,19 @@ func readDefaults(node *ast.Node, chain []chainLink, links []int) {
 func readOnlyIf(node *ast.Node, chain []chainLink, i int, cond, why string) {
 	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.OnlyIfFunc}, Arguments: []ast.Node{
 		chain[i].m.Node, &ast.StringNode{Value: cond}, &ast.StringNode{Value: chain[i].name}, &ast.StringNode{Value: why}}}
+	if i == len(chain)-1 {
+		ast.Patch(node, call)
+	} else {
+		chain[i+1].m.Node = call
+	}
+}
+
+// readGroup rewrites chain[i], a read of a capture group from a map that may lack it, as
+// __group(<the map>, group): schema.ReadGroup errs where the map has no such group instead
+// of giving "".
+func readGroup(node *ast.Node, chain []chainLink, i int) {
+	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.GroupFunc}, Arguments: []ast.Node{
+		chain[i].m.Node, &ast.StringNode{Value: chain[i].name}}}
 	if i == len(chain)-1 {
 		ast.Patch(node, call)
 	} else {

@@ -287,6 +287,7 @@ func (j *Judge) Env() map[string]any {
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
+	env[schema.GroupFunc] = schema.ReadGroup
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshot(name); s != nil {
 			return s.Hosts
