@@ -826,6 +826,10 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 		from, to := c.deltaPair(ref)
 		c.fail(at, "%s is a gauge (a level, not a count): it has no delta; compare the snapshots instead, e.g. %s.%s < %s.%s", stat, from, stat, to, stat)
 		return nil
+	case known && s.Kind == schema.Histogram && !schema.IsQuantile(stat):
+		hist, q, _ := schema.QuantileOf(stat)
+		c.fail(at, "%s.%s: Envoy writes no quantile %q of histogram %s: its stats dump holds %s only (P99.5 is .p995, P99.9 .p999)", path, stat, q, hist, quantileList(path+"."+hist))
+		return nil
 	case known && src.Deltas && s.Kind == schema.Histogram:
 		from, to := c.deltaPair(ref)
 		c.fail(at, "%s is a histogram quantile: it has no delta; compare the snapshots instead, e.g. %s.%s < %s.%s", stat, from, stat, to, stat)
@@ -848,6 +852,10 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 			c.fail(at, "%s.%s: %s.%s is a number (%s): it has no field %q", path, stat, path, stat[:i], s.Kind, stat[i+1:])
 			return nil
 		}
+		if cat.IsHistogram(stat[:i]) {
+			c.fail(at, "%s.%s: Envoy writes no quantile %q of histogram %s: its stats dump holds %s only (P99.5 is .p995, P99.9 .p999)", path, stat, stat[i+1:], stat[:i], quantileList(path+"."+stat[:i]))
+			return nil
+		}
 	}
 	mean := didYouMean(stat, cat.Names())
 	if cat.Closed {
@@ -856,6 +864,12 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 	}
 	c.warn(at, "%s.%s: %q is not a stat Envoy documents for a cluster%s: a snapshot holds it only if an extension records it", path, stat, stat, mean)
 	return out
+}
+
+// quantileList lists the quantiles Envoy writes of histogram h (as read: mid.upstream_rq_time):
+// "mid.upstream_rq_time.p0, .p25, … .p100".
+func quantileList(h string) string {
+	return h + "." + strings.Join(schema.Quantiles, ", .")
 }
 
 // sourceSteps are the steps whose results are snapshots, or series of snapshots, of the stat
