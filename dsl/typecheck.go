@@ -77,6 +77,10 @@ type exprChecker struct {
 	// rewrites are made once the whole expression is typed (apply), so that messages quote
 	// what the user wrote: a config value's default reads, reads below an Envoy Any.
 	rewrites []func()
+	// groupReads counts the capture groups read through __group (readGroup): a get(m, "g")
+	// whose read added one is rewritten to it too (groupGets).
+	groupReads int
+	groupGets  map[*ast.BuiltinNode]bool
 	// empty says which builtins of emptyValue are handed their collections through
 	// __nonEmpty (nonempty.go): a claim's, an until's, or none.
 	empty emptyRule
@@ -180,7 +184,15 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 	case *ast.CallNode:
 		return c.call(node, n)
 	case *ast.BuiltinNode:
-		return c.builtin(n)
+		t := c.builtin(n)
+		if c.groupGets[n] {
+			// get(.captures, "cid") of an entry whose line did not match gives nil, and
+			// nil != '8' held: it reads the group as __group does.
+			c.rewrites = append(c.rewrites, func() {
+				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.GroupFunc}, Arguments: []ast.Node{n.Arguments[0], n.Arguments[1]}})
+			})
+		}
+		return t
 	case *ast.PredicateNode:
 		return c.typeOf(&n.Node)
 	case *ast.ConditionalNode:
@@ -516,6 +528,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				// noValue judges, naming the step): a logs entry's captures, empty where its
 				// line did not match, would read the group as "".
 				c.rewrites = append(c.rewrites, func() { readGroup(node, chain, i) })
+				c.groupReads++
 			}
 			t = t.Elem
 		case t.Kind == schema.TList:
@@ -1932,8 +1945,15 @@ func (c *exprChecker) getKey(n *ast.BuiltinNode, key *ast.StringNode) *schema.Ty
 	root := n.Arguments[0].String()
 	before, warns := c.err, len(c.warns)
 	c.getting++
+	groups := c.groupReads
 	t := c.member(&read)
 	c.getting--
+	if c.groupReads > groups {
+		if c.groupGets == nil {
+			c.groupGets = map[*ast.BuiltinNode]bool{}
+		}
+		c.groupGets[n] = true
+	}
 	what := fmt.Sprintf("get(%s, %q)", root, key.Value)
 	if c.err != before && c.err != nil {
 		c.err.msg = what + ": " + c.err.msg
