@@ -178,7 +178,14 @@ func (t *Type) IsCapture() bool { return t != nil && t.Kind == TMap && t.Key == 
 // ReadGroup is the group called group of captures, or an error where captures does not hold
 // it: an entry whose line the capture pattern did not match has no groups, and read as "",
 // all(l.entries, .captures.cid != '8') held of lines that name no connection at all.
-func ReadGroup(captures map[string]string, group string) (string, error) {
+//
+// A captures that is no map at all (nil: first() of an empty list) errs in expr's words for a
+// field read from nil, which the judge says in the claim's terms.
+func ReadGroup(v any, group string) (string, error) {
+	captures, ok := v.(map[string]string)
+	if !ok {
+		return "", fmt.Errorf("cannot fetch %s from %v", group, v)
+	}
 	if v, ok := captures[group]; ok {
 		return v, nil
 	}
