@@ -351,8 +351,14 @@ func TestFormatValue(t *testing.T) {
 		{"a\"b", `"a\"b"`},
 		{true, "true"},
 		{42, "42"},
-		{[]any{1.0, "a"}, "[1 a]"},
-		{map[string]float64{"a": 1}, "map[a:1]"},
+		// Lists and maps as expr writes them (Go's map[cid:7] read as nothing an expression
+		// holds, and lost a string's quotes).
+		{[]any{1.0, "a"}, `[1, "a"]`},
+		{map[string]float64{"a": 1}, "{a: 1}"},
+		{map[string]string{"cid": "7", "503": "x"}, `{"503": "x", cid: "7"}`},
+		{map[string]string(nil), "{}"},
+		{[]map[string]string{{"cid": "7"}}, `[{cid: "7"}]`},
+		{schema.LogEntry{Line: "hello", Captures: map[string]string{}}, `{line: "hello", access: false, captures: {}}`},
 		{big, "map with 9 entries"},
 	}
 	for _, tt := range tests {
