@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -332,8 +333,10 @@ func coveredRuns(recs []*interp.Record) map[*interp.Record]string {
 		if u == nil || u.Matrix == nil || u.Matrix.PassRate <= 0 {
 			continue
 		}
-		b, _ := json.Marshal(u.Matrix)
-		k := fmt.Sprintf("%s\x00%d", b, u.Combination)
+		plan := u.Matrix.Plan()
+		plan.File = filepath.Join(filepath.Base(filepath.Dir(plan.File)), filepath.Base(plan.File)) // one plan's shards merged from two checkouts
+		b, _ := json.Marshal(plan)
+		k := fmt.Sprintf("%s\x00%s\x00%d", u.Matrix.Scenario, b, u.Combination)
 		g := groups[k]
 		if g == nil {
 			g = &group{m: u.Matrix, id: strings.TrimSuffix(u.ID, fmt.Sprintf("#%d", u.Round))}
