@@ -400,6 +400,7 @@ func (n *Names) Env() map[string]any {
 		nonEmptyFunc:      NonEmpty,
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
 		schema.SetFunc:    schema.ReadSet,
+		schema.GroupFunc:  schema.ReadGroup,
 		"vars":            map[string]any{},
 		"approx":          Approx,
 		"within":          Within,
@@ -907,9 +908,74 @@ func FormatValue(v any) string {
 	case string:
 		return strconv.Quote(x)
 	}
+	if _, ok := v.(fmt.Stringer); ok {
+		return fmt.Sprintf("%v", v)
+	}
+	if _, ok := v.(error); ok {
+		return fmt.Sprintf("%v", v)
+	}
+	// Lists, maps and records as an expression writes them: [1, "a"], {cid: "7"}, not Go's
+	// [1 a] and map[cid:7], which lost the quotes of strings.
 	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Map && rv.Len() > 8 {
-		return fmt.Sprintf("map with %d entries", rv.Len())
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if rv.IsNil() {
+			return "nil"
+		}
+		return FormatValue(rv.Elem().Interface())
+	case reflect.Map:
+		if rv.Len() > 8 {
+			return fmt.Sprintf("map with %d entries", rv.Len())
+		}
+		type kv struct{ k, v string }
+		var parts []kv
+		for it := rv.MapRange(); it.Next(); {
+			parts = append(parts, kv{fmt.Sprint(it.Key().Interface()), FormatValue(it.Value().Interface())})
+		}
+		sort.Slice(parts, func(i, j int) bool { return parts[i].k < parts[j].k })
+		out := make([]string, len(parts))
+		for i, p := range parts {
+			out[i] = formatKey(p.k) + ": " + p.v
+		}
+		return "{" + strings.Join(out, ", ") + "}"
+	case reflect.Slice, reflect.Array:
+		out := make([]string, rv.Len())
+		for i := range out {
+			out[i] = FormatValue(rv.Index(i).Interface())
+		}
+		return "[" + strings.Join(out, ", ") + "]"
+	case reflect.Struct:
+		// A record's struct (a logs entry) by the names expressions read its fields by,
+		// the fields it leaves empty left out (a boolean is always said).
+		rt := rv.Type()
+		var out []string
+		tagged := false
+		for i := range rt.NumField() {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("expr"), ",")
+			if name == "" || name == "-" || !rt.Field(i).IsExported() {
+				continue
+			}
+			tagged = true
+			if f := rv.Field(i); !f.IsZero() || f.Kind() == reflect.Bool {
+				out = append(out, name+": "+FormatValue(f.Interface()))
+			}
+		}
+		if !tagged {
+			break // not a record's: Go's own form
+		}
+		return "{" + strings.Join(out, ", ") + "}"
 	}
 	return fmt.Sprintf("%v", v)
+}
+
+// identKey is a map key written bare in an expression's map literal.
+var identKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// formatKey writes a map key as an expression's map literal does: bare where it is a name,
+// quoted otherwise ("503").
+func formatKey(k string) string {
+	if identKey.MatchString(k) {
+		return k
+	}
+	return strconv.Quote(k)
 }

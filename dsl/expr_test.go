@@ -359,8 +359,14 @@ func TestFormatValue(t *testing.T) {
 		{"a\"b", `"a\"b"`},
 		{true, "true"},
 		{42, "42"},
-		{[]any{1.0, "a"}, "[1 a]"},
-		{map[string]float64{"a": 1}, "map[a:1]"},
+		// Lists and maps as expr writes them (Go's map[cid:7] read as nothing an expression
+		// holds, and lost a string's quotes).
+		{[]any{1.0, "a"}, `[1, "a"]`},
+		{map[string]float64{"a": 1}, "{a: 1}"},
+		{map[string]string{"cid": "7", "503": "x"}, `{"503": "x", cid: "7"}`},
+		{map[string]string(nil), "{}"},
+		{[]map[string]string{{"cid": "7"}}, `[{cid: "7"}]`},
+		{schema.LogEntry{Line: "hello", Captures: map[string]string{}}, `{line: "hello", access: false, captures: {}}`},
 		{big, "map with 9 entries"},
 	}
 	for _, tt := range tests {
@@ -524,7 +530,7 @@ func TestExprShadowedBuiltin(t *testing.T) {
 // TestReservedNames: the names labrun's expressions have besides the steps' are reserved,
 // derived from the names Env binds (nothing to keep in step by hand).
 func TestReservedNames(t *testing.T) {
-	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, nonEmptyFunc, schema.OnlyIfFunc, schema.SetFunc} {
+	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, nonEmptyFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc} {
 		if !Reserved[name] {
 			t.Errorf("%s is not reserved", name)
 		}
@@ -534,7 +540,7 @@ func TestReservedNames(t *testing.T) {
 			t.Errorf("labrun's function %s is not reserved", name)
 		}
 	}
-	if len(Reserved) != 19 {
-		t.Errorf("Reserved has %d names, want 19: %v", len(Reserved), Reserved)
+	if len(Reserved) != 20 {
+		t.Errorf("Reserved has %d names, want 20: %v", len(Reserved), Reserved)
 	}
 }

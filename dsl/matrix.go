@@ -50,6 +50,17 @@ type Matrix struct {
 	Fixed []FixedVar `json:"fixed,omitempty"`
 }
 
+// Plan is m as a plan of runs: where each swept var's values came from (the scenario's sweep
+// or --sweep) left out, so that a --sweep of exactly the values the scenario declares is the
+// same plan as the scenario's own sweep (merge took the two for two plans).
+func (m Matrix) Plan() Matrix {
+	m.Sweep = slices.Clone(m.Sweep)
+	for i := range m.Sweep {
+		m.Sweep[i].From = ""
+	}
+	return m
+}
+
 // FixedVar is a var the scenario sweeps, fixed at one value by --var.
 type FixedVar struct {
 	Name  string `json:"name"`

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -144,10 +143,7 @@ func (d *decoder) sweep() {
 			} else if i := slices.IndexFunc(sc.Sweep[name], func(prev string) bool {
 				return sweptValue(sc.VarKinds[name], prev) == sweptValue(sc.VarKinds[name], raw)
 			}); i >= 0 {
-				show := func(raw string) string { return raw }
-				if k := sc.VarKinds[name]; k == "string" || k == "duration" {
-					show = strconv.Quote
-				}
+				show := func(raw string) string { return showSwept(sc.VarKinds[name], raw) }
 				d.err(here, "sweep."+name, "%s", repeatedSweepValue(name, show(raw), show(sc.Sweep[name][i]), sc.SweepPos[name][i], here))
 			}
 			sc.Sweep[name] = append(sc.Sweep[name], raw)

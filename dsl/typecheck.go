@@ -77,6 +77,10 @@ type exprChecker struct {
 	// rewrites are made once the whole expression is typed (apply), so that messages quote
 	// what the user wrote: a config value's default reads, reads below an Envoy Any.
 	rewrites []func()
+	// groupReads counts the capture groups read through __group (readGroup): a get(m, "g")
+	// whose read added one is rewritten to it too (groupGets).
+	groupReads int
+	groupGets  map[*ast.BuiltinNode]bool
 	// empty says which builtins of emptyValue are handed their collections through
 	// __nonEmpty (nonempty.go): a claim's, an until's, or none.
 	empty emptyRule
@@ -180,7 +184,15 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 	case *ast.CallNode:
 		return c.call(node, n)
 	case *ast.BuiltinNode:
-		return c.builtin(n)
+		t := c.builtin(n)
+		if c.groupGets[n] {
+			// get(.captures, "cid") of an entry whose line did not match gives nil, and
+			// nil != '8' held: it reads the group as __group does.
+			c.rewrites = append(c.rewrites, func() {
+				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.GroupFunc}, Arguments: []ast.Node{n.Arguments[0], n.Arguments[1]}})
+			})
+		}
+		return t
 	case *ast.PredicateNode:
 		return c.typeOf(&n.Node)
 	case *ast.ConditionalNode:
@@ -521,6 +533,13 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				c.fail(at, "%s[%q]: %s", path, link.name, msg)
 				return nil
 			}
+			if t.IsCapture() && !(i == 1 && rootName != "" && c.names.Results[rootName] != nil) {
+				// A group of a capture map read other than as <step>.capture.<group> (which
+				// noValue judges, naming the step): a logs entry's captures, empty where its
+				// line did not match, would read the group as "".
+				c.rewrites = append(c.rewrites, func() { readGroup(node, chain, i) })
+				c.groupReads++
+			}
 			t = t.Elem
 		case t.Kind == schema.TList:
 			c.fail(at, "%s.%s: %s is %s: it has no field %q; index it (%s[0].%s) or go through it with all, any, filter, map", path, link.name, path, t.Word(), link.name, path, link.name)
@@ -566,6 +585,19 @@ func readDefaults(node *ast.Node, chain []chainLink, links []int) {
 func readOnlyIf(node *ast.Node, chain []chainLink, i int, cond, why string) {
 	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.OnlyIfFunc}, Arguments: []ast.Node{
 		chain[i].m.Node, &ast.StringNode{Value: cond}, &ast.StringNode{Value: chain[i].name}, &ast.StringNode{Value: why}}}
+	if i == len(chain)-1 {
+		ast.Patch(node, call)
+	} else {
+		chain[i+1].m.Node = call
+	}
+}
+
+// readGroup rewrites chain[i], a read of a capture group from a map that may lack it, as
+// __group(<the map>, group): schema.ReadGroup errs where the map has no such group instead
+// of giving "".
+func readGroup(node *ast.Node, chain []chainLink, i int) {
+	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.GroupFunc}, Arguments: []ast.Node{
+		chain[i].m.Node, &ast.StringNode{Value: chain[i].name}}}
 	if i == len(chain)-1 {
 		ast.Patch(node, call)
 	} else {
@@ -817,6 +849,10 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 		from, to := c.deltaPair(ref)
 		c.fail(at, "%s is a gauge (a level, not a count): it has no delta; compare the snapshots instead, e.g. %s.%s < %s.%s", stat, from, stat, to, stat)
 		return nil
+	case known && s.Kind == schema.Histogram && !schema.IsQuantile(stat):
+		hist, q, _ := schema.QuantileOf(stat)
+		c.fail(at, "%s.%s: Envoy writes no quantile %q of histogram %s: its stats dump holds %s only (P99.5 is .p995, P99.9 .p999)", path, stat, q, hist, quantileList(path+"."+hist))
+		return nil
 	case known && src.Deltas && s.Kind == schema.Histogram:
 		from, to := c.deltaPair(ref)
 		c.fail(at, "%s is a histogram quantile: it has no delta; compare the snapshots instead, e.g. %s.%s < %s.%s", stat, from, stat, to, stat)
@@ -839,6 +875,10 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 			c.fail(at, "%s.%s: %s.%s is a number (%s): it has no field %q", path, stat, path, stat[:i], s.Kind, stat[i+1:])
 			return nil
 		}
+		if cat.IsHistogram(stat[:i]) {
+			c.fail(at, "%s.%s: Envoy writes no quantile %q of histogram %s: its stats dump holds %s only (P99.5 is .p995, P99.9 .p999)", path, stat, stat[i+1:], stat[:i], quantileList(path+"."+stat[:i]))
+			return nil
+		}
 	}
 	mean := didYouMean(stat, cat.Names())
 	if cat.Closed {
@@ -847,6 +887,12 @@ func (c *exprChecker) stat(t *schema.Type, stat, path string, at int, ref *Ref, 
 	}
 	c.warn(at, "%s.%s: %q is not a stat Envoy documents for a cluster%s: a snapshot holds it only if an extension records it", path, stat, stat, mean)
 	return out
+}
+
+// quantileList lists the quantiles Envoy writes of histogram h (as read: mid.upstream_rq_time):
+// "mid.upstream_rq_time.p0, .p25, … .p100".
+func quantileList(h string) string {
+	return h + "." + strings.Join(schema.Quantiles, ", .")
 }
 
 // sourceSteps are the steps whose results are snapshots, or series of snapshots, of the stat
@@ -1909,8 +1955,15 @@ func (c *exprChecker) getKey(n *ast.BuiltinNode, key *ast.StringNode) *schema.Ty
 	root := n.Arguments[0].String()
 	before, warns := c.err, len(c.warns)
 	c.getting++
+	groups := c.groupReads
 	t := c.member(&read)
 	c.getting--
+	if c.groupReads > groups {
+		if c.groupGets == nil {
+			c.groupGets = map[*ast.BuiltinNode]bool{}
+		}
+		c.groupGets[n] = true
+	}
 	what := fmt.Sprintf("get(%s, %q)", root, key.Value)
 	if c.err != before && c.err != nil {
 		c.err.msg = what + ": " + c.err.msg

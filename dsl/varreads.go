@@ -502,6 +502,17 @@ func sweptValue(kind, raw string) string {
 			return dur.String()
 		}
 	}
+	// Spaces around a value are invisible where a combination is shown (s=a and s=a  read
+	// alike in a VARS column): "a " repeats "a".
+	return strings.TrimSpace(raw)
+}
+
+// showSwept writes a swept value for a message: as written, quoted where its kind is a string
+// or a duration, or where spaces surround it (which would not show).
+func showSwept(kind, raw string) string {
+	if kind == "string" || kind == "duration" || strings.TrimSpace(raw) != raw {
+		return strconv.Quote(raw)
+	}
 	return raw
 }
 
@@ -545,11 +556,15 @@ func sweepFlagProblems(sc *Scenario, f SweepVar) []string {
 	var out []string
 	flag := fmt.Sprintf("--sweep %s=%s", f.Name, strings.Join(f.Values, ","))
 	if at, first := repeatedValue(sc.VarKinds[f.Name], f.Values); at >= 0 {
+		show := func(v string) string { return v }
+		if strings.TrimSpace(f.Values[at]) != f.Values[at] || strings.TrimSpace(f.Values[first]) != f.Values[first] {
+			show = strconv.Quote
+		}
 		same := ""
 		if f.Values[at] != f.Values[first] {
-			same = " (as " + f.Values[first] + ")"
+			same = " (as " + show(f.Values[first]) + ")"
 		}
-		out = append(out, fmt.Sprintf("%s: %s is given twice%s: two combinations would be the same run under one id; give each value once, and repeat runs with --count", flag, f.Values[at], same))
+		out = append(out, fmt.Sprintf("%s: %s is given twice%s: two combinations would be the same run under one id; give each value once, and repeat runs with --count", flag, show(f.Values[at]), same))
 	}
 	if sc.unreadVars[f.Name] && len(f.Values) >= 2 {
 		out = append(out, flag+": "+unreadSweptVar(f.Name, len(f.Values)))

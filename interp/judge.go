@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/file"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/envoy/xdstype"
@@ -287,6 +288,7 @@ func (j *Judge) Env() map[string]any {
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
+	env[schema.GroupFunc] = schema.ReadGroup
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshot(name); s != nil {
 			return s.Hosts
@@ -681,6 +683,9 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 			jd.Reason = why // not expr's "cannot get codes from <nil>"
 		} else if why := foundNothing(e.Src, jd.Reason); why != "" {
 			jd.Reason = why // not Go's "interface conversion: interface {} is nil, not int"
+			jd.Reason += j.whyEmpty(firstArg(why))
+		} else if why := j.outOfRange(e.Src, err); why != "" {
+			jd.Reason = why // not expr's "index out of range: 0 (array length is 0)"
 		}
 		return jd
 	}
@@ -748,7 +753,7 @@ func foundNothing(src, msg string) string {
 	if !strings.Contains(msg, "interface {} is nil") && !strings.Contains(msg, "<nil>") {
 		return ""
 	}
-	for _, fn := range []string{"findLastIndex", "findIndex", "findLast", "find", "min", "max"} {
+	for _, fn := range []string{"findLastIndex", "findIndex", "findLast", "find", "min", "max", "first", "last"} {
 		call := callText(src, fn)
 		if call == "" {
 			continue
@@ -756,6 +761,12 @@ func foundNothing(src, msg string) string {
 		switch fn {
 		case "findIndex", "findLastIndex":
 			return fmt.Sprintf("%s found no item: %s gives nil, not -1, when nothing matches, and a comparison of nil errs; to claim that nothing matches write none(…) with the same list and predicate, to claim that something does, any(…)", call, fn)
+		case "first", "last":
+			if !strings.Contains(msg, "from <nil>") {
+				continue
+			}
+			list := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(call, fn+"("), ")"))
+			return fmt.Sprintf("%s has no value: %s is empty (%s gives nil then)", call, list, fn)
 		case "find", "findLast":
 			return fmt.Sprintf("%s found no item: %s gives nil when nothing matches, and reading or comparing nil errs; claim that something matches first (any(…) && …), or that nothing does with none(…)", call, fn)
 		default:
@@ -763,6 +774,143 @@ func foundNothing(src, msg string) string {
 		}
 	}
 	return ""
+}
+
+// firstArg is the list a foundNothing message of first or last names ("first(xs) has no
+// value: xs is empty …" gives xs); "" for the others.
+func firstArg(why string) string {
+	_, rest, ok := strings.Cut(why, " has no value: ")
+	if !ok {
+		return ""
+	}
+	list, _, ok := strings.Cut(rest, " is empty (")
+	if !ok {
+		return ""
+	}
+	return list
+}
+
+// whyEmpty says why list, as written, is empty where it is the captures of a logs step whose
+// capture matched no line (": the capture of "l2" matched none of the 1 line(s) it read");
+// "" otherwise.
+func (j *Judge) whyEmpty(list string) string {
+	step, ok := strings.CutSuffix(list, ".captures")
+	if !ok {
+		return ""
+	}
+	if x := j.rec.Results[step]; x != nil {
+		if r, ok := x.Value.(schema.LogResult); ok && len(r.Captures) == 0 && !r.Cut {
+			return fmt.Sprintf(": the capture of %q matched none of the %g line(s) it read", step, r.Count)
+		}
+	}
+	return ""
+}
+
+// outOfRange says, in the claim's terms, why an expression of source src erred with err
+// where err is expr's "index out of range: 0 (array length is 0)" of an index written xs[i]:
+// which list, how many items it holds (none: why, for a logs step's captures). "" for any
+// other error, or where the index cannot be found in src.
+func (j *Judge) outOfRange(src string, err error) string {
+	var fe *file.Error
+	if !errors.As(err, &fe) || !strings.HasPrefix(fe.Message, "index out of range: ") {
+		return ""
+	}
+	var index, length int
+	if _, e := fmt.Sscanf(fe.Message, "index out of range: %d (array length is %d)", &index, &length); e != nil {
+		return ""
+	}
+	r := []rune(src)
+	open := fe.From
+	if open <= 0 || open >= len(r) || r[open] != '[' {
+		return ""
+	}
+	end := matchingClose(r, open)
+	if end < 0 {
+		return ""
+	}
+	start := operandStart(r, open)
+	if start == open {
+		return ""
+	}
+	list, read := string(r[start:open]), string(r[start:end+1])
+	if length == 0 {
+		why := j.whyEmpty(list)
+		claim := ""
+		if why != "" {
+			claim = fmt.Sprintf("; claim len(%s) > 0 first", list)
+		}
+		return fmt.Sprintf("%s has no value: %s is empty%s%s", read, list, why, claim)
+	}
+	items := "items"
+	if length == 1 {
+		items = "item"
+	}
+	return fmt.Sprintf("%s has no value: %s holds %d %s (indexes 0 to %d, or -%d to -1 from its end)", read, list, length, items, length-1, length)
+}
+
+// matchingClose is the index of the bracket that closes r[open] ("[" or "("), -1 if none.
+func matchingClose(r []rune, open int) int {
+	depth, quote := 0, rune(0)
+	for i := open; i < len(r); i++ {
+		c := r[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == '[' || c == '(':
+			depth++
+		case c == ']' || c == ')':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// operandStart is where the operand that ends just before r[end] begins: a name, a member
+// chain (l2.captures, .captures, #.x), indexes and calls included (filter(xs, p)[0]).
+func operandStart(r []rune, end int) int {
+	i := end
+	for i > 0 {
+		c := r[i-1]
+		switch {
+		case c == ')' || c == ']':
+			j := openingOf(r, i-1)
+			if j < 0 {
+				return i
+			}
+			i = j
+		case c == '.' || c == '#' || c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			i--
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// openingOf is the index of the bracket that r[close] (")" or "]") closes, -1 if none.
+func openingOf(r []rune, close int) int {
+	depth := 0
+	for j := close; j >= 0; j-- {
+		switch r[j] {
+		case ')', ']':
+			depth++
+		case '(', '[':
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
 }
 
 // callText is the first call of function fn in src, as written ("findIndex(xs, # > 1)"), ""
@@ -820,6 +968,9 @@ func (j *Judge) Value(e *dsl.Expr) (any, error) {
 	if err != nil {
 		if why := j.noResult(e); why != "" && readOfNil(err.Error()) {
 			return nil, fmt.Errorf("%s", why)
+		}
+		if why := j.outOfRange(e.Src, err); why != "" {
+			return nil, errors.New(why)
 		}
 	}
 	return v, err

@@ -771,3 +771,43 @@ func TestFoundNothingSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestOutOfRangeSaid: an index past a list's end erred in expr's words ("index out of range: 0
+// (array length is 0)"); it names the list as written, with its length, through calls and
+// negative indexes, on any line of the expression.
+func TestOutOfRangeSaid(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "log", logs: file: "a.log"},
+	]
+	expect: [
+		"log.lines[2] == 'x'",
+		"filter(log.lines, # contains 'o')[-3] == 'x'",
+		"""
+			len(log.lines) > 0 &&
+			  map(log.lines, len(#))[5] > 0
+			""",
+		"log.lines[0][9:] == 'x' || log.lines[1] == 'fine'",
+	]
+}`)
+	rec := &interp.Record{}
+	rec.Put("log", "logs", false, schema.LogResult{Lines: []string{"ok", "fine"}, Count: 2, Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}})
+	j := interp.NewJudge(rec, sc)
+	for i, want := range []string{
+		"log.lines[2] has no value: log.lines holds 2 items (indexes 0 to 1, or -2 to -1 from its end)",
+		"filter(log.lines, # contains 'o')[-3] has no value: filter(log.lines, # contains 'o') holds 1 item (indexes 0 to 0",
+		"map(log.lines, len(#))[5] has no value: map(log.lines, len(#)) holds 2 items",
+		"", // passes
+	} {
+		jd := j.Judge(sc.Expect[i])
+		if want == "" {
+			if jd.Outcome != interp.Passed {
+				t.Errorf("%s: %s (%s), want passed", sc.Expect[i].Src, jd.Outcome, jd.Reason)
+			}
+			continue
+		}
+		if jd.Outcome != interp.Errored || !strings.HasPrefix(jd.Reason, want) {
+			t.Errorf("%s: %s (%s), want an error saying %q", sc.Expect[i].Src, jd.Outcome, jd.Reason, want)
+		}
+	}
+}

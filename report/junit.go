@@ -1,9 +1,11 @@
 package report
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,8 +99,13 @@ type DocCheck struct {
 
 func junitXML(recs []*interp.Record, host string, notStarted []NotStarted, docs []DocCheck) ([]byte, error) {
 	out := junitSuites{Suites: []junitSuite{}}
+	covered := coveredRuns(recs)
 	for i, rec := range recs {
-		out.Suites = append(out.Suites, junitSuiteOf(i, rec, host))
+		s := junitSuiteOf(i, rec, host)
+		if why := covered[rec]; why != "" {
+			s.cover(why)
+		}
+		out.Suites = append(out.Suites, s)
 	}
 	for i, n := range notStarted {
 		out.Suites = append(out.Suites, junitSuite{
@@ -307,6 +314,79 @@ func junitSuiteOf(id int, rec *interp.Record, host string) junitSuite {
 		s.SystemErr = rec.Error + "\n"
 	}
 	return s
+}
+
+// coveredRuns are the failed runs of recs that their combination's pass rate covers, each
+// with what covers it ("--pass-rate 0.6: 2 of 3 runs of once passed, 2 needed"): labrun exits
+// 0 for them (the summary's verdict), and a JUnit marking them <failure> failed the CI that
+// reads it where the run passed.
+func coveredRuns(recs []*interp.Record) map[*interp.Record]string {
+	type group struct {
+		runs   []*interp.Record
+		passed int
+		m      *dsl.Matrix
+		id     string
+	}
+	groups := map[string]*group{}
+	for _, rec := range recs {
+		u := rec.Unit
+		if u == nil || u.Matrix == nil || u.Matrix.PassRate <= 0 {
+			continue
+		}
+		plan := u.Matrix.Plan()
+		plan.File = filepath.Join(filepath.Base(filepath.Dir(plan.File)), filepath.Base(plan.File)) // one plan's shards merged from two checkouts
+		b, _ := json.Marshal(plan)
+		k := fmt.Sprintf("%s\x00%s\x00%d", u.Matrix.Scenario, b, u.Combination)
+		g := groups[k]
+		if g == nil {
+			g = &group{m: u.Matrix, id: strings.TrimSuffix(u.ID, fmt.Sprintf("#%d", u.Round))}
+			groups[k] = g
+		}
+		g.runs = append(g.runs, rec)
+		if summaryOutcome(rec) == interp.Passed {
+			g.passed++
+		}
+	}
+	out := map[*interp.Record]string{}
+	for _, g := range groups {
+		need := Need(g.m.PassRate, g.m.Count)
+		if g.passed < need {
+			continue
+		}
+		for _, rec := range g.runs {
+			if summaryOutcome(rec) == interp.Failed {
+				out[rec] = fmt.Sprintf("--pass-rate %s: %d of %d runs of %s passed, %d needed", strconv.FormatFloat(g.m.PassRate, 'g', -1, 64), g.passed, g.m.Count, g.id, need)
+			}
+		}
+	}
+	return out
+}
+
+// cover marks a failed run its pass rate covers (why): each case that failed it is skipped,
+// saying it failed and what covers it, with its failure's text, so that the suite shows the
+// run and its failure while counting no failure the exit does not (the suite's outcome
+// property stays "failed"; a property "covered" says why it does not count).
+func (s *junitSuite) cover(why string) {
+	for i := range s.Cases {
+		c := &s.Cases[i]
+		m := c.Failure
+		if m == nil {
+			m = c.Error
+		}
+		if m == nil || m.Type == "report" {
+			continue // a lost record is labrun's error (exit 3), whatever the rate
+		}
+		c.Skipped = &junitMessage{Message: "failed, covered by " + strings.Replace(why, ": ", " (", 1) + "): " + m.Message, Text: m.Text}
+		c.Failure, c.Error = nil, nil
+		s.Skipped++
+	}
+	s.Failures, s.Errors = 0, 0
+	for _, c := range s.Cases {
+		if c.Error != nil {
+			s.Errors++
+		}
+	}
+	s.Properties = append(s.Properties, junitProperty{"covered", why})
 }
 
 // seconds formats a duration as JUnit wants it: seconds as a plain decimal, never an exponent.

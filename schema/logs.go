@@ -315,7 +315,7 @@ func (p *Logs) Result(c ResultContext) *Type {
 		access(F("duration", Num(Millis), "the request's duration")),
 		access(F("upstream_host", StrForm("ip:port, e.g. \"10.244.1.5:8080\", or \"\" for none", FormUpstreamHost), "the upstream host, ip:port")),
 		access(F("cluster", StringType, "the upstream cluster")),
-		F("captures", capture, "the named groups of the capture pattern in this line"),
+		F("captures", capture, "the named groups of the capture pattern in this line; empty where the line did not match it, and a group read there is an error (saying so), unless it is read only where has(.captures, \"group\") holds"),
 		F("pod", StringType, "the pod whose log holds the line (a selector reads every pod it matches); \"\" for a process's or a file's log"),
 	)
 	byCount := func(key string) *Type { return MapOf(Str(key), Num(Count)) }

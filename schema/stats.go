@@ -2,6 +2,7 @@ package schema
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -113,6 +114,28 @@ type statPattern struct {
 
 // quantileRE is a histogram quantile's suffix: .p50, .p99, .p999 (P99.9), .p100.
 var quantileRE = regexp.MustCompile(`^(.+)\.p[0-9]+$`)
+
+// Quantiles are the quantiles Envoy's stats dump writes of every histogram (text: P0(…) …
+// P100(…); JSON: supported_quantiles), as labrun names them: the quantile without its dot
+// (P99.5 is p995). Envoy's list is fixed (its stats configuration sets buckets, not these), so
+// another (.p42) is never in a snapshot.
+var Quantiles = []string{"p0", "p25", "p50", "p75", "p90", "p95", "p99", "p995", "p999", "p100"}
+
+// IsQuantile says name ends in one of Quantiles (upstream_rq_time.p995).
+func IsQuantile(name string) bool {
+	_, q, ok := QuantileOf(name)
+	return ok && slices.Contains(Quantiles, q)
+}
+
+// QuantileOf splits name, a histogram's quantile as read (upstream_rq_time.p99), into the
+// histogram and the quantile's suffix; ok is false where name has no quantile-like suffix.
+func QuantileOf(name string) (histogram, quantile string, ok bool) {
+	i := strings.LastIndexByte(name, '.')
+	if i <= 0 {
+		return "", "", false
+	}
+	return name[:i], name[i+1:], true
+}
 
 // Lookup returns the stat called name (a histogram's quantile is the histogram's, with
 // Kind Histogram).

@@ -166,6 +166,35 @@ func ReadSet(v any, written, wrapper, op, cmp string) (any, error) {
 		written, wrapper, op, written, written, cmp)
 }
 
+// GroupFunc is the environment name a read of a capture group from a map that may lack it
+// (a logs entry's captures, of a line the pattern did not match) is rewritten to:
+// GroupFunc(<the map>, <group>) is ReadGroup.
+const GroupFunc = "__group"
+
+// IsCapture says t is the map of a capture pattern's named groups (a logs step's capture and
+// its entries' captures, an exec's captured).
+func (t *Type) IsCapture() bool { return t != nil && t.Kind == TMap && t.Key == captureGroup }
+
+// ReadGroup is the group called group of captures, or an error where captures does not hold
+// it: an entry whose line the capture pattern did not match has no groups, and read as "",
+// all(l.entries, .captures.cid != '8') held of lines that name no connection at all.
+//
+// A captures that is no map at all (nil: first() of an empty list) errs in expr's words for a
+// field read from nil, which the judge says in the claim's terms.
+func ReadGroup(v any, group string) (string, error) {
+	captures, ok := v.(map[string]string)
+	if !ok {
+		return "", fmt.Errorf("cannot fetch %s from %v", group, v)
+	}
+	if v, ok := captures[group]; ok {
+		return v, nil
+	}
+	if len(captures) == 0 {
+		return "", fmt.Errorf("captures.%s has no value: this entry's line did not match the capture pattern (its captures is empty), so reading it as \"\" would say nothing of the line; read it only where has(.captures, %q) holds (filter(<step>.entries, has(.captures, %q))), or go through <step>.captures, the groups of the lines that matched", group, group, group)
+	}
+	return "", fmt.Errorf("captures.%s has no value: the capture pattern's match in this line holds no group %q; read it only where has(.captures, %q) holds", group, group, group)
+}
+
 // ReadOnlyIf is the field called field of v (a struct, by its expr tags, or a map), or an
 // error where v's boolean field cond is not true: why ({field} replaced) if it is set (the
 // field's OnlyIfWhy), else a message that says cond is false.

@@ -185,9 +185,18 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 		k := matrixKey(u)
 		mx := byKey[k]
 		if mx == nil {
-			mx = u.Matrix
+			c := *u.Matrix
+			c.Sweep = slices.Clone(c.Sweep)
+			mx = &c
 			byKey[k] = mx
 			matrices = append(matrices, mx)
+		}
+		for i, sw := range u.Matrix.Sweep {
+			// One plan (matrixKey): a --sweep of the values the scenario declares beside a run
+			// of the scenario's own sweep is the scenario's, whichever record came first.
+			if sw.From == "scenario" && i < len(mx.Sweep) {
+				mx.Sweep[i].From = sw.From
+			}
 		}
 		r := ran{unit: u, rec: m.rec, code: exitCode(m.rec), json: m.json}
 		if m.json == "" && dir != "" {
@@ -294,7 +303,7 @@ func unitOrSingle(rec *interp.Record) *dsl.Unit {
 // matrixKey says which matrix a record's unit belongs to, wherever it ran: the matrix with
 // its file's key (a checkout's path differs between machines).
 func matrixKey(u *dsl.Unit) string {
-	m := *u.Matrix
+	m := u.Matrix.Plan()
 	m.File = fileKey(m.File)
 	m.Plot = slices.Clone(m.Plot)
 	for i := range m.Plot {

@@ -436,7 +436,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 	}
 	// What steps stream (a command's output, a log) goes to files beside the reports, which
 	// the report then moves into its artifacts folder: memory holds a bounded head and tail.
-	spool, err := p.spoolDir(f.reportDir, run.id)
+	spool, releaseSpool, err := p.spoolDir(f.reportDir, run.id)
 	if err != nil {
 		fmt.Fprintf(p.Stderr, "labrun: %s: %v\n", sc.Name, err)
 		r := p.finish(u, notRun(sc, name, start, interp.Errored, err.Error()), f, run, false)
@@ -444,6 +444,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		return r
 	}
 	defer os.RemoveAll(spool)
+	defer releaseSpool()
 	r := interp.New(target,
 		interp.WithClock(interp.PreciseClock{}),
 		interp.WithObserver(prog.event),
@@ -530,7 +531,11 @@ func shownUnit(u *dsl.Unit) *dsl.Unit {
 
 // spoolDir creates the folder a run streams its artifacts to: in the report directory (the
 // report then moves them, on the same file system), else in the temporary directory.
-func (p *process) spoolDir(reportDir, runID string) (string, error) {
+//
+// The folder holds a lock (lockSpool) while the run uses it, released by the func returned:
+// a labrun killed with -9 leaves its folder behind, and the next run removes such folders
+// (sweepSpools) where no process holds their lock, saying so.
+func (p *process) spoolDir(reportDir, runID string) (string, func(), error) {
 	dir := ""
 	if reportDir != "" {
 		dir = reportDir
@@ -538,14 +543,20 @@ func (p *process) spoolDir(reportDir, runID string) (string, error) {
 			dir = filepath.Join(p.Cwd, dir)
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
-	spool, err := os.MkdirTemp(dir, ".labrun-spool-"+runID+"-")
+	p.sweepSpools(dir)
+	spool, err := os.MkdirTemp(dir, spoolPrefix+runID+"-")
 	if err != nil {
-		return "", fmt.Errorf("a folder for the run's output: %w", err)
+		return "", nil, fmt.Errorf("a folder for the run's output: %w", err)
 	}
-	return spool, nil
+	release, err := lockSpool(spool)
+	if err != nil {
+		os.RemoveAll(spool)
+		return "", nil, fmt.Errorf("a folder for the run's output: %w", err)
+	}
+	return spool, release, nil
 }
 
 // writeReport writes rec's report as <UTC time>_<scenario>_<run id>: two runs never share a
