@@ -114,7 +114,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			case sr.Kind == "exec":
 				c = execOutputContradiction(name, arts, data, res.Value)
 			case sr.Kind == "load" && sr.Outcome == Passed:
-				c = loadContradiction(name, arts, data, res.Value)
+				c = loadContradiction(rec.Target, name, arts, data, res.Value)
 			}
 			if c != "" {
 				msgs = append(msgs, fmt.Sprintf("step %s (%s): %s", shownStep(sr), sr.Kind, c))
@@ -147,7 +147,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			}
 		case *schema.Load:
 			if sr.Outcome == Passed {
-				c = loadContradiction(name, arts, data, res.Value)
+				c = loadContradiction(rec.Target, name, arts, data, res.Value)
 			}
 		case *schema.Exec:
 			c = execOutputContradiction(name, arts, data, res.Value)
@@ -444,8 +444,12 @@ func execOutputContradiction(name string, arts []*ArtifactRecord, data map[*Arti
 
 // loadContradiction compares a load's results (not each pod's own, under pods) with what
 // fortio's JSON result it kept (fortio.json: on the kube target, the pods' results merged)
-// gives, converted as the load converted it (fortio.DecodeJSON).
-func loadContradiction(name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+// gives, converted as the load converted it (fortio.DecodeJSON), and that fortio.json to the
+// sums fortio keeps (fortio.Contradictions). On the targets whose loads are fortio's (local,
+// kube: a load that recorded a result kept fortio's JSON as it read it), a fortio.json that
+// does not read as fortio's result is refused: before, a record edited into a pass with its
+// fortio.json cut short, or stripped of its RunType, replayed PASSED, the check skipped.
+func loadContradiction(target, name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
 	l, ok := recorded.(*schema.LoadRecorded)
 	if !ok || l == nil {
 		return ""
@@ -456,7 +460,13 @@ func loadContradiction(name string, arts []*ArtifactRecord, data map[*ArtifactRe
 		}
 		res, err := fortio.DecodeJSON(data[a])
 		if err != nil {
+			if FortioTarget(target) {
+				return fmt.Sprintf("its %s does not read as fortio's result (%v), but a load on the %s target keeps fortio's result as fortio wrote it", artifactFile(a), err, target)
+			}
 			return ""
+		}
+		if cs := fortio.Contradictions(data[a]); len(cs) > 0 {
+			return fmt.Sprintf("its %s breaks the sums fortio keeps in every result: %s", artifactFile(a), strings.Join(cs, "; "))
 		}
 		got, have := res.LoadResult, l.LoadResult
 		got.Pods, have.Pods, got.Pod, have.Pod = nil, nil, "", ""

@@ -710,6 +710,7 @@ func (r *Record) Contradictions() error {
 	msgs = append(msgs, r.endedEarlyContradictions()...)
 	msgs = append(msgs, r.skippedContradictions()...)
 	msgs = append(msgs, r.execArtifactAbsences()...)
+	msgs = append(msgs, r.loadArtifactAbsences()...)
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -751,6 +752,40 @@ func (r *Record) execArtifactAbsences() []string {
 			}
 			msgs = append(msgs, fmt.Sprintf("step %s: its exec result has a %s (%s), but the record lists no %s of the step, which an exec writes its %s to as it runs", name, o.field, clipJSON(o.text), o.file, o.field))
 		}
+	}
+	return msgs
+}
+
+// FortioTarget says whether target's loads are run by fortio and keep its JSON result
+// (fortio.json) whenever they record one: labrun's local target and kube (a target of tests,
+// "fake", keeps a stand-in).
+func FortioTarget(target string) bool { return target == "local" || target == "kube" }
+
+// loadArtifactAbsences are the load results, on a target whose loads keep fortio's JSON result
+// (FortioTarget), whose step the record lists no fortio.json of: a load writes fortio's result
+// as an artifact before it records its own (schema.Load.Run), unless fortio's JSON could not
+// be written (a warning says so). Before, a record edited into a pass (its load's codes
+// changed) with its fortio.json taken out of the artifacts list and the folder replayed and
+// merged PASSED: the artifact check compares only the artifacts there are. Records of version
+// 1 are not checked.
+func (r *Record) loadArtifactAbsences() []string {
+	if r.Version < 2 || !FortioTarget(r.Target) {
+		return nil
+	}
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		res := r.Results[name]
+		if res == nil || res.Kind != "load" || res.Sampled {
+			continue
+		}
+		l, ok := res.Value.(*LoadRecord)
+		if !ok || l == nil || slices.ContainsFunc(l.Warnings, func(w string) bool { return strings.Contains(w, "fortio's JSON result is missing") }) {
+			continue
+		}
+		if slices.ContainsFunc(r.Artifacts, func(a *ArtifactRecord) bool { return a != nil && a.Step == name && a.Name == "fortio.json" }) {
+			continue
+		}
+		msgs = append(msgs, fmt.Sprintf("step %s: it recorded a load result (%s requests), but the record lists no fortio.json of the step, which a load on the %s target writes fortio's result to before it records its own", name, strconv.FormatFloat(l.Requests, 'f', -1, 64), r.Target))
 	}
 	return msgs
 }

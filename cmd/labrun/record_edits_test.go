@@ -520,3 +520,98 @@ s: schema.#Scenario & {
 	asOldRecord(t, recs[0])
 	refused(t, dir, []string{`the record and the scenario in now/s.cue disagree (that file is not the source the run had): step t: it records the warning "mayFail: the run goes on", but the step has no mayFail`}, "replay", "--file", "now/s.cue", recs[0])
 }
+
+// editedLoadRecord runs a load every request of which the backend answers 503, judged by
+// fortio.code503 == 0 (FAILED), and edits its record into a pass: the load's codes all 200.
+// It returns the folder, the record and the text of its fortio.json as the run kept it.
+func editedLoadRecord(t *testing.T) (string, map[string]any, map[string]any) {
+	t.Helper()
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+ld: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [{name: "fortio", load: {url: "${backends.a.url}/echo?status=503", requests: 4, connections: 1}}]
+	expect: ["fortio.code503 == 0"]
+}
+`, 1)
+	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
+	l["codes"], l["ok"], l["errors"] = map[string]any{"200": 4}, 4, 0
+	passedAs(rec, map[string]any{"fortio.code503": 0})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	var entry map[string]any
+	if err := json.Unmarshal([]byte(readFileString(t, filepath.Join(strings.TrimSuffix(recs[0], ".json"), "fortio.json.jsonl"))), &entry); err != nil {
+		t.Fatal(err)
+	}
+	return dir, rec, entry
+}
+
+func readFileString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// writeEdited writes rec as m/edited.json and the artifacts folder beside it with fortio.json's
+// entry (nil: none, and none listed).
+func writeEdited(t *testing.T, dir string, rec, fortioJSON map[string]any) {
+	t.Helper()
+	if fortioJSON == nil {
+		var kept []any
+		for _, a := range rec["artifacts"].([]any) {
+			if a.(map[string]any)["name"] != "fortio.json" {
+				kept = append(kept, a)
+			}
+		}
+		rec["artifacts"] = kept
+	} else {
+		b, err := json.Marshal(fortioJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeIn(t, filepath.Join(dir, "m", "edited", "fortio.json.jsonl"), string(b)+"\n")
+	}
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+}
+
+// TestLoadHeldToItsFortioJSON: a load's result edited into a pass (its 503s made 200s) beside
+// its fortio.json replayed and merged PASSED, exit 0, when fortio.json was edited too - its
+// codes alone, its histogram of failed calls still counting the 503s -, cut short so that it
+// does not decode, or taken out of the folder and the record's artifacts: the check compared
+// only a fortio.json that decodes and is listed.
+func TestLoadHeldToItsFortioJSON(t *testing.T) {
+	t.Run("codes edited in fortio.json", func(t *testing.T) {
+		dir, rec, entry := editedLoadRecord(t)
+		var fj map[string]any
+		if err := json.Unmarshal([]byte(entry["text"].(string)), &fj); err != nil {
+			t.Fatal(err)
+		}
+		fj["RetCodes"] = map[string]any{"200": 4}
+		b, _ := json.Marshal(fj)
+		entry["text"] = string(b)
+		writeEdited(t, dir, rec, entry)
+		want := []string{"step fortio (load): its artifact fortio.json (in fortio.json.jsonl) breaks the sums fortio keeps in every result: its codes hold 0 calls answered with no success, but its histogram of failed calls (ErrorsDurationHistogram) counts 4"}
+		refused(t, dir, want, "replay", "m/edited.json")
+		refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	})
+	t.Run("fortio.json cut short", func(t *testing.T) {
+		dir, rec, entry := editedLoadRecord(t)
+		text := entry["text"].(string)
+		entry["text"] = text[:len(text)/2]
+		writeEdited(t, dir, rec, entry)
+		want := []string{"step fortio (load): its artifact fortio.json (in fortio.json.jsonl) does not read as fortio's result (decoding fortio's JSON result: unexpected EOF", "but a load on the local target keeps fortio's result as fortio wrote it"}
+		refused(t, dir, want, "replay", "m/edited.json")
+		refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	})
+	t.Run("fortio.json taken out", func(t *testing.T) {
+		dir, rec, _ := editedLoadRecord(t)
+		writeEdited(t, dir, rec, nil)
+		want := []string{"step fortio: it recorded a load result (4 requests), but the record lists no fortio.json of the step, which a load on the local target writes fortio's result to before it records its own"}
+		refused(t, dir, want, "replay", "m/edited.json")
+		refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	})
+}
