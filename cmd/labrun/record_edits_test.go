@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -614,4 +615,83 @@ func TestLoadHeldToItsFortioJSON(t *testing.T) {
 		refused(t, dir, want, "replay", "m/edited.json")
 		refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 	})
+}
+
+// TestRepeatRoundsHeldToMax: a repeat (max 2) whose until never held (FAILED), edited into a
+// pass by a third round added (its step record, the result's stdout and a stdout.txt that make
+// the until hold) replayed and merged PASSED, exit 0: nothing held a repeat's runs to its max,
+// and the rounds' records said no round (StepRecord.Round was never set). A genuine record
+// numbers its rounds; runs renumbered (a round duplicated) are refused.
+func TestRepeatRoundsHeldToMax(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+rp: schema.#Scenario & {
+	steps: [
+		{name: "w", exec: argv: ["sh", "-c", "rm -f c"]},
+		{name: "tick", repeat: {max: 2, until: "t.stdout == 'n=3\\n'", steps: [{name: "t", exec: argv: ["sh", "-c", "n=$(cat c 2>/dev/null || echo 0); n=$((n+1)); echo $n > c; echo n=$n"]}]}},
+		{name: "r", exec: argv: ["echo", "ok"]},
+	]
+	expect: ["r.stdout == 'ok\\n'"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	var rounds []map[string]any
+	for _, s := range rec["steps"].([]any) {
+		if m := s.(map[string]any); m["name"] == "t" {
+			rounds = append(rounds, m)
+		}
+	}
+	if len(rounds) != 2 || rounds[0]["round"] != 1.0 || rounds[1]["round"] != 2.0 {
+		t.Fatalf("the rounds of t record rounds %v, %v, want 1, 2", rounds[0]["round"], rounds[len(rounds)-1]["round"])
+	}
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	folder := strings.TrimSuffix(recs[0], ".json")
+
+	// A third round added, after the second, that printed n=3.
+	third := map[string]any{}
+	for k, v := range rounds[1] {
+		third[k] = v
+	}
+	end := rounds[1]["endNs"].(float64)
+	third["plannedNs"], third["startNs"], third["endNs"], third["skewNs"], third["round"] = end+1000, end+1000, end+2000000, 0, 3
+	tick := stepOf(t, rec, "tick")
+	tick["outcome"], tick["endNs"] = "passed", end+3000000
+	delete(tick, "error")
+	var steps []any
+	for _, s := range rec["steps"].([]any) {
+		steps = append(steps, s)
+		if s.(map[string]any)["name"] == "t" && s.(map[string]any)["round"] == 2.0 {
+			steps = append(steps, third)
+		}
+	}
+	rec["steps"] = steps
+	w := stepOf(t, rec, "w") // the run stopped before r: its record is made after w's
+	r := map[string]any{"path": "steps.2", "name": "r", "kind": "exec", "phase": "steps", "summary": "echo ok", "pos": map[string]any{"file": w["pos"].(map[string]any)["file"], "line": 9, "col": 3},
+		"plannedNs": end + 3000000, "startNs": end + 3000000, "endNs": end + 5000000, "skewNs": 0, "outcome": "passed"}
+	steps = append(steps, r)
+	rec["steps"] = steps
+	res := rec["results"].(map[string]any)
+	res["t"].(map[string]any)["value"].(map[string]any)["stdout"] = "n=3\n"
+	res["r"] = map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}
+	rec["artifacts"] = append(rec["artifacts"].([]any),
+		map[string]any{"step": "t", "name": "stdout.txt", "file": "t-stdout-3.txt"},
+		map[string]any{"step": "r", "name": "stdout.txt", "file": "r-stdout.txt"})
+	passedAs(rec, map[string]any{"r.stdout": "ok\n"})
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(folder)); err != nil {
+		t.Fatal(err)
+	}
+	writeIn(t, filepath.Join(dir, "m", "edited", "t-stdout-3.txt"), "n=3\n")
+	writeIn(t, filepath.Join(dir, "m", "edited", "r-stdout.txt"), "ok\n")
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step tick: its repeat stops after its max of 2 rounds, but the record holds 3 runs of its first step t (round 1) between its start and its end"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+
+	// Within its max, a round recorded twice.
+	third["round"] = 2
+	rec["steps"] = slices.DeleteFunc(rec["steps"].([]any), func(s any) bool { return s.(map[string]any)["round"] == 1.0 })
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	refused(t, dir, []string{"step tick: the runs of its first step t say rounds 2, 2 (in the order they started), but a repeat's rounds are 1, 2, … in turn"}, "replay", "m/edited.json")
 }
