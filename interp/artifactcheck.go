@@ -156,7 +156,72 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			msgs = append(msgs, fmt.Sprintf("step %s (%s): %s", shownStep(sr), sr.Kind, c))
 		}
 	}
-	return append(msgs, podArtifactContradictions(rec, data)...)
+	msgs = append(msgs, podArtifactContradictions(rec, data)...)
+	return append(msgs, readArtifactContradictions(rec, data)...)
+}
+
+// readArtifactContradictions says where the pod a step other than a snapshot read (its record's
+// read: an exec, config, logs or load by a selector) is not the one its pod.txt names (the pods
+// used, "namespace/name" one a line, written when the selector picked them). The record says
+// that pod once: before pod.txt, an exec's read edited to another pod was a run on that pod.
+// A step is held to the pod.txt of its last run when every run read a pod (a repeat's rounds);
+// a sample to its own (0001-pod.txt) when the step ran in one round; a record whose pod.txt is
+// not beside it (one made before it, read alone) is not.
+func readArtifactContradictions(rec *Record, data map[*ArtifactRecord][]byte) []string {
+	runs := map[string][]*StepRecord{}
+	for _, sr := range rec.Steps {
+		if sr.Kind != "snapshot" {
+			runs[or(sr.Name, sr.Path)] = append(runs[or(sr.Name, sr.Path)], sr)
+		}
+	}
+	byName := map[[2]string]*ArtifactRecord{}
+	for _, a := range rec.Artifacts {
+		if a != nil {
+			byName[[2]string{a.Step, a.Name}] = a // a step that ran more than once: its last
+		}
+	}
+	var msgs []string
+	check := func(sr *StepRecord, name, artifact string) {
+		a := byName[[2]string{name, artifact}]
+		b, ok := data[a]
+		if a == nil || !ok {
+			return
+		}
+		pods := strings.Fields(string(b))
+		want := ""
+		switch len(pods) {
+		case 0:
+		case 1:
+			want = "pod " + pods[0]
+		default:
+			want = "pods " + strings.Join(pods, ", ")
+		}
+		if sr.Read != want {
+			msgs = append(msgs, fmt.Sprintf("step %s (%s): its %s says it read %s, but the record says it read %q: both come from the one pick of its selector", shownStep(sr), sr.Kind, artifactFile(a), or(strings.TrimPrefix(strings.TrimPrefix(want, "pods "), "pod "), "no pod"), sr.Read))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(runs)) {
+		rs := runs[name]
+		var whole, samples []*StepRecord
+		rounds := 0
+		for _, sr := range rs {
+			rounds = max(rounds, sr.Round)
+			if sr.Sample > 0 {
+				samples = append(samples, sr)
+			} else if sr.Kind != "block" && sr.Kind != "parallel" {
+				whole = append(whole, sr)
+			}
+		}
+		if len(whole) > 0 && !slices.ContainsFunc(whole, func(sr *StepRecord) bool { return sr.Read == "" }) || len(whole) == 1 {
+			check(whole[len(whole)-1], name, schema.PodArtifact)
+		}
+		if rounds <= 1 {
+			for _, sr := range samples {
+				check(sr, name, fmt.Sprintf("%04d-%s", sr.Sample, schema.PodArtifact))
+			}
+		}
+	}
+	return msgs
 }
 
 // podArtifactContradictions says where a snapshot's pod (or a series sample's) is not the one
