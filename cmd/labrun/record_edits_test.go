@@ -695,3 +695,38 @@ rp: schema.#Scenario & {
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
 	refused(t, dir, []string{"step tick: the runs of its first step t say rounds 2, 2 (in the order they started), but a repeat's rounds are 1, 2, … in turn"}, "replay", "m/edited.json")
 }
+
+// TestSequenceOrderHeld: a step that reads what the step before it in its sequence wrote,
+// whose start was judged (started.r < 0.1: FAILED, r started after w's 0.15 s), edited so
+// that the two steps' times are swapped - r first, then w - with the expectation passed,
+// replayed and merged PASSED, exit 0: nothing held a sequence's steps to its order.
+func TestSequenceOrderHeld(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+sw: schema.#Scenario & {
+	steps: [
+		{name: "w", exec: argv: ["sh", "-c", "sleep 0.15; echo queue=9 > q.txt"]},
+		{name: "r", exec: argv: ["cat", "q.txt"]},
+	]
+	expect: ["started.r < 0.1"]
+}
+`, 1)
+	w, r := stepOf(t, rec, "w"), stepOf(t, rec, "r")
+	for _, k := range []string{"plannedNs", "startNs", "endNs", "skewNs"} {
+		w[k], r[k] = r[k], w[k]
+	}
+	start, _ := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	stepsStart, _ := time.Parse(time.RFC3339Nano, rec["stepsStart"].(string))
+	started := (time.Duration(r["startNs"].(float64)) - stepsStart.Sub(start)).Seconds()
+	passedAs(rec, map[string]any{"started.r": started})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step r: its record contradicts itself: it started at ", "before the step before it in its sequence, w, ended (at "}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
