@@ -782,7 +782,7 @@ func (r *Record) repeatContradictions() []string {
 		}
 		slices.SortStableFunc(rounds, func(a, b *StepRecord) int { return cmp.Compare(a.Start, b.Start) })
 		if m := r.repeatMax(rp); m > 0 && len(rounds) > m {
-			msgs = append(msgs, fmt.Sprintf("step %s: its repeat stops after its max of %d rounds, but the record holds %d runs of its first step %s between its start and its end", shownStep(rp), m, len(rounds), shownStep(rounds[0])))
+			msgs = append(msgs, fmt.Sprintf("step %s: its repeat stops after its max of %d rounds, but the record holds %d runs of its first step %s between its start and its end", shownStep(rp), m, len(rounds), or(rounds[0].Name, rounds[0].Path)))
 			continue
 		}
 		if !slices.ContainsFunc(rounds, func(c *StepRecord) bool { return c.Round > 0 }) {

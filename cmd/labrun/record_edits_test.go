@@ -685,7 +685,7 @@ rp: schema.#Scenario & {
 	writeIn(t, filepath.Join(dir, "m", "edited", "t-stdout-3.txt"), "n=3\n")
 	writeIn(t, filepath.Join(dir, "m", "edited", "r-stdout.txt"), "ok\n")
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
-	want := []string{"step tick: its repeat stops after its max of 2 rounds, but the record holds 3 runs of its first step t (round 1) between its start and its end"}
+	want := []string{"step tick: its repeat stops after its max of 2 rounds, but the record holds 3 runs of its first step t between its start and its end"}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 
