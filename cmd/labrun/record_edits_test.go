@@ -730,3 +730,50 @@ sw: schema.#Scenario & {
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
+
+// TestSnapshotTextThatDoesNotParse: prometheus snapshots of a local backend around a load that
+// got 503s (delta.rq_5xx == 0: FAILED), the after snapshot's 5xx counts edited to 0 in the
+// record and its prometheus.txt made unreadable (one value written as a word): replay and
+// merge PASSED, exit 0. The snapshot check skipped a text that does not parse, though the
+// snapshot passed only over one that did.
+func TestSnapshotTextThatDoesNotParse(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+pr: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: prometheus: "${backends.a.url}/metrics"},
+		{name: "fortio", load: {url: "${backends.a.url}/echo?status=503", requests: 4, connections: 1}},
+		{name: "after", snapshot: prometheus: "${backends.a.url}/metrics"},
+	]
+	expect: ["delta.rq_5xx == 0"]
+}
+`, 1)
+	c := rec["results"].(map[string]any)["after"].(map[string]any)["value"].(map[string]any)["counters"].(map[string]any)
+	delete(c, "rq_503")
+	c["rq_5xx"], c["http_downstream_rq_5xx"] = 0, 0
+	delete(rec, "notes")
+	passedAs(rec, map[string]any{"delta.rq_5xx": 0})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	folder := strings.TrimSuffix(recs[0], ".json")
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(folder)); err != nil {
+		t.Fatal(err)
+	}
+	prom := filepath.Join(dir, "m", "edited", "prometheus.txt.jsonl")
+	lines := strings.Split(readFileString(t, prom), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, `"step":"after"`) {
+			lines[i] = strings.Replace(l, `\nrq_503 4\n`, `\nrq_503 four\n`, 1)
+			if lines[i] == l {
+				t.Fatalf("no rq_503 4 in after's prometheus.txt: %s", l)
+			}
+		}
+	}
+	writeIn(t, prom, strings.Join(lines, "\n"))
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{`step after (snapshot): its artifact prometheus.txt (in prometheus.txt.jsonl) does not parse as the snapshot parsed it (prometheus: line `, `value "four" is not a number`, "but the snapshot passed"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
