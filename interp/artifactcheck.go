@@ -42,7 +42,8 @@ import (
 // step with ${...} not at all: its rounds may have resolved it otherwise), a config step that did not pass (its last read may have been cut short, keeping the value of
 // the one before), a step whose artifact is missing (removed, or a record read alone) or holds
 // a secret's mask (hidden after it was parsed), a step whose parameters cannot be resolved
-// again, an artifact that does not parse, a value with no JSON form (NaN). The record holds
+// again, an artifact that does not parse (a passed snapshot's, a load's fortio.json on the
+// local or kube target: refused), a value with no JSON form (NaN). The record holds
 // no digest of its artifacts: nothing else is compared. A logs step of a process is held to
 // the process's output (processLogsContradiction). A load's pods (each pod's own
 // fortio-<pod>.json) and events (events.txt is written from the events, not read) are not
