@@ -42,8 +42,8 @@ import (
 // step with ${...} not at all: its rounds may have resolved it otherwise), a config step that did not pass (its last read may have been cut short, keeping the value of
 // the one before), a step whose artifact is missing (removed, or a record read alone) or holds
 // a secret's mask (hidden after it was parsed), a step whose parameters cannot be resolved
-// again, an artifact that does not parse (a passed snapshot's, a load's fortio.json on the
-// local or kube target: refused), a value with no JSON form (NaN). The record holds
+// again, an artifact that does not parse (a passed snapshot's or logs step's, a load's
+// fortio.json on the local or kube target: refused), a value with no JSON form (NaN). The record holds
 // no digest of its artifacts: nothing else is compared. A logs step of a process is held to
 // the process's output (processLogsContradiction). A load's pods (each pod's own
 // fortio-<pod>.json) and events (events.txt is written from the events, not read) are not
@@ -137,7 +137,8 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			}
 		case *schema.Logs:
 			if sr.Outcome == Passed {
-				c = logsContradiction(name, q, arts, data, res.Value)
+				whole := !slices.ContainsFunc(sr.Warnings, func(w string) bool { return strings.HasPrefix(w, "the log could not be saved whole") })
+				c = logsContradiction(name, q, arts, data, res.Value, whole)
 			}
 			if c == "" && q.Process != "" && len(rs) == 1 {
 				c = processLogsContradiction(rec, sr, q, arts, data)
@@ -388,7 +389,12 @@ func configContradiction(name string, p *schema.Config, arts []*ArtifactRecord, 
 }
 
 // logsContradiction compares a logs step's result with the one its logs.txt gives.
-func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+//
+// A logs.txt that does not parse (a line without its time) of a step whose log was saved
+// whole (whole: no warning says otherwise) is refused: labrun writes each line "time text"
+// as it reads it. Before, a 503 line taken out of the result, its time taken off the line
+// in logs.txt, replayed PASSED, the check skipped.
+func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any, whole bool) string {
 	rec, ok := recorded.(schema.LogResult)
 	if !ok {
 		return ""
@@ -398,6 +404,9 @@ func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data
 			continue
 		}
 		got, err := schema.LogsFromArtifact(p, data[a], envoy.AccessLog)
+		if err != nil && whole {
+			return fmt.Sprintf("its %s does not read as the lines labrun writes there, each with its time (%v), but the step saved its log whole", artifactFile(a), err)
+		}
 		if err != nil || !hasJSONForm(got) {
 			return ""
 		}

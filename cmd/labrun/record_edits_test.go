@@ -777,3 +777,39 @@ pr: schema.#Scenario & {
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
+
+// TestLogsTextThatDoesNotParse: a logs step counted a 503 line (log.count == 0: FAILED); the
+// line taken out of the result, and its time taken off the line in its logs.txt: replay and
+// merge PASSED, exit 0. The logs check skipped a logs.txt that does not parse, though labrun
+// writes every line there with its time.
+func TestLogsTextThatDoesNotParse(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+lg: schema.#Scenario & {
+	steps: [
+		{name: "w", exec: argv: ["sh", "-c", "echo 'GET / 503 UO' >> app.log"]},
+		{name: "log", logs: {file: "app.log", match: " 503 "}},
+	]
+	expect: ["log.count == 0"]
+}
+`, 1)
+	v := rec["results"].(map[string]any)["log"].(map[string]any)["value"].(map[string]any)
+	v["lines"], v["entries"], v["count"] = []any{}, []any{}, 0
+	passedAs(rec, map[string]any{"log.count": 0})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	logs := filepath.Join(dir, "m", "edited", "log-logs.txt")
+	_, text, ok := strings.Cut(readFileString(t, logs), " ")
+	if !ok || text != "GET / 503 UO\n" {
+		t.Fatalf("log-logs.txt: %q", text)
+	}
+	writeIn(t, logs, text)
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step log (logs): its artifact log-logs.txt does not read as the lines labrun writes there, each with its time (a line's time: ", "but the step saved its log whole"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
