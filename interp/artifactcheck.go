@@ -42,7 +42,8 @@ import (
 // step with ${...} not at all: its rounds may have resolved it otherwise), a config step that did not pass (its last read may have been cut short, keeping the value of
 // the one before), a step whose artifact is missing (removed, or a record read alone) or holds
 // a secret's mask (hidden after it was parsed), a step whose parameters cannot be resolved
-// again, an artifact that does not parse, a value with no JSON form (NaN). The record holds
+// again, an artifact that does not parse (a passed snapshot's or logs step's, a load's
+// fortio.json on the local or kube target: refused), a value with no JSON form (NaN). The record holds
 // no digest of its artifacts: nothing else is compared. A logs step of a process is held to
 // the process's output (processLogsContradiction). A load's pods (each pod's own
 // fortio-<pod>.json) and events (events.txt is written from the events, not read) are not
@@ -114,7 +115,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			case sr.Kind == "exec":
 				c = execOutputContradiction(name, arts, data, res.Value)
 			case sr.Kind == "load" && sr.Outcome == Passed:
-				c = loadContradiction(name, arts, data, res.Value)
+				c = loadContradiction(rec.Target, name, arts, data, res.Value)
 			}
 			if c != "" {
 				msgs = append(msgs, fmt.Sprintf("step %s (%s): %s", shownStep(sr), sr.Kind, c))
@@ -136,7 +137,8 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			}
 		case *schema.Logs:
 			if sr.Outcome == Passed {
-				c = logsContradiction(name, q, arts, data, res.Value)
+				whole := !slices.ContainsFunc(sr.Warnings, func(w string) bool { return strings.HasPrefix(w, "the log could not be saved whole") })
+				c = logsContradiction(name, q, arts, data, res.Value, whole)
 			}
 			if c == "" && q.Process != "" && len(rs) == 1 {
 				c = processLogsContradiction(rec, sr, q, arts, data)
@@ -147,7 +149,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			}
 		case *schema.Load:
 			if sr.Outcome == Passed {
-				c = loadContradiction(name, arts, data, res.Value)
+				c = loadContradiction(rec.Target, name, arts, data, res.Value)
 			}
 		case *schema.Exec:
 			c = execOutputContradiction(name, arts, data, res.Value)
@@ -156,7 +158,72 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			msgs = append(msgs, fmt.Sprintf("step %s (%s): %s", shownStep(sr), sr.Kind, c))
 		}
 	}
-	return append(msgs, podArtifactContradictions(rec, data)...)
+	msgs = append(msgs, podArtifactContradictions(rec, data)...)
+	return append(msgs, readArtifactContradictions(rec, data)...)
+}
+
+// readArtifactContradictions says where the pod a step other than a snapshot read (its record's
+// read: an exec, config, logs or load by a selector) is not the one its pod.txt names (the pods
+// used, "namespace/name" one a line, written when the selector picked them). The record says
+// that pod once: before pod.txt, an exec's read edited to another pod was a run on that pod.
+// A step is held to the pod.txt of its last run when every run read a pod (a repeat's rounds);
+// a sample to its own (0001-pod.txt) when the step ran in one round; a record whose pod.txt is
+// not beside it (one made before it, read alone) is not.
+func readArtifactContradictions(rec *Record, data map[*ArtifactRecord][]byte) []string {
+	runs := map[string][]*StepRecord{}
+	for _, sr := range rec.Steps {
+		if sr.Kind != "snapshot" {
+			runs[or(sr.Name, sr.Path)] = append(runs[or(sr.Name, sr.Path)], sr)
+		}
+	}
+	byName := map[[2]string]*ArtifactRecord{}
+	for _, a := range rec.Artifacts {
+		if a != nil {
+			byName[[2]string{a.Step, a.Name}] = a // a step that ran more than once: its last
+		}
+	}
+	var msgs []string
+	check := func(sr *StepRecord, name, artifact string) {
+		a := byName[[2]string{name, artifact}]
+		b, ok := data[a]
+		if a == nil || !ok {
+			return
+		}
+		pods := strings.Fields(string(b))
+		want := ""
+		switch len(pods) {
+		case 0:
+		case 1:
+			want = "pod " + pods[0]
+		default:
+			want = "pods " + strings.Join(pods, ", ")
+		}
+		if sr.Read != want {
+			msgs = append(msgs, fmt.Sprintf("step %s (%s): its %s says it read %s, but the record says it read %q: both come from the one pick of its selector", shownStep(sr), sr.Kind, artifactFile(a), or(strings.TrimPrefix(strings.TrimPrefix(want, "pods "), "pod "), "no pod"), sr.Read))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(runs)) {
+		rs := runs[name]
+		var whole, samples []*StepRecord
+		rounds := 0
+		for _, sr := range rs {
+			rounds = max(rounds, sr.Round)
+			if sr.Sample > 0 {
+				samples = append(samples, sr)
+			} else if sr.Kind != "block" && sr.Kind != "parallel" {
+				whole = append(whole, sr)
+			}
+		}
+		if len(whole) > 0 && !slices.ContainsFunc(whole, func(sr *StepRecord) bool { return sr.Read == "" }) || len(whole) == 1 {
+			check(whole[len(whole)-1], name, schema.PodArtifact)
+		}
+		if rounds <= 1 {
+			for _, sr := range samples {
+				check(sr, name, fmt.Sprintf("%04d-%s", sr.Sample, schema.PodArtifact))
+			}
+		}
+	}
+	return msgs
 }
 
 // podArtifactContradictions says where a snapshot's pod (or a series sample's) is not the one
@@ -322,7 +389,12 @@ func configContradiction(name string, p *schema.Config, arts []*ArtifactRecord, 
 }
 
 // logsContradiction compares a logs step's result with the one its logs.txt gives.
-func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+//
+// A logs.txt that does not parse (a line without its time) of a step whose log was saved
+// whole (whole: no warning says otherwise) is refused: labrun writes each line "time text"
+// as it reads it. Before, a 503 line taken out of the result, its time taken off the line
+// in logs.txt, replayed PASSED, the check skipped.
+func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any, whole bool) string {
 	rec, ok := recorded.(schema.LogResult)
 	if !ok {
 		return ""
@@ -332,6 +404,9 @@ func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data
 			continue
 		}
 		got, err := schema.LogsFromArtifact(p, data[a], envoy.AccessLog)
+		if err != nil && whole {
+			return fmt.Sprintf("its %s does not read as the lines labrun writes there, each with its time (%v), but the step saved its log whole", artifactFile(a), err)
+		}
 		if err != nil || !hasJSONForm(got) {
 			return ""
 		}
@@ -444,8 +519,12 @@ func execOutputContradiction(name string, arts []*ArtifactRecord, data map[*Arti
 
 // loadContradiction compares a load's results (not each pod's own, under pods) with what
 // fortio's JSON result it kept (fortio.json: on the kube target, the pods' results merged)
-// gives, converted as the load converted it (fortio.DecodeJSON).
-func loadContradiction(name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+// gives, converted as the load converted it (fortio.DecodeJSON), and that fortio.json to the
+// sums fortio keeps (fortio.Contradictions). On the targets whose loads are fortio's (local,
+// kube: a load that recorded a result kept fortio's JSON as it read it), a fortio.json that
+// does not read as fortio's result is refused: before, a record edited into a pass with its
+// fortio.json cut short, or stripped of its RunType, replayed PASSED, the check skipped.
+func loadContradiction(target, name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
 	l, ok := recorded.(*schema.LoadRecorded)
 	if !ok || l == nil {
 		return ""
@@ -456,7 +535,13 @@ func loadContradiction(name string, arts []*ArtifactRecord, data map[*ArtifactRe
 		}
 		res, err := fortio.DecodeJSON(data[a])
 		if err != nil {
+			if FortioTarget(target) {
+				return fmt.Sprintf("its %s does not read as fortio's result (%v), but a load on the %s target keeps fortio's result as fortio wrote it", artifactFile(a), err, target)
+			}
 			return ""
+		}
+		if cs := fortio.Contradictions(data[a]); len(cs) > 0 {
+			return fmt.Sprintf("its %s breaks the sums fortio keeps in every result: %s", artifactFile(a), strings.Join(cs, "; "))
 		}
 		got, have := res.LoadResult, l.LoadResult
 		got.Pods, have.Pods, got.Pod, have.Pod = nil, nil, "", ""
@@ -505,7 +590,13 @@ func snapshotContradiction(name string, p *schema.Snapshot, arts []*ArtifactReco
 		default:
 			continue
 		}
-		if err != nil || !hasJSONForm(got) || !hasJSONForm(have) {
+		if err != nil {
+			// The snapshot passed: its driver parsed this very text with the same parser.
+			// Before, a record edited into a pass beside a stats text made unreadable (one
+			// value written as a word) replayed PASSED, the check skipped.
+			return fmt.Sprintf("its %s does not parse as the snapshot parsed it (%v), but the snapshot passed, which it does only over a text that parses", artifactFile(a), err)
+		}
+		if !hasJSONForm(got) || !hasJSONForm(have) {
 			continue
 		}
 		at := name

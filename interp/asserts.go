@@ -65,6 +65,7 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 	msgs := loadCountContradictions(rec, sc)
 	msgs = append(msgs, targetValueContradictions(rec, sc)...)
 	msgs = append(msgs, planContradictions(rec, steps, lead)...)
+	msgs = append(msgs, sequenceOrderContradictions(rec, sc, lead)...)
 	if c := runTimeoutContradiction(rec, sc, lead); c != "" {
 		msgs = append(msgs, c)
 	}

@@ -152,7 +152,7 @@ func TestOutcomeContradictions(t *testing.T) {
 			s.Outcome, s.Error = interp.Errored, "x"
 		}, ""},
 		{"an exec that ran twice records another code", exits, exit("r", 3),
-			"step r: its record contradicts itself: its outcome is passed, but it records exit 3 and the step expects 0"},
+			"step r (round 2): its record contradicts itself: its outcome is passed, but it records exit 3 and the step expects 0"},
 		{"a repeat whose until never held flipped to passed", exits, func(rec *interp.Record) {
 			s := step(rec, "again")
 			s.Outcome, s.Error = interp.Passed, ""

@@ -40,7 +40,40 @@ func (ru *run) noteFile(written string, data []byte) {
 	if was, ok := ru.fileDigests[written]; ok && was != d {
 		d = ChangedDuringRun
 	}
+	if was, ok := ru.fileStart[written]; ok && was != d {
+		d = ChangedDuringRun // the run wrote it before this read
+	}
 	ru.fileDigests[written] = d
+}
+
+// startDigests are the digests of the files sc's steps read (dsl.StepFiles, those whose
+// path has no ${...}) when the run starts, by the path the step names; a file that cannot be
+// read then is given "". A step that reads a file the run wrote before it (content that
+// differs from run to run: a step that renders a manifest) reads what no later read gives:
+// noteFile records it as changed during the run. Before, its digest was kept as if the file
+// were the scenario's own, and replay refused every genuine record of such a run once the
+// next run had rewritten the file.
+func startDigests(sc *dsl.Scenario, file func(string) string) map[string]string {
+	out := map[string]string{}
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			for _, fs := range dsl.StepFiles(s) {
+				for _, f := range fs {
+					if strings.Contains(f, "${") {
+						continue
+					}
+					data, err := os.ReadFile(file(f))
+					if err != nil {
+						out[f] = ""
+						continue
+					}
+					sum := sha256.Sum256(data)
+					out[f] = digestPrefix + hex.EncodeToString(sum[:])
+				}
+			}
+		})
+	}
+	return out
 }
 
 // readFile returns path (the file the step names as written), or the path of its copy with

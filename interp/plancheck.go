@@ -2,6 +2,8 @@ package interp
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"labrun.dev/labrun/dsl"
@@ -31,6 +33,75 @@ func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []
 		}
 	}
 	return msgs
+}
+
+// sequenceOrderContradictions say where two steps one after the other in a sequence (a phase,
+// a sequence block, a repeat's steps) are recorded out of that order: a step starts once the
+// step before it ended (once it started, for one in the background or sampling), so a record
+// where it started before (with 1ms of slack) was edited. Before, a reader's times swapped
+// with those of the step that wrote what it read (started.r < 0.1 made true) replayed PASSED.
+// Two steps are compared run by run: each run once, or once in each round of a repeat
+// (StepRecord.Round); others (a record made before rounds were numbered) are not.
+func sequenceOrderContradictions(rec *Record, sc *dsl.Scenario, lead string) []string {
+	byPath := map[string][]*StepRecord{}
+	for _, sr := range rec.Steps {
+		if sr.Sample == 0 {
+			byPath[sr.Path] = append(byPath[sr.Path], sr)
+		}
+	}
+	var msgs []string
+	var walk func(list []*dsl.Step, seq bool)
+	walk = func(list []*dsl.Step, seq bool) {
+		for i, s := range list {
+			if seq && i > 0 {
+				if c := orderContradiction(list[i-1], byPath[list[i-1].Path], byPath[s.Path], lead); c != "" {
+					msgs = append(msgs, c)
+				}
+			}
+			switch s.Kind {
+			case "parallel":
+				walk(s.Children, false)
+			case "sequence", "repeat":
+				walk(s.Children, true)
+			}
+		}
+	}
+	for _, ph := range sc.Phases() {
+		walk(ph.Steps, true)
+	}
+	return msgs
+}
+
+// orderContradiction says how the runs of next (records nexts) started before the runs of
+// prev (prevs) that come before them in their sequence had ended (started, prev in the
+// background or sampling); "" when none did or they cannot be paired (see
+// sequenceOrderContradictions).
+func orderContradiction(prev *dsl.Step, prevs, nexts []*StepRecord, lead string) string {
+	byRound := func(rs []*StepRecord) map[int]*StepRecord {
+		m := map[int]*StepRecord{}
+		for _, r := range rs {
+			if _, dup := m[r.Round]; dup {
+				return nil
+			}
+			m[r.Round] = r
+		}
+		return m
+	}
+	ps, ns := byRound(prevs), byRound(nexts)
+	for _, round := range slices.Sorted(maps.Keys(ns)) {
+		n, p := ns[round], ps[round]
+		if p == nil || n.Outcome == Skipped && n.Start == n.End {
+			continue
+		}
+		after, what := p.End, "ended"
+		if prev.Background || prev.Every > 0 {
+			after, what = p.Start, "started"
+		}
+		if n.Start < after-time.Millisecond {
+			return fmt.Sprintf("step %s: %sit started at %s, before the step before it in its sequence, %s, %s (at %s): a sequence starts a step once the one before it %s", shownStep(n), lead, n.Start, shownStep(p), what, after, what)
+		}
+	}
+	return ""
 }
 
 // runTimeoutContradiction says how a step of rec's setup or steps that ended (passed or failed)

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -172,8 +173,10 @@ type StepRecord struct {
 	// ExpectedError is the error of a step that failed as its expectFail expected: the step
 	// passed, and expressions read this as error.<step>.
 	ExpectedError string `json:"expectedError,omitempty"`
-	Round         int    `json:"round,omitempty"`
-	Sample        int    `json:"sample,omitempty"`
+	// Round is the round (from 1) of the innermost repeat whose steps the step ran among, 0
+	// outside any (records made before it was kept say 0 in a repeat too).
+	Round  int `json:"round,omitempty"`
+	Sample int `json:"sample,omitempty"`
 	// Background steps run on while later steps start.
 	Background bool     `json:"background,omitempty"`
 	Warnings   []string `json:"warnings,omitempty"`
@@ -710,6 +713,8 @@ func (r *Record) Contradictions() error {
 	msgs = append(msgs, r.endedEarlyContradictions()...)
 	msgs = append(msgs, r.skippedContradictions()...)
 	msgs = append(msgs, r.execArtifactAbsences()...)
+	msgs = append(msgs, r.loadArtifactAbsences()...)
+	msgs = append(msgs, r.repeatContradictions()...)
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -751,6 +756,99 @@ func (r *Record) execArtifactAbsences() []string {
 			}
 			msgs = append(msgs, fmt.Sprintf("step %s: its exec result has a %s (%s), but the record lists no %s of the step, which an exec writes its %s to as it runs", name, o.field, clipJSON(o.text), o.file, o.field))
 		}
+	}
+	return msgs
+}
+
+// repeatContradictions are the repeats whose record holds more rounds than their max, or
+// whose rounds (StepRecord.Round, of their first step, in the order they started) are not
+// 1, 2, …: a repeat stops at its max (failed), and each round's steps record their round.
+// Before, a repeat (max 2) whose until never held, edited into a pass by a third round added
+// with the output that makes it hold (its step record, result and stdout.txt), replayed and
+// merged PASSED. A repeat's runs are told apart by time (within a repeat that a repeat runs
+// again); a record made before rounds were recorded is held to its max alone.
+func (r *Record) repeatContradictions() []string {
+	var msgs []string
+	for _, rp := range r.Steps {
+		if rp.Kind != "repeat" || rp.Sample > 0 || rp.Outcome == Skipped {
+			continue
+		}
+		first := rp.Path + ".repeat.steps.0"
+		var rounds []*StepRecord
+		for _, c := range r.Steps {
+			if c.Path == first && c.Sample == 0 && c.Start >= rp.Start && c.Start <= rp.End {
+				rounds = append(rounds, c)
+			}
+		}
+		slices.SortStableFunc(rounds, func(a, b *StepRecord) int { return cmp.Compare(a.Start, b.Start) })
+		if m := r.repeatMax(rp); m > 0 && len(rounds) > m {
+			msgs = append(msgs, fmt.Sprintf("step %s: its repeat stops after its max of %d rounds, but the record holds %d runs of its first step %s between its start and its end", shownStep(rp), m, len(rounds), or(rounds[0].Name, rounds[0].Path)))
+			continue
+		}
+		if !slices.ContainsFunc(rounds, func(c *StepRecord) bool { return c.Round > 0 }) {
+			continue // recorded before rounds were
+		}
+		for i, c := range rounds {
+			if c.Round != i+1 {
+				var got []string
+				for _, c := range rounds {
+					got = append(got, strconv.Itoa(c.Round))
+				}
+				msgs = append(msgs, fmt.Sprintf("step %s: the runs of its first step %s say rounds %s (in the order they started), but a repeat's rounds are 1, 2, … in turn", shownStep(rp), or(c.Name, c.Path), strings.Join(got, ", ")))
+				break
+			}
+		}
+	}
+	return msgs
+}
+
+// repeatMax is the max of the repeat rp as its record keeps it (its stepParams, else its
+// summary, "until … (max N)"), 0 when neither says.
+func (r *Record) repeatMax(rp *StepRecord) int {
+	var p struct {
+		Max int `json:"max"`
+	}
+	if raw, ok := r.StepParams[rp.Path]; ok && json.Unmarshal(raw, &p) == nil && p.Max > 0 {
+		return p.Max
+	}
+	if i := strings.LastIndex(rp.Summary, " (max "); i >= 0 && strings.HasSuffix(rp.Summary, ")") {
+		if n, err := strconv.Atoi(rp.Summary[i+len(" (max ") : len(rp.Summary)-1]); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+// FortioTarget says whether target's loads are run by fortio and keep its JSON result
+// (fortio.json) whenever they record one: labrun's local target and kube (a target of tests,
+// "fake", keeps a stand-in).
+func FortioTarget(target string) bool { return target == "local" || target == "kube" }
+
+// loadArtifactAbsences are the load results, on a target whose loads keep fortio's JSON result
+// (FortioTarget), whose step the record lists no fortio.json of: a load writes fortio's result
+// as an artifact before it records its own (schema.Load.Run), unless fortio's JSON could not
+// be written (a warning says so). Before, a record edited into a pass (its load's codes
+// changed) with its fortio.json taken out of the artifacts list and the folder replayed and
+// merged PASSED: the artifact check compares only the artifacts there are. Records of version
+// 1 are not checked.
+func (r *Record) loadArtifactAbsences() []string {
+	if r.Version < 2 || !FortioTarget(r.Target) {
+		return nil
+	}
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		res := r.Results[name]
+		if res == nil || res.Kind != "load" || res.Sampled {
+			continue
+		}
+		l, ok := res.Value.(*LoadRecord)
+		if !ok || l == nil || slices.ContainsFunc(l.Warnings, func(w string) bool { return strings.Contains(w, "fortio's JSON result is missing") }) {
+			continue
+		}
+		if slices.ContainsFunc(r.Artifacts, func(a *ArtifactRecord) bool { return a != nil && a.Step == name && a.Name == "fortio.json" }) {
+			continue
+		}
+		msgs = append(msgs, fmt.Sprintf("step %s: it recorded a load result (%s requests), but the record lists no fortio.json of the step, which a load on the %s target writes fortio's result to before it records its own", name, strconv.FormatFloat(l.Requests, 'f', -1, 64), r.Target))
 	}
 	return msgs
 }

@@ -166,6 +166,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	}
 	ru.fileReaders, ru.fileMarks = fileReaders(sc), map[fileMarkKey]*schema.FileMark{}
 	ru.markFiles("")
+	ru.fileStart = startDigests(sc, ru.file)
 
 	err := ru.preflight(ctx)
 	if err != nil {
@@ -416,6 +417,8 @@ type run struct {
 	// fileDigests are the digests of the files steps read, by the path they name
 	// (Record.FileDigests).
 	fileDigests map[string]string
+	// fileStart are the digests of those files when the run started (startDigests).
+	fileStart map[string]string
 	// fileReaders are the steps that read a local file since a mark, by the mark's step
 	// ("": the run's start); fileMarks where each file ended at its mark.
 	fileReaders map[string][]*dsl.Step

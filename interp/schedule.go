@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -374,7 +375,7 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 	sr := &StepRecord{
 		Path: s.Path, Name: s.Name, Label: blockLabel(s), Kind: s.Kind, Cluster: ru.sc.ClusterOf(s), Phase: s.Phase, Pos: s.Pos, Summary: summary,
 		Planned: ru.offset(planned), Start: ru.offset(start), Skew: start.Sub(planned),
-		Timed: timed, Round: round, Sample: sample, Background: s.Background,
+		Timed: timed, Round: cmp.Or(round, roundIn(ctx)), Sample: sample, Background: s.Background,
 	}
 	ru.mu.Lock()
 	ru.rec.Steps = append(ru.rec.Steps, sr)
@@ -550,7 +551,7 @@ func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
 		if round > 1 {
 			ru.freshRound(s.Children)
 		}
-		if err := ru.sequence(ctx, s.Children); err != nil {
+		if err := ru.sequence(withRound(ctx, round), s.Children); err != nil {
 			return err
 		}
 		jd := ru.judgeNow(s.Expr)
@@ -574,6 +575,21 @@ func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
 			}
 		}
 	}
+}
+
+// roundKey holds, in the context of a repeat's steps, the round they run in.
+type roundKey struct{}
+
+// withRound is ctx for the steps of a repeat's round (from 1): their records say it (Round),
+// those of a repeat within it its own.
+func withRound(ctx context.Context, round int) context.Context {
+	return context.WithValue(ctx, roundKey{}, round)
+}
+
+// roundIn is the round of the repeat whose steps ctx runs, 0 outside any.
+func roundIn(ctx context.Context) int {
+	r, _ := ctx.Value(roundKey{}).(int)
+	return r
 }
 
 // judgeNow judges an expression against what has been recorded so far.

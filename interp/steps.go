@@ -109,6 +109,15 @@ func (rt *stepRuntime) podPicked(p schema.PodPick) {
 		if len(used) > 1 {
 			rt.sr.Read = "pods " + strings.Join(used, ", ")
 		}
+		if rt.s.Kind != "snapshot" { // a snapshot writes its pod.txt with the pod's uid
+			// The pods used, one a line, as an artifact (schema.PodArtifact): the record says
+			// them once, in the step's read, which an edit changes unseen but for this.
+			n := schema.PodArtifact
+			if rt.sr.Sample > 0 {
+				n = fmt.Sprintf("%04d-%s", rt.sr.Sample, n)
+			}
+			ru.rec.Artifacts = append(ru.rec.Artifacts, &ArtifactRecord{Step: rt.Label(), Name: n, Data: []byte(strings.Join(used, "\n") + "\n")})
+		}
 	}
 	// A sampler's later samples say it again only when it changed; every other execution of
 	// the step (a repeat's next round, a sampler's first sample in it) picks anew, and its

@@ -43,7 +43,7 @@ func TestHTMLLoadCharts(t *testing.T) {
 	rec.TargetValues = map[string]any{"backends": map[string]any{"a": map[string]any{"address": "127.0.0.2:80"}}}
 	fortioJSON := `{"DurationHistogram":{"Count":30,"Data":[{"Start":0.001,"End":0.002,"Count":10},{"Start":0.002,"End":0.005,"Count":20}],"Percentiles":[{"Percentile":50,"Value":0.0025},{"Percentile":99,"Value":0.0049}]}}`
 	codes := `[{"atNs":0,"codes":{"200":5}},{"atNs":250000000,"codes":{"200":5,"503":5}}]`
-	rec.Artifacts = append(rec.Artifacts,
+	rec.Artifacts = append(rec.Artifacts[:1], // the sample's own fortio.json replaced
 		&interp.ArtifactRecord{Step: "fortio", Name: "fortio.json", Data: []byte(fortioJSON)},
 		&interp.ArtifactRecord{Step: "fortio", Name: "codes-over-time.json", Data: []byte(codes)})
 	files, err := report.Write(t.TempDir(), rec)

@@ -46,7 +46,8 @@ func sampleRecord() *interp.Record {
 			{Src: "delta.upstream_rq_pending_overflow == fortio.code503", Outcome: interp.Failed, Explanation: "delta.upstream_rq_pending_overflow (12) == fortio.code503 (15)"},
 			{Src: "mid.circuit_breakers.default.rq_pending_open == 1", Outcome: interp.Passed},
 		},
-		Artifacts: []*interp.ArtifactRecord{{Step: "before", Name: "stats-counters.txt", Data: []byte("cluster.c;.upstream_rq_total: 10\n")}},
+		// A load on kube keeps fortio's result (fortio.json): a record that lists none is refused.
+		Artifacts: []*interp.ArtifactRecord{{Step: "before", Name: "stats-counters.txt", Data: []byte("cluster.c;.upstream_rq_total: 10\n")}, {Step: "fortio", Name: "fortio.json", Data: []byte(`{"RunType":"HTTP"}`)}},
 	}
 }
 

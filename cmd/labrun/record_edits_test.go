@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -519,4 +520,296 @@ s: schema.#Scenario & {
 	refused(t, dir, []string{"steps.0 (t, exec) ran with mayFail true and would now run without it"}, "replay", "--file", "now/s.cue", recs[0])
 	asOldRecord(t, recs[0])
 	refused(t, dir, []string{`the record and the scenario in now/s.cue disagree (that file is not the source the run had): step t: it records the warning "mayFail: the run goes on", but the step has no mayFail`}, "replay", "--file", "now/s.cue", recs[0])
+}
+
+// editedLoadRecord runs a load every request of which the backend answers 503, judged by
+// fortio.code503 == 0 (FAILED), and edits its record into a pass: the load's codes all 200.
+// It returns the folder, the record and the text of its fortio.json as the run kept it.
+func editedLoadRecord(t *testing.T) (string, map[string]any, map[string]any) {
+	t.Helper()
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+ld: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [{name: "fortio", load: {url: "${backends.a.url}/echo?status=503", requests: 4, connections: 1}}]
+	expect: ["fortio.code503 == 0"]
+}
+`, 1)
+	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
+	l["codes"], l["ok"], l["errors"] = map[string]any{"200": 4}, 4, 0
+	passedAs(rec, map[string]any{"fortio.code503": 0})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	var entry map[string]any
+	if err := json.Unmarshal([]byte(readFileString(t, filepath.Join(strings.TrimSuffix(recs[0], ".json"), "fortio.json.jsonl"))), &entry); err != nil {
+		t.Fatal(err)
+	}
+	return dir, rec, entry
+}
+
+func readFileString(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// writeEdited writes rec as m/edited.json and the artifacts folder beside it with fortio.json's
+// entry (nil: none, and none listed).
+func writeEdited(t *testing.T, dir string, rec, fortioJSON map[string]any) {
+	t.Helper()
+	if fortioJSON == nil {
+		var kept []any
+		for _, a := range rec["artifacts"].([]any) {
+			if a.(map[string]any)["name"] != "fortio.json" {
+				kept = append(kept, a)
+			}
+		}
+		rec["artifacts"] = kept
+	} else {
+		b, err := json.Marshal(fortioJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeIn(t, filepath.Join(dir, "m", "edited", "fortio.json.jsonl"), string(b)+"\n")
+	}
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+}
+
+// TestLoadHeldToItsFortioJSON: a load's result edited into a pass (its 503s made 200s) beside
+// its fortio.json replayed and merged PASSED, exit 0, when fortio.json was edited too - its
+// codes alone, its histogram of failed calls still counting the 503s -, cut short so that it
+// does not decode, or taken out of the folder and the record's artifacts: the check compared
+// only a fortio.json that decodes and is listed.
+func TestLoadHeldToItsFortioJSON(t *testing.T) {
+	t.Run("codes edited in fortio.json", func(t *testing.T) {
+		dir, rec, entry := editedLoadRecord(t)
+		var fj map[string]any
+		if err := json.Unmarshal([]byte(entry["text"].(string)), &fj); err != nil {
+			t.Fatal(err)
+		}
+		fj["RetCodes"] = map[string]any{"200": 4}
+		b, _ := json.Marshal(fj)
+		entry["text"] = string(b)
+		writeEdited(t, dir, rec, entry)
+		want := []string{"step fortio (load): its artifact fortio.json (in fortio.json.jsonl) breaks the sums fortio keeps in every result: its codes hold 0 calls answered with no success, but its histogram of failed calls (ErrorsDurationHistogram) counts 4"}
+		refused(t, dir, want, "replay", "m/edited.json")
+		refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	})
+	t.Run("fortio.json cut short", func(t *testing.T) {
+		dir, rec, entry := editedLoadRecord(t)
+		text := entry["text"].(string)
+		entry["text"] = text[:len(text)/2]
+		writeEdited(t, dir, rec, entry)
+		want := []string{"step fortio (load): its artifact fortio.json (in fortio.json.jsonl) does not read as fortio's result (decoding fortio's JSON result: unexpected EOF", "but a load on the local target keeps fortio's result as fortio wrote it"}
+		refused(t, dir, want, "replay", "m/edited.json")
+		refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	})
+	t.Run("fortio.json taken out", func(t *testing.T) {
+		dir, rec, _ := editedLoadRecord(t)
+		writeEdited(t, dir, rec, nil)
+		want := []string{"step fortio: it recorded a load result (4 requests), but the record lists no fortio.json of the step, which a load on the local target writes fortio's result to before it records its own"}
+		refused(t, dir, want, "replay", "m/edited.json")
+		refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	})
+}
+
+// TestRepeatRoundsHeldToMax: a repeat (max 2) whose until never held (FAILED), edited into a
+// pass by a third round added (its step record, the result's stdout and a stdout.txt that make
+// the until hold) replayed and merged PASSED, exit 0: nothing held a repeat's runs to its max,
+// and the rounds' records said no round (StepRecord.Round was never set). A genuine record
+// numbers its rounds; runs renumbered (a round duplicated) are refused.
+func TestRepeatRoundsHeldToMax(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+rp: schema.#Scenario & {
+	steps: [
+		{name: "w", exec: argv: ["sh", "-c", "rm -f c"]},
+		{name: "tick", repeat: {max: 2, until: "t.stdout == 'n=3\\n'", steps: [{name: "t", exec: argv: ["sh", "-c", "n=$(cat c 2>/dev/null || echo 0); n=$((n+1)); echo $n > c; echo n=$n"]}]}},
+		{name: "r", exec: argv: ["echo", "ok"]},
+	]
+	expect: ["r.stdout == 'ok\\n'"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	var rounds []map[string]any
+	for _, s := range rec["steps"].([]any) {
+		if m := s.(map[string]any); m["name"] == "t" {
+			rounds = append(rounds, m)
+		}
+	}
+	if len(rounds) != 2 || rounds[0]["round"] != 1.0 || rounds[1]["round"] != 2.0 {
+		t.Fatalf("the rounds of t record rounds %v, %v, want 1, 2", rounds[0]["round"], rounds[len(rounds)-1]["round"])
+	}
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	folder := strings.TrimSuffix(recs[0], ".json")
+
+	// A third round added, after the second, that printed n=3.
+	third := map[string]any{}
+	for k, v := range rounds[1] {
+		third[k] = v
+	}
+	end := rounds[1]["endNs"].(float64)
+	third["plannedNs"], third["startNs"], third["endNs"], third["skewNs"], third["round"] = end+1000, end+1000, end+2000000, 0, 3
+	tick := stepOf(t, rec, "tick")
+	tick["outcome"], tick["endNs"] = "passed", end+3000000
+	delete(tick, "error")
+	var steps []any
+	for _, s := range rec["steps"].([]any) {
+		steps = append(steps, s)
+		if s.(map[string]any)["name"] == "t" && s.(map[string]any)["round"] == 2.0 {
+			steps = append(steps, third)
+		}
+	}
+	rec["steps"] = steps
+	w := stepOf(t, rec, "w") // the run stopped before r: its record is made after w's
+	r := map[string]any{"path": "steps.2", "name": "r", "kind": "exec", "phase": "steps", "summary": "echo ok", "pos": map[string]any{"file": w["pos"].(map[string]any)["file"], "line": 9, "col": 3},
+		"plannedNs": end + 3000000, "startNs": end + 3000000, "endNs": end + 5000000, "skewNs": 0, "outcome": "passed"}
+	steps = append(steps, r)
+	rec["steps"] = steps
+	res := rec["results"].(map[string]any)
+	res["t"].(map[string]any)["value"].(map[string]any)["stdout"] = "n=3\n"
+	res["r"] = map[string]any{"kind": "exec", "value": map[string]any{"stdout": "ok\n", "stderr": "", "exit": 0}}
+	rec["artifacts"] = append(rec["artifacts"].([]any),
+		map[string]any{"step": "t", "name": "stdout.txt", "file": "t-stdout-3.txt"},
+		map[string]any{"step": "r", "name": "stdout.txt", "file": "r-stdout.txt"})
+	passedAs(rec, map[string]any{"r.stdout": "ok\n"})
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(folder)); err != nil {
+		t.Fatal(err)
+	}
+	writeIn(t, filepath.Join(dir, "m", "edited", "t-stdout-3.txt"), "n=3\n")
+	writeIn(t, filepath.Join(dir, "m", "edited", "r-stdout.txt"), "ok\n")
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step tick: its repeat stops after its max of 2 rounds, but the record holds 3 runs of its first step t between its start and its end"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+
+	// Within its max, a round recorded twice.
+	third["round"] = 2
+	rec["steps"] = slices.DeleteFunc(rec["steps"].([]any), func(s any) bool { return s.(map[string]any)["round"] == 1.0 })
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	refused(t, dir, []string{"step tick: the runs of its first step t say rounds 2, 2 (in the order they started), but a repeat's rounds are 1, 2, … in turn"}, "replay", "m/edited.json")
+}
+
+// TestSequenceOrderHeld: a step that reads what the step before it in its sequence wrote,
+// whose start was judged (started.r < 0.1: FAILED, r started after w's 0.15 s), edited so
+// that the two steps' times are swapped - r first, then w - with the expectation passed,
+// replayed and merged PASSED, exit 0: nothing held a sequence's steps to its order.
+func TestSequenceOrderHeld(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+sw: schema.#Scenario & {
+	steps: [
+		{name: "w", exec: argv: ["sh", "-c", "sleep 0.15; echo queue=9 > q.txt"]},
+		{name: "r", exec: argv: ["cat", "q.txt"]},
+	]
+	expect: ["started.r < 0.1"]
+}
+`, 1)
+	w, r := stepOf(t, rec, "w"), stepOf(t, rec, "r")
+	for _, k := range []string{"plannedNs", "startNs", "endNs", "skewNs"} {
+		w[k], r[k] = r[k], w[k]
+	}
+	start, _ := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	stepsStart, _ := time.Parse(time.RFC3339Nano, rec["stepsStart"].(string))
+	started := (time.Duration(r["startNs"].(float64)) - stepsStart.Sub(start)).Seconds()
+	passedAs(rec, map[string]any{"started.r": started})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step r: its record contradicts itself: it started at ", "before the step before it in its sequence, w, ended (at "}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
+
+// TestSnapshotTextThatDoesNotParse: prometheus snapshots of a local backend around a load that
+// got 503s (delta.rq_5xx == 0: FAILED), the after snapshot's 5xx counts edited to 0 in the
+// record and its prometheus.txt made unreadable (one value written as a word): replay and
+// merge PASSED, exit 0. The snapshot check skipped a text that does not parse, though the
+// snapshot passed only over one that did.
+func TestSnapshotTextThatDoesNotParse(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+pr: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: prometheus: "${backends.a.url}/metrics"},
+		{name: "fortio", load: {url: "${backends.a.url}/echo?status=503", requests: 4, connections: 1}},
+		{name: "after", snapshot: prometheus: "${backends.a.url}/metrics"},
+	]
+	expect: ["delta.rq_5xx == 0"]
+}
+`, 1)
+	c := rec["results"].(map[string]any)["after"].(map[string]any)["value"].(map[string]any)["counters"].(map[string]any)
+	delete(c, "rq_503")
+	c["rq_5xx"], c["http_downstream_rq_5xx"] = 0, 0
+	delete(rec, "notes")
+	passedAs(rec, map[string]any{"delta.rq_5xx": 0})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	folder := strings.TrimSuffix(recs[0], ".json")
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(folder)); err != nil {
+		t.Fatal(err)
+	}
+	prom := filepath.Join(dir, "m", "edited", "prometheus.txt.jsonl")
+	lines := strings.Split(readFileString(t, prom), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, `"step":"after"`) {
+			lines[i] = strings.Replace(l, `\nrq_503 4\n`, `\nrq_503 four\n`, 1)
+			if lines[i] == l {
+				t.Fatalf("no rq_503 4 in after's prometheus.txt: %s", l)
+			}
+		}
+	}
+	writeIn(t, prom, strings.Join(lines, "\n"))
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{`step after (snapshot): its artifact prometheus.txt (in prometheus.txt.jsonl) does not parse as the snapshot parsed it (prometheus: line `, `value "four" is not a number`, "but the snapshot passed"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
+
+// TestLogsTextThatDoesNotParse: a logs step counted a 503 line (log.count == 0: FAILED); the
+// line taken out of the result, and its time taken off the line in its logs.txt: replay and
+// merge PASSED, exit 0. The logs check skipped a logs.txt that does not parse, though labrun
+// writes every line there with its time.
+func TestLogsTextThatDoesNotParse(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+lg: schema.#Scenario & {
+	steps: [
+		{name: "w", exec: argv: ["sh", "-c", "echo 'GET / 503 UO' >> app.log"]},
+		{name: "log", logs: {file: "app.log", match: " 503 "}},
+	]
+	expect: ["log.count == 0"]
+}
+`, 1)
+	v := rec["results"].(map[string]any)["log"].(map[string]any)["value"].(map[string]any)
+	v["lines"], v["entries"], v["count"] = []any{}, []any{}, 0
+	passedAs(rec, map[string]any{"log.count": 0})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	logs := filepath.Join(dir, "m", "edited", "log-logs.txt")
+	_, text, ok := strings.Cut(readFileString(t, logs), " ")
+	if !ok || text != "GET / 503 UO\n" {
+		t.Fatalf("log-logs.txt: %q", text)
+	}
+	writeIn(t, logs, text)
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step log (logs): its artifact log-logs.txt does not read as the lines labrun writes there, each with its time (a line's time: ", "but the step saved its log whole"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
