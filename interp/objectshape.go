@@ -149,34 +149,51 @@ func (ru *run) checkPartials(ctx context.Context, rt *stepRuntime, s *dsl.Step, 
 		field string
 		o     schema.Object
 	}{{"match", w.Match}, {"absent", w.Absent}} {
-		kind, _ := x.o["kind"].(string)
-		if kind == "" {
-			continue
+		msgs := ru.partialMisses(ctx, rt, s, x.field, x.o, false)
+		for i := range msgs {
+			msgs[i] = x.field + "." + msgs[i]
 		}
-		apiVersion, _ := x.o["apiVersion"].(string)
-		if sh, _ := kubeshape.Builtin(apiVersion, kind); sh != nil {
-			continue
-		}
-		crd := ru.crdShape(ctx, s, kind, apiVersion)
-		if crd.shape == nil {
-			if crd.unread != nil {
-				rt.Warn(fmt.Sprintf("the fields of the wait's %s are not checked against %s's CRD, which could not be read (%v): a misspelled one asked null holds at once", x.field, kind, crd.unread))
-			}
-			continue
-		}
-		var msgs []string
-		crd.shape.Check(map[string]any(x.o), func(path []string, m *kubeshape.Miss) {
-			subject := crd.kind
-			if m.At > 0 {
-				subject += " " + strings.Join(path[:m.At], ".")
-			}
-			msgs = append(msgs, fmt.Sprintf("%s.%s: %s %s", x.field, strings.Join(path, "."), subject, m.Msg))
-		})
 		if len(msgs) > 0 {
 			return errors.New(strings.Join(msgs, "; "))
 		}
 	}
 	return nil
+}
+
+// partialMisses are the fields of the partial object o (of the wait's field: match, or a
+// file's object) that its kind has not, each "path: what is wrong": a custom resource's, from
+// its CRD; with builtin, a built-in kind's too (an object of a file vet could not read before
+// the run, or that held ${...}).
+func (ru *run) partialMisses(ctx context.Context, rt *stepRuntime, s *dsl.Step, field string, o schema.Object, builtin bool) []string {
+	kind, _ := o["kind"].(string)
+	if kind == "" {
+		return nil
+	}
+	apiVersion, _ := o["apiVersion"].(string)
+	var msgs []string
+	if sh, _ := kubeshape.Builtin(apiVersion, kind); sh != nil {
+		if builtin {
+			schema.PartialMisses(o, func(path []string, msg string) {
+				msgs = append(msgs, fmt.Sprintf("%s: %s", strings.Join(path, "."), msg))
+			})
+		}
+		return msgs
+	}
+	crd := ru.crdShape(ctx, s, kind, apiVersion)
+	if crd.shape == nil {
+		if crd.unread != nil {
+			rt.Warn(fmt.Sprintf("the fields of the wait's %s are not checked against %s's CRD, which could not be read (%v): a misspelled one asked null holds at once", field, kind, crd.unread))
+		}
+		return nil
+	}
+	crd.shape.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
+		subject := crd.kind
+		if m.At > 0 {
+			subject += " " + strings.Join(path[:m.At], ".")
+		}
+		msgs = append(msgs, fmt.Sprintf("%s: %s %s", strings.Join(path, "."), subject, m.Msg))
+	})
+	return msgs
 }
 
 // objectReadProblems are, for vet --server, the names the scenario's expressions read below

@@ -316,7 +316,7 @@ type Runtime interface {
 	ReadFile(path string) (string, error)
 	// ReadObjects reads the objects of YAML or JSON files of the scenario (their ${...}
 	// filled; every document, and the items of a List), each with where it is written.
-	ReadObjects(paths []string) ([]FileObject, error)
+	ReadObjects(ctx context.Context, paths []string) ([]FileObject, error)
 	// SawObjects notes objects a step of the run applied, deleted, read by name or matched
 	// by name: the run knows they existed (or, a delete's, were meant to).
 	SawObjects(refs []ObjectRef)
@@ -331,6 +331,8 @@ type Runtime interface {
 type FileObject struct {
 	Object Object
 	Source string
+	// Line is the line of the file where the object's document begins (1-based).
+	Line int
 }
 
 // Parent is a kind that holds steps; ChildField is the field of its value that lists them

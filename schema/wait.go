@@ -99,19 +99,9 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 	if k, _ := o["kind"].(string); k != "" && !c.Templated(field+".kind") && !c.Templated(field+".apiVersion") {
 		// A misspelled field would be asked absent (null) or matched nowhere: the kind's
 		// fields are known for built-in kinds.
-		v, _ := o["apiVersion"].(string)
-		if msg := kubeshape.Removed(v, k); msg != "" {
-			c.Errorf(field+".apiVersion", "%s", msg)
-		}
-		if sh, kind := kubeshape.Builtin(v, k); sh != nil {
-			sh.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
-				subject := kind
-				if m.At > 0 {
-					subject += " " + strings.Join(path[:m.At], ".")
-				}
-				c.Errorf(field+"."+strings.Join(path, "."), "%s %s", subject, m.Msg)
-			})
-		}
+		PartialMisses(o, func(path []string, msg string) {
+			c.Errorf(field+"."+strings.Join(path, "."), "%s", msg)
+		})
 	}
 	md, _ := o["metadata"].(map[string]any)
 	if labels, ok := md["labels"]; ok {
@@ -124,6 +114,37 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 				c.Errorf(field+".metadata.labels", "expected label %q to be a string, got %v", k, v)
 			}
 		}
+	}
+}
+
+// PartialMisses calls miss for every field of the partial object o (a wait's match or absent,
+// an object of its matchFiles or absentFiles) that o's kind, a built-in one, does not have,
+// with its path and what is wrong ("Deployment spec has no field replica (did you mean
+// replicas?)"), and for an apiVersion that no longer serves the kind (path ["apiVersion"]).
+// A misspelled field asked null would hold at once, and one of an absence matches no object,
+// so the absence holds at once too; one asked a value of a match never matches. A custom
+// resource's fields are checked by the run, against its CRD.
+func PartialMisses(o Object, miss func(path []string, msg string)) {
+	k, _ := o["kind"].(string)
+	if k == "" {
+		return
+	}
+	v, _ := o["apiVersion"].(string)
+	if msg := kubeshape.Removed(v, k); msg != "" {
+		miss([]string{"apiVersion"}, msg)
+	}
+	if sh, kind := kubeshape.Builtin(v, k); sh != nil {
+		sh.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
+			subject := kind
+			if m.At > 0 {
+				subject += " " + strings.Join(path[:m.At], ".")
+			}
+			msg := subject + " " + m.Msg
+			if k := path[m.At]; strings.HasPrefix(k, "(") || strings.HasPrefix(k, "~") {
+				msg += "; a Chainsaw expression key ((…), ~.(…)) is no expression here but a field name no object has: write the claim as a get with until (an expr expression over the object)"
+			}
+			miss(path, msg)
+		})
 	}
 }
 
@@ -212,7 +233,7 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 		if len(p.AbsentFiles) > 0 {
 			absent, files = true, p.AbsentFiles
 		}
-		objs, err := rt.ReadObjects(files)
+		objs, err := rt.ReadObjects(ctx, files)
 		if err != nil {
 			return err
 		}
