@@ -24,20 +24,34 @@ import (
 // named is an object a step names: its kind (schema.KindKey) and name.
 type named struct{ kind, name string }
 
-// stepNames are the objects the scenario's steps apply, delete or read by name, and whether
-// vet knows them all (no ${...} in their names or kinds, every file read).
-func (d *decoder) stepNames() (map[named]bool, bool) {
-	out := map[named]bool{}
+// stepNames are the objects the scenario's steps apply, delete or read by name, each with the
+// namespaces a step names it in ("" for one a ${...} names), and whether vet knows them all
+// (no ${...} in their names or kinds, every file read).
+func (d *decoder) stepNames() (map[named]map[string]bool, bool) {
+	out := map[named]map[string]bool{}
 	known := true
-	add := func(kind, name string) {
+	ns := ""          // the namespace of the step being walked: its own, else the scenario's first
+	var stepNS string // the step's namespace field
+	addIn := func(kind, name, in string) {
 		if strings.Contains(kind, "${") || strings.Contains(name, "${") {
 			known = false
 			return
 		}
 		if kind != "" && name != "" {
-			out[named{schema.KindKey(kind), name}] = true
+			n := named{schema.KindKey(kind), name}
+			if out[n] == nil {
+				out[n] = map[string]bool{}
+			}
+			switch {
+			case schema.NamespaceTemplate(in) != "":
+				return // no namespace: said at its field
+			case strings.Contains(in, "${") && !slices.Contains(d.sc.Allowed(), in):
+				in = "" // known when the step runs
+			}
+			out[n][in] = true
 		}
 	}
+	add := func(kind, name string) { addIn(kind, name, ns) }
 	addObjects := func(objs []schema.Object) {
 		for _, o := range objs {
 			kind, _ := o["kind"].(string)
@@ -46,7 +60,11 @@ func (d *decoder) stepNames() (map[named]bool, bool) {
 			if _, ok := md["name"]; ok && name == "" {
 				known = false // not a literal string
 			}
-			add(kind, name)
+			in, _ := md["namespace"].(string)
+			if in == "" {
+				in = stepNS
+			}
+			addIn(kind, name, d.defaultNamespace(in))
 		}
 	}
 	addFiles := func(files []string) {
@@ -67,6 +85,8 @@ func (d *decoder) stepNames() (map[named]bool, bool) {
 		}
 	}
 	for _, s := range d.order {
+		stepNS = stepNamespace(s)
+		ns = d.defaultNamespace(stepNS)
 		switch p := s.Params.(type) {
 		case *schema.Apply:
 			addObjects(p.Objects)
@@ -96,6 +116,27 @@ func (d *decoder) stepNames() (map[named]bool, bool) {
 	return out, known
 }
 
+// stepNamespace is the namespace field of a step that names objects ("" for none).
+func stepNamespace(s *Step) string {
+	switch p := s.Params.(type) {
+	case *schema.Apply:
+		return p.Namespace
+	case *schema.Delete:
+		return p.Namespace
+	case *schema.Get:
+		return p.Namespace
+	case *schema.Wait:
+		return p.Namespace
+	case *schema.Scale:
+		return p.Namespace
+	case *schema.Restart:
+		return p.Namespace
+	case *schema.Kill:
+		return p.Namespace
+	}
+	return ""
+}
+
 // checkAbsentNames refuses a wait: absent of an object by name that no step of the scenario
 // names (see above).
 func (d *decoder) checkAbsentNames() {
@@ -103,7 +144,7 @@ func (d *decoder) checkAbsentNames() {
 	if len(owned) == 0 {
 		return // the namespaces are -n's or the context's: they hold what they hold
 	}
-	var names map[named]bool
+	var names map[named]map[string]bool
 	known, looked := false, false
 	for _, s := range d.order {
 		p, ok := s.Params.(*schema.Wait)
@@ -129,9 +170,36 @@ func (d *decoder) checkAbsentNames() {
 			switch {
 			case kind == "" || name == "" || strings.Contains(kind, "${") || strings.Contains(name, "${"):
 				return
-			case slices.Contains(clusterScopedKinds, kind) || !slices.Contains(owned, ns):
-				return // not an object of the scenario's namespaces: the world's
-			case names[named{schema.KindKey(kind), name}] || slices.Contains(schema.EveryNamespace[kind], name):
+			case slices.Contains(clusterScopedKinds, kind):
+				return
+			case !slices.Contains(owned, ns):
+				// Not an object of the scenario's namespaces: the world's, waited for as
+				// written; but one the scenario's steps make in its own namespaces, and name
+				// nowhere else, is that object looked for in the wrong namespace (a KUTTL or
+				// Chainsaw file's namespace: default): its absence there holds at once.
+				in := names[named{schema.KindKey(kind), name}]
+				if len(in) == 0 || in[ns] || in[""] || strings.Contains(ns, "${") || schema.NamespaceTemplate(ns) != "" {
+					return
+				}
+				for _, e := range d.sc.Ephemeral {
+					if ns == e.Key {
+						return // an ephemeral namespace's key: said at the namespace
+					}
+				}
+				var where []string
+				for n := range in {
+					if slices.Contains(owned, n) {
+						where = append(where, n)
+					}
+				}
+				if len(where) == 0 {
+					return
+				}
+				slices.Sort(where)
+				c.Errorf(field, "%s: the scenario names %s %q in %s, not in %s, a namespace it does not own: the wait would hold at its first poll over an object that is not there, whatever became of %s; drop metadata.namespace (the step's namespace is %s), or say mayNeverExist: true for one that must never exist in %s",
+					what, kind, name, strings.Join(where, ", "), ns, name, d.defaultNamespace(p.Namespace), ns)
+				return
+			case names[named{schema.KindKey(kind), name}] != nil || slices.Contains(schema.EveryNamespace[kind], name):
 				return // a step names it, or every namespace has it
 			}
 			var same []string

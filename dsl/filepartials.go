@@ -20,17 +20,15 @@ import (
 
 // checkFilePartials refuses a field of a wait's matchFiles or absentFiles object that its
 // built-in kind does not have.
+//
+// Every file a step reads (apply, delete, wait) is also refused an object of KUTTL's own kinds
+// (TestStep, TestAssert: a test's settings, which the API server serves no kind for) and a
+// metadata.namespace that is another tool's template left as written (schema.NamespaceTemplate).
 func (d *decoder) checkFilePartials() {
 	for _, s := range d.order {
-		p, ok := s.Params.(*schema.Wait)
-		if !ok {
-			continue
-		}
-		for _, fs := range []struct {
-			field string
-			files []string
-		}{{"matchFiles", p.MatchFiles}, {"absentFiles", p.AbsentFiles}} {
-			for i, f := range fs.files {
+		_, wait := s.Params.(*schema.Wait)
+		for field, files := range stepFiles(s) {
+			for i, f := range files {
 				if strings.Contains(f, "${") {
 					continue
 				}
@@ -44,11 +42,27 @@ func (d *decoder) checkFilePartials() {
 				}
 				lines := strings.SplitAfter(string(data), "\n")
 				for _, o := range objs {
-					schema.PartialMisses(o.Object, func(fpath []string, msg string) {
+					at := func(fpath []string, format string, args ...any) {
 						line, col := yamlKeyPos(lines, o.Line, fpath)
 						d.l.errs.add(Pos{File: path, Line: line, Col: col},
-							fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, fs.field, i),
-							"wait.%s (%s): %s: %s", fs.field, o.Source, strings.Join(fpath, "."), msg)
+							fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i),
+							"%s.%s (%s): %s", s.Kind, field, o.Source, fmt.Sprintf(format, args...))
+					}
+					apiVersion, _ := o.Object["apiVersion"].(string)
+					if kind, _ := o.Object["kind"].(string); strings.HasPrefix(apiVersion, "kuttl.dev/") {
+						at([]string{"kind"}, "%s is KUTTL's own, a test's settings and no object of the cluster: drop it from the file (its timeout is the step's timeout; its collectors, catch steps; its commands, exec steps)", kind)
+						continue
+					}
+					md, _ := o.Object["metadata"].(map[string]any)
+					if ns, _ := md["namespace"].(string); schema.NamespaceTemplate(ns) != "" {
+						at([]string{"metadata", "namespace"}, "%s", schema.NamespaceTemplate(ns))
+						continue
+					}
+					if !wait {
+						continue
+					}
+					schema.PartialMisses(o.Object, func(fpath []string, msg string) {
+						at(fpath, "%s: %s", strings.Join(fpath, "."), msg)
 					})
 				}
 			}

@@ -323,8 +323,10 @@ type Runtime interface {
 	// Unseen reports whether ref (kind, namespace and name; its apiVersion is not compared)
 	// is in one of the scenario's namespaces and no step of the run has noted it
 	// (SawObjects): a wait: absent of it that finds it absent at its start would hold over
-	// an object that, for all the run knows, never existed.
-	Unseen(ref ObjectRef) bool
+	// an object that, for all the run knows, never existed. Outside them, whether the run
+	// noted it only in the scenario's namespaces (those it is in): the object looked for in
+	// the wrong one.
+	Unseen(ref ObjectRef) (bool, []string)
 }
 
 // FileObject is an object read from a file, and where: "assert.yaml, document 2".

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"labrun.dev/labrun/internal/kubeshape"
 	"sort"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"labrun.dev/labrun/internal/kubeshape"
 )
 
 // Wait is the wait step: until a rollout is ready, a condition holds, or an expression is true.
@@ -104,6 +107,9 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 		})
 	}
 	md, _ := o["metadata"].(map[string]any)
+	if ns, _ := md["namespace"].(string); NamespaceTemplate(ns) != "" && !c.Templated(field+".metadata.namespace") {
+		c.Errorf(field+".metadata.namespace", "%s", NamespaceTemplate(ns))
+	}
 	if labels, ok := md["labels"]; ok {
 		lm, ok := labels.(map[string]any)
 		if !ok {
@@ -285,6 +291,17 @@ func (p *Wait) saw(rt Runtime, o Object) {
 	}
 }
 
+// NamespaceTemplate says what is wrong with a namespace that is no namespace name (a DNS
+// label) and holds no ${...}: most often another tool's template left as written, KUTTL's
+// $NAMESPACE or {{ .Namespace }}, Chainsaw's ($namespace). A wait: absent there reads a
+// namespace that cannot exist, and holds at its first poll. "" for a namespace name.
+func NamespaceTemplate(ns string) string {
+	if ns == "" || strings.Contains(ns, "${") || len(validation.IsDNS1123Label(ns)) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("metadata.namespace %q is no namespace name, and no object can be there (an absence there holds at once, a match never does); KUTTL's $NAMESPACE and {{ .Namespace }}, and Chainsaw's ($namespace), are written ${ns.<key>} (the scenario's ephemeralNamespaces), or leave metadata.namespace out for the step's namespace", ns)
+}
+
 // neverSeen is the error of a wait: absent of an object by name, in one of the scenario's
 // namespaces, that no step of the run applied, deleted or read (Runtime.Unseen), and that
 // does not exist when the wait starts: "webb is gone" would hold at the first poll over a
@@ -292,7 +309,14 @@ func (p *Wait) saw(rt Runtime, o Object) {
 // run knows it, with mayNeverExist, or when the read fails otherwise (the wait says so).
 func (p *Wait) neverSeen(ctx context.Context, rt Runtime, o Object) error {
 	r := p.refOf(rt, o)
-	if p.MayNeverExist || r.Name == "" || !rt.Unseen(r) {
+	if msg := NamespaceTemplate(r.Namespace); msg != "" {
+		return fmt.Errorf("wait absent: %s", msg)
+	}
+	if p.MayNeverExist || r.Name == "" {
+		return nil
+	}
+	unseen, seenIn := rt.Unseen(r)
+	if !unseen {
 		return nil
 	}
 	cl := rt.Target().Cluster
@@ -301,6 +325,10 @@ func (p *Wait) neverSeen(ctx context.Context, rt Runtime, o Object) error {
 		return nil
 	}
 	msg := "wait absent: " + r.NotFound()
+	if len(seenIn) > 0 {
+		return fmt.Errorf("%s, a namespace the scenario does not own, where no step of this run applied, deleted or read it: the run knows it in %s; its absence in %s would hold at the first poll, whatever became of that one; leave metadata.namespace out for the step's namespace (%s), or say mayNeverExist: true for one that must never exist in %s",
+			msg, strings.Join(seenIn, ", "), r.Namespace, rt.Namespace(p.Namespace), r.Namespace)
+	}
 	if near := nearName(ctx, cl, r); near != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", near)
 	}
