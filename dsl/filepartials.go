@@ -26,7 +26,7 @@ import (
 // metadata.namespace that is another tool's template left as written (schema.NamespaceTemplate).
 func (d *decoder) checkFilePartials() {
 	for _, s := range d.order {
-		_, wait := s.Params.(*schema.Wait)
+		w, wait := s.Params.(*schema.Wait)
 		for field, files := range stepFiles(s) {
 			for i, f := range files {
 				if strings.Contains(f, "${") {
@@ -64,6 +64,11 @@ func (d *decoder) checkFilePartials() {
 					schema.PartialMisses(o.Object, func(fpath []string, msg string) {
 						at(fpath, "%s: %s", strings.Join(fpath, "."), msg)
 					})
+					if w.AnyOrder {
+						schema.EmptyLists(o.Object, func(fpath []string) {
+							at(fpath, "%s: %s", strings.Join(fpath, "."), schema.EmptyAnyOrderList)
+						})
+					}
 				}
 			}
 		}

@@ -63,6 +63,13 @@ func (p *Wait) Check(c Checker) {
 	c.ExactlyOne("rollout", "condition", "match", "absent", "until", "matchFiles", "absentFiles")
 	checkPartial(c, "match", p.Match, true)
 	checkPartial(c, "absent", p.Absent, false)
+	if p.AnyOrder {
+		for field, o := range map[string]Object{"match": p.Match, "absent": p.Absent} {
+			EmptyLists(o, func(path []string) {
+				c.Errorf(field+"."+strings.Join(path, "."), "%s", EmptyAnyOrderList)
+			})
+		}
+	}
 	if p.AnyOrder && p.Match == nil && p.Absent == nil && len(p.MatchFiles)+len(p.AbsentFiles) == 0 {
 		c.Errorf("anyOrder", "anyOrder applies to match, absent, matchFiles or absentFiles")
 	}
@@ -139,6 +146,9 @@ func PartialMisses(o Object, miss func(path []string, msg string)) {
 	if msg := kubeshape.Removed(v, k); msg != "" {
 		miss([]string{"apiVersion"}, msg)
 	}
+	if _, ok := o["stringData"]; ok && k == "Secret" && (v == "" || v == "v1") {
+		miss([]string{"stringData"}, "a Secret's stringData is write-only: the API server moves it into data, base64-encoded, and never returns it, so a match of it never holds and an absence of it holds at once; match data, its values base64-encoded (CUE's encoding/base64)")
+	}
 	if sh, kind := kubeshape.Builtin(v, k); sh != nil {
 		sh.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
 			subject := kind
@@ -151,6 +161,38 @@ func PartialMisses(o Object, miss func(path []string, msg string)) {
 			}
 			miss(path, msg)
 		})
+	}
+}
+
+// EmptyAnyOrderList says why an empty list is refused in a partial object matched with
+// anyOrder.
+const EmptyAnyOrderList = "with anyOrder, an empty list matches every list (each element written must match one of the list's, and none is written), so it asks nothing; write the elements wanted, or leave anyOrder out, where [] wants the list empty"
+
+// EmptyLists calls f with the path of every empty list of the partial object o.
+func EmptyLists(o Object, f func(path []string)) {
+	var walk func(v any, path []string)
+	walk = func(v any, path []string) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k], append(path[:len(path):len(path)], k))
+			}
+		case []any:
+			if len(x) == 0 {
+				f(path)
+			}
+			for i, e := range x {
+				walk(e, append(path[:len(path):len(path)], fmt.Sprint(i)))
+			}
+		}
+	}
+	if o != nil {
+		walk(map[string]any(o), nil)
 	}
 }
 
