@@ -156,7 +156,7 @@ func PartialMisses(o Object, miss func(path []string, msg string)) {
 				subject += " " + strings.Join(path[:m.At], ".")
 			}
 			msg := subject + " " + m.Msg
-			if k := path[m.At]; strings.HasPrefix(k, "(") || strings.HasPrefix(k, "~") {
+			if m.At < len(path) && (strings.HasPrefix(path[m.At], "(") || strings.HasPrefix(path[m.At], "~")) {
 				msg += "; a Chainsaw expression key ((…), ~.(…)) is no expression here but a field name no object has: write the claim as a get with until (an expr expression over the object)"
 			}
 			miss(path, msg)
