@@ -239,3 +239,52 @@ func (d *decoder) checkAbsentNames() {
 		}
 	}
 }
+
+// lintEventsObjects warns of an events step (of setup, steps or cleanup: catch steps judge
+// nothing) filtered by an object, a literal kind and name in one of the scenario's namespaces,
+// that no step of the scenario applies, deletes or reads: events: {kind: "Pod", name: "wbe"}
+// keeps no event, and "no BackOff for web" (len(ev) == 0) held whatever happened to web. A
+// command or a controller may make such an object (a warning, then: lint.ignore says so).
+func (d *decoder) lintEventsObjects(warn func(s *Step, field, code, format string, args ...any)) {
+	owned := d.sc.Allowed()
+	if len(owned) == 0 {
+		return
+	}
+	var names map[named]map[string]bool
+	looked := false
+	sc := d.sc
+	Walk(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Cleanup...), func(s *Step) {
+		p, ok := s.Params.(*schema.Events)
+		if !ok || p.Name == "" || p.Kind == "" || HasInterpolation(p.Name) || HasInterpolation(p.Kind) {
+			return
+		}
+		ns := d.defaultNamespace(p.Namespace)
+		if !slices.Contains(owned, ns) {
+			return
+		}
+		if !looked {
+			var known bool
+			names, known = d.stepNames()
+			looked = true
+			if !known {
+				names = nil // the run's names are known only then
+			}
+		}
+		if names == nil || names[named{schema.KindKey(p.Kind), p.Name}] != nil {
+			return
+		}
+		var same []string
+		for n := range names {
+			if n.kind == schema.KindKey(p.Kind) {
+				same = append(same, n.name)
+			}
+		}
+		slices.Sort(same)
+		mean := ""
+		if near := didyoumean.Closest(p.Name, same); near != "" {
+			mean = fmt.Sprintf(" (did you mean %q?)", near)
+		}
+		warn(s, "name", LintEventsUnknownObject, "events of %s %q: no step of the scenario applies, deletes or reads %s %q%s in %s: unless a command or a controller makes it, the step keeps no event, and a claim that none happened (len(…) == 0) holds whatever happened",
+			p.Kind, p.Name, p.Kind, p.Name, mean, ns)
+	})
+}
