@@ -142,14 +142,16 @@ func (ru *run) crdShape(ctx context.Context, s *dsl.Step, kind, apiVersion strin
 }
 
 // checkPartials refuses, before a wait polls, a field of its match or absent that the custom
-// resource's CRD does not have (vet has checked a built-in kind's): a misspelled field asked
-// null would hold at once, one asked a value would never match.
+// resource's CRD does not have, or a built-in kind's (vet has checked those it could see: a
+// ${...} fills a string only now, "${vars.n}" for spec.replicas is "1", no number): a
+// misspelled field asked null, or a value of another type, would hold at once in an
+// absence, and never match.
 func (ru *run) checkPartials(ctx context.Context, rt *stepRuntime, s *dsl.Step, w *schema.Wait) error {
 	for _, x := range []struct {
 		field string
 		o     schema.Object
 	}{{"match", w.Match}, {"absent", w.Absent}} {
-		msgs := ru.partialMisses(ctx, rt, s, x.field, x.o, false)
+		msgs := ru.partialMisses(ctx, rt, s, x.field, x.o, true)
 		for i := range msgs {
 			msgs[i] = x.field + "." + msgs[i]
 		}
