@@ -288,3 +288,105 @@ func (d *decoder) lintEventsObjects(warn func(s *Step, field, code, format strin
 			p.Kind, p.Name, p.Kind, p.Name, mean, ns)
 	})
 }
+
+// lintAbsentLabels warns of a wait: absent by labels (no name), in one of the scenario's
+// namespaces, whose labels no object the scenario applies there carries, where one carries a
+// label close to them: absent: {kind: "Pod", metadata: labels: app: "wbe"} held at once while
+// the pods labelled app=web lived on. Pods are judged by the labels of the Pods and workload
+// templates applied; other kinds by their objects' labels. A label no applied object comes
+// close to (one a controller adds: job-name, pod-template-hash) is not warned of.
+func (d *decoder) lintAbsentLabels(objs []applied, warn func(s *Step, field, code, format string, args ...any)) {
+	owned := d.sc.Allowed()
+	if len(owned) == 0 {
+		return
+	}
+	sc := d.sc
+	Walk(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Cleanup...), func(s *Step) {
+		p, ok := s.Params.(*schema.Wait)
+		if !ok || p.Absent == nil || p.MayNeverExist {
+			return
+		}
+		kind, _ := p.Absent["kind"].(string)
+		md, _ := p.Absent["metadata"].(map[string]any)
+		want, _ := md["labels"].(map[string]any)
+		if _, named := md["name"]; named || len(want) == 0 || kind == "" || HasInterpolation(kind) {
+			return
+		}
+		ns, _ := md["namespace"].(string)
+		if ns == "" {
+			ns = d.defaultNamespace(p.Namespace)
+		}
+		if !slices.Contains(owned, ns) {
+			return
+		}
+		var sets []map[string]any
+		for _, a := range objs {
+			if a.namespace() != ns {
+				continue
+			}
+			if schema.KindKey(kind) == schema.KindKey("Pod") {
+				if l, _, ok := podTemplate(a.obj); ok && l != nil {
+					sets = append(sets, l)
+				}
+				continue
+			}
+			if k, _ := a.obj["kind"].(string); schema.KindKey(k) == schema.KindKey(kind) {
+				amd, _ := a.obj["metadata"].(map[string]any)
+				if l, _ := amd["labels"].(map[string]any); l != nil {
+					sets = append(sets, l)
+				}
+			}
+		}
+		keys := map[string][]string{} // a label key → its values among the sets
+		for _, l := range sets {
+			carries := true
+			for k, v := range want {
+				if s, _ := v.(string); HasInterpolation(s) || HasInterpolation(k) {
+					return // known when the step runs
+				}
+				if l[k] != v {
+					carries = false
+				}
+			}
+			if carries {
+				return
+			}
+			for k, v := range l {
+				if s, ok := v.(string); ok && !slices.Contains(keys[k], s) {
+					keys[k] = append(keys[k], s)
+				}
+			}
+		}
+		allKeys := make([]string, 0, len(keys))
+		for k := range keys {
+			allKeys = append(allKeys, k)
+		}
+		slices.Sort(allKeys)
+		wk := make([]string, 0, len(want))
+		for k := range want {
+			wk = append(wk, k)
+		}
+		slices.Sort(wk)
+		for _, k := range wk {
+			v, _ := want[k].(string)
+			var mean string
+			if vals, ok := keys[k]; ok {
+				if slices.Contains(vals, v) {
+					continue
+				}
+				slices.Sort(vals)
+				if near := didyoumean.Closest(v, vals); near != "" {
+					mean = fmt.Sprintf("%s=%s", k, near)
+				}
+			} else if near := didyoumean.Closest(k, allKeys); near != "" {
+				mean = near
+			}
+			if mean == "" {
+				continue
+			}
+			warn(s, "absent.metadata.labels."+k, LintAbsentUnknownLabels, "wait.absent of %s labelled %s=%s: no %s the scenario applies in %s carries it (did you mean %s?): unless a controller or a command labels one so, the absence holds at its first poll whatever became of the objects it applies",
+				kind, k, v, kind, ns, mean)
+			return
+		}
+	})
+}

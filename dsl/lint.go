@@ -68,6 +68,9 @@ const (
 	// LintEventsUnknownObject: an events step filtered by an object (kind and name) of the
 	// scenario's namespaces that no step names.
 	LintEventsUnknownObject = "events-unknown-object"
+	// LintAbsentUnknownLabels: a wait: absent by labels that no object the scenario applies
+	// in that namespace carries, close to labels one does.
+	LintAbsentUnknownLabels = "absent-unknown-labels"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -90,6 +93,7 @@ var LintCodes = map[string]string{
 	LintOtherCluster:        "in a scenario of several clusters, a wait: match or absent of an object (kind and name) that the scenario applies only in other clusters than the wait's: the absent holds at once, the match never",
 	LintRolloutKind:         "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
 	LintKindOnlyMatch:       "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
+	LintAbsentUnknownLabels: "a wait: absent by labels (no name), in one of the scenario's namespaces, whose labels no object of the kind the scenario applies there carries (a Pod's: no Pod or workload template), where one carries a label close to them (app=wbe for app=web, ap for app): the absence holds at its first poll",
 	LintEventsUnknownObject: "an events step (outside catch) filtered by an object, kind and name, of the scenario's namespaces that no step of the scenario applies, deletes or reads (a misspelling: it keeps no event, and a claim that none happened, len(ev) == 0, holds whatever happened)",
 	LintPodReplaced:         "a delta of two snapshots of an Envoy by one selector, or a series sampled by selector, with a kill, restart, scale or delete of pods that selector matches that may run between the snapshots or while it samples: the later snapshots may read another pod's sidecar (a new Envoy, counting from zero), and the delta (the series' max, min, first, last) then errs when judged",
 	LintOneReplica:          "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
@@ -234,6 +238,7 @@ func (d *decoder) lint() {
 	d.lintPodReplaced(objs, warn)
 	d.lintUnmatchedLabels(objs, ix, warn)
 	d.lintEventsObjects(warn)
+	d.lintAbsentLabels(objs, warn)
 }
 
 // lintKindOnly warns of a wait: match or absent of any object of a kind (neither name nor
