@@ -173,6 +173,7 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d.checkLocalWorld()
 	d.checkNamespaces()
 	d.checkAbsentNames()
+	d.checkFilePartials()
 	names := d.names()
 	sc.exprNames = names
 	d.compile(names)

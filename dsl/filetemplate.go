@@ -266,14 +266,14 @@ func YAMLObjects(name string, data []byte) ([]schema.FileObject, error) {
 				if !ok {
 					return fmt.Errorf("%s, item %d: expected an object", src, i+1)
 				}
-				out = append(out, schema.FileObject{Object: m, Source: fmt.Sprintf("%s, item %d", src, i+1)})
+				out = append(out, schema.FileObject{Object: m, Source: fmt.Sprintf("%s, item %d", src, i+1), Line: at})
 			}
 			return nil
 		}
 		if k, _ := o["kind"].(string); k == "" {
 			return fmt.Errorf("%s: the object needs a kind", src)
 		}
-		out = append(out, schema.FileObject{Object: o, Source: src})
+		out = append(out, schema.FileObject{Object: o, Source: src, Line: at})
 		return nil
 	}
 	for i, l := range lines {

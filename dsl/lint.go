@@ -65,31 +65,39 @@ const (
 	// LintPodReplaced: a delta or series of an Envoy by selector across a step that replaces
 	// the pods the selector matches.
 	LintPodReplaced = "pod-replaced"
+	// LintEventsUnknownObject: an events step filtered by an object (kind and name) of the
+	// scenario's namespaces that no step names.
+	LintEventsUnknownObject = "events-unknown-object"
+	// LintAbsentUnknownLabels: a wait: absent by labels that no object the scenario applies
+	// in that namespace carries, close to labels one does.
+	LintAbsentUnknownLabels = "absent-unknown-labels"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
 var LintCodes = map[string]string{
-	LintStatsMatcher:     "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
-	LintPortLevel:        "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
-	LintTCPPort:          "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
-	LintClusterDomain:    "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster or a config's endpoints, with or without a ${...}, or a string of an expression)",
-	LintUnknownHost:      "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
-	LintOneSample:        "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: no sample while it runs, one at its start and one at its end",
-	LintUnknownStat:      "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
-	LintMayFailUnread:    "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
-	LintNothingJudged:    "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
-	LintSweepOnlyJudged:  "a swept var (of the scenario's sweep or --sweep) that only the expectations (or a catch step) read: every combination runs the same setup and steps, and only the claims judged of them differ",
-	LintUnusedDNSName:    "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
-	LintUnreachedBackend: "a delta an expression reads compares snapshots of a local backend that no step of the scenario can reach (no load names its ${backends.<name>...} or address, no exec or process runs a command that could, nothing restarts it): nothing the run does moves its counters",
-	LintDeltaWindowOpen:  "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
-	LintUnmatchedLabels:  "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
-	LintUnknownNamespace: "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
-	LintOtherCluster:     "in a scenario of several clusters, a wait: match or absent of an object (kind and name) that the scenario applies only in other clusters than the wait's: the absent holds at once, the match never",
-	LintRolloutKind:      "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
-	LintKindOnlyMatch:    "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
-	LintPodReplaced:      "a delta of two snapshots of an Envoy by one selector, or a series sampled by selector, with a kill, restart, scale or delete of pods that selector matches that may run between the snapshots or while it samples: the later snapshots may read another pod's sidecar (a new Envoy, counting from zero), and the delta (the series' max, min, first, last) then errs when judged",
-	LintOneReplica:       "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
-	LintUnknownAddress:   "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
+	LintStatsMatcher:        "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
+	LintPortLevel:           "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
+	LintTCPPort:             "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
+	LintClusterDomain:       "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster or a config's endpoints, with or without a ${...}, or a string of an expression)",
+	LintUnknownHost:         "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
+	LintOneSample:           "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: no sample while it runs, one at its start and one at its end",
+	LintUnknownStat:         "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
+	LintMayFailUnread:       "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
+	LintNothingJudged:       "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
+	LintSweepOnlyJudged:     "a swept var (of the scenario's sweep or --sweep) that only the expectations (or a catch step) read: every combination runs the same setup and steps, and only the claims judged of them differ",
+	LintUnusedDNSName:       "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
+	LintUnreachedBackend:    "a delta an expression reads compares snapshots of a local backend that no step of the scenario can reach (no load names its ${backends.<name>...} or address, no exec or process runs a command that could, nothing restarts it): nothing the run does moves its counters",
+	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
+	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
+	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
+	LintOtherCluster:        "in a scenario of several clusters, a wait: match or absent of an object (kind and name) that the scenario applies only in other clusters than the wait's: the absent holds at once, the match never",
+	LintRolloutKind:         "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
+	LintKindOnlyMatch:       "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
+	LintAbsentUnknownLabels: "a wait: absent by labels (no name), in one of the scenario's namespaces, whose labels no object of the kind the scenario applies there carries (a Pod's: no Pod or workload template), where one carries a label close to them (app=wbe for app=web, ap for app): the absence holds at its first poll",
+	LintEventsUnknownObject: "an events step (outside catch) filtered by an object, kind and name, of the scenario's namespaces that no step of the scenario applies, deletes or reads (a misspelling: it keeps no event, and a claim that none happened, len(ev) == 0, holds whatever happened)",
+	LintPodReplaced:         "a delta of two snapshots of an Envoy by one selector, or a series sampled by selector, with a kill, restart, scale or delete of pods that selector matches that may run between the snapshots or while it samples: the later snapshots may read another pod's sidecar (a new Envoy, counting from zero), and the delta (the series' max, min, first, last) then errs when judged",
+	LintOneReplica:          "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
+	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default
@@ -229,6 +237,8 @@ func (d *decoder) lint() {
 	d.lintDeltaWindows(warn)
 	d.lintPodReplaced(objs, warn)
 	d.lintUnmatchedLabels(objs, ix, warn)
+	d.lintEventsObjects(warn)
+	d.lintAbsentLabels(objs, warn)
 }
 
 // lintKindOnly warns of a wait: match or absent of any object of a kind (neither name nor

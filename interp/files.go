@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -152,7 +153,11 @@ func (ru *run) removeCopies() {
 }
 
 // ReadObjects implements schema.Runtime.
-func (rt *stepRuntime) ReadObjects(paths []string) ([]schema.FileObject, error) {
+// Each object's fields are checked against its kind's, as a match's are (partialMisses): vet
+// checks a built-in kind's in a file it can read before the run; one that holds ${...}, one a
+// command writes, and a custom resource's are checked here, before the wait polls (a built-in
+// kind's again: vet refused those it could see).
+func (rt *stepRuntime) ReadObjects(ctx context.Context, paths []string) ([]schema.FileObject, error) {
 	var out []schema.FileObject
 	var errs []error
 	for _, p := range paths {
@@ -177,6 +182,11 @@ func (rt *stepRuntime) ReadObjects(paths []string) ([]schema.FileObject, error) 
 			// A wait over no object holds at once (vet refuses such a file when it can read
 			// it before the run; one written by the run, or named by a ${...}, is known only now).
 			errs = append(errs, fmt.Errorf("%s holds no object (%s): the wait would hold at once; give the objects to wait for", p, dsl.NoObjectWhy))
+		}
+		for _, o := range objs {
+			for _, m := range rt.ru.partialMisses(ctx, rt, rt.s, "object of "+o.Source, o.Object, true) {
+				errs = append(errs, fmt.Errorf("%s: %s", o.Source, m))
+			}
 		}
 		out = append(out, objs...)
 	}

@@ -142,41 +142,60 @@ func (ru *run) crdShape(ctx context.Context, s *dsl.Step, kind, apiVersion strin
 }
 
 // checkPartials refuses, before a wait polls, a field of its match or absent that the custom
-// resource's CRD does not have (vet has checked a built-in kind's): a misspelled field asked
-// null would hold at once, one asked a value would never match.
+// resource's CRD does not have, or a built-in kind's (vet has checked those it could see: a
+// ${...} fills a string only now, "${vars.n}" for spec.replicas is "1", no number): a
+// misspelled field asked null, or a value of another type, would hold at once in an
+// absence, and never match.
 func (ru *run) checkPartials(ctx context.Context, rt *stepRuntime, s *dsl.Step, w *schema.Wait) error {
 	for _, x := range []struct {
 		field string
 		o     schema.Object
 	}{{"match", w.Match}, {"absent", w.Absent}} {
-		kind, _ := x.o["kind"].(string)
-		if kind == "" {
-			continue
+		msgs := ru.partialMisses(ctx, rt, s, x.field, x.o, true)
+		for i := range msgs {
+			msgs[i] = x.field + "." + msgs[i]
 		}
-		apiVersion, _ := x.o["apiVersion"].(string)
-		if sh, _ := kubeshape.Builtin(apiVersion, kind); sh != nil {
-			continue
-		}
-		crd := ru.crdShape(ctx, s, kind, apiVersion)
-		if crd.shape == nil {
-			if crd.unread != nil {
-				rt.Warn(fmt.Sprintf("the fields of the wait's %s are not checked against %s's CRD, which could not be read (%v): a misspelled one asked null holds at once", x.field, kind, crd.unread))
-			}
-			continue
-		}
-		var msgs []string
-		crd.shape.Check(map[string]any(x.o), func(path []string, m *kubeshape.Miss) {
-			subject := crd.kind
-			if m.At > 0 {
-				subject += " " + strings.Join(path[:m.At], ".")
-			}
-			msgs = append(msgs, fmt.Sprintf("%s.%s: %s %s", x.field, strings.Join(path, "."), subject, m.Msg))
-		})
 		if len(msgs) > 0 {
 			return errors.New(strings.Join(msgs, "; "))
 		}
 	}
 	return nil
+}
+
+// partialMisses are the fields of the partial object o (of the wait's field: match, or a
+// file's object) that its kind has not, each "path: what is wrong": a custom resource's, from
+// its CRD; with builtin, a built-in kind's too (an object of a file vet could not read before
+// the run, or that held ${...}).
+func (ru *run) partialMisses(ctx context.Context, rt *stepRuntime, s *dsl.Step, field string, o schema.Object, builtin bool) []string {
+	kind, _ := o["kind"].(string)
+	if kind == "" {
+		return nil
+	}
+	apiVersion, _ := o["apiVersion"].(string)
+	var msgs []string
+	if sh, _ := kubeshape.Builtin(apiVersion, kind); sh != nil {
+		if builtin {
+			schema.PartialMisses(o, func(path []string, msg string) {
+				msgs = append(msgs, fmt.Sprintf("%s: %s", strings.Join(path, "."), msg))
+			})
+		}
+		return msgs
+	}
+	crd := ru.crdShape(ctx, s, kind, apiVersion)
+	if crd.shape == nil {
+		if crd.unread != nil {
+			rt.Warn(fmt.Sprintf("the fields of the wait's %s are not checked against %s's CRD, which could not be read (%v): a misspelled one asked null holds at once", field, kind, crd.unread))
+		}
+		return nil
+	}
+	crd.shape.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
+		subject := crd.kind
+		if m.At > 0 {
+			subject += " " + strings.Join(path[:m.At], ".")
+		}
+		msgs = append(msgs, fmt.Sprintf("%s: %s %s", strings.Join(path, "."), subject, m.Msg))
+	})
+	return msgs
 }
 
 // objectReadProblems are, for vet --server, the names the scenario's expressions read below

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -185,5 +187,74 @@ func TestCRDUnreadWarned(t *testing.T) {
 				t.Errorf("warnings %q, want %q and the cluster's error", got, c.want)
 			}
 		})
+	}
+}
+
+// TestFileObjectsChecked: the objects of a wait's matchFiles and absentFiles are checked as a
+// match's are, before the wait polls: a custom resource's against its CRD, and a built-in
+// kind's of a file that holds ${...} (which vet leaves to the run). A misspelled field of an
+// errors file matched no object, and the absence held at once (probe p14 #11).
+func TestFileObjectsChecked(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"s.cue": `package s
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	target: "kube"
+	vars: n: 1
+	steps: [
+		{name: "crd", mayFail: true, wait: absentFiles: ["dr.yaml"]},
+		{name: "builtin", mayFail: true, wait: absentFiles: ["dep.yaml"]},
+		{name: "ok", wait: matchFiles: ["good.yaml"]},
+	]
+	expect: ["outcome.crd == 'passed'", "outcome.builtin == 'passed'"]
+}
+`,
+		"dr.yaml":   "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: backend\nspec:\n  trafficPolicy:\n    outlierDetecton: {}\n",
+		"dep.yaml":  "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replica: ${vars.n}\n",
+		"good.yaml": "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: backend\nspec:\n  trafficPolicy:\n    outlierDetection: {}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${vars.n}\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := dsl.Load([]string{filepath.Join(dir, "s.cue")}, dsl.Options{Target: "fake"})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	sc := res.Scenarios[0].ForRun("r1")
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
+	w := &fakes.World{CRDSchemas: map[string]map[string]any{"DestinationRule": obj(map[string]any{
+		"spec": obj(map[string]any{"trafficPolicy": obj(map[string]any{
+			"outlierDetection": obj(map[string]any{"interval": map[string]any{"type": "string"}}),
+		})}),
+	})}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	want := map[string]string{
+		"crd":     "dr.yaml, line 1: spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)",
+		"builtin": "dep.yaml, line 1: spec.replica: Deployment spec has no field replica (did you mean replicas?)",
+		"ok":      "",
+	}
+	seen := 0
+	for _, s := range rec.Steps {
+		w, ok := want[s.Name]
+		if !ok {
+			continue
+		}
+		seen++
+		if w == "" && s.Error != "" || !strings.Contains(s.Error, w) || w != "" && s.Outcome == interp.Passed {
+			t.Errorf("step %s: %s %q, want the error %q", s.Name, s.Outcome, s.Error, w)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("%d of the steps recorded, want %d: %+v", seen, len(want), rec.Steps)
+	}
+	if rec.Outcome == interp.Passed {
+		t.Errorf("the run passed: %s", rec.Error)
 	}
 }

@@ -339,14 +339,31 @@ func (rt *stepRuntime) SawObjects(refs []schema.ObjectRef) {
 	}
 }
 
-func (rt *stepRuntime) Unseen(r schema.ObjectRef) bool {
-	if r.Name == "" || r.Namespace == "" || !slices.Contains(rt.ru.sc.Allowed(), r.Namespace) {
-		return false // not an object of the scenario's namespaces: the world's
+// Unseen implements schema.Runtime. An object outside the scenario's namespaces is the
+// world's, unless the run saw an object of its kind and name in one of the scenario's
+// namespaces and never in this one: that object looked for in the wrong namespace (a file's
+// namespace: default), whose absence there would hold at once (vet says so of what it reads).
+func (rt *stepRuntime) Unseen(r schema.ObjectRef) (bool, []string) {
+	if r.Name == "" || r.Namespace == "" {
+		return false, nil
 	}
 	cluster := rt.ru.sc.ClusterOf(rt.s)
+	allowed := rt.ru.sc.Allowed()
 	rt.ru.mu.Lock()
 	defer rt.ru.mu.Unlock()
-	return !rt.ru.seen[seenKey{cluster, schema.KindKey(r.Kind), r.Namespace, r.Name}]
+	if rt.ru.seen[seenKey{cluster, schema.KindKey(r.Kind), r.Namespace, r.Name}] {
+		return false, nil
+	}
+	if slices.Contains(allowed, r.Namespace) {
+		return true, nil
+	}
+	var in []string
+	for _, ns := range allowed {
+		if rt.ru.seen[seenKey{cluster, schema.KindKey(r.Kind), ns, r.Name}] {
+			in = append(in, ns)
+		}
+	}
+	return len(in) > 0, in // none: not an object of the scenario's namespaces, the world's
 }
 
 func (rt *stepRuntime) WaitUntil(ctx context.Context, interval time.Duration) error {

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"labrun.dev/labrun/internal/kubeshape"
 )
 
 // Events is the events step: a namespace's Kubernetes events, filtered.
@@ -53,6 +55,14 @@ func (p *Events) Check(c Checker) {
 	}
 	if p.Name != "" && p.Kind == "" {
 		c.Errorf("name", "name picks the events of one object: give its kind too, e.g. kind: \"Pod\"")
+	}
+	// The filter compares kind as the API server writes it (type's enum is the schema's):
+	// another spelling keeps
+	// no event, and "no BackOff event for pod web" (len(ev) == 0) would hold whatever happened.
+	if p.Kind != "" && !c.Templated("kind") {
+		if _, kind := kubeshape.Builtin("", p.Kind); kind != "" && kind != p.Kind {
+			c.Errorf("kind", "events name their object's kind as the API server writes it, %q: kind %q keeps no event (len(…) == 0 would hold whatever happened); write kind: %q", kind, p.Kind, kind)
+		}
 	}
 }
 

@@ -316,21 +316,25 @@ type Runtime interface {
 	ReadFile(path string) (string, error)
 	// ReadObjects reads the objects of YAML or JSON files of the scenario (their ${...}
 	// filled; every document, and the items of a List), each with where it is written.
-	ReadObjects(paths []string) ([]FileObject, error)
+	ReadObjects(ctx context.Context, paths []string) ([]FileObject, error)
 	// SawObjects notes objects a step of the run applied, deleted, read by name or matched
 	// by name: the run knows they existed (or, a delete's, were meant to).
 	SawObjects(refs []ObjectRef)
 	// Unseen reports whether ref (kind, namespace and name; its apiVersion is not compared)
 	// is in one of the scenario's namespaces and no step of the run has noted it
 	// (SawObjects): a wait: absent of it that finds it absent at its start would hold over
-	// an object that, for all the run knows, never existed.
-	Unseen(ref ObjectRef) bool
+	// an object that, for all the run knows, never existed. Outside them, whether the run
+	// noted it only in the scenario's namespaces (those it is in): the object looked for in
+	// the wrong one.
+	Unseen(ref ObjectRef) (bool, []string)
 }
 
 // FileObject is an object read from a file, and where: "assert.yaml, document 2".
 type FileObject struct {
 	Object Object
 	Source string
+	// Line is the line of the file where the object's document begins (1-based).
+	Line int
 }
 
 // Parent is a kind that holds steps; ChildField is the field of its value that lists them

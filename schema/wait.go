@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"labrun.dev/labrun/internal/kubeshape"
 	"sort"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"labrun.dev/labrun/internal/kubeshape"
 )
 
 // Wait is the wait step: until a rollout is ready, a condition holds, or an expression is true.
@@ -60,6 +63,13 @@ func (p *Wait) Check(c Checker) {
 	c.ExactlyOne("rollout", "condition", "match", "absent", "until", "matchFiles", "absentFiles")
 	checkPartial(c, "match", p.Match, true)
 	checkPartial(c, "absent", p.Absent, false)
+	if p.AnyOrder {
+		for field, o := range map[string]Object{"match": p.Match, "absent": p.Absent} {
+			EmptyLists(o, func(path []string) {
+				c.Errorf(field+"."+strings.Join(path, "."), "%s", EmptyAnyOrderList)
+			})
+		}
+	}
 	if p.AnyOrder && p.Match == nil && p.Absent == nil && len(p.MatchFiles)+len(p.AbsentFiles) == 0 {
 		c.Errorf("anyOrder", "anyOrder applies to match, absent, matchFiles or absentFiles")
 	}
@@ -99,21 +109,17 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 	if k, _ := o["kind"].(string); k != "" && !c.Templated(field+".kind") && !c.Templated(field+".apiVersion") {
 		// A misspelled field would be asked absent (null) or matched nowhere: the kind's
 		// fields are known for built-in kinds.
-		v, _ := o["apiVersion"].(string)
-		if msg := kubeshape.Removed(v, k); msg != "" {
-			c.Errorf(field+".apiVersion", "%s", msg)
-		}
-		if sh, kind := kubeshape.Builtin(v, k); sh != nil {
-			sh.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
-				subject := kind
-				if m.At > 0 {
-					subject += " " + strings.Join(path[:m.At], ".")
-				}
-				c.Errorf(field+"."+strings.Join(path, "."), "%s %s", subject, m.Msg)
-			})
-		}
+		PartialMisses(o, func(path []string, msg string) {
+			if len(path) == 3 && path[0] == "metadata" && path[1] == "labels" {
+				return // a label that is no string: said below
+			}
+			c.Errorf(field+"."+strings.Join(path, "."), "%s", msg)
+		})
 	}
 	md, _ := o["metadata"].(map[string]any)
+	if ns, _ := md["namespace"].(string); NamespaceTemplate(ns) != "" && !c.Templated(field+".metadata.namespace") {
+		c.Errorf(field+".metadata.namespace", "%s", NamespaceTemplate(ns))
+	}
 	if labels, ok := md["labels"]; ok {
 		lm, ok := labels.(map[string]any)
 		if !ok {
@@ -124,6 +130,72 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 				c.Errorf(field+".metadata.labels", "expected label %q to be a string, got %v", k, v)
 			}
 		}
+	}
+}
+
+// PartialMisses calls miss for every field of the partial object o (a wait's match or absent,
+// an object of its matchFiles or absentFiles) that o's kind, a built-in one, does not have,
+// with its path and what is wrong ("Deployment spec has no field replica (did you mean
+// replicas?)"), and for an apiVersion that no longer serves the kind (path ["apiVersion"]).
+// A misspelled field asked null would hold at once, and one of an absence matches no object,
+// so the absence holds at once too; one asked a value of a match never matches. A custom
+// resource's fields are checked by the run, against its CRD.
+func PartialMisses(o Object, miss func(path []string, msg string)) {
+	k, _ := o["kind"].(string)
+	if k == "" {
+		return
+	}
+	v, _ := o["apiVersion"].(string)
+	if msg := kubeshape.Removed(v, k); msg != "" {
+		miss([]string{"apiVersion"}, msg)
+	}
+	if _, ok := o["stringData"]; ok && k == "Secret" && (v == "" || v == "v1") {
+		miss([]string{"stringData"}, "a Secret's stringData is write-only: the API server moves it into data, base64-encoded, and never returns it, so a match of it never holds and an absence of it holds at once; match data, its values base64-encoded (CUE's encoding/base64)")
+	}
+	if sh, kind := kubeshape.Builtin(v, k); sh != nil {
+		sh.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
+			subject := kind
+			if m.At > 0 {
+				subject += " " + strings.Join(path[:m.At], ".")
+			}
+			msg := subject + " " + m.Msg
+			if m.At < len(path) && (strings.HasPrefix(path[m.At], "(") || strings.HasPrefix(path[m.At], "~")) {
+				msg += "; a Chainsaw expression key ((…), ~.(…)) is no expression here but a field name no object has: write the claim as a get with until (an expr expression over the object)"
+			}
+			miss(path, msg)
+		})
+	}
+}
+
+// EmptyAnyOrderList says why an empty list is refused in a partial object matched with
+// anyOrder.
+const EmptyAnyOrderList = "with anyOrder, an empty list matches every list (each element written must match one of the list's, and none is written), so it asks nothing; write the elements wanted, or leave anyOrder out, where [] wants the list empty"
+
+// EmptyLists calls f with the path of every empty list of the partial object o.
+func EmptyLists(o Object, f func(path []string)) {
+	var walk func(v any, path []string)
+	walk = func(v any, path []string) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k], append(path[:len(path):len(path)], k))
+			}
+		case []any:
+			if len(x) == 0 {
+				f(path)
+			}
+			for i, e := range x {
+				walk(e, append(path[:len(path):len(path)], fmt.Sprint(i)))
+			}
+		}
+	}
+	if o != nil {
+		walk(map[string]any(o), nil)
 	}
 }
 
@@ -212,7 +284,7 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 		if len(p.AbsentFiles) > 0 {
 			absent, files = true, p.AbsentFiles
 		}
-		objs, err := rt.ReadObjects(files)
+		objs, err := rt.ReadObjects(ctx, files)
 		if err != nil {
 			return err
 		}
@@ -264,6 +336,17 @@ func (p *Wait) saw(rt Runtime, o Object) {
 	}
 }
 
+// NamespaceTemplate says what is wrong with a namespace that is no namespace name (a DNS
+// label) and holds no ${...}: most often another tool's template left as written, KUTTL's
+// $NAMESPACE or {{ .Namespace }}, Chainsaw's ($namespace). A wait: absent there reads a
+// namespace that cannot exist, and holds at its first poll. "" for a namespace name.
+func NamespaceTemplate(ns string) string {
+	if ns == "" || strings.Contains(ns, "${") || len(validation.IsDNS1123Label(ns)) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("metadata.namespace %q is no namespace name, and no object can be there (an absence there holds at once, a match never does); KUTTL's $NAMESPACE and {{ .Namespace }}, and Chainsaw's ($namespace), are written ${ns.<key>} (the scenario's ephemeralNamespaces), or leave metadata.namespace out for the step's namespace", ns)
+}
+
 // neverSeen is the error of a wait: absent of an object by name, in one of the scenario's
 // namespaces, that no step of the run applied, deleted or read (Runtime.Unseen), and that
 // does not exist when the wait starts: "webb is gone" would hold at the first poll over a
@@ -271,7 +354,14 @@ func (p *Wait) saw(rt Runtime, o Object) {
 // run knows it, with mayNeverExist, or when the read fails otherwise (the wait says so).
 func (p *Wait) neverSeen(ctx context.Context, rt Runtime, o Object) error {
 	r := p.refOf(rt, o)
-	if p.MayNeverExist || r.Name == "" || !rt.Unseen(r) {
+	if msg := NamespaceTemplate(r.Namespace); msg != "" {
+		return fmt.Errorf("wait absent: %s", msg)
+	}
+	if p.MayNeverExist || r.Name == "" {
+		return nil
+	}
+	unseen, seenIn := rt.Unseen(r)
+	if !unseen {
 		return nil
 	}
 	cl := rt.Target().Cluster
@@ -280,6 +370,10 @@ func (p *Wait) neverSeen(ctx context.Context, rt Runtime, o Object) error {
 		return nil
 	}
 	msg := "wait absent: " + r.NotFound()
+	if len(seenIn) > 0 {
+		return fmt.Errorf("%s, a namespace the scenario does not own, where no step of this run applied, deleted or read it: the run knows it in %s; its absence in %s would hold at the first poll, whatever became of that one; leave metadata.namespace out for the step's namespace (%s), or say mayNeverExist: true for one that must never exist in %s",
+			msg, strings.Join(seenIn, ", "), r.Namespace, rt.Namespace(p.Namespace), r.Namespace)
+	}
 	if near := nearName(ctx, cl, r); near != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", near)
 	}

@@ -50,12 +50,48 @@ type Shape struct {
 	Kind   Kind
 	Fields map[string]*Shape
 	Elem   *Shape
+	// Scalar is the JSON type of a Scalar, where its Go type or its schema's type says
+	// (AnyScalar for a timestamp, a quantity, an int-or-string, bytes). Only core/v1's and
+	// apps/v1's kinds (by reflection) and CRDs have it: groups.json.gz keeps scalars untyped.
+	Scalar ScalarType
+}
+
+// ScalarType is the JSON type of a scalar.
+type ScalarType uint8
+
+// The scalar types.
+const (
+	AnyScalar ScalarType = iota
+	StringScalar
+	NumberScalar
+	BoolScalar
+)
+
+func (t ScalarType) String() string {
+	return [...]string{"a scalar", "a string", "a number", "a bool"}[t]
 }
 
 var (
-	opaque = &Shape{Kind: Opaque}
-	scalar = &Shape{Kind: Scalar}
+	opaque       = &Shape{Kind: Opaque}
+	scalar       = &Shape{Kind: Scalar}
+	scalarString = &Shape{Kind: Scalar, Scalar: StringScalar}
+	scalarNumber = &Shape{Kind: Scalar, Scalar: NumberScalar}
+	scalarBool   = &Shape{Kind: Scalar, Scalar: BoolScalar}
 )
+
+// scalarTypeOf is the JSON type of a scalar value written in a partial object (AnyScalar for
+// any other value).
+func scalarTypeOf(v any) ScalarType {
+	switch v.(type) {
+	case string:
+		return StringScalar
+	case bool:
+		return BoolScalar
+	case float64, float32, int, int64, int32, uint64, uint32, json.Number:
+		return NumberScalar
+	}
+	return AnyScalar
+}
 
 // Miss is a name a path reads that its value does not have.
 type Miss struct {
@@ -261,6 +297,14 @@ func goShape(t reflect.Type) *Shape {
 		return &Shape{Kind: List, Elem: goShape(t.Elem())}
 	case reflect.Interface:
 		return opaque
+	case reflect.String:
+		return scalarString
+	case reflect.Bool:
+		return scalarBool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return scalarNumber
 	}
 	return scalar
 }
@@ -345,6 +389,12 @@ func openAPIShape(s map[string]any) *Shape {
 	case "array":
 		m, _ := s["items"].(map[string]any)
 		return &Shape{Kind: List, Elem: openAPIShape(m)}
+	case "string":
+		return scalarString
+	case "integer", "number":
+		return scalarNumber
+	case "boolean":
+		return scalarBool
 	}
 	return scalar
 }
@@ -380,6 +430,19 @@ func (s *Shape) check(v any, path []string, miss func([]string, *Miss)) {
 		}
 		for i, e := range x {
 			s.Elem.check(e, append(path[:len(path):len(path)], strconv.Itoa(i)), miss)
+		}
+	default:
+		// A scalar of another JSON type than the field's never equals it: "1" for a
+		// number, true for a string (an absence of it holds at once, a match never).
+		// A string with a ${...} is filled when the step runs: its type is known then.
+		if str, ok := v.(string); ok && strings.Contains(str, "${") {
+			return
+		}
+		if s.Kind == Scalar && s.Scalar != AnyScalar && len(path) > 0 {
+			if t := scalarTypeOf(v); t != AnyScalar && t != s.Scalar {
+				b, _ := json.Marshal(v)
+				miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is %s: %s, %s, never equals it", s.Scalar, b, t)})
+			}
 		}
 	}
 }

@@ -3,6 +3,8 @@ package kubeshape
 import (
 	_ "embed"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,6 +104,55 @@ func TestShortNamesAndRemovedVersions(t *testing.T) {
 	} {
 		if got := Removed(c.apiVersion, c.kind); c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("Removed(%s, %s) = %q, want %q", c.apiVersion, c.kind, got, c.want)
+		}
+	}
+}
+
+// TestCheckScalarTypes: a scalar of a partial object whose JSON type is not its field's never
+// equals it, and Check says so (probe p14 #07: spec.replicas: "1" in a wait: absent held at
+// once); where the type says nothing (a quantity, an int-or-string, a timestamp, groups.json.gz's
+// kinds), any scalar goes.
+func TestCheckScalarTypes(t *testing.T) {
+	pod, _ := Builtin("v1", "Pod")
+	dep, _ := Builtin("apps/v1", "Deployment")
+	job, _ := Builtin("batch/v1", "Job")
+	crd := FromCRD(map[string]any{"type": "object", "properties": map[string]any{
+		"spec": map[string]any{"type": "object", "properties": map[string]any{
+			"size":    map[string]any{"type": "integer"},
+			"name":    map[string]any{"type": "string"},
+			"enabled": map[string]any{"type": "boolean"},
+			"port":    map[string]any{"x-kubernetes-int-or-string": true},
+		}},
+	}})
+	for _, c := range []struct {
+		name  string
+		shape *Shape
+		obj   map[string]any
+		want  []string
+	}{
+		{"number as string", dep, map[string]any{"spec": map[string]any{"replicas": "1"}},
+			[]string{`spec.replicas@2: is a number: "1", a string, never equals it`}},
+		{"number", dep, map[string]any{"spec": map[string]any{"replicas": 1.0, "paused": false}}, nil},
+		{"bool as string", dep, map[string]any{"spec": map[string]any{"paused": "false"}},
+			[]string{`spec.paused@2: is a bool: "false", a string, never equals it`}},
+		{"string as bool", pod, map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": true}}},
+			[]string{`metadata.labels.a@3: is a string: true, a bool, never equals it`}},
+		{"list element", pod, map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": 1}}}},
+			[]string{`spec.containers.0.name@4: is a string: 1, a number, never equals it`}},
+		{"quantity and int-or-string go", pod, map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
+			"resources": map[string]any{"limits": map[string]any{"cpu": 0.5}}, "ports": []any{map[string]any{"containerPort": 80}},
+			"readinessProbe": map[string]any{"httpGet": map[string]any{"port": "http"}}}}}}, nil},
+		{"null goes", dep, map[string]any{"spec": map[string]any{"replicas": nil}}, nil},
+		{"untyped group", job, map[string]any{"spec": map[string]any{"parallelism": "2"}}, nil},
+		{"crd", crd, map[string]any{"spec": map[string]any{"size": "3", "name": 3, "enabled": "yes", "port": 80}},
+			[]string{`spec.enabled@2: is a bool: "yes", a string, never equals it`, `spec.name@2: is a string: 3, a number, never equals it`, `spec.size@2: is a number: "3", a string, never equals it`}},
+	} {
+		var got []string
+		c.shape.Check(c.obj, func(path []string, m *Miss) {
+			got = append(got, fmt.Sprintf("%s@%d: %s", strings.Join(path, "."), m.At, m.Msg))
+		})
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
 	}
 }
