@@ -193,12 +193,16 @@ func quantifiedOf(node ast.Node) []quantified {
 	uses := map[string]map[ast.Node]int{} // a source, and the atoms it is read in
 	lets := map[string]bool{}             // let names, and whether their value reads the run
 	madeValue := nilMadeValue(node)
+	// The uses are counted only when the first walk found a builtin to judge (record): each
+	// is a node's text, and writing out every node of every expression, most of which have no
+	// such builtin, was a quarter of compiling the repository's expressions.
+	record := false
 	var walk func(n, atom ast.Node, collection bool)
 	walk = func(n, atom ast.Node, collection bool) {
 		if n == nil {
 			return
 		}
-		if !collection {
+		if record && !collection {
 			k := n.String()
 			if uses[k] == nil {
 				uses[k] = map[ast.Node]int{}
@@ -226,7 +230,7 @@ func quantifiedOf(node ast.Node) []quantified {
 		case *ast.BuiltinNode:
 			if _, ok := emptyValue[x.Name]; ok && len(x.Arguments) > 0 && (emptyArgs[x.Name] == 0 || len(x.Arguments) == emptyArgs[x.Name]) && (!nilRead[x.Name] || madeValue[x]) {
 				arg := x.Arguments[0]
-				if !readsItem(arg) && readsRun(arg, lets) {
+				if !record && !readsItem(arg) && readsRun(arg, lets) {
 					call := x.Name + "(" + arg.String() + ")"
 					if len(x.Arguments) > 1 {
 						call = x.Name + "(" + arg.String() + ", …)"
@@ -244,6 +248,12 @@ func quantifiedOf(node ast.Node) []quantified {
 			walk(c, atom, false)
 		}
 	}
+	walk(node, node, false)
+	if len(quants) == 0 {
+		return nil
+	}
+	record = true
+	clear(lets)
 	walk(node, node, false)
 	out := quants[:0]
 	for _, q := range quants {

@@ -92,3 +92,16 @@ func TestEmptyRule(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantifiedOfWritesNothingOut: an expression with no builtin to judge is walked once, its
+// nodes' texts never written (they are counted only to judge a builtin found: writing out every
+// node of every expression was a quarter of compiling the repository's).
+func TestQuantifiedOfWritesNothingOut(t *testing.T) {
+	tree, err := parser.Parse(`delta.upstream_rq_pending_overflow == fortio.code503 && fortio.code200 + fortio.code503 == vars.requests && within(fortio.p99, 0, 200) && outcome.load == "passed" && (vars.connections > 1 ? fortio.qps > 10 : true)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs := testing.AllocsPerRun(20, func() { quantifiedOf(tree.Node) }); allocs > 40 {
+		t.Errorf("quantifiedOf of an expression without builtins: %v allocations, want at most 40", allocs)
+	}
+}

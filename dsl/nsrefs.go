@@ -81,11 +81,61 @@ func stepStrings(v cue.Value, labels ...string) map[string][]stringField {
 	return out
 }
 
+// rawStrings is stepStrings over raw, the step's kind value as decoded (Step.raw: kv decoded,
+// what its parameters are made of), in name order: the same strings at the same fields,
+// found without listing the fields of each struct in CUE, which sorts them (the repository's
+// vet: most of the kube steps' checks).
+func rawStrings(raw any, labels ...string) map[string][]stringField {
+	out := map[string][]stringField{}
+	join := func(path, label string) string {
+		if path == "" {
+			return label
+		}
+		return path + "." + label
+	}
+	var walk func(x any, path string)
+	walk = func(x any, path string) {
+		switch x := x.(type) {
+		case map[string]any:
+			if md, ok := x["metadata"]; ok {
+				if m, ok := md.(map[string]any); ok {
+					for _, label := range labels {
+						if s, ok := m[label].(string); ok {
+							out[label] = append(out[label], stringField{join(path, "metadata."+label), s})
+						}
+					}
+				}
+				return
+			}
+			for _, l := range sortedKeys(x) {
+				if slices.Contains(labels, l) {
+					if s, ok := x[l].(string); ok {
+						out[l] = append(out[l], stringField{join(path, l), s})
+					}
+					continue
+				}
+				walk(x[l], join(path, l))
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, join(path, strconv.Itoa(i)))
+			}
+		}
+	}
+	walk(raw, "")
+	return out
+}
+
 // refStrings are the step's strings labelled label, of those the kube checks read (namespace,
-// selector), walked once for all of them.
+// selector), walked once for all of them: in the step's decoded form when it has one (vet's
+// loads keep it), else in its CUE value.
 func (c *stepChecker) refStrings(label string) []stringField {
 	if c.refs == nil {
-		c.refs = stepStrings(c.kv, "namespace", "selector")
+		if c.s != nil && c.s.raw != nil {
+			c.refs = rawStrings(c.s.raw, "namespace", "selector")
+		} else {
+			c.refs = stepStrings(c.kv, "namespace", "selector")
+		}
 	}
 	return c.refs[label]
 }

@@ -64,3 +64,49 @@ func TestVetLetsEarlierBuildsGo(t *testing.T) {
 	}
 	runtime.KeepAlive(res)
 }
+
+// TestDropEvaluationLetsEveryBuildGo: with Options.DropEvaluation (vet without --server or
+// --parallel, which ask where a step's fields are written after the load), the last build's
+// evaluation goes too when the load ends, and each step's FieldPos is then the step's own
+// position. Kept, the repository's last package's evaluation (half of vet's live heap) was
+// marked by every collection of the checks and the sweeps' combinations after the load.
+func TestDropEvaluationLetsEveryBuildGo(t *testing.T) {
+	dir := t.TempDir()
+	const docs = 3
+	var paths []string
+	for i := range docs {
+		p := filepath.Join(dir, fmt.Sprintf("d%d.md", i))
+		src := fmt.Sprintf("# doc %d\n\n```cue labrun\nimport \"labrun.dev/schema\"\n\ns%d: schema.#Scenario & {\n\tsteps: [{name: \"w\", exec: {argv: [\"true\"]}}]\n}\n```\n", i, i)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	var collected atomic.Int32
+	builtHook = func(inst *build.Instance) {
+		if len(inst.Files) > 0 {
+			runtime.AddCleanup(inst.Files[0], func(int) { collected.Add(1) }, 0)
+		}
+	}
+	defer func() { builtHook = nil }()
+	res, err := Load(paths, Options{DropEvaluation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		runtime.GC()
+		if collected.Load() >= docs {
+			break
+		}
+	}
+	if got := collected.Load(); got < docs {
+		t.Errorf("%d of the %d builds' files were collected while their scenarios lived: the last build's evaluation is held", got, docs)
+	}
+	for _, sc := range res.Scenarios {
+		st := sc.Steps[0]
+		if p := st.FieldPos("argv"); p != st.Pos {
+			t.Errorf("%s: argv at %v, want the step's own position %v", sc.Name, p, st.Pos)
+		}
+	}
+	runtime.KeepAlive(res)
+}

@@ -253,6 +253,10 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 			if server {
 				opts.Target = "kube"
 			}
+			// Only --server's dry runs and --parallel's isolation lint ask where a step's
+			// fields are written once the loads are done: without them the evaluations are
+			// let go at the end of each load.
+			opts.DropEvaluation = !server && parallel <= 1
 			// Every combination of every sweep (declared, --sweep) is loaded and checked, as
 			// run does before its first step.
 			w, err := p.expand(args, opts, expansion{matrix: mf, output: f.output, vet: true})
