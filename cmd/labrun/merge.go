@@ -643,6 +643,9 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 				msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, c))
 				continue
 			}
+			if w := artifactsFolderGone(rec, m.json); w != "" {
+				fmt.Fprint(p.Stderr, w)
+			}
 			if m.json != "" {
 				// Its results parsed from the artifacts beside it must be what those give,
 				// parsed with the steps as the scenario has them (replay's). Before, a source
@@ -1144,10 +1147,27 @@ func unlistedArtifacts(rec *interp.Record, json string) string {
 		return ""
 	}
 	un := report.UnlistedArtifacts(report.ArtifactsDir(json), rec)
-	if len(un) == 0 {
+	if len(un) > 0 {
+		return fmt.Sprintf("the folder beside it holds %s, which the record does not list among its artifacts (an entry taken out of its list)", strings.Join(un, ", "))
+	}
+	if gone, _ := report.MissingArtifacts(report.ArtifactsDir(json), rec); len(gone) > 0 {
+		return fmt.Sprintf("it lists %s among its artifacts, which the folder beside it does not hold (taken out of the folder)", strings.Join(gone, ", "))
+	}
+	return ""
+}
+
+// artifactsFolderGone says, for a record that lists artifacts, that the folder beside its
+// JSON file (json) is not there: the record is then judged without them, and the warning
+// says so (nothing holds its results to what the run wrote).
+func artifactsFolderGone(rec *interp.Record, json string) string {
+	if json == "" || len(rec.Artifacts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("the folder beside it holds %s, which the record does not list among its artifacts (an entry taken out of its list)", strings.Join(un, ", "))
+	dir := report.ArtifactsDir(json)
+	if _, there := report.MissingArtifacts(dir, rec); there {
+		return ""
+	}
+	return fmt.Sprintf("labrun: warning: %s: the folder of its artifacts (%s) is not beside it: its %d artifacts are not there to hold its results to what the run wrote, and it is judged from the record alone\n", json, dir, len(rec.Artifacts))
 }
 
 // differentRuns says how two records of one run id differ in the vars they ran with (each

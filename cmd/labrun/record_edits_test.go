@@ -558,18 +558,18 @@ func readFileString(t *testing.T, path string) string {
 }
 
 // writeEdited writes rec as m/edited.json and the artifacts folder beside it with fortio.json's
-// entry (nil: none, and none listed).
+// entry (nil: none, and none listed); the record lists no other artifact (the folder holds
+// none: a listed artifact missing from it is refused).
 func writeEdited(t *testing.T, dir string, rec, fortioJSON map[string]any) {
 	t.Helper()
-	if fortioJSON == nil {
-		var kept []any
-		for _, a := range rec["artifacts"].([]any) {
-			if a.(map[string]any)["name"] != "fortio.json" {
-				kept = append(kept, a)
-			}
+	var kept []any
+	for _, a := range rec["artifacts"].([]any) {
+		if fortioJSON != nil && a.(map[string]any)["name"] == "fortio.json" {
+			kept = append(kept, a)
 		}
-		rec["artifacts"] = kept
-	} else {
+	}
+	rec["artifacts"] = kept
+	if fortioJSON != nil {
 		b, err := json.Marshal(fortioJSON)
 		if err != nil {
 			t.Fatal(err)

@@ -72,7 +72,9 @@ value (its config dumps), a logs step's lines and counts (logs.txt), a snapshot'
 stats text, Prometheus text, clusters JSON), a load's results (fortio.json), an exec's stdout
 and stderr. A result that
 differs is refused (exit 2) as edited or corrupt, naming the step, the artifact and the first
-value that differs; a record whose artifacts are not beside it is judged as before. With
+value that differs; a record whose folder lacks an artifact the record lists is refused
+too; a record whose folder is not beside it is judged from the record alone, and a warning
+says so. With
 --file (or a file edited since the run) the artifacts are parsed with the steps as the
 scenario has them now: a result they would not give (a logs step's match changed) is refused
 as a disagreement of the record and the scenario.
@@ -192,6 +194,9 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	// to " 503 " judged "no 503" over the count of other lines while logs.txt held a 503.
 	if c := unlistedArtifacts(rec, path); c != "" {
 		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, c)}
+	}
+	if w := artifactsFolderGone(rec, path); w != "" {
+		fmt.Fprint(p.Stderr, w)
 	}
 	if cs := interp.ArtifactContradictions(rec, sc, report.ReadArtifacts(report.ArtifactsDir(path), rec)); len(cs) > 0 {
 		if sameSource {
