@@ -514,13 +514,17 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 		}
 		if x := j.rec.Results[c.Step]; x != nil && !c.Guarded {
 			if r, ok := x.Value.(schema.ExecResult); ok {
-				if _, has := r.Captured[c.Group]; !has {
+				if _, has := r.Captured[c.Group]; !has && len(r.Captured) > 0 {
+					return fmt.Sprintf("%s.captured.%s has no value: group %s took no part in the match the capture of %q found in its stdout (it sits in an alternative the match did not take)", c.Step, c.Group, c.Group, c.Step)
+				} else if !has {
 					return fmt.Sprintf("%s.captured.%s has no value: the capture of %q matched nothing in its stdout", c.Step, c.Group, c.Step)
 				}
 			}
 			if r, ok := x.Value.(schema.LogResult); ok && !r.Cut {
 				// Read as "", l2.capture.cid == l1.capture.cid held where neither matched.
-				if _, has := r.Capture[c.Group]; !has {
+				if _, has := r.Capture[c.Group]; !has && len(r.Capture) > 0 {
+					return fmt.Sprintf("%s.capture.%s has no value: group %s took no part in the first match of the capture of %q (it sits in an alternative that match did not take)", c.Step, c.Group, c.Group, c.Step)
+				} else if !has {
 					return fmt.Sprintf("%s.capture.%s has no value: the capture of %q matched none of the %g line(s) it read", c.Step, c.Group, c.Step, r.Count)
 				}
 			}

@@ -57,20 +57,16 @@ func captureContradiction(p *schema.Exec, res schema.ExecResult) string {
 	if err != nil {
 		return ""
 	}
-	want := map[string]string{}
-	if m := re.FindStringSubmatch(res.Stdout); m != nil {
-		for i, n := range re.SubexpNames() {
-			if n != "" {
-				want[n] = m[i]
-			}
-		}
-	}
+	want := schema.CaptureMatch(re, res.Stdout)
 	if maps.Equal(want, res.Captured) || len(want) == 0 && len(res.Captured) == 0 {
 		return ""
 	}
 	var diffs []string
 	for _, k := range slices.Sorted(maps.Keys(res.Captured)) {
-		if w, ok := want[k]; !ok {
+		if w, ok := want[k]; !ok && want != nil && res.Captured[k] == "" && slices.Contains(re.SubexpNames(), k) {
+			// A record made before only the groups that took part in the match were recorded.
+			diffs = append(diffs, fmt.Sprintf("it records \"\" captured as %s, but group %s of its capture pattern %q takes no part in the match it finds in the stdout it records (a group in an alternative the match did not take has no value; a record made before labrun recorded only the groups that took part held it as \"\")", k, k, p.Capture))
+		} else if !ok {
 			diffs = append(diffs, fmt.Sprintf("it records %q captured as %s, but its capture pattern %q finds none in the stdout it records", res.Captured[k], k, p.Capture))
 		} else if w != res.Captured[k] {
 			diffs = append(diffs, fmt.Sprintf("it records %q captured as %s, but its capture pattern %q finds %q in the stdout it records", res.Captured[k], k, p.Capture, w))

@@ -107,6 +107,24 @@ func podArgv(argv []string, env map[string]string) []string {
 // not known before the run).
 func (p *Exec) CaptureGroups() []string { return groups(p.Capture) }
 
+// CaptureMatch returns the named groups of re's first match in s, nil when re does not match
+// s. A group that takes no part in the match (in an alternative the match did not take:
+// (?P<a>x)|(?P<b>y) matching "y" leaves a out) is not in it: recorded as "", a claim
+// captured.a != 'z' would judge a value no line held.
+func CaptureMatch(re *regexp.Regexp, s string) map[string]string {
+	m := re.FindStringSubmatchIndex(s)
+	if m == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for i, n := range re.SubexpNames() {
+		if n != "" && 2*i+1 < len(m) && m[2*i] >= 0 {
+			out[n] = s[m[2*i]:m[2*i+1]]
+		}
+	}
+	return out
+}
+
 // groups returns the named groups of an RE2 pattern.
 func groups(re string) []string {
 	if re == "" || strings.Contains(re, "${") {
@@ -209,14 +227,7 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 		if err != nil {
 			return fmt.Errorf("capture: %v", err)
 		}
-		if m := re.FindStringSubmatch(res.Stdout); m != nil {
-			res.Captured = map[string]string{}
-			for i, n := range re.SubexpNames() {
-				if n != "" {
-					res.Captured[n] = m[i]
-				}
-			}
-		}
+		res.Captured = CaptureMatch(re, res.Stdout)
 	}
 	rt.Record(res)
 	if int(res.Exit) != p.ExitCode {

@@ -235,13 +235,7 @@ func (a *logAccumulator) add(l LogLine) {
 		a.res.countLine(e, 1)
 	}
 	if a.capture != nil {
-		if m := a.capture.FindStringSubmatch(l.Text); m != nil {
-			caps := map[string]string{}
-			for i, n := range a.capture.SubexpNames() {
-				if n != "" {
-					caps[n] = m[i]
-				}
-			}
+		if caps := CaptureMatch(a.capture, l.Text); caps != nil {
 			e.Captures = caps
 			if a.firstCapture == nil {
 				a.firstCapture = caps

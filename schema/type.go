@@ -192,7 +192,7 @@ func ReadGroup(v any, group string) (string, error) {
 	if len(captures) == 0 {
 		return "", fmt.Errorf("captures.%s has no value: this entry's line did not match the capture pattern (its captures is empty), so reading it as \"\" would say nothing of the line; read it only where has(.captures, %q) holds (filter(<step>.entries, has(.captures, %q))), or go through <step>.captures, the groups of the lines that matched", group, group, group)
 	}
-	return "", fmt.Errorf("captures.%s has no value: the capture pattern's match in this line holds no group %q; read it only where has(.captures, %q) holds", group, group, group)
+	return "", fmt.Errorf("captures.%s has no value: group %s took no part in the capture pattern's match in this line (it sits in an alternative the match did not take); read it only where has(.captures, %q) holds", group, group, group)
 }
 
 // ReadOnlyIf is the field called field of v (a struct, by its expr tags, or a map), or an

@@ -254,17 +254,7 @@ func (d *driver) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, 
 
 // captureGroups returns the named groups of re's first match in s (nil when it does not match).
 func captureGroups(re *regexp.Regexp, s string) map[string]string {
-	m := re.FindStringSubmatch(s)
-	if m == nil {
-		return nil
-	}
-	out := map[string]string{}
-	for i, name := range re.SubexpNames() {
-		if name != "" && i < len(m) {
-			out[name] = m[i]
-		}
-	}
-	return out
+	return schema.CaptureMatch(re, s)
 }
 
 // tail returns the last n lines of b, for error messages.

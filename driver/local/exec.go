@@ -117,15 +117,8 @@ func commandEnv(opts *Options, step map[string]string) []string {
 // captureGroups returns the named groups of the pattern's first match in s; an empty map
 // when it does not match.
 func captureGroups(re *regexp.Regexp, s string) map[string]string {
-	out := map[string]string{}
-	m := re.FindStringSubmatch(s)
-	if m == nil {
+	if out := schema.CaptureMatch(re, s); out != nil {
 		return out
 	}
-	for i, name := range re.SubexpNames() {
-		if name != "" {
-			out[name] = m[i]
-		}
-	}
-	return out
+	return map[string]string{}
 }
