@@ -33,6 +33,9 @@ type Options struct {
 	// they replace the scenario's own (--sweep): a secret var's value is hidden in problems
 	// as the i-th of them, "[secret NAME #i]", as its runs show it (secretmask).
 	Sweeps map[string][]string
+	// SweepFrom says who gave each of Sweeps ("scenario" or "--sweep", as SweepVar.From): what
+	// a problem of one of its values names.
+	SweepFrom map[string]string
 	// Overlay adds or replaces files by absolute path (tests, stdin).
 	Overlay map[string][]byte
 	// Strict makes every lint warning an error.

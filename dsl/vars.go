@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/format"
 	"cuelang.org/go/cue/token"
 )
 
@@ -97,14 +99,31 @@ func (l *loader) rewriteVarsIn(files []*ast.File, structs [][]*ast.StructLit, re
 					}
 					l.varsFailed[name] = true
 					if report {
-						l.errs.add(l.posOf(vf.Value.Pos()), "", "--var %s=%s: expected %s, as vars.%s is declared here", name, raw, typ, name)
+						l.errs.add(l.posOf(vf.Value.Pos()), "", "%s: expected %s, as vars.%s is declared here", l.varGiven(name, raw), typ, name)
 					}
 					continue
 				}
 				ast.SetPos(lit, vf.Value.Pos())
 				declared := vf.Value
+				// A declaration that constrains its var (n: *5 | int & >0) keeps its
+				// constraint: the value replaces the default only. Replaced whole, n=-1
+				// passed vet and ran with a value the scenario forbids.
+				value := lit
+				if c := varConstraint(declared); c != nil {
+					if l.outsideConstraint(lit, c) {
+						if l.varsFailed == nil {
+							l.varsFailed = map[string]bool{}
+						}
+						l.varsFailed[name] = true
+						if report {
+							l.errs.add(l.posOf(vf.Value.Pos()), "", "%s: expected %s, as vars.%s is declared here", l.varGiven(name, raw), exprText(c.(*ast.ParenExpr).X), name)
+						}
+						continue
+					}
+					value = &ast.BinaryExpr{X: lit, Op: token.AND, OpPos: vf.Value.Pos(), Y: c}
+				}
 				undos = append(undos, func() { vf.Value = declared })
-				vf.Value = lit
+				vf.Value = value
 				if l.varsSet == nil {
 					l.varsSet = map[string]bool{}
 				}
@@ -208,6 +227,68 @@ func declaredKind(v ast.Expr) (kind string, lit *ast.BasicLit) {
 		}
 	}
 	return "", nil
+}
+
+// varGiven names where the value raw of var name comes from: --var name=raw, or a sweep's
+// value (--sweep or the scenario's own sweep:).
+func (l *loader) varGiven(name, raw string) string {
+	vals, ok := l.opts.Sweeps[name]
+	if !ok {
+		return fmt.Sprintf("--var %s=%s", name, raw)
+	}
+	if l.opts.SweepFrom[name] == "--sweep" {
+		return fmt.Sprintf("--sweep %s=%s: its value %s", name, strings.Join(vals, ","), raw)
+	}
+	return fmt.Sprintf("sweep.%s: its value %s", name, raw)
+}
+
+// varConstraint is what a var's declaration v allows, its default unmarked (*5 | int & >0
+// allows 5 | int & >0), or nil where v is no disjunction or conjunction: a plain value
+// (n: 5) is the default a --var value replaces.
+func varConstraint(v ast.Expr) ast.Expr {
+	for p, ok := v.(*ast.ParenExpr); ok; p, ok = v.(*ast.ParenExpr) {
+		v = p.X
+	}
+	b, ok := v.(*ast.BinaryExpr)
+	if !ok || b.Op != token.OR && b.Op != token.AND {
+		return nil
+	}
+	return &ast.ParenExpr{Lparen: b.Pos(), X: unmarkDefaults(b)}
+}
+
+// unmarkDefaults is v with its default marks (*x) removed, the syntax it shares with v left
+// as it is.
+func unmarkDefaults(v ast.Expr) ast.Expr {
+	switch x := v.(type) {
+	case *ast.ParenExpr:
+		return &ast.ParenExpr{Lparen: x.Lparen, X: unmarkDefaults(x.X), Rparen: x.Rparen}
+	case *ast.UnaryExpr:
+		if x.Op == token.MUL {
+			return unmarkDefaults(x.X)
+		}
+	case *ast.BinaryExpr:
+		return &ast.BinaryExpr{X: unmarkDefaults(x.X), OpPos: x.OpPos, Op: x.Op, Y: unmarkDefaults(x.Y)}
+	}
+	return v
+}
+
+// outsideConstraint says lit is not allowed by the constraint c; false when it is or when c
+// cannot be judged alone (it reads other fields: the evaluation of the file judges it then).
+func (l *loader) outsideConstraint(lit, c ast.Expr) bool {
+	cv := l.ctx.BuildExpr(c)
+	if cv.Err() != nil {
+		return false
+	}
+	return cv.Unify(l.ctx.BuildExpr(lit)).Validate(cue.Concrete(true)) != nil
+}
+
+// exprText is v as CUE writes it.
+func exprText(v ast.Expr) string {
+	b, err := format.Node(v)
+	if err != nil {
+		return "the declared constraint"
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
 }
 
 // posOf converts a CUE position to a Pos in the user's document.

@@ -319,9 +319,9 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 			o.Vars[k] = v
 		}
 		// The sweep's values, a --sweep flag's too: a secret's is hidden as its runs show it.
-		o.Sweeps = map[string][]string{}
+		o.Sweeps, o.SweepFrom = map[string][]string{}, map[string]string{}
 		for _, v := range m.Sweep {
-			o.Sweeps[v.Name] = v.Values
+			o.Sweeps[v.Name], o.SweepFrom[v.Name] = v.Values, v.From
 		}
 		res, errs, err := p.loadQuiet([]string{sc.Pos.File}, o)
 		if err != nil {
