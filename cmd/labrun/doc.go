@@ -48,7 +48,7 @@ out. A mismatch fails with a diff at the .md lines.
 		},
 	}
 	f.loadFlags.register(cmd)
-	f.targetFlags.register(cmd)
+	f.targetFlags.register(p, cmd)
 	cmd.Flags().StringVar(&f.reportDir, "report-dir", "reports", "directory for reports (\"\" for none)")
 	cmd.Flags().BoolVar(&f.keep, "keep", false, "keep what the runs created")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "print only the verdicts")

@@ -73,7 +73,7 @@ there yet) is said on stderr and in a comment, and the Roles grant nothing for i
 	cmd.Flags().StringVar(&f.image, "image", "", "the image of the pods (one holding labrun; see the Containerfile)")
 	cmd.Flags().StringVar(&f.name, "name", "labrun", "the name of the Job, its ServiceAccount, Roles and ConfigMap (<name>-scenarios)")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "labrun", "the namespace of the Job, its ServiceAccount and ConfigMap (it must exist)")
-	cmd.Flags().StringVar(&f.target, "target", "", "the target of the runs (default: each scenario's)")
+	cmd.Flags().Var(targetValue{p, &f.target}, "target", "the target of the runs (default: each scenario's)")
 	cmd.Flags().Float64Var(&f.passRate, "pass-rate", 0, passRateHelp)
 	cmd.Flags().IntVar(&f.parallel, "parallel", 1, "how many runs each pod runs at once (run --parallel)")
 	return cmd

@@ -131,7 +131,7 @@ step runs).`,
 	mf.register(cmd, "plan")
 	sel.register(cmd, "plan")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "also print the schedule of run --parallel N: each run's lane, planned start and what it waits for, and which objects leak mesh-wide")
-	cmd.Flags().StringVar(&target, "target", "", "with --parallel: the target the runs would run on (default: each scenario's)")
+	cmd.Flags().Var(targetValue{p, &target}, "target", "with --parallel: the target the runs would run on (default: each scenario's)")
 	cmd.Flags().BoolVar(&objects, "objects", false, "also print the objects each apply step applies (YAML, ${...} as written)")
 	return cmd
 }

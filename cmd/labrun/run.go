@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,8 +40,8 @@ type targetFlags struct {
 	cleanFirst bool
 }
 
-func (f *targetFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.target, "target", "", "where to run: local or kube (default: the scenario's target, local unless it says kube)")
+func (f *targetFlags) register(p *process, cmd *cobra.Command) {
+	cmd.Flags().Var(targetValue{p, &f.target}, "target", "where to run: local or kube (default: the scenario's target, local unless it says kube)")
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kube target: path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kube target: the kubeconfig context (default: the current one)")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "kube target: the default namespace of steps that name none (after the scenario's first namespace)")
@@ -170,7 +172,7 @@ report; a swept one "[secret <name> #<i>]", i its place in the sweep.`,
 		},
 	}
 	f.loadFlags.register(cmd)
-	f.targetFlags.register(cmd)
+	f.targetFlags.register(p, cmd)
 	cmd.Flags().StringVar(&f.reportDir, "report-dir", "reports", "directory for reports (\"\" for none)")
 	cmd.Flags().StringVar(&f.junit, "junit", "", "also write JUnit XML to this file")
 	cmd.Flags().BoolVar(&f.keep, "keep", false, "keep what the run created (skip the automatic cleanup; cleanup steps still run)")
@@ -867,14 +869,49 @@ func or(s, def string) string {
 // checkTarget refuses a --target that names no target.
 func (p *process) checkTarget(name string) error {
 	if name != "" && name != "local" && name != "kube" && p.Targets[name] == nil {
-		names := []string{"local", "kube"}
-		for n := range p.Targets {
-			names = append(names, n)
-		}
-		return &exitError{exitInvalid, fmt.Sprintf("--target %q: no such target%s; expected local or kube", name, dsl.DidYouMean(name, names))}
+		names := p.targetNames()
+		return &exitError{exitInvalid, fmt.Sprintf("--target %q: no such target%s; expected %s", name, dsl.DidYouMean(name, names), orList(names))}
 	}
 	return nil
 }
+
+// targetNames are the targets --target may name: local, kube, then those registered.
+func (p *process) targetNames() []string {
+	return append([]string{"local", "kube"}, slices.Sorted(maps.Keys(p.Targets))...)
+}
+
+// orList is names as a sentence says them: "local, kube or fake".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// targetValue is the --target flag: an empty value is refused as it is given. Taken as no
+// flag, --target "" (an unset variable in a script: --target "$TARGET") ran each scenario
+// on its own target, which the command did not ask for.
+type targetValue struct {
+	p *process
+	s *string
+}
+
+func (v targetValue) String() string {
+	if v.s == nil {
+		return ""
+	}
+	return *v.s
+}
+
+func (v targetValue) Set(s string) error {
+	if s == "" {
+		return fmt.Errorf("an empty target names none; expected %s (leave --target out for each scenario's own)", orList(v.p.targetNames()))
+	}
+	*v.s = s
+	return nil
+}
+
+func (v targetValue) Type() string { return "string" }
 
 // clusterContexts are the kubeconfig contexts of a scenario's clusters: --cluster name=context,
 // else what clusters: gives; the first cluster's falls back to --context (then the current one).

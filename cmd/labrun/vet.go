@@ -295,7 +295,7 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 		},
 	}
 	f.register(cmd)
-	tf.register(cmd)
+	tf.register(p, cmd)
 	mf.register(cmd, "vet")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "also say what run --parallel N says of the runs: the objects that leak mesh-wide (warning[mesh-wide]; warnings even with --strict), which make the runs that share them wait for each other")
 	cmd.Flags().BoolVar(&server, "server", false, "also dry-run every object the scenarios apply on the cluster (kube target), so its schemas catch misspelled fields")
