@@ -83,6 +83,12 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 			}
 			continue
 		}
+		if sr.Kind == "logs" && s != nil && s.Kind == "logs" {
+			if c := logsCaptureContradiction(rec, sr, s); c != "" {
+				msgs = append(msgs, fmt.Sprintf("step %s: %s%s", shownStep(sr), lead, c))
+			}
+			continue
+		}
 		if s == nil || s.Kind != sr.Kind || s.Expr == nil {
 			continue
 		}

@@ -80,6 +80,49 @@ func captureContradiction(p *schema.Exec, res schema.ExecResult) string {
 	return strings.Join(diffs, "; ")
 }
 
+// logsCaptureContradiction says which entry of the logs step s's result records a group as
+// "" that takes no part in its capture pattern's match in the entry's line: what a record made
+// before only the groups that took part were recorded holds, read as "" where it has no value
+// (the artifacts, when beside the record, say so too; without them this does). "" when none.
+func logsCaptureContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
+	p, ok := s.Params.(*schema.Logs)
+	if !ok || p.Capture == "" || strings.Contains(p.Capture, "${") {
+		return ""
+	}
+	r, ok := ownResult(rec, sr, sr.Outcome == Passed)
+	if !ok {
+		return ""
+	}
+	var res schema.LogResult
+	switch v := r.Value.(type) {
+	case schema.LogResult:
+		res = v
+	case *schema.LogResult:
+		if v == nil {
+			return ""
+		}
+		res = *v
+	default:
+		return ""
+	}
+	re, err := regexp.Compile(p.Capture)
+	if err != nil {
+		return ""
+	}
+	for i, e := range res.Entries {
+		want := schema.CaptureMatch(re, e.Line)
+		if want == nil {
+			continue
+		}
+		for _, k := range slices.Sorted(maps.Keys(e.Captures)) {
+			if _, ok := want[k]; !ok && e.Captures[k] == "" && slices.Contains(re.SubexpNames(), k) {
+				return fmt.Sprintf("its entries[%d] records \"\" captured as %s, but group %s of its capture pattern %q takes no part in the match it finds in that entry's line (a group in an alternative the match did not take has no value; a record made before labrun recorded only the groups that took part held it as \"\")", i, k, k, p.Capture)
+			}
+		}
+	}
+	return ""
+}
+
 // exitContradiction says how sr's outcome contradicts the exit code res records.
 func exitContradiction(sr *StepRecord, s *dsl.Step, p *schema.Exec, res schema.ExecResult) string {
 	exit, want := int(res.Exit), p.ExitCode
