@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/driver/kube"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
@@ -21,7 +22,9 @@ func init() {
 			p.Targets = map[string]func(context.Context, *dsl.Scenario) (*schema.Target, error){}
 		}
 		p.Targets["fake"] = func(context.Context, *dsl.Scenario) (*schema.Target, error) {
-			return fakes.FromEnv(p.Getenv).Target(), nil
+			w := fakes.FromEnv(p.Getenv)
+			w.Match = kube.PartialMatches
+			return w.Target(), nil
 		}
 	}
 }

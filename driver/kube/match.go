@@ -40,6 +40,12 @@ func matchPartial(want, got any, anyOrder bool) []fieldDiff {
 	return diffs
 }
 
+// PartialMatches says object got (decoded JSON) matches the partial object want as a wait's
+// match does (see matchPartial): the fake target's waits judge its objects with it.
+func PartialMatches(want, got any, anyOrder bool) bool {
+	return len(matchPartial(want, got, anyOrder)) == 0
+}
+
 // matcher compares a partial object with an object.
 type matcher struct {
 	anyOrder bool

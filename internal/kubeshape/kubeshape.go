@@ -514,3 +514,40 @@ func (s *Shape) check(v any, path []string, miss func([]string, *Miss)) {
 		}
 	}
 }
+
+// Canonical is v, an object (decoded JSON) of shape s, with its quantities written as the API
+// server returns them ("0.5" as "500m", "1024Mi" as "1Gi", 1 as "1"); v itself is not changed.
+// A fake API server keeps objects so.
+func (s *Shape) Canonical(v any) any {
+	if s == nil {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if s.Kind == Object || s.Kind == Map {
+				out[k] = s.At([]string{k}).Canonical(e)
+			} else {
+				out[k] = e
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			if s.Kind == List {
+				out[i] = s.Elem.Canonical(e)
+			} else {
+				out[i] = e
+			}
+		}
+		return out
+	}
+	if s.Kind == Scalar && s.Scalar == QuantityScalar {
+		if q, ok := Quantity(v); ok {
+			return q.String()
+		}
+	}
+	return v
+}
