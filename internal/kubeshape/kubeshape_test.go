@@ -188,3 +188,17 @@ func TestSameQuantity(t *testing.T) {
 		}
 	}
 }
+
+func TestCanonical(t *testing.T) {
+	dep, _ := Builtin("apps/v1", "Deployment")
+	in := map[string]any{"spec": map[string]any{"replicas": 1.0, "template": map[string]any{"spec": map[string]any{"containers": []any{
+		map[string]any{"name": "0.5", "resources": map[string]any{"requests": map[string]any{"cpu": "0.5", "memory": "1024Mi"}, "limits": map[string]any{"cpu": 1.0, "memory": "0.5 GB"}}}}}}}}
+	want := `{"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"0.5","resources":{"limits":{"cpu":"1","memory":"0.5 GB"},"requests":{"cpu":"500m","memory":"1Gi"}}}]}}}}`
+	b, _ := json.Marshal(dep.Canonical(in))
+	if string(b) != want {
+		t.Errorf("Canonical:\n got %s\nwant %s", b, want)
+	}
+	if c := in["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["resources"].(map[string]any)["requests"].(map[string]any)["cpu"]; c != "0.5" {
+		t.Errorf("Canonical changed its input: cpu %v", c)
+	}
+}
