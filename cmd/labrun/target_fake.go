@@ -15,7 +15,8 @@ import (
 // real binary against in-memory fakes (the interrupt tests), set up from the environment as
 // the scripts' fake target is (fakes.FromEnv): LABRUN_FAKE_MARKER names a file the fakes
 // append every call to; LABRUN_FAKE_STEP_TIME is how long each fake call takes;
-// LABRUN_FAKE_READY lists a selector's ready pods.
+// LABRUN_FAKE_READY lists a selector's ready pods; LABRUN_FAKE_OBJECTS=1 keeps the objects applied
+// and judges a wait's match or absent of them with the kube driver's matcher.
 func init() {
 	fakeTarget = func(p *process) {
 		if p.Targets == nil {
