@@ -18,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/driver/kube"
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/internal/earlysignal"
 	"labrun.dev/labrun/schema"
@@ -72,9 +73,11 @@ func testProcess() *process {
 // "delete" leaves what a run created behind. LABRUN_FAKE_MISSING names (space-separated) the
 // objects its cluster does not have: a delete of them finds them absent. LABRUN_FAKE_READY
 // ("app=backend:backend-a,backend-b") lists the ready pods of a selector (fakes.World.Ready);
-// fakes.FromEnv reads them.
+// LABRUN_FAKE_OBJECTS=1 makes its cluster keep the objects applied and judge a wait's match or
+// absent of them with the kube driver's matcher (fakes.World.KeepObjects); fakes.FromEnv reads them.
 func fakeWorld() *fakes.World {
 	w := fakes.FromEnv(os.Getenv) // the binary built with -tags labrun_fakes reads them too
+	w.Match = kube.PartialMatches
 	w.Stats = func(source string, n int) schema.StatsSnapshot {
 		return schema.StatsSnapshot{
 			Counters: schema.Stats{

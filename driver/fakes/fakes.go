@@ -5,6 +5,7 @@ package fakes
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"labrun.dev/labrun/internal/kubeshape"
 	"labrun.dev/labrun/schema"
 )
 
@@ -66,6 +68,14 @@ type World struct {
 	// Exited, when set, says whether the named process has ended by itself, and how.
 	Exited func(name string) (string, bool)
 
+	// KeepObjects makes the fake API server keep the objects applied (inline ones), their
+	// quantities canonical as the API server returns them (cpu "0.5" as 500m), and a wait's
+	// match or absent judge them with Match (the kube driver's matcher: kube.PartialMatches),
+	// polling until the step's time ends; without it (or Match) such a wait holds at once.
+	KeepObjects bool
+	Match       func(want, got any, anyOrder bool) bool
+	kept        map[string]map[string]any
+
 	// Ready are the ready pods a selector matches, by selector: a snapshot, config, exec or
 	// load by that selector uses the first (a snapshot records it as its pod, namespace
 	// "lab" when the step names none) and tells the step which it used among them
@@ -76,7 +86,8 @@ type World struct {
 // FromEnv is the world of the fake target (--target fake, of the CLI scripts and of the binary
 // built with -tags labrun_fakes), set up from the environment getenv reads: LABRUN_FAKE_MARKER
 // (Marker), LABRUN_FAKE_STEP_TIME (StepTime, a duration), LABRUN_FAKE_FAIL_ON (FailOn),
-// LABRUN_FAKE_MISSING (Missing, space-separated) and LABRUN_FAKE_READY (Ready of one selector:
+// LABRUN_FAKE_MISSING (Missing, space-separated), LABRUN_FAKE_OBJECTS=1 (KeepObjects; the caller
+// sets Match) and LABRUN_FAKE_READY (Ready of one selector:
 // "app=backend:backend-a,backend-b"). Both read them here: the scripts' world alone read
 // LABRUN_FAKE_READY, and the binary's ran every step by selector as if it matched no pod.
 func FromEnv(getenv func(string) string) *World {
@@ -86,6 +97,7 @@ func FromEnv(getenv func(string) string) *World {
 		Missing: strings.Fields(getenv("LABRUN_FAKE_MISSING")),
 	}
 	w.StepTime, _ = time.ParseDuration(getenv("LABRUN_FAKE_STEP_TIME"))
+	w.KeepObjects = getenv("LABRUN_FAKE_OBJECTS") == "1"
 	if sel, pods, ok := strings.Cut(getenv("LABRUN_FAKE_READY"), ":"); ok {
 		w.Ready = map[string][]string{sel: strings.Split(pods, ",")}
 	}
@@ -203,6 +215,9 @@ func (w *World) Objects(_ context.Context, objs []schema.Object, files []string,
 func (w *World) Apply(ctx context.Context, objs []schema.Object, files []string, ns string) (schema.ApplyResult, error) {
 	refs, _ := w.Objects(ctx, objs, files, ns)
 	var res schema.ApplyResult
+	if w.KeepObjects {
+		w.keep(objs, ns)
+	}
 	for _, r := range refs {
 		if err := w.log("apply %s %s/%s", r.Kind, r.Namespace, r.Name); err != nil {
 			return res, err
@@ -288,7 +303,9 @@ func (w *World) DefinedKinds(_ context.Context, objs []schema.Object, _ []string
 	return out, nil
 }
 
-// WaitObjects implements schema.Cluster.
+// WaitObjects implements schema.Cluster. With KeepObjects and Match it polls the objects
+// kept (of the kind, in the namespace, by name if the partial object has one) until one
+// matches, or with Absent none does, or ctx ends.
 func (w *World) WaitObjects(ctx context.Context, ns string, ow schema.ObjectWait, _ time.Duration) error {
 	r := refOf(ow.Want, ns)
 	op := "match"
@@ -298,7 +315,61 @@ func (w *World) WaitObjects(ctx context.Context, ns string, ow schema.ObjectWait
 	if err := w.log("wait %s %s %s/%s", op, r.Kind, r.Namespace, r.Name); err != nil {
 		return err
 	}
-	return w.take(ctx, w.StepTime)
+	if err := w.take(ctx, w.StepTime); err != nil || !w.KeepObjects || w.Match == nil {
+		return err
+	}
+	want := jsonCopy(map[string]any(ow.Want))
+	for {
+		var matching []string
+		w.mu.Lock()
+		for key, o := range w.kept {
+			k := refOf(o, "")
+			if k.Kind == r.Kind && strings.HasPrefix(key, r.Kind+"/"+r.Namespace+"/") && (r.Name == "" || k.Name == r.Name) && w.Match(want, o, ow.AnyOrder) {
+				matching = append(matching, k.Name)
+			}
+		}
+		w.mu.Unlock()
+		if (len(matching) == 0) == ow.Absent {
+			return nil
+		}
+		if err := w.take(ctx, 20*time.Millisecond); err != nil {
+			if ow.Absent {
+				sort.Strings(matching)
+				return fmt.Errorf("%s: still there: %s", err, strings.Join(matching, ", "))
+			}
+			return fmt.Errorf("%s: no %s matches", err, r.Kind)
+		}
+	}
+}
+
+// keep keeps the objects applied, as the API server would return them (quantities canonical).
+func (w *World) keep(objs []schema.Object, ns string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.kept == nil {
+		w.kept = map[string]map[string]any{}
+	}
+	for _, o := range objs {
+		r := refOf(o, ns)
+		c := jsonCopy(map[string]any(o))
+		if sh, _ := kubeshape.Builtin(r.APIVersion, r.Kind); sh != nil {
+			c, _ = sh.Canonical(c).(map[string]any)
+		}
+		w.kept[r.Kind+"/"+r.Namespace+"/"+r.Name] = c
+	}
+}
+
+// jsonCopy is o through JSON (numbers float64), a copy of it.
+func jsonCopy(o map[string]any) map[string]any {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return o
+	}
+	var out map[string]any
+	if json.Unmarshal(b, &out) != nil {
+		return o
+	}
+	return out
 }
 
 // Delete implements schema.Cluster.

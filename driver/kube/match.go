@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"labrun.dev/labrun/internal/kubeshape"
 )
 
 // fieldDiff is one field where an object is not what a partial object wants.
@@ -23,7 +25,9 @@ func (f fieldDiff) String() string { return fmt.Sprintf("%s: want %s, got %s", f
 // ignored; a struct matches field by field; a list matches element by element, in order, and
 // must have as many elements as written, unless anyOrder, where each element written must
 // match a different element of the list, which may have more; null wants the field absent or
-// null; numbers compare by value whatever their Go type. It returns where they differ, in the
+// null; numbers compare by value whatever their Go type; a field whose Go type is a resource
+// quantity (a built-in kind's, by kubeshape) compares as a quantity: "0.5" is the server's 500m,
+// 1024Mi its 1Gi, 1 its "1". It returns where they differ, in the
 // order of the fields' paths (nil: the object matches).
 //
 // The data of a Secret is never shown: where a Secret differs in data or stringData, the
@@ -31,9 +35,15 @@ func (f fieldDiff) String() string { return fmt.Sprintf("%s: want %s, got %s", f
 func matchPartial(want, got any, anyOrder bool) []fieldDiff {
 	var diffs []fieldDiff
 	g := normalize(got)
-	m := matcher{anyOrder: anyOrder, secret: isSecret(g)}
+	m := matcher{anyOrder: anyOrder, secret: isSecret(g), shape: shapeOf(g)}
 	m.value(&diffs, "", normalize(want), g, true)
 	return diffs
+}
+
+// PartialMatches says object got (decoded JSON) matches the partial object want as a wait's
+// match does (see matchPartial): the fake target's waits judge its objects with it.
+func PartialMatches(want, got any, anyOrder bool) bool {
+	return len(matchPartial(want, got, anyOrder)) == 0
 }
 
 // matcher compares a partial object with an object.
@@ -41,6 +51,35 @@ type matcher struct {
 	anyOrder bool
 	// secret: the object is a Secret, whose data must not be shown.
 	secret bool
+	// shape: the shape of the value compared, where known (nil: unknown).
+	shape *kubeshape.Shape
+}
+
+// shapeOf is the shape of object o of a built-in kind, by its apiVersion and kind (nil for
+// another kind).
+func shapeOf(o any) *kubeshape.Shape {
+	m, _ := o.(map[string]any)
+	kind, _ := m["kind"].(string)
+	apiVersion, _ := m["apiVersion"].(string)
+	if kind == "" || apiVersion == "" {
+		return nil
+	}
+	sh, _ := kubeshape.Builtin(apiVersion, kind)
+	return sh
+}
+
+// below is m comparing the value at key (a field name, a map key, or "*" for a list element).
+func (m matcher) below(key string) matcher {
+	if m.shape != nil {
+		m.shape = m.shape.At([]string{key})
+	}
+	return m
+}
+
+// sameQuantity says want and got are the same quantity, at a field of quantity type.
+func (m matcher) sameQuantity(want, got any) bool {
+	return m.shape != nil && m.shape.Kind == kubeshape.Scalar && m.shape.Scalar == kubeshape.QuantityScalar &&
+		kubeshape.SameQuantity(want, got)
 }
 
 // isSecret reports a core Secret.
@@ -100,7 +139,7 @@ func (m matcher) value(diffs *[]fieldDiff, path string, want, got any, present b
 		sort.Strings(keys)
 		for _, k := range keys {
 			gv, ok := g[k]
-			m.value(diffs, joinPath(path, k), w[k], gv, ok)
+			m.below(k).value(diffs, joinPath(path, k), w[k], gv, ok)
 		}
 	case []any:
 		g, ok := got.([]any)
@@ -116,10 +155,10 @@ func (m matcher) value(diffs *[]fieldDiff, path string, want, got any, present b
 			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: fmt.Sprintf("a list of %d", len(w)), got: fmt.Sprintf("%d elements", len(g))})
 		}
 		for i := 0; i < len(w) && i < len(g); i++ {
-			m.value(diffs, fmt.Sprintf("%s[%d]", path, i), w[i], g[i], true)
+			m.below("*").value(diffs, fmt.Sprintf("%s[%d]", path, i), w[i], g[i], true)
 		}
 	default:
-		if want != got {
+		if want != got && !m.sameQuantity(want, got) {
 			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: m.show(path, want), got: m.show(path, got)})
 		}
 	}
@@ -132,7 +171,7 @@ func (m matcher) anyOrderList(diffs *[]fieldDiff, path string, want, got []any) 
 	for i, w := range want {
 		for j, g := range got {
 			var d []fieldDiff
-			matcher{anyOrder: true}.value(&d, "", w, g, true)
+			matcher{anyOrder: true, shape: m.below("*").shape}.value(&d, "", w, g, true)
 			if len(d) == 0 {
 				matches[i] = append(matches[i], j)
 			}

@@ -124,3 +124,60 @@ func TestMatchPartialHidesSecretData(t *testing.T) {
 		t.Errorf("the whole Secret: %s", root)
 	}
 }
+
+// TestMatchPartialQuantities: the API server returns quantities canonical (cpu "0.5" as 500m,
+// memory 1024Mi as 1Gi), so a quantity field compares as a quantity: written as "0.5" it never
+// equalled the server's 500m, and an absence of it held at once (probe p14 #07b).
+func TestMatchPartialQuantities(t *testing.T) {
+	res := func(requests map[string]any) map[string]any {
+		return map[string]any{"resources": map[string]any{"requests": requests}}
+	}
+	containers := func(cs ...any) map[string]any {
+		return map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": cs}}}}
+	}
+	withName := func(c map[string]any, name string) map[string]any {
+		c["name"] = name
+		return c
+	}
+	dep := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"}}
+	for k, v := range containers(withName(res(map[string]any{"cpu": "500m", "memory": "1Gi"}), "w"), withName(res(map[string]any{"cpu": "1"}), "s")) {
+		dep[k] = v
+	}
+	pod := map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p"},
+		"spec":   map[string]any{"containers": []any{withName(res(map[string]any{"cpu": "2"}), "w")}},
+		"status": map[string]any{"phase": "0.5"}}
+	for _, tc := range []struct {
+		name     string
+		obj      map[string]any
+		want     map[string]any
+		anyOrder bool
+		diffs    []string
+	}{
+		{name: "0.5 is 500m, 1024Mi is 1Gi", obj: dep, want: containers(res(map[string]any{"cpu": "0.5", "memory": "1024Mi"}), map[string]any{})},
+		{name: "a number is its quantity", obj: dep, want: containers(map[string]any{}, res(map[string]any{"cpu": 1}))},
+		{name: "1000m is 1", obj: dep, want: containers(map[string]any{}, res(map[string]any{"cpu": "1000m"}))},
+		{name: "in any order", obj: dep, anyOrder: true, want: containers(res(map[string]any{"cpu": 1.0}), res(map[string]any{"cpu": "0.5"}))},
+		{name: "a Pod's", obj: pod, want: map[string]any{"spec": map[string]any{"containers": []any{res(map[string]any{"cpu": 2})}}}},
+		{name: "another quantity differs", obj: dep, want: containers(res(map[string]any{"cpu": "0.6", "memory": "1G"}), map[string]any{}),
+			diffs: []string{
+				`spec.template.spec.containers[0].resources.requests.cpu: want "0.6", got "500m"`,
+				`spec.template.spec.containers[0].resources.requests.memory: want "1G", got "1Gi"`,
+			}},
+		{name: "in any order, another quantity differs", obj: dep, anyOrder: true, want: containers(res(map[string]any{"cpu": "0.6"})),
+			diffs: []string{`spec.template.spec.containers[0]: want {"resources":{"requests":{"cpu":"0.6"}}} in any element, got none of 2 elements`}},
+		{name: "a quantity that does not parse differs", obj: dep, want: containers(res(map[string]any{"cpu": "0.5 cores"}), map[string]any{}),
+			diffs: []string{`spec.template.spec.containers[0].resources.requests.cpu: want "0.5 cores", got "500m"`}},
+		{name: "a string field is no quantity", obj: pod, want: map[string]any{"status": map[string]any{"phase": "500m"}},
+			diffs: []string{`status.phase: want "500m", got "0.5"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, d := range matchPartial(tc.want, tc.obj, tc.anyOrder) {
+				got = append(got, d.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.diffs, "\n") {
+				t.Errorf("diffs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.diffs, "\n"))
+			}
+		})
+	}
+}

@@ -51,7 +51,8 @@ type Shape struct {
 	Fields map[string]*Shape
 	Elem   *Shape
 	// Scalar is the JSON type of a Scalar, where its Go type or its schema's type says
-	// (AnyScalar for a timestamp, a quantity, an int-or-string, bytes). Only core/v1's and
+	// (AnyScalar for a timestamp, an int-or-string, bytes; QuantityScalar for a resource
+	// quantity, which is a string or a number). Only core/v1's and
 	// apps/v1's kinds (by reflection) and CRDs have it: groups.json.gz keeps scalars untyped.
 	Scalar ScalarType
 }
@@ -65,10 +66,14 @@ const (
 	StringScalar
 	NumberScalar
 	BoolScalar
+	// QuantityScalar is a resource quantity (resource.Quantity: cpu "500m", memory "1Gi"),
+	// written as a string or a number; the API server returns it canonical ("0.5" is 500m,
+	// 1024Mi is 1Gi), so it compares as a quantity, not as written (see Quantity).
+	QuantityScalar
 )
 
 func (t ScalarType) String() string {
-	return [...]string{"a scalar", "a string", "a number", "a bool"}[t]
+	return [...]string{"a scalar", "a string", "a number", "a bool", "a quantity"}[t]
 }
 
 var (
@@ -77,7 +82,50 @@ var (
 	scalarString = &Shape{Kind: Scalar, Scalar: StringScalar}
 	scalarNumber = &Shape{Kind: Scalar, Scalar: NumberScalar}
 	scalarBool   = &Shape{Kind: Scalar, Scalar: BoolScalar}
+	// scalarQuantity is a resource.Quantity's shape.
+	scalarQuantity = &Shape{Kind: Scalar, Scalar: QuantityScalar}
 )
+
+// Quantity parses v, a quantity written as a string or a number (as JSON decodes it: "500m",
+// 0.5, 1), as the API server does; false when v is no quantity.
+func Quantity(v any) (resource.Quantity, bool) {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case json.Number:
+		s = x.String()
+	case float64:
+		s = strconv.FormatFloat(x, 'f', -1, 64)
+	case float32:
+		s = strconv.FormatFloat(float64(x), 'f', -1, 32)
+	case int:
+		s = strconv.Itoa(x)
+	case int64:
+		s = strconv.FormatInt(x, 10)
+	case int32:
+		s = strconv.FormatInt(int64(x), 10)
+	case uint64:
+		s = strconv.FormatUint(x, 10)
+	case uint32:
+		s = strconv.FormatUint(uint64(x), 10)
+	default:
+		return resource.Quantity{}, false
+	}
+	q, err := resource.ParseQuantity(s)
+	return q, err == nil
+}
+
+// SameQuantity says a and b, each a quantity written as a string or a number, are the same
+// quantity ("0.5" and "500m", "1Gi" and "1024Mi", 1 and "1"); false when either is none.
+func SameQuantity(a, b any) bool {
+	qa, ok := Quantity(a)
+	if !ok {
+		return false
+	}
+	qb, ok := Quantity(b)
+	return ok && qa.Cmp(qb) == 0
+}
 
 // scalarTypeOf is the JSON type of a scalar value written in a partial object (AnyScalar for
 // any other value).
@@ -263,7 +311,6 @@ var (
 		reflect.TypeFor[metav1.Time]():        true,
 		reflect.TypeFor[metav1.MicroTime]():   true,
 		reflect.TypeFor[metav1.Duration]():    true,
-		reflect.TypeFor[resource.Quantity]():  true,
 		reflect.TypeFor[intstr.IntOrString](): true,
 	}
 )
@@ -278,6 +325,9 @@ func goShape(t reflect.Type) *Shape {
 	}
 	if scalars[t] {
 		return scalar
+	}
+	if t == reflect.TypeFor[resource.Quantity]() {
+		return scalarQuantity
 	}
 	switch t.Kind() {
 	case reflect.Struct:
@@ -365,6 +415,11 @@ func openAPIShape(s map[string]any) *Shape {
 		return opaque
 	}
 	if b, _ := s["x-kubernetes-int-or-string"].(bool); b {
+		// A resource.Quantity's schema, as controller-gen writes it: int-or-string with the
+		// quantity pattern (its suffixes Ki…Ei).
+		if p, _ := s["pattern"].(string); strings.Contains(p, "[KMGTPE]i") {
+			return scalarQuantity
+		}
 		return scalar
 	}
 	switch s["type"] {
@@ -438,6 +493,19 @@ func (s *Shape) check(v any, path []string, miss func([]string, *Miss)) {
 		if str, ok := v.(string); ok && strings.Contains(str, "${") {
 			return
 		}
+		if s.Kind == Scalar && s.Scalar == QuantityScalar && len(path) > 0 {
+			// A quantity that does not parse equals none: the server would refuse it.
+			if t := scalarTypeOf(v); t == StringScalar || t == NumberScalar {
+				if _, ok := Quantity(v); !ok {
+					b, _ := json.Marshal(v)
+					miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is a quantity (as 500m, 0.5, 1Gi, 128974848): %s does not parse as one, so it never equals it", b)})
+				}
+			} else if t != AnyScalar {
+				b, _ := json.Marshal(v)
+				miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is a quantity: %s, %s, never equals it", b, t)})
+			}
+			return
+		}
 		if s.Kind == Scalar && s.Scalar != AnyScalar && len(path) > 0 {
 			if t := scalarTypeOf(v); t != AnyScalar && t != s.Scalar {
 				b, _ := json.Marshal(v)
@@ -445,4 +513,41 @@ func (s *Shape) check(v any, path []string, miss func([]string, *Miss)) {
 			}
 		}
 	}
+}
+
+// Canonical is v, an object (decoded JSON) of shape s, with its quantities written as the API
+// server returns them ("0.5" as "500m", "1024Mi" as "1Gi", 1 as "1"); v itself is not changed.
+// A fake API server keeps objects so.
+func (s *Shape) Canonical(v any) any {
+	if s == nil {
+		return v
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if s.Kind == Object || s.Kind == Map {
+				out[k] = s.At([]string{k}).Canonical(e)
+			} else {
+				out[k] = e
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			if s.Kind == List {
+				out[i] = s.Elem.Canonical(e)
+			} else {
+				out[i] = e
+			}
+		}
+		return out
+	}
+	if s.Kind == Scalar && s.Scalar == QuantityScalar {
+		if q, ok := Quantity(v); ok {
+			return q.String()
+		}
+	}
+	return v
 }

@@ -122,6 +122,8 @@ func TestCheckScalarTypes(t *testing.T) {
 			"name":    map[string]any{"type": "string"},
 			"enabled": map[string]any{"type": "boolean"},
 			"port":    map[string]any{"x-kubernetes-int-or-string": true},
+			"memory": map[string]any{"x-kubernetes-int-or-string": true, "anyOf": []any{map[string]any{"type": "integer"}, map[string]any{"type": "string"}},
+				"pattern": `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`},
 		}},
 	}})
 	for _, c := range []struct {
@@ -142,6 +144,13 @@ func TestCheckScalarTypes(t *testing.T) {
 		{"quantity and int-or-string go", pod, map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
 			"resources": map[string]any{"limits": map[string]any{"cpu": 0.5}}, "ports": []any{map[string]any{"containerPort": 80}},
 			"readinessProbe": map[string]any{"httpGet": map[string]any{"port": "http"}}}}}}, nil},
+		{"quantity that does not parse", pod, map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
+			"resources": map[string]any{"requests": map[string]any{"cpu": "0.5 cores", "memory": "1Gi"}, "limits": map[string]any{"cpu": true}}}}}},
+			[]string{`spec.containers.0.resources.limits.cpu@6: is a quantity: true, a bool, never equals it`,
+				`spec.containers.0.resources.requests.cpu@6: is a quantity (as 500m, 0.5, 1Gi, 128974848): "0.5 cores" does not parse as one, so it never equals it`}},
+		{"crd quantity", crd, map[string]any{"spec": map[string]any{"memory": "1 GB"}},
+			[]string{`spec.memory@2: is a quantity (as 500m, 0.5, 1Gi, 128974848): "1 GB" does not parse as one, so it never equals it`}},
+		{"crd quantity parses", crd, map[string]any{"spec": map[string]any{"memory": "1Gi", "port": "http"}}, nil},
 		{"null goes", dep, map[string]any{"spec": map[string]any{"replicas": nil}}, nil},
 		{"untyped group", job, map[string]any{"spec": map[string]any{"parallelism": "2"}}, nil},
 		{"crd", crd, map[string]any{"spec": map[string]any{"size": "3", "name": 3, "enabled": "yes", "port": 80}},
@@ -154,5 +163,42 @@ func TestCheckScalarTypes(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+func TestSameQuantity(t *testing.T) {
+	for _, c := range []struct {
+		a, b any
+		want bool
+	}{
+		{"0.5", "500m", true},
+		{0.5, "500m", true},
+		{"1024Mi", "1Gi", true},
+		{1.0, "1", true},
+		{int64(2), "2000m", true},
+		{"1e3", "1k", true},
+		{"0.5", "501m", false},
+		{"1G", "1Gi", false},
+		{"0.5 cores", "500m", false},
+		{true, "1", false},
+		{nil, "0", false},
+	} {
+		if got := SameQuantity(c.a, c.b); got != c.want {
+			t.Errorf("SameQuantity(%#v, %#v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestCanonical(t *testing.T) {
+	dep, _ := Builtin("apps/v1", "Deployment")
+	in := map[string]any{"spec": map[string]any{"replicas": 1.0, "template": map[string]any{"spec": map[string]any{"containers": []any{
+		map[string]any{"name": "0.5", "resources": map[string]any{"requests": map[string]any{"cpu": "0.5", "memory": "1024Mi"}, "limits": map[string]any{"cpu": 1.0, "memory": "0.5 GB"}}}}}}}}
+	want := `{"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"0.5","resources":{"limits":{"cpu":"1","memory":"0.5 GB"},"requests":{"cpu":"500m","memory":"1Gi"}}}]}}}}`
+	b, _ := json.Marshal(dep.Canonical(in))
+	if string(b) != want {
+		t.Errorf("Canonical:\n got %s\nwant %s", b, want)
+	}
+	if c := in["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["resources"].(map[string]any)["requests"].(map[string]any)["cpu"]; c != "0.5" {
+		t.Errorf("Canonical changed its input: cpu %v", c)
 	}
 }
