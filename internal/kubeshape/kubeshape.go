@@ -11,7 +11,9 @@ package kubeshape
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -466,12 +468,7 @@ func (s *Shape) check(v any, path []string, miss func([]string, *Miss)) {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			p := append(path[:len(path):len(path)], k)
 			if m := s.Walk([]string{k}); m != nil {
 				miss(p, &Miss{At: len(path), Msg: m.Msg})
