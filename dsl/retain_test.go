@@ -21,15 +21,7 @@ import (
 func TestVetLetsEarlierBuildsGo(t *testing.T) {
 	dir := t.TempDir()
 	const docs = 4
-	var paths []string
-	for i := range docs {
-		p := filepath.Join(dir, fmt.Sprintf("d%d.md", i))
-		src := fmt.Sprintf("# doc %d\n\n```cue labrun\nimport \"labrun.dev/schema\"\n\ns%d: schema.#Scenario & {\n\tsteps: [{name: \"w\", exec: {argv: [\"true\"]}}]\n}\n```\n", i, i)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
+	paths := writeSpecDocs(t, dir, docs)
 	var collected atomic.Int32
 	builds := 0
 	builtHook = func(inst *build.Instance) {
@@ -73,15 +65,7 @@ func TestVetLetsEarlierBuildsGo(t *testing.T) {
 func TestDropEvaluationLetsEveryBuildGo(t *testing.T) {
 	dir := t.TempDir()
 	const docs = 3
-	var paths []string
-	for i := range docs {
-		p := filepath.Join(dir, fmt.Sprintf("d%d.md", i))
-		src := fmt.Sprintf("# doc %d\n\n```cue labrun\nimport \"labrun.dev/schema\"\n\ns%d: schema.#Scenario & {\n\tsteps: [{name: \"w\", exec: {argv: [\"true\"]}}]\n}\n```\n", i, i)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
+	paths := writeSpecDocs(t, dir, docs)
 	var collected atomic.Int32
 	builtHook = func(inst *build.Instance) {
 		if len(inst.Files) > 0 {
@@ -109,4 +93,20 @@ func TestDropEvaluationLetsEveryBuildGo(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(res)
+}
+
+// writeSpecDocs writes n Markdown documents in dir, each with one spec (scenario s<i>, one exec
+// step), and returns their paths.
+func writeSpecDocs(t *testing.T, dir string, n int) []string {
+	t.Helper()
+	var paths []string
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprintf("d%d.md", i))
+		src := fmt.Sprintf("# doc %d\n\n```cue labrun\nimport \"labrun.dev/schema\"\n\ns%d: schema.#Scenario & {\n\tsteps: [{name: \"w\", exec: {argv: [\"true\"]}}]\n}\n```\n", i, i)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
 }

@@ -162,6 +162,24 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 	return append(msgs, readArtifactContradictions(rec, data)...)
 }
 
+// runsAndArtifacts are rec's runs of the steps keep takes, by step name (in order), and its
+// artifacts by step and artifact name (a step that ran more than once: its last).
+func runsAndArtifacts(rec *Record, keep func(*StepRecord) bool) (map[string][]*StepRecord, map[[2]string]*ArtifactRecord) {
+	runs := map[string][]*StepRecord{}
+	for _, sr := range rec.Steps {
+		if keep(sr) {
+			runs[or(sr.Name, sr.Path)] = append(runs[or(sr.Name, sr.Path)], sr)
+		}
+	}
+	byName := map[[2]string]*ArtifactRecord{}
+	for _, a := range rec.Artifacts {
+		if a != nil {
+			byName[[2]string{a.Step, a.Name}] = a
+		}
+	}
+	return runs, byName
+}
+
 // readArtifactContradictions says where the pod a step other than a snapshot read (its record's
 // read: an exec, config, logs or load by a selector) is not the one its pod.txt names (the pods
 // used, "namespace/name" one a line, written when the selector picked them). The record says
@@ -170,18 +188,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 // a sample to its own (0001-pod.txt) when the step ran in one round; a record whose pod.txt is
 // not beside it (one made before it, read alone) is not.
 func readArtifactContradictions(rec *Record, data map[*ArtifactRecord][]byte) []string {
-	runs := map[string][]*StepRecord{}
-	for _, sr := range rec.Steps {
-		if sr.Kind != "snapshot" {
-			runs[or(sr.Name, sr.Path)] = append(runs[or(sr.Name, sr.Path)], sr)
-		}
-	}
-	byName := map[[2]string]*ArtifactRecord{}
-	for _, a := range rec.Artifacts {
-		if a != nil {
-			byName[[2]string{a.Step, a.Name}] = a // a step that ran more than once: its last
-		}
-	}
+	runs, byName := runsAndArtifacts(rec, func(sr *StepRecord) bool { return sr.Kind != "snapshot" })
 	var msgs []string
 	check := func(sr *StepRecord, name, artifact string) {
 		a := byName[[2]string{name, artifact}]
@@ -236,18 +243,7 @@ func readArtifactContradictions(rec *Record, data map[*ArtifactRecord][]byte) []
 // order; a snapshot whose pod.txt is missing (a record made before it, a run whose artifacts
 // are not beside the record) is not compared.
 func podArtifactContradictions(rec *Record, data map[*ArtifactRecord][]byte) []string {
-	runs := map[string][]*StepRecord{}
-	for _, sr := range rec.Steps {
-		if sr.Kind == "snapshot" {
-			runs[or(sr.Name, sr.Path)] = append(runs[or(sr.Name, sr.Path)], sr)
-		}
-	}
-	byName := map[[2]string]*ArtifactRecord{}
-	for _, a := range rec.Artifacts {
-		if a != nil {
-			byName[[2]string{a.Step, a.Name}] = a // a step that ran more than once: its last
-		}
-	}
+	runs, byName := runsAndArtifacts(rec, func(sr *StepRecord) bool { return sr.Kind == "snapshot" })
 	var msgs []string
 	check := func(sr *StepRecord, name, artifact string, sn *SnapshotRecord) {
 		a := byName[[2]string{name, artifact}]
