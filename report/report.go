@@ -466,17 +466,13 @@ func ReadArtifacts(dir string, rec *interp.Record) map[*interp.ArtifactRecord][]
 	return out
 }
 
-// MissingArtifacts says which artifacts rec lists that the folder dir beside its JSON file does
-// not hold (a file gone, or its line in a JSON-lines file), and whether the folder is there at
-// all. A record whose folder is gone is judged without its artifacts (records are shared as
-// JSON alone); one whose folder is there but lacks an artifact it lists lost it after the
-// run: before, an edit of a load's latencies with its fortio.json.jsonl deleted replayed
-// PASSED, exit 0, where the same edit with the file there was refused.
-func MissingArtifacts(dir string, rec *interp.Record) (missing []string, folder bool) {
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, false
-	}
-	data := ReadArtifacts(dir, rec)
+// MissingArtifacts says which artifacts rec lists that data, what ReadArtifacts read from the
+// folder beside its JSON file, does not hold (a file gone, or its line in a JSON-lines file).
+// A record whose folder is there but lacks an artifact it lists lost it after the run: before,
+// an edit of a load's latencies with its fortio.json.jsonl deleted replayed PASSED, exit 0,
+// where the same edit with the file there was refused.
+func MissingArtifacts(rec *interp.Record, data map[*interp.ArtifactRecord][]byte) []string {
+	var missing []string
 	for _, a := range rec.Artifacts {
 		if a == nil || a.File == "" || a.File != filepath.Base(a.File) || a.File == "." || a.File == ".." {
 			continue
@@ -485,7 +481,7 @@ func MissingArtifacts(dir string, rec *interp.Record) (missing []string, folder 
 			missing = append(missing, fmt.Sprintf("%s of step %s (in %s)", a.Name, a.Step, a.File))
 		}
 	}
-	return missing, true
+	return missing
 }
 
 // readArtifactLines reads a JSON-lines artifact file; nil when it cannot be read. A line that

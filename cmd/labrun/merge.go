@@ -639,19 +639,18 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 				msgs = append(msgs, fmt.Sprintf("%s: %v", at, err))
 				continue
 			}
-			if c := unlistedArtifacts(rec, m.json); c != "" {
-				msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, c))
+			ra := readRecordArtifacts(rec, m.json)
+			if ra.problem != "" {
+				msgs = append(msgs, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", at, ra.problem))
 				continue
 			}
-			if w := artifactsFolderGone(rec, m.json); w != "" {
-				fmt.Fprint(p.Stderr, w)
-			}
+			fmt.Fprint(p.Stderr, ra.warning)
 			if m.json != "" {
 				// Its results parsed from the artifacts beside it must be what those give,
 				// parsed with the steps as the scenario has them (replay's). Before, a source
 				// changed since the run (a comment added) skipped the check: a record edited
 				// into a pass merged PASSED, exit 0.
-				if cs := interp.ArtifactContradictions(&cp, l.sc, report.ReadArtifacts(report.ArtifactsDir(m.json), rec)); len(cs) > 0 {
+				if cs := interp.ArtifactContradictions(&cp, l.sc, ra.data); len(cs) > 0 {
 					why := "the record was changed after the run or is corrupt"
 					if l.changed {
 						why = fmt.Sprintf("the record and %s disagree: a step of the scenario reads the run's artifacts otherwise than the run did (its match, capture, path or cluster changed since the run), or the record was changed after the run; run the scenario again", relPath(p.Cwd, file))
@@ -1129,45 +1128,48 @@ func artifactsWithout(rec *interp.Record, json string) string {
 	if json == "" {
 		return ""
 	}
-	if c := unlistedArtifacts(rec, json); c != "" {
-		return c
+	ra := readRecordArtifacts(rec, json)
+	if ra.problem != "" {
+		return ra.problem
 	}
 	cp := *rec
 	cp.TargetValues = maps.Clone(rec.TargetValues)
 	if interp.RestoreTypes(&cp) != nil {
 		return ""
 	}
-	return strings.Join(interp.ArtifactContradictions(&cp, nil, report.ReadArtifacts(report.ArtifactsDir(json), rec)), "; ")
+	return strings.Join(interp.ArtifactContradictions(&cp, nil, ra.data), "; ")
 }
 
-// unlistedArtifacts says which artifacts the folder beside rec's JSON file (json) holds that
-// rec does not list (report.UnlistedArtifacts), or "".
-func unlistedArtifacts(rec *interp.Record, json string) string {
+// recordArtifacts are the artifacts beside a record's JSON file, read once.
+type recordArtifacts struct {
+	data map[*interp.ArtifactRecord][]byte // report.ReadArtifacts's
+	// problem is where the folder and the record's list disagree (an artifact the folder holds
+	// that the record does not list, or one it lists that the folder does not hold), or "".
+	problem string
+	// warning, for a record that lists artifacts whose folder is not there (shared as JSON
+	// alone), says that it is judged from the record alone; "" otherwise.
+	warning string
+}
+
+// readRecordArtifacts reads the artifacts beside rec's JSON file (json; "" for none).
+func readRecordArtifacts(rec *interp.Record, json string) recordArtifacts {
 	if json == "" {
-		return ""
-	}
-	un := report.UnlistedArtifacts(report.ArtifactsDir(json), rec)
-	if len(un) > 0 {
-		return fmt.Sprintf("the folder beside it holds %s, which the record does not list among its artifacts (an entry taken out of its list)", strings.Join(un, ", "))
-	}
-	if gone, _ := report.MissingArtifacts(report.ArtifactsDir(json), rec); len(gone) > 0 {
-		return fmt.Sprintf("it lists %s among its artifacts, which the folder beside it does not hold (taken out of the folder)", strings.Join(gone, ", "))
-	}
-	return ""
-}
-
-// artifactsFolderGone says, for a record that lists artifacts, that the folder beside its
-// JSON file (json) is not there: the record is then judged without them, and the warning
-// says so (nothing holds its results to what the run wrote).
-func artifactsFolderGone(rec *interp.Record, json string) string {
-	if json == "" || len(rec.Artifacts) == 0 {
-		return ""
+		return recordArtifacts{}
 	}
 	dir := report.ArtifactsDir(json)
-	if _, there := report.MissingArtifacts(dir, rec); there {
-		return ""
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		if len(rec.Artifacts) == 0 {
+			return recordArtifacts{}
+		}
+		return recordArtifacts{warning: fmt.Sprintf("labrun: warning: %s: the folder of its artifacts (%s) is not beside it: its %d artifacts are not there to hold its results to what the run wrote, and it is judged from the record alone\n", json, dir, len(rec.Artifacts))}
 	}
-	return fmt.Sprintf("labrun: warning: %s: the folder of its artifacts (%s) is not beside it: its %d artifacts are not there to hold its results to what the run wrote, and it is judged from the record alone\n", json, dir, len(rec.Artifacts))
+	ra := recordArtifacts{data: report.ReadArtifacts(dir, rec)}
+	if un := report.UnlistedArtifacts(dir, rec); len(un) > 0 {
+		ra.problem = fmt.Sprintf("the folder beside it holds %s, which the record does not list among its artifacts (an entry taken out of its list)", strings.Join(un, ", "))
+	} else if gone := report.MissingArtifacts(rec, ra.data); len(gone) > 0 {
+		ra.problem = fmt.Sprintf("it lists %s among its artifacts, which the folder beside it does not hold (taken out of the folder)", strings.Join(gone, ", "))
+	}
+	return ra
 }
 
 // differentRuns says how two records of one run id differ in the vars they ran with (each

@@ -192,13 +192,12 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	// scenario skipped the check: a record edited into a pass replayed PASSED with --file of
 	// its scenario plus a comment, and a logs step's match changed from what the run counted
 	// to " 503 " judged "no 503" over the count of other lines while logs.txt held a 503.
-	if c := unlistedArtifacts(rec, path); c != "" {
-		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, c)}
+	ra := readRecordArtifacts(rec, path)
+	if ra.problem != "" {
+		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, ra.problem)}
 	}
-	if w := artifactsFolderGone(rec, path); w != "" {
-		fmt.Fprint(p.Stderr, w)
-	}
-	if cs := interp.ArtifactContradictions(rec, sc, report.ReadArtifacts(report.ArtifactsDir(path), rec)); len(cs) > 0 {
+	fmt.Fprint(p.Stderr, ra.warning)
+	if cs := interp.ArtifactContradictions(rec, sc, ra.data); len(cs) > 0 {
 		if sameSource {
 			return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, strings.Join(cs, "; "))}
 		}
