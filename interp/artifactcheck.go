@@ -478,9 +478,11 @@ func logsFile(arts []*ArtifactRecord) string {
 	return "logs (no logs.txt: it read no line)"
 }
 
-// execOutputContradiction compares an exec step's stdout and stderr with what its stdout.txt
-// and stderr.txt give (its captured groups are held to that stdout by execContradiction). A stream with no artifact was empty (an empty
-// stream writes none) or its artifact is missing: it is not compared.
+// execOutputContradiction compares an exec step's stdout, stderr and exit code with what its
+// stdout.txt, stderr.txt and exit.txt give (its captured groups are held to that stdout by
+// execContradiction). A stream with no artifact was empty (an empty stream writes none) or its
+// artifact is missing: it is not compared; a missing exit.txt is refused by
+// execArtifactAbsences (records of version 4 on).
 func execOutputContradiction(name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
 	var rec schema.ExecResult
 	switch v := recorded.(type) {
@@ -497,6 +499,16 @@ func execOutputContradiction(name string, arts []*ArtifactRecord, data map[*Arti
 	for _, a := range arts {
 		var field, have string
 		switch a.Name {
+		case schema.ExitArtifact:
+			text := strings.TrimSuffix(string(data[a]), "\n")
+			exit, err := strconv.ParseFloat(text, 64)
+			if err != nil {
+				return fmt.Sprintf("its %s does not hold an exit code (%s), but an exec writes the one it records there", artifactFile(a), clipJSON(text))
+			}
+			if exit != rec.Exit {
+				return fmt.Sprintf("its %s gives %s.exit = %s, but the record's result has %s", artifactFile(a), name, text, strconv.FormatFloat(rec.Exit, 'f', -1, 64))
+			}
+			continue
 		case "stdout.txt":
 			field, have = "stdout", rec.Stdout
 		case "stderr.txt":

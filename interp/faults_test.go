@@ -143,8 +143,9 @@ s: schema.#Scenario & {
 	if !res.Cut || !strings.Contains(res.Stdout, "bytes cut (the whole output, 20971520 bytes") {
 		t.Errorf("stdout of %d bytes, cut %v: %.200q", len(res.Stdout), res.Cut, res.Stdout)
 	}
-	if len(rec.Artifacts) != 1 || rec.Artifacts[0].Path == "" || rec.Artifacts[0].Data != nil {
-		t.Fatalf("artifacts %+v: want one streamed file", rec.Artifacts)
+	// stdout.txt, streamed to a file, and exit.txt (no stderr: it was empty).
+	if len(rec.Artifacts) != 2 || rec.Artifacts[0].Name != "stdout.txt" || rec.Artifacts[0].Path == "" || rec.Artifacts[0].Data != nil || rec.Artifacts[1].Name != "exit.txt" {
+		t.Fatalf("artifacts %+v: want stdout.txt streamed to a file, then exit.txt", rec.Artifacts)
 	}
 	f, err := os.Open(rec.Artifacts[0].Path)
 	if err != nil {

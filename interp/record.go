@@ -23,7 +23,9 @@ import (
 // Version 3 is version 2 whose run kept stepParams, stepOptions and fileDigests of every step:
 // a record of version 3 without them was changed after the run (one of version 2 may be older than
 // stepParams, and is judged by its summaries alone).
-const RecordVersion = 3
+// Version 4 is version 3 whose exec steps that ran keep their exit code in an artifact
+// (schema.ExitArtifact), which replay holds the recorded exit code to.
+const RecordVersion = 4
 
 // Outcome is the verdict of a run, a step or an expectation.
 type Outcome string
@@ -749,6 +751,9 @@ func (r *Record) execArtifactAbsences() []string {
 			ex = *v
 		default:
 			continue
+		}
+		if r.Version >= 4 && !slices.ContainsFunc(r.Artifacts, func(a *ArtifactRecord) bool { return a != nil && a.Step == name && a.Name == schema.ExitArtifact }) {
+			msgs = append(msgs, fmt.Sprintf("step %s: its exec result has exit %s, but the record lists no %s of the step, which an exec that ran writes its exit code to", name, strconv.FormatFloat(ex.Exit, 'f', -1, 64), schema.ExitArtifact))
 		}
 		for _, o := range []struct{ field, text, file string }{{"stdout", ex.Stdout, "stdout.txt"}, {"stderr", ex.Stderr, "stderr.txt"}} {
 			if o.text == "" || slices.ContainsFunc(r.Artifacts, func(a *ArtifactRecord) bool { return a != nil && a.Step == name && a.Name == o.file }) {

@@ -80,7 +80,7 @@ s: schema.#Scenario & {
 		{name: "a record of version 2 without stepParams: its summaries alone, as before", from: `match: " 599 "`, to: `match: " 503 "`,
 			edit: func(r *interp.Record) { r.Version, r.StepParams, r.StepOptions = 2, nil, nil }},
 		{name: "a record of version 3 without stepParams", from: `match: " 599 "`, to: `match: " 503 "`,
-			edit: func(r *interp.Record) { r.StepParams = nil },
+			edit: func(r *interp.Record) { r.Version, r.StepParams = 3, nil },
 			want: "steps.0 (host, exec) is in a record of version 3 without stepParams, which a run of that version keeps of every step: the record was changed after the run or is corrupt"},
 		{name: "a record without one step's parameters", from: `match: " 599 "`, to: `match: " 503 "`,
 			edit: func(r *interp.Record) { delete(r.StepParams, "steps.3") },

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -186,6 +187,9 @@ func (p *Exec) Mutates(func(string) string) Mutation { return Mutation{} }
 // Summary is the command.
 func (p *Exec) Summary() string { return strings.Join(p.Argv, " ") }
 
+// ExitArtifact is the artifact in which an exec step keeps the exit code it records.
+const ExitArtifact = "exit.txt"
+
 // Run runs the command, records stdout, stderr, the exit code and the captured groups, and
 // fails on an exit code other than exitCode.
 func (p *Exec) Run(ctx context.Context, rt Runtime) error {
@@ -214,6 +218,11 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 	if err != nil {
 		return err
 	}
+	// The exit code is kept beside the output: replay holds the record's to it, so that a
+	// record edited into a pass (its exec's exit code and outcome changed together) is refused.
+	exitFile := rt.ArtifactWriter(ExitArtifact)
+	_, _ = io.WriteString(exitFile, strconv.FormatFloat(res.Exit, 'f', -1, 64)+"\n")
+	exitFile.Close()
 	for _, c := range []*Capture{stdout, stderr} {
 		if e := c.Err(); e != nil {
 			rt.Warn(fmt.Sprintf("the command's output could not be saved whole: %v", e))

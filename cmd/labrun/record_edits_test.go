@@ -83,11 +83,14 @@ func stepOf(t *testing.T, rec map[string]any, name string) map[string]any {
 	return nil
 }
 
-// listStdout lists a stdout.txt of the exec step among rec's artifacts, as a run that printed
-// lists one (its file is not beside the record: it is not compared).
+// listStdout lists a stdout.txt and an exit.txt of the exec step among rec's artifacts, as a
+// run whose exec ran and printed lists them (their files are not beside the record: they are
+// not compared).
 func listStdout(rec map[string]any, step string) {
 	arts, _ := rec["artifacts"].([]any)
-	rec["artifacts"] = append(arts, map[string]any{"step": step, "name": "stdout.txt", "file": step + "-stdout.txt"})
+	rec["artifacts"] = append(arts,
+		map[string]any{"step": step, "name": "stdout.txt", "file": step + "-stdout.txt"},
+		map[string]any{"step": step, "name": "exit.txt", "file": step + "-exit.txt"})
 }
 
 // passedAs edits rec into a passed run: no error, every expectation passed with values.
