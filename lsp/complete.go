@@ -276,8 +276,11 @@ func stepDoc(sc *dsl.Scenario, name string) string {
 	return b.String()
 }
 
-// deltaDoc says what delta compares.
+// deltaDoc says what delta compares, or why there is no plain delta.
 func deltaDoc(n *dsl.Names) string {
+	if n.DeltaErr != "" {
+		return "**No plain delta here**: " + n.DeltaErr
+	}
 	if n.DeltaFrom == "" {
 		return "the counters of the last snapshot minus those of the first"
 	}

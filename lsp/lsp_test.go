@@ -316,3 +316,89 @@ func TestValuesHook(t *testing.T) {
 		t.Errorf("values %v, asked %v", got, asked)
 	}
 }
+
+// deltaLab reads the plain delta in two asserts: the first runs when only before has been
+// taken (the run errs there: delta needs two snapshots), the second when before and mid
+// have (delta is then mid minus before, not after minus before: while the run is under way
+// delta is the first and the last snapshot taken so far).
+const deltaLab = `package lab
+
+import "labrun.dev/schema"
+
+lab: schema.#Scenario & {
+	local: backends: a: address: "127.0.0.2:18480"
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "fortio", load: {url: "http://127.0.0.2:18480/echo", requests: 10}},
+		{assert: "fortio.code200 == 10 && delta.cx_total == 10"},
+		{name: "mid", snapshot: backend: "a"},
+		{assert: "delta.rq_total == 10"},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: ["delta.rq_total == fortio.requests"]
+}
+`
+
+// TestHoverPlainDelta: a hover on delta says what the plain delta is where the expression
+// reads it: the word delta of delta.<stat> is the value, not the function delta("a", "b");
+// an assert's delta is the snapshots taken by then, and one that runs before two snapshots
+// can have been taken cannot read it.
+func TestHoverPlainDelta(t *testing.T) {
+	c, dir := session(t, map[string]string{"lab.cue": deltaLab}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	hover := func(mark string, delta int) string {
+		t.Helper()
+		l, col := at(t, deltaLab, mark, delta)
+		h := c.Hover(uri, l, col)
+		if h == nil {
+			t.Fatalf("no hover at %q+%d", mark, delta)
+		}
+		return string(mustJSON(h.Contents))
+	}
+	for _, tc := range []struct {
+		mark      string
+		delta     int
+		want, not []string
+	}{
+		// The word delta in the expectations: the plain delta's type and pair.
+		{`"delta.rq_total == fortio`, 3, []string{"`delta`: stats", "`after` minus those of `before`"}, []string{`delta(\"a\", \"b\"): the counters`}},
+		// The first assert: only before can have been taken.
+		{`delta.cx_total == 10"`, len("delta.cx"), []string{"Not readable here", "two snapshots"}, []string{"`after` minus those of `before`"}},
+		{`delta.cx_total == 10"`, 2, []string{"Not readable here"}, []string{`delta(\"a\", \"b\"): the counters`}},
+		// The second assert: mid minus before.
+		{`{assert: "delta.rq_total`, len(`{assert: "delta.rq`), []string{"`mid` minus those of `before`", "Readable here"}, []string{"`after` minus those of `before`"}},
+	} {
+		md := hover(tc.mark, tc.delta)
+		for _, w := range tc.want {
+			if !strings.Contains(md, w) {
+				t.Errorf("hover at %q+%d lacks %q: %s", tc.mark, tc.delta, w, md)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(md, w) {
+				t.Errorf("hover at %q+%d says %q: %s", tc.mark, tc.delta, w, md)
+			}
+		}
+	}
+}
+
+// TestHoverDeltaRefused: with one snapshot there is no plain delta (vet refuses it); a hover
+// on it says why, not "before minus before".
+func TestHoverDeltaRefused(t *testing.T) {
+	text := strings.Replace(strings.Replace(deltaLab, "\t\t{name: \"mid\", snapshot: backend: \"a\"},\n", "", 1), "\t\t{name: \"after\", snapshot: backend: \"a\"},\n", "", 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	for _, d := range []int{3, len(`"delta.rq`)} {
+		l, col := at(t, text, `"delta.rq_total == fortio`, d)
+		h := c.Hover(uri, l, col)
+		if h == nil {
+			t.Fatalf("no hover at +%d", d)
+		}
+		md := string(mustJSON(h.Contents))
+		if !strings.Contains(md, "delta needs two snapshots") || strings.Contains(md, "minus those of `before`") {
+			t.Errorf("hover at +%d: %s", d, md)
+		}
+	}
+}

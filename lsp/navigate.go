@@ -75,7 +75,9 @@ func explainName(nm *name) string {
 	sc, n := nm.st.sc, nm.st.sc.ExprNames
 	sp := scope{sc: sc, step: nm.st.step}
 	word := nm.segs[len(nm.segs)-1]
-	if nm.call || len(nm.segs) == 1 && dsl.Functions[word] != "" && n.Results[word] == nil {
+	// delta not called is the plain delta (delta.<stat>), a value, not the function.
+	plainDelta := len(nm.segs) == 1 && word == "delta" && !nm.call
+	if nm.call || len(nm.segs) == 1 && dsl.Functions[word] != "" && n.Results[word] == nil && !plainDelta {
 		if sig := dsl.Functions[word]; sig != "" {
 			return "```\n" + sig + "\n```"
 		}
@@ -90,6 +92,9 @@ func explainName(nm *name) string {
 	chain := strings.Join(nm.segs, ".")
 	m := typeChain(n, nm.segs)
 	if m == nil {
+		if nm.segs[0] == "delta" && n.DeltaErr != "" {
+			return "`delta`: " + n.DeltaErr
+		}
 		return ""
 	}
 	var b strings.Builder
@@ -114,7 +119,7 @@ func explainName(nm *name) string {
 	}
 	switch {
 	case root == "delta":
-		b.WriteString("\n\n" + deltaDoc(n))
+		b.WriteString(deltaHere(sp))
 	case stepMaps[root] != "" && len(nm.segs) == 2 && sc.Step(nm.segs[1]) != nil:
 		fmt.Fprintf(&b, "\n\n%s.<step>: %s\n\n%s", root, stepMaps[root], stepDoc(sc, nm.segs[1]))
 		b.WriteString(availability(sp, dsl.Read{Step: nm.segs[1], Via: root}))
@@ -127,6 +132,31 @@ func explainName(nm *name) string {
 		b.WriteString(availability(sp, r))
 	}
 	return b.String()
+}
+
+// deltaHere says what the plain delta is where the scope's expression reads it: the plan's
+// pair for the expectations; for a step's expression (judged while the run is under way) the
+// first and the last snapshot taken by then, which must be two.
+func deltaHere(sp scope) string {
+	n := sp.sc.ExprNames
+	if sp.step == nil || n.DeltaErr != "" {
+		return "\n\n" + deltaDoc(n)
+	}
+	var taken []string
+	for _, s := range sp.sc.Snapshots {
+		if sp.readable(dsl.Read{Step: s.Name}) {
+			taken = append(taken, "`"+s.Name+"`")
+		}
+	}
+	const running = "while the run is under way (an assert, an until, a ${…}), delta is the counters of the last snapshot taken so far minus those of the first"
+	if len(taken) < 2 {
+		by := "none"
+		if len(taken) == 1 {
+			by = "only " + taken[0]
+		}
+		return fmt.Sprintf("\n\n**Not readable here** (step %s): %s, and it needs two snapshots taken: by this step, %s can have been; read delta in expect, or in a step after a second snapshot.", sp.step.Path, running, by)
+	}
+	return fmt.Sprintf("\n\n%s: here %s minus those of %s (of %s, taken by then); delta(\"a\", \"b\") compares two others.\n\nReadable here (step %s).", running, taken[len(taken)-1], taken[0], strings.Join(taken, ", "), sp.step.Path)
 }
 
 // lookupStat is the catalogue's entry of the member's stat.
