@@ -35,6 +35,10 @@ type exprChecker struct {
 	refs     []Ref
 	reads    []Read
 	idents   []string
+	// deltaCol is where the expression first reads the plain delta (-1 or 0 with deltaRead
+	// false: it does not).
+	deltaRead bool
+	deltaCol  int
 	outcomes []string
 	// vars are the vars the expression reads by name; allVars that it reads vars as a whole
 	// (vars[k], keys(vars)), which may be any of them.
@@ -273,6 +277,9 @@ func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *s
 	names := c.names
 	switch n.Value {
 	case "delta":
+		if !c.deltaRead {
+			c.deltaRead, c.deltaCol = true, col(n)
+		}
 		return names.deltaType()
 	case "vars":
 		if read {
