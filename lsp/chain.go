@@ -206,6 +206,26 @@ func (s scope) readableStep(name string) bool {
 	return false
 }
 
+// deltaTaken are the snapshots that can have been taken when the scope's expression is
+// judged: a step's plain delta is the first and the last of them (the expectations' is the
+// plan's pair, DeltaFrom and DeltaTo).
+func (s scope) deltaTaken() []string {
+	var taken []string
+	for _, t := range s.sc.Snapshots {
+		if s.readable(dsl.Read{Step: t.Name}) {
+			taken = append(taken, t.Name)
+		}
+	}
+	return taken
+}
+
+// plainDelta reports whether the scope's expression can read the plain delta: the scenario
+// has one, and, judged while the run is under way, two snapshots can have been taken.
+func (s scope) plainDelta() bool {
+	n := s.sc.ExprNames
+	return n.DeltaErr == "" && (s.step == nil || len(s.deltaTaken()) >= 2)
+}
+
 // whyNot says why the step cannot read r ("" when it can).
 func (s scope) whyNot(r dsl.Read) string {
 	if s.step == nil {

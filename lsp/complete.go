@@ -112,7 +112,7 @@ func topNames(sp scope) []protocol.CompletionItem {
 		r := n.Results[name]
 		items = append(items, item(name, protocol.CompletionItemKindVariable, fmt.Sprintf("%s (%s step)", r.Type, r.Kind), stepDoc(sp.sc, name), "0"+name))
 	}
-	plainDelta := n.DeltaErr == "" && (n.DeltaFrom == "" || sp.readable(dsl.Read{Step: n.DeltaFrom}) && sp.readable(dsl.Read{Step: n.DeltaTo}))
+	plainDelta := sp.plainDelta()
 	if plainDelta {
 		items = append(items, item("delta", protocol.CompletionItemKindVariable, typeString(n, "delta"), deltaDoc(n)+"\n\n"+dsl.Functions["delta"], "1delta"))
 	}
@@ -166,6 +166,9 @@ func typeString(n *dsl.Names, src string) string {
 func members(sp scope, segs []string, t *text, start, off int) []protocol.CompletionItem {
 	n := sp.sc.ExprNames
 	root := segs[0]
+	if root == "delta" && !sp.plainDelta() {
+		return nil // vet refuses it here: nothing to offer after it
+	}
 	m := typeChain(n, segs)
 	var items []protocol.CompletionItem
 	if m != nil && m.stats != nil {

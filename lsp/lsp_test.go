@@ -402,3 +402,36 @@ func TestHoverDeltaRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionPlainDelta: an assert offers the plain delta (and its counters after
+// "delta.") where two snapshots can have been taken by then, and not before: vet refuses
+// delta there.
+func TestCompletionPlainDelta(t *testing.T) {
+	c, dir := session(t, map[string]string{"lab.cue": deltaLab}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	valueDelta := func(list protocol.CompletionList) bool {
+		for _, it := range list.Items {
+			if it.Label == "delta" && it.Kind != nil && *it.Kind == protocol.CompletionItemKindVariable {
+				return true
+			}
+		}
+		return false
+	}
+	l, col := at(t, deltaLab, `{assert: "fortio.code200`, len(`{assert: "`))
+	if valueDelta(c.Completion(uri, l, col)) {
+		t.Errorf("the first assert (only before taken) offers the plain delta")
+	}
+	for _, written := range []string{"delta.", "delta.cx_"} {
+		l, col = at(t, deltaLab, `delta.cx_total == 10"`, len(written))
+		if got := labels(c.Completion(uri, l, col)); len(got) != 0 {
+			t.Errorf("the first assert offers delta's stats after %q: %v", written, got)
+		}
+	}
+	l, col = at(t, deltaLab, `{assert: "delta.rq_total`, len(`{assert: "`))
+	if !valueDelta(c.Completion(uri, l, col)) {
+		t.Errorf("the second assert (before and mid taken) does not offer the plain delta")
+	}
+	l, col = at(t, deltaLab, `{assert: "delta.rq_total`, len(`{assert: "delta.`))
+	wantLabels(t, "second assert's delta.", labels(c.Completion(uri, l, col)), []string{"rq_total", "cx_total"}, []string{"rq_active"})
+}

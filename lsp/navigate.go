@@ -143,10 +143,8 @@ func deltaHere(sp scope) string {
 		return "\n\n" + deltaDoc(n)
 	}
 	var taken []string
-	for _, s := range sp.sc.Snapshots {
-		if sp.readable(dsl.Read{Step: s.Name}) {
-			taken = append(taken, "`"+s.Name+"`")
-		}
+	for _, s := range sp.deltaTaken() {
+		taken = append(taken, "`"+s+"`")
 	}
 	const running = "while the run is under way (an assert, an until, a ${…}), delta is the counters of the last snapshot taken so far minus those of the first"
 	if len(taken) < 2 {
