@@ -35,11 +35,10 @@ type exprChecker struct {
 	refs     []Ref
 	reads    []Read
 	idents   []string
-	// deltaCol is where the expression first reads the plain delta (-1 or 0 with deltaRead
-	// false: it does not).
+	outcomes []string
+	// deltaRead says the expression reads the plain delta (delta.<stat>), first at deltaCol.
 	deltaRead bool
 	deltaCol  int
-	outcomes []string
 	// vars are the vars the expression reads by name; allVars that it reads vars as a whole
 	// (vars[k], keys(vars)), which may be any of them.
 	vars    []string
