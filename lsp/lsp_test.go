@@ -435,3 +435,25 @@ func TestCompletionPlainDelta(t *testing.T) {
 	l, col = at(t, deltaLab, `{assert: "delta.rq_total`, len(`{assert: "delta.`))
 	wantLabels(t, "second assert's delta.", labels(c.Completion(uri, l, col)), []string{"rq_total", "cx_total"}, []string{"rq_active"})
 }
+
+// TestQuickFixTargetsTheMisspelling: a problem placed at a name other than the misspelt one
+// (delta("befor", "after") is reported at delta) gets the quick fix of the misspelt name,
+// befor → before, not delta → before.
+func TestQuickFixTargetsTheMisspelling(t *testing.T) {
+	text := strings.Replace(lab, `"delta.rq_total == fortio.requests",`, `"delta(\"befor\", \"after\").rq_total == fortio.requests",`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	p := waitChecked(t, c, uri, 0)
+	if len(p.Diagnostics) != 1 {
+		t.Fatalf("diagnostics: %+v", p.Diagnostics)
+	}
+	acts := c.CodeActions(uri, p.Diagnostics)
+	if len(acts) != 1 || acts[0].Title != "Change befor to before" {
+		t.Fatalf("code actions: %s", mustJSON(acts))
+	}
+	e := acts[0].Edit.Changes[uri][0]
+	l, col := at(t, text, `befor\"`, 0)
+	if e.Range.Start.Line != uint32(l) || e.Range.Start.Character != uint32(col) || e.Range.End.Character != uint32(col+5) || e.NewText != "before" {
+		t.Errorf("edit %s, want %d:%d-%d before", mustJSON(e), l, col, col+5)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/internal/didyoumean"
 	"labrun.dev/labrun/schema"
 )
 
@@ -245,7 +246,13 @@ func (s *Server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any,
 		if start < len(t.src) && t.src[start] == '"' {
 			start++ // a quoted label
 		}
-		end := nameEnd(t.src, start, strings.Count(want, "."))
+		dots := strings.Count(want, ".")
+		end := nameEnd(t.src, start, dots)
+		if end > start && didyoumean.Closest(t.src[start:end], []string{want}) == "" {
+			// Not the misspelt name (delta("befor", "after") is reported at delta): the
+			// first name after it on its line that is close to the suggestion.
+			start, end = misspelt(t, start, want, dots)
+		}
 		if end <= start || t.src[start:end] == want {
 			continue
 		}
@@ -259,6 +266,26 @@ func (s *Server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any,
 		})
 	}
 	return actions, nil
+}
+
+// misspelt finds, on the line of from and after it, the first name (with dots dots) close to
+// want but not want: the name a problem's suggestion replaces. 0, 0: none.
+func misspelt(t *text, from int, want string, dots int) (int, int) {
+	lineEnd := strings.IndexByte(t.src[from:], '\n')
+	if lineEnd < 0 {
+		lineEnd = len(t.src) - from
+	}
+	lineEnd += from
+	for i := from; i < lineEnd; i++ {
+		if !isWordByte(t.src[i]) || i > 0 && isWordByte(t.src[i-1]) {
+			continue
+		}
+		end := min(nameEnd(t.src, i, dots), lineEnd)
+		if w := t.src[i:end]; w != want && didyoumean.Closest(w, []string{want}) != "" {
+			return i, end
+		}
+	}
+	return 0, 0
 }
 
 // nameEnd is the end of the name at start that has dots dots (a stat name holds some).
