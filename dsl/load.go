@@ -711,6 +711,10 @@ func (l *loader) htmlFences(abs string, doc []byte) bool {
 	return bad
 }
 
+// NoSpecInDocument begins the problem of a Markdown document named to be checked that has
+// no labrun fence (one in a directory is passed over).
+const NoSpecInDocument = "no labrun spec in this document"
+
 // loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines
 // are the document's lines, so that positions point into the document.
 func (l *loader) loadMarkdown(abs string, named bool) {
@@ -757,7 +761,7 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 				}
 			}
 		}
-		msg := "no labrun spec in this document: expected a fence opened with ```cue labrun"
+		msg := NoSpecInDocument + ": expected a fence opened with ```cue labrun"
 		if len(near) > 0 {
 			msg += "; fences that are almost one: " + strings.Join(near, ", ")
 		}

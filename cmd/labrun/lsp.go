@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -63,7 +65,19 @@ func (p *process) lspCheck(path string, overlay map[string][]byte) *lsp.Report {
 		return pos
 	}
 	rep := &lsp.Report{}
+	noSpec := dsl.IsMarkdown(path) && !hasSpec(path, overlay)
 	for _, e := range errs {
+		if noSpec && strings.HasPrefix(e.Msg, dsl.NoSpecInDocument) {
+			// An editor opens every Markdown document, most of which are no lab: as in a
+			// directory, one with no labrun fence is passed over, and a fence that is
+			// almost one (cue without labrun) is a hint, not a problem.
+			if strings.Contains(e.Msg, "almost one") {
+				w := *e
+				w.Pos = abs(e.Pos)
+				rep.Skipped = append(rep.Skipped, &w)
+			}
+			continue
+		}
 		c := *e
 		c.Pos = abs(e.Pos)
 		c.Also = nil
@@ -74,10 +88,23 @@ func (p *process) lspCheck(path string, overlay map[string][]byte) *lsp.Report {
 	}
 	if res := w.res; res != nil {
 		rep.Warnings = res.Warnings
-		rep.Skipped = res.Skipped
+		rep.Skipped = append(rep.Skipped, res.Skipped...)
 		rep.Scenarios = append(append(rep.Scenarios, res.Scenarios...), res.Partial...)
 	}
 	return rep
+}
+
+// hasSpec reports whether the Markdown document at path (the editor's text, else the file's)
+// has a labrun fence.
+func hasSpec(path string, overlay map[string][]byte) bool {
+	doc, ok := overlay[path]
+	if !ok {
+		var err error
+		if doc, err = os.ReadFile(path); err != nil {
+			return true // let the check say what is wrong with it
+		}
+	}
+	return slices.ContainsFunc(dsl.Fences(doc), dsl.Fence.IsSpec)
 }
 
 // completeValue completes a config step's path against Envoy's types: of the resource the
