@@ -457,3 +457,36 @@ func TestQuickFixTargetsTheMisspelling(t *testing.T) {
 		t.Errorf("edit %s, want %d:%d-%d before", mustJSON(e), l, col, col+5)
 	}
 }
+
+// TestCueModIsNotALab: the files of a cue.mod directory (module.cue, the vendored schema
+// labrun init writes) are CUE's, not scenarios: opened in the editor (go to definition of
+// schema.#Scenario leads there) they get no problem, where labrun vet FILE says "cannot load
+// packages inside the cue.mod directory" or "no scenario declared in this file".
+func TestCueModIsNotALab(t *testing.T) {
+	dir := t.TempDir()
+	srv := lsp.New(lsp.Options{Check: check, ReadFile: os.ReadFile, Delay: 10 * time.Millisecond})
+	c := lsptest.Pipe(t, srv.Serve)
+	c.Initialize("file://" + dir)
+	for name, text := range map[string]string{
+		"cue.mod/module.cue":                     "module: \"x.lab.local@v0\"\nlanguage: version: \"v0.9.0\"\n",
+		"cue.mod/pkg/labrun.dev/schema/load.cue": "package schema\n\n#Load: {url: string}\n",
+	} {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		uri := "file://" + path
+		n := c.Count()
+		c.Open(uri, text)
+		p, ok := c.Diagnostics(uri, n, 20*time.Second, nil)
+		if !ok {
+			t.Fatalf("%s: nothing published", name)
+		}
+		if len(p.Diagnostics) != 0 {
+			t.Errorf("%s: %s", name, mustJSON(p.Diagnostics))
+		}
+	}
+}
