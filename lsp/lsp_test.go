@@ -490,3 +490,24 @@ func TestCueModIsNotALab(t *testing.T) {
 		}
 	}
 }
+
+// TestHoverInsideADottedStat: a stat's name holds dots (http.downstream_rq_total,
+// circuit_breakers.default.rq_pending_open); a hover on its first part is a hover on the
+// stat, not "http: not a stat the backend is known to have".
+func TestHoverInsideADottedStat(t *testing.T) {
+	text := strings.Replace(lab, `"before.rq_total > 0 &&`, `"before.http.downstream_rq_total > 0 && before.rq_total > 0 &&`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	for _, d := range []int{len("before.ht"), len("before.http.down")} {
+		l, col := at(t, text, `before.http.downstream_rq_total`, d)
+		h := c.Hover(uri, l, col)
+		if h == nil {
+			t.Fatalf("no hover at +%d", d)
+		}
+		md := string(mustJSON(h.Contents))
+		if strings.Contains(md, "not a stat") || !strings.Contains(md, "stat `http.downstream_rq_total` of local backend a: counter") {
+			t.Errorf("hover at +%d: %s", d, md)
+		}
+	}
+}

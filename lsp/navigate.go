@@ -3,6 +3,7 @@ package lsp
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/tliron/glsp"
@@ -22,6 +23,8 @@ type name struct {
 	quoted     bool
 	// call says the name is called: name(…).
 	call bool
+	// after are the names the chain goes on with after the name (.b.c of a.▮x.b.c).
+	after []string
 }
 
 // nameAt is the name under the cursor off of the document, inside an expression (nil: none).
@@ -46,6 +49,14 @@ func (s *Server) nameAt(uri string, pos protocol.Position) (*name, *document, *t
 		return nm, d, t
 	}
 	nm.call = strings.HasPrefix(strings.TrimLeft(st.rest[len(right):], " "), "(")
+	for r := st.rest[len(right):]; strings.HasPrefix(r, "."); {
+		w := leadingWord(r[1:])
+		if w == "" {
+			break
+		}
+		nm.after = append(nm.after, w)
+		r = r[1+len(w):]
+	}
 	if chain, _, dotted := tail(st.src); dotted {
 		nm.segs = append(segments(chain), word)
 	} else {
@@ -89,6 +100,13 @@ func explainName(nm *name) string {
 			return ""
 		}
 		return stepDoc(sc, word) + availability(sp, dsl.Read{Step: word})
+	}
+	if len(nm.after) > 0 {
+		// Inside a stat's name, which holds dots (http.downstream_rq_total): the whole stat.
+		whole := append(slices.Clip(nm.segs), nm.after...)
+		if m := typeChain(n, whole); m != nil && m.stats != nil && m.statAt < len(nm.segs) {
+			nm.segs = whole
+		}
 	}
 	chain := strings.Join(nm.segs, ".")
 	m := typeChain(n, nm.segs)
