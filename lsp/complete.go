@@ -300,9 +300,15 @@ func (s *Server) completeFields(pl *place, t *text, off int) []protocol.Completi
 	var items []protocol.CompletionItem
 	fields := s.schemaDocs().fieldsAt(pl.path)
 	sort.SliceStable(fields, func(i, j int) bool { return fields[i].step && !fields[j].step })
+	hasKind := false
+	for name := range pl.present {
+		if _, ok := schema.Kinds[name]; ok {
+			hasKind = true
+		}
+	}
 	for i, f := range fields {
-		if pl.present[f.name] {
-			continue
+		if pl.present[f.name] || f.step && hasKind {
+			continue // a step has one kind: vet refuses a second
 		}
 		kind, detail := protocol.CompletionItemKindField, f.kind
 		if f.step {

@@ -511,3 +511,14 @@ func TestHoverInsideADottedStat(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionOneKindPerStep: a step that has its kind is offered the common fields, not
+// a second kind (vet refuses "step has 2 kinds").
+func TestCompletionOneKindPerStep(t *testing.T) {
+	text := strings.Replace(lab, `{name: "after", snapshot: backend: "a"},`, `{name: "after", snapshot: backend: "a", },`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	l, col := at(t, text, `backend: "a", }`, len(`backend: "a", `))
+	wantLabels(t, "a snapshot step", labels(c.Completion(uri, l, col)), []string{"timeout", "every", "doc"}, []string{"load", "sleep", "assert", "snapshot"})
+}
