@@ -253,9 +253,16 @@ func expressionAt(src string, off int, scenarios []*dsl.Scenario) *site {
 	if whole {
 		return &site{sc: sc, step: step, src: unescape(before), start: pl.litStart, rest: unescape(src[off:max(off, litEnd)])}
 	}
-	// A ${...} of a step's string: the cursor after its ${ and before its }.
+	// A ${...} of a step's string: the cursor after its ${ and before its }. Only a kind's
+	// parameters interpolate (not the step's doc, every or while, where ${ is plain text).
 	i := strings.LastIndex(before, "${")
 	if n == 0 || i < 0 || strings.Contains(before[i:], "}") || i > 0 && before[i-1] == '$' {
+		return nil
+	}
+	if len(pl.path) < n+2 {
+		return nil
+	}
+	if _, kind := schema.Kinds[pl.path[n+1]]; !kind {
 		return nil
 	}
 	after := src[off:max(off, litEnd)]

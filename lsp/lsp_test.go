@@ -522,3 +522,22 @@ func TestCompletionOneKindPerStep(t *testing.T) {
 	l, col := at(t, text, `backend: "a", }`, len(`backend: "a", `))
 	wantLabels(t, "a snapshot step", labels(c.Completion(uri, l, col)), []string{"timeout", "every", "doc"}, []string{"load", "sleep", "assert", "snapshot"})
 }
+
+// TestNoCompletionWhereNothingInterpolates: ${...} is evaluated in a kind's parameters
+// only; in a step's doc, every or while it is plain text (vet refuses it in every and
+// while), so completion offers nothing there.
+func TestNoCompletionWhereNothingInterpolates(t *testing.T) {
+	text := strings.Replace(lab, `{name: "after", snapshot: backend: "a"},`, `{name: "after", doc: "after ${before.rq_total}", snapshot: backend: "a"},`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	for _, d := range []int{len(`after ${`), len(`after ${before.`)} {
+		l, col := at(t, text, `after ${before.rq_total}`, d)
+		if got := labels(c.Completion(uri, l, col)); len(got) != 0 {
+			t.Errorf("completion in a doc's ${ at +%d: %v", d, got)
+		}
+		if h := c.Hover(uri, l, col); h != nil {
+			t.Errorf("hover in a doc's ${ at +%d: %s", d, mustJSON(h.Contents))
+		}
+	}
+}
