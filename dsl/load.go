@@ -1518,8 +1518,12 @@ func (l *loader) noScenarioLeft() {
 
 func (l *loader) noScenarioError(file string) {
 	pos := Pos{File: l.userFile(file), Line: 1, Col: 1}
-	l.errs.add(pos, "", "no scenario declared in this file: expected a top-level field such as `s1: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)")
+	l.errs.add(pos, "", "%s: expected a top-level field such as `s1: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)", NoScenarioInFile)
 }
+
+// NoScenarioInFile begins the problem of a file named to be checked that declares no
+// scenario (a package's kit is no mistake in a directory, or with the package's other files).
+const NoScenarioInFile = "no scenario declared in this file"
 
 // userFile maps an overlay file name back to the user's document.
 func (l *loader) userFile(name string) string {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"cuelang.org/go/cue/parser"
 	"github.com/spf13/cobra"
 
 	"labrun.dev/labrun/dsl"
@@ -67,6 +68,11 @@ func (p *process) lspCheck(path string, overlay map[string][]byte) *lsp.Report {
 	rep := &lsp.Report{}
 	noSpec := dsl.IsMarkdown(path) && !hasSpec(path, overlay)
 	for _, e := range errs {
+		if strings.HasPrefix(e.Msg, dsl.NoScenarioInFile) && abs(e.Pos).File == path && hasPackageMates(path, overlay) {
+			// A package's kit (shared definitions), opened to be edited: labrun vet DIR is
+			// ok with it, as vet is with the package's files named together.
+			continue
+		}
 		if noSpec && strings.HasPrefix(e.Msg, dsl.NoSpecInDocument) {
 			// An editor opens every Markdown document, most of which are no lab: as in a
 			// directory, one with no labrun fence is passed over, and a fence that is
@@ -105,6 +111,47 @@ func hasSpec(path string, overlay map[string][]byte) bool {
 		}
 	}
 	return slices.ContainsFunc(dsl.Fences(doc), dsl.Fence.IsSpec)
+}
+
+// hasPackageMates reports whether the CUE file at path has other files of its package in its
+// directory (the editor's text of each, else the file's).
+func hasPackageMates(path string, overlay map[string][]byte) bool {
+	read := func(p string) []byte {
+		if b, ok := overlay[p]; ok {
+			return b
+		}
+		b, _ := os.ReadFile(p)
+		return b
+	}
+	pkgOf := func(p string) string {
+		f, err := parser.ParseFile(p, read(p), parser.PackageClauseOnly)
+		if err != nil {
+			return ""
+		}
+		return f.PackageName()
+	}
+	pkg := pkgOf(path)
+	if pkg == "" {
+		return false
+	}
+	dir := filepath.Dir(path)
+	others := map[string]bool{}
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			others[filepath.Join(dir, e.Name())] = true
+		}
+	}
+	for p := range overlay {
+		if filepath.Dir(p) == dir {
+			others[p] = true
+		}
+	}
+	for p := range others {
+		if p != path && strings.HasSuffix(p, ".cue") && pkgOf(p) == pkg {
+			return true
+		}
+	}
+	return false
 }
 
 // completeValue completes a config step's path against Envoy's types: of the resource the

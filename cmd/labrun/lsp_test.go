@@ -295,3 +295,43 @@ func TestLSPMarkdownWithoutSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestLSPKitFile: a package's kit (a file of shared definitions, examples/kit.cue) declares
+// no scenario; `labrun vet DIR` is ok with it, and so is the editor that opens it, while a
+// file alone in its package that declares none keeps the problem.
+func TestLSPKitFile(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"kit.cue":       "package lab\n\n_port: 18480\n",
+		"lab.cue":       strings.Replace(lspScenario, "18480", `\(_port)`, -1),
+		"alone/new.cue": "package other\n\nx: 1\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := serveLSP(t, dir)
+	for _, tc := range []struct {
+		name string
+		want int
+	}{{"kit.cue", 0}, {"alone/new.cue", 1}} {
+		uri := uriOf(filepath.Join(dir, filepath.FromSlash(tc.name)))
+		n := c.Count()
+		c.Open(uri, files[tc.name])
+		pub, ok := c.Diagnostics(uri, n, 10*time.Second, nil)
+		if !ok {
+			t.Fatalf("%s: no diagnostics published", tc.name)
+		}
+		for _, d := range pub.Diagnostics {
+			t.Logf("%s: %d:%d %s", tc.name, d.Range.Start.Line, d.Range.Start.Character, d.Message)
+		}
+		if len(pub.Diagnostics) != tc.want {
+			t.Errorf("%s: %d diagnostics, want %d", tc.name, len(pub.Diagnostics), tc.want)
+		}
+	}
+}
