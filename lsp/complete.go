@@ -205,7 +205,11 @@ func members(sp scope, segs []string, t *text, start, off int) []protocol.Comple
 			if len(segs) == 1 && n.Results[root] != nil && !sp.readable(dsl.Read{Step: root, Field: f.Name}) {
 				continue
 			}
-			items = append(items, item(f.Name, protocol.CompletionItemKindField, f.Type.String(), fieldDoc(f), fmt.Sprintf("%03d", i)))
+			doc := strings.TrimSpace(f.Doc) // vars, backends, target: there from the start
+			if n.Results[root] != nil {
+				doc = fieldDoc(f)
+			}
+			items = append(items, item(f.Name, protocol.CompletionItemKindField, f.Type.String(), doc, fmt.Sprintf("%03d", i)))
 		}
 	case schema.TMap:
 		via := ""

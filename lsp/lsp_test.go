@@ -541,3 +541,34 @@ func TestNoCompletionWhereNothingInterpolates(t *testing.T) {
 		}
 	}
 }
+
+// TestHoverVarsHaveNoMoment: vars (and the target's backends) are there from the start: a
+// hover on vars.greeting or backends.a.address says no "Exists after the step ends", which
+// only a step's result fields have.
+func TestHoverVarsHaveNoMoment(t *testing.T) {
+	text := strings.Replace(lab, `"before.rq_total > 0 &&`, `"backends.a.address != '' && before.rq_total > 0 &&`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	for _, mark := range []string{"vars.greeting == 'héllo'", "backends.a.address != ''"} {
+		l, col := at(t, text, mark, strings.LastIndex(mark, ".")+2)
+		h := c.Hover(uri, l, col)
+		if h == nil {
+			t.Fatalf("no hover on %s", mark)
+		}
+		if md := string(mustJSON(h.Contents)); strings.Contains(md, "Exists") || strings.Contains(md, "step ends") {
+			t.Errorf("hover on %s: %s", mark, md)
+		}
+	}
+	l, col := at(t, text, "vars.greeting == 'héllo'", len("vars."))
+	for _, it := range c.Completion(uri, l, col).Items {
+		if doc := string(mustJSON(it.Documentation)); strings.Contains(doc, "Exists") {
+			t.Errorf("completion of vars.%s: %s", it.Label, doc)
+		}
+	}
+	// A result's field keeps its moment.
+	l, col = at(t, text, "fortio.requests ==", len("fortio.re"))
+	if md := string(mustJSON(c.Hover(uri, l, col).Contents)); !strings.Contains(md, "Exists after the step ends") {
+		t.Errorf("hover on fortio.requests: %s", md)
+	}
+}

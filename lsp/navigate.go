@@ -133,8 +133,11 @@ func explainName(nm *name) string {
 		} else {
 			fmt.Fprintf(&b, "\n\nstat `%s`: not a stat %s is known to have", m.stat, what)
 		}
-	case m.field != nil:
+	case m.field != nil && n.Results[root] != nil:
 		b.WriteString("\n\n" + fieldDoc(m.field))
+	case m.field != nil && m.field.Doc != "":
+		// vars, backends, target: there from the start, no step's moment
+		b.WriteString("\n\n" + strings.TrimSpace(m.field.Doc))
 	}
 	switch {
 	case root == "delta":
