@@ -175,7 +175,8 @@ func (pl *place) value(x ast.Expr, off int) {
 }
 
 // stepDepth is how many elements of path (after the scenario's name) name the innermost
-// step around it: [steps 2 parallel 1 assert] → 4 (steps.2.parallel.1); 0 outside steps.
+// step around it: [steps 2 parallel 1 assert] → 4 (steps.2.parallel.1); 0 outside steps
+// (of setup, steps, catch or cleanup).
 func stepDepth(path []string) int {
 	isIndex := func(i int) bool {
 		if i >= len(path) {
@@ -184,7 +185,7 @@ func stepDepth(path []string) int {
 		_, err := strconv.Atoi(path[i])
 		return err == nil
 	}
-	if len(path) < 3 || !(path[1] == "setup" || path[1] == "steps" || path[1] == "cleanup") || !isIndex(2) {
+	if len(path) < 3 || !(path[1] == "setup" || path[1] == "steps" || path[1] == "catch" || path[1] == "cleanup") || !isIndex(2) {
 		return 0
 	}
 	n := 3

@@ -572,3 +572,19 @@ func TestHoverVarsHaveNoMoment(t *testing.T) {
 		t.Errorf("hover on fortio.requests: %s", md)
 	}
 }
+
+// TestCatchSteps: a catch step's expression (run where the steps fail) is completed and
+// explained as the other phases' are.
+func TestCatchSteps(t *testing.T) {
+	text := strings.Replace(lab, "\texpect: [", "\tcatch: [\n\t\t{name: \"dump\", snapshot: backend: \"a\"},\n\t\t{assert: \"dump.rq_total >= 0 || fortio.requests == 10\"},\n\t]\n\texpect: [", 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	l, col := at(t, text, `{assert: "dump.rq_total`, len(`{assert: "`))
+	wantLabels(t, "catch assert", labels(c.Completion(uri, l, col)), []string{"dump", "fortio", "before"}, nil)
+	l, col = at(t, text, `{assert: "dump.rq_total`, len(`{assert: "dump.rq`))
+	h := c.Hover(uri, l, col)
+	if h == nil || !strings.Contains(string(mustJSON(h.Contents)), "Readable here (step catch.1)") {
+		t.Errorf("hover in the catch assert: %+v", h)
+	}
+}
