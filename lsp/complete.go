@@ -62,8 +62,8 @@ func completeExpr(st *site, t *text, off int) []protocol.CompletionItem {
 		return nil
 	}
 	sp := scope{sc: st.sc, step: st.step}
-	if word, ok := inDeltaArg(st.src); ok {
-		return snapshotNames(sp, t, off-len(word), off)
+	if a, ok := deltaArgAt(st.src); ok {
+		return snapshotNames(sp, a, t, off-len(a.word), off)
 	}
 	chain, word, dotted := tail(st.src)
 	start := off - len(word)
@@ -86,13 +86,25 @@ func completeExpr(st *site, t *text, off int) []protocol.CompletionItem {
 	return items
 }
 
-// snapshotNames are the snapshots a delta can compare, inside its quotes.
-func snapshotNames(sp scope, t *text, start, off int) []protocol.CompletionItem {
+// snapshotNames are the snapshots a delta can compare, inside its quotes: as its second
+// argument, those of the first's source (delta) or of another source (deltaAcross).
+func snapshotNames(sp scope, a deltaArg, t *text, start, off int) []protocol.CompletionItem {
 	var items []protocol.CompletionItem
-	for _, name := range sortedNames(sp.sc.ExprNames.Results) {
-		r := sp.sc.ExprNames.Results[name]
+	results := sp.sc.ExprNames.Results
+	source := func(name string) string {
+		if r := results[name]; r != nil && r.Type.Kind == schema.TStats && r.Type.Stats != nil {
+			return r.Type.Stats.ID
+		}
+		return ""
+	}
+	firstSource := source(a.first)
+	for _, name := range sortedNames(results) {
+		r := results[name]
 		if r.Type.Kind != schema.TStats || !sp.readable(dsl.Read{Step: name}) {
 			continue
+		}
+		if firstSource != "" && (a.call == "delta") != (source(name) == firstSource) {
+			continue // vet refuses delta across sources, and deltaAcross within one
 		}
 		it := item(name, protocol.CompletionItemKindVariable, r.Type.String(), stepDoc(sp.sc, name), "")
 		it.TextEdit = edit(t, start, off, name)

@@ -588,3 +588,25 @@ func TestCatchSteps(t *testing.T) {
 		t.Errorf("hover in the catch assert: %+v", h)
 	}
 }
+
+// TestCompletionDeltaPairSource: delta("a", "b") compares two snapshots of one source, and
+// deltaAcross two of different sources (vet refuses either otherwise): the second argument
+// offers the snapshots that fit the first.
+func TestCompletionDeltaPairSource(t *testing.T) {
+	text := strings.Replace(strings.Replace(lab,
+		`local: backends: a: address: "127.0.0.2:18480"`, `local: backends: {a: address: "127.0.0.2:18480", b: address: "127.0.0.3:18480"}`, 1),
+		`{name: "after", snapshot: backend: "a"},`, `{name: "after", snapshot: backend: "a"},
+		{name: "bb", snapshot: backend: "b"},
+		{name: "bc", snapshot: backend: "b"},`, 1)
+	text = strings.Replace(text, `"delta.rq_total == fortio.requests",`, `"delta(\"before\", \"after\").rq_total == fortio.requests",
+		"deltaAcross(\"before\", \"bb\").rq_total == 0",`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	l, col := at(t, text, `delta(\"before\", \"after\")`, len(`delta(\"before\", \"`))
+	wantLabels(t, "delta's second argument", labels(c.Completion(uri, l, col)), []string{"after"}, []string{"bb", "bc"})
+	l, col = at(t, text, `deltaAcross(\"before\", \"bb\")`, len(`deltaAcross(\"before\", \"`))
+	wantLabels(t, "deltaAcross's second argument", labels(c.Completion(uri, l, col)), []string{"bb", "bc"}, []string{"after", "before"})
+	l, col = at(t, text, `delta(\"before\", \"after\")`, len(`delta(\"`))
+	wantLabels(t, "delta's first argument", labels(c.Completion(uri, l, col)), []string{"before", "after", "bb"}, nil)
+}
