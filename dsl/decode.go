@@ -1604,6 +1604,32 @@ func (d *decoder) checkReads(s *Step, e *Expr, path string) {
 			d.l.errs.add(pos, path, "%q reads %s, which is not available yet when this step runs: it becomes available when %s ends%s, and %s; read it %s, or in expect", e.Src, r.text(), describeStep(t), whole, why, where)
 		}
 	}
+	d.checkDeltaTaken(s, e, path, polls)
+}
+
+// checkDeltaTaken refuses a plain delta read by step s's expression where fewer than two
+// snapshots can have been taken: judged while the run is under way, delta is the first and
+// the last snapshot taken so far, and with fewer the run errs there ("delta needs two
+// snapshots").
+func (d *decoder) checkDeltaTaken(s *Step, e *Expr, path string, polls bool) {
+	n := d.sc.ExprNames
+	if !e.deltaRead || n == nil || n.DeltaErr != "" {
+		return
+	}
+	var taken []string
+	for _, t := range d.sc.Snapshots {
+		if why, _, _ := d.unavailable(s, t, needEnd, polls); why == "" {
+			taken = append(taken, fmt.Sprintf("%q", t.Name))
+		}
+	}
+	if len(taken) >= 2 {
+		return
+	}
+	by := "none has"
+	if len(taken) == 1 {
+		by = "only " + taken[0] + " has"
+	}
+	d.l.errs.add(exprPos(e.Pos, e.Src, e.deltaCol), path, "%q reads delta, which needs two snapshots taken: judged while the run is under way, delta is the last snapshot taken so far minus the first, and when this step runs %s been taken; read delta after a second snapshot, or in expect", e.Src, by)
 }
 
 // text is the read as written: started.x, fortio.requests, fortio.

@@ -64,6 +64,9 @@ type Expr struct {
 	// ObjectReads are the chains of names it reads below get steps' values: a custom
 	// resource's are checked against its CRD when the step runs.
 	ObjectReads []ObjectRead
+	// deltaRead says it reads the plain delta (delta.<stat>), first at deltaCol.
+	deltaRead bool
+	deltaCol  int
 	// vars are the vars it reads by name, allVars that it reads vars as a whole (see
 	// Names.readVar).
 	vars    []string
@@ -609,6 +612,7 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 	e.Program = prog
 	e.Refs = c.refs
 	e.Names = c.idents
+	e.deltaRead, e.deltaCol = c.deltaRead, c.deltaCol
 	e.Outcomes = c.outcomes
 	e.Reads = c.reads
 	e.Type = typ

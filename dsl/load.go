@@ -711,6 +711,10 @@ func (l *loader) htmlFences(abs string, doc []byte) bool {
 	return bad
 }
 
+// NoSpecInDocument begins the problem of a Markdown document named to be checked that has
+// no labrun fence (one in a directory is passed over).
+const NoSpecInDocument = "no labrun spec in this document"
+
 // loadMarkdown loads the labrun spec fences of a Markdown document as one CUE file whose lines
 // are the document's lines, so that positions point into the document.
 func (l *loader) loadMarkdown(abs string, named bool) {
@@ -757,7 +761,7 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 				}
 			}
 		}
-		msg := "no labrun spec in this document: expected a fence opened with ```cue labrun"
+		msg := NoSpecInDocument + ": expected a fence opened with ```cue labrun"
 		if len(near) > 0 {
 			msg += "; fences that are almost one: " + strings.Join(near, ", ")
 		}
@@ -1514,8 +1518,12 @@ func (l *loader) noScenarioLeft() {
 
 func (l *loader) noScenarioError(file string) {
 	pos := Pos{File: l.userFile(file), Line: 1, Col: 1}
-	l.errs.add(pos, "", "no scenario declared in this file: expected a top-level field such as `s1: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)")
+	l.errs.add(pos, "", "%s: expected a top-level field such as `s1: schema.#Scenario & {...}` (with `import \"labrun.dev/schema\"`)", NoScenarioInFile)
 }
+
+// NoScenarioInFile begins the problem of a file named to be checked that declares no
+// scenario (a package's kit is no mistake in a directory, or with the package's other files).
+const NoScenarioInFile = "no scenario declared in this file"
 
 // userFile maps an overlay file name back to the user's document.
 func (l *loader) userFile(name string) string {

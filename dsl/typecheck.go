@@ -36,6 +36,9 @@ type exprChecker struct {
 	reads    []Read
 	idents   []string
 	outcomes []string
+	// deltaRead says the expression reads the plain delta (delta.<stat>), first at deltaCol.
+	deltaRead bool
+	deltaCol  int
 	// vars are the vars the expression reads by name; allVars that it reads vars as a whole
 	// (vars[k], keys(vars)), which may be any of them.
 	vars    []string
@@ -273,6 +276,9 @@ func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *s
 	names := c.names
 	switch n.Value {
 	case "delta":
+		if !c.deltaRead {
+			c.deltaRead, c.deltaCol = true, col(n)
+		}
 		return names.deltaType()
 	case "vars":
 		if read {

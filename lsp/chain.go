@@ -206,6 +206,26 @@ func (s scope) readableStep(name string) bool {
 	return false
 }
 
+// deltaTaken are the snapshots that can have been taken when the scope's expression is
+// judged: a step's plain delta is the first and the last of them (the expectations' is the
+// plan's pair, DeltaFrom and DeltaTo).
+func (s scope) deltaTaken() []string {
+	var taken []string
+	for _, t := range s.sc.Snapshots {
+		if s.readable(dsl.Read{Step: t.Name}) {
+			taken = append(taken, t.Name)
+		}
+	}
+	return taken
+}
+
+// plainDelta reports whether the scope's expression can read the plain delta: the scenario
+// has one, and, judged while the run is under way, two snapshots can have been taken.
+func (s scope) plainDelta() bool {
+	n := s.sc.ExprNames
+	return n.DeltaErr == "" && (s.step == nil || len(s.deltaTaken()) >= 2)
+}
+
 // whyNot says why the step cannot read r ("" when it can).
 func (s scope) whyNot(r dsl.Read) string {
 	if s.step == nil {
@@ -222,36 +242,50 @@ var stepMaps = map[string]string{
 	"error":   "the step's error message (\"\" when it had none)",
 }
 
-// deltaArg matches the text of a delta call's string argument being written, capturing the
-// name written so far: delta("be, deltaAcross("a", "af.
+// deltaArgPrefixes are the calls whose string arguments name snapshots: delta("be,
+// deltaAcross("a", "af.
 var deltaArgPrefixes = []string{"delta(", "deltaAcross("}
 
 // inDeltaArg reports whether src ends inside a string argument of delta or deltaAcross,
 // and the part of the name written.
 func inDeltaArg(src string) (string, bool) {
+	a, ok := deltaArgAt(src)
+	return a.word, ok
+}
+
+// deltaArg is the string argument of delta or deltaAcross being written: the name written so
+// far, the function, and the first argument when it is the second.
+type deltaArg struct {
+	word, call, first string
+}
+
+// deltaArgAt is the argument src ends inside (false: none).
+func deltaArgAt(src string) (deltaArg, bool) {
 	word := trailingWord(src)
 	i := len(src) - len(word)
 	if i == 0 || src[i-1] != '"' && src[i-1] != '\'' {
-		return "", false
+		return deltaArg{}, false
 	}
+	first := ""
 	before := strings.TrimRight(src[:i-1], " ")
 	if strings.HasSuffix(before, ",") {
 		// the second argument: the first must be a string of the same call
 		b := strings.TrimRight(strings.TrimSuffix(before, ","), " ")
 		if len(b) == 0 || b[len(b)-1] != '"' && b[len(b)-1] != '\'' {
-			return "", false
+			return deltaArg{}, false
 		}
 		q := b[len(b)-1]
 		open := strings.LastIndexByte(b[:len(b)-1], q)
 		if open < 0 {
-			return "", false
+			return deltaArg{}, false
 		}
+		first = b[open+1 : len(b)-1]
 		before = strings.TrimRight(b[:open], " ")
 	}
 	for _, p := range deltaArgPrefixes {
 		if strings.HasSuffix(before, p) && (len(before) == len(p) || !isNameByte(before[len(before)-len(p)-1])) {
-			return word, true
+			return deltaArg{word: word, call: strings.TrimSuffix(p, "("), first: first}, true
 		}
 	}
-	return "", false
+	return deltaArg{}, false
 }

@@ -62,8 +62,8 @@ func completeExpr(st *site, t *text, off int) []protocol.CompletionItem {
 		return nil
 	}
 	sp := scope{sc: st.sc, step: st.step}
-	if word, ok := inDeltaArg(st.src); ok {
-		return snapshotNames(sp, t, off-len(word), off)
+	if a, ok := deltaArgAt(st.src); ok {
+		return snapshotNames(sp, a, t, off-len(a.word), off)
 	}
 	chain, word, dotted := tail(st.src)
 	start := off - len(word)
@@ -86,13 +86,25 @@ func completeExpr(st *site, t *text, off int) []protocol.CompletionItem {
 	return items
 }
 
-// snapshotNames are the snapshots a delta can compare, inside its quotes.
-func snapshotNames(sp scope, t *text, start, off int) []protocol.CompletionItem {
+// snapshotNames are the snapshots a delta can compare, inside its quotes: as its second
+// argument, those of the first's source (delta) or of another source (deltaAcross).
+func snapshotNames(sp scope, a deltaArg, t *text, start, off int) []protocol.CompletionItem {
 	var items []protocol.CompletionItem
-	for _, name := range sortedNames(sp.sc.ExprNames.Results) {
-		r := sp.sc.ExprNames.Results[name]
+	results := sp.sc.ExprNames.Results
+	source := func(name string) string {
+		if r := results[name]; r != nil && r.Type.Kind == schema.TStats && r.Type.Stats != nil {
+			return r.Type.Stats.ID
+		}
+		return ""
+	}
+	firstSource := source(a.first)
+	for _, name := range sortedNames(results) {
+		r := results[name]
 		if r.Type.Kind != schema.TStats || !sp.readable(dsl.Read{Step: name}) {
 			continue
+		}
+		if firstSource != "" && (a.call == "delta") != (source(name) == firstSource) {
+			continue // vet refuses delta across sources, and deltaAcross within one
 		}
 		it := item(name, protocol.CompletionItemKindVariable, r.Type.String(), stepDoc(sp.sc, name), "")
 		it.TextEdit = edit(t, start, off, name)
@@ -112,7 +124,7 @@ func topNames(sp scope) []protocol.CompletionItem {
 		r := n.Results[name]
 		items = append(items, item(name, protocol.CompletionItemKindVariable, fmt.Sprintf("%s (%s step)", r.Type, r.Kind), stepDoc(sp.sc, name), "0"+name))
 	}
-	plainDelta := n.DeltaErr == "" && (n.DeltaFrom == "" || sp.readable(dsl.Read{Step: n.DeltaFrom}) && sp.readable(dsl.Read{Step: n.DeltaTo}))
+	plainDelta := sp.plainDelta()
 	if plainDelta {
 		items = append(items, item("delta", protocol.CompletionItemKindVariable, typeString(n, "delta"), deltaDoc(n)+"\n\n"+dsl.Functions["delta"], "1delta"))
 	}
@@ -166,6 +178,9 @@ func typeString(n *dsl.Names, src string) string {
 func members(sp scope, segs []string, t *text, start, off int) []protocol.CompletionItem {
 	n := sp.sc.ExprNames
 	root := segs[0]
+	if root == "delta" && !sp.plainDelta() {
+		return nil // vet refuses it here: nothing to offer after it
+	}
 	m := typeChain(n, segs)
 	var items []protocol.CompletionItem
 	if m != nil && m.stats != nil {
@@ -202,7 +217,11 @@ func members(sp scope, segs []string, t *text, start, off int) []protocol.Comple
 			if len(segs) == 1 && n.Results[root] != nil && !sp.readable(dsl.Read{Step: root, Field: f.Name}) {
 				continue
 			}
-			items = append(items, item(f.Name, protocol.CompletionItemKindField, f.Type.String(), fieldDoc(f), fmt.Sprintf("%03d", i)))
+			doc := strings.TrimSpace(f.Doc) // vars, backends, target: there from the start
+			if n.Results[root] != nil {
+				doc = fieldDoc(f)
+			}
+			items = append(items, item(f.Name, protocol.CompletionItemKindField, f.Type.String(), doc, fmt.Sprintf("%03d", i)))
 		}
 	case schema.TMap:
 		via := ""
@@ -276,8 +295,11 @@ func stepDoc(sc *dsl.Scenario, name string) string {
 	return b.String()
 }
 
-// deltaDoc says what delta compares.
+// deltaDoc says what delta compares, or why there is no plain delta.
 func deltaDoc(n *dsl.Names) string {
+	if n.DeltaErr != "" {
+		return "**No plain delta here**: " + n.DeltaErr
+	}
 	if n.DeltaFrom == "" {
 		return "the counters of the last snapshot minus those of the first"
 	}
@@ -294,9 +316,15 @@ func (s *Server) completeFields(pl *place, t *text, off int) []protocol.Completi
 	var items []protocol.CompletionItem
 	fields := s.schemaDocs().fieldsAt(pl.path)
 	sort.SliceStable(fields, func(i, j int) bool { return fields[i].step && !fields[j].step })
+	hasKind := false
+	for name := range pl.present {
+		if _, ok := schema.Kinds[name]; ok {
+			hasKind = true
+		}
+	}
 	for i, f := range fields {
-		if pl.present[f.name] {
-			continue
+		if pl.present[f.name] || f.step && hasKind {
+			continue // a step has one kind: vet refuses a second
 		}
 		kind, detail := protocol.CompletionItemKindField, f.kind
 		if f.step {

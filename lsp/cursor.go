@@ -175,7 +175,8 @@ func (pl *place) value(x ast.Expr, off int) {
 }
 
 // stepDepth is how many elements of path (after the scenario's name) name the innermost
-// step around it: [steps 2 parallel 1 assert] → 4 (steps.2.parallel.1); 0 outside steps.
+// step around it: [steps 2 parallel 1 assert] → 4 (steps.2.parallel.1); 0 outside steps
+// (of setup, steps, catch or cleanup).
 func stepDepth(path []string) int {
 	isIndex := func(i int) bool {
 		if i >= len(path) {
@@ -184,7 +185,7 @@ func stepDepth(path []string) int {
 		_, err := strconv.Atoi(path[i])
 		return err == nil
 	}
-	if len(path) < 3 || !(path[1] == "setup" || path[1] == "steps" || path[1] == "cleanup") || !isIndex(2) {
+	if len(path) < 3 || !(path[1] == "setup" || path[1] == "steps" || path[1] == "catch" || path[1] == "cleanup") || !isIndex(2) {
 		return 0
 	}
 	n := 3
@@ -253,9 +254,16 @@ func expressionAt(src string, off int, scenarios []*dsl.Scenario) *site {
 	if whole {
 		return &site{sc: sc, step: step, src: unescape(before), start: pl.litStart, rest: unescape(src[off:max(off, litEnd)])}
 	}
-	// A ${...} of a step's string: the cursor after its ${ and before its }.
+	// A ${...} of a step's string: the cursor after its ${ and before its }. Only a kind's
+	// parameters interpolate (not the step's doc, every or while, where ${ is plain text).
 	i := strings.LastIndex(before, "${")
 	if n == 0 || i < 0 || strings.Contains(before[i:], "}") || i > 0 && before[i-1] == '$' {
+		return nil
+	}
+	if len(pl.path) < n+2 {
+		return nil
+	}
+	if _, kind := schema.Kinds[pl.path[n+1]]; !kind {
 		return nil
 	}
 	after := src[off:max(off, litEnd)]

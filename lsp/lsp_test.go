@@ -316,3 +316,297 @@ func TestValuesHook(t *testing.T) {
 		t.Errorf("values %v, asked %v", got, asked)
 	}
 }
+
+// deltaLab reads the plain delta in two asserts: the first runs when only before has been
+// taken (the run errs there: delta needs two snapshots), the second when before and mid
+// have (delta is then mid minus before, not after minus before: while the run is under way
+// delta is the first and the last snapshot taken so far).
+const deltaLab = `package lab
+
+import "labrun.dev/schema"
+
+lab: schema.#Scenario & {
+	local: backends: a: address: "127.0.0.2:18480"
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "fortio", load: {url: "http://127.0.0.2:18480/echo", requests: 10}},
+		{assert: "fortio.code200 == 10 && delta.cx_total == 10"},
+		{name: "mid", snapshot: backend: "a"},
+		{assert: "delta.rq_total == 10"},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: ["delta.rq_total == fortio.requests"]
+}
+`
+
+// TestHoverPlainDelta: a hover on delta says what the plain delta is where the expression
+// reads it: the word delta of delta.<stat> is the value, not the function delta("a", "b");
+// an assert's delta is the snapshots taken by then, and one that runs before two snapshots
+// can have been taken cannot read it.
+func TestHoverPlainDelta(t *testing.T) {
+	c, dir := session(t, map[string]string{"lab.cue": deltaLab}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	hover := func(mark string, delta int) string {
+		t.Helper()
+		l, col := at(t, deltaLab, mark, delta)
+		h := c.Hover(uri, l, col)
+		if h == nil {
+			t.Fatalf("no hover at %q+%d", mark, delta)
+		}
+		return string(mustJSON(h.Contents))
+	}
+	for _, tc := range []struct {
+		mark      string
+		delta     int
+		want, not []string
+	}{
+		// The word delta in the expectations: the plain delta's type and pair.
+		{`"delta.rq_total == fortio`, 3, []string{"`delta`: stats", "`after` minus those of `before`"}, []string{`delta(\"a\", \"b\"): the counters`}},
+		// The first assert: only before can have been taken.
+		{`delta.cx_total == 10"`, len("delta.cx"), []string{"Not readable here", "two snapshots"}, []string{"`after` minus those of `before`"}},
+		{`delta.cx_total == 10"`, 2, []string{"Not readable here"}, []string{`delta(\"a\", \"b\"): the counters`}},
+		// The second assert: mid minus before.
+		{`{assert: "delta.rq_total`, len(`{assert: "delta.rq`), []string{"`mid` minus those of `before`", "Readable here"}, []string{"`after` minus those of `before`"}},
+	} {
+		md := hover(tc.mark, tc.delta)
+		for _, w := range tc.want {
+			if !strings.Contains(md, w) {
+				t.Errorf("hover at %q+%d lacks %q: %s", tc.mark, tc.delta, w, md)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(md, w) {
+				t.Errorf("hover at %q+%d says %q: %s", tc.mark, tc.delta, w, md)
+			}
+		}
+	}
+}
+
+// TestHoverDeltaRefused: with one snapshot there is no plain delta (vet refuses it); a hover
+// on it says why, not "before minus before".
+func TestHoverDeltaRefused(t *testing.T) {
+	text := strings.Replace(strings.Replace(deltaLab, "\t\t{name: \"mid\", snapshot: backend: \"a\"},\n", "", 1), "\t\t{name: \"after\", snapshot: backend: \"a\"},\n", "", 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	for _, d := range []int{3, len(`"delta.rq`)} {
+		l, col := at(t, text, `"delta.rq_total == fortio`, d)
+		h := c.Hover(uri, l, col)
+		if h == nil {
+			t.Fatalf("no hover at +%d", d)
+		}
+		md := string(mustJSON(h.Contents))
+		if !strings.Contains(md, "delta needs two snapshots") || strings.Contains(md, "minus those of `before`") {
+			t.Errorf("hover at +%d: %s", d, md)
+		}
+	}
+}
+
+// TestCompletionPlainDelta: an assert offers the plain delta (and its counters after
+// "delta.") where two snapshots can have been taken by then, and not before: vet refuses
+// delta there.
+func TestCompletionPlainDelta(t *testing.T) {
+	c, dir := session(t, map[string]string{"lab.cue": deltaLab}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	valueDelta := func(list protocol.CompletionList) bool {
+		for _, it := range list.Items {
+			if it.Label == "delta" && it.Kind != nil && *it.Kind == protocol.CompletionItemKindVariable {
+				return true
+			}
+		}
+		return false
+	}
+	l, col := at(t, deltaLab, `{assert: "fortio.code200`, len(`{assert: "`))
+	if valueDelta(c.Completion(uri, l, col)) {
+		t.Errorf("the first assert (only before taken) offers the plain delta")
+	}
+	for _, written := range []string{"delta.", "delta.cx_"} {
+		l, col = at(t, deltaLab, `delta.cx_total == 10"`, len(written))
+		if got := labels(c.Completion(uri, l, col)); len(got) != 0 {
+			t.Errorf("the first assert offers delta's stats after %q: %v", written, got)
+		}
+	}
+	l, col = at(t, deltaLab, `{assert: "delta.rq_total`, len(`{assert: "`))
+	if !valueDelta(c.Completion(uri, l, col)) {
+		t.Errorf("the second assert (before and mid taken) does not offer the plain delta")
+	}
+	l, col = at(t, deltaLab, `{assert: "delta.rq_total`, len(`{assert: "delta.`))
+	wantLabels(t, "second assert's delta.", labels(c.Completion(uri, l, col)), []string{"rq_total", "cx_total"}, []string{"rq_active"})
+}
+
+// TestQuickFixTargetsTheMisspelling: a problem placed at a name other than the misspelt one
+// (delta("befor", "after") is reported at delta) gets the quick fix of the misspelt name,
+// befor → before, not delta → before.
+func TestQuickFixTargetsTheMisspelling(t *testing.T) {
+	text := strings.Replace(lab, `"delta.rq_total == fortio.requests",`, `"delta(\"befor\", \"after\").rq_total == fortio.requests",`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	p := waitChecked(t, c, uri, 0)
+	if len(p.Diagnostics) != 1 {
+		t.Fatalf("diagnostics: %+v", p.Diagnostics)
+	}
+	acts := c.CodeActions(uri, p.Diagnostics)
+	if len(acts) != 1 || acts[0].Title != "Change befor to before" {
+		t.Fatalf("code actions: %s", mustJSON(acts))
+	}
+	e := acts[0].Edit.Changes[uri][0]
+	l, col := at(t, text, `befor\"`, 0)
+	if e.Range.Start.Line != uint32(l) || e.Range.Start.Character != uint32(col) || e.Range.End.Character != uint32(col+5) || e.NewText != "before" {
+		t.Errorf("edit %s, want %d:%d-%d before", mustJSON(e), l, col, col+5)
+	}
+}
+
+// TestCueModIsNotALab: the files of a cue.mod directory (module.cue, the vendored schema
+// labrun init writes) are CUE's, not scenarios: opened in the editor (go to definition of
+// schema.#Scenario leads there) they get no problem, where labrun vet FILE says "cannot load
+// packages inside the cue.mod directory" or "no scenario declared in this file".
+func TestCueModIsNotALab(t *testing.T) {
+	dir := t.TempDir()
+	srv := lsp.New(lsp.Options{Check: check, ReadFile: os.ReadFile, Delay: 10 * time.Millisecond})
+	c := lsptest.Pipe(t, srv.Serve)
+	c.Initialize("file://" + dir)
+	for name, text := range map[string]string{
+		"cue.mod/module.cue":                     "module: \"x.lab.local@v0\"\nlanguage: version: \"v0.9.0\"\n",
+		"cue.mod/pkg/labrun.dev/schema/load.cue": "package schema\n\n#Load: {url: string}\n",
+	} {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		uri := "file://" + path
+		n := c.Count()
+		c.Open(uri, text)
+		p, ok := c.Diagnostics(uri, n, 20*time.Second, nil)
+		if !ok {
+			t.Fatalf("%s: nothing published", name)
+		}
+		if len(p.Diagnostics) != 0 {
+			t.Errorf("%s: %s", name, mustJSON(p.Diagnostics))
+		}
+	}
+}
+
+// TestHoverInsideADottedStat: a stat's name holds dots (http.downstream_rq_total,
+// circuit_breakers.default.rq_pending_open); a hover on its first part is a hover on the
+// stat, not "http: not a stat the backend is known to have".
+func TestHoverInsideADottedStat(t *testing.T) {
+	text := strings.Replace(lab, `"before.rq_total > 0 &&`, `"before.http.downstream_rq_total > 0 && before.rq_total > 0 &&`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	for _, d := range []int{len("before.ht"), len("before.http.down")} {
+		l, col := at(t, text, `before.http.downstream_rq_total`, d)
+		h := c.Hover(uri, l, col)
+		if h == nil {
+			t.Fatalf("no hover at +%d", d)
+		}
+		md := string(mustJSON(h.Contents))
+		if strings.Contains(md, "not a stat") || !strings.Contains(md, "stat `http.downstream_rq_total` of local backend a: counter") {
+			t.Errorf("hover at +%d: %s", d, md)
+		}
+	}
+}
+
+// TestCompletionOneKindPerStep: a step that has its kind is offered the common fields, not
+// a second kind (vet refuses "step has 2 kinds").
+func TestCompletionOneKindPerStep(t *testing.T) {
+	text := strings.Replace(lab, `{name: "after", snapshot: backend: "a"},`, `{name: "after", snapshot: backend: "a", },`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	l, col := at(t, text, `backend: "a", }`, len(`backend: "a", `))
+	wantLabels(t, "a snapshot step", labels(c.Completion(uri, l, col)), []string{"timeout", "every", "doc"}, []string{"load", "sleep", "assert", "snapshot"})
+}
+
+// TestNoCompletionWhereNothingInterpolates: ${...} is evaluated in a kind's parameters
+// only; in a step's doc, every or while it is plain text (vet refuses it in every and
+// while), so completion offers nothing there.
+func TestNoCompletionWhereNothingInterpolates(t *testing.T) {
+	text := strings.Replace(lab, `{name: "after", snapshot: backend: "a"},`, `{name: "after", doc: "after ${before.rq_total}", snapshot: backend: "a"},`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	for _, d := range []int{len(`after ${`), len(`after ${before.`)} {
+		l, col := at(t, text, `after ${before.rq_total}`, d)
+		if got := labels(c.Completion(uri, l, col)); len(got) != 0 {
+			t.Errorf("completion in a doc's ${ at +%d: %v", d, got)
+		}
+		if h := c.Hover(uri, l, col); h != nil {
+			t.Errorf("hover in a doc's ${ at +%d: %s", d, mustJSON(h.Contents))
+		}
+	}
+}
+
+// TestHoverVarsHaveNoMoment: vars (and the target's backends) are there from the start: a
+// hover on vars.greeting or backends.a.address says no "Exists after the step ends", which
+// only a step's result fields have.
+func TestHoverVarsHaveNoMoment(t *testing.T) {
+	text := strings.Replace(lab, `"before.rq_total > 0 &&`, `"backends.a.address != '' && before.rq_total > 0 &&`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	for _, mark := range []string{"vars.greeting == 'héllo'", "backends.a.address != ''"} {
+		l, col := at(t, text, mark, strings.LastIndex(mark, ".")+2)
+		h := c.Hover(uri, l, col)
+		if h == nil {
+			t.Fatalf("no hover on %s", mark)
+		}
+		if md := string(mustJSON(h.Contents)); strings.Contains(md, "Exists") || strings.Contains(md, "step ends") {
+			t.Errorf("hover on %s: %s", mark, md)
+		}
+	}
+	l, col := at(t, text, "vars.greeting == 'héllo'", len("vars."))
+	for _, it := range c.Completion(uri, l, col).Items {
+		if doc := string(mustJSON(it.Documentation)); strings.Contains(doc, "Exists") {
+			t.Errorf("completion of vars.%s: %s", it.Label, doc)
+		}
+	}
+	// A result's field keeps its moment.
+	l, col = at(t, text, "fortio.requests ==", len("fortio.re"))
+	if md := string(mustJSON(c.Hover(uri, l, col).Contents)); !strings.Contains(md, "Exists after the step ends") {
+		t.Errorf("hover on fortio.requests: %s", md)
+	}
+}
+
+// TestCatchSteps: a catch step's expression (run where the steps fail) is completed and
+// explained as the other phases' are.
+func TestCatchSteps(t *testing.T) {
+	text := strings.Replace(lab, "\texpect: [", "\tcatch: [\n\t\t{name: \"dump\", snapshot: backend: \"a\"},\n\t\t{assert: \"dump.rq_total >= 0 || fortio.requests == 10\"},\n\t]\n\texpect: [", 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	l, col := at(t, text, `{assert: "dump.rq_total`, len(`{assert: "`))
+	wantLabels(t, "catch assert", labels(c.Completion(uri, l, col)), []string{"dump", "fortio", "before"}, nil)
+	l, col = at(t, text, `{assert: "dump.rq_total`, len(`{assert: "dump.rq`))
+	h := c.Hover(uri, l, col)
+	if h == nil || !strings.Contains(string(mustJSON(h.Contents)), "Readable here (step catch.1)") {
+		t.Errorf("hover in the catch assert: %+v", h)
+	}
+}
+
+// TestCompletionDeltaPairSource: delta("a", "b") compares two snapshots of one source, and
+// deltaAcross two of different sources (vet refuses either otherwise): the second argument
+// offers the snapshots that fit the first.
+func TestCompletionDeltaPairSource(t *testing.T) {
+	text := strings.Replace(strings.Replace(lab,
+		`local: backends: a: address: "127.0.0.2:18480"`, `local: backends: {a: address: "127.0.0.2:18480", b: address: "127.0.0.3:18480"}`, 1),
+		`{name: "after", snapshot: backend: "a"},`, `{name: "after", snapshot: backend: "a"},
+		{name: "bb", snapshot: backend: "b"},
+		{name: "bc", snapshot: backend: "b"},`, 1)
+	text = strings.Replace(text, `"delta.rq_total == fortio.requests",`, `"delta(\"before\", \"after\").rq_total == fortio.requests",
+		"deltaAcross(\"before\", \"bb\").rq_total == 0",`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	l, col := at(t, text, `delta(\"before\", \"after\")`, len(`delta(\"before\", \"`))
+	wantLabels(t, "delta's second argument", labels(c.Completion(uri, l, col)), []string{"after"}, []string{"bb", "bc"})
+	l, col = at(t, text, `deltaAcross(\"before\", \"bb\")`, len(`deltaAcross(\"before\", \"`))
+	wantLabels(t, "deltaAcross's second argument", labels(c.Completion(uri, l, col)), []string{"bb", "bc"}, []string{"after", "before"})
+	l, col = at(t, text, `delta(\"before\", \"after\")`, len(`delta(\"`))
+	wantLabels(t, "delta's first argument", labels(c.Completion(uri, l, col)), []string{"before", "after", "bb"}, nil)
+}

@@ -3,12 +3,14 @@ package lsp
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/internal/didyoumean"
 	"labrun.dev/labrun/schema"
 )
 
@@ -21,6 +23,8 @@ type name struct {
 	quoted     bool
 	// call says the name is called: name(…).
 	call bool
+	// after are the names the chain goes on with after the name (.b.c of a.▮x.b.c).
+	after []string
 }
 
 // nameAt is the name under the cursor off of the document, inside an expression (nil: none).
@@ -45,6 +49,14 @@ func (s *Server) nameAt(uri string, pos protocol.Position) (*name, *document, *t
 		return nm, d, t
 	}
 	nm.call = strings.HasPrefix(strings.TrimLeft(st.rest[len(right):], " "), "(")
+	for r := st.rest[len(right):]; strings.HasPrefix(r, "."); {
+		w := leadingWord(r[1:])
+		if w == "" {
+			break
+		}
+		nm.after = append(nm.after, w)
+		r = r[1+len(w):]
+	}
 	if chain, _, dotted := tail(st.src); dotted {
 		nm.segs = append(segments(chain), word)
 	} else {
@@ -75,7 +87,9 @@ func explainName(nm *name) string {
 	sc, n := nm.st.sc, nm.st.sc.ExprNames
 	sp := scope{sc: sc, step: nm.st.step}
 	word := nm.segs[len(nm.segs)-1]
-	if nm.call || len(nm.segs) == 1 && dsl.Functions[word] != "" && n.Results[word] == nil {
+	// delta not called is the plain delta (delta.<stat>), a value, not the function.
+	plainDelta := len(nm.segs) == 1 && word == "delta" && !nm.call
+	if nm.call || len(nm.segs) == 1 && dsl.Functions[word] != "" && n.Results[word] == nil && !plainDelta {
 		if sig := dsl.Functions[word]; sig != "" {
 			return "```\n" + sig + "\n```"
 		}
@@ -87,9 +101,19 @@ func explainName(nm *name) string {
 		}
 		return stepDoc(sc, word) + availability(sp, dsl.Read{Step: word})
 	}
+	if len(nm.after) > 0 {
+		// Inside a stat's name, which holds dots (http.downstream_rq_total): the whole stat.
+		whole := append(slices.Clip(nm.segs), nm.after...)
+		if m := typeChain(n, whole); m != nil && m.stats != nil && m.statAt < len(nm.segs) {
+			nm.segs = whole
+		}
+	}
 	chain := strings.Join(nm.segs, ".")
 	m := typeChain(n, nm.segs)
 	if m == nil {
+		if nm.segs[0] == "delta" && n.DeltaErr != "" {
+			return "`delta`: " + n.DeltaErr
+		}
 		return ""
 	}
 	var b strings.Builder
@@ -109,12 +133,15 @@ func explainName(nm *name) string {
 		} else {
 			fmt.Fprintf(&b, "\n\nstat `%s`: not a stat %s is known to have", m.stat, what)
 		}
-	case m.field != nil:
+	case m.field != nil && n.Results[root] != nil:
 		b.WriteString("\n\n" + fieldDoc(m.field))
+	case m.field != nil && m.field.Doc != "":
+		// vars, backends, target: there from the start, no step's moment
+		b.WriteString("\n\n" + strings.TrimSpace(m.field.Doc))
 	}
 	switch {
 	case root == "delta":
-		b.WriteString("\n\n" + deltaDoc(n))
+		b.WriteString(deltaHere(sp))
 	case stepMaps[root] != "" && len(nm.segs) == 2 && sc.Step(nm.segs[1]) != nil:
 		fmt.Fprintf(&b, "\n\n%s.<step>: %s\n\n%s", root, stepMaps[root], stepDoc(sc, nm.segs[1]))
 		b.WriteString(availability(sp, dsl.Read{Step: nm.segs[1], Via: root}))
@@ -127,6 +154,29 @@ func explainName(nm *name) string {
 		b.WriteString(availability(sp, r))
 	}
 	return b.String()
+}
+
+// deltaHere says what the plain delta is where the scope's expression reads it: the plan's
+// pair for the expectations; for a step's expression (judged while the run is under way) the
+// first and the last snapshot taken by then, which must be two.
+func deltaHere(sp scope) string {
+	n := sp.sc.ExprNames
+	if sp.step == nil || n.DeltaErr != "" {
+		return "\n\n" + deltaDoc(n)
+	}
+	var taken []string
+	for _, s := range sp.deltaTaken() {
+		taken = append(taken, "`"+s+"`")
+	}
+	const running = "while the run is under way (an assert, an until, a ${…}), delta is the counters of the last snapshot taken so far minus those of the first"
+	if len(taken) < 2 {
+		by := "none"
+		if len(taken) == 1 {
+			by = "only " + taken[0]
+		}
+		return fmt.Sprintf("\n\n**Not readable here** (step %s): %s, and it needs two snapshots taken: by this step, %s can have been; read delta in expect, or in a step after a second snapshot.", sp.step.Path, running, by)
+	}
+	return fmt.Sprintf("\n\n%s: here %s minus those of %s (of %s, taken by then); delta(\"a\", \"b\") compares two others.\n\nReadable here (step %s).", running, taken[len(taken)-1], taken[0], strings.Join(taken, ", "), sp.step.Path)
 }
 
 // lookupStat is the catalogue's entry of the member's stat.
@@ -217,7 +267,13 @@ func (s *Server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any,
 		if start < len(t.src) && t.src[start] == '"' {
 			start++ // a quoted label
 		}
-		end := nameEnd(t.src, start, strings.Count(want, "."))
+		dots := strings.Count(want, ".")
+		end := nameEnd(t.src, start, dots)
+		if end > start && didyoumean.Closest(t.src[start:end], []string{want}) == "" {
+			// Not the misspelt name (delta("befor", "after") is reported at delta): the
+			// first name after it on its line that is close to the suggestion.
+			start, end = misspelt(t, start, want, dots)
+		}
 		if end <= start || t.src[start:end] == want {
 			continue
 		}
@@ -231,6 +287,26 @@ func (s *Server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any,
 		})
 	}
 	return actions, nil
+}
+
+// misspelt finds, on the line of from and after it, the first name (with dots dots) close to
+// want but not want: the name a problem's suggestion replaces. 0, 0: none.
+func misspelt(t *text, from int, want string, dots int) (int, int) {
+	lineEnd := strings.IndexByte(t.src[from:], '\n')
+	if lineEnd < 0 {
+		lineEnd = len(t.src) - from
+	}
+	lineEnd += from
+	for i := from; i < lineEnd; i++ {
+		if !isWordByte(t.src[i]) || i > 0 && isWordByte(t.src[i-1]) {
+			continue
+		}
+		end := min(nameEnd(t.src, i, dots), lineEnd)
+		if w := t.src[i:end]; w != want && didyoumean.Closest(w, []string{want}) != "" {
+			return i, end
+		}
+	}
+	return 0, 0
 }
 
 // nameEnd is the end of the name at start that has dots dots (a stat name holds some).

@@ -24,6 +24,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -233,6 +234,12 @@ func checkable(path string) bool {
 	return strings.HasSuffix(path, ".cue") || strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".markdown")
 }
 
+// inCueMod reports whether path is inside a cue.mod directory: a CUE module's metadata and
+// vendored packages (labrun init's copy of the schema), never scenarios.
+func inCueMod(path string) bool {
+	return slices.Contains(strings.Split(filepath.ToSlash(filepath.Dir(path)), "/"), "cue.mod")
+}
+
 func (s *Server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
 	path := pathOf(p.TextDocument.URI)
 	if path == "" || !checkable(path) {
@@ -395,6 +402,9 @@ func (s *Server) check(path string, overlay map[string][]byte) (rep *Report) {
 			rep = &Report{Failed: fmt.Errorf("labrun's check failed (a bug of labrun's, please report it): %v", r)}
 		}
 	}()
+	if inCueMod(path) {
+		return &Report{} // CUE's module files, no lab: nothing of labrun's to check
+	}
 	rep = s.opts.Check(path, overlay)
 	if rep == nil {
 		rep = &Report{}

@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strings"
 
+	"cuelang.org/go/cue/parser"
 	"github.com/spf13/cobra"
 
 	"labrun.dev/labrun/dsl"
@@ -63,7 +66,24 @@ func (p *process) lspCheck(path string, overlay map[string][]byte) *lsp.Report {
 		return pos
 	}
 	rep := &lsp.Report{}
+	noSpec := dsl.IsMarkdown(path) && !hasSpec(path, overlay)
 	for _, e := range errs {
+		if strings.HasPrefix(e.Msg, dsl.NoScenarioInFile) && abs(e.Pos).File == path && hasPackageMates(path, overlay) {
+			// A package's kit (shared definitions), opened to be edited: labrun vet DIR is
+			// ok with it, as vet is with the package's files named together.
+			continue
+		}
+		if noSpec && strings.HasPrefix(e.Msg, dsl.NoSpecInDocument) {
+			// An editor opens every Markdown document, most of which are no lab: as in a
+			// directory, one with no labrun fence is passed over, and a fence that is
+			// almost one (cue without labrun) is a hint, not a problem.
+			if strings.Contains(e.Msg, "almost one") {
+				w := *e
+				w.Pos = abs(e.Pos)
+				rep.Skipped = append(rep.Skipped, &w)
+			}
+			continue
+		}
 		c := *e
 		c.Pos = abs(e.Pos)
 		c.Also = nil
@@ -74,10 +94,64 @@ func (p *process) lspCheck(path string, overlay map[string][]byte) *lsp.Report {
 	}
 	if res := w.res; res != nil {
 		rep.Warnings = res.Warnings
-		rep.Skipped = res.Skipped
+		rep.Skipped = append(rep.Skipped, res.Skipped...)
 		rep.Scenarios = append(append(rep.Scenarios, res.Scenarios...), res.Partial...)
 	}
 	return rep
+}
+
+// hasSpec reports whether the Markdown document at path (the editor's text, else the file's)
+// has a labrun fence.
+func hasSpec(path string, overlay map[string][]byte) bool {
+	doc, ok := overlay[path]
+	if !ok {
+		var err error
+		if doc, err = os.ReadFile(path); err != nil {
+			return true // let the check say what is wrong with it
+		}
+	}
+	return slices.ContainsFunc(dsl.Fences(doc), dsl.Fence.IsSpec)
+}
+
+// hasPackageMates reports whether the CUE file at path has other files of its package in its
+// directory (the editor's text of each, else the file's).
+func hasPackageMates(path string, overlay map[string][]byte) bool {
+	read := func(p string) []byte {
+		if b, ok := overlay[p]; ok {
+			return b
+		}
+		b, _ := os.ReadFile(p)
+		return b
+	}
+	pkgOf := func(p string) string {
+		f, err := parser.ParseFile(p, read(p), parser.PackageClauseOnly)
+		if err != nil {
+			return ""
+		}
+		return f.PackageName()
+	}
+	pkg := pkgOf(path)
+	if pkg == "" {
+		return false
+	}
+	dir := filepath.Dir(path)
+	others := map[string]bool{}
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			others[filepath.Join(dir, e.Name())] = true
+		}
+	}
+	for p := range overlay {
+		if filepath.Dir(p) == dir {
+			others[p] = true
+		}
+	}
+	for p := range others {
+		if p != path && strings.HasSuffix(p, ".cue") && pkgOf(p) == pkg {
+			return true
+		}
+	}
+	return false
 }
 
 // completeValue completes a config step's path against Envoy's types: of the resource the

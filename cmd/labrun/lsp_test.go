@@ -259,3 +259,79 @@ func (s processStream) Close() error {
 	_ = s.WriteCloser.Close()
 	return s.ReadCloser.Close()
 }
+
+// TestLSPMarkdownWithoutSpec: the editor attaches the server to every Markdown document
+// (docs/editor.md), most of which are no lab: a README with no labrun fence gets no
+// problem (as in `labrun vet DIR`, which passes over it), and one with a fence that is
+// almost a spec (cue without labrun) gets the hint as a warning, not an error.
+func TestLSPMarkdownWithoutSpec(t *testing.T) {
+	dir := t.TempDir()
+	c := serveLSP(t, dir)
+	for _, tc := range []struct {
+		name, text string
+		want       []protocol.DiagnosticSeverity
+	}{
+		{"README.md", "# My project\n\nSome text, `code` and a fence:\n\n```sh\nmake\n```\n", nil},
+		{"notes.md", "# Notes\n\n```cue\nx: 1\n```\n", []protocol.DiagnosticSeverity{protocol.DiagnosticSeverityWarning}},
+	} {
+		file := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(file, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		uri := uriOf(file)
+		n := c.Count()
+		c.Open(uri, tc.text)
+		pub, ok := c.Diagnostics(uri, n, 10*time.Second, nil)
+		if !ok {
+			t.Fatalf("%s: no diagnostics published", tc.name)
+		}
+		var got []protocol.DiagnosticSeverity
+		for _, d := range pub.Diagnostics {
+			got = append(got, *d.Severity)
+			t.Logf("%s: %d:%d %s", tc.name, d.Range.Start.Line, d.Range.Start.Character, d.Message)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: severities %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestLSPKitFile: a package's kit (a file of shared definitions, examples/kit.cue) declares
+// no scenario; `labrun vet DIR` is ok with it, and so is the editor that opens it, while a
+// file alone in its package that declares none keeps the problem.
+func TestLSPKitFile(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"kit.cue":       "package lab\n\n_port: 18480\n",
+		"lab.cue":       strings.Replace(lspScenario, "18480", `\(_port)`, -1),
+		"alone/new.cue": "package other\n\nx: 1\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := serveLSP(t, dir)
+	for _, tc := range []struct {
+		name string
+		want int
+	}{{"kit.cue", 0}, {"alone/new.cue", 1}} {
+		uri := uriOf(filepath.Join(dir, filepath.FromSlash(tc.name)))
+		n := c.Count()
+		c.Open(uri, files[tc.name])
+		pub, ok := c.Diagnostics(uri, n, 10*time.Second, nil)
+		if !ok {
+			t.Fatalf("%s: no diagnostics published", tc.name)
+		}
+		for _, d := range pub.Diagnostics {
+			t.Logf("%s: %d:%d %s", tc.name, d.Range.Start.Line, d.Range.Start.Character, d.Message)
+		}
+		if len(pub.Diagnostics) != tc.want {
+			t.Errorf("%s: %d diagnostics, want %d", tc.name, len(pub.Diagnostics), tc.want)
+		}
+	}
+}
