@@ -220,12 +220,69 @@ func holds(item any, t *Type, conds []Cond) bool {
 }
 
 // ReadAny is the value at names inside v, the value of an Any (a typed_config: its "@type"
-// names its message): a field left out reads as its default, an unset message or anything
-// below it as nil, a field the type does not have (or an Any of a type labrun does not know,
-// read below its "@type") as nil too.
-func ReadAny(v any, names ...string) any {
-	got, _ := fieldValue(v, &Type{Kind: Any}, names)
-	return got
+// names its message), read as the expression <the Any>.<names...> reads it: a field left out
+// reads as its default, an unset message or anything below it as nil, a free-form value
+// (Struct, metadata) as it is, with nil for a key it lacks. A field the message does not have
+// is an error with did-you-mean (read nil, snii == nil held over an UpstreamTlsContext whose
+// field is sni), and so is a field left out of a message labrun does not know (an Any whose
+// "@type" is newer than APIVersion): it cannot be told from one the message does not have.
+func ReadAny(v any, names ...string) (any, error) {
+	t := &Type{Kind: Any}
+	url := "" // the "@type" of the innermost Any read through
+	for i, name := range names {
+		where := strings.Join(names[:i], ".")
+		m, isMap := v.(map[string]any)
+		if isMap && t != nil && t.Kind == Any {
+			if u, _ := m["@type"].(string); u != "" {
+				url = u
+			}
+		}
+		if isMap {
+			t = resolveAny(v, t)
+		} else if t != nil && t.Kind == Any && t.Msg != nil {
+			t = &Type{Kind: Message, Msg: t.Msg}
+		}
+		switch {
+		case !isMap && v != nil:
+			return nil, fmt.Errorf("%s is %s: it has no field %q", describeAt(where), describeValue(v), name)
+		case t != nil && t.Kind == Message:
+			f := t.Msg.Field(name)
+			next, ok := m[name] // m is nil when v is: an unset message, whose fields are checked still
+			switch {
+			case ok:
+			case f == nil:
+				if url != "" {
+					return nil, fmt.Errorf("in an Any of \"@type\" %s: %s", url, noField(where, t.Msg, name))
+				}
+				return nil, fmt.Errorf("%s", noField(where, t.Msg, name))
+			case f.HasDefault() && v != nil:
+				next = f.Default()
+			}
+			v, t = next, nil
+			if f != nil {
+				t = f.Type
+			}
+		case v == nil:
+			return nil, nil // unset, and everything below it: no type to check the rest by
+		case t != nil && (t.Kind == JSON || t.Kind == Map):
+			v = m[name] // a key free-form JSON or a map lacks reads nil, as in metadata
+			if t.Kind == Map {
+				t = t.Elem
+			}
+		default:
+			next, ok := m[name]
+			if !ok {
+				of := "it"
+				if url != "" {
+					of = fmt.Sprintf("its \"@type\" %s", url)
+				}
+				return nil, fmt.Errorf("%s has no value: %s names a message labrun does not know (%s), so a field Envoy left out (at its default) cannot be told from one the message does not have; test that it is there first (%q in the Any)",
+					strings.Join(names[:i+1], "."), of, APIVersion, name)
+			}
+			v, t = next, nil
+		}
+	}
+	return v, nil
 }
 
 // fieldValue is the value at names inside v (of type t): a field left out reads as its
