@@ -244,17 +244,19 @@ func (x *Explain) Value() *vm.Program {
 // are rewritten to; envoyFunc the one a read below an Envoy Any of unknown message is (its
 // fields are typed, and left-out ones defaulted, by the "@type" at run time).
 const (
-	deltaFunc = "__delta"
-	hostsFunc = "__hosts"
-	envoyFunc = "__envoy"
+	deltaFunc    = "__delta"
+	hostsFunc    = "__hosts"
+	envoyFunc    = "__envoy"
+	envoyCmpFunc = "__envoyCmp"
 )
 
-// DeltaFunc, HostsFunc and EnvoyFunc are the environment names the interpreter must bind
-// (EnvoyFunc to xdstype.ReadAny).
+// DeltaFunc, HostsFunc, EnvoyFunc and EnvoyCmpFunc are the environment names the
+// interpreter must bind (EnvoyFunc to xdstype.ReadAny, EnvoyCmpFunc to EnvoyCompared).
 const (
-	DeltaFunc = deltaFunc
-	HostsFunc = hostsFunc
-	EnvoyFunc = envoyFunc
+	DeltaFunc    = deltaFunc
+	HostsFunc    = hostsFunc
+	EnvoyFunc    = envoyFunc
+	EnvoyCmpFunc = envoyCmpFunc
 )
 
 // Names is what the expressions of one scenario can refer to, typed as the step kinds
@@ -400,6 +402,7 @@ func (n *Names) Env() map[string]any {
 		deltaFunc:         func(string, string) schema.Stats { return nil },
 		hostsFunc:         func(string) []schema.Host { return nil },
 		envoyFunc:         xdstype.ReadAny,
+		envoyCmpFunc:      EnvoyCompared,
 		nonEmptyFunc:      NonEmpty,
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
 		schema.SetFunc:    schema.ReadSet,

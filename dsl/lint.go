@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"path"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -71,6 +72,9 @@ const (
 	// LintAbsentUnknownLabels: a wait: absent by labels that no object the scenario applies
 	// in that namespace carries, close to labels one does.
 	LintAbsentUnknownLabels = "absent-unknown-labels"
+	// LintReflectsReapplied: a config step's reflects of an object the scenario has applied
+	// before under the same name with another spec: the mark is the earlier apply's too.
+	LintReflectsReapplied = "reflects-reapplied"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -94,6 +98,7 @@ var LintCodes = map[string]string{
 	LintRolloutKind:         "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
 	LintKindOnlyMatch:       "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintAbsentUnknownLabels: "a wait: absent by labels (no name), in one of the scenario's namespaces, whose labels no object of the kind the scenario applies there carries (a Pod's: no Pod or workload template), where one carries a label close to them (app=wbe for app=web, ap for app): the absence holds at its first poll",
+	LintReflectsReapplied:   "a config step's reflects of an object that an earlier step applied already, under the same kind, name and namespace, with another spec: istiod's mark names the object, not its version, so the mark of the earlier apply is there already, and the step holds at its first read, which may be of the config from before the change",
 	LintEventsUnknownObject: "an events step (outside catch) filtered by an object, kind and name, of the scenario's namespaces that no step of the scenario applies, deletes or reads (a misspelling: it keeps no event, and a claim that none happened, len(ev) == 0, holds whatever happened)",
 	LintPodReplaced:         "a delta of two snapshots of an Envoy by one selector, or a series sampled by selector, with a kill, restart, scale or delete of pods that selector matches that may run between the snapshots or while it samples: the later snapshots may read another pod's sidecar (a new Envoy, counting from zero), and the delta (the series' max, min, first, last) then errs when judged",
 	LintOneReplica:          "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
@@ -239,6 +244,50 @@ func (d *decoder) lint() {
 	d.lintUnmatchedLabels(objs, ix, warn)
 	d.lintEventsObjects(warn)
 	d.lintAbsentLabels(objs, warn)
+	d.lintReflectsReapplied(warn)
+}
+
+// lintReflectsReapplied warns of a config step whose reflects names an object that the steps
+// before it (setup, then steps, in their order) applied under that kind, name and namespace
+// with another spec than the last apply's: istiod's mark (its config path, a rule's name)
+// names the object, not its version, so reflects held at once after the second apply, over
+// the config of the first (the change not pushed yet). An object applied again unchanged is
+// no change.
+func (d *decoder) lintReflectsReapplied(warn func(s *Step, field, code, format string, args ...any)) {
+	sc := d.sc
+	type key struct{ kind, ns, name string }
+	specs := map[key][]any{} // the specs applied so far, in order
+	Walk(append(append([]*Step{}, sc.Setup...), sc.Steps...), func(s *Step) {
+		switch p := s.Params.(type) {
+		case *schema.Apply:
+			for _, o := range p.Objects {
+				kind, _ := o["kind"].(string)
+				md, _ := o["metadata"].(map[string]any)
+				name, _ := md["name"].(string)
+				ns, _ := md["namespace"].(string)
+				k := key{kind, d.defaultNamespace(or(ns, p.Namespace)), name}
+				specs[k] = append(specs[k], o["spec"])
+			}
+		case *schema.Config:
+			if p.Reflects == nil {
+				return
+			}
+			ref := p.Reflects.Ref()
+			k := key{ref.Kind, d.defaultNamespace(ref.Namespace), ref.Name}
+			applied := specs[k]
+			changed := false
+			for i := 1; i < len(applied); i++ {
+				if !reflect.DeepEqual(applied[i], applied[i-1]) {
+					changed = true
+				}
+			}
+			if !changed {
+				return
+			}
+			warn(s, "reflects", LintReflectsReapplied, "reflects %s: the scenario applies %s %s/%s %d times before this step, changing its spec, and istiod's mark names the object, not its version: the mark of the earlier apply is there already, so the step holds at its first read, which may be of the config from before the change; wait for the change itself with until (until: \"%s.<field> == <new value>\")",
+				ref.String(), schema.A(ref.Kind), k.ns, ref.Name, len(applied), or(s.Name, "<name>"))
+		}
+	})
 }
 
 // lintKindOnly warns of a wait: match or absent of any object of a kind (neither name nor

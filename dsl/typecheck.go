@@ -84,6 +84,9 @@ type exprChecker struct {
 	// whose read added one is rewritten to it too (groupGets).
 	groupReads int
 	groupGets  map[*ast.BuiltinNode]bool
+	// envoyCmps are the comparisons' sides that read below an Envoy Any (envoyCompared), by
+	// the side's node as written.
+	envoyCmps map[ast.Node]envoyCmp
 	// empty says which builtins of emptyValue are handed their collections through
 	// __nonEmpty (nonempty.go): a claim's, an until's, or none.
 	empty emptyRule
@@ -418,8 +421,12 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		link := chain[i]
 		at := col(link.m)
 		if t == schema.EnvoyAnyType {
-			c.rewrites = append(c.rewrites, func() { readAny(node, chain, i) })
-			return schema.AnyType
+			side := *node // a comparison's side, which envoyCompared may record
+			c.rewrites = append(c.rewrites, func() {
+				cmp, compared := c.envoyCmps[side]
+				readAny(node, chain, i, cmp, compared)
+			})
+			return envoyReadType
 		}
 		if t == nil || t.Kind == schema.TAny {
 			return t
@@ -613,13 +620,25 @@ func readGroup(node *ast.Node, chain []chainLink, i int) {
 
 // readAny rewrites chain[i:], a read below an Envoy Any whose message only its "@type" says,
 // as __envoy(<the Any>, "name", ...): xdstype.ReadAny types it at run time, giving a field the
-// value leaves out its default.
-func readAny(node *ast.Node, chain []chainLink, i int) {
+// value leaves out its default; a name read with ?. is written "?name". A side of a
+// comparison (compared) is read through __envoyCmp(<the Any>, written, op, cmp, lit, isLit,
+// "name", ...) instead (EnvoyCompared).
+func readAny(node *ast.Node, chain []chainLink, i int, cmp envoyCmp, compared bool) {
 	args := []ast.Node{chain[i].m.Node}
-	for _, l := range chain[i:] {
-		args = append(args, &ast.StringNode{Value: l.name})
+	callee := envoyFunc
+	if compared {
+		callee = envoyCmpFunc
+		args = append(args, &ast.StringNode{Value: cmp.written}, &ast.StringNode{Value: cmp.op}, &ast.StringNode{Value: cmp.cmp},
+			&ast.StringNode{Value: cmp.lit}, &ast.BoolNode{Value: cmp.isLit})
 	}
-	ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: envoyFunc}, Arguments: args})
+	for _, l := range chain[i:] {
+		name := l.name
+		if l.m.Optional {
+			name = "?" + name
+		}
+		args = append(args, &ast.StringNode{Value: name})
+	}
+	ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: callee}, Arguments: args})
 }
 
 // defaultOf is the default the checker found for link's field (set by member's loop).
@@ -1293,6 +1312,7 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			return schema.BoolType
 		}
 		c.units(n, l, r)
+		c.envoyCompared(n, written, l, r)
 		switch n.Operator {
 		case "!=", "<", "<=", ">", ">=":
 			unsetWrapper(n, written, l, r)
@@ -1318,6 +1338,7 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		if c.negated[n] {
 			unsetWrapper(n, written, l, nil)
 		}
+		c.envoyCompared(n, written, l, nil)
 		if r != nil && r != nilType {
 			switch r.Kind {
 			case schema.TList:

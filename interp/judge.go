@@ -285,6 +285,7 @@ func (j *Judge) Env() map[string]any {
 		return Delta(sa, sb, j.allow)
 	}
 	env[dsl.EnvoyFunc] = xdstype.ReadAny
+	env[dsl.EnvoyCmpFunc] = dsl.EnvoyCompared
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet

@@ -161,10 +161,16 @@ func envoyType(t *xdstype.Type, seconds bool) *Type {
 	case xdstype.String, xdstype.Bytes, xdstype.Timestamp, xdstype.FieldMask:
 		return StringType
 	case xdstype.Duration:
+		// A Duration is a message: left out, it is unset and Envoy applies its own default
+		// (outlier_detection.interval 10s), as for a wrapper; od.interval != "10s" held over nil.
+		var d *Type
 		if seconds {
-			return Num(Seconds)
+			d = Num(Seconds)
+		} else {
+			d = StrForm("a protobuf Duration, e.g. \"0.500s\": compare with duration()", FormDuration)
 		}
-		return StrForm("a protobuf Duration, e.g. \"0.500s\": compare with duration()", FormDuration)
+		d.Wrapper = "Duration"
+		return d
 	case xdstype.Enum:
 		return &Type{Kind: TString, Enum: t.Enum.Values, Doc: "enum " + t.Enum.Name, Go: StringType.Go}
 	}

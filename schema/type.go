@@ -96,8 +96,9 @@ type Type struct {
 	// Enum, for a string, are the values it can take (outcome.<step>); nil: any.
 	Enum []string
 	// Wrapper, for a config value's field, is the protobuf wrapper it is held in
-	// ("UInt32Value", "BoolValue"): unset, Envoy's dump leaves it out, it reads nil, and Envoy
-	// applies its own default, which the dump does not give.
+	// ("UInt32Value", "BoolValue"), or "Duration" for a protobuf Duration (a message too):
+	// unset, Envoy's dump leaves it out, it reads nil, and Envoy applies its own default,
+	// which the dump does not give.
 	Wrapper string
 	// Form, for a string, is the shape of its values when it has one ("" for any): a map
 	// whose keys have a form never holds a key of another (an ip:port address is no host).

@@ -211,6 +211,9 @@ func noField(where string, m *Msg, name string) string {
 		}
 	}
 	names := m.FieldNames()
+	if len(names) == 0 {
+		return fmt.Sprintf("%s has no field %q: it has no fields", at, name)
+	}
 	if s := didyoumean.Closest(name, names); s != "" {
 		return fmt.Sprintf("%s has no field %q (did you mean %q?)", at, name, s)
 	}

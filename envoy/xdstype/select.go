@@ -220,12 +220,103 @@ func holds(item any, t *Type, conds []Cond) bool {
 }
 
 // ReadAny is the value at names inside v, the value of an Any (a typed_config: its "@type"
-// names its message): a field left out reads as its default, an unset message or anything
-// below it as nil, a field the type does not have (or an Any of a type labrun does not know,
-// read below its "@type") as nil too.
-func ReadAny(v any, names ...string) any {
-	got, _ := fieldValue(v, &Type{Kind: Any}, names)
-	return got
+// names its message), read as the expression <the Any>.<names...> reads it: a field left out
+// reads as its default, an unset message or wrapper as nil, a free-form value (Struct,
+// metadata) as it is, with nil for a key it lacks. A field the message does not have is an
+// error with did-you-mean (read nil, snii == nil held over an UpstreamTlsContext whose field
+// is sni), and so is a field left out of a message labrun does not know (an Any whose "@type"
+// is newer than APIVersion): it cannot be told from one the message does not have. A field
+// below an unset message has no value (an error, as expr's for a field of nil), unless it is
+// read with ?. (a name written "?name"), which makes the whole read nil.
+func ReadAny(v any, names ...string) (any, error) {
+	got, _, err := ReadAnyTyped(v, names...)
+	return got, err
+}
+
+// ReadAnyTyped is ReadAny, and the type of the field read (nil when it is not known: below an
+// Any of a message labrun does not know, an unset message read with ?.).
+func ReadAnyTyped(v any, names ...string) (any, *Type, error) {
+	t := &Type{Kind: Any}
+	url := "" // the "@type" of the innermost Any read through
+	for i, name := range names {
+		name, optional := strings.CutPrefix(name, "?")
+		where := readAnyPath(names[:i])
+		if v == nil {
+			if optional {
+				return nil, nil, nil
+			}
+			if where == "" {
+				return nil, nil, fmt.Errorf("the Any is unset (Envoy left it out of its config dump), so its %s has no value; claim that it is unset (== nil), or read it with ?. (?.%s)", name, name)
+			}
+			return nil, nil, fmt.Errorf("%s is unset (Envoy left it out of its config dump), so %s has no value; claim that it is unset (%s == nil), or read it with ?. (%s?.%s)",
+				where, readAnyPath(names[:i+1]), where, where, name)
+		}
+		m, isMap := v.(map[string]any)
+		if isMap && t != nil && t.Kind == Any {
+			if u, _ := m["@type"].(string); u != "" {
+				url = u
+			}
+		}
+		if isMap {
+			t = resolveAny(v, t)
+		} else if t != nil && t.Kind == Any && t.Msg != nil {
+			t = &Type{Kind: Message, Msg: t.Msg}
+		}
+		switch {
+		case !isMap && v != nil:
+			return nil, nil, fmt.Errorf("%s is %s: it has no field %q", describeAt(where), describeValue(v), name)
+		case t != nil && t.Kind == Message:
+			f := t.Msg.Field(name)
+			next, ok := m[name]
+			switch {
+			case ok:
+			case f == nil:
+				if url != "" {
+					return nil, nil, fmt.Errorf("in an Any of \"@type\" %s: %s", url, noField(where, t.Msg, name))
+				}
+				return nil, nil, fmt.Errorf("%s", noField(where, t.Msg, name))
+			case f.HasDefault():
+				next = f.Default()
+			}
+			v, t = next, nil
+			if f != nil {
+				t = f.Type
+			}
+		case t != nil && (t.Kind == JSON || t.Kind == Map):
+			v = m[name] // a key free-form JSON or a map lacks reads nil, as in metadata
+			if t.Kind == Map {
+				t = t.Elem
+			}
+		default:
+			next, ok := m[name]
+			if !ok {
+				of := "it"
+				if url != "" {
+					of = fmt.Sprintf("its \"@type\" %s", url)
+				}
+				return nil, nil, fmt.Errorf("%s has no value: %s names a message labrun does not know (%s), so a field Envoy left out (at its default) cannot be told from one the message does not have; test that it is there first (%q in the Any)",
+					readAnyPath(names[:i+1]), of, APIVersion, name)
+			}
+			v, t = next, nil
+		}
+	}
+	return v, t, nil
+}
+
+// readAnyPath writes names (a "?name" read with ?.) as the path they read below the Any.
+func readAnyPath(names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		n, optional := strings.CutPrefix(n, "?")
+		switch {
+		case optional:
+			b.WriteString("?.")
+		case i > 0:
+			b.WriteByte('.')
+		}
+		b.WriteString(n)
+	}
+	return b.String()
 }
 
 // fieldValue is the value at names inside v (of type t): a field left out reads as its

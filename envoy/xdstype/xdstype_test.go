@@ -355,3 +355,14 @@ func TestComplete(t *testing.T) {
 		}
 	}
 }
+
+// ReadAny of a field of a message without fields (a RawBuffer transport socket's config, an
+// item of a list of Anys of several types) says it has none, not "its fields: " and nothing.
+func TestReadAnyNoFields(t *testing.T) {
+	raw := map[string]any{"@type": "type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer"}
+	_, err := ReadAny(raw, "sni")
+	want := `in an Any of "@type" type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer: RawBuffer has no field "sni": it has no fields`
+	if err == nil || err.Error() != want {
+		t.Errorf("ReadAny(RawBuffer, sni): %v, want %s", err, want)
+	}
+}

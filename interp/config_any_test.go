@@ -1,0 +1,154 @@
+package interp_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
+)
+
+// A read below an Envoy Any whose message only its "@type" says (a transport socket's or a
+// filter's typed_config) is typed at run time. A field that message does not have read nil,
+// so a misspelled field held == nil and != anything: snii == nil passed over an
+// UpstreamTlsContext whose field is sni. It has no value now, and the reason names the
+// message's field. A field left out of a message labrun does not know (an Istio filter's
+// config) cannot be told from a field it does not have: it has no value either, while one
+// that is there reads as Envoy wrote it.
+func TestConfigAnyFieldsChecked(t *testing.T) {
+	expect := []struct {
+		src, outcome, reason string
+	}{
+		{`cl.transport_socket.typed_config.sni == "api.lab.internal"`, "passed", ""},
+		{`cl.transport_socket.typed_config.common_tls_context.alpn_protocols == []`, "passed", ""},
+		{`cl.transport_socket.typed_config.snii == nil`, "error", `UpstreamTlsContext has no field "snii" (did you mean "sni"?)`},
+		{`cl.transport_socket.typed_config.sni_name != "x"`, "error", `has no field "sni_name"`},
+		{`cl.transport_socket.typed_config.common_tls_context.alpn_protocol == nil`, "error", `common_tls_context (CommonTlsContext) has no field "alpn_protocol" (did you mean "alpn_protocols"?)`},
+		{`cl.filters[0].typed_config.disable_host_header_fallback == true`, "passed", ""},
+		{`cl.filters[0].typed_config.disable_host_header_fallbak != true`, "error", `PluginConfig has no field "disable_host_header_fallbak"`},
+		{`len(cl.filters[1].typed_config.upstream_discovery) == 1`, "passed", ""},
+		{`cl.filters[1].typed_config.shared_with_upstream != true`, "error", `"@type" type.googleapis.com/io.istio.http.peer_metadata.Config names a message labrun does not know`},
+	}
+	var srcs []string
+	for _, e := range expect {
+		srcs = append(srcs, fmt.Sprintf("%q", e.src))
+	}
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}}]
+	expect: [`+strings.Join(srcs, ", ")+`]
+}`)
+	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
+		return map[string]any{"name": "c", "type": "EDS",
+			"transport_socket": map[string]any{
+				"name": "envoy.transport_sockets.tls",
+				"typed_config": map[string]any{
+					"@type":              "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext",
+					"common_tls_context": map[string]any{},
+					"sni":                "api.lab.internal",
+				},
+			},
+			"filters": []any{map[string]any{
+				"name": "istio.stats",
+				"typed_config": map[string]any{
+					"@type":                        "type.googleapis.com/stats.PluginConfig",
+					"disable_host_header_fallback": true,
+				},
+			}, map[string]any{
+				"name": "istio.peer_metadata",
+				"typed_config": map[string]any{
+					"@type":              "type.googleapis.com/io.istio.http.peer_metadata.Config",
+					"upstream_discovery": []any{map[string]any{"istio_headers": map[string]any{}}},
+				},
+			}},
+		}, nil
+	}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if len(rec.Expectations) != len(expect) {
+		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
+	}
+	for i, e := range expect {
+		got := rec.Expectations[i]
+		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
+			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
+		}
+	}
+}
+
+// A comparison of a field read below an Envoy Any is held at run time, by the field's type,
+// to what vet holds one of a typed field to: an unset wrapper or Duration (Envoy applies a
+// default the dump does not give) has no value for !=, not in or an order; a Duration read as
+// text is not ordered byte by byte, nor compared with a literal Envoy never writes; an enum
+// is not compared with a value it does not have; a field below an unset message has no
+// value (?. reads it as nil). Before, each of them read nil or compared strings, and held.
+func TestConfigAnyComparisons(t *testing.T) {
+	const hpo = `cl.typed_extension_protocol_options["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"].common_http_protocol_options`
+	const tls = `cl.transport_socket.typed_config.common_tls_context`
+	const tlsSet = `cl.transport_socket_matches[0].transport_socket.typed_config.common_tls_context`
+	expect := []struct {
+		src, outcome, reason string
+	}{
+		{hpo + `.max_requests_per_connection != 100`, "error", "has no value: it is unset (Envoy left this UInt32Value out of its config dump)"},
+		{hpo + `.max_requests_per_connection == nil`, "passed", ""},
+		{hpo + `.idle_timeout == "300s"`, "passed", ""},
+		{hpo + `.idle_timeout < "5s"`, "error", `orders strings, byte by byte`},
+		{hpo + `.idle_timeout != "0.5s"`, "error", `is always true`},
+		{`cl.filters[0].typed_config.tcp_reporting_duration != "5s"`, "error", "has no value: it is unset (Envoy left this Duration out of its config dump)"},
+		{`cl.filters[0].typed_config.tcp_reporting_duration == nil`, "passed", ""},
+		{tls + `.tls_params == nil`, "passed", ""},
+		{tls + `.tls_params.tls_minimum_protocol_version != "TLSv1_3"`, "error", "tls_params is unset"},
+		{tls + `.tls_params?.tls_minimum_protocol_version == nil`, "passed", ""},
+		{tlsSet + `.tls_params.tls_minimum_protocol_version == "TLSv1_2"`, "passed", ""},
+		{tlsSet + `.tls_params.tls_minimum_protocol_version != "TLS1_3"`, "error", `"TLS1_3" never matches`},
+	}
+	var srcs []string
+	for _, e := range expect {
+		srcs = append(srcs, fmt.Sprintf("%q", e.src))
+	}
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}}]
+	expect: [`+strings.Join(srcs, ", ")+`]
+}`)
+	tlsContext := func(common map[string]any) map[string]any {
+		return map[string]any{
+			"name": "envoy.transport_sockets.tls",
+			"typed_config": map[string]any{
+				"@type":              "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext",
+				"common_tls_context": common,
+			},
+		}
+	}
+	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
+		return map[string]any{"name": "c", "type": "EDS",
+			"typed_extension_protocol_options": map[string]any{
+				"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": map[string]any{
+					"@type":                        "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
+					"common_http_protocol_options": map[string]any{"idle_timeout": "300s"},
+				},
+			},
+			"filters": []any{map[string]any{
+				"name":         "istio.stats",
+				"typed_config": map[string]any{"@type": "type.googleapis.com/stats.PluginConfig", "disable_host_header_fallback": true},
+			}},
+			"transport_socket": tlsContext(map[string]any{}),
+			"transport_socket_matches": []any{map[string]any{
+				"name":             "tlsMode-istio",
+				"transport_socket": tlsContext(map[string]any{"tls_params": map[string]any{"tls_minimum_protocol_version": "TLSv1_2"}}),
+			}},
+		}, nil
+	}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if len(rec.Expectations) != len(expect) {
+		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
+	}
+	for i, e := range expect {
+		got := rec.Expectations[i]
+		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
+			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
+		}
+	}
+}
