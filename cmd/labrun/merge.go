@@ -390,7 +390,12 @@ func fileKey(file string) string {
 // there hold every run (a shard can hold none). Records without shard (made without
 // --shard, or before records kept it) are not checked.
 func checkShards(all []mergedRecord) error {
-	type split struct{ count, all int }
+	// A split is told by its runs (Plan), not by their number only: before, shards of two
+	// scenario sets of as many runs were taken for the shards of one.
+	type split struct {
+		count, all int
+		plan       string
+	}
 	type shard struct{ runs, held int }
 	splits := map[split]map[int]*shard{}
 	var order []split
@@ -409,7 +414,7 @@ func checkShards(all []mergedRecord) error {
 		if sh == nil {
 			continue
 		}
-		k := split{sh.Count, sh.All}
+		k := split{sh.Count, sh.All, sh.Plan}
 		if u := m.rec.Unit; u != nil && u.Matrix != nil {
 			pk := planned{k, m.rec.Scenario + "\x00" + fileKey(m.rec.File)}
 			if first, ok := plans[pk]; !ok {
@@ -475,8 +480,12 @@ func checkShards(all []mergedRecord) error {
 						there = append(there, a)
 					}
 				}
-				if len(there) > 0 {
+				switch {
+				case len(there) == 0:
+				case k2.all != k.all:
 					why = append(why, fmt.Sprintf("the records of shard %s here are of a split of %d runs, not %d: its shards ran other plans (other --count, --pass-rate or --sweep, or a scenario file that changed between them)", strings.Join(there, ", "), k2.all, k.all))
+				default:
+					why = append(why, fmt.Sprintf("the records of shard %s here are of another split of %d runs: its shards ran other scenarios (other paths, --scenario, or scenario files that changed between them)", strings.Join(there, ", "), k2.all))
 				}
 			}
 		}

@@ -32,6 +32,8 @@ type shardOf struct {
 	mine time.Duration
 	// elsewhere holds the scenarios (file and name) whose every run is in other shards.
 	elsewhere map[[2]string]bool
+	// plan identifies the runs of every shard (interp.ShardRecord.Plan).
+	plan string
 }
 
 // parseShard reads --shard: i/n, or job/n in a pod of an Indexed Job (labrun job), whose
@@ -56,7 +58,7 @@ func (p *process) parseShard(s string) (suite.ShardSpec, error) {
 func (w *work) keepShard(spec suite.ShardSpec, target string) {
 	jobs, _ := jobsOf(w, target)
 	shards := suite.Shards(jobs, spec.Count)
-	sh := &shardOf{spec: spec, all: len(w.units)}
+	sh := &shardOf{spec: spec, all: len(w.units), plan: planHash(w.units)}
 	for _, j := range jobs {
 		sh.planned += j.Planned
 	}
@@ -77,6 +79,23 @@ func (w *work) keepShard(spec suite.ShardSpec, target string) {
 		}
 	}
 	w.units, w.matrices, w.shard = units, matrices, sh
+}
+
+// planHash identifies the runs of a split, the same on every machine that works them out:
+// "sha256:<hex>" of each unit's scenario file (its folder and name, as merge tells files apart:
+// fileKey), scenario and id, in order. Before, a shard's record kept only the number of runs of
+// its split, and merge took shards of two scenario sets of as many runs for one split.
+func planHash(units []*dsl.Unit) string {
+	keys := make([]string, 0, len(units))
+	for _, u := range units {
+		keys = append(keys, fileKey(u.Matrix.File)+"\x00"+u.Matrix.Scenario+"\x00"+u.ID)
+	}
+	slices.Sort(keys)
+	sum := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(sum, "%s\n", k)
+	}
+	return "sha256:" + hex.EncodeToString(sum.Sum(nil))
 }
 
 // writeShardLine says which runs the shard holds: "shard 2/4: 3 of 11 runs, planned ≥2s of
