@@ -59,8 +59,8 @@ const (
 	// LintRolloutKind: a wait: rollout of a name the scenario applies as another workload
 	// kind (a StatefulSet, a DaemonSet) and never as a Deployment.
 	LintRolloutKind = "rollout-not-deployment"
-	// LintOtherCluster: a wait: match or absent of an object that only steps of other
-	// clusters apply.
+	// LintOtherCluster: a wait: match or absent (or matchFiles, absentFiles) of an object
+	// that only steps of other clusters apply.
 	LintOtherCluster = "other-cluster"
 	// LintPodReplaced: a delta or series of an Envoy by selector across a step that replaces
 	// the pods the selector matches.
@@ -90,7 +90,7 @@ var LintCodes = map[string]string{
 	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
-	LintOtherCluster:        "in a scenario of several clusters, a wait: match or absent of an object (kind and name) that the scenario applies only in other clusters than the wait's: the absent holds at once, the match never",
+	LintOtherCluster:        "in a scenario of several clusters, a wait: match or absent (or an object of its matchFiles or absentFiles) of an object (kind and name) that the scenario applies only in other clusters than the wait's: the absent holds at once, the match never",
 	LintRolloutKind:         "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
 	LintKindOnlyMatch:       "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintAbsentUnknownLabels: "a wait: absent by labels (no name), in one of the scenario's namespaces, whose labels no object of the kind the scenario applies there carries (a Pod's: no Pod or workload template), where one carries a label close to them (app=wbe for app=web, ap for app): the absence holds at its first poll",
@@ -368,30 +368,63 @@ func (d *decoder) lintOtherCluster(objs []applied, warn func(s *Step, field, cod
 		if !ok {
 			return
 		}
-		field, want := "match", p.Match
-		if p.Absent != nil {
-			field, want = "absent", p.Absent
-		}
-		kind, _ := want["kind"].(string)
-		md, _ := want["metadata"].(map[string]any)
-		name, _ := md["name"].(string)
-		where := in[kind+"/"+name]
 		c := sc.ClusterOf(s)
-		if len(where) == 0 || where[c] {
-			return
+		check := func(field, what string, absent bool, want schema.Object) bool {
+			kind, _ := want["kind"].(string)
+			md, _ := want["metadata"].(map[string]any)
+			name, _ := md["name"].(string)
+			where := in[kind+"/"+name]
+			if len(where) == 0 || where[c] {
+				return false
+			}
+			var others []string
+			for _, x := range sc.ClusterNames() {
+				if where[x] {
+					others = append(others, x)
+				}
+			}
+			consequence := "the wait holds at once, whatever happened to it there"
+			if !absent {
+				consequence = "the wait never holds"
+			}
+			warn(s, field, LintOtherCluster, "%sthe scenario applies %s %s only in cluster %s; this wait looks in cluster %s, where no step makes it: %s; write cluster: %q on the step",
+				what, kind, name, strings.Join(others, ", "), c, consequence, others[0])
+			return true
 		}
-		var others []string
-		for _, x := range sc.ClusterNames() {
-			if where[x] {
-				others = append(others, x)
+		switch {
+		case p.Absent != nil:
+			check("absent", "", true, p.Absent)
+		case p.Match != nil:
+			check("match", "", false, p.Match)
+		}
+		// The objects of matchFiles and absentFiles are waited for as a match or absent of
+		// each (read as vet reads them; a file it cannot read or parse is left to the checks
+		// that say so). Before, an absentFiles of west's object, waited for in east, held at
+		// once and vet --strict said ok. One warning a step: the step's cluster is one fix.
+		for _, fs := range []struct {
+			field  string
+			files  []string
+			absent bool
+		}{{"absentFiles", p.AbsentFiles, true}, {"matchFiles", p.MatchFiles, false}} {
+			for i, f := range fs.files {
+				if strings.Contains(f, "${") {
+					continue // known when the step starts
+				}
+				data, _, err := d.readStepFile(f)
+				if err != nil {
+					continue
+				}
+				objs, err := YAMLObjects(f, data)
+				if err != nil {
+					continue
+				}
+				for _, o := range objs {
+					if check(fmt.Sprintf("%s.%d", fs.field, i), fmt.Sprintf("wait.%s (%s): ", fs.field, o.Source), fs.absent, o.Object) {
+						return
+					}
+				}
 			}
 		}
-		consequence := "the wait holds at once, whatever happened to it there"
-		if field == "match" {
-			consequence = "the wait never holds"
-		}
-		warn(s, field, LintOtherCluster, "the scenario applies %s %s only in cluster %s; this wait looks in cluster %s, where no step makes it: %s; write cluster: %q on the step",
-			kind, name, strings.Join(others, ", "), c, consequence, others[0])
 	})
 }
 
