@@ -59,8 +59,8 @@ const (
 	// LintRolloutKind: a wait: rollout of a name the scenario applies as another workload
 	// kind (a StatefulSet, a DaemonSet) and never as a Deployment.
 	LintRolloutKind = "rollout-not-deployment"
-	// LintOtherCluster: a wait: match or absent (or matchFiles, absentFiles) of an object
-	// that only steps of other clusters apply.
+	// LintOtherCluster: a wait: match or absent (or matchFiles, absentFiles), or an events
+	// step, of an object that only steps of other clusters apply.
 	LintOtherCluster = "other-cluster"
 	// LintPodReplaced: a delta or series of an Envoy by selector across a step that replaces
 	// the pods the selector matches.
@@ -90,7 +90,7 @@ var LintCodes = map[string]string{
 	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
-	LintOtherCluster:        "in a scenario of several clusters, a wait: match or absent (or an object of its matchFiles or absentFiles) of an object (kind and name) that the scenario applies only in other clusters than the wait's: the absent holds at once, the match never",
+	LintOtherCluster:        "in a scenario of several clusters, a wait: match or absent (or an object of its matchFiles or absentFiles), or an events step, of an object (kind and name) that the scenario applies only in other clusters than the step's: the absent holds at once, the match never, the events step keeps none",
 	LintRolloutKind:         "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
 	LintKindOnlyMatch:       "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintAbsentUnknownLabels: "a wait: absent by labels (no name), in one of the scenario's namespaces, whose labels no object of the kind the scenario applies there carries (a Pod's: no Pod or workload template), where one carries a label close to them (app=wbe for app=web, ap for app): the absence holds at its first poll",
@@ -364,6 +364,23 @@ func (d *decoder) lintOtherCluster(objs []applied, warn func(s *Step, field, cod
 		in[k][sc.ClusterOf(a.step)] = true
 	}
 	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
+		if ev, ok := s.Params.(*schema.Events); ok {
+			// The events of an object are those of the step's cluster: of west's object, read
+			// in east, none, and "no BackOff" (len(ev) == 0) held whatever happened in west.
+			where, c := in[ev.Kind+"/"+ev.Name], sc.ClusterOf(s)
+			if ev.Kind == "" || ev.Name == "" || len(where) == 0 || where[c] {
+				return
+			}
+			var others []string
+			for _, x := range sc.ClusterNames() {
+				if where[x] {
+					others = append(others, x)
+				}
+			}
+			warn(s, "name", LintOtherCluster, "the scenario applies %s %s only in cluster %s; this events step reads the events of cluster %s, where no step makes it: it keeps none, and a claim that none happened (len(…) == 0) holds whatever happened to it there; write cluster: %q on the step",
+				ev.Kind, ev.Name, strings.Join(others, ", "), c, others[0])
+			return
+		}
 		p, ok := s.Params.(*schema.Wait)
 		if !ok {
 			return
