@@ -402,6 +402,8 @@ func checkShards(all []mergedRecord) error {
 	// The shards of one split run one plan: a scenario's matrix (its --count, --pass-rate,
 	// sweep) is the same in each. Shards run with other flags would each be summarized as
 	// part of a matrix of their own, and the split's check above would count them as one.
+	// Keyed by the split's count and runs only: shards whose plans differ are two splits
+	// by Plan, and this says how a scenario's differed.
 	type planned struct {
 		split
 		scenario string
@@ -416,7 +418,7 @@ func checkShards(all []mergedRecord) error {
 		}
 		k := split{sh.Count, sh.All, sh.Plan}
 		if u := m.rec.Unit; u != nil && u.Matrix != nil {
-			pk := planned{k, m.rec.Scenario + "\x00" + fileKey(m.rec.File)}
+			pk := planned{split{k.count, k.all, ""}, m.rec.Scenario + "\x00" + fileKey(m.rec.File)}
 			if first, ok := plans[pk]; !ok {
 				plans[pk] = m
 			} else if a, b := matrixKey(first.rec.Unit), matrixKey(u); a != b && !said[[2]string{a, b}] {
