@@ -78,7 +78,7 @@ var LintCodes = map[string]string{
 	LintStatsMatcher:        "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
 	LintPortLevel:           "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
 	LintTCPPort:             "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
-	LintClusterDomain:       "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster or a config's endpoints, with or without a ${...}, or a string of an expression)",
+	LintClusterDomain:       "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster or a config's endpoints, with or without a ${...}, or a string of an expression); in a scenario of several clusters, ${target.clusterDomain} (the first cluster's) in such a name of a step in another cluster",
 	LintUnknownHost:         "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
 	LintOneSample:           "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: no sample while it runs, one at its start and one at its end",
 	LintUnknownStat:         "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
@@ -209,9 +209,15 @@ func (d *decoder) lint() {
 		if d.target() == "kube" {
 			// Both name a cluster; a ${...} in the name (a namespace's) leaves the domain
 			// written around it as hard-coded as in a plain string.
+			c := sc.ClusterOf(s)
 			for _, f := range []struct{ field, name string }{{"cluster", cluster}, {"endpoints", endpoints}} {
 				if hardCodesClusterLocal(f.name) {
 					warnAt(true, s, f.field, LintClusterDomain, "%s %q hard-codes the cluster domain cluster.local; where the cluster's domain differs (seed 002 §7) no cluster has this name: write ${target.clusterDomain} (labrun reads it from CoreDNS)", f.field, f.name)
+				}
+				// target.clusterDomain is the first cluster's; the step reads the Envoy of
+				// its own cluster, which names its clusters with that cluster's domain.
+				if len(sc.Clusters) > 1 && c != sc.DefaultCluster() && strings.Contains(f.name, "${target.clusterDomain}") {
+					warnAt(true, s, f.field, LintClusterDomain, "%s %q: ${target.clusterDomain} is the domain of cluster %s (the first), and this step reads an Envoy in cluster %s, which names its clusters with cluster %s's domain: where the two differ no cluster there has this name; write ${target.clusters.%s.clusterDomain}", f.field, f.name, sc.DefaultCluster(), c, c, c)
 				}
 			}
 		}
