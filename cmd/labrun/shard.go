@@ -46,6 +46,10 @@ func (p *process) parseShard(s string) (suite.ShardSpec, error) {
 			return suite.ShardSpec{}, &exitError{exitInvalid, fmt.Sprintf("--shard %s: JOB_COMPLETION_INDEX is %q: job/n is for the pods of a Kubernetes Indexed Job (labrun job), which set it to 0, 1, …; elsewhere give i/n", s, idx)}
 		}
 		s = fmt.Sprintf("%d/%s", i+1, n)
+		if c, err := strconv.Atoi(n); err == nil && c >= 1 && i+1 > c {
+			// Before: "--shard 3/2: expected i/n …", a flag the pod was never given.
+			return suite.ShardSpec{}, &exitError{exitInvalid, fmt.Sprintf("--shard job/%s: JOB_COMPLETION_INDEX is %q, shard %d of %d: the Indexed Job has more completions than job/%s has shards; give it completions: %d (labrun job --shards %d renders it so)", n, idx, i+1, c, n, c, c)}
+		}
 	}
 	spec, err := suite.ParseShard(s)
 	if err != nil {
