@@ -411,12 +411,23 @@ func checkShards(all []mergedRecord) error {
 	plans := map[planned]mergedRecord{}
 	said := map[[2]string]bool{}
 	var msgs []string
+	// A record made before records kept the plan has none: the splits of its count and runs
+	// are told by those alone, as before (shards of one split run by two labrun versions).
+	noPlan := map[split]bool{}
+	for _, m := range all {
+		if sh := m.rec.Shard; sh != nil && sh.Plan == "" {
+			noPlan[split{sh.Count, sh.All, ""}] = true
+		}
+	}
 	for _, m := range all {
 		sh := m.rec.Shard
 		if sh == nil {
 			continue
 		}
 		k := split{sh.Count, sh.All, sh.Plan}
+		if noPlan[split{sh.Count, sh.All, ""}] {
+			k.plan = ""
+		}
 		if u := m.rec.Unit; u != nil && u.Matrix != nil {
 			pk := planned{split{k.count, k.all, ""}, m.rec.Scenario + "\x00" + fileKey(m.rec.File)}
 			if first, ok := plans[pk]; !ok {
