@@ -59,8 +59,8 @@ const (
 	// LintRolloutKind: a wait: rollout of a name the scenario applies as another workload
 	// kind (a StatefulSet, a DaemonSet) and never as a Deployment.
 	LintRolloutKind = "rollout-not-deployment"
-	// LintOtherCluster: a wait: match or absent (or matchFiles, absentFiles), or an events
-	// step, of an object that only steps of other clusters apply.
+	// LintOtherCluster: a wait: match, absent or rollout (or matchFiles, absentFiles), or an
+	// events step, of an object that only steps of other clusters apply.
 	LintOtherCluster = "other-cluster"
 	// LintPodReplaced: a delta or series of an Envoy by selector across a step that replaces
 	// the pods the selector matches.
@@ -90,7 +90,7 @@ var LintCodes = map[string]string{
 	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
-	LintOtherCluster:        "in a scenario of several clusters, a wait: match or absent (or an object of its matchFiles or absentFiles), or an events step, of an object (kind and name) that the scenario applies only in other clusters than the step's: the absent holds at once, the match never, the events step keeps none",
+	LintOtherCluster:        "in a scenario of several clusters, a wait: match, absent or rollout (or an object of its matchFiles or absentFiles), or an events step, of an object (kind and name) that the scenario applies only in other clusters than the step's: the absent holds at once, the match never, the rollout polls until its timeout, the events step keeps none",
 	LintRolloutKind:         "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
 	LintKindOnlyMatch:       "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintAbsentUnknownLabels: "a wait: absent by labels (no name), in one of the scenario's namespaces, whose labels no object of the kind the scenario applies there carries (a Pod's: no Pod or workload template), where one carries a label close to them (app=wbe for app=web, ap for app): the absence holds at its first poll",
@@ -392,6 +392,21 @@ func (d *decoder) lintOtherCluster(objs []applied, warn func(s *Step, field, cod
 			return
 		}
 		c := sc.ClusterOf(s)
+		if p.Rollout != "" && !HasInterpolation(p.Rollout) {
+			// A rollout waits for a Deployment of the step's cluster: of west's, in east, it
+			// polls for one that is not there until its timeout.
+			if where := in["Deployment/"+p.Rollout]; len(where) > 0 && !where[c] {
+				var others []string
+				for _, x := range sc.ClusterNames() {
+					if where[x] {
+						others = append(others, x)
+					}
+				}
+				warn(s, "rollout", LintOtherCluster, "the scenario applies Deployment %s only in cluster %s; this wait looks in cluster %s, where no step makes it: the wait polls for a Deployment that is not there until its timeout (5m by default); write cluster: %q on the step",
+					p.Rollout, strings.Join(others, ", "), c, others[0])
+			}
+			return
+		}
 		check := func(field, what string, absent bool, want schema.Object) bool {
 			kind, _ := want["kind"].(string)
 			md, _ := want["metadata"].(map[string]any)
