@@ -60,8 +60,8 @@ const (
 	// LintRolloutKind: a wait: rollout of a name the scenario applies as another workload
 	// kind (a StatefulSet, a DaemonSet) and never as a Deployment.
 	LintRolloutKind = "rollout-not-deployment"
-	// LintOtherCluster: a wait: match or absent of an object that only steps of other
-	// clusters apply.
+	// LintOtherCluster: a wait: match, absent or rollout (or matchFiles, absentFiles), or an
+	// events step, of an object that only steps of other clusters apply.
 	LintOtherCluster = "other-cluster"
 	// LintPodReplaced: a delta or series of an Envoy by selector across a step that replaces
 	// the pods the selector matches.
@@ -82,7 +82,7 @@ var LintCodes = map[string]string{
 	LintStatsMatcher:        "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
 	LintPortLevel:           "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
 	LintTCPPort:             "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
-	LintClusterDomain:       "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster or a config's endpoints, with or without a ${...}, or a string of an expression)",
+	LintClusterDomain:       "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster or a config's endpoints, with or without a ${...}, or a string of an expression); in a scenario of several clusters, ${target.clusterDomain} (the first cluster's) in such a name of a step in another cluster",
 	LintUnknownHost:         "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
 	LintOneSample:           "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: no sample while it runs, one at its start and one at its end",
 	LintUnknownStat:         "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
@@ -94,7 +94,7 @@ var LintCodes = map[string]string{
 	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
-	LintOtherCluster:        "in a scenario of several clusters, a wait: match or absent of an object (kind and name) that the scenario applies only in other clusters than the wait's: the absent holds at once, the match never",
+	LintOtherCluster:        "in a scenario of several clusters, a wait: match, absent or rollout (or an object of its matchFiles or absentFiles), or an events step, of an object (kind and name) that the scenario applies only in other clusters than the step's: the absent holds at once, the match never, the rollout polls until its timeout, the events step keeps none",
 	LintRolloutKind:         "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
 	LintKindOnlyMatch:       "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintAbsentUnknownLabels: "a wait: absent by labels (no name), in one of the scenario's namespaces, whose labels no object of the kind the scenario applies there carries (a Pod's: no Pod or workload template), where one carries a label close to them (app=wbe for app=web, ap for app): the absence holds at its first poll",
@@ -214,9 +214,15 @@ func (d *decoder) lint() {
 		if d.target() == "kube" {
 			// Both name a cluster; a ${...} in the name (a namespace's) leaves the domain
 			// written around it as hard-coded as in a plain string.
+			c := sc.ClusterOf(s)
 			for _, f := range []struct{ field, name string }{{"cluster", cluster}, {"endpoints", endpoints}} {
 				if hardCodesClusterLocal(f.name) {
 					warnAt(true, s, f.field, LintClusterDomain, "%s %q hard-codes the cluster domain cluster.local; where the cluster's domain differs (seed 002 §7) no cluster has this name: write ${target.clusterDomain} (labrun reads it from CoreDNS)", f.field, f.name)
+				}
+				// target.clusterDomain is the first cluster's; the step reads the Envoy of
+				// its own cluster, which names its clusters with that cluster's domain.
+				if len(sc.Clusters) > 1 && c != sc.DefaultCluster() && strings.Contains(f.name, "${target.clusterDomain}") {
+					warnAt(true, s, f.field, LintClusterDomain, "%s %q: ${target.clusterDomain} is the domain of cluster %s (the first), and this step reads an Envoy in cluster %s, which names its clusters with cluster %s's domain: where the two differ no cluster there has this name; write ${target.clusters.%s.clusterDomain}", f.field, f.name, sc.DefaultCluster(), c, c, c)
 				}
 			}
 		}
@@ -413,34 +419,99 @@ func (d *decoder) lintOtherCluster(objs []applied, warn func(s *Step, field, cod
 		in[k][sc.ClusterOf(a.step)] = true
 	}
 	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
+		if ev, ok := s.Params.(*schema.Events); ok {
+			// The events of an object are those of the step's cluster: of west's object, read
+			// in east, none, and "no BackOff" (len(ev) == 0) held whatever happened in west.
+			where, c := in[ev.Kind+"/"+ev.Name], sc.ClusterOf(s)
+			if ev.Kind == "" || ev.Name == "" || len(where) == 0 || where[c] {
+				return
+			}
+			var others []string
+			for _, x := range sc.ClusterNames() {
+				if where[x] {
+					others = append(others, x)
+				}
+			}
+			warn(s, "name", LintOtherCluster, "the scenario applies %s %s only in cluster %s; this events step reads the events of cluster %s, where no step makes it: it keeps none, and a claim that none happened (len(…) == 0) holds whatever happened to it there; write cluster: %q on the step",
+				ev.Kind, ev.Name, strings.Join(others, ", "), c, others[0])
+			return
+		}
 		p, ok := s.Params.(*schema.Wait)
 		if !ok {
 			return
 		}
-		field, want := "match", p.Match
-		if p.Absent != nil {
-			field, want = "absent", p.Absent
-		}
-		kind, _ := want["kind"].(string)
-		md, _ := want["metadata"].(map[string]any)
-		name, _ := md["name"].(string)
-		where := in[kind+"/"+name]
 		c := sc.ClusterOf(s)
-		if len(where) == 0 || where[c] {
+		if p.Rollout != "" && !HasInterpolation(p.Rollout) {
+			// A rollout waits for a Deployment of the step's cluster: of west's, in east, it
+			// polls for one that is not there until its timeout.
+			if where := in["Deployment/"+p.Rollout]; len(where) > 0 && !where[c] {
+				var others []string
+				for _, x := range sc.ClusterNames() {
+					if where[x] {
+						others = append(others, x)
+					}
+				}
+				warn(s, "rollout", LintOtherCluster, "the scenario applies Deployment %s only in cluster %s; this wait looks in cluster %s, where no step makes it: the wait polls for a Deployment that is not there until its timeout (5m by default); write cluster: %q on the step",
+					p.Rollout, strings.Join(others, ", "), c, others[0])
+			}
 			return
 		}
-		var others []string
-		for _, x := range sc.ClusterNames() {
-			if where[x] {
-				others = append(others, x)
+		check := func(field, what string, absent bool, want schema.Object) bool {
+			kind, _ := want["kind"].(string)
+			md, _ := want["metadata"].(map[string]any)
+			name, _ := md["name"].(string)
+			where := in[kind+"/"+name]
+			if len(where) == 0 || where[c] {
+				return false
+			}
+			var others []string
+			for _, x := range sc.ClusterNames() {
+				if where[x] {
+					others = append(others, x)
+				}
+			}
+			consequence := "the wait holds at once, whatever happened to it there"
+			if !absent {
+				consequence = "the wait never holds"
+			}
+			warn(s, field, LintOtherCluster, "%sthe scenario applies %s %s only in cluster %s; this wait looks in cluster %s, where no step makes it: %s; write cluster: %q on the step",
+				what, kind, name, strings.Join(others, ", "), c, consequence, others[0])
+			return true
+		}
+		switch {
+		case p.Absent != nil:
+			check("absent", "", true, p.Absent)
+		case p.Match != nil:
+			check("match", "", false, p.Match)
+		}
+		// The objects of matchFiles and absentFiles are waited for as a match or absent of
+		// each (read as vet reads them; a file it cannot read or parse is left to the checks
+		// that say so). Before, an absentFiles of west's object, waited for in east, held at
+		// once and vet --strict said ok. One warning a step: the step's cluster is one fix.
+		for _, fs := range []struct {
+			field  string
+			files  []string
+			absent bool
+		}{{"absentFiles", p.AbsentFiles, true}, {"matchFiles", p.MatchFiles, false}} {
+			for i, f := range fs.files {
+				if strings.Contains(f, "${") {
+					continue // known when the step starts
+				}
+				data, _, err := d.readStepFile(f)
+				if err != nil {
+					continue
+				}
+				objs, err := YAMLObjects(f, data)
+				if err != nil {
+					continue
+				}
+				for _, o := range objs {
+					if check(fmt.Sprintf("%s.%d", fs.field, i), fmt.Sprintf("wait.%s (%s): ", fs.field, o.Source), fs.absent, o.Object) {
+						return
+					}
+				}
 			}
 		}
-		consequence := "the wait holds at once, whatever happened to it there"
-		if field == "match" {
-			consequence = "the wait never holds"
-		}
-		warn(s, field, LintOtherCluster, "the scenario applies %s %s only in cluster %s; this wait looks in cluster %s, where no step makes it: %s; write cluster: %q on the step",
-			kind, name, strings.Join(others, ", "), c, consequence, others[0])
 	})
 }
 

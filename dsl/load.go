@@ -309,7 +309,10 @@ func isTestFile(path string) bool { return strings.HasSuffix(filepath.Base(path)
 // IsMarkdown says whether path names a Markdown document (.md, .markdown): what labrun reads
 // as one, named on its own or found in a directory.
 func IsMarkdown(path string) bool {
-	return strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".markdown")
+	// Whatever the letter case of the extension: GitHub and editors show GUIDE.MD as
+	// Markdown, and before, a folder's load left it out in silence.
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".md" || ext == ".markdown"
 }
 
 // testFile refuses a *_test.cue file of a package labrun loads: CUE leaves it out, so the

@@ -140,6 +140,11 @@ type ShardRecord struct {
 	Count int `json:"count"`
 	Runs  int `json:"runs"`
 	All   int `json:"all"`
+	// Plan identifies the split's runs, the same in every shard of it: "sha256:<hex>" of each
+	// run's scenario file (its folder and name), scenario and run id, sorted. Shards of two
+	// scenario sets with as many runs are two splits. Empty in records made before it was
+	// kept, which are told apart by Count and All only.
+	Plan string `json:"plan,omitempty"`
 }
 
 // ClusterRecord is one of a run's clusters.

@@ -368,6 +368,13 @@ func (p *process) checkExpected(path string, doc []byte, blocks []*docBlock, rec
 				}
 			}
 		}
+		if strings.HasSuffix(lines[b.expect.Line-1], "\r") {
+			// The document's lines end with CRLF (its fence's does): so do the block's.
+			// Before, they were written with LF alone, the document's endings mixed.
+			for i := range text {
+				text[i] += "\r"
+			}
+		}
 		repls = append(repls, repl{from: first, to: b.expect.EndLine - 1, text: text})
 	}
 	if !update {

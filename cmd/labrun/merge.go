@@ -390,13 +390,20 @@ func fileKey(file string) string {
 // there hold every run (a shard can hold none). Records without shard (made without
 // --shard, or before records kept it) are not checked.
 func checkShards(all []mergedRecord) error {
-	type split struct{ count, all int }
+	// A split is told by its runs (Plan), not by their number only: before, shards of two
+	// scenario sets of as many runs were taken for the shards of one.
+	type split struct {
+		count, all int
+		plan       string
+	}
 	type shard struct{ runs, held int }
 	splits := map[split]map[int]*shard{}
 	var order []split
 	// The shards of one split run one plan: a scenario's matrix (its --count, --pass-rate,
 	// sweep) is the same in each. Shards run with other flags would each be summarized as
 	// part of a matrix of their own, and the split's check above would count them as one.
+	// Keyed by the split's count and runs only: shards whose plans differ are two splits
+	// by Plan, and this says how a scenario's differed.
 	type planned struct {
 		split
 		scenario string
@@ -404,14 +411,25 @@ func checkShards(all []mergedRecord) error {
 	plans := map[planned]mergedRecord{}
 	said := map[[2]string]bool{}
 	var msgs []string
+	// A record made before records kept the plan has none: the splits of its count and runs
+	// are told by those alone, as before (shards of one split run by two labrun versions).
+	noPlan := map[split]bool{}
+	for _, m := range all {
+		if sh := m.rec.Shard; sh != nil && sh.Plan == "" {
+			noPlan[split{sh.Count, sh.All, ""}] = true
+		}
+	}
 	for _, m := range all {
 		sh := m.rec.Shard
 		if sh == nil {
 			continue
 		}
-		k := split{sh.Count, sh.All}
+		k := split{sh.Count, sh.All, sh.Plan}
+		if noPlan[split{sh.Count, sh.All, ""}] {
+			k.plan = ""
+		}
 		if u := m.rec.Unit; u != nil && u.Matrix != nil {
-			pk := planned{k, m.rec.Scenario + "\x00" + fileKey(m.rec.File)}
+			pk := planned{split{k.count, k.all, ""}, m.rec.Scenario + "\x00" + fileKey(m.rec.File)}
 			if first, ok := plans[pk]; !ok {
 				plans[pk] = m
 			} else if a, b := matrixKey(first.rec.Unit), matrixKey(u); a != b && !said[[2]string{a, b}] {
@@ -475,8 +493,12 @@ func checkShards(all []mergedRecord) error {
 						there = append(there, a)
 					}
 				}
-				if len(there) > 0 {
+				switch {
+				case len(there) == 0:
+				case k2.all != k.all:
 					why = append(why, fmt.Sprintf("the records of shard %s here are of a split of %d runs, not %d: its shards ran other plans (other --count, --pass-rate or --sweep, or a scenario file that changed between them)", strings.Join(there, ", "), k2.all, k.all))
+				default:
+					why = append(why, fmt.Sprintf("the records of shard %s here are of another split of %d runs: its shards ran other scenarios (other paths, --scenario, or scenario files that changed between them)", strings.Join(there, ", "), k2.all))
 				}
 			}
 		}

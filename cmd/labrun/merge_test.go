@@ -119,6 +119,10 @@ func TestCheckShards(t *testing.T) {
 	rec := func(i, n, runs, all int) mergedRecord {
 		return mergedRecord{rec: &interp.Record{Shard: &interp.ShardRecord{Index: i, Count: n, Runs: runs, All: all}}}
 	}
+	withPlan := func(m mergedRecord, plan string) mergedRecord {
+		m.rec.Shard.Plan = plan
+		return m
+	}
 	old := mergedRecord{rec: &interp.Record{}}
 	// planned is a shard's record of a run of scenario s at --count 4 with passRate.
 	planned := func(i int, passRate float64) mergedRecord {
@@ -143,6 +147,13 @@ func TestCheckShards(t *testing.T) {
 		{"a run of a shard missing", []mergedRecord{rec(1, 2, 2, 3), rec(2, 2, 1, 3)}, "the records hold 2: shard 1/2 holds 1 of its 2 runs"},
 		{"two shards missing", []mergedRecord{rec(2, 3, 1, 4)}, "no records of shards 1/3, 3/3 (3 runs between them)"},
 		{"two splits, one whole", []mergedRecord{rec(1, 1, 1, 1), rec(1, 2, 1, 2)}, "the 2 shards planned 2 runs; the records hold 1"},
+		// Shards of two scenario sets of as many runs are two splits (their plans differ).
+		{"two splits of as many runs", []mergedRecord{withPlan(rec(1, 2, 2, 4), "A"), withPlan(rec(1, 2, 2, 4), "A"), withPlan(rec(2, 2, 2, 4), "B"), withPlan(rec(2, 2, 2, 4), "B")},
+			"no records of shard 2/2 (2 runs); the records of shard 2/2 here are of another split of 4 runs"},
+		{"one split, one plan", []mergedRecord{withPlan(rec(1, 2, 2, 4), "A"), withPlan(rec(1, 2, 2, 4), "A"), withPlan(rec(2, 2, 2, 4), "A"), withPlan(rec(2, 2, 2, 4), "A")}, ""},
+		// A shard's records made before records kept the plan are told by count and runs, as
+		// they were: a split whose shards ran two labrun versions is one split.
+		{"a shard without plan", []mergedRecord{withPlan(rec(1, 2, 2, 4), "A"), withPlan(rec(1, 2, 2, 4), "A"), rec(2, 2, 2, 4), rec(2, 2, 2, 4)}, ""},
 	} {
 		got := ""
 		if err := checkShards(c.recs); err != nil {

@@ -240,7 +240,7 @@ func (p *process) run(args []string, f *runFlags) error {
 	}
 	writeShardLine(p.Stdout, w)
 	if sh := w.shard; sh != nil {
-		f.shard = &interp.ShardRecord{Index: sh.spec.Index, Count: sh.spec.Count, Runs: len(w.units), All: sh.all}
+		f.shard = &interp.ShardRecord{Index: sh.spec.Index, Count: sh.spec.Count, Runs: len(w.units), All: sh.all, Plan: sh.plan}
 	}
 	// After an interrupt, the units not started yet still get a report, marked interrupted.
 	c, recs, never := p.runUnits(runCtx, cleanupCtx, w, f, each)

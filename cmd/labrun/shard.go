@@ -32,6 +32,8 @@ type shardOf struct {
 	mine time.Duration
 	// elsewhere holds the scenarios (file and name) whose every run is in other shards.
 	elsewhere map[[2]string]bool
+	// plan identifies the runs of every shard (interp.ShardRecord.Plan).
+	plan string
 }
 
 // parseShard reads --shard: i/n, or job/n in a pod of an Indexed Job (labrun job), whose
@@ -44,6 +46,10 @@ func (p *process) parseShard(s string) (suite.ShardSpec, error) {
 			return suite.ShardSpec{}, &exitError{exitInvalid, fmt.Sprintf("--shard %s: JOB_COMPLETION_INDEX is %q: job/n is for the pods of a Kubernetes Indexed Job (labrun job), which set it to 0, 1, …; elsewhere give i/n", s, idx)}
 		}
 		s = fmt.Sprintf("%d/%s", i+1, n)
+		if c, err := strconv.Atoi(n); err == nil && c >= 1 && i+1 > c {
+			// Before: "--shard 3/2: expected i/n …", a flag the pod was never given.
+			return suite.ShardSpec{}, &exitError{exitInvalid, fmt.Sprintf("--shard job/%s: JOB_COMPLETION_INDEX is %q, shard %d of %d: the Indexed Job has more completions than job/%s has shards; give it completions: %d (labrun job --shards %d renders it so)", n, idx, i+1, c, n, c, c)}
+		}
 	}
 	spec, err := suite.ParseShard(s)
 	if err != nil {
@@ -56,7 +62,7 @@ func (p *process) parseShard(s string) (suite.ShardSpec, error) {
 func (w *work) keepShard(spec suite.ShardSpec, target string) {
 	jobs, _ := jobsOf(w, target)
 	shards := suite.Shards(jobs, spec.Count)
-	sh := &shardOf{spec: spec, all: len(w.units)}
+	sh := &shardOf{spec: spec, all: len(w.units), plan: planHash(w.units)}
 	for _, j := range jobs {
 		sh.planned += j.Planned
 	}
@@ -77,6 +83,23 @@ func (w *work) keepShard(spec suite.ShardSpec, target string) {
 		}
 	}
 	w.units, w.matrices, w.shard = units, matrices, sh
+}
+
+// planHash identifies the runs of a split, the same on every machine that works them out:
+// "sha256:<hex>" of each unit's scenario file (its folder and name, as merge tells files apart:
+// fileKey), scenario and id, in order. Before, a shard's record kept only the number of runs of
+// its split, and merge took shards of two scenario sets of as many runs for one split.
+func planHash(units []*dsl.Unit) string {
+	keys := make([]string, 0, len(units))
+	for _, u := range units {
+		keys = append(keys, fileKey(u.Matrix.File)+"\x00"+u.Matrix.Scenario+"\x00"+u.ID)
+	}
+	slices.Sort(keys)
+	sum := sha256.New()
+	for _, k := range keys {
+		fmt.Fprintf(sum, "%s\n", k)
+	}
+	return "sha256:" + hex.EncodeToString(sum.Sum(nil))
 }
 
 // writeShardLine says which runs the shard holds: "shard 2/4: 3 of 11 runs, planned ≥2s of
