@@ -31,7 +31,7 @@ func backendNames(rec *interp.Record) map[string]string {
 
 const htmlCSS = `
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1180px;padding:0 16px;color:#222;line-height:1.4}
-h1{font-size:24px;margin:0 0 8px} h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px} h3{font-size:15px;margin:16px 0 6px}
+h1{font-size:24px;margin:0 0 8px;overflow-wrap:anywhere} h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px} h3{font-size:15px;margin:16px 0 6px}
 .badge{font-size:14px;padding:2px 8px;border-radius:4px;color:#fff;vertical-align:middle;background:#757575}
 .badge.passed{background:#2e7d32} .badge.failed{background:#c62828} .badge.error,.badge.interrupted,.badge.refused{background:#ef6c00} .badge.leftover{background:#6a1b9a}
 .doc{color:#444;margin:4px 0 12px} .hint{color:#666;font-size:13px;font-weight:normal}
