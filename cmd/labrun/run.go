@@ -690,6 +690,10 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 	for _, j := range rec.Expectations {
 		mark := map[interp.Outcome]string{interp.Passed: "✓", interp.Failed: "✗", interp.Errored: "!", interp.Skipped: "-"}[j.Outcome]
 		line := fmt.Sprintf("  %s %s", mark, or(j.Explanation, j.Src))
+		if j.Outcome == interp.Skipped {
+			// The reason is the run's (interrupted, stopped early): the verdict line says it.
+			line += " (not judged)"
+		}
 		if j.Reason != "" && j.Outcome != interp.Skipped {
 			line += fmt.Sprintf("\n      %s: %s", j.Pos.Rel(p.Cwd), j.Reason)
 		}
