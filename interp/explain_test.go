@@ -1,6 +1,7 @@
 package interp_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -122,6 +123,49 @@ func TestExplainShortCircuit(t *testing.T) {
 	for i, w := range want {
 		if got[i].Explanation != w {
 			t.Errorf("%s: %s %q\nwant %q", got[i].Src, got[i].Outcome, got[i].Explanation, w)
+		}
+	}
+}
+
+// TestExplainSampleFields: a predicate over a sampler's samples (any(g.samples, .rq_active >
+// 5)) showed the samples as "[map with 23 entries, map with 23 entries, …]": a sample holds
+// every stat, so none of the values the predicate read could be seen (seen on
+// examples/local_samples_at.cue, on the console and in the HTML report). The list is shown by
+// the fields the predicate reads of each item, in order, each with its unit.
+func TestExplainSampleFields(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "f", load: {url: "http://127.0.0.1:1", requests: 30}},
+		{name: "g", every: "100ms", while: "f", snapshot: prometheus: "http://127.0.0.1:1/metrics"},
+	]}]
+	expect: [
+		"any(g.samples, .rq_active > 5)",
+		"all(g.samples, .http.downstream_rq_active <= 3 && .at < 0.15)",
+		"len(filter(g.samples, .rq_active >= 4)) > 2",
+	]
+}`)
+	start := time.Unix(1000, 0)
+	rec := &interp.Record{StepsStart: start, Results: map[string]*interp.Result{}}
+	ser := &interp.SeriesRecord{Name: "g", Every: 100 * time.Millisecond}
+	for i, active := range []float64{0, 4, 4, 1} {
+		filler := schema.Stats{}
+		for k := range 12 {
+			filler[fmt.Sprintf("other_%d", k)] = float64(k)
+		}
+		filler["http.downstream_rq_active"] = active
+		ser.Samples = append(ser.Samples, &interp.SnapshotRecord{At: start.Add(time.Duration(i) * 100 * time.Millisecond), Counters: filler, Gauges: schema.Stats{"rq_active": active}})
+	}
+	rec.Put("g", "snapshot", true, ser)
+	rec.Put("f", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 30}}})
+	want := []string{
+		"any(g.samples[].rq_active ([0, 4, 4, 1]), .rq_active > 5) (false)",
+		"all(g.samples[].http.downstream_rq_active ([0, 4, 4, 1]), g.samples[].at ([0 s, 0.1 s, 0.2 s, 0.3 s]), .http.downstream_rq_active <= 3 && .at < 0.15) (false)",
+		"len(filter(g.samples[].rq_active ([0, 4, 4, 1]), .rq_active >= 4) (.rq_active: [4, 4])) (2) > 2",
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
 		}
 	}
 }
