@@ -86,3 +86,26 @@ func TestChartsLongNames(t *testing.T) {
 		}
 	}
 }
+
+// TestChartsShrinkToPage: at 480 pixels (headless Chromium) the report's charts kept their
+// 560 pixels and the timeline its 900, past the page's right edge, and the latency
+// histogram's p99 marker with them: off the screen. Every picture has a viewBox (without one
+// a narrowed SVG is cut, not scaled) and the page's CSS lets the charts shrink.
+func TestChartsShrinkToPage(t *testing.T) {
+	rec := &interp.Record{Scenario: "s", Outcome: interp.Passed, Start: time.Unix(0, 0), End: time.Unix(0, 0).Add(time.Second),
+		Steps: []*interp.StepRecord{{Path: "steps.0", Name: "fortio", Kind: "load", End: time.Second, Outcome: interp.Passed}}}
+	buckets, _ := json.Marshal([]schema.CodesOverTime{{AtNs: 0, Codes: map[string]int{"200": 40}}})
+	for name, svg := range map[string]string{
+		"timeline": TimelineSVG(rec),
+		"codes":    codesChart(rec, rec.Steps[0], buckets),
+		"backends": backendsChart("fortio", map[string]float64{"127.0.0.1:1": 2}, nil),
+	} {
+		open := svg[:strings.Index(svg, ">")]
+		if !strings.Contains(open, "viewBox=") {
+			t.Errorf("%s: %s has no viewBox: narrowed, it is cut instead of scaled", name, open)
+		}
+	}
+	if !strings.Contains(htmlCSS, "svg.chart{max-width:100%;height:auto}") {
+		t.Errorf("the report's CSS does not let the charts shrink with the page")
+	}
+}

@@ -91,7 +91,7 @@ func TimelineSVG(rec *interp.Record) string {
 	height := 40 + rowH*len(rows) + 30
 	x := func(d time.Duration) float64 { return float64(left) + float64(d)/float64(end)*float64(width-left-20) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", width, height)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<text x="10" y="18" font-weight="bold">%s — timeline (%s)</text>`+"\n", html.EscapeString(rec.Scenario), rec.Outcome)
 	// Time axis with about ten ticks.
 	step := niceStep(end)
