@@ -142,6 +142,7 @@ func TestExplainSampleFields(t *testing.T) {
 		"any(g.samples, .rq_active > 5)",
 		"all(g.samples, .http.downstream_rq_active <= 3 && .at < 0.15)",
 		"len(filter(g.samples, .rq_active >= 4)) > 2",
+		"all(g.samples, .rq_503 < 3)",
 	]
 }`)
 	start := time.Unix(1000, 0)
@@ -149,6 +150,9 @@ func TestExplainSampleFields(t *testing.T) {
 	ser := &interp.SeriesRecord{Name: "g", Every: 100 * time.Millisecond}
 	for i, active := range []float64{0, 4, 4, 1} {
 		filler := schema.Stats{}
+		if i > 0 {
+			filler["rq_503"] = float64(i) // created after the first sample
+		}
 		for k := range 12 {
 			filler[fmt.Sprintf("other_%d", k)] = float64(k)
 		}
@@ -161,6 +165,8 @@ func TestExplainSampleFields(t *testing.T) {
 		"any(g.samples[].rq_active ([0, 4, 4, 1]), .rq_active > 5) (false)",
 		"all(g.samples[].http.downstream_rq_active ([0, 4, 4, 1]), g.samples[].at ([0 s, 0.1 s, 0.2 s, 0.3 s]), .http.downstream_rq_active <= 3 && .at < 0.15) (false)",
 		"len(filter(g.samples[].rq_active ([0, 4, 4, 1]), .rq_active >= 4) (.rq_active: [4, 4])) (2) > 2",
+		// A sample taken before the counter was created lacks it: absent, as a delta says.
+		"all(g.samples[].rq_503 ([absent, 1, 2, 3]), .rq_503 < 3) (false)",
 	}
 	got := interp.Rejudge(rec, sc)
 	for i, w := range want {

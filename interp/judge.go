@@ -1123,6 +1123,7 @@ func (sh *shower) byFields(format string, v any, fields []string) (string, bool)
 	for _, f := range fields {
 		vals := make([]any, rv.Len())
 		for i := range vals {
+			vals[i] = absentField{}
 			item := reflect.ValueOf(rv.Index(i).Interface())
 			if item.Kind() != reflect.Map || item.Type().Key().Kind() != reflect.String {
 				return "", false
@@ -1139,6 +1140,12 @@ func (sh *shower) byFields(format string, v any, fields []string) (string, bool)
 	}
 	return strings.Join(parts, ", "), found
 }
+
+// absentField is an item's field that the item lacks (a counter a sample was taken before
+// it was created), shown as the deltas show one: "absent".
+type absentField struct{}
+
+func (absentField) String() string { return "absent" }
 
 // fieldOf reads the path f of a map as an expression does, a dotted stat name
 // (http.downstream_rq_active) being a key of its own.
