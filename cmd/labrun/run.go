@@ -787,7 +787,7 @@ func wrapText(s string, width, indent int) string {
 // each continuation indented by indent spaces (or, for a line indented deeper, its own
 // indentation and 2 more), so that a terminal does not break it where its last column falls,
 // in the middle of a number or a name; colour escapes take no columns. A word longer than a
-// line stays whole; spaces are kept as they are (the alignment of names, a string's spaces);
+// line stays whole, after the word before it; spaces are kept as they are (the alignment of names, a string's spaces);
 // a width under 40 (or unknown: not a terminal) leaves s as it is.
 func wrapLines(s string, width, indent int) string {
 	if width < 40 || visibleLen(s) <= width && !strings.Contains(s, "\n") {
@@ -815,7 +815,9 @@ func wrapLine(line string, width, indent int) string {
 		n := visibleLen(w)
 		switch {
 		case i == 0:
-		case w != "" && !gluedWord[w] && col > lead && col+1+n > width && indent+n < col+1+n:
+		case w != "" && !gluedWord[w] && col > lead && col+1+n > width && indent+n < col+1+n && indent+n <= width:
+			// (A word longer than a line stays after the one before it, "FAILED <a long
+			// name>": on a line of its own the terminal would break it all the same.)
 			b.WriteString("\n" + strings.Repeat(" ", indent))
 			col = indent
 		default:
