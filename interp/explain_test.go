@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -172,6 +173,41 @@ func TestExplainSampleFields(t *testing.T) {
 	for i, w := range want {
 		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
 			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}
+
+// TestReadsOnlyWhatWasEvaluated: where the left side of && was false (or of || true) the judge
+// did not evaluate the right side, and the console says so ("…: not evaluated"); but the
+// judgement's Values, which the HTML report shows under the expectation as what it read and the
+// summaries of swept runs tabulate and plot, still held the right side's values: here
+// ended.migrate and started.migrate of a step that never ran (0 s, a time it never had). They
+// hold only what was evaluated.
+func TestReadsOnlyWhatWasEvaluated(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "prep", mayFail: true, sequence: [
+			{name: "check", exec: argv: ["false"]},
+			{name: "migrate", exec: argv: ["true"]},
+		]},
+	]
+	expect: [
+		"outcome.migrate != 'skipped' && ended.migrate - started.migrate < 0.1",
+		"outcome.migrate == 'skipped' || ended.migrate > 1",
+		"outcome.check == 'error' && ended.check >= 1",
+		"!(outcome.migrate != 'skipped' && ended.migrate > 1) && outcome.check == 'error'",
+	]
+}`)
+	want := []map[string]any{
+		{"outcome.migrate": "skipped"},
+		{"outcome.migrate": "skipped"},
+		{"outcome.check": "error", "ended.check": 1.0},
+		{"outcome.migrate": "skipped", "outcome.check": "error"},
+	}
+	got := interp.Rejudge(migrateSkipped(), sc)
+	for i, w := range want {
+		if !reflect.DeepEqual(map[string]any(got[i].Values), w) {
+			t.Errorf("%s: values %v, want %v", got[i].Src, got[i].Values, w)
 		}
 	}
 }
