@@ -109,3 +109,13 @@ func TestChartsShrinkToPage(t *testing.T) {
 		t.Errorf("the report's CSS does not let the charts shrink with the page")
 	}
 }
+
+// TestReasonFontSize: the reason under an expectation (why it was skipped, why it erred) was
+// in the page's 16 px while the expression it explains is in 12.5 px and the values it read in
+// 12 px (seen in headless Chromium on an interrupted quickstart: eight "the run was
+// interrupted" lines louder than the claims). It is in the size of the values.
+func TestReasonFontSize(t *testing.T) {
+	if !strings.Contains(htmlCSS, ".why{color:#555;font-size:12px;margin-left:1.2em}") {
+		t.Errorf("the reason under an expectation is not in the values' size")
+	}
+}
