@@ -226,6 +226,16 @@ func (x *Explain) Source() string {
 	return x.whole
 }
 
+// Derived is a leaf of src, an expression over what x reads, compiled against the names x
+// compiles against (nil when x has none): a value an explanation adds, such as the first
+// item that decided an all().
+func (x *Explain) Derived(src string) *Explain {
+	if x == nil || x.names == nil {
+		return nil
+	}
+	return &Explain{Src: src, names: x.names}
+}
+
 // Value is the program that evaluates the leaf, or nil for a literal or a leaf that does not
 // compile on its own (a predicate argument, a closure variable).
 func (x *Explain) Value() *vm.Program {

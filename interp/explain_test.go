@@ -211,3 +211,53 @@ func TestReadsOnlyWhatWasEvaluated(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainDecidingItem: an all() over more items than an explanation shows (10) failed on
+// an item past them: the console read "all(g.samples[].rq_active ([1, 1, 1, 1, 1, 1, 1, 1, 1,
+// 1, …] (12 items)), .rq_active <= 4) (false)", every value shown passing the predicate, the
+// one that failed it hidden. The item that decided (the first that fails an all() or a
+// none(), the first that holds for an any()) is shown too, by its index, where it is not
+// among those shown.
+func TestExplainDecidingItem(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "f", load: {url: "http://127.0.0.1:1", requests: 30}},
+		{name: "g", every: "100ms", while: "f", snapshot: prometheus: "http://127.0.0.1:1/metrics"},
+	]}]
+	expect: [
+		"all(g.samples, .rq_active <= 4)",
+		"!any(g.samples, .rq_active > 8)",
+		"none(g.samples, .rq_active == 9)",
+		"all(g.samples, .rq_active <= 20) && g.count > 20",
+		"all(g.samples, .rq_active > 4)",
+	]
+}`)
+	start := time.Unix(1000, 0)
+	rec := &interp.Record{StepsStart: start, Results: map[string]*interp.Result{}}
+	ser := &interp.SeriesRecord{Name: "g", Every: 100 * time.Millisecond}
+	for i := range 12 {
+		active := 1.0
+		if i == 11 {
+			active = 9
+		}
+		ser.Samples = append(ser.Samples, &interp.SnapshotRecord{At: start.Add(time.Duration(i) * 100 * time.Millisecond), Counters: schema.Stats{}, Gauges: schema.Stats{"rq_active": active}})
+	}
+	rec.Put("g", "snapshot", true, ser)
+	rec.Put("f", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 30}}})
+	const shown = "g.samples[].rq_active ([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, …] (12 items))"
+	want := []string{
+		"all(" + shown + ", g.samples[11].rq_active (9), .rq_active <= 4) (false)",
+		"!(any(" + shown + ", g.samples[11].rq_active (9), .rq_active > 8) (true))",
+		"none(" + shown + ", g.samples[11].rq_active (9), .rq_active == 9) (false)",
+		// Nothing past those shown decided: all held.
+		"(all(" + shown + ", .rq_active <= 20) (true)) && (g.count (12) > 20)",
+		// The first that failed is shown already.
+		"all(" + shown + ", .rq_active > 4) (false)",
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}

@@ -1076,6 +1076,9 @@ func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 				// fields the predicate reads of each, the values it read are seen.
 				if v, err := expr.Run(a.Value(), sh.env); err == nil {
 					if by, ok := sh.byFields(a.Src+"[].%s (%s)", v, fields); ok {
+						if d := sh.deciding(x, a, v, fields); d != "" {
+							by += ", " + d
+						}
 						args = append(args, by)
 						continue
 					}
@@ -1139,6 +1142,48 @@ func (sh *shower) byFields(format string, v any, fields []string) (string, bool)
 		parts = append(parts, fmt.Sprintf(format, f, sh.value(vals, unit)))
 	}
 	return strings.Join(parts, ", "), found
+}
+
+// deciding is the item of list v (the first argument a of the call x) that decided the
+// call, by the fields its predicate reads ("g.samples[11].rq_active (9)"), when it is past
+// the items an explanation shows: the first that fails the predicate of an all(), the first
+// that holds it for an any() or a none(). "" when none decided there (an all() that held).
+func (sh *shower) deciding(x, a *dsl.Explain, v any, fields []string) string {
+	rv := reflect.ValueOf(v)
+	if rv.Len() <= maxListItems || len(x.Args) != 2 || x.Args[1].Fields == nil {
+		return ""
+	}
+	pred := x.Args[1].Src
+	switch x.Call {
+	case "all":
+		pred = "!(" + pred + ")"
+	case "any", "none":
+	default:
+		return ""
+	}
+	find := a.Derived("findIndex(" + a.Src + ", " + pred + ")")
+	if find == nil || find.Value() == nil {
+		return ""
+	}
+	r, err := expr.Run(find.Value(), sh.env)
+	i, ok := r.(int)
+	if err != nil || !ok || i < maxListItems || i >= rv.Len() {
+		return ""
+	}
+	item := reflect.ValueOf(rv.Index(i).Interface())
+	var parts []string
+	for _, f := range fields {
+		fv, ok := fieldOf(item, f)
+		if !ok {
+			fv = absentField{}
+		}
+		unit := ""
+		if f == "at" {
+			unit = "s"
+		}
+		parts = append(parts, fmt.Sprintf("%s[%d].%s (%s)", a.Src, i, f, sh.value(fv, unit)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // absentField is an item's field that the item lacks (a counter a sample was taken before
