@@ -728,7 +728,8 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 		}
 	}
 	verdict := fmt.Sprintf("%s %s in %s", strings.ToUpper(string(rec.Outcome)), rec.Scenario, rec.End.Sub(rec.Start).Round(time.Millisecond))
-	if rec.Error != "" {
+	if rec.Error != "" && !(rec.Outcome == interp.Interrupted && rec.Error == "interrupted") {
+		// (An interrupt's own reason is the verdict again: "INTERRUPTED s in 1.7s: interrupted".)
 		verdict += ": " + relError(p.Cwd, rec.Error)
 	}
 	if failed := failedExpectations(rec); failed > 0 && rec.Outcome != interp.Failed {

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"labrun.dev/labrun/interp"
 )
 
 // screen is what a terminal shows of out: the status block's cursor moves (up n lines, back
@@ -140,6 +143,24 @@ func TestWrapLines(t *testing.T) {
 	} {
 		if got := wrapLines(c.in, c.width, c.indent); got != c.want {
 			t.Errorf("wrapLines(%q, %d, %d)\n got %q\nwant %q", c.in, c.width, c.indent, got, c.want)
+		}
+	}
+}
+
+// TestVerdictInterruptedOnce: an interrupted run's verdict line read "INTERRUPTED quickstart in
+// 1.73s: interrupted" (seen in tmux after Ctrl-C): the reason only repeated the verdict. A
+// reason that says more (interrupted while the target was being created) is kept.
+func TestVerdictInterruptedOnce(t *testing.T) {
+	for _, c := range []struct{ err, want string }{
+		{"interrupted", "INTERRUPTED s in 1.73s\n"},
+		{"interrupted while the target was being created", "INTERRUPTED s in 1.73s: interrupted while the target was being created\n"},
+	} {
+		var out bytes.Buffer
+		p := &process{Stdout: &out, Getenv: func(string) string { return "" }}
+		start := time.Unix(1000, 0)
+		p.printVerdict(&interp.Record{Scenario: "s", Outcome: interp.Interrupted, Error: c.err, Start: start, End: start.Add(1730 * time.Millisecond)}, "", true)
+		if out.String() != c.want {
+			t.Errorf("error %q: verdict %q, want %q", c.err, out.String(), c.want)
 		}
 	}
 }
