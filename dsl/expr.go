@@ -169,6 +169,10 @@ type Explain struct {
 	// Infix is the arithmetic operator of a leaf a + b (Args are a and b).
 	Infix string
 	Args  []*Explain
+	// Fields are the fields a predicate argument reads of each item (.rq_active,
+	// .http.downstream_rq_active: "rq_active", "http.downstream_rq_active"), in the order
+	// written, so that a list of samples can be shown by the values the predicate read.
+	Fields []string
 
 	// The leaf's program is compiled when a judge first asks for it: vet and plan never do,
 	// and compiling every leaf of every expression was a third of decoding's time.
@@ -223,6 +227,16 @@ func (x *Explain) Source() string {
 		return x.Src
 	}
 	return x.whole
+}
+
+// Derived is a leaf of src, an expression over what x reads, compiled against the names x
+// compiles against (nil when x has none): a value an explanation adds, such as the first
+// item that decided an all().
+func (x *Explain) Derived(src string) *Explain {
+	if x == nil || x.names == nil {
+		return nil
+	}
+	return &Explain{Src: src, names: x.names}
 }
 
 // Value is the program that evaluates the leaf, or nil for a literal or a leaf that does not
@@ -865,8 +879,8 @@ func leaf(n ast.Node, names *Names) *Explain {
 	case *ast.BuiltinNode:
 		e.Call = n.Name
 		for _, a := range n.Arguments {
-			if _, ok := a.(*ast.PredicateNode); ok {
-				e.Args = append(e.Args, &Explain{Src: a.String()})
+			if p, ok := a.(*ast.PredicateNode); ok {
+				e.Args = append(e.Args, &Explain{Src: a.String(), Fields: itemFields(p.Node)})
 			} else {
 				e.Args = append(e.Args, leaf(a, names))
 			}
@@ -888,6 +902,71 @@ func leaf(n ast.Node, names *Names) *Explain {
 		}
 	}
 	return e
+}
+
+// itemFields are the fields a predicate's body reads of its item (.a.b, #.a.b), each once, in
+// the order written; a field whose path another one extends (.http of .http.x) is left out.
+func itemFields(body ast.Node) []string {
+	var out []string
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		if path, ok := itemPath(n); ok {
+			if !slices.Contains(out, path) {
+				out = append(out, path)
+			}
+			return
+		}
+		switch n := n.(type) {
+		case *ast.BinaryNode:
+			walk(n.Left)
+			walk(n.Right)
+		case *ast.UnaryNode:
+			walk(n.Node)
+		case *ast.ConditionalNode:
+			walk(n.Cond)
+			walk(n.Exp1)
+			walk(n.Exp2)
+		case *ast.CallNode:
+			for _, a := range n.Arguments {
+				walk(a)
+			}
+		case *ast.BuiltinNode:
+			for _, a := range n.Arguments {
+				walk(a)
+			}
+		case *ast.MemberNode:
+			walk(n.Node)
+			walk(n.Property)
+		case *ast.SliceNode:
+			walk(n.Node)
+		case *ast.ArrayNode:
+			for _, a := range n.Nodes {
+				walk(a)
+			}
+		}
+	}
+	walk(body)
+	return out
+}
+
+// itemPath is the path of a member chain on a predicate's item (.a.b: "a.b").
+func itemPath(n ast.Node) (string, bool) {
+	m, ok := n.(*ast.MemberNode)
+	if !ok {
+		return "", false
+	}
+	prop, ok := m.Property.(*ast.StringNode)
+	if !ok {
+		return "", false
+	}
+	if p, ok := m.Node.(*ast.PointerNode); ok && p.Name == "" {
+		return prop.Value, true
+	}
+	head, ok := itemPath(m.Node)
+	if !ok {
+		return "", false
+	}
+	return head + "." + prop.Value, true
 }
 
 func leafValue(n ast.Node, names *Names) *Explain {

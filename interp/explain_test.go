@@ -1,6 +1,8 @@
 package interp_test
 
 import (
+	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -122,6 +124,140 @@ func TestExplainShortCircuit(t *testing.T) {
 	for i, w := range want {
 		if got[i].Explanation != w {
 			t.Errorf("%s: %s %q\nwant %q", got[i].Src, got[i].Outcome, got[i].Explanation, w)
+		}
+	}
+}
+
+// TestExplainSampleFields: a predicate over a sampler's samples (any(g.samples, .rq_active >
+// 5)) showed the samples as "[map with 23 entries, map with 23 entries, …]": a sample holds
+// every stat, so none of the values the predicate read could be seen (seen on
+// examples/local_samples_at.cue, on the console and in the HTML report). The list is shown by
+// the fields the predicate reads of each item, in order, each with its unit.
+func TestExplainSampleFields(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "f", load: {url: "http://127.0.0.1:1", requests: 30}},
+		{name: "g", every: "100ms", while: "f", snapshot: prometheus: "http://127.0.0.1:1/metrics"},
+	]}]
+	expect: [
+		"any(g.samples, .rq_active > 5)",
+		"all(g.samples, .http.downstream_rq_active <= 3 && .at < 0.15)",
+		"len(filter(g.samples, .rq_active >= 4)) > 2",
+		"all(g.samples, .rq_503 < 3)",
+	]
+}`)
+	start := time.Unix(1000, 0)
+	rec := &interp.Record{StepsStart: start, Results: map[string]*interp.Result{}}
+	ser := &interp.SeriesRecord{Name: "g", Every: 100 * time.Millisecond}
+	for i, active := range []float64{0, 4, 4, 1} {
+		filler := schema.Stats{}
+		if i > 0 {
+			filler["rq_503"] = float64(i) // created after the first sample
+		}
+		for k := range 12 {
+			filler[fmt.Sprintf("other_%d", k)] = float64(k)
+		}
+		filler["http.downstream_rq_active"] = active
+		ser.Samples = append(ser.Samples, &interp.SnapshotRecord{At: start.Add(time.Duration(i) * 100 * time.Millisecond), Counters: filler, Gauges: schema.Stats{"rq_active": active}})
+	}
+	rec.Put("g", "snapshot", true, ser)
+	rec.Put("f", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 30}}})
+	want := []string{
+		"any(g.samples[].rq_active ([0, 4, 4, 1]), .rq_active > 5) (false)",
+		"all(g.samples[].http.downstream_rq_active ([0, 4, 4, 1]), g.samples[].at ([0 s, 0.1 s, 0.2 s, 0.3 s]), .http.downstream_rq_active <= 3 && .at < 0.15) (false)",
+		"len(filter(g.samples[].rq_active ([0, 4, 4, 1]), .rq_active >= 4) (.rq_active: [4, 4])) (2) > 2",
+		// A sample taken before the counter was created lacks it: absent, as a delta says.
+		"all(g.samples[].rq_503 ([absent, 1, 2, 3]), .rq_503 < 3) (false)",
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}
+
+// TestReadsOnlyWhatWasEvaluated: where the left side of && was false (or of || true) the judge
+// did not evaluate the right side, and the console says so ("…: not evaluated"); but the
+// judgement's Values, which the HTML report shows under the expectation as what it read and the
+// summaries of swept runs tabulate and plot, still held the right side's values: here
+// ended.migrate and started.migrate of a step that never ran (0 s, a time it never had). They
+// hold only what was evaluated.
+func TestReadsOnlyWhatWasEvaluated(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "prep", mayFail: true, sequence: [
+			{name: "check", exec: argv: ["false"]},
+			{name: "migrate", exec: argv: ["true"]},
+		]},
+	]
+	expect: [
+		"outcome.migrate != 'skipped' && ended.migrate - started.migrate < 0.1",
+		"outcome.migrate == 'skipped' || ended.migrate > 1",
+		"outcome.check == 'error' && ended.check >= 1",
+		"!(outcome.migrate != 'skipped' && ended.migrate > 1) && outcome.check == 'error'",
+	]
+}`)
+	want := []map[string]any{
+		{"outcome.migrate": "skipped"},
+		{"outcome.migrate": "skipped"},
+		{"outcome.check": "error", "ended.check": 1.0},
+		{"outcome.migrate": "skipped", "outcome.check": "error"},
+	}
+	got := interp.Rejudge(migrateSkipped(), sc)
+	for i, w := range want {
+		if !reflect.DeepEqual(map[string]any(got[i].Values), w) {
+			t.Errorf("%s: values %v, want %v", got[i].Src, got[i].Values, w)
+		}
+	}
+}
+
+// TestExplainDecidingItem: an all() over more items than an explanation shows (10) failed on
+// an item past them: the console read "all(g.samples[].rq_active ([1, 1, 1, 1, 1, 1, 1, 1, 1,
+// 1, …] (12 items)), .rq_active <= 4) (false)", every value shown passing the predicate, the
+// one that failed it hidden. The item that decided (the first that fails an all() or a
+// none(), the first that holds for an any()) is shown too, by its index, where it is not
+// among those shown.
+func TestExplainDecidingItem(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "f", load: {url: "http://127.0.0.1:1", requests: 30}},
+		{name: "g", every: "100ms", while: "f", snapshot: prometheus: "http://127.0.0.1:1/metrics"},
+	]}]
+	expect: [
+		"all(g.samples, .rq_active <= 4)",
+		"!any(g.samples, .rq_active > 8)",
+		"none(g.samples, .rq_active == 9)",
+		"all(g.samples, .rq_active <= 20) && g.count > 20",
+		"all(g.samples, .rq_active > 4)",
+	]
+}`)
+	start := time.Unix(1000, 0)
+	rec := &interp.Record{StepsStart: start, Results: map[string]*interp.Result{}}
+	ser := &interp.SeriesRecord{Name: "g", Every: 100 * time.Millisecond}
+	for i := range 12 {
+		active := 1.0
+		if i == 11 {
+			active = 9
+		}
+		ser.Samples = append(ser.Samples, &interp.SnapshotRecord{At: start.Add(time.Duration(i) * 100 * time.Millisecond), Counters: schema.Stats{}, Gauges: schema.Stats{"rq_active": active}})
+	}
+	rec.Put("g", "snapshot", true, ser)
+	rec.Put("f", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 30}}})
+	const shown = "g.samples[].rq_active ([1, 1, 1, 1, 1, 1, 1, 1, 1, 1, …] (12 items))"
+	want := []string{
+		"all(" + shown + ", g.samples[11].rq_active (9), .rq_active <= 4) (false)",
+		"!(any(" + shown + ", g.samples[11].rq_active (9), .rq_active > 8) (true))",
+		"none(" + shown + ", g.samples[11].rq_active (9), .rq_active == 9) (false)",
+		// Nothing past those shown decided: all held.
+		"(all(" + shown + ", .rq_active <= 20) (true)) && (g.count (12) > 20)",
+		// The first that failed is shown already.
+		"all(" + shown + ", .rq_active > 4) (false)",
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
 		}
 	}
 }

@@ -1060,10 +1060,31 @@ func (sh *shower) leaf(x *dsl.Explain) string { return sh.part(x, false) }
 // part renders a leaf, or an argument of a call or of arithmetic (asArg).
 func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 	src := x.Src
+	var fields []string // what a predicate argument reads of each item
 	switch {
 	case x.Call != "":
-		var args []string
 		for _, a := range x.Args {
+			for _, f := range a.Fields {
+				if !slices.Contains(fields, f) {
+					fields = append(fields, f)
+				}
+			}
+		}
+		var args []string
+		for i, a := range x.Args {
+			if i == 0 && len(fields) > 0 && a.Call == "" && a.Infix == "" && a.Value() != nil {
+				// A list of samples shown whole is [map with 23 entries, …]: shown by the
+				// fields the predicate reads of each, the values it read are seen.
+				if v, err := expr.Run(a.Value(), sh.env); err == nil {
+					if by, ok := sh.byFields(a.Src+"[].%s (%s)", v, fields); ok {
+						if d := sh.deciding(x, a, v, fields); d != "" {
+							by += ", " + d
+						}
+						args = append(args, by)
+						continue
+					}
+				}
+			}
 			args = append(args, sh.arg(a))
 		}
 		src = x.Call + "(" + strings.Join(args, ", ") + ")"
@@ -1085,7 +1106,112 @@ func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 	if asArg && reflect.ValueOf(v).Kind() == reflect.Map {
 		return src // keys(fortio.ips): the call's value says what matters, not the whole map
 	}
+	if by, ok := sh.byFields(".%s: %s", v, fields); ok {
+		// filter(g.samples, .rq_active > 2): the items it kept, by the same fields.
+		return fmt.Sprintf("%s (%s)", src, by)
+	}
 	return fmt.Sprintf("%s (%s)", src, sh.value(v, dsl.UnitOf(x.Src, sh.names...)))
+}
+
+// byFields shows a list of maps (a series' samples) by the fields a predicate reads of each
+// item, format taking the field and its list ("g.samples[].%s (%s)": "g.samples[].rq_active
+// ([0, 4, 4])"), one list per field, each with its unit; ok is false when v is not a
+// non-empty list of maps, or no item has any of the fields.
+func (sh *shower) byFields(format string, v any, fields []string) (string, bool) {
+	rv := reflect.ValueOf(v)
+	if len(fields) == 0 || v == nil || rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array || rv.Len() == 0 {
+		return "", false
+	}
+	found := false
+	var parts []string
+	for _, f := range fields {
+		vals := make([]any, rv.Len())
+		for i := range vals {
+			vals[i] = absentField{}
+			item := reflect.ValueOf(rv.Index(i).Interface())
+			if item.Kind() != reflect.Map || item.Type().Key().Kind() != reflect.String {
+				return "", false
+			}
+			if fv, ok := fieldOf(item, f); ok {
+				vals[i], found = fv, true
+			}
+		}
+		unit := ""
+		if f == "at" {
+			unit = "s" // a sample's time: seconds from the start of the steps
+		}
+		parts = append(parts, fmt.Sprintf(format, f, sh.value(vals, unit)))
+	}
+	return strings.Join(parts, ", "), found
+}
+
+// deciding is the item of list v (the first argument a of the call x) that decided the
+// call, by the fields its predicate reads ("g.samples[11].rq_active (9)"), when it is past
+// the items an explanation shows: the first that fails the predicate of an all(), the first
+// that holds it for an any() or a none(). "" when none decided there (an all() that held).
+func (sh *shower) deciding(x, a *dsl.Explain, v any, fields []string) string {
+	rv := reflect.ValueOf(v)
+	if rv.Len() <= maxListItems || len(x.Args) != 2 || x.Args[1].Fields == nil {
+		return ""
+	}
+	pred := x.Args[1].Src
+	switch x.Call {
+	case "all":
+		pred = "!(" + pred + ")"
+	case "any", "none":
+	default:
+		return ""
+	}
+	find := a.Derived("findIndex(" + a.Src + ", " + pred + ")")
+	if find == nil || find.Value() == nil {
+		return ""
+	}
+	r, err := expr.Run(find.Value(), sh.env)
+	i, ok := r.(int)
+	if err != nil || !ok || i < maxListItems || i >= rv.Len() {
+		return ""
+	}
+	item := reflect.ValueOf(rv.Index(i).Interface())
+	var parts []string
+	for _, f := range fields {
+		fv, ok := fieldOf(item, f)
+		if !ok {
+			fv = absentField{}
+		}
+		unit := ""
+		if f == "at" {
+			unit = "s"
+		}
+		parts = append(parts, fmt.Sprintf("%s[%d].%s (%s)", a.Src, i, f, sh.value(fv, unit)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// absentField is an item's field that the item lacks (a counter a sample was taken before
+// it was created), shown as the deltas show one: "absent".
+type absentField struct{}
+
+func (absentField) String() string { return "absent" }
+
+// fieldOf reads the path f of a map as an expression does, a dotted stat name
+// (http.downstream_rq_active) being a key of its own.
+func fieldOf(m reflect.Value, f string) (any, bool) {
+	segs := strings.Split(f, ".")
+	for i := len(segs); i > 0; i-- {
+		v := m.MapIndex(reflect.ValueOf(strings.Join(segs[:i], ".")).Convert(m.Type().Key()))
+		if !v.IsValid() {
+			continue
+		}
+		if i == len(segs) {
+			return v.Interface(), true
+		}
+		next := reflect.ValueOf(v.Interface())
+		if next.Kind() == reflect.Map && next.Type().Key().Kind() == reflect.String {
+			return fieldOf(next, strings.Join(segs[i:], "."))
+		}
+		return nil, false
+	}
+	return nil, false
 }
 
 // arg is an argument as a failure shows it: a literal or predicate as written, anything

@@ -16,7 +16,13 @@ func (j *Judge) Reads(e *dsl.Expr) map[string]any {
 	}
 	out := map[string]any{}
 	env := j.Env()
+	skipped := notEvaluated(e, env)
 	for _, r := range dsl.ReadsOf(e) {
+		if skipped[r.Src] {
+			// A side of && or || the judge did not evaluate: the value was never read (a
+			// step that did not run reads 0 there), and reports and summaries show these.
+			continue
+		}
 		prog := r.Value()
 		if prog == nil {
 			continue
@@ -34,6 +40,50 @@ func (j *Judge) Reads(e *dsl.Expr) map[string]any {
 	}
 	if len(out) == 0 {
 		return nil
+	}
+	return out
+}
+
+// notEvaluated are the reads of e found only in the sides of && and || the judge did not
+// evaluate (the left side decided), as the explanation shows them ("…: not evaluated").
+func notEvaluated(e *dsl.Expr, env map[string]any) map[string]bool {
+	var skipped []*dsl.Explain
+	// kept is e's source without the sides not evaluated.
+	var kept func(x *dsl.Explain) string
+	kept = func(x *dsl.Explain) string {
+		if x == nil {
+			return ""
+		}
+		switch x.Op {
+		case "&&", "and", "||", "or":
+			if held, ok := x.Left.Holds(env); ok && held == (x.Op == "||" || x.Op == "or") {
+				skipped = append(skipped, x.Right)
+				return "(" + kept(x.Left) + ")"
+			}
+			return "(" + kept(x.Left) + ") " + x.Op + " (" + kept(x.Right) + ")"
+		case "!", "not":
+			return "!(" + kept(x.Left) + ")"
+		}
+		return x.Source()
+	}
+	if e == nil || e.Explain == nil {
+		return nil
+	}
+	src := kept(e.Explain)
+	if len(skipped) == 0 {
+		return nil
+	}
+	read := map[string]bool{}
+	for _, r := range dsl.ReadsOf(&dsl.Expr{Src: src}) {
+		read[r.Src] = true
+	}
+	out := map[string]bool{}
+	for _, x := range skipped {
+		for _, r := range dsl.ReadsOf(&dsl.Expr{Src: x.Source(), Explain: x}) {
+			if !read[r.Src] {
+				out[r.Src] = true
+			}
+		}
 	}
 	return out
 }

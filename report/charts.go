@@ -126,6 +126,29 @@ func cutText(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// cutMiddle keeps at most n runes of s (at least 8), cutting its middle for an ellipsis:
+// names that differ at their start or at their end (snapshot_before_… and snapshot_after_…,
+// …_client and …_server) stay apart.
+func cutMiddle(s string, n int) string {
+	r := []rune(s)
+	n = max(n, 8)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+}
+
+// backendLabelRunes is how many runes of 11 px sans-serif fit in a backend's 190 pixels.
+const backendLabelRunes = 28
+
+// fitTitle cuts a chart's title, name: what, to end before x, the chart's right-hand text:
+// a long step name ran under its legend or unit, hiding which colour is which code.
+func fitTitle(name, what string, x float64, px float64) string {
+	room := x - padL - 8 - textWidth(what, px)
+	return cutMiddle(name, int(room/(px*0.6))) + what
+}
+
 // textWidth estimates the width in pixels of s in a sans-serif font of size px.
 func textWidth(s string, px float64) float64 {
 	return float64(len([]rune(s))) * px * 0.6
@@ -605,10 +628,20 @@ func codesChart(rec *interp.Record, step *interp.StepRecord, data []byte) string
 		hi = math.Max(hi, float64(sum)*perSec(b.AtNs))
 	}
 	order := sortedKeys(codes)
-	c := newTimeChart(stepLabel(step)+": responses by code", "per second", rec.End.Sub(rec.Start), 0, hi, nil)
+	// The legend, right-aligned in the title line, left of the unit; the title cut to end
+	// before it.
+	const unit = "per second"
+	legendW := 0.0
+	for _, code := range order {
+		legendW += 12 + textWidth(code, 11) + 8
+	}
+	lx := float64(chartW-padR) - textWidth(unit, 11) - 10 - legendW
+	c := newTimeChart(fitTitle(stepLabel(step), ": responses by code", lx, 11), unit, rec.End.Sub(rec.Start), 0, hi, nil)
 	for _, b := range buckets {
 		at := step.Start + b.AtNs
-		w := math.Max(1, c.x(at+width)-c.x(at)-0.5)
+		// A bucket is as wide as the load lasted into it: a load of 2 ms in a run of 11 ms
+		// drew its 250 ms bucket to the run's end, responses where there were none.
+		w := math.Max(1, c.x(min(at+width, max(step.End, at)))-c.x(at)-0.5)
 		base := 0.0
 		for _, code := range order {
 			n := float64(b.Codes[code]) * perSec(b.AtNs)
@@ -621,11 +654,10 @@ func codesChart(rec *interp.Record, step *interp.StepRecord, data []byte) string
 		}
 	}
 	c.stepMarks(timedSteps(rec))
-	// The legend, right-aligned in the title line, left of the unit.
-	x := float64(chartW - padR - 70 - 30*len(order))
+	x := lx
 	for _, code := range order {
 		fmt.Fprintf(&c.b, `<rect x="%.1f" y="5" width="9" height="9" fill="%s"/><text x="%.1f" y="14">%s</text>`, x, codeColor(code), x+12, html.EscapeString(code))
-		x += 30
+		x += 12 + textWidth(code, 11) + 8
 	}
 	return c.String()
 }
@@ -698,7 +730,9 @@ func latencyChart(name string, raw []byte) string {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`, chartW, chartH, chartW, chartH)
-	fmt.Fprintf(&sb, `<text x="%d" y="14" font-weight="bold">%s: latency histogram</text><text x="%d" y="14" text-anchor="end" fill="#666">requests per %s ms by latency (ms)</text>`, padL, html.EscapeString(name), chartW-padR, sig4(width))
+	unit := fmt.Sprintf("requests per %s ms by latency (ms)", sig4(width))
+	title := fitTitle(name, ": latency histogram", float64(chartW-padR)-textWidth(unit, 11)-10, 11)
+	fmt.Fprintf(&sb, `<text x="%d" y="14" font-weight="bold"><title>%s: latency histogram</title>%s</text><text x="%d" y="14" text-anchor="end" fill="#666">%s</text>`, padL, html.EscapeString(name), html.EscapeString(title), chartW-padR, unit)
 	x := func(v float64) float64 { return padL + (v-axisLo)/(axisHi-axisLo)*plotW }
 	y := func(c float64) float64 { return padT + (1-c/maxCount)*plotH }
 	for _, t := range niceTicks(0, maxCount, 4) {
@@ -769,14 +803,16 @@ func backendsChart(name string, ips map[string]float64, names map[string]string)
 	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`, chartW, h, chartW, h)
 	fmt.Fprintf(&s, `<text x="8" y="14" font-weight="bold">%s: connections by backend</text>`, html.EscapeString(name))
 	for i, a := range addrs {
-		label := a
+		label, shown := a, a
 		if n := names[a]; n != "" {
-			label = n + " " + a
+			label, shown = n+" "+a, cutMiddle(n, backendLabelRunes-len(a)-1)+" "+a
 		}
 		y := padT + i*rowH
 		w := ips[a] / maxV * (chartW - 200 - padR - 40)
-		fmt.Fprintf(&s, `<text x="196" y="%d" text-anchor="end">%s</text><rect x="200" y="%d" width="%.1f" height="%d" fill="%s"/><text x="%.1f" y="%d">%s</text>`,
-			y+12, html.EscapeString(label), y+2, math.Max(1, w), rowH-6, colorLine, 204+w, y+12, fmtNum(ips[a]))
+		// A label wider than its 190 pixels ran off the chart's left edge, the backend's name
+		// with it: cut in the middle, whole in its tooltip.
+		fmt.Fprintf(&s, `<text x="196" y="%d" text-anchor="end"><title>%s</title>%s</text><rect x="200" y="%d" width="%.1f" height="%d" fill="%s"/><text x="%.1f" y="%d">%s</text>`,
+			y+12, html.EscapeString(label), html.EscapeString(cutMiddle(shown, backendLabelRunes)), y+2, math.Max(1, w), rowH-6, colorLine, 204+w, y+12, fmtNum(ips[a]))
 	}
 	s.WriteString("</svg>")
 	return s.String()

@@ -536,6 +536,17 @@ func passedCount(runs []SummaryRun, expr string) int {
 	return n
 }
 
+// judgedIn says whether any of runs judged expr (it passed, failed or erred there).
+func judgedIn(runs []SummaryRun, expr string) bool {
+	for _, r := range runs {
+		switch r.Expectations[expr] {
+		case interp.Passed, interp.Failed, interp.Errored:
+			return true
+		}
+	}
+	return false
+}
+
 func passRule(s *Summary) string {
 	rule := "Every run must pass"
 	if s.PassRate > 0 {
@@ -819,6 +830,11 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 			w("<td class=\"num\">%d of %d</td>", ok, s.Count)
 		}
 		for _, x := range exprs {
+			if !judgedIn(g.runs, x) {
+				// Not 0/2 in red: no run of the combination failed it, none judged it.
+				w("<td class=\"num hint\" title=\"not judged in any run of this combination\">–</td>")
+				continue
+			}
 			n := passedCount(g.runs, x)
 			c := "ok"
 			if n < s.Count {

@@ -365,3 +365,24 @@ func TestSummaryMarkdownNoValues(t *testing.T) {
 		t.Errorf("a number read has no table:\n%s", md)
 	}
 }
+
+// TestSummaryNotJudgedCell: a combination whose runs judged an expectation in none of them
+// (interrupted, never started) showed it as "0/2" in red, as if it had failed twice (seen in
+// headless Chromium on a sweep interrupted with Ctrl-C). It shows "–", saying in its tooltip
+// that no run judged it; a combination that judged it keeps its count.
+func TestSummaryNotJudgedCell(t *testing.T) {
+	s := twoBy()
+	s.Verdict, s.Passed = "interrupted", 1
+	s.Runs[1].Outcome = interp.Interrupted
+	for e := range s.Runs[1].Expectations {
+		s.Runs[1].Expectations[e] = interp.Skipped
+	}
+	h := SummaryHTML(s, SummaryPlots(s))
+	want := `<td class="num hint" title="not judged in any run of this combination">–</td><td class="num hint" title="not judged in any run of this combination">–</td>`
+	if !strings.Contains(h, want) {
+		t.Errorf("the HTML summary lacks %s", want)
+	}
+	if !strings.Contains(h, `<td class="num ok">1/1</td><td class="num ok">1/1</td>`) {
+		t.Errorf("the combination that judged its expectations lost its counts")
+	}
+}

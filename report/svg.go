@@ -12,15 +12,38 @@ import (
 	"labrun.dev/labrun/interp"
 )
 
+// timelineRow is a row of the timeline: a step's executions.
+type timelineRow struct {
+	label, kind string
+	steps       []*interp.StepRecord
+	// merged: the row holds the steps of many rows (a long timeline's middle).
+	merged bool
+}
+
+// text is the row's label and kind: "before (snapshot)".
+func (r *timelineRow) text() string {
+	if r.kind == "" {
+		return r.label
+	}
+	return fmt.Sprintf("%s (%s)", r.label, r.kind)
+}
+
+// fit is text cut to px pixels of 12 px sans-serif: the label cut in the middle, the kind
+// kept whole.
+func (r *timelineRow) fit(px int) string {
+	if textWidth(r.text(), 12) <= float64(px) {
+		return r.text()
+	}
+	n := int(float64(px)/(12*0.6)) - len([]rune(r.text())) + len([]rune(r.label))
+	l := *r
+	l.label = cutMiddle(r.label, n)
+	return l.text()
+}
+
 // TimelineSVG draws the run's steps as bars (actual start to end), a tick at each planned
 // start where it differs from the actual one, and a mark for every snapshot.
 func TimelineSVG(rec *interp.Record) string {
-	type row struct {
-		label string
-		steps []*interp.StepRecord
-		// merged: the row holds the steps of many rows (a long timeline's middle).
-		merged bool
-	}
+	type row = timelineRow
 	var rows []*row
 	byKey := map[string]*row{}
 	var end time.Duration
@@ -35,7 +58,7 @@ func TimelineSVG(rec *interp.Record) string {
 		}
 		r := byKey[key]
 		if r == nil {
-			r = &row{label: fmt.Sprintf("%s (%s)", label, s.Kind)}
+			r = &row{label: label, kind: s.Kind}
 			byKey[key] = r
 			rows = append(rows, r)
 		}
@@ -56,11 +79,19 @@ func TimelineSVG(rec *interp.Record) string {
 		mid.label = fmt.Sprintf("… %d more steps", len(rows)-maxTimelineRows)
 		rows = append(append(slices.Clone(rows[:maxTimelineRows/2]), mid), rows[len(rows)-maxTimelineRows/2:]...)
 	}
-	const left, rowH, width = 220, 22, 900
+	// The labels' column is as wide as the longest label needs, up to 400 pixels; a longer
+	// label is cut in the middle (whole in its tooltip): right-aligned, it ran off the
+	// picture's left edge, and two snapshots named snapshot_before_… and snapshot_after_…
+	// both read "…_name (snapshot)".
+	const rowH, width = 22, 900
+	left := 220
+	for _, r := range rows {
+		left = max(left, min(400, int(textWidth(r.text(), 12))+16))
+	}
 	height := 40 + rowH*len(rows) + 30
-	x := func(d time.Duration) float64 { return left + float64(d)/float64(end)*(width-left-20) }
+	x := func(d time.Duration) float64 { return float64(left) + float64(d)/float64(end)*float64(width-left-20) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">`+"\n", width, height)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<text x="10" y="18" font-weight="bold">%s — timeline (%s)</text>`+"\n", html.EscapeString(rec.Scenario), rec.Outcome)
 	// Time axis with about ten ticks.
 	step := niceStep(end)
@@ -76,7 +107,7 @@ func TimelineSVG(rec *interp.Record) string {
 	}
 	for i, r := range rows {
 		y := 32 + i*rowH
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`, left-6, y+14, html.EscapeString(r.label))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end"><title>%s</title>%s</text>`, left-6, y+14, html.EscapeString(r.text()), html.EscapeString(r.fit(left-16)))
 		// Executions of a step (samples, a repeat's rounds) that start within 3 pixels of the
 		// first of them are one mark (its colour the worst outcome among them), without ticks:
 		// a 5-minute run sampled every 100ms draws a row as wide as the picture, not 3,000
@@ -106,7 +137,7 @@ func TimelineSVG(rec *interp.Record) string {
 				case s.Round > 0:
 					what = fmt.Sprintf("rounds %d–%d", s.Round, r.steps[j].Round)
 				}
-				title := fmt.Sprintf("%s %s from %s to %s", html.EscapeString(r.label), what, secs(s.Start), secs(last.End))
+				title := fmt.Sprintf("%s %s from %s to %s", html.EscapeString(r.text()), what, secs(s.Start), secs(last.End))
 				if s.Kind == "snapshot" {
 					fmt.Fprintf(&b, `<circle cx="%.1f" cy="%d" r="4" fill="%s"><title>%s</title></circle>`, x(s.Start), y+10, color(worst), title)
 				} else {
@@ -117,10 +148,10 @@ func TimelineSVG(rec *interp.Record) string {
 			}
 			w := math.Max(2, x(s.End)-x(s.Start))
 			if s.Kind == "snapshot" {
-				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%d" r="5" fill="%s"><title>%s at %s</title></circle>`, x(s.Start), y+10, color(s), html.EscapeString(r.label), secs(s.Start))
+				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%d" r="5" fill="%s"><title>%s at %s</title></circle>`, x(s.Start), y+10, color(s), html.EscapeString(r.text()), secs(s.Start))
 			} else {
 				fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="14" fill="%s" opacity="0.8"><title>%s: %s → %s (%s)</title></rect>`,
-					x(s.Start), y+3, w, color(s), html.EscapeString(r.label), secs(s.Start), secs(s.End), s.Outcome)
+					x(s.Start), y+3, w, color(s), html.EscapeString(r.text()), secs(s.Start), secs(s.End), s.Outcome)
 			}
 			if s.Timed {
 				fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#000" stroke-width="1.5"><title>planned %s, skew %s</title></line>`,

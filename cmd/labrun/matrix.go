@@ -598,16 +598,16 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 				mcode = worse(mcode, exitInfra)
 			} else {
 				path = relPath(p.Cwd, paths[0])
-				fmt.Fprintf(p.Stdout, "SUMMARY %s: %s (%s)%s — %s\n", m.Scenario, counts, passNeed(m), mayFailed, path)
+				fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("SUMMARY %s: %s (%s)%s — %s", m.Scenario, counts, passNeed(m), mayFailed, path), p.wrapWidth(), 2))
 				if !quiet {
 					fmt.Fprintf(p.Stdout, "  html:   %s\n  json:   %s\n", relPath(p.Cwd, paths[1]), relPath(p.Cwd, paths[2]))
 				}
 			}
 		} else {
-			fmt.Fprintf(p.Stdout, "SUMMARY %s: %s (%s)%s\n", m.Scenario, counts, passNeed(m), mayFailed)
+			fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("SUMMARY %s: %s (%s)%s", m.Scenario, counts, passNeed(m), mayFailed), p.wrapWidth(), 2))
 		}
 		if below := report.CombinationsBelow(s); len(below) > 0 && len(m.Sweep) > 0 && (s.Verdict == "failed" || s.Verdict == "error") {
-			fmt.Fprintf(p.Stdout, "  combinations that did not pass: %s\n", strings.Join(below, "; "))
+			fmt.Fprintln(p.Stdout, wrapLines("  combinations that did not pass: "+strings.Join(below, "; "), p.wrapWidth(), 4))
 		}
 		code = worse(code, mcode)
 		verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]

@@ -136,7 +136,7 @@ func (g *progress) event(e interp.Event) {
 			if e.CleanupBad {
 				mark = g.paint("31", "!")
 			}
-			g.println(fmt.Sprintf("  %9s %s cleanup: %s", "", mark, e.Cleanup))
+			g.println(g.wrap(fmt.Sprintf("  %9s %s cleanup: %s", "", mark, e.Cleanup), 14))
 			g.cleanupNow = ""
 			g.redraw()
 		} else {
@@ -153,7 +153,7 @@ func (g *progress) event(e interp.Event) {
 		}
 		return
 	case e.Sample != nil:
-		g.println(fmt.Sprintf("  %9s %s %s #%d %s", fmtOffset(e.Step.Start), g.paint("36", "·"), stepName(e.Step), e.Step.Sample, g.sampleValues(e.Sample)))
+		g.println(g.wrap(fmt.Sprintf("  %9s %s %s #%d %s", fmtOffset(e.Step.Start), g.paint("36", "·"), stepName(e.Step), e.Step.Sample, g.sampleValues(e.Sample)), 14))
 		g.redraw()
 		return
 	}
@@ -181,7 +181,7 @@ func (g *progress) event(e interp.Event) {
 	}
 	if s.Outcome == interp.Skipped {
 		// A cleanup step the cleanup's end kept from starting: no time of its own, only why.
-		g.println(fmt.Sprintf("  %9s %s %s: %s skipped: %s", fmtOffset(s.End), g.paint("33", "-"), s.Phase, label(s), relError(g.p.Cwd, s.Error)))
+		g.println(g.wrap(fmt.Sprintf("  %9s %s %s: %s skipped: %s", fmtOffset(s.End), g.paint("33", "-"), s.Phase, label(s), relError(g.p.Cwd, s.Error)), 14))
 		g.redraw()
 		return
 	}
@@ -200,7 +200,7 @@ func (g *progress) event(e interp.Event) {
 		for _, w := range s.Warnings {
 			line += " ⚠ " + w
 		}
-		g.println(line)
+		g.println(g.wrap(line, 14))
 	}
 	g.redraw()
 }
@@ -239,6 +239,21 @@ func (g *progress) sampleValues(smp *interp.SnapshotRecord) string {
 		return "(no stats)"
 	}
 	return strings.Join(parts, " ")
+}
+
+// wrap breaks a line printed above the status block at spaces to the terminal's width (see
+// wrapLines), continuations indented by indent; not on a terminal, lines stay whole.
+func (g *progress) wrap(line string, indent int) string {
+	if !g.p.IsTerminal {
+		return line
+	}
+	width := g.width
+	if g.p.TermWidth != nil {
+		if w := g.p.TermWidth(); w >= 20 {
+			width = w
+		}
+	}
+	return wrapLines(line, width-1, indent)
 }
 
 // println prints a line above the status block.

@@ -423,11 +423,11 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 	p.live.set(prog)
 	defer p.live.set(nil)
 	if !f.quiet {
-		fmt.Fprintf(p.Stdout, "▶ %s (%s) on %s", sc.Name, sc.Pos.Rel(p.Cwd), target.Name)
+		head := fmt.Sprintf("▶ %s (%s) on %s", sc.Name, sc.Pos.Rel(p.Cwd), target.Name)
 		if target.Describe != "" {
-			fmt.Fprintf(p.Stdout, ": %s", target.Describe)
+			head += ": " + target.Describe
 		}
-		fmt.Fprintln(p.Stdout)
+		fmt.Fprintln(p.Stdout, wrapLines(head, p.wrapWidth(), 2))
 		if len(sc.Ephemeral) > 0 {
 			var names []string
 			for _, e := range sc.Ephemeral {
@@ -683,23 +683,24 @@ func exitCode(rec *interp.Record) int {
 // was lost.
 func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 	w := p.Stdout
+	wrap := p.wrapWidth()
 	if rec.Doc != "" && !quiet {
-		width := 0
-		if p.IsTerminal && p.TermWidth != nil {
-			width = p.TermWidth()
-		}
-		fmt.Fprintf(w, "  doc: %s\n", wrapText(rec.Doc, width-1, 7))
+		fmt.Fprintf(w, "  doc: %s\n", wrapText(rec.Doc, wrap, 7))
 	}
 	for _, j := range rec.Expectations {
 		mark := map[interp.Outcome]string{interp.Passed: "✓", interp.Failed: "✗", interp.Errored: "!", interp.Skipped: "-"}[j.Outcome]
-		fmt.Fprintf(w, "  %s %s", mark, or(j.Explanation, j.Src))
-		if j.Reason != "" && j.Outcome != interp.Skipped {
-			fmt.Fprintf(w, "\n      %s: %s", j.Pos.Rel(p.Cwd), j.Reason)
+		line := fmt.Sprintf("  %s %s", mark, or(j.Explanation, j.Src))
+		if j.Outcome == interp.Skipped {
+			// The reason is the run's (interrupted, stopped early): the verdict line says it.
+			line += " (not judged)"
 		}
-		fmt.Fprintln(w)
+		if j.Reason != "" && j.Outcome != interp.Skipped {
+			line += fmt.Sprintf("\n      %s: %s", j.Pos.Rel(p.Cwd), j.Reason)
+		}
+		fmt.Fprintln(w, wrapLines(line, wrap, 4))
 	}
 	for _, n := range rec.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+		fmt.Fprintln(w, wrapLines("  note: "+n, wrap, 8))
 	}
 	if !quiet {
 		loads := report.Loads(rec)
@@ -708,45 +709,44 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 			width = max(width, len(l.Name))
 		}
 		for _, l := range loads {
-			fmt.Fprintf(w, "  load %-*s  %s\n", width, l.Name, l.Line())
+			fmt.Fprintln(w, wrapLines(fmt.Sprintf("  load %-*s  %s", width, l.Name, l.Line()), wrap, 4))
 		}
-		var pair string
+		var pair, line string
 		for _, d := range report.Deltas(rec) {
 			if pr := fmt.Sprintf("  delta %s → %s (%s):", d.From, d.To, d.Source); pr != pair {
 				if pair != "" {
-					fmt.Fprintln(w)
+					fmt.Fprintln(w, wrapLines(line, wrap, 4))
 				}
-				pair = pr
-				fmt.Fprint(w, pr)
+				pair, line = pr, pr
 			} else {
-				fmt.Fprint(w, ",")
+				line += ","
 			}
-			fmt.Fprintf(w, " %s", d.Text())
+			line += " " + d.Text()
 		}
 		if pair != "" {
-			fmt.Fprintln(w)
+			fmt.Fprintln(w, wrapLines(line, wrap, 4))
 		}
 	}
-	verdict := strings.ToUpper(string(rec.Outcome))
-	fmt.Fprintf(w, "%s %s in %s", verdict, rec.Scenario, rec.End.Sub(rec.Start).Round(time.Millisecond))
-	if rec.Error != "" {
-		fmt.Fprintf(w, ": %s", relError(p.Cwd, rec.Error))
+	verdict := fmt.Sprintf("%s %s in %s", strings.ToUpper(string(rec.Outcome)), rec.Scenario, rec.End.Sub(rec.Start).Round(time.Millisecond))
+	if rec.Error != "" && !(rec.Outcome == interp.Interrupted && rec.Error == "interrupted") {
+		// (An interrupt's own reason is the verdict again: "INTERRUPTED s in 1.7s: interrupted".)
+		verdict += ": " + relError(p.Cwd, rec.Error)
 	}
 	if failed := failedExpectations(rec); failed > 0 && rec.Outcome != interp.Failed {
 		// An error outranks a failure in the outcome (a cleanup that failed after a
 		// judged run): the verdict line still says the failure, not only the error.
-		fmt.Fprintf(w, " — and %d of %d expectations failed", failed, len(rec.Expectations))
+		verdict += fmt.Sprintf(" — and %d of %d expectations failed", failed, len(rec.Expectations))
 	}
 	if lb := rec.LeftBehind(); lb != "" {
-		fmt.Fprintf(w, " — but it %s", lb)
+		verdict += " — but it " + lb
 	}
 	if mf := report.MayFailed(rec); mf != "" {
-		fmt.Fprintf(w, " — %s", mf)
+		verdict += " — " + mf
 	}
 	if lost != "" {
-		fmt.Fprintf(w, " — %s", lost)
+		verdict += " — " + lost
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, wrapLines(verdict, wrap, 2))
 }
 
 // failedExpectations counts rec's expectations that failed.
@@ -782,6 +782,66 @@ func wrapText(s string, width, indent int) string {
 		col += n
 	}
 	return b.String()
+}
+
+// wrapLines breaks every line of s longer than width columns at its last space that fits,
+// each continuation indented by indent spaces (or, for a line indented deeper, its own
+// indentation and 2 more), so that a terminal does not break it where its last column falls,
+// in the middle of a number or a name; colour escapes take no columns. A word longer than a
+// line stays whole, after the word before it; spaces are kept as they are (the alignment of names, a string's spaces);
+// a width under 40 (or unknown: not a terminal) leaves s as it is.
+func wrapLines(s string, width, indent int) string {
+	if width < 40 || visibleLen(s) <= width && !strings.Contains(s, "\n") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, line := range lines {
+		lines[i] = wrapLine(line, width, indent)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func wrapLine(line string, width, indent int) string {
+	if visibleLen(line) <= width {
+		return line
+	}
+	lead := len(line) - len(strings.TrimLeft(line, " "))
+	if lead >= indent {
+		indent = lead + 2
+	}
+	words := strings.Split(line, " ")
+	var b strings.Builder
+	col := 0
+	for i, w := range words {
+		n := visibleLen(w)
+		switch {
+		case i == 0:
+		case w != "" && !gluedWord[w] && col > lead && col+1+n > width && indent+n < col+1+n && indent+n <= width:
+			// (A word longer than a line stays after the one before it, "FAILED <a long
+			// name>": on a line of its own the terminal would break it all the same.)
+			b.WriteString("\n" + strings.Repeat(" ", indent))
+			col = indent
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(w)
+		col += n
+	}
+	return b.String()
+}
+
+// gluedWord are the separators a line is not broken before: "· p99 3.8 ms" and "a → b" keep
+// the separator at the end of the line, where it says that the line goes on.
+var gluedWord = map[string]bool{"·": true, "—": true, "→": true}
+
+// wrapWidth is the width lines are wrapped to: the terminal's, less the last column (a line
+// that fills it makes some terminals add an empty line); 0 when stdout is not a terminal.
+func (p *process) wrapWidth() int {
+	if !p.IsTerminal || p.TermWidth == nil {
+		return 0
+	}
+	return p.TermWidth() - 1
 }
 
 // relError shortens absolute file names in a message to paths relative to cwd.

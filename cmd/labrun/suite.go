@@ -124,7 +124,7 @@ func (p *process) runScheduled(runCtx, cleanupCtx context.Context, w *work, f *r
 			fu.matrixNow = now
 		}
 		if u.Matrix.Summarized() && !f.quiet {
-			fmt.Fprintf(q.Stdout, "● %s [%d/%d%s]: %s\n", u.Matrix.Scenario, i+1, len(w.units), line, report.Combo(u.Vars, u.Round, u.Matrix.Count))
+			fmt.Fprintln(q.Stdout, wrapLines(fmt.Sprintf("● %s [%d/%d%s]: %s", u.Matrix.Scenario, i+1, len(w.units), line, report.Combo(u.Vars, u.Round, u.Matrix.Count)), q.wrapWidth(), 2))
 		}
 		began := time.Now()
 		r := q.runOne(runCtx, cleanupCtx, u, &fu)

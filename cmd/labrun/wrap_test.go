@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"labrun.dev/labrun/interp"
+)
+
+// screen is what a terminal shows of out: the status block's cursor moves (up n lines, back
+// to the line's start, erase to the end of the screen) applied, colours left out.
+func screen(out string) string {
+	rows := []string{""}
+	row := 0
+	esc := regexp.MustCompile("^\033\\[([0-9;]*)([A-Za-z])")
+	for i := 0; i < len(out); {
+		if m := esc.FindStringSubmatch(out[i:]); m != nil {
+			switch m[2] {
+			case "A":
+				n, _ := strconv.Atoi(m[1])
+				row = max(0, row-max(n, 1))
+			case "J":
+				rows = rows[:row+1]
+				rows[row] = ""
+			}
+			i += len(m[0])
+			continue
+		}
+		switch out[i] {
+		case '\r':
+			rows[row] = ""
+		case '\n':
+			row++
+			if row == len(rows) {
+				rows = append(rows, "")
+			}
+		default:
+			rows[row] += out[i : i+1]
+		}
+		i++
+	}
+	return strings.Join(rows, "\n")
+}
+
+// TestConsoleWrapsAtSpaces: on a terminal narrower than a line, the terminal broke the run's
+// header, step, expectation, load and delta lines wherever the last column fell, in the middle
+// of a number or a name ("p9" / "9 1.385 ms", seen at 120 columns on the quickstart): the
+// evidence of a verdict read wrong. Lines longer than the terminal are now broken at spaces,
+// each continuation indented under its line, and nothing of them is lost; where the output is
+// not a terminal (a pipe, a CI log) every line stays whole.
+func TestConsoleWrapsAtSpaces(t *testing.T) {
+	dir := t.TempDir()
+	spec := `package w
+
+import "labrun.dev/schema"
+
+wrapped_scenario_with_a_long_name: schema.#Scenario & {
+	steps: [
+		{name: "before_the_load_of_many_requests", snapshot: prometheus: "http://127.0.0.1:1/metrics"},
+		{name: "a_load_step_with_a_long_name", load: {url: "http://backend.lab.example.internal:18080/echo?delay=1ms&status=200", requests: 20, connections: 3}},
+		{name: "after_the_load_of_many_requests", snapshot: prometheus: "http://127.0.0.1:1/metrics"},
+	]
+	expect: [
+		"delta(\"before_the_load_of_many_requests\", \"after_the_load_of_many_requests\").rq_total <= a_load_step_with_a_long_name.requests",
+		"a_load_step_with_a_long_name.code200 == a_load_step_with_a_long_name.requests && a_load_step_with_a_long_name.requests == 20",
+	]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "w.cue"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		terminal bool
+		width    int
+	}{{true, 60}, {true, 80}, {false, 60}} {
+		var out, errOut bytes.Buffer
+		p := testProcess()
+		p.Args = []string{"run", "--target", "fake", "--report-dir", "", filepath.Join(dir, "w.cue")}
+		p.Stdout, p.Stderr, p.Cwd = &out, &errOut, dir
+		p.Getenv = func(string) string { return "" }
+		p.IsTerminal = c.terminal
+		p.TermWidth = func() int { return c.width }
+		if code := Main(p); code != exitOK {
+			t.Fatalf("terminal %v width %d: exit %d\n%s%s", c.terminal, c.width, code, out.String(), errOut.String())
+		}
+		shown := screen(out.String())
+		longest := 0
+		for _, l := range strings.Split(strings.TrimSuffix(shown, "\n"), "\n") {
+			n := visibleLen(l)
+			longest = max(longest, n)
+			word := 0 // the longest word of the line
+			for _, w := range strings.Fields(l) {
+				word = max(word, visibleLen(w))
+			}
+			// A word no line holds (a URL) is broken by the terminal wherever it is.
+			if c.terminal && n >= c.width && strings.Contains(strings.TrimSpace(l), " ") && word < c.width-16 {
+				t.Errorf("terminal of %d columns: a line of %d columns, which the terminal breaks where it falls:\n%s", c.width, n, l)
+			}
+		}
+		if !c.terminal && longest < 100 {
+			t.Errorf("not a terminal: lines were broken (longest %d columns):\n%s", longest, shown)
+		}
+		// Joined again, the lines say what the unbroken ones say: nothing cut.
+		flat := strings.Join(strings.Fields(shown), " ")
+		for _, want := range []string{
+			"▶ wrapped_scenario_with_a_long_name (w.cue:5:1) on fake: in-memory fakes",
+			`✓ delta("before_the_load_of_many_requests", "after_the_load_of_many_requests").rq_total (10) <= a_load_step_with_a_long_name.requests (20)`,
+			"load a_load_step_with_a_long_name 20 requests · 200×20 · 3 connections · p50 1.5 ms · p99 1.5 ms",
+			"delta before_the_load_of_many_requests → after_the_load_of_many_requests (prometheus http://127.0.0.1:1/metrics): rq_total 0 → 10 (+10)",
+			"PASSED wrapped_scenario_with_a_long_name",
+		} {
+			if !strings.Contains(flat, want) {
+				t.Errorf("terminal %v width %d: output lacks %q:\n%s", c.terminal, c.width, want, shown)
+			}
+		}
+	}
+}
+
+// TestWrapLines: breaks at spaces only, keeps runs of spaces (a load line's alignment), never
+// breaks before a separator, leaves a word longer than the line whole, and a line that fits
+// (or a width under 40: not a terminal) as it is.
+func TestWrapLines(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		width  int
+		indent int
+		want   string
+	}{
+		{"  load a  30 requests · p50 0.2643 ms · p99 3.184 ms", 40, 4, "  load a  30 requests · p50 0.2643 ms ·\n    p99 3.184 ms"},
+		{"  load a  30 requests", 40, 4, "  load a  30 requests"},
+		{"  ✓ x == \"a  b\" and a_long_word_here_that_goes_on_and_on", 40, 4, "  ✓ x == \"a  b\" and\n    a_long_word_here_that_goes_on_and_on"},
+		// A word no line holds stays after the word before it: the verdict beside the name.
+		{"FAILED a_scenario_with_a_name_longer_than_the_whole_line_is in 69ms", 40, 2, "FAILED a_scenario_with_a_name_longer_than_the_whole_line_is\n  in 69ms"},
+		{"  ✓ a\n      file.cue:1:2: a reason long enough to be wrapped at forty", 40, 4, "  ✓ a\n      file.cue:1:2: a reason long enough\n        to be wrapped at forty"},
+		{"a b c d e f g h i j k l m n o p q r s t u v w x y z", 0, 2, "a b c d e f g h i j k l m n o p q r s t u v w x y z"},
+		{"    +0.001s \033[32m✓\033[0m flip (dns: gslb.lab.internal → 127.0.0.3) 0s", 50, 14, "    +0.001s \033[32m✓\033[0m flip (dns: gslb.lab.internal →\n              127.0.0.3) 0s"},
+	} {
+		if got := wrapLines(c.in, c.width, c.indent); got != c.want {
+			t.Errorf("wrapLines(%q, %d, %d)\n got %q\nwant %q", c.in, c.width, c.indent, got, c.want)
+		}
+	}
+}
+
+// TestVerdictInterruptedOnce: an interrupted run's verdict line read "INTERRUPTED quickstart in
+// 1.73s: interrupted" (seen in tmux after Ctrl-C): the reason only repeated the verdict. A
+// reason that says more (interrupted while the target was being created) is kept.
+func TestVerdictInterruptedOnce(t *testing.T) {
+	for _, c := range []struct{ err, want string }{
+		{"interrupted", "INTERRUPTED s in 1.73s\n"},
+		{"interrupted while the target was being created", "INTERRUPTED s in 1.73s: interrupted while the target was being created\n"},
+	} {
+		var out bytes.Buffer
+		p := &process{Stdout: &out, Getenv: func(string) string { return "" }}
+		start := time.Unix(1000, 0)
+		p.printVerdict(&interp.Record{Scenario: "s", Outcome: interp.Interrupted, Error: c.err, Start: start, End: start.Add(1730 * time.Millisecond)}, "", true)
+		if out.String() != c.want {
+			t.Errorf("error %q: verdict %q, want %q", c.err, out.String(), c.want)
+		}
+	}
+}
