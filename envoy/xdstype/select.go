@@ -225,7 +225,8 @@ func holds(item any, t *Type, conds []Cond) bool {
 // metadata) as it is, with nil for a key it lacks. A field the message does not have is an
 // error with did-you-mean (read nil, snii == nil held over an UpstreamTlsContext whose field
 // is sni), and so is a field left out of a message labrun does not know (an Any whose "@type"
-// is newer than APIVersion): it cannot be told from one the message does not have. A field
+// is newer than APIVersion): it cannot be told from one the message does not have, unless it is
+// read with ?. (then nil, as the user asks). A field
 // below an unset message has no value (an error, as expr's for a field of nil), unless it is
 // read with ?. (a name written "?name"), which makes the whole read nil.
 func ReadAny(v any, names ...string) (any, error) {
@@ -289,6 +290,11 @@ func ReadAnyTyped(v any, names ...string) (any, *Type, error) {
 			}
 		default:
 			next, ok := m[name]
+			if !ok && optional {
+				// Read with ?.: the user takes a field left out as nil (a seed scenario's
+				// `?.max_requests_per_connection ?? 0`); a typo there is theirs to see.
+				return nil, nil, nil
+			}
 			if !ok {
 				of := "it"
 				if url != "" {
