@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -57,6 +58,13 @@ func (l Leak) String() string {
 	return fmt.Sprintf("%s: warning[%s]: %s; %s", l.Pos, LintCode, l.Msg, l.Fix)
 }
 
+// meshNamespaces are the namespaces whose workloads every run on the cluster depends on, and
+// what they run.
+var meshNamespaces = map[string]string{
+	RootNamespace: "Istio's root namespace (istiod, the mesh config, mesh-wide policies)",
+	"kube-system": "where the cluster's DNS (CoreDNS) and kube-proxy run",
+}
+
 // RootNamespace is Istio's root namespace (meshConfig.rootNamespace's default): its Sidecar,
 // EnvoyFilter and policies apply to the whole mesh.
 const RootNamespace = "istio-system"
@@ -94,6 +102,14 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
 			switch p := s.Params.(type) {
+			case *schema.Load:
+				if target == "kube" {
+					ns := sc.DefaultNamespace()
+					if p.From != nil && p.From.Namespace != "" {
+						ns = p.From.Namespace
+					}
+					f.calls(s, p.URL, ns)
+				}
 			case *schema.Apply:
 				for i, o := range p.Objects {
 					f.object(s, fmt.Sprintf("objects.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
@@ -114,6 +130,14 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				}
 			}
 		})
+	}
+	for _, ns := range sc.Namespaces {
+		if why := meshNamespaces[ns]; why != "" && target == "kube" {
+			// probe p25 #02: scaling istiod (or CoreDNS) to 0 held only its namespace,
+			// while the runs beside it measured through it. (After the steps: an object
+			// that changes the mesh is the plainer reason.)
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("declares namespace %s, %s: what it changes there reaches every run", ns, why), Pos: sc.Pos})
+		}
 	}
 	sort.SliceStable(f.res, func(i, j int) bool { return f.res[i].Key < f.res[j].Key })
 	return f.res, f.leaks
@@ -217,6 +241,13 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		return
 	}
 	if exportedLocally(spec["exportTo"]) {
+		// Seen by the namespaces it names: a fixed one is another run's (probe p25 #03: a
+		// DestinationRule exported to ["lab"] held nothing of lab, whose run it configures).
+		for _, to := range asStrings(spec["exportTo"]) {
+			if to != "." && to != "~" && to != ns && !f.unique(to) {
+				f.take(Resource{Key: "namespace " + to, Why: fmt.Sprintf("exports %s to namespace %s", what, to), Pos: pos})
+			}
+		}
 		return
 	}
 	if ns == RootNamespace && kind == "DestinationRule" && slices.ContainsFunc(hosts, func(h string) bool { return strings.HasPrefix(h, "*") }) {
@@ -238,6 +269,12 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		ownNS = ownNS || strings.HasSuffix(fq, "."+ns+".svc")
 		shared = append(shared, fq)
 		f.take(Resource{Key: "host " + fq, Why: fmt.Sprintf("applies %s for host %s, exported to every namespace", what, h), Pos: pos})
+		if coversServices(fq) {
+			// probe p25 #01: a pattern over every Service ("*", "*.svc.cluster.local",
+			// "*.local") is the configuration of every run's traffic, whose own Services are
+			// in ephemeral namespaces that hold no host.
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s for host %s, every Service of the mesh, exported to every namespace", what, h), Pos: pos})
+		}
 	}
 	if len(shared) == 0 {
 		return
@@ -281,6 +318,38 @@ func (f *footprint) qualify(host, ns, kind string) (string, bool) {
 		return h, true
 	}
 	return h, false
+}
+
+// coversServices says whether a host pattern (as qualify leaves it) covers the Services of
+// every namespace: "*", "*.svc" (from "*.svc.cluster.local"), "*.local", "*.cluster.local".
+func coversServices(w string) bool {
+	suffix, ok := strings.CutPrefix(w, "*")
+	return ok && (suffix == "" || suffix == ".svc" || strings.HasSuffix(suffix, ".local"))
+}
+
+// calls takes the host a load step sends its requests to (Shared: the run depends on its
+// configuration): probe p25 #04, a run calling api.example.com beside one whose VirtualService
+// aborted every request to it. A host of the run's own namespaces, an IP address, or one
+// known only when the step runs is nothing another run configures (as far as can be known).
+func (f *footprint) calls(s *dsl.Step, rawURL, ns string) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Hostname() == "" {
+		return
+	}
+	h := u.Hostname()
+	if _, err := netip.ParseAddr(h); err == nil {
+		return
+	}
+	fq, own := f.qualify(h, ns, "load")
+	if own || dsl.HasInterpolation(fq) {
+		return
+	}
+	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("%s calls %s", s.Label(), h), Pos: s.FieldPos("url")})
+	if len(splitHost(h)) == 2 {
+		// "backend.lab" is a Service of lab, or an external name ("example.com"): the
+		// resolver tries both.
+		f.take(Resource{Key: "host " + h, Shared: true, Why: fmt.Sprintf("%s calls %s", s.Label(), h), Pos: s.FieldPos("url")})
+	}
 }
 
 // exportedLocally reports an exportTo of "." alone, or of other namespaces that are not "*":

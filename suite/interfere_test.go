@@ -1,0 +1,153 @@
+package suite
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"labrun.dev/labrun/dsl"
+)
+
+// pairs are scenarios written two by two: each pair can change what the other measures, so
+// that a run beside the other could pass (or fail) for the other's reasons.
+const pairs = `package lab
+
+import "labrun.dev/schema"
+
+_vs: {apiVersion: "networking.istio.io/v1", kind: "VirtualService"}
+_dr: {apiVersion: "networking.istio.io/v1", kind: "DestinationRule"}
+_abort: [{fault: abort: {httpStatus: 503, percentage: value: 100}, route: [{destination: host: "x"}]}]
+
+// Measures its own backend from an ephemeral namespace.
+measure: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["app"]
+	steps: [{load: {url: "http://backend.${ns.app}.svc.cluster.local:8080/", requests: 10}}]
+}
+
+// probe p25 #01: a VirtualService for every Service of the cluster, in its own namespace but
+// exported everywhere: every run's traffic gets its fault.
+wildvs: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["f"]
+	steps: [{apply: objects: [_vs & {metadata: name: "all", spec: {hosts: ["*.svc.cluster.local"], http: _abort}}]}]
+}
+wildlocal: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["f"]
+	steps: [{apply: objects: [_vs & {metadata: name: "all", spec: {hosts: ["*.cluster.local"], http: _abort}}]}]
+}
+star: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["f"]
+	steps: [{apply: objects: [_vs & {metadata: name: "all", spec: {hosts: ["*"], http: _abort}}]}]
+}
+
+// probe p25 #02: istiod scaled to 0 in the root namespace: no run's configuration reaches
+// its proxies meanwhile.
+istiod: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["istio-system"]
+	systemNamespaces: ["istio-system"]
+	steps: [{scale: {deployment: "istiod", replicas: 0, namespace: "istio-system"}}]
+}
+
+// probe p25 #02: CoreDNS scaled to 0: no run resolves a name meanwhile.
+coredns: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["kube-system"]
+	systemNamespaces: ["kube-system"]
+	steps: [{scale: {deployment: "coredns", replicas: 0, namespace: "kube-system"}}]
+}
+
+// probe p25 #03: a DestinationRule exported to another scenario's fixed namespace only.
+toLab: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["other"]
+	steps: [{apply: objects: [_dr & {metadata: name: "b", spec: {host: "api.example.com", exportTo: ["lab"], trafficPolicy: connectionPool: tcp: maxConnections: 1}}]}]
+}
+inLab: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["lab"]
+	steps: [{sleep: "1s"}]
+}
+
+// probe p25 #04: a run that calls an external host beside one that configures it.
+callext: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{load: {url: "http://api.example.com/", requests: 10}}]
+}
+faultext: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["e"]
+	steps: [{apply: objects: [_vs & {metadata: name: "ext", spec: {hosts: ["api.example.com"], http: _abort}}]}]
+}
+// ... and one that calls a Service of another scenario's fixed namespace.
+callLab: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{load: {url: "http://backend.lab:8080/", requests: 10}}]
+}
+
+// Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
+// Service's.
+apart: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["f"]
+	steps: [
+		{apply: objects: [_vs & {metadata: name: "all", spec: {hosts: ["*"], exportTo: ["."], http: _abort}}]},
+		{load: {url: "http://backend:8080/", requests: 10}},
+	]
+}
+`
+
+// TestInterference: the footprints of two runs that can change what the other measures
+// overlap (so that they never run at once, and land in one shard); others do not.
+func TestInterference(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lab.cue"), []byte(pairs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := dsl.Load([]string{filepath.Join(dir, "lab.cue")}, dsl.Options{AllowSystemNamespaces: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs := map[string]*dsl.Scenario{}
+	for _, sc := range res.Scenarios {
+		scs[sc.Name] = sc
+	}
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"wildvs", "measure", true},
+		{"wildlocal", "measure", true},
+		{"star", "measure", true},
+		{"istiod", "measure", true},
+		{"coredns", "measure", true},
+		{"toLab", "inLab", true},
+		{"callext", "faultext", true},
+		{"callLab", "inLab", true},
+		{"apart", "measure", false},
+		{"apart", "callext", false},
+		{"callext", "measure", false},
+		{"faultext", "measure", false},
+		{"inLab", "measure", false},
+	} {
+		for _, sc := range []string{c.a, c.b} {
+			if scs[sc] == nil {
+				t.Fatalf("no scenario %s", sc)
+			}
+		}
+		a, _ := Footprint(scs[c.a], "kube")
+		b, _ := Footprint(scs[c.b], "kube")
+		o, got := Overlaps(a, b)
+		if got != c.want {
+			t.Errorf("%s beside %s: overlap %v (%v), want %v\n  %s: %s\n  %s: %s", c.a, c.b, got, o, c.want, c.a, keys(a), c.b, keys(b))
+		}
+		if s := Shards([]Job{{ID: c.a, Resources: a}, {ID: c.b, Resources: b}}, 2); c.want && (len(s[0]) != 2 && len(s[1]) != 2) {
+			t.Errorf("%s beside %s: split into shards %v", c.a, c.b, s)
+		}
+	}
+}
