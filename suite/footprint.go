@@ -210,6 +210,14 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		return
 	case clusterScoped[kind]:
 		f.take(Resource{Key: "cluster " + kind + "/" + name, Why: "applies " + what, Pos: pos})
+		// probe p25 #05: an admission webhook or policy sees every namespace's objects, and
+		// Istio's (or Gateway API's) CRDs are every run's configuration: they held only their
+		// own name beside the runs they change.
+		if admission[kind] {
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s, which the API server applies to every namespace's objects", what), Pos: pos})
+		} else if kind == "CustomResourceDefinition" && meshCRD(name) {
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s, the definition of every run's %s", what, name), Pos: pos})
+		}
 		return
 	}
 	if !strings.HasSuffix(group, "istio.io") {
@@ -366,6 +374,22 @@ var clusterScoped = map[string]bool{
 	"PriorityClass": true, "StorageClass": true, "PersistentVolume": true, "IngressClass": true,
 	"GatewayClass": true, "RuntimeClass": true, "Node": true,
 	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+	"MutatingAdmissionPolicy": true, "MutatingAdmissionPolicyBinding": true, "APIService": true,
+}
+
+// admission are the cluster-scoped kinds that change or refuse other objects as they are
+// written, in every namespace (unless selectors say otherwise, which are not read here).
+var admission = map[string]bool{
+	"MutatingWebhookConfiguration": true, "ValidatingWebhookConfiguration": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+	"MutatingAdmissionPolicy": true, "MutatingAdmissionPolicyBinding": true,
+}
+
+// meshCRD says whether a CustomResourceDefinition (named plural.group) defines a kind of
+// Istio's or Gateway API's, which the mesh's runs apply and istiod reads.
+func meshCRD(name string) bool {
+	_, group, _ := strings.Cut(name, ".")
+	return group == "istio.io" || strings.HasSuffix(group, ".istio.io") || group == "gateway.networking.k8s.io" || strings.HasSuffix(group, ".gateway.networking.k8s.io")
 }
 
 func asStrings(v any) []string {

@@ -90,6 +90,33 @@ callLab: schema.#Scenario & {
 	steps: [{load: {url: "http://backend.lab:8080/", requests: 10}}]
 }
 
+// probe p25 #05: an admission webhook (or policy) is called for every namespace's objects,
+// and an Istio CRD replaced is every run's configuration.
+hook: schema.#Scenario & {
+	target: "kube"
+	clusterScoped: true
+	ephemeralNamespaces: ["h"]
+	steps: [{apply: objects: [{apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: name: "h", webhooks: []}]}]
+}
+policy: schema.#Scenario & {
+	target: "kube"
+	clusterScoped: true
+	ephemeralNamespaces: ["h"]
+	steps: [{apply: objects: [{apiVersion: "admissionregistration.k8s.io/v1", kind: "ValidatingAdmissionPolicyBinding", metadata: name: "deny-all", spec: policyName: "deny"}]}]
+}
+crd: schema.#Scenario & {
+	target: "kube"
+	clusterScoped: true
+	ephemeralNamespaces: ["h"]
+	steps: [{apply: objects: [{apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: name: "virtualservices.networking.istio.io", spec: {}}]}]
+}
+ownCRD: schema.#Scenario & {
+	target: "kube"
+	clusterScoped: true
+	ephemeralNamespaces: ["h"]
+	steps: [{apply: objects: [{apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: name: "widgets.example.com", spec: {}}]}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -129,6 +156,10 @@ func TestInterference(t *testing.T) {
 		{"toLab", "inLab", true},
 		{"callext", "faultext", true},
 		{"callLab", "inLab", true},
+		{"hook", "measure", true},
+		{"policy", "measure", true},
+		{"crd", "measure", true},
+		{"ownCRD", "measure", false},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
