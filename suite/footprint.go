@@ -108,14 +108,14 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					if p.From != nil && p.From.Namespace != "" {
 						ns = p.From.Namespace
 					}
-					f.calls(s, p.URL, ns)
+					f.calls(s, f.static(p.URL), f.static(ns))
 				}
 			case *schema.Apply:
 				for i, o := range p.Objects {
 					f.object(s, fmt.Sprintf("objects.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
 				}
 				for i, file := range p.Files {
-					for _, o := range readObjects(sc.Dir, file) {
+					for _, o := range readObjects(sc.Dir, f.static(file)) {
 						f.object(s, fmt.Sprintf("files.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
 					}
 				}
@@ -164,6 +164,7 @@ func (f *footprint) take(r Resource) {
 
 // address takes a fixed local address (a port of 0 or none is picked free at run time).
 func (f *footprint) address(addr, who string) {
+	addr = f.static(addr)
 	if addr == "" || dsl.HasInterpolation(addr) {
 		return
 	}
@@ -176,6 +177,39 @@ func (f *footprint) address(addr, who string) {
 	}
 	f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: who + " listens on " + addr, Pos: f.sc.Pos})
 }
+
+// static is s with each ${vars.name} replaced by the var's value, known before the run (the
+// scenario is loaded with its run's vars); other ${...} stay as written. probe p25 #06: a
+// VirtualService for hosts ["${vars.h}"] was read as a Service of the run's own namespace,
+// and apply.files ["${vars.f}"] as a file not there yet, so they held nothing.
+func (f *footprint) static(s string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range varRef.FindAllStringSubmatchIndex(s, -1) {
+		if m[0] > 0 && s[m[0]-1] == '$' {
+			continue // $${ writes a literal ${
+		}
+		var v string
+		switch x := f.sc.Vars[s[m[2]:m[3]]].(type) {
+		case string:
+			v = x
+		case float64, int, int64, bool:
+			v = fmt.Sprint(x)
+		default:
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(v)
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+var varRef = regexp.MustCompile(`\$\{\s*vars\.(\w+)\s*\}`)
 
 // unique reports whether a namespace is the run's own: one of its ephemeral namespaces
 // (as written before the run: "${ns.key}", or a ${...} that reads ns).
@@ -195,6 +229,7 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 	if ns == "" {
 		ns = defNS
 	}
+	kind, apiVersion, name, ns = f.static(kind), f.static(apiVersion), f.static(name), f.static(ns)
 	spec, _ := o["spec"].(map[string]any)
 	pos := s.FieldPos(field)
 	what := fmt.Sprintf("%s %s", kind, name)
@@ -239,19 +274,23 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 	switch kind {
 	case "ServiceEntry", "VirtualService":
 		for _, h := range asStrings(spec["hosts"]) {
-			hosts = append(hosts, h)
+			hosts = append(hosts, f.static(h))
 		}
 	case "DestinationRule":
 		if h, ok := spec["host"].(string); ok {
-			hosts = append(hosts, h)
+			hosts = append(hosts, f.static(h))
 		}
 	default:
 		return
 	}
-	if exportedLocally(spec["exportTo"]) {
+	exportTo := asStrings(spec["exportTo"])
+	for i := range exportTo {
+		exportTo[i] = f.static(exportTo[i])
+	}
+	if exportedLocally(exportTo) {
 		// Seen by the namespaces it names: a fixed one is another run's (probe p25 #03: a
 		// DestinationRule exported to ["lab"] held nothing of lab, whose run it configures).
-		for _, to := range asStrings(spec["exportTo"]) {
+		for _, to := range exportTo {
 			if to != "." && to != "~" && to != ns && !f.unique(to) {
 				f.take(Resource{Key: "namespace " + to, Why: fmt.Sprintf("exports %s to namespace %s", what, to), Pos: pos})
 			}
@@ -352,18 +391,17 @@ func (f *footprint) calls(s *dsl.Step, rawURL, ns string) {
 	if own || dsl.HasInterpolation(fq) {
 		return
 	}
-	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("%s calls %s", s.Label(), h), Pos: s.FieldPos("url")})
+	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("load %s calls %s", s.Label(), h), Pos: s.FieldPos("url")})
 	if len(splitHost(h)) == 2 {
 		// "backend.lab" is a Service of lab, or an external name ("example.com"): the
 		// resolver tries both.
-		f.take(Resource{Key: "host " + h, Shared: true, Why: fmt.Sprintf("%s calls %s", s.Label(), h), Pos: s.FieldPos("url")})
+		f.take(Resource{Key: "host " + h, Shared: true, Why: fmt.Sprintf("load %s calls %s", s.Label(), h), Pos: s.FieldPos("url")})
 	}
 }
 
 // exportedLocally reports an exportTo of "." alone, or of other namespaces that are not "*":
 // the object is not seen mesh-wide.
-func exportedLocally(v any) bool {
-	to := asStrings(v)
+func exportedLocally(to []string) bool {
 	return len(to) > 0 && !slices.Contains(to, "*")
 }
 

@@ -117,6 +117,26 @@ ownCRD: schema.#Scenario & {
 	steps: [{apply: objects: [{apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: name: "widgets.example.com", spec: {}}]}]
 }
 
+// probe p25 #06: the host and the file are vars, known before the run.
+varhost: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["e"]
+	vars: h: "api.example.com"
+	steps: [{apply: objects: [_vs & {metadata: name: "ext", spec: {hosts: ["${vars.h}"], http: _abort}}]}]
+}
+varfile: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["e"]
+	vars: f: "wild.yaml"
+	steps: [{apply: files: ["${vars.f}"]}]
+}
+varload: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	vars: h: "api.example.com"
+	steps: [{load: {url: "http://${vars.h}/", requests: 10}}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -134,6 +154,10 @@ apart: schema.#Scenario & {
 func TestInterference(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "lab.cue"), []byte(pairs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wild := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: all}\nspec: {hosts: [\"*\"], http: [{route: [{destination: {host: x}}]}]}\n"
+	if err := os.WriteFile(filepath.Join(dir, "wild.yaml"), []byte(wild), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	res, err := dsl.Load([]string{filepath.Join(dir, "lab.cue")}, dsl.Options{AllowSystemNamespaces: true})
@@ -160,6 +184,9 @@ func TestInterference(t *testing.T) {
 		{"policy", "measure", true},
 		{"crd", "measure", true},
 		{"ownCRD", "measure", false},
+		{"varhost", "callext", true},
+		{"varfile", "measure", true},
+		{"varload", "faultext", true},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
