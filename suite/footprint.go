@@ -109,6 +109,14 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 						ns = p.From.Namespace
 					}
 					f.calls(s, f.static(p.URL), f.static(ns))
+				} else if u, err := url.Parse(f.static(p.URL)); err == nil && u.Hostname() != "" {
+					// probe p25 #07: a load of a fixed local address that another run's
+					// backend serves measures that backend (and passes only beside it).
+					port := u.Port()
+					if port == "" {
+						port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+					}
+					f.use(net.JoinHostPort(u.Hostname(), port), fmt.Sprintf("load %s calls %s", s.Label(), u.Host), s.FieldPos("url"))
 				}
 			case *schema.Apply:
 				for i, o := range p.Objects {
@@ -164,18 +172,33 @@ func (f *footprint) take(r Resource) {
 
 // address takes a fixed local address (a port of 0 or none is picked free at run time).
 func (f *footprint) address(addr, who string) {
+	if key, ok := f.addressKey(addr); ok {
+		f.take(Resource{Key: key, Why: who + " listens on " + addr, Pos: f.sc.Pos})
+	}
+}
+
+// use takes a fixed local address the run connects to (Shared: it only depends on it).
+func (f *footprint) use(addr, why string, pos dsl.Pos) {
+	if key, ok := f.addressKey(addr); ok {
+		f.take(Resource{Key: key, Shared: true, Why: why, Pos: pos})
+	}
+}
+
+// addressKey is the resource key of a fixed local address, and false for one with no fixed
+// port or known only when the run starts.
+func (f *footprint) addressKey(addr string) (string, bool) {
 	addr = f.static(addr)
 	if addr == "" || dsl.HasInterpolation(addr) {
-		return
+		return "", false
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || port == "0" || port == "" {
-		return
+		return "", false
 	}
 	if host == "localhost" || host == "" {
 		host = "127.0.0.1"
 	}
-	f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: who + " listens on " + addr, Pos: f.sc.Pos})
+	return "address " + net.JoinHostPort(host, port), true
 }
 
 // static is s with each ${vars.name} replaced by the var's value, known before the run (the

@@ -137,6 +137,19 @@ varload: schema.#Scenario & {
 	steps: [{load: {url: "http://${vars.h}/", requests: 10}}]
 }
 
+// probe p25 #07: a load of a fixed local address that another run's backend serves gets
+// that run's answers (it passes only beside it).
+serves: schema.#Scenario & {
+	local: backends: a: {address: "127.0.0.1:18080"}
+	steps: [{sleep: "1s"}]
+}
+calls: schema.#Scenario & {
+	steps: [{load: {url: "http://localhost:18080/echo", requests: 4}}]
+}
+callsOther: schema.#Scenario & {
+	steps: [{load: {url: "http://127.0.0.1:18081/echo", requests: 4}}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -187,6 +200,9 @@ func TestInterference(t *testing.T) {
 		{"varhost", "callext", true},
 		{"varfile", "measure", true},
 		{"varload", "faultext", true},
+		{"calls", "serves", true},
+		{"callsOther", "serves", false},
+		{"calls", "callsOther", false},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
@@ -198,8 +214,8 @@ func TestInterference(t *testing.T) {
 				t.Fatalf("no scenario %s", sc)
 			}
 		}
-		a, _ := Footprint(scs[c.a], "kube")
-		b, _ := Footprint(scs[c.b], "kube")
+		a, _ := Footprint(scs[c.a], or(scs[c.a].Target, "local"))
+		b, _ := Footprint(scs[c.b], or(scs[c.b].Target, "local"))
 		o, got := Overlaps(a, b)
 		if got != c.want {
 			t.Errorf("%s beside %s: overlap %v (%v), want %v\n  %s: %s\n  %s: %s", c.a, c.b, got, o, c.want, c.a, keys(a), c.b, keys(b))
