@@ -101,6 +101,9 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 	}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			if target == "kube" {
+				f.pods(s)
+			}
 			switch p := s.Params.(type) {
 			case *schema.Load:
 				if target == "kube" {
@@ -199,6 +202,43 @@ func (f *footprint) addressKey(addr string) (string, bool) {
 		host = "127.0.0.1"
 	}
 	return "address " + net.JoinHostPort(host, port), true
+}
+
+// pods takes the fixed namespace of the pods a step reads or drives when the run does not
+// declare it (reading a pod, or a command in it, changes nothing for the namespace guard):
+// a shared pod, such as the ingress gateway in istio-system, whose counters, logs and
+// configuration the traffic and commands of other runs reach. probe p25 #08: two runs that
+// snapshot the ingress gateway while loading through it ran at once, each delta counting the
+// other's requests, and one that reset its counters (exec pilot-agent request POST
+// reset_counters) ran beside them.
+func (f *footprint) pods(s *dsl.Step) {
+	var ref *schema.PodRef
+	var field, what string
+	switch p := s.Params.(type) {
+	case *schema.Snapshot:
+		ref, field, what = p.Envoy, "envoy", "snapshots the Envoy of"
+	case *schema.Config:
+		ref, field, what = p.Envoy, "envoy", "reads the Envoy configuration of"
+	case *schema.Logs:
+		if p.Process == "" {
+			ref, field, what = &p.PodRef, "namespace", "reads the logs of"
+		}
+	case *schema.Exec:
+		ref, field, what = &schema.PodRef{Pod: p.Pod, Selector: p.Selector, Namespace: p.Namespace}, "namespace", "runs a command in"
+	case *schema.Load:
+		if p.From != nil {
+			ref, field, what = &p.From.PodRef, "from", "sends load from"
+		}
+	}
+	if ref == nil {
+		return
+	}
+	ns := f.static(ref.Namespace)
+	if ns == "" || f.unique(ns) || slices.Contains(f.sc.Namespaces, ns) || dsl.HasInterpolation(ns) {
+		return // the run's own namespace (held already), or one known only when it runs
+	}
+	pods := or(f.static(ref.Pod), f.static(ref.Selector))
+	f.take(Resource{Key: "namespace " + ns, Why: fmt.Sprintf("%s %s %s pods %s in %s, which other runs' traffic and commands reach", s.Kind, s.Label(), what, pods, ns), Pos: s.FieldPos(field)})
 }
 
 // static is s with each ${vars.name} replaced by the var's value, known before the run (the

@@ -150,6 +150,39 @@ callsOther: schema.#Scenario & {
 	steps: [{load: {url: "http://127.0.0.1:18081/echo", requests: 4}}]
 }
 
+// probe p25 #08: two runs measure the shared ingress gateway (in istio-system, which neither
+// declares: reading a pod changes nothing, for the guard) while loading through it; and one
+// resets its counters by exec.
+_gw: {selector: "app=istio-ingressgateway", namespace: "istio-system"}
+gwA: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["a"]
+	steps: [
+		{name: "before", snapshot: {envoy: _gw, cluster: "outbound|80||backend.shared.svc.cluster.local"}},
+		{load: {url: "http://istio-ingressgateway.istio-system/a", requests: 10}},
+		{name: "after", snapshot: {envoy: _gw, cluster: "outbound|80||backend.shared.svc.cluster.local"}},
+	]
+}
+gwB: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [
+		{name: "before", snapshot: {envoy: _gw, cluster: "outbound|80||backend.shared.svc.cluster.local"}},
+		{load: {url: "http://istio-ingressgateway.istio-system/b", requests: 10}},
+		{name: "after", snapshot: {envoy: _gw, cluster: "outbound|80||backend.shared.svc.cluster.local"}},
+	]
+}
+gwReset: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["r"]
+	steps: [{exec: _gw & {argv: ["pilot-agent", "request", "POST", "reset_counters"]}}]
+}
+gwLogs: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["r"]
+	steps: [{logs: _gw}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -203,6 +236,10 @@ func TestInterference(t *testing.T) {
 		{"calls", "serves", true},
 		{"callsOther", "serves", false},
 		{"calls", "callsOther", false},
+		{"gwA", "gwB", true},
+		{"gwReset", "gwA", true},
+		{"gwLogs", "gwReset", true},
+		{"gwA", "measure", false},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
