@@ -333,6 +333,22 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 			Msg: fmt.Sprintf("%s in the root namespace %s applies to every proxy of the mesh: runs beside this one see it", what, RootNamespace), Fix: fix})
 		return
 	}
+	if kind == "Gateway" && group == "networking.istio.io" {
+		// probe p25 #09: a Gateway's selector picks gateway pods of every namespace (the
+		// shared ingress gateway's, in istio-system): two runs' Gateways for one selector
+		// configure the same listeners, and Istio keeps one of two conflicting servers.
+		sel, _ := spec["selector"].(map[string]any)
+		var labels []string
+		for _, k := range sortedKeys(sel) {
+			labels = append(labels, fmt.Sprintf("%s=%v", k, sel[k]))
+		}
+		if len(labels) == 0 {
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s, whose empty selector picks every gateway pod", what), Pos: pos})
+			return
+		}
+		f.take(Resource{Key: "gateway " + f.static(strings.Join(labels, ",")), Why: fmt.Sprintf("applies %s for the gateway pods %s", what, strings.Join(labels, ",")), Pos: pos})
+		return
+	}
 	var hosts []string
 	switch kind {
 	case "ServiceEntry", "VirtualService":

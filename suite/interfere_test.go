@@ -183,6 +183,27 @@ gwLogs: schema.#Scenario & {
 	steps: [{logs: _gw}]
 }
 
+// probe p25 #09: two Gateways for the shared ingress gateway's pods (a Gateway's selector
+// picks gateway pods of every namespace): port 80 for every host, each routing to its own
+// run's Service; Istio keeps one of the conflicting servers.
+_gateway: {apiVersion: "networking.istio.io/v1", kind: "Gateway", metadata: name: "gw",
+	spec: {selector: istio: *"ingressgateway" | string, servers: [{port: {number: 80, name: "http", protocol: "HTTP"}, hosts: ["*"]}]}}
+ingressA: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["a"]
+	steps: [{apply: objects: [_gateway]}]
+}
+ingressB: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{apply: objects: [_gateway]}]
+}
+ownGateway: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{apply: objects: [_gateway & {spec: selector: istio: "my-gateway"}]}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -240,6 +261,8 @@ func TestInterference(t *testing.T) {
 		{"gwReset", "gwA", true},
 		{"gwLogs", "gwReset", true},
 		{"gwA", "measure", false},
+		{"ingressA", "ingressB", true},
+		{"ingressA", "ownGateway", false},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
