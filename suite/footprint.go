@@ -81,7 +81,7 @@ var meshPolicies = map[string]bool{
 // namespaces are changed; on kube every run depends on the mesh's configuration (Shared
 // "mesh"), which a mesh-wide policy changes.
 func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
-	f := &footprint{sc: sc}
+	f := &footprint{sc: sc, verb: "applies"}
 	for _, ns := range sc.Namespaces {
 		f.take(Resource{Key: "namespace " + ns, Why: "declares namespace " + ns, Pos: sc.Pos})
 	}
@@ -130,6 +130,21 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 						f.object(s, fmt.Sprintf("files.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
 					}
 				}
+			case *schema.Delete:
+				// probe p25 #10: deleting an object changes what it configured as much as
+				// applying it (Istio's injector webhook, a CRD another run applies). What a
+				// delete removes leaks nothing: the lint is about what a run adds.
+				n := len(f.leaks)
+				f.verb = "deletes"
+				for i, o := range p.Objects {
+					f.object(s, fmt.Sprintf("objects.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
+				}
+				for i, file := range p.Files {
+					for _, o := range readObjects(sc.Dir, f.static(file)) {
+						f.object(s, fmt.Sprintf("files.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
+					}
+				}
+				f.verb, f.leaks = "applies", f.leaks[:n]
 			case *schema.Process:
 				if r := p.Ready; r != nil {
 					if r.TCP != "" {
@@ -158,6 +173,7 @@ type footprint struct {
 	sc    *dsl.Scenario
 	res   []Resource
 	leaks []Leak
+	verb  string // what the step does to the objects object is given: applies, deletes
 }
 
 // take adds r, unless the footprint has its key already (an exclusive hold wins).
@@ -303,18 +319,18 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 	switch {
 	case kind == "Namespace":
 		if !f.unique(name) {
-			f.take(Resource{Key: "namespace " + name, Why: "applies Namespace " + name, Pos: pos})
+			f.take(Resource{Key: "namespace " + name, Why: f.verb + " Namespace " + name, Pos: pos})
 		}
 		return
 	case clusterScoped[kind]:
-		f.take(Resource{Key: "cluster " + kind + "/" + name, Why: "applies " + what, Pos: pos})
+		f.take(Resource{Key: "cluster " + kind + "/" + name, Why: f.verb + " " + what, Pos: pos})
 		// probe p25 #05: an admission webhook or policy sees every namespace's objects, and
 		// Istio's (or Gateway API's) CRDs are every run's configuration: they held only their
 		// own name beside the runs they change.
 		if admission[kind] {
-			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s, which the API server applies to every namespace's objects", what), Pos: pos})
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s, which the API server applies to every namespace's objects", f.verb, what), Pos: pos})
 		} else if kind == "CustomResourceDefinition" && meshCRD(name) {
-			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s, the definition of every run's %s", what, name), Pos: pos})
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s, the definition of every run's %s", f.verb, what, name), Pos: pos})
 		}
 		return
 	}
@@ -322,7 +338,7 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		return
 	}
 	if ns == RootNamespace && meshPolicies[kind] {
-		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s in %s, Istio's root namespace", what, RootNamespace), Pos: pos})
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s in %s, Istio's root namespace", f.verb, what, RootNamespace), Pos: pos})
 		fix := fmt.Sprintf("put it in the scenario's own namespace (%s), where it applies to that namespace only", or(f.sc.DefaultNamespace(), "an ephemeral namespace"))
 		if kind == "Sidecar" {
 			fix = "put the Sidecar in the scenario's own namespace (without a workloadSelector it is that namespace's default)"
@@ -343,10 +359,10 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 			labels = append(labels, fmt.Sprintf("%s=%v", k, sel[k]))
 		}
 		if len(labels) == 0 {
-			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s, whose empty selector picks every gateway pod", what), Pos: pos})
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s, whose empty selector picks every gateway pod", f.verb, what), Pos: pos})
 			return
 		}
-		f.take(Resource{Key: "gateway " + f.static(strings.Join(labels, ",")), Why: fmt.Sprintf("applies %s for the gateway pods %s", what, strings.Join(labels, ",")), Pos: pos})
+		f.take(Resource{Key: "gateway " + f.static(strings.Join(labels, ",")), Why: fmt.Sprintf("%s %s for the gateway pods %s", f.verb, what, strings.Join(labels, ",")), Pos: pos})
 		return
 	}
 	var hosts []string
@@ -379,7 +395,7 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 	if ns == RootNamespace && kind == "DestinationRule" && slices.ContainsFunc(hosts, func(h string) bool { return strings.HasPrefix(h, "*") }) {
 		// Istio falls back to the root namespace's DestinationRules for every client and
 		// Service that has none of its own: a wildcard there is every run's traffic policy.
-		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s for hosts %s in %s, Istio's root namespace", what, strings.Join(hosts, ", "), RootNamespace), Pos: pos})
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s for hosts %s in %s, Istio's root namespace", f.verb, what, strings.Join(hosts, ", "), RootNamespace), Pos: pos})
 		f.leaks = append(f.leaks, Leak{Pos: pos, Scenario: f.sc.Name,
 			Msg: fmt.Sprintf("%s for %s in the root namespace %s is the traffic policy of every Service of the mesh without a DestinationRule of its own: runs beside this one get it", what, strings.Join(hosts, ", "), RootNamespace),
 			Fix: "put it in a namespace of the scenario's own, for the scenario's hosts"})
@@ -394,12 +410,12 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		}
 		ownNS = ownNS || strings.HasSuffix(fq, "."+ns+".svc")
 		shared = append(shared, fq)
-		f.take(Resource{Key: "host " + fq, Why: fmt.Sprintf("applies %s for host %s, exported to every namespace", what, h), Pos: pos})
+		f.take(Resource{Key: "host " + fq, Why: fmt.Sprintf("%s %s for host %s, exported to every namespace", f.verb, what, h), Pos: pos})
 		if coversServices(fq) {
 			// probe p25 #01: a pattern over every Service ("*", "*.svc.cluster.local",
 			// "*.local") is the configuration of every run's traffic, whose own Services are
 			// in ephemeral namespaces that hold no host.
-			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s for host %s, every Service of the mesh, exported to every namespace", what, h), Pos: pos})
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s for host %s, every Service of the mesh, exported to every namespace", f.verb, what, h), Pos: pos})
 		}
 	}
 	if len(shared) == 0 {

@@ -204,6 +204,21 @@ ownGateway: schema.#Scenario & {
 	steps: [{apply: objects: [_gateway & {spec: selector: istio: "my-gateway"}]}]
 }
 
+// probe p25 #10: a delete is a change too: Istio's injector webhook deleted (no sidecar for
+// the pods made meanwhile), a CRD deleted under a run that applies it.
+unhook: schema.#Scenario & {
+	target: "kube"
+	clusterScoped: true
+	ephemeralNamespaces: ["h"]
+	steps: [{delete: objects: [{apiVersion: "admissionregistration.k8s.io/v1", kind: "MutatingWebhookConfiguration", metadata: name: "istio-sidecar-injector"}]}]
+}
+uncrd: schema.#Scenario & {
+	target: "kube"
+	clusterScoped: true
+	ephemeralNamespaces: ["h"]
+	steps: [{delete: objects: [{apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: name: "widgets.example.com"}]}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -263,6 +278,8 @@ func TestInterference(t *testing.T) {
 		{"gwA", "measure", false},
 		{"ingressA", "ingressB", true},
 		{"ingressA", "ownGateway", false},
+		{"unhook", "measure", true},
+		{"uncrd", "ownCRD", true},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
