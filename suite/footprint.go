@@ -79,7 +79,12 @@ var meshPolicies = map[string]bool{
 // Footprint is what a run of sc on the named target touches, and the isolation lint's
 // findings. Ephemeral namespaces are the run's own and touch nothing another run has; fixed
 // namespaces are changed; on kube every run depends on the mesh's configuration (Shared
-// "mesh"), which a mesh-wide policy changes.
+// "mesh"), which a mesh-wide policy changes (so do a wildcard host over every Service, an
+// admission webhook, Istio's CRDs, and a run declaring istio-system or kube-system). The
+// hosts a run calls (load URLs, URLs in an exec's argv) it depends on (Shared "host ..."; on
+// the local target "address ..."), and pods it reads or drives in a fixed namespace it does
+// not declare (a shared gateway) it holds by that namespace. ${vars.name} is read with the
+// run's vars; other ${...} are known only when the run starts, and take nothing.
 func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 	f := &footprint{sc: sc, verb: "applies"}
 	for _, ns := range sc.Namespaces {
@@ -106,20 +111,18 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 			}
 			switch p := s.Params.(type) {
 			case *schema.Load:
-				if target == "kube" {
-					ns := sc.DefaultNamespace()
-					if p.From != nil && p.From.Namespace != "" {
-						ns = p.From.Namespace
+				ns := sc.DefaultNamespace()
+				if p.From != nil && p.From.Namespace != "" {
+					ns = p.From.Namespace
+				}
+				f.url(s, target, p.URL, ns, "url")
+			case *schema.Exec:
+				// probe p25 #11: curl http://httpbin.org/ in an exec (the Istio tasks' way)
+				// beside a run registering httpbin.org for every namespace.
+				for i, arg := range p.Argv {
+					for _, u := range urlIn.FindAllString(arg, -1) {
+						f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), fmt.Sprintf("argv.%d", i))
 					}
-					f.calls(s, f.static(p.URL), f.static(ns))
-				} else if u, err := url.Parse(f.static(p.URL)); err == nil && u.Hostname() != "" {
-					// probe p25 #07: a load of a fixed local address that another run's
-					// backend serves measures that backend (and passes only beside it).
-					port := u.Port()
-					if port == "" {
-						port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-					}
-					f.use(net.JoinHostPort(u.Hostname(), port), fmt.Sprintf("load %s calls %s", s.Label(), u.Host), s.FieldPos("url"))
 				}
 			case *schema.Apply:
 				for i, o := range p.Objects {
@@ -469,11 +472,34 @@ func coversServices(w string) bool {
 	return ok && (suffix == "" || suffix == ".svc" || strings.HasSuffix(suffix, ".local"))
 }
 
-// calls takes the host a load step sends its requests to (Shared: the run depends on its
+// urlIn finds the http(s) URLs in a command's argument ("sh -c 'curl http://x/'").
+var urlIn = regexp.MustCompile(`https?://[^\s'"\\]+`)
+
+// url takes what a URL a step calls depends on: on kube its host, on the local target its
+// address (probe p25 #07: a load of a fixed local address that another run's backend serves
+// measures that backend, and passes only beside it).
+func (f *footprint) url(s *dsl.Step, target, raw, ns, field string) {
+	raw = f.static(raw)
+	if target == "kube" {
+		f.calls(s, raw, f.static(ns), field)
+		return
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	f.use(net.JoinHostPort(u.Hostname(), port), fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), u.Host), s.FieldPos(field))
+}
+
+// calls takes the host a step sends requests to (Shared: the run depends on its
 // configuration): probe p25 #04, a run calling api.example.com beside one whose VirtualService
 // aborted every request to it. A host of the run's own namespaces, an IP address, or one
 // known only when the step runs is nothing another run configures (as far as can be known).
-func (f *footprint) calls(s *dsl.Step, rawURL, ns string) {
+func (f *footprint) calls(s *dsl.Step, rawURL, ns, field string) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Hostname() == "" {
 		return
@@ -486,11 +512,11 @@ func (f *footprint) calls(s *dsl.Step, rawURL, ns string) {
 	if own || dsl.HasInterpolation(fq) {
 		return
 	}
-	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("load %s calls %s", s.Label(), h), Pos: s.FieldPos("url")})
+	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), h), Pos: s.FieldPos(field)})
 	if len(splitHost(h)) == 2 {
 		// "backend.lab" is a Service of lab, or an external name ("example.com"): the
 		// resolver tries both.
-		f.take(Resource{Key: "host " + h, Shared: true, Why: fmt.Sprintf("load %s calls %s", s.Label(), h), Pos: s.FieldPos("url")})
+		f.take(Resource{Key: "host " + h, Shared: true, Why: fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), h), Pos: s.FieldPos(field)})
 	}
 }
 

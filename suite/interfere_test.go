@@ -219,6 +219,24 @@ uncrd: schema.#Scenario & {
 	steps: [{delete: objects: [{apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: name: "widgets.example.com"}]}]
 }
 
+// probe p25 #11: curl in an exec, the Istio tasks' way (registry-only egress: httpbin.org is
+// refused unless a ServiceEntry registers it), beside a run whose ServiceEntry registers it
+// for every namespace.
+curlExt: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{exec: {selector: "app=curl", argv: ["sh", "-c", "curl -s -o /dev/null -w '%{http_code}' http://httpbin.org/headers"]}}]
+}
+registerExt: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["e"]
+	steps: [{apply: objects: [{apiVersion: "networking.istio.io/v1", kind: "ServiceEntry", metadata: name: "httpbin-ext",
+		spec: {hosts: ["httpbin.org"], ports: [{number: 80, name: "http", protocol: "HTTP"}], resolution: "DNS"}}]}]
+}
+curlLocal: schema.#Scenario & {
+	steps: [{exec: {argv: ["curl", "-s", "http://127.0.0.1:18080/echo"]}}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -280,6 +298,9 @@ func TestInterference(t *testing.T) {
 		{"ingressA", "ownGateway", false},
 		{"unhook", "measure", true},
 		{"uncrd", "ownCRD", true},
+		{"curlExt", "registerExt", true},
+		{"curlLocal", "serves", true},
+		{"curlExt", "measure", false},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
