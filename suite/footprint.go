@@ -129,7 +129,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					f.object(s, fmt.Sprintf("objects.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
 				}
 				for i, file := range p.Files {
-					for _, o := range readObjects(sc.Dir, f.static(file)) {
+					for _, o := range f.file(s, fmt.Sprintf("files.%d", i), file, target) {
 						f.object(s, fmt.Sprintf("files.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
 					}
 				}
@@ -143,7 +143,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					f.object(s, fmt.Sprintf("objects.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
 				}
 				for i, file := range p.Files {
-					for _, o := range readObjects(sc.Dir, f.static(file)) {
+					for _, o := range f.file(s, fmt.Sprintf("files.%d", i), file, target) {
 						f.object(s, fmt.Sprintf("files.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
 					}
 				}
@@ -588,16 +588,21 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// readObjects reads the objects of a YAML file an apply step names, as far as they can be read
-// before the run (a file written by an earlier step is not there yet: it touches nothing
-// known). ${...} stay as written.
-func readObjects(dir, file string) []schema.Object {
-	objs, _ := readObjectsErr(dir, file)
+// file reads the objects of a file an apply or delete step names. probe p25 #12: a file that
+// cannot be read before the run (its path a ${...} known only then, or written by an earlier
+// step) took nothing, though it may hold anything, a VirtualService for every host included:
+// on kube it holds the mesh, so that the run runs beside no other.
+func (f *footprint) file(s *dsl.Step, field, file, target string) []schema.Object {
+	objs, err := readObjectsErr(f.sc.Dir, f.static(file))
+	if err != nil && target == "kube" {
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s %s, whose objects cannot be known before the run (%v)", s.Kind, s.Label(), file, err), Pos: s.FieldPos(field)})
+	}
 	return objs
 }
 
-// readObjectsErr is readObjects, saying why a file could not be read (a path that is a
-// ${...} template cannot be, before the run).
+// readObjectsErr reads the objects of a YAML file an apply or delete step names, as far as
+// they can be read before the run, and says why a file could not be (a path that is a ${...}
+// template, a file an earlier step writes). ${...} in the objects stay as written.
 func readObjectsErr(dir, file string) ([]schema.Object, error) {
 	if strings.Contains(file, "${") {
 		return nil, errors.New("its path is known only when the step runs")

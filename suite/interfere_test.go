@@ -237,6 +237,17 @@ curlLocal: schema.#Scenario & {
 	steps: [{exec: {argv: ["curl", "-s", "http://127.0.0.1:18080/echo"]}}]
 }
 
+// probe p25 #12: a file known only when the run starts (here named by a step's result) may
+// hold anything, a VirtualService for every host included.
+genFile: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["g"]
+	steps: [
+		{name: "gen", exec: {argv: ["sh", "-c", "echo /tmp/generated.yaml"]}},
+		{apply: files: ["${gen.stdout}"]},
+	]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -301,6 +312,7 @@ func TestInterference(t *testing.T) {
 		{"curlExt", "registerExt", true},
 		{"curlLocal", "serves", true},
 		{"curlExt", "measure", false},
+		{"genFile", "measure", true},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
