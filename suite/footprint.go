@@ -108,6 +108,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
 			if target == "kube" {
 				f.pods(s)
+				f.reads(s)
 			}
 			switch p := s.Params.(type) {
 			case *schema.Load:
@@ -258,6 +259,40 @@ func (f *footprint) pods(s *dsl.Step) {
 	}
 	pods := or(f.static(ref.Pod), f.static(ref.Selector))
 	f.take(Resource{Key: "namespace " + ns, Why: fmt.Sprintf("%s %s %s pods %s in %s, which other runs' traffic and commands reach", s.Kind, s.Label(), what, pods, ns), Pos: s.FieldPos(field)})
+}
+
+// reads takes, shared, the fixed namespace a get, wait or events step reads objects of when
+// the run does not declare it (reading is no mutation for the guard). probe p25 #13: a run
+// waiting for the rollout of deployment/web in namespace shared ran beside the run that
+// declares shared and scales web to 0.
+func (f *footprint) reads(s *dsl.Step) {
+	var nss []string
+	switch p := s.Params.(type) {
+	case *schema.Get:
+		nss = append(nss, p.Namespace)
+	case *schema.Events:
+		nss = append(nss, p.Namespace)
+	case *schema.Wait:
+		nss = append(nss, p.Namespace)
+		objs := []schema.Object{p.Match, p.Absent}
+		for _, file := range append(append([]string{}, p.MatchFiles...), p.AbsentFiles...) {
+			o, _ := readObjectsErr(f.sc.Dir, f.static(file))
+			objs = append(objs, o...)
+		}
+		for _, o := range objs {
+			md, _ := o["metadata"].(map[string]any)
+			if ns, _ := md["namespace"].(string); ns != "" {
+				nss = append(nss, ns)
+			}
+		}
+	}
+	for _, ns := range nss {
+		ns = f.static(ns)
+		if ns == "" || f.unique(ns) || slices.Contains(f.sc.Namespaces, ns) || dsl.HasInterpolation(ns) {
+			continue
+		}
+		f.take(Resource{Key: "namespace " + ns, Shared: true, Why: fmt.Sprintf("%s %s reads objects of %s", s.Kind, s.Label(), ns), Pos: s.Pos})
+	}
 }
 
 // static is s with each ${vars.name} replaced by the var's value, known before the run (the

@@ -248,6 +248,29 @@ genFile: schema.#Scenario & {
 	]
 }
 
+// probe p25 #13: a run that reads objects of a fixed namespace it does not declare (reading
+// is no mutation for the guard) beside the run that changes them.
+scaleWeb: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["shared"]
+	steps: [{scale: {deployment: "web", replicas: 0}}]
+}
+waitWeb: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["w"]
+	steps: [{wait: {rollout: "deployment/web", namespace: "shared"}}]
+}
+getWeb: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["w"]
+	steps: [{get: {kind: "Deployment", apiVersion: "apps/v1", name: "web", namespace: "shared", path: "status.readyReplicas"}}]
+}
+matchWeb: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["w"]
+	steps: [{wait: match: {apiVersion: "apps/v1", kind: "Deployment", metadata: {name: "web", namespace: "shared"}, status: readyReplicas: 1}}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -313,6 +336,10 @@ func TestInterference(t *testing.T) {
 		{"curlLocal", "serves", true},
 		{"curlExt", "measure", false},
 		{"genFile", "measure", true},
+		{"waitWeb", "scaleWeb", true},
+		{"getWeb", "scaleWeb", true},
+		{"matchWeb", "scaleWeb", true},
+		{"waitWeb", "getWeb", false},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
