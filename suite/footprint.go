@@ -117,6 +117,22 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					ns = p.From.Namespace
 				}
 				f.url(s, target, p.URL, ns, "url")
+			case *schema.Config:
+				if target == "kube" {
+					ns := sc.DefaultNamespace()
+					if p.Envoy != nil && p.Envoy.Namespace != "" {
+						ns = p.Envoy.Namespace
+					}
+					f.config(s, p, f.static(ns))
+				}
+			case *schema.Snapshot:
+				if target == "kube" && p.Cluster != "" {
+					ns := sc.DefaultNamespace()
+					if p.Envoy != nil && p.Envoy.Namespace != "" {
+						ns = p.Envoy.Namespace
+					}
+					f.cluster(s, p.Cluster, f.static(ns))
+				}
 			case *schema.Exec:
 				// probe p25 #11: curl http://httpbin.org/ in an exec (the Istio tasks' way)
 				// beside a run registering httpbin.org for every namespace.
@@ -259,6 +275,46 @@ func (f *footprint) pods(s *dsl.Step) {
 	}
 	pods := or(f.static(ref.Pod), f.static(ref.Selector))
 	f.take(Resource{Key: "namespace " + ns, Why: fmt.Sprintf("%s %s %s pods %s in %s, which other runs' traffic and commands reach", s.Kind, s.Label(), what, pods, ns), Pos: s.FieldPos(field)})
+}
+
+// config takes what a config step's reading depends on: the host of the outbound cluster it
+// reads (cluster, endpoints), or every host (shared "host *") when it reads a route, a
+// listener, the names of a kind or the whole dump, which hold the virtual hosts, filter chains
+// and clusters of every host its Envoy sees. probe p25 #14: a run judging
+// len(r.virtual_hosts) of route 80 ran beside one registering httpbin.org:80 for every
+// namespace. (Services of other runs' namespaces appear there too: not held.)
+func (f *footprint) config(s *dsl.Step, p *schema.Config, ns string) {
+	name := or(p.Cluster, p.Endpoints)
+	if name == "" {
+		what := "the config dump"
+		switch {
+		case p.Route != "":
+			what = "route " + p.Route
+		case p.Listener != "":
+			what = "listener " + p.Listener
+		case p.Names != "":
+			what = "the names of its " + p.Names
+		}
+		f.take(Resource{Key: "host *", Shared: true, Why: fmt.Sprintf("config %s reads %s, which holds every host its Envoy sees", s.Label(), what), Pos: s.Pos})
+		return
+	}
+	f.cluster(s, name, ns)
+}
+
+// cluster takes, shared, the host of an Envoy cluster a step reads (config, snapshot): its
+// configuration (a DestinationRule's pool, a VirtualService's routes) is what the step
+// measures.
+func (f *footprint) cluster(s *dsl.Step, name, ns string) {
+	parts := strings.Split(f.static(name), "|")
+	if len(parts) != 4 || parts[0] != "outbound" {
+		return // inbound, PassthroughCluster, BlackHoleCluster: the pod's own, or the mesh's
+	}
+	// A cluster's host is written in full (as a ServiceEntry's is): a Service's ends in .svc.<domain>.
+	fq, own := f.qualify(parts[3], ns, "ServiceEntry")
+	if own || dsl.HasInterpolation(fq) {
+		return
+	}
+	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("%s %s reads the cluster of %s", s.Kind, s.Label(), parts[3]), Pos: s.Pos})
 }
 
 // reads takes, shared, the fixed namespace a get, wait or events step reads objects of when

@@ -271,6 +271,38 @@ matchWeb: schema.#Scenario & {
 	steps: [{wait: match: {apiVersion: "apps/v1", kind: "Deployment", metadata: {name: "web", namespace: "shared"}, status: readyReplicas: 1}}]
 }
 
+// probe p25 #14: a config step reading its client's whole route 80 (every host on port 80
+// the client sees) beside a run exporting a host to every namespace: the other's virtual host
+// is in the route it judges. One reading the cluster of one host depends on that host only.
+_client: {selector: "app=curl"}
+route80: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["r"]
+	steps: [{name: "r", config: {envoy: _client, route: "80"}}]
+	expect: ["len(r.virtual_hosts) == 2"]
+}
+clusterExt: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["r"]
+	steps: [{name: "c", config: {envoy: _client, cluster: "outbound|80||httpbin.org"}}]
+	expect: ["c.connect_timeout == \"10s\""]
+}
+clusterOwn: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["r"]
+	steps: [{name: "c", config: {envoy: _client, cluster: "outbound|80||backend.${ns.r}.svc.cluster.local"}}]
+	expect: ["c.connect_timeout == \"10s\""]
+}
+
+// ... and a snapshot of the cluster of a Service of another run's fixed namespace, whose
+// DestinationRule (maxConnections) is what the delta measures.
+snapLab: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["r"]
+	steps: [{name: "s", snapshot: {envoy: _client, cluster: "outbound|8080||backend.lab.svc.cluster.local"}}]
+	expect: ["s.upstream_rq_total > 0"]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -340,6 +372,13 @@ func TestInterference(t *testing.T) {
 		{"getWeb", "scaleWeb", true},
 		{"matchWeb", "scaleWeb", true},
 		{"waitWeb", "getWeb", false},
+		{"route80", "registerExt", true},
+		{"clusterExt", "registerExt", true},
+		{"clusterExt", "faultext", false},
+		{"clusterOwn", "registerExt", false},
+		{"route80", "measure", false},
+		{"snapLab", "inLab", true},
+		{"snapLab", "registerExt", false},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
