@@ -599,6 +599,9 @@ func (f *footprint) calls(s *dsl.Step, rawURL, ns, field string) {
 	if _, err := netip.ParseAddr(h); err == nil {
 		return
 	}
+	if !strings.Contains(h, "${") {
+		h = strings.ToLower(h) // a name is case-insensitive; Istio's hosts are written in lower case
+	}
 	fq, own := f.qualify(h, ns, "load")
 	if own || dsl.HasInterpolation(fq) {
 		return

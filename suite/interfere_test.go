@@ -303,6 +303,13 @@ snapLab: schema.#Scenario & {
 	expect: ["s.upstream_rq_total > 0"]
 }
 
+// DNS names are case-insensitive: API.Example.com is api.example.com's host.
+callUpper: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{load: {url: "http://API.Example.com/", requests: 10}}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -379,6 +386,7 @@ func TestInterference(t *testing.T) {
 		{"route80", "measure", false},
 		{"snapLab", "inLab", true},
 		{"snapLab", "registerExt", false},
+		{"callUpper", "faultext", true},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
