@@ -310,6 +310,14 @@ callUpper: schema.#Scenario & {
 	steps: [{load: {url: "http://API.Example.com/", requests: 10}}]
 }
 
+// A delete by kind of every webhook (all: true, not only those the run made).
+unhookAll: schema.#Scenario & {
+	target: "kube"
+	clusterScoped: true
+	ephemeralNamespaces: ["h"]
+	steps: [{delete: {kind: "MutatingWebhookConfiguration", apiVersion: "admissionregistration.k8s.io/v1", selector: "app=sidecar-injector", all: true}}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -387,6 +395,7 @@ func TestInterference(t *testing.T) {
 		{"snapLab", "inLab", true},
 		{"snapLab", "registerExt", false},
 		{"callUpper", "faultext", true},
+		{"unhookAll", "measure", true},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
