@@ -168,8 +168,11 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				if kind := f.static(p.Kind); p.All && clusterScoped[kind] {
 					// Every object of a cluster-scoped kind its selector picks, not only
 					// the run's own: Istio's webhooks or CRDs among them.
-					sel := or(p.Selector, "every one")
-					f.take(Resource{Key: "mesh", Why: fmt.Sprintf("deletes the %s objects %s picks (all: true)", kind, sel), Pos: s.FieldPos("all")})
+					why := fmt.Sprintf("deletes every %s (all: true)", kind)
+					if p.Selector != "" {
+						why = fmt.Sprintf("deletes every %s that %s picks (all: true)", kind, p.Selector)
+					}
+					f.take(Resource{Key: "mesh", Why: why, Pos: s.FieldPos("all")})
 				}
 			case *schema.Process:
 				if r := p.Ready; r != nil {
