@@ -278,12 +278,32 @@ func (f *footprint) pods(s *dsl.Step) {
 	if ref == nil {
 		return
 	}
-	ns := f.static(ref.Namespace)
-	if ns == "" || f.unique(ns) || slices.Contains(f.sc.Namespaces, ns) || dsl.HasInterpolation(ns) {
+	ns, ok := f.foreign(ref.Namespace)
+	if !ok {
 		return // the run's own namespace (held already), or one known only when it runs
 	}
 	pods := or(f.static(ref.Pod), f.static(ref.Selector))
 	f.take(Resource{Key: "namespace " + ns, Why: fmt.Sprintf("%s %s %s pods %s in %s, which other runs' traffic and commands reach", s.Kind, s.Label(), what, pods, ns), Pos: s.FieldPos(field)})
+}
+
+// defaultNS names, in a resource key, the namespace of the steps of a scenario that declares
+// none: the invocation's (run -n, else the kubeconfig's), the same for every run of it.
+const defaultNS = "(the default namespace)"
+
+// foreign returns the fixed namespace a step names (ns, or the scenario's default when ns is
+// "") when the run does not declare it: another run's, or shared. false: the run's own
+// (declared, so held already; or ephemeral), or one known only when the run starts.
+// probe p25 #16: a scenario declaring no namespace works in the invocation's, which every
+// such run shares (two of them loading from and snapshotting one client ran at once).
+func (f *footprint) foreign(ns string) (string, bool) {
+	ns = or(f.static(ns), f.sc.DefaultNamespace())
+	switch {
+	case ns == "":
+		return defaultNS, true
+	case f.unique(ns), slices.Contains(f.sc.Namespaces, ns), dsl.HasInterpolation(ns):
+		return "", false
+	}
+	return ns, true
 }
 
 // config takes what a config step's reading depends on: the host of the outbound cluster it
@@ -352,8 +372,8 @@ func (f *footprint) reads(s *dsl.Step) {
 		}
 	}
 	for _, ns := range nss {
-		ns = f.static(ns)
-		if ns == "" || f.unique(ns) || slices.Contains(f.sc.Namespaces, ns) || dsl.HasInterpolation(ns) {
+		ns, ok := f.foreign(ns)
+		if !ok {
 			continue
 		}
 		f.take(Resource{Key: "namespace " + ns, Shared: true, Why: fmt.Sprintf("%s %s reads objects of %s", s.Kind, s.Label(), ns), Pos: s.Pos})

@@ -318,6 +318,22 @@ unhookAll: schema.#Scenario & {
 	steps: [{delete: {kind: "MutatingWebhookConfiguration", apiVersion: "admissionregistration.k8s.io/v1", selector: "app=sidecar-injector", all: true}}]
 }
 
+// probe p25 #16: scenarios that declare no namespace run in the invocation's (-n, else the
+// kubeconfig's): two of them loading from and snapshotting the same client there ran at once.
+_curl: {selector: "app=curl"}
+defaultA: schema.#Scenario & {
+	target: "kube"
+	steps: [
+		{name: "before", snapshot: {envoy: _curl, cluster: "outbound|80||httpbin.org"}},
+		{load: {from: _curl, url: "http://httpbin.org/a", requests: 10}},
+		{name: "after", snapshot: {envoy: _curl, cluster: "outbound|80||httpbin.org"}},
+	]
+}
+defaultB: schema.#Scenario & {
+	target: "kube"
+	steps: [{load: {from: _curl, url: "http://httpbin.org/b", requests: 10}}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -396,6 +412,8 @@ func TestInterference(t *testing.T) {
 		{"snapLab", "registerExt", false},
 		{"callUpper", "faultext", true},
 		{"unhookAll", "measure", true},
+		{"defaultA", "defaultB", true},
+		{"defaultA", "measure", false},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
