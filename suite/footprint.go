@@ -125,6 +125,12 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					}
 					f.config(s, p, f.static(ns))
 				}
+			case *schema.DNS:
+				// probe p25 #17: the records of a lab DNS server that pods resolve through
+				// (a server in a fixed namespace) are every caller's answer for that host.
+				if h := strings.ToLower(strings.TrimSuffix(f.static(p.Host), ".")); target == "kube" && p.Server != nil && h != "" && !dsl.HasInterpolation(h) {
+					f.take(Resource{Key: "host " + h, Why: fmt.Sprintf("dns %s sets the records of %s", s.Label(), h), Pos: s.FieldPos("host")})
+				}
 			case *schema.Snapshot:
 				if target == "kube" && p.Cluster != "" {
 					ns := sc.DefaultNamespace()

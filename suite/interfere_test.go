@@ -334,6 +334,19 @@ defaultB: schema.#Scenario & {
 	steps: [{load: {from: _curl, url: "http://httpbin.org/b", requests: 10}}]
 }
 
+// probe p25 #17: a dns step flipping a host's records in a lab DNS server every pod resolves
+// through, beside a run calling that host.
+flip: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["dns-lab"]
+	steps: [{dns: {host: "gslb.lab.internal", addresses: ["10.0.0.9"], server: {selector: "app=lab-dns", file: "/etc/coredns/lab.hosts"}}}]
+}
+callFlip: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{load: {url: "http://gslb.lab.internal:8080/", requests: 10}}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -414,6 +427,8 @@ func TestInterference(t *testing.T) {
 		{"unhookAll", "measure", true},
 		{"defaultA", "defaultB", true},
 		{"defaultA", "measure", false},
+		{"flip", "callFlip", true},
+		{"flip", "measure", false},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
