@@ -147,6 +147,12 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 						f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), fmt.Sprintf("argv.%d", i))
 					}
 				}
+				// probe p25 #19: a command on this machine changing the cluster (kubectl
+				// rollout restart deployment/istiod, istioctl install) is no step the
+				// namespace guard sees: what it changes is unknown, so it holds the mesh.
+				if cmd := strings.Join(p.Argv, " "); target == "kube" && p.Pod == "" && p.Selector == "" && clusterCommand.MatchString(f.static(cmd)) {
+					f.take(Resource{Key: "mesh", Why: fmt.Sprintf("exec %s runs %q on this machine, a change of the cluster that no namespace guard sees", s.Label(), clusterCommand.FindString(f.static(cmd))), Pos: s.FieldPos("argv")})
+				}
 			case *schema.Apply:
 				for i, o := range p.Objects {
 					f.object(s, fmt.Sprintf("objects.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
@@ -275,7 +281,9 @@ func (f *footprint) pods(s *dsl.Step) {
 			ref, field, what = &p.PodRef, "namespace", "reads the logs of"
 		}
 	case *schema.Exec:
-		ref, field, what = &schema.PodRef{Pod: p.Pod, Selector: p.Selector, Namespace: p.Namespace}, "namespace", "runs a command in"
+		if p.Pod != "" || p.Selector != "" { // else a command on this machine
+			ref, field, what = &schema.PodRef{Pod: p.Pod, Selector: p.Selector, Namespace: p.Namespace}, "namespace", "runs a command in"
+		}
 	case *schema.Load:
 		if p.From != nil {
 			ref, field, what = &p.From.PodRef, "from", "sends load from"
@@ -597,6 +605,10 @@ func coversServices(w string) bool {
 	suffix, ok := strings.CutPrefix(w, "*")
 	return ok && (suffix == "" || suffix == ".svc" || strings.HasSuffix(suffix, ".local"))
 }
+
+// clusterCommand finds a command that changes a cluster: kubectl (or oc) with a verb that
+// writes, istioctl installing or applying, helm installing.
+var clusterCommand = regexp.MustCompile(`\b(?:kubectl|oc)\b[^;&|]*?\b(?:apply|create|delete|patch|replace|scale|rollout\s+restart|rollout\s+undo|label|annotate|edit|drain|cordon|taint|set\s+(?:image|env|resources))\b|\bistioctl\b[^;&|]*?\b(?:install|uninstall|upgrade|manifest\s+apply|tag\s+set|waypoint\s+apply)\b|\bhelm\b[^;&|]*?\b(?:install|upgrade|uninstall|rollback)\b`)
 
 // urlIn finds the http(s) URLs in a command's argument ("sh -c 'curl http://x/'").
 var urlIn = regexp.MustCompile(`https?://[^\s'"\\]+`)

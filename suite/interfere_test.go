@@ -347,6 +347,24 @@ callFlip: schema.#Scenario & {
 	steps: [{load: {url: "http://gslb.lab.internal:8080/", requests: 10}}]
 }
 
+// probe p25 #19: a command on this machine (an exec with no pod) changing the cluster with
+// kubectl or istioctl, which no guard sees: istiod restarted, the mesh config reinstalled.
+restartIstiod: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: argv: ["kubectl", "-n", "istio-system", "rollout", "restart", "deployment/istiod"]}]
+}
+istioctlInstall: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: argv: ["sh", "-c", "istioctl install -y --set meshConfig.outboundTrafficPolicy.mode=REGISTRY_ONLY"]}]
+}
+kubectlGet: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: argv: ["kubectl", "get", "pods", "-A"]}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -429,6 +447,9 @@ func TestInterference(t *testing.T) {
 		{"defaultA", "measure", false},
 		{"flip", "callFlip", true},
 		{"flip", "measure", false},
+		{"restartIstiod", "measure", true},
+		{"istioctlInstall", "measure", true},
+		{"kubectlGet", "measure", false},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
