@@ -471,6 +471,25 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		}
 		return
 	}
+	if group == "gateway.networking.k8s.io" && strings.HasSuffix(kind, "Route") {
+		// probe p25 #20: a route attached to a Gateway of a namespace the run does not
+		// declare (the shared ingress Gateway of istio-system, open to routes of every
+		// namespace) changes that gateway's listeners under the runs that measure it.
+		refs, _ := spec["parentRefs"].([]any)
+		for _, r := range refs {
+			ref, _ := r.(map[string]any)
+			pkind, _ := ref["kind"].(string)
+			pname, _ := ref["name"].(string)
+			pns, _ := ref["namespace"].(string)
+			if or(pkind, "Gateway") != "Gateway" {
+				continue // a Service (a mesh route): the route's own namespace's clients
+			}
+			if gns, ok := f.foreign(or(f.static(pns), ns)); ok {
+				f.take(Resource{Key: "namespace " + gns, Why: fmt.Sprintf("%s %s attached to Gateway %s of %s", f.verb, what, pname, gns), Pos: pos})
+			}
+		}
+		return
+	}
 	if !strings.HasSuffix(group, "istio.io") {
 		return
 	}

@@ -365,6 +365,27 @@ kubectlGet: schema.#Scenario & {
 	steps: [{exec: argv: ["kubectl", "get", "pods", "-A"]}]
 }
 
+// probe p25 #20: an HTTPRoute of an ephemeral namespace attached to the shared Gateway of
+// istio-system (allowedRoutes from every namespace): the gateway's routes change under a run
+// measuring the gateway, and under another route for the same listener.
+_route: {apiVersion: "gateway.networking.k8s.io/v1", kind: "HTTPRoute", metadata: name: "r",
+	spec: {parentRefs: *[{name: "ingress", namespace: "istio-system"}] | [...], rules: [{backendRefs: [{name: "backend", port: 8080}]}]}}
+routeA: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["a"]
+	steps: [{apply: objects: [_route]}]
+}
+routeB: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{apply: objects: [_route]}]
+}
+ownRoute: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{apply: objects: [_route & {spec: parentRefs: [{name: "ingress", namespace: "${ns.b}"}]}]}]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -450,6 +471,9 @@ func TestInterference(t *testing.T) {
 		{"restartIstiod", "measure", true},
 		{"istioctlInstall", "measure", true},
 		{"kubectlGet", "measure", false},
+		{"routeA", "routeB", true},
+		{"routeA", "gwA", true},
+		{"ownRoute", "routeA", false},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
