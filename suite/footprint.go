@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"labrun.dev/labrun/dsl"
@@ -641,27 +642,49 @@ func (f *footprint) url(s *dsl.Step, target, raw, ns, field string) {
 		f.calls(s, raw, f.static(ns), field)
 		return
 	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Hostname() == "" {
+	host, port, scheme, ok := hostOf(raw)
+	if !ok {
 		return
 	}
-	port := u.Port()
 	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
 	}
-	f.use(net.JoinHostPort(u.Hostname(), port), fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), u.Host), s.FieldPos(field))
+	f.use(net.JoinHostPort(host, port), fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), net.JoinHostPort(host, port)), s.FieldPos(field))
 }
+
+// hostOf is the host and port of a URL, and its scheme; a ${...} in it stays as written
+// (probe p25 #21: Go's URL parser refuses the "{" of http://backend.lab.svc.${target.clusterDomain}/,
+// so the call held nothing).
+func hostOf(raw string) (host, port, scheme string, ok bool) {
+	var subs []string
+	mark := func(i int) string { return strconv.Itoa(900000000 + i) } // a port or a label alike
+	masked := templateRef.ReplaceAllStringFunc(raw, func(m string) string {
+		subs = append(subs, m)
+		return mark(len(subs) - 1)
+	})
+	u, err := url.Parse(masked)
+	if err != nil || u.Hostname() == "" {
+		return "", "", "", false
+	}
+	host, port = u.Hostname(), u.Port()
+	for i := len(subs) - 1; i >= 0; i-- {
+		host = strings.ReplaceAll(host, mark(i), subs[i])
+		port = strings.ReplaceAll(port, mark(i), subs[i])
+	}
+	return host, port, u.Scheme, true
+}
+
+var templateRef = regexp.MustCompile(`\$\{[^}]*\}`)
 
 // calls takes the host a step sends requests to (Shared: the run depends on its
 // configuration): probe p25 #04, a run calling api.example.com beside one whose VirtualService
 // aborted every request to it. A host of the run's own namespaces, an IP address, or one
 // known only when the step runs is nothing another run configures (as far as can be known).
 func (f *footprint) calls(s *dsl.Step, rawURL, ns, field string) {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Hostname() == "" {
+	h, _, _, ok := hostOf(rawURL)
+	if !ok {
 		return
 	}
-	h := u.Hostname()
 	if _, err := netip.ParseAddr(h); err == nil {
 		return
 	}
