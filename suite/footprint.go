@@ -192,8 +192,8 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					if r.TCP != "" {
 						f.address(r.TCP, fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
 					}
-					if u, err := url.Parse(r.HTTP); r.HTTP != "" && err == nil {
-						f.address(u.Host, fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
+					if host, port, _, ok := hostOf(f.static(r.HTTP)); r.HTTP != "" && ok {
+						f.address(net.JoinHostPort(host, port), fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
 					}
 				}
 			}

@@ -394,6 +394,15 @@ callLabFQDN: schema.#Scenario & {
 	steps: [{load: {url: "http://backend.lab.svc.${target.clusterDomain}:8080/", requests: 10}}]
 }
 
+// A process whose ready URL's port is a var: it listens where serves' backend does.
+procVarPort: schema.#Scenario & {
+	vars: port: 18080
+	steps: [
+		{name: "p", process: {argv: ["sleep", "5"], ready: http: "http://127.0.0.1:${vars.port}/ready"}, background: true},
+		{sleep: "1s"},
+	]
+}
+
 // Apart: its VirtualService is its own namespace's (exportTo "."), and its load its own
 // Service's.
 apart: schema.#Scenario & {
@@ -483,6 +492,7 @@ func TestInterference(t *testing.T) {
 		{"routeA", "gwA", true},
 		{"ownRoute", "routeA", false},
 		{"callLabFQDN", "inLab", true},
+		{"procVarPort", "serves", true},
 		{"apart", "measure", false},
 		{"apart", "callext", false},
 		{"callext", "measure", false},
