@@ -59,6 +59,12 @@ func (l Leak) String() string {
 	return fmt.Sprintf("%s: warning[%s]: %s; %s", l.Pos, LintCode, l.Msg, l.Fix)
 }
 
+// istioGateways are the selectors of the gateways Istio installs in its root namespace.
+var istioGateways = map[string]bool{
+	"istio=ingressgateway": true, "istio=egressgateway": true,
+	"app=istio-ingressgateway": true, "app=istio-egressgateway": true,
+}
+
 // meshNamespaces are the namespaces whose workloads every run on the cluster depends on, and
 // what they run.
 var meshNamespaces = map[string]string{
@@ -520,6 +526,11 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 			return
 		}
 		f.take(Resource{Key: "gateway " + f.static(strings.Join(labels, ",")), Why: fmt.Sprintf("%s %s for the gateway pods %s", f.verb, what, strings.Join(labels, ",")), Pos: pos})
+		if istioGateways[strings.Join(labels, ",")] {
+			// The gateways Istio installs, in its root namespace: the runs that snapshot or
+			// drive their pods hold that namespace.
+			f.take(Resource{Key: "namespace " + RootNamespace, Why: fmt.Sprintf("%s %s for Istio's gateway pods %s in %s", f.verb, what, strings.Join(labels, ","), RootNamespace), Pos: pos})
+		}
 		return
 	}
 	var hosts []string

@@ -462,6 +462,7 @@ func TestInterference(t *testing.T) {
 		{"gwA", "measure", false},
 		{"ingressA", "ingressB", true},
 		{"ingressA", "ownGateway", false},
+		{"ingressA", "gwA", true},
 		{"unhook", "measure", true},
 		{"uncrd", "ownCRD", true},
 		{"curlExt", "registerExt", true},
