@@ -15,12 +15,14 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"labrun.dev/labrun/dsl"
@@ -57,6 +59,19 @@ func (l Leak) String() string {
 	return fmt.Sprintf("%s: warning[%s]: %s; %s", l.Pos, LintCode, l.Msg, l.Fix)
 }
 
+// istioGateways are the selectors of the gateways Istio installs in its root namespace.
+var istioGateways = map[string]bool{
+	"istio=ingressgateway": true, "istio=egressgateway": true,
+	"app=istio-ingressgateway": true, "app=istio-egressgateway": true,
+}
+
+// meshNamespaces are the namespaces whose workloads every run on the cluster depends on, and
+// what they run.
+var meshNamespaces = map[string]string{
+	RootNamespace: "Istio's root namespace (istiod, the mesh config, mesh-wide policies)",
+	"kube-system": "where the cluster's DNS (CoreDNS) and kube-proxy run",
+}
+
 // RootNamespace is Istio's root namespace (meshConfig.rootNamespace's default): its Sidecar,
 // EnvoyFilter and policies apply to the whole mesh.
 const RootNamespace = "istio-system"
@@ -71,9 +86,14 @@ var meshPolicies = map[string]bool{
 // Footprint is what a run of sc on the named target touches, and the isolation lint's
 // findings. Ephemeral namespaces are the run's own and touch nothing another run has; fixed
 // namespaces are changed; on kube every run depends on the mesh's configuration (Shared
-// "mesh"), which a mesh-wide policy changes.
+// "mesh"), which a mesh-wide policy changes (so do a wildcard host over every Service, an
+// admission webhook, Istio's CRDs, and a run declaring istio-system or kube-system). The
+// hosts a run calls (load URLs, URLs in an exec's argv) it depends on (Shared "host ..."; on
+// the local target "address ..."), and pods it reads or drives in a fixed namespace it does
+// not declare (a shared gateway) it holds by that namespace. ${vars.name} is read with the
+// run's vars; other ${...} are known only when the run starts, and take nothing.
 func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
-	f := &footprint{sc: sc}
+	f := &footprint{sc: sc, verb: "applies"}
 	for _, ns := range sc.Namespaces {
 		f.take(Resource{Key: "namespace " + ns, Why: "declares namespace " + ns, Pos: sc.Pos})
 	}
@@ -93,27 +113,105 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 	}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			if target == "kube" {
+				f.pods(s)
+				f.reads(s)
+			}
 			switch p := s.Params.(type) {
+			case *schema.Load:
+				ns := sc.DefaultNamespace()
+				if p.From != nil && p.From.Namespace != "" {
+					ns = p.From.Namespace
+				}
+				f.url(s, target, p.URL, ns, "url")
+			case *schema.Config:
+				if target == "kube" {
+					ns := sc.DefaultNamespace()
+					if p.Envoy != nil && p.Envoy.Namespace != "" {
+						ns = p.Envoy.Namespace
+					}
+					f.config(s, p, f.static(ns))
+				}
+			case *schema.DNS:
+				// probe p25 #17: the records of a lab DNS server that pods resolve through
+				// (a server in a fixed namespace) are every caller's answer for that host.
+				if h := strings.ToLower(strings.TrimSuffix(f.static(p.Host), ".")); target == "kube" && p.Server != nil && h != "" && !dsl.HasInterpolation(h) {
+					f.take(Resource{Key: "host " + h, Why: fmt.Sprintf("dns %s sets the records of %s", s.Label(), h), Pos: s.FieldPos("host")})
+				}
+			case *schema.Snapshot:
+				if target == "kube" && p.Cluster != "" {
+					ns := sc.DefaultNamespace()
+					if p.Envoy != nil && p.Envoy.Namespace != "" {
+						ns = p.Envoy.Namespace
+					}
+					f.cluster(s, p.Cluster, f.static(ns))
+				}
+			case *schema.Exec:
+				// probe p25 #11: curl http://httpbin.org/ in an exec (the Istio tasks' way)
+				// beside a run registering httpbin.org for every namespace.
+				for i, arg := range p.Argv {
+					for _, u := range urlIn.FindAllString(arg, -1) {
+						f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), fmt.Sprintf("argv.%d", i))
+					}
+				}
+				// probe p25 #19: a command on this machine changing the cluster (kubectl
+				// rollout restart deployment/istiod, istioctl install) is no step the
+				// namespace guard sees: what it changes is unknown, so it holds the mesh.
+				if cmd := strings.Join(p.Argv, " "); target == "kube" && p.Pod == "" && p.Selector == "" && clusterCommand.MatchString(f.static(cmd)) {
+					f.take(Resource{Key: "mesh", Why: fmt.Sprintf("exec %s runs %q on this machine, a change of the cluster that no namespace guard sees", s.Label(), clusterCommand.FindString(f.static(cmd))), Pos: s.FieldPos("argv")})
+				}
 			case *schema.Apply:
 				for i, o := range p.Objects {
 					f.object(s, fmt.Sprintf("objects.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
 				}
 				for i, file := range p.Files {
-					for _, o := range readObjects(sc.Dir, file) {
+					for _, o := range f.file(s, fmt.Sprintf("files.%d", i), file, target) {
 						f.object(s, fmt.Sprintf("files.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
 					}
+				}
+			case *schema.Delete:
+				// probe p25 #10: deleting an object changes what it configured as much as
+				// applying it (Istio's injector webhook, a CRD another run applies). What a
+				// delete removes leaks nothing: the lint is about what a run adds.
+				n := len(f.leaks)
+				f.verb = "deletes"
+				for i, o := range p.Objects {
+					f.object(s, fmt.Sprintf("objects.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
+				}
+				for i, file := range p.Files {
+					for _, o := range f.file(s, fmt.Sprintf("files.%d", i), file, target) {
+						f.object(s, fmt.Sprintf("files.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
+					}
+				}
+				f.verb, f.leaks = "applies", f.leaks[:n]
+				if kind := f.static(p.Kind); p.All && clusterScoped[kind] {
+					// Every object of a cluster-scoped kind its selector picks, not only
+					// the run's own: Istio's webhooks or CRDs among them.
+					why := fmt.Sprintf("deletes every %s (all: true)", kind)
+					if p.Selector != "" {
+						why = fmt.Sprintf("deletes every %s that %s picks (all: true)", kind, p.Selector)
+					}
+					f.take(Resource{Key: "mesh", Why: why, Pos: s.FieldPos("all")})
 				}
 			case *schema.Process:
 				if r := p.Ready; r != nil {
 					if r.TCP != "" {
 						f.address(r.TCP, fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
 					}
-					if u, err := url.Parse(r.HTTP); r.HTTP != "" && err == nil {
-						f.address(u.Host, fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
+					if host, port, _, ok := hostOf(f.static(r.HTTP)); r.HTTP != "" && ok {
+						f.address(net.JoinHostPort(host, port), fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
 					}
 				}
 			}
 		})
+	}
+	for _, ns := range sc.Namespaces {
+		if why := meshNamespaces[ns]; why != "" && target == "kube" {
+			// probe p25 #02: scaling istiod (or CoreDNS) to 0 held only its namespace,
+			// while the runs beside it measured through it. (After the steps: an object
+			// that changes the mesh is the plainer reason.)
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("declares namespace %s, %s: what it changes there reaches every run", ns, why), Pos: sc.Pos})
+		}
 	}
 	sort.SliceStable(f.res, func(i, j int) bool { return f.res[i].Key < f.res[j].Key })
 	return f.res, f.leaks
@@ -123,6 +221,7 @@ type footprint struct {
 	sc    *dsl.Scenario
 	res   []Resource
 	leaks []Leak
+	verb  string // what the step does to the objects object is given: applies, deletes
 }
 
 // take adds r, unless the footprint has its key already (an exclusive hold wins).
@@ -140,18 +239,200 @@ func (f *footprint) take(r Resource) {
 
 // address takes a fixed local address (a port of 0 or none is picked free at run time).
 func (f *footprint) address(addr, who string) {
+	if key, ok := f.addressKey(addr); ok {
+		f.take(Resource{Key: key, Why: who + " listens on " + addr, Pos: f.sc.Pos})
+	}
+}
+
+// use takes a fixed local address the run connects to (Shared: it only depends on it).
+func (f *footprint) use(addr, why string, pos dsl.Pos) {
+	if key, ok := f.addressKey(addr); ok {
+		f.take(Resource{Key: key, Shared: true, Why: why, Pos: pos})
+	}
+}
+
+// addressKey is the resource key of a fixed local address, and false for one with no fixed
+// port or known only when the run starts.
+func (f *footprint) addressKey(addr string) (string, bool) {
+	addr = f.static(addr)
 	if addr == "" || dsl.HasInterpolation(addr) {
-		return
+		return "", false
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || port == "0" || port == "" {
-		return
+		return "", false
 	}
 	if host == "localhost" || host == "" {
 		host = "127.0.0.1"
 	}
-	f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: who + " listens on " + addr, Pos: f.sc.Pos})
+	return "address " + net.JoinHostPort(host, port), true
 }
+
+// pods takes the fixed namespace of the pods a step reads or drives when the run does not
+// declare it (reading a pod, or a command in it, changes nothing for the namespace guard):
+// a shared pod, such as the ingress gateway in istio-system, whose counters, logs and
+// configuration the traffic and commands of other runs reach. probe p25 #08: two runs that
+// snapshot the ingress gateway while loading through it ran at once, each delta counting the
+// other's requests, and one that reset its counters (exec pilot-agent request POST
+// reset_counters) ran beside them.
+func (f *footprint) pods(s *dsl.Step) {
+	var ref *schema.PodRef
+	var field, what string
+	switch p := s.Params.(type) {
+	case *schema.Snapshot:
+		ref, field, what = p.Envoy, "envoy", "snapshots the Envoy of"
+	case *schema.Config:
+		ref, field, what = p.Envoy, "envoy", "reads the Envoy configuration of"
+	case *schema.Logs:
+		if p.Process == "" {
+			ref, field, what = &p.PodRef, "namespace", "reads the logs of"
+		}
+	case *schema.Exec:
+		if p.Pod != "" || p.Selector != "" { // else a command on this machine
+			ref, field, what = &schema.PodRef{Pod: p.Pod, Selector: p.Selector, Namespace: p.Namespace}, "namespace", "runs a command in"
+		}
+	case *schema.Load:
+		if p.From != nil {
+			ref, field, what = &p.From.PodRef, "from", "sends load from"
+		}
+	}
+	if ref == nil {
+		return
+	}
+	ns, ok := f.foreign(ref.Namespace)
+	if !ok {
+		return // the run's own namespace (held already), or one known only when it runs
+	}
+	pods := or(f.static(ref.Pod), f.static(ref.Selector))
+	f.take(Resource{Key: "namespace " + ns, Why: fmt.Sprintf("%s %s %s pods %s in %s, which other runs' traffic and commands reach", s.Kind, s.Label(), what, pods, ns), Pos: s.FieldPos(field)})
+}
+
+// defaultNS names, in a resource key, the namespace of the steps of a scenario that declares
+// none: the invocation's (run -n, else the kubeconfig's), the same for every run of it.
+const defaultNS = "(the default namespace)"
+
+// foreign returns the fixed namespace a step names (ns, or the scenario's default when ns is
+// "") when the run does not declare it: another run's, or shared. false: the run's own
+// (declared, so held already; or ephemeral), or one known only when the run starts.
+// probe p25 #16: a scenario declaring no namespace works in the invocation's, which every
+// such run shares (two of them loading from and snapshotting one client ran at once).
+func (f *footprint) foreign(ns string) (string, bool) {
+	ns = or(f.static(ns), f.sc.DefaultNamespace())
+	switch {
+	case ns == "":
+		return defaultNS, true
+	case f.unique(ns), slices.Contains(f.sc.Namespaces, ns), dsl.HasInterpolation(ns):
+		return "", false
+	}
+	return ns, true
+}
+
+// config takes what a config step's reading depends on: the host of the outbound cluster it
+// reads (cluster, endpoints), or every host (shared "host *") when it reads a route, a
+// listener, the names of a kind or the whole dump, which hold the virtual hosts, filter chains
+// and clusters of every host its Envoy sees. probe p25 #14: a run judging
+// len(r.virtual_hosts) of route 80 ran beside one registering httpbin.org:80 for every
+// namespace. (Services of other runs' namespaces appear there too: not held.)
+func (f *footprint) config(s *dsl.Step, p *schema.Config, ns string) {
+	name := or(p.Cluster, p.Endpoints)
+	if name == "" {
+		what := "the config dump"
+		switch {
+		case p.Route != "":
+			what = "route " + p.Route
+		case p.Listener != "":
+			what = "listener " + p.Listener
+		case p.Names != "":
+			what = "the names of its " + p.Names
+		}
+		f.take(Resource{Key: "host *", Shared: true, Why: fmt.Sprintf("config %s reads %s, which holds every host its Envoy sees", s.Label(), what), Pos: s.Pos})
+		return
+	}
+	f.cluster(s, name, ns)
+}
+
+// cluster takes, shared, the host of an Envoy cluster a step reads (config, snapshot): its
+// configuration (a DestinationRule's pool, a VirtualService's routes) is what the step
+// measures.
+func (f *footprint) cluster(s *dsl.Step, name, ns string) {
+	parts := strings.Split(f.static(name), "|")
+	if len(parts) != 4 || parts[0] != "outbound" {
+		return // inbound, PassthroughCluster, BlackHoleCluster: the pod's own, or the mesh's
+	}
+	// A cluster's host is written in full (as a ServiceEntry's is): a Service's ends in .svc.<domain>.
+	fq, own := f.qualify(parts[3], ns, "ServiceEntry")
+	if own || dsl.HasInterpolation(fq) {
+		return
+	}
+	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("%s %s reads the cluster of %s", s.Kind, s.Label(), parts[3]), Pos: s.Pos})
+}
+
+// reads takes, shared, the fixed namespace a get, wait or events step reads objects of when
+// the run does not declare it (reading is no mutation for the guard). probe p25 #13: a run
+// waiting for the rollout of deployment/web in namespace shared ran beside the run that
+// declares shared and scales web to 0.
+func (f *footprint) reads(s *dsl.Step) {
+	var nss []string
+	switch p := s.Params.(type) {
+	case *schema.Get:
+		nss = append(nss, p.Namespace)
+	case *schema.Events:
+		nss = append(nss, p.Namespace)
+	case *schema.Wait:
+		nss = append(nss, p.Namespace)
+		objs := []schema.Object{p.Match, p.Absent}
+		for _, file := range append(append([]string{}, p.MatchFiles...), p.AbsentFiles...) {
+			o, _ := readObjectsErr(f.sc.Dir, f.static(file))
+			objs = append(objs, o...)
+		}
+		for _, o := range objs {
+			md, _ := o["metadata"].(map[string]any)
+			if ns, _ := md["namespace"].(string); ns != "" {
+				nss = append(nss, ns)
+			}
+		}
+	}
+	for _, ns := range nss {
+		ns, ok := f.foreign(ns)
+		if !ok {
+			continue
+		}
+		f.take(Resource{Key: "namespace " + ns, Shared: true, Why: fmt.Sprintf("%s %s reads objects of %s", s.Kind, s.Label(), ns), Pos: s.Pos})
+	}
+}
+
+// static is s with each ${vars.name} replaced by the var's value, known before the run (the
+// scenario is loaded with its run's vars); other ${...} stay as written. probe p25 #06: a
+// VirtualService for hosts ["${vars.h}"] was read as a Service of the run's own namespace,
+// and apply.files ["${vars.f}"] as a file not there yet, so they held nothing.
+func (f *footprint) static(s string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range varRef.FindAllStringSubmatchIndex(s, -1) {
+		if m[0] > 0 && s[m[0]-1] == '$' {
+			continue // $${ writes a literal ${
+		}
+		var v string
+		switch x := f.sc.Vars[s[m[2]:m[3]]].(type) {
+		case string:
+			v = x
+		case float64, int, int64, bool:
+			v = fmt.Sprint(x)
+		default:
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(v)
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+var varRef = regexp.MustCompile(`\$\{\s*vars\.(\w+)\s*\}`)
 
 // unique reports whether a namespace is the run's own: one of its ephemeral namespaces
 // (as written before the run: "${ns.key}", or a ${...} that reads ns).
@@ -171,6 +452,7 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 	if ns == "" {
 		ns = defNS
 	}
+	kind, apiVersion, name, ns = f.static(kind), f.static(apiVersion), f.static(name), f.static(ns)
 	spec, _ := o["spec"].(map[string]any)
 	pos := s.FieldPos(field)
 	what := fmt.Sprintf("%s %s", kind, name)
@@ -181,18 +463,45 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 	switch {
 	case kind == "Namespace":
 		if !f.unique(name) {
-			f.take(Resource{Key: "namespace " + name, Why: "applies Namespace " + name, Pos: pos})
+			f.take(Resource{Key: "namespace " + name, Why: f.verb + " Namespace " + name, Pos: pos})
 		}
 		return
 	case clusterScoped[kind]:
-		f.take(Resource{Key: "cluster " + kind + "/" + name, Why: "applies " + what, Pos: pos})
+		f.take(Resource{Key: "cluster " + kind + "/" + name, Why: f.verb + " " + what, Pos: pos})
+		// probe p25 #05: an admission webhook or policy sees every namespace's objects, and
+		// Istio's (or Gateway API's) CRDs are every run's configuration: they held only their
+		// own name beside the runs they change.
+		if admission[kind] {
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s, which the API server applies to every namespace's objects", f.verb, what), Pos: pos})
+		} else if kind == "CustomResourceDefinition" && meshCRD(name) {
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s, the definition of every run's %s", f.verb, what, name), Pos: pos})
+		}
+		return
+	}
+	if group == "gateway.networking.k8s.io" && strings.HasSuffix(kind, "Route") {
+		// probe p25 #20: a route attached to a Gateway of a namespace the run does not
+		// declare (the shared ingress Gateway of istio-system, open to routes of every
+		// namespace) changes that gateway's listeners under the runs that measure it.
+		refs, _ := spec["parentRefs"].([]any)
+		for _, r := range refs {
+			ref, _ := r.(map[string]any)
+			pkind, _ := ref["kind"].(string)
+			pname, _ := ref["name"].(string)
+			pns, _ := ref["namespace"].(string)
+			if or(pkind, "Gateway") != "Gateway" {
+				continue // a Service (a mesh route): the route's own namespace's clients
+			}
+			if gns, ok := f.foreign(or(f.static(pns), ns)); ok {
+				f.take(Resource{Key: "namespace " + gns, Why: fmt.Sprintf("%s %s attached to Gateway %s of %s", f.verb, what, pname, gns), Pos: pos})
+			}
+		}
 		return
 	}
 	if !strings.HasSuffix(group, "istio.io") {
 		return
 	}
 	if ns == RootNamespace && meshPolicies[kind] {
-		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s in %s, Istio's root namespace", what, RootNamespace), Pos: pos})
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s in %s, Istio's root namespace", f.verb, what, RootNamespace), Pos: pos})
 		fix := fmt.Sprintf("put it in the scenario's own namespace (%s), where it applies to that namespace only", or(f.sc.DefaultNamespace(), "an ephemeral namespace"))
 		if kind == "Sidecar" {
 			fix = "put the Sidecar in the scenario's own namespace (without a workloadSelector it is that namespace's default)"
@@ -203,26 +512,58 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 			Msg: fmt.Sprintf("%s in the root namespace %s applies to every proxy of the mesh: runs beside this one see it", what, RootNamespace), Fix: fix})
 		return
 	}
+	if kind == "Gateway" && group == "networking.istio.io" {
+		// probe p25 #09: a Gateway's selector picks gateway pods of every namespace (the
+		// shared ingress gateway's, in istio-system): two runs' Gateways for one selector
+		// configure the same listeners, and Istio keeps one of two conflicting servers.
+		sel, _ := spec["selector"].(map[string]any)
+		var labels []string
+		for _, k := range sortedKeys(sel) {
+			labels = append(labels, fmt.Sprintf("%s=%v", k, sel[k]))
+		}
+		if len(labels) == 0 {
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s, whose empty selector picks every gateway pod", f.verb, what), Pos: pos})
+			return
+		}
+		f.take(Resource{Key: "gateway " + f.static(strings.Join(labels, ",")), Why: fmt.Sprintf("%s %s for the gateway pods %s", f.verb, what, strings.Join(labels, ",")), Pos: pos})
+		if istioGateways[strings.Join(labels, ",")] {
+			// The gateways Istio installs, in its root namespace: the runs that snapshot or
+			// drive their pods hold that namespace.
+			f.take(Resource{Key: "namespace " + RootNamespace, Why: fmt.Sprintf("%s %s for Istio's gateway pods %s in %s", f.verb, what, strings.Join(labels, ","), RootNamespace), Pos: pos})
+		}
+		return
+	}
 	var hosts []string
 	switch kind {
 	case "ServiceEntry", "VirtualService":
 		for _, h := range asStrings(spec["hosts"]) {
-			hosts = append(hosts, h)
+			hosts = append(hosts, f.static(h))
 		}
 	case "DestinationRule":
 		if h, ok := spec["host"].(string); ok {
-			hosts = append(hosts, h)
+			hosts = append(hosts, f.static(h))
 		}
 	default:
 		return
 	}
-	if exportedLocally(spec["exportTo"]) {
+	exportTo := asStrings(spec["exportTo"])
+	for i := range exportTo {
+		exportTo[i] = f.static(exportTo[i])
+	}
+	if exportedLocally(exportTo) {
+		// Seen by the namespaces it names: a fixed one is another run's (probe p25 #03: a
+		// DestinationRule exported to ["lab"] held nothing of lab, whose run it configures).
+		for _, to := range exportTo {
+			if to != "." && to != "~" && to != ns && !f.unique(to) {
+				f.take(Resource{Key: "namespace " + to, Why: fmt.Sprintf("exports %s to namespace %s", what, to), Pos: pos})
+			}
+		}
 		return
 	}
 	if ns == RootNamespace && kind == "DestinationRule" && slices.ContainsFunc(hosts, func(h string) bool { return strings.HasPrefix(h, "*") }) {
 		// Istio falls back to the root namespace's DestinationRules for every client and
 		// Service that has none of its own: a wildcard there is every run's traffic policy.
-		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("applies %s for hosts %s in %s, Istio's root namespace", what, strings.Join(hosts, ", "), RootNamespace), Pos: pos})
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s for hosts %s in %s, Istio's root namespace", f.verb, what, strings.Join(hosts, ", "), RootNamespace), Pos: pos})
 		f.leaks = append(f.leaks, Leak{Pos: pos, Scenario: f.sc.Name,
 			Msg: fmt.Sprintf("%s for %s in the root namespace %s is the traffic policy of every Service of the mesh without a DestinationRule of its own: runs beside this one get it", what, strings.Join(hosts, ", "), RootNamespace),
 			Fix: "put it in a namespace of the scenario's own, for the scenario's hosts"})
@@ -237,7 +578,13 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		}
 		ownNS = ownNS || strings.HasSuffix(fq, "."+ns+".svc")
 		shared = append(shared, fq)
-		f.take(Resource{Key: "host " + fq, Why: fmt.Sprintf("applies %s for host %s, exported to every namespace", what, h), Pos: pos})
+		f.take(Resource{Key: "host " + fq, Why: fmt.Sprintf("%s %s for host %s, exported to every namespace", f.verb, what, h), Pos: pos})
+		if coversServices(fq) {
+			// probe p25 #01: a pattern over every Service ("*", "*.svc.cluster.local",
+			// "*.local") is the configuration of every run's traffic, whose own Services are
+			// in ephemeral namespaces that hold no host.
+			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s for host %s, every Service of the mesh, exported to every namespace", f.verb, what, h), Pos: pos})
+		}
 	}
 	if len(shared) == 0 {
 		return
@@ -283,10 +630,93 @@ func (f *footprint) qualify(host, ns, kind string) (string, bool) {
 	return h, false
 }
 
+// coversServices says whether a host pattern (as qualify leaves it) covers the Services of
+// every namespace: "*", "*.svc" (from "*.svc.cluster.local"), "*.local", "*.cluster.local".
+func coversServices(w string) bool {
+	suffix, ok := strings.CutPrefix(w, "*")
+	return ok && (suffix == "" || suffix == ".svc" || strings.HasSuffix(suffix, ".local"))
+}
+
+// clusterCommand finds a command that changes a cluster: kubectl (or oc) with a verb that
+// writes, istioctl installing or applying, helm installing.
+var clusterCommand = regexp.MustCompile(`\b(?:kubectl|oc)\b[^;&|]*?\b(?:apply|create|delete|patch|replace|scale|rollout\s+restart|rollout\s+undo|label|annotate|edit|drain|cordon|taint|set\s+(?:image|env|resources))\b|\bistioctl\b[^;&|]*?\b(?:install|uninstall|upgrade|manifest\s+apply|tag\s+set|waypoint\s+apply)\b|\bhelm\b[^;&|]*?\b(?:install|upgrade|uninstall|rollback)\b`)
+
+// urlIn finds the http(s) URLs in a command's argument ("sh -c 'curl http://x/'").
+var urlIn = regexp.MustCompile(`https?://[^\s'"\\]+`)
+
+// url takes what a URL a step calls depends on: on kube its host, on the local target its
+// address (probe p25 #07: a load of a fixed local address that another run's backend serves
+// measures that backend, and passes only beside it).
+func (f *footprint) url(s *dsl.Step, target, raw, ns, field string) {
+	raw = f.static(raw)
+	if target == "kube" {
+		f.calls(s, raw, f.static(ns), field)
+		return
+	}
+	host, port, scheme, ok := hostOf(raw)
+	if !ok {
+		return
+	}
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	f.use(net.JoinHostPort(host, port), fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), net.JoinHostPort(host, port)), s.FieldPos(field))
+}
+
+// hostOf is the host and port of a URL, and its scheme; a ${...} in it stays as written
+// (probe p25 #21: Go's URL parser refuses the "{" of http://backend.lab.svc.${target.clusterDomain}/,
+// so the call held nothing).
+func hostOf(raw string) (host, port, scheme string, ok bool) {
+	var subs []string
+	mark := func(i int) string { return strconv.Itoa(900000000 + i) } // a port or a label alike
+	masked := templateRef.ReplaceAllStringFunc(raw, func(m string) string {
+		subs = append(subs, m)
+		return mark(len(subs) - 1)
+	})
+	u, err := url.Parse(masked)
+	if err != nil || u.Hostname() == "" {
+		return "", "", "", false
+	}
+	host, port = u.Hostname(), u.Port()
+	for i := len(subs) - 1; i >= 0; i-- {
+		host = strings.ReplaceAll(host, mark(i), subs[i])
+		port = strings.ReplaceAll(port, mark(i), subs[i])
+	}
+	return host, port, u.Scheme, true
+}
+
+var templateRef = regexp.MustCompile(`\$\{[^}]*\}`)
+
+// calls takes the host a step sends requests to (Shared: the run depends on its
+// configuration): probe p25 #04, a run calling api.example.com beside one whose VirtualService
+// aborted every request to it. A host of the run's own namespaces, an IP address, or one
+// known only when the step runs is nothing another run configures (as far as can be known).
+func (f *footprint) calls(s *dsl.Step, rawURL, ns, field string) {
+	h, _, _, ok := hostOf(rawURL)
+	if !ok {
+		return
+	}
+	if _, err := netip.ParseAddr(h); err == nil {
+		return
+	}
+	if !strings.Contains(h, "${") {
+		h = strings.ToLower(h) // a name is case-insensitive; Istio's hosts are written in lower case
+	}
+	fq, own := f.qualify(h, ns, "load")
+	if own || dsl.HasInterpolation(fq) {
+		return
+	}
+	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), h), Pos: s.FieldPos(field)})
+	if len(splitHost(h)) == 2 {
+		// "backend.lab" is a Service of lab, or an external name ("example.com"): the
+		// resolver tries both.
+		f.take(Resource{Key: "host " + h, Shared: true, Why: fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), h), Pos: s.FieldPos(field)})
+	}
+}
+
 // exportedLocally reports an exportTo of "." alone, or of other namespaces that are not "*":
 // the object is not seen mesh-wide.
-func exportedLocally(v any) bool {
-	to := asStrings(v)
+func exportedLocally(to []string) bool {
 	return len(to) > 0 && !slices.Contains(to, "*")
 }
 
@@ -297,6 +727,22 @@ var clusterScoped = map[string]bool{
 	"PriorityClass": true, "StorageClass": true, "PersistentVolume": true, "IngressClass": true,
 	"GatewayClass": true, "RuntimeClass": true, "Node": true,
 	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+	"MutatingAdmissionPolicy": true, "MutatingAdmissionPolicyBinding": true, "APIService": true,
+}
+
+// admission are the cluster-scoped kinds that change or refuse other objects as they are
+// written, in every namespace (unless selectors say otherwise, which are not read here).
+var admission = map[string]bool{
+	"MutatingWebhookConfiguration": true, "ValidatingWebhookConfiguration": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+	"MutatingAdmissionPolicy": true, "MutatingAdmissionPolicyBinding": true,
+}
+
+// meshCRD says whether a CustomResourceDefinition (named plural.group) defines a kind of
+// Istio's or Gateway API's, which the mesh's runs apply and istiod reads.
+func meshCRD(name string) bool {
+	_, group, _ := strings.Cut(name, ".")
+	return group == "istio.io" || strings.HasSuffix(group, ".istio.io") || group == "gateway.networking.k8s.io" || strings.HasSuffix(group, ".gateway.networking.k8s.io")
 }
 
 func asStrings(v any) []string {
@@ -336,16 +782,21 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// readObjects reads the objects of a YAML file an apply step names, as far as they can be read
-// before the run (a file written by an earlier step is not there yet: it touches nothing
-// known). ${...} stay as written.
-func readObjects(dir, file string) []schema.Object {
-	objs, _ := readObjectsErr(dir, file)
+// file reads the objects of a file an apply or delete step names. probe p25 #12: a file that
+// cannot be read before the run (its path a ${...} known only then, or written by an earlier
+// step) took nothing, though it may hold anything, a VirtualService for every host included:
+// on kube it holds the mesh, so that the run runs beside no other.
+func (f *footprint) file(s *dsl.Step, field, file, target string) []schema.Object {
+	objs, err := readObjectsErr(f.sc.Dir, f.static(file))
+	if err != nil && target == "kube" {
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s %s, whose objects cannot be known before the run (%v)", s.Kind, s.Label(), file, err), Pos: s.FieldPos(field)})
+	}
 	return objs
 }
 
-// readObjectsErr is readObjects, saying why a file could not be read (a path that is a
-// ${...} template cannot be, before the run).
+// readObjectsErr reads the objects of a YAML file an apply or delete step names, as far as
+// they can be read before the run, and says why a file could not be (a path that is a ${...}
+// template, a file an earlier step writes). ${...} in the objects stay as written.
 func readObjectsErr(dir, file string) ([]schema.Object, error) {
 	if strings.Contains(file, "${") {
 		return nil, errors.New("its path is known only when the step runs")
