@@ -332,30 +332,12 @@ func (d *decoder) lintKindOnly(warn func(s *Step, field, code, format string, ar
 		case p.Absent != nil:
 			check("absent", "wait.absent", true, p.Absent)
 		}
-		for _, fs := range []struct {
-			field  string
-			files  []string
-			absent bool
-		}{{"matchFiles", p.MatchFiles, false}, {"absentFiles", p.AbsentFiles, true}} {
-			for i, f := range fs.files {
-				if strings.Contains(f, "${") {
-					continue // known when the step starts
-				}
-				data, _, err := d.readStepFile(f)
-				if err != nil {
-					continue
-				}
-				// A ${...} of the file is read as the string it is written as: kindOnly takes
-				// a metadata that is not a map (metadata: ${vars.md}) as naming the object.
-				objs, err := YAMLObjects(f, data)
-				if err != nil {
-					continue
-				}
-				for _, o := range objs {
-					check(fmt.Sprintf("%s.%d", fs.field, i), fmt.Sprintf("wait.%s (%s)", fs.field, o.Source), fs.absent, o.Object)
-				}
-			}
-		}
+		// A ${...} of a file is read as the string it is written as: kindOnly takes a
+		// metadata that is not a map (metadata: ${vars.md}) as naming the object.
+		d.eachWaitFileObject(p, false, func(field string, i int, absent bool, o schema.FileObject) bool {
+			check(fmt.Sprintf("%s.%d", field, i), fmt.Sprintf("wait.%s (%s)", field, o.Source), absent, o.Object)
+			return false
+		})
 	})
 }
 
@@ -488,30 +470,9 @@ func (d *decoder) lintOtherCluster(objs []applied, warn func(s *Step, field, cod
 		// each (read as vet reads them; a file it cannot read or parse is left to the checks
 		// that say so). Before, an absentFiles of west's object, waited for in east, held at
 		// once and vet --strict said ok. One warning a step: the step's cluster is one fix.
-		for _, fs := range []struct {
-			field  string
-			files  []string
-			absent bool
-		}{{"absentFiles", p.AbsentFiles, true}, {"matchFiles", p.MatchFiles, false}} {
-			for i, f := range fs.files {
-				if strings.Contains(f, "${") {
-					continue // known when the step starts
-				}
-				data, _, err := d.readStepFile(f)
-				if err != nil {
-					continue
-				}
-				objs, err := YAMLObjects(f, data)
-				if err != nil {
-					continue
-				}
-				for _, o := range objs {
-					if check(fmt.Sprintf("%s.%d", fs.field, i), fmt.Sprintf("wait.%s (%s): ", fs.field, o.Source), fs.absent, o.Object) {
-						return
-					}
-				}
-			}
-		}
+		d.eachWaitFileObject(p, true, func(field string, i int, absent bool, o schema.FileObject) bool {
+			return check(fmt.Sprintf("%s.%d", field, i), fmt.Sprintf("wait.%s (%s): ", field, o.Source), absent, o.Object)
+		})
 	})
 }
 
@@ -1637,4 +1598,40 @@ func inZone(host, zone string) string {
 		h += "." + zone
 	}
 	return h
+}
+
+// eachWaitFileObject calls f with each object of the wait p's matchFiles and absentFiles (the
+// absentFiles first when absentFirst), read as vet reads them: the field, the file's index
+// in the field, whether the wait is for its absence, and the object; until f returns true. A
+// file named with ${...} (known when the step starts), or one vet cannot read or parse (the
+// checks that say so), is passed over.
+func (d *decoder) eachWaitFileObject(p *schema.Wait, absentFirst bool, f func(field string, i int, absent bool, o schema.FileObject) bool) {
+	fields := []struct {
+		field  string
+		files  []string
+		absent bool
+	}{{"matchFiles", p.MatchFiles, false}, {"absentFiles", p.AbsentFiles, true}}
+	if absentFirst {
+		fields[0], fields[1] = fields[1], fields[0]
+	}
+	for _, fs := range fields {
+		for i, file := range fs.files {
+			if strings.Contains(file, "${") {
+				continue
+			}
+			data, _, err := d.readStepFile(file)
+			if err != nil {
+				continue
+			}
+			objs, err := YAMLObjects(file, data)
+			if err != nil {
+				continue
+			}
+			for _, o := range objs {
+				if f(fs.field, i, fs.absent, o) {
+					return
+				}
+			}
+		}
+	}
 }
