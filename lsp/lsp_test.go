@@ -276,19 +276,24 @@ func TestDiagnosticsFollowEdits(t *testing.T) {
 }
 
 // TestUnsavedBuffers: the check reads the editor's text, not the file on disk; a Markdown
-// document's problems are at the document's lines.
+// document's problems are at the document's lines, whatever the letter case of its extension
+// (GUIDE.MD is Markdown to labrun vet and doc; the editor checked no such file).
 func TestUnsavedBuffers(t *testing.T) {
-	doc := "# A lab\n\nSome text.\n\n```cue labrun\n" + strings.TrimPrefix(strings.Replace(lab, "requests: 10}", "requestz: 10}", 1), "package lab\n") + "```\n"
-	c, dir := session(t, map[string]string{"lab.cue": "package lab\n", "lab.md": "# empty\n"})
-	uri := "file://" + filepath.Join(dir, "lab.md")
-	c.Open(uri, doc)
-	p := waitChecked(t, c, uri, 0)
-	l, col := at(t, doc, "requestz", 0)
-	if len(p.Diagnostics) != 1 || p.Diagnostics[0].Range.Start.Line != uint32(l) || p.Diagnostics[0].Range.Start.Character != uint32(col) {
-		t.Fatalf("diagnostics of the document: %+v, want one at %d:%d", p.Diagnostics, l, col)
+	for _, name := range []string{"lab.md", "GUIDE.MD"} {
+		t.Run(name, func(t *testing.T) {
+			doc := "# A lab\n\nSome text.\n\n```cue labrun\n" + strings.TrimPrefix(strings.Replace(lab, "requests: 10}", "requestz: 10}", 1), "package lab\n") + "```\n"
+			c, dir := session(t, map[string]string{"lab.cue": "package lab\n", name: "# empty\n"})
+			uri := "file://" + filepath.Join(dir, name)
+			c.Open(uri, doc)
+			p := waitChecked(t, c, uri, 0)
+			l, col := at(t, doc, "requestz", 0)
+			if len(p.Diagnostics) != 1 || p.Diagnostics[0].Range.Start.Line != uint32(l) || p.Diagnostics[0].Range.Start.Character != uint32(col) {
+				t.Fatalf("diagnostics of the document: %+v, want one at %d:%d", p.Diagnostics, l, col)
+			}
+			l, col = at(t, doc, `"delta.rq_total ==`, 1)
+			wantLabels(t, "expect in Markdown", labels(c.Completion(uri, l, col)), []string{"before", "fortio", "after", "delta"}, nil)
+		})
 	}
-	l, col = at(t, doc, `"delta.rq_total ==`, 1)
-	wantLabels(t, "expect in Markdown", labels(c.Completion(uri, l, col)), []string{"before", "fortio", "after", "delta"}, nil)
 }
 
 // TestValuesHook: a plain string of a kind's field is completed by Options.Values (the hook

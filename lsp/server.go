@@ -231,7 +231,7 @@ func uriOf(path string) string {
 
 // checkable reports whether labrun checks a file of this name.
 func checkable(path string) bool {
-	return strings.HasSuffix(path, ".cue") || strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".markdown")
+	return strings.HasSuffix(path, ".cue") || dsl.IsMarkdown(path)
 }
 
 // inCueMod reports whether path is inside a cue.mod directory: a CUE module's metadata and
