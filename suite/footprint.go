@@ -119,18 +119,14 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 			}
 			switch p := s.Params.(type) {
 			case *schema.Load:
-				ns := sc.DefaultNamespace()
-				if p.From != nil && p.From.Namespace != "" {
-					ns = p.From.Namespace
+				var from *schema.PodRef
+				if p.From != nil {
+					from = &p.From.PodRef
 				}
-				f.url(s, target, p.URL, ns, "url")
+				f.url(s, target, p.URL, podNamespace(sc, from), "url")
 			case *schema.Config:
 				if target == "kube" {
-					ns := sc.DefaultNamespace()
-					if p.Envoy != nil && p.Envoy.Namespace != "" {
-						ns = p.Envoy.Namespace
-					}
-					f.config(s, p, f.static(ns))
+					f.config(s, p, f.static(podNamespace(sc, p.Envoy)))
 				}
 			case *schema.DNS:
 				// probe p25 #17: the records of a lab DNS server that pods resolve through
@@ -140,11 +136,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				}
 			case *schema.Snapshot:
 				if target == "kube" && p.Cluster != "" {
-					ns := sc.DefaultNamespace()
-					if p.Envoy != nil && p.Envoy.Namespace != "" {
-						ns = p.Envoy.Namespace
-					}
-					f.cluster(s, p.Cluster, f.static(ns))
+					f.cluster(s, p.Cluster, f.static(podNamespace(sc, p.Envoy)))
 				}
 			case *schema.Exec:
 				// probe p25 #11: curl http://httpbin.org/ in an exec (the Istio tasks' way)
@@ -161,28 +153,14 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					f.take(Resource{Key: "mesh", Why: fmt.Sprintf("exec %s runs %q on this machine, a change of the cluster that no namespace guard sees", s.Label(), clusterCommand.FindString(f.static(cmd))), Pos: s.FieldPos("argv")})
 				}
 			case *schema.Apply:
-				for i, o := range p.Objects {
-					f.object(s, fmt.Sprintf("objects.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
-				}
-				for i, file := range p.Files {
-					for _, o := range f.file(s, fmt.Sprintf("files.%d", i), file, target) {
-						f.object(s, fmt.Sprintf("files.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
-					}
-				}
+				f.objects(s, target, p.Objects, p.Files, or(p.Namespace, sc.DefaultNamespace()))
 			case *schema.Delete:
 				// probe p25 #10: deleting an object changes what it configured as much as
 				// applying it (Istio's injector webhook, a CRD another run applies). What a
 				// delete removes leaks nothing: the lint is about what a run adds.
 				n := len(f.leaks)
 				f.verb = "deletes"
-				for i, o := range p.Objects {
-					f.object(s, fmt.Sprintf("objects.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
-				}
-				for i, file := range p.Files {
-					for _, o := range f.file(s, fmt.Sprintf("files.%d", i), file, target) {
-						f.object(s, fmt.Sprintf("files.%d", i), o, or(p.Namespace, sc.DefaultNamespace()))
-					}
-				}
+				f.objects(s, target, p.Objects, p.Files, or(p.Namespace, sc.DefaultNamespace()))
 				f.verb, f.leaks = "applies", f.leaks[:n]
 				if kind := f.static(p.Kind); p.All && clusterScoped[kind] {
 					// Every object of a cluster-scoped kind its selector picks, not only
@@ -242,6 +220,27 @@ func (f *footprint) address(addr, who string) {
 	if key, ok := f.addressKey(addr); ok {
 		f.take(Resource{Key: key, Why: who + " listens on " + addr, Pos: f.sc.Pos})
 	}
+}
+
+// objects takes what the objects of an apply or delete step touch: those written in it and
+// those of its files, each in namespace ns unless it names its own.
+func (f *footprint) objects(s *dsl.Step, target string, objs []schema.Object, files []string, ns string) {
+	for i, o := range objs {
+		f.object(s, fmt.Sprintf("objects.%d", i), o, ns)
+	}
+	for i, file := range files {
+		for _, o := range f.file(s, fmt.Sprintf("files.%d", i), file, target) {
+			f.object(s, fmt.Sprintf("files.%d", i), o, ns)
+		}
+	}
+}
+
+// podNamespace is the namespace of the pods ref names: its own, else the scenario's default.
+func podNamespace(sc *dsl.Scenario, ref *schema.PodRef) string {
+	if ref != nil && ref.Namespace != "" {
+		return ref.Namespace
+	}
+	return sc.DefaultNamespace()
 }
 
 // use takes a fixed local address the run connects to (Shared: it only depends on it).
