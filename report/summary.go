@@ -45,8 +45,8 @@ type Summary struct {
 	// PassRate is the share of each combination's runs that must pass (0: every run).
 	PassRate float64 `json:"passRate"`
 	Passed   int     `json:"passed"`
-	// Errors are the runs labrun could not make (an error, a timeout, a refusal): not judged,
-	// so no pass rate lets them pass; NotStarted the planned runs that never started.
+	// Errors are the runs labrun could not make (an error, a timeout, a refusal) or made but
+	// could not judge an expectation of (it erred): no pass rate lets them pass; NotStarted the planned runs that never started.
 	Errors     int `json:"errors,omitempty"`
 	NotStarted int `json:"notStarted,omitempty"`
 	// Fixed are the vars the scenario sweeps that --var fixed at one value.
@@ -547,6 +547,14 @@ func judgedIn(runs []SummaryRun, expr string) bool {
 	return false
 }
 
+// themOrIt is the pronoun for n runs.
+func themOrIt(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
 func passRule(s *Summary) string {
 	rule := "Every run must pass"
 	if s.PassRate > 0 {
@@ -560,12 +568,12 @@ func passRule(s *Summary) string {
 	case "interrupted":
 		out += " labrun was interrupted: the runs that ran say nothing about the rest."
 	case "error":
-		out += fmt.Sprintf(" %d run%s could not be made (error): not judged, and no pass rate covers them.", s.Errors, plural(s.Errors))
+		out += fmt.Sprintf(" %d run%s ended in an error (labrun could not make the run, or could not judge one of its expectations): no pass rate covers %s.", s.Errors, plural(s.Errors), themOrIt(s.Errors))
 	case "skipped":
 		out += " Runs were not started because of --fail-fast: the matrix is not complete."
 	}
 	if s.Verdict != "error" && s.Errors > 0 {
-		out += fmt.Sprintf(" %d run%s could not be made (error).", s.Errors, plural(s.Errors))
+		out += fmt.Sprintf(" %d run%s ended in an error (not made, or an expectation not judged).", s.Errors, plural(s.Errors))
 	}
 	if s.NotStarted > 0 {
 		out += fmt.Sprintf(" %d of the %d planned runs never started (listed with the reason).", s.NotStarted, s.Planned)

@@ -303,7 +303,7 @@ func TestSummaryVerdict(t *testing.T) {
 		{name: "half overall, one combination never passed", rate: 0.5, outcomes: [4]interp.Outcome{P, P, F, F}, verdict: "failed",
 			md: []string{"| a=2 | 0 of 2 | never passed |", "Pass rate required: 0.5 of each combination's runs"}},
 		{name: "an error is not covered by the rate", rate: 0.5, outcomes: [4]interp.Outcome{P, E, P, P}, verdict: "error",
-			md: []string{"1 run could not be made (error): not judged"}},
+			md: []string{"1 run ended in an error (labrun could not make the run, or could not judge one of its expectations): no pass rate covers it."}},
 		{name: "interrupted, the rate met by what ran", rate: 0.5, outcomes: [4]interp.Outcome{P, I, "", ""}, why: NotStartedInterrupted, verdict: "interrupted",
 			md: []string{"| 3 | a=2, run 1 of 2 | skipped (interrupted before it started) |", "2 of the 4 planned runs never started"}},
 		{name: "fail-fast kept a combination from starting", outcomes: [4]interp.Outcome{P, P, "", ""}, why: NotStartedFailFast, verdict: "skipped",

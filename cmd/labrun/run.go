@@ -727,7 +727,13 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 			fmt.Fprintln(w, wrapLines(line, wrap, 4))
 		}
 	}
-	verdict := fmt.Sprintf("%s %s in %s", strings.ToUpper(string(rec.Outcome)), rec.Scenario, rec.End.Sub(rec.Start).Round(time.Millisecond))
+	name := rec.Scenario
+	if u := rec.Unit; u != nil && u.Matrix != nil && u.Matrix.Summarized() {
+		// One run of a sweep or a repetition: which one, or a quiet console's verdicts
+		// ("FAILED shed in 6ms" three times) cannot be told apart.
+		name += " [" + report.Combo(u.Vars, u.Round, u.Matrix.Count) + "]"
+	}
+	verdict := fmt.Sprintf("%s %s in %s", strings.ToUpper(string(rec.Outcome)), name, rec.End.Sub(rec.Start).Round(time.Millisecond))
 	if rec.Error != "" && !(rec.Outcome == interp.Interrupted && rec.Error == "interrupted") {
 		// (An interrupt's own reason is the verdict again: "INTERRUPTED s in 1.7s: interrupted".)
 		verdict += ": " + relError(p.Cwd, rec.Error)
