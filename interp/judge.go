@@ -630,7 +630,10 @@ func missingStat(stat string, snaps []*SnapshotRecord) string {
 	if len(causes) == 0 {
 		return msg
 	}
-	return msg + ". Likely causes: " + strings.Join(causes, "; or ")
+	if !strings.HasSuffix(msg, "?") {
+		msg += "."
+	}
+	return msg + " Likely causes: " + strings.Join(causes, "; or ")
 }
 
 func closestStat(stat string, snaps []*SnapshotRecord) string {
