@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -33,7 +34,7 @@ func (s *Server) diagnostics(path string, texts map[string]*text, rep *Report) m
 		if !pos.IsValid() {
 			file = path
 		}
-		dg := protocol.Diagnostic{Range: rangeAt(textOf(file), pos), Severity: &sev, Source: &source, Message: msg}
+		dg := protocol.Diagnostic{Range: problemRange(textOf(file), pos, msg), Severity: &sev, Source: &source, Message: msg}
 		if code != "" {
 			dg.Code = &protocol.IntegerOrString{Value: code}
 		}
@@ -71,6 +72,49 @@ func rangeAt(t *text, pos dsl.Pos) protocol.Range {
 	}
 	start := t.at(pos)
 	return protocol.Range{Start: t.position(start), End: t.position(tokenEnd(t.src, start))}
+}
+
+// problemRange is rangeAt's range, widened over a dotted name the message names: a problem
+// with the stat http.downstream_rq_totl is reported at http, and underlining http alone
+// points at a name that is fine.
+func problemRange(t *text, pos dsl.Pos, msg string) protocol.Range {
+	r := rangeAt(t, pos)
+	if pos.Line == 0 {
+		return r
+	}
+	start := t.at(pos)
+	end := tokenEnd(t.src, start)
+	if end == start || !isWordByte(t.src[start]) {
+		return r
+	}
+	for end+1 < len(t.src) && t.src[end] == '.' && isWordByte(t.src[end+1]) {
+		next := end + 1
+		for next < len(t.src) && isWordByte(t.src[next]) {
+			next++
+		}
+		if !mentions(msg, t.src[start:next]) {
+			break
+		}
+		end = next
+	}
+	r.End = t.position(end)
+	return r
+}
+
+// mentions reports whether msg holds name as a whole (not part of a longer name).
+func mentions(msg, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(msg[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		k := j + len(name)
+		if (j == 0 || !isWordByte(msg[j-1])) && (k == len(msg) || !isWordByte(msg[k])) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // tokenEnd is the end of the token at off: a name, a quoted string on one line, or one

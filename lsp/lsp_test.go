@@ -615,3 +615,25 @@ func TestCompletionDeltaPairSource(t *testing.T) {
 	l, col = at(t, text, `delta(\"before\", \"after\")`, len(`delta(\"`))
 	wantLabels(t, "delta's first argument", labels(c.Completion(uri, l, col)), []string{"before", "after", "bb"}, nil)
 }
+
+// TestProblemUnderlinesTheDottedStat: a misspelt dotted stat is reported at its first name
+// (http); the problem's range covers the whole stat the message names, not http alone, which
+// is fine. A problem at a name whose message does not name the dotted whole keeps the name.
+func TestProblemUnderlinesTheDottedStat(t *testing.T) {
+	text := strings.Replace(lab, `"delta.rq_total == fortio.requests",`, `"delta.http.downstream_rq_totl == fortio.requests",`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	p := waitChecked(t, c, uri, 0)
+	if len(p.Diagnostics) != 1 {
+		t.Fatalf("diagnostics: %+v", p.Diagnostics)
+	}
+	l, col := at(t, text, `http.downstream_rq_totl`, 0)
+	r := p.Diagnostics[0].Range
+	if r.Start.Line != uint32(l) || r.Start.Character != uint32(col) || r.End.Character != uint32(col+len("http.downstream_rq_totl")) {
+		t.Errorf("range %s, want %d:%d-%d (http.downstream_rq_totl)", mustJSON(r), l, col, col+len("http.downstream_rq_totl"))
+	}
+	acts := c.CodeActions(uri, p.Diagnostics)
+	if len(acts) != 1 || acts[0].Title != "Change http.downstream_rq_totl to http.downstream_rq_total" {
+		t.Errorf("code actions: %s", mustJSON(acts))
+	}
+}
