@@ -426,6 +426,9 @@ type run struct {
 	// deferred are the steps whose objects' kinds the cluster did not serve before the run
 	// because an earlier step applies their CRD; each is checked when it first starts.
 	deferred map[*dsl.Step]bool
+	// abandoned are the records of the steps the runner stopped waiting for
+	// (dispatchBounded): what their driver records afterwards is dropped.
+	abandoned map[*StepRecord]bool
 	// seen are the objects steps of the run applied, deleted, read or matched by name
 	// (schema.Runtime.SawObjects), by cluster, kind, namespace and name.
 	seen map[seenKey]bool
