@@ -115,7 +115,8 @@ func joinErrors(errs []error) error {
 
 // unreached records the cleanup steps the cleanup's end kept from starting (and the steps
 // under them) as skipped, with why, and shows them so: a cleanup cut short by its timeout
-// lists every step it did not run, not only those it ran.
+// lists every step it did not run, not only those it ran. So are the steps a stopped run did
+// not reach (notRun).
 func (ru *run) unreached(steps []*dsl.Step, why error) {
 	now := ru.offset(ru.clock.Now())
 	dsl.Walk(steps, func(d *dsl.Step) {
