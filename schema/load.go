@@ -352,7 +352,7 @@ var onePodLoadResult = func() *Type {
 
 var loadResult = func() *Type {
 	fields := []*Field{
-		F("requests", Num(Count), "the requests counted (warm-up excluded)"),
+		F("requests", Num(Count), "the requests counted; a load of a duration (no `requests`) first sends one warm-up request per connection that fortio does not count and the server does: its `rq_total` delta is `requests + connections`"),
 		F("codes", MapOf(StrForm("an HTTP status code such as \"503\"; \"-1\" is a socket error or a timeout", FormStatus), Num(Count)),
 			"responses by status code; <load>.code503 is short for <load>.codes[\"503\"]"),
 		F("ok", Num(Count), "2xx responses (and fortio's 418)"),
@@ -441,7 +441,10 @@ func (p *Load) Mutants(recorded any) []Mutant {
 // LoadResult is what a load step records: fortio's results in the units people read.
 // Latencies are in milliseconds.
 type LoadResult struct {
-	// Requests is the number of requests counted (warm-up excluded).
+	// Requests is the number of requests counted. A load of a duration (Exactly unset) first
+	// sends one warm-up request per connection (fortio's httprunner), which fortio does not
+	// count and the server (Envoy, a local backend) does: the server's rq_total delta over
+	// such a load is Requests + Connections. A load of N requests sends no warm-up.
 	Requests float64 `expr:"requests" json:"requests"`
 	// Codes counts responses by HTTP status code; "-1" is a socket error or timeout. Expressions
 	// may also write <load>.code503 for <load>.codes["503"].
