@@ -675,6 +675,7 @@ func (r *Record) Contradictions() error {
 			msgs = append(msgs, fmt.Sprintf("step %s: %s: %s", name, lead, strings.Join(cs, "; ")))
 		}
 	}
+	msgs = append(msgs, r.partialLoadContradictions()...)
 	for _, name := range sortedResultNames(r) {
 		res := r.Results[name]
 		if res == nil {
@@ -1251,6 +1252,35 @@ func (r *Record) endedEarlyContradictions() []string {
 			if len(cs) > 0 {
 				msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: it records that its process ended on its own (%s), %s", shownStep(s), msg, strings.Join(cs, "; ")))
 			}
+		}
+	}
+	return msgs
+}
+
+// partialLoadContradictions are the load results whose partial mark contradicts their step's
+// outcome: a load that passed ran to its end, and one that did not (stopped, timed out) records
+// only what it did before, marked partial. Without the mark, what a stopped load did would be
+// judged as the load the step describes; with it on a load that passed, a correct result would
+// be kept from being judged.
+func (r *Record) partialLoadContradictions() []string {
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		l, ok := r.Results[name].Value.(*LoadRecord)
+		if !ok || l == nil {
+			continue
+		}
+		var last *StepRecord
+		for _, s := range r.Steps {
+			if s.Name == name && s.Sample == 0 && s.Outcome != Skipped {
+				last = s
+			}
+		}
+		switch {
+		case last == nil:
+		case last.Outcome == Passed && l.Partial != "":
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: it passed, but its load result is marked partial (%s), which only a load stopped before its end records", name, l.Partial))
+		case last.Outcome != Passed && l.Partial == "":
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: its outcome is %s, but its load result is not marked partial, as a load stopped before its end records it", name, last.Outcome))
 		}
 	}
 	return msgs

@@ -297,6 +297,11 @@ func (p *Load) Run(ctx context.Context, rt Runtime) error {
 		rt.Artifact("codes-over-time.json", codes)
 	}
 	if err != nil {
+		if ctx.Err() != nil && res.Raw != nil {
+			// Stopped (an interrupt, the step's timeout, the run's stop): what the load did
+			// before is kept, marked partial, which no expression reads as the load's result.
+			rt.Record(&LoadRecorded{LoadResult: res.LoadResult, Warnings: res.Warnings, Start: start, End: rt.Now(), Partial: err.Error()})
+		}
 		return err
 	}
 	for _, w := range res.Warnings {
@@ -317,6 +322,20 @@ type LoadRecorded struct {
 	Warnings []string  `json:"warnings,omitempty"`
 	Start    time.Time `json:"start"`
 	End      time.Time `json:"end"`
+	// Partial, when set, says why the load was stopped before its end (an interrupt, its
+	// step's timeout): its results are what it did until then, shown in the reports, and no
+	// expression reads them (NoValue).
+	Partial string `json:"partial,omitempty"`
+}
+
+// NoValue says why no field of a partial load has a value: a claim over what a load did
+// before it was stopped is not a claim over the load the step describes (30 requests of a
+// stopped load of 1000 all answered 200 says nothing of the 970 it never sent).
+func (l *LoadRecorded) NoValue(string) string {
+	if l.Partial == "" {
+		return ""
+	}
+	return fmt.Sprintf("the load was stopped before its end (%s): its results (%s requests) are partial", l.Partial, strconv.FormatFloat(l.Requests, 'f', -1, 64))
 }
 
 // ExprValue is what expressions see of a load: its results.
