@@ -300,7 +300,7 @@ func (p *Load) Run(ctx context.Context, rt Runtime) error {
 		if ctx.Err() != nil && res.Raw != nil {
 			// Stopped (an interrupt, the step's timeout, the run's stop): what the load did
 			// before is kept, marked partial, which no expression reads as the load's result.
-			rt.Record(&LoadRecorded{LoadResult: res.LoadResult, Warnings: res.Warnings, Start: start, End: rt.Now(), Partial: err.Error()})
+			rt.Record(&LoadRecorded{LoadResult: res.LoadResult, Warnings: res.Warnings, Start: start, End: rt.Now(), Partial: context.Cause(ctx).Error()})
 		}
 		return err
 	}
