@@ -479,6 +479,11 @@ const StopGrace = 5 * time.Second
 // cause (the step's timeout, an interrupt), and what it records or warns of afterwards is
 // dropped: a step's timeout bounds how long the run waits for it, whatever the driver does.
 func (ru *run) dispatchBounded(ctx context.Context, s *dsl.Step, sr *StepRecord, params schema.Params) error {
+	if _, parent := params.(schema.Parent); parent {
+		// A block ends when its children do, each bounded so: abandoned itself, it would
+		// leave a child's record to be finished after the run's end.
+		return ru.dispatch(ctx, s, sr, params)
+	}
 	returned := make(chan struct{})
 	var err error
 	go func() {

@@ -83,3 +83,38 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// TestBlockedChildAbandonedNotItsBlock: a deaf step in a parallel block, interrupted, is
+// abandoned StopGrace after the interrupt; the block ends after it, never before (abandoned
+// itself at the same moment, the block would leave its child's record to be finished after the
+// run's end), whichever of the two the scheduler wakes first.
+func TestBlockedChildAbandonedNotItsBlock(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "p", parallel: [
+		{name: "deaf", exec: argv: ["deaf"]},
+		{name: "ok", exec: argv: ["ok"]},
+	]}]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{
+			ExecResult: func(e schema.Exec) schema.ExecResult {
+				if e.Argv[0] == "deaf" {
+					time.Sleep(time.Hour)
+				}
+				return schema.ExecResult{}
+			},
+		}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(time.Second, func() { cancel(interp.ErrInterrupted) })
+		rec := interp.New(w.Target()).Run(ctx, context.Background(), sc)
+		deaf, p := stepRecord(t, rec, "deaf"), stepRecord(t, rec, "p")
+		if deaf.Outcome != interp.Cancelled || !strings.Contains(deaf.Error, "abandoned") {
+			t.Errorf("deaf: %s (%s), want interrupted, abandoned", deaf.Outcome, deaf.Error)
+		}
+		if strings.Contains(p.Error, "abandoned") || p.End < deaf.End {
+			t.Errorf("block p ended at %s (%s), its child deaf at %s: the block was abandoned before its child", p.End, p.Error, deaf.End)
+		}
+		time.Sleep(2 * time.Hour) // the deaf driver returns
+	})
+}
