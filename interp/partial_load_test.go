@@ -88,3 +88,28 @@ s: schema.#Scenario & {
 		t.Errorf("a passed load marked partial: %v, want refused", err)
 	}
 }
+
+// TestPartialLoadOfFixedRequests: a load of requests: 200 stopped after 30 records those 30,
+// partial, and its record is not refused as one whose count differs from the step's (a load
+// of fixed requests that ran to its end records exactly them; a stopped one, at most them).
+func TestPartialLoadOfFixedRequests(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "fortio", load: {url: "http://127.0.0.1:1/", requests: 200, qps: 10}}]
+	expect: ["fortio.code200 == fortio.requests"]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{LoadTime: 20 * time.Second, LoadResult: func(schema.Load) schema.LoadResult {
+			return schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 30}, OK: 30}
+		}}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(3*time.Second, func() { cancel(interp.ErrInterrupted) })
+		rec := interp.New(w.Target()).Run(ctx, context.Background(), sc)
+		if l, ok := rec.Results["fortio"].Value.(*interp.LoadRecord); !ok || l.Partial == "" {
+			t.Fatalf("fortio's result %#v: want it partial", rec.Results["fortio"])
+		}
+		if err := interp.OutcomeContradictions(rec, sc); err != nil {
+			t.Errorf("the stopped run's own record is refused: %v", err)
+		}
+	})
+}
