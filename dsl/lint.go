@@ -50,6 +50,7 @@ const (
 	LintSweepOnlyJudged  = "sweep-only-judged"
 	LintUnreachedBackend = "unreached-backend"
 	LintDeltaWindowOpen  = "delta-window-open"
+	LintWarmupUncounted  = "warmup-uncounted"
 	// LintUnmatchedLabels: labels that pick workloads (a DestinationRule's subsets, a
 	// policy's selector) and match no pod the scenario applies: the API server takes them,
 	// and the subset has no endpoint (503 UH), the policy applies to nothing.
@@ -92,6 +93,7 @@ var LintCodes = map[string]string{
 	LintUnusedDNSName:       "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
 	LintUnreachedBackend:    "a delta an expression reads compares snapshots of a local backend that no step of the scenario can reach (no load names its ${backends.<name>...} or address, no exec or process runs a command that could, nothing restarts it): nothing the run does moves its counters",
 	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
+	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
 	LintOtherCluster:        "in a scenario of several clusters, a wait: match, absent or rollout (or an object of its matchFiles or absentFiles), or an events step, of an object (kind and name) that the scenario applies only in other clusters than the step's: the absent holds at once, the match never, the rollout polls until its timeout, the events step keeps none",
@@ -246,6 +248,7 @@ func (d *decoder) lint() {
 	d.lintDNSNames(warn)
 	d.lintNothingJudged()
 	d.lintDeltaWindows(warn)
+	d.lintWarmup()
 	d.lintPodReplaced(objs, warn)
 	d.lintUnmatchedLabels(objs, ix, warn)
 	d.lintEventsObjects(warn)
@@ -574,6 +577,52 @@ func (d *decoder) lintDeltaWindows(warn func(s *Step, field, code, format string
 				warn(to, "", LintDeltaWindowOpen, "snapshot %s, which closes the delta of %s and %s an expression reads, is taken right after load %s starts in the background (nothing between takes time, and it is not awaited before %s): the delta covers none or little of the load's requests, so a claim over it (delta.rq_5xx == 0) judges a window the load sent next to nothing in; await %s before %s", to.Name, from.Name, to.Name, l.Shown, to.Name, l.Shown, to.Name)
 			}
 		}
+	}
+}
+
+// serverRequests is a read of a server's request count over a window: a delta's rq_total (a
+// local backend's, its http.downstream_ name) or upstream_rq_total / downstream_rq_total.
+var serverRequests = regexp.MustCompile(`^(?:delta|deltaAcross)\b.*\.(?:http\.)?(?:upstream_|downstream_)?rq_total$`)
+
+// loadRequests is a read of a load's requests: its step is the submatch.
+var loadRequests = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\.requests$`)
+
+// lintWarmup warns of an expectation (LintWarmupUncounted) that equates a server's request
+// count with the requests of a load of a duration (no requests): fortio's HTTP runner sends one
+// warm-up request per connection before such a load, uncounted in its results and counted by
+// the server, so delta.rq_total is requests + connections on a correct run.
+func (d *decoder) lintWarmup() {
+	if _, ok := d.sc.LintIgnore[LintWarmupUncounted]; ok {
+		return
+	}
+	for _, e := range d.sc.Expect {
+		var walk func(x *Explain)
+		walk = func(x *Explain) {
+			if x == nil {
+				return
+			}
+			if x.Op != "==" || x.Left == nil || x.Right == nil {
+				walk(x.Left)
+				walk(x.Right)
+				return
+			}
+			for _, pair := range [][2]*Explain{{x.Left, x.Right}, {x.Right, x.Left}} {
+				srv, ld := strings.TrimSpace(pair[0].Src), strings.TrimSpace(pair[1].Src)
+				m := loadRequests.FindStringSubmatch(ld)
+				if m == nil || !serverRequests.MatchString(srv) {
+					continue
+				}
+				st := d.sc.Step(m[1])
+				if st == nil {
+					continue
+				}
+				if l, ok := st.Params.(*schema.Load); ok && l.Requests == 0 {
+					d.l.warnings = append(d.l.warnings, &Warning{Pos: e.Pos, Code: LintWarmupUncounted, Scenario: d.sc.Name, Msg: fmt.Sprintf("%s == %s: load %s runs for a duration, and fortio first sends one warm-up request per connection that it does not count and the server does, so %s is %s.requests + %s.connections on a correct run and this claim fails by the connections; write %s == %s.requests + %s.connections, or give the load requests: N (no warm-up)", srv, ld, m[1], srv, m[1], m[1], srv, m[1], m[1])})
+					return
+				}
+			}
+		}
+		walk(e.Explain)
 	}
 }
 

@@ -675,6 +675,7 @@ func (r *Record) Contradictions() error {
 			msgs = append(msgs, fmt.Sprintf("step %s: %s: %s", name, lead, strings.Join(cs, "; ")))
 		}
 	}
+	msgs = append(msgs, r.partialLoadContradictions()...)
 	for _, name := range sortedResultNames(r) {
 		res := r.Results[name]
 		if res == nil {
@@ -1256,11 +1257,42 @@ func (r *Record) endedEarlyContradictions() []string {
 	return msgs
 }
 
+// partialLoadContradictions are the load results whose partial mark contradicts their step's
+// outcome: a load that passed ran to its end, and one that did not (stopped, timed out) records
+// only what it did before, marked partial. Without the mark, what a stopped load did would be
+// judged as the load the step describes; with it on a load that passed, a correct result would
+// be kept from being judged.
+func (r *Record) partialLoadContradictions() []string {
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		l, ok := r.Results[name].Value.(*LoadRecord)
+		if !ok || l == nil {
+			continue
+		}
+		var last *StepRecord
+		for _, s := range r.Steps {
+			if s.Name == name && s.Sample == 0 && s.Outcome != Skipped {
+				last = s
+			}
+		}
+		switch {
+		case last == nil:
+		case last.Outcome == Passed && l.Partial != "":
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: it passed, but its load result is marked partial (%s), which only a load stopped before its end records", name, l.Partial))
+		case last.Outcome != Passed && l.Partial == "":
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: its outcome is %s, but its load result is not marked partial, as a load stopped before its end records it", name, last.Outcome))
+		}
+	}
+	return msgs
+}
+
 // skippedContradictions are the step records whose outcome is skipped where no run records
 // one: a run records a skipped step only when its cleanup ended (its timeout, a second
 // interrupt) before the step started, so only in the cleanup, and only in a record that says
-// its cleanup did not end well (an interrupted run, or an error that names the cleanup). A
-// failed step edited into a skipped one would otherwise be left out of the verdict.
+// its cleanup did not end well (an interrupted run, or an error that names the cleanup); or a
+// step of the setup or the steps that the run's stop kept from starting, so only in a record
+// of a run that stopped (interrupted, or an error of its own, not the cleanup's). A failed step
+// edited into a skipped one would otherwise be left out of the verdict.
 func (r *Record) skippedContradictions() []string {
 	var msgs []string
 	for _, s := range r.Steps {
@@ -1268,8 +1300,10 @@ func (r *Record) skippedContradictions() []string {
 			continue
 		}
 		switch {
+		case (s.Phase == dsl.PhaseSetup || s.Phase == dsl.PhaseSteps) && (r.Outcome == Interrupted || r.Error != "" && !strings.HasPrefix(r.Error, "cleanup: ")):
+			// not run: the run had stopped
 		case s.Phase != dsl.PhaseCleanup:
-			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: its outcome is skipped, which only a cleanup step its cleanup's end kept from starting records, but it is a step of the %s phase", shownStep(s), s.Phase))
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: its outcome is skipped, which only a cleanup step its cleanup's end kept from starting, or a step a stopped run did not reach, records, but it is a step of the %s phase of a run that did not stop", shownStep(s), s.Phase))
 		case r.Outcome != Interrupted && !strings.Contains(r.Error, "cleanup: "):
 			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: its outcome is skipped, which only a cleanup cut short records, but the run's outcome (%s) does not say the cleanup ended early", shownStep(s), r.Outcome))
 		}

@@ -203,6 +203,11 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	if ctx.Err() != nil && err == nil {
 		err = context.Cause(ctx)
 	}
+	if err != nil {
+		// The steps the run's stop kept from starting are listed as not run, in every view:
+		// without them a run cut short reads as a shorter plan that ran to its end.
+		ru.notRun(append(slices.Clip(sc.Setup), sc.Steps...), err)
+	}
 	cleanupTimeout := sc.CleanupTimeout
 	if cleanupTimeout == 0 {
 		cleanupTimeout = r.defaults.Cleanup
@@ -287,6 +292,49 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		out.FileDigests = maps.Clone(ru.fileDigests)
 	}
 	return out
+}
+
+// notRun records the steps under steps that have no record (they never started: the run
+// stopped before them) as skipped, saying so and what stopped the run.
+func (ru *run) notRun(steps []*dsl.Step, stop error) {
+	ru.mu.Lock()
+	ran := map[string]bool{}
+	for _, sr := range ru.rec.Steps {
+		ran[sr.Path] = true
+	}
+	ru.mu.Unlock()
+	var missing []*dsl.Step
+	var walk func([]*dsl.Step)
+	walk = func(ss []*dsl.Step) {
+		for _, d := range ss {
+			if !ran[d.Path] {
+				missing = append(missing, d) // unreached records its children too
+				continue
+			}
+			walk(d.Children)
+		}
+	}
+	walk(steps)
+	if len(missing) > 0 {
+		ru.unreached(missing, fmt.Errorf("%s, %s", NotRunReason, stopReason(stop)))
+	}
+}
+
+// NotRunReason begins the error of a step of the setup or the steps the run's stop kept from
+// starting (its outcome is skipped).
+const NotRunReason = "not run: the run stopped before it"
+
+// stopReason is what stopped the run, short: the step that did, and how it ended.
+func stopReason(err error) string {
+	var se *StepError
+	if errors.As(err, &se) {
+		label := se.Step.Path
+		if se.Step.Shown != "" {
+			label = se.Step.Shown
+		}
+		return fmt.Sprintf("at %s (%s): %s", label, se.Step.Kind, se.Kind)
+	}
+	return err.Error()
 }
 
 // expectationFailsEarly reports whether an expectation that reads no cleanup step fails (or
@@ -426,6 +474,9 @@ type run struct {
 	// deferred are the steps whose objects' kinds the cluster did not serve before the run
 	// because an earlier step applies their CRD; each is checked when it first starts.
 	deferred map[*dsl.Step]bool
+	// abandoned are the records of the steps the runner stopped waiting for
+	// (dispatchBounded): what their driver records afterwards is dropped.
+	abandoned map[*StepRecord]bool
 	// seen are the objects steps of the run applied, deleted, read or matched by name
 	// (schema.Runtime.SawObjects), by cluster, kind, namespace and name.
 	seen map[seenKey]bool

@@ -115,7 +115,8 @@ func joinErrors(errs []error) error {
 
 // unreached records the cleanup steps the cleanup's end kept from starting (and the steps
 // under them) as skipped, with why, and shows them so: a cleanup cut short by its timeout
-// lists every step it did not run, not only those it ran.
+// lists every step it did not run, not only those it ran. So are the steps a stopped run did
+// not reach (notRun).
 func (ru *run) unreached(steps []*dsl.Step, why error) {
 	now := ru.offset(ru.clock.Now())
 	dsl.Walk(steps, func(d *dsl.Step) {
@@ -398,7 +399,7 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 	}
 	err := perr
 	if err == nil {
-		err = ru.dispatch(sctx, s, sr, params)
+		err = ru.dispatchBounded(sctx, s, sr, params)
 	}
 	end := ru.clock.Now()
 	var te *timeoutError
@@ -466,6 +467,71 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 	}
 	return err
 }
+
+// StopGrace is how long a step whose context has ended (its own timeout, the scenario's, an
+// interrupt, a failed sibling, the cleanup's timeout) has to return before the runner stops
+// waiting for it (a load's in-flight requests get their request timeout on top).
+const StopGrace = 5 * time.Second
+
+// dispatchBounded is dispatch, bounded by ctx: a step that does not return within its grace
+// (stopGrace) once ctx has ended (a driver blocked where its context does not reach: a
+// syscall, a stand-in that sleeps through it) is abandoned. Its error says so and wraps ctx's
+// cause (the step's timeout, an interrupt), and what it records or warns of afterwards is
+// dropped: a step's timeout bounds how long the run waits for it, whatever the driver does.
+func (ru *run) dispatchBounded(ctx context.Context, s *dsl.Step, sr *StepRecord, params schema.Params) error {
+	if _, parent := params.(schema.Parent); parent {
+		// A block ends when its children do, each bounded so: abandoned itself, it would
+		// leave a child's record to be finished after the run's end.
+		return ru.dispatch(ctx, s, sr, params)
+	}
+	returned := make(chan struct{})
+	var err error
+	go func() {
+		defer close(returned)
+		err = ru.dispatch(ctx, s, sr, params)
+	}()
+	select {
+	case <-returned:
+		return err
+	case <-ctx.Done():
+	}
+	grace := stopGrace(params)
+	_ = ru.clock.Sleep(context.Background(), ru.clock.Now().Add(grace), returned)
+	select {
+	case <-returned:
+		return err
+	default:
+	}
+	ru.mu.Lock()
+	if ru.abandoned == nil {
+		ru.abandoned = map[*StepRecord]bool{}
+	}
+	ru.abandoned[sr] = true
+	ru.mu.Unlock()
+	return &abandonedError{cause: context.Cause(ctx), grace: grace}
+}
+
+// stopGrace is how long a step of params has to return once its context has ended: StopGrace,
+// and a load's request timeout on top (fortio stops starting requests, and those in flight end
+// by their own timeout).
+func stopGrace(params schema.Params) time.Duration {
+	if l, ok := params.(*schema.Load); ok {
+		return StopGrace + l.WithDefaults().Timeout.D()
+	}
+	return StopGrace
+}
+
+// abandonedError is a step that had not returned its grace after its context ended.
+type abandonedError struct {
+	cause error
+	grace time.Duration
+}
+
+func (e *abandonedError) Error() string {
+	return fmt.Sprintf("%v; the step had not returned %s later and was abandoned (what it does after that is not recorded)", e.cause, e.grace)
+}
+
+func (e *abandonedError) Unwrap() error { return e.cause }
 
 // MayFailWarning is the warning of a step whose failure its mayFail allowed.
 const MayFailWarning = "mayFail: the run goes on"

@@ -100,6 +100,9 @@ func (rt *stepRuntime) podPicked(p schema.PodPick) {
 	ru := rt.ru
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
+	if ru.abandoned[rt.sr] {
+		return
+	}
 	if rt.sr.Read == "" && len(p.Used) > 0 {
 		used := make([]string, len(p.Used))
 		for i, n := range p.Used {
@@ -205,8 +208,10 @@ func (ru *run) expectedFailure(ctx context.Context, s *dsl.Step, sr *StepRecord,
 		}
 	}
 	ru.mu.Lock()
-	sr.ExpectedError = msg
-	sr.Warnings = append(sr.Warnings, expectFailWarning+msg)
+	if !ru.abandoned[sr] { // abandoned, the step timed out and its runner no longer waits
+		sr.ExpectedError = msg
+		sr.Warnings = append(sr.Warnings, expectFailWarning+msg)
+	}
 	ru.mu.Unlock()
 	return nil
 }
@@ -266,12 +271,20 @@ func (rt *stepRuntime) Sleep(ctx context.Context, d time.Duration) error {
 
 func (rt *stepRuntime) Artifact(name string, data []byte) {
 	rt.ru.mu.Lock()
+	if rt.ru.abandoned[rt.sr] {
+		rt.ru.mu.Unlock()
+		return
+	}
 	rt.ru.rec.Artifacts = append(rt.ru.rec.Artifacts, &ArtifactRecord{Step: rt.Label(), Name: name, Data: data})
 	rt.ru.mu.Unlock()
 }
 
 func (rt *stepRuntime) Warn(msg string) {
 	rt.ru.mu.Lock()
+	if rt.ru.abandoned[rt.sr] {
+		rt.ru.mu.Unlock()
+		return
+	}
 	rt.sr.Warnings = append(rt.sr.Warnings, msg)
 	rt.ru.mu.Unlock()
 }
@@ -412,6 +425,9 @@ func (rt *stepRuntime) Record(v any) {
 	}()
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
+	if ru.abandoned[rt.sr] {
+		return // the runner stopped waiting for the step: its result came too late to count
+	}
 	if snap, ok := v.(*SnapshotRecord); ok && snap.Pod != "" {
 		rt.sr.Read = "pod " + snap.Pod // the pod read (a selector picks one): the console line says it
 	}

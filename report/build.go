@@ -140,7 +140,11 @@ func loadSection(rec *interp.Record, pl *places) *section {
 		if l.Sockets != l.Connections {
 			conns += fmt.Sprintf(" (%s sockets)", dsl.Sig4(l.Sockets))
 		}
-		t.addRow(row{id: "load-" + anchorName(l.Name), cells: cells(l.Name, dsl.Sig4(l.Requests), l.CodesText(), conns, l.BackendsText(),
+		name := l.Name
+		if l.Partial != "" {
+			name += " (partial)"
+		}
+		t.addRow(row{id: "load-" + anchorName(l.Name), cells: cells(name, dsl.Sig4(l.Requests), l.CodesText(), conns, l.BackendsText(),
 			dsl.WithUnit(l.QPS, "1/s"), dsl.WithUnit(l.Avg, "ms"), dsl.WithUnit(l.P50, "ms"), dsl.WithUnit(l.P99, "ms"), dsl.WithUnit(l.Max, "ms"))})
 	}
 	s.blocks = append(s.blocks, block{table: t})

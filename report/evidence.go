@@ -208,6 +208,9 @@ type LoadSummary struct {
 	Backends                []Count
 	QPS, Avg, P50, P99, Max float64
 	Warnings                []string
+	// Partial, when set, says why the load was stopped before its end: its numbers are what
+	// it did until then.
+	Partial string
 }
 
 // Loads summarises the loads of rec, by name.
@@ -218,7 +221,10 @@ func Loads(rec *interp.Record) []LoadSummary {
 	for _, n := range sortedKeys(loads) {
 		l := loads[n]
 		s := LoadSummary{Name: n, Requests: l.Requests, Connections: l.Connections, Sockets: l.Sockets,
-			QPS: l.QPS, Avg: l.Avg, P50: l.P50, P99: l.P99, Max: l.Max, Warnings: l.Warnings}
+			QPS: l.QPS, Avg: l.Avg, P50: l.P50, P99: l.P99, Max: l.Max, Warnings: l.Warnings, Partial: l.Partial}
+		if l.Partial != "" {
+			s.Warnings = append([]string{PartialLoad + l.Partial}, s.Warnings...)
+		}
 		for _, c := range sortedKeys(l.Codes) {
 			s.Codes = append(s.Codes, Count{c, l.Codes[c]})
 		}
@@ -252,10 +258,16 @@ func (l LoadSummary) BackendsText() string {
 	return strings.Join(parts, ", ")
 }
 
+// PartialLoad begins the warning of a load stopped before its end; why follows.
+const PartialLoad = "partial, its numbers are what it did before it was stopped (no expectation reads them): "
+
 // Line is the load on one line: "30 requests · 200×30 · 2 connections: a 127.0.0.2:80 ×2 ·
 // p50 0.39 ms · p99 0.78 ms".
 func (l LoadSummary) Line() string {
 	s := fmt.Sprintf("%s requests", dsl.Sig4(l.Requests))
+	if l.Partial != "" {
+		s = "partial: " + s
+	}
 	if c := l.CodesText(); c != "" {
 		s += " · " + c
 	}

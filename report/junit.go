@@ -245,7 +245,11 @@ func junitSuiteOf(id int, rec *interp.Record, host string) junitSuite {
 		case interp.Errored, interp.TimedOut:
 			c.Error = &junitMessage{Message: st.Error, Type: string(st.Outcome), Text: detail}
 		case interp.Skipped:
-			c.Skipped = &junitMessage{Message: "not run: " + orDefault(st.Error, "the run ended before it")}
+			msg := "not run: " + orDefault(st.Error, "the run ended before it")
+			if strings.HasPrefix(st.Error, "not run: ") {
+				msg = st.Error // a step the run's stop kept from starting says so itself
+			}
+			c.Skipped = &junitMessage{Message: msg}
 		case interp.Cancelled:
 			if interrupted {
 				msg := "interrupted while this step ran"

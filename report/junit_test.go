@@ -275,3 +275,16 @@ func TestJUnitReportLost(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitNotRunStep: a step a stopped run did not reach is a skipped case whose message says
+// once that it did not run, as the record says it (not "not run: not run: …").
+func TestJUnitNotRunStep(t *testing.T) {
+	rec := junitCases()["errored"]
+	rec.Steps = append(rec.Steps, &interp.StepRecord{Path: "steps.1", Name: "after", Kind: "snapshot", Phase: dsl.PhaseSteps,
+		Outcome: interp.Skipped, Error: interp.NotRunReason + ", at steps.0 (snapshot): error"})
+	p, _ := readJUnit(t, rec)
+	b, _ := os.ReadFile(p)
+	if !strings.Contains(string(b), `message="not run: the run stopped before it, at steps.0 (snapshot): error"`) || strings.Contains(string(b), "not run: not run") {
+		t.Errorf("the step not run is not one skipped case saying so once:\n%s", b)
+	}
+}

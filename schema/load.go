@@ -297,6 +297,11 @@ func (p *Load) Run(ctx context.Context, rt Runtime) error {
 		rt.Artifact("codes-over-time.json", codes)
 	}
 	if err != nil {
+		if ctx.Err() != nil && res.Raw != nil {
+			// Stopped (an interrupt, the step's timeout, the run's stop): what the load did
+			// before is kept, marked partial, which no expression reads as the load's result.
+			rt.Record(&LoadRecorded{LoadResult: res.LoadResult, Warnings: res.Warnings, Start: start, End: rt.Now(), Partial: context.Cause(ctx).Error()})
+		}
 		return err
 	}
 	for _, w := range res.Warnings {
@@ -317,6 +322,20 @@ type LoadRecorded struct {
 	Warnings []string  `json:"warnings,omitempty"`
 	Start    time.Time `json:"start"`
 	End      time.Time `json:"end"`
+	// Partial, when set, says why the load was stopped before its end (an interrupt, its
+	// step's timeout): its results are what it did until then, shown in the reports, and no
+	// expression reads them (NoValue).
+	Partial string `json:"partial,omitempty"`
+}
+
+// NoValue says why no field of a partial load has a value: a claim over what a load did
+// before it was stopped is not a claim over the load the step describes (30 requests of a
+// stopped load of 1000 all answered 200 says nothing of the 970 it never sent).
+func (l *LoadRecorded) NoValue(string) string {
+	if l.Partial == "" {
+		return ""
+	}
+	return fmt.Sprintf("the load was stopped before its end (%s): its results (%s requests) are partial", l.Partial, strconv.FormatFloat(l.Requests, 'f', -1, 64))
 }
 
 // ExprValue is what expressions see of a load: its results.
@@ -352,7 +371,7 @@ var onePodLoadResult = func() *Type {
 
 var loadResult = func() *Type {
 	fields := []*Field{
-		F("requests", Num(Count), "the requests counted (warm-up excluded)"),
+		F("requests", Num(Count), "the requests counted; a load of a duration (no `requests`) first sends one warm-up request per connection that fortio does not count and the server does: its `rq_total` delta is `requests + connections`"),
 		F("codes", MapOf(StrForm("an HTTP status code such as \"503\"; \"-1\" is a socket error or a timeout", FormStatus), Num(Count)),
 			"responses by status code; <load>.code503 is short for <load>.codes[\"503\"]"),
 		F("ok", Num(Count), "2xx responses (and fortio's 418)"),
@@ -441,7 +460,10 @@ func (p *Load) Mutants(recorded any) []Mutant {
 // LoadResult is what a load step records: fortio's results in the units people read.
 // Latencies are in milliseconds.
 type LoadResult struct {
-	// Requests is the number of requests counted (warm-up excluded).
+	// Requests is the number of requests counted. A load of a duration (Exactly unset) first
+	// sends one warm-up request per connection (fortio's httprunner), which fortio does not
+	// count and the server (Envoy, a local backend) does: the server's rq_total delta over
+	// such a load is Requests + Connections. A load of N requests sends no warm-up.
 	Requests float64 `expr:"requests" json:"requests"`
 	// Codes counts responses by HTTP status code; "-1" is a socket error or timeout. Expressions
 	// may also write <load>.code503 for <load>.codes["503"].

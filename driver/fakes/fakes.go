@@ -488,7 +488,11 @@ func (w *World) Load(ctx context.Context, req schema.Load) (schema.LoadResponse,
 	if d == 0 {
 		d = req.Duration.D()
 	}
+	start := time.Now()
 	err := w.take(ctx, d)
+	if err != nil {
+		d = time.Since(start) // stopped: it ran until then, as fortio says of a load it stopped
+	}
 	if req.From != nil {
 		w.pick(ctx, &req.From.PodRef, req.From.Pods)
 	}
