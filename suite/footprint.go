@@ -93,7 +93,7 @@ var meshPolicies = map[string]bool{
 // not declare (a shared gateway) it holds by that namespace. ${vars.name} is read with the
 // run's vars; other ${...} are known only when the run starts, and take nothing.
 func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
-	f := &footprint{sc: sc, verb: "applies"}
+	f := &footprint{sc: sc, verb: "applies", kube: target == "kube"}
 	for _, ns := range sc.Namespaces {
 		f.take(Resource{Key: "namespace " + ns, Why: "declares namespace " + ns, Pos: sc.Pos})
 	}
@@ -195,7 +195,20 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 	return f.res, f.leaks
 }
 
+// servicesKey is what a run holds, shared, when it applies or deletes a Service (seen by
+// every proxy of the mesh, in its routes, listeners and clusters), and alone when it reads
+// a whole route, listener, list of names or config dump, which list them all.
+const servicesKey = "services"
+
+// metaAnnotation is the annotation key of an object's metadata.
+func metaAnnotation(md map[string]any, key string) (string, bool) {
+	a, _ := md["annotations"].(map[string]any)
+	v, ok := a[key].(string)
+	return v, ok
+}
+
 type footprint struct {
+	kube  bool // the run is on the kube target
 	sc    *dsl.Scenario
 	res   []Resource
 	leaks []Leak
@@ -345,6 +358,11 @@ func (f *footprint) config(s *dsl.Step, p *schema.Config, ns string) {
 			what = "the names of its " + p.Names
 		}
 		f.take(Resource{Key: "host *", Shared: true, Why: fmt.Sprintf("config %s reads %s, which holds every host its Envoy sees", s.Label(), what), Pos: s.Pos})
+		// probe p30 #1: it lists the Services of every namespace too, those of other runs'
+		// ephemeral namespaces included, which hold no host: a run applying or deleting
+		// any Service changes what it reads (two runs judging len(r.virtual_hosts) of route
+		// 80, each with its own backend, each saw the other's).
+		f.take(Resource{Key: servicesKey, Why: fmt.Sprintf("config %s reads %s, which lists every Service of the mesh, other runs' too", s.Label(), what), Pos: s.Pos})
 		return
 	}
 	f.cluster(s, name, ns)
@@ -474,6 +492,14 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s, which the API server applies to every namespace's objects", f.verb, what), Pos: pos})
 		} else if kind == "CustomResourceDefinition" && meshCRD(name) {
 			f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s, the definition of every run's %s", f.verb, what, name), Pos: pos})
+		}
+		return
+	}
+	if kind == "Service" && group == "" && f.kube {
+		// Every proxy of the mesh lists every Service (its virtual hosts, clusters and
+		// listeners), whatever its namespace, unless it is exported to its own alone.
+		if to, _ := metaAnnotation(md, "networking.istio.io/exportTo"); strings.TrimSpace(to) != "." {
+			f.take(Resource{Key: servicesKey, Shared: true, Why: fmt.Sprintf("%s %s, which every proxy's routes list", f.verb, what), Pos: pos})
 		}
 		return
 	}

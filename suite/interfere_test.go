@@ -294,6 +294,37 @@ clusterOwn: schema.#Scenario & {
 	expect: ["c.connect_timeout == \"10s\""]
 }
 
+// probe p30 #1: two people's route experiments, each with a backend Service of its own
+// ephemeral namespace: route 80 of each client lists the other's Service too (no host is
+// held for a Service of an ephemeral namespace), so len(r.virtual_hosts) depends on whether
+// the other runs meanwhile.
+_svc: {apiVersion: "v1", kind: "Service", metadata: name: "backend", spec: ports: [{port: 80}]}
+routeOwn: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["r"]
+	steps: [
+		{apply: objects: [_svc]},
+		{name: "r", config: {envoy: _client, route: "80"}},
+	]
+	expect: ["len(r.virtual_hosts) == 2"]
+}
+svcOwn: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["s"]
+	steps: [{apply: objects: [_svc]}, {load: {url: "http://backend/", requests: 10}}]
+}
+svcOwnLocal: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["s"]
+	steps: [{apply: objects: [_svc & {metadata: annotations: "networking.istio.io/exportTo": "."}]}]
+}
+namesOwn: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["r"]
+	steps: [{name: "n", config: {envoy: _client, names: "clusters"}}]
+	expect: ["len(n) == 3"]
+}
+
 // ... and a snapshot of the cluster of a Service of another run's fixed namespace, whose
 // DestinationRule (maxConnections) is what the delta measures.
 snapLab: schema.#Scenario & {
@@ -478,6 +509,12 @@ func TestInterference(t *testing.T) {
 		{"clusterExt", "faultext", false},
 		{"clusterOwn", "registerExt", false},
 		{"route80", "measure", false},
+		{"routeOwn", "svcOwn", true},
+		{"routeOwn", "routeOwn", true},
+		{"namesOwn", "svcOwn", true},
+		{"svcOwn", "svcOwn", false},
+		{"routeOwn", "svcOwnLocal", false},
+		{"clusterOwn", "svcOwn", false},
 		{"snapLab", "inLab", true},
 		{"snapLab", "registerExt", false},
 		{"callUpper", "faultext", true},
