@@ -149,8 +149,10 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				// probe p25 #19: a command on this machine changing the cluster (kubectl
 				// rollout restart deployment/istiod, istioctl install) is no step the
 				// namespace guard sees: what it changes is unknown, so it holds the mesh.
-				if cmd := strings.Join(p.Argv, " "); target == "kube" && p.Pod == "" && p.Selector == "" && clusterCommand.MatchString(f.static(cmd)) {
-					f.take(Resource{Key: "mesh", Why: fmt.Sprintf("exec %s runs %q on this machine, a change of the cluster that no namespace guard sees", s.Label(), clusterCommand.FindString(f.static(cmd))), Pos: s.FieldPos("argv")})
+				// probe p30 #3: so does any command not known to only read (python3
+				// patch.py, ./setup.sh, kubectl run): conservative, it runs alone.
+				if target == "kube" && !p.InPod() {
+					f.localCommand(s, p.Argv, p.Stdin)
 				}
 			case *schema.Apply:
 				f.objects(s, target, p.Objects, p.Files, or(p.Namespace, sc.DefaultNamespace()))
@@ -172,6 +174,9 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					f.take(Resource{Key: "mesh", Why: why, Pos: s.FieldPos("all")})
 				}
 			case *schema.Process:
+				if target == "kube" {
+					f.localCommand(s, p.Argv, "")
+				}
 				if r := p.Ready; r != nil {
 					if r.TCP != "" {
 						f.address(r.TCP, fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
@@ -662,9 +667,17 @@ func coversServices(w string) bool {
 	return ok && (suffix == "" || suffix == ".svc" || strings.HasSuffix(suffix, ".local"))
 }
 
-// clusterCommand finds a command that changes a cluster: kubectl (or oc) with a verb that
-// writes, istioctl installing or applying, helm installing.
-var clusterCommand = regexp.MustCompile(`\b(?:kubectl|oc)\b[^;&|]*?\b(?:apply|create|delete|patch|replace|scale|rollout\s+restart|rollout\s+undo|label|annotate|edit|drain|cordon|taint|set\s+(?:image|env|resources))\b|\bistioctl\b[^;&|]*?\b(?:install|uninstall|upgrade|manifest\s+apply|tag\s+set|waypoint\s+apply)\b|\bhelm\b[^;&|]*?\b(?:install|upgrade|uninstall|rollback)\b`)
+// localCommand takes the mesh for a command on this machine that may change the cluster
+// (localChange): it gets the run's kubeconfig, and no namespace guard sees what it does.
+func (f *footprint) localCommand(s *dsl.Step, argv []string, stdin string) {
+	static := make([]string, len(argv))
+	for i, a := range argv {
+		static[i] = f.static(a)
+	}
+	if what, ok := localChange(static, f.static(stdin)); ok {
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s runs %q on this machine, which may change the cluster where no namespace guard sees it (a command labrun does not know to only read)", s.Kind, s.Label(), what), Pos: s.FieldPos("argv")})
+	}
+}
 
 // urlIn finds the http(s) URLs in a command's argument ("sh -c 'curl http://x/'").
 var urlIn = regexp.MustCompile(`https?://[^\s'"\\]+`)

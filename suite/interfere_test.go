@@ -396,6 +396,38 @@ kubectlGet: schema.#Scenario & {
 	steps: [{exec: argv: ["kubectl", "get", "pods", "-A"]}]
 }
 
+// probe p30 #3: a command on this machine that labrun does not know to only read may change
+// anything in the cluster (it gets the run's kubeconfig), where no namespace guard sees it:
+// it goes alone. One known to read (curl, jq, istioctl proxy-config) holds no more.
+patchScript: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: argv: ["python3", "patch_mesh.py"]}]
+}
+kubectlRun: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: argv: ["sh", "-c", "kubectl -n istio-system run tmp --image=busybox && kubectl get pods"]}]
+}
+stdinScript: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: {argv: ["sh"], stdin: "kubectl -n istio-system delete pod -l app=istiod\n"}}]
+}
+localController: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{name: "ctl", process: {argv: ["./my-controller", "--kubeconfig", "$KUBECONFIG"]}, background: true}, {sleep: "5s"}]
+}
+readsOnly: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [
+		{exec: argv: ["sh", "-c", "istioctl proxy-config cluster deploy/curl -o json | jq '.[].name'"]},
+		{name: "pf", process: {argv: ["kubectl", "port-forward", "svc/backend", "18080:80"]}, background: true},
+	]
+}
+
 // probe p25 #20: an HTTPRoute of an ephemeral namespace attached to the shared Gateway of
 // istio-system (allowedRoutes from every namespace): the gateway's routes change under a run
 // measuring the gateway, and under another route for the same listener.
@@ -526,6 +558,11 @@ func TestInterference(t *testing.T) {
 		{"restartIstiod", "measure", true},
 		{"istioctlInstall", "measure", true},
 		{"kubectlGet", "measure", false},
+		{"patchScript", "measure", true},
+		{"kubectlRun", "measure", true},
+		{"stdinScript", "measure", true},
+		{"localController", "measure", true},
+		{"readsOnly", "measure", false},
 		{"routeA", "routeB", true},
 		{"routeA", "gwA", true},
 		{"ownRoute", "routeA", false},
