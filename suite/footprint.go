@@ -146,6 +146,18 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 						f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), fmt.Sprintf("argv.%d", i))
 					}
 				}
+				// probe p30 #2: the URLs of a script given on stdin, or of a script file a
+				// shell on this machine runs (sh check.sh), are called as well.
+				for _, u := range urlIn.FindAllString(p.Stdin, -1) {
+					f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), "stdin")
+				}
+				if !p.InPod() {
+					if script, ok := f.scriptFile(p.Argv); ok {
+						for _, u := range urlIn.FindAllString(script, -1) {
+							f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), "argv")
+						}
+					}
+				}
 				// probe p25 #19: a command on this machine changing the cluster (kubectl
 				// rollout restart deployment/istiod, istioctl install) is no step the
 				// namespace guard sees: what it changes is unknown, so it holds the mesh.
@@ -177,6 +189,10 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				if target == "kube" {
 					f.localCommand(s, p.Argv, "")
 				}
+				// probe p30 #2: a server binding a fixed port written in its arguments
+				// (fortio server -http-port 8080, python3 -m http.server 18080) holds it,
+				// ready check or none.
+				f.processPorts(s, p.Argv)
 				if r := p.Ready; r != nil {
 					if r.TCP != "" {
 						f.address(r.TCP, fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
@@ -268,6 +284,88 @@ func (f *footprint) use(addr, why string, pos dsl.Pos) {
 	}
 }
 
+// scriptFile is the text of the script file a shell on this machine runs (sh check.sh,
+// bash -e ./setup.sh), read from the scenario's directory, and false when argv runs none or
+// the file cannot be read before the run.
+func (f *footprint) scriptFile(argv []string) (string, bool) {
+	if len(argv) < 2 || !shells[filepath.Base(argv[0])] {
+		return "", false
+	}
+	for _, a := range argv[1:] {
+		switch {
+		case a == "-c" || (strings.HasPrefix(a, "-") && strings.HasSuffix(a, "c") && !strings.HasPrefix(a, "--")):
+			return "", false
+		case strings.HasPrefix(a, "-") || a == "pipefail":
+			continue
+		}
+		file := f.static(a)
+		if dsl.HasInterpolation(file) {
+			return "", false
+		}
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(f.sc.Dir, file)
+		}
+		data, err := os.ReadFile(file)
+		return string(data), err == nil
+	}
+	return "", false
+}
+
+// processPorts takes the fixed ports a local process's arguments name (bound on every
+// address, as far as can be known): a host:port or :port word, the value of a flag naming a
+// port (--port 8080, -p 8080, -http-port=8080), and a bare number from 1024 up (python3 -m
+// http.server 18080). It may take a port the process only calls, which can only keep runs
+// apart.
+func (f *footprint) processPorts(s *dsl.Step, argv []string) {
+	var words []string
+	for _, a := range argv {
+		a = f.static(a)
+		if strings.ContainsAny(a, " \t\n") {
+			words = append(words, shellWords(strings.NewReplacer(";", " ", "&", " ", "|", " ", "\n", " ").Replace(a))...)
+		} else {
+			words = append(words, a)
+		}
+	}
+	if len(words) > 0 && filepath.Base(words[0]) == "sleep" {
+		return
+	}
+	for i, w := range words {
+		var port string
+		host := "*"
+		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") && strings.Contains(strings.ToLower(w), "port") {
+			w = v
+		}
+		switch {
+		case strings.Contains(w, "://"):
+			continue // a URL it calls
+		case strings.Contains(w, ":"):
+			h, p, err := net.SplitHostPort(w)
+			if err != nil {
+				continue
+			}
+			port = p
+			if _, err := strconv.Atoi(h); err == nil {
+				port, host = h, "127.0.0.1" // kubectl port-forward's LOCAL:REMOTE, on localhost
+			} else if h != "" && h != "0.0.0.0" && h != "::" {
+				host = h
+			}
+		case i > 0 && (words[i-1] == "-p" || strings.Contains(strings.ToLower(words[i-1]), "port")) && strings.HasPrefix(words[i-1], "-"):
+			port = w
+		default:
+			if n, err := strconv.Atoi(w); err == nil && n >= 1024 {
+				port = w
+			}
+		}
+		if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+			continue
+		}
+		if host == "localhost" {
+			host = "127.0.0.1"
+		}
+		f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: fmt.Sprintf("process %s may listen on port %s (%s)", s.Label(), port, strings.Join(words, " ")), Pos: s.FieldPos("argv")})
+	}
+}
+
 // addressKey is the resource key of a fixed local address, and false for one with no fixed
 // port or known only when the run starts.
 func (f *footprint) addressKey(addr string) (string, bool) {
@@ -279,8 +377,11 @@ func (f *footprint) addressKey(addr string) (string, bool) {
 	if err != nil || port == "0" || port == "" {
 		return "", false
 	}
-	if host == "localhost" || host == "" {
+	switch host {
+	case "localhost":
 		host = "127.0.0.1"
+	case "", "0.0.0.0", "::":
+		host = "*" // every address of the machine (Go's ":8080")
 	}
 	return "address " + net.JoinHostPort(host, port), true
 }
@@ -506,6 +607,14 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		if to, _ := metaAnnotation(md, "networking.istio.io/exportTo"); strings.TrimSpace(to) != "." {
 			f.take(Resource{Key: servicesKey, Shared: true, Why: fmt.Sprintf("%s %s, which every proxy's routes list", f.verb, what), Pos: pos})
 		}
+		// A fixed nodePort is the node's port, one Service's in the whole cluster.
+		ports, _ := spec["ports"].([]any)
+		for _, p := range ports {
+			pm, _ := p.(map[string]any)
+			if np := fmt.Sprint(pm["nodePort"]); pm["nodePort"] != nil && np != "0" {
+				f.take(Resource{Key: "nodePort " + f.static(np), Why: fmt.Sprintf("%s %s with nodePort %s", f.verb, what, np), Pos: pos})
+			}
+		}
 		return
 	}
 	if group == "gateway.networking.k8s.io" && strings.HasSuffix(kind, "Route") {
@@ -674,7 +783,7 @@ func (f *footprint) localCommand(s *dsl.Step, argv []string, stdin string) {
 	for i, a := range argv {
 		static[i] = f.static(a)
 	}
-	if what, ok := localChange(static, f.static(stdin)); ok {
+	if what, ok := localChange(static, f.static(stdin), f.scriptFile); ok {
 		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s runs %q on this machine, which may change the cluster where no namespace guard sees it (a command labrun does not know to only read)", s.Kind, s.Label(), what), Pos: s.FieldPos("argv")})
 	}
 }
@@ -730,11 +839,20 @@ var templateRef = regexp.MustCompile(`\$\{[^}]*\}`)
 // aborted every request to it. A host of the run's own namespaces, an IP address, or one
 // known only when the step runs is nothing another run configures (as far as can be known).
 func (f *footprint) calls(s *dsl.Step, rawURL, ns, field string) {
-	h, _, _, ok := hostOf(rawURL)
+	h, port, _, ok := hostOf(rawURL)
 	if !ok {
 		return
 	}
-	if _, err := netip.ParseAddr(h); err == nil {
+	if _, err := netip.ParseAddr(h); err == nil || strings.EqualFold(h, "localhost") {
+		// probe p30 #2: an IP (a ClusterIP, a pod's, a node's with a NodePort, a
+		// port-forward's localhost) may be any Service's or pod's, of any namespace: it
+		// depends on every host's configuration and every fixed namespace.
+		why := fmt.Sprintf("%s %s calls %s, which may be any Service or pod of the cluster", s.Kind, s.Label(), net.JoinHostPort(h, port))
+		f.take(Resource{Key: "host *", Shared: true, Why: why, Pos: s.FieldPos(field)})
+		f.take(Resource{Key: "namespace *", Shared: true, Why: why, Pos: s.FieldPos(field)})
+		if n, err := strconv.Atoi(port); err == nil && n >= 30000 && n <= 32767 {
+			f.take(Resource{Key: "nodePort " + port, Shared: true, Why: fmt.Sprintf("%s %s calls NodePort %s", s.Kind, s.Label(), port), Pos: s.FieldPos(field)})
+		}
 		return
 	}
 	if !strings.Contains(h, "${") {

@@ -428,6 +428,55 @@ readsOnly: schema.#Scenario & {
 	]
 }
 
+// probe p30 #2: a server binding a fixed port named in its arguments, without a ready check,
+// beside the runs calling or serving that port; calls to an IP or a NodePort (any Service's
+// or pod's); URLs in a script on stdin or in a script file.
+procHTTP: schema.#Scenario & {
+	steps: [{name: "srv", process: argv: ["python3", "-m", "http.server", "18080"], background: true}, {sleep: "5s"}]
+}
+procFortio: schema.#Scenario & {
+	steps: [{name: "srv", process: argv: ["fortio", "server", "-http-port", "18080"], background: true}, {sleep: "5s"}]
+}
+procForward: schema.#Scenario & {
+	steps: [{name: "pf", process: argv: ["kubectl", "port-forward", "svc/backend", "18081:80"], background: true}, {sleep: "5s"}]
+}
+procShell: schema.#Scenario & {
+	steps: [{name: "srv", process: argv: ["sh", "-c", "exec nc -lk -p 18081 -e cat"], background: true}, {sleep: "5s"}]
+}
+procSleep: schema.#Scenario & {
+	steps: [{name: "s", process: argv: ["sleep", "30"], background: true}, {sleep: "5s"}]
+}
+callIP: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{load: {url: "http://10.96.12.34:8080/", requests: 10}}]
+}
+callNodePort: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{exec: argv: ["curl", "-s", "http://172.18.0.2:30080/"]}]
+}
+nodePortSvc: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["n"]
+	steps: [{apply: objects: [_svc & {spec: {type: "NodePort", ports: [{port: 80, nodePort: 30080}]}}]}]
+}
+stdinCurl: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{exec: {selector: "app=curl", argv: ["sh"], stdin: "curl -s http://httpbin.org/headers\n"}}]
+}
+scriptCurl: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{exec: argv: ["sh", "check.sh"]}]
+}
+scriptDelete: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{exec: argv: ["bash", "-e", "reset.sh"]}]
+}
+
 // probe p25 #20: an HTTPRoute of an ephemeral namespace attached to the shared Gateway of
 // istio-system (allowedRoutes from every namespace): the gateway's routes change under a run
 // measuring the gateway, and under another route for the same listener.
@@ -488,6 +537,14 @@ func TestInterference(t *testing.T) {
 	wild := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: all}\nspec: {hosts: [\"*\"], http: [{route: [{destination: {host: x}}]}]}\n"
 	if err := os.WriteFile(filepath.Join(dir, "wild.yaml"), []byte(wild), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"check.sh": "#!/bin/sh\ncurl -s -o /dev/null -w '%{http_code}' http://httpbin.org/get | grep -q 200\n",
+		"reset.sh": "kubectl -n istio-system rollout restart deployment/istiod\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	res, err := dsl.Load([]string{filepath.Join(dir, "lab.cue")}, dsl.Options{AllowSystemNamespaces: true})
 	if err != nil {
@@ -558,6 +615,22 @@ func TestInterference(t *testing.T) {
 		{"restartIstiod", "measure", true},
 		{"istioctlInstall", "measure", true},
 		{"kubectlGet", "measure", false},
+		{"procHTTP", "calls", true},
+		{"procHTTP", "serves", true},
+		{"procFortio", "calls", true},
+		{"procForward", "callsOther", true},
+		{"procShell", "callsOther", true},
+		{"procHTTP", "callsOther", false},
+		{"procSleep", "serves", false},
+		{"callIP", "inLab", true},
+		{"callIP", "faultext", true},
+		{"callIP", "measure", false},
+		{"callNodePort", "nodePortSvc", true},
+		{"nodePortSvc", "nodePortSvc", true},
+		{"stdinCurl", "registerExt", true},
+		{"scriptCurl", "registerExt", true},
+		{"scriptCurl", "measure", false},
+		{"scriptDelete", "measure", true},
 		{"patchScript", "measure", true},
 		{"kubectlRun", "measure", true},
 		{"stdinScript", "measure", true},

@@ -2,7 +2,6 @@ package suite
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -14,7 +13,7 @@ import (
 // kubectl get, istioctl proxy-config, helm list, ...); any other (python3 gen.py, ./setup.sh,
 // kubectl run, a $CMD) may change anything. A shell's script (sh -c, or its stdin) is read
 // command by command.
-func localChange(argv []string, stdin string) (string, bool) {
+func localChange(argv []string, stdin string, scriptFile func([]string) (string, bool)) (string, bool) {
 	if len(argv) == 0 {
 		return "", false
 	}
@@ -33,7 +32,11 @@ func localChange(argv []string, stdin string) (string, bool) {
 			case a == "pipefail" && argv[i-1] == "-o":
 				continue
 			default:
-				return strings.Join(argv, " "), true // a script file: its commands are not read
+				// A script file: its commands, when it can be read before the run.
+				if script, ok := scriptFile(argv); ok {
+					return scriptChange(script)
+				}
+				return strings.Join(argv, " "), true
 			}
 		}
 		return scriptChange(stdin) // sh reading its script from stdin
@@ -44,19 +47,61 @@ func localChange(argv []string, stdin string) (string, bool) {
 // shells are the shells whose -c script (or stdin) is read command by command.
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "zsh": true, "ksh": true}
 
-// scriptSep splits a shell script into its simple commands (roughly: a quoted separator splits
-// too, which can only make more commands to judge).
-var scriptSep = regexp.MustCompile(`\|\||&&|[;&|\n(){}` + "`" + `]|\$\(`)
-
 // scriptChange judges each command of a shell script.
 func scriptChange(script string) (string, bool) {
-	for _, cmd := range scriptSep.Split(script, -1) {
-		words := shellWords(cmd)
-		if what, ok := commandChange(words); ok {
+	for _, cmd := range shellCommands(script) {
+		if what, ok := commandChange(shellWords(cmd)); ok {
 			return what, true
 		}
 	}
 	return "", false
+}
+
+// shellCommands splits a shell script into its simple commands: at ; & | and new lines, (
+// and ), and at a command substitution ($( or a backquote, in double quotes too), not inside
+// single quotes nor at a comment's separators.
+func shellCommands(script string) []string {
+	var cmds []string
+	var b strings.Builder
+	var quote byte
+	comment := false
+	cut := func() { cmds = append(cmds, b.String()); b.Reset() }
+	for i := 0; i < len(script); i++ {
+		c := script[i]
+		switch {
+		case comment:
+			if c == '\n' {
+				comment = false
+				cut()
+			}
+		case quote == '\'':
+			if c == '\'' {
+				quote = 0
+			}
+			b.WriteByte(c)
+		case c == '`' || (c == '$' && i+1 < len(script) && script[i+1] == '('):
+			cut()
+			if c == '$' {
+				i++
+			}
+		case quote == '"':
+			if c == '"' {
+				quote = 0
+			}
+			b.WriteByte(c)
+		case c == '\'' || c == '"':
+			quote = c
+			b.WriteByte(c)
+		case c == '#' && (b.Len() == 0 || strings.HasSuffix(b.String(), " ")):
+			comment = true
+		case strings.IndexByte(";&|\n()", c) >= 0:
+			cut()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	cut()
+	return cmds
 }
 
 // shellWords splits a command at blanks, dropping quotes (no expansion).
@@ -224,7 +269,7 @@ var helmReads = map[string]bool{
 // shellKeywords are skipped before a command's name (for's and case's words are no command).
 var shellKeywords = map[string]bool{
 	"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
-	"while": true, "until": true, "!": true, "time": true, "esac": true,
+	"while": true, "until": true, "!": true, "time": true, "esac": true, "{": true, "}": true,
 }
 
 // wrappers run the command after them (and their flags).

@@ -42,9 +42,11 @@ func TestLocalChange(t *testing.T) {
 		{[]string{"sh", "-c", "echo 'a; kubectl get x'"}, "", false},
 		{[]string{"env", "A=b", "kubectl", "scale", "deploy/x", "--replicas=0"}, "", true},
 		{[]string{"sh", "-c", "ls | xargs -n1 kubectl delete -f"}, "", true},
+		{[]string{"sh", "-c", "# probe\ncurl -s -w '%{http_code}' http://x/ # then (kubectl delete)\n"}, "", false},
+		{[]string{"sh", "-c", "echo \"$(kubectl delete ns x)\""}, "", true},
 		{nil, "", false},
 	} {
-		what, got := localChange(c.argv, c.stdin)
+		what, got := localChange(c.argv, c.stdin, func([]string) (string, bool) { return "", false })
 		if got != c.changes {
 			t.Errorf("localChange(%q, %q) = %q, %v; want %v", c.argv, c.stdin, what, got, c.changes)
 		}
