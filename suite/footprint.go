@@ -95,7 +95,11 @@ var meshPolicies = map[string]bool{
 func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 	f := &footprint{sc: sc, verb: "applies", kube: target == "kube"}
 	for _, ns := range sc.Namespaces {
-		f.take(Resource{Key: "namespace " + ns, Why: "declares namespace " + ns, Pos: sc.Pos})
+		why := "declares namespace " + ns
+		if len(sc.Clusters) > 1 {
+			why += " (in each of its clusters, " + strings.Join(sc.ClusterNames(), ", ") + ")"
+		}
+		f.take(Resource{Key: "namespace " + ns, Why: why, Pos: sc.Pos})
 	}
 	if target == "kube" {
 		f.take(Resource{Key: "mesh", Shared: true, Why: "runs on the cluster's mesh", Pos: sc.Pos})
@@ -113,6 +117,15 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 	}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			// probe p30 #4: in a scenario of several clusters, what a step takes says the
+			// cluster it runs on. The keys do not tell clusters apart: a cluster's name is
+			// the scenario's own, its context given at run time, so another run's cluster
+			// may be the same one (and in a multi-primary mesh each istiod reads the other
+			// cluster's endpoints): namespace X in west overlaps namespace X of any run.
+			f.where = ""
+			if len(sc.Clusters) > 1 {
+				f.where = "; in cluster " + sc.ClusterOf(s)
+			}
 			if target == "kube" {
 				f.pods(s)
 				f.reads(s)
@@ -204,6 +217,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 			}
 		})
 	}
+	f.where = ""
 	for _, ns := range sc.Namespaces {
 		if why := meshNamespaces[ns]; why != "" && target == "kube" {
 			// probe p25 #02: scaling istiod (or CoreDNS) to 0 held only its namespace,
@@ -234,10 +248,12 @@ type footprint struct {
 	res   []Resource
 	leaks []Leak
 	verb  string // what the step does to the objects object is given: applies, deletes
+	where string // "; in cluster west": the cluster of the step whose holds are taken
 }
 
 // take adds r, unless the footprint has its key already (an exclusive hold wins).
 func (f *footprint) take(r Resource) {
+	r.Why += f.where
 	for i, have := range f.res {
 		if have.Key == r.Key {
 			if have.Shared && !r.Shared {
