@@ -137,6 +137,13 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					from = &p.From.PodRef
 				}
 				f.url(s, target, p.URL, podNamespace(sc, from), "url")
+				// probe p30 fresh: a Host header (through the ingress gateway, the Istio
+				// tasks' way) is the host the request is routed as.
+				for k, v := range p.Headers {
+					if strings.EqualFold(k, "host") && target == "kube" {
+						f.calls(s, "http://"+strings.TrimSpace(f.static(v))+"/", f.static(podNamespace(sc, from)), "headers."+k)
+					}
+				}
 			case *schema.Config:
 				if target == "kube" {
 					f.config(s, p, f.static(podNamespace(sc, p.Envoy)))
@@ -157,6 +164,22 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				for i, arg := range p.Argv {
 					for _, u := range urlIn.FindAllString(arg, -1) {
 						f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), fmt.Sprintf("argv.%d", i))
+					}
+				}
+				// probe p30 fresh: curl -H "Host: bookinfo.example.com" through a gateway,
+				// and an IP written without a URL (nc -z 240.0.0.10 5432).
+				if target == "kube" {
+					for i, arg := range append(slices.Clone(p.Argv), p.Stdin) {
+						field := fmt.Sprintf("argv.%d", i)
+						if i == len(p.Argv) {
+							field = "stdin"
+						}
+						for _, m := range hostHeaderIn.FindAllStringSubmatch(f.static(arg), -1) {
+							f.calls(s, "http://"+m[1]+"/", f.static(or(p.Namespace, sc.DefaultNamespace())), field)
+						}
+						for _, ip := range ipIn.FindAllString(urlIn.ReplaceAllString(f.static(arg), ""), -1) {
+							f.calls(s, "http://"+ip+"/", "", field)
+						}
 					}
 				}
 				// probe p30 #2: the URLs of a script given on stdin, or of a script file a
@@ -652,8 +675,30 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		}
 		return
 	}
+	if kind == "Ingress" && group == "networking.k8s.io" {
+		// probe p30 fresh: Istio's ingress gateway (in istio-system) serves the Ingresses
+		// of every namespace whose class is istio's (or none): the gateway's routes
+		// change under the runs measuring or loading through it.
+		if class, _ := spec["ingressClassName"].(string); class == "" || f.static(class) == "istio" {
+			f.take(Resource{Key: "namespace " + RootNamespace, Why: fmt.Sprintf("%s %s, served by Istio's ingress gateway in %s", f.verb, what, RootNamespace), Pos: pos})
+			f.take(Resource{Key: "gateway istio=ingressgateway", Why: fmt.Sprintf("%s %s, served by Istio's ingress gateway", f.verb, what), Pos: pos})
+		}
+		return
+	}
 	if !strings.HasSuffix(group, "istio.io") {
 		return
+	}
+	if kind == "VirtualService" {
+		// probe p30 fresh: a VirtualService bound to a Gateway of another namespace (the
+		// shared istio-system/ingressgateway) changes that gateway's routes under the runs
+		// measuring its pods.
+		for _, g := range asStrings(spec["gateways"]) {
+			if gns, _, ok := strings.Cut(f.static(g), "/"); ok {
+				if gns, ok := f.foreign(gns); ok {
+					f.take(Resource{Key: "namespace " + gns, Why: fmt.Sprintf("%s %s bound to Gateway %s", f.verb, what, g), Pos: pos})
+				}
+			}
+		}
 	}
 	if ns == RootNamespace && meshPolicies[kind] {
 		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s in %s, Istio's root namespace", f.verb, what, RootNamespace), Pos: pos})
@@ -803,6 +848,12 @@ func (f *footprint) localCommand(s *dsl.Step, argv []string, stdin string) {
 		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s runs %q on this machine, which may change the cluster where no namespace guard sees it (a command labrun does not know to only read)", s.Kind, s.Label(), what), Pos: s.FieldPos("argv")})
 	}
 }
+
+// hostHeaderIn finds a Host header in a command's argument (-H "Host: x", -H Host:x).
+var hostHeaderIn = regexp.MustCompile(`(?i)(?:^|[\s'"])host:\s*([a-z0-9*][a-z0-9.*-]*)`)
+
+// ipIn finds IPv4 addresses in a command's argument (outside URLs).
+var ipIn = regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}\b`)
 
 // urlIn finds the http(s) URLs in a command's argument ("sh -c 'curl http://x/'").
 var urlIn = regexp.MustCompile(`https?://[^\s'"\\]+`)

@@ -477,6 +477,54 @@ scriptDelete: schema.#Scenario & {
 	steps: [{exec: argv: ["bash", "-e", "reset.sh"]}]
 }
 
+// probe p30 fresh: two people's ingress experiments. A VirtualService bound to the shared
+// Gateway of istio-system, or a Kubernetes Ingress (served by Istio's ingress gateway), beside
+// a run measuring the gateway; a load or a curl through the gateway with a Host header beside
+// a fault for that host; nc to a ServiceEntry's VIP beside the ServiceEntry.
+vsOnGateway: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["a"]
+	steps: [{apply: objects: [_vs & {metadata: name: "bookinfo", spec: {hosts: ["bookinfo.example.com"], exportTo: ["."], gateways: ["istio-system/ingressgateway"], http: [{route: [{destination: host: "productpage"}]}]}}]}]
+}
+ingress: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["a"]
+	steps: [{apply: objects: [{apiVersion: "networking.k8s.io/v1", kind: "Ingress", metadata: name: "i",
+		spec: {ingressClassName: "istio", rules: [{http: paths: [{path: "/", pathType: "Prefix", backend: service: {name: "httpbin", port: number: 8000}}]}]}}]}]
+}
+otherIngress: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["a"]
+	steps: [{apply: objects: [{apiVersion: "networking.k8s.io/v1", kind: "Ingress", metadata: name: "i",
+		spec: {ingressClassName: "nginx", rules: [{http: paths: [{path: "/", pathType: "Prefix", backend: service: {name: "httpbin", port: number: 8000}}]}]}}]}]
+}
+faultBookinfo: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["e"]
+	steps: [{apply: objects: [_vs & {metadata: name: "f", spec: {hosts: ["bookinfo.example.com"], http: _abort}}]}]
+}
+hostHeader: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{load: {from: _curl, url: "http://istio-ingressgateway.istio-system/productpage", headers: {Host: "bookinfo.example.com"}, requests: 20}}]
+}
+curlHostHeader: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{exec: _curl & {argv: ["curl", "-s", "-H", "Host: bookinfo.example.com", "http://istio-ingressgateway.istio-system/"]}}]
+}
+seVIP: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["a"]
+	steps: [{apply: objects: [{apiVersion: "networking.istio.io/v1", kind: "ServiceEntry", metadata: name: "db",
+		spec: {hosts: ["db.internal"], addresses: ["240.0.0.10"], ports: [{number: 5432, name: "tcp", protocol: "TCP"}], resolution: "STATIC", endpoints: [{address: "10.0.0.5"}]}}]}]
+}
+ncVIP: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{exec: _curl & {argv: ["sh", "-c", "nc -z -w 2 240.0.0.10 5432"]}}]
+}
+
 // probe p25 #20: an HTTPRoute of an ephemeral namespace attached to the shared Gateway of
 // istio-system (allowedRoutes from every namespace): the gateway's routes change under a run
 // measuring the gateway, and under another route for the same listener.
@@ -615,6 +663,15 @@ func TestInterference(t *testing.T) {
 		{"restartIstiod", "measure", true},
 		{"istioctlInstall", "measure", true},
 		{"kubectlGet", "measure", false},
+		{"vsOnGateway", "gwA", true},
+		{"ingress", "gwA", true},
+		{"ingress", "hostHeader", true},
+		{"otherIngress", "gwA", false},
+		{"hostHeader", "faultBookinfo", true},
+		{"curlHostHeader", "faultBookinfo", true},
+		{"hostHeader", "faultext", false},
+		{"ncVIP", "seVIP", true},
+		{"ncVIP", "measure", false},
 		{"procHTTP", "calls", true},
 		{"procHTTP", "serves", true},
 		{"procFortio", "calls", true},
