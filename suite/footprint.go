@@ -368,6 +368,20 @@ func (f *footprint) processPorts(s *dsl.Step, argv []string) {
 	if len(words) > 0 && filepath.Base(words[0]) == "sleep" {
 		return
 	}
+	n := len(f.res)
+	defer func() {
+		if len(f.res) > n || len(words) == 0 {
+			return
+		}
+		// No port written: a server's default (fortio server's 8080).
+		for _, d := range defaultPorts {
+			if len(words) >= len(d.argv) && filepath.Base(words[0]) == d.argv[0] && slices.Equal(words[1:len(d.argv)], d.argv[1:]) {
+				for _, port := range d.ports {
+					f.take(Resource{Key: "address *:" + port, Why: fmt.Sprintf("process %s may listen on port %s, %s's default (%s)", s.Label(), port, strings.Join(d.argv, " "), strings.Join(words, " ")), Pos: s.FieldPos("argv")})
+				}
+			}
+		}
+	}()
 	for i, w := range words {
 		var port string
 		host := "*"
@@ -849,6 +863,25 @@ func (f *footprint) localCommand(s *dsl.Step, argv []string, stdin string) {
 	}
 }
 
+// loopback says whether host is this machine (localhost, 127.0.0.0/8, ::1).
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}
+
+// defaultPorts are the ports well-known servers bind when their arguments name none.
+var defaultPorts = []struct {
+	argv  []string // the command's first words
+	ports []string
+}{
+	{[]string{"fortio", "server"}, []string{"8080", "8079", "8081"}},
+	{[]string{"python3", "-m", "http.server"}, []string{"8000"}},
+	{[]string{"python", "-m", "http.server"}, []string{"8000"}},
+}
+
 // hostHeaderIn finds a Host header in a command's argument (-H "Host: x", -H Host:x).
 var hostHeaderIn = regexp.MustCompile(`(?i)(?:^|[\s'"])host:\s*([a-z0-9*][a-z0-9.*-]*)`)
 
@@ -865,6 +898,16 @@ func (f *footprint) url(s *dsl.Step, target, raw, ns, field string) {
 	raw = f.static(raw)
 	if target == "kube" {
 		f.calls(s, raw, f.static(ns), field)
+		// probe p30 fresh: localhost on kube is this machine's port (a kubectl
+		// port-forward another run's process holds).
+		if host, port, scheme, ok := hostOf(raw); !ok || !loopback(host) {
+			return
+		} else if port == "" {
+			raw = net.JoinHostPort(host, map[string]string{"http": "80", "https": "443"}[scheme])
+		} else {
+			raw = net.JoinHostPort(host, port)
+		}
+		f.use(raw, fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), raw), s.FieldPos(field))
 		return
 	}
 	host, port, scheme, ok := hostOf(raw)

@@ -525,6 +525,26 @@ ncVIP: schema.#Scenario & {
 	steps: [{exec: _curl & {argv: ["sh", "-c", "nc -z -w 2 240.0.0.10 5432"]}}]
 }
 
+// probe p30 fresh: fortio server with no port named listens on 8080 (its default), beside
+// a load of 127.0.0.1:8080; on kube a port-forward of this machine's 8080 beside a load of
+// localhost:8080.
+fortioDefault: schema.#Scenario & {
+	steps: [{name: "srv", process: argv: ["fortio", "server"], background: true}, {sleep: "5s"}]
+}
+call8080: schema.#Scenario & {
+	steps: [{load: {url: "http://127.0.0.1:8080/echo", requests: 4}}]
+}
+forward8080: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{name: "pf", process: argv: ["kubectl", "port-forward", "svc/backend", "8080:80"], background: true}, {sleep: "5s"}]
+}
+loadLocalhostKube: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{load: {url: "http://localhost:8080/", requests: 10}}]
+}
+
 // probe p25 #20: an HTTPRoute of an ephemeral namespace attached to the shared Gateway of
 // istio-system (allowedRoutes from every namespace): the gateway's routes change under a run
 // measuring the gateway, and under another route for the same listener.
@@ -663,6 +683,10 @@ func TestInterference(t *testing.T) {
 		{"restartIstiod", "measure", true},
 		{"istioctlInstall", "measure", true},
 		{"kubectlGet", "measure", false},
+		{"fortioDefault", "call8080", true},
+		{"fortioDefault", "calls", false},
+		{"forward8080", "loadLocalhostKube", true},
+		{"forward8080", "measure", false},
 		{"vsOnGateway", "gwA", true},
 		{"ingress", "gwA", true},
 		{"ingress", "hostHeader", true},
