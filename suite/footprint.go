@@ -182,6 +182,15 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 						}
 					}
 				}
+				// probe p30 fresh: curl httpbin.org/headers, with no scheme (curl reads
+				// it as http://).
+				static := make([]string, len(p.Argv))
+				for i, a := range p.Argv {
+					static[i] = f.static(a)
+				}
+				for _, u := range append(fetchedURLs(static), fetchedURLs([]string{"sh", "-c", f.static(p.Stdin)})...) {
+					f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), "argv")
+				}
 				// probe p30 #2: the URLs of a script given on stdin, or of a script file a
 				// shell on this machine runs (sh check.sh), are called as well.
 				for _, u := range urlIn.FindAllString(p.Stdin, -1) {

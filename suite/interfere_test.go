@@ -545,6 +545,22 @@ loadLocalhostKube: schema.#Scenario & {
 	steps: [{load: {url: "http://localhost:8080/", requests: 10}}]
 }
 
+// probe p30 fresh: curl and wget with no scheme in the URL (curl httpbin.org/headers), in a
+// pod on kube and on this machine on the local target.
+curlNoScheme: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{exec: _curl & {argv: ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "httpbin.org/headers"]}}]
+}
+wgetNoScheme: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{exec: _curl & {argv: ["sh", "-c", "wget -qO- httpbin.org/get | head -1"]}}]
+}
+curlLocalNoScheme: schema.#Scenario & {
+	steps: [{exec: argv: ["curl", "-s", "127.0.0.1:18080/echo"]}]
+}
+
 // probe p25 #20: an HTTPRoute of an ephemeral namespace attached to the shared Gateway of
 // istio-system (allowedRoutes from every namespace): the gateway's routes change under a run
 // measuring the gateway, and under another route for the same listener.
@@ -683,6 +699,10 @@ func TestInterference(t *testing.T) {
 		{"restartIstiod", "measure", true},
 		{"istioctlInstall", "measure", true},
 		{"kubectlGet", "measure", false},
+		{"curlNoScheme", "registerExt", true},
+		{"wgetNoScheme", "registerExt", true},
+		{"curlLocalNoScheme", "serves", true},
+		{"curlNoScheme", "measure", false},
 		{"fortioDefault", "call8080", true},
 		{"fortioDefault", "calls", false},
 		{"forward8080", "loadLocalhostKube", true},

@@ -137,6 +137,15 @@ func shellWords(cmd string) []string {
 
 // commandChange judges one command: its name after assignments, keywords and wrappers.
 func commandChange(words []string) (string, bool) {
+	if i := commandStart(words); i < len(words) {
+		return judge(words[i:])
+	}
+	return "", false
+}
+
+// commandStart is the index of a command's name: past assignments (X=y), keywords (then,
+// do) and wrappers with their flags (env, exec, timeout 5s).
+func commandStart(words []string) int {
 	i := 0
 	for i < len(words) {
 		w := words[i]
@@ -156,10 +165,10 @@ func commandChange(words []string) (string, bool) {
 				i++
 			}
 		default:
-			return judge(words[i:])
+			return i
 		}
 	}
-	return "", false
+	return i
 }
 
 func startsWithDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
@@ -294,4 +303,60 @@ var readOnly = map[string]bool{
 	"whoami": true, "for": true, "case": true, ":": true, "break": true, "continue": true,
 	"grpcurl": true, "kill": true, "trap": true, "sha1sum": true, "ss": true, "netstat": true,
 	"lsof": true,
+}
+
+// fetchValued are, for curl and wget, the short flags (the last letter of a cluster such as
+// -sSo) and long flags that take the next word as their value.
+var fetchValued = map[string]struct {
+	short string
+	long  []string
+}{
+	"curl": {"oHwXduAemxbcFTKrYyz", []string{"--output", "--header", "--write-out", "--request", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--user", "--user-agent", "--referer", "--max-time", "--connect-timeout", "--resolve", "--connect-to", "--proxy", "--cacert", "--cert", "--key", "--retry", "--retry-delay", "--retry-max-time", "--limit-rate", "--interface", "--local-port", "--unix-socket", "--form", "--upload-file", "--config"}},
+	"wget": {"OoTtUea", []string{"--output-document", "--header", "--timeout", "--tries", "--user-agent", "--output-file", "--post-data", "--method", "--body-data"}},
+}
+
+// fetchedURLs are the URLs that curl and wget commands fetch, written with no scheme
+// (curl -s httpbin.org/headers), as http:// URLs: of the command words, and of each command
+// of its script when it is a shell's -c.
+func fetchedURLs(words []string) []string {
+	var out []string
+	cmds := [][]string{words}
+	if len(words) > 0 && shells[path.Base(words[0])] {
+		for i, a := range words[1:] {
+			if a == "-c" || (strings.HasPrefix(a, "-") && strings.HasSuffix(a, "c") && !strings.HasPrefix(a, "--")) {
+				if i+2 < len(words) {
+					for _, cmd := range shellCommands(words[i+2]) {
+						cmds = append(cmds, shellWords(cmd))
+					}
+				}
+				break
+			}
+		}
+	}
+	for _, cmd := range cmds {
+		// Past assignments, keywords and wrappers, as commandChange reads a command.
+		i := commandStart(cmd)
+		if i >= len(cmd) {
+			continue
+		}
+		v, ok := fetchValued[path.Base(cmd[i])]
+		if !ok {
+			continue
+		}
+		for j := i + 1; j < len(cmd); j++ {
+			a := cmd[j]
+			switch {
+			case slices.Contains(v.long, a):
+				j++
+			case strings.HasPrefix(a, "--"):
+			case strings.HasPrefix(a, "-") && len(a) > 1:
+				if strings.ContainsRune(v.short, rune(a[len(a)-1])) && !strings.ContainsAny(a[1:len(a)-1], v.short) {
+					j++ // -sSo FILE; a value attached (-qO-) takes no next word
+				}
+			case !strings.Contains(a, "://") && strings.ContainsAny(a, ".:") && !strings.HasPrefix(a, "/") && !strings.HasPrefix(a, "$"):
+				out = append(out, "http://"+a)
+			}
+		}
+	}
+	return out
 }

@@ -1,6 +1,9 @@
 package suite
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestLocalChange: a command on this machine is taken for one that changes nothing only
 // when it is known to read; any other may change the cluster (probe p30 #3).
@@ -49,6 +52,25 @@ func TestLocalChange(t *testing.T) {
 		what, got := localChange(c.argv, c.stdin, func([]string) (string, bool) { return "", false })
 		if got != c.changes {
 			t.Errorf("localChange(%q, %q) = %q, %v; want %v", c.argv, c.stdin, what, got, c.changes)
+		}
+	}
+}
+
+// TestFetchedURLs: curl and wget read an operand with no scheme as http:// (probe p30).
+func TestFetchedURLs(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want []string
+	}{
+		{[]string{"curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "httpbin.org/headers"}, []string{"http://httpbin.org/headers"}},
+		{[]string{"curl", "-sSo", "/dev/null", "127.0.0.2:8080/echo"}, []string{"http://127.0.0.2:8080/echo"}},
+		{[]string{"curl", "-s", "http://httpbin.org/"}, nil},
+		{[]string{"sh", "-c", "wget -qO- httpbin.org/get | head -1"}, []string{"http://httpbin.org/get"}},
+		{[]string{"sh", "-c", "X=1 timeout 5 curl -H 'Host: a.example.com' api.example.com:8080/x"}, []string{"http://api.example.com:8080/x"}},
+		{[]string{"echo", "httpbin.org"}, nil},
+	} {
+		if got := fetchedURLs(c.argv); !slices.Equal(got, c.want) {
+			t.Errorf("fetchedURLs(%q) = %q, want %q", c.argv, got, c.want)
 		}
 	}
 }
