@@ -211,6 +211,17 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				if target == "kube" && !p.InPod() {
 					f.localCommand(s, p.Argv, p.Stdin)
 				}
+				// probe p30 fresh: kubectl in a pod (with its service account) changes the
+				// cluster as much as on this machine.
+				if target == "kube" && p.InPod() {
+					static := make([]string, len(p.Argv))
+					for i, a := range p.Argv {
+						static[i] = f.static(a)
+					}
+					if what, ok := podClusterChange(static, f.static(p.Stdin)); ok {
+						f.take(Resource{Key: "mesh", Why: fmt.Sprintf("exec %s runs %q in a pod, a change of the cluster through its API that no namespace guard sees", s.Label(), what), Pos: s.FieldPos("argv")})
+					}
+				}
 			case *schema.Apply:
 				f.objects(s, target, p.Objects, p.Files, or(p.Namespace, sc.DefaultNamespace()))
 			case *schema.Delete:

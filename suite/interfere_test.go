@@ -561,6 +561,19 @@ curlLocalNoScheme: schema.#Scenario & {
 	steps: [{exec: argv: ["curl", "-s", "127.0.0.1:18080/echo"]}]
 }
 
+// probe p30 fresh: kubectl run inside a pod (its service account may write anywhere) beside
+// a run measuring; pilot-agent or curl in a pod change no cluster object.
+podKubectl: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: {selector: "app=toolbox", argv: ["sh", "-c", "kubectl -n istio-system rollout restart deployment/istiod"]}}]
+}
+podCurl: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: {selector: "app=toolbox", argv: ["pilot-agent", "request", "GET", "stats"]}}]
+}
+
 // probe p25 #20: an HTTPRoute of an ephemeral namespace attached to the shared Gateway of
 // istio-system (allowedRoutes from every namespace): the gateway's routes change under a run
 // measuring the gateway, and under another route for the same listener.
@@ -699,6 +712,8 @@ func TestInterference(t *testing.T) {
 		{"restartIstiod", "measure", true},
 		{"istioctlInstall", "measure", true},
 		{"kubectlGet", "measure", false},
+		{"podKubectl", "measure", true},
+		{"podCurl", "measure", false},
 		{"curlNoScheme", "registerExt", true},
 		{"wgetNoScheme", "registerExt", true},
 		{"curlLocalNoScheme", "serves", true},

@@ -14,6 +14,19 @@ import (
 // kubectl run, a $CMD) may change anything. A shell's script (sh -c, or its stdin) is read
 // command by command.
 func localChange(argv []string, stdin string, scriptFile func([]string) (string, bool)) (string, bool) {
+	return commandsChange(argv, stdin, scriptFile, true)
+}
+
+// podClusterChange says whether a command run in a pod changes the cluster through a client
+// of its API (kubectl, istioctl, helm with the pod's service account): other commands there
+// change the pod, which the pod's namespace holds.
+func podClusterChange(argv []string, stdin string) (string, bool) {
+	return commandsChange(argv, stdin, func([]string) (string, bool) { return "", false }, false)
+}
+
+// commandsChange judges argv (a shell's script, its stdin, a script file read by scriptFile,
+// or one command); unknown says whether a command labrun does not know changes the cluster.
+func commandsChange(argv []string, stdin string, scriptFile func([]string) (string, bool), unknown bool) (string, bool) {
 	if len(argv) == 0 {
 		return "", false
 	}
@@ -24,7 +37,7 @@ func localChange(argv []string, stdin string, scriptFile func([]string) (string,
 			switch {
 			case a == "-c" || (strings.HasPrefix(a, "-") && strings.HasSuffix(a, "c") && !strings.HasPrefix(a, "--")):
 				if i+1 < len(argv) {
-					return scriptChange(argv[i+1])
+					return scriptChange(argv[i+1], unknown)
 				}
 				return "", false
 			case strings.HasPrefix(a, "-"):
@@ -34,23 +47,23 @@ func localChange(argv []string, stdin string, scriptFile func([]string) (string,
 			default:
 				// A script file: its commands, when it can be read before the run.
 				if script, ok := scriptFile(argv); ok {
-					return scriptChange(script)
+					return scriptChange(script, unknown)
 				}
-				return strings.Join(argv, " "), true
+				return strings.Join(argv, " "), unknown
 			}
 		}
-		return scriptChange(stdin) // sh reading its script from stdin
+		return scriptChange(stdin, unknown) // sh reading its script from stdin
 	}
-	return commandChange(argv)
+	return commandChange(argv, unknown)
 }
 
 // shells are the shells whose -c script (or stdin) is read command by command.
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "zsh": true, "ksh": true}
 
 // scriptChange judges each command of a shell script.
-func scriptChange(script string) (string, bool) {
+func scriptChange(script string, unknown bool) (string, bool) {
 	for _, cmd := range shellCommands(script) {
-		if what, ok := commandChange(shellWords(cmd)); ok {
+		if what, ok := commandChange(shellWords(cmd), unknown); ok {
 			return what, true
 		}
 	}
@@ -136,9 +149,9 @@ func shellWords(cmd string) []string {
 }
 
 // commandChange judges one command: its name after assignments, keywords and wrappers.
-func commandChange(words []string) (string, bool) {
+func commandChange(words []string, unknown bool) (string, bool) {
 	if i := commandStart(words); i < len(words) {
-		return judge(words[i:])
+		return judge(words[i:], unknown)
 	}
 	return "", false
 }
@@ -174,7 +187,7 @@ func commandStart(words []string) int {
 func startsWithDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
 // judge judges a command from its name.
-func judge(words []string) (string, bool) {
+func judge(words []string, unknown bool) (string, bool) {
 	name := path.Base(words[0])
 	what := strings.Join(words, " ")
 	switch name {
@@ -186,7 +199,7 @@ func judge(words []string) (string, bool) {
 		verb, _ := verbOf(words[1:], nil)
 		return what, verb != "" && !helmReads[verb]
 	}
-	if readOnly[name] {
+	if readOnly[name] || !unknown {
 		return "", false
 	}
 	return what, true
