@@ -528,6 +528,9 @@ func (d *decoder) checkKinds() {
 				continue
 			}
 			if err := schema.Guard(s.Kind, m, staticRefs(m), d.sc.Allowed(), d.sc.ClusterScoped); err != nil {
+				if len(d.sc.Clusters) > 1 {
+					err = schema.InCluster(err, d.sc.ClusterOf(s)) // probe p30: which cluster's step
+				}
 				c.Errorf("", "%v", err)
 			}
 		}

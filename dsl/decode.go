@@ -436,7 +436,9 @@ func (d *decoder) clusters() {
 func (d *decoder) stepCluster(s *Step, v cue.Value, path string) {
 	pos, field := d.l.litPos(v), path+".cluster"
 	switch {
-	case s.Cluster == "":
+	case s.Cluster == "", !identKey.MatchString(s.Cluster):
+		// None, or no name at all ("${vars.x}"): the schema's #Ident refuses it at this
+		// field already, and "unknown cluster" would say it twice.
 	case d.target() == "local":
 		d.err(pos, field, "cluster %q: the step runs on the local target, which reaches no cluster: set target: \"kube\" (or run with --target kube), or drop cluster", s.Cluster)
 	case len(d.sc.Clusters) == 0:

@@ -64,6 +64,9 @@ const (
 	// LintOtherCluster: a wait: match, absent or rollout (or matchFiles, absentFiles), or an
 	// events step, of an object that only steps of other clusters apply.
 	LintOtherCluster = "other-cluster"
+	// LintCrossClusterDiff: an expression subtracting a stat of a snapshot taken in one
+	// cluster from the same stat of one taken in another (two Envoys).
+	LintCrossClusterDiff = "cross-cluster-difference"
 	// LintPodReplaced: a delta or series of an Envoy by selector across a step that replaces
 	// the pods the selector matches.
 	LintPodReplaced = "pod-replaced"
@@ -83,7 +86,8 @@ var LintCodes = map[string]string{
 	LintStatsMatcher:        "an expectation reads Envoy cluster stats that the observed proxy's proxyStatsMatcher does not record",
 	LintPortLevel:           "top-level DestinationRule fields that a portLevelSettings entry makes Istio ignore on that port",
 	LintTCPPort:             "HTTP settings (connectionPool.http, a VirtualService's http routes) or request stats (upstream_rq_*) on a Service port Istio treats as TCP (not named http/http-…/grpc…, and no HTTP appProtocol)",
-	LintClusterDomain:       "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster or a config's endpoints, with or without a ${...}, or a string of an expression); in a scenario of several clusters, ${target.clusterDomain} (the first cluster's) in such a name of a step in another cluster",
+	LintCrossClusterDiff:    "in a scenario of several clusters, an expression subtracting a stat of a snapshot taken in one cluster from the same stat of a snapshot taken in another (w2.x - e1.x): two Envoys, whose difference is no delta",
+	LintClusterDomain:       "a literal cluster.local in a cluster name on the kube target (a snapshot's or config's cluster or a config's endpoints, with or without a ${...}, or a string of an expression); in a scenario of several clusters, ${target.clusterDomain} (the first cluster's) in such a name of a step in another cluster, or in an expression that reads only results of steps in another cluster",
 	LintUnknownHost:         "a DestinationRule or VirtualService host, or a snapshot's cluster, that names no Service or ServiceEntry the scenario applies",
 	LintOneSample:           "a sampler (every) whose interval is not shorter than the planned duration of the step it samples during: no sample while it runs, one at its start and one at its end",
 	LintUnknownStat:         "an expression reads an Envoy cluster stat that Envoy does not document (a misspelling, or a stat only an extension records)",
@@ -241,6 +245,7 @@ func (d *decoder) lint() {
 		}
 	})
 	d.lintExprClusterDomain()
+	d.lintExprClusters()
 	d.lintKindOnly(warn)
 	d.lintRolloutKind(objs, warn)
 	d.lintOtherCluster(objs, warn)

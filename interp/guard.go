@@ -128,7 +128,11 @@ func (ru *run) guard(ctx context.Context, s *dsl.Step, params schema.Params) (de
 		}
 		refs = r
 	}
-	return refs, schema.Guard(s.Kind, m, refs, ru.sc.Allowed(), ru.sc.ClusterScoped)
+	err = schema.Guard(s.Kind, m, refs, ru.sc.Allowed(), ru.sc.ClusterScoped)
+	if len(ru.sc.Clusters) > 1 {
+		err = schema.InCluster(err, ru.sc.ClusterOf(s)) // probe p30: which cluster's step
+	}
+	return refs, err
 }
 
 // checkDeferred does for a deferred apply step, when it starts, what the pre-run checks would

@@ -43,6 +43,16 @@ func Guard(kind string, m Mutation, refs []ObjectRef, allowed []string, clusterS
 // reached the API server that was to reject it); a pattern naming the refusal is.
 type GuardRefused struct{ Err error }
 
+// InCluster is err, a refusal of the guard, said of a step of cluster c of a scenario of
+// several clusters ("in cluster west, apply would change ..."); other errors as they are.
+func InCluster(err error, c string) error {
+	g, ok := err.(*GuardRefused)
+	if !ok || c == "" {
+		return err
+	}
+	return &GuardRefused{Err: fmt.Errorf("in cluster %s, %w", c, g.Err)}
+}
+
 func (e *GuardRefused) Error() string { return e.Err.Error() }
 func (e *GuardRefused) Unwrap() error { return e.Err }
 

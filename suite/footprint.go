@@ -93,9 +93,13 @@ var meshPolicies = map[string]bool{
 // not declare (a shared gateway) it holds by that namespace. ${vars.name} is read with the
 // run's vars; other ${...} are known only when the run starts, and take nothing.
 func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
-	f := &footprint{sc: sc, verb: "applies"}
+	f := &footprint{sc: sc, verb: "applies", kube: target == "kube"}
 	for _, ns := range sc.Namespaces {
-		f.take(Resource{Key: "namespace " + ns, Why: "declares namespace " + ns, Pos: sc.Pos})
+		why := "declares namespace " + ns
+		if len(sc.Clusters) > 1 {
+			why += " (in each of its clusters, " + strings.Join(sc.ClusterNames(), ", ") + ")"
+		}
+		f.take(Resource{Key: "namespace " + ns, Why: why, Pos: sc.Pos})
 	}
 	if target == "kube" {
 		f.take(Resource{Key: "mesh", Shared: true, Why: "runs on the cluster's mesh", Pos: sc.Pos})
@@ -113,6 +117,15 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 	}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			// probe p30 #4: in a scenario of several clusters, what a step takes says the
+			// cluster it runs on. The keys do not tell clusters apart: a cluster's name is
+			// the scenario's own, its context given at run time, so another run's cluster
+			// may be the same one (and in a multi-primary mesh each istiod reads the other
+			// cluster's endpoints): namespace X in west overlaps namespace X of any run.
+			f.where = ""
+			if len(sc.Clusters) > 1 {
+				f.where = "; in cluster " + sc.ClusterOf(s)
+			}
 			if target == "kube" {
 				f.pods(s)
 				f.reads(s)
@@ -124,6 +137,13 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					from = &p.From.PodRef
 				}
 				f.url(s, target, p.URL, podNamespace(sc, from), "url")
+				// probe p30 fresh: a Host header (through the ingress gateway, the Istio
+				// tasks' way) is the host the request is routed as.
+				for k, v := range p.Headers {
+					if strings.EqualFold(k, "host") && target == "kube" {
+						f.calls(s, "http://"+strings.TrimSpace(f.static(v))+"/", f.static(podNamespace(sc, from)), "headers."+k)
+					}
+				}
 			case *schema.Config:
 				if target == "kube" {
 					f.config(s, p, f.static(podNamespace(sc, p.Envoy)))
@@ -146,11 +166,61 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 						f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), fmt.Sprintf("argv.%d", i))
 					}
 				}
+				// probe p30 fresh: curl -H "Host: bookinfo.example.com" through a gateway,
+				// and an IP written without a URL (nc -z 240.0.0.10 5432).
+				if target == "kube" {
+					for i, arg := range append(slices.Clone(p.Argv), p.Stdin) {
+						field := fmt.Sprintf("argv.%d", i)
+						if i == len(p.Argv) {
+							field = "stdin"
+						}
+						for _, m := range hostHeaderIn.FindAllStringSubmatch(f.static(arg), -1) {
+							f.calls(s, "http://"+m[1]+"/", f.static(or(p.Namespace, sc.DefaultNamespace())), field)
+						}
+						for _, ip := range ipIn.FindAllString(urlIn.ReplaceAllString(f.static(arg), ""), -1) {
+							f.calls(s, "http://"+ip+"/", "", field)
+						}
+					}
+				}
+				// probe p30 fresh: curl httpbin.org/headers, with no scheme (curl reads
+				// it as http://).
+				static := make([]string, len(p.Argv))
+				for i, a := range p.Argv {
+					static[i] = f.static(a)
+				}
+				for _, u := range append(fetchedURLs(static), fetchedURLs([]string{"sh", "-c", f.static(p.Stdin)})...) {
+					f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), "argv")
+				}
+				// probe p30 #2: the URLs of a script given on stdin, or of a script file a
+				// shell on this machine runs (sh check.sh), are called as well.
+				for _, u := range urlIn.FindAllString(p.Stdin, -1) {
+					f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), "stdin")
+				}
+				if !p.InPod() {
+					if script, ok := f.scriptFile(p.Argv); ok {
+						for _, u := range urlIn.FindAllString(script, -1) {
+							f.url(s, target, u, or(p.Namespace, sc.DefaultNamespace()), "argv")
+						}
+					}
+				}
 				// probe p25 #19: a command on this machine changing the cluster (kubectl
 				// rollout restart deployment/istiod, istioctl install) is no step the
 				// namespace guard sees: what it changes is unknown, so it holds the mesh.
-				if cmd := strings.Join(p.Argv, " "); target == "kube" && p.Pod == "" && p.Selector == "" && clusterCommand.MatchString(f.static(cmd)) {
-					f.take(Resource{Key: "mesh", Why: fmt.Sprintf("exec %s runs %q on this machine, a change of the cluster that no namespace guard sees", s.Label(), clusterCommand.FindString(f.static(cmd))), Pos: s.FieldPos("argv")})
+				// probe p30 #3: so does any command not known to only read (python3
+				// patch.py, ./setup.sh, kubectl run): conservative, it runs alone.
+				if target == "kube" && !p.InPod() {
+					f.localCommand(s, p.Argv, p.Stdin)
+				}
+				// probe p30 fresh: kubectl in a pod (with its service account) changes the
+				// cluster as much as on this machine.
+				if target == "kube" && p.InPod() {
+					static := make([]string, len(p.Argv))
+					for i, a := range p.Argv {
+						static[i] = f.static(a)
+					}
+					if what, ok := podClusterChange(static, f.static(p.Stdin)); ok {
+						f.take(Resource{Key: "mesh", Why: fmt.Sprintf("exec %s runs %q in a pod, a change of the cluster through its API that no namespace guard sees", s.Label(), what), Pos: s.FieldPos("argv")})
+					}
 				}
 			case *schema.Apply:
 				f.objects(s, target, p.Objects, p.Files, or(p.Namespace, sc.DefaultNamespace()))
@@ -172,6 +242,13 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					f.take(Resource{Key: "mesh", Why: why, Pos: s.FieldPos("all")})
 				}
 			case *schema.Process:
+				if target == "kube" {
+					f.localCommand(s, p.Argv, "")
+				}
+				// probe p30 #2: a server binding a fixed port written in its arguments
+				// (fortio server -http-port 8080, python3 -m http.server 18080) holds it,
+				// ready check or none.
+				f.processPorts(s, p.Argv)
 				if r := p.Ready; r != nil {
 					if r.TCP != "" {
 						f.address(r.TCP, fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
@@ -183,6 +260,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 			}
 		})
 	}
+	f.where = ""
 	for _, ns := range sc.Namespaces {
 		if why := meshNamespaces[ns]; why != "" && target == "kube" {
 			// probe p25 #02: scaling istiod (or CoreDNS) to 0 held only its namespace,
@@ -195,15 +273,30 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 	return f.res, f.leaks
 }
 
+// servicesKey is what a run holds, shared, when it applies or deletes a Service (seen by
+// every proxy of the mesh, in its routes, listeners and clusters), and alone when it reads
+// a whole route, listener, list of names or config dump, which list them all.
+const servicesKey = "services"
+
+// metaAnnotation is the annotation key of an object's metadata.
+func metaAnnotation(md map[string]any, key string) (string, bool) {
+	a, _ := md["annotations"].(map[string]any)
+	v, ok := a[key].(string)
+	return v, ok
+}
+
 type footprint struct {
+	kube  bool // the run is on the kube target
 	sc    *dsl.Scenario
 	res   []Resource
 	leaks []Leak
 	verb  string // what the step does to the objects object is given: applies, deletes
+	where string // "; in cluster west": the cluster of the step whose holds are taken
 }
 
 // take adds r, unless the footprint has its key already (an exclusive hold wins).
 func (f *footprint) take(r Resource) {
+	r.Why += f.where
 	for i, have := range f.res {
 		if have.Key == r.Key {
 			if have.Shared && !r.Shared {
@@ -250,6 +343,102 @@ func (f *footprint) use(addr, why string, pos dsl.Pos) {
 	}
 }
 
+// scriptFile is the text of the script file a shell on this machine runs (sh check.sh,
+// bash -e ./setup.sh), read from the scenario's directory, and false when argv runs none or
+// the file cannot be read before the run.
+func (f *footprint) scriptFile(argv []string) (string, bool) {
+	if len(argv) < 2 || !shells[filepath.Base(argv[0])] {
+		return "", false
+	}
+	for _, a := range argv[1:] {
+		switch {
+		case a == "-c" || (strings.HasPrefix(a, "-") && strings.HasSuffix(a, "c") && !strings.HasPrefix(a, "--")):
+			return "", false
+		case strings.HasPrefix(a, "-") || a == "pipefail":
+			continue
+		}
+		file := f.static(a)
+		if dsl.HasInterpolation(file) {
+			return "", false
+		}
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(f.sc.Dir, file)
+		}
+		data, err := os.ReadFile(file)
+		return string(data), err == nil
+	}
+	return "", false
+}
+
+// processPorts takes the fixed ports a local process's arguments name (bound on every
+// address, as far as can be known): a host:port or :port word, the value of a flag naming a
+// port (--port 8080, -p 8080, -http-port=8080), and a bare number from 1024 up (python3 -m
+// http.server 18080). It may take a port the process only calls, which can only keep runs
+// apart.
+func (f *footprint) processPorts(s *dsl.Step, argv []string) {
+	var words []string
+	for _, a := range argv {
+		a = f.static(a)
+		if strings.ContainsAny(a, " \t\n") {
+			words = append(words, shellWords(strings.NewReplacer(";", " ", "&", " ", "|", " ", "\n", " ").Replace(a))...)
+		} else {
+			words = append(words, a)
+		}
+	}
+	if len(words) > 0 && filepath.Base(words[0]) == "sleep" {
+		return
+	}
+	n := len(f.res)
+	defer func() {
+		if len(f.res) > n || len(words) == 0 {
+			return
+		}
+		// No port written: a server's default (fortio server's 8080).
+		for _, d := range defaultPorts {
+			if len(words) >= len(d.argv) && filepath.Base(words[0]) == d.argv[0] && slices.Equal(words[1:len(d.argv)], d.argv[1:]) {
+				for _, port := range d.ports {
+					f.take(Resource{Key: "address *:" + port, Why: fmt.Sprintf("process %s may listen on port %s, %s's default (%s)", s.Label(), port, strings.Join(d.argv, " "), strings.Join(words, " ")), Pos: s.FieldPos("argv")})
+				}
+			}
+		}
+	}()
+	for i, w := range words {
+		var port string
+		host := "*"
+		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") && strings.Contains(strings.ToLower(w), "port") {
+			w = v
+		}
+		switch {
+		case strings.Contains(w, "://"):
+			continue // a URL it calls
+		case strings.Contains(w, ":"):
+			h, p, err := net.SplitHostPort(w)
+			if err != nil {
+				continue
+			}
+			port = p
+			if _, err := strconv.Atoi(h); err == nil {
+				port, host = h, "127.0.0.1" // kubectl port-forward's LOCAL:REMOTE, on localhost
+			} else if h != "" && h != "0.0.0.0" && h != "::" {
+				host = h
+			}
+		case i > 0 && (words[i-1] == "-p" || strings.Contains(strings.ToLower(words[i-1]), "port")) && strings.HasPrefix(words[i-1], "-"):
+			port = w
+		default:
+			if n, err := strconv.Atoi(w); err == nil && n >= 1024 {
+				port = w
+			}
+		}
+		if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+			continue
+		}
+		if host == "localhost" {
+			host = "127.0.0.1"
+		}
+		f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: fmt.Sprintf("process %s may listen on port %s (%s)", s.Label(), port, strings.Join(words, " ")), Pos: s.FieldPos("argv")})
+	}
+}
+
 // addressKey is the resource key of a fixed local address, and false for one with no fixed
 // port or known only when the run starts.
 func (f *footprint) addressKey(addr string) (string, bool) {
@@ -261,8 +450,11 @@ func (f *footprint) addressKey(addr string) (string, bool) {
 	if err != nil || port == "0" || port == "" {
 		return "", false
 	}
-	if host == "localhost" || host == "" {
+	switch host {
+	case "localhost":
 		host = "127.0.0.1"
+	case "", "0.0.0.0", "::":
+		host = "*" // every address of the machine (Go's ":8080")
 	}
 	return "address " + net.JoinHostPort(host, port), true
 }
@@ -345,6 +537,11 @@ func (f *footprint) config(s *dsl.Step, p *schema.Config, ns string) {
 			what = "the names of its " + p.Names
 		}
 		f.take(Resource{Key: "host *", Shared: true, Why: fmt.Sprintf("config %s reads %s, which holds every host its Envoy sees", s.Label(), what), Pos: s.Pos})
+		// probe p30 #1: it lists the Services of every namespace too, those of other runs'
+		// ephemeral namespaces included, which hold no host: a run applying or deleting
+		// any Service changes what it reads (two runs judging len(r.virtual_hosts) of route
+		// 80, each with its own backend, each saw the other's).
+		f.take(Resource{Key: servicesKey, Why: fmt.Sprintf("config %s reads %s, which lists every Service of the mesh, other runs' too", s.Label(), what), Pos: s.Pos})
 		return
 	}
 	f.cluster(s, name, ns)
@@ -477,6 +674,22 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		}
 		return
 	}
+	if kind == "Service" && group == "" && f.kube {
+		// Every proxy of the mesh lists every Service (its virtual hosts, clusters and
+		// listeners), whatever its namespace, unless it is exported to its own alone.
+		if to, _ := metaAnnotation(md, "networking.istio.io/exportTo"); strings.TrimSpace(to) != "." {
+			f.take(Resource{Key: servicesKey, Shared: true, Why: fmt.Sprintf("%s %s, which every proxy's routes list", f.verb, what), Pos: pos})
+		}
+		// A fixed nodePort is the node's port, one Service's in the whole cluster.
+		ports, _ := spec["ports"].([]any)
+		for _, p := range ports {
+			pm, _ := p.(map[string]any)
+			if np := fmt.Sprint(pm["nodePort"]); pm["nodePort"] != nil && np != "0" {
+				f.take(Resource{Key: "nodePort " + f.static(np), Why: fmt.Sprintf("%s %s with nodePort %s", f.verb, what, np), Pos: pos})
+			}
+		}
+		return
+	}
 	if group == "gateway.networking.k8s.io" && strings.HasSuffix(kind, "Route") {
 		// probe p25 #20: a route attached to a Gateway of a namespace the run does not
 		// declare (the shared ingress Gateway of istio-system, open to routes of every
@@ -496,8 +709,30 @@ func (f *footprint) object(s *dsl.Step, field string, o schema.Object, defNS str
 		}
 		return
 	}
+	if kind == "Ingress" && group == "networking.k8s.io" {
+		// probe p30 fresh: Istio's ingress gateway (in istio-system) serves the Ingresses
+		// of every namespace whose class is istio's (or none): the gateway's routes
+		// change under the runs measuring or loading through it.
+		if class, _ := spec["ingressClassName"].(string); class == "" || f.static(class) == "istio" {
+			f.take(Resource{Key: "namespace " + RootNamespace, Why: fmt.Sprintf("%s %s, served by Istio's ingress gateway in %s", f.verb, what, RootNamespace), Pos: pos})
+			f.take(Resource{Key: "gateway istio=ingressgateway", Why: fmt.Sprintf("%s %s, served by Istio's ingress gateway", f.verb, what), Pos: pos})
+		}
+		return
+	}
 	if !strings.HasSuffix(group, "istio.io") {
 		return
+	}
+	if kind == "VirtualService" {
+		// probe p30 fresh: a VirtualService bound to a Gateway of another namespace (the
+		// shared istio-system/ingressgateway) changes that gateway's routes under the runs
+		// measuring its pods.
+		for _, g := range asStrings(spec["gateways"]) {
+			if gns, _, ok := strings.Cut(f.static(g), "/"); ok {
+				if gns, ok := f.foreign(gns); ok {
+					f.take(Resource{Key: "namespace " + gns, Why: fmt.Sprintf("%s %s bound to Gateway %s", f.verb, what, g), Pos: pos})
+				}
+			}
+		}
 	}
 	if ns == RootNamespace && meshPolicies[kind] {
 		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s in %s, Istio's root namespace", f.verb, what, RootNamespace), Pos: pos})
@@ -636,9 +871,42 @@ func coversServices(w string) bool {
 	return ok && (suffix == "" || suffix == ".svc" || strings.HasSuffix(suffix, ".local"))
 }
 
-// clusterCommand finds a command that changes a cluster: kubectl (or oc) with a verb that
-// writes, istioctl installing or applying, helm installing.
-var clusterCommand = regexp.MustCompile(`\b(?:kubectl|oc)\b[^;&|]*?\b(?:apply|create|delete|patch|replace|scale|rollout\s+restart|rollout\s+undo|label|annotate|edit|drain|cordon|taint|set\s+(?:image|env|resources))\b|\bistioctl\b[^;&|]*?\b(?:install|uninstall|upgrade|manifest\s+apply|tag\s+set|waypoint\s+apply)\b|\bhelm\b[^;&|]*?\b(?:install|upgrade|uninstall|rollback)\b`)
+// localCommand takes the mesh for a command on this machine that may change the cluster
+// (localChange): it gets the run's kubeconfig, and no namespace guard sees what it does.
+func (f *footprint) localCommand(s *dsl.Step, argv []string, stdin string) {
+	static := make([]string, len(argv))
+	for i, a := range argv {
+		static[i] = f.static(a)
+	}
+	if what, ok := localChange(static, f.static(stdin), f.scriptFile); ok {
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s runs %q on this machine, which may change the cluster where no namespace guard sees it (a command labrun does not know to only read)", s.Kind, s.Label(), what), Pos: s.FieldPos("argv")})
+	}
+}
+
+// loopback says whether host is this machine (localhost, 127.0.0.0/8, ::1).
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}
+
+// defaultPorts are the ports well-known servers bind when their arguments name none.
+var defaultPorts = []struct {
+	argv  []string // the command's first words
+	ports []string
+}{
+	{[]string{"fortio", "server"}, []string{"8080", "8079", "8081"}},
+	{[]string{"python3", "-m", "http.server"}, []string{"8000"}},
+	{[]string{"python", "-m", "http.server"}, []string{"8000"}},
+}
+
+// hostHeaderIn finds a Host header in a command's argument (-H "Host: x", -H Host:x).
+var hostHeaderIn = regexp.MustCompile(`(?i)(?:^|[\s'"])host:\s*([a-z0-9*][a-z0-9.*-]*)`)
+
+// ipIn finds IPv4 addresses in a command's argument (outside URLs).
+var ipIn = regexp.MustCompile(`\b(?:\d{1,3}\.){3}\d{1,3}\b`)
 
 // urlIn finds the http(s) URLs in a command's argument ("sh -c 'curl http://x/'").
 var urlIn = regexp.MustCompile(`https?://[^\s'"\\]+`)
@@ -650,6 +918,16 @@ func (f *footprint) url(s *dsl.Step, target, raw, ns, field string) {
 	raw = f.static(raw)
 	if target == "kube" {
 		f.calls(s, raw, f.static(ns), field)
+		// probe p30 fresh: localhost on kube is this machine's port (a kubectl
+		// port-forward another run's process holds).
+		if host, port, scheme, ok := hostOf(raw); !ok || !loopback(host) {
+			return
+		} else if port == "" {
+			raw = net.JoinHostPort(host, map[string]string{"http": "80", "https": "443"}[scheme])
+		} else {
+			raw = net.JoinHostPort(host, port)
+		}
+		f.use(raw, fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), raw), s.FieldPos(field))
 		return
 	}
 	host, port, scheme, ok := hostOf(raw)
@@ -691,11 +969,20 @@ var templateRef = regexp.MustCompile(`\$\{[^}]*\}`)
 // aborted every request to it. A host of the run's own namespaces, an IP address, or one
 // known only when the step runs is nothing another run configures (as far as can be known).
 func (f *footprint) calls(s *dsl.Step, rawURL, ns, field string) {
-	h, _, _, ok := hostOf(rawURL)
+	h, port, _, ok := hostOf(rawURL)
 	if !ok {
 		return
 	}
-	if _, err := netip.ParseAddr(h); err == nil {
+	if _, err := netip.ParseAddr(h); err == nil || strings.EqualFold(h, "localhost") {
+		// probe p30 #2: an IP (a ClusterIP, a pod's, a node's with a NodePort, a
+		// port-forward's localhost) may be any Service's or pod's, of any namespace: it
+		// depends on every host's configuration and every fixed namespace.
+		why := fmt.Sprintf("%s %s calls %s, which may be any Service or pod of the cluster", s.Kind, s.Label(), net.JoinHostPort(h, port))
+		f.take(Resource{Key: "host *", Shared: true, Why: why, Pos: s.FieldPos(field)})
+		f.take(Resource{Key: "namespace *", Shared: true, Why: why, Pos: s.FieldPos(field)})
+		if n, err := strconv.Atoi(port); err == nil && n >= 30000 && n <= 32767 {
+			f.take(Resource{Key: "nodePort " + port, Shared: true, Why: fmt.Sprintf("%s %s calls NodePort %s", s.Kind, s.Label(), port), Pos: s.FieldPos(field)})
+		}
 		return
 	}
 	if !strings.Contains(h, "${") {

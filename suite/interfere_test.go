@@ -294,6 +294,37 @@ clusterOwn: schema.#Scenario & {
 	expect: ["c.connect_timeout == \"10s\""]
 }
 
+// probe p30 #1: two people's route experiments, each with a backend Service of its own
+// ephemeral namespace: route 80 of each client lists the other's Service too (no host is
+// held for a Service of an ephemeral namespace), so len(r.virtual_hosts) depends on whether
+// the other runs meanwhile.
+_svc: {apiVersion: "v1", kind: "Service", metadata: name: "backend", spec: ports: [{port: 80}]}
+routeOwn: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["r"]
+	steps: [
+		{apply: objects: [_svc]},
+		{name: "r", config: {envoy: _client, route: "80"}},
+	]
+	expect: ["len(r.virtual_hosts) == 2"]
+}
+svcOwn: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["s"]
+	steps: [{apply: objects: [_svc]}, {load: {url: "http://backend/", requests: 10}}]
+}
+svcOwnLocal: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["s"]
+	steps: [{apply: objects: [_svc & {metadata: annotations: "networking.istio.io/exportTo": "."}]}]
+}
+namesOwn: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["r"]
+	steps: [{name: "n", config: {envoy: _client, names: "clusters"}}]
+	expect: ["len(n) == 3"]
+}
+
 // ... and a snapshot of the cluster of a Service of another run's fixed namespace, whose
 // DestinationRule (maxConnections) is what the delta measures.
 snapLab: schema.#Scenario & {
@@ -365,6 +396,184 @@ kubectlGet: schema.#Scenario & {
 	steps: [{exec: argv: ["kubectl", "get", "pods", "-A"]}]
 }
 
+// probe p30 #3: a command on this machine that labrun does not know to only read may change
+// anything in the cluster (it gets the run's kubeconfig), where no namespace guard sees it:
+// it goes alone. One known to read (curl, jq, istioctl proxy-config) holds no more.
+patchScript: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: argv: ["python3", "patch_mesh.py"]}]
+}
+kubectlRun: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: argv: ["sh", "-c", "kubectl -n istio-system run tmp --image=busybox && kubectl get pods"]}]
+}
+stdinScript: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: {argv: ["sh"], stdin: "kubectl -n istio-system delete pod -l app=istiod\n"}}]
+}
+localController: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{name: "ctl", process: {argv: ["./my-controller", "--kubeconfig", "$KUBECONFIG"]}, background: true}, {sleep: "5s"}]
+}
+readsOnly: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [
+		{exec: argv: ["sh", "-c", "istioctl proxy-config cluster deploy/curl -o json | jq '.[].name'"]},
+		{name: "pf", process: {argv: ["kubectl", "port-forward", "svc/backend", "18080:80"]}, background: true},
+	]
+}
+
+// probe p30 #2: a server binding a fixed port named in its arguments, without a ready check,
+// beside the runs calling or serving that port; calls to an IP or a NodePort (any Service's
+// or pod's); URLs in a script on stdin or in a script file.
+procHTTP: schema.#Scenario & {
+	steps: [{name: "srv", process: argv: ["python3", "-m", "http.server", "18080"], background: true}, {sleep: "5s"}]
+}
+procFortio: schema.#Scenario & {
+	steps: [{name: "srv", process: argv: ["fortio", "server", "-http-port", "18080"], background: true}, {sleep: "5s"}]
+}
+procForward: schema.#Scenario & {
+	steps: [{name: "pf", process: argv: ["kubectl", "port-forward", "svc/backend", "18081:80"], background: true}, {sleep: "5s"}]
+}
+procShell: schema.#Scenario & {
+	steps: [{name: "srv", process: argv: ["sh", "-c", "exec nc -lk -p 18081 -e cat"], background: true}, {sleep: "5s"}]
+}
+procSleep: schema.#Scenario & {
+	steps: [{name: "s", process: argv: ["sleep", "30"], background: true}, {sleep: "5s"}]
+}
+callIP: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{load: {url: "http://10.96.12.34:8080/", requests: 10}}]
+}
+callNodePort: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{exec: argv: ["curl", "-s", "http://172.18.0.2:30080/"]}]
+}
+nodePortSvc: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["n"]
+	steps: [{apply: objects: [_svc & {spec: {type: "NodePort", ports: [{port: 80, nodePort: 30080}]}}]}]
+}
+stdinCurl: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{exec: {selector: "app=curl", argv: ["sh"], stdin: "curl -s http://httpbin.org/headers\n"}}]
+}
+scriptCurl: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{exec: argv: ["sh", "check.sh"]}]
+}
+scriptDelete: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{exec: argv: ["bash", "-e", "reset.sh"]}]
+}
+
+// probe p30 fresh: two people's ingress experiments. A VirtualService bound to the shared
+// Gateway of istio-system, or a Kubernetes Ingress (served by Istio's ingress gateway), beside
+// a run measuring the gateway; a load or a curl through the gateway with a Host header beside
+// a fault for that host; nc to a ServiceEntry's VIP beside the ServiceEntry.
+vsOnGateway: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["a"]
+	steps: [{apply: objects: [_vs & {metadata: name: "bookinfo", spec: {hosts: ["bookinfo.example.com"], exportTo: ["."], gateways: ["istio-system/ingressgateway"], http: [{route: [{destination: host: "productpage"}]}]}}]}]
+}
+ingress: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["a"]
+	steps: [{apply: objects: [{apiVersion: "networking.k8s.io/v1", kind: "Ingress", metadata: name: "i",
+		spec: {ingressClassName: "istio", rules: [{http: paths: [{path: "/", pathType: "Prefix", backend: service: {name: "httpbin", port: number: 8000}}]}]}}]}]
+}
+otherIngress: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["a"]
+	steps: [{apply: objects: [{apiVersion: "networking.k8s.io/v1", kind: "Ingress", metadata: name: "i",
+		spec: {ingressClassName: "nginx", rules: [{http: paths: [{path: "/", pathType: "Prefix", backend: service: {name: "httpbin", port: number: 8000}}]}]}}]}]
+}
+faultBookinfo: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["e"]
+	steps: [{apply: objects: [_vs & {metadata: name: "f", spec: {hosts: ["bookinfo.example.com"], http: _abort}}]}]
+}
+hostHeader: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{load: {from: _curl, url: "http://istio-ingressgateway.istio-system/productpage", headers: {Host: "bookinfo.example.com"}, requests: 20}}]
+}
+curlHostHeader: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{exec: _curl & {argv: ["curl", "-s", "-H", "Host: bookinfo.example.com", "http://istio-ingressgateway.istio-system/"]}}]
+}
+seVIP: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["a"]
+	steps: [{apply: objects: [{apiVersion: "networking.istio.io/v1", kind: "ServiceEntry", metadata: name: "db",
+		spec: {hosts: ["db.internal"], addresses: ["240.0.0.10"], ports: [{number: 5432, name: "tcp", protocol: "TCP"}], resolution: "STATIC", endpoints: [{address: "10.0.0.5"}]}}]}]
+}
+ncVIP: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{exec: _curl & {argv: ["sh", "-c", "nc -z -w 2 240.0.0.10 5432"]}}]
+}
+
+// probe p30 fresh: fortio server with no port named listens on 8080 (its default), beside
+// a load of 127.0.0.1:8080; on kube a port-forward of this machine's 8080 beside a load of
+// localhost:8080.
+fortioDefault: schema.#Scenario & {
+	steps: [{name: "srv", process: argv: ["fortio", "server"], background: true}, {sleep: "5s"}]
+}
+call8080: schema.#Scenario & {
+	steps: [{load: {url: "http://127.0.0.1:8080/echo", requests: 4}}]
+}
+forward8080: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{name: "pf", process: argv: ["kubectl", "port-forward", "svc/backend", "8080:80"], background: true}, {sleep: "5s"}]
+}
+loadLocalhostKube: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["c"]
+	steps: [{load: {url: "http://localhost:8080/", requests: 10}}]
+}
+
+// probe p30 fresh: curl and wget with no scheme in the URL (curl httpbin.org/headers), in a
+// pod on kube and on this machine on the local target.
+curlNoScheme: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{exec: _curl & {argv: ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "httpbin.org/headers"]}}]
+}
+wgetNoScheme: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["b"]
+	steps: [{exec: _curl & {argv: ["sh", "-c", "wget -qO- httpbin.org/get | head -1"]}}]
+}
+curlLocalNoScheme: schema.#Scenario & {
+	steps: [{exec: argv: ["curl", "-s", "127.0.0.1:18080/echo"]}]
+}
+
+// probe p30 fresh: kubectl run inside a pod (its service account may write anywhere) beside
+// a run measuring; pilot-agent or curl in a pod change no cluster object.
+podKubectl: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: {selector: "app=toolbox", argv: ["sh", "-c", "kubectl -n istio-system rollout restart deployment/istiod"]}}]
+}
+podCurl: schema.#Scenario & {
+	target: "kube"
+	ephemeralNamespaces: ["k"]
+	steps: [{exec: {selector: "app=toolbox", argv: ["pilot-agent", "request", "GET", "stats"]}}]
+}
+
 // probe p25 #20: an HTTPRoute of an ephemeral namespace attached to the shared Gateway of
 // istio-system (allowedRoutes from every namespace): the gateway's routes change under a run
 // measuring the gateway, and under another route for the same listener.
@@ -426,6 +635,14 @@ func TestInterference(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "wild.yaml"), []byte(wild), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for name, text := range map[string]string{
+		"check.sh": "#!/bin/sh\ncurl -s -o /dev/null -w '%{http_code}' http://httpbin.org/get | grep -q 200\n",
+		"reset.sh": "kubectl -n istio-system rollout restart deployment/istiod\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	res, err := dsl.Load([]string{filepath.Join(dir, "lab.cue")}, dsl.Options{AllowSystemNamespaces: true})
 	if err != nil {
 		t.Fatal(err)
@@ -478,6 +695,12 @@ func TestInterference(t *testing.T) {
 		{"clusterExt", "faultext", false},
 		{"clusterOwn", "registerExt", false},
 		{"route80", "measure", false},
+		{"routeOwn", "svcOwn", true},
+		{"routeOwn", "routeOwn", true},
+		{"namesOwn", "svcOwn", true},
+		{"svcOwn", "svcOwn", false},
+		{"routeOwn", "svcOwnLocal", false},
+		{"clusterOwn", "svcOwn", false},
 		{"snapLab", "inLab", true},
 		{"snapLab", "registerExt", false},
 		{"callUpper", "faultext", true},
@@ -489,6 +712,46 @@ func TestInterference(t *testing.T) {
 		{"restartIstiod", "measure", true},
 		{"istioctlInstall", "measure", true},
 		{"kubectlGet", "measure", false},
+		{"podKubectl", "measure", true},
+		{"podCurl", "measure", false},
+		{"curlNoScheme", "registerExt", true},
+		{"wgetNoScheme", "registerExt", true},
+		{"curlLocalNoScheme", "serves", true},
+		{"curlNoScheme", "measure", false},
+		{"fortioDefault", "call8080", true},
+		{"fortioDefault", "calls", false},
+		{"forward8080", "loadLocalhostKube", true},
+		{"forward8080", "measure", false},
+		{"vsOnGateway", "gwA", true},
+		{"ingress", "gwA", true},
+		{"ingress", "hostHeader", true},
+		{"otherIngress", "gwA", false},
+		{"hostHeader", "faultBookinfo", true},
+		{"curlHostHeader", "faultBookinfo", true},
+		{"hostHeader", "faultext", false},
+		{"ncVIP", "seVIP", true},
+		{"ncVIP", "measure", false},
+		{"procHTTP", "calls", true},
+		{"procHTTP", "serves", true},
+		{"procFortio", "calls", true},
+		{"procForward", "callsOther", true},
+		{"procShell", "callsOther", true},
+		{"procHTTP", "callsOther", false},
+		{"procSleep", "serves", false},
+		{"callIP", "inLab", true},
+		{"callIP", "faultext", true},
+		{"callIP", "measure", false},
+		{"callNodePort", "nodePortSvc", true},
+		{"nodePortSvc", "nodePortSvc", true},
+		{"stdinCurl", "registerExt", true},
+		{"scriptCurl", "registerExt", true},
+		{"scriptCurl", "measure", false},
+		{"scriptDelete", "measure", true},
+		{"patchScript", "measure", true},
+		{"kubectlRun", "measure", true},
+		{"stdinScript", "measure", true},
+		{"localController", "measure", true},
+		{"readsOnly", "measure", false},
 		{"routeA", "routeB", true},
 		{"routeA", "gwA", true},
 		{"ownRoute", "routeA", false},

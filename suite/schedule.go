@@ -3,6 +3,7 @@ package suite
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 )
@@ -59,6 +60,16 @@ func sameResource(x, y string) bool {
 	if x == y {
 		return true
 	}
+	if ax, ok := strings.CutPrefix(x, "address "); ok {
+		ay, ok := strings.CutPrefix(y, "address ")
+		return ok && sameAddress(ax, ay)
+	}
+	if nx, ok := strings.CutPrefix(x, "namespace "); ok {
+		ny, ok := strings.CutPrefix(y, "namespace ")
+		if ok && (nx == "*" || ny == "*") {
+			return true // a call to an IP: any namespace's pod or Service
+		}
+	}
 	hx, xHost := strings.CutPrefix(x, "host ")
 	hy, yHost := strings.CutPrefix(y, "host ")
 	switch {
@@ -70,6 +81,17 @@ func sameResource(x, y string) bool {
 		return serviceOf(hy, x)
 	}
 	return false
+}
+
+// sameAddress says whether two local addresses (host:port, "*" every address of the
+// machine) are one: equal, or one port where either host is "*".
+func sameAddress(x, y string) bool {
+	hx, px, err1 := net.SplitHostPort(x)
+	hy, py, err2 := net.SplitHostPort(y)
+	if err1 != nil || err2 != nil {
+		return x == y
+	}
+	return px == py && (hx == hy || hx == "*" || hy == "*")
 }
 
 // hostCovers says whether the host pattern w (a wildcard "*" or "*.suffix", or a name) covers

@@ -1,0 +1,76 @@
+package suite
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestLocalChange: a command on this machine is taken for one that changes nothing only
+// when it is known to read; any other may change the cluster (probe p30 #3).
+func TestLocalChange(t *testing.T) {
+	for _, c := range []struct {
+		argv    []string
+		stdin   string
+		changes bool
+	}{
+		{[]string{"kubectl", "get", "pods", "-A"}, "", false},
+		{[]string{"kubectl", "--context", "kind-east", "-n", "x", "get", "pods"}, "", false},
+		{[]string{"kubectl", "-n", "istio-system", "rollout", "restart", "deployment/istiod"}, "", true},
+		{[]string{"kubectl", "rollout", "status", "deployment/web"}, "", false},
+		{[]string{"kubectl", "run", "tmp", "--image=busybox"}, "", true},
+		{[]string{"kubectl", "expose", "deployment", "web", "--port=80"}, "", true},
+		{[]string{"kubectl", "exec", "deploy/web", "--", "kill", "1"}, "", true},
+		{[]string{"kubectl", "apply", "--dry-run=server", "-f", "x.yaml"}, "", false},
+		{[]string{"kubectl", "config", "use-context", "kind-west"}, "", true},
+		{[]string{"kubectl", "config", "current-context"}, "", false},
+		{[]string{"kubectl", "wait", "--for=condition=Ready", "pod", "-l", "app=x"}, "", false},
+		{[]string{"istioctl", "proxy-config", "cluster", "deploy/curl"}, "", false},
+		{[]string{"istioctl", "pc", "log", "deploy/curl", "--level", "debug"}, "", true},
+		{[]string{"istioctl", "install", "-y"}, "", true},
+		{[]string{"istioctl", "x", "precheck"}, "", false},
+		{[]string{"istioctl", "analyze", "-n", "lab"}, "", false},
+		{[]string{"helm", "list", "-A"}, "", false},
+		{[]string{"helm", "-n", "x", "upgrade", "--install", "r", "chart"}, "", true},
+		{[]string{"curl", "-s", "http://x/"}, "", false},
+		{[]string{"python3", "patch.py"}, "", true},
+		{[]string{"./setup.sh"}, "", true},
+		{[]string{"sh", "-c", "curl -s http://x/ | jq -r .a; echo done"}, "", false},
+		{[]string{"sh", "-c", "for i in 1 2 3; do curl -s http://x/$i; sleep 1; done"}, "", false},
+		{[]string{"sh", "-c", "kubectl get pods && kubectl delete pod web-0"}, "", true},
+		{[]string{"bash", "-ec", "X=1 timeout 5s kubectl get ns $(kubectl create ns y)"}, "", true},
+		{[]string{"sh", "-c", "$CMD apply"}, "", true},
+		{[]string{"bash", "setup.sh"}, "", true},
+		{[]string{"sh"}, "kubectl delete ns lab\n", true},
+		{[]string{"sh"}, "echo hi\n", false},
+		{[]string{"sh", "-c", "echo 'a; kubectl get x'"}, "", false},
+		{[]string{"env", "A=b", "kubectl", "scale", "deploy/x", "--replicas=0"}, "", true},
+		{[]string{"sh", "-c", "ls | xargs -n1 kubectl delete -f"}, "", true},
+		{[]string{"sh", "-c", "# probe\ncurl -s -w '%{http_code}' http://x/ # then (kubectl delete)\n"}, "", false},
+		{[]string{"sh", "-c", "echo \"$(kubectl delete ns x)\""}, "", true},
+		{nil, "", false},
+	} {
+		what, got := localChange(c.argv, c.stdin, func([]string) (string, bool) { return "", false })
+		if got != c.changes {
+			t.Errorf("localChange(%q, %q) = %q, %v; want %v", c.argv, c.stdin, what, got, c.changes)
+		}
+	}
+}
+
+// TestFetchedURLs: curl and wget read an operand with no scheme as http:// (probe p30).
+func TestFetchedURLs(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want []string
+	}{
+		{[]string{"curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "httpbin.org/headers"}, []string{"http://httpbin.org/headers"}},
+		{[]string{"curl", "-sSo", "/dev/null", "127.0.0.2:8080/echo"}, []string{"http://127.0.0.2:8080/echo"}},
+		{[]string{"curl", "-s", "http://httpbin.org/"}, nil},
+		{[]string{"sh", "-c", "wget -qO- httpbin.org/get | head -1"}, []string{"http://httpbin.org/get"}},
+		{[]string{"sh", "-c", "X=1 timeout 5 curl -H 'Host: a.example.com' api.example.com:8080/x"}, []string{"http://api.example.com:8080/x"}},
+		{[]string{"echo", "httpbin.org"}, nil},
+	} {
+		if got := fetchedURLs(c.argv); !slices.Equal(got, c.want) {
+			t.Errorf("fetchedURLs(%q) = %q, want %q", c.argv, got, c.want)
+		}
+	}
+}
