@@ -31,6 +31,15 @@ func TestConfigAnyFieldsChecked(t *testing.T) {
 		{`cl.filters[0].typed_config.disable_host_header_fallbak != true`, "error", `PluginConfig has no field "disable_host_header_fallbak"`},
 		{`len(cl.filters[1].typed_config.upstream_discovery) == 1`, "passed", ""},
 		{`cl.filters[1].typed_config.shared_with_upstream != true`, "error", `"@type" type.googleapis.com/io.istio.http.peer_metadata.Config names a message labrun does not know`},
+		// A TypedStruct's value is typed by the message its type_url names: a misspelt key
+		// read nil (enable_discovry == nil held).
+		{`cl.filters[2].typed_config.value.protocol == "istio-peer-exchange"`, "passed", ""},
+		{`cl.filters[2].typed_config.value.enable_discovery == false`, "passed", ""},
+		{`cl.filters[2].typed_config.value.enable_discovry == nil`, "error", `in a TypedStruct's value of type_url type.googleapis.com/envoy.tcp.metadataexchange.config.MetadataExchange: value (MetadataExchange) has no field "enable_discovry" (did you mean "enable_discovery"?)`},
+		{`cl.filters[2].typed_config.value.protocl != "x"`, "error", `has no field "protocl" (did you mean "protocol"?)`},
+		{`cl.filters[3].typed_config.value.upstream_discovery != nil`, "passed", ""},
+		{`cl.filters[3].typed_config.value.upstream_discovry == nil`, "error", `TypedStruct's type_url type.googleapis.com/io.istio.http.peer_metadata.Config names a message labrun does not know`},
+		{`cl.filters[3].typed_config.value?.upstream_discovry == nil`, "passed", ""}, // ?.: nil, as the user asks
 	}
 	var srcs []string
 	for _, e := range expect {
@@ -62,6 +71,20 @@ s: schema.#Scenario & {
 				"typed_config": map[string]any{
 					"@type":              "type.googleapis.com/io.istio.http.peer_metadata.Config",
 					"upstream_discovery": []any{map[string]any{"istio_headers": map[string]any{}}},
+				},
+			}, map[string]any{
+				"name": "istio.metadata_exchange",
+				"typed_config": map[string]any{
+					"@type":    "type.googleapis.com/udpa.type.v1.TypedStruct",
+					"type_url": "type.googleapis.com/envoy.tcp.metadataexchange.config.MetadataExchange",
+					"value":    map[string]any{"protocol": "istio-peer-exchange"},
+				},
+			}, map[string]any{
+				"name": "istio.peer_metadata",
+				"typed_config": map[string]any{
+					"@type":    "type.googleapis.com/xds.type.v3.TypedStruct",
+					"type_url": "type.googleapis.com/io.istio.http.peer_metadata.Config",
+					"value":    map[string]any{"upstream_discovery": []any{map[string]any{"istio_headers": map[string]any{}}}},
 				},
 			}},
 		}, nil
