@@ -175,3 +175,40 @@ s: schema.#Scenario & {
 		}
 	}
 }
+
+// A field read below a message Envoy left out of its config dump (unset: a message has no
+// default) errs in the claim's terms: which message is unset, and how to claim it. Before,
+// expr's bare "cannot fetch interval from <nil>" named neither. ?. reads nil, as asked.
+func TestConfigUnsetMessageRead(t *testing.T) {
+	expect := []struct {
+		src, outcome, reason string
+	}{
+		{`cl.outlier_detection.interval != "10s"`, "error", `cl.outlier_detection.interval has no value: cl.outlier_detection is unset (Envoy left this message out of its config dump: it has no default), so it has no interval; claim that it is unset (cl.outlier_detection == nil), or that it is set and what it holds (cl.outlier_detection != nil && …); cl.outlier_detection?.interval reads nil where it is unset`},
+		{`cl.outlier_detection?.interval == nil`, "passed", ""},
+		{`cl.circuit_breakers.thresholds[0].max_connections == 1`, "error", `cl.circuit_breakers.thresholds has no value: cl.circuit_breakers is unset`},
+		{`cl.upstream_connection_options.tcp_keepalive.keepalive_time == 1`, "error", `cl.upstream_connection_options.tcp_keepalive is unset`},
+		{`cl.upstream_connection_options?.tcp_keepalive.keepalive_time == 1`, "error", `cl.upstream_connection_options?.tcp_keepalive is unset`},
+	}
+	var srcs []string
+	for _, e := range expect {
+		srcs = append(srcs, fmt.Sprintf("%q", e.src))
+	}
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}}]
+	expect: [`+strings.Join(srcs, ", ")+`]
+}`)
+	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
+		return map[string]any{"name": "c", "type": "EDS", "upstream_connection_options": map[string]any{}}, nil
+	}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if len(rec.Expectations) != len(expect) {
+		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
+	}
+	for i, e := range expect {
+		got := rec.Expectations[i]
+		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
+			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
+		}
+	}
+}
