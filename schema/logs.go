@@ -660,6 +660,11 @@ func (l *LogResult) countLine(e LogEntry, n float64) {
 	for _, f := range e.Flags {
 		l.Flags[f] += n
 	}
+	if len(e.Flags) == 0 && !slices.Contains(e.Lacks, "flags") {
+		// A line with no flag ("-") counts under "-", as flags says: before, none did, and
+		// flags["-"] == 0 held over lines that had none.
+		l.Flags["-"] += n
+	}
 	if e.Details != "" {
 		l.Details[e.Details] += n
 	}
