@@ -2,6 +2,7 @@ package envoy
 
 import (
 	"encoding/json"
+	"net"
 	"strconv"
 	"strings"
 
@@ -150,7 +151,27 @@ func istioTail(s string) (host, cluster string, ok bool) {
 	if q < 0 || q > 0 && tail[q-1] != ' ' {
 		return "", "", false
 	}
-	return dash(tail[q+1 : len(tail)-1]), dash(fields[0]), true
+	host = tail[q+1 : len(tail)-1]
+	if !isUpstreamHost(host) {
+		return "", "", false
+	}
+	return dash(host), dash(fields[0]), true
+}
+
+// isUpstreamHost says s can be what Envoy writes for %UPSTREAM_HOST%: "-", an ip:port, a
+// pipe's path, or an internal address (envoy://connect_originate/10.0.0.5:8080, in ambient
+// mode). Another text where the host is read means the line is not in the format read
+// (a quoted field appended: a custom format), whose host is not known.
+func isUpstreamHost(s string) bool {
+	if s == "-" || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "@") || strings.HasPrefix(s, "envoy://") {
+		return true
+	}
+	_, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return false
+	}
+	_, err = strconv.ParseUint(port, 10, 16)
+	return err == nil
 }
 
 // istioMiddle reads the fields Istio's format has after %RESPONSE_FLAGS% and Envoy's default
@@ -200,7 +221,7 @@ func envoyDefaultTail(s string, e *schema.LogEntry) bool {
 	}
 	tail := strings.TrimRight(s, " \t")
 	if len(tail) >= 2 && tail[len(tail)-1] == '"' {
-		if q := strings.LastIndexByte(tail[:len(tail)-1], '"'); q >= 0 && (q == 0 || tail[q-1] == ' ') {
+		if q := strings.LastIndexByte(tail[:len(tail)-1], '"'); q >= 0 && (q == 0 || tail[q-1] == ' ') && isUpstreamHost(tail[q+1:len(tail)-1]) {
 			e.UpstreamHost = dash(tail[q+1 : len(tail)-1])
 			return true
 		}

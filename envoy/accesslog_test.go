@@ -157,6 +157,21 @@ func TestAccessLog(t *testing.T) {
 				Code: 200, Details: "via_upstream", DurationMS: 3, Format: "istio", Lacks: []string{"upstream_host", "cluster"}},
 		},
 		{
+			// A quoted field appended to Envoy's default format: before, the trace id was read
+			// as the upstream host.
+			name: "Envoy's default format and a quoted field more: no upstream host",
+			line: `[2026-03-02T09:17:14.000Z] "GET /x HTTP/1.1" 503 UF 0 91 4 - "10.0.35.28" "curl/8.0" "cc21" "httpbin:8000" "10.44.1.27:80" "trace-1"`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:14.000Z", Method: "GET", Path: "/x", Protocol: "HTTP/1.1",
+				Code: 503, Flags: []string{"UF"}, DurationMS: 4, Format: "envoy", Lacks: append(envoyLacks[:4:4], "upstream_host")},
+		},
+		{
+			name: "Istio's format, an internal upstream address (ambient)",
+			line: `[2026-03-02T09:17:16.000Z] "GET /b HTTP/1.1" 200 - via_upstream - "-" 0 81 3 - "-" "curl" "2" "b:8080" "envoy://connect_originate/10.0.0.5:8080" inbound-vip|8080|http|b.ns.svc.cluster.local envoy://internal_client_address/ 10.96.0.5:8080 10.0.0.9:4 - default`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:16.000Z", Method: "GET", Path: "/b", Protocol: "HTTP/1.1",
+				Code: 200, Details: "via_upstream", DurationMS: 3, UpstreamHost: "envoy://connect_originate/10.0.0.5:8080",
+				Cluster: "inbound-vip|8080|http|b.ns.svc.cluster.local", Format: "istio"},
+		},
+		{
 			name: "json without upstream_cluster nor details: they are lacking, not \"\"",
 			line: `{"response_code":503,"response_flags":"UO","upstream_host":"10.0.0.5:8080","method":"GET","path":"/","protocol":"HTTP/1.1","duration":1,"connection_termination_details":null,"upstream_transport_failure_reason":null}`,
 			want: schema.LogEntry{Method: "GET", Path: "/", Protocol: "HTTP/1.1", Code: 503, Flags: []string{"UO"}, DurationMS: 1,
