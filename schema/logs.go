@@ -528,7 +528,10 @@ func (e LogEntry) LacksField(field string) error {
 		return nil
 	}
 	why, ok := lacksWhy[e.Format]
-	if !ok {
+	if e.Format == "envoy" && field == "upstream_host" {
+		// The default format gives it; this line's end is not the default's.
+		why = "this line is in Envoy's default access-log format up to %DURATION%, but its end is not the default's (\"%UPSTREAM_HOST%\" last, an address): a custom format, so labrun cannot tell which of its fields is the {field} ({op}); read the line itself (.line contains …)"
+	} else if !ok {
 		why = "this line's format does not give the {field}"
 	}
 	op := lacksOp[field]

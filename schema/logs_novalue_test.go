@@ -71,3 +71,25 @@ func TestLogCountsByFormat(t *testing.T) {
 		t.Errorf("contradictions of a result as a run records it: %v", c)
 	}
 }
+
+// TestLacksField: reading a field an entry's format does not give errs, naming the field,
+// the format and the operator; a field it gives reads.
+func TestLacksField(t *testing.T) {
+	for _, tc := range []struct {
+		e     LogEntry
+		field string
+		want  string // "" for no error
+	}{
+		{LogEntry{Format: "envoy", Lacks: []string{"details", "termination", "failure", "cluster"}}, "cluster", `cluster has no value: this line is in Envoy's default access-log format (a proxy without Istio's mesh config: a plain Envoy, a gateway), which does not give the cluster (%UPSTREAM_CLUSTER%)`},
+		{LogEntry{Format: "envoy", Lacks: []string{"cluster"}}, "upstream_host", ""},
+		{LogEntry{Format: "envoy", Lacks: []string{"upstream_host"}}, "upstream_host", `but its end is not the default's ("%UPSTREAM_HOST%" last, an address)`},
+		{LogEntry{Format: "json", Lacks: []string{"flags"}}, "flags", `without the key "response_flags": its format does not give the flags (%RESPONSE_FLAGS%)`},
+		{LogEntry{Format: "istio", Lacks: []string{"upstream_host", "cluster"}}, "upstream_host", `its end is not Istio's`},
+		{LogEntry{Format: "istio"}, "cluster", ""},
+	} {
+		err := tc.e.LacksField(tc.field)
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s of %+v: %v, want %q", tc.field, tc.e, err, tc.want)
+		}
+	}
+}
