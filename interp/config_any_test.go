@@ -183,7 +183,7 @@ func TestConfigUnsetMessageRead(t *testing.T) {
 	expect := []struct {
 		src, outcome, reason string
 	}{
-		{`cl.outlier_detection.interval != "10s"`, "error", `cl.outlier_detection.interval has no value: cl.outlier_detection is unset (Envoy left this message out of its config dump: it has no default), so it has no interval; claim that it is unset (cl.outlier_detection == nil), or that it is set and what it holds (cl.outlier_detection != nil && …); cl.outlier_detection?.interval reads nil where it is unset`},
+		{`cl.outlier_detection.interval != "10s"`, "error", `cl.outlier_detection.interval has no value: cl.outlier_detection is unset (Envoy left it out of its config dump: a message, which has no default, or a map's key it did not write), so it has no interval; claim that it is unset (cl.outlier_detection == nil), or that it is set and what it holds (cl.outlier_detection != nil && …); cl.outlier_detection?.interval reads nil where it is unset`},
 		{`cl.outlier_detection?.interval == nil`, "passed", ""},
 		{`cl.circuit_breakers.thresholds[0].max_connections == 1`, "error", `cl.circuit_breakers.thresholds has no value: cl.circuit_breakers is unset`},
 		{`cl.upstream_connection_options.tcp_keepalive.keepalive_time == 1`, "error", `cl.upstream_connection_options.tcp_keepalive is unset`},

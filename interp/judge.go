@@ -881,7 +881,7 @@ func (j *Judge) fieldOfNil(e *dsl.Expr, err error) string {
 	what := "is nil (absent from what the step recorded)"
 	root, _, _ := strings.Cut(parent, ".")
 	if x := j.rec.Results[root]; x != nil && x.Kind == "config" {
-		what = "is unset (Envoy left this message out of its config dump: it has no default)"
+		what = "is unset (Envoy left it out of its config dump: a message, which has no default, or a map's key it did not write)"
 	}
 	return fmt.Sprintf("%s.%s has no value: %s %s, so it has no %s; claim that it is unset (%s == nil), or that it is set and what it holds (%s != nil && …); %s?.%s reads nil where it is unset",
 		parent, field, parent, what, field, parent, parent, parent, field)
