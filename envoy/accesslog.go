@@ -2,6 +2,7 @@ package envoy
 
 import (
 	"encoding/json"
+	"net"
 	"strconv"
 	"strings"
 
@@ -94,8 +95,10 @@ func textAccessLog(line string, e *schema.LogEntry) bool {
 	if rest, ok := istioMiddle(s, e); ok {
 		s = rest
 	} else {
+		e.Format = "envoy"
 		return envoyDefaultTail(s, e)
 	}
+	e.Format = "istio"
 	var bytesRx, bytesTx, dur string
 	if bytesRx, s, ok = word(s); !ok {
 		return false
@@ -114,26 +117,61 @@ func textAccessLog(line string, e *schema.LogEntry) bool {
 	}
 
 	// From the right: "%UPSTREAM_HOST%" cluster upstream_local downstream_local
-	// downstream_remote sni route.
+	// downstream_remote sni route. An end that is not that (a line cut short, a custom
+	// format with a field more or less) keeps what the left gave, its upstream host and
+	// cluster unknown: read as "", none(entries, .upstream_host == X) held of such lines.
+	if host, cluster, ok := istioTail(s); ok {
+		e.UpstreamHost, e.Cluster = host, cluster
+	} else {
+		e.Lacks = []string{"upstream_host", "cluster"}
+	}
+	return true
+}
+
+// istioTail reads "%UPSTREAM_HOST%" and %UPSTREAM_CLUSTER% from the end of an Istio text line
+// (s: what follows %DURATION%): the quoted host and six unquoted fields after it. false when
+// the end is not that.
+func istioTail(s string) (host, cluster string, ok bool) {
 	tail := strings.TrimRight(s, " \t")
 	var fields [6]string
 	for i := 5; i >= 0; i-- {
 		j := strings.LastIndexByte(tail, ' ')
 		if j < 0 {
-			return true // a truncated line: keep what the left gave
+			return "", "", false
 		}
 		fields[i], tail = tail[j+1:], strings.TrimRight(tail[:j], " ")
+		if strings.ContainsRune(fields[i], '"') {
+			return "", "", false // a quoted field where Istio's format has none: shifted
+		}
 	}
 	if len(tail) < 2 || tail[len(tail)-1] != '"' {
-		return true
+		return "", "", false
 	}
 	q := strings.LastIndexByte(tail[:len(tail)-1], '"')
 	if q < 0 || q > 0 && tail[q-1] != ' ' {
+		return "", "", false
+	}
+	host = tail[q+1 : len(tail)-1]
+	if !isUpstreamHost(host) {
+		return "", "", false
+	}
+	return dash(host), dash(fields[0]), true
+}
+
+// isUpstreamHost says s can be what Envoy writes for %UPSTREAM_HOST%: "-", an ip:port, a
+// pipe's path, or an internal address (envoy://connect_originate/10.0.0.5:8080, in ambient
+// mode). Another text where the host is read means the line is not in the format read
+// (a quoted field appended: a custom format), whose host is not known.
+func isUpstreamHost(s string) bool {
+	if s == "-" || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "@") || strings.HasPrefix(s, "envoy://") {
 		return true
 	}
-	e.UpstreamHost = dash(tail[q+1 : len(tail)-1])
-	e.Cluster = dash(fields[0])
-	return true
+	_, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return false
+	}
+	_, err = strconv.ParseUint(port, 10, 16)
+	return err == nil
 }
 
 // istioMiddle reads the fields Istio's format has after %RESPONSE_FLAGS% and Envoy's default
@@ -164,8 +202,10 @@ func istioMiddle(s string, e *schema.LogEntry) (string, bool) {
 //
 // four numbers (or "-") and a quoted field at least; "%UPSTREAM_HOST%" is read from the
 // right, as in Istio's format. The format has no details, termination, failure reason nor
-// cluster: they stay "".
+// cluster: they are in e.Lacks (read, they err), as the upstream host is where the line
+// does not end with a quoted field.
 func envoyDefaultTail(s string, e *schema.LogEntry) bool {
+	e.Lacks = []string{"details", "termination", "failure", "cluster"}
 	var nums [4]string
 	for i := range nums {
 		var ok bool
@@ -181,10 +221,12 @@ func envoyDefaultTail(s string, e *schema.LogEntry) bool {
 	}
 	tail := strings.TrimRight(s, " \t")
 	if len(tail) >= 2 && tail[len(tail)-1] == '"' {
-		if q := strings.LastIndexByte(tail[:len(tail)-1], '"'); q >= 0 && (q == 0 || tail[q-1] == ' ') {
+		if q := strings.LastIndexByte(tail[:len(tail)-1], '"'); q >= 0 && (q == 0 || tail[q-1] == ' ') && isUpstreamHost(tail[q+1:len(tail)-1]) {
 			e.UpstreamHost = dash(tail[q+1 : len(tail)-1])
+			return true
 		}
 	}
+	e.Lacks = append(e.Lacks, "upstream_host")
 	return true
 }
 
@@ -280,6 +322,15 @@ func jsonAccessLog(s string, e *schema.LogEntry) bool {
 		return 0
 	}
 	e.Access = true
+	e.Format = "json"
+	// A key the format leaves out is a field it does not give (Lacks): read as "", a
+	// format without upstream_cluster passed none(entries, .cluster == X). A key there with
+	// null (or "-") is a value Envoy did not have: "".
+	for _, f := range jsonFields {
+		if _, ok := m[f.key]; !ok {
+			e.Lacks = append(e.Lacks, f.field)
+		}
+	}
 	e.Time = str("start_time")
 	e.Method = str("method")
 	e.Path = str("path")
@@ -293,4 +344,13 @@ func jsonAccessLog(s string, e *schema.LogEntry) bool {
 	e.UpstreamHost = str("upstream_host")
 	e.Cluster = str("upstream_cluster")
 	return true
+}
+
+// jsonFields are the keys of Istio's JSON access-log format labrun reads, by the entry's
+// field each fills.
+var jsonFields = []struct{ key, field string }{
+	{"method", "method"}, {"path", "path"}, {"protocol", "protocol"}, {"response_code", "code"},
+	{"response_flags", "flags"}, {"response_code_details", "details"},
+	{"connection_termination_details", "termination"}, {"upstream_transport_failure_reason", "failure"},
+	{"duration", "duration"}, {"upstream_host", "upstream_host"}, {"upstream_cluster", "cluster"},
 }

@@ -8,6 +8,9 @@ import (
 	"labrun.dev/labrun/schema"
 )
 
+// envoyLacks are the fields Envoy's default format does not give.
+var envoyLacks = []string{"details", "termination", "failure", "cluster"}
+
 func TestAccessLog(t *testing.T) {
 	tests := []struct {
 		name string
@@ -18,20 +21,23 @@ func TestAccessLog(t *testing.T) {
 			name: "200",
 			line: `[2026-03-02T09:16:11.402Z] "GET /echo?delay=200ms HTTP/1.1" 200 - via_upstream - "-" 0 2 203 202 "-" "fortio.org/fortio-1.75.3" "0d3f0f3e-6a3b-9c0e-a2d4-7c1b8d1e4f21" "backend.conn-lab:8080" "10.244.1.5:8080" outbound|8080||backend.conn-lab.svc.cluster.local 10.244.1.9:60422 10.96.44.12:8080 10.244.1.9:51234 - default`,
 			want: schema.LogEntry{Time: "2026-03-02T09:16:11.402Z", Method: "GET", Path: "/echo?delay=200ms", Protocol: "HTTP/1.1",
-				Code: 200, Details: "via_upstream", DurationMS: 203, UpstreamHost: "10.244.1.5:8080", Cluster: connLab},
+				Code: 200, Details: "via_upstream", DurationMS: 203, UpstreamHost: "10.244.1.5:8080", Cluster: connLab,
+				Format: "istio"},
 		},
 		{
 			name: "503 UO: circuit breaker overflow",
 			line: `[2026-03-02T09:16:11.405Z] "GET /echo?delay=200ms HTTP/1.1" 503 UO upstream_reset_before_response_started{overflow} - "-" 0 81 0 - "-" "fortio.org/fortio-1.75.3" "4c299e03-e57f-9613-8817-6682e9deb675" "backend.conn-lab:8080" "-" outbound|8080||backend.conn-lab.svc.cluster.local - 10.96.44.12:8080 10.244.1.9:51236 - default`,
 			want: schema.LogEntry{Time: "2026-03-02T09:16:11.405Z", Method: "GET", Path: "/echo?delay=200ms", Protocol: "HTTP/1.1",
-				Code: 503, Flags: []string{"UO"}, Details: "upstream_reset_before_response_started{overflow}", Cluster: connLab},
+				Code: 503, Flags: []string{"UO"}, Details: "upstream_reset_before_response_started{overflow}", Cluster: connLab,
+				Format: "istio"},
 		},
 		{
 			name: "503 URX,UF: connect timeout after retries",
 			line: `[2026-03-02T09:17:03.991Z] "GET / HTTP/1.1" 503 URX,UF upstream_reset_before_response_started{connection_timeout} - "-" 0 91 3003 - "-" "fortio.org/fortio-1.75.3" "b0a7e0a4-3f5e-9d7c-8e1f-5a6b7c8d9e0f" "blackhole.conn-lab:9999" "10.244.3.3:9999" outbound|9999||blackhole.conn-lab.svc.cluster.local - 10.96.50.1:9999 10.244.1.9:40112 - default`,
 			want: schema.LogEntry{Time: "2026-03-02T09:17:03.991Z", Method: "GET", Path: "/", Protocol: "HTTP/1.1",
 				Code: 503, Flags: []string{"URX", "UF"}, Details: "upstream_reset_before_response_started{connection_timeout}",
-				DurationMS: 3003, UpstreamHost: "10.244.3.3:9999", Cluster: "outbound|9999||blackhole.conn-lab.svc.cluster.local"},
+				DurationMS: 3003, UpstreamHost: "10.244.3.3:9999", Cluster: "outbound|9999||blackhole.conn-lab.svc.cluster.local",
+				Format: "istio"},
 		},
 		{
 			name: "503 URX,UF: connection refused, with transport failure reason",
@@ -39,71 +45,83 @@ func TestAccessLog(t *testing.T) {
 			want: schema.LogEntry{Time: "2026-03-02T09:17:05.120Z", Method: "GET", Path: "/status/200", Protocol: "HTTP/1.1",
 				Code: 503, Flags: []string{"URX", "UF"},
 				Details: "upstream_reset_before_response_started{remote_connection_failure|delayed_connect_error:_Connection_refused}",
-				Failure: "delayed_connect_error:_Connection_refused", DurationMS: 63, UpstreamHost: "10.244.1.12:8080", Cluster: connLab},
+				Failure: "delayed_connect_error:_Connection_refused", DurationMS: 63, UpstreamHost: "10.244.1.12:8080", Cluster: connLab,
+				Format: "istio"},
 		},
 		{
 			name: "504 UT",
 			line: `[2026-03-02T09:17:09.001Z] "GET /echo?delay=5s HTTP/1.1" 504 UT response_timeout - "-" 0 24 1001 - "-" "fortio.org/fortio-1.75.3" "7d6c5b4a" "backend.conn-lab:8080" "10.244.1.5:8080" outbound|8080||backend.conn-lab.svc.cluster.local 10.244.1.9:60430 10.96.44.12:8080 10.244.1.9:51300 - default`,
 			want: schema.LogEntry{Time: "2026-03-02T09:17:09.001Z", Method: "GET", Path: "/echo?delay=5s", Protocol: "HTTP/1.1",
-				Code: 504, Flags: []string{"UT"}, Details: "response_timeout", DurationMS: 1001, UpstreamHost: "10.244.1.5:8080", Cluster: connLab},
+				Code: 504, Flags: []string{"UT"}, Details: "response_timeout", DurationMS: 1001, UpstreamHost: "10.244.1.5:8080", Cluster: connLab,
+				Format: "istio"},
 		},
 		{
 			name: "404 NR: no cluster, no upstream",
 			line: `[2026-03-02T09:17:10.500Z] "GET /nope HTTP/1.1" 404 NR route_not_found - "-" 0 0 0 - "-" "curl/8.14.1" "1a2b" "unknown.example:80" "-" - - 10.96.0.99:80 10.244.1.9:51400 - -`,
 			want: schema.LogEntry{Time: "2026-03-02T09:17:10.500Z", Method: "GET", Path: "/nope", Protocol: "HTTP/1.1",
-				Code: 404, Flags: []string{"NR"}, Details: "route_not_found"},
+				Code: 404, Flags: []string{"NR"}, Details: "route_not_found",
+				Format: "istio"},
 		},
 		{
 			name: "Envoy's default format: 503 UF",
 			line: `[2026-03-02T09:17:14.000Z] "GET /x HTTP/1.1" 503 UF 0 91 4 - "10.0.35.28" "curl/8.0" "cc21d9b0-cf5c-432b-8c7e-98aeb7988cd2" "httpbin:8000" "10.44.1.27:80"`,
 			want: schema.LogEntry{Time: "2026-03-02T09:17:14.000Z", Method: "GET", Path: "/x", Protocol: "HTTP/1.1",
-				Code: 503, Flags: []string{"UF"}, DurationMS: 4, UpstreamHost: "10.44.1.27:80"},
+				Code: 503, Flags: []string{"UF"}, DurationMS: 4, UpstreamHost: "10.44.1.27:80",
+				Format: "envoy", Lacks: envoyLacks},
 		},
 		{
 			name: "Envoy's default format: 200, a quote in the user agent",
 			line: `[2026-03-02T09:17:14.001Z] "GET /y HTTP/2" 200 - 0 12 7 6 "-" "a" b" "id" "httpbin:8000" "10.44.1.27:80"`,
 			want: schema.LogEntry{Time: "2026-03-02T09:17:14.001Z", Method: "GET", Path: "/y", Protocol: "HTTP/2",
-				Code: 200, DurationMS: 7, UpstreamHost: "10.44.1.27:80"},
+				Code: 200, DurationMS: 7, UpstreamHost: "10.44.1.27:80",
+				Format: "envoy", Lacks: envoyLacks},
 		},
 		{
 			name: "Envoy's default format: tcp, no upstream",
 			line: `[2026-03-02T09:17:14.002Z] "- - -" 0 UH 0 0 0 - "-" "-" "-" "-" "-"`,
-			want: schema.LogEntry{Time: "2026-03-02T09:17:14.002Z", Flags: []string{"UH"}},
+			want: schema.LogEntry{Time: "2026-03-02T09:17:14.002Z", Flags: []string{"UH"},
+				Format: "envoy", Lacks: envoyLacks},
 		},
 		{
 			name: "tcp: code 0",
 			line: `[2026-03-02T09:17:12.000Z] "- - -" 0 UF,URX - - "-" 0 0 1001 - "-" "-" "-" "-" "10.244.3.3:9000" outbound|9000||tcp-echo.conn-lab.svc.cluster.local - 10.96.7.7:9000 10.244.1.9:52100 - -`,
 			want: schema.LogEntry{Time: "2026-03-02T09:17:12.000Z", Code: 0, Flags: []string{"UF", "URX"}, DurationMS: 1001,
-				UpstreamHost: "10.244.3.3:9000", Cluster: "outbound|9000||tcp-echo.conn-lab.svc.cluster.local"},
+				UpstreamHost: "10.244.3.3:9000", Cluster: "outbound|9000||tcp-echo.conn-lab.svc.cluster.local",
+				Format: "istio"},
 		},
 		{
 			name: `a user agent holding '" ' does not shift the right-hand fields`,
 			line: `[2026-03-02T09:17:13.250Z] "POST /upload HTTP/2" 0 DC downstream_remote_disconnect - "-" 1048576 0 250 - "-" "Mozilla/5.0 "quoted" (X11; Linux)" "9a8b" "backend.conn-lab:8080" "10.244.1.5:8080" outbound|8080||backend.conn-lab.svc.cluster.local 10.244.1.9:60440 10.96.44.12:8080 10.244.1.9:51500 backend.conn-lab.svc.cluster.local default`,
 			want: schema.LogEntry{Time: "2026-03-02T09:17:13.250Z", Method: "POST", Path: "/upload", Protocol: "HTTP/2",
-				Flags: []string{"DC"}, Details: "downstream_remote_disconnect", DurationMS: 250, UpstreamHost: "10.244.1.5:8080", Cluster: connLab},
+				Flags: []string{"DC"}, Details: "downstream_remote_disconnect", DurationMS: 250, UpstreamHost: "10.244.1.5:8080", Cluster: connLab,
+				Format: "istio"},
 		},
 		{
 			name: "termination details, kubectl --prefix, CRLF",
 			line: "[pod/fortio-client-6d5f8b7c9-x2x7q/istio-proxy] [2026-03-02T09:17:14.000Z] \"GET /admin HTTP/1.1\" 403 - rbac_access_denied_matched_policy[none] - \"-\" 0 19 0 - \"-\" \"curl/8.14.1\" \"aa\" \"backend:8080\" \"-\" inbound|8080|| - 10.244.1.5:8080 10.244.1.9:51600 outbound_.8080_._.backend.conn-lab.svc.cluster.local -\r\n",
 			want: schema.LogEntry{Time: "2026-03-02T09:17:14.000Z", Method: "GET", Path: "/admin", Protocol: "HTTP/1.1",
-				Code: 403, Details: "rbac_access_denied_matched_policy[none]", Cluster: "inbound|8080||"},
+				Code: 403, Details: "rbac_access_denied_matched_policy[none]", Cluster: "inbound|8080||",
+				Format: "istio"},
 		},
 		{
 			name: "connection termination details",
 			line: `[2026-03-02T09:17:15.000Z] "- - -" 0 - - rbac_access_denied_matched_policy[ns[conn-lab]-policy[deny-all]-rule[0]] "-" 0 0 0 - "-" "-" "-" "-" "-" inbound|9000|| - 10.244.1.5:9000 10.244.1.9:51700 - -`,
-			want: schema.LogEntry{Time: "2026-03-02T09:17:15.000Z", Termination: "rbac_access_denied_matched_policy[ns[conn-lab]-policy[deny-all]-rule[0]]", Cluster: "inbound|9000||"},
+			want: schema.LogEntry{Time: "2026-03-02T09:17:15.000Z", Termination: "rbac_access_denied_matched_policy[ns[conn-lab]-policy[deny-all]-rule[0]]", Cluster: "inbound|9000||",
+				Format: "istio"},
 		},
 		{
 			name: "truncated after the duration: the left is kept",
 			line: `[2026-03-02T09:17:16.000Z] "GET / HTTP/1.1" 503 UH no_healthy_upstream - "-" 0 19 0`,
 			want: schema.LogEntry{Time: "2026-03-02T09:17:16.000Z", Method: "GET", Path: "/", Protocol: "HTTP/1.1",
-				Code: 503, Flags: []string{"UH"}, Details: "no_healthy_upstream"},
+				Code: 503, Flags: []string{"UH"}, Details: "no_healthy_upstream",
+				Format: "istio", Lacks: []string{"upstream_host", "cluster"}},
 		},
 		{
 			name: "json, typed values",
 			line: `{"start_time":"2026-03-02T09:18:00.100Z","method":"GET","path":"/echo","protocol":"HTTP/1.1","response_code":503,"response_flags":"UO","response_code_details":"upstream_reset_before_response_started{overflow}","connection_termination_details":null,"upstream_transport_failure_reason":null,"bytes_received":0,"bytes_sent":81,"duration":0,"upstream_host":null,"upstream_cluster":"outbound|8080||backend.conn-lab.svc.cluster.local","route_name":"default"}`,
 			want: schema.LogEntry{Time: "2026-03-02T09:18:00.100Z", Method: "GET", Path: "/echo", Protocol: "HTTP/1.1",
-				Code: 503, Flags: []string{"UO"}, Details: "upstream_reset_before_response_started{overflow}", Cluster: connLab},
+				Code: 503, Flags: []string{"UO"}, Details: "upstream_reset_before_response_started{overflow}", Cluster: connLab,
+				Format: "json"},
 		},
 		{
 			name: "json, every value a string",
@@ -111,7 +129,53 @@ func TestAccessLog(t *testing.T) {
 			want: schema.LogEntry{Time: "2025-12-22T17:09:54.276Z", Method: "GET", Path: "/status/200", Protocol: "HTTP/1.1",
 				Code: 503, Flags: []string{"URX", "UF"},
 				Details: "upstream_reset_before_response_started{remote_connection_failure|delayed_connect_error:_Connection_refused}",
-				Failure: "delayed_connect_error:_Connection_refused", DurationMS: 63, UpstreamHost: "10.244.1.12:8080"},
+				Failure: "delayed_connect_error:_Connection_refused", DurationMS: 63, UpstreamHost: "10.244.1.12:8080",
+				Format: "json"},
+		},
+		{
+			// A custom format (Telemetry, meshConfig.accessLogFormat) with a field appended:
+			// the right-hand fields cannot be told apart. Before, upstream_host and cluster
+			// read "", and none(entries, .upstream_host == "10.0.0.5:8080") held.
+			name: "Istio's format and one field more at the end: no upstream host nor cluster",
+			line: `[2026-03-02T09:17:16.000Z] "GET /b HTTP/1.1" 503 UO upstream_reset_before_response_started{overflow} - "-" 0 81 0 - "-" "curl" "2" "b:8080" "10.0.0.5:8080" outbound|8080||b.ns.svc.cluster.local 10.0.0.1:1 10.0.0.2:8080 10.0.0.3:4 - default "trace-1"`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:16.000Z", Method: "GET", Path: "/b", Protocol: "HTTP/1.1",
+				Code: 503, Flags: []string{"UO"}, Details: "upstream_reset_before_response_started{overflow}",
+				Format: "istio", Lacks: []string{"upstream_host", "cluster"}},
+		},
+		{
+			name: "Istio's format and an unquoted field more: no upstream host nor cluster",
+			line: `[2026-03-02T09:17:16.000Z] "GET /b HTTP/1.1" 200 - via_upstream - "-" 0 81 3 - "-" "curl" "2" "b:8080" "10.0.0.5:8080" outbound|8080||b.ns.svc.cluster.local 10.0.0.1:1 10.0.0.2:8080 10.0.0.3:4 - default abc`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:16.000Z", Method: "GET", Path: "/b", Protocol: "HTTP/1.1",
+				Code: 200, Details: "via_upstream", DurationMS: 3, Format: "istio", Lacks: []string{"upstream_host", "cluster"}},
+		},
+		{
+			// One field fewer at the end (no %ROUTE_NAME%): before, the authority was read as
+			// the upstream host ("b:8080") and the quoted host as the cluster.
+			name: "Istio's format and one field fewer at the end: no upstream host nor cluster",
+			line: `[2026-03-02T09:17:16.000Z] "GET /b HTTP/1.1" 200 - via_upstream - "-" 0 81 3 - "-" "curl" "2" "b:8080" "10.0.0.5:8080" outbound|8080||b.ns.svc.cluster.local 10.0.0.2:8080 10.0.0.3:4 - default`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:16.000Z", Method: "GET", Path: "/b", Protocol: "HTTP/1.1",
+				Code: 200, Details: "via_upstream", DurationMS: 3, Format: "istio", Lacks: []string{"upstream_host", "cluster"}},
+		},
+		{
+			// A quoted field appended to Envoy's default format: before, the trace id was read
+			// as the upstream host.
+			name: "Envoy's default format and a quoted field more: no upstream host",
+			line: `[2026-03-02T09:17:14.000Z] "GET /x HTTP/1.1" 503 UF 0 91 4 - "10.0.35.28" "curl/8.0" "cc21" "httpbin:8000" "10.44.1.27:80" "trace-1"`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:14.000Z", Method: "GET", Path: "/x", Protocol: "HTTP/1.1",
+				Code: 503, Flags: []string{"UF"}, DurationMS: 4, Format: "envoy", Lacks: append(envoyLacks[:4:4], "upstream_host")},
+		},
+		{
+			name: "Istio's format, an internal upstream address (ambient)",
+			line: `[2026-03-02T09:17:16.000Z] "GET /b HTTP/1.1" 200 - via_upstream - "-" 0 81 3 - "-" "curl" "2" "b:8080" "envoy://connect_originate/10.0.0.5:8080" inbound-vip|8080|http|b.ns.svc.cluster.local envoy://internal_client_address/ 10.96.0.5:8080 10.0.0.9:4 - default`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:16.000Z", Method: "GET", Path: "/b", Protocol: "HTTP/1.1",
+				Code: 200, Details: "via_upstream", DurationMS: 3, UpstreamHost: "envoy://connect_originate/10.0.0.5:8080",
+				Cluster: "inbound-vip|8080|http|b.ns.svc.cluster.local", Format: "istio"},
+		},
+		{
+			name: "json without upstream_cluster nor details: they are lacking, not \"\"",
+			line: `{"response_code":503,"response_flags":"UO","upstream_host":"10.0.0.5:8080","method":"GET","path":"/","protocol":"HTTP/1.1","duration":1,"connection_termination_details":null,"upstream_transport_failure_reason":null}`,
+			want: schema.LogEntry{Method: "GET", Path: "/", Protocol: "HTTP/1.1", Code: 503, Flags: []string{"UO"}, DurationMS: 1,
+				UpstreamHost: "10.0.0.5:8080", Format: "json", Lacks: []string{"details", "cluster"}},
 		},
 	}
 	for _, tt := range tests {

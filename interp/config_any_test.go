@@ -31,6 +31,15 @@ func TestConfigAnyFieldsChecked(t *testing.T) {
 		{`cl.filters[0].typed_config.disable_host_header_fallbak != true`, "error", `PluginConfig has no field "disable_host_header_fallbak"`},
 		{`len(cl.filters[1].typed_config.upstream_discovery) == 1`, "passed", ""},
 		{`cl.filters[1].typed_config.shared_with_upstream != true`, "error", `"@type" type.googleapis.com/io.istio.http.peer_metadata.Config names a message labrun does not know`},
+		// A TypedStruct's value is typed by the message its type_url names: a misspelt key
+		// read nil (enable_discovry == nil held).
+		{`cl.filters[2].typed_config.value.protocol == "istio-peer-exchange"`, "passed", ""},
+		{`cl.filters[2].typed_config.value.enable_discovery == false`, "passed", ""},
+		{`cl.filters[2].typed_config.value.enable_discovry == nil`, "error", `in a TypedStruct's value of type_url type.googleapis.com/envoy.tcp.metadataexchange.config.MetadataExchange: value (MetadataExchange) has no field "enable_discovry" (did you mean "enable_discovery"?)`},
+		{`cl.filters[2].typed_config.value.protocl != "x"`, "error", `has no field "protocl" (did you mean "protocol"?)`},
+		{`cl.filters[3].typed_config.value.upstream_discovery != nil`, "passed", ""},
+		{`cl.filters[3].typed_config.value.upstream_discovry == nil`, "error", `TypedStruct's type_url type.googleapis.com/io.istio.http.peer_metadata.Config names a message labrun does not know`},
+		{`cl.filters[3].typed_config.value?.upstream_discovry == nil`, "passed", ""}, // ?.: nil, as the user asks
 	}
 	var srcs []string
 	for _, e := range expect {
@@ -62,6 +71,20 @@ s: schema.#Scenario & {
 				"typed_config": map[string]any{
 					"@type":              "type.googleapis.com/io.istio.http.peer_metadata.Config",
 					"upstream_discovery": []any{map[string]any{"istio_headers": map[string]any{}}},
+				},
+			}, map[string]any{
+				"name": "istio.metadata_exchange",
+				"typed_config": map[string]any{
+					"@type":    "type.googleapis.com/udpa.type.v1.TypedStruct",
+					"type_url": "type.googleapis.com/envoy.tcp.metadataexchange.config.MetadataExchange",
+					"value":    map[string]any{"protocol": "istio-peer-exchange"},
+				},
+			}, map[string]any{
+				"name": "istio.peer_metadata",
+				"typed_config": map[string]any{
+					"@type":    "type.googleapis.com/xds.type.v3.TypedStruct",
+					"type_url": "type.googleapis.com/io.istio.http.peer_metadata.Config",
+					"value":    map[string]any{"upstream_discovery": []any{map[string]any{"istio_headers": map[string]any{}}}},
 				},
 			}},
 		}, nil
@@ -140,6 +163,43 @@ s: schema.#Scenario & {
 				"transport_socket": tlsContext(map[string]any{"tls_params": map[string]any{"tls_minimum_protocol_version": "TLSv1_2"}}),
 			}},
 		}, nil
+	}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if len(rec.Expectations) != len(expect) {
+		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
+	}
+	for i, e := range expect {
+		got := rec.Expectations[i]
+		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
+			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
+		}
+	}
+}
+
+// A field read below a message Envoy left out of its config dump (unset: a message has no
+// default) errs in the claim's terms: which message is unset, and how to claim it. Before,
+// expr's bare "cannot fetch interval from <nil>" named neither. ?. reads nil, as asked.
+func TestConfigUnsetMessageRead(t *testing.T) {
+	expect := []struct {
+		src, outcome, reason string
+	}{
+		{`cl.outlier_detection.interval != "10s"`, "error", `cl.outlier_detection.interval has no value: cl.outlier_detection is unset (Envoy left it out of its config dump: a message, which has no default, or a map's key it did not write), so it has no interval; claim that it is unset (cl.outlier_detection == nil), or that it is set and what it holds (cl.outlier_detection != nil && …); cl.outlier_detection?.interval reads nil where it is unset`},
+		{`cl.outlier_detection?.interval == nil`, "passed", ""},
+		{`cl.circuit_breakers.thresholds[0].max_connections == 1`, "error", `cl.circuit_breakers.thresholds has no value: cl.circuit_breakers is unset`},
+		{`cl.upstream_connection_options.tcp_keepalive.keepalive_time == 1`, "error", `cl.upstream_connection_options.tcp_keepalive is unset`},
+		{`cl.upstream_connection_options?.tcp_keepalive.keepalive_time == 1`, "error", `cl.upstream_connection_options?.tcp_keepalive is unset`},
+	}
+	var srcs []string
+	for _, e := range expect {
+		srcs = append(srcs, fmt.Sprintf("%q", e.src))
+	}
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}}]
+	expect: [`+strings.Join(srcs, ", ")+`]
+}`)
+	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
+		return map[string]any{"name": "c", "type": "EDS", "upstream_connection_options": map[string]any{}}, nil
 	}}
 	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
 	if len(rec.Expectations) != len(expect) {

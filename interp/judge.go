@@ -694,6 +694,8 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 			jd.Reason += j.whyEmpty(firstArg(why))
 		} else if why := j.outOfRange(e.Src, err); why != "" {
 			jd.Reason = why // not expr's "index out of range: 0 (array length is 0)"
+		} else if why := j.fieldOfNil(e, err); why != "" {
+			jd.Reason = why // not expr's bare "cannot fetch interval from <nil>"
 		}
 		return jd
 	}
@@ -856,6 +858,38 @@ func (j *Judge) outOfRange(src string, err error) string {
 	return fmt.Sprintf("%s has no value: %s holds %d %s (indexes 0 to %d, or -%d to -1 from its end)", read, list, length, items, length-1, length)
 }
 
+// fieldOfNil says which read of e gave nil where a field of it is read (expr's "cannot fetch
+// interval from <nil>"), and what to write instead: cl.outlier_detection.interval, of a
+// cluster without outlier_detection (a message Envoy left out of its dump: unset). "" when
+// err is not that, or its place in e.Src is not a field read.
+func (j *Judge) fieldOfNil(e *dsl.Expr, err error) string {
+	var fe *file.Error
+	if !errors.As(err, &fe) {
+		return ""
+	}
+	field, ok := strings.CutPrefix(fe.Message, "cannot fetch ")
+	if field, ok = strings.CutSuffix(field, " from <nil>"); !ok || field == "" || strings.Contains(field, " ") {
+		return ""
+	}
+	r := []rune(e.Src)
+	dot := fe.From - 1 // expr places the error at the field's name
+	if dot <= 0 || dot >= len(r) || r[dot] != '.' || !strings.HasPrefix(string(r[dot+1:]), field) || r[dot-1] == '?' {
+		return ""
+	}
+	start := operandStart(r, dot)
+	if start == dot {
+		return ""
+	}
+	parent := string(r[start:dot])
+	what := "is nil (absent from what the step recorded)"
+	root, _, _ := strings.Cut(parent, ".")
+	if x := j.rec.Results[root]; x != nil && x.Kind == "config" {
+		what = "is unset (Envoy left it out of its config dump: a message, which has no default, or a map's key it did not write)"
+	}
+	return fmt.Sprintf("%s.%s has no value: %s %s, so it has no %s; claim that it is unset (%s == nil), or that it is set and what it holds (%s != nil && …); %s?.%s reads nil where it is unset",
+		parent, field, parent, what, field, parent, parent, parent, field)
+}
+
 // matchingClose is the index of the bracket that closes r[open] ("[" or "("), -1 if none.
 func matchingClose(r []rune, open int) int {
 	depth, quote := 0, rune(0)
@@ -895,7 +929,8 @@ func operandStart(r []rune, end int) int {
 				return i
 			}
 			i = j
-		case c == '.' || c == '#' || c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case c == '.' || c == '#' || c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z',
+			c == '?' && i < len(r) && r[i] == '.': // ?.
 			i--
 		default:
 			return i
@@ -978,6 +1013,9 @@ func (j *Judge) Value(e *dsl.Expr) (any, error) {
 			return nil, fmt.Errorf("%s", why)
 		}
 		if why := j.outOfRange(e.Src, err); why != "" {
+			return nil, errors.New(why)
+		}
+		if why := j.fieldOfNil(e, err); why != "" {
 			return nil, errors.New(why)
 		}
 	}

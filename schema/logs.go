@@ -297,7 +297,8 @@ func (p *Logs) Result(c ResultContext) *Type {
 	entry := StructOf(reflect.TypeFor[LogEntry](),
 		F("line", StringType, "the line as written"),
 		F("time", StringType, "its time, RFC 3339"),
-		F("access", BoolType, "it is an access-log line in Istio's text or JSON format or Envoy's default (the fields below are parsed)"),
+		F("access", BoolType, "it is an access-log line in Istio's text or JSON format or Envoy's default (the fields below are parsed; one its format does not give is an error to read: Envoy's default has no details, termination, failure nor cluster, a JSON format none whose key it leaves out)"),
+		F("format", StrForm("\"istio\", \"envoy\" or \"json\", or \"\" for none", FormLogFormat), "the access-log format the line was read in: \"istio\" (Istio's text format), \"envoy\" (Envoy's default) or \"json\"; \"\" for a line that is not an access line"),
 		access(F("method", StrForm("e.g. \"GET\", or \"\" for none", FormMethod), "the request's method")),
 		access(F("path", StrForm("e.g. \"/echo?delay=200ms\", or \"\" for none", FormPath), "the request's path")),
 		access(F("protocol", StrForm("HTTP/1.0, HTTP/1.1, HTTP/2 or HTTP/3, or \"\" for none", FormProtocol), "the request's protocol")),
@@ -420,7 +421,21 @@ func (l LogResult) HasAccessLines() bool {
 // lines, so where no line matched, or lines matched and none parsed as one (another format,
 // or no access log), they would read as "no 503, no UF" of lines that say nothing of either.
 func (l LogResult) NoValue(field string) string {
-	if field != "codes" && field != "flags" && field != "details" || l.HasAccessLines() {
+	if field != "codes" && field != "flags" && field != "details" {
+		return ""
+	}
+	if n := l.Untold[untoldField[field]]; n > 0 {
+		// Access lines whose format does not give the field (Envoy's default format has no
+		// details; a JSON format may leave out response_flags) are not counted there: a
+		// claim about the counts would hold of lines that say nothing of it.
+		lines := "1 access line is"
+		if n != 1 {
+			lines = num(n) + " access lines are"
+		}
+		return fmt.Sprintf("%s in a format that does not give its %s (Envoy's default format has no response code details; a JSON format may leave a key out), so %s counts none of them, and a claim about it would hold of lines that say nothing of it; read the entries of lines in a format that gives it (filter(<step>.entries, .format == \"istio\"))",
+			lines, untoldField[field], field)
+	}
+	if l.HasAccessLines() {
 		return ""
 	}
 	if l.Count == 0 {
@@ -467,9 +482,61 @@ type LogEntry struct {
 	UpstreamHost string            `expr:"upstream_host" json:"upstream_host,omitempty"`
 	Cluster      string            `expr:"cluster" json:"cluster,omitempty"`
 	Captures     map[string]string `expr:"captures" json:"captures,omitempty"`
+	// Format is the access-log format the line was read in: "istio" (Istio's text format),
+	// "envoy" (Envoy's default) or "json"; "" of a line that is not an access line, and of a
+	// record made before labrun said.
+	Format string `expr:"format" json:"format,omitempty"`
+	// Lacks are the fields of the entry (by their expr names) that the line's format does
+	// not give: Envoy's default format has no details, termination, failure nor cluster; a
+	// JSON format, no field whose key it leaves out; a line of Istio's text format whose end
+	// is not Istio's (a custom format, a cut line), no upstream_host nor cluster. Read, such
+	// a field is an error (LacksField), not the "" that a none() or a != would hold of.
+	Lacks []string `expr:"-" json:"lacks,omitempty"`
 	// Pod is the pod whose log holds the line, of a read by selector ("" of a record made
 	// before labrun read every pod a selector matches, and of a process's or a file's log).
 	Pod string `expr:"pod" json:"pod,omitempty"`
+}
+
+// lacksWhy says, by format, why a line of that format does not give a field; {field} is the
+// field's name, {op} the operator that writes it, {key} its key in Istio's JSON format.
+var lacksWhy = map[string]string{
+	"envoy": "this line is in Envoy's default access-log format (a proxy without Istio's mesh config: a plain Envoy, a gateway), which does not give the {field} ({op}), so reading it as \"\" would say nothing of the line; read it only of lines in Istio's format (filter(<step>.entries, .format != \"envoy\")), or have the proxy log in Istio's format",
+	"json":  "this line is a JSON access-log line without the key \"{key}\": its format does not give the {field} ({op}), so reading it as \"\" would say nothing of the line; add \"{key}\": \"{op}\" to the format (meshConfig.accessLogFormat, a Telemetry provider's labels)",
+	"istio": "this line is in Istio's text access-log format up to %DURATION%, but its end is not Istio's (\"%UPSTREAM_HOST%\" and six unquoted fields after it, %UPSTREAM_CLUSTER% first): a custom format or a cut line, so labrun cannot tell which of its fields is the {field} ({op}); read the line itself (.line contains …), or log in Istio's format",
+}
+
+// lacksOp names the operator that writes each field of an access line, and its key in
+// Istio's JSON format.
+var lacksOp = map[string][2]string{
+	"method":        {"%REQ(:METHOD)%", "method"},
+	"path":          {"%REQ(X-ENVOY-ORIGINAL-PATH?:PATH)%", "path"},
+	"protocol":      {"%PROTOCOL%", "protocol"},
+	"code":          {"%RESPONSE_CODE%", "response_code"},
+	"flags":         {"%RESPONSE_FLAGS%", "response_flags"},
+	"details":       {"%RESPONSE_CODE_DETAILS%", "response_code_details"},
+	"termination":   {"%CONNECTION_TERMINATION_DETAILS%", "connection_termination_details"},
+	"failure":       {"%UPSTREAM_TRANSPORT_FAILURE_REASON%", "upstream_transport_failure_reason"},
+	"duration":      {"%DURATION%", "duration"},
+	"upstream_host": {"%UPSTREAM_HOST%", "upstream_host"},
+	"cluster":       {"%UPSTREAM_CLUSTER%", "upstream_cluster"},
+}
+
+// LacksField is the error of reading field of e where e's format does not give it (Lacks),
+// or nil.
+func (e LogEntry) LacksField(field string) error {
+	if !slices.Contains(e.Lacks, field) {
+		return nil
+	}
+	why, ok := lacksWhy[e.Format]
+	if e.Format == "envoy" && field == "upstream_host" {
+		// The default format gives it; this line's end is not the default's.
+		why = "this line is in Envoy's default access-log format up to %DURATION%, but its end is not the default's (\"%UPSTREAM_HOST%\" last, an address): a custom format, so labrun cannot tell which of its fields is the {field} ({op}); read the line itself (.line contains …)"
+	} else if !ok {
+		why = "this line's format does not give the {field}"
+	}
+	op := lacksOp[field]
+	why = strings.NewReplacer("{field}", field, "{op}", op[0], "{key}", op[1]).Replace(why)
+	return fmt.Errorf("%s has no value: %s", field, why)
 }
 
 // LogResult is what a logs step records.
@@ -495,6 +562,11 @@ type LogResult struct {
 	// matched whose container had started (none of a process's or a file's log, nor in a
 	// record made before labrun read them all).
 	Pods []string `expr:"pods" json:"pods,omitempty"`
+	// Untold counts access lines by the field of codes, flags and details ("code", "flags",
+	// "details") their format does not give (LogEntry.Lacks): such a line is not counted
+	// there, and a count read where one is (details["…{overflow}"] of lines in Envoy's
+	// default format) has no value (NoValue), not the 0 of a line that had none.
+	Untold map[string]float64 `expr:"-" json:"untold,omitempty"`
 }
 
 // Recount returns l with n access lines counted under key in its kind of count ("codes",
@@ -514,7 +586,7 @@ func (l LogResult) Recount(kind, key string, n float64) (LogResult, bool) {
 	if n < 0 || n == l.Counts(kind)[key] {
 		return l, false
 	}
-	l.Codes, l.Flags, l.Details = maps.Clone(l.Codes), maps.Clone(l.Flags), maps.Clone(l.Details)
+	l.Codes, l.Flags, l.Details, l.Untold = maps.Clone(l.Codes), maps.Clone(l.Flags), maps.Clone(l.Details), maps.Clone(l.Untold)
 	for _, m := range []*map[string]float64{&l.Codes, &l.Flags, &l.Details} {
 		if *m == nil {
 			*m = map[string]float64{}
@@ -577,14 +649,32 @@ func (l LogResult) Counts(kind string) map[string]float64 {
 
 // countLine counts n access lines like e: under its code, each of its flags and its details.
 func (l *LogResult) countLine(e LogEntry, n float64) {
-	l.Codes[e.codeKey()] += n
+	for _, f := range e.Lacks {
+		if f == "code" || f == "flags" || f == "details" {
+			if l.Untold == nil {
+				l.Untold = map[string]float64{}
+			}
+			l.Untold[f] += n
+		}
+	}
+	if !slices.Contains(e.Lacks, "code") {
+		l.Codes[e.codeKey()] += n
+	}
 	for _, f := range e.Flags {
 		l.Flags[f] += n
+	}
+	if len(e.Flags) == 0 && !slices.Contains(e.Lacks, "flags") {
+		// A line with no flag ("-") counts under "-", as flags says: before, none did, and
+		// flags["-"] == 0 held over lines that had none.
+		l.Flags["-"] += n
 	}
 	if e.Details != "" {
 		l.Details[e.Details] += n
 	}
 }
+
+// untoldField is the entry field each count of a logs result counts by.
+var untoldField = map[string]string{"codes": "code", "flags": "flags", "details": "details"}
 
 // codeKey is the key of codes an access line counts under: "503".
 func (e LogEntry) codeKey() string { return strconv.Itoa(int(e.Code)) }
@@ -730,7 +820,7 @@ func (l LogResult) SetCount(n float64) (LogResult, bool) {
 			entries = append(entries, e)
 		}
 		l.Entries, l.Lines = entries, make([]string, len(entries))
-		l.Codes, l.Flags, l.Details = map[string]float64{}, map[string]float64{}, map[string]float64{}
+		l.Codes, l.Flags, l.Details, l.Untold = map[string]float64{}, map[string]float64{}, map[string]float64{}, nil
 		for i, e := range entries {
 			l.Lines[i] = e.Line
 			if e.Access {
@@ -754,6 +844,9 @@ func (l LogResult) SetCount(n float64) (LogResult, bool) {
 		return out
 	}
 	l.Codes, l.Flags, l.Details = scale(l.Codes), scale(l.Flags), scale(l.Details)
+	if l.Untold != nil {
+		l.Untold = scale(l.Untold)
+	}
 	if l.Count == 0 { // lines where there were none: plain lines, no access line to count
 		l.Lines = nil
 	}
@@ -812,6 +905,9 @@ func (l LogResult) Contradictions() []string {
 			if want, got := kept.Counts(kind), l.Counts(kind); !sameCounts(want, got) {
 				out = append(out, fmt.Sprintf("%s is %s, but its access entries count %s", kind, countsText(got), countsText(want)))
 			}
+		}
+		if !sameCounts(kept.Untold, l.Untold) {
+			out = append(out, fmt.Sprintf("it counts %s access lines whose format does not give a field, but its access entries count %s", countsText(l.Untold), countsText(kept.Untold)))
 		}
 		if !slices.EqualFunc(captures, l.Captures, maps.Equal) {
 			out = append(out, fmt.Sprintf("captures is %v, but its entries captured %v", l.Captures, captures))

@@ -43,7 +43,7 @@ func TestLogContradictions(t *testing.T) {
 		{"recounted as a mutant does", func(r *LogResult) { *r, _ = r.Recount("codes", "503", 2) }, ""},
 		{"codes moved, entries left", func(r *LogResult) { r.Codes = map[string]float64{"200": 2} },
 			"codes is 200×2, but its access entries count 200×1, 503×1"},
-		{"a flag removed", func(r *LogResult) { r.Flags = map[string]float64{} }, "flags is none, but its access entries count UO×1"},
+		{"a flag removed", func(r *LogResult) { r.Flags = map[string]float64{} }, "flags is none, but its access entries count -×1, UO×1"},
 		{"details changed", func(r *LogResult) { r.Details["overflow"] = 5 },
 			"the details count 6 access lines, but the codes (200×1, 503×1) count 2"},
 		{"count changed", func(r *LogResult) { r.Count = 10 }, "count is 10, but it keeps 3 entries and is not cut"},

@@ -37,3 +37,59 @@ func TestLogNoValue(t *testing.T) {
 		}
 	}
 }
+
+// TestLogCountsByFormat: a line with no response flag counts under flags["-"] (none did, so
+// flags["-"] == 0 held over lines that had none); a line whose format does not give a field
+// counts under no key of its count but in untold, and that count has no value then.
+func TestLogCountsByFormat(t *testing.T) {
+	entries := map[string]LogEntry{
+		"none":   {Access: true, Code: 200},
+		"uo":     {Access: true, Code: 503, Flags: []string{"UO"}},
+		"noflag": {Access: true, Code: 503, Format: "json", Lacks: []string{"flags", "details"}},
+	}
+	acc, err := newLogAccumulator("", "", func(s string) (LogEntry, bool) { return entries[s], true }, OutputHead, OutputTail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{"none", "uo", "noflag"} {
+		acc.add(LogLine{Text: l})
+	}
+	res := acc.result()
+	if want := map[string]float64{"-": 1, "UO": 1}; !sameCounts(res.Flags, want) {
+		t.Errorf("flags %v, want %v", res.Flags, want)
+	}
+	if want := map[string]float64{"flags": 1, "details": 1}; !sameCounts(res.Untold, want) {
+		t.Errorf("untold %v, want %v", res.Untold, want)
+	}
+	if why := res.NoValue("flags"); !strings.Contains(why, "1 access line is in a format that does not give its flags") {
+		t.Errorf("NoValue(flags) = %q", why)
+	}
+	if why := res.NoValue("codes"); why != "" {
+		t.Errorf("NoValue(codes) = %q, want a value", why)
+	}
+	if c := res.Contradictions(); len(c) > 0 {
+		t.Errorf("contradictions of a result as a run records it: %v", c)
+	}
+}
+
+// TestLacksField: reading a field an entry's format does not give errs, naming the field,
+// the format and the operator; a field it gives reads.
+func TestLacksField(t *testing.T) {
+	for _, tc := range []struct {
+		e     LogEntry
+		field string
+		want  string // "" for no error
+	}{
+		{LogEntry{Format: "envoy", Lacks: []string{"details", "termination", "failure", "cluster"}}, "cluster", `cluster has no value: this line is in Envoy's default access-log format (a proxy without Istio's mesh config: a plain Envoy, a gateway), which does not give the cluster (%UPSTREAM_CLUSTER%)`},
+		{LogEntry{Format: "envoy", Lacks: []string{"cluster"}}, "upstream_host", ""},
+		{LogEntry{Format: "envoy", Lacks: []string{"upstream_host"}}, "upstream_host", `but its end is not the default's ("%UPSTREAM_HOST%" last, an address)`},
+		{LogEntry{Format: "json", Lacks: []string{"flags"}}, "flags", `without the key "response_flags": its format does not give the flags (%RESPONSE_FLAGS%)`},
+		{LogEntry{Format: "istio", Lacks: []string{"upstream_host", "cluster"}}, "upstream_host", `its end is not Istio's`},
+		{LogEntry{Format: "istio"}, "cluster", ""},
+	} {
+		err := tc.e.LacksField(tc.field)
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s of %+v: %v, want %q", tc.field, tc.e, err, tc.want)
+		}
+	}
+}

@@ -220,9 +220,19 @@ func ReadOnlyIf(v any, cond, field, why string) (any, error) {
 		}
 		return nil, fmt.Errorf("its %s is %t, so it has no %s", name, b, field)
 	}
+	if l, ok := v.(fieldLacker); ok {
+		if err := l.LacksField(field); err != nil {
+			return nil, err
+		}
+	}
 	f, _ := readField(v, field)
 	return f, nil
 }
+
+// fieldLacker is a struct some of whose fields may have no value where its OnlyIf holds (a
+// logs entry's cluster, of an access line whose format does not give it): LacksField is the
+// error of reading field, or nil.
+type fieldLacker interface{ LacksField(field string) error }
 
 // isNil says v is nil, or a nil pointer or map.
 func isNil(v any) bool {
@@ -319,6 +329,9 @@ const (
 	FormMethod   Form = "HTTP method as Envoy logs it"
 	FormPath     Form = "request path"
 	FormProtocol Form = "HTTP protocol as Envoy logs it"
+	// FormLogFormat is the access-log format a logs entry's line was read in: "istio",
+	// "envoy" or "json", or "" of a line that is not an access line.
+	FormLogFormat Form = "access-log format"
 )
 
 // healthFlags is FormHealthFlags' text.
@@ -362,6 +375,8 @@ func (f Form) Holds(s string) bool {
 		return s == "" || strings.HasPrefix(s, "/") || s == "*"
 	case FormProtocol:
 		return s == "" || s == "HTTP/1.0" || s == "HTTP/1.1" || s == "HTTP/2" || s == "HTTP/3"
+	case FormLogFormat:
+		return s == "" || s == "istio" || s == "envoy" || s == "json"
 	case FormKindName:
 		kind, name, ok := strings.Cut(s, "/")
 		return ok && kind != "" && name != "" && kind[0] >= 'A' && kind[0] <= 'Z'

@@ -64,7 +64,7 @@ func checkGoType(t *testing.T, path string, typ *Type, gt reflect.Type) {
 		tags := map[string]reflect.Type{}
 		for i := range gt.NumField() {
 			f := gt.Field(i)
-			if tag := f.Tag.Get("expr"); tag != "" {
+			if tag := f.Tag.Get("expr"); tag != "" && tag != "-" { // "-": hidden from expressions
 				tags[tag] = f.Type
 			}
 		}

@@ -69,6 +69,9 @@ func sel(cur any, t *Type, p Path, i int, budget *int) (any, error) {
 			if f != nil {
 				ft = f.Type
 			}
+			if key == "value" && typedStructs[t.Msg.Name] {
+				ft = typedStructValue(c) // its fields checked, those left out at their default
+			}
 			return sel(next, ft, p, i+1, budget)
 		}
 		var elem *Type
@@ -222,7 +225,8 @@ func holds(item any, t *Type, conds []Cond) bool {
 // ReadAny is the value at names inside v, the value of an Any (a typed_config: its "@type"
 // names its message), read as the expression <the Any>.<names...> reads it: a field left out
 // reads as its default, an unset message or wrapper as nil, a free-form value (Struct,
-// metadata) as it is, with nil for a key it lacks. A field the message does not have is an
+// metadata) as it is, with nil for a key it lacks; a TypedStruct's value is no free-form
+// value: it is read as the message its type_url names (as an Any of that "@type"). A field the message does not have is an
 // error with did-you-mean (read nil, snii == nil held over an UpstreamTlsContext whose field
 // is sni), and so is a field left out of a message labrun does not know (an Any whose "@type"
 // is newer than APIVersion): it cannot be told from one the message does not have, unless it is
@@ -238,7 +242,8 @@ func ReadAny(v any, names ...string) (any, error) {
 // Any of a message labrun does not know, an unset message read with ?.).
 func ReadAnyTyped(v any, names ...string) (any, *Type, error) {
 	t := &Type{Kind: Any}
-	url := "" // the "@type" of the innermost Any read through
+	url := "" // the "@type" of the innermost Any read through (or a TypedStruct's type_url)
+	what := "\"@type\""
 	for i, name := range names {
 		name, optional := strings.CutPrefix(name, "?")
 		where := readAnyPath(names[:i])
@@ -255,7 +260,7 @@ func ReadAnyTyped(v any, names ...string) (any, *Type, error) {
 		m, isMap := v.(map[string]any)
 		if isMap && t != nil && t.Kind == Any {
 			if u, _ := m["@type"].(string); u != "" {
-				url = u
+				url, what = u, "\"@type\""
 			}
 		}
 		if isMap {
@@ -273,15 +278,25 @@ func ReadAnyTyped(v any, names ...string) (any, *Type, error) {
 			case ok:
 			case f == nil:
 				if url != "" {
-					return nil, nil, fmt.Errorf("in an Any of \"@type\" %s: %s", url, noField(where, t.Msg, name))
+					return nil, nil, fmt.Errorf("in %s: %s", inURL(what, url), noField(where, t.Msg, name))
 				}
 				return nil, nil, fmt.Errorf("%s", noField(where, t.Msg, name))
 			case f.HasDefault():
 				next = f.Default()
 			}
+			msg := t.Msg
 			v, t = next, nil
 			if f != nil {
 				t = f.Type
+			}
+			if name == "value" && typedStructs[msg.Name] {
+				// A TypedStruct's value is free-form JSON of the message its type_url names:
+				// typed by it, a misspelt field errs (with did-you-mean) instead of reading
+				// nil, and one left out reads its default; of a message labrun does not know,
+				// a field left out has no value, as below an Any of such an "@type".
+				url, _ = m["type_url"].(string)
+				what = "TypedStruct's type_url"
+				t = typedStructValue(m)
 			}
 		case t != nil && (t.Kind == JSON || t.Kind == Map):
 			v = m[name] // a key free-form JSON or a map lacks reads nil, as in metadata
@@ -298,7 +313,7 @@ func ReadAnyTyped(v any, names ...string) (any, *Type, error) {
 			if !ok {
 				of := "it"
 				if url != "" {
-					of = fmt.Sprintf("its \"@type\" %s", url)
+					of = "its " + withURL(what, url)
 				}
 				return nil, nil, fmt.Errorf("%s has no value: %s names a message labrun does not know (%s), so a field Envoy left out (at its default) cannot be told from one the message does not have; test that it is there first (%q in the Any)",
 					readAnyPath(names[:i+1]), of, APIVersion, name)
@@ -307,6 +322,32 @@ func ReadAnyTyped(v any, names ...string) (any, *Type, error) {
 		}
 	}
 	return v, t, nil
+}
+
+// typedStructs are the messages whose value field is free-form JSON of the message their
+// type_url names.
+var typedStructs = map[string]bool{"udpa.type.v1.TypedStruct": true, "xds.type.v3.TypedStruct": true}
+
+// typedStructValue is the type of the value of m, a TypedStruct: the message its type_url
+// names, or nil when labrun does not know it.
+func typedStructValue(m map[string]any) *Type {
+	url, _ := m["type_url"].(string)
+	if msg := ByTypeURL(url); msg != nil {
+		return &Type{Kind: Message, Msg: msg}
+	}
+	return nil
+}
+
+// withURL says url as what names it: `"@type" X`, `TypedStruct's type_url X`.
+func withURL(what, url string) string { return what + " " + url }
+
+// inURL says where a field is read, by the url that types it: `an Any of "@type" X`, `a
+// TypedStruct's value of type_url X`.
+func inURL(what, url string) string {
+	if what == "\"@type\"" {
+		return "an Any of \"@type\" " + url
+	}
+	return "a TypedStruct's value of type_url " + url
 }
 
 // readAnyPath writes names (a "?name" read with ?.) as the path they read below the Any.

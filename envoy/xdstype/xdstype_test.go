@@ -366,3 +366,30 @@ func TestReadAnyNoFields(t *testing.T) {
 		t.Errorf("ReadAny(RawBuffer, sni): %v, want %s", err, want)
 	}
 }
+
+// A TypedStruct's value is typed by the message its type_url names: a field it leaves out
+// reads its default (enable_discovery: false; it was "no key" before), a misspelt one errs
+// with did-you-mean.
+func TestSelectTypedStruct(t *testing.T) {
+	ct := Resource("cluster")
+	cluster := map[string]any{"name": "c", "filters": []any{map[string]any{
+		"name": "istio.metadata_exchange",
+		"typed_config": map[string]any{
+			"@type":    "type.googleapis.com/udpa.type.v1.TypedStruct",
+			"type_url": "type.googleapis.com/envoy.tcp.metadataexchange.config.MetadataExchange",
+			"value":    map[string]any{"protocol": "istio-peer-exchange"},
+		},
+	}}}
+	for path, want := range map[string]any{
+		"filters[0].typed_config.value.protocol":         "istio-peer-exchange",
+		"filters[0].typed_config.value.enable_discovery": false,
+	} {
+		if got, err := Select(cluster, ct, path); err != nil || got != want {
+			t.Errorf("Select(%s) = %#v, %v; want %#v", path, got, err, want)
+		}
+	}
+	_, err := Select(cluster, ct, "filters[0].typed_config.value.enable_discovry")
+	if err == nil || !strings.Contains(err.Error(), `did you mean "enable_discovery"?`) {
+		t.Errorf("a misspelt field of a TypedStruct's value: %v", err)
+	}
+}
