@@ -440,6 +440,11 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	if r.Version != 1 {
 		return nil
 	}
+	if r.Results != nil {
+		// Version 2 keeps its results under results, version 1 by kind: a record of version 2
+		// or later whose version was lowered to 1 (to be held to fewer checks).
+		return fmt.Errorf("it says it is of version 1, but it keeps its results under results, which records keep since version 2 (version 1 kept them by kind: snapshots, loads, …): its version was lowered after the run (a record of an older version is held to fewer checks); the record was changed after the run or is corrupt")
+	}
 	// Version 1: the kind of a value is its step's (a get, a config, a process).
 	kinds := map[string]string{}
 	for _, s := range r.Steps {
@@ -657,7 +662,7 @@ func (r *Record) Contradictions() error {
 	if nulls := r.NullEntries(); len(nulls) > 0 {
 		return nullEntriesError(nulls) // what follows reads every entry
 	}
-	var msgs []string
+	msgs := r.versionContradictions()
 	for _, name := range sortedResultNames(r) {
 		res := r.Results[name]
 		if res == nil {
@@ -726,6 +731,45 @@ func (r *Record) Contradictions() error {
 		return nil
 	}
 	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+}
+
+// versionContradictions are what the record keeps that no run of its version kept: a field or
+// an artifact labrun writes since a later version (stepParams since version 2, stepOptions
+// and fileDigests since 3, an exec's exit.txt since 4). The checks replay, merge and mutate make
+// depend on the version (a record of version 3 is not held to an exit.txt, one of version 2 to
+// its fileDigests): before, a record of version 4 edited into a pass (its exec's exit edited
+// from 3 to 0 and its outcome to passed) whose version was lowered to 3 was not held to the
+// exit.txt still listed beside it, and replayed PASSED. A record of version 1 that keeps its
+// results under results (version 2's form) is refused when it is read (UnmarshalJSON).
+func (r *Record) versionContradictions() []string {
+	var kept []string
+	if r.Version < 2 && r.StepParams != nil {
+		kept = append(kept, "stepParams (kept since version 2)")
+	}
+	if r.Version < 3 && r.StepOptions != nil {
+		kept = append(kept, "stepOptions (kept since version 3)")
+	}
+	if r.Version < 3 && r.FileDigests != nil {
+		kept = append(kept, "fileDigests (kept since version 3)")
+	}
+	if r.Version < 4 {
+		execs := map[string]bool{}
+		for _, s := range r.Steps {
+			if s != nil && s.Kind == "exec" {
+				execs[or(s.Name, s.Path)] = true
+			}
+		}
+		for _, a := range r.Artifacts {
+			if a != nil && a.Name == schema.ExitArtifact && execs[a.Step] {
+				kept = append(kept, fmt.Sprintf("the %s of exec %s (written since version 4)", schema.ExitArtifact, a.Step))
+				break
+			}
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("it says it is of version %d, but it keeps %s, which no run of that version wrote: its version was lowered after the run (a record of an older version is held to fewer checks)", r.Version, strings.Join(kept, ", "))}
 }
 
 // execArtifactAbsences are the exec results with output whose step the record lists no

@@ -37,8 +37,9 @@ expectations as they are now.
 The steps must be the ones the run ran: replay refuses (exit 2), naming the first step that
 differs, a scenario whose steps differ from the record's (kind, name, what the step does,
 a step added), since the recorded data says nothing about other steps. It also refuses (exit
-2) a record that contradicts itself — a load whose codes do not sum to its requests, whose ok
-and errors are not its codes', whose latencies are out of order, whose qps is not its
+2) a record that contradicts itself — one that keeps what only a later version than its own
+writes (its version lowered, to be held to fewer checks), a load whose codes do not sum to its
+requests, whose ok and errors are not its codes', whose latencies are out of order, whose qps is not its
 requests over its duration, whose addresses outnumber its sockets and connections; a logs
 result whose codes,
 flags, details, count or captures are not those of its lines; a step that passed with an
