@@ -440,11 +440,6 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	if r.Version != 1 {
 		return nil
 	}
-	if r.Results != nil {
-		// Version 2 keeps its results under results, version 1 by kind: a record of version 2
-		// or later whose version was lowered to 1 (to be held to fewer checks).
-		return fmt.Errorf("it says it is of version 1, but it keeps its results under results, which records keep since version 2 (version 1 kept them by kind: snapshots, loads, …): its version was lowered after the run (a record of an older version is held to fewer checks); the record was changed after the run or is corrupt")
-	}
 	// Version 1: the kind of a value is its step's (a get, a config, a process).
 	kinds := map[string]string{}
 	for _, s := range r.Steps {
@@ -740,7 +735,8 @@ func (r *Record) Contradictions() error {
 // its fileDigests): before, a record of version 4 edited into a pass (its exec's exit edited
 // from 3 to 0 and its outcome to passed) whose version was lowered to 3 was not held to the
 // exit.txt still listed beside it, and replayed PASSED. A record of version 1 that keeps its
-// results under results (version 2's form) is refused when it is read (UnmarshalJSON).
+// results under results (version 2's form) is refused when its file is read (report.Decode:
+// once read, a record of version 1 keeps its results there).
 func (r *Record) versionContradictions() []string {
 	var kept []string
 	if r.Version < 2 && r.StepParams != nil {
