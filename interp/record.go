@@ -707,6 +707,7 @@ func (r *Record) Contradictions() error {
 		}
 	}
 	msgs = append(msgs, r.localBackendAbsences()...)
+	msgs = append(msgs, r.localBackendDecreases()...)
 	msgs = append(msgs, r.podGaps()...)
 	msgs = append(msgs, r.podReads()...)
 	msgs = append(msgs, r.resultKindContradictions()...)
@@ -1058,6 +1059,96 @@ func (r *Record) localBackendAbsences() []string {
 				}
 				if len(missing) > 0 {
 					msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s lacks the %s", t.what, src, strings.Join(missing, ", the ")))
+				}
+			}
+		}
+	}
+	return msgs
+}
+
+// localBackendDecreases are the counters of labrun's local backend (source "backend <name>")
+// that a snapshot holds lower than a snapshot of the same backend whose step ended before its
+// step started: the backend counts each stat up from its start and never resets it (only
+// gauges go down), so a read that followed another holds at least its counts. Before, the
+// local backend's snapshots had no artifact and no check between them: a failed run whose
+// after snapshot was edited from rq_503 9 to 0 (rq_5xx, rq_200 and rq_2xx with it, its
+// expectation's values and the outcomes) replayed PASSED, while the samples of a series taken
+// before it still counted 503s. Which read came first is told by the steps' spans (offsets on
+// the run's monotonic clock), not by the snapshots' moments, taken just before each read: two
+// snapshots of steps that overlap (a sampler beside a snapshot) are not compared. A step that
+// ran more than once (a repeat's rounds) is not compared, nor a series whose passed samples
+// are not its samples one for one.
+func (r *Record) localBackendDecreases() []string {
+	type read struct {
+		what       string
+		start, end time.Duration
+		sn         *SnapshotRecord
+	}
+	runs := map[string][]*StepRecord{}
+	for _, sr := range r.Steps {
+		if sr != nil && sr.Kind == "snapshot" {
+			runs[or(sr.Name, sr.Path)] = append(runs[or(sr.Name, sr.Path)], sr)
+		}
+	}
+	bySource := map[string][]read{}
+	for _, name := range sortedResultNames(r) {
+		res, rs := r.Results[name], runs[name]
+		if res == nil || len(rs) == 0 {
+			continue
+		}
+		switch v := res.Value.(type) {
+		case *SnapshotRecord:
+			if v == nil || res.Sampled || len(rs) != 1 || rs[0].Sample > 0 || !strings.HasPrefix(v.Source, "backend ") {
+				continue
+			}
+			bySource[v.Source] = append(bySource[v.Source], read{name, rs[0].Start, rs[0].End, v})
+		case *SeriesRecord:
+			if v == nil {
+				continue
+			}
+			var passed []*StepRecord
+			for _, sr := range rs {
+				if sr.Round > 1 {
+					passed = nil
+					break
+				}
+				if sr.Sample > 0 && sr.Outcome == Passed {
+					passed = append(passed, sr)
+				}
+			}
+			if len(passed) != len(v.Samples) {
+				continue
+			}
+			for i, sn := range v.Samples {
+				if sn != nil && strings.HasPrefix(sn.Source, "backend ") {
+					bySource[sn.Source] = append(bySource[sn.Source], read{fmt.Sprintf("%s (sample %d)", name, i+1), passed[i].Start, passed[i].End, sn})
+				}
+			}
+		}
+	}
+	var msgs []string
+	for _, src := range slices.Sorted(maps.Keys(bySource)) {
+		reads := bySource[src]
+		byEnd := slices.Clone(reads)
+		sort.SliceStable(byEnd, func(i, j int) bool { return byEnd[i].end < byEnd[j].end })
+		sort.SliceStable(reads, func(i, j int) bool { return reads[i].start < reads[j].start })
+		// high is each counter's highest value over the reads that ended before the one
+		// judged started, and which read held it.
+		high := map[string]float64{}
+		holder := map[string]string{}
+		next := 0
+		for _, y := range reads {
+			for ; next < len(byEnd) && byEnd[next].end < y.start; next++ {
+				for k, v := range byEnd[next].sn.Counters {
+					if h, ok := high[k]; !ok || v > h {
+						high[k], holder[k] = v, byEnd[next].what
+					}
+				}
+			}
+			for _, k := range slices.Sorted(maps.Keys(y.sn.Counters)) {
+				if h, ok := high[k]; ok && y.sn.Counters[k] < h {
+					msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s has counter %s = %s, but step %s's, which ended before it started, has %s: the backend's counters never go down", y.what, src, k, dsl.FormatValue(y.sn.Counters[k]), holder[k], dsl.FormatValue(h)))
+					break
 				}
 			}
 		}
