@@ -72,7 +72,7 @@ keeps the outcome the record gives it, and a note says so.
 A result parsed from a raw artifact the run wrote beside the record (in the folder named as
 the record without .json) must be what that artifact gives, parsed again: a config step's
 value (its config dumps), a logs step's lines and counts (logs.txt), a snapshot's stats (its
-stats text, Prometheus text, clusters JSON), a load's results (fortio.json), an exec's stdout
+stats text, Prometheus text, clusters JSON; each sample of a series, its own), a load's results (fortio.json), an exec's stdout
 and stderr. A result that
 differs is refused (exit 2) as edited or corrupt, naming the step, the artifact and the first
 value that differs; a record whose folder lacks an artifact the record lists is refused
