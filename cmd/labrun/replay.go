@@ -96,6 +96,14 @@ its own vars do not: labrun refuses such a run before it starts, so no run had t
 			if err != nil {
 				return err
 			}
+			if rec.Version < interp.RecordVersion {
+				// A record of an older version is held to its version's checks: fewer (no
+				// exit.txt before 4, no fileDigests before 3, …). One whose version was
+				// lowered and stripped of all a later version writes reads as one, so the
+				// verdict says which checks it was held to.
+				older := fmt.Sprintf("a record of version %d, held to fewer checks than one of version %d", rec.Version, interp.RecordVersion)
+				unverified = strings.Join(slices.DeleteFunc([]string{unverified, older}, func(s string) bool { return s == "" }), "; ")
+			}
 			judged := interp.Rejudge(rec, sc)
 			verdict, why := interp.Verdict(rec, judged)
 			replayed := *rec
