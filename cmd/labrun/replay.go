@@ -79,7 +79,8 @@ value that differs; a record whose folder lacks an artifact the record lists is 
 too; a record whose folder is not beside it is judged from the record alone, and a warning
 and its verdict line say so ("PASSED s in 1s — unverified: judged from the record alone, …";
 the exit code is the verdict's: the expectations hold over the record's data, which nothing
-held to what the run wrote). With
+held to what the run wrote). So does the verdict line of a record of an older version than
+this labrun writes, held to fewer checks. With
 --file (or a file edited since the run) the artifacts are parsed with the steps as the
 scenario has them now: a result they would not give (a logs step's match changed) is refused
 as a disagreement of the record and the scenario.
