@@ -72,6 +72,13 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 	for _, name := range sortedResultNames(rec) {
 		res := rec.Results[name]
 		rs := runs[name]
+		if res != nil && res.Sampled && res.Kind == "snapshot" && sc != nil && len(rs) > 0 {
+			if env == nil {
+				env = NewJudge(rec, sc).Env()
+			}
+			msgs = append(msgs, seriesArtifactContradictions(name, steps[rs[0].Path], rs, res.Value, rec.Artifacts, data, sc.Secrets, env)...)
+			continue
+		}
 		if res == nil || res.Sampled || len(rs) == 0 {
 			continue
 		}
@@ -573,7 +580,7 @@ func snapshotContradiction(name string, p *schema.Snapshot, arts []*ArtifactReco
 	for _, a := range arts {
 		var got, have any
 		var err error
-		switch a.Name {
+		switch sampleArtifactName(a.Name) {
 		case "stats-counters.txt":
 			var st schema.Stats
 			st, err = envoy.ClusterStats(data[a], p.Cluster)
@@ -608,11 +615,11 @@ func snapshotContradiction(name string, p *schema.Snapshot, arts []*ArtifactReco
 			continue
 		}
 		at := name
-		if a.Name == "clusters.json" {
+		if sampleArtifactName(a.Name) == "clusters.json" {
 			at = name + ".hosts"
 		}
 		if where, want, has, ok := firstDifference(at, jsonForm(got), jsonForm(have)); ok {
-			if a.Name == "prometheus.txt" {
+			if sampleArtifactName(a.Name) == "prometheus.txt" {
 				// counters and gauges are one map to expressions: name the stat.
 				_, stat, _ := strings.Cut(strings.TrimPrefix(where, name+"."), ".")
 				where = name + "." + stat
@@ -621,6 +628,77 @@ func snapshotContradiction(name string, p *schema.Snapshot, arts []*ArtifactReco
 		}
 	}
 	return ""
+}
+
+// seriesArtifactContradictions compares each sample of a sampled snapshot (a series) with
+// the stats texts that sample wrote (its artifacts named "0003-prometheus.txt", …), as
+// snapshotContradiction compares a snapshot with its own. Before, every sampled result was
+// left out: a series of a Prometheus endpoint whose samples were edited from 20 503s to none
+// (the expectation's values and the outcomes with them) replayed PASSED beside the
+// prometheus.txt of each sample. The samples that passed are the series' samples, in order
+// (a failed sample records none); a series whose step ran in more than one round, or whose
+// passed samples are not its samples one for one, is not compared, nor a sample whose
+// artifact holds a secret's mask.
+func seriesArtifactContradictions(name string, s *dsl.Step, rs []*StepRecord, value any, all []*ArtifactRecord, data map[*ArtifactRecord][]byte, secrets []string, env map[string]any) []string {
+	series, ok := value.(*SeriesRecord)
+	if !ok || series == nil || s == nil || s.Kind != "snapshot" {
+		return nil
+	}
+	var passed []*StepRecord
+	for _, sr := range rs {
+		if sr.Round > 1 || sr.Path != s.Path {
+			return nil
+		}
+		if sr.Sample > 0 && sr.Outcome == Passed {
+			passed = append(passed, sr)
+		}
+	}
+	if len(passed) != len(series.Samples) {
+		return nil
+	}
+	p, err := s.Resolve(env)
+	q, ok := p.(*schema.Snapshot)
+	if err != nil || !ok {
+		return nil
+	}
+	var msgs []string
+	for i, sr := range passed {
+		prefix := fmt.Sprintf("%04d-", sr.Sample)
+		var arts []*ArtifactRecord
+		hidden := false
+		for _, a := range all {
+			if a == nil || a.Step != name || !strings.HasPrefix(a.Name, prefix) {
+				continue
+			}
+			b, ok := data[a]
+			if !ok {
+				continue
+			}
+			if slices.ContainsFunc(secrets, func(n string) bool { return secretmask.Mentions(string(b), n) }) {
+				hidden = true
+			}
+			arts = append(arts, a)
+		}
+		if hidden || len(arts) == 0 {
+			continue
+		}
+		if c := snapshotContradiction(name, q, arts, data, series.Samples[i]); c != "" {
+			msgs = append(msgs, fmt.Sprintf("step %s (sample %d) (snapshot): %s", name, sr.Sample, c))
+		}
+	}
+	if len(msgs) > 1 {
+		// The first says what differs; the rest, that it is not one sample.
+		return []string{fmt.Sprintf("%s (and %d more of its samples differ from theirs)", msgs[0], len(msgs)-1)}
+	}
+	return msgs
+}
+
+// sampleArtifactName is an artifact's name without the "0003-" a sample's artifacts begin with.
+func sampleArtifactName(n string) string {
+	if len(n) > 5 && n[4] == '-' && strings.Trim(n[:4], "0123456789") == "" {
+		return n[5:]
+	}
+	return n
 }
 
 // nonNilStats is st, empty when nil (a snapshot records no stats as {}).

@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -136,5 +137,52 @@ s: schema.#Scenario & {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// An exec's exit code is what its exit.txt holds (schema.ExitArtifact, written by the exec as it
+// ends): a record whose exit was edited is refused naming the artifact and both values, and so is
+// one whose exit.txt does not hold a number at all (a word, nothing, a code and more): the exec
+// writes the code it records there, so a text that is no code is no exec's. Each way is judged
+// with the scenario (replay, merge) and without it (diff).
+func TestArtifactContradictionsExecExit(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "p", exec: argv: ["sh", "-c", "exit 3"]}]
+	expect: ["p.exit == 0"]
+}`)
+	for _, tc := range []struct {
+		name, exitTxt string
+		exit          float64
+		want          string
+	}{
+		{name: "as written", exitTxt: "3\n", exit: 3},
+		{name: "exit edited", exitTxt: "3\n", exit: 0,
+			want: "step p (exec): its artifact p-exit.txt gives p.exit = 3, but the record's result has 0"},
+		{name: "a word", exitTxt: "passed\n", exit: 0,
+			want: `step p (exec): its artifact p-exit.txt does not hold an exit code ("passed"), but an exec writes the one it records there`},
+		{name: "empty", exitTxt: "", exit: 0,
+			want: `step p (exec): its artifact p-exit.txt does not hold an exit code (""), but an exec writes the one it records there`},
+		{name: "two lines", exitTxt: "0\n3\n", exit: 0,
+			want: `step p (exec): its artifact p-exit.txt does not hold an exit code ("0\n3"), but an exec writes the one it records there`},
+	} {
+		for _, withScenario := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/scenario=%v", tc.name, withScenario), func(t *testing.T) {
+				a := &interp.ArtifactRecord{Step: "p", Name: schema.ExitArtifact, File: "p-exit.txt"}
+				rec := &interp.Record{
+					Steps:     []*interp.StepRecord{{Path: "steps.0", Name: "p", Kind: "exec", Outcome: interp.Passed}},
+					Results:   map[string]*interp.Result{"p": {Kind: "exec", Value: schema.ExecResult{Exit: tc.exit}}},
+					Artifacts: []*interp.ArtifactRecord{a},
+				}
+				s := sc
+				if !withScenario {
+					s = nil
+				}
+				got := strings.Join(interp.ArtifactContradictions(rec, s, map[*interp.ArtifactRecord][]byte{a: []byte(tc.exitTxt)}), "\n")
+				if got != tc.want {
+					t.Errorf("got  %q\nwant %q", got, tc.want)
+				}
+			})
+		}
 	}
 }

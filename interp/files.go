@@ -54,14 +54,32 @@ func (ru *run) noteFile(written string, data []byte) {
 // noteFile records it as changed during the run. Before, its digest was kept as if the file
 // were the scenario's own, and replay refused every genuine record of such a run once the
 // next run had rewritten the file.
-func startDigests(sc *dsl.Scenario, file func(string) string) map[string]string {
+//
+// A path written with ${...} is resolved over env (the run's, as it starts: vars, namespaces,
+// the target's values), when it resolves before any step ran: the step reads it at that path
+// and its digest is kept under it (replay resolves it so too, changedFiles). One that reads a
+// capture is resolved only when its step runs, and has no start digest.
+func startDigests(sc *dsl.Scenario, file func(string) string, env map[string]any) map[string]string {
 	out := map[string]string{}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
-			for _, fs := range dsl.StepFiles(s) {
-				for _, f := range fs {
+			files := dsl.StepFiles(s)
+			var resolved map[string][]string
+			for field, fs := range files {
+				for i, f := range fs {
 					if strings.Contains(f, "${") {
-						continue
+						if resolved == nil {
+							resolved = map[string][]string{}
+							if p, err := s.ResolveKnown(env); err == nil {
+								c := *s
+								c.Params = p
+								resolved = dsl.StepFiles(&c)
+							}
+						}
+						if i >= len(resolved[field]) || strings.Contains(resolved[field][i], "${") {
+							continue
+						}
+						f = resolved[field][i]
 					}
 					data, err := os.ReadFile(file(f))
 					if err != nil {

@@ -19,8 +19,19 @@ import (
 // once the next run has rewritten the file. Before, the digest of the rendered file was kept
 // as the scenario's own, and replay refused every record but the last run's ("read gone.yaml
 // (wait.absentFiles), whose content changed since the run"). A file the run did not write is
-// still held to its digest.
+// still held to its digest. So are paths written with ${...} (resolved before the run, and by
+// replay over the record): before, they were not compared at all, and the rendered one was
+// kept as the scenario's own once they were.
 func TestFileWrittenByTheRunNotHeldToIt(t *testing.T) {
+	for _, tc := range []struct{ name, vars, fixed, gone, where string }{
+		{name: "literal", fixed: "fixed.yaml", gone: "gone.yaml", where: "apply.files"},
+		{name: "templated", vars: `vars: {f: "fixed.yaml", g: "gone.yaml"}`, fixed: "${vars.f}", gone: "${vars.g}", where: "apply.files, written ${vars.f}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { fileWrittenByTheRun(t, tc.vars, tc.fixed, tc.gone, tc.where) })
+	}
+}
+
+func fileWrittenByTheRun(t *testing.T, vars, fixed, gone, where string) {
 	dir := t.TempDir()
 	write := func(name, s string) {
 		t.Helper()
@@ -36,11 +47,12 @@ func TestFileWrittenByTheRunNotHeldToIt(t *testing.T) {
 import "labrun.dev/schema"
 
 s: schema.#Scenario & {
+	`+vars+`
 	namespaces: ["lab"]
 	steps: [
 		{name: "render", exec: argv: ["render"]},
-		{name: "cm", apply: files: ["fixed.yaml"]},
-		{name: "gone", wait: {absentFiles: ["gone.yaml"], mayNeverExist: true}},
+		{name: "cm", apply: files: ["`+fixed+`"]},
+		{name: "gone", wait: {absentFiles: ["`+gone+`"], mayNeverExist: true}},
 	]
 }
 `)
@@ -69,7 +81,7 @@ s: schema.#Scenario & {
 		t.Errorf("the first run's record, after a second run: %s", why)
 	}
 	write("fixed.yaml", strings.Replace(cm("edited"), "flags", "fixed", 1))
-	if why := interp.ChangedFile(first, sc); !strings.Contains(why, "read fixed.yaml (apply.files), whose content changed since the run") {
+	if why := interp.ChangedFile(first, sc); !strings.Contains(why, "read fixed.yaml ("+where+"), whose content changed since the run") {
 		t.Errorf("fixed.yaml edited since the run: %q", why)
 	}
 }

@@ -120,7 +120,8 @@ type Record struct {
 	// records of version 3 on (a step they do not name set none); nil in older ones.
 	StepOptions map[string]json.RawMessage `json:"stepOptions,omitempty"`
 	// FileDigests are the files the steps read when they ran (apply.files, delete.files,
-	// wait.matchFiles and absentFiles), by the path a step names, each as "sha256:<hex>" of
+	// wait.matchFiles and absentFiles), by the path a step names (one written with ${...}: as
+	// the run resolved it), each as "sha256:<hex>" of
 	// its content as read (before its ${...} were filled), or ChangedDuringRun. replay, merge
 	// and mutate refuse a scenario whose file reads otherwise now: its step would apply (wait
 	// for…) other objects than the run did. Nil in records made before they were kept.
@@ -657,7 +658,7 @@ func (r *Record) Contradictions() error {
 	if nulls := r.NullEntries(); len(nulls) > 0 {
 		return nullEntriesError(nulls) // what follows reads every entry
 	}
-	var msgs []string
+	msgs := r.versionContradictions()
 	for _, name := range sortedResultNames(r) {
 		res := r.Results[name]
 		if res == nil {
@@ -707,6 +708,7 @@ func (r *Record) Contradictions() error {
 		}
 	}
 	msgs = append(msgs, r.localBackendAbsences()...)
+	msgs = append(msgs, r.localBackendDecreases()...)
 	msgs = append(msgs, r.podGaps()...)
 	msgs = append(msgs, r.podReads()...)
 	msgs = append(msgs, r.resultKindContradictions()...)
@@ -727,6 +729,46 @@ func (r *Record) Contradictions() error {
 		return nil
 	}
 	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+}
+
+// versionContradictions are what the record keeps that no run of its version kept: a field or
+// an artifact labrun writes since a later version (stepParams since version 2, stepOptions
+// and fileDigests since 3, an exec's exit.txt since 4). The checks replay, merge and mutate make
+// depend on the version (a record of version 3 is not held to an exit.txt, one of version 2 to
+// its fileDigests): before, a record of version 4 edited into a pass (its exec's exit edited
+// from 3 to 0 and its outcome to passed) whose version was lowered to 3 was not held to the
+// exit.txt still listed beside it, and replayed PASSED. A record of version 1 that keeps its
+// results under results (version 2's form) is refused when its file is read (report.Decode:
+// once read, a record of version 1 keeps its results there).
+func (r *Record) versionContradictions() []string {
+	var kept []string
+	if r.Version < 2 && r.StepParams != nil {
+		kept = append(kept, "stepParams (kept since version 2)")
+	}
+	if r.Version < 3 && r.StepOptions != nil {
+		kept = append(kept, "stepOptions (kept since version 3)")
+	}
+	if r.Version < 3 && r.FileDigests != nil {
+		kept = append(kept, "fileDigests (kept since version 3)")
+	}
+	if r.Version < 4 {
+		execs := map[string]bool{}
+		for _, s := range r.Steps {
+			if s != nil && s.Kind == "exec" {
+				execs[or(s.Name, s.Path)] = true
+			}
+		}
+		for _, a := range r.Artifacts {
+			if a != nil && a.Name == schema.ExitArtifact && execs[a.Step] {
+				kept = append(kept, fmt.Sprintf("the %s of exec %s (written since version 4)", schema.ExitArtifact, a.Step))
+				break
+			}
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("it says it is of version %d, but it keeps %s, which no run of that version wrote: its version was lowered after the run (a record of an older version is held to fewer checks)", r.Version, strings.Join(kept, ", "))}
 }
 
 // execArtifactAbsences are the exec results with output whose step the record lists no
@@ -1018,6 +1060,96 @@ func (r *Record) localBackendAbsences() []string {
 				}
 				if len(missing) > 0 {
 					msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s lacks the %s", t.what, src, strings.Join(missing, ", the ")))
+				}
+			}
+		}
+	}
+	return msgs
+}
+
+// localBackendDecreases are the counters of labrun's local backend (source "backend <name>")
+// that a snapshot holds lower than a snapshot of the same backend whose step ended before its
+// step started: the backend counts each stat up from its start and never resets it (only
+// gauges go down), so a read that followed another holds at least its counts. Before, the
+// local backend's snapshots had no artifact and no check between them: a failed run whose
+// after snapshot was edited from rq_503 9 to 0 (rq_5xx, rq_200 and rq_2xx with it, its
+// expectation's values and the outcomes) replayed PASSED, while the samples of a series taken
+// before it still counted 503s. Which read came first is told by the steps' spans (offsets on
+// the run's monotonic clock), not by the snapshots' moments, taken just before each read: two
+// snapshots of steps that overlap (a sampler beside a snapshot) are not compared. A step that
+// ran more than once (a repeat's rounds) is not compared, nor a series whose passed samples
+// are not its samples one for one.
+func (r *Record) localBackendDecreases() []string {
+	type read struct {
+		what       string
+		start, end time.Duration
+		sn         *SnapshotRecord
+	}
+	runs := map[string][]*StepRecord{}
+	for _, sr := range r.Steps {
+		if sr != nil && sr.Kind == "snapshot" {
+			runs[or(sr.Name, sr.Path)] = append(runs[or(sr.Name, sr.Path)], sr)
+		}
+	}
+	bySource := map[string][]read{}
+	for _, name := range sortedResultNames(r) {
+		res, rs := r.Results[name], runs[name]
+		if res == nil || len(rs) == 0 {
+			continue
+		}
+		switch v := res.Value.(type) {
+		case *SnapshotRecord:
+			if v == nil || res.Sampled || len(rs) != 1 || rs[0].Sample > 0 || !strings.HasPrefix(v.Source, "backend ") {
+				continue
+			}
+			bySource[v.Source] = append(bySource[v.Source], read{name, rs[0].Start, rs[0].End, v})
+		case *SeriesRecord:
+			if v == nil {
+				continue
+			}
+			var passed []*StepRecord
+			for _, sr := range rs {
+				if sr.Round > 1 {
+					passed = nil
+					break
+				}
+				if sr.Sample > 0 && sr.Outcome == Passed {
+					passed = append(passed, sr)
+				}
+			}
+			if len(passed) != len(v.Samples) {
+				continue
+			}
+			for i, sn := range v.Samples {
+				if sn != nil && strings.HasPrefix(sn.Source, "backend ") {
+					bySource[sn.Source] = append(bySource[sn.Source], read{fmt.Sprintf("%s (sample %d)", name, i+1), passed[i].Start, passed[i].End, sn})
+				}
+			}
+		}
+	}
+	var msgs []string
+	for _, src := range slices.Sorted(maps.Keys(bySource)) {
+		reads := bySource[src]
+		byEnd := slices.Clone(reads)
+		sort.SliceStable(byEnd, func(i, j int) bool { return byEnd[i].end < byEnd[j].end })
+		sort.SliceStable(reads, func(i, j int) bool { return reads[i].start < reads[j].start })
+		// high is each counter's highest value over the reads that ended before the one
+		// judged started, and which read held it.
+		high := map[string]float64{}
+		holder := map[string]string{}
+		next := 0
+		for _, y := range reads {
+			for ; next < len(byEnd) && byEnd[next].end < y.start; next++ {
+				for k, v := range byEnd[next].sn.Counters {
+					if h, ok := high[k]; !ok || v > h {
+						high[k], holder[k] = v, byEnd[next].what
+					}
+				}
+			}
+			for _, k := range slices.Sorted(maps.Keys(y.sn.Counters)) {
+				if h, ok := high[k]; ok && y.sn.Counters[k] < h {
+					msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s has counter %s = %s, but step %s's, which ended before it started, has %s: the backend's counters never go down", y.what, src, k, dsl.FormatValue(y.sn.Counters[k]), holder[k], dsl.FormatValue(h)))
+					break
 				}
 			}
 		}

@@ -213,7 +213,7 @@ func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 				return recordedStep(sr) + " " + why
 			}
 		}
-		if why := changedFiles(rec, s, sr, sc.Dir, true); why != "" {
+		if why := changedFiles(rec, s, sr, sc.Dir, env, true); why != "" {
 			return recordedStep(sr) + " " + why
 		}
 	}
@@ -329,9 +329,13 @@ func ChangedFile(rec *Record, sc *dsl.Scenario) string {
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) { steps[s.Path] = s })
 	}
+	var env map[string]any
 	for _, sr := range rec.Steps {
 		if s := steps[sr.Path]; s != nil && s.Kind == sr.Kind {
-			if why := changedFiles(rec, s, sr, sc.Dir, false); why != "" {
+			if env == nil {
+				env = NewJudge(rec, sc).Env()
+			}
+			if why := changedFiles(rec, s, sr, sc.Dir, env, false); why != "" {
 				return recordedStep(sr) + " " + why
 			}
 		}
@@ -347,20 +351,45 @@ func ChangedFile(rec *Record, sc *dsl.Scenario) string {
 // dir is the scenario's folder, which a relative path starts from. A file whose content
 // changed during the run (the run wrote it) is not compared. Before the digests were kept, a
 // manifest an apply reads, edited since the run, was taken for the one the run applied.
-func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, missing bool) string {
+// A path written with ${...} is resolved over the record (env, the judge's): the run read the
+// file at the path it resolved, and kept its digest under that path. It is compared when the
+// record keeps a digest under it (a step whose rounds resolved it otherwise may have read
+// other paths: one the record lacks is not the record's doing). Before, such a path was not
+// compared at all: the file at ${vars.f} edited since the run replayed PASSED.
+func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, env map[string]any, missing bool) string {
 	if rec.FileDigests == nil && rec.Version < 3 {
 		return ""
 	}
 	files := dsl.StepFiles(s)
+	var resolved map[string][]string // the step's files, its ${...} resolved over env
 	for _, field := range slices.Sorted(maps.Keys(files)) {
-		for _, f := range files[field] {
+		for i, f := range files[field] {
+			written := ""
 			if strings.Contains(f, "${") {
-				continue
+				if resolved == nil {
+					resolved = map[string][]string{}
+					if p, err := s.Resolve(env); env != nil && err == nil {
+						c := *s
+						c.Params = p
+						resolved = dsl.StepFiles(&c)
+					}
+				}
+				if i >= len(resolved[field]) || strings.Contains(resolved[field][i], "${") {
+					continue
+				}
+				written, f = f, resolved[field][i]
+				if _, ok := rec.FileDigests[f]; !ok {
+					continue
+				}
 			}
 			was, ok := rec.FileDigests[f]
+			where := s.Kind + "." + field
+			if written != "" {
+				where += ", written " + written
+			}
 			switch {
 			case !ok && missing && sr.Outcome == Passed && sr.ExpectedError == "":
-				return fmt.Sprintf("read %s (%s.%s), and the record keeps no digest of it, which a run keeps of every file its steps read: the record was changed after the run or is corrupt", f, s.Kind, field)
+				return fmt.Sprintf("read %s (%s), and the record keeps no digest of it, which a run keeps of every file its steps read: the record was changed after the run or is corrupt", f, where)
 			case !ok || was == ChangedDuringRun:
 				continue
 			}
@@ -370,10 +399,10 @@ func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, missing 
 			}
 			data, err := os.ReadFile(path)
 			if err != nil {
-				return fmt.Sprintf("read %s (%s.%s), which cannot be read now: %v", f, s.Kind, field, err)
+				return fmt.Sprintf("read %s (%s), which cannot be read now: %v", f, where, err)
 			}
 			if sum := sha256.Sum256(data); digestPrefix+hex.EncodeToString(sum[:]) != was {
-				return fmt.Sprintf("read %s (%s.%s), whose content changed since the run (the record keeps the digest of what the run read): the step would not do now what it did", f, s.Kind, field)
+				return fmt.Sprintf("read %s (%s), whose content changed since the run (the record keeps the digest of what the run read): the step would not do now what it did", f, where)
 			}
 		}
 	}

@@ -166,7 +166,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	}
 	ru.fileReaders, ru.fileMarks = fileReaders(sc), map[fileMarkKey]*schema.FileMark{}
 	ru.markFiles("")
-	ru.fileStart = startDigests(sc, ru.file)
+	ru.fileStart = startDigests(sc, ru.file, ru.judge.Env())
 
 	err := ru.preflight(ctx)
 	if err != nil {

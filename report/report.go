@@ -335,13 +335,20 @@ func Decode(path string, b []byte) (*interp.Record, error) {
 		return nil, kindError(path, kind)
 	}
 	var probe struct {
-		Version int `json:"version"`
+		Version int             `json:"version"`
+		Results json.RawMessage `json:"results"`
 	}
 	if err := json.Unmarshal(b, &probe); err != nil {
 		return nil, fmt.Errorf("%s: not a labrun run record: %v", path, err)
 	}
 	if probe.Version < 1 || probe.Version > interp.RecordVersion {
 		return nil, fmt.Errorf("%s: record version %d, this labrun reads versions 1 to %d", path, probe.Version, interp.RecordVersion)
+	}
+	if probe.Version == 1 && probe.Results != nil {
+		// Version 2 keeps its results under results, version 1 by kind: a record of version 2
+		// or later whose version was lowered to 1, to be held to fewer checks
+		// (interp.Record.versionContradictions says the rest).
+		return nil, fmt.Errorf("%s: it says it is of version 1, but it keeps its results under results, which records keep since version 2 (version 1 kept them by kind: snapshots, loads, …): its version was lowered after the run (a record of an older version is held to fewer checks); the record was changed after the run or is corrupt", path)
 	}
 	var rec interp.Record
 	if err := json.Unmarshal(b, &rec); err != nil {

@@ -1171,6 +1171,9 @@ type recordArtifacts struct {
 	// warning, for a record that lists artifacts whose folder is not there (shared as JSON
 	// alone), says that it is judged from the record alone; "" otherwise.
 	warning string
+	// unverified is what replay's verdict line adds then: that the verdict was not held to
+	// the artifacts the run wrote; "" otherwise.
+	unverified string
 }
 
 // readRecordArtifacts reads the artifacts beside rec's JSON file (json; "" for none).
@@ -1183,7 +1186,10 @@ func readRecordArtifacts(rec *interp.Record, json string) recordArtifacts {
 		if len(rec.Artifacts) == 0 {
 			return recordArtifacts{}
 		}
-		return recordArtifacts{warning: fmt.Sprintf("labrun: warning: %s: the folder of its artifacts (%s) is not beside it: its %d artifacts are not there to hold its results to what the run wrote, and it is judged from the record alone\n", json, dir, len(rec.Artifacts))}
+		return recordArtifacts{
+			warning:    fmt.Sprintf("labrun: warning: %s: the folder of its artifacts (%s) is not beside it: its %d artifacts are not there to hold its results to what the run wrote, and it is judged from the record alone\n", json, dir, len(rec.Artifacts)),
+			unverified: fmt.Sprintf("judged from the record alone, its %d artifacts not beside it (%s)", len(rec.Artifacts), dir),
+		}
 	}
 	ra := recordArtifacts{data: report.ReadArtifacts(dir, rec)}
 	if un := report.UnlistedArtifacts(dir, rec); len(un) > 0 {

@@ -37,7 +37,7 @@ the record does not pass or cannot be read.`,
 			if err := checkOutput(output); err != nil {
 				return err
 			}
-			rec, sc, err := p.recordAndScenario(args[0], file)
+			rec, sc, _, err := p.recordAndScenario(args[0], file)
 			if err != nil {
 				return err
 			}

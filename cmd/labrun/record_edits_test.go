@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"labrun.dev/labrun/schema"
 )
 
 // recordedRun writes the scenario src as s.cue in a new folder, runs it there (wantRun, its
@@ -51,14 +53,28 @@ func readJSON(t *testing.T, path string) map[string]any {
 }
 
 // asOldRecord makes the record at path one of a run made before records kept their steps'
-// parameters and own fields (version 2, no stepParams nor stepOptions), whose steps are
-// compared by their summaries alone.
+// parameters and own fields (version 2, no stepParams nor stepOptions, nor fileDigests, nor an
+// exec's exit.txt: a record of version 2 that keeps one had its version lowered), whose steps
+// are compared by their summaries alone. The exit.txt files beside it are removed with their
+// entries.
 func asOldRecord(t *testing.T, path string) {
 	t.Helper()
 	rec := readJSON(t, path)
 	rec["version"] = 2
 	delete(rec, "stepParams")
 	delete(rec, "stepOptions")
+	delete(rec, "fileDigests")
+	if arts, ok := rec["artifacts"].([]any); ok {
+		var kept []any
+		for _, a := range arts {
+			if m, ok := a.(map[string]any); ok && m["name"] == schema.ExitArtifact {
+				os.Remove(filepath.Join(strings.TrimSuffix(path, ".json"), m["file"].(string)))
+				continue
+			}
+			kept = append(kept, a)
+		}
+		rec["artifacts"] = kept
+	}
 	writeJSON(t, path, rec)
 }
 

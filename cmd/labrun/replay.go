@@ -37,8 +37,9 @@ expectations as they are now.
 The steps must be the ones the run ran: replay refuses (exit 2), naming the first step that
 differs, a scenario whose steps differ from the record's (kind, name, what the step does,
 a step added), since the recorded data says nothing about other steps. It also refuses (exit
-2) a record that contradicts itself — a load whose codes do not sum to its requests, whose ok
-and errors are not its codes', whose latencies are out of order, whose qps is not its
+2) a record that contradicts itself — one that keeps what only a later version than its own
+writes (its version lowered, to be held to fewer checks), a load whose codes do not sum to its
+requests, whose ok and errors are not its codes', whose latencies are out of order, whose qps is not its
 requests over its duration, whose addresses outnumber its sockets and connections; a logs
 result whose codes,
 flags, details, count or captures are not those of its lines; a step that passed with an
@@ -47,7 +48,9 @@ starts (stepsStart) before a setup step ends or after a step of its own starts; 
 whose process ended early in a run that is not an error; a step that ran a load and is shorter
 than the load's duration or does not hold its start and end, a snapshot taken outside its
 step's span; a snapshot of the local backend whose rq_Nxx is not the sum of its rq_<code>
-of class N, or whose http.downstream_ stat is not the stat it names — as edited or corrupt.
+of class N, whose http.downstream_ stat is not the stat it names, or whose counter is lower
+than in a snapshot of the same backend whose step ended before its step started — as edited
+or corrupt.
 So is a step that passed after lasting longer than its timeout, one of the setup or steps
 that passed or failed after the scenario's timeout expired, one that failed as its
 expectFail expected with an error its pattern does not match, or one with at: planned
@@ -69,12 +72,15 @@ keeps the outcome the record gives it, and a note says so.
 A result parsed from a raw artifact the run wrote beside the record (in the folder named as
 the record without .json) must be what that artifact gives, parsed again: a config step's
 value (its config dumps), a logs step's lines and counts (logs.txt), a snapshot's stats (its
-stats text, Prometheus text, clusters JSON), a load's results (fortio.json), an exec's stdout
+stats text, Prometheus text, clusters JSON; each sample of a series, its own), a load's results (fortio.json), an exec's stdout
 and stderr. A result that
 differs is refused (exit 2) as edited or corrupt, naming the step, the artifact and the first
 value that differs; a record whose folder lacks an artifact the record lists is refused
 too; a record whose folder is not beside it is judged from the record alone, and a warning
-says so. With
+and its verdict line say so ("PASSED s in 1s — unverified: judged from the record alone, …";
+the exit code is the verdict's: the expectations hold over the record's data, which nothing
+held to what the run wrote). So does the verdict line of a record of an older version than
+this labrun writes, held to fewer checks. With
 --file (or a file edited since the run) the artifacts are parsed with the steps as the
 scenario has them now: a result they would not give (a logs step's match changed) is refused
 as a disagreement of the record and the scenario.
@@ -87,9 +93,17 @@ var edited to a value of another type, or so that an expectation cannot fail, or
 its own vars do not: labrun refuses such a run before it starts, so no run had those vars.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rec, sc, err := p.recordAndScenario(args[0], file)
+			rec, sc, unverified, err := p.recordAndScenario(args[0], file)
 			if err != nil {
 				return err
+			}
+			if rec.Version < interp.RecordVersion {
+				// A record of an older version is held to its version's checks: fewer (no
+				// exit.txt before 4, no fileDigests before 3, …). One whose version was
+				// lowered and stripped of all a later version writes reads as one, so the
+				// verdict says which checks it was held to.
+				older := fmt.Sprintf("a record of version %d, held to fewer checks than one of version %d", rec.Version, interp.RecordVersion)
+				unverified = strings.Join(slices.DeleteFunc([]string{unverified, older}, func(s string) bool { return s == "" }), "; ")
 			}
 			judged := interp.Rejudge(rec, sc)
 			verdict, why := interp.Verdict(rec, judged)
@@ -105,10 +119,19 @@ its own vars do not: labrun refuses such a run before it starts, so no run had t
 				if len(rec.Leftovers) > 0 {
 					doc["leftovers"] = rec.Leftovers
 				}
+				if unverified != "" {
+					doc["unverified"] = unverified
+				}
 				p.printDoc(output, doc)
 			} else {
 				fmt.Fprintf(p.Stdout, "replay of %s (recorded %s, outcome then: %s)\n", rec.Scenario, rec.Start.UTC().Format("2006-01-02 15:04:05 UTC"), rec.Outcome)
-				p.printVerdict(&replayed, "", false)
+				// A record whose artifacts are not beside it was judged from the record alone:
+				// the verdict line says so, where whoever reads "PASSED" reads it (a warning on
+				// stderr is easily lost in a CI log).
+				if unverified != "" {
+					unverified = "unverified: " + unverified
+				}
+				p.printVerdict(&replayed, unverified, false)
 			}
 			if c := exitCode(&replayed); c != exitOK {
 				return &exitError{code: c}
@@ -123,11 +146,12 @@ its own vars do not: labrun refuses such a run before it starts, so no run had t
 
 // recordAndScenario reads a run's record and loads its scenario as it is now (from file, else
 // the file the run recorded), with the vars the run had; a scenario whose steps differ from
-// the recorded ones is refused (exit 2).
-func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Scenario, error) {
+// the recorded ones is refused (exit 2). unverified, when the folder of the record's artifacts
+// is not beside it, says that its results are not held to them (the verdict line's words).
+func (p *process) recordAndScenario(path, file string) (_ *interp.Record, _ *dsl.Scenario, unverified string, _ error) {
 	rec, err := report.Read(path)
 	if err != nil {
-		return nil, nil, &exitError{exitInvalid, err.Error()}
+		return nil, nil, "", &exitError{exitInvalid, err.Error()}
 	}
 	if file == "" {
 		file = rec.File
@@ -147,15 +171,15 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 		own, ownOK := p.loadOwn(file, opts)
 		hide = ownRedactor(own, rec.Scenario)
 		if msg := p.refusedVars(file, rec, vars, refusals(errs, err), own, ownOK); msg != "" {
-			return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s", path, msg)}
+			return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s", path, msg)}
 		}
 	}
 	io.Copy(p.Stderr, &warnings)
 	if err != nil {
-		return nil, nil, loadError(err)
+		return nil, nil, "", loadError(err)
 	}
 	if len(errs) > 0 {
-		return nil, nil, p.reportVet("text", res, errs)
+		return nil, nil, "", p.reportVet("text", res, errs)
 	}
 	var sc *dsl.Scenario
 	for _, s := range res.Scenarios {
@@ -164,13 +188,13 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 		}
 	}
 	if sc == nil {
-		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s declares no scenario %q any more", file, rec.Scenario)}
+		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s declares no scenario %q any more", file, rec.Scenario)}
 	}
 	if err := interp.RestoreTypes(rec); err != nil {
-		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
+		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
 	if diff := interp.ChangedStep(rec, sc, hide); diff != "" {
-		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: the steps of %s in %s differ from those the run recorded: %s; the record holds the data of the steps that ran, which says nothing about other steps: run the scenario again", path, rec.Scenario, file, diff)}
+		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: the steps of %s in %s differ from those the run recorded: %s; the record holds the data of the steps that ran, which says nothing about other steps: run the scenario again", path, rec.Scenario, file, diff)}
 	}
 	check := interp.OutcomeContradictions
 	sameSource := rec.Source != "" && p.sources.of(inCwd(p.Cwd, file)) == rec.Source
@@ -182,7 +206,7 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 		}
 	}
 	if err := check(rec, sc); err != nil {
-		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
+		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
 	// The results parsed from the artifacts beside the record are what those give, parsed with
 	// the steps as sc has them. Another scenario than the run's (--file, or its file edited
@@ -194,21 +218,21 @@ func (p *process) recordAndScenario(path, file string) (*interp.Record, *dsl.Sce
 	// to " 503 " judged "no 503" over the count of other lines while logs.txt held a 503.
 	ra := readRecordArtifacts(rec, path)
 	if ra.problem != "" {
-		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, ra.problem)}
+		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, ra.problem)}
 	}
 	fmt.Fprint(p.Stderr, ra.warning)
 	if cs := interp.ArtifactContradictions(rec, sc, ra.data); len(cs) > 0 {
 		if sameSource {
-			return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, strings.Join(cs, "; "))}
+			return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, strings.Join(cs, "; "))}
 		}
-		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record and %s disagree: a step of the scenario reads the run's artifacts otherwise than the run did (its match, capture, path or cluster changed since the run), or the record was changed after the run; run the scenario again", path, strings.Join(cs, "; "), relPath(p.Cwd, file))}
+		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record and %s disagree: a step of the scenario reads the run's artifacts otherwise than the run did (its match, capture, path or cluster changed since the run), or the record was changed after the run; run the scenario again", path, strings.Join(cs, "; "), relPath(p.Cwd, file))}
 	}
 	cp := *rec // Rejudge adds its notes to the record it judges
 	judged := interp.Rejudge(&cp, sc)
 	if cs := append(interp.ValueContradictions(rec.Expectations, judged, hide), interp.UnrecordedVarReads(rec, judged, hide)...); len(cs) > 0 {
-		return nil, nil, &exitError{exitInvalid, fmt.Sprintf("%s: %s\nlabrun: the values an expectation recorded are those its expression read from the run's data, written together: a record where they differ was edited or damaged (its vars or data, or the values themselves)", path, strings.Join(cs, "\nlabrun: "+path+": "))}
+		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s\nlabrun: the values an expectation recorded are those its expression read from the run's data, written together: a record where they differ was edited or damaged (its vars or data, or the values themselves)", path, strings.Join(cs, "\nlabrun: "+path+": "))}
 	}
-	return rec, sc, nil
+	return rec, sc, ra.unverified, nil
 }
 
 // declaresSecrets says whether a scenario res holds declares secret vars.
