@@ -145,7 +145,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 		case *schema.Logs:
 			if sr.Outcome == Passed {
 				whole := !slices.ContainsFunc(sr.Warnings, func(w string) bool { return strings.HasPrefix(w, "the log could not be saved whole") })
-				c = logsContradiction(name, q, arts, data, res.Value, whole)
+				c = logsContradiction(name, q, arts, data, res.Value, whole, rec.Version)
 			}
 			if c == "" && q.Process != "" && len(rs) == 1 {
 				c = processLogsContradiction(rec, sr, q, arts, data)
@@ -397,7 +397,7 @@ func configContradiction(name string, p *schema.Config, arts []*ArtifactRecord, 
 // whole (whole: no warning says otherwise) is refused: labrun writes each line "time text"
 // as it reads it. Before, a 503 line taken out of the result, its time taken off the line
 // in logs.txt, replayed PASSED, the check skipped.
-func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any, whole bool) string {
+func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any, whole bool, version int) string {
 	rec, ok := recorded.(schema.LogResult)
 	if !ok {
 		return ""
@@ -412,6 +412,18 @@ func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data
 		}
 		if err != nil || !hasJSONForm(got) {
 			return ""
+		}
+		if version < 5 && rec.Cut {
+			// A cut log of a record before version 5: the lines not kept were counted by the
+			// older rules (no flags["-"], no count of fields a format does not give), and only
+			// the kept lines could be read again (Record.RereadLogs): those counts are the
+			// log's as this labrun reads it.
+			rec.Flags, rec.Untold = maps.Clone(rec.Flags), got.Untold
+			if n, ok := got.Flags["-"]; ok {
+				rec.Flags["-"] = n
+			} else {
+				delete(rec.Flags, "-")
+			}
 		}
 		got.Cut, rec.Cut = false, false
 		if where, want, have, ok := firstDifference(name, jsonForm(got), jsonForm(rec)); ok {

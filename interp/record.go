@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/envoy"
 	"labrun.dev/labrun/schema"
 )
 
@@ -25,7 +26,31 @@ import (
 // stepParams, and is judged by its summaries alone).
 // Version 4 is version 3 whose exec steps that ran keep their exit code in an artifact
 // (schema.ExitArtifact), which replay holds the recorded exit code to.
-const RecordVersion = 4
+// Version 5 is version 4 whose logs results read access lines by their format (an entry's
+// format; a field the format does not give has no value) and count a line with no flag under
+// flags["-"]; a record of an older version has its lines read again so when it is read
+// (Record.RereadLogs).
+const RecordVersion = 5
+
+// RereadLogs reads the access lines of the logs results of a record made before version 5
+// again by this labrun's rules (schema.LogResult.Reread): those labruns read a field the
+// line's format does not give as "" (so none(entries, .upstream_host == X) held over such
+// lines) and counted a line with no flag under no flag. Without it, such a record, as its
+// run wrote it, was refused as changed after the run (its counts disagree with its lines read
+// now), and judged again by the old rules. Records of version 5 are left as they are.
+func (r *Record) RereadLogs() {
+	if r.Version >= 5 {
+		return
+	}
+	for _, res := range r.Results {
+		if res == nil {
+			continue
+		}
+		if l, ok := res.Value.(schema.LogResult); ok {
+			res.Value = l.Reread(envoy.AccessLog)
+		}
+	}
+}
 
 // Outcome is the verdict of a run, a step or an expectation.
 type Outcome string

@@ -354,6 +354,7 @@ func Decode(path string, b []byte) (*interp.Record, error) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	rec.RereadLogs()
 	if err := rec.Contradictions(); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}

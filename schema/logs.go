@@ -995,3 +995,46 @@ func LogsFromArtifact(p *Logs, data []byte, parse func(string) (LogEntry, bool))
 	}
 	return acc.result(), nil
 }
+
+// Reread is l with its entries read again by parse from their lines (each entry's time, pod
+// and captures kept) and its counts by code, flag and details recounted from them: a record
+// made by an older labrun holds its lines as the older rules read them (before record version
+// 5, a line with no flag counted under no flag, and a field a line's format does not give
+// read as ""), and is judged and checked by this labrun's rules. Of a log that was cut (not
+// every line kept) only the kept lines can be read again: each count keeps the larger of the
+// recorded one and the kept entries' (a lower bound for the lines not kept).
+func (l LogResult) Reread(parse func(string) (LogEntry, bool)) LogResult {
+	out := l
+	out.Entries = make([]LogEntry, len(l.Entries))
+	kept := LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}}
+	for i, old := range l.Entries {
+		e, ok := parse(old.Line)
+		if !ok {
+			e = LogEntry{Line: old.Line}
+		}
+		e.Line, e.Pod, e.Captures = old.Line, old.Pod, old.Captures
+		if e.Time == "" {
+			e.Time = old.Time
+		}
+		if e.Access {
+			kept.countLine(e, 1)
+		}
+		out.Entries[i] = e
+	}
+	if !l.Cut {
+		out.Codes, out.Flags, out.Details, out.Untold = kept.Codes, kept.Flags, kept.Details, kept.Untold
+		return out
+	}
+	larger := func(rec, k map[string]float64) map[string]float64 {
+		m := maps.Clone(rec)
+		for key, n := range k {
+			if m == nil {
+				m = map[string]float64{}
+			}
+			m[key] = max(m[key], n)
+		}
+		return m
+	}
+	out.Codes, out.Flags, out.Details, out.Untold = larger(l.Codes, kept.Codes), larger(l.Flags, kept.Flags), larger(l.Details, kept.Details), larger(l.Untold, kept.Untold)
+	return out
+}
