@@ -399,6 +399,10 @@ func (p *Logs) Mutants(recorded any) []Mutant {
 	return append(ms, Mutant{Name: "nothing captured", Apply: func(v any) any {
 		l := v.(LogResult)
 		l.Capture, l.Captures = map[string]string{}, nil
+		l.Entries = slices.Clone(l.Entries)
+		for i := range l.Entries {
+			l.Entries[i].Captures = nil // as the lines' own: a run records them together
+		}
 		return l
 	}})
 }
