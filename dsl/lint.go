@@ -50,6 +50,8 @@ const (
 	LintSweepOnlyJudged  = "sweep-only-judged"
 	LintUnreachedBackend = "unreached-backend"
 	LintDeltaWindowOpen  = "delta-window-open"
+	// LintBareTime: a time in milliseconds or seconds compared with a bare number.
+	LintBareTime = "bare-time"
 	// LintUnmatchedLabels: labels that pick workloads (a DestinationRule's subsets, a
 	// policy's selector) and match no pod the scenario applies: the API server takes them,
 	// and the subset has no endpoint (503 UH), the policy applies to nothing.
@@ -91,6 +93,7 @@ var LintCodes = map[string]string{
 	LintSweepOnlyJudged:     "a swept var (of the scenario's sweep or --sweep) that only the expectations (or a catch step) read: every combination runs the same setup and steps, and only the claims judged of them differ",
 	LintUnusedDNSName:       "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
 	LintUnreachedBackend:    "a delta an expression reads compares snapshots of a local backend that no step of the scenario can reach (no load names its ${backends.<name>...} or address, no exec or process runs a command that could, nothing restarts it): nothing the run does moves its counters",
+	LintBareTime:            "an expression compares a time in milliseconds or seconds (a load's latencies, its duration, a config's timeout) with a number other than 0 written without its unit (fortio.avg >= 2): meant in the other unit, the claim is off by a factor of 1000 and may hold of any run; duration('2s') says which",
 	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
