@@ -1297,6 +1297,7 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		if t := c.durationIn(&n.Right, l); t != nil {
 			r = t
 		}
+		c.knownLiteral(n, written, l, r)
 		if lit, t, side := enumLiteral(n, l, r); t != nil && !slices.Contains(t.Enum, lit) {
 			c.fail(col(n), "%s %s %s: %s is one of %s; %q never matches", n.Left, n.Operator, n.Right, side, strings.Join(t.Enum, ", "), lit)
 			return schema.BoolType
@@ -1787,6 +1788,26 @@ func enumLiteral(n *ast.BinaryNode, l, r *schema.Type) (string, *schema.Type, as
 		return lit.Value, r, n.Right
 	}
 	return "", nil, nil
+}
+
+// knownLiteral warns of a string literal compared with a value whose usual values are known
+// (schema.Type.Known: an event's reason) that is none of them but close to one: ev[0].reason
+// == 'BackOf' read as no match, a claim that none happened (none(ev, .reason == 'BackOf'))
+// held whatever happened.
+func (c *exprChecker) knownLiteral(n *ast.BinaryNode, written [2]string, l, r *schema.Type) {
+	for i, side := range []ast.Node{n.Left, n.Right} {
+		t := r
+		if i == 1 {
+			t = l
+		}
+		lit, ok := side.(*ast.StringNode)
+		if !ok || t == nil || len(t.Known) == 0 || slices.Contains(t.Known, lit.Value) {
+			continue
+		}
+		if m := closest(lit.Value, t.Known); m != "" {
+			c.warns = append(c.warns, exprProblem{col: col(side), msg: fmt.Sprintf("%s %s %s: %q is none of the reasons Kubernetes writes (did you mean %q?): a reason no event has matches nothing, and a claim that none happened holds whatever happened", written[0], n.Operator, written[1], lit.Value, m), code: LintUnknownReason})
+		}
+	}
 }
 
 // known reports whether t is a type the checker knows (not nil, any or nil's).
