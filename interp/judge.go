@@ -211,7 +211,25 @@ func (j *Judge) mixedPods(e *dsl.Expr) string {
 		step string
 		snap *SnapshotRecord
 	}
-	first := map[string]read{} // by source
+	// Two claims joined by && (before.x == 10 && after.x == 10) read each pod alone: only
+	// a conjunct that names both steps compares the two Envoys. Before, the whole
+	// expression erred as one, naming neither claim.
+	parts := conjuncts(e.Explain, nil)
+	if len(parts) < 2 {
+		parts = nil
+	}
+	bothIn := func(a, b string) (string, bool) {
+		if parts == nil {
+			return "", true
+		}
+		for _, p := range parts {
+			if namesStep(p, a) && namesStep(p, b) {
+				return p, true
+			}
+		}
+		return "", false
+	}
+	seen := map[string][]read{} // by source
 	for _, r := range e.Reads {
 		x := j.rec.Results[r.Step]
 		if x == nil || r.Via != "" {
@@ -230,22 +248,58 @@ func (j *Judge) mixedPods(e *dsl.Expr) string {
 			if s == nil || s.Pod == "" {
 				continue
 			}
-			f, ok := first[s.Source]
-			if !ok {
-				first[s.Source] = read{r.Step, s}
-				continue
-			}
-			if f.step != r.Step && !f.snap.SamePod(s) {
+			for _, f := range seen[s.Source] {
+				if f.step == r.Step || f.snap.SamePod(s) {
+					continue
+				}
+				part, both := bothIn(f.step, r.Step)
+				if !both {
+					continue
+				}
 				a, b := f, read{r.Step, s}
 				if b.snap.At.Before(a.snap.At) {
 					a, b = b, a // the one taken first first
 				}
-				return fmt.Sprintf("%s read pod %s, %s read pod %s (%s picked another pod, e.g. after a kill/restart/scale): an expression over both compares two Envoys' counters; read each alone, or snapshot a pod that stays",
-					a.step, a.snap.PodName(b.snap), b.step, b.snap.PodName(a.snap), schema.SelectorOf(s.Source))
+				in := ""
+				if part != "" {
+					in = "in " + part + ": "
+				}
+				return fmt.Sprintf("%s%s read pod %s, %s read pod %s (%s picked another pod, e.g. after a kill/restart/scale): an expression over both compares two Envoys' counters; read each alone, or snapshot a pod that stays",
+					in, a.step, a.snap.PodName(b.snap), b.step, b.snap.PodName(a.snap), schema.SelectorOf(s.Source))
 			}
+			seen[s.Source] = append(seen[s.Source], read{r.Step, s})
 		}
 	}
 	return ""
+}
+
+// conjuncts appends the sources of the claims x joins with && (x's own when it joins none).
+func conjuncts(x *dsl.Explain, out []string) []string {
+	if x == nil {
+		return out
+	}
+	if x.Op == "&&" || x.Op == "and" {
+		return conjuncts(x.Right, conjuncts(x.Left, out))
+	}
+	return append(out, x.Source())
+}
+
+// namesStep says whether src names step: as a word (a result read, started.<step>) or a
+// quoted snapshot of delta("a", "b"). A word that only looks like it (a field of another
+// step of the same name) counts too: the check then errs as it did.
+func namesStep(src, step string) bool {
+	for i := 0; ; {
+		k := strings.Index(src[i:], step)
+		if k < 0 {
+			return false
+		}
+		k += i
+		end := k + len(step)
+		if (k == 0 || !isWordByte(src[k-1])) && (end == len(src) || !isWordByte(src[end])) {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 // Env builds the expression environment from what has been recorded so far.
