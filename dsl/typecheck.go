@@ -1266,9 +1266,16 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	if n.Operator == "==" || n.Operator == "!=" {
 		// A whole capture compared (l1.capture == l2.capture) reads as {} where nothing
 		// matched: two captures that matched nothing are equal. Read so, it has no value.
-		for _, side := range []ast.Node{n.Left, n.Right} {
+		for i, side := range []ast.Node{n.Left, n.Right} {
 			if step, ok := c.wholeCapture(side); ok {
 				c.captures = append(c.captures, CaptureRead{Step: step})
+				// A capture is a map of strings; a map literal is another map type, and
+				// expr never finds them equal: l.capture != {cid: '9'} held whatever
+				// was captured, and l.capture == {cid: '8'} failed where it was 8.
+				if lit, isMap := []ast.Node{n.Right, n.Left}[i].(*ast.MapNode); isMap {
+					c.fail(col(n), "%s %s %s is always %v: a capture (a map of strings) is never equal to a map written in the expression; compare its groups one by one, e.g. %s.%s == '…'", written[0], n.Operator, written[1], n.Operator == "!=", written[i], firstKey(lit))
+					return schema.BoolType
+				}
 			}
 		}
 	}
@@ -2233,4 +2240,16 @@ func (c *exprChecker) wholeCapture(node ast.Node) (string, bool) {
 		return "", false
 	}
 	return id.Value, true
+}
+
+// firstKey is the first key a map literal writes ("group" when it writes none that is a name).
+func firstKey(m *ast.MapNode) string {
+	for _, p := range m.Pairs {
+		if pair, ok := p.(*ast.PairNode); ok {
+			if k, ok := pair.Key.(*ast.StringNode); ok {
+				return k.Value
+			}
+		}
+	}
+	return "group"
 }
