@@ -307,15 +307,26 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 					}
 					return false
 				}
+				moved := false
 				for _, x := range r.Steps {
 					switch {
 					case x.Name == name, x.Start >= end:
 						x.Start += time.Second
 						x.End += time.Second
 						x.Skew += time.Second // late against its plan, as a run records it
+						moved = true
+						// What it read, it read later (a snapshot's time, a series' samples).
+						if res := r.Results[x.Name]; res != nil && x.Name != "" {
+							if sn, ok := res.Value.(*SnapshotRecord); ok && sn != nil {
+								sn.At = sn.At.Add(time.Second)
+							}
+						}
 					case holds(x):
 						x.End += time.Second // it ends once the step has
 					}
+				}
+				if moved && !r.End.IsZero() {
+					r.End = r.End.Add(time.Second) // the run ends once its last step has
 				}
 			})
 		}
