@@ -1743,11 +1743,16 @@ func (d *decoder) anyMayChange(s *Step) bool {
 	return false
 }
 
-// exprWarnings keeps an expression's warnings (an undocumented Envoy stat) for lint, which
+// exprWarnings keeps an expression's warnings (an undocumented Envoy stat, a time compared
+// with a bare number) for lint, which
 // reports them unless the scenario ignores their code.
 func (d *decoder) exprWarnings(e *Expr) {
 	for _, w := range e.warnings {
-		d.pending = append(d.pending, &Warning{Pos: exprPos(e.Pos, e.Src, w.col), Code: LintUnknownStat, Scenario: d.sc.Name, Msg: fmt.Sprintf("in expression %q: %s", e.Src, w.msg)})
+		code := w.code
+		if code == "" {
+			code = LintUnknownStat
+		}
+		d.pending = append(d.pending, &Warning{Pos: exprPos(e.Pos, e.Src, w.col), Code: code, Scenario: d.sc.Name, Msg: fmt.Sprintf("in expression %q: %s", e.Src, w.msg)})
 	}
 }
 

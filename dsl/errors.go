@@ -3,6 +3,7 @@ package dsl
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -184,6 +185,7 @@ func (l *errorList) err() error {
 	// Once each: errors appended without add (a compile error, a vacuity finding) come twice
 	// from a file loaded twice (named and through its folder).
 	l.errs = onceBy(l.errs, func(e *Error) string { return e.Path + "\x00" + e.Error() })
+	l.errs = withoutFollowOns(l.errs)
 	sort.SliceStable(l.errs, func(i, j int) bool {
 		a, b := l.errs[i], l.errs[j]
 		if !a.Pos.Same(b.Pos) {
@@ -192,4 +194,54 @@ func (l *errorList) err() error {
 		return a.Msg < b.Msg
 	})
 	return l.errs
+}
+
+// stepNamePath is the path of a step's name (of steps, setup or cleanup, in a block or not);
+// its first group is the scenario's path.
+var stepNamePath = regexp.MustCompile(`^(.+?)\.(?:steps|setup|cleanup)\.\d+(?:\..+)?\.name$`)
+
+// withoutFollowOns drops the problems that are consequences of another one, which alone says
+// what to fix: below a value that is no struct or list (load: null), its fields' problems
+// ("url is empty"); and, once a step's name is refused (name: 7, "be fore"), an expectation's
+// complaint about the names and snapshots it finds, which that step would have given ("delta
+// needs two snapshots ... 1 named snapshot", "unknown name before"). Before, vet listed them
+// beside the root problem, each asking for a fix of its own.
+func withoutFollowOns(es Errors) Errors {
+	var notStruct []string
+	badName := map[string]bool{} // scenario paths
+	for _, e := range es {
+		if e.Path == "" {
+			continue
+		}
+		if strings.HasPrefix(e.Msg, "expected a struct, got ") || strings.HasPrefix(e.Msg, "expected a list, got ") {
+			notStruct = append(notStruct, e.Path+".")
+		}
+		if m := stepNamePath.FindStringSubmatch(e.Path); m != nil {
+			badName[m[1]] = true
+		}
+	}
+	if len(notStruct) == 0 && len(badName) == 0 {
+		return es
+	}
+	out := es[:0:0]
+	for _, e := range es {
+		if followsOn(e, notStruct, badName) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func followsOn(e *Error, notStruct []string, badName map[string]bool) bool {
+	for _, p := range notStruct {
+		if strings.HasPrefix(e.Path, p) {
+			return true
+		}
+	}
+	sc, _, ok := strings.Cut(e.Path, ".expect.")
+	if !ok || !badName[sc] {
+		return false
+	}
+	return strings.Contains(e.Msg, ": delta needs two snapshots") || strings.Contains(e.Msg, ": unknown name ")
 }

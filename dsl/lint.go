@@ -51,6 +51,10 @@ const (
 	LintUnreachedBackend = "unreached-backend"
 	LintDeltaWindowOpen  = "delta-window-open"
 	LintWarmupUncounted  = "warmup-uncounted"
+	// LintUnknownReason: an event reason compared with a literal close to a known one.
+	LintUnknownReason = "unknown-reason"
+	// LintBareTime: a time in milliseconds or seconds compared with a bare number.
+	LintBareTime = "bare-time"
 	// LintUnmatchedLabels: labels that pick workloads (a DestinationRule's subsets, a
 	// policy's selector) and match no pod the scenario applies: the API server takes them,
 	// and the subset has no endpoint (503 UH), the policy applies to nothing.
@@ -96,6 +100,8 @@ var LintCodes = map[string]string{
 	LintSweepOnlyJudged:     "a swept var (of the scenario's sweep or --sweep) that only the expectations (or a catch step) read: every combination runs the same setup and steps, and only the claims judged of them differ",
 	LintUnusedDNSName:       "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
 	LintUnreachedBackend:    "a delta an expression reads compares snapshots of a local backend that no step of the scenario can reach (no load names its ${backends.<name>...} or address, no exec or process runs a command that could, nothing restarts it): nothing the run does moves its counters",
+	LintUnknownReason:       "an expression compares an event's reason with a literal that is none of the reasons Kubernetes writes but a letter or two off one (reason == 'BackOf'): no event has it, so the claim matches nothing, and one that none happened holds whatever happened",
+	LintBareTime:            "an expression compares a time in milliseconds or seconds (a load's latencies, its duration, a config's timeout) with a number other than 0 written without its unit (fortio.avg >= 2): meant in the other unit, the claim is off by a factor of 1000 and may hold of any run; duration('2s') says which",
 	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",

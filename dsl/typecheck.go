@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
@@ -104,6 +105,8 @@ func (c *exprChecker) apply() {
 type exprProblem struct {
 	col int
 	msg string
+	// code is a warning's lint code ("": LintUnknownStat).
+	code string
 }
 
 // Read is a value of a named step that an expression reads: its result (Field, the first
@@ -129,12 +132,12 @@ var Functions = map[string]string{
 
 func (c *exprChecker) fail(col int, format string, args ...any) {
 	if c.err == nil {
-		c.err = &exprProblem{col, fmt.Sprintf(format, args...)}
+		c.err = &exprProblem{col: col, msg: fmt.Sprintf(format, args...)}
 	}
 }
 
 func (c *exprChecker) warn(col int, format string, args ...any) {
-	c.warns = append(c.warns, exprProblem{col, fmt.Sprintf(format, args...)})
+	c.warns = append(c.warns, exprProblem{col: col, msg: fmt.Sprintf(format, args...)})
 }
 
 func col(n ast.Node) int { return n.Location().From }
@@ -1263,9 +1266,16 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	if n.Operator == "==" || n.Operator == "!=" {
 		// A whole capture compared (l1.capture == l2.capture) reads as {} where nothing
 		// matched: two captures that matched nothing are equal. Read so, it has no value.
-		for _, side := range []ast.Node{n.Left, n.Right} {
+		for i, side := range []ast.Node{n.Left, n.Right} {
 			if step, ok := c.wholeCapture(side); ok {
 				c.captures = append(c.captures, CaptureRead{Step: step})
+				// A capture is a map of strings; a map literal is another map type, and
+				// expr never finds them equal: l.capture != {cid: '9'} held whatever
+				// was captured, and l.capture == {cid: '8'} failed where it was 8.
+				if lit, isMap := []ast.Node{n.Right, n.Left}[i].(*ast.MapNode); isMap {
+					c.fail(col(n), "%s %s %s is always %v: a capture (a map of strings) is never equal to a map written in the expression; compare its groups one by one, e.g. %s.%s == '…'", written[0], n.Operator, written[1], n.Operator == "!=", written[i], firstKey(lit))
+					return schema.BoolType
+				}
 			}
 		}
 	}
@@ -1287,6 +1297,14 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	restore()
 	switch n.Operator {
 	case "==", "!=", "<", ">", "<=", ">=":
+		c.bareTime(n, written, l, r)
+		if t := c.durationIn(&n.Left, r); t != nil {
+			l = t
+		}
+		if t := c.durationIn(&n.Right, l); t != nil {
+			r = t
+		}
+		c.knownLiteral(n, written, l, r)
 		if lit, t, side := enumLiteral(n, l, r); t != nil && !slices.Contains(t.Enum, lit) {
 			c.fail(col(n), "%s %s %s: %s is one of %s; %q never matches", n.Left, n.Operator, n.Right, side, strings.Join(t.Enum, ", "), lit)
 			return schema.BoolType
@@ -1322,14 +1340,14 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			}
 		}
 		if msg := c.vacuity(n, written, l, r); msg != "" {
-			c.vacuous = append(c.vacuous, exprProblem{col(n), msg})
+			c.vacuous = append(c.vacuous, exprProblem{col: col(n), msg: msg})
 		}
 		return schema.BoolType
 	case "&&", "||", "and", "or":
 		if n.Operator == "||" || n.Operator == "or" {
 			for _, side := range []ast.Node{n.Left, n.Right} {
 				if b, ok := side.(*ast.BoolNode); ok && b.Value {
-					c.vacuous = append(c.vacuous, exprProblem{col(n), fmt.Sprintf("%s %s %s holds whatever the run records (one side is true): it cannot fail, so it proves nothing; drop the true", written[0], n.Operator, written[1])})
+					c.vacuous = append(c.vacuous, exprProblem{col: col(n), msg: fmt.Sprintf("%s %s %s holds whatever the run records (one side is true): it cannot fail, so it proves nothing; drop the true", written[0], n.Operator, written[1]), code: ""})
 				}
 			}
 		}
@@ -1779,6 +1797,26 @@ func enumLiteral(n *ast.BinaryNode, l, r *schema.Type) (string, *schema.Type, as
 	return "", nil, nil
 }
 
+// knownLiteral warns of a string literal compared with a value whose usual values are known
+// (schema.Type.Known: an event's reason) that is none of them but close to one: ev[0].reason
+// == 'BackOf' read as no match, a claim that none happened (none(ev, .reason == 'BackOf'))
+// held whatever happened.
+func (c *exprChecker) knownLiteral(n *ast.BinaryNode, written [2]string, l, r *schema.Type) {
+	for i, side := range []ast.Node{n.Left, n.Right} {
+		t := r
+		if i == 1 {
+			t = l
+		}
+		lit, ok := side.(*ast.StringNode)
+		if !ok || t == nil || len(t.Known) == 0 || slices.Contains(t.Known, lit.Value) {
+			continue
+		}
+		if m := closest(lit.Value, t.Known); m != "" {
+			c.warns = append(c.warns, exprProblem{col: col(side), msg: fmt.Sprintf("%s %s %s: %q is none of the reasons Kubernetes writes (did you mean %q?): a reason no event has matches nothing, and a claim that none happened holds whatever happened", written[0], n.Operator, written[1], lit.Value, m), code: LintUnknownReason})
+		}
+	}
+}
+
 // known reports whether t is a type the checker knows (not nil, any or nil's).
 func known(t *schema.Type) bool { return t != nil && t != nilType && t.Kind != schema.TAny }
 
@@ -1802,6 +1840,61 @@ func (c *exprChecker) units(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
 	}
 	c.fail(col(n), "%s %s %s mixes units: %s is %s, %s is %s; convert one (e.g. seconds × 1000 = milliseconds)", n.Left, n.Operator, n.Right, n.Left, unitWords[l.Unit], n.Right, unitWords[r.Unit])
 	return ""
+}
+
+// isTime says whether t is a number of milliseconds or seconds.
+func isTime(t *schema.Type) bool {
+	return t != nil && t.Kind == schema.TNumber && (t.Unit == schema.Millis || t.Unit == schema.Seconds)
+}
+
+// durationIn rewrites *node, a duration('500ms') compared with other, a time in milliseconds
+// or seconds, into that time as a number of other's unit (500, or 0.5), and types it so; nil
+// when *node is no such call. expr's duration() is a time.Duration, which no number compares
+// with: fortio.p99 < duration('500ms') was refused with expr's "mismatched types float64 and
+// time.Duration", though it is how a time is written with its unit (and what the message
+// about a bare 200ms advises).
+func (c *exprChecker) durationIn(node *ast.Node, other *schema.Type) *schema.Type {
+	call, ok := (*node).(*ast.BuiltinNode)
+	if !ok || call.Name != "duration" || len(call.Arguments) != 1 || !isTime(other) {
+		return nil
+	}
+	lit, ok := call.Arguments[0].(*ast.StringNode)
+	if !ok {
+		return nil
+	}
+	d, err := time.ParseDuration(lit.Value)
+	if err != nil {
+		c.fail(col(call), "duration(%q): %q is no duration: write a number and a unit, as in '500ms' or '2s'", lit.Value, lit.Value)
+		return nil
+	}
+	v := d.Seconds()
+	if other.Unit == schema.Millis {
+		v = float64(d) / float64(time.Millisecond)
+	}
+	ast.Patch(node, &ast.FloatNode{Value: v})
+	return schema.Num(other.Unit)
+}
+
+// bareTime warns of a time in milliseconds or seconds compared with a number other than 0
+// written bare: fortio.avg >= 2, meant as 2 s, holds of an average of 2 ms, and a load's
+// duration < 3000, meant as 3000 ms, of 50 minutes: a factor of 1000 either way that the
+// comparison cannot show. duration('2s') says the unit (vet --strict requires it).
+func (c *exprChecker) bareTime(n *ast.BinaryNode, written [2]string, l, r *schema.Type) {
+	for i, side := range []ast.Node{n.Left, n.Right} {
+		t := r
+		if i == 1 {
+			t = l
+		}
+		v, ok := constNumber(side)
+		if !ok || v == 0 || !isTime(t) {
+			continue
+		}
+		other, unit, alt := written[1-i], "ms", "s"
+		if t.Unit == schema.Seconds {
+			unit, alt = "s", "ms"
+		}
+		c.warns = append(c.warns, exprProblem{col(n), fmt.Sprintf("%s %s %s: %s is in %s, so %s means %g %s, not %g %s; say which: duration('%g%s') or duration('%g%s')", written[0], n.Operator, written[1], other, unitWords[t.Unit], written[i], v, unit, v, alt, v, unit, v, alt), LintBareTime})
+	}
 }
 
 // offsetUnit is the unit of a number of one unit plus or minus a literal (seconds + 1 is
@@ -2147,4 +2240,16 @@ func (c *exprChecker) wholeCapture(node ast.Node) (string, bool) {
 		return "", false
 	}
 	return id.Value, true
+}
+
+// firstKey is the first key a map literal writes ("group" when it writes none that is a name).
+func firstKey(m *ast.MapNode) string {
+	for _, p := range m.Pairs {
+		if pair, ok := p.(*ast.PairNode); ok {
+			if k, ok := pair.Key.(*ast.StringNode); ok {
+				return k.Value
+			}
+		}
+	}
+	return "group"
 }

@@ -114,7 +114,7 @@ func TestQuickstartCanFail(t *testing.T) {
 		new:  `requests: 8, connections: 1}`,
 		fail: []string{
 			`any(busy.samples, .http.downstream_rq_active >= 2)`,
-			`let i = findIndex(busy.samples, .http.downstream_rq_active >= 2); i >= 0 && busy.samples[i].at - started.fortio < 1`,
+			`let i = findIndex(busy.samples, .http.downstream_rq_active >= 2); i >= 0 && busy.samples[i].at - started.fortio < duration('1s')`,
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -211,7 +211,25 @@ func (j *Judge) mixedPods(e *dsl.Expr) string {
 		step string
 		snap *SnapshotRecord
 	}
-	first := map[string]read{} // by source
+	// Two claims joined by && (before.x == 10 && after.x == 10) read each pod alone: only
+	// a conjunct that names both steps compares the two Envoys. Before, the whole
+	// expression erred as one, naming neither claim.
+	parts := conjuncts(e.Explain, nil)
+	if len(parts) < 2 {
+		parts = nil
+	}
+	bothIn := func(a, b string) (string, bool) {
+		if parts == nil {
+			return "", true
+		}
+		for _, p := range parts {
+			if namesStep(p, a) && namesStep(p, b) {
+				return p, true
+			}
+		}
+		return "", false
+	}
+	seen := map[string][]read{} // by source
 	for _, r := range e.Reads {
 		x := j.rec.Results[r.Step]
 		if x == nil || r.Via != "" {
@@ -230,22 +248,58 @@ func (j *Judge) mixedPods(e *dsl.Expr) string {
 			if s == nil || s.Pod == "" {
 				continue
 			}
-			f, ok := first[s.Source]
-			if !ok {
-				first[s.Source] = read{r.Step, s}
-				continue
-			}
-			if f.step != r.Step && !f.snap.SamePod(s) {
+			for _, f := range seen[s.Source] {
+				if f.step == r.Step || f.snap.SamePod(s) {
+					continue
+				}
+				part, both := bothIn(f.step, r.Step)
+				if !both {
+					continue
+				}
 				a, b := f, read{r.Step, s}
 				if b.snap.At.Before(a.snap.At) {
 					a, b = b, a // the one taken first first
 				}
-				return fmt.Sprintf("%s read pod %s, %s read pod %s (%s picked another pod, e.g. after a kill/restart/scale): an expression over both compares two Envoys' counters; read each alone, or snapshot a pod that stays",
-					a.step, a.snap.PodName(b.snap), b.step, b.snap.PodName(a.snap), schema.SelectorOf(s.Source))
+				in := ""
+				if part != "" {
+					in = "in " + part + ": "
+				}
+				return fmt.Sprintf("%s%s read pod %s, %s read pod %s (%s picked another pod, e.g. after a kill/restart/scale): an expression over both compares two Envoys' counters; read each alone, or snapshot a pod that stays",
+					in, a.step, a.snap.PodName(b.snap), b.step, b.snap.PodName(a.snap), schema.SelectorOf(s.Source))
 			}
+			seen[s.Source] = append(seen[s.Source], read{r.Step, s})
 		}
 	}
 	return ""
+}
+
+// conjuncts appends the sources of the claims x joins with && (x's own when it joins none).
+func conjuncts(x *dsl.Explain, out []string) []string {
+	if x == nil {
+		return out
+	}
+	if x.Op == "&&" || x.Op == "and" {
+		return conjuncts(x.Right, conjuncts(x.Left, out))
+	}
+	return append(out, x.Source())
+}
+
+// namesStep says whether src names step: as a word (a result read, started.<step>) or a
+// quoted snapshot of delta("a", "b"). A word that only looks like it (a field of another
+// step of the same name) counts too: the check then errs as it did.
+func namesStep(src, step string) bool {
+	for i := 0; ; {
+		k := strings.Index(src[i:], step)
+		if k < 0 {
+			return false
+		}
+		k += i
+		end := k + len(step)
+		if (k == 0 || !isWordByte(src[k-1])) && (end == len(src) || !isWordByte(src[end])) {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 // Env builds the expression environment from what has been recorded so far.
@@ -510,6 +564,9 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 				if len(r.Capture) == 0 && !r.Cut {
 					return fmt.Sprintf("%s.capture has no value: the capture of %q matched none of the %g line(s) it read, so comparing it says nothing of what was captured; compare its groups, or claim len(%s.capture) == 0", c.Step, c.Step, r.Count, c.Step)
 				}
+				if why := ambiguousCapture(c.Step, "", r); why != "" {
+					return why
+				}
 			}
 			continue
 		}
@@ -527,6 +584,9 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 					return fmt.Sprintf("%s.capture.%s has no value: group %s took no part in the first match of the capture of %q (it sits in an alternative that match did not take)", c.Step, c.Group, c.Group, c.Step)
 				} else if !has {
 					return fmt.Sprintf("%s.capture.%s has no value: the capture of %q matched none of the %g line(s) it read", c.Step, c.Group, c.Step, r.Count)
+				}
+				if why := ambiguousCapture(c.Step, c.Group, r); why != "" {
+					return why
 				}
 			}
 		}
@@ -550,6 +610,64 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 		return why
 	}
 	return j.errorOfUnran(e)
+}
+
+// ambiguousCapture says why <step>.capture.<group> (group "": the whole capture) of logs
+// result r is no one value, or "": the capture matched several lines that captured it
+// differently. capture holds the first match only; read as "the" captured value, a claim
+// judged the first line and ignored the others, which may be the ones it meant (a connection
+// id logged on the line after the one the claim is about), so it passed or failed on a line
+// the user did not pick. The same value on every line is one value.
+func ambiguousCapture(step, group string, r schema.LogResult) string {
+	var vals []string
+	seen := map[string]bool{}
+	for _, c := range r.Captures {
+		v, ok := c[group]
+		if group == "" {
+			v = captureString(c)
+		} else if !ok {
+			continue // a line where the group took no part holds no other value of it
+		}
+		if !seen[v] {
+			seen[v] = true
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) < 2 {
+		return ""
+	}
+	what, each := step+".capture", "all("+step+".captures, # == ...)"
+	if group != "" {
+		what += "." + group
+		each = "all(" + step + ".captures, ." + group + " == ...)"
+	}
+	shown := make([]string, 0, 3)
+	for _, v := range vals[:min(len(vals), 3)] {
+		shown = append(shown, strconv.Quote(v))
+	}
+	more := ""
+	if len(vals) > 3 {
+		more = fmt.Sprintf(" and %d more", len(vals)-3)
+	}
+	first := step + ".captures[0]"
+	if group != "" {
+		first += "." + group
+	}
+	return fmt.Sprintf("%s has no one value: the capture of %q matched %d lines, which captured %d different values (%s%s), and %s holds the first line's only; say which line the claim is about: %s for the first, %s for every one, any(...) for some", what, step, len(r.Captures), len(vals), strings.Join(shown, ", "), more, step+".capture", first, each)
+}
+
+// captureString is a capture's groups as one string, sorted by name.
+func captureString(c map[string]string) string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + c[k]
+	}
+	return strings.Join(parts, " ")
 }
 
 // pendingRead says why e has no answer yet during the run when it reads outcome.<step> of a

@@ -25,6 +25,10 @@ type Mutant struct {
 	// caughtBy, when set, is what fails the run itself on this outcome before any expectation
 	// is judged (an exec step's exit code check): the mutant is killed by it.
 	caughtBy string
+	// ended: the mutant changes how a step ended, which its record's other fields (an exec's
+	// exit code) may then contradict: a step can end otherwise for a cause they do not hold
+	// (a timeout, a kill), so it is judged, not taken for impossible.
+	ended bool
 }
 
 // MutantResult is the verdict on one mutant.
@@ -46,6 +50,10 @@ type MutantResult struct {
 	// backend's count of 5xx and fortio's 503s), each with the pair: a run where both changed
 	// alike passes them, so they did not kill the mutant.
 	Contradicted []string `json:"contradicted,omitempty"`
+	// Impossible says what the mutant's record holds that no run writes (replay refuses such
+	// a record): it is no outcome the expectations should tell apart, so it is neither
+	// killed nor survived, and not judged.
+	Impossible []string `json:"impossible,omitempty"`
 }
 
 // MutationReport is the result of mutating one record.
@@ -59,6 +67,9 @@ type MutationReport struct {
 	// Allowed counts the survivors the scenario gives a reason for; Unexplained the others.
 	Allowed     int `json:"allowed"`
 	Unexplained int `json:"unexplained"`
+	// Impossible counts the mutants no run records (MutantResult.Impossible), in Mutants
+	// but neither killed nor survived.
+	Impossible int `json:"impossible"`
 	// Unused are the scenario's survivors keys that name none of this run's mutants: they
 	// allow nothing (vet checks them against the mutants a run can have; a run whose
 	// snapshots came in another order names a delta's pair otherwise).
@@ -94,6 +105,7 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 	pair[0], pair[1], _ = j0.defaultPair()
 	rep := &MutationReport{Scenario: sc.Name, Expectations: len(sc.Expect), Mutants: []MutantResult{}}
 	seen := map[string]bool{}
+	before := recordContradictions(base, sc)
 	for _, m := range Mutants(base, sc) {
 		if seen[m.Name] {
 			continue
@@ -108,6 +120,18 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 			continue // the change changes nothing here (e.g. doubling a delta of 0)
 		}
 		res := MutantResult{Name: m.Name}
+		if why := newContradictions(before, mr, sc); m.caughtBy == "" && !m.ended && len(why) > 0 {
+			// No run records this outcome (fortio's sums broken, a fixed request count not
+			// made): an expectation that fails on it tells no wrong outcome apart, so it
+			// is not counted as killed (it counted before: "fortio: no request made" of a
+			// load of requests: 40, which a run records only with 40 requests, inflated
+			// every seed's score). One the run itself fails on (an exec's exit code) is that
+			// run's outcome, which its record would say.
+			res.Impossible = why
+			rep.Impossible++
+			rep.Mutants = append(rep.Mutants, res)
+			continue
+		}
 		if m.caughtBy != "" {
 			res.Killed = true
 			res.KilledBy = append(res.KilledBy, m.caughtBy)
@@ -283,26 +307,38 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 					}
 					return false
 				}
+				moved := false
 				for _, x := range r.Steps {
 					switch {
 					case x.Name == name, x.Start >= end:
 						x.Start += time.Second
 						x.End += time.Second
+						x.Skew += time.Second // late against its plan, as a run records it
+						moved = true
+						// What it read, it read later (a snapshot's time, a series' samples).
+						if res := r.Results[x.Name]; res != nil && x.Name != "" {
+							if sn, ok := res.Value.(*SnapshotRecord); ok && sn != nil {
+								sn.At = sn.At.Add(time.Second)
+							}
+						}
 					case holds(x):
 						x.End += time.Second // it ends once the step has
 					}
 				}
+				if moved && !r.End.IsZero() {
+					r.End = r.End.Add(time.Second) // the run ends once its last step has
+				}
 			})
 		}
 	}
-	outcomeMutants(add, sc)
+	outcomeMutants(func(m Mutant) { out = append(out, m) }, sc)
 	return out
 }
 
 // outcomeMutants end each step whose outcome.<step> or error.<step> an expectation reads
 // otherwise: a step that passed fails (with an error no run wrote), one that did not pass
 // passes. A step the run did not record (skipped) is left: its outcome says so.
-func outcomeMutants(add func(string, func(*Record)), sc *dsl.Scenario) {
+func outcomeMutants(add func(Mutant), sc *dsl.Scenario) {
 	read := map[string]bool{}
 	for _, e := range sc.Expect {
 		for _, n := range e.Outcomes {
@@ -311,7 +347,7 @@ func outcomeMutants(add func(string, func(*Record)), sc *dsl.Scenario) {
 	}
 	for _, n := range sortedKeys(read) {
 		name := n
-		add(fmt.Sprintf("step %s ended otherwise", name), func(r *Record) {
+		add(Mutant{Name: fmt.Sprintf("step %s ended otherwise", name), ended: true, apply: func(r *Record) {
 			for _, x := range r.Steps {
 				if x.Name != name {
 					continue
@@ -322,7 +358,7 @@ func outcomeMutants(add func(string, func(*Record)), sc *dsl.Scenario) {
 					x.Outcome, x.Error, x.ExpectedError = Passed, "", ""
 				}
 			}
-		})
+		}})
 	}
 }
 
@@ -452,4 +488,44 @@ func perturb(v any) any {
 		return !x
 	}
 	return v
+}
+
+// recordContradictions are what rec holds that no run of sc writes (Record.Contradictions and
+// OutcomeContradictions' findings), as a set of messages.
+func recordContradictions(rec *Record, sc *dsl.Scenario) map[string]bool {
+	out := map[string]bool{}
+	if nulls := rec.NullEntries(); len(nulls) > 0 {
+		out[nullEntriesError(nulls).Error()] = true
+		return out
+	}
+	for _, m := range append(rec.contradictions(), outcomeContradictions(rec, sc, "")...) {
+		if strings.Contains(m, localBackendSums) {
+			// A delta's or a stat's mutants change the stat an expectation reads, not the
+			// local backend's other names of that count (http.downstream_rq_total for
+			// rq_total, rq_503 in rq_5xx): a run that records the mutant's value records it
+			// under each name, and the expectation reads the one; not an impossible outcome.
+			continue
+		}
+		out[m] = true
+	}
+	return out
+}
+
+// newContradictions are the contradictions of mutant mr, whose base record holds before:
+// what the mutation made that no run writes.
+func newContradictions(before map[string]bool, mr *Record, sc *dsl.Scenario) []string {
+	if len(before) > 0 {
+		// The base contradicts itself already (a record built by hand: labrun mutate
+		// refuses such a run's record as replay does): its mutants' contradictions, which
+		// name their values, cannot be told from its own.
+		return nil
+	}
+	var out []string
+	for m := range recordContradictions(mr, sc) {
+		if !before[m] {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -233,6 +233,10 @@ func loadNumeric(add func(string, func(*Record)), name, field string) {
 					}
 				}
 				l.Recount()
+				if l.DurationS > 0 {
+					// Made in the same time, as fortio's qps says: requests over duration.
+					l.QPS = l.Requests / l.DurationS
+				}
 				return
 			case "ok", "errors":
 				v := l.OK
@@ -268,6 +272,9 @@ func loadNumeric(add func(string, func(*Record)), name, field string) {
 				if k == field {
 					*p = f(*p)
 				}
+			}
+			if field == "duration" && l.DurationS > 0 {
+				l.QPS = l.Requests / l.DurationS // the same requests in that time
 			}
 		})
 	}

@@ -683,6 +683,16 @@ func (r *Record) Contradictions() error {
 	if nulls := r.NullEntries(); len(nulls) > 0 {
 		return nullEntriesError(nulls) // what follows reads every entry
 	}
+	msgs := r.contradictions()
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+}
+
+// contradictions are Contradictions' findings, one a message, of a record without null
+// entries.
+func (r *Record) contradictions() []string {
 	msgs := r.versionContradictions()
 	for _, name := range sortedResultNames(r) {
 		res := r.Results[name]
@@ -728,7 +738,7 @@ func (r *Record) Contradictions() error {
 				if len(snaps) > 1 || res.Sampled {
 					what = fmt.Sprintf("%s (sample %d)", name, i+1)
 				}
-				msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s breaks the sums labrun's local backend always keeps: %s", what, sn.Source, strings.Join(cs, "; ")))
+				msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s %s: %s", what, sn.Source, localBackendSums, strings.Join(cs, "; ")))
 			}
 		}
 	}
@@ -750,10 +760,7 @@ func (r *Record) Contradictions() error {
 	msgs = append(msgs, r.execArtifactAbsences()...)
 	msgs = append(msgs, r.loadArtifactAbsences()...)
 	msgs = append(msgs, r.repeatContradictions()...)
-	if len(msgs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s; the record was changed after the run or is corrupt", strings.Join(msgs, "; "))
+	return msgs
 }
 
 // versionContradictions are what the record keeps that no run of its version kept: a field or
@@ -795,6 +802,9 @@ func (r *Record) versionContradictions() []string {
 	}
 	return []string{fmt.Sprintf("it says it is of version %d, but it keeps %s, which no run of that version wrote: its version was lowered after the run (a record of an older version is held to fewer checks)", r.Version, strings.Join(kept, ", "))}
 }
+
+// localBackendSums says a snapshot of labrun's local backend breaks its sums.
+const localBackendSums = "breaks the sums labrun's local backend always keeps"
 
 // execArtifactAbsences are the exec results with output whose step the record lists no
 // artifact of that output for: an exec streams each of its outputs to an artifact as it runs

@@ -47,6 +47,13 @@ s: schema.#Scenario & {
 		{"one name, two pods", `"delta.upstream_rq_pending_overflow == 0"`, [2]string{"lab/client-0", "lab/client-0"}, interp.Errored,
 			`delta("before", "after"): before read pod lab/client-0 (uid u1), after read pod lab/client-0 (uid u2): a pod of the same name made again between them`, [2]string{"u1", "u2"}},
 		{"each alone", `"after.upstream_rq_pending_overflow == 10"`, [2]string{"lab/client-a", "lab/client-b"}, interp.Passed, "", [2]string{}},
+		// Two claims joined by &&, each over one pod's snapshot, are two claims: they erred as
+		// one ("before read pod lab/client-a, after read pod lab/client-b") though neither
+		// compares the two Envoys. A conjunct over both still errs, naming itself.
+		{"each alone, joined", `"before.upstream_rq_pending_overflow == 10 && after.upstream_rq_pending_overflow == 10"`, [2]string{"lab/client-a", "lab/client-b"}, interp.Passed, "", [2]string{}},
+		{"each alone, joined, one false", `"before.upstream_rq_pending_overflow == 10 && after.upstream_rq_pending_overflow == 11"`, [2]string{"lab/client-a", "lab/client-b"}, interp.Failed, "", [2]string{}},
+		{"both in one conjunct", `"before.upstream_rq_pending_overflow == 10 && after.upstream_rq_pending_overflow > before.upstream_rq_pending_overflow"`, [2]string{"lab/client-a", "lab/client-b"}, interp.Errored,
+			"in after.upstream_rq_pending_overflow > before.upstream_rq_pending_overflow: before read pod lab/client-a, after read pod lab/client-b", [2]string{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			uid := func(n int) string {

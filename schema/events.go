@@ -35,10 +35,24 @@ var eventsKind = Kind{
 	New:   func() Params { return new(Events) },
 }
 
+// EventReasons are the reasons the kubelet and Kubernetes' controllers write most often: a
+// literal a letter or two off one of them (BackOf) is most likely a misspelling, which no
+// event has.
+var EventReasons = []string{
+	"BackOff", "Completed", "Created", "DeadlineExceeded", "Evicted", "ExceededGracePeriod",
+	"Failed", "FailedAttachVolume", "FailedCreate", "FailedCreatePodSandBox", "FailedDelete",
+	"FailedGetResourceMetric", "FailedKillPod", "FailedMount", "FailedPostStartHook",
+	"FailedPreStopHook", "FailedScheduling", "FailedSync", "Killing", "NetworkNotReady",
+	"NodeNotReady", "NodeReady", "OOMKilling", "Preempted", "Preempting", "ProbeWarning",
+	"Pulled", "Pulling", "Rebooted", "RegisteredNode", "SandboxChanged", "SawCompletedJob",
+	"ScalingReplicaSet", "Scheduled", "Started", "SuccessfulCreate", "SuccessfulDelete",
+	"SuccessfulRescale", "Unhealthy",
+}
+
 // eventsResult is what expressions read by an events step's name: the events, oldest first.
 var eventsResult = ListOf(StructOf(nil,
 	F("type", &Type{Kind: TString, Enum: []string{"Normal", "Warning"}, Doc: "Normal or Warning", Go: StringType.Go}, "Normal or Warning"),
-	F("reason", StringType, "why, in a word (BackOff, Scheduled, FailedMount, …)"),
+	F("reason", &Type{Kind: TString, Known: EventReasons, Go: StringType.Go}, "why, in a word (BackOff, Scheduled, FailedMount, …)"),
 	F("object", StrForm("e.g. \"Deployment/backend\"", FormKindName), "the object it is about: Kind/name"),
 	F("message", StringType, "what happened"),
 	F("count", NumberType, "how many times it happened"),

@@ -329,7 +329,7 @@ func (p *Logs) Result(c ResultContext) *Type {
 		F("flags", MapOf(StrForm("a response flag such as \"UF\" (\"-\": none)", FormResponseFlag), Num(Count)), "access-log lines by response flag (a line with \"URX,UF\" counts for both)"),
 		F("details", byCount("a response code details text"), "access-log lines by response code details"),
 		whole(F("captures", ListOf(capture), "the named groups of every line the capture pattern matched")),
-		whole(F("capture", capture, "the named groups of the first match; when no line matched, a group has no value: an expression that reads it errors (saying so), unless it reads it only where has(<name>.capture, \"group\") holds; compared whole (== or !=), it has no value either")),
+		whole(F("capture", capture, "the named groups of the first match; when no line matched, a group has no value: an expression that reads it errors (saying so), unless it reads it only where has(<name>.capture, \"group\") holds; compared whole (== or !=), it has no value either; where lines that matched captured different values of it, it has no one value and reading it errors (say which line: captures[0], all(), any())")),
 		F("cut", BoolType, "lines, entries and captures hold only the first and the last lines; count, codes, flags and details count every line"),
 		F("pods", ListOf(StringType), "the pods whose logs were read, by name: the one named, or every pod the selector matched whose container had started (its lines merged in time order); empty for a process's or a file's log"),
 	)
@@ -400,6 +400,10 @@ func (p *Logs) Mutants(recorded any) []Mutant {
 	return append(ms, Mutant{Name: "nothing captured", Apply: func(v any) any {
 		l := v.(LogResult)
 		l.Capture, l.Captures = map[string]string{}, nil
+		l.Entries = slices.Clone(l.Entries)
+		for i := range l.Entries {
+			l.Entries[i].Captures = nil // as the lines' own: a run records them together
+		}
 		return l
 	}})
 }

@@ -95,6 +95,10 @@ type Type struct {
 	Hint string
 	// Enum, for a string, are the values it can take (outcome.<step>); nil: any.
 	Enum []string
+	// Known, for a string that may take any value, are the values it most often takes (an
+	// event's reason: those Kubernetes writes): a literal compared with it that is close to
+	// one and none is warned of as a misspelling.
+	Known []string
 	// Wrapper, for a config value's field, is the protobuf wrapper it is held in
 	// ("UInt32Value", "BoolValue"), or "Duration" for a protobuf Duration (a message too):
 	// unset, Envoy's dump leaves it out, it reads nil, and Envoy applies its own default,

@@ -27,7 +27,10 @@ file the run recorded, or --file), whose steps must be those the run ran (as rep
 expectations cannot tell that outcome from the recorded one. So has one that fails an
 expectation only because it changed one of two values, read by different steps, that the
 expectation compares and the run recorded equal (delta.rq_5xx == fortio.code503, fortio's 503s
-changed): a run where both read the new value passes it.
+changed): a run where both read the new value passes it. A mutant whose record contradicts
+itself as replay would refuse it (fortio's sums broken, a load of requests: N with another
+count) is impossible: no run records it, so it is listed but neither killed nor survived, and
+not counted in the score.
 
 Exit 0 when every mutant is killed or listed in the scenario's survivors (mutant name → the
 reason it may survive), 1 otherwise (and when there is no mutant: nothing was shown), 2 when
@@ -50,7 +53,7 @@ the record does not pass or cannot be read.`,
 			} else {
 				writeMutation(p, rep)
 			}
-			if rep.Unexplained > 0 || len(rep.Unused) > 0 || len(rep.Mutants) == 0 {
+			if rep.Unexplained > 0 || len(rep.Unused) > 0 || len(rep.Mutants) == rep.Impossible {
 				return &exitError{code: exitFailed}
 			}
 			return nil
@@ -69,6 +72,8 @@ func writeMutation(p *process, rep *interp.MutationReport) {
 	for _, m := range rep.Mutants {
 		verdict := "SURVIVED"
 		switch {
+		case len(m.Impossible) > 0:
+			verdict = "impossible, not counted: no run records it (" + strings.Join(m.Impossible, "; ") + ")"
 		case m.Killed:
 			verdict = "killed by " + strings.Join(m.KilledBy, "; ")
 		case m.Survives != "":
@@ -85,14 +90,20 @@ func writeMutation(p *process, rep *interp.MutationReport) {
 		fmt.Fprintf(tw, "%s\t%s\n", m.Name, verdict)
 	}
 	tw.Flush()
-	n := len(rep.Mutants)
+	n := len(rep.Mutants) - rep.Impossible
 	switch {
+	case n == 0 && rep.Impossible > 0:
+		fmt.Fprintf(p.Stdout, "score: no mutant a run could record (%d impossible ones, not counted), so it cannot tell whether the expectations would fail on a wrong outcome\n", rep.Impossible)
 	case n == 0 && rep.Expectations == 0:
 		fmt.Fprintln(p.Stdout, "score: no mutants: the scenario has no expectations (mutate judges those; its assert and wait steps were judged during the run), so it cannot tell whether anything would fail on a wrong outcome")
 	case n == 0:
 		fmt.Fprintln(p.Stdout, "score: no mutants: the expectations read nothing labrun mutate changes (a load, a snapshot or delta, a result, a step's time or outcome), so it cannot tell whether they would fail on a wrong outcome")
 	default:
-		fmt.Fprintf(p.Stdout, "score: %d of %d mutants killed (%.0f%%); %d survive with a reason, %d without\n", rep.Killed, n, 100*float64(rep.Killed)/float64(n), rep.Allowed, rep.Unexplained)
+		fmt.Fprintf(p.Stdout, "score: %d of %d mutants killed (%.0f%%); %d survive with a reason, %d without", rep.Killed, n, 100*float64(rep.Killed)/float64(n), rep.Allowed, rep.Unexplained)
+		if rep.Impossible > 0 {
+			fmt.Fprintf(p.Stdout, "; %d impossible (no run records them), not counted", rep.Impossible)
+		}
+		fmt.Fprintln(p.Stdout)
 	}
 	for _, k := range rep.Unused {
 		fmt.Fprintf(p.Stdout, "survivors names %q, which is no mutant of this run: it allows nothing\n", k)

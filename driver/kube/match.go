@@ -76,10 +76,34 @@ func (m matcher) below(key string) matcher {
 	return m
 }
 
-// sameQuantity says want and got are the same quantity, at a field of quantity type.
+// sameQuantity says want and got are the same quantity, at a field of quantity type; or, at
+// a field whose type labrun does not know (a kind of another group than core/v1 and apps/v1:
+// an autoscaling/v2 HorizontalPodAutoscaler's averageValue, a CRD's field without a schema),
+// where both are quantities and one is written with a suffix ("500m", "1Gi"): the API server
+// returns a quantity canonical, so "0.5" never equalled its "500m" there, and an absence of
+// it held at once. A plain number written otherwise ("1.0", "1") is no sign of a quantity
+// (a version), and stays as written.
 func (m matcher) sameQuantity(want, got any) bool {
-	return m.shape != nil && m.shape.Kind == kubeshape.Scalar && m.shape.Scalar == kubeshape.QuantityScalar &&
-		kubeshape.SameQuantity(want, got)
+	if m.shape != nil && m.shape.Kind == kubeshape.Scalar && m.shape.Scalar == kubeshape.QuantityScalar {
+		return kubeshape.SameQuantity(want, got)
+	}
+	untyped := m.shape == nil || m.shape.Kind == kubeshape.Opaque || m.shape.Kind == kubeshape.Scalar && m.shape.Scalar == kubeshape.AnyScalar
+	return untyped && (quantitySuffix(want) || quantitySuffix(got)) && kubeshape.SameQuantity(want, got)
+}
+
+// quantitySuffix says v is a string that ends in a quantity's suffix (m, k, M, G, T, P, E, or
+// Ki … Ei) after a digit.
+func quantitySuffix(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	for _, suf := range []string{"Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "m", "k", "M", "G", "T", "P", "E"} {
+		if rest, ok := strings.CutSuffix(s, suf); ok && rest != "" && rest[len(rest)-1] >= '0' && rest[len(rest)-1] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // isSecret reports a core Secret.

@@ -146,6 +146,15 @@ func TestMatchPartialQuantities(t *testing.T) {
 	pod := map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "p"},
 		"spec":   map[string]any{"containers": []any{withName(res(map[string]any{"cpu": "2"}), "w")}},
 		"status": map[string]any{"phase": "0.5"}}
+	hpaTarget := func(v string) map[string]any {
+		return map[string]any{"spec": map[string]any{"metrics": []any{map[string]any{"resource": map[string]any{"target": map[string]any{"averageValue": v}}}}}}
+	}
+	hpa := map[string]any{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": map[string]any{"name": "web"}}
+	for k, v := range hpaTarget("500m") {
+		hpa[k] = v
+	}
+	crd := map[string]any{"apiVersion": "lab.example/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"},
+		"spec": map[string]any{"size": "1Gi", "version": "1.0"}}
 	for _, tc := range []struct {
 		name     string
 		obj      map[string]any
@@ -169,6 +178,15 @@ func TestMatchPartialQuantities(t *testing.T) {
 			diffs: []string{`spec.template.spec.containers[0].resources.requests.cpu: want "0.5 cores", got "500m"`}},
 		{name: "a string field is no quantity", obj: pod, want: map[string]any{"status": map[string]any{"phase": "500m"}},
 			diffs: []string{`status.phase: want "500m", got "0.5"`}},
+		// Outside core/v1 and apps/v1 labrun does not know a field's type: two quantities, one
+		// with a suffix, compare as quantities (an HPA's averageValue "0.5" is the server's
+		// "500m"; before, it never matched, and an absence of it held at once).
+		{name: "autoscaling/v2: 0.5 is 500m", obj: hpa, want: hpaTarget("0.5")},
+		{name: "a CRD without a schema: 1024Mi is 1Gi", obj: crd, want: map[string]any{"spec": map[string]any{"size": "1024Mi"}}},
+		{name: "autoscaling/v2: another quantity differs", obj: hpa, want: hpaTarget("0.6"),
+			diffs: []string{`spec.metrics[0].resource.target.averageValue: want "0.6", got "500m"`}},
+		{name: "untyped numbers without a suffix compare as written", obj: crd, want: map[string]any{"spec": map[string]any{"version": "1"}},
+			diffs: []string{`spec.version: want "1", got "1.0"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
