@@ -1009,9 +1009,19 @@ func LogsFromArtifact(p *Logs, data []byte, parse func(string) (LogEntry, bool))
 // recorded one and the kept entries' (a lower bound for the lines not kept).
 func (l LogResult) Reread(parse func(string) (LogEntry, bool)) LogResult {
 	out := l
-	out.Entries = make([]LogEntry, len(l.Entries))
+	if l.Entries != nil {
+		out.Entries = make([]LogEntry, len(l.Entries))
+	}
 	kept := LogResult{Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}}
 	for i, old := range l.Entries {
+		if old.Line == "" {
+			// Nothing to read again (an entry written without its line): kept as recorded.
+			if old.Access {
+				kept.countLine(old, 1)
+			}
+			out.Entries[i] = old
+			continue
+		}
 		e, ok := parse(old.Line)
 		if !ok {
 			e = LogEntry{Line: old.Line}
