@@ -164,17 +164,20 @@ func (m *Matrix) units(load func(vars map[string]string) *Scenario, plan bool) [
 }
 
 // ComboKey writes a combination as "connections=1,requests=2" (sorted by name).
-func ComboKey(vars map[string]string) string {
-	keys := make([]string, 0, len(vars))
-	for k := range vars {
+func ComboKey(vars map[string]string) string { return Pairs(vars, ",") }
+
+// Pairs writes m's entries as name=value, sorted by name, joined by sep.
+func Pairs(m map[string]string, sep string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + vars[k]
+		parts[i] = k + "=" + m[k]
 	}
-	return strings.Join(parts, ",")
+	return strings.Join(parts, sep)
 }
 
 // SameID is the first two combinations of m whose runs would have one id, and a var of the

@@ -657,18 +657,7 @@ func ambiguousCapture(step, group string, r schema.LogResult) string {
 }
 
 // captureString is a capture's groups as one string, sorted by name.
-func captureString(c map[string]string) string {
-	keys := make([]string, 0, len(c))
-	for k := range c {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + c[k]
-	}
-	return strings.Join(parts, " ")
-}
+func captureString(c map[string]string) string { return dsl.Pairs(c, " ") }
 
 // pendingRead says why e has no answer yet during the run when it reads outcome.<step> of a
 // step that has not started and still may ("pending"): whatever it claims of that step would
