@@ -512,10 +512,25 @@ func recordJSON(t *testing.T, rec *interp.Record, file string) jrec {
 
 // version1 rewrites a record's JSON into version 1's form, the one users keep from runs on
 // real clusters and the one these edits are written against: one section per kind of result
-// (snapshots, series, loads, execs, logs, values) instead of version 2's results map.
+// (snapshots, series, loads, execs, logs, values) instead of version 2's results map, and
+// without what later versions keep (stepParams, stepOptions, fileDigests, an exec's
+// exit.txt): a record of version 1 that keeps them had its version lowered, and is refused.
 func version1(r jrec) jrec {
 	results, _ := r["results"].(map[string]any)
 	delete(r, "results")
+	delete(r, "stepParams")
+	delete(r, "stepOptions")
+	delete(r, "fileDigests")
+	if arts, ok := r["artifacts"].([]any); ok {
+		var kept []any
+		for _, a := range arts {
+			if m, _ := a.(map[string]any); m != nil && m["name"] == "exit.txt" {
+				continue
+			}
+			kept = append(kept, a)
+		}
+		r["artifacts"] = kept
+	}
 	r["version"] = 1
 	section := func(name string) map[string]any {
 		m, _ := r[name].(map[string]any)

@@ -247,7 +247,7 @@ func TestE2ETwiceAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := labrun(t, sb, bin, dir, "run", "--count", "2", "--parallel", "2", "--report-dir", "", "cs_delete.cue")
-	if err != nil || strings.Count(out, "PASSED cs_delete in ") != 2 || !strings.Contains(out, "SUMMARY cs_delete: 2 of 2 runs passed") {
+	if err != nil || strings.Count(out, "PASSED cs_delete [run ") != 2 || !strings.Contains(out, "SUMMARY cs_delete: 2 of 2 runs passed") {
 		t.Errorf("--count 2 --parallel 2: %v\n%s", err, out)
 	}
 	var wg sync.WaitGroup
