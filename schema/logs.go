@@ -1030,6 +1030,11 @@ func (l LogResult) Reread(parse func(string) (LogEntry, bool)) LogResult {
 		if e.Time == "" {
 			e.Time = old.Time
 		}
+		if !sameReading(old, e) {
+			// The entry does not say what its line says (its flags edited, not its line):
+			// kept as recorded, for the record's checks and the judge to see as it is.
+			e = old
+		}
 		if e.Access {
 			kept.countLine(e, 1)
 		}
@@ -1051,4 +1056,21 @@ func (l LogResult) Reread(parse func(string) (LogEntry, bool)) LogResult {
 	}
 	out.Codes, out.Flags, out.Details, out.Untold = larger(l.Codes, kept.Codes), larger(l.Flags, kept.Flags), larger(l.Details, kept.Details), larger(l.Untold, kept.Untold)
 	return out
+}
+
+// sameReading reports whether old, an entry an older labrun read, says of its line what e,
+// the line read again, says, in every field both read (not those e's format lacks).
+func sameReading(old, e LogEntry) bool {
+	lacks := func(f string) bool { return slices.Contains(e.Lacks, f) }
+	same := old.Access == e.Access && old.Method == e.Method && old.Path == e.Path && old.Protocol == e.Protocol &&
+		old.Code == e.Code && old.DurationMS == e.DurationMS && slices.Equal(old.Flags, e.Flags)
+	for _, f := range []struct {
+		name     string
+		old, now string
+	}{{"details", old.Details, e.Details}, {"termination", old.Termination, e.Termination}, {"failure", old.Failure, e.Failure}, {"upstream_host", old.UpstreamHost, e.UpstreamHost}, {"cluster", old.Cluster, e.Cluster}} {
+		if !lacks(f.name) && f.old != f.now {
+			same = false
+		}
+	}
+	return same
 }
