@@ -231,6 +231,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	cctx, cancel := context.WithTimeoutCause(cleanupCtx, cleanupTimeout, &cleanupTimeoutError{cleanupTimeout})
 	cerr := ru.phase(cctx, dsl.PhaseCleanup, sc.Cleanup)
 	ru.autoCleanup(cctx)
+	ru.cleanupLate(cctx)
 	cancel()
 	ru.closeWriters()
 
@@ -477,6 +478,9 @@ type run struct {
 	// abandoned are the records of the steps the runner stopped waiting for
 	// (dispatchBounded): what their driver records afterwards is dropped.
 	abandoned map[*StepRecord]bool
+	// stillRunning are the abandoned steps, for the cleanup: what one creates after the
+	// automatic cleanup's first pass is removed by another (cleanupLate).
+	stillRunning []abandonedStep
 	// seen are the objects steps of the run applied, deleted, read or matched by name
 	// (schema.Runtime.SawObjects), by cluster, kind, namespace and name.
 	seen map[seenKey]bool
@@ -650,6 +654,43 @@ func (ru *run) autoCleanup(ctx context.Context) {
 		}
 		ru.leftover(msg, t.desc)
 		ru.observe(Event{Cleanup: msg, CleanupDone: true, CleanupBad: true})
+	}
+}
+
+// abandonedStep is a step that creates what the automatic cleanup removes (an apply, a
+// process) which the runner stopped waiting for (dispatchBounded): returned closes when its
+// driver returns at last; what is what the record's Leftovers say of it while it has not.
+type abandonedStep struct {
+	what     string
+	returned chan struct{}
+}
+
+// cleanupLate gives the abandoned steps still running another StopGrace (within ctx, the
+// cleanup's) to return, then removes what they created since the automatic cleanup's first
+// pass: an apply abandoned mid-call whose object the API server created after that pass was
+// left on the cluster. One that has still not returned is named in the record's Leftovers:
+// what it creates once labrun has ended, no cleanup removes.
+func (ru *run) cleanupLate(ctx context.Context) {
+	ru.mu.Lock()
+	steps := ru.stillRunning
+	ru.mu.Unlock()
+	if len(steps) == 0 {
+		return
+	}
+	deadline := ru.clock.Now().Add(StopGrace)
+	for _, a := range steps {
+		_ = ru.clock.Sleep(ctx, deadline, a.returned)
+	}
+	ru.mu.Lock()
+	late := len(ru.created) > 0
+	ru.mu.Unlock()
+	if late {
+		ru.autoCleanup(ctx)
+	}
+	for _, a := range steps {
+		if !isDone(a.returned) {
+			ru.leftover("not waited for: "+a.what+" had not returned when the cleanup ended; what it creates after is not removed", a.what)
+		}
 	}
 }
 

@@ -507,6 +507,12 @@ func (ru *run) dispatchBounded(ctx context.Context, s *dsl.Step, sr *StepRecord,
 		ru.abandoned = map[*StepRecord]bool{}
 	}
 	ru.abandoned[sr] = true
+	switch params.(type) {
+	case *schema.Apply: // what the automatic cleanup removes, the steps that may create it
+		ru.stillRunning = append(ru.stillRunning, abandonedStep{what: "step " + or(s.Name, s.Path) + " (abandoned)", returned: returned})
+	case *schema.Process:
+		ru.stillRunning = append(ru.stillRunning, abandonedStep{what: "process " + or(s.Name, s.Path) + " (its start was abandoned)", returned: returned})
+	}
 	ru.mu.Unlock()
 	return &abandonedError{cause: context.Cause(ctx), grace: grace}
 }
