@@ -116,6 +116,9 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	// is missing.
 	tv := v.LookupPath(cue.MakePath(cue.Str("timeout")))
 	sc.Timeout = d.duration(tv)
+	if sc.Timeout > 0 {
+		sc.TimeoutPos = d.l.litPos(tv)
+	}
 	if d.zero(tv) {
 		d.err(d.l.litPos(tv), "timeout", "%s", schema.ZeroDuration("timeout", "no timeout", ""))
 	}

@@ -71,7 +71,9 @@ type Scenario struct {
 	AllowReset     []string
 	Timeout        time.Duration
 	CleanupTimeout time.Duration
-	Tags           []string
+	// TimeoutPos is where Timeout is written (the run's error names it when it expires).
+	TimeoutPos Pos `json:"-"`
+	Tags       []string
 	// Sweep is the scenario's own sweep: var → values, as the command line writes them.
 	Sweep map[string][]string
 	// SweepPos are where each of Sweep's values is written, in the same order.

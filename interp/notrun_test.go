@@ -2,9 +2,11 @@ package interp_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/interp"
@@ -61,4 +63,50 @@ s: schema.#Scenario & {
 			t.Errorf("the record contradicts itself: %v", err)
 		}
 	})
+}
+
+// TestScenarioTimeoutIsATimeout: a run cut short by the scenario's own timeout is a timeout
+// (it read ERROR, the cause a plain error), its error names the timeout and where it is set,
+// and the step it cut says so, not only its driver's "context deadline exceeded".
+func TestScenarioTimeoutIsATimeout(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	timeout: "1s"
+	steps: [
+		{name: "a", exec: argv: ["slow"]},
+		{name: "b", exec: argv: ["ok"]},
+	]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		tg := w.Target()
+		tg.Exec = ctxErrExec{}
+		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		where := sc.Pos.File + ":7:11"
+		if rec.Outcome != interp.TimedOut || !strings.Contains(rec.Error, "the scenario's timeout (1s, "+where+")") {
+			t.Errorf("run %s (%s), want a timeout naming the scenario's timeout at %s", rec.Outcome, rec.Error, where)
+		}
+		if rec.ErrorPos == nil || rec.ErrorPos.String() != where {
+			t.Errorf("error position %v, want %s", rec.ErrorPos, where)
+		}
+		if a := stepRecord(t, rec, "a"); !strings.Contains(a.Error, "the scenario's timeout") {
+			t.Errorf("step a: %s (%s), want its error to name the scenario's timeout", a.Outcome, a.Error)
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}
+
+// ctxErrExec is an exec that takes 3s, or says its context's error as drivers do ("context
+// deadline exceeded"), not its cause.
+type ctxErrExec struct{}
+
+func (ctxErrExec) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, error) {
+	select {
+	case <-ctx.Done():
+		return schema.ExecResult{}, fmt.Errorf("exec %s: %w", req.Argv[0], ctx.Err())
+	case <-time.After(3 * time.Second):
+		return schema.ExecResult{}, nil
+	}
 }

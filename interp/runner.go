@@ -186,7 +186,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		runCtx := ctx
 		if sc.Timeout > 0 {
 			var cancel context.CancelFunc
-			runCtx, cancel = context.WithTimeoutCause(ctx, sc.Timeout, fmt.Errorf("the scenario's timeout (%s) expired", sc.Timeout))
+			runCtx, cancel = context.WithTimeoutCause(ctx, sc.Timeout, &scenarioTimeoutError{sc.Timeout, sc.TimeoutPos})
 			defer cancel()
 		}
 		err = ru.makeNamespaces(runCtx)
@@ -366,6 +366,23 @@ func (e *cleanupTimeoutError) Error() string {
 
 func (e *cleanupTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
+// scenarioTimeoutError is the scenario's timeout expiring: a timeout (errors.Is
+// context.DeadlineExceeded) that says where it is set. It read as an error (ERROR, a plain
+// error its cause), not as the timeout it is.
+type scenarioTimeoutError struct {
+	d   time.Duration
+	pos dsl.Pos
+}
+
+func (e *scenarioTimeoutError) Error() string {
+	if !e.pos.IsValid() {
+		return fmt.Sprintf("the scenario's timeout (%s) expired", e.d)
+	}
+	return fmt.Sprintf("the scenario's timeout (%s, %s) expired", e.d, e.pos)
+}
+
+func (e *scenarioTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+
 // DefaultCleanupRetry is how long the automatic cleanup tries again, by default, what it
 // could not remove at first.
 const DefaultCleanupRetry = 30 * time.Second
@@ -414,6 +431,9 @@ func classify(err error) (Outcome, string, *dsl.Pos) {
 	var f *failure
 	if errors.As(err, &f) {
 		return Failed, err.Error(), nil
+	}
+	if ste := (*scenarioTimeoutError)(nil); errors.As(err, &ste) && ste.pos.IsValid() {
+		return TimedOut, err.Error(), &ste.pos
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return TimedOut, err.Error(), nil

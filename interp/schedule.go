@@ -423,6 +423,11 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		// timeout, under expectFail) is the step's pass.
 		err = te
 	}
+	if ste := (*scenarioTimeoutError)(nil); err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &ste) && !errors.As(err, &ste) && !errors.As(err, &te) {
+		// The scenario's timeout ended it: a driver's "context deadline exceeded" does not
+		// say whose deadline.
+		err = fmt.Errorf("%w: %v", err, ste)
+	}
 	cancel()
 
 	ru.mu.Lock()
