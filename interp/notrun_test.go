@@ -110,3 +110,45 @@ func (ctxErrExec) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult,
 		return schema.ExecResult{}, nil
 	}
 }
+
+// TestStepsNotRunInALaterRoundAreListed: a repeat's step that fails in its second round stops
+// the run; the steps of that round after it are listed as not run in that round. Before,
+// their path had a record from the first round, and the second round read as ending with
+// the failed step.
+func TestStepsNotRunInALaterRoundAreListed(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "r", repeat: {max: 3, until: "c.stdout == 'never'", steps: [
+		{name: "a", exec: argv: ["ok"]},
+		{name: "b", exec: argv: ["secondfails"]},
+		{name: "c", exec: argv: ["ok"]},
+	]}}]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		w := &fakes.World{ExecResult: func(e schema.Exec) schema.ExecResult {
+			if e.Argv[0] == "secondfails" {
+				if n++; n == 2 {
+					return schema.ExecResult{Exit: 1}
+				}
+			}
+			return schema.ExecResult{}
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		var got []string
+		for _, sr := range rec.Steps {
+			if sr.Name == "c" {
+				got = append(got, fmt.Sprintf("round %d %s", sr.Round, sr.Outcome))
+				if sr.Outcome == interp.Skipped && !strings.HasPrefix(sr.Error, interp.NotRunReason) {
+					t.Errorf("c in round %d: %q, want %q…", sr.Round, sr.Error, interp.NotRunReason)
+				}
+			}
+		}
+		if want := "round 1 passed, round 2 skipped"; strings.Join(got, ", ") != want {
+			t.Errorf("records of c: %q, want %q", strings.Join(got, ", "), want)
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}

@@ -298,26 +298,54 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 // notRun records the steps under steps that have no record (they never started: the run
 // stopped before them) as skipped, saying so and what stopped the run.
 func (ru *run) notRun(steps []*dsl.Step, stop error) {
-	ru.mu.Lock()
-	ran := map[string]bool{}
-	for _, sr := range ru.rec.Steps {
-		ran[sr.Path] = true
+	type key struct {
+		path  string
+		round int
 	}
-	ru.mu.Unlock()
-	var missing []*dsl.Step
-	var walk func([]*dsl.Step)
-	walk = func(ss []*dsl.Step) {
-		for _, d := range ss {
-			if !ran[d.Path] {
-				missing = append(missing, d) // unreached records its children too
-				continue
-			}
-			walk(d.Children)
+	ru.mu.Lock()
+	ran := map[key]bool{}
+	for _, sr := range ru.rec.Steps {
+		if sr.Sample == 0 {
+			ran[key{sr.Path, sr.Round}] = true
 		}
 	}
-	walk(steps)
-	if len(missing) > 0 {
-		ru.unreached(missing, fmt.Errorf("%s, %s", NotRunReason, stopReason(stop)))
+	ru.mu.Unlock()
+	why := fmt.Errorf("%s, %s", NotRunReason, stopReason(stop))
+	// A repeat's steps are walked in its last round (their records say it, StepRecord.Round):
+	// a step of a later round that never started has a record of the same path from an
+	// earlier one.
+	type notStarted struct {
+		step  *dsl.Step
+		round int
+	}
+	var missing []notStarted
+	var walk func([]*dsl.Step, int)
+	walk = func(ss []*dsl.Step, round int) {
+		for _, d := range ss {
+			if !ran[key{d.Path, round}] {
+				missing = append(missing, notStarted{d, round}) // unreached records its children too
+				continue
+			}
+			if d.Kind != "repeat" {
+				walk(d.Children, round)
+				continue
+			}
+			last := 0
+			for k := range ran {
+				for _, c := range d.Children {
+					if k.path == c.Path {
+						last = max(last, k.round)
+					}
+				}
+			}
+			if last > 0 {
+				walk(d.Children, last)
+			}
+		}
+	}
+	walk(steps, 0)
+	for _, m := range missing {
+		ru.unreached([]*dsl.Step{m.step}, why, m.round)
 	}
 }
 

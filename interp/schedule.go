@@ -71,7 +71,7 @@ func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
 			if s.Phase == dsl.PhaseCleanup {
 				// The cleanup's time ran out (or a second interrupt came) before these
 				// steps: each is shown and recorded as skipped, not left out.
-				ru.unreached(steps[i:], cause)
+				ru.unreached(steps[i:], cause, roundIn(ctx))
 			}
 			return joinErrors(append(failed, cause))
 		}
@@ -117,13 +117,13 @@ func joinErrors(errs []error) error {
 // under them) as skipped, with why, and shows them so: a cleanup cut short by its timeout
 // lists every step it did not run, not only those it ran. So are the steps a stopped run did
 // not reach (notRun).
-func (ru *run) unreached(steps []*dsl.Step, why error) {
+func (ru *run) unreached(steps []*dsl.Step, why error, round int) {
 	now := ru.offset(ru.clock.Now())
 	dsl.Walk(steps, func(d *dsl.Step) {
 		sr := &StepRecord{
 			Path: d.Path, Name: d.Name, Label: blockLabel(d), Kind: d.Kind, Cluster: ru.sc.ClusterOf(d), Phase: d.Phase, Pos: d.Pos, Summary: dsl.Summary(d),
 			Planned: now, Start: now, End: now, Background: d.Background,
-			Outcome: Skipped, Error: why.Error(),
+			Outcome: Skipped, Error: why.Error(), Round: round,
 		}
 		ru.mu.Lock()
 		ru.rec.Steps = append(ru.rec.Steps, sr)
@@ -233,7 +233,7 @@ func (ru *run) timed(ctx context.Context, s *dsl.Step, planned time.Time, timed 
 		if err := ru.clock.Sleep(ctx, planned, nil); err != nil {
 			ru.markNamed(s, planned, err)
 			if s.Phase == dsl.PhaseCleanup {
-				ru.unreached([]*dsl.Step{s}, err) // a cleanup child whose at the cleanup's end came before
+				ru.unreached([]*dsl.Step{s}, err, roundIn(ctx)) // a cleanup child whose at the cleanup's end came before
 			}
 			return err
 		}
