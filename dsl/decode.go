@@ -124,6 +124,9 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	}
 	tv = v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout")))
 	sc.CleanupTimeout = d.duration(tv)
+	if sc.CleanupTimeout > 0 {
+		sc.CleanupTimeoutPos = d.l.litPos(tv)
+	}
 	if d.zero(tv) {
 		d.err(d.l.litPos(tv), "cleanupTimeout", "%s", schema.ZeroDuration("cleanupTimeout", "the default", ""))
 	}

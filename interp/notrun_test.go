@@ -152,3 +152,27 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// TestCleanupTimeoutSaysWhere: the cleanup's timeout, set in the file, is named with where it
+// is set, as the scenario's is.
+func TestCleanupTimeoutSaysWhere(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	cleanupTimeout: "1s"
+	steps: [{name: "a", exec: argv: ["ok"]}]
+	cleanup: [{name: "c", exec: argv: ["slow"]}]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		tg := w.Target()
+		tg.Exec = ctxErrExec{}
+		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		where := sc.Pos.File + ":7:18"
+		if rec.Outcome != interp.TimedOut || !strings.Contains(rec.Error, "the cleanup's timeout (1s, "+where+") expired") {
+			t.Errorf("run %s (%s), want a timeout naming the cleanup's timeout at %s", rec.Outcome, rec.Error, where)
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}

@@ -228,7 +228,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	}
 
 	// Cleanup always: the scenario's cleanup steps, then what the run created, newest first.
-	cctx, cancel := context.WithTimeoutCause(cleanupCtx, cleanupTimeout, &cleanupTimeoutError{cleanupTimeout})
+	cctx, cancel := context.WithTimeoutCause(cleanupCtx, cleanupTimeout, &cleanupTimeoutError{cleanupTimeout, sc.CleanupTimeoutPos})
 	cerr := ru.phase(cctx, dsl.PhaseCleanup, sc.Cleanup)
 	ru.autoCleanup(cctx)
 	ru.cleanupLate(cctx)
@@ -385,11 +385,17 @@ func (ru *run) expectationFailsEarly(sc *dsl.Scenario) bool {
 }
 
 // cleanupTimeoutError is the cleanup's timeout (cleanupTimeout) expiring: a timeout
-// (errors.Is context.DeadlineExceeded), which says whose.
-type cleanupTimeoutError struct{ d time.Duration }
+// (errors.Is context.DeadlineExceeded), which says whose, and where it is set.
+type cleanupTimeoutError struct {
+	d   time.Duration
+	pos dsl.Pos // where it is set (none: the default)
+}
 
 func (e *cleanupTimeoutError) Error() string {
-	return fmt.Sprintf("the cleanup's timeout (%s) expired", e.d)
+	if !e.pos.IsValid() {
+		return fmt.Sprintf("the cleanup's timeout (%s) expired", e.d)
+	}
+	return fmt.Sprintf("the cleanup's timeout (%s, %s) expired", e.d, e.pos)
 }
 
 func (e *cleanupTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
