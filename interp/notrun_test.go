@@ -176,3 +176,36 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// TestPastTheScenarioTimeoutIsNotPassed: a driver deaf to its context that returns success
+// after the scenario's timeout (within its grace) does not make its step passed: a record of
+// a step that passed after the scenario's timeout is one replay refuses, and the run's own
+// record was refused so.
+func TestPastTheScenarioTimeoutIsNotPassed(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	timeout: "1s"
+	steps: [
+		{name: "a", exec: argv: ["deaf"]},
+		{name: "b", exec: argv: ["ok"]},
+	]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{ExecResult: func(e schema.Exec) schema.ExecResult {
+			if e.Argv[0] == "deaf" {
+				time.Sleep(2 * time.Second) // deaf to the scenario's timeout
+			}
+			return schema.ExecResult{}
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if a := stepRecord(t, rec, "a"); a.Outcome == interp.Passed {
+			t.Errorf("step a passed at %s, after the scenario's timeout (1s)", a.End)
+		}
+		if rec.Outcome != interp.TimedOut {
+			t.Errorf("run %s (%s), want a timeout", rec.Outcome, rec.Error)
+		}
+		if err := interp.OutcomeContradictions(rec, sc); err != nil {
+			t.Errorf("replay would refuse the run's own record: %v", err)
+		}
+	})
+}

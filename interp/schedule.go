@@ -422,8 +422,14 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		// refuses a passed step that lasted past its timeout). An expected failure (its
 		// timeout, under expectFail) is the step's pass.
 		err = te
+		ru.dropLateResult(s)
 	}
-	if ste := (*scenarioTimeoutError)(nil); err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &ste) && !errors.As(err, &ste) && !errors.As(err, &te) {
+	if ste := (*scenarioTimeoutError)(nil); err == nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &ste) && sr.ExpectedError == "" {
+		// The driver returned success after the scenario's timeout, not having seen it: the
+		// run had cancelled the step, and a record of it passed then is one replay refuses.
+		err = ste
+		ru.dropLateResult(s)
+	} else if err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &ste) && !errors.As(err, &ste) && !errors.As(err, &te) {
 		// The scenario's timeout ended it: a driver's "context deadline exceeded" does not
 		// say whose deadline.
 		err = fmt.Errorf("%w: %v", err, ste)
@@ -471,6 +477,19 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		st.markDone(err)
 	}
 	return err
+}
+
+// dropLateResult drops the result s recorded when its driver returned success past its
+// deadline (its own timeout, the scenario's): the step did not end in time, and the result
+// it came back with is not one it had then (an exec's exit 0 beside a timeout is a record
+// replay refuses: the code with which the step passes).
+func (ru *run) dropLateResult(s *dsl.Step) {
+	if s.Name == "" || s.Every > 0 {
+		return
+	}
+	ru.mu.Lock()
+	delete(ru.rec.Results, s.Name)
+	ru.mu.Unlock()
 }
 
 // StopGrace is how long a step whose context has ended (its own timeout, the scenario's, an

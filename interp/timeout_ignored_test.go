@@ -33,6 +33,9 @@ s: schema.#Scenario & {
 		if x.Outcome != interp.TimedOut || rec.Outcome != interp.TimedOut {
 			t.Errorf("step x %s (%s), run %s: want timeout", x.Outcome, x.Error, rec.Outcome)
 		}
+		if err := interp.OutcomeContradictions(rec, sc); err != nil {
+			t.Errorf("replay would refuse the run's own record: %v", err)
+		}
 	})
 }
 
