@@ -504,8 +504,10 @@ type run struct {
 	// the cleanup (schema.ErrEndedEarly): the run is an error.
 	endedEarly []string
 	procs      map[string]schema.RunningProcess
-	// bg are the background steps of the current phase not yet awaited.
-	bg []*dsl.Step
+	// bg are the background steps of the current phase not yet awaited; bgRuns close when
+	// each run of a named one the phase started has ended (a repeat starts one once a round).
+	bg     []*dsl.Step
+	bgRuns []chan struct{}
 	// unnamedBg are the ends of the unnamed samplers of the current phase that a sequence
 	// started (each sends its error), joined at the phase's end like bg.
 	unnamedBg []chan error

@@ -31,8 +31,8 @@ func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error
 	err := ru.sequence(ctx, steps)
 	// Background steps still running end with their phase: they are joined, not abandoned.
 	ru.mu.Lock()
-	bg := ru.bg
-	ru.bg = nil
+	bg, runs := ru.bg, ru.bgRuns
+	ru.bg, ru.bgRuns = nil, nil
 	ru.mu.Unlock()
 	for _, s := range bg {
 		st := ru.state(s.Name)
@@ -44,6 +44,13 @@ func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error
 		if err == nil && st.err != nil {
 			err = st.err
 		}
+	}
+	// Every run of them, too: a repeat's next round starts a step again while the last
+	// round's run of it still ends (a sampler's last sample), the two sharing one state
+	// (freshRound), whose end is the first's; the phase ended, and the expectations were
+	// judged, while the second still sampled into the record.
+	for _, ended := range runs {
+		<-ended // each ends with ctx, or is abandoned (dispatchBounded)
 	}
 	// So are the unnamed samplers (their while steps have ended by now, or end with ctx): a
 	// sample that failed without mayFail fails the run, as a named sampler's does.
@@ -135,10 +142,15 @@ func (ru *run) unreached(steps []*dsl.Step, why error, round int) {
 // background starts s and returns at once; await (or the end of the phase) joins it.
 func (ru *run) background(ctx context.Context, s *dsl.Step, planned time.Time, timed bool) {
 	if s.Name != "" {
+		ended := make(chan struct{})
 		ru.mu.Lock()
 		ru.bg = append(ru.bg, s)
+		ru.bgRuns = append(ru.bgRuns, ended)
 		ru.mu.Unlock()
-		go func() { _ = ru.timed(ctx, s, planned, timed) }() // its end and error: ru.steps
+		go func() { // its end and error: ru.steps
+			defer close(ended)
+			_ = ru.timed(ctx, s, planned, timed)
+		}()
 		return
 	}
 	done := make(chan error, 1)
