@@ -209,3 +209,34 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// TestSamplerThatRanIsNotListedNotRun: a sampler's records are its samples (1, 2, …); one
+// that sampled before the run stopped is not listed as not run.
+func TestSamplerThatRanIsNotListedNotRun(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "w", background: true, sleep: "300ms"},
+		{name: "g", every: "100ms", while: "w", exec: argv: ["ok"]},
+		{await: "w"},
+		{name: "boom", exec: argv: ["boom"]},
+	]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{ExecResult: func(e schema.Exec) schema.ExecResult {
+			if e.Argv[0] == "boom" {
+				return schema.ExecResult{Exit: 1}
+			}
+			return schema.ExecResult{}
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		for _, sr := range rec.Steps {
+			if sr.Name == "g" && sr.Outcome == interp.Skipped {
+				t.Errorf("g, which sampled, is listed: %s", sr.Error)
+			}
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}

@@ -305,9 +305,7 @@ func (ru *run) notRun(steps []*dsl.Step, stop error) {
 	ru.mu.Lock()
 	ran := map[key]bool{}
 	for _, sr := range ru.rec.Steps {
-		if sr.Sample == 0 {
-			ran[key{sr.Path, sr.Round}] = true
-		}
+		ran[key{sr.Path, sr.Round}] = true // a sampler's records are its samples (1, 2, …)
 	}
 	ru.mu.Unlock()
 	why := fmt.Errorf("%s, %s", NotRunReason, stopReason(stop))
