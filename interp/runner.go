@@ -728,6 +728,16 @@ func (ru *run) cleanupLate(ctx context.Context) {
 	ru.mu.Lock()
 	steps := ru.stillRunning
 	ru.mu.Unlock()
+	if ru.keep {
+		// --keep: what they create stays, as the rest does; a process is stopped all the same.
+		steps = slices.DeleteFunc(slices.Clone(steps), func(a abandonedStep) bool {
+			if !strings.HasPrefix(a.what, "process ") {
+				ru.addCleanup("kept what " + a.what + " creates (--keep)")
+				return true
+			}
+			return false
+		})
+	}
 	if len(steps) == 0 {
 		return
 	}

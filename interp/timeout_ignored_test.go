@@ -154,13 +154,14 @@ s: schema.#Scenario & {
 		// abandoned at 1s+StopGrace=6s, the cleanup's first pass then, the object created at 8s
 		{"returns late", 8 * time.Second, true, ""},
 		{"never returns", time.Hour, false, "step x (abandoned)"},
+		{"never returns, --keep", time.Hour, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				w := &fakes.World{}
 				tg := w.Target()
 				tg.Cluster = deafApply{w, tc.lag}
-				rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+				rec := interp.New(tg, interp.WithKeep(strings.HasSuffix(tc.name, "--keep"))).Run(context.Background(), context.Background(), sc)
 				x := stepRecord(t, rec, "x")
 				if x.Outcome != interp.TimedOut || !strings.Contains(x.Error, "abandoned") {
 					t.Fatalf("step x %s (%s): want a timeout, abandoned", x.Outcome, x.Error)
