@@ -116,11 +116,17 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	// is missing.
 	tv := v.LookupPath(cue.MakePath(cue.Str("timeout")))
 	sc.Timeout = d.duration(tv)
+	if sc.Timeout > 0 {
+		sc.TimeoutPos = d.l.litPos(tv)
+	}
 	if d.zero(tv) {
 		d.err(d.l.litPos(tv), "timeout", "%s", schema.ZeroDuration("timeout", "no timeout", ""))
 	}
 	tv = v.LookupPath(cue.MakePath(cue.Str("cleanupTimeout")))
 	sc.CleanupTimeout = d.duration(tv)
+	if sc.CleanupTimeout > 0 {
+		sc.CleanupTimeoutPos = d.l.litPos(tv)
+	}
 	if d.zero(tv) {
 		d.err(d.l.litPos(tv), "cleanupTimeout", "%s", schema.ZeroDuration("cleanupTimeout", "the default", ""))
 	}

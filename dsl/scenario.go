@@ -71,7 +71,11 @@ type Scenario struct {
 	AllowReset     []string
 	Timeout        time.Duration
 	CleanupTimeout time.Duration
-	Tags           []string
+	// TimeoutPos and CleanupTimeoutPos are where Timeout and CleanupTimeout are written (the
+	// run's error names them when they expire).
+	TimeoutPos        Pos `json:"-"`
+	CleanupTimeoutPos Pos `json:"-"`
+	Tags              []string
 	// Sweep is the scenario's own sweep: var → values, as the command line writes them.
 	Sweep map[string][]string
 	// SweepPos are where each of Sweep's values is written, in the same order.

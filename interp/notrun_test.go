@@ -2,9 +2,11 @@ package interp_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"labrun.dev/labrun/driver/fakes"
 	"labrun.dev/labrun/interp"
@@ -55,6 +57,182 @@ s: schema.#Scenario & {
 		for n, want := range map[string]interp.Outcome{"first": interp.Passed, "f": interp.Errored, "c": interp.Passed} {
 			if sr := stepRecord(t, rec, n); sr.Outcome != want {
 				t.Errorf("step %s: %s, want %s", n, sr.Outcome, want)
+			}
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}
+
+// TestScenarioTimeoutIsATimeout: a run cut short by the scenario's own timeout is a timeout
+// (it read ERROR, the cause a plain error), its error names the timeout and where it is set,
+// and the step it cut says so, not only its driver's "context deadline exceeded".
+func TestScenarioTimeoutIsATimeout(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	timeout: "1s"
+	steps: [
+		{name: "a", exec: argv: ["slow"]},
+		{name: "b", exec: argv: ["ok"]},
+	]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		tg := w.Target()
+		tg.Exec = ctxErrExec{}
+		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		where := sc.Pos.File + ":7:11"
+		if rec.Outcome != interp.TimedOut || !strings.Contains(rec.Error, "the scenario's timeout (1s, "+where+")") {
+			t.Errorf("run %s (%s), want a timeout naming the scenario's timeout at %s", rec.Outcome, rec.Error, where)
+		}
+		if rec.ErrorPos == nil || rec.ErrorPos.String() != where {
+			t.Errorf("error position %v, want %s", rec.ErrorPos, where)
+		}
+		if a := stepRecord(t, rec, "a"); !strings.Contains(a.Error, "the scenario's timeout") {
+			t.Errorf("step a: %s (%s), want its error to name the scenario's timeout", a.Outcome, a.Error)
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}
+
+// ctxErrExec is an exec that takes 3s, or says its context's error as drivers do ("context
+// deadline exceeded"), not its cause.
+type ctxErrExec struct{}
+
+func (ctxErrExec) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, error) {
+	select {
+	case <-ctx.Done():
+		return schema.ExecResult{}, fmt.Errorf("exec %s: %w", req.Argv[0], ctx.Err())
+	case <-time.After(3 * time.Second):
+		return schema.ExecResult{}, nil
+	}
+}
+
+// TestStepsNotRunInALaterRoundAreListed: a repeat's step that fails in its second round stops
+// the run; the steps of that round after it are listed as not run in that round. Before,
+// their path had a record from the first round, and the second round read as ending with
+// the failed step.
+func TestStepsNotRunInALaterRoundAreListed(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "r", repeat: {max: 3, until: "c.stdout == 'never'", steps: [
+		{name: "a", exec: argv: ["ok"]},
+		{name: "b", exec: argv: ["secondfails"]},
+		{name: "c", exec: argv: ["ok"]},
+	]}}]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		w := &fakes.World{ExecResult: func(e schema.Exec) schema.ExecResult {
+			if e.Argv[0] == "secondfails" {
+				if n++; n == 2 {
+					return schema.ExecResult{Exit: 1}
+				}
+			}
+			return schema.ExecResult{}
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		var got []string
+		for _, sr := range rec.Steps {
+			if sr.Name == "c" {
+				got = append(got, fmt.Sprintf("round %d %s", sr.Round, sr.Outcome))
+				if sr.Outcome == interp.Skipped && !strings.HasPrefix(sr.Error, interp.NotRunReason) {
+					t.Errorf("c in round %d: %q, want %q…", sr.Round, sr.Error, interp.NotRunReason)
+				}
+			}
+		}
+		if want := "round 1 passed, round 2 skipped"; strings.Join(got, ", ") != want {
+			t.Errorf("records of c: %q, want %q", strings.Join(got, ", "), want)
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}
+
+// TestCleanupTimeoutSaysWhere: the cleanup's timeout, set in the file, is named with where it
+// is set, as the scenario's is.
+func TestCleanupTimeoutSaysWhere(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	cleanupTimeout: "1s"
+	steps: [{name: "a", exec: argv: ["ok"]}]
+	cleanup: [{name: "c", exec: argv: ["slow"]}]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		tg := w.Target()
+		tg.Exec = ctxErrExec{}
+		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		where := sc.Pos.File + ":7:18"
+		if rec.Outcome != interp.TimedOut || !strings.Contains(rec.Error, "the cleanup's timeout (1s, "+where+") expired") {
+			t.Errorf("run %s (%s), want a timeout naming the cleanup's timeout at %s", rec.Outcome, rec.Error, where)
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}
+
+// TestPastTheScenarioTimeoutIsNotPassed: a driver deaf to its context that returns success
+// after the scenario's timeout (within its grace) does not make its step passed: a record of
+// a step that passed after the scenario's timeout is one replay refuses, and the run's own
+// record was refused so.
+func TestPastTheScenarioTimeoutIsNotPassed(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	timeout: "1s"
+	steps: [
+		{name: "a", exec: argv: ["deaf"]},
+		{name: "b", exec: argv: ["ok"]},
+	]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{ExecResult: func(e schema.Exec) schema.ExecResult {
+			if e.Argv[0] == "deaf" {
+				time.Sleep(2 * time.Second) // deaf to the scenario's timeout
+			}
+			return schema.ExecResult{}
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if a := stepRecord(t, rec, "a"); a.Outcome == interp.Passed {
+			t.Errorf("step a passed at %s, after the scenario's timeout (1s)", a.End)
+		}
+		if rec.Outcome != interp.TimedOut {
+			t.Errorf("run %s (%s), want a timeout", rec.Outcome, rec.Error)
+		}
+		if err := interp.OutcomeContradictions(rec, sc); err != nil {
+			t.Errorf("replay would refuse the run's own record: %v", err)
+		}
+	})
+}
+
+// TestSamplerThatRanIsNotListedNotRun: a sampler's records are its samples (1, 2, …); one
+// that sampled before the run stopped is not listed as not run.
+func TestSamplerThatRanIsNotListedNotRun(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "w", background: true, sleep: "300ms"},
+		{name: "g", every: "100ms", while: "w", exec: argv: ["ok"]},
+		{await: "w"},
+		{name: "boom", exec: argv: ["boom"]},
+	]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{ExecResult: func(e schema.Exec) schema.ExecResult {
+			if e.Argv[0] == "boom" {
+				return schema.ExecResult{Exit: 1}
+			}
+			return schema.ExecResult{}
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		for _, sr := range rec.Steps {
+			if sr.Name == "g" && sr.Outcome == interp.Skipped {
+				t.Errorf("g, which sampled, is listed: %s", sr.Error)
 			}
 		}
 		if err := rec.Contradictions(); err != nil {

@@ -113,3 +113,26 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// TestFakeDurationLoadCountsItsRequests: the fake target's duration load (no LoadResult of
+// the test's) records the requests of the time it ran, at its qps: interrupted at 2s, a
+// 10 s load at 50 qps made 100. It recorded 0 ("partial: 0 requests"), full or stopped.
+func TestFakeDurationLoadCountsItsRequests(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "fortio", load: {url: "http://127.0.0.1:1/", duration: "10s", qps: 50}}]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(2*time.Second, func() { cancel(interp.ErrInterrupted) })
+		rec := interp.New(w.Target()).Run(ctx, context.Background(), sc)
+		l, ok := rec.Results["fortio"].Value.(*interp.LoadRecord)
+		if !ok || l.Partial == "" || l.Requests != 100 {
+			t.Fatalf("fortio's result %#v: want 100 requests (2s at 50 qps), marked partial", rec.Results["fortio"].Value)
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}

@@ -186,7 +186,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		runCtx := ctx
 		if sc.Timeout > 0 {
 			var cancel context.CancelFunc
-			runCtx, cancel = context.WithTimeoutCause(ctx, sc.Timeout, fmt.Errorf("the scenario's timeout (%s) expired", sc.Timeout))
+			runCtx, cancel = context.WithTimeoutCause(ctx, sc.Timeout, &scenarioTimeoutError{sc.Timeout, sc.TimeoutPos})
 			defer cancel()
 		}
 		err = ru.makeNamespaces(runCtx)
@@ -228,9 +228,10 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	}
 
 	// Cleanup always: the scenario's cleanup steps, then what the run created, newest first.
-	cctx, cancel := context.WithTimeoutCause(cleanupCtx, cleanupTimeout, &cleanupTimeoutError{cleanupTimeout})
+	cctx, cancel := context.WithTimeoutCause(cleanupCtx, cleanupTimeout, &cleanupTimeoutError{cleanupTimeout, sc.CleanupTimeoutPos})
 	cerr := ru.phase(cctx, dsl.PhaseCleanup, sc.Cleanup)
 	ru.autoCleanup(cctx)
+	ru.cleanupLate(cctx)
 	cancel()
 	ru.closeWriters()
 
@@ -297,26 +298,52 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 // notRun records the steps under steps that have no record (they never started: the run
 // stopped before them) as skipped, saying so and what stopped the run.
 func (ru *run) notRun(steps []*dsl.Step, stop error) {
+	type key struct {
+		path  string
+		round int
+	}
 	ru.mu.Lock()
-	ran := map[string]bool{}
+	ran := map[key]bool{}
 	for _, sr := range ru.rec.Steps {
-		ran[sr.Path] = true
+		ran[key{sr.Path, sr.Round}] = true // a sampler's records are its samples (1, 2, …)
 	}
 	ru.mu.Unlock()
-	var missing []*dsl.Step
-	var walk func([]*dsl.Step)
-	walk = func(ss []*dsl.Step) {
+	why := fmt.Errorf("%s, %s", NotRunReason, stopReason(stop))
+	// A repeat's steps are walked in its last round (their records say it, StepRecord.Round):
+	// a step of a later round that never started has a record of the same path from an
+	// earlier one.
+	type notStarted struct {
+		step  *dsl.Step
+		round int
+	}
+	var missing []notStarted
+	var walk func([]*dsl.Step, int)
+	walk = func(ss []*dsl.Step, round int) {
 		for _, d := range ss {
-			if !ran[d.Path] {
-				missing = append(missing, d) // unreached records its children too
+			if !ran[key{d.Path, round}] {
+				missing = append(missing, notStarted{d, round}) // unreached records its children too
 				continue
 			}
-			walk(d.Children)
+			if d.Kind != "repeat" {
+				walk(d.Children, round)
+				continue
+			}
+			last := 0
+			for k := range ran {
+				for _, c := range d.Children {
+					if k.path == c.Path {
+						last = max(last, k.round)
+					}
+				}
+			}
+			if last > 0 {
+				walk(d.Children, last)
+			}
 		}
 	}
-	walk(steps)
-	if len(missing) > 0 {
-		ru.unreached(missing, fmt.Errorf("%s, %s", NotRunReason, stopReason(stop)))
+	walk(steps, 0)
+	for _, m := range missing {
+		ru.unreached([]*dsl.Step{m.step}, why, m.round)
 	}
 }
 
@@ -356,14 +383,37 @@ func (ru *run) expectationFailsEarly(sc *dsl.Scenario) bool {
 }
 
 // cleanupTimeoutError is the cleanup's timeout (cleanupTimeout) expiring: a timeout
-// (errors.Is context.DeadlineExceeded), which says whose.
-type cleanupTimeoutError struct{ d time.Duration }
+// (errors.Is context.DeadlineExceeded), which says whose, and where it is set.
+type cleanupTimeoutError struct {
+	d   time.Duration
+	pos dsl.Pos // where it is set (none: the default)
+}
 
 func (e *cleanupTimeoutError) Error() string {
-	return fmt.Sprintf("the cleanup's timeout (%s) expired", e.d)
+	if !e.pos.IsValid() {
+		return fmt.Sprintf("the cleanup's timeout (%s) expired", e.d)
+	}
+	return fmt.Sprintf("the cleanup's timeout (%s, %s) expired", e.d, e.pos)
 }
 
 func (e *cleanupTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// scenarioTimeoutError is the scenario's timeout expiring: a timeout (errors.Is
+// context.DeadlineExceeded) that says where it is set. It read as an error (ERROR, a plain
+// error its cause), not as the timeout it is.
+type scenarioTimeoutError struct {
+	d   time.Duration
+	pos dsl.Pos
+}
+
+func (e *scenarioTimeoutError) Error() string {
+	if !e.pos.IsValid() {
+		return fmt.Sprintf("the scenario's timeout (%s) expired", e.d)
+	}
+	return fmt.Sprintf("the scenario's timeout (%s, %s) expired", e.d, e.pos)
+}
+
+func (e *scenarioTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // DefaultCleanupRetry is how long the automatic cleanup tries again, by default, what it
 // could not remove at first.
@@ -414,6 +464,9 @@ func classify(err error) (Outcome, string, *dsl.Pos) {
 	if errors.As(err, &f) {
 		return Failed, err.Error(), nil
 	}
+	if ste := (*scenarioTimeoutError)(nil); errors.As(err, &ste) && ste.pos.IsValid() {
+		return TimedOut, err.Error(), &ste.pos
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return TimedOut, err.Error(), nil
 	}
@@ -449,8 +502,10 @@ type run struct {
 	// the cleanup (schema.ErrEndedEarly): the run is an error.
 	endedEarly []string
 	procs      map[string]schema.RunningProcess
-	// bg are the background steps of the current phase not yet awaited.
-	bg []*dsl.Step
+	// bg are the background steps of the current phase not yet awaited; bgRuns close when
+	// each run of a named one the phase started has ended (a repeat starts one once a round).
+	bg     []*dsl.Step
+	bgRuns []chan struct{}
 	// unnamedBg are the ends of the unnamed samplers of the current phase that a sequence
 	// started (each sends its error), joined at the phase's end like bg.
 	unnamedBg []chan error
@@ -477,6 +532,9 @@ type run struct {
 	// abandoned are the records of the steps the runner stopped waiting for
 	// (dispatchBounded): what their driver records afterwards is dropped.
 	abandoned map[*StepRecord]bool
+	// stillRunning are the abandoned steps, for the cleanup: what one creates after the
+	// automatic cleanup's first pass is removed by another (cleanupLate).
+	stillRunning []abandonedStep
 	// seen are the objects steps of the run applied, deleted, read or matched by name
 	// (schema.Runtime.SawObjects), by cluster, kind, namespace and name.
 	seen map[seenKey]bool
@@ -650,6 +708,53 @@ func (ru *run) autoCleanup(ctx context.Context) {
 		}
 		ru.leftover(msg, t.desc)
 		ru.observe(Event{Cleanup: msg, CleanupDone: true, CleanupBad: true})
+	}
+}
+
+// abandonedStep is a step that creates what the automatic cleanup removes (an apply, a
+// process) which the runner stopped waiting for (dispatchBounded): returned closes when its
+// driver returns at last; what is what the record's Leftovers say of it while it has not.
+type abandonedStep struct {
+	what     string
+	returned chan struct{}
+}
+
+// cleanupLate gives the abandoned steps still running another StopGrace (within ctx, the
+// cleanup's) to return, then removes what they created since the automatic cleanup's first
+// pass: an apply abandoned mid-call whose object the API server created after that pass was
+// left on the cluster. One that has still not returned is named in the record's Leftovers:
+// what it creates once labrun has ended, no cleanup removes.
+func (ru *run) cleanupLate(ctx context.Context) {
+	ru.mu.Lock()
+	steps := ru.stillRunning
+	ru.mu.Unlock()
+	if ru.keep {
+		// --keep: what they create stays, as the rest does; a process is stopped all the same.
+		steps = slices.DeleteFunc(slices.Clone(steps), func(a abandonedStep) bool {
+			if !strings.HasPrefix(a.what, "process ") {
+				ru.addCleanup("kept what " + a.what + " creates (--keep)")
+				return true
+			}
+			return false
+		})
+	}
+	if len(steps) == 0 {
+		return
+	}
+	deadline := ru.clock.Now().Add(StopGrace)
+	for _, a := range steps {
+		_ = ru.clock.Sleep(ctx, deadline, a.returned)
+	}
+	ru.mu.Lock()
+	late := len(ru.created) > 0
+	ru.mu.Unlock()
+	if late {
+		ru.autoCleanup(ctx)
+	}
+	for _, a := range steps {
+		if !isDone(a.returned) {
+			ru.leftover("not waited for: "+a.what+" had not returned when the cleanup ended; what it creates after is not removed", a.what)
+		}
 	}
 }
 

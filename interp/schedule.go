@@ -31,8 +31,8 @@ func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error
 	err := ru.sequence(ctx, steps)
 	// Background steps still running end with their phase: they are joined, not abandoned.
 	ru.mu.Lock()
-	bg := ru.bg
-	ru.bg = nil
+	bg, runs := ru.bg, ru.bgRuns
+	ru.bg, ru.bgRuns = nil, nil
 	ru.mu.Unlock()
 	for _, s := range bg {
 		st := ru.state(s.Name)
@@ -44,6 +44,13 @@ func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error
 		if err == nil && st.err != nil {
 			err = st.err
 		}
+	}
+	// Every run of them, too: a repeat's next round starts a step again while the last
+	// round's run of it still ends (a sampler's last sample), the two sharing one state
+	// (freshRound), whose end is the first's; the phase ended, and the expectations were
+	// judged, while the second still sampled into the record.
+	for _, ended := range runs {
+		<-ended // each ends with ctx, or is abandoned (dispatchBounded)
 	}
 	// So are the unnamed samplers (their while steps have ended by now, or end with ctx): a
 	// sample that failed without mayFail fails the run, as a named sampler's does.
@@ -71,7 +78,7 @@ func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
 			if s.Phase == dsl.PhaseCleanup {
 				// The cleanup's time ran out (or a second interrupt came) before these
 				// steps: each is shown and recorded as skipped, not left out.
-				ru.unreached(steps[i:], cause)
+				ru.unreached(steps[i:], cause, roundIn(ctx))
 			}
 			return joinErrors(append(failed, cause))
 		}
@@ -117,13 +124,13 @@ func joinErrors(errs []error) error {
 // under them) as skipped, with why, and shows them so: a cleanup cut short by its timeout
 // lists every step it did not run, not only those it ran. So are the steps a stopped run did
 // not reach (notRun).
-func (ru *run) unreached(steps []*dsl.Step, why error) {
+func (ru *run) unreached(steps []*dsl.Step, why error, round int) {
 	now := ru.offset(ru.clock.Now())
 	dsl.Walk(steps, func(d *dsl.Step) {
 		sr := &StepRecord{
 			Path: d.Path, Name: d.Name, Label: blockLabel(d), Kind: d.Kind, Cluster: ru.sc.ClusterOf(d), Phase: d.Phase, Pos: d.Pos, Summary: dsl.Summary(d),
 			Planned: now, Start: now, End: now, Background: d.Background,
-			Outcome: Skipped, Error: why.Error(),
+			Outcome: Skipped, Error: why.Error(), Round: round,
 		}
 		ru.mu.Lock()
 		ru.rec.Steps = append(ru.rec.Steps, sr)
@@ -135,10 +142,15 @@ func (ru *run) unreached(steps []*dsl.Step, why error) {
 // background starts s and returns at once; await (or the end of the phase) joins it.
 func (ru *run) background(ctx context.Context, s *dsl.Step, planned time.Time, timed bool) {
 	if s.Name != "" {
+		ended := make(chan struct{})
 		ru.mu.Lock()
 		ru.bg = append(ru.bg, s)
+		ru.bgRuns = append(ru.bgRuns, ended)
 		ru.mu.Unlock()
-		go func() { _ = ru.timed(ctx, s, planned, timed) }() // its end and error: ru.steps
+		go func() { // its end and error: ru.steps
+			defer close(ended)
+			_ = ru.timed(ctx, s, planned, timed)
+		}()
 		return
 	}
 	done := make(chan error, 1)
@@ -233,7 +245,7 @@ func (ru *run) timed(ctx context.Context, s *dsl.Step, planned time.Time, timed 
 		if err := ru.clock.Sleep(ctx, planned, nil); err != nil {
 			ru.markNamed(s, planned, err)
 			if s.Phase == dsl.PhaseCleanup {
-				ru.unreached([]*dsl.Step{s}, err) // a cleanup child whose at the cleanup's end came before
+				ru.unreached([]*dsl.Step{s}, err, roundIn(ctx)) // a cleanup child whose at the cleanup's end came before
 			}
 			return err
 		}
@@ -422,6 +434,17 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		// refuses a passed step that lasted past its timeout). An expected failure (its
 		// timeout, under expectFail) is the step's pass.
 		err = te
+		ru.dropLateResult(s)
+	}
+	if ste := (*scenarioTimeoutError)(nil); err == nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &ste) && sr.ExpectedError == "" {
+		// The driver returned success after the scenario's timeout, not having seen it: the
+		// run had cancelled the step, and a record of it passed then is one replay refuses.
+		err = ste
+		ru.dropLateResult(s)
+	} else if err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &ste) && !errors.As(err, &ste) && !errors.As(err, &te) {
+		// The scenario's timeout ended it: a driver's "context deadline exceeded" does not
+		// say whose deadline.
+		err = fmt.Errorf("%w: %v", err, ste)
 	}
 	cancel()
 
@@ -468,6 +491,19 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 	return err
 }
 
+// dropLateResult drops the result s recorded when its driver returned success past its
+// deadline (its own timeout, the scenario's): the step did not end in time, and the result
+// it came back with is not one it had then (an exec's exit 0 beside a timeout is a record
+// replay refuses: the code with which the step passes).
+func (ru *run) dropLateResult(s *dsl.Step) {
+	if s.Name == "" || s.Every > 0 {
+		return
+	}
+	ru.mu.Lock()
+	delete(ru.rec.Results, s.Name)
+	ru.mu.Unlock()
+}
+
 // StopGrace is how long a step whose context has ended (its own timeout, the scenario's, an
 // interrupt, a failed sibling, the cleanup's timeout) has to return before the runner stops
 // waiting for it (a load's in-flight requests get their request timeout on top).
@@ -507,6 +543,12 @@ func (ru *run) dispatchBounded(ctx context.Context, s *dsl.Step, sr *StepRecord,
 		ru.abandoned = map[*StepRecord]bool{}
 	}
 	ru.abandoned[sr] = true
+	switch params.(type) {
+	case *schema.Apply: // what the automatic cleanup removes, the steps that may create it
+		ru.stillRunning = append(ru.stillRunning, abandonedStep{what: "step " + or(s.Name, s.Path) + " (abandoned)", returned: returned})
+	case *schema.Process:
+		ru.stillRunning = append(ru.stillRunning, abandonedStep{what: "process " + or(s.Name, s.Path) + " (its start was abandoned)", returned: returned})
+	}
 	ru.mu.Unlock()
 	return &abandonedError{cause: context.Cause(ctx), grace: grace}
 }

@@ -33,6 +33,9 @@ s: schema.#Scenario & {
 		if x.Outcome != interp.TimedOut || rec.Outcome != interp.TimedOut {
 			t.Errorf("step x %s (%s), run %s: want timeout", x.Outcome, x.Error, rec.Outcome)
 		}
+		if err := interp.OutcomeContradictions(rec, sc); err != nil {
+			t.Errorf("replay would refuse the run's own record: %v", err)
+		}
 	})
 }
 
@@ -117,4 +120,61 @@ s: schema.#Scenario & {
 		}
 		time.Sleep(2 * time.Hour) // the deaf driver returns
 	})
+}
+
+// deafApply is a fake cluster whose apply does not see its context: it takes lag, then
+// creates its objects all the same (an API server that answers late, a driver blocked in a
+// syscall).
+type deafApply struct {
+	*fakes.World
+	lag time.Duration
+}
+
+func (d deafApply) ApplyWith(_ context.Context, objs []schema.Object, files []string, ns string, opts schema.ApplyOptions) (schema.ApplyResult, error) {
+	time.Sleep(d.lag)
+	return d.World.ApplyWith(context.Background(), objs, files, ns, opts)
+}
+
+// TestAbandonedApplyCreatesAfterTheCleanup: an apply abandoned at its timeout that creates its
+// object after the automatic cleanup's first pass still has it deleted (the cleanup waits a
+// StopGrace for abandoned steps, then removes what they created late); one that has not
+// returned by then is named in what the run left behind (it may create after labrun ends).
+func TestAbandonedApplyCreatesAfterTheCleanup(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [{name: "x", timeout: "1s", apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: {name: "late", namespace: "lab"}}]}]
+}`)
+	for _, tc := range []struct {
+		name      string
+		lag       time.Duration
+		deleted   bool
+		leftovers string
+	}{
+		// abandoned at 1s+StopGrace=6s, the cleanup's first pass then, the object created at 8s
+		{"returns late", 8 * time.Second, true, ""},
+		{"never returns", time.Hour, false, "step x (abandoned)"},
+		{"never returns, --keep", time.Hour, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := &fakes.World{}
+				tg := w.Target()
+				tg.Cluster = deafApply{w, tc.lag}
+				rec := interp.New(tg, interp.WithKeep(strings.HasSuffix(tc.name, "--keep"))).Run(context.Background(), context.Background(), sc)
+				x := stepRecord(t, rec, "x")
+				if x.Outcome != interp.TimedOut || !strings.Contains(x.Error, "abandoned") {
+					t.Fatalf("step x %s (%s): want a timeout, abandoned", x.Outcome, x.Error)
+				}
+				calls := strings.Join(w.Calls(), "\n")
+				if got := strings.Contains(calls, "delete ConfigMap lab/late"); got != tc.deleted {
+					t.Errorf("deleted the late object: %v, want %v; calls:\n%s\ncleanup: %q", got, tc.deleted, calls, rec.Cleanup)
+				}
+				if got := strings.Join(rec.Leftovers, ", "); !strings.Contains(got, tc.leftovers) || (tc.leftovers == "") != (got == "") {
+					t.Errorf("leftovers %q, want %q; cleanup: %q", got, tc.leftovers, rec.Cleanup)
+				}
+				time.Sleep(2 * time.Hour) // the deaf driver returns
+			})
+		})
+	}
 }

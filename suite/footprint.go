@@ -402,6 +402,7 @@ func (f *footprint) processPorts(s *dsl.Step, argv []string) {
 			}
 		}
 	}()
+	f.configPorts(s, words)
 	for i, w := range words {
 		var port string
 		host := "*"
@@ -436,6 +437,58 @@ func (f *footprint) processPorts(s *dsl.Step, argv []string) {
 			host = "127.0.0.1"
 		}
 		f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: fmt.Sprintf("process %s may listen on port %s (%s)", s.Label(), port, strings.Join(words, " ")), Pos: s.FieldPos("argv")})
+	}
+}
+
+// configExts are the extensions of the configuration files a process's arguments name whose
+// ports configPorts reads.
+var configExts = map[string]bool{".yaml": true, ".yml": true, ".json": true, ".conf": true, ".cfg": true, ".toml": true, ".ini": true}
+
+// portSetting is a setting of a configuration file that may name a port the process listens
+// on: a key with port, listen, bind or addr in its name, then its value (port_value: 18080,
+// "listen": "127.0.0.1:18080", listen 8080;).
+var portSetting = regexp.MustCompile(`(?i)\b\w*(?:port|listen|bind|addr)\w*["']?[ \t]*[:=]?[ \t]*["']?([\w.\-\[\]:]+)`)
+
+// configPorts takes the fixed ports named in the configuration files a local process's
+// arguments name (envoy -c envoy.yaml, --config=srv.json), read from the scenario's
+// directory before the run: probe p30 left them unread, and an Envoy listening on the port a
+// run's backend serves on ran beside it. Like processPorts it may take a port the process
+// only calls (an Envoy cluster's endpoint), which can only keep runs apart.
+func (f *footprint) configPorts(s *dsl.Step, words []string) {
+	for i, w := range words {
+		if i == 0 {
+			continue
+		}
+		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
+			w = v
+		}
+		if !configExts[strings.ToLower(filepath.Ext(w))] || dsl.HasInterpolation(w) {
+			continue
+		}
+		file := w
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(f.sc.Dir, file)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		for _, m := range portSetting.FindAllStringSubmatch(string(data), -1) {
+			host, port := "*", m[1]
+			if h, p, err := net.SplitHostPort(m[1]); err == nil {
+				port = p
+				if h != "" && h != "0.0.0.0" && h != "::" && h != "*" {
+					host = h
+				}
+			}
+			if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
+				continue
+			}
+			if host == "localhost" {
+				host = "127.0.0.1"
+			}
+			f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: fmt.Sprintf("process %s may listen on port %s, named in %s", s.Label(), port, w), Pos: s.FieldPos("argv")})
+		}
 	}
 }
 

@@ -443,6 +443,14 @@ procForward: schema.#Scenario & {
 procShell: schema.#Scenario & {
 	steps: [{name: "srv", process: argv: ["sh", "-c", "exec nc -lk -p 18081 -e cat"], background: true}, {sleep: "5s"}]
 }
+// probe p30 (left): a process whose listening port is in the config file it reads (envoy -c
+// envoy.yaml, a server's --config=srv.json) held no port: it ran beside a run serving there.
+procEnvoyFile: schema.#Scenario & {
+	steps: [{name: "envoy", process: argv: ["envoy", "-c", "envoy.yaml"], background: true}, {sleep: "5s"}]
+}
+procConfigFlag: schema.#Scenario & {
+	steps: [{name: "srv", process: argv: ["./srv", "--config=srv.json"], background: true}, {sleep: "5s"}]
+}
 procSleep: schema.#Scenario & {
 	steps: [{name: "s", process: argv: ["sleep", "30"], background: true}, {sleep: "5s"}]
 }
@@ -636,8 +644,10 @@ func TestInterference(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, text := range map[string]string{
-		"check.sh": "#!/bin/sh\ncurl -s -o /dev/null -w '%{http_code}' http://httpbin.org/get | grep -q 200\n",
-		"reset.sh": "kubectl -n istio-system rollout restart deployment/istiod\n",
+		"check.sh":   "#!/bin/sh\ncurl -s -o /dev/null -w '%{http_code}' http://httpbin.org/get | grep -q 200\n",
+		"reset.sh":   "kubectl -n istio-system rollout restart deployment/istiod\n",
+		"envoy.yaml": "static_resources:\n  listeners:\n  - address:\n      socket_address: {address: 0.0.0.0, port_value: 18080}\n",
+		"srv.json":   "{\"listen\": \"127.0.0.1:18080\"}\n",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -738,6 +748,9 @@ func TestInterference(t *testing.T) {
 		{"procShell", "callsOther", true},
 		{"procHTTP", "callsOther", false},
 		{"procSleep", "serves", false},
+		{"procEnvoyFile", "serves", true},
+		{"procEnvoyFile", "callsOther", false},
+		{"procConfigFlag", "serves", true},
 		{"callIP", "inLab", true},
 		{"callIP", "faultext", true},
 		{"callIP", "measure", false},

@@ -341,14 +341,19 @@ func TestInterruptFromStartup(t *testing.T) {
 	// Package earlysignal catches signals from about 1 ms after exec (TestSignalsAreCaughtBefore
 	// TheLibrariesInit). Before that only the runtime and a few standard packages have run, and
 	// a signal takes its default action, which is no bug of labrun's. On a loaded machine (other
-	// test binaries, builds) that moment comes later: the default action is allowed up to 20 ms
-	// (the bar's first moment), or three times the latest moment measured now.
+	// test binaries, builds) that moment comes later: the default action is allowed up to 100 ms,
+	// or three times the latest moment measured now.
 	initBound := 20 * time.Millisecond
 	for range 3 {
 		if d := 3 * earlySignalInit(t, bin); d > initBound {
 			initBound = d
 		}
 	}
+	// The moment is measured before the signals, on a machine whose load changes meanwhile:
+	// measured at 20 ms, a SIGHUP at +35 ms still took the default action once (the init had
+	// not reached earlysignal: nothing printed, no report). The order of the inits is
+	// TestSignalsAreCaughtBeforeTheLibrariesInit's to hold.
+	initBound = max(initBound, 100*time.Millisecond)
 	t.Logf("signals before +%s may come before labrun catches them", initBound)
 	early := 0
 	for i, d := range delays {

@@ -528,6 +528,10 @@ func stepName(s *interp.StepRecord) string {
 
 func label(s *interp.StepRecord) string {
 	l := stepName(s) + " (" + s.Kind
+	if s.Cluster != "" {
+		// A scenario of several clusters: the same step read on another cluster reads alike.
+		l += " on " + s.Cluster
+	}
 	if s.Summary != "" {
 		l += ": " + dsl.Truncate(s.Summary, 70)
 	}

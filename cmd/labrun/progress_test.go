@@ -150,3 +150,12 @@ func TestProgressNamesPodRead(t *testing.T) {
 		t.Errorf("label = %q, want it to name the pod read", got)
 	}
 }
+
+// TestProgressNamesCluster: in a scenario of several clusters a step's progress line says
+// which cluster it ran on (a snapshot of "the same" proxy on west and on east read alike).
+func TestProgressNamesCluster(t *testing.T) {
+	s := &interp.StepRecord{Name: "after", Kind: "snapshot", Summary: "envoy lab/{app=client} cluster c", Cluster: "west"}
+	if got, want := label(s), "after (snapshot on west: envoy lab/{app=client} cluster c)"; got != want {
+		t.Errorf("label = %q, want %q", got, want)
+	}
+}

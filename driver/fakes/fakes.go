@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -496,7 +497,18 @@ func (w *World) Load(ctx context.Context, req schema.Load) (schema.LoadResponse,
 	if req.From != nil {
 		w.pick(ctx, &req.From.PodRef, req.From.Pods)
 	}
-	res := schema.LoadResult{Requests: float64(req.Requests), Codes: map[string]float64{"200": float64(req.Requests)}, OK: float64(req.Requests)}
+	n := float64(req.Requests)
+	if n == 0 {
+		// A duration load: the requests it sent in the time it ran (d, less when stopped), at
+		// its qps, else one per connection every 10 ms. It recorded none, and an interrupted
+		// one read "partial: 0 requests" though it had run.
+		rate := req.QPS
+		if rate <= 0 {
+			rate = 100 * float64(max(req.Connections, 1))
+		}
+		n = math.Floor(rate * d.Seconds())
+	}
+	res := schema.LoadResult{Requests: n, Codes: map[string]float64{"200": n}, OK: n}
 	if w.LoadResult != nil {
 		res = w.LoadResult(req)
 	}
