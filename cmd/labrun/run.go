@@ -844,7 +844,7 @@ var gluedWord = map[string]bool{"·": true, "—": true, "→": true}
 // wrapWidth is the width lines are wrapped to: the terminal's, less the last column (a line
 // that fills it makes some terminals add an empty line); 0 when stdout is not a terminal.
 func (p *process) wrapWidth() int {
-	if !p.IsTerminal || p.TermWidth == nil {
+	if !p.IsTerminal && !p.shownOnTerminal || p.TermWidth == nil {
 		return 0
 	}
 	return p.TermWidth() - 1

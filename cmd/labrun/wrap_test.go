@@ -75,19 +75,31 @@ wrapped_scenario_with_a_long_name: schema.#Scenario & {
 	if err := os.WriteFile(filepath.Join(dir, "w.cue"), []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The same scenario under another name, for two runs at once.
+	spec2 := strings.Replace(spec, "wrapped_scenario_with_a_long_name:", "other_wrapped_scenario_with_a_long_name:", 1)
+	if err := os.WriteFile(filepath.Join(dir, "w2.cue"), []byte(spec2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// --parallel 2: each run prints into a buffer, shown on the terminal when it ends; seen
+	// in tmux at 80 columns, its lines were not wrapped and the terminal broke them mid-word
+	// ("http://127.0.0.1:37097/echo?statu" / "s=503…", "a micro" / "second").
 	for _, c := range []struct {
 		terminal bool
 		width    int
-	}{{true, 60}, {true, 80}, {false, 60}} {
+		parallel bool
+	}{{true, 60, false}, {true, 80, false}, {false, 60, false}, {true, 80, true}, {false, 60, true}} {
 		var out, errOut bytes.Buffer
 		p := testProcess()
 		p.Args = []string{"run", "--target", "fake", "--report-dir", "", filepath.Join(dir, "w.cue")}
+		if c.parallel {
+			p.Args = append(p.Args[:len(p.Args)-1], "--parallel", "2", filepath.Join(dir, "w.cue"), filepath.Join(dir, "w2.cue"))
+		}
 		p.Stdout, p.Stderr, p.Cwd = &out, &errOut, dir
 		p.Getenv = func(string) string { return "" }
 		p.IsTerminal = c.terminal
 		p.TermWidth = func() int { return c.width }
 		if code := Main(p); code != exitOK {
-			t.Fatalf("terminal %v width %d: exit %d\n%s%s", c.terminal, c.width, code, out.String(), errOut.String())
+			t.Fatalf("terminal %v width %d parallel %v: exit %d\n%s%s", c.terminal, c.width, c.parallel, code, out.String(), errOut.String())
 		}
 		shown := screen(out.String())
 		longest := 0
@@ -100,11 +112,11 @@ wrapped_scenario_with_a_long_name: schema.#Scenario & {
 			}
 			// A word no line holds (a URL) is broken by the terminal wherever it is.
 			if c.terminal && n >= c.width && strings.Contains(strings.TrimSpace(l), " ") && word < c.width-16 {
-				t.Errorf("terminal of %d columns: a line of %d columns, which the terminal breaks where it falls:\n%s", c.width, n, l)
+				t.Errorf("terminal of %d columns (parallel %v): a line of %d columns, which the terminal breaks where it falls:\n%s", c.width, c.parallel, n, l)
 			}
 		}
 		if !c.terminal && longest < 100 {
-			t.Errorf("not a terminal: lines were broken (longest %d columns):\n%s", longest, shown)
+			t.Errorf("not a terminal (parallel %v): lines were broken (longest %d columns):\n%s", c.parallel, longest, shown)
 		}
 		// Joined again, the lines say what the unbroken ones say: nothing cut.
 		flat := strings.Join(strings.Fields(shown), " ")
