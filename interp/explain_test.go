@@ -261,3 +261,39 @@ func TestExplainDecidingItem(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainLet: an expectation that binds a name (let i = findIndex(…); …) was explained as
+// its source and "(false)": neither what the name was bound to nor any value its body read
+// (seen on examples/local_samples_at.cue's last expectation made to fail). The binding is
+// shown with its value, and the body as any other expression, the name's value included.
+func TestExplainLet(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["lab"]
+	steps: [
+		{name: "long", get: {kind: "Pod", selector: "app=a", namespace: "lab", path: "status.podIP"}},
+		{name: "short", get: {kind: "Pod", selector: "app=b", namespace: "lab", path: "status.podIP"}},
+	]
+	expect: [
+		"let i = findIndex(long, # > 3); i >= 0 && long[i] < 2",
+		"let n = len(short); let m = n * 2; m == 5",
+		"let x = 1; long[0] > x && (let y = 2; short[0] > y)",
+	]
+}
+`)
+	rec := judgeRecord(interp.SnapshotRecord{}, interp.SnapshotRecord{})
+	rec.Put("long", "get", false, []any{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0})
+	rec.Put("short", "get", false, []any{1.0, 2.0, 3.0})
+	want := []string{
+		"let i = findIndex(long ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …] (15 items)), # > 3) (3); (i (3) >= 0) && (long[i (3)] (4) < 2)",
+		"let n = len(short ([1, 2, 3])) (3); let m = (n (3) * 2) (6); m (6) == 5",
+		"let x = 1; (long[0] (1) > x (1)) && (let y = 2; short[0] > y: not evaluated)",
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}

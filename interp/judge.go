@@ -1166,6 +1166,14 @@ func (sh *shower) explain(x *dsl.Explain) string {
 			return "(" + sh.explain(x.Left) + ") " + x.Op + " (" + x.Right.Source() + ": not evaluated)"
 		}
 		return "(" + sh.explain(x.Left) + ") " + x.Op + " (" + sh.explain(x.Right) + ")"
+	case "let":
+		// let i = findIndex(…) (3); i (3) >= 0 && …: the value bound (a map, let s = after,
+		// as written: its values are shown where the body reads them), then the body.
+		left := sh.explain(x.Left)
+		if x.Left != nil && x.Left.Op == "" && x.Left.Value() != nil {
+			left = sh.part(x.Left, true)
+		}
+		return "let " + x.Name + " = " + left + "; " + sh.explain(x.Right)
 	}
 	// Two numbers that differ only beyond the digits shown would read as equal (x (10) == 10
 	// failing): both sides are then written in full.
