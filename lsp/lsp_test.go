@@ -667,3 +667,29 @@ func TestRequestOnDocumentNotOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestHoverResultOnce: the hover of a load's name listed each of its 18 fields, then each
+// again under pods[i]. with the same doc (a client pod's own result has the same fields):
+// 40 lines, half of them repeated. A list's items that have their parent's fields say so
+// and list only the fields of their own (none: the load's own result has pod too).
+func TestHoverResultOnce(t *testing.T) {
+	c, dir := session(t, map[string]string{"lab.cue": lab}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	l, col := at(t, lab, `fortio.requests"`, 1)
+	h := c.Hover(uri, l, col)
+	if h == nil {
+		t.Fatal("no hover on fortio")
+	}
+	var md protocol.MarkupContent
+	if err := json.Unmarshal(mustJSON(h.Contents), &md); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(md.Value, "the requests counted"); n != 1 {
+		t.Errorf("the doc of requests is in the hover %d times, want once:\n%s", n, md.Value)
+	}
+	for _, want := range []string{"\np99: number (ms)", "pods[i]: the fields above", "\npod: string"} {
+		if !strings.Contains(md.Value, want) {
+			t.Errorf("the hover lacks %q:\n%s", want, md.Value)
+		}
+	}
+}
