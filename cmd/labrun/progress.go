@@ -198,7 +198,7 @@ func (g *progress) event(e interp.Event) {
 			line += ": " + relError(g.p.Cwd, s.Error)
 		}
 		for _, w := range s.Warnings {
-			line += " ⚠ " + w
+			line += " ⚠ " + printable(w)
 		}
 		g.println(g.wrap(line, 14))
 	}
