@@ -4,7 +4,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
+	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/report"
 )
 
@@ -35,5 +37,25 @@ func checkTablesScroll(t *testing.T, name, page string) {
 	}
 	if !strings.Contains(page, ".scroll{overflow-x:auto;max-width:100%}") {
 		t.Errorf("%s: the CSS does not let a wide table scroll in its box", name)
+	}
+}
+
+// TestReportsEscapeControlCharacters: a command's stderr of "boom\r\x1b[32mPASSED esc…" (an
+// exec step's error) reached the Markdown report with its escape sequences raw (the carriage
+// return made a space): `cat report.md`, or a CI log it is appended to, drew a green "PASSED
+// esc" in the report of a run that erred. Every view writes them as escapes (\x1b).
+func TestReportsEscapeControlCharacters(t *testing.T) {
+	rec := sampleRecord()
+	rec.Outcome = interp.Errored
+	rec.Error = "ex (exec): exited with code 3, expected 0; stderr: boom\r\x1b[32mPASSED esc\x1b[0m\x1b[K"
+	rec.Steps[0].Error = rec.Error
+	rec.Notes = append(rec.Notes, "a stat named rq\x1b[2Jx")
+	for name, page := range map[string]string{"markdown": report.Markdown(rec, report.Files{}), "html": report.HTML(rec, report.Files{})} {
+		if i := strings.IndexFunc(page, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }); i >= 0 {
+			t.Errorf("%s: a control character %q at %d: …%s…", name, page[i], i, page[max(0, i-40):min(len(page), i+20)])
+		}
+		if !strings.Contains(page, `x1b[32mPASSED esc`) && !strings.Contains(page, `x1b\[32mPASSED esc`) {
+			t.Errorf("%s: the escape is not shown as \\x1b", name)
+		}
 	}
 }
