@@ -176,3 +176,65 @@ func TestVerdictInterruptedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanWrapsAtSpaces: labrun plan on a terminal of 80 columns printed its lines whole, and
+// the terminal broke them mid-word: the quickstart's doc ("backe" / "nd b"), its then: line
+// ("s" / "hut down"), a load's notes ("at" / "10 qps"), the runs table's header ("PLAN" /
+// "NED"). Prose lines are wrapped at spaces as run's are; a table's row goes on under its last
+// column (or, for a word that column cannot hold, indented under the row). Not a terminal:
+// every line whole.
+func TestPlanWrapsAtSpaces(t *testing.T) {
+	dir := t.TempDir()
+	spec := `package w
+
+import "labrun.dev/schema"
+
+wrapped_plan: schema.#Scenario & {
+	doc: "a doc long enough to need more than one line of a terminal eighty columns wide, with words"
+	vars: {requests: 20, connections: 3}
+	sweep: connections: [1, 2]
+	steps: [
+		{name: "before_the_load_of_many_requests", snapshot: prometheus: "http://127.0.0.1:1/metrics"},
+		{name: "a_load_step_with_a_long_name", load: {url: "http://backend.lab.example.internal:18080/echo?delay=1ms", requests: vars.requests, connections: vars.connections}},
+		{name: "after_the_load_of_many_requests", snapshot: prometheus: "http://127.0.0.1:1/metrics"},
+	]
+	expect: ["delta.rq_total <= a_load_step_with_a_long_name.requests"]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "w.cue"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var whole string
+	for _, terminal := range []bool{false, true} {
+		var out, errOut bytes.Buffer
+		p := testProcess()
+		p.Args = []string{"plan", filepath.Join(dir, "w.cue")}
+		p.Stdout, p.Stderr, p.Cwd = &out, &errOut, dir
+		p.Getenv = func(string) string { return "" }
+		p.IsTerminal = terminal
+		p.TermWidth = func() int { return 80 }
+		if code := Main(p); code != exitOK {
+			t.Fatalf("terminal %v: exit %d\n%s%s", terminal, code, out.String(), errOut.String())
+		}
+		longest := 0
+		for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			n := visibleLen(l)
+			longest = max(longest, n)
+			word := 0
+			for _, w := range strings.Fields(l) {
+				word = max(word, visibleLen(w))
+			}
+			if terminal && n >= 80 && word < 60 {
+				t.Errorf("terminal of 80 columns: a line of %d columns, which the terminal breaks where it falls:\n%s", n, l)
+			}
+		}
+		if !terminal {
+			if longest < 100 {
+				t.Errorf("not a terminal: lines were broken (longest %d columns):\n%s", longest, out.String())
+			}
+			whole = strings.Join(strings.Fields(out.String()), " ")
+		} else if got := strings.Join(strings.Fields(out.String()), " "); got != whole {
+			t.Errorf("wrapped, the plan says something else:\n%s\nwant (joined)\n%s", got, whole)
+		}
+	}
+}
