@@ -297,3 +297,45 @@ s: schema.#Scenario & {
 		}
 	}
 }
+
+// TestExplainLogEntryFields: a predicate over a logs step's entries was explained with every
+// entry whole ({line: "req 1 code=200", time: "2026-…", access: false,…, …} ten times over)
+// and, past the ten shown, without the entry that decided: all(log.entries, .line contains
+// 'code=200') failing on the 13th line showed twelve passing ones. Entries (structs, not
+// maps) are shown by the fields the predicate reads, as samples are, the deciding one added;
+// a field the entry's format does not give reads absent.
+func TestExplainLogEntryFields(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{name: "log", logs: file: "a.log"}]
+	expect: [
+		"all(log.entries, .line contains 'code=200')",
+		"none(log.entries, .format == 'istio' && .cluster == 'c')",
+	]
+}`)
+	var entries []schema.LogEntry
+	var lines []string
+	for i := 1; i <= 13; i++ {
+		code := 200
+		if i == 13 {
+			code = 503
+		}
+		l := fmt.Sprintf("req %d code=%d", i, code)
+		entries = append(entries, schema.LogEntry{Line: l, Time: "2026-12-06T00:26:21Z"})
+		lines = append(lines, l)
+	}
+	entries[0].Access, entries[0].Format, entries[0].Lacks = true, "envoy", []string{"cluster"}
+	entries[1].Access, entries[1].Format, entries[1].Cluster = true, "istio", "c"
+	rec := &interp.Record{Results: map[string]*interp.Result{}}
+	rec.Put("log", "logs", false, schema.LogResult{Count: float64(len(lines)), Lines: lines, Entries: entries,
+		Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}})
+	want := []string{
+		`all(log.entries[].line (["req 1 code=200", "req 2 code=200", "req 3 code=200", "req 4 code=200", "req 5 code=200", "req 6 code=200", "req 7 code=200", "req 8 code=200", "req 9 code=200", "req 10 code=200", …] (13 items)), log.entries[12].line ("req 13 code=503"), .line contains "code=200") (false)`,
+		`none(log.entries[].format (["envoy", "istio", "", "", "", "", "", "", "", "", …] (13 items)), log.entries[].cluster ([absent, "c", "", "", "", "", "", "", "", "", …] (13 items)), .format == "istio" && .cluster == "c") (false)`,
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}
