@@ -38,6 +38,14 @@ func checkTablesScroll(t *testing.T, name, page string) {
 	if !strings.Contains(page, ".scroll{overflow-x:auto;max-width:100%}") {
 		t.Errorf("%s: the CSS does not let a wide table scroll in its box", name)
 	}
+	// An expectation over long step names, its values and a lint's warning of it are words
+	// longer than a 480-pixel line (delta("snapshot_before_the_load_with_a_rather_long_…"):
+	// they ran off the page's right edge; they break anywhere instead.
+	for _, rule := range []string{"ul.expect{list-style:none;padding-left:0;overflow-wrap:anywhere}", "ul.warn,p.note,p.warn{overflow-wrap:anywhere}"} {
+		if !strings.Contains(page, rule) {
+			t.Errorf("%s: the CSS lacks %s: a long expectation runs off a narrow page", name, rule)
+		}
+	}
 }
 
 // TestReportsEscapeControlCharacters: a command's stderr of "boom\r\x1b[32mPASSED esc…" (an
