@@ -159,8 +159,11 @@ type Ref struct {
 // Explain is a node of an expression's explanation tree.
 type Explain struct {
 	// Op is the operator joining Left and Right ("==", "&&", "not", ...); empty for a leaf.
+	// "let" binds Name to Left's value in Right (let i = findIndex(…); i >= 0 && …).
 	Op          string
 	Left, Right *Explain
+	// Name is the name a "let" binds.
+	Name string
 	// Src is the leaf's source text; Value() evaluates it (nil for a literal).
 	Src string
 	// Call is the function a leaf calls (approx, len, all, ...), Args its arguments, so that a
@@ -177,8 +180,11 @@ type Explain struct {
 	// The leaf's program is compiled when a judge first asks for it: vet and plan never do,
 	// and compiling every leaf of every expression was a third of decoding's time.
 	names *Names
-	once  sync.Once
-	prog  *vm.Program
+	// lets are the bindings in force where the node is (let i = findIndex(…)): those it
+	// reads are written before its source when it is compiled (see withLets).
+	lets []letBinding
+	once sync.Once
+	prog *vm.Program
 	// whole is the source of a node with an Op (a comparison, a negation, a conjunction),
 	// for Holds; its program is compiled at the first ask, as a leaf's.
 	whole     string
@@ -207,7 +213,7 @@ func (x *Explain) Holds(env map[string]any) (held, ok bool) {
 		return false, false
 	}
 	x.wholeOnce.Do(func() {
-		prog, _, err := compileProgram(x.whole, &exprChecker{names: x.names}, x.names.envOption())
+		prog, _, err := compileProgram(withLets(x.lets, x.whole), &exprChecker{names: x.names}, x.names.envOption())
 		if err == nil {
 			x.wholeProg = prog
 		}
@@ -236,7 +242,7 @@ func (x *Explain) Derived(src string) *Explain {
 	if x == nil || x.names == nil {
 		return nil
 	}
-	return &Explain{Src: src, names: x.names}
+	return &Explain{Src: src, names: x.names, lets: x.lets}
 }
 
 // Value is the program that evaluates the leaf, or nil for a literal or a leaf that does not
@@ -246,7 +252,7 @@ func (x *Explain) Value() *vm.Program {
 		return nil
 	}
 	x.once.Do(func() {
-		prog, _, err := compileProgram(x.Src, &exprChecker{names: x.names}, x.names.envOption())
+		prog, _, err := compileProgram(withLets(x.lets, x.Src), &exprChecker{names: x.names}, x.names.envOption())
 		if err == nil {
 			x.prog = prog
 		}
@@ -846,34 +852,87 @@ func explain(src string, names *Names) *Explain {
 	if err != nil {
 		return nil
 	}
-	return explainNode(tree.Node, names)
+	return explainNode(tree.Node, names, nil)
 }
 
-func explainNode(n ast.Node, names *Names) *Explain {
+// letBinding is a let's name and the source of its value.
+type letBinding struct{ name, value string }
+
+// withLets writes before src the bindings of lets it reads, directly or through the value of
+// another: let n = len(x); let m = n * 2; shows m as "let n = len(x); let m = n * 2; m". One it
+// does not read is left out: vet refuses a let that nothing reads, and so would the compile.
+func withLets(lets []letBinding, src string) string {
+	if len(lets) == 0 {
+		return src
+	}
+	needed := identifiers(src)
+	var kept []letBinding
+	for i := len(lets) - 1; i >= 0; i-- {
+		if needed[lets[i].name] {
+			kept = append(kept, lets[i])
+			for id := range identifiers(lets[i].value) {
+				needed[id] = true
+			}
+		}
+	}
+	var b strings.Builder
+	for i := len(kept) - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, "let %s = %s; ", kept[i].name, kept[i].value)
+	}
+	return b.String() + src
+}
+
+// identifiers are the names src reads (every identifier, a field's name excluded).
+func identifiers(src string) map[string]bool {
+	out := map[string]bool{}
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return out
+	}
+	ast.Find(tree.Node, func(x ast.Node) bool {
+		if id, ok := x.(*ast.IdentifierNode); ok {
+			out[id.Value] = true
+		}
+		return false
+	})
+	return out
+}
+
+// explainNode explains n where the bindings lets are in force (see Explain.lets).
+func explainNode(n ast.Node, names *Names, lets []letBinding) *Explain {
 	switch n := n.(type) {
 	case *ast.BinaryNode:
 		switch {
 		case n.Operator == "&&" || n.Operator == "and" || n.Operator == "||" || n.Operator == "or":
-			return &Explain{Op: n.Operator, Left: explainNode(n.Left, names), Right: explainNode(n.Right, names), whole: n.String(), names: names}
+			return &Explain{Op: n.Operator, Left: explainNode(n.Left, names, lets), Right: explainNode(n.Right, names, lets), whole: n.String(), names: names, lets: lets}
 		case comparisons[n.Operator]:
-			return &Explain{Op: n.Operator, Left: leaf(n.Left, names), Right: leaf(n.Right, names), whole: n.String(), names: names}
+			return &Explain{Op: n.Operator, Left: leaf(n.Left, names, lets), Right: leaf(n.Right, names, lets), whole: n.String(), names: names, lets: lets}
 		}
 	case *ast.UnaryNode:
 		if n.Operator == "!" || n.Operator == "not" {
-			return &Explain{Op: n.Operator, Left: explainNode(n.Node, names), whole: n.String(), names: names}
+			return &Explain{Op: n.Operator, Left: explainNode(n.Node, names, lets), whole: n.String(), names: names, lets: lets}
 		}
+	case *ast.VariableDeclaratorNode:
+		// let i = findIndex(…); body: the value bound, then the body with the binding in
+		// force, each part of it with its value as anywhere else.
+		return &Explain{Op: "let", Name: n.Name, Left: leaf(n.Value, names, lets),
+			Right: explainNode(n.Expr, names, append(slices.Clip(lets), letBinding{n.Name, n.Value.String()})),
+			whole: n.String(), names: names, lets: lets}
 	}
-	return leaf(n, names)
+	return leaf(n, names, lets)
 }
 
-func leaf(n ast.Node, names *Names) *Explain {
+func leaf(n ast.Node, names *Names, lets []letBinding) *Explain {
 	e := leafValue(n, names)
+	if e.names != nil {
+		e.lets = lets
+	}
 	switch n := n.(type) {
 	case *ast.CallNode:
 		if id, ok := n.Callee.(*ast.IdentifierNode); ok && id.Value != "delta" {
 			e.Call = id.Value
 			for _, a := range n.Arguments {
-				e.Args = append(e.Args, leaf(a, names))
+				e.Args = append(e.Args, leaf(a, names, lets))
 			}
 		}
 	case *ast.BuiltinNode:
@@ -882,14 +941,14 @@ func leaf(n ast.Node, names *Names) *Explain {
 			if p, ok := a.(*ast.PredicateNode); ok {
 				e.Args = append(e.Args, &Explain{Src: a.String(), Fields: itemFields(p.Node)})
 			} else {
-				e.Args = append(e.Args, leaf(a, names))
+				e.Args = append(e.Args, leaf(a, names, lets))
 			}
 		}
 	case *ast.BinaryNode:
 		switch n.Operator {
 		case "+", "-", "*", "/", "%", "**", "^":
 			e.Infix = n.Operator
-			e.Args = []*Explain{leaf(n.Left, names), leaf(n.Right, names)}
+			e.Args = []*Explain{leaf(n.Left, names, lets), leaf(n.Right, names, lets)}
 		}
 	case *ast.MemberNode:
 		// A computed index (perconn.ips[backends.a.address]) shows the index's value; the
@@ -898,7 +957,7 @@ func leaf(n ast.Node, names *Names) *Explain {
 		case *ast.StringNode, *ast.IntegerNode:
 		default:
 			e.Infix = "[]"
-			e.Args = []*Explain{{Src: n.Node.String()}, leaf(n.Property, names)}
+			e.Args = []*Explain{{Src: n.Node.String()}, leaf(n.Property, names, lets)}
 		}
 	}
 	return e

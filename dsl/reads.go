@@ -35,7 +35,9 @@ func ReadsOf(e *Expr) []*Explain {
 		case x == nil || x.Op == "":
 		case comparisons[x.Op]:
 			for _, o := range []*Explain{x.Left, x.Right} {
-				if o != nil && o.names != nil {
+				// An operand that reads a let's name (i, busy.samples[i].at) is not a value
+				// of its own: the walk below adds what the let's value reads.
+				if o != nil && o.names != nil && withLets(o.lets, o.Src) == o.Src {
 					add(o.Src)
 				}
 			}

@@ -261,3 +261,81 @@ func TestExplainDecidingItem(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainLet: an expectation that binds a name (let i = findIndex(…); …) was explained as
+// its source and "(false)": neither what the name was bound to nor any value its body read
+// (seen on examples/local_samples_at.cue's last expectation made to fail). The binding is
+// shown with its value, and the body as any other expression, the name's value included.
+func TestExplainLet(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["lab"]
+	steps: [
+		{name: "long", get: {kind: "Pod", selector: "app=a", namespace: "lab", path: "status.podIP"}},
+		{name: "short", get: {kind: "Pod", selector: "app=b", namespace: "lab", path: "status.podIP"}},
+	]
+	expect: [
+		"let i = findIndex(long, # > 3); i >= 0 && long[i] < 2",
+		"let n = len(short); let m = n * 2; m == 5",
+		"let x = 1; long[0] > x && (let y = 2; short[0] > y)",
+	]
+}
+`)
+	rec := judgeRecord(interp.SnapshotRecord{}, interp.SnapshotRecord{})
+	rec.Put("long", "get", false, []any{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0})
+	rec.Put("short", "get", false, []any{1.0, 2.0, 3.0})
+	want := []string{
+		"let i = findIndex(long ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …] (15 items)), # > 3) (3); (i (3) >= 0) && (long[i (3)] (4) < 2)",
+		"let n = len(short ([1, 2, 3])) (3); let m = (n (3) * 2) (6); m (6) == 5",
+		"let x = 1; (long[0] (1) > x (1)) && (let y = 2; short[0] > y: not evaluated)",
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}
+
+// TestExplainLogEntryFields: a predicate over a logs step's entries was explained with every
+// entry whole ({line: "req 1 code=200", time: "2026-…", access: false,…, …} ten times over)
+// and, past the ten shown, without the entry that decided: all(log.entries, .line contains
+// 'code=200') failing on the 13th line showed twelve passing ones. Entries (structs, not
+// maps) are shown by the fields the predicate reads, as samples are, the deciding one added;
+// a field the entry's format does not give reads absent.
+func TestExplainLogEntryFields(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{name: "log", logs: file: "a.log"}]
+	expect: [
+		"all(log.entries, .line contains 'code=200')",
+		"none(log.entries, .format == 'istio' && .cluster == 'c')",
+	]
+}`)
+	var entries []schema.LogEntry
+	var lines []string
+	for i := 1; i <= 13; i++ {
+		code := 200
+		if i == 13 {
+			code = 503
+		}
+		l := fmt.Sprintf("req %d code=%d", i, code)
+		entries = append(entries, schema.LogEntry{Line: l, Time: "2026-12-06T00:26:21Z"})
+		lines = append(lines, l)
+	}
+	entries[0].Access, entries[0].Format, entries[0].Lacks = true, "envoy", []string{"cluster"}
+	entries[1].Access, entries[1].Format, entries[1].Cluster = true, "istio", "c"
+	rec := &interp.Record{Results: map[string]*interp.Result{}}
+	rec.Put("log", "logs", false, schema.LogResult{Count: float64(len(lines)), Lines: lines, Entries: entries,
+		Codes: map[string]float64{}, Flags: map[string]float64{}, Details: map[string]float64{}})
+	want := []string{
+		`all(log.entries[].line (["req 1 code=200", "req 2 code=200", "req 3 code=200", "req 4 code=200", "req 5 code=200", "req 6 code=200", "req 7 code=200", "req 8 code=200", "req 9 code=200", "req 10 code=200", …] (13 items)), log.entries[12].line ("req 13 code=503"), .line contains "code=200") (false)`,
+		`none(log.entries[].format (["envoy", "istio", "", "", "", "", "", "", "", "", …] (13 items)), log.entries[].cluster ([absent, "c", "", "", "", "", "", "", "", "", …] (13 items)), .format == "istio" && .cluster == "c") (false)`,
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}

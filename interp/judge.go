@@ -1166,6 +1166,14 @@ func (sh *shower) explain(x *dsl.Explain) string {
 			return "(" + sh.explain(x.Left) + ") " + x.Op + " (" + x.Right.Source() + ": not evaluated)"
 		}
 		return "(" + sh.explain(x.Left) + ") " + x.Op + " (" + sh.explain(x.Right) + ")"
+	case "let":
+		// let i = findIndex(…) (3); i (3) >= 0 && …: the value bound (a map, let s = after,
+		// as written: its values are shown where the body reads them), then the body.
+		left := sh.explain(x.Left)
+		if x.Left != nil && x.Left.Op == "" && x.Left.Value() != nil {
+			left = sh.part(x.Left, true)
+		}
+		return "let " + x.Name + " = " + left + "; " + sh.explain(x.Right)
 	}
 	// Two numbers that differ only beyond the digits shown would read as equal (x (10) == 10
 	// failing): both sides are then written in full.
@@ -1277,7 +1285,7 @@ func (sh *shower) byFields(format string, v any, fields []string) (string, bool)
 		for i := range vals {
 			vals[i] = absentField{}
 			item := reflect.ValueOf(rv.Index(i).Interface())
-			if item.Kind() != reflect.Map || item.Type().Key().Kind() != reflect.String {
+			if !hasFields(item) {
 				return "", false
 			}
 			if fv, ok := fieldOf(item, f); ok {
@@ -1341,9 +1349,41 @@ type absentField struct{}
 
 func (absentField) String() string { return "absent" }
 
+// hasFields reports whether item is what a predicate reads fields of: a map of strings (a
+// sample, a capture) or a struct (a log entry).
+func hasFields(item reflect.Value) bool {
+	return item.Kind() == reflect.Map && item.Type().Key().Kind() == reflect.String || item.Kind() == reflect.Struct
+}
+
 // fieldOf reads the path f of a map as an expression does, a dotted stat name
-// (http.downstream_rq_active) being a key of its own.
+// (http.downstream_rq_active) being a key of its own; of a struct (a log entry), the field
+// its expr tag names, none where the entry says its format lacks it (LacksField).
 func fieldOf(m reflect.Value, f string) (any, bool) {
+	if m.Kind() == reflect.Struct {
+		head, rest, deeper := strings.Cut(f, ".")
+		if l, ok := m.Interface().(interface{ LacksField(string) error }); ok && l.LacksField(head) != nil {
+			return nil, false
+		}
+		for i := 0; i < m.NumField(); i++ {
+			sf := m.Type().Field(i)
+			name, _, _ := strings.Cut(sf.Tag.Get("expr"), ",")
+			if name == "" {
+				name = sf.Name
+			}
+			if !sf.IsExported() || name != head {
+				continue
+			}
+			v := m.Field(i).Interface()
+			if !deeper {
+				return v, true
+			}
+			if next := reflect.ValueOf(v); hasFields(next) {
+				return fieldOf(next, rest)
+			}
+			return nil, false
+		}
+		return nil, false
+	}
 	segs := strings.Split(f, ".")
 	for i := len(segs); i > 0; i-- {
 		v := m.MapIndex(reflect.ValueOf(strings.Join(segs[:i], ".")).Convert(m.Type().Key()))

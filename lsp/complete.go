@@ -20,7 +20,7 @@ const requestWait = 2 * time.Second
 func (s *Server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
 	d, t, scenarios, _ := s.analysis(p.TextDocument.URI, requestWait)
 	if d == nil {
-		return nil, errNoDocument
+		return nil, nil // not open: an empty result, as gopls gives; an error reads as the server failing
 	}
 	off := t.offset(p.Position)
 	src := cueSource(d.path, t.src)

@@ -637,3 +637,59 @@ func TestProblemUnderlinesTheDottedStat(t *testing.T) {
 		t.Errorf("code actions: %s", mustJSON(acts))
 	}
 }
+
+// TestRequestOnDocumentNotOpen: a request about a document the editor has not opened (a
+// client asking before its didOpen arrives, or after its didClose, or about a file it never
+// opened) was answered with error -32600 "the document is not open", which editors show the
+// user as a failure. It is answered as gopls answers such a request it cannot serve: with an
+// empty result (no completion, no hover, no definition, no code action), not an error.
+func TestRequestOnDocumentNotOpen(t *testing.T) {
+	c, dir := session(t, map[string]string{"lab.cue": lab})
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	for _, r := range []struct {
+		method string
+		params any
+	}{
+		{protocol.MethodTextDocumentCompletion, protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: protocol.Position{Line: 14, Character: 4}}}},
+		{protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: protocol.Position{Line: 14, Character: 4}}}},
+		{protocol.MethodTextDocumentDefinition, protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: protocol.Position{Line: 14, Character: 4}}}},
+		{protocol.MethodTextDocumentCodeAction, protocol.CodeActionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Context: protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{{Message: `did you mean "requests"?`}}}}},
+	} {
+		var got json.RawMessage
+		if err := c.Call(r.method, r.params, &got); err != nil {
+			t.Errorf("%s on a document not open: %v; want an empty result", r.method, err)
+			continue
+		}
+		switch s := strings.TrimSpace(string(got)); s {
+		case "null", "[]", `{"isIncomplete":false,"items":[]}`, `{"isIncomplete":false,"items":null}`:
+		default:
+			t.Errorf("%s on a document not open: %s; want an empty result", r.method, s)
+		}
+	}
+}
+
+// TestHoverResultOnce: the hover of a load's name listed each of its 18 fields, then each
+// again under pods[i]. with the same doc (a client pod's own result has the same fields):
+// 40 lines, half of them repeated. A list's items that have their parent's fields say so
+// and list only the fields of their own (none: the load's own result has pod too).
+func TestHoverResultOnce(t *testing.T) {
+	c, dir := session(t, map[string]string{"lab.cue": lab}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	l, col := at(t, lab, `fortio.requests"`, 1)
+	h := c.Hover(uri, l, col)
+	if h == nil {
+		t.Fatal("no hover on fortio")
+	}
+	var md protocol.MarkupContent
+	if err := json.Unmarshal(mustJSON(h.Contents), &md); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(md.Value, "the requests counted"); n != 1 {
+		t.Errorf("the doc of requests is in the hover %d times, want once:\n%s", n, md.Value)
+	}
+	for _, want := range []string{"\np99: number (ms)", "pods[i]: the fields above", "\npod: string"} {
+		if !strings.Contains(md.Value, want) {
+			t.Errorf("the hover lacks %q:\n%s", want, md.Value)
+		}
+	}
+}

@@ -68,7 +68,7 @@ func (s *Server) nameAt(uri string, pos protocol.Position) (*name, *document, *t
 func (s *Server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
 	nm, d, t := s.nameAt(p.TextDocument.URI, p.Position)
 	if d == nil {
-		return nil, errNoDocument
+		return nil, nil // not open: an empty result, as gopls gives; an error reads as the server failing
 	}
 	if nm == nil {
 		return nil, nil
@@ -201,7 +201,7 @@ func availability(sp scope, r dsl.Read) string {
 func (s *Server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
 	nm, d, _ := s.nameAt(p.TextDocument.URI, p.Position)
 	if d == nil {
-		return nil, errNoDocument
+		return nil, nil // not open: an empty result, as gopls gives; an error reads as the server failing
 	}
 	if nm == nil {
 		return nil, nil
@@ -251,7 +251,7 @@ func (s *Server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any,
 	d := s.docs[path]
 	s.mu.Unlock()
 	if d == nil {
-		return nil, errNoDocument
+		return nil, nil // not open: an empty result, as gopls gives; an error reads as the server failing
 	}
 	t := d.text
 	kind := protocol.CodeActionKindQuickFix

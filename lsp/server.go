@@ -19,7 +19,6 @@ package lsp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -516,6 +515,3 @@ func (s *Server) analysis(uri string, wait time.Duration) (*document, *text, []*
 	defer s.mu.Unlock()
 	return d, d.text, d.scenarios, d.checkedText
 }
-
-// errNoDocument is a request about a document the editor has not opened.
-var errNoDocument = errors.New("the document is not open")

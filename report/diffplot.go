@@ -45,7 +45,7 @@ func DiffSVG(d *interp.RunDiff, names ...*dsl.Names) (string, bool) {
 	h := top + rowH*float64(len(rows)) + 12
 	colA, colB := "#1f77b4", "#d62728"
 	var sb strings.Builder
-	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" font-family="sans-serif" font-size="11">`, w, h)
+	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" font-family="sans-serif" font-size="11">`, w, h, w, h)
 	fmt.Fprintf(&sb, `<rect width="100%%" height="100%%" fill="white"/>`)
 	fmt.Fprintf(&sb, `<text x="8" y="16" font-size="13">What differs: A %s, B %s</text>`, xmlEsc(d.ScenarioA), xmlEsc(d.ScenarioB))
 	fmt.Fprintf(&sb, `<rect x="8" y="26" width="10" height="10" fill="%s"/><text x="22" y="35">A %s</text>`, colA, xmlEsc(d.ScenarioA))

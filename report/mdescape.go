@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -114,3 +115,26 @@ func mdURL(u string) string {
 	}
 	return u
 }
+
+// escapeControls writes the control characters of a page (but newlines and tabs) as escapes
+// (\x1b, \r): a command's stderr in a step's error, with a carriage return and an escape
+// sequence, drew "PASSED" in a terminal that showed the report (cat report.md, a CI log).
+// The page's own text holds none.
+func escapeControls(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for _, r := range s {
+		if !isControl(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r) // '\r', '\x1b', '\u0085'
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }

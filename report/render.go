@@ -93,7 +93,7 @@ func markdownPage(p *page, f Files) string {
 			}
 		}
 	}
-	return b.String()
+	return escapeControls(b.String())
 }
 
 func mdTable(b *strings.Builder, t *table) {
@@ -194,7 +194,7 @@ func htmlPage(p *page) string {
 		}
 		w("</ul>\n")
 	}
-	w("<table class=\"meta\" id=\"run\">")
+	w("<div class=\"scroll\"><table class=\"meta\" id=\"run\">")
 	for _, m := range p.meta {
 		w("<tr><th>%s</th><td", e(m.label))
 		if m.class != "" {
@@ -202,7 +202,7 @@ func htmlPage(p *page) string {
 		}
 		w(">%s</td></tr>", htmlInline(m.value))
 	}
-	w("</table>\n")
+	w("</table></div>\n")
 	for _, s := range p.sections {
 		w("<h2 id=\"%s\">%s</h2>\n", e(s.id), e(s.title))
 		for _, bl := range s.blocks {
@@ -246,12 +246,12 @@ func htmlPage(p *page) string {
 		}
 	}
 	w("<p class=\"hint\">Written by labrun. The complete record: <code>%s</code>.</p>\n</body></html>\n", e(p.jsonFile))
-	return b.String()
+	return escapeControls(b.String())
 }
 
 func htmlTable(b *strings.Builder, t *table) {
 	e := html.EscapeString
-	b.WriteString("<table")
+	b.WriteString("<div class=\"scroll\"><table")
 	if t.id != "" {
 		fmt.Fprintf(b, " id=\"%s\"", e(t.id))
 	}
@@ -280,7 +280,7 @@ func htmlTable(b *strings.Builder, t *table) {
 		}
 		b.WriteString("</tr>\n")
 	}
-	b.WriteString("</table>\n")
+	b.WriteString("</table></div>\n")
 }
 
 func htmlInline(in inline) string {

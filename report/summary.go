@@ -754,7 +754,7 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 			fmt.Fprintf(&md, "![%s](%s)\n\n", sumCell(p.Title), p.File)
 		}
 	}
-	return md.String()
+	return escapeControls(md.String())
 }
 
 // SummaryHTML renders the summary as one self-contained page in the look of the run reports:
@@ -773,7 +773,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	if mf := MayFailedRuns(s); mf != "" {
 		w("<p class=\"mayfailed warn\">%s.</p>\n", e(mf))
 	}
-	w("<table class=\"meta\">")
+	w("<div class=\"scroll\"><table class=\"meta\">")
 	for _, sw := range s.Sweep {
 		from := "the scenario's sweep"
 		if sw.From == "--sweep" {
@@ -789,7 +789,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		w("<tr><th>%s</th><td>%s <span class=\"hint\">(fixed by %s; %s)</span></td></tr>", e(f.Name), e(f.Value), e(f.From), e(instead))
 	}
 	w("<tr><th>runs</th><td>%d combination%s × %d run%s each = %d</td></tr>", s.Combinations, plural(s.Combinations), s.Count, plural(s.Count), s.Planned)
-	w("</table>\n")
+	w("</table></div>\n")
 
 	exprs := summaryExprs(s)
 	var values []string
@@ -879,7 +879,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		w("</div>\n")
 	}
 
-	w("<h2>Expectations</h2>\n<table><tr><th></th><th>expectation</th><th>passed</th></tr>\n")
+	w("<h2>Expectations</h2>\n<div class=\"scroll\"><table><tr><th></th><th>expectation</th><th>passed</th></tr>\n")
 	for i, x := range exprs {
 		n := passedCount(s.Runs, x)
 		cls := "passed"
@@ -888,9 +888,9 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		}
 		w("<tr class=\"%s\"><td>e%d</td><td><code>%s</code></td><td class=\"num\">%d of %d</td></tr>\n", cls, i+1, e(x), n, s.Planned)
 	}
-	w("</table>\n")
+	w("</table></div>\n")
 
-	w("<h2>Runs</h2>\n<table><tr><th>run</th><th>vars</th><th>verdict</th>")
+	w("<h2>Runs</h2>\n<div class=\"scroll\"><table><tr><th>run</th><th>vars</th><th>verdict</th>")
 	for i := range exprs {
 		w("<th title=\"%s\">e%d</th>", e(exprs[i]), i+1)
 	}
@@ -909,8 +909,8 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		}
 		w("</tr>\n")
 	}
-	w("</table>\n<p class=\"hint\">Written by labrun. The complete summary: the <code>.summary.json</code> beside this page.</p>\n</body></html>\n")
-	return b.String()
+	w("</table></div>\n<p class=\"hint\">Written by labrun. The complete summary: the <code>.summary.json</code> beside this page.</p>\n</body></html>\n")
+	return escapeControls(b.String())
 }
 
 // notStartedHint is what the runs table shows beside a run's verdict: why it never started, or
@@ -948,7 +948,7 @@ const summaryCSS = `
 table.combos td.ok{color:#2e7d32} table.combos td.err{color:#c62828;font-weight:bold}
 th .unit{font-weight:normal;color:#666} table.combos .hint{white-space:nowrap}
 td.vm{text-align:center;font-weight:bold} td.vm.passed{color:#2e7d32} td.vm.failed{color:#c62828} td.vm.error{color:#ef6c00}
-.scroll{overflow-x:auto} .chart svg{display:block} .charts{display:flex;flex-wrap:wrap;gap:12px}
+.chart svg{display:block;max-width:100%;height:auto} .charts{display:flex;flex-wrap:wrap;gap:12px}
 `
 
 // SummaryExpected renders a summary as the expected-output block of a document holds it: a

@@ -386,3 +386,38 @@ func TestSummaryNotJudgedCell(t *testing.T) {
 		t.Errorf("the combination that judged its expectations lost its counts")
 	}
 }
+
+// TestSummaryNarrow: the summary page's tables ran off a 480-pixel page as the report's did
+// (only the combinations table scrolled), and its plots, drawn without a viewBox, were cut
+// instead of scaled when the page narrowed them; so was labrun diff --plot's picture.
+func TestSummaryNarrow(t *testing.T) {
+	s := twoBy()
+	page := SummaryHTML(s, SummaryPlots(s))
+	for _, l := range regexp.MustCompile(`<table[ >]`).FindAllStringIndex(page, -1) {
+		if !strings.HasSuffix(page[:l[0]], `<div class="scroll">`) {
+			t.Errorf("summary: %s… is not in a box that scrolls", page[l[0]:min(len(page), l[0]+40)])
+		}
+	}
+	svgs := regexp.MustCompile(`<svg[^>]*>`).FindAllString(page, -1)
+	strip := twoBy()
+	strip.Sweeps, strip.Sweep = nil, nil
+	for _, p := range SummaryPlots(strip) {
+		svgs = append(svgs, regexp.MustCompile(`<svg[^>]*>`).FindString(p.SVG))
+	}
+	diff, ok := DiffSVG(&interp.RunDiff{ScenarioA: "a", ScenarioB: "b", Differences: []interp.Difference{{Path: "delta.rq_total", A: 1.0, B: 2.0, Beyond: true}}})
+	if !ok {
+		t.Fatal("no diff picture")
+	}
+	svgs = append(svgs, regexp.MustCompile(`<svg[^>]*>`).FindString(diff))
+	if len(svgs) < 3 {
+		t.Fatalf("only %d pictures: %q", len(svgs), svgs)
+	}
+	for _, open := range svgs {
+		if !strings.Contains(open, "viewBox=") {
+			t.Errorf("%s has no viewBox: narrowed, it is cut instead of scaled", open)
+		}
+	}
+	if !strings.Contains(summaryCSS, ".chart svg{display:block;max-width:100%;height:auto}") {
+		t.Errorf("the summary's CSS does not let its plots shrink with the page")
+	}
+}

@@ -367,7 +367,7 @@ func varsOnly(v string) bool {
 }
 
 func svgOpen(sb *strings.Builder, w, h float64, title string, l float64) {
-	fmt.Fprintf(sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" font-family="sans-serif" font-size="11">`, w, h)
+	fmt.Fprintf(sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" font-family="sans-serif" font-size="11">`, w, h, w, h)
 	fmt.Fprintf(sb, `<rect width="100%%" height="100%%" fill="white"/><text x="%g" y="18" font-size="13">%s</text>`, l, xmlEsc(title))
 }
 

@@ -579,9 +579,39 @@ func (t *Type) describe(b *strings.Builder, prefix string, depth int) {
 		}
 		b.WriteString("\n")
 		if depth < 2 && f.Type.Kind == TList && f.Type.Elem.Kind == TStruct && f.Type.Elem.Fields != nil {
+			if own, same := t.ownFields(f.Type.Elem); same {
+				// A load's pods: each item has the load's own fields again; said once.
+				fmt.Fprintf(b, "%s%s%s[i]: the fields above, of one item\n", strings.Repeat("  ", depth+1), prefix, f.Name)
+				(&Type{Kind: TStruct, Fields: own}).describe(b, f.Name+"[i].", depth+1)
+				continue
+			}
 			f.Type.Elem.describe(b, f.Name+"[i].", depth+1)
 		}
 	}
+}
+
+// ownFields are the fields of elem that t does not have by name; same says elem has every
+// field of t (an item of a list that repeats its parent's fields: a load's pods).
+func (t *Type) ownFields(elem *Type) (own []*Field, same bool) {
+	has := map[string]bool{}
+	for _, f := range elem.Fields {
+		has[f.Name] = true
+	}
+	for _, f := range t.Fields {
+		if !has[f.Name] {
+			return nil, false
+		}
+	}
+	mine := map[string]bool{}
+	for _, f := range t.Fields {
+		mine[f.Name] = true
+	}
+	for _, f := range elem.Fields {
+		if !mine[f.Name] {
+			own = append(own, f)
+		}
+	}
+	return own, true
 }
 
 // TypeOfValue is the type of a JSON-like value (a var's): numbers, strings, bools, lists

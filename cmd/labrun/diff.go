@@ -348,11 +348,27 @@ func writeTable(p *process, rows [][]string, width int) {
 			}
 		}
 	}
+	// Names cut from the start (near) alike (delta.http.downstream_rq_2xx and
+	// after.http.downstream_rq_2xx both "….http.downstream_rq_2xx", or "…a.http…" and
+	// "…r.http…") keep their source's start.
+	alike := func(c string) string { return cutStart(c, max(2, w[0]-3)) }
+	names := map[string]map[string]bool{}
+	for _, r := range rows {
+		k := alike(r[0])
+		if names[k] == nil {
+			names[k] = map[string]bool{}
+		}
+		names[k][r[0]] = true
+	}
 	for _, r := range rows {
 		var b strings.Builder
 		for i, c := range r {
 			if i == 0 {
-				c = cutStart(c, w[i])
+				if len(names[alike(c)]) > 1 {
+					c = cutHead(c, w[i])
+				} else {
+					c = cutStart(c, w[i])
+				}
 			} else if i < n-1 {
 				c = cutEnd(c, w[i])
 			}
@@ -373,6 +389,21 @@ func cutStart(s string, w int) string {
 	return "…" + string(r[len(r)-w+1:])
 }
 
+// cutHead cuts a value's name to w runes keeping its end (the stat) and the start of its
+// source (delta, after, delta("a", …)) before an ellipsis: for names that cutStart would
+// show alike.
+func cutHead(s string, w int) string {
+	r := []rune(s)
+	if len(r) <= w {
+		return s
+	}
+	head := strings.IndexByte(s, '.')
+	if head < 0 {
+		head = len(s)
+	}
+	head = min(utf8.RuneCountInString(s[:head]), 6, (w-1)/3)
+	return string(r[:head]) + "…" + string(r[len(r)-(w-1-head):])
+}
 func cutEnd(s string, w int) string {
 	r := []rune(s)
 	if len(r) <= w {

@@ -51,3 +51,31 @@ func TestSignedNonFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffTableKeepsRowsApart: at 80 columns labrun diff cut its first column from the start,
+// and delta.http.downstream_rq_2xx, after.http.downstream_rq_2xx and
+// delta("before","after").http.downstream_rq_2xx all read "….http.downstream_rq_2xx": rows
+// that differ looked the same. A value's name is cut in its middle, its source and its stat
+// both kept in part.
+func TestDiffTableKeepsRowsApart(t *testing.T) {
+	rows := [][]string{{"VALUE", "UNIT", "A", "B", "CHANGE"}}
+	names := []string{`delta("before","after").http.downstream_rq_2xx`, "delta.http.downstream_rq_2xx", "after.http.downstream_rq_2xx", "before.http.downstream_rq_2xx"}
+	for _, n := range names {
+		rows = append(rows, []string{n, "count", "93 a value long enough", "104 a value long enough", "+11 (+11.83%)"})
+	}
+	var out bytes.Buffer
+	p := testProcess()
+	p.Stdout = &out
+	writeTable(p, rows, 79)
+	seen := map[string]bool{}
+	for i, l := range strings.Split(strings.TrimSpace(out.String()), "\n")[1:] {
+		first := strings.Fields(l)[0]
+		if seen[first] {
+			t.Errorf("two rows read %q:\n%s", first, out.String())
+		}
+		seen[first] = true
+		if !strings.HasPrefix(first, names[i][:5]) || !strings.HasSuffix(first, "downstream_rq_2xx") {
+			t.Errorf("%s is shown as %q: want its source's start and its stat's end kept\n%s", names[i], first, out.String())
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -115,7 +118,7 @@ step runs).`,
 				if i > 0 {
 					fmt.Fprintln(p.Stdout)
 				}
-				writePlan(p.Stdout, pl)
+				writePlan(p.Stdout, pl, p.wrapWidth())
 			}
 			if parallel > 0 {
 				fmt.Fprintln(p.Stdout)
@@ -136,11 +139,12 @@ step runs).`,
 	return cmd
 }
 
-// writePlan prints a plan as a table.
-func writePlan(w io.Writer, pl *dsl.Plan) {
-	fmt.Fprintf(w, "scenario %s (%s, target %s)\n", pl.Scenario, pl.Pos, pl.Target)
+// writePlan prints a plan as a table, its lines wrapped at spaces to width (0: not wrapped;
+// a table's row goes on under its last column).
+func writePlan(w io.Writer, pl *dsl.Plan, width int) {
+	fmt.Fprintln(w, wrapLines(fmt.Sprintf("scenario %s (%s, target %s)", pl.Scenario, pl.Pos, pl.Target), width, 2))
 	if pl.Doc != "" {
-		fmt.Fprintf(w, "  %s\n", pl.Doc)
+		fmt.Fprintln(w, wrapLines("  "+pl.Doc, width, 2))
 	}
 	swept := map[string]dsl.SweepVar{}
 	if pl.Matrix != nil {
@@ -154,12 +158,13 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 			if sw.From == "--sweep" {
 				from = "--sweep"
 			}
-			fmt.Fprintf(w, "  var %s swept: %s (%s; the timeline below is %s=%s's)\n", v.Name, strings.Join(sw.Values, ", "), from, v.Name, sw.Values[0])
+			fmt.Fprintln(w, wrapLines(fmt.Sprintf("  var %s swept: %s (%s; the timeline below is %s=%s's)", v.Name, strings.Join(sw.Values, ", "), from, v.Name, sw.Values[0]), width, 4))
 			continue
 		}
-		fmt.Fprintf(w, "  var %s = %s (%s)\n", v.Name, dsl.FormatValue(v.Value), v.From)
+		fmt.Fprintln(w, wrapLines(fmt.Sprintf("  var %s = %s (%s)", v.Name, dsl.FormatValue(v.Value), v.From), width, 4))
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PHASE\tSTART\tIN BLOCK\tSTEP\tKIND\tTIMEOUT\tNOTES")
 	for _, e := range pl.Entries {
 		label := strings.Repeat("  ", e.Depth) + e.Path
@@ -199,9 +204,10 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Phase, e.Start, e.InBlock, label, e.Kind, timeout, strings.Join(notes, "; "))
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "  then: %s\n", pl.AutoCleanup)
+	_, _ = io.WriteString(w, wrapTable(table.String(), "NOTES", width))
+	fmt.Fprintln(w, wrapLines("  then: "+pl.AutoCleanup, width, 4))
 	if pl.Matrix != nil {
-		writeUnits(w, pl)
+		writeUnits(w, pl, width)
 	}
 	for _, o := range pl.Objects {
 		fmt.Fprintf(w, "\n--- %s (%s, %s)\n%s", o.Step, o.Pos, o.Object, o.YAML)
@@ -209,16 +215,47 @@ func writePlan(w io.Writer, pl *dsl.Plan) {
 }
 
 // writeUnits lists the runs of a matrix: each with its id, its vars and its planned span.
-func writeUnits(w io.Writer, pl *dsl.Plan) {
-	fmt.Fprintf(w, "  runs: %s\n", matrixSummary(pl.Matrix))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+func writeUnits(w io.Writer, pl *dsl.Plan, width int) {
+	fmt.Fprintln(w, wrapLines("  runs: "+matrixSummary(pl.Matrix), width, 4))
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  RUN\tID\tVARS\tROUND\tPLANNED")
 	for i, u := range pl.Units {
 		vars := strings.ReplaceAll(dsl.ComboKey(u.Vars), ",", " ")
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%d of %d\t%s\n", i+1, u.ID, or(vars, "-"), u.Round, pl.Matrix.Count, u.Planned)
 	}
 	tw.Flush()
+	_, _ = io.WriteString(w, wrapTable(table.String(), "PLANNED", width))
 }
+
+// wrapTable wraps each line of a table (tabwriter's output, its first line the header) at
+// spaces to width, a row going on under the column headed last (NOTES): at 80 columns the
+// terminal broke plan's rows mid-word ("backe" / "nd b"). Not wrapped when width is 0.
+func wrapTable(table, last string, width int) string {
+	if width == 0 {
+		return table
+	}
+	head, _, _ := strings.Cut(table, "\n")
+	column := strings.LastIndex(head, last)
+	wrap := func(l string, indent int) (string, bool) {
+		// The padding of the columns before a break is left out: not to the terminal's edge.
+		w := padBeforeBreak.ReplaceAllString(wrapLines(l, width, indent), "\n")
+		return w, !slices.ContainsFunc(strings.Split(w, "\n"), func(s string) bool { return visibleLen(s) > width })
+	}
+	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
+	for i, l := range lines {
+		l = strings.TrimRight(l, " ")
+		w, fits := wrap(l, column)
+		if column < 0 || !fits {
+			// A word the column's room cannot hold (a URL): under the row, indented.
+			w, _ = wrap(l, 6)
+		}
+		lines[i] = w
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+var padBeforeBreak = regexp.MustCompile(` +\n`)
 
 func durString(d time.Duration) string {
 	if d == 0 {

@@ -28,6 +28,9 @@ type process struct {
 	Cwd    string
 	// IsTerminal reports whether stdout is a terminal (live progress instead of plain lines).
 	IsTerminal bool
+	// shownOnTerminal: stdout is a buffer that reaches the terminal when the run ends (a run of
+	// --parallel N > 1): its lines are wrapped to TermWidth, but no status block is drawn.
+	shownOnTerminal bool
 	// TermWidth returns the terminal's width in columns (0: unknown); the status block is cut
 	// to it, since a wrapped line would break the redraw.
 	TermWidth func() int

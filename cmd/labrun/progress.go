@@ -165,7 +165,7 @@ func (g *progress) event(e interp.Event) {
 	if !e.Ended {
 		g.running = append(g.running, &runningStep{s: s, began: g.now()})
 		if !g.p.IsTerminal && s.Sample <= 1 {
-			g.println(fmt.Sprintf("  %9s ▸ %s", fmtOffset(s.Start), label(s)))
+			g.println(g.wrap(fmt.Sprintf("  %9s ▸ %s", fmtOffset(s.Start), label(s)), 14))
 		}
 		g.redraw()
 		return
@@ -198,7 +198,7 @@ func (g *progress) event(e interp.Event) {
 			line += ": " + relError(g.p.Cwd, s.Error)
 		}
 		for _, w := range s.Warnings {
-			line += " ⚠ " + w
+			line += " ⚠ " + printable(w)
 		}
 		g.println(g.wrap(line, 14))
 	}
@@ -244,7 +244,7 @@ func (g *progress) sampleValues(smp *interp.SnapshotRecord) string {
 // wrap breaks a line printed above the status block at spaces to the terminal's width (see
 // wrapLines), continuations indented by indent; not on a terminal, lines stay whole.
 func (g *progress) wrap(line string, indent int) string {
-	if !g.p.IsTerminal {
+	if !g.p.IsTerminal && !g.p.shownOnTerminal {
 		return line
 	}
 	width := g.width

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -685,7 +687,7 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 	w := p.Stdout
 	wrap := p.wrapWidth()
 	if rec.Doc != "" && !quiet {
-		fmt.Fprintf(w, "  doc: %s\n", wrapText(rec.Doc, wrap, 7))
+		fmt.Fprintf(w, "  doc: %s\n", wrapText(printable(rec.Doc), wrap, 7))
 	}
 	for _, j := range rec.Expectations {
 		mark := map[interp.Outcome]string{interp.Passed: "✓", interp.Failed: "✗", interp.Errored: "!", interp.Skipped: "-"}[j.Outcome]
@@ -697,10 +699,10 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 		if j.Reason != "" && j.Outcome != interp.Skipped {
 			line += fmt.Sprintf("\n      %s: %s", j.Pos.Rel(p.Cwd), j.Reason)
 		}
-		fmt.Fprintln(w, wrapLines(line, wrap, 4))
+		fmt.Fprintln(w, wrapLines(printable(line), wrap, 4))
 	}
 	for _, n := range rec.Notes {
-		fmt.Fprintln(w, wrapLines("  note: "+n, wrap, 8))
+		fmt.Fprintln(w, wrapLines("  note: "+printable(n), wrap, 8))
 	}
 	if !quiet {
 		loads := report.Loads(rec)
@@ -709,13 +711,13 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 			width = max(width, len(l.Name))
 		}
 		for _, l := range loads {
-			fmt.Fprintln(w, wrapLines(fmt.Sprintf("  load %-*s  %s", width, l.Name, l.Line()), wrap, 4))
+			fmt.Fprintln(w, wrapLines(printable(fmt.Sprintf("  load %-*s  %s", width, l.Name, l.Line())), wrap, 4))
 		}
 		var pair, line string
 		for _, d := range report.Deltas(rec) {
 			if pr := fmt.Sprintf("  delta %s → %s (%s):", d.From, d.To, d.Source); pr != pair {
 				if pair != "" {
-					fmt.Fprintln(w, wrapLines(line, wrap, 4))
+					fmt.Fprintln(w, wrapLines(printable(line), wrap, 4))
 				}
 				pair, line = pr, pr
 			} else {
@@ -724,7 +726,7 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 			line += " " + d.Text()
 		}
 		if pair != "" {
-			fmt.Fprintln(w, wrapLines(line, wrap, 4))
+			fmt.Fprintln(w, wrapLines(printable(line), wrap, 4))
 		}
 	}
 	name := rec.Scenario
@@ -752,7 +754,7 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 	if lost != "" {
 		verdict += " — " + lost
 	}
-	fmt.Fprintln(w, wrapLines(verdict, wrap, 2))
+	fmt.Fprintln(w, wrapLines(printable(verdict), wrap, 2))
 }
 
 // failedExpectations counts rec's expectations that failed.
@@ -844,19 +846,42 @@ var gluedWord = map[string]bool{"·": true, "—": true, "→": true}
 // wrapWidth is the width lines are wrapped to: the terminal's, less the last column (a line
 // that fills it makes some terminals add an empty line); 0 when stdout is not a terminal.
 func (p *process) wrapWidth() int {
-	if !p.IsTerminal || p.TermWidth == nil {
+	if !p.IsTerminal && !p.shownOnTerminal || p.TermWidth == nil {
 		return 0
 	}
 	return p.TermWidth() - 1
 }
 
-// relError shortens absolute file names in a message to paths relative to cwd.
+// relError shortens absolute file names in a message to paths relative to cwd, its control
+// characters escaped (see printable).
 func relError(cwd, msg string) string {
 	if cwd == "" {
-		return msg
+		return printable(msg)
 	}
-	return strings.ReplaceAll(msg, cwd+string(filepath.Separator), "")
+	return printable(strings.ReplaceAll(msg, cwd+string(filepath.Separator), ""))
 }
+
+// printable is s with its control characters but newlines and tabs written as escapes (\r,
+// \x1b, \u0085): what a command, a backend or a cluster wrote reaches the console in errors,
+// values and notes, and written raw, a carriage return and an escape sequence in a command's
+// stderr drew "PASSED" over the verdict line of a run that erred.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, isEscaped) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !isEscaped(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r) // '\r', '\x1b', '\u0085'
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+func isEscaped(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }
 
 // loadSelected loads the scenarios of paths and keeps those --scenario and --tag select; an
 // invalid spec is reported (exit 2).

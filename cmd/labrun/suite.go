@@ -175,6 +175,7 @@ func (p *process) withStreams(out, errs io.Writer) *process {
 		Args: p.Args, Stdin: p.Stdin, Getenv: p.Getenv, Cwd: p.Cwd,
 		TermWidth: p.TermWidth, Signals: p.Signals, ReleaseSignals: p.ReleaseSignals, Targets: p.Targets,
 		leftoverScan: p.leftoverScan, sources: p.sources,
+		shownOnTerminal: p.IsTerminal || p.shownOnTerminal,
 	}
 	q.Stdout, q.Stderr = q.secrets.wrap(out), q.secrets.wrap(errs)
 	return q

@@ -75,19 +75,31 @@ wrapped_scenario_with_a_long_name: schema.#Scenario & {
 	if err := os.WriteFile(filepath.Join(dir, "w.cue"), []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The same scenario under another name, for two runs at once.
+	spec2 := strings.Replace(spec, "wrapped_scenario_with_a_long_name:", "other_wrapped_scenario_with_a_long_name:", 1)
+	if err := os.WriteFile(filepath.Join(dir, "w2.cue"), []byte(spec2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// --parallel 2: each run prints into a buffer, shown on the terminal when it ends; seen
+	// in tmux at 80 columns, its lines were not wrapped and the terminal broke them mid-word
+	// ("http://127.0.0.1:37097/echo?statu" / "s=503…", "a micro" / "second").
 	for _, c := range []struct {
 		terminal bool
 		width    int
-	}{{true, 60}, {true, 80}, {false, 60}} {
+		parallel bool
+	}{{true, 60, false}, {true, 80, false}, {false, 60, false}, {true, 80, true}, {false, 60, true}} {
 		var out, errOut bytes.Buffer
 		p := testProcess()
 		p.Args = []string{"run", "--target", "fake", "--report-dir", "", filepath.Join(dir, "w.cue")}
+		if c.parallel {
+			p.Args = append(p.Args[:len(p.Args)-1], "--parallel", "2", filepath.Join(dir, "w.cue"), filepath.Join(dir, "w2.cue"))
+		}
 		p.Stdout, p.Stderr, p.Cwd = &out, &errOut, dir
 		p.Getenv = func(string) string { return "" }
 		p.IsTerminal = c.terminal
 		p.TermWidth = func() int { return c.width }
 		if code := Main(p); code != exitOK {
-			t.Fatalf("terminal %v width %d: exit %d\n%s%s", c.terminal, c.width, code, out.String(), errOut.String())
+			t.Fatalf("terminal %v width %d parallel %v: exit %d\n%s%s", c.terminal, c.width, c.parallel, code, out.String(), errOut.String())
 		}
 		shown := screen(out.String())
 		longest := 0
@@ -100,11 +112,11 @@ wrapped_scenario_with_a_long_name: schema.#Scenario & {
 			}
 			// A word no line holds (a URL) is broken by the terminal wherever it is.
 			if c.terminal && n >= c.width && strings.Contains(strings.TrimSpace(l), " ") && word < c.width-16 {
-				t.Errorf("terminal of %d columns: a line of %d columns, which the terminal breaks where it falls:\n%s", c.width, n, l)
+				t.Errorf("terminal of %d columns (parallel %v): a line of %d columns, which the terminal breaks where it falls:\n%s", c.width, c.parallel, n, l)
 			}
 		}
 		if !c.terminal && longest < 100 {
-			t.Errorf("not a terminal: lines were broken (longest %d columns):\n%s", longest, shown)
+			t.Errorf("not a terminal (parallel %v): lines were broken (longest %d columns):\n%s", c.parallel, longest, shown)
 		}
 		// Joined again, the lines say what the unbroken ones say: nothing cut.
 		flat := strings.Join(strings.Fields(shown), " ")
@@ -161,6 +173,68 @@ func TestVerdictInterruptedOnce(t *testing.T) {
 		p.printVerdict(&interp.Record{Scenario: "s", Outcome: interp.Interrupted, Error: c.err, Start: start, End: start.Add(1730 * time.Millisecond)}, "", true)
 		if out.String() != c.want {
 			t.Errorf("error %q: verdict %q, want %q", c.err, out.String(), c.want)
+		}
+	}
+}
+
+// TestPlanWrapsAtSpaces: labrun plan on a terminal of 80 columns printed its lines whole, and
+// the terminal broke them mid-word: the quickstart's doc ("backe" / "nd b"), its then: line
+// ("s" / "hut down"), a load's notes ("at" / "10 qps"), the runs table's header ("PLAN" /
+// "NED"). Prose lines are wrapped at spaces as run's are; a table's row goes on under its last
+// column (or, for a word that column cannot hold, indented under the row). Not a terminal:
+// every line whole.
+func TestPlanWrapsAtSpaces(t *testing.T) {
+	dir := t.TempDir()
+	spec := `package w
+
+import "labrun.dev/schema"
+
+wrapped_plan: schema.#Scenario & {
+	doc: "a doc long enough to need more than one line of a terminal eighty columns wide, with words"
+	vars: {requests: 20, connections: 3}
+	sweep: connections: [1, 2]
+	steps: [
+		{name: "before_the_load_of_many_requests", snapshot: prometheus: "http://127.0.0.1:1/metrics"},
+		{name: "a_load_step_with_a_long_name", load: {url: "http://backend.lab.example.internal:18080/echo?delay=1ms", requests: vars.requests, connections: vars.connections}},
+		{name: "after_the_load_of_many_requests", snapshot: prometheus: "http://127.0.0.1:1/metrics"},
+	]
+	expect: ["delta.rq_total <= a_load_step_with_a_long_name.requests"]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "w.cue"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var whole string
+	for _, terminal := range []bool{false, true} {
+		var out, errOut bytes.Buffer
+		p := testProcess()
+		p.Args = []string{"plan", filepath.Join(dir, "w.cue")}
+		p.Stdout, p.Stderr, p.Cwd = &out, &errOut, dir
+		p.Getenv = func(string) string { return "" }
+		p.IsTerminal = terminal
+		p.TermWidth = func() int { return 80 }
+		if code := Main(p); code != exitOK {
+			t.Fatalf("terminal %v: exit %d\n%s%s", terminal, code, out.String(), errOut.String())
+		}
+		longest := 0
+		for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			n := visibleLen(l)
+			longest = max(longest, n)
+			word := 0
+			for _, w := range strings.Fields(l) {
+				word = max(word, visibleLen(w))
+			}
+			if terminal && n >= 80 && word < 60 {
+				t.Errorf("terminal of 80 columns: a line of %d columns, which the terminal breaks where it falls:\n%s", n, l)
+			}
+		}
+		if !terminal {
+			if longest < 100 {
+				t.Errorf("not a terminal: lines were broken (longest %d columns):\n%s", longest, out.String())
+			}
+			whole = strings.Join(strings.Fields(out.String()), " ")
+		} else if got := strings.Join(strings.Fields(out.String()), " "); got != whole {
+			t.Errorf("wrapped, the plan says something else:\n%s\nwant (joined)\n%s", got, whole)
 		}
 	}
 }
