@@ -168,9 +168,9 @@ func checkCannotFailIf(sc *dsl.Scenario, sweptVars, sweptByFlag map[string]bool,
 			}
 			switch st.Kind {
 			case "assert":
-				all = append(all, judged{st.Expr, st.Path + ".assert", "assertion", st})
+				all = append(all, judged{st.Expr, sc.Name + "." + st.Path + ".assert", "assertion", st})
 			case "wait", "repeat":
-				all = append(all, judged{st.Expr, st.Path + "." + st.Kind + ".until", "the until of a " + st.Kind, st})
+				all = append(all, judged{st.Expr, sc.Name + "." + st.Path + "." + st.Kind + ".until", "the until of a " + st.Kind, st})
 			}
 		})
 	}
