@@ -127,6 +127,10 @@ func setLeaf(r *Record, src string, v any, pair [2]string) (got float64, ok bool
 	}
 	if m := keyLeaf.FindStringSubmatch(src); m != nil {
 		key := m[3] + m[4]
+		if m[2] == "codes" && loadOf(r, m[1]) != nil {
+			src = m[1] + ".code" + strings.Replace(key, "-", "_", 1) // fortio.codes["503"] is fortio.code503
+			return setLeaf(r, src, v, pair)
+		}
 		found := false
 		updateResult(r, m[1], func(l schema.LogResult) schema.LogResult {
 			found = true
