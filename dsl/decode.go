@@ -45,6 +45,8 @@ type decoder struct {
 	// vacuous are the expectations' comparisons that cannot fail (or hold) whatever the run
 	// records: errors when the scenario has no other.
 	vacuous []*Error
+	// vacuousOf is the expectation each of vacuous is of.
+	vacuousOf []*Expr
 	// refused are the steps whose kind's Check found a problem: later checks of them would
 	// only repeat it.
 	refused map[*Step]bool
@@ -193,9 +195,15 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		d.checkSweptVarsRead(names)
 		d.checkMayFailChecks(names)
 	}
-	if len(l.errs.errs) == before {
-		// An expectation that cannot fail, said once nothing else is wrong.
-		l.errs.errs = append(l.errs.errs, d.vacuous...)
+	// An expectation that cannot fail is said with the other problems, not once they are
+	// fixed (a newcomer fixing ten problems met two more): its finding is of its own compiled
+	// expression (one that did not compile has none), unless it reads a step with a problem,
+	// whose result's type the fix may change (a snapshot in a sampled block becomes a series).
+	broken := d.brokenSteps(l.errs.errs[before:])
+	for k, v := range d.vacuous {
+		if !slices.ContainsFunc(d.vacuousOf[k].Names, func(n string) bool { return broken[n] }) {
+			l.errs.errs = append(l.errs.errs, v)
+		}
 	}
 	if len(l.errs.errs) == before {
 		// A scenario left out by --scenario or --tag is not warned of: it will not run, and
@@ -211,11 +219,34 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		}
 		l.res.Scenarios = append(l.res.Scenarios, sc)
 	} else if l.opts.Partial {
+		if !sc.cueVarsKnown {
+			d.knowCUEVars() // what a load's requests are, for the judge (interp.CheckCannotFailOf)
+		}
 		l.res.Partial = append(l.res.Partial, sc)
 	}
 	if l.opts.ForRun {
 		d.dropRaw()
 	}
+}
+
+// brokenSteps are the names of the steps that errs (the scenario's problems) are of, or of a
+// block holding them.
+func (d *decoder) brokenSteps(errs []*Error) map[string]bool {
+	out := map[string]bool{}
+	prefix := d.sc.Name + "."
+	under := func(path, p string) bool { return path == p || strings.HasPrefix(path, p+".") }
+	for _, e := range errs {
+		rest, ok := strings.CutPrefix(e.Path, prefix)
+		if !ok {
+			continue
+		}
+		for _, s := range d.order {
+			if s.Name != "" && s.Path != "" && (under(rest, s.Path) || under(s.Path, rest)) {
+				out[s.Name] = true
+			}
+		}
+	}
+	return out
 }
 
 // dropRaw lets go of the decoded form of the parameters of every step that has no ${...} to
@@ -1354,8 +1385,10 @@ func (d *decoder) compile(names *Names) {
 				continue
 			}
 			sc.Expect = append(sc.Expect, e)
+			sc.expectAt = append(sc.expectAt, i)
 			for _, v := range e.vacuous {
 				d.vacuous = append(d.vacuous, &Error{Pos: exprPos(e.Pos, e.Src, v.col), Path: fmt.Sprintf("%s.expect.%d", sc.Name, i), Msg: fmt.Sprintf("in expression %q: %s", e.Src, v.msg)})
+				d.vacuousOf = append(d.vacuousOf, e)
 			}
 			d.exprWarnings(e)
 			d.checkDeltaOrder(e, fmt.Sprintf("%s.expect.%d", sc.Name, i))

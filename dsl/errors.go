@@ -200,6 +200,10 @@ func (l *errorList) err() error {
 // its first group is the scenario's path.
 var stepNamePath = regexp.MustCompile(`^(.+?)\.(?:steps|setup|cleanup)\.\d+(?:\..+)?\.name$`)
 
+// stepListPath is the path of a phase's list of steps or of one step; its first group is the
+// scenario's path.
+var stepListPath = regexp.MustCompile(`^(.+?)\.(?:steps|setup|cleanup|catch)(?:\.\d+)?$`)
+
 // withoutFollowOns drops the problems that are consequences of another one, which alone says
 // what to fix: below a value that is no struct or list (load: null), its fields' problems
 // ("url is empty"); and, once a step's name is refused (name: 7, "be fore"), an expectation's
@@ -215,6 +219,9 @@ func withoutFollowOns(es Errors) Errors {
 		}
 		if strings.HasPrefix(e.Msg, "expected a struct, got ") || strings.HasPrefix(e.Msg, "expected a list, got ") {
 			notStruct = append(notStruct, e.Path+".")
+			if m := stepListPath.FindStringSubmatch(e.Path); m != nil {
+				badName[m[1]] = true // steps: null, [null]: no step of it has a name
+			}
 		}
 		if m := stepNamePath.FindStringSubmatch(e.Path); m != nil {
 			badName[m[1]] = true

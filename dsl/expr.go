@@ -430,6 +430,7 @@ func (n *Names) Env() map[string]any {
 		"vars":            map[string]any{},
 		"approx":          Approx,
 		"within":          Within,
+		"quantity":        Quantity,
 		"has":             Has,
 		"backends":        map[string]schema.Endpoint{},
 		"blackholes":      map[string]schema.Endpoint{},
@@ -569,6 +570,16 @@ func Has(m any, key string) bool {
 		return ok
 	}
 	return false
+}
+
+// Quantity is a Kubernetes resource quantity (a string, "500m", "1Gi", or a number) as a
+// number: cpu in cores, memory in bytes.
+func Quantity(v any) (float64, error) {
+	q, ok := kubeshape.Quantity(v)
+	if !ok {
+		return 0, fmt.Errorf("%s is no Kubernetes resource quantity (e.g. \"500m\", \"1Gi\", 2)", FormatValue(v))
+	}
+	return q.AsApproximateFloat64(), nil
 }
 
 // Within reports whether lo <= x <= hi.
@@ -802,7 +813,7 @@ func unknownFunction(name string) string {
 	if s := closest(name, all); s != "" {
 		return msg + fmt.Sprintf(" (did you mean %s(…)?)", s)
 	}
-	return msg + "; labrun's: approx, within, has, delta, deltaAcross; expr's: see expr-lang.org"
+	return msg + "; labrun's: approx, within, has, quantity, delta, deltaAcross; expr's: see expr-lang.org"
 }
 
 var (

@@ -100,7 +100,7 @@ var LintCodes = map[string]string{
 	LintSweepOnlyJudged:     "a swept var (of the scenario's sweep or --sweep) that only the expectations (or a catch step) read: every combination runs the same setup and steps, and only the claims judged of them differ",
 	LintUnusedDNSName:       "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
 	LintUnreachedBackend:    "a delta an expression reads compares snapshots of a local backend that no step of the scenario can reach (no load names its ${backends.<name>...} or address, no exec or process runs a command that could, nothing restarts it): nothing the run does moves its counters",
-	LintUnknownReason:       "an expression compares an event's reason with a literal that is none of the reasons Kubernetes writes but a letter or two off one (reason == 'BackOf'): no event has it, so the claim matches nothing, and one that none happened holds whatever happened",
+	LintUnknownReason:       "an expression compares an event's reason with a literal that is none of the reasons Kubernetes writes but a letter or two off one (reason == 'BackOf'), or an events step's reason filter has such a word (reason: \"Unhealty\"): no event has it, so the claim matches nothing, and one that none happened holds whatever happened",
 	LintBareTime:            "an expression compares a time in milliseconds or seconds (a load's latencies, its duration, a config's timeout) with a number other than 0 written without its unit (fortio.avg >= 2): meant in the other unit, the claim is off by a factor of 1000 and may hold of any run; duration('2s') says which",
 	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
@@ -263,6 +263,7 @@ func (d *decoder) lint() {
 	d.lintPodReplaced(objs, warn)
 	d.lintUnmatchedLabels(objs, ix, warn)
 	d.lintEventsObjects(warn)
+	d.lintEventsReason(func(s *Step, field, code, format string, args ...any) { warnAt(true, s, field, code, format, args...) })
 	d.lintAbsentLabels(objs, warn)
 	d.lintReflectsReapplied(warn)
 }
@@ -1693,5 +1694,34 @@ func (d *decoder) eachWaitFileObject(p *schema.Wait, absentFirst bool, f func(fi
 				}
 			}
 		}
+	}
+}
+
+// lintEventsReason warns of an events step whose reason filter (a pattern, matched anywhere
+// in the reason) has a plain alternative that matches none of the reasons Kubernetes writes
+// but is a letter or two off one: events: {reason: "Unhealty"} keeps no event, and a claim
+// that none happened (len(ev) == 0) held whatever happened. The unknown-reason lint of
+// expressions (reason == 'BackOf') did not read the step's own filter.
+func (d *decoder) lintEventsReason(warn func(s *Step, field, code, format string, args ...any)) {
+	for _, ph := range d.sc.Phases() {
+		Walk(ph.Steps, func(s *Step) {
+			p, ok := s.Params.(*schema.Events)
+			if !ok || p.Reason == "" || HasInterpolation(p.Reason) || strings.ContainsAny(p.Reason, "()") {
+				return
+			}
+			for _, alt := range strings.Split(p.Reason, "|") {
+				if alt == "" || regexp.QuoteMeta(alt) != alt || slices.ContainsFunc(schema.EventReasons, func(r string) bool { return strings.Contains(r, alt) }) {
+					continue // a pattern, or a part of a reason Kubernetes writes
+				}
+				if m := closest(alt, schema.EventReasons); m != "" {
+					what := fmt.Sprintf("reason %q", p.Reason)
+					if alt != p.Reason {
+						what = fmt.Sprintf("reason %q: its %q", p.Reason, alt)
+					}
+					warn(s, "reason", LintUnknownReason, "events %s matches none of the reasons Kubernetes writes (did you mean %q?): the filter keeps no event of it, and a claim that none happened (len(…) == 0) holds whatever happened; the pattern matches anywhere in the reason, case-sensitively", what, m)
+					return
+				}
+			}
+		})
 	}
 }

@@ -305,7 +305,7 @@ func readsItem(n ast.Node) bool {
 
 // notRun are the names of the environment that hold no value the run records.
 var notRun = map[string]bool{"vars": true, "target": true, "backends": true, "blackholes": true, "ns": true,
-	"approx": true, "within": true, "has": true, "$env": true}
+	"approx": true, "within": true, "has": true, "quantity": true, "$env": true}
 
 // readsRun reports whether n reads a value the run records: a name of the environment other
 // than vars, the target's values and labrun's functions (a step's result, delta, outcome…), or

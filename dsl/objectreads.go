@@ -204,3 +204,63 @@ func (sc *Scenario) AllExprs() []*Expr {
 	}
 	return out
 }
+
+// quantityCompared says why comparison n of a resource quantity read below a built-in kind's
+// object (limits.cpu, requests.memory) is wrong as written; "" when it is not. The API server
+// writes a quantity in its canonical form ("500m" for 0.5, "1Gi" for 1024Mi): a string
+// literal in another form never equals it (== never holds, != always does: a claim that
+// passes whatever the pod has), a number is no string, and < and > order strings byte by byte.
+func (c *exprChecker) quantityCompared(n *ast.BinaryNode, written [2]string) string {
+	sides := [2]ast.Node{n.Left, n.Right}
+	for i, side := range sides {
+		step, names, _, ok := c.objectChain(side)
+		if !ok || c.names == nil {
+			continue
+		}
+		r := c.names.Results[step]
+		if r == nil || r.Object == nil {
+			continue
+		}
+		sh := r.Object.At(names)
+		if sh == nil || sh.Kind != kubeshape.Scalar || sh.Scalar != kubeshape.QuantityScalar {
+			continue
+		}
+		other := sides[1-i]
+		fix := fmt.Sprintf("compare numbers: quantity(%s) %s %s", written[i], n.Operator, written[1-i])
+		if lit, isLit := other.(*ast.StringNode); isLit {
+			q, err := Quantity(lit.Value)
+			if err != nil {
+				return fmt.Sprintf("%s %s %s: %s is a resource quantity, and %s", written[0], n.Operator, written[1], written[i], err)
+			}
+			op := n.Operator
+			if i == 1 { // the literal on the left: quantity(x) on the left of the fix
+				op = map[string]string{"<": ">", ">": "<", "<=": ">=", ">=": "<="}[op]
+				if op == "" {
+					op = n.Operator
+				}
+			}
+			fix = fmt.Sprintf("compare numbers: quantity(%s) %s %s", written[i], op, FormatValue(q))
+			if n.Operator == "==" || n.Operator == "!=" {
+				canon, _ := kubeshape.Quantity(lit.Value)
+				if canon.String() == lit.Value {
+					return "" // as the API server writes it
+				}
+				return fmt.Sprintf("%s %s %s: %s is a resource quantity, which the API server writes in its canonical form, %q for %q: compared as written, == never holds and != always does; write %q, or %s",
+					written[0], n.Operator, written[1], written[i], canon.String(), lit.Value, canon.String(), fix)
+			}
+			return fmt.Sprintf("%s %s %s orders strings byte by byte (\"900m\" > \"1\"): %s is a resource quantity; %s",
+				written[0], n.Operator, written[1], written[i], fix)
+		}
+		if _, isNum := other.(*ast.IntegerNode); isNum {
+			return fmt.Sprintf("%s %s %s: %s is a resource quantity, read as the string the API server writes (\"500m\"), not a number; %s", written[0], n.Operator, written[1], written[i], fix)
+		}
+		if _, isNum := other.(*ast.FloatNode); isNum {
+			return fmt.Sprintf("%s %s %s: %s is a resource quantity, read as the string the API server writes (\"500m\"), not a number; %s", written[0], n.Operator, written[1], written[i], fix)
+		}
+		if n.Operator != "==" && n.Operator != "!=" {
+			return fmt.Sprintf("%s %s %s orders strings byte by byte (\"900m\" > \"1\"): %s is a resource quantity; compare numbers: quantity(%s) %s quantity(%s)",
+				written[0], n.Operator, written[1], written[i], written[i], n.Operator, written[1-i])
+		}
+	}
+	return ""
+}

@@ -117,7 +117,7 @@ func (b *bound) has(name string) bool {
 }
 
 // calls are the functions of the environment: their names are not values.
-var calls = map[string]bool{"approx": true, "within": true, "has": true, "delta": true, deltaFunc: true, hostsFunc: true}
+var calls = map[string]bool{"approx": true, "within": true, "has": true, "quantity": true, "delta": true, deltaFunc: true, hostsFunc: true}
 
 func (r *readWalk) walk(n ast.Node, b *bound) {
 	switch n := n.(type) {

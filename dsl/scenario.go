@@ -7,6 +7,7 @@
 package dsl
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -65,9 +66,12 @@ type Scenario struct {
 	Steps        []*Step
 	// Catch runs only when the setup or the steps failed (a step failed or errored), before
 	// the cleanup: it collects what explains the failure (events, describe, logs).
-	Catch          []*Step
-	Cleanup        []*Step
-	Expect         []*Expr
+	Catch   []*Step
+	Cleanup []*Step
+	Expect  []*Expr
+	// expectAt is the place in expect: of each of Expect (a scenario with problems leaves
+	// out the expectations that did not compile).
+	expectAt       []int
 	AllowReset     []string
 	Timeout        time.Duration
 	CleanupTimeout time.Duration
@@ -107,6 +111,14 @@ type Scenario struct {
 	timeline *timeline
 	// exprNames are the names expressions see, for the ${...} of files read at run time.
 	exprNames *Names
+}
+
+// ExpectPath is the CUE path of Expect[i], as its problems name it: e.g. "s.expect.3".
+func (s *Scenario) ExpectPath(i int) string {
+	if i < len(s.expectAt) {
+		i = s.expectAt[i]
+	}
+	return fmt.Sprintf("%s.expect.%d", s.Name, i)
 }
 
 // Step returns the step with this name, or nil.

@@ -125,6 +125,7 @@ type Read struct {
 var Functions = map[string]string{
 	"approx":      "approx(got, want, rel): |got − want| ≤ |rel × want|, e.g. approx(fortio.qps, 100, 0.1)",
 	"within":      "within(x, lo, hi): lo ≤ x ≤ hi",
+	"quantity":    `quantity(q): a Kubernetes resource quantity ("500m", "1Gi", 2) as a number, cpu in cores (0.5), memory in bytes (1073741824), e.g. quantity(pod.spec.containers[0].resources.limits.cpu) == 0.5`,
 	"has":         "has(map, key): the map (a snapshot, a delta, a capture, a load's codes, an object) holds key",
 	"delta":       `delta("a", "b"): the counters of snapshot b minus those of a, two snapshots of one source`,
 	"deltaAcross": `deltaAcross("a", "b"): delta of two snapshots of different sources, written on purpose`,
@@ -1114,6 +1115,17 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		args[i] = c.typeOf(&n.Arguments[i])
 	}
 	switch id.Value {
+	case "quantity":
+		if len(args) != 1 {
+			c.fail(col(n), "quantity takes 1 argument, %s; got %d", Functions["quantity"], len(args))
+			return schema.NumberType
+		}
+		if lit, ok := n.Arguments[0].(*ast.StringNode); ok {
+			if _, err := Quantity(lit.Value); err != nil {
+				c.fail(col(n.Arguments[0]), "%s: %v", n, err)
+			}
+		}
+		return schema.NumberType
 	case "approx", "within":
 		if len(args) != 3 {
 			c.fail(col(n), "%s takes 3 arguments, %s; got %d", id.Value, Functions[id.Value], len(args))
@@ -1263,6 +1275,11 @@ var unitWords = map[schema.Unit]string{
 func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	// As written: typing rewrites aliases and stat reads.
 	written := [2]string{n.Left.String(), n.Right.String()}
+	quantityMsg := ""
+	switch n.Operator {
+	case "==", "!=", "<", ">", "<=", ">=":
+		quantityMsg = c.quantityCompared(n, written) // before typing rewrites the reads
+	}
 	if n.Operator == "==" || n.Operator == "!=" {
 		// A whole capture compared (l1.capture == l2.capture) reads as {} where nothing
 		// matched: two captures that matched nothing are equal. Read so, it has no value.
@@ -1305,6 +1322,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			r = t
 		}
 		c.knownLiteral(n, written, l, r)
+		if quantityMsg != "" {
+			c.fail(col(n), "%s", quantityMsg)
+			return schema.BoolType
+		}
 		if lit, t, side := enumLiteral(n, l, r); t != nil && !slices.Contains(t.Enum, lit) {
 			c.fail(col(n), "%s %s %s: %s is one of %s; %q never matches", n.Left, n.Operator, n.Right, side, strings.Join(t.Enum, ", "), lit)
 			return schema.BoolType

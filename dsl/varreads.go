@@ -381,18 +381,14 @@ func (d *decoder) checkSweptVarsRead(names *Names) {
 	}
 	sc.unreadVars = map[string]bool{}
 	sc.judgedOnlyVars = map[string]string{}
-	sc.cueVars = map[string]bool{}
 	for name := range sc.Vars {
 		if !d.readsVar(names, name) {
 			sc.unreadVars[name] = true
 		} else if by := d.onlyJudgedBy(names, name); by != "" {
 			sc.judgedOnlyVars[name] = by
 		}
-		if d.cueReadsVar(name) {
-			sc.cueVars[name] = true
-		}
 	}
-	sc.cueVarsKnown = true
+	d.knowCUEVars()
 	for _, name := range sortedKeys(sc.Sweep) {
 		if by := sc.judgedOnlyVars[name]; by != "" && len(sc.Sweep[name]) >= 2 {
 			d.warn(d.rootFieldPos("sweep."+name), LintSweepOnlyJudged, "%s", judgedOnlySweptVar(name, len(sc.Sweep[name]), by))
@@ -446,6 +442,19 @@ func (d *decoder) onlyJudgedBy(names *Names, name string) string {
 // judgedOnlySweptVar says why a sweep of a var that only the claims read is warned of.
 func judgedOnlySweptVar(name string, values int, by string) string {
 	return fmt.Sprintf("vars.%s is read only by %s: no field is computed from it, and no setup, steps or cleanup step reads it in a ${...} or a condition, so its %d values would run the same experiment %d times, and only what is judged of it would differ, while the summary reads as a run at each value; read it where the run should change (a field such as requests: vars.%s, or ${vars.%s} in a step's string), or judge the values in one run's expectations", name, by, values, values, name, name)
+}
+
+// knowCUEVars finds the vars the scenario's CUE could read (ParamsMayReadVars): of its
+// syntax only, so known in a scenario with problems too.
+func (d *decoder) knowCUEVars() {
+	sc := d.sc
+	sc.cueVars = map[string]bool{}
+	for name := range sc.Vars {
+		if d.cueReadsVar(name) {
+			sc.cueVars[name] = true
+		}
+	}
+	sc.cueVarsKnown = true
 }
 
 // ParamsMayReadVars reports whether a var could change what the scenario's CUE computes

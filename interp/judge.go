@@ -309,6 +309,7 @@ func (j *Judge) Env() map[string]any {
 		"vars":       rec.Vars,
 		"approx":     dsl.Approx,
 		"within":     dsl.Within,
+		"quantity":   dsl.Quantity,
 		"has":        dsl.Has,
 		"backends":   map[string]schema.Endpoint{},
 		"blackholes": map[string]schema.Endpoint{},

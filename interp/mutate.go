@@ -3,6 +3,7 @@ package interp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -50,6 +51,10 @@ type MutantResult struct {
 	// backend's count of 5xx and fortio's 503s), each with the pair: a run where both changed
 	// alike passes them, so they did not kill the mutant.
 	Contradicted []string `json:"contradicted,omitempty"`
+	// Counterpart says what the run where both sides of each such comparison changed alike
+	// recorded (the mutant's value on both, the other records of each step kept consistent),
+	// on which every expectation was judged: KilledBy, of a mutant killed so, failed there.
+	Counterpart string `json:"counterpart,omitempty"`
 	// Impossible says what the mutant's record holds that no run writes (replay refuses such
 	// a record): it is no outcome the expectations should tell apart, so it is neither
 	// killed nor survived, and not judged.
@@ -137,6 +142,8 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 			res.KilledBy = append(res.KilledBy, m.caughtBy)
 		}
 		var env1 map[string]any
+		var ties []tie
+		var mentionedBy []string // the expectations with a tie whose other side another names
 		for i, jd := range Rejudge(mr, sc) {
 			if jd.Outcome == Passed {
 				continue
@@ -145,17 +152,37 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 				// An expectation that failed only because the mutant changed one of two
 				// records of one fact that it compares (delta.rq_5xx == fortio.code503,
 				// fortio's 503s changed, the backend's count not) did not judge a wrong
-				// outcome: a run where both read the new value passes it.
+				// outcome: a run where both read the new value passes it. Whether the
+				// other expectations pass that run is judged below (counterpart).
 				if env1 == nil {
 					env1 = NewJudge(mr, sc).Env()
 				}
-				if why := contradictionOnly(sc.Expect[i], env0, env1, sc, pair); why != "" {
+				if why, ts := contradictionTies(sc.Expect[i], env0, env1, sc, pair); why != "" {
 					res.Contradicted = append(res.Contradicted, jd.Src+": "+why)
+					ties = append(ties, ts...)
+					if slices.ContainsFunc(ts, func(t tie) bool { return t.mentioned }) {
+						mentionedBy = append(mentionedBy, jd.Src)
+					}
 					continue
 				}
 			}
 			res.Killed = true
 			res.KilledBy = append(res.KilledBy, jd.Src)
+		}
+		if len(ties) > 0 && !res.Killed {
+			if failed, set, ok := counterpart(mr, sc, env0, pair, before, ties); ok {
+				res.Counterpart = counterpartNote(set)
+				if len(failed) > 0 {
+					res.Killed = true
+					res.KilledBy = failed
+				}
+			} else if len(mentionedBy) > 0 {
+				res.Killed = true // the textual rule: another expectation reads the other side
+				res.KilledBy = mentionedBy
+				res.Contradicted = nil
+			}
+		} else if len(mentionedBy) > 0 {
+			res.KilledBy = append(res.KilledBy, mentionedBy...)
 		}
 		if !res.Killed {
 			for _, e := range sc.Expect {

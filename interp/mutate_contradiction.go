@@ -21,11 +21,29 @@ import (
 // "fortio: every request 503" because the backend's delta still counts the recorded 503s,
 // while a run where every request answered 503 passes it.
 func contradictionOnly(e *dsl.Expr, env0, env1 map[string]any, sc *dsl.Scenario, pair [2]string) string {
+	why, _ := contradictionTies(e, env0, env1, sc, pair)
+	return why
+}
+
+// contradictionTies is contradictionOnly with the ties it found: for each comparison, the
+// side the mutant left as recorded and the value a run whose outcome were the mutant's
+// would record there.
+func contradictionTies(e *dsl.Expr, env0, env1 map[string]any, sc *dsl.Scenario, pair [2]string) (string, []tie) {
 	c := &consistent{env0: env0, env1: env1, sc: sc, e: e, deltaPair: pair}
 	if held, ok := c.holds(e.Explain, true); !ok || !held || len(c.pairs) == 0 {
-		return ""
+		return "", nil
 	}
-	return strings.Join(c.pairs, "; ")
+	return strings.Join(c.pairs, "; "), c.ties
+}
+
+// tie is one comparison a mutant broke by changing one of two records of one fact: other is
+// the side it left as recorded, now the value its changed side has.
+type tie struct {
+	changed, other string
+	now            any
+	// mentioned says another expectation's source names other (the textual rule, used
+	// where no run with other changed alike can be built).
+	mentioned bool
 }
 
 type consistent struct {
@@ -35,6 +53,7 @@ type consistent struct {
 	// deltaPair are the snapshots a plain delta compares.
 	deltaPair [2]string
 	pairs     []string
+	ties      []tie
 }
 
 // holds evaluates x on the mutant, a comparison of two records of one fact, where positive
@@ -116,18 +135,21 @@ func (c *consistent) pair(x *dsl.Explain) string {
 			return ""
 		}
 	}
-	// The run where both changed alike must pass the other expectations too: one that reads
-	// the other side might fail there; left as killed.
-	for _, x := range c.sc.Expect {
-		if x != c.e && strings.Contains(x.Src, other.Src) {
-			return ""
-		}
-	}
 	if fn, ok := number(now); ok && fn < 0 {
 		if fw, _ := number(was); fw >= 0 {
 			return "" // a counter that went down (reset): no count of the other side reads so
 		}
 	}
+	// The run where both changed alike must pass the other expectations too: Mutate builds
+	// it and judges them (counterpart). Where it cannot, one that reads the other side
+	// might fail there, and the mutant is left as killed.
+	mentioned := false
+	for _, x := range c.sc.Expect {
+		if x != c.e && strings.Contains(x.Src, other.Src) {
+			mentioned = true
+		}
+	}
+	c.ties = append(c.ties, tie{changed: changed.Src, other: other.Src, now: now, mentioned: mentioned})
 	return fmt.Sprintf("%s went from %s to %s while %s, recorded equal to it, stayed %s: a run that recorded %s for both passes it",
 		changed.Src, dsl.FormatValue(was), dsl.FormatValue(now), other.Src, dsl.FormatValue(was), dsl.FormatValue(now))
 }

@@ -205,78 +205,84 @@ func fixedRequests(sc *dsl.Scenario, name string) bool {
 // expectation that only restates fortio's sums (ok + errors == requests) kills it and proves
 // nothing.
 func loadNumeric(add func(string, func(*Record)), name, field string) {
+	isCode := len(field) > 4 && field[:4] == "code"
+	for _, s := range scalings(isCode || loadCounts[field]) {
+		f := s.f
+		add(name+"."+field+s.name, func(r *Record) {
+			if l := loadOf(r, name); l != nil {
+				changeLoad(l, field, s.name == " + 1" || s.name == " - 1", f)
+			}
+		})
+	}
+}
+
+// changeLoad changes field of load l by f as fortio could have recorded it (loadNumeric);
+// shift says f adds to or takes from the requests (one more answered as the most common
+// code) rather than scaling every code.
+func changeLoad(l *LoadRecord, field string, shift bool, f func(float64) float64) {
 	code, isCode := "", false
 	if len(field) > 4 && field[:4] == "code" {
 		code, isCode = strings.Replace(field[4:], "_", "-", 1), true // code_1 is codes["-1"]
 	}
-	for _, s := range scalings(isCode || loadCounts[field]) {
-		f := s.f
-		add(name+"."+field+s.name, func(r *Record) {
-			l := loadOf(r, name)
-			if l == nil {
-				return
+	switch field {
+	case "requests":
+		if shift {
+			top := l.MostCommon(true)
+			if l.Codes[l.MostCommon(false)] > l.Codes[top] {
+				top = l.MostCommon(false)
 			}
-			switch field {
-			case "requests":
-				if s.name == " + 1" || s.name == " - 1" {
-					top := l.MostCommon(true)
-					if l.Codes[l.MostCommon(false)] > l.Codes[top] {
-						top = l.MostCommon(false)
-					}
-					if l.Codes == nil {
-						l.Codes = map[string]float64{}
-					}
-					l.Codes[top] = max(0, f(l.Codes[top]))
-				} else {
-					for k, v := range l.Codes {
-						l.Codes[k] = f(v)
-					}
-				}
-				l.Recount()
-				if l.DurationS > 0 {
-					// Made in the same time, as fortio's qps says: requests over duration.
-					l.QPS = l.Requests / l.DurationS
-				}
-				return
-			case "ok", "errors":
-				v := l.OK
-				if field == "errors" {
-					v = l.Errors
-				}
-				d := min(max(f(v), 0), l.Requests) - v
-				// More errors are fewer successes, and the other way.
-				l.Answered(math.Abs(d), (d < 0) == (field == "ok"))
-				return
-			case "avg", "min", "max", "p50", "p90", "p99", "p999":
-				v := map[string]float64{"avg": l.Avg, "min": l.Min, "max": l.Max, "p50": l.P50, "p90": l.P90, "p99": l.P99, "p999": l.P999}[field]
-				l.SetLatency(field, f(v))
-				return
+			if l.Codes == nil {
+				l.Codes = map[string]float64{}
 			}
-			if isCode {
-				v := l.Codes[code]
-				d := max(f(v), 0) - v
-				ok := schema.IsOK(code)
-				switch {
-				case d < 0: // answered as the most common code of the other outcome
-					l.Move(-d, func(k string) bool { return k == code }, l.MostCommon(!ok))
-				case d > 0: // taken from the other outcome first, then from this one's other codes
-					if moved := l.Move(d, func(k string) bool { return schema.IsOK(k) != ok }, code); moved < d {
-						l.Move(d-moved, func(k string) bool { return schema.IsOK(k) == ok }, code)
-					}
-				}
-				return
+			l.Codes[top] = max(0, f(l.Codes[top]))
+		} else {
+			for k, v := range l.Codes {
+				l.Codes[k] = f(v)
 			}
-			for k, p := range map[string]*float64{
-				"sockets": &l.Sockets, "connections": &l.Connections, "qps": &l.QPS, "duration": &l.DurationS,
-			} {
-				if k == field {
-					*p = f(*p)
-				}
+		}
+		l.Recount()
+		if l.DurationS > 0 {
+			// Made in the same time, as fortio's qps says: requests over duration.
+			l.QPS = l.Requests / l.DurationS
+		}
+		return
+	case "ok", "errors":
+		v := l.OK
+		if field == "errors" {
+			v = l.Errors
+		}
+		d := min(max(f(v), 0), l.Requests) - v
+		// More errors are fewer successes, and the other way.
+		l.Answered(math.Abs(d), (d < 0) == (field == "ok"))
+		return
+	case "avg", "min", "max", "p50", "p90", "p99", "p999":
+		v := map[string]float64{"avg": l.Avg, "min": l.Min, "max": l.Max, "p50": l.P50, "p90": l.P90, "p99": l.P99, "p999": l.P999}[field]
+		l.SetLatency(field, f(v))
+		return
+	}
+	if isCode {
+		v := l.Codes[code]
+		d := max(f(v), 0) - v
+		ok := schema.IsOK(code)
+		switch {
+		case d < 0: // answered as the most common code of the other outcome
+			l.Move(-d, func(k string) bool { return k == code }, l.MostCommon(!ok))
+		case d > 0: // taken from the other outcome first, then from this one's other codes
+			if moved := l.Move(d, func(k string) bool { return schema.IsOK(k) != ok }, code); moved < d {
+				l.Move(d-moved, func(k string) bool { return schema.IsOK(k) == ok }, code)
 			}
-			if field == "duration" && l.DurationS > 0 {
-				l.QPS = l.Requests / l.DurationS // the same requests in that time
-			}
-		})
+		}
+		return
+	}
+	for k, p := range map[string]*float64{
+		"sockets": &l.Sockets, "connections": &l.Connections, "qps": &l.QPS, "duration": &l.DurationS,
+	} {
+		if k == field {
+			*p = f(*p)
+		}
+	}
+	if field == "duration" && l.DurationS > 0 {
+		l.QPS = l.Requests / l.DurationS // the same requests in that time
 	}
 }
 

@@ -52,6 +52,75 @@ func CheckCannotFail(sc *dsl.Scenario, sweptByFlag ...string) dsl.Errors {
 	return checkCannotFail(sc, nil, m)
 }
 
+// CheckCannotFailOf is CheckCannotFail of a scenario that has problems (errs, the load's:
+// Result.Partial), so that vet says every problem in one run, not this one once the others
+// are fixed. It judges only what the problems leave whole: nothing when one of them is of
+// the scenario as a whole (its vars, target, local world: what every sample is drawn from),
+// not an expectation's that did not compile nor an expectation with a problem of its own
+// (said already); with a step's problem, only expectations that neither name that step nor
+// read stats or step times (a broken step's place on the timeline, what it snapshots, are
+// not known), and no assertion or until of that step.
+func CheckCannotFailOf(sc *dsl.Scenario, errs dsl.Errors) dsl.Errors {
+	prefix := sc.Name + "."
+	under := func(path, p string) bool { return path == p || strings.HasPrefix(path, p+".") }
+	var stepErrs []string // the paths of the problems of steps
+	erred := map[string]bool{}
+	for _, e := range errs {
+		if e.Warning != "" {
+			continue
+		}
+		if e.Path == "" {
+			return nil // whose it is is not known
+		}
+		if !strings.HasPrefix(e.Path, prefix) {
+			continue
+		}
+		rest := strings.TrimPrefix(e.Path, prefix)
+		switch {
+		case strings.HasPrefix(rest, "expect."):
+			erred[e.Path] = true
+		case strings.HasPrefix(rest, "setup.") || strings.HasPrefix(rest, "steps.") || strings.HasPrefix(rest, "catch.") || strings.HasPrefix(rest, "cleanup."):
+			stepErrs = append(stepErrs, rest)
+		default:
+			return nil
+		}
+	}
+	var broken []*dsl.Step // the steps with a problem, and the blocks holding one
+	for _, ph := range [][]*dsl.Step{sc.Setup, sc.Steps, sc.Catch, sc.Cleanup} {
+		dsl.Walk(ph, func(st *dsl.Step) {
+			for _, p := range stepErrs {
+				if st.Path != "" && (under(p, st.Path) || under(st.Path, p)) {
+					broken = append(broken, st)
+					return
+				}
+			}
+		})
+	}
+	if len(stepErrs) > 0 && len(broken) == 0 {
+		return nil // a problem of a step not found: nothing is known whole
+	}
+	keep := func(e *dsl.Expr) bool {
+		if len(broken) == 0 {
+			return true
+		}
+		if len(e.Refs) > 0 || len(e.ErrorReads) > 0 || len(e.Outcomes) > 0 || timeRead.MatchString(e.Src) {
+			return false
+		}
+		for _, st := range broken {
+			if st.Name != "" && slices.Contains(e.Names, st.Name) {
+				return false
+			}
+		}
+		return true
+	}
+	return checkCannotFailIf(sc, nil, nil, func(path string, e *dsl.Expr, at *dsl.Step) bool {
+		if at != nil {
+			return !slices.Contains(broken, at) && keep(e)
+		}
+		return !erred[path] && keep(e)
+	})
+}
+
 // CheckCannotFailSwept is CheckCannotFail of one combination of a sweep, sc loaded with the
 // combination's values: it judges only the expectations and asserts that read a var of swept
 // (the matrix's swept vars; CheckCannotFail of the scenario judged the others), with those
@@ -70,6 +139,12 @@ func CheckCannotFailSwept(sc *dsl.Scenario, swept []string) dsl.Errors {
 
 // checkCannotFail is CheckCannotFail, or CheckCannotFailSwept when swept is not nil.
 func checkCannotFail(sc *dsl.Scenario, sweptVars, sweptByFlag map[string]bool) dsl.Errors {
+	return checkCannotFailIf(sc, sweptVars, sweptByFlag, nil)
+}
+
+// checkCannotFailIf is checkCannotFail of the expressions judge says to judge (nil: all), by
+// their path, and the step that judges it (nil: an expectation).
+func checkCannotFailIf(sc *dsl.Scenario, sweptVars, sweptByFlag map[string]bool, judge func(path string, e *dsl.Expr, at *dsl.Step) bool) dsl.Errors {
 	swept := sweptVars != nil
 	var errs dsl.Errors
 	var env map[string]any // the judge's, made once for the scenario's judged expectations
@@ -80,7 +155,7 @@ func checkCannotFail(sc *dsl.Scenario, sweptVars, sweptByFlag map[string]bool) d
 	}
 	var all []judged
 	for i, e := range sc.Expect {
-		all = append(all, judged{e, fmt.Sprintf("%s.expect.%d", sc.Name, i), "expectation", nil})
+		all = append(all, judged{e, sc.ExpectPath(i), "expectation", nil})
 	}
 	// An assert step's expression is an expectation judged during the run: one that cannot
 	// fail passes the step whatever the run did. A wait's or a repeat's until is judged the
@@ -93,15 +168,18 @@ func checkCannotFail(sc *dsl.Scenario, sweptVars, sweptByFlag map[string]bool) d
 			}
 			switch st.Kind {
 			case "assert":
-				all = append(all, judged{st.Expr, st.Path + ".assert", "assertion", st})
+				all = append(all, judged{st.Expr, sc.Name + "." + st.Path + ".assert", "assertion", st})
 			case "wait", "repeat":
-				all = append(all, judged{st.Expr, st.Path + "." + st.Kind + ".until", "the until of a " + st.Kind, st})
+				all = append(all, judged{st.Expr, sc.Name + "." + st.Path + "." + st.Kind + ".until", "the until of a " + st.Kind, st})
 			}
 		})
 	}
 	var plan *planOrder // made once, for the first expectation that reads times or deltas
 	for _, j := range all {
 		e := j.e
+		if judge != nil && !judge(j.path, e, j.at) {
+			continue
+		}
 		if swept && !readsSwept(sweptVars, e) && !readsLoadFixedBy(sc, e) || !swept && sweptByFlag != nil && readsSwept(sweptByFlag, e) {
 			continue
 		}

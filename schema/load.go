@@ -164,7 +164,7 @@ func (p *Load) Check(c Checker) {
 	}
 	checkNotZero(c, "duration", p.Duration, DefaultLoadDuration.String())
 	checkNotZero(c, "timeout", p.Timeout, DefaultRequestTimeout.String())
-	if n, why := p.RunConnections(); why != "" && c.Has("connections") {
+	if n, why := p.RunConnections(); why != "" && c.Has("connections") && p.Connections > 0 {
 		c.ValueErrorf("connections", "connections %d is more than requests %d: as fast as possible every connection makes at least one request, so the run would lower connections to %d; expected at most %d connections (or a qps)", p.Connections, p.Requests, n, n)
 	}
 }

@@ -27,7 +27,9 @@ file the run recorded, or --file), whose steps must be those the run ran (as rep
 expectations cannot tell that outcome from the recorded one. So has one that fails an
 expectation only because it changed one of two values, read by different steps, that the
 expectation compares and the run recorded equal (delta.rq_5xx == fortio.code503, fortio's 503s
-changed): a run where both read the new value passes it. A mutant whose record contradicts
+changed), when the run where both read the new value (built as a run could record it, the
+ties its changes break followed too) passes every expectation; one that fails there kills it.
+A mutant whose record contradicts
 itself as replay would refuse it (fortio's sums broken, a load of requests: N with another
 count) is impossible: no run records it, so it is listed but neither killed nor survived, and
 not counted in the score.
@@ -82,6 +84,11 @@ func writeMutation(p *process, rep *interp.MutationReport) {
 		if len(m.Contradicted) > 0 && !m.Killed {
 			// Failed only as a record that contradicts itself: no wrong outcome was judged.
 			verdict += " (failed only " + strings.Join(m.Contradicted, "; ") + ")"
+			if m.Counterpart != "" {
+				verdict += " (" + m.Counterpart + ": every expectation holds there)"
+			}
+		} else if m.Counterpart != "" && m.Killed {
+			verdict += " (" + m.Counterpart + ", as a run with the mutant's outcome would)"
 		}
 		if len(m.NotJudged) > 0 {
 			// Expectations that call now() keep their recorded outcome: they did not judge it.

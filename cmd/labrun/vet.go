@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -139,6 +140,9 @@ func (p *process) loadSwept(out io.Writer, paths []string, opts dsl.Options, swe
 		if !p.loadsPaced {
 			defer p.paceLoads(opts)()
 		}
+		// The scenarios with problems are kept, to be judged below as far as their
+		// problems leave them whole.
+		opts.Partial = true
 		if !opts.ForRun && p.Getenv("GOGC") == "" && p.Getenv("GOMEMLIMIT") == "" {
 			opts.DiscardedBuild = func() func() { return gcfloor.Boost(discardedBuildGCPercent) }
 		}
@@ -163,6 +167,28 @@ func (p *process) loadSwept(out io.Writer, paths []string, opts dsl.Options, swe
 			return res, nil, err
 		}
 		if !errs.OnlyWarnings() {
+			// What the judge finds is said with the load's problems, not once they are
+			// fixed (a newcomer fixing ten met two more, then two more): in the scenarios
+			// that have none, and in those that do as far as their problems leave them
+			// whole.
+			// (A problem of no scenario's, such as a --var refused, stops the judging: the
+			// judge would draw with the value declared, not the one given.)
+			loaded := errs
+			for _, sc := range res.Scenarios {
+				errs = append(errs, interp.CheckSurvivors(sc)...)
+			}
+			if len(sweptByFlag) == 0 {
+				for _, sc := range slices.Concat(res.Scenarios, res.Partial) {
+					errs = append(errs, interp.CheckCannotFailOf(sc, loaded)...)
+				}
+			}
+			sort.SliceStable(errs, func(i, j int) bool {
+				a, b := errs[i], errs[j]
+				if !a.Pos.Same(b.Pos) {
+					return a.Pos.Less(b.Pos)
+				}
+				return a.Msg < b.Msg
+			})
 			return res, errs.Rel(p.Cwd), nil
 		}
 		warned = errs.Rel(p.Cwd)
