@@ -30,7 +30,10 @@ import (
 // format; a field the format does not give has no value) and count a line with no flag under
 // flags["-"]; a record of an older version has its lines read again so when it is read
 // (Record.RereadLogs).
-const RecordVersion = 5
+// Version 6 is version 5 whose run kept the names of the vars the command line gave it
+// (GivenVars: --var, a sweep's combination): a var of a record of version 6 that none gave
+// is the scenario's own, and replay, merge and mutate hold it to the scenario's source.
+const RecordVersion = 6
 
 // RereadLogs reads the access lines of the logs results of a record made before version 5
 // again by this labrun's rules (schema.LogResult.Reread): those labruns read a field the
@@ -82,6 +85,12 @@ type Record struct {
 	Target string         `json:"target"`
 	Where  string         `json:"where,omitempty"`
 	Vars   map[string]any `json:"vars,omitempty"`
+	// GivenVars are the names of the vars the command line gave the run (--var, the
+	// combination of a sweep, declared or --sweep), sorted; the others among Vars are the
+	// scenario's own, as its source computes them. Without it, a var edited in the record
+	// together with the values and outcomes that read it was what a run with --var would have
+	// written, and replayed PASSED. Kept since version 6; empty when none was given.
+	GivenVars []string `json:"givenVars,omitempty"`
 	// Namespaces are the run's ephemeral namespaces: key → the name this run gave it
 	// (expressions read them as ns.<key>).
 	Namespaces map[string]string `json:"namespaces,omitempty"`
@@ -782,6 +791,9 @@ func (r *Record) versionContradictions() []string {
 	}
 	if r.Version < 3 && r.FileDigests != nil {
 		kept = append(kept, "fileDigests (kept since version 3)")
+	}
+	if r.Version < 6 && r.GivenVars != nil {
+		kept = append(kept, "givenVars (kept since version 6)")
 	}
 	if r.Version < 4 {
 		execs := map[string]bool{}

@@ -574,7 +574,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			names = append(names, k+"="+vars[k])
 		}
 		sort.Strings(names)
-		key := file + "\x00" + rec.Source + "\x00" + rec.Scenario + "\x00" + strings.Join(names, "\x00")
+		key := file + "\x00" + rec.Source + "\x00" + rec.Scenario + "\x00" + strings.Join(names, "\x00") + "\x00" + strings.Join(rec.GivenVars, ",") + fmt.Sprint(rec.Version >= 6)
 		l, ok := cache[key]
 		if !ok {
 			l = p.scenarioOf(file, rec, vars)
@@ -683,12 +683,19 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			}
 		}
 		if !judgeable {
+			if l.ungiven != "" {
+				msgs = append(msgs, fmt.Sprintf("%s: %s", at, l.ungiven))
+			}
 			continue
 		}
 		judged := interp.Rejudge(&cp, l.sc)
 		v, _ := interp.Verdict(&cp, judged)
 		if cs := append(interp.ValueContradictions(rec.Expectations, judged, l.hide), interp.UnrecordedVarReads(&cp, judged, l.hide)...); v == rec.Outcome && len(cs) > 0 {
 			msgs = append(msgs, fmt.Sprintf("%s: %s", at, strings.Join(cs, "; ")))
+			continue
+		}
+		if v == rec.Outcome && l.ungiven != "" {
+			msgs = append(msgs, fmt.Sprintf("%s: %s", at, l.ungiven))
 			continue
 		}
 		if v != rec.Outcome {
@@ -749,6 +756,9 @@ type loadedScenario struct {
 	// badVars, when not "": the file is the source the record ran, and loads with its own
 	// vars but not with the record's (refusedVars says so): the record's vars were not a run's.
 	badVars string
+	// ungiven, when not "": the file is the source the record ran, and the record's vars
+	// that no one gave are not the source's (varsNotGiven).
+	ungiven string
 	// hide hides the values of secrets that the scenario's source writes out itself
 	// (interp.ChangedStep).
 	hide *interp.Redactor
@@ -785,6 +795,8 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 	}
 	if l.sc == nil {
 		l.why = "their scenario file here declares no such scenario"
+	} else if !l.changed {
+		l.ungiven = p.varsNotGiven(file, rec)
 	}
 	return l
 }
