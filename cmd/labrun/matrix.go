@@ -595,7 +595,7 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 			for _, r := range runs {
 				recs = append(recs, r.rec)
 			}
-			mayFailed += p.unverifiedNote(recs)
+			mayFailed += unverifiedNote(recs, p.unverified)
 		}
 		path := ""
 		if dir != "" {

@@ -222,7 +222,7 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 	code = p.judgeMatrices(matrices, byMatrix, false, f.reportDir, f.quiet, code, len(recs))
 	if len(matrices) == 1 && !matrices[0].Summarized() {
 		// One run: no line per scenario; its verdict.
-		fmt.Fprintf(p.Stdout, "%s %s%s\n", strings.ToUpper(string(recs[0].Outcome)), recs[0].Scenario, p.unverifiedNote(recs[:1]))
+		fmt.Fprintf(p.Stdout, "%s %s%s\n", strings.ToUpper(string(recs[0].Outcome)), recs[0].Scenario, unverifiedNote(recs[:1], p.unverified))
 	}
 	// The runs of a Markdown document's scenarios, merged: its expected-output blocks are
 	// compared with them, as labrun run of the whole document compares them. Before, a block
@@ -1221,18 +1221,18 @@ func recordUnverified(rec *interp.Record, json string) []string {
 }
 
 // unverifiedNote is what merge's line of runs adds when some of their records were judged with
-// fewer checks (p.unverified): " — unverified: 2 of its 3 records judged alone, their
+// fewer checks (unverified, recordUnverified's): " — unverified: 2 of its 3 records judged alone, their
 // artifacts not beside them; 1 of its 3 records of version 4, …"; "" when none was. Before, merge
 // printed neither of the qualifications replay's verdict line carries (a warning on stderr
 // only): a record shared without its folder merged PASSED as one held to its artifacts.
-func (p *process) unverifiedNote(recs []*interp.Record) string {
-	if len(p.unverified) == 0 {
+func unverifiedNote(recs []*interp.Record, unverified map[*interp.Record][]string) string {
+	if len(unverified) == 0 {
 		return ""
 	}
 	alone := 0
 	old := map[int]int{}
 	for _, r := range recs {
-		for _, w := range p.unverified[r] {
+		for _, w := range unverified[r] {
 			switch w {
 			case unverifiedAlone:
 				alone++
