@@ -1201,6 +1201,27 @@ func (r *Record) localBackendDecreases() []string {
 				}
 			}
 		}
+		// A gauge counts requests (connections) in flight, each counted in rq_total (cx_total)
+		// before it is in the gauge: a read that started after another ended counts at least
+		// as many as the other's gauge (rq_total of a read in the same snapshot is read
+		// first, and is not compared). A gauge edited up (a series' max.rq_active raised to
+		// show concurrency) beyond what the backend had received is refused; one edited down
+		// is not seen: nothing the run kept bounds it from below.
+	gauges:
+		for _, y := range reads {
+			for _, g := range [][3]string{{"rq_active", "rq_total", "request"}, {"cx_active", "cx_total", "connection"}} {
+				v, ok := y.sn.Gauges[g[0]]
+				if !ok {
+					continue
+				}
+				for _, z := range reads {
+					if c, ok := z.sn.Counters[g[1]]; ok && z.start > y.end && v > c {
+						msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s has gauge %s = %s, but step %s's, which started after it ended, has counter %s = %s: the backend counts a %s in %s before it counts it in %s, so no later read counts fewer", y.what, src, g[0], dsl.FormatValue(v), z.what, g[1], dsl.FormatValue(c), g[2], g[1], g[0]))
+						break gauges
+					}
+				}
+			}
+		}
 	}
 	return msgs
 }

@@ -48,9 +48,10 @@ starts (stepsStart) before a setup step ends or after a step of its own starts; 
 whose process ended early in a run that is not an error; a step that ran a load and is shorter
 than the load's duration or does not hold its start and end, a snapshot taken outside its
 step's span; a snapshot of the local backend whose rq_Nxx is not the sum of its rq_<code>
-of class N, whose http.downstream_ stat is not the stat it names, or whose counter is lower
-than in a snapshot of the same backend whose step ended before its step started — as edited
-or corrupt.
+of class N, whose http.downstream_ stat is not the stat it names, whose counter is lower
+than in a snapshot of the same backend whose step ended before its step started, or whose
+rq_active (cx_active) is higher than the rq_total (cx_total) of one whose step started after
+its step ended — as edited or corrupt.
 So is a step that passed after lasting longer than its timeout, one of the setup or steps
 that passed or failed after the scenario's timeout expired, one that failed as its
 expectFail expected with an error its pattern does not match, or one with at: planned
