@@ -50,7 +50,8 @@ import (
 // compared.
 //
 // sc nil (the scenario is not at hand: merge of records whose file is not here) compares what
-// needs no step to parse: an exec's stdout and stderr, a load's results (fortio.json); an
+// needs no step to parse: an exec's stdout and stderr, a load's results (fortio.json), a
+// snapshot's and each sample's Prometheus text (prometheusContradictions); an
 // artifact that holds any secret's mask is not compared then.
 func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRecord][]byte) []string {
 	if len(data) == 0 {
@@ -77,6 +78,10 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 				env = NewJudge(rec, sc).Env()
 			}
 			msgs = append(msgs, seriesArtifactContradictions(name, steps[rs[0].Path], rs, res.Value, rec.Artifacts, data, sc.Secrets, env)...)
+			continue
+		}
+		if res != nil && res.Kind == "snapshot" && sc == nil && len(rs) > 0 {
+			msgs = append(msgs, prometheusContradictions(rec, name, res, rs, data)...)
 			continue
 		}
 		if res == nil || res.Sampled || len(rs) == 0 {
@@ -703,6 +708,43 @@ func seriesArtifactContradictions(name string, s *dsl.Step, rs []*StepRecord, va
 		return []string{fmt.Sprintf("%s (and %d more of its samples differ from theirs)", msgs[0], len(msgs)-1)}
 	}
 	return msgs
+}
+
+// prometheusContradictions compares a snapshot's result (one, or a series' samples) with the
+// Prometheus texts it read (prometheus.txt, "0003-prometheus.txt"), without the scenario (sc
+// nil: diff, merge of a record whose file is not here): a Prometheus text is parsed whole,
+// whatever the step's parameters, where an Envoy stats text is read for the step's cluster.
+// Before, labrun diff compared no snapshot: a record whose series' samples were edited from
+// 503s to none beside their prometheus.txt showed its difference from another run as measured.
+// An artifact that holds any secret's mask is not compared, nor a snapshot that ran more than
+// once (a repeat's rounds).
+func prometheusContradictions(rec *Record, name string, res *Result, rs []*StepRecord, data map[*ArtifactRecord][]byte) []string {
+	var arts []*ArtifactRecord
+	for _, a := range rec.Artifacts {
+		if a == nil || a.Step != name || sampleArtifactName(a.Name) != "prometheus.txt" {
+			continue
+		}
+		b, ok := data[a]
+		if !ok || strings.Contains(string(b), strings.TrimSuffix(secretmask.Of(""), "]")) {
+			continue
+		}
+		arts = append(arts, a)
+	}
+	if len(arts) == 0 {
+		return nil
+	}
+	stub := &dsl.Step{Kind: "snapshot", Path: rs[0].Path, Params: &schema.Snapshot{}}
+	if res.Sampled {
+		return seriesArtifactContradictions(name, stub, rs, res.Value, arts, data, nil, nil)
+	}
+	sr := rs[len(rs)-1]
+	if len(rs) > 1 || sr.Sample > 0 || sr.Outcome != Passed {
+		return nil
+	}
+	if c := snapshotContradiction(name, &schema.Snapshot{}, arts, data, res.Value); c != "" {
+		return []string{fmt.Sprintf("step %s (%s): %s", shownStep(sr), sr.Kind, c)}
+	}
+	return nil
 }
 
 // sampleArtifactName is an artifact's name without the "0003-" a sample's artifacts begin with.

@@ -90,6 +90,18 @@ func startDigests(sc *dsl.Scenario, file func(string) string, env map[string]any
 					out[f] = digestPrefix + hex.EncodeToString(sum[:])
 				}
 			}
+			// The files a command names: one the run writes before the command reads it is
+			// "changed during the run" (noteFile), as a manifest it renders is.
+			for _, f := range commandFiles(s.Params) {
+				if strings.Contains(f, "${") {
+					continue
+				}
+				out[f] = ""
+				if data, ok := regularFile(file(f)); ok {
+					sum := sha256.Sum256(data)
+					out[f] = digestPrefix + hex.EncodeToString(sum[:])
+				}
+			}
 		})
 	}
 	return out
@@ -209,4 +221,85 @@ func (rt *stepRuntime) ReadObjects(ctx context.Context, paths []string) ([]schem
 		out = append(out, objs...)
 	}
 	return out, errors.Join(errs...)
+}
+
+// commandFiles are the arguments of a command that runs on this machine (an exec without a
+// pod, a process) that may name a file of the lab: a script it runs, a config it reads. Each
+// is given as the path from the scenario's folder (a process's dir joined in front), and only
+// the relative ones: an absolute path names the machine's file (a binary, /etc/hosts), which
+// another machine holds otherwise. Nil for other steps. Which of them name a file is known
+// when the command runs (commandFileDigests): "-c" or "hello" name none.
+func commandFiles(params schema.Params) []string {
+	var argv []string
+	dir := ""
+	switch p := params.(type) {
+	case *schema.Exec:
+		if p.InPod() {
+			return nil
+		}
+		argv = p.Argv
+	case *schema.Process:
+		argv, dir = p.Argv, p.Dir
+	default:
+		return nil
+	}
+	var out []string
+	for _, a := range argv {
+		if a == "" || filepath.IsAbs(a) || strings.ContainsAny(a, "\n\x00") {
+			continue
+		}
+		if dir != "" && !filepath.IsAbs(dir) {
+			a = filepath.Join(dir, a)
+		} else if dir != "" {
+			continue // a process run in an absolute dir: the machine's
+		}
+		out = append(out, filepath.Clean(a))
+	}
+	return out
+}
+
+// regularFile reads path when it is a regular file (not a directory, a device, a fifo).
+func regularFile(path string) ([]byte, bool) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	data, err := os.ReadFile(path)
+	return data, err == nil
+}
+
+// noteCommandFiles notes the digest of each file of the lab a command on this machine names
+// as it starts (commandFiles, its ${...} resolved): a script edited since the run, replayed
+// as it was, would not do what the run's did. Before, only apply, delete and wait files were
+// kept: an exec of check.sh whose script was edited after the run replayed PASSED.
+func (ru *run) noteCommandFiles(params schema.Params) {
+	for _, f := range commandFiles(params) {
+		if data, ok := regularFile(ru.file(f)); ok {
+			ru.noteFile(f, data)
+			ru.mu.Lock()
+			if ru.commandRead == nil {
+				ru.commandRead = map[string]bool{}
+			}
+			ru.commandRead[f] = true
+			ru.mu.Unlock()
+		}
+	}
+}
+
+// commandFilesAtEnd gives ChangedDuringRun to each file a command named whose content at the
+// end of the run is not the one the command started with: a file it writes (curl -o body.json,
+// tee out.txt, a process's --log-file), or a later step wrote. What it holds then says nothing
+// of what the command read, and a replay would find the next run's. ru.mu is held.
+func (ru *run) commandFilesAtEnd() {
+	for f := range ru.commandRead {
+		was := ru.fileDigests[f]
+		if was == ChangedDuringRun {
+			continue
+		}
+		data, ok := regularFile(ru.file(f))
+		sum := sha256.Sum256(data)
+		if !ok || digestPrefix+hex.EncodeToString(sum[:]) != was {
+			ru.fileDigests[f] = ChangedDuringRun
+		}
+	}
 }

@@ -30,7 +30,10 @@ import (
 // format; a field the format does not give has no value) and count a line with no flag under
 // flags["-"]; a record of an older version has its lines read again so when it is read
 // (Record.RereadLogs).
-const RecordVersion = 5
+// Version 6 is version 5 whose run kept the names of the vars the command line gave it
+// (GivenVars: --var, a sweep's combination): a var of a record of version 6 that none gave
+// is the scenario's own, and replay, merge and mutate hold it to the scenario's source.
+const RecordVersion = 6
 
 // RereadLogs reads the access lines of the logs results of a record made before version 5
 // again by this labrun's rules (schema.LogResult.Reread): those labruns read a field the
@@ -82,6 +85,12 @@ type Record struct {
 	Target string         `json:"target"`
 	Where  string         `json:"where,omitempty"`
 	Vars   map[string]any `json:"vars,omitempty"`
+	// GivenVars are the names of the vars the command line gave the run (--var, the
+	// combination of a sweep, declared or --sweep), sorted; the others among Vars are the
+	// scenario's own, as its source computes them. Without it, a var edited in the record
+	// together with the values and outcomes that read it was what a run with --var would have
+	// written, and replayed PASSED. Kept since version 6; empty when none was given.
+	GivenVars []string `json:"givenVars,omitempty"`
 	// Namespaces are the run's ephemeral namespaces: key → the name this run gave it
 	// (expressions read them as ns.<key>).
 	Namespaces map[string]string `json:"namespaces,omitempty"`
@@ -145,7 +154,8 @@ type Record struct {
 	// records of version 3 on (a step they do not name set none); nil in older ones.
 	StepOptions map[string]json.RawMessage `json:"stepOptions,omitempty"`
 	// FileDigests are the files the steps read when they ran (apply.files, delete.files,
-	// wait.matchFiles and absentFiles), by the path a step names (one written with ${...}: as
+	// wait.matchFiles and absentFiles, and the files of the lab a command on this machine names
+	// in its argv: commandFiles), by the path a step names (one written with ${...}: as
 	// the run resolved it), each as "sha256:<hex>" of
 	// its content as read (before its ${...} were filled), or ChangedDuringRun. replay, merge
 	// and mutate refuse a scenario whose file reads otherwise now: its step would apply (wait
@@ -783,6 +793,9 @@ func (r *Record) versionContradictions() []string {
 	if r.Version < 3 && r.FileDigests != nil {
 		kept = append(kept, "fileDigests (kept since version 3)")
 	}
+	if r.Version < 6 && r.GivenVars != nil {
+		kept = append(kept, "givenVars (kept since version 6)")
+	}
 	if r.Version < 4 {
 		execs := map[string]bool{}
 		for _, s := range r.Steps {
@@ -1185,6 +1198,27 @@ func (r *Record) localBackendDecreases() []string {
 				if h, ok := high[k]; ok && y.sn.Counters[k] < h {
 					msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s has counter %s = %s, but step %s's, which ended before it started, has %s: the backend's counters never go down", y.what, src, k, dsl.FormatValue(y.sn.Counters[k]), holder[k], dsl.FormatValue(h)))
 					break
+				}
+			}
+		}
+		// A gauge counts requests (connections) in flight, each counted in rq_total (cx_total)
+		// before it is in the gauge: a read that started after another ended counts at least
+		// as many as the other's gauge (rq_total of a read in the same snapshot is read
+		// first, and is not compared). A gauge edited up (a series' max.rq_active raised to
+		// show concurrency) beyond what the backend had received is refused; one edited down
+		// is not seen: nothing the run kept bounds it from below.
+	gauges:
+		for _, y := range reads {
+			for _, g := range [][3]string{{"rq_active", "rq_total", "request"}, {"cx_active", "cx_total", "connection"}} {
+				v, ok := y.sn.Gauges[g[0]]
+				if !ok {
+					continue
+				}
+				for _, z := range reads {
+					if c, ok := z.sn.Counters[g[1]]; ok && z.start > y.end && v > c {
+						msgs = append(msgs, fmt.Sprintf("step %s: its snapshot of %s has gauge %s = %s, but step %s's, which started after it ended, has counter %s = %s: the backend counts a %s in %s before it counts it in %s, so no later read counts fewer", y.what, src, g[0], dsl.FormatValue(v), z.what, g[1], dsl.FormatValue(c), g[2], g[1], g[0]))
+						break gauges
+					}
 				}
 			}
 		}

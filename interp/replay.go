@@ -360,7 +360,7 @@ func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, env map[
 	if rec.FileDigests == nil && rec.Version < 3 {
 		return ""
 	}
-	files := dsl.StepFiles(s)
+	files := readFiles(s)
 	var resolved map[string][]string // the step's files, its ${...} resolved over env
 	for _, field := range slices.Sorted(maps.Keys(files)) {
 		for i, f := range files[field] {
@@ -371,7 +371,7 @@ func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, env map[
 					if p, err := s.Resolve(env); env != nil && err == nil {
 						c := *s
 						c.Params = p
-						resolved = dsl.StepFiles(&c)
+						resolved = readFiles(&c)
 					}
 				}
 				if i >= len(resolved[field]) || strings.Contains(resolved[field][i], "${") {
@@ -383,6 +383,9 @@ func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, env map[
 				}
 			}
 			was, ok := rec.FileDigests[f]
+			if !ok && field == "argv" {
+				continue // an argument the run found no file at, or one the record lacks (commandFiles)
+			}
 			where := s.Kind + "." + field
 			if written != "" {
 				where += ", written " + written
@@ -407,4 +410,20 @@ func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, env map[
 		}
 	}
 	return ""
+}
+
+// readFiles are the files s reads, by field: dsl.StepFiles, and, of a command on this
+// machine, under "argv", the arguments that may name a file of the lab (commandFiles), whose
+// digests the record keeps of those that did when the command ran. Such an argument is
+// compared when the record keeps its digest: the run cannot tell an argument that named no
+// file from one whose digest was taken out.
+func readFiles(s *dsl.Step) map[string][]string {
+	files := dsl.StepFiles(s)
+	if args := commandFiles(s.Params); len(args) > 0 {
+		if files == nil {
+			files = map[string][]string{}
+		}
+		files["argv"] = args
+	}
+	return files
 }

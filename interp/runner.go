@@ -289,7 +289,8 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	// secret "1234" in one would turn it into another, and the step into a changed one).
 	out.StepParams = StepParams(sc, ru.redact)
 	out.StepOptions = StepOptions(sc, ru.redact)
-	if len(ru.fileDigests) > 0 { // (ru.mu is held)
+	ru.commandFilesAtEnd() // (ru.mu is held)
+	if len(ru.fileDigests) > 0 {
 		out.FileDigests = maps.Clone(ru.fileDigests)
 	}
 	return out
@@ -522,6 +523,8 @@ type run struct {
 	fileDigests map[string]string
 	// fileStart are the digests of those files when the run started (startDigests).
 	fileStart map[string]string
+	// commandRead are the files of fileDigests that a command named (noteCommandFiles).
+	commandRead map[string]bool
 	// fileReaders are the steps that read a local file since a mark, by the mark's step
 	// ("": the run's start); fileMarks where each file ended at its mark.
 	fileReaders map[string][]*dsl.Step

@@ -53,6 +53,7 @@ func (ru *run) dispatch(ctx context.Context, s *dsl.Step, sr *StepRecord, params
 	if need := params.Needs(); need.Driver != "" && !ru.targetOf(s).Drivers()[need.Driver] {
 		return errors.New(schema.MissingDriver(s.Kind, need, ru.target.Name))
 	}
+	ru.noteCommandFiles(params)
 	err := ru.runGuarded(ctx, s, sr, params)
 	var sp *stepPanic
 	if s.ExpectFail && !errors.As(err, &sp) { // a panic is never what a step was expected to do

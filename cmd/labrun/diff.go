@@ -46,8 +46,12 @@ combination's runs passed, and the summaries' verdicts (the same runs judged by 
 common, are refused with the reason, and so is (exit 2) a summary whose passed count or
 verdict is not what its runs make them, or whose run passed with an expectation that did not.
 
-A record whose exec output or load results are not what the artifacts beside it give (its
-stdout.txt, stderr.txt, fortio.json) is refused (exit 2), as replay and merge refuse it.
+A record whose exec output, load results or snapshots of a Prometheus endpoint (each sample
+of a series too) are not what the artifacts beside it give (its stdout.txt, stderr.txt,
+fortio.json, prometheus.txt) is refused (exit 2), as replay and merge refuse it. A record
+whose artifacts are not beside it, or of an older version than labrun's own (held to fewer
+checks), is named so after the differences ("A (a.json) — unverified: judged from the record
+alone, its artifacts not beside it").
 
 Exit 0 when nothing differs beyond --tolerance (a relative change, 0.1 for 10%; a value present
 in one run only, a changed string and a changed verdict always count), 1 otherwise.`,
@@ -167,6 +171,17 @@ func writeDiff(p *process, args []string, recs [2]*interp.Record, d *interp.RunD
 	na, nb := runNames(recs[0], recs[1])
 	names := []*dsl.Names{recs[0].Names(), recs[1].Names()}
 	fmt.Fprintf(p.Stdout, "A: %s (%s)\nB: %s (%s)\n", args[0], or(na, d.ScenarioA), args[1], or(nb, d.ScenarioB))
+	// A record judged with fewer checks (its artifacts not beside it, an older version) is
+	// named so after the differences, as replay's verdict line and merge's line name it: the
+	// differences are the record's word alone. Before, diff said nothing of either.
+	defer func() {
+		for i, which := range []string{"A", "B"} {
+			why := map[*interp.Record][]string{recs[i]: recordUnverified(recs[i], inCwd(p.Cwd, args[i]))}
+			if note := unverifiedNote(recs[i:i+1], why); note != "" {
+				fmt.Fprintln(p.Stdout, wrapLines(which+" ("+args[i]+")"+note, p.termWidth(), 2))
+			}
+		}
+	}()
 	var rows []interp.Difference
 	timings, within := 0, 0
 	for _, df := range d.Differences {

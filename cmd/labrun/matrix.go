@@ -590,6 +590,13 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 			// The runs pass with them, as a single run does: say which, as its verdict line does.
 			mayFailed = " — " + mf
 		}
+		if len(p.unverified) > 0 { // merge's: its records judged with fewer checks
+			var recs []*interp.Record
+			for _, r := range runs {
+				recs = append(recs, r.rec)
+			}
+			mayFailed += unverifiedNote(recs, p.unverified)
+		}
 		path := ""
 		if dir != "" {
 			paths, err := report.WriteSummary(dir, newRunInfo().id, s)

@@ -66,7 +66,11 @@ and id must be its matrix's, and records of one source must agree on what the sc
 sweeps. Records that cannot be judged again (the file is
 elsewhere, or its steps or expectations changed) are counted as recorded; stderr says how
 many; their exec outputs and load results are still held to the artifacts beside them. In JSON lines, a line
-that begins as a record and does not parse is an error (file:line).
+that begins as a record and does not parse is an error (file:line). The line of a run, or of
+a summary, whose records were judged from the record alone (their artifacts folder not
+beside them: a record shared as JSON alone, or read from JSON lines) or are of an older
+version than labrun's own says so, as replay's verdict line does ("PASSED s — unverified:
+judged from the record alone, its artifacts not beside it"); the exit code is the verdict's.
 
 Every record names the source of its scenario (a hash of its file and package). Records of
 one scenario from different sources — shards that ran different checkouts — are refused
@@ -218,7 +222,7 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 	code = p.judgeMatrices(matrices, byMatrix, false, f.reportDir, f.quiet, code, len(recs))
 	if len(matrices) == 1 && !matrices[0].Summarized() {
 		// One run: no line per scenario; its verdict.
-		fmt.Fprintf(p.Stdout, "%s %s\n", strings.ToUpper(string(recs[0].Outcome)), recs[0].Scenario)
+		fmt.Fprintf(p.Stdout, "%s %s%s\n", strings.ToUpper(string(recs[0].Outcome)), recs[0].Scenario, unverifiedNote(recs[:1], p.unverified))
 	}
 	// The runs of a Markdown document's scenarios, merged: its expected-output blocks are
 	// compared with them, as labrun run of the whole document compares them. Before, a block
@@ -553,8 +557,12 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 	var msgs, matrixMsgs []string
 	notHere := map[string]bool{}
 	unjudged := 0
+	p.unverified = map[*interp.Record][]string{}
 	for _, m := range all {
 		rec := m.rec
+		if why := recordUnverified(rec, m.json); len(why) > 0 {
+			p.unverified[rec] = why
+		}
 		judgeable := (rec.Outcome == interp.Passed || rec.Outcome == interp.Failed) && rec.Error == "" && !anyStepFailed(rec)
 		if rec.File == "" || rec.Source == "" {
 			if c := artifactsWithout(rec, m.json); c != "" {
@@ -574,7 +582,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			names = append(names, k+"="+vars[k])
 		}
 		sort.Strings(names)
-		key := file + "\x00" + rec.Source + "\x00" + rec.Scenario + "\x00" + strings.Join(names, "\x00")
+		key := file + "\x00" + rec.Source + "\x00" + rec.Scenario + "\x00" + strings.Join(names, "\x00") + "\x00" + strings.Join(rec.GivenVars, ",") + fmt.Sprint(rec.Version >= 6)
 		l, ok := cache[key]
 		if !ok {
 			l = p.scenarioOf(file, rec, vars)
@@ -683,12 +691,19 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			}
 		}
 		if !judgeable {
+			if l.ungiven != "" {
+				msgs = append(msgs, fmt.Sprintf("%s: %s", at, l.ungiven))
+			}
 			continue
 		}
 		judged := interp.Rejudge(&cp, l.sc)
 		v, _ := interp.Verdict(&cp, judged)
 		if cs := append(interp.ValueContradictions(rec.Expectations, judged, l.hide), interp.UnrecordedVarReads(&cp, judged, l.hide)...); v == rec.Outcome && len(cs) > 0 {
 			msgs = append(msgs, fmt.Sprintf("%s: %s", at, strings.Join(cs, "; ")))
+			continue
+		}
+		if v == rec.Outcome && l.ungiven != "" {
+			msgs = append(msgs, fmt.Sprintf("%s: %s", at, l.ungiven))
 			continue
 		}
 		if v != rec.Outcome {
@@ -749,6 +764,9 @@ type loadedScenario struct {
 	// badVars, when not "": the file is the source the record ran, and loads with its own
 	// vars but not with the record's (refusedVars says so): the record's vars were not a run's.
 	badVars string
+	// ungiven, when not "": the file is the source the record ran, and the record's vars
+	// that no one gave are not the source's (varsNotGiven).
+	ungiven string
 	// hide hides the values of secrets that the scenario's source writes out itself
 	// (interp.ChangedStep).
 	hide *interp.Redactor
@@ -785,6 +803,8 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 	}
 	if l.sc == nil {
 		l.why = "their scenario file here declares no such scenario"
+	} else if !l.changed {
+		l.ungiven = p.varsNotGiven(file, rec)
 	}
 	return l
 }
@@ -1174,6 +1194,72 @@ type recordArtifacts struct {
 	// unverified is what replay's verdict line adds then: that the verdict was not held to
 	// the artifacts the run wrote; "" otherwise.
 	unverified string
+}
+
+// The ways a record is judged with fewer checks than one of labrun's own version with its
+// artifacts beside it (recordUnverified).
+const (
+	unverifiedAlone = "alone" // its artifacts are not beside it (a record shared as JSON alone, JSON lines)
+	unverifiedOld   = "old"   // a record of an older version
+)
+
+// recordUnverified says which checks rec, read from json ("": from JSON lines), escapes
+// (unverifiedAlone, unverifiedOld), as replay's verdict line says them.
+func recordUnverified(rec *interp.Record, json string) []string {
+	var why []string
+	if len(rec.Artifacts) > 0 {
+		if json == "" {
+			why = append(why, unverifiedAlone)
+		} else if st, err := os.Stat(report.ArtifactsDir(json)); err != nil || !st.IsDir() {
+			why = append(why, unverifiedAlone)
+		}
+	}
+	if rec.Version < interp.RecordVersion {
+		why = append(why, unverifiedOld)
+	}
+	return why
+}
+
+// unverifiedNote is what merge's line of runs adds when some of their records were judged with
+// fewer checks (unverified, recordUnverified's): " — unverified: 2 of its 3 records judged alone, their
+// artifacts not beside them; 1 of its 3 records of version 4, …"; "" when none was. Before, merge
+// printed neither of the qualifications replay's verdict line carries (a warning on stderr
+// only): a record shared without its folder merged PASSED as one held to its artifacts.
+func unverifiedNote(recs []*interp.Record, unverified map[*interp.Record][]string) string {
+	if len(unverified) == 0 {
+		return ""
+	}
+	alone := 0
+	old := map[int]int{}
+	for _, r := range recs {
+		for _, w := range unverified[r] {
+			switch w {
+			case unverifiedAlone:
+				alone++
+			case unverifiedOld:
+				old[r.Version]++
+			}
+		}
+	}
+	var parts []string
+	one := len(recs) == 1
+	switch {
+	case alone > 0 && one:
+		parts = append(parts, "judged from the record alone, its artifacts not beside it")
+	case alone > 0:
+		parts = append(parts, fmt.Sprintf("%d of its %d records judged alone, their artifacts not beside them", alone, len(recs)))
+	}
+	for _, v := range slices.Sorted(maps.Keys(old)) {
+		if one {
+			parts = append(parts, fmt.Sprintf("a record of version %d, held to fewer checks than one of version %d", v, interp.RecordVersion))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d of its %d records of version %d, held to fewer checks than one of version %d", old[v], len(recs), v, interp.RecordVersion))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " — unverified: " + strings.Join(parts, "; ")
 }
 
 // readRecordArtifacts reads the artifacts beside rec's JSON file (json; "" for none).

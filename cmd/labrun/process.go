@@ -14,6 +14,7 @@ import (
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/internal/earlysignal"
+	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
 
@@ -60,6 +61,10 @@ type process struct {
 	leftoverScan *leftoverScan
 	// sources remembers the hash of each scenario file's source (records' source).
 	sources *sourceHashes
+	// unverified, set by merge, says of each record it judged with fewer checks than a
+	// record with its artifacts of labrun's own version gets, which ones (recordUnverified):
+	// its summary line says so, as replay's verdict line does.
+	unverified map[*interp.Record][]string
 	// Targets are extra targets by name, besides local and kube (tests add fakes).
 	Targets map[string]func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error)
 }

@@ -48,9 +48,10 @@ starts (stepsStart) before a setup step ends or after a step of its own starts; 
 whose process ended early in a run that is not an error; a step that ran a load and is shorter
 than the load's duration or does not hold its start and end, a snapshot taken outside its
 step's span; a snapshot of the local backend whose rq_Nxx is not the sum of its rq_<code>
-of class N, whose http.downstream_ stat is not the stat it names, or whose counter is lower
-than in a snapshot of the same backend whose step ended before its step started — as edited
-or corrupt.
+of class N, whose http.downstream_ stat is not the stat it names, whose counter is lower
+than in a snapshot of the same backend whose step ended before its step started, or whose
+rq_active (cx_active) is higher than the rq_total (cx_total) of one whose step started after
+its step ended — as edited or corrupt.
 So is a step that passed after lasting longer than its timeout, one of the setup or steps
 that passed or failed after the scenario's timeout expired, one that failed as its
 expectFail expected with an error its pattern does not match, or one with at: planned
@@ -90,7 +91,12 @@ the same values from the record's data as the run did (they were written togethe
 vars, its data or the recorded value edited) is refused (exit 2) as edited or corrupt. So is a
 record whose vars make the scenario, its source unchanged since the run, one labrun refuses (a
 var edited to a value of another type, or so that an expectation cannot fail, or added) where
-its own vars do not: labrun refuses such a run before it starts, so no run had those vars.`,
+its own vars do not: labrun refuses such a run before it starts, so no run had those vars.
+A record keeps which vars the command line gave its run (givenVars: --var, a sweep's
+combination); one whose other vars are not what its source, unchanged since the run, gives
+them is refused (exit 2) as edited. A record of an older version does not say which were given:
+its verdict line names its vars that are not the scenario's own ("— unverified: its vars
+word=no (the source gives yes) are not the scenario's own, …").`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rec, sc, unverified, err := p.recordAndScenario(args[0], file)
@@ -232,7 +238,18 @@ func (p *process) recordAndScenario(path, file string) (_ *interp.Record, _ *dsl
 	if cs := append(interp.ValueContradictions(rec.Expectations, judged, hide), interp.UnrecordedVarReads(rec, judged, hide)...); len(cs) > 0 {
 		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s\nlabrun: the values an expectation recorded are those its expression read from the run's data, written together: a record where they differ was edited or damaged (its vars or data, or the values themselves)", path, strings.Join(cs, "\nlabrun: "+path+": "))}
 	}
-	return rec, sc, ra.unverified, nil
+	if sameSource {
+		if msg := p.varsNotGiven(file, rec); msg != "" {
+			return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s", path, msg)}
+		}
+	}
+	unverified = ra.unverified
+	if sameSource {
+		if why := p.varsUnsaid(file, rec); why != "" {
+			unverified = strings.Join(slices.DeleteFunc([]string{unverified, why}, func(s string) bool { return s == "" }), "; ")
+		}
+	}
+	return rec, sc, unverified, nil
 }
 
 // declaresSecrets says whether a scenario res holds declares secret vars.
@@ -325,4 +342,101 @@ func (p *process) refusedVars(file string, rec *interp.Record, vars map[string]s
 	sort.Strings(names)
 	return fmt.Sprintf("the record's vars (%s) make scenario %s, the source it ran, one labrun refuses to run (%s), where its own vars do not: labrun refuses such a run before it starts, so no run had these vars; the record was edited",
 		strings.Join(names, ", "), rec.Scenario, strings.Join(problems, "; "))
+}
+
+// ungivenVars are the vars of rec that no one gave the run and that are not what file, the
+// source the record ran, computes ("name=value (the source gives other)", sorted): the record
+// keeps each var, given (--var, a sweep's combination: given, Record.GivenVars, or, in a record
+// made before those were kept, its unit's combination alone) or the scenario's own. file is
+// loaded with the given ones alone, as a run with them: a var derived from a given one (b:
+// vars.a*2) is the source's doing too. Nil when it cannot tell: the source does not load so,
+// or a given var holds a secret's redaction (not the value the run had).
+func (p *process) ungivenVars(file string, rec *interp.Record, given []string) []string {
+	vars := map[string]string{}
+	for _, k := range given {
+		v, ok := rec.Vars[k]
+		if !ok {
+			continue
+		}
+		s := dsl.Stringify(v)
+		if strings.HasPrefix(s, "[secret ") {
+			return nil
+		}
+		vars[k] = s
+	}
+	opts := dsl.Options{Vars: vars, Target: rec.Target, Selected: func(name string, _ []string) bool { return name == rec.Scenario }}
+	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
+	if err != nil || len(errs) > 0 || res == nil {
+		return nil
+	}
+	var sc *dsl.Scenario
+	for _, s := range res.Scenarios {
+		if s.Name == rec.Scenario {
+			sc = s
+		}
+	}
+	if sc == nil {
+		return nil
+	}
+	var out []string
+	for k, v := range rec.Vars {
+		if _, ok := vars[k]; ok || slices.Contains(sc.Secrets, k) || strings.Contains(dsl.Stringify(v), "[secret ") {
+			continue // a value that holds a secret's is kept redacted: not the value the run had
+		}
+		own, ok := sc.Vars[k]
+		if !ok {
+			continue // the load refuses a var the scenario does not declare (refusedVars)
+		}
+		if got, want := dsl.Stringify(v), dsl.Stringify(own); got != want {
+			out = append(out, fmt.Sprintf("%s=%s (the source gives %s)", k, got, want))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// givenOf are the names of the vars the command line gave rec's run as far as the record
+// says: GivenVars in a record of version 6 on; before, its unit's combination alone (a --var
+// was not kept).
+func givenOf(rec *interp.Record) []string {
+	if rec.Version >= 6 {
+		return rec.GivenVars
+	}
+	if rec.Unit != nil {
+		return slices.Sorted(maps.Keys(rec.Unit.Vars))
+	}
+	return nil
+}
+
+// varsNotGiven is why a record's vars are no run's ("" when they may be): in a record of
+// version 6 on, whose source file is, a var that none gave (GivenVars) and that the source
+// computes otherwise was edited after the run. merge, replay and mutate say it in these words.
+func (p *process) varsNotGiven(file string, rec *interp.Record) string {
+	if rec.Version < 6 {
+		return ""
+	}
+	diff := p.ungivenVars(file, rec, rec.GivenVars)
+	if len(diff) == 0 {
+		return ""
+	}
+	given := "none was given"
+	if len(rec.GivenVars) > 0 {
+		given = "those given were " + strings.Join(rec.GivenVars, ", ")
+	}
+	return fmt.Sprintf("the record's vars %s are not the scenario's own, and the record says no --var or sweep gave them (%s): a run keeps the vars its scenario had, so the record was edited after the run",
+		strings.Join(diff, ", "), given)
+}
+
+// varsUnsaid qualifies a record made before the run kept which vars it was given (version 5
+// and older): its vars that are not the scenario's own may have been given by --var, or
+// edited; "" when none differs.
+func (p *process) varsUnsaid(file string, rec *interp.Record) string {
+	if rec.Version >= 6 {
+		return ""
+	}
+	diff := p.ungivenVars(file, rec, givenOf(rec))
+	if len(diff) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("its vars %s are not the scenario's own, and a record of version %d does not say that --var gave them", strings.Join(diff, ", "), rec.Version)
 }

@@ -470,6 +470,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 // verdict.
 func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool) ran {
 	rec.Unit = shownUnit(u)
+	rec.GivenVars = givenVars(rec, f.vars, u)
 	rec.Shard = f.shard
 	if rec.Source == "" {
 		rec.Source = p.sources.of(u.Matrix.File)
@@ -518,6 +519,21 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 
 // shownUnit is u as its record shows it: a swept secret var reads its mask in the unit's id,
 // its vars and its matrix (the unit itself keeps the values the run ran with).
+// givenVars are the names of rec's vars that the command line gave (flags: --var name=value;
+// u's combination: a sweep's), sorted (interp.Record.GivenVars).
+func givenVars(rec *interp.Record, flags []string, u *dsl.Unit) []string {
+	var out []string
+	for _, v := range flags {
+		out = append(out, strings.SplitN(v, "=", 2)[0])
+	}
+	if u != nil {
+		out = slices.AppendSeq(out, maps.Keys(u.Vars))
+	}
+	out = slices.DeleteFunc(out, func(k string) bool { _, ok := rec.Vars[k]; return !ok })
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 func shownUnit(u *dsl.Unit) *dsl.Unit {
 	if u.Scenario == nil {
 		return u
