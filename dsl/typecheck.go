@@ -431,6 +431,11 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 			})
 			return envoyReadType
 		}
+		if t == schema.EnvoyJSONType {
+			at := strings.TrimSuffix(chain[i].m.Node.String(), "?")
+			c.rewrites = append(c.rewrites, func() { readJSON(node, chain, i, at) })
+			return schema.EnvoyJSONType
+		}
 		if t == nil || t.Kind == schema.TAny {
 			return t
 		}
@@ -644,6 +649,21 @@ func readAny(node *ast.Node, chain []chainLink, i int, cmp envoyCmp, compared bo
 	ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: callee}, Arguments: args})
 }
 
+// readJSON rewrites chain[i:], a read below free-form JSON (a Struct, written at), as
+// __envoyJSON(<the Struct>, at, "name", ...): xdstype.ReadJSON errs on a key the value
+// lacks, unless it is read with ?. (written "?name").
+func readJSON(node *ast.Node, chain []chainLink, i int, at string) {
+	args := []ast.Node{chain[i].m.Node, &ast.StringNode{Value: at}}
+	for _, l := range chain[i:] {
+		name := l.name
+		if l.m.Optional {
+			name = "?" + name
+		}
+		args = append(args, &ast.StringNode{Value: name})
+	}
+	ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: envoyJSONFunc}, Arguments: args})
+}
+
 // defaultOf is the default the checker found for link's field (set by member's loop).
 func defaultOf(l chainLink) any { return l.def }
 
@@ -782,6 +802,9 @@ func missingKey(t *schema.Type, path, key string) string {
 
 // index types a[k].
 func (c *exprChecker) index(m *ast.MemberNode, t, k *schema.Type) *schema.Type {
+	if t == schema.EnvoyJSONType && k != nil && k.Kind == schema.TNumber {
+		return schema.EnvoyJSONType // an item of a JSON list is free-form JSON again
+	}
 	if t == nil || t.Kind == schema.TAny {
 		return nil
 	}

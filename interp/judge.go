@@ -340,6 +340,7 @@ func (j *Judge) Env() map[string]any {
 	}
 	env[dsl.EnvoyFunc] = xdstype.ReadAny
 	env[dsl.EnvoyCmpFunc] = dsl.EnvoyCompared
+	env[dsl.EnvoyJSONFunc] = xdstype.ReadJSON
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
