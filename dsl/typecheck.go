@@ -432,8 +432,8 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 			return envoyReadType
 		}
 		if t == schema.EnvoyJSONType {
-			at := strings.TrimSuffix(chain[i].m.Node.String(), "?")
-			c.rewrites = append(c.rewrites, func() { readJSON(node, chain, i, at) })
+			at := path
+			c.rewrites = append(c.rewrites, func() { readJSON(node, chain, i, at, len(chain)) })
 			return schema.EnvoyJSONType
 		}
 		if t == nil || t.Kind == schema.TAny {
@@ -554,6 +554,12 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				c.fail(at, "%s[%q]: %s", path, link.name, msg)
 				return nil
 			}
+			if t.KeyChecked {
+				// A key of a map of an Envoy config: one it lacks errs unless read with ?.
+				// (filter_metadata.isito == nil held).
+				at := path
+				c.rewrites = append(c.rewrites, func() { readJSON(node, chain, i, at, i+1) })
+			}
 			if t.IsCapture() && !(i == 1 && rootName != "" && c.names.Results[rootName] != nil) {
 				// A group of a capture map read other than as <step>.capture.<group> (which
 				// noValue judges, naming the step): a logs entry's captures, empty where its
@@ -649,19 +655,25 @@ func readAny(node *ast.Node, chain []chainLink, i int, cmp envoyCmp, compared bo
 	ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: callee}, Arguments: args})
 }
 
-// readJSON rewrites chain[i:], a read below free-form JSON (a Struct, written at), as
-// __envoyJSON(<the Struct>, at, "name", ...): xdstype.ReadJSON errs on a key the value
-// lacks, unless it is read with ?. (written "?name").
-func readJSON(node *ast.Node, chain []chainLink, i int, at string) {
+// readJSON rewrites chain[i:end], a read below free-form JSON (a Struct) or of a key of a map
+// of an Envoy config, written at, as __envoyJSON(<the value>, at, "name", ...):
+// xdstype.ReadJSON errs on a key the value lacks, unless it is read with ?. (written
+// "?name"). What follows end reads the call's value.
+func readJSON(node *ast.Node, chain []chainLink, i int, at string, end int) {
 	args := []ast.Node{chain[i].m.Node, &ast.StringNode{Value: at}}
-	for _, l := range chain[i:] {
+	for _, l := range chain[i:end] {
 		name := l.name
 		if l.m.Optional {
 			name = "?" + name
 		}
 		args = append(args, &ast.StringNode{Value: name})
 	}
-	ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: envoyJSONFunc}, Arguments: args})
+	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: envoyJSONFunc}, Arguments: args}
+	if end == len(chain) {
+		ast.Patch(node, call)
+	} else {
+		chain[end].m.Node = call
+	}
 }
 
 // defaultOf is the default the checker found for link's field (set by member's loop).
@@ -2008,6 +2020,9 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 			elem = first.Elem
 		case schema.TAny:
 			elem = schema.AnyType
+			if first == schema.EnvoyJSONType {
+				elem = first // an item of a JSON list is free-form JSON again: its keys checked
+			}
 		}
 	}
 	if predicateBuiltins[n.Name] && first != nil && first != nilType && first.Kind != schema.TList && first.Kind != schema.TAny {

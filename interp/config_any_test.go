@@ -231,6 +231,15 @@ func TestConfigStructKeysChecked(t *testing.T) {
 		{`cl.metadata.filter_metadata.istio.services[0].host == "x.ns.svc.cluster.local"`, "passed", ""},
 		{`cl.metadata.filter_metadata.istio.services[0].hots == nil`, "error", `has no key "hots" (did you mean "host"?)`},
 		{`cl.metadata.filter_metadata.istio["confg"] == nil`, "error", `has no key "confg"`},
+		{`none(cl.metadata.filter_metadata.istio.services, .hots == "x")`, "error", `# has no key "hots" (did you mean "host"?)`},
+		{`all(cl.metadata.filter_metadata.istio.services, .host endsWith ".svc.cluster.local")`, "passed", ""},
+		// A key of a map of the config (filter_metadata: map<string, Struct>) is checked alike:
+		// filter_metadata.isito == nil held.
+		{`cl.metadata.filter_metadata.isito == nil`, "error", `cl.metadata.filter_metadata has no key "isito" (did you mean "istio"?); its keys: istio`},
+		{`cl.metadata.filter_metadata["isito"] == nil`, "error", `has no key "isito"`},
+		{`cl.metadata.filter_metadata?.isito == nil`, "passed", ""},
+		{`!("isito" in cl.metadata.filter_metadata)`, "passed", ""},
+		{`cl.metadata.filter_metadata.istio.config != ""`, "passed", ""},
 	}
 	var srcs []string
 	for _, e := range expect {

@@ -153,7 +153,9 @@ func envoyType(t *xdstype.Type, seconds bool) *Type {
 	case xdstype.List:
 		return ListOf(envoyType(t.Elem, seconds))
 	case xdstype.Map:
-		return MapOf(StringType, envoyType(t.Elem, seconds))
+		m := MapOf(StringType, envoyType(t.Elem, seconds))
+		m.KeyChecked = true
+		return m
 	case xdstype.Number, xdstype.Int64:
 		if t.Wrapper != "" {
 			return &Type{Kind: TNumber, Wrapper: t.Wrapper, Go: NumberType.Go}

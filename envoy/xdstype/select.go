@@ -247,7 +247,8 @@ func ReadAnyTyped(v any, names ...string) (any, *Type, error) {
 }
 
 // ReadJSON is the value at names inside v, free-form JSON (a google.protobuf.Struct: a
-// cluster's metadata.filter_metadata.istio) that the expression writes at, read as the
+// cluster's metadata.filter_metadata.istio) or a map of an Envoy config (filter_metadata
+// itself: one name) that the expression writes at, read as the
 // expression <at>.<names...> reads it. Such a value has no schema, so a key it lacks cannot be told from a misspelt one:
 // it has no value (an error naming the keys there are, with did-you-mean), unless it is read
 // with ?. (a name written "?name"), which makes the whole read nil, the user's claim that it
@@ -361,9 +362,9 @@ func readTyped(v any, t *Type, at string, names []string) (any, *Type, error) {
 // noKey says that m, free-form JSON read at where, has no key name: the keys it has, the
 // closest first, and how to claim that a key is absent.
 func noKey(where string, m map[string]any, name string) string {
-	at := "the free-form JSON (google.protobuf.Struct)"
+	at := "the value"
 	if where != "" {
-		at = where + " (free-form JSON, a google.protobuf.Struct)"
+		at = where
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -382,7 +383,7 @@ func noKey(where string, m map[string]any, name string) string {
 	if where != "" {
 		claim, in = where+"?."+name, fmt.Sprintf("%q in %s", name, where)
 	}
-	return fmt.Sprintf("%s has no key %q%s; %s. Free-form JSON has no schema, so a key it lacks cannot be told from a misspelt one: to claim that it may be absent, read it with ?. (%s reads nil where it is absent) or test it with in (%s)",
+	return fmt.Sprintf("%s has no key %q%s; %s. Its keys are free (free-form JSON, a google.protobuf.Struct, or a map of Envoy's config), so a key it lacks cannot be told from a misspelt one: to claim that it may be absent, read it with ?. (%s reads nil where it is absent) or test it with in (%s)",
 		at, name, mean, has, claim, in)
 }
 
