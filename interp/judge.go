@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -457,6 +458,9 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 			if !s.Has(ref.Stat) && !ref.Guarded {
 				return missingStat(ref.Stat, []*SnapshotRecord{s}), false
 			}
+			if why := nanStat(ref.Stat, s); why != "" {
+				return why, false
+			}
 		case dsl.RefDelta, dsl.RefDeltaPair:
 			a, b := ref.From, ref.To
 			if ref.Kind == dsl.RefDelta {
@@ -484,6 +488,11 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 			}
 			va, inA := sa.Counters[ref.Stat]
 			vb, inB := sb.Counters[ref.Stat]
+			for _, s := range []*SnapshotRecord{sa, sb} {
+				if why := nanStat(ref.Stat, s); why != "" {
+					return why, false
+				}
+			}
 			switch {
 			case !inA && !inB && ref.Guarded:
 				// has() found it absent: the expression does not read it.
@@ -750,6 +759,16 @@ func missingStat(stat string, snaps []*SnapshotRecord) string {
 		msg += "."
 	}
 	return msg + " Likely causes: " + strings.Join(causes, "; or ")
+}
+
+// nanStat says why stat, as snapshot s holds it, has no value: NaN, which a Prometheus
+// endpoint writes for a value it does not have (a summary's quantile with no observations).
+// Read as a number, !(p99 >= 1000) and p99 != 3 held of it. "" when it has one.
+func nanStat(stat string, s *SnapshotRecord) string {
+	if v, ok := s.Stat(stat); !ok || !math.IsNaN(v) {
+		return ""
+	}
+	return fmt.Sprintf("stat %s is NaN in snapshot %q (%s): its source wrote no number for it (a summary's quantile with no observations, a value the exporter could not read), so it has no value, and a claim about it would hold or fail of nothing", stat, s.Name, s.Source)
 }
 
 // knownStat says stat is one that every snapshot's source has, by its closed catalogue (a
