@@ -415,17 +415,21 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		ref = &dr
 	}
 	var defaulted []int // links whose field reads as its default where the value leaves it out
+	// keyReads rewrite the reads of keys (readJSON), after the defaults: a map Envoy left out
+	// is read as its default (empty) map, whose key then has no value.
+	var keyReads []func()
 	defer func() {
 		if len(defaulted) > 0 {
 			c.rewrites = append(c.rewrites, func() { readDefaults(node, chain, defaulted) })
 		}
+		c.rewrites = append(c.rewrites, keyReads...)
 	}()
 	for i := 0; i < len(chain); i++ {
 		link := chain[i]
 		at := col(link.m)
 		if t == schema.EnvoyAnyType {
 			side := *node // a comparison's side, which envoyCompared may record
-			c.rewrites = append(c.rewrites, func() {
+			keyReads = append(keyReads, func() { // after a map key's read (typed_extension_protocol_options["…"])
 				cmp, compared := c.envoyCmps[side]
 				readAny(node, chain, i, cmp, compared)
 			})
@@ -433,7 +437,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		}
 		if t == schema.EnvoyJSONType {
 			at := path
-			c.rewrites = append(c.rewrites, func() { readJSON(node, chain, i, at, len(chain)) })
+			keyReads = append(keyReads, func() { readJSON(node, chain, i, at, len(chain)) })
 			return schema.EnvoyJSONType
 		}
 		if t == nil || t.Kind == schema.TAny {
@@ -558,7 +562,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				// A key of a map of an Envoy config: one it lacks errs unless read with ?.
 				// (filter_metadata.isito == nil held).
 				at := path
-				c.rewrites = append(c.rewrites, func() { readJSON(node, chain, i, at, i+1) })
+				keyReads = append(keyReads, func() { readJSON(node, chain, i, at, i+1) })
 			}
 			if t.IsCapture() && !(i == 1 && rootName != "" && c.names.Results[rootName] != nil) {
 				// A group of a capture map read other than as <step>.capture.<group> (which
