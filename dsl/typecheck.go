@@ -429,7 +429,8 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		at := col(link.m)
 		if t == schema.EnvoyAnyType {
 			side := *node // a comparison's side, which envoyCompared may record
-			keyReads = append(keyReads, func() { // after a map key's read (typed_extension_protocol_options["…"])
+			// After a map key's read (typed_extension_protocol_options["…"]).
+			keyReads = append(keyReads, func() {
 				cmp, compared := c.envoyCmps[side]
 				readAny(node, chain, i, cmp, compared)
 			})
