@@ -336,8 +336,16 @@ func readTyped(v any, t *Type, at string, names []string) (any, *Type, error) {
 			}
 			v = next // below free-form JSON, free-form JSON again (t stays)
 		case t != nil && t.Kind == Map:
-			v = m[name] // a key a map lacks reads nil
-			t = t.Elem
+			next, ok := m[name]
+			if !ok && optional {
+				return nil, nil, nil
+			}
+			if !ok {
+				// A map's keys are free: a misspelt one reads nil as one Envoy left out
+				// (typed_per_filter_config.envoy_filters_http_fualt == nil held).
+				return nil, nil, fmt.Errorf("%s", noKey(where, m, name))
+			}
+			v, t = next, t.Elem
 		default:
 			next, ok := m[name]
 			if !ok && optional {
