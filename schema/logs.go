@@ -529,6 +529,14 @@ var lacksOp = map[string][2]string{
 	"cluster":       {"%UPSTREAM_CLUSTER%", "upstream_cluster"},
 }
 
+// AccessLogOp is the operator that writes an access-log entry's field in a text format, and
+// its key in Istio's JSON format ("cluster": %UPSTREAM_CLUSTER%, upstream_cluster); ok false
+// for a field no operator writes.
+func AccessLogOp(field string) (op, key string, ok bool) {
+	o, ok := lacksOp[field]
+	return o[0], o[1], ok
+}
+
 // LacksField is the error of reading field of e where e's format does not give it (Lacks),
 // or nil.
 func (e LogEntry) LacksField(field string) error {
