@@ -268,6 +268,9 @@ const (
 	hostsFunc    = "__hosts"
 	envoyFunc    = "__envoy"
 	envoyCmpFunc = "__envoyCmp"
+	// envoyJSONFunc is the one a read below free-form JSON (a Struct) is: a key it lacks
+	// errs unless read with ?. (xdstype.ReadJSON).
+	envoyJSONFunc = "__envoyJSON"
 )
 
 // DeltaFunc, HostsFunc, EnvoyFunc and EnvoyCmpFunc are the environment names the
@@ -277,6 +280,8 @@ const (
 	HostsFunc    = hostsFunc
 	EnvoyFunc    = envoyFunc
 	EnvoyCmpFunc = envoyCmpFunc
+	// EnvoyJSONFunc is bound to xdstype.ReadJSON.
+	EnvoyJSONFunc = envoyJSONFunc
 )
 
 // Names is what the expressions of one scenario can refer to, typed as the step kinds
@@ -423,6 +428,7 @@ func (n *Names) Env() map[string]any {
 		hostsFunc:         func(string) []schema.Host { return nil },
 		envoyFunc:         xdstype.ReadAny,
 		envoyCmpFunc:      EnvoyCompared,
+		envoyJSONFunc:     xdstype.ReadJSON,
 		nonEmptyFunc:      NonEmpty,
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
 		schema.SetFunc:    schema.ReadSet,

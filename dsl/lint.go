@@ -77,6 +77,9 @@ const (
 	// LintEventsUnknownObject: an events step filtered by an object (kind and name) of the
 	// scenario's namespaces that no step names.
 	LintEventsUnknownObject = "events-unknown-object"
+	// LintLogFormatLacks: an expression reads an access-log entry field (or a count by it)
+	// that the one access-log format the scenario applies does not give.
+	LintLogFormatLacks = "log-format-lacks"
 	// LintAbsentUnknownLabels: a wait: absent by labels that no object the scenario applies
 	// in that namespace carries, close to labels one does.
 	LintAbsentUnknownLabels = "absent-unknown-labels"
@@ -114,6 +117,7 @@ var LintCodes = map[string]string{
 	LintEventsUnknownObject: "an events step (outside catch) filtered by an object, kind and name, of the scenario's namespaces that no step of the scenario applies, deletes or reads (a misspelling: it keeps no event, and a claim that none happened, len(ev) == 0, holds whatever happened)",
 	LintPodReplaced:         "a delta of two snapshots of an Envoy by one selector, or a series sampled by selector, with a kill, restart, scale or delete of pods that selector matches that may run between the snapshots or while it samples: the later snapshots may read another pod's sidecar (a new Envoy, counting from zero), and the delta (the series' max, min, first, last) then errs when judged",
 	LintOneReplica:          "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
+	LintLogFormatLacks:      "an expression reads a field of access-log entries (.cluster, .upstream_host, .details, .duration, …) or a count by one (codes, flags, details) that the one access-log format the scenario applies (the istio ConfigMap's mesh or an IstioOperator's meshConfig: accessLogFormat, or an extensionProviders envoyFileAccessLog logFormat) does not give: read, it has no value, and the expectation errs when it runs",
 	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
 }
 
@@ -266,6 +270,7 @@ func (d *decoder) lint() {
 	d.lintEventsReason(func(s *Step, field, code, format string, args ...any) { warnAt(true, s, field, code, format, args...) })
 	d.lintAbsentLabels(objs, warn)
 	d.lintReflectsReapplied(warn)
+	d.lintLogFormat(objs)
 }
 
 // lintReflectsReapplied warns of a config step whose reflects names an object that the steps

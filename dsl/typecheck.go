@@ -416,21 +416,31 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		ref = &dr
 	}
 	var defaulted []int // links whose field reads as its default where the value leaves it out
+	// keyReads rewrite the reads of keys (readJSON), after the defaults: a map Envoy left out
+	// is read as its default (empty) map, whose key then has no value.
+	var keyReads []func()
 	defer func() {
 		if len(defaulted) > 0 {
 			c.rewrites = append(c.rewrites, func() { readDefaults(node, chain, defaulted) })
 		}
+		c.rewrites = append(c.rewrites, keyReads...)
 	}()
 	for i := 0; i < len(chain); i++ {
 		link := chain[i]
 		at := col(link.m)
 		if t == schema.EnvoyAnyType {
 			side := *node // a comparison's side, which envoyCompared may record
-			c.rewrites = append(c.rewrites, func() {
+			// After a map key's read (typed_extension_protocol_options["…"]).
+			keyReads = append(keyReads, func() {
 				cmp, compared := c.envoyCmps[side]
 				readAny(node, chain, i, cmp, compared)
 			})
 			return envoyReadType
+		}
+		if t == schema.EnvoyJSONType {
+			at := path
+			keyReads = append(keyReads, func() { readJSON(node, chain, i, at, len(chain)) })
+			return schema.EnvoyJSONType
 		}
 		if t == nil || t.Kind == schema.TAny {
 			return t
@@ -550,6 +560,12 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				c.fail(at, "%s[%q]: %s", path, link.name, msg)
 				return nil
 			}
+			if t.KeyChecked {
+				// A key of a map of an Envoy config: one it lacks errs unless read with ?.
+				// (filter_metadata.isito == nil held).
+				at := path
+				keyReads = append(keyReads, func() { readJSON(node, chain, i, at, i+1) })
+			}
 			if t.IsCapture() && !(i == 1 && rootName != "" && c.names.Results[rootName] != nil) {
 				// A group of a capture map read other than as <step>.capture.<group> (which
 				// noValue judges, naming the step): a logs entry's captures, empty where its
@@ -643,6 +659,27 @@ func readAny(node *ast.Node, chain []chainLink, i int, cmp envoyCmp, compared bo
 		args = append(args, &ast.StringNode{Value: name})
 	}
 	ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: callee}, Arguments: args})
+}
+
+// readJSON rewrites chain[i:end], a read below free-form JSON (a Struct) or of a key of a map
+// of an Envoy config, written at, as __envoyJSON(<the value>, at, "name", ...):
+// xdstype.ReadJSON errs on a key the value lacks, unless it is read with ?. (written
+// "?name"). What follows end reads the call's value.
+func readJSON(node *ast.Node, chain []chainLink, i int, at string, end int) {
+	args := []ast.Node{chain[i].m.Node, &ast.StringNode{Value: at}}
+	for _, l := range chain[i:end] {
+		name := l.name
+		if l.m.Optional {
+			name = "?" + name
+		}
+		args = append(args, &ast.StringNode{Value: name})
+	}
+	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: envoyJSONFunc}, Arguments: args}
+	if end == len(chain) {
+		ast.Patch(node, call)
+	} else {
+		chain[end].m.Node = call
+	}
 }
 
 // defaultOf is the default the checker found for link's field (set by member's loop).
@@ -783,6 +820,9 @@ func missingKey(t *schema.Type, path, key string) string {
 
 // index types a[k].
 func (c *exprChecker) index(m *ast.MemberNode, t, k *schema.Type) *schema.Type {
+	if t == schema.EnvoyJSONType && k != nil && k.Kind == schema.TNumber {
+		return schema.EnvoyJSONType // an item of a JSON list is free-form JSON again
+	}
 	if t == nil || t.Kind == schema.TAny {
 		return nil
 	}
@@ -2006,6 +2046,9 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 			elem = first.Elem
 		case schema.TAny:
 			elem = schema.AnyType
+			if first == schema.EnvoyJSONType {
+				elem = first // an item of a JSON list is free-form JSON again: its keys checked
+			}
 		}
 	}
 	if predicateBuiltins[n.Name] && first != nil && first != nilType && first.Kind != schema.TList && first.Kind != schema.TAny {

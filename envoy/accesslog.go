@@ -27,8 +27,9 @@ import (
 // The fields up to %DURATION% are read from the left; "%UPSTREAM_HOST%" and the six unquoted
 // fields after it from the right, so a header value holding `" ` cannot shift them. Text
 // before the opening '[' (a `kubectl logs --prefix` or --timestamps prefix) is ignored.
-// Envoy writes "-" for an absent value: it becomes "" (Flags nil, Code and DurationMS 0); a
-// TCP connection's line has "- - -" as request and code 0. Flags are split on ','.
+// Envoy writes "-" for an absent value: it becomes "" (Flags nil); of %DURATION% (a number),
+// the field is unset (Unset: read, it errs) rather than 0. A TCP connection's line has
+// "- - -" as request and code 0. Flags are split on ','.
 //
 // A line that is neither (Envoy's own log lines, pilot-agent's) gives ok false and an entry
 // holding only Line.
@@ -112,9 +113,7 @@ func textAccessLog(line string, e *schema.LogEntry) bool {
 	if !isNumberOrDash(bytesRx) || !isNumberOrDash(bytesTx) || !isNumberOrDash(dur) {
 		return false
 	}
-	if d, err := strconv.ParseFloat(dur, 64); err == nil {
-		e.DurationMS = d
-	}
+	readDuration(dur, e)
 
 	// From the right: "%UPSTREAM_HOST%" cluster upstream_local downstream_local
 	// downstream_remote sni route. An end that is not that (a line cut short, a custom
@@ -216,9 +215,7 @@ func envoyDefaultTail(s string, e *schema.LogEntry) bool {
 	if _, _, ok := quoted(s); !ok {
 		return false
 	}
-	if d, err := strconv.ParseFloat(nums[2], 64); err == nil {
-		e.DurationMS = d
-	}
+	readDuration(nums[2], e)
 	tail := strings.TrimRight(s, " \t")
 	if len(tail) >= 2 && tail[len(tail)-1] == '"' {
 		if q := strings.LastIndexByte(tail[:len(tail)-1], '"'); q >= 0 && (q == 0 || tail[q-1] == ' ') && isUpstreamHost(tail[q+1:len(tail)-1]) {
@@ -255,6 +252,16 @@ func word(s string) (tok, rest string, ok bool) {
 		return s[:i], s[i:], true
 	}
 	return s, "", true
+}
+
+// readDuration reads %DURATION% as written in a text line: "-" (Envoy had no value) leaves
+// it unset (e.Unset), not 0.
+func readDuration(s string, e *schema.LogEntry) {
+	if d, err := strconv.ParseFloat(s, 64); err == nil {
+		e.DurationMS = d
+		return
+	}
+	e.Unset = append(e.Unset, "duration")
 }
 
 func dash(s string) string {
@@ -309,8 +316,11 @@ func jsonAccessLog(s string, e *schema.LogEntry) bool {
 		}
 		return ""
 	}
-	num := func(k string) float64 {
-		switch v := m[k].(type) {
+	// num reads a number; a key there whose value is no number (null, "-": a value Envoy did
+	// not have) leaves field unset (e.Unset), not 0.
+	num := func(k, field string) float64 {
+		v, there := m[k]
+		switch v := v.(type) {
 		case float64:
 			return v
 		case string:
@@ -318,6 +328,9 @@ func jsonAccessLog(s string, e *schema.LogEntry) bool {
 			if err == nil {
 				return f
 			}
+		}
+		if there {
+			e.Unset = append(e.Unset, field)
 		}
 		return 0
 	}
@@ -335,12 +348,12 @@ func jsonAccessLog(s string, e *schema.LogEntry) bool {
 	e.Method = str("method")
 	e.Path = str("path")
 	e.Protocol = str("protocol")
-	e.Code = num("response_code")
+	e.Code = num("response_code", "code")
 	e.Flags = splitFlags(str("response_flags"))
 	e.Details = str("response_code_details")
 	e.Termination = str("connection_termination_details")
 	e.Failure = str("upstream_transport_failure_reason")
-	e.DurationMS = num("duration")
+	e.DurationMS = num("duration", "duration")
 	e.UpstreamHost = str("upstream_host")
 	e.Cluster = str("upstream_cluster")
 	return true

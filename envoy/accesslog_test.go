@@ -177,6 +177,27 @@ func TestAccessLog(t *testing.T) {
 			want: schema.LogEntry{Method: "GET", Path: "/", Protocol: "HTTP/1.1", Code: 503, Flags: []string{"UO"}, DurationMS: 1,
 				UpstreamHost: "10.0.0.5:8080", Format: "json", Lacks: []string{"details", "cluster"}},
 		},
+		// A numeric field Envoy wrote "-" or null for has no value (Unset): before, it read 0,
+		// a duration Envoy did not write (all(entries, .duration < 5) held of it).
+		{
+			name: "Istio's format, duration \"-\": unset, not 0",
+			line: `[2026-03-02T09:17:16.000Z] "GET /b HTTP/1.1" 0 DC downstream_remote_disconnect - "-" 0 0 - - "-" "curl" "2" "b:8080" "-" outbound|8080||b.ns.svc.cluster.local - 10.96.0.5:8080 10.0.0.9:4 - default`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:16.000Z", Method: "GET", Path: "/b", Protocol: "HTTP/1.1",
+				Flags: []string{"DC"}, Details: "downstream_remote_disconnect", Cluster: "outbound|8080||b.ns.svc.cluster.local",
+				Format: "istio", Unset: []string{"duration"}},
+		},
+		{
+			name: "Envoy's default format, duration \"-\": unset, not 0",
+			line: `[2026-03-02T09:17:14.000Z] "GET /x HTTP/1.1" 503 UF 0 91 - - "10.0.35.28" "curl/8.0" "cc21" "httpbin:8000" "10.44.1.27:80"`,
+			want: schema.LogEntry{Time: "2026-03-02T09:17:14.000Z", Method: "GET", Path: "/x", Protocol: "HTTP/1.1",
+				Code: 503, Flags: []string{"UF"}, UpstreamHost: "10.44.1.27:80", Format: "envoy", Lacks: envoyLacks, Unset: []string{"duration"}},
+		},
+		{
+			name: "json, duration and response_code null or \"-\": unset, not 0",
+			line: `{"response_code":null,"response_flags":"DC","upstream_host":"10.0.0.5:8080","upstream_cluster":"c","response_code_details":null,"method":"GET","path":"/","protocol":"HTTP/1.1","duration":"-","connection_termination_details":null,"upstream_transport_failure_reason":null}`,
+			want: schema.LogEntry{Method: "GET", Path: "/", Protocol: "HTTP/1.1", Flags: []string{"DC"},
+				UpstreamHost: "10.0.0.5:8080", Cluster: "c", Format: "json", Unset: []string{"code", "duration"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

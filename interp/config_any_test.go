@@ -212,3 +212,105 @@ s: schema.#Scenario & {
 		}
 	}
 }
+
+// TestConfigStructKeysChecked: free-form JSON (google.protobuf.Struct, a cluster's
+// metadata.filter_metadata.istio) read a misspelt key as nil, so
+// `….istio.defualt_original_port == nil` PASSED over a cluster that has the key. A key the
+// Struct lacks now errs, naming the keys it has (did-you-mean), unless the read says it may be
+// absent (?.) or tests for it (in).
+func TestConfigStructKeysChecked(t *testing.T) {
+	expect := []struct {
+		src, outcome, reason string
+	}{
+		{`cl.metadata.filter_metadata.istio.default_original_port == 8080`, "passed", ""},
+		{`cl.metadata.filter_metadata.istio.config endsWith "/destination-rule/x"`, "passed", ""},
+		{`cl.metadata.filter_metadata.istio.defualt_original_port == nil`, "error", `has no key "defualt_original_port" (did you mean "default_original_port"?)`},
+		{`cl.metadata.filter_metadata.istio.confg != "x"`, "error", `its keys: config, default_original_port, services`},
+		{`cl.metadata.filter_metadata.istio?.defualt_original_port == nil`, "passed", ""}, // ?.: absent, as the user claims
+		{`!("alpn_override" in cl.metadata.filter_metadata.istio)`, "passed", ""},
+		{`cl.metadata.filter_metadata.istio.services[0].host == "x.ns.svc.cluster.local"`, "passed", ""},
+		{`cl.metadata.filter_metadata.istio.services[0].hots == nil`, "error", `has no key "hots" (did you mean "host"?)`},
+		{`cl.metadata.filter_metadata.istio["confg"] == nil`, "error", `has no key "confg"`},
+		{`none(cl.metadata.filter_metadata.istio.services, .hots == "x")`, "error", `# has no key "hots" (did you mean "host"?)`},
+		{`all(cl.metadata.filter_metadata.istio.services, .host endsWith ".svc.cluster.local")`, "passed", ""},
+		// A key of a map of the config (filter_metadata: map<string, Struct>) is checked alike:
+		// filter_metadata.isito == nil held.
+		{`cl.metadata.filter_metadata.isito == nil`, "error", `cl.metadata.filter_metadata has no key "isito" (did you mean "istio"?); its keys: istio`},
+		{`cl.metadata.filter_metadata["isito"] == nil`, "error", `has no key "isito"`},
+		{`cl.metadata.filter_metadata?.isito == nil`, "passed", ""},
+		{`!("isito" in cl.metadata.filter_metadata)`, "passed", ""},
+		{`cl.metadata.filter_metadata.istio.config != ""`, "passed", ""},
+		// A map of Anys: the key is checked, then the Any read by its "@type".
+		{`cl.typed_extension_protocol_options["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"].common_http_protocol_options.idle_timeout == "1s"`, "passed", ""},
+		{`cl.typed_extension_protocol_options["envoy.extensions.upstreams.http.v3.HttpProtocolOption"].common_http_protocol_options == nil`, "error", `has no key "envoy.extensions.upstreams.http.v3.HttpProtocolOption" (did you mean "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"?)`},
+		{`cl.typed_extension_protocol_options?.["envoy.extensions.upstreams.http.v3.HttpProtocolOption"] == nil`, "passed", ""},
+	}
+	var srcs []string
+	for _, e := range expect {
+		srcs = append(srcs, fmt.Sprintf("%q", e.src))
+	}
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}}]
+	expect: [`+strings.Join(srcs, ", ")+`]
+}`)
+	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
+		return map[string]any{"name": "c", "type": "EDS",
+			"typed_extension_protocol_options": map[string]any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": map[string]any{
+				"@type":                        "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
+				"common_http_protocol_options": map[string]any{"idle_timeout": "1s"},
+			}},
+			"metadata": map[string]any{"filter_metadata": map[string]any{"istio": map[string]any{
+				"config":                "/apis/networking.istio.io/v1/namespaces/ns/destination-rule/x",
+				"default_original_port": 8080.0,
+				"services":              []any{map[string]any{"host": "x.ns.svc.cluster.local", "name": "x", "namespace": "ns"}},
+			}}},
+		}, nil
+	}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if len(rec.Expectations) != len(expect) {
+		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
+	}
+	for i, e := range expect {
+		got := rec.Expectations[i]
+		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
+			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
+		}
+	}
+}
+
+// TestConfigMapKeyOfDefault: a map of the config that Envoy left out reads as its default,
+// the empty map, so a key read of it says the map has no key (and ?. reads nil), not that a
+// message is unset and to claim == nil, which the default makes false.
+func TestConfigMapKeyOfDefault(t *testing.T) {
+	expect := []struct {
+		src, outcome, reason string
+	}{
+		{`cl.metadata.filter_metadata.istio.config == "x"`, "error", `cl.metadata.filter_metadata has no key "istio"; it has no keys`},
+		{`cl.metadata.filter_metadata?.istio == nil`, "passed", ""},
+		{`len(cl.metadata.filter_metadata) == 0`, "passed", ""},
+	}
+	var srcs []string
+	for _, e := range expect {
+		srcs = append(srcs, fmt.Sprintf("%q", e.src))
+	}
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}}]
+	expect: [`+strings.Join(srcs, ", ")+`]
+}`)
+	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
+		return map[string]any{"name": "c", "type": "EDS",
+			"metadata": map[string]any{"typed_filter_metadata": map[string]any{}}}, nil
+	}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if len(rec.Expectations) != len(expect) {
+		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
+	}
+	for i, e := range expect {
+		got := rec.Expectations[i]
+		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
+			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/file"
@@ -341,6 +343,7 @@ func (j *Judge) Env() map[string]any {
 	}
 	env[dsl.EnvoyFunc] = xdstype.ReadAny
 	env[dsl.EnvoyCmpFunc] = dsl.EnvoyCompared
+	env[dsl.EnvoyJSONFunc] = xdstype.ReadJSON
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
@@ -456,6 +459,9 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 			if !s.Has(ref.Stat) && !ref.Guarded {
 				return missingStat(ref.Stat, []*SnapshotRecord{s}), false
 			}
+			if why := nanStat(ref.Stat, s); why != "" {
+				return why, false
+			}
 		case dsl.RefDelta, dsl.RefDeltaPair:
 			a, b := ref.From, ref.To
 			if ref.Kind == dsl.RefDelta {
@@ -483,11 +489,23 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 			}
 			va, inA := sa.Counters[ref.Stat]
 			vb, inB := sb.Counters[ref.Stat]
+			for _, s := range []*SnapshotRecord{sa, sb} {
+				if why := nanStat(ref.Stat, s); why != "" {
+					return why, false
+				}
+			}
 			switch {
 			case !inA && !inB && ref.Guarded:
 				// has() found it absent: the expression does not read it.
 			case !inA && !inB:
-				return missingStat(ref.Stat, []*SnapshotRecord{sa, sb}), false
+				d := "delta"
+				if ref.Kind == dsl.RefDeltaPair {
+					d = fmt.Sprintf("delta(%q, %q)", a, b)
+				}
+				// Erring is the safe side (a misspelt stat cannot be told from a count of
+				// zero); say how to claim that absent means zero, explicitly.
+				return missingStat(ref.Stat, []*SnapshotRecord{sa, sb}) + fmt.Sprintf(". If it may never be created (a response code this run may not see), to count it as 0 where no snapshot holds it, say so: get(%s, %q) ?? 0, or has(%s, %q) ? %s : 0 (%s ?? 0 does not: a stat read is checked before the expression is evaluated)",
+					d, ref.Stat, b, ref.Stat, statRead(d, ref.Stat), statRead(d, ref.Stat)), false
 			case !inA:
 				j.note(fmt.Sprintf("%s was absent in %q and present in %q (stats are created on first use): counted from 0", ref.Stat, a, b))
 			case !inB:
@@ -715,7 +733,7 @@ func missingStat(stat string, snaps []*SnapshotRecord) string {
 		names = append(names, fmt.Sprintf("%q (%s)", s.Name, s.Source))
 	}
 	msg := fmt.Sprintf("stat %s is in none of the snapshots %s", stat, strings.Join(names, ", "))
-	if close := closestStat(stat, snaps); close != "" {
+	if close := closestStat(stat, snaps); close != "" && (!knownStat(stat, snaps) || codeStat(close)) {
 		msg += fmt.Sprintf("; did you mean %s?", close)
 	}
 	var causes []string
@@ -742,6 +760,67 @@ func missingStat(stat string, snaps []*SnapshotRecord) string {
 		msg += "."
 	}
 	return msg + " Likely causes: " + strings.Join(causes, "; or ")
+}
+
+// nanStat says why stat, as snapshot s holds it, has no value: NaN, which a Prometheus
+// endpoint writes for a value it does not have (a summary's quantile with no observations).
+// Read as a number, !(p99 >= 1000) and p99 != 3 held of it. "" when it has one.
+func nanStat(stat string, s *SnapshotRecord) string {
+	if v, ok := s.Stat(stat); !ok || !math.IsNaN(v) {
+		return ""
+	}
+	return fmt.Sprintf("stat %s is NaN in snapshot %q (%s): its source wrote no number for it (a summary's quantile with no observations, a value the exporter could not read), so it has no value, and a claim about it would hold or fail of nothing", stat, s.Name, s.Source)
+}
+
+// knownStat says stat is one that every snapshot's source has, by its closed catalogue (a
+// local backend's rq_503): absent, it was not created yet, so a did-you-mean of another
+// family (rq_5xx) would mislead.
+func knownStat(stat string, snaps []*SnapshotRecord) bool {
+	for _, s := range snaps {
+		kind, _, _ := strings.Cut(s.Source, " ")
+		if kind != "backend" {
+			return false
+		}
+		if _, ok := schema.BackendStats.Lookup(stat); !ok {
+			return false
+		}
+	}
+	return len(snaps) > 0
+}
+
+// codeStat says stat is a local backend's count of one status code (rq_503): another code's
+// count is a likely typo of it (rq_530), a class's (rq_5xx) is not.
+func codeStat(stat string) bool {
+	code, ok := strings.CutPrefix(stat, "rq_")
+	if !ok || len(code) != 3 {
+		return false
+	}
+	for _, r := range code {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// statRead writes the read of stat from m as an expression does: m.stat, or m["stat"] where
+// the name is no identifier path.
+func statRead(m, stat string) string {
+	for _, part := range strings.Split(stat, ".") {
+		if part == "" || !isIdent(part) {
+			return fmt.Sprintf("%s[%q]", m, stat)
+		}
+	}
+	return m + "." + stat
+}
+
+func isIdent(s string) bool {
+	for i, r := range s {
+		if r != '_' && !unicode.IsLetter(r) && (i == 0 || !unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func closestStat(stat string, snaps []*SnapshotRecord) string {

@@ -299,7 +299,7 @@ func fixedText(r reads) string {
 // expectation reading one is not judged here.
 // (schema.OnlyIfFunc is judged: its samples' outputs are whole, and the logs entries it
 // reads are not judged by readsOnly.)
-var notJudgedNames = map[string]bool{"backends": true, "blackholes": true, "target": true, "ns": true, dsl.HostsFunc: true, dsl.EnvoyFunc: true, dsl.EnvoyCmpFunc: true}
+var notJudgedNames = map[string]bool{"backends": true, "blackholes": true, "target": true, "ns": true, dsl.HostsFunc: true, dsl.EnvoyFunc: true, dsl.EnvoyCmpFunc: true, dsl.EnvoyJSONFunc: true}
 
 // reads are what an expectation reads that a sample gives: one-client loads, logs steps read
 // by their counts, exec steps read by their exit code and output (each a sample of its own),

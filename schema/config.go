@@ -106,6 +106,12 @@ func (p *Config) Result(c ResultContext) *Type {
 // gives a left-out field its default.
 var EnvoyAnyType = &Type{Kind: TAny, Doc: "an Envoy Any: its \"@type\" names its message"}
 
+// EnvoyJSONType is free-form JSON in an Envoy config (google.protobuf.Struct, Value,
+// ListValue: a cluster's metadata.filter_metadata.istio): it has no schema, so expressions
+// read below it through xdstype.ReadJSON, which gives a key it lacks no value (read nil, a
+// misspelt key held == nil) unless it is read with ?..
+var EnvoyJSONType = &Type{Kind: TAny, Doc: "free-form JSON (google.protobuf.Struct): its keys are known only at run time"}
+
 // envoyTypes caches EnvoyType's answers: message types are graphs (a message may hold itself),
 // built once per process.
 var envoyTypes struct {
@@ -147,7 +153,9 @@ func envoyType(t *xdstype.Type, seconds bool) *Type {
 	case xdstype.List:
 		return ListOf(envoyType(t.Elem, seconds))
 	case xdstype.Map:
-		return MapOf(StringType, envoyType(t.Elem, seconds))
+		m := MapOf(StringType, envoyType(t.Elem, seconds))
+		m.KeyChecked = true
+		return m
 	case xdstype.Number, xdstype.Int64:
 		if t.Wrapper != "" {
 			return &Type{Kind: TNumber, Wrapper: t.Wrapper, Go: NumberType.Go}
@@ -173,6 +181,8 @@ func envoyType(t *xdstype.Type, seconds bool) *Type {
 		return d
 	case xdstype.Enum:
 		return &Type{Kind: TString, Enum: t.Enum.Values, Doc: "enum " + t.Enum.Name, Go: StringType.Go}
+	case xdstype.JSON:
+		return EnvoyJSONType
 	}
 	return AnyType
 }

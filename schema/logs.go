@@ -302,12 +302,12 @@ func (p *Logs) Result(c ResultContext) *Type {
 		access(F("method", StrForm("e.g. \"GET\", or \"\" for none", FormMethod), "the request's method")),
 		access(F("path", StrForm("e.g. \"/echo?delay=200ms\", or \"\" for none", FormPath), "the request's path")),
 		access(F("protocol", StrForm("HTTP/1.0, HTTP/1.1, HTTP/2 or HTTP/3, or \"\" for none", FormProtocol), "the request's protocol")),
-		access(F("code", Num(Plain), "the response code")),
+		access(F("code", Num(Plain), "the response code (0: none was sent; a JSON line's null has no value, an error to read, and counts under no code)")),
 		access(F("flags", ListOf(StrForm("a response flag such as \"UF\"", FormResponseFlag)), "the response flags, e.g. [\"UF\", \"URX\"]")),
 		access(F("details", StringType, "the response code details")),
 		access(F("termination", StringType, "the connection termination details")),
 		access(F("failure", StringType, "the upstream transport failure reason")),
-		access(F("duration", Num(Millis), "the request's duration")),
+		access(F("duration", Num(Millis), "the request's duration; where Envoy wrote \"-\" (or, in JSON, null) it has no value, an error to read, not 0")),
 		access(F("upstream_host", StrForm("ip:port, e.g. \"10.244.1.5:8080\", or \"\" for none", FormUpstreamHost), "the upstream host, ip:port")),
 		access(F("cluster", StringType, "the upstream cluster")),
 		F("captures", capture, "the named groups of the capture pattern in this line; empty where the line did not match it, and a group read there is an error (saying so), unless it is read only where has(.captures, \"group\") holds"),
@@ -436,7 +436,7 @@ func (l LogResult) NoValue(field string) string {
 		if n != 1 {
 			lines = num(n) + " access lines are"
 		}
-		return fmt.Sprintf("%s in a format that does not give its %s (Envoy's default format has no response code details; a JSON format may leave a key out), so %s counts none of them, and a claim about it would hold of lines that say nothing of it; read the entries of lines in a format that gives it (filter(<step>.entries, .format == \"istio\"))",
+		return fmt.Sprintf("%s in a format that does not give its %s (Envoy's default format has no response code details; a JSON format may leave a key out, or write null for it), so %s counts none of them, and a claim about it would hold of lines that say nothing of it; read the entries of lines in a format that gives it (filter(<step>.entries, .format == \"istio\"))",
 			lines, untoldField[field], field)
 	}
 	if l.HasAccessLines() {
@@ -496,6 +496,10 @@ type LogEntry struct {
 	// is not Istio's (a custom format, a cut line), no upstream_host nor cluster. Read, such
 	// a field is an error (LacksField), not the "" that a none() or a != would hold of.
 	Lacks []string `expr:"-" json:"lacks,omitempty"`
+	// Unset are the numeric fields of the entry (code, duration) its line gives no value:
+	// Envoy wrote "-" (or, in JSON, null or "-") for a value it did not have. Read, such a
+	// field is an error (LacksField), not the 0 that < or == 0 would hold of.
+	Unset []string `expr:"-" json:"unset,omitempty"`
 	// Pod is the pod whose log holds the line, of a read by selector ("" of a record made
 	// before labrun read every pod a selector matches, and of a process's or a file's log).
 	Pod string `expr:"pod" json:"pod,omitempty"`
@@ -525,10 +529,21 @@ var lacksOp = map[string][2]string{
 	"cluster":       {"%UPSTREAM_CLUSTER%", "upstream_cluster"},
 }
 
+// AccessLogOp is the operator that writes an access-log entry's field in a text format, and
+// its key in Istio's JSON format ("cluster": %UPSTREAM_CLUSTER%, upstream_cluster); ok false
+// for a field no operator writes.
+func AccessLogOp(field string) (op, key string, ok bool) {
+	o, ok := lacksOp[field]
+	return o[0], o[1], ok
+}
+
 // LacksField is the error of reading field of e where e's format does not give it (Lacks),
 // or nil.
 func (e LogEntry) LacksField(field string) error {
 	if !slices.Contains(e.Lacks, field) {
+		if slices.Contains(e.Unset, field) {
+			return e.unsetField(field)
+		}
 		return nil
 	}
 	why, ok := lacksWhy[e.Format]
@@ -541,6 +556,17 @@ func (e LogEntry) LacksField(field string) error {
 	op := lacksOp[field]
 	why = strings.NewReplacer("{field}", field, "{op}", op[0], "{key}", op[1]).Replace(why)
 	return fmt.Errorf("%s has no value: %s", field, why)
+}
+
+// unsetField is the error of reading field of e where its line gives no value for it
+// (Unset): Envoy wrote "-" or null, a value it did not have, which is no 0.
+func (e LogEntry) unsetField(field string) error {
+	op := lacksOp[field]
+	wrote := fmt.Sprintf("Envoy wrote \"-\" for %s in this line", op[0])
+	if e.Format == "json" {
+		wrote = fmt.Sprintf("Envoy wrote null or \"-\" for %q in this JSON line", op[1])
+	}
+	return fmt.Errorf("%s has no value: %s, a value it did not have (not 0), so a claim about it would hold or fail of a number Envoy never wrote; read it only of lines that give it", field, wrote)
 }
 
 // LogResult is what a logs step records.
@@ -661,7 +687,16 @@ func (l *LogResult) countLine(e LogEntry, n float64) {
 			l.Untold[f] += n
 		}
 	}
-	if !slices.Contains(e.Lacks, "code") {
+	codeUnset := slices.Contains(e.Unset, "code") && !slices.Contains(e.Lacks, "code")
+	if codeUnset {
+		// A JSON line with response_code null says no code: counted under none (before,
+		// under "0"), as a line whose format does not give one.
+		if l.Untold == nil {
+			l.Untold = map[string]float64{}
+		}
+		l.Untold["code"] += n
+	}
+	if !slices.Contains(e.Lacks, "code") && !codeUnset {
 		l.Codes[e.codeKey()] += n
 	}
 	for _, f := range e.Flags {

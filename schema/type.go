@@ -116,6 +116,10 @@ type Type struct {
 	Stats *StatSource
 	// Go is the type of the value at run time (nil: JSON-like data, any).
 	Go reflect.Type
+	// KeyChecked, on a map of an Envoy config (filter_metadata, typed_per_filter_config), says
+	// a key it lacks has no value (an error naming the keys there are) unless it is read
+	// with ?.: its keys are free, so a misspelt one cannot be told from one Envoy left out.
+	KeyChecked bool
 }
 
 // Field is one named field of a struct.

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"labrun.dev/labrun/internal/didyoumean"
 )
 
 // Select returns the value path selects in v, a value of type t (nil: JSON of no known type, a
@@ -241,12 +243,38 @@ func ReadAny(v any, names ...string) (any, error) {
 // ReadAnyTyped is ReadAny, and the type of the field read (nil when it is not known: below an
 // Any of a message labrun does not know, an unset message read with ?.).
 func ReadAnyTyped(v any, names ...string) (any, *Type, error) {
-	t := &Type{Kind: Any}
+	return readTyped(v, &Type{Kind: Any}, "", names)
+}
+
+// ReadJSON is the value at names inside v, free-form JSON (a google.protobuf.Struct: a
+// cluster's metadata.filter_metadata.istio) or a map of an Envoy config (filter_metadata
+// itself: one name) that the expression writes at, read as the
+// expression <at>.<names...> reads it. Such a value has no schema, so a key it lacks cannot be told from a misspelt one:
+// it has no value (an error naming the keys there are, with did-you-mean), unless it is read
+// with ?. (a name written "?name"), which makes the whole read nil, the user's claim that it
+// may be absent. Before, it read nil: ….istio.defualt_original_port == nil held over a
+// cluster that has default_original_port.
+func ReadJSON(v any, at string, names ...string) (any, error) {
+	got, _, err := readTyped(v, &Type{Kind: JSON}, at, names)
+	return got, err
+}
+
+// readTyped is ReadAnyTyped from a value of type t, written at (for messages; "": the Any).
+func readTyped(v any, t *Type, at string, names []string) (any, *Type, error) {
 	url := "" // the "@type" of the innermost Any read through (or a TypedStruct's type_url)
 	what := "\"@type\""
 	for i, name := range names {
 		name, optional := strings.CutPrefix(name, "?")
 		where := readAnyPath(names[:i])
+		switch {
+		case at == "":
+		case i == 0:
+			where = at
+		case strings.HasPrefix(names[0], "?"):
+			where = at + where // "?.name…"
+		default:
+			where = at + "." + where
+		}
 		if v == nil {
 			if optional {
 				return nil, nil, nil
@@ -298,11 +326,26 @@ func ReadAnyTyped(v any, names ...string) (any, *Type, error) {
 				what = "TypedStruct's type_url"
 				t = typedStructValue(m)
 			}
-		case t != nil && (t.Kind == JSON || t.Kind == Map):
-			v = m[name] // a key free-form JSON or a map lacks reads nil, as in metadata
-			if t.Kind == Map {
-				t = t.Elem
+		case t != nil && t.Kind == JSON:
+			next, ok := m[name]
+			if !ok && optional {
+				return nil, nil, nil
 			}
+			if !ok {
+				return nil, nil, fmt.Errorf("%s", noKey(where, m, name))
+			}
+			v = next // below free-form JSON, free-form JSON again (t stays)
+		case t != nil && t.Kind == Map:
+			next, ok := m[name]
+			if !ok && optional {
+				return nil, nil, nil
+			}
+			if !ok {
+				// A map's keys are free: a misspelt one reads nil as one Envoy left out
+				// (typed_per_filter_config.envoy_filters_http_fualt == nil held).
+				return nil, nil, fmt.Errorf("%s", noKey(where, m, name))
+			}
+			v, t = next, t.Elem
 		default:
 			next, ok := m[name]
 			if !ok && optional {
@@ -322,6 +365,34 @@ func ReadAnyTyped(v any, names ...string) (any, *Type, error) {
 		}
 	}
 	return v, t, nil
+}
+
+// noKey says that m, free-form JSON read at where, has no key name: the keys it has, the
+// closest first, and how to claim that a key is absent.
+func noKey(where string, m map[string]any, name string) string {
+	at := "the value"
+	if where != "" {
+		at = where
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	mean := ""
+	if s := didyoumean.Closest(name, keys); s != "" {
+		mean = fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	has := "it has no keys"
+	if len(keys) > 0 {
+		has = "its keys: " + strings.Join(keys, ", ")
+	}
+	claim, in := "?."+name, fmt.Sprintf("%q in it", name)
+	if where != "" {
+		claim, in = where+"?."+name, fmt.Sprintf("%q in %s", name, where)
+	}
+	return fmt.Sprintf("%s has no key %q%s; %s. Its keys are free (free-form JSON, a google.protobuf.Struct, or a map of Envoy's config), so a key it lacks cannot be told from a misspelt one: to claim that it may be absent, read it with ?. (%s reads nil where it is absent) or test it with in (%s)",
+		at, name, mean, has, claim, in)
 }
 
 // typedStructs are the messages whose value field is free-form JSON of the message their
