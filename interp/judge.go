@@ -545,6 +545,20 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 				}
 				return msg, false
 			}
+			for _, n := range ref.StepNames() {
+				if s := rec.Snapshot(n); s != nil {
+					if why := nanStat(ref.Stat, s); why != "" {
+						return why, false
+					}
+				}
+				if s := rec.SeriesOf(n); s != nil {
+					for _, smp := range s.Samples {
+						if why := nanStat(ref.Stat, smp); why != "" {
+							return why, false
+						}
+					}
+				}
+			}
 		case dsl.RefSeries:
 			name, agg, _ := strings.Cut(ref.Name, ".")
 			s := rec.SeriesOf(name)

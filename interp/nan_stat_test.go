@@ -26,6 +26,8 @@ func TestNaNStatHasNoValue(t *testing.T) {
 		{`b.ok == 2`, "passed", ""},
 		{`delta.c == 0`, "error", `stat c is NaN`},
 		{`delta.n == 3`, "passed", ""},
+		// Through a let (a read of the source, not of one snapshot by name).
+		{`let s = b; !(s.p99 >= 1000)`, "error", `stat p99 is NaN`},
 	}
 	var srcs []string
 	for _, e := range expect {
