@@ -1568,7 +1568,8 @@ func Rejudge(rec *Record, sc *dsl.Scenario) []*Judgement {
 	for _, e := range sc.Expect {
 		n := seen[e.Src]
 		seen[e.Src]++
-		if e.Now {
+		// (A left side that reads a secret's redaction decides nothing: its value is not the run's.)
+		if e.Now && (nowDecides(e, j.Env()) || readsRedacted(j.Reads(e), sc.Secrets)) {
 			out = append(out, j.keptAsRecorded(e, nthRedacted(recorded, e.Src, n, sc.Secrets)))
 			continue
 		}
@@ -1650,6 +1651,42 @@ func readsRedacted(vs Values, secrets []string) bool {
 	}
 	return false
 }
+
+// nowDecides says whether e, which calls now(), may read now() when judged over env: a call
+// outside a side of && or || that a left side which calls no now() decides (e.stdout == "0"
+// && now().Unix() > 0 over a stdout of 7 reads no time, and fails whenever it is judged).
+// Before, every expectation that called now() kept the outcome the record gave it: that one,
+// its outcome edited from failed to passed with the run's, replayed PASSED, its own
+// explanation showing the left side false.
+func nowDecides(e *dsl.Expr, env map[string]any) bool {
+	if e.Explain == nil {
+		return true
+	}
+	var reaches func(x *dsl.Explain) bool
+	reaches = func(x *dsl.Explain) bool {
+		if x == nil || !callsNow.MatchString(x.Source()) {
+			return false
+		}
+		switch x.Op {
+		case "&&", "and", "||", "or":
+			if callsNow.MatchString(x.Left.Source()) {
+				return true
+			}
+			if held, ok := x.Left.Holds(env); ok && held == (x.Op == "||" || x.Op == "or") {
+				return false // decided on the left: the right side is not evaluated
+			} else if !ok {
+				return true
+			}
+			return reaches(x.Right)
+		}
+		return true
+	}
+	return reaches(e.Explain)
+}
+
+// callsNow finds a call of now() in an expression's source (one in a string literal too: such
+// an expression is kept as recorded, as before).
+var callsNow = regexp.MustCompile(`\bnow\s*\(`)
 
 // keptAsRecorded is the judgement of e, which calls now(), as the run recorded it (r; nil when
 // the record holds none).

@@ -68,7 +68,9 @@ recorded. A wait until that passed and reads sampled series is judged over each 
 them a poll could have seen: one that holds over none was not the run's (exit 2).
 
 An expectation that calls now() is not judged again (replay's clock is not the run's): it
-keeps the outcome the record gives it, and a note says so.
+keeps the outcome the record gives it, and a note says so; but one whose now() is in a side
+of && or || that a left side calling no now() decides reads no time, and is judged again as
+any other.
 
 A result parsed from a raw artifact the run wrote beside the record (in the folder named as
 the record without .json) must be what that artifact gives, parsed again: a config step's
