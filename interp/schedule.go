@@ -84,8 +84,19 @@ func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
 		}
 		planned := ru.clock.Now()
 		switch {
-		case s.Background:
+		case s.Background && s.Every == 0:
 			ru.background(ctx, s, planned, false)
+			// The next step starts once this one has (its record's start before the next's):
+			// the goroutine recorded its start when it ran, on a loaded machine after the
+			// next step's, which replay refuses ("it started … before the step before it in
+			// its sequence … started").
+			if st := ru.state(s.Name); st != nil {
+				select {
+				case <-st.started:
+				case <-st.done:
+				case <-ctx.Done():
+				}
+			}
 		case s.Every > 0:
 			// A sampler in a sequence samples on while the sequence goes on.
 			ru.background(ctx, s, planned, false)
