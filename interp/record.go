@@ -29,20 +29,24 @@ import (
 // Version 5 is version 4 whose logs results read access lines by their format (an entry's
 // format; a field the format does not give has no value) and count a line with no flag under
 // flags["-"]; a record of an older version has its lines read again so when it is read
-// (Record.RereadLogs).
+// (Record.RereadLogs), as has one of version 5 (its numeric fields Envoy wrote no value for
+// read 0).
 // Version 6 is version 5 whose run kept the names of the vars the command line gave it
 // (GivenVars: --var, a sweep's combination): a var of a record of version 6 that none gave
 // is the scenario's own, and replay, merge and mutate hold it to the scenario's source.
 const RecordVersion = 6
 
-// RereadLogs reads the access lines of the logs results of a record made before version 5
-// again by this labrun's rules (schema.LogResult.Reread): those labruns read a field the
-// line's format does not give as "" (so none(entries, .upstream_host == X) held over such
-// lines) and counted a line with no flag under no flag. Without it, such a record, as its
-// run wrote it, was refused as changed after the run (its counts disagree with its lines read
-// now), and judged again by the old rules. Records of version 5 are left as they are.
+// RereadLogs reads the access lines of the logs results of a record made before version 6
+// again by this labrun's rules (schema.LogResult.Reread): labruns before version 5 read a
+// field the line's format does not give as "" (so none(entries, .upstream_host == X) held
+// over such lines) and counted a line with no flag under no flag; those of version 5 read a
+// duration Envoy wrote "-" for, and a JSON line's null duration or response_code, as 0 (and
+// counted such a code under codes["0"]), where there is no value. Without it, such a record,
+// as its run wrote it, was refused as changed after the run (its counts disagree with its
+// lines read now), and judged again by the old rules. Records of version 6 are left as they
+// are.
 func (r *Record) RereadLogs() {
-	if r.Version >= 5 {
+	if r.Version >= 6 {
 		return
 	}
 	for _, res := range r.Results {
