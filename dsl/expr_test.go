@@ -442,6 +442,8 @@ func TestFunctionsAreBound(t *testing.T) {
 			call = "within(1, 0.5, 2)"
 		case "has":
 			call = `has(mid, "x")`
+		case "quantity":
+			call = `quantity("500m") == 0.5`
 		case "deltaAcross":
 			continue // refused over one source: TestExprChecks has it
 		}
@@ -530,7 +532,7 @@ func TestExprShadowedBuiltin(t *testing.T) {
 // TestReservedNames: the names labrun's expressions have besides the steps' are reserved,
 // derived from the names Env binds (nothing to keep in step by hand).
 func TestReservedNames(t *testing.T) {
-	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, nonEmptyFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc} {
+	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "quantity", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, nonEmptyFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc} {
 		if !Reserved[name] {
 			t.Errorf("%s is not reserved", name)
 		}
@@ -540,7 +542,7 @@ func TestReservedNames(t *testing.T) {
 			t.Errorf("labrun's function %s is not reserved", name)
 		}
 	}
-	if len(Reserved) != 21 {
-		t.Errorf("Reserved has %d names, want 21: %v", len(Reserved), Reserved)
+	if len(Reserved) != 22 {
+		t.Errorf("Reserved has %d names, want 22: %v", len(Reserved), Reserved)
 	}
 }
