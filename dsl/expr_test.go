@@ -442,6 +442,8 @@ func TestFunctionsAreBound(t *testing.T) {
 			call = "within(1, 0.5, 2)"
 		case "has":
 			call = `has(mid, "x")`
+		case "quantity":
+			call = `quantity("500m") == 0.5`
 		case "deltaAcross":
 			continue // refused over one source: TestExprChecks has it
 		}
@@ -530,7 +532,7 @@ func TestExprShadowedBuiltin(t *testing.T) {
 // TestReservedNames: the names labrun's expressions have besides the steps' are reserved,
 // derived from the names Env binds (nothing to keep in step by hand).
 func TestReservedNames(t *testing.T) {
-	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, envoyJSONFunc, nonEmptyFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc} {
+	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "quantity", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, envoyJSONFunc, nonEmptyFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc} {
 		if !Reserved[name] {
 			t.Errorf("%s is not reserved", name)
 		}
