@@ -172,12 +172,21 @@ func stepLabel(s *interp.StepRecord) string {
 	return s.Path
 }
 
-// niceTicks returns about n round values covering [lo, hi].
+// niceTicks returns about n round values covering [lo, hi]. Bounds a rounding apart (two
+// medians of the same figure, 0.1 and 0.10000000000000002) span nothing: the ticks cover a
+// span around lo instead. Before, the step came out below the bounds' precision, v += step
+// never moved, and the summary of a --count run grew its ticks until the kernel killed it.
 func niceTicks(lo, hi float64, n int) []float64 {
-	if hi <= lo {
-		hi = lo + 1
+	if math.IsNaN(lo) || math.IsInf(lo, 0) {
+		lo = 0
 	}
-	raw := (hi - lo) / float64(n)
+	if math.IsNaN(hi) || math.IsInf(hi, 0) {
+		hi = lo
+	}
+	if sameBound(lo, hi) || hi < lo {
+		hi = lo + math.Max(1, math.Abs(lo)/10)
+	}
+	raw := (hi - lo) / float64(max(n, 1))
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	step := mag
 	for _, m := range []float64{1, 2, 5, 10} {
@@ -187,10 +196,16 @@ func niceTicks(lo, hi float64, n int) []float64 {
 		}
 	}
 	var out []float64
-	for v := math.Floor(lo/step) * step; v <= hi+step*1e-9; v += step {
+	for v := math.Floor(lo/step) * step; v <= hi+step*1e-9 && len(out) <= 4*n+4; v += step {
 		out = append(out, v)
 	}
 	return out
+}
+
+// sameBound reports whether an axis's bounds lo and hi are equal or a rounding apart (too
+// close for a step between them to move a float64 from one to the other).
+func sameBound(lo, hi float64) bool {
+	return math.Abs(hi-lo) <= 1e-9*math.Max(math.Abs(lo), math.Abs(hi))
 }
 
 // fmtNum prints an axis value compactly: 1.2k, 3.4M, 0.25.

@@ -95,7 +95,7 @@ func newAxis(lo, hi, from, to float64) axis {
 	if lo > 0 && lo <= hi/2 {
 		lo = 0 // near zero: start at zero, so that heights compare
 	}
-	if hi == lo {
+	if sameBound(lo, hi) {
 		hi, lo = hi+1, lo-math.Min(1, math.Abs(lo))
 		if lo < 0 && hi-1 >= 0 {
 			lo = 0
@@ -103,7 +103,7 @@ func newAxis(lo, hi, from, to float64) axis {
 	}
 	t := niceTicks(lo, hi, 5)
 	if len(t) > 1 {
-		for step := t[1] - t[0]; t[len(t)-1] < hi; {
+		for step := t[1] - t[0]; t[len(t)-1] < hi && step > 0 && len(t) < 100; {
 			t = append(t, t[len(t)-1]+step) // the top tick covers the highest value drawn
 		}
 	}
