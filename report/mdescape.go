@@ -116,11 +116,12 @@ func mdURL(u string) string {
 	return u
 }
 
-// escapeControls writes the control characters of a page (but newlines and tabs) as escapes
-// (\x1b, \r): a command's stderr in a step's error, with a carriage return and an escape
-// sequence, drew "PASSED" in a terminal that showed the report (cat report.md, a CI log).
-// The page's own text holds none.
-func escapeControls(s string) string {
+// EscapeControls is s with its control characters but newlines and tabs written as escapes
+// (\r, \x1b, \u0085). What a command, a backend or a cluster wrote reaches the console and
+// the reports in errors, values and notes: written raw, a carriage return and an escape
+// sequence in a command's stderr drew "PASSED" over the verdict line of a run that erred, in
+// a terminal and in one that showed the report (cat report.md, a CI log).
+func EscapeControls(s string) string {
 	if !strings.ContainsFunc(s, isControl) {
 		return s
 	}

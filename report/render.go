@@ -93,7 +93,7 @@ func markdownPage(p *page, f Files) string {
 			}
 		}
 	}
-	return escapeControls(b.String())
+	return EscapeControls(b.String())
 }
 
 func mdTable(b *strings.Builder, t *table) {
@@ -246,7 +246,7 @@ func htmlPage(p *page) string {
 		}
 	}
 	w("<p class=\"hint\">Written by labrun. The complete record: <code>%s</code>.</p>\n</body></html>\n", e(p.jsonFile))
-	return escapeControls(b.String())
+	return EscapeControls(b.String())
 }
 
 func htmlTable(b *strings.Builder, t *table) {

@@ -754,7 +754,7 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 			fmt.Fprintf(&md, "![%s](%s)\n\n", sumCell(p.Title), p.File)
 		}
 	}
-	return escapeControls(md.String())
+	return EscapeControls(md.String())
 }
 
 // SummaryHTML renders the summary as one self-contained page in the look of the run reports:
@@ -910,7 +910,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		w("</tr>\n")
 	}
 	w("</table></div>\n<p class=\"hint\">Written by labrun. The complete summary: the <code>.summary.json</code> beside this page.</p>\n</body></html>\n")
-	return escapeControls(b.String())
+	return EscapeControls(b.String())
 }
 
 // notStartedHint is what the runs table shows beside a run's verdict: why it never started, or

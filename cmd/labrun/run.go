@@ -9,11 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -877,27 +875,9 @@ func relError(cwd, msg string) string {
 	return printable(strings.ReplaceAll(msg, cwd+string(filepath.Separator), ""))
 }
 
-// printable is s with its control characters but newlines and tabs written as escapes (\r,
-// \x1b, \u0085): what a command, a backend or a cluster wrote reaches the console in errors,
-// values and notes, and written raw, a carriage return and an escape sequence in a command's
-// stderr drew "PASSED" over the verdict line of a run that erred.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, isEscaped) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if !isEscaped(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r) // '\r', '\x1b', '\u0085'
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
-}
-
-func isEscaped(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }
+// printable is s with its control characters but newlines and tabs written as escapes
+// (report.EscapeControls): what a command, a backend or a cluster wrote reaches the console.
+func printable(s string) string { return report.EscapeControls(s) }
 
 // loadSelected loads the scenarios of paths and keeps those --scenario and --tag select; an
 // invalid spec is reported (exit 2).
