@@ -19,9 +19,7 @@ import (
 // config) cannot be told from a field it does not have: it has no value either, while one
 // that is there reads as Envoy wrote it.
 func TestConfigAnyFieldsChecked(t *testing.T) {
-	expect := []struct {
-		src, outcome, reason string
-	}{
+	expect := []claim{
 		{`cl.transport_socket.typed_config.sni == "api.lab.internal"`, "passed", ""},
 		{`cl.transport_socket.typed_config.common_tls_context.alpn_protocols == []`, "passed", ""},
 		{`cl.transport_socket.typed_config.snii == nil`, "error", `UpstreamTlsContext has no field "snii" (did you mean "sni"?)`},
@@ -41,64 +39,43 @@ func TestConfigAnyFieldsChecked(t *testing.T) {
 		{`cl.filters[3].typed_config.value.upstream_discovry == nil`, "error", `TypedStruct's type_url type.googleapis.com/io.istio.http.peer_metadata.Config names a message labrun does not know`},
 		{`cl.filters[3].typed_config.value?.upstream_discovry == nil`, "passed", ""}, // ?.: nil, as the user asks
 	}
-	var srcs []string
-	for _, e := range expect {
-		srcs = append(srcs, fmt.Sprintf("%q", e.src))
-	}
-	sc := loadScenario(t, `
-s: schema.#Scenario & {
-	steps: [{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}}]
-	expect: [`+strings.Join(srcs, ", ")+`]
-}`)
-	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
-		return map[string]any{"name": "c", "type": "EDS",
-			"transport_socket": map[string]any{
-				"name": "envoy.transport_sockets.tls",
-				"typed_config": map[string]any{
-					"@type":              "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext",
-					"common_tls_context": map[string]any{},
-					"sni":                "api.lab.internal",
-				},
+	judgeConfig(t, expect, map[string]any{"name": "c", "type": "EDS",
+		"transport_socket": map[string]any{
+			"name": "envoy.transport_sockets.tls",
+			"typed_config": map[string]any{
+				"@type":              "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext",
+				"common_tls_context": map[string]any{},
+				"sni":                "api.lab.internal",
 			},
-			"filters": []any{map[string]any{
-				"name": "istio.stats",
-				"typed_config": map[string]any{
-					"@type":                        "type.googleapis.com/stats.PluginConfig",
-					"disable_host_header_fallback": true,
-				},
-			}, map[string]any{
-				"name": "istio.peer_metadata",
-				"typed_config": map[string]any{
-					"@type":              "type.googleapis.com/io.istio.http.peer_metadata.Config",
-					"upstream_discovery": []any{map[string]any{"istio_headers": map[string]any{}}},
-				},
-			}, map[string]any{
-				"name": "istio.metadata_exchange",
-				"typed_config": map[string]any{
-					"@type":    "type.googleapis.com/udpa.type.v1.TypedStruct",
-					"type_url": "type.googleapis.com/envoy.tcp.metadataexchange.config.MetadataExchange",
-					"value":    map[string]any{"protocol": "istio-peer-exchange"},
-				},
-			}, map[string]any{
-				"name": "istio.peer_metadata",
-				"typed_config": map[string]any{
-					"@type":    "type.googleapis.com/xds.type.v3.TypedStruct",
-					"type_url": "type.googleapis.com/io.istio.http.peer_metadata.Config",
-					"value":    map[string]any{"upstream_discovery": []any{map[string]any{"istio_headers": map[string]any{}}}},
-				},
-			}},
-		}, nil
-	}}
-	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
-	if len(rec.Expectations) != len(expect) {
-		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
-	}
-	for i, e := range expect {
-		got := rec.Expectations[i]
-		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
-			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
-		}
-	}
+		},
+		"filters": []any{map[string]any{
+			"name": "istio.stats",
+			"typed_config": map[string]any{
+				"@type":                        "type.googleapis.com/stats.PluginConfig",
+				"disable_host_header_fallback": true,
+			},
+		}, map[string]any{
+			"name": "istio.peer_metadata",
+			"typed_config": map[string]any{
+				"@type":              "type.googleapis.com/io.istio.http.peer_metadata.Config",
+				"upstream_discovery": []any{map[string]any{"istio_headers": map[string]any{}}},
+			},
+		}, map[string]any{
+			"name": "istio.metadata_exchange",
+			"typed_config": map[string]any{
+				"@type":    "type.googleapis.com/udpa.type.v1.TypedStruct",
+				"type_url": "type.googleapis.com/envoy.tcp.metadataexchange.config.MetadataExchange",
+				"value":    map[string]any{"protocol": "istio-peer-exchange"},
+			},
+		}, map[string]any{
+			"name": "istio.peer_metadata",
+			"typed_config": map[string]any{
+				"@type":    "type.googleapis.com/xds.type.v3.TypedStruct",
+				"type_url": "type.googleapis.com/io.istio.http.peer_metadata.Config",
+				"value":    map[string]any{"upstream_discovery": []any{map[string]any{"istio_headers": map[string]any{}}}},
+			},
+		}},
+	})
 }
 
 // A comparison of a field read below an Envoy Any is held at run time, by the field's type,
@@ -111,9 +88,7 @@ func TestConfigAnyComparisons(t *testing.T) {
 	const hpo = `cl.typed_extension_protocol_options["envoy.extensions.upstreams.http.v3.HttpProtocolOptions"].common_http_protocol_options`
 	const tls = `cl.transport_socket.typed_config.common_tls_context`
 	const tlsSet = `cl.transport_socket_matches[0].transport_socket.typed_config.common_tls_context`
-	expect := []struct {
-		src, outcome, reason string
-	}{
+	expect := []claim{
 		{hpo + `.max_requests_per_connection != 100`, "error", "has no value: it is unset (Envoy left this UInt32Value out of its config dump)"},
 		{hpo + `.max_requests_per_connection == nil`, "passed", ""},
 		{hpo + `.idle_timeout == "300s"`, "passed", ""},
@@ -127,15 +102,6 @@ func TestConfigAnyComparisons(t *testing.T) {
 		{tlsSet + `.tls_params.tls_minimum_protocol_version == "TLSv1_2"`, "passed", ""},
 		{tlsSet + `.tls_params.tls_minimum_protocol_version != "TLS1_3"`, "error", `"TLS1_3" never matches`},
 	}
-	var srcs []string
-	for _, e := range expect {
-		srcs = append(srcs, fmt.Sprintf("%q", e.src))
-	}
-	sc := loadScenario(t, `
-s: schema.#Scenario & {
-	steps: [{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}}]
-	expect: [`+strings.Join(srcs, ", ")+`]
-}`)
 	tlsContext := func(common map[string]any) map[string]any {
 		return map[string]any{
 			"name": "envoy.transport_sockets.tls",
@@ -145,72 +111,37 @@ s: schema.#Scenario & {
 			},
 		}
 	}
-	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
-		return map[string]any{"name": "c", "type": "EDS",
-			"typed_extension_protocol_options": map[string]any{
-				"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": map[string]any{
-					"@type":                        "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
-					"common_http_protocol_options": map[string]any{"idle_timeout": "300s"},
-				},
+	judgeConfig(t, expect, map[string]any{"name": "c", "type": "EDS",
+		"typed_extension_protocol_options": map[string]any{
+			"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": map[string]any{
+				"@type":                        "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
+				"common_http_protocol_options": map[string]any{"idle_timeout": "300s"},
 			},
-			"filters": []any{map[string]any{
-				"name":         "istio.stats",
-				"typed_config": map[string]any{"@type": "type.googleapis.com/stats.PluginConfig", "disable_host_header_fallback": true},
-			}},
-			"transport_socket": tlsContext(map[string]any{}),
-			"transport_socket_matches": []any{map[string]any{
-				"name":             "tlsMode-istio",
-				"transport_socket": tlsContext(map[string]any{"tls_params": map[string]any{"tls_minimum_protocol_version": "TLSv1_2"}}),
-			}},
-		}, nil
-	}}
-	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
-	if len(rec.Expectations) != len(expect) {
-		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
-	}
-	for i, e := range expect {
-		got := rec.Expectations[i]
-		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
-			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
-		}
-	}
+		},
+		"filters": []any{map[string]any{
+			"name":         "istio.stats",
+			"typed_config": map[string]any{"@type": "type.googleapis.com/stats.PluginConfig", "disable_host_header_fallback": true},
+		}},
+		"transport_socket": tlsContext(map[string]any{}),
+		"transport_socket_matches": []any{map[string]any{
+			"name":             "tlsMode-istio",
+			"transport_socket": tlsContext(map[string]any{"tls_params": map[string]any{"tls_minimum_protocol_version": "TLSv1_2"}}),
+		}},
+	})
 }
 
 // A field read below a message Envoy left out of its config dump (unset: a message has no
 // default) errs in the claim's terms: which message is unset, and how to claim it. Before,
 // expr's bare "cannot fetch interval from <nil>" named neither. ?. reads nil, as asked.
 func TestConfigUnsetMessageRead(t *testing.T) {
-	expect := []struct {
-		src, outcome, reason string
-	}{
+	expect := []claim{
 		{`cl.outlier_detection.interval != "10s"`, "error", `cl.outlier_detection.interval has no value: cl.outlier_detection is unset (Envoy left it out of its config dump: a message, which has no default, or a map's key it did not write), so it has no interval; claim that it is unset (cl.outlier_detection == nil), or that it is set and what it holds (cl.outlier_detection != nil && …); cl.outlier_detection?.interval reads nil where it is unset`},
 		{`cl.outlier_detection?.interval == nil`, "passed", ""},
 		{`cl.circuit_breakers.thresholds[0].max_connections == 1`, "error", `cl.circuit_breakers.thresholds has no value: cl.circuit_breakers is unset`},
 		{`cl.upstream_connection_options.tcp_keepalive.keepalive_time == 1`, "error", `cl.upstream_connection_options.tcp_keepalive is unset`},
 		{`cl.upstream_connection_options?.tcp_keepalive.keepalive_time == 1`, "error", `cl.upstream_connection_options?.tcp_keepalive is unset`},
 	}
-	var srcs []string
-	for _, e := range expect {
-		srcs = append(srcs, fmt.Sprintf("%q", e.src))
-	}
-	sc := loadScenario(t, `
-s: schema.#Scenario & {
-	steps: [{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}}]
-	expect: [`+strings.Join(srcs, ", ")+`]
-}`)
-	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
-		return map[string]any{"name": "c", "type": "EDS", "upstream_connection_options": map[string]any{}}, nil
-	}}
-	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
-	if len(rec.Expectations) != len(expect) {
-		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
-	}
-	for i, e := range expect {
-		got := rec.Expectations[i]
-		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
-			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
-		}
-	}
+	judgeConfig(t, expect, map[string]any{"name": "c", "type": "EDS", "upstream_connection_options": map[string]any{}})
 }
 
 // TestConfigStructKeysChecked: free-form JSON (google.protobuf.Struct, a cluster's
@@ -219,9 +150,7 @@ s: schema.#Scenario & {
 // Struct lacks now errs, naming the keys it has (did-you-mean), unless the read says it may be
 // absent (?.) or tests for it (in).
 func TestConfigStructKeysChecked(t *testing.T) {
-	expect := []struct {
-		src, outcome, reason string
-	}{
+	expect := []claim{
 		{`cl.metadata.filter_metadata.istio.default_original_port == 8080`, "passed", ""},
 		{`cl.metadata.filter_metadata.istio.config endsWith "/destination-rule/x"`, "passed", ""},
 		{`cl.metadata.filter_metadata.istio.defualt_original_port == nil`, "error", `has no key "defualt_original_port" (did you mean "default_original_port"?)`},
@@ -245,72 +174,65 @@ func TestConfigStructKeysChecked(t *testing.T) {
 		{`cl.typed_extension_protocol_options["envoy.extensions.upstreams.http.v3.HttpProtocolOption"].common_http_protocol_options == nil`, "error", `has no key "envoy.extensions.upstreams.http.v3.HttpProtocolOption" (did you mean "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"?)`},
 		{`cl.typed_extension_protocol_options?.["envoy.extensions.upstreams.http.v3.HttpProtocolOption"] == nil`, "passed", ""},
 	}
-	var srcs []string
-	for _, e := range expect {
-		srcs = append(srcs, fmt.Sprintf("%q", e.src))
-	}
-	sc := loadScenario(t, `
-s: schema.#Scenario & {
-	steps: [{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}}]
-	expect: [`+strings.Join(srcs, ", ")+`]
-}`)
-	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
-		return map[string]any{"name": "c", "type": "EDS",
-			"typed_extension_protocol_options": map[string]any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": map[string]any{
-				"@type":                        "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
-				"common_http_protocol_options": map[string]any{"idle_timeout": "1s"},
-			}},
-			"metadata": map[string]any{"filter_metadata": map[string]any{"istio": map[string]any{
-				"config":                "/apis/networking.istio.io/v1/namespaces/ns/destination-rule/x",
-				"default_original_port": 8080.0,
-				"services":              []any{map[string]any{"host": "x.ns.svc.cluster.local", "name": "x", "namespace": "ns"}},
-			}}},
-		}, nil
-	}}
-	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
-	if len(rec.Expectations) != len(expect) {
-		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
-	}
-	for i, e := range expect {
-		got := rec.Expectations[i]
-		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
-			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
-		}
-	}
+	judgeConfig(t, expect, map[string]any{"name": "c", "type": "EDS",
+		"typed_extension_protocol_options": map[string]any{"envoy.extensions.upstreams.http.v3.HttpProtocolOptions": map[string]any{
+			"@type":                        "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
+			"common_http_protocol_options": map[string]any{"idle_timeout": "1s"},
+		}},
+		"metadata": map[string]any{"filter_metadata": map[string]any{"istio": map[string]any{
+			"config":                "/apis/networking.istio.io/v1/namespaces/ns/destination-rule/x",
+			"default_original_port": 8080.0,
+			"services":              []any{map[string]any{"host": "x.ns.svc.cluster.local", "name": "x", "namespace": "ns"}},
+		}}},
+	})
 }
 
 // TestConfigMapKeyOfDefault: a map of the config that Envoy left out reads as its default,
 // the empty map, so a key read of it says the map has no key (and ?. reads nil), not that a
 // message is unset and to claim == nil, which the default makes false.
 func TestConfigMapKeyOfDefault(t *testing.T) {
-	expect := []struct {
-		src, outcome, reason string
-	}{
+	expect := []claim{
 		{`cl.metadata.filter_metadata.istio.config == "x"`, "error", `cl.metadata.filter_metadata has no key "istio"; it has no keys`},
 		{`cl.metadata.filter_metadata?.istio == nil`, "passed", ""},
 		{`len(cl.metadata.filter_metadata) == 0`, "passed", ""},
 	}
+	judgeConfig(t, expect, map[string]any{"name": "c", "type": "EDS",
+		"metadata": map[string]any{"typed_filter_metadata": map[string]any{}}})
+}
+
+// claim is an expectation's source and the outcome it must be judged, with a reason that
+// contains reason.
+type claim struct{ src, outcome, reason string }
+
+// judgeConfig runs a scenario of one config step, cl, whose config dump the fake target
+// answers with cluster, with claims as its expectations, and checks each one's outcome and
+// reason.
+func judgeConfig(t *testing.T, claims []claim, cluster map[string]any) {
+	t.Helper()
 	var srcs []string
-	for _, e := range expect {
-		srcs = append(srcs, fmt.Sprintf("%q", e.src))
+	for _, c := range claims {
+		srcs = append(srcs, fmt.Sprintf("%q", c.src))
 	}
 	sc := loadScenario(t, `
 s: schema.#Scenario & {
 	steps: [{name: "cl", config: {admin: "http://127.0.0.1:15000", cluster: "c"}}]
 	expect: [`+strings.Join(srcs, ", ")+`]
 }`)
-	w := &fakes.World{ConfigValue: func(req schema.Config, n int) (any, error) {
-		return map[string]any{"name": "c", "type": "EDS",
-			"metadata": map[string]any{"typed_filter_metadata": map[string]any{}}}, nil
-	}}
+	w := &fakes.World{ConfigValue: func(schema.Config, int) (any, error) { return cluster, nil }}
 	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
-	if len(rec.Expectations) != len(expect) {
-		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
+	checkClaims(t, rec, claims)
+}
+
+// checkClaims checks that rec judged each of claims, its expectations in order, as it says.
+func checkClaims(t *testing.T, rec *interp.Record, claims []claim) {
+	t.Helper()
+	if len(rec.Expectations) != len(claims) {
+		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(claims), rec.Error)
 	}
-	for i, e := range expect {
+	for i, c := range claims {
 		got := rec.Expectations[i]
-		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
-			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
+		if string(got.Outcome) != c.outcome || !strings.Contains(got.Reason, c.reason) {
+			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", c.src, got.Outcome, got.Explanation, got.Reason, c.outcome, c.reason)
 		}
 	}
 }

@@ -18,9 +18,7 @@ import (
 // s4: a python http.server serving `temp NaN`). A stat read that is NaN now has no value: the
 // expectation errs, saying so.
 func TestNaNStatHasNoValue(t *testing.T) {
-	expect := []struct {
-		src, outcome, reason string
-	}{
+	expect := []claim{
 		{`!(b.p99 >= 1000)`, "error", `stat p99 is NaN in snapshot "b"`},
 		{`b.p99 != 3`, "error", `stat p99 is NaN`},
 		{`b.ok == 2`, "passed", ""},
@@ -47,14 +45,5 @@ s: schema.#Scenario & {
 			Gauges:   schema.Stats{"p99": math.NaN(), "ok": 2},
 		}
 	}}
-	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
-	if len(rec.Expectations) != len(expect) {
-		t.Fatalf("%d judgements, want %d (%s)", len(rec.Expectations), len(expect), rec.Error)
-	}
-	for i, e := range expect {
-		got := rec.Expectations[i]
-		if string(got.Outcome) != e.outcome || !strings.Contains(got.Reason, e.reason) {
-			t.Errorf("%s: %s (%s; reason %q), want %s with a reason containing %q", e.src, got.Outcome, got.Explanation, got.Reason, e.outcome, e.reason)
-		}
-	}
+	checkClaims(t, interp.New(w.Target()).Run(context.Background(), context.Background(), sc), expect)
 }
