@@ -152,7 +152,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				// probe p25 #17: the records of a lab DNS server that pods resolve through
 				// (a server in a fixed namespace) are every caller's answer for that host.
 				if h := strings.ToLower(strings.TrimSuffix(f.static(p.Host), ".")); target == "kube" && p.Server != nil && h != "" && !dsl.HasInterpolation(h) {
-					f.take(Resource{Key: "host " + h, Why: fmt.Sprintf("dns %s sets the records of %s", s.Label(), h), Pos: s.FieldPos("host")})
+					f.take(Resource{Key: "host " + h, Why: fmt.Sprintf("%s sets the records of %s", who(s), h), Pos: s.FieldPos("host")})
 				}
 			case *schema.Snapshot:
 				if target == "kube" && p.Cluster != "" {
@@ -219,7 +219,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 						static[i] = f.static(a)
 					}
 					if what, ok := podClusterChange(static, f.static(p.Stdin)); ok {
-						f.take(Resource{Key: "mesh", Why: fmt.Sprintf("exec %s runs %q in a pod, a change of the cluster through its API that no namespace guard sees", s.Label(), what), Pos: s.FieldPos("argv")})
+						f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s runs %q in a pod, a change of the cluster through its API that no namespace guard sees", who(s), what), Pos: s.FieldPos("argv")})
 					}
 				}
 			case *schema.Apply:
@@ -251,10 +251,10 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				f.processPorts(s, p.Argv)
 				if r := p.Ready; r != nil {
 					if r.TCP != "" {
-						f.address(r.TCP, fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
+						f.address(r.TCP, fmt.Sprintf("%s (%s)", who(s), s.Pos))
 					}
 					if host, port, _, ok := hostOf(f.static(r.HTTP)); r.HTTP != "" && ok {
-						f.address(net.JoinHostPort(host, port), fmt.Sprintf("process %s (%s)", s.Label(), s.Pos))
+						f.address(net.JoinHostPort(host, port), fmt.Sprintf("%s (%s)", who(s), s.Pos))
 					}
 				}
 			}
@@ -397,7 +397,7 @@ func (f *footprint) processPorts(s *dsl.Step, argv []string) {
 		for _, d := range defaultPorts {
 			if len(words) >= len(d.argv) && filepath.Base(words[0]) == d.argv[0] && slices.Equal(words[1:len(d.argv)], d.argv[1:]) {
 				for _, port := range d.ports {
-					f.take(Resource{Key: "address *:" + port, Why: fmt.Sprintf("process %s may listen on port %s, %s's default (%s)", s.Label(), port, strings.Join(d.argv, " "), strings.Join(words, " ")), Pos: s.FieldPos("argv")})
+					f.take(Resource{Key: "address *:" + port, Why: fmt.Sprintf("%s may listen on port %s, %s's default (%s)", who(s), port, strings.Join(d.argv, " "), strings.Join(words, " ")), Pos: s.FieldPos("argv")})
 				}
 			}
 		}
@@ -436,7 +436,7 @@ func (f *footprint) processPorts(s *dsl.Step, argv []string) {
 		if host == "localhost" {
 			host = "127.0.0.1"
 		}
-		f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: fmt.Sprintf("process %s may listen on port %s (%s)", s.Label(), port, strings.Join(words, " ")), Pos: s.FieldPos("argv")})
+		f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: fmt.Sprintf("%s may listen on port %s (%s)", who(s), port, strings.Join(words, " ")), Pos: s.FieldPos("argv")})
 	}
 }
 
@@ -487,7 +487,7 @@ func (f *footprint) configPorts(s *dsl.Step, words []string) {
 			if host == "localhost" {
 				host = "127.0.0.1"
 			}
-			f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: fmt.Sprintf("process %s may listen on port %s, named in %s", s.Label(), port, w), Pos: s.FieldPos("argv")})
+			f.take(Resource{Key: "address " + net.JoinHostPort(host, port), Why: fmt.Sprintf("%s may listen on port %s, named in %s", who(s), port, w), Pos: s.FieldPos("argv")})
 		}
 	}
 }
@@ -548,7 +548,7 @@ func (f *footprint) pods(s *dsl.Step) {
 		return // the run's own namespace (held already), or one known only when it runs
 	}
 	pods := or(f.static(ref.Pod), f.static(ref.Selector))
-	f.take(Resource{Key: "namespace " + ns, Why: fmt.Sprintf("%s %s %s pods %s in %s, which other runs' traffic and commands reach", s.Kind, s.Label(), what, pods, ns), Pos: s.FieldPos(field)})
+	f.take(Resource{Key: "namespace " + ns, Why: fmt.Sprintf("%s %s pods %s in %s, which other runs' traffic and commands reach", who(s), what, pods, ns), Pos: s.FieldPos(field)})
 }
 
 // defaultNS names, in a resource key, the namespace of the steps of a scenario that declares
@@ -589,12 +589,12 @@ func (f *footprint) config(s *dsl.Step, p *schema.Config, ns string) {
 		case p.Names != "":
 			what = "the names of its " + p.Names
 		}
-		f.take(Resource{Key: "host *", Shared: true, Why: fmt.Sprintf("config %s reads %s, which holds every host its Envoy sees", s.Label(), what), Pos: s.Pos})
+		f.take(Resource{Key: "host *", Shared: true, Why: fmt.Sprintf("%s reads %s, which holds every host its Envoy sees", who(s), what), Pos: s.Pos})
 		// probe p30 #1: it lists the Services of every namespace too, those of other runs'
 		// ephemeral namespaces included, which hold no host: a run applying or deleting
 		// any Service changes what it reads (two runs judging len(r.virtual_hosts) of route
 		// 80, each with its own backend, each saw the other's).
-		f.take(Resource{Key: servicesKey, Why: fmt.Sprintf("config %s reads %s, which lists every Service of the mesh, other runs' too", s.Label(), what), Pos: s.Pos})
+		f.take(Resource{Key: servicesKey, Why: fmt.Sprintf("%s reads %s, which lists every Service of the mesh, other runs' too", who(s), what), Pos: s.Pos})
 		return
 	}
 	f.cluster(s, name, ns)
@@ -613,7 +613,7 @@ func (f *footprint) cluster(s *dsl.Step, name, ns string) {
 	if own || dsl.HasInterpolation(fq) {
 		return
 	}
-	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("%s %s reads the cluster of %s", s.Kind, s.Label(), parts[3]), Pos: s.Pos})
+	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("%s reads the cluster of %s", who(s), parts[3]), Pos: s.Pos})
 }
 
 // reads takes, shared, the fixed namespace a get, wait or events step reads objects of when
@@ -646,7 +646,7 @@ func (f *footprint) reads(s *dsl.Step) {
 		if !ok {
 			continue
 		}
-		f.take(Resource{Key: "namespace " + ns, Shared: true, Why: fmt.Sprintf("%s %s reads objects of %s", s.Kind, s.Label(), ns), Pos: s.Pos})
+		f.take(Resource{Key: "namespace " + ns, Shared: true, Why: fmt.Sprintf("%s reads objects of %s", who(s), ns), Pos: s.Pos})
 	}
 }
 
@@ -932,7 +932,7 @@ func (f *footprint) localCommand(s *dsl.Step, argv []string, stdin string) {
 		static[i] = f.static(a)
 	}
 	if what, ok := localChange(static, f.static(stdin), f.scriptFile); ok {
-		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s runs %q on this machine, which may change the cluster where no namespace guard sees it (a command labrun does not know to only read)", s.Kind, s.Label(), what), Pos: s.FieldPos("argv")})
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s runs %q on this machine, which may change the cluster where no namespace guard sees it (a command labrun does not know to only read)", who(s), what), Pos: s.FieldPos("argv")})
 	}
 }
 
@@ -980,7 +980,7 @@ func (f *footprint) url(s *dsl.Step, target, raw, ns, field string) {
 		} else {
 			raw = net.JoinHostPort(host, port)
 		}
-		f.use(raw, fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), raw), s.FieldPos(field))
+		f.use(raw, fmt.Sprintf("%s calls %s", who(s), raw), s.FieldPos(field))
 		return
 	}
 	host, port, scheme, ok := hostOf(raw)
@@ -990,7 +990,7 @@ func (f *footprint) url(s *dsl.Step, target, raw, ns, field string) {
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[scheme]
 	}
-	f.use(net.JoinHostPort(host, port), fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), net.JoinHostPort(host, port)), s.FieldPos(field))
+	f.use(net.JoinHostPort(host, port), fmt.Sprintf("%s calls %s", who(s), net.JoinHostPort(host, port)), s.FieldPos(field))
 }
 
 // hostOf is the host and port of a URL, and its scheme; a ${...} in it stays as written
@@ -1030,11 +1030,11 @@ func (f *footprint) calls(s *dsl.Step, rawURL, ns, field string) {
 		// probe p30 #2: an IP (a ClusterIP, a pod's, a node's with a NodePort, a
 		// port-forward's localhost) may be any Service's or pod's, of any namespace: it
 		// depends on every host's configuration and every fixed namespace.
-		why := fmt.Sprintf("%s %s calls %s, which may be any Service or pod of the cluster", s.Kind, s.Label(), net.JoinHostPort(h, port))
+		why := fmt.Sprintf("%s calls %s, which may be any Service or pod of the cluster", who(s), net.JoinHostPort(h, port))
 		f.take(Resource{Key: "host *", Shared: true, Why: why, Pos: s.FieldPos(field)})
 		f.take(Resource{Key: "namespace *", Shared: true, Why: why, Pos: s.FieldPos(field)})
 		if n, err := strconv.Atoi(port); err == nil && n >= 30000 && n <= 32767 {
-			f.take(Resource{Key: "nodePort " + port, Shared: true, Why: fmt.Sprintf("%s %s calls NodePort %s", s.Kind, s.Label(), port), Pos: s.FieldPos(field)})
+			f.take(Resource{Key: "nodePort " + port, Shared: true, Why: fmt.Sprintf("%s calls NodePort %s", who(s), port), Pos: s.FieldPos(field)})
 		}
 		return
 	}
@@ -1045,11 +1045,11 @@ func (f *footprint) calls(s *dsl.Step, rawURL, ns, field string) {
 	if own || dsl.HasInterpolation(fq) {
 		return
 	}
-	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), h), Pos: s.FieldPos(field)})
+	f.take(Resource{Key: "host " + fq, Shared: true, Why: fmt.Sprintf("%s calls %s", who(s), h), Pos: s.FieldPos(field)})
 	if len(splitHost(h)) == 2 {
 		// "backend.lab" is a Service of lab, or an external name ("example.com"): the
 		// resolver tries both.
-		f.take(Resource{Key: "host " + h, Shared: true, Why: fmt.Sprintf("%s %s calls %s", s.Kind, s.Label(), h), Pos: s.FieldPos(field)})
+		f.take(Resource{Key: "host " + h, Shared: true, Why: fmt.Sprintf("%s calls %s", who(s), h), Pos: s.FieldPos(field)})
 	}
 }
 
@@ -1128,7 +1128,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func (f *footprint) file(s *dsl.Step, field, file, target string) []schema.Object {
 	objs, err := readObjectsErr(f.sc.Dir, f.static(file))
 	if err != nil && target == "kube" {
-		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s %s, whose objects cannot be known before the run (%v)", s.Kind, s.Label(), file, err), Pos: s.FieldPos(field)})
+		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s %s, whose objects cannot be known before the run (%v)", who(s), file, err), Pos: s.FieldPos(field)})
 	}
 	return objs
 }
@@ -1175,4 +1175,16 @@ func splitHost(h string) []string {
 		}
 	}
 	return append(parts, h[start:])
+}
+
+// who names step s in a footprint's reasons: its kind and name ("load f"), or, unnamed, its
+// kind and where it is in the scenario ("load at steps.2"), not its kind twice ("load load").
+func who(s *dsl.Step) string {
+	switch {
+	case s.Name != "":
+		return s.Kind + " " + s.Name
+	case s.Path != "":
+		return s.Kind + " at " + s.Path
+	}
+	return s.Kind
 }
