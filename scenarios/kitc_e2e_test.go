@@ -347,7 +347,8 @@ func perturbedKitC(t *testing.T) {
 		},
 		wants: map[string]perturbedWant{
 			`access.codes["503"] == 0`: {interp.Errored, []string{"access.codes has no value", "none parsed as an access line"}},
-			`let l = filter(access.entries, .access && .upstream_host contains (fromJSON(toJSON(aaa))[0].status.podIP + ":")); len(l) >= 1 && all(l, .code == 200 && len(.flags) == 0)`: {interp.Failed, []string{"(false)"}},
+			// The explanation shows what the let bound (no line) and the part that failed.
+			`let l = filter(access.entries, .access && .upstream_host contains (fromJSON(toJSON(aaa))[0].status.podIP + ":")); len(l) >= 1 && all(l, .code == 200 && len(.flags) == 0)`: {interp.Failed, []string{"([]);", "(len(l ([])) (0) >= 1)"}},
 		},
 	}, {
 		name:     "a fresh connection for the new pod",
