@@ -354,6 +354,13 @@ func (p *process) refusedVars(file string, rec *interp.Record, vars map[string]s
 // vars.a*2) is the source's doing too. Nil when it cannot tell: the source does not load so,
 // or a given var holds a secret's redaction (not the value the run had).
 func (p *process) ungivenVars(file string, rec *interp.Record, given []string) []string {
+	ungiven := false
+	for k := range rec.Vars {
+		ungiven = ungiven || !slices.Contains(given, k)
+	}
+	if !ungiven {
+		return nil // every var was given, or there is none: no need to load the source again
+	}
 	vars := map[string]string{}
 	for _, k := range given {
 		v, ok := rec.Vars[k]
