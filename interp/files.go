@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,11 @@ const ChangedDuringRun = "changed during the run"
 // noteFile notes the digest of a file a step read, by the path the step names (written).
 func (ru *run) noteFile(written string, data []byte) {
 	sum := sha256.Sum256(data)
-	d := digestPrefix + hex.EncodeToString(sum[:])
+	ru.noteDigest(written, digestPrefix+hex.EncodeToString(sum[:]))
+}
+
+// noteDigest is noteFile of a file whose digest d is known.
+func (ru *run) noteDigest(written, d string) {
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
 	if ru.fileDigests == nil {
@@ -96,11 +101,7 @@ func startDigests(sc *dsl.Scenario, file func(string) string, env map[string]any
 				if strings.Contains(f, "${") {
 					continue
 				}
-				out[f] = ""
-				if data, ok := regularFile(file(f)); ok {
-					sum := sha256.Sum256(data)
-					out[f] = digestPrefix + hex.EncodeToString(sum[:])
-				}
+				out[f], _ = regularFileDigest(file(f))
 			}
 		})
 	}
@@ -258,14 +259,30 @@ func commandFiles(params schema.Params) []string {
 	return out
 }
 
-// regularFile reads path when it is a regular file (not a directory, a device, a fifo).
-func regularFile(path string) ([]byte, bool) {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, false
+// regularFileDigest is fileDigest of path when it is a regular file (not a directory, a
+// device, a fifo).
+func regularFileDigest(path string) (string, bool) {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return "", false
 	}
-	data, err := os.ReadFile(path)
-	return data, err == nil
+	d, err := fileDigest(path)
+	return d, err == nil
+}
+
+// fileDigest is the digest of the file at path ("sha256:<hex>"), read as a stream: a
+// command's argument may name a binary of hundreds of MB (./envoy), which is not held in
+// memory to be hashed.
+func fileDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return digestPrefix + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // noteCommandFiles notes the digest of each file of the lab a command on this machine names
@@ -274,8 +291,8 @@ func regularFile(path string) ([]byte, bool) {
 // kept: an exec of check.sh whose script was edited after the run replayed PASSED.
 func (ru *run) noteCommandFiles(params schema.Params) {
 	for _, f := range commandFiles(params) {
-		if data, ok := regularFile(ru.file(f)); ok {
-			ru.noteFile(f, data)
+		if d, ok := regularFileDigest(ru.file(f)); ok {
+			ru.noteDigest(f, d)
 			ru.mu.Lock()
 			if ru.commandRead == nil {
 				ru.commandRead = map[string]bool{}
@@ -296,9 +313,7 @@ func (ru *run) commandFilesAtEnd() {
 		if was == ChangedDuringRun {
 			continue
 		}
-		data, ok := regularFile(ru.file(f))
-		sum := sha256.Sum256(data)
-		if !ok || digestPrefix+hex.EncodeToString(sum[:]) != was {
+		if d, ok := regularFileDigest(ru.file(f)); !ok || d != was {
 			ru.fileDigests[f] = ChangedDuringRun
 		}
 	}

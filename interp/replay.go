@@ -1,12 +1,9 @@
 package interp
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -400,11 +397,11 @@ func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, env map[
 			if !filepath.IsAbs(path) && dir != "" {
 				path = filepath.Join(dir, f)
 			}
-			data, err := os.ReadFile(path)
+			d, err := fileDigest(path)
 			if err != nil {
 				return fmt.Sprintf("read %s (%s), which cannot be read now: %v", f, where, err)
 			}
-			if sum := sha256.Sum256(data); digestPrefix+hex.EncodeToString(sum[:]) != was {
+			if d != was {
 				return fmt.Sprintf("read %s (%s), whose content changed since the run (the record keeps the digest of what the run read): the step would not do now what it did", f, where)
 			}
 		}
