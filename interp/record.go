@@ -771,6 +771,7 @@ func (r *Record) contradictions() []string {
 	msgs = append(msgs, r.phaseContradictions()...)
 	msgs = append(msgs, r.endedEarlyContradictions()...)
 	msgs = append(msgs, r.skippedContradictions()...)
+	msgs = append(msgs, r.leftoverContradictions()...)
 	msgs = append(msgs, r.execArtifactAbsences()...)
 	msgs = append(msgs, r.loadArtifactAbsences()...)
 	msgs = append(msgs, r.repeatContradictions()...)
@@ -1458,6 +1459,36 @@ func (r *Record) endedEarlyContradictions() []string {
 				msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: it records that its process ended on its own (%s), %s", shownStep(s), msg, strings.Join(cs, "; ")))
 			}
 		}
+	}
+	return msgs
+}
+
+// leftoverContradictions are where a record's leftovers and its cleanup disagree: the run
+// writes each thing its cleanup left (failed to remove, abandoned, not waited for) as a line
+// of its cleanup and in its leftovers, together, and a run that left something exits 4.
+// Before, a record whose leftovers were taken out (the line "failed to remove ConfigMap
+// lab/c (3 attempts): …" still in its cleanup) replayed and merged as a clean run, exit 0. A
+// record whose line is taken out too, or edited into "removed ConfigMap lab/c", says nothing
+// against itself: the cleanup's lines are the only evidence of what it removed.
+func (r *Record) leftoverContradictions() []string {
+	left := slices.Clone(r.Leftovers)
+	var msgs []string
+	for _, line := range r.Cleanup {
+		if !leftoverLine(line, "") {
+			continue
+		}
+		i := slices.IndexFunc(left, func(what string) bool { return leftoverLine(line, what) })
+		if i < 0 {
+			msgs = append(msgs, fmt.Sprintf("its cleanup says %q, but its leftovers do not name what it left", line))
+			continue
+		}
+		left = slices.Delete(left, i, i+1)
+	}
+	for _, what := range left {
+		msgs = append(msgs, fmt.Sprintf("its leftovers name %s, but its cleanup does not say that it left it", what))
+	}
+	if len(msgs) > 0 {
+		msgs[len(msgs)-1] += " (a run records what its cleanup left in both, and exits 4)"
 	}
 	return msgs
 }

@@ -686,7 +686,7 @@ func (ru *run) autoCleanup(ctx context.Context) {
 		case ru.keep && !t.always():
 			ru.addCleanup("kept " + t.desc + " (--keep)")
 		case ctx.Err() != nil:
-			ru.leftover("abandoned: "+t.desc, t.desc)
+			ru.leftover(abandonedLine+t.desc, t.desc)
 		case !try(t):
 			failed = append(failed, t)
 		}
@@ -705,9 +705,9 @@ func (ru *run) autoCleanup(ctx context.Context) {
 		failed = slices.DeleteFunc(failed, func(t *pending) bool { return ctx.Err() == nil && try(t) })
 	}
 	for _, t := range failed {
-		msg := fmt.Sprintf("failed to remove %s: %v", t.desc, t.err)
+		msg := fmt.Sprintf("%s%s: %v", failedLine, t.desc, t.err)
 		if t.tries > 1 {
-			msg = fmt.Sprintf("failed to remove %s (%d attempts): %v", t.desc, t.tries, t.err)
+			msg = fmt.Sprintf("%s%s (%d attempts): %v", failedLine, t.desc, t.tries, t.err)
 		}
 		ru.leftover(msg, t.desc)
 		ru.observe(Event{Cleanup: msg, CleanupDone: true, CleanupBad: true})
@@ -756,7 +756,7 @@ func (ru *run) cleanupLate(ctx context.Context) {
 	}
 	for _, a := range steps {
 		if !isDone(a.returned) {
-			ru.leftover("not waited for: "+a.what+" had not returned when the cleanup ended; what it creates after is not removed", a.what)
+			ru.leftover(notWaitedLine+a.what+" had not returned when the cleanup ended; what it creates after is not removed", a.what)
 		}
 	}
 }
@@ -767,6 +767,40 @@ const (
 	cleanupBackoff    = 250 * time.Millisecond
 	maxCleanupBackoff = 4 * time.Second
 )
+
+// The beginnings of the cleanup's lines that say what it left (leftover): "failed to remove
+// what: …" or "failed to remove what (3 attempts): …", "abandoned: what", "not waited for: what
+// had not returned …". No other line of the cleanup begins so (Record.leftoverContradictions).
+const (
+	failedLine    = "failed to remove "
+	abandonedLine = "abandoned: "
+	notWaitedLine = "not waited for: "
+)
+
+// leftoverLine says whether line, a line of a record's cleanup, says that the cleanup left
+// something, and, when what is not "", that it is what.
+func leftoverLine(line, what string) bool {
+	for _, p := range []string{failedLine, abandonedLine, notWaitedLine} {
+		rest, ok := strings.CutPrefix(line, p)
+		if !ok {
+			continue
+		}
+		if what == "" {
+			return true
+		}
+		rest, ok = strings.CutPrefix(rest, what)
+		switch {
+		case !ok:
+		case p == failedLine:
+			return strings.HasPrefix(rest, ": ") || strings.HasPrefix(rest, " (")
+		case p == abandonedLine:
+			return rest == ""
+		default:
+			return strings.HasPrefix(rest, " had not returned")
+		}
+	}
+	return false
+}
 
 // leftover records what the automatic cleanup left: msg in Cleanup, what in Leftovers.
 func (ru *run) leftover(msg, what string) {

@@ -31,7 +31,8 @@ Only the expectations are judged again; the rest of the run's verdict stays. A r
 not pass for another reason than its expectations — a failed assert, wait or repeat, a step
 that erred or timed out (in the cleanup too), an interrupt, a refusal — replays with the
 run's outcome and exit code, and the reason the run gave; a run that left objects or
-processes behind still exits 4. A run whose steps all ended passes or fails by the
+processes behind still exits 4 (a record whose leftovers and cleanup lines disagree is
+refused, exit 2). A run whose steps all ended passes or fails by the
 expectations as they are now.
 
 The steps must be the ones the run ran: replay refuses (exit 2), naming the first step that
