@@ -296,6 +296,9 @@ func (p *process) compareMergedDocs(matrices []*dsl.Matrix, byMatrix map[*dsl.Ma
 
 // unitOrSingle is the record's unit, or the unit of a run of its scenario on its own (a record
 // without one).
+// matrixNotDeclared leads what dsl.Unit.Contradictions finds in a record, in merge and replay.
+const matrixNotDeclared = "its matrix is not the one its scenario declares with the flags it records"
+
 func unitOrSingle(rec *interp.Record) *dsl.Unit {
 	if rec.Unit != nil && rec.Unit.Matrix != nil {
 		return rec.Unit
@@ -649,7 +652,7 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 				continue
 			}
 		} else if cs := unitOrSingle(rec).Contradictions(l.sc); len(cs) > 0 {
-			matrixMsgs = append(matrixMsgs, fmt.Sprintf("%s: its matrix is not the one its scenario declares with the flags it records: %s", at, strings.Join(cs, "; ")))
+			matrixMsgs = append(matrixMsgs, fmt.Sprintf("%s: %s: %s", at, matrixNotDeclared, strings.Join(cs, "; ")))
 			continue
 		}
 		if restoreErr != nil {

@@ -97,7 +97,10 @@ var edited to a value of another type, or so that an expectation cannot fail, or
 its own vars do not: labrun refuses such a run before it starts, so no run had those vars.
 A record keeps which vars the command line gave its run (givenVars: --var, a sweep's
 combination); one whose other vars are not what its source, unchanged since the run, gives
-them is refused (exit 2) as edited. A record of an older version does not say which were given:
+them is refused (exit 2) as edited; so is a run of a matrix whose vars are not its unit's
+combination (or the --var its matrix fixes), whose unit is not its matrix's, or whose matrix,
+its source unchanged, does not sweep what the scenario declares. A record of an older version
+does not say which were given:
 its verdict line names its vars that are not the scenario's own ("— unverified: its vars
 word=no (the source gives yes) are not the scenario's own, …").`,
 		Args: cobra.ExactArgs(1),
@@ -217,6 +220,18 @@ func (p *process) recordAndScenario(path, file string) (_ *interp.Record, _ *dsl
 	if err := check(rec, sc); err != nil {
 		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %v", path, err)}
 	}
+	// The run's unit is its matrix's, and, from the source the run had, that matrix is the
+	// sweep the scenario declares with the flags the record keeps (merge's check). Before,
+	// replay did not look: a sweep run's var and combination edited together (limit 5 made 20,
+	// a value the scenario does not sweep, its id left at limit=5) replayed PASSED.
+	var declared *dsl.Scenario
+	if sameSource {
+		declared = sc
+	}
+	cp := *rec // a record without a unit is a single run's (unitOrSingle gives it one)
+	if cs := unitOrSingle(&cp).Contradictions(declared); len(cs) > 0 {
+		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s: %s; the record was changed after the run or is corrupt", path, matrixNotDeclared, strings.Join(cs, "; "))}
+	}
 	// The results parsed from the artifacts beside the record are what those give, parsed with
 	// the steps as sc has them. Another scenario than the run's (--file, or its file edited
 	// since) may parse them otherwise - a logs step's match or capture is not in what the step
@@ -236,7 +251,7 @@ func (p *process) recordAndScenario(path, file string) (_ *interp.Record, _ *dsl
 		}
 		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record and %s disagree: a step of the scenario reads the run's artifacts otherwise than the run did (its match, capture, path or cluster changed since the run), or the record was changed after the run; run the scenario again", path, strings.Join(cs, "; "), relPath(p.Cwd, file))}
 	}
-	cp := *rec // Rejudge adds its notes to the record it judges
+	cp = *rec // Rejudge adds its notes to the record it judges
 	judged := interp.Rejudge(&cp, sc)
 	if cs := append(interp.ValueContradictions(rec.Expectations, judged, hide), interp.UnrecordedVarReads(rec, judged, hide)...); len(cs) > 0 {
 		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s\nlabrun: the values an expectation recorded are those its expression read from the run's data, written together: a record where they differ was edited or damaged (its vars or data, or the values themselves)", path, strings.Join(cs, "\nlabrun: "+path+": "))}
