@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unicode"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
@@ -97,7 +99,8 @@ func startDigests(sc *dsl.Scenario, file func(string) string, env map[string]any
 			}
 			// The files a command names: one the run writes before the command reads it is
 			// "changed during the run" (noteFile), as a manifest it renders is.
-			for _, f := range commandFiles(s.Params) {
+			argv, stdin := commandFiles(s.Params)
+			for _, f := range slices.Concat(argv, stdin) {
 				if strings.Contains(f, "${") {
 					continue
 				}
@@ -230,33 +233,75 @@ func (rt *stepRuntime) ReadObjects(ctx context.Context, paths []string) ([]schem
 // the relative ones: an absolute path names the machine's file (a binary, /etc/hosts), which
 // another machine holds otherwise. Nil for other steps. Which of them name a file is known
 // when the command runs (commandFileDigests): "-c" or "hello" name none.
-func commandFiles(params schema.Params) []string {
-	var argv []string
-	dir := ""
+//
+// An argument is taken whole, and each word in it too (commandWords): a script given to a
+// shell (["sh", "-c", "cat conf/limits.txt"]), a flag's value (--config=envoy.yaml), a
+// curl's @body.json. So is each word of an exec's stdin (a script piped to sh, python):
+// under stdin. Before, a file a script named was kept by no digest, and the record of a
+// run of `sh -c "grep -c 503 out.log"` replayed PASSED with out.log edited since. A path a
+// script computes ($F, a glob, a file it lists) names no file here, and is not kept.
+func commandFiles(params schema.Params) (argv, stdin []string) {
+	var args []string
+	dir, in := "", ""
 	switch p := params.(type) {
 	case *schema.Exec:
 		if p.InPod() {
-			return nil
+			return nil, nil
 		}
-		argv = p.Argv
+		args, in = p.Argv, p.Stdin
 	case *schema.Process:
-		argv, dir = p.Argv, p.Dir
+		args, dir = p.Argv, p.Dir
 	default:
-		return nil
+		return nil, nil
 	}
-	var out []string
-	for _, a := range argv {
+	seen := map[string]bool{}
+	add := func(out []string, a string) []string {
 		if a == "" || filepath.IsAbs(a) || strings.ContainsAny(a, "\n\x00") {
-			continue
+			return out
 		}
 		if dir != "" && !filepath.IsAbs(dir) {
 			a = filepath.Join(dir, a)
 		} else if dir != "" {
-			continue // a process run in an absolute dir: the machine's
+			return out // a process run in an absolute dir: the machine's
 		}
-		out = append(out, filepath.Clean(a))
+		if a = filepath.Clean(a); !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+		return out
 	}
-	return out
+	for _, a := range args {
+		argv = add(argv, a)
+		for _, w := range commandWords(a) {
+			argv = add(argv, w)
+		}
+	}
+	for _, w := range commandWords(in) {
+		stdin = add(stdin, w)
+	}
+	return argv, stdin
+}
+
+// commandTemplated says whether the argv, stdin or dir of a command on this machine holds a
+// ${...}: its files are known once it is resolved.
+func commandTemplated(params schema.Params) bool {
+	switch p := params.(type) {
+	case *schema.Exec:
+		return strings.Contains(strings.Join(p.Argv, " ")+p.Stdin, "${")
+	case *schema.Process:
+		return strings.Contains(strings.Join(p.Argv, " ")+p.Dir, "${")
+	}
+	return false
+}
+
+// commandWords are the words of s that may be a path: the longest runs of letters, digits and
+// . _ - + /, which a shell, a flag or a script's string sets apart ("cat a.txt|wc",
+// "--config=a.yaml", "@body.json", "open('a.json')"); one that begins with / or ~ is the
+// machine's (~ a run of its own, the rest absolute).
+func commandWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("._-+/", r)
+	})
 }
 
 // regularFileDigest is fileDigest of path when it is a regular file (not a directory, a
@@ -290,7 +335,8 @@ func fileDigest(path string) (string, error) {
 // as it was, would not do what the run's did. Before, only apply, delete and wait files were
 // kept: an exec of check.sh whose script was edited after the run replayed PASSED.
 func (ru *run) noteCommandFiles(params schema.Params) {
-	for _, f := range commandFiles(params) {
+	argv, stdin := commandFiles(params)
+	for _, f := range slices.Concat(argv, stdin) {
 		if d, ok := regularFileDigest(ru.file(f)); ok {
 			ru.noteDigest(f, d)
 			ru.mu.Lock()

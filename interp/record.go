@@ -159,7 +159,7 @@ type Record struct {
 	StepOptions map[string]json.RawMessage `json:"stepOptions,omitempty"`
 	// FileDigests are the files the steps read when they ran (apply.files, delete.files,
 	// wait.matchFiles and absentFiles, and the files of the lab a command on this machine names
-	// in its argv: commandFiles), by the path a step names (one written with ${...}: as
+	// in its argv or stdin: commandFiles), by the path a step names (one written with ${...}: as
 	// the run resolved it), each as "sha256:<hex>" of
 	// its content as read (before its ${...} were filled), or ChangedDuringRun. replay, merge
 	// and mutate refuse a scenario whose file reads otherwise now: its step would apply (wait

@@ -359,20 +359,31 @@ func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, env map[
 	}
 	files := readFiles(s)
 	var resolved map[string][]string // the step's files, its ${...} resolved over env
+	resolve := func() map[string][]string {
+		if resolved == nil {
+			resolved = map[string][]string{}
+			if p, err := s.Resolve(env); env != nil && err == nil {
+				c := *s
+				c.Params = p
+				resolved = readFiles(&c)
+			}
+		}
+		return resolved
+	}
+	for _, field := range []string{"argv", "stdin"} {
+		// A command's words are not its arguments one for one (a ${...} resolved to two
+		// words, or none): those it resolves to are compared beside those written, each
+		// where the record keeps its digest.
+		if commandTemplated(s.Params) {
+			files[field] = slices.Concat(files[field], resolve()[field])
+		}
+	}
 	for _, field := range slices.Sorted(maps.Keys(files)) {
 		for i, f := range files[field] {
 			written := ""
 			if strings.Contains(f, "${") {
-				if resolved == nil {
-					resolved = map[string][]string{}
-					if p, err := s.Resolve(env); env != nil && err == nil {
-						c := *s
-						c.Params = p
-						resolved = readFiles(&c)
-					}
-				}
-				if i >= len(resolved[field]) || strings.Contains(resolved[field][i], "${") {
-					continue
+				if field == "argv" || field == "stdin" || i >= len(resolve()[field]) || strings.Contains(resolved[field][i], "${") {
+					continue // a command's: its resolved words are compared (above)
 				}
 				written, f = f, resolved[field][i]
 				if _, ok := rec.FileDigests[f]; !ok {
@@ -380,7 +391,7 @@ func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, env map[
 				}
 			}
 			was, ok := rec.FileDigests[f]
-			if !ok && field == "argv" {
+			if !ok && (field == "argv" || field == "stdin") {
 				continue // an argument the run found no file at, or one the record lacks (commandFiles)
 			}
 			where := s.Kind + "." + field
@@ -410,17 +421,21 @@ func changedFiles(rec *Record, s *dsl.Step, sr *StepRecord, dir string, env map[
 }
 
 // readFiles are the files s reads, by field: dsl.StepFiles, and, of a command on this
-// machine, under "argv", the arguments that may name a file of the lab (commandFiles), whose
-// digests the record keeps of those that did when the command ran. Such an argument is
+// machine, under "argv" and "stdin", the arguments and words that may name a file of the lab
+// (commandFiles), whose digests the record keeps of those that did when the command ran. Such an argument is
 // compared when the record keeps its digest: the run cannot tell an argument that named no
 // file from one whose digest was taken out.
 func readFiles(s *dsl.Step) map[string][]string {
 	files := dsl.StepFiles(s)
-	if args := commandFiles(s.Params); len(args) > 0 {
+	argv, stdin := commandFiles(s.Params)
+	for field, paths := range map[string][]string{"argv": argv, "stdin": stdin} {
+		if len(paths) == 0 {
+			continue
+		}
 		if files == nil {
 			files = map[string][]string{}
 		}
-		files["argv"] = args
+		files[field] = paths
 	}
 	return files
 }
