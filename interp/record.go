@@ -1542,14 +1542,19 @@ func (r *Record) unitVarContradictions() []string {
 }
 
 // sameVarValue says whether v, a var's value as a record keeps it, is s, the value as a
-// command line wrote it (--sweep limit=5.0 runs with the number 5).
+// command line wrote it and dsl.VarValueOK read it (--sweep limit=5.0 runs with the number
+// 5, --var on=1 with true).
 func sameVarValue(v any, s string) bool {
 	if dsl.Stringify(v) == s {
 		return true
 	}
-	if f, ok := v.(float64); ok {
+	switch x := v.(type) {
+	case float64:
 		g, err := strconv.ParseFloat(s, 64)
-		return err == nil && g == f
+		return err == nil && g == x
+	case bool:
+		b, err := strconv.ParseBool(s)
+		return err == nil && b == x
 	}
 	var x any
 	return json.Unmarshal([]byte(s), &x) == nil && reflect.DeepEqual(x, v)
