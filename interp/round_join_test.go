@@ -46,3 +46,52 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// TestRoundJoinsItsBackgroundSteps: a repeat's round ends when the background steps it started
+// have: the next round's run of a background load starts after the last round's ended (before,
+// round 2 started it again while round 1's still loaded, the two runs sharing one state, and
+// round 2's snapshot counted round 1's requests), and the until reads the round's own load, ended.
+func TestRoundJoinsItsBackgroundSteps(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "r", repeat: {max: 2, until: "after.rq_total > 1000000", steps: [
+			{name: "l", background: true, load: {url: "${backends.a.url}/echo", duration: "1s", qps: 20, connections: 1}},
+			{name: "s", sleep: "200ms"},
+			{name: "after", snapshot: backend: "a"},
+		]}},
+		{await: "l"},
+	]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		rec := interp.New((&fakes.World{}).Target()).Run(context.Background(), context.Background(), sc)
+		var loads, afters []*interp.StepRecord
+		var r *interp.StepRecord
+		for _, sr := range rec.Steps {
+			switch sr.Name {
+			case "l":
+				loads = append(loads, sr)
+			case "after":
+				afters = append(afters, sr)
+			case "r":
+				r = sr
+			}
+		}
+		if len(loads) != 2 || len(afters) != 2 || r == nil {
+			t.Fatalf("%d runs of l, %d of after, r %v: want 2, 2 and r", len(loads), len(afters), r)
+		}
+		if loads[1].Start < loads[0].End {
+			t.Errorf("round 2's load started at %s, while round 1's ran (until %s)", loads[1].Start, loads[0].End)
+		}
+		if afters[1].Start < loads[0].End {
+			t.Errorf("round 2's snapshot at %s was taken while round 1's load ran (until %s)", afters[1].Start, loads[0].End)
+		}
+		if r.End < loads[1].End {
+			t.Errorf("the repeat ended at %s, before its last round's load (%s)", r.End, loads[1].End)
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}
