@@ -95,3 +95,45 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// TestRoundReadsItsOwnResults: a wait in a repeat's second round over the round's background
+// load waits for that load's result (or its end); before, it read the first round's (the record
+// kept it under the load's name, and ended.l was round 1's) and held at its first poll, before
+// round 2's load had sent anything.
+func TestRoundReadsItsOwnResults(t *testing.T) {
+	for _, until := range []string{"l.requests > 0", "has(ended, 'l')"} {
+		t.Run(until, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "r", repeat: {max: 2, until: "outcome.w == 'failed'", steps: [
+			{name: "l", background: true, load: {url: "${backends.a.url}/echo", duration: "1s", qps: 20, connections: 1}},
+			{name: "w", wait: {until: "`+until+`", interval: "100ms"}, timeout: "5s"},
+			{await: "l"},
+		]}},
+	]
+}`)
+			synctest.Test(t, func(t *testing.T) {
+				rec := interp.New((&fakes.World{}).Target()).Run(context.Background(), context.Background(), sc)
+				ends := map[string][]time.Duration{}
+				for _, sr := range rec.Steps {
+					if sr.Name == "l" || sr.Name == "w" {
+						ends[sr.Name] = append(ends[sr.Name], sr.End)
+					}
+				}
+				if len(ends["l"]) != 2 || len(ends["w"]) != 2 {
+					t.Fatalf("runs: %v, want two of l and of w", ends)
+				}
+				for i := range 2 {
+					if ends["w"][i] < ends["l"][i] {
+						t.Errorf("round %d: the wait ended at %s, before the round's load had ended (at %s)", i+1, ends["w"][i], ends["l"][i])
+					}
+				}
+				if err := rec.Contradictions(); err != nil {
+					t.Errorf("the record contradicts itself: %v", err)
+				}
+			})
+		})
+	}
+}

@@ -585,13 +585,31 @@ func (ru *run) state(name string) *stepState {
 // second round: its while step had "ended" in the first). A round joins its background steps
 // (repeat), so none of the last round's still runs; one that did would keep its state.
 func (ru *run) freshRound(children []*dsl.Step) {
+	var fresh []*dsl.Step
 	ru.stepsMu.Lock()
-	defer ru.stepsMu.Unlock()
 	dsl.Walk(children, func(c *dsl.Step) {
 		if st := ru.steps[c.Name]; c.Name != "" && st != nil && (isDone(st.done) || !st.dispatched.Load()) {
 			ru.steps[c.Name] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
+			fresh = append(fresh, c)
 		}
 	})
+	ru.stepsMu.Unlock()
+	// Nor do their results and times: a wait of round 2 over the round's background load
+	// held at its first poll on round 1's result, before the load had sent anything. A
+	// sampler's series goes on over the rounds (docs/language.md, "Steps that fail inside a
+	// repeat").
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	for _, c := range fresh {
+		if c.Every > 0 {
+			continue
+		}
+		delete(ru.rec.Results, c.Name)
+		if ru.judge.roundFrom == nil {
+			ru.judge.roundFrom = map[string]int{}
+		}
+		ru.judge.roundFrom[c.Name] = len(ru.rec.Steps)
+	}
 }
 
 // pending says whether the named step has not started and still may: it has not ended, and
