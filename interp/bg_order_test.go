@@ -12,6 +12,16 @@ import (
 	"labrun.dev/labrun/interp"
 )
 
+// jobThenNext is a background step, job, then the next step of its sequence, next.
+const jobThenNext = `
+s: schema.#Scenario & {
+	steps: [
+		{name: "job", background: true, exec: argv: ["ok"]},
+		{name: "next", exec: argv: ["ok"]},
+		{await: "job"},
+	]
+}`
+
 // TestBackgroundStepStartsBeforeTheNext: a sequence starts the step after a background one
 // once that one has started, and their records say so. Before, the sequence went on as soon as
 // it had started the background step's goroutine, which recorded its start when it ran: on a
@@ -19,14 +29,7 @@ import (
 // which replay refuses in the run's own record ("it started at 76µs, before the step before it
 // in its sequence, job, started (at 1.77ms)").
 func TestBackgroundStepStartsBeforeTheNext(t *testing.T) {
-	sc := loadScenario(t, `
-s: schema.#Scenario & {
-	steps: [
-		{name: "job", background: true, exec: argv: ["ok"]},
-		{name: "next", exec: argv: ["ok"]},
-		{await: "job"},
-	]
-}`)
+	sc := loadScenario(t, jobThenNext)
 	for i := range 50 {
 		rec := interp.New((&fakes.World{}).Target()).Run(context.Background(), context.Background(), sc)
 		job, next := stepRecord(t, rec, "job"), stepRecord(t, rec, "next")
@@ -69,14 +72,7 @@ func (c lateBackgroundClock) Now() time.Time {
 // slack, from before the sequence waited): the run's own record is accepted, and one whose
 // next step was edited 2 ms before the background step's start is refused.
 func TestBackgroundStartOrderWithoutSlack(t *testing.T) {
-	sc := loadScenario(t, `
-s: schema.#Scenario & {
-	steps: [
-		{name: "job", background: true, exec: argv: ["ok"]},
-		{name: "next", exec: argv: ["ok"]},
-		{await: "job"},
-	]
-}`)
+	sc := loadScenario(t, jobThenNext)
 	synctest.Test(t, func(t *testing.T) {
 		clock := lateBackgroundClock{lag: 5 * time.Millisecond}
 		rec := interp.New((&fakes.World{}).Target(), interp.WithClock(clock)).Run(context.Background(), context.Background(), sc)
