@@ -244,7 +244,9 @@ s: schema.#Scenario & {
 // TestPastAnInterruptIsNotPassed: a driver deaf to its context (a stand-in exec that sleeps
 // through it) that returns success after an interrupt, within its grace, does not make its
 // step passed, nor keeps the result it came back with: the run had stopped the step, and it
-// did not end before that. So for a cleanup step that returns past the cleanup's timeout.
+// did not end before that. So for a cleanup step that returns past the cleanup's timeout, and
+// a child of a block past the block's timeout or after a sibling failed: each ends as a driver
+// that saw the stop would have.
 func TestPastAnInterruptIsNotPassed(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
@@ -261,13 +263,28 @@ s: schema.#Scenario & {
 	steps: [{name: "a", exec: argv: ["ok"]}]
 	cleanup: [{name: "c", exec: argv: ["deaf"]}]
 }`, "c", false},
+		{"past its block's timeout", `
+s: schema.#Scenario & {
+	steps: [{name: "p", timeout: "1s", parallel: [{name: "a", exec: argv: ["deaf"]}]}]
+}`, "a", false},
+		{"after a sibling failed", `
+s: schema.#Scenario & {
+	steps: [{name: "p", parallel: [
+		{name: "a", exec: argv: ["deaf"]},
+		{name: "b", exec: argv: ["boom"]},
+	]}]
+}`, "a", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc := loadScenario(t, tc.src)
 			synctest.Test(t, func(t *testing.T) {
 				w := &fakes.World{ExecResult: func(e schema.Exec) schema.ExecResult {
-					if e.Argv[0] == "deaf" {
+					switch e.Argv[0] {
+					case "deaf":
 						time.Sleep(2 * time.Second) // deaf to its context, back within StopGrace
+					case "boom":
+						time.Sleep(time.Second) // fails while deaf runs
+						return schema.ExecResult{Exit: 1}
 					}
 					return schema.ExecResult{Stdout: "done"}
 				}}
@@ -278,7 +295,7 @@ s: schema.#Scenario & {
 				}
 				rec := interp.New(w.Target()).Run(ctx, context.Background(), sc)
 				if s := stepRecord(t, rec, tc.step); s.Outcome == interp.Passed {
-					t.Errorf("step %s passed at %s, after the run had stopped it at 1s", tc.step, s.End)
+					t.Errorf("step %s passed at %s, after it was stopped at 1s", tc.step, s.End)
 				}
 				if r := rec.Results[tc.step]; r != nil {
 					t.Errorf("the late result of %s was recorded: %+v", tc.step, r.Value)

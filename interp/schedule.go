@@ -477,11 +477,12 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		err = te
 		ru.dropLateResult(s)
 	}
-	if ste := (*scenarioTimeoutError)(nil); err == nil && ctx.Err() != nil && stoppedByTheRun(ctx) && sr.ExpectedError == "" {
-		// The driver returned success after the run had stopped the step (the scenario's
-		// timeout, an interrupt, the cleanup's timeout), not having seen it: the step did not
-		// end before it was stopped, and a record of it passed then says it did (replay
-		// refuses one that passed after the scenario's timeout).
+	if ste := (*scenarioTimeoutError)(nil); err == nil && ctx.Err() != nil && sr.ExpectedError == "" {
+		// The driver returned success after the step was stopped (the scenario's timeout, an
+		// interrupt, the cleanup's timeout, its block's timeout or a failed sibling), not
+		// having seen it: the step did not end before it was stopped, and a record of it
+		// passed then says it did (replay refuses one that passed after the scenario's
+		// timeout). It ends as it would have, had it seen the stop: with its cause.
 		err = context.Cause(ctx)
 		ru.dropLateResult(s)
 	} else if err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &ste) && !errors.As(err, &ste) && !errors.As(err, &te) {
@@ -532,15 +533,6 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		st.markDone(err)
 	}
 	return err
-}
-
-// stoppedByTheRun says whether ctx ended because the run stopped: the scenario's timeout, an
-// interrupt, the cleanup's timeout (not a block's end: a failed sibling, the block's timeout).
-func stoppedByTheRun(ctx context.Context) bool {
-	var ste *scenarioTimeoutError
-	var cte *cleanupTimeoutError
-	cause := context.Cause(ctx)
-	return errors.As(cause, &ste) || errors.As(cause, &cte) || errors.Is(cause, ErrInterrupted)
 }
 
 // dropLateResult drops the result s recorded when its driver returned success past its
