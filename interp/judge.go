@@ -46,6 +46,11 @@ type Judge struct {
 	// pending, during a run (running), says whether a named step that has not started still
 	// may: its outcome.<step> is then "pending", not the "skipped" of one that will not run.
 	pending func(name string) bool
+	// roundFrom, during a run (running), is for each named step of a repeat's round after
+	// the first the index in rec.Steps its executions of the round start at (freshRound):
+	// started, ended and outcome read none before it, as its results are dropped then, so
+	// that a wait in round 2 does not hold at its first poll on what round 1 recorded.
+	roundFrom map[string]int
 	// names type what expressions read (the scenario's, as vet checked them): an explanation's
 	// units are the types' (dsl.UnitOf).
 	names *dsl.Names
@@ -359,8 +364,8 @@ func (j *Judge) Env() map[string]any {
 	// JSON has no other, and started and ended must read the same there as in the run, to the
 	// nanosecond, for replay and merge to hold a record's values to its data.
 	base := rec.StepsStart.Round(0).Sub(rec.Start.Round(0))
-	for _, s := range rec.Steps {
-		if s.Name == "" {
+	for i, s := range rec.Steps {
+		if s.Name == "" || !j.thisRound(i, s) {
 			continue
 		}
 		if _, ok := started[s.Name]; !ok && s.Outcome != Skipped {
@@ -406,8 +411,8 @@ func (j *Judge) outcomes() (outcome, errs map[string]string) {
 			outcome[n] = dsl.OutcomePending
 		}
 	}
-	for _, s := range j.rec.Steps {
-		if s.Name == "" || s.Outcome == Skipped {
+	for i, s := range j.rec.Steps {
+		if s.Name == "" || s.Outcome == Skipped || !j.thisRound(i, s) {
 			continue
 		}
 		outcome[s.Name] = ExprOutcome(s.Outcome)
@@ -417,6 +422,13 @@ func (j *Judge) outcomes() (outcome, errs map[string]string) {
 		}
 	}
 	return outcome, errs
+}
+
+// thisRound says whether s, rec.Steps[i], is of its step's current round (roundFrom): always
+// once the run has ended.
+func (j *Judge) thisRound(i int, s *StepRecord) bool {
+	from, ok := j.roundFrom[s.Name]
+	return !j.running || !ok || i >= from
 }
 
 // ExprOutcome maps a step record's outcome to the value of outcome.<step>: passed, failed and

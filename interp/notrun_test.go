@@ -240,3 +240,73 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// TestPastAnInterruptIsNotPassed: a driver deaf to its context (a stand-in exec that sleeps
+// through it) that returns success after an interrupt, within its grace, does not make its
+// step passed, nor keeps the result it came back with: the run had stopped the step, and it
+// did not end before that. So for a cleanup step that returns past the cleanup's timeout, and
+// a child of a block past the block's timeout or after a sibling failed: each ends as a driver
+// that saw the stop would have.
+func TestPastAnInterruptIsNotPassed(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		step      string
+		interrupt bool
+	}{
+		{"interrupted", `
+s: schema.#Scenario & {
+	steps: [{name: "a", exec: argv: ["deaf"]}]
+}`, "a", true},
+		{"past the cleanup's timeout", `
+s: schema.#Scenario & {
+	cleanupTimeout: "1s"
+	steps: [{name: "a", exec: argv: ["ok"]}]
+	cleanup: [{name: "c", exec: argv: ["deaf"]}]
+}`, "c", false},
+		{"past its block's timeout", `
+s: schema.#Scenario & {
+	steps: [{name: "p", timeout: "1s", parallel: [{name: "a", exec: argv: ["deaf"]}]}]
+}`, "a", false},
+		{"after a sibling failed", `
+s: schema.#Scenario & {
+	steps: [{name: "p", parallel: [
+		{name: "a", exec: argv: ["deaf"]},
+		{name: "b", exec: argv: ["boom"]},
+	]}]
+}`, "a", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := loadScenario(t, tc.src)
+			synctest.Test(t, func(t *testing.T) {
+				w := &fakes.World{ExecResult: func(e schema.Exec) schema.ExecResult {
+					switch e.Argv[0] {
+					case "deaf":
+						time.Sleep(2 * time.Second) // deaf to its context, back within StopGrace
+					case "boom":
+						time.Sleep(time.Second) // fails while deaf runs
+						return schema.ExecResult{Exit: 1}
+					}
+					return schema.ExecResult{Stdout: "done"}
+				}}
+				ctx, cancel := context.WithCancelCause(context.Background())
+				defer cancel(nil)
+				if tc.interrupt {
+					time.AfterFunc(time.Second, func() { cancel(interp.ErrInterrupted) })
+				}
+				rec := interp.New(w.Target()).Run(ctx, context.Background(), sc)
+				if s := stepRecord(t, rec, tc.step); s.Outcome == interp.Passed {
+					t.Errorf("step %s passed at %s, after it was stopped at 1s", tc.step, s.End)
+				}
+				if r := rec.Results[tc.step]; r != nil {
+					t.Errorf("the late result of %s was recorded: %+v", tc.step, r.Value)
+				}
+				if rec.Outcome == interp.Passed {
+					t.Errorf("run passed")
+				}
+				if err := interp.OutcomeContradictions(rec, sc); err != nil {
+					t.Errorf("replay would refuse the run's own record: %v", err)
+				}
+			})
+		})
+	}
+}

@@ -46,3 +46,94 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// TestRoundJoinsItsBackgroundSteps: a repeat's round ends when the background steps it started
+// have: the next round's run of a background load starts after the last round's ended (before,
+// round 2 started it again while round 1's still loaded, the two runs sharing one state, and
+// round 2's snapshot counted round 1's requests), and the until reads the round's own load, ended.
+func TestRoundJoinsItsBackgroundSteps(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "r", repeat: {max: 2, until: "after.rq_total > 1000000", steps: [
+			{name: "l", background: true, load: {url: "${backends.a.url}/echo", duration: "1s", qps: 20, connections: 1}},
+			{name: "s", sleep: "200ms"},
+			{name: "after", snapshot: backend: "a"},
+		]}},
+		{await: "l"},
+	]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		rec := interp.New((&fakes.World{}).Target()).Run(context.Background(), context.Background(), sc)
+		var loads, afters []*interp.StepRecord
+		var r *interp.StepRecord
+		for _, sr := range rec.Steps {
+			switch sr.Name {
+			case "l":
+				loads = append(loads, sr)
+			case "after":
+				afters = append(afters, sr)
+			case "r":
+				r = sr
+			}
+		}
+		if len(loads) != 2 || len(afters) != 2 || r == nil {
+			t.Fatalf("%d runs of l, %d of after, r %v: want 2, 2 and r", len(loads), len(afters), r)
+		}
+		if loads[1].Start < loads[0].End {
+			t.Errorf("round 2's load started at %s, while round 1's ran (until %s)", loads[1].Start, loads[0].End)
+		}
+		if afters[1].Start < loads[0].End {
+			t.Errorf("round 2's snapshot at %s was taken while round 1's load ran (until %s)", afters[1].Start, loads[0].End)
+		}
+		if r.End < loads[1].End {
+			t.Errorf("the repeat ended at %s, before its last round's load (%s)", r.End, loads[1].End)
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}
+
+// TestRoundReadsItsOwnResults: a wait in a repeat's second round over the round's background
+// load waits for that load's result (or its end); before, it read the first round's (the record
+// kept it under the load's name, and ended.l was round 1's) and held at its first poll, before
+// round 2's load had sent anything.
+func TestRoundReadsItsOwnResults(t *testing.T) {
+	for _, until := range []string{"l.requests > 0", "has(ended, 'l')"} {
+		t.Run(until, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "r", repeat: {max: 2, until: "outcome.w == 'failed'", steps: [
+			{name: "l", background: true, load: {url: "${backends.a.url}/echo", duration: "1s", qps: 20, connections: 1}},
+			{name: "w", wait: {until: "`+until+`", interval: "100ms"}, timeout: "5s"},
+			{await: "l"},
+		]}},
+	]
+}`)
+			synctest.Test(t, func(t *testing.T) {
+				rec := interp.New((&fakes.World{}).Target()).Run(context.Background(), context.Background(), sc)
+				ends := map[string][]time.Duration{}
+				for _, sr := range rec.Steps {
+					if sr.Name == "l" || sr.Name == "w" {
+						ends[sr.Name] = append(ends[sr.Name], sr.End)
+					}
+				}
+				if len(ends["l"]) != 2 || len(ends["w"]) != 2 {
+					t.Fatalf("runs: %v, want two of l and of w", ends)
+				}
+				for i := range 2 {
+					if ends["w"][i] < ends["l"][i] {
+						t.Errorf("round %d: the wait ended at %s, before the round's load had ended (at %s)", i+1, ends["w"][i], ends["l"][i])
+					}
+				}
+				if err := rec.Contradictions(); err != nil {
+					t.Errorf("the record contradicts itself: %v", err)
+				}
+			})
+		})
+	}
+}

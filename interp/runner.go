@@ -503,13 +503,6 @@ type run struct {
 	// the cleanup (schema.ErrEndedEarly): the run is an error.
 	endedEarly []string
 	procs      map[string]schema.RunningProcess
-	// bg are the background steps of the current phase not yet awaited; bgRuns close when
-	// each run of a named one the phase started has ended (a repeat starts one once a round).
-	bg     []*dsl.Step
-	bgRuns []chan struct{}
-	// unnamedBg are the ends of the unnamed samplers of the current phase that a sequence
-	// started (each sends its error), joined at the phase's end like bg.
-	unnamedBg []chan error
 	// writers are the streamed artifacts of the run, closed at its end.
 	writers []*artifactWriter
 	// redact hides the scenario's secret vars in what the run writes (nil: none).
@@ -589,16 +582,34 @@ func (ru *run) state(name string) *stepState {
 // freshRound gives the named steps under children new states, before a repeat's next round:
 // a sampler's while step, an await, started/ended and outcome then read this round's run of
 // them, not the last round's (a sampler while a step of the round took no sample in the
-// second round: its while step had "ended" in the first). A step of the last round still
-// running (in the background) keeps its state.
+// second round: its while step had "ended" in the first). A round joins its background steps
+// (repeat), so none of the last round's still runs; one that did would keep its state.
 func (ru *run) freshRound(children []*dsl.Step) {
+	var fresh []*dsl.Step
 	ru.stepsMu.Lock()
-	defer ru.stepsMu.Unlock()
 	dsl.Walk(children, func(c *dsl.Step) {
 		if st := ru.steps[c.Name]; c.Name != "" && st != nil && (isDone(st.done) || !st.dispatched.Load()) {
 			ru.steps[c.Name] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
+			fresh = append(fresh, c)
 		}
 	})
+	ru.stepsMu.Unlock()
+	// Nor do their results and times: a wait of round 2 over the round's background load
+	// held at its first poll on round 1's result, before the load had sent anything. A
+	// sampler's series goes on over the rounds (docs/language.md, "Steps that fail inside a
+	// repeat").
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	for _, c := range fresh {
+		if c.Every > 0 {
+			continue
+		}
+		delete(ru.rec.Results, c.Name)
+		if ru.judge.roundFrom == nil {
+			ru.judge.roundFrom = map[string]int{}
+		}
+		ru.judge.roundFrom[c.Name] = len(ru.rec.Steps)
+	}
 }
 
 // pending says whether the named step has not started and still may: it has not ended, and

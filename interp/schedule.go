@@ -28,13 +28,43 @@ func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error
 		return nil
 	}
 	defer ru.settle(steps)
-	err := ru.sequence(ctx, steps)
-	// Background steps still running end with their phase: they are joined, not abandoned.
+	ctx, bg := withBackground(ctx)
+	return ru.join(ctx, bg, ru.sequence(ctx, steps))
+}
+
+// bgScope holds the background steps a phase or a repeat's round started (under ru.mu), which
+// its end joins: bg are the named ones not yet awaited; runs close when each run of a named
+// one has ended; unnamed are the ends of the unnamed samplers (each sends its error).
+type bgScope struct {
+	parent  *bgScope
+	bg      []*dsl.Step
+	runs    []chan struct{}
+	unnamed []chan error
+}
+
+// bgKey holds, in a context, the bgScope its background steps join.
+type bgKey struct{}
+
+// withBackground is ctx for steps whose background steps a new scope, within ctx's, joins.
+func withBackground(ctx context.Context) (context.Context, *bgScope) {
+	bg := &bgScope{parent: backgroundIn(ctx)}
+	return context.WithValue(ctx, bgKey{}, bg), bg
+}
+
+// backgroundIn is the scope of ctx's background steps (nil outside any phase).
+func backgroundIn(ctx context.Context) *bgScope {
+	bg, _ := ctx.Value(bgKey{}).(*bgScope)
+	return bg
+}
+
+// join waits for the background steps of bg to end (they end with their phase or round: they
+// are joined, not abandoned) and returns err, else the first error of one nobody awaited.
+func (ru *run) join(ctx context.Context, bg *bgScope, err error) error {
 	ru.mu.Lock()
-	bg, runs := ru.bg, ru.bgRuns
-	ru.bg, ru.bgRuns = nil, nil
+	named, runs := bg.bg, bg.runs
+	bg.bg, bg.runs = nil, nil
 	ru.mu.Unlock()
-	for _, s := range bg {
+	for _, s := range named {
 		st := ru.state(s.Name)
 		select {
 		case <-st.done:
@@ -45,18 +75,17 @@ func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error
 			err = st.err
 		}
 	}
-	// Every run of them, too: a repeat's next round starts a step again while the last
-	// round's run of it still ends (a sampler's last sample), the two sharing one state
-	// (freshRound), whose end is the first's; the phase ended, and the expectations were
-	// judged, while the second still sampled into the record.
+	// Every run of them, too: a sampler's last sample may be taken after the step it samples
+	// during has ended (its state's end); the phase ended, and the expectations were judged,
+	// while it still sampled into the record.
 	for _, ended := range runs {
 		<-ended // each ends with ctx, or is abandoned (dispatchBounded)
 	}
 	// So are the unnamed samplers (their while steps have ended by now, or end with ctx): a
 	// sample that failed without mayFail fails the run, as a named sampler's does.
 	ru.mu.Lock()
-	unnamed := ru.unnamedBg
-	ru.unnamedBg = nil
+	unnamed := bg.unnamed
+	bg.unnamed = nil
 	ru.mu.Unlock()
 	for _, done := range unnamed {
 		if e := <-done; err == nil && e != nil {
@@ -152,11 +181,12 @@ func (ru *run) unreached(steps []*dsl.Step, why error, round int) {
 
 // background starts s and returns at once; await (or the end of the phase) joins it.
 func (ru *run) background(ctx context.Context, s *dsl.Step, planned time.Time, timed bool) {
+	bg := backgroundIn(ctx)
 	if s.Name != "" {
 		ended := make(chan struct{})
 		ru.mu.Lock()
-		ru.bg = append(ru.bg, s)
-		ru.bgRuns = append(ru.bgRuns, ended)
+		bg.bg = append(bg.bg, s)
+		bg.runs = append(bg.runs, ended)
 		ru.mu.Unlock()
 		go func() { // its end and error: ru.steps
 			defer close(ended)
@@ -166,7 +196,7 @@ func (ru *run) background(ctx context.Context, s *dsl.Step, planned time.Time, t
 	}
 	done := make(chan error, 1)
 	ru.mu.Lock()
-	ru.unnamedBg = append(ru.unnamedBg, done)
+	bg.unnamed = append(bg.unnamed, done)
 	ru.mu.Unlock()
 	go func() { done <- ru.timed(ctx, s, planned, timed) }()
 }
@@ -447,10 +477,13 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		err = te
 		ru.dropLateResult(s)
 	}
-	if ste := (*scenarioTimeoutError)(nil); err == nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &ste) && sr.ExpectedError == "" {
-		// The driver returned success after the scenario's timeout, not having seen it: the
-		// run had cancelled the step, and a record of it passed then is one replay refuses.
-		err = ste
+	if ste := (*scenarioTimeoutError)(nil); err == nil && ctx.Err() != nil && sr.ExpectedError == "" {
+		// The driver returned success after the step was stopped (the scenario's timeout, an
+		// interrupt, the cleanup's timeout, its block's timeout or a failed sibling), not
+		// having seen it: the step did not end before it was stopped, and a record of it
+		// passed then says it did (replay refuses one that passed after the scenario's
+		// timeout). It ends as it would have, had it seen the stop: with its cause.
+		err = context.Cause(ctx)
 		ru.dropLateResult(s)
 	} else if err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &ste) && !errors.As(err, &ste) && !errors.As(err, &te) {
 		// The scenario's timeout ended it: a driver's "context deadline exceeded" does not
@@ -642,11 +675,8 @@ func (ru *run) await(ctx context.Context, s *dsl.Step) error {
 			return context.Cause(ctx)
 		}
 		ru.mu.Lock()
-		for i, b := range ru.bg {
-			if b.Name == name {
-				ru.bg = append(ru.bg[:i], ru.bg[i+1:]...)
-				break
-			}
+		for bg := backgroundIn(ctx); bg != nil; bg = bg.parent {
+			bg.bg = slices.DeleteFunc(bg.bg, func(b *dsl.Step) bool { return b.Name == name })
 		}
 		ru.mu.Unlock()
 		if st.err != nil {
@@ -670,7 +700,12 @@ func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
 		if round > 1 {
 			ru.freshRound(s.Children)
 		}
-		if err := ru.sequence(withRound(ctx, round), s.Children); err != nil {
+		// A round ends when the background steps it started have: the next round's run of
+		// one starts after the last's ended, and the until reads the round's own (round 2
+		// started a load again while round 1's still loaded, the two sharing one state, and
+		// its snapshot counted round 1's requests).
+		rctx, bg := withBackground(withRound(ctx, round))
+		if err := ru.join(rctx, bg, ru.sequence(rctx, s.Children)); err != nil {
 			return err
 		}
 		jd := ru.judgeNow(s.Expr)
