@@ -156,7 +156,7 @@ func (p *process) loadSwept(out io.Writer, paths []string, opts dsl.Options, swe
 	}
 	if res != nil {
 		for _, w := range res.Skipped.Rel(p.Cwd) {
-			fmt.Fprintf(out, "%s: warning[skipped]: %s\n", w.Pos, w.Msg)
+			p.printWarning(out, &dsl.Warning{Pos: w.Pos, Code: "skipped", Msg: w.Msg})
 		}
 	}
 	// Warnings --strict made errors do not stop the checks below: every problem is said at once.
@@ -194,7 +194,7 @@ func (p *process) loadSwept(out io.Writer, paths []string, opts dsl.Options, swe
 		warned = errs.Rel(p.Cwd)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(out, "%s: warning[%s]: %s\n", w.Pos.Rel(p.Cwd), w.Code, w.Msg)
+		p.printWarning(out, w)
 	}
 	// A --var that no scenario declares would change nothing: a typo, refused.
 	if msgs := dsl.UndeclaredVars(res, opts.Vars); len(msgs) > 0 {
@@ -398,12 +398,20 @@ func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) err
 	}
 	if len(errs) > 0 {
 		for _, e := range errs {
-			fmt.Fprintln(p.Stderr, e.Error())
+			fmt.Fprintln(p.Stderr, p.diagLines(e.Error(), 4))
 		}
 		return &exitError{exitInvalid, fmt.Sprintf("%d problem%s", len(errs), plural(len(errs)))}
 	}
 	fmt.Fprintf(p.Stdout, "ok: %d scenario%s in %d file%s\n", len(names), plural(len(names)), files, plural(files))
 	return nil
+}
+
+// printWarning prints a lint's finding to out (stderr, or what reaches it later), its file
+// relative to the working directory, wrapped to stderr's terminal (diagLines).
+func (p *process) printWarning(out io.Writer, w *dsl.Warning) {
+	rel := *w
+	rel.Pos = w.Pos.Rel(p.Cwd)
+	fmt.Fprintln(out, p.diagLines(rel.String(), 4))
 }
 
 func uniqueCount(xs []string) int {
