@@ -174,6 +174,12 @@ func (p *process) loadSwept(out io.Writer, paths []string, opts dsl.Options, swe
 			// (A problem of no scenario's, such as a --var refused, stops the judging: the
 			// judge would draw with the value declared, not the one given.)
 			loaded := errs
+			// The lints' findings on the scenarios without problems are said too, as
+			// --strict says them (as errors) and vet -o json lists them: a newcomer fixing
+			// one file's problem met another file's warnings only then.
+			for _, w := range res.Warnings {
+				p.printWarning(out, w)
+			}
 			for _, sc := range res.Scenarios {
 				errs = append(errs, interp.CheckSurvivors(sc)...)
 			}
@@ -400,7 +406,13 @@ func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) err
 		for _, e := range errs {
 			fmt.Fprintln(p.Stderr, p.diagLines(e.Error(), 4))
 		}
-		return &exitError{exitInvalid, fmt.Sprintf("%d problem%s", len(errs), plural(len(errs)))}
+		msg := fmt.Sprintf("%d problem%s", len(errs), plural(len(errs)))
+		if n := len(res.Partial); n > 0 {
+			// The lints look at a scenario once it has no problems: that none warned of
+			// these says nothing of them.
+			msg += fmt.Sprintf(" (lints skipped %d scenario%s with problems: they look at a scenario once it has none)", n, plural(n))
+		}
+		return &exitError{exitInvalid, msg}
 	}
 	fmt.Fprintf(p.Stdout, "ok: %d scenario%s in %d file%s\n", len(names), plural(len(names)), files, plural(files))
 	return nil
