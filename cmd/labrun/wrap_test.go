@@ -304,3 +304,32 @@ dur: schema.#Scenario & {
 		}
 	}
 }
+
+// TestPlanRunsHeaderWhole: labrun plan of examples/sweep.cue at 80 columns printed its runs
+// table's rows in 79 columns and its header in 83: "PLANNED" went on alone on the next line
+// (seen in tmux), under a ROUND column that said "1 of 1" on every row. A matrix of one run per
+// combination has no ROUND column, and its header is one line.
+func TestPlanRunsHeaderWhole(t *testing.T) {
+	var out, errOut bytes.Buffer
+	p := testProcess()
+	p.Args = []string{"plan", filepath.Join("..", "..", "examples", "sweep.cue")}
+	p.Stdout, p.Stderr = &out, &errOut
+	p.Getenv = func(string) string { return "" }
+	p.IsTerminal = true
+	p.TermWidth = func() int { return 80 }
+	if code := Main(p); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	var head string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "  RUN ") {
+			head = l
+		}
+		if strings.TrimSpace(l) == "PLANNED" || strings.Contains(l, "1 of 1") {
+			t.Errorf("runs table at 80 columns:\n%s", out.String())
+		}
+	}
+	if !strings.HasSuffix(head, "PLANNED") {
+		t.Errorf("runs table's header %q, want it whole, ending in PLANNED:\n%s", head, out.String())
+	}
+}
