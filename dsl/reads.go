@@ -1,6 +1,8 @@
 package dsl
 
 import (
+	"slices"
+
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
 )
@@ -20,7 +22,7 @@ func ReadsOf(e *Expr) []*Explain {
 		return nil
 	}
 	names := explainNames(e.Explain)
-	var out []*Explain
+	var out, bound []*Explain
 	seen := map[string]bool{}
 	add := func(src string) {
 		if !seen[src] {
@@ -35,10 +37,13 @@ func ReadsOf(e *Expr) []*Explain {
 		case x == nil || x.Op == "":
 		case comparisons[x.Op]:
 			for _, o := range []*Explain{x.Left, x.Right} {
-				// An operand that reads a let's name (i, busy.samples[i].at) is not a value
-				// of its own: the walk below adds what the let's value reads.
-				if o != nil && o.names != nil && withLets(o.lets, o.Src) == o.Src {
+				if o == nil || o.names == nil {
+					continue
+				}
+				if withLets(o.lets, o.Src) == o.Src {
 					add(o.Src)
+				} else {
+					bound = append(bound, o)
 				}
 			}
 		default:
@@ -53,6 +58,18 @@ func ReadsOf(e *Expr) []*Explain {
 	}
 	r := &readWalk{add: add}
 	r.walk(tree.Node, nil)
+	// An operand that reads a let's name (i, busy.samples[i].at - started.fortio) is
+	// evaluated with the bindings it reads, as the explanation shows it: the reports' lists of
+	// values showed of let i = findIndex(…); busy.samples[i].at - started.fortio < duration('1s')
+	// started.fortio alone. A bare name whose value the walk added already (let r = a / b;
+	// r > 0.9) is not listed twice.
+	for _, o := range bound {
+		if seen[o.Src] || slices.ContainsFunc(o.lets, func(l letBinding) bool { return l.name == o.Src && seen[NormalizeRead(l.value)] }) {
+			continue
+		}
+		seen[o.Src] = true
+		out = append(out, o.Derived(o.Src))
+	}
 	return out
 }
 

@@ -22,7 +22,11 @@ func TestReadsOf(t *testing.T) {
 			"fortio.ok": 18.0, "fortio.requests": 30.0}},
 		{"let r = fortio.ok / fortio.requests; r > 0.5 && r < 0.7", map[string]any{
 			"fortio.ok / fortio.requests": 0.6, "fortio.ok": 18.0, "fortio.requests": 30.0}},
-		{"let f = fortio; f.ok == 18", map[string]any{"fortio": nil}},
+		{"let f = fortio; f.ok == 18", map[string]any{"fortio": nil, "f.ok": 18.0}},
+		// An operand that reads a bound name is a value too, evaluated with its binding: the
+		// reports listed fortio.ok alone.
+		{"let n = fortio.requests; n - fortio.ok == 12", map[string]any{
+			"n - fortio.ok": 12.0, "fortio.requests": 30.0, "fortio.ok": 18.0}},
 		{"vars.n == 10 ? after.rq_total == 30 : mid.rq_active > 0", map[string]any{
 			"vars.n": 10.0, "after.rq_total": 30.0, "mid.rq_active": 3.0}},
 		{`delta("before", "after").rq_total == 30`, map[string]any{`delta("before", "after").rq_total`: 30.0}},

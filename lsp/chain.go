@@ -139,15 +139,16 @@ type member struct {
 	field  *schema.Field
 }
 
-// typeChain types the chain's segments against names, as vet types them.
-func typeChain(n *dsl.Names, segs []string) *member {
+// typeChain types the chain's segments against names, as vet types them, after the lets in
+// force (letsInForce: "let l = fortio; ", for l.requests).
+func typeChain(n *dsl.Names, lets string, segs []string) *member {
 	if n == nil || len(segs) == 0 {
 		return nil
 	}
 	m := &member{}
 	var parent *schema.Type
 	for k := 1; k <= len(segs); k++ {
-		t := n.TypeOf(strings.Join(segs[:k], "."))
+		t := n.TypeOf(lets + strings.Join(segs[:k], "."))
 		if t == nil {
 			return nil
 		}
@@ -288,4 +289,89 @@ func deltaArgAt(src string) (deltaArg, bool) {
 		}
 	}
 	return deltaArg{}, false
+}
+
+// letBinding is a let's name and the source of its value.
+type letBinding struct{ name, value string }
+
+// letsInForce are the bindings written before the end of src that are in force there
+// (let l = fortio; l.), in order. A let whose brackets closed before the end is out of its
+// scope; one whose value is still being written binds nothing.
+func letsInForce(src string) []letBinding {
+	type open struct {
+		letBinding
+		start int // where the value starts in src
+		depth int
+		done  bool
+	}
+	var lets []open
+	depth := 0
+	var quote byte
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+			// The scope of a let inside the brackets ends with them.
+			lets = slices.DeleteFunc(lets, func(l open) bool { return l.depth > depth })
+		case c == ';':
+			if k := len(lets) - 1; k >= 0 && !lets[k].done && lets[k].depth == depth {
+				lets[k].done, lets[k].value = true, strings.TrimSpace(src[lets[k].start:i])
+			}
+		case strings.HasPrefix(src[i:], "let ") && (i == 0 || !isNameByte(src[i-1]) && src[i-1] != '.'):
+			rest := strings.TrimLeft(src[i+4:], " \t\n")
+			name := leadingWord(rest)
+			after := strings.TrimLeft(rest[len(name):], " \t\n")
+			if name == "" || !strings.HasPrefix(after, "=") || strings.HasPrefix(after, "==") {
+				continue
+			}
+			start := len(src) - len(after) + 1
+			lets = append(lets, open{letBinding: letBinding{name: name}, start: start, depth: depth})
+			i = start - 1
+		}
+	}
+	var out []letBinding
+	for _, l := range lets {
+		if l.done {
+			out = append(out, l.letBinding)
+		}
+	}
+	return out
+}
+
+// letPrefix is "let name = value; " for each of lets that root reads, directly or through
+// the value of another, to write before a chain from root so that it types as vet types it
+// (vet refuses a let nothing reads, and so would the typing).
+func letPrefix(lets []letBinding, root string) string {
+	needed := map[string]bool{root: true}
+	var kept []letBinding
+	for i := len(lets) - 1; i >= 0; i-- {
+		if !needed[lets[i].name] {
+			continue
+		}
+		needed[lets[i].name] = false // an earlier let of that name is shadowed
+		kept = append(kept, lets[i])
+		v := lets[i].value
+		for j := 0; j < len(v); j++ {
+			if w := leadingWord(v[j:]); w != "" {
+				needed[w] = true
+				j += len(w) - 1
+			}
+		}
+	}
+	var b strings.Builder
+	for i := len(kept) - 1; i >= 0; i-- {
+		b.WriteString("let " + kept[i].name + " = " + kept[i].value + "; ")
+	}
+	return b.String()
 }

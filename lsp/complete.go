@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -67,11 +68,20 @@ func completeExpr(st *site, t *text, off int) []protocol.CompletionItem {
 	}
 	chain, word, dotted := tail(st.src)
 	start := off - len(word)
+	lets := letsInForce(st.src)
 	var items []protocol.CompletionItem
 	if !dotted {
 		items = topNames(sp)
+		// The names a let binds before the cursor (let l = fortio; l): none was offered.
+		// (The last of two lets of one name is the one in force.)
+		for _, l := range slices.Backward(lets) {
+			if !slices.ContainsFunc(items, func(it protocol.CompletionItem) bool { return it.Label == l.name }) {
+				items = append(items, item(l.name, protocol.CompletionItemKindVariable, typeString(n, letPrefix(lets, l.name)+l.name), "let "+l.name+" = "+l.value, "0"+l.name))
+			}
+		}
 	} else {
-		items = members(sp, segments(chain), t, start, off)
+		segs := segments(chain)
+		items = members(sp, letPrefix(lets, segs[0]), segs, t, start, off)
 	}
 	for i := range items {
 		if items[i].TextEdit != nil {
@@ -172,16 +182,16 @@ func typeString(n *dsl.Names, src string) string {
 	return ""
 }
 
-// members are what can follow the chain segs and a dot: a struct's fields, a map's known
-// keys, a stats map's stat names (which hold dots: each item then replaces the whole stat
-// name written after the map, from its start).
-func members(sp scope, segs []string, t *text, start, off int) []protocol.CompletionItem {
+// members are what can follow the chain segs (after the lets in force) and a dot: a struct's
+// fields, a map's known keys, a stats map's stat names (which hold dots: each item then
+// replaces the whole stat name written after the map, from its start).
+func members(sp scope, lets string, segs []string, t *text, start, off int) []protocol.CompletionItem {
 	n := sp.sc.ExprNames
 	root := segs[0]
 	if root == "delta" && !sp.plainDelta() {
 		return nil // vet refuses it here: nothing to offer after it
 	}
-	m := typeChain(n, segs)
+	m := typeChain(n, lets, segs)
 	var items []protocol.CompletionItem
 	if m != nil && m.stats != nil {
 		written := m.stat + "."

@@ -693,3 +693,27 @@ func TestHoverResultOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionAfterLet: after a name a let binds (let l = fortio; l.) the editor offered
+// nothing, and the name itself was not offered where the body reads it: a let's name is typed
+// by its value, as vet types it, and offered in its body. Outside the body (after the
+// brackets that hold the let close) it is not.
+func TestCompletionAfterLet(t *testing.T) {
+	doc := strings.Replace(lab, `"before.rq_total > 0 && vars.greeting == 'héllo'",`,
+		`"before.rq_total > 0 && vars.greeting == 'héllo'",
+		"let l = fortio; let s = after; l.requests == 10 && s.rq_total > 0",
+		"(let m = fortio; m.requests > 0) && fortio.requests > 0",`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": doc}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	if p := waitChecked(t, c, uri, 0); len(p.Diagnostics) != 0 {
+		t.Fatalf("the scenario has problems: %+v", p.Diagnostics)
+	}
+	l, col := at(t, doc, `l.requests == 10`, len("l."))
+	wantLabels(t, "l.", labels(c.Completion(uri, l, col)), []string{"requests", "codes", "p99"}, nil)
+	l, col = at(t, doc, `s.rq_total > 0"`, len("s.rq_"))
+	wantLabels(t, "s.rq_", labels(c.Completion(uri, l, col)), []string{"rq_total", "cx_active"}, nil)
+	l, col = at(t, doc, `s.rq_total > 0"`, 0)
+	wantLabels(t, "the body", labels(c.Completion(uri, l, col)), []string{"l", "s", "fortio"}, nil)
+	l, col = at(t, doc, `fortio.requests > 0",`, 0)
+	wantLabels(t, "after the brackets", labels(c.Completion(uri, l, col)), []string{"fortio"}, []string{"m"})
+}

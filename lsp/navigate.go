@@ -104,12 +104,12 @@ func explainName(nm *name) string {
 	if len(nm.after) > 0 {
 		// Inside a stat's name, which holds dots (http.downstream_rq_total): the whole stat.
 		whole := append(slices.Clip(nm.segs), nm.after...)
-		if m := typeChain(n, whole); m != nil && m.stats != nil && m.statAt < len(nm.segs) {
+		if m := typeChain(n, "", whole); m != nil && m.stats != nil && m.statAt < len(nm.segs) {
 			nm.segs = whole
 		}
 	}
 	chain := strings.Join(nm.segs, ".")
-	m := typeChain(n, nm.segs)
+	m := typeChain(n, "", nm.segs)
 	if m == nil {
 		if nm.segs[0] == "delta" && n.DeltaErr != "" {
 			return "`delta`: " + n.DeltaErr

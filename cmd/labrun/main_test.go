@@ -50,6 +50,8 @@ func TestMain(m *testing.M) {
 // so that scripts can run scenarios without a machine's worth of servers.
 func testProcess() *process {
 	p := newProcess()
+	// The tests give stderr a buffer or a file: a go test in a terminal would wrap its lines.
+	p.StderrWidth = nil
 	p.Targets = map[string]func(context.Context, *dsl.Scenario) (*schema.Target, error){
 		"fake": func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error) {
 			return fakeWorld().Target(), nil

@@ -247,7 +247,7 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 					Msg: fmt.Sprintf("warning[%s] (an error with --strict): %s", wr.Code, wr.Msg)})
 				continue
 			}
-			fmt.Fprintf(out, "%s: warning[%s]: %s\n", wr.Pos.Rel(p.Cwd), wr.Code, wr.Msg)
+			p.printWarning(out, wr)
 			res.Warnings = append(res.Warnings, wr) // vet -o json and labrun lsp report them too
 		}
 	}
@@ -726,7 +726,7 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 	// A lint's finding in a combination other than the default is said as collect says it
 	// for run and vet (under --strict the combination's load made it an error already).
 	for _, wr := range warns {
-		fmt.Fprintf(p.Stderr, "%s: warning[%s]: %s\n", wr.Pos.Rel(p.Cwd), wr.Code, wr.Msg)
+		p.printWarning(p.Stderr, wr)
 	}
 	if len(errs) > 0 {
 		return "", nil, exitOK, p.reportVet("text", &dsl.Result{}, errs)

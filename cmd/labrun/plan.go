@@ -219,10 +219,21 @@ func writeUnits(w io.Writer, pl *dsl.Plan, width int) {
 	fmt.Fprintln(w, wrapLines("  runs: "+matrixSummary(pl.Matrix), width, 4))
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  RUN\tID\tVARS\tROUND\tPLANNED")
+	// A matrix of one run per combination has no column of rounds: its "1 of 1" on every row
+	// said nothing, and at 80 columns a sweep's rows filled the line and PLANNED went on
+	// alone on the next.
+	if pl.Matrix.Count == 1 {
+		fmt.Fprintln(tw, "  RUN\tID\tVARS\tPLANNED")
+	} else {
+		fmt.Fprintln(tw, "  RUN\tID\tVARS\tROUND\tPLANNED")
+	}
 	for i, u := range pl.Units {
 		vars := strings.ReplaceAll(dsl.ComboKey(u.Vars), ",", " ")
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%d of %d\t%s\n", i+1, u.ID, or(vars, "-"), u.Round, pl.Matrix.Count, u.Planned)
+		round := ""
+		if pl.Matrix.Count > 1 {
+			round = fmt.Sprintf("%d of %d\t", u.Round, pl.Matrix.Count)
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s%s\n", i+1, u.ID, or(vars, "-"), round, u.Planned)
 	}
 	tw.Flush()
 	_, _ = io.WriteString(w, wrapTable(table.String(), "PLANNED", width))

@@ -35,6 +35,9 @@ type process struct {
 	// TermWidth returns the terminal's width in columns (0: unknown); the status block is cut
 	// to it, since a wrapped line would break the redraw.
 	TermWidth func() int
+	// StderrWidth returns the width in columns of the terminal stderr is (0: not a terminal,
+	// or unknown): the lints' warnings and the errors are wrapped to it (diagLines).
+	StderrWidth func() int
 	// Signals delivers SIGINT and SIGTERM; Stop releases them.
 	Signals func() (<-chan os.Signal, func())
 	// Exit ends the process (nil: os.Exit); tests set it to see an exit that does not wait
@@ -85,6 +88,17 @@ func newProcess() *process {
 		IsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
 		TermWidth: func() int {
 			w, _, err := term.GetSize(int(os.Stdout.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
+		StderrWidth: func() int {
+			fd := int(os.Stderr.Fd())
+			if !term.IsTerminal(fd) {
+				return 0
+			}
+			w, _, err := term.GetSize(fd)
 			if err != nil {
 				return 0
 			}

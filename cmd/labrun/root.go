@@ -40,12 +40,12 @@ func Main(p *process) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(p.Stderr, "labrun: "+ee.msg)
+			fmt.Fprintln(p.Stderr, p.diagLines("labrun: "+ee.msg, 2))
 		}
 		return ee.code
 	}
 	// Cobra's own errors: unknown flags, wrong arguments.
-	fmt.Fprintln(p.Stderr, "labrun: "+err.Error())
+	fmt.Fprintln(p.Stderr, p.diagLines("labrun: "+err.Error(), 2))
 	fmt.Fprintln(p.Stderr, "Run 'labrun --help' for usage.")
 	return exitInvalid
 }

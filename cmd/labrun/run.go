@@ -866,6 +866,21 @@ func (p *process) wrapWidth() int {
 	return p.TermWidth() - 1
 }
 
+// diagLines is a message for stderr (a lint's warning, an error) broken at spaces to the width
+// of the terminal stderr is, less its last column, each continuation indented by indent
+// spaces: the terminal broke "fort" / "io.requests" where its last column fell. Not a
+// terminal: the message as it is, a line per finding for scripts and editors.
+func (p *process) diagLines(s string, indent int) string {
+	if p.StderrWidth == nil {
+		return s
+	}
+	w := p.StderrWidth()
+	if w == 0 {
+		return s
+	}
+	return wrapLines(s, w-1, indent)
+}
+
 // relError shortens absolute file names in a message to paths relative to cwd, its control
 // characters escaped (see printable).
 func relError(cwd, msg string) string {

@@ -45,7 +45,7 @@ func TestSummaryScreenshots(t *testing.T) {
 		out.Reset()
 		p := newProcess()
 		p.Args = args
-		p.Stdout, p.Stderr, p.Cwd, p.IsTerminal = &out, &out, root, false
+		p.Stdout, p.Stderr, p.Cwd, p.IsTerminal, p.StderrWidth = &out, &out, root, false, nil
 		p.Getenv = func(string) string { return "" }
 		if code := Main(p); code != want {
 			t.Fatalf("labrun %s: exit %d, want %d\n%s", strings.Join(args, " "), code, want, out.String())

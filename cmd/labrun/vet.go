@@ -156,7 +156,7 @@ func (p *process) loadSwept(out io.Writer, paths []string, opts dsl.Options, swe
 	}
 	if res != nil {
 		for _, w := range res.Skipped.Rel(p.Cwd) {
-			fmt.Fprintf(out, "%s: warning[skipped]: %s\n", w.Pos, w.Msg)
+			p.printWarning(out, &dsl.Warning{Pos: w.Pos, Code: "skipped", Msg: w.Msg})
 		}
 	}
 	// Warnings --strict made errors do not stop the checks below: every problem is said at once.
@@ -174,6 +174,12 @@ func (p *process) loadSwept(out io.Writer, paths []string, opts dsl.Options, swe
 			// (A problem of no scenario's, such as a --var refused, stops the judging: the
 			// judge would draw with the value declared, not the one given.)
 			loaded := errs
+			// The lints' findings on the scenarios without problems are said too, as
+			// --strict says them (as errors) and vet -o json lists them: a newcomer fixing
+			// one file's problem met another file's warnings only then.
+			for _, w := range res.Warnings {
+				p.printWarning(out, w)
+			}
 			for _, sc := range res.Scenarios {
 				errs = append(errs, interp.CheckSurvivors(sc)...)
 			}
@@ -194,7 +200,7 @@ func (p *process) loadSwept(out io.Writer, paths []string, opts dsl.Options, swe
 		warned = errs.Rel(p.Cwd)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(out, "%s: warning[%s]: %s\n", w.Pos.Rel(p.Cwd), w.Code, w.Msg)
+		p.printWarning(out, w)
 	}
 	// A --var that no scenario declares would change nothing: a typo, refused.
 	if msgs := dsl.UndeclaredVars(res, opts.Vars); len(msgs) > 0 {
@@ -398,12 +404,26 @@ func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) err
 	}
 	if len(errs) > 0 {
 		for _, e := range errs {
-			fmt.Fprintln(p.Stderr, e.Error())
+			fmt.Fprintln(p.Stderr, p.diagLines(e.Error(), 4))
 		}
-		return &exitError{exitInvalid, fmt.Sprintf("%d problem%s", len(errs), plural(len(errs)))}
+		msg := fmt.Sprintf("%d problem%s", len(errs), plural(len(errs)))
+		if n := len(res.Partial); n > 0 {
+			// The lints look at a scenario once it has no problems: that none warned of
+			// these says nothing of them.
+			msg += fmt.Sprintf(" (lints skipped %d scenario%s with problems: they look at a scenario once it has none)", n, plural(n))
+		}
+		return &exitError{exitInvalid, msg}
 	}
 	fmt.Fprintf(p.Stdout, "ok: %d scenario%s in %d file%s\n", len(names), plural(len(names)), files, plural(files))
 	return nil
+}
+
+// printWarning prints a lint's finding to out (stderr, or what reaches it later), its file
+// relative to the working directory, wrapped to stderr's terminal (diagLines).
+func (p *process) printWarning(out io.Writer, w *dsl.Warning) {
+	rel := *w
+	rel.Pos = w.Pos.Rel(p.Cwd)
+	fmt.Fprintln(out, p.diagLines(rel.String(), 4))
 }
 
 func uniqueCount(xs []string) int {

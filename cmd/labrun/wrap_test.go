@@ -238,3 +238,98 @@ wrapped_plan: schema.#Scenario & {
 		}
 	}
 }
+
+// TestDiagnosticsWrapAtSpaces: vet's and run's lint warnings and load errors went to stderr
+// whole, and a terminal of 80 columns broke them where its last column fell ("fort" /
+// "io.requests + fortio.connections", seen in tmux). On a terminal they are now broken at
+// spaces, each continuation indented; where stderr is not a terminal (an editor, a script
+// reading file:line:col) every finding stays on one line.
+func TestDiagnosticsWrapAtSpaces(t *testing.T) {
+	dir := t.TempDir()
+	spec := `package w
+
+import "labrun.dev/schema"
+
+dur: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "fortio", load: {url: "${backends.a.url}/echo", duration: "1s", connections: 4}},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: ["fortio.code200 > 0 && fortio.requests == delta.rq_total"]
+}
+`
+	bad := strings.Replace(spec, `delta.rq_total"`, `delta.rq_totl"`, 1)
+	for name, src := range map[string]string{"warn.cue": spec, "err.cue": bad} {
+		os.Mkdir(filepath.Join(dir, strings.TrimSuffix(name, ".cue")), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, strings.TrimSuffix(name, ".cue"), name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		file, want string
+	}{
+		{"warn/warn.cue", "warn/warn.cue:12:11: warning[warmup-uncounted]: delta.rq_total == fortio.requests"},
+		{"err/err.cue", `err/err.cue:12:59: dur.expect.0: in expression "fortio.code200 > 0`},
+	} {
+		var whole string
+		for _, width := range []int{0, 80} {
+			var out, errOut bytes.Buffer
+			p := testProcess()
+			p.Args = []string{"vet", filepath.Join(dir, c.file)}
+			p.Stdout, p.Stderr, p.Cwd = &out, &errOut, dir
+			p.Getenv = func(string) string { return "" }
+			p.StderrWidth = func() int { return width }
+			Main(p)
+			lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
+			if !strings.HasPrefix(strings.Join(strings.Fields(errOut.String()), " "), c.want) {
+				t.Fatalf("%s, stderr of width %d: got\n%s\nwant a line starting %q", c.file, width, errOut.String(), c.want)
+			}
+			if width == 0 {
+				if visibleLen(lines[0]) < 200 {
+					t.Errorf("%s, stderr not a terminal: the finding was broken:\n%s", c.file, errOut.String())
+				}
+				whole = strings.Join(strings.Fields(errOut.String()), " ")
+				continue
+			}
+			for _, l := range lines {
+				if visibleLen(l) >= width {
+					t.Errorf("%s, stderr a terminal of %d columns: a line of %d columns, which the terminal breaks where it falls:\n%s", c.file, width, visibleLen(l), l)
+				}
+			}
+			if got := strings.Join(strings.Fields(errOut.String()), " "); got != whole {
+				t.Errorf("%s: wrapped, stderr says something else:\n%s\nwant (joined)\n%s", c.file, got, whole)
+			}
+		}
+	}
+}
+
+// TestPlanRunsHeaderWhole: labrun plan of examples/sweep.cue at 80 columns printed its runs
+// table's rows in 79 columns and its header in 83: "PLANNED" went on alone on the next line
+// (seen in tmux), under a ROUND column that said "1 of 1" on every row. A matrix of one run per
+// combination has no ROUND column, and its header is one line.
+func TestPlanRunsHeaderWhole(t *testing.T) {
+	var out, errOut bytes.Buffer
+	p := testProcess()
+	p.Args = []string{"plan", filepath.Join("..", "..", "examples", "sweep.cue")}
+	p.Stdout, p.Stderr = &out, &errOut
+	p.Getenv = func(string) string { return "" }
+	p.IsTerminal = true
+	p.TermWidth = func() int { return 80 }
+	if code := Main(p); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	var head string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "  RUN ") {
+			head = l
+		}
+		if strings.TrimSpace(l) == "PLANNED" || strings.Contains(l, "1 of 1") {
+			t.Errorf("runs table at 80 columns:\n%s", out.String())
+		}
+	}
+	if !strings.HasSuffix(head, "PLANNED") {
+		t.Errorf("runs table's header %q, want it whole, ending in PLANNED:\n%s", head, out.String())
+	}
+}
