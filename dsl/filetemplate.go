@@ -225,6 +225,9 @@ func (sc *Scenario) ExpandFile(file string, data []byte, env map[string]any) ([]
 		if err != nil {
 			return fmt.Errorf("%s: ${%s}: %w", e.Pos, src, err)
 		}
+		if v == nil {
+			return noValue(e.Pos, src)
+		}
 		out.Write(bytes.ReplaceAll(data[last:start], []byte("$${"), []byte("${")))
 		out.WriteString(Stringify(v))
 		last = end

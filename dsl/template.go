@@ -186,9 +186,19 @@ func (t *Template) Eval(env map[string]any) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("%s: ${%s}: %w", p.expr.Pos, p.expr.Src, err)
 		}
+		if v == nil {
+			return "", noValue(p.expr.Pos, p.expr.Src)
+		}
 		b.WriteString(Stringify(v))
 	}
 	return b.String(), nil
+}
+
+// noValue is the error of a ${...} whose value is nil at run time (a key its map does not
+// have, a field a JSON document lacks): written as the empty string, a command or an object
+// would run on a value that was never there, and the step could pass on it.
+func noValue(pos Pos, src string) error {
+	return fmt.Errorf("%s: ${%s} has no value (nil: a key or field that is not there); write what to use then, e.g. ${%s ?? ''}, or read it only where it is", pos, src, src)
 }
 
 // evalStrict is Eval where a nil value is an error: the value is not known yet.

@@ -72,6 +72,31 @@ func TestTemplate(t *testing.T) {
 	}
 }
 
+// TestTemplateNoValue: a ${...} whose value is nil at run time errs, where it was written as
+// the empty string (a key its map does not have); ?? gives the value to use instead.
+func TestTemplateNoValue(t *testing.T) {
+	names, env := testNames(), testEnv()
+	for _, tt := range []struct{ src, want, err string }{
+		{`a=${ {"k": vars.host}.nope }`, "", `${ {"k": vars.host}.nope } has no value`},
+		{`a=${ {"k": vars.host}.nope ?? 'x' }`, "a=x", ""},
+		{`a=${ {"k": vars.host}.k }`, "a=127.0.0.1", ""},
+	} {
+		tpl, err := parseTemplate(tt.src, Pos{File: "x.cue", Line: 1, Col: 1}, names)
+		if err != nil {
+			t.Fatalf("%s: parseTemplate: %v", tt.src, err)
+		}
+		got, rerr := tpl.Eval(env)
+		switch {
+		case tt.err == "" && rerr != nil:
+			t.Errorf("%s: %v", tt.src, rerr)
+		case tt.err != "" && (rerr == nil || !strings.Contains(rerr.Error(), tt.err)):
+			t.Errorf("%s: got %q, %v; want the error %q", tt.src, got, rerr, tt.err)
+		case got != tt.want:
+			t.Errorf("%s = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
 // TestTemplateErrors checks the errors of templates and their columns: the string's quote is
 // at column 10, so its first character is at column 11.
 func TestTemplateErrors(t *testing.T) {
