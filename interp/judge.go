@@ -345,6 +345,7 @@ func (j *Judge) Env() map[string]any {
 	env[dsl.EnvoyCmpFunc] = dsl.EnvoyCompared
 	env[dsl.EnvoyJSONFunc] = xdstype.ReadJSON
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
+	env[dsl.KeyFunc] = dsl.Key
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
 	env[schema.GroupFunc] = schema.ReadGroup
@@ -917,6 +918,9 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 			}
 			jd.Reason = empty.Error() // not expr's, with its snippet of the rewritten expression
 			jd.emptyUntil = empty.Until
+		}
+		if absent := (*dsl.AbsentKey)(nil); errors.As(err, &absent) {
+			jd.Reason = absent.Error() // not expr's, with its snippet of the rewritten expression
 		}
 		if why := j.noResult(e); why != "" && readOfNil(jd.Reason) {
 			jd.Reason = why // not expr's "cannot get codes from <nil>"
