@@ -430,6 +430,7 @@ func (n *Names) Env() map[string]any {
 		envoyCmpFunc:      EnvoyCompared,
 		envoyJSONFunc:     xdstype.ReadJSON,
 		nonEmptyFunc:      NonEmpty,
+		keyFunc:           Key,
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
 		schema.SetFunc:    schema.ReadSet,
 		schema.GroupFunc:  schema.ReadGroup,
@@ -735,6 +736,12 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 		// Checked as written first: __nonEmpty gives its collection back typed any, so that
 		// expr would no longer see, say, a predicate that is a number (count(x, .requests)).
 		wrapQuantifiers(quants, c.empty)
+		if _, err := checker.Check(tree, &config); err != nil {
+			return nil, t, err
+		}
+	}
+	if wrapComputedKeys(&tree.Node) {
+		// Checked as written first, as above: __key gives its value back typed any.
 		if _, err := checker.Check(tree, &config); err != nil {
 			return nil, t, err
 		}

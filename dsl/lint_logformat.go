@@ -16,13 +16,16 @@ type logFormat struct {
 	where string          // where it is written: `objects.0 of step "mesh": accessLogFormat, JSON`
 	keys  map[string]bool // a JSON format's keys (nil: a text format)
 	text  string
+	// unknown says the format is not read here (an EnvoyFilter's access_log): it may give
+	// any field.
+	unknown bool
 }
 
 // appliedLogFormats are the access-log formats the objects set mesh-wide or for a provider:
 // the istio ConfigMap's mesh (data.mesh, YAML) and an IstioOperator's spec.meshConfig,
 // accessLogFormat (JSON where accessLogEncoding is JSON) and each extensionProviders
-// envoyFileAccessLog's logFormat (text or labels). A format that is not literal (holds ${…})
-// is left out.
+// envoyFileAccessLog's logFormat (text or labels); and, unknown, an EnvoyFilter's that adds an
+// access_log of its own. A format that is not literal (holds ${…}) is left out.
 func appliedLogFormats(objs []applied) []logFormat {
 	var out []logFormat
 	for i, a := range objs {
@@ -45,6 +48,8 @@ func appliedLogFormats(objs []applied) []logFormat {
 		case kind == "IstioOperator":
 			spec, _ := a.obj["spec"].(map[string]any)
 			mesh, _ = spec["meshConfig"].(map[string]any)
+		case kind == "EnvoyFilter" && holdsKey(a.obj["spec"], "access_log"):
+			out = append(out, logFormat{where: at + ": EnvoyFilter " + name + ", access_log", unknown: true})
 		}
 		if mesh == nil {
 			continue
@@ -75,6 +80,28 @@ func appliedLogFormats(objs []applied) []logFormat {
 		}
 	}
 	return out
+}
+
+// holdsKey reports whether v, decoded JSON, has a map with key at any depth.
+func holdsKey(v any, key string) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x[key]; ok {
+			return true
+		}
+		for _, e := range x {
+			if holdsKey(e, key) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if holdsKey(e, key) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func keySet(m map[string]any) map[string]bool {
@@ -116,13 +143,14 @@ var countField = map[string]string{"codes": "code", "flags": "flags", "details":
 // lintLogFormat warns of an expression that reads an access-log entry's field, or a logs
 // result's count by one, that the one access-log format the scenario applies does not give:
 // the run reads such a field as no value (an error), so vet can say it before the run. With
-// no format applied, or several (which proxy logs in which is not known), it says nothing.
+// no format applied, several (which proxy logs in which is not known), or one it does not read
+// (an EnvoyFilter's), it says nothing.
 func (d *decoder) lintLogFormat(objs []applied) {
 	if _, ok := d.sc.LintIgnore[LintLogFormatLacks]; ok {
 		return
 	}
 	formats := appliedLogFormats(objs)
-	if len(formats) != 1 {
+	if len(formats) != 1 || formats[0].unknown {
 		return
 	}
 	f := formats[0]

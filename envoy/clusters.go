@@ -44,6 +44,7 @@ func textClusters(data []byte, cluster string) ([]schema.Host, error) {
 	found := false
 	var hosts []*schema.Host
 	byAddr := map[string]*schema.Host{}
+	flagged := map[*schema.Host]bool{}
 	for off := 0; off < len(data); {
 		end := bytes.IndexByte(data[off:], '\n')
 		if end < 0 {
@@ -94,10 +95,18 @@ func textClusters(data []byte, cluster string) ([]schema.Host, error) {
 		case "health_flags":
 			h.Health = val
 			h.Healthy = healthyFlags(val)
+			flagged[h] = true
 		}
 	}
 	if !found {
 		return nil, notFound("clusters", "cluster", cluster, textClusterNames(data))
+	}
+	for _, h := range hosts {
+		if !flagged[h] {
+			// Envoy writes health_flags for every host: without it the output was cut short,
+			// and the host read as not healthy (Healthy false, Health "") whatever it was.
+			return nil, fmt.Errorf("clusters: host %s of cluster %q has no health_flags line (Envoy writes one for every host; was the output cut short?): its health is unknown", h.Address, cluster)
+		}
 	}
 	return sortedHosts(hosts), nil
 }

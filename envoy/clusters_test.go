@@ -87,6 +87,7 @@ func TestClustersText(t *testing.T) {
 		"c::10.0.0.10:80::health_flags::/failed_active_hc/failed_outlier_check\r\n" +
 		"c::10.0.0.10:80::hostname::backend-0.backend.ns.svc.cluster.local\r\n" +
 		"c::envoy://connect_originate/10.0.0.3:80::cx_active::2\n" +
+		"c::envoy://connect_originate/10.0.0.3:80::health_flags::healthy\n" +
 		"c::10.0.0.2:80::health_flags::/pending_dynamic_removal\n" +
 		"c::10.0.0.2:80::cx_total::not-a-number\n" +
 		"c::10.0.0.2:80\n" +
@@ -99,10 +100,21 @@ func TestClustersText(t *testing.T) {
 	want := []schema.Host{
 		{Address: "10.0.0.2:80", CxActive: 1, Healthy: true, Health: "/pending_dynamic_removal"},
 		{Address: "10.0.0.10:80", Hostname: "backend-0.backend.ns.svc.cluster.local", Health: "/failed_active_hc/failed_outlier_check"},
-		{Address: "envoy://connect_originate/10.0.0.3:80", CxActive: 2},
+		{Address: "envoy://connect_originate/10.0.0.3:80", CxActive: 2, Healthy: true, Health: "healthy"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+// TestClustersTextNoHealthFlags: Envoy writes health_flags for every host of /clusters; a host
+// without it (output cut short) read as not healthy, Health "", and none(s.hosts, .healthy)
+// held of a host whose health nobody read. It errs, naming the host. The text is a stand-in
+// written in Envoy's /clusters form.
+func TestClustersTextNoHealthFlags(t *testing.T) {
+	data := "c::10.0.0.1:80::cx_active::0\nc::10.0.0.1:80::health_flags::healthy\nc::10.0.0.2:80::cx_active::0\n"
+	if _, err := Clusters([]byte(data), "c"); err == nil || !strings.Contains(err.Error(), "host 10.0.0.2:80 of cluster \"c\" has no health_flags line") {
+		t.Errorf("got %v, want an error naming host 10.0.0.2:80", err)
 	}
 }
 

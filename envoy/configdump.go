@@ -21,6 +21,7 @@ type resourceKind struct {
 	lists    []string   // lists in the section holding wrappers
 	paths    [][]string // where the resource sits in a wrapper, first present wins
 	nameKey  string     // the resource's name field
+	warming  string     // the list whose resources Envoy does not use yet
 }
 
 var (
@@ -30,6 +31,7 @@ var (
 		lists:    []string{"static_clusters", "dynamic_active_clusters", "dynamic_warming_clusters"},
 		paths:    [][]string{{"cluster"}},
 		nameKey:  "name",
+		warming:  "dynamic_warming_clusters",
 	}
 	listenerKind = resourceKind{
 		noun:     "listener",
@@ -54,9 +56,10 @@ var (
 	}
 )
 
-// DumpCluster returns the cluster called name from a /config_dump (static, dynamic active or
-// warming), as decoded JSON. When there is none the error wraps [ErrNotFound] and names the
-// clusters that do exist, closest first.
+// DumpCluster returns the cluster called name from a /config_dump (static or dynamic active),
+// as decoded JSON. When there is none the error wraps [ErrNotFound] and names the clusters that
+// do exist, closest first; so does one that is only warming (dynamic_warming_clusters: Envoy
+// does not use it yet, and its config read as the cluster's would say what is not in effect).
 func DumpCluster(dump []byte, name string) (map[string]any, error) {
 	return dumpFind(dump, name, clusterKind)
 }
@@ -111,18 +114,27 @@ func ClusterEndpoints(dump []byte, name string) (map[string]any, error) {
 
 func dumpFind(dump []byte, name string, kind resourceKind) (map[string]any, error) {
 	var found map[string]any
-	names, dynamic, err := dumpEach(dump, kind, func(n string, r map[string]any) bool {
-		if n == name {
-			found = r
-			return false
+	warming := false
+	names, dynamic, err := dumpEach(dump, kind, func(n string, r map[string]any, isWarming bool) bool {
+		if n != name {
+			return true
 		}
-		return true
+		if isWarming {
+			warming = true // an active one may follow (a ?resource= dump's order is Envoy's)
+			return true
+		}
+		found = r
+		return false
 	})
 	if err != nil {
 		return nil, err
 	}
 	if found != nil {
 		return found, nil
+	}
+	if warming {
+		return nil, absent(fmt.Sprintf("%s %q is warming in the config dump (%s), not active: Envoy does not use it yet (it waits for its endpoints or secrets from istiod), so its config says nothing of what is in effect; read it once it is active (a config step with until, or a wait before it)",
+			kind.noun, name, kind.warming))
 	}
 	return nil, missing(kind.noun, name, names, dynamic)
 }
@@ -139,7 +151,7 @@ func DumpNames(dump []byte, kind string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, _ := configsEach(configs, k, func(string, map[string]any) bool { return true })
+	names, _ := configsEach(configs, k, func(string, map[string]any, bool) bool { return true })
 	if names == nil {
 		names = []string{}
 	}
@@ -191,7 +203,7 @@ var kindsByPlural = map[string]resourceKind{
 // returns the names seen and how many of them came from xDS (dynamic lists). A dump that is
 // an empty object is a dump without resources: Envoy prints {} for a ?resource= query that
 // matches nothing, and a proxy that istiod has not pushed yet has no dynamic resources.
-func dumpEach(dump []byte, kind resourceKind, yield func(name string, r map[string]any) bool) (names []string, dynamic int, err error) {
+func dumpEach(dump []byte, kind resourceKind, yield func(name string, r map[string]any, warming bool) bool) (names []string, dynamic int, err error) {
 	configs, err := dumpConfigs(dump)
 	if err != nil {
 		return nil, 0, err
@@ -214,10 +226,11 @@ func dumpConfigs(dump []byte) ([]any, error) {
 	return configs, nil
 }
 
-// configsEach is dumpEach over a dump's decoded sections.
-func configsEach(configs []any, kind resourceKind, yield func(name string, r map[string]any) bool) (names []string, dynamic int) {
+// configsEach is dumpEach over a dump's decoded sections; yield is told whether the resource is
+// in the kind's warming list.
+func configsEach(configs []any, kind resourceKind, yield func(name string, r map[string]any, warming bool) bool) (names []string, dynamic int) {
 	stop := false
-	consider := func(wrapper map[string]any, isDynamic bool) {
+	consider := func(wrapper map[string]any, isDynamic, warming bool) {
 		for _, p := range kind.paths {
 			r, ok := walk(wrapper, p).(map[string]any)
 			if !ok {
@@ -228,7 +241,7 @@ func configsEach(configs []any, kind resourceKind, yield func(name string, r map
 			if isDynamic {
 				dynamic++
 			}
-			stop = !yield(n, r)
+			stop = !yield(n, r, warming)
 			return
 		}
 	}
@@ -244,7 +257,7 @@ func configsEach(configs []any, kind resourceKind, yield func(name string, r map
 				items, _ := section[list].([]any)
 				for _, it := range items {
 					if w, ok := it.(map[string]any); ok {
-						consider(w, strings.HasPrefix(list, "dynamic_"))
+						consider(w, strings.HasPrefix(list, "dynamic_"), list == kind.warming)
 						if stop {
 							return names, dynamic
 						}
@@ -252,7 +265,7 @@ func configsEach(configs []any, kind resourceKind, yield func(name string, r map
 				}
 			}
 		case strings.Contains(typ, "."+kind.dumpType+"."): // ?resource= form
-			consider(section, strings.Contains(typ, "."+kind.dumpType+".Dynamic"))
+			consider(section, strings.Contains(typ, "."+kind.dumpType+".Dynamic"), false)
 			if stop {
 				return names, dynamic
 			}

@@ -48,7 +48,8 @@ func TestDumpCluster(t *testing.T) {
 		}
 	}
 
-	for _, name := range []string{"xds-grpc", "prometheus_stats", "BlackHoleCluster", "outbound|9999||blackhole.conn-lab.svc.cluster.local"} {
+	// (the warming one is not found: TestDumpClusterWarming)
+	for _, name := range []string{"xds-grpc", "prometheus_stats", "BlackHoleCluster"} {
 		c, err := DumpCluster(dump, name)
 		if err != nil || c["name"] != name {
 			t.Errorf("%s: %v %v", name, c["name"], err)
@@ -183,5 +184,27 @@ func TestQuery(t *testing.T) {
 		if errors.Is(err, ErrNotFound) != tt.missing {
 			t.Errorf("Query(%s): ErrNotFound %v, want %v", tt.path, errors.Is(err, ErrNotFound), tt.missing)
 		}
+	}
+}
+
+// TestDumpClusterWarming: a cluster only in dynamic_warming_clusters is one Envoy does not use
+// yet (it waits for its endpoints or secrets); read as the cluster, its config said what was
+// not in effect. It is not found, saying it is warming (a config step's until waits for it).
+// The fixture is a stand-in written in Envoy's config dump shape.
+func TestDumpClusterWarming(t *testing.T) {
+	dump := readFixture(t, "config_dump.json")
+	const warming = "outbound|9999||blackhole.conn-lab.svc.cluster.local"
+	if _, err := DumpCluster(dump, warming); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "is warming in the config dump (dynamic_warming_clusters)") {
+		t.Errorf("warming cluster: %v", err)
+	}
+	if _, err := ClusterEndpoints(dump, warming); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "is warming") {
+		t.Errorf("warming cluster's endpoints: %v", err)
+	}
+	// Active and warming (a new version on its way): the active one is what Envoy uses.
+	both := []byte(`{"configs":[{"@type":"type.googleapis.com/envoy.admin.v3.ClustersConfigDump",
+		"dynamic_warming_clusters":[{"cluster":{"name":"c","connect_timeout":"2s"}}],
+		"dynamic_active_clusters":[{"cluster":{"name":"c","connect_timeout":"1s"}}]}]}`)
+	if c, err := DumpCluster(both, "c"); err != nil || c["connect_timeout"] != "1s" {
+		t.Errorf("active and warming: %v, %v; want the active one", c, err)
 	}
 }

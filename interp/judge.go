@@ -350,6 +350,7 @@ func (j *Judge) Env() map[string]any {
 	env[dsl.EnvoyCmpFunc] = dsl.EnvoyCompared
 	env[dsl.EnvoyJSONFunc] = xdstype.ReadJSON
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
+	env[dsl.KeyFunc] = dsl.Key
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
 	env[schema.GroupFunc] = schema.ReadGroup
@@ -587,6 +588,9 @@ func (j *Judge) check(e *dsl.Expr) (reason string, failed bool) {
 			if !found && !ref.Guarded {
 				return missingStat(ref.Stat, s.Samples[:1]) + fmt.Sprintf(" (in none of the %d samples of %q; asked for its %s)", len(s.Samples), name, agg), false
 			}
+			if why := nanSample(ref.Stat, agg, s); why != "" {
+				return why, false
+			}
 		}
 	}
 	return "", false
@@ -798,6 +802,33 @@ func nanStat(stat string, s *SnapshotRecord) string {
 	return fmt.Sprintf("stat %s is NaN in snapshot %q (%s): its source wrote no number for it (a summary's quantile with no observations, a value the exporter could not read), so it has no value, and a claim about it would hold or fail of nothing", stat, s.Name, s.Source)
 }
 
+// nanSample says why the aggregate agg (max, min, first, last) of stat over series s has no
+// value: a sample it takes holds NaN for it (max and min take every sample that has the stat,
+// first and last one). max kept a NaN first sample (so !(p.max.p99 >= 1000) held) and skipped a
+// later one. "" when it has one.
+func nanSample(stat, agg string, s *SeriesRecord) string {
+	var with []int
+	for i, smp := range s.Samples {
+		if smp.Has(stat) {
+			with = append(with, i)
+		}
+	}
+	switch {
+	case len(with) == 0:
+		return ""
+	case agg == "first":
+		with = with[:1]
+	case agg == "last":
+		with = with[len(with)-1:]
+	}
+	for _, i := range with {
+		if v, _ := s.Samples[i].Stat(stat); math.IsNaN(v) {
+			return fmt.Sprintf("stat %s is NaN in sample %d of series %q (%s), so %s.%s.%s has no value: its source wrote no number for it (a summary's quantile with no observations, a value the exporter could not read), and a claim about it would hold or fail of nothing", stat, i+1, s.Name, s.Source, s.Name, agg, stat)
+		}
+	}
+	return ""
+}
+
 // knownStat says stat is one that every snapshot's source has, by its closed catalogue (a
 // local backend's rq_503): absent, it was not created yet, so a did-you-mean of another
 // family (rq_5xx) would mislead.
@@ -899,6 +930,9 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 			}
 			jd.Reason = empty.Error() // not expr's, with its snippet of the rewritten expression
 			jd.emptyUntil = empty.Until
+		}
+		if absent := (*dsl.AbsentKey)(nil); errors.As(err, &absent) {
+			jd.Reason = absent.Error() // not expr's, with its snippet of the rewritten expression
 		}
 		if why := j.noResult(e); why != "" && readOfNil(jd.Reason) {
 			jd.Reason = why // not expr's "cannot get codes from <nil>"

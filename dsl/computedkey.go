@@ -1,0 +1,92 @@
+package dsl
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/vm/runtime"
+)
+
+// A key written in the expression (b.upstream_rq_retry, b["upstream_rq_retry"], a config's
+// field) is checked before the expression is evaluated: absent, the judgement errs. A key
+// computed when it runs (b[k], delta[vars.stat], all(names, b[#] == 0), perconn.ips[addr]) was
+// not: expr reads an absent key of a map as the zero value of its items, so a stat nobody
+// recorded read 0 (b[k] != 3 and !(b[k] > 3) passed) and an absent value nil. Such a read
+// is handed through __key, which errs where the map lacks the key; the claim that the key may
+// be absent is the user's to make: k in b ? b[k] : …, has(b, k), get(b, k) ?? 0, b?.[k].
+
+// keyFunc is the environment name of the function that a map read by a computed key is
+// handed through (Key).
+const keyFunc = "__key"
+
+// KeyFunc is the environment name the interpreter must bind to Key.
+const KeyFunc = keyFunc
+
+// AbsentKey is the error of a read by a computed key that the map does not hold.
+type AbsentKey struct {
+	// Src is the read as written (b[k]); Map the map's part of it (b); Key the key it computed.
+	Src, Map string
+	Key      any
+}
+
+func (e *AbsentKey) Error() string {
+	return fmt.Sprintf("%s has no value: %s holds no key %s (the key is computed when the expression runs, and a map read by a key it lacks gives 0 or nil, which a claim would hold or fail of); where the key may be absent, say so: %s in %s ? %s : …, has(%s, %s), or get(%s, %s) ?? 0",
+		e.Src, e.Map, FormatValue(e.Key), e.keySrc(), e.Map, e.Src, e.Map, e.keySrc(), e.Map, e.keySrc())
+}
+
+// keySrc is the key as an expression writes it.
+func (e *AbsentKey) keySrc() string {
+	if s, ok := e.Key.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return FormatValue(e.Key)
+}
+
+// Key is m[k] as expr reads it, but an error where m is a map that has no key k. src and
+// mapSrc are the read and its map as written.
+func Key(src, mapSrc string, m, k any) (any, error) {
+	v := reflect.ValueOf(m)
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		v = v.Elem()
+	}
+	if v.Kind() == reflect.Map && k != nil {
+		kv := reflect.ValueOf(k)
+		if kv.Type().AssignableTo(v.Type().Key()) && !v.MapIndex(kv).IsValid() {
+			return nil, &AbsentKey{Src: src, Map: mapSrc, Key: k}
+		}
+	}
+	return runtime.Fetch(m, k), nil
+}
+
+// wrapComputedKeys hands each read of node by a computed key (not a literal, not ?.[…])
+// through __key(src, mapSrc, map, key), the read and its map as expr prints them. It says
+// whether it wrapped any.
+func wrapComputedKeys(node *ast.Node) bool {
+	w := &keyWrapper{}
+	ast.Walk(node, w)
+	return w.wrapped
+}
+
+type keyWrapper struct{ wrapped bool }
+
+func (w *keyWrapper) Visit(n *ast.Node) {
+	m, ok := (*n).(*ast.MemberNode)
+	if !ok || m.Optional || m.Method {
+		return
+	}
+	switch p := m.Property.(type) {
+	case *ast.StringNode, *ast.IntegerNode:
+		return // written in the expression: checked before it runs
+	case *ast.UnaryNode:
+		if _, ok := p.Node.(*ast.IntegerNode); ok {
+			return // xs[-1]
+		}
+	}
+	call := &ast.CallNode{
+		Callee:    &ast.IdentifierNode{Value: keyFunc},
+		Arguments: []ast.Node{&ast.StringNode{Value: m.String()}, &ast.StringNode{Value: m.Node.String()}, m.Node, m.Property},
+	}
+	ast.Patch(n, call)
+	w.wrapped = true
+}
