@@ -197,6 +197,7 @@ func TestReadsOnlyWhatWasEvaluated(t *testing.T) {
 		"outcome.migrate == 'skipped' || ended.migrate > 1",
 		"outcome.check == 'error' && ended.check >= 1",
 		"!(outcome.migrate != 'skipped' && ended.migrate > 1) && outcome.check == 'error'",
+		"let o = outcome.check; o != 'error' && ended.check >= 1",
 	]
 }`)
 	want := []map[string]any{
@@ -204,11 +205,14 @@ func TestReadsOnlyWhatWasEvaluated(t *testing.T) {
 		{"outcome.migrate": "skipped"},
 		{"outcome.check": "error", "ended.check": 1.0},
 		{"outcome.migrate": "skipped", "outcome.check": "error"},
+		// A let at the top hid the && below it: the values held ended.check, which the
+		// explanation says was not evaluated.
+		{"outcome.check": "error"},
 	}
 	got := interp.Rejudge(migrateSkipped(), sc)
 	for i, w := range want {
 		if !reflect.DeepEqual(map[string]any(got[i].Values), w) {
-			t.Errorf("%s: values %v, want %v", got[i].Src, got[i].Values, w)
+			t.Errorf("%s: values %v, want %v (%s %s %s)", got[i].Src, got[i].Values, w, got[i].Outcome, got[i].Explanation, got[i].Reason)
 		}
 	}
 }
