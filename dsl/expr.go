@@ -245,6 +245,10 @@ func (x *Explain) Derived(src string) *Explain {
 	return &Explain{Src: src, names: x.names, lets: x.lets}
 }
 
+// WithLets is the leaf's source with the lets it reads written before it ("let r =
+// fortio.requests; r"): what types it, and gives it a unit, as vet types it.
+func (x *Explain) WithLets() string { return withLets(x.lets, x.Src) }
+
 // Value is the program that evaluates the leaf, or nil for a literal or a leaf that does not
 // compile on its own (a predicate argument, a closure variable).
 func (x *Explain) Value() *vm.Program {

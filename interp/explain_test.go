@@ -3,6 +3,7 @@ package interp_test
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,6 +197,7 @@ func TestReadsOnlyWhatWasEvaluated(t *testing.T) {
 		"outcome.migrate == 'skipped' || ended.migrate > 1",
 		"outcome.check == 'error' && ended.check >= 1",
 		"!(outcome.migrate != 'skipped' && ended.migrate > 1) && outcome.check == 'error'",
+		"let o = outcome.check; o != 'error' && ended.check >= 1",
 	]
 }`)
 	want := []map[string]any{
@@ -203,11 +205,14 @@ func TestReadsOnlyWhatWasEvaluated(t *testing.T) {
 		{"outcome.migrate": "skipped"},
 		{"outcome.check": "error", "ended.check": 1.0},
 		{"outcome.migrate": "skipped", "outcome.check": "error"},
+		// A let at the top hid the && below it: the values held ended.check, which the
+		// explanation says was not evaluated.
+		{"outcome.check": "error"},
 	}
 	got := interp.Rejudge(migrateSkipped(), sc)
 	for i, w := range want {
 		if !reflect.DeepEqual(map[string]any(got[i].Values), w) {
-			t.Errorf("%s: values %v, want %v", got[i].Src, got[i].Values, w)
+			t.Errorf("%s: values %v, want %v (%s %s %s)", got[i].Src, got[i].Values, w, got[i].Outcome, got[i].Explanation, got[i].Reason)
 		}
 	}
 }
@@ -289,6 +294,26 @@ s: schema.#Scenario & {
 		"let i = findIndex(long ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …] (15 items)), # > 3) (3); (i (3) >= 0) && (long[i (3)] (4) < 2)",
 		"let n = len(short ([1, 2, 3])) (3); let m = (n (3) * 2) (6); m (6) == 5",
 		"let x = 1; (long[0] (1) > x (1)) && (let y = 2; short[0] > y: not evaluated)",
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}
+
+// TestExplainLetUnit: a let's name is shown with its value's unit and digits: let r =
+// fortio.requests (24620); r (24616) == 1 (seen on the local target) read two counts of one
+// value, the name's without the unit's 4 significant digits, and r of a p99 without its ms.
+func TestExplainLetUnit(t *testing.T) {
+	sc := loadScenario(t, strings.Replace(judgeScenario, `"delta.upstream_rq_pending_overflow == fortio.code503",`,
+		`"let r = fortio.requests; r == 1", "let p = fortio.p99; p > 2",`, 1))
+	rec := judgeRecord(interp.SnapshotRecord{}, interp.SnapshotRecord{})
+	rec.Put("fortio", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 24616, P99: 1.66046}})
+	want := []string{
+		"let r = fortio.requests (24620); r (24620) == 1",
+		"let p = fortio.p99 (1.66 ms); p (1.66 ms) > 2",
 	}
 	got := interp.Rejudge(rec, sc)
 	for i, w := range want {

@@ -1406,7 +1406,9 @@ func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 		// filter(g.samples, .rq_active > 2): the items it kept, by the same fields.
 		return fmt.Sprintf("%s (%s)", src, by)
 	}
-	return fmt.Sprintf("%s (%s)", src, sh.value(v, dsl.UnitOf(x.Src, sh.names...)))
+	// A let's name has its value's unit: let r = fortio.requests (24620); r (24616) == 1 read
+	// two counts of one value, the second without the unit's 4 digits.
+	return fmt.Sprintf("%s (%s)", src, sh.value(v, dsl.UnitOf(x.WithLets(), sh.names...)))
 }
 
 // byFields shows a list of maps (a series' samples) by the fields a predicate reads of each

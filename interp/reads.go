@@ -63,6 +63,10 @@ func notEvaluated(e *dsl.Expr, env map[string]any) map[string]bool {
 			return "(" + kept(x.Left) + ") " + x.Op + " (" + kept(x.Right) + ")"
 		case "!", "not":
 			return "!(" + kept(x.Left) + ")"
+		case "let":
+			// The body's && and || too: a let at the top hid them, and the values held a
+			// side that the explanation says was not evaluated.
+			return "let " + x.Name + " = " + x.Left.Source() + "; (" + kept(x.Right) + ")"
 		}
 		return x.Source()
 	}

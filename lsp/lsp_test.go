@@ -716,4 +716,9 @@ func TestCompletionAfterLet(t *testing.T) {
 	wantLabels(t, "the body", labels(c.Completion(uri, l, col)), []string{"l", "s", "fortio"}, nil)
 	l, col = at(t, doc, `fortio.requests > 0",`, 0)
 	wantLabels(t, "after the brackets", labels(c.Completion(uri, l, col)), []string{"fortio"}, []string{"m"})
+	// Hover on a member of a let's name: its type, as on fortio.requests.
+	l, col = at(t, doc, `l.requests == 10`, len("l.req"))
+	if h := c.Hover(uri, l, col); h == nil || !strings.Contains(string(mustJSON(h.Contents)), "`l.requests`: number") {
+		t.Errorf("hover on l.requests: %s", mustJSON(h))
+	}
 }

@@ -101,15 +101,17 @@ func explainName(nm *name) string {
 		}
 		return stepDoc(sc, word) + availability(sp, dsl.Read{Step: word})
 	}
+	// A chain from a let's name (let l = fortio; l.requests) types as its value's.
+	lets := letPrefix(letsInForce(nm.st.src), nm.segs[0])
 	if len(nm.after) > 0 {
 		// Inside a stat's name, which holds dots (http.downstream_rq_total): the whole stat.
 		whole := append(slices.Clip(nm.segs), nm.after...)
-		if m := typeChain(n, "", whole); m != nil && m.stats != nil && m.statAt < len(nm.segs) {
+		if m := typeChain(n, lets, whole); m != nil && m.stats != nil && m.statAt < len(nm.segs) {
 			nm.segs = whole
 		}
 	}
 	chain := strings.Join(nm.segs, ".")
-	m := typeChain(n, "", nm.segs)
+	m := typeChain(n, lets, nm.segs)
 	if m == nil {
 		if nm.segs[0] == "delta" && n.DeltaErr != "" {
 			return "`delta`: " + n.DeltaErr

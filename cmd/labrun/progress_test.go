@@ -159,3 +159,18 @@ func TestProgressNamesCluster(t *testing.T) {
 		t.Errorf("label = %q, want %q", got, want)
 	}
 }
+
+// TestStepLabelKeepsTheURL: a step's line cut its summary at 70 characters, and the
+// quickstart's perconn load read "→ http://gslb.lab.internal:184…" (its port 18480 cut, seen
+// in tmux at 80 columns). Lines are wrapped at spaces since, so the summary is whole up to 200
+// characters; a longer one is still cut.
+func TestStepLabelKeepsTheURL(t *testing.T) {
+	sum := "30 req × 2 conn at 10 qps no-keepalive → http://gslb.lab.internal:18480/echo"
+	if got := label(&interp.StepRecord{Name: "perconn", Kind: "load", Summary: sum}); got != "perconn (load: "+sum+")" {
+		t.Errorf("label %q, want the summary whole", got)
+	}
+	long := strings.Repeat("x", 300)
+	if got := label(&interp.StepRecord{Name: "c", Kind: "exec", Summary: long}); !strings.HasSuffix(got, "…)") || len(got) > 220 {
+		t.Errorf("label of a 300-character summary: %d bytes, %q", len(got), got[len(got)-10:])
+	}
+}

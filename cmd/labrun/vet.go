@@ -407,7 +407,12 @@ func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) err
 			fmt.Fprintln(p.Stderr, p.diagLines(e.Error(), 4))
 		}
 		msg := fmt.Sprintf("%d problem%s", len(errs), plural(len(errs)))
-		if n := len(res.Partial); n > 0 {
+		// (A file named twice, as itself and through its folder, holds its scenarios once.)
+		with := map[string]bool{}
+		for _, sc := range res.Partial {
+			with[sc.Pos.String()+"\x00"+sc.Name] = true
+		}
+		if n := len(with); n > 0 {
 			// The lints look at a scenario once it has no problems: that none warned of
 			// these says nothing of them.
 			msg += fmt.Sprintf(" (lints skipped %d scenario%s with problems: they look at a scenario once it has none)", n, plural(n))
