@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -387,6 +388,88 @@ func TestLateStepMutantKeepsTheTimeline(t *testing.T) {
 	}
 	late.Apply(r)
 	want := map[string][2]time.Duration{"blk": {s(0), s(4)}, "a": {s(1), s(2)}, "side": {s(0), s(3)}, "b": {s(4), s(5)}}
+	for _, x := range r.Steps {
+		if got := [2]time.Duration{x.Start, x.End}; got != want[x.Name] {
+			t.Errorf("%s: %v–%v, want %v–%v", x.Name, got[0], got[1], want[x.Name][0], want[x.Name][1])
+		}
+	}
+}
+
+// TestFullSpeedLoadLatencyMutantStretches: "latencies ×2" of a load of N requests as fast as
+// possible (no qps) is the run where every call took twice as long, so the load ran twice as
+// long: its duration doubles, its qps halves, its step and what followed it end later. Before,
+// the mutant kept the duration, a record that breaks fortio's own sums (avg × requests more
+// than its connections can make in that time), and mutate listed it impossible: no
+// expectation was asked whether it would see a load twice as slow. "step f starts 1s late"
+// moves the load's own start and end with its step (before, a load that ran outside its step:
+// impossible too). A load at a fixed qps waits between its calls: its time stays.
+func TestFullSpeedLoadLatencyMutantStretches(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+		steps: [
+			{name: "f", load: {url: "http://127.0.0.1:1", requests: 24, connections: 4}},
+			{name: "q", load: {url: "http://127.0.0.1:1", requests: 10, qps: 5}},
+			{name: "b", exec: argv: ["true"]},
+		]
+		expect: ["f.max < 500", "f.duration < 3", "q.max < 1.5", "q.duration < 3", "started.b >= ended.f"]
+	}`)
+	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	t0 := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	rec := &interp.Record{Outcome: interp.Passed, Start: t0, End: t0.Add(s(4.1))}
+	// 24 calls of 300 ms over 4 connections: 1.8 s, as fast as they go.
+	rec.Put("f", "load", false, &interp.LoadRecord{Start: t0.Add(s(0.01)), End: t0.Add(s(1.82)), LoadResult: schema.LoadResult{
+		Requests: 24, OK: 24, Codes: map[string]float64{"200": 24}, DurationS: 1.8, QPS: 24 / 1.8,
+		Min: 300, P50: 300, P90: 300, P99: 300, P999: 300, Max: 300, Avg: 300, Connections: 4, Sockets: 4,
+	}})
+	// 10 calls of 1 ms at 5 qps: 2 s, waiting between calls.
+	rec.Put("q", "load", false, &interp.LoadRecord{Start: t0.Add(s(1.84)), End: t0.Add(s(3.85)), LoadResult: schema.LoadResult{
+		Requests: 10, OK: 10, Codes: map[string]float64{"200": 10}, DurationS: 2, QPS: 5,
+		Min: 1, P50: 1, P90: 1, P99: 1, P999: 1, Max: 1, Avg: 1, Connections: 1, Sockets: 1,
+	}})
+	rec.Steps = []*interp.StepRecord{
+		{Name: "f", Path: "steps.0", Kind: "load", Start: s(0), End: s(1.83), Outcome: interp.Passed},
+		{Name: "q", Path: "steps.1", Kind: "load", Planned: s(1.83), Start: s(1.83), End: s(3.86), Outcome: interp.Passed},
+		{Name: "b", Path: "steps.2", Kind: "exec", Planned: s(3.86), Start: s(3.86), End: s(4), Outcome: interp.Passed},
+	}
+	rep, err := interp.Mutate(rec, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]interp.MutantResult{}
+	for _, m := range rep.Mutants {
+		byName[m.Name] = m
+	}
+	for n, killers := range map[string][]string{
+		"f: latencies ×2":       {"f.max < 500", "f.duration < 3"},
+		"q: latencies ×2":       {"q.max < 1.5"},
+		"step f starts 1s late": nil,
+		"f: latencies ×0.5":     nil,
+	} {
+		m, ok := byName[n]
+		switch {
+		case !ok:
+			t.Errorf("no mutant %q", n)
+		case len(m.Impossible) > 0:
+			t.Errorf("%s: impossible (%q), want a mutant a run records", n, m.Impossible)
+		case !slices.Equal(m.KilledBy, killers):
+			t.Errorf("%s: killed by %q, want %q", n, m.KilledBy, killers)
+		}
+	}
+	var slow *interp.Mutant
+	for _, m := range interp.Mutants(rec, sc) {
+		if m.Name == "f: latencies ×2" {
+			slow = &m
+		}
+	}
+	r, err := interp.CloneRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow.Apply(r)
+	l := r.Results["f"].Value.(*interp.LoadRecord)
+	if l.DurationS != 3.6 || l.QPS != 24/3.6 || !l.End.Equal(t0.Add(s(3.62))) {
+		t.Errorf("f: duration %g s, qps %g, end %s; want 3.6 s, %g, %s", l.DurationS, l.QPS, l.End.Sub(t0), 24/3.6, s(3.62))
+	}
+	want := map[string][2]time.Duration{"f": {s(0), s(3.63)}, "q": {s(3.63), s(5.66)}, "b": {s(5.66), s(5.8)}}
 	for _, x := range r.Steps {
 		if got := [2]time.Duration{x.Start, x.End}; got != want[x.Name] {
 			t.Errorf("%s: %v–%v, want %v–%v", x.Name, got[0], got[1], want[x.Name][0], want[x.Name][1])
