@@ -360,11 +360,9 @@ func shift(r *Record, name string, d time.Duration, whole bool) {
 		case x.Name == name, x.Start >= end:
 			x.Start += d
 			x.End += d
-			if x.Name == name {
-				x.Skew += d // late against its plan, as a run records it
-			} else {
-				x.Planned += d // planned once the step had ended
-			}
+			// Late against its plan, as a run records it: a step of a block planned at its
+			// block's start plus its at keeps that plan.
+			x.Skew += d
 			moved = true
 			// What it read, it read later (a snapshot's time, a series' samples, a load's run).
 			if res := r.Results[x.Name]; res != nil && x.Name != "" {

@@ -476,3 +476,33 @@ func TestFullSpeedLoadLatencyMutantStretches(t *testing.T) {
 		}
 	}
 }
+
+// TestLateStepMutantKeepsAtPlans: "step a starts 1s late" moves m, planned at 2s into the
+// block beside a, after a ended, as late against that plan (its skew), not planned later: a
+// step of a block is planned at the block's start plus its at, and a record that plans it
+// elsewhere is one no run writes (the mutant was impossible).
+func TestLateStepMutantKeepsAtPlans(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+		steps: [
+			{name: "blk", parallel: [{name: "a", exec: argv: ["true"]}, {name: "m", at: "2s", exec: argv: ["true"]}]},
+		]
+		expect: ["started.m - started.a < 5"]
+	}`)
+	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	t0 := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	rec := &interp.Record{Outcome: interp.Passed, Start: t0, End: t0.Add(s(3)), Results: map[string]*interp.Result{}}
+	rec.Steps = []*interp.StepRecord{
+		{Name: "blk", Path: "steps.0", Kind: "parallel", Start: s(0), End: s(2.1), Outcome: interp.Passed},
+		{Name: "a", Path: "steps.0.parallel.0", Kind: "exec", Start: s(0), End: s(1), Outcome: interp.Passed, Timed: true},
+		{Name: "m", Path: "steps.0.parallel.1", Kind: "exec", Planned: s(2), Start: s(2), End: s(2.1), Outcome: interp.Passed, Timed: true},
+	}
+	rep, err := interp.Mutate(rec, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range rep.Mutants {
+		if m.Name == "step a starts 1s late" && len(m.Impossible) > 0 {
+			t.Errorf("%s: impossible (%q), want a mutant a run records", m.Name, m.Impossible)
+		}
+	}
+}
