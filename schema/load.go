@@ -717,8 +717,8 @@ func (r *LoadResult) ownContradictions() []string {
 		if r.Connections > 0 && r.Avg > 0 && r.Requests > 0 {
 			busy, most := r.Avg*r.Requests, d*r.Connections
 			if busy > most+latencySlack(most) {
-				out = append(out, fmt.Sprintf("avg × requests is %s ms × %s = %.4g s of calls, more than its %s connection(s) can make in its duration of %.4g s (%.4g s: each connection makes one call at a time)",
-					num(r.Avg), num(r.Requests), busy/1000, num(r.Connections), r.DurationS, most/1000))
+				out = append(out, fmt.Sprintf("avg × requests is %.4g ms × %s = %.4g s of calls, more than its %s connection(s) can make in its duration of %.4g s (%.4g s: each connection makes one call at a time)",
+					r.Avg, num(r.Requests), busy/1000, num(r.Connections), r.DurationS, most/1000))
 			}
 		}
 	}
