@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
@@ -373,26 +374,8 @@ func TestLateStepMutantKeepsTheTimeline(t *testing.T) {
 		{Name: "side", Path: "steps.0.parallel.1", Kind: "exec", Start: s(0), End: s(3), Outcome: interp.Passed},
 		{Name: "b", Path: "steps.1", Kind: "exec", Start: s(3), End: s(4), Outcome: interp.Passed},
 	}
-	var late *interp.Mutant
-	for _, m := range interp.Mutants(rec, sc) {
-		if m.Name == "step a starts 1s late" {
-			late = &m
-		}
-	}
-	if late == nil {
-		t.Fatal("no mutant \"step a starts 1s late\"")
-	}
-	r, err := interp.CloneRecord(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	late.Apply(r)
-	want := map[string][2]time.Duration{"blk": {s(0), s(4)}, "a": {s(1), s(2)}, "side": {s(0), s(3)}, "b": {s(4), s(5)}}
-	for _, x := range r.Steps {
-		if got := [2]time.Duration{x.Start, x.End}; got != want[x.Name] {
-			t.Errorf("%s: %v–%v, want %v–%v", x.Name, got[0], got[1], want[x.Name][0], want[x.Name][1])
-		}
-	}
+	r := applied(t, rec, sc, "step a starts 1s late")
+	wantSpans(t, r, map[string][2]time.Duration{"blk": {s(0), s(4)}, "a": {s(1), s(2)}, "side": {s(0), s(3)}, "b": {s(4), s(5)}})
 }
 
 // TestFullSpeedLoadLatencyMutantStretches: "latencies ×2" of a load of N requests as fast as
@@ -430,14 +413,7 @@ func TestFullSpeedLoadLatencyMutantStretches(t *testing.T) {
 		{Name: "q", Path: "steps.1", Kind: "load", Planned: s(1.83), Start: s(1.83), End: s(3.86), Outcome: interp.Passed},
 		{Name: "b", Path: "steps.2", Kind: "exec", Planned: s(3.86), Start: s(3.86), End: s(4), Outcome: interp.Passed},
 	}
-	rep, err := interp.Mutate(rec, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]interp.MutantResult{}
-	for _, m := range rep.Mutants {
-		byName[m.Name] = m
-	}
+	_, byName := mutantsByName(t, rec, sc)
 	for n, killers := range map[string][]string{
 		"f: latencies ×2":       {"f.max < 500", "f.duration < 3"},
 		"q: latencies ×2":       {"q.max < 1.5"},
@@ -454,27 +430,12 @@ func TestFullSpeedLoadLatencyMutantStretches(t *testing.T) {
 			t.Errorf("%s: killed by %q, want %q", n, m.KilledBy, killers)
 		}
 	}
-	var slow *interp.Mutant
-	for _, m := range interp.Mutants(rec, sc) {
-		if m.Name == "f: latencies ×2" {
-			slow = &m
-		}
-	}
-	r, err := interp.CloneRecord(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	slow.Apply(r)
+	r := applied(t, rec, sc, "f: latencies ×2")
 	l := r.Results["f"].Value.(*interp.LoadRecord)
 	if l.DurationS != 3.6 || l.QPS != 24/3.6 || !l.End.Equal(t0.Add(s(3.62))) {
 		t.Errorf("f: duration %g s, qps %g, end %s; want 3.6 s, %g, %s", l.DurationS, l.QPS, l.End.Sub(t0), 24/3.6, s(3.62))
 	}
-	want := map[string][2]time.Duration{"f": {s(0), s(3.63)}, "q": {s(3.63), s(5.66)}, "b": {s(5.66), s(5.8)}}
-	for _, x := range r.Steps {
-		if got := [2]time.Duration{x.Start, x.End}; got != want[x.Name] {
-			t.Errorf("%s: %v–%v, want %v–%v", x.Name, got[0], got[1], want[x.Name][0], want[x.Name][1])
-		}
-	}
+	wantSpans(t, r, map[string][2]time.Duration{"f": {s(0), s(3.63)}, "q": {s(3.63), s(5.66)}, "b": {s(5.66), s(5.8)}})
 }
 
 // TestLateStepMutantKeepsAtPlans: "step a starts 1s late" moves m, planned at 2s into the
@@ -496,13 +457,52 @@ func TestLateStepMutantKeepsAtPlans(t *testing.T) {
 		{Name: "a", Path: "steps.0.parallel.0", Kind: "exec", Start: s(0), End: s(1), Outcome: interp.Passed, Timed: true},
 		{Name: "m", Path: "steps.0.parallel.1", Kind: "exec", Planned: s(2), Start: s(2), End: s(2.1), Outcome: interp.Passed, Timed: true},
 	}
+	_, byName := mutantsByName(t, rec, sc)
+	if m, ok := byName["step a starts 1s late"]; !ok || len(m.Impossible) > 0 {
+		t.Errorf("step a starts 1s late: listed %v, impossible (%q); want a mutant a run records", ok, m.Impossible)
+	}
+}
+
+// mutantsByName judges rec's mutants under sc: the report, and its mutants by name.
+func mutantsByName(t *testing.T, rec *interp.Record, sc *dsl.Scenario) (*interp.MutationReport, map[string]interp.MutantResult) {
+	t.Helper()
 	rep, err := interp.Mutate(rec, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	byName := map[string]interp.MutantResult{}
 	for _, m := range rep.Mutants {
-		if m.Name == "step a starts 1s late" && len(m.Impossible) > 0 {
-			t.Errorf("%s: impossible (%q), want a mutant a run records", m.Name, m.Impossible)
+		byName[m.Name] = m
+	}
+	return rep, byName
+}
+
+// applied is a copy of rec changed by its mutant name.
+func applied(t *testing.T, rec *interp.Record, sc *dsl.Scenario, name string) *interp.Record {
+	t.Helper()
+	var mu *interp.Mutant
+	for _, m := range interp.Mutants(rec, sc) {
+		if m.Name == name {
+			mu = &m
+		}
+	}
+	if mu == nil {
+		t.Fatalf("no mutant %q", name)
+	}
+	r, err := interp.CloneRecord(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Apply(r)
+	return r
+}
+
+// wantSpans checks each step's start and end in r.
+func wantSpans(t *testing.T, r *interp.Record, want map[string][2]time.Duration) {
+	t.Helper()
+	for _, x := range r.Steps {
+		if got := [2]time.Duration{x.Start, x.End}; got != want[x.Name] {
+			t.Errorf("%s: %v–%v, want %v–%v", x.Name, got[0], got[1], want[x.Name][0], want[x.Name][1])
 		}
 	}
 }
