@@ -355,8 +355,10 @@ func shift(r *Record, name string, d time.Duration, whole bool) {
 	for _, x := range r.Steps {
 		switch {
 		case x.Name == name && !whole:
-			x.End += d // its load took d longer
-			moved = true
+			if x.End == end { // its last round, whose result the record keeps, took d longer
+				x.End += d
+				moved = true
+			}
 		case x.Name == name, x.Start >= end:
 			x.Start += d
 			x.End += d

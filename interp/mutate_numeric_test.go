@@ -506,3 +506,32 @@ func wantSpans(t *testing.T, r *interp.Record, want map[string][2]time.Duration)
 		}
 	}
 }
+
+// TestFullSpeedLoadLatencyMutantStretchesItsLastRound: of a load repeated in rounds, the
+// record keeps the last round's result, and "latencies ×2" stretches that round alone: an
+// earlier round that ended later would overlap the next one, which no run does.
+func TestFullSpeedLoadLatencyMutantStretchesItsLastRound(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+		steps: [{name: "f", load: {url: "http://127.0.0.1:1", requests: 4}}]
+		expect: ["f.max < 500"]
+	}`)
+	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	t0 := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	rec := &interp.Record{Outcome: interp.Passed, Start: t0, End: t0.Add(s(2.5))}
+	rec.Put("f", "load", false, &interp.LoadRecord{Start: t0.Add(s(1.21)), End: t0.Add(s(2.22)), LoadResult: schema.LoadResult{
+		Requests: 4, OK: 4, Codes: map[string]float64{"200": 4}, DurationS: 1, QPS: 4,
+		Min: 250, P50: 250, P90: 250, P99: 250, P999: 250, Max: 250, Avg: 250, Connections: 1, Sockets: 1,
+	}})
+	rec.Steps = []*interp.StepRecord{
+		{Name: "f", Path: "steps.0", Kind: "load", Round: 1, Start: s(0), End: s(1.2), Outcome: interp.Passed},
+		{Name: "f", Path: "steps.0", Kind: "load", Round: 2, Start: s(1.2), End: s(2.25), Outcome: interp.Passed},
+	}
+	r := applied(t, rec, sc, "f: latencies ×2")
+	var got [][2]time.Duration
+	for _, x := range r.Steps {
+		got = append(got, [2]time.Duration{x.Start, x.End})
+	}
+	if want := [][2]time.Duration{{s(0), s(1.2)}, {s(1.2), s(3.25)}}; !slices.Equal(got, want) {
+		t.Errorf("rounds %v, want %v", got, want)
+	}
+}
