@@ -30,6 +30,9 @@ type Mutant struct {
 	// exit code) may then contradict: a step can end otherwise for a cause they do not hold
 	// (a timeout, a kill), so it is judged, not taken for impossible.
 	ended bool
+	// unbuilt, when set, says which run the mutant stands for and why it is not that run's
+	// record: it heads the reasons the mutant is impossible, when it is.
+	unbuilt string
 }
 
 // MutantResult is the verdict on one mutant.
@@ -132,6 +135,9 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 			// load of requests: 40, which a run records only with 40 requests, inflated
 			// every seed's score). One the run itself fails on (an exec's exit code) is that
 			// run's outcome, which its record would say.
+			if m.unbuilt != "" {
+				why = append([]string{m.unbuilt}, why...)
+			}
 			res.Impossible = why
 			rep.Impossible++
 			rep.Mutants = append(rep.Mutants, res)
@@ -299,7 +305,7 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 					caught = fmt.Sprintf("the %s step itself%s", n, strings.TrimPrefix(caught, "the step itself"))
 				}
 			}
-			out = append(out, Mutant{Name: n + ": " + mu.Name, caughtBy: caught, apply: func(r *Record) {
+			out = append(out, Mutant{Name: n + ": " + mu.Name, caughtBy: caught, unbuilt: mu.Unbuilt, apply: func(r *Record) {
 				x := r.Results[n]
 				if x == nil {
 					return

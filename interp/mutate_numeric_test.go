@@ -535,3 +535,25 @@ func TestFullSpeedLoadLatencyMutantStretchesItsLastRound(t *testing.T) {
 		t.Errorf("rounds %v, want %v", got, want)
 	}
 }
+
+// TestFullSpeedDurationLoadLatencyMutantSaysWhy: a load of a duration as fast as possible
+// whose calls take twice as long makes about half as many in its time, a run mutate does not
+// build; "latencies ×2" alone overfills the load's time and is impossible, and mutate says
+// which run it stands for and why it is not that run, before fortio's broken sums.
+func TestFullSpeedDurationLoadLatencyMutantSaysWhy(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+		steps: [{name: "d", load: {url: "http://127.0.0.1:1", duration: "1s", connections: 2}}]
+		expect: ["d.max < 500"]
+	}`)
+	rec := &interp.Record{Outcome: interp.Passed}
+	// 2 connections busy for 1 s with calls of 50 ms: 40 calls.
+	rec.Put("d", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{
+		Requests: 40, OK: 40, Codes: map[string]float64{"200": 40}, DurationS: 1, QPS: 40,
+		Min: 50, P50: 50, P90: 50, P99: 50, P999: 50, Max: 50, Avg: 50, Connections: 2, Sockets: 2,
+	}})
+	_, byName := mutantsByName(t, rec, sc)
+	m := byName["d: latencies ×2"]
+	if len(m.Impossible) < 2 || !strings.Contains(m.Impossible[0], "about half as many calls") || !strings.Contains(m.Impossible[1], "avg × requests") {
+		t.Errorf("d: latencies ×2: impossible %q; want why mutate does not build the slower run, then fortio's sums", m.Impossible)
+	}
+}

@@ -183,6 +183,10 @@ type Mutant struct {
 	// full speed whose calls take twice as long runs twice as long, its End moved alike): its
 	// step ends with it, and what started once the step had ended moves with it.
 	Stretch bool
+	// Unbuilt, when set, says which run the mutant stands for and why its changed value is
+	// not that run's record (a load of a duration whose calls take twice as long makes half
+	// as many): it heads the reasons the mutant is impossible, when its record is.
+	Unbuilt string
 }
 
 // KeepsSamples reports whether a sampling step of the kind keeps every sample (its record of

@@ -440,8 +440,15 @@ func (p *Load) Mutants(recorded any) []Mutant {
 	// stays. Calls half as long keep the load's time too: the run where it ends sooner has
 	// fewer samples of what sampled while it, which a mutant does not build. A load from
 	// several pods keeps its pods' own results, which the merge is held to.
+	// A load of a duration as fast as possible whose calls take twice as long makes about
+	// half as many in that time, fewer of each code, which the backend counts too: a run
+	// mutate does not build, and doubling the latencies alone overfills the load's time.
 	l0 := recorded.(*LoadRecorded)
 	stretch := p.QPS == 0 && p.Requests > 0 && len(l0.Pods) == 0 && l0.Partial == ""
+	var unbuilt string
+	if p.QPS == 0 && p.Requests == 0 {
+		unbuilt = "a load of a duration as fast as possible whose calls take twice as long makes about half as many calls, fewer of each code; mutate does not build that run"
+	}
 	scale := func(k float64) func(any) any {
 		return func(v any) any {
 			l := v.(*LoadRecorded)
@@ -469,7 +476,7 @@ func (p *Load) Mutants(recorded any) []Mutant {
 			l.IPs = map[string]float64{}
 			return l
 		}},
-		{Name: "latencies ×2", Apply: scale(2), Stretch: stretch},
+		{Name: "latencies ×2", Apply: scale(2), Stretch: stretch, Unbuilt: unbuilt},
 		{Name: "latencies ×0.5", Apply: scale(0.5)},
 	}
 }
