@@ -84,17 +84,22 @@ func TestExamplesPass(t *testing.T) {
 // mutate can fully check: every mutant is killed, impossible, or survives with the reason
 // its survivors give (mutate exits 0). An example it cannot check is a bad example: before,
 // local_overload left 19 mutants of 48 unexplained (every claim ties a backend count to
-// fortio's, and only approx bounded one) and local_gauges 6 of 18.
+// fortio's, and only approx bounded one) and local_gauges 6 of 18; local_samples_at 14 of 14
+// (every claim on the 503s tied the backend's count to fortio's, and the series' claims held
+// for any number of connections), local_dns_multi 6 of 16 (b's count bounded only below) and
+// local_repeat_until 2 of 8 (latencies no claim is about, with no reason).
 func TestExamplesMutantsExplained(t *testing.T) {
-	for _, file := range []string{"local_overload.cue", "local_gauges.cue"} {
+	for _, file := range []string{"local_overload.cue", "local_gauges.cue", "local_dns_multi.cue", "local_samples_at.cue"} {
 		for _, sc := range load(t, file, nil) {
-			if sc.Name == "local_repeat_until" {
-				continue
-			}
 			t.Run(sc.Name, func(t *testing.T) {
 				rec := run(t, sc)
 				if rec.Outcome != interp.Passed {
 					t.Fatalf("%s: %s, want passed%s", sc.Name, rec.Outcome, describe(rec))
+				}
+				if res := rec.Results["fortio"]; sc.Name == "local_samples_at" && res != nil && res.Value.(*interp.LoadRecord).Codes["503"] == 0 {
+					// About 1 run in 1000 draws no 503 of 24: a count of 0 has no half, double
+					// or one less, and the survivors naming those mutants name none of this run's.
+					t.Skipf("%s: no request drawn 503 (status=503:25): its 503 mutants are not this run's", sc.Name)
 				}
 				rep, err := interp.Mutate(rec, sc)
 				if err != nil {
@@ -147,7 +152,7 @@ func TestQuickstartCanFail(t *testing.T) {
 		new:  `requests: 8, connections: 1}`,
 		fail: []string{
 			`any(busy.samples, .http.downstream_rq_active >= 2)`,
-			`let i = findIndex(busy.samples, .http.downstream_rq_active >= 2); i >= 0 && busy.samples[i].at - started.fortio < duration('1s')`,
+			`let i = findIndex(busy.samples, .http.downstream_rq_active >= 2); i >= 0 && busy.samples[i].at >= started.fortio && busy.samples[i].at - started.fortio < duration('1s')`,
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {

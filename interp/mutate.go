@@ -30,6 +30,9 @@ type Mutant struct {
 	// exit code) may then contradict: a step can end otherwise for a cause they do not hold
 	// (a timeout, a kill), so it is judged, not taken for impossible.
 	ended bool
+	// unbuilt, when set, says which run the mutant stands for and why it is not that run's
+	// record: it heads the reasons the mutant is impossible, when it is.
+	unbuilt string
 }
 
 // MutantResult is the verdict on one mutant.
@@ -132,6 +135,9 @@ func Mutate(rec *Record, sc *dsl.Scenario) (*MutationReport, error) {
 			// load of requests: 40, which a run records only with 40 requests, inflated
 			// every seed's score). One the run itself fails on (an exec's exit code) is that
 			// run's outcome, which its record would say.
+			if m.unbuilt != "" {
+				why = append([]string{m.unbuilt}, why...)
+			}
 			res.Impossible = why
 			rep.Impossible++
 			rep.Mutants = append(rep.Mutants, res)
@@ -299,9 +305,18 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 					caught = fmt.Sprintf("the %s step itself%s", n, strings.TrimPrefix(caught, "the step itself"))
 				}
 			}
-			out = append(out, Mutant{Name: n + ": " + mu.Name, caughtBy: caught, apply: func(r *Record) {
-				if x := r.Results[n]; x != nil {
-					x.Value = mu.Apply(x.Value)
+			out = append(out, Mutant{Name: n + ": " + mu.Name, caughtBy: caught, unbuilt: mu.Unbuilt, apply: func(r *Record) {
+				x := r.Results[n]
+				if x == nil {
+					return
+				}
+				var end time.Time
+				if l, ok := x.Value.(*LoadRecord); ok && l != nil {
+					end = l.End
+				}
+				x.Value = mu.Apply(x.Value)
+				if l, ok := x.Value.(*LoadRecord); ok && l != nil && mu.Stretch && !end.IsZero() {
+					shift(r, n, l.End.Sub(end), false)
 				}
 			}})
 		}
@@ -314,52 +329,69 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 				continue
 			}
 			name := s.Name
-			add(fmt.Sprintf("step %s starts 1s late", name), func(r *Record) {
-				// What starts once it has ended starts late with it (the next step of its
-				// sequence, a block's end): a step moved alone would end after the steps
-				// that follow it began, which no run does. What ran beside it stays.
-				var end time.Duration
-				var paths []string
-				for _, x := range r.Steps {
-					if x.Name == name {
-						end = max(end, x.End)
-						paths = append(paths, x.Path)
-					}
-				}
-				holds := func(x *StepRecord) bool { // a block the step is in
-					for _, p := range paths {
-						if strings.HasPrefix(p, x.Path+".") {
-							return true
-						}
-					}
-					return false
-				}
-				moved := false
-				for _, x := range r.Steps {
-					switch {
-					case x.Name == name, x.Start >= end:
-						x.Start += time.Second
-						x.End += time.Second
-						x.Skew += time.Second // late against its plan, as a run records it
-						moved = true
-						// What it read, it read later (a snapshot's time, a series' samples).
-						if res := r.Results[x.Name]; res != nil && x.Name != "" {
-							if sn, ok := res.Value.(*SnapshotRecord); ok && sn != nil {
-								sn.At = sn.At.Add(time.Second)
-							}
-						}
-					case holds(x):
-						x.End += time.Second // it ends once the step has
-					}
-				}
-				if moved && !r.End.IsZero() {
-					r.End = r.End.Add(time.Second) // the run ends once its last step has
-				}
-			})
+			add(fmt.Sprintf("step %s starts 1s late", name), func(r *Record) { shift(r, name, time.Second, true) })
 		}
 	}
 	outcomeMutants(func(m Mutant) { out = append(out, m) }, sc)
 	return out
+}
+
+// shift moves the end of step name by d, and its start too when whole (the step starts d
+// late), with what starts once it has ended (the next step of its sequence, a block's end): a
+// step moved alone would end after the steps that follow it began, which no run does. What
+// ran beside it stays; a block it is in ends d later.
+func shift(r *Record, name string, d time.Duration, whole bool) {
+	var end time.Duration
+	var paths []string
+	for _, x := range r.Steps {
+		if x.Name == name {
+			end = max(end, x.End)
+			paths = append(paths, x.Path)
+		}
+	}
+	holds := func(x *StepRecord) bool { // a block the step is in
+		for _, p := range paths {
+			if strings.HasPrefix(p, x.Path+".") {
+				return true
+			}
+		}
+		return false
+	}
+	moved := false
+	for _, x := range r.Steps {
+		switch {
+		case x.Name == name && !whole:
+			if x.End == end { // its last round, whose result the record keeps, took d longer
+				x.End += d
+				moved = true
+			}
+		case x.Name == name, x.Start >= end:
+			x.Start += d
+			x.End += d
+			// Late against its plan, as a run records it: a step of a block planned at its
+			// block's start plus its at keeps that plan.
+			x.Skew += d
+			moved = true
+			// What it read, it read later (a snapshot's time, a series' samples, a load's run).
+			if res := r.Results[x.Name]; res != nil && x.Name != "" {
+				switch v := res.Value.(type) {
+				case *SnapshotRecord:
+					if v != nil {
+						v.At = v.At.Add(d)
+					}
+				case *LoadRecord:
+					if v != nil && !v.Start.IsZero() {
+						v.Start, v.End = v.Start.Add(d), v.End.Add(d)
+					}
+				}
+			}
+		case holds(x):
+			x.End += d // it ends once the step has
+		}
+	}
+	if moved && !r.End.IsZero() {
+		r.End = r.End.Add(d) // the run ends once its last step has
+	}
 }
 
 // outcomeMutants end each step whose outcome.<step> or error.<step> an expectation reads

@@ -30,14 +30,7 @@ func TestImpossibleMutantsNotKilled(t *testing.T) {
 		Requests: 30, OK: 30, Codes: map[string]float64{"200": 30}, DurationS: 3, QPS: 10,
 		Min: 1, P50: 2, P90: 3, P99: 4, P999: 4, Max: 4, Avg: 2, Connections: 1, Sockets: 1,
 	}})
-	rep, err := interp.Mutate(rec, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]interp.MutantResult{}
-	for _, m := range rep.Mutants {
-		byName[m.Name] = m
-	}
+	rep, byName := mutantsByName(t, rec, sc)
 	none, ok := byName["fixed: no request made"]
 	if !ok {
 		t.Fatalf("no mutant \"fixed: no request made\" among %v", byName)

@@ -6,10 +6,12 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
@@ -372,24 +374,186 @@ func TestLateStepMutantKeepsTheTimeline(t *testing.T) {
 		{Name: "side", Path: "steps.0.parallel.1", Kind: "exec", Start: s(0), End: s(3), Outcome: interp.Passed},
 		{Name: "b", Path: "steps.1", Kind: "exec", Start: s(3), End: s(4), Outcome: interp.Passed},
 	}
-	var late *interp.Mutant
-	for _, m := range interp.Mutants(rec, sc) {
-		if m.Name == "step a starts 1s late" {
-			late = &m
+	r := applied(t, rec, sc, "step a starts 1s late")
+	wantSpans(t, r, map[string][2]time.Duration{"blk": {s(0), s(4)}, "a": {s(1), s(2)}, "side": {s(0), s(3)}, "b": {s(4), s(5)}})
+}
+
+// TestFullSpeedLoadLatencyMutantStretches: "latencies ×2" of a load of N requests as fast as
+// possible (no qps) is the run where every call took twice as long, so the load ran twice as
+// long: its duration doubles, its qps halves, its step and what followed it end later. Before,
+// the mutant kept the duration, a record that breaks fortio's own sums (avg × requests more
+// than its connections can make in that time), and mutate listed it impossible: no
+// expectation was asked whether it would see a load twice as slow. "step f starts 1s late"
+// moves the load's own start and end with its step (before, a load that ran outside its step:
+// impossible too). A load at a fixed qps waits between its calls: its time stays.
+func TestFullSpeedLoadLatencyMutantStretches(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+		steps: [
+			{name: "f", load: {url: "http://127.0.0.1:1", requests: 24, connections: 4}},
+			{name: "q", load: {url: "http://127.0.0.1:1", requests: 10, qps: 5}},
+			{name: "b", exec: argv: ["true"]},
+		]
+		expect: ["f.max < 500", "f.duration < 3", "q.max < 1.5", "q.duration < 3", "started.b >= ended.f"]
+	}`)
+	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	t0 := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	rec := &interp.Record{Outcome: interp.Passed, Start: t0, End: t0.Add(s(4.1))}
+	// 24 calls of 300 ms over 4 connections: 1.8 s, as fast as they go.
+	rec.Put("f", "load", false, &interp.LoadRecord{Start: t0.Add(s(0.01)), End: t0.Add(s(1.82)), LoadResult: schema.LoadResult{
+		Requests: 24, OK: 24, Codes: map[string]float64{"200": 24}, DurationS: 1.8, QPS: 24 / 1.8,
+		Min: 300, P50: 300, P90: 300, P99: 300, P999: 300, Max: 300, Avg: 300, Connections: 4, Sockets: 4,
+	}})
+	// 10 calls of 1 ms at 5 qps: 2 s, waiting between calls.
+	rec.Put("q", "load", false, &interp.LoadRecord{Start: t0.Add(s(1.84)), End: t0.Add(s(3.85)), LoadResult: schema.LoadResult{
+		Requests: 10, OK: 10, Codes: map[string]float64{"200": 10}, DurationS: 2, QPS: 5,
+		Min: 1, P50: 1, P90: 1, P99: 1, P999: 1, Max: 1, Avg: 1, Connections: 1, Sockets: 1,
+	}})
+	rec.Steps = []*interp.StepRecord{
+		{Name: "f", Path: "steps.0", Kind: "load", Start: s(0), End: s(1.83), Outcome: interp.Passed},
+		{Name: "q", Path: "steps.1", Kind: "load", Planned: s(1.83), Start: s(1.83), End: s(3.86), Outcome: interp.Passed},
+		{Name: "b", Path: "steps.2", Kind: "exec", Planned: s(3.86), Start: s(3.86), End: s(4), Outcome: interp.Passed},
+	}
+	_, byName := mutantsByName(t, rec, sc)
+	for n, killers := range map[string][]string{
+		"f: latencies ×2":       {"f.max < 500", "f.duration < 3"},
+		"q: latencies ×2":       {"q.max < 1.5"},
+		"step f starts 1s late": nil,
+		"f: latencies ×0.5":     nil,
+	} {
+		m, ok := byName[n]
+		switch {
+		case !ok:
+			t.Errorf("no mutant %q", n)
+		case len(m.Impossible) > 0:
+			t.Errorf("%s: impossible (%q), want a mutant a run records", n, m.Impossible)
+		case !slices.Equal(m.KilledBy, killers):
+			t.Errorf("%s: killed by %q, want %q", n, m.KilledBy, killers)
 		}
 	}
-	if late == nil {
-		t.Fatal("no mutant \"step a starts 1s late\"")
+	r := applied(t, rec, sc, "f: latencies ×2")
+	l := r.Results["f"].Value.(*interp.LoadRecord)
+	if l.DurationS != 3.6 || l.QPS != 24/3.6 || !l.End.Equal(t0.Add(s(3.62))) {
+		t.Errorf("f: duration %g s, qps %g, end %s; want 3.6 s, %g, %s", l.DurationS, l.QPS, l.End.Sub(t0), 24/3.6, s(3.62))
+	}
+	wantSpans(t, r, map[string][2]time.Duration{"f": {s(0), s(3.63)}, "q": {s(3.63), s(5.66)}, "b": {s(5.66), s(5.8)}})
+}
+
+// TestLateStepMutantKeepsAtPlans: "step a starts 1s late" moves m, planned at 2s into the
+// block beside a, after a ended, as late against that plan (its skew), not planned later: a
+// step of a block is planned at the block's start plus its at, and a record that plans it
+// elsewhere is one no run writes (the mutant was impossible).
+func TestLateStepMutantKeepsAtPlans(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+		steps: [
+			{name: "blk", parallel: [{name: "a", exec: argv: ["true"]}, {name: "m", at: "2s", exec: argv: ["true"]}]},
+		]
+		expect: ["started.m - started.a < 5"]
+	}`)
+	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	t0 := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	rec := &interp.Record{Outcome: interp.Passed, Start: t0, End: t0.Add(s(3)), Results: map[string]*interp.Result{}}
+	rec.Steps = []*interp.StepRecord{
+		{Name: "blk", Path: "steps.0", Kind: "parallel", Start: s(0), End: s(2.1), Outcome: interp.Passed},
+		{Name: "a", Path: "steps.0.parallel.0", Kind: "exec", Start: s(0), End: s(1), Outcome: interp.Passed, Timed: true},
+		{Name: "m", Path: "steps.0.parallel.1", Kind: "exec", Planned: s(2), Start: s(2), End: s(2.1), Outcome: interp.Passed, Timed: true},
+	}
+	_, byName := mutantsByName(t, rec, sc)
+	if m, ok := byName["step a starts 1s late"]; !ok || len(m.Impossible) > 0 {
+		t.Errorf("step a starts 1s late: listed %v, impossible (%q); want a mutant a run records", ok, m.Impossible)
+	}
+}
+
+// mutantsByName judges rec's mutants under sc: the report, and its mutants by name.
+func mutantsByName(t *testing.T, rec *interp.Record, sc *dsl.Scenario) (*interp.MutationReport, map[string]interp.MutantResult) {
+	t.Helper()
+	rep, err := interp.Mutate(rec, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]interp.MutantResult{}
+	for _, m := range rep.Mutants {
+		byName[m.Name] = m
+	}
+	return rep, byName
+}
+
+// applied is a copy of rec changed by its mutant name.
+func applied(t *testing.T, rec *interp.Record, sc *dsl.Scenario, name string) *interp.Record {
+	t.Helper()
+	var mu *interp.Mutant
+	for _, m := range interp.Mutants(rec, sc) {
+		if m.Name == name {
+			mu = &m
+		}
+	}
+	if mu == nil {
+		t.Fatalf("no mutant %q", name)
 	}
 	r, err := interp.CloneRecord(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	late.Apply(r)
-	want := map[string][2]time.Duration{"blk": {s(0), s(4)}, "a": {s(1), s(2)}, "side": {s(0), s(3)}, "b": {s(4), s(5)}}
+	mu.Apply(r)
+	return r
+}
+
+// wantSpans checks each step's start and end in r.
+func wantSpans(t *testing.T, r *interp.Record, want map[string][2]time.Duration) {
+	t.Helper()
 	for _, x := range r.Steps {
 		if got := [2]time.Duration{x.Start, x.End}; got != want[x.Name] {
 			t.Errorf("%s: %v–%v, want %v–%v", x.Name, got[0], got[1], want[x.Name][0], want[x.Name][1])
 		}
+	}
+}
+
+// TestFullSpeedLoadLatencyMutantStretchesItsLastRound: of a load repeated in rounds, the
+// record keeps the last round's result, and "latencies ×2" stretches that round alone: an
+// earlier round that ended later would overlap the next one, which no run does.
+func TestFullSpeedLoadLatencyMutantStretchesItsLastRound(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+		steps: [{name: "f", load: {url: "http://127.0.0.1:1", requests: 4}}]
+		expect: ["f.max < 500"]
+	}`)
+	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	t0 := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	rec := &interp.Record{Outcome: interp.Passed, Start: t0, End: t0.Add(s(2.5))}
+	rec.Put("f", "load", false, &interp.LoadRecord{Start: t0.Add(s(1.21)), End: t0.Add(s(2.22)), LoadResult: schema.LoadResult{
+		Requests: 4, OK: 4, Codes: map[string]float64{"200": 4}, DurationS: 1, QPS: 4,
+		Min: 250, P50: 250, P90: 250, P99: 250, P999: 250, Max: 250, Avg: 250, Connections: 1, Sockets: 1,
+	}})
+	rec.Steps = []*interp.StepRecord{
+		{Name: "f", Path: "steps.0", Kind: "load", Round: 1, Start: s(0), End: s(1.2), Outcome: interp.Passed},
+		{Name: "f", Path: "steps.0", Kind: "load", Round: 2, Start: s(1.2), End: s(2.25), Outcome: interp.Passed},
+	}
+	r := applied(t, rec, sc, "f: latencies ×2")
+	var got [][2]time.Duration
+	for _, x := range r.Steps {
+		got = append(got, [2]time.Duration{x.Start, x.End})
+	}
+	if want := [][2]time.Duration{{s(0), s(1.2)}, {s(1.2), s(3.25)}}; !slices.Equal(got, want) {
+		t.Errorf("rounds %v, want %v", got, want)
+	}
+}
+
+// TestFullSpeedDurationLoadLatencyMutantSaysWhy: a load of a duration as fast as possible
+// whose calls take twice as long makes about half as many in its time, a run mutate does not
+// build; "latencies ×2" alone overfills the load's time and is impossible, and mutate says
+// which run it stands for and why it is not that run, before fortio's broken sums.
+func TestFullSpeedDurationLoadLatencyMutantSaysWhy(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+		steps: [{name: "d", load: {url: "http://127.0.0.1:1", duration: "1s", connections: 2}}]
+		expect: ["d.max < 500"]
+	}`)
+	rec := &interp.Record{Outcome: interp.Passed}
+	// 2 connections busy for 1 s with calls of 50 ms: 40 calls.
+	rec.Put("d", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{
+		Requests: 40, OK: 40, Codes: map[string]float64{"200": 40}, DurationS: 1, QPS: 40,
+		Min: 50, P50: 50, P90: 50, P99: 50, P999: 50, Max: 50, Avg: 50, Connections: 2, Sockets: 2,
+	}})
+	_, byName := mutantsByName(t, rec, sc)
+	m := byName["d: latencies ×2"]
+	if len(m.Impossible) < 2 || !strings.Contains(m.Impossible[0], "about half as many calls") || !strings.Contains(m.Impossible[1], "avg × requests") {
+		t.Errorf("d: latencies ×2: impossible %q; want why mutate does not build the slower run, then fortio's sums", m.Impossible)
 	}
 }

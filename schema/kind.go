@@ -179,6 +179,14 @@ type Mutant struct {
 	// CaughtBy, when set, is what fails the step itself on this outcome (an exec's exit code),
 	// unless the step may fail.
 	CaughtBy string
+	// Stretch says the changed value ends at another time than the recorded one (a load at
+	// full speed whose calls take twice as long runs twice as long, its End moved alike): its
+	// step ends with it, and what started once the step had ended moves with it.
+	Stretch bool
+	// Unbuilt, when set, says which run the mutant stands for and why its changed value is
+	// not that run's record (a load of a duration whose calls take twice as long makes half
+	// as many): it heads the reasons the mutant is impossible, when its record is.
+	Unbuilt string
 }
 
 // KeepsSamples reports whether a sampling step of the kind keeps every sample (its record of

@@ -418,7 +418,7 @@ func codeAlias(name string) (field, key string, ok bool) {
 // Mutants: every request 200, every request 503, no request made, latencies doubled and
 // halved.
 func (p *Load) Mutants(recorded any) []Mutant {
-	if _, ok := recorded.(*LoadRecorded); !ok {
+	if l, ok := recorded.(*LoadRecorded); !ok || l == nil {
 		return nil
 	}
 	codes := func(code string) func(any) any {
@@ -433,11 +433,35 @@ func (p *Load) Mutants(recorded any) []Mutant {
 			return l
 		}
 	}
+	// A load of N requests as fast as possible (no qps) makes each connection's calls one after
+	// another: calls twice as long take twice as long, so its duration (and the time it ran,
+	// its step's end) doubles and its qps halves (Stretch), or no run records it. At a fixed
+	// qps fortio waits between calls, and a load of a duration stops at its end: their time
+	// stays. Calls half as long keep the load's time too: the run where it ends sooner has
+	// fewer samples of what sampled while it, which a mutant does not build. A load from
+	// several pods keeps its pods' own results, which the merge is held to.
+	// A load of a duration as fast as possible whose calls take twice as long makes about
+	// half as many in that time, fewer of each code, which the backend counts too: a run
+	// mutate does not build, and doubling the latencies alone overfills the load's time.
+	l0 := recorded.(*LoadRecorded)
+	stretch := p.QPS == 0 && p.Requests > 0 && len(l0.Pods) == 0 && l0.Partial == ""
+	var unbuilt string
+	if p.QPS == 0 && p.Requests == 0 {
+		unbuilt = "a load of a duration as fast as possible whose calls take twice as long makes about half as many calls, fewer of each code; mutate does not build that run"
+	}
 	scale := func(k float64) func(any) any {
 		return func(v any) any {
 			l := v.(*LoadRecorded)
 			for _, p := range []*float64{&l.Avg, &l.Min, &l.Max, &l.P50, &l.P90, &l.P99, &l.P999} {
 				*p *= k
+			}
+			if stretch && k > 1 {
+				longer := time.Duration((k - 1) * l.DurationS * float64(time.Second))
+				l.DurationS *= k
+				l.QPS /= k
+				if !l.End.IsZero() {
+					l.End = l.End.Add(longer)
+				}
 			}
 			return l
 		}
@@ -452,7 +476,7 @@ func (p *Load) Mutants(recorded any) []Mutant {
 			l.IPs = map[string]float64{}
 			return l
 		}},
-		{Name: "latencies ×2", Apply: scale(2)},
+		{Name: "latencies ×2", Apply: scale(2), Stretch: stretch, Unbuilt: unbuilt},
 		{Name: "latencies ×0.5", Apply: scale(0.5)},
 	}
 }
@@ -700,8 +724,8 @@ func (r *LoadResult) ownContradictions() []string {
 		if r.Connections > 0 && r.Avg > 0 && r.Requests > 0 {
 			busy, most := r.Avg*r.Requests, d*r.Connections
 			if busy > most+latencySlack(most) {
-				out = append(out, fmt.Sprintf("avg × requests is %s ms × %s = %.4g s of calls, more than its %s connection(s) can make in its duration of %.4g s (%.4g s: each connection makes one call at a time)",
-					num(r.Avg), num(r.Requests), busy/1000, num(r.Connections), r.DurationS, most/1000))
+				out = append(out, fmt.Sprintf("avg × requests is %.4g ms × %s = %.4g s of calls, more than its %s connection(s) can make in its duration of %.4g s (%.4g s: each connection makes one call at a time)",
+					r.Avg, num(r.Requests), busy/1000, num(r.Connections), r.DurationS, most/1000))
 			}
 		}
 	}

@@ -57,6 +57,10 @@ func TestLoadContradictions(t *testing.T) {
 		{"calls longer than the connections can make", func(r *LoadResult) { r.Max, r.Avg = 900, 100 },
 			"avg × requests is 100 ms × 20 = 2 s of calls, more than its 2 connection(s) can make in its duration of 0.9458 s (1.892 s: each connection makes one call at a time)"},
 		{"calls that kept the connections busy", func(r *LoadResult) { r.Max, r.Avg = 900, 94 }, ""},
+		// fortio's average of 20 calls has all its digits: the reader is given 4 (it read
+		// "avg × requests is 604.1043919166666 ms × 24").
+		{"an average of many digits", func(r *LoadResult) { r.Max, r.Avg = 900, 100.47316068421053 },
+			"avg × requests is 100.5 ms × 20 = 2.009 s of calls"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := good()
