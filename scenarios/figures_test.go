@@ -611,6 +611,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 			logs("access", schema.LogResult{Count: 1, Codes: map[string]float64{code: 1}, Entries: []schema.LogEntry{requestLine(code, "", "via_upstream")}})
 	},
 	"cfg_resolution_strict": func(f *fixture, wrong bool) {
+		kitBValues(f) // its setup is Kit B's
 		typ := "STRICT_DNS"
 		if wrong {
 			typ = "LOGICAL_DNS"
@@ -619,6 +620,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 			value("pt", map[string]any{"name": "outbound|443||gslb-pt.lab.internal", "type": typ})
 	},
 	"cfg_resolution_logical": func(f *fixture, wrong bool) {
+		kitBValues(f) // its setup is Kit B's
 		typ := "LOGICAL_DNS"
 		if wrong {
 			typ = "STRICT_DNS"
@@ -627,6 +629,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 			value("pt", map[string]any{"name": "outbound|443||gslb-pt.lab.internal", "type": typ})
 	},
 	"cfg_portlevel": func(f *fixture, wrong bool) {
+		kitBValues(f) // its setup is Kit B's
 		broken := map[string]any{
 			"transport_socket":                 map[string]any{"name": "envoy.transport_sockets.tls"},
 			"typed_extension_protocol_options": map[string]any{hpo: map[string]any{"common_http_protocol_options": map[string]any{"idle_timeout": "3600s"}}},
@@ -642,6 +645,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 			})
 	},
 	"cfg_retry": func(f *fixture, wrong bool) {
+		kitBValues(f) // its setup is Kit B's
 		rp := map[string]any{
 			"retry_on":             "connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes",
 			"num_retries":          2.0,
@@ -657,6 +661,7 @@ var figures = map[string]func(f *fixture, wrong bool){
 		}})
 	},
 	"cfg_passthrough": func(f *fixture, wrong bool) {
+		kitBValues(f) // its setup is Kit B's
 		filters := []any{
 			map[string]any{"name": "istio.stats"},
 			map[string]any{"name": "envoy.filters.network.tcp_proxy", "typed_config": map[string]any{"stat_prefix": "outbound|443||gslb-pt.lab.internal", "cluster": "outbound|443||gslb-pt.lab.internal"}},
