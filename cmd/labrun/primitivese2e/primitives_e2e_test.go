@@ -335,6 +335,23 @@ func TestVetTranslations(t *testing.T) {
 	}
 }
 
+// TestDocsCountTranslations: docs/language.md's "Coming from Chainsaw/KUTTL" says how many
+// translations testdata/ holds; a translation added without it leaves the docs behind.
+func TestDocsCountTranslations(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "language.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("`cmd/labrun/primitivese2e/testdata/` holds %d of their own example tests translated", len(files))
+	if !strings.Contains(string(doc), want) {
+		t.Errorf("docs/language.md lacks %q (testdata/ holds %d translations)", want, len(files))
+	}
+}
+
 func bases(files []string) []string {
 	var b []string
 	for _, f := range files {
