@@ -3,7 +3,8 @@
 // examples/kube_primitives.cue (wait.match, wait.absent, apply modes create and patch,
 // expectFail, kubectl on this machine with env, outcome.<step>), a copy of it that must fail
 // with the closest object's diff, docs/language.md's worked example, and translations of Chainsaw's and KUTTL's own example tests
-// (testdata/, each file naming the test it translates). Its own package, so that only it starts
+// (testdata/, each file naming the test it translates), with copies of some edited so that the
+// original would fail, which must fail too. Its own package, so that only it starts
 // a sandbox.
 package primitivese2e
 
@@ -236,6 +237,87 @@ func TestE2EChainsawKuttlTranslations(t *testing.T) {
 	}
 }
 
+// wrongTranslations edits translations of testdata/ so that the original Chainsaw test would
+// fail (an assertion that does not hold, an object that differs, a refusal that does not come);
+// each copy must fail in labrun too, saying what differs.
+var wrongTranslations = []struct {
+	file, old, new string
+	want           []string
+}{
+	{"cs_inline.cue", `{wait: match: _cm & {data: foo: "bar"}}`, `{wait: match: _cm & {data: foo: "baz"}}`,
+		[]string{`data.foo: want "baz", got "bar"`}},
+	{"cs_quick_start.cue", `matchFiles: ["files/quick-start-configmap.yaml"]`, `matchFiles: ["files/wrong-quick-start.yaml"]`,
+		[]string{`data.foo: want "baz", got "bar"`}},
+	{"cs_template.cue", `{wait: match: _cm},`, `{wait: match: {apiVersion: "v1", kind: "ConfigMap", metadata: name: "${ns.test}-fo"}},`,
+		[]string{"it does not exist"}},
+	{"cs_yaml_anchors.cue", `restartPolicy: "Always"`, `restartPolicy: "Never"`,
+		[]string{`spec.restartPolicy: want "Never", got "Always"`}},
+	{"cs_field_validation.cue", `, bar: "baz"}`, `}`, []string{"expectFail: the step succeeded"}},
+	{"cs_negative_script.cue", `kubectl get foo"`, `kubectl get bar"`, nil},
+	{"cs_outputs.cue", `data: foo: "bar"}]}`, `data: foo: "baz"}]}`, nil},
+	// an update by merge patch keeps mapExperiment.foo: the error (absent) never holds
+	{"cs_update_crd.cue", `mode: "replace"`, `mode: "patch"`, []string{"still there: quick-start"}},
+	// the Job's pods orphaned: they stay
+	{"cs_orphan.cue", `{delete: objects: [{apiVersion: "batch/v1", kind: "Job", metadata: name: "delete-test"}]},`,
+		`{exec: argv: ["sh", "-c", "kubectl delete job delete-test -n \"$LABRUN_NAMESPACE\" --cascade=orphan"]},`, nil},
+	{"cs_non_resource_assertion.cue", `len(nodes) == 1`, `len(nodes) == 2`, nil},
+	// no Deployment has the label: all() over none never holds
+	{"cs_assertion_tree.cue", `metadata: {name: "coredns", labels: "k8s-app": "kube-dns"}`, `metadata: {name: "coredns", labels: "k8s-app": "other"}`, nil},
+	{"cs_namespace_template.cue", `annotations: "keptn.sh/lifecycle-toolkit": "enabled"
+		}}},`, `annotations: "keptn.sh/lifecycle-toolkit": "disabled"
+		}}},`, []string{`want "disabled", got "enabled"`}},
+}
+
+// TestE2EWrongTranslationsFail runs the copies of wrongTranslations as one suite, four at a
+// time: where the original Chainsaw test would fail, each must fail (exit 1), saying what
+// differs; labrun must never pass a translation whose original fails.
+func TestE2EWrongTranslationsFail(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "files"), os.DirFS(filepath.Join("testdata", "files"))); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join("testdata", "files", "quick-start-configmap.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "files", "wrong-quick-start.yaml"), bytes.Replace(good, []byte("foo: bar"), []byte("foo: baz"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, w := range wrongTranslations {
+		src, err := os.ReadFile(filepath.Join("testdata", w.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(src), w.old); n != 1 {
+			t.Fatalf("%s holds %q %d times, want once", w.file, w.old, n)
+		}
+		if err := os.WriteFile(filepath.Join(dir, w.file), []byte(strings.Replace(string(src), w.old, w.new, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, w.file)
+	}
+	// The copies are made before the sandbox starts: without one (-short, LABRUN_SANDBOX=off),
+	// a translation edited so that an edit no longer applies still fails here.
+	sb := sandbox.Start(t)
+	bin := e2ebin.Build(t)
+	out, err := labrun(t, sb, bin, dir, append([]string{"run", "--parallel", "4", "--report-dir", ""}, files...)...)
+	if code := exitCode(err); code != 1 {
+		t.Errorf("exit %d, want 1 (failures, no errors)", code)
+	}
+	for _, w := range wrongTranslations {
+		name := strings.TrimSuffix(w.file, ".cue")
+		for _, want := range append([]string{"FAILED " + name + " in "}, w.want...) {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: output lacks %q", w.file, want)
+			}
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", out)
+	}
+}
+
 // TestE2ETwiceAtOnce runs one scenario twice at the same time, in one labrun (--count 2
 // --parallel 2) and in two labruns: with ephemeral namespaces the runs never meet, and each
 // passes.
@@ -332,6 +414,23 @@ func TestVetTranslations(t *testing.T) {
 		if len(res.Scenarios) != 1 || res.Scenarios[0].Name != strings.TrimSuffix(filepath.Base(f), ".cue") || res.Scenarios[0].Doc == "" {
 			t.Errorf("%s: want one scenario named as the file, with a doc", f)
 		}
+	}
+}
+
+// TestDocsCountTranslations: docs/language.md's "Coming from Chainsaw/KUTTL" says how many
+// translations testdata/ holds; a translation added without it leaves the docs behind.
+func TestDocsCountTranslations(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "language.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("`cmd/labrun/primitivese2e/testdata/` holds %d of their own example tests translated", len(files))
+	if !strings.Contains(string(doc), want) {
+		t.Errorf("docs/language.md lacks %q (testdata/ holds %d translations)", want, len(files))
 	}
 }
 
