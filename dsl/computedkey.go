@@ -14,7 +14,8 @@ import (
 // not: expr reads an absent key of a map as the zero value of its items, so a stat nobody
 // recorded read 0 (b[k] != 3 and !(b[k] > 3) passed) and an absent value nil. Such a read
 // is handed through __key, which errs where the map lacks the key; the claim that the key may
-// be absent is the user's to make: k in b ? b[k] : …, has(b, k), get(b, k) ?? 0, b?.[k].
+// be absent is the user's to make: k in b ? b[k] : …, has(b, k), get(b, k) ?? 0, b?.[k] ?? 0
+// (b?.[k] is nil where the key is absent: OptKey).
 
 // keyFunc is the environment name of the function that a map read by a computed key is
 // handed through (Key).
@@ -22,6 +23,13 @@ const keyFunc = "__key"
 
 // KeyFunc is the environment name the interpreter must bind to Key.
 const KeyFunc = keyFunc
+
+// optKeyFunc is the environment name of the function that a map read by a computed key with
+// ?. is handed through (OptKey).
+const optKeyFunc = "__optkey"
+
+// OptKeyFunc is the environment name the interpreter must bind to OptKey.
+const OptKeyFunc = optKeyFunc
 
 // AbsentKey is the error of a read by a computed key that the map does not hold.
 type AbsentKey struct {
@@ -59,6 +67,37 @@ func Key(src, mapSrc string, m, k any) (any, error) {
 	return runtime.Fetch(m, k), nil
 }
 
+// OptKey is m?.[k] as an expression means it: nil where m is nil or a map that has no key k.
+// expr reads an absent key as the zero value of the map's items, so over a map of numbers
+// (a snapshot's stats, a load's codes) b?.[k] read 0 for a stat nobody recorded, and
+// b?.[k] == 0 held of a misspelled one; nil fails such a claim, and ?? says what to use.
+func OptKey(m, k any) any {
+	if m == nil {
+		return nil
+	}
+	v := reflect.ValueOf(m)
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
+	if v.Kind() == reflect.Map {
+		if k == nil {
+			return nil
+		}
+		kv := reflect.ValueOf(k)
+		if !kv.Type().AssignableTo(v.Type().Key()) {
+			return nil
+		}
+		if e := v.MapIndex(kv); e.IsValid() {
+			return e.Interface()
+		}
+		return nil
+	}
+	return runtime.Fetch(m, k)
+}
+
 // wrapComputedKeys hands each read of node by a computed key (not a literal, not ?.[…])
 // through __key(src, mapSrc, map, key), the read and its map as expr prints them. It says
 // whether it wrapped any.
@@ -72,7 +111,7 @@ type keyWrapper struct{ wrapped bool }
 
 func (w *keyWrapper) Visit(n *ast.Node) {
 	m, ok := (*n).(*ast.MemberNode)
-	if !ok || m.Optional || m.Method {
+	if !ok || m.Method {
 		return
 	}
 	switch p := m.Property.(type) {
@@ -82,6 +121,12 @@ func (w *keyWrapper) Visit(n *ast.Node) {
 		if _, ok := p.Node.(*ast.IntegerNode); ok {
 			return // xs[-1]
 		}
+	}
+	if m.Optional {
+		// b?.[k]: nil where the key is absent, not the items' zero value.
+		ast.Patch(n, &ast.CallNode{Callee: &ast.IdentifierNode{Value: optKeyFunc}, Arguments: []ast.Node{m.Node, m.Property}})
+		w.wrapped = true
+		return
 	}
 	call := &ast.CallNode{
 		Callee:    &ast.IdentifierNode{Value: keyFunc},

@@ -435,6 +435,7 @@ func (n *Names) Env() map[string]any {
 		envoyJSONFunc:     xdstype.ReadJSON,
 		nonEmptyFunc:      NonEmpty,
 		keyFunc:           Key,
+		optKeyFunc:        OptKey,
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
 		schema.SetFunc:    schema.ReadSet,
 		schema.GroupFunc:  schema.ReadGroup,

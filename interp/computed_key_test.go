@@ -15,7 +15,7 @@ import (
 // delta[vars.stat], b[#]) gave the zero value where the map lacks the key, so a stat nobody
 // recorded read 0 and b[k] != 3, !(b[k] > 3) passed; a key written in the expression
 // (b.upstream_rq_retry) already erred. The read errs, naming the key, unless the expression
-// says the key may be absent (in, ?.[…], get). The fake target stands in for Envoy's admin.
+// says the key may be absent (in, ?.[…], get); ?.[…] reads nil there, not 0. The fake target stands in for Envoy's admin.
 func TestComputedKeyAbsent(t *testing.T) {
 	const absent = `b[k] has no value: b holds no key "upstream_rq_retry"`
 	expect := []claim{
@@ -30,6 +30,11 @@ func TestComputedKeyAbsent(t *testing.T) {
 		{`let k = "zz"; k in b ? b[k] == 1 : true`, "passed", ""},
 		{`let k = "zz"; !has(b, k) && get(b, k) == nil`, "passed", ""},
 		{`let k = "zz"; (b?.[k] ?? 0) == 0`, "passed", ""},
+		// ?.[k] is nil where the key is absent, not the items' 0: b?.[k] == 0 held of a
+		// misspelled stat.
+		{`b?.[vars.k] == 0`, "failed", ""},
+		{`b?.[vars.k] == nil && (b?.["a"] ?? 0) == 1`, "passed", ""},
+		{`let k = "a"; b?.[k] == 1`, "passed", ""},
 		{`let i = 1; [1, b.a][i] == 1`, "passed", ""},
 	}
 	var srcs []string
