@@ -151,3 +151,19 @@ func TestMatchBrace(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandFileNoValue: a ${...} of a file a step reads whose value is nil when the step
+// starts errs, as one in a step's own strings does (TestTemplateNoValue); ?? gives a default.
+func TestExpandFileNoValue(t *testing.T) {
+	sc := loadOne(t, `s: schema.#Scenario & {
+	steps: [{exec: argv: ["true"]}]
+}`)
+	env := map[string]any{}
+	if _, err := sc.ExpandFile("cm.yaml", []byte("data:\n  a: ${ {\"k\": 1}.nope }\n"), env); err == nil || !strings.Contains(err.Error(), `has no value`) {
+		t.Errorf("a nil ${...} in a file: %v, want has no value", err)
+	}
+	got, err := sc.ExpandFile("cm.yaml", []byte("data:\n  a: ${ {\"k\": 1}.nope ?? 'x' }\n"), env)
+	if err != nil || string(got) != "data:\n  a: x\n" {
+		t.Errorf("with ??: %q, %v", got, err)
+	}
+}

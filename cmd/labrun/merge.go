@@ -294,11 +294,11 @@ func (p *process) compareMergedDocs(matrices []*dsl.Matrix, byMatrix map[*dsl.Ma
 	return p.compareDocs(w, recs)
 }
 
-// unitOrSingle is the record's unit, or the unit of a run of its scenario on its own (a record
-// without one).
 // matrixNotDeclared leads what dsl.Unit.Contradictions finds in a record, in merge and replay.
 const matrixNotDeclared = "its matrix is not the one its scenario declares with the flags it records"
 
+// unitOrSingle is the record's unit, or the unit of a run of its scenario on its own (a record
+// without one), which it gives the record.
 func unitOrSingle(rec *interp.Record) *dsl.Unit {
 	if rec.Unit != nil && rec.Unit.Matrix != nil {
 		return rec.Unit
