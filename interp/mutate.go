@@ -337,60 +337,135 @@ func Mutants(rec *Record, sc *dsl.Scenario) []Mutant {
 }
 
 // shift moves the end of step name by d, and its start too when whole (the step starts d
-// late), with what starts once it has ended (the next step of its sequence, a block's end): a
-// step moved alone would end after the steps that follow it began, which no run does. What
-// ran beside it stays; a block it is in ends d later.
+// late, with what it holds), with what waits for it to end: the steps after it in its
+// sequence, and, where a block ends later because of it, what follows that block. What ran
+// beside it does not move: a sibling in a parallel block starts at the block's start plus
+// its at, and a background step's successors do not wait for it (its phase or block joins
+// it at its end). A step moved alone would end after the steps that follow it began, which
+// no run does; one moved with its parallel siblings would hide the order it changed.
 func shift(r *Record, name string, d time.Duration, whole bool) {
-	var end time.Duration
-	var paths []string
+	var last *StepRecord // the step's last round, whose result the record keeps
 	for _, x := range r.Steps {
-		if x.Name == name {
-			end = max(end, x.End)
-			paths = append(paths, x.Path)
+		if x.Name == name && (last == nil || x.End >= last.End) {
+			last = x
 		}
 	}
-	holds := func(x *StepRecord) bool { // a block the step is in
-		for _, p := range paths {
-			if strings.HasPrefix(p, x.Path+".") {
-				return true
+	if last == nil {
+		return
+	}
+	within := func(x *StepRecord, p string) bool { return strings.HasPrefix(x.Path, p+".") }
+	moves := map[*StepRecord]time.Duration{}
+	ends := map[*StepRecord]time.Duration{} // blocks whose end alone moves
+	for _, x := range r.Steps {
+		if x.Name == name && (whole || x == last) || whole && within(x, last.Path) && x.Start >= last.Start && x.End <= last.End {
+			moves[x] = d
+		}
+	}
+	if !whole {
+		delete(moves, last)
+		ends[last] = d
+	}
+	// Up from the step, block by block, then its phase: at each level node is what moved
+	// (by delta at its end), container what holds it.
+	node, delta := last, d
+	for delta > 0 && node != nil {
+		var container *StepRecord
+		for _, x := range r.Steps {
+			if x != node && within(node, x.Path) && x.Start <= node.Start && x.End >= node.End &&
+				(container == nil || len(x.Path) > len(container.Path)) {
+				container = x
 			}
 		}
-		return false
-	}
-	moved := false
-	for _, x := range r.Steps {
-		switch {
-		case x.Name == name && !whole:
-			if x.End == end { // its last round, whose result the record keeps, took d longer
-				x.End += d
-				moved = true
+		inContainer := func(x *StepRecord) bool {
+			if container != nil {
+				return within(x, container.Path) && x.Start >= container.Start && x.End <= container.End
 			}
-		case x.Name == name, x.Start >= end:
-			x.Start += d
-			x.End += d
-			// Late against its plan, as a run records it: a step of a block planned at its
-			// block's start plus its at keeps that plan.
-			x.Skew += d
-			moved = true
-			// What it read, it read later (a snapshot's time, a series' samples, a load's run).
-			if res := r.Results[x.Name]; res != nil && x.Name != "" {
-				switch v := res.Value.(type) {
-				case *SnapshotRecord:
-					if v != nil {
-						v.At = v.At.Add(d)
-					}
-				case *LoadRecord:
-					if v != nil && !v.Start.IsZero() {
-						v.Start, v.End = v.Start.Add(d), v.End.Add(d)
-					}
+			return x.Phase == node.Phase
+		}
+		containerEnd := time.Duration(0)
+		if container != nil {
+			containerEnd = container.End
+		} else {
+			for _, x := range r.Steps {
+				if x.Phase == node.Phase {
+					containerEnd = max(containerEnd, x.End)
 				}
 			}
-		case holds(x):
-			x.End += d // it ends once the step has
+		}
+		if node.Background {
+			// An await that ended when it had is what waits for it in its sequence.
+			var await *StepRecord
+			for _, x := range r.Steps {
+				if x.Kind == "await" && inContainer(x) && x.Start <= node.End && x.End >= node.End && (await == nil || x.End < await.End) {
+					await = x
+				}
+			}
+			if await != nil {
+				node, delta = await, max(0, node.End+delta-await.End)
+				if delta > 0 {
+					ends[await] = delta
+				}
+				continue
+			}
+		}
+		next := delta // how much later the container ends
+		if container != nil && container.Kind == "parallel" || node.Background {
+			next = max(0, node.End+delta-containerEnd)
+		} else {
+			for _, x := range r.Steps {
+				if _, moved := moves[x]; !moved && x != node && inContainer(x) && !within(x, node.Path) && x.Start >= node.End {
+					moves[x] = delta
+				}
+			}
+		}
+		if container == nil {
+			// The phases after it start once it has ended.
+			for _, x := range r.Steps {
+				if _, moved := moves[x]; !moved && next > 0 && x.Phase != node.Phase && x.Start >= containerEnd {
+					moves[x] = next
+				}
+			}
+			if next > 0 && !r.End.IsZero() {
+				r.End = r.End.Add(next) // the run ends once its last step has
+			}
+			break
+		}
+		if next > 0 {
+			if _, moved := moves[container]; !moved {
+				ends[container] = max(ends[container], next)
+			}
+		}
+		node, delta = container, next
+	}
+	for x, e := range ends {
+		if _, moved := moves[x]; !moved {
+			x.End += e
 		}
 	}
-	if moved && !r.End.IsZero() {
-		r.End = r.End.Add(d) // the run ends once its last step has
+	read := map[string]bool{}
+	for x, m := range moves {
+		x.Start += m
+		x.End += m
+		// Late against its plan, as a run records it: a step of a block planned at its
+		// block's start plus its at keeps that plan.
+		x.Skew += m
+		// What it read, it read later (a snapshot's time, a load's run), once per result.
+		if x.Name == "" || read[x.Name] {
+			continue
+		}
+		read[x.Name] = true
+		if res := r.Results[x.Name]; res != nil {
+			switch v := res.Value.(type) {
+			case *SnapshotRecord:
+				if v != nil {
+					v.At = v.At.Add(m)
+				}
+			case *LoadRecord:
+				if v != nil && !v.Start.IsZero() {
+					v.Start, v.End = v.Start.Add(m), v.End.Add(m)
+				}
+			}
+		}
 	}
 }
 

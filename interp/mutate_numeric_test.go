@@ -354,10 +354,11 @@ func TestLogMutantsALogCouldHave(t *testing.T) {
 	}
 }
 
-// TestLateStepMutantKeepsTheTimeline: "step a starts 1s late" moves a, what started once a
-// had ended (the next step of its sequence) and the end of a block holding a; a step that ran
-// beside a stays. A step moved alone would end after its successor began: no run does that,
-// and an expectation restating the order (started.b >= ended.a) would kill it.
+// TestLateStepMutantKeepsTheTimeline: "step a starts 1s late" moves a, what waits for a to
+// end (the next step of its sequence) and the end of a block a is the last to end in; a step
+// that ran beside a stays, and a block that ends with a sibling that ends later still ends
+// then (with what follows it). A step moved alone would end after its successor began: no
+// run does that, and an expectation restating the order (started.b >= ended.a) would kill it.
 func TestLateStepMutantKeepsTheTimeline(t *testing.T) {
 	sc := loadScenario(t, `s: schema.#Scenario & {
 		steps: [
@@ -367,15 +368,29 @@ func TestLateStepMutantKeepsTheTimeline(t *testing.T) {
 		expect: ["ended.a < 60", "started.b >= ended.a"]
 	}`)
 	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
-	rec := &interp.Record{Outcome: interp.Passed, Results: map[string]*interp.Result{}}
-	rec.Steps = []*interp.StepRecord{
-		{Name: "blk", Path: "steps.0", Kind: "parallel", Start: s(0), End: s(3), Outcome: interp.Passed},
-		{Name: "a", Path: "steps.0.parallel.0", Kind: "exec", Start: s(0), End: s(1), Outcome: interp.Passed},
-		{Name: "side", Path: "steps.0.parallel.1", Kind: "exec", Start: s(0), End: s(3), Outcome: interp.Passed},
-		{Name: "b", Path: "steps.1", Kind: "exec", Start: s(3), End: s(4), Outcome: interp.Passed},
+	for _, c := range []struct {
+		name string
+		aEnd float64
+		want map[string][2]time.Duration
+	}{
+		// a ends at 2.5 s, after side: the block, and b after it, end 1 s later.
+		{"a last", 2.5, map[string][2]time.Duration{"blk": {s(0), s(3.5)}, "a": {s(1), s(3.5)}, "side": {s(0), s(3)}, "b": {s(3.5), s(4.5)}}},
+		// a ends at 1 s, late at 2 s, before side's 3 s: the block still ends at 3 s, b stays.
+		{"side last", 1, map[string][2]time.Duration{"blk": {s(0), s(3)}, "a": {s(1), s(2)}, "side": {s(0), s(3)}, "b": {s(3), s(4)}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			end := max(s(c.aEnd), s(3))
+			rec := &interp.Record{Outcome: interp.Passed, Results: map[string]*interp.Result{}}
+			rec.Steps = []*interp.StepRecord{
+				{Name: "blk", Path: "steps.0", Kind: "parallel", Start: s(0), End: end, Outcome: interp.Passed},
+				{Name: "a", Path: "steps.0.parallel.0", Kind: "exec", Start: s(0), End: s(c.aEnd), Outcome: interp.Passed},
+				{Name: "side", Path: "steps.0.parallel.1", Kind: "exec", Start: s(0), End: s(3), Outcome: interp.Passed},
+				{Name: "b", Path: "steps.1", Kind: "exec", Start: end, End: end + s(1), Outcome: interp.Passed},
+			}
+			r := applied(t, rec, sc, "step a starts 1s late")
+			wantSpans(t, r, c.want)
+		})
 	}
-	r := applied(t, rec, sc, "step a starts 1s late")
-	wantSpans(t, r, map[string][2]time.Duration{"blk": {s(0), s(4)}, "a": {s(1), s(2)}, "side": {s(0), s(3)}, "b": {s(4), s(5)}})
 }
 
 // TestFullSpeedLoadLatencyMutantStretches: "latencies ×2" of a load of N requests as fast as
@@ -438,16 +453,17 @@ func TestFullSpeedLoadLatencyMutantStretches(t *testing.T) {
 	wantSpans(t, r, map[string][2]time.Duration{"f": {s(0), s(3.63)}, "q": {s(3.63), s(5.66)}, "b": {s(5.66), s(5.8)}})
 }
 
-// TestLateStepMutantKeepsAtPlans: "step a starts 1s late" moves m, planned at 2s into the
-// block beside a, after a ended, as late against that plan (its skew), not planned later: a
-// step of a block is planned at the block's start plus its at, and a record that plans it
-// elsewhere is one no run writes (the mutant was impossible).
+// TestLateStepMutantKeepsAtPlans: "step a starts 1s late" leaves m, planned at 2s into the
+// block beside a, where it ran: a step of a block starts at the block's start plus its at,
+// whenever its siblings end, so a run where a started late records m at 2s still. (Moving m
+// with a, as mutate did, kept every relation between them: `started.m >= ended.a + 0.5`
+// survived the run where a ended after m began.) The mutant is one a run records.
 func TestLateStepMutantKeepsAtPlans(t *testing.T) {
 	sc := loadScenario(t, `s: schema.#Scenario & {
 		steps: [
 			{name: "blk", parallel: [{name: "a", exec: argv: ["true"]}, {name: "m", at: "2s", exec: argv: ["true"]}]},
 		]
-		expect: ["started.m - started.a < 5"]
+		expect: ["started.m - started.a < 5", "started.m >= ended.a + 0.5"]
 	}`)
 	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
 	t0 := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
@@ -458,9 +474,55 @@ func TestLateStepMutantKeepsAtPlans(t *testing.T) {
 		{Name: "m", Path: "steps.0.parallel.1", Kind: "exec", Planned: s(2), Start: s(2), End: s(2.1), Outcome: interp.Passed, Timed: true},
 	}
 	_, byName := mutantsByName(t, rec, sc)
-	if m, ok := byName["step a starts 1s late"]; !ok || len(m.Impossible) > 0 {
-		t.Errorf("step a starts 1s late: listed %v, impossible (%q); want a mutant a run records", ok, m.Impossible)
+	m, ok := byName["step a starts 1s late"]
+	if !ok || len(m.Impossible) > 0 {
+		t.Fatalf("step a starts 1s late: listed %v, impossible (%q); want a mutant a run records", ok, m.Impossible)
 	}
+	if want := []string{"started.m >= ended.a + 0.5"}; !slices.Equal(m.KilledBy, want) {
+		t.Errorf("step a starts 1s late: killed by %q, want %q", m.KilledBy, want)
+	}
+	wantSpans(t, applied(t, rec, sc, "step a starts 1s late"), map[string][2]time.Duration{"blk": {s(0), s(2.1)}, "a": {s(1), s(2)}, "m": {s(2), s(2.1)}})
+}
+
+// TestLateBackgroundStepMutant: "step bg starts 1s late" of a background step moves none of
+// the steps after it in its sequence, which did not wait for it, but an await that joined it
+// ends when it does, and what follows the await starts then.
+func TestLateBackgroundStepMutant(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+		steps: [
+			{name: "bg", background: true, exec: argv: ["true"]},
+			{name: "n", exec: argv: ["true"]},
+			{name: "w", await: ["bg"]},
+			{name: "after", exec: argv: ["true"]},
+		]
+		expect: ["ended.bg < 60"]
+	}`)
+	s := func(d float64) time.Duration { return time.Duration(d * float64(time.Second)) }
+	rec := &interp.Record{Outcome: interp.Passed, Results: map[string]*interp.Result{}}
+	rec.Steps = []*interp.StepRecord{
+		{Name: "bg", Path: "steps.0", Kind: "exec", Background: true, Start: s(0), End: s(3), Outcome: interp.Passed},
+		{Name: "n", Path: "steps.1", Kind: "exec", Start: s(0), End: s(1), Outcome: interp.Passed},
+		{Name: "w", Path: "steps.2", Kind: "await", Start: s(1), End: s(3), Outcome: interp.Passed},
+		{Name: "after", Path: "steps.3", Kind: "exec", Start: s(3), End: s(4), Outcome: interp.Passed},
+	}
+	wantSpans(t, applied(t, rec, sc, "step bg starts 1s late"), map[string][2]time.Duration{
+		"bg": {s(1), s(4)}, "n": {s(0), s(1)}, "w": {s(1), s(4)}, "after": {s(4), s(5)}})
+	// Without the await, after starts once n has ended, whenever bg ends: nothing else moves.
+	sc = loadScenario(t, `s: schema.#Scenario & {
+		steps: [
+			{name: "bg", background: true, exec: argv: ["true"]},
+			{name: "n", exec: argv: ["true"]},
+			{name: "after", exec: argv: ["true"]},
+		]
+		expect: ["ended.bg < 60"]
+	}`)
+	rec.Steps = []*interp.StepRecord{
+		{Name: "bg", Path: "steps.0", Kind: "exec", Background: true, Start: s(0), End: s(3), Outcome: interp.Passed},
+		{Name: "n", Path: "steps.1", Kind: "exec", Start: s(0), End: s(3.5), Outcome: interp.Passed},
+		{Name: "after", Path: "steps.2", Kind: "exec", Start: s(3.5), End: s(5), Outcome: interp.Passed},
+	}
+	wantSpans(t, applied(t, rec, sc, "step bg starts 1s late"), map[string][2]time.Duration{
+		"bg": {s(1), s(4)}, "n": {s(0), s(3.5)}, "after": {s(3.5), s(5)}})
 }
 
 // mutantsByName judges rec's mutants under sc: the report, and its mutants by name.
