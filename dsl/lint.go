@@ -50,6 +50,7 @@ const (
 	LintSweepOnlyJudged  = "sweep-only-judged"
 	LintUnreachedBackend = "unreached-backend"
 	LintDeltaWindowOpen  = "delta-window-open"
+	LintDeltaBeforeLoads = "delta-before-loads"
 	LintWarmupUncounted  = "warmup-uncounted"
 	// LintUnknownReason: an event reason compared with a literal close to a known one.
 	LintUnknownReason = "unknown-reason"
@@ -106,6 +107,7 @@ var LintCodes = map[string]string{
 	LintUnknownReason:       "an expression compares an event's reason with a literal that is none of the reasons Kubernetes writes but a letter or two off one (reason == 'BackOf'), or an events step's reason filter has such a word (reason: \"Unhealty\"): no event has it, so the claim matches nothing, and one that none happened holds whatever happened",
 	LintBareTime:            "an expression compares a time in milliseconds or seconds (a load's latencies, its duration, a config's timeout) with a number other than 0 written without its unit (fortio.avg >= 2): meant in the other unit, the claim is off by a factor of 1000 and may hold of any run; duration('2s') says which",
 	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
+	LintDeltaBeforeLoads:    "a delta of request or connection stats that an expression reads closes (its later snapshot is taken) before every load of the scenario starts, with no command or process that may run in its window: it counts none of the loads' requests (a baseline claim before the load says so with lint: ignore)",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
@@ -519,28 +521,41 @@ func kindOnly(o schema.Object) bool {
 	return true
 }
 
+// deltaPair is a pair of snapshots a delta compares, and the stats read of it.
+type deltaPair struct {
+	from, to *Step
+	stats    []string
+}
+
 // deltaPairs are the pairs of snapshots the deltas of the scenario's expectations and asserts
 // compare, as the plan knows them (a plain delta of an expectation: the first and last
-// snapshot), each once, in the order read.
-func (d *decoder) deltaPairs() [][2]*Step {
+// snapshot), each once, in the order read, with the stats read of each.
+func (d *decoder) deltaPairs() []*deltaPair {
 	sc := d.sc
-	var pairs [][2]*Step
-	add := func(from, to string) {
+	var pairs []*deltaPair
+	add := func(from, to, stat string) {
 		a, b := sc.Step(from), sc.Step(to)
-		if a == nil || b == nil || a == b || slices.Contains(pairs, [2]*Step{a, b}) {
+		if a == nil || b == nil || a == b {
 			return
 		}
-		pairs = append(pairs, [2]*Step{a, b})
+		i := slices.IndexFunc(pairs, func(p *deltaPair) bool { return p.from == a && p.to == b })
+		if i < 0 {
+			pairs = append(pairs, &deltaPair{from: a, to: b})
+			i = len(pairs) - 1
+		}
+		if stat != "" && !slices.Contains(pairs[i].stats, stat) {
+			pairs[i].stats = append(pairs[i].stats, stat)
+		}
 	}
 	for _, e := range sc.Expect {
 		for _, r := range e.Refs {
 			switch r.Kind {
 			case RefDelta:
 				if sc.ExprNames != nil && sc.ExprNames.DeltaErr == "" {
-					add(sc.ExprNames.DeltaFrom, sc.ExprNames.DeltaTo)
+					add(sc.ExprNames.DeltaFrom, sc.ExprNames.DeltaTo, r.Stat)
 				}
 			case RefDeltaPair:
-				add(r.From, r.To)
+				add(r.From, r.To, r.Stat)
 			}
 		}
 	}
@@ -551,7 +566,7 @@ func (d *decoder) deltaPairs() [][2]*Step {
 			}
 			for _, r := range s.Expr.Refs {
 				if r.Kind == RefDeltaPair {
-					add(r.From, r.To)
+					add(r.From, r.To, r.Stat)
 				}
 			}
 		})
@@ -571,7 +586,7 @@ func (d *decoder) lintDeltaWindows(warn func(s *Step, field, code, format string
 	}
 	warned := map[string]bool{}
 	for _, pr := range pairs {
-		from, to := pr[0], pr[1]
+		from, to := pr.from, pr.to
 		fp, ok1 := from.Params.(*schema.Snapshot)
 		tp, ok2 := to.Params.(*schema.Snapshot)
 		if !ok1 || !ok2 {
@@ -594,7 +609,63 @@ func (d *decoder) lintDeltaWindows(warn func(s *Step, field, code, format string
 				warn(to, "", LintDeltaWindowOpen, "snapshot %s, which closes the delta of %s and %s an expression reads, is taken right after load %s starts in the background (nothing between takes time, and it is not awaited before %s): the delta covers none or little of the load's requests, so a claim over it (delta.rq_5xx == 0) judges a window the load sent next to nothing in; await %s before %s", to.Name, from.Name, to.Name, l.Shown, to.Name, l.Shown, to.Name)
 			}
 		}
+		if l, stat := d.deltaBeforeLoads(pr); l != nil {
+			warn(to, "", LintDeltaBeforeLoads, "snapshot %s, which closes the delta of %s and %s an expression reads (%s), is taken before every load of the scenario starts (load %s starts after it), and no command or process may run between the two snapshots: the delta counts none of the loads' requests, so a claim over it (delta.%s == 0) holds whatever the loads did; take snapshot %s once the load has ended, or, for a claim about the quiet before the load, say so: lint: ignore: {%q: \"the baseline before the load\"}", to.Name, from.Name, to.Name, stat, l.Shown, stat, to.Name, LintDeltaBeforeLoads)
+		}
 	}
+}
+
+// trafficStat is a stat that requests or connections move (rq_total, upstream_rq_503,
+// upstream_rq_pending_overflow, upstream_cx_total, retry counts): a delta of one over a window
+// no traffic reaches is 0 whatever the traffic did.
+var trafficStat = regexp.MustCompile(`(?:^|[._])(?:rq|cx)(?:_|$)|retry|overflow`)
+
+// deltaBeforeLoads returns, when the scenario has loads and the delta of pr reads a traffic
+// stat (trafficStat; the first is returned) over a window that closes before every load
+// starts (its later snapshot ends before the load in a sequence, or is at an earlier offset
+// than the load's branch in a parallel block) and that no command, process or step of a kind
+// that may send may run in, the first of those loads.
+func (d *decoder) deltaBeforeLoads(pr *deltaPair) (*Step, string) {
+	stat := ""
+	for _, s := range pr.stats {
+		if trafficStat.MatchString(s) {
+			stat = s
+			break
+		}
+	}
+	if stat == "" {
+		return nil, ""
+	}
+	closedBefore := func(s *Step) bool {
+		if d.endedBefore(pr.to, s) {
+			return true
+		}
+		lca := d.commonBlock(pr.to, s)
+		return lca != nil && lca.Kind == "parallel" && d.startedBefore(pr.to, s)
+	}
+	var first *Step
+	for _, s := range d.order {
+		if s == pr.from || s == pr.to {
+			continue
+		}
+		switch s.Kind {
+		case "snapshot", "wait", "assert", "sleep", "logs", "await", "dns", "config", "get", "events",
+			"apply", "delete", "scale", "kill", "restart", "parallel", "sequence", "repeat":
+			continue // sends no request
+		case "load":
+			if !closedBefore(s) {
+				return nil, "" // it may send in the window, or sent before it
+			}
+			if first == nil {
+				first = s
+			}
+		default:
+			if !d.endedBefore(s, pr.from) && !closedBefore(s) {
+				return nil, "" // a command or process may send in the window
+			}
+		}
+	}
+	return first, stat
 }
 
 // serverRequests is a read of a server's request count over a window: a delta's rq_total (a

@@ -18,7 +18,7 @@ import (
 func (d *decoder) lintPodReplaced(objs []applied, warn func(s *Step, field, code, format string, args ...any)) {
 	warned := map[*Step]bool{}
 	for _, pr := range d.deltaPairs() {
-		from, to := pr[0], pr[1]
+		from, to := pr.from, pr.to
 		fe, te := envoyBySelector(from), envoyBySelector(to)
 		if fe == nil || te == nil || warned[to] || from.Cluster != to.Cluster ||
 			fe.Selector != te.Selector || d.defaultNamespace(fe.Namespace) != d.defaultNamespace(te.Namespace) {
