@@ -276,6 +276,45 @@ func TestJUnitReportLost(t *testing.T) {
 	}
 }
 
+// TestJUnitLeftovers: a run whose cleanup left objects or processes behind (labrun, and labrun
+// merge of its record, exit 4) has an error case of its own, whatever its verdict: its JUnit
+// said failures 0, errors 0 beside the exit code 4, and a CI reading it counted the run a
+// success.
+func TestJUnitLeftovers(t *testing.T) {
+	for name, rec := range junitCases() {
+		_, doc := readJUnit(t, rec)
+		before := doc.Suites[0]
+		rec.Leftovers = []string{"ConfigMap lab/c"}
+		_, doc = readJUnit(t, rec)
+		s := doc.Suites[0]
+		if s.Errors != before.Errors+1 {
+			t.Errorf("%s: errors %d with a leftover, %d without: want one more", name, s.Errors, before.Errors)
+		}
+		var found bool
+		for _, c := range s.Cases {
+			if c.Error != nil && strings.Contains(c.Error.Message, "left 1 object behind (ConfigMap lab/c)") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no error case says what the run left behind", name)
+		}
+	}
+	// A failed run its pass rate covers (labrun exits 0 for the failure) still exits 4 for
+	// what it left: its leftovers case stays an error.
+	m := &dsl.Matrix{Scenario: "s", Count: 2, PassRate: 0.5}
+	passed, failed := junitCases()["passed"], junitCases()["failed"]
+	passed.Scenario, failed.Scenario = "s", "s"
+	passed.Unit = &dsl.Unit{ID: "s#1", Matrix: m, Combination: 1, Round: 1}
+	failed.Unit = &dsl.Unit{ID: "s#2", Matrix: m, Combination: 1, Round: 2}
+	failed.Leftovers = []string{"ConfigMap lab/c"}
+	_, doc := readJUnit(t, passed, failed)
+	s := doc.Suites[1]
+	if s.Errors != 1 || s.Failures != 0 {
+		t.Errorf("a covered run that left objects behind: %d errors, %d failures; want 1 error (the leftovers), 0 failures", s.Errors, s.Failures)
+	}
+}
+
 // TestJUnitNotRunStep: a step a stopped run did not reach is a skipped case whose message says
 // once that it did not run, as the record says it (not "not run: not run: …").
 func TestJUnitNotRunStep(t *testing.T) {
