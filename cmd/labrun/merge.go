@@ -405,6 +405,7 @@ func checkShards(all []mergedRecord) error {
 	}
 	type shard struct{ runs, held int }
 	splits := map[split]map[int]*shard{}
+	units := map[split][]*dsl.Unit{} // the runs the records of each split hold
 	var order []split
 	// The shards of one split run one plan: a scenario's matrix (its --count, --pass-rate,
 	// sweep) is the same in each. Shards run with other flags would each be summarized as
@@ -455,6 +456,7 @@ func checkShards(all []mergedRecord) error {
 			splits[k][sh.Index] = s
 		}
 		s.held++
+		units[k] = append(units[k], unitOrSingle(m.rec))
 	}
 	if len(msgs) > 0 {
 		return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ")}
@@ -475,6 +477,12 @@ func checkShards(all []mergedRecord) error {
 			}
 		}
 		if held >= k.all {
+			// As many runs as the split planned, but they must be its runs: before, a failed
+			// run's record replaced by a record of another scenario (its shard edited to
+			// match), or renamed, merged as a split every run of which passed.
+			if k.plan != "" && planHash(units[k]) != k.plan {
+				msgs = append(msgs, fmt.Sprintf("the %d shards planned %d runs; the records hold %d, but not the runs planned (%s): a record of a run the split did not plan (another scenario's, or one whose scenario, file or run id was edited) stands for one it planned", k.count, k.all, held, heldRuns(units[k])))
+			}
 			continue
 		}
 		var why []string
@@ -516,6 +524,25 @@ func checkShards(all []mergedRecord) error {
 		return nil
 	}
 	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a summary of part of the runs would not say what ran; merge the records of every shard"}
+}
+
+// heldRuns says which runs records hold, by scenario: "a/a.cue good: 1 run; o/o.cue more: 1
+// run".
+func heldRuns(units []*dsl.Unit) string {
+	n := map[string]int{}
+	var keys []string
+	for _, u := range units {
+		k := fileKey(u.Matrix.File) + " " + u.Matrix.Scenario
+		if n[k] == 0 {
+			keys = append(keys, k)
+		}
+		n[k]++
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		keys[i] = fmt.Sprintf("%s: %d run%s", k, n[k], plural(n[k]))
+	}
+	return strings.Join(keys, "; ")
 }
 
 // planWords says a matrix's flags as the command line gives them.
