@@ -1422,6 +1422,9 @@ func (p *process) readRecords(path string) ([]mergedRecord, error) {
 // recordStart matches how a record's line begins (its first field is its version).
 var recordStart = regexp.MustCompile(`^\{\s*"version"\s*:`)
 
+// recordWithin matches a record's beginning inside a line (its version, then its scenario).
+var recordWithin = regexp.MustCompile(`\{\s*"version"\s*:\s*\d+\s*,\s*"scenario"\s*:`)
+
 // recordLines reads the records among the lines of r (labrun run -o json's stdout, a pod's
 // log: other lines are skipped); name says where they came from in errors.
 func recordLines(name string, r io.Reader) ([]*interp.Record, error) {
@@ -1430,7 +1433,20 @@ func recordLines(name string, r io.Reader) ([]*interp.Record, error) {
 	var out []*interp.Record
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] != '{' {
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' {
+			if loc := recordWithin.FindIndex(sc.Bytes()); loc != nil {
+				// Another output written into the record's line (a warning without its
+				// newline, a timestamp): skipped as one of the log's other lines, the run was
+				// lost, perhaps the one that failed.
+				before := []rune(string(bytes.TrimLeft(sc.Bytes()[:loc[0]], " \t")))
+				if len(before) > 60 {
+					before = append([]rune("…"), before[len(before)-60:]...)
+				}
+				return nil, fmt.Errorf("%s:%d:%d: a run record after other text on its line (%q): another output was written into the record's line; merge counts no run from it: give each record a line of its own", name, n, loc[0]+1, string(before))
+			}
 			continue
 		}
 		at := fmt.Sprintf("%s:%d", name, n)

@@ -102,6 +102,8 @@ func TestRecordLinesDamaged(t *testing.T) {
 		{"other JSON", "{\"not\": \"a record\"}\n{\"kind\": \"x\"}\n", ""},
 		{"a brace", "{ not json at all\n", ""},
 		{"text", "labrun: hi\n", ""},
+		{"after text", "ok\nW1206 slow {\"version\":2,\"scenario\":\"pb\"}\n", "pod.log:2:12: a run record after other text on its line (\"W1206 slow \")"},
+		{"text quoting a version", "note: {\"version\": \"1.2\"}\n", ""},
 	} {
 		_, err := recordLines("pod.log", strings.NewReader(c.in))
 		got := ""
