@@ -297,6 +297,14 @@ func junitSuiteOf(id int, rec *interp.Record, host string) junitSuite {
 		add(junitCase{Name: "report", Classname: name0(rec.Scenario), Time: "0",
 			Error: &junitMessage{Message: rec.ReportLost, Type: "report", Text: rec.ReportLost}})
 	}
+	if lb := rec.LeftBehind(); lb != "" {
+		// The cleanup could not remove what the run made (labrun, and labrun merge of its
+		// record, exit 4): before, a run that passed said failures 0, errors 0 here, and a CI
+		// reading the JUnit counted it a success.
+		msg := "the run " + lb
+		add(junitCase{Name: "cleanup", Classname: name0(rec.Scenario), Time: "0",
+			Error: &junitMessage{Message: msg, Type: "leftovers", Text: msg}})
+	}
 	s.Tests = len(s.Cases)
 	var so strings.Builder
 	fmt.Fprintf(&so, "%s: %s in %s", rec.Scenario, rec.Outcome, seconds(rec.End.Sub(rec.Start)))
@@ -377,8 +385,8 @@ func (s *junitSuite) cover(why string) {
 		if m == nil {
 			m = c.Error
 		}
-		if m == nil || m.Type == "report" {
-			continue // a lost record is labrun's error (exit 3), whatever the rate
+		if m == nil || m.Type == "report" || m.Type == "leftovers" {
+			continue // a lost record (exit 3), what the cleanup left (exit 4): whatever the rate
 		}
 		c.Skipped = &junitMessage{Message: "failed, covered by " + strings.Replace(why, ": ", " (", 1) + "): " + m.Message, Text: m.Text}
 		c.Failure, c.Error = nil, nil

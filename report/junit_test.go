@@ -255,24 +255,52 @@ func TestJUnitSchemasReject(t *testing.T) {
 // ReportLost; labrun exits 3) has an error case of its own, whatever its verdict: its JUnit
 // said failures 0, errors 0 beside the exit code 3 of a full report directory.
 func TestJUnitReportLost(t *testing.T) {
+	oneErrorCaseMore(t, func(rec *interp.Record) { rec.ReportLost = "its report could not be written: no space left on device" }, "no space left on device")
+}
+
+// oneErrorCaseMore checks that set, on a record of every outcome, gives its suite one error
+// case more, whose message holds want.
+func oneErrorCaseMore(t *testing.T, set func(*interp.Record), want string) {
+	t.Helper()
 	for name, rec := range junitCases() {
 		_, doc := readJUnit(t, rec)
 		before := doc.Suites[0]
-		rec.ReportLost = "its report could not be written: no space left on device"
+		set(rec)
 		_, doc = readJUnit(t, rec)
 		s := doc.Suites[0]
 		if s.Errors != before.Errors+1 {
-			t.Errorf("%s: errors %d with the report lost, %d without: want one more", name, s.Errors, before.Errors)
+			t.Errorf("%s: errors %d, %d before: want one more", name, s.Errors, before.Errors)
 		}
 		var found bool
 		for _, c := range s.Cases {
-			if c.Error != nil && strings.Contains(c.Error.Message, "no space left on device") {
+			if c.Error != nil && strings.Contains(c.Error.Message, want) {
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("%s: no error case says why the report was lost", name)
+			t.Errorf("%s: no error case says %q", name, want)
 		}
+	}
+}
+
+// TestJUnitLeftovers: a run whose cleanup left objects or processes behind (labrun, and labrun
+// merge of its record, exit 4) has an error case of its own, whatever its verdict: its JUnit
+// said failures 0, errors 0 beside the exit code 4, and a CI reading it counted the run a
+// success.
+func TestJUnitLeftovers(t *testing.T) {
+	oneErrorCaseMore(t, func(rec *interp.Record) { rec.Leftovers = []string{"ConfigMap lab/c"} }, "left 1 object behind (ConfigMap lab/c)")
+	// A failed run its pass rate covers (labrun exits 0 for the failure) still exits 4 for
+	// what it left: its leftovers case stays an error.
+	m := &dsl.Matrix{Scenario: "s", Count: 2, PassRate: 0.5}
+	passed, failed := junitCases()["passed"], junitCases()["failed"]
+	passed.Scenario, failed.Scenario = "s", "s"
+	passed.Unit = &dsl.Unit{ID: "s#1", Matrix: m, Combination: 1, Round: 1}
+	failed.Unit = &dsl.Unit{ID: "s#2", Matrix: m, Combination: 1, Round: 2}
+	failed.Leftovers = []string{"ConfigMap lab/c"}
+	_, doc := readJUnit(t, passed, failed)
+	s := doc.Suites[1]
+	if s.Errors != 1 || s.Failures != 0 {
+		t.Errorf("a covered run that left objects behind: %d errors, %d failures; want 1 error (the leftovers), 0 failures", s.Errors, s.Failures)
 	}
 }
 

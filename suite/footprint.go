@@ -203,6 +203,12 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 						}
 					}
 				}
+				// Two runs of a folder's scenarios run their commands in its folder: one
+				// writing state.txt beside another writing or reading it read each other's
+				// file (probe p42).
+				if !p.InPod() {
+					f.localFiles(s, p.Argv, p.Stdin, sc.Dir)
+				}
 				// probe p25 #19: a command on this machine changing the cluster (kubectl
 				// rollout restart deployment/istiod, istioctl install) is no step the
 				// namespace guard sees: what it changes is unknown, so it holds the mesh.
@@ -245,6 +251,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				if target == "kube" {
 					f.localCommand(s, p.Argv, "")
 				}
+				f.localFiles(s, p.Argv, "", filepath.Join(sc.Dir, f.static(p.Dir)))
 				// probe p30 #2: a server binding a fixed port written in its arguments
 				// (fortio server -http-port 8080, python3 -m http.server 18080) holds it,
 				// ready check or none.
@@ -933,6 +940,32 @@ func (f *footprint) localCommand(s *dsl.Step, argv []string, stdin string) {
 	}
 	if what, ok := localChange(static, f.static(stdin), f.scriptFile); ok {
 		f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s runs %q on this machine, which may change the cluster where no namespace guard sees it (a command labrun does not know to only read)", who(s), what), Pos: s.FieldPos("argv")})
+	}
+}
+
+// localFiles takes the files on this machine a command writes (and, shared, those it reads),
+// as localFiles finds them; a relative path is in dir, where the command runs.
+func (f *footprint) localFiles(s *dsl.Step, argv []string, stdin, dir string) {
+	static := make([]string, len(argv))
+	for i, a := range argv {
+		static[i] = f.static(a)
+	}
+	writes, reads := localFiles(static, f.static(stdin), f.scriptFile)
+	for _, group := range []struct {
+		files  []string
+		verb   string
+		shared bool
+	}{{writes, "writes", false}, {reads, "reads", true}} {
+		for _, file := range group.files {
+			if dsl.HasInterpolation(file) {
+				continue
+			}
+			abs := file
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(dir, abs)
+			}
+			f.take(Resource{Key: "file " + filepath.Clean(abs), Shared: group.shared, Why: fmt.Sprintf("%s %s %s on this machine", who(s), group.verb, file), Pos: s.FieldPos("argv")})
+		}
 	}
 }
 

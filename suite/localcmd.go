@@ -30,32 +30,122 @@ func commandsChange(argv []string, stdin string, scriptFile func([]string) (stri
 	if len(argv) == 0 {
 		return "", false
 	}
-	name := path.Base(argv[0])
-	if shells[name] {
-		for i := 1; i < len(argv); i++ {
-			a := argv[i]
-			switch {
-			case a == "-c" || (strings.HasPrefix(a, "-") && strings.HasSuffix(a, "c") && !strings.HasPrefix(a, "--")):
-				if i+1 < len(argv) {
-					return scriptChange(argv[i+1], unknown)
-				}
-				return "", false
-			case strings.HasPrefix(a, "-"):
-				continue // -e, -x, -eu, -o pipefail's -o
-			case a == "pipefail" && argv[i-1] == "-o":
-				continue
-			default:
-				// A script file: its commands, when it can be read before the run.
-				if script, ok := scriptFile(argv); ok {
-					return scriptChange(script, unknown)
-				}
-				return strings.Join(argv, " "), unknown
-			}
+	if script, shell, ok := shellScript(argv, stdin, scriptFile); shell {
+		if !ok {
+			return strings.Join(argv, " "), unknown
 		}
-		return scriptChange(stdin, unknown) // sh reading its script from stdin
+		return scriptChange(script, unknown)
 	}
 	return commandChange(argv, unknown)
 }
+
+// shellScript is the script a shell in argv runs: its -c script, the script file scriptFile
+// reads (sh check.sh), or its stdin. shell says whether argv runs a shell, ok whether its
+// script is known before the run.
+func shellScript(argv []string, stdin string, scriptFile func([]string) (string, bool)) (script string, shell, ok bool) {
+	if len(argv) == 0 || !shells[path.Base(argv[0])] {
+		return "", false, false
+	}
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "-c" || (strings.HasPrefix(a, "-") && strings.HasSuffix(a, "c") && !strings.HasPrefix(a, "--")):
+			if i+1 < len(argv) {
+				return argv[i+1], true, true
+			}
+			return "", true, true
+		case strings.HasPrefix(a, "-"):
+			continue // -e, -x, -eu, -o pipefail's -o
+		case a == "pipefail" && argv[i-1] == "-o":
+			continue
+		default:
+			// A script file: its commands, when it can be read before the run.
+			script, ok := scriptFile(argv)
+			return script, true, ok
+		}
+	}
+	return stdin, true, true // sh reading its script from stdin
+}
+
+// localFiles are the files on this machine a command writes and reads, as far as its words
+// say: a shell's redirections (> f, >> f, 2> f, < f) and the operands of commands known to
+// write files (touch, rm, tee, mkdir, mv, cp's last) or to read them (cat, head, diff, ...).
+// Paths are as written; one known only when the command runs ($f, a glob) is left out, and
+// so is a script not known before the run.
+func localFiles(argv []string, stdin string, scriptFile func([]string) (string, bool)) (writes, reads []string) {
+	cmds := [][]string{argv}
+	if script, shell, ok := shellScript(argv, stdin, scriptFile); shell {
+		if !ok {
+			return nil, nil
+		}
+		cmds = nil
+		for _, c := range shellCommands(script) {
+			cmds = append(cmds, shellWords(c))
+		}
+	}
+	add := func(to *[]string, p string) {
+		if p != "" && p != "-" && !strings.ContainsAny(p, "$*?`~{[") && !strings.HasPrefix(p, "/dev/") && !strings.HasPrefix(p, "/proc/") && !slices.Contains(*to, p) {
+			*to = append(*to, p)
+		}
+	}
+	for _, words := range cmds {
+		var rest []string
+		for i := 0; i < len(words); i++ {
+			w := words[i]
+			op := strings.TrimLeft(w, "0123456789") // 2> and 1>> redirect as > and >> do
+			var arrow string
+			for _, a := range []string{">>", ">|", ">", "<"} {
+				if strings.HasPrefix(op, a) && !strings.HasPrefix(op, "<<") && !strings.HasPrefix(op, "<(") && !strings.HasPrefix(op, ">(") {
+					arrow = a
+					break
+				}
+			}
+			if arrow == "" {
+				rest = append(rest, w)
+				continue
+			}
+			target := strings.TrimPrefix(op, arrow)
+			if target == "" && i+1 < len(words) {
+				i++
+				target = words[i]
+			}
+			if arrow == "<" {
+				add(&reads, target)
+			} else {
+				add(&writes, target)
+			}
+		}
+		start := commandStart(rest)
+		if start >= len(rest) {
+			continue
+		}
+		var operands []string
+		for _, w := range rest[start+1:] {
+			if !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "<") && !strings.HasPrefix(w, ">") { // <<EOF, <(cmd)
+				operands = append(operands, w)
+			}
+		}
+		switch name := path.Base(rest[start]); {
+		case fileWriters[name]:
+			for _, o := range operands {
+				add(&writes, o)
+			}
+		case (name == "cp" || name == "install" || name == "ln") && len(operands) > 0:
+			add(&writes, operands[len(operands)-1])
+		case fileReaders[name]:
+			for _, o := range operands {
+				add(&reads, o)
+			}
+		}
+	}
+	return writes, reads
+}
+
+// fileWriters are the commands that write (create, change or remove) each file they name.
+var fileWriters = map[string]bool{"touch": true, "rm": true, "tee": true, "mkdir": true, "rmdir": true, "mv": true, "truncate": true, "unlink": true, "shred": true}
+
+// fileReaders are the commands that read each file they name.
+var fileReaders = map[string]bool{"cat": true, "head": true, "tail": true, "wc": true, "diff": true, "cmp": true, "sort": true, "uniq": true, "md5sum": true, "sha256sum": true, "stat": true}
 
 // shells are the shells whose -c script (or stdin) is read command by command.
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "zsh": true, "ksh": true}

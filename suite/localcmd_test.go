@@ -74,3 +74,30 @@ func TestFetchedURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalFiles: the files a command on this machine writes and reads, as its words say; a
+// path known only when it runs, and the devices, are left out (probe p42).
+func TestLocalFiles(t *testing.T) {
+	none := func([]string) (string, bool) { return "", false }
+	for _, c := range []struct {
+		argv          []string
+		stdin         string
+		writes, reads []string
+	}{
+		{[]string{"sh", "-c", "echo A > state.txt"}, "", []string{"state.txt"}, nil},
+		{[]string{"sh", "-c", "echo A >>log; cat state.txt | tee -a out.txt 2>err.log"}, "", []string{"log", "err.log", "out.txt"}, []string{"state.txt"}},
+		{[]string{"bash", "-ec", "X=1 wc -l < in.txt 2>/dev/null >&2"}, "", nil, []string{"in.txt"}},
+		{[]string{"sh"}, "touch /tmp/mark && rm -f $f *.tmp", []string{"/tmp/mark"}, nil},
+		{[]string{"cp", "-r", "a", "b", "dest/"}, "", []string{"dest/"}, nil},
+		{[]string{"mv", "a", "b"}, "", []string{"a", "b"}, nil},
+		{[]string{"cat", "x.json"}, "", nil, []string{"x.json"}},
+		{[]string{"sh", "-c", "cat <<EOF\nhi\nEOF"}, "", nil, nil},
+		{[]string{"curl", "-s", "http://x/"}, "", nil, nil},
+		{[]string{"sh", "run.sh"}, "", nil, nil}, // a script not known before the run
+	} {
+		w, r := localFiles(c.argv, c.stdin, none)
+		if !slices.Equal(w, c.writes) || !slices.Equal(r, c.reads) {
+			t.Errorf("%q (stdin %q): writes %q, reads %q; want %q, %q", c.argv, c.stdin, w, r, c.writes, c.reads)
+		}
+	}
+}

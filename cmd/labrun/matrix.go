@@ -533,11 +533,30 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 				}
 				mcode = worse(mcode, c)
 			}
+			// The shard's runs that never started (--fail-fast, an interrupt) are its runs
+			// too: before, a matrix none of whose runs started read "PASSED … 0 of 0 runs
+			// passed" and counted as passed in the total.
+			notStarted, interrupted := "", false
+			for _, n := range never {
+				interrupted = interrupted || n.unit.Matrix == m && n.why == report.NotStartedInterrupted
+			}
+			if k := len(whyOf[m]); k > 0 {
+				notStarted = fmt.Sprintf(", %d not started", k)
+			}
+			if interrupted {
+				mcode = worse(mcode, exitInterrupted)
+			}
 			code = worse(code, mcode)
-			tally.count(mcode)
-			fmt.Fprintf(p.Stdout, "SHARD %s: %d of the %d runs of this shard passed, of %d in all; labrun merge of every shard's records writes the summary\n", m.Scenario, passed, len(runs), m.Runs())
 			verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]
-			lines = append(lines, line{or(verdict, "ERROR"), nameOf(m), fmt.Sprintf("%d of %d runs passed (part of %d)", passed, len(runs), m.Runs()), ""})
+			if notStarted != "" && mcode == exitOK {
+				tally.notRun++
+				verdict = "SKIPPED"
+			} else {
+				tally.count(mcode)
+			}
+			held := len(runs) + len(whyOf[m])
+			fmt.Fprintf(p.Stdout, "SHARD %s: %d of the %d runs of this shard passed%s, of %d in all; labrun merge of every shard's records writes the summary\n", m.Scenario, passed, held, notStarted, m.Runs())
+			lines = append(lines, line{or(verdict, "ERROR"), nameOf(m), fmt.Sprintf("%d of %d runs passed%s (part of %d)", passed, held, notStarted, m.Runs()), ""})
 			continue
 		}
 		if !m.Summarized() {

@@ -405,6 +405,7 @@ func checkShards(all []mergedRecord) error {
 	}
 	type shard struct{ runs, held int }
 	splits := map[split]map[int]*shard{}
+	units := map[split][]*dsl.Unit{} // the runs the records of each split hold
 	var order []split
 	// The shards of one split run one plan: a scenario's matrix (its --count, --pass-rate,
 	// sweep) is the same in each. Shards run with other flags would each be summarized as
@@ -455,6 +456,7 @@ func checkShards(all []mergedRecord) error {
 			splits[k][sh.Index] = s
 		}
 		s.held++
+		units[k] = append(units[k], unitOrSingle(m.rec))
 	}
 	if len(msgs) > 0 {
 		return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ")}
@@ -475,6 +477,12 @@ func checkShards(all []mergedRecord) error {
 			}
 		}
 		if held >= k.all {
+			// As many runs as the split planned, but they must be its runs: before, a failed
+			// run's record replaced by a record of another scenario (its shard edited to
+			// match), or renamed, merged as a split every run of which passed.
+			if k.plan != "" && planHash(units[k]) != k.plan {
+				msgs = append(msgs, fmt.Sprintf("the %d shards planned %d runs; the records hold %d, but not the runs planned (%s): a record of a run the split did not plan (another scenario's, or one whose scenario, file or run id was edited) stands for one it planned", k.count, k.all, held, heldRuns(units[k])))
+			}
 			continue
 		}
 		var why []string
@@ -516,6 +524,25 @@ func checkShards(all []mergedRecord) error {
 		return nil
 	}
 	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a summary of part of the runs would not say what ran; merge the records of every shard"}
+}
+
+// heldRuns says which runs records hold, by scenario: "a/a.cue good: 1 run; o/o.cue more: 1
+// run".
+func heldRuns(units []*dsl.Unit) string {
+	n := map[string]int{}
+	var keys []string
+	for _, u := range units {
+		k := fileKey(u.Matrix.File) + " " + u.Matrix.Scenario
+		if n[k] == 0 {
+			keys = append(keys, k)
+		}
+		n[k]++
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		keys[i] = fmt.Sprintf("%s: %d run%s", k, n[k], plural(n[k]))
+	}
+	return strings.Join(keys, "; ")
 }
 
 // planWords says a matrix's flags as the command line gives them.
@@ -1395,6 +1422,9 @@ func (p *process) readRecords(path string) ([]mergedRecord, error) {
 // recordStart matches how a record's line begins (its first field is its version).
 var recordStart = regexp.MustCompile(`^\{\s*"version"\s*:`)
 
+// recordWithin matches a record's beginning inside a line (its version, then its scenario).
+var recordWithin = regexp.MustCompile(`\{\s*"version"\s*:\s*\d+\s*,\s*"scenario"\s*:`)
+
 // recordLines reads the records among the lines of r (labrun run -o json's stdout, a pod's
 // log: other lines are skipped); name says where they came from in errors.
 func recordLines(name string, r io.Reader) ([]*interp.Record, error) {
@@ -1403,7 +1433,20 @@ func recordLines(name string, r io.Reader) ([]*interp.Record, error) {
 	var out []*interp.Record
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] != '{' {
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' {
+			if loc := recordWithin.FindIndex(sc.Bytes()); loc != nil {
+				// Another output written into the record's line (a warning without its
+				// newline, a timestamp): skipped as one of the log's other lines, the run was
+				// lost, perhaps the one that failed.
+				before := []rune(string(bytes.TrimLeft(sc.Bytes()[:loc[0]], " \t")))
+				if len(before) > 60 {
+					before = append([]rune("…"), before[len(before)-60:]...)
+				}
+				return nil, fmt.Errorf("%s:%d:%d: a run record after other text on its line (%q): another output was written into the record's line; merge counts no run from it: give each record a line of its own", name, n, loc[0]+1, string(before))
+			}
 			continue
 		}
 		at := fmt.Sprintf("%s:%d", name, n)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -101,6 +102,8 @@ func TestRecordLinesDamaged(t *testing.T) {
 		{"other JSON", "{\"not\": \"a record\"}\n{\"kind\": \"x\"}\n", ""},
 		{"a brace", "{ not json at all\n", ""},
 		{"text", "labrun: hi\n", ""},
+		{"after text", "ok\nW1206 slow {\"version\":2,\"scenario\":\"pb\"}\n", "pod.log:2:12: a run record after other text on its line (\"W1206 slow \")"},
+		{"text quoting a version", "note: {\"version\": \"1.2\"}\n", ""},
 	} {
 		_, err := recordLines("pod.log", strings.NewReader(c.in))
 		got := ""
@@ -131,6 +134,18 @@ func TestCheckShards(t *testing.T) {
 		r.rec.Unit = &dsl.Unit{ID: "s#1", Matrix: &dsl.Matrix{Scenario: "s", Count: 4, PassRate: passRate}, Combination: 1, Round: 1}
 		return r
 	}
+	// ofPlan is shard i's record of run id of scenario s, of a split of s#1 to s#4.
+	m := &dsl.Matrix{Scenario: "s", File: "/lab/a/x.cue", Count: 4}
+	var plan []*dsl.Unit
+	for r := 1; r <= 4; r++ {
+		plan = append(plan, &dsl.Unit{ID: fmt.Sprintf("s#%d", r), Matrix: m, Combination: 1, Round: r})
+	}
+	ofPlan := func(i int, id string) mergedRecord {
+		r := withPlan(rec(i, 2, 2, 4), planHash(plan))
+		r.rec.Scenario = "s"
+		r.rec.Unit = &dsl.Unit{ID: id, Matrix: m, Combination: 1, Round: 1}
+		return r
+	}
 	for _, c := range []struct {
 		name string
 		recs []mergedRecord
@@ -150,7 +165,10 @@ func TestCheckShards(t *testing.T) {
 		// Shards of two scenario sets of as many runs are two splits (their plans differ).
 		{"two splits of as many runs", []mergedRecord{withPlan(rec(1, 2, 2, 4), "A"), withPlan(rec(1, 2, 2, 4), "A"), withPlan(rec(2, 2, 2, 4), "B"), withPlan(rec(2, 2, 2, 4), "B")},
 			"no records of shard 2/2 (2 runs); the records of shard 2/2 here are of another split of 4 runs"},
-		{"one split, one plan", []mergedRecord{withPlan(rec(1, 2, 2, 4), "A"), withPlan(rec(1, 2, 2, 4), "A"), withPlan(rec(2, 2, 2, 4), "A"), withPlan(rec(2, 2, 2, 4), "A")}, ""},
+		{"one split, one plan", []mergedRecord{ofPlan(1, "s#1"), ofPlan(1, "s#2"), ofPlan(2, "s#3"), ofPlan(2, "s#4")}, ""},
+		// As many runs as planned, one of them not planned (a record renamed, or another's).
+		{"a run not planned", []mergedRecord{ofPlan(1, "s#1"), ofPlan(1, "s#2"), ofPlan(2, "s#3"), ofPlan(2, "t#4")},
+			"the 2 shards planned 4 runs; the records hold 4, but not the runs planned (a/x.cue s: 4 runs)"},
 		// A shard's records made before records kept the plan are told by count and runs, as
 		// they were: a split whose shards ran two labrun versions is one split.
 		{"a shard without plan", []mergedRecord{withPlan(rec(1, 2, 2, 4), "A"), withPlan(rec(1, 2, 2, 4), "A"), rec(2, 2, 2, 4), rec(2, 2, 2, 4)}, ""},
