@@ -1255,7 +1255,7 @@ func (d *decoder) names() *Names {
 	sc := d.sc
 	n := &Names{
 		Results: map[string]*StepResult{}, Vars: sc.Vars, Backends: map[string]bool{},
-		Blackholes: map[string]bool{}, Steps: map[string]bool{}, Target: d.target(),
+		Blackholes: map[string]bool{}, Steps: map[string]bool{}, Target: d.target(), Clusters: sc.ClusterNames(),
 		Namespaces: map[string]bool{},
 	}
 	for _, c := range sc.AllowReset {
