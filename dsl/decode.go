@@ -462,7 +462,15 @@ func (d *decoder) clusters() {
 	}
 	for it.Next() {
 		ctx, _ := it.Value().String()
-		d.sc.Clusters = append(d.sc.Clusters, Cluster{Name: it.Selector().Unquoted(), Context: ctx, Pos: d.l.valuePos(it.Value())})
+		c := Cluster{Name: it.Selector().Unquoted(), Context: ctx, Pos: d.l.valuePos(it.Value())}
+		// One context twice is one cluster twice: a cross-cluster claim would hold inside
+		// one cluster with nothing crossing. The run refuses it when the kubeconfig says the
+		// two reach one API server; vet said ok.
+		if i := slices.IndexFunc(d.sc.Clusters, func(o Cluster) bool { return ctx != "" && o.Context == ctx }); i >= 0 {
+			d.err(c.Pos, "clusters."+c.Name, "clusters %s and %s are one cluster (both context %q): a scenario's clusters are different clusters; give each its own context (or leave it empty and give it when the scenario runs: --cluster %s=<context>)",
+				d.sc.Clusters[i].Name, c.Name, ctx, c.Name)
+		}
+		d.sc.Clusters = append(d.sc.Clusters, c)
 	}
 	if len(d.sc.Clusters) > 0 && d.target() == "local" {
 		d.err(d.l.valuePos(cv), "clusters", "clusters name Kubernetes clusters, which the local target does not reach: set target: \"kube\" (or run with --target kube), or drop clusters")
@@ -1255,7 +1263,7 @@ func (d *decoder) names() *Names {
 	sc := d.sc
 	n := &Names{
 		Results: map[string]*StepResult{}, Vars: sc.Vars, Backends: map[string]bool{},
-		Blackholes: map[string]bool{}, Steps: map[string]bool{}, Target: d.target(),
+		Blackholes: map[string]bool{}, Steps: map[string]bool{}, Target: d.target(), Clusters: sc.ClusterNames(),
 		Namespaces: map[string]bool{},
 	}
 	for _, c := range sc.AllowReset {

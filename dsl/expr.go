@@ -312,6 +312,8 @@ type Names struct {
 	// Target is the target the scenario runs on ("local", "kube"; "": not known): what
 	// target.<name> holds.
 	Target string
+	// Clusters are the names of the scenario's clusters (clusters:): target.clusters' keys.
+	Clusters []string
 	// vars is the type of vars, from their values (see varsType).
 	vars *schema.Type
 	// env is compileEnv made once, when every name is known (see freeze): a scenario's

@@ -66,9 +66,14 @@ const (
 	// LintRolloutKind: a wait: rollout of a name the scenario applies as another workload
 	// kind (a StatefulSet, a DaemonSet) and never as a Deployment.
 	LintRolloutKind = "rollout-not-deployment"
-	// LintOtherCluster: a wait: match, absent or rollout (or matchFiles, absentFiles), or an
-	// events step, of an object that only steps of other clusters apply.
+	// LintOtherCluster: a wait: match, absent or rollout (or matchFiles, absentFiles), an
+	// events step, or a get (by name, or pods by selector), of objects that only steps of
+	// other clusters apply.
 	LintOtherCluster = "other-cluster"
+	// LintHostContext: a command on this machine, in a step of a scenario of several
+	// clusters, that runs kubectl, istioctl or helm without naming a context: it reaches the
+	// kubeconfig's current context, whatever the step's cluster.
+	LintHostContext = "host-context"
 	// LintCrossClusterDiff: an expression subtracting a stat of a snapshot taken in one
 	// cluster from the same stat of one taken in another (two Envoys).
 	LintCrossClusterDiff = "cross-cluster-difference"
@@ -111,7 +116,8 @@ var LintCodes = map[string]string{
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
-	LintOtherCluster:        "in a scenario of several clusters, a wait: match, absent or rollout (or an object of its matchFiles or absentFiles), or an events step, of an object (kind and name) that the scenario applies only in other clusters than the step's: the absent holds at once, the match never, the rollout polls until its timeout, the events step keeps none",
+	LintOtherCluster:        "in a scenario of several clusters, a wait: match, absent or rollout (or an object of its matchFiles or absentFiles), an events step, or a get, of an object (kind and name; a get's pods or objects by an equality selector too) that the scenario applies only in other clusters than the step's: the absent holds at once, the match never, the rollout polls until its timeout, the events step keeps none, the get by name fails and by selector lists none",
+	LintHostContext:         "in a scenario of several clusters, a command on this machine (an exec without a pod, a process) that runs kubectl, istioctl or helm and names no context (--context, --kube-context, --kubeconfig, $LABRUN_CONTEXT), in a step whose cluster is not the first with its context left empty: the command reaches the kubeconfig's current context, not the step's cluster, whose context it gets only in $LABRUN_CONTEXT",
 	LintRolloutKind:         "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
 	LintKindOnlyMatch:       "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintAbsentUnknownLabels: "a wait: absent by labels (no name), in one of the scenario's namespaces, whose labels no object of the kind the scenario applies there carries (a Pod's: no Pod or workload template), where one carries a label close to them (app=wbe for app=web, ap for app): the absence holds at its first poll",
@@ -261,6 +267,7 @@ func (d *decoder) lint() {
 	d.lintKindOnly(warn)
 	d.lintRolloutKind(objs, warn)
 	d.lintOtherCluster(objs, warn)
+	d.lintHostContext(warn)
 	d.lintLoopbackLoads(warn)
 	d.lintDNSNames(warn)
 	d.lintNothingJudged()
@@ -423,6 +430,10 @@ func (d *decoder) lintOtherCluster(objs []applied, warn func(s *Step, field, cod
 		in[k][sc.ClusterOf(a.step)] = true
 	}
 	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
+		if g, ok := s.Params.(*schema.Get); ok {
+			d.lintGetOtherCluster(s, g, objs, in, warn)
+			return
+		}
 		if ev, ok := s.Params.(*schema.Events); ok {
 			// The events of an object are those of the step's cluster: of west's object, read
 			// in east, none, and "no BackOff" (len(ev) == 0) held whatever happened in west.
@@ -430,12 +441,7 @@ func (d *decoder) lintOtherCluster(objs []applied, warn func(s *Step, field, cod
 			if ev.Kind == "" || ev.Name == "" || len(where) == 0 || where[c] {
 				return
 			}
-			var others []string
-			for _, x := range sc.ClusterNames() {
-				if where[x] {
-					others = append(others, x)
-				}
-			}
+			others := clustersAmong(sc, where)
 			warn(s, "name", LintOtherCluster, "the scenario applies %s %s only in cluster %s; this events step reads the events of cluster %s, where no step makes it: it keeps none, and a claim that none happened (len(…) == 0) holds whatever happened to it there; write cluster: %q on the step",
 				ev.Kind, ev.Name, strings.Join(others, ", "), c, others[0])
 			return
@@ -449,12 +455,7 @@ func (d *decoder) lintOtherCluster(objs []applied, warn func(s *Step, field, cod
 			// A rollout waits for a Deployment of the step's cluster: of west's, in east, it
 			// polls for one that is not there until its timeout.
 			if where := in["Deployment/"+p.Rollout]; len(where) > 0 && !where[c] {
-				var others []string
-				for _, x := range sc.ClusterNames() {
-					if where[x] {
-						others = append(others, x)
-					}
-				}
+				others := clustersAmong(sc, where)
 				warn(s, "rollout", LintOtherCluster, "the scenario applies Deployment %s only in cluster %s; this wait looks in cluster %s, where no step makes it: the wait polls for a Deployment that is not there until its timeout (5m by default); write cluster: %q on the step",
 					p.Rollout, strings.Join(others, ", "), c, others[0])
 			}
@@ -468,12 +469,7 @@ func (d *decoder) lintOtherCluster(objs []applied, warn func(s *Step, field, cod
 			if len(where) == 0 || where[c] {
 				return false
 			}
-			var others []string
-			for _, x := range sc.ClusterNames() {
-				if where[x] {
-					others = append(others, x)
-				}
-			}
+			others := clustersAmong(sc, where)
 			consequence := "the wait holds at once, whatever happened to it there"
 			if !absent {
 				consequence = "the wait never holds"
@@ -496,6 +492,59 @@ func (d *decoder) lintOtherCluster(objs []applied, warn func(s *Step, field, cod
 			return check(fmt.Sprintf("%s.%d", field, i), fmt.Sprintf("wait.%s (%s): ", field, o.Source), absent, o.Object)
 		})
 	})
+}
+
+// lintGetOtherCluster warns of a get, in a scenario of several clusters, of objects that the
+// scenario applies only in other clusters (in: kind/name → their clusters): a get lists those
+// of its step's cluster, and of west's pods, listed in east (the step's cluster: forgotten),
+// it read an empty list, where "none left after the scale-down" (len(pods) == 0) held
+// whatever happened in west; of west's object by name, it fails not found.
+func (d *decoder) lintGetOtherCluster(s *Step, g *schema.Get, objs []applied, in map[string]map[string]bool, warn func(s *Step, field, code, format string, args ...any)) {
+	sc := d.sc
+	var where map[string]bool
+	field, what, them, consequence := "name", g.Kind+" "+g.Name, "it", "the get fails (not found)"
+	switch {
+	case g.Name != "":
+		where = in[g.Kind+"/"+g.Name]
+	case g.Selector != "" && !HasInterpolation(g.Kind):
+		want, ok := equalityLabels(g.Selector)
+		if !ok {
+			return // a set-based selector, or one known at run time
+		}
+		ns := d.defaultNamespace(g.Namespace)
+		where = map[string]bool{}
+		for _, a := range objs {
+			kind, _ := a.obj["kind"].(string)
+			md, _ := a.obj["metadata"].(map[string]any)
+			l, _ := md["labels"].(map[string]any)
+			if schema.KindKey(g.Kind) == schema.KindKey("Pod") {
+				l, _, _ = podTemplate(a.obj)
+			} else if schema.KindKey(kind) != schema.KindKey(g.Kind) {
+				continue
+			}
+			carries := l != nil && a.namespace() == ns
+			for k, v := range want {
+				carries = carries && l[k] == v
+			}
+			if carries {
+				where[sc.ClusterOf(a.step)] = true
+			}
+		}
+		field, what, them = "selector", fmt.Sprintf("the %ss labelled %s", g.Kind, g.Selector), "them"
+		consequence = "it lists none, and a claim that none is there (len(…) == 0) holds whatever happened to them there"
+	}
+	c := sc.ClusterOf(s)
+	if len(where) == 0 || where[c] {
+		return
+	}
+	others := clustersAmong(sc, where)
+	warn(s, field, LintOtherCluster, "the scenario applies %s only in cluster %s; this get reads cluster %s, where no step makes %s: %s; write cluster: %q on the step",
+		what, strings.Join(others, ", "), c, them, consequence, others[0])
+}
+
+// clustersAmong are the scenario's clusters that where holds, in declaration order.
+func clustersAmong(sc *Scenario, where map[string]bool) []string {
+	return slices.DeleteFunc(sc.ClusterNames(), func(x string) bool { return !where[x] })
 }
 
 // kindOnly reports whether a partial object says nothing but its kind (apiVersion, kind, a

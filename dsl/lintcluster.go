@@ -2,9 +2,12 @@ package dsl
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strings"
+
+	"labrun.dev/labrun/schema"
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
@@ -138,4 +141,62 @@ func statPath(n ast.Node) string {
 	}
 	slices.Reverse(parts)
 	return strings.Join(parts, ".")
+}
+
+// lintHostContext warns, in a scenario of several clusters, of a command on this machine (an
+// exec without a pod, a process) that runs kubectl, istioctl or helm and names no context: it
+// gets the step's cluster only in its environment ($LABRUN_CONTEXT; $KUBECONFIG is the one
+// kubeconfig of every cluster), so it reaches the kubeconfig's current context.
+// {cluster: "west", exec: argv: ["kubectl", "get", "pods", "-l", "app=web", "-o", "name"]}
+// listed east's pods, and "none left in west" held whatever happened there. A step of the
+// first cluster with its context left empty (the current one), and a command given its own
+// KUBECONFIG (env:), are not warned of.
+func (d *decoder) lintHostContext(warn func(s *Step, field, code, format string, args ...any)) {
+	sc := d.sc
+	if len(sc.Clusters) < 2 || d.target() != "kube" {
+		return
+	}
+	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
+		var words []string
+		switch p := s.Params.(type) {
+		case *schema.Exec:
+			if p.InPod() || p.Env["KUBECONFIG"] != "" {
+				return
+			}
+			words = append(slices.Clone(p.Argv), p.Stdin)
+		case *schema.Process:
+			if p.Env["KUBECONFIG"] != "" {
+				return
+			}
+			words = p.Argv
+		default:
+			return
+		}
+		c := sc.ClusterOf(s)
+		if c == sc.DefaultCluster() && sc.Clusters[0].Context == "" {
+			return
+		}
+		text := strings.Join(words, " ")
+		for _, named := range []string{"--context", "--kube-context", "--kubeconfig", "LABRUN_CONTEXT"} {
+			if strings.Contains(text, named) {
+				return
+			}
+		}
+		tool := ""
+		for _, w := range strings.FieldsFunc(text, func(r rune) bool { return strings.ContainsRune(" \t\n;|&()'\"`", r) }) {
+			if b := path.Base(w); b == "kubectl" || b == "istioctl" || b == "helm" {
+				tool = b
+				break
+			}
+		}
+		if tool == "" {
+			return
+		}
+		flag := "--context"
+		if tool == "helm" {
+			flag = "--kube-context"
+		}
+		warn(s, "argv", LintHostContext, "%s runs on this machine and names no context: it reaches the kubeconfig's current context, not the step's cluster %s, whose context it gets only in $LABRUN_CONTEXT; write %s %s \"$LABRUN_CONTEXT\" in a shell, or %q, \"${target.clusters.%s.context}\" in argv",
+			tool, c, tool, flag, flag, c)
+	})
 }

@@ -574,6 +574,9 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				c.groupReads++
 			}
 			t = t.Elem
+			if i == 0 && rootName == "target" && link.name == "clusters" && c.names.Target == "kube" {
+				t = c.names.clustersType()
+			}
 		case t.Kind == schema.TList:
 			c.fail(at, "%s.%s: %s is %s: it has no field %q; index it (%s[0].%s) or go through it with all, any, filter, map", path, link.name, path, t.Word(), link.name, path, link.name)
 			return nil
@@ -2241,9 +2244,25 @@ func (n *Names) targetType() *schema.Type {
 		Hint: "clusterDomain comes from the kube target (from the CoreDNS Corefile); a local scenario writes its own names"}
 	t := schema.MapOf(key, schema.AnyType)
 	if keys, ok := targetValues[n.Target]; ok {
+		if n.Target == "kube" && len(n.Clusters) == 0 {
+			// target.clusters is there when the scenario declares clusters (it read nil).
+			keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k == "clusters" })
+			key.Hint += "; target.clusters is there when the scenario declares clusters: {name: \"<kubeconfig context>\", …}"
+		}
 		t = t.WithKeys(keys)
 	}
 	return t
+}
+
+// clustersType is target.clusters on the kube target: what each of the scenario's clusters
+// gives, by name. It was any: ${target.clusters.wset.clusterDomain} (west misspelt) vetted ok.
+func (n *Names) clustersType() *schema.Type {
+	key := &schema.Type{Kind: schema.TString, Go: schema.StringType.Go, Doc: "a cluster of the scenario",
+		Hint: "target.clusters' keys are the names under clusters:"}
+	cluster := schema.StructOf(nil,
+		schema.F("context", schema.Str(""), "the kubeconfig context the run reached the cluster by"),
+		schema.F("clusterDomain", schema.Str(""), "the cluster's domain (from its CoreDNS Corefile)"))
+	return schema.MapOf(key, cluster).WithKeys(n.Clusters)
 }
 
 // outcomeType is what outcome.<step> holds.

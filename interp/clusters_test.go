@@ -29,19 +29,27 @@ s: schema.#Scenario & {
 }
 `
 
+// runTwoClusters runs twoClusters (run id r1) on two in-memory clusters, east and west, and
+// fails the test unless it passed.
+func runTwoClusters(t *testing.T) (rec *interp.Record, east, west *fakes.World) {
+	t.Helper()
+	sc := loadScenario(t, twoClusters).ForRun("r1")
+	east, west = &fakes.World{}, &fakes.World{}
+	top := east.Target()
+	top.Clusters = map[string]*schema.Target{"east": east.Target(), "west": west.Target()}
+	top.Values = map[string]any{"clusters": map[string]any{"east": east.Target().Values, "west": west.Target().Values}}
+	rec = interp.New(top).Run(context.Background(), context.Background(), sc)
+	if rec.Outcome != interp.Passed {
+		t.Fatalf("outcome %s: %s; expectations %+v", rec.Outcome, rec.Error, rec.Expectations)
+	}
+	return rec, east, west
+}
+
 // TestTwoClusters: each step's calls go to its cluster's drivers, the ephemeral namespace is
 // made in both, the automatic cleanup deletes in both (saying which), and the record names the
 // cluster of every step and result.
 func TestTwoClusters(t *testing.T) {
-	sc := loadScenario(t, twoClusters).ForRun("r1")
-	east, west := &fakes.World{}, &fakes.World{}
-	top := east.Target()
-	top.Clusters = map[string]*schema.Target{"east": east.Target(), "west": west.Target()}
-	top.Values = map[string]any{"clusters": map[string]any{"east": east.Target().Values, "west": west.Target().Values}}
-	rec := interp.New(top).Run(context.Background(), context.Background(), sc)
-	if rec.Outcome != interp.Passed {
-		t.Fatalf("outcome %s: %s; expectations %+v", rec.Outcome, rec.Error, rec.Expectations)
-	}
+	rec, east, west := runTwoClusters(t)
 	ec, wc := strings.Join(east.Calls(), "\n"), strings.Join(west.Calls(), "\n")
 	for _, want := range []string{"apply Namespace /app-r1", "apply ConfigMap app-r1/in-east", "get ConfigMap app-r1/in-east", "delete ConfigMap app-r1/in-east", "delete Namespace /app-r1"} {
 		if !strings.Contains(ec, want) {
@@ -92,5 +100,40 @@ func TestClusterDryRun(t *testing.T) {
 	}
 	if len(problems) != 1 || !strings.HasPrefix(problems[0].Msg, "cluster west: ") || problems[0].Pos.Line != 12 {
 		t.Errorf("want one problem of west's apply (line 12), got %+v", problems)
+	}
+}
+
+// TestReplayRefusesAnotherCluster: a record of a two-cluster run is not judged as that of a
+// scenario whose steps run on other clusters now. Of a step that names no cluster the first
+// of clusters: is the cluster, which its options do not say: with clusters: reordered,
+// ChangedStep found nothing and the record replayed PASSED over east's data for steps that
+// would run in west.
+func TestReplayRefusesAnotherCluster(t *testing.T) {
+	rec, _, _ := runTwoClusters(t)
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"the same", "", "", ""},
+		{"another context", `east: "ctx-east"`, `east: "ctx-other"`, ""},
+		{"clusters reordered", `{east: "ctx-east", west: "ctx-west"}`, `{west: "ctx-west", east: "ctx-east"}`,
+			"steps.0 (e, apply) ran in cluster east and would now run in cluster west (the first of clusters:, where a step that names none runs)"},
+		{"a step's cluster", `{name: "e2", get`, `{name: "e2", cluster: "west", get`,
+			"steps.2 (e2, get) ran in cluster east and would now run in cluster west"},
+		{"a block's cluster", `{cluster: "west", sequence`, `{cluster: "east", sequence`,
+			"steps.1 (sequence) ran in cluster west and would now run in cluster east"},
+		{"no clusters", `clusters: {east: "ctx-east", west: "ctx-west"}`, ``,
+			"steps.0 (e, apply) ran in cluster east and would now run on the run's target (the scenario declares no clusters)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := twoClusters
+			if tc.name == "no clusters" {
+				src = strings.NewReplacer(`{cluster: "west", sequence`, `{sequence`, ` && target.clusters.west.clusterDomain == 'cluster.local'`, ``).Replace(src)
+			}
+			if !strings.Contains(src, tc.from) {
+				t.Fatalf("the scenario has no %q", tc.from)
+			}
+			now := loadScenario(t, strings.Replace(src, tc.from, tc.to, 1))
+			if got := interp.ChangedStep(rec, now, nil); got != tc.want {
+				t.Errorf("ChangedStep: %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -184,6 +184,11 @@ func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 			return fmt.Sprintf("%s is a %s step now", recordedStep(sr), s.Kind)
 		case s.Name != sr.Name:
 			return fmt.Sprintf("%s is named %q now", recordedStep(sr), s.Name)
+		case sc.ClusterOf(s) != sr.Cluster:
+			// Of a step that names no cluster, the first of clusters: (its options say
+			// nothing of it): clusters: reordered sent it to another cluster, and replayed
+			// PASSED over the data of the one it ran on.
+			return fmt.Sprintf("%s ran %s and would now run %s", recordedStep(sr), inCluster(sr.Cluster, nil), inCluster(sc.ClusterOf(s), s))
 		}
 		// A block's summary counts its steps, which are compared one by one.
 		if _, block := s.Params.(interface{ SetChildren(int) }); !block {
@@ -246,6 +251,19 @@ func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 		}
 	}
 	return ""
+}
+
+// inCluster says where a step runs, in a message: in cluster c, the default when the step s
+// (nil: as recorded) names none; "" is the one cluster (or machine) of a scenario that
+// declares no clusters.
+func inCluster(c string, s *dsl.Step) string {
+	switch {
+	case c == "":
+		return "on the run's target (the scenario declares no clusters)"
+	case s != nil && s.Cluster == "":
+		return "in cluster " + c + " (the first of clusters:, where a step that names none runs)"
+	}
+	return "in cluster " + c
 }
 
 // recordedStep is a step record in a message: its path, name (or label) and kind.
