@@ -102,10 +102,7 @@ func (d *decoder) lintConfigUnwaited(warn func(s *Step, field, code, format stri
 			md, _ := o["metadata"].(map[string]any)
 			name, _ := md["name"].(string)
 			objNS, _ := md["namespace"].(string)
-			spec, _ := o["spec"].(map[string]any)
-			// A Sidecar is marked in the inbound filter chains of its ingress listeners only.
-			marked := xdstype.Marked[kind] != nil && (kind != "Sidecar" || spec["ingress"] != nil)
-			changes = append(changes, change{s, kind + " " + d.defaultNamespace(or(objNS, ns)) + "/" + name, kind, marked})
+			changes = append(changes, change{s, kind + " " + d.defaultNamespace(or(objNS, ns)) + "/" + name, kind, xdstype.MarksObject(kind, o["spec"])})
 		}
 	}
 }

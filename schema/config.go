@@ -374,6 +374,7 @@ var unmarked = map[string]string{
 	"Service":            "each port becomes a cluster (\"outbound|<port>||<name>.<namespace>.svc.<domain>\"): read that cluster with until",
 	"Telemetry":          "wait for its effect with until (an access log: a listener's access_log)",
 	"EnvoyFilter":        "wait for the patched field with until",
+	"Sidecar":            "wait for its effect with until (an egress scope: names: \"clusters\", until: \"!('<cluster it removes>' in <name>)\")",
 }
 
 // checkReflects checks the object a reflects names, and that the resource read can carry its
@@ -403,6 +404,11 @@ func (p *Config) checkReflects(c Checker, resources int) {
 		c.Errorf("reflects", "reflects needs the object's name: name, or the object itself (metadata.name)")
 	case r.Name != "" && r.Metadata != nil && r.Metadata.Name != r.Name:
 		c.Errorf("reflects.name", "name %q and metadata.name %q name two objects: write one", r.Name, r.Metadata.Name)
+	}
+	if r.Spec != nil && !xdstype.MarksObject(r.Kind, r.Spec) {
+		// Written as the object: its spec says istiod leaves no mark of it.
+		c.Errorf("reflects", "istiod marks a %s only in the inbound filter chains of its ingress listeners (virtualInbound), and this one has no ingress: the mark never comes, and the step would read until its timeout; %s", r.Kind, unmarked[r.Kind])
+		return
 	}
 	if p.Names != "" {
 		c.Errorf("reflects", "reflects looks for the mark of %s in a resource, and names records only names: read a %s", r.Kind, where[0])
