@@ -159,6 +159,45 @@ s: schema.#Scenario & {
 	})
 }
 
+// A reflects whose resource carries the mark while its path selects nothing in it errs after
+// a few reads, saying so: the push has come, and the path is wrong (a misspelt map key, an
+// item that is not there). It was read again until the step's timeout (5 min by default), to
+// end with the path's error. The fake driver stands in for the Envoy admin.
+func TestConfigReflectsPathAfterMark(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [{name: "cfg", timeout: "60s", config: {admin: "http://127.0.0.1:15000", cluster: "c", path: "circuit_breakers.thresholds[1]",
+		reflects: {kind: "DestinationRule", name: "new"}}}]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		marked := map[string]any{"name": "c", "metadata": map[string]any{"filter_metadata": map[string]any{"istio": map[string]any{
+			"config": "/apis/networking.istio.io/v1/namespaces/lab/destination-rule/new"}}}}
+		w := &fakes.World{
+			ConfigValue: func(schema.Config, int) (any, error) {
+				return nil, errors.New("config: circuit_breakers.thresholds has no item 1 (1 item)")
+			},
+			ConfigResource: func(_ schema.Config, n int) any {
+				if n == 0 {
+					return map[string]any{"name": "c"} // the push has not come yet
+				}
+				return marked
+			},
+		}
+		start := time.Now()
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome != interp.Errored {
+			t.Fatalf("outcome %s, want errored (%s)", rec.Outcome, rec.Error)
+		}
+		if d := time.Since(start); d != 4*time.Second {
+			t.Errorf("the step ended after %v, want 4s (the fourth read of the marked resource)", d)
+		}
+		if want := "has no item 1 (1 item); the resource carries DestinationRule lab/new (istiod's push of it has come) and 4 reads of it in a row selected nothing at this path: check the path"; !strings.Contains(rec.Error, want) {
+			t.Errorf("error: %s\nwant it to contain %s", rec.Error, want)
+		}
+	})
+}
+
 // A config value is recorded as Envoy wrote it, and read through Envoy's types: a field Envoy
 // left out at its default reads as that default (an enum by its first value's name, a number
 // 0, a list []), also below an Any whose "@type" names its message, while presence (in, len)

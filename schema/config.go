@@ -500,6 +500,16 @@ func (e notReflected) Error() string { return string(e) }
 // Failure marks it as a failed expectation (IsFailure).
 func (notReflected) Failure() {}
 
+// reflectedPathReads is how many reads in a row may carry the reflected object's mark and
+// select nothing at the step's path before the path is taken as wrong.
+const reflectedPathReads = 3
+
+// pathAfterMark is a path that selects nothing in a resource that carries the mark the step
+// waits for: reading again reads the same.
+type pathAfterMark struct{ error }
+
+func (e *pathAfterMark) Unwrap() error { return e.error }
+
 // waitsFor says what a polling step waits for, for messages.
 func (p *Config) waitsFor(ref xdstype.ObjectRef) string {
 	var parts []string
@@ -527,11 +537,25 @@ func (p *Config) Run(ctx context.Context, rt Runtime) error {
 		want = p.Reflects.Ref()
 		want.Namespace = rt.Namespace(want.Namespace)
 	}
+	markedMisses := 0 // reads in a row whose resource carries the mark and whose path failed
 	read := func() ([]Artifact, error) {
 		res, err := rt.Target().Stats.Config(ctx, q)
 		if err != nil {
+			if p.Reflects != nil && p.Until == "" && p.Path != "" && res.Resource != nil {
+				if ok, _ := xdstype.Reflects(res.Resource, want); ok {
+					// istiod's push of the object has come, and the path selects nothing in
+					// what it made: a few more reads for a push that follows, then the path
+					// is wrong (it was read again to the timeout, 5 min by default).
+					if markedMisses++; markedMisses > reflectedPathReads {
+						return res.Artifacts, &pathAfterMark{fmt.Errorf("%w; the resource carries %s (istiod's push of it has come) and %d reads of it in a row selected nothing at this path: check the path", err, want, markedMisses)}
+					}
+					return res.Artifacts, err
+				}
+			}
+			markedMisses = 0
 			return res.Artifacts, err
 		}
+		markedMisses = 0
 		rt.Record(res.Value)
 		if p.Reflects != nil {
 			r := res.Resource
@@ -570,6 +594,9 @@ func (p *Config) Run(ctx context.Context, rt Runtime) error {
 		}
 		if err == nil {
 			return nil
+		}
+		if errors.As(err, new(*pathAfterMark)) {
+			return err
 		}
 		if ctx.Err() == nil || last == nil {
 			last = err
