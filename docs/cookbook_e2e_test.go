@@ -1,6 +1,10 @@
 package docs_test
 
 import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,7 +14,7 @@ import (
 // cookbookDoc is the config cookbook; cookbookScenarios its recipes, in document order.
 const cookbookDoc = "config-cookbook.md"
 
-var cookbookScenarios = []string{"pool", "outlier", "locality", "tls", "retries", "mirror", "egress", "mtls", "waypoint_authz"}
+var cookbookScenarios = []string{"pool", "outlier", "locality", "tls", "retries", "mirror", "egress", "mtls", "waypoint_authz", "fault", "shift", "hash", "deny", "scope"}
 
 // TestConfigCookbookVet is `labrun doc --vet docs/config-cookbook.md`: every recipe loads, its
 // paths check against Envoy's types, its reflects name objects istiod marks.
@@ -19,7 +23,7 @@ func TestConfigCookbookVet(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("labrun doc --vet %s: exit %d\n%s%s", cookbookDoc, code, out, errOut)
 	}
-	if want := "ok: 9 scenarios in 1 file"; !strings.Contains(out, want) {
+	if want := "ok: 14 scenarios in 1 file"; !strings.Contains(out, want) {
 		t.Errorf("labrun doc --vet %s printed %q, want %q", cookbookDoc, out, want)
 	}
 }
@@ -36,6 +40,53 @@ func TestConfigCookbookInSandbox(t *testing.T) {
 	for _, name := range cookbookScenarios {
 		if !strings.Contains(out, "PASSED "+name+" ") {
 			t.Errorf("no PASSED line for %s", name)
+		}
+	}
+}
+
+// cookbookWrong edits, per recipe, the object the recipe applies into a wrong value: the
+// recipe's claims are about istiod's outcome of the object as written, so the run of the
+// edited recipe must fail, never pass.
+var cookbookWrong = map[string][2]string{
+	"fault": {"abort: {httpStatus: 503, percentage: value: 25}", "abort: {httpStatus: 503, percentage: value: 30}"},
+	"shift": {`{destination: {host: "backend", subset: "v2"}, weight: 20}`, `{destination: {host: "backend", subset: "v2"}, weight: 30}`},
+	"hash":  {`httpHeaderName: "x-user"`, `httpHeaderName: "x-usr"`},
+	"deny":  {`rules: [{to: [{operation: methods: ["DELETE"]}]}]`, `rules: [{to: [{operation: methods: ["GET"]}]}]`},
+	"scope": {`spec: egress: [{hosts: ["./*", "istio-system/*"]}]`, `spec: egress: [{hosts: ["istio-system/*"]}]`},
+}
+
+// TestConfigCookbookWrongObjectsInSandbox runs the recipes of cookbookWrong, each with its
+// object edited into a wrong value, against the sandbox (as TestConfigCookbookInSandbox does):
+// every one fails (an expectation or an until of the recipe), none passes.
+func TestConfigCookbookWrongObjectsInSandbox(t *testing.T) {
+	b, err := os.ReadFile(cookbookDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	args := []string{"run", "--target", "kube", "--quiet"}
+	for name, edit := range cookbookWrong {
+		if strings.Count(md, edit[0]) != 1 {
+			t.Fatalf("%s: %q is not once in %s", name, edit[0], cookbookDoc)
+		}
+		md = strings.Replace(md, edit[0], edit[1], 1)
+		args = append(args, "--scenario", name)
+	}
+	wrong := filepath.Join(t.TempDir(), "wrong-cookbook.md")
+	if err := os.WriteFile(wrong, []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sb := sandbox.Start(t)
+	cmd := exec.Command(labrun, append(args, "--kubeconfig", sb.Kubeconfig, "--report-dir", t.TempDir(), wrong)...)
+	out, err := cmd.CombinedOutput()
+	t.Logf("labrun %s:\n%s", strings.Join(args, " "), out)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Errorf("labrun run: %v, want exit 1 (failed)", err)
+	}
+	for name := range cookbookWrong {
+		if !strings.Contains(string(out), "FAILED "+name+" ") {
+			t.Errorf("no FAILED line for %s, whose object is wrong", name)
 		}
 	}
 }

@@ -539,10 +539,21 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 		return disjHeader
 	}
 	if m := listLenRE.FindStringSubmatch(msg); m != nil {
-		if m[1] == "0" {
-			return fmt.Sprintf("expected a non-empty list (at least %s element), got an empty list", m[2])
+		if n, ok := l.schemaListMin(path, prefix); ok && strconv.Itoa(n) == m[2] {
+			if m[1] == "0" {
+				return fmt.Sprintf("expected a non-empty list (at least %s element), got an empty list", m[2])
+			}
+			return fmt.Sprintf("expected a list of at least %s elements, got %s", m[2], m[1])
 		}
-		return fmt.Sprintf("expected a list of at least %s elements, got %s", m[2], m[1])
+		// Two lists the user wrote (a kit's and the scenario's): CUE unifies lists element by
+		// element, so neither is "at least" the other.
+		elements := func(n string) string {
+			if n == "1" {
+				return "1 element"
+			}
+			return n + " elements"
+		}
+		return fmt.Sprintf("a list of %s meets a list of %s written for the same field elsewhere (a struct embedded with &, such as a kit's common fields, or another file): lists unify only where their lengths agree, so one cannot add elements to the other; write the field in one place, joining the lists with list.Concat([a, b]) where both are wanted", elements(m[1]), elements(m[2]))
 	}
 	return msg
 }
@@ -690,13 +701,23 @@ func (l *loader) defFacts(def cue.Value) *defFacts {
 // scenario (path[0] is the scenario's name, prefix), or BottomKind when the path does not lead
 // through the schema (a kit's field, a free-form object).
 func (l *loader) schemaKindAt(path []string, prefix string) cue.Kind {
-	if prefix == "" || len(path) < 2 || path[0] != prefix {
+	def := l.schemaAt(path, prefix)
+	if !def.Exists() {
 		return cue.BottomKind
+	}
+	return def.IncompleteKind()
+}
+
+// schemaAt is the schema's definition of the field at an error's path inside a scenario; it
+// does not exist where the path does not lead through the schema.
+func (l *loader) schemaAt(path []string, prefix string) cue.Value {
+	if prefix == "" || len(path) < 2 || path[0] != prefix {
+		return cue.Value{}
 	}
 	def := l.schema().LookupPath(cue.ParsePath("#Scenario"))
 	for i, name := range path[1:] {
 		if !def.Exists() {
-			return cue.BottomKind
+			return def
 		}
 		if isIndex(name) {
 			if isStepList(path[i]) { // path[i] is the list's own name (path[1:] is shifted by one)
@@ -708,10 +729,21 @@ func (l *loader) schemaKindAt(path []string, prefix string) cue.Kind {
 		}
 		def = l.childDef(def, name, false)
 	}
-	if !def.Exists() {
-		return cue.BottomKind
+	return def
+}
+
+// schemaListMin is how many elements the schema's list at the path asks for at least (the
+// elements written before its "..."), and whether the schema has a list there.
+func (l *loader) schemaListMin(path []string, prefix string) (int, bool) {
+	def := l.schemaAt(path, prefix)
+	if !def.Exists() || def.IncompleteKind() != cue.ListKind {
+		return 0, false
 	}
-	return def.IncompleteKind()
+	n := 0
+	for i := 0; def.LookupPath(cue.MakePath(cue.Index(i))).Exists(); i++ {
+		n++
+	}
+	return n, true
 }
 
 // childDef finds the definition of field name inside def.

@@ -92,6 +92,9 @@ const (
 	// LintReflectsReapplied: a config step's reflects of an object the scenario has applied
 	// before under the same name with another spec: the mark is the earlier apply's too.
 	LintReflectsReapplied = "reflects-reapplied"
+	// LintConfigUnwaited: a config step with neither reflects nor until right after a step
+	// that changes Istio configuration: the read may be of the config from before the push.
+	LintConfigUnwaited = "config-unwaited"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -122,6 +125,7 @@ var LintCodes = map[string]string{
 	LintKindOnlyMatch:       "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintAbsentUnknownLabels: "a wait: absent by labels (no name), in one of the scenario's namespaces, whose labels no object of the kind the scenario applies there carries (a Pod's: no Pod or workload template), where one carries a label close to them (app=wbe for app=web, ap for app): the absence holds at its first poll",
 	LintReflectsReapplied:   "a config step's reflects of an object that an earlier step applied already, under the same kind, name and namespace, with another spec: istiod's mark names the object, not its version, so the mark of the earlier apply is there already, and the step holds at its first read, which may be of the config from before the change",
+	LintConfigUnwaited:      "a config step with neither reflects nor until that reads a proxy's config after a step that applies or deletes Istio configuration (an Istio or Gateway API object, a Service), with no config step that waits for the push (reflects, until) between them: istiod pushes a little after a change, so the read may be of the config from before it, and a claim that held there passes whatever the change does",
 	LintEventsUnknownObject: "an events step (outside catch) filtered by an object, kind and name, of the scenario's namespaces that no step of the scenario applies, deletes or reads (a misspelling: it keeps no event, and a claim that none happened, len(ev) == 0, holds whatever happened)",
 	LintPodReplaced:         "a delta of two snapshots of an Envoy by one selector, or a series sampled by selector, with a kill, restart, scale or delete of pods that selector matches that may run between the snapshots or while it samples: the later snapshots may read another pod's sidecar (a new Envoy, counting from zero), and the delta (the series' max, min, first, last) then errs when judged",
 	LintOneReplica:          "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
@@ -279,6 +283,7 @@ func (d *decoder) lint() {
 	d.lintEventsReason(func(s *Step, field, code, format string, args ...any) { warnAt(true, s, field, code, format, args...) })
 	d.lintAbsentLabels(objs, warn)
 	d.lintReflectsReapplied(warn)
+	d.lintConfigUnwaited(warn)
 	d.lintLogFormat(objs)
 }
 

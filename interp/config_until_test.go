@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
@@ -29,14 +30,13 @@ s: schema.#Scenario & {
 			}
 			return map[string]any{"max_connections": float64(n - 1)}, nil // 1 at the 3rd read, 3 at the 5th
 		}}
-		start := time.Now()
-		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		rec, took := runTimed(w, sc)
 		if rec.Outcome != interp.Passed {
 			t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
 		}
 		// Reads at 0, 2, 4, 6, 8 s: the fifth holds.
-		if d := time.Since(start); d != 8*time.Second {
-			t.Errorf("until held after %v, want 8s", d)
+		if took != 8*time.Second {
+			t.Errorf("until held after %v, want 8s", took)
 		}
 		if n := strings.Count(strings.Join(w.Calls(), "\n"), "config c"); n != 5 {
 			t.Errorf("%d reads, want 5: %q", n, w.Calls())
@@ -120,13 +120,12 @@ s: schema.#Scenario & {
 			}
 			return c, nil
 		}}
-		start := time.Now()
-		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		rec, took := runTimed(w, sc)
 		if rec.Outcome != interp.Passed {
 			t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
 		}
-		if d := time.Since(start); d != 4*time.Second {
-			t.Errorf("reflects held after %v, want 4s (the third read)", d)
+		if took != 4*time.Second {
+			t.Errorf("reflects held after %v, want 4s (the third read)", took)
 		}
 	})
 }
@@ -155,6 +154,44 @@ s: schema.#Scenario & {
 		}
 		if want := "config reflects DestinationRule lab/new: config timed out after 3.5s after 4 reads; last: cluster c carries DestinationRule lab/old, not lab/new"; !strings.Contains(msg, want) {
 			t.Errorf("error: %s\nwant it to contain %s", msg, want)
+		}
+	})
+}
+
+// A reflects whose resource carries the mark while its path selects nothing in it errs after
+// a few reads, saying so: the push has come, and the path is wrong (a misspelt map key, an
+// item that is not there). It was read again until the step's timeout (5 min by default), to
+// end with the path's error. The fake driver stands in for the Envoy admin.
+func TestConfigReflectsPathAfterMark(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [{name: "cfg", timeout: "60s", config: {admin: "http://127.0.0.1:15000", cluster: "c", path: "circuit_breakers.thresholds[1]",
+		reflects: {kind: "DestinationRule", name: "new"}}}]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		marked := map[string]any{"name": "c", "metadata": map[string]any{"filter_metadata": map[string]any{"istio": map[string]any{
+			"config": "/apis/networking.istio.io/v1/namespaces/lab/destination-rule/new"}}}}
+		w := &fakes.World{
+			ConfigValue: func(schema.Config, int) (any, error) {
+				return nil, errors.New("config: circuit_breakers.thresholds has no item 1 (1 item)")
+			},
+			ConfigResource: func(_ schema.Config, n int) any {
+				if n == 0 {
+					return map[string]any{"name": "c"} // the push has not come yet
+				}
+				return marked
+			},
+		}
+		rec, took := runTimed(w, sc)
+		if rec.Outcome != interp.Errored {
+			t.Fatalf("outcome %s, want errored (%s)", rec.Outcome, rec.Error)
+		}
+		if took != 4*time.Second {
+			t.Errorf("the step ended after %v, want 4s (the fourth read of the marked resource)", took)
+		}
+		if want := "has no item 1 (1 item); the resource carries DestinationRule lab/new (istiod's push of it has come) and 4 reads of it in a row selected nothing at this path: check the path"; !strings.Contains(rec.Error, want) {
+			t.Errorf("error: %s\nwant it to contain %s", rec.Error, want)
 		}
 	})
 }
@@ -261,4 +298,12 @@ s: schema.#Scenario & {
 			})
 		})
 	}
+}
+
+// runTimed runs the scenario on the fake world and says how long the run took (in a synctest
+// bubble: the fake clock's time).
+func runTimed(w *fakes.World, sc *dsl.Scenario) (*interp.Record, time.Duration) {
+	start := time.Now()
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	return rec, time.Since(start)
 }

@@ -374,6 +374,7 @@ var unmarked = map[string]string{
 	"Service":            "each port becomes a cluster (\"outbound|<port>||<name>.<namespace>.svc.<domain>\"): read that cluster with until",
 	"Telemetry":          "wait for its effect with until (an access log: a listener's access_log)",
 	"EnvoyFilter":        "wait for the patched field with until",
+	"Sidecar":            "wait for its effect with until (an egress scope: names: \"clusters\", until: \"!('<cluster it removes>' in <name>)\")",
 }
 
 // checkReflects checks the object a reflects names, and that the resource read can carry its
@@ -403,6 +404,11 @@ func (p *Config) checkReflects(c Checker, resources int) {
 		c.Errorf("reflects", "reflects needs the object's name: name, or the object itself (metadata.name)")
 	case r.Name != "" && r.Metadata != nil && r.Metadata.Name != r.Name:
 		c.Errorf("reflects.name", "name %q and metadata.name %q name two objects: write one", r.Name, r.Metadata.Name)
+	}
+	if r.Spec != nil && !xdstype.MarksObject(r.Kind, r.Spec) {
+		// Written as the object: its spec says istiod leaves no mark of it.
+		c.Errorf("reflects", "istiod marks a %s only in the inbound filter chains of its ingress listeners (virtualInbound), and this one has no ingress: the mark never comes, and the step would read until its timeout; %s", r.Kind, unmarked[r.Kind])
+		return
 	}
 	if p.Names != "" {
 		c.Errorf("reflects", "reflects looks for the mark of %s in a resource, and names records only names: read a %s", r.Kind, where[0])
@@ -494,6 +500,16 @@ func (e notReflected) Error() string { return string(e) }
 // Failure marks it as a failed expectation (IsFailure).
 func (notReflected) Failure() {}
 
+// reflectedPathReads is how many reads in a row may carry the reflected object's mark and
+// select nothing at the step's path before the path is taken as wrong.
+const reflectedPathReads = 3
+
+// pathAfterMark is a path that selects nothing in a resource that carries the mark the step
+// waits for: reading again reads the same.
+type pathAfterMark struct{ error }
+
+func (e *pathAfterMark) Unwrap() error { return e.error }
+
 // waitsFor says what a polling step waits for, for messages.
 func (p *Config) waitsFor(ref xdstype.ObjectRef) string {
 	var parts []string
@@ -521,11 +537,25 @@ func (p *Config) Run(ctx context.Context, rt Runtime) error {
 		want = p.Reflects.Ref()
 		want.Namespace = rt.Namespace(want.Namespace)
 	}
+	markedMisses := 0 // reads in a row whose resource carries the mark and whose path failed
 	read := func() ([]Artifact, error) {
 		res, err := rt.Target().Stats.Config(ctx, q)
 		if err != nil {
+			if p.Reflects != nil && p.Until == "" && p.Path != "" && res.Resource != nil {
+				if ok, _ := xdstype.Reflects(res.Resource, want); ok {
+					// istiod's push of the object has come, and the path selects nothing in
+					// what it made: a few more reads for a push that follows, then the path
+					// is wrong (it was read again to the timeout, 5 min by default).
+					if markedMisses++; markedMisses > reflectedPathReads {
+						return res.Artifacts, &pathAfterMark{fmt.Errorf("%w; the resource carries %s (istiod's push of it has come) and %d reads of it in a row selected nothing at this path: check the path", err, want, markedMisses)}
+					}
+					return res.Artifacts, err
+				}
+			}
+			markedMisses = 0
 			return res.Artifacts, err
 		}
+		markedMisses = 0
 		rt.Record(res.Value)
 		if p.Reflects != nil {
 			r := res.Resource
@@ -564,6 +594,9 @@ func (p *Config) Run(ctx context.Context, rt Runtime) error {
 		}
 		if err == nil {
 			return nil
+		}
+		if errors.As(err, new(*pathAfterMark)) {
+			return err
 		}
 		if ctx.Err() == nil || last == nil {
 			last = err

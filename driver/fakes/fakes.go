@@ -60,7 +60,10 @@ type World struct {
 	// ConfigValue returns a config step's value on its n-th read (0-based) of the same
 	// resource, or an error. Nil: a fixed cluster.
 	ConfigValue func(req schema.Config, n int) (any, error)
-	configReads map[string]int
+	// ConfigResource, when set, is the resource a config step's n-th read read, before its
+	// path (what the drivers return beside a path that selects nothing in it).
+	ConfigResource func(req schema.Config, n int) any
+	configReads    map[string]int
 
 	// Unknown are kinds the fake API server does not serve until an apply of a CRD defines them.
 	Unknown map[string]bool
@@ -599,7 +602,11 @@ func (w *World) Config(ctx context.Context, req schema.Config) (schema.ConfigRes
 		w.configReads[key]++
 		w.mu.Unlock()
 		v, err := w.ConfigValue(req, n)
-		return schema.ConfigResult{Value: v}, err
+		res := schema.ConfigResult{Value: v}
+		if w.ConfigResource != nil {
+			res.Resource = w.ConfigResource(req, n)
+		}
+		return res, err
 	}
 	return schema.ConfigResult{Value: map[string]any{"name": req.Cluster, "connect_timeout": "10s"}}, nil
 }

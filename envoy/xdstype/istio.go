@@ -38,6 +38,20 @@ var Marked = map[string][]string{
 	"AuthorizationPolicy": {"listener"},
 }
 
+// MarksObject reports whether istiod marks the object of this kind and spec in the config it
+// pushes: a kind of Marked, and for a Sidecar one with ingress listeners (its mark is in their
+// inbound filter chains; an egress-only Sidecar leaves none).
+func MarksObject(kind string, spec any) bool {
+	if Marked[kind] == nil {
+		return false
+	}
+	if kind == "Sidecar" {
+		m, _ := spec.(map[string]any)
+		return m["ingress"] != nil
+	}
+	return true
+}
+
 // The marks' patterns, compiled on first use (labrun's start-up pays for nothing it may not use).
 var (
 	configPath = sync.OnceValue(func() *regexp.Regexp {
@@ -116,6 +130,10 @@ func Reflects(v any, want ObjectRef) (bool, string) {
 		}
 	}
 	if len(same) == 0 {
+		if want.Kind == "Sidecar" {
+			// The run waited its whole timeout: say where the mark would be, and when never.
+			return false, "carries no Sidecar (istiod marks a Sidecar only in the inbound filter chains of its ingress listeners, in virtualInbound; an egress-only Sidecar leaves no mark: wait for its effect with until)"
+		}
 		return false, fmt.Sprintf("carries no %s", want.Kind)
 	}
 	return false, fmt.Sprintf("carries %s %s, not %s/%s", want.Kind, strings.Join(same, ", "), want.Namespace, want.Name)
