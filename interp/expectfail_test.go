@@ -166,7 +166,7 @@ func TestExprOutcome(t *testing.T) {
 
 // TestExpectFailNotJudged: expectFail: true accepts only the step's genuine failure. An
 // expression that could not be evaluated (a capture that matched nothing, a type error) was
-// neither true nor false: an assert, a wait's until or a config's until that ends so keeps its
+// neither true nor false: an assert, a wait's, a config's or a get's until that ends so keeps its
 // error, saying so, and the run errors; one judged false is the failure expected. A pattern
 // that matches the evaluation error itself says it is the failure expected; one that matches
 // only the wait's timeout does not.
@@ -201,6 +201,12 @@ func TestExpectFailNotJudged(t *testing.T) {
 			interp.TimedOut, "last: assert int(c.captured.v) == x.max_connections: c.captured.v has no value: the capture of \"c\" matched nothing in its stdout " + notJudged},
 		{"config false", `{name: "x", expectFail: true, timeout: "3s", config: {admin: "http://127.0.0.1:15000", cluster: "c", path: "circuit_breakers.thresholds[0]", until: "x.max_connections == 5"}}`,
 			interp.Passed, "config timed out after 3s"},
+		{"get no value", `{name: "x", expectFail: true, timeout: "3s", get: {kind: "Pod", name: "p", path: "status.podIP", until: "int(c.captured.v) == len(x)"}}`,
+			interp.TimedOut, "last: assert int(c.captured.v) == len(x): c.captured.v has no value: the capture of \"c\" matched nothing in its stdout " + notJudged},
+		{"get type error", `{name: "x", expectFail: true, timeout: "3s", get: {kind: "Pod", name: "p", path: "status.podIP", until: "int(x) > 1"}}`,
+			interp.TimedOut, notJudged},
+		{"get false", `{name: "x", expectFail: true, timeout: "3s", get: {kind: "Pod", name: "p", path: "status.podIP", until: "x == 'nope'"}}`,
+			interp.Passed, "get timed out after 3s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := loadScenario(t, `
