@@ -317,3 +317,28 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// TestRepeatUntilNotJudged: a repeat whose until could not be evaluated at its last round (a
+// type error on every round) said FAILED, "was still not true after 3 rounds" (exit 1), as if
+// judged false: it tested nothing, and errs (exit 3), as a wait's until does.
+func TestRepeatUntilNotJudged(t *testing.T) {
+	for _, c := range []struct {
+		until   string
+		outcome interp.Outcome
+		err     string
+	}{
+		{"int(e.stdout) > 1", interp.Errored, "repeat: int(e.stdout) > 1 had no answer after 3 rounds: "},
+		{"e.stdout == 'no'", interp.Failed, "repeat: e.stdout == 'no' was still not true after 3 rounds: "},
+	} {
+		sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "r", repeat: {max: 3, until: "`+c.until+`", steps: [{name: "e", exec: argv: ["echo", "abc"]}]}}]
+}`)
+		w := &fakes.World{}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		r := stepRecord(t, rec, "r")
+		if r.Outcome != c.outcome || !strings.Contains(r.Error, c.err) || rec.Outcome != c.outcome {
+			t.Errorf("until %s: step r %s %q, run %s; want %s with %q", c.until, r.Outcome, r.Error, rec.Outcome, c.outcome, c.err)
+		}
+	}
+}
