@@ -62,15 +62,11 @@ func TestLogsBySelectorReadsEveryPod(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	cs, err := newClients(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &driver{namespace: "lab", cs: cs, streamCS: cs, logf: t.Logf, opts: Options{WaitTimeout: 10 * time.Second, RequestTimeout: 10 * time.Second}}
+	d := standinDriver(t, srv.URL)
 	var sources []string
 	from := schema.LogSince{Time: time.Date(2026, 7, 5, 10, 0, 0, 0, time.UTC), Sources: func(p []string) { sources = p }}
 	var got []string
-	err = d.Logs(context.Background(), schema.Logs{PodRef: schema.PodRef{Selector: "app=backend"}}, from, func(l schema.LogLine) {
+	err := d.Logs(context.Background(), schema.Logs{PodRef: schema.PodRef{Selector: "app=backend"}}, from, func(l schema.LogLine) {
 		got = append(got, l.Pod+": "+l.Text)
 	})
 	if err != nil {
@@ -159,13 +155,9 @@ func TestLogsOfARestartedContainer(t *testing.T) {
 				}
 			}))
 			defer srv.Close()
-			cs, err := newClients(&rest.Config{Host: srv.URL})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := &driver{namespace: "lab", cs: cs, streamCS: cs, logf: t.Logf, opts: Options{WaitTimeout: 10 * time.Second, RequestTimeout: 10 * time.Second}}
+			d := standinDriver(t, srv.URL)
 			var got []string
-			err = d.Logs(context.Background(), schema.Logs{PodRef: schema.PodRef{Pod: "backend-a"}}, schema.LogSince{Time: mark.Add(time.Second / 2)}, func(l schema.LogLine) {
+			err := d.Logs(context.Background(), schema.Logs{PodRef: schema.PodRef{Pod: "backend-a"}}, schema.LogSince{Time: mark.Add(time.Second / 2)}, func(l schema.LogLine) {
 				got = append(got, l.Text)
 			})
 			if c.wantErr != "" {
@@ -182,4 +174,14 @@ func TestLogsOfARestartedContainer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// standinDriver is a driver whose API server is the loopback stand-in at url, namespace lab.
+func standinDriver(t *testing.T, url string) *driver {
+	t.Helper()
+	cs, err := newClients(&rest.Config{Host: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &driver{namespace: "lab", cs: cs, streamCS: cs, logf: t.Logf, opts: Options{WaitTimeout: 10 * time.Second, RequestTimeout: 10 * time.Second}}
 }
