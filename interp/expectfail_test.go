@@ -166,7 +166,7 @@ func TestExprOutcome(t *testing.T) {
 
 // TestExpectFailNotJudged: expectFail: true accepts only the step's genuine failure. An
 // expression that could not be evaluated (a capture that matched nothing, a type error) was
-// neither true nor false: an assert, a wait's until or a config's until that ends so keeps its
+// neither true nor false: an assert, a wait's, a config's or a get's until that ends so keeps its
 // error, saying so, and the run errors; one judged false is the failure expected. A pattern
 // that matches the evaluation error itself says it is the failure expected; one that matches
 // only the wait's timeout does not.
@@ -201,6 +201,12 @@ func TestExpectFailNotJudged(t *testing.T) {
 			interp.TimedOut, "last: assert int(c.captured.v) == x.max_connections: c.captured.v has no value: the capture of \"c\" matched nothing in its stdout " + notJudged},
 		{"config false", `{name: "x", expectFail: true, timeout: "3s", config: {admin: "http://127.0.0.1:15000", cluster: "c", path: "circuit_breakers.thresholds[0]", until: "x.max_connections == 5"}}`,
 			interp.Passed, "config timed out after 3s"},
+		{"get no value", `{name: "x", expectFail: true, timeout: "3s", get: {kind: "Pod", name: "p", path: "status.podIP", until: "int(c.captured.v) == len(x)"}}`,
+			interp.TimedOut, "last: assert int(c.captured.v) == len(x): c.captured.v has no value: the capture of \"c\" matched nothing in its stdout " + notJudged},
+		{"get type error", `{name: "x", expectFail: true, timeout: "3s", get: {kind: "Pod", name: "p", path: "status.podIP", until: "int(x) > 1"}}`,
+			interp.TimedOut, notJudged},
+		{"get false", `{name: "x", expectFail: true, timeout: "3s", get: {kind: "Pod", name: "p", path: "status.podIP", until: "x == 'nope'"}}`,
+			interp.Passed, "get timed out after 3s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := loadScenario(t, `
@@ -310,4 +316,29 @@ s: schema.#Scenario & {
 			}
 		}
 	})
+}
+
+// TestRepeatUntilNotJudged: a repeat whose until could not be evaluated at its last round (a
+// type error on every round) said FAILED, "was still not true after 3 rounds" (exit 1), as if
+// judged false: it tested nothing, and errs (exit 3), as a wait's until does.
+func TestRepeatUntilNotJudged(t *testing.T) {
+	for _, c := range []struct {
+		until   string
+		outcome interp.Outcome
+		err     string
+	}{
+		{"int(e.stdout) > 1", interp.Errored, "repeat: int(e.stdout) > 1 had no answer after 3 rounds: "},
+		{"e.stdout == 'no'", interp.Failed, "repeat: e.stdout == 'no' was still not true after 3 rounds: "},
+	} {
+		sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "r", repeat: {max: 3, until: "`+c.until+`", steps: [{name: "e", exec: argv: ["echo", "abc"]}]}}]
+}`)
+		w := &fakes.World{}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		r := stepRecord(t, rec, "r")
+		if r.Outcome != c.outcome || !strings.Contains(r.Error, c.err) || rec.Outcome != c.outcome {
+			t.Errorf("until %s: step r %s %q, run %s; want %s with %q", c.until, r.Outcome, r.Error, rec.Outcome, c.outcome, c.err)
+		}
+	}
 }

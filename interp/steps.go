@@ -91,7 +91,7 @@ func (ru *run) runGuarded(ctx context.Context, s *dsl.Step, sr *StepRecord, para
 			return err
 		}
 	}
-	return ru.fromCopies(params.Run(schema.WithPodPicks(ctx, rt.podPicked), rt))
+	return ru.fromCopies(params.Run(schema.WithRetriedAnswers(schema.WithPodPicks(ctx, rt.podPicked), rt.retried), rt))
 }
 
 // podPicked notes what a selector picked for the step: the step's record (and its console
@@ -288,6 +288,17 @@ func (rt *stepRuntime) Warn(msg string) {
 	}
 	rt.sr.Warnings = append(rt.sr.Warnings, msg)
 	rt.ru.mu.Unlock()
+}
+
+// retried warns, once each, of the answers the step's client retried without returning them
+// (an API server's 429): a step whose time ran out meanwhile says why it did not end sooner.
+func (rt *stepRuntime) retried(msg string) {
+	rt.ru.mu.Lock()
+	defer rt.ru.mu.Unlock()
+	if rt.ru.abandoned[rt.sr] || slices.Contains(rt.sr.Warnings, msg) {
+		return
+	}
+	rt.sr.Warnings = append(rt.sr.Warnings, msg)
 }
 
 func (rt *stepRuntime) Created(what string, undo func(context.Context) error) {

@@ -150,9 +150,10 @@ const notObservedInterval = 100 * time.Millisecond
 // Run reads the object and records it (or the field). With until it reads again every
 // interval, until the expression holds: a fetch on every poll, the expression judged over
 // what was just read. Until the end an object that does not exist, or an expression that is
-// false (or cannot be judged on what was read, a field missing), is what the wait saw: when
-// its time runs out the run fails with it (schema.Unmet); a read that fails (the API server
-// unreachable, forbidden) is an error. A read whose status its controller has not yet written
+// false (or over an empty collection), is what the wait saw: when its time runs out the run
+// fails with it (schema.Unmet); a read that fails (the API server unreachable, forbidden), or
+// an expression that could not be evaluated at the last read (a type error, a value that does
+// not exist: NotJudged), is an error, as a wait's until is. A read whose status its controller has not yet written
 // for the object's current generation (ErrNotObserved) is not recorded nor judged: the get
 // reads again, with or without until, and says so if the step's time runs out first.
 func (p *Get) Run(ctx context.Context, rt Runtime) error {
@@ -190,7 +191,10 @@ func (p *Get) Run(ctx context.Context, rt Runtime) error {
 			if err = rt.Judge(); err == nil {
 				return nil
 			}
-			observed = true
+			// An until judged false (or over an empty collection) is what the wait saw; one
+			// that could not be evaluated (NotJudged: a type error, a value that does not
+			// exist) tested nothing.
+			observed = IsFailure(err) || errors.As(err, new(*EmptyUntil))
 		case ctx.Err() != nil:
 			// the read cut short by the timeout: the one before says what was seen
 		default:
@@ -202,14 +206,16 @@ func (p *Get) Run(ctx context.Context, rt Runtime) error {
 			last = err
 		}
 		if serr := rt.Sleep(ctx, interval); serr != nil || ctx.Err() != nil {
-			err := fmt.Errorf("get %s until %s: %w after %d reads; last: %v", strings.TrimSpace(p.Kind+" "+p.Name+p.Selector), p.Until, context.Cause(ctx), reads, last)
+			what := strings.TrimSpace(p.Kind + " " + p.Name + p.Selector)
 			if observed {
+				err := fmt.Errorf("get %s until %s: %w after %d reads; last: %v", what, p.Until, context.Cause(ctx), reads, last)
 				if errors.As(last, new(*EmptyUntil)) {
 					err = &EmptyUntil{Err: err}
 				}
 				return &Unmet{Err: err}
 			}
-			return err
+			// last is wrapped: an until that could not be evaluated (NotJudged) tested nothing
+			return fmt.Errorf("get %s until %s: %w after %d reads; last: %w", what, p.Until, context.Cause(ctx), reads, last)
 		}
 	}
 }

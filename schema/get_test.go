@@ -51,10 +51,15 @@ func (r *statusRuntime) Judge() error {
 	last := r.recorded[len(r.recorded)-1]
 	st, _ := last.(map[string]any)["status"].(map[string]any)
 	if n, _ := st["unavailableReplicas"].(float64); n != 0 {
-		return fmt.Errorf("unavailableReplicas is %v", n)
+		return judgedFalse{fmt.Errorf("unavailableReplicas is %v", n)}
 	}
 	return nil
 }
+
+// judgedFalse is an until the runner judged false (a failure, as interp's is).
+type judgedFalse struct{ error }
+
+func (judgedFalse) Failure() {}
 
 // TestGetWaitsForObservedStatus: a get (with until or without) records and judges nothing of a
 // status its controller has not yet written for the object (probe p8 #06: right after the

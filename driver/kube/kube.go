@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -187,6 +188,7 @@ func newDriver(opts Options) (*driver, string, error) {
 	cfg.QPS, cfg.Burst = opts.QPS, opts.Burst
 	cfg.UserAgent = "labrun"
 	cfg.WarningHandler = warningLogger{logf}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return retriedAnswers{rt} })
 	if opts.wrapTransport != nil {
 		cfg.Wrap(opts.wrapTransport) // a test's stand-in for a lost answer
 	}
@@ -407,4 +409,26 @@ func (d *driver) ns(ns string) string {
 		return ns
 	}
 	return d.namespace
+}
+
+// retriedAnswers tells the step whose request it is (schema.NoteRetriedAnswer) of an answer
+// client-go retries without returning it: 429 Too Many Requests, or a 5xx with Retry-After.
+// A step whose time ran out while the client waited to retry said "get timed out after 3s",
+// not that the API server was refusing it.
+type retriedAnswers struct{ http.RoundTripper }
+
+func (t retriedAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.RoundTripper.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	retryAfter := resp.Header.Get("Retry-After")
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500 && retryAfter != "" {
+		msg := fmt.Sprintf("the API server answered %s to %s %s", resp.Status, req.Method, req.URL.Path)
+		if n, err := strconv.Atoi(retryAfter); err == nil {
+			msg += fmt.Sprintf(", asking to retry after %s", time.Duration(n)*time.Second)
+		}
+		schema.NoteRetriedAnswer(req.Context(), msg+" (the client retries it)")
+	}
+	return resp, nil
 }

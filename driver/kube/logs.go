@@ -38,12 +38,14 @@ func (d *driver) Logs(ctx context.Context, req schema.Logs, from schema.LogSince
 		container = proxyContainer
 	}
 	var pods []string
+	byName := map[string]*corev1.Pod{}
 	if req.Pod != "" || req.Selector == "" {
 		pod, err := d.pickPod(ctx, ns, req.Pod, req.Selector, true)
 		if err != nil {
 			return fmt.Errorf("logs: %w", err)
 		}
 		pods = []string{pod.Name}
+		byName[pod.Name] = pod
 	} else {
 		sel, err := labels.Parse(req.Selector)
 		if err != nil {
@@ -59,6 +61,9 @@ func (d *driver) Logs(ctx context.Context, req schema.Logs, from schema.LogSince
 		if pods = logPods(list.Items, container); len(pods) == 0 {
 			return fmt.Errorf("logs: none of the %d pods in namespace %s that match %q has started its container %s", len(list.Items), ns, req.Selector, container)
 		}
+		for i := range list.Items {
+			byName[list.Items[i].Name] = &list.Items[i]
+		}
 	}
 	if from.Sources != nil {
 		from.Sources(pods)
@@ -71,18 +76,39 @@ func (d *driver) Logs(ctx context.Context, req schema.Logs, from schema.LogSince
 	var streams []podLog
 	defer func() {
 		for _, s := range streams {
-			s.r.Close()
+			for _, r := range s.rs {
+				r.Close()
+			}
 		}
 	}()
 	for _, pod := range pods {
+		previous, err := previousSince(byName[pod], container, since)
+		if err != nil {
+			return fmt.Errorf("logs of %s/%s: %w", ns, pod, err)
+		}
+		pl := podLog{pod: pod}
+		streams = append(streams, pl)
+		if previous {
+			// The previous instance's lines since the mark come first: it ended before the
+			// current one started.
+			popts := *opts
+			popts.Previous = true
+			rc, err := d.streamCS.CoreV1().Pods(ns).GetLogs(pod, &popts).Stream(ctx)
+			if err != nil {
+				return fmt.Errorf("logs of %s/%s container %s: its previous instance, which ran after the mark: %w", ns, pod, container, err)
+			}
+			pl.rs = append(pl.rs, rc)
+			streams[len(streams)-1] = pl
+		}
 		rc, err := d.streamCS.CoreV1().Pods(ns).GetLogs(pod, opts).Stream(ctx)
 		if err != nil {
 			return fmt.Errorf("logs of %s/%s container %s: %w", ns, pod, container, err)
 		}
-		streams = append(streams, podLog{pod: pod, r: rc})
+		pl.rs = append(pl.rs, rc)
+		streams[len(streams)-1] = pl
 	}
 	if len(streams) == 1 {
-		if err := parseLogs(ctx, streams[0].r, from, func(l schema.LogLine) { l.Pod = pods[0]; line(l) }); err != nil {
+		if err := streams[0].parse(ctx, from, func(l schema.LogLine) { l.Pod = pods[0]; line(l) }); err != nil {
 			return fmt.Errorf("logs of %s/%s container %s: %w", ns, pods[0], container, err)
 		}
 		return nil
@@ -109,10 +135,68 @@ func logPods(pods []corev1.Pod, container string) []string {
 	return out
 }
 
-// podLog is the log stream of one pod.
+// previousSince says whether the previous instance of pod's container (the one before a
+// restart) may have written lines at or after since: it ended then or later. The API serves
+// its log only when asked for it (previous=true); read without it, "no line says 503" was
+// judged on the current instance's lines alone. It errs where an instance before that one may
+// have written lines since, too: the kubelet keeps the log of the last ended instance only,
+// and what the others wrote cannot be read. Pod status times have a resolution of one
+// second, so an instance that ended or started in the mark's second counts as after it.
+func previousSince(p *corev1.Pod, container string, since time.Time) (bool, error) {
+	if p == nil || since.IsZero() {
+		return false, nil
+	}
+	statuses := slices.Concat(p.Status.InitContainerStatuses, p.Status.ContainerStatuses)
+	i := slices.IndexFunc(statuses, func(cs corev1.ContainerStatus) bool { return cs.Name == container })
+	if i < 0 {
+		return false, nil
+	}
+	cs := statuses[i]
+	mark := since.Truncate(time.Second)
+	last := cs.LastTerminationState.Terminated
+	var oldest time.Time // the start of the oldest instance whose log is read
+	readable := 1        // how many instances' logs the API serves
+	previous := false
+	switch {
+	case cs.State.Running != nil || cs.State.Terminated != nil:
+		if cs.State.Running != nil {
+			oldest = cs.State.Running.StartedAt.Time
+		} else {
+			oldest = cs.State.Terminated.StartedAt.Time
+		}
+		if last != nil {
+			if last.FinishedAt.Time.Before(mark) {
+				return false, nil // the previous instance, and every one before it, ended before the mark
+			}
+			previous, oldest, readable = true, last.StartedAt.Time, 2
+		}
+	case last != nil: // waiting to start again: the API serves the last ended instance's log
+		oldest = last.StartedAt.Time
+	default:
+		return false, nil
+	}
+	if int(cs.RestartCount)+1 > readable && !oldest.Before(mark) {
+		return false, fmt.Errorf("container %s restarted %d times, and the oldest instance whose log the kubelet keeps started at %s, after the mark (%s): the lines the instances before it wrote since the mark cannot be read (the kubelet keeps the log of the last ended instance only)",
+			container, cs.RestartCount, oldest.UTC().Format(time.RFC3339), since.UTC().Format(time.RFC3339Nano))
+	}
+	return previous, nil
+}
+
+// podLog is the log of one pod: its streams in time order (a restarted container's previous
+// instance's, then the current one's).
 type podLog struct {
 	pod string
-	r   io.ReadCloser
+	rs  []io.ReadCloser
+}
+
+// parse parses each of the pod's streams in turn.
+func (pl podLog) parse(ctx context.Context, from schema.LogSince, emit func(schema.LogLine)) error {
+	for _, r := range pl.rs {
+		if err := parseLogs(ctx, r, from, emit); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // mergeLogs reads the pods' logs at once and hands their lines on in time order (each pod's
@@ -134,7 +218,7 @@ func mergeLogs(outer context.Context, logs []podLog, from schema.LogSince, emit 
 		go func() {
 			defer wg.Done()
 			defer close(s.lines)
-			s.err = parseLogs(ctx, pl.r, from, func(l schema.LogLine) {
+			s.err = pl.parse(ctx, from, func(l schema.LogLine) {
 				l.Pod = pl.pod
 				select {
 				case s.lines <- l:

@@ -62,15 +62,11 @@ func TestLogsBySelectorReadsEveryPod(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	cs, err := newClients(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &driver{namespace: "lab", cs: cs, streamCS: cs, logf: t.Logf, opts: Options{WaitTimeout: 10 * time.Second, RequestTimeout: 10 * time.Second}}
+	d := standinDriver(t, srv.URL)
 	var sources []string
 	from := schema.LogSince{Time: time.Date(2026, 7, 5, 10, 0, 0, 0, time.UTC), Sources: func(p []string) { sources = p }}
 	var got []string
-	err = d.Logs(context.Background(), schema.Logs{PodRef: schema.PodRef{Selector: "app=backend"}}, from, func(l schema.LogLine) {
+	err := d.Logs(context.Background(), schema.Logs{PodRef: schema.PodRef{Selector: "app=backend"}}, from, func(l schema.LogLine) {
 		got = append(got, l.Pod+": "+l.Text)
 	})
 	if err != nil {
@@ -95,4 +91,97 @@ func TestLogsBySelectorReadsEveryPod(t *testing.T) {
 	if want := []string{"backend-b: b2"}; !reflect.DeepEqual(got, want) || !reflect.DeepEqual(sources, []string{"backend-b"}) {
 		t.Errorf("by name: lines %q, sources %q", got, sources)
 	}
+}
+
+// TestLogsOfARestartedContainer: a container that restarted since the mark wrote lines in
+// its previous instance too, which the API serves only when asked for (previous=true); read
+// without them, "no line says 503" passed with the 503 in the log of the instance that
+// crashed. Where an instance before the previous one may have written lines since the mark,
+// which the kubelet no longer keeps, the read errs. The API server is a loopback stand-in.
+func TestLogsOfARestartedContainer(t *testing.T) {
+	mark := time.Date(2026, 7, 5, 10, 0, 0, 0, time.UTC)
+	at := func(s int) metav1.Time { return metav1.NewTime(mark.Add(time.Duration(s) * time.Second)) }
+	terminated := func(start, end int) *corev1.ContainerStateTerminated {
+		return &corev1.ContainerStateTerminated{ExitCode: 1, StartedAt: at(start), FinishedAt: at(end)}
+	}
+	running := func(start int) corev1.ContainerState {
+		return corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: at(start)}}
+	}
+	const previousLog = "2026-07-05T10:00:02.000000000Z \"GET / HTTP/1.1\" 503 UO\n"
+	const currentLog = "2026-07-05T10:00:06.000000000Z \"GET / HTTP/1.1\" 200 -\n"
+	for _, c := range []struct {
+		name     string
+		restarts int32
+		state    corev1.ContainerState
+		last     *corev1.ContainerStateTerminated
+		want     []string // the lines read; nil: an error
+		wantErr  string
+	}{
+		{"restarted once since the mark", 1, running(5), terminated(-60, 4),
+			[]string{`"GET / HTTP/1.1" 503 UO`, `"GET / HTTP/1.1" 200 -`}, ""},
+		{"restarted before the mark", 1, running(-5), terminated(-60, -6),
+			[]string{`"GET / HTTP/1.1" 200 -`}, ""},
+		{"never restarted", 0, running(-60), nil,
+			[]string{`"GET / HTTP/1.1" 200 -`}, ""},
+		{"restarted 3 times, the last ended instance started before the mark", 3, running(5), terminated(-1, 4),
+			[]string{`"GET / HTTP/1.1" 503 UO`, `"GET / HTTP/1.1" 200 -`}, ""},
+		{"restarted 3 times since the mark", 3, running(5), terminated(3, 4),
+			nil, "restarted 3 times, and the oldest instance whose log the kubelet keeps started at 2026-07-05T10:00:03Z, after the mark"},
+		{"waiting to start again, the one before the last ended after the mark", 2, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}, terminated(3, 4),
+			nil, "restarted 2 times"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pod := corev1.Pod{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+				ObjectMeta: metav1.ObjectMeta{Name: "backend-a", Namespace: "lab"},
+				Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
+					Name: "istio-proxy", State: c.state, RestartCount: c.restarts,
+					LastTerminationState: corev1.ContainerState{Terminated: c.last}}}},
+			}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case "/api/v1/namespaces/lab/pods/backend-a":
+					w.Header().Set("Content-Type", "application/json")
+					_ = json.NewEncoder(w).Encode(pod)
+				case "/api/v1/namespaces/lab/pods/backend-a/log":
+					w.Header().Set("Content-Type", "text/plain")
+					if r.URL.Query().Get("previous") == "true" {
+						fmt.Fprint(w, previousLog)
+					} else {
+						fmt.Fprint(w, currentLog)
+					}
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer srv.Close()
+			d := standinDriver(t, srv.URL)
+			var got []string
+			err := d.Logs(context.Background(), schema.Logs{PodRef: schema.PodRef{Pod: "backend-a"}}, schema.LogSince{Time: mark.Add(time.Second / 2)}, func(l schema.LogLine) {
+				got = append(got, l.Text)
+			})
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err %v, want one with %q (lines %q)", err, c.wantErr, got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("lines\n got %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+// standinDriver is a driver whose API server is the loopback stand-in at url, namespace lab.
+func standinDriver(t *testing.T, url string) *driver {
+	t.Helper()
+	cs, err := newClients(&rest.Config{Host: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &driver{namespace: "lab", cs: cs, streamCS: cs, logf: t.Logf, opts: Options{WaitTimeout: 10 * time.Second, RequestTimeout: 10 * time.Second}}
 }

@@ -7,11 +7,9 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 
 	"labrun.dev/labrun/schema"
 )
@@ -49,11 +47,7 @@ func TestPickPodTellsTheReplicas(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	cs, err := newClients(&rest.Config{Host: srv.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &driver{namespace: "lab", cs: cs, streamCS: cs, logf: t.Logf, opts: Options{WaitTimeout: 10 * time.Second, RequestTimeout: 10 * time.Second}}
+	d := standinDriver(t, srv.URL)
 	var picks []schema.PodPick
 	ctx := schema.WithPodPicks(context.Background(), func(p schema.PodPick) { picks = append(picks, p) })
 	p, err := d.pickPod(ctx, "lab", "", "app=backend", false)
