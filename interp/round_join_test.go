@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -16,13 +17,14 @@ import (
 // round's run; the phase's end joined that state, ended by the first, and judged the
 // expectations while the second still sampled: its last sample came into the record after
 // them (seen on local: "the record says it read g.count = 5; its data read 6", replay refusing
-// the run's own record). The phase now waits for every background run it started.
+// the run's own record). The phase now waits for every background run it started. The until
+// (round 2's start, its own samples) holds in round 2 only; the expectation reads both rounds'.
 func TestLaterRoundSamplerIsJoined(t *testing.T) {
 	sc := loadScenario(t, `
 s: schema.#Scenario & {
 	local: backends: a: {}
 	steps: [
-		{name: "r", repeat: {max: 2, until: "g.count >= 4", steps: [
+		{name: "r", repeat: {max: 2, until: "started.l > 0.1 && g.count >= 2", steps: [
 			{name: "l", background: true, load: {url: "${backends.a.url}/echo", duration: "150ms", qps: 20, connections: 1}},
 			{name: "g", every: "100ms", while: "l", snapshot: backend: "a"},
 			{await: "l"},
@@ -136,4 +138,55 @@ s: schema.#Scenario & {
 			})
 		})
 	}
+}
+
+// TestRoundSamplerSeriesIsTheRounds: a sampler of a repeat's round reads, during the round (a
+// wait, the until), the samples of that round alone; before, its series went on over the rounds,
+// and a wait in round 2 until g.count >= 3 held at its first poll on round 1's samples, before
+// round 2's load had started, and an until g.count >= 15 held in round 2 of 11 + 11 samples
+// though no round took 15. After the repeat (the expectations), the series is every round's.
+func TestRoundSamplerSeriesIsTheRounds(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "r", repeat: {max: 2, until: "g.count >= 15", steps: [
+			{name: "l", background: true, load: {url: "${backends.a.url}/echo", duration: "1s", qps: 20, connections: 1}},
+			{name: "g", every: "100ms", while: "l", snapshot: backend: "a"},
+			{name: "w", wait: {until: "g.count >= 3", interval: "50ms"}, timeout: "5s"},
+			{await: "l"},
+		]}},
+	]
+	expect: ["g.count >= 15"]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		rec := interp.New((&fakes.World{}).Target()).Run(context.Background(), context.Background(), sc)
+		var loads, waits []*interp.StepRecord
+		for _, sr := range rec.Steps {
+			switch sr.Name {
+			case "l":
+				loads = append(loads, sr)
+			case "w":
+				waits = append(waits, sr)
+			}
+		}
+		if len(loads) != 2 || len(waits) != 2 {
+			t.Fatalf("%d runs of l, %d of w: want 2 of each (the until holds in no round)", len(loads), len(waits))
+		}
+		for i := range 2 {
+			if took := waits[i].End - loads[i].Start; took < 200*time.Millisecond {
+				t.Errorf("round %d: the wait held %s after the round's load started, before the round's sampler could take 3 samples", i+1, took)
+			}
+		}
+		if rec.Outcome != interp.Failed || !strings.Contains(rec.Error, "still not true after 2 rounds") {
+			t.Errorf("run %s (%s): want failed, the until false in each round", rec.Outcome, rec.Error)
+		}
+		series, ok := rec.Results["g"].Value.(*schema.SeriesRecord)
+		if !ok || len(series.Samples) < 20 {
+			t.Fatalf("g recorded %#v: want every round's samples", rec.Results["g"].Value)
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
 }
