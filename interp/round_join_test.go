@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -187,6 +188,50 @@ s: schema.#Scenario & {
 		}
 		if err := rec.Contradictions(); err != nil {
 			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}
+
+// TestRoundSamplerReplays: the record says what a round's until and waits read of a sampler
+// of the round (SeriesRecord.Views), so that judging them again over the record (replay,
+// merge) reads what the run read. A stand-in stats source counts up from 0, sample by sample:
+// the until g.min.rq_total >= 5 is false over round 1 (its first sample 0) and over every
+// round's samples, true over round 2's; the record read back said "passed, but over the
+// data the record holds at its last round's end the expression is false".
+func TestRoundSamplerReplays(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "r", repeat: {max: 2, until: "g.min.rq_total >= 5", steps: [
+			{name: "l", background: true, load: {url: "${backends.a.url}/echo", duration: "1s", qps: 20, connections: 1}},
+			{name: "g", every: "100ms", while: "l", snapshot: backend: "a"},
+			{name: "w", mayFail: true, wait: {until: "g.min.rq_total >= 5", interval: "50ms"}, timeout: "900ms"},
+			{await: "l"},
+		]}},
+	]
+	expect: ["outcome.w == 'passed'", "g.min.rq_total == 0"]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{Stats: func(_ string, n int) schema.StatsSnapshot {
+			return schema.StatsSnapshot{Counters: schema.Stats{"rq_total": float64(n)}}
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome != interp.Passed {
+			t.Fatalf("run %s (%s): want passed, the until true over round 2's samples", rec.Outcome, rec.Error)
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back interp.Record
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		for what, r := range map[string]*interp.Record{"the run's record": rec, "the record read back": &back} {
+			if err := interp.OutcomeContradictions(r, sc); err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
 		}
 	})
 }

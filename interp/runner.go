@@ -608,11 +608,14 @@ func (ru *run) freshRound(children []*dsl.Step) {
 	defer ru.mu.Unlock()
 	for _, c := range fresh {
 		if r := ru.rec.Results[c.Name]; r != nil && r.Sampled {
-			if _, ok := r.Value.(*SeriesRecord); ok {
+			if ser, ok := r.Value.(*SeriesRecord); ok {
 				if ru.earlier == nil {
 					ru.earlier = map[string]*Result{}
 				}
-				ru.earlier[c.Name] = joinSeries(ru.earlier[c.Name], r)
+				prev := ru.earlier[c.Name]
+				ru.earlier[c.Name] = joinSeries(prev, r)
+				// From now on the record's series reads from here (replay judges as the run).
+				ser.Views = append(ser.Views, schema.SeriesView{At: ru.clock.Now(), From: len(ser.Samples)})
 			}
 		}
 		delete(ru.rec.Results, c.Name)
@@ -630,7 +633,10 @@ func (ru *run) wholeSeries(children []*dsl.Step) {
 	defer ru.mu.Unlock()
 	dsl.Walk(children, func(c *dsl.Step) {
 		if prev := ru.earlier[c.Name]; c.Name != "" && prev != nil {
-			ru.rec.Results[c.Name] = joinSeries(prev, ru.rec.Results[c.Name])
+			r := joinSeries(prev, ru.rec.Results[c.Name])
+			ser := r.Value.(*SeriesRecord)
+			ser.Views = append(ser.Views, schema.SeriesView{At: ru.clock.Now()})
+			ru.rec.Results[c.Name] = r
 			delete(ru.earlier, c.Name)
 		}
 	})
@@ -652,6 +658,7 @@ func joinSeries(a, b *Result) *Result {
 		return b
 	}
 	bs.Samples = append(slices.Clip(as.Samples), bs.Samples...)
+	bs.Views = append(slices.Clip(as.Views), bs.Views...)
 	bs.Ends = bs.Ends || as.Ends
 	return b
 }
