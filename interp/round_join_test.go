@@ -235,3 +235,40 @@ s: schema.#Scenario & {
 		}
 	})
 }
+
+// TestRepeatedStepTimesAreOneRound: started.<step> and ended.<step> of a step a repeat ran in
+// more than one round read, after the run, its latest round's start and end, as outcome does;
+// before, started read round 1's and ended round 2's, and ended.s - started.s >= 0.15 passed of
+// a sleep of 100ms (two rounds of it), a sampler's likewise.
+func TestRepeatedStepTimesAreOneRound(t *testing.T) {
+	for _, claim := range []string{"ended.s - started.s >= 0.15", "ended.g - started.g >= 0.15"} {
+		t.Run(claim, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "r", repeat: {max: 2, until: "started.s > 0.05", steps: [
+			{name: "s", background: true, sleep: "100ms"},
+			{name: "g", every: "20ms", while: "s", exec: argv: ["true"]},
+			{await: "s"},
+		]}},
+	]
+	expect: ["`+claim+`"]
+}`)
+			synctest.Test(t, func(t *testing.T) {
+				rec := interp.New((&fakes.World{}).Target()).Run(context.Background(), context.Background(), sc)
+				rounds := 0
+				for _, sr := range rec.Steps {
+					if sr.Name == "s" {
+						rounds++
+					}
+				}
+				if rounds != 2 {
+					t.Fatalf("s ran %d times, want 2 (the until false after round 1)", rounds)
+				}
+				if rec.Outcome != interp.Failed {
+					t.Errorf("run %s: %s held over two rounds of a 100ms sleep; values %v", rec.Outcome, claim, rec.Expectations[0].Values)
+				}
+			})
+		})
+	}
+}
