@@ -204,11 +204,10 @@ func SummaryWith(m *dsl.Matrix, runs []RunFile, notStarted map[RunKey]string, di
 				sr.Values[k] = v
 			}
 		}
-		switch sr.Outcome {
-		case interp.Passed:
+		switch {
+		case sr.Outcome == interp.Passed:
 			s.Passed++
-		case interp.Failed, interp.Interrupted:
-		default:
+		case erred(sr):
 			s.Errors++
 		}
 		s.Runs = append(s.Runs, sr)
@@ -228,6 +227,41 @@ func SummaryWith(m *dsl.Matrix, runs []RunFile, notStarted map[RunKey]string, di
 	}
 	s.Verdict = verdictOf(s)
 	return s
+}
+
+// erred says whether the summary counts r among its errors (Errors): a run labrun could not
+// make or could not judge, neither passed nor failed.
+func erred(r SummaryRun) bool {
+	switch r.Outcome {
+	case interp.Passed, interp.Failed, interp.Interrupted:
+		return false
+	}
+	return r.NotStarted == ""
+}
+
+// runCounts are how many of a combination's runs passed and how many erred.
+func runCounts(g *group) (ok, errs int) {
+	for _, r := range g.runs {
+		switch {
+		case r.Outcome == interp.Passed:
+			ok++
+		case erred(r):
+			errs++
+		}
+	}
+	return ok, errs
+}
+
+// passedOf says how many of a combination's count runs passed, and how many of them erred
+// ("0 of 2, 2 errors"): a combination whose runs erred was not judged by them, and "never
+// passed" alone read as if they had failed.
+func passedOf(g *group, count int) string {
+	ok, errs := runCounts(g)
+	out := fmt.Sprintf("%d of %d", ok, count)
+	if errs > 0 {
+		out += fmt.Sprintf(", %d error%s", errs, plural(errs))
+	}
+	return out
 }
 
 // addNotStarted lists the planned runs that have no record and a reason, in the matrix's
@@ -322,8 +356,8 @@ func CombinationsBelow(s *Summary) []string {
 		if len(g.vars) == 0 && len(s.Sweep) > 0 || neverStarted(g) {
 			continue
 		}
-		if ok, below := combinationPassed(s, g); below {
-			out = append(out, fmt.Sprintf("%s: %d of %d", or(Combo(g.vars, 0, 1), "runs"), ok, s.Count))
+		if _, below := combinationPassed(s, g); below {
+			out = append(out, fmt.Sprintf("%s: %s", or(Combo(g.vars, 0, 1), "runs"), passedOf(g, s.Count)))
 		}
 	}
 	return out
@@ -701,7 +735,7 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 			case below:
 				mark = fmt.Sprintf("below the %d needed", Need(s.PassRate, s.Count))
 			}
-			fmt.Fprintf(&md, "| %s | %d of %d | %s |\n", sumCell(Combo(g.vars, 0, 1)), ok, s.Count, mark)
+			fmt.Fprintf(&md, "| %s | %s | %s |\n", sumCell(Combo(g.vars, 0, 1)), passedOf(g, s.Count), mark)
 		}
 		md.WriteString("\n")
 	}
@@ -831,11 +865,11 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		}
 		switch {
 		case len(g.runs) > 0 && neverStarted(g):
-			w("<td class=\"num\">%d of %d <span class=\"hint\">never started</span></td>", ok, s.Count)
+			w("<td class=\"num\">%s <span class=\"hint\">never started</span></td>", passedOf(g, s.Count))
 		case ok == 0:
-			w("<td class=\"num err\">%d of %d <span class=\"hint\">never passed</span></td>", ok, s.Count)
+			w("<td class=\"num err\">%s <span class=\"hint\">never passed</span></td>", passedOf(g, s.Count))
 		default:
-			w("<td class=\"num\">%d of %d</td>", ok, s.Count)
+			w("<td class=\"num\">%s</td>", passedOf(g, s.Count))
 		}
 		for _, x := range exprs {
 			if !judgedIn(g.runs, x) {

@@ -578,8 +578,12 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		switch s.Verdict {
 		case "passed", "skipped":
 		case "error":
-			// The runs' own exits say which: 3 (an error, a timeout) or 2 (refused).
-			mcode = worse(mcode, exitFailed)
+			// The runs' own exits say which: 3 (an error, a timeout) or 2 (refused); a run with
+			// an expectation that could not be judged exits 1 on its own (it says failed), and
+			// was not judged: exit 3, as docs/experiments.md says (it was 1, the line FAILED).
+			if mcode == exitOK {
+				mcode = exitInfra
+			}
 		case "interrupted":
 			mcode = worse(mcode, exitInterrupted)
 		default:
