@@ -715,7 +715,11 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 	if len(s.Sweep) > 0 {
 		md.WriteString("Swept:")
 		for _, sw := range s.Sweep {
-			fmt.Fprintf(&md, " %s = %s;", sw.Name, strings.Join(sw.Values, ", "))
+			fmt.Fprintf(&md, " %s = %s", sw.Name, strings.Join(sw.Values, ", "))
+			if sw.From == "--sweep" {
+				fmt.Fprintf(&md, " (%s)", sw.Source())
+			}
+			md.WriteString(";")
 		}
 		fmt.Fprintf(&md, " %d combination%s × %d run%s each.\n\n", s.Combinations, plural(s.Combinations), s.Count, plural(s.Count))
 	}
@@ -809,11 +813,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	}
 	w("<div class=\"scroll\"><table class=\"meta\">")
 	for _, sw := range s.Sweep {
-		from := "the scenario's sweep"
-		if sw.From == "--sweep" {
-			from = "--sweep"
-		}
-		w("<tr><th>%s</th><td>%s <span class=\"hint\">(%s)</span></td></tr>", e(sw.Name), e(strings.Join(sw.Values, ", ")), from)
+		w("<tr><th>%s</th><td>%s <span class=\"hint\">(%s)</span></td></tr>", e(sw.Name), e(strings.Join(sw.Values, ", ")), e(sw.Source()))
 	}
 	for _, f := range s.Fixed {
 		instead := "the scenario sweeps it"

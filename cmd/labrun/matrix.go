@@ -704,7 +704,7 @@ func matrixSummary(m *dsl.Matrix) string {
 	s := fmt.Sprintf("%d combination%s × %d run%s = %d runs", n, plural(n), m.Count, plural(m.Count), m.Runs())
 	var parts []string
 	for _, sw := range m.Sweep {
-		parts = append(parts, fmt.Sprintf("%s: %s (%s)", sw.Name, strings.Join(sw.Values, ", "), map[string]string{"scenario": "the scenario's sweep", "--sweep": "--sweep"}[sw.From]))
+		parts = append(parts, fmt.Sprintf("%s: %s (%s)", sw.Name, strings.Join(sw.Values, ", "), sw.Source()))
 	}
 	if len(parts) > 0 {
 		s += "; " + strings.Join(parts, "; ")
