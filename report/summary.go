@@ -570,6 +570,35 @@ func passedCount(runs []SummaryRun, expr string) int {
 	return n
 }
 
+// expectationTally says how many of the planned runs expr passed in, and of the others how
+// many could not judge it and how many did not judge it at all (it was skipped, its run erred
+// before it or has no record): "1 of 3, 2 not judged". Before, the runs that never judged it
+// read as failures of it, and the Markdown counted the runs with a record, the HTML the
+// planned runs.
+func expectationTally(s *Summary, expr string) string {
+	passed, erred, judged := 0, 0, 0
+	for _, r := range s.Runs {
+		switch r.Expectations[expr] {
+		case interp.Passed:
+			passed++
+			judged++
+		case interp.Failed:
+			judged++
+		case interp.Errored:
+			erred++
+			judged++
+		}
+	}
+	out := fmt.Sprintf("%d of %d", passed, s.Planned)
+	if erred > 0 {
+		out += fmt.Sprintf(", %d erred", erred)
+	}
+	if n := s.Planned - judged; n > 0 {
+		out += fmt.Sprintf(", %d not judged", n)
+	}
+	return out
+}
+
 // judgedIn says whether any of runs judged expr (it passed, failed or erred there).
 func judgedIn(runs []SummaryRun, expr string) bool {
 	for _, r := range runs {
@@ -766,7 +795,7 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 	}
 	md.WriteString("\n## Expectations\n\n| expectation | passed |\n|---|---|\n")
 	for _, e := range exprs {
-		fmt.Fprintf(&md, "| %s | %d of %d |\n", sumCell(e), passedCount(s.Runs, e), len(s.Runs))
+		fmt.Fprintf(&md, "| %s | %s |\n", sumCell(e), expectationTally(s, e))
 	}
 	md.WriteString("\n## Values the expectations read\n\n")
 	groups := summaryGroups(s)
@@ -920,7 +949,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		if n < s.Planned {
 			cls = "failed"
 		}
-		w("<tr class=\"%s\"><td>e%d</td><td><code>%s</code></td><td class=\"num\">%d of %d</td></tr>\n", cls, i+1, e(x), n, s.Planned)
+		w("<tr class=\"%s\"><td>e%d</td><td><code>%s</code></td><td class=\"num\">%s</td></tr>\n", cls, i+1, e(x), e(expectationTally(s, x)))
 	}
 	w("</table></div>\n")
 

@@ -456,3 +456,26 @@ func TestDiffSummariesSaysErrors(t *testing.T) {
 		t.Errorf("passed changes %+v, want %+v", d.Passed, want)
 	}
 }
+
+// TestSummaryExpectationNotJudged: an expectation of runs that erred before it was judged
+// (skipped) read "1 of 2" passed, as if it had failed in the other run; and the Markdown
+// counted the runs with a record, the HTML the planned runs.
+func TestSummaryExpectationNotJudged(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", Count: 3}
+	var runs []RunFile
+	for i, o := range []interp.Outcome{interp.Passed, interp.Errored} {
+		u := &dsl.Unit{ID: dsl.UnitID("s", nil, i+1), Matrix: m, Combination: 1, Round: i + 1}
+		jd := &interp.Judgement{Src: "x", Outcome: interp.Passed}
+		if o == interp.Errored {
+			jd = &interp.Judgement{Src: "x", Outcome: interp.Skipped}
+		}
+		runs = append(runs, RunFile{Rec: &interp.Record{Scenario: "s", Outcome: o, Unit: u, Expectations: []*interp.Judgement{jd}}})
+	}
+	s := SummaryOf(m, runs, "") // run 3 has no record
+	if md := SummaryMarkdown(s, nil); !strings.Contains(md, "| x | 1 of 3, 2 not judged |") {
+		t.Errorf("the Markdown's expectations:\n%s", md)
+	}
+	if html := SummaryHTML(s, nil); !strings.Contains(html, `<td class="num">1 of 3, 2 not judged</td>`) {
+		t.Errorf("the HTML lacks the expectation's count with the runs that did not judge it")
+	}
+}
