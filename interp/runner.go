@@ -612,8 +612,7 @@ func (ru *run) freshRound(children []*dsl.Step) {
 				if ru.earlier == nil {
 					ru.earlier = map[string]*Result{}
 				}
-				prev := ru.earlier[c.Name]
-				ru.earlier[c.Name] = joinSeries(prev, r)
+				ru.earlier[c.Name] = joinSeries(ru.earlier[c.Name], r)
 				// From now on the record's series reads from here (replay judges as the run).
 				ser.Views = append(ser.Views, schema.SeriesView{At: ru.clock.Now(), From: len(ser.Samples)})
 			}
@@ -634,8 +633,9 @@ func (ru *run) wholeSeries(children []*dsl.Step) {
 	dsl.Walk(children, func(c *dsl.Step) {
 		if prev := ru.earlier[c.Name]; c.Name != "" && prev != nil {
 			r := joinSeries(prev, ru.rec.Results[c.Name])
-			ser := r.Value.(*SeriesRecord)
-			ser.Views = append(ser.Views, schema.SeriesView{At: ru.clock.Now()})
+			if ser, ok := r.Value.(*SeriesRecord); ok {
+				ser.Views = append(ser.Views, schema.SeriesView{At: ru.clock.Now()})
+			}
 			ru.rec.Results[c.Name] = r
 			delete(ru.earlier, c.Name)
 		}
