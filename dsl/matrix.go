@@ -20,8 +20,22 @@ import (
 type SweepVar struct {
 	Name   string   `json:"name"`
 	Values []string `json:"values"`
-	// From is "scenario" (the scenario's sweep:) or "--sweep".
-	From string `json:"from"`
+	// From is "scenario" (the scenario's sweep:) or "--sweep"; Instead, of a var --sweep
+	// sweeps over other values than the scenario's sweep declares, those (none for a secret).
+	From    string   `json:"from"`
+	Instead []string `json:"instead,omitempty"`
+}
+
+// Source says where the values come from: "the scenario's sweep", "--sweep", or "--sweep;
+// the scenario sweeps 2, 4, 8" where the flag replaced what the file declares.
+func (s SweepVar) Source() string {
+	switch {
+	case s.From != "--sweep":
+		return "the scenario's sweep"
+	case len(s.Instead) > 0:
+		return "--sweep; the scenario sweeps " + strings.Join(s.Instead, ", ")
+	}
+	return "--sweep"
 }
 
 // PlotSpec is a plot a scenario asks its summary to draw first (plot:).
@@ -233,7 +247,11 @@ func NewMatrix(sc *Scenario, flags []SweepVar, pinned map[string]string, count i
 			for i, v := range f.Values {
 				vals[i] = sweptValue(sc.VarKinds[f.Name], v)
 			}
-			byName[f.Name] = SweepVar{Name: f.Name, Values: vals, From: "--sweep"}
+			sv := SweepVar{Name: f.Name, Values: vals, From: "--sweep"}
+			if declared, ok := sc.Sweep[f.Name]; ok && !slices.Equal(declared, vals) && !slices.Contains(sc.Secrets, f.Name) {
+				sv.Instead = declared
+			}
+			byName[f.Name] = sv
 		}
 	}
 	for _, k := range sortedKeys(pinned) {

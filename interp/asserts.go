@@ -318,7 +318,7 @@ func waitOverSeries(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) 
 		for k := 0; k <= most; k++ {
 			seen.Results = map[string]*Result{}
 			for n, r := range rec.Results {
-				ser, isSeries := series[n]
+				_, isSeries := series[n]
 				if !isSeries {
 					// A step records its result before its end is taken: at the wait's end,
 					// one that had started may have been seen.
@@ -327,11 +327,7 @@ func waitOverSeries(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) 
 					}
 					continue
 				}
-				cut := *ser
-				cut.Samples = ser.Samples[:min(k, taken[n])]
-				cr := *r
-				cr.Value = &cut
-				seen.Results[n] = &cr
+				seen.Results[n] = seenAt(rec, r, t, min(k, taken[n]))
 			}
 			j := NewJudge(&seen, sc)
 			j.running = true
@@ -342,6 +338,18 @@ func waitOverSeries(rec *Record, sc *dsl.Scenario, e *dsl.Expr, at *StepRecord) 
 		}
 	}
 	return jd, true
+}
+
+// seenAt is r as expressions read it at t (from the record's start): a series its samples
+// then (SeriesRecord.SeenAt), of the first n taken (n < 0: all); any other result as it is.
+func seenAt(rec *Record, r *Result, t time.Duration, n int) *Result {
+	ser, ok := r.Value.(*SeriesRecord)
+	if !ok || ser == nil {
+		return r
+	}
+	cr := *r
+	cr.Value = ser.SeenAt(rec.Start.Add(t), n)
+	return &cr
 }
 
 // recordedHeld says whether the assert's record says its expression held, and whether it says
@@ -472,7 +480,7 @@ func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, 
 	seen.Results = map[string]*Result{}
 	for n, r := range rec.Results {
 		if before[n] || !reads[n] || n == own {
-			seen.Results[n] = r
+			seen.Results[n] = seenAt(rec, r, from, -1)
 		}
 	}
 	for n := range after {

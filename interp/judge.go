@@ -366,8 +366,9 @@ func (j *Judge) Env() map[string]any {
 	// JSON has no other, and started and ended must read the same there as in the run, to the
 	// nanosecond, for replay and merge to hold a record's values to its data.
 	base := rec.StepsStart.Round(0).Sub(rec.Start.Round(0))
+	latest := latestRounds(rec.Steps)
 	for i, s := range rec.Steps {
-		if s.Name == "" || !j.thisRound(i, s) {
+		if s.Name == "" || !j.thisRound(i, s, latest) {
 			continue
 		}
 		if _, ok := started[s.Name]; !ok && s.Outcome != Skipped {
@@ -413,8 +414,9 @@ func (j *Judge) outcomes() (outcome, errs map[string]string) {
 			outcome[n] = dsl.OutcomePending
 		}
 	}
+	latest := latestRounds(j.rec.Steps)
 	for i, s := range j.rec.Steps {
-		if s.Name == "" || s.Outcome == Skipped || !j.thisRound(i, s) {
+		if s.Name == "" || s.Outcome == Skipped || !j.thisRound(i, s, latest) {
 			continue
 		}
 		outcome[s.Name] = ExprOutcome(s.Outcome)
@@ -426,11 +428,45 @@ func (j *Judge) outcomes() (outcome, errs map[string]string) {
 	return outcome, errs
 }
 
-// thisRound says whether s, rec.Steps[i], is of its step's current round (roundFrom): always
-// once the run has ended.
-func (j *Judge) thisRound(i int, s *StepRecord) bool {
-	from, ok := j.roundFrom[s.Name]
-	return !j.running || !ok || i >= from
+// thisRound says whether s, rec.Steps[i], is of its step's current round: during the run
+// from the start of the round (roundFrom, before the step has run in it), otherwise of the
+// latest round it ran in (latest, from latestRounds). started, ended and outcome read that
+// round's alone: after the run, started read round 1's start and ended round 2's end, and
+// ended.s - started.s >= 0.15 held of a sleep of 100ms run in two rounds.
+func (j *Judge) thisRound(i int, s *StepRecord, latest map[string]int) bool {
+	if from, ok := j.roundFrom[s.Name]; ok && j.running {
+		return i >= from
+	}
+	return i >= latest[s.Name]
+}
+
+// latestRounds is, for each named step a repeat ran, the index in steps of the first
+// execution of its latest round: a record of another round than the step's record before
+// (Round), or of another execution of its innermost repeat (the same round of an enclosing
+// repeat's next round), begins a round. A repeat's record comes before its rounds'.
+func latestRounds(steps []*StepRecord) map[string]int {
+	type roundOf struct{ repeat, round int }
+	from := map[string]int{}
+	last := map[string]roundOf{}
+	repeats := map[string]int{} // by path, the index of the repeat's latest execution
+	for i, s := range steps {
+		if s.Kind == "repeat" {
+			repeats[s.Path] = i
+		}
+		if s.Name == "" || s.Round == 0 {
+			continue
+		}
+		cur, inner := roundOf{-1, s.Round}, ""
+		for p, k := range repeats {
+			if strings.HasPrefix(s.Path, p+".") && len(p) > len(inner) {
+				cur.repeat, inner = k, p
+			}
+		}
+		if prev, ok := last[s.Name]; !ok || prev != cur {
+			from[s.Name], last[s.Name] = i, cur
+		}
+	}
+	return from
 }
 
 // ExprOutcome maps a step record's outcome to the value of outcome.<step>: passed, failed and

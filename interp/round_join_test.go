@@ -2,6 +2,8 @@ package interp_test
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -16,13 +18,14 @@ import (
 // round's run; the phase's end joined that state, ended by the first, and judged the
 // expectations while the second still sampled: its last sample came into the record after
 // them (seen on local: "the record says it read g.count = 5; its data read 6", replay refusing
-// the run's own record). The phase now waits for every background run it started.
+// the run's own record). The phase now waits for every background run it started. The until
+// (round 2's start, its own samples) holds in round 2 only; the expectation reads both rounds'.
 func TestLaterRoundSamplerIsJoined(t *testing.T) {
 	sc := loadScenario(t, `
 s: schema.#Scenario & {
 	local: backends: a: {}
 	steps: [
-		{name: "r", repeat: {max: 2, until: "g.count >= 4", steps: [
+		{name: "r", repeat: {max: 2, until: "started.l > 0.1 && g.count >= 2", steps: [
 			{name: "l", background: true, load: {url: "${backends.a.url}/echo", duration: "150ms", qps: 20, connections: 1}},
 			{name: "g", every: "100ms", while: "l", snapshot: backend: "a"},
 			{await: "l"},
@@ -132,6 +135,138 @@ s: schema.#Scenario & {
 				}
 				if err := rec.Contradictions(); err != nil {
 					t.Errorf("the record contradicts itself: %v", err)
+				}
+			})
+		})
+	}
+}
+
+// TestRoundSamplerSeriesIsTheRounds: a sampler of a repeat's round reads, during the round (a
+// wait, the until), the samples of that round alone; before, its series went on over the rounds,
+// and a wait in round 2 until g.count >= 3 held at its first poll on round 1's samples, before
+// round 2's load had started, and an until g.count >= 15 held in round 2 of 11 + 11 samples
+// though no round took 15. After the repeat (the expectations), the series is every round's.
+func TestRoundSamplerSeriesIsTheRounds(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "r", repeat: {max: 2, until: "g.count >= 15", steps: [
+			{name: "l", background: true, load: {url: "${backends.a.url}/echo", duration: "1s", qps: 20, connections: 1}},
+			{name: "g", every: "100ms", while: "l", snapshot: backend: "a"},
+			{name: "w", wait: {until: "g.count >= 3", interval: "50ms"}, timeout: "5s"},
+			{await: "l"},
+		]}},
+	]
+	expect: ["g.count >= 15"]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		rec := interp.New((&fakes.World{}).Target()).Run(context.Background(), context.Background(), sc)
+		var loads, waits []*interp.StepRecord
+		for _, sr := range rec.Steps {
+			switch sr.Name {
+			case "l":
+				loads = append(loads, sr)
+			case "w":
+				waits = append(waits, sr)
+			}
+		}
+		if len(loads) != 2 || len(waits) != 2 {
+			t.Fatalf("%d runs of l, %d of w: want 2 of each (the until holds in no round)", len(loads), len(waits))
+		}
+		for i := range 2 {
+			if took := waits[i].End - loads[i].Start; took < 200*time.Millisecond {
+				t.Errorf("round %d: the wait held %s after the round's load started, before the round's sampler could take 3 samples", i+1, took)
+			}
+		}
+		if rec.Outcome != interp.Failed || !strings.Contains(rec.Error, "still not true after 2 rounds") {
+			t.Errorf("run %s (%s): want failed, the until false in each round", rec.Outcome, rec.Error)
+		}
+		series, ok := rec.Results["g"].Value.(*schema.SeriesRecord)
+		if !ok || len(series.Samples) < 20 {
+			t.Fatalf("g recorded %#v: want every round's samples", rec.Results["g"].Value)
+		}
+		if err := rec.Contradictions(); err != nil {
+			t.Errorf("the record contradicts itself: %v", err)
+		}
+	})
+}
+
+// TestRoundSamplerReplays: the record says what a round's until and waits read of a sampler
+// of the round (SeriesRecord.Views), so that judging them again over the record (replay,
+// merge) reads what the run read. A stand-in stats source counts up from 0, sample by sample:
+// the until g.min.rq_total >= 5 is false over round 1 (its first sample 0) and over every
+// round's samples, true over round 2's; the record read back said "passed, but over the
+// data the record holds at its last round's end the expression is false".
+func TestRoundSamplerReplays(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "r", repeat: {max: 2, until: "g.min.rq_total >= 5", steps: [
+			{name: "l", background: true, load: {url: "${backends.a.url}/echo", duration: "1s", qps: 20, connections: 1}},
+			{name: "g", every: "100ms", while: "l", snapshot: backend: "a"},
+			{name: "w", mayFail: true, wait: {until: "g.min.rq_total >= 5", interval: "50ms"}, timeout: "900ms"},
+			{await: "l"},
+		]}},
+	]
+	expect: ["outcome.w == 'passed'", "g.min.rq_total == 0"]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{Stats: func(_ string, n int) schema.StatsSnapshot {
+			return schema.StatsSnapshot{Counters: schema.Stats{"rq_total": float64(n)}}
+		}}
+		rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+		if rec.Outcome != interp.Passed {
+			t.Fatalf("run %s (%s): want passed, the until true over round 2's samples", rec.Outcome, rec.Error)
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back interp.Record
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		for what, r := range map[string]*interp.Record{"the run's record": rec, "the record read back": &back} {
+			if err := interp.OutcomeContradictions(r, sc); err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
+		}
+	})
+}
+
+// TestRepeatedStepTimesAreOneRound: started.<step> and ended.<step> of a step a repeat ran in
+// more than one round read, after the run, its latest round's start and end, as outcome does;
+// before, started read round 1's and ended round 2's, and ended.s - started.s >= 0.15 passed of
+// a sleep of 100ms (two rounds of it), a sampler's likewise.
+func TestRepeatedStepTimesAreOneRound(t *testing.T) {
+	for _, claim := range []string{"ended.s - started.s >= 0.15", "ended.g - started.g >= 0.15"} {
+		t.Run(claim, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "r", repeat: {max: 2, until: "started.s > 0.05", steps: [
+			{name: "s", background: true, sleep: "100ms"},
+			{name: "g", every: "20ms", while: "s", exec: argv: ["true"]},
+			{await: "s"},
+		]}},
+	]
+	expect: ["`+claim+`"]
+}`)
+			synctest.Test(t, func(t *testing.T) {
+				rec := interp.New((&fakes.World{}).Target()).Run(context.Background(), context.Background(), sc)
+				rounds := 0
+				for _, sr := range rec.Steps {
+					if sr.Name == "s" {
+						rounds++
+					}
+				}
+				if rounds != 2 {
+					t.Fatalf("s ran %d times, want 2 (the until false after round 1)", rounds)
+				}
+				if rec.Outcome != interp.Failed {
+					t.Errorf("run %s: %s held over two rounds of a 100ms sleep; values %v", rec.Outcome, claim, rec.Expectations[0].Values)
 				}
 			})
 		})

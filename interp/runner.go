@@ -486,6 +486,10 @@ type run struct {
 	// than it used (schema.PodPick.Others): a sampler's later samples say it again only when
 	// it changes.
 	pickWarned map[string]string
+	// earlier are, by named sampler of a repeat, the series its earlier rounds took (under
+	// mu): a round reads its own samples (freshRound), the steps after the repeat every
+	// round's (wholeSeries).
+	earlier map[string]*Result
 	*Runner
 	sc    *dsl.Scenario
 	rec   *Record
@@ -595,14 +599,23 @@ func (ru *run) freshRound(children []*dsl.Step) {
 	})
 	ru.stepsMu.Unlock()
 	// Nor do their results and times: a wait of round 2 over the round's background load
-	// held at its first poll on round 1's result, before the load had sent anything. A
-	// sampler's series goes on over the rounds (docs/language.md, "Steps that fail inside a
-	// repeat").
+	// held at its first poll on round 1's result, before the load had sent anything. Nor a
+	// sampler's series: a wait of round 2 until g.count >= 3 held at its first poll on round
+	// 1's samples, and an until held over samples no round took. The series is set aside and
+	// joined again at the repeat's end (wholeSeries; docs/language.md, "Steps that fail inside
+	// a repeat").
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
 	for _, c := range fresh {
-		if c.Every > 0 {
-			continue
+		if r := ru.rec.Results[c.Name]; r != nil && r.Sampled {
+			if ser, ok := r.Value.(*SeriesRecord); ok {
+				if ru.earlier == nil {
+					ru.earlier = map[string]*Result{}
+				}
+				ru.earlier[c.Name] = joinSeries(ru.earlier[c.Name], r)
+				// From now on the record's series reads from here (replay judges as the run).
+				ser.Views = append(ser.Views, schema.SeriesView{At: ru.clock.Now(), From: len(ser.Samples)})
+			}
 		}
 		delete(ru.rec.Results, c.Name)
 		if ru.judge.roundFrom == nil {
@@ -610,6 +623,44 @@ func (ru *run) freshRound(children []*dsl.Step) {
 		}
 		ru.judge.roundFrom[c.Name] = len(ru.rec.Steps)
 	}
+}
+
+// wholeSeries gives the named samplers under children, at the end of their repeat, the
+// samples of every round, which its rounds read apart (freshRound).
+func (ru *run) wholeSeries(children []*dsl.Step) {
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	dsl.Walk(children, func(c *dsl.Step) {
+		if prev := ru.earlier[c.Name]; c.Name != "" && prev != nil {
+			r := joinSeries(prev, ru.rec.Results[c.Name])
+			if ser, ok := r.Value.(*SeriesRecord); ok {
+				ser.Views = append(ser.Views, schema.SeriesView{At: ru.clock.Now()})
+			}
+			ru.rec.Results[c.Name] = r
+			delete(ru.earlier, c.Name)
+		}
+	})
+}
+
+// joinSeries is the sampled result b, a series, after a's samples (a or b nil: the other). A
+// series whose sampler saw only the ends of what it sampled during in one round
+// (SeriesRecord.Ends) says so of the whole.
+func joinSeries(a, b *Result) *Result {
+	if b == nil {
+		return a
+	}
+	if a == nil {
+		return b
+	}
+	as, _ := a.Value.(*SeriesRecord)
+	bs, _ := b.Value.(*SeriesRecord)
+	if as == nil || bs == nil {
+		return b
+	}
+	bs.Samples = append(slices.Clip(as.Samples), bs.Samples...)
+	bs.Views = append(slices.Clip(as.Views), bs.Views...)
+	bs.Ends = bs.Ends || as.Ends
+	return b
 }
 
 // pending says whether the named step has not started and still may: it has not ended, and

@@ -696,6 +696,7 @@ func (ru *run) await(ctx context.Context, s *dsl.Step) error {
 // repeat runs its steps until its expression holds.
 func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
 	p := s.Params.(*schema.Repeat)
+	defer ru.wholeSeries(s.Children)
 	for round := 1; ; round++ {
 		if round > 1 {
 			ru.freshRound(s.Children)

@@ -204,11 +204,10 @@ func SummaryWith(m *dsl.Matrix, runs []RunFile, notStarted map[RunKey]string, di
 				sr.Values[k] = v
 			}
 		}
-		switch sr.Outcome {
-		case interp.Passed:
+		switch {
+		case sr.Outcome == interp.Passed:
 			s.Passed++
-		case interp.Failed, interp.Interrupted:
-		default:
+		case erred(sr):
 			s.Errors++
 		}
 		s.Runs = append(s.Runs, sr)
@@ -228,6 +227,41 @@ func SummaryWith(m *dsl.Matrix, runs []RunFile, notStarted map[RunKey]string, di
 	}
 	s.Verdict = verdictOf(s)
 	return s
+}
+
+// erred says whether the summary counts r among its errors (Errors): a run labrun could not
+// make or could not judge, neither passed nor failed.
+func erred(r SummaryRun) bool {
+	switch r.Outcome {
+	case interp.Passed, interp.Failed, interp.Interrupted:
+		return false
+	}
+	return r.NotStarted == ""
+}
+
+// runCounts are how many of a combination's runs passed and how many erred.
+func runCounts(g *group) (ok, errs int) {
+	for _, r := range g.runs {
+		switch {
+		case r.Outcome == interp.Passed:
+			ok++
+		case erred(r):
+			errs++
+		}
+	}
+	return ok, errs
+}
+
+// passedOf says how many of a combination's count runs passed, and how many of them erred
+// ("0 of 2, 2 errors"): a combination whose runs erred was not judged by them, and "never
+// passed" alone read as if they had failed.
+func passedOf(g *group, count int) string {
+	ok, errs := runCounts(g)
+	out := fmt.Sprintf("%d of %d", ok, count)
+	if errs > 0 {
+		out += fmt.Sprintf(", %d error%s", errs, plural(errs))
+	}
+	return out
 }
 
 // addNotStarted lists the planned runs that have no record and a reason, in the matrix's
@@ -322,8 +356,8 @@ func CombinationsBelow(s *Summary) []string {
 		if len(g.vars) == 0 && len(s.Sweep) > 0 || neverStarted(g) {
 			continue
 		}
-		if ok, below := combinationPassed(s, g); below {
-			out = append(out, fmt.Sprintf("%s: %d of %d", or(Combo(g.vars, 0, 1), "runs"), ok, s.Count))
+		if _, below := combinationPassed(s, g); below {
+			out = append(out, fmt.Sprintf("%s: %s", or(Combo(g.vars, 0, 1), "runs"), passedOf(g, s.Count)))
 		}
 	}
 	return out
@@ -536,6 +570,35 @@ func passedCount(runs []SummaryRun, expr string) int {
 	return n
 }
 
+// expectationTally says how many of the planned runs expr passed in, and of the others how
+// many could not judge it and how many did not judge it at all (it was skipped, its run erred
+// before it or has no record): "1 of 3, 2 not judged". Before, the runs that never judged it
+// read as failures of it, and the Markdown counted the runs with a record, the HTML the
+// planned runs.
+func expectationTally(s *Summary, expr string) string {
+	passed, erred, judged := 0, 0, 0
+	for _, r := range s.Runs {
+		switch r.Expectations[expr] {
+		case interp.Passed:
+			passed++
+			judged++
+		case interp.Failed:
+			judged++
+		case interp.Errored:
+			erred++
+			judged++
+		}
+	}
+	out := fmt.Sprintf("%d of %d", passed, s.Planned)
+	if erred > 0 {
+		out += fmt.Sprintf(", %d erred", erred)
+	}
+	if n := s.Planned - judged; n > 0 {
+		out += fmt.Sprintf(", %d not judged", n)
+	}
+	return out
+}
+
 // judgedIn says whether any of runs judged expr (it passed, failed or erred there).
 func judgedIn(runs []SummaryRun, expr string) bool {
 	for _, r := range runs {
@@ -681,7 +744,11 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 	if len(s.Sweep) > 0 {
 		md.WriteString("Swept:")
 		for _, sw := range s.Sweep {
-			fmt.Fprintf(&md, " %s = %s;", sw.Name, strings.Join(sw.Values, ", "))
+			fmt.Fprintf(&md, " %s = %s", sw.Name, strings.Join(sw.Values, ", "))
+			if sw.From == "--sweep" {
+				fmt.Fprintf(&md, " (%s)", sw.Source())
+			}
+			md.WriteString(";")
 		}
 		fmt.Fprintf(&md, " %d combination%s × %d run%s each.\n\n", s.Combinations, plural(s.Combinations), s.Count, plural(s.Count))
 	}
@@ -701,7 +768,7 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 			case below:
 				mark = fmt.Sprintf("below the %d needed", Need(s.PassRate, s.Count))
 			}
-			fmt.Fprintf(&md, "| %s | %d of %d | %s |\n", sumCell(Combo(g.vars, 0, 1)), ok, s.Count, mark)
+			fmt.Fprintf(&md, "| %s | %s | %s |\n", sumCell(Combo(g.vars, 0, 1)), passedOf(g, s.Count), mark)
 		}
 		md.WriteString("\n")
 	}
@@ -728,7 +795,7 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 	}
 	md.WriteString("\n## Expectations\n\n| expectation | passed |\n|---|---|\n")
 	for _, e := range exprs {
-		fmt.Fprintf(&md, "| %s | %d of %d |\n", sumCell(e), passedCount(s.Runs, e), len(s.Runs))
+		fmt.Fprintf(&md, "| %s | %s |\n", sumCell(e), expectationTally(s, e))
 	}
 	md.WriteString("\n## Values the expectations read\n\n")
 	groups := summaryGroups(s)
@@ -775,11 +842,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	}
 	w("<div class=\"scroll\"><table class=\"meta\">")
 	for _, sw := range s.Sweep {
-		from := "the scenario's sweep"
-		if sw.From == "--sweep" {
-			from = "--sweep"
-		}
-		w("<tr><th>%s</th><td>%s <span class=\"hint\">(%s)</span></td></tr>", e(sw.Name), e(strings.Join(sw.Values, ", ")), from)
+		w("<tr><th>%s</th><td>%s <span class=\"hint\">(%s)</span></td></tr>", e(sw.Name), e(strings.Join(sw.Values, ", ")), e(sw.Source()))
 	}
 	for _, f := range s.Fixed {
 		instead := "the scenario sweeps it"
@@ -831,11 +894,11 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		}
 		switch {
 		case len(g.runs) > 0 && neverStarted(g):
-			w("<td class=\"num\">%d of %d <span class=\"hint\">never started</span></td>", ok, s.Count)
+			w("<td class=\"num\">%s <span class=\"hint\">never started</span></td>", passedOf(g, s.Count))
 		case ok == 0:
-			w("<td class=\"num err\">%d of %d <span class=\"hint\">never passed</span></td>", ok, s.Count)
+			w("<td class=\"num err\">%s <span class=\"hint\">never passed</span></td>", passedOf(g, s.Count))
 		default:
-			w("<td class=\"num\">%d of %d</td>", ok, s.Count)
+			w("<td class=\"num\">%s</td>", passedOf(g, s.Count))
 		}
 		for _, x := range exprs {
 			if !judgedIn(g.runs, x) {
@@ -886,7 +949,7 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		if n < s.Planned {
 			cls = "failed"
 		}
-		w("<tr class=\"%s\"><td>e%d</td><td><code>%s</code></td><td class=\"num\">%d of %d</td></tr>\n", cls, i+1, e(x), n, s.Planned)
+		w("<tr class=\"%s\"><td>e%d</td><td><code>%s</code></td><td class=\"num\">%s</td></tr>\n", cls, i+1, e(x), e(expectationTally(s, x)))
 	}
 	w("</table></div>\n")
 

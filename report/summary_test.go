@@ -294,6 +294,8 @@ func TestSummaryVerdict(t *testing.T) {
 		why      string // why the runs without an outcome never started ("": no record)
 		verdict  string
 		md       []string
+		below    string // the console's combinations that did not pass
+		html     string
 	}
 	P, F, E, I := interp.Passed, interp.Failed, interp.Errored, interp.Interrupted
 	for _, c := range []tc{
@@ -304,6 +306,8 @@ func TestSummaryVerdict(t *testing.T) {
 			md: []string{"| a=2 | 0 of 2 | never passed |", "Pass rate required: 0.5 of each combination's runs"}},
 		{name: "an error is not covered by the rate", rate: 0.5, outcomes: [4]interp.Outcome{P, E, P, P}, verdict: "error",
 			md: []string{"1 run ended in an error (labrun could not make the run, or could not judge one of its expectations): no pass rate covers it."}},
+		{name: "a combination that erred says so, not only that it never passed", outcomes: [4]interp.Outcome{P, P, E, E}, verdict: "error",
+			md: []string{"| a=2 | 0 of 2, 2 errors | never passed |"}, below: "a=2: 0 of 2, 2 errors", html: `0 of 2, 2 errors <span class="hint">never passed</span>`},
 		{name: "interrupted, the rate met by what ran", rate: 0.5, outcomes: [4]interp.Outcome{P, I, "", ""}, why: NotStartedInterrupted, verdict: "interrupted",
 			md: []string{"| 3 | a=2, run 1 of 2 | skipped (interrupted before it started) |", "2 of the 4 planned runs never started"}},
 		{name: "fail-fast kept a combination from starting", outcomes: [4]interp.Outcome{P, P, "", ""}, why: NotStartedFailFast, verdict: "skipped",
@@ -339,8 +343,11 @@ func TestSummaryVerdict(t *testing.T) {
 				}
 			}
 			if html := SummaryHTML(s, nil); !strings.Contains(html, `<span class="badge `+c.verdict+`">`+strings.ToUpper(c.verdict)+`</span>`) ||
-				!strings.Contains(html, "(fixed by --var; the scenario sweeps 2, 4)") {
-				t.Errorf("the HTML's badge is not %s, or it does not show the fixed var", c.verdict)
+				!strings.Contains(html, "(fixed by --var; the scenario sweeps 2, 4)") || !strings.Contains(html, c.html) {
+				t.Errorf("the HTML's badge is not %s, or it does not show the fixed var, or it lacks %q", c.verdict, c.html)
+			}
+			if below := strings.Join(CombinationsBelow(s), "; "); c.below != "" && below != c.below {
+				t.Errorf("combinations that did not pass: %q, want %q", below, c.below)
 			}
 		})
 	}
@@ -419,5 +426,56 @@ func TestSummaryNarrow(t *testing.T) {
 	}
 	if !strings.Contains(summaryCSS, ".chart svg{display:block;max-width:100%;height:auto}") {
 		t.Errorf("the summary's CSS does not let its plots shrink with the page")
+	}
+}
+
+// TestDiffSummariesSaysErrors: a combination whose runs erred in A and failed in B passed
+// none in either; diff compared only the runs passed, and said nothing of the combination
+// (the summaries' verdicts alone changed, error → failed). Its errors are a change too.
+func TestDiffSummariesSaysErrors(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", Count: 2, Sweep: []dsl.SweepVar{{Name: "a", Values: []string{"1", "2"}, From: "scenario"}}}
+	summary := func(o interp.Outcome) *Summary {
+		var runs []RunFile
+		for i := range 4 {
+			vars := m.Combinations()[i/2]
+			u := &dsl.Unit{ID: dsl.UnitID("s", vars, i%2+1), Matrix: m, Vars: vars, Combination: i/2 + 1, Round: i%2 + 1}
+			out := interp.Passed
+			if i >= 2 {
+				out = o
+			}
+			runs = append(runs, RunFile{Rec: &interp.Record{Scenario: "s", Outcome: out, Unit: u}})
+		}
+		return SummaryWith(m, runs, nil, "")
+	}
+	d, err := DiffSummaries(summary(interp.Errored), summary(interp.Failed), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PassChange{{Combination: "a=2", A: "0 of 2, 2 errors", B: "0 of 2"}}
+	if !reflect.DeepEqual(d.Passed, want) {
+		t.Errorf("passed changes %+v, want %+v", d.Passed, want)
+	}
+}
+
+// TestSummaryExpectationNotJudged: an expectation of runs that erred before it was judged
+// (skipped) read "1 of 2" passed, as if it had failed in the other run; and the Markdown
+// counted the runs with a record, the HTML the planned runs.
+func TestSummaryExpectationNotJudged(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", Count: 3}
+	var runs []RunFile
+	for i, o := range []interp.Outcome{interp.Passed, interp.Errored} {
+		u := &dsl.Unit{ID: dsl.UnitID("s", nil, i+1), Matrix: m, Combination: 1, Round: i + 1}
+		jd := &interp.Judgement{Src: "x", Outcome: interp.Passed}
+		if o == interp.Errored {
+			jd = &interp.Judgement{Src: "x", Outcome: interp.Skipped}
+		}
+		runs = append(runs, RunFile{Rec: &interp.Record{Scenario: "s", Outcome: o, Unit: u, Expectations: []*interp.Judgement{jd}}})
+	}
+	s := SummaryOf(m, runs, "") // run 3 has no record
+	if md := SummaryMarkdown(s, nil); !strings.Contains(md, "| x | 1 of 3, 2 not judged |") {
+		t.Errorf("the Markdown's expectations:\n%s", md)
+	}
+	if html := SummaryHTML(s, nil); !strings.Contains(html, `<td class="num">1 of 3, 2 not judged</td>`) {
+		t.Errorf("the HTML lacks the expectation's count with the runs that did not judge it")
 	}
 }

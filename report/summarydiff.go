@@ -157,9 +157,10 @@ func DiffSummaries(a, b *Summary, tolerance float64) (*SummaryDiff, error) {
 		values[v] = true
 	}
 	for _, k := range d.Combos {
-		na, nb := passedOf(ga[k]), passedOf(gb[k])
-		if na*b.Count != nb*a.Count { // the share of runs passed changed
-			d.Passed = append(d.Passed, PassChange{Combination: k, A: fmt.Sprintf("%d of %d", na, a.Count), B: fmt.Sprintf("%d of %d", nb, b.Count)})
+		na, ea := runCounts(ga[k])
+		nb, eb := runCounts(gb[k])
+		if na*b.Count != nb*a.Count || ea*b.Count != eb*a.Count { // the share of runs passed, or erred, changed
+			d.Passed = append(d.Passed, PassChange{Combination: k, A: passedOf(ga[k], a.Count), B: passedOf(gb[k], b.Count)})
 			d.Beyond++
 		}
 		for _, v := range sortedKeys(values) {
@@ -184,16 +185,6 @@ func DiffSummaries(a, b *Summary, tolerance float64) (*SummaryDiff, error) {
 		}
 	}
 	return d, nil
-}
-
-func passedOf(g *group) int {
-	n := 0
-	for _, r := range g.runs {
-		if r.Outcome == "passed" {
-			n++
-		}
-	}
-	return n
 }
 
 func spreadOf(runs []SummaryRun, v string) *Spread {

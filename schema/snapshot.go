@@ -255,6 +255,35 @@ type SeriesRecord struct {
 	// samples say nothing of what happened in between (a backend that held 8 requests at
 	// once read a max of 0).
 	Ends bool `json:"ends,omitempty"`
+	// Views are the moments, in order, from which expressions read the samples from From on:
+	// a sampler of a repeat's round reads the round's samples alone while it runs, every
+	// round's after the repeat (From 0). None: every sample, always.
+	Views []SeriesView `json:"views,omitempty"`
+}
+
+// SeriesView is a moment from which on a series reads its samples from From.
+type SeriesView struct {
+	At   time.Time `json:"at"`
+	From int       `json:"from"`
+}
+
+// SeenAt is the series as expressions read it at t, of its samples those taken by then (n of
+// them, n < 0: all): from the From of its last view at or before t (Views); a view of every
+// sample (From 0, a repeat's end) only after t, as the repeat's until was judged before its
+// end (on a clock that stood still, at the same moment).
+func (s *SeriesRecord) SeenAt(t time.Time, n int) *SeriesRecord {
+	if n < 0 || n > len(s.Samples) {
+		n = len(s.Samples)
+	}
+	from := 0
+	for _, v := range s.Views {
+		if v.At.Before(t) || v.At.Equal(t) && v.From > 0 {
+			from = v.From
+		}
+	}
+	cut := *s
+	cut.Samples = s.Samples[min(from, n):n]
+	return &cut
 }
 
 // NoValue says why a field of the series has no value, or "": max, min and samples of a

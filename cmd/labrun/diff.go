@@ -445,7 +445,7 @@ func (p *process) diffSummaries(args []string, output string, tolerance float64,
 		p.printDoc(output, d)
 	} else {
 		desc := func(s *report.Summary) string {
-			return fmt.Sprintf("%s: %d of %d runs passed, %d combination%s × %d", s.Scenario, s.Passed, s.Planned, s.Combinations, plural(s.Combinations), s.Count)
+			return fmt.Sprintf("%s: %s, %d combination%s × %d", s.Scenario, summaryCounts(s), s.Combinations, plural(s.Combinations), s.Count)
 		}
 		fmt.Fprintf(p.Stdout, "A: %s (%s)\nB: %s (%s)\n", args[0], desc(sums[0]), args[1], desc(sums[1]))
 		var rows []report.ComboValueDiff

@@ -597,8 +597,12 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		switch s.Verdict {
 		case "passed", "skipped":
 		case "error":
-			// The runs' own exits say which: 3 (an error, a timeout) or 2 (refused).
-			mcode = worse(mcode, exitFailed)
+			// The runs' own exits say which: 3 (an error, a timeout) or 2 (refused); a run with
+			// an expectation that could not be judged exits 1 on its own (it says failed), and
+			// was not judged: exit 3, as docs/experiments.md says (it was 1, the line FAILED).
+			if mcode == exitOK {
+				mcode = exitInfra
+			}
 		case "interrupted":
 			mcode = worse(mcode, exitInterrupted)
 		default:
@@ -719,7 +723,7 @@ func matrixSummary(m *dsl.Matrix) string {
 	s := fmt.Sprintf("%d combination%s × %d run%s = %d runs", n, plural(n), m.Count, plural(m.Count), m.Runs())
 	var parts []string
 	for _, sw := range m.Sweep {
-		parts = append(parts, fmt.Sprintf("%s: %s (%s)", sw.Name, strings.Join(sw.Values, ", "), map[string]string{"scenario": "the scenario's sweep", "--sweep": "--sweep"}[sw.From]))
+		parts = append(parts, fmt.Sprintf("%s: %s (%s)", sw.Name, strings.Join(sw.Values, ", "), sw.Source()))
 	}
 	if len(parts) > 0 {
 		s += "; " + strings.Join(parts, "; ")

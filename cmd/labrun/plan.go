@@ -154,11 +154,7 @@ func writePlan(w io.Writer, pl *dsl.Plan, width int) {
 	}
 	for _, v := range pl.Vars {
 		if sw, ok := swept[v.Name]; ok {
-			from := "the scenario's sweep"
-			if sw.From == "--sweep" {
-				from = "--sweep"
-			}
-			fmt.Fprintln(w, wrapLines(fmt.Sprintf("  var %s swept: %s (%s; the timeline below is %s=%s's)", v.Name, strings.Join(sw.Values, ", "), from, v.Name, sw.Values[0]), width, 4))
+			fmt.Fprintln(w, wrapLines(fmt.Sprintf("  var %s swept: %s (%s; the timeline below is %s=%s's)", v.Name, strings.Join(sw.Values, ", "), sw.Source(), v.Name, sw.Values[0]), width, 4))
 			continue
 		}
 		fmt.Fprintln(w, wrapLines(fmt.Sprintf("  var %s = %s (%s)", v.Name, dsl.FormatValue(v.Value), v.From), width, 4))
