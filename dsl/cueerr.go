@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -23,7 +24,25 @@ func (l *loader) pos(p token.Pos) Pos {
 	if !p.IsValid() || l.schemaFiles[p.Filename()] {
 		return Pos{}
 	}
-	return Pos{File: l.userFile(p.Filename()), Line: p.Line(), Col: p.Column()}
+	pos := Pos{File: l.userFile(p.Filename()), Line: p.Line(), Col: p.Column()}
+	if pos.Line == 1 && pos.Col > 3 && l.hasBOM(p.Filename()) {
+		// CUE counts a byte order mark's three bytes in the first line's columns, where an
+		// editor shows none: "pakage lab" was refused at 1:11, past the line's end.
+		pos.Col -= 3
+	}
+	return pos
+}
+
+// hasBOM reports whether the file begins with a UTF-8 byte order mark (editors on Windows
+// write one), asked once a file.
+func (l *loader) hasBOM(file string) bool {
+	if b, ok := l.bom.Load(file); ok {
+		return b.(bool)
+	}
+	src, err := l.read(file)
+	b := err == nil && bytes.HasPrefix(src, []byte("\ufeff"))
+	l.bom.Store(file, b)
+	return b
 }
 
 // valuePos finds where the user wrote v: its own position when that is in a user file, else
@@ -162,6 +181,12 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 		line := l.sourceLine(tpos)
 		if !tpos.IsValid() && pos.IsValid() {
 			line = l.lineOf(pos.File, pos.Line) // the user's own position (a .md's line for a spec)
+		}
+		if tpos.IsValid() && tpos.Line() == pos.Line && pos.Col > len(line)+1 {
+			// CUE's parser puts a missing comma or brace one past the newline of the line
+			// it ends ("missing ','" at 15:3 on the line "}"): a column the line has not,
+			// which an editor shows at the line's end. Say the line's end.
+			it.pos.Col = len(line) + 1
 		}
 		if n := len(path); n > 0 && pos.IsValid() && selfReference(line, pos.Col, path[n-1]) {
 			// `cluster: cluster` under a scenario: CUE says "non-concrete value _" at its label

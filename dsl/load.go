@@ -206,6 +206,8 @@ type loader struct {
 	virtual map[string]string
 	// virtualSrc holds the CUE source of each virtual file (for astPath).
 	virtualSrc map[string][]byte
+	// bom says which files begin with a byte order mark (hasBOM).
+	bom sync.Map
 	// schemaV is the schema on its own; probe tests whether a definition is closed.
 	schemaV, probe cue.Value
 	// warnings are the lints' findings (lint.go).
