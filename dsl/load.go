@@ -744,6 +744,14 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 			specs++
 		}
 	}
+	for _, f := range fences {
+		if n, text := f.SwallowedSpec(); n > 0 {
+			l.errs.add(Pos{File: abs, Line: f.Line, Col: f.Indent + 1}, "",
+				"the fence opened here (%s) holds the spec's opening line %d (%s) as its text, so the spec would never run: a fence ends only at a line of %s alone; expected a closing %s line before line %d",
+				f.Marker+f.Info, n, text, f.Marker, f.Marker, n)
+			return
+		}
+	}
 	if l.unreadFences(abs, doc, fences) {
 		return
 	}
