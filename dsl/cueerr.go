@@ -33,6 +33,14 @@ func (l *loader) pos(p token.Pos) Pos {
 	return pos
 }
 
+// withinLine is pos, on line, moved back to the line's end when it is past it: CUE's parser
+// puts a missing comma or brace one past the newline of the line it ends ("missing ','" at
+// 15:3 on the line "}"), a column the line has not, which an editor shows at the line's end.
+func withinLine(pos Pos, line string) Pos {
+	pos.Col = min(pos.Col, len(line)+1)
+	return pos
+}
+
 // hasBOM reports whether the file begins with a UTF-8 byte order mark (editors on Windows
 // write one), asked once a file.
 func (l *loader) hasBOM(file string) bool {
@@ -182,11 +190,8 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 		if !tpos.IsValid() && pos.IsValid() {
 			line = l.lineOf(pos.File, pos.Line) // the user's own position (a .md's line for a spec)
 		}
-		if tpos.IsValid() && tpos.Line() == pos.Line && pos.Col > len(line)+1 {
-			// CUE's parser puts a missing comma or brace one past the newline of the line
-			// it ends ("missing ','" at 15:3 on the line "}"): a column the line has not,
-			// which an editor shows at the line's end. Say the line's end.
-			it.pos.Col = len(line) + 1
+		if tpos.IsValid() && tpos.Line() == pos.Line {
+			it.pos = withinLine(it.pos, line)
 		}
 		if n := len(path); n > 0 && pos.IsValid() && selfReference(line, pos.Col, path[n-1]) {
 			// `cluster: cluster` under a scenario: CUE says "non-concrete value _" at its label
@@ -515,13 +520,17 @@ func isIndex(s string) bool {
 }
 
 var (
-	mismatchRE = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (\S+) and (\S+)\)$`)
-	conflictRE = regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
-	boundRE    = regexp.MustCompile(`^invalid value (.+) \(out of bound (.+)\)$`)
-	incomplRE  = regexp.MustCompile(`^incomplete value (.+)$`)
-	disjRE     = regexp.MustCompile(`^(\d+) errors in empty disjunction:?`)
-	listLenRE  = regexp.MustCompile(`^incompatible list lengths \((\d+) and (\d+)\)$`)
-	identPat   = `=~"^[A-Za-z_][A-Za-z0-9_]*$"`
+	mismatchRE     = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (\S+) and (\S+)\)$`)
+	conflictRE     = regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
+	boundRE        = regexp.MustCompile(`^invalid value (.+) \(out of bound (.+)\)$`)
+	incomplRE      = regexp.MustCompile(`^incomplete value (.+)$`)
+	pkgQualifierRE = regexp.MustCompile(`\([\w.-]+(?:/[\w.-]+)*@v\d+:\w+\)`)
+	// choiceRE is an incomplete value, or one Decode could not make concrete, that is a
+	// disjunction (its alternatives are checked to be values, not types).
+	choiceRE  = regexp.MustCompile(`^(?:incomplete value|cannot convert non-concrete value) (.+ \| .+)$`)
+	disjRE    = regexp.MustCompile(`^(\d+) errors in empty disjunction:?`)
+	listLenRE = regexp.MustCompile(`^incompatible list lengths \((\d+) and (\d+)\)$`)
+	identPat  = `=~"^[A-Za-z_][A-Za-z0-9_]*$"`
 )
 
 // explain rewrites CUE's message into one that says what was expected.
@@ -530,6 +539,9 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 	if len(path) > 0 {
 		last = path[len(path)-1]
 	}
+	// CUE qualifies a hidden field with its package (_m(labrun.local@v0:lab)): a name the
+	// user never wrote.
+	msg = pkgQualifierRE.ReplaceAllString(msg, "")
 	switch {
 	case msg == "field not allowed":
 		return l.notAllowed(path, root, prefix)
@@ -537,6 +549,8 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 		return fmt.Sprintf("missing required field %q", last)
 	case len(path) == 0 && strings.HasPrefix(msg, "non-concrete value "):
 		return msg + " at the top of the file, where labrun expects fields: expected fields such as s: schema.#Scenario & {...}, not a value"
+	case strings.HasPrefix(msg, "cycle with field"):
+		return msg + ": the fields are defined by each other and none has a value; expected one of them written as a value"
 	case msg == "structural cycle":
 		return "structural cycle: the value holds itself (such as x: {a: x}), which has no end; expected a value that refers to no struct or list it is part of"
 	}
@@ -553,6 +567,12 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 			user, want = want, user
 		}
 		return fmt.Sprintf("expected %s, got %s", describeType(want), user)
+	}
+	if m := choiceRE.FindStringSubmatch(msg); m != nil {
+		if alts := strings.Split(m[1], " | "); !slices.ContainsFunc(alts, looksLikeType) {
+			// 10 | 20 written where one value goes: CUE picks none without a default.
+			return fmt.Sprintf("%s is a choice of values with no default: expected one value; write the one meant, or mark the default with * (*%s)", m[1], m[1])
+		}
 	}
 	if m := incomplRE.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("missing value: expected %s", describeType(m[1]))

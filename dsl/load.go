@@ -608,7 +608,7 @@ func (l *loader) scanSiblings(dir, abs, pkg string) {
 		l.excluded[p] = true
 		for _, e := range cueerrors.Errors(err) {
 			format, args := e.Msg()
-			l.res.Skipped = append(l.res.Skipped, &Error{Pos: l.pos(e.Position()),
+			l.res.Skipped = append(l.res.Skipped, &Error{Pos: withinLine(l.pos(e.Position()), l.sourceLine(e.Position())),
 				Msg: fmt.Sprintf(format, args...) + " (not loaded: " + otherPackage(f) + ")"})
 		}
 	}
