@@ -1,7 +1,6 @@
 package dsl
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -24,13 +23,7 @@ func (l *loader) pos(p token.Pos) Pos {
 	if !p.IsValid() || l.schemaFiles[p.Filename()] {
 		return Pos{}
 	}
-	pos := Pos{File: l.userFile(p.Filename()), Line: p.Line(), Col: p.Column()}
-	if pos.Line == 1 && pos.Col > 3 && l.hasBOM(p.Filename()) {
-		// CUE counts a byte order mark's three bytes in the first line's columns, where an
-		// editor shows none: "pakage lab" was refused at 1:11, past the line's end.
-		pos.Col -= 3
-	}
-	return pos
+	return Pos{File: l.userFile(p.Filename()), Line: p.Line(), Col: p.Column()}
 }
 
 // withinLine is pos, on line, moved back to the line's end when it is past it: CUE's parser
@@ -39,18 +32,6 @@ func (l *loader) pos(p token.Pos) Pos {
 func withinLine(pos Pos, line string) Pos {
 	pos.Col = min(pos.Col, len(line)+1)
 	return pos
-}
-
-// hasBOM reports whether the file begins with a UTF-8 byte order mark (editors on Windows
-// write one), asked once a file.
-func (l *loader) hasBOM(file string) bool {
-	if b, ok := l.bom.Load(file); ok {
-		return b.(bool)
-	}
-	src, err := l.read(file)
-	b := err == nil && bytes.HasPrefix(src, []byte("\ufeff"))
-	l.bom.Store(file, b)
-	return b
 }
 
 // valuePos finds where the user wrote v: its own position when that is in a user file, else

@@ -206,8 +206,6 @@ type loader struct {
 	virtual map[string]string
 	// virtualSrc holds the CUE source of each virtual file (for astPath).
 	virtualSrc map[string][]byte
-	// bom says which files begin with a byte order mark (hasBOM).
-	bom sync.Map
 	// schemaV is the schema on its own; probe tests whether a definition is closed.
 	schemaV, probe cue.Value
 	// warnings are the lints' findings (lint.go).
@@ -347,7 +345,10 @@ func (l *loader) loadFile(abs string) {
 		l.errs.add(Pos{File: abs}, "", "cannot read: %v", unwrapPathError(err))
 		return
 	}
-	f, err := parser.ParseFile(abs, src, parser.ParseComments)
+	// Without the byte order mark an editor on Windows may write: CUE's parser counts its
+	// three bytes in line 1's columns ("pakage lab" refused at 1:11 of a ten-character
+	// line), where cue/load, which builds the package, and editors count none.
+	f, err := parser.ParseFile(abs, withoutBOM(src), parser.ParseComments)
 	if err != nil {
 		l.addCUEError(err)
 		return
@@ -598,7 +599,7 @@ func (l *loader) scanSiblings(dir, abs, pkg string) {
 			continue // a file without a package clause stands alone; CUE leaves it out
 		}
 		if err == nil {
-			if _, err = parser.ParseFile(p, src); err == nil {
+			if _, err = parser.ParseFile(p, withoutBOM(src)); err == nil {
 				continue // a valid file of another package: CUE leaves it out
 			}
 		}
