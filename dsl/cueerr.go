@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -604,12 +605,39 @@ func describeType(t string) string {
 	return t
 }
 
+// durationMeant is the duration a string that is none was probably meant to be ("5 s",
+// "5 seconds", "1m30" as a clock writes a minute and a half), or "".
+func durationMeant(got string) string {
+	s, err := strconv.Unquote(got)
+	if err != nil {
+		return ""
+	}
+	s = strings.ReplaceAll(strings.TrimSpace(s), " ", "")
+	for _, w := range [][2]string{{"milliseconds", "ms"}, {"millisecond", "ms"}, {"seconds", "s"}, {"second", "s"}, {"secs", "s"}, {"sec", "s"}, {"minutes", "m"}, {"minute", "m"}, {"mins", "m"}, {"min", "m"}, {"hours", "h"}, {"hour", "h"}} {
+		if strings.HasSuffix(s, w[0]) {
+			s = strings.TrimSuffix(s, w[0]) + w[1]
+			break
+		}
+	}
+	if s != "" && s[len(s)-1] >= '0' && s[len(s)-1] <= '9' && strings.ContainsAny(s, "hm") {
+		s += map[bool]string{true: "m", false: "s"}[strings.HasSuffix(strings.TrimRight(s, "0123456789"), "h")] // 1m30: the next unit down
+	}
+	if _, err := time.ParseDuration(s); err != nil || s == strings.Trim(got, `"`) {
+		return ""
+	}
+	return s
+}
+
 // describeBound says what a bound wants; what is the kind of value the field takes ("an
 // integer", "a number").
 func describeBound(bound, got, what string) string {
 	switch {
 	case strings.Contains(bound, "(ns|us|µs|ms|s|m|h)"):
-		return fmt.Sprintf(`expected a duration such as "500ms" or "5s", got %s`, got)
+		msg := fmt.Sprintf(`expected a duration such as "500ms" or "5s", got %s`, got)
+		if meant := durationMeant(got); meant != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", meant)
+		}
+		return msg
 	case bound == identPat:
 		return fmt.Sprintf("expected a name of letters, digits and underscores, not starting with a digit, got %s", got)
 	case bound == `!=""`:
