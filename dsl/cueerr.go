@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -24,6 +25,14 @@ func (l *loader) pos(p token.Pos) Pos {
 		return Pos{}
 	}
 	return Pos{File: l.userFile(p.Filename()), Line: p.Line(), Col: p.Column()}
+}
+
+// withinLine is pos, on line, moved back to the line's end when it is past it: CUE's parser
+// puts a missing comma or brace one past the newline of the line it ends ("missing ','" at
+// 15:3 on the line "}"), a column the line has not, which an editor shows at the line's end.
+func withinLine(pos Pos, line string) Pos {
+	pos.Col = min(pos.Col, len(line)+1)
+	return pos
 }
 
 // valuePos finds where the user wrote v: its own position when that is in a user file, else
@@ -162,6 +171,9 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 		line := l.sourceLine(tpos)
 		if !tpos.IsValid() && pos.IsValid() {
 			line = l.lineOf(pos.File, pos.Line) // the user's own position (a .md's line for a spec)
+		}
+		if tpos.IsValid() && tpos.Line() == pos.Line {
+			it.pos = withinLine(it.pos, line)
 		}
 		if n := len(path); n > 0 && pos.IsValid() && selfReference(line, pos.Col, path[n-1]) {
 			// `cluster: cluster` under a scenario: CUE says "non-concrete value _" at its label
@@ -490,13 +502,17 @@ func isIndex(s string) bool {
 }
 
 var (
-	mismatchRE = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (\S+) and (\S+)\)$`)
-	conflictRE = regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
-	boundRE    = regexp.MustCompile(`^invalid value (.+) \(out of bound (.+)\)$`)
-	incomplRE  = regexp.MustCompile(`^incomplete value (.+)$`)
-	disjRE     = regexp.MustCompile(`^(\d+) errors in empty disjunction:?`)
-	listLenRE  = regexp.MustCompile(`^incompatible list lengths \((\d+) and (\d+)\)$`)
-	identPat   = `=~"^[A-Za-z_][A-Za-z0-9_]*$"`
+	mismatchRE     = regexp.MustCompile(`^conflicting values (.+) and (.+) \(mismatched types (\S+) and (\S+)\)$`)
+	conflictRE     = regexp.MustCompile(`^conflicting values (.+) and (.+)$`)
+	boundRE        = regexp.MustCompile(`^invalid value (.+) \(out of bound (.+)\)$`)
+	incomplRE      = regexp.MustCompile(`^incomplete value (.+)$`)
+	pkgQualifierRE = regexp.MustCompile(`\([\w.-]+(?:/[\w.-]+)*@v\d+:\w+\)`)
+	// choiceRE is an incomplete value, or one Decode could not make concrete, that is a
+	// disjunction (its alternatives are checked to be values, not types).
+	choiceRE  = regexp.MustCompile(`^(?:incomplete value|cannot convert non-concrete value) (.+ \| .+)$`)
+	disjRE    = regexp.MustCompile(`^(\d+) errors in empty disjunction:?`)
+	listLenRE = regexp.MustCompile(`^incompatible list lengths \((\d+) and (\d+)\)$`)
+	identPat  = `=~"^[A-Za-z_][A-Za-z0-9_]*$"`
 )
 
 // explain rewrites CUE's message into one that says what was expected.
@@ -505,6 +521,9 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 	if len(path) > 0 {
 		last = path[len(path)-1]
 	}
+	// CUE qualifies a hidden field with its package (_m(labrun.local@v0:lab)): a name the
+	// user never wrote.
+	msg = pkgQualifierRE.ReplaceAllString(msg, "")
 	switch {
 	case msg == "field not allowed":
 		return l.notAllowed(path, root, prefix)
@@ -512,6 +531,8 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 		return fmt.Sprintf("missing required field %q", last)
 	case len(path) == 0 && strings.HasPrefix(msg, "non-concrete value "):
 		return msg + " at the top of the file, where labrun expects fields: expected fields such as s: schema.#Scenario & {...}, not a value"
+	case strings.HasPrefix(msg, "cycle with field"):
+		return msg + ": the fields are defined by each other and none has a value; expected one of them written as a value"
 	case msg == "structural cycle":
 		return "structural cycle: the value holds itself (such as x: {a: x}), which has no end; expected a value that refers to no struct or list it is part of"
 	}
@@ -528,6 +549,12 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 			user, want = want, user
 		}
 		return fmt.Sprintf("expected %s, got %s", describeType(want), user)
+	}
+	if m := choiceRE.FindStringSubmatch(msg); m != nil {
+		if alts := strings.Split(m[1], " | "); !slices.ContainsFunc(alts, looksLikeType) {
+			// 10 | 20 written where one value goes: CUE picks none without a default.
+			return fmt.Sprintf("%s is a choice of values with no default: expected one value; write the one meant, or mark the default with * (*%s)", m[1], m[1])
+		}
 	}
 	if m := incomplRE.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("missing value: expected %s", describeType(m[1]))
@@ -589,12 +616,39 @@ func describeType(t string) string {
 	return t
 }
 
+// durationMeant is the duration a string that is none was probably meant to be ("5 s",
+// "5 seconds", "1m30" as a clock writes a minute and a half), or "".
+func durationMeant(got string) string {
+	s, err := strconv.Unquote(got)
+	if err != nil {
+		return ""
+	}
+	s = strings.ReplaceAll(strings.TrimSpace(s), " ", "")
+	for _, w := range [][2]string{{"milliseconds", "ms"}, {"millisecond", "ms"}, {"seconds", "s"}, {"second", "s"}, {"secs", "s"}, {"sec", "s"}, {"minutes", "m"}, {"minute", "m"}, {"mins", "m"}, {"min", "m"}, {"hours", "h"}, {"hour", "h"}} {
+		if strings.HasSuffix(s, w[0]) {
+			s = strings.TrimSuffix(s, w[0]) + w[1]
+			break
+		}
+	}
+	if s != "" && s[len(s)-1] >= '0' && s[len(s)-1] <= '9' && strings.ContainsAny(s, "hm") {
+		s += map[bool]string{true: "m", false: "s"}[strings.HasSuffix(strings.TrimRight(s, "0123456789"), "h")] // 1m30: the next unit down
+	}
+	if _, err := time.ParseDuration(s); err != nil || s == strings.Trim(got, `"`) {
+		return ""
+	}
+	return s
+}
+
 // describeBound says what a bound wants; what is the kind of value the field takes ("an
 // integer", "a number").
 func describeBound(bound, got, what string) string {
 	switch {
 	case strings.Contains(bound, "(ns|us|µs|ms|s|m|h)"):
-		return fmt.Sprintf(`expected a duration such as "500ms" or "5s", got %s`, got)
+		msg := fmt.Sprintf(`expected a duration such as "500ms" or "5s", got %s`, got)
+		if meant := durationMeant(got); meant != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", meant)
+		}
+		return msg
 	case bound == identPat:
 		return fmt.Sprintf("expected a name of letters, digits and underscores, not starting with a digit, got %s", got)
 	case bound == `!=""`:

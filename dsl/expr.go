@@ -778,6 +778,14 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 	if strings.Contains(msg, `unexpected token Operator("=")`) {
 		msg += " (to compare, write ==)"
 	}
+	if msg == "unexpected token EOF" {
+		// expr says where the text ran out, not what it lacked.
+		if at, open, want := unclosedBracket(src); at >= 0 {
+			msg, col = fmt.Sprintf("%c is never closed: expected %c before the end of the expression", open, want), at
+		} else if f := strings.Fields(src); len(f) > 0 {
+			msg = fmt.Sprintf("the expression ends after %q: expected an operand (a name, number or string)", f[len(f)-1])
+		}
+	}
 	if m := notBoolRE.FindStringSubmatch(msg); m != nil {
 		kind := map[string]string{"float64": "number", "int": "number", "string": "string", "schema.Stats": "map of stats"}[m[1]]
 		if kind == "" {
@@ -801,6 +809,40 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 		msg += fmt.Sprintf(`: %s is a duration, which expressions write as a number in the value's unit (a load's latencies are milliseconds: %s; started and ended are seconds) or as duration(%q)`, m[0], m[1], m[0])
 	}
 	return &Error{Pos: exprPos(pos, src, col), Msg: fmt.Sprintf("in expression %q: %s", src, msg)}
+}
+
+// unclosedBracket is the rune index in src of the first (, [ or { that is never closed, with
+// it and the bracket that closes it; -1 when every one is. Quoted text is skipped.
+func unclosedBracket(src string) (int, rune, rune) {
+	type open struct {
+		at int
+		r  rune
+	}
+	var stack []open
+	var quote rune
+	i := 0
+	for _, r := range src {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'' || r == '`':
+			quote = r
+		case r == '(' || r == '[' || r == '{':
+			stack = append(stack, open{i, r})
+		case r == ')' || r == ']' || r == '}':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+		i++
+	}
+	if len(stack) == 0 {
+		return -1, 0, 0
+	}
+	o := stack[0]
+	return o.at, o.r, map[rune]rune{'(': ')', '[': ']', '{': '}'}[o.r]
 }
 
 // functionSynonyms are the names other languages give functions expressions have: the one

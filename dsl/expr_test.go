@@ -240,7 +240,10 @@ func TestExprErrors(t *testing.T) {
 		{`"1.5e3" > ip.stdout`, 19, `"1.5e3" > ip.stdout orders strings`},
 		{`cb.max_connections >= "-2"`, 30, `compare numbers: float(cb.max_connections) >= -2`},
 		{`fortio.requests`, 11, `expected an expression that is true or false`},
-		{`fortio.requests ==`, 28, `unexpected token EOF`},
+		{`fortio.requests ==`, 28, `the expression ends after "==": expected an operand`},
+		// An unclosed bracket is said at itself, not where the text ran out.
+		{`(fortio.requests == 10`, 11, `( is never closed: expected ) before the end of the expression`},
+		{`fortio.codes["200" > 0 && (x == "(")`, 23, `[ is never closed: expected ]`},
 		// ${ in an expression: the name meant is quoted back when there is one, never a
 		// half of the expression ("write vars.x" itself") or nothing ("write  itself").
 		{`fortio.requests == ${vars.n}`, 30, `write vars.n itself, e.g. vars.n == 'a'`},

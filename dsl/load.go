@@ -345,7 +345,10 @@ func (l *loader) loadFile(abs string) {
 		l.errs.add(Pos{File: abs}, "", "cannot read: %v", unwrapPathError(err))
 		return
 	}
-	f, err := parser.ParseFile(abs, src, parser.ParseComments)
+	// Without the byte order mark an editor on Windows may write: CUE's parser counts its
+	// three bytes in line 1's columns ("pakage lab" refused at 1:11 of a ten-character
+	// line), where cue/load, which builds the package, and editors count none.
+	f, err := parser.ParseFile(abs, withoutBOM(src), parser.ParseComments)
 	if err != nil {
 		l.addCUEError(err)
 		return
@@ -596,7 +599,7 @@ func (l *loader) scanSiblings(dir, abs, pkg string) {
 			continue // a file without a package clause stands alone; CUE leaves it out
 		}
 		if err == nil {
-			if _, err = parser.ParseFile(p, src); err == nil {
+			if _, err = parser.ParseFile(p, withoutBOM(src)); err == nil {
 				continue // a valid file of another package: CUE leaves it out
 			}
 		}
@@ -606,7 +609,7 @@ func (l *loader) scanSiblings(dir, abs, pkg string) {
 		l.excluded[p] = true
 		for _, e := range cueerrors.Errors(err) {
 			format, args := e.Msg()
-			l.res.Skipped = append(l.res.Skipped, &Error{Pos: l.pos(e.Position()),
+			l.res.Skipped = append(l.res.Skipped, &Error{Pos: withinLine(l.pos(e.Position()), l.sourceLine(e.Position())),
 				Msg: fmt.Sprintf(format, args...) + " (not loaded: " + otherPackage(f) + ")"})
 		}
 	}
@@ -740,6 +743,14 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 		}
 		if f.IsSpec() {
 			specs++
+		}
+	}
+	for _, f := range fences {
+		if n, text := f.SwallowedSpec(); n > 0 {
+			l.errs.add(Pos{File: abs, Line: f.Line, Col: f.Indent + 1}, "",
+				"the fence opened here (%s) holds the spec's opening line %d (%s) as its text, so the spec would never run: a fence ends only at a line of %s alone; expected a closing %s line before line %d",
+				f.Marker+f.Info, n, text, f.Marker, f.Marker, n)
+			return
 		}
 	}
 	if l.unreadFences(abs, doc, fences) {

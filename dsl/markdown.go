@@ -150,6 +150,31 @@ func Fences(doc []byte) []Fence {
 	return out
 }
 
+// SwallowedSpec is the line of the document inside the fence that opens a spec (```cue
+// labrun) with a marker that could have closed this fence but for its info string, and that
+// line's text; 0 when there is none. A fence left open above a spec (```sh never closed) is
+// closed by the spec's own closing line: the spec is read as the fence's text. A longer fence
+// around a spec (````md) is how a document shows one, and is not such a mistake.
+func (f Fence) SwallowedSpec() (int, string) {
+	if f.IsSpec() {
+		return 0, ""
+	}
+	for i, line := range strings.Split(f.Content, "\n") {
+		trimmed := strings.TrimLeft(line, " ")
+		if len(line)-len(trimmed) > 3 || len(trimmed) < len(f.Marker) || trimmed[0] != f.Marker[0] {
+			continue
+		}
+		n := 0
+		for n < len(trimmed) && trimmed[n] == f.Marker[0] {
+			n++
+		}
+		if n >= len(f.Marker) && (Fence{Info: strings.TrimSpace(trimmed[n:])}).IsSpec() {
+			return f.Line + 1 + i, trimmed
+		}
+	}
+	return 0, ""
+}
+
 // withoutBOM is doc without the byte order mark some editors write at its start (on Windows):
 // before it, the first line's fence or HTML would not start the line, and a fence opened
 // there would be read as closing nothing, its closing fence as opening one. Lines keep their

@@ -189,7 +189,10 @@ func parseMalformedCase(path string) (malformedCase, error) {
 		return malformedCase{}, err
 	}
 	c := malformedCase{file: filepath.Base(path), path: path, target: "local"}
+	// A case saved with a byte order mark has it before its header: the header is read
+	// without it (the columns of line 1 count it, as CUE's do).
 	c.lines = strings.Split(string(data), "\n")
+	c.lines[0] = strings.TrimPrefix(c.lines[0], "\uFEFF")
 	md := strings.HasSuffix(path, ".md")
 	for i, raw := range c.lines {
 		line := strings.TrimRight(raw, "\r")

@@ -75,6 +75,16 @@ func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 	if req.Method == protocol.ServerTextDocumentPublishDiagnostics && req.Params != nil {
 		var p protocol.PublishDiagnosticsParams
 		if err := json.Unmarshal(*req.Params, &p); err == nil {
+			// glsp's IntegerOrString decodes into a copy of itself (its UnmarshalJSON has a
+			// value receiver): a diagnostic's code arrives empty. Read the codes again.
+			var codes struct{ Diagnostics []struct{ Code any } }
+			if json.Unmarshal(*req.Params, &codes) == nil && len(codes.Diagnostics) == len(p.Diagnostics) {
+				for i, d := range codes.Diagnostics {
+					if d.Code != nil {
+						p.Diagnostics[i].Code = &protocol.IntegerOrString{Value: d.Code}
+					}
+				}
+			}
 			c.mu.Lock()
 			c.published = append(c.published, Published{p, time.Now()})
 			close(c.arrived)
