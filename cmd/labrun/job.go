@@ -79,6 +79,10 @@ there yet) is said on stderr and in a comment, and the Roles grant nothing for i
 	return cmd
 }
 
+// maxIndexedJobPods is the most pods of an Indexed Job that Kubernetes' validation lets run
+// at once (its spec.parallelism).
+const maxIndexedJobPods = 100000
+
 func (p *process) job(args []string, f *jobFlags) error {
 	switch {
 	case f.shards < 1:
@@ -141,6 +145,19 @@ func (p *process) job(args []string, f *jobFlags) error {
 		}
 	}
 	slices.Sort(paths)
+	if f.shards > len(w.units) {
+		// Each shard is a pod of the Job: past one run per pod the others run nothing
+		// (--shards 100000000 of 8 runs rendered a Job of that many pods, which the API
+		// server refuses past maxIndexedJobPods).
+		if f.parallelism > maxIndexedJobPods {
+			return &exitError{exitInvalid, fmt.Sprintf("--shards %d: expected at most %d, the %s of %s (Kubernetes runs at most %d pods of an Indexed Job at once)", f.shards, len(w.units), countOf(len(w.units), "run"), strings.Join(args, " "), maxIndexedJobPods)}
+		}
+		idle, verb := f.shards-len(w.units), "runs"
+		if idle > 1 {
+			verb = "run"
+		}
+		fmt.Fprintf(p.Stderr, "labrun: warning: --shards %d of the %s of %s: %s %s nothing\n", f.shards, countOf(len(w.units), "run"), strings.Join(args, " "), countOf(idle, "pod"), verb)
+	}
 	spec := kube.JobSpec{Name: f.name, Namespace: f.namespace, Image: f.image, Shards: f.shards, Parallelism: f.parallelism}
 	size := 0
 	for _, rel := range paths {
