@@ -1349,16 +1349,16 @@ func (r *Record) seriesContradictions() []string {
 		if !ok || ser == nil || !res.Sampled {
 			continue
 		}
-		var samples []*StepRecord
-		passed := 0
+		var samples, passedSamples []*StepRecord
 		for _, s := range r.Steps {
 			if s.Sample > 0 && or(s.Name, s.Path) == name {
 				samples = append(samples, s)
 				if s.Outcome == Passed && s.ExpectedError == "" {
-					passed++
+					passedSamples = append(passedSamples, s)
 				}
 			}
 		}
+		passed := len(passedSamples)
 		if len(samples) == 0 {
 			continue
 		}
@@ -1373,6 +1373,7 @@ func (r *Record) seriesContradictions() []string {
 		if r.Start.IsZero() {
 			continue
 		}
+		msgs = append(msgs, r.viewContradictions(name, ser, passedSamples)...)
 		for i, sn := range ser.Samples {
 			if sn.At.IsZero() {
 				continue
@@ -1382,6 +1383,68 @@ func (r *Record) seriesContradictions() []string {
 				return at >= s.Start-timeSlack(s.Start) && (s.Outcome == "" || at <= s.End+timeSlack(s.End))
 			}) {
 				msgs = append(msgs, fmt.Sprintf("step %s: sample %d of its series was taken at %s, but none of its step's samples ran then", name, i+1, at))
+			}
+		}
+	}
+	return msgs
+}
+
+// viewContradictions are the views of series ser (of step name, whose samples that passed
+// are passed) that no run records: a view from a sample on (From > 0) begins a repeat's round,
+// when the first step of the repeat's round 2 or later started, at a sample of another round
+// than the one before it, and splits the samples at its moment (those before From taken
+// before it, the rest after); a view of every sample (From 0) is taken at a repeat's end. Replay judges a round's
+// until and waits over the samples a view gives (SeenAt): a view moved, or its From, would
+// judge them over other samples than the run's (a wait of round 2 over round 1's).
+func (r *Record) viewContradictions(name string, ser *SeriesRecord, passed []*StepRecord) []string {
+	var msgs []string
+	// rounds are the places in the samples where a round begins: a sample of another round
+	// than the one before, or counted from 1 again (its repeat ran again).
+	rounds := map[int]bool{}
+	for k := 1; k < len(passed); k++ {
+		if passed[k].Round != passed[k-1].Round || passed[k].Sample <= passed[k-1].Sample {
+			rounds[k] = true
+		}
+	}
+	near := func(d, at time.Duration) bool { return d >= at-timeSlack(at) && d <= at+timeSlack(at) }
+	for i, v := range ser.Views {
+		at := v.At.Sub(r.Start)
+		say := func(format string, args ...any) {
+			msgs = append(msgs, fmt.Sprintf("step %s: view %d of its series (from sample %d at %s) ", name, i+1, v.From+1, at)+fmt.Sprintf(format, args...))
+		}
+		switch {
+		case v.From < 0 || v.From > len(ser.Samples):
+			say("reads from a sample the series does not hold (it holds %s)", countOf(len(ser.Samples), "sample"))
+			continue
+		case i > 0 && v.At.Before(ser.Views[i-1].At):
+			say("comes before view %d, at %s: views are taken in order", i, ser.Views[i-1].At.Sub(r.Start))
+			continue
+		case v.From == 0:
+			if !slices.ContainsFunc(r.Steps, func(s *StepRecord) bool { return s.Kind == "repeat" && s.Outcome != "" && near(s.End, at) }) {
+				say("reads every sample, but no repeat ended then: a series reads every round's samples from its repeat's end on")
+			}
+			continue
+		}
+		if !slices.ContainsFunc(r.Steps, func(rp *StepRecord) bool {
+			first := rp.Path + ".repeat.steps.0"
+			return rp.Kind == "repeat" && slices.ContainsFunc(r.Steps, func(c *StepRecord) bool {
+				return c.Path == first && c.Sample == 0 && c.Round >= 2 && near(c.Start, at)
+			})
+		}) {
+			say("begins a round, but no repeat's round 2 or later started then")
+			continue
+		}
+		if len(passed) == len(ser.Samples) && v.From < len(passed) && !rounds[v.From] {
+			say("begins a round, but its step's samples %d and %d are of one round", v.From, v.From+1)
+			continue
+		}
+		for k, sn := range ser.Samples {
+			if sn.At.IsZero() {
+				continue
+			}
+			if k < v.From && sn.At.After(v.At) || k >= v.From && sn.At.Before(v.At) {
+				say("splits the samples there, but sample %d was taken at %s", k+1, sn.At.Sub(r.Start))
+				break
 			}
 		}
 	}

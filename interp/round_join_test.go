@@ -232,6 +232,39 @@ s: schema.#Scenario & {
 			if err := interp.OutcomeContradictions(r, sc); err != nil {
 				t.Errorf("%s: %v", what, err)
 			}
+			if err := r.Contradictions(); err != nil {
+				t.Errorf("%s: %v", what, err)
+			}
+		}
+		// The views edited: replay would judge round 2's until and wait over other samples
+		// than the run's (round 1's too, or fewer of round 2's). Each is a record no run wrote.
+		views := back.SeriesOf("g").Views
+		if len(views) != 2 || views[0].From == 0 || views[1].From != 0 {
+			t.Fatalf("views %+v: want a round 2's (from its first sample) and the repeat's end's (from 0)", views)
+		}
+		for _, c := range []struct {
+			name string
+			edit func(v []schema.SeriesView)
+			want string
+		}{
+			{"round 2 reads from sample 1", func(v []schema.SeriesView) { v[0].From = 0 }, "reads every sample, but no repeat ended then"},
+			{"round 2 reads from a later sample", func(v []schema.SeriesView) { v[0].From++ }, "begins a round, but its step's samples"},
+			{"round 2's view moved", func(v []schema.SeriesView) { v[0].At = v[0].At.Add(300 * time.Millisecond) }, "begins a round, but no repeat's round 2 or later started then"},
+			{"the repeat's end's view moved earlier", func(v []schema.SeriesView) { v[1].At = v[0].At }, "reads every sample, but no repeat ended then"},
+			{"a view past the samples", func(v []schema.SeriesView) { v[0].From = 1000 }, "reads from a sample the series does not hold"},
+		} {
+			var r interp.Record
+			if err := json.Unmarshal(b, &r); err != nil {
+				t.Fatal(err)
+			}
+			c.edit(r.SeriesOf("g").Views)
+			got := ""
+			if err := r.Contradictions(); err != nil {
+				got = err.Error()
+			}
+			if !strings.Contains(got, c.want) {
+				t.Errorf("%s: Contradictions %q, want %q", c.name, got, c.want)
+			}
 		}
 	})
 }
