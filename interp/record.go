@@ -1406,6 +1406,22 @@ func (r *Record) viewContradictions(name string, ser *SeriesRecord, passed []*St
 			rounds[k] = true
 		}
 	}
+	if len(ser.Views) == 0 {
+		return nil
+	}
+	// roundStarts are when a repeat's round 2 or later started: its first step's start.
+	firsts := map[string]bool{}
+	for _, s := range r.Steps {
+		if s.Kind == "repeat" {
+			firsts[s.Path+".repeat.steps.0"] = true
+		}
+	}
+	var roundStarts []time.Duration
+	for _, c := range r.Steps {
+		if firsts[c.Path] && c.Sample == 0 && c.Round >= 2 {
+			roundStarts = append(roundStarts, c.Start)
+		}
+	}
 	near := func(d, at time.Duration) bool { return d >= at-timeSlack(at) && d <= at+timeSlack(at) }
 	for i, v := range ser.Views {
 		at := v.At.Sub(r.Start)
@@ -1425,12 +1441,7 @@ func (r *Record) viewContradictions(name string, ser *SeriesRecord, passed []*St
 			}
 			continue
 		}
-		if !slices.ContainsFunc(r.Steps, func(rp *StepRecord) bool {
-			first := rp.Path + ".repeat.steps.0"
-			return rp.Kind == "repeat" && slices.ContainsFunc(r.Steps, func(c *StepRecord) bool {
-				return c.Path == first && c.Sample == 0 && c.Round >= 2 && near(c.Start, at)
-			})
-		}) {
+		if !slices.ContainsFunc(roundStarts, func(d time.Duration) bool { return near(d, at) }) {
 			say("begins a round, but no repeat's round 2 or later started then")
 			continue
 		}
