@@ -820,11 +820,16 @@ func unclosedBracket(src string) (int, rune, rune) {
 	}
 	var stack []open
 	var quote rune
+	escaped := false
 	i := 0
 	for _, r := range src {
 		switch {
+		case escaped:
+			escaped = false
 		case quote != 0:
-			if r == quote {
+			if r == '\\' && quote != '`' {
+				escaped = true // \" inside "…" does not end it
+			} else if r == quote {
 				quote = 0
 			}
 		case r == '"' || r == '\'' || r == '`':

@@ -244,6 +244,7 @@ func TestExprErrors(t *testing.T) {
 		// An unclosed bracket is said at itself, not where the text ran out.
 		{`(fortio.requests == 10`, 11, `( is never closed: expected ) before the end of the expression`},
 		{`fortio.codes["200" > 0 && (x == "(")`, 23, `[ is never closed: expected ]`},
+		{`ip.stdout == "a\"[" && (fortio.requests == 10`, 34, `( is never closed: expected )`}, // \" does not end the string
 		// ${ in an expression: the name meant is quoted back when there is one, never a
 		// half of the expression ("write vars.x" itself") or nothing ("write  itself").
 		{`fortio.requests == ${vars.n}`, 30, `write vars.n itself, e.g. vars.n == 'a'`},
