@@ -280,26 +280,22 @@ func (rt *stepRuntime) Artifact(name string, data []byte) {
 	rt.ru.mu.Unlock()
 }
 
-func (rt *stepRuntime) Warn(msg string) {
+func (rt *stepRuntime) Warn(msg string) { rt.warn(msg, false) }
+
+// warn adds msg to the step's warnings (once: unless it has it already), unless the step was
+// abandoned.
+func (rt *stepRuntime) warn(msg string, once bool) {
 	rt.ru.mu.Lock()
-	if rt.ru.abandoned[rt.sr] {
-		rt.ru.mu.Unlock()
+	defer rt.ru.mu.Unlock()
+	if rt.ru.abandoned[rt.sr] || once && slices.Contains(rt.sr.Warnings, msg) {
 		return
 	}
 	rt.sr.Warnings = append(rt.sr.Warnings, msg)
-	rt.ru.mu.Unlock()
 }
 
 // retried warns, once each, of the answers the step's client retried without returning them
 // (an API server's 429): a step whose time ran out meanwhile says why it did not end sooner.
-func (rt *stepRuntime) retried(msg string) {
-	rt.ru.mu.Lock()
-	defer rt.ru.mu.Unlock()
-	if rt.ru.abandoned[rt.sr] || slices.Contains(rt.sr.Warnings, msg) {
-		return
-	}
-	rt.sr.Warnings = append(rt.sr.Warnings, msg)
-}
+func (rt *stepRuntime) retried(msg string) { rt.warn(msg, true) }
 
 func (rt *stepRuntime) Created(what string, undo func(context.Context) error) {
 	if c := rt.ru.sc.ClusterOf(rt.s); c != "" && rt.s.Params != nil && rt.s.Params.Needs().Cap == schema.CapCluster {
