@@ -156,31 +156,29 @@ func (d *decoder) lintHostContext(warn func(s *Step, field, code, format string,
 	if len(sc.Clusters) < 2 || d.target() != "kube" {
 		return
 	}
-	Walk(append(append(append(append([]*Step{}, sc.Setup...), sc.Steps...), sc.Catch...), sc.Cleanup...), func(s *Step) {
+	for _, s := range d.order {
 		var words []string
 		switch p := s.Params.(type) {
 		case *schema.Exec:
 			if p.InPod() || p.Env["KUBECONFIG"] != "" {
-				return
+				continue
 			}
 			words = append(slices.Clone(p.Argv), p.Stdin)
 		case *schema.Process:
 			if p.Env["KUBECONFIG"] != "" {
-				return
+				continue
 			}
 			words = p.Argv
 		default:
-			return
+			continue
 		}
 		c := sc.ClusterOf(s)
 		if c == sc.DefaultCluster() && sc.Clusters[0].Context == "" {
-			return
+			continue
 		}
 		text := strings.Join(words, " ")
-		for _, named := range []string{"--context", "--kube-context", "--kubeconfig", "LABRUN_CONTEXT"} {
-			if strings.Contains(text, named) {
-				return
-			}
+		if slices.ContainsFunc([]string{"--context", "--kube-context", "--kubeconfig", "LABRUN_CONTEXT"}, func(named string) bool { return strings.Contains(text, named) }) {
+			continue
 		}
 		tool := ""
 		for _, w := range strings.FieldsFunc(text, func(r rune) bool { return strings.ContainsRune(" \t\n;|&()'\"`", r) }) {
@@ -190,7 +188,7 @@ func (d *decoder) lintHostContext(warn func(s *Step, field, code, format string,
 			}
 		}
 		if tool == "" {
-			return
+			continue
 		}
 		flag := "--context"
 		if tool == "helm" {
@@ -198,5 +196,5 @@ func (d *decoder) lintHostContext(warn func(s *Step, field, code, format string,
 		}
 		warn(s, "argv", LintHostContext, "%s runs on this machine and names no context: it reaches the kubeconfig's current context, not the step's cluster %s, whose context it gets only in $LABRUN_CONTEXT; write %s %s \"$LABRUN_CONTEXT\" in a shell, or %q, \"${target.clusters.%s.context}\" in argv",
 			tool, c, tool, flag, flag, c)
-	})
+	}
 }
