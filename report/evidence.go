@@ -262,7 +262,7 @@ func (l LoadSummary) BackendsText() string {
 const PartialLoad = "partial, its numbers are what it did before it was stopped (no expectation reads them): "
 
 // Line is the load on one line: "30 requests · 200×30 · 2 connections: a 127.0.0.2:80 ×2 ·
-// p50 0.39 ms · p99 0.78 ms".
+// p50 0.39 ms · p99 0.78 ms"; "1 connection (2 sockets): …" where it opened more sockets.
 func (l LoadSummary) Line() string {
 	s := fmt.Sprintf("%s requests", dsl.Sig4(l.Requests))
 	if l.Partial != "" {
@@ -271,11 +271,13 @@ func (l LoadSummary) Line() string {
 	if c := l.CodesText(); c != "" {
 		s += " · " + c
 	}
-	conns := l.Connections
-	if l.Sockets > conns {
-		conns = l.Sockets
+	// The connections the load was given, as fortio.connections reads them; the sockets it
+	// opened beside them when it opened more (a server that closes its connections, as
+	// after an error): the by-backend split counts sockets.
+	s += fmt.Sprintf(" · %s connection%s", dsl.Sig4(l.Connections), plural(int(l.Connections)))
+	if l.Sockets != l.Connections {
+		s += fmt.Sprintf(" (%s sockets)", dsl.Sig4(l.Sockets))
 	}
-	s += fmt.Sprintf(" · %s connection%s", dsl.Sig4(conns), plural(int(conns)))
 	if b := l.BackendsText(); b != "" {
 		s += ": " + b
 	}

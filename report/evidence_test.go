@@ -152,3 +152,23 @@ func TestRepeatRoundsElided(t *testing.T) {
 		t.Errorf("the timeline draws burst %d times", n)
 	}
 }
+
+// TestLoadLineConnections: the console's load line gives the connections the load was given,
+// as fortio.connections reads them, and the sockets beside them where fortio opened another
+// number (a server closing connections after its 500s: connections 1, sockets 2 read "2
+// connections", which no expectation on fortio.connections saw).
+func TestLoadLineConnections(t *testing.T) {
+	for _, tc := range []struct {
+		conns, sockets float64
+		want           string
+	}{
+		{1, 1, " · 1 connection · "},
+		{1, 2, " · 1 connection (2 sockets) · "},
+		{4, 2, " · 4 connections (2 sockets) · "},
+	} {
+		l := report.LoadSummary{Requests: 2, Connections: tc.conns, Sockets: tc.sockets}
+		if got := l.Line(); !strings.Contains(got, tc.want) {
+			t.Errorf("connections %g, sockets %g: %q, want it to hold %q", tc.conns, tc.sockets, got, tc.want)
+		}
+	}
+}
