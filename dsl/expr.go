@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -814,40 +815,13 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 // unclosedBracket is the rune index in src of the first (, [ or { that is never closed, with
 // it and the bracket that closes it; -1 when every one is. Quoted text is skipped.
 func unclosedBracket(src string) (int, rune, rune) {
-	type open struct {
-		at int
-		r  rune
-	}
-	var stack []open
-	var quote rune
-	escaped := false
-	i := 0
-	for _, r := range src {
-		switch {
-		case escaped:
-			escaped = false
-		case quote != 0:
-			if r == '\\' && quote != '`' {
-				escaped = true // \" inside "…" does not end it
-			} else if r == quote {
-				quote = 0
-			}
-		case r == '"' || r == '\'' || r == '`':
-			quote = r
-		case r == '(' || r == '[' || r == '{':
-			stack = append(stack, open{i, r})
-		case r == ')' || r == ']' || r == '}':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-		}
-		i++
-	}
-	if len(stack) == 0 {
+	b := PairBrackets(src)
+	if len(b.Unclosed) == 0 {
 		return -1, 0, 0
 	}
-	o := stack[0]
-	return o.at, o.r, map[rune]rune{'(': ')', '[': ']', '{': '}'}[o.r]
+	at := b.Unclosed[0]
+	open := rune(src[at])
+	return utf8.RuneCountInString(src[:at]), open, map[rune]rune{'(': ')', '[': ']', '{': '}'}[open]
 }
 
 // functionSynonyms are the names other languages give functions expressions have: the one

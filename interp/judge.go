@@ -1113,20 +1113,20 @@ func (j *Judge) outOfRange(src string, err error) string {
 	if _, e := fmt.Sscanf(fe.Message, "index out of range: %d (array length is %d)", &index, &length); e != nil {
 		return ""
 	}
-	r := []rune(src)
-	open := fe.From
-	if open <= 0 || open >= len(r) || r[open] != '[' {
+	open := dsl.ByteOffset(src, fe.From)
+	if open <= 0 || open >= len(src) || src[open] != '[' {
 		return ""
 	}
-	end := matchingClose(r, open)
+	b := dsl.PairBrackets(src)
+	end := b.Close(open)
 	if end < 0 {
 		return ""
 	}
-	start := operandStart(r, open)
+	start := operandStart(src, b, open)
 	if start == open {
 		return ""
 	}
-	list, read := string(r[start:open]), string(r[start:end+1])
+	list, read := src[start:open], src[start:end+1]
 	if length == 0 {
 		why := j.whyEmpty(list)
 		claim := ""
@@ -1155,16 +1155,16 @@ func (j *Judge) fieldOfNil(e *dsl.Expr, err error) string {
 	if field, ok = strings.CutSuffix(field, " from <nil>"); !ok || field == "" || strings.Contains(field, " ") {
 		return ""
 	}
-	r := []rune(e.Src)
-	dot := fe.From - 1 // expr places the error at the field's name
-	if dot <= 0 || dot >= len(r) || r[dot] != '.' || !strings.HasPrefix(string(r[dot+1:]), field) || r[dot-1] == '?' {
+	src := e.Src
+	dot := dsl.ByteOffset(src, fe.From-1) // expr places the error at the field's name
+	if dot <= 0 || dot >= len(src) || src[dot] != '.' || !strings.HasPrefix(src[dot+1:], field) || src[dot-1] == '?' {
 		return ""
 	}
-	start := operandStart(r, dot)
+	start := operandStart(src, dsl.PairBrackets(src), dot)
 	if start == dot {
 		return ""
 	}
-	parent := string(r[start:dot])
+	parent := src[start:dot]
 	what := "is nil (absent from what the step recorded)"
 	root, _, _ := strings.Cut(parent, ".")
 	if x := j.rec.Results[root]; x != nil && x.Kind == "config" {
@@ -1174,47 +1174,22 @@ func (j *Judge) fieldOfNil(e *dsl.Expr, err error) string {
 		parent, field, parent, what, field, parent, parent, parent, field)
 }
 
-// matchingClose is the index of the bracket that closes r[open] ("[" or "("), -1 if none.
-func matchingClose(r []rune, open int) int {
-	depth, quote := 0, rune(0)
-	for i := open; i < len(r); i++ {
-		c := r[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			quote = c
-		case c == '[' || c == '(':
-			depth++
-		case c == ']' || c == ')':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// operandStart is where the operand that ends just before r[end] begins: a name, a member
-// chain (l2.captures, .captures, #.x), indexes and calls included (filter(xs, p)[0]).
-func operandStart(r []rune, end int) int {
+// operandStart is where the operand that ends just before src[end] begins: a name, a member
+// chain (l2.captures, .captures, #.x), indexes and calls included (filter(xs, p)[0]); b are
+// src's brackets.
+func operandStart(src string, b dsl.Brackets, end int) int {
 	i := end
 	for i > 0 {
-		c := r[i-1]
+		c := src[i-1]
 		switch {
 		case c == ')' || c == ']':
-			j := openingOf(r, i-1)
+			j := b.Open(i - 1)
 			if j < 0 {
 				return i
 			}
 			i = j
 		case c == '.' || c == '#' || c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z',
-			c == '?' && i < len(r) && r[i] == '.': // ?.
+			c == '?' && i < len(src) && src[i] == '.': // ?.
 			i--
 		default:
 			return i
@@ -1223,59 +1198,24 @@ func operandStart(r []rune, end int) int {
 	return i
 }
 
-// openingOf is the index of the bracket that r[close] (")" or "]") closes, -1 if none.
-func openingOf(r []rune, close int) int {
-	depth := 0
-	for j := close; j >= 0; j-- {
-		switch r[j] {
-		case ')', ']':
-			depth++
-		case '(', '[':
-			depth--
-			if depth == 0 {
-				return j
-			}
-		}
-	}
-	return -1
-}
-
 // callText is the first call of function fn in src, as written ("findIndex(xs, # > 1)"), ""
 // when src calls none.
 func callText(src, fn string) string {
-	for i := 0; ; {
-		k := strings.Index(src[i:], fn+"(")
-		if k < 0 {
-			return ""
+	var b *dsl.Brackets
+	for k := dsl.SkipStrings(src, 0); k < len(src); k = dsl.SkipStrings(src, k+1) {
+		if !strings.HasPrefix(src[k:], fn+"(") || k > 0 && (isWordByte(src[k-1]) || src[k-1] == '.') {
+			continue // not a call of fn: part of another name, or a method
 		}
-		k += i
-		i = k + len(fn)
-		if k > 0 && (isWordByte(src[k-1]) || src[k-1] == '.') {
-			continue // part of another name, or a method
+		if b == nil {
+			pairs := dsl.PairBrackets(src)
+			b = &pairs
 		}
-		depth, quote := 0, byte(0)
-		for j := k + len(fn); j < len(src); j++ {
-			c := src[j]
-			switch {
-			case quote != 0:
-				if c == '\\' {
-					j++
-				} else if c == quote {
-					quote = 0
-				}
-			case c == '\'' || c == '"' || c == '`':
-				quote = c
-			case c == '(':
-				depth++
-			case c == ')':
-				depth--
-				if depth == 0 {
-					return src[k : j+1]
-				}
-			}
+		if end := b.Close(k + len(fn)); end >= 0 {
+			return src[k : end+1]
 		}
 		return ""
 	}
+	return ""
 }
 
 // readOfNil says an evaluation error is expr's (or a function's) about a value that is nil:

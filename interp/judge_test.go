@@ -774,7 +774,8 @@ func TestFoundNothingSaid(t *testing.T) {
 
 // TestOutOfRangeSaid: an index past a list's end erred in expr's words ("index out of range: 0
 // (array length is 0)"); it names the list as written, with its length, through calls and
-// negative indexes, on any line of the expression.
+// negative indexes, on any line of the expression, past a bracket in a string and a rune of
+// two bytes.
 func TestOutOfRangeSaid(t *testing.T) {
 	sc := loadScenario(t, `s: schema.#Scenario & {
 	steps: [
@@ -787,6 +788,8 @@ func TestOutOfRangeSaid(t *testing.T) {
 			len(log.lines) > 0 &&
 			  map(log.lines, len(#))[5] > 0
 			""",
+		"filter(log.lines, # != ']')[3] == 'x'",
+		"filter(log.lines, # != 'é')[4] == 'x'",
 		"log.lines[0][9:] == 'x' || log.lines[1] == 'fine'",
 	]
 }`)
@@ -797,6 +800,8 @@ func TestOutOfRangeSaid(t *testing.T) {
 		"log.lines[2] has no value: log.lines holds 2 items (indexes 0 to 1, or -2 to -1 from its end)",
 		"filter(log.lines, # contains 'o')[-3] has no value: filter(log.lines, # contains 'o') holds 1 item (indexes 0 to 0",
 		"map(log.lines, len(#))[5] has no value: map(log.lines, len(#)) holds 2 items",
+		"filter(log.lines, # != ']')[3] has no value: filter(log.lines, # != ']') holds 2 items", // a bracket in a string is text
+		"filter(log.lines, # != 'é')[4] has no value: filter(log.lines, # != 'é') holds 2 items", // expr counts runes
 		"", // passes
 	} {
 		jd := j.Judge(sc.Expect[i])

@@ -54,6 +54,7 @@ func tail(src string) (chain, word string, dotted bool) {
 // chainStart is where the member chain ending at end starts: names, dots, and balanced
 // (...) and [...] (a call's arguments, an index).
 func chainStart(src string, end int) int {
+	var pairs *dsl.Brackets
 	j := end
 	for j > 0 {
 		c := src[j-1]
@@ -61,7 +62,11 @@ func chainStart(src string, end int) int {
 		case isNameByte(c) || c == '.':
 			j--
 		case c == ')' || c == ']':
-			open := matchingOpen(src, j-1)
+			if pairs == nil {
+				b := dsl.PairBrackets(src)
+				pairs = &b
+			}
+			open := pairs.Open(j - 1)
 			if open < 0 {
 				return j
 			}
@@ -73,55 +78,21 @@ func chainStart(src string, end int) int {
 	return j
 }
 
-// matchingOpen is the offset of the bracket that the one at close closes (-1: none),
-// skipping quoted strings.
-func matchingOpen(src string, close int) int {
-	depth := 0
-	var quote byte
-	for i := close; i >= 0; i-- {
-		c := src[i]
-		if quote != 0 {
-			if c == quote && (i == 0 || src[i-1] != '\\') {
-				quote = 0
-			}
-			continue
-		}
-		switch c {
-		case '"', '\'':
-			quote = c
-		case ')', ']':
-			depth++
-		case '(', '[':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
 // segments splits a chain at its dots outside brackets and strings.
 func segments(chain string) []string {
 	var out []string
 	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(chain); i++ {
-		c := chain[i]
-		switch {
-		case quote != 0:
-			if c == quote && chain[i-1] != '\\' {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '(' || c == '[':
+	for i := dsl.SkipStrings(chain, 0); i < len(chain); i = dsl.SkipStrings(chain, i+1) {
+		switch chain[i] {
+		case '(', '[':
 			depth++
-		case c == ')' || c == ']':
+		case ')', ']':
 			depth--
-		case c == '.' && depth == 0:
-			out = append(out, chain[start:i])
-			start = i + 1
+		case '.':
+			if depth == 0 {
+				out = append(out, chain[start:i])
+				start = i + 1
+			}
 		}
 	}
 	return append(out, chain[start:])
@@ -306,18 +277,9 @@ func letsInForce(src string) []letBinding {
 	}
 	var lets []open
 	depth := 0
-	var quote byte
-	for i := 0; i < len(src); i++ {
+	for i := dsl.SkipStrings(src, 0); i < len(src); i = dsl.SkipStrings(src, i+1) {
 		c := src[i]
 		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'' || c == '`':
-			quote = c
 		case c == '(' || c == '[' || c == '{':
 			depth++
 		case c == ')' || c == ']' || c == '}':
