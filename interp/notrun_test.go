@@ -177,6 +177,41 @@ s: schema.#Scenario & {
 	})
 }
 
+// TestCleanupTimeoutNamedByItsSteps: a catch or cleanup step that the cleanup's timeout cuts
+// says so, as a step the scenario's timeout cuts does; it said the driver's "exec slow:
+// context deadline exceeded" alone, whose deadline unsaid (the catch steps' had no cause).
+func TestCleanupTimeoutNamedByItsSteps(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	cleanupTimeout: "1s"
+	steps: [{name: "a", exec: argv: ["ok"]}]
+	catch: [{name: "k", exec: argv: ["slow"]}]
+	cleanup: [{name: "c", exec: argv: ["slow"]}]
+	expect: ["a.exit == 1"]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		tg := w.Target()
+		tg.Exec = ctxErrExec{}
+		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		where := sc.Pos.File + ":7:18"
+		for _, c := range []struct{ step, want string }{
+			{"k", "the cleanup's timeout over the catch steps (1s, " + where + ") expired"},
+			{"c", "the cleanup's timeout (1s, " + where + ") expired"},
+		} {
+			var got *interp.StepRecord
+			for _, s := range rec.Steps {
+				if s.Name == c.step {
+					got = s
+				}
+			}
+			if got == nil || !strings.Contains(got.Error, c.want) {
+				t.Errorf("step %s: %+v, want an error saying %q", c.step, got, c.want)
+			}
+		}
+	})
+}
+
 // TestPastTheScenarioTimeoutIsNotPassed: a driver deaf to its context that returns success
 // after the scenario's timeout (within its grace) does not make its step passed: a record of
 // a step that passed after the scenario's timeout is one replay refuses, and the run's own

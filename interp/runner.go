@@ -220,7 +220,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	// there to collect (all are judged again, as always, after the cleanup).
 	interruptedNow := ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrInterrupted)
 	if len(sc.Catch) > 0 && !interruptedNow && (err != nil || ru.expectationFailsEarly(sc)) {
-		cctx, cancel := context.WithTimeout(cleanupCtx, cleanupTimeout)
+		cctx, cancel := context.WithTimeoutCause(cleanupCtx, cleanupTimeout, &cleanupTimeoutError{cleanupTimeout, sc.CleanupTimeoutPos, true})
 		for _, s := range sc.Catch {
 			_ = ru.phase(cctx, dsl.PhaseCatch, []*dsl.Step{s})
 		}
@@ -228,7 +228,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	}
 
 	// Cleanup always: the scenario's cleanup steps, then what the run created, newest first.
-	cctx, cancel := context.WithTimeoutCause(cleanupCtx, cleanupTimeout, &cleanupTimeoutError{cleanupTimeout, sc.CleanupTimeoutPos})
+	cctx, cancel := context.WithTimeoutCause(cleanupCtx, cleanupTimeout, &cleanupTimeoutError{cleanupTimeout, sc.CleanupTimeoutPos, false})
 	cerr := ru.phase(cctx, dsl.PhaseCleanup, sc.Cleanup)
 	ru.autoCleanup(cctx)
 	ru.cleanupLate(cctx)
@@ -383,18 +383,24 @@ func (ru *run) expectationFailsEarly(sc *dsl.Scenario) bool {
 	return false
 }
 
-// cleanupTimeoutError is the cleanup's timeout (cleanupTimeout) expiring: a timeout
-// (errors.Is context.DeadlineExceeded), which says whose, and where it is set.
+// cleanupTimeoutError is the cleanup's timeout (cleanupTimeout) expiring, over the cleanup or
+// over the catch steps (which it bounds too): a timeout (errors.Is context.DeadlineExceeded),
+// which says whose, and where it is set.
 type cleanupTimeoutError struct {
-	d   time.Duration
-	pos dsl.Pos // where it is set (none: the default)
+	d     time.Duration
+	pos   dsl.Pos // where it is set (none: the default)
+	catch bool
 }
 
 func (e *cleanupTimeoutError) Error() string {
-	if !e.pos.IsValid() {
-		return fmt.Sprintf("the cleanup's timeout (%s) expired", e.d)
+	whose := "the cleanup's timeout"
+	if e.catch {
+		whose = "the cleanup's timeout over the catch steps"
 	}
-	return fmt.Sprintf("the cleanup's timeout (%s, %s) expired", e.d, e.pos)
+	if !e.pos.IsValid() {
+		return fmt.Sprintf("%s (%s) expired", whose, e.d)
+	}
+	return fmt.Sprintf("%s (%s, %s) expired", whose, e.d, e.pos)
 }
 
 func (e *cleanupTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }

@@ -489,6 +489,9 @@ func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, time
 		// The scenario's timeout ended it: a driver's "context deadline exceeded" does not
 		// say whose deadline.
 		err = fmt.Errorf("%w: %v", err, ste)
+	} else if cte := (*cleanupTimeoutError)(nil); err != nil && ctx.Err() != nil && errors.As(context.Cause(ctx), &cte) && !errors.As(err, &cte) && !errors.As(err, &te) {
+		// So did the cleanup's (over a cleanup or catch step).
+		err = fmt.Errorf("%w: %v", err, cte)
 	}
 	cancel()
 
