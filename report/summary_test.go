@@ -190,6 +190,16 @@ func TestSweepPlot(t *testing.T) {
 	}
 	if strings.Contains(p.SVG, "requests=100, connections=1: median") {
 		t.Errorf("the missing combination is drawn")
+	}	// A line with no value at all is "none" in the legend, not a sample of a line not drawn.
+	for i := range runs {
+		if runs[i].Rec.Unit.Vars["connections"] == "2" {
+			runs[i].Rec.Expectations[0].Values = nil
+		}
+	}
+	s = SummaryOf(m, runs, "")
+	p, _ = SweepPlot(s, "fortio.p50", "requests")
+	if !strings.Contains(p.SVG, ">connections=2: none</text>") || strings.Count(p.SVG, "<polyline ") != 1 {
+		t.Errorf("a line without values: the legend does not say none, or a line is drawn:\n%s", p.SVG)
 	}
 }
 

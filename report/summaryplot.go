@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -294,6 +295,14 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 		label := ln.label
 		if label == "" {
 			label = "median"
+		}
+		if !slices.ContainsFunc(ln.ys, func(ys []float64) bool { return len(ys) > 0 }) {
+			// A line none of whose runs has the value (each erred, or did not judge what
+			// reads it): its legend says so, where a sample would read as a line hidden
+			// behind another.
+			fmt.Fprintf(&sb, `<text x="%g" y="%g" fill="#777"><title>%s: no run has %s (their runs erred, or judged nothing that reads it)</title>%s: none</text>`,
+				w-r+12, ly+4, xmlEsc(label), xmlEsc(v), xmlEsc(truncate(label, 19)))
+			continue
 		}
 		fmt.Fprintf(&sb, `<line x1="%g" y1="%g" x2="%g" y2="%g" stroke="%s" stroke-width="2"%s/><circle cx="%g" cy="%g" r="4" fill="%s"/><text x="%g" y="%g">%s</text>`,
 			w-r+12, ly, w-r+42, ly, c, dash, w-r+27, ly, c, w-r+48, ly+4, xmlEsc(truncate(label, 19)))
