@@ -91,6 +91,56 @@ func TestCleanupRetries(t *testing.T) {
 	})
 }
 
+// hangingCluster fails its first Delete at once (connection refused), then hangs each later
+// one until its context ends or 20 s have passed, as requests to an API server that accepts
+// connections and never answers do (a client's request timeout is longer than the retry time).
+type hangingCluster struct {
+	schema.Cluster
+	mu    sync.Mutex
+	calls int
+}
+
+func (c *hangingCluster) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool) error {
+	c.mu.Lock()
+	c.calls++
+	n := c.calls
+	c.mu.Unlock()
+	if n == 1 {
+		return errors.New("dial tcp 127.0.0.1:6443: connect: connection refused")
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(20 * time.Second):
+		return errors.New("the server was unable to return a response in the time allotted")
+	}
+}
+
+// TestCleanupRetryTimeBoundsAnAttempt: the automatic cleanup's retries end with their time
+// (DefaultCleanupRetry), an attempt in flight then included: against a server that hangs each
+// request for 20 s the last attempt ran ~12 s past the 30 s. What is left says the last error
+// an attempt returned, not the cut.
+func TestCleanupRetryTimeBoundsAnAttempt(t *testing.T) {
+	sc := loadScenario(t, cleanupScenario)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		tg := w.Target()
+		tg.Cluster = &hangingCluster{Cluster: w}
+		start := time.Now()
+		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		took := time.Since(start)
+		if took > interp.DefaultCleanupRetry {
+			t.Errorf("the cleanup took %s, past its retry time %s", took, interp.DefaultCleanupRetry)
+		}
+		if len(rec.Leftovers) != 1 {
+			t.Fatalf("leftovers %v, cleanup %q", rec.Leftovers, rec.Cleanup)
+		}
+		if last := rec.Cleanup[len(rec.Cleanup)-1]; !strings.Contains(last, "the server was unable to return a response") || strings.Contains(last, "deadline") {
+			t.Errorf("cleanup %q, want the last attempt's error", rec.Cleanup)
+		}
+	})
+}
+
 // TestCleanupAbandoned: a cleanup whose context ends (a second interrupt) leaves what it did not
 // reach, and says so.
 func TestCleanupAbandoned(t *testing.T) {

@@ -716,7 +716,7 @@ func (ru *run) autoCleanup(ctx context.Context) {
 		err   error
 	}
 	var failed []*pending
-	try := func(t *pending) bool {
+	try := func(ctx context.Context, t *pending) bool {
 		t.tries++
 		ru.observe(Event{Cleanup: "removing " + t.desc})
 		msg := "removed " + t.desc
@@ -741,7 +741,9 @@ func (ru *run) autoCleanup(ctx context.Context) {
 		case errors.Is(err, schema.ErrEndedOnItsOwn):
 			msg = fmt.Sprintf("%s had already ended: %s", t.desc, strings.TrimPrefix(err.Error(), schema.ErrEndedOnItsOwn.Error()+": "))
 		case err != nil:
-			t.err = err
+			if t.err == nil || ctx.Err() == nil {
+				t.err = err // an attempt cut by the retry time's end keeps the last one's error
+			}
 			return false
 		}
 		ru.addCleanup(msg)
@@ -755,7 +757,7 @@ func (ru *run) autoCleanup(ctx context.Context) {
 			ru.addCleanup("kept " + t.desc + " (--keep)")
 		case ctx.Err() != nil:
 			ru.leftover(abandonedLine+t.desc, t.desc)
-		case !try(t):
+		case !try(ctx, t):
 			failed = append(failed, t)
 		}
 	}
@@ -764,13 +766,17 @@ func (ru *run) autoCleanup(ctx context.Context) {
 	}
 	// Again, oldest failure first (the order of the first pass), until all are removed or
 	// the retry time is over.
+	// An attempt in flight ends with the retry time too: against a server that hangs each
+	// request, the last one ran up to the client's request timeout past it.
 	deadline := ru.clock.Now().Add(ru.defaults.CleanupRetry)
-	for backoff := cleanupBackoff; len(failed) > 0 && ctx.Err() == nil; backoff = min(2*backoff, maxCleanupBackoff) {
+	rctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	for backoff := cleanupBackoff; len(failed) > 0 && rctx.Err() == nil; backoff = min(2*backoff, maxCleanupBackoff) {
 		next := ru.clock.Now().Add(backoff)
-		if next.After(deadline) || ru.clock.Sleep(ctx, next, nil) != nil {
+		if next.After(deadline) || ru.clock.Sleep(rctx, next, nil) != nil {
 			break
 		}
-		failed = slices.DeleteFunc(failed, func(t *pending) bool { return ctx.Err() == nil && try(t) })
+		failed = slices.DeleteFunc(failed, func(t *pending) bool { return rctx.Err() == nil && try(rctx, t) })
 	}
 	for _, t := range failed {
 		msg := fmt.Sprintf("%s%s: %v", failedLine, t.desc, t.err)
