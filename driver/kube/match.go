@@ -33,9 +33,16 @@ func (f fieldDiff) String() string { return fmt.Sprintf("%s: want %s, got %s", f
 // The data of a Secret is never shown: where a Secret differs in data or stringData, the
 // difference says so without the values.
 func matchPartial(want, got any, anyOrder bool) []fieldDiff {
+	return matchObject(want, got, anyOrder, false)
+}
+
+// matchObject is matchPartial, where custom says got is a custom resource (its kind's CRD was
+// read): the API server keeps its fields as written, quantities too, so they compare as
+// written ("1024Mi" is not its "1Gi"), as in Chainsaw and KUTTL.
+func matchObject(want, got any, anyOrder, custom bool) []fieldDiff {
 	var diffs []fieldDiff
 	g := normalize(got)
-	m := matcher{anyOrder: anyOrder, secret: isSecret(g), shape: shapeOf(g)}
+	m := matcher{anyOrder: anyOrder, secret: isSecret(g), shape: shapeOf(g), asWritten: custom}
 	m.value(&diffs, "", normalize(want), g, true)
 	return diffs
 }
@@ -53,6 +60,8 @@ type matcher struct {
 	secret bool
 	// shape: the shape of the value compared, where known (nil: unknown).
 	shape *kubeshape.Shape
+	// asWritten: a custom resource's value, which no quantity rule applies to (matchObject).
+	asWritten bool
 }
 
 // shapeOf is the shape of object o of a built-in kind, by its apiVersion and kind (nil for
@@ -82,8 +91,12 @@ func (m matcher) below(key string) matcher {
 // where both are quantities and one is written with a suffix ("500m", "1Gi"): the API server
 // returns a quantity canonical, so "0.5" never equalled its "500m" there, and an absence of
 // it held at once. A plain number written otherwise ("1.0", "1") is no sign of a quantity
-// (a version), and stays as written.
+// (a version), and stays as written; so does every value of a custom resource whose CRD was
+// read (asWritten), which the API server does not make canonical.
 func (m matcher) sameQuantity(want, got any) bool {
+	if m.asWritten {
+		return false
+	}
 	if m.shape != nil && m.shape.Kind == kubeshape.Scalar && m.shape.Scalar == kubeshape.QuantityScalar {
 		return kubeshape.SameQuantity(want, got)
 	}
@@ -195,7 +208,7 @@ func (m matcher) anyOrderList(diffs *[]fieldDiff, path string, want, got []any) 
 	for i, w := range want {
 		for j, g := range got {
 			var d []fieldDiff
-			matcher{anyOrder: true, shape: m.below("*").shape}.value(&d, "", w, g, true)
+			matcher{anyOrder: true, shape: m.below("*").shape, asWritten: m.asWritten}.value(&d, "", w, g, true)
 			if len(d) == 0 {
 				matches[i] = append(matches[i], j)
 			}

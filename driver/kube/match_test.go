@@ -155,11 +155,14 @@ func TestMatchPartialQuantities(t *testing.T) {
 	}
 	crd := map[string]any{"apiVersion": "lab.example/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"},
 		"spec": map[string]any{"size": "1Gi", "version": "1.0"}}
+	crdList := map[string]any{"apiVersion": "lab.example/v1", "kind": "Widget", "metadata": map[string]any{"name": "w"},
+		"spec": map[string]any{"sizes": []any{"1Gi", "2Gi"}}}
 	for _, tc := range []struct {
 		name     string
 		obj      map[string]any
 		want     map[string]any
 		anyOrder bool
+		custom   bool
 		diffs    []string
 	}{
 		{name: "0.5 is 500m, 1024Mi is 1Gi", obj: dep, want: containers(res(map[string]any{"cpu": "0.5", "memory": "1024Mi"}), map[string]any{})},
@@ -187,10 +190,19 @@ func TestMatchPartialQuantities(t *testing.T) {
 			diffs: []string{`spec.metrics[0].resource.target.averageValue: want "0.6", got "500m"`}},
 		{name: "untyped numbers without a suffix compare as written", obj: crd, want: map[string]any{"spec": map[string]any{"version": "1"}},
 			diffs: []string{`spec.version: want "1", got "1.0"`}},
+		// A custom resource whose CRD the wait read: the API server keeps its fields as
+		// written, quantities too, so "1024Mi" is not its "1Gi" (nor is it in Chainsaw or
+		// KUTTL, which compare as written); a match of it held where theirs fails.
+		{name: "a custom resource: 1024Mi is not 1Gi", obj: crd, custom: true, want: map[string]any{"spec": map[string]any{"size": "1024Mi"}},
+			diffs: []string{`spec.size: want "1024Mi", got "1Gi"`}},
+		{name: "a custom resource: in any order, 1024Mi is not 1Gi", obj: crdList, custom: true, anyOrder: true,
+			want:  map[string]any{"spec": map[string]any{"sizes": []any{"1024Mi"}}},
+			diffs: []string{`spec.sizes[0]: want "1024Mi" in any element, got none of 2 elements`}},
+		{name: "a custom resource: 1Gi is 1Gi", obj: crd, custom: true, want: map[string]any{"spec": map[string]any{"size": "1Gi"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, d := range matchPartial(tc.want, tc.obj, tc.anyOrder) {
+			for _, d := range matchObject(tc.want, tc.obj, tc.anyOrder, tc.custom) {
 				got = append(got, d.String())
 			}
 			if strings.Join(got, "\n") != strings.Join(tc.diffs, "\n") {

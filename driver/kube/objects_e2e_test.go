@@ -130,6 +130,65 @@ func TestE2EWaitAbsent(t *testing.T) {
 	}
 }
 
+// TestE2EWaitMatchCustomResourceAsWritten: a custom resource's fields are kept as the API
+// server was given them, quantities too (its CRD's int-or-string with the quantity pattern,
+// or a plain string): a match wanting "1024Mi" of an object that holds "1Gi" times out with
+// the difference, as Chainsaw's and KUTTL's asserts fail, and an absence of it holds.
+func TestE2EWaitMatchCustomResourceAsWritten(t *testing.T) {
+	l := newLab(t, "e2e-match-cr")
+	quantity := map[string]any{"x-kubernetes-int-or-string": true, "pattern": `^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`}
+	crd := schema.Object{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "sprockets.e2e-match-cr.labrun.dev"},
+		"spec": map[string]any{"group": "e2e-match-cr.labrun.dev", "scope": "Namespaced",
+			"names": map[string]any{"kind": "Sprocket", "plural": "sprockets"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
+					"spec": map[string]any{"type": "object", "properties": map[string]any{"size": quantity, "label": map[string]any{"type": "string"}}},
+				}}}}}}}
+	t.Cleanup(func() {
+		_ = l.d.Delete(context.Background(), []schema.ObjectRef{{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Name: "sprockets.e2e-match-cr.labrun.dev"}}, false)
+	})
+	sprocket := func(spec map[string]any) schema.Object {
+		return schema.Object{"apiVersion": "e2e-match-cr.labrun.dev/v1", "kind": "Sprocket", "metadata": map[string]any{"name": "s"}, "spec": spec}
+	}
+	if _, err := l.tgt.Cluster.Apply(l.ctx, []schema.Object{crd}, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	// The CRD's kind is served a moment after it is created.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := l.tgt.Cluster.Apply(l.ctx, []schema.Object{sprocket(map[string]any{"size": "1Gi", "label": "2G"})}, nil, l.ns)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	wait := func(ctx context.Context, spec map[string]any, absent bool) error {
+		return l.tgt.Cluster.WaitObjects(ctx, l.ns, schema.ObjectWait{Want: sprocket(spec), Absent: absent}, 100*time.Millisecond)
+	}
+	if err := wait(l.ctx, map[string]any{"size": "1Gi", "label": "2G"}, false); err != nil {
+		t.Errorf("as written: %v", err)
+	}
+	for _, tc := range []struct {
+		spec map[string]any
+		diff string
+	}{
+		{map[string]any{"size": "1024Mi"}, `spec.size: want "1024Mi", got "1Gi"`},
+		{map[string]any{"label": "2000M"}, `spec.label: want "2000M", got "2G"`},
+	} {
+		err := wait(l.shortCtx(time.Second), tc.spec, false)
+		if err == nil || !strings.Contains(err.Error(), "wait match Sprocket e2e-match-cr/s: it differs: "+tc.diff) {
+			t.Errorf("match %v: %v, want it to differ: %s", tc.spec, err, tc.diff)
+		}
+		if err := wait(l.ctx, tc.spec, true); err != nil {
+			t.Errorf("absent %v: %v", tc.spec, err)
+		}
+	}
+}
+
 // TestE2EApplyModes: create, merge patch, replace, server-side apply without force, and the
 // status subresource, on the real API server; what is created is marked and reported created.
 func TestE2EApplyModes(t *testing.T) {

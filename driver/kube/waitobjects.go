@@ -56,6 +56,9 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 	// observed: the last poll read the objects (its verdict is about the system under test,
 	// not an error reaching it).
 	observed := false
+	// custom: the kind is a custom resource, its CRD read once (see matchObject); asked: that
+	// was done. A CRD that cannot be read leaves it false.
+	custom, asked := false, false
 	describe := func(kind, ns string) string {
 		switch {
 		case name != "":
@@ -81,6 +84,10 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 			ns = d.ns(namespace)
 		}
 		what = describe(m.kind, ns)
+		if !asked {
+			_, sch, err := d.ObjectSchema(ctx, kind, apiVersion)
+			custom, asked = err == nil && sch != nil, err == nil || !isDeadline(err)
+		}
 		objs, err := d.getObjects(ctx, d.resourceFor(m.gvr, m.namespaced, ns), name, set.String())
 		if apierrors.IsNotFound(err) {
 			objs, err = nil, nil
@@ -107,7 +114,7 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 					continue
 				}
 			}
-			diffs := matchPartial(wm, o.Object, w.AnyOrder)
+			diffs := matchObject(wm, o.Object, w.AnyOrder, custom)
 			if len(diffs) == 0 {
 				matching = append(matching, o.GetName())
 				continue

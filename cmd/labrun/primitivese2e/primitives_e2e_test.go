@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -211,39 +212,41 @@ func TestE2EChainsawKuttlTranslations(t *testing.T) {
 	if err != nil {
 		t.Errorf("labrun run --parallel 4: %v", err)
 	}
-	namespaces := map[string]string{}
+	// A sweep's scenario (cs_scenarios) runs once per value, each in a namespace of its own.
+	namespaces, runs := map[string]string{}, 0
 	for _, l := range strings.Split(out, "\n") {
-		if ns, ok := strings.CutPrefix(strings.TrimSpace(l), "ephemeral namespaces: ns.test = "); ok {
+		l = strings.TrimSpace(l)
+		if ns, ok := strings.CutPrefix(l, "ephemeral namespaces: ns.test = "); ok {
 			if prev := namespaces[ns]; prev != "" {
 				t.Errorf("namespace %s made twice", ns)
 			}
 			namespaces[ns] = ns
 		}
+		if strings.HasPrefix(l, "PASSED ") && strings.Contains(l, " in ") {
+			runs++ // a run's verdict (the summary's lines name no time)
+		}
 	}
-	if len(namespaces) != len(files) {
-		t.Errorf("%d ephemeral namespaces for %d scenarios", len(namespaces), len(files))
+	if len(namespaces) != runs || runs < len(files) {
+		t.Errorf("%d ephemeral namespaces for %d runs of %d scenarios", len(namespaces), runs, len(files))
 	}
 	for _, f := range bases(files) {
 		name := strings.TrimSuffix(f, ".cue")
-		if !strings.Contains(out, "PASSED "+name+" in ") {
+		if !strings.Contains(out, "PASSED "+name+" in ") && !strings.Contains(out, "PASSED "+name+" [") {
 			t.Errorf("%s: no PASSED %s", f, name)
 		}
 	}
-	if x, err := os.ReadFile(junit); err != nil || strings.Count(string(x), "<testsuite ") != len(files) || strings.Contains(string(x), "<failure") || strings.Contains(string(x), "<error") {
-		t.Errorf("junit: %v: want %d suites without failures or errors:\n%s", err, len(files), x)
+	if x, err := os.ReadFile(junit); err != nil || strings.Count(string(x), "<testsuite ") != runs || strings.Contains(string(x), "<failure") || strings.Contains(string(x), "<error") {
+		t.Errorf("junit: %v: want %d suites without failures or errors:\n%s", err, runs, x)
 	}
 	if t.Failed() {
 		t.Logf("output:\n%s", out)
 	}
 }
 
-// wrongTranslations edits translations of testdata/ so that the original Chainsaw test would
-// fail (an assertion that does not hold, an object that differs, a refusal that does not come);
-// each copy must fail in labrun too, saying what differs.
-var wrongTranslations = []struct {
-	file, old, new string
-	want           []string
-}{
+// wrongTranslations edits translations of testdata/ so that the original Chainsaw or KUTTL
+// test would fail (an assertion that does not hold, an object that differs, a refusal that does
+// not come); each copy must fail in labrun too, saying what differs.
+var wrongTranslations = []wrongTranslation{
 	{"cs_inline.cue", `{wait: match: _cm & {data: foo: "bar"}}`, `{wait: match: _cm & {data: foo: "baz"}}`,
 		[]string{`data.foo: want "baz", got "bar"`}},
 	{"cs_quick_start.cue", `matchFiles: ["files/quick-start-configmap.yaml"]`, `matchFiles: ["files/wrong-quick-start.yaml"]`,
@@ -266,11 +269,54 @@ var wrongTranslations = []struct {
 	{"cs_namespace_template.cue", `annotations: "keptn.sh/lifecycle-toolkit": "enabled"
 		}}},`, `annotations: "keptn.sh/lifecycle-toolkit": "disabled"
 		}}},`, []string{`want "disabled", got "enabled"`}},
+	{"cs_apply_outputs.cue", `{name: "second", get: {kind: "ConfigMap", name: "second"}},`, `{name: "second", get: {kind: "ConfigMap", name: "first"}},`,
+		[]string{`(second.metadata.name ("first") == "second")`}},
+	{"cs_cel.cue", `data.jp == '3'`, `data.jp == '4'`, []string{`(data.jp ("3") == "4")`}},
+	// no Namespace has the annotation the assert wants (not an edit of the namespace's: a
+	// Namespace of the translation's own run, being deleted, may still have it)
+	{"cs_namespace_template_config.cue", `annotations: "from-config-file": "hello"}},`, `annotations: "from-config-file": "bye"}},`,
+		[]string{`metadata.annotations.from-config-file: want "bye", got "hello"`}},
+	// the template asserts a file the ConfigMap applied does not match
+	{"cs_step_template.cue", `{wait: matchFiles: [file]},`, `{wait: matchFiles: ["files/wrong-quick-start.yaml"]},`,
+		[]string{`data.foo: want "baz", got "bar"`}},
+	// the template's own binding: the ConfigMap is from-template
+	{"cs_step_template_bindings.cue", `(#template & {input: "from-test"}).steps`, `#template.steps`, []string{"it does not exist"}},
+	{"cs_test_info.cue", `env: FOO: "cs_test_info-foo"`, `env: FOO: "test-info-foo"`, []string{"✗ trim(script.stdout"}},
+	// --set image.tag=01 (not --set-string) makes the number 1
+	{"cs_values.cue", `imageTag: "01"`, `imageTag: 1`, []string{"✗ trim(values.stdout"}},
+	// the second scenario's script prints goodbye
+	{"cs_scenarios.cue", `"trim(script.stdout) == vars.message &&`, `"trim(script.stdout) == 'hello' &&`,
+		[]string{"PASSED cs_scenarios [message=hello] in ", "FAILED cs_scenarios [message=goodbye] in "}},
+	{"ku_list_pods.cue", `image: "nginx:1.7.9"}]}]},`, `image: "nginx:1.7.8"}]}]},`, []string{`spec.containers[0].image: want "nginx:1.7.9", got "nginx:1.7.8"`}},
+	// KUTTL's subset rule: a list of one wanted against two fails (length), as does one in another order
+	{"ku_subset.cue", `containers: [{image: "hello"}, {name: "world"}]}}`, `containers: [{image: "hello"}]}}`, []string{"spec.containers"}},
+	{"ku_subset.cue", `containers: [{image: "hello"}, {name: "world"}]}}`, `containers: [{name: "world"}, {image: "hello"}]}}`, []string{"spec.containers[0]"}},
+	{"ku_teststep_assert.cue", `for n in ["hello2", "hello"]`, `for n in ["hello2", "hello1"]`, []string{"it does not exist"}},
+	{"ku_with_overrides.cue", `{metadata: name: "test3", status: qosClass: "BestEffort"}`, `{metadata: name: "test3", status: qosClass: "Guaranteed"}`,
+		[]string{`status.qosClass: want "Guaranteed", got "BestEffort"`}},
+}
+
+// erringTranslations edits translations so that a command the original runs fails or runs out
+// of time, which fails the original: in labrun a command that fails is an error (exit 3), not a
+// failed expectation, and the run must say why.
+var erringTranslations = []wrongTranslation{
+	// KUTTL's failing_comand and timingout_command
+	{"ku_assert_commands.cue", `echo \"second command\"`, `false`, []string{"exited with code 1, expected 0"}},
+	{"ku_assert_commands.cue", `echo \"first command\"`, `sleep 5`, []string{"TIMEOUT ku_assert_commands_2 in ", "first (exec): exec timed out after 2s"}},
+	// the server cannot be asked
+	{"cs_k8s_server_version.cue", `kubectl get --raw /version`, `kubectl --server https://127.0.0.1:1 get --raw /version`,
+		[]string{"The connection to the server 127.0.0.1:1 was refused"}},
+}
+
+type wrongTranslation struct {
+	file, old, new string
+	want           []string
 }
 
 // TestE2EWrongTranslationsFail runs the copies of wrongTranslations as one suite, four at a
-// time: where the original Chainsaw test would fail, each must fail (exit 1), saying what
-// differs; labrun must never pass a translation whose original fails.
+// time: where the original Chainsaw or KUTTL test would fail, each must fail (exit 1), saying
+// what differs; then those of erringTranslations, each an error (exit 3) saying why. labrun
+// must never pass a translation whose original fails.
 func TestE2EWrongTranslationsFail(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.CopyFS(filepath.Join(dir, "files"), os.DirFS(filepath.Join("testdata", "files"))); err != nil {
@@ -283,38 +329,66 @@ func TestE2EWrongTranslationsFail(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "files", "wrong-quick-start.yaml"), bytes.Replace(good, []byte("foo: bar"), []byte("foo: baz"), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var files []string
-	for _, w := range wrongTranslations {
-		src, err := os.ReadFile(filepath.Join("testdata", w.file))
-		if err != nil {
-			t.Fatal(err)
+	copied := map[string]int{}
+	copies := func(group []wrongTranslation) (files, names []string) {
+		for _, w := range group {
+			src, err := os.ReadFile(filepath.Join("testdata", w.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(string(src), w.old); n != 1 {
+				t.Fatalf("%s holds %q %d times, want once", w.file, w.old, n)
+			}
+			text := strings.Replace(string(src), w.old, w.new, 1)
+			// A second copy of a file is a scenario of another name (its package and field).
+			name := strings.TrimSuffix(w.file, ".cue")
+			if copied[w.file]++; copied[w.file] > 1 {
+				text = strings.ReplaceAll(text, name, fmt.Sprintf("%s_%d", name, copied[w.file]))
+				name = fmt.Sprintf("%s_%d", name, copied[w.file])
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+".cue"), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files, names = append(files, name+".cue"), append(names, name)
 		}
-		if n := strings.Count(string(src), w.old); n != 1 {
-			t.Fatalf("%s holds %q %d times, want once", w.file, w.old, n)
-		}
-		if err := os.WriteFile(filepath.Join(dir, w.file), []byte(strings.Replace(string(src), w.old, w.new, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, w.file)
+		return files, names
+	}
+	groups := []struct {
+		copies      []wrongTranslation
+		code        int
+		verdicts    []string
+		files, name []string
+	}{{copies: wrongTranslations, code: 1, verdicts: []string{"FAILED "}},
+		{copies: erringTranslations, code: 3, verdicts: []string{"ERROR ", "TIMEOUT "}}}
+	for i := range groups {
+		groups[i].files, groups[i].name = copies(groups[i].copies)
 	}
 	// The copies are made before the sandbox starts: without one (-short, LABRUN_SANDBOX=off),
 	// a translation edited so that an edit no longer applies still fails here.
 	sb := sandbox.Start(t)
 	bin := e2ebin.Build(t)
-	out, err := labrun(t, sb, bin, dir, append([]string{"run", "--parallel", "4", "--report-dir", ""}, files...)...)
-	if code := exitCode(err); code != 1 {
-		t.Errorf("exit %d, want 1 (failures, no errors)", code)
-	}
-	for _, w := range wrongTranslations {
-		name := strings.TrimSuffix(w.file, ".cue")
-		for _, want := range append([]string{"FAILED " + name + " in "}, w.want...) {
-			if !strings.Contains(out, want) {
-				t.Errorf("%s: output lacks %q", w.file, want)
+	for _, g := range groups {
+		out, err := labrun(t, sb, bin, dir, append([]string{"run", "--parallel", "4", "--report-dir", ""}, g.files...)...)
+		if code := exitCode(err); code != g.code {
+			t.Errorf("%s: exit %d, want %d", g.files, code, g.code)
+		}
+		for i, w := range g.copies {
+			name := g.name[i]
+			// a sweep's run says its values after the name
+			if !slices.ContainsFunc(g.verdicts, func(v string) bool {
+				return strings.Contains(out, v+name+" in ") || strings.Contains(out, v+name+" [")
+			}) {
+				t.Errorf("%s: output lacks a verdict %q on it", name, g.verdicts)
+			}
+			for _, want := range w.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s: output lacks %q", name, want)
+				}
 			}
 		}
-	}
-	if t.Failed() {
-		t.Logf("output:\n%s", out)
+		if t.Failed() {
+			t.Logf("output:\n%s", out)
+		}
 	}
 }
 
