@@ -364,3 +364,43 @@ func TestExplainLogEntryFields(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainDurationBeyondDigits: a time of the run compared with a duration, failing where
+// the two differ only beyond 4 significant digits, reads as equal at 4 digits ("(0.5 s) >=
+// duration("500ms") (500ms)", false): the time is then written in full, as a number compared
+// with a number is. The second load started 499.96 ms after the first, its `at: "500ms"`
+// counted from the block's start, which the first started 0.4 ms after; the p50 is 99.9999 ms
+// against a delay of 100 ms.
+func TestExplainDurationBeyondDigits(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "la", load: {url: "http://127.0.0.1:1", requests: 30}},
+		{name: "lb", at: "500ms", load: {url: "http://127.0.0.1:1", requests: 30}},
+	]}]
+	expect: [
+		"started.lb - started.la >= duration('500ms')",
+		"la.p50 >= duration('100ms')",
+		"duration('100ms') <= la.p50",
+	]
+}
+`)
+	rec := &interp.Record{Steps: []*interp.StepRecord{
+		{Name: "la", Start: 400 * time.Microsecond, End: 2 * time.Second},
+		{Name: "lb", Start: 500360 * time.Microsecond, End: 2 * time.Second},
+	}}
+	for _, n := range []string{"la", "lb"} {
+		rec.Put(n, "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 30}, P50: 99.9999}})
+	}
+	want := []string{
+		`(started.lb (0.50036 s) - started.la (0.0004 s)) (0.49996 s) >= duration("500ms") (500ms)`,
+		`la.p50 (99.9999 ms) >= duration("100ms") (100ms)`,
+		`duration("100ms") (100ms) <= la.p50 (99.9999 ms)`,
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}
