@@ -1374,6 +1374,10 @@ func (r *Record) seriesContradictions() []string {
 			continue
 		}
 		msgs = append(msgs, r.viewContradictions(name, ser, passedSamples)...)
+		// One message for the series: a series moved in time (mutate's step 1 s late) has
+		// every sample out of its step's, and a message each was a line of thousands.
+		var out []int
+		var first, last time.Duration
 		for i, sn := range ser.Samples {
 			if sn.At.IsZero() {
 				continue
@@ -1382,11 +1386,44 @@ func (r *Record) seriesContradictions() []string {
 			if !slices.ContainsFunc(samples, func(s *StepRecord) bool {
 				return at >= s.Start-timeSlack(s.Start) && (s.Outcome == "" || at <= s.End+timeSlack(s.End))
 			}) {
-				msgs = append(msgs, fmt.Sprintf("step %s: sample %d of its series was taken at %s, but none of its step's samples ran then", name, i+1, at))
+				if len(out) == 0 {
+					first = at
+				}
+				out, last = append(out, i+1), at
 			}
+		}
+		switch {
+		case len(out) == 1:
+			msgs = append(msgs, fmt.Sprintf("step %s: sample %d of its series was taken at %s, but none of its step's samples ran then", name, out[0], secs(first)))
+		case len(out) > 1:
+			msgs = append(msgs, fmt.Sprintf("step %s: samples %s of its series were taken from %s to %s, but none of its step's samples ran then", name, numberRanges(out), secs(first), secs(last)))
 		}
 	}
 	return msgs
+}
+
+// secs writes a time of the run in seconds, with at most 4 significant digits.
+func secs(d time.Duration) string { return dsl.WithUnit(d.Seconds(), "s") }
+
+// numberRanges writes ascending numbers with their runs joined: 1 to 4, 7 and 9 to 12.
+func numberRanges(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d to %d", ns[i], ns[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(ns[i]))
+		}
+		i = j + 1
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // viewContradictions are the views of series ser (of step name, whose samples that passed
