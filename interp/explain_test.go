@@ -52,7 +52,7 @@ func TestExplainCallsAndLists(t *testing.T) {
 		// The right side of && is not shown with values where the left was false: the judge
 		// did not evaluate it.
 		"(not (approx(fortio.code503 (15), 15, 0.1) (true))) && (within(fortio.code200, 0, 5): not evaluated)",
-		`fortio.codes[short[0] == 1 ? "503" : "200" ("503")] (15) == 0`,
+		`fortio.codes[(short[0] == 1 ? "503" : "200") ("503")] (15) == 0`,
 		"!(fortio.code503 (15) > 0)",
 	}
 	got := interp.Rejudge(rec, sc)
@@ -396,6 +396,40 @@ s: schema.#Scenario & {
 		`(started.lb (0.50036 s) - started.la (0.0004 s)) (0.49996 s) >= duration("500ms") (500ms)`,
 		`la.p50 (99.9999 ms) >= duration("100ms") (100ms)`,
 		`duration("100ms") (100ms) <= la.p50 (99.9999 ms)`,
+	}
+	got := interp.Rejudge(rec, sc)
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}
+
+// TestExplainGroupsAnOperation: an operation shown by its value alone (a ?? b, the fallback
+// the docs give for a counter created on first use) is written in parentheses, so that its
+// value does not read as its last operand's: `get(after, "rq_200") ?? 0 (30)` read as 0
+// being 30.
+func TestExplainGroupsAnOperation(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: [
+		"(get(after, 'rq_200') ?? 0) - (get(before, 'rq_200') ?? 0) == 31",
+		"31 == get(after, 'rq_200') ?? 0",
+	]
+}
+`)
+	t0 := time.Unix(1000, 0)
+	rec := &interp.Record{}
+	rec.Put("before", "snapshot", false, &interp.SnapshotRecord{Name: "before", Source: "backend a", At: t0, Counters: schema.Stats{"rq_total": 0}})
+	rec.Put("after", "snapshot", false, &interp.SnapshotRecord{Name: "after", Source: "backend a", At: t0.Add(time.Second), Counters: schema.Stats{"rq_total": 30, "rq_200": 30}})
+	want := []string{
+		`((get(after, "rq_200") ?? 0) (30) - (get(before, "rq_200") ?? 0) (0)) (30) == 31`,
+		`31 == (get(after, "rq_200") ?? 0) (30)`,
 	}
 	got := interp.Rejudge(rec, sc)
 	for i, w := range want {

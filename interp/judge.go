@@ -1463,7 +1463,7 @@ func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 	if err != nil {
 		return fmt.Sprintf("%s (error: %v)", src, err)
 	}
-	if x.Infix != "" && x.Infix != "[]" {
+	if x.Infix != "" && x.Infix != "[]" || x.Grouped {
 		src = "(" + src + ")"
 	}
 	if asArg && reflect.ValueOf(v).Kind() == reflect.Map {
