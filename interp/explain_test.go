@@ -55,12 +55,7 @@ func TestExplainCallsAndLists(t *testing.T) {
 		`fortio.codes[(short[0] == 1 ? "503" : "200") ("503")] (15) == 0`,
 		"!(fortio.code503 (15) > 0)",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestExplainUnits: each number an explanation shows has the unit its type has as the kinds
@@ -90,12 +85,7 @@ s: schema.#Scenario & {
 		"(ended.fortio (2 s) - started.fortio (0.01 s)) (1.99 s) > 10",
 		"(fortio.code503 (12) / fortio.requests (30)) (0.4) > 0.9",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestExplainShortCircuit: where the left side of && is false, or of || true, the judge did
@@ -170,12 +160,7 @@ func TestExplainSampleFields(t *testing.T) {
 		// A sample taken before the counter was created lacks it: absent, as a delta says.
 		"all(g.samples[].rq_503 ([absent, 1, 2, 3]), .rq_503 < 3) (false)",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestReadsOnlyWhatWasEvaluated: where the left side of && was false (or of || true) the judge
@@ -259,12 +244,7 @@ func TestExplainDecidingItem(t *testing.T) {
 		// The first that failed is shown already.
 		"all(" + shown + ", .rq_active > 4) (false)",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestExplainLet: an expectation that binds a name (let i = findIndex(…); …) was explained as
@@ -295,12 +275,7 @@ s: schema.#Scenario & {
 		"let n = len(short ([1, 2, 3])) (3); let m = (n (3) * 2) (6); m (6) == 5",
 		"let x = 1; (long[0] (1) > x (1)) && (let y = 2; short[0] > y: not evaluated)",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestExplainLetUnit: a let's name is shown with its value's unit and digits: let r =
@@ -315,12 +290,7 @@ func TestExplainLetUnit(t *testing.T) {
 		"let r = fortio.requests (24620); r (24620) == 1",
 		"let p = fortio.p99 (1.66 ms); p (1.66 ms) > 2",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestExplainLogEntryFields: a predicate over a logs step's entries was explained with every
@@ -397,12 +367,7 @@ s: schema.#Scenario & {
 		`la.p50 (99.9999 ms) >= duration("100ms") (100ms)`,
 		`duration("100ms") (100ms) <= la.p50 (99.9999 ms)`,
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestExplainGroupsAnOperation: an operation shown by its value alone (a ?? b, the fallback
@@ -431,7 +396,12 @@ s: schema.#Scenario & {
 		`((get(after, "rq_200") ?? 0) (30) - (get(before, "rq_200") ?? 0) (0)) (30) == 31`,
 		`31 == (get(after, "rq_200") ?? 0) (30)`,
 	}
-	got := interp.Rejudge(rec, sc)
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
+}
+
+// wantExplanations wants each judgement failed, with the explanation want gives in its place.
+func wantExplanations(t *testing.T, got []*interp.Judgement, want []string) {
+	t.Helper()
 	for i, w := range want {
 		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
 			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)

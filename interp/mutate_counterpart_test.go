@@ -26,12 +26,7 @@ func counterpartCase(t *testing.T, tie string) {
 		interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_pending_overflow": 3}},
 		interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_pending_overflow": 18}},
 	)
-	l := rec.Loads()["fortio"]
-	l.Codes = map[string]float64{"200": 15, "503": 15}
-	l.DurationS, l.QPS, l.Connections, l.Sockets = 1, 30, 1, 16
-	l.Min, l.P50, l.P90, l.P99, l.P999, l.Max, l.Avg = 1, 2, 3, 4, 4, 5, 2 // ms
-	l.Recount()
-	rec.Outcome = interp.Passed
+	passedLoad(rec, map[string]float64{"200": 15, "503": 15}, 1, 30, 1, 16)
 	sc := loadScenario(t, `s: schema.#Scenario & {
 	steps: [
 		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
@@ -88,12 +83,7 @@ func TestCounterpartOfASum(t *testing.T) {
 		interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_total": 10}},
 		interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_total": 112}},
 	)
-	l := rec.Loads()["fortio"]
-	l.Codes = map[string]float64{"200": 100}
-	l.DurationS, l.QPS, l.Connections, l.Sockets = 2, 50, 2, 2
-	l.Min, l.P50, l.P90, l.P99, l.P999, l.Max, l.Avg = 1, 2, 3, 4, 4, 5, 2 // ms
-	l.Recount()
-	rec.Outcome = interp.Passed
+	passedLoad(rec, map[string]float64{"200": 100}, 2, 50, 2, 2)
 	sc := loadScenario(t, `s: schema.#Scenario & {
 	steps: [
 		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
@@ -130,4 +120,15 @@ func TestCounterpartOfASum(t *testing.T) {
 			t.Errorf("no mutant %q", n)
 		}
 	}
+}
+
+// passedLoad makes judgeRecord's load one fortio could record, with these codes, duration (s),
+// qps, connections and sockets, and the run passed.
+func passedLoad(rec *interp.Record, codes map[string]float64, durationS, qps, connections, sockets float64) {
+	l := rec.Loads()["fortio"]
+	l.Codes = codes
+	l.DurationS, l.QPS, l.Connections, l.Sockets = durationS, qps, connections, sockets
+	l.Min, l.P50, l.P90, l.P99, l.P999, l.Max, l.Avg = 1, 2, 3, 4, 4, 5, 2 // ms
+	l.Recount()
+	rec.Outcome = interp.Passed
 }
