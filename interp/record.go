@@ -1290,7 +1290,7 @@ func (r *Record) timeContradictions() []string {
 			}
 		}
 		span := func(s *StepRecord) string {
-			return fmt.Sprintf("its step started at %s and ended at %s (%s)", s.Start, s.End, s.End-s.Start)
+			return fmt.Sprintf("its step started at %s and ended at %s (%s)", secs(s.Start), secs(s.End), secs(s.End-s.Start))
 		}
 		switch v := res.Value.(type) {
 		case *LoadRecord:
@@ -1300,19 +1300,19 @@ func (r *Record) timeContradictions() []string {
 			// labrun reads the load's start before fortio starts and its end after fortio
 			// ends: fortio's duration is within them.
 			if d, ran := time.Duration(v.DurationS*float64(time.Second)), v.End.Sub(v.Start); !v.Start.IsZero() && !v.End.IsZero() && d > ran+timeSlack(ran) {
-				msgs = append(msgs, fmt.Sprintf("step %s: its load's duration is %s, but its load ran from %s to %s (%s)", name, d, v.Start.Sub(r.Start), v.End.Sub(r.Start), ran))
+				msgs = append(msgs, fmt.Sprintf("step %s: its load's duration is %s, but its load ran from %s to %s (%s)", name, secs(d), secs(v.Start.Sub(r.Start)), secs(v.End.Sub(r.Start)), secs(ran)))
 			}
 			holds(func(s *StepRecord) string {
 				d := time.Duration(v.DurationS * float64(time.Second))
 				if v.DurationS > 0 && s.End-s.Start < d-timeSlack(d) {
-					return fmt.Sprintf("%s, shorter than the load it ran, whose duration is %s", span(s), d)
+					return fmt.Sprintf("%s, shorter than the load it ran, whose duration is %s", span(s), secs(d))
 				}
 				if v.Start.IsZero() || v.End.IsZero() {
 					return ""
 				}
 				from, to := v.Start.Sub(r.Start), v.End.Sub(r.Start)
 				if from < s.Start-timeSlack(s.Start) || to > s.End+timeSlack(s.End) {
-					return fmt.Sprintf("%s, but its load ran from %s to %s", span(s), from, to)
+					return fmt.Sprintf("%s, but its load ran from %s to %s", span(s), secs(from), secs(to))
 				}
 				return ""
 			})
@@ -1323,7 +1323,7 @@ func (r *Record) timeContradictions() []string {
 			holds(func(s *StepRecord) string {
 				at := v.At.Sub(r.Start)
 				if at < s.Start-timeSlack(s.Start) || at > s.End+timeSlack(s.End) {
-					return fmt.Sprintf("%s, but its snapshot was taken at %s", span(s), at)
+					return fmt.Sprintf("%s, but its snapshot was taken at %s", span(s), secs(at))
 				}
 				return ""
 			})
