@@ -173,6 +173,9 @@ type Explain struct {
 	// Infix is the arithmetic operator of a leaf a + b (Args are a and b).
 	Infix string
 	Args  []*Explain
+	// Grouped says the leaf is an operation shown by its value alone (a ?? b, c ? a : b): it
+	// is written in parentheses, so that its value does not read as its last operand's.
+	Grouped bool
 	// Fields are the fields a predicate argument reads of each item (.rq_active,
 	// .http.downstream_rq_active: "rq_active", "http.downstream_rq_active"), in the order
 	// written, so that a list of samples can be shown by the values the predicate read.
@@ -1001,7 +1004,11 @@ func leaf(n ast.Node, names *Names, lets []letBinding) *Explain {
 		case "+", "-", "*", "/", "%", "**", "^":
 			e.Infix = n.Operator
 			e.Args = []*Explain{leaf(n.Left, names, lets), leaf(n.Right, names, lets)}
+		default:
+			e.Grouped = true
 		}
+	case *ast.ConditionalNode:
+		e.Grouped = true
 	case *ast.MemberNode:
 		// A computed index (perconn.ips[backends.a.address]) shows the index's value; the
 		// object is shown as written (its value may be a big map).

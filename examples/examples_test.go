@@ -59,7 +59,7 @@ func TestVet(t *testing.T) {
 			t.Errorf("%s: scenario %s has no doc", sc.Pos, sc.Name)
 		}
 	}
-	for _, want := range []string{"quickstart", "local_connect_timeout", "local_overload", "local_gauges", "local_repeat_until", "local_dns_multi", "local_samples_at"} {
+	for _, want := range []string{"quickstart", "local_connect_timeout", "local_overload", "local_gauges", "local_repeat_until", "local_dns_multi", "local_samples_at", "local_qps_duration"} {
 		if _, ok := seen[want]; !ok {
 			t.Errorf("scenario %s not found in examples/", want)
 		}
@@ -89,7 +89,7 @@ func TestExamplesPass(t *testing.T) {
 // for any number of connections), local_dns_multi 6 of 16 (b's count bounded only below) and
 // local_repeat_until 2 of 8 (latencies no claim is about, with no reason).
 func TestExamplesMutantsExplained(t *testing.T) {
-	for _, file := range []string{"local_overload.cue", "local_gauges.cue", "local_dns_multi.cue", "local_samples_at.cue"} {
+	for _, file := range []string{"local_overload.cue", "local_gauges.cue", "local_dns_multi.cue", "local_samples_at.cue", "local_qps_duration.cue"} {
 		for _, sc := range load(t, file, nil) {
 			t.Run(sc.Name, func(t *testing.T) {
 				rec := run(t, sc)

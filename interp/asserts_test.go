@@ -271,6 +271,11 @@ s: schema.#Scenario & {
 		{"as recorded", nil, ""},
 		{"the fixed load's count changed", count("fixed", 19), "step fixed: its load records 19 requests, but the step fixes 20 (requests: 20)"},
 		{"the timed load's count changed", count("timed", 7), ""},
+		// fortio runs the connections it is given or fewer (driver/fortio: fortioConnections):
+		// mutate's fortio.connections ×2 SURVIVED as an outcome no run records.
+		{"the timed load ran more connections than its step's", func(rec *interp.Record) {
+			rec.Results["timed"].Value.(*interp.LoadRecord).Connections = 2
+		}, "step timed: its load records 2 connections, but the step runs at most 1 (connections: 1)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sc := loadScenario(t, src)

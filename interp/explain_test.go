@@ -52,15 +52,10 @@ func TestExplainCallsAndLists(t *testing.T) {
 		// The right side of && is not shown with values where the left was false: the judge
 		// did not evaluate it.
 		"(not (approx(fortio.code503 (15), 15, 0.1) (true))) && (within(fortio.code200, 0, 5): not evaluated)",
-		`fortio.codes[short[0] == 1 ? "503" : "200" ("503")] (15) == 0`,
+		`fortio.codes[(short[0] == 1 ? "503" : "200") ("503")] (15) == 0`,
 		"!(fortio.code503 (15) > 0)",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestExplainUnits: each number an explanation shows has the unit its type has as the kinds
@@ -90,12 +85,7 @@ s: schema.#Scenario & {
 		"(ended.fortio (2 s) - started.fortio (0.01 s)) (1.99 s) > 10",
 		"(fortio.code503 (12) / fortio.requests (30)) (0.4) > 0.9",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestExplainShortCircuit: where the left side of && is false, or of || true, the judge did
@@ -170,12 +160,7 @@ func TestExplainSampleFields(t *testing.T) {
 		// A sample taken before the counter was created lacks it: absent, as a delta says.
 		"all(g.samples[].rq_503 ([absent, 1, 2, 3]), .rq_503 < 3) (false)",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestReadsOnlyWhatWasEvaluated: where the left side of && was false (or of || true) the judge
@@ -259,12 +244,7 @@ func TestExplainDecidingItem(t *testing.T) {
 		// The first that failed is shown already.
 		"all(" + shown + ", .rq_active > 4) (false)",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestExplainLet: an expectation that binds a name (let i = findIndex(…); …) was explained as
@@ -295,12 +275,7 @@ s: schema.#Scenario & {
 		"let n = len(short ([1, 2, 3])) (3); let m = (n (3) * 2) (6); m (6) == 5",
 		"let x = 1; (long[0] (1) > x (1)) && (let y = 2; short[0] > y: not evaluated)",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestExplainLetUnit: a let's name is shown with its value's unit and digits: let r =
@@ -315,12 +290,7 @@ func TestExplainLetUnit(t *testing.T) {
 		"let r = fortio.requests (24620); r (24620) == 1",
 		"let p = fortio.p99 (1.66 ms); p (1.66 ms) > 2",
 	}
-	got := interp.Rejudge(rec, sc)
-	for i, w := range want {
-		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
-			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
-		}
-	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }
 
 // TestExplainLogEntryFields: a predicate over a logs step's entries was explained with every
@@ -360,6 +330,80 @@ func TestExplainLogEntryFields(t *testing.T) {
 	got := interp.Rejudge(rec, sc)
 	for i, w := range want {
 		if got[i].Explanation != w {
+			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
+		}
+	}
+}
+
+// TestExplainDurationBeyondDigits: a time of the run compared with a duration, failing where
+// the two differ only beyond 4 significant digits, reads as equal at 4 digits ("(0.5 s) >=
+// duration("500ms") (500ms)", false): the time is then written in full, as a number compared
+// with a number is. The second load started 499.96 ms after the first, its `at: "500ms"`
+// counted from the block's start, which the first started 0.4 ms after; the p50 is 99.9999 ms
+// against a delay of 100 ms.
+func TestExplainDurationBeyondDigits(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "la", load: {url: "http://127.0.0.1:1", requests: 30}},
+		{name: "lb", at: "500ms", load: {url: "http://127.0.0.1:1", requests: 30}},
+	]}]
+	expect: [
+		"started.lb - started.la >= duration('500ms')",
+		"la.p50 >= duration('100ms')",
+		"duration('100ms') <= la.p50",
+	]
+}
+`)
+	rec := &interp.Record{Steps: []*interp.StepRecord{
+		{Name: "la", Start: 400 * time.Microsecond, End: 2 * time.Second},
+		{Name: "lb", Start: 500360 * time.Microsecond, End: 2 * time.Second},
+	}}
+	for _, n := range []string{"la", "lb"} {
+		rec.Put(n, "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 30}, P50: 99.9999}})
+	}
+	want := []string{
+		`(started.lb (0.50036 s) - started.la (0.0004 s)) (0.49996 s) >= duration("500ms") (500ms)`,
+		`la.p50 (99.9999 ms) >= duration("100ms") (100ms)`,
+		`duration("100ms") (100ms) <= la.p50 (99.9999 ms)`,
+	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
+}
+
+// TestExplainGroupsAnOperation: an operation shown by its value alone (a ?? b, the fallback
+// the docs give for a counter created on first use) is written in parentheses, so that its
+// value does not read as its last operand's: `get(after, "rq_200") ?? 0 (30)` read as 0
+// being 30.
+func TestExplainGroupsAnOperation(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: [
+		"(get(after, 'rq_200') ?? 0) - (get(before, 'rq_200') ?? 0) == 31",
+		"31 == get(after, 'rq_200') ?? 0",
+	]
+}
+`)
+	t0 := time.Unix(1000, 0)
+	rec := &interp.Record{}
+	rec.Put("before", "snapshot", false, &interp.SnapshotRecord{Name: "before", Source: "backend a", At: t0, Counters: schema.Stats{"rq_total": 0}})
+	rec.Put("after", "snapshot", false, &interp.SnapshotRecord{Name: "after", Source: "backend a", At: t0.Add(time.Second), Counters: schema.Stats{"rq_total": 30, "rq_200": 30}})
+	want := []string{
+		`((get(after, "rq_200") ?? 0) (30) - (get(before, "rq_200") ?? 0) (0)) (30) == 31`,
+		`31 == (get(after, "rq_200") ?? 0) (30)`,
+	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
+}
+
+// wantExplanations wants each judgement failed, with the explanation want gives in its place.
+func wantExplanations(t *testing.T, got []*interp.Judgement, want []string) {
+	t.Helper()
+	for i, w := range want {
+		if got[i].Outcome != interp.Failed || got[i].Explanation != w {
 			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/expr-lang/expr"
@@ -1294,13 +1295,42 @@ func (sh *shower) explain(x *dsl.Explain) string {
 	}
 	// Two numbers that differ only beyond the digits shown would read as equal (x (10) == 10
 	// failing): both sides are then written in full.
-	if a, okA := sh.number(x.Left); okA && !sh.exact {
-		if b, okB := sh.number(x.Right); okB && a != b && dsl.Sig4(a) == dsl.Sig4(b) {
+	// So would a time of the run and a duration (started.lb - started.la (0.5 s) >=
+	// duration("500ms") failing), the duration taken in the time's unit.
+	if !sh.exact {
+		a, okA := sh.number(x.Left)
+		b, okB := sh.number(x.Right)
+		if okA && !okB {
+			b, okB = sh.durationIn(x.Right, x.Left)
+		} else if okB && !okA {
+			a, okA = sh.durationIn(x.Left, x.Right)
+		}
+		if okA && okB && a != b && dsl.Sig4(a) == dsl.Sig4(b) {
 			full := &shower{env: sh.env, names: sh.names, exact: true}
 			return full.explain(x.Left) + " " + x.Op + " " + full.explain(x.Right)
 		}
 	}
 	return sh.explain(x.Left) + " " + x.Op + " " + sh.explain(x.Right)
+}
+
+// durationIn is the value of side x when it is a duration, in the unit of the time it is
+// compared with (seconds or milliseconds, as the kinds declare the other side's).
+func (sh *shower) durationIn(x, other *dsl.Explain) (float64, bool) {
+	if x == nil || x.Op != "" || x.Value() == nil || other == nil {
+		return 0, false
+	}
+	v, err := expr.Run(x.Value(), sh.env)
+	d, ok := v.(time.Duration)
+	if err != nil || !ok {
+		return 0, false
+	}
+	switch dsl.UnitOf(other.WithLets(), sh.names...) {
+	case "s":
+		return d.Seconds(), true
+	case "ms":
+		return d.Seconds() * 1000, true
+	}
+	return 0, false
 }
 
 // number is the value of a side of a comparison when it is a number: a literal as written,
@@ -1373,7 +1403,7 @@ func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 	if err != nil {
 		return fmt.Sprintf("%s (error: %v)", src, err)
 	}
-	if x.Infix != "" && x.Infix != "[]" {
+	if x.Infix != "" && x.Infix != "[]" || x.Grouped {
 		src = "(" + src + ")"
 	}
 	if asArg && reflect.ValueOf(v).Kind() == reflect.Map {

@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/parser"
+
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
@@ -47,16 +51,16 @@ func counterpart(mr *Record, sc *dsl.Scenario, env0 map[string]any, pair [2]stri
 				}
 				continue
 			}
-			got, ok := setLeaf(cr, t.other, t.now, pair)
+			leaf, want, got, ok := setSide(cr, sc, t.other, t.now, pair)
 			if !ok {
 				return nil, nil, false
 			}
 			done[t.other] = t.now
 			// What the run could record, which may stop short of the changed side's value
 			// (more errors than the load's requests): the tie then fails there too.
-			note := t.other + " = " + dsl.FormatValue(got)
-			if n, _ := number(t.now); n != got {
-				note += fmt.Sprintf(" (not %s: the run cannot record that beside the rest)", dsl.FormatValue(t.now))
+			note := leaf + " = " + dsl.FormatValue(got)
+			if want != got {
+				note += fmt.Sprintf(" (not %s: the run cannot record that beside the rest)", dsl.FormatValue(want))
 			}
 			set = append(set, note)
 		}
@@ -94,6 +98,50 @@ var (
 	fieldLeaf     = regexp.MustCompile(`^(\w+)\.(\w+)$`)
 	keyLeaf       = regexp.MustCompile(`^(\w+)\.(codes|flags|details)\[\s*(?:"([^"]*)"|'([^']*)')\s*\]$`)
 )
+
+// setSide sets the value side src reads to v in r, as setLeaf does, where src is a leaf or
+// the sum or difference of two (fortio.requests + fortio.connections: a duration load's
+// requests with the warm-up request of each connection, as its server counts them): the
+// first term setLeaf can set takes the value that makes the side v, the other term as r
+// records it. leaf is the term it set, want the value it wanted there, got what it holds.
+func setSide(r *Record, sc *dsl.Scenario, src string, v any, pair [2]string) (leaf string, want, got float64, ok bool) {
+	n, isNum := number(v)
+	if !isNum {
+		return "", 0, 0, false
+	}
+	if got, ok := setLeaf(r, src, v, pair); ok {
+		return src, n, got, true
+	}
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return "", 0, 0, false
+	}
+	b, isBin := tree.Node.(*ast.BinaryNode)
+	if !isBin || (b.Operator != "+" && b.Operator != "-") {
+		return "", 0, 0, false
+	}
+	terms := [2]string{b.Left.String(), b.Right.String()}
+	env := NewJudge(r, sc).Env()
+	for i, term := range terms {
+		o, err := expr.Eval(terms[1-i], env)
+		on, isNum := number(o)
+		if err != nil || !isNum {
+			continue
+		}
+		switch {
+		case b.Operator == "+":
+			want = n - on
+		case i == 0: // term - o == n
+			want = n + on
+		default: // o - term == n
+			want = on - n
+		}
+		if got, ok := setLeaf(r, term, want, pair); ok {
+			return term, want, got, true
+		}
+	}
+	return "", 0, 0, false
+}
 
 // setLeaf sets the value the expression src reads to v in r, as a run could record it: a
 // delta by its later snapshot's counter, a snapshot's stat, a load's figure with the load's

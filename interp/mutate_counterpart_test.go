@@ -26,12 +26,7 @@ func counterpartCase(t *testing.T, tie string) {
 		interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_pending_overflow": 3}},
 		interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_pending_overflow": 18}},
 	)
-	l := rec.Loads()["fortio"]
-	l.Codes = map[string]float64{"200": 15, "503": 15}
-	l.DurationS, l.QPS, l.Connections, l.Sockets = 1, 30, 1, 16
-	l.Min, l.P50, l.P90, l.P99, l.P999, l.Max, l.Avg = 1, 2, 3, 4, 4, 5, 2 // ms
-	l.Recount()
-	rec.Outcome = interp.Passed
+	passedLoad(rec, map[string]float64{"200": 15, "503": 15}, 1, 30, 1, 16)
 	sc := loadScenario(t, `s: schema.#Scenario & {
 	steps: [
 		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
@@ -74,4 +69,66 @@ func counterpartCase(t *testing.T, tie string) {
 			t.Errorf("no mutant %q", n)
 		}
 	}
+}
+
+// TestCounterpartOfASum: the tie of a duration load, whose server counts its requests plus
+// one warm-up per connection (delta.upstream_rq_total == fortio.requests + fortio.connections,
+// the claim docs/language.md gives for it), has a sum on one side. The run where the server's
+// count doubled is the one where fortio's requests grew to match, which the bound on the
+// requests refuses: killed. The server's count one higher is fortio's requests one higher,
+// within the bound: it survives. Before, no run was built for a sum, and every mutant of
+// the server's count survived, the count 0 among them.
+func TestCounterpartOfASum(t *testing.T) {
+	rec := judgeRecord(
+		interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_total": 10}},
+		interp.SnapshotRecord{Counters: schema.Stats{"upstream_rq_total": 112}},
+	)
+	passedLoad(rec, map[string]float64{"200": 100}, 2, 50, 2, 2)
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+		{name: "fortio", load: {url: "http://127.0.0.1:1", qps: 50, duration: "2s", connections: 2}},
+		{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "c"}},
+	]
+	expect: ["delta.upstream_rq_total == fortio.requests + fortio.connections", "approx(fortio.requests, 100, 0.1)"]
+}`)
+	rep, err := interp.Mutate(rec, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	survive := []string{"delta.upstream_rq_total + 1 (before → after)", "delta.upstream_rq_total - 1 (before → after)"}
+	killed := []string{
+		"delta.upstream_rq_total doubled (before → after)",
+		"delta.upstream_rq_total halved (before → after)",
+		"delta.upstream_rq_total = 0 (before → after)",
+	}
+	seen := map[string]bool{}
+	for _, m := range rep.Mutants {
+		seen[m.Name] = true
+		if m.Impossible != nil {
+			continue
+		}
+		if slices.Contains(killed, m.Name) && (!m.Killed || !slices.Contains(m.KilledBy, "approx(fortio.requests, 100, 0.1)") || m.Counterpart == "") {
+			t.Errorf("%s: killed %v by %q (%s), want killed by the bound on the requests on the run where fortio's requests changed alike", m.Name, m.Killed, m.KilledBy, m.Counterpart)
+		}
+		if slices.Contains(survive, m.Name) && (m.Killed || m.Counterpart == "") {
+			t.Errorf("%s: killed %v by %q (%s), want survived: every claim holds on the run where fortio's requests changed alike", m.Name, m.Killed, m.KilledBy, m.Counterpart)
+		}
+	}
+	for _, n := range append(survive, killed...) {
+		if !seen[n] {
+			t.Errorf("no mutant %q", n)
+		}
+	}
+}
+
+// passedLoad makes judgeRecord's load one fortio could record, with these codes, duration (s),
+// qps, connections and sockets, and the run passed.
+func passedLoad(rec *interp.Record, codes map[string]float64, durationS, qps, connections, sockets float64) {
+	l := rec.Loads()["fortio"]
+	l.Codes = codes
+	l.DurationS, l.QPS, l.Connections, l.Sockets = durationS, qps, connections, sockets
+	l.Min, l.P50, l.P90, l.P99, l.P999, l.Max, l.Avg = 1, 2, 3, 4, 4, 5, 2 // ms
+	l.Recount()
+	rec.Outcome = interp.Passed
 }

@@ -171,8 +171,9 @@ func ownResult(rec *Record, sr *StepRecord, recorded bool) (*Result, bool) {
 	return r, true
 }
 
-// loadCountContradictions says which loads rec holds recorded another number of requests than
-// their step fixes (schema.Load.FixedRequests), each with the numbers: a load records its
+// loadCountContradictions says which loads rec holds recorded more connections than their
+// step runs (schema.Load.RunConnections), or another number of requests than their step fixes
+// (schema.Load.FixedRequests), each with the numbers: a load records its
 // result only when fortio made exactly the requests it was told (schema.Load.Run), and vet
 // refuses an expectation restating them as one that cannot fail, so a record that holds
 // another count was changed after the run; one stopped before its end (partial) holds fewer.
@@ -184,13 +185,26 @@ func loadCountContradictions(rec *Record, sc *dsl.Scenario) []string {
 			if !ok || s.Kind != "load" || s.Name == "" {
 				return
 			}
-			n := p.FixedRequests()
 			r := rec.Results[s.Name]
-			if n == 0 || r == nil || r.Kind != "load" {
+			if r == nil || r.Kind != "load" {
 				return
 			}
 			l, ok := r.Value.(*LoadRecord)
-			if !ok || l == nil || l.Requests == float64(n) || l.Partial != "" && l.Requests < float64(n) {
+			if !ok || l == nil {
+				return
+			}
+			// fortio runs the connections it is given, or fewer (driver/fortio lowers them at
+			// a fixed qps); a load from several pods records their sum.
+			if c, _ := p.RunConnections(); l.Connections > float64(c) && (p.From == nil || p.From.Pods == 0) {
+				written := fmt.Sprintf("connections: %d", p.WithDefaults().Connections)
+				if c != p.WithDefaults().Connections {
+					written += fmt.Sprintf(", lowered to its %d requests", c)
+				}
+				msgs = append(msgs, fmt.Sprintf("step %s: its load records %s connections, but the step runs at most %d (%s), and fortio runs the connections it is given or fewer",
+					s.Name, dsl.FormatValue(l.Connections), c, written))
+			}
+			n := p.FixedRequests()
+			if n == 0 || l.Requests == float64(n) || l.Partial != "" && l.Requests < float64(n) {
 				return // a load stopped before its end (partial) made fewer
 			}
 			msgs = append(msgs, fmt.Sprintf("step %s: its load records %s requests, but the step fixes %d (requests: %d), and a load records its result only when fortio made exactly that many",

@@ -1290,7 +1290,7 @@ func (r *Record) timeContradictions() []string {
 			}
 		}
 		span := func(s *StepRecord) string {
-			return fmt.Sprintf("its step started at %s and ended at %s (%s)", s.Start, s.End, s.End-s.Start)
+			return fmt.Sprintf("its step started at %s and ended at %s (%s)", secs(s.Start), secs(s.End), secs(s.End-s.Start))
 		}
 		switch v := res.Value.(type) {
 		case *LoadRecord:
@@ -1300,19 +1300,19 @@ func (r *Record) timeContradictions() []string {
 			// labrun reads the load's start before fortio starts and its end after fortio
 			// ends: fortio's duration is within them.
 			if d, ran := time.Duration(v.DurationS*float64(time.Second)), v.End.Sub(v.Start); !v.Start.IsZero() && !v.End.IsZero() && d > ran+timeSlack(ran) {
-				msgs = append(msgs, fmt.Sprintf("step %s: its load's duration is %s, but its load ran from %s to %s (%s)", name, d, v.Start.Sub(r.Start), v.End.Sub(r.Start), ran))
+				msgs = append(msgs, fmt.Sprintf("step %s: its load's duration is %s, but its load ran from %s to %s (%s)", name, secs(d), secs(v.Start.Sub(r.Start)), secs(v.End.Sub(r.Start)), secs(ran)))
 			}
 			holds(func(s *StepRecord) string {
 				d := time.Duration(v.DurationS * float64(time.Second))
 				if v.DurationS > 0 && s.End-s.Start < d-timeSlack(d) {
-					return fmt.Sprintf("%s, shorter than the load it ran, whose duration is %s", span(s), d)
+					return fmt.Sprintf("%s, shorter than the load it ran, whose duration is %s", span(s), secs(d))
 				}
 				if v.Start.IsZero() || v.End.IsZero() {
 					return ""
 				}
 				from, to := v.Start.Sub(r.Start), v.End.Sub(r.Start)
 				if from < s.Start-timeSlack(s.Start) || to > s.End+timeSlack(s.End) {
-					return fmt.Sprintf("%s, but its load ran from %s to %s", span(s), from, to)
+					return fmt.Sprintf("%s, but its load ran from %s to %s", span(s), secs(from), secs(to))
 				}
 				return ""
 			})
@@ -1323,7 +1323,7 @@ func (r *Record) timeContradictions() []string {
 			holds(func(s *StepRecord) string {
 				at := v.At.Sub(r.Start)
 				if at < s.Start-timeSlack(s.Start) || at > s.End+timeSlack(s.End) {
-					return fmt.Sprintf("%s, but its snapshot was taken at %s", span(s), at)
+					return fmt.Sprintf("%s, but its snapshot was taken at %s", span(s), secs(at))
 				}
 				return ""
 			})
@@ -1374,6 +1374,10 @@ func (r *Record) seriesContradictions() []string {
 			continue
 		}
 		msgs = append(msgs, r.viewContradictions(name, ser, passedSamples)...)
+		// One message for the series: a series moved in time (mutate's step 1 s late) has
+		// every sample out of its step's, and a message each was a line of thousands.
+		var out []int
+		var first, last time.Duration
 		for i, sn := range ser.Samples {
 			if sn.At.IsZero() {
 				continue
@@ -1382,11 +1386,44 @@ func (r *Record) seriesContradictions() []string {
 			if !slices.ContainsFunc(samples, func(s *StepRecord) bool {
 				return at >= s.Start-timeSlack(s.Start) && (s.Outcome == "" || at <= s.End+timeSlack(s.End))
 			}) {
-				msgs = append(msgs, fmt.Sprintf("step %s: sample %d of its series was taken at %s, but none of its step's samples ran then", name, i+1, at))
+				if len(out) == 0 {
+					first = at
+				}
+				out, last = append(out, i+1), at
 			}
+		}
+		switch {
+		case len(out) == 1:
+			msgs = append(msgs, fmt.Sprintf("step %s: sample %d of its series was taken at %s, but none of its step's samples ran then", name, out[0], secs(first)))
+		case len(out) > 1:
+			msgs = append(msgs, fmt.Sprintf("step %s: samples %s of its series were taken from %s to %s, but none of its step's samples ran then", name, numberRanges(out), secs(first), secs(last)))
 		}
 	}
 	return msgs
+}
+
+// secs writes a time of the run in seconds, with at most 4 significant digits.
+func secs(d time.Duration) string { return dsl.WithUnit(d.Seconds(), "s") }
+
+// numberRanges writes ascending numbers with their runs joined: 1 to 4, 7 and 9 to 12.
+func numberRanges(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d to %d", ns[i], ns[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(ns[i]))
+		}
+		i = j + 1
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // viewContradictions are the views of series ser (of step name, whose samples that passed

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -66,6 +67,9 @@ the record does not pass or cannot be read.`,
 	return cmd
 }
 
+// maxImpossibleShown bounds the reasons the table gives of a mutant no run records.
+const maxImpossibleShown = 3
+
 // writeMutation prints the mutants as a table, then the score.
 func writeMutation(p *process, rep *interp.MutationReport) {
 	fmt.Fprintf(p.Stdout, "mutants of %s\n", rep.Scenario)
@@ -75,7 +79,13 @@ func writeMutation(p *process, rep *interp.MutationReport) {
 		verdict := "SURVIVED"
 		switch {
 		case len(m.Impossible) > 0:
-			verdict = "impossible, not counted: no run records it (" + strings.Join(m.Impossible, "; ") + ")"
+			// The first reasons say why; a counter's reset over a series gives one per
+			// sample, a line of thousands of characters.
+			why := m.Impossible
+			if len(why) > maxImpossibleShown {
+				why = append(slices.Clip(why[:maxImpossibleShown]), fmt.Sprintf("and %d more (-o json lists every one)", len(m.Impossible)-maxImpossibleShown))
+			}
+			verdict = "impossible, not counted: no run records it (" + strings.Join(why, "; ") + ")"
 		case m.Killed:
 			verdict = "killed by " + strings.Join(m.KilledBy, "; ")
 		case m.Survives != "":
