@@ -444,21 +444,50 @@ func ReadSummary(path string) (*Summary, error) {
 // that passed with an expectation that did not. Before, labrun diff took a summary edited to
 // "passed" (passed 1 -> 2, verdict failed -> passed, its runs untouched) at its word: its
 // header said "2 of 2 runs passed" beside the row computed from its runs, "1 of 2".
+//
+// Its errors and not-started counts too: the verdict reads Errors, and a summary whose erred
+// run was edited out of that count (its verdict made passed) passed under a pass rate that no
+// error may pass; and a run that failed where an expectation of it erred, which the summary
+// counts as an error (summaryOutcome), was one edited from error to failed.
 func (s *Summary) Contradictions() []string {
 	var out []string
-	passed := 0
+	passed, notStarted := 0, 0
+	var erredRuns []string
 	for _, r := range s.Runs {
-		if r.Outcome == interp.Passed {
+		switch {
+		case r.Outcome == interp.Passed:
 			passed++
 			for _, e := range sortedKeys(r.Expectations) {
 				if o := r.Expectations[e]; o != interp.Passed {
 					out = append(out, fmt.Sprintf("run %s passed, but its expectation %q %s", r.ID, e, o))
 				}
 			}
+		case r.Outcome == interp.Failed:
+			for _, e := range sortedKeys(r.Expectations) {
+				if r.Expectations[e] == interp.Errored {
+					out = append(out, fmt.Sprintf("run %s failed, but its expectation %q erred, which makes the run an error", r.ID, e))
+					break
+				}
+			}
+		case erred(r):
+			erredRuns = append(erredRuns, r.ID)
+		}
+		if r.NotStarted != "" {
+			notStarted++
 		}
 	}
 	if passed != s.Passed {
 		out = append(out, fmt.Sprintf("it says %d runs passed, but %d of its runs did", s.Passed, passed))
+	}
+	if len(erredRuns) != s.Errors {
+		which := ""
+		if len(erredRuns) > 0 {
+			which = " (" + strings.Join(erredRuns, ", ") + ")"
+		}
+		out = append(out, fmt.Sprintf("it says %d runs erred, but %d of its runs did%s", s.Errors, len(erredRuns), which))
+	}
+	if notStarted != s.NotStarted {
+		out = append(out, fmt.Sprintf("it says %d runs never started, but %d of its runs did not", s.NotStarted, notStarted))
 	}
 	if v := verdictOf(s); s.Verdict != v {
 		out = append(out, fmt.Sprintf("its verdict is %s, but its runs make it %s", s.Verdict, v))
