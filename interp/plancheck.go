@@ -17,6 +17,8 @@ import (
 //   - an expected error on a step that has no expectFail;
 //   - a step that passed (not as an expectFail expected) and lasted longer than its timeout
 //     (with timeSlack): its timeout ends it, and it times out;
+//   - a step of an exact duration (a sleep) that passed and lasted less than it (with
+//     timeSlack): it ends only once its duration has passed (exactContradiction);
 //   - a step with at: planned elsewhere than at that offset from the start of its parallel
 //     block's execution (atContradiction).
 func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []string {
@@ -26,7 +28,7 @@ func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []
 		if s == nil || s.Kind != sr.Kind {
 			continue // ChangedStep says so
 		}
-		for _, c := range []string{expectedErrorContradiction(sr, s), timeoutContradiction(sr, s), atContradiction(rec, sr, s)} {
+		for _, c := range []string{expectedErrorContradiction(sr, s), timeoutContradiction(sr, s), exactContradiction(sr, s), atContradiction(rec, sr, s)} {
 			if c != "" {
 				msgs = append(msgs, fmt.Sprintf("step %s: %s%s", shownStep(sr), lead, c))
 			}
@@ -169,6 +171,26 @@ func timeoutContradiction(sr *StepRecord, s *dsl.Step) string {
 	}
 	if d := sr.End - sr.Start; d > s.Timeout+timeSlack(s.Timeout) {
 		return fmt.Sprintf("it passed, but it lasted %s, longer than its timeout of %s, which would have ended it (timeout)", d, s.Timeout)
+	}
+	return ""
+}
+
+// exactContradiction says how sr, an execution of s that passed, lasted less than the exact
+// duration its kind plans (a sleep's): it ends once that has passed on the run's clock, the
+// clock of the record's offsets. Before, a sleep between a logs step's mark and its read,
+// shortened so that the mark (the step before it) could be moved later, past a 503 the
+// process wrote, replayed PASSED with that line left out of what the step read. "" when it
+// lasted at least that, or its kind's duration is not exact.
+func exactContradiction(sr *StepRecord, s *dsl.Step) string {
+	if sr.Outcome != Passed || s.Params == nil {
+		return ""
+	}
+	p := s.Params.Plan()
+	if !p.Exact || p.Duration <= 0 {
+		return ""
+	}
+	if d := sr.End - sr.Start; d < p.Duration-timeSlack(p.Duration) {
+		return fmt.Sprintf("it passed, but it lasted %s, less than the %s it takes", dsl.WithUnit(float64(d)/float64(time.Millisecond), "ms"), p.Duration)
 	}
 	return ""
 }

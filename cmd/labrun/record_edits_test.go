@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -829,6 +830,82 @@ lg: schema.#Scenario & {
 	writeIn(t, logs, text)
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
 	want := []string{"step log (logs): its artifact log-logs.txt does not read as the lines labrun writes there, each with its time (a line's time: ", "but the step saved its log whole"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
+
+// TestLogsMarkNotMovedPastALine: a logs step reads a process's lines since its mark (the start
+// of the step its since names). A run whose 503 came after the mark failed "no 503 since the
+// mark"; its record edited so that the mark started after that line (the steps after it moved
+// later, the sleep before the read shortened to keep the read where it was), the line left
+// out of what the step read (result and logs.txt, which still follows on from the process's
+// output.txt), replayed PASSED. A sleep lasts at least its duration: one shorter is refused.
+func TestLogsMarkNotMovedPastALine(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	doc: "the server logged no 503 since the mark"
+	steps: [
+		{name: "srv", process: {argv: ["sh", "-c", "sleep 0.5; echo 'GET / 200'; echo 'GET / 503 UO'; echo 'GET / 200'; sleep 5"]}},
+		{name: "pre", sleep: "300ms"},
+		{name: "mark", sleep: "100ms"},
+		{name: "pause", sleep: "600ms"},
+		{name: "log", logs: {process: "srv", match: " 503 ", since: "mark"}},
+	]
+	expect: ["log.count == 0"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	value := rec["results"].(map[string]any)["log"].(map[string]any)["value"].(map[string]any)
+	entries := value["entries"].([]any)
+	if len(entries) != 1 {
+		t.Fatalf("the run read %d lines of 503, want 1", len(entries))
+	}
+	runStart, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := time.Parse(time.RFC3339Nano, entries[0].(map[string]any)["time"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The mark moved to 1 ms after the line, the pause after it; the read stays.
+	mark, pause, pre := stepOf(t, rec, "mark"), stepOf(t, rec, "pause"), stepOf(t, rec, "pre")
+	d := float64(line.Sub(runStart)+time.Millisecond) - mark["startNs"].(float64)
+	if d <= 0 {
+		t.Fatalf("the 503 was written %s after the mark, at %s: the mark cannot be moved past it", line.Sub(runStart), time.Duration(mark["startNs"].(float64)))
+	}
+	pre["endNs"] = pre["endNs"].(float64) + d
+	for _, s := range []map[string]any{mark, pause} {
+		for _, k := range []string{"plannedNs", "startNs"} {
+			s[k] = s[k].(float64) + d
+		}
+	}
+	mark["endNs"] = mark["endNs"].(float64) + d
+	value["lines"], value["entries"], value["count"] = nil, nil, 0
+	passedAs(rec, map[string]any{"log.count": 0})
+	edited := filepath.Join(dir, "m", "edited.json")
+	writeJSON(t, edited, rec)
+	// logs.txt begins after the mark: the lines up to the 503 taken out.
+	folder := strings.TrimSuffix(recs[0], ".json")
+	if err := os.CopyFS(strings.TrimSuffix(edited, ".json"), os.DirFS(folder)); err != nil {
+		t.Fatal(err)
+	}
+	logs := filepath.Join(strings.TrimSuffix(edited, ".json"), "log-logs.txt")
+	b, err := os.ReadFile(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), " 503 UO\n")
+	if !ok {
+		t.Fatalf("log-logs.txt holds no 503:\n%s", b)
+	}
+	writeFile(t, logs, after)
+	lasted := time.Duration(pause["endNs"].(float64) - pause["startNs"].(float64))
+	want := []string{"step pause: its record contradicts itself: it passed, but it lasted " + dsl.WithUnit(float64(lasted)/float64(time.Millisecond), "ms") + ", less than the 600ms it takes"}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
