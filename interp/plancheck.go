@@ -34,6 +34,59 @@ func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []
 			}
 		}
 	}
+	return append(msgs, tickContradictions(rec, steps, lead)...)
+}
+
+// tickContradictions say where a sampler's samples are not at its ticks: a sampler plans its
+// sample n at its first tick plus (n-1) every (a tick whose time passed while the sample
+// before it ran is skipped, its number with it), and, when the step it samples during has
+// ended, takes a last one after the one before it ended. Before, a series given samples
+// between its ticks (their records and their snapshots copied, at half its every) replayed
+// PASSED with a count the run never took (g.count >= 20 over a load of 1 s sampled every 100
+// ms). Each execution of the sampler (its samples counted from 1, in each round of a repeat)
+// is compared alone; one without its sample 1 is not.
+func tickContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []string {
+	var msgs []string
+	runs := map[string][][]*StepRecord{}
+	var order []string
+	for _, sr := range rec.Steps {
+		if sr.Sample == 0 {
+			continue
+		}
+		rs := runs[sr.Path]
+		if len(rs) == 0 {
+			order = append(order, sr.Path)
+		}
+		if n := len(rs); n == 0 || sr.Sample <= rs[n-1][len(rs[n-1])-1].Sample || sr.Round != rs[n-1][0].Round {
+			rs = append(rs, nil)
+		}
+		rs[len(rs)-1] = append(rs[len(rs)-1], sr)
+		runs[sr.Path] = rs
+	}
+	for _, path := range order {
+		s := steps[path]
+		if s == nil || s.Every <= 0 {
+			continue
+		}
+		for _, run := range runs[path] {
+			if run[0].Sample != 1 {
+				continue
+			}
+			first := run[0].Planned
+			for i, sr := range run {
+				tick := first + time.Duration(sr.Sample-1)*s.Every
+				if d := sr.Planned - tick; d >= -time.Microsecond && d <= time.Microsecond {
+					continue
+				}
+				if i == len(run)-1 && i > 0 && sr.Sample == run[i-1].Sample+1 && sr.Planned >= run[i-1].End-time.Millisecond {
+					continue // the last sample, once the step it samples during ended
+				}
+				at := func(d time.Duration) string { return dsl.WithUnit(float64(d)/float64(time.Millisecond), "ms") }
+				msgs = append(msgs, fmt.Sprintf("step %s: %sit is planned at %s, but its sampler plans sample %d at %s (its sample 1 at %s, then every %s)", shownStep(sr), lead, at(sr.Planned), sr.Sample, at(tick), at(first), s.Every))
+				break
+			}
+		}
+	}
 	return msgs
 }
 

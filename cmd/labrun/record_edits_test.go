@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -906,6 +907,81 @@ s: schema.#Scenario & {
 	writeFile(t, logs, after)
 	lasted := time.Duration(pause["endNs"].(float64) - pause["startNs"].(float64))
 	want := []string{"step pause: its record contradicts itself: it passed, but it lasted " + dsl.WithUnit(float64(lasted)/float64(time.Millisecond), "ms") + ", less than the 600ms it takes"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
+
+// TestSamplesAtTheirTicks: a sampler takes sample n at its first tick plus (n-1) every. A
+// series given a sample between each two of its ticks (their step records and snapshots
+// copied, at half its every, numbered in turn, the count its expectation read edited with
+// them) replayed PASSED with twice the samples the run took: g.count >= 15 of a load of 1 s
+// sampled every 100 ms.
+func TestSamplesAtTheirTicks(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{parallel: [
+			{name: "fortio", load: {url: "${backends.a.url}/echo?delay=200ms", requests: 20, connections: 4}},
+			{name: "g", every: "100ms", while: "fortio", snapshot: backend: "a"},
+		]},
+	]
+	expect: ["g.count >= 15"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	start, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := rec["steps"].([]any)
+	series := rec["results"].(map[string]any)["g"].(map[string]any)["value"].(map[string]any)
+	samples := series["samples"].([]any)
+	var out, outSamples []any
+	n, taken := 0, 0
+	for i, s := range steps {
+		m := s.(map[string]any)
+		if m["name"] != "g" {
+			out = append(out, m)
+			continue
+		}
+		n++
+		m["sample"] = float64(n)
+		out = append(out, m)
+		outSamples = append(outSamples, samples[taken])
+		taken++
+		if i+1 >= len(steps) || steps[i+1].(map[string]any)["name"] != "g" {
+			continue
+		}
+		next := steps[i+1].(map[string]any)
+		mid := map[string]any{}
+		for k, v := range m {
+			mid[k] = v
+		}
+		n++
+		mid["sample"] = float64(n)
+		mid["plannedNs"] = m["plannedNs"].(float64) + 50e6
+		mid["startNs"] = math.Round((m["endNs"].(float64) + next["startNs"].(float64)) / 2)
+		mid["endNs"] = mid["startNs"].(float64) + 1e5
+		mid["skewNs"] = mid["startNs"].(float64) - mid["plannedNs"].(float64)
+		out = append(out, mid)
+		sm := map[string]any{}
+		for k, v := range samples[taken-1].(map[string]any) {
+			sm[k] = v
+		}
+		sm["at"] = start.Add(time.Duration(mid["startNs"].(float64) + 5e4)).Format(time.RFC3339Nano)
+		outSamples = append(outSamples, sm)
+	}
+	if n < 15 || taken >= 15 {
+		t.Fatalf("the run took %d samples, edited to %d: the edit must make g.count >= 15 hold where it did not", taken, n)
+	}
+	rec["steps"], series["samples"] = out, outSamples
+	passedAs(rec, map[string]any{"g.count": n})
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step g (sample 2): its record contradicts itself: it is planned at ", "but its sampler plans sample 2 at "}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
