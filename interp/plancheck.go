@@ -104,12 +104,25 @@ func sequenceOrderContradictions(rec *Record, sc *dsl.Scenario, lead string) []s
 			byPath[sr.Path] = append(byPath[sr.Path], sr)
 		}
 	}
+	named := map[string]string{} // path by name
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			if s.Name != "" {
+				named[s.Name] = s.Path
+			}
+		})
+	}
 	var msgs []string
 	var walk func(list []*dsl.Step, seq bool)
 	walk = func(list []*dsl.Step, seq bool) {
 		for i, s := range list {
 			if seq && i > 0 {
 				if c := orderContradiction(list[i-1], byPath[list[i-1].Path], byPath[s.Path], lead); c != "" {
+					msgs = append(msgs, c)
+				}
+			}
+			for _, n := range s.Await {
+				if c := joinContradiction(byPath[s.Path], byPath[named[n]], lead); c != "" {
 					msgs = append(msgs, c)
 				}
 			}
@@ -132,16 +145,6 @@ func sequenceOrderContradictions(rec *Record, sc *dsl.Scenario, lead string) []s
 // background or sampling); "" when none did or they cannot be paired (see
 // sequenceOrderContradictions).
 func orderContradiction(prev *dsl.Step, prevs, nexts []*StepRecord, lead string) string {
-	byRound := func(rs []*StepRecord) map[int]*StepRecord {
-		m := map[int]*StepRecord{}
-		for _, r := range rs {
-			if _, dup := m[r.Round]; dup {
-				return nil
-			}
-			m[r.Round] = r
-		}
-		return m
-	}
 	ps, ns := byRound(prevs), byRound(nexts)
 	for _, round := range slices.Sorted(maps.Keys(ns)) {
 		n, p := ns[round], ps[round]
@@ -165,6 +168,42 @@ func orderContradiction(prev *dsl.Step, prevs, nexts []*StepRecord, lead string)
 		}
 	}
 	return ""
+}
+
+// joinContradiction says how a run of a step an await joins (records joined) ended after the
+// run of the await (awaits) of its round had ended: an await ends once the steps it joins
+// have, and their end is taken before (on one clock: no slack). Before, a background load's end moved past its await's
+// and past the start of the step after it replayed PASSED. "" when none did or they cannot be
+// paired (byRound).
+func joinContradiction(awaits, joined []*StepRecord, lead string) string {
+	as, js := byRound(awaits), byRound(joined)
+	for _, round := range slices.Sorted(maps.Keys(as)) {
+		a, j := as[round], js[round]
+		if j == nil || a.Outcome == "" || a.Outcome == Skipped || j.Outcome == "" {
+			continue
+		}
+		if j.End > a.End { // both read on the run's clock, the joined step's end first
+			ended, joined := dsl.WithUnit(j.End.Seconds(), "s"), dsl.WithUnit(a.End.Seconds(), "s")
+			if ended == joined {
+				ended, joined = j.End.String(), a.End.String()
+			}
+			return fmt.Sprintf("step %s: %sit ended at %s, after the await that joins it, %s, ended (at %s): an await ends once the steps it joins have", shownStep(j), lead, ended, shownStep(a), joined)
+		}
+	}
+	return ""
+}
+
+// byRound are the records rs by their round; nil when two are of one round (they cannot be
+// paired with another step's).
+func byRound(rs []*StepRecord) map[int]*StepRecord {
+	m := map[int]*StepRecord{}
+	for _, r := range rs {
+		if _, dup := m[r.Round]; dup {
+			return nil
+		}
+		m[r.Round] = r
+	}
+	return m
 }
 
 // runTimeoutContradiction says how a step of rec's setup or steps that ended (passed or failed)

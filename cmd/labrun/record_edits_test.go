@@ -985,3 +985,43 @@ s: schema.#Scenario & {
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
+
+// TestAwaitJoinsItsSteps: an await ends once the background steps it joins have. A run whose
+// claim that the background step still ran when the step after the await started failed (the
+// await joined it), its step's end moved past that start and the values and outcomes with it,
+// replayed PASSED.
+func TestAwaitJoinsItsSteps(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "bg", background: true, exec: argv: ["sleep", "0.2"]},
+		{await: "bg"},
+		{name: "after", exec: argv: ["true"]},
+	]
+	expect: ["ended.bg > started.after"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	start, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stepsStart, err := time.Parse(time.RFC3339Nano, rec["stepsStart"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg, after := stepOf(t, rec, "bg"), stepOf(t, rec, "after")
+	bg["endNs"] = after["startNs"].(float64) + 1e6
+	base := stepsStart.Sub(start)
+	passedAs(rec, map[string]any{
+		"ended.bg":      (time.Duration(bg["endNs"].(float64)) - base).Seconds(),
+		"started.after": (time.Duration(after["startNs"].(float64)) - base).Seconds(),
+	})
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	want := []string{"step bg: its record contradicts itself: it ended at ", ", after the await that joins it, steps.1, ended (at "}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
