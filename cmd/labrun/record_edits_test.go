@@ -889,7 +889,6 @@ s: schema.#Scenario & {
 	value["lines"], value["entries"], value["count"] = nil, nil, 0
 	passedAs(rec, map[string]any{"log.count": 0})
 	edited := filepath.Join(dir, "m", "edited.json")
-	writeJSON(t, edited, rec)
 	// logs.txt begins after the mark: the lines up to the 503 taken out.
 	folder := strings.TrimSuffix(recs[0], ".json")
 	if err := os.CopyFS(strings.TrimSuffix(edited, ".json"), os.DirFS(folder)); err != nil {
@@ -906,9 +905,7 @@ s: schema.#Scenario & {
 	}
 	writeFile(t, logs, after)
 	lasted := time.Duration(pause["endNs"].(float64) - pause["startNs"].(float64))
-	want := []string{"step pause: its record contradicts itself: it passed, but it lasted " + dsl.WithUnit(float64(lasted)/float64(time.Millisecond), "ms") + ", less than the 600ms it takes"}
-	refused(t, dir, want, "replay", "m/edited.json")
-	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	editedRefused(t, dir, rec, "step pause: its record contradicts itself: it passed, but it lasted "+dsl.WithUnit(float64(lasted)/float64(time.Millisecond), "ms")+", less than the 600ms it takes")
 }
 
 // TestSamplesAtTheirTicks: a sampler takes sample n at its first tick plus (n-1) every. A
@@ -980,8 +977,14 @@ s: schema.#Scenario & {
 	}
 	rec["steps"], series["samples"] = out, outSamples
 	passedAs(rec, map[string]any{"g.count": n})
+	editedRefused(t, dir, rec, "step g (sample 2): its record contradicts itself: it is planned at ", "but its sampler plans sample 2 at ")
+}
+
+// editedRefused writes rec as m/edited.json in dir and wants replay and merge to refuse it,
+// each with want in its output.
+func editedRefused(t *testing.T, dir string, rec map[string]any, want ...string) {
+	t.Helper()
 	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
-	want := []string{"step g (sample 2): its record contradicts itself: it is planned at ", "but its sampler plans sample 2 at "}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
@@ -1020,8 +1023,5 @@ s: schema.#Scenario & {
 		"ended.bg":      (time.Duration(bg["endNs"].(float64)) - base).Seconds(),
 		"started.after": (time.Duration(after["startNs"].(float64)) - base).Seconds(),
 	})
-	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
-	want := []string{"step bg: its record contradicts itself: it ended at ", ", after the await that joins it, steps.1, ended (at "}
-	refused(t, dir, want, "replay", "m/edited.json")
-	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	editedRefused(t, dir, rec, "step bg: its record contradicts itself: it ended at ", ", after the await that joins it, steps.1, ended (at ")
 }
