@@ -132,6 +132,9 @@ func sequenceOrderContradictions(rec *Record, sc *dsl.Scenario, lead string) []s
 			case "sequence", "repeat":
 				walk(s.Children, true)
 			}
+			if s.Kind == "repeat" {
+				msgs = append(msgs, roundJoinContradictions(s, byPath, lead)...)
+			}
 		}
 	}
 	for _, ph := range sc.Phases() {
@@ -179,8 +182,11 @@ func joinContradiction(awaits, joined []*StepRecord, lead string) string {
 	as, js := byRound(awaits), byRound(joined)
 	for _, round := range slices.Sorted(maps.Keys(as)) {
 		a, j := as[round], js[round]
-		if j == nil || a.Outcome == "" || a.Outcome == Skipped || j.Outcome == "" {
+		switch {
+		case j == nil || j.Outcome == "":
 			continue
+		case a.Outcome != Passed && a.Outcome != Failed && a.Outcome != Errored:
+			continue // cancelled or timed out, it stopped waiting (run.await)
 		}
 		if j.End > a.End { // both read on the run's clock, the joined step's end first
 			ended, joined := dsl.WithUnit(j.End.Seconds(), "s"), dsl.WithUnit(a.End.Seconds(), "s")
@@ -191,6 +197,38 @@ func joinContradiction(awaits, joined []*StepRecord, lead string) string {
 		}
 	}
 	return ""
+}
+
+// roundJoinContradictions say where a background step of the repeat s (not a sampler) ended
+// after the execution of s whose round started it had ended: a round ends when the background
+// steps it started have, before its until is judged, and the repeat ends after its last
+// round. Before, a round's background step whose end was moved past the repeat's end and the
+// start of the step after it replayed PASSED a claim that it still ran then.
+func roundJoinContradictions(s *dsl.Step, byPath map[string][]*StepRecord, lead string) []string {
+	var msgs []string
+	dsl.Walk(s.Children, func(c *dsl.Step) {
+		if !c.Background || c.Every > 0 {
+			return
+		}
+		for _, r := range byPath[s.Path] {
+			if r.Outcome == "" || r.Outcome == Skipped {
+				continue
+			}
+			for _, b := range byPath[c.Path] {
+				// One cancelled may have been abandoned (dispatchBounded), its end recorded late.
+				if b.Outcome != Passed && b.Outcome != Failed || b.Start < r.Start || b.Start > r.End || b.End <= r.End {
+					continue
+				}
+				ended, joined := dsl.WithUnit(b.End.Seconds(), "s"), dsl.WithUnit(r.End.Seconds(), "s")
+				if ended == joined {
+					ended, joined = b.End.String(), r.End.String()
+				}
+				msgs = append(msgs, fmt.Sprintf("step %s: %sit ended at %s, after the repeat whose round started it, %s, ended (at %s): a round ends once the background steps it started have", shownStep(b), lead, ended, shownStep(r), joined))
+				return
+			}
+		}
+	})
+	return msgs
 }
 
 // byRound are the records rs by their round; nil when two are of one round (they cannot be

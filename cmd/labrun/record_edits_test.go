@@ -989,6 +989,25 @@ func editedRefused(t *testing.T, dir string, rec map[string]any, want ...string)
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
 
+// passedAfter edits rec into a passed run whose expectation "ended.bg > started.after" read
+// the times of the records bg and after as the judge reads them (from the steps' start).
+func passedAfter(t *testing.T, rec, bg, after map[string]any) {
+	t.Helper()
+	start, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stepsStart, err := time.Parse(time.RFC3339Nano, rec["stepsStart"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := stepsStart.Sub(start)
+	passedAs(rec, map[string]any{
+		"ended.bg":      (time.Duration(bg["endNs"].(float64)) - base).Seconds(),
+		"started.after": (time.Duration(after["startNs"].(float64)) - base).Seconds(),
+	})
+}
+
 // TestAwaitJoinsItsSteps: an await ends once the background steps it joins have. A run whose
 // claim that the background step still ran when the step after the await started failed (the
 // await joined it), its step's end moved past that start and the values and outcomes with it,
@@ -1008,20 +1027,50 @@ s: schema.#Scenario & {
 }
 `
 	dir, rec := recordedRun(t, src, 1)
-	start, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stepsStart, err := time.Parse(time.RFC3339Nano, rec["stepsStart"].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
 	bg, after := stepOf(t, rec, "bg"), stepOf(t, rec, "after")
 	bg["endNs"] = after["startNs"].(float64) + 1e6
-	base := stepsStart.Sub(start)
-	passedAs(rec, map[string]any{
-		"ended.bg":      (time.Duration(bg["endNs"].(float64)) - base).Seconds(),
-		"started.after": (time.Duration(after["startNs"].(float64)) - base).Seconds(),
-	})
+	passedAfter(t, rec, bg, after)
 	editedRefused(t, dir, rec, "step bg: its record contradicts itself: it ended at ", ", after the await that joins it, steps.1, ended (at ")
+}
+
+// TestRoundJoinsItsBackgroundSteps: a repeat's round ends when the background steps it
+// started have, before its until is judged. A run whose claim that a round's background step
+// still ran when the step after the repeat started failed, its last round's background step's
+// end moved past that start (the values and outcomes with it), replayed PASSED.
+func TestRoundJoinsItsBackgroundSteps(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "rounds", mayFail: true, repeat: {
+			max: 2
+			until: "false"
+			steps: [
+				{name: "bg", background: true, exec: argv: ["sleep", "0.2"]},
+				{name: "x", exec: argv: ["true"]},
+			]
+		}},
+		{name: "after", exec: argv: ["true"]},
+	]
+	expect: ["outcome.rounds == 'failed'", "ended.bg > started.after"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	var bg map[string]any // its last round's
+	for _, s := range rec["steps"].([]any) {
+		if m := s.(map[string]any); m["name"] == "bg" {
+			bg = m
+		}
+	}
+	after := stepOf(t, rec, "after")
+	bg["endNs"] = after["startNs"].(float64) + 1e6
+	passedAfter(t, rec, bg, after)
+	for _, e := range rec["expectations"].([]any) {
+		if m := e.(map[string]any); m["expr"] == "outcome.rounds == 'failed'" {
+			m["values"] = map[string]any{"outcome.rounds": "failed"}
+		}
+	}
+	editedRefused(t, dir, rec, "step bg (round 2): its record contradicts itself: it ended at ", ", after the repeat whose round started it, rounds, ended (at ")
 }
