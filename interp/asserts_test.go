@@ -57,6 +57,16 @@ func TestOutcomeContradictions(t *testing.T) {
 		{name: "again", repeat: {max: 2, until: "r.exit == 1", steps: [{name: "r", exec: argv: ["echo"]}]}},
 	]
 }`
+	// A repeat's until that reads when steps started or ended: the repeat's own record is
+	// there as it was when the until was judged (started, not ended).
+	const timed = `s: schema.#Scenario & {
+	steps: [
+		{name: "again", mayFail: true, repeat: {max: 2, until: "ended.r - started.r > 100.0", steps: [{name: "r", exec: argv: ["echo"]}]}},
+		{sleep: "1s"},
+		{name: "all", repeat: {max: 2, until: "len(started) >= 4", steps: [{name: "r2", exec: argv: ["echo"]}]}},
+	]
+	expect: ["outcome.again == \"failed\""]
+}`
 	const waits = `s: schema.#Scenario & {
 	steps: [
 		{name: "hi", exec: argv: ["echo"], background: true},
@@ -201,6 +211,15 @@ func TestOutcomeContradictions(t *testing.T) {
 			again.Start, again.End = step(rec, "bye").Start, step(rec, "bye").End
 			rec.Steps = append(rec.Steps, &again)
 		}, ""},
+		{"a repeat's until over times, as recorded", timed, nil, ""},
+		{"a repeat whose until over its step's times never held flipped to passed", timed, func(rec *interp.Record) {
+			s := step(rec, "again")
+			s.Outcome, s.Error = interp.Passed, ""
+		}, `step again: its repeat until "ended.r - started.r > 100.0" says passed, but over the data the record holds at its last round's end the expression is false`},
+		{"a repeat whose until over every step's start held flipped to failed", timed, func(rec *interp.Record) {
+			s := step(rec, "all")
+			s.Outcome, s.Error = interp.Failed, "repeat: x"
+		}, `step all: its repeat until "len(started) >= 4" says failed, but over the data the record holds at its last round's end the expression is true`},
 		{"a step it does not read ran while it ran", held, func(rec *interp.Record) {
 			step(rec, "bye").Start = step(rec, "check").Start
 			flip(rec)

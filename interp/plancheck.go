@@ -17,6 +17,8 @@ import (
 //   - an expected error on a step that has no expectFail;
 //   - a step that passed (not as an expectFail expected) and lasted longer than its timeout
 //     (with timeSlack): its timeout ends it, and it times out;
+//   - a step of an exact duration (a sleep) that passed and lasted less than it (with
+//     timeSlack): it ends only once its duration has passed (exactContradiction);
 //   - a step with at: planned elsewhere than at that offset from the start of its parallel
 //     block's execution (atContradiction).
 func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []string {
@@ -26,9 +28,62 @@ func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []
 		if s == nil || s.Kind != sr.Kind {
 			continue // ChangedStep says so
 		}
-		for _, c := range []string{expectedErrorContradiction(sr, s), timeoutContradiction(sr, s), atContradiction(rec, sr, s)} {
+		for _, c := range []string{expectedErrorContradiction(sr, s), timeoutContradiction(sr, s), exactContradiction(sr, s), atContradiction(rec, sr, s)} {
 			if c != "" {
 				msgs = append(msgs, fmt.Sprintf("step %s: %s%s", shownStep(sr), lead, c))
+			}
+		}
+	}
+	return append(msgs, tickContradictions(rec, steps, lead)...)
+}
+
+// tickContradictions say where a sampler's samples are not at its ticks: a sampler plans its
+// sample n at its first tick plus (n-1) every (a tick whose time passed while the sample
+// before it ran is skipped, its number with it), and, when the step it samples during has
+// ended, takes a last one after the one before it ended. Before, a series given samples
+// between its ticks (their records and their snapshots copied, at half its every) replayed
+// PASSED with a count the run never took (g.count >= 20 over a load of 1 s sampled every 100
+// ms). Each execution of the sampler (its samples counted from 1, in each round of a repeat)
+// is compared alone; one without its sample 1 is not.
+func tickContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []string {
+	var msgs []string
+	runs := map[string][][]*StepRecord{}
+	var order []string
+	for _, sr := range rec.Steps {
+		if sr.Sample == 0 {
+			continue
+		}
+		rs := runs[sr.Path]
+		if len(rs) == 0 {
+			order = append(order, sr.Path)
+		}
+		if n := len(rs); n == 0 || sr.Sample <= rs[n-1][len(rs[n-1])-1].Sample || sr.Round != rs[n-1][0].Round {
+			rs = append(rs, nil)
+		}
+		rs[len(rs)-1] = append(rs[len(rs)-1], sr)
+		runs[sr.Path] = rs
+	}
+	for _, path := range order {
+		s := steps[path]
+		if s == nil || s.Every <= 0 {
+			continue
+		}
+		for _, run := range runs[path] {
+			if run[0].Sample != 1 {
+				continue
+			}
+			first := run[0].Planned
+			for i, sr := range run {
+				tick := first + time.Duration(sr.Sample-1)*s.Every
+				if d := sr.Planned - tick; d >= -time.Microsecond && d <= time.Microsecond {
+					continue
+				}
+				if i == len(run)-1 && i > 0 && sr.Sample == run[i-1].Sample+1 && sr.Planned >= run[i-1].End-time.Millisecond {
+					continue // the last sample, once the step it samples during ended
+				}
+				at := func(d time.Duration) string { return dsl.WithUnit(float64(d)/float64(time.Millisecond), "ms") }
+				msgs = append(msgs, fmt.Sprintf("step %s: %sit is planned at %s, but its sampler plans sample %d at %s (its sample 1 at %s, then every %s)", shownStep(sr), lead, at(sr.Planned), sr.Sample, at(tick), at(first), s.Every))
+				break
 			}
 		}
 	}
@@ -49,6 +104,14 @@ func sequenceOrderContradictions(rec *Record, sc *dsl.Scenario, lead string) []s
 			byPath[sr.Path] = append(byPath[sr.Path], sr)
 		}
 	}
+	named := map[string]string{} // path by name
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			if s.Name != "" {
+				named[s.Name] = s.Path
+			}
+		})
+	}
 	var msgs []string
 	var walk func(list []*dsl.Step, seq bool)
 	walk = func(list []*dsl.Step, seq bool) {
@@ -58,11 +121,19 @@ func sequenceOrderContradictions(rec *Record, sc *dsl.Scenario, lead string) []s
 					msgs = append(msgs, c)
 				}
 			}
+			for _, n := range s.Await {
+				if c := joinContradiction(byPath[s.Path], byPath[named[n]], lead); c != "" {
+					msgs = append(msgs, c)
+				}
+			}
 			switch s.Kind {
 			case "parallel":
 				walk(s.Children, false)
 			case "sequence", "repeat":
 				walk(s.Children, true)
+			}
+			if s.Kind == "repeat" {
+				msgs = append(msgs, roundJoinContradictions(s, byPath, lead)...)
 			}
 		}
 	}
@@ -77,16 +148,6 @@ func sequenceOrderContradictions(rec *Record, sc *dsl.Scenario, lead string) []s
 // background or sampling); "" when none did or they cannot be paired (see
 // sequenceOrderContradictions).
 func orderContradiction(prev *dsl.Step, prevs, nexts []*StepRecord, lead string) string {
-	byRound := func(rs []*StepRecord) map[int]*StepRecord {
-		m := map[int]*StepRecord{}
-		for _, r := range rs {
-			if _, dup := m[r.Round]; dup {
-				return nil
-			}
-			m[r.Round] = r
-		}
-		return m
-	}
 	ps, ns := byRound(prevs), byRound(nexts)
 	for _, round := range slices.Sorted(maps.Keys(ns)) {
 		n, p := ns[round], ps[round]
@@ -110,6 +171,77 @@ func orderContradiction(prev *dsl.Step, prevs, nexts []*StepRecord, lead string)
 		}
 	}
 	return ""
+}
+
+// joinContradiction says how a run of a step an await joins (records joined) ended after the
+// run of the await (awaits) of its round had ended: an await ends once the steps it joins
+// have, and their end is taken before (on one clock: no slack). Before, a background load's end moved past its await's
+// and past the start of the step after it replayed PASSED. "" when none did or they cannot be
+// paired (byRound).
+func joinContradiction(awaits, joined []*StepRecord, lead string) string {
+	as, js := byRound(awaits), byRound(joined)
+	for _, round := range slices.Sorted(maps.Keys(as)) {
+		a, j := as[round], js[round]
+		switch {
+		case j == nil || j.Outcome == "":
+			continue
+		case a.Outcome != Passed && a.Outcome != Failed && a.Outcome != Errored:
+			continue // cancelled or timed out, it stopped waiting (run.await)
+		}
+		if j.End > a.End { // both read on the run's clock, the joined step's end first
+			ended, joined := dsl.WithUnit(j.End.Seconds(), "s"), dsl.WithUnit(a.End.Seconds(), "s")
+			if ended == joined {
+				ended, joined = j.End.String(), a.End.String()
+			}
+			return fmt.Sprintf("step %s: %sit ended at %s, after the await that joins it, %s, ended (at %s): an await ends once the steps it joins have", shownStep(j), lead, ended, shownStep(a), joined)
+		}
+	}
+	return ""
+}
+
+// roundJoinContradictions say where a background step of the repeat s (not a sampler) ended
+// after the execution of s whose round started it had ended: a round ends when the background
+// steps it started have, before its until is judged, and the repeat ends after its last
+// round. Before, a round's background step whose end was moved past the repeat's end and the
+// start of the step after it replayed PASSED a claim that it still ran then.
+func roundJoinContradictions(s *dsl.Step, byPath map[string][]*StepRecord, lead string) []string {
+	var msgs []string
+	dsl.Walk(s.Children, func(c *dsl.Step) {
+		if !c.Background || c.Every > 0 {
+			return
+		}
+		for _, r := range byPath[s.Path] {
+			if r.Outcome == "" || r.Outcome == Skipped {
+				continue
+			}
+			for _, b := range byPath[c.Path] {
+				// One cancelled may have been abandoned (dispatchBounded), its end recorded late.
+				if b.Outcome != Passed && b.Outcome != Failed || b.Start < r.Start || b.Start > r.End || b.End <= r.End {
+					continue
+				}
+				ended, joined := dsl.WithUnit(b.End.Seconds(), "s"), dsl.WithUnit(r.End.Seconds(), "s")
+				if ended == joined {
+					ended, joined = b.End.String(), r.End.String()
+				}
+				msgs = append(msgs, fmt.Sprintf("step %s: %sit ended at %s, after the repeat whose round started it, %s, ended (at %s): a round ends once the background steps it started have", shownStep(b), lead, ended, shownStep(r), joined))
+				return
+			}
+		}
+	})
+	return msgs
+}
+
+// byRound are the records rs by their round; nil when two are of one round (they cannot be
+// paired with another step's).
+func byRound(rs []*StepRecord) map[int]*StepRecord {
+	m := map[int]*StepRecord{}
+	for _, r := range rs {
+		if _, dup := m[r.Round]; dup {
+			return nil
+		}
+		m[r.Round] = r
+	}
+	return m
 }
 
 // runTimeoutContradiction says how a step of rec's setup or steps that ended (passed or failed)
@@ -169,6 +301,26 @@ func timeoutContradiction(sr *StepRecord, s *dsl.Step) string {
 	}
 	if d := sr.End - sr.Start; d > s.Timeout+timeSlack(s.Timeout) {
 		return fmt.Sprintf("it passed, but it lasted %s, longer than its timeout of %s, which would have ended it (timeout)", d, s.Timeout)
+	}
+	return ""
+}
+
+// exactContradiction says how sr, an execution of s that passed, lasted less than the exact
+// duration its kind plans (a sleep's): it ends once that has passed on the run's clock, the
+// clock of the record's offsets. Before, a sleep between a logs step's mark and its read,
+// shortened so that the mark (the step before it) could be moved later, past a 503 the
+// process wrote, replayed PASSED with that line left out of what the step read. "" when it
+// lasted at least that, or its kind's duration is not exact.
+func exactContradiction(sr *StepRecord, s *dsl.Step) string {
+	if sr.Outcome != Passed || s.Params == nil {
+		return ""
+	}
+	p := s.Params.Plan()
+	if !p.Exact || p.Duration <= 0 {
+		return ""
+	}
+	if d := sr.End - sr.Start; d < p.Duration-timeSlack(p.Duration) {
+		return fmt.Sprintf("it passed, but it lasted %s, less than the %s it takes", dsl.WithUnit(float64(d)/float64(time.Millisecond), "ms"), p.Duration)
 	}
 	return ""
 }

@@ -185,23 +185,10 @@ func SummaryWith(m *dsl.Matrix, runs []RunFile, notStarted map[RunKey]string, di
 	for _, r := range sorted {
 		rec := r.Rec
 		names = append(names, rec.Names())
-		sr := SummaryRun{Round: 1, Outcome: summaryOutcome(rec), Expectations: map[string]interp.Outcome{}, Values: map[string]any{}, Vars: map[string]string{}}
-		if u := rec.Unit; u != nil {
-			sr.ID, sr.Vars, sr.Combination, sr.Round = u.ID, u.Vars, u.Combination, u.Round
-			if sr.Vars == nil {
-				sr.Vars = map[string]string{}
-			}
-		}
+		sr := summaryRunOf(rec)
 		if r.JSON != "" && dir != "" {
 			if rel, err := filepath.Rel(dir, strings.TrimSuffix(r.JSON, ".json")+".html"); err == nil {
 				sr.Report = filepath.ToSlash(rel)
-			}
-		}
-		sr.MayFailed, _ = mayFailedSteps(rec)
-		for _, jd := range rec.Expectations {
-			sr.Expectations[jd.Src] = jd.Outcome
-			for k, v := range jd.Values {
-				sr.Values[k] = v
 			}
 		}
 		switch {
@@ -227,6 +214,107 @@ func SummaryWith(m *dsl.Matrix, runs []RunFile, notStarted map[RunKey]string, di
 	}
 	s.Verdict = verdictOf(s)
 	return s
+}
+
+// summaryRunOf is the run rec as a summary lists it (its report not linked).
+func summaryRunOf(rec *interp.Record) SummaryRun {
+	sr := SummaryRun{Round: 1, Outcome: summaryOutcome(rec), Expectations: map[string]interp.Outcome{}, Values: map[string]any{}, Vars: map[string]string{}}
+	if u := rec.Unit; u != nil {
+		sr.ID, sr.Vars, sr.Combination, sr.Round = u.ID, u.Vars, u.Combination, u.Round
+		if sr.Vars == nil {
+			sr.Vars = map[string]string{}
+		}
+	}
+	sr.MayFailed, _ = mayFailedSteps(rec)
+	for _, jd := range rec.Expectations {
+		sr.Expectations[jd.Src] = jd.Outcome
+		for k, v := range jd.Values {
+			sr.Values[k] = v
+		}
+	}
+	return sr
+}
+
+// recordContradictions are where a run of the summary is not what its record beside it (the
+// JSON of its linked report, in dir) says: the summary is made from its runs' records, and
+// one whose run was edited together with its counts and verdict (a failed run made passed,
+// its failed expectation passed, or a value it read changed) was taken at its word, beside
+// the record that says otherwise. A run whose record is not there is not compared (replay
+// judges the record itself).
+func (s *Summary) recordContradictions(dir string) []string {
+	var out []string
+	for _, r := range s.Runs {
+		if r.Report == "" {
+			continue
+		}
+		path := filepath.Join(dir, filepath.FromSlash(strings.TrimSuffix(r.Report, ".html")+".json"))
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // not beside it
+		}
+		var rec interp.Record
+		if err := json.Unmarshal(b, &rec); err != nil {
+			out = append(out, fmt.Sprintf("run %s: its record %s does not read: %v", r.ID, filepath.Base(path), err))
+			continue
+		}
+		want := summaryRunOf(&rec)
+		want.Report, want.NotStarted = r.Report, r.NotStarted
+		for _, f := range []struct {
+			name      string
+			got, want any
+		}{
+			{"id", r.ID, want.ID},
+			{"combination", r.Vars, want.Vars},
+			{"outcome", r.Outcome, want.Outcome},
+			{"expectations", r.Expectations, want.Expectations},
+			{"values", r.Values, want.Values},
+			{"steps that may fail that failed", r.MayFailed, want.MayFailed},
+		} {
+			if what, g, w := firstDifference(f.name, f.got, f.want); what != "" {
+				out = append(out, fmt.Sprintf("run %s: its %s is %s, but its record %s gives %s", r.ID, what, g, filepath.Base(path), w))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// firstDifference says where got and want, named name, differ in JSON: the first key of two
+// objects whose values differ ("values[\"fortio.code200\"]"), or name itself; "" when they
+// do not.
+func firstDifference(name string, got, want any) (what, g, w string) {
+	gb, _ := json.Marshal(got)
+	wb, _ := json.Marshal(want)
+	if string(gb) == string(wb) {
+		return "", "", ""
+	}
+	var gm, wm map[string]json.RawMessage
+	if json.Unmarshal(gb, &gm) != nil || json.Unmarshal(wb, &wm) != nil || gm == nil || wm == nil {
+		return name, string(gb), string(wb)
+	}
+	keys := map[string]bool{}
+	for k := range gm {
+		keys[k] = true
+	}
+	for k := range wm {
+		keys[k] = true
+	}
+	for _, k := range sortedKeys(keys) {
+		gv, gok := gm[k]
+		wv, wok := wm[k]
+		if gok && wok && string(gv) == string(wv) {
+			continue
+		}
+		g, w = "absent", "absent"
+		if gok {
+			g = string(gv)
+		}
+		if wok {
+			w = string(wv)
+		}
+		return fmt.Sprintf("%s[%q]", name, k), g, w
+	}
+	return name, string(gb), string(wb)
 }
 
 // erred says whether the summary counts r among its errors (Errors): a run labrun could not
@@ -433,7 +521,7 @@ func ReadSummary(path string) (*Summary, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	if cs := s.Contradictions(); len(cs) > 0 {
+	if cs := append(s.Contradictions(), s.recordContradictions(filepath.Dir(path))...); len(cs) > 0 {
 		return nil, fmt.Errorf("%s: %s; the summary was changed after it was written or is corrupt", path, strings.Join(cs, "; "))
 	}
 	return &s, nil
@@ -444,21 +532,50 @@ func ReadSummary(path string) (*Summary, error) {
 // that passed with an expectation that did not. Before, labrun diff took a summary edited to
 // "passed" (passed 1 -> 2, verdict failed -> passed, its runs untouched) at its word: its
 // header said "2 of 2 runs passed" beside the row computed from its runs, "1 of 2".
+//
+// Its errors and not-started counts too: the verdict reads Errors, and a summary whose erred
+// run was edited out of that count (its verdict made passed) passed under a pass rate that no
+// error may pass; and a run that failed where an expectation of it erred, which the summary
+// counts as an error (summaryOutcome), was one edited from error to failed.
 func (s *Summary) Contradictions() []string {
 	var out []string
-	passed := 0
+	passed, notStarted := 0, 0
+	var erredRuns []string
 	for _, r := range s.Runs {
-		if r.Outcome == interp.Passed {
+		switch {
+		case r.Outcome == interp.Passed:
 			passed++
 			for _, e := range sortedKeys(r.Expectations) {
 				if o := r.Expectations[e]; o != interp.Passed {
 					out = append(out, fmt.Sprintf("run %s passed, but its expectation %q %s", r.ID, e, o))
 				}
 			}
+		case r.Outcome == interp.Failed:
+			for _, e := range sortedKeys(r.Expectations) {
+				if r.Expectations[e] == interp.Errored {
+					out = append(out, fmt.Sprintf("run %s failed, but its expectation %q erred, which makes the run an error", r.ID, e))
+					break
+				}
+			}
+		case erred(r):
+			erredRuns = append(erredRuns, r.ID)
+		}
+		if r.NotStarted != "" {
+			notStarted++
 		}
 	}
 	if passed != s.Passed {
 		out = append(out, fmt.Sprintf("it says %d runs passed, but %d of its runs did", s.Passed, passed))
+	}
+	if len(erredRuns) != s.Errors {
+		which := ""
+		if len(erredRuns) > 0 {
+			which = " (" + strings.Join(erredRuns, ", ") + ")"
+		}
+		out = append(out, fmt.Sprintf("it says %d runs erred, but %d of its runs did%s", s.Errors, len(erredRuns), which))
+	}
+	if notStarted != s.NotStarted {
+		out = append(out, fmt.Sprintf("it says %d runs never started, but %d of its runs did not", s.NotStarted, notStarted))
 	}
 	if v := verdictOf(s); s.Verdict != v {
 		out = append(out, fmt.Sprintf("its verdict is %s, but its runs make it %s", s.Verdict, v))

@@ -43,8 +43,12 @@ Given two summaries (.summary.json of labrun run --count/--sweep), diff compares
 combination by combination: each value's median and spread (min–max) in A and B, each
 combination's runs passed, and the summaries' verdicts (the same runs judged by another
 --pass-rate); summaries of different swept vars, or without a combination in
-common, are refused with the reason, and so is (exit 2) a summary whose passed count or
-verdict is not what its runs make them, or whose run passed with an expectation that did not.
+common, are refused with the reason, and so is (exit 2) a summary whose passed, errors or
+not-started count or verdict is not what its runs make them, whose run passed with an
+expectation that did not, or failed where an expectation of it erred (an error), or whose
+run is not what its record beside it says (the JSON of the report it links: its outcome, its
+expectations' verdicts, the values they read); a run whose record is not there is held to the
+summary's counts alone.
 
 A record whose exec output, load results or snapshots of a Prometheus endpoint (each sample
 of a series too) are not what the artifacts beside it give (its stdout.txt, stderr.txt,

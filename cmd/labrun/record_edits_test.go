@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/schema"
 )
 
@@ -831,4 +833,244 @@ lg: schema.#Scenario & {
 	want := []string{"step log (logs): its artifact log-logs.txt does not read as the lines labrun writes there, each with its time (a line's time: ", "but the step saved its log whole"}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
+
+// TestLogsMarkNotMovedPastALine: a logs step reads a process's lines since its mark (the start
+// of the step its since names). A run whose 503 came after the mark failed "no 503 since the
+// mark"; its record edited so that the mark started after that line (the steps after it moved
+// later, the sleep before the read shortened to keep the read where it was), the line left
+// out of what the step read (result and logs.txt, which still follows on from the process's
+// output.txt), replayed PASSED. A sleep lasts at least its duration: one shorter is refused.
+func TestLogsMarkNotMovedPastALine(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	doc: "the server logged no 503 since the mark"
+	steps: [
+		{name: "srv", process: {argv: ["sh", "-c", "sleep 0.5; echo 'GET / 200'; echo 'GET / 503 UO'; echo 'GET / 200'; sleep 5"]}},
+		{name: "pre", sleep: "300ms"},
+		{name: "mark", sleep: "100ms"},
+		{name: "pause", sleep: "600ms"},
+		{name: "log", logs: {process: "srv", match: " 503 ", since: "mark"}},
+	]
+	expect: ["log.count == 0"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	value := rec["results"].(map[string]any)["log"].(map[string]any)["value"].(map[string]any)
+	entries := value["entries"].([]any)
+	if len(entries) != 1 {
+		t.Fatalf("the run read %d lines of 503, want 1", len(entries))
+	}
+	runStart, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := time.Parse(time.RFC3339Nano, entries[0].(map[string]any)["time"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The mark moved to 1 ms after the line, the pause after it; the read stays.
+	mark, pause, pre := stepOf(t, rec, "mark"), stepOf(t, rec, "pause"), stepOf(t, rec, "pre")
+	d := float64(line.Sub(runStart)+time.Millisecond) - mark["startNs"].(float64)
+	if d <= 0 {
+		t.Fatalf("the 503 was written %s after the mark, at %s: the mark cannot be moved past it", line.Sub(runStart), time.Duration(mark["startNs"].(float64)))
+	}
+	pre["endNs"] = pre["endNs"].(float64) + d
+	for _, s := range []map[string]any{mark, pause} {
+		for _, k := range []string{"plannedNs", "startNs"} {
+			s[k] = s[k].(float64) + d
+		}
+	}
+	mark["endNs"] = mark["endNs"].(float64) + d
+	value["lines"], value["entries"], value["count"] = nil, nil, 0
+	passedAs(rec, map[string]any{"log.count": 0})
+	edited := filepath.Join(dir, "m", "edited.json")
+	// logs.txt begins after the mark: the lines up to the 503 taken out.
+	folder := strings.TrimSuffix(recs[0], ".json")
+	if err := os.CopyFS(strings.TrimSuffix(edited, ".json"), os.DirFS(folder)); err != nil {
+		t.Fatal(err)
+	}
+	logs := filepath.Join(strings.TrimSuffix(edited, ".json"), "log-logs.txt")
+	b, err := os.ReadFile(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), " 503 UO\n")
+	if !ok {
+		t.Fatalf("log-logs.txt holds no 503:\n%s", b)
+	}
+	writeFile(t, logs, after)
+	lasted := time.Duration(pause["endNs"].(float64) - pause["startNs"].(float64))
+	editedRefused(t, dir, rec, "step pause: its record contradicts itself: it passed, but it lasted "+dsl.WithUnit(float64(lasted)/float64(time.Millisecond), "ms")+", less than the 600ms it takes")
+}
+
+// TestSamplesAtTheirTicks: a sampler takes sample n at its first tick plus (n-1) every. A
+// series given a sample between each two of its ticks (their step records and snapshots
+// copied, at half its every, numbered in turn, the count its expectation read edited with
+// them) replayed PASSED with twice the samples the run took: g.count >= 15 of a load of 1 s
+// sampled every 100 ms.
+func TestSamplesAtTheirTicks(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{parallel: [
+			{name: "fortio", load: {url: "${backends.a.url}/echo?delay=200ms", requests: 20, connections: 4}},
+			{name: "g", every: "100ms", while: "fortio", snapshot: backend: "a"},
+		]},
+	]
+	expect: ["g.count >= 15"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	start, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := rec["steps"].([]any)
+	series := rec["results"].(map[string]any)["g"].(map[string]any)["value"].(map[string]any)
+	samples := series["samples"].([]any)
+	var out, outSamples []any
+	n, taken := 0, 0
+	for i, s := range steps {
+		m := s.(map[string]any)
+		if m["name"] != "g" {
+			out = append(out, m)
+			continue
+		}
+		n++
+		m["sample"] = float64(n)
+		out = append(out, m)
+		outSamples = append(outSamples, samples[taken])
+		taken++
+		if i+1 >= len(steps) || steps[i+1].(map[string]any)["name"] != "g" {
+			continue
+		}
+		next := steps[i+1].(map[string]any)
+		mid := map[string]any{}
+		for k, v := range m {
+			mid[k] = v
+		}
+		n++
+		mid["sample"] = float64(n)
+		mid["plannedNs"] = m["plannedNs"].(float64) + 50e6
+		mid["startNs"] = math.Round((m["endNs"].(float64) + next["startNs"].(float64)) / 2)
+		mid["endNs"] = mid["startNs"].(float64) + 1e5
+		mid["skewNs"] = mid["startNs"].(float64) - mid["plannedNs"].(float64)
+		out = append(out, mid)
+		sm := map[string]any{}
+		for k, v := range samples[taken-1].(map[string]any) {
+			sm[k] = v
+		}
+		sm["at"] = start.Add(time.Duration(mid["startNs"].(float64) + 5e4)).Format(time.RFC3339Nano)
+		outSamples = append(outSamples, sm)
+	}
+	if n < 15 || taken >= 15 {
+		t.Fatalf("the run took %d samples, edited to %d: the edit must make g.count >= 15 hold where it did not", taken, n)
+	}
+	rec["steps"], series["samples"] = out, outSamples
+	passedAs(rec, map[string]any{"g.count": n})
+	editedRefused(t, dir, rec, "step g (sample 2): its record contradicts itself: it is planned at ", "but its sampler plans sample 2 at ")
+}
+
+// editedRefused writes rec as m/edited.json in dir and wants replay and merge to refuse it,
+// each with want in its output.
+func editedRefused(t *testing.T, dir string, rec map[string]any, want ...string) {
+	t.Helper()
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
+
+// passedAfter edits rec into a passed run whose expectation "ended.bg > started.after" read
+// the times of the records bg and after as the judge reads them (from the steps' start).
+func passedAfter(t *testing.T, rec, bg, after map[string]any) {
+	t.Helper()
+	start, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stepsStart, err := time.Parse(time.RFC3339Nano, rec["stepsStart"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := stepsStart.Sub(start)
+	passedAs(rec, map[string]any{
+		"ended.bg":      (time.Duration(bg["endNs"].(float64)) - base).Seconds(),
+		"started.after": (time.Duration(after["startNs"].(float64)) - base).Seconds(),
+	})
+}
+
+// TestAwaitJoinsItsSteps: an await ends once the background steps it joins have. A run whose
+// claim that the background step still ran when the step after the await started failed (the
+// await joined it), its step's end moved past that start and the values and outcomes with it,
+// replayed PASSED.
+func TestAwaitJoinsItsSteps(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "bg", background: true, exec: argv: ["sleep", "0.2"]},
+		{await: "bg"},
+		{name: "after", exec: argv: ["true"]},
+	]
+	expect: ["ended.bg > started.after"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	bg, after := stepOf(t, rec, "bg"), stepOf(t, rec, "after")
+	bg["endNs"] = after["startNs"].(float64) + 1e6
+	passedAfter(t, rec, bg, after)
+	editedRefused(t, dir, rec, "step bg: its record contradicts itself: it ended at ", ", after the await that joins it, steps.1, ended (at ")
+}
+
+// TestRoundJoinsItsBackgroundSteps: a repeat's round ends when the background steps it
+// started have, before its until is judged. A run whose claim that a round's background step
+// still ran when the step after the repeat started failed, its last round's background step's
+// end moved past that start (the values and outcomes with it), replayed PASSED.
+func TestRoundJoinsItsBackgroundSteps(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "rounds", mayFail: true, repeat: {
+			max: 2
+			until: "false"
+			steps: [
+				{name: "bg", background: true, exec: argv: ["sleep", "0.2"]},
+				{name: "x", exec: argv: ["true"]},
+			]
+		}},
+		{name: "after", exec: argv: ["true"]},
+	]
+	expect: ["outcome.rounds == 'failed'", "ended.bg > started.after"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	var bg map[string]any // its last round's
+	for _, s := range rec["steps"].([]any) {
+		if m := s.(map[string]any); m["name"] == "bg" {
+			bg = m
+		}
+	}
+	after := stepOf(t, rec, "after")
+	bg["endNs"] = after["startNs"].(float64) + 1e6
+	passedAfter(t, rec, bg, after)
+	for _, e := range rec["expectations"].([]any) {
+		if m := e.(map[string]any); m["expr"] == "outcome.rounds == 'failed'" {
+			m["values"] = map[string]any{"outcome.rounds": "failed"}
+		}
+	}
+	editedRefused(t, dir, rec, "step bg (round 2): its record contradicts itself: it ended at ", ", after the repeat whose round started it, rounds, ended (at ")
 }
