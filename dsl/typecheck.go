@@ -1174,14 +1174,30 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 			c.fail(col(n), "%s takes 3 arguments, %s; got %d", id.Value, Functions[id.Value], len(args))
 			return schema.BoolType
 		}
-		for i, a := range args {
-			c.operand(n.Arguments[i], fmt.Sprintf("%s's %s argument", id.Value, ordinal(i)), a, n.Arguments[i], schema.TNumber)
-		}
 		// The value and what it is compared with are of one unit (approx's 3rd argument is
 		// a fraction): approx(fortio.avg, 3 * cl.connect_timeout, 0.1) set ms against s.
 		against := []int{1}
 		if id.Value == "within" {
 			against = []int{1, 2}
+		}
+		// As in a comparison, duration('2s') there is the time's number in its unit, and a
+		// bare number other than 0 is warned of (bareTime).
+		for _, i := range against {
+			if !isTime(args[0]) {
+				break
+			}
+			if t := c.durationIn(&n.Arguments[i], args[0]); t != nil {
+				args[i] = t
+			} else if v, ok := constNumber(n.Arguments[i]); ok && v != 0 {
+				unit, alt := "ms", "s"
+				if args[0].Unit == schema.Seconds {
+					unit, alt = "s", "ms"
+				}
+				c.warns = append(c.warns, exprProblem{col(n.Arguments[i]), fmt.Sprintf("%s: %s is in %s, so %s means %g %s, not %g %s; say which: duration('%g%s') or duration('%g%s')", n, n.Arguments[0], unitWords[args[0].Unit], n.Arguments[i], v, unit, v, alt, v, unit, v, alt), LintBareTime})
+			}
+		}
+		for i, a := range args {
+			c.operand(n.Arguments[i], fmt.Sprintf("%s's %s argument", id.Value, ordinal(i)), a, n.Arguments[i], schema.TNumber)
 		}
 		for _, i := range against {
 			x, y := args[0], args[i]
