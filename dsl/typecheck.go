@@ -66,8 +66,10 @@ type exprChecker struct {
 	objScopes   []*objectScope
 	// scopes are the element types of the closures the walk is in, innermost last.
 	scopes []*schema.Type
-	// lets are the variables of let declarations in scope.
-	lets map[string]*schema.Type
+	// lets are the variables of let declarations in scope; letKeys those of them whose value
+	// vars fix (varKey).
+	lets    map[string]*schema.Type
+	letKeys map[string]fixedKey
 	// now says the expression calls now(): its value changes while a wait polls.
 	now bool
 	// deltaCalls are the rewritten delta calls, with the pair they read.
@@ -226,17 +228,29 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 			// (`let a = x == 0; y == 5` is y == 5).
 			c.fail(col(n), "let %s = %s: nothing after it reads %s, so it decides nothing (the value is %s's alone); expected a let whose name the expression reads: write a claim of its own as an expectation, or join claims with &&", n.Name, n.Value, n.Name, n.Expr)
 		}
+		fk, fixed := c.varKey(n.Value)
 		t := c.typeOf(&n.Value)
 		prev, had := c.lets[n.Name]
+		prevKey, hadKey := c.letKeys[n.Name]
 		if c.lets == nil {
-			c.lets = map[string]*schema.Type{}
+			c.lets, c.letKeys = map[string]*schema.Type{}, map[string]fixedKey{}
 		}
 		c.lets[n.Name] = t
+		if fixed {
+			c.letKeys[n.Name] = fk
+		} else {
+			delete(c.letKeys, n.Name)
+		}
 		out := c.typeOf(&n.Expr)
 		if had {
 			c.lets[n.Name] = prev
 		} else {
 			delete(c.lets, n.Name)
+		}
+		if hadKey {
+			c.letKeys[n.Name] = prevKey
+		} else {
+			delete(c.letKeys, n.Name)
 		}
 		return out
 	case *ast.SequenceNode:
@@ -380,8 +394,14 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 	if len(chain) == 0 {
 		// a[i], a[x]: a computed index.
 		m := (*node).(*ast.MemberNode)
+		written, mapWritten := m.String(), m.Node.String() // typing rewrites them
+		fk, fixed := c.varKey(m.Property)
 		t := c.typeOf(&m.Node)
 		k := c.typeOf(&m.Property)
+		if msg := fk.neverHeld(t, mapWritten); fixed && msg != "" {
+			c.fail(fk.at, "%s: %s", written, msg)
+			return nil
+		}
 		return c.index(m, t, k)
 	}
 	if step, names, cols, ok := c.objectChain(*node); ok {
@@ -1146,8 +1166,12 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 	for i, a := range n.Arguments {
 		written[i] = a.String()
 	}
+	var fk fixedKey
+	fixed := false
 	if id.Value != "has" || len(n.Arguments) != 2 {
-	} else if key, ok := n.Arguments[1].(*ast.StringNode); ok {
+	} else if key, ok := n.Arguments[1].(*ast.StringNode); !ok {
+		fk, fixed = c.varKey(n.Arguments[1])
+	} else {
 		// has(x.a, 'b') reads x.a.b; before typing, which rewrites x's read.
 		if step, names, cols, ok := c.objectChain(n.Arguments[0]); ok {
 			c.objectRead(step, append(names, key.Value), append(cols, col(key)))
@@ -1229,6 +1253,8 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 			} else if msg := keyAlwaysHeld(m, written[0], key.Value); msg != "" {
 				c.fail(col(key), "has(%s, %q) is always true: %s", written[0], key.Value, msg)
 			}
+		} else if msg := fk.neverHeld(m, written[0]); fixed && msg != "" {
+			c.fail(fk.at, "has(%s, %s) is always false: %s", written[0], written[1], msg)
 		}
 		return schema.BoolType
 	}
@@ -1345,6 +1371,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			c.objectRead(step, append(names, key.Value), append(cols, col(key)))
 		}
 	}
+	fk, fixed := fixedKey{}, false
+	if n.Operator == "in" || n.Operator == "not in" {
+		fk, fixed = c.varKey(n.Left)
+	}
 	l := c.typeOf(&n.Left)
 	restore := func() {}
 	switch n.Operator {
@@ -1435,6 +1465,9 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 				msg := keyFormMismatch(r, l, n.Left.String())
 				if key, ok := n.Left.(*ast.StringNode); ok {
 					c.keyTest(n.Right, key)
+				}
+				if msg == "" && fixed {
+					msg = fk.neverHeld(r, written[1])
 				}
 				if key, ok := n.Left.(*ast.StringNode); ok && msg == "" {
 					// The key checks of has(map, key), which asks the same.
@@ -2029,10 +2062,15 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 	if n.Name == "now" {
 		c.now = true
 	}
+	var fk fixedKey
+	fixed := false
+	var written [2]string // the call and its map, as written: typing rewrites them
 	if n.Name == "get" && len(n.Arguments) == 2 {
 		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
 			return c.getKey(n, key)
 		}
+		fk, fixed = c.varKey(n.Arguments[1])
+		written = [2]string{n.String(), n.Arguments[0].String()}
 	}
 	var first *schema.Type
 	var elemChain *objectScope // the element of a list below a get's value, for the closure
@@ -2056,6 +2094,11 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 	}
 	if predicateBuiltins[n.Name] && first != nil && first != nilType && first.Kind != schema.TList && first.Kind != schema.TAny {
 		c.fail(col(n.Arguments[0]), "%s(%s, …) goes through a list, and %s is %s%s", n.Name, n.Arguments[0], n.Arguments[0], describe(first), listHint(first))
+		return nil
+	}
+	if msg := fk.neverHeld(first, written[1]); fixed && msg != "" {
+		// get's nil where the key is absent would be what ?? turns into a passing default.
+		c.fail(fk.at, "%s is always nil: %s", written[0], msg)
 		return nil
 	}
 	var rest []*schema.Type
