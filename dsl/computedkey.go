@@ -146,24 +146,24 @@ func (w *keyWrapper) Visit(n *ast.Node) {
 // or false on every run, and the claim held of a stat nobody could record.
 
 // fixedKey is a computed key that vars fix: its value, the vars it is made of as
-// `vars.code = "5O3"`, and the column where it is written.
+// `vars.code = "5O3"`, and the first node of it as written (where it is said to be).
 type fixedKey struct {
-	key  string
-	from []string
-	at   int
+	key   string
+	from  []string
+	first ast.Node
 }
 
 // varKey is the value of the key k where it is made of string literals, string vars and
 // lets of such values joined by +, at least one of them a var; ok is false elsewhere (a key the run computes,
 // a predicate's #). It reads k as written: call it before typing k rewrites it.
 func (c *exprChecker) varKey(k ast.Node) (fixedKey, bool) {
-	fk := fixedKey{at: -1}
+	var fk fixedKey
 	var fold func(n ast.Node) bool
 	fold = func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.StringNode:
-			if fk.at < 0 {
-				fk.at = col(n)
+			if fk.first == nil {
+				fk.first = n
 			}
 			fk.key += n.Value
 			return true
@@ -180,8 +180,8 @@ func (c *exprChecker) varKey(k ast.Node) (fixedKey, bool) {
 			if !ok {
 				return false
 			}
-			if fk.at < 0 {
-				fk.at = col(id)
+			if fk.first == nil {
+				fk.first = id
 			}
 			fk.key += v
 			fk.from = append(fk.from, fmt.Sprintf("vars.%s = %q", name.Value, v))
@@ -193,8 +193,8 @@ func (c *exprChecker) varKey(k ast.Node) (fixedKey, bool) {
 			if !ok {
 				return false
 			}
-			if fk.at < 0 {
-				fk.at = col(n)
+			if fk.first == nil {
+				fk.first = n
 			}
 			fk.key += let.key
 			fk.from = append(fk.from, let.from...)
@@ -215,5 +215,13 @@ func (fk fixedKey) neverHeld(t *schema.Type, m string) string {
 	if msg == "" {
 		return ""
 	}
-	return fmt.Sprintf("with %s the key is %q: %s", strings.Join(fk.from, ", "), fk.key, msg)
+	return fk.said() + ": " + msg
 }
+
+// said names the vars the key is computed from, and its value.
+func (fk fixedKey) said() string {
+	return fmt.Sprintf("with %s the key is %q", strings.Join(fk.from, ", "), fk.key)
+}
+
+// at is the column where the key is written.
+func (fk fixedKey) at() int { return col(fk.first) }

@@ -297,6 +297,34 @@ func TestExprKeysOfTheirForm(t *testing.T) {
 
 // TestExprDeltaErr: a plain delta is refused with the scenario's reason (e.g. two sources);
 // delta("a", "b") still works.
+// TestGetVarKeyRefs: get(delta, vars.stat), the key fixed by a var, is checked as the key
+// written out: a stat the source (an Envoy cluster's, an open catalogue) is not known to
+// have is a reference the judge checks before it evaluates, where get's nil read ?? 0 and
+// passed of a misspelled stat; and one of a closed catalogue is refused, naming the var.
+func TestGetVarKeyRefs(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"stat": "upstream_rq_retyr", "code": "5O3"}
+	compileRefs := func(src string) []Ref {
+		t.Helper()
+		e, err := compile(src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+		if err != nil {
+			t.Fatalf("compile %s: %v", src, err)
+		}
+		return e.Refs
+	}
+	want := compileRefs(`(get(delta, "upstream_rq_retyr") ?? 0) == 0`)
+	if len(want) == 0 {
+		t.Fatalf("the key written out records no reference")
+	}
+	if got := compileRefs(`(get(delta, vars.stat) ?? 0) == 0`); !reflect.DeepEqual(got, want) {
+		t.Errorf("Refs of get(delta, vars.stat) = %+v, want %+v (as the key written out)", got, want)
+	}
+	_, err := compile(`(get(ip.captured, "n" + vars.code) ?? "") == ""`, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+	if err == nil || !strings.Contains(err.Error(), `with vars.code = "5O3" the key is "n5O3"`) {
+		t.Errorf("get of a capture group a var misspells: err = %v, want it refused naming vars.code", err)
+	}
+}
+
 func TestExprDeltaErr(t *testing.T) {
 	names := testNames()
 	names.DeltaErr = "delta is ambiguous"

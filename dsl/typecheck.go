@@ -399,7 +399,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		t := c.typeOf(&m.Node)
 		k := c.typeOf(&m.Property)
 		if msg := fk.neverHeld(t, mapWritten); fixed && msg != "" {
-			c.fail(fk.at, "%s: %s", written, msg)
+			c.fail(fk.at(), "%s: %s", written, msg)
 			return nil
 		}
 		return c.index(m, t, k)
@@ -1254,7 +1254,7 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 				c.fail(col(key), "has(%s, %q) is always true: %s", written[0], key.Value, msg)
 			}
 		} else if msg := fk.neverHeld(m, written[0]); fixed && msg != "" {
-			c.fail(fk.at, "has(%s, %s) is always false: %s", written[0], written[1], msg)
+			c.fail(fk.at(), "has(%s, %s) is always false: %s", written[0], written[1], msg)
 		}
 		return schema.BoolType
 	}
@@ -2062,15 +2062,13 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 	if n.Name == "now" {
 		c.now = true
 	}
-	var fk fixedKey
-	fixed := false
-	var written [2]string // the call and its map, as written: typing rewrites them
 	if n.Name == "get" && len(n.Arguments) == 2 {
 		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
 			return c.getKey(n, key)
 		}
-		fk, fixed = c.varKey(n.Arguments[1])
-		written = [2]string{n.String(), n.Arguments[0].String()}
+		if fk, fixed := c.varKey(n.Arguments[1]); fixed {
+			return c.getVarKey(n, fk)
+		}
 	}
 	var first *schema.Type
 	var elemChain *objectScope // the element of a list below a get's value, for the closure
@@ -2094,11 +2092,6 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 	}
 	if predicateBuiltins[n.Name] && first != nil && first != nilType && first.Kind != schema.TList && first.Kind != schema.TAny {
 		c.fail(col(n.Arguments[0]), "%s(%s, …) goes through a list, and %s is %s%s", n.Name, n.Arguments[0], n.Arguments[0], describe(first), listHint(first))
-		return nil
-	}
-	if msg := fk.neverHeld(first, written[1]); fixed && msg != "" {
-		// get's nil where the key is absent would be what ?? turns into a passing default.
-		c.fail(fk.at, "%s is always nil: %s", written[0], msg)
 		return nil
 	}
 	var rest []*schema.Type
@@ -2218,6 +2211,28 @@ func (c *exprChecker) getKey(n *ast.BuiltinNode, key *ast.StringNode) *schema.Ty
 		c.fail(col(key), "%s is always nil: %s is not a key of %s; read it as %s.%s", what, key.Value, root, root, key.Value)
 	}
 	return nil
+}
+
+// getVarKey types get(x, k) where vars fix the key k: as get(x, "<its value>") (getKey), so
+// that a misspelt value is refused as the key written out would be, and a stat x's source is
+// not known to have must be in one of its snapshots when the expression is judged, where
+// get's nil would be what ?? turns into a passing default. What is evaluated stays k.
+func (c *exprChecker) getVarKey(n *ast.BuiltinNode, fk fixedKey) *schema.Type {
+	written := n.String()
+	c.typeOf(&n.Arguments[1]) // the vars it reads
+	key := &ast.StringNode{Value: fk.key}
+	key.SetLocation(fk.first.Location())
+	before, warns := c.err, len(c.warns)
+	literal := fmt.Sprintf("get(%s, %q): ", n.Arguments[0], fk.key) // getKey's prefix
+	t := c.getKey(n, key)
+	said := fmt.Sprintf("%s: %s: ", written, fk.said())
+	if c.err != before && c.err != nil {
+		c.err.msg = said + strings.TrimPrefix(c.err.msg, literal)
+	}
+	for i := warns; i < len(c.warns); i++ {
+		c.warns[i].msg = said + strings.TrimPrefix(c.warns[i].msg, literal)
+	}
+	return t
 }
 
 // listHint says how to go through a map's values.
