@@ -213,6 +213,7 @@ func TestExprErrors(t *testing.T) {
 		{`delta(before, after).x > 0`, 17, `delta's arguments must be snapshot names in quotes`},
 		{`delta("before", "atfer").x > 0`, 11, `delta("before", "atfer"): no snapshot named "atfer" (did you mean after?); snapshots: after, before, mid`},
 		{`vars.nope == 1`, 16, `no var named "nope" (declare it under vars); declared: host, n, strict`},
+		{`max(fortio.p50, ended.fortio) < 1`, 33, `max(fortio.p50, ended.fortio) mixes units: fortio.p50 is milliseconds, ended.fortio is seconds; convert one`},
 		{`backends.b.url != ""`, 20, `no local backend named "b" (did you mean a?); declared: a`},
 		{`fortoi.requests > 0`, 11, `unknown name fortoi (did you mean fortio?); known names: access, after, backends, before, cb, delta, ended, error, fortio, g, ip, mid, old, outcome, started, vars`},
 		{`fortio.p95 < 100`, 18, `fortio.p95: the result of "fortio" (a load step) has no field "p95" (did you mean p90?); its fields: requests, codes,`},

@@ -2135,6 +2135,14 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 			return elem
 		}
 		if (n.Name == "min" || n.Name == "max") && first != nil && first.Kind == schema.TNumber {
+			// max(fortio.p50, ended.fortio) set milliseconds against seconds, and read as
+			// the first's unit.
+			for i, t := range rest {
+				if t != nil && t.Kind == schema.TNumber && t.Unit != first.Unit && t.Unit != schema.Plain && first.Unit != schema.Plain {
+					c.fail(col(n.Arguments[i+1]), "%s mixes units: %s is %s, %s is %s; convert one (e.g. seconds × 1000 = milliseconds)", n, n.Arguments[0], unitWords[first.Unit], n.Arguments[i+1], unitWords[t.Unit])
+					return nil
+				}
+			}
 			return first
 		}
 		return schema.NumberType
