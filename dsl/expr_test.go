@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -323,6 +324,27 @@ func TestGetVarKeyRefs(t *testing.T) {
 	_, err := compile(`(get(ip.captured, "n" + vars.code) ?? "") == ""`, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
 	if err == nil || !strings.Contains(err.Error(), `with vars.code = "5O3" the key is "n5O3"`) {
 		t.Errorf("get of a capture group a var misspells: err = %v, want it refused naming vars.code", err)
+	}
+}
+
+// TestDurationOfVar: duration(vars.limit) compared with a time is the var's duration in that
+// time's unit, as duration('500ms') is, where expr refused float64 against time.Duration.
+func TestDurationOfVar(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"limit": "500ms", "word": "fast"}
+	e, err := compile(`fortio.p99 < duration(vars.limit) || fortio.duration < duration(vars.limit)`, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	if _, err := expr.Run(e.Program, testEnv()); err != nil {
+		t.Errorf("run: %v", err)
+	}
+	if !slices.Contains(e.vars, "limit") {
+		t.Errorf("reads vars %v, want limit among them", e.vars)
+	}
+	_, err = compile(`fortio.p99 < duration(vars.word)`, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+	if err == nil || !strings.Contains(err.Error(), `"fast" is no duration`) {
+		t.Errorf("duration(vars.word): err = %v, want it to say \"fast\" is no duration", err)
 	}
 }
 

@@ -1957,7 +1957,13 @@ func (c *exprChecker) durationIn(node *ast.Node, other *schema.Type) *schema.Typ
 	}
 	lit, ok := call.Arguments[0].(*ast.StringNode)
 	if !ok {
-		return nil
+		// duration(vars.limit): the var's value, as the load (each combination's) sets it.
+		fk, fixed := c.varKey(call.Arguments[0])
+		if !fixed {
+			return nil
+		}
+		c.typeOf(&call.Arguments[0]) // the vars it reads
+		lit = &ast.StringNode{Value: fk.key}
 	}
 	d, err := time.ParseDuration(lit.Value)
 	if err != nil {
