@@ -3,9 +3,12 @@ package dsl
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/vm/runtime"
+
+	"labrun.dev/labrun/schema"
 )
 
 // A key written in the expression (b.upstream_rq_retry, b["upstream_rq_retry"], a config's
@@ -135,3 +138,90 @@ func (w *keyWrapper) Visit(n *ast.Node) {
 	ast.Patch(n, call)
 	w.wrapped = true
 }
+
+// A key computed from the scenario's vars alone (delta[vars.stat], get(after, "rq_" +
+// vars.code), has(b, vars.stat), "rq_" + vars.code in b) is known when vet checks the
+// scenario, at each combination of a sweep: it is checked as the same key written out is.
+// Read where it may be absent (get(…) ?? 0, b?.[k] ?? 0, has, in), a misspelled one was nil
+// or false on every run, and the claim held of a stat nobody could record.
+
+// fixedKey is a computed key that vars fix: its value, the vars it is made of as
+// `vars.code = "5O3"`, and the first node of it as written (where it is said to be).
+type fixedKey struct {
+	key   string
+	from  []string
+	first ast.Node
+}
+
+// varKey is the value of the key k where it is made of string literals, string vars and
+// lets of such values joined by +, at least one of them a var; ok is false elsewhere (a key the run computes,
+// a predicate's #). It reads k as written: call it before typing k rewrites it.
+func (c *exprChecker) varKey(k ast.Node) (fixedKey, bool) {
+	var fk fixedKey
+	var fold func(n ast.Node) bool
+	fold = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.StringNode:
+			if fk.first == nil {
+				fk.first = n
+			}
+			fk.key += n.Value
+			return true
+		case *ast.MemberNode:
+			id, ok := n.Node.(*ast.IdentifierNode)
+			name, isStr := n.Property.(*ast.StringNode)
+			if !ok || id.Value != "vars" || !isStr || n.Method || c.names == nil {
+				return false
+			}
+			if _, shadowed := c.lets[id.Value]; shadowed {
+				return false
+			}
+			v, ok := c.names.Vars[name.Value].(string)
+			if !ok {
+				return false
+			}
+			if fk.first == nil {
+				fk.first = id
+			}
+			fk.key += v
+			fk.from = append(fk.from, fmt.Sprintf("vars.%s = %q", name.Value, v))
+			return true
+		case *ast.BinaryNode:
+			return n.Operator == "+" && fold(n.Left) && fold(n.Right)
+		case *ast.IdentifierNode:
+			let, ok := c.letKeys[n.Value]
+			if !ok {
+				return false
+			}
+			if fk.first == nil {
+				fk.first = n
+			}
+			fk.key += let.key
+			fk.from = append(fk.from, let.from...)
+			return true
+		}
+		return false
+	}
+	if !fold(k) || len(fk.from) == 0 {
+		return fixedKey{}, false
+	}
+	return fk, true
+}
+
+// neverHeld says why the map t, written m, never holds the key (keyNeverHeld), naming the
+// vars it was computed from; "" when it may.
+func (fk fixedKey) neverHeld(t *schema.Type, m string) string {
+	msg := keyNeverHeld(t, m, fk.key)
+	if msg == "" {
+		return ""
+	}
+	return fk.said() + ": " + msg
+}
+
+// said names the vars the key is computed from, and its value.
+func (fk fixedKey) said() string {
+	return fmt.Sprintf("with %s the key is %q", strings.Join(fk.from, ", "), fk.key)
+}
+
+// at is the column where the key is written.
+func (fk fixedKey) at() int { return col(fk.first) }

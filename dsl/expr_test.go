@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -213,6 +214,7 @@ func TestExprErrors(t *testing.T) {
 		{`delta(before, after).x > 0`, 17, `delta's arguments must be snapshot names in quotes`},
 		{`delta("before", "atfer").x > 0`, 11, `delta("before", "atfer"): no snapshot named "atfer" (did you mean after?); snapshots: after, before, mid`},
 		{`vars.nope == 1`, 16, `no var named "nope" (declare it under vars); declared: host, n, strict`},
+		{`max(fortio.p50, ended.fortio) < 1`, 33, `max(fortio.p50, ended.fortio) mixes units: fortio.p50 is milliseconds, ended.fortio is seconds; convert one`},
 		{`backends.b.url != ""`, 20, `no local backend named "b" (did you mean a?); declared: a`},
 		{`fortoi.requests > 0`, 11, `unknown name fortoi (did you mean fortio?); known names: access, after, backends, before, cb, delta, ended, error, fortio, g, ip, mid, old, outcome, started, vars`},
 		{`fortio.p95 < 100`, 18, `fortio.p95: the result of "fortio" (a load step) has no field "p95" (did you mean p90?); its fields: requests, codes,`},
@@ -297,6 +299,55 @@ func TestExprKeysOfTheirForm(t *testing.T) {
 
 // TestExprDeltaErr: a plain delta is refused with the scenario's reason (e.g. two sources);
 // delta("a", "b") still works.
+// TestGetVarKeyRefs: get(delta, vars.stat), the key fixed by a var, is checked as the key
+// written out: a stat the source (an Envoy cluster's, an open catalogue) is not known to
+// have is a reference the judge checks before it evaluates, where get's nil read ?? 0 and
+// passed of a misspelled stat; and one of a closed catalogue is refused, naming the var.
+func TestGetVarKeyRefs(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"stat": "upstream_rq_retyr", "code": "5O3"}
+	compileRefs := func(src string) []Ref {
+		t.Helper()
+		e, err := compile(src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+		if err != nil {
+			t.Fatalf("compile %s: %v", src, err)
+		}
+		return e.Refs
+	}
+	want := compileRefs(`(get(delta, "upstream_rq_retyr") ?? 0) == 0`)
+	if len(want) == 0 {
+		t.Fatalf("the key written out records no reference")
+	}
+	if got := compileRefs(`(get(delta, vars.stat) ?? 0) == 0`); !reflect.DeepEqual(got, want) {
+		t.Errorf("Refs of get(delta, vars.stat) = %+v, want %+v (as the key written out)", got, want)
+	}
+	_, err := compile(`(get(ip.captured, "n" + vars.code) ?? "") == ""`, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+	if err == nil || !strings.Contains(err.Error(), `with vars.code = "5O3" the key is "n5O3"`) {
+		t.Errorf("get of a capture group a var misspells: err = %v, want it refused naming vars.code", err)
+	}
+}
+
+// TestDurationOfVar: duration(vars.limit) compared with a time is the var's duration in that
+// time's unit, as duration('500ms') is, where expr refused float64 against time.Duration.
+func TestDurationOfVar(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"limit": "500ms", "word": "fast"}
+	e, err := compile(`fortio.p99 < duration(vars.limit) || fortio.duration < duration(vars.limit)`, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	if _, err := expr.Run(e.Program, testEnv()); err != nil {
+		t.Errorf("run: %v", err)
+	}
+	if !slices.Contains(e.vars, "limit") {
+		t.Errorf("reads vars %v, want limit among them", e.vars)
+	}
+	_, err = compile(`fortio.p99 < duration(vars.word)`, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+	if err == nil || !strings.Contains(err.Error(), `"fast" is no duration`) {
+		t.Errorf("duration(vars.word): err = %v, want it to say \"fast\" is no duration", err)
+	}
+}
+
 func TestExprDeltaErr(t *testing.T) {
 	names := testNames()
 	names.DeltaErr = "delta is ambiguous"

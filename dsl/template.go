@@ -184,7 +184,7 @@ func (t *Template) Eval(env map[string]any) (string, error) {
 		}
 		v, err := expr.Run(p.expr.Program, env)
 		if err != nil {
-			return "", fmt.Errorf("%s: ${%s}: %w", p.expr.Pos, p.expr.Src, err)
+			return "", &EvalError{Expr: p.expr, Err: err}
 		}
 		if v == nil {
 			return "", noValue(p.expr.Pos, p.expr.Src)
@@ -193,6 +193,19 @@ func (t *Template) Eval(env map[string]any) (string, error) {
 	}
 	return b.String(), nil
 }
+
+// EvalError is the error of a ${...} whose evaluation failed: expr's own (a field read from
+// nil), which the run says in the scenario's terms where it knows why (interp's judge).
+type EvalError struct {
+	Expr *Expr
+	Err  error
+}
+
+func (e *EvalError) Error() string {
+	return fmt.Sprintf("%s: ${%s}: %v", e.Expr.Pos, e.Expr.Src, e.Err)
+}
+
+func (e *EvalError) Unwrap() error { return e.Err }
 
 // noValue is the error of a ${...} whose value is nil at run time (a key its map does not
 // have, a field a JSON document lacks): written as the empty string, a command or an object

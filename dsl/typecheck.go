@@ -66,8 +66,10 @@ type exprChecker struct {
 	objScopes   []*objectScope
 	// scopes are the element types of the closures the walk is in, innermost last.
 	scopes []*schema.Type
-	// lets are the variables of let declarations in scope.
-	lets map[string]*schema.Type
+	// lets are the variables of let declarations in scope; letKeys those of them whose value
+	// vars fix (varKey).
+	lets    map[string]*schema.Type
+	letKeys map[string]fixedKey
 	// now says the expression calls now(): its value changes while a wait polls.
 	now bool
 	// deltaCalls are the rewritten delta calls, with the pair they read.
@@ -226,17 +228,29 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 			// (`let a = x == 0; y == 5` is y == 5).
 			c.fail(col(n), "let %s = %s: nothing after it reads %s, so it decides nothing (the value is %s's alone); expected a let whose name the expression reads: write a claim of its own as an expectation, or join claims with &&", n.Name, n.Value, n.Name, n.Expr)
 		}
+		fk, fixed := c.varKey(n.Value)
 		t := c.typeOf(&n.Value)
 		prev, had := c.lets[n.Name]
+		prevKey, hadKey := c.letKeys[n.Name]
 		if c.lets == nil {
-			c.lets = map[string]*schema.Type{}
+			c.lets, c.letKeys = map[string]*schema.Type{}, map[string]fixedKey{}
 		}
 		c.lets[n.Name] = t
+		if fixed {
+			c.letKeys[n.Name] = fk
+		} else {
+			delete(c.letKeys, n.Name)
+		}
 		out := c.typeOf(&n.Expr)
 		if had {
 			c.lets[n.Name] = prev
 		} else {
 			delete(c.lets, n.Name)
+		}
+		if hadKey {
+			c.letKeys[n.Name] = prevKey
+		} else {
+			delete(c.letKeys, n.Name)
 		}
 		return out
 	case *ast.SequenceNode:
@@ -380,8 +394,14 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 	if len(chain) == 0 {
 		// a[i], a[x]: a computed index.
 		m := (*node).(*ast.MemberNode)
+		written, mapWritten := m.String(), m.Node.String() // typing rewrites them
+		fk, fixed := c.varKey(m.Property)
 		t := c.typeOf(&m.Node)
 		k := c.typeOf(&m.Property)
+		if msg := fk.neverHeld(t, mapWritten); fixed && msg != "" {
+			c.fail(fk.at(), "%s: %s", written, msg)
+			return nil
+		}
 		return c.index(m, t, k)
 	}
 	if step, names, cols, ok := c.objectChain(*node); ok {
@@ -1146,8 +1166,12 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 	for i, a := range n.Arguments {
 		written[i] = a.String()
 	}
+	var fk fixedKey
+	fixed := false
 	if id.Value != "has" || len(n.Arguments) != 2 {
-	} else if key, ok := n.Arguments[1].(*ast.StringNode); ok {
+	} else if key, ok := n.Arguments[1].(*ast.StringNode); !ok {
+		fk, fixed = c.varKey(n.Arguments[1])
+	} else {
 		// has(x.a, 'b') reads x.a.b; before typing, which rewrites x's read.
 		if step, names, cols, ok := c.objectChain(n.Arguments[0]); ok {
 			c.objectRead(step, append(names, key.Value), append(cols, col(key)))
@@ -1245,6 +1269,8 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 			} else if msg := keyAlwaysHeld(m, written[0], key.Value); msg != "" {
 				c.fail(col(key), "has(%s, %q) is always true: %s", written[0], key.Value, msg)
 			}
+		} else if msg := fk.neverHeld(m, written[0]); fixed && msg != "" {
+			c.fail(fk.at(), "has(%s, %s) is always false: %s", written[0], written[1], msg)
 		}
 		return schema.BoolType
 	}
@@ -1361,6 +1387,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			c.objectRead(step, append(names, key.Value), append(cols, col(key)))
 		}
 	}
+	fk, fixed := fixedKey{}, false
+	if n.Operator == "in" || n.Operator == "not in" {
+		fk, fixed = c.varKey(n.Left)
+	}
 	l := c.typeOf(&n.Left)
 	restore := func() {}
 	switch n.Operator {
@@ -1451,6 +1481,9 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 				msg := keyFormMismatch(r, l, n.Left.String())
 				if key, ok := n.Left.(*ast.StringNode); ok {
 					c.keyTest(n.Right, key)
+				}
+				if msg == "" && fixed {
+					msg = fk.neverHeld(r, written[1])
 				}
 				if key, ok := n.Left.(*ast.StringNode); ok && msg == "" {
 					// The key checks of has(map, key), which asks the same.
@@ -1940,7 +1973,13 @@ func (c *exprChecker) durationIn(node *ast.Node, other *schema.Type) *schema.Typ
 	}
 	lit, ok := call.Arguments[0].(*ast.StringNode)
 	if !ok {
-		return nil
+		// duration(vars.limit): the var's value, as the load (each combination's) sets it.
+		fk, fixed := c.varKey(call.Arguments[0])
+		if !fixed {
+			return nil
+		}
+		c.typeOf(&call.Arguments[0]) // the vars it reads
+		lit = &ast.StringNode{Value: fk.key}
 	}
 	d, err := time.ParseDuration(lit.Value)
 	if err != nil {
@@ -2049,6 +2088,9 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
 			return c.getKey(n, key)
 		}
+		if fk, fixed := c.varKey(n.Arguments[1]); fixed {
+			return c.getVarKey(n, fk)
+		}
 	}
 	var first *schema.Type
 	var elemChain *objectScope // the element of a list below a get's value, for the closure
@@ -2115,6 +2157,14 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 			return elem
 		}
 		if (n.Name == "min" || n.Name == "max") && first != nil && first.Kind == schema.TNumber {
+			// max(fortio.p50, ended.fortio) set milliseconds against seconds, and read as
+			// the first's unit.
+			for i, t := range rest {
+				if t != nil && t.Kind == schema.TNumber && t.Unit != first.Unit && t.Unit != schema.Plain && first.Unit != schema.Plain {
+					c.fail(col(n.Arguments[i+1]), "%s mixes units: %s is %s, %s is %s; convert one (e.g. seconds × 1000 = milliseconds)", n, n.Arguments[0], unitWords[first.Unit], n.Arguments[i+1], unitWords[t.Unit])
+					return nil
+				}
+			}
 			return first
 		}
 		return schema.NumberType
@@ -2191,6 +2241,28 @@ func (c *exprChecker) getKey(n *ast.BuiltinNode, key *ast.StringNode) *schema.Ty
 		c.fail(col(key), "%s is always nil: %s is not a key of %s; read it as %s.%s", what, key.Value, root, root, key.Value)
 	}
 	return nil
+}
+
+// getVarKey types get(x, k) where vars fix the key k: as get(x, "<its value>") (getKey), so
+// that a misspelt value is refused as the key written out would be, and a stat x's source is
+// not known to have must be in one of its snapshots when the expression is judged, where
+// get's nil would be what ?? turns into a passing default. What is evaluated stays k.
+func (c *exprChecker) getVarKey(n *ast.BuiltinNode, fk fixedKey) *schema.Type {
+	written := n.String()
+	c.typeOf(&n.Arguments[1]) // the vars it reads
+	key := &ast.StringNode{Value: fk.key}
+	key.SetLocation(fk.first.Location())
+	before, warns := c.err, len(c.warns)
+	literal := fmt.Sprintf("get(%s, %q): ", n.Arguments[0], fk.key) // getKey's prefix
+	t := c.getKey(n, key)
+	said := fmt.Sprintf("%s: %s: ", written, fk.said())
+	if c.err != before && c.err != nil {
+		c.err.msg = said + strings.TrimPrefix(c.err.msg, literal)
+	}
+	for i := warns; i < len(c.warns); i++ {
+		c.warns[i].msg = said + strings.TrimPrefix(c.warns[i].msg, literal)
+	}
+	return t
 }
 
 // listHint says how to go through a map's values.

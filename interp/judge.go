@@ -1234,17 +1234,23 @@ func (j *Judge) Value(e *dsl.Expr) (any, error) {
 	}
 	v, err := expr.Run(e.Program, j.Env())
 	if err != nil {
-		if why := j.noResult(e); why != "" && readOfNil(err.Error()) {
-			return nil, fmt.Errorf("%s", why)
-		}
-		if why := j.outOfRange(e.Src, err); why != "" {
-			return nil, errors.New(why)
-		}
-		if why := j.fieldOfNil(e, err); why != "" {
+		if why := j.evalWhy(e, err); why != "" {
 			return nil, errors.New(why)
 		}
 	}
 	return v, err
+}
+
+// evalWhy says why the evaluation of e erred with err, in the scenario's terms (a step that
+// recorded no result, an index out of range, a field of nil); "" when it cannot say more.
+func (j *Judge) evalWhy(e *dsl.Expr, err error) string {
+	if why := j.noResult(e); why != "" && readOfNil(err.Error()) {
+		return why
+	}
+	if why := j.outOfRange(e.Src, err); why != "" {
+		return why
+	}
+	return j.fieldOfNil(e, err)
 }
 
 // shower renders an expression with the value of each part, each number with its unit

@@ -39,7 +39,20 @@ func (ru *run) resolve(s *dsl.Step) (schema.Params, error) {
 	}
 	env := ru.judge.Env()
 	ru.mu.Unlock()
-	return s.Resolve(env)
+	params, err := s.Resolve(env)
+	var ee *dsl.EvalError
+	if errors.As(err, &ee) {
+		// As an expectation says it: ${scan.stdout} of a step that did not run (a cleanup's
+		// read of a step the run stopped before) has no value, where expr said "cannot get
+		// stdout from <nil>".
+		ru.mu.Lock()
+		why := ru.judge.evalWhy(ee.Expr, ee.Err)
+		ru.mu.Unlock()
+		if why != "" {
+			return nil, fmt.Errorf("%s: ${%s}: %s", ee.Expr.Pos, ee.Expr.Src, why)
+		}
+	}
+	return params, err
 }
 
 // dispatch runs a step with its resolved parameters: the namespace guard (the same check vet
