@@ -161,20 +161,30 @@ func TestLogsOfARestartedContainer(t *testing.T) {
 			err := d.Logs(context.Background(), schema.Logs{PodRef: schema.PodRef{Pod: "backend-a"}}, schema.LogSince{Time: mark.Add(time.Second / 2)}, func(l schema.LogLine) {
 				got = append(got, l.Text)
 			})
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Fatalf("err %v, want one with %q (lines %q)", err, c.wantErr, got)
-				}
+			if !logsErrAsWanted(t, err, c.wantErr, got) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, c.want) {
 				t.Errorf("lines\n got %q\nwant %q", got, c.want)
 			}
 		})
 	}
+}
+
+// logsErrAsWanted fails t unless a read's err is as wanted: one with wantErr in it, or none
+// when wantErr is ""; it says whether the lines are to be checked (no error was wanted).
+func logsErrAsWanted(t *testing.T, err error, wantErr string, got []string) bool {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err %v, want one with %q (lines %q)", err, wantErr, got)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
 }
 
 // standinDriver is a driver whose API server is the loopback stand-in at url, namespace lab.
@@ -263,14 +273,8 @@ func TestLogsOfAPodGoneSinceTheMark(t *testing.T) {
 			var got []string
 			from := schema.LogSince{Time: time.Date(2026, 7, 5, 10, 0, 0, 0, time.UTC), Pods: &mark}
 			err = d.Logs(context.Background(), schema.Logs{PodRef: c.ref}, from, func(l schema.LogLine) { got = append(got, l.Text) })
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Fatalf("err %v, want one with %q (lines %q)", err, c.wantErr, got)
-				}
+			if !logsErrAsWanted(t, err, c.wantErr, got) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			var want []string
 			for _, p := range c.now {
