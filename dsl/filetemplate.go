@@ -101,6 +101,28 @@ func (d *decoder) readStepFile(f string) ([]byte, string, error) {
 	return data, path, err
 }
 
+// stepFileObjects are the objects of the files a step names that can be read now (a path
+// with ${...} cannot; a file that holds them is read as written), for the lints: the run
+// checks the rest when it reads them.
+func (d *decoder) stepFileObjects(files []string) []schema.FileObject {
+	var out []schema.FileObject
+	for _, f := range files {
+		if strings.Contains(f, "${") {
+			continue
+		}
+		data, _, err := d.readStepFile(f)
+		if err != nil {
+			continue
+		}
+		objs, err := YAMLObjects(f, data)
+		if err != nil {
+			continue
+		}
+		out = append(out, objs...)
+	}
+	return out
+}
+
 // markFileTemplates marks the steps that read a file holding ${...} (Step.FileTemplates):
 // like a step whose own strings interpolate, they are checked when they start.
 // A file that cannot be read is an error here, at the step that names it, unless a command

@@ -1807,18 +1807,7 @@ func (d *decoder) eachWaitFileObject(p *schema.Wait, absentFirst bool, f func(fi
 	}
 	for _, fs := range fields {
 		for i, file := range fs.files {
-			if strings.Contains(file, "${") {
-				continue
-			}
-			data, _, err := d.readStepFile(file)
-			if err != nil {
-				continue
-			}
-			objs, err := YAMLObjects(file, data)
-			if err != nil {
-				continue
-			}
-			for _, o := range objs {
+			for _, o := range d.stepFileObjects([]string{file}) {
 				if f(fs.field, i, fs.absent, o) {
 					return
 				}

@@ -27,7 +27,7 @@ func (d *decoder) lintConfigUnwaited(warn func(s *Step, field, code, format stri
 		marked bool
 	}
 	var changes []change
-	var waits []*Step
+	var waits, sleeps []*Step
 	holdsConfig := func(s *Step) bool {
 		found := false
 		Walk(s.Children, func(c *Step) { _, ok := c.Params.(*schema.Config); found = found || ok })
@@ -37,16 +37,18 @@ func (d *decoder) lintConfigUnwaited(warn func(s *Step, field, code, format stri
 		if s.Phase != PhaseSetup && s.Phase != PhaseSteps {
 			continue
 		}
-		var objs []schema.Object
+		var objs []schema.FileObject
 		var ns string // the step's namespace, for objects that name none
 		switch p := s.Params.(type) {
 		case *schema.Apply:
-			objs, ns = p.Objects, p.Namespace
+			objs, ns = append(inline(p.Objects), d.stepFileObjects(p.Files)...), p.Namespace
 		case *schema.Delete:
-			objs, ns = p.Objects, p.Namespace
+			objs, ns = append(inline(p.Objects), d.stepFileObjects(p.Files)...), p.Namespace
 			if pushesConfig(p.Kind, p.APIVersion) {
 				changes = append(changes, change{s, "every " + p.Kind + " it finds", p.Kind, false})
 			}
+		case *schema.Sleep:
+			sleeps = append(sleeps, s)
 		case *schema.Repeat:
 			if p.Until != "" && holdsConfig(s) {
 				waits = append(waits, s)
@@ -87,13 +89,22 @@ func (d *decoder) lintConfigUnwaited(warn func(s *Step, field, code, format stri
 			if last.marked {
 				how = "reflects: the object (the step reads again until the config carries istiod's mark of it), or until: a claim about the change itself"
 			}
-			warn(s, "", LintConfigUnwaited, "%s reads the proxy's config after %s %s (%s) changes %s, with neither reflects nor until, and no step waits for istiod's push between them: istiod pushes a little after a change, so the read may be of the config from before it, and a claim that held there (a cluster kept, a field at its old value) passes whatever the change does; wait for the push with %s",
-				s.Shown, last.step.Kind, last.step.Shown, last.step.Pos.Rel(d.sc.Dir), what, how)
+			// A sleep between them is a guess at how long the push takes, not a wait for it:
+			// a busy istiod pushes later. Said, as the user may think it waits.
+			slept := ""
+			for _, z := range sleeps {
+				if d.endedBefore(last.step, z) && d.endedBefore(z, s) {
+					slept = fmt.Sprintf(" (the sleep %s (%s) between them is a guess at how long the push takes, not a wait for it: a busy istiod pushes later)", z.Shown, z.Pos.Rel(d.sc.Dir))
+				}
+			}
+			warn(s, "", LintConfigUnwaited, "%s reads the proxy's config after %s %s (%s) changes %s, with neither reflects nor until, and no step waits for istiod's push between them%s: istiod pushes a little after a change, so the read may be of the config from before it, and a claim that held there (a cluster kept, a field at its old value) passes whatever the change does; wait for the push with %s",
+				s.Shown, last.step.Kind, last.step.Shown, last.step.Pos.Rel(d.sc.Dir), what, slept, how)
 			// Warned once: the later reads are judged against the changes after this one.
 			changes = nil
 			continue
 		}
-		for _, o := range objs {
+		for _, fo := range objs {
+			o := fo.Object
 			kind, _ := o["kind"].(string)
 			av, _ := o["apiVersion"].(string)
 			if !pushesConfig(kind, av) {
@@ -102,9 +113,22 @@ func (d *decoder) lintConfigUnwaited(warn func(s *Step, field, code, format stri
 			md, _ := o["metadata"].(map[string]any)
 			name, _ := md["name"].(string)
 			objNS, _ := md["namespace"].(string)
-			changes = append(changes, change{s, kind + " " + d.defaultNamespace(or(objNS, ns)) + "/" + name, kind, xdstype.MarksObject(kind, o["spec"])})
+			what := kind + " " + d.defaultNamespace(or(objNS, ns)) + "/" + name
+			if fo.Source != "" {
+				what += " (" + fo.Source + ")"
+			}
+			changes = append(changes, change{s, what, kind, xdstype.MarksObject(kind, o["spec"])})
 		}
 	}
+}
+
+// inline are a step's own objects, as file objects from nowhere (no Source).
+func inline(objs []schema.Object) []schema.FileObject {
+	out := make([]schema.FileObject, len(objs))
+	for i, o := range objs {
+		out[i] = schema.FileObject{Object: o}
+	}
+	return out
 }
 
 // inRepeatUntil reports whether a repeat with until holds the step: the repeat reads again

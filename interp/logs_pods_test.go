@@ -2,7 +2,10 @@ package interp_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,5 +40,79 @@ s: schema.#Scenario & {
 	}
 	if got := rec.Logs()["lg"].Pods; !reflect.DeepEqual(got, []string{"backend-a", "backend-b", "backend-c"}) {
 		t.Errorf("pods %q", got)
+	}
+}
+
+// podMarkingLogs is the fake world's log reader with a target's noting of pods at a mark
+// (schema.PodMarker, as the kube driver's): it notes the pods it is asked of, and the mark
+// each read is handed. A stand-in for a cluster.
+type podMarkingLogs struct {
+	*fakes.World
+	err    error
+	marked []string          // "ns/pod{selector}" of each noting
+	got    []*schema.PodMark // the mark handed to each read
+}
+
+func (l *podMarkingLogs) MarkPods(ctx context.Context, ref schema.PodRef) (schema.PodMark, error) {
+	l.marked = append(l.marked, ref.String())
+	return schema.PodMark{UIDs: map[string]string{"backend-a": "1"}}, l.err
+}
+
+func (l *podMarkingLogs) Logs(ctx context.Context, req schema.Logs, from schema.LogSince, line func(schema.LogLine)) error {
+	l.got = append(l.got, from.Pods)
+	return l.World.Logs(ctx, req, from, line)
+}
+
+// TestLogsOfPodsMarked: the pods a logs read of pods names are noted at its mark (the start
+// of the step its since names, or the run's), in its namespace, and the read is handed them,
+// so that a pod gone since can be told (the kube driver errs then). Without it, a pod killed
+// after logging the 503 went unseen and "no 503 since the mark" passed. Where they could not
+// be noted, the step says so.
+func TestLogsOfPodsMarked(t *testing.T) {
+	for _, c := range []struct {
+		name, steps string
+		err         error
+		wantMarked  []string
+		wantWarn    string
+	}{
+		{"since a step", `{name: "m", sleep: "1ms"}, {name: "lg", logs: {selector: "app=backend", since: "m"}}`, nil,
+			[]string{"lab/{app=backend}"}, ""},
+		{"since the run's start", `{name: "lg", logs: {pod: "backend-a", namespace: "other"}}`, nil,
+			[]string{"other/backend-a"}, ""},
+		{"not noted", `{name: "m", sleep: "1ms"}, {name: "lg", logs: {selector: "app=backend", since: "m"}}`, errors.New("connection refused"),
+			[]string{"lab/{app=backend}"}, "could not be noted at its mark (connection refused)"},
+		{"a templated selector", `{name: "m", sleep: "1ms"}, {name: "lg", logs: {selector: "app=${vars.app}", since: "m"}}`, nil,
+			[]string{"lab/{app=backend}"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	vars: app: "backend"
+	steps: [`+c.steps+`]
+}
+`)
+			l := &podMarkingLogs{World: &fakes.World{}, err: c.err}
+			tgt := l.World.Target()
+			tgt.Logs = l
+			rec := interp.New(tgt, interp.WithAccessLogParser(func(string) (schema.LogEntry, bool) { return schema.LogEntry{}, false })).
+				Run(context.Background(), context.Background(), sc)
+			if rec.Outcome != interp.Passed {
+				t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
+			}
+			if !reflect.DeepEqual(l.marked, c.wantMarked) {
+				t.Errorf("noted %q, want %q", l.marked, c.wantMarked)
+			}
+			if len(l.got) != 1 || (c.wantWarn == "") != (l.got[0] != nil && l.got[0].UIDs["backend-a"] == "1") {
+				t.Errorf("the read was handed %+v", l.got)
+			}
+			var warns []string
+			for _, s := range rec.Steps {
+				warns = append(warns, s.Warnings...)
+			}
+			if c.wantWarn == "" && len(warns) > 0 || c.wantWarn != "" && !slices.ContainsFunc(warns, func(w string) bool { return strings.Contains(w, c.wantWarn) }) {
+				t.Errorf("warnings %q, want one with %q", warns, c.wantWarn)
+			}
+		})
 	}
 }

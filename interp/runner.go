@@ -164,8 +164,8 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	for _, s := range sc.Names() {
 		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
 	}
-	ru.fileReaders, ru.fileMarks = fileReaders(sc), map[fileMarkKey]*schema.FileMark{}
-	ru.markFiles("")
+	ru.markReaders, ru.fileMarks, ru.podMarks = markReaders(sc), map[fileMarkKey]*schema.FileMark{}, map[podMarkKey]*schema.PodMark{}
+	ru.mark(ctx, "")
 	ru.fileStart = startDigests(sc, ru.file, ru.judge.Env())
 
 	err := ru.preflight(ctx)
@@ -528,10 +528,12 @@ type run struct {
 	fileStart map[string]string
 	// commandRead are the files of fileDigests that a command named (noteCommandFiles).
 	commandRead map[string]bool
-	// fileReaders are the steps that read a local file since a mark, by the mark's step
-	// ("": the run's start); fileMarks where each file ended at its mark.
-	fileReaders map[string][]*dsl.Step
+	// markReaders are the steps that read a local file or pods' logs since a mark, by the
+	// mark's step ("": the run's start); fileMarks where each file ended at its mark,
+	// podMarks the pods each read of pods named then.
+	markReaders map[string][]*dsl.Step
 	fileMarks   map[fileMarkKey]*schema.FileMark
+	podMarks    map[podMarkKey]*schema.PodMark
 	// deferred are the steps whose objects' kinds the cluster did not serve before the run
 	// because an earlier step applies their CRD; each is checked when it first starts.
 	deferred map[*dsl.Step]bool

@@ -318,7 +318,7 @@ func (ru *run) sample(ctx context.Context, s *dsl.Step, planned time.Time) error
 	}
 	if own := ru.state(s.Name); own != nil && s.Name != "" {
 		if !own.hasStarted() {
-			ru.markFiles(s.Name)
+			ru.mark(ctx, s.Name)
 		}
 		own.markStarted(ru.clock.Now())
 	}
@@ -413,7 +413,7 @@ func (ru *run) noSample(s *dsl.Step, planned, first time.Time) error {
 func (ru *run) execute(ctx context.Context, s *dsl.Step, planned time.Time, timed bool, round, sample int) error {
 	st := ru.state(s.Name)
 	if st != nil && sample == 0 && !st.hasStarted() {
-		ru.markFiles(s.Name) // before the start: what the step writes is after the mark
+		ru.mark(ctx, s.Name) // before the start: what the step writes is after the mark
 	}
 	start := ru.clock.Now()
 	if st != nil && sample == 0 {

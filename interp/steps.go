@@ -279,6 +279,12 @@ func (rt *stepRuntime) FileMark(since, path string) *schema.FileMark {
 	return rt.ru.fileMarks[fileMarkKey{since, path}]
 }
 
+func (rt *stepRuntime) PodMark(since string, ref schema.PodRef) *schema.PodMark {
+	rt.ru.mu.Lock()
+	defer rt.ru.mu.Unlock()
+	return rt.ru.podMarks[podMarkKey{since, rt.ru.sc.ClusterOf(rt.s), ref.Namespace, ref.Pod, ref.Selector}]
+}
+
 func (rt *stepRuntime) Sleep(ctx context.Context, d time.Duration) error {
 	return rt.ru.clock.Sleep(ctx, rt.ru.clock.Now().Add(d), nil)
 }

@@ -761,10 +761,14 @@ func passRule(s *Summary) string {
 	return out
 }
 
+// Missing is how many planned runs have no record and no known reason: merged without their
+// records (made elsewhere, or lost). They count as not passed.
+func (s *Summary) Missing() int { return s.Planned - len(s.Runs) }
+
 // missingRuns says how many planned runs have no record and no known reason ("" when none
 // is missing).
 func missingRuns(s *Summary) string {
-	if n := s.Planned - len(s.Runs); n > 0 {
+	if n := s.Missing(); n > 0 {
 		return fmt.Sprintf(" %d of the %d planned runs have no record (made elsewhere, or lost) and count as not passed.", n, s.Planned)
 	}
 	return ""

@@ -308,6 +308,10 @@ type Runtime interface {
 	// FileMark is where the local file at path (as File returns it) ended when the step
 	// named since started ("": when the run started), if labrun noted it then.
 	FileMark(since, path string) *FileMark
+	// PodMark is what labrun noted of the pods ref names (its namespace as Namespace
+	// returns it) when the step named since started ("": when the run started), if it
+	// noted them then.
+	PodMark(since string, ref PodRef) *PodMark
 	// Judge evaluates the step's expression now; false is a failure.
 	Judge() error
 	// WaitUntil polls the step's expression until it holds.
@@ -361,6 +365,12 @@ type Conditional interface {
 // the mark is noted then, so that what it gains after can be told from what it held.
 type FileMarked interface {
 	MarkedFile() (file, since string, ok bool)
+}
+
+// PodsMarked is a kind that reads pods' logs since a mark (logs): the pods it names are
+// noted at the mark, so that one gone since, whose lines cannot be read, is told.
+type PodsMarked interface {
+	MarkedPods() (ref PodRef, since string, ok bool)
 }
 
 // NoValuer is a recorded result some of whose fields can have no value: NoValue says why

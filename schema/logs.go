@@ -63,6 +63,12 @@ func (p *Logs) Check(c Checker) {
 // run's start): the interpreter notes where the file ends then (see FileMark).
 func (p *Logs) MarkedFile() (file, since string, ok bool) { return p.File, p.Since, p.File != "" }
 
+// MarkedPods is the pod or selector the step reads and the step whose start is its mark
+// ("": the run's start): the interpreter notes the pods they name then (see PodMark).
+func (p *Logs) MarkedPods() (ref PodRef, since string, ok bool) {
+	return p.PodRef, p.Since, p.Process == "" && p.File == "" && (p.Pod != "" || p.Selector != "")
+}
+
 // CaptureGroups returns the named groups of the capture pattern.
 func (p *Logs) CaptureGroups() []string { return groups(p.Capture) }
 
@@ -143,6 +149,15 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	from := LogSince{Time: since}
 	if q.File != "" {
 		from.File = rt.FileMark(q.Since, q.File)
+	}
+	if _, ok := rt.Target().Logs.(PodMarker); ok && q.Process == "" && q.File == "" {
+		from.Pods = rt.PodMark(q.Since, q.PodRef)
+		switch {
+		case from.Pods == nil:
+			rt.Warn("the pods the read names were not noted at its mark: a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen")
+		case from.Pods.Err != "":
+			rt.Warn("the pods the read names could not be noted at its mark (" + from.Pods.Err + "): a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen")
+		}
 	}
 	// A selector reads every pod it matches (as kubectl logs -l does): the record names them,
 	// and the artifact's lines say whose they are when there are several.

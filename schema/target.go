@@ -300,6 +300,27 @@ type LogSince struct {
 	// Sources, when set, is told the pods whose logs a read reads (every pod a selector
 	// matches whose container has started), before their lines.
 	Sources func(pods []string)
+	// Pods is what labrun noted at the mark of the pods a read of pods names, when its
+	// target notes them (PodMarker; nil: it did not).
+	Pods *PodMark
+}
+
+// PodMark is what labrun noted of the pods a logs read of pods names (its pod, or every pod
+// its selector matches) at the mark. A pod there then that is gone at the read, or replaced
+// by another of its name, may have written lines since the mark that can no longer be read:
+// judged without them, "no line says 503" would pass over the pod that logged it.
+type PodMark struct {
+	// UIDs are the pods' UIDs by name.
+	UIDs map[string]string
+	// Err is why they could not be noted ("" when they were).
+	Err string
+}
+
+// PodMarker is a LogReader that reads pods' logs and notes the pods a read names now (see
+// PodMark); the interpreter asks it at the run's start and at the start of each step a logs
+// step of pods reads since.
+type PodMarker interface {
+	MarkPods(ctx context.Context, ref PodRef) (PodMark, error)
 }
 
 // StampUnit is the precision a written RFC 3339 time has: one second for

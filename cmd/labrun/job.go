@@ -333,7 +333,9 @@ func (p *process) collectJob(f *collectFlags) error {
 			return &exitError{exitInfra, fmt.Sprintf("collect: the log of pod %s: %v", pod.Name, err)}
 		}
 		from := "pod/" + pod.Name
-		recs, err := recordLines(from, rc)
+		recs, err := recordLines(from, rc, func(msg string) {
+			fmt.Fprintf(p.Stderr, "labrun: collect: warning: %s\n", msg)
+		})
 		rc.Close()
 		if err != nil {
 			return &exitError{exitInfra, "collect: " + err.Error()}

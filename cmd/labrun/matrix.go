@@ -566,7 +566,10 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 				lines = append(lines, line{strings.ToUpper(string(r.rec.Outcome)), nameOf(m), report.MayFailed(r.rec), r.report})
 			}
 			if len(runs) == 0 {
+				// A run that never started (--fail-fast, an interrupt) is said, as a shard's
+				// is: before, it had no line, and only the total's "not run" counted it.
 				tally.notRun++
+				lines = append(lines, line{"SKIPPED", nameOf(m), notStartedWhy(whyOf[m]), ""})
 			}
 			continue
 		}
@@ -808,7 +811,17 @@ func passNeed(m *dsl.Matrix) string {
 	return "every run must pass"
 }
 
-// summaryCounts says what a summary's runs did: "1 of 2 runs passed, 1 error, 1 not started".
+// notStartedWhy says why a scenario's one run never started ("not started" when no reason
+// is known).
+func notStartedWhy(why map[report.RunKey]string) string {
+	for _, w := range why {
+		return w
+	}
+	return "not started"
+}
+
+// summaryCounts says what a summary's runs did: "1 of 2 runs passed, 1 error, 1 not started",
+// and how many planned runs have no record (merged without them).
 func summaryCounts(s *report.Summary) string {
 	out := fmt.Sprintf("%d of %d runs passed", s.Passed, s.Planned)
 	if s.Errors > 0 {
@@ -816,6 +829,9 @@ func summaryCounts(s *report.Summary) string {
 	}
 	if s.NotStarted > 0 {
 		out += fmt.Sprintf(", %d not started", s.NotStarted)
+	}
+	if n := s.Missing(); n > 0 {
+		out += fmt.Sprintf(", %d without a record", n)
 	}
 	return out
 }

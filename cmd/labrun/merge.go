@@ -66,7 +66,9 @@ and id must be its matrix's, and records of one source must agree on what the sc
 sweeps. Records that cannot be judged again (the file is
 elsewhere, or its steps or expectations changed) are counted as recorded; stderr says how
 many; their exec outputs and load results are still held to the artifacts beside them. In JSON lines, a line
-that begins as a record and does not parse is an error (file:line). The line of a run, or of
+that begins as a record and does not parse is an error (file:line), but for a record a
+container runtime split into chunks with another stream's line written between two, at a
+chunk's edge: it is read with that line taken out, and stderr says so. The line of a run, or of
 a summary, whose records were judged from the record alone (their artifacts folder not
 beside them: a record shared as JSON alone, or read from JSON lines) or are of an older
 version than labrun's own says so, as replay's verdict line does ("PASSED s — unverified:
@@ -1408,7 +1410,9 @@ func (p *process) readRecords(path string) ([]mergedRecord, error) {
 		}
 		return []mergedRecord{{rec: rec, from: path, json: path}}, nil
 	}
-	recs, err := recordLines(relPath(p.Cwd, path), bytes.NewReader(b))
+	recs, err := recordLines(relPath(p.Cwd, path), bytes.NewReader(b), func(msg string) {
+		fmt.Fprintf(p.Stderr, "labrun: merge: warning: %s\n", msg)
+	})
 	if err != nil {
 		return nil, &exitError{exitInvalid, "merge: " + err.Error()}
 	}
@@ -1419,6 +1423,36 @@ func (p *process) readRecords(path string) ([]mergedRecord, error) {
 	return out, nil
 }
 
+// runtimeChunk is the least size at which a container runtime splits a long line of a
+// container's output into chunks (8 KiB; containerd's is 16 KiB): another stream's line
+// written between two chunks of a record lands in its line, at a multiple of it.
+const runtimeChunk = 8 << 10
+
+// joinSplitRecord rebuilds a record whose line a container runtime split, with another
+// stream's line (shorter than a chunk: a pod's error) written between two chunks, where the
+// kubelet serves a chunk without its line break: first is the record's first chunks and that
+// line, next the rest of the record. The line written in is what first holds after its last
+// chunk's edge (the last multiple of runtimeChunk); the record is the rest joined with next,
+// when that makes one that does not contradict itself. Nothing else is tried: a cut
+// elsewhere (a longer line written in, or one written at no chunk's edge) would be a guess,
+// and a record inside a long string can be whole at several cuts. What is cut off must not
+// hold `","`, of which a record's compact JSON is full: a piece of the record cut off with
+// the line written in at no chunk's edge is not taken for that line.
+func joinSplitRecord(first, next []byte) (joined, foreign []byte) {
+	cut := len(first) / runtimeChunk * runtimeChunk
+	if cut == 0 || bytes.Contains(first[cut:], []byte(`","`)) {
+		return nil, nil
+	}
+	j := append(bytes.Clone(first[:cut]), next...)
+	if !json.Valid(j) || report.Sniff("", j) != report.KindRecord {
+		return nil, nil
+	}
+	if rec, err := report.Decode("", j); err != nil || rec.Contradictions() != nil {
+		return nil, nil
+	}
+	return j, first[cut:]
+}
+
 // recordStart matches how a record's line begins (its first field is its version).
 var recordStart = regexp.MustCompile(`^\{\s*"version"\s*:`)
 
@@ -1427,7 +1461,7 @@ var recordWithin = regexp.MustCompile(`\{\s*"version"\s*:\s*\d+\s*,\s*"scenario"
 
 // recordLines reads the records among the lines of r (labrun run -o json's stdout, a pod's
 // log: other lines are skipped); name says where they came from in errors.
-func recordLines(name string, r io.Reader) ([]*interp.Record, error) {
+func recordLines(name string, r io.Reader, warn func(string)) ([]*interp.Record, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
 	var out []*interp.Record
@@ -1456,9 +1490,24 @@ func recordLines(name string, r io.Reader) ([]*interp.Record, error) {
 				// drop a run, perhaps the one that failed.
 				var v any
 				err := json.Unmarshal(line, &v)
-				return nil, fmt.Errorf("%s: a run record that does not parse (cut short or damaged): %v", at, err)
+				first := bytes.Clone(sc.Bytes())
+				if !sc.Scan() {
+					return nil, fmt.Errorf("%s: a run record that does not parse (cut short or damaged): %v", at, err)
+				}
+				n++
+				joined, foreign := joinSplitRecord(first, sc.Bytes())
+				if joined == nil {
+					return nil, fmt.Errorf("%s: a run record that does not parse (cut short or damaged): %v", at, err)
+				}
+				shown := []rune(string(foreign))
+				if len(shown) > 60 {
+					shown = append(shown[:60], '…')
+				}
+				warn(fmt.Sprintf("%s: a run record split by another output's line (%q), written into it after its first %d bytes, the edge of a chunk (a container runtime splits a long line into chunks, and another stream's line lands between two): read with that line taken out", at, string(shown), len(first)-len(foreign)))
+				line = joined
+			} else {
+				continue
 			}
-			continue
 		}
 		rec, err := report.Decode(at, line)
 		if err != nil {

@@ -105,7 +105,7 @@ func TestRecordLinesDamaged(t *testing.T) {
 		{"after text", "ok\nW1206 slow {\"version\":2,\"scenario\":\"pb\"}\n", "pod.log:2:12: a run record after other text on its line (\"W1206 slow \")"},
 		{"text quoting a version", "note: {\"version\": \"1.2\"}\n", ""},
 	} {
-		_, err := recordLines("pod.log", strings.NewReader(c.in))
+		_, err := recordLines("pod.log", strings.NewReader(c.in), func(msg string) { t.Errorf("%s: warned %q", c.name, msg) })
 		got := ""
 		if err != nil {
 			got = err.Error()

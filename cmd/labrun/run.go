@@ -918,7 +918,7 @@ func (p *process) checkRunFlags(scenarios []*dsl.Scenario, f *runFlags) error {
 // --cluster that names no cluster of theirs, a -n beside declared namespaces.
 func (p *process) checkTargetFlags(scenarios []*dsl.Scenario, f *targetFlags) error {
 	declared := map[string]bool{}
-	var all []string
+	var all, unreadable []string
 	for _, sc := range scenarios {
 		for _, c := range sc.ClusterNames() {
 			if !declared[c] {
@@ -931,8 +931,12 @@ func (p *process) checkTargetFlags(scenarios []*dsl.Scenario, f *targetFlags) er
 			if err != nil {
 				return err
 			}
-			if err := p.distinctClusters(sc, f, contexts); err != nil {
+			unread, err := p.distinctClusters(sc, f, contexts)
+			if err != nil {
 				return err
+			}
+			if len(unread) > 0 {
+				unreadable = append(unreadable, fmt.Sprintf("scenario %s: %s", sc.Name, strings.Join(unread, "; ")))
 			}
 		}
 	}
@@ -957,6 +961,9 @@ func (p *process) checkTargetFlags(scenarios []*dsl.Scenario, f *targetFlags) er
 				}
 			}
 		}
+	}
+	if len(unreadable) > 0 {
+		return &exitError{exitInfra, strings.Join(unreadable, "\nlabrun: ") + "; nothing was run"}
 	}
 	return nil
 }
@@ -1041,22 +1048,33 @@ func clusterContexts(sc *dsl.Scenario, f *targetFlags) ([]string, error) {
 
 // distinctClusters refuses two of a scenario's clusters whose contexts reach one API server
 // (--cluster west=<east's context>, or two contexts of one cluster): a cross-cluster claim
-// would run inside one cluster, where it holds with nothing crossing (probe p9 #03). A
-// context whose server cannot be read here is left to the run, which says why.
-func (p *process) distinctClusters(sc *dsl.Scenario, f *targetFlags, contexts []string) error {
+// would run inside one cluster, where it holds with nothing crossing (probe p9 #03). It
+// returns the clusters whose context cannot be read from the kubeconfig (it has none of that
+// name), each with where its context is given and why, for checkTargetFlags to say before
+// anything runs (exit 3: the kubeconfig is this machine's): the run found one when it reached
+// its cluster, after the scenarios before it had run, and said the first problem only.
+func (p *process) distinctClusters(sc *dsl.Scenario, f *targetFlags, contexts []string) (unread []string, err error) {
 	servers := map[string]int{}
 	for i, c := range sc.Clusters {
 		server, err := kube.Server(kube.Options{Kubeconfig: f.kubeconfig, Context: contexts[i], Getenv: p.Getenv})
-		if err != nil || server == "" {
+		if err != nil {
+			where := c.Pos.Rel(p.Cwd).String()
+			if slices.ContainsFunc(f.clusters, func(kv string) bool { return strings.HasPrefix(kv, c.Name+"=") }) {
+				where = "--cluster " + c.Name + "=" + contexts[i]
+			}
+			unread = append(unread, fmt.Sprintf("cluster %s (%s): %v", c.Name, where, err))
+			continue
+		}
+		if server == "" {
 			continue
 		}
 		if j, ok := servers[server]; ok {
-			return &exitError{exitInvalid, fmt.Sprintf("scenario %s: clusters %s and %s are one cluster (context %s and context %s, both server %s): a scenario's clusters are different clusters; give each its own context (--cluster %s=<context>)",
+			return nil, &exitError{exitInvalid, fmt.Sprintf("scenario %s: clusters %s and %s are one cluster (context %s and context %s, both server %s): a scenario's clusters are different clusters; give each its own context (--cluster %s=<context>)",
 				sc.Name, sc.Clusters[j].Name, c.Name, or(contexts[j], "(current)"), or(contexts[i], "(current)"), server, c.Name)}
 		}
 		servers[server] = i
 	}
-	return nil
+	return unread, nil
 }
 
 // newClusters builds the kube target of a scenario that declares clusters: one kube client per

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -24,7 +26,9 @@ import (
 // By selector it reads, as `kubectl logs -l` does, the log of every pod the selector matches
 // whose container has started (a pod still pending has no log yet), not one of them: "no
 // replica logged a 503" is a claim about every replica. Their lines come merged in time order,
-// each with its pod; since.Sources, when set, is told which pods are read.
+// each with its pod; since.Sources, when set, is told which pods are read. A pod noted at the
+// mark (since.Pods) that is gone, or replaced by another of its name, makes the read err: the
+// lines it wrote since the mark cannot be read.
 func (d *driver) Logs(ctx context.Context, req schema.Logs, from schema.LogSince, line func(schema.LogLine)) error {
 	since := from.Time
 	if req.Process != "" || req.File != "" {
@@ -64,6 +68,9 @@ func (d *driver) Logs(ctx context.Context, req schema.Logs, from schema.LogSince
 		for i := range list.Items {
 			byName[list.Items[i].Name] = &list.Items[i]
 		}
+	}
+	if err := goneSince(from.Pods, ns, byName); err != nil {
+		return fmt.Errorf("logs: %w", err)
 	}
 	if from.Sources != nil {
 		from.Sources(pods)
@@ -117,6 +124,62 @@ func (d *driver) Logs(ctx context.Context, req schema.Logs, from schema.LogSince
 		return fmt.Errorf("logs of %s/{%s} container %s: %w", ns, req.Selector, container, err)
 	}
 	return nil
+}
+
+// MarkPods notes the pods ref names now (schema.PodMarker): the pod by its name, or every
+// pod the selector matches, whatever its phase, each with its UID. A pod by name that is not
+// there is not noted.
+func (d *driver) MarkPods(ctx context.Context, ref schema.PodRef) (schema.PodMark, error) {
+	ctx, cancel := d.withDefaultTimeout(ctx)
+	defer cancel()
+	ns := d.ns(ref.Namespace)
+	mark := schema.PodMark{UIDs: map[string]string{}}
+	if ref.Pod != "" {
+		p, err := d.cs.CoreV1().Pods(ns).Get(ctx, ref.Pod, getOpts)
+		switch {
+		case apierrors.IsNotFound(err):
+			return mark, nil
+		case err != nil:
+			return mark, fmt.Errorf("pod %s/%s: %w", ns, ref.Pod, err)
+		}
+		mark.UIDs[p.Name] = string(p.UID)
+		return mark, nil
+	}
+	sel, err := labels.Parse(ref.Selector)
+	if err != nil {
+		return mark, fmt.Errorf("selector %q: %w", ref.Selector, err)
+	}
+	list, err := d.cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return mark, fmt.Errorf("pods %s/{%s}: %w", ns, ref.Selector, err)
+	}
+	for _, p := range list.Items {
+		mark.UIDs[p.Name] = string(p.UID)
+	}
+	return mark, nil
+}
+
+// goneSince errs when a pod noted at the mark is not among the pods there now (by name), or
+// one of its name is another pod (its UID differs): what the pod noted wrote since the mark
+// went with it, and the read, judged on the others' lines, could pass over it.
+func goneSince(mark *schema.PodMark, ns string, now map[string]*corev1.Pod) error {
+	if mark == nil {
+		return nil
+	}
+	var gone []string
+	for _, name := range slices.Sorted(maps.Keys(mark.UIDs)) {
+		switch p, ok := now[name]; {
+		case !ok:
+			gone = append(gone, fmt.Sprintf("%s/%s was deleted", ns, name))
+		case string(p.UID) != mark.UIDs[name]:
+			gone = append(gone, fmt.Sprintf("%s/%s was replaced by another pod of its name", ns, name))
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	return fmt.Errorf("of the pods the read named at its mark, %s since: the lines written since the mark by a pod that is gone cannot be read, and judged without them the read could pass over them; read the logs before the pod goes (a logs step before the step that deletes it), or mark after it went (since: a step that starts after)",
+		strings.Join(gone, ", "))
 }
 
 // logPods are the pods (by name) whose container has a log: it is running or has run (a

@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
 	"labrun.dev/labrun/schema"
@@ -160,20 +161,30 @@ func TestLogsOfARestartedContainer(t *testing.T) {
 			err := d.Logs(context.Background(), schema.Logs{PodRef: schema.PodRef{Pod: "backend-a"}}, schema.LogSince{Time: mark.Add(time.Second / 2)}, func(l schema.LogLine) {
 				got = append(got, l.Text)
 			})
-			if c.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-					t.Fatalf("err %v, want one with %q (lines %q)", err, c.wantErr, got)
-				}
+			if !logsErrAsWanted(t, err, c.wantErr, got) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, c.want) {
 				t.Errorf("lines\n got %q\nwant %q", got, c.want)
 			}
 		})
 	}
+}
+
+// logsErrAsWanted fails t unless a read's err is as wanted: one with wantErr in it, or none
+// when wantErr is ""; it says whether the lines are to be checked (no error was wanted).
+func logsErrAsWanted(t *testing.T, err error, wantErr string, got []string) bool {
+	t.Helper()
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err %v, want one with %q (lines %q)", err, wantErr, got)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
 }
 
 // standinDriver is a driver whose API server is the loopback stand-in at url, namespace lab.
@@ -184,4 +195,94 @@ func standinDriver(t *testing.T, url string) *driver {
 		t.Fatal(err)
 	}
 	return &driver{namespace: "lab", cs: cs, streamCS: cs, logf: t.Logf, opts: Options{WaitTimeout: 10 * time.Second, RequestTimeout: 10 * time.Second}}
+}
+
+// TestLogsOfAPodGoneSinceTheMark: a pod the read named at its mark that is deleted, or
+// replaced by another of its name (a StatefulSet's), by the read wrote lines since the mark
+// that cannot be read: the read errs. It read the pods there at the read alone, and "no 503
+// since the mark" passed after the pod that logged the 503 was killed. A pod that came since
+// is read as before. The API server is a loopback stand-in (the driver's clients are REST
+// clients, not client-go's clientset, so its fake clientset cannot stand in for them).
+func TestLogsOfAPodGoneSinceTheMark(t *testing.T) {
+	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+	pod := func(name, uid string) corev1.Pod {
+		return corev1.Pod{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "lab", UID: types.UID(uid), Labels: map[string]string{"app": "backend"}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning,
+				Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+				ContainerStatuses: []corev1.ContainerStatus{{Name: "istio-proxy", State: running}}},
+		}
+	}
+	for _, c := range []struct {
+		name        string
+		ref         schema.PodRef
+		atMark, now []corev1.Pod
+		wantErr     string // "": the read reads the pods there now
+	}{
+		{"a pod deleted since", schema.PodRef{Selector: "app=backend"},
+			[]corev1.Pod{pod("backend-a", "1"), pod("backend-b", "2")}, []corev1.Pod{pod("backend-b", "2")},
+			"lab/backend-a was deleted since"},
+		{"a pod replaced by one of another name", schema.PodRef{Selector: "app=backend"},
+			[]corev1.Pod{pod("backend-a", "1"), pod("backend-b", "2")}, []corev1.Pod{pod("backend-b", "2"), pod("backend-c", "3")},
+			"lab/backend-a was deleted since"},
+		{"a pod replaced by one of its name", schema.PodRef{Selector: "app=backend"},
+			[]corev1.Pod{pod("backend-0", "1")}, []corev1.Pod{pod("backend-0", "9")},
+			"lab/backend-0 was replaced by another pod of its name since"},
+		{"a pod by name replaced by one of its name", schema.PodRef{Pod: "backend-0"},
+			[]corev1.Pod{pod("backend-0", "1")}, []corev1.Pod{pod("backend-0", "9")},
+			"lab/backend-0 was replaced by another pod of its name since"},
+		{"a pod added since", schema.PodRef{Selector: "app=backend"},
+			[]corev1.Pod{pod("backend-a", "1")}, []corev1.Pod{pod("backend-a", "1"), pod("backend-b", "2")}, ""},
+		{"the same pods", schema.PodRef{Selector: "app=backend"},
+			[]corev1.Pod{pod("backend-a", "1")}, []corev1.Pod{pod("backend-a", "1")}, ""},
+		{"a pod by name not there at the mark", schema.PodRef{Pod: "backend-0"},
+			nil, []corev1.Pod{pod("backend-0", "9")}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pods := c.atMark
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				name := strings.TrimPrefix(r.URL.Path, "/api/v1/namespaces/lab/pods/")
+				switch {
+				case r.URL.Path == "/api/v1/namespaces/lab/pods":
+					w.Header().Set("Content-Type", "application/json")
+					_ = json.NewEncoder(w).Encode(corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, Items: pods})
+				case strings.HasSuffix(r.URL.Path, "/log"):
+					w.Header().Set("Content-Type", "text/plain")
+					fmt.Fprintf(w, "2026-07-05T10:00:02.000000000Z %s\n", strings.TrimSuffix(name, "/log"))
+				default:
+					for _, p := range pods {
+						if p.Name == name {
+							w.Header().Set("Content-Type", "application/json")
+							_ = json.NewEncoder(w).Encode(p)
+							return
+						}
+					}
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusNotFound)
+					_ = json.NewEncoder(w).Encode(metav1.Status{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Status"}, Status: metav1.StatusFailure, Reason: metav1.StatusReasonNotFound, Code: http.StatusNotFound})
+				}
+			}))
+			defer srv.Close()
+			d := standinDriver(t, srv.URL)
+			mark, err := d.MarkPods(context.Background(), c.ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pods = c.now
+			var got []string
+			from := schema.LogSince{Time: time.Date(2026, 7, 5, 10, 0, 0, 0, time.UTC), Pods: &mark}
+			err = d.Logs(context.Background(), schema.Logs{PodRef: c.ref}, from, func(l schema.LogLine) { got = append(got, l.Text) })
+			if !logsErrAsWanted(t, err, c.wantErr, got) {
+				return
+			}
+			var want []string
+			for _, p := range c.now {
+				want = append(want, p.Name)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("lines %q, want %q", got, want)
+			}
+		})
+	}
 }
