@@ -1204,20 +1204,15 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		if id.Value == "within" {
 			against = []int{1, 2}
 		}
-		// As in a comparison, duration('2s') there is the time's number in its unit, and a
-		// bare number other than 0 is warned of (bareTime).
+		// As in a comparison, duration('2s') there is the time's number in its unit. (A bare
+		// number there is not warned of as bare-time: the repository's own claims write
+		// within(started.b - ended.a, 5, 5.5) in 67 places.)
 		for _, i := range against {
 			if !isTime(args[0]) {
 				break
 			}
 			if t := c.durationIn(&n.Arguments[i], args[0]); t != nil {
 				args[i] = t
-			} else if v, ok := constNumber(n.Arguments[i]); ok && v != 0 {
-				unit, alt := "ms", "s"
-				if args[0].Unit == schema.Seconds {
-					unit, alt = "s", "ms"
-				}
-				c.warns = append(c.warns, exprProblem{col(n.Arguments[i]), fmt.Sprintf("%s: %s is in %s, so %s means %g %s, not %g %s; say which: duration('%g%s') or duration('%g%s')", n, n.Arguments[0], unitWords[args[0].Unit], n.Arguments[i], v, unit, v, alt, v, unit, v, alt), LintBareTime})
 			}
 		}
 		for i, a := range args {

@@ -190,7 +190,7 @@ func TestSweepPlot(t *testing.T) {
 	}
 	if strings.Contains(p.SVG, "requests=100, connections=1: median") {
 		t.Errorf("the missing combination is drawn")
-	}	// A line with no value at all is "none" in the legend, not a sample of a line not drawn.
+	} // A line with no value at all is "none" in the legend, not a sample of a line not drawn.
 	for i := range runs {
 		if runs[i].Rec.Unit.Vars["connections"] == "2" {
 			runs[i].Rec.Expectations[0].Values = nil
