@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
@@ -78,10 +79,7 @@ s: schema.#Scenario & {
 	]
 }`)
 	synctest.Test(t, func(t *testing.T) {
-		w := &fakes.World{}
-		tg := w.Target()
-		tg.Exec = ctxErrExec{}
-		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		rec := runCtxErrExec(sc)
 		where := sc.Pos.File + ":7:11"
 		if rec.Outcome != interp.TimedOut || !strings.Contains(rec.Error, "the scenario's timeout (1s, "+where+")") {
 			t.Errorf("run %s (%s), want a timeout naming the scenario's timeout at %s", rec.Outcome, rec.Error, where)
@@ -101,6 +99,13 @@ s: schema.#Scenario & {
 // ctxErrExec is an exec that takes 3s, or says its context's error as drivers do ("context
 // deadline exceeded"), not its cause.
 type ctxErrExec struct{}
+
+// runCtxErrExec runs sc on a fake target whose execs are ctxErrExec's (in a synctest bubble).
+func runCtxErrExec(sc *dsl.Scenario) *interp.Record {
+	tg := (&fakes.World{}).Target()
+	tg.Exec = ctxErrExec{}
+	return interp.New(tg).Run(context.Background(), context.Background(), sc)
+}
 
 func (ctxErrExec) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, error) {
 	select {
@@ -163,10 +168,7 @@ s: schema.#Scenario & {
 	cleanup: [{name: "c", exec: argv: ["slow"]}]
 }`)
 	synctest.Test(t, func(t *testing.T) {
-		w := &fakes.World{}
-		tg := w.Target()
-		tg.Exec = ctxErrExec{}
-		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		rec := runCtxErrExec(sc)
 		where := sc.Pos.File + ":7:18"
 		if rec.Outcome != interp.TimedOut || !strings.Contains(rec.Error, "the cleanup's timeout (1s, "+where+") expired") {
 			t.Errorf("run %s (%s), want a timeout naming the cleanup's timeout at %s", rec.Outcome, rec.Error, where)
@@ -190,10 +192,7 @@ s: schema.#Scenario & {
 	expect: ["a.exit == 1"]
 }`)
 	synctest.Test(t, func(t *testing.T) {
-		w := &fakes.World{}
-		tg := w.Target()
-		tg.Exec = ctxErrExec{}
-		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		rec := runCtxErrExec(sc)
 		where := sc.Pos.File + ":7:18"
 		for _, c := range []struct{ step, want string }{
 			{"k", "the cleanup's timeout over the catch steps (1s, " + where + ") expired"},
