@@ -275,7 +275,7 @@ func (l LoadSummary) Line() string {
 	// opened beside them when it opened more (a server that closes its connections, as
 	// after an error): the by-backend split counts sockets.
 	s += fmt.Sprintf(" · %s connection%s", dsl.Sig4(l.Connections), plural(int(l.Connections)))
-	if l.Sockets != l.Connections {
+	if l.Sockets > 0 && l.Sockets != l.Connections { // 0: none recorded (a stand-in's load)
 		s += fmt.Sprintf(" (%s sockets)", dsl.Sig4(l.Sockets))
 	}
 	if b := l.BackendsText(); b != "" {
