@@ -43,7 +43,7 @@ func TestExplainCallsAndLists(t *testing.T) {
 	rec.Put("long", "get", false, []any{1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0})
 	rec.Put("short", "get", false, []any{1.0, 2.0, 3.0})
 	want := []string{
-		"approx(fortio.code503 (15), 20, 0.1) (false)",
+		"approx(fortio.code503 (15), 20, 0.1) (false; it accepts 18 to 22)", // the range the claim set
 		"all(long ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …] (15 items)), # < 10) (false)",
 		"len(short ([1, 2, 3])) (3) == 4",
 		"(fortio.code503 (15) + fortio.code200 (18)) (33) == 30",

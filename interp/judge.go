@@ -1419,6 +1419,21 @@ func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 		// filter(g.samples, .rq_active > 2): the items it kept, by the same fields.
 		return fmt.Sprintf("%s (%s)", src, by)
 	}
+	if b, ok := v.(bool); ok && !b && x.Call == "approx" && len(x.Args) == 3 {
+		// approx(fortio.qps (80.2), 100, 0.1) (false; it accepts 90 to 110): the range
+		// the claim set, which the call's arguments leave to arithmetic.
+		want, ok := sh.number(x.Args[1])
+		if !ok {
+			want, ok = sh.durationIn(x.Args[1], x.Args[0]) // approx(f.p50, duration('20ms'), 0.1)
+		}
+		if ok {
+			if rel, ok := sh.number(x.Args[2]); ok {
+				unit := dsl.UnitOf(x.Args[0].WithLets(), sh.names...)
+				d := math.Abs(rel * want)
+				return fmt.Sprintf("%s (false; it accepts %s to %s)", src, sh.value(want-d, unit), sh.value(want+d, unit))
+			}
+		}
+	}
 	// A let's name has its value's unit: let r = fortio.requests (24620); r (24616) == 1 read
 	// two counts of one value, the second without the unit's 4 digits.
 	return fmt.Sprintf("%s (%s)", src, sh.value(v, dsl.UnitOf(x.WithLets(), sh.names...)))
