@@ -32,6 +32,9 @@ type decoder struct {
 	kindValue map[*Step]cue.Value
 	// before is the number of problems the loader had when this scenario began.
 	before int
+	// stepFiles are the files steps name, read once (readStepFile): the templates' marks,
+	// the partial objects, the absent names and the lints each read them.
+	stepFiles map[string]stepFileRead
 	// untyped are the names of steps written inside a field that is not a kind (see
 	// nestedNames): not decoded, yet not unknown.
 	untyped map[string]bool

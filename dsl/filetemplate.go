@@ -91,14 +91,28 @@ func stepFiles(s *Step) map[string][]string {
 	return nil
 }
 
-// readStepFile reads a file a step names, relative to the scenario's directory.
+// readStepFile reads a file a step names, relative to the scenario's directory, once per
+// scenario's decoding.
 func (d *decoder) readStepFile(f string) ([]byte, string, error) {
 	path := f
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(d.sc.Dir, f)
 	}
+	if r, ok := d.stepFiles[path]; ok {
+		return r.data, path, r.err
+	}
 	data, err := os.ReadFile(path)
+	if d.stepFiles == nil {
+		d.stepFiles = map[string]stepFileRead{}
+	}
+	d.stepFiles[path] = stepFileRead{data, err}
 	return data, path, err
+}
+
+// stepFileRead is what reading a step's file gave.
+type stepFileRead struct {
+	data []byte
+	err  error
 }
 
 // stepFileObjects are the objects of the files a step names that can be read now (a path
