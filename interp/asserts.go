@@ -450,7 +450,7 @@ func judgeWithin(rec *Record, sc *dsl.Scenario, e *dsl.Expr, atIndex, last int, 
 			continue // the step judging: vet refuses an expression that reads its own record
 		}
 		switch {
-		case i <= last && i != atIndex && s.Outcome != "" && s.End <= from:
+		case i <= last && s.Outcome != "" && s.End <= from:
 			// Its result was recorded before its end was taken; the assert judged after its
 			// start was. (Vet lets an assert read only steps that end before it starts: the
 			// two are equal only on a clock that stood still, as a test's.)

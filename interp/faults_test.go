@@ -91,9 +91,10 @@ func TestCleanupRetries(t *testing.T) {
 	})
 }
 
-// hangingCluster fails its first Delete at once (connection refused), then hangs each later
-// one until its context ends or 20 s have passed, as requests to an API server that accepts
-// connections and never answers do (a client's request timeout is longer than the retry time).
+// hangingCluster is a stand-in for an API server that stops answering: it fails its first
+// Delete at once (connection refused), then hangs each later one until its context ends or
+// 20 s have passed, as requests to a server that accepts connections and never answers do (a
+// client's request timeout is longer than the retry time).
 type hangingCluster struct {
 	schema.Cluster
 	mu    sync.Mutex

@@ -189,10 +189,7 @@ func joinContradiction(awaits, joined []*StepRecord, lead string) string {
 			continue // cancelled or timed out, it stopped waiting (run.await)
 		}
 		if j.End > a.End { // both read on the run's clock, the joined step's end first
-			ended, joined := dsl.WithUnit(j.End.Seconds(), "s"), dsl.WithUnit(a.End.Seconds(), "s")
-			if ended == joined {
-				ended, joined = j.End.String(), a.End.String()
-			}
+			ended, joined := apartSecs(j.End, a.End)
 			return fmt.Sprintf("step %s: %sit ended at %s, after the await that joins it, %s, ended (at %s): an await ends once the steps it joins have", shownStep(j), lead, ended, shownStep(a), joined)
 		}
 	}
@@ -219,16 +216,22 @@ func roundJoinContradictions(s *dsl.Step, byPath map[string][]*StepRecord, lead 
 				if b.Outcome != Passed && b.Outcome != Failed || b.Start < r.Start || b.Start > r.End || b.End <= r.End {
 					continue
 				}
-				ended, joined := dsl.WithUnit(b.End.Seconds(), "s"), dsl.WithUnit(r.End.Seconds(), "s")
-				if ended == joined {
-					ended, joined = b.End.String(), r.End.String()
-				}
+				ended, joined := apartSecs(b.End, r.End)
 				msgs = append(msgs, fmt.Sprintf("step %s: %sit ended at %s, after the repeat whose round started it, %s, ended (at %s): a round ends once the background steps it started have", shownStep(b), lead, ended, shownStep(r), joined))
 				return
 			}
 		}
 	})
 	return msgs
+}
+
+// apartSecs are two different times in seconds (secs), each written in full where 4
+// significant digits would show them equal.
+func apartSecs(a, b time.Duration) (string, string) {
+	if x, y := secs(a), secs(b); x != y {
+		return x, y
+	}
+	return a.String(), b.String()
 }
 
 // byRound are the records rs by their round; nil when two are of one round (they cannot be
