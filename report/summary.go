@@ -248,16 +248,15 @@ func (s *Summary) recordContradictions(dir string) []string {
 			continue
 		}
 		path := filepath.Join(dir, filepath.FromSlash(strings.TrimSuffix(r.Report, ".html")+".json"))
-		b, err := os.ReadFile(path)
-		if err != nil {
+		rec, err := Read(path) // as replay reads it: its version, and its own consistency
+		if errors.Is(err, fs.ErrNotExist) {
 			continue // not beside it
 		}
-		var rec interp.Record
-		if err := json.Unmarshal(b, &rec); err != nil {
+		if err != nil {
 			out = append(out, fmt.Sprintf("run %s: its record %s does not read: %v", r.ID, filepath.Base(path), err))
 			continue
 		}
-		want := summaryRunOf(&rec)
+		want := summaryRunOf(rec)
 		want.Report, want.NotStarted = r.Report, r.NotStarted
 		for _, f := range []struct {
 			name      string
