@@ -134,3 +134,14 @@ func (ru *run) file(path string) string {
 	}
 	return path
 }
+
+// stopMarks stops following the pods the marks follow (schema.PodsSince) when the run ends.
+func (ru *run) stopMarks() {
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	for _, m := range ru.podMarks {
+		if m.Since != nil {
+			m.Since.Stop()
+		}
+	}
+}

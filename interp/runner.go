@@ -165,6 +165,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		ru.steps[s] = &stepState{started: make(chan struct{}), done: make(chan struct{})}
 	}
 	ru.markReaders, ru.fileMarks, ru.podMarks = markReaders(sc), map[fileMarkKey]*schema.FileMark{}, map[podMarkKey]*schema.PodMark{}
+	defer ru.stopMarks()
 	ru.mark(ctx, "")
 	ru.fileStart = startDigests(sc, ru.file, ru.judge.Env())
 

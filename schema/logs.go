@@ -157,6 +157,8 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 			rt.Warn("the pods the read names were not noted at its mark: a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen")
 		case from.Pods.Err != "":
 			rt.Warn("the pods the read names could not be noted at its mark (" + from.Pods.Err + "): a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen")
+		case from.Pods.Since != nil && from.Pods.Since.Lost() != "":
+			rt.Warn("the pods the read's selector matches could not be followed since its mark (" + from.Pods.Since.Lost() + "): a pod that came and was deleted since, whose lines cannot be read, would go unseen")
 		}
 	}
 	// A selector reads every pod it matches (as kubectl logs -l does): the record names them,

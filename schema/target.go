@@ -314,6 +314,20 @@ type PodMark struct {
 	UIDs map[string]string
 	// Err is why they could not be noted ("" when they were).
 	Err string
+	// Since, when set, follows the pods a selector matches from the mark on (the target
+	// watches them): a pod that came after the mark and went before the read wrote lines
+	// since the mark that the read cannot read either.
+	Since PodsSince
+}
+
+// PodsSince follows the pods a selector matches from a mark until Stop; the target that made
+// it reads what it saw at the read.
+type PodsSince interface {
+	// Lost is why the pods could not be followed all the way ("" when they were): a pod that
+	// came and went after that is not seen.
+	Lost() string
+	// Stop stops following them; the interpreter calls it when the run ends.
+	Stop()
 }
 
 // PodMarker is a LogReader that reads pods' logs and notes the pods a read names now (see

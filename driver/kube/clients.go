@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 )
 
@@ -95,6 +96,13 @@ func (c pods) List(ctx context.Context, opts metav1.ListOptions) (*corev1.PodLis
 	err := c.rc.Get().UseProtobufAsDefault().Namespace(c.ns).Resource("pods").VersionedParams(&opts, kubeTypes().params).
 		Timeout(listTimeout(opts)).Do(ctx).Into(out)
 	return out, err
+}
+
+// Watch watches the pods opts selects (opts.Watch is set here), as client-go's typed client does.
+func (c pods) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	opts.Watch = true
+	return c.rc.Get().UseProtobufAsDefault().Namespace(c.ns).Resource("pods").VersionedParams(&opts, kubeTypes().params).
+		Timeout(listTimeout(opts)).Watch(ctx)
 }
 
 func (c pods) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {

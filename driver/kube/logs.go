@@ -156,6 +156,7 @@ func (d *driver) MarkPods(ctx context.Context, ref schema.PodRef) (schema.PodMar
 	for _, p := range list.Items {
 		mark.UIDs[p.Name] = string(p.UID)
 	}
+	mark.Since = d.watchPods(ctx, ns, sel.String(), list.ResourceVersion, maps.Clone(mark.UIDs))
 	return mark, nil
 }
 
@@ -173,6 +174,11 @@ func goneSince(mark *schema.PodMark, ns string, now map[string]*corev1.Pod) erro
 			gone = append(gone, fmt.Sprintf("%s/%s was deleted", ns, name))
 		case string(p.UID) != mark.UIDs[name]:
 			gone = append(gone, fmt.Sprintf("%s/%s was replaced by another pod of its name", ns, name))
+		}
+	}
+	if ps, ok := mark.Since.(*podsSince); ok {
+		for _, p := range ps.went(ns, now) {
+			gone = append(gone, p+" came after the mark and was deleted")
 		}
 	}
 	if len(gone) == 0 {

@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
@@ -282,6 +283,119 @@ func TestLogsOfAPodGoneSinceTheMark(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("lines %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestLogsOfAPodThatCameAndWentSinceTheMark: a pod the selector matched only after the mark
+// and that was deleted before the read wrote lines since the mark that neither the mark nor the
+// read lists: the read errs, naming it. Without the watch from the mark, "no 503 since the
+// mark" passed when a pod that came (a replacement) logged the 503 and was killed in turn. A
+// watch the API server refuses leaves the read as before, the mark saying why it lost track
+// (the run warns). The API server is a loopback stand-in serving a list and a watch.
+func TestLogsOfAPodThatCameAndWentSinceTheMark(t *testing.T) {
+	running := corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+	pod := func(name, uid string) corev1.Pod {
+		return corev1.Pod{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "lab", UID: types.UID(uid), ResourceVersion: "10", Labels: map[string]string{"app": "backend"}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning,
+				Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+				ContainerStatuses: []corev1.ContainerStatus{{Name: "istio-proxy", State: running}}},
+		}
+	}
+	pending := func(name, uid string) corev1.Pod {
+		p := pod(name, uid)
+		p.Status = corev1.PodStatus{Phase: corev1.PodPending}
+		return p
+	}
+	event := func(typ string, p corev1.Pod) metav1.WatchEvent {
+		raw, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: raw}}
+	}
+	// Each watch ends with backend-z coming (and staying): once the mark has seen it, it
+	// has seen the events before it.
+	last := pod("backend-z", "9")
+	for _, c := range []struct {
+		name    string
+		events  []metav1.WatchEvent // nil: the watch is refused
+		now     []corev1.Pod
+		wantErr string
+	}{
+		{"a pod that came and went", []metav1.WatchEvent{event("ADDED", pod("backend-b", "2")), event("DELETED", pod("backend-b", "2"))},
+			[]corev1.Pod{pod("backend-a", "1"), last}, "lab/backend-b came after the mark and was deleted since"},
+		{"a pod that came and went, its name back", []metav1.WatchEvent{event("ADDED", pod("backend-0", "2")), event("DELETED", pod("backend-0", "2")), event("ADDED", pod("backend-0", "3"))},
+			[]corev1.Pod{pod("backend-a", "1"), pod("backend-0", "3"), last}, "lab/backend-0 came after the mark and was deleted since"},
+		{"a pod that came and is there", []metav1.WatchEvent{event("ADDED", pod("backend-b", "2"))},
+			[]corev1.Pod{pod("backend-a", "1"), pod("backend-b", "2"), last}, ""},
+		{"a pod that came and went before a container started", []metav1.WatchEvent{event("ADDED", pending("backend-b", "2")), event("DELETED", pending("backend-b", "2"))},
+			[]corev1.Pod{pod("backend-a", "1"), last}, ""},
+		{"a pod there at the mark, changed", []metav1.WatchEvent{event("MODIFIED", pod("backend-a", "1"))},
+			[]corev1.Pod{pod("backend-a", "1"), last}, ""},
+		{"a watch refused", nil, []corev1.Pod{pod("backend-a", "1")}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pods := []corev1.Pod{pod("backend-a", "1")}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				name := strings.TrimPrefix(r.URL.Path, "/api/v1/namespaces/lab/pods/")
+				switch {
+				case r.URL.Path == "/api/v1/namespaces/lab/pods" && r.URL.Query().Get("watch") == "true":
+					if c.events == nil {
+						w.WriteHeader(http.StatusForbidden)
+						return
+					}
+					if rv := r.URL.Query().Get("resourceVersion"); rv != "10" {
+						t.Errorf("the watch starts at resource version %q, want the mark's list's (10)", rv)
+					}
+					w.Header().Set("Content-Type", "application/json")
+					for _, ev := range append(c.events, event("ADDED", last)) {
+						_ = json.NewEncoder(w).Encode(ev)
+					}
+					w.(http.Flusher).Flush()
+					<-r.Context().Done()
+				case r.URL.Path == "/api/v1/namespaces/lab/pods":
+					w.Header().Set("Content-Type", "application/json")
+					_ = json.NewEncoder(w).Encode(corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: metav1.ListMeta{ResourceVersion: "10"}, Items: pods})
+				case strings.HasSuffix(r.URL.Path, "/log"):
+					w.Header().Set("Content-Type", "text/plain")
+					fmt.Fprintf(w, "2026-07-05T10:00:02.000000000Z %s\n", strings.TrimSuffix(name, "/log"))
+				default:
+					w.WriteHeader(http.StatusNotFound)
+				}
+			}))
+			defer srv.Close()
+			d := standinDriver(t, srv.URL)
+			ref := schema.PodRef{Selector: "app=backend"}
+			mark, err := d.MarkPods(context.Background(), ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mark.Since.Stop()
+			ps := mark.Since.(*podsSince)
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				ps.mu.Lock()
+				seen, lost := ps.came[last.UID] != "", ps.lost
+				ps.mu.Unlock()
+				if seen || lost != "" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the mark saw neither the watch's last pod nor its end in 10 s")
+				}
+			}
+			pods = c.now
+			var got []string
+			from := schema.LogSince{Time: time.Date(2026, 7, 5, 10, 0, 0, 0, time.UTC), Pods: &mark}
+			err = d.Logs(context.Background(), schema.Logs{PodRef: ref}, from, func(l schema.LogLine) { got = append(got, l.Text) })
+			if !logsErrAsWanted(t, err, c.wantErr, got) {
+				return
+			}
+			if lost := mark.Since.Lost(); (lost != "") != (c.events == nil) {
+				t.Errorf("Lost() = %q, want lost %v", lost, c.events == nil)
 			}
 		})
 	}
