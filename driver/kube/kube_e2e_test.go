@@ -704,6 +704,65 @@ func TestE2ELogs(t *testing.T) {
 	}
 }
 
+// TestE2ELogsOfAPodThatCameAndWent: against the sandbox's real API server, whose watch the
+// mark starts from its list's resource version, a pod the selector matched only after the
+// mark, which ran and was deleted before the read, makes the read err, naming it: read from
+// the pods there at the read alone, "no 503 since the mark" passed over what it logged.
+func TestE2ELogsOfAPodThatCameAndWent(t *testing.T) {
+	l := newLab(t, "e2e-logs-went")
+	pod := func(name string) *corev1.Pod {
+		grace := int64(0)
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"tier": "logs"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "istio-proxy", Image: "fake"}}, TerminationGracePeriodSeconds: &grace}}
+	}
+	running := func(name string) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			p, err := l.cs.CoreV1().Pods(l.ns).Get(l.ctx, name, metav1.GetOptions{})
+			if err == nil && len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].State.Running != nil {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("pod %s not running in 60 s: %v", name, err)
+			}
+		}
+	}
+	if _, err := l.cs.CoreV1().Pods(l.ns).Create(l.ctx, pod("steady"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	running("steady")
+	ref := schema.PodRef{Selector: "tier=logs", Namespace: l.ns}
+	mark, err := l.d.MarkPods(l.ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mark.Since.Stop()
+	markTime := time.Now()
+	if _, err := l.cs.CoreV1().Pods(l.ns).Create(l.ctx, pod("ghost"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	running("ghost")
+	if err := l.cs.CoreV1().Pods(l.ns).Delete(l.ctx, "ghost", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if _, err := l.cs.CoreV1().Pods(l.ns).Get(l.ctx, "ghost", metav1.GetOptions{}); apierrors.IsNotFound(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("pod ghost not gone in 60 s")
+		}
+	}
+	time.Sleep(time.Second) // the watch's events reach the mark a moment after the API server sends them
+	err = l.d.Logs(l.ctx, schema.Logs{PodRef: ref}, schema.LogSince{Time: markTime, Pods: &mark}, func(schema.LogLine) {})
+	if want := l.ns + "/ghost came after the mark and was deleted since"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("the read: %v, want an error with %q", err, want)
+	}
+	if lost := mark.Since.Lost(); lost != "" {
+		t.Errorf("the watch was lost: %s", lost)
+	}
+}
+
 // The writer container is kwok-exec'd locally against a temp hosts file: flipping one host name
 // leaves the other's line byte for byte.
 func TestE2EDNS(t *testing.T) {
