@@ -363,6 +363,15 @@ func requirePassed(t *testing.T, rec *interp.Record) {
 			t.Errorf("%s: %s: %s %s%s", rec.Scenario, j.Src, j.Outcome, j.Explanation, j.Reason)
 		}
 	}
+	// A logs read whose pods the run could not note or follow from its mark passes on the
+	// word of the pods there at the read: against the sandbox's API server it never should.
+	for _, s := range rec.Steps {
+		for _, w := range s.Warnings {
+			if strings.Contains(w, "could not be noted at its mark") || strings.Contains(w, "could not be followed since its mark") {
+				t.Errorf("%s: step %s: %s", rec.Scenario, s.Name, w)
+			}
+		}
+	}
 }
 
 // describeRecord renders why a run did not pass.
