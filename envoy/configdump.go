@@ -22,6 +22,9 @@ type resourceKind struct {
 	paths    [][]string // where the resource sits in a wrapper, first present wins
 	nameKey  string     // the resource's name field
 	warming  string     // the list whose resources Envoy does not use yet
+	// states name the state of a resource found at each of paths that Envoy does not use
+	// (""): a listener's warming_state (not yet in effect) and draining_state (on its way out).
+	states []string
 }
 
 var (
@@ -39,6 +42,7 @@ var (
 		lists:    []string{"static_listeners", "dynamic_listeners"},
 		paths:    [][]string{{"listener"}, {"active_state", "listener"}, {"warming_state", "listener"}, {"draining_state", "listener"}},
 		nameKey:  "name",
+		states:   []string{"", "", "warming", "draining"},
 	}
 	routeKind = resourceKind{
 		noun:     "route config",
@@ -65,8 +69,9 @@ func DumpCluster(dump []byte, name string) (map[string]any, error) {
 }
 
 // DumpListener returns the listener called name ("0.0.0.0_8080", "virtualOutbound") from a
-// /config_dump: a static listener, or a dynamic one's active state (else its warming, else its
-// draining state).
+// /config_dump: a static listener, or a dynamic one's active state. One that is only warming
+// (Envoy does not use it yet) or only draining (Envoy is removing it) is not found, the error
+// saying which: read as the listener's, its config would say what is not in effect.
 func DumpListener(dump []byte, name string) (map[string]any, error) {
 	return dumpFind(dump, name, listenerKind)
 }
@@ -114,13 +119,13 @@ func ClusterEndpoints(dump []byte, name string) (map[string]any, error) {
 
 func dumpFind(dump []byte, name string, kind resourceKind) (map[string]any, error) {
 	var found map[string]any
-	warming := false
-	names, dynamic, err := dumpEach(dump, kind, func(n string, r map[string]any, isWarming bool) bool {
+	notInEffect := ""
+	names, dynamic, err := dumpEach(dump, kind, func(n string, r map[string]any, state string) bool {
 		if n != name {
 			return true
 		}
-		if isWarming {
-			warming = true // an active one may follow (a ?resource= dump's order is Envoy's)
+		if state != "" {
+			notInEffect = state // an active one may follow (a ?resource= dump's order is Envoy's)
 			return true
 		}
 		found = r
@@ -132,9 +137,17 @@ func dumpFind(dump []byte, name string, kind resourceKind) (map[string]any, erro
 	if found != nil {
 		return found, nil
 	}
-	if warming {
+	switch notInEffect {
+	case "warming":
+		where := kind.warming
+		if where == "" {
+			where = "warming_state"
+		}
 		return nil, absent(fmt.Sprintf("%s %q is warming in the config dump (%s), not active: Envoy does not use it yet (it waits for its endpoints or secrets from istiod), so its config says nothing of what is in effect; read it once it is active (a config step with until, or a wait before it)",
-			kind.noun, name, kind.warming))
+			kind.noun, name, where))
+	case "draining":
+		return nil, absent(fmt.Sprintf("%s %q is draining in the config dump (draining_state), not active: Envoy is removing it (istiod no longer sends it) and takes no new connection on it, so its config says nothing of what is in effect",
+			kind.noun, name))
 	}
 	return nil, missing(kind.noun, name, names, dynamic)
 }
@@ -151,7 +164,7 @@ func DumpNames(dump []byte, kind string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	names, _ := configsEach(configs, k, func(string, map[string]any, bool) bool { return true })
+	names, _ := configsEach(configs, k, func(string, map[string]any, string) bool { return true })
 	if names == nil {
 		names = []string{}
 	}
@@ -203,7 +216,7 @@ var kindsByPlural = map[string]resourceKind{
 // returns the names seen and how many of them came from xDS (dynamic lists). A dump that is
 // an empty object is a dump without resources: Envoy prints {} for a ?resource= query that
 // matches nothing, and a proxy that istiod has not pushed yet has no dynamic resources.
-func dumpEach(dump []byte, kind resourceKind, yield func(name string, r map[string]any, warming bool) bool) (names []string, dynamic int, err error) {
+func dumpEach(dump []byte, kind resourceKind, yield func(name string, r map[string]any, state string) bool) (names []string, dynamic int, err error) {
 	configs, err := dumpConfigs(dump)
 	if err != nil {
 		return nil, 0, err
@@ -226,12 +239,13 @@ func dumpConfigs(dump []byte) ([]any, error) {
 	return configs, nil
 }
 
-// configsEach is dumpEach over a dump's decoded sections; yield is told whether the resource is
-// in the kind's warming list.
-func configsEach(configs []any, kind resourceKind, yield func(name string, r map[string]any, warming bool) bool) (names []string, dynamic int) {
+// configsEach is dumpEach over a dump's decoded sections; yield is told the state of a resource
+// Envoy does not use ("" for one in effect): "warming" in the kind's warming list or a
+// listener's warming_state, "draining" in its draining_state.
+func configsEach(configs []any, kind resourceKind, yield func(name string, r map[string]any, state string) bool) (names []string, dynamic int) {
 	stop := false
 	consider := func(wrapper map[string]any, isDynamic, warming bool) {
-		for _, p := range kind.paths {
+		for i, p := range kind.paths {
 			r, ok := walk(wrapper, p).(map[string]any)
 			if !ok {
 				continue
@@ -241,7 +255,14 @@ func configsEach(configs []any, kind resourceKind, yield func(name string, r map
 			if isDynamic {
 				dynamic++
 			}
-			stop = !yield(n, r, warming)
+			state := ""
+			switch {
+			case warming:
+				state = "warming"
+			case i < len(kind.states):
+				state = kind.states[i]
+			}
+			stop = !yield(n, r, state)
 			return
 		}
 	}

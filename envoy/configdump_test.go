@@ -3,6 +3,7 @@ package envoy
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -103,7 +104,6 @@ func TestDumpListenerRouteEndpoints(t *testing.T) {
 		{DumpListener, "0.0.0.0_8080", "address.socket_address.port_value", 8080.0},
 		{DumpListener, "0.0.0.0_8080", "filter_chains.0.filters.0.typed_config.rds.route_config_name", "8080"},
 		{DumpListener, "virtualOutbound", "use_original_dst", true},
-		{DumpListener, "0.0.0.0_9999", "address.socket_address.port_value", 9999.0}, // warming only
 		{DumpRoute, "8080", "virtual_hosts.0.routes.0.route.cluster", connLab},
 		{DumpRoute, "8080", "virtual_hosts.0.routes.0.route.retry_policy.num_retries", 2.0},
 		{DumpRoute, "InboundPassthroughCluster", "name", "InboundPassthroughCluster"},
@@ -118,6 +118,47 @@ func TestDumpListenerRouteEndpoints(t *testing.T) {
 		got, err := Query(r, tt.path)
 		if err != nil || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s %s = %#v, %v; want %#v", tt.name, tt.path, got, err, tt.want)
+		}
+	}
+}
+
+// TestDumpListenerNotInEffect: a listener that is only warming (Envoy waits for its routes or
+// secrets) or only draining (istiod no longer sends it) is not the listener in effect: it is
+// not found, the error saying which, as a warming cluster is. It was read as the listener's
+// config, so "the listener has the filter" held before Envoy used it, or after it removed it.
+// Where an update is under way (active and draining, or active and warming), the active one is
+// read.
+func TestDumpListenerNotInEffect(t *testing.T) {
+	listener := func(states ...string) []byte {
+		var parts []string
+		for _, st := range states {
+			port := map[string]int{"active_state": 1, "warming_state": 2, "draining_state": 3}[st]
+			parts = append(parts, fmt.Sprintf(`%q: {"listener": {"name": "0.0.0.0_9999", "address": {"socket_address": {"port_value": %d}}}}`, st, port))
+		}
+		return []byte(`{"configs": [{"@type": "type.googleapis.com/envoy.admin.v3.ListenersConfigDump", "dynamic_listeners": [{"name": "0.0.0.0_9999", ` +
+			strings.Join(parts, ", ") + `}]}]}`)
+	}
+	for _, c := range []struct {
+		states  []string
+		want    float64 // the port of the state read; 0: none
+		wantErr string
+	}{
+		{[]string{"warming_state"}, 0, `listener "0.0.0.0_9999" is warming in the config dump (warming_state), not active`},
+		{[]string{"draining_state"}, 0, `listener "0.0.0.0_9999" is draining in the config dump (draining_state), not active`},
+		{[]string{"active_state", "warming_state"}, 1, ""},
+		{[]string{"active_state", "draining_state"}, 1, ""},
+		{[]string{"active_state"}, 1, ""},
+	} {
+		r, err := DumpListener(listener(c.states...), "0.0.0.0_9999")
+		if c.wantErr != "" {
+			if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%v: %v, %v; want not found with %q", c.states, r, err, c.wantErr)
+			}
+			continue
+		}
+		got, qerr := Query(r, "address.socket_address.port_value")
+		if err != nil || qerr != nil || got != c.want {
+			t.Errorf("%v: port %v (%v, %v), want %v", c.states, got, err, qerr, c.want)
 		}
 	}
 }
