@@ -266,8 +266,7 @@ func newTimeChart(title, unit string, end time.Duration, lo, hi float64, spans [
 		y := c.y(v)
 		fmt.Fprintf(&c.b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end" fill="#555">%s</text>`, padL, y, chartW-padR, y, padL-4, y+4, fmtNum(v))
 	}
-	step := niceStep(end)
-	for t := time.Duration(0); t <= end; t += step {
+	for _, t := range axisTicks(end) {
 		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#555">%s</text>`, c.x(t), chartH-8, fmtAxis(t))
 	}
 	fmt.Fprintf(&c.b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>`, padL, padT+plotH, chartW-padR, padT+plotH)

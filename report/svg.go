@@ -94,8 +94,7 @@ func TimelineSVG(rec *interp.Record) string {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<text x="10" y="18" font-weight="bold">%s — timeline (%s)</text>`+"\n", html.EscapeString(rec.Scenario), rec.Outcome)
 	// Time axis with about ten ticks.
-	step := niceStep(end)
-	for t := time.Duration(0); t <= end; t += step {
+	for _, t := range axisTicks(end) {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="28" x2="%.1f" y2="%d" stroke="#ddd"/>`, x(t), x(t), height-25)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#666">%s</text>`+"\n", x(t), height-10, fmtAxis(t))
 	}
@@ -169,12 +168,31 @@ func niceStep(end time.Duration) time.Duration {
 		time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
 		10 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond,
 		time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute,
+		10 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour, 6 * time.Hour, 24 * time.Hour,
 	} {
 		if end/s <= 12 {
 			return s
 		}
 	}
-	return 10 * time.Minute
+	// Days by tens: a record whose end was edited years on draws a dozen ticks, not millions.
+	s := 10 * 24 * time.Hour
+	for end/s > 12 {
+		s *= 10
+	}
+	return s
+}
+
+// axisTicks are the times of a time axis's ticks from 0 to end, niceStep apart: at most 13.
+func axisTicks(end time.Duration) []time.Duration {
+	step := niceStep(end)
+	var out []time.Duration
+	for t := time.Duration(0); t <= end; t += step {
+		out = append(out, t)
+		if t > end-step { // the next would pass end, or overflow
+			break
+		}
+	}
+	return out
 }
 
 func fmtAxis(t time.Duration) string {
