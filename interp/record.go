@@ -1507,12 +1507,16 @@ func (r *Record) viewContradictions(name string, ser *SeriesRecord, passed []*St
 // too) and before any step of the steps, catch and cleanup phases starts. stepsStart moved
 // later so that ended.<step>, which counts from it, reads less was accepted. Records without
 // a start or an end are not checked; nor is stepsStart when the run did not reach its steps.
+// A step of the steps or catch phase that passed or failed ended before any step of a later
+// phase started (a phase joins the background steps it started; one cancelled may have been
+// abandoned, its end recorded late): before, a background step's end moved past the start of
+// a cleanup step, so that a claim that it still ran then held, replayed PASSED.
 func (r *Record) phaseContradictions() []string {
+	msgs := r.phaseJoinContradictions()
 	if r.Start.IsZero() || r.End.IsZero() {
-		return nil
+		return msgs
 	}
 	end := r.End.Sub(r.Start)
-	var msgs []string
 	say := func(s *StepRecord, format string, args ...any) {
 		msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: ", shownStep(s))+fmt.Sprintf(format, args...))
 	}
@@ -1543,6 +1547,38 @@ func (r *Record) phaseContradictions() []string {
 			if s.Start < steps-timeSlack(steps) {
 				say(s, "it is a step of the %s phase and starts at %s, before that phase's start (stepsStart) at %s", s.Phase, s.Start, steps)
 			}
+		}
+	}
+	return msgs
+}
+
+// phaseJoinContradictions say where a step of the steps or catch phase that passed or failed
+// ended after a step of a later phase started (see phaseContradictions; the setup is held to
+// stepsStart there). Both are offsets on the run's clock.
+func (r *Record) phaseJoinContradictions() []string {
+	first := map[dsl.Phase]*StepRecord{} // the first step of each phase to start
+	for _, s := range r.Steps {
+		if s.Outcome == "" || s.Outcome == Skipped && s.Start == s.End {
+			continue // still running, or settled without running
+		}
+		if f := first[s.Phase]; f == nil || s.Start < f.Start {
+			first[s.Phase] = s
+		}
+	}
+	var msgs []string
+	for _, s := range r.Steps {
+		if s.Outcome != Passed && s.Outcome != Failed || s.Phase != dsl.PhaseSteps && s.Phase != dsl.PhaseCatch {
+			continue
+		}
+		var next *StepRecord // the first step of a later phase to start
+		for ph, f := range first {
+			if phaseRank[ph] > phaseRank[s.Phase] && (next == nil || f.Start < next.Start) {
+				next = f
+			}
+		}
+		if next != nil && s.End > next.Start {
+			ended, started := apartSecs(s.End, next.Start)
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: it is a step of the %s phase and ends at %s, after step %s of the %s phase started (at %s): a phase ends once the background steps it started have", shownStep(s), s.Phase, ended, shownStep(next), next.Phase, started))
 		}
 	}
 	return msgs

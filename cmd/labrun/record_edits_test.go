@@ -1076,3 +1076,70 @@ s: schema.#Scenario & {
 	}
 	editedRefused(t, dir, rec, "step bg (round 2): its record contradicts itself: it ended at ", ", after the repeat whose round started it, rounds, ended (at ")
 }
+
+// TestNextRoundAfterItsBackgroundSteps: a repeat's next round starts once the background steps
+// the round before it started have ended (the round joins them). A record whose first round's
+// background step's end was moved past the start of the second round's first step, within the
+// repeat's end, replayed PASSED: it was held to the repeat's end alone.
+func TestNextRoundAfterItsBackgroundSteps(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "rounds", mayFail: true, repeat: {
+			max: 2
+			until: "false"
+			steps: [
+				{name: "bg", background: true, exec: argv: ["sleep", "0.2"]},
+				{name: "x", exec: argv: ["true"]},
+			]
+		}},
+	]
+	expect: ["outcome.rounds == 'failed'"]
+}
+`
+	dir, rec := recordedRun(t, src, 0)
+	var bg1, bg2 map[string]any
+	for _, s := range rec["steps"].([]any) {
+		if m := s.(map[string]any); m["name"] == "bg" {
+			if bg1 == nil {
+				bg1 = m
+			}
+			bg2 = m
+		}
+	}
+	bg1["endNs"] = bg2["startNs"].(float64) + 1e6 // round 2's bg is its first step
+	editedRefused(t, dir, rec, "step bg (round 1): its record contradicts itself: it ended at ", ", after step bg (round 2) of the next round of rounds started (at ")
+}
+
+// TestLaterPhaseAfterBackgroundSteps: a phase ends once the background steps it started have,
+// and the next phase starts then. A run whose claim that a background step of its steps still
+// ran when its cleanup started failed, the step's end moved past the cleanup step's start (the
+// run's end after both, the values and outcomes edited), replayed PASSED: nothing but the run's
+// end bounded it.
+func TestLaterPhaseAfterBackgroundSteps(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "bg", background: true, exec: argv: ["sleep", "0.2"]},
+	]
+	cleanup: [
+		{name: "after", exec: argv: ["true"]},
+	]
+	expect: ["ended.bg > started.after"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	bg, after := stepOf(t, rec, "bg"), stepOf(t, rec, "after")
+	bg["endNs"] = after["startNs"].(float64) + 1e5
+	if after["endNs"].(float64) < bg["endNs"].(float64) {
+		t.Fatalf("the cleanup step lasted less than 0.1 ms: %v", after)
+	}
+	passedAfter(t, rec, bg, after)
+	editedRefused(t, dir, rec, "step bg: its record contradicts itself: it is a step of the steps phase and ends at ", ", after step after of the cleanup phase started (at ")
+}
