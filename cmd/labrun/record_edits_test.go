@@ -1143,3 +1143,51 @@ s: schema.#Scenario & {
 	passedAfter(t, rec, bg, after)
 	editedRefused(t, dir, rec, "step bg: its record contradicts itself: it is a step of the steps phase and ends at ", ", after step after of the cleanup phase started (at ")
 }
+
+// TestShiftedLoadHeldToFortioStart: a load step, its result's start and end and the run's end
+// moved 2 s later together (every time the record holds consistent), so that "the load started
+// more than 1 s after the step before it ended" held, replayed PASSED beside its fortio.json,
+// which says when fortio (labrun's own, on the local target) started it.
+func TestShiftedLoadHeldToFortioStart(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "first", exec: argv: ["true"]},
+		{name: "fortio", load: {url: "${backends.a.url}/echo", requests: 4, connections: 1}},
+	]
+	expect: ["started.fortio - ended.first > duration('1s')"]
+}
+`, 1)
+	const shift = 2 * time.Second
+	later := func(m map[string]any, key string) {
+		at, err := time.Parse(time.RFC3339Nano, m[key].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[key] = at.Add(shift).Format(time.RFC3339Nano)
+	}
+	fortio := stepOf(t, rec, "fortio")
+	for _, k := range []string{"plannedNs", "startNs", "endNs"} {
+		fortio[k] = fortio[k].(float64) + float64(shift)
+	}
+	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
+	later(l, "start")
+	later(l, "end")
+	later(rec, "end")
+	values := rec["expectations"].([]any)[0].(map[string]any)["values"].(map[string]any)
+	for k, v := range values {
+		if strings.HasPrefix(k, "started.fortio") {
+			values[k] = v.(float64) + shift.Seconds()
+		}
+	}
+	passedAs(rec, values)
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, "step fortio (load): its artifact fortio.json (in fortio.json.jsonl) says fortio started the load at ", ", but the record's load ran from ")
+}
