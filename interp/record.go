@@ -1015,14 +1015,18 @@ func localBackendContradictions(sn *SnapshotRecord) []string {
 
 // resultKindContradictions are the results whose kind is not that of the step that recorded
 // them (a step records its result under its name, or its path, in its own kind's form): a
-// kind edited (or nulled) makes the value read as another kind's, or as plain data. Results
-// that no step of the record has the name of are not checked.
+// kind edited (or nulled) makes the value read as another kind's, or as plain data. Nor is a
+// result's cluster another than its step ran on (the report shows it). Results that no step
+// of the record has the name of are not checked.
 func (r *Record) resultKindContradictions() []string {
-	kinds := map[string][]string{}
+	kinds, clusters := map[string][]string{}, map[string][]string{}
 	for _, s := range r.Steps {
 		name := or(s.Name, s.Path)
 		if !slices.Contains(kinds[name], s.Kind) {
 			kinds[name] = append(kinds[name], s.Kind)
+		}
+		if !slices.Contains(clusters[name], s.Cluster) {
+			clusters[name] = append(clusters[name], s.Cluster)
 		}
 	}
 	var msgs []string
@@ -1030,6 +1034,9 @@ func (r *Record) resultKindContradictions() []string {
 		ks, ok := kinds[name]
 		if kind := r.Results[name].Kind; ok && !slices.Contains(ks, kind) {
 			msgs = append(msgs, fmt.Sprintf("step %s: its result's kind is %q, but its step's is %s", name, kind, strings.Join(ks, ", ")))
+		}
+		if c, cs := r.Results[name].Cluster, clusters[name]; ok && !slices.Contains(cs, c) {
+			msgs = append(msgs, fmt.Sprintf("step %s: its result's cluster is %q, but its step ran %s", name, c, inCluster(cs[0], nil)))
 		}
 	}
 	return msgs
