@@ -1191,3 +1191,29 @@ s: schema.#Scenario & {
 	}
 	editedRefused(t, dir, rec, "step fortio (load): its artifact fortio.json (in fortio.json.jsonl) says fortio started the load at ", ", but the record's load ran from ")
 }
+
+// TestExpectFailTrueNotANotRun: a bare expectFail: true takes no command that did not run (a
+// shell's exit 127, "command not found") for the failure it expects: the run errs. Its record
+// edited into "failed as expected" (the step passed with its error as the expected one, the
+// run and its expectation passed) replayed PASSED beside the exit.txt that says 127.
+func TestExpectFailTrueNotANotRun(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{name: "x", expectFail: true, exec: argv: ["sh", "-c", "exit 127"]}]
+	expect: ["outcome.x == 'passed'"]
+}
+`, 3)
+	x := stepOf(t, rec, "x")
+	expected, _, _ := strings.Cut(x["error"].(string), " (expectFail: ")
+	delete(x, "error")
+	x["outcome"], x["expectedError"], x["warnings"] = "passed", expected, []any{"expectFail: failed as expected: " + expected}
+	passedAs(rec, map[string]any{"outcome.x": "passed"})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, "step x: its record contradicts itself: it passed as its expectFail: true expected, but its result has exit 127, a shell's command not found or not executable: the command did not run")
+}
