@@ -1206,14 +1206,42 @@ s: schema.#Scenario & {
 	expect: ["outcome.x == 'passed'"]
 }
 `, 3)
-	x := stepOf(t, rec, "x")
-	expected, _, _ := strings.Cut(x["error"].(string), " (expectFail: ")
-	delete(x, "error")
-	x["outcome"], x["expectedError"], x["warnings"] = "passed", expected, []any{"expectFail: failed as expected: " + expected}
-	passedAs(rec, map[string]any{"outcome.x": "passed"})
+	passedAsExpected(t, dir, rec, "x")
+	editedRefused(t, dir, rec, "step x: its record contradicts itself: it passed as its expectFail: true expected, but its result has exit 127, a shell's command not found or not executable: the command did not run")
+}
+
+// passedAsExpected edits rec, of a run in dir whose step name erred under expectFail: true,
+// into a passed run whose step failed as expected, with its error, and whose expectation read
+// outcome.<name> "passed"; its artifacts folder is copied beside m/edited.json.
+func passedAsExpected(t *testing.T, dir string, rec map[string]any, name string) {
+	t.Helper()
+	step := stepOf(t, rec, name)
+	expected, _, _ := strings.Cut(step["error"].(string), " (expectFail: ")
+	delete(step, "error")
+	step["outcome"], step["expectedError"], step["warnings"] = "passed", expected, []any{"expectFail: failed as expected: " + expected}
+	passedAs(rec, map[string]any{"outcome." + name: "passed"})
 	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
 	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
 		t.Fatal(err)
 	}
-	editedRefused(t, dir, rec, "step x: its record contradicts itself: it passed as its expectFail: true expected, but its result has exit 127, a shell's command not found or not executable: the command did not run")
+}
+
+// TestExpectFailTrueNotAnUnanswered: a bare expectFail: true takes no assert whose expression
+// has no answer (a type error) for the failure it expects: the run errs. Its record edited into
+// "failed as expected" replayed PASSED: judged again, no answer read as "did not hold".
+func TestExpectFailTrueNotAnUnanswered(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "x", exec: argv: ["echo", "hi"]},
+		{name: "chk", expectFail: true, assert: "int(trim(x.stdout)) == 3"},
+	]
+	expect: ["outcome.chk == 'passed'"]
+}
+`, 3)
+	passedAsExpected(t, dir, rec, "chk")
+	editedRefused(t, dir, rec, `step chk: its assert "int(trim(x.stdout)) == 3" says it failed as its expectFail: true expected, but over the data the record holds from before it ran the expression has no answer (invalid operation: int(hi)`)
 }
