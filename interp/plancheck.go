@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/schema"
 )
 
 // planContradictions say where a step's record holds what its step, as the scenario declares
@@ -16,8 +15,6 @@ import (
 //     pattern does not match: the runner keeps such an error as the step's error, and the
 //     step does not pass (interp.run.expectedFailure);
 //   - an expected error on a step that has no expectFail;
-//   - under a bare expectFail: true, an expected error of an exec whose command did not run
-//     (its result exited 126 or 127, not its exitCode: schema.DidNotRun);
 //   - a step that passed (not as an expectFail expected) and lasted longer than its timeout
 //     (with timeSlack): its timeout ends it, and it times out;
 //   - a step of an exact duration (a sleep) that passed and lasted less than it (with
@@ -26,21 +23,12 @@ import (
 //     block's execution (atContradiction).
 func planContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []string {
 	var msgs []string
-	last := map[string]*StepRecord{} // the last run of each name, whose result the record keeps
-	for _, sr := range rec.Steps {
-		last[or(sr.Name, sr.Path)] = sr
-	}
 	for _, sr := range rec.Steps {
 		s := steps[sr.Path]
 		if s == nil || s.Kind != sr.Kind {
 			continue // ChangedStep says so
 		}
-		var result any // nil: none recorded, or not known to be sr's
-		kept := sr.Name != "" && last[sr.Name] == sr
-		if kept && rec.Results[sr.Name] != nil {
-			result = rec.Results[sr.Name].Value
-		}
-		for _, c := range []string{expectedErrorContradiction(sr, s, result, kept), timeoutContradiction(sr, s), exactContradiction(sr, s), atContradiction(rec, sr, s)} {
+		for _, c := range []string{expectedErrorContradiction(sr, s), timeoutContradiction(sr, s), exactContradiction(sr, s), atContradiction(rec, sr, s)} {
 			if c != "" {
 				msgs = append(msgs, fmt.Sprintf("step %s: %s%s", shownStep(sr), lead, c))
 			}
@@ -343,14 +331,8 @@ func runTimeoutContradiction(rec *Record, sc *dsl.Scenario, lead string) string 
 }
 
 // expectedErrorContradiction says how the expected error sr records contradicts the
-// expectFail of its step s; "" when it does not. result is the result sr recorded, when kept
-// (sr is the last run of its name, whose result the record keeps): an exec that exited 126
-// or 127 (a shell's "not executable", "command not found") where it expects another code did
-// not run what it was given (schema.DidNotRun), which a bare expectFail: true does not take
-// for the failure it expects. Before, such a run's error edited into "failed as expected"
-// replayed PASSED beside the exit.txt that says 127. One that recorded no result may have
-// never started (DidNotRun too) or been cut by its timeout (an expected failure): not told.
-func expectedErrorContradiction(sr *StepRecord, s *dsl.Step, result any, kept bool) string {
+// expectFail of its step s; "" when it does not.
+func expectedErrorContradiction(sr *StepRecord, s *dsl.Step) string {
 	if sr.ExpectedError == "" {
 		return ""
 	}
@@ -359,26 +341,6 @@ func expectedErrorContradiction(sr *StepRecord, s *dsl.Step, result any, kept bo
 		return fmt.Sprintf("it passed as an expectFail expected, with the error %q, but the step has no expectFail", clip(sr.ExpectedError))
 	case s.ExpectFailRE != nil && !s.ExpectFailRE.MatchString(sr.ExpectedError):
 		return fmt.Sprintf("it passed as its expectFail expected, with the error %q, which its pattern %q does not match: a step whose error the pattern does not match keeps that error and does not pass", clip(sr.ExpectedError), s.ExpectFailSrc)
-	case s.ExpectFailRE == nil && kept:
-		e, ok := s.Params.(*schema.Exec)
-		if !ok {
-			return ""
-		}
-		var r schema.ExecResult
-		switch v := result.(type) {
-		case schema.ExecResult:
-			r = v
-		case *schema.ExecResult:
-			if v == nil {
-				return ""
-			}
-			r = *v
-		default:
-			return ""
-		}
-		if int(r.Exit) != e.ExitCode && (r.Exit == 126 || r.Exit == 127) {
-			return fmt.Sprintf("it passed as its expectFail: true expected, but its result has exit %d, a shell's command not found or not executable: the command did not run, which expectFail: true does not expect (a step that did not run keeps its error)", int(r.Exit))
-		}
 	}
 	return ""
 }

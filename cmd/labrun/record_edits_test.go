@@ -1207,7 +1207,7 @@ s: schema.#Scenario & {
 }
 `, 3)
 	passedAsExpected(t, dir, rec, "x")
-	editedRefused(t, dir, rec, "step x: its record contradicts itself: it passed as its expectFail: true expected, but its result has exit 127, a shell's command not found or not executable: the command did not run")
+	editedRefused(t, dir, rec, "step x: its record contradicts itself: it passed as its expectFail: true expected, but it records exit 127, a shell's command not found or not executable: the command did not run")
 }
 
 // passedAsExpected edits rec, of a run in dir whose step name erred under expectFail: true,
