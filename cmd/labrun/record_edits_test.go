@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -1035,12 +1036,9 @@ s: schema.#Scenario & {
 	editedRefused(t, dir, rec, "step bg: its record contradicts itself: it ended at ", ", after the await that joins it, steps.1, ended (at ")
 }
 
-// TestRoundJoinsItsBackgroundSteps: a repeat's round ends when the background steps it
-// started have, before its until is judged. A run whose claim that a round's background step
-// still ran when the step after the repeat started failed, its last round's background step's
-// end moved past that start (the values and outcomes with it), replayed PASSED.
-func TestRoundJoinsItsBackgroundSteps(t *testing.T) {
-	const src = `package lab
+// bgRounds is a scenario whose repeat runs two rounds of a background sleep of 0.2 s and a
+// step after it, then the steps %s (a step or none), with the expectations %s.
+const bgRounds = `package lab
 
 import "labrun.dev/schema"
 
@@ -1054,12 +1052,18 @@ s: schema.#Scenario & {
 				{name: "x", exec: argv: ["true"]},
 			]
 		}},
-		{name: "after", exec: argv: ["true"]},
+		%s
 	]
-	expect: ["outcome.rounds == 'failed'", "ended.bg > started.after"]
+	expect: [%s]
 }
 `
-	dir, rec := recordedRun(t, src, 1)
+
+// TestRoundJoinsItsBackgroundSteps: a repeat's round ends when the background steps it
+// started have, before its until is judged. A run whose claim that a round's background step
+// still ran when the step after the repeat started failed, its last round's background step's
+// end moved past that start (the values and outcomes with it), replayed PASSED.
+func TestRoundJoinsItsBackgroundSteps(t *testing.T) {
+	dir, rec := recordedRun(t, fmt.Sprintf(bgRounds, `{name: "after", exec: argv: ["true"]}`, `"outcome.rounds == 'failed'", "ended.bg > started.after"`), 1)
 	var bg map[string]any // its last round's
 	for _, s := range rec["steps"].([]any) {
 		if m := s.(map[string]any); m["name"] == "bg" {
@@ -1082,25 +1086,7 @@ s: schema.#Scenario & {
 // background step's end was moved past the start of the second round's first step, within the
 // repeat's end, replayed PASSED: it was held to the repeat's end alone.
 func TestNextRoundAfterItsBackgroundSteps(t *testing.T) {
-	const src = `package lab
-
-import "labrun.dev/schema"
-
-s: schema.#Scenario & {
-	steps: [
-		{name: "rounds", mayFail: true, repeat: {
-			max: 2
-			until: "false"
-			steps: [
-				{name: "bg", background: true, exec: argv: ["sleep", "0.2"]},
-				{name: "x", exec: argv: ["true"]},
-			]
-		}},
-	]
-	expect: ["outcome.rounds == 'failed'"]
-}
-`
-	dir, rec := recordedRun(t, src, 0)
+	dir, rec := recordedRun(t, fmt.Sprintf(bgRounds, "", `"outcome.rounds == 'failed'"`), 0)
 	var bg1, bg2 map[string]any
 	for _, s := range rec["steps"].([]any) {
 		if m := s.(map[string]any); m["name"] == "bg" {
