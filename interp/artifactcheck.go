@@ -127,7 +127,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			case sr.Kind == "exec":
 				c = execOutputContradiction(name, arts, data, res.Value)
 			case sr.Kind == "load" && sr.Outcome == Passed:
-				c = loadContradiction(rec.Target, name, arts, data, res.Value)
+				c = loadContradiction(rec, name, arts, data, res.Value)
 			}
 			if c != "" {
 				msgs = append(msgs, fmt.Sprintf("step %s (%s): %s", shownStep(sr), sr.Kind, c))
@@ -161,7 +161,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			}
 		case *schema.Load:
 			if sr.Outcome == Passed {
-				c = loadContradiction(rec.Target, name, arts, data, res.Value)
+				c = loadContradiction(rec, name, arts, data, res.Value)
 			}
 		case *schema.Exec:
 			c = execOutputContradiction(name, arts, data, res.Value)
@@ -555,12 +555,15 @@ func execOutputContradiction(name string, arts []*ArtifactRecord, data map[*Arti
 // sums fortio keeps (fortio.Contradictions). On the targets whose loads are fortio's (local,
 // kube: a load that recorded a result kept fortio's JSON as it read it), a fortio.json that
 // does not read as fortio's result is refused: before, a record edited into a pass with its
-// fortio.json cut short, or stripped of its RunType, replayed PASSED, the check skipped.
-func loadContradiction(target, name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+// fortio.json cut short, or stripped of its RunType, replayed PASSED, the check skipped. On
+// the local target, fortio's own start (its StartTime, read on labrun's clock) is within the
+// load's start and end (fortioStartContradiction).
+func loadContradiction(rec *Record, name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
 	l, ok := recorded.(*schema.LoadRecorded)
 	if !ok || l == nil {
 		return ""
 	}
+	target := rec.Target
 	for _, a := range arts {
 		if a.Name != "fortio.json" {
 			continue
@@ -583,6 +586,34 @@ func loadContradiction(target, name string, arts []*ArtifactRecord, data map[*Ar
 		if where, want, has, ok := firstDifference(name, jsonForm(got), jsonForm(have)); ok {
 			return fmt.Sprintf("its %s gives %s = %s, but the record's result has %s", artifactFile(a), where, want, has)
 		}
+		if c := fortioStartContradiction(rec, l, data[a]); c != "" {
+			return fmt.Sprintf("its %s %s", artifactFile(a), c)
+		}
+	}
+	return ""
+}
+
+// fortioStartContradiction says how the start fortio's JSON result gives (StartTime, and its
+// end: StartTime plus ActualDuration) is not within the start and end of the load l, on the
+// local target, where labrun runs fortio itself and reads both on one clock (the load's start
+// before fortio starts, its end after it ends; with timeSlack, as the record's other times):
+// it is the time of a step that an artifact holds. Before, a load step moved 2 s later with
+// its result's start and end and the run's end (every time in the record consistent), so that
+// a claim that it started a second after the step before it ended held, replayed PASSED. On
+// the kube target fortio runs in a pod, on the pod's clock (or the sandbox replays one a
+// recording timed), and is not compared.
+func fortioStartContradiction(rec *Record, l *schema.LoadRecorded, raw []byte) string {
+	var fr struct {
+		StartTime      time.Time
+		ActualDuration time.Duration
+	}
+	if rec.Target != "local" || l.Start.IsZero() || l.End.IsZero() || rec.Start.IsZero() || json.Unmarshal(raw, &fr) != nil || fr.StartTime.IsZero() {
+		return ""
+	}
+	from, to := l.Start.Sub(rec.Start), l.End.Sub(rec.Start)
+	started, ended := fr.StartTime.Sub(rec.Start), fr.StartTime.Add(fr.ActualDuration).Sub(rec.Start)
+	if started < from-timeSlack(from) || ended > to+timeSlack(to) {
+		return fmt.Sprintf("says fortio started the load at %s and ended it at %s, but the record's load ran from %s to %s (times from the run's start): the step's times were moved after the run", secs(started), secs(ended), secs(from), secs(to))
 	}
 	return ""
 }

@@ -120,6 +120,18 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 		if !ok {
 			continue
 		}
+		why := jd.Explanation
+		if jd.Reason != "" {
+			why = jd.Reason
+		}
+		if jd.Outcome == Errored && sr.ExpectedError != "" && s.ExpectFail && s.ExpectFailRE == nil {
+			// An expression with no answer tested nothing: a bare expectFail: true keeps
+			// its error, the run errs (schema.NotJudged). Before, such a run's error edited
+			// into "failed as expected" replayed PASSED: false and no answer both read as
+			// "did not hold".
+			msgs = append(msgs, fmt.Sprintf("step %s: its %s %q says it failed as its expectFail: true expected, but over the data the record holds %s the expression has no answer (%s), which expectFail: true does not take for a failure: the step keeps that error", shownStep(sr), what, s.Expr.Src, over, why))
+			continue
+		}
 		now := jd.Outcome == Passed
 		if now == held {
 			continue
@@ -127,10 +139,6 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 		says := "failed"
 		if held {
 			says = "passed"
-		}
-		why := jd.Explanation
-		if jd.Reason != "" {
-			why = jd.Reason
 		}
 		word := "false"
 		switch {

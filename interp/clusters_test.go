@@ -137,3 +137,60 @@ func TestReplayRefusesAnotherCluster(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryRunHeldToItsCluster: the record says the cluster of every run of a step (each
+// round of a repeat) and of every result. A repeat's second round's record edited to another
+// cluster than the one its step runs on was not compared (only a step's first run was), nor a
+// result's cluster edited away from its step's: the report showed rows and results of a
+// cluster the step never ran on, and replay said nothing.
+func TestEveryRunHeldToItsCluster(t *testing.T) {
+	const src = `
+s: schema.#Scenario & {
+	clusters: {east: "ctx-east", west: "ctx-west"}
+	ephemeralNamespaces: ["app"]
+	steps: [
+		{apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "in-west"}], cluster: "west"},
+		{name: "rounds", cluster: "west", mayFail: true, repeat: {
+			max: 2
+			until: "false"
+			steps: [{name: "w", get: {kind: "ConfigMap", name: "in-west"}}]
+		}},
+	]
+	expect: ["outcome.rounds == 'failed'"]
+}
+`
+	sc := loadScenario(t, src).ForRun("r1")
+	east, west := &fakes.World{}, &fakes.World{}
+	top := east.Target()
+	top.Clusters = map[string]*schema.Target{"east": east.Target(), "west": west.Target()}
+	top.Values = map[string]any{"clusters": map[string]any{"east": east.Target().Values, "west": west.Target().Values}}
+	rec := interp.New(top).Run(context.Background(), context.Background(), sc)
+	if rec.Outcome != interp.Passed {
+		t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
+	}
+	if got := interp.ChangedStep(rec, sc, nil); got != "" {
+		t.Fatalf("the genuine record: ChangedStep says %q", got)
+	}
+	if err := throughJSON(t, rec).Contradictions(); err != nil {
+		t.Fatalf("the genuine record: %v", err)
+	}
+	var second *interp.StepRecord
+	for _, s := range rec.Steps {
+		if s.Name == "w" && s.Round == 2 {
+			second = s
+		}
+	}
+	if second == nil {
+		t.Fatalf("no second round of w: %+v", rec.Steps)
+	}
+	second.Cluster = "east"
+	if got, want := interp.ChangedStep(rec, sc, nil), "steps.1.repeat.steps.0 (w, get) ran in cluster east and would now run in cluster west"; got != want {
+		t.Errorf("a round's cluster edited: ChangedStep says %q, want %q", got, want)
+	}
+	second.Cluster = "west"
+	rec.Results["w"].Cluster = "east"
+	err := throughJSON(t, rec).Contradictions()
+	if want := `step w: its result's cluster is "east", but its step ran in cluster west`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a result's cluster edited: %v, want %q", err, want)
+	}
+}

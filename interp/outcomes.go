@@ -14,8 +14,10 @@ import (
 // An exec step's outcome follows from the exit code it records and the step's exitCode (0
 // unless set): its command ran and recorded its result, then the step passed when the code
 // was exitCode and erred otherwise; with expectFail, it failed when the code was exitCode (the
-// step succeeded) and passed or erred otherwise, never failed. A record whose exec says
-// otherwise, where the result it holds is that execution's, was changed after the run.
+// step succeeded) and passed or erred otherwise, never failed (under a bare expectFail: true,
+// 126 and 127, a shell's command not found, err: the command did not run). A record whose
+// exec says otherwise, where the result it holds is that execution's, was changed after the
+// run.
 
 // execContradiction says how sr, an execution of the exec step s, contradicts the exit code
 // rec holds for it; "" when it does not, or when the result rec holds is not known to be
@@ -135,6 +137,12 @@ func exitContradiction(sr *StepRecord, s *dsl.Step, p *schema.Exec, res schema.E
 		return fmt.Sprintf("its outcome is passed, as failing its expectFail expected, but it records exit %d, the code the step expects: the command succeeded, which fails a step with expectFail", exit)
 	case s.ExpectFail && sr.Outcome == Failed && exit != want:
 		return fmt.Sprintf("its outcome is failed, but it records exit %d and the step expects %d: with expectFail, another code passes the step or errs it, never fails it", exit, want)
+	case s.ExpectFail && s.ExpectFailRE == nil && sr.Outcome == Passed && (exit == 126 || exit == 127):
+		// A shell's "not executable", "command not found": the command did not run
+		// (schema.DidNotRun), which a bare expectFail: true does not take for the failure it
+		// expects. Before, such a run's error edited into "failed as expected" replayed
+		// PASSED beside the exit.txt that says 127.
+		return fmt.Sprintf("it passed as its expectFail: true expected, but it records exit %d, a shell's command not found or not executable: the command did not run, which expectFail: true does not expect (a step that did not run keeps its error)", exit)
 	}
 	return ""
 }

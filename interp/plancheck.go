@@ -134,6 +134,7 @@ func sequenceOrderContradictions(rec *Record, sc *dsl.Scenario, lead string) []s
 			}
 			if s.Kind == "repeat" {
 				msgs = append(msgs, roundJoinContradictions(s, byPath, lead)...)
+				msgs = append(msgs, nextRoundContradictions(s, byPath, lead)...)
 			}
 		}
 	}
@@ -223,6 +224,54 @@ func roundJoinContradictions(s *dsl.Step, byPath map[string][]*StepRecord, lead 
 		}
 	})
 	return msgs
+}
+
+// nextRoundContradictions say where a background step of a round of the repeat s (not a
+// sampler) that passed or failed ended after the next round's first step started: a round
+// ends, and the next starts, once the background steps it started have. Before, a round's
+// background step was held to the repeat's end alone (roundJoinContradictions), and its end
+// moved past the next round's start replayed PASSED. The steps of a repeat within s number
+// the rounds of their own, and are left out; so are records made before rounds were numbered.
+func nextRoundContradictions(s *dsl.Step, byPath map[string][]*StepRecord, lead string) []string {
+	var msgs []string
+	for _, r := range byPath[s.Path] {
+		if r.Outcome == "" || r.Outcome == Skipped {
+			continue
+		}
+		first := map[int]*StepRecord{} // the first step of each round of r to start
+		var bgs []*StepRecord
+		roundSteps(s.Children, func(c *dsl.Step) {
+			for _, b := range byPath[c.Path] {
+				if b.Round == 0 || b.Start < r.Start || b.Start > r.End || b.Outcome == Skipped && b.Start == b.End {
+					continue
+				}
+				if f := first[b.Round]; f == nil || b.Start < f.Start {
+					first[b.Round] = b
+				}
+				if c.Background && c.Every == 0 && (b.Outcome == Passed || b.Outcome == Failed) {
+					bgs = append(bgs, b)
+				}
+			}
+		})
+		for _, b := range bgs {
+			if next := first[b.Round+1]; next != nil && b.End > next.Start {
+				ended, started := apartSecs(b.End, next.Start)
+				msgs = append(msgs, fmt.Sprintf("step %s: %sit ended at %s, after step %s of the next round of %s started (at %s): a round ends once the background steps it started have", shownStep(b), lead, ended, shownStep(next), shownStep(r), started))
+			}
+		}
+	}
+	return msgs
+}
+
+// roundSteps calls fn with each step of steps, a repeat's, and those within them that run in
+// its rounds: not the steps of a repeat within them, which run in rounds of their own.
+func roundSteps(steps []*dsl.Step, fn func(*dsl.Step)) {
+	for _, c := range steps {
+		fn(c)
+		if c.Kind != "repeat" {
+			roundSteps(c.Children, fn)
+		}
+	}
 }
 
 // apartSecs are two different times in seconds (secs), each written in full where 4

@@ -1015,14 +1015,18 @@ func localBackendContradictions(sn *SnapshotRecord) []string {
 
 // resultKindContradictions are the results whose kind is not that of the step that recorded
 // them (a step records its result under its name, or its path, in its own kind's form): a
-// kind edited (or nulled) makes the value read as another kind's, or as plain data. Results
-// that no step of the record has the name of are not checked.
+// kind edited (or nulled) makes the value read as another kind's, or as plain data. Nor is a
+// result's cluster another than its step ran on (the report shows it). Results that no step
+// of the record has the name of are not checked.
 func (r *Record) resultKindContradictions() []string {
-	kinds := map[string][]string{}
+	kinds, clusters := map[string][]string{}, map[string][]string{}
 	for _, s := range r.Steps {
 		name := or(s.Name, s.Path)
 		if !slices.Contains(kinds[name], s.Kind) {
 			kinds[name] = append(kinds[name], s.Kind)
+		}
+		if !slices.Contains(clusters[name], s.Cluster) {
+			clusters[name] = append(clusters[name], s.Cluster)
 		}
 	}
 	var msgs []string
@@ -1030,6 +1034,9 @@ func (r *Record) resultKindContradictions() []string {
 		ks, ok := kinds[name]
 		if kind := r.Results[name].Kind; ok && !slices.Contains(ks, kind) {
 			msgs = append(msgs, fmt.Sprintf("step %s: its result's kind is %q, but its step's is %s", name, kind, strings.Join(ks, ", ")))
+		}
+		if c, cs := r.Results[name].Cluster, clusters[name]; ok && !slices.Contains(cs, c) {
+			msgs = append(msgs, fmt.Sprintf("step %s: its result's cluster is %q, but its step ran %s", name, c, inCluster(cs[0], nil)))
 		}
 	}
 	return msgs
@@ -1507,12 +1514,16 @@ func (r *Record) viewContradictions(name string, ser *SeriesRecord, passed []*St
 // too) and before any step of the steps, catch and cleanup phases starts. stepsStart moved
 // later so that ended.<step>, which counts from it, reads less was accepted. Records without
 // a start or an end are not checked; nor is stepsStart when the run did not reach its steps.
+// A step of the steps or catch phase that passed or failed ended before any step of a later
+// phase started (a phase joins the background steps it started; one cancelled may have been
+// abandoned, its end recorded late): before, a background step's end moved past the start of
+// a cleanup step, so that a claim that it still ran then held, replayed PASSED.
 func (r *Record) phaseContradictions() []string {
+	msgs := r.phaseJoinContradictions()
 	if r.Start.IsZero() || r.End.IsZero() {
-		return nil
+		return msgs
 	}
 	end := r.End.Sub(r.Start)
-	var msgs []string
 	say := func(s *StepRecord, format string, args ...any) {
 		msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: ", shownStep(s))+fmt.Sprintf(format, args...))
 	}
@@ -1543,6 +1554,38 @@ func (r *Record) phaseContradictions() []string {
 			if s.Start < steps-timeSlack(steps) {
 				say(s, "it is a step of the %s phase and starts at %s, before that phase's start (stepsStart) at %s", s.Phase, s.Start, steps)
 			}
+		}
+	}
+	return msgs
+}
+
+// phaseJoinContradictions say where a step of the steps or catch phase that passed or failed
+// ended after a step of a later phase started (see phaseContradictions; the setup is held to
+// stepsStart there). Both are offsets on the run's clock.
+func (r *Record) phaseJoinContradictions() []string {
+	first := map[dsl.Phase]*StepRecord{} // the first step of each phase to start
+	for _, s := range r.Steps {
+		if s.Outcome == "" || s.Outcome == Skipped && s.Start == s.End {
+			continue // still running, or settled without running
+		}
+		if f := first[s.Phase]; f == nil || s.Start < f.Start {
+			first[s.Phase] = s
+		}
+	}
+	var msgs []string
+	for _, s := range r.Steps {
+		if s.Outcome != Passed && s.Outcome != Failed || s.Phase != dsl.PhaseSteps && s.Phase != dsl.PhaseCatch {
+			continue
+		}
+		var next *StepRecord // the first step of a later phase to start
+		for ph, f := range first {
+			if phaseRank[ph] > phaseRank[s.Phase] && (next == nil || f.Start < next.Start) {
+				next = f
+			}
+		}
+		if next != nil && s.End > next.Start {
+			ended, started := apartSecs(s.End, next.Start)
+			msgs = append(msgs, fmt.Sprintf("step %s: its record contradicts itself: it is a step of the %s phase and ends at %s, after step %s of the %s phase started (at %s): a phase ends once the background steps it started have", shownStep(s), s.Phase, ended, shownStep(next), next.Phase, started))
 		}
 	}
 	return msgs

@@ -172,11 +172,18 @@ func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 	env := NewJudge(rec, sc).Env()
 	seen := map[string]bool{}
 	for _, sr := range rec.Steps {
+		s := steps[sr.Path]
+		if s != nil && sc.ClusterOf(s) != sr.Cluster {
+			// Of a step that names no cluster, the first of clusters: (its options say
+			// nothing of it): clusters: reordered sent it to another cluster, and replayed
+			// PASSED over the data of the one it ran on. Every run of it: a repeat's round
+			// edited to another cluster went unseen.
+			return fmt.Sprintf("%s ran %s and would now run %s", recordedStep(sr), inCluster(sr.Cluster, nil), inCluster(sc.ClusterOf(s), s))
+		}
 		if seen[sr.Path] {
 			continue
 		}
 		seen[sr.Path] = true
-		s := steps[sr.Path]
 		switch {
 		case s == nil:
 			return fmt.Sprintf("%s is in the record but not in the scenario", recordedStep(sr))
@@ -184,11 +191,6 @@ func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 			return fmt.Sprintf("%s is a %s step now", recordedStep(sr), s.Kind)
 		case s.Name != sr.Name:
 			return fmt.Sprintf("%s is named %q now", recordedStep(sr), s.Name)
-		case sc.ClusterOf(s) != sr.Cluster:
-			// Of a step that names no cluster, the first of clusters: (its options say
-			// nothing of it): clusters: reordered sent it to another cluster, and replayed
-			// PASSED over the data of the one it ran on.
-			return fmt.Sprintf("%s ran %s and would now run %s", recordedStep(sr), inCluster(sr.Cluster, nil), inCluster(sc.ClusterOf(s), s))
 		}
 		// A block's summary counts its steps, which are compared one by one.
 		if _, block := s.Params.(interface{ SetChildren(int) }); !block {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -1035,12 +1036,9 @@ s: schema.#Scenario & {
 	editedRefused(t, dir, rec, "step bg: its record contradicts itself: it ended at ", ", after the await that joins it, steps.1, ended (at ")
 }
 
-// TestRoundJoinsItsBackgroundSteps: a repeat's round ends when the background steps it
-// started have, before its until is judged. A run whose claim that a round's background step
-// still ran when the step after the repeat started failed, its last round's background step's
-// end moved past that start (the values and outcomes with it), replayed PASSED.
-func TestRoundJoinsItsBackgroundSteps(t *testing.T) {
-	const src = `package lab
+// bgRounds is a scenario whose repeat runs two rounds of a background sleep of 0.2 s and a
+// step after it, then the steps %s (a step or none), with the expectations %s.
+const bgRounds = `package lab
 
 import "labrun.dev/schema"
 
@@ -1054,12 +1052,18 @@ s: schema.#Scenario & {
 				{name: "x", exec: argv: ["true"]},
 			]
 		}},
-		{name: "after", exec: argv: ["true"]},
+		%s
 	]
-	expect: ["outcome.rounds == 'failed'", "ended.bg > started.after"]
+	expect: [%s]
 }
 `
-	dir, rec := recordedRun(t, src, 1)
+
+// TestRoundJoinsItsBackgroundSteps: a repeat's round ends when the background steps it
+// started have, before its until is judged. A run whose claim that a round's background step
+// still ran when the step after the repeat started failed, its last round's background step's
+// end moved past that start (the values and outcomes with it), replayed PASSED.
+func TestRoundJoinsItsBackgroundSteps(t *testing.T) {
+	dir, rec := recordedRun(t, fmt.Sprintf(bgRounds, `{name: "after", exec: argv: ["true"]}`, `"outcome.rounds == 'failed'", "ended.bg > started.after"`), 1)
 	var bg map[string]any // its last round's
 	for _, s := range rec["steps"].([]any) {
 		if m := s.(map[string]any); m["name"] == "bg" {
@@ -1075,4 +1079,155 @@ s: schema.#Scenario & {
 		}
 	}
 	editedRefused(t, dir, rec, "step bg (round 2): its record contradicts itself: it ended at ", ", after the repeat whose round started it, rounds, ended (at ")
+}
+
+// TestNextRoundAfterItsBackgroundSteps: a repeat's next round starts once the background steps
+// the round before it started have ended (the round joins them). A record whose first round's
+// background step's end was moved past the start of the second round's first step, within the
+// repeat's end, replayed PASSED: it was held to the repeat's end alone.
+func TestNextRoundAfterItsBackgroundSteps(t *testing.T) {
+	dir, rec := recordedRun(t, fmt.Sprintf(bgRounds, "", `"outcome.rounds == 'failed'"`), 0)
+	var bg1, bg2 map[string]any
+	for _, s := range rec["steps"].([]any) {
+		if m := s.(map[string]any); m["name"] == "bg" {
+			if bg1 == nil {
+				bg1 = m
+			}
+			bg2 = m
+		}
+	}
+	bg1["endNs"] = bg2["startNs"].(float64) + 1e6 // round 2's bg is its first step
+	editedRefused(t, dir, rec, "step bg (round 1): its record contradicts itself: it ended at ", ", after step bg (round 2) of the next round of rounds started (at ")
+}
+
+// TestLaterPhaseAfterBackgroundSteps: a phase ends once the background steps it started have,
+// and the next phase starts then. A run whose claim that a background step of its steps still
+// ran when its cleanup started failed, the step's end moved past the cleanup step's start (the
+// run's end after both, the values and outcomes edited), replayed PASSED: nothing but the run's
+// end bounded it.
+func TestLaterPhaseAfterBackgroundSteps(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "bg", background: true, exec: argv: ["sleep", "0.2"]},
+	]
+	cleanup: [
+		{name: "after", exec: argv: ["true"]},
+	]
+	expect: ["ended.bg > started.after"]
+}
+`
+	dir, rec := recordedRun(t, src, 1)
+	bg, after := stepOf(t, rec, "bg"), stepOf(t, rec, "after")
+	bg["endNs"] = after["startNs"].(float64) + 1e5
+	if after["endNs"].(float64) < bg["endNs"].(float64) {
+		t.Fatalf("the cleanup step lasted less than 0.1 ms: %v", after)
+	}
+	passedAfter(t, rec, bg, after)
+	editedRefused(t, dir, rec, "step bg: its record contradicts itself: it is a step of the steps phase and ends at ", ", after step after of the cleanup phase started (at ")
+}
+
+// TestShiftedLoadHeldToFortioStart: a load step, its result's start and end and the run's end
+// moved 2 s later together (every time the record holds consistent), so that "the load started
+// more than 1 s after the step before it ended" held, replayed PASSED beside its fortio.json,
+// which says when fortio (labrun's own, on the local target) started it.
+func TestShiftedLoadHeldToFortioStart(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "first", exec: argv: ["true"]},
+		{name: "fortio", load: {url: "${backends.a.url}/echo", requests: 4, connections: 1}},
+	]
+	expect: ["started.fortio - ended.first > duration('1s')"]
+}
+`, 1)
+	const shift = 2 * time.Second
+	later := func(m map[string]any, key string) {
+		at, err := time.Parse(time.RFC3339Nano, m[key].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[key] = at.Add(shift).Format(time.RFC3339Nano)
+	}
+	fortio := stepOf(t, rec, "fortio")
+	for _, k := range []string{"plannedNs", "startNs", "endNs"} {
+		fortio[k] = fortio[k].(float64) + float64(shift)
+	}
+	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
+	later(l, "start")
+	later(l, "end")
+	later(rec, "end")
+	values := rec["expectations"].([]any)[0].(map[string]any)["values"].(map[string]any)
+	for k, v := range values {
+		if strings.HasPrefix(k, "started.fortio") {
+			values[k] = v.(float64) + shift.Seconds()
+		}
+	}
+	passedAs(rec, values)
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, "step fortio (load): its artifact fortio.json (in fortio.json.jsonl) says fortio started the load at ", ", but the record's load ran from ")
+}
+
+// TestExpectFailTrueNotANotRun: a bare expectFail: true takes no command that did not run (a
+// shell's exit 127, "command not found") for the failure it expects: the run errs. Its record
+// edited into "failed as expected" (the step passed with its error as the expected one, the
+// run and its expectation passed) replayed PASSED beside the exit.txt that says 127.
+func TestExpectFailTrueNotANotRun(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{name: "x", expectFail: true, exec: argv: ["sh", "-c", "exit 127"]}]
+	expect: ["outcome.x == 'passed'"]
+}
+`, 3)
+	passedAsExpected(t, dir, rec, "x")
+	editedRefused(t, dir, rec, "step x: its record contradicts itself: it passed as its expectFail: true expected, but it records exit 127, a shell's command not found or not executable: the command did not run")
+}
+
+// passedAsExpected edits rec, of a run in dir whose step name erred under expectFail: true,
+// into a passed run whose step failed as expected, with its error, and whose expectation read
+// outcome.<name> "passed"; its artifacts folder is copied beside m/edited.json.
+func passedAsExpected(t *testing.T, dir string, rec map[string]any, name string) {
+	t.Helper()
+	step := stepOf(t, rec, name)
+	expected, _, _ := strings.Cut(step["error"].(string), " (expectFail: ")
+	delete(step, "error")
+	step["outcome"], step["expectedError"], step["warnings"] = "passed", expected, []any{"expectFail: failed as expected: " + expected}
+	passedAs(rec, map[string]any{"outcome." + name: "passed"})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExpectFailTrueNotAnUnanswered: a bare expectFail: true takes no assert whose expression
+// has no answer (a type error) for the failure it expects: the run errs. Its record edited into
+// "failed as expected" replayed PASSED: judged again, no answer read as "did not hold".
+func TestExpectFailTrueNotAnUnanswered(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "x", exec: argv: ["echo", "hi"]},
+		{name: "chk", expectFail: true, assert: "int(trim(x.stdout)) == 3"},
+	]
+	expect: ["outcome.chk == 'passed'"]
+}
+`, 3)
+	passedAsExpected(t, dir, rec, "chk")
+	editedRefused(t, dir, rec, `step chk: its assert "int(trim(x.stdout)) == 3" says it failed as its expectFail: true expected, but over the data the record holds from before it ran the expression has no answer (invalid operation: int(hi)`)
 }
