@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/token"
 )
 
@@ -26,7 +27,7 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 		case len(path) >= 2 && (path[1] == "expect" || path[len(path)-1] == "assert" || path[len(path)-1] == "until"):
 			return text + `: an expression is a string: write it in quotes, e.g. "fortio.code200 == 10"`
 		}
-		return text
+		return text + didYouMean(m[1], declaredNames(l.buildFiles, m[1]))
 	}
 	if m := undefinedFieldRE.FindStringSubmatch(msg); m != nil && strings.EqualFold(strings.TrimPrefix(m[1], "#"), "Scenario") {
 		return text + ": did you mean schema.#Scenario?"
@@ -112,4 +113,35 @@ func selfReference(line string, col int, name string) bool {
 		}
 	}
 	return false
+}
+
+// declaredNames are the names the files declare (fields' labels, lets, aliases) that a
+// reference to name could have meant: hidden ones for a hidden name (_requests), the others
+// for another.
+func declaredNames(files []*ast.File, name string) []string {
+	hidden := strings.HasPrefix(name, "_")
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if n != "" && n != name && strings.HasPrefix(n, "_") == hidden && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, f := range files {
+		ast.Walk(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Field:
+				if id, ok := n.Label.(*ast.Ident); ok {
+					add(id.Name)
+				}
+			case *ast.LetClause:
+				add(n.Ident.Name)
+			case *ast.Alias:
+				add(n.Ident.Name)
+			}
+			return true
+		}, nil)
+	}
+	return out
 }
