@@ -1343,7 +1343,11 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		found++
 		l.setStage(l.stagePos(), "decoding scenario %s", name)
 		if happy {
-			l.decodeScenario(name, sv, len(l.errs.errs))
+			before := len(l.errs.errs)
+			if hidesSchemaField(inst.Files) {
+				l.checkFields(sv, l.schema().LookupPath(cue.ParsePath("#Scenario")), []string{name})
+			}
+			l.decodeScenario(name, sv, before)
 			continue
 		}
 		l.scenario(name, v.LookupPath(cue.MakePath(f.sel)), sv)
