@@ -775,6 +775,12 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 				}
 			}
 		}
+		for _, n := range indentedSpecLines(doc, fences) {
+			near = append(near, fmt.Sprintf("line %d (indented by a tab or 4 spaces: a code block, not a fence, which starts at most 3 spaces in)", n))
+			if len(near) == 1 {
+				pos = Pos{File: abs, Line: n, Col: 1}
+			}
+		}
 		msg := NoSpecInDocument + ": expected a fence opened with ```cue labrun"
 		if len(near) > 0 {
 			msg += "; fences that are almost one: " + strings.Join(near, ", ")
