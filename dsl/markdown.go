@@ -411,10 +411,11 @@ func indentedSpecLines(doc []byte, fences []Fence) []int {
 			continue
 		}
 		t := strings.TrimLeft(line, " \t")
-		if marker := strings.TrimLeft(t, "`"); len(t)-len(marker) >= 3 && (Fence{Info: strings.TrimSpace(marker)}).IsSpec() {
-			out = append(out, i+1)
-		} else if marker := strings.TrimLeft(t, "~"); len(t)-len(marker) >= 3 && (Fence{Info: strings.TrimSpace(marker)}).IsSpec() {
-			out = append(out, i+1)
+		for _, c := range []string{"`", "~"} {
+			if info := strings.TrimLeft(t, c); len(t)-len(info) >= 3 && (Fence{Info: strings.TrimSpace(info)}).IsSpec() {
+				out = append(out, i+1)
+				break
+			}
 		}
 	}
 	return out
