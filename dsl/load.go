@@ -1322,6 +1322,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	}
 	found, failed := 0, 0
 	scenarios := map[string]bool{}
+	hides := happy && hidesSchemaField(inst.Files) // checkHiddenFields' only findings, once per package
 	for _, f := range fields {
 		// The scenario is called what its label says: "s6-overflow", not the quoted label
 		// (the file's scenarios, --scenario and run ids read it so).
@@ -1350,7 +1351,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		l.setStage(l.stagePos(), "decoding scenario %s", name)
 		if happy {
 			before := len(l.errs.errs)
-			if hidesSchemaField(inst.Files) {
+			if hides {
 				l.checkFields(sv, l.schema().LookupPath(cue.ParsePath("#Scenario")), []string{name})
 			}
 			l.decodeScenario(name, sv, before)
