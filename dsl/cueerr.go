@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"cuelang.org/go/cue"
@@ -699,6 +700,9 @@ func (l *loader) checkFields(v, def cue.Value, path []string) {
 			child := l.childDef(def, name, closed)
 			l.checkFields(it.Value(), child, fpath)
 		}
+		if closed {
+			l.checkHiddenFields(v, allowed, path)
+		}
 	case cue.ListKind:
 		it, err := v.List()
 		if err != nil {
@@ -715,6 +719,75 @@ func (l *loader) checkFields(v, def cue.Value, path []string) {
 		}
 	}
 }
+
+// checkHiddenFields reports a hidden field of v (a struct of a closed definition that allows
+// the fields named allowed) written where the field it names was meant: _timeout or _name
+// beside no timeout or name. A name that starts with _ is hidden from labrun, so the value
+// would be dropped and the scenario run with the field's default. A helper named as a field
+// that is set beside it (_steps with steps: _steps) is left alone.
+func (l *loader) checkHiddenFields(v cue.Value, allowed []string, path []string) {
+	it, err := v.Fields(cue.Hidden(true))
+	if err != nil {
+		return
+	}
+	for it.Next() {
+		sel := it.Selector()
+		if sel.LabelType() != cue.HiddenLabel {
+			continue
+		}
+		hidden := sel.String()
+		name := strings.TrimLeft(hidden, "_")
+		if !slicesContains(allowed, name) || v.LookupPath(cue.MakePath(cue.Str(name))).Exists() {
+			continue
+		}
+		fpath := append(append([]string{}, path...), hidden)
+		l.errs.add(l.valuePos(it.Value()), strings.Join(fpath, "."), "hidden field %q: labrun reads no field whose name starts with _ (the scenario would run as if it were not written); write %s, or define the helper outside the scenario", hidden, name)
+	}
+}
+
+// hidesSchemaField reports whether files write a hidden field named as a field of the schema
+// (_timeout, _requests): the only ones checkHiddenFields can report, so that a package clean
+// without them is not walked for them.
+func hidesSchemaField(files []*ast.File) bool {
+	names := schemaLabels()
+	found := false
+	for _, f := range files {
+		ast.Walk(f, func(n ast.Node) bool {
+			if fl, ok := n.(*ast.Field); ok && !found {
+				if id, ok := fl.Label.(*ast.Ident); ok && strings.HasPrefix(id.Name, "_") && names[strings.TrimLeft(id.Name, "_")] {
+					found = true
+				}
+			}
+			return !found
+		}, nil)
+	}
+	return found
+}
+
+// schemaLabels are the names of the fields the schema's files declare.
+var schemaLabels = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	entries, _ := schema.Files.ReadDir(".")
+	for _, e := range entries {
+		src, err := schema.Files.ReadFile(e.Name())
+		if err != nil || !strings.HasSuffix(e.Name(), ".cue") {
+			continue
+		}
+		f, err := parser.ParseFile(e.Name(), src)
+		if err != nil {
+			continue
+		}
+		ast.Walk(f, func(n ast.Node) bool {
+			if fl, ok := n.(*ast.Field); ok {
+				if name, _, err := ast.LabelName(fl.Label); err == nil {
+					names[name] = true
+				}
+			}
+			return true
+		}, nil)
+	}
+	return names
+})
 
 // defFacts is what checkFields needs to know of a schema definition; it depends on the
 // definition only, so it is computed once per definition and loader.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/token"
 )
 
@@ -26,7 +27,7 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 		case len(path) >= 2 && (path[1] == "expect" || path[len(path)-1] == "assert" || path[len(path)-1] == "until"):
 			return text + `: an expression is a string: write it in quotes, e.g. "fortio.code200 == 10"`
 		}
-		return text
+		return text + didYouMean(m[1], declaredNames(l.buildFiles, m[1]))
 	}
 	if m := undefinedFieldRE.FindStringSubmatch(msg); m != nil && strings.EqualFold(strings.TrimPrefix(m[1], "#"), "Scenario") {
 		return text + ": did you mean schema.#Scenario?"
@@ -48,6 +49,11 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 	}
 	// A field written as a list's element (`steps: [before: {...}]`): CUE stops at its colon.
 	if c := p.Column(); strings.HasPrefix(msg, "missing ',' in list literal") && c >= 1 && c <= len(line) && line[c-1] == ':' {
+		// Unless the field starts its line as far in as the line that opened the list: then
+		// the list's ] is missing above it, and the field is the struct's next one.
+		if ol, oc, ok := openedList(l.source(p.Filename()), p.Offset()); ok && ol != p.Line() && indentOf(l.lineOf(p.Filename(), ol)) == indentOf(line) {
+			return fmt.Sprintf("%s: the list opened at line %d, column %d is never closed: expected ] before this field", text, ol, oc)
+		}
 		return text + `: a list holds values, not label: value fields; put the fields of an element in braces, e.g. steps: [{name: "before", sleep: "1s"}]`
 	}
 	// A string that ends where the user meant a quote inside it: the next token touches it.
@@ -72,17 +78,27 @@ func (l *loader) sourceLine(p token.Pos) string {
 	return l.lineOf(p.Filename(), p.Line())
 }
 
-// lineOf is line n (1-based) of a user's file, "" for the schema's or one it cannot read.
-func (l *loader) lineOf(file string, n int) string {
+// source is a user's file (the CUE of a Markdown document for its virtual file), nil for the
+// schema's or one it cannot read.
+func (l *loader) source(file string) []byte {
 	if l.schemaFiles[file] {
-		return ""
+		return nil
 	}
 	src, ok := l.virtualSrc[file]
 	if !ok {
 		var err error
 		if src, err = l.read(file); err != nil {
-			return ""
+			return nil
 		}
+	}
+	return src
+}
+
+// lineOf is line n (1-based) of a user's file, "" for the schema's or one it cannot read.
+func (l *loader) lineOf(file string, n int) string {
+	src := l.source(file)
+	if src == nil {
+		return ""
 	}
 	lines := bytes.Split(src, []byte("\n"))
 	if n < 1 || n > len(lines) {
@@ -113,3 +129,75 @@ func selfReference(line string, col int, name string) bool {
 	}
 	return false
 }
+
+// declaredNames are the names the files declare (fields' labels, lets, aliases) that a
+// reference to name could have meant: hidden ones for a hidden name (_requests), the others
+// for another.
+func declaredNames(files []*ast.File, name string) []string {
+	hidden := strings.HasPrefix(name, "_")
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if n != "" && n != name && strings.HasPrefix(n, "_") == hidden && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, f := range files {
+		ast.Walk(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Field:
+				if id, ok := n.Label.(*ast.Ident); ok {
+					add(id.Name)
+				}
+			case *ast.LetClause:
+				add(n.Ident.Name)
+			case *ast.Alias:
+				add(n.Ident.Name)
+			}
+			return true
+		}, nil)
+	}
+	return out
+}
+
+// openedList is the line and column (1-based) of the innermost [ that is still open at offset
+// off of src, skipping strings and comments; ok is false when there is none.
+func openedList(src []byte, off int) (line, col int, ok bool) {
+	if off > len(src) {
+		return 0, 0, false
+	}
+	var open []int // offsets of the brackets and braces still open
+	for i := 0; i < off; i++ {
+		switch c := src[i]; c {
+		case '"', '\'':
+			// A string ends at its unescaped quote or, unless multi-line, at the line's end.
+			for i++; i < off && src[i] != c && src[i] != '\n'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			if i+1 < off && src[i+1] == '/' {
+				for i < off && src[i] != '\n' {
+					i++
+				}
+			}
+		case '[', '{', '(':
+			open = append(open, i)
+		case ']', '}', ')':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	if len(open) == 0 || src[open[len(open)-1]] != '[' {
+		return 0, 0, false
+	}
+	at := open[len(open)-1]
+	start := bytes.LastIndexByte(src[:at], '\n') + 1
+	return 1 + bytes.Count(src[:start], []byte("\n")), at - start + 1, true
+}
+
+// indentOf is the run of spaces and tabs that starts line.
+func indentOf(line string) string { return line[:len(line)-len(strings.TrimLeft(line, " \t"))] }

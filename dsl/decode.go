@@ -15,6 +15,7 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/token"
 
 	"labrun.dev/labrun/internal/secretmask"
 	"labrun.dev/labrun/schema"
@@ -87,6 +88,7 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d := &decoder{l: l, root: v, timeline: &timeline{parent: map[*Step]*Step{}}, stepValue: map[*Step]cue.Value{}, kindValue: map[*Step]cue.Value{}, before: before, refused: map[*Step]bool{}}
 	defer d.hideSecrets(before, len(l.warnings))
+	defer l.nameVarFlags(before)
 	sc := &Scenario{Name: name, Pos: l.valuePos(v), names: map[string]*Step{}}
 	if sc.Pos.IsValid() {
 		sc.Dir = filepath.Dir(sc.Pos.File)
@@ -590,6 +592,11 @@ func (d *decoder) duration(v cue.Value) time.Duration {
 	}
 	var dur schema.Duration
 	if err := dur.UnmarshalText([]byte(s)); err != nil {
+		if note := markedDefaultNote(v); note != "" {
+			// The schema's pattern dropped the default for another term: nothing reported it.
+			d.err(d.l.litPos(v), d.relPath(v), "expected a duration such as \"500ms\" or \"5s\", got %q%s", s, note)
+			return 0
+		}
 		if !durationShape.MatchString(s) {
 			return 0 // the schema's pattern has reported it (v is the user's value, unchecked)
 		}
@@ -996,7 +1003,14 @@ func (d *decoder) params(s *Step, k schema.Kind, kv cue.Value, kpath string, raw
 		b, _ := json.Marshal(raw)
 		if err := json.Unmarshal(b, p); err != nil {
 			if len(d.l.errs.errs) == d.before {
-				d.err(d.l.litPos(kv), kpath, "%s", jsonProblem(err))
+				at, msg := d.l.litPos(kv), jsonProblem(err)
+				if fv, written := typeProblemField(kv, err); fv.Exists() {
+					if p := d.l.litPos(fv); p.IsValid() {
+						at = p
+					}
+					msg += written
+				}
+				d.err(at, kpath, "%s", msg)
 			}
 			return
 		}
@@ -1008,12 +1022,58 @@ func (d *decoder) params(s *Step, k schema.Kind, kv cue.Value, kpath string, raw
 func jsonProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
+		if te.Field != "" && !strings.HasPrefix(te.Value, "number") {
+			return fmt.Sprintf("%s: expected %s, got a %s", te.Field, strings.TrimSuffix(goTypeWord(te.Type.Kind().String()), " that fits in 64 bits"), te.Value)
+		}
 		if te.Field != "" {
 			return fmt.Sprintf("%s: expected %s, got a %s that does not fit", te.Field, goTypeWord(te.Type.Kind().String()), te.Value)
 		}
 		return fmt.Sprintf("expected %s, got a %s", goTypeWord(te.Type.Kind().String()), te.Value)
 	}
 	return err.Error()
+}
+
+// typeProblemField is the field of kv that a JSON type error names, and what the message adds
+// when its value is written as a disjunction with a marked default: steps are decoded without
+// the schema (shallow.go), so the default is read as written, "ten" of *"ten" | 10, where
+// the schema's type would drop it for 10.
+func typeProblemField(kv cue.Value, err error) (cue.Value, string) {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" {
+		return cue.Value{}, ""
+	}
+	var sels []cue.Selector
+	for _, f := range strings.Split(te.Field, ".") {
+		sels = append(sels, cue.Str(f))
+	}
+	fv := kv.LookupPath(cue.MakePath(sels...))
+	return fv, markedDefaultNote(fv)
+}
+
+// markedDefaultNote is what a problem of v adds when v is written as a disjunction with a
+// marked default (*"ten" | 10), else "".
+func markedDefaultNote(v cue.Value) string {
+	f, ok := v.Source().(*ast.Field)
+	if !ok {
+		return ""
+	}
+	if x, ok := f.Value.(*ast.BinaryExpr); ok && x.Op == token.OR && markedDefault(x) {
+		return fmt.Sprintf(", the default that %s marks: labrun reads a step's field as written, so write the value alone", exprText(x))
+	}
+	return ""
+}
+
+// markedDefault reports whether a disjunction marks one of its terms as the default (*x).
+func markedDefault(x ast.Expr) bool {
+	switch x := x.(type) {
+	case *ast.UnaryExpr:
+		return x.Op == token.MUL
+	case *ast.BinaryExpr:
+		return x.Op == token.OR && (markedDefault(x.X) || markedDefault(x.Y))
+	case *ast.ParenExpr:
+		return markedDefault(x.X)
+	}
+	return false
 }
 
 func goTypeWord(k string) string {

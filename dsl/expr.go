@@ -809,11 +809,17 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 			msg += "; known names: " + strings.Join(known, ", ")
 		}
 	}
+	if m := redeclareRE.FindStringSubmatch(msg); m != nil && slices.Contains(names.known(), m[1]) {
+		msg += fmt.Sprintf(": %s is a name of the run's (known names: %s); give the let another name", m[1], strings.Join(names.known(), ", "))
+	}
 	if m := durationLiteralRE.FindStringSubmatch(src); m != nil && strings.Contains(msg, "bad number syntax") {
 		msg += fmt.Sprintf(`: %s is a duration, which expressions write as a number in the value's unit (a load's latencies are milliseconds: %s; started and ended are seconds) or as duration(%q)`, m[0], m[1], m[0])
 	}
 	return &Error{Pos: exprPos(pos, src, col), Msg: fmt.Sprintf("in expression %q: %s", src, msg)}
 }
+
+// redeclareRE is expr's refusal of a let named as a name of the environment.
+var redeclareRE = regexp.MustCompile(`^cannot redeclare (\w+)$`)
 
 // unclosedBracket is the rune index in src of the first (, [ or { that is never closed, with
 // it and the bracket that closes it; -1 when every one is. Quoted text is skipped.

@@ -775,6 +775,12 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 				}
 			}
 		}
+		for _, n := range indentedSpecLines(doc, fences) {
+			near = append(near, fmt.Sprintf("line %d (indented by a tab or 4 spaces: a code block, not a fence, which starts at most 3 spaces in)", n))
+			if len(near) == 1 {
+				pos = Pos{File: abs, Line: n, Col: 1}
+			}
+		}
 		msg := NoSpecInDocument + ": expected a fence opened with ```cue labrun"
 		if len(near) > 0 {
 			msg += "; fences that are almost one: " + strings.Join(near, ", ")
@@ -1316,6 +1322,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	}
 	found, failed := 0, 0
 	scenarios := map[string]bool{}
+	hides := happy && hidesSchemaField(inst.Files) // checkHiddenFields' only findings, once per package
 	for _, f := range fields {
 		// The scenario is called what its label says: "s6-overflow", not the quoted label
 		// (the file's scenarios, --scenario and run ids read it so).
@@ -1343,7 +1350,11 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		found++
 		l.setStage(l.stagePos(), "decoding scenario %s", name)
 		if happy {
-			l.decodeScenario(name, sv, len(l.errs.errs))
+			before := len(l.errs.errs)
+			if hides {
+				l.checkFields(sv, l.schema().LookupPath(cue.ParsePath("#Scenario")), []string{name})
+			}
+			l.decodeScenario(name, sv, before)
 			continue
 		}
 		l.scenario(name, v.LookupPath(cue.MakePath(f.sel)), sv)

@@ -388,3 +388,35 @@ func specSource(doc []byte, fences []Fence) []byte {
 	}
 	return b.Bytes()
 }
+
+// indentedSpecLines are the lines of doc, outside fences, that would open a spec but for their
+// indentation: a tab or four spaces make them an indented code block, which a Markdown reader
+// shows with its ```cue labrun as text.
+func indentedSpecLines(doc []byte, fences []Fence) []int {
+	inFence := map[int]bool{}
+	lines := bytes.Split(doc, []byte("\n"))
+	for _, f := range fences {
+		end := f.EndLine
+		if end == 0 {
+			end = len(lines)
+		}
+		for l := f.Line; l <= end; l++ {
+			inFence[l] = true
+		}
+	}
+	var out []int
+	for i, raw := range lines {
+		line := strings.TrimRight(string(raw), "\r")
+		if inFence[i+1] || !(strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "    ")) {
+			continue
+		}
+		t := strings.TrimLeft(line, " \t")
+		for _, c := range []string{"`", "~"} {
+			if info := strings.TrimLeft(t, c); len(t)-len(info) >= 3 && (Fence{Info: strings.TrimSpace(info)}).IsSpec() {
+				out = append(out, i+1)
+				break
+			}
+		}
+	}
+	return out
+}

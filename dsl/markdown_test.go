@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -333,6 +334,29 @@ func TestUnreadFences(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestIndentedSpecLines checks which lines a document that holds no spec would have opened one
+// with but for their indentation (an indented code block): not a fence's own content, and not
+// a fence indented 3 spaces or less, which Fences reads.
+func TestIndentedSpecLines(t *testing.T) {
+	for _, tt := range []struct {
+		name, doc string
+		want      []int
+	}{
+		{"tab", "# d\n\n\t```cue labrun\n\tpackage lab\n\t```\n", []int{3}},
+		{"four spaces, CRLF", "# d\r\n\r\n    ~~~cue labrun\r\n    ~~~\r\n", []int{3}},
+		{"three spaces is a fence", "# d\n\n   ```cue labrun\n   package lab\n   ```\n", nil},
+		{"inside a fence", "```text\n    ```cue labrun\n```\n", nil},
+		{"another language", "\t```yaml\n\t```\n", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := []byte(tt.doc)
+			if got := indentedSpecLines(doc, Fences(doc)); !slices.Equal(got, tt.want) {
+				t.Errorf("indentedSpecLines = %v, want %v", got, tt.want)
 			}
 		})
 	}

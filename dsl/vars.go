@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -241,6 +242,36 @@ func (l *loader) varGiven(name, raw string) string {
 	}
 	return fmt.Sprintf("sweep.%s: its value %s", name, raw)
 }
+
+// nameVarFlags names the flag behind each problem since errsFrom that points at a reference
+// to a var the command line gave (requests: vars.requests with --var requests=-1): the
+// position is the reference, where the file's own value would be fine, so the message says
+// which flag and value made it wrong. Secrets are masked after it (hideSecrets).
+func (l *loader) nameVarFlags(errsFrom int) {
+	if len(l.opts.Vars) == 0 {
+		return
+	}
+	for _, e := range l.errs.errs[min(errsFrom, len(l.errs.errs)):] {
+		line := l.lineOf(e.Pos.File, e.Pos.Line)
+		if e.Pos.Col < 1 || e.Pos.Col > len(line) || strings.Contains(e.Msg, "--var ") {
+			continue
+		}
+		m := varRefRE.FindStringSubmatch(line[e.Pos.Col-1:])
+		if m == nil {
+			continue
+		}
+		// A swept var's combination is named after the message already: (with name=value).
+		if _, swept := l.opts.Sweeps[m[1]]; swept {
+			continue
+		}
+		if raw, ok := l.opts.Vars[m[1]]; ok {
+			e.Msg += fmt.Sprintf(" (vars.%s is %s)", m[1], l.varGiven(m[1], raw))
+		}
+	}
+}
+
+// varRefRE matches a reference to a var at the start of a text.
+var varRefRE = regexp.MustCompile(`^vars\.([A-Za-z_][A-Za-z0-9_]*)\b`)
 
 // varConstraint is what a var's declaration v allows, its default unmarked (*5 | int & >0
 // allows 5 | int & >0), or nil where v is no disjunction or conjunction: a plain value

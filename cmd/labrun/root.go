@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -66,6 +67,7 @@ lists it); 130 interrupted (SIGINT, SIGTERM, SIGHUP).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	root.SetFlagErrorFunc(flagValueError)
 	// --version: cobra adds the flag when Version is set; the template prints the line that
 	// labrun version prints, computed only when asked.
 	root.Version = "-"
@@ -77,6 +79,34 @@ lists it); 130 interrupted (SIGINT, SIGTERM, SIGHUP).`,
 	registerCompletions(p, root)
 	return root
 }
+
+// flagValueError says what a flag's value was expected to be (--count abc: expected an
+// integer), where pflag's message ends with Go's parse error (strconv.ParseInt: parsing "abc":
+// invalid syntax; time: missing unit in duration "5"). Every other flag error stays as it is.
+func flagValueError(c *cobra.Command, err error) error {
+	m := flagValueRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	names := strings.Fields(strings.ReplaceAll(m[2], ",", " ")) // "-n, --namespace" names a shorthand too
+	name := strings.TrimLeft(names[len(names)-1], "-")
+	f := c.Flags().Lookup(name)
+	if f == nil {
+		return err
+	}
+	want, ok := map[string]string{
+		"int":      "an integer",
+		"duration": "a duration with its unit, such as 10s or 500ms",
+		"float64":  "a number",
+		"bool":     "true or false",
+	}[f.Value.Type()]
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("--%s %s: expected %s", name, m[1], want)
+}
+
+var flagValueRE = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: `)
 
 // defaultToRun turns "labrun x.cue" into "labrun run x.cue".
 func defaultToRun(root *cobra.Command, args []string) []string {
