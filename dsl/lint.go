@@ -95,6 +95,9 @@ const (
 	// LintConfigUnwaited: a config step with neither reflects nor until right after a step
 	// that changes Istio configuration: the read may be of the config from before the push.
 	LintConfigUnwaited = "config-unwaited"
+	// LintUnknownSubset: a VirtualService destination's subset that no DestinationRule the
+	// scenario applies for the host defines: the route names a cluster no proxy gets.
+	LintUnknownSubset = "unknown-subset"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -118,6 +121,7 @@ var LintCodes = map[string]string{
 	LintDeltaBeforeLoads:    "a delta of request or connection stats that an expression reads closes (its later snapshot is taken) before every load of the scenario starts, with no command or process that may run in its window: it counts none of the loads' requests (a baseline claim before the load says so with lint: ignore)",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
+	LintUnknownSubset:       "a VirtualService destination's subset (an http, tcp or tls route's, a mirror's) that no DestinationRule the scenario applies for that host defines, where it applies one or more for the host: istiod writes the route to the subset's cluster all the same but sends no proxy that cluster, so every request routed there fails (503 NC) while a claim on the route's cluster holds",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
 	LintOtherCluster:        "in a scenario of several clusters, a wait: match, absent or rollout (or an object of its matchFiles or absentFiles), an events step, or a get, of an object (kind and name; a get's pods or objects by an equality selector too) that the scenario applies only in other clusters than the step's: the absent holds at once, the match never, the rollout polls until its timeout, the events step keeps none, the get by name fails and by selector lists none",
 	LintHostContext:         "in a scenario of several clusters, a command on this machine (an exec without a pod, a process) that runs kubectl, istioctl or helm and names no context (--context, --kube-context, --kubeconfig, $LABRUN_CONTEXT), in a step whose cluster is not the first with its context left empty: the command reaches the kubeconfig's current context, not the step's cluster, whose context it gets only in $LABRUN_CONTEXT",
@@ -279,6 +283,7 @@ func (d *decoder) lint() {
 	d.lintWarmup()
 	d.lintPodReplaced(objs, warn)
 	d.lintUnmatchedLabels(objs, ix, warn)
+	d.lintUnknownSubsets(objs, ix, warn)
 	d.lintEventsObjects(warn)
 	d.lintEventsReason(func(s *Step, field, code, format string, args ...any) { warnAt(true, s, field, code, format, args...) })
 	d.lintAbsentLabels(objs, warn)
