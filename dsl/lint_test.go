@@ -31,6 +31,11 @@ func TestLintHosts(t *testing.T) {
 	subsetVS := func(ns, kind, host, subset string) string {
 		return `{apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: {name: "v", namespace: "` + ns + `"}, spec: {hosts: ["backend"], ` + kind + `: [{route: [{destination: {host: "` + host + `", subset: "` + subset + `"}}]}]}}`
 	}
+	// subsetPolicy is a rule of backend with the top-level policy and a subset whose own
+	// policy fails over from us-east to eu.
+	subsetPolicy := func(policy string) string {
+		return `{apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: {name: "d", namespace: "lab"}, spec: {host: "backend", trafficPolicy: ` + policy + `, subsets: [{name: "all", labels: {}, trafficPolicy: loadBalancer: localityLbSetting: failover: [{from: "us-east", to: "eu"}]}]}}`
+	}
 	// unplaced: the object names no namespace, and lands in the scenario's default one.
 	unplaced := func(obj string) string {
 		return strings.Replace(strings.Replace(obj, `metadata: {name: "backend", namespace: ""}`, `metadata: name: "backend"`, 1), `metadata: {name: "d", namespace: ""}`, `metadata: name: "d"`, 1)
@@ -101,6 +106,15 @@ func TestLintHosts(t *testing.T) {
 		{"mirror to a subset the rule lacks", []string{svc("lab", http), subsetDR("lab", "backend", "v1"), `{apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: {name: "v", namespace: "lab"}, spec: {hosts: ["backend"], http: [{route: [{destination: {host: "backend", subset: "v1"}}], mirror: {host: "backend", subset: "v3"}}]}}`}, "", []string{LintUnknownSubset}},
 		{"route to a subset of a host no rule of the scenario has", []string{svc("lab", http), subsetVS("lab", "http", "backend", "v2")}, "", nil},
 		{"route to a subset of a rule in another namespace", []string{svc("lab", http), subsetDR("other", "backend.lab.svc.cluster.local", "v1"), subsetVS("lab", "http", "backend", "v2")}, "", []string{LintUnknownSubset}},
+		// Locality failover that istiod applies only with outlier detection (seen in the
+		// sandbox: without it every locality has priority 0; distribute applies without it).
+		{"failover without outlier detection", []string{svc("lab", http), dr("lab", "backend", `{loadBalancer: localityLbSetting: {enabled: true, failover: [{from: "us-east", to: "eu"}]}}`)}, "", []string{LintLocalityOutlier}},
+		{"failoverPriority without outlier detection", []string{svc("lab", http), dr("lab", "backend", `{loadBalancer: localityLbSetting: failoverPriority: ["topology.kubernetes.io/region"]}`)}, "", []string{LintLocalityOutlier}},
+		{"failover with outlier detection", []string{svc("lab", http), dr("lab", "backend", `{loadBalancer: localityLbSetting: failover: [{from: "us-east", to: "eu"}], outlierDetection: consecutive5xxErrors: 1}`)}, "", nil},
+		{"failover turned off", []string{svc("lab", http), dr("lab", "backend", `{loadBalancer: localityLbSetting: {enabled: false, failover: [{from: "us-east", to: "eu"}]}}`)}, "", nil},
+		{"distribute without outlier detection", []string{svc("lab", http), dr("lab", "backend", `{loadBalancer: localityLbSetting: distribute: [{from: "us-east/*", to: {"us-east/*": 70, "eu/*": 30}}]}`)}, "", nil},
+		{"a subset's failover, outlier detection at the top", []string{svc("lab", http), subsetPolicy(`{outlierDetection: consecutive5xxErrors: 1}`)}, "", nil},
+		{"a subset's failover, no outlier detection", []string{svc("lab", http), subsetPolicy(`{loadBalancer: simple: "ROUND_ROBIN"}`)}, "", []string{LintLocalityOutlier}},
 		{"a config's endpoints with the discovered domain", []string{svc("lab", http)}, `steps: [{name: "c0", config: {envoy: pod: "client-0", endpoints: "outbound|8080||backend.${vars.ns}.svc.${target.clusterDomain}"}}]
 	vars: ns: "lab"
 	lint: ignore: "nothing-judged": "the case is the cluster's name"`, nil},
