@@ -101,6 +101,9 @@ const (
 	// LintLocalityOutlier: locality failover in a traffic policy without outlier detection,
 	// which istiod then does not apply.
 	LintLocalityOutlier = "locality-without-outlier"
+	// LintUnknownFilter: a key of a typed_per_filter_config a letter or two off the name of an
+	// HTTP filter istiod configures.
+	LintUnknownFilter = "unknown-filter"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -126,6 +129,7 @@ var LintCodes = map[string]string{
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownSubset:       "a VirtualService destination's subset (an http, tcp or tls route's, a mirror's) that no DestinationRule the scenario applies for that host defines, where it applies one or more for the host: istiod writes the route to the subset's cluster all the same but sends no proxy that cluster, so every request routed there fails (503 NC) while a claim on the route's cluster holds",
 	LintLocalityOutlier:     "a DestinationRule's localityLbSetting failover or failoverPriority in a traffic policy (the rule's, or a subset's, which inherits the rule's) without outlierDetection: istiod applies locality failover only with outlier detection, so every locality gets priority 0 and Envoy never fails over",
+	LintUnknownFilter:       "an expression's literal key of a typed_per_filter_config (of a route, a virtual host) that is none of the HTTP filters' names istiod gives but a letter or two off one (\"envoy.filters.http.faults\" for envoy.filters.http.fault): it is never a key there, so a claim that it is absent holds whatever the route holds",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
 	LintOtherCluster:        "in a scenario of several clusters, a wait: match, absent or rollout (or an object of its matchFiles or absentFiles), an events step, or a get, of an object (kind and name; a get's pods or objects by an equality selector too) that the scenario applies only in other clusters than the step's: the absent holds at once, the match never, the rollout polls until its timeout, the events step keeps none, the get by name fails and by selector lists none",
 	LintHostContext:         "in a scenario of several clusters, a command on this machine (an exec without a pod, a process) that runs kubectl, istioctl or helm and names no context (--context, --kube-context, --kubeconfig, $LABRUN_CONTEXT), in a step whose cluster is not the first with its context left empty: the command reaches the kubeconfig's current context, not the step's cluster, whose context it gets only in $LABRUN_CONTEXT",
