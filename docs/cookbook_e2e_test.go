@@ -14,7 +14,7 @@ import (
 // cookbookDoc is the config cookbook; cookbookScenarios its recipes, in document order.
 const cookbookDoc = "config-cookbook.md"
 
-var cookbookScenarios = []string{"pool", "outlier", "locality", "tls", "retries", "mirror", "egress", "mtls", "waypoint_authz", "fault", "shift", "hash", "deny", "scope"}
+var cookbookScenarios = []string{"pool", "outlier", "gateway_errors", "locality", "locality_no_outlier", "tls", "retries", "mirror", "egress", "mtls", "waypoint_authz", "fault", "shift", "missing_subset", "hash", "deny", "scope", "tcp"}
 
 // TestConfigCookbookVet is `labrun doc --vet docs/config-cookbook.md`: every recipe loads, its
 // paths check against Envoy's types, its reflects name objects istiod marks.
@@ -23,7 +23,7 @@ func TestConfigCookbookVet(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("labrun doc --vet %s: exit %d\n%s%s", cookbookDoc, code, out, errOut)
 	}
-	if want := "ok: 14 scenarios in 1 file"; !strings.Contains(out, want) {
+	if want := "ok: 18 scenarios in 1 file"; !strings.Contains(out, want) {
 		t.Errorf("labrun doc --vet %s printed %q, want %q", cookbookDoc, out, want)
 	}
 }
@@ -48,11 +48,14 @@ func TestConfigCookbookInSandbox(t *testing.T) {
 // recipe's claims are about istiod's outcome of the object as written, so the run of the
 // edited recipe must fail, never pass.
 var cookbookWrong = map[string][2]string{
-	"fault": {"abort: {httpStatus: 503, percentage: value: 25}", "abort: {httpStatus: 503, percentage: value: 30}"},
-	"shift": {`{destination: {host: "backend", subset: "v2"}, weight: 20}`, `{destination: {host: "backend", subset: "v2"}, weight: 30}`},
-	"hash":  {`httpHeaderName: "x-user"`, `httpHeaderName: "x-usr"`},
-	"deny":  {`rules: [{to: [{operation: methods: ["DELETE"]}]}]`, `rules: [{to: [{operation: methods: ["GET"]}]}]`},
-	"scope": {`spec: egress: [{hosts: ["./*", "istio-system/*"]}]`, `spec: egress: [{hosts: ["istio-system/*"]}]`},
+	"locality_no_outlier": {`trafficPolicy: loadBalancer: localityLbSetting: {enabled: true, failover: [{from: "region1", to: "region2"}]}`, `trafficPolicy: {outlierDetection: consecutive5xxErrors: 1, loadBalancer: localityLbSetting: {enabled: true, failover: [{from: "region1", to: "region2"}]}}`},
+	"missing_subset":      {`spec: {host: "backend", subsets: [{name: "v1", labels: version: "v1"}]}`, `spec: {host: "backend", subsets: [{name: "v1", labels: version: "v1"}, {name: "v2", labels: version: "v2"}]}`},
+	"gateway_errors":      {"consecutiveGatewayErrors: 2,", "consecutiveGatewayErrors: 3,"},
+	"fault":               {"abort: {httpStatus: 503, percentage: value: 25}", "abort: {httpStatus: 503, percentage: value: 30}"},
+	"shift":               {`{destination: {host: "backend", subset: "v2"}, weight: 20}`, `{destination: {host: "backend", subset: "v2"}, weight: 30}`},
+	"hash":                {`httpHeaderName: "x-user"`, `httpHeaderName: "x-usr"`},
+	"deny":                {`rules: [{to: [{operation: methods: ["DELETE"]}]}]`, `rules: [{to: [{operation: methods: ["GET"]}]}]`},
+	"scope":               {`spec: egress: [{hosts: ["./*", "istio-system/*"]}]`, `spec: egress: [{hosts: ["istio-system/*"]}]`},
 }
 
 // TestConfigCookbookWrongObjectsInSandbox runs the recipes of cookbookWrong, each with its

@@ -95,6 +95,15 @@ const (
 	// LintConfigUnwaited: a config step with neither reflects nor until right after a step
 	// that changes Istio configuration: the read may be of the config from before the push.
 	LintConfigUnwaited = "config-unwaited"
+	// LintUnknownSubset: a VirtualService destination's subset that no DestinationRule the
+	// scenario applies for the host defines: the route names a cluster no proxy gets.
+	LintUnknownSubset = "unknown-subset"
+	// LintLocalityOutlier: locality failover in a traffic policy without outlier detection,
+	// which istiod then does not apply.
+	LintLocalityOutlier = "locality-without-outlier"
+	// LintUnknownFilter: a key of a typed_per_filter_config a letter or two off the name of an
+	// HTTP filter istiod configures.
+	LintUnknownFilter = "unknown-filter"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -118,6 +127,9 @@ var LintCodes = map[string]string{
 	LintDeltaBeforeLoads:    "a delta of request or connection stats that an expression reads closes (its later snapshot is taken) before every load of the scenario starts, with no command or process that may run in its window: it counts none of the loads' requests (a baseline claim before the load says so with lint: ignore)",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
+	LintUnknownSubset:       "a VirtualService destination's subset (an http, tcp or tls route's, a mirror's) that no DestinationRule the scenario applies for that host defines, where it applies one or more for the host: istiod writes the route to the subset's cluster all the same but sends no proxy that cluster, so every request routed there fails (503 NC) while a claim on the route's cluster holds",
+	LintLocalityOutlier:     "a DestinationRule's localityLbSetting failover or failoverPriority in a traffic policy (the rule's, or a subset's, which inherits the rule's) without outlierDetection: istiod applies locality failover only with outlier detection, so every locality gets priority 0 and Envoy never fails over",
+	LintUnknownFilter:       "an expression's literal key of a typed_per_filter_config (of a route, a virtual host) that is none of the HTTP filters' names istiod gives but a letter or two off one (\"envoy.filters.http.faults\" for envoy.filters.http.fault): it is never a key there, so a claim that it is absent holds whatever the route holds",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
 	LintOtherCluster:        "in a scenario of several clusters, a wait: match, absent or rollout (or an object of its matchFiles or absentFiles), an events step, or a get, of an object (kind and name; a get's pods or objects by an equality selector too) that the scenario applies only in other clusters than the step's: the absent holds at once, the match never, the rollout polls until its timeout, the events step keeps none, the get by name fails and by selector lists none",
 	LintHostContext:         "in a scenario of several clusters, a command on this machine (an exec without a pod, a process) that runs kubectl, istioctl or helm and names no context (--context, --kube-context, --kubeconfig, $LABRUN_CONTEXT), in a step whose cluster is not the first with its context left empty: the command reaches the kubeconfig's current context, not the step's cluster, whose context it gets only in $LABRUN_CONTEXT",
@@ -212,6 +224,7 @@ func (d *decoder) lint() {
 				d.lintPortLevel(a, stp, fmt.Sprintf("%s.spec.subsets.%d.trafficPolicy", field, j), warn)
 			}
 			d.lintTCPPort(a, ix.service(host, a.namespace()), host, tp, field, warn)
+			lintLocalityOutlier(a, spec, field, warn)
 			if host != "" && !ix.empty() && !known(host, a.namespace()) {
 				warn(a.step, field+".spec.host", LintUnknownHost, "DestinationRule host %q names no Service or ServiceEntry this scenario applies: the rule applies to nothing unless the host exists already; write the Service's name or FQDN", host)
 			}
@@ -279,6 +292,7 @@ func (d *decoder) lint() {
 	d.lintWarmup()
 	d.lintPodReplaced(objs, warn)
 	d.lintUnmatchedLabels(objs, ix, warn)
+	d.lintUnknownSubsets(objs, ix, warn)
 	d.lintEventsObjects(warn)
 	d.lintEventsReason(func(s *Step, field, code, format string, args ...any) { warnAt(true, s, field, code, format, args...) })
 	d.lintAbsentLabels(objs, warn)
@@ -1479,6 +1493,42 @@ func statsMatcher(annotations map[string]any) matcher {
 
 // policyFields are the traffic policy fields a portLevelSettings entry replaces for its port.
 var policyFields = []string{"connectionPool", "loadBalancer", "outlierDetection", "tls"}
+
+// lintLocalityOutlier warns of a DestinationRule's localityLbSetting with failover or
+// failoverPriority in a traffic policy (the rule's, a subset's) that has no outlierDetection
+// (a subset's inherits the rule's): istiod then sets no locality priorities (seen in the
+// sandbox: every locality at priority 0), so Envoy never fails over, and a claim that the
+// client's own locality comes first holds whatever the rule says. distribute applies without
+// outlier detection, and enabled: false turns the setting off.
+func lintLocalityOutlier(a applied, spec map[string]any, field string, warn func(*Step, string, string, string, ...any)) {
+	top, _ := spec["trafficPolicy"].(map[string]any)
+	check := func(tp map[string]any, at string, inherited bool) {
+		lb, _ := tp["loadBalancer"].(map[string]any)
+		ls, _ := lb["localityLbSetting"].(map[string]any)
+		if ls == nil || ls["enabled"] == false {
+			return
+		}
+		var what string
+		for _, f := range []string{"failover", "failoverPriority"} {
+			if l, _ := ls[f].([]any); len(l) > 0 {
+				what = f
+				break
+			}
+		}
+		if what == "" || tp["outlierDetection"] != nil || inherited {
+			return
+		}
+		warn(a.step, at+".loadBalancer.localityLbSetting."+what, LintLocalityOutlier,
+			"localityLbSetting.%s without outlierDetection: istiod applies locality failover only where the traffic policy has outlier detection, so it gives every locality priority 0 and Envoy never fails over, while a claim that the client's own locality has priority 0 holds; add outlierDetection (consecutive5xxErrors, interval, baseEjectionTime) to this traffic policy", what)
+	}
+	check(top, field+".spec.trafficPolicy", false)
+	subsets, _ := spec["subsets"].([]any)
+	for j, sub := range subsets {
+		sm, _ := sub.(map[string]any)
+		stp, _ := sm["trafficPolicy"].(map[string]any)
+		check(stp, fmt.Sprintf("%s.spec.subsets.%d.trafficPolicy", field, j), top["outlierDetection"] != nil)
+	}
+}
 
 // lintPortLevel warns about top-level traffic policy fields next to portLevelSettings: on a
 // port with its own entry Istio applies none of them (seed 002 §11). tp is the rule's traffic

@@ -287,3 +287,98 @@ func (d *decoder) lintOneReplica(s *Step, envoy *schema.PodRef, objs []applied, 
 	warn(s, "envoy.selector", LintOneReplica, "snapshot %q reads the sidecar of one pod of selector %s (the first ready by name), and the scenario runs %d pods it matches (%s): the stats its expressions read are one replica's, not the others' (a 503 on another replica is not counted); snapshot each pod by name (envoy: {pod: ...}), give the replica to read a label of its own, or say that one replica is what you mean (lint: ignore: {%q: \"why\"})",
 		s.Name, envoy.Selector, pods, strings.Join(which, ", "), LintOneReplica)
 }
+
+// lintUnknownSubsets warns of a VirtualService destination (an http, tcp or tls route's, an
+// http mirror's) whose subset no DestinationRule the scenario applies for that host defines,
+// where the scenario applies one or more rules for the host: istiod still writes the route to
+// the subset's cluster name (outbound|8080|v2|backend…, seen in the sandbox), but sends no
+// proxy that cluster, so every request routed there fails (503 NC), while a claim on the
+// route's cluster holds. A host no rule of the scenario names is not judged: its rule may
+// exist already. The subsets of every rule of the host count (istiod merges them).
+func (d *decoder) lintUnknownSubsets(objs []applied, ix hosts, warn func(s *Step, field, code, format string, args ...any)) {
+	hostKey := func(host, ns string) string {
+		if svc := ix.service(host, ns); svc != nil {
+			md, _ := svc["metadata"].(map[string]any)
+			name, _ := md["name"].(string)
+			svcNS, _ := md["namespace"].(string)
+			return "service " + or(svcNS, ns) + "/" + name
+		}
+		if HasInterpolation(host) {
+			return "" // known at run time
+		}
+		return strings.TrimSuffix(host, ".")
+	}
+	subsets := map[string][]string{} // host key → the subsets its rules define
+	for _, a := range objs {
+		if kind, _ := a.obj["kind"].(string); kind != "DestinationRule" {
+			continue
+		}
+		spec, _ := a.obj["spec"].(map[string]any)
+		host, _ := spec["host"].(string)
+		k := hostKey(host, a.namespace())
+		if k == "" {
+			continue
+		}
+		if subsets[k] == nil {
+			subsets[k] = []string{}
+		}
+		list, _ := spec["subsets"].([]any)
+		for _, sub := range list {
+			sm, _ := sub.(map[string]any)
+			if name, ok := sm["name"].(string); ok {
+				subsets[k] = append(subsets[k], name)
+			}
+		}
+	}
+	if len(subsets) == 0 {
+		return
+	}
+	for i, a := range objs {
+		if kind, _ := a.obj["kind"].(string); kind != "VirtualService" {
+			continue
+		}
+		spec, _ := a.obj["spec"].(map[string]any)
+		field := fmt.Sprintf("objects.%d.spec", objIndex(objs, i))
+		check := func(dest map[string]any, at string) {
+			host, _ := dest["host"].(string)
+			subset, _ := dest["subset"].(string)
+			if subset == "" || HasInterpolation(subset) {
+				return
+			}
+			have, ok := subsets[hostKey(host, a.namespace())]
+			if !ok || slices.Contains(have, subset) {
+				return
+			}
+			defined := "it defines no subset"
+			if len(have) > 0 {
+				defined = "its subsets: " + strings.Join(have, ", ")
+			}
+			warn(a.step, at+".subset", LintUnknownSubset,
+				"VirtualService routes to subset %q of host %q, which no DestinationRule this scenario applies for that host defines (%s): istiod still writes the route to the subset's cluster (outbound|<port>|%s|…), but sends no proxy that cluster, so every request routed there fails (503, flag NC) while a claim on the route's cluster holds; define the subset in the rule, or route to one it defines",
+				subset, host, defined, subset)
+		}
+		for _, kind := range []string{"http", "tcp", "tls"} {
+			routes, _ := spec[kind].([]any)
+			for j, r := range routes {
+				route, _ := r.(map[string]any)
+				dests, _ := route["route"].([]any)
+				for k, dst := range dests {
+					dm, _ := dst.(map[string]any)
+					if dest, ok := dm["destination"].(map[string]any); ok {
+						check(dest, fmt.Sprintf("%s.%s.%d.route.%d.destination", field, kind, j, k))
+					}
+				}
+				if mirror, ok := route["mirror"].(map[string]any); ok {
+					check(mirror, fmt.Sprintf("%s.%s.%d.mirror", field, kind, j))
+				}
+				mirrors, _ := route["mirrors"].([]any)
+				for k, m := range mirrors {
+					mm, _ := m.(map[string]any)
+					if dest, ok := mm["destination"].(map[string]any); ok {
+						check(dest, fmt.Sprintf("%s.%s.%d.mirrors.%d.destination", field, kind, j, k))
+					}
+				}
+			}
+		}
+	}
+}

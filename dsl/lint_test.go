@@ -19,6 +19,23 @@ func TestLintHosts(t *testing.T) {
 	dr := func(ns, host, policy string) string {
 		return `{apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: {name: "d", namespace: "` + ns + `"}, spec: {host: "` + host + `", trafficPolicy: ` + policy + `}}`
 	}
+	// subsetDR is a rule of host with the named subsets; subsetVS a VirtualService whose
+	// kind ("http", "tcp") route goes to host's subset.
+	subsetDR := func(ns, host string, subsets ...string) string {
+		var ss []string
+		for _, s := range subsets {
+			ss = append(ss, `{name: "`+s+`", labels: version: "`+s+`"}`)
+		}
+		return `{apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: {name: "d", namespace: "` + ns + `"}, spec: {host: "` + host + `", subsets: [` + strings.Join(ss, ", ") + `]}}`
+	}
+	subsetVS := func(ns, kind, host, subset string) string {
+		return `{apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: {name: "v", namespace: "` + ns + `"}, spec: {hosts: ["backend"], ` + kind + `: [{route: [{destination: {host: "` + host + `", subset: "` + subset + `"}}]}]}}`
+	}
+	// subsetPolicy is a rule of backend with the top-level policy and a subset whose own
+	// policy fails over from us-east to eu.
+	subsetPolicy := func(policy string) string {
+		return `{apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: {name: "d", namespace: "lab"}, spec: {host: "backend", trafficPolicy: ` + policy + `, subsets: [{name: "all", labels: {}, trafficPolicy: loadBalancer: localityLbSetting: failover: [{from: "us-east", to: "eu"}]}]}}`
+	}
 	// unplaced: the object names no namespace, and lands in the scenario's default one.
 	unplaced := func(obj string) string {
 		return strings.Replace(strings.Replace(obj, `metadata: {name: "backend", namespace: ""}`, `metadata: name: "backend"`, 1), `metadata: {name: "d", namespace: ""}`, `metadata: name: "d"`, 1)
@@ -78,6 +95,26 @@ func TestLintHosts(t *testing.T) {
 		{"a config's endpoints with a literal cluster.local around a ${...}", []string{svc("lab", http)}, `steps: [{name: "c0", config: {envoy: pod: "client-0", endpoints: "outbound|8080||backend.${vars.ns}.svc.cluster.local"}}]
 	vars: ns: "lab"
 	lint: ignore: "nothing-judged": "the case is the cluster's name"`, []string{LintClusterDomain}},
+		// A VirtualService's destination subset that no DestinationRule of the scenario for
+		// that host defines: istiod still routes to the subset's cluster name, which does not
+		// exist (seen in the sandbox: the route's cluster reads outbound|8080|v2|backend…).
+		{"route to a subset the host's rule defines", []string{svc("lab", http), subsetDR("lab", "backend", "v1", "v2"), subsetVS("lab", "http", "backend", "v2")}, "", nil},
+		{"route to a subset the host's rule lacks", []string{svc("lab", http), subsetDR("lab", "backend", "v1"), subsetVS("lab", "http", "backend", "v2")}, "", []string{LintUnknownSubset}},
+		{"route by FQDN to a subset the rule by short name lacks", []string{svc("lab", http), subsetDR("lab", "backend", "v1"), subsetVS("lab", "http", "backend.lab.svc.${target.clusterDomain}", "v2")}, "", []string{LintUnknownSubset}},
+		{"subsets of two rules of one host", []string{svc("lab", http), subsetDR("lab", "backend", "v1"), strings.Replace(subsetDR("lab", "backend.lab.svc.cluster.local", "v2"), `name: "d"`, `name: "d2"`, 1), subsetVS("lab", "http", "backend", "v2")}, "", nil},
+		{"tcp route to a subset the rule lacks", []string{svc("lab", tcp), subsetDR("lab", "backend", "v1"), subsetVS("lab", "tcp", "backend", "v2")}, "", []string{LintUnknownSubset}},
+		{"mirror to a subset the rule lacks", []string{svc("lab", http), subsetDR("lab", "backend", "v1"), `{apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: {name: "v", namespace: "lab"}, spec: {hosts: ["backend"], http: [{route: [{destination: {host: "backend", subset: "v1"}}], mirror: {host: "backend", subset: "v3"}}]}}`}, "", []string{LintUnknownSubset}},
+		{"route to a subset of a host no rule of the scenario has", []string{svc("lab", http), subsetVS("lab", "http", "backend", "v2")}, "", nil},
+		{"route to a subset of a rule in another namespace", []string{svc("lab", http), subsetDR("other", "backend.lab.svc.cluster.local", "v1"), subsetVS("lab", "http", "backend", "v2")}, "", []string{LintUnknownSubset}},
+		// Locality failover that istiod applies only with outlier detection (seen in the
+		// sandbox: without it every locality has priority 0; distribute applies without it).
+		{"failover without outlier detection", []string{svc("lab", http), dr("lab", "backend", `{loadBalancer: localityLbSetting: {enabled: true, failover: [{from: "us-east", to: "eu"}]}}`)}, "", []string{LintLocalityOutlier}},
+		{"failoverPriority without outlier detection", []string{svc("lab", http), dr("lab", "backend", `{loadBalancer: localityLbSetting: failoverPriority: ["topology.kubernetes.io/region"]}`)}, "", []string{LintLocalityOutlier}},
+		{"failover with outlier detection", []string{svc("lab", http), dr("lab", "backend", `{loadBalancer: localityLbSetting: failover: [{from: "us-east", to: "eu"}], outlierDetection: consecutive5xxErrors: 1}`)}, "", nil},
+		{"failover turned off", []string{svc("lab", http), dr("lab", "backend", `{loadBalancer: localityLbSetting: {enabled: false, failover: [{from: "us-east", to: "eu"}]}}`)}, "", nil},
+		{"distribute without outlier detection", []string{svc("lab", http), dr("lab", "backend", `{loadBalancer: localityLbSetting: distribute: [{from: "us-east/*", to: {"us-east/*": 70, "eu/*": 30}}]}`)}, "", nil},
+		{"a subset's failover, outlier detection at the top", []string{svc("lab", http), subsetPolicy(`{outlierDetection: consecutive5xxErrors: 1}`)}, "", nil},
+		{"a subset's failover, no outlier detection", []string{svc("lab", http), subsetPolicy(`{loadBalancer: simple: "ROUND_ROBIN"}`)}, "", []string{LintLocalityOutlier}},
 		{"a config's endpoints with the discovered domain", []string{svc("lab", http)}, `steps: [{name: "c0", config: {envoy: pod: "client-0", endpoints: "outbound|8080||backend.${vars.ns}.svc.${target.clusterDomain}"}}]
 	vars: ns: "lab"
 	lint: ignore: "nothing-judged": "the case is the cluster's name"`, nil},

@@ -580,6 +580,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				c.fail(at, "%s[%q]: %s", path, link.name, msg)
 				return nil
 			}
+			c.knownKey(at, t, path, link.name)
 			if t.KeyChecked {
 				// A key of a map of an Envoy config: one it lacks errs unless read with ?.
 				// (filter_metadata.isito == nil held).
@@ -1258,7 +1259,7 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		c.operand(n.Arguments[1], "has's key", args[1], n.Arguments[1], schema.TString)
 		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
 			c.keyTest(n.Arguments[0], key)
-
+			c.knownKey(col(key), m, written[0], key.Value)
 			if msg := keyNeverHeld(m, written[0], key.Value); msg != "" {
 				c.fail(col(key), "has(%s, %q) is always false: %s", written[0], key.Value, msg)
 			} else if msg := keyAlwaysHeld(m, written[0], key.Value); msg != "" {
@@ -1476,6 +1477,7 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 				msg := keyFormMismatch(r, l, n.Left.String())
 				if key, ok := n.Left.(*ast.StringNode); ok {
 					c.keyTest(n.Right, key)
+					c.knownKey(col(key), r, written[1], key.Value)
 				}
 				if msg == "" && fixed {
 					msg = fk.neverHeld(r, written[1])
@@ -1922,6 +1924,19 @@ func (c *exprChecker) knownLiteral(n *ast.BinaryNode, written [2]string, l, r *s
 		if m := closest(lit.Value, t.Known); m != "" {
 			c.warns = append(c.warns, exprProblem{col: col(side), msg: fmt.Sprintf("%s %s %s: %q is none of the reasons Kubernetes writes (did you mean %q?): a reason no event has matches nothing, and a claim that none happened holds whatever happened", written[0], n.Operator, written[1], lit.Value, m), code: LintUnknownReason})
 		}
+	}
+}
+
+// knownKey warns of a literal key of map t (read as m) whose keys are most often known names
+// (t.Key.Known: of a typed_per_filter_config, the HTTP filters' names istiod gives) that is
+// none of them but a letter or two off one: the map never has it, so a claim that it is absent
+// ("envoy.filters.http.faults" not in r.typed_per_filter_config) held whatever the route held.
+func (c *exprChecker) knownKey(at int, t *schema.Type, m, key string) {
+	if t == nil || t.Kind != schema.TMap || t.Key == nil || len(t.Key.Known) == 0 || slices.Contains(t.Key.Known, key) {
+		return
+	}
+	if near := closest(key, t.Key.Known); near != "" && EditDistance(key, near) <= 2 {
+		c.warns = append(c.warns, exprProblem{col: at, msg: fmt.Sprintf("%s is keyed by %s, and %q is none of those Istio and Envoy give (did you mean %q?): it is never a key there, so a claim that it is absent holds whatever the config holds", m, t.Key.Doc, key, near), code: LintUnknownFilter})
 	}
 }
 

@@ -187,6 +187,24 @@ func envoyType(t *xdstype.Type, seconds bool) *Type {
 	return AnyType
 }
 
+// filterNameType is the key of a typed_per_filter_config: an HTTP filter's name, most often
+// one istiod gives the filters it configures (xdstype.Extensions) or one of Envoy's HTTP
+// filters an Istio object or an EnvoyFilter adds.
+var filterNameType = func() *Type {
+	t := &Type{Kind: TString, Doc: "an HTTP filter's name", Go: StringType.Go}
+	t.Known = []string{"envoy.filters.http.buffer", "envoy.filters.http.compressor", "envoy.filters.http.csrf",
+		"envoy.filters.http.ext_authz", "envoy.filters.http.ext_proc", "envoy.filters.http.grpc_web",
+		"envoy.filters.http.header_to_metadata", "envoy.filters.http.jwt_authn", "envoy.filters.http.local_ratelimit",
+		"envoy.filters.http.lua", "envoy.filters.http.ratelimit", "envoy.filters.http.wasm"}
+	for name := range xdstype.Extensions {
+		if strings.HasPrefix(name, "envoy.filters.http.") {
+			t.Known = append(t.Known, name)
+		}
+	}
+	slices.Sort(t.Known)
+	return t
+}()
+
 // envoyMessage is message m as a struct; the caller holds envoyTypes.
 func envoyMessage(m *xdstype.Msg, inAny, seconds bool) *Type {
 	key := envoyKey{m, seconds}
@@ -201,7 +219,11 @@ func envoyMessage(m *xdstype.Msg, inAny, seconds bool) *Type {
 		st.Fields = append(st.Fields, F("@type", StringType, "the type URL of the message the Any holds"))
 	}
 	for _, f := range m.Fields {
-		sf := F(f.Name, envoyType(f.Type, seconds), envoyFieldDoc(f))
+		ft := envoyType(f.Type, seconds)
+		if f.Name == "typed_per_filter_config" && ft.Kind == TMap {
+			ft.Key = filterNameType
+		}
+		sf := F(f.Name, ft, envoyFieldDoc(f))
 		sf.Default = f.Default()
 		st.Fields = append(st.Fields, sf)
 	}
