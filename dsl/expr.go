@@ -93,6 +93,18 @@ type Expr struct {
 // only those of Outcomes.
 func (e *Expr) ReadsAllOutcomes() bool { return e.allOutcomes }
 
+// Warned is what the check warned of in the expression under a lint code: the messages, in
+// order (a refusal of the expression can say the reason one of them gives).
+func (e *Expr) Warned(code string) []string {
+	var msgs []string
+	for _, w := range e.warnings {
+		if w.code == code {
+			msgs = append(msgs, w.msg)
+		}
+	}
+	return msgs
+}
+
 // RefKind says what a stat reference reads.
 type RefKind int
 

@@ -56,6 +56,9 @@ const (
 	LintUnknownReason = "unknown-reason"
 	// LintBareTime: a time in milliseconds or seconds compared with a bare number.
 	LintBareTime = "bare-time"
+	// LintOutputAnchor: a command's output matched with a pattern whose $ is the end of the
+	// whole text, past the output's last newline.
+	LintOutputAnchor = "output-anchor"
 	// LintUnmatchedLabels: labels that pick workloads (a DestinationRule's subsets, a
 	// policy's selector) and match no pod the scenario applies: the API server takes them,
 	// and the subset has no endpoint (503 UH), the policy applies to nothing.
@@ -123,6 +126,7 @@ var LintCodes = map[string]string{
 	LintUnreachedBackend:    "a delta an expression reads compares snapshots of a local backend that no step of the scenario can reach (no load names its ${backends.<name>...} or address, no exec or process runs a command that could, nothing restarts it): nothing the run does moves its counters",
 	LintUnknownReason:       "an expression compares an event's reason with a literal that is none of the reasons Kubernetes writes but a letter or two off one (reason == 'BackOf'), or an events step's reason filter has such a word (reason: \"Unhealty\"): no event has it, so the claim matches nothing, and one that none happened holds whatever happened",
 	LintBareTime:            "an expression compares a time in milliseconds or seconds (a load's latencies, its duration, a config's timeout) with a number other than 0 written without its unit (fortio.avg >= 2): meant in the other unit, the claim is off by a factor of 1000 and may hold of any run; duration('2s') says which",
+	LintOutputAnchor:        "an expression matches a command's whole output (an exec's stdout or stderr) with a pattern whose $ (without (?m)) is the end of the text, after the output's last newline: x.stdout matches 'bar$' is false of \"bar\\n\", and !(x.stdout matches '^bar$'), meant as no line is bar, holds of a line bar; (?m) makes $ and ^ the end and start of a line (as testscript's stdout and stderr patterns are), \\z the very end",
 	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintDeltaBeforeLoads:    "a delta of request or connection stats that an expression reads closes (its later snapshot is taken) before every load of the scenario starts, with no command or process that may run in its window: it counts none of the loads' requests (a baseline claim before the load says so with lint: ignore)",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"sort"
 	"strings"
@@ -1504,6 +1505,9 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	case "matches", "contains", "startsWith", "endsWith":
 		c.operand(n.Left, fmt.Sprintf("the left of %s", n.Operator), l, n.Left, schema.TString)
 		c.operand(n.Right, fmt.Sprintf("the right of %s", n.Operator), r, n.Right, schema.TString)
+		if n.Operator == "matches" {
+			c.outputAnchor(n, written)
+		}
 		return schema.BoolType
 	case "+":
 		// + adds numbers, joins strings and lists: with one side not known, either may be meant.
@@ -2024,6 +2028,32 @@ func (c *exprChecker) bareTime(n *ast.BinaryNode, written [2]string, l, r *schem
 		}
 		c.warns = append(c.warns, exprProblem{col(n), fmt.Sprintf("%s %s %s: %s is in %s, so %s means %g %s, not %g %s; say which: duration('%g%s') or duration('%g%s')", written[0], n.Operator, written[1], other, unitWords[t.Unit], written[i], v, unit, v, alt, v, unit, v, alt), LintBareTime})
 	}
+}
+
+// outputAnchor warns of a command's whole output (an exec's stdout or stderr) matched with a
+// pattern whose $ is the end of the text: RE2 reads $ so without (?m), and a command's output
+// most often ends with a newline, after which the pattern would have to end. So x.stdout
+// matches 'bar$' is false of "bar\n", and !(x.stdout matches '^bar$'), meant as "no line is
+// bar" (testscript's ! stdout '^bar$', which adds (?m)), holds of a line bar. \z says the very
+// end on purpose and is left alone.
+func (c *exprChecker) outputAnchor(n *ast.BinaryNode, written [2]string) {
+	lit, ok := n.Right.(*ast.StringNode)
+	if !ok || (!strings.HasSuffix(written[0], ".stdout") && !strings.HasSuffix(written[0], ".stderr")) || strings.Contains(lit.Value, `\z`) {
+		return
+	}
+	re, err := syntax.Parse(lit.Value, syntax.Perl)
+	if err != nil || !hasOp(re, syntax.OpEndText) {
+		return
+	}
+	c.warns = append(c.warns, exprProblem{col(n), fmt.Sprintf("%s matches %q: $ is the end of the whole output, after its last newline, and a command's output most often ends with one (%q does not match %q); for the end of a line write (?m) first, %q, as testscript's stdout and stderr do, or \\z for the very end", written[0], lit.Value, "bar$", "bar\n", "(?m)"+lit.Value), LintOutputAnchor})
+}
+
+// hasOp says whether re or a part of it is an op.
+func hasOp(re *syntax.Regexp, op syntax.Op) bool {
+	if re.Op == op {
+		return true
+	}
+	return slices.ContainsFunc(re.Sub, func(s *syntax.Regexp) bool { return hasOp(s, op) })
 }
 
 // offsetUnit is the unit of a number of one unit plus or minus a literal (seconds + 1 is

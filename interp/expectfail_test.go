@@ -152,6 +152,37 @@ s: schema.#Scenario & {
 	}
 }
 
+// TestOutcomeOfSampler: a sampler's outcome is that of its samples together: one sample that
+// failed or erred is the step's failure, whatever the samples after it did. outcome.probe read
+// the last sample's alone, so a probe sampled while a method ran, missing at two looks and
+// back by the last, read "passed" and a continuous hypothesis (Chaos Toolkit's) passed.
+func TestOutcomeOfSampler(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [
+		{name: "method", background: true, exec: argv: ["sleep", "1"]},
+		{name: "probe", every: "100ms", while: "method", mayFail: true, exec: argv: ["test", "-f", "x"]},
+	]
+	expect: ["outcome.probe == 'error' && error.probe == 'first miss'"]
+}
+`)
+	var rec interp.Record
+	samples := `{"version": 1, "scenario": "s", "outcome": "passed", "steps": [
+		{"path": "steps.0", "name": "method", "kind": "exec", "background": true, "outcome": "passed"},
+		{"path": "steps.1", "name": "probe", "kind": "exec", "sample": 1, "outcome": "passed"},
+		{"path": "steps.1", "name": "probe", "kind": "exec", "sample": 2, "outcome": "error", "error": "first miss"},
+		{"path": "steps.1", "name": "probe", "kind": "exec", "sample": 3, "outcome": "error", "error": "second miss"},
+		{"path": "steps.1", "name": "probe", "kind": "exec", "sample": 4, "outcome": "passed"}]}`
+	if err := json.Unmarshal([]byte(samples), &rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range interp.Rejudge(&rec, sc) {
+		if j.Outcome != interp.Passed {
+			t.Errorf("%s: %s %s %s", j.Src, j.Outcome, j.Explanation, j.Reason)
+		}
+	}
+}
+
 // TestExprOutcome maps every outcome a step record can have.
 func TestExprOutcome(t *testing.T) {
 	for in, want := range map[interp.Outcome]string{

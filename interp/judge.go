@@ -403,10 +403,12 @@ func (j *Judge) Env() map[string]any {
 }
 
 // outcomes are what expressions read as outcome.<step> and error.<step>: the latest execution
-// of each named step (a repeat's last round, a sampler's last sample), from the record's steps
-// alone, so that a replayed record (older ones too) gives the same values. A step that has not
-// run is "skipped" and has no error: not the "" of a step that passed (check says so where an
-// expression reads it; has(error, "<step>") is false).
+// of each named step (a repeat's last round), from the record's steps alone, so that a
+// replayed record (older ones too) gives the same values. A sampler's samples are one
+// execution: the first sample that failed or erred is the step's outcome and error, whatever
+// the samples after it did (a probe missing at one look and back by the last did not hold
+// throughout). A step that has not run is "skipped" and has no error: not the "" of a step that
+// passed (check says so where an expression reads it; has(error, "<step>") is false).
 func (j *Judge) outcomes() (outcome, errs map[string]string) {
 	outcome, errs = map[string]string{}, map[string]string{}
 	for _, n := range j.steps {
@@ -416,9 +418,16 @@ func (j *Judge) outcomes() (outcome, errs map[string]string) {
 		}
 	}
 	latest := latestRounds(j.rec.Steps)
+	sampleFailed := map[string]bool{}
 	for i, s := range j.rec.Steps {
-		if s.Name == "" || s.Outcome == Skipped || !j.thisRound(i, s, latest) {
+		if s.Name == "" || s.Outcome == Skipped || !j.thisRound(i, s, latest) || sampleFailed[s.Name] {
 			continue
+		}
+		if s.Sample > 0 {
+			switch s.Outcome {
+			case Failed, Errored, TimedOut, Refused:
+				sampleFailed[s.Name] = true
+			}
 		}
 		outcome[s.Name] = ExprOutcome(s.Outcome)
 		errs[s.Name] = s.Error

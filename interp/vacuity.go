@@ -230,6 +230,10 @@ func checkCannotFailIf(sc *dsl.Scenario, sweptVars, sweptByFlag map[string]bool,
 			}
 			msg = fmt.Sprintf("%s %q holds whatever the run records of what it reads (judged on %d: %s): it cannot fail, so it proves nothing; expected a claim a wrong outcome breaks, e.g. == the value the claim gives",
 				j.word, e.Src, n, strings.Join(what, "; "))
+			// !(o.stdout matches '^bar$'), testscript's ! stdout '^bar$': the $ is why.
+			for _, why := range e.Warned(dsl.LintOutputAnchor) {
+				msg += "; " + why
+			}
 		case len(r.series) > 0:
 			msg = fmt.Sprintf("%s %q holds whatever the samples of the series it reads are (judged on %d: 1 to 4 samples and as many as the numbers it writes and their neighbours, each stat it reads from 0 to 1e9, the numbers it writes and their neighbours, in any order from sample to sample, or not yet created): it cannot fail, so it proves nothing (max is never below min, first or last, count is the number of samples); expected a bound a wrong outcome breaks, e.g. %s.max.<stat> <= the limit the claim gives",
 				j.word, e.Src, n, r.series[0])

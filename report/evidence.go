@@ -264,7 +264,7 @@ const PartialLoad = "partial, its numbers are what it did before it was stopped 
 // Line is the load on one line: "30 requests · 200×30 · 2 connections: a 127.0.0.2:80 ×2 ·
 // p50 0.39 ms · p99 0.78 ms"; "1 connection (2 sockets): …" where it opened more sockets.
 func (l LoadSummary) Line() string {
-	s := fmt.Sprintf("%s requests", dsl.Sig4(l.Requests))
+	s := fmt.Sprintf("%s request%s", dsl.Sig4(l.Requests), plural(int(l.Requests)))
 	if l.Partial != "" {
 		s = "partial: " + s
 	}

@@ -153,6 +153,16 @@ func TestRepeatRoundsElided(t *testing.T) {
 	}
 }
 
+// TestLoadLineRequests: one request is "1 request", not "1 requests" (a Chaos Toolkit http
+// probe is a load of one request).
+func TestLoadLineRequests(t *testing.T) {
+	for n, want := range map[float64]string{1: "1 request · ", 2: "2 requests · ", 0: "0 requests · "} {
+		if got := (report.LoadSummary{Requests: n, Connections: 1}).Line(); !strings.HasPrefix(got, want) {
+			t.Errorf("%g requests: %q, want it to begin %q", n, got, want)
+		}
+	}
+}
+
 // TestLoadLineConnections: the console's load line gives the connections the load was given,
 // as fortio.connections reads them, and the sockets beside them where fortio opened another
 // number (a server closing connections after its 500s: connections 1, sockets 2 read "2
