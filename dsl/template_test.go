@@ -41,6 +41,9 @@ func TestTemplate(t *testing.T) {
 		{"a$${b}${vars.n}c", 1, "a${b}10c"},
 		{"${vars.n + 1}", 1, "11"},
 		{"${vars.n / 4}", 1, "2.5"},
+		{"${vars.n * 1.1}", 1, "11"},              // 11.000000000000002
+		{"${vars.n * 123456.75}", 1, "1234567.5"}, // not 1.23457e+06
+		{"${vars.n * 100000000000000}", 1, "1000000000000000"},
 		{"${vars.strict}", 1, "true"},
 		{"${backends.a.url}/echo?delay=${vars.n}ms", 2, "http://127.0.0.1:8080/echo?delay=10ms"},
 		{`${ {"k": vars.host}.k }`, 1, "127.0.0.1"},             // nested braces
