@@ -188,12 +188,25 @@ func (t *Template) Eval(env map[string]any) (string, error) {
 		if err != nil {
 			return "", &EvalError{Expr: p.expr, Err: err}
 		}
-		if v == nil {
-			return "", noValue(p.expr.Pos, p.expr.Src)
+		text, err := filled(p.expr.Pos, p.expr.Src, v)
+		if err != nil {
+			return "", err
 		}
-		b.WriteString(Stringify(v))
+		b.WriteString(text)
 	}
 	return b.String(), nil
+}
+
+// filled is v as a ${...} writes it, or why it writes nothing: nil (noValue), or a number that
+// is none (NaN, ±Inf), which a command or an object would take as a word.
+func filled(pos Pos, src string, v any) (string, error) {
+	if v == nil {
+		return "", noValue(pos, src)
+	}
+	if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		return "", fmt.Errorf("%s: ${%s} is %s, no number: the step would run on the word %q; check what it divides by, or say what to write then (${vars.d == 0 ? 0 : vars.n / vars.d})", pos, src, NumberText(f), NumberText(f))
+	}
+	return Stringify(v), nil
 }
 
 // EvalError is the error of a ${...} whose evaluation failed: expr's own (a field read from

@@ -76,11 +76,15 @@ func TestTemplate(t *testing.T) {
 }
 
 // TestTemplateNoValue: a ${...} whose value is nil at run time errs, where it was written as
-// the empty string (a key its map does not have); ?? gives the value to use instead.
+// the empty string (a key its map does not have); ?? gives the value to use instead. So does
+// one whose value is no number (NaN, ±Inf): before, echo ${vars.n / 0} ran as echo +Inf.
 func TestTemplateNoValue(t *testing.T) {
 	names, env := testNames(), testEnv()
 	for _, tt := range []struct{ src, want, err string }{
 		{`a=${ {"k": vars.host}.nope }`, "", `${ {"k": vars.host}.nope } has no value`},
+		{`a=${vars.n / 0}`, "", `${vars.n / 0} is +Inf, no number`},
+		{`a=${-vars.n / 0}`, "", `${-vars.n / 0} is -Inf, no number`},
+		{`a=${(vars.n - 10) / 0}`, "", `${(vars.n - 10) / 0} is NaN, no number`},
 		{`a=${ {"k": vars.host}.nope ?? 'x' }`, "a=x", ""},
 		{`a=${ {"k": vars.host}.k }`, "a=127.0.0.1", ""},
 	} {
