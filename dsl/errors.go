@@ -186,14 +186,19 @@ func (l *errorList) err() error {
 	// from a file loaded twice (named and through its folder).
 	l.errs = onceBy(l.errs, func(e *Error) string { return e.Path + "\x00" + e.Error() })
 	l.errs = withoutFollowOns(l.errs)
-	sort.SliceStable(l.errs, func(i, j int) bool {
-		a, b := l.errs[i], l.errs[j]
+	l.errs.Sort()
+	return l.errs
+}
+
+// Sort orders es by position, then message, as a load says them.
+func (es Errors) Sort() {
+	sort.SliceStable(es, func(i, j int) bool {
+		a, b := es[i], es[j]
 		if !a.Pos.Same(b.Pos) {
 			return a.Pos.Less(b.Pos)
 		}
 		return a.Msg < b.Msg
 	})
-	return l.errs
 }
 
 // stepNamePath is the path of a step's name (of steps, setup or cleanup, in a block or not);

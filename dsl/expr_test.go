@@ -444,6 +444,21 @@ func TestStringify(t *testing.T) {
 		{true, "true"},
 		{[]any{"a", 1.0}, `["a",1]`},
 		{map[string]any{"k": "v"}, `{"k":"v"}`},
+		// A number as the scenario writes it, into a command, an object or a run's id: up to
+		// 15 significant digits, which a float64 holds exactly, no exponent from 1e-6 to
+		// 1e21. Before, 6 digits and an exponent: a var of 1234567.5 ran as 1.23457e+06,
+		// and a sweep of 0.1234567 ran 0.123457.
+		{1234567.5, "1234567.5"},
+		{0.1234567, "0.1234567"},
+		{100 * 1.1, "110"}, // 110.00000000000001: arithmetic's last bit, not the scenario's
+		{0.1 + 0.2, "0.3"},
+		{1234567500000000.0, "1234567500000000"},
+		{0.0000025, "0.0000025"},
+		{-42.125, "-42.125"},
+		{1e21, "1e+21"},
+		{1e-7, "1e-07"},
+		{math.Copysign(0, -1), "0"},
+		{int64(1) << 60, "1152921504606846976"},
 	}
 	for _, tt := range tests {
 		if got := Stringify(tt.v); got != tt.want {

@@ -261,11 +261,12 @@ func (sc *Scenario) ExpandFile(file string, data []byte, env map[string]any) ([]
 		if err != nil {
 			return fmt.Errorf("%s: ${%s}: %w", e.Pos, src, err)
 		}
-		if v == nil {
-			return noValue(e.Pos, src)
+		text, err := filled(e.Pos, src, v)
+		if err != nil {
+			return err
 		}
 		out.Write(bytes.ReplaceAll(data[last:start], []byte("$${"), []byte("${")))
-		out.WriteString(Stringify(v))
+		out.WriteString(text)
 		last = end
 		return nil
 	})

@@ -107,6 +107,9 @@ const (
 	// LintUnknownFilter: a key of a typed_per_filter_config a letter or two off the name of an
 	// HTTP filter istiod configures.
 	LintUnknownFilter = "unknown-filter"
+	// LintAtSiblings: an expression that compares the starts of two children of one
+	// parallel block with different at: offsets.
+	LintAtSiblings = "at-siblings"
 )
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
@@ -146,6 +149,7 @@ var LintCodes = map[string]string{
 	LintPodReplaced:         "a delta of two snapshots of an Envoy by one selector, or a series sampled by selector, with a kill, restart, scale or delete of pods that selector matches that may run between the snapshots or while it samples: the later snapshots may read another pod's sidecar (a new Envoy, counting from zero), and the delta (the series' max, min, first, last) then errs when judged",
 	LintOneReplica:          "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
 	LintLogFormatLacks:      "an expression reads a field of access-log entries (.cluster, .upstream_host, .details, .duration, …) or a count by one (codes, flags, details) that the one access-log format the scenario applies (the istio ConfigMap's mesh or an IstioOperator's meshConfig: accessLogFormat, or an extensionProviders envoyFileAccessLog logFormat) does not give: read, it has no value, and the expectation errs when it runs",
+	LintAtSiblings:          "an expression that holds the difference of the starts of two children of one parallel block, of different at: offsets, to at least the difference of their offsets, exactly (started.b - started.a >= duration('500ms')): each at: counts from the block's start, and each child starts a few µs after its offset (one without at: after the block's start), so the difference reads a few µs under the offsets' on a correct run; each child's start against the block's (started.<block>) holds",
 	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
 }
 
@@ -294,6 +298,7 @@ func (d *decoder) lint() {
 	d.lintNothingJudged()
 	d.lintDeltaWindows(warn)
 	d.lintWarmup()
+	d.lintAtSiblings()
 	d.lintPodReplaced(objs, warn)
 	d.lintUnmatchedLabels(objs, ix, warn)
 	d.lintUnknownSubsets(objs, ix, warn)

@@ -3,6 +3,8 @@ package dsl
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr"
@@ -186,12 +188,25 @@ func (t *Template) Eval(env map[string]any) (string, error) {
 		if err != nil {
 			return "", &EvalError{Expr: p.expr, Err: err}
 		}
-		if v == nil {
-			return "", noValue(p.expr.Pos, p.expr.Src)
+		text, err := filled(p.expr.Pos, p.expr.Src, v)
+		if err != nil {
+			return "", err
 		}
-		b.WriteString(Stringify(v))
+		b.WriteString(text)
 	}
 	return b.String(), nil
+}
+
+// filled is v as a ${...} writes it, or why it writes nothing: nil (noValue), or a number that
+// is none (NaN, ±Inf), which a command or an object would take as a word.
+func filled(pos Pos, src string, v any) (string, error) {
+	if v == nil {
+		return "", noValue(pos, src)
+	}
+	if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		return "", fmt.Errorf("%s: ${%s} is %s, no number: the step would run on the word %q; check what it divides by, or say what to write then (${vars.d == 0 ? 0 : vars.n / vars.d})", pos, src, NumberText(f), NumberText(f))
+	}
+	return Stringify(v), nil
 }
 
 // EvalError is the error of a ${...} whose evaluation failed: expr's own (a field read from
@@ -231,17 +246,22 @@ func (t *Template) evalStrict(env map[string]any) (string, error) {
 	return t.Eval(env)
 }
 
-// Stringify writes a value into a string: strings as they are, whole numbers without a
-// fraction, lists and maps as JSON.
+// Stringify writes a value into a string: strings as they are, numbers as NumberText writes
+// them, lists and maps as JSON.
 func Stringify(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x
 	case nil:
 		return ""
-	case float64, float32, int, int64:
-		s := FormatValue(x)
-		return s
+	case float64:
+		return NumberText(x)
+	case float32:
+		return NumberText(float64(x))
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
 	case bool:
 		return fmt.Sprint(x)
 	}
@@ -250,4 +270,24 @@ func Stringify(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// NumberText writes a number into a command, an object, a file or a run's id: at most 15
+// significant digits, which a float64 holds exactly of every decimal, so that a number the
+// scenario writes is written as it writes it, and arithmetic's last bit is not (vars.qps *
+// 1.1 is 110.00000000000001: written 110); without an exponent from 1e-6 up to 1e21, as
+// JSON's writers do. Before, 6 digits and an exponent: a var of 1234567.5 ran as
+// 1.23457e+06, and a sweep of 0.1234567 ran 0.123457.
+func NumberText(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 15, 64), 64)
+	switch a := math.Abs(r); {
+	case a == 0:
+		return "0" // -0 too
+	case a >= 1e-6 && a < 1e21:
+		return strconv.FormatFloat(r, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(r, 'g', -1, 64)
 }

@@ -41,6 +41,9 @@ func TestTemplate(t *testing.T) {
 		{"a$${b}${vars.n}c", 1, "a${b}10c"},
 		{"${vars.n + 1}", 1, "11"},
 		{"${vars.n / 4}", 1, "2.5"},
+		{"${vars.n * 1.1}", 1, "11"},              // 11.000000000000002
+		{"${vars.n * 123456.75}", 1, "1234567.5"}, // not 1.23457e+06
+		{"${vars.n * 100000000000000}", 1, "1000000000000000"},
 		{"${vars.strict}", 1, "true"},
 		{"${backends.a.url}/echo?delay=${vars.n}ms", 2, "http://127.0.0.1:8080/echo?delay=10ms"},
 		{`${ {"k": vars.host}.k }`, 1, "127.0.0.1"},             // nested braces
@@ -73,11 +76,15 @@ func TestTemplate(t *testing.T) {
 }
 
 // TestTemplateNoValue: a ${...} whose value is nil at run time errs, where it was written as
-// the empty string (a key its map does not have); ?? gives the value to use instead.
+// the empty string (a key its map does not have); ?? gives the value to use instead. So does
+// one whose value is no number (NaN, ±Inf): before, echo ${vars.n / 0} ran as echo +Inf.
 func TestTemplateNoValue(t *testing.T) {
 	names, env := testNames(), testEnv()
 	for _, tt := range []struct{ src, want, err string }{
 		{`a=${ {"k": vars.host}.nope }`, "", `${ {"k": vars.host}.nope } has no value`},
+		{`a=${vars.n / 0}`, "", `${vars.n / 0} is +Inf, no number`},
+		{`a=${-vars.n / 0}`, "", `${-vars.n / 0} is -Inf, no number`},
+		{`a=${(vars.n - 10) / 0}`, "", `${(vars.n - 10) / 0} is NaN, no number`},
 		{`a=${ {"k": vars.host}.nope ?? 'x' }`, "a=x", ""},
 		{`a=${ {"k": vars.host}.k }`, "a=127.0.0.1", ""},
 	} {

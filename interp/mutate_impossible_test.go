@@ -39,8 +39,10 @@ func TestImpossibleMutantsNotKilled(t *testing.T) {
 		t.Errorf("fixed: no request made: killed %v, impossible %q; want impossible (the step fixes 30 requests), not killed", none.Killed, none.Impossible)
 	}
 	// A load of a set duration making more requests makes them at a higher qps: a run
-	// records that (its qps is its requests over its duration), so the mutant is judged.
-	for _, n := range []string{"timed.requests ×2", "timed.requests - 1", "timed.duration ×2"} {
+	// records that (its qps is its requests over its duration), so the mutant is judged. So
+	// does one at another qps: its requests in the time that rate takes. Before, qps ×2 and
+	// ×0.5 changed the qps alone, impossible: a claim on fortio.qps met no mutant at all.
+	for _, n := range []string{"timed.requests ×2", "timed.requests - 1", "timed.duration ×2", "timed.qps ×2", "timed.qps ×0.5"} {
 		m, ok := byName[n]
 		if !ok {
 			t.Errorf("no mutant %q", n)

@@ -281,8 +281,11 @@ func changeLoad(l *LoadRecord, field string, shift bool, f func(float64) float64
 			*p = f(*p)
 		}
 	}
-	if field == "duration" && l.DurationS > 0 {
+	switch {
+	case field == "duration" && l.DurationS > 0:
 		l.QPS = l.Requests / l.DurationS // the same requests in that time
+	case field == "qps" && l.QPS > 0:
+		l.DurationS = l.Requests / l.QPS // the same requests, in the time that rate takes
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -51,6 +52,9 @@ type Summary struct {
 	NotStarted int `json:"notStarted,omitempty"`
 	// Fixed are the vars the scenario sweeps that --var fixed at one value.
 	Fixed []dsl.FixedVar `json:"fixed,omitempty"`
+	// Expectations are the runs' expectations in the scenario's order (as its records list
+	// them): the summary's columns, e1, e2, … and tables follow it.
+	Expectations []string `json:"expectations,omitempty"`
 	// Runs are in the matrix's order: combination, then round.
 	Runs []SummaryRun `json:"runs"`
 	// Units are the unit of every value the runs read (ms, 1/s, count, bytes; absent: unknown).
@@ -182,9 +186,16 @@ func SummaryWith(m *dsl.Matrix, runs []RunFile, notStarted map[RunKey]string, di
 		return a.Round < b.Round
 	})
 	var names []*dsl.Names
+	listed := map[string]bool{}
 	for _, r := range sorted {
 		rec := r.Rec
 		names = append(names, rec.Names())
+		for _, jd := range rec.Expectations {
+			if !listed[jd.Src] {
+				listed[jd.Src] = true
+				s.Expectations = append(s.Expectations, jd.Src)
+			}
+		}
 		sr := summaryRunOf(rec)
 		if r.JSON != "" && dir != "" {
 			if rel, err := filepath.Rel(dir, strings.TrimSuffix(r.JSON, ".json")+".html"); err == nil {
@@ -582,17 +593,28 @@ func (s *Summary) Contradictions() []string {
 	return out
 }
 
+// summaryExprs are the expectations of the summary's runs in the scenario's order; any a
+// run has that the list lacks (a summary written before it was kept) follow, by their text.
 func summaryExprs(s *Summary) []string {
-	m := map[string]bool{}
+	listed := map[string]bool{}
+	for _, e := range s.Expectations {
+		listed[e] = true
+	}
+	rest := map[string]bool{}
 	for _, r := range s.Runs {
 		for e := range r.Expectations {
-			m[e] = true
+			if !listed[e] {
+				rest[e] = true
+			}
 		}
 	}
-	return sortedKeys(m)
+	return append(slices.Clone(s.Expectations), sortedKeys(rest)...)
 }
 
-// summaryValues are the values the runs read, the numbers first, then by name.
+// summaryValues are the values the runs read, the numbers first, each in the order the
+// expectations read them: by the first expectation (in the scenario's order) whose text has
+// it, then by where in that text; a value no expectation's text has (a let's, as it binds it
+// elsewhere) after them, by name.
 func summaryValues(s *Summary) []string {
 	m := map[string]bool{}
 	num := map[string]bool{}
@@ -604,8 +626,29 @@ func summaryValues(s *Summary) []string {
 			}
 		}
 	}
+	exprs := summaryExprs(s)
+	type place struct{ expr, at int }
+	where := map[string]place{}
+	for v := range m {
+		where[v] = place{len(exprs), 0}
+		for i, e := range exprs {
+			if at := strings.Index(e, v); at >= 0 {
+				where[v] = place{i, at}
+				break
+			}
+		}
+	}
 	out := sortedKeys(m)
-	sort.SliceStable(out, func(i, j int) bool { return num[out[i]] && !num[out[j]] })
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if num[a] != num[b] {
+			return num[a]
+		}
+		if where[a].expr != where[b].expr {
+			return where[a].expr < where[b].expr
+		}
+		return where[a].at < where[b].at
+	})
 	return out
 }
 

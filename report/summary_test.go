@@ -489,3 +489,51 @@ func TestSummaryExpectationNotJudged(t *testing.T) {
 		t.Errorf("the HTML lacks the expectation's count with the runs that did not judge it")
 	}
 }
+
+// TestSummaryExpectationsInScenarioOrder: a summary lists the expectations as the scenario
+// writes them (its records' order), in the Markdown's columns and table, the HTML's e1, e2, …
+// and a document's expected block, and the values in the order they read them. Before, by their text: `delta.rq_total == …` came before
+// the `fortio.code200 == …` the scenario wrote first, and e1 in the HTML was not the
+// scenario's first expectation.
+func TestSummaryExpectationsInScenarioOrder(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", File: "/x/s.cue", Count: 2}
+	exprs := []string{"fortio.code200 == fortio.requests", "delta.rq_total == fortio.requests", "within(fortio.min, 0, 1000)"}
+	var runs []RunFile
+	for r := 1; r <= 2; r++ {
+		rec := &interp.Record{Scenario: "s", Outcome: interp.Passed,
+			Unit: &dsl.Unit{ID: dsl.UnitID("s", nil, r), Matrix: m, Combination: 1, Round: r}}
+		reads := [][]string{{"fortio.code200", "fortio.requests"}, {"delta.rq_total", "fortio.requests"}, {"fortio.min"}}
+		for i, e := range exprs {
+			jd := &interp.Judgement{Src: e, Outcome: interp.Passed, Values: interp.Values{}}
+			for _, v := range reads[i] {
+				jd.Values[v] = 4.0
+			}
+			rec.Expectations = append(rec.Expectations, jd)
+		}
+		runs = append(runs, RunFile{Rec: rec})
+	}
+	s := SummaryOf(m, runs, "")
+	if got := summaryExprs(s); !reflect.DeepEqual(got, exprs) {
+		t.Fatalf("the summary's expectations are %q, want the scenario's order %q", got, exprs)
+	}
+	md := SummaryMarkdown(s, nil)
+	if !strings.Contains(md, "| run | vars | verdict | fortio.code200 == fortio.requests | delta.rq\\_total == fortio.requests | within(fortio.min, 0, 1000) | report |") {
+		t.Errorf("the Markdown's runs table is not in the scenario's order:\n%s", md)
+	}
+	// The values too, in the order the expectations read them.
+	if got, want := summaryValues(s), []string{"fortio.code200", "fortio.requests", "delta.rq_total", "fortio.min"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("the summary's values are %q, want the order the expectations read them, %q", got, want)
+	}
+	if h := SummaryHTML(s, nil); !strings.Contains(h, `<th title="fortio.code200 == fortio.requests">e1</th>`) {
+		t.Errorf("the HTML's e1 is not the scenario's first expectation")
+	}
+	// Read back from its JSON, the summary keeps the order.
+	b, _ := json.Marshal(s)
+	var back Summary
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if got := summaryExprs(&back); !reflect.DeepEqual(got, exprs) {
+		t.Errorf("read back, the summary's expectations are %q, want %q", got, exprs)
+	}
+}

@@ -158,6 +158,8 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	combos.Reuse(res)
 	w = &work{res: res}
 	if len(errs) > 0 && !errs.OnlyWarnings() {
+		errs = append(errs, p.combinationProblems(res, sweeps, opts, x, errs)...)
+		errs.Sort()
 		return w, errs, nil
 	}
 	// The lints' findings said already: a combination's load says them again.
@@ -220,7 +222,7 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	for _, sc := range selected {
 		m := dsl.NewMatrix(sc, sweeps, opts.Vars, mf.count, passRate)
 		p.secrets.addBase(interp.MatrixRedactor(m, sc))
-		units, uerrs, warns := p.unitsOf(m, sc, opts, !x.vet, said)
+		units, uerrs, warns := p.unitsOf(m, sc, opts, !x.vet, said, nil)
 		sweepWarns := dsl.SweepWarnings(sc, sweeps)
 		warns = append(sweepWarns, warns...)
 		// A --sweep flag's warning is the scenario's as the lints' are: each run's record
@@ -267,20 +269,57 @@ func (p *process) collect(out io.Writer, args []string, opts dsl.Options, x expa
 	return w, nil, nil
 }
 
+// combinationProblems are the problems of the sweeps' combinations of a load that had
+// problems (said, the default combination's, left out): each combination is loaded on its
+// own, as unitsOf loads it (the load's syntax is not shared: it found problems). Before, vet
+// checked the other combinations only once the default was clean: a swept value the field it
+// feeds refuses was said only once the scenario's other problems were fixed.
+func (p *process) combinationProblems(res *dsl.Result, sweeps []dsl.SweepVar, opts dsl.Options, x expansion, said dsl.Errors) dsl.Errors {
+	scenarios := slices.Concat(res.Scenarios, res.Partial)
+	if !x.sel.empty() {
+		scenarios, _ = selectScenarios(scenarios, x.sel) // none selected: none checked
+	}
+	opts.Combinations = nil
+	var errs dsl.Errors
+	for _, sc := range scenarios {
+		if len(sc.Sweep) == 0 && len(sweeps) == 0 || slices.ContainsFunc(said, func(e *dsl.Error) bool {
+			// A sweep or vars with a problem make no combinations to check: its values'
+			// problems are said at them, by the load.
+			return strings.HasPrefix(e.Path+".", sc.Name+".sweep.") || strings.HasPrefix(e.Path+".", sc.Name+".vars.")
+		}) {
+			continue
+		}
+		if serrs := dsl.CheckSweep(sc, sweeps); len(serrs) > 0 {
+			errs = append(errs, serrs.Rel(p.Cwd)...)
+			continue
+		}
+		m := dsl.NewMatrix(sc, sweeps, opts.Vars, 1, 0)
+		_, uerrs, _ := p.unitsOf(m, sc, opts, false, nil, said)
+		errs = append(errs, uerrs...)
+	}
+	return errs
+}
+
 // unitsOf lists m's units: each combination of its sweep is loaded from the scenario's file
 // with its vars (the default combination is sc itself). The problems of a combination are
 // reported at their positions, naming the combinations that have them. sc's load found no
 // problem in its package (what opts.Combinations' loads rely on). Without plan, the units'
 // Planned spans are zero (vet shows none). warns are the lints' findings of sc in its
 // combinations that are not among said (the default combination's, said already), once each,
-// naming the combinations that have them.
-func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, plan bool, said []*dsl.Warning) (units []*dsl.Unit, errs dsl.Errors, warns []*dsl.Warning) {
+// naming the combinations that have them; saidErrs are problems said already (the default
+// combination's load's, when it had any), not said again.
+func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, plan bool, said []*dsl.Warning, saidErrs dsl.Errors) (units []*dsl.Unit, errs dsl.Errors, warns []*dsl.Warning) {
 	type problem struct {
 		err    *dsl.Error
 		combos []string
 	}
 	var problems []*problem
 	seen := map[string]*problem{}
+	problemKey := func(e *dsl.Error) string { return e.Pos.String() + "\x00" + e.Path + "\x00" + e.Msg }
+	known := map[string]bool{}
+	for _, e := range saidErrs {
+		known[problemKey(e)] = true
+	}
 	type finding struct {
 		w      *dsl.Warning
 		combos []string
@@ -328,7 +367,10 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 			errs = append(errs, &dsl.Error{Pos: sc.Pos.Rel(p.Cwd), Msg: err.Error()})
 		}
 		for _, e := range errs {
-			key := e.Pos.String() + "\x00" + e.Path + "\x00" + e.Msg
+			key := problemKey(e)
+			if known[key] {
+				continue
+			}
 			if seen[key] == nil {
 				seen[key] = &problem{err: e}
 				problems = append(problems, seen[key])
@@ -362,7 +404,7 @@ func (p *process) unitsOf(m *dsl.Matrix, sc *dsl.Scenario, opts dsl.Options, pla
 				// the combination's): fortio.requests == vars.requests of a load of
 				// requests: vars.requests cannot fail in any of them.
 				for _, e := range interp.CheckCannotFailSwept(s, sweptNames).Rel(p.Cwd) {
-					key := e.Pos.String() + "\x00" + e.Path + "\x00" + e.Msg
+					key := problemKey(e)
 					if seen[key] == nil {
 						seen[key] = &problem{err: e}
 						problems = append(problems, seen[key])
@@ -748,7 +790,7 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 	rf.count, rf.passRate = 1, 0
 	m := dsl.NewMatrix(sc, nil, nil, 1, 0)
 	p.secrets.addBase(interp.MatrixRedactor(m, sc))
-	units, errs, warns := p.unitsOf(m, sc, opts, true, nil)
+	units, errs, warns := p.unitsOf(m, sc, opts, true, nil, nil)
 	// A lint's finding in a combination other than the default is said as collect says it
 	// for run and vet (under --strict the combination's load made it an error already).
 	for _, wr := range warns {

@@ -188,13 +188,7 @@ func (p *process) loadSwept(out io.Writer, paths []string, opts dsl.Options, swe
 					errs = append(errs, interp.CheckCannotFailOf(sc, loaded)...)
 				}
 			}
-			sort.SliceStable(errs, func(i, j int) bool {
-				a, b := errs[i], errs[j]
-				if !a.Pos.Same(b.Pos) {
-					return a.Pos.Less(b.Pos)
-				}
-				return a.Msg < b.Msg
-			})
+			errs.Sort()
 			return res, errs.Rel(p.Cwd), nil
 		}
 		warned = errs.Rel(p.Cwd)
