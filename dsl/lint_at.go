@@ -3,6 +3,7 @@ package dsl
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,11 @@ func (d *decoder) lintAtSiblings() {
 	if _, ok := sc.LintIgnore[LintAtSiblings]; ok {
 		return
 	}
+	// Only a parallel block's child with an offset makes such a claim: a scenario without one
+	// (most) reads no expression for it.
+	if !slices.ContainsFunc(d.order, func(s *Step) bool { p := d.parent[s]; return s.At > 0 && p != nil && p.Kind == "parallel" }) {
+		return
+	}
 	exprs := append([]*Expr{}, sc.Expect...)
 	for _, s := range d.order {
 		if s.Expr != nil {
@@ -34,6 +40,9 @@ func (d *decoder) lintAtSiblings() {
 		}
 	}
 	for _, e := range exprs {
+		if !strings.Contains(e.Src, "started.") {
+			continue
+		}
 		var walk func(x *Explain) bool
 		walk = func(x *Explain) bool {
 			if x == nil {
