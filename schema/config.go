@@ -202,6 +202,7 @@ var filterNameType = func() *Type {
 		}
 	}
 	slices.Sort(t.Known)
+	t.Known = slices.Compact(t.Known) // a name both listed here and istiod's
 	return t
 }()
 
