@@ -745,23 +745,67 @@ func (l *loader) checkHiddenFields(v cue.Value, allowed []string, path []string)
 	}
 }
 
-// hidesSchemaField reports whether files write a hidden field named as a field of the schema
-// (_timeout, _requests): the only ones checkHiddenFields can report, so that a package clean
-// without them is not walked for them.
-func hidesSchemaField(files []*ast.File) bool {
+// hiddenSchemaFields says which scenarios checkHiddenFields must walk in a package of files:
+// a hidden field named as a field of the schema (_timeout, _requests) is its only finding, so
+// a package without one is not walked (all false, in nil). One written inside a top-level
+// field's value marks that field (in[label]): a scenario so written is walked, the others
+// not (cfg_retry's _route made all 86 scenarios of scenarios/ walked, 9 % of vet's CPU on the
+// repository). One written elsewhere (a top-level hidden field, a kit's template a scenario
+// embeds) may reach any scenario: all.
+func hiddenSchemaFields(files []*ast.File) (all bool, in map[string]bool) {
 	names := schemaLabels()
-	found := false
-	for _, f := range files {
-		ast.Walk(f, func(n ast.Node) bool {
-			if fl, ok := n.(*ast.Field); ok && !found {
-				if id, ok := fl.Label.(*ast.Ident); ok && strings.HasPrefix(id.Name, "_") && names[strings.TrimLeft(id.Name, "_")] {
-					found = true
-				}
-			}
-			return !found
-		}, nil)
+	hides := func(n ast.Node) bool {
+		fl, ok := n.(*ast.Field)
+		if !ok {
+			return false
+		}
+		id, ok := fl.Label.(*ast.Ident)
+		return ok && strings.HasPrefix(id.Name, "_") && names[strings.TrimLeft(id.Name, "_")]
 	}
-	return found
+	for _, f := range files {
+		for _, d := range f.Decls {
+			// A top-level field declared as a scenario in this declaration: another one (a kit
+			// scenarios embed, kitB.common) may reach any scenario.
+			label, top := "", false
+			if fl, ok := d.(*ast.Field); ok && declaresScenario(fl.Value) {
+				name, _, err := ast.LabelName(fl.Label)
+				label, top = name, err == nil && !strings.HasPrefix(name, "_") && !strings.HasPrefix(name, "#")
+			}
+			found := false
+			ast.Walk(d, func(n ast.Node) bool {
+				found = found || hides(n)
+				return !found
+			}, nil)
+			switch {
+			case !found:
+			case top:
+				if in == nil {
+					in = map[string]bool{}
+				}
+				in[label] = true
+			default:
+				return true, nil
+			}
+		}
+	}
+	return false, in
+}
+
+// declaresScenario says whether v, a top-level field's value, names #Scenario outside its
+// structs (schema.#Scenario & kit & {…}).
+func declaresScenario(v ast.Expr) bool {
+	switch x := v.(type) {
+	case *ast.BinaryExpr:
+		return declaresScenario(x.X) || declaresScenario(x.Y)
+	case *ast.SelectorExpr:
+		name, _, err := ast.LabelName(x.Sel)
+		return err == nil && name == "#Scenario"
+	case *ast.Ident:
+		return x.Name == "#Scenario"
+	case *ast.ParenExpr:
+		return declaresScenario(x.X)
+	}
+	return false
 }
 
 // schemaLabels are the names of the fields the schema's files declare.
@@ -875,6 +919,25 @@ func (l *loader) schemaListMin(path []string, prefix string) (int, bool) {
 
 // childDef finds the definition of field name inside def.
 func (l *loader) childDef(def cue.Value, name string, closed bool) cue.Value {
+	// The same definition and name give the same child in every scenario: a pattern's
+	// FillPath, done for each backend of each scenario, was 4 % of vet's CPU.
+	key := def.Path().String() + "\x00" + name
+	if closed {
+		key += "\x00closed"
+	}
+	if c, ok := l.children[key]; ok {
+		return c
+	}
+	c := l.childDefOf(def, name, closed)
+	if l.children == nil {
+		l.children = map[string]cue.Value{}
+	}
+	l.children[key] = c
+	return c
+}
+
+// childDefOf is childDef, uncached.
+func (l *loader) childDefOf(def cue.Value, name string, closed bool) cue.Value {
 	for _, sel := range []cue.Selector{cue.Str(name).Optional(), cue.Str(name).Required(), cue.Str(name)} {
 		if c := def.LookupPath(cue.MakePath(sel)); c.Exists() {
 			return c

@@ -88,7 +88,7 @@ func (l *loader) scenario(name string, real, v cue.Value) {
 func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 	d := &decoder{l: l, root: v, timeline: &timeline{parent: map[*Step]*Step{}}, stepValue: map[*Step]cue.Value{}, kindValue: map[*Step]cue.Value{}, before: before, refused: map[*Step]bool{}}
 	defer d.hideSecrets(before, len(l.warnings))
-	defer l.nameVarFlags(before)
+	defer l.nameVarFlags(before, v)
 	sc := &Scenario{Name: name, Pos: l.valuePos(v), names: map[string]*Step{}}
 	if sc.Pos.IsValid() {
 		sc.Dir = filepath.Dir(sc.Pos.File)

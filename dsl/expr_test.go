@@ -459,6 +459,10 @@ func TestStringify(t *testing.T) {
 		{1e-7, "1e-07"},
 		{math.Copysign(0, -1), "0"},
 		{int64(1) << 60, "1152921504606846976"},
+		// A float32 (a proto field of Envoy's config) as its own shortest digits, not
+		// float64's view of its bits (0.100000001490116).
+		{float32(0.1), "0.1"},
+		{float32(1234.5678), "1234.5677"},
 	}
 	for _, tt := range tests {
 		if got := Stringify(tt.v); got != tt.want {

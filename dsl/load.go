@@ -223,6 +223,8 @@ type loader struct {
 	testFiles map[string]bool
 	// defs caches what checkFields learns of each schema definition, by path.
 	defs map[string]*defFacts
+	// children caches childDef's answers, by the definition's path and the field's name.
+	children map[string]cue.Value
 	// refs decodes the package-level values the steps of the package being decoded reference,
 	// once each (refMemo); nil outside a package's decoding.
 	refs *refMemo
@@ -345,6 +347,10 @@ func (l *loader) loadFile(abs string) {
 		l.errs.add(Pos{File: abs}, "", "cannot read: %v", unwrapPathError(err))
 		return
 	}
+	if why := unreadableText(src); why != "" {
+		l.errs.add(Pos{File: abs, Line: 1, Col: 1}, "", "%s", why)
+		return
+	}
 	// Without the byte order mark an editor on Windows may write: CUE's parser counts its
 	// three bytes in line 1's columns ("pakage lab" refused at 1:11 of a ten-character
 	// line), where cue/load, which builds the package, and editors count none.
@@ -452,6 +458,7 @@ func (l *loader) loadDir(abs string) {
 	}
 	pkgs := map[string]bool{}
 	var loose []string
+	refused := 0 // files found and refused as unreadable text
 	var mds []string
 	for _, e := range entries {
 		name := e.Name()
@@ -480,6 +487,11 @@ func (l *loader) loadDir(abs string) {
 			src, err := l.read(p)
 			if err != nil {
 				l.skip(p, fmt.Sprintf("cannot read: %v", unwrapPathError(err)))
+				continue
+			}
+			if why := unreadableText(src); why != "" {
+				refused++ // found: not "no .cue or .md files in this directory"
+				l.errs.add(Pos{File: p, Line: 1, Col: 1}, "", "%s", why)
 				continue
 			}
 			f, err := parser.ParseFile(p, src, parser.PackageClauseOnly)
@@ -516,7 +528,7 @@ func (l *loader) loadDir(abs string) {
 	for _, p := range mds {
 		l.loadMarkdown(p, false)
 	}
-	if len(names) == 0 && len(loose) == 0 && len(mds) == 0 {
+	if len(names) == 0 && len(loose) == 0 && len(mds) == 0 && refused == 0 {
 		l.errs.add(Pos{File: abs}, "", "no .cue or .md files in this directory")
 	}
 }
@@ -584,6 +596,10 @@ func (l *loader) scanSiblings(dir, abs, pkg string) {
 		src, err := os.ReadFile(p)
 		if err != nil {
 			l.skip(p, fmt.Sprintf("cannot read: %v", unwrapPathError(err)))
+			continue
+		}
+		if why := unreadableText(src); why != "" {
+			l.skip(p, why+" (not loaded)")
 			continue
 		}
 		f, err := parser.ParseFile(p, src, parser.PackageClauseOnly)
@@ -727,6 +743,10 @@ func (l *loader) loadMarkdown(abs string, named bool) {
 	doc, err := l.read(abs)
 	if err != nil {
 		l.errs.add(Pos{File: abs}, "", "cannot read: %v", unwrapPathError(err))
+		return
+	}
+	if why := unreadableText(doc); why != "" {
+		l.errs.add(Pos{File: abs, Line: 1, Col: 1}, "", "%s", why)
 		return
 	}
 	l.res.Files = append(l.res.Files, abs)
@@ -1322,7 +1342,11 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	}
 	found, failed := 0, 0
 	scenarios := map[string]bool{}
-	hides := happy && hidesSchemaField(inst.Files) // checkHiddenFields' only findings, once per package
+	var hideAll bool
+	var hidesIn map[string]bool
+	if happy {
+		hideAll, hidesIn = hiddenSchemaFields(inst.Files) // checkHiddenFields' only findings, once per package
+	}
 	for _, f := range fields {
 		// The scenario is called what its label says: "s6-overflow", not the quoted label
 		// (the file's scenarios, --scenario and run ids read it so).
@@ -1351,7 +1375,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		l.setStage(l.stagePos(), "decoding scenario %s", name)
 		if happy {
 			before := len(l.errs.errs)
-			if hides {
+			if hideAll || hidesIn[name] {
 				l.checkFields(sv, l.schema().LookupPath(cue.ParsePath("#Scenario")), []string{name})
 			}
 			l.decodeScenario(name, sv, before)

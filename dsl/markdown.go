@@ -420,3 +420,20 @@ func indentedSpecLines(doc []byte, fences []Fence) []int {
 	}
 	return out
 }
+
+// unreadableText says why labrun cannot read src as the UTF-8 text with LF or CRLF line
+// endings that CUE's parser and its Markdown reader take, or "" when it can. Before, a file
+// saved in UTF-16 was refused with a CUE error per byte (a Markdown document as holding no
+// spec), and one whose lines end in a carriage return alone was one line long: "expected
+// ',', found 'IDENT' import" at column 19 of it, or no spec in a document.
+func unreadableText(src []byte) string {
+	switch {
+	case bytes.HasPrefix(src, []byte{0xff, 0xfe}), bytes.HasPrefix(src, []byte{0xfe, 0xff}):
+		return "the file is in UTF-16 (it begins with UTF-16's byte order mark): labrun reads UTF-8; save it as UTF-8 (iconv -f UTF-16 -t UTF-8)"
+	case len(src) >= 4 && (src[0] == 0) != (src[1] == 0) && (src[2] == 0) != (src[3] == 0) && (src[0] == 0) == (src[2] == 0):
+		return "the file looks like UTF-16 (every other byte is zero): labrun reads UTF-8; save it as UTF-8 (iconv -f UTF-16LE -t UTF-8, or UTF-16BE)"
+	case bytes.IndexByte(src, '\n') < 0 && bytes.Count(src, []byte{'\r'}) > 1:
+		return "the file's lines end with a carriage return alone (CR, as classic Mac OS wrote them), so it reads as one line: labrun reads lines ending in LF or CRLF; save it with LF line endings (tr '\\r' '\\n')"
+	}
+	return ""
+}

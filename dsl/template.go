@@ -257,7 +257,9 @@ func Stringify(v any) string {
 	case float64:
 		return NumberText(x)
 	case float32:
-		return NumberText(float64(x))
+		// Its own shortest digits: float64(float32(0.1)) is 0.100000001490116 at 15 digits.
+		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
+		return NumberText(f)
 	case int:
 		return strconv.Itoa(x)
 	case int64:

@@ -152,7 +152,7 @@ func overrideLit(v ast.Expr, raw string) (ast.Expr, string, error) {
 		if err != nil {
 			return nil, "a number", err
 		}
-		return ast.NewLit(token.FLOAT, strconv.FormatFloat(f, 'f', -1, 64)), "", nil
+		return floatLit(f), "", nil
 	case "bool":
 		b, err := strconv.ParseBool(raw)
 		if err != nil {
@@ -172,12 +172,24 @@ func overrideLit(v ast.Expr, raw string) (ast.Expr, string, error) {
 		return ast.NewLit(token.INT, strconv.FormatInt(n, 10)), "", nil
 	}
 	if f, err := strconv.ParseFloat(raw, 64); err == nil {
-		return ast.NewLit(token.FLOAT, strconv.FormatFloat(f, 'f', -1, 64)), "", nil
+		return floatLit(f), "", nil
 	}
 	if b, err := strconv.ParseBool(raw); err == nil {
 		return ast.NewBool(b), "", nil
 	}
 	return ast.NewString(raw), "", nil
+}
+
+// floatLit is f as a CUE literal that CUE reads as a number, not an integer: 2 is written
+// 2.0. Before, a number var given a whole value (--sweep x=2, a sweep's 2.0) held an integer,
+// and its other values were refused: "expected an integer, as vars.x is declared; got the
+// number 2.5 (with x=2)".
+func floatLit(f float64) *ast.BasicLit {
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".eEnN") { // neither a fraction nor NaN nor Inf
+		s += ".0"
+	}
+	return ast.NewLit(token.FLOAT, s)
 }
 
 // declaredKind is the kind of a var's declared value v: a literal's, or in a disjunction or
@@ -246,11 +258,11 @@ func (l *loader) varGiven(name, raw string) string {
 // nameVarFlags names the flag behind each problem since errsFrom that points at a reference
 // to a var the command line gave (requests: vars.requests with --var requests=-1): the
 // position is the reference, where the file's own value would be fine, so the message says
-// which flag and value made it wrong. Secrets are masked after it (hideSecrets).
-func (l *loader) nameVarFlags(errsFrom int) {
-	if len(l.opts.Vars) == 0 {
-		return
-	}
+// which flag and value made it wrong. A var the command line did not give, declared as a
+// disjunction of several kinds with a marked default (n: *"ten" | 10), is named with its
+// default: CUE takes the marked term, not the one that fits the reference, which the message
+// at the reference did not say. Secrets are masked after it (hideSecrets).
+func (l *loader) nameVarFlags(errsFrom int, root cue.Value) {
 	for _, e := range l.errs.errs[min(errsFrom, len(l.errs.errs)):] {
 		line := l.lineOf(e.Pos.File, e.Pos.Line)
 		if e.Pos.Col < 1 || e.Pos.Col > len(line) || strings.Contains(e.Msg, "--var ") {
@@ -266,8 +278,36 @@ func (l *loader) nameVarFlags(errsFrom int) {
 		}
 		if raw, ok := l.opts.Vars[m[1]]; ok {
 			e.Msg += fmt.Sprintf(" (vars.%s is %s)", m[1], l.varGiven(m[1], raw))
+		} else if d := l.mixedDefault(root, m[1]); d != "" {
+			e.Msg += " (" + d + ")"
 		}
 	}
+}
+
+// mixedDefault describes var name's marked default where its declaration is a disjunction
+// of terms of different kinds (*"ten" | 10), or is "".
+func (l *loader) mixedDefault(root cue.Value, name string) string {
+	v := root.LookupPath(cue.MakePath(cue.Str("vars"), cue.Str(name)))
+	d, ok := v.Default()
+	if !ok {
+		return ""
+	}
+	op, terms := v.Expr()
+	if op != cue.OrOp {
+		return ""
+	}
+	mixed := false
+	for _, t := range terms {
+		mixed = mixed || t.IncompleteKind() != d.IncompleteKind()
+	}
+	if !mixed {
+		return ""
+	}
+	at := ""
+	if p := l.valuePos(v); p.IsValid() {
+		at = fmt.Sprintf(" at line %d", p.Line)
+	}
+	return fmt.Sprintf("vars.%s is %s, the default its declaration%s marks with *: CUE takes the marked term, not the one that fits here; write the value alone", name, Truncate(fmt.Sprint(d), 40), at)
 }
 
 // varRefRE matches a reference to a var at the start of a text.
