@@ -119,6 +119,9 @@ type Read struct {
 	Field string
 	// Via is "started", "ended", "outcome" or "error" for those maps; "" for the result.
 	Via string
+	// Key is the name read below Field (codes["503"], codes.x: "503", "x"), "" where the read
+	// goes no deeper.
+	Key string
 	// Col is where the read is written in the expression (0-based).
 	Col int
 }
@@ -419,7 +422,11 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 		}
 		if r := c.names.Results[id.Value]; r != nil {
 			if _, shadowed := c.lets[id.Value]; !shadowed {
-				c.reads = append(c.reads, Read{Step: id.Value, Field: chain[0].name, Col: col(id)})
+				read := Read{Step: id.Value, Field: chain[0].name, Col: col(id)}
+				if len(chain) > 1 {
+					read.Key = chain[1].name
+				}
+				c.reads = append(c.reads, read)
 				if (r.Kind == "exec" && chain[0].name == "captured" || r.Kind == "logs" && chain[0].name == "capture") && len(chain) > 1 {
 					c.captures = append(c.captures, CaptureRead{Step: id.Value, Group: chain[1].name, Guarded: slices.Contains(c.guards, chain[1].name)})
 				}

@@ -694,6 +694,11 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 					return fmt.Sprintf("%s.%s has no value: %s", r.Step, r.Field, why)
 				}
 			}
+			if nv, ok := x.Value.(schema.KeyNoValuer); ok && r.Key != "" {
+				if why := nv.NoValueKey(r.Field, r.Key); why != "" {
+					return fmt.Sprintf("%s.%s[%q] has no value: %s", r.Step, r.Field, r.Key, why)
+				}
+			}
 		}
 	}
 	if why := j.mixedPods(e); why != "" {

@@ -330,12 +330,39 @@ type LoadRecorded struct {
 
 // NoValue says why no field of a partial load has a value: a claim over what a load did
 // before it was stopped is not a claim over the load the step describes (30 requests of a
-// stopped load of 1000 all answered 200 says nothing of the 970 it never sent).
-func (l *LoadRecorded) NoValue(string) string {
-	if l.Partial == "" {
+// stopped load of 1000 all answered 200 says nothing of the 970 it never sent). Nor has a
+// code of a load no request of which got an HTTP response (every one a socket error: a port
+// nothing listens on, a backend gone): "no 503" held of requests no server answered, as a
+// logs step's codes over no access line would (LogResult.NoValue). Its codes["-1"], ok and
+// errors are as recorded, to claim that.
+func (l *LoadRecorded) NoValue(field string) string {
+	if l.Partial != "" {
+		return fmt.Sprintf("the load was stopped before its end (%s): its results (%s requests) are partial", l.Partial, strconv.FormatFloat(l.Requests, 'f', -1, 64))
+	}
+	if _, key, ok := codeAlias(field); ok {
+		return l.unanswered(key, field)
+	}
+	return ""
+}
+
+// NoValueKey says why codes[key] has no value, as NoValue does of its codeNNN: codes["503"]
+// where no request got an HTTP response read 0, and "no 503" held of requests no server
+// answered.
+func (l *LoadRecorded) NoValueKey(field, key string) string {
+	if field != "codes" || l.Partial != "" {
+		return "" // a partial load's codes have none already (NoValue)
+	}
+	return l.unanswered(key, fmt.Sprintf("codes[%q]", key))
+}
+
+// unanswered says why the count of code key (read as what) has no value: no request of the
+// load got an HTTP response; codes["-1"], the socket errors, has one.
+func (l *LoadRecorded) unanswered(key, what string) string {
+	if key == "-1" || l.Requests == 0 || l.Codes["-1"] != l.Requests {
 		return ""
 	}
-	return fmt.Sprintf("the load was stopped before its end (%s): its results (%s requests) are partial", l.Partial, strconv.FormatFloat(l.Requests, 'f', -1, 64))
+	return fmt.Sprintf("no request of the load got an HTTP response (all %s failed at the socket, code -1: refused, reset, or timed out before an answer), so it counts none by code: a claim about %s would hold of requests no server answered; to claim that none was answered, write %s.codes[\"-1\"] == %s.requests (or %s.ok == 0)",
+		strconv.FormatFloat(l.Requests, 'f', -1, 64), what, "<step>", "<step>", "<step>")
 }
 
 // ExprValue is what expressions see of a load: its results.
