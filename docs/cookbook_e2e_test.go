@@ -14,7 +14,7 @@ import (
 // cookbookDoc is the config cookbook; cookbookScenarios its recipes, in document order.
 const cookbookDoc = "config-cookbook.md"
 
-var cookbookScenarios = []string{"pool", "outlier", "gateway_errors", "locality", "locality_no_outlier", "tls", "retries", "mirror", "egress", "mtls", "waypoint_authz", "fault", "shift", "missing_subset", "hash", "deny", "scope", "tcp"}
+var cookbookScenarios = []string{"pool", "outlier", "gateway_errors", "locality", "locality_no_outlier", "tls", "retries", "mirror", "egress", "mtls", "waypoint_authz", "fault", "shift", "missing_subset", "hash", "deny", "scope", "order", "timeouts", "tcp"}
 
 // TestConfigCookbookVet is `labrun doc --vet docs/config-cookbook.md`: every recipe loads, its
 // paths check against Envoy's types, its reflects name objects istiod marks.
@@ -23,7 +23,7 @@ func TestConfigCookbookVet(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("labrun doc --vet %s: exit %d\n%s%s", cookbookDoc, code, out, errOut)
 	}
-	if want := "ok: 18 scenarios in 1 file"; !strings.Contains(out, want) {
+	if want := "ok: 20 scenarios in 1 file"; !strings.Contains(out, want) {
 		t.Errorf("labrun doc --vet %s printed %q, want %q", cookbookDoc, out, want)
 	}
 }
@@ -56,11 +56,25 @@ var cookbookWrong = map[string][2]string{
 	"hash":                {`httpHeaderName: "x-user"`, `httpHeaderName: "x-usr"`},
 	"deny":                {`rules: [{to: [{operation: methods: ["DELETE"]}]}]`, `rules: [{to: [{operation: methods: ["GET"]}]}]`},
 	"scope":               {`spec: egress: [{hosts: ["./*", "istio-system/*"]}]`, `spec: egress: [{hosts: ["istio-system/*"]}]`},
+	// The port named as HTTP: no listener on the cluster IP. The read errs at once, naming
+	// the listeners there (0.0.0.0_5432 among them); it waited out its until's 5 minutes.
+	"tcp": {`ports: [{name: "tcp-pg", port: 5432}]`, `ports: [{name: "http-pg", port: 5432}]`},
+	// The catch-all written first: istiod drops the header route after it.
+	"order": {`{match: [{headers: "end-user": exact: "jason"}], route: [{destination: host: "backend"}], timeout: "3s"},
+			{route: [{destination: host: "backend"}], timeout: "7s"},`, `{route: [{destination: host: "backend"}], timeout: "7s"},
+			{match: [{headers: "end-user": exact: "jason"}], route: [{destination: host: "backend"}], timeout: "3s"},`},
+	// Retries without attempts: no retry policy at all.
+	"timeouts": {`retries: {attempts: 3, perTryTimeout: "2s"}`, `retries: {perTryTimeout: "2s"}`},
 }
+
+// cookbookWrongErrs are the recipes of cookbookWrong whose wrong object makes a step err (a
+// resource the claim reads is not there), not an expectation fail.
+var cookbookWrongErrs = map[string]bool{"tcp": true}
 
 // TestConfigCookbookWrongObjectsInSandbox runs the recipes of cookbookWrong, each with its
 // object edited into a wrong value, against the sandbox (as TestConfigCookbookInSandbox does):
-// every one fails (an expectation or an until of the recipe), none passes.
+// every one fails (an expectation or an until of the recipe) or, for cookbookWrongErrs, errs
+// at the read of what is not there; none passes.
 func TestConfigCookbookWrongObjectsInSandbox(t *testing.T) {
 	b, err := os.ReadFile(cookbookDoc)
 	if err != nil {
@@ -84,12 +98,16 @@ func TestConfigCookbookWrongObjectsInSandbox(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	t.Logf("labrun %s:\n%s", strings.Join(args, " "), out)
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Errorf("labrun run: %v, want exit 1 (failed)", err)
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 {
+		t.Errorf("labrun run: %v, want exit 3 (failed, and %d erred)", err, len(cookbookWrongErrs))
 	}
 	for name := range cookbookWrong {
-		if !strings.Contains(string(out), "FAILED "+name+" ") {
-			t.Errorf("no FAILED line for %s, whose object is wrong", name)
+		verdict := "FAILED "
+		if cookbookWrongErrs[name] {
+			verdict = "ERROR "
+		}
+		if !strings.Contains(string(out), verdict+name+" ") {
+			t.Errorf("no %sline for %s, whose object is wrong", verdict, name)
 		}
 	}
 }

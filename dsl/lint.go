@@ -110,7 +110,14 @@ const (
 	// LintAtSiblings: an expression that compares the starts of two children of one
 	// parallel block with different at: offsets.
 	LintAtSiblings = "at-siblings"
+	// LintIstioDefault: a claim that a config field equals what istiod writes there without
+	// the Istio object's field, read after a change of Istio configuration.
+	LintIstioDefault = "istio-default"
 )
+
+// LintCodeList is the codes of LintCodes, sorted: a record keeps those its labrun knew, and its
+// warnings are held to the lints of these codes (interp.WarningAbsences).
+func LintCodeList() []string { return sortedKeys(LintCodes) }
 
 // LintCodes lists every lint code with what it finds, for docs and --help.
 var LintCodes = map[string]string{
@@ -134,7 +141,7 @@ var LintCodes = map[string]string{
 	LintDeltaBeforeLoads:    "a delta of request or connection stats that an expression reads closes (its later snapshot is taken) before every load of the scenario starts, with no command or process that may run in its window: it counts none of the loads' requests (a baseline claim before the load says so with lint: ignore)",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
-	LintUnknownSubset:       "a VirtualService destination's subset (an http, tcp or tls route's, a mirror's) that no DestinationRule the scenario applies for that host defines, where it applies one or more for the host: istiod writes the route to the subset's cluster all the same but sends no proxy that cluster, so every request routed there fails (503 NC) while a claim on the route's cluster holds",
+	LintUnknownSubset:       "a VirtualService destination's subset (an http, tcp or tls route's, a mirror's) that no DestinationRule the scenario applies for that host (in a step or from its files) defines, where it applies one or more for the host: istiod writes the route to the subset's cluster all the same but sends no proxy that cluster, so every request routed there fails (503 NC) while a claim on the route's cluster holds",
 	LintLocalityOutlier:     "a DestinationRule's localityLbSetting failover or failoverPriority in a traffic policy (the rule's, or a subset's, which inherits the rule's) without outlierDetection: istiod applies locality failover only with outlier detection, so every locality gets priority 0 and Envoy never fails over",
 	LintUnknownFilter:       "an expression's literal key of a typed_per_filter_config (of a route, a virtual host) that is none of the HTTP filters' names istiod gives but a letter or two off one (\"envoy.filters.http.faults\" for envoy.filters.http.fault): it is never a key there, so a claim that it is absent holds whatever the route holds",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
@@ -150,6 +157,7 @@ var LintCodes = map[string]string{
 	LintOneReplica:          "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
 	LintLogFormatLacks:      "an expression reads a field of access-log entries (.cluster, .upstream_host, .details, .duration, …) or a count by one (codes, flags, details) that the one access-log format the scenario applies (the istio ConfigMap's mesh or an IstioOperator's meshConfig: accessLogFormat, or an extensionProviders envoyFileAccessLog logFormat) does not give: read, it has no value, and the expectation errs when it runs",
 	LintAtSiblings:          "an expression that holds the difference of the starts of two children of one parallel block, of different at: offsets, to at least the difference of their offsets, exactly (started.b - started.a >= duration('500ms')): each at: counts from the block's start, and each child starts a few µs after its offset (one without at: after the block's start), so the difference reads a few µs under the offsets' on a correct run; each child's start against the block's (started.<block>) holds",
+	LintIstioDefault:        "a claim (an expectation, an assert, a config step's until) that a field of a config step's value, read after a step that changes Istio configuration, equals what istiod writes there where the Istio object leaves its field out (route.retry_policy.num_retries == 2, Istio's default attempts; cluster.connect_timeout == \"10s\"; a circuit breaker's 4294967295; lb_policy LEAST_REQUEST; a route's timeout \"0s\"): it holds whether or not the object reached the proxy and whatever it says, and an until so holds at its first read, before istiod's push",
 	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
 }
 
@@ -299,6 +307,7 @@ func (d *decoder) lint() {
 	d.lintDeltaWindows(warn)
 	d.lintWarmup()
 	d.lintAtSiblings()
+	d.lintIstioDefault()
 	d.lintPodReplaced(objs, warn)
 	d.lintUnmatchedLabels(objs, ix, warn)
 	d.lintUnknownSubsets(objs, ix, warn)

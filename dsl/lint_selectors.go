@@ -79,13 +79,15 @@ func (t appliedPods) matches(sel map[string]string) bool {
 }
 
 // nearMiss names, for sel that matches none of ts, a template whose labels differ from it
-// in one value, one that differs only in case first: "Deployment reviews-v2's pods carry
-// version: v2".
+// in one value, one that differs only in case first, then the one whose value is closest:
+// "Deployment reviews-v2's pods carry version: v2" (app: backnd named client's app: client,
+// the first template, where backend's is closer).
 func nearMiss(ts []appliedPods, sel map[string]string) string {
-	best, bestFold := "", false
+	best, bestFold, bestDist := "", false, 0
 	for _, t := range ts {
 		var off []string
 		fold := true
+		dist := 0
 		for _, k := range slices.Sorted(maps.Keys(sel)) {
 			v, ok := t.labels[k]
 			if !ok {
@@ -95,10 +97,11 @@ func nearMiss(ts []appliedPods, sel map[string]string) string {
 			if v != sel[k] {
 				off = append(off, fmt.Sprintf("%s: %s", k, v))
 				fold = fold && strings.EqualFold(v, sel[k])
+				dist = EditDistance(v, sel[k])
 			}
 		}
-		if len(off) == 1 && (best == "" || fold && !bestFold) {
-			best, bestFold = fmt.Sprintf(" (%s %s's pods carry %s)", t.kind, t.name, off[0]), fold
+		if len(off) == 1 && (best == "" || fold && !bestFold || fold == bestFold && dist < bestDist) {
+			best, bestFold, bestDist = fmt.Sprintf(" (%s %s's pods carry %s)", t.kind, t.name, off[0]), fold, dist
 		}
 	}
 	return best
@@ -308,8 +311,24 @@ func (d *decoder) lintUnknownSubsets(objs []applied, ix hosts, warn func(s *Step
 		}
 		return strings.TrimSuffix(host, ".")
 	}
-	subsets := map[string][]string{} // host key → the subsets its rules define
+	// The objects the scenario applies from files too: a rule's subsets, a route to one.
+	type fromFile struct {
+		applied
+		where string // "vs.yaml, line 5"
+	}
+	all := make([]fromFile, 0, len(objs))
 	for _, a := range objs {
+		all = append(all, fromFile{applied: a})
+	}
+	for _, s := range d.order {
+		if p, ok := s.Params.(*schema.Apply); ok {
+			for _, fo := range d.stepFileObjects(p.Files) {
+				all = append(all, fromFile{applied{fo.Object, s, d.defaultNamespace(p.Namespace)}, fo.Source})
+			}
+		}
+	}
+	subsets := map[string][]string{} // host key → the subsets its rules define
+	for _, a := range all {
 		if kind, _ := a.obj["kind"].(string); kind != "DestinationRule" {
 			continue
 		}
@@ -333,12 +352,17 @@ func (d *decoder) lintUnknownSubsets(objs []applied, ix hosts, warn func(s *Step
 	if len(subsets) == 0 {
 		return
 	}
-	for i, a := range objs {
+	for i, a := range all {
 		if kind, _ := a.obj["kind"].(string); kind != "VirtualService" {
 			continue
 		}
 		spec, _ := a.obj["spec"].(map[string]any)
-		field := fmt.Sprintf("objects.%d.spec", objIndex(objs, i))
+		field, in := "", ""
+		if a.where == "" {
+			field = fmt.Sprintf("objects.%d.spec", objIndex(objs, i))
+		} else {
+			in = " (" + a.where + ")"
+		}
 		check := func(dest map[string]any, at string) {
 			host, _ := dest["host"].(string)
 			subset, _ := dest["subset"].(string)
@@ -353,9 +377,14 @@ func (d *decoder) lintUnknownSubsets(objs []applied, ix hosts, warn func(s *Step
 			if len(have) > 0 {
 				defined = "its subsets: " + strings.Join(have, ", ")
 			}
-			warn(a.step, at+".subset", LintUnknownSubset,
-				"VirtualService routes to subset %q of host %q, which no DestinationRule this scenario applies for that host defines (%s): istiod still writes the route to the subset's cluster (outbound|<port>|%s|…), but sends no proxy that cluster, so every request routed there fails (503, flag NC) while a claim on the route's cluster holds; define the subset in the rule, or route to one it defines",
-				subset, host, defined, subset)
+			if a.where != "" {
+				at = "files" // the step's files; the message names the file and line
+			} else {
+				at += ".subset"
+			}
+			warn(a.step, at, LintUnknownSubset,
+				"VirtualService%s routes to subset %q of host %q, which no DestinationRule this scenario applies for that host defines (%s): istiod still writes the route to the subset's cluster (outbound|<port>|%s|…), but sends no proxy that cluster, so every request routed there fails (503, flag NC) while a claim on the route's cluster holds; define the subset in the rule, or route to one it defines",
+				in, subset, host, defined, subset)
 		}
 		for _, kind := range []string{"http", "tcp", "tls"} {
 			routes, _ := spec[kind].([]any)

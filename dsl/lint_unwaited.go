@@ -19,14 +19,7 @@ func (d *decoder) lintConfigUnwaited(warn func(s *Step, field, code, format stri
 	if d.target() != "kube" {
 		return
 	}
-	type change struct {
-		step *Step
-		what string // "DestinationRule lab/backend"
-		kind string
-		// marked: istiod marks the object in the config it pushes (reflects can wait for it).
-		marked bool
-	}
-	var changes []change
+	var changes []configChange
 	var waits, sleeps []*Step
 	holdsConfig := func(s *Step) bool {
 		found := false
@@ -37,16 +30,8 @@ func (d *decoder) lintConfigUnwaited(warn func(s *Step, field, code, format stri
 		if s.Phase != PhaseSetup && s.Phase != PhaseSteps {
 			continue
 		}
-		var objs []schema.FileObject
-		var ns string // the step's namespace, for objects that name none
+		changes = append(changes, d.configChanges(s)...)
 		switch p := s.Params.(type) {
-		case *schema.Apply:
-			objs, ns = append(inline(p.Objects), d.stepFileObjects(p.Files)...), p.Namespace
-		case *schema.Delete:
-			objs, ns = append(inline(p.Objects), d.stepFileObjects(p.Files)...), p.Namespace
-			if pushesConfig(p.Kind, p.APIVersion) {
-				changes = append(changes, change{s, "every " + p.Kind + " it finds", p.Kind, false})
-			}
 		case *schema.Sleep:
 			sleeps = append(sleeps, s)
 		case *schema.Repeat:
@@ -61,7 +46,7 @@ func (d *decoder) lintConfigUnwaited(warn func(s *Step, field, code, format stri
 			if p.Admin != "" || d.inRepeatUntil(s) {
 				continue
 			}
-			var unwaited []change
+			var unwaited []configChange
 			for _, c := range changes {
 				if !d.endedBefore(c.step, s) {
 					continue
@@ -101,25 +86,54 @@ func (d *decoder) lintConfigUnwaited(warn func(s *Step, field, code, format stri
 				s.Shown, last.step.Kind, last.step.Shown, last.step.Pos.Rel(d.sc.Dir), what, slept, how)
 			// Warned once: the later reads are judged against the changes after this one.
 			changes = nil
-			continue
-		}
-		for _, fo := range objs {
-			o := fo.Object
-			kind, _ := o["kind"].(string)
-			av, _ := o["apiVersion"].(string)
-			if !pushesConfig(kind, av) {
-				continue
-			}
-			md, _ := o["metadata"].(map[string]any)
-			name, _ := md["name"].(string)
-			objNS, _ := md["namespace"].(string)
-			what := kind + " " + d.defaultNamespace(or(objNS, ns)) + "/" + name
-			if fo.Source != "" {
-				what += " (" + fo.Source + ")"
-			}
-			changes = append(changes, change{s, what, kind, xdstype.MarksObject(kind, o["spec"])})
 		}
 	}
+}
+
+// configChange is a change of Istio configuration a step makes: istiod pushes it to the
+// proxies a little after the step.
+type configChange struct {
+	step *Step
+	what string // "DestinationRule lab/backend"
+	kind string
+	// marked: istiod marks the object in the config it pushes (reflects can wait for it).
+	marked bool
+	// obj is the object applied or deleted (nil for a delete by kind).
+	obj schema.Object
+}
+
+// configChanges are the changes of Istio configuration (pushesConfig) that s, an apply or a
+// delete, makes: each object, or a delete by kind.
+func (d *decoder) configChanges(s *Step) []configChange {
+	var objs []schema.FileObject
+	var ns string // the step's namespace, for objects that name none
+	var changes []configChange
+	switch p := s.Params.(type) {
+	case *schema.Apply:
+		objs, ns = append(inline(p.Objects), d.stepFileObjects(p.Files)...), p.Namespace
+	case *schema.Delete:
+		objs, ns = append(inline(p.Objects), d.stepFileObjects(p.Files)...), p.Namespace
+		if pushesConfig(p.Kind, p.APIVersion) {
+			changes = append(changes, configChange{s, "every " + p.Kind + " it finds", p.Kind, false, nil})
+		}
+	}
+	for _, fo := range objs {
+		o := fo.Object
+		kind, _ := o["kind"].(string)
+		av, _ := o["apiVersion"].(string)
+		if !pushesConfig(kind, av) {
+			continue
+		}
+		md, _ := o["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		objNS, _ := md["namespace"].(string)
+		what := kind + " " + d.defaultNamespace(or(objNS, ns)) + "/" + name
+		if fo.Source != "" {
+			what += " (" + fo.Source + ")"
+		}
+		changes = append(changes, configChange{s, what, kind, xdstype.MarksObject(kind, o["spec"]), o})
+	}
+	return changes
 }
 
 // inline are a step's own objects, as file objects from nowhere (no Source).

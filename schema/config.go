@@ -639,3 +639,31 @@ func (p *Config) Run(ctx context.Context, rt Runtime) error {
 		}
 	}
 }
+
+// IstioDefault is what istiod writes into the field that the step's path followed by rest
+// (the selectors an expression reads below the step's value: "retry_policy.num_retries")
+// selects, where the Istio object that sets the field leaves it out (xdstype.IstioDefaults),
+// as the step reads it (a Duration as a number of seconds with durations: "seconds"), and
+// the field's name; false for no such field.
+func (p *Config) IstioDefault(rest string) (xdstype.IstioDefault, string, bool) {
+	t := xdstype.Resource(p.ResourceKind())
+	if t == nil || p.Names != "" {
+		return xdstype.IstioDefault{}, "", false
+	}
+	path, _ := maskTemplates(p.Path)
+	switch {
+	case path == "":
+		path = rest
+	case rest != "" && rest[0] != '[':
+		path += "." + rest
+	default:
+		path += rest
+	}
+	d, field, ok := t.IstioDefaultAt(path)
+	if s, isStr := d.Value.(string); ok && isStr && p.Durations == DurationsSeconds {
+		if v, err := time.ParseDuration(s); err == nil {
+			d.Value = v.Seconds()
+		}
+	}
+	return d, field, ok
+}

@@ -184,3 +184,56 @@ var Extensions = map[string]string{
 	"envoy.access_loggers.file":                     "envoy.extensions.access_loggers.file.v3.FileAccessLog",
 	"envoy.retry_host_predicates.previous_hosts":    "envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate",
 }
+
+// IstioDefault is what istiod writes into a field of Envoy's config where the Istio object
+// that configures the field leaves its own out (or where there is no such object): a claim
+// that the field holds this value holds whatever the object says, and before its push too.
+type IstioDefault struct {
+	// Value is the field's value as a config step reads it: a string (a Duration's text,
+	// "10s"; an enum's name) or a number.
+	Value any
+	// Kind is the kind of Istio object that sets it, Field the object's field, whose last
+	// name is the key that sets it wherever it is written in the object's spec.
+	Kind, Field string
+}
+
+// Key is the name of the object's field that sets the default's field ("attempts").
+func (d IstioDefault) Key() string { return d.Field[strings.LastIndexByte(d.Field, '.')+1:] }
+
+// IstioDefaults are the defaults istiod writes, by "<message>.<field>": read in the outbound
+// cluster and the route of a Service (HTTP port 8080) in a client sidecar's config_dump,
+// without a DestinationRule and VirtualService, and with ones that leave the field out, from
+// istiod of Istio master (istio.io/istio v0.0.0-20260827124520-eed52ebb66ad) in labrun's
+// sandbox. What istiod leaves out (an outlier detection's interval, a retry's per-try
+// timeout: Envoy's default applies) reads nil, which no such claim equals, and is not here.
+var IstioDefaults = map[string]IstioDefault{
+	"envoy.config.cluster.v3.Cluster.connect_timeout":                         {"10s", "DestinationRule", "trafficPolicy.connectionPool.tcp.connectTimeout"},
+	"envoy.config.cluster.v3.Cluster.lb_policy":                               {"LEAST_REQUEST", "DestinationRule", "trafficPolicy.loadBalancer.simple"},
+	"envoy.config.cluster.v3.CircuitBreakers.Thresholds.max_connections":      {float64(4294967295), "DestinationRule", "trafficPolicy.connectionPool.tcp.maxConnections"},
+	"envoy.config.cluster.v3.CircuitBreakers.Thresholds.max_pending_requests": {float64(4294967295), "DestinationRule", "trafficPolicy.connectionPool.http.http1MaxPendingRequests"},
+	"envoy.config.cluster.v3.CircuitBreakers.Thresholds.max_requests":         {float64(4294967295), "DestinationRule", "trafficPolicy.connectionPool.http.http2MaxRequests"},
+	"envoy.config.cluster.v3.CircuitBreakers.Thresholds.max_retries":          {float64(4294967295), "DestinationRule", "trafficPolicy.connectionPool.http.maxRetries"},
+	"envoy.config.route.v3.RouteAction.timeout":                               {"0s", "VirtualService", "http[].timeout"},
+	"envoy.config.route.v3.RetryPolicy.num_retries":                           {float64(2), "VirtualService", "http[].retries.attempts"},
+	"envoy.config.route.v3.RetryPolicy.retry_on":                              {"connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes", "VirtualService", "http[].retries.retryOn"},
+}
+
+// IstioDefaultAt is the default istiod writes (IstioDefaults) into the field that path, a
+// config step's path, selects in a resource of type t, and the field's name; false when the
+// path selects no field of IstioDefaults (or a part known only at run time).
+func (t *Type) IstioDefaultAt(path string) (IstioDefault, string, bool) {
+	p, err := ParsePath(path)
+	if err != nil || len(p.Segs) == 0 {
+		return IstioDefault{}, "", false
+	}
+	last := p.Segs[len(p.Segs)-1]
+	if last.Kind != SegKey || strings.Contains(last.Text, Hole) {
+		return IstioDefault{}, "", false
+	}
+	parent, err := t.at(Path{Text: path, Segs: p.Segs[:len(p.Segs)-1]})
+	if err != nil || parent == nil || parent.Kind != Message || parent.Msg == nil {
+		return IstioDefault{}, "", false
+	}
+	d, ok := IstioDefaults[parent.Msg.Name+"."+last.Text]
+	return d, last.Text, ok
+}

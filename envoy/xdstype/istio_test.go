@@ -35,3 +35,30 @@ func TestReflectsSidecarSaysWhere(t *testing.T) {
 		}
 	}
 }
+
+// Every default istiod writes (IstioDefaults) names a field of Envoy's types, and a config
+// step's path finds it.
+func TestIstioDefaults(t *testing.T) {
+	for key := range IstioDefaults {
+		i := strings.LastIndexByte(key, '.')
+		m := Lookup(key[:i])
+		if m == nil || m.Field(key[i+1:]) == nil {
+			t.Errorf("%s: no such message field", key)
+		}
+	}
+	for _, c := range []struct{ kind, path, field string }{
+		{"cluster", "connect_timeout", "connect_timeout"},
+		{"cluster", "circuit_breakers.thresholds[0].max_requests", "max_requests"},
+		{"cluster", "circuit_breakers.thresholds.0.max_retries", "max_retries"},
+		{"route", `virtual_hosts["b:8080"].routes[0].route.retry_policy.num_retries`, "num_retries"},
+		{"route", `virtual_hosts["${…}"].routes[0].route.timeout`, "timeout"},
+		{"cluster", "${…}.connect_timeout", ""},
+		{"cluster", "outlier_detection.interval", ""},
+		{"cluster", "circuit_breakers", ""},
+	} {
+		_, field, ok := Resource(c.kind).IstioDefaultAt(c.path)
+		if field != c.field && (ok || c.field != "") {
+			t.Errorf("%s %s: field %q, %v; want %q", c.kind, c.path, field, ok, c.field)
+		}
+	}
+}
