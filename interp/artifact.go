@@ -30,10 +30,18 @@ type artifactWriter struct {
 	closed bool
 }
 
+// ArtifactWriter streams an artifact of the step. Once the run closed its writers (its end), a
+// step its runner no longer waits for (abandoned past its timeout) gets a closed one: its
+// artifact would be listed in, or written beside, a record already made (an exec's exit.txt
+// written as it returns, cut).
 func (rt *stepRuntime) ArtifactWriter(name string) io.WriteCloser {
 	w := &artifactWriter{ru: rt.ru, step: rt.Label(), name: name}
 	rt.ru.mu.Lock()
-	rt.ru.writers = append(rt.ru.writers, w)
+	if rt.ru.writersClosed {
+		w.closed = true
+	} else {
+		rt.ru.writers = append(rt.ru.writers, w)
+	}
 	rt.ru.mu.Unlock()
 	return w
 }
@@ -116,7 +124,7 @@ func (w *artifactWriter) Close() error {
 func (ru *run) closeWriters() {
 	ru.mu.Lock()
 	ws := ru.writers
-	ru.writers = nil
+	ru.writers, ru.writersClosed = nil, true
 	ru.mu.Unlock()
 	for _, w := range ws {
 		_ = w.Close()

@@ -125,7 +125,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 			var c string
 			switch {
 			case sr.Kind == "exec":
-				c = execOutputContradiction(name, arts, data, res.Value)
+				c = execOutputContradiction(name, arts, data, res.Value, len(rs))
 			case sr.Kind == "load" && sr.Outcome == Passed:
 				c = loadContradiction(rec, name, arts, data, res.Value)
 			}
@@ -164,14 +164,63 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 				c = loadContradiction(rec, name, arts, data, res.Value)
 			}
 		case *schema.Exec:
-			c = execOutputContradiction(name, arts, data, res.Value)
+			c = execOutputContradiction(name, arts, data, res.Value, len(rs))
 		}
 		if c != "" {
 			msgs = append(msgs, fmt.Sprintf("step %s (%s): %s", shownStep(sr), sr.Kind, c))
 		}
 	}
+	msgs = append(msgs, execEndContradictions(rec, steps, runs, data)...)
 	msgs = append(msgs, podArtifactContradictions(rec, data)...)
 	return append(msgs, readArtifactContradictions(rec, data)...)
+}
+
+// execEnded is what an exec's exit.txt a says of a command that ended without an exit code
+// ("not started", "cut": schema.ExitNotStarted, schema.ExitCut, written since version 7); ""
+// when it holds an exit code, or is not an exit.txt.
+func execEnded(a *ArtifactRecord, data map[*ArtifactRecord][]byte) string {
+	if a.Name != schema.ExitArtifact {
+		return ""
+	}
+	switch text := strings.TrimSuffix(string(data[a]), "\n"); text {
+	case schema.ExitNotStarted, schema.ExitCut:
+		return text
+	}
+	return ""
+}
+
+// execEndContradictions say which exec steps that ran once passed where their exit.txt says
+// the command ended without an exit code: it was cut (schema.ExitCut: its timeout, the
+// scenario's, an interrupt), which passes only a step with expectFail, as the failure it
+// expects (its expectedError); or it was not started (schema.ExitNotStarted), and their step
+// (steps, by path: the scenario's) expects no such failure: a command that could not be
+// started fails no expectFail: true (schema.DidNotRun), only a pattern that matches its error.
+// Neither records a result: before exit.txt said which, a run whose command was not found,
+// edited into "failed as expected", and one whose exec its timeout cut, edited into a pass
+// (its end moved within its timeout), replayed PASSED. Without the scenario (merge of records
+// whose file is not here), a command not started is not compared.
+func execEndContradictions(rec *Record, steps map[string]*dsl.Step, runs map[string][]*StepRecord, data map[*ArtifactRecord][]byte) []string {
+	var msgs []string
+	for _, sr := range rec.Steps {
+		name := or(sr.Name, sr.Path)
+		if sr.Kind != "exec" || sr.Outcome != Passed || len(runs[name]) != 1 {
+			continue
+		}
+		s := steps[sr.Path]
+		for _, a := range lastRunArtifacts(rec.Artifacts, name, 1) {
+			switch ended := execEnded(a, data); {
+			case ended == schema.ExitCut && sr.ExpectedError == "":
+				msgs = append(msgs, fmt.Sprintf("step %s (exec): its %s says the command was cut, but the record says the step passed: a command its timeout (the scenario's, an interrupt) cut ended the step with that error, which only an expectFail takes for the failure it expects", shownStep(sr), artifactFile(a)))
+			case ended == schema.ExitNotStarted && s != nil && s.Kind == "exec" && s.ExpectFailRE == nil:
+				expected := "the step passed"
+				if s.ExpectFail {
+					expected = "the step passed as its expectFail: true expected"
+				}
+				msgs = append(msgs, fmt.Sprintf("step %s (exec): its %s says the command was not started, but the record says %s: a command that could not be started fails the step, and expectFail: true does not expect it (only a pattern that matches its error does)", shownStep(sr), artifactFile(a), expected))
+			}
+		}
+	}
+	return msgs
 }
 
 // runsAndArtifacts are rec's runs of the steps keep takes, by step name (in order), and its
@@ -506,8 +555,12 @@ func logsFile(arts []*ArtifactRecord) string {
 // stdout.txt, stderr.txt and exit.txt give (its captured groups are held to that stdout by
 // execContradiction). A stream with no artifact was empty (an empty stream writes none) or its
 // artifact is missing: it is not compared; a missing exit.txt is refused by
-// execArtifactAbsences (records of version 4 on).
-func execOutputContradiction(name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any) string {
+// execArtifactAbsences (records of version 4 on). An exit.txt that says the command ended
+// without an exit code (schema.ExitNotStarted, schema.ExitCut) is of a run that recorded no
+// result: of the step's only run, the record's result was added; of the last of several (a
+// repeat's round its timeout cut), the result is an earlier run's, which the last run's
+// artifacts do not give: not compared.
+func execOutputContradiction(name string, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any, runs int) string {
 	var rec schema.ExecResult
 	switch v := recorded.(type) {
 	case schema.ExecResult:
@@ -519,6 +572,14 @@ func execOutputContradiction(name string, arts []*ArtifactRecord, data map[*Arti
 		rec = *v
 	default:
 		return ""
+	}
+	for _, a := range arts {
+		if ended := execEnded(a, data); a.Name == schema.ExitArtifact && ended != "" {
+			if runs > 1 {
+				return ""
+			}
+			return fmt.Sprintf("its %s says the command was %s, with no exit code, but the record's result has %s.exit = %s: an exec records its result once the command exits", artifactFile(a), ended, name, strconv.FormatFloat(rec.Exit, 'f', -1, 64))
+		}
 	}
 	for _, a := range arts {
 		var field, have string

@@ -27,6 +27,12 @@ func execContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
 	if !ok || sr.Outcome == "" {
 		return ""
 	}
+	if c := exitListedContradiction(rec, sr); c != "" {
+		return c
+	}
+	if c := unrecordedPassContradiction(rec, sr, s); c != "" {
+		return c
+	}
 	passed := sr.Outcome == Passed && sr.ExpectedError == ""
 	r, ok := ownResult(rec, sr, passed && !s.ExpectFail)
 	if !ok {
@@ -123,6 +129,44 @@ func logsCaptureContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
 		}
 	}
 	return ""
+}
+
+// unrecordedPassContradiction says that sr, the only execution of a named exec step, passed
+// (not as an expectFail expected) in a record that holds no result of it: an exec records its
+// result before it passes. Before, an exec an interrupt (or its timeout) cut, edited into a
+// pass where no expectation read its result, replayed PASSED from a record of any version
+// without the exit.txt that says it was cut (version 7).
+func unrecordedPassContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
+	if sr.Outcome != Passed || sr.ExpectedError != "" || s.ExpectFail || sr.Name == "" || sr.Sample > 0 || rec.Version < 2 || rec.Results[sr.Name] != nil {
+		return ""
+	}
+	for _, o := range rec.Steps {
+		if o != sr && o.Name == sr.Name {
+			return ""
+		}
+	}
+	return "it passed, but the record holds no result of it, which an exec records before it passes"
+}
+
+// exitListedContradiction says that sr, the only execution of an exec step, passed in a record
+// of version 7 on that lists no exit.txt of it: an exec that ran to its end writes its exit
+// code there, or why it has none (schema.ExitNotStarted, schema.ExitCut), and replay holds a
+// step that passed to it (execEndContradictions). Its entry taken out, a command that was not
+// started, edited into "failed as expected", was not held to it.
+func exitListedContradiction(rec *Record, sr *StepRecord) string {
+	if rec.Version < 7 || sr.Outcome != Passed || sr.Sample > 0 {
+		return ""
+	}
+	name := or(sr.Name, sr.Path)
+	for _, o := range rec.Steps {
+		if o != sr && or(o.Name, o.Path) == name {
+			return "" // which run wrote which artifact is not known
+		}
+	}
+	if slices.ContainsFunc(rec.Artifacts, func(a *ArtifactRecord) bool { return a != nil && a.Step == name && a.Name == schema.ExitArtifact }) {
+		return ""
+	}
+	return fmt.Sprintf("it passed, but the record lists no %s of the step, which an exec writes its exit code to, or why it has none (records of version 7 on)", schema.ExitArtifact)
 }
 
 // exitContradiction says how sr's outcome contradicts the exit code res records.

@@ -34,7 +34,12 @@ import (
 // Version 6 is version 5 whose run kept the names of the vars the command line gave it
 // (GivenVars: --var, a sweep's combination): a var of a record of version 6 that none gave
 // is the scenario's own, and replay, merge and mutate hold it to the scenario's source.
-const RecordVersion = 6
+// Version 7 is version 6 whose exec steps that ended without an exit code say why in their
+// exit.txt (schema.ExitNotStarted, schema.ExitCut): a command that could not be started and
+// one its timeout cut record no result, and only the first fails a bare expectFail: true;
+// and whose run kept the lint codes its labrun knew (Lints), to which its warnings are held,
+// and, of a labrun run of several runs, what that run ran (Invocation).
+const RecordVersion = 7
 
 // RereadLogs reads the access lines of the logs results of a record made before version 6
 // again by this labrun's rules (schema.LogResult.Reread): labruns before version 5 read a
@@ -124,6 +129,12 @@ type Record struct {
 	// Warnings are the lints' findings in the scenario that ran (what the run said of it on
 	// the console, e.g. warning[mayfail-unread]), so that its report says them too.
 	Warnings []*dsl.Warning `json:"warnings,omitempty"`
+	// Lints are the lint codes the labrun that ran knew (dsl.LintCodes), sorted: replay,
+	// merge and mutate make the lints of the scenario's source again and hold Warnings to
+	// those of these codes (WarningAbsences). A labrun that knew fewer lints wrote fewer
+	// warnings; without it, a warning taken out of the record was not told from a lint the
+	// run's labrun did not have. Kept since version 7.
+	Lints []string `json:"lints,omitempty"`
 	// Cleanup lists what the automatic cleanup did, in order.
 	Cleanup []string `json:"cleanup,omitempty"`
 	// Leftovers are what the automatic cleanup created and could not remove (retried) or did
@@ -143,6 +154,11 @@ type Record struct {
 	// merge can tell when the records of a shard are missing. Nil when the process ran every
 	// run, and in records made before it was kept.
 	Shard *ShardRecord `json:"shard,omitempty"`
+	// Invocation is the labrun run that made the record, when it ran more than one run (several
+	// scenarios, a matrix): its runs beside this one, so that labrun merge can tell a sibling's
+	// record taken out, or the runs said to have run alone that ran at once. Kept since version
+	// 7; nil for a run alone.
+	Invocation *InvocationRecord `json:"invocation,omitempty"`
 	// StepParams are the parameters of each step of the scenario, by path, as the scenario
 	// declared them (its ${...} as written, its vars resolved), in canonical JSON: each
 	// top-level field whose JSON is longer than 64 bytes as "sha256:<hex>" of it, the secrets
@@ -181,10 +197,25 @@ type ShardRecord struct {
 	Runs  int `json:"runs"`
 	All   int `json:"all"`
 	// Plan identifies the split's runs, the same in every shard of it: "sha256:<hex>" of each
-	// run's scenario file (its folder and name), scenario and run id, sorted. Shards of two
-	// scenario sets with as many runs are two splits. Empty in records made before it was
-	// kept, which are told apart by Count and All only.
+	// run's scenario file (its folder and name), scenario, run id and the file's source,
+	// sorted. Shards of two scenario sets with as many runs, or of two checkouts of one, are
+	// two splits. Empty in records made before it was kept, which are told apart by Count and
+	// All only; made before it held the sources, of the rest alone.
 	Plan string `json:"plan,omitempty"`
+}
+
+// InvocationRecord is a labrun run of several runs, as each of its records keeps it.
+type InvocationRecord struct {
+	// ID is the invocation's random id, the same in each of its records.
+	ID string `json:"id"`
+	// Scenarios are its runs by scenario (of its shard, with --shard): "<folder>/<file>
+	// <scenario>" (the file's folder and name, as merge names a scenario) → how many runs.
+	Scenarios map[string]int `json:"scenarios"`
+	// Parallel is its --parallel: how many of its runs may have run at once.
+	Parallel int `json:"parallel"`
+	// FailFast is its --fail-fast: the runs not started after one that did not pass have no
+	// record.
+	FailFast bool `json:"failFast,omitempty"`
 }
 
 // ClusterRecord is one of a run's clusters.
@@ -799,8 +830,22 @@ func (r *Record) versionContradictions() []string {
 	if r.Version < 3 && r.FileDigests != nil {
 		kept = append(kept, "fileDigests (kept since version 3)")
 	}
+	if r.Version < 7 && r.Lints != nil {
+		kept = append(kept, "lints (kept since version 7)")
+	}
+	if r.Version < 7 && r.Invocation != nil {
+		kept = append(kept, "invocation (kept since version 7)")
+	}
 	if r.Version < 6 && r.GivenVars != nil {
 		kept = append(kept, "givenVars (kept since version 6)")
+	}
+	if r.Version < 7 {
+		for _, a := range r.Artifacts {
+			if a != nil && a.Name == schema.ExitArtifact && r.Results[a.Step] == nil && slices.ContainsFunc(r.Steps, func(s *StepRecord) bool { return s != nil && s.Kind == "exec" && or(s.Name, s.Path) == a.Step }) {
+				kept = append(kept, fmt.Sprintf("the %s of exec %s, which recorded no result (written since version 7)", schema.ExitArtifact, a.Step))
+				break
+			}
+		}
 	}
 	if r.Version < 4 {
 		execs := map[string]bool{}
@@ -1829,4 +1874,41 @@ func sortedResultNames(r *Record) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// WarningAbsences say which warnings the lints of sc, the source the run had (loaded with the
+// record's vars), give now that rec's warnings lack, of the lint codes the labrun that ran
+// knew (rec.Lints): a run writes the warnings its scenario's lints give, so one taken out of
+// the record hides a finding (a mayfail-unread, an unknown-subset) from its reports and from
+// merge. Before, such a record replayed and merged as the run, its reports silent on it. A
+// warning is told by its code and its line and column (its message's words may differ from
+// labrun to labrun); a record of version 7 without lints was changed after the run; one of an
+// older version does not say which lints its labrun knew, and is not compared (its verdict
+// line says it is of an older version). A lint whose rules changed since the run's labrun (it
+// now finds what it did not) reads as a warning taken out: run the scenario again.
+func WarningAbsences(rec *Record, sc *dsl.Scenario) []string {
+	if rec.Version < 7 || sc == nil {
+		return nil
+	}
+	if rec.Lints == nil {
+		return []string{fmt.Sprintf("it is a record of version %d without lints, which a run of that version keeps (the lint codes its labrun knew)", rec.Version)}
+	}
+	type at struct {
+		code      string
+		line, col int
+	}
+	has := map[at]bool{}
+	for _, w := range rec.Warnings {
+		if w != nil {
+			has[at{w.Code, w.Pos.Line, w.Pos.Col}] = true
+		}
+	}
+	var msgs []string
+	for _, w := range sc.Warnings {
+		if w == nil || !slices.Contains(rec.Lints, w.Code) || has[at{w.Code, w.Pos.Line, w.Pos.Col}] {
+			continue
+		}
+		msgs = append(msgs, fmt.Sprintf("the scenario's lints give warning[%s] at line %d, column %d (%s), which its warnings lack, and the labrun that ran knew that lint (lints): a warning was taken out after the run", w.Code, w.Pos.Line, w.Pos.Col, clip(w.Msg)))
+	}
+	return msgs
 }

@@ -514,13 +514,16 @@ func recordJSON(t *testing.T, rec *interp.Record, file string) jrec {
 // real clusters and the one these edits are written against: one section per kind of result
 // (snapshots, series, loads, execs, logs, values) instead of version 2's results map, and
 // without what later versions keep (stepParams, stepOptions, fileDigests, an exec's
-// exit.txt): a record of version 1 that keeps them had its version lowered, and is refused.
+// exit.txt, lints, invocation): a record of version 1 that keeps them had its version
+// lowered, and is refused.
 func version1(r jrec) jrec {
 	results, _ := r["results"].(map[string]any)
 	delete(r, "results")
 	delete(r, "stepParams")
 	delete(r, "stepOptions")
 	delete(r, "fileDigests")
+	delete(r, "lints")
+	delete(r, "invocation")
 	if arts, ok := r["artifacts"].([]any); ok {
 		var kept []any
 		for _, a := range arts {

@@ -187,8 +187,19 @@ func (p *Exec) Mutates(func(string) string) Mutation { return Mutation{} }
 // Summary is the command.
 func (p *Exec) Summary() string { return strings.Join(p.Argv, " ") }
 
-// ExitArtifact is the artifact in which an exec step keeps the exit code it records.
+// ExitArtifact is the artifact in which an exec step keeps the exit code it records, or, for
+// a command that ended with none (records of version 7 on), why: ExitNotStarted or ExitCut.
 const ExitArtifact = "exit.txt"
+
+// What an exec's ExitArtifact holds when the command ended without an exit code: it could not
+// be started (not found, not executable, no pod: DidNotRun, which a bare expectFail: true
+// does not expect), or the run cut it (its timeout, the scenario's, an interrupt). Neither
+// records a result, so the record alone did not tell them apart: a step that could not start,
+// edited into "failed as expected", replayed PASSED.
+const (
+	ExitNotStarted = "not started"
+	ExitCut        = "cut"
+)
 
 // Run runs the command, records stdout, stderr, the exit code and the captured groups, and
 // fails on an exit code other than exitCode.
@@ -207,22 +218,27 @@ func (p *Exec) Run(ctx context.Context, rt Runtime) error {
 	stderr := NewCapture(errFile, OutputHead, OutputTail)
 	q.Stdout, q.Stderr = stdout, stderr
 	res, err := rt.Target().Exec.Exec(ctx, q)
+	ended := ExitCut
 	if err != nil && ctx.Err() == nil {
-		err = &DidNotRun{Err: err, Why: "it could not be started"} // not found, not executable, no pod
+		ended, err = ExitNotStarted, &DidNotRun{Err: err, Why: "it could not be started"} // not found, not executable, no pod
 	}
 	// A driver that returns the output instead of streaming it (a test's) gets it captured.
 	_, _ = io.WriteString(stdout, res.Stdout)
 	_, _ = io.WriteString(stderr, res.Stderr)
 	outFile.Close()
 	errFile.Close()
+	// The exit code is kept beside the output: replay holds the record's to it, so that a
+	// record edited into a pass (its exec's exit code and outcome changed together) is refused.
+	// A command that ended without one says why.
+	if err == nil {
+		ended = strconv.FormatFloat(res.Exit, 'f', -1, 64)
+	}
+	exitFile := rt.ArtifactWriter(ExitArtifact)
+	_, _ = io.WriteString(exitFile, ended+"\n")
+	exitFile.Close()
 	if err != nil {
 		return err
 	}
-	// The exit code is kept beside the output: replay holds the record's to it, so that a
-	// record edited into a pass (its exec's exit code and outcome changed together) is refused.
-	exitFile := rt.ArtifactWriter(ExitArtifact)
-	_, _ = io.WriteString(exitFile, strconv.FormatFloat(res.Exit, 'f', -1, 64)+"\n")
-	exitFile.Close()
 	for _, c := range []*Capture{stdout, stderr} {
 		if e := c.Err(); e != nil {
 			rt.Warn(fmt.Sprintf("the command's output could not be saved whole: %v", e))

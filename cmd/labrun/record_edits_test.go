@@ -57,9 +57,9 @@ func readJSON(t *testing.T, path string) map[string]any {
 
 // asOldRecord makes the record at path one of a run made before records kept their steps'
 // parameters and own fields (version 2, no stepParams nor stepOptions, nor fileDigests, nor an
-// exec's exit.txt: a record of version 2 that keeps one had its version lowered), whose steps
-// are compared by their summaries alone. The exit.txt files beside it are removed with their
-// entries.
+// exec's exit.txt, nor lints or invocation: a record of version 2 that keeps one had its version
+// lowered), whose steps are compared by their summaries alone. The exit.txt files beside it are
+// removed with their entries.
 func asOldRecord(t *testing.T, path string) {
 	t.Helper()
 	rec := readJSON(t, path)
@@ -67,6 +67,8 @@ func asOldRecord(t *testing.T, path string) {
 	delete(rec, "stepParams")
 	delete(rec, "stepOptions")
 	delete(rec, "fileDigests")
+	delete(rec, "lints")
+	delete(rec, "invocation")
 	if arts, ok := rec["artifacts"].([]any); ok {
 		var kept []any
 		for _, a := range arts {
@@ -1230,4 +1232,189 @@ s: schema.#Scenario & {
 `, 3)
 	passedAsExpected(t, dir, rec, "chk")
 	editedRefused(t, dir, rec, `step chk: its assert "int(trim(x.stdout)) == 3" says it failed as its expectFail: true expected, but over the data the record holds from before it ran the expression has no answer (invalid operation: int(hi)`)
+}
+
+// TestExpectFailTrueNotANotStarted: a bare expectFail: true takes no command that could not
+// be started (not found) for the failure it expects: the run errs. Such an exec records no
+// result, as one its timeout cut does (which expectFail: true expects), so its record edited
+// into "failed as expected" replayed PASSED. The exec's exit.txt now says why it ended without
+// an exit code (schema.ExitNotStarted, schema.ExitCut); the run it was told from, an exec its
+// timeout cut under expectFail: true, replays as it ran.
+func TestExpectFailTrueNotANotStarted(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{name: "x", expectFail: true, exec: argv: ["labrun-no-such-command"]}]
+	expect: ["outcome.x == 'passed'"]
+}
+`, 3)
+	passedAsExpected(t, dir, rec, "x")
+	editedRefused(t, dir, rec, "step x (exec): its artifact x-exit.txt says the command was not started, but the record says the step passed as its expectFail: true expected")
+	// Its version lowered to one before exit.txt said why, or the exit.txt's entry taken out.
+	rec["version"] = 6.0
+	delete(rec, "lints")
+	editedRefused(t, dir, rec, "it says it is of version 6, but it keeps the exit.txt of exec x, which recorded no result (written since version 7)")
+	rec["version"], rec["lints"] = 7.0, []any{}
+	rec["artifacts"] = slices.DeleteFunc(rec["artifacts"].([]any), func(a any) bool { return a.(map[string]any)["name"] == "exit.txt" })
+	if err := os.Remove(filepath.Join(dir, "m", "edited", "x-exit.txt")); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, "step x: its record contradicts itself: it passed, but the record lists no exit.txt of the step")
+
+	cut, _ := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{name: "x", expectFail: true, timeout: "100ms", exec: argv: ["sleep", "5"]}]
+	expect: ["outcome.x == 'passed'"]
+}
+`, 0)
+	recs, _ := filepath.Glob(filepath.Join(cut, "r", "*[0-9a-f].json"))
+	if code, out := runIn(t, cut, "replay", recs[0]); code != 0 {
+		t.Errorf("replay of an exec its timeout cut under expectFail: true: exit %d, want 0\n%s", code, out)
+	}
+}
+
+// TestWarningsHeldToTheLints: a run keeps its scenario's lint warnings (warning[mayfail-unread]:
+// a wait that may fail whose outcome nothing reads); taken out of the record, the reports that
+// replay and merge write from it said nothing of the finding. replay, mutate and merge make the
+// lints of the source the run had again and refuse a record that lacks one of a code its labrun
+// knew (lints); a record that does not say which lints its labrun knew is of an older version.
+func TestWarningsHeldToTheLints(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "soak", background: true, load: {url: "${backends.a.url}/echo", duration: "300ms", connections: 1}},
+		{name: "g", every: "100ms", while: "soak", snapshot: backend: "a"},
+		{name: "settle", mayFail: true, timeout: "200ms", wait: {until: "g.count >= 1 && g.last.rq_active >= 50", interval: "50ms"}},
+		{await: "soak"},
+	]
+	expect: ["g.max.rq_total >= 1"]
+}
+`, 0)
+	if len(rec["warnings"].([]any)) == 0 || rec["lints"] == nil {
+		t.Fatalf("the run kept no warnings or no lints: %v, %v", rec["warnings"], rec["lints"])
+	}
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	delete(rec, "warnings")
+	editedRefused(t, dir, rec, "the scenario's lints give warning[mayfail-unread] at line 10, column 20", "which its warnings lack, and the labrun that ran knew that lint (lints): a warning was taken out after the run")
+	refused(t, dir, []string{"which its warnings lack"}, "mutate", "m/edited.json")
+	// The lints' codes taken out too: a record of version 7 keeps them.
+	delete(rec, "lints")
+	editedRefused(t, dir, rec, "it is a record of version 7 without lints")
+}
+
+// TestMergeHoldsTheInvocationsRuns: a labrun run of several scenarios keeps in each record
+// the runs it ran and its --parallel (invocation). A run of s.cue t.cue whose records of t
+// were taken out merged as PASSED s; records of runs that ran at once (--parallel 2) edited
+// to say --parallel 1, so that each read as a run that ran alone, merged as they were.
+func TestMergeHoldsTheInvocationsRuns(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, n := range []string{"s", "t"} {
+		writeIn(t, filepath.Join(dir, n+".cue"), `package lab
+
+import "labrun.dev/schema"
+
+`+n+`: schema.#Scenario & {
+	steps: [{name: "x", exec: argv: ["sleep", "0.3"]}]
+	expect: ["x.exit == 0"]
+}
+`)
+	}
+	if code, out := runIn(t, dir, "run", "-q", "--parallel", "2", "--report-dir", "r", "s.cue", "t.cue"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, out)
+	}
+	if code, out := runIn(t, dir, "merge", "-q", "--report-dir", "out", "r"); code != 0 {
+		t.Fatalf("merge of the genuine records: exit %d, want 0\n%s", code, out)
+	}
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want 2", len(recs))
+	}
+	copyRun := func(to, rec string) {
+		t.Helper()
+		if err := os.CopyFS(filepath.Join(dir, to, strings.TrimSuffix(filepath.Base(rec), ".json")), os.DirFS(strings.TrimSuffix(rec, ".json"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The record of t taken out.
+	s := recs[0]
+	if strings.Contains(s, "_t_") {
+		s = recs[1]
+	}
+	copyRun("alone", s)
+	writeJSON(t, filepath.Join(dir, "alone", filepath.Base(s)), readJSON(t, s))
+	refused(t, dir, []string{"ran 2 runs (", "but the records given hold none of ", "t.cue t (1 run): taken out, or not given"}, "merge", "-q", "--report-dir", "out", "alone")
+	// Both said to have run alone, one after the other.
+	for _, r := range recs {
+		copyRun("serial", r)
+		rec := readJSON(t, r)
+		rec["invocation"].(map[string]any)["parallel"] = 1.0
+		writeJSON(t, filepath.Join(dir, "serial", filepath.Base(r)), rec)
+	}
+	refused(t, dir, []string{"ran at most 1 run at once (--parallel 1), but 2 of its records ran at once at "}, "merge", "-q", "--report-dir", "out", "serial")
+}
+
+// TestCutExecNotPassed: an exec its timeout cut (or an interrupt) records no result and errs;
+// its record edited into a pass (the step's and the run's outcome passed, their errors taken
+// out, its end moved within its timeout), where no expectation reads its result, replayed
+// PASSED. A named exec that passed records its result; an unnamed one records none, and its
+// exit.txt says it was cut (records of version 7).
+func TestCutExecNotPassed(t *testing.T) {
+	for _, c := range []struct{ step, path, want string }{
+		{`{name: "x", timeout: "100ms", exec: argv: ["sleep", "5"]}`, "x", "step x: its record contradicts itself: it passed, but the record holds no result of it, which an exec records before it passes"},
+		{`{timeout: "100ms", exec: argv: ["sleep", "5"]}`, "steps.1", "step steps.1 (exec): its artifact steps.1-exit.txt says the command was cut, but the record says the step passed"},
+	} {
+		dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "y", exec: argv: ["echo", "ok"]},
+		`+c.step+`,
+	]
+	expect: ["y.stdout == 'ok\\n'"]
+}
+`, 3)
+		var x map[string]any
+		for _, st := range rec["steps"].([]any) {
+			if m := st.(map[string]any); m["path"] == "steps.1" {
+				x = m
+			}
+		}
+		delete(x, "error")
+		x["outcome"], x["endNs"] = "passed", x["startNs"].(float64)+50e6 // within its timeout
+		passedAs(rec, nil)
+		recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+		if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+			t.Fatal(err)
+		}
+		editedRefused(t, dir, rec, c.want)
+		if c.path != "x" {
+			continue
+		}
+		// Made a record of version 6 (no exit.txt of an exec without a result, no lints): a
+		// passed exec records its result.
+		rec["version"] = 6.0
+		delete(rec, "lints")
+		rec["artifacts"] = slices.DeleteFunc(rec["artifacts"].([]any), func(a any) bool {
+			return a.(map[string]any)["step"] == "x" && a.(map[string]any)["name"] == "exit.txt"
+		})
+		if err := os.Remove(filepath.Join(dir, "m", "edited", "x-exit.txt")); err != nil {
+			t.Fatal(err)
+		}
+		editedRefused(t, dir, rec, c.want)
+	}
 }

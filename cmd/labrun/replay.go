@@ -260,6 +260,9 @@ func (p *process) recordAndScenario(path, file string) (_ *interp.Record, _ *dsl
 		if msg := p.varsNotGiven(file, rec); msg != "" {
 			return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s", path, msg)}
 		}
+		if cs := interp.WarningAbsences(rec, sc); len(cs) > 0 {
+			return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, strings.Join(cs, "; "))}
+		}
 	}
 	unverified = ra.unverified
 	if sameSource {

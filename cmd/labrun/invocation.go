@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/interp"
+)
+
+// checkInvocations refuses the records of a labrun run of several runs (interp.Record's
+// Invocation: several scenarios, a matrix) where a scenario it ran has no record among those
+// given, or a record is of a scenario it did not run, and those that say it ran fewer runs at
+// once (its --parallel) than their times overlap. Before, a run of s.cue t.cue whose records of
+// t were taken out of the folder merged as PASSED s, and a record's parallel edited from 2 to 1
+// (so that a run would read as one that ran alone) went unseen. The records of one run say the
+// same of it. A scenario of which some records are given is held to its matrix (checkMatrices:
+// its runs without a record fail it). A run under --fail-fast that holds a run that did not
+// pass may hold no record of a scenario (the runs not started after it have none). Records
+// without invocation (a run alone, or made before version 7) are not checked; nor are records
+// whose invocation was taken out of every one of them (they read as runs of labrun run each
+// alone: records are not signed).
+func checkInvocations(cwd string, all []mergedRecord) error {
+	byID := map[string][]mergedRecord{}
+	var order []string
+	for _, m := range all {
+		inv := m.rec.Invocation
+		if inv == nil {
+			continue
+		}
+		if _, ok := byID[inv.ID]; !ok {
+			order = append(order, inv.ID)
+		}
+		byID[inv.ID] = append(byID[inv.ID], m)
+	}
+	var msgs []string
+	for _, id := range order {
+		ms := byID[id]
+		inv := *ms[0].rec.Invocation
+		if i := slices.IndexFunc(ms, func(m mergedRecord) bool { return !sameInvocation(*m.rec.Invocation, inv) }); i > 0 {
+			msgs = append(msgs, fmt.Sprintf("%s and %s are records of one labrun run (invocation %s) that say otherwise of it (%s; %s): one was edited", relPath(cwd, ms[0].from), relPath(cwd, ms[i].from), id, invocationWords(inv), invocationWords(*ms[i].rec.Invocation)))
+			continue
+		}
+		held := map[string]bool{}
+		notPassed := false
+		for _, m := range ms {
+			k := scenarioKey(unitOrSingle(m.rec))
+			if inv.Scenarios[k] == 0 {
+				msgs = append(msgs, fmt.Sprintf("%s: the labrun run that made it (invocation %s) ran %s, not %s: a record of a scenario it did not run (one whose scenario or file was edited) stands for one it ran", relPath(cwd, m.from), id, invocationWords(inv), k))
+			}
+			held[k] = true
+			notPassed = notPassed || m.rec.Outcome != interp.Passed
+		}
+		var absent []string
+		for _, k := range slices.Sorted(maps.Keys(inv.Scenarios)) {
+			if !held[k] {
+				absent = append(absent, fmt.Sprintf("%s (%d run%s)", k, inv.Scenarios[k], plural(inv.Scenarios[k])))
+			}
+		}
+		if len(absent) > 0 && !(inv.FailFast && notPassed) {
+			msgs = append(msgs, fmt.Sprintf("%s: the labrun run that made it (invocation %s) ran %s, but the records given hold none of %s: taken out, or not given; a summary of part of its runs would not say what ran: merge the records of every run it ran", relPath(cwd, ms[0].from), id, invocationWords(inv), strings.Join(absent, ", ")))
+		}
+		if n, at := mostAtOnce(ms); n > inv.Parallel {
+			msgs = append(msgs, fmt.Sprintf("%s: the labrun run that made it (invocation %s) ran at most %d run%s at once (--parallel %d), but %d of its records ran at once at %s: %s; the record was changed after the run or is corrupt", relPath(cwd, ms[0].from), id, inv.Parallel, plural(inv.Parallel), inv.Parallel, n, at.UTC().Format(time.RFC3339Nano), strings.Join(ranAt(cwd, ms, at), ", ")))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ")}
+}
+
+// scenarioKey names u's scenario as merge does: its file's folder and name, and its name.
+func scenarioKey(u *dsl.Unit) string { return fileKey(u.Matrix.File) + " " + u.Matrix.Scenario }
+
+// sameInvocation says whether a and b say the same of a labrun run.
+func sameInvocation(a, b interp.InvocationRecord) bool {
+	return a.ID == b.ID && a.Parallel == b.Parallel && a.FailFast == b.FailFast && maps.Equal(a.Scenarios, b.Scenarios)
+}
+
+// invocationWords says what a record says of the labrun run that made it: "2 runs (a/s.cue s:
+// 1, a/t.cue t: 1), --parallel 2".
+func invocationWords(inv interp.InvocationRecord) string {
+	var runs []string
+	n := 0
+	for _, k := range slices.Sorted(maps.Keys(inv.Scenarios)) {
+		runs = append(runs, fmt.Sprintf("%s: %d", k, inv.Scenarios[k]))
+		n += inv.Scenarios[k]
+	}
+	w := fmt.Sprintf("%d runs (%s), --parallel %d", n, strings.Join(runs, ", "), inv.Parallel)
+	if inv.FailFast {
+		w += ", --fail-fast"
+	}
+	return w
+}
+
+// mostAtOnce is the most of ms's runs that ran at one instant (each from its start to its end;
+// one that did not start its steps, interrupted or refused, is not counted), and that instant.
+func mostAtOnce(ms []mergedRecord) (int, time.Time) {
+	type edge struct {
+		t     time.Time
+		delta int
+	}
+	var edges []edge
+	for _, m := range ms {
+		r := m.rec
+		if r.Outcome == interp.Interrupted || r.Outcome == interp.Refused || !r.Start.Before(r.End) {
+			continue
+		}
+		edges = append(edges, edge{r.Start, 1}, edge{r.End, -1})
+	}
+	// An end before a start at one instant: a run that ends as the next starts ran alone.
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := a.t.Compare(b.t); c != 0 {
+			return c
+		}
+		return a.delta - b.delta
+	})
+	most, n := 0, 0
+	var at time.Time
+	for _, e := range edges {
+		n += e.delta
+		if n > most {
+			most, at = n, e.t
+		}
+	}
+	return most, at
+}
+
+// ranAt names the records of ms whose runs ran at t.
+func ranAt(cwd string, ms []mergedRecord, t time.Time) []string {
+	var out []string
+	for _, m := range ms {
+		if r := m.rec; !r.Start.After(t) && r.End.After(t) && r.Outcome != interp.Interrupted && r.Outcome != interp.Refused {
+			out = append(out, relPath(cwd, m.from))
+		}
+	}
+	return out
+}
