@@ -722,3 +722,33 @@ func TestCompletionAfterLet(t *testing.T) {
 		t.Errorf("hover on l.requests: %s", mustJSON(h))
 	}
 }
+
+// TestHoverVarValues: a hover on vars.<name> says the value the var is declared with and, when
+// the scenario sweeps it, the values each run reads one of: before, "`vars.rate`: number"
+// alone, so a claim such as fortio.qps > vars.rate * 0.9 did not show what it compares with
+// in the runs. A secret's values are not shown.
+func TestHoverVarValues(t *testing.T) {
+	text := strings.Replace(lab, `vars: greeting: "héllo"`, "vars: {greeting: \"héllo\", rate: 10.0, token: \"s3cr3t\"}\n\tsweep: rate: [10.0, 20.5]\n\tsecrets: [\"token\"]", 1)
+	text = strings.Replace(text, `"fortio.requests == 10"`, `"fortio.qps < vars.rate * 2 && vars.token != ''"`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	waitChecked(t, c, uri, 0)
+	for _, h := range []struct{ mark, want, not string }{
+		{"vars.rate *", "`vars.rate`: number\n\ndeclared 10 (line 6); swept: 10, 20.5 (each run reads one)", ""},
+		{"vars.greeting ==", "`vars.greeting`: string\n\ndeclared \"héllo\" (line 6)", "swept"},
+		{"vars.token !=", "`vars.token`: string\n\na secret: its value is not shown", "s3cr3t"},
+	} {
+		l, col := at(t, text, h.mark, len("vars.")+1)
+		hv := c.Hover(uri, l, col)
+		if hv == nil {
+			t.Fatalf("no hover on %s", h.mark)
+		}
+		var md protocol.MarkupContent
+		if err := json.Unmarshal(mustJSON(hv.Contents), &md); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(md.Value, h.want) || h.not != "" && strings.Contains(md.Value, h.not) {
+			t.Errorf("hover on %s:\n%s\nwant it to start with:\n%s", h.mark, md.Value, h.want)
+		}
+	}
+}

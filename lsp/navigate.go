@@ -137,6 +137,8 @@ func explainName(nm *name) string {
 		}
 	case m.field != nil && n.Results[root] != nil:
 		b.WriteString("\n\n" + fieldDoc(m.field))
+	case root == "vars" && len(nm.segs) == 2 && sc.Declared[word].IsValid():
+		b.WriteString("\n\n" + varValues(sc, word))
 	case m.field != nil && m.field.Doc != "":
 		// vars, backends, target: there from the start, no step's moment
 		b.WriteString("\n\n" + strings.TrimSpace(m.field.Doc))
@@ -156,6 +158,20 @@ func explainName(nm *name) string {
 		b.WriteString(availability(sp, r))
 	}
 	return b.String()
+}
+
+// varValues says what a var holds: the value it is declared with and, when the scenario
+// sweeps it, the values its runs read ("declared 10 (line 7); swept: 10, 20.5 (each run reads
+// one)"); of a secret, only that it is one.
+func varValues(sc *dsl.Scenario, name string) string {
+	if slices.Contains(sc.Secrets, name) {
+		return "a secret: its value is not shown"
+	}
+	out := fmt.Sprintf("declared %s (line %d)", dsl.Truncate(dsl.FormatValue(sc.Vars[name]), 80), sc.Declared[name].Line)
+	if vals := sc.Sweep[name]; len(vals) > 0 {
+		out += "; swept: " + dsl.Truncate(strings.Join(vals, ", "), 200) + " (each run reads one)"
+	}
+	return out
 }
 
 // deltaHere says what the plain delta is where the scope's expression reads it: the plan's

@@ -59,7 +59,9 @@ func buildPageWith(rec *interp.Record, f Files, timeline string) *page {
 
 // MayFailed says which steps that may fail (mayFail) did not pass in rec, each once with its
 // kind ("1 step that may fail failed: busy (wait)"; a step that failed more than once, a
-// sample or a round, says how many times), or "" when none did.
+// sample or a round, says how many times), or "" when none did. Beside a run that did not
+// pass it starts "besides, ", so that it does not read as the cause (the ✗ lines and the
+// error are).
 func MayFailed(rec *interp.Record) string {
 	names, times := mayFailedSteps(rec)
 	if len(names) == 0 {
@@ -70,10 +72,14 @@ func MayFailed(rec *interp.Record) string {
 			names[i] = fmt.Sprintf("%s ×%d", n, times[n])
 		}
 	}
+	out := fmt.Sprintf("%d steps that may fail failed: %s", len(names), strings.Join(names, ", "))
 	if len(names) == 1 {
-		return "1 step that may fail failed: " + names[0]
+		out = "1 step that may fail failed: " + names[0]
 	}
-	return fmt.Sprintf("%d steps that may fail failed: %s", len(names), strings.Join(names, ", "))
+	if rec.Outcome != interp.Passed {
+		out = "besides, " + out
+	}
+	return out
 }
 
 // mayFailedSteps are the steps that may fail (mayFail) that did not pass in rec, each once

@@ -36,7 +36,7 @@ h1{font-size:24px;margin:0 0 8px;overflow-wrap:anywhere} h2{font-size:18px;margi
 .badge.passed{background:#2e7d32} .badge.failed{background:#c62828} .badge.error,.badge.interrupted,.badge.refused{background:#ef6c00} .badge.leftover{background:#6a1b9a}
 .doc{color:#444;margin:4px 0 12px} .hint{color:#666;font-size:13px;font-weight:normal}
 table{border-collapse:collapse;font-size:13px;margin:6px 0} th,td{border:1px solid #e0e0e0;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#fafafa} td.num{text-align:right;font-variant-numeric:tabular-nums} .meta th{width:110px} .meta td{overflow-wrap:anywhere}
+th{background:#fafafa} td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap} .meta th{width:110px} .meta td{overflow-wrap:anywhere}
 .scroll{overflow-x:auto;max-width:100%}
 code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12.5px;background:#f5f5f5;padding:0 3px;border-radius:3px}
 ul.expect{list-style:none;padding-left:0;overflow-wrap:anywhere} ul.expect li{margin:4px 0} ul.warn,p.note,p.warn{overflow-wrap:anywhere} .mark{display:inline-block;width:1.2em;font-weight:bold}

@@ -127,3 +127,17 @@ func TestSeriesChartAcrossPods(t *testing.T) {
 		t.Errorf("HTML and Markdown should both say %q", why)
 	}
 }
+
+// TestHTMLNumbersKeepTheirUnit: a number cell's figure and unit stay on one line. In a
+// browser 480 pixels wide, the timeline's "ended" column of a two-step run read "0.015" over
+// "s", the unit alone on the next line.
+func TestHTMLNumbersKeepTheirUnit(t *testing.T) {
+	page := report.HTML(sampleRecord(), report.Files{})
+	rule := regexp.MustCompile(`td\.num\{[^}]*\}`).FindString(page)
+	if !strings.Contains(rule, "white-space:nowrap") {
+		t.Errorf("the HTML report's number cells wrap: %q", rule)
+	}
+	if !strings.Contains(page, `<td class="num">`) {
+		t.Errorf("the HTML report has no number cell: the rule above tests nothing")
+	}
+}

@@ -13,7 +13,9 @@ import (
 
 // TestMayFailed: a run whose steps that may fail failed says so beside its verdict, each step
 // once with its kind (a sampler's failed samples counted); a step that failed without mayFail,
-// or a mayFail step that passed, is not one of them.
+// or a mayFail step that passed, is not one of them. Beside a run that did not pass, it says
+// "besides": "FAILED s in 1s — 1 step that may fail failed: busy (wait)" read as the cause
+// where an expectation had failed.
 func TestMayFailed(t *testing.T) {
 	step := func(name, kind string, o interp.Outcome, sample int, mayFail bool) *interp.StepRecord {
 		s := &interp.StepRecord{Path: "steps.x", Name: name, Kind: kind, Outcome: o, Sample: sample}
@@ -23,18 +25,21 @@ func TestMayFailed(t *testing.T) {
 		return s
 	}
 	for _, c := range []struct {
-		steps []*interp.StepRecord
-		want  string
+		outcome interp.Outcome
+		steps   []*interp.StepRecord
+		want    string
 	}{
-		{nil, ""},
-		{[]*interp.StepRecord{step("busy", "wait", interp.Passed, 0, false), step("x", "exec", interp.Failed, 0, false)}, ""},
-		{[]*interp.StepRecord{step("busy", "wait", interp.TimedOut, 0, true)}, "1 step that may fail failed: busy (wait)"},
-		{[]*interp.StepRecord{
+		{interp.Passed, nil, ""},
+		{interp.Failed, []*interp.StepRecord{step("busy", "wait", interp.TimedOut, 0, true)}, "besides, 1 step that may fail failed: busy (wait)"},
+		{interp.Errored, []*interp.StepRecord{step("busy", "wait", interp.TimedOut, 0, true)}, "besides, 1 step that may fail failed: busy (wait)"},
+		{interp.Failed, []*interp.StepRecord{step("busy", "wait", interp.Passed, 0, false), step("x", "exec", interp.Failed, 0, false)}, ""},
+		{interp.Passed, []*interp.StepRecord{step("busy", "wait", interp.TimedOut, 0, true)}, "1 step that may fail failed: busy (wait)"},
+		{interp.Passed, []*interp.StepRecord{
 			step("busy", "wait", interp.Failed, 0, true),
 			step("g", "exec", interp.Failed, 1, true), step("g", "exec", interp.Passed, 2, false), step("g", "exec", interp.Errored, 3, true),
 		}, "2 steps that may fail failed: busy (wait), g (exec) ×2"},
 	} {
-		if got := report.MayFailed(&interp.Record{Steps: c.steps}); got != c.want {
+		if got := report.MayFailed(&interp.Record{Outcome: c.outcome, Steps: c.steps}); got != c.want {
 			t.Errorf("MayFailed = %q, want %q", got, c.want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,6 +96,10 @@ type SummaryRun struct {
 	// with its kind ("busy (wait)"): a run passes with them, and its summary says so as a
 	// single run's verdict line does.
 	MayFailed []string `json:"mayFailed,omitempty"`
+	// Error is what stopped the run, as its record says (a step that failed or erred, a
+	// timeout; "" when it ran to its end): the runs table shows why a run did not pass, where
+	// a step that may fail that failed beside it read as the cause.
+	Error string `json:"error,omitempty"`
 }
 
 // summaryOutcome is a run's outcome as a summary counts it: a failed run with an expectation
@@ -237,6 +242,7 @@ func summaryRunOf(rec *interp.Record) SummaryRun {
 		}
 	}
 	sr.MayFailed, _ = mayFailedSteps(rec)
+	sr.Error = rec.Error
 	for _, jd := range rec.Expectations {
 		sr.Expectations[jd.Src] = jd.Outcome
 		for k, v := range jd.Values {
@@ -279,7 +285,11 @@ func (s *Summary) recordContradictions(dir string) []string {
 			{"expectations", r.Expectations, want.Expectations},
 			{"values", r.Values, want.Values},
 			{"steps that may fail that failed", r.MayFailed, want.MayFailed},
+			{"error", r.Error, want.Error},
 		} {
+			if f.name == "error" && r.Error == "" {
+				continue // a summary written before it said the run's error
+			}
 			if what, g, w := firstDifference(f.name, f.got, f.want); what != "" {
 				out = append(out, fmt.Sprintf("run %s: its %s is %s, but its record %s gives %s", r.ID, what, g, filepath.Base(path), w))
 				break
@@ -506,7 +516,7 @@ func WriteSummary(dir, id string, s *Summary) ([]string, error) {
 	plots := SummaryPlots(s)
 	paths := []string{base + ".md", base + ".html", base + ".json"}
 	for i := range plots {
-		plots[i].File = fmt.Sprintf("%s.plot-%d-%s.svg", filepath.Base(base), i+1, safeName(plots[i].Var))
+		plots[i].File = filepath.Base(base) + ".plot-" + plotFileName(plots, i) + ".svg"
 		if err := WriteFile(filepath.Join(dir, plots[i].File), []byte(plots[i].SVG)); err != nil {
 			return nil, err
 		}
@@ -519,6 +529,18 @@ func WriteSummary(dir, id string, s *Summary) ([]string, error) {
 		return nil, err
 	}
 	return paths, nil
+}
+
+// plotFileName names plots[i]'s file by its number and what it draws: "1-fortio.p50-against-requests",
+// or "1-fortio.p50" for a strip plot (before, the swept var alone, so that every value drawn
+// against it had the same name but for the number; a strip plot's was "_"). The numbers are as
+// wide as the last, so that the files list in the summary's order.
+func plotFileName(plots []Plot, i int) string {
+	name := fmt.Sprintf("%0*d-%s", len(strconv.Itoa(len(plots))), i+1, safeName(truncate(plots[i].Value, 80)))
+	if plots[i].Var != "" {
+		name += "-against-" + safeName(plots[i].Var)
+	}
+	return name
 }
 
 // ReadSummary reads a summary's JSON, and refuses one that contradicts itself (Contradictions).
@@ -834,16 +856,61 @@ func fixedVars(s *Summary) string {
 	return "Fixed: " + strings.Join(parts, "; ") + "."
 }
 
-// runVerdict is a run's verdict as the tables show it: its outcome, and why it never started
-// or which steps that may fail failed.
-func runVerdict(r SummaryRun) string {
+// runVerdict is a run's verdict as the tables show it: its outcome, why it never started or did
+// not pass, and which steps that may fail failed.
+func runVerdict(s *Summary, r SummaryRun) string {
 	if r.NotStarted != "" {
 		return string(r.Outcome) + " (" + r.NotStarted + ")"
 	}
-	if len(r.MayFailed) > 0 {
-		return string(r.Outcome) + " (may fail, failed: " + strings.Join(r.MayFailed, ", ") + ")"
+	v := string(r.Outcome)
+	if why := whyNotPassed(s, r); why != "" {
+		v += ": " + why
 	}
-	return string(r.Outcome)
+	if mf := mayFailedAside(r); mf != "" {
+		v += " (" + mf + ")"
+	}
+	return v
+}
+
+// whyNotPassed says why a run of s that started did not pass: what stopped it (its positions
+// in the scenario's file by the file's name), or how many of its expectations failed or were
+// not evaluated ("" for a run that passed).
+func whyNotPassed(s *Summary, r SummaryRun) string {
+	if r.Outcome == interp.Passed {
+		return ""
+	}
+	if r.Error != "" {
+		msg := r.Error
+		if s.File != "" {
+			msg = strings.ReplaceAll(msg, filepath.Dir(s.File)+string(filepath.Separator), "")
+		}
+		return truncate(msg, 200)
+	}
+	n := map[interp.Outcome]int{}
+	for _, o := range r.Expectations {
+		n[o]++
+	}
+	var why []string
+	if n[interp.Failed] > 0 {
+		why = append(why, fmt.Sprintf("%d expectation%s failed", n[interp.Failed], plural(n[interp.Failed])))
+	}
+	if n[interp.Errored] > 0 {
+		why = append(why, fmt.Sprintf("%d expectation%s could not be evaluated", n[interp.Errored], plural(n[interp.Errored])))
+	}
+	return strings.Join(why, ", ")
+}
+
+// mayFailedAside names the steps that may fail that failed in a run: after a run that passed,
+// "may fail, failed: warm (exec)"; after one that did not, worded so that it does not read as
+// the cause ("and warm (exec), which may fail, failed").
+func mayFailedAside(r SummaryRun) string {
+	if len(r.MayFailed) == 0 {
+		return ""
+	}
+	if r.Outcome == interp.Passed {
+		return "may fail, failed: " + strings.Join(r.MayFailed, ", ")
+	}
+	return "and " + strings.Join(r.MayFailed, ", ") + ", which may fail, failed"
 }
 
 // MayFailedRuns says which steps that may fail (mayFail) failed in the summary's runs, each
@@ -946,9 +1013,9 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 	}
 	md.WriteString("---|\n")
 	for i, r := range s.Runs {
-		fmt.Fprintf(&md, "| %d | %s | %s |", i+1, sumCell(Combo(r.Vars, r.Round, s.Count)), sumCell(runVerdict(r)))
+		fmt.Fprintf(&md, "| %d | %s | %s |", i+1, sumCell(Combo(r.Vars, r.Round, s.Count)), sumCell(runVerdict(s, r)))
 		for _, e := range exprs {
-			fmt.Fprintf(&md, " %s |", r.Expectations[e])
+			fmt.Fprintf(&md, " %s |", judged(r.Expectations[e]))
 		}
 		if r.Report != "" {
 			md.WriteString(" [html](" + mdURL(r.Report) + ") |\n")
@@ -1014,7 +1081,11 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		}
 		w("<tr><th>%s</th><td>%s <span class=\"hint\">(fixed by %s; %s)</span></td></tr>", e(f.Name), e(f.Value), e(f.From), e(instead))
 	}
-	w("<tr><th>runs</th><td>%d combination%s × %d run%s each = %d</td></tr>", s.Combinations, plural(s.Combinations), s.Count, plural(s.Count), s.Planned)
+	if len(s.Sweep) == 0 { // --count alone: no combination but the one
+		w("<tr><th>runs</th><td>%d</td></tr>", s.Planned)
+	} else {
+		w("<tr><th>runs</th><td>%d combination%s × %d run%s each = %d</td></tr>", s.Combinations, plural(s.Combinations), s.Count, plural(s.Count), s.Planned)
+	}
 	w("</table></div>\n")
 
 	exprs := summaryExprs(s)
@@ -1025,7 +1096,11 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 		}
 	}
 	groups := summaryGroups(s)
-	w("<h2>Combinations</h2>\n<p class=\"hint\">One row per combination of the swept vars. e1, e2, …: how many of its runs each expectation passed (listed below); each value: the median over the runs")
+	if len(s.Sweep) == 0 {
+		w("<h2>All runs</h2>\n<p class=\"hint\">One row: the %d runs together. e1, e2, …: how many of the runs each expectation passed (listed below); each value: the median over the runs", s.Planned)
+	} else {
+		w("<h2>Combinations</h2>\n<p class=\"hint\">One row per combination of the swept vars. e1, e2, …: how many of its runs each expectation passed (listed below); each value: the median over the runs")
+	}
 	if s.Count > 1 {
 		w(", min–max under it")
 	}
@@ -1123,13 +1198,15 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	w("<th>report</th></tr>\n")
 	mark := map[interp.Outcome]string{interp.Passed: "✓", interp.Failed: "✗", interp.Errored: "!", interp.Skipped: "–"}
 	for i, r := range s.Runs {
-		w("<tr class=\"%s\"><td class=\"num\" title=\"%s\">%d</td><td>%s</td><td><span class=\"badge %s\">%s</span>%s</td>", e(string(r.Outcome)), e(r.ID), i+1, e(Combo(r.Vars, r.Round, s.Count)), e(string(r.Outcome)), e(string(r.Outcome)), notStartedHint(r))
+		w("<tr class=\"%s\"><td class=\"num\" title=\"%s\">%d</td><td>%s</td><td><span class=\"badge %s\">%s</span>%s</td>", e(string(r.Outcome)), e(r.ID), i+1, e(Combo(r.Vars, r.Round, s.Count)), e(string(r.Outcome)), e(string(r.Outcome)), runHint(s, r))
 		for _, x := range exprs {
 			o := r.Expectations[x]
-			w("<td class=\"vm %s\" title=\"%s\">%s</td>", e(string(o)), e(string(o)), mark[o])
+			w("<td class=\"vm %s\" title=\"%s\">%s</td>", e(string(o)), e(judged(o)), mark[o])
 		}
 		if r.Report != "" {
-			w("<td><a href=\"%s\">%s</a></td>", e(filepath.ToSlash(r.Report)), e(filepath.Base(r.Report)))
+			// "html", as the Markdown's link, its file's name on hover: the name took a third of
+			// the table at 480 pixels, and the verdicts beside it wrapped a word a line.
+			w("<td><a href=\"%s\" title=\"%s\">html</a></td>", e(filepath.ToSlash(r.Report)), e(filepath.Base(r.Report)))
 		} else {
 			w("<td></td>")
 		}
@@ -1139,16 +1216,29 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	return EscapeControls(b.String())
 }
 
-// notStartedHint is what the runs table shows beside a run's verdict: why it never started, or
-// which steps that may fail failed.
-func notStartedHint(r SummaryRun) string {
-	if r.NotStarted == "" {
-		if len(r.MayFailed) > 0 {
-			return " <span class=\"hint warn\">may fail, failed: " + html.EscapeString(strings.Join(r.MayFailed, ", ")) + "</span>"
-		}
-		return ""
+// judged is an expectation's outcome in a run as the runs table shows it: one the run skipped
+// (it stopped before judging) is "not judged", as the expectations table counts it.
+func judged(o interp.Outcome) string {
+	if o == interp.Skipped {
+		return "not judged"
 	}
-	return " <span class=\"hint\">" + html.EscapeString(r.NotStarted) + "</span>"
+	return string(o)
+}
+
+// runHint is what the runs table shows beside a run's verdict: why it never started or did
+// not pass, and which steps that may fail failed.
+func runHint(s *Summary, r SummaryRun) string {
+	if r.NotStarted != "" {
+		return " <span class=\"hint\">" + html.EscapeString(r.NotStarted) + "</span>"
+	}
+	out := ""
+	if why := whyNotPassed(s, r); why != "" {
+		out += " <span class=\"hint\">" + html.EscapeString(why) + "</span>"
+	}
+	if mf := mayFailedAside(r); mf != "" {
+		out += " <span class=\"hint warn\">" + html.EscapeString(mf) + "</span>"
+	}
+	return out
 }
 
 func plural(n int) string {

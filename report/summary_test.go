@@ -54,7 +54,7 @@ func TestSummaryHTML(t *testing.T) {
 		`<th>fortio.code503 <span class="unit">count</span></th>`,
 		`<th title="fortio.code503 &lt; 5">e1</th>`,
 		`<td class="vm failed" title="failed">✗</td>`,
-		`<a href="a&#34;b.html">a&#34;b.html</a>`,
+		`<a href="a&#34;b.html" title="a&#34;b.html">html</a>`,
 		`<div class="chart"><svg`,
 		">fortio.code503 against max</text>",
 		"<th>max</th><td>1, 2 <span class=\"hint\">(--sweep)</span></td>",

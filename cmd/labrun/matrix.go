@@ -110,7 +110,7 @@ func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, e
 		if err != nil {
 			return nil, err
 		}
-		w.keepShard(spec, x.target)
+		w.keepShard(spec, x.target, p.sources)
 	}
 	return w, nil
 }
@@ -605,7 +605,13 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 			for _, r := range runs {
 				code = worse(code, r.code)
 				tally.count(r.code)
-				lines = append(lines, line{strings.ToUpper(string(r.rec.Outcome)), nameOf(m), report.MayFailed(r.rec), r.report})
+				verdict := strings.ToUpper(string(r.rec.Outcome))
+				if r.code == exitLeftovers {
+					// As a summary's line says it, and the total counts it: before, the line
+					// of a run whose cleanup left objects behind read PASSED.
+					verdict = strings.TrimPrefix(verdict+", LEFT OBJECTS BEHIND", "PASSED, ")
+				}
+				lines = append(lines, line{verdict, nameOf(m), report.MayFailed(r.rec), r.report})
 			}
 			if len(runs) == 0 {
 				// A run that never started (--fail-fast, an interrupt) is said, as a shard's

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -72,9 +74,9 @@ const maxImpossibleShown = 3
 
 // writeMutation prints the mutants as a table, then the score.
 func writeMutation(p *process, rep *interp.MutationReport) {
-	fmt.Fprintf(p.Stdout, "mutants of %s\n", rep.Scenario)
-	tw := tabwriter.NewWriter(p.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MUTANT\tVERDICT")
+	width := p.wrapWidth()
+	fmt.Fprintln(p.Stdout, wrapLines("mutants of "+rep.Scenario, width, 2))
+	var rows [][2]string
 	for _, m := range rep.Mutants {
 		verdict := "SURVIVED"
 		switch {
@@ -104,25 +106,48 @@ func writeMutation(p *process, rep *interp.MutationReport) {
 			// Expectations that call now() keep their recorded outcome: they did not judge it.
 			verdict += " (not judged by " + strings.Join(m.NotJudged, "; ") + ": an expectation that calls now() keeps the outcome the run recorded)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", m.Name, verdict)
+		rows = append(rows, [2]string{m.Name, verdict})
 	}
-	tw.Flush()
+	writeMutants(p.Stdout, rows, width)
 	n := len(rep.Mutants) - rep.Impossible
 	switch {
 	case n == 0 && rep.Impossible > 0:
-		fmt.Fprintf(p.Stdout, "score: no mutant a run could record (%d impossible ones, not counted), so it cannot tell whether the expectations would fail on a wrong outcome\n", rep.Impossible)
+		fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("score: no mutant a run could record (%d impossible ones, not counted), so it cannot tell whether the expectations would fail on a wrong outcome", rep.Impossible), width, 2))
 	case n == 0 && rep.Expectations == 0:
-		fmt.Fprintln(p.Stdout, "score: no mutants: the scenario has no expectations (mutate judges those; its assert and wait steps were judged during the run), so it cannot tell whether anything would fail on a wrong outcome")
+		fmt.Fprintln(p.Stdout, wrapLines("score: no mutants: the scenario has no expectations (mutate judges those; its assert and wait steps were judged during the run), so it cannot tell whether anything would fail on a wrong outcome", width, 2))
 	case n == 0:
-		fmt.Fprintln(p.Stdout, "score: no mutants: the expectations read nothing labrun mutate changes (a load, a snapshot or delta, a result, a step's time or outcome), so it cannot tell whether they would fail on a wrong outcome")
+		fmt.Fprintln(p.Stdout, wrapLines("score: no mutants: the expectations read nothing labrun mutate changes (a load, a snapshot or delta, a result, a step's time or outcome), so it cannot tell whether they would fail on a wrong outcome", width, 2))
 	default:
-		fmt.Fprintf(p.Stdout, "score: %d of %d mutants killed (%.0f%%); %d survive with a reason, %d without", rep.Killed, n, 100*float64(rep.Killed)/float64(n), rep.Allowed, rep.Unexplained)
+		score := fmt.Sprintf("score: %d of %d mutants killed (%.0f%%); %d survive with a reason, %d without", rep.Killed, n, 100*float64(rep.Killed)/float64(n), rep.Allowed, rep.Unexplained)
 		if rep.Impossible > 0 {
-			fmt.Fprintf(p.Stdout, "; %d impossible (no run records them), not counted", rep.Impossible)
+			score += fmt.Sprintf("; %d impossible (no run records them), not counted", rep.Impossible)
 		}
-		fmt.Fprintln(p.Stdout)
+		fmt.Fprintln(p.Stdout, wrapLines(score, width, 2))
 	}
 	for _, k := range rep.Unused {
-		fmt.Fprintf(p.Stdout, "survivors names %q, which is no mutant of this run: it allows nothing\n", k)
+		fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("survivors names %q, which is no mutant of this run: it allows nothing", k), width, 2))
+	}
+}
+
+// writeMutants writes the mutants and their verdicts: a table, its rows wrapped to width (0:
+// not a terminal, whole); where the mutants' column would leave the verdicts less than half of
+// width, each mutant on its line and its verdict indented under it. At 80 columns the table's
+// rows went past the terminal's edge, which broke them mid-word.
+func writeMutants(w io.Writer, rows [][2]string, width int) {
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MUTANT\tVERDICT")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\n", r[0], r[1])
+	}
+	tw.Flush()
+	head, _, _ := strings.Cut(table.String(), "\n")
+	if width == 0 || strings.LastIndex(head, "VERDICT") <= width/2 {
+		_, _ = io.WriteString(w, wrapTable(table.String(), "VERDICT", width))
+		return
+	}
+	for _, r := range rows {
+		fmt.Fprintln(w, wrapLines(r[0], width, 2))
+		fmt.Fprintln(w, wrapLines("    "+r[1], width, 6))
 	}
 }

@@ -213,26 +213,43 @@ func writePlan(w io.Writer, pl *dsl.Plan, width int) {
 // writeUnits lists the runs of a matrix: each with its id, its vars and its planned span.
 func writeUnits(w io.Writer, pl *dsl.Plan, width int) {
 	fmt.Fprintln(w, wrapLines("  runs: "+matrixSummary(pl.Matrix), width, 4))
+	table := unitsTable(pl, true)
+	if head, _, _ := strings.Cut(table, "\n"); width > 0 && visibleLen(strings.TrimRight(head, " ")) > width {
+		// Too wide for the terminal: PLANNED went on alone on the next line (with --count 2's
+		// ROUND column). The VARS column goes; each run's ID names its vars too.
+		table = unitsTable(pl, false)
+	}
+	_, _ = io.WriteString(w, wrapTable(table, "PLANNED", width))
+}
+
+// unitsTable is the table of the matrix's runs: each with its id, its vars (withVars), its
+// round and its planned span.
+func unitsTable(pl *dsl.Plan, withVars bool) string {
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	// A matrix of one run per combination has no column of rounds: its "1 of 1" on every row
 	// said nothing, and at 80 columns a sweep's rows filled the line and PLANNED went on
 	// alone on the next.
-	if pl.Matrix.Count == 1 {
-		fmt.Fprintln(tw, "  RUN\tID\tVARS\tPLANNED")
-	} else {
-		fmt.Fprintln(tw, "  RUN\tID\tVARS\tROUND\tPLANNED")
+	head := "  RUN\tID\t"
+	if withVars {
+		head += "VARS\t"
 	}
+	if pl.Matrix.Count > 1 {
+		head += "ROUND\t"
+	}
+	fmt.Fprintln(tw, head+"PLANNED")
 	for i, u := range pl.Units {
-		vars := strings.ReplaceAll(dsl.ComboKey(u.Vars), ",", " ")
-		round := ""
-		if pl.Matrix.Count > 1 {
-			round = fmt.Sprintf("%d of %d\t", u.Round, pl.Matrix.Count)
+		row := fmt.Sprintf("  %d\t%s\t", i+1, u.ID)
+		if withVars {
+			row += or(strings.ReplaceAll(dsl.ComboKey(u.Vars), ",", " "), "-") + "\t"
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s%s\n", i+1, u.ID, or(vars, "-"), round, u.Planned)
+		if pl.Matrix.Count > 1 {
+			row += fmt.Sprintf("%d of %d\t", u.Round, pl.Matrix.Count)
+		}
+		fmt.Fprintf(tw, "%s%s\n", row, u.Planned)
 	}
 	tw.Flush()
-	_, _ = io.WriteString(w, wrapTable(table.String(), "PLANNED", width))
+	return table.String()
 }
 
 // wrapTable wraps each line of a table (tabwriter's output, its first line the header) at
