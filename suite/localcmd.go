@@ -68,8 +68,9 @@ func shellScript(argv []string, stdin string, scriptFile func([]string) (string,
 }
 
 // localFiles are the files on this machine a command writes and reads, as far as its words
-// say: a shell's redirections (> f, >> f, 2> f, < f) and the operands of commands known to
-// write files (touch, rm, tee, mkdir, mv, cp's last) or to read them (cat, head, diff, ...).
+// say: a shell's redirections (> f, >> f, >| f, 2> f, < f) and the operands of commands known
+// to write files (touch, rm, tee, mkdir, mv, cp's last, sort -o's, dd of=, sed -i's files) or
+// to read them (cat, head, diff, dd if=, ...).
 // Paths are as written; one known only when the command runs ($f, a glob) is left out, and
 // so is a script not known before the run.
 func localFiles(argv []string, stdin string, scriptFile func([]string) (string, bool)) (writes, reads []string) {
@@ -119,13 +120,45 @@ func localFiles(argv []string, stdin string, scriptFile func([]string) (string, 
 		if start >= len(rest) {
 			continue
 		}
+		name, args := path.Base(rest[start]), rest[start+1:]
 		var operands []string
-		for _, w := range rest[start+1:] {
+		for i := 0; i < len(args); i++ {
+			w := args[i]
+			// An option's own argument is no operand: sort -o OUT, sed -e SCRIPT.
+			switch {
+			case name == "sort" && (w == "-o" || w == "--output"), name == "sed" && sedScript(w):
+				if i+1 < len(args) {
+					i++
+					if name == "sort" {
+						add(&writes, args[i])
+					}
+				}
+				continue
+			case name == "sort" && strings.HasPrefix(w, "--output="):
+				add(&writes, strings.TrimPrefix(w, "--output="))
+			case name == "sort" && strings.HasPrefix(w, "-o"):
+				add(&writes, strings.TrimPrefix(w, "-o"))
+			case name == "dd" && strings.HasPrefix(w, "of="):
+				add(&writes, strings.TrimPrefix(w, "of="))
+			case name == "dd" && strings.HasPrefix(w, "if="):
+				add(&reads, strings.TrimPrefix(w, "if="))
+			}
 			if !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "<") && !strings.HasPrefix(w, ">") { // <<EOF, <(cmd)
 				operands = append(operands, w)
 			}
 		}
-		switch name := path.Base(rest[start]); {
+		if name == "sed" && sedInPlace(args) {
+			// sed -i writes each file it is given; its script is the first operand unless
+			// -e or -f gave it.
+			if !slices.ContainsFunc(args, sedScript) && len(operands) > 0 {
+				operands = operands[1:]
+			}
+			for _, o := range operands {
+				add(&writes, o)
+			}
+			continue
+		}
+		switch {
 		case fileWriters[name]:
 			for _, o := range operands {
 				add(&writes, o)
@@ -139,6 +172,24 @@ func localFiles(argv []string, stdin string, scriptFile func([]string) (string, 
 		}
 	}
 	return writes, reads
+}
+
+// sedScript says a sed option gives its script (in the next word).
+func sedScript(w string) bool {
+	return w == "-e" || w == "--expression" || w == "-f" || w == "--file"
+}
+
+// sedInPlace says sed's arguments edit its files in place (-i, -i.bak, --in-place, -ni).
+func sedInPlace(args []string) bool {
+	return slices.ContainsFunc(args, func(w string) bool {
+		if strings.HasPrefix(w, "-i") || strings.HasPrefix(w, "--in-place") {
+			return true
+		}
+		// A cluster of short options whose i takes the rest as its suffix: -ni, -Ei.bak.
+		opts, ok := strings.CutPrefix(w, "-")
+		i := strings.IndexByte(opts, 'i')
+		return ok && i > 0 && !strings.HasPrefix(opts, "-") && strings.Trim(opts[:i], "nrsuzE") == ""
+	})
 }
 
 // fileWriters are the commands that write (create, change or remove) each file they name.
@@ -197,6 +248,8 @@ func shellCommands(script string) []string {
 			b.WriteByte(c)
 		case c == '#' && (b.Len() == 0 || strings.HasSuffix(b.String(), " ")):
 			comment = true
+		case c == '|' && strings.HasSuffix(b.String(), ">"):
+			b.WriteByte(c) // >|: a redirection (over noclobber), not a pipe
 		case strings.IndexByte(";&|\n()", c) >= 0:
 			cut()
 		default:

@@ -94,6 +94,20 @@ func TestLocalFiles(t *testing.T) {
 		{[]string{"sh", "-c", "cat <<EOF\nhi\nEOF"}, "", nil, nil},
 		{[]string{"curl", "-s", "http://x/"}, "", nil, nil},
 		{[]string{"sh", "run.sh"}, "", nil, nil}, // a script not known before the run
+		// Writes that two runs of a --parallel suite missed, each then judged on what the other
+		// wrote: >| (noclobber's override, split at its | as a pipe), sort -o, dd of=, sed -i.
+		{[]string{"sh", "-c", "echo B >|state.txt"}, "", []string{"state.txt"}, nil},
+		{[]string{"sh", "-c", "echo B >| state.txt"}, "", []string{"state.txt"}, nil},
+		{[]string{"sh", "-c", "sort -u -o out.txt in.txt"}, "", []string{"out.txt"}, []string{"in.txt"}},
+		{[]string{"sort", "--output=out.txt", "in.txt"}, "", []string{"out.txt"}, []string{"in.txt"}},
+		{[]string{"sh", "-c", "sort -oout.txt in.txt"}, "", []string{"out.txt"}, []string{"in.txt"}},
+		{[]string{"dd", "if=in.bin", "of=out.bin", "bs=1"}, "", []string{"out.bin"}, []string{"in.bin"}},
+		{[]string{"sh", "-c", "sed -i s/A/B/ state.txt"}, "", []string{"state.txt"}, nil},
+		{[]string{"sed", "-i.bak", "-e", "s/A/B/", "a.txt", "b.txt"}, "", []string{"a.txt", "b.txt"}, nil},
+		{[]string{"sed", "s/A/B/", "a.txt"}, "", nil, nil},
+		{[]string{"sed", "-ni.orig", "p", "a.txt"}, "", []string{"a.txt"}, nil},
+		{[]string{"sed", "-Ei", "s/A/B/", "a.txt"}, "", []string{"a.txt"}, nil},
+		{[]string{"sed", "-n", "-e", "p", "a.txt"}, "", nil, nil},
 	} {
 		w, r := localFiles(c.argv, c.stdin, none)
 		if !slices.Equal(w, c.writes) || !slices.Equal(r, c.reads) {

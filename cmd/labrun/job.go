@@ -206,17 +206,20 @@ func (p *process) job(args []string, f *jobFlags) error {
 	if f.allowSystem {
 		runArgs = append(runArgs, "--allow-system-namespaces")
 	}
-	for _, a := range args {
-		rest := ""
-		if strings.HasSuffix(a, "/...") {
-			a, rest = strings.TrimSuffix(a, "/..."), "/..."
-		}
+	// DIR/... goes to the pods as the folders it finds here: the kubelet mounts a ConfigMap's
+	// files behind symlinks (each top-level name links to ..data/<name>), which a walk does not
+	// follow, so in the pod DIR/... found DIR alone and the scenarios below it never ran.
+	dirs, err := expandPaths(p.Cwd, args)
+	if err != nil {
+		return err
+	}
+	for _, a := range dirs {
 		abs := inCwd(p.Cwd, a)
 		rel, err := filepath.Rel(p.Cwd, abs)
 		if err != nil || strings.HasPrefix(rel, "..") {
 			return &exitError{exitInvalid, fmt.Sprintf("%s is outside this folder: run labrun job from a folder that holds it", a)}
 		}
-		runArgs = append(runArgs, filepath.ToSlash(rel)+rest)
+		runArgs = append(runArgs, filepath.ToSlash(rel))
 	}
 	spec.Args = runArgs
 	var scenarios []*dsl.Scenario

@@ -153,6 +153,9 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 	if err := checkShards(all); err != nil {
 		return err
 	}
+	if err := checkInvocations(p.Cwd, all); err != nil {
+		return err
+	}
 	if err := checkMatrices(p.Cwd, all); err != nil {
 		return err
 	}
@@ -408,6 +411,7 @@ func checkShards(all []mergedRecord) error {
 	type shard struct{ runs, held int }
 	splits := map[split]map[int]*shard{}
 	units := map[split][]*dsl.Unit{} // the runs the records of each split hold
+	sources := map[split][]string{}  // and their sources, in that order
 	var order []split
 	// The shards of one split run one plan: a scenario's matrix (its --count, --pass-rate,
 	// sweep) is the same in each. Shards run with other flags would each be summarized as
@@ -459,6 +463,7 @@ func checkShards(all []mergedRecord) error {
 		}
 		s.held++
 		units[k] = append(units[k], unitOrSingle(m.rec))
+		sources[k] = append(sources[k], m.rec.Source)
 	}
 	if len(msgs) > 0 {
 		return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ")}
@@ -482,7 +487,8 @@ func checkShards(all []mergedRecord) error {
 			// As many runs as the split planned, but they must be its runs: before, a failed
 			// run's record replaced by a record of another scenario (its shard edited to
 			// match), or renamed, merged as a split every run of which passed.
-			if k.plan != "" && planHash(units[k]) != k.plan {
+			// A labrun before the plan held the sources hashed the runs alone.
+			if k.plan != "" && planHash(units[k], sources[k]) != k.plan && planHash(units[k], nil) != k.plan {
 				msgs = append(msgs, fmt.Sprintf("the %d shards planned %d runs; the records hold %d, but not the runs planned (%s): a record of a run the split did not plan (another scenario's, or one whose scenario, file or run id was edited) stands for one it planned", k.count, k.all, held, heldRuns(units[k])))
 			}
 			continue
@@ -534,7 +540,7 @@ func heldRuns(units []*dsl.Unit) string {
 	n := map[string]int{}
 	var keys []string
 	for _, u := range units {
-		k := fileKey(u.Matrix.File) + " " + u.Matrix.Scenario
+		k := scenarioKey(u)
 		if n[k] == 0 {
 			keys = append(keys, k)
 		}
@@ -797,7 +803,8 @@ type loadedScenario struct {
 	// vars but not with the record's (refusedVars says so): the record's vars were not a run's.
 	badVars string
 	// ungiven, when not "": the file is the source the record ran, and the record's vars
-	// that no one gave are not the source's (varsNotGiven).
+	// that no one gave are not the source's (varsNotGiven), or its warnings lack one its
+	// lints give (interp.WarningAbsences).
 	ungiven string
 	// hide hides the values of secrets that the scenario's source writes out itself
 	// (interp.ChangedStep).
@@ -837,6 +844,11 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 		l.why = "their scenario file here declares no such scenario"
 	} else if !l.changed {
 		l.ungiven = p.varsNotGiven(file, rec)
+		// Loaded for the scenario's own target: its lints are the run's where that is the
+		// run's target (a run given --target may lint otherwise).
+		if cs := interp.WarningAbsences(rec, l.sc); l.ungiven == "" && len(cs) > 0 && l.sc.Target == rec.Target {
+			l.ungiven = strings.Join(cs, "; ") + "; the record was changed after the run or is corrupt"
+		}
 	}
 	return l
 }
@@ -932,7 +944,7 @@ func relAll(cwd string, paths []string) []string {
 func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 	byID := map[string]int{}
 	var out []mergedRecord
-	var msgs []string
+	var msgs, splitMsgs []string
 	for _, m := range all {
 		id := fileKey(m.rec.File) + ":" + unitOrSingle(m.rec).ID
 		i, ok := byID[id]
@@ -944,6 +956,13 @@ func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 		if diff := differentRuns(out[i].rec, m.rec); diff != "" {
 			msgs = append(msgs, fmt.Sprintf("%s and %s are both run %s but of different experiments: %s",
 				relPath(p.Cwd, out[i].from), relPath(p.Cwd, m.from), unitOrSingle(m.rec).ID, diff))
+			continue
+		}
+		if a, b := out[i].rec.Shard, m.rec.Shard; a != nil && b != nil && a.Count == b.Count && a.Plan == b.Plan && a.Index != b.Index {
+			// Not a shard run twice: two shards of one split that each held the run. Before,
+			// the later was kept as a retry, and merge said a shard was short of its runs.
+			splitMsgs = append(splitMsgs, fmt.Sprintf("run %s ran in shard %d/%d (%s) and in shard %d/%d (%s)",
+				unitOrSingle(m.rec).ID, a.Index, a.Count, relPath(p.Cwd, out[i].from), b.Index, b.Count, relPath(p.Cwd, m.from)))
 			continue
 		}
 		keep := out[i]
@@ -970,6 +989,9 @@ func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 	}
 	if len(msgs) > 0 {
 		return nil, &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: the runs ran different experiments under one id; merge them apart"}
+	}
+	if len(splitMsgs) > 0 {
+		return nil, &exitError{exitInvalid, "merge: " + strings.Join(splitMsgs, "\nlabrun: merge: ") + "\nlabrun: merge: the jobs split the runs differently, and a run may have run in no shard: every job must work out the split from the same paths, flags and files (what a run touches is read before it runs, such as a process's config file or a file it applies; one that differs between the machines moves runs between shards)"}
 	}
 	if err := p.checkClones(out); err != nil {
 		return nil, err

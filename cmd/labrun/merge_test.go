@@ -141,7 +141,7 @@ func TestCheckShards(t *testing.T) {
 		plan = append(plan, &dsl.Unit{ID: fmt.Sprintf("s#%d", r), Matrix: m, Combination: 1, Round: r})
 	}
 	ofPlan := func(i int, id string) mergedRecord {
-		r := withPlan(rec(i, 2, 2, 4), planHash(plan))
+		r := withPlan(rec(i, 2, 2, 4), planHash(plan, nil))
 		r.rec.Scenario = "s"
 		r.rec.Unit = &dsl.Unit{ID: id, Matrix: m, Combination: 1, Round: 1}
 		return r

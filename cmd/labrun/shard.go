@@ -58,11 +58,16 @@ func (p *process) parseShard(s string) (suite.ShardSpec, error) {
 	return spec, nil
 }
 
-// keepShard keeps the units of shard spec, and the matrices that have some.
-func (w *work) keepShard(spec suite.ShardSpec, target string) {
+// keepShard keeps the units of shard spec, and the matrices that have some; src gives the
+// sources of the split's files (planHash).
+func (w *work) keepShard(spec suite.ShardSpec, target string, src *sourceHashes) {
 	jobs, _ := jobsOf(w, target)
 	shards := suite.Shards(jobs, spec.Count)
-	sh := &shardOf{spec: spec, all: len(w.units), plan: planHash(w.units)}
+	sources := make([]string, len(w.units))
+	for i, u := range w.units {
+		sources[i] = src.of(u.Matrix.File)
+	}
+	sh := &shardOf{spec: spec, all: len(w.units), plan: planHash(w.units, sources)}
 	for _, j := range jobs {
 		sh.planned += j.Planned
 	}
@@ -85,14 +90,22 @@ func (w *work) keepShard(spec suite.ShardSpec, target string) {
 	w.units, w.matrices, w.shard = units, matrices, sh
 }
 
-// planHash identifies the runs of a split, the same on every machine that works them out:
-// "sha256:<hex>" of each unit's scenario file (its folder and name, as merge tells files apart:
-// fileKey), scenario and id, in order. Before, a shard's record kept only the number of runs of
-// its split, and merge took shards of two scenario sets of as many runs for one split.
-func planHash(units []*dsl.Unit) string {
+// planHash identifies the runs of a split, the same on every machine that works them out from
+// one checkout: "sha256:<hex>" of each unit's scenario file (its folder and name, as merge tells
+// files apart: fileKey), scenario, id and the source of its file (sourceHashes.of; sources
+// holds it per unit, nil for none), in order. Before, a shard's record kept only the number
+// of runs of its split, and merge took shards of two scenario sets of as many runs for one
+// split; then, without the sources, shards run from two checkouts (a scenario fixed between
+// the CI jobs) were one split, and their merge said PASSED of a scenario that fails in the
+// checkout the other shards ran, no scenario having records of two sources.
+func planHash(units []*dsl.Unit, sources []string) string {
 	keys := make([]string, 0, len(units))
-	for _, u := range units {
-		keys = append(keys, fileKey(u.Matrix.File)+"\x00"+u.Matrix.Scenario+"\x00"+u.ID)
+	for i, u := range units {
+		k := fileKey(u.Matrix.File) + "\x00" + u.Matrix.Scenario + "\x00" + u.ID
+		if sources != nil {
+			k += "\x00" + sources[i]
+		}
+		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	sum := sha256.New()

@@ -4,6 +4,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,11 +45,11 @@ func TestSpoolLeftByKilledRun(t *testing.T) {
 
 	var stderr bytes.Buffer
 	p := &process{Stderr: &stderr, Cwd: dir}
-	spool, release, err := p.spoolDir(dir, "dddd")
+	spool, done, err := p.spoolDir(dir, "dddd")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer release()
+	defer done()
 	if _, err := os.Stat(dead); !os.IsNotExist(err) {
 		t.Errorf("the dead run's spool %s is still there (%v)", dead, err)
 	}
@@ -69,13 +71,50 @@ func TestSpoolLeftByKilledRun(t *testing.T) {
 		t.Errorf("the new spool's lock is not held")
 	}
 	stderr.Reset()
-	spool2, release2, err := p.spoolDir(dir, "eeee")
+	_, done2, err := p.spoolDir(dir, "eeee")
 	if err != nil {
 		t.Fatal(err)
 	}
-	release2()
-	os.RemoveAll(spool2)
+	done2()
 	if _, err := os.Stat(spool); err != nil || stderr.Len() > 0 {
 		t.Errorf("a live spool was swept: %v, stderr %q", err, stderr.String())
+	}
+}
+
+// TestSpoolEndedBesideAnotherRun: the runs of a --parallel suite (or labruns sharing a report
+// directory) each sweep it as they start. A run that ended released its spool's lock before it
+// removed the folder, and another run sweeping in between removed it too and warned "the
+// output a run killed before its end (kill -9) was streaming, never reported" of a run that
+// had reported everything (seen once in 27 runs of a --parallel 3 suite). A run's end removes
+// its folder, then releases the lock: no sweep sees it unlocked.
+func TestSpoolEndedBesideAnotherRun(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	sweeper := &process{Stderr: &stderr, Cwd: dir}
+	stop := make(chan struct{})
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				sweeper.sweepSpools(dir)
+			}
+		}
+	}()
+	p := &process{Stderr: io.Discard, Cwd: dir}
+	for i := 0; i < 1000; i++ {
+		_, done, err := p.spoolDir(dir, fmt.Sprintf("r%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		done()
+	}
+	close(stop)
+	<-swept
+	if stderr.Len() > 0 {
+		t.Errorf("a sweep beside runs that ended warned: %q", stderr.String())
 	}
 }

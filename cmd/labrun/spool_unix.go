@@ -37,5 +37,15 @@ func spoolDead(dir string) bool {
 	defer f.Close()
 	// EWOULDBLOCK: a live run holds it. Taken, it is held by this process until f is closed,
 	// as the folder is removed.
-	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false
+	}
+	// A run that ended removes its folder, then releases the lock (spoolDir): a lock taken
+	// after that is of a file no longer in the folder, which is gone, not dead.
+	held, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Stat(filepath.Join(dir, spoolLockName))
+	return err == nil && os.SameFile(held, now)
 }

@@ -69,7 +69,8 @@ func RenderJob(s JobSpec) []map[string]any {
 	data := map[string]any{}
 	var items []any
 	for i, f := range s.Files {
-		key := fmt.Sprintf("f%d-%s", i, configMapKey(f.Path))
+		key := fmt.Sprintf("f%d-", i)
+		key += lastBytes(configMapKey(f.Path), configMapKeyMax-len(key))
 		data[key] = f.Data
 		items = append(items, map[string]any{"key": key, "path": f.Path})
 	}
@@ -156,6 +157,17 @@ func RenderJob(s JobSpec) []map[string]any {
 		},
 	})
 	return out
+}
+
+// configMapKeyMax is the longest ConfigMap key the API server takes (IsConfigMapKey).
+const configMapKeyMax = 253
+
+// lastBytes is the tail of s of at most n bytes (s is ASCII).
+func lastBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
 }
 
 // configMapKey is a path as a ConfigMap key ([-._a-zA-Z0-9]+).

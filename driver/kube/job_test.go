@@ -3,11 +3,13 @@ package kube
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // TestRenderJobDecodesStrictly: every object RenderJob renders decodes into its Kubernetes
@@ -90,5 +92,32 @@ func TestRenderJobDecodesStrictly(t *testing.T) {
 	}
 	if len(mounted) != 2 || mounted[0] != "lab/a.cue" || mounted[1] != "lab/b c.cue" {
 		t.Errorf("mounted %v", mounted)
+	}
+}
+
+// TestRenderJobLongPathKey: a ConfigMap key is at most 253 characters (the API server's
+// IsConfigMapKey); a scenario file's path is not. The key of a long path was its whole path,
+// and kubectl apply refused the ConfigMap. Each key is still its own (its index) and names
+// the file's tail.
+func TestRenderJobLongPathKey(t *testing.T) {
+	long := strings.Repeat("a-rather-long-folder-name/", 12) + "scenario.cue"
+	spec := JobSpec{Name: "suite", Namespace: "labrun", Image: "labrun:dev", Shards: 1, Parallelism: 1,
+		Files: []JobFile{{Path: long, Data: "package lab\n"}, {Path: "lab/a.cue", Data: "package lab\n"}}}
+	for _, o := range RenderJob(spec) {
+		if o["kind"] != "ConfigMap" {
+			continue
+		}
+		data := o["data"].(map[string]any)
+		if len(data) != 2 {
+			t.Errorf("%d keys, want 2", len(data))
+		}
+		for k := range data {
+			if errs := validation.IsConfigMapKey(k); len(errs) > 0 {
+				t.Errorf("key %q: %v", k, errs)
+			}
+		}
+		if _, ok := data["f1-lab_a.cue"]; !ok {
+			t.Errorf("keys %v, want f1-lab_a.cue among them", data)
+		}
 	}
 }
