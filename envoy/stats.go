@@ -21,6 +21,27 @@ func StatsFilter(cluster string) string {
 	return `^cluster\.` + regexp.QuoteMeta(cluster) + `(?:;\.|\.` + dottedStatRE + `)`
 }
 
+// ShownPath is an admin URL or path as an error shows it: without the stats filter, the
+// regular expression StatsFilter makes of a cluster's name (~1,500 characters URL-encoded),
+// which said nothing a reader could use and hid the rest of the message ("stats?type=Counters"
+// for "stats?filter=%5Ecluster%5C.c…&type=Counters"). The caller names the cluster.
+func ShownPath(u string) string {
+	path, query, ok := strings.Cut(u, "?")
+	if !ok {
+		return u
+	}
+	var kept []string
+	for _, p := range strings.Split(query, "&") {
+		if !strings.HasPrefix(p, "filter=") {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		return path
+	}
+	return path + "?" + strings.Join(kept, "&")
+}
+
 // dottedStatRE is isDottedClusterStat as an RE2 over the rest of the name; keep them in step.
 const dottedStatRE = `(?:[a-z0-9-]*(?:[^a-z0-9.;-]|;+[^;.]|;+$)` + noSemiDotRE +
 	`|version$` +

@@ -3,6 +3,7 @@ package envoy
 import (
 	"bytes"
 	"maps"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -459,5 +460,24 @@ func TestLongerClusterCurrentStyle(t *testing.T) {
 	}
 	if regexp.MustCompile(StatsFilter("outbound|8080||backend")).MatchString(name) {
 		t.Errorf("StatsFilter matches %q", name)
+	}
+}
+
+// TestShownPath: what an error shows of an admin read leaves the stats filter out and keeps
+// the rest of the URL or path as written.
+func TestShownPath(t *testing.T) {
+	filter := "filter=" + url.QueryEscape(StatsFilter("outbound|8080||b.lab.svc.cluster.local"))
+	for in, want := range map[string]string{
+		"stats?" + filter + "&type=Counters":                      "stats?type=Counters",
+		"http://127.0.0.1:15000/stats?" + filter + "&type=Gauges": "http://127.0.0.1:15000/stats?type=Gauges",
+		"http://127.0.0.1:15000/stats?type=Histograms&" + filter:  "http://127.0.0.1:15000/stats?type=Histograms",
+		"stats?" + filter:               "stats",
+		"clusters?format=json":          "clusters?format=json",
+		"config_dump?include_eds":       "config_dump?include_eds",
+		"http://127.0.0.1:9090/metrics": "http://127.0.0.1:9090/metrics",
+	} {
+		if got := ShownPath(in); got != want {
+			t.Errorf("ShownPath(%.60q…) = %q, want %q", in, got, want)
+		}
 	}
 }

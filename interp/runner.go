@@ -154,7 +154,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		Target: r.target.Name, Where: r.target.Describe, Vars: sc.Vars,
 		TargetValues: r.target.Values, Clusters: clusterRecords(sc, r.target), Start: now, StepsStart: now,
 		Results: map[string]*Result{}, AllowReset: sc.AllowReset,
-		Namespaces: sc.Generated, Warnings: sc.Warnings,
+		Namespaces: sc.Generated, Warnings: sc.Warnings, Lints: dsl.LintCodeList(),
 	}
 	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}, redact: NewRedactor(sc)}
 	ru.judge = NewJudge(rec, sc)
@@ -235,6 +235,18 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 	ru.cleanupLate(cctx)
 	cancel()
 	ru.closeWriters()
+	if ru.target.Ended != nil {
+		if msg := ru.target.Ended(); msg != "" {
+			// As a process that ended early: the steps after it ran without the world the
+			// scenario declares, whatever the expectations found (a load against a backend
+			// gone answers no 503).
+			ru.mu.Lock()
+			ru.endedEarly = append(ru.endedEarly, msg)
+			ru.mu.Unlock()
+			ru.addCleanup(msg)
+			ru.observe(Event{Cleanup: msg, CleanupDone: true, CleanupBad: true})
+		}
+	}
 
 	ru.mu.Lock()
 	defer ru.mu.Unlock()
@@ -514,8 +526,10 @@ type run struct {
 	// the cleanup (schema.ErrEndedEarly): the run is an error.
 	endedEarly []string
 	procs      map[string]schema.RunningProcess
-	// writers are the streamed artifacts of the run, closed at its end.
-	writers []*artifactWriter
+	// writers are the streamed artifacts of the run, closed at its end (writersClosed: a
+	// writer asked for later is closed).
+	writers       []*artifactWriter
+	writersClosed bool
 	// redact hides the scenario's secret vars in what the run writes (nil: none).
 	redact *Redactor
 	// filesDir holds the copies of the files steps read with their ${...} filled; copies

@@ -41,6 +41,12 @@ type Target struct {
 
 	// Close releases what the target holds (local servers, connections). Called last.
 	Close func(ctx context.Context) error
+
+	// Ended says what of the target's own world ended during the run ("" when nothing did, or
+	// when Ended is nil): a local backend host killed mid-run took its backends with it, and
+	// what the steps measured after it went is not of the world the scenario declares. The run
+	// asks after its cleanup, before Close; what it says makes the run an error.
+	Ended func() string
 }
 
 // Artifact is a raw input kept in the report's artifacts folder (a stats dump, fortio's JSON, logs).

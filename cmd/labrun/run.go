@@ -53,10 +53,12 @@ type runFlags struct {
 	loadFlags
 	targetFlags
 	// shard is this process's shard (--shard), kept in each record.
-	shard     *interp.ShardRecord
-	reportDir string
-	junit     string
-	keep      bool
+	shard *interp.ShardRecord
+	// invocation is this process's runs, kept in each record when it runs more than one.
+	invocation *interp.InvocationRecord
+	reportDir  string
+	junit      string
+	keep       bool
 	selection
 	quiet bool
 	// count, sweeps and passRate make a matrix of runs (matrix.go).
@@ -241,6 +243,12 @@ func (p *process) run(args []string, f *runFlags) error {
 	writeShardLine(p.Stdout, w)
 	if sh := w.shard; sh != nil {
 		f.shard = &interp.ShardRecord{Index: sh.spec.Index, Count: sh.spec.Count, Runs: len(w.units), All: sh.all, Plan: sh.plan}
+	}
+	if len(w.units) > 1 {
+		f.invocation = &interp.InvocationRecord{ID: newRunInfo().id, Scenarios: map[string]int{}, Parallel: f.parallel, FailFast: f.failFast}
+		for _, u := range w.units {
+			f.invocation.Scenarios[scenarioKey(u)]++
+		}
 	}
 	// After an interrupt, the units not started yet still get a report, marked interrupted.
 	c, recs, never := p.runUnits(runCtx, cleanupCtx, w, f, each)
@@ -438,15 +446,14 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 	}
 	// What steps stream (a command's output, a log) goes to files beside the reports, which
 	// the report then moves into its artifacts folder: memory holds a bounded head and tail.
-	spool, releaseSpool, err := p.spoolDir(f.reportDir, run.id)
+	spool, doneSpool, err := p.spoolDir(f.reportDir, run.id)
 	if err != nil {
 		fmt.Fprintf(p.Stderr, "labrun: %s: %v\n", sc.Name, err)
 		r := p.finish(u, notRun(sc, name, start, interp.Errored, err.Error()), f, run, false)
 		r.code = exitInfra
 		return r
 	}
-	defer os.RemoveAll(spool)
-	defer releaseSpool()
+	defer doneSpool()
 	r := interp.New(target,
 		interp.WithClock(interp.PreciseClock{}),
 		interp.WithObserver(prog.event),
@@ -469,7 +476,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool) ran {
 	rec.Unit = shownUnit(u)
 	rec.GivenVars = givenVars(rec, f.vars, u)
-	rec.Shard = f.shard
+	rec.Shard, rec.Invocation = f.shard, f.invocation
 	if rec.Source == "" {
 		rec.Source = p.sources.of(u.Matrix.File)
 	}
@@ -491,6 +498,10 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 			// this run's own): only the pages that show it are missing.
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
 			lost = fmt.Sprintf("its record is written (%s), its pages could not be: %v", relPath(p.Cwd, files.JSON), unwrapPath(err))
+			if st, err := os.Stat(files.Markdown); err == nil && st.Mode().IsRegular() {
+				// Written before the HTML page (a disk that filled between them).
+				lost = fmt.Sprintf("its record and Markdown page are written (%s, %s), its HTML page could not be: %v", relPath(p.Cwd, files.JSON), relPath(p.Cwd, files.Markdown), unwrapPath(err))
+			}
 			rec.ReportLost = lost
 			out.json = files.JSON
 			out.code = worse(out.code, exitInfra)
@@ -550,9 +561,12 @@ func shownUnit(u *dsl.Unit) *dsl.Unit {
 // spoolDir creates the folder a run streams its artifacts to: in the report directory (the
 // report then moves them, on the same file system), else in the temporary directory.
 //
-// The folder holds a lock (lockSpool) while the run uses it, released by the func returned:
-// a labrun killed with -9 leaves its folder behind, and the next run removes such folders
-// (sweepSpools) where no process holds their lock, saying so.
+// The folder holds a lock (lockSpool) while the run uses it. The func returned removes the
+// folder, then releases its lock: released first, another run of a --parallel suite (or
+// another labrun) sweeping the report directory in between took the folder for one a
+// labrun killed with -9 left, removed it and warned so. A labrun killed with -9 leaves its
+// folder behind, and the next run removes such folders (sweepSpools) where no process holds
+// their lock, saying so.
 func (p *process) spoolDir(reportDir, runID string) (string, func(), error) {
 	dir := ""
 	if reportDir != "" {
@@ -574,7 +588,10 @@ func (p *process) spoolDir(reportDir, runID string) (string, func(), error) {
 		os.RemoveAll(spool)
 		return "", nil, fmt.Errorf("a folder for the run's output: %w", err)
 	}
-	return spool, release, nil
+	return spool, func() {
+		os.RemoveAll(spool)
+		release()
+	}, nil
 }
 
 // writeReport writes rec's report as <UTC time>_<scenario>_<run id>: two runs never share a
@@ -606,7 +623,7 @@ func notRun(sc *dsl.Scenario, target string, start time.Time, outcome interp.Out
 		Version: interp.RecordVersion, Scenario: sc.Name, File: sc.Pos.File, Pos: sc.Pos, Doc: sc.Doc,
 		Target: target, Vars: sc.Vars, Start: start, StepsStart: start, End: time.Now(),
 		Outcome: outcome, Error: why, AllowReset: sc.AllowReset, Warnings: sc.Warnings,
-		Results: map[string]*interp.Result{},
+		Lints: dsl.LintCodeList(), Results: map[string]*interp.Result{},
 	}
 	for _, e := range sc.Expect {
 		rec.Expectations = append(rec.Expectations, &interp.Judgement{Src: e.Src, Pos: e.Pos, Outcome: interp.Skipped, Reason: why})

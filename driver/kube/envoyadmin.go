@@ -70,7 +70,7 @@ func (a execAdmin) get(ctx context.Context, path string) ([]byte, error) {
 	}
 	if r.exit != 0 {
 		return nil, fmt.Errorf("pilot-agent request GET %s in %s/%s container %s exited with code %d: %s",
-			path, a.ns, a.pod, a.container, r.exit, tail(r.stderr, 5))
+			envoy.ShownPath(path), a.ns, a.pod, a.container, r.exit, tail(r.stderr, 5))
 	}
 	return r.stdout, nil
 }
@@ -142,15 +142,19 @@ func (a *pfAdmin) get(ctx context.Context, path string) ([]byte, error) {
 	}
 	resp, err := a.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("envoy admin GET %s: %w", path, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL: its filter is ~1,500 characters
+		}
+		return nil, fmt.Errorf("envoy admin GET %s: %w", envoy.ShownPath(path), err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("envoy admin GET %s: %w", path, err)
+		return nil, fmt.Errorf("envoy admin GET %s: %w", envoy.ShownPath(path), err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("envoy admin GET %s: %s: %s", path, resp.Status, tail(body, 5))
+		return nil, fmt.Errorf("envoy admin GET %s: %s: %s", envoy.ShownPath(path), resp.Status, tail(body, 5))
 	}
 	return body, nil
 }

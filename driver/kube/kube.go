@@ -12,7 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"mime"
 	"net/http"
 	"net/url"
 	"os"
@@ -188,7 +190,7 @@ func newDriver(opts Options) (*driver, string, error) {
 	cfg.QPS, cfg.Burst = opts.QPS, opts.Burst
 	cfg.UserAgent = "labrun"
 	cfg.WarningHandler = warningLogger{logf}
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return retriedAnswers{rt} })
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return retriedAnswers{htmlAnswers{rt}} })
 	if opts.wrapTransport != nil {
 		cfg.Wrap(opts.wrapTransport) // a test's stand-in for a lost answer
 	}
@@ -409,6 +411,28 @@ func (d *driver) ns(ns string) string {
 		return ns
 	}
 	return d.namespace
+}
+
+// htmlAnswers refuses a successful answer that is an HTML page: no API server sends one, and
+// a server that does (a proxy's or a single sign-on's page, a web server on the wrong port)
+// failed the step with client-go's "serializer for text/html doesn't exist", which says
+// nothing of the server. A failed answer is left to client-go, which quotes its body and
+// retries it where it may.
+type htmlAnswers struct{ http.RoundTripper }
+
+func (t htmlAnswers) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.RoundTripper.RoundTrip(req)
+	if err != nil || resp.StatusCode >= 300 {
+		return resp, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/html" {
+		return resp, nil
+	}
+	page, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+	resp.Body.Close()
+	server := req.URL.Scheme + "://" + req.URL.Host
+	return nil, fmt.Errorf("the server answered with an HTML page (%s), not the Kubernetes API's JSON: is %s the cluster's API server, with no proxy or sign-in page before it? The page begins %q",
+		resp.Status, server, dsl.Truncate(string(page), 80))
 }
 
 // retriedAnswers tells the step whose request it is (schema.NoteRetriedAnswer) of an answer

@@ -69,7 +69,13 @@ func (d *driver) Logs(ctx context.Context, req schema.Logs, from schema.LogSince
 			byName[list.Items[i].Name] = &list.Items[i]
 		}
 	}
-	if err := goneSince(from.Pods, ns, byName); err != nil {
+	// A pod there by the name and UID noted, not among the selector's, was relabelled out of
+	// it: a watch by selector sends it as deleted, the object as it was before.
+	stillThere := func(name, uid string) bool {
+		p, err := d.cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		return err == nil && string(p.UID) == uid
+	}
+	if err := goneSince(from.Pods, ns, byName, stillThere); err != nil {
 		return fmt.Errorf("logs: %w", err)
 	}
 	if from.Sources != nil {
@@ -161,30 +167,39 @@ func (d *driver) MarkPods(ctx context.Context, ref schema.PodRef) (schema.PodMar
 }
 
 // goneSince errs when a pod noted at the mark is not among the pods there now (by name), or
-// one of its name is another pod (its UID differs): what the pod noted wrote since the mark
-// went with it, and the read, judged on the others' lines, could pass over it.
-func goneSince(mark *schema.PodMark, ns string, now map[string]*corev1.Pod) error {
+// one of its name is another pod (its UID differs), or one seen since the mark is gone: what
+// the pod wrote since the mark went with it (or, relabelled out of the selector, is not read),
+// and the read, judged on the others' lines, could pass over it. stillThere says whether a
+// pod of that name and UID is still in the namespace.
+func goneSince(mark *schema.PodMark, ns string, now map[string]*corev1.Pod, stillThere func(name, uid string) bool) error {
 	if mark == nil {
 		return nil
+	}
+	how := func(name, uid string) string {
+		if stillThere(name, uid) {
+			return "left the selector (relabelled)"
+		}
+		return "was deleted"
 	}
 	var gone []string
 	for _, name := range slices.Sorted(maps.Keys(mark.UIDs)) {
 		switch p, ok := now[name]; {
 		case !ok:
-			gone = append(gone, fmt.Sprintf("%s/%s was deleted", ns, name))
+			gone = append(gone, fmt.Sprintf("%s/%s %s", ns, name, how(name, mark.UIDs[name])))
 		case string(p.UID) != mark.UIDs[name]:
 			gone = append(gone, fmt.Sprintf("%s/%s was replaced by another pod of its name", ns, name))
 		}
 	}
 	if ps, ok := mark.Since.(*podsSince); ok {
-		for _, p := range ps.went(ns, now) {
-			gone = append(gone, p+" came after the mark and was deleted")
+		went := ps.went(now)
+		for _, name := range slices.Sorted(maps.Keys(went)) {
+			gone = append(gone, fmt.Sprintf("%s/%s came after the mark and %s", ns, name, how(name, went[name])))
 		}
 	}
 	if len(gone) == 0 {
 		return nil
 	}
-	return fmt.Errorf("of the pods the read named at its mark, %s since: the lines written since the mark by a pod that is gone cannot be read, and judged without them the read could pass over them; read the logs before the pod goes (a logs step before the step that deletes it), or mark after it went (since: a step that starts after)",
+	return fmt.Errorf("of the pods the read named at its mark, %s since: the lines written since the mark by a pod that is gone (or no longer matches) are not read, and judged without them the read could pass over them; read the logs before the pod goes (a logs step before the step that deletes it), or mark after it went (since: a step that starts after)",
 		strings.Join(gone, ", "))
 }
 

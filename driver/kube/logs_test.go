@@ -310,6 +310,11 @@ func TestLogsOfAPodThatCameAndWentSinceTheMark(t *testing.T) {
 		p.Status = corev1.PodStatus{Phase: corev1.PodPending}
 		return p
 	}
+	relabelled := func(name, uid string) *corev1.Pod {
+		p := pod(name, uid)
+		p.Labels = map[string]string{"app": "canary"}
+		return &p
+	}
 	event := func(typ string, p corev1.Pod) metav1.WatchEvent {
 		raw, err := json.Marshal(p)
 		if err != nil {
@@ -325,18 +330,27 @@ func TestLogsOfAPodThatCameAndWentSinceTheMark(t *testing.T) {
 		events  []metav1.WatchEvent // nil: the watch is refused
 		now     []corev1.Pod
 		wantErr string
+		byName  *corev1.Pod // what a GET of its name answers, outside the selector; others are not found
 	}{
 		{"a pod that came and went", []metav1.WatchEvent{event("ADDED", pod("backend-b", "2")), event("DELETED", pod("backend-b", "2"))},
-			[]corev1.Pod{pod("backend-a", "1"), last}, "lab/backend-b came after the mark and was deleted since"},
+			[]corev1.Pod{pod("backend-a", "1"), last}, "lab/backend-b came after the mark and was deleted since", nil},
 		{"a pod that came and went, its name back", []metav1.WatchEvent{event("ADDED", pod("backend-0", "2")), event("DELETED", pod("backend-0", "2")), event("ADDED", pod("backend-0", "3"))},
-			[]corev1.Pod{pod("backend-a", "1"), pod("backend-0", "3"), last}, "lab/backend-0 came after the mark and was deleted since"},
+			[]corev1.Pod{pod("backend-a", "1"), pod("backend-0", "3"), last}, "lab/backend-0 came after the mark and was deleted since", nil},
+		// The API server sends a pod relabelled out of a watch's selector as DELETED, the
+		// object as it was before (apiserver's cacheWatcher): the pod is still there by name.
+		{"a pod that came and was relabelled", []metav1.WatchEvent{event("ADDED", pod("backend-b", "2")), event("DELETED", pod("backend-b", "2"))},
+			[]corev1.Pod{pod("backend-a", "1"), last}, "lab/backend-b came after the mark and left the selector (relabelled) since", relabelled("backend-b", "2")},
+		{"a pod there at the mark, relabelled", []metav1.WatchEvent{event("DELETED", pod("backend-a", "1"))},
+			[]corev1.Pod{last}, "lab/backend-a left the selector (relabelled) since", relabelled("backend-a", "1")},
+		{"a pod there at the mark, deleted and its name back", []metav1.WatchEvent{event("DELETED", pod("backend-a", "1"))},
+			[]corev1.Pod{last}, "lab/backend-a was deleted since", relabelled("backend-a", "7")},
 		{"a pod that came and is there", []metav1.WatchEvent{event("ADDED", pod("backend-b", "2"))},
-			[]corev1.Pod{pod("backend-a", "1"), pod("backend-b", "2"), last}, ""},
+			[]corev1.Pod{pod("backend-a", "1"), pod("backend-b", "2"), last}, "", nil},
 		{"a pod that came and went before a container started", []metav1.WatchEvent{event("ADDED", pending("backend-b", "2")), event("DELETED", pending("backend-b", "2"))},
-			[]corev1.Pod{pod("backend-a", "1"), last}, ""},
+			[]corev1.Pod{pod("backend-a", "1"), last}, "", nil},
 		{"a pod there at the mark, changed", []metav1.WatchEvent{event("MODIFIED", pod("backend-a", "1"))},
-			[]corev1.Pod{pod("backend-a", "1"), last}, ""},
-		{"a watch refused", nil, []corev1.Pod{pod("backend-a", "1")}, ""},
+			[]corev1.Pod{pod("backend-a", "1"), last}, "", nil},
+		{"a watch refused", nil, []corev1.Pod{pod("backend-a", "1")}, "", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pods := []corev1.Pod{pod("backend-a", "1")}
@@ -363,6 +377,9 @@ func TestLogsOfAPodThatCameAndWentSinceTheMark(t *testing.T) {
 				case strings.HasSuffix(r.URL.Path, "/log"):
 					w.Header().Set("Content-Type", "text/plain")
 					fmt.Fprintf(w, "2026-07-05T10:00:02.000000000Z %s\n", strings.TrimSuffix(name, "/log"))
+				case c.byName != nil && name == c.byName.Name:
+					w.Header().Set("Content-Type", "application/json")
+					_ = json.NewEncoder(w).Encode(c.byName)
 				default:
 					w.WriteHeader(http.StatusNotFound)
 				}

@@ -96,24 +96,23 @@ func (ps *podsSince) read(w watch.Interface, rv string) (string, error) {
 	return rv, nil
 }
 
-// went are the pods seen matching since the mark that are not among now's (by UID), as
-// "ns/name": they came after the mark and went before the read. A pod that came in the
-// instant before the read, its event not yet here, is not seen.
-func (ps *podsSince) went(ns string, now map[string]*corev1.Pod) []string {
+// went are the pods seen matching since the mark that are not among now's (by UID), by name
+// to UID: they came after the mark and went before the read. A pod that came in the instant
+// before the read, its event not yet here, is not seen.
+func (ps *podsSince) went(now map[string]*corev1.Pod) map[string]string {
 	here := map[types.UID]bool{}
 	for _, p := range now {
 		here[p.UID] = true
 	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	var out []string
+	out := map[string]string{}
 	for uid, name := range ps.came {
 		if !here[uid] {
-			out = append(out, ns+"/"+name)
+			out[name] = string(uid)
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return out
 }
 
 func (ps *podsSince) Lost() string {

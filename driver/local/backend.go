@@ -68,7 +68,7 @@ func startBackend(name string, spec schema.Backend, logf func(string, ...any)) (
 	}
 	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: ip, Port: port})
 	if err != nil {
-		return nil, fmt.Errorf("backend %s: %w", name, err)
+		return nil, fmt.Errorf("backend %s: %w", name, addressTaken(err, ip, port))
 	}
 	b := &backend{
 		name:     name,

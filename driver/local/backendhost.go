@@ -115,11 +115,16 @@ type backendHost struct {
 	in   io.WriteCloser
 	out  *bufio.Reader
 	logs chan struct{} // closed when the host's stderr has ended
-	mu   sync.Mutex    // one request at a time
+	// exited is closed when the host has exited, exitErr then how (its Wait's error).
+	exited  chan struct{}
+	exitErr error
+	mu      sync.Mutex // one request at a time
 	// names are the stat names seen, under mu.
 	names map[string]string
 	// broken is the error after which the host answers no more (under mu).
 	broken error
+	// backends are the names of the backends it serves, sorted.
+	backends []string
 }
 
 // startHost starts cmd as the backend host of specs; its log lines go to logf.
@@ -143,13 +148,19 @@ func startHost(ctx context.Context, cmd *exec.Cmd, specs map[string]schema.Backe
 	if err := launch.spawn.start(cmd, true); err != nil {
 		return nil, nil, fmt.Errorf("backend host: %w", err)
 	}
-	h := &backendHost{cmd: cmd, in: in, out: bufio.NewReader(outPipe), logs: make(chan struct{})}
+	h := &backendHost{cmd: cmd, in: in, out: bufio.NewReader(outPipe), logs: make(chan struct{}), exited: make(chan struct{}),
+		backends: slices.Sorted(maps.Keys(specs))}
 	go func() {
 		defer close(h.logs)
 		sc := bufio.NewScanner(errPipe)
 		for sc.Scan() {
 			logf("%s", sc.Text())
 		}
+	}()
+	go func() {
+		<-h.logs
+		h.exitErr = h.cmd.Wait()
+		close(h.exited)
 	}()
 	b, err := json.Marshal(specs)
 	if err == nil {
@@ -177,7 +188,14 @@ func startHost(ctx context.Context, cmd *exec.Cmd, specs map[string]schema.Backe
 	if err != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		return nil, nil, errors.Join(err, h.close(cctx))
+		cerr := h.close(cctx)
+		var exit *exec.ExitError
+		if rep.Error != "" && errors.As(cerr, &exit) {
+			// The host said why it could not serve, and exits for it: its exit status
+			// says nothing more.
+			cerr = nil
+		}
+		return nil, nil, errors.Join(err, cerr)
 	}
 	return h, addrs, nil
 }
@@ -209,15 +227,16 @@ func (h *backendHost) stats(name string) (counters, gauges schema.Stats, err err
 		return nil, nil, h.broken
 	}
 	if _, err := io.WriteString(h.in, name+"\n"); err != nil {
-		return nil, nil, fmt.Errorf("backend host: %w", err)
+		h.broken = h.gone(fmt.Errorf("backend host: %w", err))
+		return nil, nil, h.broken
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var rep hostReply
 	if err := h.reply(ctx, &rep); err != nil {
 		// An answer that did not come (or came garbled) would answer the next question.
-		h.broken = err
-		return nil, nil, err
+		h.broken = h.gone(err)
+		return nil, nil, h.broken
 	}
 	if rep.Error != "" {
 		return nil, nil, errors.New(rep.Error)
@@ -243,24 +262,56 @@ func (h *backendHost) intern(m schema.Stats) schema.Stats {
 	return out
 }
 
+// gone is err, a request to the host that failed, or, when the host has exited (or does
+// within a second: a request to a host being killed can fail before its exit is seen), that
+// it is gone and how: "backend host: write |1: broken pipe" said nothing of a host killed
+// during the run.
+func (h *backendHost) gone(err error) error {
+	select {
+	case <-h.exited:
+	case <-time.After(time.Second):
+		return err
+	}
+	return errors.New(h.goneText())
+}
+
+// goneText says that the host, which has exited, is gone, how, and which backends with it.
+func (h *backendHost) goneText() string {
+	how := "it exited"
+	if h.exitErr != nil {
+		how = h.exitErr.Error()
+	}
+	var names []string
+	for _, n := range h.backends {
+		names = append(names, "backend "+n)
+	}
+	return fmt.Sprintf("the backend host (pid %d, labrun's process that serves the local backends) is gone (%s), and %s with it", h.cmd.Process.Pid, how, strings.Join(names, ", "))
+}
+
+// ended says that the host is gone and how ("" while it serves): before close, it can only
+// have been killed (it exits of itself when its stdin ends, which close does).
+func (h *backendHost) ended() string {
+	select {
+	case <-h.exited:
+		return h.goneText()
+	default:
+		return ""
+	}
+}
+
 // close ends the host's stdin, which closes its backends, and waits for it to exit; if it
 // has not when ctx ends, it is killed.
 func (h *backendHost) close(ctx context.Context) error {
 	h.in.Close()
-	exited := make(chan error, 1)
-	go func() {
-		<-h.logs
-		exited <- h.cmd.Wait()
-	}()
 	select {
-	case err := <-exited:
-		if err != nil {
-			return fmt.Errorf("backend host: %w", err)
+	case <-h.exited:
+		if h.exitErr != nil {
+			return fmt.Errorf("backend host: %w", h.exitErr)
 		}
 		return nil
 	case <-ctx.Done():
 		_ = h.cmd.Process.Kill()
-		<-exited
+		<-h.exited
 		return fmt.Errorf("backend host: killed after %w", context.Cause(ctx))
 	}
 }

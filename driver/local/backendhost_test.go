@@ -1,10 +1,13 @@
 package local
 
 import (
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -85,12 +88,10 @@ func TestBackendHostDiesWithItsStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.in.Close()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("the host exited with %v, want 0", err)
+	case <-h.exited:
+		if h.exitErr != nil {
+			t.Errorf("the host exited with %v, want 0", h.exitErr)
 		}
 	case <-time.After(10 * time.Second):
 		_ = cmd.Process.Signal(syscall.SIGKILL)
@@ -98,5 +99,82 @@ func TestBackendHostDiesWithItsStdin(t *testing.T) {
 	}
 	if _, err := http.Get("http://" + addrs["a"].String() + "/echo"); err == nil {
 		t.Error("backend a still answers after its host exited")
+	}
+}
+
+// TestTakenAddressNamesItsHolder: a backend or blackhole whose fixed address another program
+// listens on fails with who holds it and what to write, once: the backend host's own exit
+// after it said why ("backend host: exit status 3") is not a second error of the run.
+func TestTakenAddressNamesItsHolder(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	holder := fmt.Sprintf(", by pid %d (", os.Getpid())
+	for _, tc := range []struct {
+		name string
+		spec schema.Local
+		host bool
+	}{
+		{"backend", schema.Local{Backends: map[string]schema.Backend{"a": {Address: addr}}}, false},
+		{"hosted backend", schema.Local{Backends: map[string]schema.Backend{"a": {Address: addr}}}, true},
+		{"blackhole", schema.Local{Blackholes: map[string]schema.Blackhole{"h": {Address: addr}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Logf: t.Logf}
+			if tc.host {
+				opts.BackendHost = hostCmd
+			}
+			ctx, cancel := bg()
+			defer cancel()
+			tg, err := New(ctx, &tc.spec, opts)
+			if err == nil {
+				_ = tg.Close(ctx)
+				t.Fatal("New succeeded on a taken address")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "address already in use"+holder) || !strings.Contains(msg, "write another address, or none for a free port") {
+				t.Errorf("error %q, want the address in use%s…), and what to write", msg, holder)
+			}
+			if strings.Contains(msg, "exit status") || strings.Contains(msg, "\n") {
+				t.Errorf("error %q says the backend host's exit too", msg)
+			}
+		})
+	}
+}
+
+// TestBackendHostKilledSaysSo: a backend host killed during the run (a step's kill -9 of
+// labrun's children, the OOM killer) failed the next snapshot with "backend host: write |1:
+// broken pipe"; it says the host is gone, how, and that its backends went with it, and so
+// does the target's Ended, which makes the run an error (run_backend_host_killed.txtar).
+func TestBackendHostKilledSaysSo(t *testing.T) {
+	var started *exec.Cmd
+	spec := &schema.Local{Backends: map[string]schema.Backend{"a": {}}}
+	tg := newTarget(t, spec, Options{BackendHost: func() *exec.Cmd { started = hostCmd(); return started }})
+	ctx, cancel := bg()
+	defer cancel()
+	if _, err := tg.Stats.Snapshot(ctx, schema.Snapshot{Backend: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := tg.Ended(); got != "" {
+		t.Errorf("Ended of a host that serves: %q, want none", got)
+	}
+	if err := started.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("the backend host (pid %d, labrun's process that serves the local backends) is gone (signal: killed), and backend a with it", started.Process.Pid)
+	for range 2 { // the first request finds it gone, the next is told the same
+		_, err := tg.Stats.Snapshot(ctx, schema.Snapshot{Backend: "a"})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("snapshot after the host was killed: %v, want it to say %s", err, want)
+		}
+	}
+	if got := tg.Ended(); !strings.Contains(got, want) {
+		t.Errorf("Ended of a killed host: %q, want it to say %s", got, want)
+	}
+	if err := tg.Close(ctx); err == nil || !strings.Contains(err.Error(), "signal: killed") {
+		t.Errorf("Close: %v, want the host's end", err)
 	}
 }

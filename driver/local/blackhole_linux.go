@@ -56,7 +56,7 @@ func openBlackhole(ctx context.Context, name, address string) (*blackhole, error
 	}
 	fd, addr, err := listenBacklog(ip, port, blackholeBacklog)
 	if err != nil {
-		return nil, fmt.Errorf("blackhole %s: listen %s: %w", name, net.JoinHostPort(ip.String(), strconv.Itoa(port)), err)
+		return nil, fmt.Errorf("blackhole %s: listen %s: %w", name, net.JoinHostPort(ip.String(), strconv.Itoa(port)), addressTaken(err, ip, port))
 	}
 	bh := &blackhole{name: name, addr: addr, fd: fd}
 	if err := bh.fillQueue(ctx); err != nil {

@@ -114,11 +114,13 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 	// The launcher closes after the processes (and the backend host) stop.
 	launch := newLauncher()
 	cleanup.add("launcher", launch.close)
+	var host *backendHost
 	if opts.BackendHost != nil && len(spec.Backends) > 0 {
 		h, addrs, err := startHost(ctx, opts.BackendHost(), spec.Backends, launch, opts.logf)
 		if err != nil {
 			return fail(err)
 		}
+		host = h
 		cleanup.add("backend host", h.close)
 		for _, name := range slices.Sorted(maps.Keys(addrs)) {
 			w.backends[name] = &hostedBackend{h: h, name: name, addr: addrs[name]}
@@ -177,6 +179,9 @@ func New(ctx context.Context, spec *schema.Local, opts Options) (*schema.Target,
 	}
 	if w.dns != nil {
 		t.DNS = w.dns
+	}
+	if host != nil {
+		t.Ended = host.ended
 	}
 	return t, nil
 }

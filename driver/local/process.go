@@ -493,15 +493,38 @@ func (rd *readiness) portFree() error {
 	if !ok {
 		return nil
 	}
+	holders := portHolders(ips, port)
+	if holders == "" {
+		return nil
+	}
+	return fmt.Errorf("ready %s: port %d is already in use before the process started, by %s: the check would pass for that program, not this process", rd, port, holders)
+}
+
+// portHolders names the processes listening on port at ips ("pid 123 (python3 -m
+// http.server 8080)", comma-separated), or is "" when labrun sees none.
+func portHolders(ips []net.IP, port int) string {
 	holders, ok := portListeners(ips, port)
 	if !ok || len(holders) == 0 {
-		return nil
+		return ""
 	}
 	names := make([]string, len(holders))
 	for i, h := range holders {
 		names[i] = h.String()
 	}
-	return fmt.Errorf("ready %s: port %d is already in use before the process started, by %s: the check would pass for that program, not this process", rd, port, strings.Join(names, ", "))
+	return strings.Join(names, ", ")
+}
+
+// addressTaken adds to err, the failure to listen on a fixed address of the local world (a
+// backend's, a blackhole's), who holds it and what to write, when it is in use.
+func addressTaken(err error, ip net.IP, port int) error {
+	if port == 0 || !errors.Is(err, syscall.EADDRINUSE) {
+		return err
+	}
+	by := ""
+	if h := portHolders([]net.IP{ip}, port); h != "" {
+		by = ", by " + h
+	}
+	return fmt.Errorf("%w%s: write another address, or none for a free port", err, by)
 }
 
 // waitReady polls the check until it passes, the process exits, the timeout passes or ctx ends.

@@ -53,7 +53,7 @@ func (s *statsReader) Snapshot(ctx context.Context, req schema.Snapshot) (schema
 		if req.Cluster != "" || req.Hosts || req.Histograms {
 			return snap, errors.New("snapshot: cluster, hosts and histograms apply to admin, not to prometheus")
 		}
-		body, err := s.w.http.get(ctx, req.Prometheus)
+		body, err := s.w.http.get(ctx, req.Prometheus, req.Prometheus)
 		snap.Artifacts = keep(snap.Artifacts, "prometheus.txt", body)
 		if err != nil {
 			return snap, fmt.Errorf("snapshot: %w", err)
@@ -80,14 +80,15 @@ func (s *statsReader) adminSnapshot(ctx context.Context, req schema.Snapshot, sn
 		if err != nil {
 			return nil, err
 		}
-		body, err := s.w.http.get(ctx, u)
+		shown := fmt.Sprintf("%s (cluster %s's stats)", envoy.ShownPath(u), req.Cluster)
+		body, err := s.w.http.get(ctx, u, shown)
 		snap.Artifacts = keep(snap.Artifacts, artifact, body)
 		if err != nil {
 			return nil, err
 		}
 		stats, err := parse(body, req.Cluster)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", u, err)
+			return nil, fmt.Errorf("GET %s: %w", shown, err)
 		}
 		return stats, nil
 	}
@@ -108,7 +109,7 @@ func (s *statsReader) adminSnapshot(ctx context.Context, req schema.Snapshot, sn
 		if err != nil {
 			return snap, fmt.Errorf("snapshot: %w", err)
 		}
-		body, err := s.w.http.get(ctx, u)
+		body, err := s.w.http.get(ctx, u, u)
 		snap.Artifacts = keep(snap.Artifacts, "clusters.json", body)
 		if err != nil {
 			return snap, fmt.Errorf("snapshot: %w", err)
@@ -148,7 +149,7 @@ func (s *statsReader) Config(ctx context.Context, req schema.Config) (schema.Con
 	if err != nil {
 		return res, fmt.Errorf("config: %w", err)
 	}
-	dump, err := s.w.http.get(ctx, u)
+	dump, err := s.w.http.get(ctx, u, u)
 	res.Artifacts = keep(nil, "config_dump.json", dump)
 	if err != nil {
 		return res, fmt.Errorf("config: %w", err)
@@ -226,27 +227,32 @@ func newAdminClient() *adminClient {
 	return &adminClient{client: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
 }
 
-// get returns the body of a 2xx answer; otherwise an error naming the URL and status, with
-// whatever body came (also returned, for the artifact).
-func (a *adminClient) get(ctx context.Context, u string) ([]byte, error) {
+// get returns the body of a 2xx answer; otherwise an error naming the read (shown: the URL,
+// or what stands for it) and the status, with whatever body came (also returned, for the
+// artifact).
+func (a *adminClient) get(ctx context.Context, u, shown string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := a.client.Do(req)
 	if err != nil {
-		return nil, err
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which shown stands for
+		}
+		return nil, fmt.Errorf("GET %s: %w", shown, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return body, fmt.Errorf("GET %s: %w", u, err)
+		return body, fmt.Errorf("GET %s: %w", shown, err)
 	}
 	if len(body) > maxBody {
-		return body[:maxBody], fmt.Errorf("GET %s: body larger than %d MiB", u, maxBody>>20)
+		return body[:maxBody], fmt.Errorf("GET %s: body larger than %d MiB", shown, maxBody>>20)
 	}
 	if resp.StatusCode/100 != 2 {
-		return body, fmt.Errorf("GET %s: %s: %s", u, resp.Status, firstLine(body))
+		return body, fmt.Errorf("GET %s: %s: %s", shown, resp.Status, firstLine(body))
 	}
 	return body, nil
 }

@@ -163,3 +163,35 @@ func TestStatsErrors(t *testing.T) {
 	}
 	var _ schema.StatsReader = tg.Stats
 }
+
+// TestAdminStatsErrorsShowNoFilter: a failed read of an Envoy admin's stats said its whole URL,
+// a regular expression of ~1,500 URL-encoded characters that the cluster's name becomes
+// (filter=%5Ecluster%5C.c%28%3F…), twice on the verdict line; the error names the read by
+// its path, type and cluster instead. The admin endpoints are loopback stand-ins: one that
+// answers a web page, one that answers 503, and a port nothing listens on.
+func TestAdminStatsErrorsShowNoFilter(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<!DOCTYPE html><html><body>not Envoy</body></html>\n"))
+	}))
+	defer page.Close()
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "overloaded", http.StatusServiceUnavailable)
+	}))
+	defer busy.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	tg := newTarget(t, &schema.Local{}, Options{})
+	ctx, cancel := bg()
+	defer cancel()
+	for _, tc := range []struct{ admin, want string }{
+		{page.URL, "GET " + page.URL + "/stats?type=Counters (cluster c's stats): stats: input looks like HTML, not Envoy's text /stats"},
+		{busy.URL, "GET " + busy.URL + "/stats?type=Counters (cluster c's stats): 503 Service Unavailable: overloaded"},
+		{gone.URL, "GET " + gone.URL + "/stats?type=Counters (cluster c's stats): dial tcp "},
+	} {
+		_, err := tg.Stats.Snapshot(ctx, schema.Snapshot{Admin: tc.admin, Cluster: "c"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "filter") {
+			t.Errorf("admin %s: %v, want %q and no filter", tc.admin, err, tc.want)
+		}
+	}
+}
