@@ -21,6 +21,24 @@ func TestTablesScrollNotPage(t *testing.T) {
 	checkTablesScroll(t, "report", page)
 }
 
+// TestTimelineReadableWhenNarrow: seen in headless Chromium at 480 pixels (the quickstart's
+// report): the timeline picture, 900 pixels wide, was shrunk to the page's width, its 12-pixel
+// labels drawn at 6 (step names and the time axis unreadable). It shrinks no further than 720
+// pixels (labels at 9.6) and its box scrolls sideways below that.
+func TestTimelineReadableWhenNarrow(t *testing.T) {
+	rec := sampleRecord()
+	page := report.HTML(rec, report.Files{})
+	svg := report.TimelineSVG(rec)
+	if !strings.Contains(page, `<div class="wide">`+svg) {
+		t.Fatalf("the timeline is not in its own box")
+	}
+	for _, rule := range []string{".wide{overflow-x:auto;max-width:100%}", ".wide svg{max-width:100%;min-width:720px;height:auto}"} {
+		if !strings.Contains(page, rule) {
+			t.Errorf("the CSS lacks %s: a narrow page shrinks the timeline's labels past reading", rule)
+		}
+	}
+}
+
 var tableOpen = regexp.MustCompile(`<table[ >]`)
 
 func checkTablesScroll(t *testing.T, name, page string) {
