@@ -1370,11 +1370,15 @@ import "labrun.dev/schema"
 // its record edited into a pass (the step's and the run's outcome passed, their errors taken
 // out, its end moved within its timeout), where no expectation reads its result, replayed
 // PASSED. A named exec that passed records its result; an unnamed one records none, and its
-// exit.txt says it was cut (records of version 7).
+// exit.txt says it was cut (records of version 7). Lowered to version 6 (no exit.txt of an
+// exec that exited with no code, no lints), the unnamed one replayed PASSED ("unverified"): an
+// exec that passed other than as an expectFail expected exited, and wrote its exit.txt (since
+// version 4).
 func TestCutExecNotPassed(t *testing.T) {
-	for _, c := range []struct{ step, path, want string }{
-		{`{name: "x", timeout: "100ms", exec: argv: ["sleep", "5"]}`, "x", "step x: its record contradicts itself: it passed, but the record holds no result of it, which an exec records before it passes"},
-		{`{timeout: "100ms", exec: argv: ["sleep", "5"]}`, "steps.1", "step steps.1 (exec): its artifact steps.1-exit.txt says the command was cut, but the record says the step passed"},
+	const noExit = "its record contradicts itself: it passed, but the record lists no exit.txt of the step, which an exec that exited writes its exit code to (records of version 4 on)"
+	for _, c := range []struct{ step, path, want, want6 string }{
+		{`{name: "x", timeout: "100ms", exec: argv: ["sleep", "5"]}`, "x", "step x: its record contradicts itself: it passed, but the record holds no result of it, which an exec records before it passes", "step x: " + noExit},
+		{`{timeout: "100ms", exec: argv: ["sleep", "5"]}`, "steps.1", "step steps.1 (exec): its artifact steps.1-exit.txt says the command was cut, but the record says the step passed", "step steps.1: " + noExit},
 	} {
 		dir, rec := recordedRun(t, `package lab
 
@@ -1402,19 +1406,17 @@ s: schema.#Scenario & {
 			t.Fatal(err)
 		}
 		editedRefused(t, dir, rec, c.want)
-		if c.path != "x" {
-			continue
-		}
-		// Made a record of version 6 (no exit.txt of an exec without a result, no lints): a
-		// passed exec records its result.
+		// Made a record of version 6 (no exit.txt of an exec without a result, no lints, no
+		// invocation): a passed exec exited, and wrote its exit.txt.
 		rec["version"] = 6.0
 		delete(rec, "lints")
+		delete(rec, "invocation")
 		rec["artifacts"] = slices.DeleteFunc(rec["artifacts"].([]any), func(a any) bool {
-			return a.(map[string]any)["step"] == "x" && a.(map[string]any)["name"] == "exit.txt"
+			return a.(map[string]any)["step"] == c.path && a.(map[string]any)["name"] == "exit.txt"
 		})
-		if err := os.Remove(filepath.Join(dir, "m", "edited", "x-exit.txt")); err != nil {
+		if err := os.Remove(filepath.Join(dir, "m", "edited", c.path+"-exit.txt")); err != nil {
 			t.Fatal(err)
 		}
-		editedRefused(t, dir, rec, c.want)
+		editedRefused(t, dir, rec, c.want6)
 	}
 }
