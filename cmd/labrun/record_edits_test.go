@@ -1420,3 +1420,54 @@ s: schema.#Scenario & {
 		editedRefused(t, dir, rec, c.want6)
 	}
 }
+
+// TestRepeatedExecHeldToItsExits: an exec a repeat runs in several rounds was held to no
+// exit.txt (which is whose was not known): a run whose second round its timeout cut, edited
+// into a pass with the result that makes the repeat's until hold (the step's, the repeat's and
+// the run's outcomes passed, the round's end moved within its timeout), replayed PASSED beside
+// the exit.txt of that round that says cut, and so did the same edit with that exit.txt taken
+// out. Each round writes its own, in the order they run.
+func TestRepeatedExecHeldToItsExits(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{name: "loop", repeat: {
+		max: 3
+		steps: [{name: "c", timeout: "200ms", exec: argv: ["sh", "-c", "n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; echo $n; test $n -lt 2 || sleep 5"]}]
+		until: "c.stdout == '2\\n'"
+	}}]
+	expect: ["c.exit == 0"]
+}
+`, 3)
+	var last map[string]any
+	for _, st := range rec["steps"].([]any) {
+		m := st.(map[string]any)
+		if m["outcome"] != "passed" {
+			delete(m, "error")
+			m["outcome"] = "passed"
+		}
+		if m["name"] == "c" {
+			last = m
+		}
+	}
+	if last["round"] != 2.0 {
+		t.Fatalf("the last run of c is not round 2: %v", last)
+	}
+	last["endNs"] = last["startNs"].(float64) + 50e6 // within its timeout
+	stepOf(t, rec, "loop")["endNs"] = last["endNs"].(float64) + 1e3
+	rec["results"] = map[string]any{"c": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "2\n", "stderr": "", "exit": 0}}}
+	passedAs(rec, map[string]any{"c.exit": 0})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, "step c (round 2) (exec): its artifact exit.txt (in c-exit-2.txt) says the command was cut, but the record says the step passed")
+	// The exit.txt of round 2 taken out (entry and file).
+	rec["artifacts"] = slices.DeleteFunc(rec["artifacts"].([]any), func(a any) bool { return a.(map[string]any)["file"] == "c-exit-2.txt" })
+	if err := os.Remove(filepath.Join(dir, "m", "edited", "c-exit-2.txt")); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, "step c (round 2): its record contradicts itself: 2 of its executions passed, but the record lists only 1 exit.txt of the step: each wrote one")
+}
