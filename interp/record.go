@@ -1010,7 +1010,8 @@ func (r *Record) loadArtifactAbsences() []string {
 // every snapshot's stats from one reading of its counts (driver/local backend.stats), so
 // these hold by construction: rq_Nxx is the sum of its rq_<code> of class N (1 to 5), and
 // each stat kept under an Envoy name (http.downstream_rq_5xx) is the stat itself. rq_total
-// is not their sum (a request is counted when it arrives, its code when it is answered), and
+// is not their sum (a request is counted when it arrives, its code when it is answered), but
+// a snapshot that counts a request counts a connection and bytes read (read after it), and
 // Envoy's stats (kube, an admin or prometheus snapshot) keep none of these by construction:
 // neither is checked. A stat absent from the snapshot (a record made before it was kept) is
 // not checked.
@@ -1044,6 +1045,20 @@ func localBackendContradictions(sn *SnapshotRecord) []string {
 			of = strings.Join(parts[class], ", ")
 		}
 		out = append(out, fmt.Sprintf("%s is %s, but its codes of class %dxx (%s) add up to %s", k, dsl.FormatValue(v), class, of, dsl.FormatValue(sums[class])))
+	}
+	// A connection is counted when the backend accepts it, and the bytes it reads as it reads
+	// them, before the request they carry is counted; rq_total is read first. Before, a
+	// series whose last sample was edited to count requests (rq_total, rq_200) on no
+	// connection made a wait that timed out hold, and the run replayed PASSED.
+	if rq, ok := sn.Counters["rq_total"]; ok && rq > 0 {
+		for _, c := range []struct{ k, why string }{
+			{"cx_total", "the backend counts a connection when it accepts it, before any request on it"},
+			{"cx_rx_bytes_total", "the backend counts the bytes it reads before the request they carry"},
+		} {
+			if v, ok := sn.Counters[c.k]; ok && v <= 0 {
+				out = append(out, fmt.Sprintf("rq_total is %s, but %s is %s: %s", dsl.FormatValue(rq), c.k, dsl.FormatValue(v), c.why))
+			}
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(schema.BackendHTTPAliases)) {
 		alias := schema.BackendHTTPAliases[k]
