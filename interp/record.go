@@ -803,6 +803,7 @@ func (r *Record) contradictions() []string {
 	msgs = append(msgs, r.endedEarlyContradictions()...)
 	msgs = append(msgs, r.skippedContradictions()...)
 	msgs = append(msgs, r.leftoverContradictions()...)
+	msgs = append(msgs, r.processCleanupAbsences()...)
 	msgs = append(msgs, r.unitVarContradictions()...)
 	msgs = append(msgs, r.execArtifactAbsences()...)
 	msgs = append(msgs, r.loadArtifactAbsences()...)
@@ -1711,6 +1712,51 @@ func (r *Record) leftoverContradictions() []string {
 		msgs[len(msgs)-1] += " (a run records what its cleanup left in both, and exits 4)"
 	}
 	return msgs
+}
+
+// processCleanupAbsences are the process steps that passed (their process started) of which
+// the record's cleanup says nothing: the automatic cleanup stops every process a step started
+// and writes a line that names it ("removed process srv", "process srv had already ended: …",
+// "already gone: process srv" after a kill, "failed to remove process srv: …", "abandoned:
+// process srv"). Before, a run whose process ended on its own with a failure (an error, exit
+// 3), its cleanup line and its step's "ended early" warning taken out with the run's error,
+// replayed PASSED. Records of version 2 or 1 are not held to it, as to their leftovers.
+func (r *Record) processCleanupAbsences() []string {
+	if r.Version < 3 {
+		return nil
+	}
+	var msgs []string
+	said := map[string]bool{}
+	for _, s := range r.Steps {
+		if s == nil || s.Kind != "process" || s.Outcome != Passed {
+			continue
+		}
+		what := "process " + or(s.Name, s.Path)
+		if said[what] || slices.ContainsFunc(r.Cleanup, func(line string) bool { return namesThing(line, what) }) {
+			continue
+		}
+		said[what] = true
+		msgs = append(msgs, fmt.Sprintf("step %s started its process, but the record's cleanup says nothing of %s: the cleanup stops every process a step started, and writes a line that names it (removed, had already ended, already gone, failed to remove, abandoned)", shownStep(s), what))
+	}
+	return msgs
+}
+
+// namesThing says whether line, a line of a record's cleanup, names what (a thing the cleanup
+// removes): what is in it, followed by its end, a space, a colon or a parenthesis.
+func namesThing(line, what string) bool {
+	for rest := line; ; {
+		i := strings.Index(rest, what)
+		if i < 0 {
+			return false
+		}
+		after := rest[i+len(what):]
+		if i == 0 || rest[i-1] == ' ' {
+			if after == "" || strings.ContainsRune(" :(", rune(after[0])) {
+				return true
+			}
+		}
+		rest = rest[i+1:]
+	}
 }
 
 // unitVarContradictions are the vars of a record that its unit says otherwise: a run of a
