@@ -201,10 +201,11 @@ func execEnded(a *ArtifactRecord, data map[*ArtifactRecord][]byte) string {
 // (its end moved within its timeout), replayed PASSED. Without the scenario (merge of records
 // whose file is not here), a command not started is not compared.
 //
-// A step that ran more than once (a repeat's rounds), each execution of which wrote an exit.txt
-// (as many as it ran, in the order they ran: they ran one after the other), has each execution
-// held to its own: before, a repeat's last round that its timeout cut, edited into a pass with
-// the result that makes its until hold, replayed PASSED beside the exit.txt that says cut.
+// A step that ran more than once (a repeat's rounds, a sampler's samples), each execution of
+// which wrote an exit.txt (as many as it ran, in the order they ran: they ran one after the
+// other), has each execution held to its own: before, a repeat's last round that its timeout
+// cut, edited into a pass with the result that makes its until hold, replayed PASSED beside
+// the exit.txt that says cut, and so did a sampler's sample its timeout cut.
 func execEndContradictions(rec *Record, steps map[string]*dsl.Step, runs map[string][]*StepRecord, data map[*ArtifactRecord][]byte) []string {
 	var msgs []string
 	for _, sr := range rec.Steps {
@@ -236,14 +237,15 @@ func execEndContradictions(rec *Record, steps map[string]*dsl.Step, runs map[str
 	return msgs
 }
 
-// execExitArtifacts are the exit.txt artifacts of rs, the executions of the exec step name, by
-// execution, when each wrote one: rs are one step's (no sample among them), ran one after the
-// other (each started after the one before it ended), and the record lists as many exit.txt of
-// name as rs holds, which were written in the order they ran; nil otherwise.
+// execExitArtifacts are the exit.txt artifacts of rs, the executions of the exec step name (a
+// repeat's rounds, a sampler's samples), by execution, when each wrote one: rs are one step's,
+// ran one after the other (each started after the one before it ended), and the record lists
+// as many exit.txt of name as rs holds, which were written in the order they ran; nil
+// otherwise.
 func execExitArtifacts(all []*ArtifactRecord, name string, rs []*StepRecord) map[*StepRecord]*ArtifactRecord {
 	byStart := slices.SortedStableFunc(slices.Values(rs), func(a, b *StepRecord) int { return cmp.Compare(a.Start, b.Start) })
 	for i, r := range byStart {
-		if r.Sample > 0 || r.Path != rs[0].Path || i > 0 && r.Start < byStart[i-1].End {
+		if r.Path != rs[0].Path || i > 0 && r.Start < byStart[i-1].End {
 			return nil
 		}
 	}

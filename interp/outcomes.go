@@ -158,16 +158,16 @@ func unrecordedPassContradiction(rec *Record, sr *StepRecord, s *dsl.Step) strin
 // Before, an exec its timeout cut, edited into a pass with its exit.txt (cut) taken out and
 // the record lowered to version 6 (lints and invocation taken out too), replayed PASSED.
 //
-// A step that ran more than once (a repeat's rounds) lists at least one exit.txt for each
-// execution that passed so: which is whose is not known here, but each wrote its own. Said
-// once, of the last such execution. Before, a repeat's last round that its timeout cut,
-// edited into a pass with its exit.txt taken out, replayed PASSED.
+// A step that ran more than once (a repeat's rounds, a sampler's samples) lists an exit.txt
+// for each execution that passed so: which is whose is not known here, but each wrote its
+// own. Said once, of the last such execution. Before, a repeat's last round that its timeout
+// cut, edited into a pass with its exit.txt taken out, replayed PASSED.
 func exitListedContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
 	// wrote says that o, an execution of s, wrote an exit.txt since it passed.
 	wrote := func(o *StepRecord) bool {
 		return o.Outcome == Passed && (rec.Version >= 7 || !s.ExpectFail && o.ExpectedError == "")
 	}
-	if rec.Version < 4 || sr.Sample > 0 || !wrote(sr) {
+	if rec.Version < 4 || !wrote(sr) {
 		return "" // before version 7, a command not started passed an expectFail and wrote none
 	}
 	name := or(sr.Name, sr.Path)
@@ -176,8 +176,8 @@ func exitListedContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
 		if o == nil || or(o.Name, o.Path) != name {
 			continue
 		}
-		if o.Sample > 0 || o.Path != sr.Path {
-			return "" // a sampler's, or another step's of the same name: not told apart here
+		if o.Path != sr.Path {
+			return "" // another step's of the same name: not told apart here
 		}
 		if wrote(o) {
 			passed, last = passed+1, o

@@ -1471,3 +1471,71 @@ s: schema.#Scenario & {
 	}
 	editedRefused(t, dir, rec, "step c (round 2): its record contradicts itself: 2 of its executions passed, but the record lists only 1 exit.txt of the step: each wrote one")
 }
+
+// TestSampledExecHeldToItsExits: an exec sampled with every runs its samples one after
+// another, each writing its exit.txt; a run whose third sample its timeout cut, edited into a
+// pass (the sample, the step it samples during, their block and the run passed, the sampled
+// step's and the block's ends moved to its sleep's), replayed PASSED beside the exit.txt of
+// that sample that says cut, and with it taken out.
+func TestSampledExecHeldToItsExits(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "bg", sleep: "600ms"},
+		{name: "p", every: "100ms", while: "bg", timeout: "80ms", exec: argv: ["sh", "-c", "n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; test $n -lt 3 || sleep 5"]},
+	]}]
+	expect: ["outcome.p == 'passed'"]
+}
+`, 3)
+	var cut, bg, block map[string]any
+	for _, st := range rec["steps"].([]any) {
+		m := st.(map[string]any)
+		switch {
+		case m["name"] == "p" && m["outcome"] != "passed":
+			cut = m
+		case m["name"] == "bg":
+			bg = m
+		case m["path"] == "steps.0":
+			block = m
+		}
+	}
+	if cut == nil {
+		t.Fatal("no sample of p that did not pass")
+	}
+	// The third execution (a tick a sample overran on a loaded machine is skipped: its
+	// number may be higher), whose exit.txt is the last of p's.
+	var exit string
+	for _, a := range rec["artifacts"].([]any) {
+		if m := a.(map[string]any); m["step"] == "p" && m["name"] == "exit.txt" {
+			exit = m["file"].(string)
+		}
+	}
+	sample := fmt.Sprintf("step p (sample %v)", cut["sample"])
+	for _, m := range []map[string]any{cut, bg, block} {
+		delete(m, "error")
+		m["outcome"] = "passed"
+	}
+	cut["endNs"] = cut["startNs"].(float64) + 50e6 // within its timeout
+	bg["endNs"] = bg["startNs"].(float64) + 600.5e6
+	block["endNs"] = bg["endNs"].(float64) + 1e5
+	start, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec["end"] = start.Add(time.Duration(block["endNs"].(float64)) + time.Millisecond).Format(time.RFC3339Nano)
+	passedAs(rec, map[string]any{"outcome.p": "passed"})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, sample+" (exec): its artifact exit.txt (in "+exit+") says the command was cut, but the record says the step passed")
+	// The exit.txt of that sample taken out (entry and file).
+	rec["artifacts"] = slices.DeleteFunc(rec["artifacts"].([]any), func(a any) bool { return a.(map[string]any)["file"] == exit })
+	if err := os.Remove(filepath.Join(dir, "m", "edited", exit)); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, sample+": its record contradicts itself: 3 of its executions passed, but the record lists only 2 exit.txt of the step: each wrote one")
+}
