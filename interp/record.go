@@ -1744,19 +1744,19 @@ func (r *Record) processCleanupAbsences() []string {
 // namesThing says whether line, a line of a record's cleanup, names what (a thing the cleanup
 // removes): what is in it, followed by its end, a space, a colon or a parenthesis.
 func namesThing(line, what string) bool {
-	for rest := line; ; {
-		i := strings.Index(rest, what)
+	for from := 0; from < len(line); {
+		i := strings.Index(line[from:], what)
 		if i < 0 {
 			return false
 		}
-		after := rest[i+len(what):]
-		if i == 0 || rest[i-1] == ' ' {
-			if after == "" || strings.ContainsRune(" :(", rune(after[0])) {
-				return true
-			}
+		i += from
+		after := line[i+len(what):]
+		if (i == 0 || line[i-1] == ' ') && (after == "" || strings.ContainsRune(" :(", rune(after[0]))) {
+			return true
 		}
-		rest = rest[i+1:]
+		from = i + 1
 	}
+	return false
 }
 
 // unitVarContradictions are the vars of a record that its unit says otherwise: a run of a
