@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -199,15 +200,28 @@ func execEnded(a *ArtifactRecord, data map[*ArtifactRecord][]byte) string {
 // edited into "failed as expected", and one whose exec its timeout cut, edited into a pass
 // (its end moved within its timeout), replayed PASSED. Without the scenario (merge of records
 // whose file is not here), a command not started is not compared.
+//
+// A step that ran more than once (a repeat's rounds, a sampler's samples), each execution of
+// which wrote an exit.txt (as many as it ran, in the order they ran: they ran one after the
+// other), has each execution held to its own: before, a repeat's last round that its timeout
+// cut, edited into a pass with the result that makes its until hold, replayed PASSED beside
+// the exit.txt that says cut, and so did a sampler's sample its timeout cut.
 func execEndContradictions(rec *Record, steps map[string]*dsl.Step, runs map[string][]*StepRecord, data map[*ArtifactRecord][]byte) []string {
 	var msgs []string
 	for _, sr := range rec.Steps {
 		name := or(sr.Name, sr.Path)
-		if sr.Kind != "exec" || sr.Outcome != Passed || len(runs[name]) != 1 {
+		if sr.Kind != "exec" || sr.Outcome != Passed {
 			continue
 		}
+		arts := lastRunArtifacts(rec.Artifacts, name, 1)
+		if rs := runs[name]; len(rs) != 1 {
+			arts = nil
+			if a := execExitArtifacts(rec.Artifacts, name, rs)[sr]; a != nil {
+				arts = []*ArtifactRecord{a}
+			}
+		}
 		s := steps[sr.Path]
-		for _, a := range lastRunArtifacts(rec.Artifacts, name, 1) {
+		for _, a := range arts {
 			switch ended := execEnded(a, data); {
 			case ended == schema.ExitCut && sr.ExpectedError == "":
 				msgs = append(msgs, fmt.Sprintf("step %s (exec): its %s says the command was cut, but the record says the step passed: a command its timeout (the scenario's, an interrupt) cut ended the step with that error, which only an expectFail takes for the failure it expects", shownStep(sr), artifactFile(a)))
@@ -221,6 +235,34 @@ func execEndContradictions(rec *Record, steps map[string]*dsl.Step, runs map[str
 		}
 	}
 	return msgs
+}
+
+// execExitArtifacts are the exit.txt artifacts of rs, the executions of the exec step name (a
+// repeat's rounds, a sampler's samples), by execution, when each wrote one: rs are one step's,
+// ran one after the other (each started after the one before it ended), and the record lists
+// as many exit.txt of name as rs holds, which were written in the order they ran; nil
+// otherwise.
+func execExitArtifacts(all []*ArtifactRecord, name string, rs []*StepRecord) map[*StepRecord]*ArtifactRecord {
+	byStart := slices.SortedStableFunc(slices.Values(rs), func(a, b *StepRecord) int { return cmp.Compare(a.Start, b.Start) })
+	for i, r := range byStart {
+		if r.Path != rs[0].Path || i > 0 && r.Start < byStart[i-1].End {
+			return nil
+		}
+	}
+	var exits []*ArtifactRecord
+	for _, a := range all {
+		if a != nil && a.Step == name && a.Name == schema.ExitArtifact {
+			exits = append(exits, a)
+		}
+	}
+	if len(exits) != len(rs) {
+		return nil
+	}
+	out := map[*StepRecord]*ArtifactRecord{}
+	for i, r := range byStart {
+		out[r] = exits[i]
+	}
+	return out
 }
 
 // runsAndArtifacts are rec's runs of the steps keep takes, by step name (in order), and its

@@ -210,6 +210,8 @@ func TestOutcomeContradictions(t *testing.T) {
 			again := *step(rec, "hi")
 			again.Start, again.End = step(rec, "bye").Start, step(rec, "bye").End
 			rec.Steps = append(rec.Steps, &again)
+			// Each execution of an exec writes its exit.txt.
+			rec.Artifacts = append(rec.Artifacts, &interp.ArtifactRecord{Step: "hi", Name: "exit.txt", File: "hi-exit-2.txt"})
 		}, ""},
 		{"a repeat's until over times, as recorded", timed, nil, ""},
 		{"a repeat whose until over its step's times never held flipped to passed", timed, func(rec *interp.Record) {

@@ -27,7 +27,7 @@ func execContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
 	if !ok || sr.Outcome == "" {
 		return ""
 	}
-	if c := exitListedContradiction(rec, sr); c != "" {
+	if c := exitListedContradiction(rec, sr, s); c != "" {
 		return c
 	}
 	if c := unrecordedPassContradiction(rec, sr, s); c != "" {
@@ -148,25 +148,58 @@ func unrecordedPassContradiction(rec *Record, sr *StepRecord, s *dsl.Step) strin
 	return "it passed, but the record holds no result of it, which an exec records before it passes"
 }
 
-// exitListedContradiction says that sr, the only execution of an exec step, passed in a record
-// of version 7 on that lists no exit.txt of it: an exec that ran to its end writes its exit
-// code there, or why it has none (schema.ExitNotStarted, schema.ExitCut), and replay holds a
-// step that passed to it (execEndContradictions). Its entry taken out, a command that was not
-// started, edited into "failed as expected", was not held to it.
-func exitListedContradiction(rec *Record, sr *StepRecord) string {
-	if rec.Version < 7 || sr.Outcome != Passed || sr.Sample > 0 {
-		return ""
+// exitListedContradiction says that sr, an execution of an exec step, passed in a record of
+// version 7 on that lists no exit.txt of it: an exec that ran to its end writes its exit code
+// there, or why it has none (schema.ExitNotStarted, schema.ExitCut), and replay holds a step
+// that passed to it (execEndContradictions). Its entry taken out, a command that was not
+// started, edited into "failed as expected", was not held to it. A record of version 4 to 6
+// (exit.txt written, of an exec that exited, since version 4) is held to it where the step
+// passed other than as an expectFail expected: such a pass is an exit code, which it wrote.
+// Before, an exec its timeout cut, edited into a pass with its exit.txt (cut) taken out and
+// the record lowered to version 6 (lints and invocation taken out too), replayed PASSED.
+//
+// A step that ran more than once (a repeat's rounds, a sampler's samples) lists an exit.txt
+// for each execution that passed so: which is whose is not known here, but each wrote its
+// own. Said once, of the last such execution. Before, a repeat's last round that its timeout
+// cut, edited into a pass with its exit.txt taken out, replayed PASSED.
+func exitListedContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
+	// wrote says that o, an execution of s, wrote an exit.txt since it passed.
+	wrote := func(o *StepRecord) bool {
+		return o.Outcome == Passed && (rec.Version >= 7 || !s.ExpectFail && o.ExpectedError == "")
+	}
+	if rec.Version < 4 || !wrote(sr) {
+		return "" // before version 7, a command not started passed an expectFail and wrote none
 	}
 	name := or(sr.Name, sr.Path)
+	passed, last := 0, sr
 	for _, o := range rec.Steps {
-		if o != sr && or(o.Name, o.Path) == name {
-			return "" // which run wrote which artifact is not known
+		if o == nil || or(o.Name, o.Path) != name {
+			continue
+		}
+		if o.Path != sr.Path {
+			return "" // another step's of the same name: not told apart here
+		}
+		if wrote(o) {
+			passed, last = passed+1, o
 		}
 	}
-	if slices.ContainsFunc(rec.Artifacts, func(a *ArtifactRecord) bool { return a != nil && a.Step == name && a.Name == schema.ExitArtifact }) {
+	listed := 0
+	for _, a := range rec.Artifacts {
+		if a != nil && a.Step == name && a.Name == schema.ExitArtifact {
+			listed++
+		}
+	}
+	if last != sr || listed >= passed {
 		return ""
 	}
-	return fmt.Sprintf("it passed, but the record lists no %s of the step, which an exec writes its exit code to, or why it has none (records of version 7 on)", schema.ExitArtifact)
+	since := "an exec writes its exit code to, or why it has none (records of version 7 on)"
+	if rec.Version < 7 {
+		since = "an exec that exited writes its exit code to (records of version 4 on)"
+	}
+	if passed == 1 {
+		return fmt.Sprintf("it passed, but the record lists no %s of the step, which %s", schema.ExitArtifact, since)
+	}
+	return fmt.Sprintf("%d of its executions passed, but the record lists only %d %s of the step: each wrote one, which %s", passed, listed, schema.ExitArtifact, since)
 }
 
 // exitContradiction says how sr's outcome contradicts the exit code res records.

@@ -803,6 +803,7 @@ func (r *Record) contradictions() []string {
 	msgs = append(msgs, r.endedEarlyContradictions()...)
 	msgs = append(msgs, r.skippedContradictions()...)
 	msgs = append(msgs, r.leftoverContradictions()...)
+	msgs = append(msgs, r.processCleanupAbsences()...)
 	msgs = append(msgs, r.unitVarContradictions()...)
 	msgs = append(msgs, r.execArtifactAbsences()...)
 	msgs = append(msgs, r.loadArtifactAbsences()...)
@@ -1010,7 +1011,8 @@ func (r *Record) loadArtifactAbsences() []string {
 // every snapshot's stats from one reading of its counts (driver/local backend.stats), so
 // these hold by construction: rq_Nxx is the sum of its rq_<code> of class N (1 to 5), and
 // each stat kept under an Envoy name (http.downstream_rq_5xx) is the stat itself. rq_total
-// is not their sum (a request is counted when it arrives, its code when it is answered), and
+// is not their sum (a request is counted when it arrives, its code when it is answered), but
+// a snapshot that counts a request counts a connection and bytes read (read after it), and
 // Envoy's stats (kube, an admin or prometheus snapshot) keep none of these by construction:
 // neither is checked. A stat absent from the snapshot (a record made before it was kept) is
 // not checked.
@@ -1044,6 +1046,20 @@ func localBackendContradictions(sn *SnapshotRecord) []string {
 			of = strings.Join(parts[class], ", ")
 		}
 		out = append(out, fmt.Sprintf("%s is %s, but its codes of class %dxx (%s) add up to %s", k, dsl.FormatValue(v), class, of, dsl.FormatValue(sums[class])))
+	}
+	// A connection is counted when the backend accepts it, and the bytes it reads as it reads
+	// them, before the request they carry is counted; rq_total is read first. Before, a
+	// series whose last sample was edited to count requests (rq_total, rq_200) on no
+	// connection made a wait that timed out hold, and the run replayed PASSED.
+	if rq, ok := sn.Counters["rq_total"]; ok && rq > 0 {
+		for _, c := range []struct{ k, why string }{
+			{"cx_total", "the backend counts a connection when it accepts it, before any request on it"},
+			{"cx_rx_bytes_total", "the backend counts the bytes it reads before the request they carry"},
+		} {
+			if v, ok := sn.Counters[c.k]; ok && v <= 0 {
+				out = append(out, fmt.Sprintf("rq_total is %s, but %s is %s: %s", dsl.FormatValue(rq), c.k, dsl.FormatValue(v), c.why))
+			}
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(schema.BackendHTTPAliases)) {
 		alias := schema.BackendHTTPAliases[k]
@@ -1696,6 +1712,51 @@ func (r *Record) leftoverContradictions() []string {
 		msgs[len(msgs)-1] += " (a run records what its cleanup left in both, and exits 4)"
 	}
 	return msgs
+}
+
+// processCleanupAbsences are the process steps that passed (their process started) of which
+// the record's cleanup says nothing: the automatic cleanup stops every process a step started
+// and writes a line that names it ("removed process srv", "process srv had already ended: …",
+// "already gone: process srv" after a kill, "failed to remove process srv: …", "abandoned:
+// process srv"). Before, a run whose process ended on its own with a failure (an error, exit
+// 3), its cleanup line and its step's "ended early" warning taken out with the run's error,
+// replayed PASSED. Records of version 2 or 1 are not held to it, as to their leftovers.
+func (r *Record) processCleanupAbsences() []string {
+	if r.Version < 3 {
+		return nil
+	}
+	var msgs []string
+	said := map[string]bool{}
+	for _, s := range r.Steps {
+		if s == nil || s.Kind != "process" || s.Outcome != Passed {
+			continue
+		}
+		what := "process " + or(s.Name, s.Path)
+		if said[what] || slices.ContainsFunc(r.Cleanup, func(line string) bool { return namesThing(line, what) }) {
+			continue
+		}
+		said[what] = true
+		msgs = append(msgs, fmt.Sprintf("step %s started its process, but the record's cleanup says nothing of %s: the cleanup stops every process a step started, and writes a line that names it (removed, had already ended, already gone, failed to remove, abandoned)", shownStep(s), what))
+	}
+	return msgs
+}
+
+// namesThing says whether line, a line of a record's cleanup, names what (a thing the cleanup
+// removes): what is in it, followed by its end, a space, a colon or a parenthesis.
+func namesThing(line, what string) bool {
+	for from := 0; from < len(line); {
+		i := strings.Index(line[from:], what)
+		if i < 0 {
+			return false
+		}
+		i += from
+		after := line[i+len(what):]
+		if (i == 0 || line[i-1] == ' ') && (after == "" || strings.ContainsRune(" :(", rune(after[0]))) {
+			return true
+		}
+		from = i + 1
+	}
+	return false
 }
 
 // unitVarContradictions are the vars of a record that its unit says otherwise: a run of a

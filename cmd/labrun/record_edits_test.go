@@ -1370,11 +1370,15 @@ import "labrun.dev/schema"
 // its record edited into a pass (the step's and the run's outcome passed, their errors taken
 // out, its end moved within its timeout), where no expectation reads its result, replayed
 // PASSED. A named exec that passed records its result; an unnamed one records none, and its
-// exit.txt says it was cut (records of version 7).
+// exit.txt says it was cut (records of version 7). Lowered to version 6 (no exit.txt of an
+// exec that exited with no code, no lints), the unnamed one replayed PASSED ("unverified"): an
+// exec that passed other than as an expectFail expected exited, and wrote its exit.txt (since
+// version 4).
 func TestCutExecNotPassed(t *testing.T) {
-	for _, c := range []struct{ step, path, want string }{
-		{`{name: "x", timeout: "100ms", exec: argv: ["sleep", "5"]}`, "x", "step x: its record contradicts itself: it passed, but the record holds no result of it, which an exec records before it passes"},
-		{`{timeout: "100ms", exec: argv: ["sleep", "5"]}`, "steps.1", "step steps.1 (exec): its artifact steps.1-exit.txt says the command was cut, but the record says the step passed"},
+	const noExit = "its record contradicts itself: it passed, but the record lists no exit.txt of the step, which an exec that exited writes its exit code to (records of version 4 on)"
+	for _, c := range []struct{ step, path, want, want6 string }{
+		{`{name: "x", timeout: "100ms", exec: argv: ["sleep", "5"]}`, "x", "step x: its record contradicts itself: it passed, but the record holds no result of it, which an exec records before it passes", "step x: " + noExit},
+		{`{timeout: "100ms", exec: argv: ["sleep", "5"]}`, "steps.1", "step steps.1 (exec): its artifact steps.1-exit.txt says the command was cut, but the record says the step passed", "step steps.1: " + noExit},
 	} {
 		dir, rec := recordedRun(t, `package lab
 
@@ -1402,19 +1406,136 @@ s: schema.#Scenario & {
 			t.Fatal(err)
 		}
 		editedRefused(t, dir, rec, c.want)
-		if c.path != "x" {
-			continue
-		}
-		// Made a record of version 6 (no exit.txt of an exec without a result, no lints): a
-		// passed exec records its result.
+		// Made a record of version 6 (no exit.txt of an exec without a result, no lints, no
+		// invocation): a passed exec exited, and wrote its exit.txt.
 		rec["version"] = 6.0
 		delete(rec, "lints")
+		delete(rec, "invocation")
 		rec["artifacts"] = slices.DeleteFunc(rec["artifacts"].([]any), func(a any) bool {
-			return a.(map[string]any)["step"] == "x" && a.(map[string]any)["name"] == "exit.txt"
+			return a.(map[string]any)["step"] == c.path && a.(map[string]any)["name"] == "exit.txt"
 		})
-		if err := os.Remove(filepath.Join(dir, "m", "edited", "x-exit.txt")); err != nil {
+		if err := os.Remove(filepath.Join(dir, "m", "edited", c.path+"-exit.txt")); err != nil {
 			t.Fatal(err)
 		}
-		editedRefused(t, dir, rec, c.want)
+		editedRefused(t, dir, rec, c.want6)
 	}
+}
+
+// TestRepeatedExecHeldToItsExits: an exec a repeat runs in several rounds was held to no
+// exit.txt (which is whose was not known): a run whose second round its timeout cut, edited
+// into a pass with the result that makes the repeat's until hold (the step's, the repeat's and
+// the run's outcomes passed, the round's end moved within its timeout), replayed PASSED beside
+// the exit.txt of that round that says cut, and so did the same edit with that exit.txt taken
+// out. Each round writes its own, in the order they run.
+func TestRepeatedExecHeldToItsExits(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{name: "loop", repeat: {
+		max: 3
+		steps: [{name: "c", timeout: "200ms", exec: argv: ["sh", "-c", "n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; echo $n; test $n -lt 2 || sleep 5"]}]
+		until: "c.stdout == '2\\n'"
+	}}]
+	expect: ["c.exit == 0"]
+}
+`, 3)
+	var last map[string]any
+	for _, st := range rec["steps"].([]any) {
+		m := st.(map[string]any)
+		if m["outcome"] != "passed" {
+			delete(m, "error")
+			m["outcome"] = "passed"
+		}
+		if m["name"] == "c" {
+			last = m
+		}
+	}
+	if last["round"] != 2.0 {
+		t.Fatalf("the last run of c is not round 2: %v", last)
+	}
+	last["endNs"] = last["startNs"].(float64) + 50e6 // within its timeout
+	stepOf(t, rec, "loop")["endNs"] = last["endNs"].(float64) + 1e3
+	rec["results"] = map[string]any{"c": map[string]any{"kind": "exec", "value": map[string]any{"stdout": "2\n", "stderr": "", "exit": 0}}}
+	passedAs(rec, map[string]any{"c.exit": 0})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, "step c (round 2) (exec): its artifact exit.txt (in c-exit-2.txt) says the command was cut, but the record says the step passed")
+	// The exit.txt of round 2 taken out (entry and file).
+	rec["artifacts"] = slices.DeleteFunc(rec["artifacts"].([]any), func(a any) bool { return a.(map[string]any)["file"] == "c-exit-2.txt" })
+	if err := os.Remove(filepath.Join(dir, "m", "edited", "c-exit-2.txt")); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, "step c (round 2): its record contradicts itself: 2 of its executions passed, but the record lists only 1 exit.txt of the step: each wrote one")
+}
+
+// TestSampledExecHeldToItsExits: an exec sampled with every runs its samples one after
+// another, each writing its exit.txt; a run whose third sample its timeout cut, edited into a
+// pass (the sample, the step it samples during, their block and the run passed, the sampled
+// step's and the block's ends moved to its sleep's), replayed PASSED beside the exit.txt of
+// that sample that says cut, and with it taken out.
+func TestSampledExecHeldToItsExits(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{parallel: [
+		{name: "bg", sleep: "600ms"},
+		{name: "p", every: "100ms", while: "bg", timeout: "80ms", exec: argv: ["sh", "-c", "n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; test $n -lt 3 || sleep 5"]},
+	]}]
+	expect: ["outcome.p == 'passed'"]
+}
+`, 3)
+	var cut, bg, block map[string]any
+	for _, st := range rec["steps"].([]any) {
+		m := st.(map[string]any)
+		switch {
+		case m["name"] == "p" && m["outcome"] != "passed":
+			cut = m
+		case m["name"] == "bg":
+			bg = m
+		case m["path"] == "steps.0":
+			block = m
+		}
+	}
+	if cut == nil {
+		t.Fatal("no sample of p that did not pass")
+	}
+	// The third execution (a tick a sample overran on a loaded machine is skipped: its
+	// number may be higher), whose exit.txt is the last of p's.
+	var exit string
+	for _, a := range rec["artifacts"].([]any) {
+		if m := a.(map[string]any); m["step"] == "p" && m["name"] == "exit.txt" {
+			exit = m["file"].(string)
+		}
+	}
+	sample := fmt.Sprintf("step p (sample %v)", cut["sample"])
+	for _, m := range []map[string]any{cut, bg, block} {
+		delete(m, "error")
+		m["outcome"] = "passed"
+	}
+	cut["endNs"] = cut["startNs"].(float64) + 50e6 // within its timeout
+	bg["endNs"] = bg["startNs"].(float64) + 600.5e6
+	block["endNs"] = bg["endNs"].(float64) + 1e5
+	start, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec["end"] = start.Add(time.Duration(block["endNs"].(float64)) + time.Millisecond).Format(time.RFC3339Nano)
+	passedAs(rec, map[string]any{"outcome.p": "passed"})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if err := os.CopyFS(filepath.Join(dir, "m", "edited"), os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, sample+" (exec): its artifact exit.txt (in "+exit+") says the command was cut, but the record says the step passed")
+	// The exit.txt of that sample taken out (entry and file).
+	rec["artifacts"] = slices.DeleteFunc(rec["artifacts"].([]any), func(a any) bool { return a.(map[string]any)["file"] == exit })
+	if err := os.Remove(filepath.Join(dir, "m", "edited", exit)); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, sample+": its record contradicts itself: 3 of its executions passed, but the record lists only 2 exit.txt of the step: each wrote one")
 }
