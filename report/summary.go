@@ -242,7 +242,7 @@ func summaryRunOf(rec *interp.Record) SummaryRun {
 		}
 	}
 	sr.MayFailed, _ = mayFailedSteps(rec)
-	sr.Error = rec.Error
+	sr.Error = summaryError(rec)
 	for _, jd := range rec.Expectations {
 		sr.Expectations[jd.Src] = jd.Outcome
 		for k, v := range jd.Values {
@@ -250,6 +250,36 @@ func summaryRunOf(rec *interp.Record) SummaryRun {
 		}
 	}
 	return sr
+}
+
+// summaryError is rec's error as a summary keeps it: its positions in the scenario's folder by
+// the file's name ("s.cue:12:3: probe (exec): …"), as the summary's table shows them, and one
+// in another folder relative to it. Before, the absolute path of the machine that ran it: a
+// summary moved, merged from another machine's shards or compared with another checkout's
+// read one machine's folders.
+func summaryError(rec *interp.Record) string {
+	msg := rec.Error
+	if msg == "" || !filepath.IsAbs(rec.File) {
+		return msg
+	}
+	home := filepath.Dir(rec.File)
+	dirs := []string{home}
+	if p := rec.ErrorPos; p != nil && filepath.IsAbs(p.File) && filepath.Dir(p.File) != home {
+		dirs = append(dirs, filepath.Dir(p.File))
+	}
+	// The longer first: a folder inside another is said from the scenario's folder, not as
+	// the other's path with a relative tail.
+	slices.SortFunc(dirs, func(a, b string) int { return len(b) - len(a) })
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(home, d); err == nil {
+			to := filepath.ToSlash(rel) + "/"
+			if rel == "." {
+				to = ""
+			}
+			msg = strings.ReplaceAll(msg, d+string(filepath.Separator), to)
+		}
+	}
+	return msg
 }
 
 // recordContradictions are where a run of the summary is not what its record beside it (the
@@ -287,8 +317,8 @@ func (s *Summary) recordContradictions(dir string) []string {
 			{"steps that may fail that failed", r.MayFailed, want.MayFailed},
 			{"error", r.Error, want.Error},
 		} {
-			if f.name == "error" && r.Error == "" {
-				continue // a summary written before it said the run's error
+			if f.name == "error" && (r.Error == "" || r.Error == rec.Error) {
+				continue // a summary written before it said the run's error, or said it with its absolute paths
 			}
 			if what, g, w := firstDifference(f.name, f.got, f.want); what != "" {
 				out = append(out, fmt.Sprintf("run %s: its %s is %s, but its record %s gives %s", r.ID, what, g, filepath.Base(path), w))
