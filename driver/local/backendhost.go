@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"labrun.dev/labrun/schema"
@@ -125,6 +126,9 @@ type backendHost struct {
 	broken error
 	// backends are the names of the backends it serves, sorted.
 	backends []string
+	// endSaid is set once ended has said that the host is gone: the run is an error saying
+	// so, and close does not say it again.
+	endSaid atomic.Bool
 }
 
 // startHost starts cmd as the backend host of specs; its log lines go to logf.
@@ -293,6 +297,7 @@ func (h *backendHost) goneText() string {
 func (h *backendHost) ended() string {
 	select {
 	case <-h.exited:
+		h.endSaid.Store(true)
 		return h.goneText()
 	default:
 		return ""
@@ -305,6 +310,12 @@ func (h *backendHost) close(ctx context.Context) error {
 	h.in.Close()
 	select {
 	case <-h.exited:
+		if h.endSaid.Load() {
+			// The run's error says it (Ended): before, "closing the local target: close
+			// backend host: backend host: signal: killed" followed the verdict that had said
+			// the host was killed.
+			return nil
+		}
 		if h.exitErr != nil {
 			return fmt.Errorf("backend host: %w", h.exitErr)
 		}

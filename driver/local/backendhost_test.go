@@ -174,6 +174,25 @@ func TestBackendHostKilledSaysSo(t *testing.T) {
 	if got := tg.Ended(); !strings.Contains(got, want) {
 		t.Errorf("Ended of a killed host: %q, want it to say %s", got, want)
 	}
+	// Ended said it, and the run is an error saying it: Close does not say it again (before,
+	// "closing the local target: close backend host: backend host: signal: killed" followed
+	// the verdict).
+	if err := tg.Close(ctx); err != nil {
+		t.Errorf("Close after Ended said the host is gone: %v, want nil", err)
+	}
+}
+
+// TestBackendHostKilledUnsaidCloseSays: a host killed whose end no one asked Ended about is
+// said by Close.
+func TestBackendHostKilledUnsaidCloseSays(t *testing.T) {
+	var started *exec.Cmd
+	spec := &schema.Local{Backends: map[string]schema.Backend{"a": {}}}
+	tg := newTarget(t, spec, Options{BackendHost: func() *exec.Cmd { started = hostCmd(); return started }})
+	ctx, cancel := bg()
+	defer cancel()
+	if err := started.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
 	if err := tg.Close(ctx); err == nil || !strings.Contains(err.Error(), "signal: killed") {
 		t.Errorf("Close: %v, want the host's end", err)
 	}
