@@ -432,19 +432,32 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		return p.finish(u, notRun(sc, name, start, interp.Interrupted, "interrupted while the target was being created"), f, run, true)
 	}
 	if err != nil {
+		// An address the scenario fixes that the target could not listen on (taken by
+		// another program) is said at the line that writes it: before, the message named
+		// "backend a" alone.
+		at, where := dsl.Pos{}, ""
+		if ae := (*local.AddressError)(nil); errors.As(err, &ae) {
+			if pos, ok := sc.AddressPos[ae.Field]; ok && pos.IsValid() {
+				at, where = pos, pos.Rel(p.Cwd).String()+": "
+			}
+		}
 		if f.tally != nil {
 			f.tally.mu.Lock()
 		}
 		if f.tally != nil && f.tally.lastTargetErr == name+": "+err.Error() {
-			fmt.Fprintf(p.Stderr, "labrun: %s: target %s: the same error as above\n", sc.Name, name)
+			fmt.Fprintf(p.Stderr, "labrun: %s: %starget %s: the same error as above\n", sc.Name, where, name)
 		} else {
-			fmt.Fprintf(p.Stderr, "labrun: %s: target %s: %v\n", sc.Name, name, err)
+			fmt.Fprintf(p.Stderr, "labrun: %s: %starget %s: %v\n", sc.Name, where, name, err)
 		}
 		if f.tally != nil {
 			f.tally.lastTargetErr = name + ": " + err.Error()
 			f.tally.mu.Unlock()
 		}
-		r := p.finish(u, notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err)), f, run, false)
+		rec := notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err))
+		if at.IsValid() {
+			rec.Error, rec.ErrorPos = at.String()+": "+rec.Error, &at
+		}
+		r := p.finish(u, rec, f, run, false)
 		r.code = exitInfra
 		return r
 	}

@@ -53,6 +53,9 @@ type hostReply struct {
 	Counters schema.Stats      `json:"counters,omitempty"`
 	Gauges   schema.Stats      `json:"gauges,omitempty"`
 	Error    string            `json:"error,omitempty"`
+	// Field is where the address is written that the host could not listen on (an
+	// AddressError's), with Error.
+	Field string `json:"field,omitempty"`
 }
 
 // ServeBackendHost is the backend host: it reads the backends' specs from in, serves them
@@ -83,7 +86,11 @@ func ServeBackendHost(in io.Reader, out, log io.Writer) error {
 	for _, name := range slices.Sorted(maps.Keys(specs)) {
 		b, err := startBackend(name, specs[name], logf)
 		if err != nil {
-			_ = enc.Encode(hostReply{Error: err.Error()})
+			rep := hostReply{Error: err.Error()}
+			if ae := (*AddressError)(nil); errors.As(err, &ae) {
+				rep.Field = ae.Field
+			}
+			_ = enc.Encode(rep)
 			return errors.Join(err, closeAll())
 		}
 		backends[name] = b
@@ -176,6 +183,9 @@ func startHost(ctx context.Context, cmd *exec.Cmd, specs map[string]schema.Backe
 	}
 	if err == nil && rep.Error != "" {
 		err = errors.New(rep.Error)
+		if rep.Field != "" {
+			err = &AddressError{Field: rep.Field, Err: err}
+		}
 	}
 	addrs := map[string]*net.TCPAddr{}
 	for name, a := range rep.Addrs {
