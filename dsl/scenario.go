@@ -82,7 +82,7 @@ type Scenario struct {
 	// AddressPos are where the local world's fixed addresses are written, by field
 	// ("local.backends.a.address"): a run that cannot listen on one names its line.
 	AddressPos map[string]Pos `json:"-"`
-	Tags              []string
+	Tags       []string
 	// Sweep is the scenario's own sweep: var → values, as the command line writes them.
 	Sweep map[string][]string
 	// SweepPos are where each of Sweep's values is written, in the same order.
