@@ -682,6 +682,13 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 			// The runs pass with them, as a single run does: say which, as its verdict line does.
 			mayFailed = " — " + mf
 		}
+		left := ""
+		if l := report.LeftRuns(s); l != "" {
+			// As each run's verdict line said it: before, "SUMMARY s: 2 of 2 runs passed"
+			// and nothing more, of runs that exited 4. (The line in the total says LEFT
+			// OBJECTS BEHIND.)
+			left = " — " + l
+		}
 		if len(p.unverified) > 0 { // merge's: its records judged with fewer checks
 			var recs []*interp.Record
 			for _, r := range runs {
@@ -697,13 +704,13 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 				mcode = worse(mcode, exitInfra)
 			} else {
 				path = relPath(p.Cwd, paths[0])
-				fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("SUMMARY %s: %s (%s)%s — %s", m.Scenario, counts, passNeed(m), mayFailed, path), p.wrapWidth(), 2))
+				fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("SUMMARY %s: %s (%s)%s%s — %s", m.Scenario, counts, passNeed(m), mayFailed, left, path), p.wrapWidth(), 2))
 				if !quiet {
 					fmt.Fprintf(p.Stdout, "  html:   %s\n  json:   %s\n", relPath(p.Cwd, paths[1]), relPath(p.Cwd, paths[2]))
 				}
 			}
 		} else {
-			fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("SUMMARY %s: %s (%s)%s", m.Scenario, counts, passNeed(m), mayFailed), p.wrapWidth(), 2))
+			fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("SUMMARY %s: %s (%s)%s%s", m.Scenario, counts, passNeed(m), mayFailed, left), p.wrapWidth(), 2))
 		}
 		if below := report.CombinationsBelow(s); len(below) > 0 && len(m.Sweep) > 0 && (s.Verdict == "failed" || s.Verdict == "error") {
 			fmt.Fprintln(p.Stdout, wrapLines("  combinations that did not pass: "+strings.Join(below, "; "), p.wrapWidth(), 4))
