@@ -51,6 +51,12 @@ func (d *decoder) checkLocalWorld() {
 		return
 	}
 	loopback := func(field, addr string) {
+		if addr != "" {
+			if d.sc.AddressPos == nil {
+				d.sc.AddressPos = map[string]Pos{}
+			}
+			d.sc.AddressPos[field] = d.rootFieldPos(field)
+		}
 		if addr == "" || schema.CheckHostPort(addr) != nil {
 			return // checkTimeline reports its shape
 		}

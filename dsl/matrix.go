@@ -401,7 +401,7 @@ func (u *Unit) Contradictions(sc *Scenario) []string {
 			}
 		case !sweeps:
 			out = append(out, fmt.Sprintf("its matrix sweeps %s over %s as the scenario's sweep, but the scenario does not sweep %s", s.Name, strings.Join(s.Values, ", "), s.Name))
-		case !secret(s.Name) && !slices.Equal(s.Values, declared):
+		case !secret(s.Name) && !sameSwept(sc.VarKinds[s.Name], s.Values, declared):
 			out = append(out, fmt.Sprintf("its matrix sweeps %s over %s as the scenario's sweep, but the scenario sweeps it over %s", s.Name, strings.Join(s.Values, ", "), strings.Join(declared, ", ")))
 		}
 	}
@@ -411,7 +411,7 @@ func (u *Unit) Contradictions(sc *Scenario) []string {
 		switch {
 		case !sweeps:
 			out = append(out, fmt.Sprintf("its matrix fixes %s (--var) in the scenario's sweep, but the scenario does not sweep %s", f.Name, f.Name))
-		case !secret(f.Name) && !slices.Equal(f.Instead, declared):
+		case !secret(f.Name) && !sameSwept(sc.VarKinds[f.Name], f.Instead, declared):
 			out = append(out, fmt.Sprintf("its matrix fixes %s (--var) instead of %s, but the scenario sweeps it over %s", f.Name, strings.Join(f.Instead, ", "), strings.Join(declared, ", ")))
 		}
 	}
@@ -421,6 +421,13 @@ func (u *Unit) Contradictions(sc *Scenario) []string {
 		}
 	}
 	return out
+}
+
+// sameSwept reports whether two lists of a var's swept values are the same values, each as
+// its kind writes it: a record made before the scenario's own values were kept so holds a
+// duration as the file writes it ("90s", now 1m30s).
+func sameSwept(kind string, a, b []string) bool {
+	return slices.EqualFunc(a, b, func(x, y string) bool { return x == y || sweptValue(kind, x) == sweptValue(kind, y) })
 }
 
 // sweepText writes a matrix's sweep: "share: 0, 100; x: a" ("no sweep" without one).

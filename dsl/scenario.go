@@ -79,7 +79,10 @@ type Scenario struct {
 	// run's error names them when they expire).
 	TimeoutPos        Pos `json:"-"`
 	CleanupTimeoutPos Pos `json:"-"`
-	Tags              []string
+	// AddressPos are where the local world's fixed addresses are written, by field
+	// ("local.backends.a.address"): a run that cannot listen on one names its line.
+	AddressPos map[string]Pos `json:"-"`
+	Tags       []string
 	// Sweep is the scenario's own sweep: var → values, as the command line writes them.
 	Sweep map[string][]string
 	// SweepPos are where each of Sweep's values is written, in the same order.

@@ -117,6 +117,7 @@ func (d *decoder) sweep() {
 	}
 	sc.Sweep = map[string][]string{}
 	sc.SweepPos = map[string][]Pos{}
+	written := map[string][]string{} // each var's values as the file writes them
 	for it.Next() {
 		name := it.Selector().Unquoted()
 		list, err := it.Value().List()
@@ -140,11 +141,17 @@ func (d *decoder) sweep() {
 			}
 			if !ok {
 				d.err(here, "sweep."+name, "expected %s, as vars.%s is declared %s; got %s", want, name, d.declaredAt(name), describeKind(v.Kind(), normalizeNumber(x)))
-			} else if i := slices.IndexFunc(sc.Sweep[name], func(prev string) bool {
+			} else if i := slices.IndexFunc(written[name], func(prev string) bool {
 				return sweptValue(sc.VarKinds[name], prev) == sweptValue(sc.VarKinds[name], raw)
 			}); i >= 0 {
 				show := func(raw string) string { return showSwept(sc.VarKinds[name], raw) }
-				d.err(here, "sweep."+name, "%s", repeatedSweepValue(name, show(raw), show(sc.Sweep[name][i]), sc.SweepPos[name][i], here))
+				d.err(here, "sweep."+name, "%s", repeatedSweepValue(name, show(raw), show(written[name][i]), sc.SweepPos[name][i], here))
+			}
+			written[name] = append(written[name], raw)
+			if k := sc.VarKinds[name]; ok && k != "string" {
+				// Kept as a --sweep flag's value is (a duration "1000ms" as 1s), so that a
+				// combination has one id however its values were given.
+				raw = sweptValue(k, raw)
 			}
 			sc.Sweep[name] = append(sc.Sweep[name], raw)
 			sc.SweepPos[name] = append(sc.SweepPos[name], here)

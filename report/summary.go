@@ -100,6 +100,10 @@ type SummaryRun struct {
 	// timeout; "" when it ran to its end): the runs table shows why a run did not pass, where
 	// a step that may fail that failed beside it read as the cause.
 	Error string `json:"error,omitempty"`
+	// Left is what the run left behind that its cleanup could not remove, as its record's
+	// verdict says it ("left 1 object behind (ConfigMap lab/c); `labrun clean …`"): its
+	// labrun run exited 4 whatever its verdict.
+	Left string `json:"left,omitempty"`
 }
 
 // summaryOutcome is a run's outcome as a summary counts it: a failed run with an expectation
@@ -242,7 +246,8 @@ func summaryRunOf(rec *interp.Record) SummaryRun {
 		}
 	}
 	sr.MayFailed, _ = mayFailedSteps(rec)
-	sr.Error = rec.Error
+	sr.Error = summaryError(rec)
+	sr.Left = rec.LeftBehind()
 	for _, jd := range rec.Expectations {
 		sr.Expectations[jd.Src] = jd.Outcome
 		for k, v := range jd.Values {
@@ -250,6 +255,36 @@ func summaryRunOf(rec *interp.Record) SummaryRun {
 		}
 	}
 	return sr
+}
+
+// summaryError is rec's error as a summary keeps it: its positions in the scenario's folder by
+// the file's name ("s.cue:12:3: probe (exec): …"), as the summary's table shows them, and one
+// in another folder relative to it. Before, the absolute path of the machine that ran it: a
+// summary moved, merged from another machine's shards or compared with another checkout's
+// read one machine's folders.
+func summaryError(rec *interp.Record) string {
+	msg := rec.Error
+	if msg == "" || !filepath.IsAbs(rec.File) {
+		return msg
+	}
+	home := filepath.Dir(rec.File)
+	dirs := []string{home}
+	if p := rec.ErrorPos; p != nil && filepath.IsAbs(p.File) && filepath.Dir(p.File) != home {
+		dirs = append(dirs, filepath.Dir(p.File))
+	}
+	// The longer first: a folder inside another is said from the scenario's folder, not as
+	// the other's path with a relative tail.
+	slices.SortFunc(dirs, func(a, b string) int { return len(b) - len(a) })
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(home, d); err == nil {
+			to := filepath.ToSlash(rel) + "/"
+			if rel == "." {
+				to = ""
+			}
+			msg = strings.ReplaceAll(msg, d+string(filepath.Separator), to)
+		}
+	}
+	return msg
 }
 
 // recordContradictions are where a run of the summary is not what its record beside it (the
@@ -286,9 +321,13 @@ func (s *Summary) recordContradictions(dir string) []string {
 			{"values", r.Values, want.Values},
 			{"steps that may fail that failed", r.MayFailed, want.MayFailed},
 			{"error", r.Error, want.Error},
+			{"left", r.Left, want.Left},
 		} {
-			if f.name == "error" && r.Error == "" {
-				continue // a summary written before it said the run's error
+			if f.name == "error" && (r.Error == "" || r.Error == rec.Error) {
+				continue // a summary written before it said the run's error, or said it with its absolute paths
+			}
+			if f.name == "left" && r.Left == "" {
+				continue // a summary written before it said what a run left behind
 			}
 			if what, g, w := firstDifference(f.name, f.got, f.want); what != "" {
 				out = append(out, fmt.Sprintf("run %s: its %s is %s, but its record %s gives %s", r.ID, what, g, filepath.Base(path), w))
@@ -869,6 +908,9 @@ func runVerdict(s *Summary, r SummaryRun) string {
 	if mf := mayFailedAside(r); mf != "" {
 		v += " (" + mf + ")"
 	}
+	if r.Left != "" {
+		v += ", but it " + r.Left
+	}
 	return v
 }
 
@@ -945,6 +987,32 @@ func MayFailedRuns(s *Summary) string {
 	return fmt.Sprintf("%d steps that may fail failed: %s", len(names), strings.Join(names, ", "))
 }
 
+// LeftRuns says how many of the summary's runs left objects or processes behind that their
+// cleanup could not remove, or "" when none did: "2 of 2 runs left objects or processes behind
+// (`labrun clean --yes --scenario s` deletes the objects)". Each of those runs exited 4; before,
+// the summary of them said only that they passed.
+func LeftRuns(s *Summary) string {
+	n, ran, objects := 0, 0, false
+	for _, r := range s.Runs {
+		if r.NotStarted != "" {
+			continue
+		}
+		ran++
+		if r.Left != "" {
+			n++
+			objects = objects || strings.Contains(r.Left, "`labrun clean")
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	out := fmt.Sprintf("%d of %d run%s left objects or processes behind", n, ran, plural(ran))
+	if objects {
+		out += fmt.Sprintf(" (`labrun clean --yes --scenario %s` deletes the objects)", s.Scenario)
+	}
+	return out
+}
+
 // combinationPassed is how many of a combination's runs passed, and whether that is below
 // what the pass rate needs.
 func combinationPassed(s *Summary, g *group) (ok int, below bool) {
@@ -970,6 +1038,9 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 	fmt.Fprintf(&md, "# %s: %d of %d runs passed\n\n%s%s\n\n", s.Scenario, s.Passed, s.Planned, passRule(s), missingRuns(s))
 	if mf := MayFailedRuns(s); mf != "" {
 		md.WriteString(sumCell(mf) + ".\n\n")
+	}
+	if left := LeftRuns(s); left != "" {
+		md.WriteString(sumCell(left) + ".\n\n")
 	}
 	if len(s.Sweep) > 0 {
 		md.WriteString("Swept:")
@@ -1069,6 +1140,9 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	w("<p class=\"doc\">%d of %d runs passed. %s%s</p>\n", s.Passed, s.Planned, strings.ReplaceAll(strings.ReplaceAll(e(passRule(s)), "**", ""), "`", ""), e(missingRuns(s)))
 	if mf := MayFailedRuns(s); mf != "" {
 		w("<p class=\"mayfailed warn\">%s.</p>\n", e(mf))
+	}
+	if left := LeftRuns(s); left != "" {
+		w("<p class=\"left warn\">%s.</p>\n", strings.ReplaceAll(e(left), "`", ""))
 	}
 	w("<div class=\"scroll\"><table class=\"meta\">")
 	for _, sw := range s.Sweep {
@@ -1237,6 +1311,9 @@ func runHint(s *Summary, r SummaryRun) string {
 	}
 	if mf := mayFailedAside(r); mf != "" {
 		out += " <span class=\"hint warn\">" + html.EscapeString(mf) + "</span>"
+	}
+	if r.Left != "" {
+		out += " <span class=\"hint warn\">but it " + html.EscapeString(r.Left) + "</span>"
 	}
 	return out
 }

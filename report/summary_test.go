@@ -537,3 +537,27 @@ func TestSummaryExpectationsInScenarioOrder(t *testing.T) {
 		t.Errorf("read back, the summary's expectations are %q, want %q", got, exprs)
 	}
 }
+
+// TestSummaryErrorPaths: a summary keeps a run's error with its positions in the scenario's
+// folder by the file's name, and one in another folder relative to it; the record has the
+// absolute paths of the machine that ran it.
+func TestSummaryErrorPaths(t *testing.T) {
+	for _, c := range []struct {
+		name, file, at, err, want string
+	}{
+		{"same file", "/m/lab/s.cue", "/m/lab/s.cue", "/m/lab/s.cue:9:3: probe (exec): exited with code 3", "s.cue:9:3: probe (exec): exited with code 3"},
+		{"a kit's file above", "/m/kit/scenarios/s.cue", "/m/kit/scenarios.cue", "/m/kit/scenarios.cue:5:3: x (exec): y", "../scenarios.cue:5:3: x (exec): y"},
+		{"a folder inside", "/m/lab/s.cue", "/m/lab/sub/t.cue", "/m/lab/sub/t.cue:2:1: x; /m/lab/s.cue:3:1: y", "sub/t.cue:2:1: x; s.cue:3:1: y"},
+		{"a sibling folder", "/m/a/s.cue", "/m/b/t.cue", "/m/b/t.cue:2:1: x", "../b/t.cue:2:1: x"},
+		{"no position", "/m/lab/s.cue", "", "cleanup: the cleanup's timeout (1m0s) expired", "cleanup: the cleanup's timeout (1m0s) expired"},
+		{"a relative file", "lab/s.cue", "lab/s.cue", "lab/s.cue:9:3: x", "lab/s.cue:9:3: x"},
+	} {
+		rec := &interp.Record{File: c.file, Error: c.err}
+		if c.at != "" {
+			rec.ErrorPos = &dsl.Pos{File: c.at, Line: 1, Col: 1}
+		}
+		if got := summaryError(rec); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

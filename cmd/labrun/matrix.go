@@ -564,16 +564,22 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 			// A shard holds part of the matrix: its summary is labrun merge's, from every
 			// shard's records. Each run's verdict is the shard's exit, unless a pass rate
 			// below 1 lets runs fail (merge judges it).
-			passed, mcode := 0, exitOK
+			passed, mcode, under := 0, exitOK, exitOK
 			for _, r := range runs {
-				c := r.code
+				c, u := r.code, r.code
 				if r.code == exitOK {
 					passed++
+				}
+				if c == exitLeftovers {
+					u = outcomeCode(r.rec)
 				}
 				if c == exitFailed && m.PassRate > 0 {
 					c = exitOK
 				}
-				mcode = worse(mcode, c)
+				if u == exitFailed && m.PassRate > 0 {
+					u = exitOK
+				}
+				mcode, under = worse(mcode, c), worse(under, u)
 			}
 			// The shard's runs that never started (--fail-fast, an interrupt) are its runs
 			// too: before, a matrix none of whose runs started read "PASSED … 0 of 0 runs
@@ -589,12 +595,12 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 				mcode = worse(mcode, exitInterrupted)
 			}
 			code = worse(code, mcode)
-			verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]
+			verdict := matrixVerdict(mcode, under)
 			if notStarted != "" && mcode == exitOK {
 				tally.notRun++
 				verdict = "SKIPPED"
 			} else {
-				tally.count(mcode)
+				tally.count(mcode, under)
 			}
 			held := len(runs) + len(whyOf[m])
 			fmt.Fprintf(p.Stdout, "SHARD %s: %d of the %d runs of this shard passed%s, of %d in all; labrun merge of every shard's records writes the summary\n", m.Scenario, passed, held, notStarted, m.Runs())
@@ -604,7 +610,7 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		if !m.Summarized() {
 			for _, r := range runs {
 				code = worse(code, r.code)
-				tally.count(r.code)
+				tally.count(r.code, outcomeCode(r.rec))
 				verdict := strings.ToUpper(string(r.rec.Outcome))
 				if r.code == exitLeftovers {
 					// As a summary's line says it, and the total counts it: before, the line
@@ -624,11 +630,20 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		// A failed run is the summary's to judge (its pass rate); an interrupt, a refusal, a
 		// run that left objects behind or one labrun could not make (exit 3: it was not
 		// judged, and no pass rate covers it) is the matrix's exit whatever the rate.
-		mcode := exitOK
+		// under is the same without what the runs left behind: how the matrix ended besides.
+		mcode, under := exitOK, exitOK
 		for _, r := range runs {
 			switch r.code {
 			case exitInterrupted, exitInvalid, exitLeftovers, exitInfra:
 				mcode = worse(mcode, r.code)
+			}
+			u := r.code
+			if u == exitLeftovers {
+				u = outcomeCode(r.rec)
+			}
+			switch u {
+			case exitInterrupted, exitInvalid, exitInfra:
+				under = worse(under, u)
 			}
 		}
 		var files []report.RunFile
@@ -645,24 +660,34 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 			}
 			s = &shown
 		}
-		switch s.Verdict {
-		case "passed", "skipped":
-		case "error":
-			// The runs' own exits say which: 3 (an error, a timeout) or 2 (refused); a run with
-			// an expectation that could not be judged exits 1 on its own (it says failed), and
-			// was not judged: exit 3, as docs/experiments.md says (it was 1, the line FAILED).
-			if mcode == exitOK {
-				mcode = exitInfra
+		for _, c := range []*int{&mcode, &under} {
+			switch s.Verdict {
+			case "passed", "skipped":
+			case "error":
+				// The runs' own exits say which: 3 (an error, a timeout) or 2 (refused); a run
+				// with an expectation that could not be judged exits 1 on its own (it says
+				// failed), and was not judged: exit 3, as docs/experiments.md says (it was 1,
+				// the line FAILED).
+				if *c == exitOK {
+					*c = exitInfra
+				}
+			case "interrupted":
+				*c = worse(*c, exitInterrupted)
+			default:
+				*c = worse(*c, exitFailed)
 			}
-		case "interrupted":
-			mcode = worse(mcode, exitInterrupted)
-		default:
-			mcode = worse(mcode, exitFailed)
 		}
 		counts, mayFailed := summaryCounts(s), ""
 		if mf := report.MayFailedRuns(s); mf != "" {
 			// The runs pass with them, as a single run does: say which, as its verdict line does.
 			mayFailed = " — " + mf
+		}
+		left := ""
+		if l := report.LeftRuns(s); l != "" {
+			// As each run's verdict line said it: before, "SUMMARY s: 2 of 2 runs passed"
+			// and nothing more, of runs that exited 4. (The line in the total says LEFT
+			// OBJECTS BEHIND.)
+			left = " — " + l
 		}
 		if len(p.unverified) > 0 { // merge's: its records judged with fewer checks
 			var recs []*interp.Record
@@ -679,26 +704,26 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 				mcode = worse(mcode, exitInfra)
 			} else {
 				path = relPath(p.Cwd, paths[0])
-				fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("SUMMARY %s: %s (%s)%s — %s", m.Scenario, counts, passNeed(m), mayFailed, path), p.wrapWidth(), 2))
+				fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("SUMMARY %s: %s (%s)%s%s — %s", m.Scenario, counts, passNeed(m), mayFailed, left, path), p.wrapWidth(), 2))
 				if !quiet {
 					fmt.Fprintf(p.Stdout, "  html:   %s\n  json:   %s\n", relPath(p.Cwd, paths[1]), relPath(p.Cwd, paths[2]))
 				}
 			}
 		} else {
-			fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("SUMMARY %s: %s (%s)%s", m.Scenario, counts, passNeed(m), mayFailed), p.wrapWidth(), 2))
+			fmt.Fprintln(p.Stdout, wrapLines(fmt.Sprintf("SUMMARY %s: %s (%s)%s%s", m.Scenario, counts, passNeed(m), mayFailed, left), p.wrapWidth(), 2))
 		}
 		if below := report.CombinationsBelow(s); len(below) > 0 && len(m.Sweep) > 0 && (s.Verdict == "failed" || s.Verdict == "error") {
 			fmt.Fprintln(p.Stdout, wrapLines("  combinations that did not pass: "+strings.Join(below, "; "), p.wrapWidth(), 4))
 		}
 		code = worse(code, mcode)
-		verdict := map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[mcode]
+		verdict := matrixVerdict(mcode, under)
 		if s.Verdict == "skipped" && mcode == exitOK {
 			tally.notRun++
 			verdict = "SKIPPED"
 		} else {
-			tally.count(mcode)
+			tally.count(mcode, under)
 		}
-		lines = append(lines, line{or(verdict, "ERROR"), nameOf(m), counts + mayFailed, path})
+		lines = append(lines, line{verdict, nameOf(m), counts + mayFailed, path})
 	}
 	if len(matrices) > 1 {
 		wv, wn := 0, 0
@@ -718,6 +743,20 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		fmt.Fprintln(p.Stdout, tally.line(len(matrices), recs))
 	}
 	return code
+}
+
+// matrixVerdict is the word of a scenario's line in the total for its exit code; one that left
+// objects behind (exit 4) says how it ended besides (under), as a single run's line does:
+// "FAILED, LEFT OBJECTS BEHIND". Before, a matrix whose summary failed and whose runs left
+// objects behind read "LEFT OBJECTS BEHIND" alone.
+func matrixVerdict(code, under int) string {
+	word := func(c int) string {
+		return or(map[int]string{exitOK: "PASSED", exitFailed: "FAILED", exitInterrupted: "INTERRUPTED", exitInvalid: "REFUSED", exitLeftovers: "LEFT OBJECTS BEHIND"}[c], "ERROR")
+	}
+	if code == exitLeftovers && under != exitOK && under != exitLeftovers {
+		return word(under) + ", LEFT OBJECTS BEHIND"
+	}
+	return word(code)
 }
 
 // runETA estimates the time the runs of a matrix not yet run will take: their planned spans,

@@ -81,15 +81,32 @@ type runTally struct {
 	// mu guards lastTargetErr, which the runs of a parallel suite share.
 	mu                                          sync.Mutex
 	passed, failed, errors, interrupted, notRun int
-	// leftBehind counts the runs that left objects or processes behind (exit 4).
-	leftBehind int
-	reports    []string
+	// leftBehind counts the runs that left objects or processes behind (exit 4); those of
+	// them that also failed or erred are counted there too, and in leftFailed, leftErrors.
+	leftBehind, leftFailed, leftErrors int
+	reports                            []string
 	// lastTargetErr is the last target error printed: a dead cluster fails every scenario
 	// the same way, and once in full is enough.
 	lastTargetErr string
 }
 
-func (t *runTally) count(code int) {
+// count counts a run (or a matrix) by its exit code; one that left objects behind (exit 4) is
+// counted as how it ended besides (under: its outcome's code) too. Before, a run that failed
+// and left objects behind was counted only as "left objects behind": the total said "0 failed"
+// beside its FAILED line.
+func (t *runTally) count(code, under int) {
+	if code == exitLeftovers {
+		t.leftBehind++
+		switch under {
+		case exitOK, exitLeftovers:
+			return
+		case exitFailed:
+			t.leftFailed++
+		default:
+			t.leftErrors++
+		}
+		code = under
+	}
 	switch code {
 	case exitOK:
 		t.passed++
@@ -111,7 +128,19 @@ func (t *runTally) line(n, runs int) string {
 		parts = append(parts, fmt.Sprintf("%d interrupted", t.interrupted))
 	}
 	if t.leftBehind > 0 {
-		parts = append(parts, fmt.Sprintf("%d left objects behind", t.leftBehind))
+		// "2 left objects behind, of which 1 failed": the runs counted twice say so.
+		var also []string
+		if t.leftFailed > 0 {
+			also = append(also, fmt.Sprintf("%d failed", t.leftFailed))
+		}
+		if t.leftErrors > 0 {
+			also = append(also, fmt.Sprintf("%d erred", t.leftErrors))
+		}
+		left := fmt.Sprintf("%d left objects behind", t.leftBehind)
+		if len(also) > 0 {
+			left += ", of which " + strings.Join(also, " and ")
+		}
+		parts = append(parts, left)
 	}
 	if t.notRun > 0 {
 		parts = append(parts, fmt.Sprintf("%d not run", t.notRun))
@@ -403,19 +432,32 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		return p.finish(u, notRun(sc, name, start, interp.Interrupted, "interrupted while the target was being created"), f, run, true)
 	}
 	if err != nil {
+		// An address the scenario fixes that the target could not listen on (taken by
+		// another program) is said at the line that writes it: before, the message named
+		// "backend a" alone.
+		at, where := dsl.Pos{}, ""
+		if ae := (*local.AddressError)(nil); errors.As(err, &ae) {
+			if pos, ok := sc.AddressPos[ae.Field]; ok && pos.IsValid() {
+				at, where = pos, pos.Rel(p.Cwd).String()+": "
+			}
+		}
 		if f.tally != nil {
 			f.tally.mu.Lock()
 		}
 		if f.tally != nil && f.tally.lastTargetErr == name+": "+err.Error() {
-			fmt.Fprintf(p.Stderr, "labrun: %s: target %s: the same error as above\n", sc.Name, name)
+			fmt.Fprintf(p.Stderr, "labrun: %s: %starget %s: the same error as above\n", sc.Name, where, name)
 		} else {
-			fmt.Fprintf(p.Stderr, "labrun: %s: target %s: %v\n", sc.Name, name, err)
+			fmt.Fprintf(p.Stderr, "labrun: %s: %starget %s: %v\n", sc.Name, where, name, err)
 		}
 		if f.tally != nil {
 			f.tally.lastTargetErr = name + ": " + err.Error()
 			f.tally.mu.Unlock()
 		}
-		r := p.finish(u, notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err)), f, run, false)
+		rec := notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err))
+		if at.IsValid() {
+			rec.Error, rec.ErrorPos = at.String()+": "+rec.Error, &at
+		}
+		r := p.finish(u, rec, f, run, false)
 		r.code = exitInfra
 		return r
 	}
@@ -695,6 +737,15 @@ func relPath(cwd, p string) string {
 func exitCode(rec *interp.Record) int {
 	if len(rec.Leftovers) > 0 && rec.Outcome != interp.Interrupted {
 		return exitLeftovers
+	}
+	return outcomeCode(rec)
+}
+
+// outcomeCode is the exit code of rec's outcome alone, what the run left behind aside: how a
+// run that exits 4 ended besides (exitOK when it passed; nil: exitOK).
+func outcomeCode(rec *interp.Record) int {
+	if rec == nil {
+		return exitOK
 	}
 	switch rec.Outcome {
 	case interp.Passed:

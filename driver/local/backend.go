@@ -62,13 +62,14 @@ type backendCounters struct {
 }
 
 func startBackend(name string, spec schema.Backend, logf func(string, ...any)) (*backend, error) {
+	field := "local.backends." + name + ".address"
 	ip, port, err := loopbackAddr(spec.Address)
 	if err != nil {
-		return nil, fmt.Errorf("backend %s: %w", name, err)
+		return nil, fixedAddress(field, spec.Address, fmt.Errorf("backend %s: %w", name, err))
 	}
 	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: ip, Port: port})
 	if err != nil {
-		return nil, fmt.Errorf("backend %s: %w", name, addressTaken(err, ip, port))
+		return nil, fixedAddress(field, spec.Address, fmt.Errorf("backend %s: %w", name, addressTaken(err, ip, port)))
 	}
 	b := &backend{
 		name:     name,

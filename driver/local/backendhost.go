@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"labrun.dev/labrun/schema"
@@ -52,6 +53,9 @@ type hostReply struct {
 	Counters schema.Stats      `json:"counters,omitempty"`
 	Gauges   schema.Stats      `json:"gauges,omitempty"`
 	Error    string            `json:"error,omitempty"`
+	// Field is where the address is written that the host could not listen on (an
+	// AddressError's), with Error.
+	Field string `json:"field,omitempty"`
 }
 
 // ServeBackendHost is the backend host: it reads the backends' specs from in, serves them
@@ -82,7 +86,11 @@ func ServeBackendHost(in io.Reader, out, log io.Writer) error {
 	for _, name := range slices.Sorted(maps.Keys(specs)) {
 		b, err := startBackend(name, specs[name], logf)
 		if err != nil {
-			_ = enc.Encode(hostReply{Error: err.Error()})
+			rep := hostReply{Error: err.Error()}
+			if ae := (*AddressError)(nil); errors.As(err, &ae) {
+				rep.Field = ae.Field
+			}
+			_ = enc.Encode(rep)
 			return errors.Join(err, closeAll())
 		}
 		backends[name] = b
@@ -125,6 +133,9 @@ type backendHost struct {
 	broken error
 	// backends are the names of the backends it serves, sorted.
 	backends []string
+	// endSaid is set once ended has said that the host is gone: the run is an error saying
+	// so, and close does not say it again.
+	endSaid atomic.Bool
 }
 
 // startHost starts cmd as the backend host of specs; its log lines go to logf.
@@ -172,6 +183,9 @@ func startHost(ctx context.Context, cmd *exec.Cmd, specs map[string]schema.Backe
 	}
 	if err == nil && rep.Error != "" {
 		err = errors.New(rep.Error)
+		if rep.Field != "" {
+			err = &AddressError{Field: rep.Field, Err: err}
+		}
 	}
 	addrs := map[string]*net.TCPAddr{}
 	for name, a := range rep.Addrs {
@@ -293,6 +307,7 @@ func (h *backendHost) goneText() string {
 func (h *backendHost) ended() string {
 	select {
 	case <-h.exited:
+		h.endSaid.Store(true)
 		return h.goneText()
 	default:
 		return ""
@@ -305,6 +320,12 @@ func (h *backendHost) close(ctx context.Context) error {
 	h.in.Close()
 	select {
 	case <-h.exited:
+		if h.endSaid.Load() {
+			// The run's error says it (Ended): before, "closing the local target: close
+			// backend host: backend host: signal: killed" followed the verdict that had said
+			// the host was killed.
+			return nil
+		}
 		if h.exitErr != nil {
 			return fmt.Errorf("backend host: %w", h.exitErr)
 		}

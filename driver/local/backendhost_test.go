@@ -1,6 +1,7 @@
 package local
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -114,13 +115,15 @@ func TestTakenAddressNamesItsHolder(t *testing.T) {
 	addr := ln.Addr().String()
 	holder := fmt.Sprintf(", by pid %d (", os.Getpid())
 	for _, tc := range []struct {
-		name string
-		spec schema.Local
-		host bool
+		name  string
+		spec  schema.Local
+		host  bool
+		field string // the AddressError's: where the run says the address is written
 	}{
-		{"backend", schema.Local{Backends: map[string]schema.Backend{"a": {Address: addr}}}, false},
-		{"hosted backend", schema.Local{Backends: map[string]schema.Backend{"a": {Address: addr}}}, true},
-		{"blackhole", schema.Local{Blackholes: map[string]schema.Blackhole{"h": {Address: addr}}}, false},
+		{"backend", schema.Local{Backends: map[string]schema.Backend{"a": {Address: addr}}}, false, "local.backends.a.address"},
+		{"hosted backend", schema.Local{Backends: map[string]schema.Backend{"a": {Address: addr}}}, true, "local.backends.a.address"},
+		{"blackhole", schema.Local{Blackholes: map[string]schema.Blackhole{"h": {Address: addr}}}, false, "local.blackholes.h.address"},
+		{"dns", schema.Local{DNS: &schema.LocalDNS{Zone: "lab.internal", Address: addr}}, false, "local.dns.address"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := Options{Logf: t.Logf}
@@ -140,6 +143,9 @@ func TestTakenAddressNamesItsHolder(t *testing.T) {
 			}
 			if strings.Contains(msg, "exit status") || strings.Contains(msg, "\n") {
 				t.Errorf("error %q says the backend host's exit too", msg)
+			}
+			if ae := (*AddressError)(nil); !errors.As(err, &ae) || ae.Field != tc.field {
+				t.Errorf("error %q: AddressError %v, want of field %s", msg, ae, tc.field)
 			}
 		})
 	}
@@ -173,6 +179,25 @@ func TestBackendHostKilledSaysSo(t *testing.T) {
 	}
 	if got := tg.Ended(); !strings.Contains(got, want) {
 		t.Errorf("Ended of a killed host: %q, want it to say %s", got, want)
+	}
+	// Ended said it, and the run is an error saying it: Close does not say it again (before,
+	// "closing the local target: close backend host: backend host: signal: killed" followed
+	// the verdict).
+	if err := tg.Close(ctx); err != nil {
+		t.Errorf("Close after Ended said the host is gone: %v, want nil", err)
+	}
+}
+
+// TestBackendHostKilledUnsaidCloseSays: a host killed whose end no one asked Ended about is
+// said by Close.
+func TestBackendHostKilledUnsaidCloseSays(t *testing.T) {
+	var started *exec.Cmd
+	spec := &schema.Local{Backends: map[string]schema.Backend{"a": {}}}
+	tg := newTarget(t, spec, Options{BackendHost: func() *exec.Cmd { started = hostCmd(); return started }})
+	ctx, cancel := bg()
+	defer cancel()
+	if err := started.Process.Kill(); err != nil {
+		t.Fatal(err)
 	}
 	if err := tg.Close(ctx); err == nil || !strings.Contains(err.Error(), "signal: killed") {
 		t.Errorf("Close: %v, want the host's end", err)

@@ -50,13 +50,14 @@ type blackhole struct {
 }
 
 func openBlackhole(ctx context.Context, name, address string) (*blackhole, error) {
+	field := "local.blackholes." + name + ".address"
 	ip, port, err := loopbackAddr(address)
 	if err != nil {
-		return nil, fmt.Errorf("blackhole %s: %w", name, err)
+		return nil, fixedAddress(field, address, fmt.Errorf("blackhole %s: %w", name, err))
 	}
 	fd, addr, err := listenBacklog(ip, port, blackholeBacklog)
 	if err != nil {
-		return nil, fmt.Errorf("blackhole %s: listen %s: %w", name, net.JoinHostPort(ip.String(), strconv.Itoa(port)), addressTaken(err, ip, port))
+		return nil, fixedAddress(field, address, fmt.Errorf("blackhole %s: listen %s: %w", name, net.JoinHostPort(ip.String(), strconv.Itoa(port)), addressTaken(err, ip, port)))
 	}
 	bh := &blackhole{name: name, addr: addr, fd: fd}
 	if err := bh.fillQueue(ctx); err != nil {

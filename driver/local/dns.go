@@ -80,10 +80,11 @@ func startDNS(spec schema.LocalDNS, logf func(string, ...any)) (*dnsServer, erro
 
 	ip, port, err := loopbackAddr(spec.Address)
 	if err != nil {
-		return nil, fmt.Errorf("dns: %w", err)
+		return nil, fixedAddress("local.dns.address", spec.Address, fmt.Errorf("dns: %w", err))
 	}
 	if err := s.listen(ip, port); err != nil {
-		return nil, fmt.Errorf("dns: %w", err)
+		// Who holds it and what to write, as a backend's taken address says.
+		return nil, fixedAddress("local.dns.address", spec.Address, fmt.Errorf("dns: %w", addressTaken(err, ip, port)))
 	}
 	s.wg.Add(2)
 	go s.serveUDP()

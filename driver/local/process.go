@@ -514,6 +514,26 @@ func portHolders(ips []net.IP, port int) string {
 	return strings.Join(names, ", ")
 }
 
+// AddressError is a failure to listen on an address the scenario fixes: Field is where it
+// is written ("local.backends.a.address", "local.blackholes.h.address", "local.dns.address"),
+// so that the run can say the scenario's line of it.
+type AddressError struct {
+	Field string
+	Err   error
+}
+
+func (e *AddressError) Error() string { return e.Err.Error() }
+func (e *AddressError) Unwrap() error { return e.Err }
+
+// fixedAddress is err, a failure to listen on address, as an AddressError of field when the
+// scenario fixes the address ("": a free port, nothing to point at).
+func fixedAddress(field, address string, err error) error {
+	if address == "" || err == nil {
+		return err
+	}
+	return &AddressError{Field: field, Err: err}
+}
+
 // addressTaken adds to err, the failure to listen on a fixed address of the local world (a
 // backend's, a blackhole's), who holds it and what to write, when it is in use.
 func addressTaken(err error, ip net.IP, port int) error {
