@@ -187,6 +187,9 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 		t := c.typeOf(&n.Node)
 		switch n.Operator {
 		case "!", "not":
+			// expr negates a bool only: !vars.strict of a string var errs when judged
+			// ("interface conversion"), after the run, instead of at vet.
+			c.operand(n, "the operand of "+n.Operator, t, n.Node, schema.TBool)
 			return schema.BoolType
 		case "-", "+":
 			c.operand(n, "a number", t, n.Node, schema.TNumber)
@@ -1458,6 +1461,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		}
 		return schema.BoolType
 	case "&&", "||", "and", "or":
+		// expr joins bools only: vars.mode && x of a string var errs when judged, after
+		// the run, instead of at vet.
+		c.operand(n.Left, "the left side of "+n.Operator, l, n.Left, schema.TBool)
+		c.operand(n.Right, "the right side of "+n.Operator, r, n.Right, schema.TBool)
 		if n.Operator == "||" || n.Operator == "or" {
 			for _, side := range []ast.Node{n.Left, n.Right} {
 				if b, ok := side.(*ast.BoolNode); ok && b.Value {
