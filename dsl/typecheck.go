@@ -1312,6 +1312,12 @@ func (c *exprChecker) deltaCall(node *ast.Node, n *ast.CallNode, fn string) *sch
 		args[i], types[i] = s.Value, r.Type
 		c.reads = append(c.reads, Read{Step: s.Value, Col: col(s)})
 	}
+	if args[0] == args[1] {
+		// One snapshot minus itself: every counter's delta is 0, whatever the run did, so
+		// delta("after", "after").rq_5xx == 0 held of any run.
+		c.fail(col(n.Arguments[1]), "%s(%q, %q) reads one snapshot twice: each of its counters minus itself is 0 whatever the run did; expected two snapshots, one taken before what is measured and one after it: %s(\"before\", \"after\")", fn, args[0], args[1], fn)
+		return nil
+	}
 	a, b := types[0].Stats, types[1].Stats
 	same := a != nil && b != nil && a.ID == b.ID
 	switch {
