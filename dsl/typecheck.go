@@ -566,8 +566,19 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 						}
 					}
 				}
+				fields := strings.Join(t.FieldNames(), ", ")
+				if t.Alias != nil {
+					if _, _, ok := t.Alias("code503"); ok {
+						// A load's code503 is an alias, not a field: named, and meant where a
+						// name is one slip from it (cod503, Code503, code-503 read as code).
+						fields += `, and code<NNN> for codes["<NNN>"] (code503)`
+						if mean == "" {
+							mean = codeAliasMeant(link.name)
+						}
+					}
+				}
 				c.fail(at, "%s.%s: %s has no field %q%s; its fields: %s", path, link.name, c.subject(path, rootName, i), link.name,
-					mean, strings.Join(t.FieldNames(), ", "))
+					mean, fields)
 				return nil
 			}
 			if f.Absent != "" {
@@ -1150,6 +1161,23 @@ func (c *exprChecker) deltaPair(ref *Ref) (string, string) {
 		return ref.From, ref.To
 	}
 	return c.names.DeltaFrom, c.names.DeltaTo
+}
+
+// codeAliasMeant suggests a load's code<NNN> for a name that ends in three digits after a
+// slip of "code" (cod503, cdoe503, Code503, codes503), "" otherwise.
+func codeAliasMeant(name string) string {
+	if len(name) < 4 {
+		return ""
+	}
+	digits := name[len(name)-3:]
+	if strings.Trim(digits, "0123456789") != "" {
+		return ""
+	}
+	prefix := strings.TrimRight(name[:len(name)-3], "_-")
+	if prefix == "" || EditDistance(strings.ToLower(prefix), "code") > 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean code%s?)", digits)
 }
 
 func didYouMean(s string, candidates []string) string {
