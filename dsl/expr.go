@@ -782,6 +782,9 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	return prog, t, err
 }
 
+// methodCallRE is a builtin called as a method: f.codes.len().
+var methodCallRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*)\.([A-Za-z]+)\(\s*\)`)
+
 // unrecognizedRE is expr's error for a character outside its syntax.
 var unrecognizedRE = regexp.MustCompile(`unrecognized character: U\+[0-9A-F]+ '(.)'`)
 
@@ -810,6 +813,15 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 			msg += " (to compare, write <= for at most, == for equal)"
 		default:
 			msg += " (to compare, write ==)"
+		}
+	}
+	if strings.HasSuffix(msg, " is not callable") {
+		// f.codes.len(): a method call of another language, where expr calls its builtins
+		// with the value as their argument.
+		if m := methodCallRE.FindStringSubmatch(src); m != nil {
+			if _, ok := builtin.Index[m[2]]; ok {
+				msg = fmt.Sprintf("%s.%s() calls %s as a method: %s is a value, not a function; expected %s(%s)", m[1], m[2], m[2], m[1]+"."+m[2], m[2], m[1])
+			}
 		}
 	}
 	if m := unrecognizedRE.FindStringSubmatch(msg); m != nil {
