@@ -858,7 +858,7 @@ func (d *decoder) checkEndpointURL(s *Step) {
 		case m[0] == 0 && kind != "url":
 			d.err(pos, s.Path+".load.url", "url %q has no scheme: %s is host:port; expected http://%s/… (or the endpoint's url, with its scheme)", t.Src, ref, ref)
 			return
-		case kind != "host" && next != "" && !strings.Contains("/?#", next):
+		case kind != "host" && next != "" && !strings.Contains("/?#$", next): // ${…url}${vars.path}: known when the step runs
 			d.err(pos, s.Path+".load.url", "url %q: %s ends with the port, and %q follows it: expected %s/%s (a path starts with /)", t.Src, ref, t.Src[m[4]:], ref, t.Src[m[4]:])
 			return
 		}
