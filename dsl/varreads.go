@@ -390,7 +390,7 @@ func (d *decoder) checkSweptVarsRead(names *Names) {
 	}
 	// A --var of a var nothing reads changes nothing: the run is the one without it, while
 	// the report shows the value given (a run "at requests = 50" that sent 5).
-	for _, name := range sortedKeys(d.l.opts.Vars) {
+	for _, name := range sortedKeys(d.l.opts.GivenVars) {
 		if _, declared := sc.Vars[name]; declared && sc.unreadVars[name] && !d.l.varsFailed[name] {
 			d.err(sc.Declared[name], "", "--var %s=%s: %s", name, d.l.opts.Vars[name], unreadGivenVar(name))
 		}
