@@ -830,6 +830,41 @@ func minDuration(e *Entry) time.Duration {
 // address, host:port).
 var backendURL = regexp.MustCompile(`^(?:http://)?\$\{\s*backends\.([A-Za-z_][A-Za-z0-9_]*)\.(?:url|address)\s*\}`)
 
+// endpointInURL is a local backend's or blackhole's url or address in a load's URL, with what
+// follows it: its kind (url, address, host) and the byte after it ("" at the end).
+var endpointInURL = regexp.MustCompile(`\$\{\s*(?:backends|blackholes)\.[A-Za-z_][A-Za-z0-9_-]*\.(url|address|host)\s*\}(.?)`)
+
+// checkEndpointURL refuses a load's URL that a local endpoint's ${...} makes one no request
+// can go to, which vet would otherwise leave to the run (a templated URL is checked when the
+// step starts, exit 3): a path glued to the port, ${backends.a.url}echo (the port reads
+// "44089echo"), an address without a scheme, ${backends.a.address}/echo, and a url after a
+// scheme, http://${backends.a.url}/echo.
+func (d *decoder) checkEndpointURL(s *Step) {
+	t := s.templates[pathSep+"url"]
+	if t == nil {
+		return
+	}
+	v := (&stepChecker{kv: d.kindValue[s]}).lookup("url")
+	if !v.Exists() {
+		return
+	}
+	for _, m := range endpointInURL.FindAllStringSubmatchIndex(t.Src, -1) {
+		ref, kind, next := t.Src[m[0]:m[1]-(m[5]-m[4])], t.Src[m[2]:m[3]], t.Src[m[4]:m[5]]
+		pos := d.l.litPos(v).shift(m[0]).inString()
+		switch {
+		case kind == "url" && strings.HasSuffix(t.Src[:m[0]], "://"):
+			d.err(pos, s.Path+".load.url", "url %q: %s holds its scheme already (http://host:port), so the URL would read http://http://…: expected %s", t.Src, ref, t.Src[strings.LastIndex(t.Src[:m[0]], "/")+1:])
+			return
+		case m[0] == 0 && kind != "url":
+			d.err(pos, s.Path+".load.url", "url %q has no scheme: %s is host:port; expected http://%s/… (or the endpoint's url, with its scheme)", t.Src, ref, ref)
+			return
+		case kind != "host" && next != "" && !strings.Contains("/?#$", next): // ${…url}${vars.path}: known when the step runs
+			d.err(pos, s.Path+".load.url", "url %q: %s ends with the port, and %q follows it: expected %s/%s (a path starts with /)", t.Src, ref, t.Src[m[4]:], ref, t.Src[m[4]:])
+			return
+		}
+	}
+}
+
 // backendParams are the query parameters a local backend reads: its own delay, and those of
 // fortio's echo handler it answers with (driver/local.backend).
 var backendParams = []string{"close", "delay", "gzip", "header", "size", "status"}
@@ -854,6 +889,7 @@ func (d *decoder) checkBackendQueries() {
 		if !ok {
 			continue
 		}
+		d.checkEndpointURL(s)
 		name, u := d.backendOfURL(s, p)
 		if u == nil {
 			continue

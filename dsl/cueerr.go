@@ -977,7 +977,10 @@ func unknownField(field string, allowed []string, isStep bool) string {
 	} else {
 		fmt.Fprintf(&b, "unknown field %q", field)
 	}
-	if s := closest(field, allowed); s != "" {
+	if isStep && (field == "expect" || field == "expectations" || field == "assertions") {
+		// Not a slip of exec: a claim written beside the step that it judges.
+		b.WriteString(": a step holds no claims; write them in the scenario's expect list (beside steps), or as an assert step after this one: {assert: \"…\"}")
+	} else if s := closest(field, allowed); s != "" {
 		fmt.Fprintf(&b, " (did you mean %q?)", s)
 	}
 	if isStep {

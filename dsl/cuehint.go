@@ -40,6 +40,9 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 		return text
 	}
 	// Syntax errors.
+	if msg == "illegal character NUL" {
+		return text + ": a NUL byte (0x00), which no text holds (a paste of binary data): expected text; delete it"
+	}
 	trimmed := strings.TrimLeft(line, " \t")
 	switch {
 	case trimmed == "#" || strings.HasPrefix(trimmed, "# ") || strings.HasPrefix(trimmed, "#!") || strings.HasPrefix(trimmed, "##"):

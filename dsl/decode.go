@@ -1546,7 +1546,16 @@ func (d *decoder) templates(s *Step, kv cue.Value, names *Names) {
 		switch v.IncompleteKind() {
 		case cue.StringKind:
 			str, err := v.String()
-			if err != nil || !HasInterpolation(str) {
+			if err != nil {
+				return
+			}
+			if at, text, meant := almostTemplate(str); at >= 0 {
+				d.l.errs.errs = append(d.l.errs.errs, &Error{Pos: d.l.litPos(v).shift(at).inString(),
+					Path: d.sc.Name + "." + s.Path + "." + s.Kind + strings.ReplaceAll(path, pathSep, "."),
+					Msg:  fmt.Sprintf("in %q: %s is not interpolated, it would be sent as written: expected %s", str, text, meant)})
+				return
+			}
+			if !HasInterpolation(str) {
 				return
 			}
 			t, terr := parseTemplate(str, d.l.litPos(v), names)
@@ -1609,7 +1618,7 @@ type unknownRaw struct{}
 func rawInterpolates(x any) bool {
 	switch x := x.(type) {
 	case string:
-		return HasInterpolation(x)
+		return HasInterpolation(x) || mayBeAlmostTemplate(x)
 	case map[string]any:
 		for _, v := range x {
 			if rawInterpolates(v) {

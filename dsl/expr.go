@@ -782,6 +782,20 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	return prog, t, err
 }
 
+// methodCallRE is a builtin called as a method: f.codes.len().
+var methodCallRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.]*)\.([A-Za-z]+)\(\s*\)`)
+
+// unrecognizedRE is expr's error for a character outside its syntax.
+var unrecognizedRE = regexp.MustCompile(`unrecognized character: U\+[0-9A-F]+ '(.)'`)
+
+// asciiFor is what expressions write for a character a document (or a word processor's
+// autocorrect) puts where an operator or a quote was meant.
+var asciiFor = map[rune]string{
+	'≥': ">=", '≤': "<=", '≠': "!=", '−': "-", '×': "*", '÷': "/",
+	'“': `a straight quote, ' or "`, '”': `a straight quote, ' or "`,
+	'‘': `a straight quote, ' or "`, '’': `a straight quote, ' or "`,
+}
+
 // exprError turns an expr compile error into an Error at the position inside the CUE string.
 func exprError(err error, src string, pos Pos, names *Names) *Error {
 	msg := err.Error()
@@ -792,7 +806,29 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 		col = fe.From // in runes from the expression's start, over its lines (Column is the line's)
 	}
 	if strings.Contains(msg, `unexpected token Operator("=")`) {
-		msg += " (to compare, write ==)"
+		switch {
+		case strings.Contains(src, "=>"):
+			msg += " (to compare, write >= for at least, == for equal)"
+		case strings.Contains(src, "=<"):
+			msg += " (to compare, write <= for at most, == for equal)"
+		default:
+			msg += " (to compare, write ==)"
+		}
+	}
+	if strings.HasSuffix(msg, " is not callable") {
+		// f.codes.len(): a method call of another language, where expr calls its builtins
+		// with the value as their argument.
+		if m := methodCallRE.FindStringSubmatch(src); m != nil {
+			if _, ok := builtin.Index[m[2]]; ok {
+				msg = fmt.Sprintf("%s.%s() calls %s as a method: %s is a value, not a function; expected %s(%s)", m[1], m[2], m[2], m[1]+"."+m[2], m[2], m[1])
+			}
+		}
+	}
+	if m := unrecognizedRE.FindStringSubmatch(msg); m != nil {
+		// A character pasted from a document: say which one expressions write instead.
+		if ascii, ok := asciiFor[[]rune(m[1])[0]]; ok {
+			msg += fmt.Sprintf(": expected %s instead", ascii)
+		}
 	}
 	if msg == "unexpected token EOF" {
 		// expr says where the text ran out, not what it lacked.

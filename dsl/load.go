@@ -29,6 +29,10 @@ type Options struct {
 	// Vars override scenario vars by name (from --var name=value); the value is converted to
 	// the type the scenario declares.
 	Vars map[string]string
+	// GivenVars are the names of Vars that the command line's --var gave (not a sweep's
+	// values, not a record's vars replayed): one the scenario declares and nothing in it
+	// reads is refused, as the run would be the one without it.
+	GivenVars map[string]bool
 	// Sweeps are the values the sweep being loaded gives each var it names, in order, where
 	// they replace the scenario's own (--sweep): a secret var's value is hidden in problems
 	// as the i-th of them, "[secret NAME #i]", as its runs show it (secretmask).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,35 @@ type templatePart struct {
 func HasInterpolation(s string) bool {
 	// Most strings hold no "${" at all (and so no escaped "$${"): answered without a copy.
 	return strings.Contains(s, "${") && strings.Contains(strings.ReplaceAll(s, "$${", ""), "${")
+}
+
+// almostTemplateRE is a name of the run written as a template of another language: {vars.n}
+// (the $ left out), $(vars.n) (a shell's), {{ .vars.n }} or {{vars.n}} (Go's, Helm's).
+var almostTemplateRE = regexp.MustCompile(`(\$\(|\{\{\s*\.?|\{)\s*((?:vars|backends|blackholes|ns)\.[A-Za-z_][A-Za-z0-9_.]*)\s*(\)|\}\}|\})`)
+
+// mayBeAlmostTemplate is almostTemplate's cheap test: most strings hold no brace or $(.
+func mayBeAlmostTemplate(s string) bool {
+	return (strings.IndexByte(s, '{') >= 0 || strings.Contains(s, "$(")) && almostTemplateRE.MatchString(s)
+}
+
+// almostTemplate finds in s a name of the run written as another language's template, which
+// labrun sends as written (echo {vars.n} prints "{vars.n}"): where it starts (-1 when s has
+// none), its text and the ${...} meant. A ${...} (and a $${...}, written as ${...}) is not one.
+func almostTemplate(s string) (at int, text, meant string) {
+	if !mayBeAlmostTemplate(s) {
+		return -1, "", ""
+	}
+	for _, m := range almostTemplateRE.FindAllStringSubmatchIndex(s, -1) {
+		open, close := s[m[2]:m[3]], s[m[6]:m[7]]
+		if open == "{" && m[0] > 0 && s[m[0]-1] == '$' {
+			continue // ${vars.n}
+		}
+		if (open == "$(") != (close == ")") || (strings.HasPrefix(open, "{{") != (close == "}}")) {
+			continue
+		}
+		return m[0], s[m[0]:m[1]], "${" + s[m[4]:m[5]] + "}"
+	}
+	return -1, "", ""
 }
 
 // parseTemplate splits s into literal text and expressions. Column offsets of errors assume a

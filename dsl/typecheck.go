@@ -187,6 +187,9 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 		t := c.typeOf(&n.Node)
 		switch n.Operator {
 		case "!", "not":
+			// expr negates a bool only: !vars.strict of a string var errs when judged
+			// ("interface conversion"), after the run, instead of at vet.
+			c.operand(n, "the operand of "+n.Operator, t, n.Node, schema.TBool)
 			return schema.BoolType
 		case "-", "+":
 			c.operand(n, "a number", t, n.Node, schema.TNumber)
@@ -563,8 +566,19 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 						}
 					}
 				}
+				fields := strings.Join(t.FieldNames(), ", ")
+				if t.Alias != nil {
+					if _, _, ok := t.Alias("code503"); ok {
+						// A load's code503 is an alias, not a field: named, and meant where a
+						// name is one slip from it (cod503, Code503, code-503 read as code).
+						fields += `, and code<NNN> for codes["<NNN>"] (code503)`
+						if mean == "" {
+							mean = codeAliasMeant(link.name)
+						}
+					}
+				}
 				c.fail(at, "%s.%s: %s has no field %q%s; its fields: %s", path, link.name, c.subject(path, rootName, i), link.name,
-					mean, strings.Join(t.FieldNames(), ", "))
+					mean, fields)
 				return nil
 			}
 			if f.Absent != "" {
@@ -1149,6 +1163,23 @@ func (c *exprChecker) deltaPair(ref *Ref) (string, string) {
 	return c.names.DeltaFrom, c.names.DeltaTo
 }
 
+// codeAliasMeant suggests a load's code<NNN> for a name that ends in three digits after a
+// slip of "code" (cod503, cdoe503, Code503, codes503), "" otherwise.
+func codeAliasMeant(name string) string {
+	if len(name) < 4 {
+		return ""
+	}
+	digits := name[len(name)-3:]
+	if strings.Trim(digits, "0123456789") != "" {
+		return ""
+	}
+	prefix := strings.TrimRight(name[:len(name)-3], "_-")
+	if prefix == "" || EditDistance(strings.ToLower(prefix), "code") > 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean code%s?)", digits)
+}
+
 func didYouMean(s string, candidates []string) string {
 	if m := closest(s, candidates); m != "" && m != s {
 		return fmt.Sprintf(" (did you mean %s?)", m)
@@ -1309,6 +1340,12 @@ func (c *exprChecker) deltaCall(node *ast.Node, n *ast.CallNode, fn string) *sch
 		args[i], types[i] = s.Value, r.Type
 		c.reads = append(c.reads, Read{Step: s.Value, Col: col(s)})
 	}
+	if args[0] == args[1] {
+		// One snapshot minus itself: every counter's delta is 0, whatever the run did, so
+		// delta("after", "after").rq_5xx == 0 held of any run.
+		c.fail(col(n.Arguments[1]), "%s(%q, %q) reads one snapshot twice: each of its counters minus itself is 0 whatever the run did; expected two snapshots, one taken before what is measured and one after it: %s(\"before\", \"after\")", fn, args[0], args[1], fn)
+		return nil
+	}
 	a, b := types[0].Stats, types[1].Stats
 	same := a != nil && b != nil && a.ID == b.ID
 	switch {
@@ -1458,6 +1495,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		}
 		return schema.BoolType
 	case "&&", "||", "and", "or":
+		// expr joins bools only: vars.mode && x of a string var errs when judged, after
+		// the run, instead of at vet.
+		c.operand(n.Left, "the left side of "+n.Operator, l, n.Left, schema.TBool)
+		c.operand(n.Right, "the right side of "+n.Operator, r, n.Right, schema.TBool)
 		if n.Operator == "||" || n.Operator == "or" {
 			for _, side := range []ast.Node{n.Left, n.Right} {
 				if b, ok := side.(*ast.BoolNode); ok && b.Value {

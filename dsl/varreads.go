@@ -388,6 +388,13 @@ func (d *decoder) checkSweptVarsRead(names *Names) {
 			sc.judgedOnlyVars[name] = by
 		}
 	}
+	// A --var of a var nothing reads changes nothing: the run is the one without it, while
+	// the report shows the value given (a run "at requests = 50" that sent 5).
+	for _, name := range sortedKeys(d.l.opts.GivenVars) {
+		if _, declared := sc.Vars[name]; declared && sc.unreadVars[name] && !d.l.varsFailed[name] {
+			d.err(sc.Declared[name], "", "--var %s=%s: %s", name, d.l.opts.Vars[name], unreadGivenVar(name))
+		}
+	}
 	d.knowCUEVars()
 	for _, name := range sortedKeys(sc.Sweep) {
 		if by := sc.judgedOnlyVars[name]; by != "" && len(sc.Sweep[name]) >= 2 {
@@ -487,6 +494,11 @@ func (d *decoder) cueReadsVar(name string) bool {
 // unreadSweptVar says why sweeping a var nothing reads is refused.
 func unreadSweptVar(name string, values int) string {
 	return fmt.Sprintf("nothing in the scenario reads vars.%s (no field computed from it, no ${vars.%s}, no expression; a doc, tags or a reason only describe the run): its %d values would run the same experiment %d times under different names; read it where the run should change (a field such as requests: vars.%s, or ${vars.%s} in a step's string), or repeat a run with --count", name, name, values, values, name, name)
+}
+
+// unreadGivenVar says why a --var of a var nothing reads is refused.
+func unreadGivenVar(name string) string {
+	return fmt.Sprintf("nothing in the scenario reads vars.%s (no field computed from it, no ${vars.%s}, no expression; a doc, tags or a reason only describe the run): the run would be the one without this --var, while its report shows the value given; read it where the run should change (a field such as requests: vars.%s, or ${vars.%s} in a step's string), or drop the --var", name, name, name, name)
 }
 
 // sweptValue is a var's value as it is compared with the var's other values: two values

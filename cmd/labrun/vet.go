@@ -43,7 +43,7 @@ func (f *loadFlags) register(cmd *cobra.Command) {
 }
 
 func (f *loadFlags) options() (dsl.Options, error) {
-	opts := dsl.Options{Vars: map[string]string{}, Strict: f.strict, Budget: dsl.Budget{Time: f.evalTime}, AllowSystemNamespaces: f.allowSystem}
+	opts := dsl.Options{Vars: map[string]string{}, GivenVars: map[string]bool{}, Strict: f.strict, Budget: dsl.Budget{Time: f.evalTime}, AllowSystemNamespaces: f.allowSystem}
 	if f.evalTime < 0 {
 		return opts, &exitError{exitInvalid, fmt.Sprintf("--eval-timeout %v: expected a duration of 0 or more", f.evalTime)}
 	}
@@ -62,6 +62,7 @@ func (f *loadFlags) options() (dsl.Options, error) {
 			return opts, &exitError{exitInvalid, fmt.Sprintf("--var %s given twice (%s, then %s): give it once", k, first, val)}
 		}
 		opts.Vars[k] = val
+		opts.GivenVars[k] = true
 	}
 	if err := checkOutput(f.output); err != nil {
 		return opts, err
