@@ -495,6 +495,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 	rootPtr := &chain[0].m.Node
 	var t *schema.Type
 	path := (*rootPtr).String()
+	aliasGroup := -1 // the link that reads a step's capture group through a let (judged by noValue)
 	switch (*rootPtr).(type) {
 	case *ast.ConditionalNode, *ast.BinaryNode, *ast.UnaryNode:
 		path = "(" + path + ")" // as written: (ok ? f.codes : g.codes)["503"]
@@ -512,7 +513,19 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 			for i, l := range chain {
 				names[i] = l.name
 			}
-			c.reads = append(c.reads, a.below(names, col(id)))
+			read := a.below(names, col(id))
+			c.reads = append(c.reads, read)
+			if r := c.names.Results[read.Step]; r != nil && read.Key != "" && (r.Kind == "exec" && read.Field == "captured" || r.Kind == "logs" && read.Field == "capture") {
+				// let cap = x.captured; cap.v: the step's capture group, judged as
+				// x.captured.v is (noValue names the step), not as a logs entry's.
+				c.captures = append(c.captures, CaptureRead{Step: read.Step, Group: read.Key, Guarded: slices.Contains(c.guards, read.Key)})
+				if a.Key == "" {
+					aliasGroup = 0 // let cap = x.captured; cap.v
+					if a.Field == "" {
+						aliasGroup = 1 // let r = x; r.captured.v
+					}
+				}
+			}
 		}
 		if r := c.names.Results[id.Value]; r != nil {
 			if _, shadowed := c.lets[id.Value]; !shadowed {
@@ -695,7 +708,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 			if t.KeyRead != "" {
 				c.rewrites = append(c.rewrites, keyRead(node, chain, i, t.KeyRead, link.name, fmt.Sprintf("%s[%q]", path, link.name)))
 			}
-			if t.IsCapture() && !(i == 1 && rootName != "" && c.names.Results[rootName] != nil) {
+			if t.IsCapture() && !(i == 1 && rootName != "" && c.names.Results[rootName] != nil) && i != aliasGroup {
 				// A group of a capture map read other than as <step>.capture.<group> (which
 				// noValue judges, naming the step): a logs entry's captures, empty where its
 				// line did not match, would read the group as "".

@@ -80,3 +80,24 @@ func TestNoValueWhateverThePath(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureThroughALet: a group of an exec's capture that matched nothing, read through a
+// let (let c = x.captured; c.v), errs as x.captured.v does, naming the step; it said "this
+// entry's line did not match", the words of a logs entry's captures.
+func TestCaptureThroughALet(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [{name: "x", exec: {argv: ["echo", "nothing"], capture: "version=(?P<v>[0-9.]+)"}}]
+	expect: ["let c = x.captured; c.v != '1.0'", "let r = x; r.captured.v != '1.0'", "let c = x.captured; has(c, 'v') ? c.v == '1.0' : true"]
+}`)
+	rec := &interp.Record{}
+	rec.Put("x", "exec", false, schema.ExecResult{Stdout: "nothing\n", Captured: map[string]string{}})
+	got := interp.Rejudge(rec, sc)
+	for i, jd := range got[:2] {
+		if jd.Outcome != interp.Errored || !strings.Contains(jd.Reason, `x.captured.v has no value: the capture of "x" matched nothing in its stdout`) {
+			t.Errorf("%d %s: %s (%s)", i, jd.Src, jd.Outcome, jd.Reason)
+		}
+	}
+	if got[2].Outcome != interp.Passed {
+		t.Errorf("%s: %s (%s), want passed: has() guards the read", got[2].Src, got[2].Outcome, got[2].Reason)
+	}
+}
