@@ -346,7 +346,7 @@ func absentFields(v any, b json.RawMessage) map[string]bool {
 			}
 			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 			exprName := f.Tag.Get("expr")
-			if !f.IsExported() || name == "-" || name == "" || exprName == "" || slices.Contains(strings.Split(opts, ","), "omitempty") {
+			if !f.IsExported() || name == "-" || name == "" || exprName == "" || exprName == "-" || slices.Contains(strings.Split(opts, ","), "omitempty") {
 				continue
 			}
 			if _, ok := held[name]; !ok {
