@@ -457,6 +457,8 @@ func (n *Names) Env() map[string]any {
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
 		schema.SetFunc:    schema.ReadSet,
 		schema.GroupFunc:  schema.ReadGroup,
+		schema.CodeFunc:   schema.ReadCode,
+		schema.CodeInFunc: schema.HasCode,
 		"vars":            map[string]any{},
 		"approx":          Approx,
 		"within":          Within,

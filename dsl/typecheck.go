@@ -71,6 +71,9 @@ type exprChecker struct {
 	// vars fix (varKey).
 	lets    map[string]*schema.Type
 	letKeys map[string]fixedKey
+	// letReads are the lets in scope whose value is a step's result or a part of it named
+	// out (let c = f.codes): a read through the name is a read of the step (aliasRead).
+	letReads map[string]Read
 	// now says the expression calls now(): its value changes while a wait polls.
 	now bool
 	// deltaCalls are the rewritten delta calls, with the pair they read.
@@ -94,6 +97,9 @@ type exprChecker struct {
 	// empty says which builtins of emptyValue are handed their collections through
 	// __nonEmpty (nonempty.go): a claim's, an until's, or none.
 	empty emptyRule
+	// keyHas are the look-ups (key in m) of a map whose keys can have no value
+	// (schema.Type.KeyHas), by the function they are handed through.
+	keyHas map[*ast.BinaryNode]string
 }
 
 // apply makes the rewrites the typing left for the end.
@@ -199,7 +205,19 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 			return schema.NumberType
 		}
 	case *ast.BinaryNode:
-		return c.binary(n)
+		written := n.String()
+		t := c.binary(n)
+		if fn := c.keyHas[n]; fn != "" {
+			// key in <codes>: whether a code counted any response, of a load that got none.
+			c.rewrites = append(c.rewrites, func() {
+				call := ast.Node(&ast.CallNode{Callee: &ast.IdentifierNode{Value: fn}, Arguments: []ast.Node{n.Right, n.Left, &ast.StringNode{Value: written}}})
+				if n.Operator == "not in" {
+					call = &ast.UnaryNode{Operator: "!", Node: call}
+				}
+				ast.Patch(node, call)
+			})
+		}
+		return t
 	case *ast.CallNode:
 		return c.call(node, n)
 	case *ast.BuiltinNode:
@@ -236,11 +254,13 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 			c.fail(col(n), "let %s = %s: nothing after it reads %s, so it decides nothing (the value is %s's alone); expected a let whose name the expression reads: write a claim of its own as an expectation, or join claims with &&", n.Name, n.Value, n.Name, n.Expr)
 		}
 		fk, fixed := c.varKey(n.Value)
+		alias, aliased := c.stepPath(n.Value) // as written: typing rewrites it
 		t := c.typeOf(&n.Value)
 		prev, had := c.lets[n.Name]
 		prevKey, hadKey := c.letKeys[n.Name]
+		prevRead, hadRead := c.letReads[n.Name]
 		if c.lets == nil {
-			c.lets, c.letKeys = map[string]*schema.Type{}, map[string]fixedKey{}
+			c.lets, c.letKeys, c.letReads = map[string]*schema.Type{}, map[string]fixedKey{}, map[string]Read{}
 		}
 		c.lets[n.Name] = t
 		if fixed {
@@ -248,7 +268,17 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 		} else {
 			delete(c.letKeys, n.Name)
 		}
+		if aliased {
+			c.letReads[n.Name] = alias
+		} else {
+			delete(c.letReads, n.Name)
+		}
 		out := c.typeOf(&n.Expr)
+		if hadRead {
+			c.letReads[n.Name] = prevRead
+		} else {
+			delete(c.letReads, n.Name)
+		}
 		if had {
 			c.lets[n.Name] = prev
 		} else {
@@ -298,6 +328,10 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 // chain, which records its own read).
 func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *schema.Type {
 	if t, ok := c.lets[n.Value]; ok {
+		if a, ok := c.letReads[n.Value]; ok && read {
+			a.Col = col(n)
+			c.reads = append(c.reads, a)
+		}
 		return t
 	}
 	c.idents = append(c.idents, n.Value)
@@ -360,6 +394,53 @@ func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *s
 	return r.Type
 }
 
+// stepPath is the read that n, a let's value as written, makes of a step's result where n is
+// the result or a part of it named out (f, f.codes, f.codes["503"], or such a part of another
+// let of that kind); ok is false elsewhere (a computed value, an index, a ?:).
+func (c *exprChecker) stepPath(n ast.Node) (r Read, ok bool) {
+	var names []string
+	for {
+		m, isMember := n.(*ast.MemberNode)
+		if !isMember {
+			break
+		}
+		s, isName := m.Property.(*ast.StringNode)
+		if !isName || m.Method {
+			return Read{}, false
+		}
+		names = append(names, s.Value)
+		n = m.Node
+	}
+	id, isIdent := n.(*ast.IdentifierNode)
+	if !isIdent {
+		return Read{}, false
+	}
+	slices.Reverse(names)
+	if a, isAlias := c.letReads[id.Value]; isAlias {
+		return a.below(names, col(id)), true
+	}
+	if _, shadowed := c.lets[id.Value]; shadowed || c.names == nil || c.names.Results[id.Value] == nil {
+		return Read{}, false
+	}
+	return Read{Step: id.Value, Col: col(id)}.below(names, col(id)), true
+}
+
+// below is the read of the names below what r reads (r.Field, then r.Key), at col.
+func (r Read) below(names []string, col int) Read {
+	r.Col = col
+	for _, n := range names {
+		switch {
+		case r.Field == "":
+			r.Field = n
+		case r.Key == "":
+			r.Key = n
+		default:
+			return r
+		}
+	}
+	return r
+}
+
 // pointer types # (the closure's element), #index and #acc.
 func (c *exprChecker) pointer(n *ast.PointerNode) *schema.Type {
 	switch n.Name {
@@ -417,11 +498,37 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 	rootPtr := &chain[0].m.Node
 	var t *schema.Type
 	path := (*rootPtr).String()
+	aliasGroup := -1 // the link that reads a step's capture group through a let (judged by noValue)
+	switch (*rootPtr).(type) {
+	case *ast.ConditionalNode, *ast.BinaryNode, *ast.UnaryNode:
+		path = "(" + path + ")" // as written: (ok ? f.codes : g.codes)["503"]
+	}
 	rootName := ""
 	if id, ok := (*rootPtr).(*ast.IdentifierNode); ok {
 		rootName = id.Value
 		if rootName == "vars" {
 			c.vars = append(c.vars, chain[0].name)
+		}
+		if a, ok := c.letReads[id.Value]; ok {
+			// let c = f.codes; c["503"] reads f.codes["503"], and has no value where that has
+			// none (a partial load, a logs step's codes over no access line), as written out.
+			names := make([]string, len(chain))
+			for i, l := range chain {
+				names[i] = l.name
+			}
+			read := a.below(names, col(id))
+			c.reads = append(c.reads, read)
+			if r := c.names.Results[read.Step]; r != nil && read.Key != "" && (r.Kind == "exec" && read.Field == "captured" || r.Kind == "logs" && read.Field == "capture") {
+				// let cap = x.captured; cap.v: the step's capture group, judged as
+				// x.captured.v is (noValue names the step), not as a logs entry's.
+				c.captures = append(c.captures, CaptureRead{Step: read.Step, Group: read.Key, Guarded: slices.Contains(c.guards, read.Key)})
+				if a.Key == "" {
+					aliasGroup = 0 // let cap = x.captured; cap.v
+					if a.Field == "" {
+						aliasGroup = 1 // let r = x; r.captured.v
+					}
+				}
+			}
 		}
 		if r := c.names.Results[id.Value]; r != nil {
 			if _, shadowed := c.lets[id.Value]; !shadowed {
@@ -552,6 +659,9 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				if field, key, ok := t.Alias(link.name); ok {
 					link.m.Node = &ast.MemberNode{Node: link.m.Node, Property: &ast.StringNode{Value: field}}
 					link.m.Property = &ast.StringNode{Value: key}
+					if m := t.Field(field).Type; m.KeyRead != "" {
+						c.rewrites = append(c.rewrites, keyRead(node, chain, i, m.KeyRead, key, path+"."+link.name))
+					}
 					path += "." + link.name
 					t = t.Field(field).Type.Elem
 					continue
@@ -609,7 +719,10 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				at := path
 				keyReads = append(keyReads, func() { readJSON(node, chain, i, at, i+1) })
 			}
-			if t.IsCapture() && !(i == 1 && rootName != "" && c.names.Results[rootName] != nil) {
+			if t.KeyRead != "" {
+				c.rewrites = append(c.rewrites, keyRead(node, chain, i, t.KeyRead, link.name, fmt.Sprintf("%s[%q]", path, link.name)))
+			}
+			if t.IsCapture() && !(i == 1 && rootName != "" && c.names.Results[rootName] != nil) && i != aliasGroup {
 				// A group of a capture map read other than as <step>.capture.<group> (which
 				// noValue judges, naming the step): a logs entry's captures, empty where its
 				// line did not match, would read the group as "".
@@ -681,6 +794,25 @@ func readGroup(node *ast.Node, chain []chainLink, i int) {
 		ast.Patch(node, call)
 	} else {
 		chain[i+1].m.Node = call
+	}
+}
+
+// keyRead is the rewrite of chain[i], a read of key from a map whose keys can have no value
+// (schema.Type.KeyRead, a load's codes), as fn(<the map>, key, written): the read errs where
+// the key has no value however the map was reached (a let, a ?:, a pod of pods, a
+// closure's item), not only where the judge sees the step's name written before it.
+func keyRead(node *ast.Node, chain []chainLink, i int, fn, key, written string) func() {
+	if w, ok := strings.CutPrefix(written, "#."); ok {
+		written = "." + w // a closure's item, as written: all(f.pods, .code503 == 0)
+	}
+	return func() {
+		call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: fn}, Arguments: []ast.Node{
+			chain[i].m.Node, &ast.StringNode{Value: key}, &ast.StringNode{Value: written}}}
+		if i == len(chain)-1 {
+			ast.Patch(node, call)
+		} else {
+			chain[i+1].m.Node = call
+		}
 	}
 }
 
@@ -1296,6 +1428,13 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 			return nil
 		}
 		c.operand(n.Arguments[1], "has's key", args[1], n.Arguments[1], schema.TString)
+		if m != nil && m.KeyHas != "" {
+			// has(<codes>, k): whether a code counted any response, of a load that got none.
+			src := fmt.Sprintf("has(%s, %s)", written[0], written[1])
+			c.rewrites = append(c.rewrites, func() {
+				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: m.KeyHas}, Arguments: []ast.Node{n.Arguments[0], n.Arguments[1], &ast.StringNode{Value: src}}})
+			})
+		}
 		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
 			c.keyTest(n.Arguments[0], key)
 			c.knownKey(col(key), m, written[0], key.Value)
@@ -1523,6 +1662,12 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 				}
 			case schema.TMap, schema.TStats, schema.TStruct:
 				c.operand(n.Left, fmt.Sprintf("the key of %s %s %s", n.Left, n.Operator, n.Right), l, n.Left, schema.TString)
+				if r.KeyHas != "" {
+					if c.keyHas == nil {
+						c.keyHas = map[*ast.BinaryNode]string{}
+					}
+					c.keyHas[n] = r.KeyHas
+				}
 				msg := keyFormMismatch(r, l, n.Left.String())
 				if key, ok := n.Left.(*ast.StringNode); ok {
 					c.keyTest(n.Right, key)

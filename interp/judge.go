@@ -356,6 +356,8 @@ func (j *Judge) Env() map[string]any {
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
 	env[schema.GroupFunc] = schema.ReadGroup
+	env[schema.CodeFunc] = schema.ReadCode
+	env[schema.CodeInFunc] = schema.HasCode
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshot(name); s != nil {
 			return s.Hosts
@@ -689,8 +691,15 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 	}
 	for _, r := range e.Reads {
 		if x := j.rec.Results[r.Step]; x != nil && r.Via == "" {
+			if x.absent[r.Field] {
+				return fmt.Sprintf("%s.%s has no value: the record holds no %s for step %q (a record written before labrun recorded it, or edited), so reading it as 0 or empty would judge what nobody recorded; a claim on it is judged on a run of the scenario that records it", r.Step, r.Field, r.Field, r.Step)
+			}
 			if nv, ok := x.Value.(schema.NoValuer); ok {
 				if why := nv.NoValue(r.Field); why != "" {
+					if r.Field == "" {
+						// The result read whole (let r = f; r.code200 == r.requests).
+						return fmt.Sprintf("%s has no value: %s", r.Step, why)
+					}
 					return fmt.Sprintf("%s.%s has no value: %s", r.Step, r.Field, why)
 				}
 			}

@@ -283,6 +283,11 @@ type Result struct {
 	// null says the record holds no value (null) where the kind always records one (see
 	// Record.NullEntries).
 	null bool
+	// absent are the fields of Value, by the name expressions read them by, that the record
+	// read back did not hold though every run records them (a record written before labrun
+	// recorded the field, or edited): read as the zero value, a claim would be judged of
+	// what nobody recorded (see Judge.noValue).
+	absent map[string]bool
 }
 
 // ExprValue is what expressions see of the result (see schema.ExprValuer).
@@ -311,7 +316,49 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 	}
 	r.Kind, r.Sampled, r.Cluster, r.Value, r.Unknown = raw.Kind, raw.Sampled, raw.Cluster, v, raw.Unknown
 	r.null = isNull(raw.Value) && recordsItsOwnForm(v)
+	r.absent = absentFields(v, raw.Value)
 	return nil
+}
+
+// absentFields are the fields of v, a struct (or a pointer to one) decoded from b, by their
+// expr names, whose JSON names b does not hold though they are always written (no
+// omitempty); nil when there are none, or v is no struct or b no object.
+func absentFields(v any, b json.RawMessage) map[string]bool {
+	t := reflect.TypeOf(v)
+	if t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var held map[string]json.RawMessage
+	if json.Unmarshal(b, &held) != nil || held == nil {
+		return nil
+	}
+	var absent map[string]bool
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+				continue
+			}
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			exprName := f.Tag.Get("expr")
+			if !f.IsExported() || name == "-" || name == "" || exprName == "" || exprName == "-" || slices.Contains(strings.Split(opts, ","), "omitempty") {
+				continue
+			}
+			if _, ok := held[name]; !ok {
+				if absent == nil {
+					absent = map[string]bool{}
+				}
+				absent[exprName] = true
+			}
+		}
+	}
+	walk(t)
+	return absent
 }
 
 // isNull says whether b, a JSON value, is null or absent.

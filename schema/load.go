@@ -358,11 +358,56 @@ func (l *LoadRecorded) NoValueKey(field, key string) string {
 // unanswered says why the count of code key (read as what) has no value: no request of the
 // load got an HTTP response; codes["-1"], the socket errors, has one.
 func (l *LoadRecorded) unanswered(key, what string) string {
-	if key == "-1" || l.Requests == 0 || l.Codes["-1"] != l.Requests {
+	if l.Codes["-1"] != l.Requests {
+		return ""
+	}
+	return unansweredCode(l.Codes, key, what)
+}
+
+// unansweredCode says why key of codes, a load's (or one pod's) counts by code, read as
+// what, has no value: codes counts every request (requests = Σ codes), so where its one key
+// is "-1" no request got an HTTP response, and a count by any other code would be a 0 over
+// requests no server answered. "" where it has one (codes["-1"] always; any code of a load
+// some request of which was answered, or of one that made no request).
+func unansweredCode(codes map[string]float64, key, what string) string {
+	n, ok := codes["-1"]
+	if key == "-1" || len(codes) != 1 || !ok || n <= 0 {
 		return ""
 	}
 	return fmt.Sprintf("no request of the load got an HTTP response (all %s failed at the socket, code -1: refused, reset, or timed out before an answer), so it counts none by code: a claim about %s would hold of requests no server answered; to claim that none was answered, write %s.codes[\"-1\"] == %s.requests (or %s.ok == 0)",
-		strconv.FormatFloat(l.Requests, 'f', -1, 64), what, "<step>", "<step>", "<step>")
+		strconv.FormatFloat(n, 'f', -1, 64), what, "<step>", "<step>", "<step>")
+}
+
+// CodeFunc is the environment name each read of a load's codes by a key written in the
+// expression (codes["503"], code503) is handed through, wherever the codes come from: a
+// let (let c = f.codes; c["503"]), a ?:, a pod of pods (f.pods[1].code503), a closure's item
+// (all(f.pods, .code503 == 0)). CodeFunc(<the codes>, <key>, <as written>) is ReadCode.
+const CodeFunc = "__code"
+
+// CodeInFunc is the environment name each look-up of a key in a load's codes (has(c, k),
+// k in c) is handed through: CodeInFunc(<the codes>, <key>, <as written>) is HasCode.
+const CodeInFunc = "__codeIn"
+
+// HasCode says whether codes holds key, or errs where the load those codes count got no
+// HTTP response to any request and key is another code than "-1": !("503" in f.codes) and
+// has(f.codes, "503") ? f.code503 : 0 held "no 503" of requests no server answered.
+func HasCode(codes map[string]float64, key, written string) (bool, error) {
+	if why := unansweredCode(codes, key, fmt.Sprintf("codes[%q]", key)); why != "" {
+		return false, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s", written, why)}
+	}
+	_, ok := codes[key]
+	return ok, nil
+}
+
+// ReadCode is codes[key] (0 where no response had that code), or an error where the load
+// those codes count got no HTTP response to any request (unansweredCode): read as 0 through
+// a let or a pod's result, "no 503" held of requests no server answered, where
+// <load>.code503 itself erred.
+func ReadCode(codes map[string]float64, key, written string) (float64, error) {
+	if why := unansweredCode(codes, key, written); why != "" {
+		return 0, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s", written, why)}
+	}
+	return codes[key], nil
 }
 
 // ExprValue is what expressions see of a load: its results.
@@ -396,11 +441,18 @@ var onePodLoadResult = func() *Type {
 	return &t
 }()
 
+// codesType is a load's codes: each read of it by a key written in the expression goes
+// through ReadCode.
+var codesType = func() *Type {
+	t := MapOf(StrForm("an HTTP status code such as \"503\"; \"-1\" is a socket error or a timeout", FormStatus), Num(Count))
+	t.KeyRead, t.KeyHas = CodeFunc, CodeInFunc
+	return t
+}()
+
 var loadResult = func() *Type {
 	fields := []*Field{
 		F("requests", Num(Count), "the requests counted; a load of a duration (no `requests`) first sends one warm-up request per connection that fortio does not count and the server does: its `rq_total` delta is `requests + connections`"),
-		F("codes", MapOf(StrForm("an HTTP status code such as \"503\"; \"-1\" is a socket error or a timeout", FormStatus), Num(Count)),
-			"responses by status code; <load>.code503 is short for <load>.codes[\"503\"]"),
+		F("codes", codesType, "responses by status code; <load>.code503 is short for <load>.codes[\"503\"]"),
 		F("ok", Num(Count), "2xx responses (and fortio's 418)"),
 		F("errors", Num(Count), "every other response, socket errors included"),
 		F("sockets", Num(Count), "the connections fortio opened"),

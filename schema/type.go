@@ -120,6 +120,15 @@ type Type struct {
 	// a key it lacks has no value (an error naming the keys there are) unless it is read
 	// with ?.: its keys are free, so a misspelt one cannot be told from one Envoy left out.
 	KeyChecked bool
+	// KeyRead, on a map some of whose keys can have no value where the map has one (a load's
+	// codes, of a load no request of which was answered), is the environment name of the
+	// function each read of a key written in the expression is handed through, wherever the
+	// map comes from: KeyRead(<the map>, <key>, <as written>) gives the key's value or errs.
+	KeyRead string
+	// KeyHas is, beside KeyRead, the function each look-up of a key (has(m, k), k in m) is
+	// handed through: KeyHas(<the map>, <key>, <as written>) says whether the map holds the
+	// key, or errs where the key has no value.
+	KeyHas string
 }
 
 // Field is one named field of a struct.
@@ -148,6 +157,12 @@ type Field struct {
 	// Without it the message says only that OnlyIf is false.
 	OnlyIfWhy string
 }
+
+// NoValueError is the error of a read, while an expression runs, of what the record says has
+// no value (ReadCode): the expression is neither true nor false there.
+type NoValueError struct{ Msg string }
+
+func (e *NoValueError) Error() string { return e.Msg }
 
 // OnlyIfFunc is the environment name a read of an OnlyIf field is rewritten to:
 // OnlyIfFunc(<the struct>, <OnlyIf>, <field>, <OnlyIfWhy>) is ReadOnlyIf.
