@@ -709,9 +709,11 @@ func (l *loader) checkFields(v, def cue.Value, path []string) {
 			return
 		}
 		elem := def.LookupPath(cue.MakePath(cue.AnyIndex))
-		if len(path) > 0 && isStepList(path[len(path)-1]) {
+		if len(path) > 0 && isStepList(path[len(path)-1]) && def.IncompleteKind() == cue.ListKind {
 			// Steps nest: a recursive definition cannot be walked through the list's element
-			// type, so take #Step itself.
+			// type, so take #Step itself. Only a list the schema declares (steps:
+			// [...#Step]) holds steps: an object's own steps (a Tekton Pipeline's), whose
+			// definition is the object's ..., are no steps of labrun's.
 			elem = l.schema().LookupPath(cue.ParsePath("#Step"))
 		}
 		for i := 0; it.Next(); i++ {
