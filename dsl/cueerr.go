@@ -849,6 +849,7 @@ func hiddenSchemaFields(files []*ast.File) (all bool, in map[string]bool) {
 		id, ok := fl.Label.(*ast.Ident)
 		return ok && strings.HasPrefix(id.Name, "_") && names[strings.TrimLeft(id.Name, "_")]
 	}
+	var wholes map[string]bool // the top-level fields read whole (wholeReads), once needed
 	for _, f := range files {
 		for _, d := range f.Decls {
 			// A top-level field declared as a scenario in this declaration: another one (a kit
@@ -863,6 +864,18 @@ func hiddenSchemaFields(files []*ast.File) (all bool, in map[string]bool) {
 				found = found || hides(n)
 				return !found
 			}, nil)
+			if found && !top {
+				// A helper of a kit's own struct (scenarios.cue's kitB: {_backend: ...}) is a
+				// field of that struct only: it reaches a scenario only where the kit is read
+				// whole (s: #Scenario & kitB), not where one of its fields is (kitB._a,
+				// kitB.#SlowOK). Only such helpers, of a kit never read whole, are left out.
+				if name, ok := ownHelpersOnly(d, hides); ok {
+					if wholes == nil {
+						wholes = wholeReads(files)
+					}
+					found = wholes[name]
+				}
+			}
 			switch {
 			case !found:
 			case top:
@@ -876,6 +889,89 @@ func hiddenSchemaFields(files []*ast.File) (all bool, in map[string]bool) {
 		}
 	}
 	return false, in
+}
+
+// ownHelpersOnly says whether d is a top-level field name: {…} (an identifier's label, no
+// alias) whose hidden fields that hides finds are all fields of its own struct (of a struct
+// literal its value is, or joins with &), none deeper: they are then in no value but the
+// field's own, and what embeds it whole (an alias inside the struct names one of its fields
+// or values, never the struct itself).
+func ownHelpersOnly(d ast.Decl, hides func(ast.Node) bool) (string, bool) {
+	fl, ok := d.(*ast.Field)
+	if !ok {
+		return "", false
+	}
+	id, ok := fl.Label.(*ast.Ident)
+	if !ok || strings.HasPrefix(id.Name, "_") || strings.HasPrefix(id.Name, "#") {
+		return "", false
+	}
+	var structs []*ast.StructLit
+	var own func(x ast.Expr) bool
+	own = func(x ast.Expr) bool {
+		switch x := x.(type) {
+		case *ast.StructLit:
+			structs = append(structs, x)
+			return true
+		case *ast.BinaryExpr:
+			return x.Op == token.AND && own(x.X) && own(x.Y)
+		case *ast.ParenExpr:
+			return own(x.X)
+		case *ast.Ident, *ast.SelectorExpr:
+			return true // a reference: its fields are declared elsewhere
+		}
+		return false
+	}
+	if !own(fl.Value) {
+		return "", false
+	}
+	// No helper deeper: in a field's value, in a comprehension, in a helper's own value.
+	ok = true
+	for _, st := range structs {
+		for _, e := range st.Elts {
+			var n ast.Node = e
+			if fe, field := e.(*ast.Field); field && hides(fe) {
+				n = fe.Value
+			}
+			ast.Walk(n, func(n ast.Node) bool {
+				ok = ok && !hides(n)
+				return ok
+			}, nil)
+		}
+	}
+	return id.Name, ok
+}
+
+// wholeReads are the names read whole in files: an identifier that is not the start of a
+// selection (kitB, not kitB._a) and not a label. The identifiers of nested scopes count
+// too: a name read whole anywhere may be the top-level field's.
+func wholeReads(files []*ast.File) map[string]bool {
+	reads := map[string]bool{}
+	var walk func(n ast.Node) bool
+	walk = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Field:
+			if _, plain := n.Label.(*ast.Ident); !plain {
+				ast.Walk(n.Label, walk, nil) // an alias, an interpolation, a pattern
+			}
+			ast.Walk(n.Value, walk, nil)
+			return false
+		case *ast.SelectorExpr:
+			if _, ok := n.X.(*ast.Ident); ok {
+				return false // kitB._a: a field of kitB, not kitB
+			}
+			ast.Walk(n.X, walk, nil)
+			return false
+		case *ast.ImportSpec:
+			return false
+		case *ast.Ident:
+			reads[n.Name] = true
+		}
+		return true
+	}
+	for _, f := range files {
+		ast.Walk(f, walk, nil)
+	}
+	return reads
 }
 
 // declaresScenario says whether v, a top-level field's value, names #Scenario outside its
