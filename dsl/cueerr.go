@@ -678,13 +678,24 @@ func (l *loader) checkFields(v, def cue.Value, path []string) {
 	if !def.Exists() {
 		return
 	}
-	switch v.IncompleteKind() {
+	kind := v.IncompleteKind()
+	if kind != cue.StructKind && kind != cue.ListKind {
+		return // nothing to check in a scalar
+	}
+	facts := l.defFacts(def)
+	if (facts.top || (facts.open && kind == cue.StructKind)) && !walkEveryField {
+		l.checkOpen(v, def, facts, path)
+		return
+	}
+	switch kind {
 	case cue.StructKind:
 		it, err := v.Fields()
 		if err != nil {
 			return
 		}
-		facts := l.defFacts(def)
+		if fieldsWalked != nil {
+			fieldsWalked(path)
+		}
 		closed, allowed, isStep := facts.closed, facts.allowed, facts.isStep
 		for it.Next() {
 			sel := it.Selector()
@@ -709,9 +720,11 @@ func (l *loader) checkFields(v, def cue.Value, path []string) {
 			return
 		}
 		elem := def.LookupPath(cue.MakePath(cue.AnyIndex))
-		if len(path) > 0 && isStepList(path[len(path)-1]) {
+		if len(path) > 0 && isStepList(path[len(path)-1]) && def.IncompleteKind() == cue.ListKind {
 			// Steps nest: a recursive definition cannot be walked through the list's element
-			// type, so take #Step itself.
+			// type, so take #Step itself. Only a list the schema declares (steps:
+			// [...#Step]) holds steps: an object's own steps (a Tekton Pipeline's), whose
+			// definition is the object's ..., are no steps of labrun's.
 			elem = l.schema().LookupPath(cue.ParsePath("#Step"))
 		}
 		for i := 0; it.Next(); i++ {
@@ -719,6 +732,80 @@ func (l *loader) checkFields(v, def cue.Value, path []string) {
 		}
 	}
 }
+
+// walkEveryField, when a test sets it, makes checkFields iterate every struct's fields, as it
+// did before checkOpen; fieldsWalked, when set, is called with the path of each struct whose
+// fields checkFields iterates.
+var (
+	walkEveryField bool
+	fieldsWalked   func(path []string)
+)
+
+// checkOpen is checkFields for a struct or list v whose definition def names the only fields
+// that can hold anything to check (f.top, f.open). An object's spec (_), an #Object and its
+// metadata (open, no patterns) were half of the structs checkFields visited in scenarios/,
+// each of their fields iterated (Fields sorts them) for nothing: ~4 % of vet's CPU there. A
+// field def does not name has the ellipsis' _ for definition, under which checkFields finds
+// nothing: _ is not closed, no field has a definition under it (childDefOf), and a list under
+// it is not one of steps (the schema's steps: [...#Step] is a list).
+func (l *loader) checkOpen(v, def cue.Value, f *defFacts, path []string) {
+	if f.top {
+		return
+	}
+	v, _ = v.Default() // as Fields does
+	for i, name := range f.named {
+		// LookupPath finds a regular field only, as Fields iterates; a required one that is
+		// not there is an error, in which checkFields checks nothing, nor in a scalar.
+		cv := v.LookupPath(f.namedPaths[i])
+		if k := cv.IncompleteKind(); k == cue.StructKind || k == cue.ListKind {
+			l.checkFields(cv, l.childDef(def, name, false), append(append([]string{}, path...), name))
+		}
+	}
+}
+
+// openShape says whether def, a definition that is not closed, is _ (top) or an open struct
+// without pattern constraints whose ellipsis gives _ (open, naming the fields named): the
+// shapes checkOpen walks by name.
+func (l *loader) openShape(def cue.Value) (top, open bool, named []string) {
+	it, err := def.Fields(cue.Optional(true), cue.Patterns(true))
+	if err != nil {
+		return false, false, nil
+	}
+	switch def.IncompleteKind() {
+	case cue.TopKind:
+		if it.Next() {
+			return false, false, nil
+		}
+		// No field of any name has a definition below _: what childDefOf says of one that
+		// names nothing. (Nor has a list's element: below _, no list is one of steps.)
+		return !l.childDefOf(def, openShapeProbe, false).Exists(), false, nil
+	case cue.StructKind:
+	default:
+		return false, false, nil
+	}
+	for it.Next() {
+		sel := it.Selector()
+		if sel.ConstraintType() == cue.PatternConstraint {
+			return false, false, nil // a field's definition depends on its name
+		}
+		name := strings.TrimRight(sel.String(), "?!")
+		if strings.HasPrefix(name, `"`) {
+			return false, false, nil // quoted: not looked up by this name
+		}
+		named = append(named, name)
+	}
+	if slicesContains(named, openShapeProbe) {
+		return false, false, nil
+	}
+	// A field the definition does not name gets the ellipsis' value: _ for each of them.
+	if !l.defFacts(l.childDefOf(def, openShapeProbe, false)).top {
+		return false, false, nil
+	}
+	return false, true, named
+}
+
+// openShapeProbe is a field name no definition of the schema declares.
+const openShapeProbe = "zzz_labrun_probe"
 
 // checkHiddenFields reports a hidden field of v (a struct of a closed definition that allows
 // the fields named allowed) written where the field it names was meant: _timeout or _name
@@ -762,6 +849,7 @@ func hiddenSchemaFields(files []*ast.File) (all bool, in map[string]bool) {
 		id, ok := fl.Label.(*ast.Ident)
 		return ok && strings.HasPrefix(id.Name, "_") && names[strings.TrimLeft(id.Name, "_")]
 	}
+	var wholes map[string]bool // the top-level fields read whole (wholeReads), once needed
 	for _, f := range files {
 		for _, d := range f.Decls {
 			// A top-level field declared as a scenario in this declaration: another one (a kit
@@ -776,6 +864,18 @@ func hiddenSchemaFields(files []*ast.File) (all bool, in map[string]bool) {
 				found = found || hides(n)
 				return !found
 			}, nil)
+			if found && !top {
+				// A helper of a kit's own struct (scenarios.cue's kitB: {_backend: ...}) is a
+				// field of that struct only: it reaches a scenario only where the kit is read
+				// whole (s: #Scenario & kitB), not where one of its fields is (kitB._a,
+				// kitB.#SlowOK). Only such helpers, of a kit never read whole, are left out.
+				if name, ok := ownHelpersOnly(d, hides); ok {
+					if wholes == nil {
+						wholes = wholeReads(files)
+					}
+					found = wholes[name]
+				}
+			}
 			switch {
 			case !found:
 			case top:
@@ -789,6 +889,89 @@ func hiddenSchemaFields(files []*ast.File) (all bool, in map[string]bool) {
 		}
 	}
 	return false, in
+}
+
+// ownHelpersOnly says whether d is a top-level field name: {…} (an identifier's label, no
+// alias) whose hidden fields that hides finds are all fields of its own struct (of a struct
+// literal its value is, or joins with &), none deeper: they are then in no value but the
+// field's own, and what embeds it whole (an alias inside the struct names one of its fields
+// or values, never the struct itself).
+func ownHelpersOnly(d ast.Decl, hides func(ast.Node) bool) (string, bool) {
+	fl, ok := d.(*ast.Field)
+	if !ok {
+		return "", false
+	}
+	id, ok := fl.Label.(*ast.Ident)
+	if !ok || strings.HasPrefix(id.Name, "_") || strings.HasPrefix(id.Name, "#") {
+		return "", false
+	}
+	var structs []*ast.StructLit
+	var own func(x ast.Expr) bool
+	own = func(x ast.Expr) bool {
+		switch x := x.(type) {
+		case *ast.StructLit:
+			structs = append(structs, x)
+			return true
+		case *ast.BinaryExpr:
+			return x.Op == token.AND && own(x.X) && own(x.Y)
+		case *ast.ParenExpr:
+			return own(x.X)
+		case *ast.Ident, *ast.SelectorExpr:
+			return true // a reference: its fields are declared elsewhere
+		}
+		return false
+	}
+	if !own(fl.Value) {
+		return "", false
+	}
+	// No helper deeper: in a field's value, in a comprehension, in a helper's own value.
+	ok = true
+	for _, st := range structs {
+		for _, e := range st.Elts {
+			var n ast.Node = e
+			if fe, field := e.(*ast.Field); field && hides(fe) {
+				n = fe.Value
+			}
+			ast.Walk(n, func(n ast.Node) bool {
+				ok = ok && !hides(n)
+				return ok
+			}, nil)
+		}
+	}
+	return id.Name, ok
+}
+
+// wholeReads are the names read whole in files: an identifier that is not the start of a
+// selection (kitB, not kitB._a) and not a label. The identifiers of nested scopes count
+// too: a name read whole anywhere may be the top-level field's.
+func wholeReads(files []*ast.File) map[string]bool {
+	reads := map[string]bool{}
+	var walk func(n ast.Node) bool
+	walk = func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Field:
+			if _, plain := n.Label.(*ast.Ident); !plain {
+				ast.Walk(n.Label, walk, nil) // an alias, an interpolation, a pattern
+			}
+			ast.Walk(n.Value, walk, nil)
+			return false
+		case *ast.SelectorExpr:
+			if _, ok := n.X.(*ast.Ident); ok {
+				return false // kitB._a: a field of kitB, not kitB
+			}
+			ast.Walk(n.X, walk, nil)
+			return false
+		case *ast.ImportSpec:
+			return false
+		case *ast.Ident:
+			reads[n.Name] = true
+		}
+		return true
+	}
+	for _, f := range files {
+		ast.Walk(f, walk, nil)
+	}
+	return reads
 }
 
 // declaresScenario says whether v, a top-level field's value, names #Scenario outside its
@@ -842,6 +1025,12 @@ type defFacts struct {
 	allowed []string
 	// isStep: the definition is #Step (its unknown fields are step kinds).
 	isStep bool
+	// top: the definition is _ (an object's spec); open: it is an open struct without
+	// pattern constraints whose other fields are _ (an #Object, its metadata), naming the
+	// fields named (their paths: namedPaths). checkOpen walks them.
+	top, open  bool
+	named      []string
+	namedPaths []cue.Path
 }
 
 // defFacts returns the facts of def, from the cache when def was seen before. Definitions are
@@ -853,6 +1042,12 @@ func (l *loader) defFacts(def cue.Value) *defFacts {
 		return f
 	}
 	f := &defFacts{closed: def.Unify(l.probe).Validate() != nil}
+	if !f.closed {
+		f.top, f.open, f.named = l.openShape(def)
+		for _, name := range f.named {
+			f.namedPaths = append(f.namedPaths, cue.MakePath(cue.Str(name)))
+		}
+	}
 	if f.closed {
 		if dit, err := def.Fields(cue.Optional(true)); err == nil {
 			for dit.Next() {

@@ -1,0 +1,57 @@
+package dsl
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAKitsOwnHelperWalksNoScenario: a hidden helper named as a schema field that is a field
+// of a kit's own struct (scenarios.cue's kitB: {_backend: ...}) reaches a scenario only
+// where the kit is read whole: a package that reads only the kit's fields (kit.first,
+// kit.tmpl) is not walked for hidden fields (it was: all 30 scenarios of scenarios/). A helper
+// deeper in the kit, or a kit read whole or under an alias, is still found.
+func TestAKitsOwnHelperWalksNoScenario(t *testing.T) {
+	const head = "package lab\n\nimport \"labrun.dev/schema\"\n\n"
+	const step = "{name: \"a\", sleep: \"1ms\"}"
+	for _, c := range []struct {
+		name, src string
+		walked    bool     // the scenario's fields are iterated
+		want      []string // hidden-field errors
+	}{
+		{"its fields read", head + "kit: {\n\t_timeout: {x: \"5s\"}\n\tfirst: " + step + "\n\ttmpl: {sleep: \"1ms\"}\n}\ns: schema.#Scenario & {\n\tsteps: [kit.first, kit.tmpl & {name: \"b\"}]\n\texpect: [\"outcome.a == 'passed'\"]\n}\n", false, nil},
+		{"read whole", head + "kit: {_timeout: \"5s\"}\ns: schema.#Scenario & kit & {\n\tsteps: [" + step + "]\n\texpect: [\"outcome.a == 'passed'\"]\n}\n", true, []string{"s._timeout"}},
+		{"read whole in a comprehension", head + "kit: {_timeout: \"5s\"}\ns: schema.#Scenario & {\n\tfor k, v in kit {}\n\tsteps: [" + step + "]\n\texpect: [\"outcome.a == 'passed'\"]\n}\n", true, nil},
+		{"under an alias", head + "K=kit: {_timeout: \"5s\"}\ns: schema.#Scenario & K & {\n\tsteps: [" + step + "]\n\texpect: [\"outcome.a == 'passed'\"]\n}\n", true, []string{"s._timeout"}},
+		{"deeper in the kit", head + "kit: {tmpl: {_timeout: \"1s\", sleep: \"1ms\"}}\ns: schema.#Scenario & {\n\tsteps: [kit.tmpl & {name: \"a\"}]\n\texpect: [\"outcome.a == 'passed'\"]\n}\n", true, []string{"s.steps.0._timeout"}},
+		{"in a comprehension of the kit", head + "kit: {if true {_timeout: \"1s\"}, tmpl: {sleep: \"1ms\"}}\ns: schema.#Scenario & {\n\tsteps: [kit.tmpl & {name: \"a\"}]\n\texpect: [\"outcome.a == 'passed'\"]\n}\n", true, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.cue")
+			if err := os.WriteFile(path, []byte(c.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			walked := false
+			fieldsWalked = func(p []string) { walked = walked || len(p) == 1 && p[0] == "s" }
+			defer func() { fieldsWalked = nil }()
+			_, err := Load([]string{path}, Options{})
+			var got []string
+			var errs Errors
+			if errors.As(err, &errs) {
+				for _, e := range errs {
+					got = append(got, e.Path)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, " ") != strings.Join(c.want, " ") {
+				t.Errorf("errors at %q, want %q (%v)", got, c.want, err)
+			}
+			if walked != c.walked {
+				t.Errorf("scenario walked: %v, want %v", walked, c.walked)
+			}
+		})
+	}
+}
