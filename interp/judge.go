@@ -700,12 +700,12 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 						// The result read whole (let r = f; r.code200 == r.requests).
 						return fmt.Sprintf("%s has no value: %s", r.Step, why)
 					}
-					return fmt.Sprintf("%s.%s has no value: %s", r.Step, r.Field, why)
+					return fmt.Sprintf("%s.%s has no value: %s", r.Step, r.Field, strings.ReplaceAll(why, "<step>", r.Step))
 				}
 			}
 			if nv, ok := x.Value.(schema.KeyNoValuer); ok && r.Key != "" {
 				if why := nv.NoValueKey(r.Field, r.Key); why != "" {
-					return fmt.Sprintf("%s.%s[%q] has no value: %s", r.Step, r.Field, r.Key, why)
+					return fmt.Sprintf("%s.%s[%q] has no value: %s", r.Step, r.Field, r.Key, strings.ReplaceAll(why, "<step>", r.Step))
 				}
 			}
 		}
