@@ -12,6 +12,7 @@ import (
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/build"
 	cueerrors "cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
@@ -889,6 +890,50 @@ func hiddenSchemaFields(files []*ast.File) (all bool, in map[string]bool) {
 		}
 	}
 	return false, in
+}
+
+// importsHideSchemaField says whether a package inst imports (directly or through another,
+// labrun's schema aside) writes a hidden label named as a schema field anywhere: its value may
+// reach any scenario of inst that reads the package, so every one is walked.
+func importsHideSchemaField(inst *build.Instance) bool {
+	seen := map[*build.Instance]bool{}
+	var visit func(*build.Instance) bool
+	visit = func(in *build.Instance) bool {
+		for _, imp := range in.Imports {
+			if seen[imp] || imp.ImportPath == schemaImportPath {
+				continue
+			}
+			seen[imp] = true
+			if writesHiddenSchemaField(imp.Files) || visit(imp) {
+				return true
+			}
+		}
+		return false
+	}
+	return visit(inst)
+}
+
+// writesHiddenSchemaField says whether files write a hidden label named as a schema field
+// anywhere. Of an imported package, a kit's own helper counts too (hiddenSchemaFields leaves
+// it out where the kit is never read whole in its package; the importer reads it whole:
+// kit.slow & {name: "a"}).
+func writesHiddenSchemaField(files []*ast.File) bool {
+	names := schemaLabels()
+	found := false
+	for _, f := range files {
+		ast.Walk(f, func(n ast.Node) bool {
+			if fl, ok := n.(*ast.Field); ok {
+				if id, ok := fl.Label.(*ast.Ident); ok && strings.HasPrefix(id.Name, "_") && names[strings.TrimLeft(id.Name, "_")] {
+					found = true
+				}
+			}
+			return !found
+		}, nil)
+		if found {
+			return true
+		}
+	}
+	return false
 }
 
 // ownHelpersOnly says whether d is a top-level field name: {…} (an identifier's label, no

@@ -55,3 +55,49 @@ func TestAKitsOwnHelperWalksNoScenario(t *testing.T) {
 		})
 	}
 }
+
+// TestAnImportedKitsHelperIsFound: a step template of an imported package with _timeout
+// (meant as timeout) was never read, and vet said ok, where the importing package wrote no
+// hidden label of its own named as a schema field: only the package's own files were looked
+// at to decide whether its scenarios are walked. A helper anywhere in a package it imports
+// (directly or through another) makes them walked; an import without one does not.
+func TestAnImportedKitsHelperIsFound(t *testing.T) {
+	for _, c := range []struct {
+		name, kit string
+		want      []string
+	}{
+		{"a template's helper", "package kit\n\nslow: {_timeout: \"1s\", sleep: \"1ms\"}\n", []string{"s.steps.0._timeout"}},
+		{"no helper", "package kit\n\nslow: {timeout: \"1s\", sleep: \"1ms\"}\n", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{
+				"cue.mod/module.cue": "module: \"example.com/lab@v0\"\nlanguage: version: \"v0.17.0\"\n",
+				"kit/kit.cue":        c.kit,
+				"lab.cue":            "package lab\n\nimport (\n\t\"labrun.dev/schema\"\n\t\"example.com/lab/kit\"\n)\n\ns: schema.#Scenario & {\n\tsteps: [kit.slow & {name: \"a\"}]\n\texpect: [\"ended.a - started.a < duration('1s')\"]\n}\n",
+			}
+			for name, src := range files {
+				p := filepath.Join(dir, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err := Load([]string{dir}, Options{})
+			var got []string
+			var errs Errors
+			if errors.As(err, &errs) {
+				for _, e := range errs {
+					got = append(got, e.Path)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, " ") != strings.Join(c.want, " ") {
+				t.Errorf("errors at %q, want %q (%v)", got, c.want, err)
+			}
+		})
+	}
+}

@@ -1350,6 +1350,9 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	var hidesIn map[string]bool
 	if happy {
 		hideAll, hidesIn = hiddenSchemaFields(inst.Files) // checkHiddenFields' only findings, once per package
+		// A helper of an imported package (a kit's step template with _timeout) may reach any
+		// scenario that reads the package: it was missed where this package wrote none.
+		hideAll = hideAll || importsHideSchemaField(inst)
 	}
 	for _, f := range fields {
 		// The scenario is called what its label says: "s6-overflow", not the quoted label
