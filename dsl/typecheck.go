@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/parser"
 
 	"labrun.dev/labrun/schema"
@@ -1324,6 +1325,16 @@ func didYouMean(s string, candidates []string) string {
 func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 	id, ok := n.Callee.(*ast.IdentifierNode)
 	if !ok {
+		if m, isMember := n.Callee.(*ast.MemberNode); isMember {
+			if name, isName := m.Property.(*ast.StringNode); isName {
+				if t := c.typeOf(&m.Node); known(t) && (t.Kind == schema.TString || t.Kind == schema.TList || t.Kind == schema.TBool) {
+					// e.stdout.startsWith('0'), as JavaScript or Python write it: vet said ok
+					// and every run erred with expr's "invalid operation: int(string)".
+					c.fail(col(n), "%s: %s is %s, which has no methods; %s", n, m.Node, describe(t), methodInstead(m.Node.String(), name.Value, n.Arguments))
+					return nil
+				}
+			}
+		}
 		c.typeOf(&n.Callee)
 		for i := range n.Arguments {
 			c.typeOf(&n.Arguments[i])
@@ -2656,4 +2667,28 @@ func firstKey(m *ast.MapNode) string {
 		}
 	}
 	return "group"
+}
+
+// methodInstead says what expressions write for x.name(args), a method call of another
+// language on a value that has none: an operator (startsWith, endsWith, contains, matches)
+// or a builtin with x as its first argument (lower(x), split(x, ",")).
+func methodInstead(x, name string, args []ast.Node) string {
+	written := make([]string, len(args))
+	for i, a := range args {
+		written[i] = a.String()
+	}
+	switch name {
+	case "startsWith", "endsWith", "contains", "matches":
+		if len(args) == 1 {
+			return fmt.Sprintf("expected the operator: %s %s %s", x, name, written[0])
+		}
+	case "includes":
+		if len(args) == 1 {
+			return fmt.Sprintf("expected the operator: %s contains %s (of a string), or %s in %s (of a list)", x, written[0], written[0], x)
+		}
+	}
+	if _, ok := builtin.Index[name]; ok {
+		return fmt.Sprintf("expected the builtin with the value as its first argument: %s(%s)", name, strings.Join(append([]string{x}, written...), ", "))
+	}
+	return "expected an operator or a builtin over it (docs/language.md lists them)"
 }
