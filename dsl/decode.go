@@ -1187,6 +1187,10 @@ func (d *decoder) checkStructure() {
 				d.err(d.fieldPos(s, "expectFail"), s.Path+".expectFail", "expectFail applies to one step, not to %s block: put it on the step inside that is expected to fail", schema.A(s.Kind))
 			case s.Every > 0 || s.While != "":
 				d.err(d.fieldPos(s, "expectFail"), s.Path+".expectFail", "expectFail does not apply to a sampler (every): each sample is its own step; assert on what the samples recorded instead")
+			case s.Kind == "sleep" && !d.stepHas(s, "timeout"):
+				// Vet said ok and every run failed: "the step succeeded, but it was expected
+				// to fail".
+				d.err(d.fieldPos(s, "expectFail"), s.Path+".expectFail", "a sleep cannot fail (it waits and ends), so expectFail on it fails every run: expected it on the step that is expected to fail, or no expectFail")
 			}
 		}
 		if s.Background && (s.Phase == PhaseCleanup || s.Phase == PhaseCatch) {
