@@ -36,16 +36,7 @@ func TestAKitsOwnHelperWalksNoScenario(t *testing.T) {
 			walked := false
 			fieldsWalked = func(p []string) { walked = walked || len(p) == 1 && p[0] == "s" }
 			defer func() { fieldsWalked = nil }()
-			_, err := Load([]string{path}, Options{})
-			var got []string
-			var errs Errors
-			if errors.As(err, &errs) {
-				for _, e := range errs {
-					got = append(got, e.Path)
-				}
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			got, err := loadErrorPaths(t, path)
 			if strings.Join(got, " ") != strings.Join(c.want, " ") {
 				t.Errorf("errors at %q, want %q (%v)", got, c.want, err)
 			}
@@ -85,19 +76,27 @@ func TestAnImportedKitsHelperIsFound(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err := Load([]string{dir}, Options{})
-			var got []string
-			var errs Errors
-			if errors.As(err, &errs) {
-				for _, e := range errs {
-					got = append(got, e.Path)
-				}
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			got, err := loadErrorPaths(t, dir)
 			if strings.Join(got, " ") != strings.Join(c.want, " ") {
 				t.Errorf("errors at %q, want %q (%v)", got, c.want, err)
 			}
 		})
 	}
+}
+
+// loadErrorPaths loads path (a file or a folder) and returns the schema paths of the
+// problems it was refused with, in order, and the error itself; any other error fails t.
+func loadErrorPaths(t *testing.T, path string) ([]string, error) {
+	t.Helper()
+	_, err := Load([]string{path}, Options{})
+	var got []string
+	var errs Errors
+	if errors.As(err, &errs) {
+		for _, e := range errs {
+			got = append(got, e.Path)
+		}
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return got, err
 }

@@ -1,7 +1,6 @@
 package dsl
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,16 +32,7 @@ func TestNestedScenarios(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "x.cue"), []byte(src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Load([]string{dir}, Options{})
-			var got []string
-			var errs Errors
-			if errors.As(err, &errs) {
-				for _, e := range errs {
-					got = append(got, e.Path)
-				}
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			got, err := loadErrorPaths(t, dir)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("refused %q, want %q (err: %v)", got, tt.want, err)
 			}

@@ -1,7 +1,6 @@
 package dsl
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,16 +34,7 @@ func TestAnObjectsStepsAreNoSteps(t *testing.T) {
 			if err := os.WriteFile(path, []byte(c.src), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Load([]string{path}, Options{})
-			var got []string
-			var errs Errors
-			if errors.As(err, &errs) {
-				for _, e := range errs {
-					got = append(got, e.Path)
-				}
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			got, err := loadErrorPaths(t, path)
 			if strings.Join(got, " ") != strings.Join(c.want, " ") {
 				t.Errorf("errors at %q, want %q (%v)", got, c.want, err)
 			}
