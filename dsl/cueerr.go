@@ -842,14 +842,7 @@ func (l *loader) checkHiddenFields(v cue.Value, allowed []string, path []string)
 // embeds) may reach any scenario: all.
 func hiddenSchemaFields(files []*ast.File) (all bool, in map[string]bool) {
 	names := schemaLabels()
-	hides := func(n ast.Node) bool {
-		fl, ok := n.(*ast.Field)
-		if !ok {
-			return false
-		}
-		id, ok := fl.Label.(*ast.Ident)
-		return ok && strings.HasPrefix(id.Name, "_") && names[strings.TrimLeft(id.Name, "_")]
-	}
+	hides := func(n ast.Node) bool { return hidesSchemaField(names, n) }
 	var wholes map[string]bool // the top-level fields read whole (wholeReads), once needed
 	for _, f := range files {
 		for _, d := range f.Decls {
@@ -922,11 +915,7 @@ func writesHiddenSchemaField(files []*ast.File) bool {
 	found := false
 	for _, f := range files {
 		ast.Walk(f, func(n ast.Node) bool {
-			if fl, ok := n.(*ast.Field); ok {
-				if id, ok := fl.Label.(*ast.Ident); ok && strings.HasPrefix(id.Name, "_") && names[strings.TrimLeft(id.Name, "_")] {
-					found = true
-				}
-			}
+			found = found || hidesSchemaField(names, n)
 			return !found
 		}, nil)
 		if found {
@@ -934,6 +923,17 @@ func writesHiddenSchemaField(files []*ast.File) bool {
 		}
 	}
 	return false
+}
+
+// hidesSchemaField says whether n is a field whose label is hidden and, without its
+// underscores, one of names (the schema's labels): _timeout, __route.
+func hidesSchemaField(names map[string]bool, n ast.Node) bool {
+	fl, ok := n.(*ast.Field)
+	if !ok {
+		return false
+	}
+	id, ok := fl.Label.(*ast.Ident)
+	return ok && strings.HasPrefix(id.Name, "_") && names[strings.TrimLeft(id.Name, "_")]
 }
 
 // ownHelpersOnly says whether d is a top-level field name: {…} (an identifier's label, no
