@@ -617,7 +617,7 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 					// of a run whose cleanup left objects behind read PASSED.
 					verdict = strings.TrimPrefix(verdict+", LEFT OBJECTS BEHIND", "PASSED, ")
 				}
-				lines = append(lines, line{verdict, nameOf(m), report.MayFailed(r.rec), r.report})
+				lines = append(lines, line{verdict, nameOf(m), joinWhat(whyNotJudged(p.Cwd, r.rec), report.MayFailed(r.rec)), r.report})
 			}
 			if len(runs) == 0 {
 				// A run that never started (--fail-fast, an interrupt) is said, as a shard's
@@ -743,6 +743,26 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		fmt.Fprintln(p.Stdout, tally.line(len(matrices), recs))
 	}
 	return code
+}
+
+// whyNotJudged is the start of the error of a run that ended in one (an error, an interrupt):
+// the line in the total says why, as the run's verdict line does. Before, it read "ERROR two"
+// and nothing more (a target that could not be created, a cluster that stopped answering).
+func whyNotJudged(cwd string, rec *interp.Record) string {
+	if rec.Outcome != interp.Errored && rec.Outcome != interp.Interrupted || rec.Error == "" || rec.Error == "interrupted" {
+		return ""
+	}
+	why, _, _ := strings.Cut(relError(cwd, rec.Error), "\n")
+	const most = 72
+	if r := []rune(why); len(r) > most {
+		why = strings.TrimRight(string(r[:most-1]), " ") + "…"
+	}
+	return why
+}
+
+// joinWhat joins the parts of a line's what that are not "" with " — ".
+func joinWhat(parts ...string) string {
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " — ")
 }
 
 // matrixVerdict is the word of a scenario's line in the total for its exit code; one that left

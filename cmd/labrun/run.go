@@ -441,23 +441,23 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 				at, where = pos, pos.Rel(p.Cwd).String()+": "
 			}
 		}
+		// The run's verdict line says why, as any run's does: before, it was said on stderr
+		// alone and stdout had the report's paths with no verdict over them (and the line in
+		// the total of several runs read "ERROR name" with no reason).
+		rec := notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err))
+		shown := where + rec.Error
 		if f.tally != nil {
 			f.tally.mu.Lock()
-		}
-		if f.tally != nil && f.tally.lastTargetErr == name+": "+err.Error() {
-			fmt.Fprintf(p.Stderr, "labrun: %s: %starget %s: the same error as above\n", sc.Name, where, name)
-		} else {
-			fmt.Fprintf(p.Stderr, "labrun: %s: %starget %s: %v\n", sc.Name, where, name, err)
-		}
-		if f.tally != nil {
+			if f.tally.lastTargetErr == name+": "+err.Error() {
+				shown = fmt.Sprintf("%starget %s: the same error as above", where, name)
+			}
 			f.tally.lastTargetErr = name + ": " + err.Error()
 			f.tally.mu.Unlock()
 		}
-		rec := notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err))
 		if at.IsValid() {
 			rec.Error, rec.ErrorPos = at.String()+": "+rec.Error, &at
 		}
-		r := p.finish(u, rec, f, run, false)
+		r := p.finishShown(u, rec, f, run, true, shown)
 		r.code = exitInfra
 		return r
 	}
@@ -490,8 +490,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 	// the report then moves into its artifacts folder: memory holds a bounded head and tail.
 	spool, doneSpool, err := p.spoolDir(f.reportDir, run.id)
 	if err != nil {
-		fmt.Fprintf(p.Stderr, "labrun: %s: %v\n", sc.Name, err)
-		r := p.finish(u, notRun(sc, name, start, interp.Errored, err.Error()), f, run, false)
+		r := p.finish(u, notRun(sc, name, start, interp.Errored, err.Error()), f, run, true)
 		r.code = exitInfra
 		return r
 	}
@@ -516,6 +515,12 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 // finish writes the report of rec, the run of unit u, and, when verdict is set, prints the
 // verdict.
 func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool) ran {
+	return p.finishShown(u, rec, f, run, verdict, "")
+}
+
+// finishShown is finish with the verdict line saying shownErr for the run's error when it is
+// not "" (the record keeps the error whole): "target kube: the same error as above".
+func (p *process) finishShown(u *dsl.Unit, rec *interp.Record, f *runFlags, run runInfo, verdict bool, shownErr string) ran {
 	rec.Unit = shownUnit(u)
 	rec.GivenVars = givenVars(rec, f.vars, u)
 	rec.Shard, rec.Invocation = f.shard, f.invocation
@@ -559,7 +564,13 @@ func (p *process) finish(u *dsl.Unit, rec *interp.Record, f *runFlags, run runIn
 		}
 	}
 	if verdict {
-		p.printVerdict(rec, lost, f.quiet)
+		shown := rec
+		if shownErr != "" {
+			c := *rec
+			c.Error = shownErr
+			shown = &c
+		}
+		p.printVerdict(shown, lost, f.quiet)
 	}
 	// The report's paths last, under the verdict: what to open next.
 	if out.report != "" && !f.quiet {

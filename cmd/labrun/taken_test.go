@@ -5,13 +5,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // TestTakenAddressAtItsLine: a local backend, blackhole or DNS server whose fixed address
 // another program listens on fails the run (exit 3) at the line that writes the address, and
-// its record's error says it too. Before, "labrun: s: target local: backend a: listen tcp …:
+// its verdict line and record say it too. Before, "labrun: s: target local: backend a: listen tcp …:
 // address already in use …" named the backend alone, and the DNS server's said neither who
 // held it nor what to write.
 func TestTakenAddressAtItsLine(t *testing.T) {
@@ -49,7 +50,7 @@ s: schema.#Scenario & {
 			if code != exitInfra {
 				t.Fatalf("exit %d, want %d:\n%s", code, exitInfra, out)
 			}
-			if !strings.Contains(out, "labrun: s: "+c.want) || !strings.Contains(out, "write another address, or none for a free port") {
+			if !regexp.MustCompile(`ERROR s in \S+: `).MatchString(out) || !strings.Contains(out, c.want) || !strings.Contains(out, "write another address, or none for a free port") {
 				t.Errorf("output does not say %q and what to write:\n%s", c.want, out)
 			}
 			code, out = runIn(t, dir, "replay", mustGlob(t, filepath.Join(dir, "r", "*.json")))
