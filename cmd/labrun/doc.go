@@ -102,6 +102,15 @@ func (p *process) doc(args []string, f *docFlags) error {
 	code := exitOK
 	runCtx, cleanupCtx, stop := p.runContexts()
 	defer stop()
+	// The total of the documents' scenarios, as labrun run of them prints it: before, labrun
+	// doc printed none, and two swept scenarios' SUMMARY lines were all a quiet run showed.
+	var total runTally
+	scenarios, runsAll := 0, 0
+	defer func() {
+		if scenarios > 1 {
+			fmt.Fprintln(p.Stdout, total.line(scenarios, runsAll))
+		}
+	}()
 	for _, path := range args {
 		abs, _ := filepath.Abs(path)
 		doc, err := os.ReadFile(abs)
@@ -117,7 +126,7 @@ func (p *process) doc(args []string, f *docFlags) error {
 					break
 				}
 				if len(sc.Sweep) > 0 {
-					text, rec, c, err := p.docSweep(runCtx, cleanupCtx, sc, f, opts)
+					text, rec, c, runs, err := p.docSweep(runCtx, cleanupCtx, sc, f, opts)
 					if err != nil {
 						return err
 					}
@@ -125,10 +134,21 @@ func (p *process) doc(args []string, f *docFlags) error {
 					if rec != nil {
 						recs[sc.Name], swept[sc.Name] = rec, text
 					}
+					under := c
+					if c == exitLeftovers {
+						under = exitOK
+						for _, r := range runs {
+							under = worse(under, outcomeCode(r))
+						}
+					}
+					total.count(c, under)
+					scenarios, runsAll = scenarios+1, runsAll+len(runs)
 					continue
 				}
 				r := p.runOne(runCtx, cleanupCtx, unitOf(sc), &f.runFlags)
 				code = worse(code, r.code)
+				total.count(r.code, outcomeCode(r.rec))
+				scenarios, runsAll = scenarios+1, runsAll+1
 				if r.rec != nil {
 					recs[sc.Name] = r.rec
 				}

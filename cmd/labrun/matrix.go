@@ -844,11 +844,11 @@ func matrixSummary(m *dsl.Matrix) string {
 // docSweep runs a document's scenario that declares a sweep once per combination, as labrun
 // run does, writes its summary beside the reports, and returns the summary as its expected
 // block holds it (report.SummaryExpected: verdicts and response codes, not the numbers), the
-// last run's record and the exit code.
-func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f *docFlags, opts dsl.Options) (string, *interp.Record, int, error) {
+// last run's record, the exit code and the runs (for the document's total).
+func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario, f *docFlags, opts dsl.Options) (string, *interp.Record, int, []*interp.Record, error) {
 	for _, k := range sortedKeys(sc.Sweep) {
 		if _, ok := opts.Vars[k]; ok {
-			return "", nil, exitOK, &exitError{exitInvalid, fmt.Sprintf("--var %s: scenario %s (%s) sweeps %s: its expected block holds every value of the sweep; drop --var %s", k, sc.Name, sc.Pos.Rel(p.Cwd), k, k)}
+			return "", nil, exitOK, nil, &exitError{exitInvalid, fmt.Sprintf("--var %s: scenario %s (%s) sweeps %s: its expected block holds every value of the sweep; drop --var %s", k, sc.Name, sc.Pos.Rel(p.Cwd), k, k)}
 		}
 	}
 	rf := f.runFlags
@@ -862,13 +862,13 @@ func (p *process) docSweep(runCtx, cleanupCtx context.Context, sc *dsl.Scenario,
 		p.printWarning(p.Stderr, wr)
 	}
 	if len(errs) > 0 {
-		return "", nil, exitOK, p.reportVet("text", &dsl.Result{}, errs)
+		return "", nil, exitOK, nil, p.reportVet("text", &dsl.Result{}, errs)
 	}
 	code, recs, _ := p.runUnits(runCtx, cleanupCtx, &work{matrices: []*dsl.Matrix{m}, units: units}, &rf, nil)
 	if len(recs) == 0 {
-		return "", nil, code, nil
+		return "", nil, code, nil, nil
 	}
-	return sweptExpected(m, recs), recs[len(recs)-1], code, nil
+	return sweptExpected(m, recs), recs[len(recs)-1], code, recs, nil
 }
 
 // quotedCombo writes a combination's vars with their values quoted: a="1,b=2" b="3".
