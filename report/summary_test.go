@@ -2,11 +2,13 @@ package report
 
 import (
 	"encoding/json"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -559,5 +561,40 @@ func TestSummaryErrorPaths(t *testing.T) {
 		if got := summaryError(rec); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestDiffSummariesPairsByValue: a summary made before a combination had one id however its
+// values were given holds "d=90s" and "x=1e+06" where a newer one holds "d=1m30s" and
+// "x=1000000": diff paired none of them ("only in A", "only in B", and then "share no
+// combination"). A string var swept over two spellings of one duration keeps them apart.
+func TestDiffSummariesPairsByValue(t *testing.T) {
+	summary := func(sweep map[string][]string) *Summary {
+		var sv []dsl.SweepVar
+		for _, n := range slices.Sorted(maps.Keys(sweep)) {
+			sv = append(sv, dsl.SweepVar{Name: n, Values: sweep[n], From: "scenario"})
+		}
+		m := &dsl.Matrix{Scenario: "s", Count: 1, Sweep: sv}
+		var runs []RunFile
+		for i, vars := range m.Combinations() {
+			u := &dsl.Unit{ID: dsl.UnitID("s", vars, 1), Matrix: m, Vars: vars, Combination: i + 1, Round: 1}
+			runs = append(runs, RunFile{Rec: &interp.Record{Scenario: "s", Outcome: interp.Passed, Unit: u}})
+		}
+		return SummaryWith(m, runs, nil, "")
+	}
+	d, err := DiffSummaries(summary(map[string][]string{"d": {"90s", "2s"}, "x": {"1e+06"}}), summary(map[string][]string{"d": {"1m30s", "2s"}, "x": {"1000000"}}), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Combos) != 2 || len(d.OnlyA) != 0 || len(d.OnlyB) != 0 {
+		t.Errorf("paired %q, only in A %q, only in B %q; want both combinations paired", d.Combos, d.OnlyA, d.OnlyB)
+	}
+	// Two spellings swept side by side are two combinations (a string var): paired by text.
+	d, err = DiffSummaries(summary(map[string][]string{"s": {"90s", "1m30s"}}), summary(map[string][]string{"s": {"90s", "1m30s"}}), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Combos) != 2 {
+		t.Errorf("paired %q; want s=90s and s=1m30s each with itself", d.Combos)
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
@@ -112,8 +114,50 @@ func sameSpread(x, y Spread) bool {
 	return eq(x.Min, y.Min) && eq(x.Median, y.Median) && eq(x.Max, y.Max) && x.Runs == y.Runs
 }
 
-// DiffSummaries compares a and b combination by combination; it refuses (an error saying why)
-// when they share no combination.
+// comboKeyByValue is a combination's key with each value as its meaning writes it: a duration
+// as Go writes it, a number as NumberText does. A summary made before a combination had one id
+// however its values were given holds a swept "90s" (now 1m30s) or 1e+06 (now 1000000): keyed by
+// the text, diff paired nothing of it with a newer summary of the same sweep ("only in A:
+// d=90s", "only in B: d=1m30s").
+func comboKeyByValue(vars map[string]string) string {
+	m := make(map[string]string, len(vars))
+	for k, v := range vars {
+		m[k] = valueMeaning(v)
+	}
+	return dsl.ComboKey(m)
+}
+
+// valueMeaning writes a swept value by its meaning: a number (1e+06, 1000000.0) as NumberText, a
+// duration with a unit (90s, 1500ms) as Go writes it, anything else without the spaces around
+// it.
+func valueMeaning(v string) string {
+	v = strings.TrimSpace(v)
+	if f, err := strconv.ParseFloat(v, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return dsl.NumberText(f)
+	}
+	if d, err := time.ParseDuration(v); err == nil {
+		return d.String()
+	}
+	return v
+}
+
+// keysApart reports whether key gives every group of one summary a key of its own: a string var
+// swept over "90s" and "1m30s" is two combinations, which their meaning would make one (then
+// diff pairs by the text).
+func keysApart(groups []*group, key func(map[string]string) string) bool {
+	seen := map[string]bool{}
+	for _, g := range groups {
+		k := key(g.vars)
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+	}
+	return true
+}
+
+// DiffSummaries compares a and b combination by combination (their values by meaning:
+// comboKeyByValue); it refuses (an error saying why) when they share no combination.
 func DiffSummaries(a, b *Summary, tolerance float64) (*SummaryDiff, error) {
 	sa, sb := slices.Sorted(slices.Values(a.Sweeps)), slices.Sorted(slices.Values(b.Sweeps))
 	if !slices.Equal(sa, sb) {
@@ -121,13 +165,18 @@ func DiffSummaries(a, b *Summary, tolerance float64) (*SummaryDiff, error) {
 	}
 	ga, gb := map[string]*group{}, map[string]*group{}
 	var order []string
-	for _, g := range summaryGroups(a) {
-		k := dsl.ComboKey(g.vars)
+	groupsA, groupsB := summaryGroups(a), summaryGroups(b)
+	key := comboKeyByValue
+	if !keysApart(groupsA, key) || !keysApart(groupsB, key) {
+		key = func(vars map[string]string) string { return dsl.ComboKey(vars) }
+	}
+	for _, g := range groupsA {
+		k := key(g.vars)
 		ga[k] = g
 		order = append(order, k)
 	}
-	for _, g := range summaryGroups(b) {
-		k := dsl.ComboKey(g.vars)
+	for _, g := range groupsB {
+		k := key(g.vars)
 		gb[k] = g
 		if ga[k] == nil {
 			order = append(order, k)
