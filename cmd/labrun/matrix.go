@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
@@ -536,6 +537,9 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 	}
 	type line struct {
 		verdict, name, what, path string
+		// why is the start of the error of a run that ended in one (whyNotJudged), cut to
+		// the terminal's width when it is one.
+		why string
 	}
 	var lines []line
 	// Two scenarios of one name (in two folders of DIR/...) are told apart by their file:
@@ -604,7 +608,7 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 			}
 			held := len(runs) + len(whyOf[m])
 			fmt.Fprintf(p.Stdout, "SHARD %s: %d of the %d runs of this shard passed%s, of %d in all; labrun merge of every shard's records writes the summary\n", m.Scenario, passed, held, notStarted, m.Runs())
-			lines = append(lines, line{or(verdict, "ERROR"), nameOf(m), fmt.Sprintf("%d of %d runs passed%s (part of %d)", passed, held, notStarted, m.Runs()), ""})
+			lines = append(lines, line{verdict: or(verdict, "ERROR"), name: nameOf(m), what: fmt.Sprintf("%d of %d runs passed%s (part of %d)", passed, held, notStarted, m.Runs())})
 			continue
 		}
 		if !m.Summarized() {
@@ -617,13 +621,13 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 					// of a run whose cleanup left objects behind read PASSED.
 					verdict = strings.TrimPrefix(verdict+", LEFT OBJECTS BEHIND", "PASSED, ")
 				}
-				lines = append(lines, line{verdict, nameOf(m), joinWhat(whyNotJudged(p.Cwd, r.rec), report.MayFailed(r.rec)), r.report})
+				lines = append(lines, line{verdict: verdict, name: nameOf(m), what: report.MayFailed(r.rec), path: r.report, why: whyNotJudged(p.Cwd, r.rec)})
 			}
 			if len(runs) == 0 {
 				// A run that never started (--fail-fast, an interrupt) is said, as a shard's
 				// is: before, it had no line, and only the total's "not run" counted it.
 				tally.notRun++
-				lines = append(lines, line{"SKIPPED", nameOf(m), notStartedWhy(whyOf[m]), ""})
+				lines = append(lines, line{verdict: "SKIPPED", name: nameOf(m), what: notStartedWhy(whyOf[m])})
 			}
 			continue
 		}
@@ -723,7 +727,7 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		} else {
 			tally.count(mcode, under)
 		}
-		lines = append(lines, line{verdict, nameOf(m), counts + mayFailed, path})
+		lines = append(lines, line{verdict: verdict, name: nameOf(m), what: counts + mayFailed, path: path})
 	}
 	if len(matrices) > 1 {
 		wv, wn := 0, 0
@@ -732,8 +736,18 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 		}
 		for _, l := range lines {
 			s := fmt.Sprintf("  %-*s  %-*s", wv, l.verdict, wn, l.name)
-			if l.what != "" {
-				s += "  " + l.what
+			what := l.what
+			if l.why != "" {
+				// The reason takes what the line leaves of the terminal's width, and at
+				// least 24 columns (72 when the width is not known).
+				room := 72
+				if w := p.wrapWidth(); w > 0 {
+					room = max(24, w-utf8.RuneCountInString(s)-2-len(l.path)-2-utf8.RuneCountInString(l.what)-3)
+				}
+				what = joinWhat(cutRunes(l.why, room), l.what)
+			}
+			if what != "" {
+				s += "  " + what
 			}
 			if l.path != "" {
 				s += "  " + l.path
@@ -745,7 +759,7 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 	return code
 }
 
-// whyNotJudged is the start of the error of a run that ended in one (an error, an interrupt):
+// whyNotJudged is the first line of the error of a run that ended in one (an error, an interrupt):
 // the line in the total says why, as the run's verdict line does. Before, it read "ERROR two"
 // and nothing more (a target that could not be created, a cluster that stopped answering).
 func whyNotJudged(cwd string, rec *interp.Record) string {
@@ -753,11 +767,15 @@ func whyNotJudged(cwd string, rec *interp.Record) string {
 		return ""
 	}
 	why, _, _ := strings.Cut(relError(cwd, rec.Error), "\n")
-	const most = 72
-	if r := []rune(why); len(r) > most {
-		why = strings.TrimRight(string(r[:most-1]), " ") + "…"
-	}
 	return why
+}
+
+// cutRunes is s cut to at most n runes, the last of them "…" when it is cut.
+func cutRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return strings.TrimRight(string(r[:n-1]), " ") + "…"
+	}
+	return s
 }
 
 // joinWhat joins the parts of a line's what that are not "" with " — ".
