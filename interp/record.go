@@ -39,7 +39,11 @@ import (
 // one its timeout cut record no result, and only the first fails a bare expectFail: true;
 // and whose run kept the lint codes its labrun knew (Lints), to which its warnings are held,
 // and, of a labrun run of several runs, what that run ran (Invocation).
-const RecordVersion = 7
+// Version 8 is version 7 whose run wrote a seal last in the record's folder (report.SealFile:
+// the SHA-256 of the record and of each file of its folder), to which replay, mutate and merge
+// hold them: a record edited together with its artifacts (an exec's stdout, fortio.json, an
+// exit.txt) was consistent with them and replayed as the edit said.
+const RecordVersion = 8
 
 // RereadLogs reads the access lines of the logs results of a record made before version 6
 // again by this labrun's rules (schema.LogResult.Reread): labruns before version 5 read a

@@ -1309,9 +1309,9 @@ s: schema.#Scenario & {
 	delete(rec, "warnings")
 	editedRefused(t, dir, rec, "the scenario's lints give warning[mayfail-unread] at line 10, column 20", "which its warnings lack, and the labrun that ran knew that lint (lints): a warning was taken out after the run")
 	refused(t, dir, []string{"which its warnings lack"}, "mutate", "m/edited.json")
-	// The lints' codes taken out too: a record of version 7 keeps them.
+	// The lints' codes taken out too: a record of version 7 on keeps them.
 	delete(rec, "lints")
-	editedRefused(t, dir, rec, "it is a record of version 7 without lints")
+	editedRefused(t, dir, rec, "it is a record of version 8 without lints")
 }
 
 // TestMergeHoldsTheInvocationsRuns: a labrun run of several scenarios keeps in each record
