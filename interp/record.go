@@ -1357,15 +1357,21 @@ func (r *Record) localLoadBackendShortfalls() []string {
 				after = x
 			}
 		}
-		if after == nil {
-			continue
+		if after == nil || len(localBackendContradictions(after.sn)) > 0 || before != nil && len(localBackendContradictions(before.sn)) > 0 {
+			continue // a snapshot that breaks its own sums is refused for that
 		}
 		for _, k := range slices.Sorted(maps.Keys(l.Codes)) {
 			if code, err := strconv.Atoi(k); err != nil || code < 100 || code > 599 {
 				continue
 			}
+			if _, ok := after.sn.Counters["rq_"+k]; !ok && before != nil && before.sn.Counters["rq_"+k] > 0 {
+				continue // a stat taken out after it was held: localBackendAbsences says so
+			}
 			since, from := after.sn.Counters["rq_"+k], "its start"
 			if before != nil {
+				if before.sn.Counters["rq_"+k] > since {
+					continue // a counter lower than before: localBackendDecreases says so
+				}
 				since -= before.sn.Counters["rq_"+k]
 				from = fmt.Sprintf("step %s's read, which ended before the load started", before.what)
 			}
