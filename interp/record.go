@@ -39,7 +39,11 @@ import (
 // one its timeout cut record no result, and only the first fails a bare expectFail: true;
 // and whose run kept the lint codes its labrun knew (Lints), to which its warnings are held,
 // and, of a labrun run of several runs, what that run ran (Invocation).
-const RecordVersion = 7
+// Version 8 is version 7 whose run wrote a seal last in the record's folder (report.SealFile:
+// the SHA-256 of the record and of each file of its folder), to which replay, mutate and merge
+// hold them: a record edited together with its artifacts (an exec's stdout, fortio.json, an
+// exit.txt) was consistent with them and replayed as the edit said.
+const RecordVersion = 8
 
 // RereadLogs reads the access lines of the logs results of a record made before version 6
 // again by this labrun's rules (schema.LogResult.Reread): labruns before version 5 read a
@@ -851,6 +855,8 @@ func (r *Record) contradictions() []string {
 	msgs = append(msgs, r.skippedContradictions()...)
 	msgs = append(msgs, r.leftoverContradictions()...)
 	msgs = append(msgs, r.processCleanupAbsences()...)
+	msgs = append(msgs, r.namespaceCleanupAbsences()...)
+	msgs = append(msgs, r.localLoadBackendShortfalls()...)
 	msgs = append(msgs, r.unitVarContradictions()...)
 	msgs = append(msgs, r.execArtifactAbsences()...)
 	msgs = append(msgs, r.loadArtifactAbsences()...)
@@ -1236,24 +1242,18 @@ func (r *Record) localBackendAbsences() []string {
 	return msgs
 }
 
-// localBackendDecreases are the counters of labrun's local backend (source "backend <name>")
-// that a snapshot holds lower than a snapshot of the same backend whose step ended before its
-// step started: the backend counts each stat up from its start and never resets it (only
-// gauges go down), so a read that followed another holds at least its counts. Before, the
-// local backend's snapshots had no artifact and no check between them: a failed run whose
-// after snapshot was edited from rq_503 9 to 0 (rq_5xx, rq_200 and rq_2xx with it, its
-// expectation's values and the outcomes) replayed PASSED, while the samples of a series taken
-// before it still counted 503s. Which read came first is told by the steps' spans (offsets on
-// the run's monotonic clock), not by the snapshots' moments, taken just before each read: two
-// snapshots of steps that overlap (a sampler beside a snapshot) are not compared. A step that
-// ran more than once (a repeat's rounds) is not compared, nor a series whose passed samples
-// are not its samples one for one.
-func (r *Record) localBackendDecreases() []string {
-	type read struct {
-		what       string
-		start, end time.Duration
-		sn         *SnapshotRecord
-	}
+// backendRead is a snapshot of labrun's local backend that a step took once: its step's span
+// (offsets on the run's monotonic clock) and what it read.
+type backendRead struct {
+	what       string
+	start, end time.Duration
+	sn         *SnapshotRecord
+}
+
+// localBackendReads are the reads of each local backend (by source, "backend <name>") whose
+// step ran once (a snapshot), or whose series' passed samples are its samples one for one.
+func (r *Record) localBackendReads() map[string][]backendRead {
+	type read = backendRead
 	runs := map[string][]*StepRecord{}
 	for _, sr := range r.Steps {
 		if sr != nil && sr.Kind == "snapshot" {
@@ -1296,6 +1296,111 @@ func (r *Record) localBackendDecreases() []string {
 			}
 		}
 	}
+	return bySource
+}
+
+// localLoadBackendShortfalls are the loads on the local target that sent every request to one
+// local backend (their ips: its address alone) and whose codes that backend, read after the
+// load's step ended, did not answer as many of as the load counts, since the backend's last
+// read that ended before the load's step started (or its start, where none did): the backend
+// counts each request's code as it answers it (rq_<code>), and fortio counts what it got
+// back; warm-up requests and other traffic make the backend's count higher, never lower, but
+// for the last answer on each of the load's connections (threads), whose code the backend
+// counts once its handler has returned, which may be after fortio read the answer: a
+// shortfall of up to its connections is a run's. A code outside 100 to 599 (-1: a socket
+// error) is not the backend's. Before, a load's 503s
+// edited to 200s in the record, fortio.json and codes-over-time.json together (the seal
+// computed again) replayed PASSED, the snapshot after it still counting rq_503 4 and no
+// rq_200. Records of version 2 or 1 are not held to it.
+func (r *Record) localLoadBackendShortfalls() []string {
+	if r.Version < 3 || r.Target != "local" {
+		return nil
+	}
+	sources := map[string]string{} // a backend's address → its snapshots' source
+	if bs, ok := r.TargetValues["backends"].(map[string]any); ok {
+		for name, v := range bs {
+			if m, ok := v.(map[string]any); ok {
+				if a, ok := m["address"].(string); ok && a != "" {
+					sources[a] = "backend " + name
+				}
+			}
+		}
+	}
+	if len(sources) == 0 {
+		return nil
+	}
+	runs := map[string][]*StepRecord{}
+	for _, sr := range r.Steps {
+		if sr != nil && sr.Kind == "load" {
+			runs[or(sr.Name, sr.Path)] = append(runs[or(sr.Name, sr.Path)], sr)
+		}
+	}
+	reads := r.localBackendReads()
+	var msgs []string
+	for _, name := range sortedResultNames(r) {
+		res, rs := r.Results[name], runs[name]
+		if res == nil || res.Kind != "load" || res.Sampled || len(rs) != 1 || rs[0].Round > 1 || rs[0].Sample > 0 {
+			continue
+		}
+		l, ok := res.Value.(*LoadRecord)
+		if !ok || l == nil || l.Partial != "" || len(l.IPs) != 1 {
+			continue
+		}
+		src := sources[slices.Collect(maps.Keys(l.IPs))[0]]
+		if src == "" {
+			continue
+		}
+		var before, after *backendRead
+		for i := range reads[src] {
+			x := &reads[src][i]
+			if x.end < rs[0].Start && (before == nil || x.end > before.end) {
+				before = x
+			}
+			if x.start > rs[0].End && (after == nil || x.start < after.start) {
+				after = x
+			}
+		}
+		if after == nil || len(localBackendContradictions(after.sn)) > 0 || before != nil && len(localBackendContradictions(before.sn)) > 0 {
+			continue // a snapshot that breaks its own sums is refused for that
+		}
+		for _, k := range slices.Sorted(maps.Keys(l.Codes)) {
+			if code, err := strconv.Atoi(k); err != nil || code < 100 || code > 599 {
+				continue
+			}
+			if _, ok := after.sn.Counters["rq_"+k]; !ok && before != nil && before.sn.Counters["rq_"+k] > 0 {
+				continue // a stat taken out after it was held: localBackendAbsences says so
+			}
+			since, from := after.sn.Counters["rq_"+k], "its start"
+			if before != nil {
+				if before.sn.Counters["rq_"+k] > since {
+					continue // a counter lower than before: localBackendDecreases says so
+				}
+				since -= before.sn.Counters["rq_"+k]
+				from = fmt.Sprintf("step %s's read, which ended before the load started", before.what)
+			}
+			if since+max(l.Connections, 1) < l.Codes[k] {
+				msgs = append(msgs, fmt.Sprintf("step %s: its load sent every request to %s (%s) and counts %s answered %s, but step %s's snapshot of it, taken after the load, counts %s rq_%s since %s: the backend counts each code it answers, as many as the load got but at most one per connection (%s) still to count when the load ended", name, src, slices.Collect(maps.Keys(l.IPs))[0], dsl.FormatValue(l.Codes[k]), k, after.what, dsl.FormatValue(since), k, from, dsl.FormatValue(max(l.Connections, 1))))
+				break
+			}
+		}
+	}
+	return msgs
+}
+
+// localBackendDecreases are the counters of labrun's local backend (source "backend <name>")
+// that a snapshot holds lower than a snapshot of the same backend whose step ended before its
+// step started: the backend counts each stat up from its start and never resets it (only
+// gauges go down), so a read that followed another holds at least its counts. Before, the
+// local backend's snapshots had no artifact and no check between them: a failed run whose
+// after snapshot was edited from rq_503 9 to 0 (rq_5xx, rq_200 and rq_2xx with it, its
+// expectation's values and the outcomes) replayed PASSED, while the samples of a series taken
+// before it still counted 503s. Which read came first is told by the steps' spans (offsets on
+// the run's monotonic clock), not by the snapshots' moments, taken just before each read: two
+// snapshots of steps that overlap (a sampler beside a snapshot) are not compared. A step that
+// ran more than once (a repeat's rounds) is not compared, nor a series whose passed samples
+// are not its samples one for one.
+func (r *Record) localBackendDecreases() []string {
+	bySource := r.localBackendReads()
 	var msgs []string
 	for _, src := range slices.Sorted(maps.Keys(bySource)) {
 		reads := bySource[src]
@@ -1784,6 +1889,30 @@ func (r *Record) processCleanupAbsences() []string {
 		}
 		said[what] = true
 		msgs = append(msgs, fmt.Sprintf("step %s started its process, but the record's cleanup says nothing of %s: the cleanup stops every process a step started, and writes a line that names it (removed, had already ended, already gone, failed to remove, abandoned)", shownStep(s), what))
+	}
+	return msgs
+}
+
+// namespaceCleanupAbsences are the run's ephemeral namespaces (Namespaces), in a record whose
+// steps ran, of which its cleanup says nothing: the run makes them before its setup (no step
+// runs unless it made them all), and its automatic cleanup removes each and writes a line that
+// names it ("removed ephemeral Namespace app-1a2b (its deletion is not waited for)", kept with
+// --keep, already gone, failed to remove, abandoned). Before, a kube run whose cleanup could not
+// remove its namespace, its cleanup and leftovers both taken out, replayed as a clean run (exit
+// 0 where the run exited 4): the record does not keep what its apply steps created, but it
+// keeps its namespaces. Records of version 2 or 1 are not held to it, as to their leftovers.
+func (r *Record) namespaceCleanupAbsences() []string {
+	if r.Version < 3 || len(r.Steps) == 0 {
+		return nil
+	}
+	var msgs []string
+	for _, key := range slices.Sorted(maps.Keys(r.Namespaces)) {
+		name := r.Namespaces[key]
+		what := "ephemeral Namespace " + name
+		if name == "" || slices.ContainsFunc(r.Cleanup, func(line string) bool { return namesThing(line, what) }) {
+			continue
+		}
+		msgs = append(msgs, fmt.Sprintf("its steps ran, so the run made its ephemeral namespace %s (ns.%s) before them, but the record's cleanup says nothing of it: the cleanup removes every ephemeral namespace, and writes a line that names it (removed, kept with --keep, already gone, failed to remove, abandoned)", name, key))
 	}
 	return msgs
 }

@@ -103,6 +103,11 @@ func writeEvidence(f *Files, rec *interp.Record) (string, error) {
 	if err := WriteWith(f.JSON, func(w io.Writer) error { return encodeRecord(w, rec) }); err != nil {
 		return "", err
 	}
+	// The seal last: the record and every file of its folder are written (the pages, outside
+	// the folder, are made from the record and are not sealed).
+	if err := writeSeal(*f); err != nil {
+		return "", err
+	}
 	return timeline, nil
 }
 
@@ -408,7 +413,7 @@ func UnlistedArtifacts(dir string, rec *interp.Record) []string {
 	var out []string
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || name == "timeline.svg" {
+		if e.IsDir() || name == "timeline.svg" || name == SealFile {
 			continue
 		}
 		have, ok := listed[name]

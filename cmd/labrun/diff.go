@@ -98,6 +98,12 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 				if c := artifactsWithout(rec, inCwd(p.Cwd, a)); c != "" {
 					return &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", a, c)}
 				}
+				// And to its seal, as replay and merge hold it: before, a record edited with
+				// its artifact (an exec's stdout and stdout.txt) showed no difference in that
+				// stdout from a run that printed it.
+				if msg := report.SealProblem(inCwd(p.Cwd, a), rec, func(s string) string { return relPath(p.Cwd, s) }); msg != "" {
+					return &exitError{exitInvalid, fmt.Sprintf("%s: %s", a, msg)}
+				}
 				recs[i] = rec
 			}
 			d := interp.Diff(recs[0], recs[1], tolerance)

@@ -105,7 +105,10 @@ func fakeWorld() *fakes.World {
 //
 // Besides testscript's commands, scripts have `exits CODE PROGRAM ARGS...`: it runs PROGRAM
 // like exec (stdout and stderr are kept for cmp) and fails unless it exits with exactly CODE
-// (`! exec` only says "not 0", and labrun's exit codes are part of its interface).
+// (`! exec` only says "not 0", and labrun's exit codes are part of its interface). And
+// `reseal RECORD.json`: it writes the seal of an edited record and its folder again, as an
+// edit that computes it again would (the seal is no signature): what replay says of such a
+// record is what its other checks say.
 //
 // The update switch: LABRUN_UPDATE=1 go test ./cmd/labrun/ -run TestScript rewrites every
 // failing `cmp stdout|stderr FILE` golden inside its .txtar with what labrun printed. Review
@@ -116,7 +119,7 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       os.Getenv("LABRUN_UPDATE") == "1",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "reseal": cmdReseal},
 	})
 }
 

@@ -761,6 +761,23 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			msgs = append(msgs, fmt.Sprintf("%s: the record says %s; its data says %s%s", at, rec.Outcome, v, why))
 		}
 	}
+	if len(msgs) == 0 && len(matrixMsgs) == 0 {
+		// The seals last (replay's order): a record that contradicts itself, its artifacts or
+		// its scenario is refused above, saying where; one edited consistently with all of
+		// them (a record and its artifact edited together) differs from its seal.
+		var sealMsgs []string
+		for _, m := range all {
+			if m.json == "" {
+				continue
+			}
+			if msg := report.SealProblem(m.json, m.rec, func(s string) string { return relPath(p.Cwd, s) }); msg != "" {
+				sealMsgs = append(sealMsgs, fmt.Sprintf("%s: run %s: %s", relPath(p.Cwd, m.from), unitOrSingle(m.rec).ID, msg))
+			}
+		}
+		if len(sealMsgs) > 0 {
+			return &exitError{exitInvalid, "merge: " + strings.Join(sealMsgs, "\nlabrun: merge: ") + "\nlabrun: merge: merge counts no run from a record that differs from its seal"}
+		}
+	}
 	if unjudged > 0 {
 		fmt.Fprintf(p.Stderr, "labrun: merge: %d of %d records were counted as recorded, not judged again over their data (%s)\n",
 			unjudged, len(all), strings.Join(slices.Sorted(maps.Keys(notHere)), "; "))
@@ -1261,7 +1278,7 @@ const (
 // (unverifiedAlone, unverifiedOld), as replay's verdict line says them.
 func recordUnverified(rec *interp.Record, json string) []string {
 	var why []string
-	if len(rec.Artifacts) > 0 {
+	if len(rec.Artifacts) > 0 || rec.Version >= report.SealVersion {
 		if json == "" {
 			why = append(why, unverifiedAlone)
 		} else if st, err := os.Stat(report.ArtifactsDir(json)); err != nil || !st.IsDir() {
@@ -1323,8 +1340,15 @@ func readRecordArtifacts(rec *interp.Record, json string) recordArtifacts {
 	}
 	dir := report.ArtifactsDir(json)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		if len(rec.Artifacts) == 0 {
+		if len(rec.Artifacts) == 0 && rec.Version < report.SealVersion {
 			return recordArtifacts{}
+		}
+		if len(rec.Artifacts) == 0 {
+			// Its run wrote its folder, with the seal of the record (report.SealFile).
+			return recordArtifacts{
+				warning:    fmt.Sprintf("labrun: warning: %s: the folder of its artifacts (%s) is not beside it: its seal (%s) is not there to hold the record to what the run wrote, and it is judged from the record alone\n", json, dir, report.SealFile),
+				unverified: fmt.Sprintf("judged from the record alone, its folder with its seal not beside it (%s)", dir),
+			}
 		}
 		return recordArtifacts{
 			warning:    fmt.Sprintf("labrun: warning: %s: the folder of its artifacts (%s) is not beside it: its %d artifacts are not there to hold its results to what the run wrote, and it is judged from the record alone\n", json, dir, len(rec.Artifacts)),

@@ -1309,9 +1309,9 @@ s: schema.#Scenario & {
 	delete(rec, "warnings")
 	editedRefused(t, dir, rec, "the scenario's lints give warning[mayfail-unread] at line 10, column 20", "which its warnings lack, and the labrun that ran knew that lint (lints): a warning was taken out after the run")
 	refused(t, dir, []string{"which its warnings lack"}, "mutate", "m/edited.json")
-	// The lints' codes taken out too: a record of version 7 keeps them.
+	// The lints' codes taken out too: a record of version 7 on keeps them.
 	delete(rec, "lints")
-	editedRefused(t, dir, rec, "it is a record of version 7 without lints")
+	editedRefused(t, dir, rec, "it is a record of version 8 without lints")
 }
 
 // TestMergeHoldsTheInvocationsRuns: a labrun run of several scenarios keeps in each record
@@ -1538,4 +1538,65 @@ s: schema.#Scenario & {
 		t.Fatal(err)
 	}
 	editedRefused(t, dir, rec, sample+": its record contradicts itself: 3 of its executions passed, but the record lists only 2 exit.txt of the step: each wrote one")
+}
+
+// TestLoadHeldToTheBackendsCodes: a load on the local target whose requests all went to one
+// local backend, between two snapshots of it, edited from its 503s to 200s in the record,
+// fortio.json and codes-over-time.json together, the seal computed again (an edit the seal
+// does not tell from the run's), replayed and merged PASSED, exit 0: the snapshot after the
+// load still counted rq_503 4 and no rq_200, and nothing compared a load's codes with the
+// backend's.
+func TestLoadHeldToTheBackendsCodes(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+ld: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "fortio", load: {url: "${backends.a.url}/echo?status=503", requests: 4, connections: 1}},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: ["fortio.code503 == 0"]
+}
+`, 1)
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	edited := filepath.Join(dir, "m", "edited")
+	if err := os.CopyFS(edited, os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
+	l["codes"], l["ok"], l["errors"] = map[string]any{"200": 4}, 4, 0
+	passedAs(rec, map[string]any{"fortio.code503": 0})
+	// fortio.json: its codes, and its histogram of failed calls emptied (fortio's sums).
+	editLine := func(file string, edit func(text string) string) {
+		var entry map[string]any
+		if err := json.Unmarshal([]byte(readFileString(t, filepath.Join(edited, file))), &entry); err != nil {
+			t.Fatal(err)
+		}
+		entry["text"] = edit(entry["text"].(string))
+		b, _ := json.Marshal(entry)
+		writeIn(t, filepath.Join(edited, file), string(b)+"\n")
+	}
+	editLine("fortio.json.jsonl", func(text string) string {
+		var fj map[string]any
+		if err := json.Unmarshal([]byte(text), &fj); err != nil {
+			t.Fatal(err)
+		}
+		fj["RetCodes"] = map[string]any{"200": 4}
+		if h, ok := fj["ErrorsDurationHistogram"].(map[string]any); ok {
+			h["Count"], h["Data"], h["Min"], h["Max"], h["Sum"], h["Avg"], h["StdDev"] = 0, []any{}, 0, 0, 0, 0, 0
+		}
+		b, _ := json.Marshal(fj)
+		return string(b)
+	})
+	editLine("codes-over-time.json.jsonl", func(text string) string { return strings.ReplaceAll(text, `"503"`, `"200"`) })
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	if err := resealRecord(filepath.Join(dir, "m", "edited.json")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"step fortio: its load sent every request to backend a (127.0.0.1:", ") and counts 4 answered 200, but step after's snapshot of it, taken after the load, counts 0 rq_200 since step before's read, which ended before the load started: the backend counts each code it answers"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }

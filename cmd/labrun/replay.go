@@ -73,6 +73,13 @@ keeps the outcome the record gives it, and a note says so; but one whose now() i
 of && or || that a left side calling no now() decides reads no time, and is judged again as
 any other.
 
+A run writes a seal last (records of version 8 on): seal.sha256 in the record's folder, the
+SHA-256 of the record and of every file of the folder. After the other checks, replay refuses
+(exit 2) a record whose record or files differ from its seal, naming the first that differs,
+or whose folder holds no seal: a record edited together with its artifacts, consistently,
+differs from it. The seal guards against hand edits and corruption; an edit that computes it
+again is not told from the run's (it is not a signature).
+
 A result parsed from a raw artifact the run wrote beside the record (in the folder named as
 the record without .json) must be what that artifact gives, parsed again: a config step's
 value (its config dumps), a logs step's lines and counts (logs.txt), a snapshot's stats (its
@@ -263,6 +270,12 @@ func (p *process) recordAndScenario(path, file string) (_ *interp.Record, _ *dsl
 		if cs := interp.WarningAbsences(rec, sc); len(cs) > 0 {
 			return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s; the record was changed after the run or is corrupt", path, strings.Join(cs, "; "))}
 		}
+	}
+	// The seal last: a record edited so that it contradicts itself, its artifacts or its
+	// scenario is refused above, saying where; one edited consistently with all of them
+	// (a record and its artifact edited together) differs from its seal.
+	if msg := report.SealProblem(path, rec, nil); msg != "" {
+		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s", path, msg)}
 	}
 	unverified = ra.unverified
 	if sameSource {
