@@ -138,10 +138,10 @@ func (b *backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b.c.rqTotal.Add(1)
 	b.c.rqActive.Add(1)
 	defer b.c.rqActive.Add(-1)
-	rec := &statusRecorder{ResponseWriter: w}
+	rec := &statusRecorder{ResponseWriter: w, count: b.c.count}
 	defer func() {
 		if !rec.abandoned {
-			b.c.count(rec.status())
+			rec.final(rec.status()) // a handler that wrote nothing: an empty 200
 		}
 	}()
 
@@ -276,29 +276,46 @@ func promText(counters, gauges schema.Stats) []byte {
 	return []byte(sb.String())
 }
 
-// statusRecorder remembers the status code of a response.
+// statusRecorder remembers the status code of a response and counts it (count) when it is
+// final, before any byte of the response can leave: a client that read the answer finds it
+// counted by a snapshot taken after. Before, the code was counted once the handler returned,
+// which could be after the client read the answer: a snapshot right after a load could count
+// one answer per connection fewer than the load got.
 type statusRecorder struct {
 	http.ResponseWriter
 	code      int
+	counted   bool
+	count     func(code int)
 	abandoned bool // no response was sent
 }
 
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.code == 0 && code >= 200 {
+// final counts code as the response's, once.
+func (s *statusRecorder) final(code int) {
+	if s.code == 0 {
 		s.code = code
+	}
+	if !s.counted && s.count != nil {
+		s.counted = true
+		s.count(s.code)
+	}
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if code >= 200 {
+		s.final(code)
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
 func (s *statusRecorder) Write(p []byte) (int, error) {
-	if s.code == 0 {
-		s.code = http.StatusOK
-	}
+	s.final(http.StatusOK)
 	return s.ResponseWriter.Write(p)
 }
 
-// Flush keeps fortio's streaming (h2) echo working through the wrapper.
+// Flush keeps fortio's streaming (h2) echo working through the wrapper; a flush before any
+// header sends a 200.
 func (s *statusRecorder) Flush() {
+	s.final(http.StatusOK)
 	if f, ok := s.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}

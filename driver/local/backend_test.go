@@ -3,6 +3,8 @@ package local
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -296,5 +298,58 @@ func TestBackendH2C(t *testing.T) {
 	}
 	if s.Counters["rq_503"] != 3 || s.Counters["cx_total"] != 1 || s.Gauges["cx_active"] != 1 {
 		t.Errorf("h2c: counters %v gauges %v, want 3 requests on 1 connection", s.Counters, s.Gauges)
+	}
+}
+
+// sendCheck is a ResponseWriter that, when the handler first hands it the response (its
+// header or a byte of its body, which could then leave for the client), records what the
+// backend counted of that code at that moment.
+type sendCheck struct {
+	*httptest.ResponseRecorder
+	b       *backend
+	seen    bool
+	counted float64
+}
+
+func (s *sendCheck) look(code int) {
+	if !s.seen {
+		s.seen = true
+		c, _ := s.b.stats()
+		s.counted = c["rq_"+strconv.Itoa(code)]
+	}
+}
+
+func (s *sendCheck) WriteHeader(code int) { s.look(code); s.ResponseRecorder.WriteHeader(code) }
+func (s *sendCheck) Write(p []byte) (int, error) {
+	s.look(http.StatusOK)
+	return s.ResponseRecorder.Write(p)
+}
+
+// TestBackendCountsBeforeAnswering: a backend counts a response's code before any of it can
+// leave for the client, so that a snapshot taken after a load has every code the load got.
+// Before, it counted once its handler had returned: a response big enough to be flushed
+// while the handler wrote it (or flushed by the handler) could reach the client first, and a
+// snapshot right after the load counted fewer than the load got — which a record's replay
+// then had to allow for.
+func TestBackendCountsBeforeAnswering(t *testing.T) {
+	b, err := startBackend("a", schema.Backend{}, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.srv.Close()
+	for _, target := range []string{"/echo?status=503", "/echo?size=100000", "/who", "/echo?delay=abc"} {
+		w := &sendCheck{ResponseRecorder: httptest.NewRecorder(), b: b}
+		c0, _ := b.stats()
+		b.ServeHTTP(w, httptest.NewRequest("GET", target, nil))
+		code := w.Code
+		if !w.seen {
+			t.Fatalf("%s: the handler wrote nothing", target)
+		}
+		if w.counted != c0["rq_"+strconv.Itoa(code)]+1 {
+			t.Errorf("%s: when the response (%d) was handed over, the backend counted rq_%d %v, want %v", target, code, code, w.counted, c0["rq_"+strconv.Itoa(code)]+1)
+		}
+		if c1, _ := b.stats(); c1["rq_"+strconv.Itoa(code)] != c0["rq_"+strconv.Itoa(code)]+1 {
+			t.Errorf("%s: counted %v times in all, want once", target, c1["rq_"+strconv.Itoa(code)]-c0["rq_"+strconv.Itoa(code)])
+		}
 	}
 }
