@@ -108,11 +108,13 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 	if v, ok := o["apiVersion"].(string); needAPIVersion && (!ok || v == "") {
 		c.Errorf(field, "%s needs an apiVersion, e.g. apiVersion: \"apps/v1\" (the fields to match depend on it)", field)
 	}
-	if k, _ := o["kind"].(string); k != "" && !c.Templated(field+".kind") && !c.Templated(field+".apiVersion") {
+	if k, _ := o["kind"].(string); k == "" || c.Templated(field+".kind") || c.Templated(field+".apiVersion") {
+		ChainsawForms(o, func(path []string, msg string) { c.Errorf(field+"."+strings.Join(path, "."), "%s", msg) })
+	} else {
 		// A misspelled field would be asked absent (null) or matched nowhere: the kind's
 		// fields are known for built-in kinds.
 		PartialMisses(o, func(path []string, msg string) {
-			if len(path) == 3 && path[0] == "metadata" && path[1] == "labels" {
+			if len(path) == 3 && path[0] == "metadata" && path[1] == "labels" && ChainsawKey(path[2]) == "" && !isString(metadataOf(o)["labels"], path[2]) {
 				return // a label that is no string: said below
 			}
 			c.Errorf(field+"."+strings.Join(path, "."), "%s", msg)
@@ -141,7 +143,8 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 // replicas?)"), and for an apiVersion that no longer serves the kind (path ["apiVersion"]).
 // A misspelled field asked null would hold at once, and one of an absence matches no object,
 // so the absence holds at once too; one asked a value of a match never matches. A custom
-// resource's fields are checked by the run, against its CRD.
+// resource's fields are checked by the run, against its CRD. A Chainsaw expression key or
+// value (ChainsawForms) is refused whatever the kind.
 func PartialMisses(o Object, miss func(path []string, msg string)) {
 	k, _ := o["kind"].(string)
 	if k == "" {
@@ -154,17 +157,17 @@ func PartialMisses(o Object, miss func(path []string, msg string)) {
 	if _, ok := o["stringData"]; ok && k == "Secret" && (v == "" || v == "v1") {
 		miss([]string{"stringData"}, "a Secret's stringData is write-only: the API server moves it into data, base64-encoded, and never returns it, so a match of it never holds and an absence of it holds at once; match data, its values base64-encoded (CUE's encoding/base64)")
 	}
+	ChainsawForms(o, miss)
 	if sh, kind := kubeshape.Builtin(v, k); sh != nil {
 		sh.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
+			if hasChainsawKey(path) {
+				return // said above
+			}
 			subject := kind
 			if m.At > 0 {
 				subject += " " + strings.Join(path[:m.At], ".")
 			}
-			msg := subject + " " + m.Msg
-			if m.At < len(path) && (strings.HasPrefix(path[m.At], "(") || strings.HasPrefix(path[m.At], "~")) {
-				msg += "; a Chainsaw expression key ((…), ~.(…)) is no expression here but a field name no object has: write the claim as a get with until (an expr expression over the object)"
-			}
-			miss(path, msg)
+			miss(path, subject+" "+m.Msg)
 		})
 	}
 }
@@ -444,4 +447,17 @@ func KindKey(kind string) string {
 		return strings.TrimSuffix(k, "s")
 	}
 	return k
+}
+
+// metadataOf is the metadata of a partial object (nil without one).
+func metadataOf(o Object) map[string]any {
+	m, _ := o["metadata"].(map[string]any)
+	return m
+}
+
+// isString says m (a map) holds a string at key.
+func isString(m any, key string) bool {
+	mm, _ := m.(map[string]any)
+	_, ok := mm[key].(string)
+	return ok
 }
