@@ -25,7 +25,8 @@ func (f fieldDiff) String() string { return fmt.Sprintf("%s: want %s, got %s", f
 // ignored; a struct matches field by field; a list matches element by element, in order, and
 // must have as many elements as written, unless anyOrder, where each element written must
 // match a different element of the list, which may have more; null wants the field absent or
-// null; numbers compare by value whatever their Go type; a field whose Go type is a resource
+// null, as does a struct whose fields all ask null, and [] an empty list or none (see
+// absentIsWanted); numbers compare by value whatever their Go type; a field whose Go type is a resource
 // quantity (a built-in kind's, by kubeshape) compares as a quantity: "0.5" is the server's 500m,
 // 1024Mi its 1Gi, 1 its "1". It returns where they differ, in the
 // order of the fields' paths (nil: the object matches).
@@ -158,6 +159,9 @@ func (m matcher) value(diffs *[]fieldDiff, path string, want, got any, present b
 		}
 		return
 	}
+	if (!present || got == nil) && absentIsWanted(want) {
+		return
+	}
 	if !present {
 		*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: m.show(path, want), got: "no field"})
 		return
@@ -199,6 +203,30 @@ func (m matcher) value(diffs *[]fieldDiff, path string, want, got any, present b
 			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: m.show(path, want), got: m.show(path, got)})
 		}
 	}
+}
+
+// absentIsWanted says a field that is absent (or null) has what want asks: want is an empty
+// list (the API server leaves an empty list out: finalizers: [] is "no finalizers"), or a
+// struct whose fields all ask that, at any depth (annotations: {"x": null} wants no x, which
+// an object without annotations has not). Chainsaw and KUTTL say "not found" of both, as labrun
+// did: a match of them never held, and an absence of them ("no web lacks the annotation") held
+// over an object without annotations at all.
+func absentIsWanted(want any) bool {
+	switch w := want.(type) {
+	case []any:
+		return len(w) == 0
+	case map[string]any:
+		if len(w) == 0 {
+			return false // {} asks for a struct
+		}
+		for _, v := range w {
+			if v != nil && !absentIsWanted(v) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // anyOrderList finds, for each wanted element, a different element of got that matches it
