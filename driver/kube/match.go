@@ -86,9 +86,9 @@ func (m matcher) below(key string) matcher {
 	return m
 }
 
-// sameQuantity says want and got are the same quantity, at a field of quantity type; or, at
-// a field whose type labrun does not know (a kind of another group than core/v1 and apps/v1:
-// an autoscaling/v2 HorizontalPodAutoscaler's averageValue, a CRD's field without a schema),
+// sameQuantity says want and got are the same quantity, at a field of quantity type (a
+// built-in kind's, of any group: an autoscaling/v2 HorizontalPodAutoscaler's averageValue
+// too); or, at a field whose type labrun does not know (a CRD's field without a schema),
 // where both are quantities and one is written with a suffix ("500m", "1Gi"): the API server
 // returns a quantity canonical, so "0.5" never equalled its "500m" there, and an absence of
 // it held at once. A plain number written otherwise ("1.0", "1") is no sign of a quantity

@@ -181,10 +181,18 @@ func TestMatchPartialQuantities(t *testing.T) {
 			diffs: []string{`spec.template.spec.containers[0].resources.requests.cpu: want "0.5 cores", got "500m"`}},
 		{name: "a string field is no quantity", obj: pod, want: map[string]any{"status": map[string]any{"phase": "500m"}},
 			diffs: []string{`status.phase: want "500m", got "0.5"`}},
-		// Outside core/v1 and apps/v1 labrun does not know a field's type: two quantities, one
-		// with a suffix, compare as quantities (an HPA's averageValue "0.5" is the server's
-		// "500m"; before, it never matched, and an absence of it held at once).
+		// Another group's quantity is typed as core/v1's is (an HPA's averageValue "0.5" is the
+		// server's "500m"; before, it never matched, and an absence of it held at once); a
+		// field whose type labrun does not know (a CRD without a schema): two quantities, one
+		// with a suffix, compare as quantities.
 		{name: "autoscaling/v2: 0.5 is 500m", obj: hpa, want: hpaTarget("0.5")},
+		{name: "autoscaling/v2: 1 is \"1\"", obj: func() map[string]any {
+			o := map[string]any{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler"}
+			for k, v := range hpaTarget("1") {
+				o[k] = v
+			}
+			return o
+		}(), want: map[string]any{"spec": map[string]any{"metrics": []any{map[string]any{"resource": map[string]any{"target": map[string]any{"averageValue": 1}}}}}}},
 		{name: "a CRD without a schema: 1024Mi is 1Gi", obj: crd, want: map[string]any{"spec": map[string]any{"size": "1024Mi"}}},
 		{name: "autoscaling/v2: another quantity differs", obj: hpa, want: hpaTarget("0.6"),
 			diffs: []string{`spec.metrics[0].resource.target.averageValue: want "0.6", got "500m"`}},
