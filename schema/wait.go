@@ -43,6 +43,9 @@ type ObjectWait struct {
 	Absent bool
 	// AnyOrder matches lists in any order (each wanted element a different element of the list).
 	AnyOrder bool
+	// Once judges once, without polling: nil when it holds now, else an *Unmet saying what
+	// was seen (an error reaching the system is returned as it is).
+	Once bool
 }
 
 // Condition is a status condition of an object.
@@ -288,18 +291,51 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 		if err != nil {
 			return err
 		}
-		// One after the other, within the step's time: each must hold (or be gone) by the end.
-		for _, o := range objs {
-			w := ObjectWait{Want: o.Object, Absent: absent, AnyOrder: p.AnyOrder}
-			if absent {
+		if absent {
+			for _, o := range objs {
 				if err := p.neverSeen(ctx, rt, o.Object); err != nil {
 					return fmt.Errorf("%s: %w", o.Source, err)
 				}
 			}
-			if err := rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval); err != nil {
-				return lastState(ctx, rt, fmt.Errorf("%s: %w", o.Source, err))
+		}
+		// One after the other, within the step's time; then all of them at once, as KUTTL
+		// judges a file's objects at each poll: an object that matched first and no longer
+		// does when the last one matches is waited for again. (Before, each held at some
+		// moment, and a file whose objects never held together passed.)
+		for {
+			for _, o := range objs {
+				w := ObjectWait{Want: o.Object, Absent: absent, AnyOrder: p.AnyOrder}
+				if err := rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval); err != nil {
+					return lastState(ctx, rt, fmt.Errorf("%s: %w", o.Source, err))
+				}
 			}
-			if !absent {
+			var apart error
+			for _, o := range objs {
+				w := ObjectWait{Want: o.Object, Absent: absent, AnyOrder: p.AnyOrder, Once: true}
+				if err := rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval); err != nil {
+					apart = fmt.Errorf("%s: %w", o.Source, err)
+					break
+				}
+			}
+			if apart == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				var unmet *Unmet
+				if errors.As(apart, &unmet) {
+					return &Unmet{Err: fmt.Errorf("%w (the file's objects each held in turn, never all at once)", apart)}
+				}
+				return lastState(ctx, rt, apart)
+			}
+			t := time.NewTimer(interval)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		if !absent {
+			for _, o := range objs {
 				p.saw(rt, o.Object)
 			}
 		}

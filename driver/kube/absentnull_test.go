@@ -43,3 +43,29 @@ func TestWaitAbsentOfAnAbsentFieldFakeAPIServer(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitObjectsOnceFakeAPIServer (client-go's fake dynamic client as the API server): with
+// Once a wait judges once: nil when it holds, an *Unmet saying what it saw when not, at once
+// (no time passes: a wait's matchFiles asks so whether its objects hold together).
+func TestWaitObjectsOnceFakeAPIServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := fakeDriver(webDeployment(nil))
+		start := time.Now()
+		two := schema.Object{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"}, "spec": map[string]any{"replicas": 2}}
+		if err := d.WaitObjects(context.Background(), "lab", schema.ObjectWait{Want: two, Once: true}, time.Second); err != nil {
+			t.Errorf("once, holds: %v", err)
+		}
+		three := schema.Object{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"}, "spec": map[string]any{"replicas": 3}}
+		err := d.WaitObjects(context.Background(), "lab", schema.ObjectWait{Want: three, Once: true}, time.Second)
+		var unmet *schema.Unmet
+		if !errors.As(err, &unmet) || !strings.Contains(err.Error(), "spec.replicas: want 3, got 2") {
+			t.Errorf("once, differs: %v; want unmet with the difference", err)
+		}
+		if err := d.WaitObjects(context.Background(), "lab", schema.ObjectWait{Want: two, Absent: true, Once: true}, time.Second); !errors.As(err, &unmet) {
+			t.Errorf("once, absent of what is there: %v; want unmet", err)
+		}
+		if since := time.Since(start); since != 0 {
+			t.Errorf("once took %v", since)
+		}
+	})
+}
