@@ -309,6 +309,9 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 					return lastState(ctx, rt, fmt.Errorf("%s: %w", o.Source, err))
 				}
 			}
+			if len(objs) < 2 {
+				break // one object: its wait was the moment
+			}
 			var apart error
 			for _, o := range objs {
 				w := ObjectWait{Want: o.Object, Absent: absent, AnyOrder: p.AnyOrder, Once: true}
