@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -284,18 +285,43 @@ func joinPath(path, key string) string {
 	return path + "." + key
 }
 
-// normalize gives values one shape: a JSON round trip (int64, float64, string, bool, []any,
-// map[string]any, nil) with every number a float64.
+// normalize gives values one shape: a JSON round trip (float64, string, bool, []any,
+// map[string]any, nil) with every number a float64, but an integer a float64 cannot hold
+// exactly (beyond 2^53), which stays an int64: as float64s, 9007199254740993 equalled
+// 9007199254740992.
 func normalize(v any) any {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return jsonLike(v)
 	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
 	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
+	if err := dec.Decode(&out); err != nil {
 		return jsonLike(v)
 	}
-	return out
+	return numbers(out)
+}
+
+// numbers replaces the json.Numbers of v (see normalize).
+func numbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbers(e)
+		}
+	case json.Number:
+		if n, err := x.Int64(); err == nil && (n > 1<<53 || n < -(1<<53)) {
+			return n
+		}
+		f, _ := x.Float64() // ±Inf beyond float64's range, as before
+		return f
+	}
+	return v
 }
 
 // render prints a value as JSON, cut if long.

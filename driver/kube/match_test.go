@@ -243,7 +243,7 @@ func TestMatchPartialAgainstChainsawAndKUTTL(t *testing.T) {
 		"status": map[string]any{"observedGeneration": int64(1)},
 	}
 	widget := map[string]any{"apiVersion": "lab.example/v1", "kind": "Widget",
-		"metadata": map[string]any{"name": "w"}, "spec": map[string]any{"size": "1Gi", "enabled": true}}
+		"metadata": map[string]any{"name": "w"}, "spec": map[string]any{"size": "1Gi", "enabled": true, "count": int64(9007199254740992)}}
 	containers := func(cs ...any) map[string]any {
 		return map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": cs}}}}
 	}
@@ -303,6 +303,10 @@ func TestMatchPartialAgainstChainsawAndKUTTL(t *testing.T) {
 		{name: `"true" is not true`, obj: widget, custom: true, want: map[string]any{"spec": map[string]any{"enabled": "true"}},
 			labrun: no, chainsaw: errs, kuttl: no,
 			why: "as above; a custom resource's field is checked against its CRD's schema when the run reads it"},
+		{name: "integers beyond 2^53 compare exactly", obj: widget, custom: true, want: map[string]any{"spec": map[string]any{"count": int64(9007199254740993)}},
+			labrun: no, chainsaw: no, kuttl: no},
+		{name: "an integer beyond 2^53 is itself", obj: widget, custom: true, want: map[string]any{"spec": map[string]any{"count": int64(9007199254740992)}},
+			labrun: match, chainsaw: match, kuttl: match},
 		// quantities
 		{name: `a built-in kind's quantity: "1000m" is "1"`, obj: dep,
 			want:   containers(map[string]any{"resources": map[string]any{"requests": map[string]any{"cpu": "1000m", "memory": "1024Mi"}}}, map[string]any{}),
