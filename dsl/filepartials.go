@@ -22,7 +22,8 @@ import (
 // built-in kind does not have.
 //
 // Every file a step reads (apply, delete, wait) is also refused an object of KUTTL's own kinds
-// (TestStep, TestAssert: a test's settings, which the API server serves no kind for) and a
+// (TestStep, TestAssert: a test's settings, which the API server serves no kind for) or of
+// Chainsaw's (Test, Configuration, StepTemplate), and a
 // metadata.namespace that is another tool's template left as written (schema.NamespaceTemplate).
 func (d *decoder) checkFilePartials() {
 	for _, s := range d.order {
@@ -53,6 +54,11 @@ func (d *decoder) checkFilePartials() {
 						at([]string{"kind"}, "%s is KUTTL's own, a test's settings and no object of the cluster: drop it from the file (its timeout is the step's timeout; its collectors, catch steps; its commands, exec steps)", kind)
 						continue
 					}
+					if kind, _ := o.Object["kind"].(string); strings.HasPrefix(apiVersion, "chainsaw.kyverno.io/") {
+						at([]string{"kind"}, "%s is Chainsaw's own (a test, its configuration or a step template), no object of the cluster: write its steps as the scenario's (see Coming from Chainsaw/KUTTL in docs/language.md)", kind)
+						continue
+					}
+
 					md, _ := o.Object["metadata"].(map[string]any)
 					if ns, _ := md["namespace"].(string); schema.NamespaceTemplate(ns) != "" {
 						at([]string{"metadata", "namespace"}, "%s", schema.NamespaceTemplate(ns))

@@ -158,6 +158,12 @@ func (d *decoder) markFileTemplates() {
 					if objs, perr := YAMLObjects(f, data); perr == nil && len(objs) == 0 {
 						d.l.errs.add(d.kindFieldPos(s, field, i), fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i),
 							"%s.%s: %q holds no object (%s): %s", s.Kind, field, f, NoObjectWhy, noObjectConsequence(s.Kind, field))
+					} else if perr != nil && !bytes.Contains(data, []byte("${")) {
+						// The run refuses it when the step starts (after everything before it):
+						// YAML that does not parse, or a document without kind (Chainsaw's
+						// check on no resource, copied from its assert file).
+						d.l.errs.add(d.kindFieldPos(s, field, i), fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i),
+							"%s.%s: %v", s.Kind, field, perr)
 					}
 				}
 				if err != nil {

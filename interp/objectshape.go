@@ -181,6 +181,16 @@ func (ru *run) partialMisses(ctx context.Context, rt *stepRuntime, s *dsl.Step, 
 		}
 		return msgs
 	}
+	if builtin {
+		// A file's object vet could not read: a Chainsaw expression key or value is refused
+		// whatever its kind (schema.ChainsawForms; a built-in kind's above).
+		schema.ChainsawForms(o, func(path []string, msg string) {
+			msgs = append(msgs, fmt.Sprintf("%s: %s", strings.Join(path, "."), msg))
+		})
+		if len(msgs) > 0 {
+			return msgs
+		}
+	}
 	crd := ru.crdShape(ctx, s, kind, apiVersion)
 	if crd.shape == nil {
 		if crd.unread != nil {

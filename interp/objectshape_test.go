@@ -193,7 +193,8 @@ func TestCRDUnreadWarned(t *testing.T) {
 // TestFileObjectsChecked: the objects of a wait's matchFiles and absentFiles are checked as a
 // match's are, before the wait polls: a custom resource's against its CRD, and a built-in
 // kind's of a file that holds ${...} (which vet leaves to the run). A misspelled field of an
-// errors file matched no object, and the absence held at once (probe p14 #11).
+// errors file matched no object, and the absence held at once (probe p14 #11); so did a
+// Chainsaw expression key where the CRD (or a map) takes any name.
 func TestFileObjectsChecked(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -208,12 +209,15 @@ s: schema.#Scenario & {
 		{name: "crd", mayFail: true, wait: absentFiles: ["dr.yaml"]},
 		{name: "builtin", mayFail: true, wait: absentFiles: ["dep.yaml"]},
 		{name: "ok", wait: matchFiles: ["good.yaml"]},
+		{name: "chainsaw", mayFail: true, wait: {absentFiles: ["cs.yaml"], mayNeverExist: true}},
 	]
 	expect: ["outcome.crd == 'passed'", "outcome.builtin == 'passed'"]
 }
 `,
-		"dr.yaml":   "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: backend\nspec:\n  trafficPolicy:\n    outlierDetecton: {}\n",
-		"dep.yaml":  "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replica: ${vars.n}\n",
+		"dr.yaml":  "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: backend\nspec:\n  trafficPolicy:\n    outlierDetecton: {}\n",
+		"dep.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replica: ${vars.n}\n",
+		// A Chainsaw expression key where any key goes (labels), in a file vet leaves to the run.
+		"cs.yaml":   "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: backend\n  labels:\n    (app): \"${vars.n}\"\n",
 		"good.yaml": "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: backend\nspec:\n  trafficPolicy:\n    outlierDetection: {}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${vars.n}\n",
 	}
 	for name, text := range files {
@@ -236,9 +240,10 @@ s: schema.#Scenario & {
 	})}}
 	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
 	want := map[string]string{
-		"crd":     "dr.yaml, line 1: spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)",
-		"builtin": "dep.yaml, line 1: spec.replica: Deployment spec has no field replica (did you mean replicas?)",
-		"ok":      "",
+		"crd":      "dr.yaml, line 1: spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no field outlierDetecton (did you mean outlierDetection?)",
+		"builtin":  "dep.yaml, line 1: spec.replica: Deployment spec has no field replica (did you mean replicas?)",
+		"ok":       "",
+		"chainsaw": `cs.yaml, line 1: metadata.labels.(app): key "(app)" is a Chainsaw expression key`,
 	}
 	seen := 0
 	for _, s := range rec.Steps {

@@ -43,6 +43,9 @@ type ObjectWait struct {
 	Absent bool
 	// AnyOrder matches lists in any order (each wanted element a different element of the list).
 	AnyOrder bool
+	// Once judges once, without polling: nil when it holds now, else an *Unmet saying what
+	// was seen (an error reaching the system is returned as it is).
+	Once bool
 }
 
 // Condition is a status condition of an object.
@@ -108,11 +111,13 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 	if v, ok := o["apiVersion"].(string); needAPIVersion && (!ok || v == "") {
 		c.Errorf(field, "%s needs an apiVersion, e.g. apiVersion: \"apps/v1\" (the fields to match depend on it)", field)
 	}
-	if k, _ := o["kind"].(string); k != "" && !c.Templated(field+".kind") && !c.Templated(field+".apiVersion") {
+	if k, _ := o["kind"].(string); k == "" || c.Templated(field+".kind") || c.Templated(field+".apiVersion") {
+		ChainsawForms(o, func(path []string, msg string) { c.Errorf(field+"."+strings.Join(path, "."), "%s", msg) })
+	} else {
 		// A misspelled field would be asked absent (null) or matched nowhere: the kind's
 		// fields are known for built-in kinds.
 		PartialMisses(o, func(path []string, msg string) {
-			if len(path) == 3 && path[0] == "metadata" && path[1] == "labels" {
+			if len(path) == 3 && path[0] == "metadata" && path[1] == "labels" && ChainsawKey(path[2]) == "" && !isString(metadataOf(o)["labels"], path[2]) {
 				return // a label that is no string: said below
 			}
 			c.Errorf(field+"."+strings.Join(path, "."), "%s", msg)
@@ -141,7 +146,8 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 // replicas?)"), and for an apiVersion that no longer serves the kind (path ["apiVersion"]).
 // A misspelled field asked null would hold at once, and one of an absence matches no object,
 // so the absence holds at once too; one asked a value of a match never matches. A custom
-// resource's fields are checked by the run, against its CRD.
+// resource's fields are checked by the run, against its CRD. A Chainsaw expression key or
+// value (ChainsawForms) is refused whatever the kind.
 func PartialMisses(o Object, miss func(path []string, msg string)) {
 	k, _ := o["kind"].(string)
 	if k == "" {
@@ -154,17 +160,17 @@ func PartialMisses(o Object, miss func(path []string, msg string)) {
 	if _, ok := o["stringData"]; ok && k == "Secret" && (v == "" || v == "v1") {
 		miss([]string{"stringData"}, "a Secret's stringData is write-only: the API server moves it into data, base64-encoded, and never returns it, so a match of it never holds and an absence of it holds at once; match data, its values base64-encoded (CUE's encoding/base64)")
 	}
+	ChainsawForms(o, miss)
 	if sh, kind := kubeshape.Builtin(v, k); sh != nil {
 		sh.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
+			if hasChainsawKey(path) {
+				return // said above
+			}
 			subject := kind
 			if m.At > 0 {
 				subject += " " + strings.Join(path[:m.At], ".")
 			}
-			msg := subject + " " + m.Msg
-			if m.At < len(path) && (strings.HasPrefix(path[m.At], "(") || strings.HasPrefix(path[m.At], "~")) {
-				msg += "; a Chainsaw expression key ((…), ~.(…)) is no expression here but a field name no object has: write the claim as a get with until (an expr expression over the object)"
-			}
-			miss(path, msg)
+			miss(path, subject+" "+m.Msg)
 		})
 	}
 }
@@ -285,18 +291,54 @@ func (p *Wait) Run(ctx context.Context, rt Runtime) error {
 		if err != nil {
 			return err
 		}
-		// One after the other, within the step's time: each must hold (or be gone) by the end.
-		for _, o := range objs {
-			w := ObjectWait{Want: o.Object, Absent: absent, AnyOrder: p.AnyOrder}
-			if absent {
+		if absent {
+			for _, o := range objs {
 				if err := p.neverSeen(ctx, rt, o.Object); err != nil {
 					return fmt.Errorf("%s: %w", o.Source, err)
 				}
 			}
-			if err := rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval); err != nil {
-				return lastState(ctx, rt, fmt.Errorf("%s: %w", o.Source, err))
+		}
+		// One after the other, within the step's time; then all of them at once, as KUTTL
+		// judges a file's objects at each poll: an object that matched first and no longer
+		// does when the last one matches is waited for again. (Before, each held at some
+		// moment, and a file whose objects never held together passed.)
+		for {
+			for _, o := range objs {
+				w := ObjectWait{Want: o.Object, Absent: absent, AnyOrder: p.AnyOrder}
+				if err := rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval); err != nil {
+					return lastState(ctx, rt, fmt.Errorf("%s: %w", o.Source, err))
+				}
 			}
-			if !absent {
+			if len(objs) < 2 {
+				break // one object: its wait was the moment
+			}
+			var apart error
+			for _, o := range objs {
+				w := ObjectWait{Want: o.Object, Absent: absent, AnyOrder: p.AnyOrder, Once: true}
+				if err := rt.Target().Cluster.WaitObjects(ctx, rt.Namespace(p.Namespace), w, interval); err != nil {
+					apart = fmt.Errorf("%s: %w", o.Source, err)
+					break
+				}
+			}
+			if apart == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				var unmet *Unmet
+				if errors.As(apart, &unmet) {
+					return &Unmet{Err: fmt.Errorf("%w (the file's objects each held in turn, never all at once)", apart)}
+				}
+				return lastState(ctx, rt, apart)
+			}
+			t := time.NewTimer(interval)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		if !absent {
+			for _, o := range objs {
 				p.saw(rt, o.Object)
 			}
 		}
@@ -444,4 +486,17 @@ func KindKey(kind string) string {
 		return strings.TrimSuffix(k, "s")
 	}
 	return k
+}
+
+// metadataOf is the metadata of a partial object (nil without one).
+func metadataOf(o Object) map[string]any {
+	m, _ := o["metadata"].(map[string]any)
+	return m
+}
+
+// isString says m (a map) holds a string at key.
+func isString(m any, key string) bool {
+	mm, _ := m.(map[string]any)
+	_, ok := mm[key].(string)
+	return ok
 }

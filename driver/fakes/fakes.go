@@ -309,18 +309,23 @@ func (w *World) DefinedKinds(_ context.Context, objs []schema.Object, _ []string
 
 // WaitObjects implements schema.Cluster. With KeepObjects and Match it polls the objects
 // kept (of the kind, in the namespace, by name if the partial object has one) until one
-// matches, or with Absent none does, or ctx ends.
+// matches, or with Absent none does, or ctx ends; with Once it judges once.
 func (w *World) WaitObjects(ctx context.Context, ns string, ow schema.ObjectWait, _ time.Duration) error {
 	r := refOf(ow.Want, ns)
 	op := "match"
 	if ow.Absent {
 		op = "absent"
 	}
-	if err := w.log("wait %s %s %s/%s", op, r.Kind, r.Namespace, r.Name); err != nil {
-		return err
+	if ow.Once && (!w.KeepObjects || w.Match == nil) {
+		return nil // judged (and logged) by the wait that polled
 	}
-	if err := w.take(ctx, w.StepTime); err != nil || !w.KeepObjects || w.Match == nil {
-		return err
+	if !ow.Once {
+		if err := w.log("wait %s %s %s/%s", op, r.Kind, r.Namespace, r.Name); err != nil {
+			return err
+		}
+		if err := w.take(ctx, w.StepTime); err != nil || !w.KeepObjects || w.Match == nil {
+			return err
+		}
 	}
 	want := jsonCopy(map[string]any(ow.Want))
 	for {
@@ -335,6 +340,9 @@ func (w *World) WaitObjects(ctx context.Context, ns string, ow schema.ObjectWait
 		w.mu.Unlock()
 		if (len(matching) == 0) == ow.Absent {
 			return nil
+		}
+		if ow.Once {
+			return &schema.Unmet{Err: fmt.Errorf("wait %s %s: not now", op, r.Kind)}
 		}
 		if err := w.take(ctx, 20*time.Millisecond); err != nil {
 			if ow.Absent {

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -25,7 +26,8 @@ func (f fieldDiff) String() string { return fmt.Sprintf("%s: want %s, got %s", f
 // ignored; a struct matches field by field; a list matches element by element, in order, and
 // must have as many elements as written, unless anyOrder, where each element written must
 // match a different element of the list, which may have more; null wants the field absent or
-// null; numbers compare by value whatever their Go type; a field whose Go type is a resource
+// null, as does a struct whose fields all ask null, and [] an empty list or none (see
+// absentIsWanted); numbers compare by value whatever their Go type; a field whose Go type is a resource
 // quantity (a built-in kind's, by kubeshape) compares as a quantity: "0.5" is the server's 500m,
 // 1024Mi its 1Gi, 1 its "1". It returns where they differ, in the
 // order of the fields' paths (nil: the object matches).
@@ -85,9 +87,9 @@ func (m matcher) below(key string) matcher {
 	return m
 }
 
-// sameQuantity says want and got are the same quantity, at a field of quantity type; or, at
-// a field whose type labrun does not know (a kind of another group than core/v1 and apps/v1:
-// an autoscaling/v2 HorizontalPodAutoscaler's averageValue, a CRD's field without a schema),
+// sameQuantity says want and got are the same quantity, at a field of quantity type (a
+// built-in kind's, of any group: an autoscaling/v2 HorizontalPodAutoscaler's averageValue
+// too); or, at a field whose type labrun does not know (a CRD's field without a schema),
 // where both are quantities and one is written with a suffix ("500m", "1Gi"): the API server
 // returns a quantity canonical, so "0.5" never equalled its "500m" there, and an absence of
 // it held at once. A plain number written otherwise ("1.0", "1") is no sign of a quantity
@@ -158,6 +160,9 @@ func (m matcher) value(diffs *[]fieldDiff, path string, want, got any, present b
 		}
 		return
 	}
+	if (!present || got == nil) && absentIsWanted(want) {
+		return
+	}
 	if !present {
 		*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: m.show(path, want), got: "no field"})
 		return
@@ -199,6 +204,30 @@ func (m matcher) value(diffs *[]fieldDiff, path string, want, got any, present b
 			*diffs = append(*diffs, fieldDiff{path: or(path, "."), want: m.show(path, want), got: m.show(path, got)})
 		}
 	}
+}
+
+// absentIsWanted says a field that is absent (or null) has what want asks: want is an empty
+// list (the API server leaves an empty list out: finalizers: [] is "no finalizers"), or a
+// struct whose fields all ask that, at any depth (annotations: {"x": null} wants no x, which
+// an object without annotations has not). Chainsaw and KUTTL say "not found" of both, as labrun
+// did: a match of them never held, and an absence of them ("no web lacks the annotation") held
+// over an object without annotations at all.
+func absentIsWanted(want any) bool {
+	switch w := want.(type) {
+	case []any:
+		return len(w) == 0
+	case map[string]any:
+		if len(w) == 0 {
+			return false // {} asks for a struct
+		}
+		for _, v := range w {
+			if v != nil && !absentIsWanted(v) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // anyOrderList finds, for each wanted element, a different element of got that matches it
@@ -256,18 +285,43 @@ func joinPath(path, key string) string {
 	return path + "." + key
 }
 
-// normalize gives values one shape: a JSON round trip (int64, float64, string, bool, []any,
-// map[string]any, nil) with every number a float64.
+// normalize gives values one shape: a JSON round trip (float64, string, bool, []any,
+// map[string]any, nil) with every number a float64, but an integer a float64 cannot hold
+// exactly (beyond 2^53), which stays an int64: as float64s, 9007199254740993 equalled
+// 9007199254740992.
 func normalize(v any) any {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return jsonLike(v)
 	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
 	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
+	if err := dec.Decode(&out); err != nil {
 		return jsonLike(v)
 	}
-	return out
+	return numbers(out)
+}
+
+// numbers replaces the json.Numbers of v (see normalize).
+func numbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbers(e)
+		}
+	case json.Number:
+		if n, err := x.Int64(); err == nil && (n > 1<<53 || n < -(1<<53)) {
+			return n
+		}
+		f, _ := x.Float64() // ±Inf beyond float64's range, as before
+		return f
+	}
+	return v
 }
 
 // render prints a value as JSON, cut if long.

@@ -181,10 +181,18 @@ func TestMatchPartialQuantities(t *testing.T) {
 			diffs: []string{`spec.template.spec.containers[0].resources.requests.cpu: want "0.5 cores", got "500m"`}},
 		{name: "a string field is no quantity", obj: pod, want: map[string]any{"status": map[string]any{"phase": "500m"}},
 			diffs: []string{`status.phase: want "500m", got "0.5"`}},
-		// Outside core/v1 and apps/v1 labrun does not know a field's type: two quantities, one
-		// with a suffix, compare as quantities (an HPA's averageValue "0.5" is the server's
-		// "500m"; before, it never matched, and an absence of it held at once).
+		// Another group's quantity is typed as core/v1's is (an HPA's averageValue "0.5" is the
+		// server's "500m"; before, it never matched, and an absence of it held at once); a
+		// field whose type labrun does not know (a CRD without a schema): two quantities, one
+		// with a suffix, compare as quantities.
 		{name: "autoscaling/v2: 0.5 is 500m", obj: hpa, want: hpaTarget("0.5")},
+		{name: "autoscaling/v2: 1 is \"1\"", obj: func() map[string]any {
+			o := map[string]any{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler"}
+			for k, v := range hpaTarget("1") {
+				o[k] = v
+			}
+			return o
+		}(), want: map[string]any{"spec": map[string]any{"metrics": []any{map[string]any{"resource": map[string]any{"target": map[string]any{"averageValue": 1}}}}}}},
 		{name: "a CRD without a schema: 1024Mi is 1Gi", obj: crd, want: map[string]any{"spec": map[string]any{"size": "1024Mi"}}},
 		{name: "autoscaling/v2: another quantity differs", obj: hpa, want: hpaTarget("0.6"),
 			diffs: []string{`spec.metrics[0].resource.target.averageValue: want "0.6", got "500m"`}},
@@ -207,6 +215,124 @@ func TestMatchPartialQuantities(t *testing.T) {
 			}
 			if strings.Join(got, "\n") != strings.Join(tc.diffs, "\n") {
 				t.Errorf("diffs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.diffs, "\n"))
+			}
+		})
+	}
+}
+
+// TestMatchPartialAgainstChainsawAndKUTTL compares labrun's verdict on a partial object with
+// the verdicts of the tools whose assert and errors files labrun runs (wait: matchFiles,
+// absentFiles), as their source says (read, not run: Chainsaw at v0.2.15-beta.4, whose
+// assertion trees are kyverno-json's pkg/core/assertion and matching; KUTTL at v0.26.0,
+// internal/utils/subset.go IsSubset). An object stands in for the API server's answer. Only
+// labrun's verdict is computed; a row where it differs from another tool's says why, and the
+// test refuses a difference left unexplained. "error" is a verdict that fails the other
+// tool's assert and its error (absence) operation alike.
+func TestMatchPartialAgainstChainsawAndKUTTL(t *testing.T) {
+	dep := map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "web", "labels": map[string]any{"app": "web"}},
+		"spec": map[string]any{
+			"replicas": int64(2),
+			"template": map[string]any{"spec": map[string]any{"containers": []any{
+				map[string]any{"name": "app", "image": "app:1", "args": []any{"a", "b"},
+					"resources": map[string]any{"requests": map[string]any{"cpu": "1", "memory": "1Gi"}}},
+				map[string]any{"name": "sidecar", "image": "proxy:1"},
+			}}},
+		},
+		"status": map[string]any{"observedGeneration": int64(1)},
+	}
+	widget := map[string]any{"apiVersion": "lab.example/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w"}, "spec": map[string]any{"size": "1Gi", "enabled": true, "count": int64(9007199254740992)}}
+	containers := func(cs ...any) map[string]any {
+		return map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": cs}}}}
+	}
+	const match, no, errs = "match", "no match", "error"
+	for _, tc := range []struct {
+		name                    string
+		obj                     map[string]any
+		custom                  bool
+		want                    map[string]any
+		labrun, chainsaw, kuttl string
+		why                     string // where labrun's verdict is not both of the others'
+	}{
+		// lists
+		{name: "a list, element by element, partial elements", obj: dep,
+			want:   containers(map[string]any{"name": "app"}, map[string]any{"image": "proxy:1"}),
+			labrun: match, chainsaw: match, kuttl: match},
+		{name: "a shorter list", obj: dep, want: containers(map[string]any{"name": "app"}),
+			labrun: no, chainsaw: no, kuttl: no},
+		{name: "a list in another order", obj: dep, want: containers(map[string]any{"name": "sidecar"}, map[string]any{"name": "app"}),
+			labrun: no, chainsaw: no, kuttl: no},
+		{name: "a list of scalars, one short", obj: dep, want: containers(map[string]any{"args": []any{"a"}}, map[string]any{}),
+			labrun: no, chainsaw: no, kuttl: no},
+		// structs
+		{name: "a struct is a subset", obj: dep, want: map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "web"}}},
+			labrun: match, chainsaw: match, kuttl: match},
+		{name: "a field the object has not", obj: dep, want: map[string]any{"status": map[string]any{"readyReplicas": 2}},
+			labrun: no, chainsaw: no, kuttl: no},
+		{name: "{} on a struct", obj: dep, want: map[string]any{"metadata": map[string]any{"labels": map[string]any{}}},
+			labrun: match, chainsaw: match, kuttl: match},
+		{name: "{} on a field the object has not", obj: dep, want: map[string]any{"metadata": map[string]any{"annotations": map[string]any{}}},
+			labrun: no, chainsaw: no, kuttl: no},
+		{name: "{} on a number", obj: dep, want: map[string]any{"spec": map[string]any{"replicas": map[string]any{}}},
+			labrun: no, chainsaw: match, kuttl: no,
+			why: "Chainsaw's empty map asks only for a value that is not null; {} asks for a struct"},
+		// null and empty lists
+		{name: "null on a field the object has not", obj: dep, want: map[string]any{"spec": map[string]any{"paused": nil}},
+			labrun: match, chainsaw: no, kuttl: no,
+			why: `null wants the field absent (documented); in both tools a key written must be there ("field not found", "key is missing from map"), so null never matches the API server's objects, which leave nulls out`},
+		{name: "null on a field that has a value", obj: dep, want: map[string]any{"spec": map[string]any{"replicas": nil}},
+			labrun: no, chainsaw: no, kuttl: no},
+		{name: "null below a struct the object has not", obj: dep,
+			want:   map[string]any{"metadata": map[string]any{"annotations": map[string]any{"sidecar.istio.io/inject": nil}}},
+			labrun: match, chainsaw: no, kuttl: no,
+			why: "the annotation is absent, as null asks; before, labrun said no match, so an absence (no web lacks the annotation) held over a web without annotations"},
+		{name: "[] on a field the object has not", obj: dep, want: map[string]any{"metadata": map[string]any{"finalizers": []any{}}},
+			labrun: match, chainsaw: no, kuttl: no,
+			why: "the API server leaves an empty list out: [] (no finalizers) matches it; before, a match never held and an absence held over an object without finalizers"},
+		{name: "[] on a list that has elements", obj: dep, want: containers(),
+			labrun: no, chainsaw: no, kuttl: no},
+		// numbers and types
+		{name: "2.0 is 2", obj: dep, want: map[string]any{"spec": map[string]any{"replicas": 2.0}},
+			labrun: match, chainsaw: match, kuttl: no,
+			why: "KUTTL compares Go types first (float64 from the file's 2.0, int64 from the server's 2); Chainsaw and labrun compare numbers by value"},
+		{name: `"2" is not 2`, obj: dep, want: map[string]any{"spec": map[string]any{"replicas": "2"}},
+			labrun: no, chainsaw: errs, kuttl: no,
+			why: "Chainsaw errs (types are not comparable), failing an error operation too; labrun's vet refuses a value of another JSON type at a built-in kind's typed field (core/v1, apps/v1)"},
+		{name: `"true" is not true`, obj: widget, custom: true, want: map[string]any{"spec": map[string]any{"enabled": "true"}},
+			labrun: no, chainsaw: errs, kuttl: no,
+			why: "as above; a custom resource's field is checked against its CRD's schema when the run reads it"},
+		{name: "integers beyond 2^53 compare exactly", obj: widget, custom: true, want: map[string]any{"spec": map[string]any{"count": int64(9007199254740993)}},
+			labrun: no, chainsaw: no, kuttl: no},
+		{name: "an integer beyond 2^53 is itself", obj: widget, custom: true, want: map[string]any{"spec": map[string]any{"count": int64(9007199254740992)}},
+			labrun: match, chainsaw: match, kuttl: match},
+		// quantities
+		{name: `a built-in kind's quantity: "1000m" is "1"`, obj: dep,
+			want:   containers(map[string]any{"resources": map[string]any{"requests": map[string]any{"cpu": "1000m", "memory": "1024Mi"}}}, map[string]any{}),
+			labrun: match, chainsaw: no, kuttl: no,
+			why: "the API server returns a built-in kind's quantity canonical (0.5 as 500m): as written, \"0.5\" never matched, and an absence of it held at once (documented)"},
+		{name: `a custom resource's "1024Mi" is not its "1Gi"`, obj: widget, custom: true, want: map[string]any{"spec": map[string]any{"size": "1024Mi"}},
+			labrun: no, chainsaw: no, kuttl: no},
+		// Chainsaw's expressions
+		{name: "a Chainsaw expression key", obj: dep, want: map[string]any{"spec": map[string]any{"(length(template.spec.containers))": 2}},
+			labrun: no, chainsaw: match, kuttl: no,
+			why: "labrun has no expressions in a partial object: vet refuses the key (schema.ChainsawForms), wherever it is, so this verdict is never reached"},
+		{name: "a Chainsaw iteration key", obj: dep, want: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"~.(containers)": map[string]any{"image": "app:1"}}}}},
+			labrun: no, chainsaw: no, kuttl: no},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			diffs := matchObject(tc.want, tc.obj, false, tc.custom)
+			got := match
+			if len(diffs) > 0 {
+				got = no
+			}
+			if got != tc.labrun {
+				t.Errorf("labrun: %s (%s), want %s", got, describeDiffs(diffs, 3), tc.labrun)
+			}
+			if (tc.labrun != tc.chainsaw || tc.labrun != tc.kuttl) && tc.why == "" {
+				t.Errorf("labrun says %s, Chainsaw %s, KUTTL %s: say why", tc.labrun, tc.chainsaw, tc.kuttl)
 			}
 		})
 	}

@@ -20,7 +20,8 @@ import (
 // every object of the kind in the namespace. On timeout the error shows, for a match, the
 // closest object's differences (field, wanted, got), and for an absence the objects still there.
 // When the partial object has status fields, an object whose controller has not yet observed its
-// current generation is not judged: it neither matches nor is absent (see unobserved).
+// current generation is not judged: it neither matches nor is absent (see unobserved). With
+// w.Once it judges once (see schema.ObjectWait).
 func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.ObjectWait, interval time.Duration) error {
 	if interval <= 0 {
 		interval = 500 * time.Millisecond
@@ -71,7 +72,7 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 		return kind
 	}
 	what := describe(kind, "")
-	err := poll(ctx, interval, func(ctx context.Context) (bool, error) {
+	judge := func(ctx context.Context) (bool, error) {
 		m, err := d.mappingFor(ctx, kind, apiVersion)
 		if err != nil {
 			if !isDeadline(err) {
@@ -150,7 +151,20 @@ func (d *driver) WaitObjects(ctx context.Context, namespace string, w schema.Obj
 			last = fmt.Sprintf("none of %d matches; the closest, %s, differs: %s", len(objs), bestName, describeDiffs(best, 8))
 		}
 		return false, nil
-	})
+	}
+	if w.Once {
+		held, err := judge(ctx)
+		switch {
+		case err != nil:
+			return fmt.Errorf("wait %s %s: %w", op, what, err)
+		case held:
+			return nil
+		case !observed:
+			return fmt.Errorf("wait %s %s: %s", op, what, last)
+		}
+		return &schema.Unmet{Err: fmt.Errorf("wait %s %s: %s", op, what, last)}
+	}
+	err := poll(ctx, interval, judge)
 	if err != nil {
 		err = fmt.Errorf("wait %s %s: %s: %w", op, what, last, err)
 		if observed && ctx.Err() != nil {

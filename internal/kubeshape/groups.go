@@ -14,8 +14,9 @@ import (
 // groupsData are the shapes of the kinds of k8s.io/api's stable groups besides core/v1 and
 // apps/v1 (groupKinds says which is whose), written by ./gen: gzipped JSON, a list of nodes
 // that refer to each other by index (a type is one node wherever it is: a Job and a CronJob
-// share PodTemplateSpec's). Node 0 is an opaque value, node 1 a scalar; {"name": node, …} an
-// object; [2, node] a map, [3, node] a list (the numbers are Kind's).
+// share PodTemplateSpec's). Node 0 is an opaque value, node 1 a scalar of any JSON type;
+// [1, t] a scalar of type t (ScalarType's numbers: a string, a number, a bool, a quantity);
+// {"name": node, …} an object; [2, node] a map, [3, node] a list (the numbers are Kind's).
 //
 //go:embed groups.json.gz
 var groupsData []byte
@@ -83,8 +84,12 @@ func decodeShapes(gz []byte) ([]*Shape, error) {
 		if err := json.Unmarshal(n, &a); err != nil {
 			return nil, fmt.Errorf("node %d: %w", i, err)
 		}
+		if len(a) == 2 && Kind(a[0]) == Scalar && ScalarType(a[1]) > AnyScalar && ScalarType(a[1]) <= QuantityScalar {
+			*sh = Shape{Kind: Scalar, Scalar: ScalarType(a[1])}
+			continue
+		}
 		if len(a) != 2 || (Kind(a[0]) != Map && Kind(a[0]) != List) {
-			return nil, fmt.Errorf("node %d: %s is no object, map or list", i, n)
+			return nil, fmt.Errorf("node %d: %s is no object, map, list or typed scalar", i, n)
 		}
 		sh.Kind = Kind(a[0])
 		if sh.Elem, err = ref(a[1]); err != nil {
@@ -101,7 +106,7 @@ func decodeShapes(gz []byte) ([]*Shape, error) {
 func EncodeShapes(roots []*Shape) ([]byte, []int, error) {
 	nodes := []any{[]int{int(Opaque)}, []int{int(Scalar)}}
 	index := map[*Shape]int{opaque: 0, scalar: 1}
-	elems := map[[2]int]int{} // a map or list of a node: one node
+	elems := map[[2]int]int{} // a map or list of a node, a scalar of a type: one node
 	var walk func(sh *Shape) int
 	walk = func(sh *Shape) int {
 		if i, ok := index[sh]; ok {
@@ -111,7 +116,19 @@ func EncodeShapes(roots []*Shape) ([]byte, []int, error) {
 		case Opaque:
 			return 0
 		case Scalar:
-			return 1
+			if sh.Scalar == AnyScalar {
+				return 1
+			}
+			// Its JSON type: a value of another never equals it (Check says so), and a
+			// quantity compares as one.
+			key := [2]int{int(Scalar), int(sh.Scalar)}
+			if i, ok := elems[key]; ok {
+				return i
+			}
+			i := len(nodes)
+			elems[key] = i
+			nodes = append(nodes, key[:])
+			return i
 		case Object:
 			i := len(nodes)
 			index[sh] = i

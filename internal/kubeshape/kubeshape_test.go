@@ -110,12 +110,16 @@ func TestShortNamesAndRemovedVersions(t *testing.T) {
 
 // TestCheckScalarTypes: a scalar of a partial object whose JSON type is not its field's never
 // equals it, and Check says so (probe p14 #07: spec.replicas: "1" in a wait: absent held at
-// once); where the type says nothing (a quantity, an int-or-string, a timestamp, groups.json.gz's
-// kinds), any scalar goes.
+// once); where the type says nothing (an int-or-string, a timestamp), any scalar goes. The
+// kinds of groups.json.gz are typed as core/v1's and apps/v1's are: a Job's spec.parallelism:
+// "2" in a wait: absent (a Chainsaw or KUTTL errors file) held at once, where Chainsaw's
+// comparison errs ("types are not comparable").
 func TestCheckScalarTypes(t *testing.T) {
 	pod, _ := Builtin("v1", "Pod")
 	dep, _ := Builtin("apps/v1", "Deployment")
 	job, _ := Builtin("batch/v1", "Job")
+	pdb, _ := Builtin("policy/v1", "PodDisruptionBudget")
+	hpa, _ := Builtin("autoscaling/v2", "HorizontalPodAutoscaler")
 	crd := FromCRD(map[string]any{"type": "object", "properties": map[string]any{
 		"spec": map[string]any{"type": "object", "properties": map[string]any{
 			"size":    map[string]any{"type": "integer"},
@@ -152,7 +156,13 @@ func TestCheckScalarTypes(t *testing.T) {
 			[]string{`spec.memory@2: is a quantity (as 500m, 0.5, 1Gi, 128974848): "1 GB" does not parse as one, so it never equals it`}},
 		{"crd quantity parses", crd, map[string]any{"spec": map[string]any{"memory": "1Gi", "port": "http"}}, nil},
 		{"null goes", dep, map[string]any{"spec": map[string]any{"replicas": nil}}, nil},
-		{"untyped group", job, map[string]any{"spec": map[string]any{"parallelism": "2"}}, nil},
+		{"a group's kind", job, map[string]any{"spec": map[string]any{"parallelism": "2", "suspend": "false"}},
+			[]string{`spec.parallelism@2: is a number: "2", a string, never equals it`, `spec.suspend@2: is a bool: "false", a string, never equals it`}},
+		{"a group's kind, its pod template's quantity", job, map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"containers": []any{map[string]any{"resources": map[string]any{"requests": map[string]any{"cpu": "0.5 cores", "memory": "1Gi"}}}}}}}},
+			[]string{`spec.template.spec.containers.0.resources.requests.cpu@8: is a quantity (as 500m, 0.5, 1Gi, 128974848): "0.5 cores" does not parse as one, so it never equals it`}},
+		{"a group's int-or-string and quantity go", pdb, map[string]any{"spec": map[string]any{"minAvailable": "50%", "maxUnavailable": 1}}, nil},
+		{"a group's quantity", hpa, map[string]any{"spec": map[string]any{"metrics": []any{map[string]any{"resource": map[string]any{"target": map[string]any{"averageValue": "0.5"}}}}}}, nil},
 		{"crd", crd, map[string]any{"spec": map[string]any{"size": "3", "name": 3, "enabled": "yes", "port": 80}},
 			[]string{`spec.enabled@2: is a bool: "yes", a string, never equals it`, `spec.name@2: is a string: 3, a number, never equals it`, `spec.size@2: is a number: "3", a string, never equals it`}},
 	} {
