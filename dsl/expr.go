@@ -472,6 +472,7 @@ func (n *Names) Env() map[string]any {
 		"outcome":         map[string]string{},
 		"error":           map[string]string{},
 	}
+	env[schema.CodeGetFunc] = schema.GetCode
 	if len(n.Namespaces) > 0 {
 		ns := map[string]string{}
 		for k := range n.Namespaces {

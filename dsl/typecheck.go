@@ -92,6 +92,11 @@ type exprChecker struct {
 	// whose read added one is rewritten to it too (groupGets).
 	groupReads int
 	groupGets  map[*ast.BuiltinNode]bool
+	// keyReads counts the reads of a map through its KeyRead (keyRead), and keyGet is the
+	// latest such map's KeyGet: a get(m, k) of such a map is handed through it (keyGets).
+	keyReads int
+	keyGet   string
+	keyGets  map[*ast.BuiltinNode]string
 	// envoyCmps are the comparisons' sides that read below an Envoy Any (envoyCompared), by
 	// the side's node as written.
 	envoyCmps map[ast.Node]envoyCmp
@@ -222,7 +227,15 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 	case *ast.CallNode:
 		return c.call(node, n)
 	case *ast.BuiltinNode:
+		written := n.String()
 		t := c.builtin(n)
+		if fn := c.keyGets[n]; fn != "" {
+			// get(<a load's codes>, k) ?? 0: the count of a code, of a load that got no
+			// answer, is no nil that ?? makes a 0.
+			c.rewrites = append(c.rewrites, func() {
+				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: fn}, Arguments: []ast.Node{n.Arguments[0], n.Arguments[1], &ast.StringNode{Value: written}}})
+			})
+		}
 		if c.groupGets[n] {
 			// get(.captures, "cid") of an entry whose line did not match gives nil, and
 			// nil != '8' held: it reads the group as __group does.
@@ -662,6 +675,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 					link.m.Property = &ast.StringNode{Value: key}
 					if m := t.Field(field).Type; m.KeyRead != "" {
 						c.rewrites = append(c.rewrites, keyRead(node, chain, i, m.KeyRead, key, path+"."+link.name))
+						c.keyReads, c.keyGet = c.keyReads+1, m.KeyGet
 					}
 					path += "." + link.name
 					t = t.Field(field).Type.Elem
@@ -722,6 +736,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 			}
 			if t.KeyRead != "" {
 				c.rewrites = append(c.rewrites, keyRead(node, chain, i, t.KeyRead, link.name, fmt.Sprintf("%s[%q]", path, link.name)))
+				c.keyReads, c.keyGet = c.keyReads+1, t.KeyGet
 			}
 			if t.IsCapture() && !(i == 1 && rootName != "" && c.names.Results[rootName] != nil) && i != aliasGroup {
 				// A group of a capture map read other than as <step>.capture.<group> (which
@@ -2329,11 +2344,20 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 		c.now = true
 	}
 	if n.Name == "get" && len(n.Arguments) == 2 {
-		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
-			return c.getKey(n, key)
-		}
-		if fk, fixed := c.varKey(n.Arguments[1]); fixed {
-			return c.getVarKey(n, fk)
+		key, literal := n.Arguments[1].(*ast.StringNode)
+		fk, fixed := c.varKey(n.Arguments[1])
+		if literal || fixed {
+			reads := c.keyReads
+			var t *schema.Type
+			if literal {
+				t = c.getKey(n, key)
+			} else {
+				t = c.getVarKey(n, fk)
+			}
+			if c.keyReads > reads && c.keyGet != "" {
+				c.getThrough(n, c.keyGet)
+			}
+			return t
 		}
 	}
 	var first *schema.Type
@@ -2343,6 +2367,9 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 			elemChain = &objectScope{step: step, path: append(names, "*")}
 		}
 		first = c.typeOf(&n.Arguments[0])
+		if n.Name == "get" && first != nil && first.KeyGet != "" {
+			c.getThrough(n, first.KeyGet) // get(f.codes, k), a key computed when it runs
+		}
 	}
 	elem := (*schema.Type)(nil)
 	if first != nil {
@@ -2436,6 +2463,15 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 		return schema.AnyType
 	}
 	return nil
+}
+
+// getThrough hands get(m, k), m a map whose keys can have no value (schema.Type.KeyGet, a
+// load's codes), through fn: get's nil would be what ?? makes a passing 0.
+func (c *exprChecker) getThrough(n *ast.BuiltinNode, fn string) {
+	if c.keyGets == nil {
+		c.keyGets = map[*ast.BuiltinNode]string{}
+	}
+	c.keyGets[n] = fn
 }
 
 // getKey types get(x, "key"), a read of a key written in the expression: expr's get gives nil

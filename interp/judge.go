@@ -351,13 +351,28 @@ func (j *Judge) Env() map[string]any {
 	env[dsl.EnvoyCmpFunc] = dsl.EnvoyCompared
 	env[dsl.EnvoyJSONFunc] = xdstype.ReadJSON
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
-	env[dsl.KeyFunc] = dsl.Key
-	env[dsl.OptKeyFunc] = dsl.OptKey
+	// A load's codes read by a key, however the expression reached them: each map knows
+	// whose codes it is (registered below, with the results), so that a code of a load no
+	// request of which was answered errs naming that load.
+	codes := &schema.CodeReads{}
+	env[dsl.KeyFunc] = func(src, mapSrc string, m, k any) (any, error) {
+		if err := codes.Check(m, k, src); err != nil {
+			return nil, err
+		}
+		return dsl.Key(src, mapSrc, m, k)
+	}
+	env[dsl.OptKeyFunc] = func(src string, m, k any) (any, error) {
+		if err := codes.Check(m, k, src); err != nil {
+			return nil, err
+		}
+		return dsl.OptKey(src, m, k)
+	}
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
 	env[schema.GroupFunc] = schema.ReadGroup
-	env[schema.CodeFunc] = schema.ReadCode
-	env[schema.CodeInFunc] = schema.HasCode
+	env[schema.CodeFunc] = codes.Read
+	env[schema.CodeInFunc] = codes.Has
+	env[schema.CodeGetFunc] = codes.Get
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshot(name); s != nil {
 			return s.Hosts
@@ -395,6 +410,12 @@ func (j *Judge) Env() map[string]any {
 			continue
 		}
 		env[n] = r.ExprValue(rec.StepsStart)
+		if l, ok := env[n].(schema.LoadResult); ok {
+			codes.Own(l.Codes, n, "load "+n)
+			for i, p := range l.Pods {
+				codes.Own(p.Codes, fmt.Sprintf("%s.pods[%d]", n, i), fmt.Sprintf("load %s from client pod %s", n, p.Pod))
+			}
+		}
 	}
 	for _, n := range j.snapshots {
 		if _, ok := rec.Results[n]; !ok {
@@ -703,11 +724,6 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 					return fmt.Sprintf("%s.%s has no value: %s", r.Step, r.Field, strings.ReplaceAll(why, "<step>", r.Step))
 				}
 			}
-			if nv, ok := x.Value.(schema.KeyNoValuer); ok && r.Key != "" {
-				if why := nv.NoValueKey(r.Field, r.Key); why != "" {
-					return fmt.Sprintf("%s.%s[%q] has no value: %s", r.Step, r.Field, r.Key, strings.ReplaceAll(why, "<step>", r.Step))
-				}
-			}
 		}
 	}
 	if why := j.mixedPods(e); why != "" {
@@ -995,6 +1011,9 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 		if absent := (*dsl.AbsentKey)(nil); errors.As(err, &absent) {
 			jd.Reason = absent.Error() // not expr's, with its snippet of the rewritten expression
 		}
+		if nv := (*schema.NoValueError)(nil); errors.As(err, &nv) {
+			jd.Reason = nv.Error() // it names the read as written; expr's snippet is of the rewritten expression
+		}
 		if why := j.noResult(e); why != "" && readOfNil(jd.Reason) {
 			jd.Reason = why // not expr's "cannot get codes from <nil>"
 		} else if why := foundNothing(e.Src, jd.Reason); why != "" {
@@ -1267,6 +1286,9 @@ func (j *Judge) Value(e *dsl.Expr) (any, error) {
 // evalWhy says why the evaluation of e erred with err, in the scenario's terms (a step that
 // recorded no result, an index out of range, a field of nil); "" when it cannot say more.
 func (j *Judge) evalWhy(e *dsl.Expr, err error) string {
+	if nv := (*schema.NoValueError)(nil); errors.As(err, &nv) {
+		return nv.Error()
+	}
 	if why := j.noResult(e); why != "" && readOfNil(err.Error()) {
 		return why
 	}

@@ -129,6 +129,10 @@ type Type struct {
 	// handed through: KeyHas(<the map>, <key>, <as written>) says whether the map holds the
 	// key, or errs where the key has no value.
 	KeyHas string
+	// KeyGet is, beside KeyRead, the function each get(<the map>, <key>) is handed through:
+	// KeyGet(<the map>, <key>, <as written>) gives the key's value, nil where the map has no
+	// such key, or errs.
+	KeyGet string
 }
 
 // Field is one named field of a struct.
