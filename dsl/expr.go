@@ -473,6 +473,7 @@ func (n *Names) Env() map[string]any {
 		"error":           map[string]string{},
 	}
 	env[schema.CodeGetFunc] = schema.GetCode
+	env[schema.LatencyFunc] = schema.ReadLatency
 	if len(n.Namespaces) > 0 {
 		ns := map[string]string{}
 		for k := range n.Namespaces {

@@ -717,6 +717,11 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 			if f.OnlyIf != "" {
 				c.rewrites = append(c.rewrites, func() { readOnlyIf(node, chain, i, f.OnlyIf, f.OnlyIfWhy) })
 			}
+			if f.Read != "" {
+				// A load's latency, however its result was reached: get(f, "p99") too.
+				c.rewrites = append(c.rewrites, keyRead(node, chain, i, f.Read, link.name, path+"."+link.name))
+				c.keyReads, c.keyGet = c.keyReads+1, f.Read
+			}
 			t = f.Type
 		case t.Kind == schema.TMap:
 			if t.Keys != nil && !slices.Contains(t.Keys, link.name) {

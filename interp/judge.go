@@ -354,7 +354,7 @@ func (j *Judge) Env() map[string]any {
 	// A load's codes read by a key, however the expression reached them: each map knows
 	// whose codes it is (registered below, with the results), so that a code of a load no
 	// request of which was answered errs naming that load.
-	codes := &schema.CodeReads{}
+	codes := &schema.LoadReads{}
 	env[dsl.KeyFunc] = func(src, mapSrc string, m, k any) (any, error) {
 		if err := codes.Check(m, k, src); err != nil {
 			return nil, err
@@ -373,6 +373,7 @@ func (j *Judge) Env() map[string]any {
 	env[schema.CodeFunc] = codes.Read
 	env[schema.CodeInFunc] = codes.Has
 	env[schema.CodeGetFunc] = codes.Get
+	env[schema.LatencyFunc] = codes.Latency
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshot(name); s != nil {
 			return s.Hosts
@@ -413,7 +414,11 @@ func (j *Judge) Env() map[string]any {
 		if l, ok := env[n].(schema.LoadResult); ok {
 			codes.Own(l.Codes, n, "load "+n)
 			for i, p := range l.Pods {
-				codes.Own(p.Codes, fmt.Sprintf("%s.pods[%d]", n, i), fmt.Sprintf("load %s from client pod %s", n, p.Pod))
+				load := fmt.Sprintf("load %s from client pod %s", n, p.Pod)
+				if p.Pod == "" {
+					load = fmt.Sprintf("load %s from its client pod %d", n, i)
+				}
+				codes.Own(p.Codes, fmt.Sprintf("%s.pods[%d]", n, i), load)
 			}
 		}
 	}
@@ -1459,6 +1464,14 @@ func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 	}
 	if asArg && reflect.ValueOf(v).Kind() == reflect.Map {
 		return src // keys(fortio.ips): the call's value says what matters, not the whole map
+	}
+	switch v.(type) {
+	case schema.LoadLatency, schema.LoadResult:
+		if asArg {
+			// let e = f.errorLatency, let r = f: each read of it shows its value, with its
+			// unit (the struct whole had every number in full, none with its unit).
+			return src
+		}
 	}
 	if by, ok := sh.byFields(".%s: %s", v, fields); ok {
 		// filter(g.samples, .rq_active > 2): the items it kept, by the same fields.

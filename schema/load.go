@@ -332,7 +332,7 @@ type LoadRecorded struct {
 // before it was stopped is not a claim over the load the step describes (30 requests of a
 // stopped load of 1000 all answered 200 says nothing of the 970 it never sent). A code of a
 // load no request of which got an HTTP response has none either, however a claim reaches it:
-// that is CodeReads' to say, when the expression reads it.
+// that is LoadReads' to say, when the expression reads it.
 func (l *LoadRecorded) NoValue(field string) string {
 	if l.Partial != "" {
 		return fmt.Sprintf("the load was stopped before its end (%s): its results (%s requests) are partial", l.Partial, strconv.FormatFloat(l.Requests, 'f', -1, 64))
@@ -343,25 +343,25 @@ func (l *LoadRecorded) NoValue(field string) string {
 // CodeFunc is the environment name each read of a load's codes by a key written in the
 // expression (codes["503"], code503) is handed through, wherever the codes come from: a
 // let (let c = f.codes; c["503"]), a ?:, a pod of pods (f.pods[1].code503), a closure's item
-// (all(f.pods, .code503 == 0)). CodeFunc(<the codes>, <key>, <as written>) is CodeReads.Read.
+// (all(f.pods, .code503 == 0)). CodeFunc(<the codes>, <key>, <as written>) is LoadReads.Read.
 const CodeFunc = "__code"
 
 // CodeInFunc is the environment name each look-up of a key in a load's codes (has(c, k),
-// k in c) is handed through: CodeInFunc(<the codes>, <key>, <as written>) is CodeReads.Has.
+// k in c) is handed through: CodeInFunc(<the codes>, <key>, <as written>) is LoadReads.Has.
 const CodeInFunc = "__codeIn"
 
 // CodeGetFunc is the environment name each get(<a load's codes>, <key>) is handed through:
-// CodeGetFunc(<the codes>, <key>, <as written>) is CodeReads.Get.
+// CodeGetFunc(<the codes>, <key>, <as written>) is LoadReads.Get.
 const CodeGetFunc = "__codeGet"
 
-// CodeReads answers one environment's reads of loads' codes by key, knowing whose codes each
+// LoadReads answers one environment's reads of loads' codes by key, knowing whose codes each
 // map is (Own): a load no request of which got an HTTP response (every one a socket error,
 // fortio's code -1: a port nothing listens on, a backend gone) counts none by code, and
 // "no 503" would hold of requests no server answered. The read errs there, however the claim
 // reached the map (the step's own field, a let, a ?:, a pod of pods, a closure's item, a key
 // computed when it runs), naming the load whose codes they are; codes["-1"] has its value.
-// The zero CodeReads knows no owner and says "that load".
-type CodeReads struct {
+// The zero LoadReads knows no owner and says "that load".
+type LoadReads struct {
 	owners map[uintptr]codesOwner
 }
 
@@ -372,7 +372,7 @@ type codesOwner struct{ name, load string }
 // Own says that codes are the codes of name (f, or pp.pods[1] for one pod's), counted for
 // load (the load, or client pod client-b's part of the load). A map owned twice (two results
 // handed the same map) is said as no one's.
-func (c *CodeReads) Own(codes map[string]float64, name, load string) {
+func (c *LoadReads) Own(codes map[string]float64, name, load string) {
 	if codes == nil {
 		return
 	}
@@ -388,15 +388,15 @@ func (c *CodeReads) Own(codes map[string]float64, name, load string) {
 }
 
 // owner is whose codes m is; the zero codesOwner when no one's (or m is no load's codes).
-func (c *CodeReads) owner(m map[string]float64) codesOwner {
+func (c *LoadReads) owner(m map[string]float64) codesOwner {
 	if c == nil || m == nil {
 		return codesOwner{}
 	}
 	return c.owners[reflect.ValueOf(m).Pointer()]
 }
 
-// Owns says whether m is the codes of a load this CodeReads was told of.
-func (c *CodeReads) Owns(m any) bool {
+// Owns says whether m is the codes of a load this LoadReads was told of.
+func (c *LoadReads) Owns(m any) bool {
 	codes, ok := m.(map[string]float64)
 	if c == nil || !ok || codes == nil {
 		return false
@@ -407,9 +407,9 @@ func (c *CodeReads) Owns(m any) bool {
 
 // noValue is the error of a read of key of codes (written as the expression has it), or nil
 // where it has a value.
-func (c *CodeReads) noValue(codes map[string]float64, key, written string) error {
-	n, ok := codes["-1"]
-	if key == "-1" || len(codes) != 1 || !ok || n <= 0 {
+func (c *LoadReads) noValue(codes map[string]float64, key, written string) error {
+	n, ok := unanswered(codes)
+	if key == "-1" || !ok {
 		return nil
 	}
 	o := c.owner(codes)
@@ -429,6 +429,105 @@ func (c *CodeReads) noValue(codes map[string]float64, key, written string) error
 	}
 	return &NoValueError{Msg: fmt.Sprintf("%s has no value: no request of %s got an HTTP response (all %s failed at the socket, code -1: refused, reset, or timed out before an answer), so it counts none by code: a claim about %s would hold of requests no server answered; to claim that none was answered, write %s",
 		head, load, strconv.FormatFloat(n, 'f', -1, 64), what, claim)}
+}
+
+// unanswered is how many requests a load made, where codes, its counts by code, say that
+// none got an HTTP response (its one key is "-1", every request a socket error); ok is false
+// where some request got one, or none was made.
+func unanswered(codes map[string]float64) (n float64, ok bool) {
+	n, ok = codes["-1"]
+	return n, ok && len(codes) == 1 && n > 0
+}
+
+// LatencyFunc is the environment name each read of a load's latency (avg, min, max, p50, p90,
+// p99, p999, errorLatency) is handed through, wherever the load's result comes from (a let, a
+// pod of pods, a closure's item): LatencyFunc(<the result>, <field>, <as written>) is
+// LoadReads.Latency.
+const LatencyFunc = "__latency"
+
+// LoadLatency is the latencies of some of a load's requests, in milliseconds.
+type LoadLatency struct {
+	Avg  float64 `expr:"avg" json:"avg"`
+	Min  float64 `expr:"min" json:"min"`
+	Max  float64 `expr:"max" json:"max"`
+	P50  float64 `expr:"p50" json:"p50"`
+	P90  float64 `expr:"p90" json:"p90"`
+	P99  float64 `expr:"p99" json:"p99"`
+	P999 float64 `expr:"p999" json:"p999"`
+}
+
+// errorLatency is the field of a load's result that reads the latencies of its failed
+// requests (LoadReads.Latency).
+const errorLatency = "errorLatency"
+
+// Latency is field of v, a load's result, read as written: a latency (avg, p99, …), or
+// errorLatency, the latencies of the requests counted in errors.
+//
+// fortio times every request, a socket error too (a refused connect in microseconds, a
+// connect timeout at the timeout), so where no request got an HTTP response the latencies
+// are those of the errors alone, and f.p99 < duration("100ms") held of a load against a
+// closed port: a latency of such a load errs, saying to read errorLatency. errorLatency is
+// the latencies where every request failed (ok == 0: errors holds every request), which
+// labrun's record has (they are the load's); where some succeeded it has no value, for the
+// record keeps the latencies of every request together, not those of the failed ones apart.
+func (c *LoadReads) Latency(v any, field, written string) (any, error) {
+	var l LoadResult
+	switch r := v.(type) {
+	case LoadResult:
+		l = r
+	case *LoadResult:
+		if r == nil {
+			return nil, fmt.Errorf("cannot get %s from <nil>", field)
+		}
+		l = *r
+	default:
+		if isNil(v) {
+			return nil, fmt.Errorf("cannot get %s from <nil>", field)
+		}
+		f, _ := readField(v, field)
+		return f, nil
+	}
+	if w, ok := strings.CutPrefix(written, "#."); ok {
+		written = "." + w // a closure's item, as written: all(f.pods, .p99 < 100)
+	}
+	o := c.owner(l.Codes)
+	head, load, name := written, "the load", "the load"
+	if o.name != "" {
+		if !namesFieldOf(written, o.name, field) {
+			head = fmt.Sprintf("%s (%s.%s)", written, o.name, field)
+		}
+		load, name = o.load, o.name
+	}
+	if field == errorLatency {
+		switch {
+		case l.Requests <= 0:
+			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s made no request, so no request failed", head, load)}
+		case l.OK > 0 && l.Errors > 0:
+			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s of the %s requests of %s succeeded and %s failed, and labrun keeps the latencies of every request together, not those of the failed ones apart (it has them only where every request failed, ok == 0); claim the latencies of every request (%s.p99), or make a load whose every request fails",
+				head, num(l.OK), num(l.Requests), load, num(l.Errors), name)}
+		case l.Errors <= 0:
+			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: no request of %s failed (errors is 0); claim the latencies of every request (%s.p99)", head, load, name)}
+		}
+		return LoadLatency{Avg: l.Avg, Min: l.Min, Max: l.Max, P50: l.P50, P90: l.P90, P99: l.P99, P999: l.P999}, nil
+	}
+	if n, ok := unanswered(l.Codes); ok {
+		return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: no request of %s got an HTTP response (all %s failed at the socket, code -1: refused, reset, or timed out before an answer), so its latencies are the times its socket errors took (a refused connect takes microseconds, a connect timeout its timeout), not those of any response: a claim about %s would hold of requests no server answered; to claim the time the errors took, read %s.%s.%s",
+			head, load, num(n), field, name, errorLatency, field)}
+	}
+	f, _ := readField(l, field)
+	return f, nil
+}
+
+// namesFieldOf says whether written reads field of name as such (name.p99), so that a message
+// need not say whose it is.
+func namesFieldOf(written, name, field string) bool {
+	return written == name+"."+field || strings.HasSuffix(written, " "+name+"."+field) || strings.HasSuffix(written, "("+name+"."+field)
+}
+
+// ReadLatency is LoadReads.Latency of a LoadReads that knows no owner (an environment for
+// compiling).
+func ReadLatency(v any, field, written string) (any, error) {
+	return (*LoadReads)(nil).Latency(v, field, written)
 }
 
 // namesCodesOf says whether written reads the codes of name as such (name.codes, name.code503),
@@ -453,7 +552,7 @@ func isNameByte(b byte) bool {
 
 // Read is codes[key] (0 where no response had that code), or an error where the load those
 // codes count got no HTTP response to any request.
-func (c *CodeReads) Read(codes map[string]float64, key, written string) (float64, error) {
+func (c *LoadReads) Read(codes map[string]float64, key, written string) (float64, error) {
 	if err := c.noValue(codes, key, written); err != nil {
 		return 0, err
 	}
@@ -463,7 +562,7 @@ func (c *CodeReads) Read(codes map[string]float64, key, written string) (float64
 // Has says whether codes holds key, or errs where the load those codes count got no HTTP
 // response to any request and key is another code than "-1": !("503" in f.codes) and
 // has(f.codes, "503") ? f.code503 : 0 held "no 503" of requests no server answered.
-func (c *CodeReads) Has(codes map[string]float64, key, written string) (bool, error) {
+func (c *LoadReads) Has(codes map[string]float64, key, written string) (bool, error) {
 	if err := c.noValue(codes, key, written); err != nil {
 		return false, err
 	}
@@ -475,7 +574,7 @@ func (c *CodeReads) Has(codes map[string]float64, key, written string) (bool, er
 // the load those codes count got no HTTP response to any request (get(f.codes, "503") ?? 0
 // held "no 503" of requests no server answered). codes is any: get's first argument may be
 // nil (a result read through ?.), which get gives nil of.
-func (c *CodeReads) Get(codes any, key any, written string) (any, error) {
+func (c *LoadReads) Get(codes any, key any, written string) (any, error) {
 	m, ok := codes.(map[string]float64)
 	k, isStr := key.(string)
 	if !ok || !isStr {
@@ -491,9 +590,9 @@ func (c *CodeReads) Get(codes any, key any, written string) (any, error) {
 }
 
 // Check errs where m, read by key as written (a key computed when the expression runs:
-// f.codes[k], f.codes?.[vars.code]), is the codes of a load this CodeReads was told of that
+// f.codes[k], f.codes?.[vars.code]), is the codes of a load this LoadReads was told of that
 // got no HTTP response; nil elsewhere, any other map included.
-func (c *CodeReads) Check(m, key any, written string) error {
+func (c *LoadReads) Check(m, key any, written string) error {
 	codes, ok := m.(map[string]float64)
 	k, isStr := key.(string)
 	if !ok || !isStr || !c.Owns(codes) {
@@ -502,20 +601,20 @@ func (c *CodeReads) Check(m, key any, written string) error {
 	return c.noValue(codes, k, written)
 }
 
-// ReadCode is CodeReads.Read of a CodeReads that knows no owner (an environment for
+// ReadCode is LoadReads.Read of a LoadReads that knows no owner (an environment for
 // compiling).
 func ReadCode(codes map[string]float64, key, written string) (float64, error) {
-	return (*CodeReads)(nil).Read(codes, key, written)
+	return (*LoadReads)(nil).Read(codes, key, written)
 }
 
-// HasCode is CodeReads.Has of a CodeReads that knows no owner.
+// HasCode is LoadReads.Has of a LoadReads that knows no owner.
 func HasCode(codes map[string]float64, key, written string) (bool, error) {
-	return (*CodeReads)(nil).Has(codes, key, written)
+	return (*LoadReads)(nil).Has(codes, key, written)
 }
 
-// GetCode is CodeReads.Get of a CodeReads that knows no owner.
+// GetCode is LoadReads.Get of a LoadReads that knows no owner.
 func GetCode(codes, key any, written string) (any, error) {
-	return (*CodeReads)(nil).Get(codes, key, written)
+	return (*LoadReads)(nil).Get(codes, key, written)
 }
 
 // ExprValue is what expressions see of a load: its results.
@@ -557,6 +656,28 @@ var codesType = func() *Type {
 	return t
 }()
 
+// latency is f, a latency of a load's requests, read through LatencyFunc: of a load no
+// request of which got an HTTP response it has no value (the latencies are the socket
+// errors'), and errorLatency names that.
+func latency(f *Field) *Field {
+	f.Read = LatencyFunc
+	if f.Name != errorLatency {
+		f.Doc += " of every request, answered or not; no value where no request got an HTTP response (read errorLatency there)"
+	}
+	return f
+}
+
+// errorLatencyType is errorLatency: the latencies of a load's failed requests.
+var errorLatencyType = StructOf(reflect.TypeFor[LoadLatency](),
+	F("avg", Num(Millis), "mean latency"),
+	F("min", Num(Millis), "smallest latency"),
+	F("max", Num(Millis), "largest latency"),
+	F("p50", Num(Millis), "median latency"),
+	F("p90", Num(Millis), "90th percentile latency"),
+	F("p99", Num(Millis), "99th percentile latency"),
+	F("p999", Num(Millis), "99.9th percentile latency"),
+)
+
 var loadResult = func() *Type {
 	fields := []*Field{
 		F("requests", Num(Count), "the requests counted; a load of a duration (no `requests`) first sends one warm-up request per connection that fortio does not count and the server does: its `rq_total` delta is `requests + connections`"),
@@ -567,13 +688,14 @@ var loadResult = func() *Type {
 		F("connections", Num(Count), "the connections (threads) fortio ran"),
 		F("qps", Num(PerSec), "the achieved rate"),
 		F("duration", Num(Seconds), "how long the load ran"),
-		F("avg", Num(Millis), "mean latency"),
-		F("min", Num(Millis), "smallest latency"),
-		F("max", Num(Millis), "largest latency"),
-		F("p50", Num(Millis), "median latency"),
-		F("p90", Num(Millis), "90th percentile latency"),
-		F("p99", Num(Millis), "99th percentile latency"),
-		F("p999", Num(Millis), "99.9th percentile latency"),
+		latency(F("avg", Num(Millis), "mean latency")),
+		latency(F("min", Num(Millis), "smallest latency")),
+		latency(F("max", Num(Millis), "largest latency")),
+		latency(F("p50", Num(Millis), "median latency")),
+		latency(F("p90", Num(Millis), "90th percentile latency")),
+		latency(F("p99", Num(Millis), "99th percentile latency")),
+		latency(F("p999", Num(Millis), "99.9th percentile latency")),
+		latency(F(errorLatency, errorLatencyType, "the latencies of the requests counted in errors (fortio times a socket error too: a refused connect, a connect timeout): they have a value where every request failed (ok == 0), and are the load's latencies there")),
 		F("ips", MapOf(StrForm("a destination address, ip:port", FormAddress), Num(Count)), "connections by destination address, as fortio saw them"),
 		F("pod", StringType, "the client pod of one of pods"),
 	}
