@@ -695,7 +695,7 @@ var loadResult = func() *Type {
 		latency(F("p90", Num(Millis), "90th percentile latency")),
 		latency(F("p99", Num(Millis), "99th percentile latency")),
 		latency(F("p999", Num(Millis), "99.9th percentile latency")),
-		latency(F(errorLatency, errorLatencyType, "the latencies of the requests counted in errors (fortio times a socket error too: a refused connect, a connect timeout): they have a value where every request failed (ok == 0), and are the load's latencies there")),
+		latency(F(errorLatency, errorLatencyType, "latencies of the failed requests, those errors counts (fortio times a socket error too: a refused connect, a connect timeout): a value only where every request failed (ok == 0), where they are the load's latencies")),
 		F("ips", MapOf(StrForm("a destination address, ip:port", FormAddress), Num(Count)), "connections by destination address, as fortio saw them"),
 		F("pod", StringType, "the client pod of one of pods"),
 	}
