@@ -510,6 +510,10 @@ func (c *LoadReads) Latency(v any, field, written string) (any, error) {
 		}
 		return LoadLatency{Avg: l.Avg, Min: l.Min, Max: l.Max, P50: l.P50, P90: l.P90, P99: l.P99, P999: l.P999}, nil
 	}
+	if l.Requests <= 0 {
+		// fortio's histogram of no call reads 0 for each: f.p99 < duration("100ms") held.
+		return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s made no request, so it timed none; to claim that, write %s.requests == 0", head, load, name)}
+	}
 	if n, ok := unanswered(l.Codes); ok {
 		return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: no request of %s got an HTTP response (all %s failed at the socket, code -1: refused, reset, or timed out before an answer), so its latencies are the times its socket errors took (a refused connect takes microseconds, a connect timeout its timeout), not those of any response: a claim about %s would hold of requests no server answered; to claim the time the errors took, read %s.%s.%s",
 			head, load, num(n), field, name, errorLatency, field)}
