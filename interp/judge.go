@@ -351,18 +351,18 @@ func (j *Judge) Env() map[string]any {
 	env[dsl.EnvoyCmpFunc] = dsl.EnvoyCompared
 	env[dsl.EnvoyJSONFunc] = xdstype.ReadJSON
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
-	// A load's codes read by a key, however the expression reached them: each map knows
-	// whose codes it is (registered below, with the results), so that a code of a load no
-	// request of which was answered errs naming that load.
-	codes := &schema.LoadReads{}
+	// A load's codes read by a key and its latencies, however the expression reached them:
+	// each codes map is known by whose it is (registered below, with the results), so that a
+	// code or a latency of a load no request of which was answered errs naming that load.
+	loads := &schema.LoadReads{}
 	env[dsl.KeyFunc] = func(src, mapSrc string, m, k any) (any, error) {
-		if err := codes.Check(m, k, src); err != nil {
+		if err := loads.Check(m, k, src); err != nil {
 			return nil, err
 		}
 		return dsl.Key(src, mapSrc, m, k)
 	}
 	env[dsl.OptKeyFunc] = func(src string, m, k any) (any, error) {
-		if err := codes.Check(m, k, src); err != nil {
+		if err := loads.Check(m, k, src); err != nil {
 			return nil, err
 		}
 		return dsl.OptKey(src, m, k)
@@ -370,10 +370,10 @@ func (j *Judge) Env() map[string]any {
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
 	env[schema.GroupFunc] = schema.ReadGroup
-	env[schema.CodeFunc] = codes.Read
-	env[schema.CodeInFunc] = codes.Has
-	env[schema.CodeGetFunc] = codes.Get
-	env[schema.LatencyFunc] = codes.Latency
+	env[schema.CodeFunc] = loads.Read
+	env[schema.CodeInFunc] = loads.Has
+	env[schema.CodeGetFunc] = loads.Get
+	env[schema.LatencyFunc] = loads.Latency
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshot(name); s != nil {
 			return s.Hosts
@@ -412,13 +412,13 @@ func (j *Judge) Env() map[string]any {
 		}
 		env[n] = r.ExprValue(rec.StepsStart)
 		if l, ok := env[n].(schema.LoadResult); ok {
-			codes.Own(l.Codes, n, "load "+n)
+			loads.Own(l.Codes, n, "load "+n)
 			for i, p := range l.Pods {
 				load := fmt.Sprintf("load %s from client pod %s", n, p.Pod)
 				if p.Pod == "" {
 					load = fmt.Sprintf("load %s from its client pod %d", n, i)
 				}
-				codes.Own(p.Codes, fmt.Sprintf("%s.pods[%d]", n, i), load)
+				loads.Own(p.Codes, fmt.Sprintf("%s.pods[%d]", n, i), load)
 			}
 		}
 	}

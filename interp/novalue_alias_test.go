@@ -58,12 +58,14 @@ func TestNoValueWhateverThePath(t *testing.T) {
 		"let c = g.codes; c['503'] == 0 && c['200'] == 4 && !('503' in c)",
 		"pp.pods[0].code503 == 0 && pp.pods[0].code200 == 2",
 		"pp.code200 == 2 && pp.codes['-1'] == 2",
+		// A code read inside get's first argument leaves get as it is.
+		"(get(g.code200 > 0 ? g.ips : pp.ips, '10.0.0.1:80') ?? 0) == 4",
 	]
 }`)
 	unanswered := map[string]float64{"-1": 2}
 	rec := &interp.Record{Vars: map[string]any{"k": "503"}}
 	rec.Put("f", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 3, Errors: 3, Codes: map[string]float64{"-1": 3}}})
-	rec.Put("g", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 4, OK: 4, Codes: map[string]float64{"200": 4}}})
+	rec.Put("g", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 4, OK: 4, Codes: map[string]float64{"200": 4}, IPs: map[string]float64{"10.0.0.1:80": 4}}})
 	rec.Put("pp", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 4, OK: 2, Errors: 2, Codes: map[string]float64{"200": 2, "-1": 2},
 		Pods: []schema.LoadResult{
 			{Pod: "client-a", Requests: 2, OK: 2, Codes: map[string]float64{"200": 2}},

@@ -360,7 +360,7 @@ const CodeGetFunc = "__codeGet"
 // "no 503" would hold of requests no server answered. The read errs there, however the claim
 // reached the map (the step's own field, a let, a ?:, a pod of pods, a closure's item, a key
 // computed when it runs), naming the load whose codes they are; codes["-1"] has its value.
-// The zero LoadReads knows no owner and says "that load".
+// A LoadReads that knows no owner (nil: an environment for compiling) says "the load".
 type LoadReads struct {
 	owners map[uintptr]codesOwner
 }
@@ -503,7 +503,7 @@ func (c *LoadReads) Latency(v any, field, written string) (any, error) {
 		case l.Requests <= 0:
 			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s made no request, so no request failed", head, load)}
 		case l.OK > 0 && l.Errors > 0:
-			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s of the %s requests of %s succeeded and %s failed, and labrun keeps the latencies of every request together, not those of the failed ones apart (it has them only where every request failed, ok == 0); claim the latencies of every request (%s.p99), or make a load whose every request fails",
+			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s of the %s requests of %s succeeded and %s failed, and labrun keeps the latencies of every request together, not those of the failed ones apart (it has them only where every request failed, ok == 0); claim the latencies of every request (%s.p99)",
 				head, num(l.OK), num(l.Requests), load, num(l.Errors), name)}
 		case l.Errors <= 0:
 			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: no request of %s failed (errors is 0); claim the latencies of every request (%s.p99)", head, load, name)}
@@ -582,7 +582,7 @@ func (c *LoadReads) Get(codes any, key any, written string) (any, error) {
 	m, ok := codes.(map[string]float64)
 	k, isStr := key.(string)
 	if !ok || !isStr {
-		return nil, nil
+		return getAny(codes, key), nil
 	}
 	if err := c.noValue(m, k, written); err != nil {
 		return nil, err
@@ -591,6 +591,27 @@ func (c *LoadReads) Get(codes any, key any, written string) (any, error) {
 		return v, nil
 	}
 	return nil, nil
+}
+
+// getAny is expr's get(v, key) of what is not a load's codes: a map's item or a struct's
+// field by its expr tag, nil where there is none.
+func getAny(v, key any) any {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Map && key != nil {
+		kv := reflect.ValueOf(key)
+		if !kv.Type().AssignableTo(rv.Type().Key()) {
+			return nil
+		}
+		if e := rv.MapIndex(kv); e.IsValid() {
+			return e.Interface()
+		}
+		return nil
+	}
+	if name, ok := key.(string); ok {
+		f, _ := readField(v, name)
+		return f
+	}
+	return nil
 }
 
 // Check errs where m, read by key as written (a key computed when the expression runs:
@@ -652,8 +673,8 @@ var onePodLoadResult = func() *Type {
 	return &t
 }()
 
-// codesType is a load's codes: each read of it by a key written in the expression goes
-// through ReadCode.
+// codesType is a load's codes: each read of it by a key, each look-up of one and each get()
+// goes through LoadReads (Read, Has, Get).
 var codesType = func() *Type {
 	t := MapOf(StrForm("an HTTP status code such as \"503\"; \"-1\" is a socket error or a timeout", FormStatus), Num(Count))
 	t.KeyRead, t.KeyHas, t.KeyGet = CodeFunc, CodeInFunc, CodeGetFunc
