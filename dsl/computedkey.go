@@ -73,32 +73,34 @@ func Key(src, mapSrc string, m, k any) (any, error) {
 // OptKey is m?.[k] as an expression means it: nil where m is nil or a map that has no key k.
 // expr reads an absent key as the zero value of the map's items, so over a map of numbers
 // (a snapshot's stats, a load's codes) b?.[k] read 0 for a stat nobody recorded, and
-// b?.[k] == 0 held of a misspelled one; nil fails such a claim, and ?? says what to use.
-func OptKey(m, k any) any {
+// b?.[k] == 0 held of a misspelled one; nil fails such a claim, and ?? says what to use. src
+// is the read as written: the interpreter's OptKey errs, naming it, where the key has no value
+// (a load's code where no request was answered); this one never errs.
+func OptKey(src string, m, k any) (any, error) {
 	if m == nil {
-		return nil
+		return nil, nil
 	}
 	v := reflect.ValueOf(m)
 	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 		if v.IsNil() {
-			return nil
+			return nil, nil
 		}
 		v = v.Elem()
 	}
 	if v.Kind() == reflect.Map {
 		if k == nil {
-			return nil
+			return nil, nil
 		}
 		kv := reflect.ValueOf(k)
 		if !kv.Type().AssignableTo(v.Type().Key()) {
-			return nil
+			return nil, nil
 		}
 		if e := v.MapIndex(kv); e.IsValid() {
-			return e.Interface()
+			return e.Interface(), nil
 		}
-		return nil
+		return nil, nil
 	}
-	return runtime.Fetch(m, k)
+	return runtime.Fetch(m, k), nil
 }
 
 // wrapComputedKeys hands each read of node by a computed key (not a literal, not ?.[…])
@@ -127,7 +129,7 @@ func (w *keyWrapper) Visit(n *ast.Node) {
 	}
 	if m.Optional {
 		// b?.[k]: nil where the key is absent, not the items' zero value.
-		ast.Patch(n, &ast.CallNode{Callee: &ast.IdentifierNode{Value: optKeyFunc}, Arguments: []ast.Node{m.Node, m.Property}})
+		ast.Patch(n, &ast.CallNode{Callee: &ast.IdentifierNode{Value: optKeyFunc}, Arguments: []ast.Node{&ast.StringNode{Value: m.String()}, m.Node, m.Property}})
 		w.wrapped = true
 		return
 	}

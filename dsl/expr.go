@@ -472,6 +472,8 @@ func (n *Names) Env() map[string]any {
 		"outcome":         map[string]string{},
 		"error":           map[string]string{},
 	}
+	env[schema.CodeGetFunc] = schema.GetCode
+	env[schema.LatencyFunc] = schema.ReadLatency
 	if len(n.Namespaces) > 0 {
 		ns := map[string]string{}
 		for k := range n.Namespaces {

@@ -99,23 +99,25 @@ func testEnv() map[string]any {
 			}
 			return nil
 		},
-		"vars":            map[string]any{"host": "127.0.0.1", "n": 10.0, "strict": true},
-		"approx":          Approx,
-		"within":          Within,
-		schema.CodeFunc:   schema.ReadCode,
-		schema.CodeInFunc: schema.HasCode,
-		"backends":        map[string]schema.Endpoint{"a": {Address: "127.0.0.1:8080", Host: "127.0.0.1", Port: 8080, URL: "http://127.0.0.1:8080"}},
-		"blackholes":      map[string]schema.Endpoint{},
-		"target":          map[string]any{"clusterDomain": "cluster.local"},
-		"before":          schema.Stats{"rq_total": 0},
-		"mid":             schema.Stats{"circuit_breakers.default.rq_pending_open": 1, "rq_active": 3},
-		"after":           schema.Stats{"rq_total": 30},
-		"g":               schema.Series{Max: schema.Stats{"rq_active": 3}, Min: schema.Stats{"rq_active": 0}, Count: 12},
-		"fortio":          schema.LoadResult{Requests: 30, OK: 18, Codes: map[string]float64{"200": 18, "503": 12}},
-		"ip":              schema.ExecResult{Stdout: "10.0.0.7\n", Captured: map[string]string{"ip": "10.0.0.7"}},
-		"access":          schema.LogResult{Count: 5, Flags: map[string]float64{"URX": 5, "UF": 5}, Codes: map[string]float64{"503": 5}},
-		"old":             []any{"10.0.0.7"},
-		"cb":              map[string]any{"max_connections": 1.0, "thresholds": []any{map[string]any{"priority": "DEFAULT"}}},
+		"vars":             map[string]any{"host": "127.0.0.1", "n": 10.0, "strict": true},
+		"approx":           Approx,
+		"within":           Within,
+		schema.CodeFunc:    schema.ReadCode,
+		schema.CodeInFunc:  schema.HasCode,
+		schema.CodeGetFunc: schema.GetCode,
+		schema.LatencyFunc: schema.ReadLatency,
+		"backends":         map[string]schema.Endpoint{"a": {Address: "127.0.0.1:8080", Host: "127.0.0.1", Port: 8080, URL: "http://127.0.0.1:8080"}},
+		"blackholes":       map[string]schema.Endpoint{},
+		"target":           map[string]any{"clusterDomain": "cluster.local"},
+		"before":           schema.Stats{"rq_total": 0},
+		"mid":              schema.Stats{"circuit_breakers.default.rq_pending_open": 1, "rq_active": 3},
+		"after":            schema.Stats{"rq_total": 30},
+		"g":                schema.Series{Max: schema.Stats{"rq_active": 3}, Min: schema.Stats{"rq_active": 0}, Count: 12},
+		"fortio":           schema.LoadResult{Requests: 30, OK: 18, Codes: map[string]float64{"200": 18, "503": 12}},
+		"ip":               schema.ExecResult{Stdout: "10.0.0.7\n", Captured: map[string]string{"ip": "10.0.0.7"}},
+		"access":           schema.LogResult{Count: 5, Flags: map[string]float64{"URX": 5, "UF": 5}, Codes: map[string]float64{"503": 5}},
+		"old":              []any{"10.0.0.7"},
+		"cb":               map[string]any{"max_connections": 1.0, "thresholds": []any{map[string]any{"priority": "DEFAULT"}}},
 	}
 }
 
@@ -608,7 +610,7 @@ func TestExprShadowedBuiltin(t *testing.T) {
 // TestReservedNames: the names labrun's expressions have besides the steps' are reserved,
 // derived from the names Env binds (nothing to keep in step by hand).
 func TestReservedNames(t *testing.T) {
-	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "quantity", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, envoyJSONFunc, nonEmptyFunc, keyFunc, optKeyFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc, schema.CodeFunc, schema.CodeInFunc} {
+	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "quantity", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, envoyJSONFunc, nonEmptyFunc, keyFunc, optKeyFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc, schema.CodeFunc, schema.CodeInFunc, schema.CodeGetFunc, schema.LatencyFunc} {
 		if !Reserved[name] {
 			t.Errorf("%s is not reserved", name)
 		}
@@ -618,7 +620,7 @@ func TestReservedNames(t *testing.T) {
 			t.Errorf("labrun's function %s is not reserved", name)
 		}
 	}
-	if len(Reserved) != 27 {
-		t.Errorf("Reserved has %d names, want 27: %v", len(Reserved), Reserved)
+	if len(Reserved) != 29 {
+		t.Errorf("Reserved has %d names, want 29: %v", len(Reserved), Reserved)
 	}
 }

@@ -92,6 +92,12 @@ type exprChecker struct {
 	// whose read added one is rewritten to it too (groupGets).
 	groupReads int
 	groupGets  map[*ast.BuiltinNode]bool
+	// keyReadAt is the node of the latest chain whose last link was rewritten to a function
+	// (keyRead: a load's code or latency), and keyGet that function's get: a get(x, "key")
+	// whose read x.key is that node is handed through it (keyGets).
+	keyReadAt *ast.Node
+	keyGet    string
+	keyGets   map[*ast.BuiltinNode]string
 	// envoyCmps are the comparisons' sides that read below an Envoy Any (envoyCompared), by
 	// the side's node as written.
 	envoyCmps map[ast.Node]envoyCmp
@@ -222,7 +228,15 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 	case *ast.CallNode:
 		return c.call(node, n)
 	case *ast.BuiltinNode:
+		written := n.String()
 		t := c.builtin(n)
+		if fn := c.keyGets[n]; fn != "" {
+			// get(<a load's codes>, k) ?? 0, get(f, "p99") ?? 0: a code or a latency of a
+			// load that got no answer is no nil that ?? makes a 0.
+			c.rewrites = append(c.rewrites, func() {
+				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: fn}, Arguments: []ast.Node{n.Arguments[0], n.Arguments[1], &ast.StringNode{Value: written}}})
+			})
+		}
 		if c.groupGets[n] {
 			// get(.captures, "cid") of an entry whose line did not match gives nil, and
 			// nil != '8' held: it reads the group as __group does.
@@ -662,6 +676,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 					link.m.Property = &ast.StringNode{Value: key}
 					if m := t.Field(field).Type; m.KeyRead != "" {
 						c.rewrites = append(c.rewrites, keyRead(node, chain, i, m.KeyRead, key, path+"."+link.name))
+						c.readThrough(node, chain, i, m.KeyGet)
 					}
 					path += "." + link.name
 					t = t.Field(field).Type.Elem
@@ -703,6 +718,11 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 			if f.OnlyIf != "" {
 				c.rewrites = append(c.rewrites, func() { readOnlyIf(node, chain, i, f.OnlyIf, f.OnlyIfWhy) })
 			}
+			if f.Read != "" {
+				// A load's latency, however its result was reached: get(f, "p99") too.
+				c.rewrites = append(c.rewrites, keyRead(node, chain, i, f.Read, link.name, path+"."+link.name))
+				c.readThrough(node, chain, i, f.Read)
+			}
 			t = f.Type
 		case t.Kind == schema.TMap:
 			if t.Keys != nil && !slices.Contains(t.Keys, link.name) {
@@ -722,6 +742,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 			}
 			if t.KeyRead != "" {
 				c.rewrites = append(c.rewrites, keyRead(node, chain, i, t.KeyRead, link.name, fmt.Sprintf("%s[%q]", path, link.name)))
+				c.readThrough(node, chain, i, t.KeyGet)
 			}
 			if t.IsCapture() && !(i == 1 && rootName != "" && c.names.Results[rootName] != nil) && i != aliasGroup {
 				// A group of a capture map read other than as <step>.capture.<group> (which
@@ -2329,10 +2350,12 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 		c.now = true
 	}
 	if n.Name == "get" && len(n.Arguments) == 2 {
-		if key, ok := n.Arguments[1].(*ast.StringNode); ok {
+		key, literal := n.Arguments[1].(*ast.StringNode)
+		fk, fixed := c.varKey(n.Arguments[1])
+		if literal {
 			return c.getKey(n, key)
 		}
-		if fk, fixed := c.varKey(n.Arguments[1]); fixed {
+		if fixed {
 			return c.getVarKey(n, fk)
 		}
 	}
@@ -2343,6 +2366,9 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 			elemChain = &objectScope{step: step, path: append(names, "*")}
 		}
 		first = c.typeOf(&n.Arguments[0])
+		if n.Name == "get" && first != nil && first.KeyGet != "" {
+			c.getThrough(n, first.KeyGet) // get(f.codes, k), a key computed when it runs
+		}
 	}
 	elem := (*schema.Type)(nil)
 	if first != nil {
@@ -2438,6 +2464,24 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 	return nil
 }
 
+// readThrough notes that chain[i], the read at node, was rewritten to a function whose get
+// is fn, where it is the chain's last link (getKey asks).
+func (c *exprChecker) readThrough(node *ast.Node, chain []chainLink, i int, fn string) {
+	if i == len(chain)-1 {
+		c.keyReadAt, c.keyGet = node, fn
+	}
+}
+
+// getThrough hands get(m, k), m a map whose keys can have no value (schema.Type.KeyGet, a
+// load's codes) or a load's result read by a latency's name, through fn: get's nil would be
+// what ?? makes a passing 0.
+func (c *exprChecker) getThrough(n *ast.BuiltinNode, fn string) {
+	if c.keyGets == nil {
+		c.keyGets = map[*ast.BuiltinNode]string{}
+	}
+	c.keyGets[n] = fn
+}
+
 // getKey types get(x, "key"), a read of a key written in the expression: expr's get gives nil
 // where x has no such key, so a misspelt key would be a nil that ?? turns into a passing
 // default. The key is checked as x.key checks it, by typing that read (its messages, its
@@ -2455,6 +2499,9 @@ func (c *exprChecker) getKey(n *ast.BuiltinNode, key *ast.StringNode) *schema.Ty
 	groups := c.groupReads
 	t := c.member(&read)
 	c.getting--
+	if c.keyReadAt == &read && c.keyGet != "" {
+		c.getThrough(n, c.keyGet) // get(f.codes, "503"), get(f, "code503"), get(f, "p99")
+	}
 	if c.groupReads > groups {
 		if c.groupGets == nil {
 			c.groupGets = map[*ast.BuiltinNode]bool{}

@@ -23,7 +23,7 @@ import (
 // staticNames are the names of the judge's environment that no step records.
 var staticNames = map[string]bool{
 	"vars": true, "approx": true, "within": true, "has": true, "quantity": true, "backends": true,
-	"blackholes": true, "target": true, "ns": true, dsl.EnvoyFunc: true, dsl.EnvoyCmpFunc: true, dsl.EnvoyJSONFunc: true, schema.OnlyIfFunc: true, schema.SetFunc: true, schema.GroupFunc: true, schema.CodeFunc: true, schema.CodeInFunc: true,
+	"blackholes": true, "target": true, "ns": true, dsl.EnvoyFunc: true, dsl.EnvoyCmpFunc: true, dsl.EnvoyJSONFunc: true, schema.OnlyIfFunc: true, schema.SetFunc: true, schema.GroupFunc: true, schema.CodeFunc: true, schema.CodeInFunc: true, schema.CodeGetFunc: true, schema.LatencyFunc: true,
 }
 
 // OutcomeContradictions says how the outcomes of rec's steps contradict what the record holds

@@ -351,13 +351,29 @@ func (j *Judge) Env() map[string]any {
 	env[dsl.EnvoyCmpFunc] = dsl.EnvoyCompared
 	env[dsl.EnvoyJSONFunc] = xdstype.ReadJSON
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
-	env[dsl.KeyFunc] = dsl.Key
-	env[dsl.OptKeyFunc] = dsl.OptKey
+	// A load's codes read by a key and its latencies, however the expression reached them:
+	// each codes map is known by whose it is (registered below, with the results), so that a
+	// code or a latency of a load no request of which was answered errs naming that load.
+	loads := &schema.LoadReads{}
+	env[dsl.KeyFunc] = func(src, mapSrc string, m, k any) (any, error) {
+		if err := loads.Check(m, k, src); err != nil {
+			return nil, err
+		}
+		return dsl.Key(src, mapSrc, m, k)
+	}
+	env[dsl.OptKeyFunc] = func(src string, m, k any) (any, error) {
+		if err := loads.Check(m, k, src); err != nil {
+			return nil, err
+		}
+		return dsl.OptKey(src, m, k)
+	}
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
 	env[schema.GroupFunc] = schema.ReadGroup
-	env[schema.CodeFunc] = schema.ReadCode
-	env[schema.CodeInFunc] = schema.HasCode
+	env[schema.CodeFunc] = loads.Read
+	env[schema.CodeInFunc] = loads.Has
+	env[schema.CodeGetFunc] = loads.Get
+	env[schema.LatencyFunc] = loads.Latency
 	env[dsl.HostsFunc] = func(name string) []schema.Host {
 		if s := rec.Snapshot(name); s != nil {
 			return s.Hosts
@@ -395,6 +411,16 @@ func (j *Judge) Env() map[string]any {
 			continue
 		}
 		env[n] = r.ExprValue(rec.StepsStart)
+		if l, ok := env[n].(schema.LoadResult); ok {
+			loads.Own(l.Codes, n, "load "+n)
+			for i, p := range l.Pods {
+				load := fmt.Sprintf("load %s from client pod %s", n, p.Pod)
+				if p.Pod == "" {
+					load = fmt.Sprintf("load %s from its client pod %d", n, i)
+				}
+				loads.Own(p.Codes, fmt.Sprintf("%s.pods[%d]", n, i), load)
+			}
+		}
 	}
 	for _, n := range j.snapshots {
 		if _, ok := rec.Results[n]; !ok {
@@ -703,11 +729,6 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 					return fmt.Sprintf("%s.%s has no value: %s", r.Step, r.Field, strings.ReplaceAll(why, "<step>", r.Step))
 				}
 			}
-			if nv, ok := x.Value.(schema.KeyNoValuer); ok && r.Key != "" {
-				if why := nv.NoValueKey(r.Field, r.Key); why != "" {
-					return fmt.Sprintf("%s.%s[%q] has no value: %s", r.Step, r.Field, r.Key, strings.ReplaceAll(why, "<step>", r.Step))
-				}
-			}
 		}
 	}
 	if why := j.mixedPods(e); why != "" {
@@ -995,6 +1016,9 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 		if absent := (*dsl.AbsentKey)(nil); errors.As(err, &absent) {
 			jd.Reason = absent.Error() // not expr's, with its snippet of the rewritten expression
 		}
+		if nv := (*schema.NoValueError)(nil); errors.As(err, &nv) {
+			jd.Reason = nv.Error() // it names the read as written; expr's snippet is of the rewritten expression
+		}
 		if why := j.noResult(e); why != "" && readOfNil(jd.Reason) {
 			jd.Reason = why // not expr's "cannot get codes from <nil>"
 		} else if why := foundNothing(e.Src, jd.Reason); why != "" {
@@ -1267,6 +1291,9 @@ func (j *Judge) Value(e *dsl.Expr) (any, error) {
 // evalWhy says why the evaluation of e erred with err, in the scenario's terms (a step that
 // recorded no result, an index out of range, a field of nil); "" when it cannot say more.
 func (j *Judge) evalWhy(e *dsl.Expr, err error) string {
+	if nv := (*schema.NoValueError)(nil); errors.As(err, &nv) {
+		return nv.Error()
+	}
 	if why := j.noResult(e); why != "" && readOfNil(err.Error()) {
 		return why
 	}
@@ -1437,6 +1464,14 @@ func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 	}
 	if asArg && reflect.ValueOf(v).Kind() == reflect.Map {
 		return src // keys(fortio.ips): the call's value says what matters, not the whole map
+	}
+	switch v.(type) {
+	case schema.LoadLatency, schema.LoadResult:
+		if asArg {
+			// let e = f.errorLatency, let r = f: each read of it shows its value, with its
+			// unit (the struct whole had every number in full, none with its unit).
+			return src
+		}
 	}
 	if by, ok := sh.byFields(".%s: %s", v, fields); ok {
 		// filter(g.samples, .rq_active > 2): the items it kept, by the same fields.

@@ -380,13 +380,6 @@ type NoValuer interface {
 	NoValue(field string) string
 }
 
-// KeyNoValuer is a recorded result a key of one of whose maps can have no value where the map
-// itself has one: NoValueKey says why field[key] has none, or "" (a load's codes["503"] where
-// no request got an HTTP response; codes["-1"] has one).
-type KeyNoValuer interface {
-	NoValueKey(field, key string) string
-}
-
 // Joiner is a kind that waits for other steps by name (await).
 type Joiner interface {
 	Joins() []string

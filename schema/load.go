@@ -330,84 +330,316 @@ type LoadRecorded struct {
 
 // NoValue says why no field of a partial load has a value: a claim over what a load did
 // before it was stopped is not a claim over the load the step describes (30 requests of a
-// stopped load of 1000 all answered 200 says nothing of the 970 it never sent). Nor has a
-// code of a load no request of which got an HTTP response (every one a socket error: a port
-// nothing listens on, a backend gone): "no 503" held of requests no server answered, as a
-// logs step's codes over no access line would (LogResult.NoValue). Its codes["-1"], ok and
-// errors are as recorded, to claim that.
+// stopped load of 1000 all answered 200 says nothing of the 970 it never sent). A code of a
+// load no request of which got an HTTP response has none either, however a claim reaches it:
+// that is LoadReads' to say, when the expression reads it.
 func (l *LoadRecorded) NoValue(field string) string {
 	if l.Partial != "" {
 		return fmt.Sprintf("the load was stopped before its end (%s): its results (%s requests) are partial", l.Partial, strconv.FormatFloat(l.Requests, 'f', -1, 64))
 	}
-	if _, key, ok := codeAlias(field); ok {
-		return l.unanswered(key, field)
-	}
 	return ""
-}
-
-// NoValueKey says why codes[key] has no value, as NoValue does of its codeNNN: codes["503"]
-// where no request got an HTTP response read 0, and "no 503" held of requests no server
-// answered.
-func (l *LoadRecorded) NoValueKey(field, key string) string {
-	if field != "codes" || l.Partial != "" {
-		return "" // a partial load's codes have none already (NoValue)
-	}
-	return l.unanswered(key, fmt.Sprintf("codes[%q]", key))
-}
-
-// unanswered says why the count of code key (read as what) has no value: no request of the
-// load got an HTTP response; codes["-1"], the socket errors, has one.
-func (l *LoadRecorded) unanswered(key, what string) string {
-	if l.Codes["-1"] != l.Requests {
-		return ""
-	}
-	return unansweredCode(l.Codes, key, what)
-}
-
-// unansweredCode says why key of codes, a load's (or one pod's) counts by code, read as
-// what, has no value: codes counts every request (requests = Σ codes), so where its one key
-// is "-1" no request got an HTTP response, and a count by any other code would be a 0 over
-// requests no server answered. "" where it has one (codes["-1"] always; any code of a load
-// some request of which was answered, or of one that made no request).
-func unansweredCode(codes map[string]float64, key, what string) string {
-	n, ok := codes["-1"]
-	if key == "-1" || len(codes) != 1 || !ok || n <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("no request of the load got an HTTP response (all %s failed at the socket, code -1: refused, reset, or timed out before an answer), so it counts none by code: a claim about %s would hold of requests no server answered; to claim that none was answered, write %s.codes[\"-1\"] == %s.requests (or %s.ok == 0)",
-		strconv.FormatFloat(n, 'f', -1, 64), what, "<step>", "<step>", "<step>")
 }
 
 // CodeFunc is the environment name each read of a load's codes by a key written in the
 // expression (codes["503"], code503) is handed through, wherever the codes come from: a
 // let (let c = f.codes; c["503"]), a ?:, a pod of pods (f.pods[1].code503), a closure's item
-// (all(f.pods, .code503 == 0)). CodeFunc(<the codes>, <key>, <as written>) is ReadCode.
+// (all(f.pods, .code503 == 0)). CodeFunc(<the codes>, <key>, <as written>) is LoadReads.Read.
 const CodeFunc = "__code"
 
 // CodeInFunc is the environment name each look-up of a key in a load's codes (has(c, k),
-// k in c) is handed through: CodeInFunc(<the codes>, <key>, <as written>) is HasCode.
+// k in c) is handed through: CodeInFunc(<the codes>, <key>, <as written>) is LoadReads.Has.
 const CodeInFunc = "__codeIn"
 
-// HasCode says whether codes holds key, or errs where the load those codes count got no
-// HTTP response to any request and key is another code than "-1": !("503" in f.codes) and
+// CodeGetFunc is the environment name each get(<a load's codes>, <key>) is handed through:
+// CodeGetFunc(<the codes>, <key>, <as written>) is LoadReads.Get.
+const CodeGetFunc = "__codeGet"
+
+// LoadReads answers one environment's reads of loads' codes by key, knowing whose codes each
+// map is (Own): a load no request of which got an HTTP response (every one a socket error,
+// fortio's code -1: a port nothing listens on, a backend gone) counts none by code, and
+// "no 503" would hold of requests no server answered. The read errs there, however the claim
+// reached the map (the step's own field, a let, a ?:, a pod of pods, a closure's item, a key
+// computed when it runs), naming the load whose codes they are; codes["-1"] has its value.
+// A LoadReads that knows no owner (nil: an environment for compiling) says "the load".
+type LoadReads struct {
+	owners map[uintptr]codesOwner
+}
+
+// codesOwner is whose codes a map is: the read that names them (f, pp.pods[1]) and the load
+// they count for (the load f, client pod client-b of load pp).
+type codesOwner struct{ name, load string }
+
+// Own says that codes are the codes of name (f, or pp.pods[1] for one pod's), counted for
+// load (the load, or client pod client-b's part of the load). A map owned twice (two results
+// handed the same map) is said as no one's.
+func (c *LoadReads) Own(codes map[string]float64, name, load string) {
+	if codes == nil {
+		return
+	}
+	if c.owners == nil {
+		c.owners = map[uintptr]codesOwner{}
+	}
+	id := reflect.ValueOf(codes).Pointer()
+	if o, ok := c.owners[id]; ok && o.name != name {
+		c.owners[id] = codesOwner{}
+		return
+	}
+	c.owners[id] = codesOwner{name: name, load: load}
+}
+
+// owner is whose codes m is; the zero codesOwner when no one's (or m is no load's codes).
+func (c *LoadReads) owner(m map[string]float64) codesOwner {
+	if c == nil || m == nil {
+		return codesOwner{}
+	}
+	return c.owners[reflect.ValueOf(m).Pointer()]
+}
+
+// Owns says whether m is the codes of a load this LoadReads was told of.
+func (c *LoadReads) Owns(m any) bool {
+	codes, ok := m.(map[string]float64)
+	if c == nil || !ok || codes == nil {
+		return false
+	}
+	_, owned := c.owners[reflect.ValueOf(codes).Pointer()]
+	return owned
+}
+
+// noValue is the error of a read of key of codes (written as the expression has it), or nil
+// where it has a value.
+func (c *LoadReads) noValue(codes map[string]float64, key, written string) error {
+	n, ok := unanswered(codes)
+	if key == "-1" || !ok {
+		return nil
+	}
+	o := c.owner(codes)
+	alias := "code" + strings.Replace(key, "-", "_", 1)
+	what, read := fmt.Sprintf("codes[%q]", key), fmt.Sprintf("codes[%q]", key)
+	if written == alias || strings.HasSuffix(written, "."+alias) {
+		what, read = alias, alias
+	}
+	head, claim, load := written, `the load's codes["-1"] == its requests (or its ok == 0)`, "the load"
+	if o.name != "" {
+		read = o.name + "." + read
+		if !namesCodesOf(written, o.name) {
+			head = fmt.Sprintf("%s (%s)", written, read)
+		}
+		claim = fmt.Sprintf("%s.codes[\"-1\"] == %s.requests (or %s.ok == 0)", o.name, o.name, o.name)
+		load = o.load
+	}
+	return &NoValueError{Msg: fmt.Sprintf("%s has no value: no request of %s got an HTTP response (all %s failed at the socket, code -1: refused, reset, or timed out before an answer), so it counts none by code: a claim about %s would hold of requests no server answered; to claim that none was answered, write %s",
+		head, load, strconv.FormatFloat(n, 'f', -1, 64), what, claim)}
+}
+
+// unanswered is how many requests a load made, where codes, its counts by code, say that
+// none got an HTTP response (its one key is "-1", every request a socket error); ok is false
+// where some request got one, or none was made.
+func unanswered(codes map[string]float64) (n float64, ok bool) {
+	n, ok = codes["-1"]
+	return n, ok && len(codes) == 1 && n > 0
+}
+
+// LatencyFunc is the environment name each read of a load's latency (avg, min, max, p50, p90,
+// p99, p999, errorLatency) is handed through, wherever the load's result comes from (a let, a
+// pod of pods, a closure's item): LatencyFunc(<the result>, <field>, <as written>) is
+// LoadReads.Latency.
+const LatencyFunc = "__latency"
+
+// LoadLatency is the latencies of some of a load's requests, in milliseconds.
+type LoadLatency struct {
+	Avg  float64 `expr:"avg" json:"avg"`
+	Min  float64 `expr:"min" json:"min"`
+	Max  float64 `expr:"max" json:"max"`
+	P50  float64 `expr:"p50" json:"p50"`
+	P90  float64 `expr:"p90" json:"p90"`
+	P99  float64 `expr:"p99" json:"p99"`
+	P999 float64 `expr:"p999" json:"p999"`
+}
+
+// errorLatency is the field of a load's result that reads the latencies of its failed
+// requests (LoadReads.Latency).
+const errorLatency = "errorLatency"
+
+// Latency is field of v, a load's result, read as written: a latency (avg, p99, …), or
+// errorLatency, the latencies of the requests counted in errors.
+//
+// fortio times every request, a socket error too (a refused connect in microseconds, a
+// connect timeout at the timeout), so where no request got an HTTP response the latencies
+// are those of the errors alone, and f.p99 < duration("100ms") held of a load against a
+// closed port: a latency of such a load errs, saying to read errorLatency. errorLatency is
+// the latencies where every request failed (ok == 0: errors holds every request), which
+// labrun's record has (they are the load's); where some succeeded it has no value, for the
+// record keeps the latencies of every request together, not those of the failed ones apart.
+func (c *LoadReads) Latency(v any, field, written string) (any, error) {
+	var l LoadResult
+	switch r := v.(type) {
+	case LoadResult:
+		l = r
+	case *LoadResult:
+		if r == nil {
+			return nil, fmt.Errorf("cannot get %s from <nil>", field)
+		}
+		l = *r
+	default:
+		if isNil(v) {
+			return nil, fmt.Errorf("cannot get %s from <nil>", field)
+		}
+		f, _ := readField(v, field)
+		return f, nil
+	}
+	if w, ok := strings.CutPrefix(written, "#."); ok {
+		written = "." + w // a closure's item, as written: all(f.pods, .p99 < 100)
+	}
+	o := c.owner(l.Codes)
+	head, load, name := written, "the load", "the load"
+	if o.name != "" {
+		if !namesFieldOf(written, o.name, field) {
+			head = fmt.Sprintf("%s (%s.%s)", written, o.name, field)
+		}
+		load, name = o.load, o.name
+	}
+	if field == errorLatency {
+		switch {
+		case l.Requests <= 0:
+			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s made no request, so no request failed", head, load)}
+		case l.OK > 0 && l.Errors > 0:
+			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s of the %s requests of %s succeeded and %s failed, and labrun keeps the latencies of every request together, not those of the failed ones apart (it has them only where every request failed, ok == 0); claim the latencies of every request (%s.p99)",
+				head, num(l.OK), num(l.Requests), load, num(l.Errors), name)}
+		case l.Errors <= 0:
+			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: no request of %s failed (errors is 0); claim the latencies of every request (%s.p99)", head, load, name)}
+		}
+		return LoadLatency{Avg: l.Avg, Min: l.Min, Max: l.Max, P50: l.P50, P90: l.P90, P99: l.P99, P999: l.P999}, nil
+	}
+	if l.Requests <= 0 {
+		// fortio's histogram of no call reads 0 for each: f.p99 < duration("100ms") held.
+		return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s made no request, so it timed none; to claim that, write %s.requests == 0", head, load, name)}
+	}
+	if n, ok := unanswered(l.Codes); ok {
+		return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: no request of %s got an HTTP response (all %s failed at the socket, code -1: refused, reset, or timed out before an answer), so its latencies are the times its socket errors took (a refused connect takes microseconds, a connect timeout its timeout), not those of any response: a claim about %s would hold of requests no server answered; to claim the time the errors took, read %s.%s.%s",
+			head, load, num(n), field, name, errorLatency, field)}
+	}
+	f, _ := readField(l, field)
+	return f, nil
+}
+
+// namesFieldOf says whether written reads field of name as such (name.p99), so that a message
+// need not say whose it is.
+func namesFieldOf(written, name, field string) bool {
+	return written == name+"."+field || strings.HasSuffix(written, " "+name+"."+field) || strings.HasSuffix(written, "("+name+"."+field)
+}
+
+// ReadLatency is LoadReads.Latency of a LoadReads that knows no owner (an environment for
+// compiling).
+func ReadLatency(v any, field, written string) (any, error) {
+	return (*LoadReads)(nil).Latency(v, field, written)
+}
+
+// namesCodesOf says whether written reads the codes of name as such (name.codes, name.code503),
+// so that a message need not say whose they are.
+func namesCodesOf(written, name string) bool {
+	for i := 0; ; {
+		k := strings.Index(written[i:], name+".code")
+		if k < 0 {
+			return false
+		}
+		k += i
+		if k == 0 || !isNameByte(written[k-1]) {
+			return true
+		}
+		i = k + 1
+	}
+}
+
+func isNameByte(b byte) bool {
+	return b == '_' || b == '.' || b == ']' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
+
+// Read is codes[key] (0 where no response had that code), or an error where the load those
+// codes count got no HTTP response to any request.
+func (c *LoadReads) Read(codes map[string]float64, key, written string) (float64, error) {
+	if err := c.noValue(codes, key, written); err != nil {
+		return 0, err
+	}
+	return codes[key], nil
+}
+
+// Has says whether codes holds key, or errs where the load those codes count got no HTTP
+// response to any request and key is another code than "-1": !("503" in f.codes) and
 // has(f.codes, "503") ? f.code503 : 0 held "no 503" of requests no server answered.
-func HasCode(codes map[string]float64, key, written string) (bool, error) {
-	if why := unansweredCode(codes, key, fmt.Sprintf("codes[%q]", key)); why != "" {
-		return false, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s", written, why)}
+func (c *LoadReads) Has(codes map[string]float64, key, written string) (bool, error) {
+	if err := c.noValue(codes, key, written); err != nil {
+		return false, err
 	}
 	_, ok := codes[key]
 	return ok, nil
 }
 
-// ReadCode is codes[key] (0 where no response had that code), or an error where the load
-// those codes count got no HTTP response to any request (unansweredCode): read as 0 through
-// a let or a pod's result, "no 503" held of requests no server answered, where
-// <load>.code503 itself erred.
-func ReadCode(codes map[string]float64, key, written string) (float64, error) {
-	if why := unansweredCode(codes, key, written); why != "" {
-		return 0, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s", written, why)}
+// Get is get(codes, key): codes[key], nil where codes has no such key, or an error where
+// the load those codes count got no HTTP response to any request (get(f.codes, "503") ?? 0
+// held "no 503" of requests no server answered). codes is any: get's first argument may be
+// nil (a result read through ?.), which get gives nil of.
+func (c *LoadReads) Get(codes any, key any, written string) (any, error) {
+	m, ok := codes.(map[string]float64)
+	k, isStr := key.(string)
+	if !ok || !isStr {
+		return getAny(codes, key), nil
 	}
-	return codes[key], nil
+	if err := c.noValue(m, k, written); err != nil {
+		return nil, err
+	}
+	if v, ok := m[k]; ok {
+		return v, nil
+	}
+	return nil, nil
+}
+
+// getAny is expr's get(v, key) of what is not a load's codes: a map's item or a struct's
+// field by its expr tag, nil where there is none.
+func getAny(v, key any) any {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Map && key != nil {
+		kv := reflect.ValueOf(key)
+		if !kv.Type().AssignableTo(rv.Type().Key()) {
+			return nil
+		}
+		if e := rv.MapIndex(kv); e.IsValid() {
+			return e.Interface()
+		}
+		return nil
+	}
+	if name, ok := key.(string); ok {
+		f, _ := readField(v, name)
+		return f
+	}
+	return nil
+}
+
+// Check errs where m, read by key as written (a key computed when the expression runs:
+// f.codes[k], f.codes?.[vars.code]), is the codes of a load this LoadReads was told of that
+// got no HTTP response; nil elsewhere, any other map included.
+func (c *LoadReads) Check(m, key any, written string) error {
+	codes, ok := m.(map[string]float64)
+	k, isStr := key.(string)
+	if !ok || !isStr || !c.Owns(codes) {
+		return nil
+	}
+	return c.noValue(codes, k, written)
+}
+
+// ReadCode is LoadReads.Read of a LoadReads that knows no owner (an environment for
+// compiling).
+func ReadCode(codes map[string]float64, key, written string) (float64, error) {
+	return (*LoadReads)(nil).Read(codes, key, written)
+}
+
+// HasCode is LoadReads.Has of a LoadReads that knows no owner.
+func HasCode(codes map[string]float64, key, written string) (bool, error) {
+	return (*LoadReads)(nil).Has(codes, key, written)
+}
+
+// GetCode is LoadReads.Get of a LoadReads that knows no owner.
+func GetCode(codes, key any, written string) (any, error) {
+	return (*LoadReads)(nil).Get(codes, key, written)
 }
 
 // ExprValue is what expressions see of a load: its results.
@@ -441,13 +673,35 @@ var onePodLoadResult = func() *Type {
 	return &t
 }()
 
-// codesType is a load's codes: each read of it by a key written in the expression goes
-// through ReadCode.
+// codesType is a load's codes: each read of it by a key, each look-up of one and each get()
+// goes through LoadReads (Read, Has, Get).
 var codesType = func() *Type {
 	t := MapOf(StrForm("an HTTP status code such as \"503\"; \"-1\" is a socket error or a timeout", FormStatus), Num(Count))
-	t.KeyRead, t.KeyHas = CodeFunc, CodeInFunc
+	t.KeyRead, t.KeyHas, t.KeyGet = CodeFunc, CodeInFunc, CodeGetFunc
 	return t
 }()
+
+// latency is f, a latency of a load's requests, read through LatencyFunc: of a load no
+// request of which got an HTTP response it has no value (the latencies are the socket
+// errors'), and errorLatency names that.
+func latency(f *Field) *Field {
+	f.Read = LatencyFunc
+	if f.Name != errorLatency {
+		f.Doc += " of every request, answered or not; no value where no request got an HTTP response (read errorLatency there)"
+	}
+	return f
+}
+
+// errorLatencyType is errorLatency: the latencies of a load's failed requests.
+var errorLatencyType = StructOf(reflect.TypeFor[LoadLatency](),
+	F("avg", Num(Millis), "mean latency"),
+	F("min", Num(Millis), "smallest latency"),
+	F("max", Num(Millis), "largest latency"),
+	F("p50", Num(Millis), "median latency"),
+	F("p90", Num(Millis), "90th percentile latency"),
+	F("p99", Num(Millis), "99th percentile latency"),
+	F("p999", Num(Millis), "99.9th percentile latency"),
+)
 
 var loadResult = func() *Type {
 	fields := []*Field{
@@ -459,13 +713,14 @@ var loadResult = func() *Type {
 		F("connections", Num(Count), "the connections (threads) fortio ran"),
 		F("qps", Num(PerSec), "the achieved rate"),
 		F("duration", Num(Seconds), "how long the load ran"),
-		F("avg", Num(Millis), "mean latency"),
-		F("min", Num(Millis), "smallest latency"),
-		F("max", Num(Millis), "largest latency"),
-		F("p50", Num(Millis), "median latency"),
-		F("p90", Num(Millis), "90th percentile latency"),
-		F("p99", Num(Millis), "99th percentile latency"),
-		F("p999", Num(Millis), "99.9th percentile latency"),
+		latency(F("avg", Num(Millis), "mean latency")),
+		latency(F("min", Num(Millis), "smallest latency")),
+		latency(F("max", Num(Millis), "largest latency")),
+		latency(F("p50", Num(Millis), "median latency")),
+		latency(F("p90", Num(Millis), "90th percentile latency")),
+		latency(F("p99", Num(Millis), "99th percentile latency")),
+		latency(F("p999", Num(Millis), "99.9th percentile latency")),
+		latency(F(errorLatency, errorLatencyType, "latencies of the failed requests, those errors counts (fortio times a socket error too: a refused connect, a connect timeout): a value only where every request failed (ok == 0), where they are the load's latencies")),
 		F("ips", MapOf(StrForm("a destination address, ip:port", FormAddress), Num(Count)), "connections by destination address, as fortio saw them"),
 		F("pod", StringType, "the client pod of one of pods"),
 	}

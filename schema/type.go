@@ -129,6 +129,10 @@ type Type struct {
 	// handed through: KeyHas(<the map>, <key>, <as written>) says whether the map holds the
 	// key, or errs where the key has no value.
 	KeyHas string
+	// KeyGet is, beside KeyRead, the function each get(<the map>, <key>) is handed through:
+	// KeyGet(<the map>, <key>, <as written>) gives the key's value, nil where the map has no
+	// such key, or errs.
+	KeyGet string
 }
 
 // Field is one named field of a struct.
@@ -156,6 +160,11 @@ type Field struct {
 	// for the field's name): what a struct whose OnlyIf is false is, and what to read instead.
 	// Without it the message says only that OnlyIf is false.
 	OnlyIfWhy string
+	// Read, when set, is the environment name of the function each read of this field is
+	// handed through, wherever the struct comes from (a let, a list's item):
+	// Read(<the struct>, <field>, <as written>) gives the field's value or errs where the
+	// struct has none for it (a load's latency, of a load no request of which was answered).
+	Read string
 }
 
 // NoValueError is the error of a read, while an expression runs, of what the record says has
