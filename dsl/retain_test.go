@@ -107,8 +107,8 @@ func TestLoadCollectsEarlierBuildsBeforeTheNext(t *testing.T) {
 	dir := t.TempDir()
 	const docs = 3
 	paths := writeSpecDocs(t, dir, docs)
-	defer func(h uint64) { forceGCHeap = h }(forceGCHeap)
-	forceGCHeap = 0 // the test's builds are small: collect whatever the heap holds
+	defer func(c func()) { collectBeforeBuild = c }(collectBeforeBuild)
+	collectBeforeBuild = runtime.GC // the test's builds are small: collect whatever there is
 	var prev weak.Pointer[ast.File]
 	builds := 0
 	var held []int // the builds at whose start the previous build's files were still there
@@ -135,6 +135,33 @@ func TestLoadCollectsEarlierBuildsBeforeTheNext(t *testing.T) {
 		t.Errorf("builds %v began with the previous build's files not collected: its garbage was under the new build", held)
 	}
 	runtime.KeepAlive(res)
+}
+
+// TestGarbageWorthCollecting: the collection before a package's build pays when it frees at
+// least what it marks. The cases are vet's, measured (MiB of heap objects, MiB live at the
+// last collection): scenarios/ after examples/ began on 20.6 with 2.1 live (peak heap 66 MB
+// without the collection, 51 with it); the documents of docs/ after scenarios/ began on
+// 20-32 with 17-20 live, a cycle each marking as much as it freed (29 cycles instead of 21).
+func TestGarbageWorthCollecting(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		heap, live float64
+		want       bool
+	}{
+		{20.6, 2.1, true},   // scenarios/ after examples/
+		{58.3, 8.1, true},   // docs/' first document after the sweeps' combinations
+		{31.9, 16.7, false}, // a document of docs/ after the first
+		{19.9, 17.8, false},
+		{24.9, 18.9, false},
+		{41.5, 19.1, true},
+		{9, 0.5, true},
+		{7, 0.5, false}, // under minBuildGarbage: not worth a cycle
+		{2, 3, false},   // the heap under the last live figure (a stale one): nothing to say
+	} {
+		if got := garbageWorthCollecting(uint64(c.heap*mib), uint64(c.live*mib)); got != c.want {
+			t.Errorf("heap %v MiB, %v MiB live: worth collecting %v, want %v", c.heap, c.live, got, c.want)
+		}
+	}
 }
 
 // writeSpecDocs writes n Markdown documents in dir, each with one spec (scenario s<i>, one exec
