@@ -1253,18 +1253,15 @@ var builtHook func(*build.Instance)
 // the earlier builds' garbage is collected.
 var buildStartHook func()
 
-// forceGCHeap is how large the heap may be when a valid package's build is let go, before
-// buildInstance collects it rather than leave it to the pacer.
-const forceGCHeap = 16 << 20
-
-// minBuildGarbage is the least garbage worth a collection before a package's build
+// minBuildGarbage is the least garbage worth a collection between builds
 // (garbageWorthCollecting).
 const minBuildGarbage = 8 << 20
 
 // garbageWorthCollecting says whether a heap of heap bytes of objects, of which the last
-// collection kept live, holds garbage worth collecting before the next package's build: at
-// least as much as is live (a cycle costs what it marks, the live heap, and saves what it
-// frees) and at least minBuildGarbage. The measured cases are its test's.
+// collection kept live, holds garbage worth collecting between builds (a package's dead
+// build, or the earlier packages' before the next): at least as much as is live (a cycle
+// costs what it marks, the live heap, and saves what it frees) and at least minBuildGarbage.
+// The measured cases are its test's.
 func garbageWorthCollecting(heap, live uint64) bool {
 	if heap < live {
 		return false
@@ -1383,8 +1380,14 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		// 300 files: 100-140 MB RSS without this). The CLI loads with a heap floor
 		// (internal/gcfloor), under which the pacer would collect only once the open copy is
 		// being built, marking it too. Under the pacer alone (GOGC set), a collection here
-		// makes the next one come sooner; it is skipped for a small heap.
-		if n, ok := heapObjects(); !ok || n >= forceGCHeap { // unknown: collect, as before
+		// makes the next one come sooner; it is skipped when the dead build is small beside
+		// what is live (garbageWorthCollecting): once scenarios/ is decoded, vet of
+		// examples/ scenarios/ docs/ holds 17-20 MB live and collected after each small
+		// document's build (24 cycles; 10 with the rule, 1.11-1.23 s of CPU instead of
+		// 1.60-1.83, peak RSS 114 MB instead of 101).
+		heap, ok := heapObjects()
+		live, liveOK := liveHeap()
+		if !ok || !liveOK || garbageWorthCollecting(heap, live) { // unknown: collect, as before
 			runtime.GC()
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"sync/atomic"
 	"testing"
 	"weak"
@@ -162,6 +163,30 @@ func TestGarbageWorthCollecting(t *testing.T) {
 			t.Errorf("heap %v MiB, %v MiB live: worth collecting %v, want %v", c.heap, c.live, got, c.want)
 		}
 	}
+}
+
+// TestLoadSparesSmallBuildsBesideALargeLiveHeap: with much live (vet of examples/ scenarios/
+// docs/ holds 17-20 MB once scenarios/ is decoded), a small package's dead build is not worth
+// a collection that marks all of it: the 16 MB rule (heap objects, live ones included) made
+// one after each document of docs/ (24 cycles where 10 do).
+func TestLoadSparesSmallBuildsBesideALargeLiveHeap(t *testing.T) {
+	dir := t.TempDir()
+	paths := writeSpecDocs(t, dir, 3)
+	live := make([]byte, 24<<20) // what the earlier packages' scenarios would hold
+	runtime.GC()
+	forced := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+	metrics.Read(forced)
+	before := forced[0].Value.Uint64()
+	res, err := Load(paths, Options{DropEvaluation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics.Read(forced)
+	if n := forced[0].Value.Uint64() - before; n > 0 {
+		t.Errorf("the load of three small documents beside 24 MiB live collected %d times", n)
+	}
+	runtime.KeepAlive(live)
+	runtime.KeepAlive(res)
 }
 
 // writeSpecDocs writes n Markdown documents in dir, each with one spec (scenario s<i>, one exec
