@@ -1321,8 +1321,8 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		// scenarios are small): collected here, while little is live, this build does not
 		// grow the heap on top of it. Under the CLI's heap floor nothing else would collect
 		// it before this build's end (vet examples/ scenarios/: the full build of scenarios/
-		// began over 18 MB of examples/' garbage, 2 MB live: a peak heap of 66 MB instead
-		// of 51, RSS 106 MB instead of 98.5). Only garbage worth the cycle's marking
+		// began over 18 MB of examples/' garbage, 2 MB live: a peak heap of 66 MB and RSS of
+		// 106 MB without this, 51 and 98.5 with it). Only garbage worth the cycle's marking
 		// (garbageWorthCollecting): vet of docs/ after scenarios/ holds 17-20 MB live and
 		// builds each document in a few MB; collecting before each made 29 cycles instead
 		// of 21. Not before a load's first build (what is there is not this load's: the
