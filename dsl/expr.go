@@ -454,6 +454,7 @@ func (n *Names) Env() map[string]any {
 		nonEmptyFunc:      NonEmpty,
 		keyFunc:           Key,
 		optKeyFunc:        OptKey,
+		stringFunc:        StringOf,
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
 		schema.SetFunc:    schema.ReadSet,
 		schema.GroupFunc:  schema.ReadGroup,

@@ -608,7 +608,7 @@ func TestExprShadowedBuiltin(t *testing.T) {
 // TestReservedNames: the names labrun's expressions have besides the steps' are reserved,
 // derived from the names Env binds (nothing to keep in step by hand).
 func TestReservedNames(t *testing.T) {
-	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "quantity", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, envoyJSONFunc, nonEmptyFunc, keyFunc, optKeyFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc, schema.CodeFunc, schema.CodeInFunc} {
+	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "quantity", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, envoyJSONFunc, nonEmptyFunc, keyFunc, optKeyFunc, stringFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc, schema.CodeFunc, schema.CodeInFunc} {
 		if !Reserved[name] {
 			t.Errorf("%s is not reserved", name)
 		}
@@ -618,7 +618,7 @@ func TestReservedNames(t *testing.T) {
 			t.Errorf("labrun's function %s is not reserved", name)
 		}
 	}
-	if len(Reserved) != 27 {
-		t.Errorf("Reserved has %d names, want 27: %v", len(Reserved), Reserved)
+	if len(Reserved) != 28 {
+		t.Errorf("Reserved has %d names, want 28: %v", len(Reserved), Reserved)
 	}
 }

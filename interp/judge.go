@@ -353,6 +353,7 @@ func (j *Judge) Env() map[string]any {
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
 	env[dsl.KeyFunc] = dsl.Key
 	env[dsl.OptKeyFunc] = dsl.OptKey
+	env[dsl.StringFunc] = dsl.StringOf
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
 	env[schema.GroupFunc] = schema.ReadGroup
