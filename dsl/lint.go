@@ -158,7 +158,7 @@ var LintCodes = map[string]string{
 	LintLogFormatLacks:      "an expression reads a field of access-log entries (.cluster, .upstream_host, .details, .duration, …) or a count by one (codes, flags, details) that the one access-log format the scenario applies (the istio ConfigMap's mesh or an IstioOperator's meshConfig: accessLogFormat, or an extensionProviders envoyFileAccessLog logFormat) does not give: read, it has no value, and the expectation errs when it runs",
 	LintAtSiblings:          "an expression that holds the difference of the starts of two children of one parallel block, of different at: offsets, to at least the difference of their offsets, exactly (started.b - started.a >= duration('500ms')): each at: counts from the block's start, and each child starts a few µs after its offset (one without at: after the block's start), so the difference reads a few µs under the offsets' on a correct run; each child's start against the block's (started.<block>) holds",
 	LintIstioDefault:        "a claim (an expectation, an assert, a config step's until) that a field of a config step's value, read after a step that changes Istio configuration, equals what istiod writes there where the Istio object leaves its field out (route.retry_policy.num_retries == 2, Istio's default attempts; cluster.connect_timeout == \"10s\"; a circuit breaker's 4294967295; lb_policy LEAST_REQUEST; a route's timeout \"0s\"): it holds whether or not the object reached the proxy and whatever it says, and an until so holds at its first read, before istiod's push",
-	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
+	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect); or a Kubernetes Service name (backend.lab.svc.cluster.local, backend.lab.svc), which resolves only inside a cluster",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default
@@ -302,6 +302,7 @@ func (d *decoder) lint() {
 	d.lintOtherCluster(objs, warn)
 	d.lintHostContext(warn)
 	d.lintLoopbackLoads(warn)
+	d.lintClusterNameLoads(warn)
 	d.lintDNSNames(warn)
 	d.lintNothingJudged()
 	d.lintDeltaWindows(warn)
@@ -1105,6 +1106,42 @@ func (d *decoder) lintLoopbackLoads(warn func(s *Step, field, code, format strin
 			}
 		}
 		warn(s, "url", LintUnknownAddress, "the load's URL names %s%s, where no local backend or blackhole of this scenario listens (%s), and %s: if nothing else listens there, every request fails to connect and claims about its responses hold of nothing; write ${backends.<name>.url}", addr, written, hint, starts)
+	}
+}
+
+// lintClusterNameLoads warns of a local load whose URL names a Kubernetes Service (a host
+// ending in .svc or holding .svc., as a kube scenario's load from a client pod writes it)
+// outside the lab DNS zone: this machine resolves it nowhere, and the run erred at the load
+// ("no such host") after its setup, where vet could have said it.
+func (d *decoder) lintClusterNameLoads(warn func(s *Step, field, code, format string, args ...any)) {
+	if d.target() != "local" {
+		return
+	}
+	for _, s := range d.order {
+		p, ok := s.Params.(*schema.Load)
+		if !ok {
+			continue
+		}
+		raw := p.URL
+		if t := s.templates[pathSep+"url"]; t != nil {
+			raw = t.Static(d.staticValue)
+		}
+		u, err := url.Parse(raw)
+		if err != nil || HasInterpolation(u.Host) {
+			continue
+		}
+		host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+		if !strings.HasSuffix(host, ".svc") && !strings.Contains(host, ".svc.") {
+			continue
+		}
+		if l := d.sc.Local; l != nil && l.DNS != nil {
+			if zone := zoneOf(l.DNS); zone != "" {
+				if h := inZone(host, zone); h == zone || strings.HasSuffix(h, "."+zone) {
+					continue // the lab DNS answers it
+				}
+			}
+		}
+		warn(s, "url", LintUnknownAddress, "the load's URL names %s, a Kubernetes Service name, which resolves only inside a cluster: this scenario runs on the local target, where nothing resolves it and every request would fail (no such host); write ${backends.<name>.url} for a local backend, or target: \"kube\" with the load from a client pod", u.Hostname())
 	}
 }
 
