@@ -550,7 +550,15 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 		if looksLikeType(user) && !looksLikeType(want) {
 			user, want = want, user
 		}
-		return fmt.Sprintf("expected %s, got %s", describeType(want), user)
+		msg := fmt.Sprintf("expected %s, got %s", describeType(want), user)
+		if inner, ok := strings.CutPrefix(user, `"${vars.`); ok && strings.HasSuffix(inner, `}"`) && strings.Count(user, "${") == 1 {
+			if d := describeType(want); strings.Contains(d, "integer") || strings.Contains(d, "number") {
+				// requests: "${vars.n}": a number field written as a string's interpolation (a vars
+				// reference is CUE's; ${backends…} and the like are known only at run time).
+				msg += fmt.Sprintf(": ${...} is interpolated into strings only, and this field takes %s; write the var itself, %s: vars.%s", d, last, strings.TrimSuffix(inner, `}"`))
+			}
+		}
+		return msg
 	}
 	if m := choiceRE.FindStringSubmatch(msg); m != nil {
 		if alts := strings.Split(m[1], " | "); !slices.ContainsFunc(alts, looksLikeType) {
