@@ -862,7 +862,10 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 		} else {
 			msg = fmt.Sprintf("unknown name %s", m[1])
 			known := names.known()
-			if s := closest(m[1], known); s != "" {
+			if _, isVar := names.Vars[m[1]]; isVar {
+				// ${path} for the var path: vars are read through vars.
+				msg += fmt.Sprintf(" (did you mean vars.%s? a var is read as vars.<name>)", m[1])
+			} else if s := closest(m[1], known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
 			msg += "; known names: " + strings.Join(known, ", ")
