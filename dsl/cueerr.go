@@ -714,7 +714,15 @@ func (l *loader) checkFields(v, def cue.Value, path []string) {
 			name := sel.Unquoted()
 			fpath := append(append([]string{}, path...), name)
 			if closed && !slicesContains(allowed, name) {
-				l.errs.add(l.valuePos(it.Value()), strings.Join(fpath, "."), "%s", unknownField(name, allowed, isStep))
+				msg := unknownField(name, allowed, isStep)
+				if len(path) > 0 && !isStep && schema.Kinds[path[len(path)-1]].New != nil && slicesContains(stepFields, name) && closest(name, allowed) == "" {
+					kind := path[len(path)-1]
+					// wait: {until: "…", timeout: "1s"}: a field of every step, written
+					// inside its kind's parameters.
+					head := fmt.Sprintf("unknown field %q", name)
+					msg = strings.Replace(msg, head, fmt.Sprintf("%s: %s is a field of the step, written beside %s: {%s: …, %s: {…}}", head, name, kind, name, kind), 1)
+				}
+				l.errs.add(l.valuePos(it.Value()), strings.Join(fpath, "."), "%s", msg)
 				continue
 			}
 			child := l.childDef(def, name, closed)
