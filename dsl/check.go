@@ -503,6 +503,14 @@ func (d *decoder) checkKinds() {
 		if checkerHook != nil {
 			checkerHook(c)
 		}
+		if d.schemaRefusedIn(d.sc.Name + "." + c.kpath) {
+			// The schema refused a field of these params (URL: for url, a required field
+			// missing): the kind's check would judge what json's case-insensitive match or
+			// the zero value made of them, and add a message about a field the user did
+			// not write as such ("the scheme must be http or https" of URL's template).
+			d.refused[s] = true
+			continue
+		}
 		before := len(d.l.errs.errs)
 		s.Params.Check(c)
 		if len(d.l.errs.errs) != before {
@@ -1140,3 +1148,14 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // describeStep is "step NAME (a KIND step)", for messages.
 func describeStep(s *Step) string { return fmt.Sprintf("%q (%s step)", s.Name, schema.A(s.Kind)) }
+
+// schemaRefusedIn says a problem is already reported at path or below it, before the kinds'
+// checks.
+func (d *decoder) schemaRefusedIn(path string) bool {
+	for _, e := range d.l.errs.errs {
+		if e.Warning == "" && (e.Path == path || strings.HasPrefix(e.Path, path+".")) {
+			return true
+		}
+	}
+	return false
+}

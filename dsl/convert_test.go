@@ -196,3 +196,20 @@ func mutate(r *rand.Rand, x *any, leaves []any) {
 		*x = leaves[r.IntN(len(leaves))]
 	}
 }
+
+// TestStringOf: string(x) inside an expression spells a number as ${x} does (NumberText),
+// and anything else as expr's string does: expr wrote 1000000 as "1e+06".
+func TestStringOf(t *testing.T) {
+	for _, c := range []struct {
+		in   any
+		want string
+	}{
+		{1000000.0, "1000000"}, {1e21, "1e+21"}, {0.000001, "0.000001"}, {1.5, "1.5"}, {3, "3"},
+		{int64(7), "7"}, {float32(0.1), "0.1"}, {"a", "a"}, {true, "true"}, {nil, "<nil>"},
+		{[]any{1.0, "x"}, "[1 x]"},
+	} {
+		if got := StringOf(c.in); got != c.want {
+			t.Errorf("StringOf(%#v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -550,7 +550,15 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 		if looksLikeType(user) && !looksLikeType(want) {
 			user, want = want, user
 		}
-		return fmt.Sprintf("expected %s, got %s", describeType(want), user)
+		msg := fmt.Sprintf("expected %s, got %s", describeType(want), user)
+		if inner, ok := strings.CutPrefix(user, `"${vars.`); ok && strings.HasSuffix(inner, `}"`) && strings.Count(user, "${") == 1 {
+			if d := describeType(want); strings.Contains(d, "integer") || strings.Contains(d, "number") {
+				// requests: "${vars.n}": a number field written as a string's interpolation (a vars
+				// reference is CUE's; ${backends…} and the like are known only at run time).
+				msg += fmt.Sprintf(": ${...} is interpolated into strings only, and this field takes %s; write the var itself, %s: vars.%s", d, last, strings.TrimSuffix(inner, `}"`))
+			}
+		}
+		return msg
 	}
 	if m := choiceRE.FindStringSubmatch(msg); m != nil {
 		if alts := strings.Split(m[1], " | "); !slices.ContainsFunc(alts, looksLikeType) {
@@ -706,7 +714,15 @@ func (l *loader) checkFields(v, def cue.Value, path []string) {
 			name := sel.Unquoted()
 			fpath := append(append([]string{}, path...), name)
 			if closed && !slicesContains(allowed, name) {
-				l.errs.add(l.valuePos(it.Value()), strings.Join(fpath, "."), "%s", unknownField(name, allowed, isStep))
+				msg := unknownField(name, allowed, isStep)
+				if len(path) > 0 && !isStep && schema.Kinds[path[len(path)-1]].New != nil && slicesContains(stepFields, name) && closest(name, allowed) == "" {
+					kind := path[len(path)-1]
+					// wait: {until: "…", timeout: "1s"}: a field of every step, written
+					// inside its kind's parameters.
+					head := fmt.Sprintf("unknown field %q", name)
+					msg = strings.Replace(msg, head, fmt.Sprintf("%s: %s is a field of the step, written beside %s: {%s: …, %s: {…}}", head, name, kind, name, kind), 1)
+				}
+				l.errs.add(l.valuePos(it.Value()), strings.Join(fpath, "."), "%s", msg)
 				continue
 			}
 			child := l.childDef(def, name, closed)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
@@ -26,6 +27,15 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 			return text + ": declare the var in the scenario, e.g. vars: {requests: 10} (a reference sees the fields written, not the schema's)"
 		case len(path) >= 2 && (path[1] == "expect" || path[len(path)-1] == "assert" || path[len(path)-1] == "until"):
 			return text + `: an expression is a string: write it in quotes, e.g. "fortio.code200 == 10"`
+		case len(path) >= 3 && path[1] == "vars":
+			// total: m * 2 with no var m: CUE's "did you mean s?" named the scenario.
+			if vars, ok := l.varsAt(p); ok {
+				declared := "the scenario declares no other var"
+				if len(vars) > 0 {
+					declared = "the vars declared: " + strings.Join(vars, ", ")
+				}
+				return fmt.Sprintf("%s: vars.%s reads %s, which is not a var (%s)%s; a var reads another by its name, as vars: {total: n * 2, n: 5} does", text, path[2], name, declared, didYouMean(name, vars))
+			}
 		}
 		return text + didYouMean(m[1], declaredNames(l.buildFiles, m[1]))
 	}
@@ -204,3 +214,31 @@ func openedList(src []byte, off int) (line, col int, ok bool) {
 
 // indentOf is the run of spaces and tabs that starts line.
 func indentOf(line string) string { return line[:len(line)-len(strings.TrimLeft(line, " \t"))] }
+
+// varsAt are the names of the vars struct whose field's value holds p, sorted, but for that
+// field's own; ok is false when p is in none.
+func (l *loader) varsAt(p token.Pos) (names []string, ok bool) {
+	for _, f := range l.buildFiles {
+		if f.Filename != p.Filename() {
+			continue
+		}
+		for _, st := range varsStructs(f) {
+			for _, d := range st.Elts {
+				vf, isField := d.(*ast.Field)
+				if !isField || vf.Value == nil || p.Offset() < vf.Value.Pos().Offset() || p.Offset() > vf.Value.End().Offset() {
+					continue
+				}
+				for _, e := range st.Elts {
+					if other, isField := e.(*ast.Field); isField && other != vf {
+						if n, _, err := ast.LabelName(other.Label); err == nil {
+							names = append(names, n)
+						}
+					}
+				}
+				sort.Strings(names)
+				return names, true
+			}
+		}
+	}
+	return nil, false
+}

@@ -1433,12 +1433,22 @@ func (d *decoder) names() *Names {
 func (d *decoder) compile(names *Names) {
 	sc := d.sc
 	if it, err := d.root.LookupPath(cue.MakePath(cue.Str("expect"))).List(); err == nil {
+		// The first position of each expectation, as written but for its spacing: a copy
+		// left unedited (the second meant code503, still reading code200) was judged twice,
+		// and the claim meant never was.
+		written := map[string]Pos{}
 		for i := 0; it.Next(); i++ {
 			v := it.Value()
 			src, err := v.String()
 			if err != nil {
 				continue
 			}
+			key := strings.Join(strings.Fields(src), " ")
+			if first, twice := written[key]; twice {
+				d.err(d.l.litPos(v), fmt.Sprintf("expect.%d", i), "expectation %q is written twice, here and at %s: the second judges nothing the first does not; remove it, or write the claim it was meant to make", src, first.Rel(sc.Dir))
+				continue
+			}
+			written[key] = d.l.litPos(v)
 			e, cerr := compile(src, d.l.litPos(v), names, compileOpts{asBool: true, empty: claimRule})
 			if cerr != nil {
 				cerr.Path = fmt.Sprintf("%s.expect.%d", sc.Name, i)

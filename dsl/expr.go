@@ -454,6 +454,7 @@ func (n *Names) Env() map[string]any {
 		nonEmptyFunc:      NonEmpty,
 		keyFunc:           Key,
 		optKeyFunc:        OptKey,
+		stringFunc:        StringOf,
 		schema.OnlyIfFunc: schema.ReadOnlyIf,
 		schema.SetFunc:    schema.ReadSet,
 		schema.GroupFunc:  schema.ReadGroup,
@@ -842,6 +843,14 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 			msg = fmt.Sprintf("the expression ends after %q: expected an operand (a name, number or string)", f[len(f)-1])
 		}
 	}
+	if m := noIndexingRE.FindStringSubmatch(msg); m != nil {
+		if x, key, ok := getCallAt(src, col); ok {
+			// get(f, 'codes') of a step's result: expr's "type schema.LoadResult does not
+			// support indexing" said neither what get reads nor how to read the field.
+			msg = fmt.Sprintf("get(%s, %s): %s is a step's result (%s), whose fields are read by name: write %s.%s; get reads a key of a map (a snapshot's stats, a load's codes, a get step's object) or an item of a list, and gives nil where it is absent",
+				x, key, x, strings.TrimPrefix(m[1], "schema."), x, strings.Trim(key, `'"`+"`"))
+		}
+	}
 	if m := notBoolRE.FindStringSubmatch(msg); m != nil {
 		kind := map[string]string{"float64": "number", "int": "number", "string": "string", "schema.Stats": "map of stats"}[m[1]]
 		if kind == "" {
@@ -855,7 +864,10 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 		} else {
 			msg = fmt.Sprintf("unknown name %s", m[1])
 			known := names.known()
-			if s := closest(m[1], known); s != "" {
+			if _, isVar := names.Vars[m[1]]; isVar {
+				// ${path} for the var path: vars are read through vars.
+				msg += fmt.Sprintf(" (did you mean vars.%s? a var is read as vars.<name>)", m[1])
+			} else if s := closest(m[1], known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
 			msg += "; known names: " + strings.Join(known, ", ")
@@ -1240,4 +1252,42 @@ func formatKey(k string) string {
 		return k
 	}
 	return strconv.Quote(k)
+}
+
+// noIndexingRE is expr's error of an index or a get over a Go struct.
+var noIndexingRE = regexp.MustCompile(`^type ([\w.]+) does not support indexing$`)
+
+// getCallAt reads a call get(x, key) whose first argument starts at column col (in runes)
+// of src, where expr's error points: x and key as written; ok is false when no such call
+// is there.
+func getCallAt(src string, col int) (x, key string, ok bool) {
+	r := []rune(src)
+	if col < 0 || col > len(r) {
+		return "", "", false
+	}
+	before := strings.TrimRight(string(r[:col]), " \t\n")
+	if !strings.HasSuffix(before, "get(") {
+		return "", "", false
+	}
+	rest := "get(" + string(r[col:])
+	depth, start, comma := 0, len("get("), -1
+	for i := start; i < len(rest); i++ {
+		switch rest[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth == 0 {
+				if comma < 0 {
+					return "", "", false
+				}
+				return strings.TrimSpace(rest[start:comma]), strings.TrimSpace(rest[comma+1 : i]), true
+			}
+			depth--
+		case ',':
+			if depth == 0 && comma < 0 {
+				comma = i
+			}
+		}
+	}
+	return "", "", false
 }

@@ -51,6 +51,7 @@ const (
 	LintUnreachedBackend = "unreached-backend"
 	LintDeltaWindowOpen  = "delta-window-open"
 	LintDeltaBeforeLoads = "delta-before-loads"
+	LintDeltaAfterLoads  = "delta-after-loads"
 	LintWarmupUncounted  = "warmup-uncounted"
 	// LintUnknownReason: an event reason compared with a literal close to a known one.
 	LintUnknownReason = "unknown-reason"
@@ -139,6 +140,7 @@ var LintCodes = map[string]string{
 	LintOutputAnchor:        "an expression matches a command's whole output (an exec's stdout or stderr) with a pattern whose $ (without (?m)) is the end of the text, after the output's last newline: x.stdout matches 'bar$' is false of \"bar\\n\", and !(x.stdout matches '^bar$'), meant as no line is bar, holds of a line bar; (?m) makes $ and ^ the end and start of a line (as testscript's stdout and stderr patterns are), \\z the very end",
 	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
 	LintDeltaBeforeLoads:    "a delta of request or connection stats that an expression reads closes (its later snapshot is taken) before every load of the scenario starts, with no command or process that may run in its window: it counts none of the loads' requests (a baseline claim before the load says so with lint: ignore)",
+	LintDeltaAfterLoads:     "a delta of request or connection stats that an expression reads opens (its earlier snapshot is taken) after every load of the scenario has ended, with no command or process that may run in its window: it counts none of the loads' requests (both snapshots written after the load)",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
 	LintUnknownSubset:       "a VirtualService destination's subset (an http, tcp or tls route's, a mirror's) that no DestinationRule the scenario applies for that host (in a step or from its files) defines, where it applies one or more for the host: istiod writes the route to the subset's cluster all the same but sends no proxy that cluster, so every request routed there fails (503 NC) while a claim on the route's cluster holds",
@@ -158,7 +160,7 @@ var LintCodes = map[string]string{
 	LintLogFormatLacks:      "an expression reads a field of access-log entries (.cluster, .upstream_host, .details, .duration, …) or a count by one (codes, flags, details) that the one access-log format the scenario applies (the istio ConfigMap's mesh or an IstioOperator's meshConfig: accessLogFormat, or an extensionProviders envoyFileAccessLog logFormat) does not give: read, it has no value, and the expectation errs when it runs",
 	LintAtSiblings:          "an expression that holds the difference of the starts of two children of one parallel block, of different at: offsets, to at least the difference of their offsets, exactly (started.b - started.a >= duration('500ms')): each at: counts from the block's start, and each child starts a few µs after its offset (one without at: after the block's start), so the difference reads a few µs under the offsets' on a correct run; each child's start against the block's (started.<block>) holds",
 	LintIstioDefault:        "a claim (an expectation, an assert, a config step's until) that a field of a config step's value, read after a step that changes Istio configuration, equals what istiod writes there where the Istio object leaves its field out (route.retry_policy.num_retries == 2, Istio's default attempts; cluster.connect_timeout == \"10s\"; a circuit breaker's 4294967295; lb_policy LEAST_REQUEST; a route's timeout \"0s\"): it holds whether or not the object reached the proxy and whatever it says, and an until so holds at its first read, before istiod's push",
-	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect)",
+	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect); or a Kubernetes Service name (backend.lab.svc.cluster.local, backend.lab.svc), which resolves only inside a cluster",
 }
 
 // applied is an object a step of the scenario applies, with the step and the apply's default
@@ -302,6 +304,7 @@ func (d *decoder) lint() {
 	d.lintOtherCluster(objs, warn)
 	d.lintHostContext(warn)
 	d.lintLoopbackLoads(warn)
+	d.lintClusterNameLoads(warn)
 	d.lintDNSNames(warn)
 	d.lintNothingJudged()
 	d.lintDeltaWindows(warn)
@@ -695,6 +698,11 @@ func (d *decoder) lintDeltaWindows(warn func(s *Step, field, code, format string
 				warn(to, "", LintDeltaWindowOpen, "snapshot %s, which closes the delta of %s and %s an expression reads, is taken right after load %s starts in the background (nothing between takes time, and it is not awaited before %s): the delta covers none or little of the load's requests, so a claim over it (delta.rq_5xx == 0) judges a window the load sent next to nothing in; await %s before %s", to.Name, from.Name, to.Name, l.Shown, to.Name, l.Shown, to.Name)
 			}
 		}
+		if l, stat := d.deltaAfterLoads(pr); l != nil {
+			// load, before, after: the newcomer's order; delta is 0 and a claim that it
+			// equals the load's 503s passes of a load that had none counted.
+			warn(from, "", LintDeltaAfterLoads, "snapshot %s, which opens the delta of %s and %s an expression reads (%s), is taken after every load of the scenario has ended (load %s ends before it), and no command or process may run between the two snapshots: the delta counts none of the loads' requests, so a claim over it (delta.%s == 0) holds whatever the loads did; take snapshot %q before the load", from.Name, from.Name, to.Name, stat, l.Shown, stat, from.Name)
+		}
 		if l, stat := d.deltaBeforeLoads(pr); l != nil {
 			warn(to, "", LintDeltaBeforeLoads, "snapshot %s, which closes the delta of %s and %s an expression reads (%s), is taken before every load of the scenario starts (load %s starts after it), and no command or process may run between the two snapshots: the delta counts none of the loads' requests, so a claim over it (delta.%s == 0) holds whatever the loads did; take snapshot %s once the load has ended, or, for a claim about the quiet before the load, say so: lint: ignore: {%q: \"the baseline before the load\"}", to.Name, from.Name, to.Name, stat, l.Shown, stat, to.Name, LintDeltaBeforeLoads)
 		}
@@ -752,6 +760,44 @@ func (d *decoder) deltaBeforeLoads(pr *deltaPair) (*Step, string) {
 		}
 	}
 	return first, stat
+}
+
+// deltaAfterLoads is deltaBeforeLoads's mirror: when the scenario has loads and the delta of
+// pr reads a traffic stat over a window that opens after every load has ended (each ends
+// before its earlier snapshot starts) and that no command, process or step of a kind that
+// may send may run in, the last of those loads.
+func (d *decoder) deltaAfterLoads(pr *deltaPair) (*Step, string) {
+	stat := ""
+	for _, s := range pr.stats {
+		if trafficStat.MatchString(s) {
+			stat = s
+			break
+		}
+	}
+	if stat == "" {
+		return nil, ""
+	}
+	var last *Step
+	for _, s := range d.order {
+		if s == pr.from || s == pr.to {
+			continue
+		}
+		switch s.Kind {
+		case "snapshot", "wait", "assert", "sleep", "logs", "await", "dns", "config", "get", "events",
+			"apply", "delete", "scale", "kill", "restart", "parallel", "sequence", "repeat":
+			continue // sends no request
+		case "load":
+			if !d.endedBefore(s, pr.from) {
+				return nil, "" // it may send in the window, or after it
+			}
+			last = s
+		default:
+			if !d.endedBefore(s, pr.from) && !d.endedBefore(pr.to, s) {
+				return nil, "" // a command or process may send in the window
+			}
+		}
+	}
+	return last, stat
 }
 
 // serverRequests is a read of a server's request count over a window: a delta's rq_total (a
@@ -1105,6 +1151,42 @@ func (d *decoder) lintLoopbackLoads(warn func(s *Step, field, code, format strin
 			}
 		}
 		warn(s, "url", LintUnknownAddress, "the load's URL names %s%s, where no local backend or blackhole of this scenario listens (%s), and %s: if nothing else listens there, every request fails to connect and claims about its responses hold of nothing; write ${backends.<name>.url}", addr, written, hint, starts)
+	}
+}
+
+// lintClusterNameLoads warns of a local load whose URL names a Kubernetes Service (a host
+// ending in .svc or holding .svc., as a kube scenario's load from a client pod writes it)
+// outside the lab DNS zone: this machine resolves it nowhere, and the run erred at the load
+// ("no such host") after its setup, where vet could have said it.
+func (d *decoder) lintClusterNameLoads(warn func(s *Step, field, code, format string, args ...any)) {
+	if d.target() != "local" {
+		return
+	}
+	for _, s := range d.order {
+		p, ok := s.Params.(*schema.Load)
+		if !ok {
+			continue
+		}
+		raw := p.URL
+		if t := s.templates[pathSep+"url"]; t != nil {
+			raw = t.Static(d.staticValue)
+		}
+		u, err := url.Parse(raw)
+		if err != nil || HasInterpolation(u.Host) {
+			continue
+		}
+		host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+		if !strings.HasSuffix(host, ".svc") && !strings.Contains(host, ".svc.") {
+			continue
+		}
+		if l := d.sc.Local; l != nil && l.DNS != nil {
+			if zone := zoneOf(l.DNS); zone != "" {
+				if h := inZone(host, zone); h == zone || strings.HasSuffix(h, "."+zone) {
+					continue // the lab DNS answers it
+				}
+			}
+		}
+		warn(s, "url", LintUnknownAddress, "the load's URL names %s, a Kubernetes Service name, which resolves only inside a cluster: this scenario runs on the local target, where nothing resolves it and every request would fail (no such host); write ${backends.<name>.url} for a local backend, or target: \"kube\" with the load from a client pod", u.Hostname())
 	}
 }
 

@@ -237,6 +237,12 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: fn}, Arguments: []ast.Node{n.Arguments[0], n.Arguments[1], &ast.StringNode{Value: written}}})
 			})
 		}
+		if n.Name == "string" && len(n.Arguments) == 1 {
+			// One spelling of a number: string(x) as ${x} writes it (StringOf).
+			c.rewrites = append(c.rewrites, func() {
+				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: stringFunc}, Arguments: []ast.Node{n.Arguments[0]}})
+			})
+		}
 		if c.groupGets[n] {
 			// get(.captures, "cid") of an entry whose line did not match gives nil, and
 			// nil != '8' held: it reads the group as __group does.

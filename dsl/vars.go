@@ -93,6 +93,23 @@ func (l *loader) rewriteVarsIn(files []*ast.File, structs [][]*ast.StructLit, re
 					touched = map[*ast.File]bool{}
 				}
 				touched[f] = true
+				if from := varsReadBy(vf.Value, st); len(from) > 0 {
+					// total: n * 2 with --var total=3 ran with 3 and n still 5: the
+					// formula the scenario states no longer held, and nothing said so.
+					if l.varsFailed == nil {
+						l.varsFailed = map[string]bool{}
+					}
+					l.varsFailed[name] = true
+					if report {
+						instead := "give " + joinFlags(from)
+						if _, swept := l.opts.Sweeps[name]; swept {
+							instead = "sweep " + joinVars(from, "or")
+						}
+						l.errs.add(l.posOf(vf.Value.Pos()), "", "%s: vars.%s is computed from %s (%s: %s): a value given for it would replace that formula, and the run would not be the scenario's; %s instead",
+							l.varGiven(name, raw), name, joinVars(from, "and"), name, exprText(vf.Value), instead)
+					}
+					continue
+				}
 				lit, typ, perr := overrideLit(vf.Value, raw)
 				if perr != nil {
 					if l.varsFailed == nil {
@@ -406,4 +423,67 @@ func UndeclaredVars(res *Result, vars map[string]string) []string {
 		out = append(out, msg)
 	}
 	return out
+}
+
+// varsReadBy names the vars of the struct st (the vars struct declaring v) that the value v
+// reads, by their name (n * 2) or through vars (vars.n * 2), sorted; none for a literal, a
+// type, a constraint or a reference to something else (a kit's constant, a default).
+func varsReadBy(v ast.Expr, st *ast.StructLit) []string {
+	siblings := map[string]bool{}
+	for _, d := range st.Elts {
+		if f, ok := d.(*ast.Field); ok {
+			if n, _, err := ast.LabelName(f.Label); err == nil {
+				siblings[n] = true
+			}
+		}
+	}
+	found := map[string]bool{}
+	var visit func(ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.SelectorExpr:
+			if id, ok := x.X.(*ast.Ident); ok && id.Name == "vars" {
+				if sel, _, err := ast.LabelName(x.Sel); err == nil && siblings[sel] {
+					found[sel] = true
+				}
+				return false
+			}
+			// kit.n names kit's field n, not the var: only the root is a reference.
+			ast.Walk(x.X, visit, nil)
+			return false
+		case *ast.Ident:
+			if siblings[x.Name] {
+				found[x.Name] = true
+			}
+		}
+		return true
+	}
+	ast.Walk(v, visit, nil)
+	out := make([]string, 0, len(found))
+	for n := range found {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// joinVars is vars.a, vars.b and vars.c.
+func joinVars(names []string, and string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "vars." + n
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " " + and + " " + q[len(q)-1]
+}
+
+// joinFlags is --var a=… (or --var b=…) for the vars names.
+func joinFlags(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "--var " + n + "=…"
+	}
+	return strings.Join(q, " or ")
 }

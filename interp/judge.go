@@ -367,6 +367,7 @@ func (j *Judge) Env() map[string]any {
 		}
 		return dsl.OptKey(src, m, k)
 	}
+	env[dsl.StringFunc] = dsl.StringOf
 	env[schema.OnlyIfFunc] = schema.ReadOnlyIf
 	env[schema.SetFunc] = schema.ReadSet
 	env[schema.GroupFunc] = schema.ReadGroup
@@ -717,7 +718,9 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 	}
 	for _, r := range e.Reads {
 		if x := j.rec.Results[r.Step]; x != nil && r.Via == "" {
-			if x.absent[r.Field] {
+			if inner, ok := x.absent[r.Field]; ok && inner != "" {
+				return fmt.Sprintf("%s.%s has no value: the record's %s for step %q (a record written before labrun recorded it, or edited), so reading it as 0 or empty would judge what nobody recorded; a claim on it is judged on a run of the scenario that records it", r.Step, r.Field, inner, r.Step)
+			} else if ok {
 				return fmt.Sprintf("%s.%s has no value: the record holds no %s for step %q (a record written before labrun recorded it, or edited), so reading it as 0 or empty would judge what nobody recorded; a claim on it is judged on a run of the scenario that records it", r.Step, r.Field, r.Field, r.Step)
 			}
 			if nv, ok := x.Value.(schema.NoValuer); ok {

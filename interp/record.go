@@ -291,7 +291,9 @@ type Result struct {
 	// read back did not hold though every run records them (a record written before labrun
 	// recorded the field, or edited): read as the zero value, a claim would be judged of
 	// what nobody recorded (see Judge.noValue).
-	absent map[string]bool
+	// A field held whose items lack one of theirs (a load's pods[1] without its sockets)
+	// is absent too, with what it lacks ("pods[1] holds no sockets"; "" for the field itself).
+	absent map[string]string
 }
 
 // ExprValue is what expressions see of the result (see schema.ExprValuer).
@@ -327,7 +329,7 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 // absentFields are the fields of v, a struct (or a pointer to one) decoded from b, by their
 // expr names, whose JSON names b does not hold though they are always written (no
 // omitempty); nil when there are none, or v is no struct or b no object.
-func absentFields(v any, b json.RawMessage) map[string]bool {
+func absentFields(v any, b json.RawMessage) map[string]string {
 	t := reflect.TypeOf(v)
 	if t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -335,11 +337,28 @@ func absentFields(v any, b json.RawMessage) map[string]bool {
 	if t == nil || t.Kind() != reflect.Struct {
 		return nil
 	}
+	var absent map[string]string
+	lacks(t, b, func(field, inner string) {
+		if absent == nil {
+			absent = map[string]string{}
+		}
+		if _, seen := absent[field]; !seen {
+			absent[field] = inner
+		}
+	})
+	return absent
+}
+
+// lacks calls found(field, inner) for each field of the struct type t, by its expr name,
+// that b, t's JSON, does not hold though every run records it; and for each held field whose
+// items are structs (a load's pods) with one such item that lacks a field of its own, with
+// inner naming it ("pods[1] holds no sockets"): read as the zero value, all(f.pods, .sockets
+// <= 2) passed of a count nobody recorded.
+func lacks(t reflect.Type, b json.RawMessage, found func(field, inner string)) {
 	var held map[string]json.RawMessage
 	if json.Unmarshal(b, &held) != nil || held == nil {
-		return nil
+		return
 	}
-	var absent map[string]bool
 	var walk func(t reflect.Type)
 	walk = func(t reflect.Type) {
 		for i := range t.NumField() {
@@ -350,19 +369,60 @@ func absentFields(v any, b json.RawMessage) map[string]bool {
 			}
 			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 			exprName := f.Tag.Get("expr")
-			if !f.IsExported() || name == "-" || name == "" || exprName == "" || exprName == "-" || slices.Contains(strings.Split(opts, ","), "omitempty") {
+			if !f.IsExported() || name == "-" || name == "" || exprName == "" || exprName == "-" {
 				continue
 			}
-			if _, ok := held[name]; !ok {
-				if absent == nil {
-					absent = map[string]bool{}
+			raw, ok := held[name]
+			if !ok {
+				if !slices.Contains(strings.Split(opts, ","), "omitempty") {
+					found(exprName, "")
 				}
-				absent[exprName] = true
+				continue
+			}
+			item := f.Type
+			for item.Kind() == reflect.Pointer {
+				item = item.Elem()
+			}
+			switch {
+			case item.Kind() == reflect.Struct:
+				lacks(item, raw, func(field, inner string) {
+					found(exprName, nestedLack(name, field, inner))
+				})
+			case (item.Kind() == reflect.Slice || item.Kind() == reflect.Array) && derefStruct(item.Elem()):
+				var items []json.RawMessage
+				if json.Unmarshal(raw, &items) != nil {
+					continue
+				}
+				elem := item.Elem()
+				for elem.Kind() == reflect.Pointer {
+					elem = elem.Elem()
+				}
+				for k, it := range items {
+					lacks(elem, it, func(field, inner string) {
+						found(exprName, nestedLack(fmt.Sprintf("%s[%d]", name, k), field, inner))
+					})
+				}
 			}
 		}
 	}
 	walk(t)
-	return absent
+}
+
+// nestedLack names a field that at, a struct below a result, lacks: "pods[1] holds no
+// sockets", or deeper, what the lower one says of its own.
+func nestedLack(at, field, inner string) string {
+	if inner != "" {
+		return at + "." + inner
+	}
+	return at + " holds no " + field
+}
+
+// derefStruct says t, through its pointers, is a struct.
+func derefStruct(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct
 }
 
 // isNull says whether b, a JSON value, is null or absent.
