@@ -42,8 +42,8 @@ current-context: x
 // klogLine matches klog's header: "E1201 12:00:00.000000   123 file.go:1] ...".
 var klogLine = regexp.MustCompile(`(?m)^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ `)
 
-// TestKubeAuthFailure: a wrong bearer token (401) ends the run with exit 3 and one line on
-// stderr saying the credentials were refused; no klog line.
+// TestKubeAuthFailure: a wrong bearer token (401) ends the run with exit 3 and its verdict
+// line saying the credentials were refused; no klog line.
 func TestKubeAuthFailure(t *testing.T) {
 	bin := buildFakeBinary(t)
 	dir := t.TempDir()
@@ -66,15 +66,22 @@ s: schema.#Scenario & {
 	if code := exitCodeOf(err); code != exitInfra {
 		t.Fatalf("exit %d, want 3; stdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-	if len(lines) != 1 || !strings.Contains(lines[0], "401") || !strings.Contains(lines[0], "credentials") {
-		t.Errorf("stderr, want one line about refused credentials:\n%s", stderr.String())
+	// The target could not be created: its run's verdict line says why, as any run's error
+	// (stdout), and nothing else is printed about it.
+	var said []string
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if strings.Contains(l, "401") {
+			said = append(said, l)
+		}
+	}
+	if len(said) != 1 || !strings.HasPrefix(said[0], "ERROR s in ") || !strings.Contains(said[0], "credentials") || stderr.Len() != 0 {
+		t.Errorf("want one verdict line about refused credentials and nothing on stderr; stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
 	if klogLine.MatchString(stderr.String()) || klogLine.MatchString(stdout.String()) {
 		t.Errorf("a klog line was printed:\n%s%s", stdout.String(), stderr.String())
 	}
-	if strings.Contains(stderr.String(), "not-the-token") {
-		t.Errorf("the token was printed:\n%s", stderr.String())
+	if strings.Contains(stderr.String()+stdout.String(), "not-the-token") {
+		t.Errorf("the token was printed:\n%s%s", stdout.String(), stderr.String())
 	}
 	if rec := readFaultRecord(t, filepath.Join(dir, "reports")); rec.Outcome != "error" {
 		t.Errorf("report outcome %q, want error", rec.Outcome)
