@@ -714,19 +714,23 @@ func (d *decoder) lintDeltaWindows(warn func(s *Step, field, code, format string
 // no traffic reaches is 0 whatever the traffic did.
 var trafficStat = regexp.MustCompile(`(?:^|[._])(?:rq|cx)(?:_|$)|retry|overflow`)
 
+// trafficStat is the first stat the delta of pr reads that counts traffic (trafficStat), or "".
+func (pr *deltaPair) trafficStat() string {
+	for _, s := range pr.stats {
+		if trafficStat.MatchString(s) {
+			return s
+		}
+	}
+	return ""
+}
+
 // deltaBeforeLoads returns, when the scenario has loads and the delta of pr reads a traffic
 // stat (trafficStat; the first is returned) over a window that closes before every load
 // starts (its later snapshot ends before the load in a sequence, or is at an earlier offset
 // than the load's branch in a parallel block) and that no command, process or step of a kind
 // that may send may run in, the first of those loads.
 func (d *decoder) deltaBeforeLoads(pr *deltaPair) (*Step, string) {
-	stat := ""
-	for _, s := range pr.stats {
-		if trafficStat.MatchString(s) {
-			stat = s
-			break
-		}
-	}
+	stat := pr.trafficStat()
 	if stat == "" {
 		return nil, ""
 	}
@@ -767,13 +771,7 @@ func (d *decoder) deltaBeforeLoads(pr *deltaPair) (*Step, string) {
 // before its earlier snapshot starts) and that no command, process or step of a kind that
 // may send may run in, the last of those loads.
 func (d *decoder) deltaAfterLoads(pr *deltaPair) (*Step, string) {
-	stat := ""
-	for _, s := range pr.stats {
-		if trafficStat.MatchString(s) {
-			stat = s
-			break
-		}
-	}
+	stat := pr.trafficStat()
 	if stat == "" {
 		return nil, ""
 	}

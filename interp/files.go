@@ -318,6 +318,16 @@ func regularFileDigest(path string) (string, bool) {
 // command's argument may name a binary of hundreds of MB (./envoy), which is not held in
 // memory to be hashed.
 func fileDigest(path string) (string, error) {
+	sum, err := FileSHA256(path)
+	if err != nil {
+		return "", err
+	}
+	return digestPrefix + sum, nil
+}
+
+// FileSHA256 is the SHA-256 of the file at path in hex, read as a stream (a record's seal, a
+// command's binary).
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -327,7 +337,7 @@ func fileDigest(path string) (string, error) {
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err
 	}
-	return digestPrefix + hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // noteCommandFiles notes the digest of each file of the lab a command on this machine names

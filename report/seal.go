@@ -3,10 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,7 +29,7 @@ const SealVersion = 8
 // f.Artifacts.
 func writeSeal(f Files) error {
 	var b strings.Builder
-	sum, err := fileSum(f.JSON)
+	sum, err := interp.FileSHA256(f.JSON)
 	if err != nil {
 		return err
 	}
@@ -42,7 +39,7 @@ func writeSeal(f Files) error {
 		return err
 	}
 	for _, name := range names {
-		sum, err := fileSum(filepath.Join(f.Artifacts, name))
+		sum, err := interp.FileSHA256(filepath.Join(f.Artifacts, name))
 		if err != nil {
 			return err
 		}
@@ -65,19 +62,6 @@ func sealedNames(dir string) ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
-}
-
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 var sealLine = regexp.MustCompile(`^([0-9a-f]{64})  (\S.*)$`)
@@ -122,7 +106,7 @@ func SealProblem(path string, rec *interp.Record, show func(string) string) stri
 		return fmt.Sprintf("%s:1: its first line is not the record's (../<name>.json): the seal was edited", show(seal))
 	}
 	const act = "the record was changed after the run or is corrupt: restore the files the run wrote, or run the scenario again (the seal guards against edits and corruption; an edit that computes it again is not told from the run's)"
-	if sum, err := fileSum(path); err != nil {
+	if sum, err := interp.FileSHA256(path); err != nil {
 		return fmt.Sprintf("%s: %v", show(path), err)
 	} else if sum != entries[0].sum {
 		return fmt.Sprintf("the record %s is not the one its seal (%s) names: its SHA-256 is %s, the seal's %s; %s", show(path), show(seal), sum[:12], entries[0].sum[:12], act)
@@ -133,7 +117,7 @@ func SealProblem(path string, rec *interp.Record, show func(string) string) stri
 		if e.name != filepath.Base(e.name) || e.name == SealFile {
 			return fmt.Sprintf("%s names %s, which is no file of its folder's: the seal was edited", show(seal), e.name)
 		}
-		sum, err := fileSum(filepath.Join(dir, e.name))
+		sum, err := interp.FileSHA256(filepath.Join(dir, e.name))
 		if err != nil {
 			return fmt.Sprintf("its seal (%s) names %s, which its folder does not hold (taken out of the folder); %s", show(seal), e.name, act)
 		}
