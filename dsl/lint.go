@@ -714,6 +714,14 @@ func (d *decoder) lintDeltaWindows(warn func(s *Step, field, code, format string
 // no traffic reaches is 0 whatever the traffic did.
 var trafficStat = regexp.MustCompile(`(?:^|[._])(?:rq|cx)(?:_|$)|retry|overflow`)
 
+// sendsNoRequest are the step kinds that send no request: a window the delta lints look at
+// may hold them.
+var sendsNoRequest = map[string]bool{
+	"snapshot": true, "wait": true, "assert": true, "sleep": true, "logs": true, "await": true, "dns": true,
+	"config": true, "get": true, "events": true, "apply": true, "delete": true, "scale": true, "kill": true,
+	"restart": true, "parallel": true, "sequence": true, "repeat": true,
+}
+
 // trafficStat is the first stat the delta of pr reads that counts traffic (trafficStat), or "".
 func (pr *deltaPair) trafficStat() string {
 	for _, s := range pr.stats {
@@ -746,11 +754,10 @@ func (d *decoder) deltaBeforeLoads(pr *deltaPair) (*Step, string) {
 		if s == pr.from || s == pr.to {
 			continue
 		}
-		switch s.Kind {
-		case "snapshot", "wait", "assert", "sleep", "logs", "await", "dns", "config", "get", "events",
-			"apply", "delete", "scale", "kill", "restart", "parallel", "sequence", "repeat":
-			continue // sends no request
-		case "load":
+		switch {
+		case sendsNoRequest[s.Kind]:
+			continue
+		case s.Kind == "load":
 			if !closedBefore(s) {
 				return nil, "" // it may send in the window, or sent before it
 			}
@@ -780,11 +787,10 @@ func (d *decoder) deltaAfterLoads(pr *deltaPair) (*Step, string) {
 		if s == pr.from || s == pr.to {
 			continue
 		}
-		switch s.Kind {
-		case "snapshot", "wait", "assert", "sleep", "logs", "await", "dns", "config", "get", "events",
-			"apply", "delete", "scale", "kill", "restart", "parallel", "sequence", "repeat":
-			continue // sends no request
-		case "load":
+		switch {
+		case sendsNoRequest[s.Kind]:
+			continue
+		case s.Kind == "load":
 			if !d.endedBefore(s, pr.from) {
 				return nil, "" // it may send in the window, or after it
 			}

@@ -445,7 +445,7 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		// alone and stdout had the report's paths with no verdict over them (and the line in
 		// the total of several runs read "ERROR name" with no reason).
 		rec := notRun(sc, name, start, interp.Errored, fmt.Sprintf("target %s: %v", name, err))
-		shown := where + rec.Error
+		shown := "" // the record's error, unless the run before had the same
 		if f.tally != nil {
 			f.tally.mu.Lock()
 			if f.tally.lastTargetErr == name+": "+err.Error() {
