@@ -1,6 +1,7 @@
 package docs_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -95,7 +96,13 @@ func TestConfigCookbookWrongObjectsInSandbox(t *testing.T) {
 	}
 	sb := sandbox.Start(t)
 	cmd := exec.Command(labrun, append(args, "--kubeconfig", sb.Kubeconfig, "--report-dir", t.TempDir(), wrong)...)
-	out, err := cmd.CombinedOutput()
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err = sandbox.StartTied(cmd) // dies with this test binary, as its sandbox does
+	if err == nil {
+		err = cmd.Wait()
+	}
+	out := buf.Bytes()
 	t.Logf("labrun %s:\n%s", strings.Join(args, " "), out)
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 3 {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/sandbox"
 )
 
 // These tests run the runnable documents of docs/ the way a reader does: with the labrun
@@ -47,7 +48,12 @@ func doc(t *testing.T, dir string, args ...string) (code int, stdout, stderr str
 	cmd.Dir = dir
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
+	// Tied to this test binary: a run against a sandbox must not outlive the test (and its
+	// sandbox) when go test's timeout kills it.
+	err := sandbox.StartTied(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):

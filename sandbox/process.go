@@ -85,6 +85,18 @@ func spawn(cmd *exec.Cmd) error {
 	return <-done
 }
 
+// StartTied starts cmd so that the kernel kills it when this process dies, however it dies. A
+// test that runs labrun against a sandbox starts it so: killed by go test's timeout, the test
+// binary takes the sandbox with it (Pdeathsig), and a labrun started plainly would outlive both,
+// retrying its cleanup against an API server that is gone.
+func StartTied(cmd *exec.Cmd) error {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	return spawn(cmd)
+}
+
 // exited reports whether the process has ended, with its exit error.
 func (p *process) exited() (bool, error) {
 	select {
