@@ -152,6 +152,9 @@ type Miss struct {
 	At int
 	// Msg says why, after the value's path: "has no field x (did you mean y?)".
 	Msg string
+	// Value says the value written is wrong (its type, a value its enum has not), not the
+	// name: an error is best placed at the value.
+	Value bool
 }
 
 // Walk follows path (object field names, map keys, list indexes written as numbers or "*"
@@ -498,7 +501,7 @@ func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Mis
 	switch x := v.(type) {
 	case map[string]any:
 		if whole && len(path) > 0 && (s.Kind == List || s.Kind == Scalar) {
-			miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is %s, not an object: %s", s.describe(), never)})
+			miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s, not an object: %s", s.describe(), never)})
 			return
 		}
 		for _, k := range slices.Sorted(maps.Keys(x)) {
@@ -512,7 +515,7 @@ func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Mis
 	case []any:
 		if s.Kind != List {
 			if whole && len(path) > 0 && s.Kind != Opaque && !(s.Kind == Scalar && s.Scalar == AnyScalar) {
-				miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is %s, not a list: %s", s.describe(), never)})
+				miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s, not a list: %s", s.describe(), never)})
 			}
 			return
 		}
@@ -528,7 +531,7 @@ func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Mis
 		}
 		if whole && v != nil && len(path) > 0 && (s.Kind == Object || s.Kind == Map || s.Kind == List) {
 			b, _ := json.Marshal(v)
-			miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is %s: %s (%s) is none, so %s", s.describe(), b, scalarTypeOf(v), never)})
+			miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s: %s (%s) is none, so %s", s.describe(), b, scalarTypeOf(v), never)})
 			return
 		}
 		if s.Kind == Scalar && s.Scalar == QuantityScalar && len(path) > 0 {
@@ -536,11 +539,11 @@ func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Mis
 			if t := scalarTypeOf(v); t == StringScalar || t == NumberScalar {
 				if _, ok := Quantity(v); !ok {
 					b, _ := json.Marshal(v)
-					miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is a quantity (as 500m, 0.5, 1Gi, 128974848): %s does not parse as one, so it %s", b, never)})
+					miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is a quantity (as 500m, 0.5, 1Gi, 128974848): %s does not parse as one, so it %s", b, never)})
 				}
 			} else if t != AnyScalar {
 				b, _ := json.Marshal(v)
-				miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is a quantity: %s, %s, %s", b, t, never)})
+				miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is a quantity: %s, %s, %s", b, t, never)})
 			}
 			return
 		}
@@ -548,9 +551,13 @@ func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Mis
 			if t := scalarTypeOf(v); t != AnyScalar && t != s.Scalar {
 				b, _ := json.Marshal(v)
 				if whole {
-					miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is %s, not %s (%s): %s", s.Scalar, b, t, never)})
+					msg := fmt.Sprintf("is %s, not %s (%s): %s", s.Scalar, b, t, never)
+					if t == BoolScalar && s.Scalar == StringScalar {
+						msg += " (YAML reads an unquoted on, off, yes, no as a bool: quote it)"
+					}
+					miss(path, &Miss{At: len(path), Value: true, Msg: msg})
 				} else {
-					miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is %s: %s, %s, %s", s.Scalar, b, t, never)})
+					miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s: %s, %s, %s", s.Scalar, b, t, never)})
 				}
 				return
 			}
@@ -560,7 +567,7 @@ func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Mis
 			if m := didyoumean.Closest(str, s.Enum); m != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", m)
 			}
-			miss(path, &Miss{At: len(path), Msg: msg + ": " + never})
+			miss(path, &Miss{At: len(path), Value: true, Msg: msg + ": " + never})
 		}
 	}
 }
