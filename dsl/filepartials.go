@@ -19,7 +19,8 @@ import (
 // (schema.PartialMisses), and places the error at the field in the file.
 
 // checkFilePartials refuses a field of a wait's matchFiles or absentFiles object that its
-// built-in kind does not have.
+// built-in kind does not have, and a field of an apply's files' object that its built-in or
+// Istio kind refuses (schema.ObjectProblems).
 //
 // Every file a step reads (apply, delete, wait) is also refused an object of KUTTL's own kinds
 // (TestStep, TestAssert: a test's settings, which the API server serves no kind for) or of
@@ -63,6 +64,12 @@ func (d *decoder) checkFilePartials() {
 					if ns, _ := md["namespace"].(string); schema.NamespaceTemplate(ns) != "" {
 						at([]string{"metadata", "namespace"}, "%s", schema.NamespaceTemplate(ns))
 						continue
+					}
+					if _, apply := s.Params.(*schema.Apply); apply {
+						// As an apply's objects written in CUE (schema.ObjectProblems).
+						schema.ObjectProblems(o.Object, func(fpath []string, msg string, _ bool) {
+							at(fpath, "%s: %s", strings.Join(fpath, "."), msg)
+						})
 					}
 					if !wait {
 						continue

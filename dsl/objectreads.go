@@ -38,7 +38,7 @@ func objectShape(p *schema.Get, templated func(string) bool) (shape *kubeshape.S
 	if templated("kind") || templated("apiVersion") || templated("path") || HasInterpolation(p.Kind) {
 		return nil, "", nil
 	}
-	shape, kind = kubeshape.Builtin(p.APIVersion, p.Kind)
+	shape, kind = kubeshape.Known(p.APIVersion, p.Kind) // an Istio kind's by its apiVersion
 	if shape == nil {
 		return nil, "", nil
 	}

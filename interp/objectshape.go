@@ -31,9 +31,12 @@ func (ru *run) shapeObject(ctx context.Context, rt *stepRuntime, s *dsl.Step, g 
 	if s.Name == "" || ru.sc.ExprNames == nil {
 		return
 	}
-	if r := ru.sc.ExprNames.Results[s.Name]; r == nil || r.Object != nil {
+	if r := ru.sc.ExprNames.Results[s.Name]; r == nil || (r.Object != nil && !kubeshape.IstioGroup(g.APIVersion)) {
 		return // unread, or a built-in kind: vet checked it
 	}
+	// An Istio kind vet checked against Istio's CRDs of kubeshape.IstioAPIVersion: the
+	// cluster's may be another release's, without a field those have (the API server drops
+	// it, and a read of it gives nil), so its own CRD is asked too.
 	var crd objectShape
 	if sh, kind := kubeshape.Builtin(g.APIVersion, g.Kind); sh != nil {
 		crd = objectShape{shape: sh, kind: kind} // a kind ${...} made built-in: vet could not

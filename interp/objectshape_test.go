@@ -74,12 +74,13 @@ func TestCRDReadsChecked(t *testing.T) {
 	}
 }
 
-// crdWait waits for a misspelled field of a custom resource to be absent (null).
+// crdWait waits for a misspelled field of a custom resource to be absent (null). Its group is
+// one vet does not know (an Istio group's kind vet checks before the run, against Istio's CRDs).
 const crdWait = `
 s: schema.#Scenario & {
 	target: "kube"
 	steps: [
-		{wait: match: {apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: name: "backend", spec: trafficPolicy: outlierDetecton: null}},
+		{wait: match: {apiVersion: "mesh.example.com/v1", kind: "DestinationRule", metadata: name: "backend", spec: trafficPolicy: outlierDetecton: null}},
 	]
 }
 `
@@ -194,7 +195,8 @@ func TestCRDUnreadWarned(t *testing.T) {
 // match's are, before the wait polls: a custom resource's against its CRD, and a built-in
 // kind's of a file that holds ${...} (which vet leaves to the run). A misspelled field of an
 // errors file matched no object, and the absence held at once (probe p14 #11); so did a
-// Chainsaw expression key where the CRD (or a map) takes any name.
+// Chainsaw expression key where the CRD (or a map) takes any name. dr.yaml's group is one vet
+// does not know (it checks an Istio group's kind before the run).
 func TestFileObjectsChecked(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -214,7 +216,7 @@ s: schema.#Scenario & {
 	expect: ["outcome.crd == 'passed'", "outcome.builtin == 'passed'"]
 }
 `,
-		"dr.yaml":  "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: backend\nspec:\n  trafficPolicy:\n    outlierDetecton: {}\n",
+		"dr.yaml":  "apiVersion: mesh.example.com/v1\nkind: DestinationRule\nmetadata:\n  name: backend\nspec:\n  trafficPolicy:\n    outlierDetecton: {}\n",
 		"dep.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replica: ${vars.n}\n",
 		// A Chainsaw expression key where any key goes (labels), in a file vet leaves to the run.
 		"cs.yaml":   "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: backend\n  labels:\n    (app): \"${vars.n}\"\n",
@@ -261,5 +263,36 @@ s: schema.#Scenario & {
 	}
 	if rec.Outcome == interp.Passed {
 		t.Errorf("the run passed: %s", rec.Error)
+	}
+}
+
+// TestIstioReadsCheckedAgainstClusterCRD: a read below an Istio kind named by its apiVersion
+// is checked by vet against Istio's CRDs of kubeshape.IstioAPIVersion, and by the run against
+// the cluster's own CRD (a stand-in's here, an older Istio's without trafficPolicy.proxyProtocol):
+// a field the cluster's release has not reads nil whatever was applied, so the claim errs
+// rather than pass.
+func TestIstioReadsCheckedAgainstClusterCRD(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	target: "kube"
+	steps: [{name: "dr", get: {apiVersion: "networking.istio.io/v1", kind: "DestinationRule", name: "backend"}}]
+	expect: ["dr.spec?.trafficPolicy?.proxyProtocol == nil"]
+}
+`).ForRun("r1")
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
+	w := &fakes.World{CRDSchemas: map[string]map[string]any{"DestinationRule": obj(map[string]any{
+		"spec": obj(map[string]any{"trafficPolicy": obj(map[string]any{
+			"connectionPool": obj(map[string]any{"tcp": obj(map[string]any{"maxConnections": map[string]any{"type": "integer"}})}),
+		})}),
+	})}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if len(rec.Expectations) != 1 {
+		t.Fatalf("%d expectations: %s", len(rec.Expectations), rec.Error)
+	}
+	j := rec.Expectations[0]
+	if want := "DestinationRule spec.trafficPolicy has no field proxyProtocol"; j.Outcome != interp.Errored || !strings.Contains(j.Reason, want) {
+		t.Errorf("%s: %s %q, want errored %q", j.Src, j.Outcome, j.Reason, want)
 	}
 }

@@ -48,6 +48,7 @@ func (p *Apply) Check(c Checker) {
 		c.Errorf("", "apply needs objects or files")
 	}
 	checkObjects(c, p.Objects)
+	checkAppliedObjects(c, p.Objects)
 	mode := or(p.Mode, "apply")
 	if p.Subresource != "" && p.Subresource != "status" {
 		c.Errorf("subresource", "expected subresource \"status\" (the only one an apply writes), got %q", p.Subresource)
@@ -162,6 +163,30 @@ func checkObjects(c Checker, objs []Object) {
 		if k, ok := o["kind"].(string); ok && strings.ContainsAny(k, " /.") {
 			c.Errorf(fmt.Sprintf("objects.%d.kind", i), "expected a Kubernetes kind such as \"DestinationRule\", got %q", k)
 		}
+	}
+}
+
+// checkAppliedObjects checks each object an apply writes against its kind, where vet knows it
+// (ObjectProblems).
+func checkAppliedObjects(c Checker, objs []Object) {
+	for i, o := range objs {
+		field := fmt.Sprintf("objects.%d", i)
+		if k, ok := o["kind"].(string); !ok || strings.ContainsAny(k, " /.") {
+			continue // said by checkObjects
+		}
+		if c.Templated(field+".kind") || c.Templated(field+".apiVersion") {
+			continue // known when the step runs
+		}
+		// A misspelled field is refused when the step runs (the steps before it have
+		// changed the cluster), or dropped where the kind keeps unknown fields, and the
+		// experiment runs without it: a built-in or Istio kind's fields are known now.
+		ObjectProblems(o, func(path []string, msg string, value bool) {
+			if value {
+				c.ValueErrorf(field+"."+strings.Join(path, "."), "%s", msg)
+			} else {
+				c.Errorf(field+"."+strings.Join(path, "."), "%s", msg)
+			}
+		})
 	}
 }
 

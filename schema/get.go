@@ -46,11 +46,14 @@ func (p *Get) Check(c Checker) {
 		if msg := kubeshape.Removed(p.APIVersion, p.Kind); msg != "" {
 			c.Errorf("apiVersion", "%s", msg)
 		}
+		if field, msg := kubeshape.IstioServes(p.APIVersion, p.Kind); msg != "" {
+			c.Errorf(field, "%s", msg)
+		}
 	}
 	// The fields of a path that does not parse are not asked of the kind.
 	if parsed := checkPathSyntax(c, "path", p.Path); parsed && p.Path != "" && !c.Templated("path") && !c.Templated("kind") && !c.Templated("apiVersion") && !strings.ContainsAny(p.Path, `"'[]{$`) {
 		// A misspelled path errs when the step runs: vet knows a built-in kind's fields.
-		if sh, kind := kubeshape.Builtin(p.APIVersion, p.Kind); sh != nil {
+		if sh, kind := kubeshape.Known(p.APIVersion, p.Kind); sh != nil {
 			path := strings.Split(p.Path, ".")
 			if m := sh.Walk(path); m != nil {
 				subject := kind

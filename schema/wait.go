@@ -143,7 +143,9 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 // PartialMisses calls miss for every field of the partial object o (a wait's match or absent,
 // an object of its matchFiles or absentFiles) that o's kind, a built-in one, does not have,
 // with its path and what is wrong ("Deployment spec has no field replica (did you mean
-// replicas?)"), and for an apiVersion that no longer serves the kind (path ["apiVersion"]).
+// replicas?)"), and for an apiVersion that no longer serves the kind (path ["apiVersion"]);
+// an Istio kind's fields too, and an Istio group's kind or version Istio does not serve
+// (kubeshape.Istio, IstioServes).
 // A misspelled field asked null would hold at once, and one of an absence matches no object,
 // so the absence holds at once too; one asked a value of a match never matches. A custom
 // resource's fields are checked by the run, against its CRD. A Chainsaw expression key or
@@ -157,11 +159,14 @@ func PartialMisses(o Object, miss func(path []string, msg string)) {
 	if msg := kubeshape.Removed(v, k); msg != "" {
 		miss([]string{"apiVersion"}, msg)
 	}
+	if field, msg := kubeshape.IstioServes(v, k); msg != "" && !strings.Contains(k+v, "${") {
+		miss([]string{field}, msg)
+	}
 	if _, ok := o["stringData"]; ok && k == "Secret" && (v == "" || v == "v1") {
 		miss([]string{"stringData"}, "a Secret's stringData is write-only: the API server moves it into data, base64-encoded, and never returns it, so a match of it never holds and an absence of it holds at once; match data, its values base64-encoded (CUE's encoding/base64)")
 	}
 	ChainsawForms(o, miss)
-	if sh, kind := kubeshape.Builtin(v, k); sh != nil {
+	if sh, kind := kubeshape.Known(v, k); sh != nil {
 		sh.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
 			if hasChainsawKey(path) {
 				return // said above

@@ -10,13 +10,15 @@ import (
 )
 
 //go:generate go run ./gen
+//go:generate go run ./genistio
 
 // groupsData are the shapes of the kinds of k8s.io/api's stable groups besides core/v1 and
 // apps/v1 (groupKinds says which is whose), written by ./gen: gzipped JSON, a list of nodes
 // that refer to each other by index (a type is one node wherever it is: a Job and a CronJob
 // share PodTemplateSpec's). Node 0 is an opaque value, node 1 a scalar of any JSON type;
 // [1, t] a scalar of type t (ScalarType's numbers: a string, a number, a bool, a quantity);
-// {"name": node, …} an object; [2, node] a map, [3, node] a list (the numbers are Kind's).
+// {"name": node, …} an object; [2, node] a map, [3, node] a list (the numbers are Kind's);
+// [4, t, "A", "B", …] a scalar of type t that takes only the values listed (an enum).
 //
 //go:embed groups.json.gz
 var groupsData []byte
@@ -82,7 +84,19 @@ func decodeShapes(gz []byte) ([]*Shape, error) {
 		}
 		var a []int
 		if err := json.Unmarshal(n, &a); err != nil {
-			return nil, fmt.Errorf("node %d: %w", i, err)
+			var enum []any
+			if json.Unmarshal(n, &enum) != nil || len(enum) < 3 || enum[0] != float64(Scalar) || enum[1] != float64(StringScalar) {
+				return nil, fmt.Errorf("node %d: %w", i, err)
+			}
+			*sh = Shape{Kind: Scalar, Scalar: StringScalar}
+			for _, e := range enum[2:] {
+				str, ok := e.(string)
+				if !ok {
+					return nil, fmt.Errorf("node %d: enum value %v is no string", i, e)
+				}
+				sh.Enum = append(sh.Enum, str)
+			}
+			continue
 		}
 		if len(a) == 2 && Kind(a[0]) == Scalar && ScalarType(a[1]) > AnyScalar && ScalarType(a[1]) <= QuantityScalar {
 			*sh = Shape{Kind: Scalar, Scalar: ScalarType(a[1])}
@@ -107,6 +121,7 @@ func EncodeShapes(roots []*Shape) ([]byte, []int, error) {
 	nodes := []any{[]int{int(Opaque)}, []int{int(Scalar)}}
 	index := map[*Shape]int{opaque: 0, scalar: 1}
 	elems := map[[2]int]int{} // a map or list of a node, a scalar of a type: one node
+	enums := map[string]int{} // a scalar of the same values: one node
 	var walk func(sh *Shape) int
 	walk = func(sh *Shape) int {
 		if i, ok := index[sh]; ok {
@@ -118,6 +133,20 @@ func EncodeShapes(roots []*Shape) ([]byte, []int, error) {
 		case Scalar:
 			if sh.Scalar == AnyScalar {
 				return 1
+			}
+			if len(sh.Enum) > 0 {
+				node := []any{int(Scalar), int(sh.Scalar)}
+				for _, e := range sh.Enum {
+					node = append(node, e)
+				}
+				key, _ := json.Marshal(node)
+				if i, ok := enums[string(key)]; ok {
+					return i
+				}
+				i := len(nodes)
+				enums[string(key)] = i
+				nodes = append(nodes, node)
+				return i
 			}
 			// Its JSON type: a value of another never equals it (Check says so), and a
 			// quantity compares as one.

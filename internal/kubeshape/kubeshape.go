@@ -57,6 +57,9 @@ type Shape struct {
 	// quantity, which is a string or a number). Only core/v1's and
 	// apps/v1's kinds (by reflection) and CRDs have it: groups.json.gz keeps scalars untyped.
 	Scalar ScalarType
+	// Enum are the values a string Scalar may take, when its CRD's schema lists them (an
+	// Istio enum: loadBalancer.simple); any when none. The API server refuses another.
+	Enum []string
 }
 
 // ScalarType is the JSON type of a scalar.
@@ -149,6 +152,9 @@ type Miss struct {
 	At int
 	// Msg says why, after the value's path: "has no field x (did you mean y?)".
 	Msg string
+	// Value says the value written is wrong (its type, a value its enum has not), not the
+	// name: an error is best placed at the value.
+	Value bool
 }
 
 // Walk follows path (object field names, map keys, list indexes written as numbers or "*"
@@ -447,6 +453,17 @@ func openAPIShape(s map[string]any) *Shape {
 		m, _ := s["items"].(map[string]any)
 		return &Shape{Kind: List, Elem: openAPIShape(m)}
 	case "string":
+		if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
+			sh := &Shape{Kind: Scalar, Scalar: StringScalar}
+			for _, e := range enum {
+				str, ok := e.(string)
+				if !ok {
+					return scalarString // an enum of other values: not checked
+				}
+				sh.Enum = append(sh.Enum, str)
+			}
+			return sh
+		}
 		return scalarString
 	case "integer", "number":
 		return scalarNumber
@@ -457,31 +474,53 @@ func openAPIShape(s map[string]any) *Shape {
 }
 
 // Check walks v, a partial object (a wait's match: maps, lists, scalars), against s and calls
-// miss for every name v has that s has not, with its path (list elements by index).
+// miss for every name v has that s has not, with its path (list elements by index), and every
+// scalar that never equals its field's (another JSON type, a value its enum has not).
 func (s *Shape) Check(v any, miss func(path []string, m *Miss)) {
-	s.check(v, nil, miss)
+	s.check(v, nil, false, miss)
 }
 
-func (s *Shape) check(v any, path []string, miss func([]string, *Miss)) {
+// CheckObject walks v, a whole object an apply writes, against s as Check does, and says of
+// each wrong field that the API server refuses it (or, where the schema keeps what it does not
+// know, drops it); a scalar where an object or a list belongs, or one where a scalar belongs,
+// is wrong too.
+func (s *Shape) CheckObject(v any, miss func(path []string, m *Miss)) {
+	s.check(v, nil, true, miss)
+}
+
+func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Miss)) {
 	if s == nil {
 		return
 	}
+	// never is what a wrong value does: a match's never equals the field; an applied one
+	// is refused.
+	never := "never equals it"
+	if whole {
+		never = "the API server refuses it"
+	}
 	switch x := v.(type) {
 	case map[string]any:
+		if whole && len(path) > 0 && (s.Kind == List || s.Kind == Scalar) {
+			miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s, not an object: %s", s.describe(), never)})
+			return
+		}
 		for _, k := range slices.Sorted(maps.Keys(x)) {
 			p := append(path[:len(path):len(path)], k)
 			if m := s.Walk([]string{k}); m != nil {
 				miss(p, &Miss{At: len(path), Msg: m.Msg})
 				continue
 			}
-			s.At([]string{k}).check(x[k], p, miss)
+			s.At([]string{k}).check(x[k], p, whole, miss)
 		}
 	case []any:
 		if s.Kind != List {
+			if whole && len(path) > 0 && s.Kind != Opaque && !(s.Kind == Scalar && s.Scalar == AnyScalar) {
+				miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s, not a list: %s", s.describe(), never)})
+			}
 			return
 		}
 		for i, e := range x {
-			s.Elem.check(e, append(path[:len(path):len(path)], strconv.Itoa(i)), miss)
+			s.Elem.check(e, append(path[:len(path):len(path)], strconv.Itoa(i)), whole, miss)
 		}
 	default:
 		// A scalar of another JSON type than the field's never equals it: "1" for a
@@ -490,26 +529,60 @@ func (s *Shape) check(v any, path []string, miss func([]string, *Miss)) {
 		if str, ok := v.(string); ok && strings.Contains(str, "${") {
 			return
 		}
+		if whole && v != nil && len(path) > 0 && (s.Kind == Object || s.Kind == Map || s.Kind == List) {
+			b, _ := json.Marshal(v)
+			miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s: %s (%s) is none, so %s", s.describe(), b, scalarTypeOf(v), never)})
+			return
+		}
 		if s.Kind == Scalar && s.Scalar == QuantityScalar && len(path) > 0 {
 			// A quantity that does not parse equals none: the server would refuse it.
 			if t := scalarTypeOf(v); t == StringScalar || t == NumberScalar {
 				if _, ok := Quantity(v); !ok {
 					b, _ := json.Marshal(v)
-					miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is a quantity (as 500m, 0.5, 1Gi, 128974848): %s does not parse as one, so it never equals it", b)})
+					miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is a quantity (as 500m, 0.5, 1Gi, 128974848): %s does not parse as one, so it %s", b, never)})
 				}
 			} else if t != AnyScalar {
 				b, _ := json.Marshal(v)
-				miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is a quantity: %s, %s, never equals it", b, t)})
+				miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is a quantity: %s, %s, %s", b, t, never)})
 			}
 			return
 		}
 		if s.Kind == Scalar && s.Scalar != AnyScalar && len(path) > 0 {
 			if t := scalarTypeOf(v); t != AnyScalar && t != s.Scalar {
 				b, _ := json.Marshal(v)
-				miss(path, &Miss{At: len(path), Msg: fmt.Sprintf("is %s: %s, %s, never equals it", s.Scalar, b, t)})
+				if whole {
+					msg := fmt.Sprintf("is %s, not %s (%s): %s", s.Scalar, b, t, never)
+					if t == BoolScalar && s.Scalar == StringScalar {
+						msg += " (YAML reads an unquoted on, off, yes, no as a bool: quote it)"
+					}
+					miss(path, &Miss{At: len(path), Value: true, Msg: msg})
+				} else {
+					miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s: %s, %s, %s", s.Scalar, b, t, never)})
+				}
+				return
 			}
 		}
+		if str, ok := v.(string); ok && s.Kind == Scalar && len(s.Enum) > 0 && len(path) > 0 && !slices.Contains(s.Enum, str) {
+			msg := fmt.Sprintf("is one of %s; %q is none of them", strings.Join(s.Enum, ", "), str)
+			if m := didyoumean.Closest(str, s.Enum); m != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", m)
+			}
+			miss(path, &Miss{At: len(path), Value: true, Msg: msg + ": " + never})
+		}
 	}
+}
+
+// describe says what a value of shape s is: "an object", "a list", "a string".
+func (s *Shape) describe() string {
+	switch s.Kind {
+	case Object, Map:
+		return "an object"
+	case List:
+		return "a list"
+	case Scalar:
+		return s.Scalar.String()
+	}
+	return "any value"
 }
 
 // Canonical is v, an object (decoded JSON) of shape s, with its quantities written as the API

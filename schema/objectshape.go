@@ -1,0 +1,49 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+
+	"labrun.dev/labrun/internal/kubeshape"
+)
+
+// ObjectProblems calls miss for every field of o, a whole object an apply writes (one of its
+// objects, or of its files), that the API server refuses or drops, as vet can tell without a
+// cluster: for a built-in kind (kubeshape.Builtin) and an Istio kind (kubeshape.Istio, from
+// Istio's CRDs), a field the kind has not (with did-you-mean), a scalar of another JSON type
+// than its field's ("1" where Istio wants an integer), a value its field's enum has not
+// (loadBalancer.simple: ROUNDROBIN), a kind not spelled as the API spells it (destinationrule),
+// an apiVersion Kubernetes removed or Istio does not serve. Each with its path in o ("kind",
+// "spec.trafficPolicy.loadBalancer.simple") and what is wrong. A field of an Istio CRD that
+// keeps unknown fields would be dropped, not refused: the experiment would run without it.
+// A custom resource of another group is left to the cluster. value says the value written at
+// path is wrong (its type, an enum's, a kind's or apiVersion's spelling), not its name.
+func ObjectProblems(o Object, miss func(path []string, msg string, value bool)) {
+	kind, _ := o["kind"].(string)
+	apiVersion, _ := o["apiVersion"].(string)
+	if kind == "" || strings.Contains(kind, "${") || strings.Contains(apiVersion, "${") {
+		return
+	}
+	if msg := kubeshape.Removed(apiVersion, kind); msg != "" {
+		miss([]string{"apiVersion"}, msg, true)
+		return // its fields differ from the current version's
+	}
+	if field, msg := kubeshape.IstioServes(apiVersion, kind); msg != "" {
+		miss([]string{field}, msg, true)
+		return
+	}
+	sh, name := kubeshape.Known(apiVersion, kind)
+	if sh == nil {
+		return
+	}
+	if name != kind {
+		miss([]string{"kind"}, fmt.Sprintf("kind %q: expected %q, as the API spells it (an object's kind is case-sensitive, and a plural or short name is kubectl's, not the API's): the API server serves no kind %s", kind, name, kind), true)
+	}
+	sh.CheckObject(map[string]any(o), func(path []string, m *kubeshape.Miss) {
+		subject := name
+		if m.At > 0 {
+			subject += " " + strings.Join(path[:m.At], ".")
+		}
+		miss(path, subject+" "+m.Msg, m.Value)
+	})
+}
