@@ -1,0 +1,130 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"labrun.dev/labrun/driver/fortio"
+)
+
+// editArtifact rewrites the text of the artifact file (one JSON line: step, name, text) in
+// folder dir with edit.
+func editArtifact(t *testing.T, dir, file string, edit func(text string) string) {
+	t.Helper()
+	var entry map[string]any
+	if err := json.Unmarshal([]byte(readFileString(t, filepath.Join(dir, file))), &entry); err != nil {
+		t.Fatal(err)
+	}
+	entry["text"] = edit(entry["text"].(string))
+	b, _ := json.Marshal(entry)
+	writeIn(t, filepath.Join(dir, file), string(b)+"\n")
+}
+
+// oneFailedToOK edits fortio's JSON result text: one call of code from moved to code to (a
+// success), its histogram of failed calls one call lighter (its last call taken out of its
+// last bucket that holds one), so that fortio's sums still hold.
+func oneFailedToOK(t *testing.T, text, from, to string) string {
+	t.Helper()
+	var fj map[string]any
+	if err := json.Unmarshal([]byte(text), &fj); err != nil {
+		t.Fatal(err)
+	}
+	codes := fj["RetCodes"].(map[string]any)
+	codes[from] = codes[from].(float64) - 1
+	if codes[from].(float64) == 0 {
+		delete(codes, from)
+	}
+	n, _ := codes[to].(float64)
+	codes[to] = n + 1
+	h := fj["ErrorsDurationHistogram"].(map[string]any)
+	count := h["Count"].(float64) - 1
+	data := h["Data"].([]any)
+	for i := len(data) - 1; i >= 0; i-- {
+		if b := data[i].(map[string]any); b["Count"].(float64) > 0 {
+			b["Count"] = b["Count"].(float64) - 1
+			if b["Count"].(float64) == 0 {
+				data = append(data[:i], data[i+1:]...)
+			}
+			break
+		}
+	}
+	var in float64
+	for _, b := range data {
+		in += b.(map[string]any)["Count"].(float64)
+		b.(map[string]any)["Percent"] = 100 * in / count
+	}
+	h["Count"], h["Data"] = count, data
+	b, _ := json.Marshal(fj)
+	return string(b)
+}
+
+// loadAsFortioGives sets the record's result of load step name to what fortio's JSON result
+// text gives, converted as a load converts it (its codes, ok, errors, latencies).
+func loadAsFortioGives(t *testing.T, rec map[string]any, name, text string) {
+	t.Helper()
+	res, err := fortio.DecodeJSON([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.LoadResult)
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	l := rec["results"].(map[string]any)[name].(map[string]any)["value"].(map[string]any)
+	for k, v := range got {
+		l[k] = v
+	}
+	if _, ok := got["errorLatency"]; !ok {
+		delete(l, "errorLatency")
+	}
+}
+
+// TestLoadHeldToTheBackendsCodesExactly: a load of 4 requests all answered 503 by a local
+// backend, between two snapshots of it, ONE of its 503s edited to a 200 in the record,
+// fortio.json and codes-over-time.json together, the seal computed again, replayed and merged
+// PASSED (exit 0): the rule that holds a load to its backend's counts allowed one code per
+// connection the backend had not counted yet, which a backend that counted a code when its
+// handler returned needed. A backend counts the code before the answer leaves it (762acb15),
+// and a record of version 9 is held to the count exactly: the snapshot after counts no rq_200.
+func TestLoadHeldToTheBackendsCodesExactly(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+ld: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "fortio", load: {url: "${backends.a.url}/echo?status=503", requests: 4, connections: 1}},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: ["fortio.code503 < 4"]
+}
+`, 1)
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	edited := filepath.Join(dir, "m", "edited")
+	if err := os.CopyFS(edited, os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	var fj string
+	editArtifact(t, edited, "fortio.json.jsonl", func(text string) string {
+		fj = oneFailedToOK(t, text, "503", "200")
+		return fj
+	})
+	editArtifact(t, edited, "codes-over-time.json.jsonl", func(text string) string {
+		return strings.ReplaceAll(text, `{"503":4}`, `{"200":1,"503":3}`)
+	})
+	loadAsFortioGives(t, rec, "fortio", fj)
+	passedAs(rec, map[string]any{"fortio.code503": 3})
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	if err := resealRecord(filepath.Join(dir, "m", "edited.json")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"step fortio: its load sent every request to backend a (127.0.0.1:", ") and counts 1 answered 200, but step after's snapshot of it, taken after the load, counts 0 rq_200 since step before's read, which ended before the load started: the backend counts each code it answers before the answer leaves it (records of version 9 on), at least as many as the load got"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
