@@ -683,6 +683,9 @@ func loadContradiction(rec *Record, name string, arts []*ArtifactRecord, data ma
 		}
 		got, have := res.LoadResult, l.LoadResult
 		got.Pods, have.Pods, got.Pod, have.Pod = nil, nil, "", ""
+		if rec.Version < 9 {
+			got.ErrorLatency = nil // kept apart from version 9 on: an older labrun read fortio's result without it
+		}
 		if !hasJSONForm(got) || !hasJSONForm(have) {
 			return ""
 		}
