@@ -128,3 +128,65 @@ ld: schema.#Scenario & {
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
+
+// editedSealed copies the folder of the run in dir/r to dir/m/edited, edits its artifacts
+// (file → edit), writes rec as dir/m/edited.json and computes its seal again: an edit the seal
+// does not tell from the run's.
+func editedSealed(t *testing.T, dir string, rec map[string]any, edits map[string]func(string) string) {
+	t.Helper()
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	edited := filepath.Join(dir, "m", "edited")
+	if err := os.CopyFS(edited, os.DirFS(strings.TrimSuffix(recs[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	for file, edit := range edits {
+		editArtifact(t, edited, file, edit)
+	}
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	if err := resealRecord(filepath.Join(dir, "m", "edited.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editJSON decodes text, edits it and encodes it again.
+func editJSON(t *testing.T, edit func(m map[string]any)) func(string) string {
+	return func(text string) string {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(text), &m); err != nil {
+			t.Fatal(err)
+		}
+		edit(m)
+		b, _ := json.Marshal(m)
+		return string(b)
+	}
+}
+
+// TestLoadDurationShorterThanFortioRuns: a load of 50 qps for 1 s (about 50 requests) whose
+// duration was edited to 0.5 s and its qps to 100, in the record and fortio.json together (the
+// seal computed again), replayed and merged PASSED approx(fortio.qps, 100, 0.1): qps is
+// requests over duration, and fortio's start and end still lay within the step's. fortio
+// plans the last calls of a load of a duration at its duration (or its requests over its
+// qps), so it lasts at least that long.
+func TestLoadDurationShorterThanFortioRuns(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+q: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [{name: "fortio", load: {url: "${backends.a.url}/echo", qps: 50, duration: "1s", connections: 2}}]
+	expect: ["approx(fortio.qps, 100, 0.1)"]
+}
+`, 1)
+	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
+	l["qps"], l["duration"] = l["requests"].(float64)/0.5, 0.5
+	passedAs(rec, map[string]any{"fortio.qps": l["qps"]})
+	editedSealed(t, dir, rec, map[string]func(string) string{
+		"fortio.json.jsonl": editJSON(t, func(m map[string]any) {
+			m["ActualQPS"], m["ActualDuration"] = l["qps"], 500_000_000
+		}),
+	})
+	want := []string{"step fortio: its load records a duration of 0.5 s, but at 50 1/s, fortio plans its last calls at its duration (1 s) or later: the load's duration was changed after the run"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
