@@ -190,3 +190,47 @@ q: schema.#Scenario & {
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
+
+// TestSummaryDiffJudgesItsRecords: a summary of 2 runs that failed (their loads counted four
+// 503s, the claim none), edited with its runs' records into 2 passed (outcomes, verdicts and
+// values only, the records' seals computed again), showed under labrun diff as "2 of 2 runs
+// passed" and "verdict changed: failed → passed", exit 1: the summary was held to what its
+// records record, not to what they are, where replay and merge judge each again and refuse it.
+func TestSummaryDiffJudgesItsRecords(t *testing.T) {
+	dir, _ := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+cnt: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [{name: "fortio", load: {url: "${backends.a.url}/echo?status=503", requests: 4, connections: 1}}]
+	expect: ["fortio.code503 == 0"]
+}
+`, 1, "--count", "2")
+	sums, _ := filepath.Glob(filepath.Join(dir, "r", "*.summary.json"))
+	if len(sums) != 1 {
+		t.Fatalf("summaries %v, want one", sums)
+	}
+	if err := os.CopyFS(filepath.Join(dir, "e"), os.DirFS(filepath.Join(dir, "r"))); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := filepath.Glob(filepath.Join(dir, "e", "*[0-9a-f].json"))
+	for _, p := range recs {
+		rec := readJSON(t, p)
+		passedAs(rec, map[string]any{"fortio.code503": 0})
+		writeJSON(t, p, rec)
+		if err := resealRecord(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edited := filepath.Join(dir, "e", filepath.Base(sums[0]))
+	s := readJSON(t, edited)
+	s["passed"], s["verdict"] = 2, "passed"
+	for _, r := range s["runs"].([]any) {
+		m := r.(map[string]any)
+		m["outcome"], m["expectations"], m["values"] = "passed", map[string]any{"fortio.code503 == 0": "passed"}, map[string]any{"fortio.code503": 0}
+	}
+	writeJSON(t, edited, s)
+	refused(t, dir, []string{"a record of its runs does not hold: ", ": run cnt#1: the record says passed; its data says failed (\"fortio.code503 == 0\" failed: fortio.code503 (4) == 0)"},
+		"diff", filepath.Join("r", filepath.Base(sums[0])), filepath.Join("e", filepath.Base(sums[0])))
+}
