@@ -234,3 +234,42 @@ cnt: schema.#Scenario & {
 	refused(t, dir, []string{"a record of its runs does not hold: ", ": run cnt#1: the record says passed; its data says failed (\"fortio.code503 == 0\" failed: fortio.code503 (4) == 0)"},
 		"diff", filepath.Join("r", filepath.Base(sums[0])), filepath.Join("e", filepath.Base(sums[0])))
 }
+
+// TestLoadSocketsHeldToTheBackendsConnections: a load of 4 requests on 1 connection kept
+// alive, to one local backend between two snapshots of it, whose sockets were edited to 4
+// in the record and fortio.json (SocketCount, Sockets, ips), the seal computed again,
+// replayed and merged PASSED fortio.sockets == 4: the snapshots counted 1 connection
+// (cx_total) between them, and the backend counts each it accepts.
+func TestLoadSocketsHeldToTheBackendsConnections(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+sock: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "fortio", load: {url: "${backends.a.url}/echo", requests: 4, connections: 1}},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: ["fortio.sockets == 4"]
+}
+`, 1)
+	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
+	l["sockets"] = 4
+	for k := range l["ips"].(map[string]any) {
+		l["ips"].(map[string]any)[k] = 4
+	}
+	passedAs(rec, map[string]any{"fortio.sockets": 4})
+	editedSealed(t, dir, rec, map[string]func(string) string{
+		"fortio.json.jsonl": editJSON(t, func(m map[string]any) {
+			m["SocketCount"], m["Sockets"] = 4, []any{4}
+			for k := range m["IPCountMap"].(map[string]any) {
+				m["IPCountMap"].(map[string]any)[k] = 4
+			}
+		}),
+	})
+	want := []string{"step fortio: its load sent every request to backend a and opened 4 connections (sockets), but step after's snapshot of it, taken after the load, counts 1 cx_total since step before's read, which ended before the load started: the backend counts each connection it accepts"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
