@@ -1311,7 +1311,7 @@ s: schema.#Scenario & {
 	refused(t, dir, []string{"which its warnings lack"}, "mutate", "m/edited.json")
 	// The lints' codes taken out too: a record of version 7 on keeps them.
 	delete(rec, "lints")
-	editedRefused(t, dir, rec, "it is a record of version 8 without lints")
+	editedRefused(t, dir, rec, "it is a record of version 9 without lints")
 }
 
 // TestMergeHoldsTheInvocationsRuns: a labrun run of several scenarios keeps in each record
