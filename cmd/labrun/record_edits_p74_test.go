@@ -273,3 +273,26 @@ sock: schema.#Scenario & {
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
+
+// TestLoadCodesOverTimeAddUp: a load's codes-over-time.json (the report's chart of its codes)
+// edited to show 503s its result never counted, the seal computed again, replayed PASSED, its
+// report drawing them: nothing held the chart's counts to the load's. fortio's in-process
+// runner reports each request it counts, once, with its code.
+func TestLoadCodesOverTimeAddUp(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+ok: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [{name: "fortio", load: {url: "${backends.a.url}/echo", requests: 4, connections: 1}}]
+	expect: ["fortio.code200 == fortio.requests"]
+}
+`, 0)
+	editedSealed(t, dir, rec, map[string]func(string) string{
+		"codes-over-time.json.jsonl": func(string) string { return `[{"atNs":0,"codes":{"200":2,"503":2}}]` },
+	})
+	want := []string{"its artifact codes-over-time.json (in codes-over-time.json.jsonl) counts 2 responses of code 200 over time, but the record's result has 4"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
