@@ -1436,6 +1436,9 @@ func (r *Record) localLoadBackendShortfalls() []string {
 		if c := socketShortfall(name, src, l, before, after); c != "" {
 			msgs = append(msgs, c)
 		}
+		if c := warmupShortfall(name, src, l, r.StepParams[rs[0].Path], before, after); c != "" {
+			msgs = append(msgs, c)
+		}
 		for _, k := range slices.Sorted(maps.Keys(l.Codes)) {
 			if code, err := strconv.Atoi(k); err != nil || code < 100 || code > 599 {
 				continue
@@ -1490,6 +1493,39 @@ func socketShortfall(name, src string, l *LoadRecord, before, after *backendRead
 		return ""
 	}
 	return fmt.Sprintf("step %s: its load sent every request to %s and opened %s connections (sockets), but step %s's snapshot of it, taken after the load, counts %s cx_total since %s: the backend counts each connection it accepts, before it reads a request on it", name, src, dsl.FormatValue(l.Sockets), after.what, dsl.FormatValue(cx), from)
+}
+
+// warmupShortfall says how a load of a duration (its step's parameters, params, give no
+// requests) that sent every request to one local backend, none of them a socket error, made
+// more requests with its warm-up than that backend counted (rq_total) between its reads
+// around the load: fortio first sends one warm-up request per connection that it does not
+// count, and the backend counts every request it is handed, warm-up or not, as it starts to
+// answer it. Before, a load of 50 qps for 1 s on 2 connections whose backend's snapshot after
+// it was edited from 52 requests (rq_total, rq_200, rq_2xx and their dotted names) to 50
+// replayed PASSED delta.rq_total == fortio.requests, the claim the warmup-uncounted lint
+// warns fails on a correct run.
+func warmupShortfall(name, src string, l *LoadRecord, params json.RawMessage, before, after *backendRead) string {
+	var p schema.Load
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil || p.Requests > 0 || p.From != nil && p.From.Pods > 0 || l.Codes["-1"] > 0 || l.Requests <= 0 {
+		return ""
+	}
+	total, ok := after.sn.Counters["rq_total"]
+	if !ok {
+		return ""
+	}
+	from := "its start"
+	if before != nil {
+		b, ok := before.sn.Counters["rq_total"]
+		if !ok || b > total {
+			return "" // localBackendAbsences and localBackendDecreases say so
+		}
+		total -= b
+		from = fmt.Sprintf("step %s's read, which ended before the load started", before.what)
+	}
+	if total >= l.Requests+l.Connections {
+		return ""
+	}
+	return fmt.Sprintf("step %s: its load of a duration sent every request to %s, %s of them and a warm-up request on each of its %s connections, which fortio sends first and does not count, but step %s's snapshot of it, taken after the load, counts %s rq_total since %s: the backend counts every request it answers, warm-up or not", name, src, dsl.FormatValue(l.Requests), dsl.FormatValue(l.Connections), after.what, dsl.FormatValue(total), from)
 }
 
 // localBackendDecreases are the counters of labrun's local backend (source "backend <name>")

@@ -296,3 +296,36 @@ ok: schema.#Scenario & {
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
+
+// TestLoadWarmupHeldToTheBackendsRequests: a load of 50 qps for 1 s on 2 connections to one
+// local backend, whose snapshot after it was edited from 52 requests (rq_total, rq_200,
+// rq_2xx and their dotted names) to 50, the seal computed again, replayed and merged PASSED
+// delta.rq_total == fortio.requests, the claim the warmup-uncounted lint says fails on a
+// correct run: fortio first sends a warm-up request per connection, which the backend counts.
+func TestLoadWarmupHeldToTheBackendsRequests(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+warm: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "fortio", load: {url: "${backends.a.url}/echo", qps: 50, duration: "1s", connections: 2}},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: ["delta.rq_total == fortio.requests"]
+}
+`, 1)
+	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
+	c := rec["results"].(map[string]any)["after"].(map[string]any)["value"].(map[string]any)["counters"].(map[string]any)
+	conns := l["connections"].(float64)
+	for _, k := range []string{"rq_total", "rq_200", "rq_2xx", "http.downstream_rq_total", "http.downstream_rq_2xx"} {
+		c[k] = c[k].(float64) - conns
+	}
+	passedAs(rec, map[string]any{"delta.rq_total": l["requests"], "fortio.requests": l["requests"]})
+	editedSealed(t, dir, rec, nil)
+	want := []string{"step fortio: its load of a duration sent every request to backend a, ", " of them and a warm-up request on each of its 2 connections, which fortio sends first and does not count, but step after's snapshot of it, taken after the load, counts "}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
