@@ -922,6 +922,7 @@ func (r *Record) contradictions() []string {
 	msgs = append(msgs, r.processCleanupAbsences()...)
 	msgs = append(msgs, r.namespaceCleanupAbsences()...)
 	msgs = append(msgs, r.localLoadBackendShortfalls()...)
+	msgs = append(msgs, r.localLoadAddresses()...)
 	msgs = append(msgs, r.unitVarContradictions()...)
 	msgs = append(msgs, r.execArtifactAbsences()...)
 	msgs = append(msgs, r.loadArtifactAbsences()...)
@@ -1493,6 +1494,61 @@ func socketShortfall(name, src string, l *LoadRecord, before, after *backendRead
 		return ""
 	}
 	return fmt.Sprintf("step %s: its load sent every request to %s and opened %s connections (sockets), but step %s's snapshot of it, taken after the load, counts %s cx_total since %s: the backend counts each connection it accepts, before it reads a request on it", name, src, dsl.FormatValue(l.Sockets), after.what, dsl.FormatValue(cx), from)
+}
+
+// localLoadAddresses are the loads on the local target whose URL, as their step wrote it
+// (stepParams), is a local backend's (${backends.<name>.url}…), and whose ips (the addresses
+// fortio connected to) name another address than that backend's: fortio connects to the
+// address the URL gives, and the backend's is an IP and a port, which no DNS resolves
+// otherwise. Before, a load of 4 503s from backend a edited to 200s, its ips (and fortio.json's
+// IPCountMap) moved to 127.0.0.1:1, the seal computed again, replayed PASSED: the rule that
+// holds a load to its backend's counts (localLoadBackendShortfalls) looked for the backend by
+// the load's ips.
+func (r *Record) localLoadAddresses() []string {
+	if r.Version < 3 || r.Target != "local" {
+		return nil
+	}
+	bs, _ := r.TargetValues["backends"].(map[string]any)
+	var msgs []string
+	for _, sr := range r.Steps {
+		if sr == nil || sr.Kind != "load" || sr.Name == "" || len(r.StepParams[sr.Path]) == 0 {
+			continue
+		}
+		res := r.Results[sr.Name]
+		if res == nil || res.Kind != "load" || res.Sampled {
+			continue
+		}
+		l, ok := res.Value.(*LoadRecord)
+		if !ok || l == nil || len(l.IPs) == 0 {
+			continue
+		}
+		var p struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(r.StepParams[sr.Path], &p) != nil {
+			continue
+		}
+		rest, ok := strings.CutPrefix(p.URL, "${backends.")
+		if !ok {
+			continue
+		}
+		name, tail, ok := strings.Cut(rest, ".url}")
+		if !ok || tail != "" && tail[0] != '/' && tail[0] != '?' {
+			continue
+		}
+		b, _ := bs[name].(map[string]any)
+		addr, _ := b["address"].(string)
+		if addr == "" {
+			continue
+		}
+		for _, ip := range slices.Sorted(maps.Keys(l.IPs)) {
+			if ip != addr {
+				msgs = append(msgs, fmt.Sprintf("step %s: its load's URL is backend %s's (%s), but its ips name %s, not the backend's address %s: fortio connects to the address the URL gives", sr.Name, name, p.URL, ip, addr))
+				break
+			}
+		}
+	}
+	return msgs
 }
 
 // warmupShortfall says how a load of a duration (its step's parameters, params, give no

@@ -329,3 +329,40 @@ warm: schema.#Scenario & {
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
+
+// TestLoadAddressIsItsBackends: a load of 4 requests from ${backends.a.url} all answered
+// 503, edited to 200s in the record, fortio.json and codes-over-time.json, its ips (and
+// fortio.json's IPCountMap) moved to 127.0.0.1:1, the seal computed again, replayed and
+// merged PASSED: the rule that holds a load to its backend's counts found the backend by the
+// load's ips, and nothing held the ips to the URL.
+func TestLoadAddressIsItsBackends(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+ip: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "fortio", load: {url: "${backends.a.url}/echo?status=503", requests: 4, connections: 1}},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: ["fortio.code503 == 0"]
+}
+`, 1)
+	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
+	l["codes"], l["ok"], l["errors"], l["ips"] = map[string]any{"200": 4}, 4, 0, map[string]any{"127.0.0.1:1": 4}
+	delete(l, "errorLatency")
+	passedAs(rec, map[string]any{"fortio.code503": 0})
+	editedSealed(t, dir, rec, map[string]func(string) string{
+		"fortio.json.jsonl": editJSON(t, func(m map[string]any) {
+			m["RetCodes"], m["IPCountMap"] = map[string]any{"200": 4}, map[string]any{"127.0.0.1:1": 4}
+			h := m["ErrorsDurationHistogram"].(map[string]any)
+			h["Count"], h["Data"], h["Min"], h["Max"], h["Sum"], h["Avg"], h["StdDev"] = 0, []any{}, 0, 0, 0, 0, 0
+		}),
+		"codes-over-time.json.jsonl": func(text string) string { return strings.ReplaceAll(text, `"503"`, `"200"`) },
+	})
+	want := []string{"step fortio: its load's URL is backend a's (${backends.a.url}/echo?status=503), but its ips name 127.0.0.1:1, not the backend's address 127.0.0.1:"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
