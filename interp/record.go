@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"reflect"
 	"slices"
 	"sort"
@@ -1547,8 +1548,38 @@ func (r *Record) localLoadAddresses() []string {
 				break
 			}
 		}
+		if c := delayShortfall(sr.Name, name, p.URL, l); c != "" {
+			msgs = append(msgs, c)
+		}
 	}
 	return msgs
+}
+
+// delayShortfall says how a load from a local backend's URL whose ?delay= holds every
+// request (one duration, no percentages) records a latency (min) under that delay: the
+// backend waits the delay before it answers, and fortio times each request from before it
+// sends it to the end of the answer. A load with a socket error (the client gave up, an
+// abandoned request) is not held to it. Before, a load through ?delay=20ms whose latencies
+// were edited to about 2.5 ms in the record and fortio.json (its buckets, percentiles, min,
+// max, sum and average together; the seal computed again) replayed PASSED fortio.max < 10.
+func delayShortfall(step, backend, rawURL string, l *LoadRecord) string {
+	_, query, ok := strings.Cut(rawURL, "?")
+	if !ok || l.Partial != "" || l.Requests <= 0 || l.Codes["-1"] > 0 {
+		return ""
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil || !q.Has("delay") {
+		return ""
+	}
+	choices, err := schema.ParseDelay(q.Get("delay"))
+	if err != nil || len(choices) != 1 || choices[0].Percent != 100 {
+		return ""
+	}
+	d := float64(choices[0].Delay) / float64(time.Millisecond)
+	if l.Min >= d-1e-6 {
+		return ""
+	}
+	return fmt.Sprintf("step %s: its load's URL holds every request backend %s answers for %s (?delay=%s), but its shortest latency (min) is %s: the backend waits that long before it answers, and fortio times each request to its answer", step, backend, dsl.WithUnit(d, "ms"), q.Get("delay"), dsl.WithUnit(l.Min, "ms"))
 }
 
 // warmupShortfall says how a load of a duration (its step's parameters, params, give no

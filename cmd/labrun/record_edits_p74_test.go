@@ -366,3 +366,43 @@ ip: schema.#Scenario & {
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
+
+// TestLoadLatencyHeldToItsBackendsDelay: a load through ?delay=20ms whose latencies were
+// edited to 2 to 2.5 ms in fortio.json (its one bucket, percentiles, min, max, sum and
+// average together) and the record, the seal computed again, replayed and merged PASSED
+// fortio.max < 10: the backend waits the delay before it answers each request.
+func TestLoadLatencyHeldToItsBackendsDelay(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+lat: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [{name: "fortio", load: {url: "${backends.a.url}/echo?delay=20ms", requests: 4, connections: 1}}]
+	expect: ["fortio.max < 10"]
+}
+`, 1)
+	var fj string
+	edit := editJSON(t, func(m map[string]any) {
+		const s, e = 0.002, 0.0025
+		h := m["DurationHistogram"].(map[string]any)
+		h["Data"] = []any{map[string]any{"Start": s, "End": e, "Percent": 100, "Count": 4}}
+		h["Min"], h["Max"], h["Sum"], h["Avg"] = s, e, 0.009, 0.00225
+		for _, p := range h["Percentiles"].([]any) {
+			p := p.(map[string]any)
+			p["Value"] = s + (e-s)*p["Percentile"].(float64)/100
+		}
+	})
+	editedSealed(t, dir, rec, map[string]func(string) string{
+		"fortio.json.jsonl": func(text string) string { fj = edit(text); return fj },
+	})
+	loadAsFortioGives(t, rec, "fortio", fj)
+	passedAs(rec, map[string]any{"fortio.max": 2.5})
+	writeJSON(t, filepath.Join(dir, "m", "edited.json"), rec)
+	if err := resealRecord(filepath.Join(dir, "m", "edited.json")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"step fortio: its load's URL holds every request backend a answers for 20 ms (?delay=20ms), but its shortest latency (min) is 2 ms: the backend waits that long before it answers"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
