@@ -1551,8 +1551,38 @@ func (r *Record) localLoadAddresses() []string {
 		if c := delayShortfall(sr.Name, name, p.URL, l); c != "" {
 			msgs = append(msgs, c)
 		}
+		if c := statusContradiction(sr.Name, name, p.URL, l); c != "" {
+			msgs = append(msgs, c)
+		}
 	}
 	return msgs
+}
+
+// statusContradiction says how a load from a local backend's URL whose ?status= answers every
+// request with one code (no percentages; fortio's echo) records an answer of another code:
+// the backend answers each request so (its snapshots count what it answered, and can be
+// edited with the load). Before, a load through ?status=503 whose 503s were edited to 200s
+// in the record, fortio.json, codes-over-time.json and the backend's snapshot after it (rq_503
+// and rq_5xx moved to rq_200 and rq_2xx; the seal computed again) replayed PASSED.
+func statusContradiction(step, backend, rawURL string, l *LoadRecord) string {
+	_, query, ok := strings.Cut(rawURL, "?")
+	if !ok || l.Partial != "" {
+		return ""
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil || !q.Has("status") {
+		return ""
+	}
+	want := q.Get("status")
+	if code, err := strconv.Atoi(want); err != nil || code < 100 || code > 599 {
+		return "" // a distribution (503:50), or no code fortio's echo answers with
+	}
+	for _, k := range slices.Sorted(maps.Keys(l.Codes)) {
+		if k != want && k != "-1" && l.Codes[k] > 0 {
+			return fmt.Sprintf("step %s: its load's URL has backend %s answer every request %s (?status=%s), but the load counts %s answered %s", step, backend, want, want, dsl.FormatValue(l.Codes[k]), k)
+		}
+	}
+	return ""
 }
 
 // delayShortfall says how a load from a local backend's URL whose ?delay= holds every

@@ -406,3 +406,44 @@ lat: schema.#Scenario & {
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
 }
+
+// TestLoadCodesHeldToItsBackendsStatus: a load through ?status=503 whose four 503s were
+// edited to 200s in the record, fortio.json, codes-over-time.json and the backend's snapshot
+// after it (rq_503 and rq_5xx moved to rq_200 and rq_2xx, with their dotted names), the seal
+// computed again, replayed and merged PASSED fortio.code503 == 0: every count agreed, and
+// nothing held them to the code the backend answers every request with.
+func TestLoadCodesHeldToItsBackendsStatus(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+st: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "before", snapshot: backend: "a"},
+		{name: "fortio", load: {url: "${backends.a.url}/echo?status=503", requests: 4, connections: 1}},
+		{name: "after", snapshot: backend: "a"},
+	]
+	expect: ["fortio.code503 == 0"]
+}
+`, 1)
+	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
+	l["codes"], l["ok"], l["errors"] = map[string]any{"200": 4}, 4, 0
+	delete(l, "errorLatency")
+	c := rec["results"].(map[string]any)["after"].(map[string]any)["value"].(map[string]any)["counters"].(map[string]any)
+	c["rq_200"], c["rq_2xx"], c["http.downstream_rq_2xx"] = c["rq_503"], c["rq_5xx"], c["http.downstream_rq_5xx"]
+	delete(c, "rq_503")
+	c["rq_5xx"], c["http.downstream_rq_5xx"] = 0, 0
+	passedAs(rec, map[string]any{"fortio.code503": 0})
+	editedSealed(t, dir, rec, map[string]func(string) string{
+		"fortio.json.jsonl": editJSON(t, func(m map[string]any) {
+			m["RetCodes"] = map[string]any{"200": 4}
+			h := m["ErrorsDurationHistogram"].(map[string]any)
+			h["Count"], h["Data"], h["Min"], h["Max"], h["Sum"], h["Avg"], h["StdDev"] = 0, []any{}, 0, 0, 0, 0, 0
+		}),
+		"codes-over-time.json.jsonl": func(text string) string { return strings.ReplaceAll(text, `"503"`, `"200"`) },
+	})
+	want := []string{"step fortio: its load's URL has backend a answer every request 503 (?status=503), but the load counts 4 answered 200"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
