@@ -683,6 +683,9 @@ func loadContradiction(rec *Record, name string, arts []*ArtifactRecord, data ma
 		}
 		got, have := res.LoadResult, l.LoadResult
 		got.Pods, have.Pods, got.Pod, have.Pod = nil, nil, "", ""
+		if rec.Version < 9 {
+			got.ErrorLatency = nil // kept apart from version 9 on: an older labrun read fortio's result without it
+		}
 		if !hasJSONForm(got) || !hasJSONForm(have) {
 			return ""
 		}
@@ -691,6 +694,43 @@ func loadContradiction(rec *Record, name string, arts []*ArtifactRecord, data ma
 		}
 		if c := fortioStartContradiction(rec, l, data[a]); c != "" {
 			return fmt.Sprintf("its %s %s", artifactFile(a), c)
+		}
+	}
+	for _, a := range arts {
+		if a.Name == "codes-over-time.json" && l.Partial == "" {
+			if c := codesOverTimeContradiction(l, data[a]); c != "" {
+				return fmt.Sprintf("its %s %s", artifactFile(a), c)
+			}
+		}
+	}
+	return ""
+}
+
+// codesOverTimeContradiction says how the codes over time a load kept (codes-over-time.json,
+// the report's chart: fortio's in-process runner reports each request it counts, with its
+// code, once, and not its warm-up requests) do not add up to the load's codes. Before, a
+// load's codes-over-time.json edited to show 503s its result did not count (the seal computed
+// again) drew them in the report of a run that replayed PASSED. A load stopped before its end
+// (partial) is not compared.
+func codesOverTimeContradiction(l *schema.LoadRecorded, raw []byte) string {
+	var buckets []schema.CodesOverTime
+	if json.Unmarshal(raw, &buckets) != nil {
+		return "does not read as the codes of a load over time"
+	}
+	sums := map[string]float64{}
+	for _, b := range buckets {
+		for k, n := range b.Codes {
+			sums[k] += float64(n)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(sums)) {
+		if sums[k] != l.Codes[k] {
+			return fmt.Sprintf("counts %s responses of code %s over time, but the record's result has %s", dsl.FormatValue(sums[k]), k, dsl.FormatValue(l.Codes[k]))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(l.Codes)) {
+		if _, ok := sums[k]; !ok && l.Codes[k] > 0 {
+			return fmt.Sprintf("counts no response of code %s over time, but the record's result has %s", k, dsl.FormatValue(l.Codes[k]))
 		}
 	}
 	return ""

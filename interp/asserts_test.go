@@ -274,9 +274,10 @@ s: schema.#Scenario & {
 			l := rec.Results[name].Value.(*interp.LoadRecord)
 			l.Codes = map[string]float64{"200": n}
 			l.Recount()
-			// the times fortio records of n requests: the edit changes only the count
+			// the times fortio records of n requests: the edit changes only the count (a
+			// load of a duration of 1 s lasts that long at least)
 			if l.DurationS == 0 {
-				l.DurationS, l.Connections = 0.5, 1
+				l.DurationS, l.Connections = 1, 1
 			}
 			l.QPS = n / l.DurationS
 			if l.Max == 0 {

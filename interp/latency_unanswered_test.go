@@ -13,14 +13,18 @@ import (
 // took, and f.p99 < duration('100ms') passed over a load against a closed port (probe p63,
 // left then for examples/local_connect_timeout.cue). A latency of such a load has no value,
 // however the claim reaches it, and says to read errorLatency, the latencies of the failed
-// requests, which has a value where every request failed (ok == 0) and none elsewhere. A
-// load that made no request has no latency either (fortio's empty histogram reads 0).
+// requests, which has a value where every request failed (ok == 0), or where the record keeps
+// them apart (version 9 on), and none elsewhere. A load some of whose requests failed at the
+// socket and others were answered has no latency either: the errors' times are mixed with the
+// answers' (pp.p99 < 100 passed). A load that made no request has no latency either (fortio's
+// empty histogram reads 0).
 func TestLatencyOfALoadNobodyAnswered(t *testing.T) {
 	sc := loadScenario(t, `s: schema.#Scenario & {
 	steps: [
 		{name: "f", load: {url: "http://127.0.0.1:1/", requests: 3, connections: 1}},
 		{name: "g", load: {url: "http://127.0.0.1:2/", requests: 4, connections: 1}},
 		{name: "h", load: {url: "http://127.0.0.1:3/", requests: 4, connections: 1}},
+		{name: "h9", load: {url: "http://127.0.0.1:3/", requests: 4, connections: 1}},
 		{name: "all503", load: {url: "http://127.0.0.1:4/", requests: 2, connections: 1}},
 		{name: "none", load: {url: "http://127.0.0.1:5/", duration: "1s", connections: 1}},
 		{name: "pp", load: {from: {selector: "app=client", namespace: "lab", pods: 2}, url: "http://backend:8080/", requests: 4, connections: 1}},
@@ -35,10 +39,12 @@ func TestLatencyOfALoadNobodyAnswered(t *testing.T) {
 		"g.errorLatency.p99 < 100",
 		"h.errorLatency.p99 < 100",
 		"none.p99 < 100",
+		"pp.p99 < 100",
 		// These have values.
 		"f.errorLatency.p99 < duration('100ms') && f.errorLatency.avg == 0.5",
 		"let e = f.errorLatency; e.max == 2",
-		"g.p99 < 100 && h.p99 < 100 && pp.p99 < 100 && pp.pods[0].p99 < 100",
+		"g.p99 < 100 && h.p99 < 100 && pp.pods[0].p99 < 100",
+		"h9.errorLatency.p99 == 7 && h9.errorLatency.min == 3",
 		"all503.errorLatency.p99 == all503.p99",
 		"pp.pods[1].errorLatency.p99 < 100",
 	]
@@ -52,6 +58,8 @@ func TestLatencyOfALoadNobodyAnswered(t *testing.T) {
 	rec.Put("f", "load", false, &interp.LoadRecord{LoadResult: lat(schema.LoadResult{Requests: 3, Errors: 3, Codes: map[string]float64{"-1": 3}})})
 	rec.Put("g", "load", false, &interp.LoadRecord{LoadResult: lat(schema.LoadResult{Requests: 4, OK: 4, Codes: map[string]float64{"200": 4}})})
 	rec.Put("h", "load", false, &interp.LoadRecord{LoadResult: lat(schema.LoadResult{Requests: 4, OK: 2, Errors: 2, Codes: map[string]float64{"200": 2, "503": 2}})})
+	rec.Put("h9", "load", false, &interp.LoadRecord{LoadResult: lat(schema.LoadResult{Requests: 4, OK: 2, Errors: 2, Codes: map[string]float64{"200": 2, "503": 2},
+		ErrorLatency: &schema.LoadLatency{Min: 3, P50: 4, P90: 6, P99: 7, P999: 7, Max: 7, Avg: 5}})})
 	rec.Put("all503", "load", false, &interp.LoadRecord{LoadResult: lat(schema.LoadResult{Requests: 2, Errors: 2, Codes: map[string]float64{"503": 2}})})
 	rec.Put("none", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Codes: map[string]float64{}, IPs: map[string]float64{}, DurationS: 1}})
 	rec.Put("pp", "load", false, &interp.LoadRecord{LoadResult: lat(schema.LoadResult{Requests: 4, OK: 2, Errors: 2, Codes: map[string]float64{"200": 2, "-1": 2},
@@ -67,8 +75,9 @@ func TestLatencyOfALoadNobodyAnswered(t *testing.T) {
 		`.p99 (pp.pods[1].p99) has no value: no request of load pp from client pod client-b got an HTTP response (all 2 failed at the socket`,
 		`pp.pods[1].p50 has no value: no request of load pp from client pod client-b got an HTTP response`,
 		`g.errorLatency has no value: no request of load g failed (errors is 0); claim the latencies of every request (g.p99)`,
-		`h.errorLatency has no value: 2 of the 4 requests of load h succeeded and 2 failed, and labrun keeps the latencies of every request together, not those of the failed ones apart (it has them only where every request failed, ok == 0)`,
+		`h.errorLatency has no value: 2 of the 4 requests of load h succeeded and 2 failed, and its result holds no latencies of the failed ones apart: it was recorded by a labrun before record version 9`,
 		`none.p99 has no value: load none made no request, so it timed none; to claim that, write none.requests == 0`,
+		`pp.p99 has no value: 2 of the 4 requests of load pp failed at the socket (code -1: refused, reset, or timed out before an answer), and fortio times those errors with the answers, in one histogram`,
 	}
 	for i, jd := range interp.Rejudge(rec, sc) {
 		if i >= len(want) {

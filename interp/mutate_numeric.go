@@ -153,7 +153,7 @@ func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenari
 				if field == "requests" && fixedRequests(sc, name) {
 					continue // fortio makes the requests it is told to: no run has another count
 				}
-				loadNumeric(add, name, field)
+				loadNumeric(add, name, field, timedLoad(sc, name))
 			case isResult[schema.LogResult](rec, name) && field == "count":
 				for _, s := range scalings(true) {
 					f := s.f
@@ -173,7 +173,7 @@ func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenari
 			}
 			switch {
 			case kind == "codes" && loadOf(rec, name) != nil:
-				loadNumeric(add, name, "code"+key)
+				loadNumeric(add, name, "code"+key, timedLoad(sc, name))
 			case kind == "captured" && isResult[schema.ExecResult](rec, name):
 				captureNumeric(add, rec, name, key)
 			case kind != "captured" && isResult[schema.LogResult](rec, name):
@@ -186,6 +186,17 @@ func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenari
 // fixedRequests reports whether load step name makes a set number of requests (requests: N):
 // fortio makes that many, each counted under some code, so its count is no outcome a run can
 // get wrong.
+// timedLoad says whether step name is a load of a duration (no requests): fortio runs it for
+// its duration at least (loadDurationContradiction).
+func timedLoad(sc *dsl.Scenario, name string) bool {
+	if st := sc.Step(name); st != nil {
+		if p, ok := st.Params.(*schema.Load); ok {
+			return p.Requests == 0
+		}
+	}
+	return false
+}
+
 func fixedRequests(sc *dsl.Scenario, name string) bool {
 	if st := sc.Step(name); st != nil {
 		if p, ok := st.Params.(*schema.Load); ok {
@@ -204,13 +215,13 @@ func fixedRequests(sc *dsl.Scenario, name string) bool {
 // A mutant that changes one figure alone (ok + 1, requests the same) no run can record: an
 // expectation that only restates fortio's sums (ok + errors == requests) kills it and proves
 // nothing.
-func loadNumeric(add func(string, func(*Record)), name, field string) {
+func loadNumeric(add func(string, func(*Record)), name, field string, timed bool) {
 	isCode := len(field) > 4 && field[:4] == "code"
 	for _, s := range scalings(isCode || loadCounts[field]) {
 		f := s.f
 		add(name+"."+field+s.name, func(r *Record) {
 			if l := loadOf(r, name); l != nil {
-				changeLoad(l, field, s.name == " + 1" || s.name == " - 1", f)
+				changeLoadAs(l, field, s.name == " + 1" || s.name == " - 1", timed, f)
 			}
 		})
 	}
@@ -220,6 +231,14 @@ func loadNumeric(add func(string, func(*Record)), name, field string) {
 // shift says f adds to or takes from the requests (one more answered as the most common
 // code) rather than scaling every code.
 func changeLoad(l *LoadRecord, field string, shift bool, f func(float64) float64) {
+	changeLoadAs(l, field, shift, false, f)
+}
+
+// changeLoadAs is changeLoad of a load that is timed (a load of a duration, which fortio
+// runs for its duration at least) or not: a timed load at another qps made other requests in
+// its time, where another load made its requests in the time that rate takes. Before, a timed
+// load's qps ×2 made its requests in half its duration, which no run records.
+func changeLoadAs(l *LoadRecord, field string, shift, timed bool, f func(float64) float64) {
 	code, isCode := "", false
 	if len(field) > 4 && field[:4] == "code" {
 		code, isCode = strings.Replace(field[4:], "_", "-", 1), true // code_1 is codes["-1"]
@@ -272,6 +291,15 @@ func changeLoad(l *LoadRecord, field string, shift bool, f func(float64) float64
 				l.Move(d-moved, func(k string) bool { return schema.IsOK(k) == ok }, code)
 			}
 		}
+		return
+	}
+	if field == "qps" && timed && l.QPS > 0 && l.DurationS > 0 {
+		k := f(l.QPS) / l.QPS
+		for c, n := range l.Codes {
+			l.Codes[c] = math.Round(n * k)
+		}
+		l.Recount()
+		l.QPS = l.Requests / l.DurationS // other requests in the same time
 		return
 	}
 	for k, p := range map[string]*float64{

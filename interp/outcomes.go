@@ -288,6 +288,9 @@ func loadCountContradictions(rec *Record, sc *dsl.Scenario) []string {
 				msgs = append(msgs, fmt.Sprintf("step %s: its load records %s connections, but the step runs at most %d (%s), and fortio runs the connections it is given or fewer",
 					s.Name, dsl.FormatValue(l.Connections), c, written))
 			}
+			if c := loadDurationContradiction(s.Name, p, l); c != "" {
+				msgs = append(msgs, c)
+			}
 			n := p.FixedRequests()
 			if n == 0 || l.Requests == float64(n) || l.Partial != "" && l.Requests < float64(n) {
 				return // a load stopped before its end (partial) made fewer
@@ -297,4 +300,34 @@ func loadCountContradictions(rec *Record, sc *dsl.Scenario) []string {
 		})
 	}
 	return msgs
+}
+
+// loadDurationContradiction says how the duration a load of a duration (no requests) records
+// is shorter than fortio runs such a load: as fast as it can, each connection calls until the
+// duration has passed, so the load lasts at least its duration; at a fixed qps, each
+// connection's last call is planned at its calls over its share of the qps, so the load lasts
+// at least its requests over its qps (fewer than the duration when they do not divide evenly
+// among the connections: 4 requests of 10 qps for 500 ms over 2 connections took 0.4006 s), or
+// the duration where fortio fell behind and stopped early. Before, a load of 50 qps for 1 s
+// whose duration was edited to 0.5 s and its qps to 100 in the record and fortio.json (the
+// seal computed again) replayed PASSED approx(fortio.qps, 100, 0.1). A load stopped before
+// its end (partial), one from several pods and one that made no request are not held to it.
+func loadDurationContradiction(name string, p *schema.Load, l *LoadRecord) string {
+	if p.Requests > 0 || p.From != nil && p.From.Pods > 0 || l.Partial != "" || l.Requests <= 0 {
+		return ""
+	}
+	d := p.WithDefaults().Duration.D().Seconds()
+	least, why := d, fmt.Sprintf("as fast as it can, fortio calls until its duration (%s) has passed", dsl.WithUnit(d, "s"))
+	if p.QPS > 0 {
+		if r := l.Requests / p.QPS; r < least {
+			least = r
+			why = fmt.Sprintf("at %s, fortio plans each connection's last call at its calls over its share of the qps: its %s requests take at least %s", dsl.WithUnit(p.QPS, "1/s"), dsl.FormatValue(l.Requests), dsl.WithUnit(r, "s"))
+		} else {
+			why = fmt.Sprintf("at %s, fortio plans its last calls at its duration (%s) or later", dsl.WithUnit(p.QPS, "1/s"), dsl.WithUnit(d, "s"))
+		}
+	}
+	if l.DurationS >= least-0.001 {
+		return ""
+	}
+	return fmt.Sprintf("step %s: its load records a duration of %s, but %s: the load's duration was changed after the run", name, dsl.WithUnit(l.DurationS, "s"), why)
 }

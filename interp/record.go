@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net"
+	"net/url"
 	"reflect"
 	"slices"
 	"sort"
@@ -43,7 +45,12 @@ import (
 // the SHA-256 of the record and of each file of its folder), to which replay, mutate and merge
 // hold them: a record edited together with its artifacts (an exec's stdout, fortio.json, an
 // exit.txt) was consistent with them and replayed as the edit said.
-const RecordVersion = 8
+// Version 9 is version 8 whose local backends count a response's code before any of it
+// leaves (at its header), so that a load that sent every request to one local backend is held
+// to that backend's counts exactly (localLoadBackendShortfalls), and whose loads keep the
+// latencies of their failed requests apart (schema.LoadResult.ErrorLatency, fortio's
+// ErrorsDurationHistogram), which errorLatency reads where some requests succeeded.
+const RecordVersion = 9
 
 // RereadLogs reads the access lines of the logs results of a record made before version 6
 // again by this labrun's rules (schema.LogResult.Reread): labruns before version 5 read a
@@ -917,6 +924,7 @@ func (r *Record) contradictions() []string {
 	msgs = append(msgs, r.processCleanupAbsences()...)
 	msgs = append(msgs, r.namespaceCleanupAbsences()...)
 	msgs = append(msgs, r.localLoadBackendShortfalls()...)
+	msgs = append(msgs, r.localLoadAddresses()...)
 	msgs = append(msgs, r.unitVarContradictions()...)
 	msgs = append(msgs, r.execArtifactAbsences()...)
 	msgs = append(msgs, r.loadArtifactAbsences()...)
@@ -1366,9 +1374,14 @@ func (r *Record) localBackendReads() map[string][]backendRead {
 // counts each request's code as it answers it (rq_<code>), and fortio counts what it got
 // back; warm-up requests and other traffic make the backend's count higher, never lower, but
 // for the last answer on each of the load's connections (threads), whose code the backend
-// counts once its handler has returned, which may be after fortio read the answer: a
-// shortfall of up to its connections is a run's. A code outside 100 to 599 (-1: a socket
-// error) is not the backend's. Before, a load's 503s
+// counted once its handler had returned, which could be after fortio read the answer, by the
+// labruns that wrote records of version 8 and older: a shortfall of up to its connections is
+// such a run's. From version 9 on the backend counts a code when the response's header is
+// written, before any of it leaves: the load is held to the backend's count exactly (run 40
+// times over two loads of 600 requests and 1 s, 16 and 8 connections, bodies of 100 kB, no
+// shortfall; before, one code of a load of 4 503s edited to a 200 with the seal computed again
+// replayed PASSED, within the allowance). A code outside 100 to 599 (-1: a socket error) is
+// not the backend's. Before, a load's 503s
 // edited to 200s in the record, fortio.json and codes-over-time.json together (the seal
 // computed again) replayed PASSED, the snapshot after it still counting rq_503 4 and no
 // rq_200. Records of version 2 or 1 are not held to it.
@@ -1423,6 +1436,12 @@ func (r *Record) localLoadBackendShortfalls() []string {
 		if after == nil || len(localBackendContradictions(after.sn)) > 0 || before != nil && len(localBackendContradictions(before.sn)) > 0 {
 			continue // a snapshot that breaks its own sums is refused for that
 		}
+		if c := socketShortfall(name, src, l, before, after); c != "" {
+			msgs = append(msgs, c)
+		}
+		if c := warmupShortfall(name, src, l, r.StepParams[rs[0].Path], before, after); c != "" {
+			msgs = append(msgs, c)
+		}
 		for _, k := range slices.Sorted(maps.Keys(l.Codes)) {
 			if code, err := strconv.Atoi(k); err != nil || code < 100 || code > 599 {
 				continue
@@ -1438,6 +1457,10 @@ func (r *Record) localLoadBackendShortfalls() []string {
 				since -= before.sn.Counters["rq_"+k]
 				from = fmt.Sprintf("step %s's read, which ended before the load started", before.what)
 			}
+			if r.Version >= 9 && since < l.Codes[k] {
+				msgs = append(msgs, fmt.Sprintf("step %s: its load sent every request to %s (%s) and counts %s answered %s, but step %s's snapshot of it, taken after the load, counts %s rq_%s since %s: the backend counts each code it answers before the answer leaves it (records of version 9 on), at least as many as the load got", name, src, slices.Collect(maps.Keys(l.IPs))[0], dsl.FormatValue(l.Codes[k]), k, after.what, dsl.FormatValue(since), k, from))
+				break
+			}
 			if since+max(l.Connections, 1) < l.Codes[k] {
 				msgs = append(msgs, fmt.Sprintf("step %s: its load sent every request to %s (%s) and counts %s answered %s, but step %s's snapshot of it, taken after the load, counts %s rq_%s since %s: the backend counts each code it answers, as many as the load got but at most one per connection (%s) still to count when the load ended", name, src, slices.Collect(maps.Keys(l.IPs))[0], dsl.FormatValue(l.Codes[k]), k, after.what, dsl.FormatValue(since), k, from, dsl.FormatValue(max(l.Connections, 1))))
 				break
@@ -1445,6 +1468,185 @@ func (r *Record) localLoadBackendShortfalls() []string {
 		}
 	}
 	return msgs
+}
+
+// socketShortfall says how a load that sent every request to one local backend opened more
+// connections (sockets) than that backend accepted between its read before the load and its
+// read after: fortio's client opens a connection when it is about to send a request on it,
+// and the backend counts one (cx_total) when it accepts it, before it reads what it carries.
+// Before, a load of 4 requests on 1 connection, kept alive, whose sockets were edited to 4
+// (its fortio.json's SocketCount and ips with them; the seal computed again) replayed PASSED
+// fortio.sockets == 4, the snapshots counting 1 connection between them (seen equal in 70
+// runs of loads of 16 and 8 connections that reconnect after each 503).
+func socketShortfall(name, src string, l *LoadRecord, before, after *backendRead) string {
+	cx, ok := after.sn.Counters["cx_total"]
+	if !ok || l.Sockets <= 0 {
+		return ""
+	}
+	from := "its start"
+	if before != nil {
+		b, ok := before.sn.Counters["cx_total"]
+		if !ok || b > cx {
+			return "" // localBackendAbsences and localBackendDecreases say so
+		}
+		cx -= b
+		from = fmt.Sprintf("step %s's read, which ended before the load started", before.what)
+	}
+	if cx >= l.Sockets {
+		return ""
+	}
+	return fmt.Sprintf("step %s: its load sent every request to %s and opened %s connections (sockets), but step %s's snapshot of it, taken after the load, counts %s cx_total since %s: the backend counts each connection it accepts, before it reads a request on it", name, src, dsl.FormatValue(l.Sockets), after.what, dsl.FormatValue(cx), from)
+}
+
+// localLoadAddresses are the loads on the local target whose URL, as their step wrote it
+// (stepParams), is a local backend's (${backends.<name>.url}…), and whose ips (the addresses
+// fortio connected to) name another address than that backend's: fortio connects to the
+// address the URL gives, and the backend's is an IP and a port, which no DNS resolves
+// otherwise. Before, a load of 4 503s from backend a edited to 200s, its ips (and fortio.json's
+// IPCountMap) moved to 127.0.0.1:1, the seal computed again, replayed PASSED: the rule that
+// holds a load to its backend's counts (localLoadBackendShortfalls) looked for the backend by
+// the load's ips.
+func (r *Record) localLoadAddresses() []string {
+	if r.Version < 3 || r.Target != "local" {
+		return nil
+	}
+	bs, _ := r.TargetValues["backends"].(map[string]any)
+	var msgs []string
+	for _, sr := range r.Steps {
+		if sr == nil || sr.Kind != "load" || sr.Name == "" || len(r.StepParams[sr.Path]) == 0 {
+			continue
+		}
+		res := r.Results[sr.Name]
+		if res == nil || res.Kind != "load" || res.Sampled {
+			continue
+		}
+		l, ok := res.Value.(*LoadRecord)
+		if !ok || l == nil || len(l.IPs) == 0 {
+			continue
+		}
+		var p struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(r.StepParams[sr.Path], &p) != nil {
+			continue
+		}
+		rest, ok := strings.CutPrefix(p.URL, "${backends.")
+		if !ok {
+			continue
+		}
+		name, tail, ok := strings.Cut(rest, ".url}")
+		if !ok || tail != "" && tail[0] != '/' && tail[0] != '?' {
+			continue
+		}
+		b, _ := bs[name].(map[string]any)
+		addr, _ := b["address"].(string)
+		if host, _, err := net.SplitHostPort(addr); err != nil || net.ParseIP(host) == nil {
+			continue // a name: fortio's ips give the address it resolved to
+		}
+		for _, ip := range slices.Sorted(maps.Keys(l.IPs)) {
+			if ip != addr {
+				msgs = append(msgs, fmt.Sprintf("step %s: its load's URL is backend %s's (%s), but its ips name %s, not the backend's address %s: fortio connects to the address the URL gives", sr.Name, name, p.URL, ip, addr))
+				break
+			}
+		}
+		if c := delayShortfall(sr.Name, name, p.URL, l); c != "" {
+			msgs = append(msgs, c)
+		}
+		if c := statusContradiction(sr.Name, name, p.URL, l); c != "" {
+			msgs = append(msgs, c)
+		}
+	}
+	return msgs
+}
+
+// statusContradiction says how a load from a local backend's URL whose ?status= answers every
+// request with one code (no percentages; fortio's echo) records an answer of another code:
+// the backend answers each request so (its snapshots count what it answered, and can be
+// edited with the load). Before, a load through ?status=503 whose 503s were edited to 200s
+// in the record, fortio.json, codes-over-time.json and the backend's snapshot after it (rq_503
+// and rq_5xx moved to rq_200 and rq_2xx; the seal computed again) replayed PASSED.
+func statusContradiction(step, backend, rawURL string, l *LoadRecord) string {
+	_, query, ok := strings.Cut(rawURL, "?")
+	if !ok || l.Partial != "" {
+		return ""
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil || !q.Has("status") {
+		return ""
+	}
+	want := q.Get("status")
+	if code, err := strconv.Atoi(want); err != nil || code < 100 || code > 599 {
+		return "" // a distribution (503:50), or no code fortio's echo answers with
+	}
+	for _, k := range slices.Sorted(maps.Keys(l.Codes)) {
+		if k == "400" && q.Has("delay") {
+			continue // the backend refuses a delay above its maxDelay with a 400, before the echo
+		}
+		if k != want && k != "-1" && l.Codes[k] > 0 {
+			return fmt.Sprintf("step %s: its load's URL has backend %s answer every request %s (?status=%s), but the load counts %s answered %s", step, backend, want, want, dsl.FormatValue(l.Codes[k]), k)
+		}
+	}
+	return ""
+}
+
+// delayShortfall says how a load from a local backend's URL whose ?delay= holds every
+// request (one duration, no percentages) records a latency (min) under that delay: the
+// backend waits the delay before it answers, and fortio times each request from before it
+// sends it to the end of the answer. A load with a socket error (the client gave up, an
+// abandoned request) is not held to it. Before, a load through ?delay=20ms whose latencies
+// were edited to about 2.5 ms in the record and fortio.json (its buckets, percentiles, min,
+// max, sum and average together; the seal computed again) replayed PASSED fortio.max < 10.
+func delayShortfall(step, backend, rawURL string, l *LoadRecord) string {
+	_, query, ok := strings.Cut(rawURL, "?")
+	if !ok || l.Partial != "" || l.Requests <= 0 || l.Codes["-1"] > 0 || l.Codes["400"] > 0 {
+		return "" // a 400: the backend refused the delay (above its maxDelay) at once
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil || !q.Has("delay") {
+		return ""
+	}
+	choices, err := schema.ParseDelay(q.Get("delay"))
+	if err != nil || len(choices) != 1 || choices[0].Percent != 100 {
+		return ""
+	}
+	d := float64(choices[0].Delay) / float64(time.Millisecond)
+	if l.Min >= d-1e-6 {
+		return ""
+	}
+	return fmt.Sprintf("step %s: its load's URL holds every request backend %s answers for %s (?delay=%s), but its shortest latency (min) is %s: the backend waits that long before it answers, and fortio times each request to its answer", step, backend, dsl.WithUnit(d, "ms"), q.Get("delay"), dsl.WithUnit(l.Min, "ms"))
+}
+
+// warmupShortfall says how a load of a duration (its step's parameters, params, give no
+// requests) that sent every request to one local backend, none of them a socket error, made
+// more requests with its warm-up than that backend counted (rq_total) between its reads
+// around the load: fortio first sends one warm-up request per connection that it does not
+// count, and the backend counts every request it is handed, warm-up or not, as it starts to
+// answer it. Before, a load of 50 qps for 1 s on 2 connections whose backend's snapshot after
+// it was edited from 52 requests (rq_total, rq_200, rq_2xx and their dotted names) to 50
+// replayed PASSED delta.rq_total == fortio.requests, the claim the warmup-uncounted lint
+// warns fails on a correct run.
+func warmupShortfall(name, src string, l *LoadRecord, params json.RawMessage, before, after *backendRead) string {
+	var p schema.Load
+	if len(params) == 0 || json.Unmarshal(params, &p) != nil || p.Requests > 0 || p.From != nil && p.From.Pods > 0 || l.Codes["-1"] > 0 || l.Requests <= 0 {
+		return ""
+	}
+	total, ok := after.sn.Counters["rq_total"]
+	if !ok {
+		return ""
+	}
+	from := "its start"
+	if before != nil {
+		b, ok := before.sn.Counters["rq_total"]
+		if !ok || b > total {
+			return "" // localBackendAbsences and localBackendDecreases say so
+		}
+		total -= b
+		from = fmt.Sprintf("step %s's read, which ended before the load started", before.what)
+	}
+	if total >= l.Requests+l.Connections {
+		return ""
+	}
+	return fmt.Sprintf("step %s: its load of a duration sent every request to %s, %s of them and a warm-up request on each of its %s connections, which fortio sends first and does not count, but step %s's snapshot of it, taken after the load, counts %s rq_total since %s: the backend counts every request it answers, warm-up or not", name, src, dsl.FormatValue(l.Requests), dsl.FormatValue(l.Connections), after.what, dsl.FormatValue(total), from)
 }
 
 // localBackendDecreases are the counters of labrun's local backend (source "backend <name>")

@@ -466,10 +466,12 @@ const errorLatency = "errorLatency"
 // fortio times every request, a socket error too (a refused connect in microseconds, a
 // connect timeout at the timeout), so where no request got an HTTP response the latencies
 // are those of the errors alone, and f.p99 < duration("100ms") held of a load against a
-// closed port: a latency of such a load errs, saying to read errorLatency. errorLatency is
-// the latencies where every request failed (ok == 0: errors holds every request), which
-// labrun's record has (they are the load's); where some succeeded it has no value, for the
-// record keeps the latencies of every request together, not those of the failed ones apart.
+// closed port: a latency of such a load errs, saying to read errorLatency. A load some of
+// whose requests failed at the socket (codes["-1"]) and others were answered has its socket
+// errors' times mixed with the answers' in every latency: those err too. errorLatency is the
+// latencies of the failed requests (a 503 as a socket error): the load's where every request
+// failed (ok == 0), else those fortio timed apart (LoadResult.ErrorLatency, records of
+// version 9 on; an older record has none, and says so).
 func (c *LoadReads) Latency(v any, field, written string) (any, error) {
 	var l LoadResult
 	switch r := v.(type) {
@@ -502,11 +504,13 @@ func (c *LoadReads) Latency(v any, field, written string) (any, error) {
 		switch {
 		case l.Requests <= 0:
 			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s made no request, so no request failed", head, load)}
-		case l.OK > 0 && l.Errors > 0:
-			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s of the %s requests of %s succeeded and %s failed, and labrun keeps the latencies of every request together, not those of the failed ones apart (it has them only where every request failed, ok == 0); claim the latencies of every request (%s.p99)",
-				head, num(l.OK), num(l.Requests), load, num(l.Errors), name)}
 		case l.Errors <= 0:
 			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: no request of %s failed (errors is 0); claim the latencies of every request (%s.p99)", head, load, name)}
+		case l.OK > 0 && l.ErrorLatency == nil:
+			return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s of the %s requests of %s succeeded and %s failed, and its result holds no latencies of the failed ones apart: it was recorded by a labrun before record version 9, which kept the latencies of every request together (and those of the failed requests only where every request failed, ok == 0)",
+				head, num(l.OK), num(l.Requests), load, num(l.Errors))}
+		case l.OK > 0:
+			return *l.ErrorLatency, nil
 		}
 		return LoadLatency{Avg: l.Avg, Min: l.Min, Max: l.Max, P50: l.P50, P90: l.P90, P99: l.P99, P999: l.P999}, nil
 	}
@@ -517,6 +521,13 @@ func (c *LoadReads) Latency(v any, field, written string) (any, error) {
 	if n, ok := unanswered(l.Codes); ok {
 		return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: no request of %s got an HTTP response (all %s failed at the socket, code -1: refused, reset, or timed out before an answer), so its latencies are the times its socket errors took (a refused connect takes microseconds, a connect timeout its timeout), not those of any response: a claim about %s would hold of requests no server answered; to claim the time the errors took, read %s.%s.%s",
 			head, load, num(n), field, name, errorLatency, field)}
+	}
+	if n := l.Codes["-1"]; n > 0 {
+		// fortio times a socket error with the answers, in one histogram: 10 refused connects
+		// of a few microseconds among 90 answers of 200 ms made p99 (and p50, min) fall, and
+		// f.p99 < duration("100ms") held of a load no answer of which came under 100 ms.
+		return nil, &NoValueError{Msg: fmt.Sprintf("%s has no value: %s of the %s requests of %s failed at the socket (code -1: refused, reset, or timed out before an answer), and fortio times those errors with the answers, in one histogram (a refused connect takes microseconds, a connect timeout its timeout): its %s is not that of the answers; claim that no request failed so (%s.codes[\"-1\"] == 0 && …), or read the latencies of the failed requests, %s.%s.%s",
+			head, num(n), num(l.Requests), load, field, name, name, errorLatency, field)}
 	}
 	f, _ := readField(l, field)
 	return f, nil
@@ -687,7 +698,7 @@ var codesType = func() *Type {
 func latency(f *Field) *Field {
 	f.Read = LatencyFunc
 	if f.Name != errorLatency {
-		f.Doc += " of every request, answered or not; no value where no request got an HTTP response (read errorLatency there)"
+		f.Doc += " of every request (a response with any code); no value where some request failed at the socket (code -1: its time is mixed with the answers'; read errorLatency there)"
 	}
 	return f
 }
@@ -720,7 +731,7 @@ var loadResult = func() *Type {
 		latency(F("p90", Num(Millis), "90th percentile latency")),
 		latency(F("p99", Num(Millis), "99th percentile latency")),
 		latency(F("p999", Num(Millis), "99.9th percentile latency")),
-		latency(F(errorLatency, errorLatencyType, "latencies of the failed requests, those errors counts (fortio times a socket error too: a refused connect, a connect timeout): a value only where every request failed (ok == 0), where they are the load's latencies")),
+		latency(F(errorLatency, errorLatencyType, "latencies of the failed requests, those errors counts, a response with a code that is no success and a socket error alike (fortio times a socket error too: a refused connect, a connect timeout); no value where none failed, nor in a record made before version 9 where some succeeded")),
 		F("ips", MapOf(StrForm("a destination address, ip:port", FormAddress), Num(Count)), "connections by destination address, as fortio saw them"),
 		F("pod", StringType, "the client pod of one of pods"),
 	}
@@ -789,6 +800,13 @@ func (p *Load) Mutants(recorded any) []Mutant {
 			for _, p := range []*float64{&l.Avg, &l.Min, &l.Max, &l.P50, &l.P90, &l.P99, &l.P999} {
 				*p *= k
 			}
+			if e := l.ErrorLatency; e != nil {
+				s := *e
+				for _, p := range []*float64{&s.Avg, &s.Min, &s.Max, &s.P50, &s.P90, &s.P99, &s.P999} {
+					*p *= k
+				}
+				l.ErrorLatency = &s
+			}
 			if stretch && k > 1 {
 				longer := time.Duration((k - 1) * l.DurationS * float64(time.Second))
 				l.DurationS *= k
@@ -845,6 +863,12 @@ type LoadResult struct {
 	P90       float64 `expr:"p90" json:"p90"`
 	P99       float64 `expr:"p99" json:"p99"`
 	P999      float64 `expr:"p999" json:"p999"`
+	// ErrorLatency is the latencies of the requests counted in Errors alone (fortio's
+	// ErrorsDurationHistogram), where some failed and some succeeded (expressions read it as
+	// errorLatency, through LoadReads.Latency); nil where none failed or none succeeded (the
+	// failed requests' latencies are then the load's), and in a record made
+	// before version 9, which kept the latencies of every request together only.
+	ErrorLatency *LoadLatency `expr:"-" json:"errorLatency,omitempty"`
 	// IPs counts connections by destination address, as fortio saw them.
 	IPs map[string]float64 `expr:"ips" json:"ips"`
 	// Pods holds each client pod's own result when the load ran from several pods

@@ -47,8 +47,9 @@ common, are refused with the reason, and so is (exit 2) a summary whose passed, 
 not-started count or verdict is not what its runs make them, whose run passed with an
 expectation that did not, or failed where an expectation of it erred (an error), or whose
 run is not what its record beside it says (the JSON of the report it links: its outcome, its
-expectations' verdicts, the values they read); a run whose record is not there is held to the
-summary's counts alone.
+expectations' verdicts, the values they read), or whose record beside it, judged again over
+its own data as merge judges it, gives another verdict; a run whose record is not there is held
+to the summary's counts alone.
 
 A record whose exec output, load results or snapshots of a Prometheus endpoint (each sample
 of a series too) are not what the artifacts beside it give (its stdout.txt, stderr.txt,
@@ -445,6 +446,22 @@ func (p *process) diffSummaries(args []string, output string, tolerance float64,
 		if err != nil {
 			return &exitError{exitInvalid, relError(p.Cwd, err.Error())}
 		}
+		// The records beside it are judged again over their own data, as merge and replay
+		// judge them: ReadSummary holds the summary to what they record, not what they are.
+		// Before, a summary and its runs' records edited from failed to passed (their
+		// outcomes and values only, the loads still counting the 503s the claim forbids;
+		// their seals computed again) showed "2 of 2 runs passed, verdict changed: failed →
+		// passed", where replay refused each record.
+		stderr := p.Stderr
+		var said strings.Builder
+		p.Stderr = &said
+		err = p.rejudgeRecords(summaryRecords(inCwd(p.Cwd, a), s))
+		p.Stderr = stderr
+		fmt.Fprint(p.Stderr, strings.ReplaceAll(said.String(), "labrun: merge: ", "labrun: diff: "))
+		if err != nil {
+			msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "merge: "), "labrun: merge: ", "labrun: diff: ")
+			return &exitError{exitInvalid, fmt.Sprintf("diff: %s: a record of its runs does not hold: %s", a, msg)}
+		}
 		sums[i] = s
 	}
 	d, err := report.DiffSummaries(sums[0], sums[1], tolerance)
@@ -532,4 +549,22 @@ func inCwd(cwd, path string) string {
 		return path
 	}
 	return filepath.Join(cwd, path)
+}
+
+// summaryRecords are the records of the summary at path's runs that are beside it (where its
+// reports link them).
+func summaryRecords(path string, s *report.Summary) []mergedRecord {
+	var out []mergedRecord
+	for _, r := range s.Runs {
+		if r.Report == "" {
+			continue
+		}
+		json := filepath.Join(filepath.Dir(path), filepath.FromSlash(strings.TrimSuffix(r.Report, ".html")+".json"))
+		rec, err := report.Read(json)
+		if err != nil {
+			continue // not beside it (ReadSummary refused one that does not read)
+		}
+		out = append(out, mergedRecord{rec: rec, from: json, json: json})
+	}
+	return out
 }

@@ -548,7 +548,9 @@ s: schema.#Scenario & {
 
 // editedLoadRecord runs a load every request of which the backend answers 503, judged by
 // fortio.code503 == 0 (FAILED), and edits its record into a pass: the load's codes all 200.
-// It returns the folder, the record and the text of its fortio.json as the run kept it.
+// It returns the folder, the record and the text of its fortio.json as the run kept it. The
+// URL writes the 503s as a distribution (503:100), which the rule that holds a load to a
+// ?status= of one code does not read, so that the edits are refused for what they test.
 func editedLoadRecord(t *testing.T) (string, map[string]any, map[string]any) {
 	t.Helper()
 	dir, rec := recordedRun(t, `package lab
@@ -557,7 +559,7 @@ import "labrun.dev/schema"
 
 ld: schema.#Scenario & {
 	local: backends: a: {}
-	steps: [{name: "fortio", load: {url: "${backends.a.url}/echo?status=503", requests: 4, connections: 1}}]
+	steps: [{name: "fortio", load: {url: "${backends.a.url}/echo?status=503:100", requests: 4, connections: 1}}]
 	expect: ["fortio.code503 == 0"]
 }
 `, 1)
@@ -1311,7 +1313,7 @@ s: schema.#Scenario & {
 	refused(t, dir, []string{"which its warnings lack"}, "mutate", "m/edited.json")
 	// The lints' codes taken out too: a record of version 7 on keeps them.
 	delete(rec, "lints")
-	editedRefused(t, dir, rec, "it is a record of version 8 without lints")
+	editedRefused(t, dir, rec, "it is a record of version 9 without lints")
 }
 
 // TestMergeHoldsTheInvocationsRuns: a labrun run of several scenarios keeps in each record

@@ -18,7 +18,7 @@ import (
 // add up to its latency histogram's count (each call records one code and one latency), its
 // buckets' counts add up to that count too and their cumulative percents follow them, the
 // histogram of the failed calls counts the calls answered with a code that is no success
-// (a merged result keeps none), and each percentile is the one the buckets give (fortio's
+// (a merged result keeps it where each pod's did), and each percentile is the one the buckets give (fortio's
 // interpolation, or the merge's uniform mixture). None for data that does not decode.
 //
 // The load's results are converted from the codes and the percentiles alone (convert), so a

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -345,5 +346,77 @@ func TestLoadClientError(t *testing.T) {
 	_, err := New().Load(t.Context(), schema.Load{URL: "http://127.0.0.1:99999/", Requests: 2})
 	if err == nil || !strings.Contains(err.Error(), "99999") || !strings.Contains(err.Error(), "port") {
 		t.Fatalf("err = %v, want the port refused", err)
+	}
+}
+
+// refusingServer is an HTTP server on loopback that answers each request after delay, but
+// closes every other connection it accepts before reading from it: a client that opens a
+// connection per request gets a socket error (code -1) on those, in microseconds.
+func refusingServer(t *testing.T, delay time.Duration) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int64
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(delay)
+		w.WriteHeader(http.StatusOK)
+	})}
+	go func() { _ = srv.Serve(closingEveryOther{l, &n}) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + l.Addr().String() + "/"
+}
+
+type closingEveryOther struct {
+	net.Listener
+	n *atomic.Int64
+}
+
+func (c closingEveryOther) Accept() (net.Conn, error) {
+	for {
+		conn, err := c.Listener.Accept()
+		if err != nil || c.n.Add(1)%2 == 1 {
+			return conn, err
+		}
+		_ = conn.Close()
+	}
+}
+
+// TestLoadPartlyAnsweredLatencies: a real fortio load of 20 requests, a connection each, half
+// of them closed by the server before any answer (socket errors, microseconds) and half
+// answered after 30 ms. fortio times both in one histogram, so the load's p50 came out far
+// under 30 ms and f.p50 < duration("10ms") held of a load no answer of which came under 30
+// ms; and errorLatency had no value, the failed requests' own times not kept. The load now
+// keeps the failed requests' latencies apart (ErrorLatency: all under 30 ms), and its
+// latencies have no value (they are not the answers').
+func TestLoadPartlyAnsweredLatencies(t *testing.T) {
+	url := refusingServer(t, 30*time.Millisecond)
+	res := load(t, schema.Load{URL: url, Requests: 20, Connections: 1, Keepalive: ptr(false)})
+	r := res.LoadResult
+	if r.Codes["-1"] == 0 || r.Codes["200"] == 0 || r.OK == 0 {
+		t.Fatalf("codes %v: want some socket errors and some 200s", r.Codes)
+	}
+	if r.ErrorLatency == nil {
+		t.Fatalf("ErrorLatency is nil, want the latencies of the %v failed requests", r.Errors)
+	}
+	if e := r.ErrorLatency; e.Max >= 30 || e.P99 >= 30 {
+		t.Errorf("ErrorLatency %+v: want the socket errors' own times, all under 30 ms", *e)
+	}
+	for _, f := range []string{"p50", "p99", "min", "avg"} {
+		v, err := schema.ReadLatency(r, f, "f."+f)
+		var nv *schema.NoValueError
+		if !errors.As(err, &nv) || !strings.Contains(err.Error(), "failed at the socket") {
+			t.Errorf("f.%s = %v, %v: want no value (its socket errors' times are mixed with the answers')", f, v, err)
+		}
+	}
+	v, err := schema.ReadLatency(r, "errorLatency", "f.errorLatency")
+	if e, ok := v.(schema.LoadLatency); err != nil || !ok || e != *r.ErrorLatency {
+		t.Errorf("f.errorLatency = %v, %v: want %+v", v, err, *r.ErrorLatency)
+	}
+	// A result recorded before version 9 has no ErrorLatency: no value, and says why.
+	r.ErrorLatency = nil
+	if _, err := schema.ReadLatency(r, "errorLatency", "f.errorLatency"); err == nil || !strings.Contains(err.Error(), "before record version 9") {
+		t.Errorf("f.errorLatency of an older record: %v, want no value saying the record predates it", err)
 	}
 }

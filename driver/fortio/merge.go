@@ -74,7 +74,8 @@ func Merge(runs []*fhttp.HTTPRunnerResults) *fhttp.HTTPRunnerResults {
 	out.RunType, out.Labels, out.StartTime = first.RunType, first.Labels, first.StartTime
 	out.RequestedQPS, out.RequestedDuration, out.Version = first.RequestedQPS, first.RequestedDuration, first.Version
 	out.HTTPOptions = first.HTTPOptions
-	var hists, sizes []*stats.HistogramData
+	var hists, sizes, errs []*stats.HistogramData
+	allErrs := true // every run timed its failed calls apart: the merge keeps them too
 	for _, r := range runs {
 		if r.StartTime.Before(out.StartTime) {
 			out.StartTime = r.StartTime
@@ -93,6 +94,8 @@ func Merge(runs []*fhttp.HTTPRunnerResults) *fhttp.HTTPRunnerResults {
 		}
 		hists = append(hists, r.DurationHistogram)
 		sizes = append(sizes, r.Sizes)
+		errs = append(errs, r.ErrorsDurationHistogram)
+		allErrs = allErrs && r.ErrorsDurationHistogram != nil
 	}
 	var pcts []float64
 	if first.DurationHistogram != nil {
@@ -101,6 +104,9 @@ func Merge(runs []*fhttp.HTTPRunnerResults) *fhttp.HTTPRunnerResults {
 		}
 	}
 	out.DurationHistogram = MergeHistograms(hists, pcts)
+	if allErrs {
+		out.ErrorsDurationHistogram = MergeHistograms(errs, pcts)
+	}
 	out.Sizes = MergeHistograms(sizes, nil)
 	return out
 }

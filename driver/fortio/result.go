@@ -96,6 +96,23 @@ func convert(res *fhttp.HTTPRunnerResults) (schema.LoadResult, []string) {
 		}
 	}
 	r.Errors = r.Requests - r.OK
+	if h := res.ErrorsDurationHistogram; h != nil && h.Count > 0 && r.OK > 0 {
+		// The failed calls timed apart (where every call failed they are the load's own):
+		// errorLatency of a load some of whose calls were answered (record version 9).
+		e := &schema.LoadLatency{Avg: ms(h.Avg), Min: ms(h.Min), Max: ms(h.Max)}
+		for _, pc := range []struct {
+			p   float64
+			dst *float64
+		}{{50, &e.P50}, {90, &e.P90}, {99, &e.P99}, {99.9, &e.P999}} {
+			v, ok := percentile(h, pc.p)
+			if !ok {
+				warnings = append(warnings, fmt.Sprintf("fortio's result has no %gth percentile of its failed calls; errorLatency.p%s reads 0",
+					pc.p, percentileName(pc.p)))
+			}
+			*pc.dst = ms(v)
+		}
+		r.ErrorLatency = e
+	}
 	if !res.DisableFastClient && res.Sizes != nil && res.Sizes.Count > 0 &&
 		res.Sizes.Max >= float64(fhttp.BufferSizeKb*1024) {
 		warnings = append(warnings, fmt.Sprintf(

@@ -106,6 +106,13 @@ func roundAll(r schema.LoadResult) schema.LoadResult {
 	for _, f := range []*float64{&r.Avg, &r.Min, &r.Max, &r.P50, &r.P90, &r.P99, &r.P999, &r.DurationS} {
 		*f = math.Round(*f*1e9) / 1e9
 	}
+	if e := r.ErrorLatency; e != nil {
+		c := *e
+		for _, f := range []*float64{&c.Avg, &c.Min, &c.Max, &c.P50, &c.P90, &c.P99, &c.P999} {
+			*f = math.Round(*f*1e9) / 1e9
+		}
+		r.ErrorLatency = &c
+	}
 	return r
 }
 
@@ -201,6 +208,10 @@ func independentDecode(t *testing.T, data []byte) schema.LoadResult {
 			Count, Min, Max, Avg float64
 			Percentiles          []struct{ Percentile, Value float64 }
 		}
+		ErrorsDurationHistogram struct {
+			Count, Min, Max, Avg float64
+			Percentiles          []struct{ Percentile, Value float64 }
+		}
 		RetCodes    map[string]float64
 		IPCountMap  map[string]float64
 		SocketCount float64
@@ -238,6 +249,24 @@ func independentDecode(t *testing.T, data []byte) schema.LoadResult {
 		case 99.9:
 			r.P999 = p.Value * 1000
 		}
+	}
+	// The failed calls' own latencies, where some calls succeeded (where none did they are the
+	// load's).
+	if e := j.ErrorsDurationHistogram; e.Count > 0 && r.OK > 0 {
+		l := schema.LoadLatency{Avg: e.Avg * 1000, Min: e.Min * 1000, Max: e.Max * 1000}
+		for _, p := range e.Percentiles {
+			switch p.Percentile {
+			case 50:
+				l.P50 = p.Value * 1000
+			case 90:
+				l.P90 = p.Value * 1000
+			case 99:
+				l.P99 = p.Value * 1000
+			case 99.9:
+				l.P999 = p.Value * 1000
+			}
+		}
+		r.ErrorLatency = &l
 	}
 	return r
 }
