@@ -39,6 +39,9 @@ type decoder struct {
 	// untyped are the names of steps written inside a field that is not a kind (see
 	// nestedNames): not decoded, yet not unknown.
 	untyped map[string]bool
+	// unsure are the steps whose background is written but is no bool (background: "true"):
+	// that is an error of its own, and an await of such a step is none besides it.
+	unsure map[*Step]bool
 	// warnings are the checks' warnings, kept when the scenario is (as the lints').
 	warnings []*Warning
 	// localOnKube says local is refused on the kube target: the steps that need the local
@@ -820,7 +823,13 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 				d.err(d.l.litPos(fv), path+".timeout", "%s", schema.ZeroDuration("timeout", "the step's default", ""))
 			}
 		case "background":
-			s.Background, _ = fv.Bool()
+			var err error
+			if s.Background, err = fv.Bool(); err != nil {
+				if d.unsure == nil {
+					d.unsure = map[*Step]bool{}
+				}
+				d.unsure[s] = true
+			}
 		case "every":
 			s.Every = d.duration(fv)
 			if d.zero(fv) {
@@ -1224,6 +1233,9 @@ func (d *decoder) checkStructure() {
 			case t == nil && d.untyped[a]:
 			case t == nil:
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, but no step has that name%s", a, suggest(a, sc.names))
+			case !t.Background && d.unsure[t]:
+				// background: "true" was refused at the field: whether the step is one is
+				// what the user meant it to be.
 			case !t.Background:
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, which is not a background step: only background steps can be awaited", a)
 			case d.ancestor(t, s):
