@@ -1663,6 +1663,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	}
 	r := c.typeOf(&n.Right)
 	restore()
+	if at, msg := clockMisused(n, written, l, r); msg != "" {
+		c.fail(at, "%s", msg)
+		return nil
+	}
 	switch n.Operator {
 	case "==", "!=", "<", ">", "<=", ">=":
 		c.bareTime(n, written, l, r)
@@ -2242,6 +2246,71 @@ func (c *exprChecker) units(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
 	}
 	c.fail(col(n), "%s %s %s mixes units: %s is %s, %s is %s; convert one (e.g. seconds × 1000 = milliseconds)", n.Left, n.Operator, n.Right, n.Left, unitWords[l.Unit], n.Right, unitWords[r.Unit])
 	return ""
+}
+
+// clockMisused says why n, a comparison or a sum or difference of a moment (now(), date(…))
+// with what is no moment, is a mistake, and the column to say it at (that of the moment's
+// call); "" when it is none. expr refused now() > 5 in its own words ("invalid operation: >
+// (mismatched types time.Time and int)"), at the start of the expectation's string, saying
+// neither what now() is nor how a time is compared.
+func clockMisused(n *ast.BinaryNode, written [2]string, l, r *schema.Type) (int, string) {
+	cmp := false
+	switch n.Operator {
+	case "==", "!=", "<", ">", "<=", ">=":
+		cmp = true
+	case "+", "-":
+	default:
+		return 0, ""
+	}
+	sides := [2]ast.Node{n.Left, n.Right}
+	types := [2]*schema.Type{l, r}
+	for i, side := range sides {
+		moment, ok := side.(*ast.BuiltinNode)
+		if !ok || (moment.Name != "now" && moment.Name != "date") {
+			continue
+		}
+		if isMoment(sides[1-i]) {
+			continue // two moments: compared, or subtracted into a duration
+		}
+		what := written[i] + " is a moment (a date and a time of day)"
+		if moment.Name == "now" {
+			what = "now() is the moment the claim is judged (a date and a time of day)"
+		}
+		other, ot := written[1-i], types[1-i]
+		if call, ok := sides[1-i].(*ast.BuiltinNode); ok && call.Name == "duration" {
+			if !cmp {
+				return 0, "" // now() - duration('1m'): a moment, a minute before
+			}
+			return col(moment), fmt.Sprintf("%s %s %s: %s, and %s a length of time: a moment compares only with another moment (now() > date('2026-12-01T00:00:00Z')); compare the length of time between two moments with it (now() - date(trim(stamp.stdout)) < %s)",
+				written[0], n.Operator, written[1], what, other, other)
+		}
+		if ot == nil || ot == nilType || ot.Kind == schema.TAny {
+			continue // what it is is known when it runs
+		}
+		if cmp {
+			return col(moment), fmt.Sprintf("%s %s %s: %s, and %s is %s: a moment compares only with another moment (now() > date('2026-12-01T00:00:00Z')); to bound how long something took, compare the length of time between two moments with a duration (now() - date(trim(stamp.stdout)) < duration('1m')), or read the run's own clock: started.<step> and ended.<step> are seconds from the start of the steps (ended.load - started.load < 2)",
+				written[0], n.Operator, written[1], what, other, describe(ot))
+		}
+		return col(moment), fmt.Sprintf("%s %s %s: %s, not a number, and %s is %s: add or subtract a duration (now() - duration('1m')), or subtract two moments into the length of time between them (now() - date(trim(stamp.stdout))); the run's own times, started.<step> and ended.<step>, are seconds from the start of the steps, and subtract as numbers (ended.load - started.load)",
+			written[0], n.Operator, written[1], what, other, describe(ot))
+	}
+	return 0, ""
+}
+
+// isMoment says n is a moment as written: now(), date(…), or one of them plus or minus a
+// duration (now() - duration('1m')).
+func isMoment(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.BuiltinNode:
+		return n.Name == "now" || n.Name == "date"
+	case *ast.BinaryNode:
+		if n.Operator != "+" && n.Operator != "-" {
+			return false
+		}
+		d, ok := n.Right.(*ast.BuiltinNode)
+		return isMoment(n.Left) && ok && d.Name == "duration"
+	}
+	return false
 }
 
 // isTime says whether t is a number of milliseconds or seconds.
