@@ -1238,6 +1238,10 @@ func (d *decoder) checkStructure() {
 				// what the user meant it to be.
 			case !t.Background:
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, which is not a background step: only background steps can be awaited", a)
+			case t.Phase != s.Phase && phaseRank[t.Phase] < phaseRank[s.Phase]:
+				// A phase joins its background steps at its end: the await is of a step that
+				// has ended, and a load meant to run beside the steps ran before them.
+				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, a background step of %s: %s joins its background steps at its end, so %q has ended before %s starts, and nothing of it runs beside this phase's steps; expected the background step and its await in one phase (a background step runs until awaited, or until the end of its own phase)", a, t.Phase, t.Phase, a, s.Phase)
 			case d.ancestor(t, s):
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await of %q inside %q itself would wait forever", a, a)
 			case !d.concurrent(s, t):
