@@ -1345,7 +1345,7 @@ func (d *decoder) staticValue(src string) (string, bool) {
 			return "", false
 		}
 		switch v.(type) {
-		case string, float64, float32, int, int64, json.Number:
+		case string, float64, float32, int, int64, json.Number, bool:
 			return Stringify(normalizeNumber(v)), true
 		}
 		return "", false
