@@ -1180,6 +1180,7 @@ func (d *decoder) checkStructure() {
 		}
 		sc.names[s.Name] = s
 	}
+	cycled := d.checkAwaitCycles()
 	for _, s := range d.order {
 		p := d.parent[s]
 		if s.HasAt && (p == nil || p.Kind != "parallel") {
@@ -1244,12 +1245,12 @@ func (d *decoder) checkStructure() {
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, a background step of %s: %s joins its background steps at its end, so %q has ended before %s starts, and nothing of it runs beside this phase's steps; expected the background step and its await in one phase (a background step runs until awaited, or until the end of its own phase)", a, t.Phase, t.Phase, a, s.Phase)
 			case d.ancestor(t, s):
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await of %q inside %q itself would wait forever", a, a)
-			case !d.concurrent(s, t):
+			case !d.concurrent(s, t) && !(cycled[t] && d.inCycled(s, cycled)):
+				// In a cycle one await names a later step: the cycle's error says it.
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, which starts after this step: it would wait forever", a)
 			}
 		}
 	}
-	d.checkAwaitCycles()
 }
 
 // stepHas reports whether step s has field (one label), from the step's plain literal when it
@@ -1272,8 +1273,20 @@ func (d *decoder) fieldPos(s *Step, field string) Pos {
 	return s.Pos
 }
 
-// checkAwaitCycles finds background steps that await each other.
-func (d *decoder) checkAwaitCycles() {
+// inCycled says s is inside a background step of an await cycle.
+func (d *decoder) inCycled(s *Step, cycled map[*Step]bool) bool {
+	for p := d.parent[s]; p != nil; p = d.parent[p] {
+		if cycled[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// checkAwaitCycles finds background steps that await each other, and returns those of the
+// cycle it reports.
+func (d *decoder) checkAwaitCycles() map[*Step]bool {
+	cycled := map[*Step]bool{}
 	edges := map[*Step][]*Step{}
 	for _, s := range d.order {
 		for _, a := range s.Await {
@@ -1305,6 +1318,7 @@ func (d *decoder) checkAwaitCycles() {
 				}
 				for _, x := range stack[start:] {
 					names = append(names, x.Name)
+					cycled[x] = true
 				}
 				names = append(names, t.Name)
 				d.err(t.Pos, t.Path, "await cycle: %s", strings.Join(names, " awaits "))
@@ -1323,6 +1337,7 @@ func (d *decoder) checkAwaitCycles() {
 			visit(s)
 		}
 	}
+	return cycled
 }
 
 func suggest(name string, names map[string]*Step) string {
