@@ -39,6 +39,9 @@ type decoder struct {
 	// untyped are the names of steps written inside a field that is not a kind (see
 	// nestedNames): not decoded, yet not unknown.
 	untyped map[string]bool
+	// unsure are the steps whose background is written but is no bool (background: "true"):
+	// that is an error of its own, and an await of such a step is none besides it.
+	unsure map[*Step]bool
 	// warnings are the checks' warnings, kept when the scenario is (as the lints').
 	warnings []*Warning
 	// localOnKube says local is refused on the kube target: the steps that need the local
@@ -820,7 +823,13 @@ func (d *decoder) step(v cue.Value, phase Phase, path string, parent *Step, raw 
 				d.err(d.l.litPos(fv), path+".timeout", "%s", schema.ZeroDuration("timeout", "the step's default", ""))
 			}
 		case "background":
-			s.Background, _ = fv.Bool()
+			var err error
+			if s.Background, err = fv.Bool(); err != nil {
+				if d.unsure == nil {
+					d.unsure = map[*Step]bool{}
+				}
+				d.unsure[s] = true
+			}
 		case "every":
 			s.Every = d.duration(fv)
 			if d.zero(fv) {
@@ -1171,6 +1180,7 @@ func (d *decoder) checkStructure() {
 		}
 		sc.names[s.Name] = s
 	}
+	cycled := d.checkAwaitCycles()
 	for _, s := range d.order {
 		p := d.parent[s]
 		if s.HasAt && (p == nil || p.Kind != "parallel") {
@@ -1224,16 +1234,23 @@ func (d *decoder) checkStructure() {
 			case t == nil && d.untyped[a]:
 			case t == nil:
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, but no step has that name%s", a, suggest(a, sc.names))
+			case !t.Background && d.unsure[t]:
+				// background: "true" was refused at the field: whether the step is one is
+				// what the user meant it to be.
 			case !t.Background:
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, which is not a background step: only background steps can be awaited", a)
+			case t.Phase != s.Phase && phaseRank[t.Phase] < phaseRank[s.Phase]:
+				// A phase joins its background steps at its end: the await is of a step that
+				// has ended, and a load meant to run beside the steps ran before them.
+				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, a background step of %s: %s joins its background steps at its end, so %q has ended before %s starts, and nothing of it runs beside this phase's steps; expected the background step and its await in one phase (a background step runs until awaited, or until the end of its own phase)", a, t.Phase, t.Phase, a, s.Phase)
 			case d.ancestor(t, s):
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await of %q inside %q itself would wait forever", a, a)
-			case !d.concurrent(s, t):
+			case !d.concurrent(s, t) && !(cycled[t] && d.inCycled(s, cycled)):
+				// In a cycle one await names a later step: the cycle's error says it.
 				d.err(d.fieldPos(s, "await"), s.Path+".await", "await names %q, which starts after this step: it would wait forever", a)
 			}
 		}
 	}
-	d.checkAwaitCycles()
 }
 
 // stepHas reports whether step s has field (one label), from the step's plain literal when it
@@ -1256,8 +1273,20 @@ func (d *decoder) fieldPos(s *Step, field string) Pos {
 	return s.Pos
 }
 
-// checkAwaitCycles finds background steps that await each other.
-func (d *decoder) checkAwaitCycles() {
+// inCycled says s is inside a background step of an await cycle.
+func (d *decoder) inCycled(s *Step, cycled map[*Step]bool) bool {
+	for p := d.parent[s]; p != nil; p = d.parent[p] {
+		if cycled[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// checkAwaitCycles finds background steps that await each other, and returns those of the
+// cycle it reports.
+func (d *decoder) checkAwaitCycles() map[*Step]bool {
+	cycled := map[*Step]bool{}
 	edges := map[*Step][]*Step{}
 	for _, s := range d.order {
 		for _, a := range s.Await {
@@ -1289,6 +1318,7 @@ func (d *decoder) checkAwaitCycles() {
 				}
 				for _, x := range stack[start:] {
 					names = append(names, x.Name)
+					cycled[x] = true
 				}
 				names = append(names, t.Name)
 				d.err(t.Pos, t.Path, "await cycle: %s", strings.Join(names, " awaits "))
@@ -1307,6 +1337,7 @@ func (d *decoder) checkAwaitCycles() {
 			visit(s)
 		}
 	}
+	return cycled
 }
 
 func suggest(name string, names map[string]*Step) string {

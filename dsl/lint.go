@@ -138,7 +138,7 @@ var LintCodes = map[string]string{
 	LintUnknownReason:       "an expression compares an event's reason with a literal that is none of the reasons Kubernetes writes but a letter or two off one (reason == 'BackOf'), or an events step's reason filter has such a word (reason: \"Unhealty\"): no event has it, so the claim matches nothing, and one that none happened holds whatever happened",
 	LintBareTime:            "an expression compares a time in milliseconds or seconds (a load's latencies, its duration, a config's timeout) with a number other than 0 written without its unit (fortio.avg >= 2): meant in the other unit, the claim is off by a factor of 1000 and may hold of any run; duration('2s') says which",
 	LintOutputAnchor:        "an expression matches a command's whole output (an exec's stdout or stderr) with a pattern whose $ (without (?m)) is the end of the text, after the output's last newline: x.stdout matches 'bar$' is false of \"bar\\n\", and !(x.stdout matches '^bar$'), meant as no line is bar, holds of a line bar; (?m) makes $ and ^ the end and start of a line (as testscript's stdout and stderr patterns are), \\z the very end",
-	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await): the delta covers next to none of the load",
+	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await), or opens (its earlier snapshot is taken) in one parallel block with a load, at the same offset: the delta covers next to none of the load, or may miss its first requests",
 	LintDeltaBeforeLoads:    "a delta of request or connection stats that an expression reads closes (its later snapshot is taken) before every load of the scenario starts, with no command or process that may run in its window: it counts none of the loads' requests (a baseline claim before the load says so with lint: ignore)",
 	LintDeltaAfterLoads:     "a delta of request or connection stats that an expression reads opens (its earlier snapshot is taken) after every load of the scenario has ended, with no command or process that may run in its window: it counts none of the loads' requests (both snapshots written after the load)",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
@@ -694,6 +694,12 @@ func (d *decoder) lintDeltaWindows(warn func(s *Step, field, code, format string
 			// Started after the window opened, and the window closes right after it starts: a
 			// snapshot taken on purpose while a load runs, after a sleep or at an offset (the
 			// traffic so far), is not warned of.
+			if stat := pr.trafficStat(); stat != "" && d.opensBeside(from, l) {
+				// parallel: [before, load]: which starts first is a race of goroutines (on a
+				// cluster, of two execs), so the delta may miss the load's first requests.
+				warn(from, "", LintDeltaWindowOpen, "snapshot %s, which opens the delta of %s and %s an expression reads (%s), starts in one parallel block with load %s, at the same offset: which of them starts first is a race, so the delta may miss the load's first requests, and a claim over it (delta.%s == 0) may hold of requests it never counted; take snapshot %q ahead of the parallel block", from.Name, from.Name, to.Name, stat, l.Shown, stat, from.Name)
+				continue
+			}
 			if d.endedBefore(from, l) && !d.endedBefore(l, to) && d.closesRightAfter(l, to) {
 				warn(to, "", LintDeltaWindowOpen, "snapshot %s, which closes the delta of %s and %s an expression reads, is taken right after load %s starts in the background (nothing between takes time, and it is not awaited before %s): the delta covers none or little of the load's requests, so a claim over it (delta.rq_5xx == 0) judges a window the load sent next to nothing in; await %s before %s", to.Name, from.Name, to.Name, l.Shown, to.Name, l.Shown, to.Name)
 			}
@@ -707,6 +713,17 @@ func (d *decoder) lintDeltaWindows(warn func(s *Step, field, code, format string
 			warn(to, "", LintDeltaBeforeLoads, "snapshot %s, which closes the delta of %s and %s an expression reads (%s), is taken before every load of the scenario starts (load %s starts after it), and no command or process may run between the two snapshots: the delta counts none of the loads' requests, so a claim over it (delta.%s == 0) holds whatever the loads did; take snapshot %s once the load has ended, or, for a claim about the quiet before the load, say so: lint: ignore: {%q: \"the baseline before the load\"}", to.Name, from.Name, to.Name, stat, l.Shown, stat, to.Name, LintDeltaBeforeLoads)
 		}
 	}
+}
+
+// opensBeside says snapshot from and load l are children of one parallel block at the same
+// offset: neither starts before the other.
+func (d *decoder) opensBeside(from, l *Step) bool {
+	lca := d.commonBlock(from, l)
+	if lca == nil || lca.Kind != "parallel" {
+		return false
+	}
+	bf, bl := d.branch(lca, from), d.branch(lca, l)
+	return bf == from && bl == l && bf.At == bl.At
 }
 
 // trafficStat is a stat that requests or connections move (rq_total, upstream_rq_503,
@@ -1345,7 +1362,7 @@ func (d *decoder) staticValue(src string) (string, bool) {
 			return "", false
 		}
 		switch v.(type) {
-		case string, float64, float32, int, int64, json.Number:
+		case string, float64, float32, int, int64, json.Number, bool:
 			return Stringify(normalizeNumber(v)), true
 		}
 		return "", false

@@ -91,7 +91,12 @@ type exprChecker struct {
 	// groupReads counts the capture groups read through __group (readGroup): a get(m, "g")
 	// whose read added one is rewritten to it too (groupGets).
 	groupReads int
-	groupGets  map[*ast.BuiltinNode]bool
+	groupGets  map[*ast.BuiltinNode]string
+	// groupStep is the step whose captures the latest __group read reads ("" unknown).
+	groupStep string
+	// typeSteps maps the struct and map types of the steps' results to the step whose result
+	// they are part of (stepOfType), built at its first use.
+	typeSteps map[*schema.Type]string
 	// keyReadAt is the node of the latest chain whose last link was rewritten to a function
 	// (keyRead: a load's code or latency), and keyGet that function's get: a get(x, "key")
 	// whose read x.key is that node is handed through it (keyGets).
@@ -243,11 +248,11 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: stringFunc}, Arguments: []ast.Node{n.Arguments[0]}})
 			})
 		}
-		if c.groupGets[n] {
+		if step, ok := c.groupGets[n]; ok {
 			// get(.captures, "cid") of an entry whose line did not match gives nil, and
 			// nil != '8' held: it reads the group as __group does.
 			c.rewrites = append(c.rewrites, func() {
-				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.GroupFunc}, Arguments: []ast.Node{n.Arguments[0], n.Arguments[1]}})
+				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.GroupFunc}, Arguments: []ast.Node{n.Arguments[0], n.Arguments[1], &ast.StringNode{Value: step}}})
 			})
 		}
 		return t
@@ -722,7 +727,8 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				defaulted = append(defaulted, i)
 			}
 			if f.OnlyIf != "" {
-				c.rewrites = append(c.rewrites, func() { readOnlyIf(node, chain, i, f.OnlyIf, f.OnlyIfWhy) })
+				step := c.stepOfType(t)
+				c.rewrites = append(c.rewrites, func() { readOnlyIf(node, chain, i, f.OnlyIf, f.OnlyIfWhy, step) })
 			}
 			if f.Read != "" {
 				// A load's latency, however its result was reached: get(f, "p99") too.
@@ -754,8 +760,10 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				// A group of a capture map read other than as <step>.capture.<group> (which
 				// noValue judges, naming the step): a logs entry's captures, empty where its
 				// line did not match, would read the group as "".
-				c.rewrites = append(c.rewrites, func() { readGroup(node, chain, i) })
+				step := c.stepOfType(t)
+				c.rewrites = append(c.rewrites, func() { readGroup(node, chain, i, step) })
 				c.groupReads++
+				c.groupStep = step
 			}
 			t = t.Elem
 			if i == 0 && rootName == "target" && link.name == "clusters" && c.names.Target == "kube" {
@@ -802,9 +810,9 @@ func readDefaults(node *ast.Node, chain []chainLink, links []int) {
 // readOnlyIf rewrites chain[i], a read of a field that has a value only where the struct's
 // field cond is true, as __onlyIf(<the struct>, cond, name, why): schema.ReadOnlyIf errs
 // (saying why) where cond is false instead of giving the zero value.
-func readOnlyIf(node *ast.Node, chain []chainLink, i int, cond, why string) {
+func readOnlyIf(node *ast.Node, chain []chainLink, i int, cond, why, step string) {
 	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.OnlyIfFunc}, Arguments: []ast.Node{
-		chain[i].m.Node, &ast.StringNode{Value: cond}, &ast.StringNode{Value: chain[i].name}, &ast.StringNode{Value: why}}}
+		chain[i].m.Node, &ast.StringNode{Value: cond}, &ast.StringNode{Value: chain[i].name}, &ast.StringNode{Value: why}, &ast.StringNode{Value: step}}}
 	if i == len(chain)-1 {
 		ast.Patch(node, call)
 	} else {
@@ -814,15 +822,51 @@ func readOnlyIf(node *ast.Node, chain []chainLink, i int, cond, why string) {
 
 // readGroup rewrites chain[i], a read of a capture group from a map that may lack it, as
 // __group(<the map>, group): schema.ReadGroup errs where the map has no such group instead
-// of giving "".
-func readGroup(node *ast.Node, chain []chainLink, i int) {
+// of giving "". step is the logs step whose captures they are, for the message.
+func readGroup(node *ast.Node, chain []chainLink, i int, step string) {
 	call := &ast.CallNode{Callee: &ast.IdentifierNode{Value: schema.GroupFunc}, Arguments: []ast.Node{
-		chain[i].m.Node, &ast.StringNode{Value: chain[i].name}}}
+		chain[i].m.Node, &ast.StringNode{Value: chain[i].name}, &ast.StringNode{Value: step}}}
 	if i == len(chain)-1 {
 		ast.Patch(node, call)
 	} else {
 		chain[i+1].m.Node = call
 	}
+}
+
+// stepOfType is the step whose result t (a struct or a map) is part of, or "": a logs
+// step's entries and their captures, reached by any path (a closure's item, a let, a
+// filter), are types of that step's result only (each step's Result builds its own). A type
+// two steps' results share names neither.
+func (c *exprChecker) stepOfType(t *schema.Type) string {
+	if c.typeSteps == nil {
+		c.typeSteps = map[*schema.Type]string{}
+		shared := map[*schema.Type]bool{}
+		for _, r := range c.names.Results {
+			seen := map[*schema.Type]bool{}
+			var walk func(t *schema.Type)
+			walk = func(t *schema.Type) {
+				if t == nil || seen[t] {
+					return
+				}
+				seen[t] = true
+				if t.Kind == schema.TStruct || t.Kind == schema.TMap {
+					if s, ok := c.typeSteps[t]; ok && s != r.Step {
+						shared[t] = true
+					}
+					c.typeSteps[t] = r.Step
+				}
+				walk(t.Elem)
+				for _, f := range t.Fields {
+					walk(f.Type)
+				}
+			}
+			walk(r.Type)
+		}
+		for t := range shared {
+			c.typeSteps[t] = ""
+		}
+	}
+	return c.typeSteps[t]
 }
 
 // keyRead is the rewrite of chain[i], a read of key from a map whose keys can have no value
@@ -1619,6 +1663,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	}
 	r := c.typeOf(&n.Right)
 	restore()
+	if at, msg := clockMisused(n, written, l, r); msg != "" {
+		c.fail(at, "%s", msg)
+		return nil
+	}
 	switch n.Operator {
 	case "==", "!=", "<", ">", "<=", ">=":
 		c.bareTime(n, written, l, r)
@@ -2200,6 +2248,71 @@ func (c *exprChecker) units(n *ast.BinaryNode, l, r *schema.Type) schema.Unit {
 	return ""
 }
 
+// clockMisused says why n, a comparison or a sum or difference of a moment (now(), date(…))
+// with what is no moment, is a mistake, and the column to say it at (that of the moment's
+// call); "" when it is none. expr refused now() > 5 in its own words ("invalid operation: >
+// (mismatched types time.Time and int)"), at the start of the expectation's string, saying
+// neither what now() is nor how a time is compared.
+func clockMisused(n *ast.BinaryNode, written [2]string, l, r *schema.Type) (int, string) {
+	cmp := false
+	switch n.Operator {
+	case "==", "!=", "<", ">", "<=", ">=":
+		cmp = true
+	case "+", "-":
+	default:
+		return 0, ""
+	}
+	sides := [2]ast.Node{n.Left, n.Right}
+	types := [2]*schema.Type{l, r}
+	for i, side := range sides {
+		moment, ok := side.(*ast.BuiltinNode)
+		if !ok || (moment.Name != "now" && moment.Name != "date") {
+			continue
+		}
+		if isMoment(sides[1-i]) {
+			continue // two moments: compared, or subtracted into a duration
+		}
+		what := written[i] + " is a moment (a date and a time of day)"
+		if moment.Name == "now" {
+			what = "now() is the moment the claim is judged (a date and a time of day)"
+		}
+		other, ot := written[1-i], types[1-i]
+		if call, ok := sides[1-i].(*ast.BuiltinNode); ok && call.Name == "duration" {
+			if !cmp {
+				return 0, "" // now() - duration('1m'): a moment, a minute before
+			}
+			return col(moment), fmt.Sprintf("%s %s %s: %s, and %s a length of time: a moment compares only with another moment (now() > date('2026-12-01T00:00:00Z')); compare the length of time between two moments with it (now() - date(trim(stamp.stdout)) < %s)",
+				written[0], n.Operator, written[1], what, other, other)
+		}
+		if ot == nil || ot == nilType || ot.Kind == schema.TAny {
+			continue // what it is is known when it runs
+		}
+		if cmp {
+			return col(moment), fmt.Sprintf("%s %s %s: %s, and %s is %s: a moment compares only with another moment (now() > date('2026-12-01T00:00:00Z')); to bound how long something took, compare the length of time between two moments with a duration (now() - date(trim(stamp.stdout)) < duration('1m')), or read the run's own clock: started.<step> and ended.<step> are seconds from the start of the steps (ended.load - started.load < 2)",
+				written[0], n.Operator, written[1], what, other, describe(ot))
+		}
+		return col(moment), fmt.Sprintf("%s %s %s: %s, not a number, and %s is %s: add or subtract a duration (now() - duration('1m')), or subtract two moments into the length of time between them (now() - date(trim(stamp.stdout))); the run's own times, started.<step> and ended.<step>, are seconds from the start of the steps, and subtract as numbers (ended.load - started.load)",
+			written[0], n.Operator, written[1], what, other, describe(ot))
+	}
+	return 0, ""
+}
+
+// isMoment says n is a moment as written: now(), date(…), or one of them plus or minus a
+// duration (now() - duration('1m')).
+func isMoment(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.BuiltinNode:
+		return n.Name == "now" || n.Name == "date"
+	case *ast.BinaryNode:
+		if n.Operator != "+" && n.Operator != "-" {
+			return false
+		}
+		d, ok := n.Right.(*ast.BuiltinNode)
+		return isMoment(n.Left) && ok && d.Name == "duration"
+	}
+	return false
+}
+
 // isTime says whether t is a number of milliseconds or seconds.
 func isTime(t *schema.Type) bool {
 	return t != nil && t.Kind == schema.TNumber && (t.Unit == schema.Millis || t.Unit == schema.Seconds)
@@ -2510,9 +2623,9 @@ func (c *exprChecker) getKey(n *ast.BuiltinNode, key *ast.StringNode) *schema.Ty
 	}
 	if c.groupReads > groups {
 		if c.groupGets == nil {
-			c.groupGets = map[*ast.BuiltinNode]bool{}
+			c.groupGets = map[*ast.BuiltinNode]string{}
 		}
-		c.groupGets[n] = true
+		c.groupGets[n] = c.groupStep
 	}
 	what := fmt.Sprintf("get(%s, %q)", root, key.Value)
 	if c.err != before && c.err != nil {

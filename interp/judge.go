@@ -1157,12 +1157,21 @@ func (j *Judge) whyEmpty(list string) string {
 // other error, or where the index cannot be found in src.
 func (j *Judge) outOfRange(src string, err error) string {
 	var fe *file.Error
-	if !errors.As(err, &fe) || !strings.HasPrefix(fe.Message, "index out of range: ") {
+	if !errors.As(err, &fe) {
 		return ""
 	}
 	var index, length int
-	if _, e := fmt.Sscanf(fe.Message, "index out of range: %d (array length is %d)", &index, &length); e != nil {
+	switch {
+	case fe.Message == "reflect: slice index out of range":
+		// xs[0]?.code: expr's optional read indexes the list by reflection, which says
+		// neither the index nor the length.
+		length = -1
+	case !strings.HasPrefix(fe.Message, "index out of range: "):
 		return ""
+	default:
+		if _, e := fmt.Sscanf(fe.Message, "index out of range: %d (array length is %d)", &index, &length); e != nil {
+			return ""
+		}
 	}
 	open := dsl.ByteOffset(src, fe.From)
 	if open <= 0 || open >= len(src) || src[open] != '[' {
@@ -1178,6 +1187,16 @@ func (j *Judge) outOfRange(src string, err error) string {
 		return ""
 	}
 	list, read := src[start:open], src[start:end+1]
+	if length < 0 {
+		// ?. reads a field of an item that is missing as nil, not a missing item: the
+		// list holds fewer items than the index, and ?? would read nothing as its default.
+		idx := strings.TrimSpace(src[open+1 : end])
+		bound := fmt.Sprintf("len(%s) > %s", list, idx)
+		if n, ok := strings.CutPrefix(idx, "-"); ok {
+			bound = fmt.Sprintf("len(%s) >= %s", list, n) // xs[-2]: the second from the end
+		}
+		return fmt.Sprintf("%s has no value: %s holds no item at index %s (?. makes a missing field nil, not a missing item, and ?? would read an item nobody recorded as its default); claim %s first, or that it is empty (len(%s) == 0)", read, list, idx, bound, list)
+	}
 	if length == 0 {
 		why := j.whyEmpty(list)
 		claim := ""

@@ -25,7 +25,7 @@ func TestReadOnlyIf(t *testing.T) {
 		{"map, not access", map[string]any{"access": false, "line": "x"}, "path", nil, "has no path"},
 		{"map without access", map[string]any{"line": "x"}, "code", nil, "has no code"},
 	} {
-		got, err := ReadOnlyIf(c.v, "access", c.field, notAccessWhy)
+		got, err := ReadOnlyIf(c.v, "access", c.field, notAccessWhy, "")
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: error %v, want one saying %q", c.name, err, c.err)
@@ -45,7 +45,7 @@ func TestReadOnlyIf(t *testing.T) {
 			t.Errorf("%s: %v (%T), want %v", c.name, got, got, c.want)
 		}
 	}
-	if _, err := ReadOnlyIf(LogEntry{}, "access", "code", ""); err == nil || err.Error() != "its access is false, so it has no code" {
+	if _, err := ReadOnlyIf(LogEntry{}, "access", "code", "", ""); err == nil || err.Error() != "its access is false, so it has no code" {
 		t.Errorf("without a why: %v, want the generic message", err)
 	}
 }

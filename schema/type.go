@@ -174,7 +174,7 @@ type NoValueError struct{ Msg string }
 func (e *NoValueError) Error() string { return e.Msg }
 
 // OnlyIfFunc is the environment name a read of an OnlyIf field is rewritten to:
-// OnlyIfFunc(<the struct>, <OnlyIf>, <field>, <OnlyIfWhy>) is ReadOnlyIf.
+// OnlyIfFunc(<the struct>, <OnlyIf>, <field>, <OnlyIfWhy>, <step>) is ReadOnlyIf.
 const OnlyIfFunc = "__onlyIf"
 
 // SetFunc is the environment name a config value's wrapper field is handed through where a
@@ -201,7 +201,7 @@ func ReadSet(v any, written, wrapper, op, cmp string) (any, error) {
 
 // GroupFunc is the environment name a read of a capture group from a map that may lack it
 // (a logs entry's captures, of a line the pattern did not match) is rewritten to:
-// GroupFunc(<the map>, <group>) is ReadGroup.
+// GroupFunc(<the map>, <group>, <step>) is ReadGroup.
 const GroupFunc = "__group"
 
 // IsCapture says t is the map of a capture pattern's named groups (a logs step's capture and
@@ -213,8 +213,10 @@ func (t *Type) IsCapture() bool { return t != nil && t.Kind == TMap && t.Key == 
 // all(l.entries, .captures.cid != '8') held of lines that name no connection at all.
 //
 // A captures that is no map at all (nil: first() of an empty list) errs in expr's words for a
-// field read from nil, which the judge says in the claim's terms.
-func ReadGroup(v any, group string) (string, error) {
+// field read from nil, which the judge says in the claim's terms. step is the name of the
+// logs step whose entries hold captures, as the scenario writes it ("" where vet could not
+// tell): the message names it where it says what to read instead.
+func ReadGroup(v any, group, step string) (string, error) {
 	captures, ok := v.(map[string]string)
 	if !ok {
 		return "", fmt.Errorf("cannot fetch %s from %v", group, v)
@@ -223,7 +225,7 @@ func ReadGroup(v any, group string) (string, error) {
 		return v, nil
 	}
 	if len(captures) == 0 {
-		return "", fmt.Errorf("captures.%s has no value: this entry's line did not match the capture pattern (its captures is empty), so reading it as \"\" would say nothing of the line; read it only where has(.captures, %q) holds (filter(<step>.entries, has(.captures, %q))), or go through <step>.captures, the groups of the lines that matched", group, group, group)
+		return "", errors.New(NameStep(fmt.Sprintf("captures.%s has no value: this entry's line did not match the capture pattern (its captures is empty), so reading it as \"\" would say nothing of the line; read it only where has(.captures, %q) holds (filter(<step>.entries, has(.captures, %q))), or go through <step>.captures, the groups of the lines that matched", group, group, group), step))
 	}
 	return "", fmt.Errorf("captures.%s has no value: group %s took no part in the capture pattern's match in this line (it sits in an alternative the match did not take); read it only where has(.captures, %q) holds", group, group, group)
 }
@@ -237,7 +239,10 @@ func ReadGroup(v any, group string) (string, error) {
 // expr's words for a field read from nil ("cannot get stdout from <nil>", which the judge
 // turns into "has no value", naming the step), not the nil that a contains, matches,
 // startsWith or != would take for an output that holds nothing.
-func ReadOnlyIf(v any, cond, field, why string) (any, error) {
+//
+// step is the name of the step whose result v is part of, as the scenario writes it ("" where
+// vet could not tell): a message that says what to read instead names it (NameStep).
+func ReadOnlyIf(v any, cond, field, why, step string) (any, error) {
 	if isNil(v) {
 		return nil, fmt.Errorf("cannot get %s from <nil>", field)
 	}
@@ -248,17 +253,28 @@ func ReadOnlyIf(v any, cond, field, why string) (any, error) {
 	c, _ := readField(v, name)
 	if b, _ := c.(bool); b != want {
 		if why != "" {
-			return nil, errors.New(strings.ReplaceAll(why, "{field}", field))
+			return nil, errors.New(NameStep(strings.ReplaceAll(why, "{field}", field), step))
 		}
 		return nil, fmt.Errorf("its %s is %t, so it has no %s", name, b, field)
 	}
 	if l, ok := v.(fieldLacker); ok {
 		if err := l.LacksField(field); err != nil {
-			return nil, err
+			return nil, errors.New(NameStep(err.Error(), step))
 		}
 	}
 	f, _ := readField(v, field)
 	return f, nil
+}
+
+// NameStep is msg with its <step> (a message's stand-in for the step whose result it is about,
+// in what it says to read instead: filter(<step>.entries, .access)) replaced by step, the
+// step's name as the scenario writes it. Where step is "" (vet could not tell which step's
+// result was read), msg keeps <step>.
+func NameStep(msg, step string) string {
+	if step == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, "<step>", step)
 }
 
 // fieldLacker is a struct some of whose fields may have no value where its OnlyIf holds (a
