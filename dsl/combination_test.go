@@ -16,6 +16,8 @@ import (
 // included), the same problems and warnings. Every combination of every scenario that
 // sweeps in examples/ and scenarios/, then combinations that break the scenario, a kit or
 // another file's vars, and a package whose files declare fields the syntax does not name.
+// vet's combinations are checked by kind (the repository's all found clean so) and find what
+// a load against the full schema finds.
 func TestCombinationsLoadAsAlone(t *testing.T) {
 	type load struct {
 		file string
