@@ -185,18 +185,29 @@ func (l *loader) cleanByKind(inst *build.Instance) (cue.Value, []cue.Selector, b
 	if r.wrapped == 0 {
 		return cue.Value{}, nil, byKindUnknown // nothing to gain over the full build
 	}
-	c, ok := withSchema(inst, map[*build.Instance]*build.Instance{}, func(s *build.Instance) bool {
+	clones, ctx := map[*build.Instance]*build.Instance{}, (*cue.Context)(nil)
+	if l.combos != nil {
+		// A combination's: the by-kind schema's copy and build are every combination's.
+		clones, ctx = l.combos.byKind, l.combos.ctx
+	}
+	c, ok := withSchema(inst, clones, func(s *build.Instance) bool {
 		files, ok := l.byKindSchemaFiles(s)
 		s.Files = files
 		return ok
 	})
 	if !ok {
+		if l.combos != nil {
+			l.combos.byKind = map[*build.Instance]*build.Instance{} // no copy kept that could not be made
+		}
 		return cue.Value{}, nil, byKindUnknown
 	}
 	if l.opts.DiscardedBuild != nil {
 		defer l.opts.DiscardedBuild()()
 	}
-	v := cuecontext.New().BuildInstance(c)
+	if ctx == nil {
+		ctx = cuecontext.New()
+	}
+	v := ctx.BuildInstance(c)
 	// Every step at every depth was checked against a by-kind definition (its kind's, or
 	// #Step's own for a step the user typed schema.#Step: any kind's blocks may be there).
 	marked := func(sv cue.Value) bool {

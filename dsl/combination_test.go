@@ -16,6 +16,8 @@ import (
 // included), the same problems and warnings. Every combination of every scenario that
 // sweeps in examples/ and scenarios/, then combinations that break the scenario, a kit or
 // another file's vars, and a package whose files declare fields the syntax does not name.
+// vet's combinations are checked by kind (the repository's all found clean so) and find what
+// a load against the full schema finds.
 func TestCombinationsLoadAsAlone(t *testing.T) {
 	type load struct {
 		file string
@@ -40,6 +42,7 @@ func TestCombinationsLoadAsAlone(t *testing.T) {
 	if len(loads) < 15 {
 		t.Fatalf("%d combinations in the repository, want 15 or more", len(loads))
 	}
+	sharedByKind := 0 // vet's combinations found clean by kind
 	compare := func(t *testing.T, files []string, vars []map[string]string) {
 		t.Helper()
 		// vet's loads, and a run's (alone, a run's load checks step by step; shared, against
@@ -62,6 +65,16 @@ func TestCombinationsLoadAsAlone(t *testing.T) {
 					if a, s := fmt.Sprint(aerr), fmt.Sprint(serr); a != s {
 						t.Fatalf("%s %v (for a run: %v): errors differ:\nalone:  %s\nshared: %s", file, v, forRun, a, s)
 					}
+					if !forRun {
+						// vet's combinations are checked by kind: what the full schema finds.
+						_, ferr := Load([]string{file}, Options{Vars: v, fullCheck: true})
+						if f, s := fmt.Sprint(ferr), fmt.Sprint(serr); f != s {
+							t.Fatalf("%s %v: errors differ:\nagainst the full schema: %s\nshared: %s", file, v, f, s)
+						}
+					}
+					if shared != nil && !forRun {
+						sharedByKind += shared.byKindClean
+					}
 					for _, r := range []*Result{alone, shared} {
 						if r != nil {
 							// How the load checked, not what it found.
@@ -78,6 +91,11 @@ func TestCombinationsLoadAsAlone(t *testing.T) {
 	for _, l := range loads {
 		abs, _ := filepath.Abs(l.file)
 		compare(t, []string{abs}, []map[string]string{l.vars})
+	}
+	// vet's combinations are checked by kind, with the by-kind schema built once for all
+	// (against the full schema, each took twice as long).
+	if sharedByKind < len(loads) {
+		t.Errorf("%d of vet's %d combinations of the repository found clean by kind", sharedByKind, len(loads))
 	}
 
 	dir := t.TempDir()
