@@ -153,6 +153,9 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 	if err := checkShards(all); err != nil {
 		return err
 	}
+	if err := checkGivenVars(p.Cwd, all); err != nil {
+		return err
+	}
 	if err := checkInvocations(p.Cwd, all); err != nil {
 		return err
 	}
