@@ -844,6 +844,9 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 	if mf := report.MayFailed(rec); mf != "" {
 		verdict += " — " + mf
 	}
+	if fx := fixedSweep(rec); fx != "" {
+		verdict += " — " + fx
+	}
 	if lost != "" {
 		verdict += " — " + lost
 	}
