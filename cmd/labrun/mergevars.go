@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/interp"
 )
 
 // checkGivenVars refuses records that one run would not have made together because the
@@ -28,10 +27,8 @@ func checkGivenVars(cwd string, all []mergedRecord) error {
 		value string
 	}
 	type groupVar struct{ group, name string }
-	first := map[groupVar]saying{}
+	byVar := map[groupVar][]saying{}
 	var order []groupVar
-	var msgs []string
-	said := map[[3]string]bool{}
 	for _, m := range all {
 		rec := m.rec
 		if rec.Version < 6 {
@@ -52,43 +49,46 @@ func checkGivenVars(cwd string, all []mergedRecord) error {
 		}
 		sort.Strings(names)
 		for _, k := range names {
-			s := saying{m: m, given: slices.Contains(rec.GivenVars, k), value: dsl.Stringify(rec.Vars[k])}
 			gk := groupVar{group, k}
-			f, ok := first[gk]
-			if !ok {
-				first[gk] = s
+			if _, ok := byVar[gk]; !ok {
 				order = append(order, gk)
+			}
+			byVar[gk] = append(byVar[gk], saying{m: m, given: slices.Contains(rec.GivenVars, k), value: dsl.Stringify(rec.Vars[k])})
+		}
+	}
+	var msgs []string
+	for _, gk := range order {
+		// One command line for all: at most one value given, and the runs not given it had
+		// that value as their scenario's own (a run of every one with --var k=v would have
+		// had it too). Runs none gave it had each its scenario's own.
+		var given *saying
+		for i, s := range byVar[gk] {
+			if !s.given {
 				continue
 			}
-			switch {
-			case f.given && s.given && f.value == s.value:
-				continue
-			case !f.given && !s.given:
-				// Each its scenario's own (two scenarios may default it apart).
-				continue
-			case f.given != s.given && sameScenario(f.m.rec, rec) && f.value == s.value:
-				// The same value, given to one and the scenario's own in the other: the same
-				// experiment.
-				continue
+			if given == nil {
+				given = &byVar[gk][i]
+			} else if s.value != given.value {
+				msgs = append(msgs, fmt.Sprintf("%s ran with %s; %s with %s",
+					runWhere(cwd, given.m), varSaying(gk.name, true, given.value), runWhere(cwd, s.m), varSaying(gk.name, true, s.value)))
+				break
 			}
-			key := [3]string{gk.group, k, f.m.from}
-			if said[key] {
-				continue
+		}
+		if given == nil {
+			continue
+		}
+		for _, s := range byVar[gk] {
+			if !s.given && s.value != given.value {
+				msgs = append(msgs, fmt.Sprintf("%s ran with %s; %s with %s",
+					runWhere(cwd, s.m), varSaying(gk.name, false, s.value), runWhere(cwd, given.m), varSaying(gk.name, true, given.value)))
+				break
 			}
-			said[key] = true
-			msgs = append(msgs, fmt.Sprintf("%s ran with %s; %s with %s",
-				runWhere(cwd, f.m), varSaying(k, f.given, f.value), runWhere(cwd, m), varSaying(k, s.given, s.value)))
 		}
 	}
 	if len(msgs) == 0 {
 		return nil
 	}
 	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: runs made with other --var are not one run of anything (a summary would count them as one experiment): give every shard, and every run of a sweep or --count, the same --var, and run again those that had others"}
-}
-
-// sameScenario says whether two records are of one scenario (its file's key and name).
-func sameScenario(a, b *interp.Record) bool {
-	return a.Scenario == b.Scenario && fileKey(a.File) == fileKey(b.File)
 }
 
 // runWhere names a record's run and where it is: "run sw[n=1]#1 of shard 1/2 (sh1/….json)".
