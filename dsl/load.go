@@ -226,6 +226,9 @@ type loader struct {
 	stage atomic.Pointer[stage]
 	// excluded are the files of a directory left out of its packages (skip, scanSiblings).
 	excluded map[string]bool
+	// unreadable caches, by directory, its entries other than *.cue that are neither files
+	// nor directories (a named pipe, a device): see overlay.
+	unreadable map[string][]string
 	// testFiles are the *_test.cue files refused (testFile), each said once.
 	testFiles map[string]bool
 	// defs caches what checkFields learns of each schema definition, by path.
@@ -962,6 +965,12 @@ func (l *loader) overlay(dir string, extra ...overlayFile) map[string]load.Sourc
 	for _, f := range extra {
 		ov[f.path] = load.FromBytes(f.src)
 	}
+	for _, p := range l.unreadableIn(dir) {
+		// CUE reads every file of the directory whose extension it knows (x.json, x.yaml,
+		// x.xml…), part of no package: a named pipe blocked the load until --eval-timeout,
+		// which said the package's evaluation was over its budget. Nothing reads them here.
+		ov[p] = load.FromString("")
+	}
 	for p := range l.excluded {
 		if filepath.Dir(p) == dir {
 			// Seen through the overlay, the file is a valid file of a package of its own,
@@ -993,6 +1002,32 @@ func (l *loader) overlay(dir string, extra ...overlayFile) map[string]load.Sourc
 		l.schemaFiles[p] = true
 	}
 	return ov
+}
+
+// unreadableIn lists dir's entries other than *.cue that are neither regular files (nor
+// links to one) nor directories: a named pipe, a device, a socket (a *.cue one is skipped
+// with a warning: skip).
+func (l *loader) unreadableIn(dir string) []string {
+	if got, ok := l.unreadable[dir]; ok {
+		return got
+	}
+	var out []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Type().IsRegular() || e.IsDir() || strings.HasSuffix(e.Name(), ".cue") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if fi, err := os.Stat(p); err == nil && (fi.Mode().IsRegular() || fi.IsDir()) {
+			continue // a link to a file or a folder
+		}
+		out = append(out, p)
+	}
+	if l.unreadable == nil {
+		l.unreadable = map[string][]string{}
+	}
+	l.unreadable[dir] = out
+	return out
 }
 
 // openSchema is the schema with every definition open and unconstrained: building a package

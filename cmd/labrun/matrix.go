@@ -621,7 +621,11 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 					// of a run whose cleanup left objects behind read PASSED.
 					verdict = strings.TrimPrefix(verdict+", LEFT OBJECTS BEHIND", "PASSED, ")
 				}
-				lines = append(lines, line{verdict: verdict, name: nameOf(m), what: report.MayFailed(r.rec), path: r.report, why: whyNotJudged(p.Cwd, r.rec)})
+				what := report.MayFailed(r.rec)
+				if fx := fixedSweep(r.rec); fx != "" {
+					what = strings.TrimPrefix(what+"; "+fx, "; ")
+				}
+				lines = append(lines, line{verdict: verdict, name: nameOf(m), what: what, path: r.report, why: whyNotJudged(p.Cwd, r.rec)})
 			}
 			if len(runs) == 0 {
 				// A run that never started (--fail-fast, an interrupt) is said, as a shard's

@@ -82,7 +82,9 @@ the path to a checkout differs between machines. Two records of one run (the sam
 combination and round: a shard run twice) keep the later one, with a warning; two whose vars
 differ (a --var is not in a run's id), or whose plans differ (a plain run's s#1 and the first
 round of a --count 2, another --pass-rate or --sweep), are different experiments, and are
-refused (exit 2).
+refused (exit 2); so are records of the shards of one split, or of one summary's runs, made
+with other --var (a var outside their sweep's combination given two values, or given to
+one and had with another value by another).
 Two records of different runs that are one run (a record copied under another id or round,
 its times edited or not) are refused (exit 2), naming both files and why: a load of one
 scenario of the local target that timed its requests alike in both (its requests, duration
@@ -151,6 +153,9 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 		return err
 	}
 	if err := checkShards(all); err != nil {
+		return err
+	}
+	if err := checkGivenVars(p.Cwd, all); err != nil {
 		return err
 	}
 	if err := checkInvocations(p.Cwd, all); err != nil {

@@ -720,6 +720,13 @@ func checkWritable(cwd, reportDir, junit string) error {
 		if fi, err := os.Stat(abs(junit)); err == nil && fi.IsDir() {
 			return &exitError{exitInvalid, fmt.Sprintf("--junit %s: is a directory; expected the path of the XML file to write, such as %s", junit, filepath.Join(junit, "junit.xml"))}
 		}
+		if report.IsDevice(abs(junit)) {
+			// /dev/stdout, a pipe: written in place (report.WriteWith), nothing beside it.
+			return nil
+		}
+		if resolved, err := filepath.EvalSymlinks(abs(junit)); err == nil {
+			junit = resolved // a link: the file it names is written
+		}
 		if err := try("--junit", filepath.Dir(abs(junit))); err != nil {
 			return err
 		}
@@ -843,6 +850,9 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 	}
 	if mf := report.MayFailed(rec); mf != "" {
 		verdict += " — " + mf
+	}
+	if fx := fixedSweep(rec); fx != "" {
+		verdict += " — " + fx
 	}
 	if lost != "" {
 		verdict += " — " + lost
