@@ -295,6 +295,11 @@ func (h *backendHost) goneText() string {
 	if h.exitErr != nil {
 		how = h.exitErr.Error()
 	}
+	return h.goneTextHow(how)
+}
+
+// goneTextHow is goneText with how it ended.
+func (h *backendHost) goneTextHow(how string) string {
 	var names []string
 	for _, n := range h.backends {
 		names = append(names, "backend "+n)
@@ -310,8 +315,15 @@ func (h *backendHost) ended() string {
 		h.endSaid.Store(true)
 		return h.goneText()
 	default:
+	}
+	// Exited, and the goroutine in its Wait has not run yet (a busy machine): the kernel says
+	// how without reaping it.
+	how := childExit(h.cmd.Process.Pid)
+	if how == "" {
 		return ""
 	}
+	h.endSaid.Store(true)
+	return h.goneTextHow(how)
 }
 
 // close ends the host's stdin, which closes its backends, and waits for it to exit; if it
