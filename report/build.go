@@ -141,7 +141,24 @@ func loadSection(rec *interp.Record, pl *places) *section {
 	s := &section{id: "load", title: "Load"}
 	t := &table{head: []string{"load", "requests", "codes", "connections", "by backend", "qps", "avg", "p50", "p99", "max"},
 		num: []bool{false, true, false, true, false, true, true, true, true, true}}
+	var marked []string
 	for _, l := range loads {
+		// Latencies that are not those of answers are marked, and said below the table.
+		mark := ""
+		switch l.LatencyOf() {
+		case LatencyOfErrors:
+			mark = " †"
+			marked = append(marked, fmt.Sprintf("%s got no HTTP response, so its latencies are the times its socket errors took (an expectation reads them as %s.errorLatency, not as %s.p99)", l.Name, l.Name, l.Name))
+		case LatencyMixed:
+			mark = " †"
+			marked = append(marked, fmt.Sprintf("%s had socket errors among its answers, so its latencies are of both together, as fortio times them in one histogram (an expectation reads %s.errorLatency, not %s.p99)", l.Name, l.Name, l.Name))
+		}
+		lat := func(v float64) string {
+			if l.LatencyOf() == LatencyNone {
+				return "–"
+			}
+			return dsl.WithUnit(v, "ms") + mark
+		}
 		conns := dsl.Sig4(l.Connections)
 		if l.Sockets != l.Connections {
 			conns += fmt.Sprintf(" (%s sockets)", dsl.Sig4(l.Sockets))
@@ -151,9 +168,12 @@ func loadSection(rec *interp.Record, pl *places) *section {
 			name += " (partial)"
 		}
 		t.addRow(row{id: "load-" + anchorName(l.Name), cells: cells(name, dsl.Sig4(l.Requests), l.CodesText(), conns, l.BackendsText(),
-			dsl.WithUnit(l.QPS, "1/s"), dsl.WithUnit(l.Avg, "ms"), dsl.WithUnit(l.P50, "ms"), dsl.WithUnit(l.P99, "ms"), dsl.WithUnit(l.Max, "ms"))})
+			dsl.WithUnit(l.QPS, "1/s"), lat(l.Avg), lat(l.P50), lat(l.P99), lat(l.Max))})
 	}
 	s.blocks = append(s.blocks, block{table: t})
+	if len(marked) > 0 {
+		s.blocks = append(s.blocks, block{hint: true, text: txt("† " + strings.Join(marked, "; ") + ".")})
+	}
 	if rec.Target == "local" {
 		s.blocks = append(s.blocks, block{hint: true, text: txt(localLatency)})
 	}

@@ -281,7 +281,46 @@ func (l LoadSummary) Line() string {
 	if b := l.BackendsText(); b != "" {
 		s += ": " + b
 	}
-	return s + fmt.Sprintf(" · p50 %s · p99 %s", dsl.WithUnit(l.P50, "ms"), dsl.WithUnit(l.P99, "ms"))
+	lat := fmt.Sprintf("p50 %s · p99 %s", dsl.WithUnit(l.P50, "ms"), dsl.WithUnit(l.P99, "ms"))
+	switch l.LatencyOf() {
+	case LatencyNone:
+		return s
+	case LatencyOfErrors:
+		return s + " · no answer: the socket errors took " + lat
+	case LatencyMixed:
+		return s + " · " + lat + " of answers and socket errors together"
+	}
+	return s + " · " + lat
+}
+
+// What a load's latencies are the times of (LoadSummary.LatencyOf): fortio times every
+// request, a socket error too, in one histogram; a claim reads a latency only of a load whose
+// every request was answered (schema's LoadReads.Latency), and what a person reads says whose
+// times the figures are where they are not those of answers.
+const (
+	LatencyOfAnswers = iota // every request got an HTTP response
+	LatencyOfErrors         // none did: the times of its socket errors
+	LatencyMixed            // some did: answers and socket errors in one histogram
+	LatencyNone             // it made no request
+)
+
+// LatencyOf says what l's latency figures are the times of.
+func (l LoadSummary) LatencyOf() int {
+	var socket float64
+	for _, c := range l.Codes {
+		if c.Name == "-1" {
+			socket = c.N
+		}
+	}
+	switch {
+	case l.Requests <= 0:
+		return LatencyNone
+	case socket >= l.Requests:
+		return LatencyOfErrors
+	case socket > 0:
+		return LatencyMixed
+	}
+	return LatencyOfAnswers
 }
 
 // DeltaRead is a counter's change between two snapshots that an expectation read.

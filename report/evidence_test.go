@@ -182,3 +182,33 @@ func TestLoadLineConnections(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadLineSaysWhoseLatency: fortio times a socket error as it times an answer, in one
+// histogram. A load nobody answered showed "p50 0.06 ms · p99 0.2 ms" as if a server had
+// answered in microseconds, where no claim can read them as latencies; the line says whose
+// times they are, and the table marks them (†) and says so below.
+func TestLoadLineSaysWhoseLatency(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		codes []report.Count
+		want  string
+	}{
+		{"answered", []report.Count{{Name: "200", N: 4}}, "1 connection · p50 1 ms · p99 2 ms"},
+		{"none answered", []report.Count{{Name: "-1", N: 4}}, " · no answer: the socket errors took p50 1 ms · p99 2 ms"},
+		{"mixed", []report.Count{{Name: "-1", N: 1}, {Name: "200", N: 3}}, " · p50 1 ms · p99 2 ms of answers and socket errors together"},
+	} {
+		l := report.LoadSummary{Name: "f", Requests: 4, Connections: 1, Codes: tc.codes, P50: 1, P99: 2}
+		if got := l.Line(); !strings.HasSuffix(got, tc.want) {
+			t.Errorf("%s: %q, want it to end %q", tc.name, got, tc.want)
+		}
+	}
+	rec := sampleRecord()
+	f := rec.Loads()["fortio"]
+	f.Codes, f.OK, f.Errors, f.P50 = map[string]float64{"-1": 30}, 0, 30, 1
+	md := report.Markdown(rec, report.Files{})
+	for _, want := range []string{"| 1 ms † |", "† fortio got no HTTP response, so its latencies are the times its socket errors took (an expectation reads them as fortio.errorLatency, not as fortio.p99)."} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+}
