@@ -82,6 +82,28 @@ func JUnit(path string, recs []*interp.Record, notStarted []NotStarted, docs ...
 	return WriteFile(path, b)
 }
 
+// JUnitRefused writes the JUnit file of an invocation that ended before any run it would
+// report (labrun run of a spec refused, merge of records it refused): one suite, named for the
+// command, of one error case whose message says so with the exit code, its text why.
+func JUnitRefused(path, command string, code int, why string) error {
+	host, err := os.Hostname()
+	if err != nil || strings.TrimSpace(host) == "" {
+		host = "localhost"
+	}
+	out := junitSuites{Suites: []junitSuite{{
+		Name: command, Package: "labrun", Hostname: host,
+		Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"), Time: seconds(0), Tests: 1, Errors: 1,
+		Properties: []junitProperty{{"outcome", "refused"}, {"exit", strconv.Itoa(code)}},
+		Cases: []junitCase{{Name: "invocation", Classname: command, Time: seconds(0),
+			Error: &junitMessage{Type: "refused", Message: fmt.Sprintf("%s ended before any run (exit %d)", command, code), Text: why}}},
+	}}}
+	b, err := xml.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFile(path, append([]byte(xml.Header), append(b, '\n')...))
+}
+
 // NotStarted is a planned run that never started: its unit's id, scenario and file, and why.
 type NotStarted struct {
 	ID, Scenario, File, Why string

@@ -205,7 +205,7 @@ func TestJUnitSchemas(t *testing.T) {
 	}
 	cases := junitCases()
 	all := []*interp.Record{cases["failed"], cases["interrupted"], cases["errored"], cases["refused"], cases["passed"]}
-	files := map[string][]*interp.Record{"all": all, "none": nil}
+	files := map[string][]*interp.Record{"all": all, "none": nil, "invocation refused": nil}
 	for name, rec := range cases {
 		files[name] = []*interp.Record{rec}
 	}
@@ -217,6 +217,13 @@ func TestJUnitSchemas(t *testing.T) {
 			if err := report.JUnit(p, recs, []report.NotStarted{{ID: "s#1", Scenario: "s", File: "s.cue", Why: "--fail-fast"}},
 				report.DocCheck{File: "a.md", Line: 3, Failure: "a.md:4: differs\n  - x\n  + y\n"}, report.DocCheck{File: "a.md", Line: 9},
 				report.DocCheck{File: "a.md", Line: 20, Skipped: "not selected"}, report.DocCheck{File: "b.md", Error: "permission denied"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if name == "invocation refused" {
+			// an invocation refused before any run (report.JUnitRefused)
+			p = filepath.Join(t.TempDir(), "refused.xml")
+			if err := report.JUnitRefused(p, "labrun run", 2, "s.cue:6:57: unknown field \"requets\" <&>"); err != nil {
 				t.Fatal(err)
 			}
 		}

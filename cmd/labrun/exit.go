@@ -26,3 +26,12 @@ type exitError struct {
 }
 
 func (e *exitError) Error() string { return e.msg }
+
+// printedError is an exitError after what was printed for it (a spec's problems, one per
+// line), which a refusal's JUnit file holds (junitOfRefusal).
+type printedError struct {
+	exitError
+	printed string
+}
+
+func (e *printedError) Unwrap() error { return &e.exitError }

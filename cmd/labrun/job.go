@@ -295,7 +295,7 @@ JUnit file (--junit), a line per scenario and the total, and the exit code of on
 all. A pod that has not ended yet is read as far as it got, with a warning.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return p.collectJob(&f)
+			return p.junitOfRefusal("collect", f.junit, p.collectJob(&f))
 		},
 	}
 	cmd.Flags().StringVar(&f.name, "name", "labrun", "the name of the labrun job")

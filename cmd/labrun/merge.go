@@ -102,7 +102,7 @@ block whose runs are not all merged is not compared, and stderr says so, as it s
 document is not here.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return p.merge(args, &f)
+			return p.junitOfRefusal("merge", f.junit, p.merge(args, &f))
 		},
 	}
 	cmd.Flags().StringVar(&f.reportDir, "report-dir", "reports", "directory for the summaries and the reports of records read from JSON lines (\"\" for none)")
@@ -241,6 +241,7 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 	docCode, docChecks := p.compareMergedDocs(matrices, byMatrix)
 	code = worse(code, docCode)
 	if f.junit != "" {
+		p.junitWritten = true
 		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs, nil, docChecks...); err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", err)
 			code = worse(code, exitInfra)

@@ -59,6 +59,9 @@ type process struct {
 	// live is the progress on screen now, if any: a notice printed meanwhile clears its status
 	// block first, so that the two do not share a line.
 	live liveProgress
+	// junitWritten is set once the command has written (or tried to write) its --junit file:
+	// a command that ends before it did writes one saying it was refused (junitOfRefusal).
+	junitWritten bool
 	// leftoverScan, set for a suite of runs, is the look for what dead runs left that its
 	// runs share (clean.go).
 	leftoverScan *leftoverScan

@@ -199,7 +199,7 @@ report; a swept one "[secret <name> #<i>]", i its place in the sweep.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.passRateGiven = cmd.Flags().Changed("pass-rate")
-			return p.run(args, &f)
+			return p.junitOfRefusal("run", f.junit, p.run(args, &f))
 		},
 	}
 	f.loadFlags.register(cmd)
@@ -294,6 +294,7 @@ func (p *process) run(args []string, f *runFlags) error {
 		for _, n := range never {
 			skipped = append(skipped, report.NotStarted{ID: n.unit.ID, Scenario: n.unit.Matrix.Scenario, File: relPath(p.Cwd, n.unit.Matrix.File), Why: n.why})
 		}
+		p.junitWritten = true
 		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs, skipped, docChecks...); err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", err)
 			code = worse(code, exitInfra)
@@ -1265,4 +1266,34 @@ func (p *process) newTarget(ctx context.Context, name string, sc *dsl.Scenario, 
 		return compose.WithHost(cluster, host), nil
 	}
 	return nil, errors.New("unknown target " + name)
+}
+
+// junitOfRefusal writes the --junit file path of a command that ended with err before it
+// wrote one (a spec refused, a filter that matched nothing, records merge refuses, a target
+// that could not be created for any run): one suite of one error case saying why, as every run
+// that did not reach its end has. An older file left in its place read as this invocation's
+// results to a CI that publishes the JUnit whatever the exit code: old passes for a refused run.
+func (p *process) junitOfRefusal(command, path string, err error) error {
+	if path == "" || err == nil || p.junitWritten {
+		return err
+	}
+	code, why := exitInvalid, err.Error()
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+		why = ee.msg
+	}
+	if pe := (*printedError)(nil); errors.As(err, &pe) {
+		why = strings.TrimSpace(pe.printed + why)
+	}
+	if strings.HasPrefix(why, "--junit ") {
+		return err // the file itself is what is wrong: nothing can be written there
+	}
+	if why == "" {
+		why = "see labrun's error output"
+	}
+	if werr := report.JUnitRefused(inCwd(p.Cwd, path), "labrun "+command, code, why); werr != nil {
+		fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", werr)
+	}
+	return err
 }

@@ -398,8 +398,10 @@ func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) err
 		return nil
 	}
 	if len(errs) > 0 {
+		var printed strings.Builder
 		for _, e := range errs {
 			fmt.Fprintln(p.Stderr, p.diagLines(e.Error(), 4))
+			printed.WriteString(e.Error() + "\n")
 		}
 		msg := fmt.Sprintf("%d problem%s", len(errs), plural(len(errs)))
 		// (A file named twice, as itself and through its folder, holds its scenarios once.)
@@ -412,7 +414,7 @@ func (p *process) reportVet(output string, res *dsl.Result, errs dsl.Errors) err
 			// these says nothing of them.
 			msg += fmt.Sprintf(" (lints skipped %d scenario%s with problems: they look at a scenario once it has none)", n, plural(n))
 		}
-		return &exitError{exitInvalid, msg}
+		return &printedError{exitError{exitInvalid, msg}, printed.String()}
 	}
 	fmt.Fprintf(p.Stdout, "ok: %d scenario%s in %d file%s\n", len(names), plural(len(names)), files, plural(files))
 	return nil
