@@ -145,6 +145,7 @@ func sameFields(elem, t *schema.Type) bool {
 type sampledContext struct{}
 
 func (sampledContext) Sampled() bool         { return true }
+func (sampledContext) ExpectsFailure() bool  { return false }
 func (sampledContext) Templated(string) bool { return false }
 
 // TestResultTables keeps docs/language.md's typed results equal to the kinds' declarations.

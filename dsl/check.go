@@ -303,6 +303,7 @@ func (c *stepChecker) Target() string       { return c.d.target() }
 func (c *stepChecker) Local() *schema.Local { return c.d.sc.Local }
 func (c *stepChecker) Namespaces() []string { return c.d.sc.Allowed() }
 func (c *stepChecker) Sampled() bool        { return c.s.Every > 0 || c.s.While != "" }
+func (c *stepChecker) ExpectsFailure() bool { return c.s.ExpectFail }
 
 func (c *stepChecker) Step(name string) (string, bool) {
 	t := c.d.sc.names[name]

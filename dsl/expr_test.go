@@ -25,6 +25,7 @@ func set(names ...string) map[string]bool {
 type resultContext struct{ sampled bool }
 
 func (c resultContext) Sampled() bool         { return c.sampled }
+func (resultContext) ExpectsFailure() bool    { return false }
 func (c resultContext) Templated(string) bool { return false }
 
 // testStats is the result of a snapshot of one Envoy cluster whose names are not checked

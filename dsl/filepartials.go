@@ -65,7 +65,7 @@ func (d *decoder) checkFilePartials() {
 						at([]string{"metadata", "namespace"}, "%s", schema.NamespaceTemplate(ns))
 						continue
 					}
-					if _, apply := s.Params.(*schema.Apply); apply {
+					if _, apply := s.Params.(*schema.Apply); apply && !s.ExpectFail {
 						// As an apply's objects written in CUE (schema.ObjectProblems).
 						schema.ObjectProblems(o.Object, func(fpath []string, msg string, _ bool) {
 							at(fpath, "%s: %s", strings.Join(fpath, "."), msg)

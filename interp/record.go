@@ -481,6 +481,7 @@ func decodeResult(kind string, sampled bool, b json.RawMessage) (any, error) {
 type sampledContext bool
 
 func (c sampledContext) Sampled() bool         { return bool(c) }
+func (sampledContext) ExpectsFailure() bool    { return false }
 func (c sampledContext) Templated(string) bool { return false }
 
 // The record forms that the run's reports and the judge read by name. They are the kinds'

@@ -57,6 +57,7 @@ func plannedRecord(sc *dsl.Scenario) *Record {
 type recordContext bool
 
 func (c recordContext) Sampled() bool         { return bool(c) }
+func (recordContext) ExpectsFailure() bool    { return false }
 func (c recordContext) Templated(string) bool { return false }
 
 // deltaPair is the " (a → b)" that names the snapshots of a plain delta's mutant: a run takes

@@ -211,6 +211,7 @@ func ResultOf(p Params, c ResultContext) *Type {
 type plainContext struct{}
 
 func (plainContext) Sampled() bool         { return false }
+func (plainContext) ExpectsFailure() bool  { return false }
 func (plainContext) Templated(string) bool { return false }
 
 // PlainContext is a ResultContext for a step that does not sample and holds no ${...}.
@@ -265,6 +266,10 @@ type Checker interface {
 	RunsDuring(name string) bool
 	// Sampled reports whether this step samples (every/while).
 	Sampled() bool
+	// ExpectsFailure reports whether this step is written to fail (expectFail): what it
+	// would be refused for at run time is then what it tests (an apply of an object the API
+	// server refuses, as Chainsaw's negative tests apply one).
+	ExpectsFailure() bool
 }
 
 // Runtime is what a kind's Run sees of the run: the target's drivers and the run's services.

@@ -11,6 +11,7 @@ import (
 type testContext struct{ sampled bool }
 
 func (c testContext) Sampled() bool         { return c.sampled }
+func (testContext) ExpectsFailure() bool    { return false }
 func (c testContext) Templated(string) bool { return false }
 
 // TestResultsMatchTheirGoTypes: every field a kind declares is a field of the Go type its
