@@ -191,7 +191,7 @@ func loadSection(rec *interp.Record, pl *places) *section {
 			s.blocks = append(s.blocks, block{text: inline{classed("⚠ "+l.Name+": "+wn, "warn")}})
 		}
 		var cs []chart
-		if c := latencyChart(l.Name, artifact(l.Name, "fortio.json")); c != "" {
+		if c := latencyChart(l.Name, latencyTitle(l), artifact(l.Name, "fortio.json")); c != "" {
 			cs = append(cs, pl.chart(loadChartID(l.Name, "latency"), c))
 		}
 		for _, st := range rec.Steps {
@@ -697,4 +697,16 @@ func artifactsSection(rec *interp.Record, f Files) *section {
 	}
 	s.blocks = append(s.blocks, block{list: list})
 	return s
+}
+
+// latencyTitle is the end of a load's latency chart's title: whose times fortio's histogram
+// holds (LoadSummary.LatencyOf).
+func latencyTitle(l LoadSummary) string {
+	switch l.LatencyOf() {
+	case LatencyOfErrors:
+		return ": socket errors' times (no answer)"
+	case LatencyMixed:
+		return ": latency, answers and socket errors"
+	}
+	return ": latency histogram"
 }

@@ -698,7 +698,7 @@ const latencyBins = 30
 // the fastest to the slowest request, about latencyBins of them but never narrower than the
 // finest bucket fortio recorded (its buckets widen with the latency): each bucket's requests
 // go to the bins it overlaps, in proportion.
-func latencyChart(name string, raw []byte) string {
+func latencyChart(name, what string, raw []byte) string {
 	var h fortioHistogram
 	if err := json.Unmarshal(raw, &h); err != nil || len(h.DurationHistogram.Data) == 0 {
 		return ""
@@ -745,8 +745,8 @@ func latencyChart(name string, raw []byte) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`, chartW, chartH, chartW, chartH)
 	unit := fmt.Sprintf("requests per %s ms by latency (ms)", sig4(width))
-	title := fitTitle(name, ": latency histogram", float64(chartW-padR)-textWidth(unit, 11)-10, 11)
-	fmt.Fprintf(&sb, `<text x="%d" y="14" font-weight="bold"><title>%s: latency histogram</title>%s</text><text x="%d" y="14" text-anchor="end" fill="#666">%s</text>`, padL, html.EscapeString(name), html.EscapeString(title), chartW-padR, unit)
+	title := fitTitle(name, what, float64(chartW-padR)-textWidth(unit, 11)-10, 11)
+	fmt.Fprintf(&sb, `<text x="%d" y="14" font-weight="bold"><title>%s%s</title>%s</text><text x="%d" y="14" text-anchor="end" fill="#666">%s</text>`, padL, html.EscapeString(name), html.EscapeString(what), html.EscapeString(title), chartW-padR, unit)
 	x := func(v float64) float64 { return padL + (v-axisLo)/(axisHi-axisLo)*plotW }
 	y := func(c float64) float64 { return padT + (1-c/maxCount)*plotH }
 	for _, t := range niceTicks(0, maxCount, 4) {

@@ -42,7 +42,7 @@ func TestLatencyBins(t *testing.T) {
 		d.Percentiles = append(d.Percentiles, struct{ Percentile, Value float64 }{p[0], p[1]})
 	}
 	raw, _ := json.Marshal(h)
-	svg := latencyChart("keepalive", raw)
+	svg := latencyChart("keepalive", ": latency histogram", raw)
 	if !strings.Contains(svg, "requests per 0.1 ms") {
 		t.Errorf("bins not 0.1 ms wide: %s", svg)
 	}
@@ -69,7 +69,25 @@ func TestLatencyBins(t *testing.T) {
 	h.DurationHistogram.Data = h.DurationHistogram.Data[:1]
 	h.DurationHistogram.Data[0].Start, h.DurationHistogram.Data[0].End, h.DurationHistogram.Data[0].Count = 0.00002, 0.001, 30
 	raw, _ = json.Marshal(h)
-	if n := strings.Count(latencyChart("keepalive", raw), " ms: "); n != 1 {
+	if n := strings.Count(latencyChart("keepalive", ": latency histogram", raw), " ms: "); n != 1 {
 		t.Errorf("one bucket drawn as %d bars", n)
+	}
+}
+
+// TestLatencyTitleSaysWhose: the latency chart of a load nobody answered is titled as the
+// times of its socket errors, one with socket errors among answers as both together; it read
+// "latency histogram" as if a server had answered in microseconds.
+func TestLatencyTitleSaysWhose(t *testing.T) {
+	for _, tc := range []struct {
+		codes []Count
+		want  string
+	}{
+		{[]Count{{"200", 4}}, ": latency histogram"},
+		{[]Count{{"-1", 4}}, ": socket errors' times (no answer)"},
+		{[]Count{{"-1", 1}, {"503", 3}}, ": latency, answers and socket errors"},
+	} {
+		if got := latencyTitle(LoadSummary{Requests: 4, Codes: tc.codes}); got != tc.want {
+			t.Errorf("codes %v: %q, want %q", tc.codes, got, tc.want)
+		}
 	}
 }
