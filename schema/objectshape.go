@@ -39,11 +39,17 @@ func ObjectProblems(o Object, miss func(path []string, msg string, value bool)) 
 	if name != kind {
 		miss([]string{"kind"}, fmt.Sprintf("kind %q: expected %q, as the API spells it (an object's kind is case-sensitive, and a plural or short name is kubectl's, not the API's): the API server serves no kind %s", kind, name, kind), true)
 	}
+	// An Istio kind's fields and enums are those of one Istio release: a newer one may have
+	// more, and its user reads which release vet knows.
+	from := ""
+	if kubeshape.IstioGroup(apiVersion) {
+		from = fmt.Sprintf(" (Istio %s's CRDs)", strings.TrimPrefix(kubeshape.IstioAPIVersion, "istio.io/api v"))
+	}
 	sh.CheckObject(map[string]any(o), func(path []string, m *kubeshape.Miss) {
 		subject := name
 		if m.At > 0 {
 			subject += " " + strings.Join(path[:m.At], ".")
 		}
-		miss(path, subject+" "+m.Msg, m.Value)
+		miss(path, subject+from+" "+m.Msg, m.Value)
 	})
 }

@@ -34,8 +34,8 @@ func TestObjectProblems(t *testing.T) {
 				"outlierDetection": map[string]any{"consecutive5xxErrors": "3"},
 			}}},
 			[]string{
-				`spec.trafficPolicy.loadBalancer.simple: DestinationRule spec.trafficPolicy.loadBalancer.simple is one of `,
-				`spec.trafficPolicy.outlierDetection.consecutive5xxErrors: DestinationRule spec.trafficPolicy.outlierDetection.consecutive5xxErrors is a number, not "3"`,
+				`spec.trafficPolicy.loadBalancer.simple: DestinationRule spec.trafficPolicy.loadBalancer.simple (Istio 1.30.8's CRDs) is one of `,
+				`spec.trafficPolicy.outlierDetection.consecutive5xxErrors: DestinationRule spec.trafficPolicy.outlierDetection.consecutive5xxErrors (Istio 1.30.8's CRDs) is a number, not "3"`,
 			}},
 		{"istio valid, templated value", Object{"apiVersion": "networking.istio.io/v1", "kind": "DestinationRule", "spec": map[string]any{
 			"host": "a", "trafficPolicy": map[string]any{"connectionPool": map[string]any{"tcp": map[string]any{"maxConnections": "${vars.max}"}}}}}, nil},
