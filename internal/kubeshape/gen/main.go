@@ -9,12 +9,10 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
 	"fmt"
 	"go/format"
 	"os"
-	"path/filepath"
 	"reflect"
 	"runtime/debug"
 	"sort"
@@ -42,6 +40,7 @@ import (
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"labrun.dev/labrun/internal/kubeshape"
+	"labrun.dev/labrun/internal/kubeshape/genfiles"
 )
 
 // groups are the group versions written, in the order a kind without apiVersion is looked for
@@ -154,51 +153,9 @@ func isObject(t reflect.Type) bool {
 	return ok && f.Type == reflect.TypeFor[metav1.ObjectMeta]()
 }
 
-func write(dir string, data, src []byte) error {
-	var gz bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	if _, err := zw.Write(data); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "groups.json.gz"), gz.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "groups_gen.go"), src, 0o644)
-}
+func write(dir string, data, src []byte) error { return genfiles.Write(dir, "groups", data, src) }
 
-// upToDate says whether dir's groups.json.gz and groups_gen.go are what generate wrote; the
-// JSON is compared unzipped (another Go's compressor may write other bytes for it).
+// upToDate says whether dir's groups.json.gz and groups_gen.go are what generate wrote.
 func upToDate(dir string, data, src []byte) error {
-	stale := func(file string) error {
-		return fmt.Errorf("internal/kubeshape/%s is stale (k8s.io/api or kubeshape.GoShape changed): run `go generate ./internal/kubeshape`", file)
-	}
-	gz, err := os.ReadFile(filepath.Join(dir, "groups.json.gz"))
-	if err != nil {
-		return err
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return fmt.Errorf("groups.json.gz: %w", err)
-	}
-	var got bytes.Buffer
-	if _, err := got.ReadFrom(zr); err != nil {
-		return fmt.Errorf("groups.json.gz: %w", err)
-	}
-	if !bytes.Equal(got.Bytes(), data) {
-		return stale("groups.json.gz")
-	}
-	old, err := os.ReadFile(filepath.Join(dir, "groups_gen.go"))
-	if err != nil {
-		return err
-	}
-	if !bytes.Equal(old, src) {
-		return stale("groups_gen.go")
-	}
-	return nil
+	return genfiles.UpToDate(dir, "groups", "k8s.io/api or kubeshape.GoShape", data, src)
 }

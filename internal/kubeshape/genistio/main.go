@@ -11,7 +11,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -27,6 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"labrun.dev/labrun/internal/kubeshape"
+	"labrun.dev/labrun/internal/kubeshape/genfiles"
 )
 
 // istioAPI is the istio.io/api module whose CRDs are read.
@@ -173,51 +173,9 @@ var istioKinds = []groupKind{
 	return data, formatted, nil
 }
 
-func write(dir string, data, src []byte) error {
-	var gz bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	if _, err := zw.Write(data); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "istio.json.gz"), gz.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "istio_gen.go"), src, 0o644)
-}
+func write(dir string, data, src []byte) error { return genfiles.Write(dir, "istio", data, src) }
 
-// upToDate says whether dir's istio.json.gz and istio_gen.go are what generate wrote; the
-// JSON is compared unzipped (another Go's compressor may write other bytes for it).
+// upToDate says whether dir's istio.json.gz and istio_gen.go are what generate wrote.
 func upToDate(dir string, data, src []byte) error {
-	stale := func(file string) error {
-		return fmt.Errorf("internal/kubeshape/%s is stale (istio.io/api's CRDs or kubeshape.FromCRD changed): run `go generate ./internal/kubeshape`", file)
-	}
-	gz, err := os.ReadFile(filepath.Join(dir, "istio.json.gz"))
-	if err != nil {
-		return err
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return fmt.Errorf("istio.json.gz: %w", err)
-	}
-	var got bytes.Buffer
-	if _, err := got.ReadFrom(zr); err != nil {
-		return fmt.Errorf("istio.json.gz: %w", err)
-	}
-	if !bytes.Equal(got.Bytes(), data) {
-		return stale("istio.json.gz")
-	}
-	old, err := os.ReadFile(filepath.Join(dir, "istio_gen.go"))
-	if err != nil {
-		return err
-	}
-	if !bytes.Equal(old, src) {
-		return stale("istio_gen.go")
-	}
-	return nil
+	return genfiles.UpToDate(dir, "istio", "istio.io/api's CRDs or kubeshape.FromCRD", data, src)
 }
