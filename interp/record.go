@@ -1480,18 +1480,12 @@ func (r *Record) localLoadBackendShortfalls() []string {
 // fortio.sockets == 4, the snapshots counting 1 connection between them (seen equal in 70
 // runs of loads of 16 and 8 connections that reconnect after each 503).
 func socketShortfall(name, src string, l *LoadRecord, before, after *backendRead) string {
-	cx, ok := after.sn.Counters["cx_total"]
-	if !ok || l.Sockets <= 0 {
+	if l.Sockets <= 0 {
 		return ""
 	}
-	from := "its start"
-	if before != nil {
-		b, ok := before.sn.Counters["cx_total"]
-		if !ok || b > cx {
-			return "" // localBackendAbsences and localBackendDecreases say so
-		}
-		cx -= b
-		from = fmt.Sprintf("step %s's read, which ended before the load started", before.what)
+	cx, from, ok := counterSince("cx_total", before, after)
+	if !ok {
+		return ""
 	}
 	if cx >= l.Sockets {
 		return ""
@@ -1631,18 +1625,9 @@ func warmupShortfall(name, src string, l *LoadRecord, params json.RawMessage, be
 	if len(params) == 0 || json.Unmarshal(params, &p) != nil || p.Requests > 0 || p.From != nil && p.From.Pods > 0 || l.Codes["-1"] > 0 || l.Requests <= 0 {
 		return ""
 	}
-	total, ok := after.sn.Counters["rq_total"]
+	total, from, ok := counterSince("rq_total", before, after)
 	if !ok {
 		return ""
-	}
-	from := "its start"
-	if before != nil {
-		b, ok := before.sn.Counters["rq_total"]
-		if !ok || b > total {
-			return "" // localBackendAbsences and localBackendDecreases say so
-		}
-		total -= b
-		from = fmt.Sprintf("step %s's read, which ended before the load started", before.what)
 	}
 	if total >= l.Requests+l.Connections {
 		return ""
@@ -2411,4 +2396,22 @@ func WarningAbsences(rec *Record, sc *dsl.Scenario) []string {
 		msgs = append(msgs, fmt.Sprintf("the scenario's lints give warning[%s] at line %d, column %d (%s), which its warnings lack, and the labrun that ran knew that lint (lints): a warning was taken out after the run", w.Code, w.Pos.Line, w.Pos.Col, clip(w.Msg)))
 	}
 	return msgs
+}
+
+// counterSince is a local backend's counter stat as after read it, less what before read (nil:
+// counted from the backend's start), and from when it counts; not ok where a read lacks it or
+// it went down (localBackendAbsences and localBackendDecreases say so).
+func counterSince(stat string, before, after *backendRead) (n float64, from string, ok bool) {
+	n, ok = after.sn.Counters[stat]
+	if !ok {
+		return 0, "", false
+	}
+	if before == nil {
+		return n, "its start", true
+	}
+	b, ok := before.sn.Counters[stat]
+	if !ok || b > n {
+		return 0, "", false
+	}
+	return n - b, fmt.Sprintf("step %s's read, which ended before the load started", before.what), true
 }
