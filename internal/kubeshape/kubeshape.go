@@ -551,11 +551,7 @@ func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Mis
 			if t := scalarTypeOf(v); t != AnyScalar && t != s.Scalar {
 				b, _ := json.Marshal(v)
 				if whole {
-					msg := fmt.Sprintf("is %s, not %s (%s): %s", s.Scalar, b, t, never)
-					if t == BoolScalar && s.Scalar == StringScalar {
-						msg += " (YAML reads an unquoted on, off, yes, no as a bool: quote it)"
-					}
-					miss(path, &Miss{At: len(path), Value: true, Msg: msg})
+					miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s, not %s (%s): %s", s.Scalar, b, t, never)})
 				} else {
 					miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s: %s, %s, %s", s.Scalar, b, t, never)})
 				}
