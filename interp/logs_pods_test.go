@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
@@ -113,6 +114,95 @@ s: schema.#Scenario & {
 			if c.wantWarn == "" && len(warns) > 0 || c.wantWarn != "" && !slices.ContainsFunc(warns, func(w string) bool { return strings.Contains(w, c.wantWarn) }) {
 				t.Errorf("warnings %q, want one with %q", warns, c.wantWarn)
 			}
+		})
+	}
+}
+
+// lostWatch is a PodsSince whose watch of the selector's pods ended (a stand-in for the kube
+// driver's, whose API server ended it).
+type lostWatch string
+
+func (l lostWatch) Lost() string { return string(l) }
+func (lostWatch) Stop()          {}
+
+// missingMarkLogs is podMarkingLogs whose mark could not follow the selector's pods.
+type missingMarkLogs struct {
+	*podMarkingLogs
+	lost string
+}
+
+func (l *missingMarkLogs) MarkPods(ctx context.Context, ref schema.PodRef) (schema.PodMark, error) {
+	m, err := l.podMarkingLogs.MarkPods(ctx, ref)
+	if l.lost != "" {
+		m.Since = lostWatch(l.lost)
+	}
+	return m, err
+}
+
+// TestLogsMissedPodsHaveNoValue (stand-in log reader for the cluster): a read of pods whose
+// set of pods is known to be incomplete (the mark could not note them, the watch of the
+// selector's pods ended) has no value for a claim on its lines: it only warned, and "no 503
+// since the mark" (count == 0) PASSED over a pod it did not read. The record says why
+// (missed), and a replay of it says the same. pods (those read) keeps its value.
+func TestLogsMissedPodsHaveNoValue(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		markErr error
+		lost    string
+		want    string // in the expectation's reason; "" passes
+	}{
+		{"followed", nil, "", ""},
+		{"not noted", errors.New("connection refused"), "", "could not be noted at its mark (connection refused)"},
+		{"watch ended", nil, "the watch of pods lab/{app=backend} ended: too old resource version", "could not be followed since its mark (the watch of pods lab/{app=backend} ended: too old resource version)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [{name: "m", sleep: "1ms"}, {name: "lg", logs: {selector: "app=backend", since: "m", match: " 503 "}}]
+	expect: ["lg.count == 0", "len(lg.lines) == 0", "len(lg.pods) < 5"]
+}
+`)
+			l := &missingMarkLogs{podMarkingLogs: &podMarkingLogs{World: &fakes.World{}, err: c.markErr}, lost: c.lost}
+			tgt := l.World.Target()
+			tgt.Logs = l
+			rec := interp.New(tgt, interp.WithAccessLogParser(func(string) (schema.LogEntry, bool) { return schema.LogEntry{}, false })).
+				Run(context.Background(), context.Background(), sc)
+			if c.want == "" {
+				if rec.Outcome != interp.Passed || rec.Logs()["lg"].Missed != "" {
+					for _, jd := range rec.Expectations { t.Logf("%s: %s %s %s", jd.Src, jd.Outcome, jd.Reason, jd.Explanation) }; t.Fatalf("outcome %s (%s), missed %q", rec.Outcome, rec.Error, rec.Logs()["lg"].Missed)
+				}
+				return
+			}
+			if rec.Outcome == interp.Passed {
+				t.Fatalf("outcome PASSED over pods the read may have missed")
+			}
+			if got := rec.Logs()["lg"].Missed; !strings.Contains(got, c.want) {
+				t.Errorf("missed %q, want %q in it", got, c.want)
+			}
+			check := func(how string, js []*interp.Judgement) {
+				for i, jd := range js[:2] {
+					if jd.Outcome != interp.Errored || !strings.Contains(jd.Reason, "may have missed pods") || !strings.Contains(jd.Reason, c.want) {
+						t.Errorf("%s: %s: %s (%s), want an error saying the read may have missed pods", how, sc.Expect[i].Src, jd.Outcome, jd.Reason)
+					}
+				}
+				if jd := js[2]; jd.Outcome != interp.Passed {
+					t.Errorf("%s: %s: %s (%s), want its value kept", how, jd.Src, jd.Outcome, jd.Reason)
+				}
+			}
+			check("run", rec.Expectations)
+			b, err := json.Marshal(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), `"missed":`) {
+				t.Errorf("the record does not say which pods were missed: %s", b)
+			}
+			var back interp.Record
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			check("replay", interp.Rejudge(&back, sc))
 		})
 	}
 }

@@ -150,15 +150,22 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	if q.File != "" {
 		from.File = rt.FileMark(q.Since, q.File)
 	}
+	// missed is why the pods read may not be every pod the read names since its mark ("":
+	// they are): the result's lines then have no value (LogResult.NoValue), as "no 503 since
+	// the mark" would hold of the pods read and pass over one that was not.
+	missed := ""
 	if _, ok := rt.Target().Logs.(PodMarker); ok && q.Process == "" && q.File == "" {
 		from.Pods = rt.PodMark(q.Since, q.PodRef)
 		switch {
 		case from.Pods == nil:
-			rt.Warn("the pods the read names were not noted at its mark: a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen")
+			missed = "the pods it names were not noted at its mark, so a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen"
 		case from.Pods.Err != "":
-			rt.Warn("the pods the read names could not be noted at its mark (" + from.Pods.Err + "): a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen")
+			missed = "the pods it names could not be noted at its mark (" + from.Pods.Err + "), so a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen"
 		case from.Pods.Since != nil && from.Pods.Since.Lost() != "":
-			rt.Warn("the pods the read's selector matches could not be followed since its mark (" + from.Pods.Since.Lost() + "): a pod that came and was deleted since, whose lines cannot be read, would go unseen")
+			missed = "the pods its selector matches could not be followed since its mark (" + from.Pods.Since.Lost() + "), so a pod that came and was deleted since, whose lines cannot be read, would go unseen"
+		}
+		if missed != "" {
+			rt.Warn("the read may have missed pods: " + missed + "; its lines, counts and entries have no value for a claim")
 		}
 	}
 	// A selector reads every pod it matches (as kubectl logs -l does): the record names them,
@@ -193,6 +200,7 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	}
 	res := acc.result()
 	res.Pods = pods
+	res.Missed = missed
 	rt.Record(res)
 	return nil
 }
@@ -442,6 +450,9 @@ func (l LogResult) HasAccessLines() bool {
 // lines, so where no line matched, or lines matched and none parsed as one (another format,
 // or no access log), they would read as "no 503, no UF" of lines that say nothing of either.
 func (l LogResult) NoValue(field string) string {
+	if l.Missed != "" && field != "pods" {
+		return "the read may have missed pods: " + l.Missed + "; judged on the lines of the pods it read, a claim that every line is so (<step>.count == 0, no 503) would pass over the lines of one it missed. Mark at a step the pods are stable by (since:), or read again"
+	}
 	if field != "codes" && field != "flags" && field != "details" {
 		return ""
 	}
@@ -614,6 +625,11 @@ type LogResult struct {
 	// there, and a count read where one is (details["…{overflow}"] of lines in Envoy's
 	// default format) has no value (NoValue), not the 0 of a line that had none.
 	Untold map[string]float64 `expr:"-" json:"untold,omitempty"`
+	// Missed is why the pods read may not be every pod the step names since its mark (a
+	// mark the API did not answer, a watch of the selector's pods that ended): "" when they
+	// are. Every field but pods then has no value (NoValue): a claim over every line
+	// (count == 0, no 503) would hold of the pods read and pass over a pod that was not.
+	Missed string `expr:"-" json:"missed,omitempty"`
 }
 
 // Recount returns l with n access lines counted under key in its kind of count ("codes",
