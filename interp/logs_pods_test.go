@@ -170,7 +170,10 @@ s: schema.#Scenario & {
 				Run(context.Background(), context.Background(), sc)
 			if c.want == "" {
 				if rec.Outcome != interp.Passed || rec.Logs()["lg"].Missed != "" {
-					for _, jd := range rec.Expectations { t.Logf("%s: %s %s %s", jd.Src, jd.Outcome, jd.Reason, jd.Explanation) }; t.Fatalf("outcome %s (%s), missed %q", rec.Outcome, rec.Error, rec.Logs()["lg"].Missed)
+					for _, jd := range rec.Expectations {
+						t.Logf("%s: %s %s %s", jd.Src, jd.Outcome, jd.Reason, jd.Explanation)
+					}
+					t.Fatalf("outcome %s (%s), missed %q", rec.Outcome, rec.Error, rec.Logs()["lg"].Missed)
 				}
 				return
 			}
