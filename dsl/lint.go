@@ -549,9 +549,9 @@ func (d *decoder) lintGetOtherCluster(s *Step, g *schema.Get, objs []applied, in
 	case g.Name != "":
 		where = in[g.Kind+"/"+g.Name]
 	case g.Selector != "" && !HasInterpolation(g.Kind):
-		want, ok := equalityLabels(g.Selector)
+		want, ok := parseSelector(g.Selector)
 		if !ok {
-			return // a set-based selector, or one known at run time
+			return // one known at run time
 		}
 		ns := d.defaultNamespace(g.Namespace)
 		where = map[string]bool{}
@@ -564,11 +564,7 @@ func (d *decoder) lintGetOtherCluster(s *Step, g *schema.Get, objs []applied, in
 			} else if schema.KindKey(kind) != schema.KindKey(g.Kind) {
 				continue
 			}
-			carries := l != nil && a.namespace() == ns
-			for k, v := range want {
-				carries = carries && l[k] == v
-			}
-			if carries {
+			if l != nil && a.namespace() == ns && want.Matches(labelSetOf(l)) {
 				where[sc.ClusterOf(a.step)] = true
 			}
 		}
@@ -1542,16 +1538,11 @@ func podTemplate(o schema.Object) (labels, annotations map[string]any, ok bool) 
 // selects reports whether a pod reference (a selector, or a pod name) picks the pods of o.
 func selects(ref *schema.PodRef, labels map[string]any, o schema.Object) bool {
 	if ref.Selector != "" {
-		want, ok := equalityLabels(ref.Selector)
+		sel, ok := parseSelector(ref.Selector)
 		if !ok {
-			return false // a set-based selector, or one known at run time: not judged here
+			return false // one known at run time: not judged here
 		}
-		for k, v := range want {
-			if got, _ := labels[k].(string); got != v {
-				return false
-			}
-		}
-		return true
+		return sel.Matches(labelSetOf(labels)) // as the API server matches it, set-based too
 	}
 	md, _ := o["metadata"].(map[string]any)
 	name, _ := md["name"].(string)
