@@ -206,6 +206,93 @@ s: schema.#Scenario & {
 				t.Fatal(err)
 			}
 			check("replay", interp.Rejudge(&back, sc))
+			// The record's missed is the run's word: its logs.txt, which does not say it, is
+			// no contradiction of it (replay refused the record as edited).
+			data := map[*interp.ArtifactRecord][]byte{}
+			for _, a := range rec.Artifacts {
+				data[a] = a.Data
+			}
+			if cs := interp.ArtifactContradictions(rec, sc, data); len(cs) > 0 {
+				t.Errorf("the record's artifacts contradict it: %q", cs)
+			}
+		})
+	}
+}
+
+// sourcesLogs is missingMarkLogs that tells the read which pods it reads (since.Sources), as
+// the kube driver does: the pods of the fake world's lines. A stand-in for a cluster.
+type sourcesLogs struct{ *missingMarkLogs }
+
+func (l sourcesLogs) Logs(ctx context.Context, req schema.Logs, from schema.LogSince, line func(schema.LogLine)) error {
+	var pods []string
+	for _, ln := range l.World.Lines {
+		if !slices.Contains(pods, ln.Pod) {
+			pods = append(pods, ln.Pod)
+		}
+	}
+	slices.Sort(pods)
+	if from.Sources != nil {
+		from.Sources(pods)
+	}
+	return l.missingMarkLogs.Logs(ctx, req, from, line)
+}
+
+// TestLogsRecordHeldToItsArtifact (stand-in log reader for the cluster): a logs record of
+// pods is held to its logs.txt as the run wrote it: the lines of several pods start with
+// [pod/NAME], and every entry of one pod's read is that pod's. Before, the check read the
+// prefix as the line's text and gave no entry a pod, so the record of any read of pods was
+// refused as edited. A record whose missed was taken out is held to the step's warning.
+func TestLogsRecordHeldToItsArtifact(t *testing.T) {
+	at := time.Now().Add(time.Hour)
+	for _, c := range []struct {
+		name string
+		pods []string
+		lost string
+		edit func(*schema.LogResult)
+		want string
+	}{
+		{name: "one pod", pods: []string{"backend-a"}},
+		{name: "two pods", pods: []string{"backend-a", "backend-b"}},
+		{name: "missed, as recorded", pods: []string{"backend-a"}, lost: "the watch ended"},
+		{name: "missed taken out", pods: []string{"backend-a"}, lost: "the watch ended", edit: func(r *schema.LogResult) { r.Missed = "" },
+			want: "its warning says the read may have missed pods"},
+		{name: "a line edited", pods: []string{"backend-a", "backend-b"}, edit: func(r *schema.LogResult) { r.Lines[1] = "GET / 200 -" },
+			want: "lg.lines[1]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [{name: "m", sleep: "1ms"}, {name: "lg", logs: {selector: "app=backend", since: "m"}}]
+	expect: ["lg.count > 0"]
+}
+`)
+			var lines []schema.LogLine
+			for i, p := range c.pods {
+				lines = append(lines, schema.LogLine{Time: at.Add(time.Duration(i) * time.Millisecond), Text: "GET / 503 UF", Pod: p})
+			}
+			l := sourcesLogs{&missingMarkLogs{podMarkingLogs: &podMarkingLogs{World: &fakes.World{Lines: lines}}, lost: c.lost}}
+			tgt := l.World.Target()
+			tgt.Logs = l
+			rec := interp.New(tgt, interp.WithAccessLogParser(func(string) (schema.LogEntry, bool) { return schema.LogEntry{}, false })).
+				Run(context.Background(), context.Background(), sc)
+			if got := rec.Logs()["lg"].Pods; !reflect.DeepEqual(got, c.pods) {
+				t.Fatalf("pods %q, want %q", got, c.pods)
+			}
+			if c.edit != nil {
+				r := rec.Logs()["lg"]
+				r.Lines = slices.Clone(r.Lines)
+				c.edit(&r)
+				rec.Put("lg", "logs", false, r)
+			}
+			data := map[*interp.ArtifactRecord][]byte{}
+			for _, a := range rec.Artifacts {
+				data[a] = a.Data
+			}
+			got := strings.Join(interp.ArtifactContradictions(rec, sc, data), "\n")
+			if (got == "") != (c.want == "") || !strings.Contains(got, c.want) {
+				t.Errorf("contradictions %q, want %q", got, c.want)
+			}
 		})
 	}
 }

@@ -119,6 +119,13 @@ func (p *Logs) Summary() string {
 	return p.PodRef.String()
 }
 
+// MissedWarning and MissedWarningEnd frame the warning of a logs step whose read may have
+// missed pods (LogResult.Missed between them): a record's missed is held to it.
+const (
+	MissedWarning    = "the read may have missed pods: "
+	MissedWarningEnd = "; its lines, counts and entries have no value for a claim"
+)
+
 // Run reads the lines written since the mark, parses and records them.
 func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	q := *p
@@ -165,7 +172,7 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 			missed = "the pods its selector matches could not be followed since its mark (" + from.Pods.Since.Lost() + "), so a pod that came and was deleted since, whose lines cannot be read, would go unseen"
 		}
 		if missed != "" {
-			rt.Warn("the read may have missed pods: " + missed + "; its lines, counts and entries have no value for a claim")
+			rt.Warn(MissedWarning + missed + MissedWarningEnd)
 		}
 	}
 	// A selector reads every pod it matches (as kubectl logs -l does): the record names them,
@@ -1041,8 +1048,10 @@ func countsText(m map[string]float64) string {
 // (each line read, "<RFC 3339 time> <text>", as Run writes it), parsed again as Run parses
 // the lines it reads: how a record's result is held to the lines it was parsed from
 // (interp.ArtifactContradictions). Its cut is false: a log a driver could not read whole
-// (ErrLinesCut) is known to the record only.
-func LogsFromArtifact(p *Logs, data []byte, parse func(string) (LogEntry, bool)) (LogResult, error) {
+// (ErrLinesCut) is known to the record only. pods are the pods the record says were read:
+// with several, each line starts with "[pod/NAME] ", as Run writes it, and is that pod's;
+// with one, every line is its.
+func LogsFromArtifact(p *Logs, data []byte, parse func(string) (LogEntry, bool), pods []string) (LogResult, error) {
 	if parse == nil {
 		parse = func(string) (LogEntry, bool) { return LogEntry{}, false }
 	}
@@ -1063,9 +1072,23 @@ func LogsFromArtifact(p *Logs, data []byte, parse func(string) (LogEntry, bool))
 		if t.IsZero() {
 			t = time.Time{}
 		}
-		acc.add(LogLine{Time: t, Text: text})
+		l := LogLine{Time: t, Text: text}
+		switch {
+		case len(pods) == 1:
+			l.Pod = pods[0]
+		case len(pods) > 1:
+			rest, ok := strings.CutPrefix(text, "[pod/")
+			pod, line, ok2 := strings.Cut(rest, "] ")
+			if !ok || !ok2 || !slices.Contains(pods, pod) {
+				return LogResult{}, fmt.Errorf("a line does not start with [pod/NAME] of one of the pods read (%s)", strings.Join(pods, ", "))
+			}
+			l.Pod, l.Text = pod, line
+		}
+		acc.add(l)
 	}
-	return acc.result(), nil
+	res := acc.result()
+	res.Pods = slices.Clone(pods)
+	return res, nil
 }
 
 // Reread is l with its entries read again by parse from their lines (each entry's time, pod
