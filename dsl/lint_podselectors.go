@@ -79,7 +79,8 @@ func podSelectorsOf(s *Step) []podSelectorRef {
 // judges them (labels.Parse, Matches). A selector with a ${...}, one that names a label a
 // controller or Istio adds to pods (pod-template-hash, a *.kubernetes.io/ or *.istio.io/
 // key) that no template carries, and a namespace where a template's labels or the
-// scenario's applied files are not known before the run, are not judged.
+// scenario's applied files are not known before the run, are not judged; nor is a scenario
+// with a local command that may make workloads (kubectl, helm, a shell).
 func (d *decoder) lintPodSelectors(objs []applied, warn func(s *Step, field, code, format string, args ...any)) {
 	var ts []podTemplateOf
 	unknownFiles := false
@@ -134,7 +135,7 @@ func (d *decoder) lintPodSelectors(objs []applied, warn func(s *Step, field, cod
 			add(fo.Object, d.defaultNamespace(p.Namespace))
 		}
 	}
-	if len(ts) == 0 || unknownFiles {
+	if len(ts) == 0 || unknownFiles || slices.ContainsFunc(d.order, makesWorkloads) {
 		return
 	}
 	for _, s := range d.order {
@@ -179,6 +180,17 @@ func (d *decoder) lintPodSelectors(objs []applied, warn func(s *Step, field, cod
 				ref.selector, ns, strings.Join(carried, "; "), selectorNearMiss(reqs, here), ref.consequence)
 		}
 	}
+}
+
+// makesWorkloads says whether s is a command on this machine that may make workloads vet
+// cannot see (kubectl, helm, istioctl, kustomize, a shell): their pods' labels are unknown.
+func makesWorkloads(s *Step) bool {
+	p, ok := s.Params.(*schema.Exec)
+	if !ok || p.Pod != "" || p.Selector != "" || len(p.Argv) == 0 {
+		return false
+	}
+	base := p.Argv[0][strings.LastIndex(p.Argv[0], "/")+1:]
+	return slices.Contains([]string{"kubectl", "helm", "istioctl", "kustomize", "sh", "bash"}, base) || HasInterpolation(base)
 }
 
 // addedToPods says whether a label key is one Kubernetes' controllers or Istio may add to a
