@@ -61,8 +61,9 @@ const (
 	// whole text, past the output's last newline.
 	LintOutputAnchor = "output-anchor"
 	// LintUnmatchedLabels: labels that pick workloads (a DestinationRule's subsets, a
-	// policy's selector) and match no pod the scenario applies: the API server takes them,
-	// and the subset has no endpoint (503 UH), the policy applies to nothing.
+	// policy's selector, a step's pod selector) and match no pod the scenario applies: the
+	// API server takes them, and the subset has no endpoint (503 UH), the policy applies to
+	// nothing, the step finds no pod.
 	LintUnmatchedLabels = "unmatched-labels"
 	LintKindOnlyMatch   = "kind-only-match"
 	// LintOneReplica: a snapshot by a selector that matches several replicas reads one.
@@ -142,7 +143,7 @@ var LintCodes = map[string]string{
 	LintDeltaBeforeLoads:    "a delta of request or connection stats that an expression reads closes (its later snapshot is taken) before every load of the scenario starts, with no command or process that may run in its window: it counts none of the loads' requests (a baseline claim before the load says so with lint: ignore)",
 	LintDeltaAfterLoads:     "a delta of request or connection stats that an expression reads opens (its earlier snapshot is taken) after every load of the scenario has ended, with no command or process that may run in its window: it counts none of the loads' requests (both snapshots written after the load)",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
-	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing",
+	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, or the pod selector of a step (logs, exec, snapshot, config, a load's from, kill, get or delete of pods, a wait for pods), set-based ones too, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing, the step finds no pod",
 	LintUnknownSubset:       "a VirtualService destination's subset (an http, tcp or tls route's, a mirror's) that no DestinationRule the scenario applies for that host (in a step or from its files) defines, where it applies one or more for the host: istiod writes the route to the subset's cluster all the same but sends no proxy that cluster, so every request routed there fails (503 NC) while a claim on the route's cluster holds",
 	LintLocalityOutlier:     "a DestinationRule's localityLbSetting failover or failoverPriority in a traffic policy (the rule's, or a subset's, which inherits the rule's) without outlierDetection: istiod applies locality failover only with outlier detection, so every locality gets priority 0 and Envoy never fails over",
 	LintUnknownFilter:       "an expression's literal key of a typed_per_filter_config (of a route, a virtual host) that is none of the HTTP filters' names istiod gives but a letter or two off one (\"envoy.filters.http.faults\" for envoy.filters.http.fault): it is never a key there, so a claim that it is absent holds whatever the route holds",
@@ -313,6 +314,7 @@ func (d *decoder) lint() {
 	d.lintIstioDefault()
 	d.lintPodReplaced(objs, warn)
 	d.lintUnmatchedLabels(objs, ix, warn)
+	d.lintPodSelectors(objs, func(s *Step, field, code, format string, args ...any) { warnAt(true, s, field, code, format, args...) })
 	d.lintUnknownSubsets(objs, ix, warn)
 	d.lintEventsObjects(warn)
 	d.lintEventsReason(func(s *Step, field, code, format string, args ...any) { warnAt(true, s, field, code, format, args...) })
@@ -547,9 +549,9 @@ func (d *decoder) lintGetOtherCluster(s *Step, g *schema.Get, objs []applied, in
 	case g.Name != "":
 		where = in[g.Kind+"/"+g.Name]
 	case g.Selector != "" && !HasInterpolation(g.Kind):
-		want, ok := equalityLabels(g.Selector)
+		want, ok := parseSelector(g.Selector)
 		if !ok {
-			return // a set-based selector, or one known at run time
+			return // one known at run time
 		}
 		ns := d.defaultNamespace(g.Namespace)
 		where = map[string]bool{}
@@ -562,11 +564,7 @@ func (d *decoder) lintGetOtherCluster(s *Step, g *schema.Get, objs []applied, in
 			} else if schema.KindKey(kind) != schema.KindKey(g.Kind) {
 				continue
 			}
-			carries := l != nil && a.namespace() == ns
-			for k, v := range want {
-				carries = carries && l[k] == v
-			}
-			if carries {
+			if l != nil && a.namespace() == ns && want.Matches(labelSetOf(l)) {
 				where[sc.ClusterOf(a.step)] = true
 			}
 		}
@@ -1540,16 +1538,11 @@ func podTemplate(o schema.Object) (labels, annotations map[string]any, ok bool) 
 // selects reports whether a pod reference (a selector, or a pod name) picks the pods of o.
 func selects(ref *schema.PodRef, labels map[string]any, o schema.Object) bool {
 	if ref.Selector != "" {
-		want, ok := equalityLabels(ref.Selector)
+		sel, ok := parseSelector(ref.Selector)
 		if !ok {
-			return false // a set-based selector, or one known at run time: not judged here
+			return false // one known at run time: not judged here
 		}
-		for k, v := range want {
-			if got, _ := labels[k].(string); got != v {
-				return false
-			}
-		}
-		return true
+		return sel.Matches(labelSetOf(labels)) // as the API server matches it, set-based too
 	}
 	md, _ := o["metadata"].(map[string]any)
 	name, _ := md["name"].(string)

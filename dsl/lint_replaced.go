@@ -2,8 +2,12 @@ package dsl
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	"labrun.dev/labrun/schema"
 )
@@ -65,33 +69,66 @@ func envoyBySelector(s *Step) *schema.PodRef {
 	return p.Envoy
 }
 
-// equalityLabels reads a label selector made of equality terms (app=client,version=v1) as
-// its labels; false for a set-based one (in, notin, !=, exists) or one with a ${...}.
-func equalityLabels(sel string) (map[string]string, bool) {
+// parseSelector reads a label selector as the API server does (equality terms, and the
+// set-based in, notin, !=, exists and !key); false for one with a ${...}, an empty one, or
+// one the API server would refuse (its own check says so).
+func parseSelector(sel string) (labels.Selector, bool) {
 	if HasInterpolation(sel) || strings.TrimSpace(sel) == "" {
 		return nil, false
 	}
-	m := map[string]string{}
-	for _, term := range strings.Split(sel, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(term), "=")
-		k, v = strings.TrimSpace(k), strings.TrimPrefix(strings.TrimSpace(v), "=") // k==v
-		if !ok || k == "" || strings.ContainsAny(k, "! ") || strings.ContainsAny(v, "() ") {
-			return nil, false
-		}
-		m[k] = strings.TrimSpace(v)
+	parsed, err := labels.Parse(sel)
+	if err != nil {
+		return nil, false
 	}
-	return m, true
+	return parsed, true
 }
 
-// overlap reports whether two equality selectors can match one pod: no label they both name
-// with two values.
-func overlap(a, b map[string]string) bool {
-	for k, v := range a {
-		if w, ok := b[k]; ok && w != v {
-			return false
+// labelSetOf is the plain string labels of a map written in an object.
+func labelSetOf(m map[string]any) labels.Set {
+	out := labels.Set{}
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// mayOverlap reports whether two selectors can match one pod: no two of their requirements
+// on one key contradict each other (app=a and app=b; app in (a) and app notin (a); app and
+// !app). Requirements on different keys never do.
+func mayOverlap(a, b labels.Selector) bool {
+	ra, _ := a.Requirements()
+	rb, _ := b.Requirements()
+	for _, x := range ra {
+		for _, y := range rb {
+			if x.Key() == y.Key() && (contradicts(x, y) || contradicts(y, x)) {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// contradicts says no label value meets both x and y (x one that asks for the key).
+func contradicts(x, y labels.Requirement) bool {
+	var want []string // the values x allows, nil for any
+	switch x.Operator() {
+	case selection.Equals, selection.DoubleEquals, selection.In:
+		want = slices.Collect(maps.Keys(x.Values()))
+	case selection.Exists:
+	default:
+		return false
+	}
+	switch y.Operator() {
+	case selection.DoesNotExist:
+		return true
+	case selection.Equals, selection.DoubleEquals, selection.In:
+		return want != nil && !slices.ContainsFunc(want, func(v string) bool { return y.Values().Has(v) })
+	case selection.NotEquals, selection.NotIn:
+		return want != nil && !slices.ContainsFunc(want, func(v string) bool { return !y.Values().Has(v) })
+	}
+	return false
 }
 
 // replacesPods says how step s may delete or replace pods that envoy's selector matches (in
@@ -99,7 +136,7 @@ func overlap(a, b map[string]string) bool {
 // workload it does not apply, a name with a ${...}).
 func (d *decoder) replacesPods(s *Step, envoy *schema.PodRef, objs []applied) string {
 	ns := d.defaultNamespace(envoy.Namespace)
-	want, ok := equalityLabels(envoy.Selector)
+	want, ok := parseSelector(envoy.Selector)
 	if !ok {
 		return ""
 	}
@@ -128,7 +165,7 @@ func (d *decoder) replacesPods(s *Step, envoy *schema.PodRef, objs []applied) st
 			return ""
 		}
 		if p.Selector != "" {
-			if kill, ok := equalityLabels(p.Selector); ok && overlap(kill, want) {
+			if kill, ok := parseSelector(p.Selector); ok && mayOverlap(kill, want) {
 				return fmt.Sprintf("it deletes the pods of selector %s, among them perhaps the one %s picked", p.Selector, envoy.Selector)
 			}
 			return ""
@@ -156,7 +193,7 @@ func (d *decoder) replacesPods(s *Step, envoy *schema.PodRef, objs []applied) st
 			return ""
 		}
 		if strings.EqualFold(p.Kind, "Pod") || strings.EqualFold(p.Kind, "pods") {
-			if del, ok := equalityLabels(p.Selector); ok && overlap(del, want) {
+			if del, ok := parseSelector(p.Selector); ok && mayOverlap(del, want) {
 				return fmt.Sprintf("it deletes the pods of selector %s, among them perhaps the one %s picked", p.Selector, envoy.Selector)
 			}
 		}

@@ -151,7 +151,7 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 		case *schema.Logs:
 			if sr.Outcome == Passed {
 				whole := !slices.ContainsFunc(sr.Warnings, func(w string) bool { return strings.HasPrefix(w, "the log could not be saved whole") })
-				c = logsContradiction(name, q, arts, data, res.Value, whole, rec.Version)
+				c = logsContradiction(name, q, arts, data, res.Value, whole, rec.Version, sr.Warnings)
 			}
 			if c == "" && q.Process != "" && len(rs) == 1 {
 				c = processLogsContradiction(rec, sr, q, arts, data)
@@ -493,7 +493,7 @@ func configContradiction(name string, p *schema.Config, arts []*ArtifactRecord, 
 // whole (whole: no warning says otherwise) is refused: labrun writes each line "time text"
 // as it reads it. Before, a 503 line taken out of the result, its time taken off the line
 // in logs.txt, replayed PASSED, the check skipped.
-func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any, whole bool, version int) string {
+func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data map[*ArtifactRecord][]byte, recorded any, whole bool, version int, warnings []string) string {
 	rec, ok := recorded.(schema.LogResult)
 	if !ok {
 		return ""
@@ -502,7 +502,7 @@ func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data
 		if a.Name != "logs.txt" {
 			continue
 		}
-		got, err := schema.LogsFromArtifact(p, data[a], envoy.AccessLog)
+		got, err := schema.LogsFromArtifact(p, data[a], envoy.AccessLog, rec.Pods)
 		if err != nil && whole {
 			return fmt.Sprintf("its %s does not read as the lines labrun writes there, each with its time (%v), but the step saved its log whole", artifactFile(a), err)
 		}
@@ -522,11 +522,28 @@ func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data
 			}
 		}
 		got.Cut, rec.Cut = false, false
+		// The pods a read may have missed are the run's word, not the log's; the step's
+		// warning says them too, and a record whose missed was taken out is held to it.
+		got.Missed = rec.Missed
+		if w, ok := missedWarning(warnings); ok && w != rec.Missed {
+			return fmt.Sprintf("its warning says the read may have missed pods (%s), but the record's result says %q", w, rec.Missed)
+		}
 		if where, want, have, ok := firstDifference(name, jsonForm(got), jsonForm(rec)); ok {
 			return fmt.Sprintf("its %s gives %s = %s, but the record's result has %s", artifactFile(a), where, want, have)
 		}
 	}
 	return ""
+}
+
+// missedWarning is the why of a logs step's warning that its read may have missed pods
+// (schema.MissedWarning), if it has one.
+func missedWarning(warnings []string) (string, bool) {
+	for _, w := range warnings {
+		if why, ok := strings.CutPrefix(w, schema.MissedWarning); ok {
+			return strings.TrimSuffix(why, schema.MissedWarningEnd), true
+		}
+	}
+	return "", false
 }
 
 // processLogsContradiction compares the lines a logs step of a process read (its logs.txt)

@@ -119,6 +119,13 @@ func (p *Logs) Summary() string {
 	return p.PodRef.String()
 }
 
+// MissedWarning and MissedWarningEnd frame the warning of a logs step whose read may have
+// missed pods (LogResult.Missed between them): a record's missed is held to it.
+const (
+	MissedWarning    = "the read may have missed pods: "
+	MissedWarningEnd = "; its lines, counts and entries have no value for a claim"
+)
+
 // Run reads the lines written since the mark, parses and records them.
 func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	q := *p
@@ -150,15 +157,22 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	if q.File != "" {
 		from.File = rt.FileMark(q.Since, q.File)
 	}
+	// missed is why the pods read may not be every pod the read names since its mark ("":
+	// they are): the result's lines then have no value (LogResult.NoValue), as "no 503 since
+	// the mark" would hold of the pods read and pass over one that was not.
+	missed := ""
 	if _, ok := rt.Target().Logs.(PodMarker); ok && q.Process == "" && q.File == "" {
 		from.Pods = rt.PodMark(q.Since, q.PodRef)
 		switch {
 		case from.Pods == nil:
-			rt.Warn("the pods the read names were not noted at its mark: a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen")
+			missed = "the pods it names were not noted at its mark, so a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen"
 		case from.Pods.Err != "":
-			rt.Warn("the pods the read names could not be noted at its mark (" + from.Pods.Err + "): a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen")
+			missed = "the pods it names could not be noted at its mark (" + from.Pods.Err + "), so a pod deleted or replaced since, whose lines since the mark cannot be read, would go unseen"
 		case from.Pods.Since != nil && from.Pods.Since.Lost() != "":
-			rt.Warn("the pods the read's selector matches could not be followed since its mark (" + from.Pods.Since.Lost() + "): a pod that came and was deleted since, whose lines cannot be read, would go unseen")
+			missed = "the pods its selector matches could not be followed since its mark (" + from.Pods.Since.Lost() + "), so a pod that came and was deleted since, whose lines cannot be read, would go unseen"
+		}
+		if missed != "" {
+			rt.Warn(MissedWarning + missed + MissedWarningEnd)
 		}
 	}
 	// A selector reads every pod it matches (as kubectl logs -l does): the record names them,
@@ -193,6 +207,7 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	}
 	res := acc.result()
 	res.Pods = pods
+	res.Missed = missed
 	rt.Record(res)
 	return nil
 }
@@ -442,6 +457,9 @@ func (l LogResult) HasAccessLines() bool {
 // lines, so where no line matched, or lines matched and none parsed as one (another format,
 // or no access log), they would read as "no 503, no UF" of lines that say nothing of either.
 func (l LogResult) NoValue(field string) string {
+	if l.Missed != "" && field != "pods" {
+		return "the read may have missed pods: " + l.Missed + "; judged on the lines of the pods it read, a claim that every line is so (<step>.count == 0, no 503) would pass over the lines of one it missed. Mark at a step the pods are stable by (since:), or read again"
+	}
 	if field != "codes" && field != "flags" && field != "details" {
 		return ""
 	}
@@ -614,6 +632,11 @@ type LogResult struct {
 	// there, and a count read where one is (details["…{overflow}"] of lines in Envoy's
 	// default format) has no value (NoValue), not the 0 of a line that had none.
 	Untold map[string]float64 `expr:"-" json:"untold,omitempty"`
+	// Missed is why the pods read may not be every pod the step names since its mark (a
+	// mark the API did not answer, a watch of the selector's pods that ended): "" when they
+	// are. Every field but pods then has no value (NoValue): a claim over every line
+	// (count == 0, no 503) would hold of the pods read and pass over a pod that was not.
+	Missed string `expr:"-" json:"missed,omitempty"`
 }
 
 // Recount returns l with n access lines counted under key in its kind of count ("codes",
@@ -1025,8 +1048,10 @@ func countsText(m map[string]float64) string {
 // (each line read, "<RFC 3339 time> <text>", as Run writes it), parsed again as Run parses
 // the lines it reads: how a record's result is held to the lines it was parsed from
 // (interp.ArtifactContradictions). Its cut is false: a log a driver could not read whole
-// (ErrLinesCut) is known to the record only.
-func LogsFromArtifact(p *Logs, data []byte, parse func(string) (LogEntry, bool)) (LogResult, error) {
+// (ErrLinesCut) is known to the record only. pods are the pods the record says were read:
+// with several, each line starts with "[pod/NAME] ", as Run writes it, and is that pod's;
+// with one, every line is its.
+func LogsFromArtifact(p *Logs, data []byte, parse func(string) (LogEntry, bool), pods []string) (LogResult, error) {
 	if parse == nil {
 		parse = func(string) (LogEntry, bool) { return LogEntry{}, false }
 	}
@@ -1047,9 +1072,23 @@ func LogsFromArtifact(p *Logs, data []byte, parse func(string) (LogEntry, bool))
 		if t.IsZero() {
 			t = time.Time{}
 		}
-		acc.add(LogLine{Time: t, Text: text})
+		l := LogLine{Time: t, Text: text}
+		switch {
+		case len(pods) == 1:
+			l.Pod = pods[0]
+		case len(pods) > 1:
+			rest, ok := strings.CutPrefix(text, "[pod/")
+			pod, line, ok2 := strings.Cut(rest, "] ")
+			if !ok || !ok2 || !slices.Contains(pods, pod) {
+				return LogResult{}, fmt.Errorf("a line does not start with [pod/NAME] of one of the pods read (%s)", strings.Join(pods, ", "))
+			}
+			l.Pod, l.Text = pod, line
+		}
+		acc.add(l)
 	}
-	return acc.result(), nil
+	res := acc.result()
+	res.Pods = slices.Clone(pods)
+	return res, nil
 }
 
 // Reread is l with its entries read again by parse from their lines (each entry's time, pod

@@ -15,6 +15,10 @@ func TestLogNoValue(t *testing.T) {
 	}
 	cutAccess := plain(3, "debug")
 	cutAccess.Cut, cutAccess.Codes = true, map[string]float64{"503": 2}
+	// A read whose pods may not be all it names since the mark: its lines are of the pods
+	// read only, and "no 503" would pass over a pod it missed.
+	missed := plain(0)
+	missed.Missed, missed.Pods = "the watch of pods lab/{app=web} ended: gone", []string{"web-a"}
 	for _, tc := range []struct {
 		name  string
 		l     LogResult
@@ -30,6 +34,12 @@ func TestLogNoValue(t *testing.T) {
 		{"no line", plain(0), "codes", "no line matched since the mark, so it counts none by code, flag or details"},
 		{"no line, its count", plain(0), "count", ""},
 		{"an access line counted, cut from the lines", cutAccess, "codes", ""},
+		{"missed pods, count", missed, "count", "may have missed pods: the watch of pods lab/{app=web} ended: gone"},
+		{"missed pods, lines", missed, "lines", "may have missed pods"},
+		{"missed pods, entries", missed, "entries", "may have missed pods"},
+		{"missed pods, codes", missed, "codes", "may have missed pods"},
+		{"missed pods, read whole", missed, "", "may have missed pods"},
+		{"missed pods, the pods read", missed, "pods", ""},
 	} {
 		got := tc.l.NoValue(tc.field)
 		if (got == "") != (tc.want == "") || !strings.Contains(got, tc.want) {
