@@ -29,19 +29,25 @@ type groupKind struct {
 	shape            int
 }
 
-var groups struct {
+// lazyShapes are the nodes of a generated file, decoded on first use: vet of files that get no
+// kind of its groups does not pay for them. None if the file does not decode (a test sees to
+// it).
+type lazyShapes struct {
 	once   sync.Once
 	shapes []*Shape
 }
 
-// groupShapes are groupsData's nodes, decoded on first use: vet of files that get no kind of
-// those groups does not pay for them. None if the file does not decode (a test sees to it).
-func groupShapes() []*Shape {
-	groups.once.Do(func() {
-		groups.shapes, _ = decodeShapes(groupsData)
+func (l *lazyShapes) of(data []byte) []*Shape {
+	l.once.Do(func() {
+		l.shapes, _ = decodeShapes(data)
 	})
-	return groups.shapes
+	return l.shapes
 }
+
+var groups lazyShapes
+
+// groupShapes are groupsData's nodes (lazyShapes).
+func groupShapes() []*Shape { return groups.of(groupsData) }
 
 // decodeShapes decodes what EncodeShapes wrote, gzipped.
 func decodeShapes(gz []byte) ([]*Shape, error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"labrun.dev/labrun/internal/didyoumean"
 )
@@ -20,18 +19,10 @@ import (
 //go:embed istio.json.gz
 var istioData []byte
 
-var istio struct {
-	once   sync.Once
-	shapes []*Shape
-}
+var istio lazyShapes
 
-// istioShapes are istioData's nodes, decoded on first use (a test sees that they decode).
-func istioShapes() []*Shape {
-	istio.once.Do(func() {
-		istio.shapes, _ = decodeShapes(istioData)
-	})
-	return istio.shapes
-}
+// istioShapes are istioData's nodes (lazyShapes).
+func istioShapes() []*Shape { return istio.of(istioData) }
 
 // IstioGroup says group (of an apiVersion: "networking.istio.io/v1" or the group alone) is one
 // of Istio's, whose kinds Istio returns.
