@@ -255,6 +255,27 @@ func theScheme() *runtime.Scheme {
 // in the order of groupKinds, which puts a group's preferred version first); the kind's name as
 // the API spells it; nil for any other kind (a custom resource: its CRD says).
 func Builtin(apiVersion, kind string) (*Shape, string) {
+	key := apiVersion + " " + kind
+	if r, ok := builtinFound.Load(key); ok {
+		r := r.(builtinResult)
+		return r.shape, r.name
+	}
+	sh, name := findBuiltin(apiVersion, kind)
+	builtinFound.Store(key, builtinResult{sh, name})
+	return sh, name
+}
+
+// builtinFound holds what Builtin found of each apiVersion and kind asked: vet asks of every
+// object each apply writes, and a core/v1 kind is looked for among the scheme's known types
+// (a new map each time).
+var builtinFound sync.Map
+
+type builtinResult struct {
+	shape *Shape
+	name  string
+}
+
+func findBuiltin(apiVersion, kind string) (*Shape, string) {
 	low := strings.ToLower(kind)
 	if k := ShortKind(low); k != "" {
 		low = strings.ToLower(k) // hpa, svc, deploy: as kubectl takes them
