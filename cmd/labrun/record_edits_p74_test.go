@@ -351,17 +351,11 @@ ip: schema.#Scenario & {
 }
 `, 1)
 	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
-	l["codes"], l["ok"], l["errors"], l["ips"] = map[string]any{"200": 4}, 4, 0, map[string]any{"127.0.0.1:1": 4}
-	delete(l, "errorLatency")
+	l["ips"] = map[string]any{"127.0.0.1:1": 4}
 	passedAs(rec, map[string]any{"fortio.code503": 0})
-	editedSealed(t, dir, rec, map[string]func(string) string{
-		"fortio.json.jsonl": editJSON(t, func(m map[string]any) {
-			m["RetCodes"], m["IPCountMap"] = map[string]any{"200": 4}, map[string]any{"127.0.0.1:1": 4}
-			h := m["ErrorsDurationHistogram"].(map[string]any)
-			h["Count"], h["Data"], h["Min"], h["Max"], h["Sum"], h["Avg"], h["StdDev"] = 0, []any{}, 0, 0, 0, 0, 0
-		}),
-		"codes-over-time.json.jsonl": func(text string) string { return strings.ReplaceAll(text, `"503"`, `"200"`) },
-	})
+	editedSealed(t, dir, rec, fourAnsweredAs200(t, rec, func(m map[string]any) {
+		m["IPCountMap"] = map[string]any{"127.0.0.1:1": 4}
+	}))
 	want := []string{"step fortio: its load's URL is backend a's (${backends.a.url}/echo?status=503), but its ips name 127.0.0.1:1, not the backend's address 127.0.0.1:"}
 	refused(t, dir, want, "replay", "m/edited.json")
 	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
@@ -427,23 +421,34 @@ st: schema.#Scenario & {
 	expect: ["fortio.code503 == 0"]
 }
 `, 1)
-	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
-	l["codes"], l["ok"], l["errors"] = map[string]any{"200": 4}, 4, 0
-	delete(l, "errorLatency")
+	edits := fourAnsweredAs200(t, rec, nil)
 	c := rec["results"].(map[string]any)["after"].(map[string]any)["value"].(map[string]any)["counters"].(map[string]any)
 	c["rq_200"], c["rq_2xx"], c["http.downstream_rq_2xx"] = c["rq_503"], c["rq_5xx"], c["http.downstream_rq_5xx"]
 	delete(c, "rq_503")
 	c["rq_5xx"], c["http.downstream_rq_5xx"] = 0, 0
 	passedAs(rec, map[string]any{"fortio.code503": 0})
-	editedSealed(t, dir, rec, map[string]func(string) string{
+	editedSealed(t, dir, rec, edits)
+	want := []string{"step fortio: its load's URL has backend a answer every request 503 (?status=503), but the load counts 4 answered 200"}
+	refused(t, dir, want, "replay", "m/edited.json")
+	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+}
+
+// fourAnsweredAs200 edits the four 503s of load fortio into 200s in rec (its failed requests'
+// latencies gone with them) and returns the edits of its fortio.json (more edits it further)
+// and codes-over-time.json that agree, for editedSealed.
+func fourAnsweredAs200(t *testing.T, rec map[string]any, more func(m map[string]any)) map[string]func(string) string {
+	l := rec["results"].(map[string]any)["fortio"].(map[string]any)["value"].(map[string]any)
+	l["codes"], l["ok"], l["errors"] = map[string]any{"200": 4}, 4, 0
+	delete(l, "errorLatency")
+	return map[string]func(string) string{
 		"fortio.json.jsonl": editJSON(t, func(m map[string]any) {
 			m["RetCodes"] = map[string]any{"200": 4}
 			h := m["ErrorsDurationHistogram"].(map[string]any)
 			h["Count"], h["Data"], h["Min"], h["Max"], h["Sum"], h["Avg"], h["StdDev"] = 0, []any{}, 0, 0, 0, 0, 0
+			if more != nil {
+				more(m)
+			}
 		}),
 		"codes-over-time.json.jsonl": func(text string) string { return strings.ReplaceAll(text, `"503"`, `"200"`) },
-	})
-	want := []string{"step fortio: its load's URL has backend a answer every request 503 (?status=503), but the load counts 4 answered 200"}
-	refused(t, dir, want, "replay", "m/edited.json")
-	refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+	}
 }
