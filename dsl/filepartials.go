@@ -67,11 +67,7 @@ func (d *decoder) checkFilePartials() {
 					}
 					if _, apply := s.Params.(*schema.Apply); apply && !s.ExpectFail {
 						// As an apply's objects written in CUE (schema.ObjectProblems).
-						schema.ObjectProblems(o.Object, func(fpath []string, msg string, _ bool) {
-							if strings.HasSuffix(msg, "is a string, not true (a bool): the API server refuses it") || strings.HasSuffix(msg, "is a string, not false (a bool): the API server refuses it") {
-								// Of a file's YAML, not of CUE, where a bool is written true.
-								msg += " (YAML reads an unquoted on, off, yes, no as a bool: quote it)"
-							}
+						schema.ObjectProblems(o.Object, true, func(fpath []string, msg string, _ bool) {
 							at(fpath, "%s: %s", strings.Join(fpath, "."), msg)
 						})
 					}

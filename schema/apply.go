@@ -183,7 +183,7 @@ func checkAppliedObjects(c Checker, objs []Object) {
 		// A misspelled field is refused when the step runs (the steps before it have
 		// changed the cluster), or dropped where the kind keeps unknown fields, and the
 		// experiment runs without it: a built-in or Istio kind's fields are known now.
-		ObjectProblems(o, func(path []string, msg string, value bool) {
+		ObjectProblems(o, false, func(path []string, msg string, value bool) {
 			if value {
 				c.ValueErrorf(field+"."+strings.Join(path, "."), "%s", msg)
 			} else {

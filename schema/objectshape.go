@@ -18,7 +18,9 @@ import (
 // keeps unknown fields would be dropped, not refused: the experiment would run without it.
 // A custom resource of another group is left to the cluster. value says the value written at
 // path is wrong (its type, an enum's, a kind's or apiVersion's spelling), not its name.
-func ObjectProblems(o Object, miss func(path []string, msg string, value bool)) {
+// fromYAML says o was read from a file's YAML: a bool where a string belongs then says that
+// YAML reads an unquoted on, off, yes or no as one.
+func ObjectProblems(o Object, fromYAML bool, miss func(path []string, msg string, value bool)) {
 	kind, _ := o["kind"].(string)
 	apiVersion, _ := o["apiVersion"].(string)
 	if kind == "" || strings.Contains(kind, "${") || strings.Contains(apiVersion, "${") {
@@ -50,6 +52,10 @@ func ObjectProblems(o Object, miss func(path []string, msg string, value bool)) 
 		if m.At > 0 {
 			subject += " " + strings.Join(path[:m.At], ".")
 		}
-		miss(path, subject+from+" "+m.Msg, m.Value)
+		msg := subject + from + " " + m.Msg
+		if fromYAML && m.BoolForString {
+			msg += " (YAML reads an unquoted on, off, yes, no as a bool: quote it)"
+		}
+		miss(path, msg, m.Value)
 	})
 }

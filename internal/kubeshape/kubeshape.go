@@ -155,6 +155,9 @@ type Miss struct {
 	// Value says the value written is wrong (its type, a value its enum has not), not the
 	// name: an error is best placed at the value.
 	Value bool
+	// BoolForString says the value is a bool where a string belongs: in YAML, an unquoted on,
+	// off, yes or no.
+	BoolForString bool
 }
 
 // Walk follows path (object field names, map keys, list indexes written as numbers or "*"
@@ -572,7 +575,8 @@ func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Mis
 			if t := scalarTypeOf(v); t != AnyScalar && t != s.Scalar {
 				b, _ := json.Marshal(v)
 				if whole {
-					miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s, not %s (%s): %s", s.Scalar, b, t, never)})
+					miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s, not %s (%s): %s", s.Scalar, b, t, never),
+						BoolForString: t == BoolScalar && s.Scalar == StringScalar})
 				} else {
 					miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is %s: %s, %s, %s", s.Scalar, b, t, never)})
 				}
