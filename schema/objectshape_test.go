@@ -17,7 +17,7 @@ func TestObjectProblems(t *testing.T) {
 		{"deployment replica", Object{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"replica": 2.0}},
 			[]string{"spec.replica: Deployment spec has no field replica (did you mean replicas?)"}},
 		{"deployment replicas string", Object{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"replicas": "2"}},
-			[]string{`spec.replicas: Deployment spec.replicas is a number, not "2" (a string): the API server refuses it`}},
+			[]string{`spec.replicas: Deployment spec.replicas is an integer, not "2" (a string): the API server refuses it`}},
 		{"configmap kind case", Object{"apiVersion": "v1", "kind": "configmap", "data": map[string]any{"a": "1"}},
 			[]string{`kind: kind "configmap": expected "ConfigMap"`}},
 		{"removed version", Object{"apiVersion": "extensions/v1beta1", "kind": "Ingress", "spec": map[string]any{"backend": map[string]any{}}},
@@ -35,7 +35,7 @@ func TestObjectProblems(t *testing.T) {
 			}}},
 			[]string{
 				`spec.trafficPolicy.loadBalancer.simple: DestinationRule spec.trafficPolicy.loadBalancer.simple (Istio 1.30.8's CRDs) is one of `,
-				`spec.trafficPolicy.outlierDetection.consecutive5xxErrors: DestinationRule spec.trafficPolicy.outlierDetection.consecutive5xxErrors (Istio 1.30.8's CRDs) is a number, not "3"`,
+				`spec.trafficPolicy.outlierDetection.consecutive5xxErrors: DestinationRule spec.trafficPolicy.outlierDetection.consecutive5xxErrors (Istio 1.30.8's CRDs) is an integer, not "3"`,
 			}},
 		{"istio valid, templated value", Object{"apiVersion": "networking.istio.io/v1", "kind": "DestinationRule", "spec": map[string]any{
 			"host": "a", "trafficPolicy": map[string]any{"connectionPool": map[string]any{"tcp": map[string]any{"maxConnections": "${vars.max}"}}}}}, nil},

@@ -18,7 +18,8 @@ import (
 // share PodTemplateSpec's). Node 0 is an opaque value, node 1 a scalar of any JSON type;
 // [1, t] a scalar of type t (ScalarType's numbers: a string, a number, a bool, a quantity);
 // {"name": node, …} an object; [2, node] a map, [3, node] a list (the numbers are Kind's);
-// [4, t, "A", "B", …] a scalar of type t that takes only the values listed (an enum).
+// [4, t, "A", "B", …] a scalar of type t that takes only the values listed (an enum);
+// [4, 5, min, max, "format"] an integer from min to max (Shape.Min, Max, Format).
 //
 //go:embed groups.json.gz
 var groupsData []byte
@@ -88,6 +89,15 @@ func decodeShapes(gz []byte) ([]*Shape, error) {
 			}
 			continue
 		}
+		if bytes.HasPrefix(n, []byte(fmt.Sprintf("[%d,%d,", Scalar, IntegerScalar))) {
+			var node []json.RawMessage
+			*sh = Shape{Kind: Scalar, Scalar: IntegerScalar}
+			if json.Unmarshal(n, &node) != nil || len(node) != 5 || json.Unmarshal(node[2], &sh.Min) != nil ||
+				json.Unmarshal(node[3], &sh.Max) != nil || json.Unmarshal(node[4], &sh.Format) != nil {
+				return nil, fmt.Errorf("node %d: %s is no [%d, %d, min, max, format]", i, n, Scalar, IntegerScalar)
+			}
+			continue
+		}
 		var a []int
 		if err := json.Unmarshal(n, &a); err != nil {
 			var enum []any
@@ -127,7 +137,7 @@ func EncodeShapes(roots []*Shape) ([]byte, []int, error) {
 	nodes := []any{[]int{int(Opaque)}, []int{int(Scalar)}}
 	index := map[*Shape]int{opaque: 0, scalar: 1}
 	elems := map[[2]int]int{} // a map or list of a node, a scalar of a type: one node
-	enums := map[string]int{} // a scalar of the same values: one node
+	enums := map[string]int{} // a scalar of the same values, an integer of the same range: one node
 	var walk func(sh *Shape) int
 	walk = func(sh *Shape) int {
 		if i, ok := index[sh]; ok {
@@ -140,8 +150,11 @@ func EncodeShapes(roots []*Shape) ([]byte, []int, error) {
 			if sh.Scalar == AnyScalar {
 				return 1
 			}
-			if len(sh.Enum) > 0 {
+			if len(sh.Enum) > 0 || sh.Scalar == IntegerScalar {
 				node := []any{int(Scalar), int(sh.Scalar)}
+				if sh.Scalar == IntegerScalar {
+					node = append(node, sh.Min, sh.Max, sh.Format)
+				}
 				for _, e := range sh.Enum {
 					node = append(node, e)
 				}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"sort"
@@ -54,12 +55,19 @@ type Shape struct {
 	Elem   *Shape
 	// Scalar is the JSON type of a Scalar, where its Go type or its schema's type says
 	// (AnyScalar for a timestamp, an int-or-string, bytes; QuantityScalar for a resource
-	// quantity, which is a string or a number). Only core/v1's and
-	// apps/v1's kinds (by reflection) and CRDs have it: groups.json.gz keeps scalars untyped.
+	// quantity, which is a string or a number; IntegerScalar for a Go integer type's, a CRD's
+	// type: integer). groups.json.gz and istio.json.gz keep it as the reflection and the CRDs
+	// give it.
 	Scalar ScalarType
 	// Enum are the values a string Scalar may take, when its CRD's schema lists them (an
 	// Istio enum: loadBalancer.simple); any when none. The API server refuses another.
 	Enum []string
+	// Min and Max bound an IntegerScalar: its Go type's range (int32's for a Deployment's
+	// replicas), or its CRD's format (int32, int64) narrowed by its minimum and maximum.
+	Min, Max int64
+	// Format names an IntegerScalar's range where it is a Go type's ("int32"), or a CRD's
+	// format ("format int32"); "" where its CRD's minimum and maximum set it.
+	Format string
 }
 
 // ScalarType is the JSON type of a scalar.
@@ -75,10 +83,14 @@ const (
 	// written as a string or a number; the API server returns it canonical ("0.5" is 500m,
 	// 1024Mi is 1Gi), so it compares as a quantity, not as written (see Quantity).
 	QuantityScalar
+	// IntegerScalar is a whole number within Shape.Min and Shape.Max: a Go integer field's
+	// (the API server cannot decode 2.5 or 3000000000 into an int32), a CRD's type: integer
+	// (its schema refuses 1.5, its minimum and maximum what is outside them).
+	IntegerScalar
 )
 
 func (t ScalarType) String() string {
-	return [...]string{"a scalar", "a string", "a number", "a bool", "a quantity"}[t]
+	return [...]string{"a scalar", "a string", "a number", "a bool", "a quantity", "an integer"}[t]
 }
 
 var (
@@ -89,7 +101,88 @@ var (
 	scalarBool   = &Shape{Kind: Scalar, Scalar: BoolScalar}
 	// scalarQuantity is a resource.Quantity's shape.
 	scalarQuantity = &Shape{Kind: Scalar, Scalar: QuantityScalar}
+	// The shapes of Go's integer types (goShape): one each.
+	intShapes = map[reflect.Kind]*Shape{
+		reflect.Int8:   integer("int8", math.MinInt8, math.MaxInt8),
+		reflect.Int16:  integer("int16", math.MinInt16, math.MaxInt16),
+		reflect.Int32:  integer("int32", math.MinInt32, math.MaxInt32),
+		reflect.Int64:  integer("int64", math.MinInt64, math.MaxInt64),
+		reflect.Int:    integer("int64", math.MinInt64, math.MaxInt64),
+		reflect.Uint8:  integer("uint8", 0, math.MaxUint8),
+		reflect.Uint16: integer("uint16", 0, math.MaxUint16),
+		reflect.Uint32: integer("uint32", 0, math.MaxUint32),
+		// A uint64 above int64's range is not told apart: no kind vet knows has one.
+		reflect.Uint64: integer("uint64", 0, math.MaxInt64),
+		reflect.Uint:   integer("uint64", 0, math.MaxInt64),
+	}
 )
+
+// integer is the shape of an integer from lo to hi, the range of format (a Go or OpenAPI
+// integer type's name; "" for a CRD's minimum and maximum).
+func integer(format string, lo, hi int64) *Shape {
+	return &Shape{Kind: Scalar, Scalar: IntegerScalar, Format: format, Min: lo, Max: hi}
+}
+
+// integerMiss says why v, a number, is no integer of shape s (not whole, out of its range);
+// "" when it is one. formatOnly says only a CRD's format refuses it: the API server's schema
+// check takes any integer as one of format int32 and keeps it, and what reads the field
+// (Istio's int32) cannot.
+func (s *Shape) integerMiss(v any) (msg string, formatOnly bool) {
+	msg = s.integerMissMsg(v)
+	return msg, msg != "" && strings.HasPrefix(s.Format, "format ") && !strings.Contains(msg, "whole")
+}
+
+func (s *Shape) integerMissMsg(v any) string {
+	var f float64
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			if i < s.Min || i > s.Max {
+				return s.outOfRange(x.String())
+			}
+			return ""
+		}
+		var err error
+		if f, err = x.Float64(); err != nil {
+			return ""
+		}
+	case float64:
+		f = x
+	case float32:
+		f = float64(x)
+	case int:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case int32:
+		f = float64(x)
+	case uint64:
+		f = float64(x)
+	case uint32:
+		f = float64(x)
+	default:
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	if f != math.Trunc(f) || math.IsInf(f, 0) {
+		return fmt.Sprintf("is an integer: %s is not a whole number", b)
+	}
+	if f < float64(s.Min) || f > float64(s.Max) {
+		return s.outOfRange(string(b))
+	}
+	return ""
+}
+
+func (s *Shape) outOfRange(v string) string {
+	if s.Format != "" {
+		of := s.Format
+		if !strings.HasPrefix(of, "format ") {
+			of = "type " + of
+		}
+		return fmt.Sprintf("is an integer of %s (%d to %d): %s is out of its range", of, s.Min, s.Max, v)
+	}
+	return fmt.Sprintf("is an integer from %d to %d: %s is out of that range", s.Min, s.Max, v)
+}
 
 // Quantity parses v, a quantity written as a string or a number (as JSON decodes it: "500m",
 // 0.5, 1), as the API server does; false when v is no quantity.
@@ -384,8 +477,9 @@ func goShape(t reflect.Type) *Shape {
 	case reflect.Bool:
 		return scalarBool
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return intShapes[t.Kind()]
+	case reflect.Float32, reflect.Float64:
 		return scalarNumber
 	}
 	return scalar
@@ -489,12 +583,36 @@ func openAPIShape(s map[string]any) *Shape {
 			return sh
 		}
 		return scalarString
-	case "integer", "number":
+	case "integer":
+		return crdInteger(s)
+	case "number":
 		return scalarNumber
 	case "boolean":
 		return scalarBool
 	}
 	return scalar
+}
+
+// crdInteger is the shape of a CRD's type: integer, by its format (int32; int64 without one)
+// and its minimum and maximum where it has them (Istio's uint32 fields: 0 to 4294967295).
+func crdInteger(s map[string]any) *Shape {
+	sh := integer("int64", math.MinInt64, math.MaxInt64)
+	if s["format"] == "int32" {
+		sh = integer("format int32", math.MinInt32, math.MaxInt32)
+	}
+	if lo, ok := s["minimum"].(float64); ok && lo > float64(sh.Min) && lo == math.Trunc(lo) {
+		sh.Min, sh.Format = int64(lo), ""
+		if ex, _ := s["exclusiveMinimum"].(bool); ex {
+			sh.Min++
+		}
+	}
+	if hi, ok := s["maximum"].(float64); ok && hi < float64(sh.Max) && hi == math.Trunc(hi) {
+		sh.Max, sh.Format = int64(hi), ""
+		if ex, _ := s["exclusiveMaximum"].(bool); ex {
+			sh.Max--
+		}
+	}
+	return sh
 }
 
 // Check walks v, a partial object (a wait's match: maps, lists, scalars), against s and calls
@@ -568,6 +686,15 @@ func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Mis
 			} else if t != AnyScalar {
 				b, _ := json.Marshal(v)
 				miss(path, &Miss{At: len(path), Value: true, Msg: fmt.Sprintf("is a quantity: %s, %s, %s", b, t, never)})
+			}
+			return
+		}
+		if s.Kind == Scalar && s.Scalar == IntegerScalar && len(path) > 0 && scalarTypeOf(v) == NumberScalar {
+			if msg, formatOnly := s.integerMiss(v); msg != "" {
+				if whole && formatOnly {
+					never = "the API server keeps it, and what reads the field (Istio, the kind's controller) cannot read it as one"
+				}
+				miss(path, &Miss{At: len(path), Value: true, Msg: msg + ": " + never})
 			}
 			return
 		}

@@ -137,7 +137,7 @@ func TestCheckScalarTypes(t *testing.T) {
 		want  []string
 	}{
 		{"number as string", dep, map[string]any{"spec": map[string]any{"replicas": "1"}},
-			[]string{`spec.replicas@2: is a number: "1", a string, never equals it`}},
+			[]string{`spec.replicas@2: is an integer: "1", a string, never equals it`}},
 		{"number", dep, map[string]any{"spec": map[string]any{"replicas": 1.0, "paused": false}}, nil},
 		{"bool as string", dep, map[string]any{"spec": map[string]any{"paused": "false"}},
 			[]string{`spec.paused@2: is a bool: "false", a string, never equals it`}},
@@ -155,16 +155,26 @@ func TestCheckScalarTypes(t *testing.T) {
 		{"crd quantity", crd, map[string]any{"spec": map[string]any{"memory": "1 GB"}},
 			[]string{`spec.memory@2: is a quantity (as 500m, 0.5, 1Gi, 128974848): "1 GB" does not parse as one, so it never equals it`}},
 		{"crd quantity parses", crd, map[string]any{"spec": map[string]any{"memory": "1Gi", "port": "http"}}, nil},
+		{"integer not whole", dep, map[string]any{"spec": map[string]any{"replicas": 2.5}},
+			[]string{`spec.replicas@2: is an integer: 2.5 is not a whole number: never equals it`}},
+		{"integer out of int32", dep, map[string]any{"spec": map[string]any{"replicas": 3000000000.0}},
+			[]string{`spec.replicas@2: is an integer of type int32 (-2147483648 to 2147483647): 3000000000 is out of its range: never equals it`}},
+		{"integer written as a whole float goes", dep, map[string]any{"spec": map[string]any{"replicas": 2.0, "revisionHistoryLimit": json.Number("10")}}, nil},
+		{"a group's integer", job, map[string]any{"spec": map[string]any{"parallelism": 1.5, "backoffLimit": json.Number("3000000000")}},
+			[]string{`spec.backoffLimit@2: is an integer of type int32 (-2147483648 to 2147483647): 3000000000 is out of its range: never equals it`,
+				`spec.parallelism@2: is an integer: 1.5 is not a whole number: never equals it`}},
+		{"crd integer", crd, map[string]any{"spec": map[string]any{"size": 1.5}},
+			[]string{`spec.size@2: is an integer: 1.5 is not a whole number: never equals it`}},
 		{"null goes", dep, map[string]any{"spec": map[string]any{"replicas": nil}}, nil},
 		{"a group's kind", job, map[string]any{"spec": map[string]any{"parallelism": "2", "suspend": "false"}},
-			[]string{`spec.parallelism@2: is a number: "2", a string, never equals it`, `spec.suspend@2: is a bool: "false", a string, never equals it`}},
+			[]string{`spec.parallelism@2: is an integer: "2", a string, never equals it`, `spec.suspend@2: is a bool: "false", a string, never equals it`}},
 		{"a group's kind, its pod template's quantity", job, map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
 			"containers": []any{map[string]any{"resources": map[string]any{"requests": map[string]any{"cpu": "0.5 cores", "memory": "1Gi"}}}}}}}},
 			[]string{`spec.template.spec.containers.0.resources.requests.cpu@8: is a quantity (as 500m, 0.5, 1Gi, 128974848): "0.5 cores" does not parse as one, so it never equals it`}},
 		{"a group's int-or-string and quantity go", pdb, map[string]any{"spec": map[string]any{"minAvailable": "50%", "maxUnavailable": 1}}, nil},
 		{"a group's quantity", hpa, map[string]any{"spec": map[string]any{"metrics": []any{map[string]any{"resource": map[string]any{"target": map[string]any{"averageValue": "0.5"}}}}}}, nil},
 		{"crd", crd, map[string]any{"spec": map[string]any{"size": "3", "name": 3, "enabled": "yes", "port": 80}},
-			[]string{`spec.enabled@2: is a bool: "yes", a string, never equals it`, `spec.name@2: is a string: 3, a number, never equals it`, `spec.size@2: is a number: "3", a string, never equals it`}},
+			[]string{`spec.enabled@2: is a bool: "yes", a string, never equals it`, `spec.name@2: is a string: 3, a number, never equals it`, `spec.size@2: is an integer: "3", a string, never equals it`}},
 	} {
 		var got []string
 		c.shape.Check(c.obj, func(path []string, m *Miss) {
