@@ -17,6 +17,7 @@ import (
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/token"
 
+	"labrun.dev/labrun/internal/kubeshape"
 	"labrun.dev/labrun/internal/secretmask"
 	"labrun.dev/labrun/schema"
 )
@@ -1434,6 +1435,9 @@ func (d *decoder) names() *Names {
 			sc := &stepChecker{d: d, s: s, kv: d.kindValue[s]}
 			r := n.Results[s.Name]
 			r.Object, r.ObjectKind, r.ObjectBase = objectShape(g, sc.Templated)
+			if r.Object != nil {
+				r.ObjectFrom = kubeshape.From(g.APIVersion)
+			}
 		}
 		if t.Kind == schema.TStats {
 			sc.Snapshots = append(sc.Snapshots, s)

@@ -405,10 +405,12 @@ type StepResult struct {
 	Sampled bool
 	Type    *schema.Type
 	// Object, for a get step of a built-in kind, is the shape of what it records (ObjectKind
-	// the kind, ObjectBase the step's path): vet checks the names expressions read below it.
+	// the kind, ObjectBase the step's path, ObjectFrom where vet knows it from: an Istio
+	// release's CRDs, kubeshape.From): vet checks the names expressions read below it.
 	Object     *kubeshape.Shape
 	ObjectKind string
 	ObjectBase []string
+	ObjectFrom string
 }
 
 // compiledKey is what an expression compiled against frozen names depends on.

@@ -141,14 +141,15 @@ func (c *exprChecker) objectRead(step string, names []string, cols []int) {
 		if at < 0 {
 			at = cols[len(cols)-1]
 		}
-		c.fail(at, "%s", ObjectMiss(step, r.Object, r.ObjectKind, r.ObjectBase, names, m))
+		c.fail(at, "%s", ObjectMiss(step, r.Object, r.ObjectKind, r.ObjectFrom, r.ObjectBase, names, m))
 	}
 }
 
 // ObjectMiss is the message for a name below a get step's value that the object's kind does
 // not have: "dr.spec.trafficPolicy.outlierDetecton: DestinationRule spec.trafficPolicy has no
-// field outlierDetecton (did you mean outlierDetection?); its fields: ...".
-func ObjectMiss(step string, shape *kubeshape.Shape, kind string, base, names []string, m *kubeshape.Miss) string {
+// field outlierDetecton (did you mean outlierDetection?); its fields: ...". from follows the
+// subject: where the kind's fields are known from (kubeshape.From), "" for a cluster's CRD.
+func ObjectMiss(step string, shape *kubeshape.Shape, kind, from string, base, names []string, m *kubeshape.Miss) string {
 	if shape.Kind == kubeshape.List && m.At == 0 {
 		kind = "the list of " + kind + " objects"
 	}
@@ -161,7 +162,7 @@ func ObjectMiss(step string, shape *kubeshape.Shape, kind string, base, names []
 	if len(at) > 0 {
 		subject += " " + elements(strings.Join(at, "."))
 	}
-	return fmt.Sprintf("%s: %s %s", elements(step+"."+strings.Join(names[:m.At+1], ".")), strings.TrimSpace(subject), m.Msg)
+	return fmt.Sprintf("%s: %s%s %s", elements(step+"."+strings.Join(names[:m.At+1], ".")), strings.TrimSpace(subject), from, m.Msg)
 }
 
 // elements writes a path's list elements as expressions index them: "*" (any element) as [],

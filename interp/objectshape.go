@@ -60,7 +60,7 @@ func (ru *run) shapeObject(ctx context.Context, rt *stepRuntime, s *dsl.Step, g 
 				continue
 			}
 			if m := shape.Walk(r.Path); m != nil {
-				unknown[strings.Join(r.Path, ".")] = dsl.ObjectMiss(r.Step, shape, crd.kind, base, r.Path, m)
+				unknown[strings.Join(r.Path, ".")] = dsl.ObjectMiss(r.Step, shape, crd.kind, "", base, r.Path, m)
 			}
 		}
 	}
@@ -267,7 +267,7 @@ func objectReadProblems(ctx context.Context, t *schema.Target, sc *dsl.Scenario)
 				if col < 0 {
 					col = r.Col[len(r.Col)-1]
 				}
-				problems = append(problems, DryRunProblem{Pos: e.PosAt(col), Msg: fmt.Sprintf("in expression %q: %s", e.Src, dsl.ObjectMiss(r.Step, shape, crd.kind, base, r.Path, m)), Schema: true})
+				problems = append(problems, DryRunProblem{Pos: e.PosAt(col), Msg: fmt.Sprintf("in expression %q: %s", e.Src, dsl.ObjectMiss(r.Step, shape, crd.kind, "", base, r.Path, m)), Schema: true})
 			}
 		}
 	}

@@ -60,7 +60,7 @@ func (p *Get) Check(c Checker) {
 				if m.At > 0 {
 					subject += " " + strings.Join(path[:m.At], ".")
 				}
-				c.Errorf("path", "path %q: %s %s", p.Path, subject, m.Msg)
+				c.Errorf("path", "path %q: %s%s %s", p.Path, subject, kubeshape.From(p.APIVersion), m.Msg)
 			}
 		}
 	}

@@ -43,10 +43,7 @@ func ObjectProblems(o Object, fromYAML bool, miss func(path []string, msg string
 	}
 	// An Istio kind's fields and enums are those of one Istio release: a newer one may have
 	// more, and its user reads which release vet knows.
-	from := ""
-	if kubeshape.IstioGroup(apiVersion) {
-		from = fmt.Sprintf(" (Istio %s's CRDs)", strings.TrimPrefix(kubeshape.IstioAPIVersion, "istio.io/api v"))
-	}
+	from := kubeshape.From(apiVersion)
 	sh.CheckObject(map[string]any(o), func(path []string, m *kubeshape.Miss) {
 		subject := name
 		if m.At > 0 {

@@ -175,7 +175,7 @@ func PartialMisses(o Object, miss func(path []string, msg string)) {
 			if m.At > 0 {
 				subject += " " + strings.Join(path[:m.At], ".")
 			}
-			miss(path, subject+" "+m.Msg)
+			miss(path, subject+kubeshape.From(v)+" "+m.Msg)
 		})
 	}
 }

@@ -69,6 +69,16 @@ func Known(apiVersion, kind string) (*Shape, string) {
 	return Istio(apiVersion, kind)
 }
 
+// From is what a message about an object of apiVersion says of where vet knows its kind from:
+// " (Istio 1.30.8's CRDs)" for an Istio group's kind, whose fields are those of one Istio
+// release (a newer one may have more), "" for another.
+func From(apiVersion string) string {
+	if !IstioGroup(apiVersion) {
+		return ""
+	}
+	return " (Istio " + strings.TrimPrefix(IstioAPIVersion, "istio.io/api v") + "'s CRDs)"
+}
+
 // IstioServes says why apiVersion (of one of Istio's groups) serves no kind named kind, as
 // Istio's CRDs of IstioAPIVersion have it, and which field is wrong: "kind" when the group has
 // no such kind (with the kinds it has), "apiVersion" when not in that version (with the
