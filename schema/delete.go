@@ -51,6 +51,8 @@ func (p *Delete) Check(c Checker) {
 		c.Errorf("", "delete needs objects, files or kind")
 	}
 	checkObjects(c, p.Objects)
+	checkDeletedObjects(c, p.Objects)
+	checkLookupKind(c, "", p.Kind, p.APIVersion)
 }
 
 // Plan: a delete waits for the objects to be gone (by default), for as long as that takes.

@@ -40,16 +40,7 @@ func (p *Get) Check(c Checker) {
 		c.Errorf("", "get takes name or selector, not both")
 	}
 	checkDottedPath(c, "path", p.Path)
-	if !c.Templated("kind") && !c.Templated("apiVersion") {
-		// A version Kubernetes removed errs when the step runs (no kind X in it): say so now,
-		// with the version that replaced it, rather than check no field of it.
-		if msg := kubeshape.Removed(p.APIVersion, p.Kind); msg != "" {
-			c.Errorf("apiVersion", "%s", msg)
-		}
-		if field, msg := kubeshape.IstioServes(p.APIVersion, p.Kind); msg != "" {
-			c.Errorf(field, "%s", msg)
-		}
-	}
+	checkLookupKind(c, "", p.Kind, p.APIVersion)
 	// The fields of a path that does not parse are not asked of the kind.
 	if parsed := checkPathSyntax(c, "path", p.Path); parsed && p.Path != "" && !c.Templated("path") && !c.Templated("kind") && !c.Templated("apiVersion") && !strings.ContainsAny(p.Path, `"'[]{$`) {
 		// A misspelled path errs when the step runs: vet knows a built-in kind's fields.

@@ -7,6 +7,29 @@ import (
 	"labrun.dev/labrun/internal/kubeshape"
 )
 
+// ObjectKindProblem says what is wrong with the kind and apiVersion of o, an object an apply
+// writes or a delete names, and at which of the two: an apiVersion Kubernetes removed, an Istio
+// group's kind or version Istio does not serve, a kind not spelled as the API spells it (the
+// API server takes an object's kind as written: a plural or short name is kubectl's); "" when
+// nothing is, or vet cannot tell (a templated one, a custom resource of another group).
+func ObjectKindProblem(o Object) (field, msg string) {
+	kind, _ := o["kind"].(string)
+	apiVersion, _ := o["apiVersion"].(string)
+	if kind == "" || strings.Contains(kind, "${") || strings.Contains(apiVersion, "${") {
+		return "", ""
+	}
+	if msg := kubeshape.Removed(apiVersion, kind); msg != "" {
+		return "apiVersion", msg
+	}
+	if field, msg := kubeshape.IstioServes(apiVersion, kind); msg != "" {
+		return field, msg
+	}
+	if _, name := kubeshape.Known(apiVersion, kind); name != "" && name != kind {
+		return "kind", fmt.Sprintf("kind %q: expected %q, as the API spells it (an object's kind is case-sensitive, and a plural or short name is kubectl's, not the API's): the API server serves no kind %s", kind, name, kind)
+	}
+	return "", ""
+}
+
 // ObjectProblems calls miss for every field of o, a whole object an apply writes (one of its
 // objects, or of its files), that the API server refuses or drops, as vet can tell without a
 // cluster: for a built-in kind (kubeshape.Builtin) and an Istio kind (kubeshape.Istio, from
@@ -26,20 +49,15 @@ func ObjectProblems(o Object, fromYAML bool, miss func(path []string, msg string
 	if kind == "" || strings.Contains(kind, "${") || strings.Contains(apiVersion, "${") {
 		return
 	}
-	if msg := kubeshape.Removed(apiVersion, kind); msg != "" {
-		miss([]string{"apiVersion"}, msg, true)
-		return // its fields differ from the current version's
-	}
-	if field, msg := kubeshape.IstioServes(apiVersion, kind); msg != "" {
+	if field, msg := ObjectKindProblem(o); msg != "" {
 		miss([]string{field}, msg, true)
-		return
+		if field != "kind" {
+			return // a removed version's fields differ from the current one's; Istio serves none
+		}
 	}
 	sh, name := kubeshape.Known(apiVersion, kind)
 	if sh == nil {
 		return
-	}
-	if name != kind {
-		miss([]string{"kind"}, fmt.Sprintf("kind %q: expected %q, as the API spells it (an object's kind is case-sensitive, and a plural or short name is kubectl's, not the API's): the API server serves no kind %s", kind, name, kind), true)
 	}
 	// An Istio kind's fields and enums are those of one Istio release: a newer one may have
 	// more, and its user reads which release vet knows.

@@ -81,6 +81,9 @@ func (p *Wait) Check(c Checker) {
 	if p.MayNeverExist && p.Absent == nil && len(p.AbsentFiles) == 0 {
 		c.Errorf("mayNeverExist", "mayNeverExist applies to absent or absentFiles")
 	}
+	if p.Condition != nil {
+		checkLookupKind(c, "condition.", p.Condition.Kind, p.Condition.APIVersion)
+	}
 	if p.Condition != nil && p.Condition.Name == "" && p.Condition.Selector == "" {
 		c.Errorf("condition", "condition needs name or selector")
 	}

@@ -111,6 +111,12 @@ func IstioServes(apiVersion, kind string) (field, msg string) {
 	if name == "" {
 		slices.Sort(kinds)
 		msg := fmt.Sprintf("%s has no kind %s (Istio %s's CRDs)", group, kind, istioRelease)
+		if g, k := IstioShortKind(kind); k != "" {
+			if g != group {
+				return "kind", msg + fmt.Sprintf(": %s is kubectl's short name for %s of %s, not a kind: expected kind %q with apiVersion %q", kind, k, g, k, g+"/v1")
+			}
+			return "kind", msg + fmt.Sprintf(": %s is kubectl's short name for %s, not a kind: expected kind %q", kind, k, k)
+		}
 		if m := didyoumean.Closest(kind, kinds); m != "" {
 			return "kind", msg + fmt.Sprintf(": did you mean %s?", m)
 		}

@@ -18,6 +18,25 @@ var shortNames = map[string]string{
 	"pc": "PriorityClass", "sc": "StorageClass",
 }
 
+// istioShortNames are the short names Istio's CRDs give its kinds (their names.shortNames in
+// istio.io/api's customresourcedefinitions.gen.yaml), by group and kind. kubectl takes them;
+// labrun does not look them up (discovery's resources have no short names): a step that names
+// dr fails when it runs.
+var istioShortNames = map[string][2]string{
+	"dr": {"networking.istio.io", "DestinationRule"}, "gw": {"networking.istio.io", "Gateway"},
+	"se": {"networking.istio.io", "ServiceEntry"}, "vs": {"networking.istio.io", "VirtualService"},
+	"we": {"networking.istio.io", "WorkloadEntry"}, "wg": {"networking.istio.io", "WorkloadGroup"},
+	"ap": {"security.istio.io", "AuthorizationPolicy"}, "pa": {"security.istio.io", "PeerAuthentication"},
+	"ra": {"security.istio.io", "RequestAuthentication"},
+}
+
+// IstioShortKind is the group and kind an Istio short name names ("dr": networking.istio.io,
+// DestinationRule); "" for any other name.
+func IstioShortKind(name string) (group, kind string) {
+	gk := istioShortNames[strings.ToLower(name)]
+	return gk[0], gk[1]
+}
+
 // ShortKind is the kind a built-in resource's short name names ("hpa": HorizontalPodAutoscaler),
 // as kubectl takes it; "" for any other name.
 func ShortKind(name string) string { return shortNames[strings.ToLower(name)] }
