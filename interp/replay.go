@@ -301,9 +301,39 @@ func sameSummary(s *dsl.Step, recorded string, env map[string]any, redact *Redac
 		if now == recorded {
 			return now, true
 		}
+		if readsVarsOnly(s) {
+			// Its ${...} read the run's vars alone, which the record keeps as the run had
+			// them: resolved again, it is what the run resolved. Before, it stood for any
+			// text too: the record of a sweep's combination x=0 edited into combination
+			// x=1 (its vars, unit and id; the seal computed again) replayed PASSED as x=1,
+			// beside its step "echo 0" that x=1 resolves to "echo 1".
+			return now, false
+		}
 	}
 	re, err := regexp.Compile(pattern)
 	return now, err == nil && re.MatchString(recorded)
+}
+
+// readsVarsOnly reports whether every ${...} of the step's parameters reads the vars and
+// nothing else (no step's value, no target's, not the clock), and the step reads no file that
+// holds one.
+func readsVarsOnly(s *dsl.Step) bool {
+	if s.FileTemplates || !s.HasTemplates() {
+		return false
+	}
+	for _, t := range s.Templates() {
+		for _, e := range t.Exprs() {
+			if e.Now || len(e.Reads) > 0 || len(e.Refs) > 0 || !e.ReadsVars() {
+				return false
+			}
+			for _, n := range e.Names {
+				if n != "vars" {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // templatePattern is a regular expression matching s with each ${...} (nested braces
