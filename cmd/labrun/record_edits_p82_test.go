@@ -37,3 +37,35 @@ func TestEnvoyGroupCounterTakenOut(t *testing.T) {
 		t.Errorf("replay of the record with membership_change taken out of before_flip: exit %d, want 2 naming both snapshots\n%s", code, out)
 	}
 }
+
+// TestSequenceStepEndMovedEarlier: a sequence plans a step when the one before it ends, so a
+// step's end moved earlier leaves the step after it planned long after it. Before, a failed
+// run's exec that took 0.2 s, its end moved to 50 ms after its start (the claim ended.s -
+// started.s < duration('100ms') and its values made true, the seal computed again), replayed
+// PASSED; replay refuses it (exit 2), naming the step after it.
+func TestSequenceStepEndMovedEarlier(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [
+		{name: "s", exec: argv: ["sleep", "0.2"]},
+		{name: "t", exec: argv: ["true"]},
+	]
+	expect: ["ended.s - started.s < duration('100ms')"]
+}
+`, 1)
+	s := stepOf(t, rec, "s")
+	start := s["startNs"].(float64)
+	s["endNs"] = start + 50e6
+	values := rec["expectations"].([]any)[0].(map[string]any)["values"].(map[string]any)
+	ended := values["ended.s"].(float64) - (values["ended.s - started.s"].(float64) - 0.05)
+	passedAs(rec, map[string]any{"ended.s": ended, "started.s": values["started.s"], "ended.s - started.s": ended - values["started.s"].(float64)})
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	writeJSON(t, recs[0], rec)
+	if err := resealRecord(recs[0]); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, dir, []string{"step t: ", "it was planned at ", "but the step before it in its sequence, s, ended at ", "a sequence plans a step when the one before it ends"}, "replay", recs[0])
+}
