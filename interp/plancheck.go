@@ -93,7 +93,9 @@ func tickContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []
 // sequenceOrderContradictions say where two steps one after the other in a sequence (a phase,
 // a sequence block, a repeat's steps) are recorded out of that order: a step starts once the
 // step before it ended (once it started, for one in the background or sampling), so a record
-// where it started before (with 1ms of slack) was edited. Before, a reader's times swapped
+// where it started before (with 1ms of slack) was edited; and it is planned when the step
+// before it ended (not in the background nor sampling), so a record where it was planned later
+// (with timeSlack) was edited too. Before, a reader's times swapped
 // with those of the step that wrote what it read (started.r < 0.1 made true) replayed PASSED.
 // Two steps are compared run by run: each run once, or once in each round of a repeat
 // (StepRecord.Round); others (a record made before rounds were numbered) are not.
@@ -169,6 +171,14 @@ func orderContradiction(prev *dsl.Step, prevs, nexts []*StepRecord, lead string)
 		}
 		if n.Start < after-slack {
 			return fmt.Sprintf("step %s: %sit started at %s, before the step before it in its sequence, %s, %s (at %s): a sequence starts a step once the one before it %s", shownStep(n), lead, n.Start, shownStep(p), what, after, what)
+		}
+		// A sequence plans a step when the one before it has ended (sequence: planned is
+		// the clock read once that one's run returned): a step planned later than that was
+		// moved, or the end of the one before it. Before, an exec's end moved from 0.6 s
+		// to 50 ms after its start (ended.s - started.s < duration('100ms') made true)
+		// replayed PASSED, the step after it still planned at 0.6 s.
+		if prev.Every == 0 && !prev.Background && n.Planned > p.End+timeSlack(p.End) {
+			return fmt.Sprintf("step %s: %sit was planned at %s, but the step before it in its sequence, %s, ended at %s: a sequence plans a step when the one before it ends", shownStep(n), lead, n.Planned, shownStep(p), p.End)
 		}
 	}
 	return ""

@@ -908,6 +908,7 @@ func (r *Record) contradictions() []string {
 	}
 	msgs = append(msgs, r.localBackendAbsences()...)
 	msgs = append(msgs, r.localBackendDecreases()...)
+	msgs = append(msgs, r.envoyGroupAbsences()...)
 	msgs = append(msgs, r.podGaps()...)
 	msgs = append(msgs, r.podReads()...)
 	msgs = append(msgs, r.resultKindContradictions()...)

@@ -194,8 +194,8 @@ func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 		}
 		// A block's summary counts its steps, which are compared one by one.
 		if _, block := s.Params.(interface{ SetChildren(int) }); !block {
-			if now, ok := sameSummary(s, sr.Summary, env, redact); !ok {
-				if now, ok = sameSummary(s, sr.Summary, env, hidden); !ok {
+			if now, ok := sameSummary(s, sr.Summary, env, redact, rec.Vars); !ok {
+				if now, ok = sameSummary(s, sr.Summary, env, hidden, rec.Vars); !ok {
 					return fmt.Sprintf("%s ran %q and would now run %q", recordedStep(sr), sr.Summary, now)
 				}
 			}
@@ -278,8 +278,9 @@ func recordedStep(sr *StepRecord) string {
 
 // sameSummary reports whether the step s, as the scenario declares it now, does what the
 // record's summary says it did; now is what it would do, its ${...} resolved when they can be
-// again from the record.
-func sameSummary(s *dsl.Step, recorded string, env map[string]any, redact *Redactor) (now string, same bool) {
+// again from the record (vars: the record's own, which a ${...} that reads them alone resolves
+// from as the run did).
+func sameSummary(s *dsl.Step, recorded string, env map[string]any, redact *Redactor, vars map[string]any) (now string, same bool) {
 	now = redact.String(dsl.Summary(s))
 	if now == recorded {
 		return now, true
@@ -301,9 +302,45 @@ func sameSummary(s *dsl.Step, recorded string, env map[string]any, redact *Redac
 		if now == recorded {
 			return now, true
 		}
+		if readsVarsOnly(s, vars) {
+			// Its ${...} read the run's vars alone, which the record keeps as the run had
+			// them: resolved again, it is what the run resolved. Before, it stood for any
+			// text too: the record of a sweep's combination x=0 edited into combination
+			// x=1 (its vars, unit and id; the seal computed again) replayed PASSED as x=1,
+			// beside its step "echo 0" that x=1 resolves to "echo 1".
+			return now, false
+		}
 	}
 	re, err := regexp.Compile(pattern)
 	return now, err == nil && re.MatchString(recorded)
+}
+
+// readsVarsOnly reports whether every ${...} of the step's parameters reads the vars and
+// nothing else (no step's value, no target's, not the clock), each by a name vars (the
+// record's) holds, and the step reads no file that holds one.
+func readsVarsOnly(s *dsl.Step, vars map[string]any) bool {
+	if s.FileTemplates || !s.HasTemplates() {
+		return false
+	}
+	for _, t := range s.Templates() {
+		for _, e := range t.Exprs() {
+			names, whole := e.VarsRead()
+			if e.Now || len(e.Reads) > 0 || len(e.Refs) > 0 || whole || len(names) == 0 {
+				return false
+			}
+			for _, n := range names {
+				if _, ok := vars[n]; !ok {
+					return false
+				}
+			}
+			for _, n := range e.Names {
+				if n != "vars" {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // templatePattern is a regular expression matching s with each ${...} (nested braces

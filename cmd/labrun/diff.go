@@ -49,7 +49,9 @@ expectation that did not, or failed where an expectation of it erred (an error),
 run is not what its record beside it says (the JSON of the report it links: its outcome, its
 expectations' verdicts, the values they read), or whose record beside it, judged again over
 its own data as merge judges it, gives another verdict; a run whose record is not there is held
-to the summary's counts alone.
+to the summary's counts alone, and named after the differences ("B (b.summary.json) —
+unverified: 1 of its 2 runs taken at the summary's word, their records not beside it (…)"; on
+stderr with -o json).
 
 A record whose exec output, load results or snapshots of a Prometheus endpoint (each sample
 of a series too) are not what the artifacts beside it give (its stdout.txt, stderr.txt,
@@ -441,6 +443,7 @@ func cutEnd(s string, w int) string {
 // diffSummaries compares two summaries combination by combination.
 func (p *process) diffSummaries(args []string, output string, tolerance float64, all bool) error {
 	var sums [2]*report.Summary
+	var unbacked [2][]string
 	for i, a := range args {
 		s, err := report.ReadSummary(inCwd(p.Cwd, a))
 		if err != nil {
@@ -455,7 +458,9 @@ func (p *process) diffSummaries(args []string, output string, tolerance float64,
 		stderr := p.Stderr
 		var said strings.Builder
 		p.Stderr = &said
-		err = p.rejudgeRecords(summaryRecords(inCwd(p.Cwd, a), s))
+		beside := summaryRecords(inCwd(p.Cwd, a), s)
+		unbacked[i] = runsWithoutRecord(inCwd(p.Cwd, a), s)
+		err = p.rejudgeRecords(beside)
 		p.Stderr = stderr
 		fmt.Fprint(p.Stderr, strings.ReplaceAll(said.String(), "labrun: merge: ", "labrun: diff: "))
 		if err != nil {
@@ -468,9 +473,32 @@ func (p *process) diffSummaries(args []string, output string, tolerance float64,
 	if err != nil {
 		return &exitError{exitInvalid, fmt.Sprintf("diff %s %s: %v", args[0], args[1], err)}
 	}
+	// A run whose record is not beside its summary is the summary's word alone: said after
+	// the differences, as a record judged without its artifacts is. Before, a summary edited
+	// from failed to passed (a run's outcome, expectations and values, its passed count and
+	// verdict) with that run's record taken away showed "verdict changed: failed → passed"
+	// and nothing else.
+	note := func(i int) string {
+		if len(unbacked[i]) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%s (%s) — unverified: %d of its %d runs taken at the summary's word, their records not beside it (%s)", []string{"A", "B"}[i], args[i], len(unbacked[i]), len(sums[i].Runs), strings.Join(unbacked[i], ", "))
+	}
 	if machine(output) {
 		p.printDoc(output, d)
+		for i := range sums {
+			if n := note(i); n != "" {
+				fmt.Fprintln(p.Stderr, "labrun: warning: diff: "+n)
+			}
+		}
 	} else {
+		defer func() {
+			for i := range sums {
+				if n := note(i); n != "" {
+					fmt.Fprintln(p.Stdout, wrapLines(n, p.termWidth(), 2))
+				}
+			}
+		}()
 		desc := func(s *report.Summary) string {
 			return fmt.Sprintf("%s: %s, %d combination%s × %d", s.Scenario, summaryCounts(s), s.Combinations, plural(s.Combinations), s.Count)
 		}
@@ -549,6 +577,25 @@ func inCwd(cwd, path string) string {
 		return path
 	}
 	return filepath.Join(cwd, path)
+}
+
+// runsWithoutRecord are the ids of the runs of the summary at path that ran (not one that
+// never started) and whose record is not beside it (where its report links it).
+func runsWithoutRecord(path string, s *report.Summary) []string {
+	var out []string
+	for _, r := range s.Runs {
+		if r.NotStarted != "" {
+			continue
+		}
+		if r.Report != "" {
+			json := filepath.Join(filepath.Dir(path), filepath.FromSlash(strings.TrimSuffix(r.Report, ".html")+".json"))
+			if _, err := os.Stat(json); err == nil {
+				continue
+			}
+		}
+		out = append(out, r.ID)
+	}
+	return out
 }
 
 // summaryRecords are the records of the summary at path's runs that are beside it (where its

@@ -91,7 +91,9 @@ scenario of the local target that timed its requests alike in both (its requests
 and mean, min and max latency, to the nanosecond), or an ephemeral namespace of the same name, which no two runs
 share; else, for runs without them, the same start and end instants, or every step's timing
 the same to the nanosecond, or the same results (their times aside) with every step's
-duration and skew the same to the nanosecond, each step moved by any amount.
+duration and skew the same to the nanosecond, each step moved by any amount. Two records of
+one run id that are one run so but differ (a copy edited, its outcome made passed and its times
+made later) are refused too (exit 2); two alike (a shard given twice) are kept once.
 A record of run --shard i/n keeps its shard and the runs of every shard: records that do not
 hold every run the shards planned (a shard's records missing) are refused (exit 2).
 
@@ -967,7 +969,7 @@ func relAll(cwd string, paths []string) []string {
 func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 	byID := map[string]int{}
 	var out []mergedRecord
-	var msgs, splitMsgs []string
+	var msgs, splitMsgs, copyMsgs []string
 	for _, m := range all {
 		id := fileKey(m.rec.File) + ":" + unitOrSingle(m.rec).ID
 		i, ok := byID[id]
@@ -986,6 +988,14 @@ func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 			// the later was kept as a retry, and merge said a shard was short of its runs.
 			splitMsgs = append(splitMsgs, fmt.Sprintf("run %s ran in shard %d/%d (%s) and in shard %d/%d (%s)",
 				unitOrSingle(m.rec).ID, a.Index, a.Count, relPath(p.Cwd, out[i].from), b.Index, b.Count, relPath(p.Cwd, m.from)))
+			continue
+		}
+		if why := editedCopy(p, out[i], m); why != "" {
+			// One run's record twice, the two not alike: a copy edited (its outcome made
+			// passed, its times moved so that it is the later). Before, the later was kept
+			// as a retry of the run, and the run counted as passed.
+			copyMsgs = append(copyMsgs, fmt.Sprintf("%s and %s are both run %s, and %s, but they differ: one is a copy of the other, edited",
+				relPath(p.Cwd, out[i].from), relPath(p.Cwd, m.from), unitOrSingle(m.rec).ID, why))
 			continue
 		}
 		keep := out[i]
@@ -1013,6 +1023,9 @@ func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 	if len(msgs) > 0 {
 		return nil, &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: the runs ran different experiments under one id; merge them apart"}
 	}
+	if len(copyMsgs) > 0 {
+		return nil, &exitError{exitInvalid, "merge: " + strings.Join(copyMsgs, "\nlabrun: merge: ") + "\nlabrun: merge: merge counts no run from them: take the copy out and merge the record the run wrote"}
+	}
 	if len(splitMsgs) > 0 {
 		return nil, &exitError{exitInvalid, "merge: " + strings.Join(splitMsgs, "\nlabrun: merge: ") + "\nlabrun: merge: the jobs split the runs differently, and a run may have run in no shard: every job must work out the split from the same paths, flags and files (what a run touches is read before it runs, such as a process's config file or a file it applies; one that differs between the machines moves runs between shards)"}
 	}
@@ -1020,6 +1033,27 @@ func (p *process) dropDuplicates(all []mergedRecord) ([]mergedRecord, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// editedCopy says why a and b, two records of one run id, are records of one run (what
+// checkClones finds of them) where they differ (their records as JSON), or "": two copies of
+// one record alike (a shard given twice) are one run kept once; two runs of one id (a shard
+// run again) are kept as the later.
+func editedCopy(p *process, a, b mergedRecord) string {
+	err := p.checkClones([]mergedRecord{a, b})
+	if err == nil {
+		return ""
+	}
+	ja, errA := json.Marshal(a.rec)
+	jb, errB := json.Marshal(b.rec)
+	if errA == nil && errB == nil && bytes.Equal(ja, jb) {
+		return ""
+	}
+	msg := err.Error()
+	if _, why, ok := strings.Cut(msg, " are records of one run: "); ok {
+		msg, _, _ = strings.Cut(why, "\n")
+	}
+	return "they are records of one run (" + msg + ")"
 }
 
 // checkClones refuses two records of different runs (other ids, rounds, scenarios) that are

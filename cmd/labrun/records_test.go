@@ -39,7 +39,7 @@ func TestVersion1Records(t *testing.T) {
 		"warm: every request 503", "killed by warm.code200 == warm.requests", // a load's mutants
 		"who: another exit code                                                                    killed by the who step itself", // an exec's
 		"ip_a: every field changed", // a get's value, its kind from the step that recorded it
-		"score: 57 of 63 mutants killed (90%); 6 survive with a reason, 0 without; 4 impossible (no run records them), not counted", // numeric mutants included; a load's, as fortio could record it (its latencies: a reason in mode1.cue); ip_a changed alone contradicts the repeat until that read it, and warm.connections ×2 and + 1 are more than the step runs
+		"score: 55 of 61 mutants killed (90%); 6 survive with a reason, 0 without; 6 impossible (no run records them), not counted", // numeric mutants included; a load's, as fortio could record it (its latencies: a reason in mode1.cue); ip_a changed alone contradicts the repeat until that read it, warm.connections ×2 and + 1 are more than the step runs, and before_flip.upstream_cx_total and upstream_cx_destroy absent lack a traffic stat after_flip holds (Envoy makes them together)
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("mutate %s (exit %d) lacks %q:\n%s", a, code, want, out)
