@@ -99,6 +99,17 @@ func (p *process) lspCheck(path string, overlay map[string][]byte) (rep *lsp.Rep
 		}
 		return pos
 	}
+	if len(errs) == 0 && w.res != nil && dsl.IsMarkdown(path) {
+		// The tolerance lines of the document's expected blocks, as vet compiles them after
+		// its load (expand): the editor said nothing of them.
+		read := func(f string) ([]byte, error) {
+			if b, ok := overlay[f]; ok {
+				return b, nil
+			}
+			return os.ReadFile(f)
+		}
+		errs = p.toleranceErrorsOf([]string{path}, w.res.Scenarios, read)
+	}
 	rep = &lsp.Report{}
 	noSpec := dsl.IsMarkdown(path) && !hasSpec(path, overlay)
 	for _, e := range errs {
