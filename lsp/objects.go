@@ -142,3 +142,38 @@ func completeObjectEnum(pl *place, t *text, off int) []protocol.CompletionItem {
 	}
 	return items
 }
+
+// hoverObjectField explains the field of a Kubernetes object whose name is under the cursor
+// (outside expressions): what its kind's shape, which vet checks objects with, has there.
+func hoverObjectField(d *document, t *text, pos protocol.Position) *protocol.Hover {
+	off := t.offset(pos)
+	start, end := off, off
+	for start > 0 && isWordByte(t.src[start-1]) {
+		start--
+	}
+	for end < len(t.src) && isWordByte(t.src[end]) {
+		end++
+	}
+	if start == end || end >= len(t.src) || !strings.HasPrefix(strings.TrimLeft(t.src[end:], " "), ":") {
+		return nil // not a label
+	}
+	pl := locate(cueSource(d.path, t.src), start)
+	if pl == nil || !pl.inStruct {
+		return nil
+	}
+	obj := objectAt(pl)
+	if obj == nil {
+		return nil
+	}
+	below := append(append([]string{}, obj.below...), t.src[start:end])
+	at := obj.shape.At(below)
+	if at == nil {
+		return nil
+	}
+	md := fmt.Sprintf("`%s %s`: %s", obj.kind, strings.Join(below, "."), shapeDetail(at))
+	if at.Kind == kubeshape.Object {
+		md += "; its fields: " + strings.Join(at.FieldNames(), ", ")
+	}
+	r := protocol.Range{Start: t.position(start), End: t.position(end)}
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: md}, Range: &r}
+}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
 	"labrun.dev/labrun/lsp/lsptest"
 )
 
@@ -125,6 +127,41 @@ func TestSavingAFileAStepReadsRechecks(t *testing.T) {
 		pub, ok := c.Diagnostics(u, n, 5*time.Second, func(p lsptest.Published) bool { return len(p.Diagnostics) == 0 })
 		if !ok {
 			t.Errorf("%s: not checked again after the fix was saved (last published: %v)", u, pub.Diagnostics)
+		}
+	}
+}
+
+// TestHoverOfAnObjectsField: a hover on a field's name in a Kubernetes object says what its
+// kind has there (an object's fields, an enum's values), as vet's shapes have it; before, a
+// hover outside expressions said nothing.
+func TestHoverOfAnObjectsField(t *testing.T) {
+	const src = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	target: "kube"
+	steps: [{apply: objects: [{
+		apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: name: "web"
+		spec: {host: "web", trafficPolicy: loadBalancer: simple: "ROUND_ROBIN"}
+	}]}]
+}
+`
+	c, dir := session(t, map[string]string{"x.cue": src}, "x.cue")
+	uri := "file://" + dir + "/x.cue"
+	for _, tt := range []struct{ mark, want string }{
+		{"simple:", "`DestinationRule spec.trafficPolicy.loadBalancer.simple`: one of UNSPECIFIED, LEAST_CONN, RANDOM, PASSTHROUGH, ROUND_ROBIN, LEAST_REQUEST"},
+		{"trafficPolicy:", "`DestinationRule spec.trafficPolicy`: object; its fields: connectionPool, loadBalancer, outlierDetection"},
+	} {
+		line, col := at(t, src, tt.mark, 2)
+		h := c.Hover(uri, line, col)
+		if h == nil {
+			t.Errorf("%s: no hover", tt.mark)
+			continue
+		}
+		got := h.Contents.(protocol.MarkupContent).Value
+		if !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%s: hover %q, want it to start %q", tt.mark, got, tt.want)
 		}
 	}
 }
