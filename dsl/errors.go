@@ -218,6 +218,12 @@ var stepListPath = regexp.MustCompile(`^(.+?)\.(?:steps|setup|cleanup|catch)(?:\
 func withoutFollowOns(es Errors) Errors {
 	var notStruct []string
 	badName := map[string]bool{} // scenario paths
+	var causes []Pos             // where a problem other than a builtin's failed call is
+	for _, e := range es {
+		if !strings.HasPrefix(e.Msg, callFailed) {
+			causes = append(causes, e.Pos)
+		}
+	}
 	for _, e := range es {
 		if e.Path == "" {
 			continue
@@ -232,17 +238,34 @@ func withoutFollowOns(es Errors) Errors {
 			badName[m[1]] = true
 		}
 	}
-	if len(notStruct) == 0 && len(badName) == 0 {
-		return es
-	}
 	out := es[:0:0]
 	for _, e := range es {
-		if followsOn(e, notStruct, badName) {
+		if followsOn(e, notStruct, badName) || callFollowsOn(e, causes) {
 			continue
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// callFailed is how CUE says that a builtin's argument holds an error: list.Concat([a, b])
+// where a reaches a kit whose template has a wrong field.
+const callFailed = "error in call to "
+
+// callFollowsOn tells a builtin's failed call that CUE places at another problem's position:
+// one wrong field in a kit template made every list.Concat over the kit's lists say "error in
+// call to list.Concat" there, five messages naming unrelated expect lists beside the one that
+// says what to fix. A failed call alone at its position is kept: it is all there is to say.
+func callFollowsOn(e *Error, causes []Pos) bool {
+	if !strings.HasPrefix(e.Msg, callFailed) {
+		return false
+	}
+	for _, p := range causes {
+		if p.Same(e.Pos) {
+			return true
+		}
+	}
+	return false
 }
 
 func followsOn(e *Error, notStruct []string, badName map[string]bool) bool {

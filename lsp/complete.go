@@ -29,7 +29,13 @@ func (s *Server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 	if st := expressionAt(src, off, scenarios); st != nil {
 		items = completeExpr(st, t, off)
 	} else if pl := locate(src, off); pl != nil && pl.inStruct && len(pl.path) >= 1 && strings.Contains(src, "#Scenario") {
-		items = s.completeFields(pl, t, off)
+		if objItems, inObject := completeObjectFields(pl, t, off); inObject {
+			items = objItems // a Kubernetes object's fields, as vet checks them
+		} else {
+			items = s.completeFields(pl, t, off)
+		}
+	} else if enum := completeObjectEnum(pl, t, off); enum != nil {
+		items = enum
 	} else if pl != nil && pl.lit != nil && s.opts.Values != nil {
 		items = s.completeValue(pl, t, off)
 	}

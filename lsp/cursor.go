@@ -25,6 +25,15 @@ type place struct {
 	// fields that struct already has.
 	inStruct bool
 	present  map[string]bool
+	// structs are the struct literals the cursor is in, outermost first, each with the
+	// length of path at it (the Kubernetes object around the cursor: objectAt).
+	structs []structAt
+}
+
+// structAt is a struct literal around the cursor and the length of place.path at it.
+type structAt struct {
+	depth int
+	lit   *ast.StructLit
 }
 
 // cueSource is the CUE of a document: a .cue file's text, or a Markdown document's spec
@@ -106,6 +115,7 @@ func (pl *place) value(x ast.Expr, off int) {
 		}
 		pl.inStruct = true
 		pl.present = map[string]bool{}
+		pl.structs = append(pl.structs, structAt{len(pl.path), x})
 		for _, el := range x.Elts {
 			if fd, ok := el.(*ast.Field); ok {
 				if name, _, err := ast.LabelName(fd.Label); err == nil {

@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -51,6 +53,20 @@ func (s *Server) diagnostics(path string, texts map[string]*text, rep *Report) m
 	}
 	for _, e := range rep.Problems {
 		add(e.Pos, protocol.DiagnosticSeverityError, "", e.Msg, e.Also)
+		if at := readerOf(rep.Scenarios, e); at.IsValid() {
+			// A problem in a file a step reads (an apply's YAML), where vet says it: the
+			// step's own file says it too, at the file's name, so that the spec being
+			// edited does not look fine while vet refuses it.
+			dg := protocol.Diagnostic{
+				Range: rangeAt(textOf(at.File), at), Severity: ptr(protocol.DiagnosticSeverityError), Source: &source,
+				Message: fmt.Sprintf("%s:%d:%d: %s", relTo(at.File, e.Pos.File), e.Pos.Line, e.Pos.Col, e.Msg),
+				RelatedInformation: []protocol.DiagnosticRelatedInformation{{
+					Location: protocol.Location{URI: uriOf(e.Pos.File), Range: rangeAt(textOf(e.Pos.File), e.Pos)},
+					Message:  "the problem is here",
+				}},
+			}
+			out[at.File] = append(out[at.File], dg)
+		}
 	}
 	for _, w := range rep.Warnings {
 		add(w.Pos, protocol.DiagnosticSeverityWarning, w.Code, w.Msg, nil)
@@ -62,6 +78,45 @@ func (s *Server) diagnostics(path string, texts map[string]*text, rep *Report) m
 		add(dsl.Pos{File: path}, protocol.DiagnosticSeverityError, "", rep.Failed.Error(), nil)
 	}
 	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// relTo names file as from's directory sees it (istio.yaml, manifests/dr.yaml).
+func relTo(from, file string) string {
+	if r, err := filepath.Rel(filepath.Dir(from), file); err == nil {
+		return r
+	}
+	return file
+}
+
+// readerOf is where a step names the file a problem is in, when that file is no spec (an
+// apply's YAML: the problem's path is the step's field that names it, s.steps.1.apply.files.0);
+// an invalid Pos otherwise.
+func readerOf(scenarios []*dsl.Scenario, e *dsl.Error) dsl.Pos {
+	if !e.Pos.IsValid() || checkable(e.Pos.File) || e.Path == "" {
+		return dsl.Pos{}
+	}
+	for _, sc := range scenarios {
+		rest, ok := strings.CutPrefix(e.Path, sc.Name+".")
+		if !ok {
+			continue
+		}
+		var at dsl.Pos
+		for _, ph := range sc.Phases() {
+			dsl.Walk(ph.Steps, func(st *dsl.Step) {
+				if field, ok := strings.CutPrefix(rest, st.Path+"."+st.Kind+"."); ok && !at.IsValid() {
+					if p := st.FieldPos(field); p.IsValid() && checkable(p.File) {
+						at = p
+					}
+				}
+			})
+		}
+		if at.IsValid() {
+			return at
+		}
+	}
+	return dsl.Pos{}
 }
 
 // rangeAt is the range of the token a problem's position points at: a name, a string, or

@@ -71,7 +71,7 @@ func (s *Server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 		return nil, nil // not open: an empty result, as gopls gives; an error reads as the server failing
 	}
 	if nm == nil {
-		return nil, nil
+		return hoverObjectField(d, t, p.Position), nil
 	}
 	md := explainName(nm)
 	if md == "" {

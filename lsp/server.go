@@ -279,6 +279,10 @@ func (s *Server) didSave(_ *glsp.Context, p *protocol.DidSaveTextDocumentParams)
 	s.mu.Unlock()
 	if d != nil {
 		s.scheduleDir(path, 0)
+	} else if path != "" {
+		// A file the server does not check, saved (an apply's YAML, when the editor sends
+		// its saves): a step may read it, and its problems are the open documents' checks'.
+		s.recheckAll()
 	}
 	return nil
 }

@@ -192,9 +192,15 @@ func (p *process) expectedWithoutScenario(paths []string, all []*dsl.Scenario) d
 // eachDocBlock calls f with each block of the documents at paths (a document that cannot be
 // read is skipped: the load has read it, and said so).
 func eachDocBlock(paths []string, all []*dsl.Scenario, f func(abs string, b *docBlock)) {
+	eachDocBlockOf(paths, all, os.ReadFile, f)
+}
+
+// eachDocBlockOf is eachDocBlock with the documents' text from read (the editor's, for labrun
+// lsp).
+func eachDocBlockOf(paths []string, all []*dsl.Scenario, read func(string) ([]byte, error), f func(abs string, b *docBlock)) {
 	for _, path := range paths {
 		abs, _ := filepath.Abs(path)
-		doc, err := os.ReadFile(abs)
+		doc, err := read(abs)
 		if err != nil {
 			continue
 		}
@@ -211,8 +217,13 @@ func eachDocBlock(paths []string, all []*dsl.Scenario, f func(abs string, b *doc
 // evaluated after the run with plain expr: fortio.code503 failed there, and a key expect
 // refuses (fortio.codes["5O3"]) read 0 and passed.
 func (p *process) toleranceErrors(paths []string, all []*dsl.Scenario) dsl.Errors {
+	return p.toleranceErrorsOf(paths, all, os.ReadFile)
+}
+
+// toleranceErrorsOf is toleranceErrors with the documents' text from read.
+func (p *process) toleranceErrorsOf(paths []string, all []*dsl.Scenario, read func(string) ([]byte, error)) dsl.Errors {
 	var errs dsl.Errors
-	eachDocBlock(paths, all, func(abs string, b *docBlock) {
+	eachDocBlockOf(paths, all, read, func(abs string, b *docBlock) {
 		if b.expect == nil || len(b.scenarios) == 0 {
 			return
 		}

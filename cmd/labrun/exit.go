@@ -35,3 +35,12 @@ type printedError struct {
 }
 
 func (e *printedError) Unwrap() error { return &e.exitError }
+
+// junitPathError is an exitError about the --junit file's own path (a directory there, a
+// folder that cannot be created or written): no refusal can be written there either
+// (junitOfRefusal).
+type junitPathError struct {
+	exitError
+}
+
+func (e *junitPathError) Unwrap() error { return &e.exitError }

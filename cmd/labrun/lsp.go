@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -38,7 +39,14 @@ kinds and the schema's fields.`,
 				version = bi.Main.Version
 			}
 			srv := lsp.New(lsp.Options{Check: p.lspCheck, ReadFile: os.ReadFile, Log: p.Stderr, Version: version, Values: completeValue})
-			return srv.Serve(context.Background(), stdio{p.Stdin, p.Stdout})
+			out := p.Stdout
+			if p.rawStdout != nil {
+				// The protocol's messages, each after its Content-Length: the hiding of
+				// secrets rewrote a message that quoted a swept secret into one of another
+				// length, and the stream broke. lspCheck hides them in what it says.
+				out = p.rawStdout
+			}
+			return srv.Serve(context.Background(), stdio{p.Stdin, out})
 		},
 	}
 }
@@ -53,11 +61,37 @@ func (stdio) Close() error { return nil }
 
 // lspCheck makes vet's checks of one file (what `labrun vet FILE` makes, on its default
 // target and budget) with the editor's documents in place of the files on disk.
-func (p *process) lspCheck(path string, overlay map[string][]byte) *lsp.Report {
+func (p *process) lspCheck(path string, overlay map[string][]byte) (rep *lsp.Report) {
 	opts := dsl.Options{Vars: map[string]string{}, Budget: dsl.DefaultBudget, Overlay: overlay, Partial: true}
+	p.secrets.takeBase()
 	w, errs, err := p.collect(io.Discard, []string{path}, opts, expansion{vet: true, matrix: matrixFlags{count: 1}})
+	// The secrets of the matrices this check expanded, hidden as vet's output hides them (a
+	// combination's problem names its swept secret: "(with token=[secret token #2])").
+	hide := p.secrets.takeBase()
 	if err != nil {
-		return &lsp.Report{Failed: err}
+		return &lsp.Report{Failed: errors.New(hide.String(err.Error()))}
+	}
+	if hide != nil {
+		defer func() {
+			// Copies: a load's problems and warnings may be shared with a later load's.
+			for i, e := range rep.Problems {
+				c := *e
+				c.Msg = hide.String(e.Msg)
+				rep.Problems[i] = &c
+			}
+			for i, e := range rep.Skipped {
+				c := *e
+				c.Msg = hide.String(e.Msg)
+				rep.Skipped[i] = &c
+			}
+			ws := make([]*dsl.Warning, len(rep.Warnings))
+			for i, w := range rep.Warnings {
+				c := *w
+				c.Msg = hide.String(w.Msg)
+				ws[i] = &c
+			}
+			rep.Warnings = ws
+		}()
 	}
 	abs := func(pos dsl.Pos) dsl.Pos {
 		if pos.IsValid() && !filepath.IsAbs(pos.File) {
@@ -65,7 +99,18 @@ func (p *process) lspCheck(path string, overlay map[string][]byte) *lsp.Report {
 		}
 		return pos
 	}
-	rep := &lsp.Report{}
+	if len(errs) == 0 && w.res != nil && dsl.IsMarkdown(path) {
+		// The tolerance lines of the document's expected blocks, as vet compiles them after
+		// its load (expand): the editor said nothing of them.
+		read := func(f string) ([]byte, error) {
+			if b, ok := overlay[f]; ok {
+				return b, nil
+			}
+			return os.ReadFile(f)
+		}
+		errs = p.toleranceErrorsOf([]string{path}, w.res.Scenarios, read)
+	}
+	rep = &lsp.Report{}
 	noSpec := dsl.IsMarkdown(path) && !hasSpec(path, overlay)
 	for _, e := range errs {
 		if strings.HasPrefix(e.Msg, dsl.NoScenarioInFile) && abs(e.Pos).File == path && hasPackageMates(path, overlay) {

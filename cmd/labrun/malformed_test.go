@@ -42,6 +42,7 @@ import (
 //	// want: 14:12 delta.rq_totl (line:column of the text; the column may fall anywhere in it,
 //	//                             or on the character just before or after it)
 //	// msg: rq_total            (a part of the message; a|b accepts either; several msg lines: all)
+//	// problems: 1              (optional: vet says exactly this many, no follow-on beside it)
 //
 // Several want lines are alternatives: a diagnostic at any of them passes; "want: 1:1 (the
 // file)" names a position with a note instead of text. Messages quote what they point at, so
@@ -136,6 +137,7 @@ type malformedCase struct {
 	lines                        []string // the file's lines, for the columns of want
 	wants                        []malformedPos
 	msgs                         [][]string // each entry: alternatives, one of which must appear
+	problems                     int        // when > 0, how many FILE:line:col: lines vet prints
 }
 
 // malformedPos is where a diagnostic may point: a line and a range of columns (1-based, bytes),
@@ -229,6 +231,10 @@ func parseMalformedCase(path string) (malformedCase, error) {
 			c.wants = append(c.wants, p)
 		case "msg":
 			c.msgs = append(c.msgs, strings.Split(val, "|"))
+		case "problems":
+			if c.problems, err = strconv.Atoi(val); err != nil || c.problems < 1 {
+				return c, fmt.Errorf("problems: %q, want a count of at least 1", val)
+			}
 		}
 	}
 	if len(c.wants) == 0 || len(c.msgs) == 0 {
@@ -373,6 +379,9 @@ func (c malformedCase) match(out string) string {
 				atPos = append(atPos, msg)
 			}
 		}
+	}
+	if c.problems > 0 && len(positions) != c.problems {
+		return fmt.Sprintf("vet says %d problems at %s, want %d", len(positions), strings.Join(positions, ", "), c.problems)
 	}
 	if len(atPos) == 0 {
 		var want []string

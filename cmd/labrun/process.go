@@ -48,6 +48,9 @@ type process struct {
 	ReleaseSignals func()
 	// secrets hides the running scenario's secret vars in Stdout and Stderr (Main wraps them).
 	secrets consoleSecrets
+	// rawStdout is Stdout before Main wrapped it (nil: Stdout is not wrapped): labrun lsp
+	// speaks a protocol there, whose messages the hiding must not rewrite.
+	rawStdout io.Writer
 	// writingReport is set while a run's report is written: an interrupt then lets it finish
 	// (and labrun exits 130) rather than stopping steps that are over.
 	writingReport atomic.Bool

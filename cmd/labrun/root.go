@@ -18,6 +18,7 @@ func Main(p *process) int {
 	if len(p.Args) == 1 && p.Args[0] == backendHostArg {
 		return serveBackendHost(p)
 	}
+	p.rawStdout = p.Stdout
 	p.Stdout, p.Stderr = p.secrets.wrap(p.Stdout), p.secrets.wrap(p.Stderr)
 	root := newRoot(p)
 	var prof profiles

@@ -700,12 +700,18 @@ func checkWritable(cwd, reportDir, junit string) error {
 		return filepath.Join(cwd, p)
 	}
 	try := func(flag, dir string) error {
+		refuse := func(msg string) error {
+			if flag == "--junit" {
+				return &junitPathError{exitError{exitInvalid, msg}}
+			}
+			return &exitError{exitInvalid, msg}
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return &exitError{exitInvalid, fmt.Sprintf("%s: cannot create %s: %v", flag, dir, unwrapPath(err))}
+			return refuse(fmt.Sprintf("%s: cannot create %s: %v", flag, dir, unwrapPath(err)))
 		}
 		f, err := os.CreateTemp(dir, ".labrun-write-check-*")
 		if err != nil {
-			return &exitError{exitInvalid, fmt.Sprintf("%s: cannot write in %s: %v", flag, dir, unwrapPath(err))}
+			return refuse(fmt.Sprintf("%s: cannot write in %s: %v", flag, dir, unwrapPath(err)))
 		}
 		f.Close()
 		os.Remove(f.Name())
@@ -719,7 +725,7 @@ func checkWritable(cwd, reportDir, junit string) error {
 	if junit != "" {
 		// A directory there would be found only once the run is over, by the rename onto it.
 		if fi, err := os.Stat(abs(junit)); err == nil && fi.IsDir() {
-			return &exitError{exitInvalid, fmt.Sprintf("--junit %s: is a directory; expected the path of the XML file to write, such as %s", junit, filepath.Join(junit, "junit.xml"))}
+			return &junitPathError{exitError{exitInvalid, fmt.Sprintf("--junit %s: is a directory; expected the path of the XML file to write, such as %s", junit, filepath.Join(junit, "junit.xml"))}}
 		}
 		if report.IsDevice(abs(junit)) {
 			// /dev/stdout, a pipe: written in place (report.WriteWith), nothing beside it.
@@ -1286,7 +1292,7 @@ func (p *process) junitOfRefusal(command, path string, err error) error {
 	if pe := (*printedError)(nil); errors.As(err, &pe) {
 		why = strings.TrimSpace(pe.printed + why)
 	}
-	if strings.HasPrefix(why, "--junit ") {
+	if je := (*junitPathError)(nil); errors.As(err, &je) {
 		return err // the file itself is what is wrong: nothing can be written there
 	}
 	if why == "" {

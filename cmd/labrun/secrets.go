@@ -34,6 +34,16 @@ func (c *consoleSecrets) matrix() *interp.Redactor {
 	return c.base
 }
 
+// takeBase returns the Redactor of every matrix expanded since the last takeBase and forgets
+// it: labrun lsp hides a check's secrets in what that check says, and no more after it.
+func (c *consoleSecrets) takeBase() *interp.Redactor {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.base
+	c.base = nil
+	return r
+}
+
 // set makes r the Redactor of what is printed from now on (nil: none).
 func (c *consoleSecrets) set(r *interp.Redactor) {
 	c.mu.Lock()
