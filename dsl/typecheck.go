@@ -1791,6 +1791,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		if n.Operator == "matches" {
 			c.outputAnchor(n, written)
 		}
+		if lit, ok := n.Right.(*ast.StringNode); ok && n.Operator == "contains" && l != nil && l.Kind == schema.TString && !l.Form.CanContain(lit.Value) {
+			// none(after.hosts, .health contains 'failed_outlier_chek') held whatever the hosts were.
+			c.vacuous = append(c.vacuous, exprProblem{col: col(n), msg: fmt.Sprintf("%s contains %s is always false: %s is %s (%s: %s), none of which holds %q, so this reads the same whatever the run records", written[0], written[1], written[0], article(string(l.Form)), l.Doc, strings.Join(schema.HealthFlagNames, ", "), lit.Value)})
+		}
 		return schema.BoolType
 	case "+":
 		// + adds numbers, joins strings and lists: with one side not known, either may be meant.
