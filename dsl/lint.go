@@ -144,7 +144,7 @@ var LintCodes = map[string]string{
 	LintUnknownReason:       "an expression compares an event's reason with a literal that is none of the reasons Kubernetes writes but a letter or two off one (reason == 'BackOf'), or an events step's reason filter has such a word (reason: \"Unhealty\"): no event has it, so the claim matches nothing, and one that none happened holds whatever happened",
 	LintBareTime:            "an expression compares a time in milliseconds or seconds (a load's latencies, its duration, a config's timeout) with a number other than 0 written without its unit (fortio.avg >= 2): meant in the other unit, the claim is off by a factor of 1000 and may hold of any run; duration('2s') says which",
 	LintOutputAnchor:        "an expression matches a command's whole output (an exec's stdout or stderr) with a pattern whose $ (without (?m)) is the end of the text, after the output's last newline: x.stdout matches 'bar$' is false of \"bar\\n\", and !(x.stdout matches '^bar$'), meant as no line is bar, holds of a line bar; (?m) makes $ and ^ the end and start of a line (as testscript's stdout and stderr patterns are), \\z the very end",
-	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await), or opens (its earlier snapshot is taken) in one parallel block with a load, at the same offset: the delta covers next to none of the load, or may miss its first requests",
+	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await), or opens (its earlier snapshot is taken) in one parallel block with a load, at the same offset, or is the plain delta and closes beside a load in a parallel block (no snapshot after it): the delta covers next to none of the load, may miss its first requests, or counts only those sent before its last snapshot",
 	LintDeltaBeforeLoads:    "a delta of request or connection stats that an expression reads closes (its later snapshot is taken) before every load of the scenario starts, with no command or process that may run in its window: it counts none of the loads' requests (a baseline claim before the load says so with lint: ignore)",
 	LintDeltaAfterLoads:     "a delta of request or connection stats that an expression reads opens (its earlier snapshot is taken) after every load of the scenario has ended, with no command or process that may run in its window: it counts none of the loads' requests (both snapshots written after the load)",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
@@ -709,6 +709,11 @@ func (d *decoder) lintDeltaWindows(warn func(s *Step, field, code, format string
 				warn(to, "", LintDeltaWindowOpen, "snapshot %s, which closes the delta of %s and %s an expression reads, is taken right after load %s starts in the background (nothing between takes time, and it is not awaited before %s): the delta covers none or little of the load's requests, so a claim over it (delta.rq_5xx == 0) judges a window the load sent next to nothing in; await %s before %s", to.Name, from.Name, to.Name, l.Shown, to.Name, l.Shown, to.Name)
 			}
 		}
+		if l, stat := d.plainDeltaClosesBeside(pr); l != nil {
+			// before; parallel: [load, {at: 1s, mid}] and no after: the plain delta, which
+			// reads like the whole load's, is the first second's.
+			warn(to, "", LintDeltaWindowOpen, "the plain delta an expectation reads (%s) is of snapshots %s and %s, the first and the last, and %s is taken beside load %s in a parallel block, while it may still run: the delta counts only the requests sent before it, so a claim over it (delta.%s == 0) may hold of requests it never counted; take a snapshot after the parallel block (the plain delta's last), or, for the traffic so far, write delta(%q, %q)", stat, from.Name, to.Name, to.Name, l.Shown, stat, from.Name, to.Name)
+		}
 		if l, stat := d.deltaAfterLoads(pr); l != nil {
 			// load, before, after: the newcomer's order; delta is 0 and a claim that it
 			// equals the load's 503s passes of a load that had none counted.
@@ -752,6 +757,38 @@ func (pr *deltaPair) trafficStat() string {
 		}
 	}
 	return ""
+}
+
+// plainDeltaClosesBeside returns, when an expectation reads a traffic stat (trafficStat) of
+// the plain delta and pr is its pair, the first load that starts after the delta opens and
+// runs beside its closing snapshot in a parallel block (neither surely ended before the
+// other): the plain delta then ends while that load runs. An explicit delta("a", "mid") is a
+// window written on purpose, and not returned.
+func (d *decoder) plainDeltaClosesBeside(pr *deltaPair) (*Step, string) {
+	names := d.sc.ExprNames
+	if names == nil || names.DeltaErr != "" || pr.from.Name != names.DeltaFrom || pr.to.Name != names.DeltaTo {
+		return nil, ""
+	}
+	stat := ""
+	for _, e := range d.sc.Expect {
+		for _, r := range e.Refs {
+			if r.Kind == RefDelta && stat == "" && trafficStat.MatchString(r.Stat) {
+				stat = r.Stat
+			}
+		}
+	}
+	if stat == "" {
+		return nil, ""
+	}
+	for _, l := range d.order {
+		if l.Kind != "load" || l.Every > 0 || !d.endedBefore(pr.from, l) {
+			continue
+		}
+		if lca := d.commonBlock(pr.to, l); lca != nil && lca.Kind == "parallel" && !d.endedBefore(l, pr.to) && !d.endedBefore(pr.to, l) {
+			return l, stat
+		}
+	}
+	return nil, ""
 }
 
 // deltaBeforeLoads returns, when the scenario has loads and the delta of pr reads a traffic
