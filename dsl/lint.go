@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
 
@@ -115,6 +116,10 @@ const (
 	// LintIstioDefault: a claim that a config field equals what istiod writes there without
 	// the Istio object's field, read after a change of Istio configuration.
 	LintIstioDefault = "istio-default"
+	// LintGaugeAfterLoads: a level Envoy holds only while requests are in flight (a circuit
+	// breaker's open gauge, upstream_rq_active, upstream_rq_pending_active) read of a snapshot
+	// taken after every load has ended.
+	LintGaugeAfterLoads = "gauge-after-loads"
 )
 
 // LintCodeList is the codes of LintCodes, sorted: a record keeps those its labrun knew, and its
@@ -139,7 +144,7 @@ var LintCodes = map[string]string{
 	LintUnknownReason:       "an expression compares an event's reason with a literal that is none of the reasons Kubernetes writes but a letter or two off one (reason == 'BackOf'), or an events step's reason filter has such a word (reason: \"Unhealty\"): no event has it, so the claim matches nothing, and one that none happened holds whatever happened",
 	LintBareTime:            "an expression compares a time in milliseconds or seconds (a load's latencies, its duration, a config's timeout) with a number other than 0 written without its unit (fortio.avg >= 2): meant in the other unit, the claim is off by a factor of 1000 and may hold of any run; duration('2s') says which",
 	LintOutputAnchor:        "an expression matches a command's whole output (an exec's stdout or stderr) with a pattern whose $ (without (?m)) is the end of the text, after the output's last newline: x.stdout matches 'bar$' is false of \"bar\\n\", and !(x.stdout matches '^bar$'), meant as no line is bar, holds of a line bar; (?m) makes $ and ^ the end and start of a line (as testscript's stdout and stderr patterns are), \\z the very end",
-	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await), or opens (its earlier snapshot is taken) in one parallel block with a load, at the same offset: the delta covers next to none of the load, or may miss its first requests",
+	LintDeltaWindowOpen:     "a delta an expression reads closes (its later snapshot is taken) right after a load that started after its earlier snapshot starts in the background (no step between takes time, no await), or opens (its earlier snapshot is taken) in one parallel block with a load, at the same offset, or is the plain delta and closes beside a load in a parallel block (no snapshot after it): the delta covers next to none of the load, may miss its first requests, or counts only those sent before its last snapshot",
 	LintDeltaBeforeLoads:    "a delta of request or connection stats that an expression reads closes (its later snapshot is taken) before every load of the scenario starts, with no command or process that may run in its window: it counts none of the loads' requests (a baseline claim before the load says so with lint: ignore)",
 	LintDeltaAfterLoads:     "a delta of request or connection stats that an expression reads opens (its earlier snapshot is taken) after every load of the scenario has ended, with no command or process that may run in its window: it counts none of the loads' requests (both snapshots written after the load)",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
@@ -160,6 +165,7 @@ var LintCodes = map[string]string{
 	LintOneReplica:          "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
 	LintLogFormatLacks:      "an expression reads a field of access-log entries (.cluster, .upstream_host, .details, .duration, …) or a count by one (codes, flags, details) that the one access-log format the scenario applies (the istio ConfigMap's mesh or an IstioOperator's meshConfig: accessLogFormat, or an extensionProviders envoyFileAccessLog logFormat) does not give: read, it has no value, and the expectation errs when it runs",
 	LintAtSiblings:          "an expression that holds the difference of the starts of two children of one parallel block, of different at: offsets, to at least the difference of their offsets, exactly (started.b - started.a >= duration('500ms')): each at: counts from the block's start, and each child starts a few µs after its offset (one without at: after the block's start), so the difference reads a few µs under the offsets' on a correct run; each child's start against the block's (started.<block>) holds",
+	LintGaugeAfterLoads:     "an expectation or an assert that reads, of a snapshot taken after every load of the scenario has ended (and no command or process may run beside it), a level Envoy holds only while requests are in flight: a circuit breaker's open gauge (circuit_breakers.default.rq_pending_open), upstream_rq_active, upstream_rq_pending_active: it is back to 0 then, so a claim that it is 0 holds whatever the load did",
 	LintIstioDefault:        "a claim (an expectation, an assert, a config step's until) that a field of a config step's value, read after a step that changes Istio configuration, equals what istiod writes there where the Istio object leaves its field out (route.retry_policy.num_retries == 2, Istio's default attempts; cluster.connect_timeout == \"10s\"; a circuit breaker's 4294967295; lb_policy LEAST_REQUEST; a route's timeout \"0s\"): it holds whether or not the object reached the proxy and whatever it says, and an until so holds at its first read, before istiod's push",
 	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect); or a Kubernetes Service name (backend.lab.svc.cluster.local, backend.lab.svc), which resolves only inside a cluster",
 }
@@ -310,6 +316,7 @@ func (d *decoder) lint() {
 	d.lintNothingJudged()
 	d.lintDeltaWindows(warn)
 	d.lintWarmup()
+	d.lintGaugeAfterLoads()
 	d.lintAtSiblings()
 	d.lintIstioDefault()
 	d.lintPodReplaced(objs, warn)
@@ -702,6 +709,11 @@ func (d *decoder) lintDeltaWindows(warn func(s *Step, field, code, format string
 				warn(to, "", LintDeltaWindowOpen, "snapshot %s, which closes the delta of %s and %s an expression reads, is taken right after load %s starts in the background (nothing between takes time, and it is not awaited before %s): the delta covers none or little of the load's requests, so a claim over it (delta.rq_5xx == 0) judges a window the load sent next to nothing in; await %s before %s", to.Name, from.Name, to.Name, l.Shown, to.Name, l.Shown, to.Name)
 			}
 		}
+		if l, stat := d.plainDeltaClosesBeside(pr); l != nil {
+			// before; parallel: [load, {at: 1s, mid}] and no after: the plain delta, which
+			// reads like the whole load's, is the first second's.
+			warn(to, "", LintDeltaWindowOpen, "the plain delta an expectation reads (%s) is of snapshots %s and %s, the first and the last, and %s is taken beside load %s in a parallel block, while it may still run: the delta counts only the requests sent before it, so a claim over it (delta.%s == 0) may hold of requests it never counted; take a snapshot after the parallel block (the plain delta's last), or, for the traffic so far, write delta(%q, %q)", stat, from.Name, to.Name, to.Name, l.Shown, stat, from.Name, to.Name)
+		}
 		if l, stat := d.deltaAfterLoads(pr); l != nil {
 			// load, before, after: the newcomer's order; delta is 0 and a claim that it
 			// equals the load's 503s passes of a load that had none counted.
@@ -745,6 +757,38 @@ func (pr *deltaPair) trafficStat() string {
 		}
 	}
 	return ""
+}
+
+// plainDeltaClosesBeside returns, when an expectation reads a traffic stat (trafficStat) of
+// the plain delta and pr is its pair, the first load that starts after the delta opens and
+// runs beside its closing snapshot in a parallel block (neither surely ended before the
+// other): the plain delta then ends while that load runs. An explicit delta("a", "mid") is a
+// window written on purpose, and not returned.
+func (d *decoder) plainDeltaClosesBeside(pr *deltaPair) (*Step, string) {
+	names := d.sc.ExprNames
+	if names == nil || names.DeltaErr != "" || pr.from.Name != names.DeltaFrom || pr.to.Name != names.DeltaTo {
+		return nil, ""
+	}
+	stat := ""
+	for _, e := range d.sc.Expect {
+		for _, r := range e.Refs {
+			if r.Kind == RefDelta && stat == "" && trafficStat.MatchString(r.Stat) {
+				stat = r.Stat
+			}
+		}
+	}
+	if stat == "" {
+		return nil, ""
+	}
+	for _, l := range d.order {
+		if l.Kind != "load" || l.Every > 0 || !d.endedBefore(pr.from, l) {
+			continue
+		}
+		if lca := d.commonBlock(pr.to, l); lca != nil && lca.Kind == "parallel" && !d.endedBefore(l, pr.to) && !d.endedBefore(pr.to, l) {
+			return l, stat
+		}
+	}
+	return nil, ""
 }
 
 // deltaBeforeLoads returns, when the scenario has loads and the delta of pr reads a traffic
@@ -817,6 +861,101 @@ func (d *decoder) deltaAfterLoads(pr *deltaPair) (*Step, string) {
 		}
 	}
 	return last, stat
+}
+
+// inFlightGauge says whether stat is a level Envoy holds only while requests are in flight,
+// back to 0 once they end: a circuit breaker's open gauge, upstream_rq_active,
+// upstream_rq_pending_active (not upstream_cx_active: a pool keeps its connections open).
+func inFlightGauge(stat string) bool {
+	return schema.OnOff(stat) || stat == "upstream_rq_active" || stat == "upstream_rq_pending_active"
+}
+
+// lintGaugeAfterLoads warns (LintGaugeAfterLoads) of an expectation or assert that reads an
+// in-flight level (inFlightGauge) of a snapshot taken after every load of the scenario has
+// ended, with no command or process that may run beside it: the newcomer's load, then after,
+// and after.circuit_breakers.default.rq_pending_open == 0 passes of a breaker that opened.
+func (d *decoder) lintGaugeAfterLoads() {
+	sc := d.sc
+	if _, ok := sc.LintIgnore[LintGaugeAfterLoads]; ok {
+		return
+	}
+	// lastLoad is the load that ended last before snapshot s when every load and every step
+	// that may send requests ended before it (or starts after it); nil otherwise.
+	lastLoad := func(s *Step) *Step {
+		var last *Step
+		for _, o := range d.order {
+			if o == s || sendsNoRequest[o.Kind] {
+				continue
+			}
+			if o.Kind == "load" {
+				if !d.endedBefore(o, s) {
+					return nil
+				}
+				last = o
+				continue
+			}
+			if !d.endedBefore(o, s) && !d.endedBefore(s, o) {
+				return nil // a command or process may send beside it
+			}
+		}
+		return last
+	}
+	var claims []*Expr
+	claims = append(claims, sc.Expect...)
+	for _, ph := range sc.Phases() {
+		Walk(ph.Steps, func(s *Step) {
+			if s.Kind == "assert" && s.Expr != nil {
+				claims = append(claims, s.Expr)
+			}
+		})
+	}
+	// watched are the levels some claim reads while a load may run (a series, a snapshot
+	// beside a load): one read after the loads then says the level came back down (mid's 1,
+	// after's 0), which is a claim.
+	watched := map[string]bool{}
+	for _, e := range claims {
+		for _, r := range e.Refs {
+			switch {
+			case !inFlightGauge(r.Stat):
+			case r.Kind == RefSeries || r.Kind == RefSource:
+				watched[r.Stat] = true
+			case r.Kind == RefSnapshot:
+				s := sc.Step(r.Name)
+				if s == nil {
+					continue
+				}
+				for _, o := range d.order {
+					if o.Kind == "load" && !d.endedBefore(o, s) && !d.endedBefore(s, o) {
+						watched[r.Stat] = true
+					}
+				}
+			}
+		}
+	}
+	check := func(e *Expr) {
+		for _, r := range e.Refs {
+			if r.Kind != RefSnapshot || !inFlightGauge(r.Stat) || watched[r.Stat] {
+				continue
+			}
+			s := sc.Step(r.Name)
+			if s == nil || s.Kind != "snapshot" || s.Every > 0 {
+				continue
+			}
+			l := lastLoad(s)
+			if l == nil {
+				continue
+			}
+			pos := e.Pos
+			if i := strings.Index(e.Src, r.Name+"."+r.Stat); i >= 0 {
+				pos = exprPos(e.Pos, e.Src, utf8.RuneCountInString(e.Src[:i]))
+			}
+			d.l.warnings = append(d.l.warnings, &Warning{Pos: pos, Code: LintGaugeAfterLoads, Scenario: sc.Name, Msg: fmt.Sprintf("%s.%s is read of snapshot %s, taken after every load of the scenario has ended (load %s ends before it): %s is a level Envoy holds only while requests are in flight, back to 0 once they end, so a claim that it is 0 holds whatever the load did (and one that it is 1 fails on a correct run); take snapshot %s while the load runs: beside it in a parallel block at an offset (at: \"1s\"), or sampled with every and while", r.Name, r.Stat, r.Name, l.Shown, r.Stat, r.Name)})
+			return
+		}
+	}
+	for _, e := range claims {
+		check(e)
+	}
 }
 
 // serverRequests is a read of a server's request count over a window: a delta's rq_total (a

@@ -1496,7 +1496,11 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		} else if lo, ok := constNumber(n.Arguments[1]); ok {
 			if hi, ok := constNumber(n.Arguments[2]); ok && lo > hi {
 				c.fail(col(n.Arguments[1]), "within(%s, %s, %s) never holds: its bounds are lo, hi, and %s > %s; write within(%s, %s, %s)", n.Arguments[0], n.Arguments[1], n.Arguments[2], n.Arguments[1], n.Arguments[2], n.Arguments[0], n.Arguments[2], n.Arguments[1])
+				return schema.BoolType
 			}
+		}
+		if msg := c.shareRange(n, id.Value, written); msg != "" {
+			c.vacuous = append(c.vacuous, exprProblem{col: col(n), msg: msg})
 		}
 		return schema.BoolType
 	case "has":
@@ -1787,6 +1791,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		if n.Operator == "matches" {
 			c.outputAnchor(n, written)
 		}
+		if lit, ok := n.Right.(*ast.StringNode); ok && n.Operator == "contains" && l != nil && l.Kind == schema.TString && !l.Form.CanContain(lit.Value) {
+			// none(after.hosts, .health contains 'failed_outlier_chek') held whatever the hosts were.
+			c.vacuous = append(c.vacuous, exprProblem{col: col(n), msg: fmt.Sprintf("%s contains %s is always false: %s is %s (%s: %s), none of which holds %q, so this reads the same whatever the run records", written[0], written[1], written[0], article(string(l.Form)), l.Doc, strings.Join(schema.HealthFlagNames, ", "), lit.Value)})
+		}
 		return schema.BoolType
 	case "+":
 		// + adds numbers, joins strings and lists: with one side not known, either may be meant.
@@ -1864,6 +1872,33 @@ func (ch *exprChecker) vacuity(n *ast.BinaryNode, written [2]string, l, r *schem
 		}
 		return ""
 	}
+	if hi, whole, ok := ch.loadShare(x); ok {
+		// fortio.code503 / fortio.requests is a share of the load's requests, 0 to 1 (× 100:
+		// 0 to 100), whatever the run: a bound past it never holds (a percent written
+		// against a fraction, >= 50 for half).
+		var never, holds bool
+		switch op {
+		case ">=":
+			never, holds = c > hi, c <= 0
+		case ">":
+			never, holds = c >= hi, c < 0
+		case "==":
+			never = c > hi || c < 0
+		case "<=":
+			never, holds = c < 0, c >= hi
+		case "<":
+			never, holds = c <= 0, c > hi
+		case "!=":
+			holds = c > hi || c < 0
+		}
+		switch {
+		case never:
+			return fmt.Sprintf("%s never holds (%s is a share of %s, from 0 to %g, whatever the run records); %s", cmp, xs, whole, hi, shareFix(xs, hi, c))
+		case holds:
+			return fmt.Sprintf("%s holds whatever the run records (%s is a share of %s, from 0 to %g): it cannot fail, so it proves nothing; %s", cmp, xs, whole, hi, shareFix(xs, hi, c))
+		}
+		return ""
+	}
 	if least, what := ch.alwaysLen(x); least > 0 {
 		// len(keys(after)) of a snapshot that has least stats whatever the run did.
 		var holds bool
@@ -1898,6 +1933,133 @@ func (ch *exprChecker) vacuity(n *ast.BinaryNode, written [2]string, l, r *schem
 	}
 	return fmt.Sprintf("%s never holds (%s is %s, never negative); expected a bound it can meet", cmp, xs, what)
 }
+
+// shareRange says why within(x, lo, hi) or approx(x, want, rel) (fn) of a share of a load's
+// requests (loadShare) with number literals never holds, or cannot fail, whatever the run
+// records: within(fortio.code503 / fortio.requests, 40, 60) meant a percentage. "" when it
+// can go either way.
+// written are its arguments as written.
+func (ch *exprChecker) shareRange(n *ast.CallNode, fn string, written []string) string {
+	top, whole, ok := ch.loadShare(n.Arguments[0])
+	if !ok {
+		return ""
+	}
+	a, okA := constNumber(n.Arguments[1])
+	b, okB := constNumber(n.Arguments[2])
+	if !okA || !okB {
+		return ""
+	}
+	lo, hi := a, b // what it accepts
+	if fn == "approx" {
+		lo, hi = a-math.Abs(b*a), a+math.Abs(b*a)
+	}
+	xs := written[0]
+	call := fmt.Sprintf("%s(%s)", fn, strings.Join(written, ", "))
+	switch {
+	case lo > top || hi < 0:
+		return fmt.Sprintf("%s never holds (%s is a share of %s, from 0 to %g, whatever the run records, and it accepts %g to %g); %s", call, xs, whole, top, lo, hi, shareFix(xs, top, lo))
+	case lo <= 0 && hi >= top:
+		return fmt.Sprintf("%s holds whatever the run records (%s is a share of %s, from 0 to %g, and it accepts %g to %g): it cannot fail, so it proves nothing; %s", call, xs, whole, top, lo, hi, shareFix(xs, top, hi))
+	}
+	return ""
+}
+
+// shareFix says what to write for a bound c a share (from 0 to hi) of whole's requests
+// cannot meet: a percentage where a fraction is compared with one, else a bound in its range.
+func shareFix(xs string, hi, c float64) string {
+	if hi == 1 && c > 1 && c <= 100 {
+		return fmt.Sprintf("%g%% is %g here; for a percentage write %s * 100", c, c/100, xs)
+	}
+	return fmt.Sprintf("expected a bound from 0 to %g that a wrong outcome breaks", hi)
+}
+
+// loadShare says whether x is a share of one load's requests: a count of its responses (ok,
+// errors, a code's) divided by its requests, 0 to 1 whatever the run (fortio counts each
+// request under one code), scaled by number literals (× 100: a percentage, 0 to 100). hi is
+// its largest value, whole the load's requests as written.
+func (ch *exprChecker) loadShare(x ast.Node) (hi float64, whole string, ok bool) {
+	b, isBin := x.(*ast.BinaryNode)
+	if !isBin {
+		return 0, "", false
+	}
+	switch b.Operator {
+	case "*":
+		for _, side := range [][2]ast.Node{{b.Left, b.Right}, {b.Right, b.Left}} {
+			if k, lit := constNumber(side[0]); lit && k > 0 {
+				if h, w, ok := ch.loadShare(side[1]); ok {
+					return h * k, w, true
+				}
+				// (fortio.code503 * 100) / fortio.requests: a part scaled, divided below.
+			}
+		}
+	case "/":
+		if k, lit := constNumber(b.Right); lit && k > 0 {
+			if h, w, ok := ch.loadShare(b.Left); ok {
+				return h / k, w, true
+			}
+			return 0, "", false
+		}
+		load, isReq := ch.loadField(b.Right)
+		if !isReq || load == "" {
+			return 0, "", false
+		}
+		part, k := b.Left, 1.0
+		if m, ok := part.(*ast.BinaryNode); ok && m.Operator == "*" {
+			if v, lit := constNumber(m.Left); lit && v > 0 {
+				part, k = m.Right, v
+			} else if v, lit := constNumber(m.Right); lit && v > 0 {
+				part, k = m.Left, v
+			}
+		}
+		if l, isReq := ch.loadField(part); !isReq && l == load {
+			return k, load + "'s requests", true
+		}
+	}
+	return 0, "", false
+}
+
+// loadField is the load a read of one of its counts is of: requests (isReq), or a part of
+// them, ok, errors, code<NNN> or codes["<NNN>"]; "" for anything else.
+func (ch *exprChecker) loadField(n ast.Node) (load string, isReq bool) {
+	m, ok := n.(*ast.MemberNode)
+	if !ok || m.Optional {
+		return "", false
+	}
+	prop, ok := m.Property.(*ast.StringNode)
+	if !ok {
+		return "", false
+	}
+	root := m.Node
+	field := prop.Value
+	if inner, ok := root.(*ast.MemberNode); ok {
+		// codes["503"]
+		if p, ok := inner.Property.(*ast.StringNode); !ok || p.Value != "codes" {
+			return "", false
+		}
+		root, field = inner.Node, "codes"
+	}
+	id, ok := root.(*ast.IdentifierNode)
+	if !ok || ch.names == nil {
+		return "", false
+	}
+	if _, let := ch.lets[id.Value]; let {
+		return "", false
+	}
+	res := ch.names.Results[id.Value]
+	if res == nil || res.Kind != "load" || res.Sampled {
+		return "", false
+	}
+	switch {
+	case field == "requests":
+		return id.Value, true
+	case field == "ok", field == "errors", field == "codes", loadCodeField.MatchString(field):
+		return id.Value, false
+	}
+	return "", false
+}
+
+// loadCodeField is a load's alias of one code's count: code503, code_1 (socket errors).
+var loadCodeField = regexp.MustCompile(`^code(\d{3}|_1)$`)
 
 // constNumber is the value of a number literal (-1 included).
 func constNumber(n ast.Node) (float64, bool) {

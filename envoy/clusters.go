@@ -161,12 +161,8 @@ func textClusterNames(data []byte) []string {
 }
 
 // healthFlagOrder is Envoy's order of health flags (Host::HealthFlag bits), as health_flags
-// prints them.
-var healthFlagOrder = []string{
-	"failed_active_hc", "failed_outlier_check", "failed_eds_health", "degraded_active_hc",
-	"degraded_eds_health", "pending_dynamic_removal", "pending_active_hc",
-	"excluded_via_immediate_hc_fail", "active_hc_timeout", "eds_status_draining",
-}
+// prints them: the names vet holds a claim's flags to.
+var healthFlagOrder = schema.HealthFlagNames
 
 func healthyFlags(flags string) bool {
 	for f := range strings.SplitSeq(flags, "/") {

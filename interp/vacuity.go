@@ -250,6 +250,12 @@ func checkCannotFailIf(sc *dsl.Scenario, sweptVars, sweptByFlag map[string]bool,
 				j.word, e.Src, n, counts, loads[0])
 		default:
 			what := "each stat it reads from 0 to 1e9 (a counter's delta is never negative when judged, allowReset or not), the numbers it writes and their neighbours"
+			for _, s := range stats {
+				if schema.OnOff(s.Stat) {
+					what += "; " + s.Stat + " only 0 or 1 (Envoy sets a circuit breaker's open gauge to 1 while it is at its limit, else 0)"
+					break
+				}
+			}
 			if len(deltaPairs(sc, plan, j.at, stats)) > 0 {
 				what += "; a delta the difference of the two snapshots it compares, as the judge computes it"
 			}
@@ -1054,6 +1060,9 @@ func (ls *loadSampler) series(i, k int, stats []string, st *dsl.Step) schema.Ser
 				continue // not yet created in this sample
 			}
 			smp.Counters[stat] = ls.stat(i+j*3, m+k*5)
+			if schema.OnOff(stat) {
+				smp.Counters[stat] = min(smp.Counters[stat], 1) // 0 or 1, as Envoy sets it
+			}
 		}
 		ser.Samples = append(ser.Samples, smp)
 	}

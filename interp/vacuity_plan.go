@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // What the plan guarantees of a passing run, for judging whether an expectation can fail: the
@@ -380,8 +381,11 @@ func deltaPairs(sc *dsl.Scenario, p *planOrder, at *dsl.Step, stats []dsl.Ref) m
 // is that value. So after.x - before.x == delta.x holds of every sample, as of every run.
 func statsSample(ls *loadSampler, i int, stats []dsl.Ref, pairs map[int][2]string, allow map[string]bool) []float64 {
 	vals := make([]float64, len(stats))
-	for k := range stats {
+	for k, r := range stats {
 		vals[k] = ls.stat(i, k)
+		if schema.OnOff(r.Stat) {
+			vals[k] = min(vals[k], 1) // a circuit breaker's open gauge: 0 or 1, nothing else
+		}
 	}
 	if len(pairs) == 0 {
 		return vals

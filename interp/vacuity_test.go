@@ -717,3 +717,44 @@ func TestHoldsOfEveryRanOrEnded(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldsOfEveryOpenGauge: a circuit breaker's open gauge
+// (circuit_breakers.<priority>.<x>_open) is only ever 0 or 1 (Envoy sets it to 1 while the
+// breaker is at its limit), so a claim that holds of both, `mid.….rq_pending_open <= 1` or
+// `== 1 || == 0`, holds whatever Envoy did: refused, in a snapshot and in a series. Before,
+// it was drawn from 0 to 1e9 like any stat and accepted. A claim on which of the two it is
+// stays. (The snapshots read an Envoy admin address that no test contacts: vet only.)
+func TestHoldsOfEveryOpenGauge(t *testing.T) {
+	const steps = `local: backends: a: {}
+		steps: [
+			{name: "before", snapshot: {admin: "http://127.0.0.1:15000", cluster: "backend"}},
+			{parallel: [
+				{name: "f", load: {url: "${backends.a.url}/echo", requests: 20}},
+				{name: "mid", at: "100ms", snapshot: {admin: "http://127.0.0.1:15000", cluster: "backend"}},
+				{name: "g", every: "50ms", while: "f", snapshot: {admin: "http://127.0.0.1:15000", cluster: "backend"}},
+			]},
+			{name: "after", snapshot: {admin: "http://127.0.0.1:15000", cluster: "backend"}},
+		]`
+	for _, c := range []struct {
+		expect  string
+		refused bool
+	}{
+		{"mid.circuit_breakers.default.rq_pending_open <= 1", true},
+		{"mid.circuit_breakers.default.rq_pending_open < 2", true},
+		{"mid.circuit_breakers.default.rq_pending_open == 1 || mid.circuit_breakers.default.rq_pending_open == 0", true},
+		{"mid.circuit_breakers.high.cx_open + mid.circuit_breakers.default.rq_open <= 2", true},
+		{"g.max.circuit_breakers.default.rq_pending_open <= 1", true},
+		{"all(g.samples, .circuit_breakers.default.rq_pending_open <= 1)", true},
+
+		{"mid.circuit_breakers.default.rq_pending_open == 1", false},
+		{"mid.circuit_breakers.default.rq_pending_open > 0", false},
+		{"mid.circuit_breakers.default.rq_pending_open == 0", false},
+		{"g.max.circuit_breakers.default.rq_pending_open == 1", false},
+		{"mid.upstream_rq_pending_active <= 1", false}, // a count, not an open gauge
+	} {
+		t.Run(c.expect, func(t *testing.T) {
+			src := "s1: schema.#Scenario & {\n" + steps + "\nexpect: [" + quote(c.expect) + ", \"delta.upstream_rq_total == f.requests\"]\n}"
+			checkRefused(t, src, c.refused)
+		})
+	}
+}

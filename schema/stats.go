@@ -290,7 +290,7 @@ var EnvoyClusterStats = func() *Catalogue {
 		"responses of that origin (canary, internal, external) or that triggered a retry (retry.), by status code or class")
 	c.pattern(`(?:canary|internal|external)\.upstream_rq_time`, "internal.upstream_rq_time.p99", Histogram, Millis, "request time of that origin")
 	c.pattern(`zone\.[^.]+\.[^.]+\.upstream_rq_`+code, "zone.a.b.upstream_rq_2xx", Counter, Count, "responses from one zone to another")
-	c.pattern(`circuit_breakers\.[a-z_]+\.(?:cx_open|cx_pool_open|rq_pending_open|rq_open|rq_retry_open)`, "circuit_breakers.default.rq_pending_open", Gauge, Plain,
+	c.pattern(onOffGauges, "circuit_breakers.default.rq_pending_open", Gauge, Plain,
 		"1 while that circuit breaker is at its limit and admits nothing, else 0 (per priority: default, high)")
 	c.pattern(`circuit_breakers\.[a-z_]+\.remaining_(?:cx|pending|rq|retries|cx_pools)`, "circuit_breakers.default.remaining_pending", Gauge, Count,
 		"what remains until that circuit breaker opens (only with track_remaining)")
@@ -304,6 +304,16 @@ var EnvoyClusterStats = func() *Catalogue {
 	c.livesElsewhere("Envoy's listener manager (listener_manager.NAME), not of a cluster", "listener_added\nlistener_modified\nlistener_removed\ntotal_listeners_active\ntotal_listeners_warming\ntotal_listeners_draining")
 	return c
 }()
+
+// onOffGauges are a circuit breaker's open gauges, which Envoy sets to 1 while it is at its
+// limit and to 0 otherwise: no other value.
+const onOffGauges = `circuit_breakers\.[a-z_]+\.(?:cx_open|cx_pool_open|rq_pending_open|rq_open|rq_retry_open)`
+
+var onOffGauge = regexp.MustCompile("^(?:" + onOffGauges + ")$")
+
+// OnOff says whether stat, an Envoy cluster's stat as a snapshot records it, is only ever 0
+// or 1 (circuit_breakers.default.rq_pending_open): a claim that holds of both proves nothing.
+func OnOff(stat string) bool { return onOffGauge.MatchString(stat) }
 
 // envoyClusterTable is Envoy's cluster statistics (cluster_stats.rst): general, health check,
 // outlier detection, load balancer, subsets, ring hash, Maglev, timeout budgets and request

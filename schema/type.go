@@ -6,6 +6,7 @@ import (
 	"net"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -385,6 +386,45 @@ const (
 // healthFlags is FormHealthFlags' text.
 var healthFlags = regexp.MustCompile(`^(?:healthy|(?:/[a-z_]+)+)$`)
 
+// HealthFlagNames are Envoy's host health flags (Host::HealthFlag), in the order /clusters
+// prints them after slashes: a health_flags value is "healthy" or some of them.
+var HealthFlagNames = []string{
+	"failed_active_hc", "failed_outlier_check", "failed_eds_health", "degraded_active_hc",
+	"degraded_eds_health", "pending_dynamic_removal", "pending_active_hc",
+	"excluded_via_immediate_hc_fail", "active_hc_timeout", "eds_status_draining",
+}
+
+// CanContain reports whether a value of the form can contain s (the contains operator); it
+// is false only where the form's values are known well enough to say: a health_flags value
+// ("healthy", or Envoy's flags after slashes) holds no misspelt flag.
+func (f Form) CanContain(s string) bool {
+	if f != FormHealthFlags || s == "" {
+		return true
+	}
+	anyHas := func(part string, has func(flag, part string) bool) bool {
+		for _, fl := range HealthFlagNames {
+			if has(fl, part) {
+				return true
+			}
+		}
+		return false
+	}
+	parts := strings.Split(s, "/")
+	if len(parts) == 1 {
+		return strings.Contains("healthy", s) || anyHas(s, strings.Contains)
+	}
+	for i, p := range parts {
+		switch {
+		case p == "":
+		case i == 0 && !anyHas(p, strings.HasSuffix),
+			i == len(parts)-1 && !anyHas(p, strings.HasPrefix),
+			i > 0 && i < len(parts)-1 && !slices.Contains(HealthFlagNames, p):
+			return false
+		}
+	}
+	return true
+}
+
 // protoDuration is FormDuration's text.
 var protoDuration = regexp.MustCompile(`^-?[0-9]+(?:\.(?:[0-9]{3}|[0-9]{6}|[0-9]{9}))?s$`)
 
@@ -416,7 +456,15 @@ func (f Form) Holds(s string) bool {
 	case FormDuration:
 		return protoDuration.MatchString(s)
 	case FormHealthFlags:
-		return healthFlags.MatchString(s)
+		if !healthFlags.MatchString(s) {
+			return false
+		}
+		for _, fl := range strings.Split(s, "/")[1:] {
+			if !slices.Contains(HealthFlagNames, fl) {
+				return false // a misspelt flag: Envoy writes none like it
+			}
+		}
+		return true
 	case FormMethod:
 		return s == "" || strings.ToUpper(s) == s && !strings.ContainsAny(s, " /")
 	case FormPath:
