@@ -767,12 +767,17 @@ func repeatMost(r *schema.Repeat, e *Entry) (string, time.Duration) {
 
 // timeoutPos is where a step's timeout value is written.
 func (d *decoder) timeoutPos(s *Step) Pos {
-	if v := d.stepValue[s].LookupPath(cue.MakePath(cue.Str("timeout"))); v.Exists() {
+	return d.stepLitPos(s, "timeout")
+}
+
+// stepLitPos is where the value of a step's own field (timeout, at) is written, else the field.
+func (d *decoder) stepLitPos(s *Step, field string) Pos {
+	if v := d.stepValue[s].LookupPath(cue.MakePath(cue.Str(field))); v.Exists() {
 		if p := d.l.litPos(v); p.IsValid() {
 			return p
 		}
 	}
-	return d.fieldPos(s, "timeout")
+	return d.fieldPos(s, field)
 }
 
 // checkPoll refuses a poll whose interval is not shorter than its timeout (its own, else the

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
@@ -165,7 +166,7 @@ var LintCodes = map[string]string{
 	LintOneReplica:          "a snapshot by selector whose stats an expression reads, where the selector matches pods of workloads the scenario applies that run several replicas (replicas: N, or several Pods) and no load runs from that selector: the snapshot reads one pod's sidecar (the first ready by name), so its counts are one replica's",
 	LintLogFormatLacks:      "an expression reads a field of access-log entries (.cluster, .upstream_host, .details, .duration, …) or a count by one (codes, flags, details) that the one access-log format the scenario applies (the istio ConfigMap's mesh or an IstioOperator's meshConfig: accessLogFormat, or an extensionProviders envoyFileAccessLog logFormat) does not give: read, it has no value, and the expectation errs when it runs",
 	LintAtSiblings:          "an expression that holds the difference of the starts of two children of one parallel block, of different at: offsets, to at least the difference of their offsets, exactly (started.b - started.a >= duration('500ms')): each at: counts from the block's start, and each child starts a few µs after its offset (one without at: after the block's start), so the difference reads a few µs under the offsets' on a correct run; each child's start against the block's (started.<block>) holds",
-	LintGaugeAfterLoads:     "an expectation or an assert that reads, of a snapshot taken after every load of the scenario has ended (and no command or process may run beside it), a level Envoy holds only while requests are in flight: a circuit breaker's open gauge (circuit_breakers.default.rq_pending_open), upstream_rq_active, upstream_rq_pending_active: it is back to 0 then, so a claim that it is 0 holds whatever the load did",
+	LintGaugeAfterLoads:     "an expectation or an assert that reads, of a snapshot taken after every load of the scenario has ended (and no command or process may run beside it), a level Envoy holds only while requests are in flight: a circuit breaker's open gauge (circuit_breakers.default.rq_pending_open), upstream_rq_active, upstream_rq_pending_active, a local backend's rq_active: it is back to 0 then, so a claim that it is 0 holds whatever the load did; a snapshot beside a load in a parallel block at an offset a second or more past the load's planned end (its offset and duration) counts as after it",
 	LintIstioDefault:        "a claim (an expectation, an assert, a config step's until) that a field of a config step's value, read after a step that changes Istio configuration, equals what istiod writes there where the Istio object leaves its field out (route.retry_policy.num_retries == 2, Istio's default attempts; cluster.connect_timeout == \"10s\"; a circuit breaker's 4294967295; lb_policy LEAST_REQUEST; a route's timeout \"0s\"): it holds whether or not the object reached the proxy and whatever it says, and an until so holds at its first read, before istiod's push",
 	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect); or a Kubernetes Service name (backend.lab.svc.cluster.local, backend.lab.svc), which resolves only inside a cluster",
 }
@@ -867,7 +868,33 @@ func (d *decoder) deltaAfterLoads(pr *deltaPair) (*Step, string) {
 // back to 0 once they end: a circuit breaker's open gauge, upstream_rq_active,
 // upstream_rq_pending_active (not upstream_cx_active: a pool keeps its connections open).
 func inFlightGauge(stat string) bool {
-	return schema.OnOff(stat) || stat == "upstream_rq_active" || stat == "upstream_rq_pending_active"
+	return schema.OnOff(stat) || stat == "upstream_rq_active" || stat == "upstream_rq_pending_active" || stat == "rq_active"
+}
+
+// plannedEndSlack is how long after a load's planned end (its offset in a parallel block and
+// its duration) a snapshot beside it is taken for lintGaugeAfterLoads to judge the load ended:
+// fortio stops sending at the duration and waits for the requests in flight, which a second
+// covers unless they are slower than that.
+const plannedEndSlack = time.Second
+
+// plannedAfter says whether snapshot s is planned to start, in the parallel block it shares
+// with load l, at least plannedEndSlack after l's planned end, and gives that end (from the
+// block's start); a load of unknown duration, or steps not both in one parallel block, say no.
+func plannedAfter(plan map[string]*Entry, parent map[*Step]*Step, l, s *Step) (time.Duration, bool) {
+	p := parent[s]
+	if p == nil || p.Kind != "parallel" || parent[l] != p || !s.HasAt {
+		return 0, false
+	}
+	le, se := plan[l.Path], plan[s.Path]
+	if le == nil || se == nil || !le.InBlock.Exact || !se.InBlock.Exact {
+		return 0, false
+	}
+	d := minDuration(le)
+	if d <= 0 {
+		return 0, false
+	}
+	end := le.InBlock.D + d
+	return end, se.InBlock.D >= end+plannedEndSlack
 }
 
 // lintGaugeAfterLoads warns (LintGaugeAfterLoads) of an expectation or assert that reads an
@@ -879,26 +906,51 @@ func (d *decoder) lintGaugeAfterLoads() {
 	if _, ok := sc.LintIgnore[LintGaugeAfterLoads]; ok {
 		return
 	}
+	// plan is the scenario's planned times, made when a claim reads an in-flight level: a
+	// snapshot at an offset beyond a load's planned end beside it (at: "3s" of a 500 ms load)
+	// is taken after it as surely as one after it in a sequence.
+	var plan map[string]*Entry
+	planned := func(l, s *Step) (time.Duration, bool) {
+		if plan == nil {
+			plan = map[string]*Entry{}
+			p := planTimes(sc)
+			for i := range p.Entries {
+				plan[p.Entries[i].Path] = &p.Entries[i]
+			}
+		}
+		return plannedAfter(plan, d.parent, l, s)
+	}
 	// lastLoad is the load that ended last before snapshot s when every load and every step
-	// that may send requests ended before it (or starts after it); nil otherwise.
-	lastLoad := func(s *Step) *Step {
-		var last *Step
+	// that may send requests ended before it (or starts after it); nil otherwise. beside says
+	// the load ended by its planned end, in the parallel block s is in.
+	lastLoad := func(s *Step) (last *Step, end time.Duration, beside bool) {
+		var before, besideLast *Step
 		for _, o := range d.order {
 			if o == s || sendsNoRequest[o.Kind] {
 				continue
 			}
 			if o.Kind == "load" {
-				if !d.endedBefore(o, s) {
-					return nil
+				if d.endedBefore(o, s) {
+					before = o
+					continue
 				}
-				last = o
+				e, ok := planned(o, s)
+				if !ok {
+					return nil, 0, false
+				}
+				if besideLast == nil || e > end {
+					besideLast, end = o, e
+				}
 				continue
 			}
 			if !d.endedBefore(o, s) && !d.endedBefore(s, o) {
-				return nil // a command or process may send beside it
+				return nil, 0, false // a command or process may send beside it
 			}
 		}
-		return last
+		if besideLast != nil {
+			return besideLast, end, true
+		}
+		return before, 0, false
 	}
 	var claims []*Expr
 	claims = append(claims, sc.Expect...)
@@ -926,12 +978,15 @@ func (d *decoder) lintGaugeAfterLoads() {
 				}
 				for _, o := range d.order {
 					if o.Kind == "load" && !d.endedBefore(o, s) && !d.endedBefore(s, o) {
-						watched[r.Stat] = true
+						if _, after := planned(o, s); !after {
+							watched[r.Stat] = true
+						}
 					}
 				}
 			}
 		}
 	}
+	said := map[Pos]bool{}
 	check := func(e *Expr) {
 		for _, r := range e.Refs {
 			if r.Kind != RefSnapshot || !inFlightGauge(r.Stat) || watched[r.Stat] {
@@ -941,9 +996,18 @@ func (d *decoder) lintGaugeAfterLoads() {
 			if s == nil || s.Kind != "snapshot" || s.Every > 0 {
 				continue
 			}
-			l := lastLoad(s)
+			l, end, beside := lastLoad(s)
 			if l == nil {
 				continue
+			}
+			if beside {
+				pos := d.stepLitPos(s, "at")
+				if said[pos] {
+					return
+				}
+				said[pos] = true
+				d.l.warnings = append(d.l.warnings, &Warning{Pos: pos, Code: LintGaugeAfterLoads, Scenario: sc.Name, Msg: fmt.Sprintf("snapshot %s at %s is planned after load %s beside it has ended (planned to end at %s in the block, and given a second for its last requests), yet %s.%s reads it as the load runs: %s is a level held only while requests are in flight, back to 0 once they end, so a claim that it is 0 holds whatever the load did (and one that it is at least 1 fails on a correct run); move snapshot %s inside the load's duration (at: %q), or sample it with every and while", r.Name, fmtDur(s.At), l.Shown, fmtDur(end), r.Name, r.Stat, r.Stat, r.Name, fmtDur(end/2))})
+				return
 			}
 			pos := e.Pos
 			if i := strings.Index(e.Src, r.Name+"."+r.Stat); i >= 0 {
