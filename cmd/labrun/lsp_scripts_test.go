@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -176,33 +174,9 @@ func mapKeys(ms ...map[string][]string) func(func(string) bool) {
 // dir, each written as editorSays writes a diagnostic.
 func vetSaysByFile(t *testing.T, bin, dir, file string) map[string][]string {
 	t.Helper()
-	cmd := exec.Command(bin, "vet", "-o", "json", file)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	stdout, err := cmd.Output()
-	if code := exitCodeOf(err); code != 0 && code != exitInvalid {
-		t.Fatalf("vet: %v\n%s", err, stdout)
-	}
-	type pos struct {
-		File      string
-		Line, Col int
-	}
-	var v struct {
-		Errors []struct {
-			Pos     pos
-			Message string
-			Also    []pos
-		}
-		Warnings []struct {
-			Pos           pos
-			Code, Message string
-		}
-	}
-	if err := json.Unmarshal(stdout, &v); err != nil {
-		t.Fatalf("vet -o json: %v\n%s", err, stdout)
-	}
+	v := runVetJSON(t, bin, dir, file)
 	out := map[string][]string{filepath.Join(dir, file): nil}
-	abs := func(p pos) string {
+	abs := func(p vetPos) string {
 		if p.File == "" {
 			return filepath.Join(dir, file)
 		}

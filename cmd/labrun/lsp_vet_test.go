@@ -98,9 +98,27 @@ func TestLSPSaysWhatVetSays(t *testing.T) {
 	}
 }
 
-// vetSays runs `labrun vet -o json FILE` in dir and returns its problems and warnings as
-// editorSays writes diagnostics, sorted.
-func vetSays(t *testing.T, bin, dir, file string) []string {
+// vetPos is a position in `labrun vet -o json`'s output.
+type vetPos struct {
+	File      string
+	Line, Col int
+}
+
+// vetOutput is what `labrun vet -o json` writes: its problems and warnings.
+type vetOutput struct {
+	Errors []struct {
+		Pos     vetPos
+		Message string
+		Also    []vetPos
+	}
+	Warnings []struct {
+		Pos           vetPos
+		Code, Message string
+	}
+}
+
+// runVetJSON runs `labrun vet -o json FILE` in dir and decodes what it writes.
+func runVetJSON(t *testing.T, bin, dir, file string) vetOutput {
 	t.Helper()
 	cmd := exec.Command(bin, "vet", "-o", "json", file)
 	cmd.Dir = dir
@@ -109,25 +127,19 @@ func vetSays(t *testing.T, bin, dir, file string) []string {
 	if code := exitCodeOf(err); code != 0 && code != exitInvalid {
 		t.Fatalf("vet: %v\n%s", err, stdout)
 	}
-	type pos struct {
-		File      string
-		Line, Col int
-	}
-	var v struct {
-		Errors []struct {
-			Pos     pos
-			Message string
-			Also    []pos
-		}
-		Warnings []struct {
-			Pos           pos
-			Code, Message string
-		}
-	}
+	var v vetOutput
 	if err := json.Unmarshal(stdout, &v); err != nil {
 		t.Fatalf("vet -o json: %v\n%s", err, stdout)
 	}
-	at := func(p pos) string {
+	return v
+}
+
+// vetSays runs `labrun vet -o json FILE` in dir and returns its problems and warnings as
+// editorSays writes diagnostics, sorted.
+func vetSays(t *testing.T, bin, dir, file string) []string {
+	t.Helper()
+	v := runVetJSON(t, bin, dir, file)
+	at := func(p vetPos) string {
 		if p.Line == 0 {
 			return "1:1"
 		}
