@@ -2,14 +2,12 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"labrun.dev/labrun/cmd/labrun/internal/e2ebin"
-	"labrun.dev/labrun/lsp/lsptest"
 )
 
 // TestLSPSecretSweepKeepsTheStream: `labrun lsp` speaks on labrun's stdout, which hides
@@ -35,26 +33,7 @@ func TestLSPSecretSweepKeepsTheStream(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(bin, "lsp")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := lsptest.Connect(t, processStream{out, in})
-	t.Cleanup(func() {
-		c.Shutdown()
-		_ = cmd.Wait()
-	})
-	c.Initialize(uriOf(dir))
+	c := serveLSPProcess(t, bin, dir)
 
 	uri := uriOf(filepath.Join(dir, "a/x.cue"))
 	n := c.Count()

@@ -50,6 +50,33 @@ func serveLSP(t *testing.T, dir string) *lsptest.Client {
 	return c
 }
 
+// serveLSPProcess starts `bin lsp` in dir, as an editor does, and connects to it; the test's
+// cleanup shuts it down and waits for it.
+func serveLSPProcess(t *testing.T, bin, dir string) *lsptest.Client {
+	t.Helper()
+	cmd := exec.Command(bin, "lsp")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := lsptest.Connect(t, processStream{out, in})
+	t.Cleanup(func() {
+		c.Shutdown()
+		_ = cmd.Wait()
+	})
+	c.Initialize(uriOf(dir))
+	return c
+}
+
 func uriOf(path string) string { return "file://" + filepath.ToSlash(path) }
 
 // TestLSPBar is issue 33's bar, driven as an editor drives the server: after didOpen of a

@@ -17,7 +17,6 @@ import (
 
 	"labrun.dev/labrun/cmd/labrun/internal/e2ebin"
 	"labrun.dev/labrun/dsl"
-	"labrun.dev/labrun/lsp/lsptest"
 )
 
 // TestLSPSaysWhatVetSays: the editor says what vet says. For every case of testdata/malformed,
@@ -34,26 +33,7 @@ func TestLSPSaysWhatVetSays(t *testing.T) {
 	bin := e2ebin.BuildTagged(t, ".", "")
 
 	root := t.TempDir()
-	cmd := exec.Command(bin, "lsp")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	c := lsptest.Connect(t, processStream{out, in})
-	t.Cleanup(func() {
-		c.Shutdown()
-		_ = cmd.Wait()
-	})
-	c.Initialize(uriOf(root))
+	c := serveLSPProcess(t, bin, root)
 
 	for _, mc := range cases {
 		t.Run(mc.file, func(t *testing.T) {
