@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 
 	"labrun.dev/labrun/internal/kubeshape"
@@ -42,19 +43,33 @@ func checkLookupKind(c Checker, prefix, kind, apiVersion string) {
 // cluster does not serve deletes nothing, and the step fails, or with ignoreNotFound passes
 // having deleted nothing. Their other fields are not the delete's concern.
 func checkDeletedObjects(c Checker, objs []Object) {
-	if c.ExpectsFailure() {
-		return
-	}
-	for i, o := range objs {
-		field := fmt.Sprintf("objects.%d", i)
-		if k, ok := o["kind"].(string); !ok || strings.ContainsAny(k, " /.") {
-			continue // said by checkObjects
-		}
-		if c.Templated(field+".kind") || c.Templated(field+".apiVersion") {
-			continue // known when the step runs
-		}
+	for field, o := range kindedObjects(c, objs) {
 		if f, msg := ObjectKindProblem(o); msg != "" {
 			c.ValueErrorf(field+"."+f, "%s; a delete of it deletes nothing: the step fails, or passes with ignoreNotFound", msg)
+		}
+	}
+}
+
+// kindedObjects yields, with its field (objects.N), each object of objs whose kind vet can
+// judge now: none in a step written to fail (what the API server refuses is what it tests),
+// not one whose kind checkObjects refuses, nor one whose kind or apiVersion is templated
+// (known when the step runs).
+func kindedObjects(c Checker, objs []Object) iter.Seq2[string, Object] {
+	return func(yield func(string, Object) bool) {
+		if c.ExpectsFailure() {
+			return
+		}
+		for i, o := range objs {
+			field := fmt.Sprintf("objects.%d", i)
+			if k, ok := o["kind"].(string); !ok || strings.ContainsAny(k, " /.") {
+				continue // said by checkObjects
+			}
+			if c.Templated(field+".kind") || c.Templated(field+".apiVersion") {
+				continue // known when the step runs
+			}
+			if !yield(field, o) {
+				return
+			}
 		}
 	}
 }
