@@ -101,6 +101,12 @@ func (ru *run) join(ctx context.Context, bg *bgScope, err error) error {
 // every one that failed.
 func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
 	var failed []error
+	// ended is when the step before, run in the foreground, ended (its record's end): the
+	// next step is planned then, not when this loop reads the clock after the step's end was
+	// said (progress written to a slow terminal or pipe, a descheduled goroutine), which a
+	// record would show as a step planned later than the one before it ended, and replay
+	// refuses as an edit.
+	var ended time.Time
 	for i, s := range steps {
 		if err := ctx.Err(); err != nil {
 			cause := context.Cause(ctx)
@@ -112,6 +118,10 @@ func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
 			return joinErrors(append(failed, cause))
 		}
 		planned := ru.clock.Now()
+		if !ended.IsZero() && ended.Before(planned) {
+			planned = ended
+		}
+		ended = time.Time{}
 		switch {
 		case s.Background && s.Every == 0:
 			ru.background(ctx, s, planned, false)
@@ -130,7 +140,9 @@ func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
 			// A sampler in a sequence samples on while the sequence goes on.
 			ru.background(ctx, s, planned, false)
 		default:
-			if err := ru.timed(ctx, s, planned, false); err != nil {
+			err := ru.timed(ctx, s, planned, false)
+			ended = ru.endOf(s)
+			if err != nil {
 				if s.Phase != dsl.PhaseCleanup {
 					return err
 				}
@@ -139,6 +151,21 @@ func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
 		}
 	}
 	return joinErrors(failed)
+}
+
+// endOf is when the last record of s (its latest run) says it ended; zero when there is none.
+func (ru *run) endOf(s *dsl.Step) time.Time {
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	for i := len(ru.rec.Steps) - 1; i >= 0; i-- {
+		if sr := ru.rec.Steps[i]; sr.Path == s.Path {
+			if sr.Outcome == "" {
+				return time.Time{}
+			}
+			return ru.rec.Start.Add(sr.End)
+		}
+	}
+	return time.Time{}
 }
 
 // joinErrors is nil for none, the error itself for one, else their errors.Join. An error

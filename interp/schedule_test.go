@@ -192,6 +192,44 @@ func TestParallelOffsetsFromItsRecordedStart(t *testing.T) {
 	})
 }
 
+// TestSequencePlansAStepWhenTheOneBeforeEnded: a step of a sequence is planned when the step
+// before it ended, as that step's record holds it, whatever happens between that end and the
+// sequence's next turn. An observer that takes 60 ms over a step's end (a slow terminal or pipe;
+// on a loaded machine the scheduler alone) planned the next step 60 ms after the end, and replay
+// refused the genuine record: "it was planned at 70ms, but the step before it in its sequence,
+// a, ended at 10ms".
+func TestSequencePlansAStepWhenTheOneBeforeEnded(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	steps: [
+		{name: "a", sleep: "10ms"},
+		{name: "b", sleep: "10ms"},
+	]
+	expect: ["ended.b > ended.a"]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		slow := func(ev interp.Event) {
+			if ev.Step != nil && ev.Step.Name == "a" && ev.Ended {
+				time.Sleep(60 * time.Millisecond)
+			}
+		}
+		rec := interp.New((&fakes.World{}).Target(), interp.WithObserver(slow)).Run(context.Background(), context.Background(), sc)
+		var aEnd time.Duration
+		for _, s := range rec.Steps {
+			if s.Name == "a" {
+				aEnd = s.End
+			}
+		}
+		for _, s := range rec.Steps {
+			if s.Name == "b" && s.Planned != aEnd {
+				t.Errorf("b planned at %s, want when a ended (%s)", s.Planned, aEnd)
+			}
+		}
+		if err := interp.OutcomeContradictions(rec, sc); err != nil {
+			t.Errorf("replay would refuse the run's own record: %v", err)
+		}
+	})
+}
+
 // TestTimeoutCountsFromTheRecordedStart: a step's timeout counts from its start as its record
 // holds it. The timeout's clock started after the step's start event: an observer that took
 // 60 ms over it let a 100 ms step's 50 ms sleep pass at 110 ms, and replay refused the run's
