@@ -22,6 +22,9 @@ import (
 // built-in kind does not have, and a field of an apply's files' object that its built-in or
 // Istio kind refuses (schema.ObjectProblems).
 //
+// A delete's files' objects are held to their kind and apiVersion as its objects written in
+// CUE are (schema.ObjectKindProblem).
+//
 // Every file a step reads (apply, delete, wait) is also refused an object of KUTTL's own kinds
 // (TestStep, TestAssert: a test's settings, which the API server serves no kind for) or of
 // Chainsaw's (Test, Configuration, StepTemplate), and a
@@ -70,6 +73,16 @@ func (d *decoder) checkFilePartials() {
 						schema.ObjectProblems(o.Object, true, func(fpath []string, msg string, _ bool) {
 							at(fpath, "%s: %s", strings.Join(fpath, "."), msg)
 						})
+					}
+					if _, del := s.Params.(*schema.Delete); del && !s.ExpectFail {
+						// As a delete's objects written in CUE (schema.ObjectKindProblem):
+						// looked up as written, a kind the cluster does not serve deletes
+						// nothing.
+						if k, ok := o.Object["kind"].(string); ok && !strings.ContainsAny(k, " /.") {
+							if f, msg := schema.ObjectKindProblem(o.Object); msg != "" {
+								at([]string{f}, "%s: %s; a delete of it deletes nothing: the step fails, or passes with ignoreNotFound", f, msg)
+							}
+						}
 					}
 					if !wait {
 						continue
