@@ -149,6 +149,45 @@ func TestLSPBar(t *testing.T) {
 	}
 }
 
+// neovimDir skips the test where Neovim is not installed or under -short (runNeovim builds
+// the labrun binary), and returns a directory for its files.
+func neovimDir(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("nvim"); err != nil {
+		t.Skip("nvim is not installed (Debian: apt-get install neovim)")
+	}
+	if testing.Short() {
+		t.Skip("builds the labrun binary; skipped with -short")
+	}
+	return t.TempDir()
+}
+
+// runNeovim runs the Lua script (testdata/nvim) in a headless Neovim in dir, with the built
+// labrun as LABRUN, env added, and returns what the script wrote to OUT.
+func runNeovim(t *testing.T, dir, script string, env ...string) string {
+	t.Helper()
+	bin := e2ebin.BuildTagged(t, ".", "")
+	script, err := filepath.Abs(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.txt")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "nvim", "--headless", "-u", "NONE", "-c", "luafile "+script)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "LABRUN="+bin, "OUT="+out, "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir), env...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nvim: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("what Neovim saw:\n%s", b)
+	return string(b)
+}
+
 func keysOf(m map[string]bool) []string {
 	var out []string
 	for k := range m {
@@ -161,38 +200,12 @@ func keysOf(m map[string]bool) []string {
 // setup docs/editor.md gives (testdata/nvim/lsp.lua): both problems at their columns as
 // Neovim decodes them, completion, hover, definition and the quick fix applied.
 func TestLSPInNeovim(t *testing.T) {
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		t.Skip("nvim is not installed (Debian: apt-get install neovim)")
-	}
-	if testing.Short() {
-		t.Skip("builds the labrun binary; skipped with -short")
-	}
-	bin := e2ebin.BuildTagged(t, ".", "")
-	dir := t.TempDir()
+	dir := neovimDir(t)
 	file := filepath.Join(dir, "lab.cue")
 	if err := os.WriteFile(file, []byte(lspScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script, err := filepath.Abs("testdata/nvim/lsp.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out.txt")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "-u", "NONE", "-c", "luafile "+script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LABRUN="+bin, "LAB_FILE="+file, "OUT="+out, "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("nvim: %v\n%s", err, b)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := string(b)
-	t.Logf("what Neovim saw:\n%s", got)
+	got := runNeovim(t, dir, "testdata/nvim/lsp.lua", "LAB_FILE="+file)
 	line := strings.Split(lspScenario, "\n")[8]
 	byteCol := strings.Index(line, "requestz")
 	for _, w := range []string{
