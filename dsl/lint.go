@@ -16,6 +16,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"labrun.dev/labrun/internal/kubeshape"
 	"labrun.dev/labrun/schema"
 )
 
@@ -121,6 +122,9 @@ const (
 	// breaker's open gauge, upstream_rq_active, upstream_rq_pending_active) read of a snapshot
 	// taken after every load has ended.
 	LintGaugeAfterLoads = "gauge-after-loads"
+	// LintStatusDropped: an apply of an object's status without subresource: "status", of a
+	// kind the API server keeps the status of apart (a status subresource): it drops it.
+	LintStatusDropped = "status-dropped"
 )
 
 // LintCodeList is the codes of LintCodes, sorted: a record keeps those its labrun knew, and its
@@ -167,6 +171,7 @@ var LintCodes = map[string]string{
 	LintLogFormatLacks:      "an expression reads a field of access-log entries (.cluster, .upstream_host, .details, .duration, …) or a count by one (codes, flags, details) that the one access-log format the scenario applies (the istio ConfigMap's mesh or an IstioOperator's meshConfig: accessLogFormat, or an extensionProviders envoyFileAccessLog logFormat) does not give: read, it has no value, and the expectation errs when it runs",
 	LintAtSiblings:          "an expression that holds the difference of the starts of two children of one parallel block, of different at: offsets, to at least the difference of their offsets, exactly (started.b - started.a >= duration('500ms')): each at: counts from the block's start, and each child starts a few µs after its offset (one without at: after the block's start), so the difference reads a few µs under the offsets' on a correct run; each child's start against the block's (started.<block>) holds",
 	LintGaugeAfterLoads:     "an expectation or an assert that reads, of a snapshot taken after every load of the scenario has ended (and no command or process may run beside it), a level Envoy holds only while requests are in flight: a circuit breaker's open gauge (circuit_breakers.default.rq_pending_open), upstream_rq_active, upstream_rq_pending_active, a local backend's rq_active: it is back to 0 then, so a claim that it is 0 holds whatever the load did; a snapshot beside a load in a parallel block at an offset a second or more past the load's planned end (its offset and duration) counts as after it",
+	LintStatusDropped:       "an apply (without subresource: \"status\") of an object that writes its status, of a kind whose status the API server keeps apart (a built-in kind with a status, an Istio kind: a status subresource): the API server drops the status on a write of the object itself, so it never reaches the cluster, and a claim over it reads what the cluster's controllers write",
 	LintIstioDefault:        "a claim (an expectation, an assert, a config step's until) that a field of a config step's value, read after a step that changes Istio configuration, equals what istiod writes there where the Istio object leaves its field out (route.retry_policy.num_retries == 2, Istio's default attempts; cluster.connect_timeout == \"10s\"; a circuit breaker's 4294967295; lb_policy LEAST_REQUEST; a route's timeout \"0s\"): it holds whether or not the object reached the proxy and whatever it says, and an until so holds at its first read, before istiod's push",
 	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect); or a Kubernetes Service name (backend.lab.svc.cluster.local, backend.lab.svc), which resolves only inside a cluster",
 }
@@ -238,6 +243,7 @@ func (d *decoder) lint() {
 		kind, _ := a.obj["kind"].(string)
 		spec, _ := a.obj["spec"].(map[string]any)
 		field := fmt.Sprintf("objects.%d", objIndex(objs, i))
+		lintStatusDropped(a, kind, field, warn)
 		switch kind {
 		case "DestinationRule":
 			host, _ := spec["host"].(string)
@@ -1627,6 +1633,27 @@ func objIndex(objs []applied, i int) int {
 		}
 	}
 	return n
+}
+
+// lintStatusDropped warns of an apply that writes an object's status, of a kind whose status
+// the API server keeps apart, without subresource: "status": a write of the object itself
+// leaves the status as it was (an update, a server-side apply) or empty (a create).
+func lintStatusDropped(a applied, kind, field string, warn func(s *Step, field, code, format string, args ...any)) {
+	if _, ok := a.obj["status"]; !ok {
+		return
+	}
+	p, ok := a.step.Params.(*schema.Apply)
+	if !ok || p.Subresource == "status" {
+		return
+	}
+	apiVersion, _ := a.obj["apiVersion"].(string)
+	sh, name := kubeshape.Known(apiVersion, kind)
+	if sh == nil || sh.Kind != kubeshape.Object || sh.Fields["status"] == nil {
+		return
+	}
+	md, _ := a.obj["metadata"].(map[string]any)
+	objName, _ := md["name"].(string)
+	warn(a.step, field+".status", LintStatusDropped, "this apply writes the status of %s %s, which the API server keeps apart (a status subresource) and drops from a write of the object itself: the status written here never reaches the cluster, and a claim over it reads what the cluster's controllers write; write it in an apply of its own with subresource: \"status\" (once the object exists), or leave it out", name, objName)
 }
 
 // clusterHost is the host of an Istio cluster name "outbound|8080|subset|host".
