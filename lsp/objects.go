@@ -20,6 +20,9 @@ type object struct {
 	kind  string           // as the API spells it
 	shape *kubeshape.Shape // the whole object's
 	below []string         // the path from the object to the cursor's value
+	// statusDropped: the object is an apply's without subresource: "status", whose status
+	// the API server drops (vet's lint status-dropped); completion leaves status out.
+	statusDropped bool
 }
 
 // objectAt finds the innermost object around pl; nil when there is none. A step kind's own
@@ -40,9 +43,21 @@ func objectAt(pl *place) *object {
 		if sh == nil {
 			return nil
 		}
-		return &object{kind: name, shape: sh, below: pl.path[st.depth:]}
+		return &object{kind: name, shape: sh, below: pl.path[st.depth:], statusDropped: inApplyOfObject(pl, i)}
 	}
 	return nil
+}
+
+// inApplyOfObject says whether the object whose struct is pl.structs[i] is written in an apply
+// step that writes objects themselves, not their status subresource.
+func inApplyOfObject(pl *place, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		st := pl.structs[j]
+		if st.depth > 0 && pl.path[st.depth-1] == "apply" {
+			return stringField(st.lit, "subresource") != "status"
+		}
+	}
+	return false
 }
 
 // stringField is the string a struct literal's field label writes, unquoted; "" when it has
@@ -105,7 +120,7 @@ func completeObjectFields(pl *place, t *text, off int) ([]protocol.CompletionIte
 	}
 	var items []protocol.CompletionItem
 	for i, name := range at.FieldNames() {
-		if pl.present[name] {
+		if pl.present[name] || (name == "status" && len(obj.below) == 0 && obj.statusDropped) {
 			continue
 		}
 		doc := fmt.Sprintf("%s %s", obj.kind, strings.Join(append(append([]string{}, obj.below...), name), "."))

@@ -32,8 +32,11 @@ s: schema.#Scenario & {
 		{apply: objects: [_dr, {
 			apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: name: "web2"
 			spec: {host: "web", trafficPolicy: loadBalancer: simple: "ROUND"}
-		}, {apiVersion: "apps/v1", kind: "Deployment", metadata: name: "web", spec: {rep}}]},
+		}, {apiVersion: "apps/v1", kind: "Deployment", metadata: name: "web", spec: {rep}},
+			{apiVersion: "apps/v1", kind: "StatefulSet", metadata: name: "db", st}]},
 		{name: "g", get: {apiVersion: "networking.istio.io/v1", kind: "DestinationRule", name: "web", }},
+		{apply: {subresource: "status", objects: [{apiVersion: "apps/v1", kind: "Deployment", metadata: name: "web", sta}]}},
+		{wait: match: {apiVersion: "apps/v1", kind: "Deployment", metadata: name: "web", stat}},
 	]
 }
 `
@@ -48,6 +51,10 @@ s: schema.#Scenario & {
 		{"an enum's values", `"ROUND"`, len(`"ROUND`), []string{"ROUND_ROBIN"}, []string{"LEAST_CONN"}},
 		{"a Deployment's spec", `{rep}`, len(`{rep`), []string{"replicas", "selector", "template"}, []string{"metadata"}},
 		{"a get step", `name: "web", }`, len(`name: "web", `), nil, []string{"spec", "metadata"}},
+		// An apply of the object itself drops its status (vet's lint status-dropped).
+		{"an apply's StatefulSet", `"db", st}`, len(`"db", st`), []string{"spec"}, []string{"status", "metadata"}},
+		{"an apply of the status subresource", `sta}`, len(`sta`), []string{"status"}, []string{"metadata"}},
+		{"a wait's match", `stat}`, len(`stat`), []string{"status", "spec"}, []string{"metadata"}},
 	}
 	for _, tt := range tests {
 		line, col := at(t, src, tt.mark, tt.delta)
