@@ -86,6 +86,21 @@ func JUnit(path string, recs []*interp.Record, notStarted []NotStarted, docs ...
 // report (labrun run of a spec refused, merge of records it refused): one suite, named for the
 // command, of one error case whose message says so with the exit code, its text why.
 func JUnitRefused(path, command string, code int, why string) error {
+	return junitOfInvocation(path, command, "refused", fmt.Sprintf("%s ended before any run (exit %d)", command, code), code, why)
+}
+
+// JUnitAbandoned writes the JUnit file of an invocation that an interrupt ended at once,
+// before it wrote the file its runs would have (a third interrupt, a run still not stopped
+// after the second): one suite, named for the command, of one error case of type
+// "interrupted" that says so with the exit code, its text why. An older file left in its
+// place would read as this invocation's results.
+func JUnitAbandoned(path, command string, code int, why string) error {
+	return junitOfInvocation(path, command, "interrupted", fmt.Sprintf("%s was interrupted and exited before its runs' results were written (exit %d)", command, code), code, why)
+}
+
+// junitOfInvocation writes one suite, named for the command, of one error case of the given
+// outcome.
+func junitOfInvocation(path, command, outcome, message string, code int, why string) error {
 	host, err := os.Hostname()
 	if err != nil || strings.TrimSpace(host) == "" {
 		host = "localhost"
@@ -93,9 +108,9 @@ func JUnitRefused(path, command string, code int, why string) error {
 	out := junitSuites{Suites: []junitSuite{{
 		Name: command, Package: "labrun", Hostname: host,
 		Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"), Time: seconds(0), Tests: 1, Errors: 1,
-		Properties: []junitProperty{{"outcome", "refused"}, {"exit", strconv.Itoa(code)}},
+		Properties: []junitProperty{{"outcome", outcome}, {"exit", strconv.Itoa(code)}},
 		Cases: []junitCase{{Name: "invocation", Classname: command, Time: seconds(0),
-			Error: &junitMessage{Type: "refused", Message: fmt.Sprintf("%s ended before any run (exit %d)", command, code), Text: why}}},
+			Error: &junitMessage{Type: outcome, Message: message, Text: why}}},
 	}}}
 	b, err := xml.MarshalIndent(out, "", "  ")
 	if err != nil {
