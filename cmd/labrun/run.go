@@ -1320,6 +1320,9 @@ func (p *process) junitOfRefusal(command, path string, err error) error {
 	if why == "" {
 		why = "see labrun's error output"
 	}
+	// Into a folder not made yet, as a run's (checkWritable): a refusal comes before that.
+	// (A folder that cannot be made is said by the write's error below.)
+	_ = os.MkdirAll(filepath.Dir(inCwd(p.Cwd, path)), 0o755)
 	if werr := report.JUnitRefused(inCwd(p.Cwd, path), "labrun "+command, code, why); werr != nil {
 		fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", werr)
 	}
