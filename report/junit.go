@@ -79,7 +79,7 @@ func JUnit(path string, recs []*interp.Record, notStarted []NotStarted, docs ...
 	if err != nil {
 		return err
 	}
-	return WriteFile(path, b)
+	return writeJUnit(path, b)
 }
 
 // JUnitRefused writes the JUnit file of an invocation that ended before any run it would
@@ -116,7 +116,24 @@ func junitOfInvocation(path, command, outcome, message string, code int, why str
 	if err != nil {
 		return err
 	}
-	return WriteFile(path, append([]byte(xml.Header), append(b, '\n')...))
+	return writeJUnit(path, append([]byte(xml.Header), append(b, '\n')...))
+}
+
+// writeJUnit writes b at path; when it cannot (a full disk, a file-size limit), it removes
+// the file an earlier invocation left there: read as this one's results by a CI that
+// publishes the JUnit whatever the exit code, its passes stood for a run that failed. A
+// device, a pipe or a link there is left alone.
+func writeJUnit(path string, b []byte) error {
+	err := WriteFile(path, b)
+	if err == nil {
+		return nil
+	}
+	if fi, serr := os.Lstat(path); serr == nil && fi.Mode().IsRegular() {
+		if rerr := os.Remove(path); rerr == nil {
+			return fmt.Errorf("%w (the older file there is removed, lest it be read as this invocation's results)", err)
+		}
+	}
+	return err
 }
 
 // NotStarted is a planned run that never started: its unit's id, scenario and file, and why.
