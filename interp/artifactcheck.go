@@ -153,7 +153,10 @@ func ArtifactContradictions(rec *Record, sc *dsl.Scenario, data map[*ArtifactRec
 				whole := !slices.ContainsFunc(sr.Warnings, func(w string) bool { return strings.HasPrefix(w, "the log could not be saved whole") })
 				c = logsContradiction(name, q, arts, data, res.Value, whole, rec.Version, sr.Warnings)
 			}
-			if c == "" && q.Process != "" && len(rs) == 1 {
+			// Lines dropped before the step read them (its warning, schema.DroppedWhy) are
+			// in the process's output and not in logs.txt: such a result has no value for a
+			// claim (LogResult.Dropped), and a record without that warning is compared.
+			if c == "" && q.Process != "" && len(rs) == 1 && !slices.Contains(sr.Warnings, schema.DroppedWhy) {
 				c = processLogsContradiction(rec, sr, q, arts, data)
 			}
 		case *schema.Snapshot:
@@ -527,6 +530,11 @@ func logsContradiction(name string, p *schema.Logs, arts []*ArtifactRecord, data
 		got.Missed = rec.Missed
 		if w, ok := missedWarning(warnings); ok && w != rec.Missed {
 			return fmt.Sprintf("its warning says the read may have missed pods (%s), but the record's result says %q", w, rec.Missed)
+		}
+		// Lines dropped before the step read them are the run's word too (its warning).
+		got.Dropped = rec.Dropped
+		if slices.Contains(warnings, schema.DroppedWhy) != (rec.Dropped != "") {
+			return fmt.Sprintf("its warnings and the record's result disagree on whether lines were dropped before it read them (result: %q)", rec.Dropped)
 		}
 		if where, want, have, ok := firstDifference(name, jsonForm(got), jsonForm(rec)); ok {
 			return fmt.Sprintf("its %s gives %s = %s, but the record's result has %s", artifactFile(a), where, want, have)

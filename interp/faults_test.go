@@ -161,11 +161,19 @@ func TestCleanupAbandoned(t *testing.T) {
 
 // streamer is an Executor that writes n bytes of output to the step's writer, as a command
 // printing without end does.
-type streamer struct{ n int }
+type streamer struct {
+	n      int
+	middle string // written once, half-way
+}
 
 func (s streamer) Exec(ctx context.Context, req schema.Exec) (schema.ExecResult, error) {
 	chunk := []byte(strings.Repeat("0123456789abcde\n", 4096))
 	for written := 0; written < s.n; written += len(chunk) {
+		if s.middle != "" && written == s.n/2 {
+			if _, err := io.WriteString(req.Stdout, s.middle); err != nil {
+				return schema.ExecResult{}, err
+			}
+		}
 		if _, err := req.Stdout.Write(chunk); err != nil {
 			return schema.ExecResult{}, err
 		}
@@ -217,6 +225,36 @@ s: schema.#Scenario & {
 	rec = interp.New(tg, interp.WithSpool(t.TempDir())).Run(context.Background(), context.Background(), sc)
 	if rec.Outcome == interp.Passed || len(rec.Expectations) != 1 || !strings.Contains(rec.Expectations[0].Reason, "more to its stdout than labrun keeps") {
 		t.Errorf("a claim over a cut stdout: outcome %s, %+v", rec.Outcome, rec.Expectations)
+	}
+}
+
+// TestExecCaptureOfCutOutput: an exec's capture is matched over the stdout labrun keeps; of
+// a stdout cut (its first and last MiB kept), reading captured is an error, as reading stdout
+// is. Before, !has(big.captured, "errors") and len(big.captured) == 0 passed of a command
+// that printed errors=7 in the part not kept, and a group matched in the head or the tail was
+// taken for the first match.
+func TestExecCaptureOfCutOutput(t *testing.T) {
+	for _, expr := range []string{
+		`!has(big.captured, "errors")`,
+		`len(big.captured) == 0`,
+		`big.captured.errors != "7"`,
+		`big.captured.first == "0123456789abcde"`, // matched in the head: still a part
+	} {
+		t.Run(expr, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "big", exec: {argv: ["printer"], capture: "errors=(?P<errors>[0-9]+)|(?P<first>[0-9a-e]+)"}}]
+	expect: [`+strconv.Quote(expr)+`]
+}
+`)
+			tg := (&fakes.World{}).Target()
+			tg.Exec = streamer{n: 8 << 20, middle: "errors=7\n"}
+			rec := interp.New(tg, interp.WithSpool(t.TempDir())).Run(context.Background(), context.Background(), sc)
+			if rec.Outcome == interp.Passed || len(rec.Expectations) != 1 || rec.Expectations[0].Outcome != interp.Errored ||
+				!strings.Contains(rec.Expectations[0].Reason, "more to its stdout than labrun keeps") || !strings.Contains(rec.Expectations[0].Reason, "its capture would be matched over part of it") {
+				t.Errorf("a claim over the capture of a cut stdout: outcome %s, %+v", rec.Outcome, rec.Expectations[0])
+			}
+		})
 	}
 }
 

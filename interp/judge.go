@@ -682,7 +682,8 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 			// A whole capture compared: {} where nothing matched, and two such are equal.
 			switch r := x.Value.(type) {
 			case schema.ExecResult:
-				if len(r.Captured) == 0 {
+				// (Of a stdout cut, reading captured at all is the error: schema's capturedWhole.)
+				if len(r.Captured) == 0 && !r.StdoutCut {
 					return fmt.Sprintf("%s.captured has no value: the capture of %q matched nothing in its stdout, so comparing it says nothing of what was captured; compare its groups, or claim len(%s.captured) == 0", c.Step, c.Step, c.Step)
 				}
 			case schema.LogResult:
@@ -696,7 +697,7 @@ func (j *Judge) noValue(e *dsl.Expr) string {
 			continue
 		}
 		if x := j.rec.Results[c.Step]; x != nil && !c.Guarded {
-			if r, ok := x.Value.(schema.ExecResult); ok {
+			if r, ok := x.Value.(schema.ExecResult); ok && !r.StdoutCut {
 				if _, has := r.Captured[c.Group]; !has && len(r.Captured) > 0 {
 					return fmt.Sprintf("%s.captured.%s has no value: group %s took no part in the match the capture of %q found in its stdout (it sits in an alternative the match did not take)", c.Step, c.Group, c.Group, c.Step)
 				} else if !has {

@@ -344,3 +344,59 @@ s: schema.#Scenario & {
 		})
 	}
 }
+
+// TestInterruptedRunSaysItsCleanupFailed: a run interrupted whose cleanup then failed, or
+// whose cleanup a second interrupt abandoned, says so in its error (the verdict line, the
+// reports' "stopped by", the JUnit's run case) and in its replay's verdict. Before, its error
+// was "interrupted" alone, after "running cleanup" on the console: as if the cleanup had done
+// its work, though a step that was to undo the run's changes had failed or never ended.
+func TestInterruptedRunSaysItsCleanupFailed(t *testing.T) {
+	for _, tc := range []struct {
+		name, cleanup string
+		abandon       bool
+		want, wantIn  string // the error's start, and what it says after
+	}{
+		{"cleanup failed", `{name: "c", exec: argv: ["boom"]}`, false, `interrupted; cleanup: `, `s.cue:8:12: c (exec): exited with code 1, expected 0`},
+		{"cleanup abandoned", `{sleep: "30s"}, {name: "c", exec: argv: ["ok"]}`, true, `interrupted; cleanup: abandoned by a second interrupt`, ""},
+		{"cleanup done", `{name: "c", exec: argv: ["ok"]}`, false, `interrupted`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "a", sleep: "10s"}]
+	cleanup: [`+tc.cleanup+`]
+}`)
+			synctest.Test(t, func(t *testing.T) {
+				w := &fakes.World{ExecResult: func(e schema.Exec) schema.ExecResult {
+					if e.Argv[0] == "boom" {
+						return schema.ExecResult{Exit: 1}
+					}
+					return schema.ExecResult{Stdout: "done"}
+				}}
+				ctx, cancel := context.WithCancelCause(context.Background())
+				defer cancel(nil)
+				cctx, cancelCleanup := context.WithCancelCause(context.Background())
+				defer cancelCleanup(nil)
+				time.AfterFunc(time.Second, func() { cancel(interp.ErrInterrupted) })
+				if tc.abandon {
+					time.AfterFunc(2*time.Second, func() { cancelCleanup(interp.ErrInterrupted) })
+				}
+				rec := interp.New(w.Target()).Run(ctx, cctx, sc)
+				if rec.Outcome != interp.Interrupted {
+					t.Fatalf("outcome %s, want interrupted", rec.Outcome)
+				}
+				if !strings.HasPrefix(rec.Error, tc.want) || !strings.Contains(rec.Error, tc.wantIn) || tc.want == "interrupted" && rec.Error != tc.want {
+					t.Errorf("error %q, want %q … %q", rec.Error, tc.want, tc.wantIn)
+				}
+				out, why := interp.Verdict(rec, nil)
+				wantWhy := "the run was interrupted: it did not reach its end" + strings.TrimPrefix(tc.want, "interrupted")
+				if out != interp.Interrupted || !strings.HasPrefix(why, wantWhy) || !strings.Contains(why, tc.wantIn) || tc.want == "interrupted" && why != wantWhy {
+					t.Errorf("replay's verdict %s %q, want interrupted %q … %q", out, why, wantWhy, tc.wantIn)
+				}
+				if err := interp.OutcomeContradictions(rec, sc); err != nil {
+					t.Errorf("replay would refuse the run's own record: %v", err)
+				}
+			})
+		})
+	}
+}

@@ -49,7 +49,12 @@ func Verdict(rec *Record, judged []*Judgement) (Outcome, string) {
 			return Failed, rec.Error
 		}
 	case Interrupted:
-		return Interrupted, "the run was interrupted: it did not reach its end"
+		why := "the run was interrupted: it did not reach its end"
+		if _, cleanup, ok := strings.Cut(rec.Error, "; cleanup: "); ok {
+			// Its cleanup failed, or a second interrupt abandoned it: the run said so.
+			why += "; cleanup: " + cleanup
+		}
+		return Interrupted, why
 	case Errored, TimedOut, Refused:
 		return rec.Outcome, or(rec.Error, "the run's outcome was "+string(rec.Outcome))
 	default:

@@ -286,8 +286,13 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 			// the verdict, as replay has it (a failed expectation beside it said nothing of
 			// the cleanup, exit 1, where replay of the record said the cleanup's error, exit 3).
 			rec.Outcome, rec.Error, rec.ErrorPos = out, "cleanup: "+msg, pos
-		case rec.Error != "" && rec.Outcome != Interrupted:
-			// The run had already stopped: its reason stays first, and its outcome.
+		case rec.Error != "":
+			// The run had already stopped: its reason stays first, and its outcome. An
+			// interrupted run's too: its verdict alone, after "running cleanup", read as if
+			// the cleanup had done its work.
+			if msg == ErrInterrupted.Error() {
+				msg = "abandoned by a second interrupt"
+			}
 			rec.Error += "; cleanup: " + msg
 		}
 	}

@@ -79,13 +79,28 @@ func JUnit(path string, recs []*interp.Record, notStarted []NotStarted, docs ...
 	if err != nil {
 		return err
 	}
-	return WriteFile(path, b)
+	return writeJUnit(path, b)
 }
 
 // JUnitRefused writes the JUnit file of an invocation that ended before any run it would
 // report (labrun run of a spec refused, merge of records it refused): one suite, named for the
 // command, of one error case whose message says so with the exit code, its text why.
 func JUnitRefused(path, command string, code int, why string) error {
+	return junitOfInvocation(path, command, "refused", fmt.Sprintf("%s ended before any run (exit %d)", command, code), code, why)
+}
+
+// JUnitAbandoned writes the JUnit file of an invocation that an interrupt ended at once,
+// before it wrote the file its runs would have (a third interrupt, a run still not stopped
+// after the second): one suite, named for the command, of one error case of type
+// "interrupted" that says so with the exit code, its text why. An older file left in its
+// place would read as this invocation's results.
+func JUnitAbandoned(path, command string, code int, why string) error {
+	return junitOfInvocation(path, command, "interrupted", fmt.Sprintf("%s was interrupted and exited before its runs' results were written (exit %d)", command, code), code, why)
+}
+
+// junitOfInvocation writes one suite, named for the command, of one error case of the given
+// outcome.
+func junitOfInvocation(path, command, outcome, message string, code int, why string) error {
 	host, err := os.Hostname()
 	if err != nil || strings.TrimSpace(host) == "" {
 		host = "localhost"
@@ -93,15 +108,32 @@ func JUnitRefused(path, command string, code int, why string) error {
 	out := junitSuites{Suites: []junitSuite{{
 		Name: command, Package: "labrun", Hostname: host,
 		Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"), Time: seconds(0), Tests: 1, Errors: 1,
-		Properties: []junitProperty{{"outcome", "refused"}, {"exit", strconv.Itoa(code)}},
+		Properties: []junitProperty{{"outcome", outcome}, {"exit", strconv.Itoa(code)}},
 		Cases: []junitCase{{Name: "invocation", Classname: command, Time: seconds(0),
-			Error: &junitMessage{Type: "refused", Message: fmt.Sprintf("%s ended before any run (exit %d)", command, code), Text: why}}},
+			Error: &junitMessage{Type: outcome, Message: message, Text: why}}},
 	}}}
 	b, err := xml.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
 	}
-	return WriteFile(path, append([]byte(xml.Header), append(b, '\n')...))
+	return writeJUnit(path, append([]byte(xml.Header), append(b, '\n')...))
+}
+
+// writeJUnit writes b at path; when it cannot (a full disk, a file-size limit), it removes
+// the file an earlier invocation left there: read as this one's results by a CI that
+// publishes the JUnit whatever the exit code, its passes stood for a run that failed. A
+// device, a pipe or a link there is left alone.
+func writeJUnit(path string, b []byte) error {
+	err := WriteFile(path, b)
+	if err == nil {
+		return nil
+	}
+	if fi, serr := os.Lstat(path); serr == nil && fi.Mode().IsRegular() {
+		if rerr := os.Remove(path); rerr == nil {
+			return fmt.Errorf("%w (the older file there is removed, lest it be read as this invocation's results)", err)
+		}
+	}
+	return err
 }
 
 // NotStarted is a planned run that never started: its unit's id, scenario and file, and why.

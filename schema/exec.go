@@ -280,7 +280,7 @@ func (p *Exec) Result(c ResultContext) *Type {
 		whole(F("stdout", StringType, "what the command wrote to its standard output"), "stdoutCut"),
 		whole(F("stderr", StringType, "what the command wrote to its standard error"), "stderrCut"),
 		F("exit", Num(Plain), "the command's exit code"),
-		F("captured", captured, "the named groups of capture's first match in stdout; when nothing matched, a group has no value: an expression or ${...} that reads it errors (saying so), unless it reads it only where has(<name>.captured, \"group\") holds; compared whole (== or !=), it has no value either"),
+		capturedWhole(F("captured", captured, "the named groups of capture's first match in stdout; when nothing matched, a group has no value: an expression or ${...} that reads it errors (saying so), unless it reads it only where has(<name>.captured, \"group\") holds; compared whole (== or !=), it has no value either")),
 		F("cut", BoolType, "stdout or stderr was longer than labrun keeps: the first and last bytes are here, the whole in the step's artifact files"),
 		F("stdoutCut", BoolType, "stdout was longer than labrun keeps (its first and last MiB): reading stdout is then an error, not a claim judged over part of it"),
 		F("stderrCut", BoolType, "stderr was longer than labrun keeps (its first and last MiB): reading stderr is then an error, not a claim judged over part of it"),
@@ -298,6 +298,16 @@ func (p *Exec) Result(c ResultContext) *Type {
 func whole(f *Field, cut string) *Field {
 	f.OnlyIf = "!" + cut
 	f.OnlyIfWhy = "the command wrote more to its {field} than labrun keeps (its first and last MiB; the whole is in the run's artifacts), so a claim over it would be judged over part of it: have the command judge its own output (grep -c, an exit code) or write less"
+	return f
+}
+
+// capturedWhole marks f, the groups of the capture pattern's first match, as read only where
+// stdout was kept whole: matched over its first and last MiB, a match in the cut middle was
+// no match (!has(job.captured, "errors") held of a job that printed errors=7 there), and one
+// found in the last MiB not the first.
+func capturedWhole(f *Field) *Field {
+	f.OnlyIf = "!stdoutCut"
+	f.OnlyIfWhy = "the command wrote more to its stdout than labrun keeps (its first and last MiB; the whole is in the run's artifacts), so its capture would be matched over part of it: have the command print what the claim needs in less (grep -o, a count), or judge its own output (an exit code)"
 	return f
 }
 

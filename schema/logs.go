@@ -119,6 +119,10 @@ func (p *Logs) Summary() string {
 	return p.PodRef.String()
 }
 
+// DroppedWhy is the warning of a logs step that lines of its window were dropped before it
+// read them (ErrLinesCut), and its result's Dropped.
+const DroppedWhy = "lines written since the mark were dropped before this step read them (the process wrote more than labrun keeps of its output: its first and last MiB of lines; the whole is in the process step's output.txt), so its count, codes, flags, details and capture are of the lines kept only"
+
 // MissedWarning and MissedWarningEnd frame the warning of a logs step whose read may have
 // missed pods (LogResult.Missed between them): a record's missed is held to it.
 const (
@@ -194,9 +198,12 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	if ferr := raw.Flush(); ferr != nil {
 		rt.Warn(fmt.Sprintf("the log could not be saved whole: %v", ferr))
 	}
+	dropped := ""
 	switch {
 	case errors.Is(err, ErrLinesCut):
 		acc.cut = true
+		dropped = DroppedWhy
+		rt.Warn(DroppedWhy)
 	case err != nil:
 		return err
 	}
@@ -208,6 +215,7 @@ func (p *Logs) Run(ctx context.Context, rt Runtime) error {
 	res := acc.result()
 	res.Pods = pods
 	res.Missed = missed
+	res.Dropped = dropped
 	rt.Record(res)
 	return nil
 }
@@ -457,6 +465,9 @@ func (l LogResult) HasAccessLines() bool {
 // lines, so where no line matched, or lines matched and none parsed as one (another format,
 // or no access log), they would read as "no 503, no UF" of lines that say nothing of either.
 func (l LogResult) NoValue(field string) string {
+	if l.Dropped != "" && field != "pods" {
+		return l.Dropped + "; judged on the lines kept, a claim over every line (<step>.count == 0, no 503) would pass over a line dropped. Have the process write less, or judge its whole output (the process step's output.txt) with an exec (grep -c)"
+	}
 	if l.Missed != "" && field != "pods" {
 		return "the read may have missed pods: " + l.Missed + "; judged on the lines of the pods it read, a claim that every line is so (<step>.count == 0, no 503) would pass over the lines of one it missed. Mark at a step the pods are stable by (since:), or read again"
 	}
@@ -637,6 +648,12 @@ type LogResult struct {
 	// are. Every field but pods then has no value (NoValue): a claim over every line
 	// (count == 0, no 503) would hold of the pods read and pass over a pod that was not.
 	Missed string `expr:"-" json:"missed,omitempty"`
+	// Dropped is why lines of the step's window were dropped before it read them (a process
+	// whose output since the mark was longer than labrun keeps of it: its first and last
+	// lines): "" when none were. Every field but pods then has no value (NoValue): count,
+	// codes, flags, details and capture are of the lines kept only, and "no ERROR line"
+	// (count == 0) held of a process that wrote one in the lines dropped.
+	Dropped string `expr:"-" json:"dropped,omitempty"`
 }
 
 // Recount returns l with n access lines counted under key in its kind of count ("codes",

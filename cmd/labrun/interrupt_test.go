@@ -320,7 +320,9 @@ func TestInterruptWhileWritingTheReport(t *testing.T) {
 // cleanup, a run that does not return (a step blocked in a system call no context reaches,
 // as an open(2) of a FIFO was) no longer holds labrun forever: past abandonGrace labrun exits
 // 130 and says that the report is not written; a third interrupt exits at once. A run that
-// returns within the grace is not cut short.
+// returns within the grace is not cut short. Either exit replaces the --junit file an earlier
+// run left (it passed) with one saying that labrun was interrupted: the old one read as this
+// run's results, passed, to a CI that publishes the JUnit whatever the exit code.
 func TestSecondInterruptDoesNotWaitForAStuckStep(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -342,6 +344,12 @@ func TestSecondInterruptDoesNotWaitForAStuckStep(t *testing.T) {
 				p := &process{Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" },
 					Signals: func() (<-chan os.Signal, func()) { return sigs, func() {} },
 					Exit:    func(code int) { exited <- code }}
+				junit := filepath.Join(t.TempDir(), "junit.xml")
+				const old = `<testsuites><testsuite name="s"><properties><property name="outcome" value="passed"></property></properties></testsuite></testsuites>`
+				if err := os.WriteFile(junit, []byte(old), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				p.abandonJUnit.Store(&junit)
 				_, cleanupCtx, stop := p.runContexts()
 				for range tc.signals {
 					sigs <- os.Interrupt
@@ -373,6 +381,17 @@ func TestSecondInterruptDoesNotWaitForAStuckStep(t *testing.T) {
 				}
 				if tc.wantErr != "" && !strings.Contains(stderr.String(), tc.wantErr) {
 					t.Errorf("stderr %q, want it to say %q", stderr.String(), tc.wantErr)
+				}
+				b, err := os.ReadFile(junit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !tc.wantExit {
+					if string(b) != old {
+						t.Errorf("the JUnit file was rewritten though the run returned (it writes its own):\n%s", b)
+					}
+				} else if !strings.Contains(string(b), `<property name="outcome" value="interrupted">`) || !strings.Contains(string(b), `<error message="labrun run was interrupted and exited before its runs&#39; results were written (exit 130)" type="interrupted">`) {
+					t.Errorf("labrun exited at once, but its JUnit file does not say it was interrupted (an older one read as this run's):\n%s", b)
 				}
 			})
 		})

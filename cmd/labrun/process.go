@@ -65,6 +65,10 @@ type process struct {
 	// junitWritten is set once the command has written (or tried to write) its --junit file:
 	// a command that ends before it did writes one saying it was refused (junitOfRefusal).
 	junitWritten bool
+	// abandonJUnit is the --junit file of the run under way until the run has written it
+	// (nil: none): an interrupt that ends labrun at once writes there that it did
+	// (junitOfAbandon), lest an older file be read as this run's results.
+	abandonJUnit atomic.Pointer[string]
 	// leftoverScan, set for a suite of runs, is the look for what dead runs left that its
 	// runs share (clean.go).
 	leftoverScan *leftoverScan

@@ -175,7 +175,7 @@ with a line per scenario and the total.
 The first Ctrl-C (or SIGTERM, or SIGHUP: a closed terminal) stops the steps (load included),
 runs the cleanup, writes the report marked interrupted and exits 130; a second one abandons the
 cleanup, and a run still not stopped 10 s later (a step blocked where nothing reaches it), or a
-third one, makes labrun exit 130 at once, without that run's report. That holds from start-up on: an interrupt while the scenarios load or the target is
+third one, makes labrun exit 130 at once, without that run's report (--junit says so). That holds from start-up on: an interrupt while the scenarios load or the target is
 created also gets a report marked interrupted; one while the report is written lets it finish,
 then exits 130. Reports are written to a temporary name and renamed: never a part of one.
 
@@ -250,6 +250,11 @@ func (p *process) run(args []string, f *runFlags) error {
 		return err
 	}
 
+	if f.junit != "" {
+		path := inCwd(p.Cwd, f.junit)
+		p.abandonJUnit.Store(&path)
+		defer p.abandonJUnit.Store(nil)
+	}
 	runCtx, cleanupCtx, stop := p.runContexts()
 	defer stop()
 
@@ -295,7 +300,9 @@ func (p *process) run(args []string, f *runFlags) error {
 			skipped = append(skipped, report.NotStarted{ID: n.unit.ID, Scenario: n.unit.Matrix.Scenario, File: relPath(p.Cwd, n.unit.Matrix.File), Why: n.why})
 		}
 		p.junitWritten = true
-		if err := report.JUnit(inCwd(p.Cwd, f.junit), recs, skipped, docChecks...); err != nil {
+		err := report.JUnit(inCwd(p.Cwd, f.junit), recs, skipped, docChecks...)
+		p.abandonJUnit.Store(nil)
+		if err != nil {
 			fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", err)
 			code = worse(code, exitInfra)
 		}
@@ -366,12 +373,14 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 						p.live.notice(func() {
 							fmt.Fprintf(p.Stderr, "labrun: still not stopped %s after the second interrupt (a step does not return): exiting 130 without waiting for it; the run's report is not written\n", abandonGrace)
 						})
+						p.junitOfAbandon(fmt.Sprintf("still not stopped %s after the second interrupt (a step does not return): labrun exited without waiting for it; the run's report is not written", abandonGrace))
 						p.exitNow(exitInterrupted)
 					})
 				} else {
 					p.live.notice(func() {
 						fmt.Fprintln(p.Stderr, "labrun: interrupted a third time: exiting 130 at once; the run's report is not written")
 					})
+					p.junitOfAbandon("interrupted a third time: labrun exited at once; the run's report is not written")
 					p.exitNow(exitInterrupted)
 				}
 			}
@@ -387,6 +396,19 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 // abandonGrace is how long labrun waits, after the second interrupt abandoned the cleanup,
 // for the run to return before it exits anyway.
 const abandonGrace = 10 * time.Second
+
+// junitOfAbandon writes, in the --junit file of the run under way (if any, and not written
+// yet), that labrun exits at once, interrupted, saying why: an older file left in its place
+// read as this run's results to a CI that publishes the JUnit whatever the exit code.
+func (p *process) junitOfAbandon(why string) {
+	path := p.abandonJUnit.Swap(nil)
+	if path == nil {
+		return
+	}
+	if err := report.JUnitAbandoned(*path, "labrun run", exitInterrupted, why); err != nil {
+		p.live.notice(func() { fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", err) })
+	}
+}
 
 // exitNow ends the process with code (p.Exit when a test sets it).
 func (p *process) exitNow(code int) {
@@ -1298,6 +1320,9 @@ func (p *process) junitOfRefusal(command, path string, err error) error {
 	if why == "" {
 		why = "see labrun's error output"
 	}
+	// Into a folder not made yet, as a run's (checkWritable): a refusal comes before that.
+	// (A folder that cannot be made is said by the write's error below.)
+	_ = os.MkdirAll(filepath.Dir(inCwd(p.Cwd, path)), 0o755)
 	if werr := report.JUnitRefused(inCwd(p.Cwd, path), "labrun "+command, code, why); werr != nil {
 		fmt.Fprintf(p.Stderr, "labrun: junit: %v\n", werr)
 	}
