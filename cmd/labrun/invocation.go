@@ -63,6 +63,9 @@ func checkInvocations(cwd string, all []mergedRecord) error {
 		if len(absent) > 0 && !(inv.FailFast && notPassed) {
 			msgs = append(msgs, fmt.Sprintf("%s: the labrun run that made it (invocation %s) ran %s, but the records given hold none of %s: taken out, or not given; a summary of part of its runs would not say what ran: merge the records of every run it ran", relPath(cwd, ms[0].from), id, invocationWords(inv), strings.Join(absent, ", ")))
 		}
+		if inv.Sources != nil {
+			msgs = append(msgs, invocationStandIns(cwd, id, inv, ms)...)
+		}
 		if n, at := mostAtOnce(ms); n > inv.Parallel {
 			msgs = append(msgs, fmt.Sprintf("%s: the labrun run that made it (invocation %s) ran at most %d run%s at once (--parallel %d), but %d of its records ran at once at %s: %s; the record was changed after the run or is corrupt", relPath(cwd, ms[0].from), id, inv.Parallel, plural(inv.Parallel), inv.Parallel, n, at.UTC().Format(time.RFC3339Nano), strings.Join(ranAt(cwd, ms, at), ", ")))
 		}
@@ -73,12 +76,80 @@ func checkInvocations(cwd string, all []mergedRecord) error {
 	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ")}
 }
 
+// invocationStandIns are why records of ms, all of invocation id (inv, which keeps its sources
+// and vars), are of another run of their scenario than the one it ran: given a --var it was
+// not given, or not given one it was (a var their scenario declares), or run from another
+// source than the one it ran their scenario from.
+// Before, a suite's failed run replaced by a passed run of the same scenario (run alone
+// with --var, or from a checkout that fixed it) with the invocation copied into it merged as
+// PASSED, exit 0: the invocation named the scenario and its count of runs, which the stand-in
+// matched.
+func invocationStandIns(cwd, id string, inv interp.InvocationRecord, ms []mergedRecord) []string {
+	var msgs []string
+	for _, m := range ms {
+		rec := m.rec
+		var given, notGiven []string
+		swept := unitOrSingle(rec).Vars
+		for _, k := range rec.GivenVars {
+			if _, ok := swept[k]; !ok && !slices.Contains(inv.Vars, k) {
+				given = append(given, k)
+			}
+		}
+		for _, k := range inv.Vars {
+			if _, ok := rec.Vars[k]; ok && !slices.Contains(rec.GivenVars, k) {
+				notGiven = append(notGiven, k)
+			}
+		}
+		var why []string
+		if len(given) > 0 {
+			why = append(why, fmt.Sprintf("it says --var gave its run %s, which that run was not given (%s)", strings.Join(given, ", "), varWords(inv.Vars)))
+		}
+		if len(notGiven) > 0 {
+			why = append(why, fmt.Sprintf("that run was given --var %s, which its scenario declares, and it says its run was not given it", strings.Join(notGiven, ", ")))
+		}
+		if k := scenarioKey(unitOrSingle(rec)); inv.Scenarios[k] > 0 && inv.Sources[k] != rec.Source {
+			why = append(why, fmt.Sprintf("that run ran %s from source %s, and its record is of a run from source %s (another checkout: its scenario file edited)", k, shortHash(inv.Sources[k]), shortHash(rec.Source)))
+		}
+		if len(why) > 0 {
+			msgs = append(msgs, fmt.Sprintf("%s: the labrun run whose invocation it keeps (%s) did not make it: %s; a record of another run of its scenario stands for the one that run made", relPath(cwd, m.from), id, strings.Join(why, "; ")))
+		}
+	}
+	return msgs
+}
+
+// shortHash is a source's hash as merge names it: its first 12 hex digits, or "(none)".
+func shortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if h == "" {
+		return "(none)"
+	}
+	return h[:min(12, len(h))]
+}
+
+// varWords says the --vars a labrun run was given: "--var a, --var b", or "no --var".
+func varWords(names []string) string {
+	if len(names) == 0 {
+		return "no --var"
+	}
+	return "--var " + strings.Join(names, ", --var ")
+}
+
+// flagNames are the names of the --var flags (name=value), sorted, once each.
+func flagNames(flags []string) []string {
+	var out []string
+	for _, v := range flags {
+		out = append(out, strings.SplitN(v, "=", 2)[0])
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // scenarioKey names u's scenario as merge does: its file's folder and name, and its name.
 func scenarioKey(u *dsl.Unit) string { return fileKey(u.Matrix.File) + " " + u.Matrix.Scenario }
 
 // sameInvocation says whether a and b say the same of a labrun run.
 func sameInvocation(a, b interp.InvocationRecord) bool {
-	return a.ID == b.ID && a.Parallel == b.Parallel && a.FailFast == b.FailFast && maps.Equal(a.Scenarios, b.Scenarios)
+	return a.ID == b.ID && a.Parallel == b.Parallel && a.FailFast == b.FailFast && maps.Equal(a.Scenarios, b.Scenarios) && slices.Equal(a.Vars, b.Vars) && maps.Equal(a.Sources, b.Sources)
 }
 
 // invocationWords says what a record says of the labrun run that made it: "2 runs (a/s.cue s:

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// suiteWithStandIn runs ok.cue and bad.cue (bad fails: it echoes vars.word, "bye", where its
+// expectation wants "hello") as one labrun run into dir/suite, then bad alone with args into
+// dir/alone, and returns dir/m: the suite's records with bad's replaced by the lone run's
+// passed record, the suite's invocation copied into it, its seal computed again.
+func suiteWithStandIn(t *testing.T, edit func(dir string), args ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeIn(t, filepath.Join(dir, "ok.cue"), `package lab
+
+import "labrun.dev/schema"
+
+ok: schema.#Scenario & {
+	steps: [{name: "hi", exec: argv: ["echo", "hello"]}]
+	expect: ["hi.stdout == \"hello\\n\""]
+}
+`)
+	writeIn(t, filepath.Join(dir, "bad.cue"), `package lab
+
+import "labrun.dev/schema"
+
+bad: schema.#Scenario & {
+	vars: word: *"bye" | string
+	steps: [{name: "hi", exec: argv: ["echo", vars.word]}]
+	expect: ["hi.stdout == \"hello\\n\""]
+}
+`)
+	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "suite", "ok.cue", "bad.cue"); code != 1 {
+		t.Fatalf("run of the suite: exit %d, want 1 (bad fails)\n%s", code, out)
+	}
+	if edit != nil {
+		edit(dir)
+	}
+	if code, out := runIn(t, dir, append(append([]string{"run", "-q", "--report-dir", "alone"}, args...), "bad.cue")...); code != 0 {
+		t.Fatalf("run of bad alone: exit %d, want 0\n%s", code, out)
+	}
+	m := filepath.Join(dir, "m")
+	if err := os.CopyFS(m, os.DirFS(filepath.Join(dir, "suite"))); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := filepath.Glob(filepath.Join(m, "*_bad_*"))
+	for _, f := range old {
+		os.RemoveAll(f)
+	}
+	oks, _ := filepath.Glob(filepath.Join(m, "*_ok_*[0-9a-f].json"))
+	alone, _ := filepath.Glob(filepath.Join(dir, "alone", "*_bad_*[0-9a-f].json"))
+	if len(oks) != 1 || len(alone) != 1 {
+		t.Fatalf("records: ok %v, bad alone %v", oks, alone)
+	}
+	rec := readJSON(t, alone[0])
+	rec["invocation"] = readJSON(t, oks[0])["invocation"]
+	stand := filepath.Join(m, filepath.Base(alone[0]))
+	if err := os.CopyFS(strings.TrimSuffix(stand, ".json"), os.DirFS(strings.TrimSuffix(alone[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	writeJSON(t, stand, rec)
+	if err := resealRecord(stand); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestSuiteRunReplacedByAnotherRun: a suite's failed run replaced by a passed run of the same
+// scenario made by another labrun run, with the suite's invocation copied into it (the seal
+// computed again). Its invocation named the scenario and its count of runs, which the stand-in
+// matched: before, merge said "2 passed", exit 0. The invocation keeps the sources its
+// scenarios ran from and the names of its --vars, and merge refuses (exit 2) a record of it
+// given a --var it was not, or run from another source.
+func TestSuiteRunReplacedByAnotherRun(t *testing.T) {
+	t.Run("given --var", func(t *testing.T) {
+		dir := suiteWithStandIn(t, nil, "--var", "word=hello")
+		refused(t, dir, []string{"the labrun run whose invocation it keeps", "did not make it: it says --var gave its run word, which that run was not given (no --var)"}, "merge", "-q", "--report-dir", "out", "m")
+	})
+	t.Run("another source", func(t *testing.T) {
+		dir := suiteWithStandIn(t, func(dir string) {
+			b, err := os.ReadFile(filepath.Join(dir, "bad.cue"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(dir, "bad.cue"), strings.Replace(string(b), `*"bye"`, `*"hello"`, 1))
+		})
+		refused(t, dir, []string{"did not make it: that run ran ", "bad.cue bad from source ", "and its record is of a run from source "}, "merge", "-q", "--report-dir", "out", "m")
+	})
+}
