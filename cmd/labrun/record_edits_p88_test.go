@@ -91,3 +91,72 @@ func TestSuiteRunReplacedByAnotherRun(t *testing.T) {
 		refused(t, dir, []string{"did not make it: that run ran ", "bad.cue bad from source ", "and its record is of a run from source "}, "merge", "-q", "--report-dir", "out", "m")
 	})
 }
+
+// TestSummaryRunsTakenOutWithItsPlan: a summary is written from its matrix, which each run's
+// record beside it keeps. A sweep's failed combination (or a --count's failed round) taken out
+// of its summary with its planned runs and combinations or count made fewer (its sweep's
+// values too), the records of the other runs beside it, read "2 of 2 runs passed", verdict
+// passed: labrun diff of it and another run's summary said "verdict changed: failed →
+// passed". It is refused (exit 2), naming the plan its runs' records hold.
+func TestSummaryRunsTakenOutWithItsPlan(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		args      []string
+		edit      func(s map[string]any)
+		want      string
+	}{
+		{"sweep", `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	vars: n: *1 | int
+	sweep: n: [1, 2, 3]
+	steps: [{name: "x", exec: argv: ["echo", "\(vars.n)"]}]
+	expect: ["int(trim(x.stdout)) < 3"]
+}
+`, nil, func(s map[string]any) {
+			s["combinations"], s["planned"] = 2, 2
+			s["sweep"].([]any)[0].(map[string]any)["values"] = []any{"1", "2"}
+		}, "it plans 2 runs (2 combinations of n = 1, 2 × 1), every run must pass, but its run s[n=1]#1's record "},
+		{"count", `package lab
+
+import "labrun.dev/schema"
+
+// Its third run fails: each run counts itself in the file c.
+s: schema.#Scenario & {
+	steps: [{name: "x", exec: argv: ["sh", "-c", "n=$(($(cat c 2>/dev/null || echo 0) + 1)); echo $n > c; echo $n"]}]
+	expect: ["int(trim(x.stdout)) < 3"]
+}
+`, []string{"--count", "3"}, func(s map[string]any) {
+			s["count"], s["planned"] = 2, 2
+		}, "it plans 2 runs (1 combination × 2), every run must pass, but its run s#1's record "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			writeIn(t, filepath.Join(dir, "s.cue"), tc.src)
+			var sums [2]string
+			for i, d := range []string{"a", "b"} {
+				os.Remove(filepath.Join(dir, "c"))
+				if code, out := runIn(t, dir, append(append([]string{"run", "-q", "--report-dir", d}, tc.args...), "s.cue")...); code != 1 {
+					t.Fatalf("run: exit %d, want 1 (its third run fails)\n%s", code, out)
+				}
+				ss, _ := filepath.Glob(filepath.Join(dir, d, "*.summary.json"))
+				if len(ss) != 1 {
+					t.Fatalf("summaries in %s: %v", d, ss)
+				}
+				sums[i] = ss[0]
+			}
+			s := readJSON(t, sums[1])
+			runs := s["runs"].([]any)
+			if runs[2].(map[string]any)["outcome"] != "failed" {
+				t.Fatalf("the third run of the summary did not fail: %v", runs[2])
+			}
+			s["runs"], s["passed"], s["verdict"] = runs[:2], 2, "passed"
+			tc.edit(s)
+			writeJSON(t, sums[1], s)
+			refused(t, dir, []string{tc.want, "the summary was changed after it was written or is corrupt"}, "diff", sums[0], sums[1])
+		})
+	}
+}
