@@ -234,6 +234,9 @@ type InvocationRecord struct {
 	// → the source of its file, as its records' Source. Nil in records made before they were
 	// kept (they are not held to them, nor to Vars).
 	Sources map[string]string `json:"sources,omitempty"`
+	// Start is when it began its runs: each of its records starts after it. Nil in records
+	// made before it was kept.
+	Start *time.Time `json:"start,omitempty"`
 }
 
 // ClusterRecord is one of a run's clusters.

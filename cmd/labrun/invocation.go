@@ -79,7 +79,8 @@ func checkInvocations(cwd string, all []mergedRecord) error {
 // invocationStandIns are why records of ms, all of invocation id (inv, which keeps its sources
 // and vars), are of another run of their scenario than the one it ran: given a --var it was
 // not given, or not given one it was (a var their scenario declares), or run from another
-// source than the one it ran their scenario from.
+// source than the one it ran their scenario from, or started before it began its runs (an
+// older run's record).
 // Before, a suite's failed run replaced by a passed run of the same scenario (run alone
 // with --var, or from a checkout that fixed it) with the invocation copied into it merged as
 // PASSED, exit 0: the invocation named the scenario and its count of runs, which the stand-in
@@ -110,11 +111,22 @@ func invocationStandIns(cwd, id string, inv interp.InvocationRecord, ms []merged
 		if k := scenarioKey(unitOrSingle(rec)); inv.Scenarios[k] > 0 && inv.Sources[k] != rec.Source {
 			why = append(why, fmt.Sprintf("that run ran %s from source %s, and its record is of a run from source %s (another checkout: its scenario file edited)", k, shortHash(inv.Sources[k]), shortHash(rec.Source)))
 		}
+		if inv.Start != nil && !rec.Start.IsZero() && rec.Start.Before(*inv.Start) {
+			why = append(why, fmt.Sprintf("it started at %s, before that run began its runs at %s", rec.Start.UTC().Format(time.RFC3339Nano), inv.Start.UTC().Format(time.RFC3339Nano)))
+		}
 		if len(why) > 0 {
 			msgs = append(msgs, fmt.Sprintf("%s: the labrun run whose invocation it keeps (%s) did not make it: %s; a record of another run of its scenario stands for the one that run made", relPath(cwd, m.from), id, strings.Join(why, "; ")))
 		}
 	}
 	return msgs
+}
+
+// sameTime says whether a and b are the same instant, or both nil.
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
 }
 
 // shortHash is a source's hash as merge names it: its first 12 hex digits, or "(none)".
@@ -149,7 +161,7 @@ func scenarioKey(u *dsl.Unit) string { return fileKey(u.Matrix.File) + " " + u.M
 
 // sameInvocation says whether a and b say the same of a labrun run.
 func sameInvocation(a, b interp.InvocationRecord) bool {
-	return a.ID == b.ID && a.Parallel == b.Parallel && a.FailFast == b.FailFast && maps.Equal(a.Scenarios, b.Scenarios) && slices.Equal(a.Vars, b.Vars) && maps.Equal(a.Sources, b.Sources)
+	return a.ID == b.ID && a.Parallel == b.Parallel && a.FailFast == b.FailFast && maps.Equal(a.Scenarios, b.Scenarios) && slices.Equal(a.Vars, b.Vars) && maps.Equal(a.Sources, b.Sources) && sameTime(a.Start, b.Start)
 }
 
 // invocationWords says what a record says of the labrun run that made it: "2 runs (a/s.cue s:

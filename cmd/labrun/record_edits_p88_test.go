@@ -160,3 +160,60 @@ s: schema.#Scenario & {
 		})
 	}
 }
+
+// TestSuiteRunReplacedByAnOlderRun: a suite's failed run replaced by the passed record of an
+// older labrun run of the same scenario, from the same source and with the same vars (it
+// passed while the file it reads said ok), the suite's invocation copied into it (the seal
+// computed again): before, merge said "2 passed", exit 0. The invocation keeps when it began
+// its runs, and merge refuses (exit 2) a record of it that started before.
+func TestSuiteRunReplacedByAnOlderRun(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeIn(t, filepath.Join(dir, "fl.cue"), `package lab
+
+import "labrun.dev/schema"
+
+// Passes while the file state says ok.
+fl: schema.#Scenario & {
+	steps: [{name: "st", exec: argv: ["cat", "state"]}]
+	expect: ["st.stdout == \"ok\\n\""]
+}
+`)
+	writeIn(t, filepath.Join(dir, "ok.cue"), `package lab
+
+import "labrun.dev/schema"
+
+ok: schema.#Scenario & {
+	steps: [{name: "hi", exec: argv: ["echo", "hello"]}]
+	expect: ["hi.stdout == \"hello\\n\""]
+}
+`)
+	writeFile(t, filepath.Join(dir, "state"), "ok\n")
+	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "old", "fl.cue"); code != 0 {
+		t.Fatalf("the older run: exit %d, want 0\n%s", code, out)
+	}
+	writeFile(t, filepath.Join(dir, "state"), "broken\n")
+	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "m", "fl.cue", "ok.cue"); code != 1 {
+		t.Fatalf("the suite: exit %d, want 1 (fl fails)\n%s", code, out)
+	}
+	failed, _ := filepath.Glob(filepath.Join(dir, "m", "*_fl_*"))
+	for _, f := range failed {
+		os.RemoveAll(f)
+	}
+	oks, _ := filepath.Glob(filepath.Join(dir, "m", "*_ok_*[0-9a-f].json"))
+	older, _ := filepath.Glob(filepath.Join(dir, "old", "*_fl_*[0-9a-f].json"))
+	if len(oks) != 1 || len(older) != 1 {
+		t.Fatalf("records: ok %v, fl older %v", oks, older)
+	}
+	rec := readJSON(t, older[0])
+	rec["invocation"] = readJSON(t, oks[0])["invocation"]
+	stand := filepath.Join(dir, "m", filepath.Base(older[0]))
+	if err := os.CopyFS(strings.TrimSuffix(stand, ".json"), os.DirFS(strings.TrimSuffix(older[0], ".json"))); err != nil {
+		t.Fatal(err)
+	}
+	writeJSON(t, stand, rec)
+	if err := resealRecord(stand); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, dir, []string{"did not make it: it started at ", "before that run began its runs at "}, "merge", "-q", "--report-dir", "out", "m")
+}

@@ -281,6 +281,8 @@ func (p *process) run(args []string, f *runFlags) error {
 			f.invocation.Sources[scenarioKey(u)] = p.sources.of(u.Matrix.File)
 		}
 		f.invocation.Vars = flagNames(f.vars)
+		start := time.Now().UTC()
+		f.invocation.Start = &start
 	}
 	// After an interrupt, the units not started yet still get a report, marked interrupted.
 	c, recs, never := p.runUnits(runCtx, cleanupCtx, w, f, each)
