@@ -217,3 +217,24 @@ ok: schema.#Scenario & {
 	}
 	refused(t, dir, []string{"did not make it: it started at ", "before that run began its runs at "}, "merge", "-q", "--report-dir", "out", "m")
 }
+
+// TestDiffJudgesEditedRecord: labrun diff of a run's record and a copy of it edited into a
+// pass (its outcome and its expectation's, its data and artifacts untouched, the seal computed
+// again), which replay and merge refuse, showed "outcome failed → passed" and "verdict
+// changed: failed → passed", as if the run had passed over the same stdout. diff judges each
+// record again over its own data, as merge does, and refuses (exit 2) the edited one.
+func TestDiffJudgesEditedRecord(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{name: "hi", exec: argv: ["echo", "bye"]}]
+	expect: ["hi.stdout == \"hello\\n\""]
+}
+`, 1)
+	passedAs(rec, nil)
+	editedSealed(t, dir, rec, nil)
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	refused(t, dir, []string{"m/edited.json: run s#1: the record says passed; its data says failed", "diff compares no run from it"}, "diff", recs[0], filepath.Join("m", "edited.json"))
+}
