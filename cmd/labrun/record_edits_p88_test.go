@@ -238,3 +238,65 @@ s: schema.#Scenario & {
 	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
 	refused(t, dir, []string{"m/edited.json: run s#1: the record says passed; its data says failed", "diff compares no run from it"}, "diff", recs[0], filepath.Join("m", "edited.json"))
 }
+
+// TestSummaryRunLinkedToAnotherRunsRecord: a summary's failed run edited to passed, its report
+// linked to the passed record of that combination made by another labrun run (its outcome,
+// expectations and values that record's): each run was what its record beside the summary
+// said, and each record held, so labrun diff said "verdict changed: failed → passed". The
+// runs of one matrix are of one labrun run; diff refuses (exit 2) a summary whose records are
+// parts of several.
+func TestSummaryRunLinkedToAnotherRunsRecord(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeIn(t, filepath.Join(dir, "s.cue"), `package lab
+
+import "labrun.dev/schema"
+
+// n=2 passes while the file state says ok.
+s: schema.#Scenario & {
+	vars: n: *1 | int
+	sweep: n: [1, 2]
+	steps: [{name: "st", exec: argv: ["sh", "-c", "if [ \(vars.n) = 1 ]; then echo ok; else cat state; fi"]}]
+	expect: ["st.stdout == \"ok\\n\""]
+}
+`)
+	summaryOf := func(d string) string {
+		ss, _ := filepath.Glob(filepath.Join(dir, d, "*.summary.json"))
+		if len(ss) != 1 {
+			t.Fatalf("summaries in %s: %v", d, ss)
+		}
+		return ss[0]
+	}
+	for _, r := range []struct {
+		dir, state string
+		code       int
+	}{{"old", "ok\n", 0}, {"a", "broken\n", 1}, {"b", "broken\n", 1}} {
+		writeFile(t, filepath.Join(dir, "state"), r.state)
+		if code, out := runIn(t, dir, "run", "-q", "--report-dir", r.dir, "s.cue"); code != r.code {
+			t.Fatalf("run into %s: exit %d, want %d\n%s", r.dir, code, r.code, out)
+		}
+	}
+	older, _ := filepath.Glob(filepath.Join(dir, "old", "*_s_*[0-9a-f].json"))
+	var passed map[string]any
+	var passedAt string
+	for _, f := range older {
+		if rec := readJSON(t, f); rec["unit"].(map[string]any)["id"] == "s[n=2]#1" {
+			passed, passedAt = rec, f
+		}
+	}
+	if passed == nil {
+		t.Fatalf("no record of s[n=2]#1 among %v", older)
+	}
+	sum := summaryOf("b")
+	s := readJSON(t, sum)
+	run := s["runs"].([]any)[1].(map[string]any)
+	if run["id"] != "s[n=2]#1" || run["outcome"] != "failed" {
+		t.Fatalf("the summary's second run is not s[n=2]#1 failed: %v", run)
+	}
+	e := passed["expectations"].([]any)[0].(map[string]any)
+	run["outcome"], run["expectations"], run["values"] = "passed", map[string]any{e["expr"].(string): "passed"}, e["values"]
+	run["report"] = "../old/" + strings.TrimSuffix(filepath.Base(passedAt), ".json") + ".html"
+	s["passed"], s["verdict"] = 2, "passed"
+	writeJSON(t, sum, s)
+	refused(t, dir, []string{"its runs' records are of 2 labrun runs, and it holds only part of the runs of each: 1 of the 2 runs of ", "(s[n=2]#1)", "a record of another run stands for one of the run that wrote the summary"}, "diff", summaryOf("a"), sum)
+}
