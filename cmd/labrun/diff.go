@@ -487,8 +487,8 @@ func (p *process) diffSummaries(args []string, output string, tolerance float64,
 			msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "merge: "), "labrun: merge: ", "labrun: diff: ")
 			return &exitError{exitInvalid, fmt.Sprintf("diff: %s: a record of its runs does not hold: %s", a, msg)}
 		}
-		if msg := partsOfRuns(p.Cwd, beside); msg != "" {
-			return &exitError{exitInvalid, fmt.Sprintf("diff: %s: %s", a, msg)}
+		if msgs := partsOfRuns(beside); len(msgs) > 0 {
+			return &exitError{exitInvalid, fmt.Sprintf("diff: %s: %s; the summary was changed after it was written", a, strings.Join(msgs, "; "))}
 		}
 		sums[i] = s
 	}
@@ -619,49 +619,6 @@ func runsWithoutRecord(path string, s *report.Summary) []string {
 		out = append(out, r.ID)
 	}
 	return out
-}
-
-// partsOfRuns says why the records beside a summary (recs, of its runs) are not those of the
-// labrun runs that made them, or "": the runs of a matrix in one labrun run keep one
-// invocation, and a summary whose runs' records keep several, none of them of a shard, holds
-// them all of each (its invocation's count of runs of the scenario). Before, a summary whose
-// failed run was edited to passed, its report linked to the passed record of another labrun
-// run of that combination (its outcome, expectations and values that record's), read "2 of 2
-// runs passed" and diff said "verdict changed: failed → passed": each run was what its
-// record said, and each record held. Shards' records (each shard a labrun run of its own part)
-// are merge's to hold to their split.
-func partsOfRuns(cwd string, recs []mergedRecord) string {
-	byID := map[string][]mergedRecord{}
-	var order []string
-	for _, m := range recs {
-		inv := m.rec.Invocation
-		if inv == nil || m.rec.Shard != nil {
-			return ""
-		}
-		if _, ok := byID[inv.ID]; !ok {
-			order = append(order, inv.ID)
-		}
-		byID[inv.ID] = append(byID[inv.ID], m)
-	}
-	if len(order) < 2 {
-		return ""
-	}
-	var parts []string
-	for _, id := range order {
-		ms := byID[id]
-		k := scenarioKey(unitOrSingle(ms[0].rec))
-		if n := ms[0].rec.Invocation.Scenarios[k]; len(ms) < n {
-			var ids []string
-			for _, m := range ms {
-				ids = append(ids, unitOrSingle(m.rec).ID)
-			}
-			parts = append(parts, fmt.Sprintf("%d of the %d runs of %s of labrun run %s (%s)", len(ms), n, k, id, strings.Join(ids, ", ")))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("its runs' records are of %d labrun runs, and it holds only part of the runs of each: %s; the runs of one matrix are of one labrun run: a record of another run stands for one of the run that wrote the summary, which was changed after it was written", len(order), strings.Join(parts, "; "))
 }
 
 // summaryRecords are the records of the summary at path's runs that are beside it (where its

@@ -70,10 +70,70 @@ func checkInvocations(cwd string, all []mergedRecord) error {
 			msgs = append(msgs, fmt.Sprintf("%s: the labrun run that made it (invocation %s) ran at most %d run%s at once (--parallel %d), but %d of its records ran at once at %s: %s; the record was changed after the run or is corrupt", relPath(cwd, ms[0].from), id, inv.Parallel, plural(inv.Parallel), inv.Parallel, n, at.UTC().Format(time.RFC3339Nano), strings.Join(ranAt(cwd, ms, at), ", ")))
 		}
 	}
+	msgs = append(msgs, partsOfRuns(all)...)
 	if len(msgs) == 0 {
 		return nil
 	}
 	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ")}
+}
+
+// partsOfRuns says where the records of one scenario (none of a shard) are parts of several
+// labrun runs: the runs of a scenario in one labrun run keep one invocation, and records of it
+// from several runs hold all of each run's runs of it (its invocation's count) — a labrun run
+// again makes them all. Before, the record of a sweep's failed combination replaced by the
+// passed record of that combination from another labrun run (no edit: every record and seal
+// as the runs wrote them) merged as "2 of 2 runs passed", exit 0; and a summary whose failed
+// run was edited to passed and linked to that record read "2 of 2 runs passed" in diff, each
+// run what its record said. A record kept as the later of two of one run (a retry) is one of
+// its labrun run's runs as any other. Shards' records (each shard a labrun run of its own
+// part) are held to their split (checkShards); records without invocation are not checked,
+// nor a run of --fail-fast that holds a run that did not pass (those after it never started).
+func partsOfRuns(recs []mergedRecord) []string {
+	type group struct{ key, id string }
+	runs := map[group][]string{}
+	invs := map[string][]string{}
+	var keys []string
+	for _, m := range recs {
+		inv := m.rec.Invocation
+		if inv == nil || m.rec.Shard != nil {
+			continue
+		}
+		k := scenarioKey(unitOrSingle(m.rec))
+		g := group{k, inv.ID}
+		if _, ok := invs[k]; !ok {
+			keys = append(keys, k)
+		}
+		if _, ok := runs[g]; !ok {
+			invs[k] = append(invs[k], inv.ID)
+		}
+		runs[g] = append(runs[g], unitOrSingle(m.rec).ID)
+	}
+	planned := map[group]int{}
+	cut := map[string]bool{} // a run of --fail-fast whose runs after one that did not pass did not start
+	for _, m := range recs {
+		if inv := m.rec.Invocation; inv != nil && m.rec.Shard == nil {
+			k := scenarioKey(unitOrSingle(m.rec))
+			planned[group{k, inv.ID}] = inv.Scenarios[k]
+			cut[inv.ID] = cut[inv.ID] || inv.FailFast && m.rec.Outcome != interp.Passed
+		}
+	}
+	var out []string
+	for _, k := range keys {
+		if len(invs[k]) < 2 {
+			continue
+		}
+		var parts []string
+		for _, id := range invs[k] {
+			g := group{k, id}
+			if n := planned[g]; len(runs[g]) < n && !cut[id] {
+				parts = append(parts, fmt.Sprintf("%d of the %d runs of labrun run %s (%s)", len(runs[g]), n, id, strings.Join(runs[g], ", ")))
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, fmt.Sprintf("the records of %s are of %d labrun runs, and hold only part of the runs of it of each: %s; a labrun run makes every run of a scenario it runs: a record of another run stands for one of the run the others are of", k, len(invs[k]), strings.Join(parts, "; ")))
+		}
+	}
+	return out
 }
 
 // invocationStandIns are why records of ms, all of invocation id (inv, which keeps its sources

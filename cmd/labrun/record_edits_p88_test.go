@@ -298,5 +298,55 @@ s: schema.#Scenario & {
 	run["report"] = "../old/" + strings.TrimSuffix(filepath.Base(passedAt), ".json") + ".html"
 	s["passed"], s["verdict"] = 2, "passed"
 	writeJSON(t, sum, s)
-	refused(t, dir, []string{"its runs' records are of 2 labrun runs, and it holds only part of the runs of each: 1 of the 2 runs of ", "(s[n=2]#1)", "a record of another run stands for one of the run that wrote the summary"}, "diff", summaryOf("a"), sum)
+	refused(t, dir, []string{"s.cue s are of 2 labrun runs, and hold only part of the runs of it of each: 1 of the 2 runs of labrun run ", "(s[n=2]#1)", "a record of another run stands for one of the run the others are of; the summary was changed after it was written"}, "diff", summaryOf("a"), sum)
+}
+
+// TestMergeRecordOfAnotherRunsCombination: a sweep's failed combination's record replaced by
+// the passed record of that combination from another labrun run — no edit: every record and
+// seal as the runs wrote them — merged as "2 of 2 runs passed", exit 0. Each labrun run makes
+// every run of a scenario it runs: merge refuses (exit 2) records of one scenario that are
+// parts of several labrun runs.
+func TestMergeRecordOfAnotherRunsCombination(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeIn(t, filepath.Join(dir, "s.cue"), `package lab
+
+import "labrun.dev/schema"
+
+// n=2 passes while the file state says ok.
+s: schema.#Scenario & {
+	vars: n: *1 | int
+	sweep: n: [1, 2]
+	steps: [{name: "st", exec: argv: ["sh", "-c", "if [ \(vars.n) = 1 ]; then echo ok; else cat state; fi"]}]
+	expect: ["st.stdout == \"ok\\n\""]
+}
+`)
+	for _, r := range []struct {
+		dir, state string
+		code       int
+	}{{"old", "ok\n", 0}, {"new", "broken\n", 1}} {
+		writeFile(t, filepath.Join(dir, "state"), r.state)
+		if code, out := runIn(t, dir, "run", "-q", "--report-dir", r.dir, "s.cue"); code != r.code {
+			t.Fatalf("run into %s: exit %d, want %d\n%s", r.dir, code, r.code, out)
+		}
+	}
+	// m: the new run's record of n=1, the old run's of n=2, each with its folder.
+	for _, from := range []struct{ dir, id string }{{"new", "s[n=1]#1"}, {"old", "s[n=2]#1"}} {
+		recs, _ := filepath.Glob(filepath.Join(dir, from.dir, "*_s_*[0-9a-f].json"))
+		for _, f := range recs {
+			if readJSON(t, f)["unit"].(map[string]any)["id"] != from.id {
+				continue
+			}
+			to := filepath.Join(dir, "m", filepath.Base(f))
+			if err := os.CopyFS(strings.TrimSuffix(to, ".json"), os.DirFS(strings.TrimSuffix(f, ".json"))); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, to, string(b))
+		}
+	}
+	refused(t, dir, []string{"the records of ", "s.cue s are of 2 labrun runs, and hold only part of the runs of it of each: 1 of the 2 runs of labrun run ", "(s[n=2]#1)", "(s[n=1]#1)"}, "merge", "-q", "--report-dir", "out", "m")
 }
