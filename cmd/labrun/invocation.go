@@ -86,8 +86,10 @@ func checkInvocations(cwd string, all []mergedRecord) error {
 // run was edited to passed and linked to that record read "2 of 2 runs passed" in diff, each
 // run what its record said. A record kept as the later of two of one run (a retry) is one of
 // its labrun run's runs as any other. Shards' records (each shard a labrun run of its own
-// part) are held to their split (checkShards); records without invocation are not checked,
-// nor a run of --fail-fast that holds a run that did not pass (those after it never started).
+// part) are held to their split (checkShards), and records made before version 7 (which kept
+// no invocation) are not checked, nor a run of --fail-fast that holds a run that did not pass
+// (those after it never started). A record of version 7 on that keeps no invocation is a part
+// of its own: its invocation taken out, the stand-in read as a run alone.
 func partsOfRuns(recs []mergedRecord) []string {
 	type group struct{ key, id string }
 	runs := map[group][]string{}
@@ -95,16 +97,22 @@ func partsOfRuns(recs []mergedRecord) []string {
 	var keys []string
 	for _, m := range recs {
 		inv := m.rec.Invocation
-		if inv == nil || m.rec.Shard != nil {
+		if m.rec.Shard != nil || inv == nil && m.rec.Version < 7 {
 			continue
 		}
+		// A record of version 7 on without invocation is of a labrun run of one run (or its
+		// invocation was taken out): a part of its own beside the runs of others.
+		id := ""
+		if inv != nil {
+			id = inv.ID
+		}
 		k := scenarioKey(unitOrSingle(m.rec))
-		g := group{k, inv.ID}
+		g := group{k, id}
 		if _, ok := invs[k]; !ok {
 			keys = append(keys, k)
 		}
 		if _, ok := runs[g]; !ok {
-			invs[k] = append(invs[k], inv.ID)
+			invs[k] = append(invs[k], id)
 		}
 		runs[g] = append(runs[g], unitOrSingle(m.rec).ID)
 	}
@@ -128,6 +136,9 @@ func partsOfRuns(recs []mergedRecord) []string {
 			if n := planned[g]; len(runs[g]) < n && !cut[id] {
 				parts = append(parts, fmt.Sprintf("%d of the %d runs of labrun run %s (%s)", len(runs[g]), n, id, strings.Join(runs[g], ", ")))
 			}
+		}
+		if g := (group{k, ""}); len(parts) > 0 && len(runs[g]) > 0 {
+			parts = append(parts, fmt.Sprintf("%s, of a record that keeps no invocation (a labrun run of one run, or one whose invocation was taken out)", strings.Join(runs[g], ", ")))
 		}
 		if len(parts) > 0 {
 			out = append(out, fmt.Sprintf("the records of %s are of %d labrun runs, and hold only part of the runs of it of each: %s; a labrun run makes every run of a scenario it runs: a record of another run stands for one of the run the others are of", k, len(invs[k]), strings.Join(parts, "; ")))

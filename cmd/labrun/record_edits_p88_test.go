@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,11 +306,14 @@ s: schema.#Scenario & {
 // the passed record of that combination from another labrun run — no edit: every record and
 // seal as the runs wrote them — merged as "2 of 2 runs passed", exit 0. Each labrun run makes
 // every run of a scenario it runs: merge refuses (exit 2) records of one scenario that are
-// parts of several labrun runs.
+// parts of several labrun runs; the stand-in with its invocation taken out (the seal computed
+// again), read as a run alone, is a part of its own.
 func TestMergeRecordOfAnotherRunsCombination(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	writeIn(t, filepath.Join(dir, "s.cue"), `package lab
+	for _, strip := range []bool{false, true} {
+		t.Run(fmt.Sprintf("invocation taken out %v", strip), func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			writeIn(t, filepath.Join(dir, "s.cue"), `package lab
 
 import "labrun.dev/schema"
 
@@ -321,32 +325,48 @@ s: schema.#Scenario & {
 	expect: ["st.stdout == \"ok\\n\""]
 }
 `)
-	for _, r := range []struct {
-		dir, state string
-		code       int
-	}{{"old", "ok\n", 0}, {"new", "broken\n", 1}} {
-		writeFile(t, filepath.Join(dir, "state"), r.state)
-		if code, out := runIn(t, dir, "run", "-q", "--report-dir", r.dir, "s.cue"); code != r.code {
-			t.Fatalf("run into %s: exit %d, want %d\n%s", r.dir, code, r.code, out)
-		}
+			for _, r := range []struct {
+				dir, state string
+				code       int
+			}{{"old", "ok\n", 0}, {"new", "broken\n", 1}} {
+				writeFile(t, filepath.Join(dir, "state"), r.state)
+				if code, out := runIn(t, dir, "run", "-q", "--report-dir", r.dir, "s.cue"); code != r.code {
+					t.Fatalf("run into %s: exit %d, want %d\n%s", r.dir, code, r.code, out)
+				}
+			}
+			// m: the new run's record of n=1, the old run's of n=2, each with its folder.
+			for _, from := range []struct{ dir, id string }{{"new", "s[n=1]#1"}, {"old", "s[n=2]#1"}} {
+				recs, _ := filepath.Glob(filepath.Join(dir, from.dir, "*_s_*[0-9a-f].json"))
+				for _, f := range recs {
+					rec := readJSON(t, f)
+					if rec["unit"].(map[string]any)["id"] != from.id {
+						continue
+					}
+					to := filepath.Join(dir, "m", filepath.Base(f))
+					if err := os.CopyFS(strings.TrimSuffix(to, ".json"), os.DirFS(strings.TrimSuffix(f, ".json"))); err != nil {
+						t.Fatal(err)
+					}
+					b, err := os.ReadFile(f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					writeFile(t, to, string(b))
+					if strip && from.dir == "old" {
+						delete(rec, "invocation")
+						writeJSON(t, to, rec)
+						if err := resealRecord(to); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+			want := []string{"the records of ", "s.cue s are of 2 labrun runs, and hold only part of the runs of it of each: 1 of the 2 runs of labrun run ", "(s[n=1]#1)"}
+			if strip {
+				want = append(want, "s[n=2]#1, of a record that keeps no invocation")
+			} else {
+				want = append(want, "(s[n=2]#1)")
+			}
+			refused(t, dir, want, "merge", "-q", "--report-dir", "out", "m")
+		})
 	}
-	// m: the new run's record of n=1, the old run's of n=2, each with its folder.
-	for _, from := range []struct{ dir, id string }{{"new", "s[n=1]#1"}, {"old", "s[n=2]#1"}} {
-		recs, _ := filepath.Glob(filepath.Join(dir, from.dir, "*_s_*[0-9a-f].json"))
-		for _, f := range recs {
-			if readJSON(t, f)["unit"].(map[string]any)["id"] != from.id {
-				continue
-			}
-			to := filepath.Join(dir, "m", filepath.Base(f))
-			if err := os.CopyFS(strings.TrimSuffix(to, ".json"), os.DirFS(strings.TrimSuffix(f, ".json"))); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			writeFile(t, to, string(b))
-		}
-	}
-	refused(t, dir, []string{"the records of ", "s.cue s are of 2 labrun runs, and hold only part of the runs of it of each: 1 of the 2 runs of labrun run ", "(s[n=2]#1)", "(s[n=1]#1)"}, "merge", "-q", "--report-dir", "out", "m")
 }
