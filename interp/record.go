@@ -227,6 +227,16 @@ type InvocationRecord struct {
 	// FailFast is its --fail-fast: the runs not started after one that did not pass have no
 	// record.
 	FailFast bool `json:"failFast,omitempty"`
+	// Vars are the names of the vars its command line gave (--var), sorted: the same in
+	// every record of it, given to each run whose scenario declares them.
+	Vars []string `json:"vars,omitempty"`
+	// Sources are the sources its scenarios ran from: scenario key (as Scenarios names it)
+	// → the source of its file, as its records' Source. Nil in records made before they were
+	// kept (they are not held to them, nor to Vars).
+	Sources map[string]string `json:"sources,omitempty"`
+	// Start is when it began its runs: each of its records starts after it. Nil in records
+	// made before it was kept.
+	Start *time.Time `json:"start,omitempty"`
 }
 
 // ClusterRecord is one of a run's clusters.

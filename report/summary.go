@@ -295,6 +295,8 @@ func summaryError(rec *interp.Record) string {
 // judges the record itself).
 func (s *Summary) recordContradictions(dir string) []string {
 	var out []string
+	planSaid := planWords(s.Sweep, s.Count, s.PassRate, s.Combinations, s.Planned)
+	saidPlan := false
 	for _, r := range s.Runs {
 		if r.Report == "" {
 			continue
@@ -307,6 +309,14 @@ func (s *Summary) recordContradictions(dir string) []string {
 		if err != nil {
 			out = append(out, fmt.Sprintf("run %s: its record %s does not read: %v", r.ID, filepath.Base(path), err))
 			continue
+		}
+		if m := planOf(rec); m != "" && m != planSaid && !saidPlan {
+			// The summary is written from its matrix, which each run's record keeps: one whose
+			// plan is not its runs' had runs taken out of it with its counts (a failed
+			// combination or round dropped, its planned runs, combinations or count made
+			// fewer). Before, such a summary read "2 of 2 runs passed", verdict passed.
+			saidPlan = true
+			out = append(out, fmt.Sprintf("it plans %s, but its run %s's record %s was of a matrix that plans %s", planSaid, r.ID, filepath.Base(path), m))
 		}
 		want := summaryRunOf(rec)
 		want.Report, want.NotStarted = r.Report, r.NotStarted
@@ -336,6 +346,34 @@ func (s *Summary) recordContradictions(dir string) []string {
 		}
 	}
 	return out
+}
+
+// planOf says the plan of the matrix rec's unit keeps (planWords), "" when it keeps none.
+func planOf(rec *interp.Record) string {
+	if rec.Unit == nil || rec.Unit.Matrix == nil {
+		return ""
+	}
+	m := rec.Unit.Matrix
+	return planWords(m.Sweep, m.Count, m.PassRate, len(m.Combinations()), m.Runs())
+}
+
+// planWords says a matrix's plan: "3 runs (3 combinations of n = 1, 2, 3 × 1), every run
+// must pass" (where each swept value came from left out: merge takes a --sweep of the
+// declared values for the scenario's own).
+func planWords(sweep []dsl.SweepVar, count int, passRate float64, combinations, planned int) string {
+	var vars []string
+	for _, v := range sweep {
+		vars = append(vars, v.Name+" = "+strings.Join(v.Values, ", "))
+	}
+	of := ""
+	if len(vars) > 0 {
+		of = " of " + strings.Join(vars, "; ")
+	}
+	rule := "every run must pass"
+	if passRate > 0 {
+		rule = fmt.Sprintf("pass rate %g", passRate)
+	}
+	return fmt.Sprintf("%d run%s (%d combination%s%s × %d), %s", planned, plural(planned), combinations, plural(combinations), of, count, rule)
 }
 
 // firstDifference says where got and want, named name, differ in JSON: the first key of two

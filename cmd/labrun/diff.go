@@ -48,14 +48,17 @@ not-started count or verdict is not what its runs make them, whose run passed wi
 expectation that did not, or failed where an expectation of it erred (an error), or whose
 run is not what its record beside it says (the JSON of the report it links: its outcome, its
 expectations' verdicts, the values they read), or whose record beside it, judged again over
-its own data as merge judges it, gives another verdict; a run whose record is not there is held
+its own data as merge judges it, gives another verdict, or whose plan (sweep, count, pass
+rate, combinations, planned runs) is not the matrix its records keep, or whose records (none
+of a shard) are parts of several labrun runs; a run whose record is not there is held
 to the summary's counts alone, and named after the differences ("B (b.summary.json) —
 unverified: 1 of its 2 runs taken at the summary's word, their records not beside it (…)"; on
 stderr with -o json).
 
 A record whose exec output, load results or snapshots of a Prometheus endpoint (each sample
 of a series too) are not what the artifacts beside it give (its stdout.txt, stderr.txt,
-fortio.json, prometheus.txt) is refused (exit 2), as replay and merge refuse it. A record
+fortio.json, prometheus.txt) is refused (exit 2), as replay and merge refuse it, and so is
+one that, judged again over its own data as merge judges it, gives another verdict. A record
 whose artifacts are not beside it, or of an older version than labrun's own (held to fewer
 checks), is named so after the differences ("A (a.json) — unverified: judged from the record
 alone, its artifacts not beside it").
@@ -108,6 +111,23 @@ in one run only, a changed string and a changed verdict always count), 1 otherwi
 					return &exitError{exitInvalid, fmt.Sprintf("%s: %s", a, msg)}
 				}
 				recs[i] = rec
+			}
+			// Each judged again over its own data, as merge judges a record and diff the
+			// records beside two summaries: before, a failed run's record edited to passed
+			// (its outcome and its expectation's, its data and artifacts untouched, the seal
+			// computed again), which replay and merge refuse, showed "outcome failed →
+			// passed", "verdict changed: failed → passed", as if the run had passed.
+			for i, a := range args {
+				stderr := p.Stderr
+				var said strings.Builder
+				p.Stderr = &said
+				err := p.rejudgeRecords([]mergedRecord{{rec: recs[i], from: inCwd(p.Cwd, a), json: inCwd(p.Cwd, a)}})
+				p.Stderr = stderr
+				fmt.Fprint(p.Stderr, strings.ReplaceAll(said.String(), "labrun: merge: ", "labrun: diff: "))
+				if err != nil {
+					msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "merge: "), "labrun: merge: ", "labrun: diff: ")
+					return &exitError{exitInvalid, "diff: " + strings.ReplaceAll(msg, "merge counts no run from it", "diff compares no run from it")}
+				}
 			}
 			d := interp.Diff(recs[0], recs[1], tolerance)
 			if plot != "" {
@@ -466,6 +486,9 @@ func (p *process) diffSummaries(args []string, output string, tolerance float64,
 		if err != nil {
 			msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "merge: "), "labrun: merge: ", "labrun: diff: ")
 			return &exitError{exitInvalid, fmt.Sprintf("diff: %s: a record of its runs does not hold: %s", a, msg)}
+		}
+		if msgs := partsOfRuns(beside); len(msgs) > 0 {
+			return &exitError{exitInvalid, fmt.Sprintf("diff: %s: %s; the summary was changed after it was written", a, strings.Join(msgs, "; "))}
 		}
 		sums[i] = s
 	}

@@ -63,14 +63,168 @@ func checkInvocations(cwd string, all []mergedRecord) error {
 		if len(absent) > 0 && !(inv.FailFast && notPassed) {
 			msgs = append(msgs, fmt.Sprintf("%s: the labrun run that made it (invocation %s) ran %s, but the records given hold none of %s: taken out, or not given; a summary of part of its runs would not say what ran: merge the records of every run it ran", relPath(cwd, ms[0].from), id, invocationWords(inv), strings.Join(absent, ", ")))
 		}
+		if inv.Sources != nil {
+			msgs = append(msgs, invocationStandIns(cwd, id, inv, ms)...)
+		}
 		if n, at := mostAtOnce(ms); n > inv.Parallel {
 			msgs = append(msgs, fmt.Sprintf("%s: the labrun run that made it (invocation %s) ran at most %d run%s at once (--parallel %d), but %d of its records ran at once at %s: %s; the record was changed after the run or is corrupt", relPath(cwd, ms[0].from), id, inv.Parallel, plural(inv.Parallel), inv.Parallel, n, at.UTC().Format(time.RFC3339Nano), strings.Join(ranAt(cwd, ms, at), ", ")))
 		}
 	}
+	msgs = append(msgs, partsOfRuns(all)...)
 	if len(msgs) == 0 {
 		return nil
 	}
 	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ")}
+}
+
+// partsOfRuns says where the records of one scenario (none of a shard) are parts of several
+// labrun runs: the runs of a scenario in one labrun run keep one invocation, and records of it
+// from several runs hold all of each run's runs of it (its invocation's count) — a labrun run
+// again makes them all. Before, the record of a sweep's failed combination replaced by the
+// passed record of that combination from another labrun run (no edit: every record and seal
+// as the runs wrote them) merged as "2 of 2 runs passed", exit 0; and a summary whose failed
+// run was edited to passed and linked to that record read "2 of 2 runs passed" in diff, each
+// run what its record said. A record kept as the later of two of one run (a retry) is one of
+// its labrun run's runs as any other. Shards' records (each shard a labrun run of its own
+// part) are held to their split (checkShards), and records made before version 7 (which kept
+// no invocation) are not checked, nor a run of --fail-fast that holds a run that did not pass
+// (those after it never started). A record of version 7 on that keeps no invocation is a part
+// of its own: its invocation taken out, the stand-in read as a run alone.
+func partsOfRuns(recs []mergedRecord) []string {
+	type group struct{ key, id string }
+	runs := map[group][]string{}
+	invs := map[string][]string{}
+	var keys []string
+	for _, m := range recs {
+		inv := m.rec.Invocation
+		if m.rec.Shard != nil || inv == nil && m.rec.Version < 7 {
+			continue
+		}
+		// A record of version 7 on without invocation is of a labrun run of one run (or its
+		// invocation was taken out): a part of its own beside the runs of others.
+		id := ""
+		if inv != nil {
+			id = inv.ID
+		}
+		k := scenarioKey(unitOrSingle(m.rec))
+		g := group{k, id}
+		if _, ok := invs[k]; !ok {
+			keys = append(keys, k)
+		}
+		if _, ok := runs[g]; !ok {
+			invs[k] = append(invs[k], id)
+		}
+		runs[g] = append(runs[g], unitOrSingle(m.rec).ID)
+	}
+	planned := map[group]int{}
+	cut := map[string]bool{} // a run of --fail-fast whose runs after one that did not pass did not start
+	for _, m := range recs {
+		if inv := m.rec.Invocation; inv != nil && m.rec.Shard == nil {
+			k := scenarioKey(unitOrSingle(m.rec))
+			planned[group{k, inv.ID}] = inv.Scenarios[k]
+			cut[inv.ID] = cut[inv.ID] || inv.FailFast && m.rec.Outcome != interp.Passed
+		}
+	}
+	var out []string
+	for _, k := range keys {
+		if len(invs[k]) < 2 {
+			continue
+		}
+		var parts []string
+		for _, id := range invs[k] {
+			g := group{k, id}
+			if n := planned[g]; len(runs[g]) < n && !cut[id] {
+				parts = append(parts, fmt.Sprintf("%d of the %d runs of labrun run %s (%s)", len(runs[g]), n, id, strings.Join(runs[g], ", ")))
+			}
+		}
+		if g := (group{k, ""}); len(parts) > 0 && len(runs[g]) > 0 {
+			parts = append(parts, fmt.Sprintf("%s, of a record that keeps no invocation (a labrun run of one run, or one whose invocation was taken out)", strings.Join(runs[g], ", ")))
+		}
+		if len(parts) > 0 {
+			out = append(out, fmt.Sprintf("the records of %s are of %d labrun runs, and hold only part of the runs of it of each: %s; a labrun run makes every run of a scenario it runs: a record of another run stands for one of the run the others are of", k, len(invs[k]), strings.Join(parts, "; ")))
+		}
+	}
+	return out
+}
+
+// invocationStandIns are why records of ms, all of invocation id (inv, which keeps its sources
+// and vars), are of another run of their scenario than the one it ran: given a --var it was
+// not given, or not given one it was (a var their scenario declares), or run from another
+// source than the one it ran their scenario from, or started before it began its runs (an
+// older run's record).
+// Before, a suite's failed run replaced by a passed run of the same scenario (run alone
+// with --var, or from a checkout that fixed it) with the invocation copied into it merged as
+// PASSED, exit 0: the invocation named the scenario and its count of runs, which the stand-in
+// matched.
+func invocationStandIns(cwd, id string, inv interp.InvocationRecord, ms []mergedRecord) []string {
+	var msgs []string
+	for _, m := range ms {
+		rec := m.rec
+		var given, notGiven []string
+		swept := unitOrSingle(rec).Vars
+		for _, k := range rec.GivenVars {
+			if _, ok := swept[k]; !ok && !slices.Contains(inv.Vars, k) {
+				given = append(given, k)
+			}
+		}
+		for _, k := range inv.Vars {
+			if _, ok := rec.Vars[k]; ok && !slices.Contains(rec.GivenVars, k) {
+				notGiven = append(notGiven, k)
+			}
+		}
+		var why []string
+		if len(given) > 0 {
+			why = append(why, fmt.Sprintf("it says --var gave its run %s, which that run was not given (%s)", strings.Join(given, ", "), varWords(inv.Vars)))
+		}
+		if len(notGiven) > 0 {
+			why = append(why, fmt.Sprintf("that run was given --var %s, which its scenario declares, and it says its run was not given it", strings.Join(notGiven, ", ")))
+		}
+		if k := scenarioKey(unitOrSingle(rec)); inv.Scenarios[k] > 0 && inv.Sources[k] != rec.Source {
+			why = append(why, fmt.Sprintf("that run ran %s from source %s, and its record is of a run from source %s (another checkout: its scenario file edited)", k, shortHash(inv.Sources[k]), shortHash(rec.Source)))
+		}
+		if inv.Start != nil && !rec.Start.IsZero() && rec.Start.Before(*inv.Start) {
+			why = append(why, fmt.Sprintf("it started at %s, before that run began its runs at %s", rec.Start.UTC().Format(time.RFC3339Nano), inv.Start.UTC().Format(time.RFC3339Nano)))
+		}
+		if len(why) > 0 {
+			msgs = append(msgs, fmt.Sprintf("%s: the labrun run whose invocation it keeps (%s) did not make it: %s; a record of another run of its scenario stands for the one that run made", relPath(cwd, m.from), id, strings.Join(why, "; ")))
+		}
+	}
+	return msgs
+}
+
+// sameTime says whether a and b are the same instant, or both nil.
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}
+
+// shortHash is a source's hash as merge names it: its first 12 hex digits, or "(none)".
+func shortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if h == "" {
+		return "(none)"
+	}
+	return h[:min(12, len(h))]
+}
+
+// varWords says the --vars a labrun run was given: "--var a, --var b", or "no --var".
+func varWords(names []string) string {
+	if len(names) == 0 {
+		return "no --var"
+	}
+	return "--var " + strings.Join(names, ", --var ")
+}
+
+// flagNames are the names of the --var flags (name=value), sorted, once each.
+func flagNames(flags []string) []string {
+	var out []string
+	for _, v := range flags {
+		out = append(out, strings.SplitN(v, "=", 2)[0])
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // scenarioKey names u's scenario as merge does: its file's folder and name, and its name.
@@ -78,7 +232,7 @@ func scenarioKey(u *dsl.Unit) string { return fileKey(u.Matrix.File) + " " + u.M
 
 // sameInvocation says whether a and b say the same of a labrun run.
 func sameInvocation(a, b interp.InvocationRecord) bool {
-	return a.ID == b.ID && a.Parallel == b.Parallel && a.FailFast == b.FailFast && maps.Equal(a.Scenarios, b.Scenarios)
+	return a.ID == b.ID && a.Parallel == b.Parallel && a.FailFast == b.FailFast && maps.Equal(a.Scenarios, b.Scenarios) && slices.Equal(a.Vars, b.Vars) && maps.Equal(a.Sources, b.Sources) && sameTime(a.Start, b.Start)
 }
 
 // invocationWords says what a record says of the labrun run that made it: "2 runs (a/s.cue s:

@@ -280,9 +280,14 @@ func (p *process) run(args []string, f *runFlags) error {
 	}
 	if len(w.units) > 1 {
 		f.invocation = &interp.InvocationRecord{ID: newRunInfo().id, Scenarios: map[string]int{}, Parallel: f.parallel, FailFast: f.failFast}
+		f.invocation.Sources = map[string]string{}
 		for _, u := range w.units {
 			f.invocation.Scenarios[scenarioKey(u)]++
+			f.invocation.Sources[scenarioKey(u)] = p.sources.of(u.Matrix.File)
 		}
+		f.invocation.Vars = flagNames(f.vars)
+		start := time.Now().UTC()
+		f.invocation.Start = &start
 	}
 	// After an interrupt, the units not started yet still get a report, marked interrupted.
 	c, recs, never := p.runUnits(runCtx, cleanupCtx, w, f, each)
