@@ -68,6 +68,11 @@ func (d *decoder) checkFilePartials() {
 						at([]string{"metadata", "namespace"}, "%s", schema.NamespaceTemplate(ns))
 						continue
 					}
+					if _, apply := s.Params.(*schema.Apply); apply {
+						schema.ChainsawTemplates(o.Object, func(fpath []string, msg string) {
+							at(fpath, "%s: %s", strings.Join(fpath, "."), msg)
+						})
+					}
 					if _, apply := s.Params.(*schema.Apply); apply && !s.ExpectFail {
 						// As an apply's objects written in CUE (schema.ObjectProblems).
 						schema.ObjectProblems(o.Object, true, func(fpath []string, msg string, _ bool) {
