@@ -772,6 +772,9 @@ func (ru *run) autoCleanup(ctx context.Context) {
 	// whole cleanup's time, and every thing created before it (an object, a process still
 	// running) was abandoned, left behind. Cut, the attempt is tried again below.
 	first := func(t *pending) bool {
+		if ru.defaults.CleanupRetry <= 0 { // Defaults without one: the cleanup's time alone
+			return try(ctx, t)
+		}
 		actx, cancel := context.WithTimeoutCause(ctx, ru.defaults.CleanupRetry,
 			fmt.Errorf("the automatic cleanup's time for one attempt (%s) expired", ru.defaults.CleanupRetry))
 		defer cancel()
