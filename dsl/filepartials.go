@@ -55,7 +55,7 @@ func (d *decoder) checkFilePartials() {
 					}
 					apiVersion, _ := o.Object["apiVersion"].(string)
 					if kind, _ := o.Object["kind"].(string); strings.HasPrefix(apiVersion, "kuttl.dev/") {
-						at([]string{"kind"}, "%s is KUTTL's own, a test's settings and no object of the cluster: drop it from the file (its timeout is the step's timeout; its collectors, catch steps; its commands, exec steps)", kind)
+						at([]string{"kind"}, "%s is KUTTL's own, a test's settings and no object of the cluster: drop it from the file%s", kind, kuttlFields[kind])
 						continue
 					}
 					if kind, _ := o.Object["kind"].(string); strings.HasPrefix(apiVersion, "chainsaw.kyverno.io/") {
@@ -67,6 +67,11 @@ func (d *decoder) checkFilePartials() {
 					if ns, _ := md["namespace"].(string); schema.NamespaceTemplate(ns) != "" {
 						at([]string{"metadata", "namespace"}, "%s", schema.NamespaceTemplate(ns))
 						continue
+					}
+					if _, apply := s.Params.(*schema.Apply); apply {
+						schema.ChainsawTemplates(o.Object, func(fpath []string, msg string) {
+							at(fpath, "%s: %s", strings.Join(fpath, "."), msg)
+						})
 					}
 					if _, apply := s.Params.(*schema.Apply); apply && !s.ExpectFail {
 						// As an apply's objects written in CUE (schema.ObjectProblems).
@@ -148,4 +153,14 @@ func yamlKeyPos(lines []string, start int, path []string) (int, int) {
 		}
 	}
 	return line, col
+}
+
+// kuttlFields says, for each of KUTTL's own kinds (KUTTL v0.26.0-16-gd691781's
+// pkg/apis/testharness/v1beta1), what its fields become in a scenario: each kind has its own
+// fields (a TestStep has no timeout, a TestFile only a testRunSelector).
+var kuttlFields = map[string]string{
+	"TestStep":   " (its apply, assert and error lists are apply.files, wait.matchFiles and wait.absentFiles; its delete, a delete step; its commands, exec steps)",
+	"TestAssert": " (its timeout is the step's timeout; its commands, exec steps, in a repeat until they pass to try them again as KUTTL does; its collectors, catch steps; its resourceRefs with assertAll or assertAny, a get with until)",
+	"TestFile":   " (its testRunSelector says which runs the file is for: a ${vars.…} in the step's file path picks the file per run, e.g. 01-create-${vars.flavor}.yaml with --var flavor=a)",
+	"TestSuite":  " (its settings are labrun run's flags and setup steps: see Coming from Chainsaw/KUTTL in docs/language.md)",
 }

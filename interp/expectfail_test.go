@@ -3,6 +3,8 @@ package interp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -371,5 +373,74 @@ s: schema.#Scenario & {
 		if r.Outcome != c.outcome || !strings.Contains(r.Error, c.err) || rec.Outcome != c.outcome {
 			t.Errorf("until %s: step r %s %q, run %s; want %s with %q", c.until, r.Outcome, r.Error, rec.Outcome, c.outcome, c.err)
 		}
+	}
+}
+
+// refusingEachCluster is the fake API server that refuses the apply of each object whose name is a
+// key of refuse, with that message, after writing the others, and joins the refusals as the
+// kube driver does (an apply writes every object; one line per refusal).
+type refusingEachCluster struct {
+	schema.Cluster
+	refuse map[string]string
+}
+
+func (c refusingEachCluster) ApplyWith(ctx context.Context, objs []schema.Object, files []string, ns string, opts schema.ApplyOptions) (schema.ApplyResult, error) {
+	var ok []schema.Object
+	var refused []error
+	for _, o := range objs {
+		name, _ := o["metadata"].(map[string]any)["name"].(string)
+		if msg, bad := c.refuse[name]; bad {
+			refused = append(refused, fmt.Errorf("apply ConfigMap lab/%s (objects): %s", name, msg))
+			continue
+		}
+		ok = append(ok, o)
+	}
+	res, err := c.Cluster.ApplyWith(ctx, ok, files, ns, opts)
+	return res, errors.Join(append(refused, err)...)
+}
+
+// TestExpectFailEachRefusalStandIn (the fake API server stands in for the cluster): an apply
+// with an expectFail pattern passes only when the pattern matches the refusal of each object
+// refused, as Chainsaw's negative-testing/resource (an apply of a file whose ConfigMap "bad"
+// must be refused) fails when "good" is refused too. Before, one refusal matching made the
+// step's whole error match, and the step passed over the other.
+func TestExpectFailEachRefusalStandIn(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [{name: "x", expectFail: "bad", apply: objects: [
+		{apiVersion: "v1", kind: "ConfigMap", metadata: name: "good", data: foo: "7"},
+		{apiVersion: "v1", kind: "ConfigMap", metadata: name: "bad", data: foo: "x"},
+	]}]
+}`)
+	for _, tc := range []struct {
+		name    string
+		refuse  map[string]string
+		outcome interp.Outcome
+		note    string
+	}{
+		{"only bad refused", map[string]string{"bad": ".data.foo: expected string, got true"}, interp.Passed, ""},
+		{"good refused too", map[string]string{
+			"good": ".data.foo: expected string, got 7",
+			"bad":  ".data.foo: expected string, got true",
+		}, interp.Errored, `(expectFail: expected each object's refusal to match "bad"; 1 of 2 do not: apply ConfigMap lab/good (objects): .data.foo: expected string, got 7)`},
+		{"both match", map[string]string{
+			"good": "bad value",
+			"bad":  ".data.foo: expected string, got true",
+		}, interp.Passed, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &fakes.World{}
+			tg := w.Target()
+			tg.Cluster = refusingEachCluster{tg.Cluster, tc.refuse}
+			rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+			x := stepRecord(t, rec, "x")
+			if x.Outcome != tc.outcome || rec.Outcome != tc.outcome {
+				t.Errorf("step %s, run %s, want %s: %q", x.Outcome, rec.Outcome, tc.outcome, x.Error)
+			}
+			if !strings.Contains(x.Error, tc.note) {
+				t.Errorf("step error %q does not say %q", x.Error, tc.note)
+			}
+		})
 	}
 }

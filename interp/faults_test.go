@@ -3,8 +3,10 @@ package interp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -313,4 +315,55 @@ func TestDiffHidesSecretData(t *testing.T) {
 			t.Errorf("shown: %q", s)
 		}
 	}
+}
+
+// finalizedCluster is a stand-in for an API server holding an object with a finalizer that
+// nothing removes: the delete of the object named stuck is accepted, and the wait for it to go
+// lasts until the caller's context ends. Other objects delete as the fake's do.
+type finalizedCluster struct {
+	schema.Cluster
+}
+
+func (c finalizedCluster) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool) error {
+	if len(refs) == 1 && refs[0].Name == "stuck" && wait {
+		<-ctx.Done()
+		return fmt.Errorf("waiting for deletion: still present: ConfigMap lab/stuck (finalizers example.com/never): %w", context.Cause(ctx))
+	}
+	return c.Cluster.Delete(ctx, refs, wait)
+}
+
+// TestCleanupStuckDeletionStandIn (a stand-in API server): an object whose deletion never ends
+// (a finalizer nothing removes) does not keep the automatic cleanup from what the run created
+// before it: each first attempt has the retry time at most, and the object created first is
+// removed. Before, the wait for the stuck one took the whole cleanup's time (2 minutes) and
+// abandoned the rest: on the sandbox, a process of the run was left running after labrun
+// exited.
+func TestCleanupStuckDeletionStandIn(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["lab"]
+	steps: [
+		{apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "a"}]},
+		{apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: name: "stuck"}]},
+	]
+}
+`)
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakes.World{}
+		tg := w.Target()
+		tg.Cluster = finalizedCluster{w}
+		start := time.Now()
+		rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+		took := time.Since(start)
+		if len(rec.Leftovers) != 1 || rec.Leftovers[0] != "ConfigMap lab/stuck" {
+			t.Errorf("leftovers %v, want only ConfigMap lab/stuck; cleanup %q", rec.Leftovers, rec.Cleanup)
+		}
+		if !slices.Contains(rec.Cleanup, "removed ConfigMap lab/a") {
+			t.Errorf("cleanup %q: ConfigMap lab/a not removed", rec.Cleanup)
+		}
+		if took > 2*interp.DefaultCleanupRetry {
+			t.Errorf("the cleanup took %s, want at most twice the retry time %s", took, interp.DefaultCleanupRetry)
+		}
+	})
 }

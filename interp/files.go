@@ -23,8 +23,45 @@ import (
 // folder and the driver reads that copy; the errors it returns name the scenario's file again.
 
 // ReadFile implements schema.Runtime.
+//
+// An apply's file is checked for Chainsaw's template values (schema.ChainsawTemplates) here
+// too: vet checks a file it can read before the run, not one whose path or content holds
+// ${...}, nor one a command writes, and those were applied with "($namespace)" as text.
 func (rt *stepRuntime) ReadFile(path string) (string, error) {
-	return rt.ru.readFile(path, rt.File(path))
+	p, err := rt.ru.readFile(path, rt.File(path))
+	if err != nil {
+		return p, err
+	}
+	if _, apply := rt.s.Params.(*schema.Apply); apply {
+		if err := chainsawTemplates(path, p); err != nil {
+			return "", err
+		}
+	}
+	return p, nil
+}
+
+// chainsawTemplates is the error naming each Chainsaw template value of the objects of the
+// file at p (written as the step names it), nil when there is none or the file does not read
+// or parse (the driver says why).
+func chainsawTemplates(written, p string) error {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	objs, err := dsl.YAMLObjects(written, data)
+	if err != nil {
+		return nil
+	}
+	var msgs []string
+	for _, o := range objs {
+		schema.ChainsawTemplates(o.Object, func(path []string, msg string) {
+			msgs = append(msgs, fmt.Sprintf("%s: %s: %s", o.Source, strings.Join(path, "."), msg))
+		})
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // ChangedDuringRun is the digest Record.FileDigests gives a file whose content was not the

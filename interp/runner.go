@@ -772,6 +772,19 @@ func (ru *run) autoCleanup(ctx context.Context) {
 		ru.observe(Event{Cleanup: msg, CleanupDone: true, CleanupBad: bad})
 		return true
 	}
+	// Each thing's first attempt has the retry time at most (as Chainsaw gives each object its
+	// cleanup timeout): a deletion that never ends (a finalizer that nothing removes) took the
+	// whole cleanup's time, and every thing created before it (an object, a process still
+	// running) was abandoned, left behind. Cut, the attempt is tried again below.
+	first := func(t *pending) bool {
+		if ru.defaults.CleanupRetry <= 0 { // Defaults without one: the cleanup's time alone
+			return try(ctx, t)
+		}
+		actx, cancel := context.WithTimeoutCause(ctx, ru.defaults.CleanupRetry,
+			fmt.Errorf("the automatic cleanup's time for one attempt (%s) expired", ru.defaults.CleanupRetry))
+		defer cancel()
+		return try(actx, t)
+	}
 	for i := len(things) - 1; i >= 0; i-- {
 		t := &pending{createdThing: things[i]}
 		switch {
@@ -779,7 +792,7 @@ func (ru *run) autoCleanup(ctx context.Context) {
 			ru.addCleanup("kept " + t.desc + " (--keep)")
 		case ctx.Err() != nil:
 			ru.leftover(abandonedLine+t.desc, t.desc)
-		case !try(ctx, t):
+		case !first(t):
 			failed = append(failed, t)
 		}
 	}

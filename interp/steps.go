@@ -220,6 +220,14 @@ func (ru *run) expectedFailure(ctx context.Context, s *dsl.Step, sr *StepRecord,
 			}
 			return fmt.Errorf("%w (expectFail: expected an error matching %q)", err, s.ExpectFailSrc)
 		}
+		if un := unexpectedRefusals(s, err); len(un) > 0 {
+			note := fmt.Sprintf(" (expectFail: expected each object's refusal to match %q; %d of %d do not: %s)",
+				s.ExpectFailSrc, len(un), len(refusals(err)), strings.Join(un, "; "))
+			if isFailure(err) {
+				return &failure{msg + note}
+			}
+			return fmt.Errorf("%w%s", err, note)
+		}
 	}
 	ru.mu.Lock()
 	if !ru.abandoned[sr] { // abandoned, the step timed out and its runner no longer waits
@@ -228,6 +236,39 @@ func (ru *run) expectedFailure(ctx context.Context, s *dsl.Step, sr *StepRecord,
 	}
 	ru.mu.Unlock()
 	return nil
+}
+
+// unexpectedRefusals are the refusals of an apply's objects (each object's error, as the
+// driver joins them: an apply writes every object) that the step's expectFail pattern does not
+// match. One object's refusal matching the pattern made the whole step's error match it, and
+// the step passed over another object refused for another reason: Chainsaw's apply with an
+// expect on the object named bad fails when the object named good is refused too (its error
+// was not expected). Nil for other steps, without a pattern, or with a single refusal (the
+// pattern has judged it).
+func unexpectedRefusals(s *dsl.Step, err error) []string {
+	if _, ok := s.Params.(*schema.Apply); !ok || s.ExpectFailRE == nil {
+		return nil
+	}
+	parts := refusals(err)
+	if len(parts) < 2 {
+		return nil
+	}
+	var out []string
+	for _, e := range parts {
+		if !s.ExpectFailRE.MatchString(e.Error()) {
+			out = append(out, e.Error())
+		}
+	}
+	return out
+}
+
+// refusals are the errors joined in err (errors.Join), nil when it joins none.
+func refusals(err error) []error {
+	var j interface{ Unwrap() []error }
+	if !errors.As(err, &j) {
+		return nil
+	}
+	return j.Unwrap()
 }
 
 // targetOf is the target a step runs on: its cluster's, in a scenario that declares clusters,

@@ -76,6 +76,36 @@ func ChainsawForms(o Object, f func(path []string, msg string)) {
 	}
 }
 
+// ChainsawTemplates calls f with the path of every string value of the object o, an object
+// an apply writes, that Chainsaw's templating fills in (a value ChainsawForms takes for an
+// expression: it reads a binding, ($namespace), or names a compiler, (cel;…)), with what is
+// wrong. Chainsaw templates the values of the resources it applies, not their keys (its
+// pkg/mutate, v0.2.15-7-g625077865); labrun writes such a value into the object as text, and
+// the run went on as if the object held what the test meant. metadata.namespace is left to
+// NamespaceTemplate, which says the same of ($namespace).
+func ChainsawTemplates(o Object, f func(path []string, msg string)) {
+	var walk func(v any, path []string)
+	walk = func(v any, path []string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(x[k], append(path[:len(path):len(path)], k))
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, append(path[:len(path):len(path)], fmt.Sprint(i)))
+			}
+		case string:
+			if chainsawValue.MatchString(x) && strings.Join(path, ".") != "metadata.namespace" {
+				f(path, fmt.Sprintf("value %q is a Chainsaw expression (it reads a binding $…, or names a compiler), which Chainsaw's templating fills in: labrun writes it into the object as text; a value the run knows is written ${...} (($namespace) is ${ns.<key>}, the scenario's ephemeralNamespaces)", x))
+			}
+		}
+	}
+	if o != nil {
+		walk(map[string]any(o), nil)
+	}
+}
+
 // hasChainsawKey says a key of path is one ChainsawKey reads as an expression.
 func hasChainsawKey(path []string) bool {
 	return slices.ContainsFunc(path, func(k string) bool { return ChainsawKey(k) != "" })

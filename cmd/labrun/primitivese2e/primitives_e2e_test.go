@@ -303,6 +303,10 @@ var erringTranslations = []wrongTranslation{
 	// KUTTL's failing_comand and timingout_command
 	{"ku_assert_commands.cue", `echo \"second command\"`, `false`, []string{"exited with code 1, expected 0"}},
 	{"ku_assert_commands.cue", `echo \"first command\"`, `sleep 5`, []string{"TIMEOUT ku_assert_commands_2 in ", "first (exec): exec timed out after 2s"}},
+	// the good ConfigMap refused too: Chainsaw's expect names only bad's error, and good's
+	// fails the test; expectFail's pattern must match each object's refusal
+	{"cs_negative_resource.cue", `metadata: name: "good", data: foo: "bar"},`, `metadata: name: "good", data: foo: 7},`,
+		[]string{`(expectFail: expected each object's refusal to match "data.foo: expected string, got true"; 1 of 2 do not: apply ConfigMap `}},
 	// the server cannot be asked
 	{"cs_k8s_server_version.cue", `kubectl get --raw /version`, `kubectl --server https://127.0.0.1:1 get --raw /version`,
 		[]string{"The connection to the server 127.0.0.1:1 was refused"}},
