@@ -38,7 +38,9 @@ s: schema.#Scenario & {
 // maxConnectionsPerEndpoint.
 func newerIstioProcess(dir string, args ...string) (*process, *bytes.Buffer, *bytes.Buffer) {
 	p := testProcess()
-	obj := func(props map[string]any) map[string]any { return map[string]any{"type": "object", "properties": props} }
+	obj := func(props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "properties": props}
+	}
 	integer := map[string]any{"type": "integer"}
 	p.Targets["kube"] = func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error) {
 		w := fakeWorld()
