@@ -138,4 +138,53 @@ func TestNewerIstioFieldJudgedByClusterCRDStandIn(t *testing.T) {
 			t.Errorf("run: %s %q, want refused", rec.Outcome, rec.Error)
 		}
 	})
+	t.Run("said once", func(t *testing.T) {
+		// A cluster whose dry run refuses the object too (as a real API server's does, its
+		// field validation Strict): the field is said once, by the CRD's judgement.
+		sc := loadForCluster(t, strings.ReplaceAll(newerIstio, "FIELD", "maxConnectionsPerEndpont"))
+		w := world()
+		w.FailOn = "dry-run"
+		problems, _, err := interp.DryRun(context.Background(), w.Target(), sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The four of the misspelled subtest: the apply's object, the expression, the
+		// wait's match, the get's path; no fifth from the dry run.
+		if len(problems) != 4 {
+			t.Errorf("%d problems, want 4 (the apply's once): %+v", len(problems), problems)
+		}
+	})
+}
+
+// TestNewerIstioKindJudgedByClusterStandIn: a kind of an Istio group that Istio 1.30.8's CRDs
+// do not serve (as a newer Istio may) is accepted by vet --server where the cluster (a
+// stand-in) serves it by a CRD, in an apply's object and a get's kind, and refused where it
+// does not, at the kind, with vet's offline message.
+func TestNewerIstioKindJudgedByClusterStandIn(t *testing.T) {
+	const src = `
+s: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["lab"]
+	steps: [
+		{apply: objects: [{apiVersion: "networking.istio.io/v1", kind: "MeshLimit", metadata: name: "m"}]},
+		{name: "m", get: {apiVersion: "networking.istio.io/v1", kind: "MeshLimit", name: "m"}},
+	]
+}
+`
+	sc := loadForCluster(t, src)
+	served := &fakes.World{CRDSchemas: map[string]map[string]any{"MeshLimit": {"type": "object"}}}
+	if problems, _, err := interp.DryRun(context.Background(), served.Target(), sc); err != nil || len(problems) > 0 {
+		t.Errorf("served: %v %+v, want no problem", err, problems)
+	}
+	problems, _, err := interp.DryRun(context.Background(), (&fakes.World{}).Target(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range problems {
+		got = append(got, fmt.Sprintf("%d:%d %s", p.Pos.Line, p.Pos.Col, p.Msg))
+	}
+	if len(got) != 2 || !strings.HasPrefix(got[0], "10:") || !strings.HasPrefix(got[1], "11:") || !strings.Contains(got[0], "networking.istio.io has no kind MeshLimit (Istio 1.30.8's CRDs)") || !strings.Contains(got[0], "nor does the cluster serve it by a CRD") {
+		t.Errorf("not served: want the apply's kind and the get's refused:\n%s", strings.Join(got, "\n"))
+	}
 }
