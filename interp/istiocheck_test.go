@@ -188,3 +188,27 @@ s: schema.#Scenario & {
 		t.Errorf("not served: want the apply's kind and the get's refused:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// labelledCRDs is a stand-in cluster whose CRDs carry Istio's chart labels: it names each
+// kind's CRD and the release its labels say (schema.CRDSources).
+type labelledCRDs struct{ *fakes.World }
+
+func (labelledCRDs) CRDSource(_ context.Context, kind, _ string) (string, string) {
+	return strings.ToLower(kind) + "s.networking.istio.io", "1.31.0"
+}
+
+// TestIstioRefusalNamesClusterCRDStandIn: what the cluster's CRD refuses names the CRD and the
+// Istio release its labels say, as docs/language.md shows it.
+func TestIstioRefusalNamesClusterCRDStandIn(t *testing.T) {
+	sc := loadForCluster(t, strings.ReplaceAll(newerIstio, "FIELD", "maxConnectionsPerEndpont"))
+	tg := (&fakes.World{CRDSchemas: map[string]map[string]any{"DestinationRule": standInNewerDR()}}).Target()
+	tg.Cluster = labelledCRDs{tg.Cluster.(*fakes.World)}
+	problems, _, err := interp.DryRun(context.Background(), tg, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "DestinationRule spec.trafficPolicy.connectionPool.tcp (the cluster's CRD destinationrules.networking.istio.io, of Istio 1.31.0 by its labels) has no field maxConnectionsPerEndpont (did you mean maxConnectionsPerEndpoint?)"
+	if len(problems) == 0 || problems[0].Msg != want {
+		t.Errorf("problems %+v, the first want %q", problems, want)
+	}
+}
