@@ -60,7 +60,8 @@ func newerIstioProcess(dir string, args ...string) (*process, *bytes.Buffer, *by
 // TestNewerIstioFieldStandInCluster: a field a newer Istio serves, which plain vet refuses by
 // Istio 1.30.8's CRDs (saying how to check it against the cluster), is accepted by vet
 // --server and by a run whose cluster's CRD (a stand-in's) serves it; a misspelling of it is
-// refused by both, once, at its line and column, naming the cluster's CRD.
+// refused by both, once, at its line and column, naming the cluster's CRD. The run's record
+// replays (without a cluster: the run's judged the field).
 func TestNewerIstioFieldStandInCluster(t *testing.T) {
 	for _, c := range []struct {
 		field string
@@ -101,6 +102,21 @@ func TestNewerIstioFieldStandInCluster(t *testing.T) {
 			all := out.String() + errOut.String()
 			if c.ok && code != exitOK {
 				t.Errorf("run: exit %d\n%s", code, all)
+			}
+			if c.ok {
+				// Its record replays: the run's cluster judged the field.
+				p, out, errOut = newerIstioProcess(dir, "run", "--report-dir", "reports", "x.cue")
+				if code := Main(p); code != exitOK {
+					t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+				}
+				recs, _ := filepath.Glob(filepath.Join(dir, "reports", "*.json"))
+				if len(recs) != 1 {
+					t.Fatalf("records %v", recs)
+				}
+				p, out, errOut = newerIstioProcess(dir, "replay", recs[0])
+				if code := Main(p); code != exitOK {
+					t.Errorf("replay: exit %d\n%s%s", code, out, errOut)
+				}
 			}
 			if !c.ok && (code != exitInvalid || strings.Count(all, "x.cue:11:80: DestinationRule spec.trafficPolicy.connectionPool.tcp (the cluster's CRD of DestinationRule) has no field maxConnectionsPerEndpont") != 1) {
 				t.Errorf("run: exit %d, want 2 and the problem once:\n%s", code, all)
