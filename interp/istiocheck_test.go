@@ -212,3 +212,38 @@ func TestIstioRefusalNamesClusterCRDStandIn(t *testing.T) {
 		t.Errorf("problems %+v, the first want %q", problems, want)
 	}
 }
+
+// TestNewerIstioFileFieldStandIn: an apply's file's object is judged by the cluster's CRD (a
+// stand-in's, serving maxConnectionsPerEndpoint) as one written in CUE, at its line in the
+// YAML: the field the CRD serves accepted, a misspelling refused.
+func TestNewerIstioFileFieldStandIn(t *testing.T) {
+	for _, c := range []struct{ field, want string }{
+		{"maxConnectionsPerEndpoint", ""},
+		{"maxConnectionsPerEndpont", "dr.yaml:11:9 apply.files (dr.yaml, line 1): spec.trafficPolicy.connectionPool.tcp.maxConnectionsPerEndpont: DestinationRule spec.trafficPolicy.connectionPool.tcp (the cluster's CRD of DestinationRule) has no field maxConnectionsPerEndpont (did you mean maxConnectionsPerEndpoint?)"},
+	} {
+		dir := t.TempDir()
+		yaml := "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: web\n  namespace: lab\nspec:\n  host: web\n  trafficPolicy:\n    connectionPool:\n      tcp:\n        " + c.field + ": 2\n"
+		src := "package s\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {\n\ttarget: \"kube\"\n\tnamespaces: [\"lab\"]\n\tsteps: [{apply: files: [\"dr.yaml\"]}]\n}\n"
+		for name, data := range map[string]string{"dr.yaml": yaml, "s.cue": src} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := dsl.Load([]string{filepath.Join(dir, "s.cue")}, dsl.Options{Target: "fake", IstioByCluster: true})
+		if err != nil {
+			t.Fatalf("load: %v", err)
+		}
+		w := &fakes.World{CRDSchemas: map[string]map[string]any{"DestinationRule": standInNewerDR()}}
+		problems, _, err := interp.DryRun(context.Background(), w.Target(), res.Scenarios[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range problems {
+			got = append(got, fmt.Sprintf("%s:%d:%d %s", filepath.Base(p.Pos.File), p.Pos.Line, p.Pos.Col, p.Msg))
+		}
+		if all := strings.Join(got, "\n"); all != c.want {
+			t.Errorf("%s: problems\n%s\nwant\n%s", c.field, all, c.want)
+		}
+	}
+}
