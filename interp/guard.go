@@ -31,11 +31,9 @@ func (ru *run) preflight(ctx context.Context) error {
 	// What the load left to the cluster's CRDs of Istio kinds, a newer Istio than vet knows
 	// may serve: judged now, by the cluster the run is on.
 	istio, _ := JudgeIstio(ctx, ru.target, ru.sc)
-	if ru.target.Cluster != nil {
-		// And the names a wait's match, a get's path or an expression reads below an Istio
-		// kind's object, which the load left to the cluster's CRD too.
-		istio = append(istio, objectReadProblems(ctx, ru.target, ru.sc, true)...)
-	}
+	// And the names a wait's match, a get's path or an expression reads below an Istio kind's
+	// object, which the load left to the cluster's CRD too (each step's cluster's).
+	istio = append(istio, objectReadProblems(ctx, ru.target, ru.sc, true)...)
 	for _, pr := range istio {
 		if pr.Schema && !pr.Whole {
 			pr.Msg = "by the cluster's CRD: " + pr.Msg
