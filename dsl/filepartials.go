@@ -115,9 +115,6 @@ func (d *decoder) checkFilePartials() {
 						continue
 					}
 					schema.PartialMisses(o.Object, func(fpath []string, msg string, ic *schema.IstioCheck) {
-						if ic != nil && ic.Path != nil && d.judgedByCluster() {
-							return // an Istio kind's field: checked against the cluster's CRD (interp)
-						}
 						msg = strings.Join(fpath, ".") + ": " + msg
 						if !leave(fpath, ic, msg) {
 							at(fpath, "%s", msg)

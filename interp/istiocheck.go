@@ -91,7 +91,11 @@ func JudgeIstio(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (proble
 		}
 		var miss *kubeshape.Miss
 		var at []string
-		c.shape.CheckObject(map[string]any(ic.Object), func(path []string, m *kubeshape.Miss) {
+		check := c.shape.CheckObject
+		if ic.Partial {
+			check = c.shape.Check // a wait's file's object, matched
+		}
+		check(map[string]any(ic.Object), func(path []string, m *kubeshape.Miss) {
 			if miss == nil && len(path) <= len(ic.Path) && slices.Equal(path, ic.Path[:len(path)]) {
 				miss, at = m, path
 			}

@@ -213,17 +213,18 @@ func TestIstioRefusalNamesClusterCRDStandIn(t *testing.T) {
 	}
 }
 
-// TestNewerIstioFileFieldStandIn: an apply's file's object is judged by the cluster's CRD (a
-// stand-in's, serving maxConnectionsPerEndpoint) as one written in CUE, at its line in the
-// YAML: the field the CRD serves accepted, a misspelling refused.
+// TestNewerIstioFileFieldStandIn: an apply's file's object, and a wait's matchFiles', are
+// judged by the cluster's CRD (a stand-in's, serving maxConnectionsPerEndpoint) as one written
+// in CUE, at its line in the YAML: the field the CRD serves accepted, a misspelling refused.
 func TestNewerIstioFileFieldStandIn(t *testing.T) {
 	for _, c := range []struct{ field, want string }{
 		{"maxConnectionsPerEndpoint", ""},
-		{"maxConnectionsPerEndpont", "dr.yaml:11:9 apply.files (dr.yaml, line 1): spec.trafficPolicy.connectionPool.tcp.maxConnectionsPerEndpont: DestinationRule spec.trafficPolicy.connectionPool.tcp (the cluster's CRD of DestinationRule) has no field maxConnectionsPerEndpont (did you mean maxConnectionsPerEndpoint?)"},
+		{"maxConnectionsPerEndpont", "dr.yaml:11:9 apply.files (dr.yaml, line 1): spec.trafficPolicy.connectionPool.tcp.maxConnectionsPerEndpont: DestinationRule spec.trafficPolicy.connectionPool.tcp (the cluster's CRD of DestinationRule) has no field maxConnectionsPerEndpont (did you mean maxConnectionsPerEndpoint?)\n" +
+			"dr.yaml:11:9 wait.matchFiles (dr.yaml, line 1): spec.trafficPolicy.connectionPool.tcp.maxConnectionsPerEndpont: DestinationRule spec.trafficPolicy.connectionPool.tcp (the cluster's CRD of DestinationRule) has no field maxConnectionsPerEndpont (did you mean maxConnectionsPerEndpoint?)"},
 	} {
 		dir := t.TempDir()
 		yaml := "apiVersion: networking.istio.io/v1\nkind: DestinationRule\nmetadata:\n  name: web\n  namespace: lab\nspec:\n  host: web\n  trafficPolicy:\n    connectionPool:\n      tcp:\n        " + c.field + ": 2\n"
-		src := "package s\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {\n\ttarget: \"kube\"\n\tnamespaces: [\"lab\"]\n\tsteps: [{apply: files: [\"dr.yaml\"]}]\n}\n"
+		src := "package s\n\nimport \"labrun.dev/schema\"\n\ns: schema.#Scenario & {\n\ttarget: \"kube\"\n\tnamespaces: [\"lab\"]\n\tsteps: [{apply: files: [\"dr.yaml\"]}, {wait: matchFiles: [\"dr.yaml\"]}]\n}\n"
 		for name, data := range map[string]string{"dr.yaml": yaml, "s.cue": src} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 				t.Fatal(err)

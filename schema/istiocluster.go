@@ -13,6 +13,9 @@ type IstioCheck struct {
 	// version).
 	Object Object
 	Path   []string
+	// Partial says Object is a partial object a wait matches (of its matchFiles or
+	// absentFiles), checked as a match is, not as an object written.
+	Partial bool
 	// Msg is the problem as Istio's CRDs of kubeshape.IstioAPIVersion have it: what is said
 	// where the cluster cannot judge it (its CRD cannot be read).
 	Msg string

@@ -193,7 +193,7 @@ func PartialMisses(o Object, miss func(path []string, msg string, istio *IstioCh
 			var ic *IstioCheck
 			if kubeshape.IstioGroup(v) && m.Release {
 				msg += kubeshape.Newer(v)
-				ic = &IstioCheck{Kind: k, APIVersion: v, Path: path, Msg: msg}
+				ic = &IstioCheck{Kind: k, APIVersion: v, Object: o, Path: path, Msg: msg, Partial: true}
 			}
 			miss(path, msg, ic)
 		})
