@@ -77,6 +77,10 @@ func JudgeIstio(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (proble
 		}
 		c := crdOf(cl, cluster, ic.Kind, ic.APIVersion)
 		switch {
+		case ic.Object == nil && c.err != nil:
+			// The kube driver cannot map a kind the cluster does not serve.
+			refuse(fmt.Sprintf("%s; nor does the cluster serve it by a CRD it lets be read (%v)", ic.Msg, c.err))
+			continue
 		case c.err != nil:
 			refuse(fmt.Sprintf("%s; the cluster's CRD of %s could not be read to judge it: %v", ic.Msg, ic.Kind, c.err))
 			continue
