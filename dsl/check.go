@@ -143,23 +143,45 @@ func (c *stepChecker) lookup(field string) cue.Value {
 }
 
 func (c *stepChecker) Errorf(field, format string, args ...any) {
+	pos, path := c.fieldPos(field, false)
+	c.d.err(pos, path, format, args...)
+}
+
+func (c *stepChecker) ValueErrorf(field, format string, args ...any) {
+	pos, path := c.fieldPos(field, true)
+	c.d.err(pos, path, format, args...)
+}
+
+// fieldPos is where a problem of field is said (Errorf; with value, ValueErrorf: at its value
+// when it is written), and its path below the scenario.
+func (c *stepChecker) fieldPos(field string, value bool) (Pos, string) {
 	v, path := c.kv, c.kpath
 	if field != "" {
 		if fv := c.lookup(field); fv.Exists() {
+			if value {
+				return c.d.l.litPos(fv), path + "." + field
+			}
 			v = fv
 		}
 		path += "." + field
 	}
-	c.d.err(c.d.l.valuePos(v), path, format, args...)
+	return c.d.l.valuePos(v), path
 }
 
-func (c *stepChecker) ValueErrorf(field, format string, args ...any) {
-	fv := c.lookup(field)
-	if !fv.Exists() {
-		c.Errorf(field, format, args...)
-		return
+// JudgedByCluster implements schema.ClusterJudge: a run's load, and vet --server's, leave an
+// Istio kind's fields, kinds and versions to the cluster's CRDs (Options.IstioByCluster).
+func (c *stepChecker) JudgedByCluster() bool {
+	return c.d != nil && (c.d.l.opts.ForRun || c.d.l.opts.IstioByCluster)
+}
+
+// LeaveToCluster implements schema.ClusterJudge: the scenario keeps ic, at field, for its
+// cluster's CRD to judge (Scenario.IstioChecks).
+func (c *stepChecker) LeaveToCluster(field string, value bool, ic schema.IstioCheck) {
+	pos, path := c.fieldPos(field, value)
+	if !pos.IsValid() {
+		pos = c.d.sc.Pos
 	}
-	c.d.err(c.d.l.litPos(fv), c.kpath+"."+field, format, args...)
+	c.d.sc.IstioChecks = append(c.d.sc.IstioChecks, &IstioCheck{IstioCheck: ic, Pos: pos, Field: c.d.sc.Name + "." + path, Step: c.s})
 }
 
 func (c *stepChecker) ValueErrorAt(field string, offset int, format string, args ...any) {

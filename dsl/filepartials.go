@@ -47,11 +47,28 @@ func (d *decoder) checkFilePartials() {
 				}
 				lines := strings.SplitAfter(string(data), "\n")
 				for _, o := range objs {
+					errPath := fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i)
 					at := func(fpath []string, format string, args ...any) {
 						line, col := yamlKeyPos(lines, o.Line, fpath)
-						d.l.errs.add(Pos{File: path, Line: line, Col: col},
-							fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i),
+						d.l.errs.add(Pos{File: path, Line: line, Col: col}, errPath,
 							"%s.%s (%s): %s", s.Kind, field, o.Source, fmt.Sprintf(format, args...))
+					}
+					// leave keeps a problem of an Istio kind for the cluster's CRD to judge,
+					// where the load leaves them to it (Options.IstioByCluster); false when
+					// it is said now.
+					leave := func(fpath []string, ic *schema.IstioCheck, msg string) bool {
+						if ic == nil || !d.judgedByCluster() {
+							return false
+						}
+						line, col := yamlKeyPos(lines, o.Line, fpath)
+						c := *ic
+						prefix := fmt.Sprintf("%s.%s (%s): ", s.Kind, field, o.Source)
+						c.Msg = prefix + msg
+						if ic.Path != nil {
+							prefix += strings.Join(fpath, ".") + ": "
+						}
+						d.sc.IstioChecks = append(d.sc.IstioChecks, &IstioCheck{IstioCheck: c, Pos: Pos{File: path, Line: line, Col: col}, Field: errPath, Step: s, Prefix: prefix})
+						return true
 					}
 					apiVersion, _ := o.Object["apiVersion"].(string)
 					if kind, _ := o.Object["kind"].(string); strings.HasPrefix(apiVersion, "kuttl.dev/") {
@@ -75,8 +92,11 @@ func (d *decoder) checkFilePartials() {
 					}
 					if _, apply := s.Params.(*schema.Apply); apply && !s.ExpectFail {
 						// As an apply's objects written in CUE (schema.ObjectProblems).
-						schema.ObjectProblems(o.Object, true, func(fpath []string, msg string, _ bool) {
-							at(fpath, "%s: %s", strings.Join(fpath, "."), msg)
+						schema.ObjectProblems(o.Object, true, func(fpath []string, msg string, _ bool, ic *schema.IstioCheck) {
+							msg = strings.Join(fpath, ".") + ": " + msg
+							if !leave(fpath, ic, msg) {
+								at(fpath, "%s", msg)
+							}
 						})
 					}
 					if _, del := s.Params.(*schema.Delete); del && !s.ExpectFail {
@@ -84,16 +104,26 @@ func (d *decoder) checkFilePartials() {
 						// looked up as written, a kind the cluster does not serve deletes
 						// nothing.
 						if k, ok := o.Object["kind"].(string); ok && !strings.ContainsAny(k, " /.") {
-							if f, msg := schema.ObjectKindProblem(o.Object); msg != "" {
-								at([]string{f}, "%s: %s; a delete of it deletes nothing: the step fails, or passes with ignoreNotFound", f, msg)
+							if f, msg, istio := schema.ObjectKindProblem(o.Object); msg != "" {
+								msg = fmt.Sprintf("%s: %s; a delete of it deletes nothing: the step fails, or passes with ignoreNotFound", f, msg)
+								var ic *schema.IstioCheck
+								if istio {
+									ic = &schema.IstioCheck{Kind: k, APIVersion: apiVersion}
+								}
+								if !leave([]string{f}, ic, msg) {
+									at([]string{f}, "%s", msg)
+								}
 							}
 						}
 					}
 					if !wait {
 						continue
 					}
-					schema.PartialMisses(o.Object, func(fpath []string, msg string) {
-						at(fpath, "%s: %s", strings.Join(fpath, "."), msg)
+					schema.PartialMisses(o.Object, func(fpath []string, msg string, ic *schema.IstioCheck) {
+						msg = strings.Join(fpath, ".") + ": " + msg
+						if !leave(fpath, ic, msg) {
+							at(fpath, "%s", msg)
+						}
 					})
 					if w.AnyOrder {
 						schema.EmptyLists(o.Object, func(fpath []string) {

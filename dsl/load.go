@@ -77,6 +77,13 @@ type Options struct {
 	// costs CPU (about twice the evaluation's for a long list of steps) that vet, whose
 	// scenarios end with the load, does not pay; the problems found are the same.
 	ForRun bool
+	// IstioByCluster, set by vet --server (a run's load, ForRun, does the same), leaves what
+	// vet finds wrong in an Istio kind's object, kind or version by the Istio release it knows
+	// (kubeshape.IstioAPIVersion), which a newer Istio may serve, to the cluster's CRDs: kept
+	// in Scenario.IstioChecks rather than said, for interp.JudgeIstio to judge; and an Istio
+	// kind's fields read by a wait's match, a get's path or an expression go unchecked here,
+	// where the cluster's CRD checks them (interp).
+	IstioByCluster bool
 
 	// DiscardedBuild, when not nil, is called before a build whose value is let go as soon as
 	// it is checked, and what it returns after (the loader then collects, when the heap is

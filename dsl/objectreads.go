@@ -162,7 +162,11 @@ func ObjectMiss(step string, shape *kubeshape.Shape, kind, from string, base, na
 	if len(at) > 0 {
 		subject += " " + elements(strings.Join(at, "."))
 	}
-	return fmt.Sprintf("%s: %s%s %s", elements(step+"."+strings.Join(names[:m.At+1], ".")), strings.TrimSpace(subject), from, m.Msg)
+	msg := fmt.Sprintf("%s: %s%s %s", elements(step+"."+strings.Join(names[:m.At+1], ".")), strings.TrimSpace(subject), from, m.Msg)
+	if from != "" && m.Release {
+		msg += kubeshape.NewerHint()
+	}
+	return msg
 }
 
 // elements writes a path's list elements as expressions index them: "*" (any element) as [],

@@ -108,6 +108,10 @@ type Scenario struct {
 	Snapshots []*Step
 	// Names are what its expressions read, typed as the step kinds declare them.
 	ExprNames *Names
+	// IstioChecks are the problems of Istio kinds that a load for a run, or vet --server's,
+	// leaves to the cluster's CRDs (Options.IstioByCluster): a newer Istio than the one vet
+	// knows may serve the field, kind or version.
+	IstioChecks []*IstioCheck `json:"-"`
 	// names maps a step name to its step.
 	names map[string]*Step
 	// timeline is the steps' order and nesting (see Unavailable).

@@ -18,6 +18,9 @@ type DryRunProblem struct {
 	// Schema says the problem is a name the cluster's CRD has not (objectReadProblems), not
 	// an object the cluster rejected.
 	Schema bool
+	// Whole says Msg says whose judgement it is (JudgeIstio's: the cluster's CRD, or Istio's
+	// CRDs of the release vet knows where the cluster cannot judge).
+	Whole bool
 }
 
 // DryRun asks the cluster to validate, without persisting anything, every object the
@@ -31,6 +34,9 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 	if t.Cluster == nil {
 		return nil, nil, fmt.Errorf("the %s target has no cluster to validate against", t.Name)
 	}
+	// The problems of Istio kinds the load left to the cluster's CRDs: a step refused so is
+	// not dry-run too (one problem is said once).
+	problems, refused := JudgeIstio(ctx, t, sc)
 	// Ephemeral namespaces get names of their own here too (they do not exist: their objects
 	// are validated in namespace default, as those of a namespace the setup creates).
 	sc = sc.ForRun("dry-run")
@@ -56,6 +62,9 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 				cl = ct.Cluster // each step is validated by the cluster it runs on
 			}
 			defer defined.add(ctx, cl, sc, s)
+			if refused[s.Path] {
+				return
+			}
 			// A partial object (a merge patch) or a status is not an object a dry run of
 			// server-side apply can judge; a merge patch is dry-run as a patch of the objects
 			// that exist already, where the cluster can (PatchDryRunner).
@@ -113,7 +122,7 @@ func DryRun(ctx context.Context, t *schema.Target, sc *dsl.Scenario) (problems [
 			}
 		})
 	}
-	problems = append(problems, objectReadProblems(ctx, t, sc)...)
+	problems = append(problems, objectReadProblems(ctx, t, sc, false)...)
 	return problems, skipped, nil
 }
 

@@ -28,6 +28,18 @@ func (ru *run) preflight(ctx context.Context) error {
 	var problems []string
 	infra := false
 	caps, drivers := targetCaps(ru.target), ru.target.Drivers()
+	// What the load left to the cluster's CRDs of Istio kinds, a newer Istio than vet knows
+	// may serve: judged now, by the cluster the run is on.
+	istio, _ := JudgeIstio(ctx, ru.target, ru.sc)
+	// And the names a wait's match, a get's path or an expression reads below an Istio kind's
+	// object, which the load left to the cluster's CRD too (each step's cluster's).
+	istio = append(istio, objectReadProblems(ctx, ru.target, ru.sc, true)...)
+	for _, pr := range istio {
+		if pr.Schema && !pr.Whole {
+			pr.Msg = "by the cluster's CRD: " + pr.Msg
+		}
+		problems = append(problems, fmt.Sprintf("%s: %s", pr.Pos, pr.Msg))
+	}
 	defined := crdKinds{}
 	for _, ph := range ru.sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {

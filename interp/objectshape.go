@@ -20,6 +20,30 @@ type objectShape struct {
 	base  []string
 	// unread is why the kind's CRD could not be read (forbidden): its names go unchecked.
 	unread error
+	// from says where the shape is from where it is not the cluster's CRD: an Istio kind's,
+	// when the cluster cannot give its CRD, is that of Istio's CRDs vet knows (istioShape).
+	from string
+}
+
+// istioShape is the shape of an Istio kind whose CRD the cluster could not give (why: the
+// error reading it; nil when it has none, or none with a schema): that of Istio's CRDs of the
+// release vet knows, as vet checks it without a cluster, rather than nothing (a load for a
+// run, and vet --server's, leave an Istio kind's names to the cluster); none for another kind.
+func istioShape(kind, apiVersion string, why error) objectShape {
+	if !kubeshape.IstioGroup(apiVersion) {
+		return objectShape{}
+	}
+	sh, name := kubeshape.Istio(apiVersion, kind)
+	if sh == nil {
+		return objectShape{}
+	}
+	from := kubeshape.From(apiVersion)
+	if why != nil {
+		from = strings.TrimSuffix(from, ")") + fmt.Sprintf(": the cluster's could not be read: %v)", why)
+	} else {
+		from = strings.TrimSuffix(from, ")") + ": the cluster has none with a schema)"
+	}
+	return objectShape{shape: sh, kind: name, from: from}
 }
 
 // shapeObject finds, before get step s reads a custom resource, the shape of what it records
@@ -60,7 +84,7 @@ func (ru *run) shapeObject(ctx context.Context, rt *stepRuntime, s *dsl.Step, g 
 				continue
 			}
 			if m := shape.Walk(r.Path); m != nil {
-				unknown[strings.Join(r.Path, ".")] = dsl.ObjectMiss(r.Step, shape, crd.kind, "", base, r.Path, m)
+				unknown[strings.Join(r.Path, ".")] = dsl.ObjectMiss(r.Step, shape, crd.kind, crd.from, base, r.Path, m)
 			}
 		}
 	}
@@ -132,6 +156,8 @@ func (ru *run) crdShape(ctx context.Context, s *dsl.Step, kind, apiVersion strin
 	cancel()
 	if err == nil && sch != nil {
 		crd = objectShape{shape: kubeshape.FromCRD(sch), kind: name}
+	} else if ist := istioShape(kind, apiVersion, err); ist.shape != nil {
+		crd = ist // as vet checks it without a cluster
 	} else if err != nil {
 		crd = objectShape{kind: name, unread: err}
 	}
@@ -178,7 +204,7 @@ func (ru *run) partialMisses(ctx context.Context, rt *stepRuntime, s *dsl.Step, 
 	var msgs []string
 	if sh, _ := kubeshape.Builtin(apiVersion, kind); sh != nil {
 		if builtin {
-			schema.PartialMisses(o, func(path []string, msg string) {
+			schema.PartialMisses(o, func(path []string, msg string, _ *schema.IstioCheck) {
 				msgs = append(msgs, fmt.Sprintf("%s: %s", strings.Join(path, "."), msg))
 			})
 		}
@@ -206,7 +232,7 @@ func (ru *run) partialMisses(ctx context.Context, rt *stepRuntime, s *dsl.Step, 
 		if m.At > 0 {
 			subject += " " + strings.Join(path[:m.At], ".")
 		}
-		msgs = append(msgs, fmt.Sprintf("%s: %s %s", strings.Join(path, "."), subject, m.Msg))
+		msgs = append(msgs, fmt.Sprintf("%s: %s%s %s", strings.Join(path, "."), subject, crd.from, m.Msg))
 	})
 	return msgs
 }
@@ -215,10 +241,13 @@ func (ru *run) partialMisses(ctx context.Context, rt *stepRuntime, s *dsl.Step, 
 // its get steps' custom resources, and its waits' matches name, that the cluster's CRDs do not
 // have: what the run would refuse when it first reads the kind (a built-in kind's vet has
 // checked without a cluster).
-func objectReadProblems(ctx context.Context, t *schema.Target, sc *dsl.Scenario) []DryRunProblem {
+//
+// With istioOnly, only an Istio kind's: a run's preflight asks them, as a load for a run leaves
+// them to the cluster's CRD (dsl.Options.IstioByCluster).
+func objectReadProblems(ctx context.Context, t *schema.Target, sc *dsl.Scenario, istioOnly bool) []DryRunProblem {
 	cache := map[string]objectShape{}
 	crdOf := func(s *dsl.Step, kind, apiVersion string) objectShape {
-		if kind == "" || dsl.HasInterpolation(kind) || dsl.HasInterpolation(apiVersion) {
+		if kind == "" || dsl.HasInterpolation(kind) || dsl.HasInterpolation(apiVersion) || (istioOnly && !kubeshape.IstioGroup(apiVersion)) {
 			return objectShape{}
 		}
 		if sh, _ := kubeshape.Builtin(apiVersion, kind); sh != nil {
@@ -239,6 +268,8 @@ func objectReadProblems(ctx context.Context, t *schema.Target, sc *dsl.Scenario)
 		var o objectShape
 		if name, sch, err := os.ObjectSchema(ctx, kind, apiVersion); err == nil && sch != nil {
 			o = objectShape{shape: kubeshape.FromCRD(sch), kind: name}
+		} else {
+			o = istioShape(kind, apiVersion, err) // as vet checks it without a cluster
 		}
 		cache[key] = o
 		return o
@@ -267,12 +298,26 @@ func objectReadProblems(ctx context.Context, t *schema.Target, sc *dsl.Scenario)
 				if col < 0 {
 					col = r.Col[len(r.Col)-1]
 				}
-				problems = append(problems, DryRunProblem{Pos: e.PosAt(col), Msg: fmt.Sprintf("in expression %q: %s", e.Src, dsl.ObjectMiss(r.Step, shape, crd.kind, "", base, r.Path, m)), Schema: true})
+				problems = append(problems, DryRunProblem{Pos: e.PosAt(col), Msg: fmt.Sprintf("in expression %q: %s", e.Src, dsl.ObjectMiss(r.Step, shape, crd.kind, crd.from, base, r.Path, m)), Schema: crd.from == "", Whole: crd.from != ""})
 			}
 		}
 	}
 	for _, ph := range sc.Phases() {
 		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			if g, ok := s.Params.(*schema.Get); ok && kubeshape.IstioGroup(g.APIVersion) && g.Path != "" && !dsl.HasInterpolation(g.Path) && !strings.ContainsAny(g.Path, `"'[]{`) {
+				// A get's path of an Istio kind, which the load left to the cluster's CRD
+				// (vet checks a built-in kind's).
+				if crd := crdOf(s, g.Kind, g.APIVersion); crd.shape != nil {
+					path := strings.Split(g.Path, ".")
+					if m := crd.shape.Walk(path); m != nil {
+						subject := crd.kind
+						if m.At > 0 {
+							subject += " " + strings.Join(path[:m.At], ".")
+						}
+						problems = append(problems, DryRunProblem{Pos: s.FieldPos("path"), Msg: fmt.Sprintf("path %q: %s%s %s", g.Path, subject, crd.from, m.Msg), Schema: crd.from == "", Whole: crd.from != ""})
+					}
+				}
+			}
 			w, ok := s.Params.(*schema.Wait)
 			if !ok {
 				return
@@ -293,7 +338,7 @@ func objectReadProblems(ctx context.Context, t *schema.Target, sc *dsl.Scenario)
 						subject += " " + strings.Join(path[:m.At], ".")
 					}
 					field := x.field + "." + strings.Join(path, ".")
-					problems = append(problems, DryRunProblem{Pos: s.FieldPos(field), Msg: fmt.Sprintf("%s: %s %s", field, subject, m.Msg), Schema: true})
+					problems = append(problems, DryRunProblem{Pos: s.FieldPos(field), Msg: fmt.Sprintf("%s: %s%s %s", field, subject, crd.from, m.Msg), Schema: crd.from == "", Whole: crd.from != ""})
 				})
 			}
 		})

@@ -173,11 +173,16 @@ func checkAppliedObjects(c Checker, objs []Object) {
 		// A misspelled field is refused when the step runs (the steps before it have
 		// changed the cluster), or dropped where the kind keeps unknown fields, and the
 		// experiment runs without it: a built-in or Istio kind's fields are known now.
-		ObjectProblems(o, false, func(path []string, msg string, value bool) {
-			if value {
-				c.ValueErrorf(field+"."+strings.Join(path, "."), "%s", msg)
-			} else {
-				c.Errorf(field+"."+strings.Join(path, "."), "%s", msg)
+		// An Istio kind's, which a newer Istio may serve, is its cluster's CRD's to judge
+		// where the scenario meets its cluster first (ClusterJudge).
+		ObjectProblems(o, false, func(path []string, msg string, value bool, istio *IstioCheck) {
+			f := field + "." + strings.Join(path, ".")
+			switch {
+			case leaveToCluster(c, f, value, istio):
+			case value:
+				c.ValueErrorf(f, "%s", msg)
+			default:
+				c.Errorf(f, "%s", msg)
 			}
 		})
 	}

@@ -44,14 +44,20 @@ func (p *Get) Check(c Checker) {
 	// The fields of a path that does not parse are not asked of the kind.
 	if parsed := checkPathSyntax(c, "path", p.Path); parsed && p.Path != "" && !c.Templated("path") && !c.Templated("kind") && !c.Templated("apiVersion") && !strings.ContainsAny(p.Path, `"'[]{$`) {
 		// A misspelled path errs when the step runs: vet knows a built-in kind's fields.
-		if sh, kind := kubeshape.Known(p.APIVersion, p.Kind); sh != nil {
+		// An Istio kind's path, which a newer Istio may serve, is checked against the
+		// cluster's CRD where the scenario meets its cluster first (vet --server, a run).
+		if sh, kind := kubeshape.Known(p.APIVersion, p.Kind); sh != nil && !(kubeshape.IstioGroup(p.APIVersion) && judgedByCluster(c)) {
 			path := strings.Split(p.Path, ".")
 			if m := sh.Walk(path); m != nil {
 				subject := kind
 				if m.At > 0 {
 					subject += " " + strings.Join(path[:m.At], ".")
 				}
-				c.Errorf("path", "path %q: %s%s %s", p.Path, subject, kubeshape.From(p.APIVersion), m.Msg)
+				hint := ""
+				if m.Release {
+					hint = kubeshape.Newer(p.APIVersion)
+				}
+				c.Errorf("path", "path %q: %s%s %s%s", p.Path, subject, kubeshape.From(p.APIVersion), m.Msg, hint)
 			}
 		}
 	}

@@ -11,23 +11,26 @@ import (
 // writes or a delete names, and at which of the two: an apiVersion Kubernetes removed, an Istio
 // group's kind or version Istio does not serve, a kind not spelled as the API spells it (the
 // API server takes an object's kind as written: a plural or short name is kubectl's); "" when
-// nothing is, or vet cannot tell (a templated one, a custom resource of another group).
-func ObjectKindProblem(o Object) (field, msg string) {
+// nothing is, or vet cannot tell (a templated one, a custom resource of another group). istio
+// says the problem is that Istio's CRDs of kubeshape.IstioAPIVersion serve no such kind or
+// version, which a newer Istio may (IstioCheck).
+func ObjectKindProblem(o Object) (field, msg string, istio bool) {
 	kind, _ := o["kind"].(string)
 	apiVersion, _ := o["apiVersion"].(string)
 	if kind == "" || strings.Contains(kind, "${") || strings.Contains(apiVersion, "${") {
-		return "", ""
+		return "", "", false
 	}
 	if msg := kubeshape.Removed(apiVersion, kind); msg != "" {
-		return "apiVersion", msg
+		return "apiVersion", msg, false
 	}
 	if field, msg := kubeshape.IstioServes(apiVersion, kind); msg != "" {
-		return field, msg
+		_, short := kubeshape.IstioShortKind(kind)
+		return field, msg, short == "" // a short name is no kind in any release
 	}
 	if _, name := kubeshape.Known(apiVersion, kind); name != "" && name != kind {
-		return "kind", fmt.Sprintf("kind %q: expected %q, as the API spells it (an object's kind is case-sensitive, and a plural or short name is kubectl's, not the API's): the API server serves no kind %s", kind, name, kind)
+		return "kind", fmt.Sprintf("kind %q: expected %q, as the API spells it (an object's kind is case-sensitive, and a plural or short name is kubectl's, not the API's): the API server serves no kind %s", kind, name, kind), false
 	}
-	return "", ""
+	return "", "", false
 }
 
 // ObjectProblems calls miss for every field of o, a whole object an apply writes (one of its
@@ -42,16 +45,21 @@ func ObjectKindProblem(o Object) (field, msg string) {
 // A custom resource of another group is left to the cluster. value says the value written at
 // path is wrong (its type, an enum's, a kind's or apiVersion's spelling), not its name.
 // fromYAML says o was read from a file's YAML: a bool where a string belongs then says that
-// YAML reads an unquoted on, off, yes or no as one.
-func ObjectProblems(o Object, fromYAML bool, miss func(path []string, msg string, value bool)) {
+// YAML reads an unquoted on, off, yes or no as one. istio, when not nil, is the problem as the
+// cluster's CRD can judge it instead: one of an Istio kind, which a newer Istio may not have.
+func ObjectProblems(o Object, fromYAML bool, miss func(path []string, msg string, value bool, istio *IstioCheck)) {
 	kind, _ := o["kind"].(string)
 	apiVersion, _ := o["apiVersion"].(string)
 	if kind == "" || strings.Contains(kind, "${") || strings.Contains(apiVersion, "${") {
 		return
 	}
-	if field, msg := ObjectKindProblem(o); msg != "" {
-		miss([]string{field}, msg, true)
-		if field != "kind" {
+	if field, msg, istio := ObjectKindProblem(o); msg != "" {
+		var ic *IstioCheck
+		if istio {
+			ic = &IstioCheck{Kind: kind, APIVersion: apiVersion, Msg: msg}
+		}
+		miss([]string{field}, msg, true, ic)
+		if field != "kind" || istio {
 			return // a removed version's fields differ from the current one's; Istio serves none
 		}
 	}
@@ -71,6 +79,11 @@ func ObjectProblems(o Object, fromYAML bool, miss func(path []string, msg string
 		if fromYAML && m.BoolForString {
 			msg += " (YAML reads an unquoted on, off, yes, no as a bool: quote it)"
 		}
-		miss(path, msg, m.Value)
+		var ic *IstioCheck
+		if from != "" && m.Release {
+			msg += kubeshape.Newer(apiVersion)
+			ic = &IstioCheck{Kind: kind, APIVersion: apiVersion, Object: o, Path: path, Msg: msg}
+		}
+		miss(path, msg, m.Value, ic)
 	})
 }

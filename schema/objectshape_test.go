@@ -43,7 +43,7 @@ func TestObjectProblems(t *testing.T) {
 		{"other group's custom resource", Object{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "gateway", "spec": map[string]any{"x": 1.0}}, nil},
 	} {
 		var got []string
-		ObjectProblems(tc.o, false, func(path []string, msg string, _ bool) {
+		ObjectProblems(tc.o, false, func(path []string, msg string, _ bool, _ *IstioCheck) {
 			got = append(got, strings.Join(path, ".")+": "+msg)
 		})
 		ok := len(got) == len(tc.want)

@@ -442,3 +442,12 @@ type ObjectSchemas interface {
 	// or its CRD has no schema; an error when the CRD cannot be read (forbidden).
 	ObjectSchema(ctx context.Context, kind, apiVersion string) (string, map[string]any, error)
 }
+
+// CRDSources is a Cluster that names the CRD a kind's schema is from, so that a problem the
+// cluster's CRD finds says whose it is.
+type CRDSources interface {
+	// CRDSource is the name of the kind's CRD (destinationrules.networking.istio.io) and the
+	// Istio release its labels say installed it ("1.31.0"; "" when they say none); "" and ""
+	// when the cluster cannot say.
+	CRDSource(ctx context.Context, kind, apiVersion string) (crd, release string)
+}

@@ -119,11 +119,17 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 	} else {
 		// A misspelled field would be asked absent (null) or matched nowhere: the kind's
 		// fields are known for built-in kinds.
-		PartialMisses(o, func(path []string, msg string) {
+		PartialMisses(o, func(path []string, msg string, istio *IstioCheck) {
 			if len(path) == 3 && path[0] == "metadata" && path[1] == "labels" && ChainsawKey(path[2]) == "" && !isString(metadataOf(o)["labels"], path[2]) {
 				return // a label that is no string: said below
 			}
-			c.Errorf(field+"."+strings.Join(path, "."), "%s", msg)
+			f := field + "." + strings.Join(path, ".")
+			if istio != nil && istio.Path != nil && judgedByCluster(c) {
+				return // an Istio kind's field: the run, and vet --server, check the match against the cluster's CRD
+			}
+			if !leaveToCluster(c, f, false, istio) {
+				c.Errorf(f, "%s", msg)
+			}
 		})
 	}
 	md, _ := o["metadata"].(map[string]any)
@@ -148,27 +154,32 @@ func checkPartial(c Checker, field string, o Object, needAPIVersion bool) {
 // with its path and what is wrong ("Deployment spec has no field replica (did you mean
 // replicas?)"), and for an apiVersion that no longer serves the kind (path ["apiVersion"]);
 // an Istio kind's fields too, and an Istio group's kind or version Istio does not serve
-// (kubeshape.Istio, IstioServes).
+// (kubeshape.Istio, IstioServes): for those, istio is the problem as the cluster's CRD can judge
+// it instead (its Path nil for the kind or version, which a newer Istio may serve).
 // A misspelled field asked null would hold at once, and one of an absence matches no object,
 // so the absence holds at once too; one asked a value of a match never matches. A custom
 // resource's fields are checked by the run, against its CRD. A Chainsaw expression key or
 // value (ChainsawForms) is refused whatever the kind.
-func PartialMisses(o Object, miss func(path []string, msg string)) {
+func PartialMisses(o Object, miss func(path []string, msg string, istio *IstioCheck)) {
 	k, _ := o["kind"].(string)
 	if k == "" {
 		return
 	}
 	v, _ := o["apiVersion"].(string)
 	if msg := kubeshape.Removed(v, k); msg != "" {
-		miss([]string{"apiVersion"}, msg)
+		miss([]string{"apiVersion"}, msg, nil)
 	}
 	if field, msg := kubeshape.IstioServes(v, k); msg != "" && !strings.Contains(k+v, "${") {
-		miss([]string{field}, msg)
+		var ic *IstioCheck
+		if _, short := kubeshape.IstioShortKind(k); short == "" {
+			ic = &IstioCheck{Kind: k, APIVersion: v, Msg: msg}
+		}
+		miss([]string{field}, msg, ic)
 	}
 	if _, ok := o["stringData"]; ok && k == "Secret" && (v == "" || v == "v1") {
-		miss([]string{"stringData"}, "a Secret's stringData is write-only: the API server moves it into data, base64-encoded, and never returns it, so a match of it never holds and an absence of it holds at once; match data, its values base64-encoded (CUE's encoding/base64)")
+		miss([]string{"stringData"}, "a Secret's stringData is write-only: the API server moves it into data, base64-encoded, and never returns it, so a match of it never holds and an absence of it holds at once; match data, its values base64-encoded (CUE's encoding/base64)", nil)
 	}
-	ChainsawForms(o, miss)
+	ChainsawForms(o, func(path []string, msg string) { miss(path, msg, nil) })
 	if sh, kind := kubeshape.Known(v, k); sh != nil {
 		sh.Check(map[string]any(o), func(path []string, m *kubeshape.Miss) {
 			if hasChainsawKey(path) {
@@ -178,7 +189,13 @@ func PartialMisses(o Object, miss func(path []string, msg string)) {
 			if m.At > 0 {
 				subject += " " + strings.Join(path[:m.At], ".")
 			}
-			miss(path, subject+kubeshape.From(v)+" "+m.Msg)
+			msg := subject + kubeshape.From(v) + " " + m.Msg
+			var ic *IstioCheck
+			if kubeshape.IstioGroup(v) && m.Release {
+				msg += kubeshape.Newer(v)
+				ic = &IstioCheck{Kind: k, APIVersion: v, Object: o, Path: path, Msg: msg, Partial: true}
+			}
+			miss(path, msg, ic)
 		})
 	}
 }

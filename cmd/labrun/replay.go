@@ -182,6 +182,10 @@ func (p *process) recordAndScenario(path, file string) (_ *interp.Record, _ *dsl
 	// The checks that depend on the target judge the scenario as on the run's target: a
 	// scenario run with --target kube is not refused for the local target's limits.
 	opts := dsl.Options{Vars: vars, Target: rec.Target, Selected: func(name string, _ []string) bool { return name == rec.Scenario }}
+	// The run's own cluster judged its Istio kinds by its CRDs (a newer Istio than vet knows
+	// may serve a field 1.30.8's CRDs have not): replay, which has no cluster, takes its
+	// judgement rather than refuse the record's scenario (a step changed since is ChangedStep's).
+	opts.IstioByCluster = true
 	// The load's warnings are printed once the secrets its source holds are hidden (loadOwn).
 	var warnings bytes.Buffer
 	res, errs, err := p.loadTo(&warnings, []string{file}, opts)
@@ -405,7 +409,7 @@ func (p *process) ungivenVars(file string, rec *interp.Record, given []string) [
 		}
 		vars[k] = s
 	}
-	opts := dsl.Options{Vars: vars, Target: rec.Target, Selected: func(name string, _ []string) bool { return name == rec.Scenario }}
+	opts := dsl.Options{Vars: vars, Target: rec.Target, Selected: func(name string, _ []string) bool { return name == rec.Scenario }, IstioByCluster: true}
 	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
 	if err != nil || len(errs) > 0 || res == nil {
 		return nil

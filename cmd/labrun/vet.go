@@ -279,6 +279,10 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 			opts.Target = tf.target
 			if server {
 				opts.Target = "kube"
+				// An Istio kind's fields, kinds and versions are the cluster's CRDs' to
+				// judge (vetServer), not those of the Istio release vet knows: the
+				// cluster may run a newer one.
+				opts.IstioByCluster = true
 			}
 			// Only --server's dry runs and --parallel's isolation lint ask where a step's
 			// fields are written once the loads are done: without them the evaluations are
@@ -354,7 +358,10 @@ func (p *process) vetServer(scenarios []*dsl.Scenario, tf *targetFlags) (dsl.Err
 		}
 		for _, pr := range problems {
 			msg := "rejected by the cluster: " + pr.Msg
-			if pr.Schema {
+			switch {
+			case pr.Whole:
+				msg = pr.Msg
+			case pr.Schema:
 				msg = "by the cluster's CRD: " + pr.Msg
 			}
 			errs = append(errs, &dsl.Error{Pos: pr.Pos.Rel(p.Cwd), Path: sc.Name, Msg: msg})

@@ -42,3 +42,27 @@ func (d *driver) ObjectSchema(ctx context.Context, kind, apiVersion string) (str
 	}
 	return m.kind, nil, nil
 }
+
+// CRDSource implements schema.CRDSources: the name of the kind's CRD, and the Istio release
+// its labels name: Istio's base chart templates its CRDs with app.kubernetes.io/version (the
+// chart's appVersion) and helm.sh/chart ("base-1.31.0"); a CRD applied from
+// crd-all.gen.yaml as is has neither. "", "" when the kind's mapping cannot be found.
+func (d *driver) CRDSource(ctx context.Context, kind, apiVersion string) (crd, release string) {
+	m, err := d.mappingFor(ctx, kind, apiVersion)
+	if err != nil || !strings.Contains(m.gvr.Group, ".") {
+		return "", ""
+	}
+	name := m.gvr.Resource + "." + m.gvr.Group
+	u, err := d.resourceFor(crdGVR, false, "").Get(ctx, name, getOpts)
+	if err != nil {
+		return name, ""
+	}
+	labels := u.GetLabels()
+	if v := labels["app.kubernetes.io/version"]; v != "" {
+		return name, v
+	}
+	if chart, ok := strings.CutPrefix(labels["helm.sh/chart"], "base-"); ok && chart != "" {
+		return name, chart
+	}
+	return name, ""
+}

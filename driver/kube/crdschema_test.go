@@ -60,3 +60,47 @@ func TestObjectSchema(t *testing.T) {
 		t.Errorf("Sidecar (no CRD served): %v %v, want none", s, err)
 	}
 }
+
+// TestCRDSourceStandIn: a stand-in API server's DestinationRule CRD, labelled as Istio's base
+// chart labels it (app.kubernetes.io/version, helm.sh/chart), names its release; one with the
+// chart's label only names the chart's version; one with neither (applied from
+// crd-all.gen.yaml as is) names none.
+func TestCRDSourceStandIn(t *testing.T) {
+	for _, c := range []struct {
+		labels map[string]any
+		want   string
+	}{
+		{map[string]any{"app.kubernetes.io/version": "1.31.0", "helm.sh/chart": "base-1.31.0", "app.kubernetes.io/part-of": "istio"}, "1.31.0"},
+		{map[string]any{"helm.sh/chart": "base-1.32.1"}, "1.32.1"},
+		{map[string]any{"app": "istio-pilot"}, ""},
+	} {
+		f := newFakeDiscovery()
+		crdPath := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/destinationrules.networking.istio.io"
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != crdPath {
+				f.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{
+				"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+				"metadata": map[string]any{"name": "destinationrules.networking.istio.io", "labels": c.labels},
+			})
+		}))
+		cfg := &rest.Config{Host: srv.URL, QPS: -1}
+		rc, err := newDiscoveryClient(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dyn, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &driver{mapper: newRESTMapper(rc), dyn: dyn}
+		crd, release := d.CRDSource(context.Background(), "DestinationRule", "networking.istio.io/v1")
+		if crd != "destinationrules.networking.istio.io" || release != c.want {
+			t.Errorf("labels %v: %q %q, want destinationrules.networking.istio.io %q", c.labels, crd, release, c.want)
+		}
+		srv.Close()
+	}
+}

@@ -79,6 +79,21 @@ func From(apiVersion string) string {
 	return " (Istio " + strings.TrimPrefix(IstioAPIVersion, "istio.io/api v") + "'s CRDs)"
 }
 
+// Newer is what a message about an Istio kind's field, value, kind or version that Istio's CRDs
+// of IstioAPIVersion refuse ends with: a newer Istio may serve it, and how to ask the cluster's
+// CRD instead (vet --server, and a run, judge it by the cluster's CRD); "" for another group.
+func Newer(apiVersion string) string {
+	if !IstioGroup(apiVersion) {
+		return ""
+	}
+	return NewerHint()
+}
+
+// NewerHint is Newer's for an Istio kind.
+func NewerHint() string {
+	return "; if your cluster's Istio is newer than " + strings.TrimPrefix(IstioAPIVersion, "istio.io/api v") + ", labrun vet --server checks it against the cluster's CRD"
+}
+
 // IstioServes says why apiVersion (of one of Istio's groups) serves no kind named kind, as
 // Istio's CRDs of IstioAPIVersion have it, and which field is wrong: "kind" when the group has
 // no such kind (with the kinds it has), "apiVersion" when not in that version (with the
@@ -118,9 +133,9 @@ func IstioServes(apiVersion, kind string) (field, msg string) {
 			return "kind", msg + fmt.Sprintf(": %s is kubectl's short name for %s, not a kind: expected kind %q", kind, k, k)
 		}
 		if m := didyoumean.Closest(kind, kinds); m != "" {
-			return "kind", msg + fmt.Sprintf(": did you mean %s?", m)
+			return "kind", msg + fmt.Sprintf(": did you mean %s?", m) + Newer(apiVersion)
 		}
-		return "kind", msg + "; its kinds: " + strings.Join(kinds, ", ")
+		return "kind", msg + "; its kinds: " + strings.Join(kinds, ", ") + Newer(apiVersion)
 	}
 	if !strings.Contains(apiVersion, "/") {
 		return "apiVersion", fmt.Sprintf("apiVersion %q has no version: expected %s/<version>, one of %s", apiVersion, group, strings.Join(versions, ", "))
@@ -129,7 +144,7 @@ func IstioServes(apiVersion, kind string) (field, msg string) {
 	if slices.Contains(versions, "v1") {
 		want = "v1"
 	}
-	return "apiVersion", fmt.Sprintf("Istio serves %s as %s (Istio %s's CRDs), not %s: expected apiVersion %q", name, joinVersions(group, versions), istioRelease, apiVersion, group+"/"+want)
+	return "apiVersion", fmt.Sprintf("Istio serves %s as %s (Istio %s's CRDs), not %s: expected apiVersion %q%s", name, joinVersions(group, versions), istioRelease, apiVersion, group+"/"+want, Newer(apiVersion))
 }
 
 func joinVersions(group string, versions []string) string {

@@ -251,6 +251,9 @@ type Miss struct {
 	// BoolForString says the value is a bool where a string belongs: in YAML, an unquoted on,
 	// off, yes or no.
 	BoolForString bool
+	// Release says another release of the kind's schema may not have the miss: a name it has
+	// not, or a value its enum has not (a newer Istio may serve them; a field's type stays).
+	Release bool
 }
 
 // Walk follows path (object field names, map keys, list indexes written as numbers or "*"
@@ -269,9 +272,9 @@ func (s *Shape) Walk(path []string) *Miss {
 			if f == nil {
 				names := s.FieldNames()
 				if m := didyoumean.Closest(name, names); m != "" {
-					return &Miss{At: i, Msg: fmt.Sprintf("has no field %s (did you mean %s?)", name, m)}
+					return &Miss{At: i, Msg: fmt.Sprintf("has no field %s (did you mean %s?)", name, m), Release: true}
 				}
-				return &Miss{At: i, Msg: fmt.Sprintf("has no field %s; its fields: %s", name, strings.Join(names, ", "))}
+				return &Miss{At: i, Msg: fmt.Sprintf("has no field %s; its fields: %s", name, strings.Join(names, ", ")), Release: true}
 			}
 			s = f
 		case Map:
@@ -649,7 +652,7 @@ func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Mis
 		for _, k := range slices.Sorted(maps.Keys(x)) {
 			p := append(path[:len(path):len(path)], k)
 			if m := s.Walk([]string{k}); m != nil {
-				miss(p, &Miss{At: len(path), Msg: m.Msg})
+				miss(p, &Miss{At: len(path), Msg: m.Msg, Release: m.Release})
 				continue
 			}
 			s.At([]string{k}).check(x[k], p, whole, miss)
@@ -715,7 +718,7 @@ func (s *Shape) check(v any, path []string, whole bool, miss func([]string, *Mis
 			if m := didyoumean.Closest(str, s.Enum); m != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", m)
 			}
-			miss(path, &Miss{At: len(path), Value: true, Msg: msg + ": " + never})
+			miss(path, &Miss{At: len(path), Value: true, Msg: msg + ": " + never, Release: true})
 		}
 	}
 }
