@@ -232,6 +232,9 @@ func (p *process) toleranceErrorsOf(paths []string, all []*dsl.Scenario, read fu
 		for i, l := range content {
 			t, ok := report.ParseTolerance(l)
 			if !ok {
+				if off, msg, bad := report.ToleranceProblem(l); bad {
+					errs = append(errs, &dsl.Error{Pos: dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line + i + 1, Col: b.expect.Indent + off + 1}, Msg: msg})
+				}
 				continue
 			}
 			sc := owners[i]
