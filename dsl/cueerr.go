@@ -143,6 +143,9 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 		if msg == "" {
 			msg = "cannot load: " + strings.TrimSpace(e.Error())
 		}
+		if strings.HasPrefix(msg, callFailed) {
+			msg = callCause(msg, e.Error())
+		}
 		if strings.HasPrefix(msg, "reference ") {
 			// A reference error is found when CUE compiles the file: its path has no list
 			// indices (s.steps.load.url). The syntax has them.
