@@ -3,11 +3,14 @@ package dsl
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
 )
 
@@ -36,6 +39,9 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 				}
 				return fmt.Sprintf("%s: vars.%s reads %s, which is not a var (%s)%s; a var reads another by its name, as vars: {total: n * 2, n: 5} does", text, path[2], name, declared, didYouMean(name, vars))
 			}
+		}
+		if other := l.otherPackageDecl(p, m[1]); other != "" {
+			return text + other
 		}
 		return text + didYouMean(m[1], declaredNames(l.buildFiles, m[1]))
 	}
@@ -241,4 +247,52 @@ func (l *loader) varsAt(p token.Pos) (names []string, ok bool) {
 		}
 	}
 	return nil, false
+}
+
+// otherPackageDecl says, for a reference to name that CUE did not find in the file at p,
+// where a sibling file of the same directory declares name at its top level under another
+// package clause: files of a directory see each other's fields only when their package
+// clauses agree, and a file copied from another lab (package other beside package lab) said
+// only that the reference was not found. "" when no sibling does.
+func (l *loader) otherPackageDecl(p token.Pos, name string) string {
+	file := p.Filename()
+	if !p.IsValid() || l.schemaFiles[file] || l.virtualSrc[file] != nil {
+		return ""
+	}
+	src := l.source(file)
+	own, err := parser.ParseFile(file, src, parser.PackageClauseOnly)
+	if src == nil || err != nil || own.PackageName() == "" {
+		return ""
+	}
+	dir := filepath.Dir(file)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		sib := filepath.Join(dir, e.Name())
+		if sib == file || e.IsDir() || !strings.HasSuffix(e.Name(), ".cue") {
+			continue
+		}
+		b, err := l.read(sib)
+		if err != nil {
+			continue
+		}
+		f, err := parser.ParseFile(sib, withoutBOM(b))
+		if err != nil || f.PackageName() == "" || f.PackageName() == own.PackageName() {
+			continue
+		}
+		for _, d := range f.Decls {
+			fl, ok := d.(*ast.Field)
+			if !ok {
+				continue
+			}
+			if label, _, err := ast.LabelName(fl.Label); err == nil && label == name {
+				at := fl.Label.Pos()
+				return fmt.Sprintf(": %s is declared in %s:%d:%d, a file of package %s, and this file is package %s: the files of a directory see each other's fields only when their package clauses agree; expected package %s here",
+					name, e.Name(), at.Line(), at.Column(), f.PackageName(), own.PackageName(), f.PackageName())
+			}
+		}
+	}
+	return ""
 }
