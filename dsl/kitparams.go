@@ -15,9 +15,13 @@ import (
 // run passed. Definitions whose hidden fields cannot all be read from their source (an
 // embedding, a comprehension, a definition of that name written twice in other shapes are
 // merged) are left alone, as are definitions of other packages, whose hidden fields are
-// other fields anyway.
+// other fields anyway. A regular field the definition does not declare is refused as well
+// where only a field of the result is read ((#Load & {nmae: "x"}).step): CUE refuses it
+// where the whole value is used, and there it said only that the template's name was
+// missing, at the template.
 func (l *loader) checkKitHiddenParams(files []*ast.File) {
-	declared := map[string]map[string]bool{} // definition name → its hidden fields; nil: unknown
+	declared := map[string]*defFields{} // definition name → its fields; nil: unknown
+	selected := map[*ast.BinaryExpr]bool{}
 	for _, f := range files {
 		ast.Walk(f, func(n ast.Node) bool {
 			switch x := n.(type) {
@@ -26,23 +30,37 @@ func (l *loader) checkKitHiddenParams(files []*ast.File) {
 				if err != nil || !strings.HasPrefix(name, "#") {
 					return true
 				}
-				hidden, known := hiddenFieldsOf(x.Value)
+				df := fieldsOf(x.Value)
 				prev, seen := declared[name]
 				switch {
-				case !known || (seen && prev == nil):
+				case df == nil || (seen && prev == nil):
 					declared[name] = nil
 				case seen:
-					for h := range hidden {
-						prev[h] = true
+					for h := range df.names {
+						prev.names[h] = true
 					}
+					prev.open = prev.open || df.open
 				default:
-					declared[name] = hidden
+					declared[name] = df
+				}
+			case *ast.SelectorExpr:
+				e := x.X
+				for {
+					p, ok := e.(*ast.ParenExpr)
+					if !ok {
+						break
+					}
+					e = p.X
+				}
+				if b, ok := e.(*ast.BinaryExpr); ok {
+					selected[b] = true
 				}
 			}
 			return true
 		}, nil)
 	}
 	read := hiddenReads(files) // hidden names read anywhere (a reference, an alias)
+	checked := map[*ast.StructLit]bool{}
 	for _, f := range files {
 		ast.Walk(f, func(n ast.Node) bool {
 			b, ok := n.(*ast.BinaryExpr)
@@ -68,30 +86,51 @@ func (l *loader) checkKitHiddenParams(files []*ast.File) {
 			if len(defs) != 1 || len(lits) == 0 {
 				return true
 			}
-			hidden, ok := declared[defs[0]]
-			if !ok || hidden == nil {
+			def := defs[0]
+			df := declared[def]
+			if df == nil {
 				return true
 			}
-			var names []string
-			for h := range hidden {
-				names = append(names, h)
+			var hiddenNames, regular []string
+			for h := range df.names {
+				if strings.HasPrefix(h, "_") {
+					hiddenNames = append(hiddenNames, h)
+				} else {
+					regular = append(regular, h)
+				}
 			}
-			sort.Strings(names)
+			sort.Strings(hiddenNames)
+			sort.Strings(regular)
 			for _, s := range lits {
+				if checked[s] {
+					continue
+				}
+				checked[s] = true
 				for _, d := range s.Elts {
 					fl, ok := d.(*ast.Field)
 					if !ok {
 						continue
 					}
 					name, _, err := ast.LabelName(fl.Label)
-					if err != nil || !strings.HasPrefix(name, "_") || strings.HasPrefix(name, "_#") || hidden[name] || read[name] {
+					if err != nil || strings.HasPrefix(name, "#") || strings.HasPrefix(name, "_#") || df.names[name] {
 						continue
 					}
-					want := "expected none: " + defs[0] + " declares no hidden field"
-					if len(names) > 0 {
-						want = "expected one of " + defs[0] + "'s hidden fields: " + strings.Join(names, ", ")
+					if !strings.HasPrefix(name, "_") {
+						// A regular field: CUE refuses it where the whole value is used, not
+						// where only a field of it is read ((#Load & {nmae: "x"}).step).
+						if selected[b] && !df.open {
+							l.errs.add(l.pos(fl.Label.Pos()), "", "field %s: %s declares no such field%s: the template is read through a selector ((%s & {...}).field), and CUE checks the fields given to a definition only where the whole value is used, so this one is dropped; expected one of %s's fields: %s", name, def, didYouMean(name, regular), def, def, strings.Join(regular, ", "))
+						}
+						continue
 					}
-					l.errs.add(l.pos(fl.Label.Pos()), "", "hidden field %s: %s declares no such hidden field%s and nothing reads it: CUE does not check hidden fields against the definition they are given to, so the value is dropped and %s keeps its own; %s", name, defs[0], didYouMean(name, names), defs[0], want)
+					if read[name] {
+						continue
+					}
+					want := "expected none: " + def + " declares no hidden field"
+					if len(hiddenNames) > 0 {
+						want = "expected one of " + def + "'s hidden fields: " + strings.Join(hiddenNames, ", ")
+					}
+					l.errs.add(l.pos(fl.Label.Pos()), "", "hidden field %s: %s declares no such hidden field%s and nothing reads it: CUE does not check hidden fields against the definition they are given to, so the value is dropped and %s keeps its own; %s", name, def, didYouMean(name, hiddenNames), def, want)
 				}
 			}
 			return true
@@ -99,15 +138,22 @@ func (l *loader) checkKitHiddenParams(files []*ast.File) {
 	}
 }
 
-// hiddenFieldsOf is the hidden fields a definition's value declares at its top level; known
-// is false when they cannot all be read from its source (not a struct literal, or one with an
-// embedding or a comprehension, which may add fields).
-func hiddenFieldsOf(v ast.Expr) (hidden map[string]bool, known bool) {
+// defFields is what a definition's value declares at its top level: the names of its fields
+// (hidden ones too), and whether it takes others (a pattern constraint, ..., a label computed).
+type defFields struct {
+	names map[string]bool
+	open  bool
+}
+
+// fieldsOf is the fields a definition's value declares at its top level; nil when they cannot
+// all be read from its source (not a struct literal, or one with an embedding or a
+// comprehension, which may add fields).
+func fieldsOf(v ast.Expr) *defFields {
 	s, ok := v.(*ast.StructLit)
 	if !ok {
-		return nil, false
+		return nil
 	}
-	hidden = map[string]bool{}
+	df := &defFields{names: map[string]bool{}}
 	for _, d := range s.Elts {
 		switch x := d.(type) {
 		case *ast.Field:
@@ -119,17 +165,18 @@ func hiddenFieldsOf(v ast.Expr) (hidden map[string]bool, known bool) {
 			}
 			name, _, err := ast.LabelName(label)
 			if err != nil {
-				return nil, false
+				df.open = true // a pattern constraint or a computed label
+				continue
 			}
-			if strings.HasPrefix(name, "_") {
-				hidden[name] = true
-			}
+			df.names[name] = true
+		case *ast.Ellipsis:
+			df.open = true
 		case *ast.LetClause, *ast.CommentGroup, *ast.Attribute:
 		default:
-			return nil, false // an embedding or a comprehension
+			return nil // an embedding or a comprehension
 		}
 	}
-	return hidden, true
+	return df
 }
 
 // hiddenReads is the hidden names the files read: a reference (_x, a._x) in a value, or a
