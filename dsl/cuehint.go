@@ -59,6 +59,13 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 	if msg == "illegal character NUL" {
 		return text + ": a NUL byte (0x00), which no text holds (a paste of binary data): expected text; delete it"
 	}
+	// Characters a paste from a web page or a word processor brings, invisible in an editor.
+	switch msg {
+	case "illegal byte order mark":
+		return text + " (U+FEFF, invisible): one is allowed only at the start of a file (two files joined with cat?): expected text; delete it"
+	case "illegal character U+00A0":
+		return text + ": a no-break space (pasted from a web page or a word processor): expected a space or a tab; replace it"
+	}
 	trimmed := strings.TrimLeft(line, " \t")
 	switch {
 	case trimmed == "#" || strings.HasPrefix(trimmed, "# ") || strings.HasPrefix(trimmed, "#!") || strings.HasPrefix(trimmed, "##"):
