@@ -48,6 +48,16 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 	if m := undefinedFieldRE.FindStringSubmatch(msg); m != nil && strings.EqualFold(strings.TrimPrefix(m[1], "#"), "Scenario") {
 		return text + ": did you mean schema.#Scenario?"
 	}
+	if m := undefinedFieldRE.FindStringSubmatch(msg); m != nil {
+		// requests: vars.req with vars: {reqs: 10}: CUE named the field alone, not that it is
+		// a var, nor the vars there are.
+		if line, c := l.sourceLine(p), p.Column(); c > len("vars.") && c-1 <= len(line) && strings.HasSuffix(line[:c-1], "vars.") {
+			if vars := l.varsOfFile(p.Filename()); len(vars) > 0 {
+				return fmt.Sprintf("%s: no var named %s%s; expected one of the vars declared: %s", text, m[1], didYouMean(m[1], vars), strings.Join(vars, ", "))
+			}
+			return fmt.Sprintf("%s: no var named %s: the scenario declares no vars; declare it, e.g. vars: {%s: 10}", text, m[1], m[1])
+		}
+	}
 	line := l.sourceLine(p)
 	if imp := importRE.FindStringSubmatch(line); imp != nil && (strings.HasSuffix(msg, "import failed") || strings.HasPrefix(msg, "builtin package")) {
 		return fmt.Sprintf(`cannot import %q: labrun's schema is import "labrun.dev/schema"`, imp[1])
@@ -254,6 +264,29 @@ func (l *loader) varsAt(p token.Pos) (names []string, ok bool) {
 		}
 	}
 	return nil, false
+}
+
+// varsOfFile is the names of every vars struct of the named file, sorted.
+func (l *loader) varsOfFile(file string) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, f := range l.buildFiles {
+		if f.Filename != file {
+			continue
+		}
+		for _, st := range varsStructs(f) {
+			for _, d := range st.Elts {
+				if fl, ok := d.(*ast.Field); ok {
+					if n, _, err := ast.LabelName(fl.Label); err == nil && !seen[n] {
+						seen[n] = true
+						names = append(names, n)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // otherPackageDecl says, for a reference to name that CUE did not find in the file at p,
