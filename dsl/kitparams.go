@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
@@ -62,6 +63,19 @@ func (l *loader) checkKitHiddenParams(files []*ast.File) {
 	read := hiddenReads(files) // hidden names read anywhere (a reference, an alias)
 	checked := map[*ast.StructLit]bool{}
 	for _, f := range files {
+		imported := map[string]bool{} // the names the file's imports go by
+		for spec := range f.ImportSpecs() {
+			name := ""
+			if spec.Name != nil {
+				name = spec.Name.Name
+			} else if path, err := strconv.Unquote(spec.Path.Value); err == nil {
+				name = path[strings.LastIndex(path, "/")+1:]
+				if i := strings.IndexAny(name, "@:"); i >= 0 {
+					name = name[:i]
+				}
+			}
+			imported[name] = true
+		}
 		ast.Walk(f, func(n ast.Node) bool {
 			b, ok := n.(*ast.BinaryExpr)
 			if !ok || b.Op.String() != "&" {
@@ -77,7 +91,11 @@ func (l *loader) checkKitHiddenParams(files []*ast.File) {
 					}
 				case *ast.SelectorExpr:
 					if id, ok := x.Sel.(*ast.Ident); ok && strings.HasPrefix(id.Name, "#") {
-						defs = append(defs, id.Name)
+						if pkg, isIdent := x.X.(*ast.Ident); isIdent && imported[pkg.Name] {
+							defs = append(defs, "") // another package's definition: not one of these
+						} else {
+							defs = append(defs, id.Name)
+						}
 					}
 				case *ast.StructLit:
 					lits = append(lits, x)
@@ -87,7 +105,7 @@ func (l *loader) checkKitHiddenParams(files []*ast.File) {
 				return true
 			}
 			def := defs[0]
-			df := declared[def]
+			df := declared[def] // nil for "" (another package's)
 			if df == nil {
 				return true
 			}

@@ -46,6 +46,8 @@ s: schema.#Scenario & {local: backends: a: {}, steps: [(#Load & {nmae: "f"}).ste
 	step: {name: N, load: {url: "${backends.a.url}/echo", requests: 10}}
 }
 s: schema.#Scenario & {local: backends: a: {}, steps: [(#Load & {name: "f", extra: 1}).step], expect: ["f.code200 == 10"]}`, ""},
+		{"another package's definition of the same name", `#Step: {name: string, sleep: "1ms"}
+s: schema.#Scenario & {local: backends: a: {}, steps: [{name: (schema.#Step & {name: "f", timeout: "5s", sleep: "1ms"}).name, sleep: "1ms"}], expect: ["outcome.f == 'passed'"]}`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, path := writeLab(t, c.src)
