@@ -11,7 +11,8 @@ import (
 // TestAKitsWrongFieldIsSaidOnce: one wrong field in a kit template is one problem, at the
 // field. CUE also fails every list.Concat over the kit's lists ("error in call to
 // list.Concat") and places it at the same field; those said nothing to fix and named
-// unrelated expect lists. A failed call with no other problem at its position is kept.
+// unrelated expect lists. A failed call with no other problem at its position is kept, with
+// its cause (before, "error in call to list.Concat" alone, which did not say why).
 func TestAKitsWrongFieldIsSaidOnce(t *testing.T) {
 	const head = "package lab\n\nimport (\n\t\"list\"\n\n\t\"labrun.dev/schema\"\n)\n\n"
 	tests := []struct {
@@ -38,7 +39,7 @@ s: schema.#Scenario & {
 	steps: [{sleep: "1s"}]
 	expect: list.Concat([1, ["true"]])
 }
-`, []string{":11:23: s.expect: error in call to list.Concat"}},
+`, []string{`:11:23: s.expect: error in call to list.Concat: one of the lists it joins is an int, not a list: expected a list of lists, e.g. list.Concat([a.steps, [{sleep: "1s"}]]); put a single value in brackets, [x]`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -143,6 +143,9 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 		if msg == "" {
 			msg = "cannot load: " + strings.TrimSpace(e.Error())
 		}
+		if strings.HasPrefix(msg, callFailed) {
+			msg = callCause(msg, e.Error())
+		}
 		if strings.HasPrefix(msg, "reference ") {
 			// A reference error is found when CUE compiles the file: its path has no list
 			// indices (s.steps.load.url). The syntax has them.
@@ -649,6 +652,9 @@ func durationMeant(got string) string {
 	return s
 }
 
+// varInDurationRE is a duration written as one var's ${...}.
+var varInDurationRE = regexp.MustCompile(`^"\$\{vars\.(\w+)\}"$`)
+
 // describeBound says what a bound wants; what is the kind of value the field takes ("an
 // integer", "a number").
 func describeBound(bound, got, what string) string {
@@ -657,6 +663,13 @@ func describeBound(bound, got, what string) string {
 		msg := fmt.Sprintf(`expected a duration such as "500ms" or "5s", got %s`, got)
 		if meant := durationMeant(got); meant != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", meant)
+		}
+		if m := varInDurationRE.FindStringSubmatch(got); m != nil {
+			// duration: "${vars.d}": ${...} is a step string's, and a duration is no string
+			// labrun interpolates; a var is read in CUE.
+			msg += fmt.Sprintf(": a duration takes no ${...}; read the var in CUE, without quotes: vars.%s", m[1])
+		} else if strings.Contains(got, "${") {
+			msg += ": a duration takes no ${...}: it is planned before the run; write it, or a var read in CUE (vars.d)"
 		}
 		return msg
 	case bound == identPat:

@@ -3,11 +3,14 @@ package dsl
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/parser"
 	"cuelang.org/go/cue/token"
 )
 
@@ -37,10 +40,23 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 				return fmt.Sprintf("%s: vars.%s reads %s, which is not a var (%s)%s; a var reads another by its name, as vars: {total: n * 2, n: 5} does", text, path[2], name, declared, didYouMean(name, vars))
 			}
 		}
+		if other := l.otherPackageDecl(p, m[1]); other != "" {
+			return text + other
+		}
 		return text + didYouMean(m[1], declaredNames(l.buildFiles, m[1]))
 	}
 	if m := undefinedFieldRE.FindStringSubmatch(msg); m != nil && strings.EqualFold(strings.TrimPrefix(m[1], "#"), "Scenario") {
 		return text + ": did you mean schema.#Scenario?"
+	}
+	if m := undefinedFieldRE.FindStringSubmatch(msg); m != nil {
+		// requests: vars.req with vars: {reqs: 10}: CUE named the field alone, not that it is
+		// a var, nor the vars there are.
+		if line, c := l.sourceLine(p), p.Column(); c > len("vars.") && c-1 <= len(line) && strings.HasSuffix(line[:c-1], "vars.") {
+			if vars := l.varsOfFile(p.Filename()); len(vars) > 0 {
+				return fmt.Sprintf("%s: no var named %s%s; expected one of the vars declared: %s", text, m[1], didYouMean(m[1], vars), strings.Join(vars, ", "))
+			}
+			return fmt.Sprintf("%s: no var named %s: the scenario declares no vars; declare it, e.g. vars: {%s: 10}", text, m[1], m[1])
+		}
 	}
 	line := l.sourceLine(p)
 	if imp := importRE.FindStringSubmatch(line); imp != nil && (strings.HasSuffix(msg, "import failed") || strings.HasPrefix(msg, "builtin package")) {
@@ -52,6 +68,13 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 	// Syntax errors.
 	if msg == "illegal character NUL" {
 		return text + ": a NUL byte (0x00), which no text holds (a paste of binary data): expected text; delete it"
+	}
+	// Characters a paste from a web page or a word processor brings, invisible in an editor.
+	switch msg {
+	case "illegal byte order mark":
+		return text + " (U+FEFF, invisible): one is allowed only at the start of a file (two files joined with cat?): expected text; delete it"
+	case "illegal character U+00A0":
+		return text + ": a no-break space (pasted from a web page or a word processor): expected a space or a tab; replace it"
 	}
 	trimmed := strings.TrimLeft(line, " \t")
 	switch {
@@ -241,4 +264,75 @@ func (l *loader) varsAt(p token.Pos) (names []string, ok bool) {
 		}
 	}
 	return nil, false
+}
+
+// varsOfFile is the names of every vars struct of the named file, sorted.
+func (l *loader) varsOfFile(file string) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, f := range l.buildFiles {
+		if f.Filename != file {
+			continue
+		}
+		for _, st := range varsStructs(f) {
+			for _, d := range st.Elts {
+				if fl, ok := d.(*ast.Field); ok {
+					if n, _, err := ast.LabelName(fl.Label); err == nil && !seen[n] {
+						seen[n] = true
+						names = append(names, n)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// otherPackageDecl says, for a reference to name that CUE did not find in the file at p,
+// where a sibling file of the same directory declares name at its top level under another
+// package clause: files of a directory see each other's fields only when their package
+// clauses agree, and a file copied from another lab (package other beside package lab) said
+// only that the reference was not found. "" when no sibling does.
+func (l *loader) otherPackageDecl(p token.Pos, name string) string {
+	file := p.Filename()
+	if !p.IsValid() || l.schemaFiles[file] || l.virtualSrc[file] != nil {
+		return ""
+	}
+	src := l.source(file)
+	own, err := parser.ParseFile(file, src, parser.PackageClauseOnly)
+	if src == nil || err != nil || own.PackageName() == "" {
+		return ""
+	}
+	dir := filepath.Dir(file)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		sib := filepath.Join(dir, e.Name())
+		if sib == file || e.IsDir() || !strings.HasSuffix(e.Name(), ".cue") {
+			continue
+		}
+		b, err := l.read(sib)
+		if err != nil {
+			continue
+		}
+		f, err := parser.ParseFile(sib, withoutBOM(b))
+		if err != nil || f.PackageName() == "" || f.PackageName() == own.PackageName() {
+			continue
+		}
+		for _, d := range f.Decls {
+			fl, ok := d.(*ast.Field)
+			if !ok {
+				continue
+			}
+			if label, _, err := ast.LabelName(fl.Label); err == nil && label == name {
+				at := fl.Label.Pos()
+				return fmt.Sprintf(": %s is declared in %s:%d:%d, a file of package %s, and this file is package %s: the files of a directory see each other's fields only when their package clauses agree; expected package %s here",
+					name, e.Name(), at.Line(), at.Column(), f.PackageName(), own.PackageName(), f.PackageName())
+			}
+		}
+	}
+	return ""
 }

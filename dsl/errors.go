@@ -252,6 +252,35 @@ func withoutFollowOns(es Errors) Errors {
 // where a reaches a kit whose template has a wrong field.
 const callFailed = "error in call to "
 
+// callCause is a builtin's failed call (msg: "error in call to list.Concat") with the cause
+// CUE's full text holds after it (full: e.Error()), said in the user's terms. Before, the
+// message was the first part alone: list.Concat over a kit that gives a struct (kit.#Load &
+// {...} where its .steps was meant) said "error in call to list.Concat" and not why.
+func callCause(msg, full string) string {
+	i := strings.Index(full, msg+": ")
+	if i < 0 {
+		return msg
+	}
+	cause := strings.TrimSpace(full[i+len(msg)+2:])
+	if m := notListRE.FindStringSubmatch(cause); m != nil {
+		what := "a " + m[1]
+		switch m[1] {
+		case "int":
+			what = "an int"
+		case "struct":
+			what = "a struct (a kit's template or a step, where one of its lists was meant: (kit.#T & {...}).steps)"
+		}
+		return fmt.Sprintf("%s: one of the lists it joins is %s, not a list: expected a list of lists, e.g. list.Concat([a.steps, [{sleep: \"1s\"}]]); put a single value in brackets, [x]", msg, what)
+	}
+	if len(cause) > 200 {
+		cause = cause[:200] + "…"
+	}
+	return msg + ": " + cause
+}
+
+// notListRE is CUE's cause of a builtin's failed call on a value that is not a list.
+var notListRE = regexp.MustCompile(`^cannot use value .* \(type (\w+)\) as list$`)
+
 // callFollowsOn tells a builtin's failed call that CUE places at another problem's position:
 // one wrong field in a kit template made every list.Concat over the kit's lists say "error in
 // call to list.Concat" there, five messages naming unrelated expect lists beside the one that

@@ -1456,6 +1456,7 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 		l.addCUEError(err)
 		return
 	}
+	l.checkKitHiddenParams(inst.Files)
 	found, failed := 0, 0
 	scenarios := map[string]bool{}
 	var hideAll bool

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
@@ -133,6 +134,60 @@ func ParseTolerance(line string) (Tolerance, bool) {
 	}
 	lead := len(line) - len(strings.TrimLeft(line, " \t\r\n\v\f"))
 	return Tolerance{Expr: m[1], Value: v, Pct: p, Off: lead + ix[2]}, true
+}
+
+// toleranceValueRE is VALUE of a tolerance line, as toleranceRE reads it.
+var toleranceValueRE = regexp.MustCompile(`^-?[0-9.]+(?:e[+-]?[0-9]+)?$`)
+
+// ToleranceProblem says what is wrong with a line of an expected block that starts with "~"
+// but is not a tolerance line ("~ EXPR VALUE ±N%"): off is the byte offset in line of the
+// part at fault. ok is false for a tolerance line and for a line that does not start with ~.
+// Before, such a line (~ fortio.avg 3000 10%, ±-5%, ±5 without %, ~fortio.avg) was compared
+// as text with the run's lines: vet accepted it, and labrun doc failed after the run with a
+// diff that did not say why.
+func ToleranceProblem(line string) (off int, msg string, ok bool) {
+	trimmed := strings.TrimSpace(line)
+	if !strings.HasPrefix(trimmed, "~") {
+		return 0, "", false
+	}
+	if _, isTol := ParseTolerance(line); isTol {
+		return 0, "", false
+	}
+	lead := len(line) - len(strings.TrimLeft(line, " \t\r\n\v\f"))
+	const want = "expected ~ EXPR VALUE ±N%, e.g. ~ fortio.avg 3000 ±10%"
+	if len(trimmed) == 1 || !unicode.IsSpace(rune(trimmed[1])) {
+		return lead, fmt.Sprintf("%s: a tolerance line has a space after its ~: %s", trimmed, want), true
+	}
+	pm := strings.LastIndex(trimmed, "±")
+	if pm < 0 {
+		last := strings.LastIndexFunc(trimmed, unicode.IsSpace) + 1
+		if strings.HasSuffix(trimmed, "%") {
+			return lead + last, fmt.Sprintf("%s: the tolerance %s has no ±: write ±%s; %s", trimmed, trimmed[last:], strings.TrimPrefix(trimmed[last:], "+-"), want), true
+		}
+		return lead + last, fmt.Sprintf("%s: no tolerance ±N%% at the end of the line: %s", trimmed, want), true
+	}
+	pct := strings.TrimSpace(trimmed[pm+len("±"):])
+	if !strings.HasSuffix(pct, "%") {
+		return lead + pm, fmt.Sprintf("%s: the tolerance ±%s is in percent: write ±%s%%; %s", trimmed, pct, pct, want), true
+	}
+	if p, err := strconv.ParseFloat(strings.TrimSuffix(pct, "%"), 64); err != nil || p < 0 || strings.ContainsAny(pct, "+-eEnNiI") {
+		return lead + pm, fmt.Sprintf("%s: ±%s is not a tolerance: expected a number of percent, 0 or more, e.g. ±10%%", trimmed, pct), true
+	}
+	before := strings.TrimRightFunc(trimmed[:pm], unicode.IsSpace)
+	v := strings.LastIndexFunc(before, unicode.IsSpace) + 1
+	value := before[v:]
+	_, err := strconv.ParseFloat(value, 64)
+	number := err == nil && toleranceValueRE.MatchString(value)
+	if v <= 1 || strings.TrimSpace(before[1:v]) == "" {
+		if number {
+			return lead, fmt.Sprintf("%s: no expression before the value %s: %s", trimmed, value, want), true
+		}
+		return lead + pm, fmt.Sprintf("%s: no value between %s and ±%s: %s", trimmed, value, pct, want), true
+	}
+	if !number {
+		return lead + v, fmt.Sprintf("%s: the value %s is not a finite number: expected the value EXPR is to be near, such as 3000 or 0.25, before ±%s", trimmed, value, pct), true
+	}
+	return lead, fmt.Sprintf("%s: %s", trimmed, want), true
 }
 
 // Compile compiles the tolerance's expression against the scenario's names, typed as its

@@ -230,8 +230,20 @@ func (p *process) toleranceErrorsOf(paths []string, all []*dsl.Scenario, read fu
 		content := strings.Split(strings.TrimRight(b.expect.Content, "\n"), "\n")
 		owners := toleranceOwners(content, b.scenarios)
 		for i, l := range content {
+			if name, off, ok := scenarioLine(l); ok && !slices.ContainsFunc(b.scenarios, func(sc *dsl.Scenario) bool { return sc.Name == name }) {
+				var names []string
+				for _, sc := range b.scenarios {
+					names = append(names, sc.Name)
+				}
+				errs = append(errs, &dsl.Error{Pos: dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line + i + 1, Col: b.expect.Indent + off + 1},
+					Msg: fmt.Sprintf("scenario %s: the spec at line %d declares no scenario %s%s, so this line never matches its run and the tolerance lines under it would check another scenario's; expected one of: %s", name, b.spec.Line, name, dslDidYouMean(name, names), strings.Join(names, ", "))})
+				continue
+			}
 			t, ok := report.ParseTolerance(l)
 			if !ok {
+				if off, msg, bad := report.ToleranceProblem(l); bad {
+					errs = append(errs, &dsl.Error{Pos: dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line + i + 1, Col: b.expect.Indent + off + 1}, Msg: msg})
+				}
 				continue
 			}
 			sc := owners[i]
@@ -251,6 +263,35 @@ func (p *process) toleranceErrorsOf(paths []string, all []*dsl.Scenario, read fu
 		}
 	})
 	return errs
+}
+
+// scenarioLine parses an expected block's "scenario NAME: OUTCOME" line: NAME and its byte
+// offset in the line.
+func scenarioLine(l string) (name string, off int, ok bool) {
+	trimmed := strings.TrimLeft(l, " \t")
+	rest, found := strings.CutPrefix(trimmed, "scenario ")
+	if !found {
+		return "", 0, false
+	}
+	name, _, found = strings.Cut(rest, ":")
+	if !found || name == "" || strings.ContainsAny(name, " \t") {
+		return "", 0, false
+	}
+	return name, len(l) - len(trimmed) + len("scenario "), true
+}
+
+// dslDidYouMean is " (did you mean X?)" for the closest of names to name, or "".
+func dslDidYouMean(name string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := dsl.EditDistance(name, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
 }
 
 // toleranceOwners is, for each line of an expected block's content, the scenario its
