@@ -124,6 +124,9 @@ const (
 	// LintChangeAfterLoads: a dns or kill step beside loads at an offset planned after every
 	// load has ended: it changes nothing a load sees.
 	LintChangeAfterLoads = "change-after-loads"
+	// LintDNSUnchanged: a dns step that sets a name to the addresses its record gives it
+	// already, with no other dns step of the name: the flip changes nothing.
+	LintDNSUnchanged = "dns-unchanged"
 )
 
 // LintCodeList is the codes of LintCodes, sorted: a record keeps those its labrun knew, and its
@@ -143,6 +146,7 @@ var LintCodes = map[string]string{
 	LintMayFailUnread:       "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
 	LintNothingJudged:       "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
 	LintSweepOnlyJudged:     "a swept var (of the scenario's sweep or --sweep) that only the expectations (or a catch step) read: every combination runs the same setup and steps, and only the claims judged of them differ",
+	LintDNSUnchanged:        "a dns step on the local target that sets a name of local.dns to the addresses its record gives it already, where no other dns step of the scenario sets that name: the flip changes nothing, every client stays where it was, and a claim that one was not moved by it holds as of a run with no flip",
 	LintUnusedDNSName:       "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
 	LintUnreachedBackend:    "a delta an expression reads compares snapshots of a local backend that no step of the scenario can reach (no load names its ${backends.<name>...} or address, no exec or process runs a command that could, nothing restarts it): nothing the run does moves its counters",
 	LintUnknownReason:       "an expression compares an event's reason with a literal that is none of the reasons Kubernetes writes but a letter or two off one (reason == 'BackOf'), or an events step's reason filter has such a word (reason: \"Unhealty\"): no event has it, so the claim matches nothing, and one that none happened holds whatever happened",
@@ -318,6 +322,7 @@ func (d *decoder) lint() {
 	d.lintLoopbackLoads(warn)
 	d.lintClusterNameLoads(warn)
 	d.lintDNSNames(warn)
+	d.lintDNSUnchanged(warn)
 	d.lintNothingJudged()
 	d.lintDeltaWindows(warn)
 	d.lintWarmup()
