@@ -125,6 +125,12 @@ const (
 	// LintStatusDropped: an apply of an object's status without subresource: "status", of a
 	// kind the API server keeps the status of apart (a status subresource): it drops it.
 	LintStatusDropped = "status-dropped"
+	// LintChangeAfterLoads: a dns or kill step beside loads at an offset planned after every
+	// load has ended: it changes nothing a load sees.
+	LintChangeAfterLoads = "change-after-loads"
+	// LintDNSUnchanged: a dns step that sets a name to the addresses its record gives it
+	// already, with no other dns step of the name: the flip changes nothing.
+	LintDNSUnchanged = "dns-unchanged"
 )
 
 // LintCodeList is the codes of LintCodes, sorted: a record keeps those its labrun knew, and its
@@ -144,6 +150,7 @@ var LintCodes = map[string]string{
 	LintMayFailUnread:       "a wait with mayFail: true (or inside a block with mayFail: true) whose outcome no expression reads: the run goes on whether or not its condition held",
 	LintNothingJudged:       "a scenario that measures (a load, a snapshot, logs) but has no expect and no assert or wait step: it passes whenever its steps run, whatever they measured",
 	LintSweepOnlyJudged:     "a swept var (of the scenario's sweep or --sweep) that only the expectations (or a catch step) read: every combination runs the same setup and steps, and only the claims judged of them differ",
+	LintDNSUnchanged:        "a dns step on the local target that sets a name of local.dns to the addresses its record gives it already, where no other dns step of the scenario sets that name: the flip changes nothing, every client stays where it was, and a claim that one was not moved by it holds as of a run with no flip",
 	LintUnusedDNSName:       "a dns step on the local target that sets a name no record of local.dns declares and no step of the scenario names (a misspelling: the flip changes nothing the scenario measures)",
 	LintUnreachedBackend:    "a delta an expression reads compares snapshots of a local backend that no step of the scenario can reach (no load names its ${backends.<name>...} or address, no exec or process runs a command that could, nothing restarts it): nothing the run does moves its counters",
 	LintUnknownReason:       "an expression compares an event's reason with a literal that is none of the reasons Kubernetes writes but a letter or two off one (reason == 'BackOf'), or an events step's reason filter has such a word (reason: \"Unhealty\"): no event has it, so the claim matches nothing, and one that none happened holds whatever happened",
@@ -172,6 +179,7 @@ var LintCodes = map[string]string{
 	LintAtSiblings:          "an expression that holds the difference of the starts of two children of one parallel block, of different at: offsets, to at least the difference of their offsets, exactly (started.b - started.a >= duration('500ms')): each at: counts from the block's start, and each child starts a few µs after its offset (one without at: after the block's start), so the difference reads a few µs under the offsets' on a correct run; each child's start against the block's (started.<block>) holds",
 	LintGaugeAfterLoads:     "an expectation or an assert that reads, of a snapshot taken after every load of the scenario has ended (and no command or process may run beside it), a level Envoy holds only while requests are in flight: a circuit breaker's open gauge (circuit_breakers.default.rq_pending_open), upstream_rq_active, upstream_rq_pending_active, a local backend's rq_active: it is back to 0 then, so a claim that it is 0 holds whatever the load did; a snapshot beside a load in a parallel block at an offset a second or more past the load's planned end (its offset and duration) counts as after it",
 	LintStatusDropped:       "an apply (without subresource: \"status\") of an object that writes its status, of a kind whose status the API server keeps apart (a built-in kind with a status, an Istio kind: a status subresource): the API server drops the status on a write of the object itself, so it never reaches the cluster, and a claim over it reads what the cluster's controllers write",
+	LintChangeAfterLoads:    "a dns or kill step beside loads in a parallel block at an offset planned after every load of the scenario has ended (a second or more past each one's planned end: its offset and duration, or requests at a qps), with no load after it and no command or process that may send then: the flip or kill changes nothing any load sees, so a claim that the loads were not moved by it (no request failed, every connection stayed on one address) holds whatever it does",
 	LintIstioDefault:        "a claim (an expectation, an assert, a config step's until) that a field of a config step's value, read after a step that changes Istio configuration, equals what istiod writes there where the Istio object leaves its field out (route.retry_policy.num_retries == 2, Istio's default attempts; cluster.connect_timeout == \"10s\"; a circuit breaker's 4294967295; lb_policy LEAST_REQUEST; a route's timeout \"0s\"): it holds whether or not the object reached the proxy and whatever it says, and an until so holds at its first read, before istiod's push",
 	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect); or a Kubernetes Service name (backend.lab.svc.cluster.local, backend.lab.svc), which resolves only inside a cluster",
 }
@@ -320,10 +328,12 @@ func (d *decoder) lint() {
 	d.lintLoopbackLoads(warn)
 	d.lintClusterNameLoads(warn)
 	d.lintDNSNames(warn)
+	d.lintDNSUnchanged(warn)
 	d.lintNothingJudged()
 	d.lintDeltaWindows(warn)
 	d.lintWarmup()
 	d.lintGaugeAfterLoads()
+	d.lintChangeAfterLoads()
 	d.lintAtSiblings()
 	d.lintIstioDefault()
 	d.lintPodReplaced(objs, warn)

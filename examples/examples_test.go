@@ -89,7 +89,7 @@ func TestExamplesPass(t *testing.T) {
 // for any number of connections), local_dns_multi 6 of 16 (b's count bounded only below) and
 // local_repeat_until 2 of 8 (latencies no claim is about, with no reason).
 func TestExamplesMutantsExplained(t *testing.T) {
-	for _, file := range []string{"local_overload.cue", "local_gauges.cue", "local_dns_multi.cue", "local_samples_at.cue", "local_qps_duration.cue"} {
+	for _, file := range []string{"local_overload.cue", "local_gauges.cue", "local_dns_multi.cue", "local_samples_at.cue", "local_qps_duration.cue", "local_slow_timeout.cue"} {
 		for _, sc := range load(t, file, nil) {
 			t.Run(sc.Name, func(t *testing.T) {
 				rec := run(t, sc)

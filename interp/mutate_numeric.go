@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -102,6 +103,8 @@ func seriesNumeric(add func(string, func(*Record)), name, stat string) {
 var (
 	fieldRead = regexp.MustCompile(`\b([A-Za-z_]\w*)\.(code\d+|code_1|requests|ok|errors|sockets|connections|qps|duration|avg|min|max|p50|p90|p99|p999|count)\b`)
 	keyRead   = regexp.MustCompile(`\b([A-Za-z_]\w*)\.(codes|flags|details|captured)(?:\[\s*"([^"]+)"\s*\]|\.(\w+))`)
+	// ipsRead is a read of a load's connections by address: keys(ka.ips), pc.ips[…].
+	ipsRead = regexp.MustCompile(`\b([A-Za-z_]\w*)\.ips\b`)
 )
 
 // fieldReads are an expression's matches of fieldRead and keyRead.
@@ -166,6 +169,11 @@ func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenari
 				}
 			}
 		}
+		for _, m := range ipsRead.FindAllStringSubmatch(e.Src, -1) {
+			if name := m[1]; loadOf(rec, name) != nil && once(name+".ips") {
+				ipsMutants(add, rec, name)
+			}
+		}
 		for _, m := range r.keys {
 			name, kind, key := m[1], m[2], m[3]+m[4]
 			if !once(name + "." + kind + "." + key) {
@@ -180,6 +188,41 @@ func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenari
 				logCountNumeric(add, name, kind, key)
 			}
 		}
+	}
+}
+
+// ipsMutants moves every connection of load name to one address, for each address some load
+// of the run reached: the wrong outcomes of a DNS flip, where the client never left the old
+// address (the flip missed it) or was on the new one from the start. A claim about where a
+// client's connections went (keys(ka.ips) == [backends.a.address], pc.ips[b] > 0) is judged
+// by no other mutant: a load's codes and latencies say nothing of the addresses. The number of
+// connections stays, so fortio's sums hold.
+func ipsMutants(add func(string, func(*Record)), rec *Record, name string) {
+	var total float64
+	for _, n := range loadOf(rec, name).IPs {
+		total += n
+	}
+	if total == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, n := range slices.Sorted(maps.Keys(rec.Results)) {
+		if l := loadOf(rec, n); l != nil {
+			for a := range l.IPs {
+				seen[a] = true
+			}
+		}
+	}
+	own := loadOf(rec, name).IPs
+	for _, a := range slices.Sorted(maps.Keys(seen)) {
+		if len(own) == 1 && own[a] > 0 {
+			continue // that is the run recorded
+		}
+		add(fmt.Sprintf("%s.ips: every connection to %s", name, a), func(r *Record) {
+			if l := loadOf(r, name); l != nil {
+				l.IPs = map[string]float64{a: total}
+			}
+		})
 	}
 }
 

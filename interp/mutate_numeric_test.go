@@ -619,3 +619,59 @@ func TestFullSpeedDurationLoadLatencyMutantSaysWhy(t *testing.T) {
 		t.Errorf("d: latencies ×2: impossible %q; want why mutate does not build the slower run, then fortio's sums", m.Impossible)
 	}
 }
+
+// TestIPsMutants: a claim about where a load's connections went (the DNS flip's
+// keys(ka.ips) == [a], pc.ips[b] > 0) gets mutants of its own — every connection to one of the
+// addresses the run's loads reached, the flip missed or taken at once — as no mutant of codes
+// or latencies moves an address. Without them mutate judged those claims by nothing: a claim
+// that holds whatever the addresses (len(pc.ips) > 0) left no survivor to say so.
+func TestIPsMutants(t *testing.T) {
+	const a, b = "127.0.0.2:18610", "127.0.0.3:18610"
+	rec := func() *interp.Record {
+		r := &interp.Record{Outcome: interp.Passed}
+		r.Put("ka", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, OK: 30, Codes: map[string]float64{"200": 30}, Sockets: 2, Connections: 2, IPs: map[string]float64{a: 2}}})
+		r.Put("pc", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, OK: 30, Codes: map[string]float64{"200": 30}, Sockets: 30, Connections: 2, IPs: map[string]float64{a: 14, b: 16}}})
+		return r
+	}
+	const steps = `steps: [{parallel: [
+		{name: "ka", load: {url: "http://127.0.0.2:18610/", requests: 30, qps: 10, connections: 2}},
+		{name: "pc", load: {url: "http://127.0.0.2:18610/", requests: 30, qps: 10, connections: 2, keepalive: false}},
+	]}]`
+	for _, c := range []struct {
+		name, expect string
+		killed       map[string]bool // the ips mutants there must be, killed or surviving
+	}{{
+		name:   "the flip's claims",
+		expect: `"keys(ka.ips) == ['` + a + `']", "pc.ips['` + a + `'] > 0", "pc.ips['` + b + `'] > 0"`,
+		killed: map[string]bool{
+			"ka.ips: every connection to " + b: true,
+			"pc.ips: every connection to " + a: true,
+			"pc.ips: every connection to " + b: true,
+		},
+	}, {
+		name:   "a claim that holds whatever the addresses",
+		expect: `"len(ka.ips) > 0", "len(pc.ips) > 0"`,
+		killed: map[string]bool{
+			"ka.ips: every connection to " + b: false,
+			"pc.ips: every connection to " + a: false,
+			"pc.ips: every connection to " + b: false,
+		},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			sc := loadScenario(t, "s: schema.#Scenario & {\n"+steps+"\nexpect: ["+c.expect+"]\n}")
+			rep, err := interp.Mutate(rec(), sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, m := range rep.Mutants {
+				if strings.Contains(m.Name, ".ips: ") {
+					got[m.Name] = m.Killed
+				}
+			}
+			if !maps.Equal(got, c.killed) {
+				t.Errorf("ips mutants (name → killed):\n got %v\nwant %v", got, c.killed)
+			}
+		})
+	}
+}

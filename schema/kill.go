@@ -39,6 +39,8 @@ func checkProcessRef(c Checker, field, name, what string) {
 	kind, ok := c.Step(name)
 	switch {
 	case c.Templated(field):
+	case !ok && isLocalEndpoint(c.Local(), name):
+		c.Errorf(field, "%s names process %q, but %q is a backend or blackhole of local:, which labrun runs for the whole run and no step stops; to stop a server mid-run, start it with a process step (its argv a server of your own) and name that step", what, name, name)
 	case !ok:
 		c.Errorf(field, "%s names process %q, but no step has that name%s", what, name, c.Suggest(name))
 	case kind != "process":
@@ -46,6 +48,16 @@ func checkProcessRef(c Checker, field, name, what string) {
 	case !c.StartedBefore(name):
 		c.Errorf(field, "%s names process %q, which has not started when this step runs: put its process step earlier", what, name)
 	}
+}
+
+// isLocalEndpoint says whether name is a backend or blackhole of the local world l.
+func isLocalEndpoint(l *Local, name string) bool {
+	if l == nil {
+		return false
+	}
+	_, backend := l.Backends[name]
+	_, hole := l.Blackholes[name]
+	return backend || hole
 }
 
 // Plan: killing returns once the pods are deleted or the process has ended.

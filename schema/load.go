@@ -720,7 +720,7 @@ var loadResult = func() *Type {
 		F("codes", codesType, "responses by status code; <load>.code503 is short for <load>.codes[\"503\"]"),
 		F("ok", Num(Count), "2xx responses (and fortio's 418)"),
 		F("errors", Num(Count), "every other response, socket errors included"),
-		F("sockets", Num(Count), "the connections fortio opened"),
+		F("sockets", Num(Count), "the connects fortio tried, a refused or timed-out one too (one per failed request once a backend is gone): more than connections says a connection was lost, not that one was made again; the server's cx_total counts those made"),
 		F("connections", Num(Count), "the connections (threads) fortio ran"),
 		F("qps", Num(PerSec), "the achieved rate"),
 		F("duration", Num(Seconds), "how long the load ran"),
@@ -732,7 +732,7 @@ var loadResult = func() *Type {
 		latency(F("p99", Num(Millis), "99th percentile latency")),
 		latency(F("p999", Num(Millis), "99.9th percentile latency")),
 		latency(F(errorLatency, errorLatencyType, "latencies of the failed requests, those errors counts, a response with a code that is no success and a socket error alike (fortio times a socket error too: a refused connect, a connect timeout); no value where none failed, nor in a record made before version 9 where some succeeded")),
-		F("ips", MapOf(StrForm("a destination address, ip:port", FormAddress), Num(Count)), "connections by destination address, as fortio saw them"),
+		F("ips", MapOf(StrForm("a destination address, ip:port", FormAddress), Num(Count)), "connects fortio tried by destination address, a refused or timed-out one too (as sockets counts them)"),
 		F("pod", StringType, "the client pod of one of pods"),
 	}
 	pods := F("pods", nil, "each client pod's own result when the load ran from several pods (from.pods), in the order of the pods' names; the fields above are their merge")
@@ -848,7 +848,7 @@ type LoadResult struct {
 	OK float64 `expr:"ok" json:"ok"`
 	// Errors counts every other response, socket errors included.
 	Errors float64 `expr:"errors" json:"errors"`
-	// Sockets is the number of connections fortio opened.
+	// Sockets is the number of connects fortio tried, a refused or timed-out one too.
 	Sockets float64 `expr:"sockets" json:"sockets"`
 	// Connections is the number of connections (threads) fortio actually ran.
 	Connections float64 `expr:"connections" json:"connections"`
@@ -869,7 +869,8 @@ type LoadResult struct {
 	// failed requests' latencies are then the load's), and in a record made
 	// before version 9, which kept the latencies of every request together only.
 	ErrorLatency *LoadLatency `expr:"-" json:"errorLatency,omitempty"`
-	// IPs counts connections by destination address, as fortio saw them.
+	// IPs counts the connects fortio tried by destination address, a refused or timed-out one
+	// too (as Sockets counts them).
 	IPs map[string]float64 `expr:"ips" json:"ips"`
 	// Pods holds each client pod's own result when the load ran from several pods
 	// (from.pods), in the order of the pods' names; the fields above are then their merge.

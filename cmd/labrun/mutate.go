@@ -22,7 +22,7 @@ func newMutateCmd(p *process) *cobra.Command {
 one way that matters to what the scenario's expectations read — for every stat an expectation
 reads, its delta set to 0, doubled, +1, the counter reset, the stat absent; for every snapshot
 value read, 0, doubled, +1, absent; for every load, all requests 200, all 503, none, latencies
-×2 and ×0.5; for every logs step, no lines, another code, another flag, nothing captured; for
+×2 and ×0.5, and, where its ips are read, every connection to one address a load reached; for every logs step, no lines, another code, another flag, nothing captured; for
 every exec, another exit code and empty stdout; for every get or config value, absent and
 changed; for every sampled series, flat and shifted by one sample; for step times, each named
 step 1s late. Each mutant is judged with the scenario's expectations as they are now (from the

@@ -2,6 +2,7 @@ package local
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -351,5 +352,33 @@ func TestBackendCountsBeforeAnswering(t *testing.T) {
 		if c1, _ := b.stats(); c1["rq_"+strconv.Itoa(code)] != c0["rq_"+strconv.Itoa(code)]+1 {
 			t.Errorf("%s: counted %v times in all, want once", target, c1["rq_"+strconv.Itoa(code)]-c0["rq_"+strconv.Itoa(code)])
 		}
+	}
+}
+
+// TestSocketsCountRefusedConnects: fortio's sockets (and ips) count every connect it tries, a
+// refused one too: against a port where nothing listens, 3 requests are 3 sockets and 3 at the
+// address, with no connection made. So a load whose backend went away mid-run (a kill) counts
+// a socket per failed request, and sockets > connections does not say that it reconnected; the
+// server's cx_total counts only connections made. (docs/language.md said "the connections
+// fortio opened".)
+func TestSocketsCountRefusedConnects(t *testing.T) {
+	tg := newTarget(t, &schema.Local{}, Options{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: every connect is refused
+	ctx, cancel := bg()
+	defer cancel()
+	res, err := tg.Load.Load(ctx, schema.Load{URL: "http://" + addr + "/echo", Connections: 1, Requests: 3, Timeout: schema.Duration(time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Codes["-1"] != 3 || res.OK != 0 {
+		t.Fatalf("codes %v, want 3 socket errors", res.Codes)
+	}
+	if res.Sockets != 3 || res.IPs[addr] != 3 {
+		t.Errorf("sockets %v, ips %v: want 3 and 3 at %s, one per refused connect", res.Sockets, res.IPs, addr)
 	}
 }
