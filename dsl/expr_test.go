@@ -107,6 +107,7 @@ func testEnv() map[string]any {
 		schema.CodeInFunc:  schema.HasCode,
 		schema.CodeGetFunc: schema.GetCode,
 		schema.LatencyFunc: schema.ReadLatency,
+		schema.OnlyIfFunc:  schema.ReadOnlyIf,
 		"backends":         map[string]schema.Endpoint{"a": {Address: "127.0.0.1:8080", Host: "127.0.0.1", Port: 8080, URL: "http://127.0.0.1:8080"}},
 		"blackholes":       map[string]schema.Endpoint{},
 		"target":           map[string]any{"clusterDomain": "cluster.local"},
