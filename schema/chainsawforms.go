@@ -49,30 +49,43 @@ func ChainsawKey(key string) string {
 // is left to NamespaceTemplate, which says the same of ($namespace).
 func ChainsawForms(o Object, f func(path []string, msg string)) {
 	const tail = "so a match of it never holds and an absence of it holds at once; write the claim as a get with until (an expr expression over the object)"
-	var walk func(v any, path []string)
-	walk = func(v any, path []string) {
+	walkObject(o, func(v any, path []string, isKey bool) bool {
+		if isKey {
+			k := path[len(path)-1]
+			if why := ChainsawKey(k); why != "" {
+				f(path, fmt.Sprintf("key %q is %s: labrun reads it as a field name, which no object has, %s", k, why, tail))
+				return false
+			}
+		}
+		if x, ok := v.(string); ok && chainsawValue.MatchString(x) && strings.Join(path, ".") != "metadata.namespace" {
+			f(path, fmt.Sprintf("value %q is a Chainsaw expression (it reads a binding $…, or names a compiler): labrun compares it as written, text no field holds, %s; a value the run knows is written ${...}", x, tail))
+		}
+		return true
+	})
+}
+
+// walkObject calls visit with every value of the object o and its path, parents before their
+// values, a map's keys in sorted order; isKey says the last element of path is a map's key,
+// not a list's index. visit returns whether to walk the value's own values.
+func walkObject(o Object, visit func(v any, path []string, isKey bool) bool) {
+	var walk func(v any, path []string, isKey bool)
+	walk = func(v any, path []string, isKey bool) {
+		if !visit(v, path, isKey) {
+			return
+		}
 		switch x := v.(type) {
 		case map[string]any:
 			for _, k := range slices.Sorted(maps.Keys(x)) {
-				p := append(path[:len(path):len(path)], k)
-				if why := ChainsawKey(k); why != "" {
-					f(p, fmt.Sprintf("key %q is %s: labrun reads it as a field name, which no object has, %s", k, why, tail))
-					continue
-				}
-				walk(x[k], p)
+				walk(x[k], append(path[:len(path):len(path)], k), true)
 			}
 		case []any:
 			for i, e := range x {
-				walk(e, append(path[:len(path):len(path)], fmt.Sprint(i)))
-			}
-		case string:
-			if chainsawValue.MatchString(x) && strings.Join(path, ".") != "metadata.namespace" {
-				f(path, fmt.Sprintf("value %q is a Chainsaw expression (it reads a binding $…, or names a compiler): labrun compares it as written, text no field holds, %s; a value the run knows is written ${...}", x, tail))
+				walk(e, append(path[:len(path):len(path)], fmt.Sprint(i)), false)
 			}
 		}
 	}
 	if o != nil {
-		walk(map[string]any(o), nil)
+		walk(map[string]any(o), nil, false)
 	}
 }
 
@@ -84,26 +97,12 @@ func ChainsawForms(o Object, f func(path []string, msg string)) {
 // the run went on as if the object held what the test meant. metadata.namespace is left to
 // NamespaceTemplate, which says the same of ($namespace).
 func ChainsawTemplates(o Object, f func(path []string, msg string)) {
-	var walk func(v any, path []string)
-	walk = func(v any, path []string) {
-		switch x := v.(type) {
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(x)) {
-				walk(x[k], append(path[:len(path):len(path)], k))
-			}
-		case []any:
-			for i, e := range x {
-				walk(e, append(path[:len(path):len(path)], fmt.Sprint(i)))
-			}
-		case string:
-			if chainsawValue.MatchString(x) && strings.Join(path, ".") != "metadata.namespace" {
-				f(path, fmt.Sprintf("value %q is a Chainsaw expression (it reads a binding $…, or names a compiler), which Chainsaw's templating fills in: labrun writes it into the object as text; a value the run knows is written ${...} (($namespace) is ${ns.<key>}, the scenario's ephemeralNamespaces)", x))
-			}
+	walkObject(o, func(v any, path []string, _ bool) bool {
+		if x, ok := v.(string); ok && chainsawValue.MatchString(x) && strings.Join(path, ".") != "metadata.namespace" {
+			f(path, fmt.Sprintf("value %q is a Chainsaw expression (it reads a binding $…, or names a compiler), which Chainsaw's templating fills in: labrun writes it into the object as text; a value the run knows is written ${...} (($namespace) is ${ns.<key>}, the scenario's ephemeralNamespaces)", x))
 		}
-	}
-	if o != nil {
-		walk(map[string]any(o), nil)
-	}
+		return true
+	})
 }
 
 // hasChainsawKey says a key of path is one ChainsawKey reads as an expression.

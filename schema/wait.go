@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -206,25 +204,12 @@ const EmptyAnyOrderList = "with anyOrder, an empty list matches every list (each
 
 // EmptyLists calls f with the path of every empty list of the partial object o.
 func EmptyLists(o Object, f func(path []string)) {
-	var walk func(v any, path []string)
-	walk = func(v any, path []string) {
-		switch x := v.(type) {
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(x)) {
-				walk(x[k], append(path[:len(path):len(path)], k))
-			}
-		case []any:
-			if len(x) == 0 {
-				f(path)
-			}
-			for i, e := range x {
-				walk(e, append(path[:len(path):len(path)], fmt.Sprint(i)))
-			}
+	walkObject(o, func(v any, path []string, _ bool) bool {
+		if x, ok := v.([]any); ok && len(x) == 0 {
+			f(path)
 		}
-	}
-	if o != nil {
-		walk(map[string]any(o), nil)
-	}
+		return true
+	})
 }
 
 // ExprField is until.
