@@ -8,6 +8,17 @@ import (
 	"testing"
 )
 
+// okCUE is a scenario that passes: the suites of these tests run it beside the one edited.
+const okCUE = `package lab
+
+import "labrun.dev/schema"
+
+ok: schema.#Scenario & {
+	steps: [{name: "hi", exec: argv: ["echo", "hello"]}]
+	expect: ["hi.stdout == \"hello\\n\""]
+}
+`
+
 // suiteWithStandIn runs ok.cue and bad.cue (bad fails: it echoes vars.word, "bye", where its
 // expectation wants "hello") as one labrun run into dir/suite, then bad alone with args into
 // dir/alone, and returns dir/m: the suite's records with bad's replaced by the lone run's
@@ -16,15 +27,7 @@ func suiteWithStandIn(t *testing.T, edit func(dir string), args ...string) strin
 	t.Helper()
 	dir := t.TempDir()
 	t.Chdir(dir)
-	writeIn(t, filepath.Join(dir, "ok.cue"), `package lab
-
-import "labrun.dev/schema"
-
-ok: schema.#Scenario & {
-	steps: [{name: "hi", exec: argv: ["echo", "hello"]}]
-	expect: ["hi.stdout == \"hello\\n\""]
-}
-`)
+	writeIn(t, filepath.Join(dir, "ok.cue"), okCUE)
 	writeIn(t, filepath.Join(dir, "bad.cue"), `package lab
 
 import "labrun.dev/schema"
@@ -180,15 +183,7 @@ fl: schema.#Scenario & {
 	expect: ["st.stdout == \"ok\\n\""]
 }
 `)
-	writeIn(t, filepath.Join(dir, "ok.cue"), `package lab
-
-import "labrun.dev/schema"
-
-ok: schema.#Scenario & {
-	steps: [{name: "hi", exec: argv: ["echo", "hello"]}]
-	expect: ["hi.stdout == \"hello\\n\""]
-}
-`)
+	writeIn(t, filepath.Join(dir, "ok.cue"), okCUE)
 	writeFile(t, filepath.Join(dir, "state"), "ok\n")
 	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "old", "fl.cue"); code != 0 {
 		t.Fatalf("the older run: exit %d, want 0\n%s", code, out)
