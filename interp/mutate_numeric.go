@@ -108,7 +108,7 @@ var (
 )
 
 // fieldReads are an expression's matches of fieldRead and keyRead.
-type fieldReads struct{ fields, keys [][]string }
+type fieldReads struct{ fields, keys, ips [][]string }
 
 // readsCache keeps fieldReads by expression source, up to maxReadsCached sources: the same
 // expressions recur across a package's scenarios (vet of 1,000 quickstarts scanned 8 sources
@@ -119,12 +119,12 @@ var (
 	maxReadsCached = int32(4096)
 )
 
-// readsOf is fieldRead's and keyRead's matches in src.
+// readsOf is fieldRead's, keyRead's and ipsRead's matches in src.
 func readsOf(src string) fieldReads {
 	if r, ok := readsCache.Load(src); ok {
 		return r.(fieldReads)
 	}
-	r := fieldReads{fieldRead.FindAllStringSubmatch(src, -1), keyRead.FindAllStringSubmatch(src, -1)}
+	r := fieldReads{fieldRead.FindAllStringSubmatch(src, -1), keyRead.FindAllStringSubmatch(src, -1), ipsRead.FindAllStringSubmatch(src, -1)}
 	if readsCached.Add(1) <= maxReadsCached {
 		readsCache.Store(src, r)
 	}
@@ -169,7 +169,7 @@ func resultNumeric(add func(string, func(*Record)), rec *Record, sc *dsl.Scenari
 				}
 			}
 		}
-		for _, m := range ipsRead.FindAllStringSubmatch(e.Src, -1) {
+		for _, m := range r.ips {
 			if name := m[1]; loadOf(rec, name) != nil && once(name+".ips") {
 				ipsMutants(add, rec, name)
 			}
