@@ -19,6 +19,20 @@ ok: schema.#Scenario & {
 }
 `
 
+// stateSweepCUE sweeps n over 1 and 2: n=1 passes, n=2 passes while the file state says ok.
+const stateSweepCUE = `package lab
+
+import "labrun.dev/schema"
+
+// n=2 passes while the file state says ok.
+s: schema.#Scenario & {
+	vars: n: *1 | int
+	sweep: n: [1, 2]
+	steps: [{name: "st", exec: argv: ["sh", "-c", "if [ \(vars.n) = 1 ]; then echo ok; else cat state; fi"]}]
+	expect: ["st.stdout == \"ok\\n\""]
+}
+`
+
 // suiteWithStandIn runs ok.cue and bad.cue (bad fails: it echoes vars.word, "bye", where its
 // expectation wants "hello") as one labrun run into dir/suite, then bad alone with args into
 // dir/alone, and returns dir/m: the suite's records with bad's replaced by the lone run's
@@ -244,18 +258,7 @@ s: schema.#Scenario & {
 func TestSummaryRunLinkedToAnotherRunsRecord(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	writeIn(t, filepath.Join(dir, "s.cue"), `package lab
-
-import "labrun.dev/schema"
-
-// n=2 passes while the file state says ok.
-s: schema.#Scenario & {
-	vars: n: *1 | int
-	sweep: n: [1, 2]
-	steps: [{name: "st", exec: argv: ["sh", "-c", "if [ \(vars.n) = 1 ]; then echo ok; else cat state; fi"]}]
-	expect: ["st.stdout == \"ok\\n\""]
-}
-`)
+	writeIn(t, filepath.Join(dir, "s.cue"), stateSweepCUE)
 	summaryOf := func(d string) string {
 		ss, _ := filepath.Glob(filepath.Join(dir, d, "*.summary.json"))
 		if len(ss) != 1 {
@@ -308,18 +311,7 @@ func TestMergeRecordOfAnotherRunsCombination(t *testing.T) {
 		t.Run(fmt.Sprintf("invocation taken out %v", strip), func(t *testing.T) {
 			dir := t.TempDir()
 			t.Chdir(dir)
-			writeIn(t, filepath.Join(dir, "s.cue"), `package lab
-
-import "labrun.dev/schema"
-
-// n=2 passes while the file state says ok.
-s: schema.#Scenario & {
-	vars: n: *1 | int
-	sweep: n: [1, 2]
-	steps: [{name: "st", exec: argv: ["sh", "-c", "if [ \(vars.n) = 1 ]; then echo ok; else cat state; fi"]}]
-	expect: ["st.stdout == \"ok\\n\""]
-}
-`)
+			writeIn(t, filepath.Join(dir, "s.cue"), stateSweepCUE)
 			for _, r := range []struct {
 				dir, state string
 				code       int

@@ -35,16 +35,7 @@ func TestObjectSchema(t *testing.T) {
 		})
 	}))
 	defer srv.Close()
-	cfg := &rest.Config{Host: srv.URL, QPS: -1}
-	rc, err := newDiscoveryClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &driver{mapper: newRESTMapper(rc), dyn: dyn}
+	d := crdStandInDriver(t, srv.URL)
 	ctx := context.Background()
 	kind, s, err := d.ObjectSchema(ctx, "DestinationRule", "networking.istio.io/v1")
 	if err != nil || kind != "DestinationRule" || s["description"] != "v1" {
@@ -87,20 +78,27 @@ func TestCRDSourceStandIn(t *testing.T) {
 				"metadata": map[string]any{"name": "destinationrules.networking.istio.io", "labels": c.labels},
 			})
 		}))
-		cfg := &rest.Config{Host: srv.URL, QPS: -1}
-		rc, err := newDiscoveryClient(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dyn, err := dynamic.NewForConfig(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := &driver{mapper: newRESTMapper(rc), dyn: dyn}
+		d := crdStandInDriver(t, srv.URL)
 		crd, release := d.CRDSource(context.Background(), "DestinationRule", "networking.istio.io/v1")
 		if crd != "destinationrules.networking.istio.io" || release != c.want {
 			t.Errorf("labels %v: %q %q, want destinationrules.networking.istio.io %q", c.labels, crd, release, c.want)
 		}
 		srv.Close()
 	}
+}
+
+// crdStandInDriver is a driver whose discovery and dynamic clients talk to the stand-in API
+// server at url.
+func crdStandInDriver(t *testing.T, url string) *driver {
+	t.Helper()
+	cfg := &rest.Config{Host: url, QPS: -1}
+	rc, err := newDiscoveryClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &driver{mapper: newRESTMapper(rc), dyn: dyn}
 }
