@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -301,7 +302,8 @@ func TestInterruptWhileWritingTheReport(t *testing.T) {
 		Signals: func() (<-chan os.Signal, func()) { return sigs, func() {} }}
 	runCtx, _, stop := p.runContexts()
 	defer stop()
-	p.writingReport.Store(true)
+	p.phases.begin()
+	p.phases.over(runCtx) // the run returned: its report is being written
 	sigs <- os.Interrupt
 	select {
 	case <-runCtx.Done():
@@ -414,4 +416,58 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestInterruptOnceTheRunReturned: an interrupt that comes after the run returned (its steps,
+// its cleanup and its expectations done) and before its report is written does not make the
+// run's record say INTERRUPTED ("interrupted: ", every expectation judged, and replay's "it
+// did not reach its end"), nor print "stopping steps, running cleanup" for steps that are
+// over: the run's verdict stands in its record and on its verdict line, the report is written
+// whole, and labrun exits 130 as its message says. The run is in-process, on the local target;
+// afterRun interrupts in the window, before prog.done and the report.
+func TestInterruptOnceTheRunReturned(t *testing.T) {
+	dir := t.TempDir()
+	const cue = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	steps: [{name: "x", exec: argv: ["sh", "-c", "echo hi"]}]
+	expect: ["x.exit == 0"]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "s.cue"), []byte(cue), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sigs := make(chan os.Signal, 1)
+	var stdout, stderr syncBuffer
+	p := testProcess()
+	p.Args = []string{"run", "--report-dir", "r", "--junit", "j.xml", filepath.Join(dir, "s.cue")}
+	p.Stdout, p.Stderr, p.Cwd = &stdout, &stderr, dir
+	p.Signals = func() (<-chan os.Signal, func()) { return sigs, func() {} }
+	p.ReleaseSignals = nil
+	p.afterRun = func() {
+		sigs <- os.Interrupt
+		for i := 0; !strings.Contains(stderr.String(), "labrun: interrupted"); i++ {
+			if i == 1000 {
+				t.Fatal("the interrupt was not handled")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if code := Main(p); code != exitInterrupted {
+		t.Errorf("exit %d, want %d (interrupted)", code, exitInterrupted)
+	}
+	if want := "labrun: interrupted while writing the report: finishing it; labrun then exits 130 (interrupted)\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if !regexp.MustCompile(`(?m)^PASSED s in `).MatchString(stdout.String()) {
+		t.Errorf("the verdict line is not the run's (PASSED); stdout:\n%s", stdout.String())
+	}
+	if rec := readRecord(t, filepath.Join(dir, "r")); rec.Outcome != "passed" {
+		t.Errorf("the record's outcome is %q, want the run's (passed)", rec.Outcome)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "j.xml")); !strings.Contains(string(b), `<property name="outcome" value="passed">`) {
+		t.Errorf("the JUnit does not say the run's outcome (passed):\n%s", b)
+	}
 }

@@ -51,9 +51,14 @@ type process struct {
 	// rawStdout is Stdout before Main wrapped it (nil: Stdout is not wrapped): labrun lsp
 	// speaks a protocol there, whose messages the hiding must not rewrite.
 	rawStdout io.Writer
-	// writingReport is set while a run's report is written: an interrupt then lets it finish
-	// (and labrun exits 130) rather than stopping steps that are over.
-	writingReport atomic.Bool
+	// phases counts the runs under way and the reports being written (shared with the
+	// processes of a --parallel suite's runs; set by runContexts): an interrupt that comes
+	// when every run is over and a report is being written lets it finish (and labrun exits
+	// 130) rather than stopping steps that are over.
+	phases *runPhases
+	// afterRun, when a test sets it, is called once a run has returned, before its report is
+	// written: the test interrupts there.
+	afterRun func()
 	// loadsPaced is set while a command holds the collector's pacing for its loads
 	// (paceLoads): loadTo then leaves it alone.
 	loadsPaced bool

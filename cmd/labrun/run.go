@@ -176,8 +176,8 @@ The first Ctrl-C (or SIGTERM, or SIGHUP: a closed terminal) stops the steps (loa
 runs the cleanup, writes the report marked interrupted and exits 130; a second one abandons the
 cleanup, and a run still not stopped 10 s later (a step blocked where nothing reaches it), or a
 third one, makes labrun exit 130 at once, without that run's report (--junit says so). That holds from start-up on: an interrupt while the scenarios load or the target is
-created also gets a report marked interrupted; one while the report is written lets it finish,
-then exits 130. Reports are written to a temporary name and renamed: never a part of one.
+created also gets a report marked interrupted; one once the run is over, before or while its
+report is written, lets the report finish with the run's verdict, then exits 130. Reports are written to a temporary name and renamed: never a part of one.
 
 The cleanup tries again, with backoff for up to 30 s (within cleanupTimeout), what it could not
 remove (a cluster that stopped answering). What is still there then makes the run exit 4: its
@@ -331,6 +331,9 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	// Interrupts stay caught until the process exits: one that comes while the report is being
 	// written must not kill labrun half-way.
 	sigs, _ := p.Signals()
+	if p.phases == nil {
+		p.phases = &runPhases{}
+	}
 	done := make(chan struct{})
 	n := 0
 	select {
@@ -347,19 +350,25 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 				return
 			case <-sigs:
 				n++
-				if p.writingReport.Load() {
-					// The run is over and its report half-written: finish it, then exit 130.
+				// Decided and cancelled under the phases' lock: a run that returns meanwhile
+				// reads the interrupt as its own (p.phases.over) only when it came before.
+				p.phases.mu.Lock()
+				reportsOnly := p.phases.running == 0 && p.phases.reporting > 0
+				if reportsOnly || n == 1 {
+					cancelRun(interp.ErrInterrupted)
+				}
+				p.phases.mu.Unlock()
+				if reportsOnly {
+					// Every run is over and a report half-written: finish it, then exit 130.
 					p.live.notice(func() {
 						fmt.Fprintln(p.Stderr, "labrun: interrupted while writing the report: finishing it; labrun then exits 130 (interrupted)")
 					})
-					cancelRun(interp.ErrInterrupted)
 					continue
 				}
 				if n == 1 {
 					p.live.notice(func() {
 						fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
 					})
-					cancelRun(interp.ErrInterrupted)
 				} else if n == 2 {
 					p.live.notice(func() { fmt.Fprintln(p.Stderr, "labrun: interrupted again: abandoning cleanup") })
 					cancelCleanup(interp.ErrInterrupted)
@@ -372,7 +381,7 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 							return
 						default:
 						}
-						if p.writingReport.Load() {
+						if p.phases.writing() {
 							return
 						}
 						p.live.notice(func() {
@@ -396,6 +405,57 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 		cancelRun(nil)
 		cancelCleanup(nil)
 	}
+}
+
+// runPhases counts the runs under way (from runOne's start until the run returns) and the
+// reports being written (from then until runOne returns), for the interrupt handler.
+type runPhases struct {
+	mu                 sync.Mutex
+	running, reporting int
+}
+
+// begin counts a run under way.
+func (ph *runPhases) begin() {
+	if ph == nil {
+		return
+	}
+	ph.mu.Lock()
+	ph.running++
+	ph.mu.Unlock()
+}
+
+// over counts a run that began as over, its report next, and reports whether an interrupt
+// came before: one that comes after is not the run's (the run reached its end; its verdict
+// stands and labrun exits 130).
+func (ph *runPhases) over(runCtx context.Context) bool {
+	if ph == nil {
+		return interrupted(runCtx)
+	}
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
+	ph.running--
+	ph.reporting++
+	return interrupted(runCtx)
+}
+
+// reported counts a report as written.
+func (ph *runPhases) reported() {
+	if ph == nil {
+		return
+	}
+	ph.mu.Lock()
+	ph.reporting--
+	ph.mu.Unlock()
+}
+
+// writing reports whether a report is being written.
+func (ph *runPhases) writing() bool {
+	if ph == nil {
+		return false
+	}
+	ph.mu.Lock()
+	defer ph.mu.Unlock()
+	return ph.reporting > 0
 }
 
 // abandonGrace is how long labrun waits, after the second interrupt abandoned the cleanup,
@@ -439,6 +499,20 @@ func worse(a, b int) int {
 // could not be created.
 func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *runFlags) ran {
 	run := newRunInfo()
+	// The run is under way until it returns (or ends before its steps), then its report is
+	// written: an interrupt in between is not the run's.
+	p.phases.begin()
+	var ended, before bool
+	run.over = func() bool {
+		if !ended {
+			ended, before = true, p.phases.over(runCtx)
+		}
+		return before
+	}
+	defer func() {
+		run.over()
+		p.phases.reported()
+	}()
 	sc := u.Scenario.ForRun(run.id)
 	p.secrets.set(interp.NewRedactor(sc))
 	defer p.secrets.set(nil)
@@ -531,10 +605,16 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		interp.WithSpool(spool),
 	)
 	rec := r.Run(runCtx, cleanupCtx, sc)
+	interruptedDuring := run.over()
+	if p.afterRun != nil {
+		p.afterRun()
+	}
 	prog.done()
-	if interrupted(runCtx) && rec.Outcome != interp.Interrupted {
+	if interruptedDuring && (rec.Outcome == interp.Refused || rec.Outcome == interp.Errored) {
 		// An interrupt during the preflight checks makes them fail (a refusal): it is the
-		// interrupt that stopped the run.
+		// interrupt that stopped the run. One that came once the run had returned is not:
+		// the run reached its end, and its verdict stands (it read INTERRUPTED, "interrupted: ",
+		// with every expectation judged, and replay said "it did not reach its end").
 		rec.Outcome, rec.Error = interp.Interrupted, "interrupted: "+rec.Error
 	}
 	return p.finish(u, rec, f, run, true)
@@ -556,8 +636,9 @@ func (p *process) finishShown(u *dsl.Unit, rec *interp.Record, f *runFlags, run 
 		rec.Source = p.sources.of(u.Matrix.File)
 	}
 	out := ran{unit: u, rec: rec, code: exitCode(rec)}
-	p.writingReport.Store(true)
-	defer p.writingReport.Store(false)
+	if run.over != nil {
+		run.over() // (a run that ended before its steps)
+	}
 	var htmlPath, lost string
 	if f.reportDir != "" {
 		dir := f.reportDir

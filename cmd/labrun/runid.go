@@ -13,6 +13,9 @@ type runInfo struct {
 	host     string
 	pid      int
 	pidStart uint64
+	// over marks the run's steps over, its report next, once, and reports whether an
+	// interrupt came before (runPhases.over); nil outside runOne.
+	over func() bool
 }
 
 func newRunInfo() runInfo {

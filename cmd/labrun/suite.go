@@ -174,7 +174,7 @@ func (p *process) withStreams(out, errs io.Writer) *process {
 	q := &process{
 		Args: p.Args, Stdin: p.Stdin, Getenv: p.Getenv, Cwd: p.Cwd,
 		TermWidth: p.TermWidth, Signals: p.Signals, ReleaseSignals: p.ReleaseSignals, Targets: p.Targets,
-		leftoverScan: p.leftoverScan, sources: p.sources,
+		leftoverScan: p.leftoverScan, sources: p.sources, phases: p.phases, afterRun: p.afterRun,
 		shownOnTerminal: p.IsTerminal || p.shownOnTerminal,
 	}
 	q.Stdout, q.Stderr = q.secrets.wrap(out), q.secrets.wrap(errs)
