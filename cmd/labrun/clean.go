@@ -40,8 +40,8 @@ alive. With --yes it deletes the objects of dead runs (namespaces last) and wait
 are gone. Objects of a run that is still alive (its pid runs on this host, with the same start
 time) are never deleted; objects of runs on other hosts only with --all-hosts.
 
-Exit codes: 0 listed (or deleted) everything it could; 3 the cluster could not be read or an
-object could not be deleted.`,
+Exit codes: 0 listed (or deleted) everything it could; 3 the cluster could not be read, a kind
+(or an API group) could not be listed, or an object could not be deleted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return p.clean(&f) },
 	}
@@ -129,14 +129,20 @@ func (p *process) cleanOne(ctx, runCtx context.Context, f *cleanFlags, kctx stri
 			fmt.Fprintf(p.Stdout, "  %s%s\n", l, mark)
 		}
 	}
+	// What could not be listed was not looked for: the cluster may still hold what dead runs
+	// left there. It exited 0 after a warning, and a CI read the cluster as clean.
+	var unlisted error
+	if len(warnings) > 0 {
+		unlisted = &exitError{exitInfra, fmt.Sprintf("clean: %s: %d kind(s) or API group(s) could not be listed (the warning(s) above): what dead runs left there was not looked for, and the cluster may not be clean", c.Describe, len(warnings))}
+	}
 	if !f.yes {
 		if len(items) > 0 {
 			fmt.Fprintln(p.Stdout, "nothing deleted: run `labrun clean --yes` to delete what dead runs left")
 		}
-		return nil
+		return unlisted
 	}
 	if len(doomed) == 0 {
-		return nil
+		return unlisted
 	}
 	if err := c.Delete(ctx, doomed, true); err != nil && !errors.Is(err, schema.ErrAlreadyGone) {
 		if interrupted(runCtx) {
@@ -145,7 +151,7 @@ func (p *process) cleanOne(ctx, runCtx context.Context, f *cleanFlags, kctx stri
 		return &exitError{exitInfra, "clean: " + err.Error()}
 	}
 	fmt.Fprintf(p.Stdout, "deleted %d object(s)\n", len(doomed))
-	return nil
+	return unlisted
 }
 
 // runState says whether the run that created some objects is still alive.
