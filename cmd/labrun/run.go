@@ -654,7 +654,7 @@ func (p *process) finishShown(u *dsl.Unit, rec *interp.Record, f *runFlags, run 
 			// this run's own): only the pages that show it are missing.
 			fmt.Fprintf(p.Stderr, "labrun: %s: writing the report: %v\n", rec.Scenario, err)
 			lost = fmt.Sprintf("its record is written (%s), its pages could not be: %v", relPath(p.Cwd, files.JSON), unwrapPath(err))
-			if st, err := os.Stat(files.Markdown); err == nil && st.Mode().IsRegular() {
+			if st, serr := os.Stat(files.Markdown); serr == nil && st.Mode().IsRegular() {
 				// Written before the HTML page (a disk that filled between them).
 				lost = fmt.Sprintf("its record and Markdown page are written (%s, %s), its HTML page could not be: %v", relPath(p.Cwd, files.JSON), relPath(p.Cwd, files.Markdown), unwrapPath(err))
 			}
