@@ -471,3 +471,31 @@ s: schema.#Scenario & {
 		t.Errorf("the JUnit does not say the run's outcome (passed):\n%s", b)
 	}
 }
+
+// TestInterruptOnceEveryRunIsOver: an interrupt that comes once no run is left to start (the
+// summaries, the --junit file being written) says so and that labrun exits 130; it said
+// "stopping steps, running cleanup (interrupt again to abandon it)" of runs that were over.
+func TestInterruptOnceEveryRunIsOver(t *testing.T) {
+	sigs := make(chan os.Signal, 1)
+	var stderr syncBuffer
+	p := &process{Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" },
+		Signals: func() (<-chan os.Signal, func()) { return sigs, func() {} }}
+	runCtx, _, stop := p.runContexts()
+	p.phases.begin()
+	p.phases.over(runCtx)
+	p.phases.reported()
+	p.phases.finish()
+	sigs <- os.Interrupt
+	select {
+	case <-runCtx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the interrupt did not reach the run context")
+	}
+	stop() // the notice is printed before the handler reads the next signal
+	if !interrupted(runCtx) {
+		t.Error("the run context is not marked interrupted: labrun would exit with the runs' code")
+	}
+	if want := "labrun: interrupted once every run was over: finishing what they report; labrun then exits 130 (interrupted)\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+}

@@ -488,6 +488,7 @@ func (p *process) runUnits(runCtx, cleanupCtx context.Context, w *work, f *runFl
 	var recs []*interp.Record
 	var never []notStarted
 	results, failFast := p.runScheduled(runCtx, cleanupCtx, w, f, each)
+	p.phases.finish() // an interrupt now stops no step: it lets the summaries and --junit be written
 	skipped := 0
 	for i, u := range w.units {
 		r, ok := results[i]

@@ -350,26 +350,37 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 				return
 			case <-sigs:
 				n++
-				// Decided and cancelled under the phases' lock: a run that returns meanwhile
-				// reads the interrupt as its own (p.phases.over) only when it came before.
+				// Decided, said and cancelled under the phases' lock: a run that returns
+				// meanwhile reads the interrupt as its own (p.phases.over) only when it came
+				// before; what is said is said before the run context ends.
 				p.phases.mu.Lock()
-				reportsOnly := p.phases.running == 0 && p.phases.reporting > 0
-				if reportsOnly || n == 1 {
-					cancelRun(interp.ErrInterrupted)
-				}
-				p.phases.mu.Unlock()
+				reportsOnly := p.phases.running == 0 && (p.phases.reporting > 0 || p.phases.allOver)
+				writing := p.phases.reporting > 0
 				if reportsOnly {
-					// Every run is over and a report half-written: finish it, then exit 130.
+					// Every run is over and a report half-written (or the summaries, the
+					// --junit file): finish it, then exit 130.
 					p.live.notice(func() {
-						fmt.Fprintln(p.Stderr, "labrun: interrupted while writing the report: finishing it; labrun then exits 130 (interrupted)")
+						if writing {
+							fmt.Fprintln(p.Stderr, "labrun: interrupted while writing the report: finishing it; labrun then exits 130 (interrupted)")
+						} else {
+							fmt.Fprintln(p.Stderr, "labrun: interrupted once every run was over: finishing what they report; labrun then exits 130 (interrupted)")
+						}
 					})
+					cancelRun(interp.ErrInterrupted)
+					p.phases.mu.Unlock()
 					continue
 				}
 				if n == 1 {
 					p.live.notice(func() {
 						fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
 					})
-				} else if n == 2 {
+					cancelRun(interp.ErrInterrupted)
+				}
+				p.phases.mu.Unlock()
+				if n == 1 {
+					continue
+				}
+				if n == 2 {
 					p.live.notice(func() { fmt.Fprintln(p.Stderr, "labrun: interrupted again: abandoning cleanup") })
 					cancelCleanup(interp.ErrInterrupted)
 					// A step blocked where no context reaches it (a system call that does not
@@ -412,6 +423,19 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 type runPhases struct {
 	mu                 sync.Mutex
 	running, reporting int
+	// allOver is set once no run is left to start (finish): what follows writes the runs'
+	// summaries and the --junit file.
+	allOver bool
+}
+
+// finish says that no run is left to start.
+func (ph *runPhases) finish() {
+	if ph == nil {
+		return
+	}
+	ph.mu.Lock()
+	ph.allOver = true
+	ph.mu.Unlock()
 }
 
 // begin counts a run under way.
