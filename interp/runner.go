@@ -149,6 +149,11 @@ func (f *failure) Failure() {}
 // Record is complete whatever happened.
 func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record {
 	now := r.clock.Now()
+	// Every time the run records is its start plus the time elapsed since on the monotonic
+	// clock (steadyClock): a wall clock set during the run (NTP, a person) moved the steps
+	// phase's start and the run's end, not the steps' offsets, so that started.x read -3600
+	// after a step of an hour, and the record read back lasted an hour.
+	clock := steadyClock{Clock: r.clock, base: now}
 	rec := &Record{
 		Version: RecordVersion, Scenario: sc.Name, File: sc.Pos.File, Pos: sc.Pos, Doc: sc.Doc,
 		Target: r.target.Name, Where: r.target.Describe, Vars: sc.Vars,
@@ -156,7 +161,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		Results: map[string]*Result{}, AllowReset: sc.AllowReset,
 		Namespaces: sc.Generated, Warnings: sc.Warnings, Lints: dsl.LintCodeList(),
 	}
-	ru := &run{Runner: r, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}, redact: NewRedactor(sc)}
+	ru := &run{Runner: r, clock: clock, sc: sc, rec: rec, steps: map[string]*stepState{}, procs: map[string]schema.RunningProcess{}, deferred: map[*dsl.Step]bool{}, redact: NewRedactor(sc)}
 	ru.judge = NewJudge(rec, sc)
 	ru.judge.running = true // the expectations are judged with it at the end (below)
 	ru.judge.pending = ru.pending
@@ -180,7 +185,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		for _, e := range sc.Expect {
 			rec.Expectations = append(rec.Expectations, &Judgement{Src: e.Src, Pos: e.Pos, Outcome: Skipped, Reason: "the scenario was refused"})
 		}
-		rec.End = r.clock.Now()
+		rec.End = ru.clock.Now()
 		return ru.redact.Record(rec)
 	}
 	{
@@ -196,7 +201,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		}
 		if err == nil {
 			ru.mu.Lock()
-			rec.StepsStart = r.clock.Now()
+			rec.StepsStart = ru.clock.Now()
 			ru.mu.Unlock()
 			err = ru.phase(runCtx, dsl.PhaseSteps, sc.Steps)
 		}
@@ -301,7 +306,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		// is not what the file says, whatever the expectations found.
 		rec.Outcome, rec.Error = Errored, strings.Join(ru.endedEarly, "; ")
 	}
-	rec.End = r.clock.Now()
+	rec.End = ru.clock.Now()
 	out := ru.redact.Record(rec)
 	// After the record's secrets are hidden: a digest's hex digits are not text to hide (a
 	// secret "1234" in one would turn it into another, and the step into a changed one).
@@ -444,6 +449,17 @@ func (e *scenarioTimeoutError) Is(target error) bool { return target == context.
 // could not remove at first.
 const DefaultCleanupRetry = 30 * time.Second
 
+// steadyClock reads Clock's time as base plus the time elapsed since base, which Go measures
+// on the monotonic clock when both readings have one (time.Now's do): its wall readings move
+// with that clock, not with the wall clock's steps.
+type steadyClock struct {
+	Clock
+	base time.Time
+}
+
+// Now returns base plus the time elapsed since base.
+func (c steadyClock) Now() time.Time { return c.base.Add(c.Clock.Now().Sub(c.base)) }
+
 // ErrInterrupted is the cause of a run context cancelled by an interrupt.
 var ErrInterrupted = errors.New("interrupted")
 
@@ -500,6 +516,9 @@ func classify(err error) (Outcome, string, *dsl.Pos) {
 
 // run is the state of one run.
 type run struct {
+	// clock is the Runner's, read as the run's start plus the time elapsed since
+	// (steadyClock).
+	clock Clock
 	// crdShapes are the custom resources' shapes found so far, by apiVersion and kind
 	// (shapeObject).
 	crdShapes map[string]objectShape
