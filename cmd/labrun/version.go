@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // buildVersion is what labrun knows of its own build: the module version, and the VCS
@@ -192,3 +193,18 @@ func isHash(s string) bool {
 	}
 	return true
 }
+
+// labrunBuild is the build a record names (interp.Record's Labrun): the version, the full
+// revision and "modified" when the build's tree was.
+var labrunBuild = sync.OnceValue(func() string {
+	bi, ok := debug.ReadBuildInfo()
+	v := readVersion(bi, ok, sourceCheckout)
+	s := v.Version
+	if v.Revision != "" {
+		s += " " + v.Revision
+	}
+	if v.Modified {
+		s += " modified"
+	}
+	return s
+})

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ok2CUE passes, as okCUE does, under another scenario name: a suite of two passing scenarios.
+const ok2CUE = `package lab
+
+import "labrun.dev/schema"
+
+ok2: schema.#Scenario & {
+	steps: [{name: "hi", exec: argv: ["echo", "hello"]}]
+	expect: ["hi.stdout == \"hello\\n\""]
+}
+`
+
+// otherBuild writes the records of folder as made by another labrun build, their seals
+// computed again.
+func otherBuild(t *testing.T, folder string) {
+	t.Helper()
+	recs, _ := filepath.Glob(filepath.Join(folder, "*[0-9a-f].json"))
+	if len(recs) == 0 {
+		t.Fatalf("no records in %s", folder)
+	}
+	for _, f := range recs {
+		rec := readJSON(t, f)
+		if rec["labrun"] == nil || rec["labrun"] == "" {
+			t.Errorf("%s names no labrun build", f)
+		}
+		rec["labrun"] = "v0.9.0 0123456789abcdef0123456789abcdef01234567"
+		writeJSON(t, f, rec)
+		if err := resealRecord(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestMergeRecordsOfTwoBuilds: records keep the labrun build that made them (labrun: version,
+// revision, "modified"). Before, records kept none, and the records of one labrun run, or the
+// shards of one split, made by two labrun builds (or one record of another build standing in
+// for one of the run's, its invocation copied) merged as "2 passed", exit 0. Merge refuses
+// them (exit 2); the records of separate runs made by two builds merge, with a warning.
+func TestMergeRecordsOfTwoBuilds(t *testing.T) {
+	setup := func(t *testing.T) string {
+		dir := t.TempDir()
+		t.Chdir(dir)
+		writeIn(t, filepath.Join(dir, "ok.cue"), okCUE)
+		writeIn(t, filepath.Join(dir, "ok2.cue"), ok2CUE)
+		return dir
+	}
+	run := func(t *testing.T, dir string, args ...string) {
+		t.Helper()
+		if code, out := runIn(t, dir, append([]string{"run", "-q"}, args...)...); code != 0 {
+			t.Fatalf("run %v: exit %d\n%s", args, code, out)
+		}
+	}
+	t.Run("one labrun run", func(t *testing.T) {
+		dir := setup(t)
+		run(t, dir, "--report-dir", "suite", "ok.cue", "ok2.cue")
+		recs, _ := filepath.Glob(filepath.Join(dir, "suite", "*_ok2_*[0-9a-f].json"))
+		if len(recs) != 1 {
+			t.Fatalf("records of ok2: %v", recs)
+		}
+		rec := readJSON(t, recs[0])
+		rec["labrun"] = "v0.9.0 0123456789abcdef0123456789abcdef01234567"
+		writeJSON(t, recs[0], rec)
+		if err := resealRecord(recs[0]); err != nil {
+			t.Fatal(err)
+		}
+		refused(t, dir, []string{"the records of one labrun run (invocation ", "name 2 labrun builds: ", "v0.9.0 0123456789abcdef0123456789abcdef01234567 in suite/"}, "merge", "-q", "suite")
+	})
+	t.Run("shards of one split", func(t *testing.T) {
+		dir := setup(t)
+		run(t, dir, "--report-dir", "sh1", "--shard", "1/2", "ok.cue", "ok2.cue")
+		run(t, dir, "--report-dir", "sh2", "--shard", "2/2", "ok.cue", "ok2.cue")
+		otherBuild(t, filepath.Join(dir, "sh2"))
+		refused(t, dir, []string{"the records of the shards of one split (2 shards, 2 runs) name 2 labrun builds", "run every shard of a split with one labrun build"}, "merge", "-q", "sh1", "sh2")
+	})
+	t.Run("separate runs", func(t *testing.T) {
+		dir := setup(t)
+		run(t, dir, "--report-dir", "r1", "ok.cue")
+		run(t, dir, "--report-dir", "r2", "ok2.cue")
+		otherBuild(t, filepath.Join(dir, "r2"))
+		code, out := runIn(t, dir, "merge", "-q", "r1", "r2")
+		if code != 0 || !strings.Contains(out, "labrun: merge: warning: the records were made by 2 labrun builds: ") || !strings.Contains(out, "but what each run measured is what its build measured") {
+			t.Errorf("merge of two runs of two builds: exit %d, want 0 and a warning naming the builds:\n%s", code, out)
+		}
+	})
+}
