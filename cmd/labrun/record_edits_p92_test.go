@@ -1,9 +1,11 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // ok2CUE passes, as okCUE does, under another scenario name: a suite of two passing scenarios.
@@ -89,4 +91,79 @@ func TestMergeRecordsOfTwoBuilds(t *testing.T) {
 			t.Errorf("merge of two runs of two builds: exit %d, want 0 and a warning naming the builds:\n%s", code, out)
 		}
 	})
+}
+
+// TestSuiteRunReplacedByALaterRun: a suite's failed run replaced by the passed record of a
+// later labrun run of the same scenario, from the same source and with the same vars (it
+// passed once the file it reads said ok), the suite's invocation copied into it (the seal
+// computed again): merge said "2 passed", exit 0 — it started after the invocation's start,
+// as the suite's own runs did. The later run is made here at once, and its times moved an
+// hour on (start, end, stepsStart: its steps' offsets count from them), as a run made an hour
+// after the suite: a labrun run starts each run when it begins or another of its runs ends,
+// so merge refuses (exit 2) a record of it that started more than 5 minutes after none of its
+// runs was running.
+func TestSuiteRunReplacedByALaterRun(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		shift time.Duration
+		code  int
+	}{{"an hour later", time.Hour, 2}, {"at once", 0, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir)
+			writeIn(t, filepath.Join(dir, "fl.cue"), `package lab
+
+import "labrun.dev/schema"
+
+// Passes while the file state says ok.
+fl: schema.#Scenario & {
+	steps: [{name: "st", exec: argv: ["cat", "state"]}]
+	expect: ["st.stdout == \"ok\\n\""]
+}
+`)
+			writeIn(t, filepath.Join(dir, "ok.cue"), okCUE)
+			writeFile(t, filepath.Join(dir, "state"), "broken\n")
+			if code, out := runIn(t, dir, "run", "-q", "--report-dir", "m", "ok.cue", "fl.cue"); code != 1 {
+				t.Fatalf("the suite: exit %d, want 1 (fl fails)\n%s", code, out)
+			}
+			writeFile(t, filepath.Join(dir, "state"), "ok\n")
+			if code, out := runIn(t, dir, "run", "-q", "--report-dir", "later", "fl.cue"); code != 0 {
+				t.Fatalf("the later run: exit %d, want 0\n%s", code, out)
+			}
+			failed, _ := filepath.Glob(filepath.Join(dir, "m", "*_fl_*"))
+			for _, f := range failed {
+				os.RemoveAll(f)
+			}
+			oks, _ := filepath.Glob(filepath.Join(dir, "m", "*_ok_*[0-9a-f].json"))
+			later, _ := filepath.Glob(filepath.Join(dir, "later", "*_fl_*[0-9a-f].json"))
+			if len(oks) != 1 || len(later) != 1 {
+				t.Fatalf("records: ok %v, fl later %v", oks, later)
+			}
+			rec := readJSON(t, later[0])
+			rec["invocation"] = readJSON(t, oks[0])["invocation"]
+			for _, k := range []string{"start", "end", "stepsStart"} {
+				at, err := time.Parse(time.RFC3339Nano, rec[k].(string))
+				if err != nil {
+					t.Fatal(err)
+				}
+				rec[k] = at.Add(tc.shift).Format(time.RFC3339Nano)
+			}
+			stand := filepath.Join(dir, "m", filepath.Base(later[0]))
+			if err := os.CopyFS(strings.TrimSuffix(stand, ".json"), os.DirFS(strings.TrimSuffix(later[0], ".json"))); err != nil {
+				t.Fatal(err)
+			}
+			writeJSON(t, stand, rec)
+			if err := resealRecord(stand); err != nil {
+				t.Fatal(err)
+			}
+			if tc.code == 2 {
+				refused(t, dir, []string{"after the labrun run whose invocation it keeps", "last had a run running (the end of m/", "a record of a later run of its scenario stands for the one that run made"}, "merge", "-q", "--report-dir", "out", "m")
+				return
+			}
+			// Made within the 5 minutes: not told from the suite's own (docs/json.md says so).
+			if code, out := runIn(t, dir, "merge", "-q", "--report-dir", "out", "m"); code != tc.code {
+				t.Errorf("merge: exit %d, want %d\n%s", code, tc.code, out)
+			}
+		})
+	}
 }
