@@ -194,3 +194,34 @@ s: schema.#Scenario & {
 		t.Errorf("a result's cluster edited: %v, want %q", err, want)
 	}
 }
+
+// TestReplayRefusesRelabelledClusters: a two-cluster record (in-memory stand-ins of the two
+// clusters) whose list of clusters had one dropped or two names swapped, or whose result (w,
+// read on west) was relabelled as read on east, replayed PASSED with nothing said (round 10
+// of edited records), its report showing the edited labels. ChangedStep names the edit.
+func TestReplayRefusesRelabelledClusters(t *testing.T) {
+	rec, _, _ := runTwoClusters(t)
+	sc := loadScenario(t, twoClusters).ForRun("r1")
+	for _, tc := range []struct {
+		name string
+		edit func(r *interp.Record)
+		want string
+	}{
+		{"none", func(r *interp.Record) {}, ""},
+		{"a cluster dropped", func(r *interp.Record) { r.Clusters = r.Clusters[:1] },
+			"the record's clusters are [east], and the scenario's [east, west]: the run ran on the clusters its record names"},
+		{"names swapped", func(r *interp.Record) {
+			r.Clusters[0].Name, r.Clusters[1].Name = r.Clusters[1].Name, r.Clusters[0].Name
+		}, "the record's clusters are [west, east], and the scenario's [east, west]: the run ran on the clusters its record names"},
+		{"a result relabelled", func(r *interp.Record) { r.Results["w"].Cluster = "east" },
+			"result w says it was read in cluster east, and its step steps.1.sequence.1 (w, get) ran in cluster west: a result is read where its step ran"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := throughJSON(t, rec)
+			tc.edit(r)
+			if got := interp.ChangedStep(r, sc, nil); got != tc.want {
+				t.Errorf("ChangedStep = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
