@@ -225,3 +225,20 @@ func TestReplayRefusesRelabelledClusters(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffNamesOtherClusters: the diff of two runs of a two-cluster scenario (in-memory
+// stand-ins of the clusters) on other clusters — one's context or server another, a cluster
+// missing from one's list — said nothing of it: its values alone were compared.
+func TestDiffNamesOtherClusters(t *testing.T) {
+	rec, _, _ := runTwoClusters(t)
+	a := throughJSON(t, rec)
+	if d := interp.Diff(a, throughJSON(t, rec), 0); len(d.Differences) != 0 {
+		t.Fatalf("a record and its copy differ: %+v", d.Differences)
+	}
+	b := throughJSON(t, rec)
+	b.Clusters[1].Where = "context ctx-prod"
+	d := interp.Diff(a, b, 0)
+	if len(d.Differences) != 1 || d.Differences[0].Path != "clusters.west" || d.Differences[0].B != "context ctx-prod" || d.Beyond != 1 {
+		t.Errorf("west on another context: differences %+v, beyond %d", d.Differences, d.Beyond)
+	}
+}
