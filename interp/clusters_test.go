@@ -242,3 +242,19 @@ func TestDiffNamesOtherClusters(t *testing.T) {
 		t.Errorf("west on another context: differences %+v, beyond %d", d.Differences, d.Beyond)
 	}
 }
+
+// TestDiffNamesOtherBuild: the diff of two runs made by two labrun builds (records' labrun)
+// said nothing of it; runs of one build, or records that keep none, show no difference there.
+func TestDiffNamesOtherBuild(t *testing.T) {
+	rec, _, _ := runTwoClusters(t)
+	a, b := throughJSON(t, rec), throughJSON(t, rec)
+	a.Labrun, b.Labrun = "(devel) 0123", "(devel) 4567 modified"
+	d := interp.Diff(a, b, 0)
+	if len(d.Differences) != 1 || d.Differences[0].Path != "labrun" || d.Beyond != 1 {
+		t.Errorf("two builds: differences %+v, beyond %d", d.Differences, d.Beyond)
+	}
+	b.Labrun = a.Labrun
+	if d := interp.Diff(a, b, 0); len(d.Differences) != 0 {
+		t.Errorf("one build: differences %+v", d.Differences)
+	}
+}

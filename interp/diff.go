@@ -226,9 +226,10 @@ func Flatten(r *Record) map[string]any {
 	}
 	out["outcome"] = string(r.Outcome)
 	// What ran, and where: the scenario's source (a digest of its files), its doc, the target
-	// and what it connected to.
+	// and what it connected to, and the labrun build that ran it (two builds may measure
+	// otherwise).
 	out["target"] = r.Target
-	for k, v := range map[string]string{"source": r.Source, "doc": r.Doc, "where": r.Where} {
+	for k, v := range map[string]string{"source": r.Source, "doc": r.Doc, "where": r.Where, "labrun": r.Labrun} {
 		if v != "" {
 			out[k] = v
 		}
