@@ -194,3 +194,67 @@ s: schema.#Scenario & {
 		t.Errorf("a result's cluster edited: %v, want %q", err, want)
 	}
 }
+
+// TestReplayRefusesRelabelledClusters: a two-cluster record (in-memory stand-ins of the two
+// clusters) whose list of clusters had one dropped or two names swapped, or whose result (w,
+// read on west) was relabelled as read on east, replayed PASSED with nothing said (round 10
+// of edited records), its report showing the edited labels. ChangedStep names the edit.
+func TestReplayRefusesRelabelledClusters(t *testing.T) {
+	rec, _, _ := runTwoClusters(t)
+	sc := loadScenario(t, twoClusters).ForRun("r1")
+	for _, tc := range []struct {
+		name string
+		edit func(r *interp.Record)
+		want string
+	}{
+		{"none", func(r *interp.Record) {}, ""},
+		{"a cluster dropped", func(r *interp.Record) { r.Clusters = r.Clusters[:1] },
+			"the record's clusters are [east], and the scenario's [east, west]: the run ran on the clusters its record names"},
+		{"names swapped", func(r *interp.Record) {
+			r.Clusters[0].Name, r.Clusters[1].Name = r.Clusters[1].Name, r.Clusters[0].Name
+		}, "the record's clusters are [west, east], and the scenario's [east, west]: the run ran on the clusters its record names"},
+		{"a result relabelled", func(r *interp.Record) { r.Results["w"].Cluster = "east" },
+			"result w says it was read in cluster east, and its step steps.1.sequence.1 (w, get) ran in cluster west: a result is read where its step ran"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := throughJSON(t, rec)
+			tc.edit(r)
+			if got := interp.ChangedStep(r, sc, nil); got != tc.want {
+				t.Errorf("ChangedStep = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDiffNamesOtherClusters: the diff of two runs of a two-cluster scenario (in-memory
+// stand-ins of the clusters) on other clusters — one's context or server another, a cluster
+// missing from one's list — said nothing of it: its values alone were compared.
+func TestDiffNamesOtherClusters(t *testing.T) {
+	rec, _, _ := runTwoClusters(t)
+	a := throughJSON(t, rec)
+	if d := interp.Diff(a, throughJSON(t, rec), 0); len(d.Differences) != 0 {
+		t.Fatalf("a record and its copy differ: %+v", d.Differences)
+	}
+	b := throughJSON(t, rec)
+	b.Clusters[1].Where = "context ctx-prod"
+	d := interp.Diff(a, b, 0)
+	if len(d.Differences) != 1 || d.Differences[0].Path != "clusters.west" || d.Differences[0].B != "context ctx-prod" || d.Beyond != 1 {
+		t.Errorf("west on another context: differences %+v, beyond %d", d.Differences, d.Beyond)
+	}
+}
+
+// TestDiffNamesOtherBuild: the diff of two runs made by two labrun builds (records' labrun)
+// said nothing of it; runs of one build, or records that keep none, show no difference there.
+func TestDiffNamesOtherBuild(t *testing.T) {
+	rec, _, _ := runTwoClusters(t)
+	a, b := throughJSON(t, rec), throughJSON(t, rec)
+	a.Labrun, b.Labrun = "(devel) 0123", "(devel) 4567 modified"
+	d := interp.Diff(a, b, 0)
+	if len(d.Differences) != 1 || d.Differences[0].Path != "labrun" || d.Beyond != 1 {
+		t.Errorf("two builds: differences %+v, beyond %d", d.Differences, d.Beyond)
+	}
+	b.Labrun = a.Labrun
+	if d := interp.Diff(a, b, 0); len(d.Differences) != 0 {
+		t.Errorf("one build: differences %+v", d.Differences)
+	}
+}

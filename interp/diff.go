@@ -138,12 +138,18 @@ func Diff(a, b *Record, tolerance float64) *RunDiff {
 
 // Flatten lists every value of a record by path: vars, snapshots (counters, gauges,
 // histograms), the default delta and the delta of every pair of consecutive snapshots of one
-// source, series aggregates, loads, execs, logs, captured values, and each named step's start
-// and duration in milliseconds.
+// source, series aggregates, loads, execs, logs, captured values, each named step's start
+// and duration in milliseconds, and where each of its clusters was.
 func Flatten(r *Record) map[string]any {
 	out := map[string]any{}
 	for k, v := range r.Vars {
 		out["vars."+k] = v
+	}
+	// What each cluster was (its context and server): runs of one scenario on other
+	// clusters differ there. Before, the diff of two runs on other clusters said nothing of
+	// it.
+	for _, c := range r.Clusters {
+		out["clusters."+c.Name] = c.Where
 	}
 	var snaps []*SnapshotRecord
 	for name, s := range r.Snapshots() {
@@ -220,9 +226,10 @@ func Flatten(r *Record) map[string]any {
 	}
 	out["outcome"] = string(r.Outcome)
 	// What ran, and where: the scenario's source (a digest of its files), its doc, the target
-	// and what it connected to.
+	// and what it connected to, and the labrun build that ran it (two builds may measure
+	// otherwise).
 	out["target"] = r.Target
-	for k, v := range map[string]string{"source": r.Source, "doc": r.Doc, "where": r.Where} {
+	for k, v := range map[string]string{"source": r.Source, "doc": r.Doc, "where": r.Where, "labrun": r.Labrun} {
 		if v != "" {
 			out[k] = v
 		}

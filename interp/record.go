@@ -165,6 +165,11 @@ type Record struct {
 	// merge can tell when the records of a shard are missing. Nil when the process ran every
 	// run, and in records made before it was kept.
 	Shard *ShardRecord `json:"shard,omitempty"`
+	// Labrun is the labrun build that made the record: its module version, the VCS revision
+	// it was built from and "modified" when its tree was ("(devel) <revision> modified"), so
+	// that labrun merge can tell records of one labrun run, or of one split of shards, that
+	// two builds made. Empty in records made before it was kept, which are not held to it.
+	Labrun string `json:"labrun,omitempty"`
 	// Invocation is the labrun run that made the record, when it ran more than one run (several
 	// scenarios, a matrix): its runs beside this one, so that labrun merge can tell a sibling's
 	// record taken out, or the runs said to have run alone that ran at once. Kept since version

@@ -164,6 +164,14 @@ func outcomeWord(o Outcome) string {
 // now run \"sh -c echo token=s3cr3t\"". The step as sc says it is tried first: a run given
 // another value than the source's writes the source's out as it is.
 func ChangedStep(rec *Record, sc *dsl.Scenario, source *Redactor) string {
+	if msg := changedSteps(rec, sc, source); msg != "" {
+		return msg
+	}
+	return changedClusters(rec, sc)
+}
+
+// changedSteps is ChangedStep of the steps alone.
+func changedSteps(rec *Record, sc *dsl.Scenario, source *Redactor) string {
 	steps := map[string]*dsl.Step{}
 	var order []*dsl.Step
 	for _, ph := range sc.Phases() {
@@ -500,4 +508,44 @@ func readFiles(s *dsl.Step) map[string][]string {
 		files[field] = paths
 	}
 	return files
+}
+
+// changedClusters says where rec's clusters are not sc's (names and order, as the run
+// recorded them: a record that keeps none is not compared), or a result names another cluster
+// than the step that recorded it. Before, a two-cluster record whose list of clusters had one
+// dropped or two names swapped, or whose result (a snapshot of west) was relabelled as read on
+// east, replayed PASSED with nothing said, and its report showed the edited labels.
+func changedClusters(rec *Record, sc *dsl.Scenario) string {
+	if len(rec.Clusters) > 0 {
+		var names []string
+		for _, c := range rec.Clusters {
+			names = append(names, c.Name)
+		}
+		if want := sc.ClusterNames(); !slices.Equal(names, want) {
+			return fmt.Sprintf("the record's clusters are %s, and the scenario's %s: the run ran on the clusters its record names", quotedList(names), quotedList(want))
+		}
+	}
+	stepOf := map[string]*StepRecord{}
+	for _, sr := range rec.Steps {
+		for _, k := range []string{sr.Name, sr.Path} {
+			if _, ok := stepOf[k]; k != "" && !ok {
+				stepOf[k] = sr
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(rec.Results)) {
+		res := rec.Results[name]
+		if sr := stepOf[name]; res != nil && sr != nil && res.Cluster != sr.Cluster {
+			return fmt.Sprintf("result %s says it was read %s, and its step %s ran %s: a result is read where its step ran", name, inCluster(res.Cluster, nil), recordedStep(sr), inCluster(sr.Cluster, nil))
+		}
+	}
+	return ""
+}
+
+// quotedList is names as "[a, b]", or "none".
+func quotedList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return "[" + strings.Join(names, ", ") + "]"
 }

@@ -66,6 +66,11 @@ func checkInvocations(cwd string, all []mergedRecord) error {
 		if inv.Sources != nil {
 			msgs = append(msgs, invocationStandIns(cwd, id, inv, ms)...)
 		}
+		if inv.Start != nil {
+			if msg := idleGap(cwd, id, *inv.Start, ms); msg != "" {
+				msgs = append(msgs, msg)
+			}
+		}
 		if n, at := mostAtOnce(ms); n > inv.Parallel {
 			msgs = append(msgs, fmt.Sprintf("%s: the labrun run that made it (invocation %s) ran at most %d run%s at once (--parallel %d), but %d of its records ran at once at %s: %s; the record was changed after the run or is corrupt", relPath(cwd, ms[0].from), id, inv.Parallel, plural(inv.Parallel), inv.Parallel, n, at.UTC().Format(time.RFC3339Nano), strings.Join(ranAt(cwd, ms, at), ", ")))
 		}
@@ -293,4 +298,38 @@ func ranAt(cwd string, ms []mergedRecord, t time.Time) []string {
 		}
 	}
 	return out
+}
+
+// invocationIdle is the longest a labrun run of several runs may have had none of its runs
+// running between its start and its last run's: it starts a run when it begins and, after,
+// each when one of its runs ends (a slot of --parallel frees), after writing that run's report
+// and making the next's target (a kube target connects and reads the cluster). Generous: a
+// genuine record refused would be the worse error, and a later run's record made within it
+// is not told apart.
+const invocationIdle = 5 * time.Minute
+
+// idleGap says where the records ms of invocation id, which began its runs at start, hold a
+// run that started more than invocationIdle after none of the others was running: the record
+// of a later run of its scenario, the invocation copied in, standing for the one that run
+// made. Before, a suite's failed run replaced by a passed run of the same scenario, from the
+// same source and with the same vars, made after the suite ended (a later labrun run), its
+// invocation copied in, merged as PASSED, exit 0: it started after the invocation's start, as
+// its own runs do.
+func idleGap(cwd, id string, start time.Time, ms []mergedRecord) string {
+	sorted := slices.Clone(ms)
+	slices.SortStableFunc(sorted, func(a, b mergedRecord) int { return a.rec.Start.Compare(b.rec.Start) })
+	busy, last := start, "it began its runs"
+	for _, m := range sorted {
+		r := m.rec
+		if r.Start.IsZero() {
+			continue
+		}
+		if gap := r.Start.Sub(busy); gap > invocationIdle {
+			return fmt.Sprintf("%s: it started at %s, %s after the labrun run whose invocation it keeps (%s) last had a run running (%s at %s), and that run starts each of its runs when it begins or when another of its runs ends; a record of a later run of its scenario stands for the one that run made", relPath(cwd, m.from), r.Start.UTC().Format(time.RFC3339Nano), gap.Round(time.Second), id, last, busy.UTC().Format(time.RFC3339Nano))
+		}
+		if r.End.After(busy) {
+			busy, last = r.End, "the end of "+relPath(cwd, m.from)
+		}
+	}
+	return ""
 }

@@ -157,6 +157,11 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 	if err := checkShards(all); err != nil {
 		return err
 	}
+	if warning, err := checkBuilds(p.Cwd, all); err != nil {
+		return err
+	} else if warning != "" {
+		fmt.Fprintf(p.Stderr, "labrun: merge: warning: %s\n", warning)
+	}
 	if err := checkGivenVars(p.Cwd, all); err != nil {
 		return err
 	}

@@ -656,6 +656,9 @@ func (p *process) finishShown(u *dsl.Unit, rec *interp.Record, f *runFlags, run 
 	rec.Unit = shownUnit(u)
 	rec.GivenVars = givenVars(rec, f.vars, u)
 	rec.Shard, rec.Invocation = f.shard, f.invocation
+	if rec.Labrun == "" {
+		rec.Labrun = labrunBuild()
+	}
 	if rec.Source == "" {
 		rec.Source = p.sources.of(u.Matrix.File)
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // buildVersion is what labrun knows of its own build: the module version, and the VCS
@@ -191,4 +192,29 @@ func isHash(s string) bool {
 		}
 	}
 	return true
+}
+
+// labrunBuild is the build a record names (interp.Record's Labrun): the version, the full
+// revision and "modified" when the build's tree was. A build the toolchain did not stamp (go
+// run, -buildvcs=false) knows only the revision its checkout is at when it runs, which may
+// be later than the one it was built from: it says "(checkout)" after it.
+var labrunBuild = sync.OnceValue(func() string {
+	bi, ok := debug.ReadBuildInfo()
+	return buildWord(readVersion(bi, ok, sourceCheckout))
+})
+
+// buildWord is v as a record names it: "v1.2.0 <revision> modified", "(devel) <revision>
+// (checkout)".
+func buildWord(v buildVersion) string {
+	s := v.Version
+	if v.Revision != "" {
+		s += " " + v.Revision
+		if v.From != "build" {
+			s += " (checkout)"
+		}
+	}
+	if v.Modified {
+		s += " modified"
+	}
+	return s
 }

@@ -20,15 +20,20 @@ func TestReadVersion(t *testing.T) {
 		bi       *debug.BuildInfo
 		checkout func() (string, string, bool, string, bool)
 		want     string
+		// record is the build as a record names it (interp.Record's Labrun).
+		record string
 	}{
-		{"go build in a checkout", stamped, checkout, "labrun v0.3.0 revision 0123456789ab (modified, 2026-12-01T12:00:00Z) go1.26.8 "},
+		{"go build in a checkout", stamped, checkout, "labrun v0.3.0 revision 0123456789ab (modified, 2026-12-01T12:00:00Z) go1.26.8 ", "v0.3.0 0123456789abcdef0123 modified"},
 		{"go run", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, checkout,
-			"labrun (devel) revision fedcba987654 (2026-12-01T11:00:00Z, from the checkout /src/labrun, not stamped by the build) go1.26.8 "},
-		{"no checkout either", &debug.BuildInfo{GoVersion: "go1.26.8"}, noCheckout, "labrun (devel) (no VCS revision recorded) go1.26.8 "},
+			"labrun (devel) revision fedcba987654 (2026-12-01T11:00:00Z, from the checkout /src/labrun, not stamped by the build) go1.26.8 ", "(devel) fedcba9876543210 (checkout)"},
+		{"no checkout either", &debug.BuildInfo{GoVersion: "go1.26.8"}, noCheckout, "labrun (devel) (no VCS revision recorded) go1.26.8 ", "(devel)"},
 	} {
-		got := readVersion(tc.bi, true, tc.checkout).String()
-		if !strings.HasPrefix(got, tc.want) {
+		v := readVersion(tc.bi, true, tc.checkout)
+		if got := v.String(); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s:\n got %q\nwant %q…", tc.name, got, tc.want)
+		}
+		if got := buildWord(v); got != tc.record {
+			t.Errorf("%s: a record names the build %q, want %q", tc.name, got, tc.record)
 		}
 	}
 }
