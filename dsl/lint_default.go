@@ -95,7 +95,7 @@ func (d *decoder) lintIstioDefault() {
 				walk(x.Left)
 				walk(x.Right)
 				return
-			case "==":
+			case "==", "!=", "<", "<=", ">", ">=", "in", "not in":
 				if x.Left == nil || x.Right == nil {
 					return
 				}
@@ -104,7 +104,10 @@ func (d *decoder) lintIstioDefault() {
 			}
 			for i, side := range []*Explain{x.Left, x.Right} {
 				other := []*Explain{x.Right, x.Left}[i]
-				if dc, ok := d.istioDefaultClaim(side.Src, other.Src, after); ok {
+				if i == 1 && (x.Op == "in" || x.Op == "not in") {
+					break // the read is the list: not a field's value
+				}
+				if dc, ok := d.istioDefaultClaim(side.Src, other.Src, x.Op, i == 0, after); ok {
 					dc.until = until == dc.step
 					claims = append(claims, claim{e, side, dc})
 					hits[dc.step]++
@@ -148,14 +151,35 @@ type defaultClaim struct {
 	atDefault string
 	// until says the claim is the step's own until.
 	until bool
+	// cmp is the claim's comparison as written (read, operator, other side) when it is not
+	// read == default: one that holds of the default too (num_retries < 3, != 5, in [1, 2]).
+	cmp string
 }
 
-// istioDefaultClaim finds in read == lit, read a chain below a config step's value and lit a
-// literal, a claim that the field holds what istiod writes there by default.
-func (d *decoder) istioDefaultClaim(read, lit string, after map[*Step][]configChange) (defaultClaim, bool) {
+// istioDefaultClaim finds in read op lit (lit op read where readLeft is false), read a chain
+// below a config step's value and lit a literal (a list of them for in; a var of the
+// scenario's, by its value), a claim that holds of what istiod writes into the field by
+// default: read == default, and any other comparison the default satisfies (num_retries < 3,
+// num_retries != 5, num_retries in [1, 2], max_connections >= 1024), which holds before the
+// push and without the object as well.
+func (d *decoder) istioDefaultClaim(read, lit, op string, readLeft bool, after map[*Step][]configChange) (defaultClaim, bool) {
 	m := stepChain.FindStringSubmatch(strings.TrimSpace(read))
-	if m == nil || strings.HasPrefix(read, "duration(") != strings.HasPrefix(strings.TrimSpace(lit), "duration(") {
+	if m == nil {
 		return defaultClaim{}, false
+	}
+	isDur := strings.HasPrefix(read, "duration(")
+	lits, ok := d.claimLiterals(strings.TrimSpace(lit), op == "in" || op == "not in")
+	if !ok {
+		return defaultClaim{}, false
+	}
+	for _, l := range lits {
+		if strings.HasPrefix(l, "duration(") != isDur {
+			return defaultClaim{}, false
+		}
+	}
+	// holds says whether the claim holds where the field reads v.
+	holds := func(v any) bool {
+		return claimHolds(op, readLeft, lits, v)
 	}
 	s := d.sc.names[m[1]]
 	if s == nil || len(after[s]) == 0 {
@@ -167,10 +191,17 @@ func (d *decoder) istioDefaultClaim(read, lit string, after map[*Step][]configCh
 	}
 	rest := strings.TrimPrefix(strings.ReplaceAll(m[2], "?.", "."), ".")
 	def, field, ok := p.IstioDefault(rest)
-	if !ok || !literalEquals(strings.TrimSpace(lit), def.Value) {
+	if !ok || !holds(def.Value) {
 		return defaultClaim{}, false
 	}
 	dc := defaultClaim{step: s, field: field, def: def}
+	if op != "==" || strings.TrimSpace(lit) != lits[0] {
+		if readLeft {
+			dc.cmp = strings.TrimSpace(read) + " " + op + " " + strings.TrimSpace(lit)
+		} else {
+			dc.cmp = strings.TrimSpace(lit) + " " + op + " " + strings.TrimSpace(read)
+		}
+	}
 	switch v := def.Value.(type) {
 	case string:
 		dc.written = strconv.Quote(v)
@@ -190,7 +221,7 @@ func (d *decoder) istioDefaultClaim(read, lit string, after map[*Step][]configCh
 		}
 		for _, v := range specValues(o.obj["spec"], def.Key()) {
 			set = true
-			if istioValueIs(v, def.Value) {
+			if istioValueIs(v, def.Value) || (dc.cmp != "" && holds(istioValueAs(v, def.Value))) {
 				dc.atDefault = fmt.Sprintf("%s sets %s: %v", o.what, def.Key(), v)
 			}
 		}
@@ -205,6 +236,9 @@ func (d *decoder) istioDefaultClaim(read, lit string, after map[*Step][]configCh
 func (dc defaultClaim) message(dir string) string {
 	c := dc.change
 	msg := fmt.Sprintf("%s is what istiod writes into %s without a %s's %s (Istio master of 2026-08-27), and ", dc.written, dc.field, dc.def.Kind, dc.def.Field)
+	if dc.cmp != "" {
+		msg = fmt.Sprintf("%s holds of %s, what istiod writes into %s without a %s's %s (Istio master of 2026-08-27), and ", dc.cmp, dc.written, dc.field, dc.def.Kind, dc.def.Field)
+	}
 	changed := fmt.Sprintf("%s %s, %s", c.step.Kind, c.step.Shown, c.step.Pos.Rel(dir))
 	if dc.atDefault != "" {
 		msg += fmt.Sprintf("%s: %s, read after it (%s), holds it whether or not the object reached the proxy, and with the field removed; set another value, or read the field before the change too and claim that it changed", dc.atDefault, dc.step.Shown, changed)
@@ -287,4 +321,136 @@ func istioValueIs(v, def any) bool {
 		return err == nil && f == def
 	}
 	return false
+}
+
+// claimLiterals are the literals lit writes: one (a number, a string, a duration('…')), or,
+// for in, a list of them ([1, 2]); a var of the scenario's (vars.n) is its value, written as a
+// literal. False when lit is anything else (a read, an operation).
+func (d *decoder) claimLiterals(lit string, list bool) ([]string, bool) {
+	one := func(l string) (string, bool) {
+		l = strings.TrimSpace(l)
+		if name, ok := strings.CutPrefix(l, "vars."); ok {
+			v, found := d.sc.Vars[name]
+			if !found || slices.Contains(d.sc.Secrets, name) {
+				return "", false
+			}
+			switch v := v.(type) {
+			case string:
+				return strconv.Quote(v), true
+			case float64:
+				return strconv.FormatFloat(v, 'f', -1, 64), true
+			case int:
+				return strconv.Itoa(v), true
+			case int64:
+				return strconv.FormatInt(v, 10), true
+			}
+			return "", false
+		}
+		if durationLit.MatchString(l) {
+			return l, true
+		}
+		if _, err := strconv.ParseFloat(l, 64); err == nil {
+			return l, true
+		}
+		if len(l) >= 2 && (l[0] == '"' || l[0] == '\'') && l[len(l)-1] == l[0] && !strings.ContainsAny(l[1:len(l)-1], "\"'") {
+			return l, true
+		}
+		return "", false
+	}
+	if !list {
+		l, ok := one(lit)
+		return []string{l}, ok
+	}
+	if len(lit) < 2 || lit[0] != '[' || lit[len(lit)-1] != ']' || strings.ContainsAny(lit[1:len(lit)-1], "[]()") {
+		return nil, false
+	}
+	var out []string
+	for _, part := range strings.Split(lit[1:len(lit)-1], ",") {
+		l, ok := one(part)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, l)
+	}
+	return out, len(out) > 0
+}
+
+// claimHolds reports whether the comparison read op lits[0] (lits[0] op read where readLeft is
+// false; read in lits for in) holds where read is v, istiod's default (a string, a float64).
+// A comparison it cannot decide (an order of strings) does not hold.
+func claimHolds(op string, readLeft bool, lits []string, v any) bool {
+	switch op {
+	case "in", "not in":
+		in := slices.ContainsFunc(lits, func(l string) bool { return literalEquals(l, v) })
+		return in == (op == "in")
+	case "==":
+		return literalEquals(lits[0], v)
+	case "!=":
+		// Of another kind (a number against a string) the literal is not a value the field
+		// reads: that is another mistake, not this one.
+		return sameKind(lits[0], v) && !literalEquals(lits[0], v)
+	}
+	a, b, ok := orderOf(lits[0], v)
+	if !ok {
+		return false
+	}
+	if !readLeft {
+		a, b = b, a
+	}
+	// a is the read's value, b the literal's.
+	switch op {
+	case "<":
+		return a < b
+	case "<=":
+		return a <= b
+	case ">":
+		return a > b
+	case ">=":
+		return a >= b
+	}
+	return false
+}
+
+// sameKind reports whether lit, a literal, is of the kind of v, a default: a number of a
+// number, a string or a duration('…') of a string.
+func sameKind(lit string, v any) bool {
+	switch v.(type) {
+	case float64:
+		_, err := strconv.ParseFloat(lit, 64)
+		return err == nil
+	case string:
+		return durationLit.MatchString(lit) || (len(lit) >= 2 && (lit[0] == '"' || lit[0] == '\''))
+	}
+	return false
+}
+
+// orderOf gives v, the default, and lit as two numbers to compare (a duration in seconds):
+// false when they are not both numbers or both durations.
+func orderOf(lit string, v any) (float64, float64, bool) {
+	if m := durationLit.FindStringSubmatch(lit); m != nil {
+		s, ok := v.(string)
+		if !ok {
+			return 0, 0, false
+		}
+		a, err1 := time.ParseDuration(s)
+		b, err2 := time.ParseDuration(m[1])
+		return a.Seconds(), b.Seconds(), err1 == nil && err2 == nil
+	}
+	if v, ok := v.(float64); ok {
+		f, err := strconv.ParseFloat(lit, 64)
+		return v, f, err == nil
+	}
+	return 0, 0, false
+}
+
+// istioValueAs is v, an Istio object's value, as a config step reads the field def is the
+// default of: a duration's text as is, a number as a float64.
+func istioValueAs(v, def any) any {
+	if _, ok := def.(float64); ok {
+		if f, err := strconv.ParseFloat(fmt.Sprint(v), 64); err == nil {
+			return f
+		}
+		return nil
+	}
+	return fmt.Sprint(v)
 }

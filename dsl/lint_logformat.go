@@ -24,8 +24,9 @@ type logFormat struct {
 // appliedLogFormats are the access-log formats the objects set mesh-wide or for a provider:
 // the istio ConfigMap's mesh (data.mesh, YAML) and an IstioOperator's spec.meshConfig,
 // accessLogFormat (JSON where accessLogEncoding is JSON) and each extensionProviders
-// envoyFileAccessLog's logFormat (text or labels); and, unknown, an EnvoyFilter's that adds an
-// access_log of its own. A format that is not literal (holds ${…}) is left out.
+// envoyFileAccessLog's logFormat (text or labels); and an EnvoyFilter's that adds an access_log
+// of its own (envoyFilterLogFormat: unknown where it is not read). A format that is not literal
+// (holds ${…}) is left out.
 func appliedLogFormats(objs []applied) []logFormat {
 	var out []logFormat
 	for i, a := range objs {
@@ -49,7 +50,7 @@ func appliedLogFormats(objs []applied) []logFormat {
 			spec, _ := a.obj["spec"].(map[string]any)
 			mesh, _ = spec["meshConfig"].(map[string]any)
 		case kind == "EnvoyFilter" && holdsKey(a.obj["spec"], "access_log"):
-			out = append(out, logFormat{where: at + ": EnvoyFilter " + name + ", access_log", unknown: true})
+			out = append(out, envoyFilterLogFormat(a.obj["spec"], at+": EnvoyFilter "+name+", access_log"))
 		}
 		if mesh == nil {
 			continue
@@ -80,6 +81,74 @@ func appliedLogFormats(objs []applied) []logFormat {
 		}
 	}
 	return out
+}
+
+// envoyFilterLogFormat is the format of the access log an EnvoyFilter's spec adds: the
+// log_format of its one access_log's typed_config (a FileAccessLog's: text_format_source's
+// inline_string, text_format, or json_format's keys; the older format and json_format beside
+// it too). Several access logs, one without a format (Envoy's own default then) or one not
+// literal are unknown: it may give any field.
+func envoyFilterLogFormat(spec any, where string) logFormat {
+	unknown := logFormat{where: where, unknown: true}
+	var logs []any
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if k == "access_log" {
+					if l, ok := e.([]any); ok {
+						logs = append(logs, l...)
+					} else {
+						logs = append(logs, e)
+					}
+					continue
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(spec)
+	if len(logs) != 1 {
+		return unknown
+	}
+	l, _ := logs[0].(map[string]any)
+	tc, _ := l["typed_config"].(map[string]any)
+	if tc == nil {
+		return unknown
+	}
+	text := func(v any) (string, bool) {
+		t, ok := v.(string)
+		return t, ok && t != "" && !HasInterpolation(t)
+	}
+	keys := func(v any) (map[string]bool, bool) {
+		m, ok := v.(map[string]any)
+		return keySet(m), ok && len(m) > 0
+	}
+	if lf, ok := tc["log_format"].(map[string]any); ok {
+		src, _ := lf["text_format_source"].(map[string]any)
+		if t, ok := text(src["inline_string"]); ok {
+			return logFormat{where: where + ": log_format.text_format_source.inline_string", text: t}
+		}
+		if t, ok := text(lf["text_format"]); ok {
+			return logFormat{where: where + ": log_format.text_format", text: t}
+		}
+		if k, ok := keys(lf["json_format"]); ok {
+			return logFormat{where: where + ": log_format.json_format", keys: k}
+		}
+		return unknown
+	}
+	if t, ok := text(tc["format"]); ok {
+		return logFormat{where: where + ": format", text: t}
+	}
+	if k, ok := keys(tc["json_format"]); ok {
+		return logFormat{where: where + ": json_format", keys: k}
+	}
+	return unknown
 }
 
 // holdsKey reports whether v, decoded JSON, has a map with key at any depth.
@@ -144,7 +213,7 @@ var countField = map[string]string{"codes": "code", "flags": "flags", "details":
 // result's count by one, that the one access-log format the scenario applies does not give:
 // the run reads such a field as no value (an error), so vet can say it before the run. With
 // no format applied, several (which proxy logs in which is not known), or one it does not read
-// (an EnvoyFilter's), it says nothing.
+// (an EnvoyFilter's without a literal log_format), it says nothing.
 func (d *decoder) lintLogFormat(objs []applied) {
 	if _, ok := d.sc.LintIgnore[LintLogFormatLacks]; ok {
 		return

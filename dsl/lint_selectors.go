@@ -306,10 +306,19 @@ func (d *decoder) lintUnknownSubsets(objs []applied, ix hosts, warn func(s *Step
 			svcNS, _ := md["namespace"].(string)
 			return "service " + or(svcNS, ns) + "/" + name
 		}
-		if HasInterpolation(host) {
+		// A Service's name the scenario does not apply: backend in lab, backend.lab,
+		// backend.lab.svc and backend.lab.svc.<domain> are one host (a rule of the cluster's
+		// writes it one way, the route another).
+		h := strings.TrimSuffix(host, ".")
+		if i := strings.Index(h, ".svc"); i > 0 && strings.Count(h[:i], ".") == 1 && (len(h) == i+4 || h[i+4] == '.') {
+			h = h[:i]
+		} else if !strings.ContainsAny(h, ".*") && ns != "" {
+			h += "." + ns
+		}
+		if HasInterpolation(h) {
 			return "" // known at run time
 		}
-		return strings.TrimSuffix(host, ".")
+		return h
 	}
 	// The objects the scenario applies from files too: a rule's subsets, a route to one.
 	type fromFile struct {
@@ -327,8 +336,28 @@ func (d *decoder) lintUnknownSubsets(objs []applied, ix hosts, warn func(s *Step
 			}
 		}
 	}
-	subsets := map[string][]string{} // host key → the subsets its rules define
+	// The cluster's own rules (vet --server), but for those the scenario replaces (same
+	// namespace and name).
+	clusterRules, readCluster := d.l.opts.ClusterRules[d.sc.Name]
+	replaced := map[string]bool{}
 	for _, a := range all {
+		if kind, _ := a.obj["kind"].(string); kind == "DestinationRule" {
+			md, _ := a.obj["metadata"].(map[string]any)
+			name, _ := md["name"].(string)
+			replaced[a.namespace()+"/"+name] = true
+		}
+	}
+	rules := slices.Clone(all)
+	for _, r := range clusterRules {
+		md, _ := r["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		ns, _ := md["namespace"].(string)
+		if !replaced[ns+"/"+name] {
+			rules = append(rules, fromFile{applied{r, nil, ns}, "the cluster's DestinationRule " + ns + "/" + name})
+		}
+	}
+	subsets := map[string][]string{} // host key → the subsets its rules define
+	for _, a := range rules {
 		if kind, _ := a.obj["kind"].(string); kind != "DestinationRule" {
 			continue
 		}
@@ -349,7 +378,7 @@ func (d *decoder) lintUnknownSubsets(objs []applied, ix hosts, warn func(s *Step
 			}
 		}
 	}
-	if len(subsets) == 0 {
+	if len(subsets) == 0 && !readCluster {
 		return
 	}
 	for i, a := range all {
@@ -369,13 +398,21 @@ func (d *decoder) lintUnknownSubsets(objs []applied, ix hosts, warn func(s *Step
 			if subset == "" || HasInterpolation(subset) {
 				return
 			}
-			have, ok := subsets[hostKey(host, a.namespace())]
-			if !ok || slices.Contains(have, subset) {
+			k := hostKey(host, a.namespace())
+			have, ok := subsets[k]
+			if (!ok && (!readCluster || k == "")) || slices.Contains(have, subset) {
 				return
 			}
 			defined := "it defines no subset"
 			if len(have) > 0 {
 				defined = "its subsets: " + strings.Join(have, ", ")
+			}
+			whose := "this scenario applies"
+			if readCluster {
+				whose = "this scenario applies or the cluster holds (read by vet --server)"
+				if !ok {
+					defined = "there is no rule for the host"
+				}
 			}
 			if a.where != "" {
 				at = "files" // the step's files; the message names the file and line
@@ -383,8 +420,8 @@ func (d *decoder) lintUnknownSubsets(objs []applied, ix hosts, warn func(s *Step
 				at += ".subset"
 			}
 			warn(a.step, at, LintUnknownSubset,
-				"VirtualService%s routes to subset %q of host %q, which no DestinationRule this scenario applies for that host defines (%s): istiod still writes the route to the subset's cluster (outbound|<port>|%s|…), but sends no proxy that cluster, so every request routed there fails (503, flag NC) while a claim on the route's cluster holds; define the subset in the rule, or route to one it defines",
-				in, subset, host, defined, subset)
+				"VirtualService%s routes to subset %q of host %q, which no DestinationRule %s for that host defines (%s): istiod still writes the route to the subset's cluster (outbound|<port>|%s|…), but sends no proxy that cluster, so every request routed there fails (503, flag NC) while a claim on the route's cluster holds; define the subset in the rule, or route to one it defines",
+				in, subset, host, whose, defined, subset)
 		}
 		for _, kind := range []string{"http", "tcp", "tls"} {
 			routes, _ := spec[kind].([]any)

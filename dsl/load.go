@@ -84,6 +84,11 @@ type Options struct {
 	// kind's fields read by a wait's match, a get's path or an expression go unchecked here,
 	// where the cluster's CRD checks them (interp).
 	IstioByCluster bool
+	// ClusterRules are the DestinationRules a cluster holds already, by scenario name (vet
+	// --server reads them in the namespaces a rule for the scenario's routes is looked up
+	// in): unknown-subset counts their subsets beside the scenario's own, and judges a host
+	// only they, or none, define rules for. A scenario not in the map is judged as without.
+	ClusterRules map[string][]map[string]any
 
 	// DiscardedBuild, when not nil, is called before a build whose value is let go as soon as
 	// it is checked, and what it returns after (the loader then collects, when the heap is

@@ -66,6 +66,7 @@ func outcomeContradictions(rec *Record, sc *dsl.Scenario, lead string) []string 
 	msgs = append(msgs, targetValueContradictions(rec, sc)...)
 	msgs = append(msgs, planContradictions(rec, steps, lead)...)
 	msgs = append(msgs, sequenceOrderContradictions(rec, sc, lead)...)
+	msgs = append(msgs, phaseEndContradictions(rec, sc, lead)...)
 	if c := runTimeoutContradiction(rec, sc, lead); c != "" {
 		msgs = append(msgs, c)
 	}

@@ -417,3 +417,74 @@ func atContradiction(rec *Record, sr *StepRecord, s *dsl.Step) string {
 	}
 	return ""
 }
+
+// phaseEndContradictions say where the last step of a phase was recorded as ending earlier
+// than what follows the phase says it ended (#31): a phase that ends with its last step
+// (nothing in the background to join) and without an error ends when that step ends, so the
+// first step of a catch or cleanup phase after it is planned then (schedule.go: phase), and
+// the steps' clock (StepsStart) starts right after the setup's. Before, the last step of a
+// phase, whose end no step after it in its sequence bounds, could have its end moved earlier
+// (a duration claim made true, the seal computed again) and replay PASSED. A phase's end
+// that every time after it moved with (the class the seal cannot tell) is not seen, nor the
+// last phase's (what ends the run, its own cleanup, takes a time of its own).
+func phaseEndContradictions(rec *Record, sc *dsl.Scenario, lead string) []string {
+	records := func(s *dsl.Step) []*StepRecord {
+		var out []*StepRecord
+		for _, sr := range rec.Steps {
+			if sr.Path == s.Path && sr.Sample == 0 {
+				out = append(out, sr)
+			}
+		}
+		return out
+	}
+	ran := func(sr *StepRecord) bool { return sr != nil && !(sr.Outcome == Skipped && sr.Start == sr.End) }
+	// The phases as the run runs them: each catch step is a phase of its own.
+	var phases [][]*dsl.Step
+	for _, ph := range sc.Phases() {
+		if ph.Phase == dsl.PhaseCatch {
+			for _, s := range ph.Steps {
+				phases = append(phases, []*dsl.Step{s})
+			}
+			continue
+		}
+		phases = append(phases, ph.Steps)
+	}
+	var msgs []string
+	if rec.Outcome != Passed {
+		return nil // a run stopped (interrupted, an error) may end a phase late
+	}
+	var prev *StepRecord // the last step's record of the phase run last, when it bounds
+	for i, steps := range phases {
+		if len(steps) == 0 {
+			if i <= 1 {
+				prev = nil // the run calls it all the same: it bounds nothing after it
+			}
+			continue
+		}
+		first := records(steps[0])
+		var f *StepRecord
+		if len(first) > 0 {
+			f = first[0]
+		}
+		if !ran(f) {
+			continue
+		}
+		if prev != nil && i > 1 && f.Planned > prev.End+timeSlack(prev.End) {
+			msgs = append(msgs, fmt.Sprintf("step %s: %sit was planned at %s, but the step before it, %s, the last of the phase before, ended at %s: a phase that ends with its last step is followed at once", shownStep(f), lead, f.Planned, shownStep(prev), prev.End))
+		}
+		prev = nil
+		last := records(steps[len(steps)-1])
+		if len(last) == 0 || phaseJoins(steps) {
+			continue
+		}
+		if l := last[len(last)-1]; l.Outcome == Passed {
+			prev = l
+		}
+		if i == 0 && prev != nil && !rec.StepsStart.IsZero() && len(sc.Steps) > 0 {
+			if at := rec.StepsStart.Sub(rec.Start); at > prev.End+timeSlack(prev.End) {
+				msgs = append(msgs, fmt.Sprintf("step %s: %sit ended at %s, the last of the setup, but the steps began at %s: the steps begin once the setup has ended", shownStep(prev), lead, prev.End, at))
+			}
+		}
+	}
+	return msgs
+}

@@ -202,6 +202,12 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		if err == nil {
 			ru.mu.Lock()
 			rec.StepsStart = ru.clock.Now()
+			// The steps begin when the setup ended with its last step (not when this reads
+			// the clock after its end was said to a slow terminal): replay holds the setup's
+			// last end to it.
+			if e := ru.phaseEnded; !e.IsZero() && e.Before(rec.StepsStart) {
+				rec.StepsStart = e
+			}
 			ru.mu.Unlock()
 			err = ru.phase(runCtx, dsl.PhaseSteps, sc.Steps)
 		}
@@ -519,6 +525,9 @@ type run struct {
 	// clock is the Runner's, read as the run's start plus the time elapsed since
 	// (steadyClock).
 	clock Clock
+	// phaseEnded is when the phase that ran last ended with its last step (see phase): the
+	// next phase's first step is planned then. Zero where it did not (an error, steps to join).
+	phaseEnded time.Time
 	// crdShapes are the custom resources' shapes found so far, by apiVersion and kind
 	// (shapeObject).
 	crdShapes map[string]objectShape

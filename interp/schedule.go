@@ -24,12 +24,35 @@ func (ru *run) phase(ctx context.Context, ph dsl.Phase, steps []*dsl.Step) error
 			ru.settle(p.Steps)
 		}
 	}
+	// The phase before this one, when it ended with its last step (nothing in the background
+	// to join) and without an error, ended when that step did: this phase's first step is
+	// planned then, as a sequence's next step is, so that its last step's end cannot be moved
+	// earlier unseen (replay refuses a phase planned later than the one before it ended).
+	// (The steps' clock, rec.StepsStart, starts then too.)
+	ended := ru.phaseEnded
+	ru.phaseEnded = time.Time{}
 	if len(steps) == 0 {
 		return nil
 	}
 	defer ru.settle(steps)
 	ctx, bg := withBackground(ctx)
-	return ru.join(ctx, bg, ru.sequence(ctx, steps))
+	err := ru.join(ctx, bg, ru.sequenceFrom(ctx, steps, ended))
+	if err == nil && !phaseJoins(steps) {
+		ru.phaseEnded = ru.endOf(steps[len(steps)-1])
+	}
+	return err
+}
+
+// phaseJoins reports whether a phase of steps may wait, after its last step, for steps it
+// started in the background (a background step or a sampler at any depth).
+func phaseJoins(steps []*dsl.Step) bool {
+	joins := false
+	dsl.Walk(steps, func(s *dsl.Step) {
+		if s.Background || s.Every > 0 {
+			joins = true
+		}
+	})
+	return joins
 }
 
 // bgScope holds the background steps a phase or a repeat's round started (under ru.mu), which
@@ -100,13 +123,18 @@ func (ru *run) join(ctx context.Context, bg *bgScope, err error) error {
 // whatever an earlier one did (as a finally block's statements would), and the error names
 // every one that failed.
 func (ru *run) sequence(ctx context.Context, steps []*dsl.Step) error {
+	return ru.sequenceFrom(ctx, steps, time.Time{})
+}
+
+// sequenceFrom is sequence whose first step is planned at ended when it is not zero (the end
+// of the phase before).
+func (ru *run) sequenceFrom(ctx context.Context, steps []*dsl.Step, ended time.Time) error {
 	var failed []error
 	// ended is when the step before, run in the foreground, ended (its record's end): the
 	// next step is planned then, not when this loop reads the clock after the step's end was
 	// said (progress written to a slow terminal or pipe, a descheduled goroutine), which a
 	// record would show as a step planned later than the one before it ended, and replay
 	// refuses as an edit.
-	var ended time.Time
 	for i, s := range steps {
 		if err := ctx.Err(); err != nil {
 			cause := context.Cause(ctx)

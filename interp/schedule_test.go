@@ -230,6 +230,48 @@ func TestSequencePlansAStepWhenTheOneBeforeEnded(t *testing.T) {
 	})
 }
 
+// TestPhasePlannedWhenThePhaseBeforeEnded (#31): the steps begin, and a cleanup's first
+// step is planned, when the phase before ended with its last step, not when the runner reads
+// the clock after that end was said: an observer that takes 60 ms over the setup's and the
+// steps' last ends (a slow terminal) must leave a record replay takes as the run's own, as
+// replay now holds a phase's last end to what follows it.
+func TestPhasePlannedWhenThePhaseBeforeEnded(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {
+	setup: [{name: "a", sleep: "10ms"}]
+	steps: [{name: "b", sleep: "10ms"}]
+	cleanup: [{name: "c", sleep: "10ms"}]
+	expect: ["ended.b > ended.a"]
+}`)
+	synctest.Test(t, func(t *testing.T) {
+		slow := func(ev interp.Event) {
+			if ev.Step != nil && (ev.Step.Name == "a" || ev.Step.Name == "b") && ev.Ended {
+				time.Sleep(60 * time.Millisecond)
+			}
+		}
+		rec := interp.New((&fakes.World{}).Target(), interp.WithObserver(slow)).Run(context.Background(), context.Background(), sc)
+		ends := map[string]time.Duration{}
+		for _, s := range rec.Steps {
+			ends[s.Name] = s.End
+		}
+		for _, s := range rec.Steps {
+			if s.Name == "c" && s.Planned != ends["b"] {
+				t.Errorf("c planned at %s, want when b, the steps' last, ended (%s)", s.Planned, ends["b"])
+			}
+		}
+		if got := rec.StepsStart.Sub(rec.Start); got != ends["a"] {
+			t.Errorf("the steps began at %s, want when a, the setup's last, ended (%s)", got, ends["a"])
+		}
+		for _, s := range rec.Steps {
+			if s.Name == "b" && s.Planned != ends["a"] {
+				t.Errorf("b planned at %s, want when a, the setup's last, ended (%s)", s.Planned, ends["a"])
+			}
+		}
+		if err := interp.OutcomeContradictions(rec, sc); err != nil {
+			t.Errorf("replay would refuse the run's own record: %v", err)
+		}
+	})
+}
+
 // TestTimeoutCountsFromTheRecordedStart: a step's timeout counts from its start as its record
 // holds it. The timeout's clock started after the step's start event: an observer that took
 // 60 ms over it let a 100 ms step's 50 ms sleep pass at 110 ms, and replay refused the run's

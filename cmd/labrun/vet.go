@@ -16,6 +16,7 @@ import (
 	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/internal/gcfloor"
 	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
 	"labrun.dev/labrun/suite"
 )
 
@@ -296,6 +297,18 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 			}
 			var errs dsl.Errors
 			if server {
+				// The DestinationRules the cluster holds already count for unknown-subset:
+				// the scenarios are loaded again with them.
+				rules, err := p.clusterRules(w.res.Scenarios, &tf)
+				if err != nil {
+					return err
+				}
+				if len(rules) > 0 {
+					opts.ClusterRules = rules
+					if w, err = p.expand(args, opts, expansion{matrix: mf, output: f.output, vet: true}); err != nil {
+						return err
+					}
+				}
 				serverErrs, err := p.vetServer(w.res.Scenarios, &tf)
 				if err != nil {
 					return err
@@ -331,6 +344,58 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "also say what run --parallel N says of the runs: the objects that leak mesh-wide (warning[mesh-wide]; warnings even with --strict), which make the runs that share them wait for each other")
 	cmd.Flags().BoolVar(&server, "server", false, "also dry-run every object the scenarios apply on the cluster (kube target), so its schemas catch misspelled fields")
 	return cmd
+}
+
+// clusterRules reads, for each scenario (of the kube target, without several clusters), the
+// DestinationRules its cluster holds in the namespaces a rule for its routes is looked up in:
+// its own fixed namespaces and Istio's root namespace, istio-system. A scenario whose rules
+// cannot be read (no Istio CRDs) is said on stderr and left out.
+func (p *process) clusterRules(scenarios []*dsl.Scenario, tf *targetFlags) (map[string][]map[string]any, error) {
+	if err := p.checkTargetFlags(scenarios, tf); err != nil {
+		return nil, err
+	}
+	ctx, _, stop := p.runContexts()
+	defer stop()
+	out := map[string][]map[string]any{}
+	for _, sc := range scenarios {
+		if _, done := out[sc.Name]; done || len(sc.Clusters) > 1 {
+			continue
+		}
+		target, err := p.newTarget(ctx, "kube", sc, tf, newRunInfo())
+		if err != nil {
+			return nil, &exitError{exitInfra, fmt.Sprintf("vet --server: %v", err)}
+		}
+		var rules []map[string]any
+		var readErr error
+		for _, ns := range append(slices.Clone(sc.Namespaces), "istio-system") {
+			v, err := target.Cluster.Get(ctx, schema.Get{Kind: "DestinationRule", APIVersion: "networking.istio.io/v1", Namespace: ns})
+			if err != nil {
+				readErr = err
+				break
+			}
+			list, _ := v.([]any)
+			for _, o := range list {
+				if m, ok := o.(map[string]any); ok {
+					if md, _ := m["metadata"].(map[string]any); md != nil && md["namespace"] == nil {
+						md["namespace"] = ns
+					}
+					rules = append(rules, m)
+				}
+			}
+		}
+		if target.Close != nil {
+			_ = target.Close(ctx)
+		}
+		if readErr != nil {
+			fmt.Fprintf(p.Stderr, "labrun: vet --server: %s: the cluster's DestinationRules not read (unknown-subset judges the scenario's alone): %s\n", sc.Name, relError(p.Cwd, readErr.Error()))
+			continue
+		}
+		if rules == nil {
+			rules = []map[string]any{}
+		}
+		out[sc.Name] = rules
+	}
+	return out, nil
 }
 
 // vetServer dry-runs the objects of every scenario on the cluster.

@@ -29,6 +29,9 @@ type World struct {
 	CRDSchemas map[string]map[string]any
 	// CRDSchemaErrs are the errors reading a kind's CRD gives (forbidden), by kind.
 	CRDSchemaErrs map[string]error
+	// Listed are the objects a get of a kind in a namespace, by neither name nor selector,
+	// lists, by "<kind> <namespace>" (objects the cluster holds already).
+	Listed map[string][]any
 
 	// Stats returns the snapshot for a source on its n-th read (0-based). Nil: empty stats.
 	Stats func(source string, n int) schema.StatsSnapshot
@@ -462,6 +465,9 @@ func (w *World) Get(ctx context.Context, req schema.Get) (any, error) {
 	w.mu.Lock()
 	n := len(w.calls)
 	w.mu.Unlock()
+	if l, ok := w.Listed[req.Kind+" "+req.Namespace]; ok && req.Name == "" && req.Selector == "" {
+		return l, nil
+	}
 	if req.Path != "" {
 		return fmt.Sprintf("10.0.0.%d", n), nil
 	}

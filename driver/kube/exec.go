@@ -129,10 +129,10 @@ func (d *driver) stream(ctx context.Context, ns, pod, container string, argv []s
 			Stderr:    true,
 		}, kubeTypes().params)
 	u := req.URL()
-	ws, err := remotecommand.NewWebSocketExecutor(d.streamCfg, "GET", u.String())
-	if err != nil {
-		return execResult{}, summarizeCall("GET", u, err)
-	}
+	// labrun's own v5 executor (execws.go): client-go's reads a stream that ends without the
+	// command's status as exit 0. SPDY, the fallback for an API server that does not upgrade
+	// the exec to WebSocket v5, is client-go's and cannot tell them apart.
+	ws := &wsExecutor{cfg: d.streamCfg, url: u.String()}
 	spdy, err := remotecommand.NewSPDYExecutor(d.streamCfg, "POST", u)
 	if err != nil {
 		return execResult{}, summarizeCall("POST", u, err)
