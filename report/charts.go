@@ -800,8 +800,8 @@ func niceWidth(w float64) float64 {
 	return 10 * mag
 }
 
-// backendsChart draws a load's connections by destination address (the per-backend split
-// fortio records) as horizontal bars.
+// backendsChart draws a load's connects by destination address (the per-backend split
+// fortio records: the connects it tried, a refused one too) as horizontal bars.
 func backendsChart(name string, ips map[string]float64, names map[string]string) string {
 	if len(ips) == 0 {
 		return ""
@@ -815,7 +815,7 @@ func backendsChart(name string, ips map[string]float64, names map[string]string)
 	h := padT + rowH*len(addrs) + 8
 	var s strings.Builder
 	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`, chartW, h, chartW, h)
-	fmt.Fprintf(&s, `<text x="8" y="14" font-weight="bold">%s: connections by backend</text>`, html.EscapeString(name))
+	fmt.Fprintf(&s, `<text x="8" y="14" font-weight="bold">%s: connects by backend (tried, a refused one too)</text>`, html.EscapeString(name))
 	for i, a := range addrs {
 		label, shown := a, a
 		if n := names[a]; n != "" {
