@@ -269,8 +269,13 @@ func (l LoadSummary) BackendsText() string {
 // split is given as the bounds the socket errors set.
 func (l LoadSummary) SocketsText() string {
 	s := dsl.Sig4(l.Sockets) + " sockets"
-	if refused := min(l.socketErrors(), l.Sockets); refused > 0 {
+	refused := min(l.socketErrors(), l.Sockets)
+	switch {
+	case refused <= 0:
+	case refused < l.Sockets:
 		s += fmt.Sprintf(": ≥ %s made, ≤ %s refused or timed out", dsl.Sig4(l.Sockets-refused), dsl.Sig4(refused))
+	default: // as many socket errors as sockets: none need have been made (a blackhole's)
+		s += fmt.Sprintf(": ≤ %s refused or timed out", dsl.Sig4(refused))
 	}
 	return s
 }

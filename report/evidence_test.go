@@ -225,6 +225,12 @@ func TestLoadSocketsMadeAndRefused(t *testing.T) {
 	if got := l.Line(); !strings.Contains(got, " · 2 connections ("+want+"): 127.0.0.1:18602 ×24 · ") {
 		t.Errorf("line %q, want it to hold %q", got, want)
 	}
+	// As many socket errors as sockets (a blackhole's): none need have been made, and the
+	// line does not say "≥ 0 made".
+	l.Codes = []report.Count{{Name: "-1", N: 24}}
+	if got := l.Line(); !strings.Contains(got, " · 2 connections (24 sockets: ≤ 24 refused or timed out): ") {
+		t.Errorf("line of a blackhole's load %q", got)
+	}
 	// No socket error: every connect tried was made.
 	l.Codes = []report.Count{{Name: "200", N: 24}}
 	if got := l.Line(); !strings.Contains(got, " · 2 connections (24 sockets): ") {
