@@ -79,11 +79,15 @@ func (c *timeChart) stepMarks(steps []*interp.StepRecord) {
 		xs[i], ws[i] = c.x(s.Start)+3, textWidth(stepLabel(s), 10)
 	}
 	rows := labelRows(xs, ws, false)
-	for i, s := range steps {
+	for _, s := range steps {
 		xa, xp := c.x(s.Start), c.x(s.Planned)
 		fmt.Fprintf(&c.b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#6a1b9a" stroke-dasharray="4,3"><title>%s: planned %s, started %s (skew %s)</title></line>`,
 			xa, padT, xa, padT+plotH, html.EscapeString(stepLabel(s)), secs(s.Planned), secs(s.Start), ms(s.Skew))
 		fmt.Fprintf(&c.b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="2"/>`, xp, padT, xp, padT+5, colorPlanned)
+	}
+	// The labels after every line: a later step's line crossed an earlier step's label, which
+	// runs to the right of its own line.
+	for i, s := range steps {
 		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" fill="#6a1b9a" font-size="10" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`, xs[i], padT+10+11*rows[i], html.EscapeString(stepLabel(s)))
 	}
 }
@@ -778,9 +782,16 @@ func latencyChart(name, what string, raw []byte) string {
 		xs[i], ws[i] = x(p.Value*1000), textWidth(labels[i], 11)
 	}
 	rows := labelRows(xs, ws, true)
+	// Every line first, then every label on them: a line drawn after a neighbour's label
+	// struck it through (p99.9's through p99's, p90's through p50's), where the labels sit
+	// within a few pixels of each other.
 	for i, p := range ps {
-		fmt.Fprintf(&sb, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#c62828" stroke-dasharray="3,2"><title>%s: %s ms</title></line><text x="%.1f" y="%d" fill="#c62828" text-anchor="middle" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`,
-			xs[i], padT, xs[i], padT+plotH, labels[i], sig4(p.Value*1000), xs[i], padT+10+12*rows[i], labels[i])
+		fmt.Fprintf(&sb, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#c62828" stroke-dasharray="3,2"><title>%s: %s ms</title></line>`,
+			xs[i], padT, xs[i], padT+plotH, labels[i], sig4(p.Value*1000))
+	}
+	for i := range ps {
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%d" fill="#c62828" text-anchor="middle" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`,
+			xs[i], padT+10+12*rows[i], labels[i])
 	}
 	fmt.Fprintf(&sb, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/></svg>`, padL, padT+plotH, chartW-padR, padT+plotH)
 	return sb.String()

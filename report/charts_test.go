@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"labrun.dev/labrun/interp"
 )
 
 // TestLabelRows: labels that would overlap go on rows below; those that fit stay on the first.
@@ -65,6 +68,11 @@ func TestLatencyBins(t *testing.T) {
 	if len(rows) < 2 {
 		t.Errorf("four percentiles within 0.4 ms all on one row")
 	}
+	// The labels are drawn over every percentile's line: one drawn before a neighbour's line
+	// was struck through by it (p99's label by p99.9's line, seen in headless Chromium).
+	if lastLine, firstLabel := strings.LastIndex(svg, `stroke-dasharray="3,2"`), strings.Index(svg, `fill="#c62828" text-anchor`); firstLabel < lastLine {
+		t.Errorf("a percentile's label is drawn before another's line, which crosses it")
+	}
 	// One wide bucket (1 ms resolution): a single bar of its own width, not invented detail.
 	h.DurationHistogram.Data = h.DurationHistogram.Data[:1]
 	h.DurationHistogram.Data[0].Start, h.DurationHistogram.Data[0].End, h.DurationHistogram.Data[0].Count = 0.00002, 0.001, 30
@@ -89,5 +97,19 @@ func TestLatencyTitleSaysWhose(t *testing.T) {
 		if got := latencyTitle(LoadSummary{Requests: 4, Codes: tc.codes}); got != tc.want {
 			t.Errorf("codes %v: %q, want %q", tc.codes, got, tc.want)
 		}
+	}
+}
+
+// TestStepMarksLabelsOverLines: a time chart's step labels are drawn after every step's line:
+// a later step's dashed line crossed an earlier step's label, which runs to its line's right.
+func TestStepMarksLabelsOverLines(t *testing.T) {
+	c := newTimeChart("t", "", 3*time.Second, 0, 1, nil)
+	c.stepMarks([]*interp.StepRecord{
+		{Name: "flip", Kind: "dns", Timed: true, Start: time.Second, Planned: time.Second},
+		{Name: "kill", Kind: "kill", Timed: true, Start: time.Second + 20*time.Millisecond, Planned: time.Second},
+	})
+	svg := c.b.String()
+	if lastLine, firstLabel := strings.LastIndex(svg, `stroke-dasharray="4,3"`), strings.Index(svg, `fill="#6a1b9a" font-size="10"`); firstLabel < 0 || firstLabel < lastLine {
+		t.Errorf("a step's label is drawn before another step's line, which crosses it:\n%s", svg)
 	}
 }
