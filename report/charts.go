@@ -781,7 +781,13 @@ func latencyChart(name, what string, raw []byte) string {
 		labels[i] = "p" + trimZero(fmt.Sprintf("%g", p.Percentile))
 		xs[i], ws[i] = x(p.Value*1000), textWidth(labels[i], 11)
 	}
-	rows := labelRows(xs, ws, true)
+	// A label is centred on its line but kept within the plot: p50 of a fast load, at the
+	// axis, covered the y axis's top number ("40" read "4").
+	lx := make([]float64, len(ps))
+	for i := range ps {
+		lx[i] = min(max(xs[i], float64(padL)+ws[i]/2+2), float64(chartW-padR)-ws[i]/2)
+	}
+	rows := labelRows(lx, ws, true)
 	// Every line first, then every label on them: a line drawn after a neighbour's label
 	// struck it through (p99.9's through p99's, p90's through p50's), where the labels sit
 	// within a few pixels of each other.
@@ -791,7 +797,7 @@ func latencyChart(name, what string, raw []byte) string {
 	}
 	for i := range ps {
 		fmt.Fprintf(&sb, `<text x="%.1f" y="%d" fill="#c62828" text-anchor="middle" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`,
-			xs[i], padT+10+12*rows[i], labels[i])
+			lx[i], padT+10+12*rows[i], labels[i])
 	}
 	fmt.Fprintf(&sb, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/></svg>`, padL, padT+plotH, chartW-padR, padT+plotH)
 	return sb.String()

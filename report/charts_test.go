@@ -113,3 +113,25 @@ func TestStepMarksLabelsOverLines(t *testing.T) {
 		t.Errorf("a step's label is drawn before another step's line, which crosses it:\n%s", svg)
 	}
 }
+
+// TestPercentileLabelWithinPlot: a percentile at the axis's start (p50 of a fast load) has its
+// label kept right of the y axis: centred on its line, it covered the axis's top number.
+func TestPercentileLabelWithinPlot(t *testing.T) {
+	var h fortioHistogram
+	d := &h.DurationHistogram
+	d.Count = 40
+	d.Data = append(d.Data, struct {
+		Start, End float64
+		Count      int64
+	}{Start: 0, End: 0.002, Count: 40})
+	d.Percentiles = append(d.Percentiles, struct{ Percentile, Value float64 }{50, 0})
+	raw, _ := json.Marshal(h)
+	svg := latencyChart("f", ": latency histogram", raw)
+	m := regexp.MustCompile(`<text x="([0-9.]+)" y="[0-9]+" fill="#c62828"[^>]*>p50</text>`).FindStringSubmatch(svg)
+	if m == nil {
+		t.Fatalf("no p50 label:\n%s", svg)
+	}
+	if x, _ := strconv.ParseFloat(m[1], 64); x-textWidth("p50", 11)/2 < padL {
+		t.Errorf("p50's label, centred at x=%g, runs left of the plot (x=%d) over the y axis's numbers", x, padL)
+	}
+}
