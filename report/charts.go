@@ -222,8 +222,12 @@ func fmtNum(v float64) string {
 		return trimZero(fmt.Sprintf("%.1f", v/1e6)) + "M"
 	case a >= 1e4:
 		return trimZero(fmt.Sprintf("%.1f", v/1e3)) + "k"
-	case a >= 100 || v == math.Trunc(v):
+	case v == math.Trunc(v):
 		return fmt.Sprintf("%.0f", v)
+	case a >= 100:
+		// 4 significant digits, not a whole number: a latency axis from 200 to 202 ms ticked
+		// at every 0.5 ms read "200, 200, 201, 202, 202".
+		return sig4(v)
 	case a >= 1:
 		return trimZero(fmt.Sprintf("%.2f", v))
 	}

@@ -135,3 +135,21 @@ func TestPercentileLabelWithinPlot(t *testing.T) {
 		t.Errorf("p50's label, centred at x=%g, runs left of the plot (x=%d) over the y axis's numbers", x, padL)
 	}
 }
+
+// TestFmtNumAxisTicks: the ticks of an axis from 200 to 202 (a latency histogram of 200 ms
+// answers) read as themselves; 200.5 and 201.5 were written "200" and "202", so the axis read
+// "200, 200, 201, 202, 202".
+func TestFmtNumAxisTicks(t *testing.T) {
+	var got []string
+	for _, v := range niceTicks(200, 202, 6) {
+		got = append(got, fmtNum(v))
+	}
+	if want := "200 200.5 201 201.5 202"; strings.Join(got, " ") != want {
+		t.Errorf("ticks %q, want %q", strings.Join(got, " "), want)
+	}
+	for v, want := range map[float64]string{1234.5: "1235", 12345: "12.3k", 150: "150", 2.345: "2.35"} {
+		if got := fmtNum(v); got != want {
+			t.Errorf("fmtNum(%g) = %q, want %q", v, got, want)
+		}
+	}
+}
