@@ -261,21 +261,22 @@ func (l LoadSummary) BackendsText() string {
 
 // SocketsText is the sockets fortio opened beside the connections it was given: "30 sockets";
 // where some of its requests were socket errors, how many of those connects were made at
-// least and refused (or timed out) at most: "24 sockets: ≥ 4 made, ≤ 20 refused or timed out".
+// least and failed (refused, or timed out connecting) at most: "24 sockets: ≥ 4 made, ≤ 20
+// failed to connect".
 // fortio counts a connect it tried, a refused one too, in its sockets and its ips, and one
 // refused connect fails one request (a -1): after a backend was killed, "24 sockets" and
 // "127.0.0.1:18602 ×24" read as 24 connections made where 20 were refused. The record does
-// not tell a refused connect from a -1 on a connection made (a reset, a timeout), so the
-// split is given as the bounds the socket errors set.
+// not tell a refused connect from a -1 on a connection made (a reset, a request timed out
+// on it: a slow backend's), so the split is given as the bounds the socket errors set.
 func (l LoadSummary) SocketsText() string {
 	s := dsl.Sig4(l.Sockets) + " sockets"
 	refused := min(l.socketErrors(), l.Sockets)
 	switch {
 	case refused <= 0:
 	case refused < l.Sockets:
-		s += fmt.Sprintf(": ≥ %s made, ≤ %s refused or timed out", dsl.Sig4(l.Sockets-refused), dsl.Sig4(refused))
+		s += fmt.Sprintf(": ≥ %s made, ≤ %s failed to connect", dsl.Sig4(l.Sockets-refused), dsl.Sig4(refused))
 	default: // as many socket errors as sockets: none need have been made (a blackhole's)
-		s += fmt.Sprintf(": ≤ %s refused or timed out", dsl.Sig4(refused))
+		s += fmt.Sprintf(": ≤ %s failed to connect", dsl.Sig4(refused))
 	}
 	return s
 }

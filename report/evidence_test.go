@@ -219,7 +219,7 @@ func TestLoadLineSaysWhoseLatency(t *testing.T) {
 // report's table read "2 (24 sockets)" and "127.0.0.1:18602 ×24" under "by backend", as 24
 // connections made. They now say how many were made at least and refused at most.
 func TestLoadSocketsMadeAndRefused(t *testing.T) {
-	want := "24 sockets: ≥ 4 made, ≤ 20 refused or timed out"
+	want := "24 sockets: ≥ 4 made, ≤ 20 failed to connect"
 	l := report.LoadSummary{Name: "ka", Requests: 24, Connections: 2, Sockets: 24,
 		Codes: []report.Count{{Name: "-1", N: 20}, {Name: "200", N: 4}}, Backends: []report.Count{{Name: "127.0.0.1:18602", N: 24}}, P50: 1, P99: 2}
 	if got := l.Line(); !strings.Contains(got, " · 2 connections ("+want+"): 127.0.0.1:18602 ×24 · ") {
@@ -228,7 +228,7 @@ func TestLoadSocketsMadeAndRefused(t *testing.T) {
 	// As many socket errors as sockets (a blackhole's): none need have been made, and the
 	// line does not say "≥ 0 made".
 	l.Codes = []report.Count{{Name: "-1", N: 24}}
-	if got := l.Line(); !strings.Contains(got, " · 2 connections (24 sockets: ≤ 24 refused or timed out): ") {
+	if got := l.Line(); !strings.Contains(got, " · 2 connections (24 sockets: ≤ 24 failed to connect): ") {
 		t.Errorf("line of a blackhole's load %q", got)
 	}
 	// No socket error: every connect tried was made.
