@@ -2510,6 +2510,15 @@ func isTime(t *schema.Type) bool {
 // time.Duration", though it is how a time is written with its unit (and what the message
 // about a bare 200ms advises).
 func (c *exprChecker) durationIn(node *ast.Node, other *schema.Type) *schema.Type {
+	if cond, ok := (*node).(*ast.ConditionalNode); ok && isTime(other) {
+		// c ? duration('40ms') : duration('50ms') beside a time: each branch its number
+		// (vet let it by, and the run refused it: "float64 > time.Duration").
+		a, b := c.durationIn(&cond.Exp1, other), c.durationIn(&cond.Exp2, other)
+		if a != nil {
+			return a
+		}
+		return b
+	}
 	call, ok := (*node).(*ast.BuiltinNode)
 	if !ok || call.Name != "duration" || len(call.Arguments) != 1 || !isTime(other) {
 		return nil
@@ -2548,6 +2557,20 @@ func (c *exprChecker) bareTime(n *ast.BinaryNode, written [2]string, l, r *schem
 			t = l
 		}
 		c.bareWarn(col(n), written[0]+" "+n.Operator+" "+written[1], written[1-i], t, side)
+		if cond, ok := side.(*ast.ConditionalNode); ok && isTime(t) {
+			// s.p50 > (c ? 40 : 50): each bare branch, at its own column. (c ? 40 : f.p50)
+			// was warned of as a ternary.
+			_, ok1 := constNumber(cond.Exp1)
+			_, ok2 := constNumber(cond.Exp2)
+			if !ok1 || !ok2 {
+				continue
+			}
+			w := written
+			w[i] = "(" + w[i] + ")"
+			for _, e := range []ast.Node{cond.Exp1, cond.Exp2} {
+				c.bareWarn(col(e), w[0]+" "+n.Operator+" "+w[1], written[1-i], t, e)
+			}
+		}
 	}
 }
 
