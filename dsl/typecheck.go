@@ -266,6 +266,25 @@ func (c *exprChecker) typeOf(node *ast.Node) *schema.Type {
 		restore = c.guard(n.Cond, true) // the else branch reads where cond is false
 		b := c.typeOf(&n.Exp2)
 		restore()
+		// A time in one branch and a bare number in the other (x ? f.p50 : 40): the number
+		// is read as the time's unit; duration('40ms') there is that time in it.
+		for i, e := range []*ast.Node{&n.Exp1, &n.Exp2} {
+			t, other := b, a
+			if i == 1 {
+				t, other = a, b
+			}
+			if d := c.durationIn(e, t); d != nil {
+				if i == 0 {
+					a = d
+				} else {
+					b = d
+				}
+				continue
+			}
+			if isTime(t) && !isTime(other) {
+				c.bareWarn(col(*e), n.String(), []ast.Node{n.Exp2, n.Exp1}[i].String(), t, *e)
+			}
+		}
 		switch {
 		case !known(a) || !known(b):
 		case a.Kind == b.Kind:
@@ -1797,6 +1816,7 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		}
 		return schema.BoolType
 	case "+":
+		l, r = c.bareArith(n, written, l, r)
 		// + adds numbers, joins strings and lists: with one side not known, either may be meant.
 		if !known(l) || !known(r) {
 			return nil
@@ -1812,6 +1832,9 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		}
 		fallthrough
 	case "-":
+		if n.Operator == "-" {
+			l, r = c.bareArith(n, written, l, r)
+		}
 		c.arith(n, l, r)
 		if u := c.units(n, l, r); u != "" {
 			return schema.Num(u)
@@ -2487,6 +2510,15 @@ func isTime(t *schema.Type) bool {
 // time.Duration", though it is how a time is written with its unit (and what the message
 // about a bare 200ms advises).
 func (c *exprChecker) durationIn(node *ast.Node, other *schema.Type) *schema.Type {
+	if cond, ok := (*node).(*ast.ConditionalNode); ok && isTime(other) {
+		// c ? duration('40ms') : duration('50ms') beside a time: each branch its number
+		// (vet let it by, and the run refused it: "float64 > time.Duration").
+		a, b := c.durationIn(&cond.Exp1, other), c.durationIn(&cond.Exp2, other)
+		if a != nil {
+			return a
+		}
+		return b
+	}
 	call, ok := (*node).(*ast.BuiltinNode)
 	if !ok || call.Name != "duration" || len(call.Arguments) != 1 || !isTime(other) {
 		return nil
@@ -2524,16 +2556,53 @@ func (c *exprChecker) bareTime(n *ast.BinaryNode, written [2]string, l, r *schem
 		if i == 1 {
 			t = l
 		}
-		v, ok := constNumber(side)
-		if !ok || v == 0 || !isTime(t) {
-			continue
+		c.bareWarn(col(n), written[0]+" "+n.Operator+" "+written[1], written[1-i], t, side)
+		if cond, ok := side.(*ast.ConditionalNode); ok && isTime(t) {
+			// s.p50 > (c ? 40 : 50): each bare branch, at its own column. (c ? 40 : f.p50)
+			// was warned of as a ternary.
+			_, ok1 := constNumber(cond.Exp1)
+			_, ok2 := constNumber(cond.Exp2)
+			if !ok1 || !ok2 {
+				continue
+			}
+			w := written
+			w[i] = "(" + w[i] + ")"
+			for _, e := range []ast.Node{cond.Exp1, cond.Exp2} {
+				c.bareWarn(col(e), w[0]+" "+n.Operator+" "+w[1], written[1-i], t, e)
+			}
 		}
-		other, unit, alt := written[1-i], "ms", "s"
-		if t.Unit == schema.Seconds {
-			unit, alt = "s", "ms"
-		}
-		c.warns = append(c.warns, exprProblem{col(n), fmt.Sprintf("%s %s %s: %s is in %s, so %s means %g %s, not %g %s; say which: duration('%g%s') or duration('%g%s')", written[0], n.Operator, written[1], other, unitWords[t.Unit], written[i], v, unit, v, alt, v, unit, v, alt), LintBareTime})
 	}
+}
+
+// bareWarn warns, at at, of lit, a number other than 0 written bare where whole sets it
+// beside other, a time of type t; nothing where lit is no such number or t no time.
+func (c *exprChecker) bareWarn(at int, whole, other string, t *schema.Type, lit ast.Node) {
+	v, ok := constNumber(lit)
+	if !ok || v == 0 || !isTime(t) {
+		return
+	}
+	unit, alt := "ms", "s"
+	if t.Unit == schema.Seconds {
+		unit, alt = "s", "ms"
+	}
+	c.warns = append(c.warns, exprProblem{at, fmt.Sprintf("%s: %s is in %s, so %s means %g %s, not %g %s; say which: duration('%g%s') or duration('%g%s')", whole, other, unitWords[t.Unit], lit, v, unit, v, alt, v, unit, v, alt), LintBareTime})
+}
+
+// bareArith warns of a bare number other than 0 added to or taken from a time (f.p50 + 40,
+// meant as 40 ms, reads as such, and as 40 s of a duration in seconds), and lets
+// duration('40ms') be added instead, as the time's number in its unit (expr refused
+// f.p50 + duration('40ms') when it ran: "invalid operation: float64 + time.Duration"). A
+// time scaled by a bare number (3 * f.p50, f.p50 / 2) is not warned of: the number there is
+// a count of times, not a time.
+func (c *exprChecker) bareArith(n *ast.BinaryNode, written [2]string, l, r *schema.Type) (*schema.Type, *schema.Type) {
+	c.bareTime(n, written, l, r)
+	if t := c.durationIn(&n.Left, r); t != nil {
+		l = t
+	}
+	if t := c.durationIn(&n.Right, l); t != nil {
+		r = t
+	}
+	return l, r
 }
 
 // outputAnchor warns of a command's whole output (an exec's stdout or stderr) matched with a
@@ -2560,6 +2629,32 @@ func hasOp(re *syntax.Regexp, op syntax.Op) bool {
 		return true
 	}
 	return slices.ContainsFunc(re.Sub, func(s *syntax.Regexp) bool { return hasOp(s, op) })
+}
+
+// bareMinMax warns of a bare number other than 0 among min's or max's arguments where one is
+// a time (max(f.p50, 40): 40 ms, or 40 s of a duration in seconds), lets duration('40ms')
+// stand there for the time's number in its unit, and returns the type of the first argument,
+// that time's where the first is a bare number or a duration().
+func (c *exprChecker) bareMinMax(n *ast.BuiltinNode, types []*schema.Type) *schema.Type {
+	i := slices.IndexFunc(types, isTime)
+	if i < 0 || len(n.Arguments) != len(types) {
+		return types[0]
+	}
+	t := types[i]
+	for j := range n.Arguments {
+		if j == i || isTime(types[j]) {
+			continue
+		}
+		if d := c.durationIn(&n.Arguments[j], t); d != nil {
+			types[j] = d
+			continue
+		}
+		c.bareWarn(col(n.Arguments[j]), n.String(), n.Arguments[i].String(), t, n.Arguments[j])
+		if _, ok := constNumber(n.Arguments[j]); ok {
+			types[j] = t
+		}
+	}
+	return types[0]
 }
 
 // offsetUnit is the unit of a number of one unit plus or minus a literal (seconds + 1 is
@@ -2706,6 +2801,9 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 		}
 		if elem != nil && elem.Kind == schema.TNumber {
 			return elem
+		}
+		if n.Name == "min" || n.Name == "max" {
+			first = c.bareMinMax(n, append([]*schema.Type{first}, rest...))
 		}
 		if (n.Name == "min" || n.Name == "max") && first != nil && first.Kind == schema.TNumber {
 			// max(fortio.p50, ended.fortio) set milliseconds against seconds, and read as

@@ -139,7 +139,7 @@ func loadSection(rec *interp.Record, pl *places) *section {
 		return nil
 	}
 	s := &section{id: "load", title: "Load"}
-	t := &table{head: []string{"load", "requests", "codes", "connections", "by backend", "qps", "avg", "p50", "p99", "max"},
+	t := &table{head: []string{"load", "requests", "codes", "connections", "connects by backend", "qps", "avg", "p50", "p99", "max"},
 		num: []bool{false, true, false, true, false, true, true, true, true, true}}
 	var marked []string
 	for _, l := range loads {
@@ -161,7 +161,7 @@ func loadSection(rec *interp.Record, pl *places) *section {
 		}
 		conns := dsl.Sig4(l.Connections)
 		if l.Sockets != l.Connections {
-			conns += fmt.Sprintf(" (%s sockets)", dsl.Sig4(l.Sockets))
+			conns += " (" + l.SocketsText() + ")"
 		}
 		name := l.Name
 		if l.Partial != "" {
@@ -209,7 +209,7 @@ func loadSection(rec *interp.Record, pl *places) *section {
 			s.blocks = append(s.blocks, block{charts: cs})
 		}
 	}
-	s.blocks = append(s.blocks, block{mdOnly: true, hint: true, text: txt("Latency histograms, responses by code over time and connections by backend: in the HTML report.")})
+	s.blocks = append(s.blocks, block{mdOnly: true, hint: true, text: txt("Latency histograms, responses by code over time and connects by backend: in the HTML report.")})
 	return s
 }
 

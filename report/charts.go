@@ -79,11 +79,15 @@ func (c *timeChart) stepMarks(steps []*interp.StepRecord) {
 		xs[i], ws[i] = c.x(s.Start)+3, textWidth(stepLabel(s), 10)
 	}
 	rows := labelRows(xs, ws, false)
-	for i, s := range steps {
+	for _, s := range steps {
 		xa, xp := c.x(s.Start), c.x(s.Planned)
 		fmt.Fprintf(&c.b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#6a1b9a" stroke-dasharray="4,3"><title>%s: planned %s, started %s (skew %s)</title></line>`,
 			xa, padT, xa, padT+plotH, html.EscapeString(stepLabel(s)), secs(s.Planned), secs(s.Start), ms(s.Skew))
 		fmt.Fprintf(&c.b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-width="2"/>`, xp, padT, xp, padT+5, colorPlanned)
+	}
+	// The labels after every line: a later step's line crossed an earlier step's label, which
+	// runs to the right of its own line.
+	for i, s := range steps {
 		fmt.Fprintf(&c.b, `<text x="%.1f" y="%d" fill="#6a1b9a" font-size="10" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`, xs[i], padT+10+11*rows[i], html.EscapeString(stepLabel(s)))
 	}
 }
@@ -218,8 +222,12 @@ func fmtNum(v float64) string {
 		return trimZero(fmt.Sprintf("%.1f", v/1e6)) + "M"
 	case a >= 1e4:
 		return trimZero(fmt.Sprintf("%.1f", v/1e3)) + "k"
-	case a >= 100 || v == math.Trunc(v):
+	case v == math.Trunc(v):
 		return fmt.Sprintf("%.0f", v)
+	case a >= 100:
+		// 4 significant digits, not a whole number: a latency axis from 200 to 202 ms ticked
+		// at every 0.5 ms read "200, 200, 201, 202, 202".
+		return sig4(v)
 	case a >= 1:
 		return trimZero(fmt.Sprintf("%.2f", v))
 	}
@@ -777,10 +785,23 @@ func latencyChart(name, what string, raw []byte) string {
 		labels[i] = "p" + trimZero(fmt.Sprintf("%g", p.Percentile))
 		xs[i], ws[i] = x(p.Value*1000), textWidth(labels[i], 11)
 	}
-	rows := labelRows(xs, ws, true)
+	// A label is centred on its line but kept within the plot: p50 of a fast load, at the
+	// axis, covered the y axis's top number ("40" read "4").
+	lx := make([]float64, len(ps))
+	for i := range ps {
+		lx[i] = min(max(xs[i], float64(padL)+ws[i]/2+2), float64(chartW-padR)-ws[i]/2)
+	}
+	rows := labelRows(lx, ws, true)
+	// Every line first, then every label on them: a line drawn after a neighbour's label
+	// struck it through (p99.9's through p99's, p90's through p50's), where the labels sit
+	// within a few pixels of each other.
 	for i, p := range ps {
-		fmt.Fprintf(&sb, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#c62828" stroke-dasharray="3,2"><title>%s: %s ms</title></line><text x="%.1f" y="%d" fill="#c62828" text-anchor="middle" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`,
-			xs[i], padT, xs[i], padT+plotH, labels[i], sig4(p.Value*1000), xs[i], padT+10+12*rows[i], labels[i])
+		fmt.Fprintf(&sb, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#c62828" stroke-dasharray="3,2"><title>%s: %s ms</title></line>`,
+			xs[i], padT, xs[i], padT+plotH, labels[i], sig4(p.Value*1000))
+	}
+	for i := range ps {
+		fmt.Fprintf(&sb, `<text x="%.1f" y="%d" fill="#c62828" text-anchor="middle" stroke="#fff" stroke-width="3" paint-order="stroke">%s</text>`,
+			lx[i], padT+10+12*rows[i], labels[i])
 	}
 	fmt.Fprintf(&sb, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/></svg>`, padL, padT+plotH, chartW-padR, padT+plotH)
 	return sb.String()
@@ -800,8 +821,8 @@ func niceWidth(w float64) float64 {
 	return 10 * mag
 }
 
-// backendsChart draws a load's connections by destination address (the per-backend split
-// fortio records) as horizontal bars.
+// backendsChart draws a load's connects by destination address (the per-backend split
+// fortio records: the connects it tried, a refused one too) as horizontal bars.
 func backendsChart(name string, ips map[string]float64, names map[string]string) string {
 	if len(ips) == 0 {
 		return ""
@@ -815,7 +836,7 @@ func backendsChart(name string, ips map[string]float64, names map[string]string)
 	h := padT + rowH*len(addrs) + 8
 	var s strings.Builder
 	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`, chartW, h, chartW, h)
-	fmt.Fprintf(&s, `<text x="8" y="14" font-weight="bold">%s: connections by backend</text>`, html.EscapeString(name))
+	fmt.Fprintf(&s, `<text x="8" y="14" font-weight="bold">%s: connects by backend (tried, a refused one too)</text>`, html.EscapeString(name))
 	for i, a := range addrs {
 		label, shown := a, a
 		if n := names[a]; n != "" {

@@ -112,7 +112,7 @@ func (pl *places) place(read string) (id, where string) {
 	case holds == "load":
 		switch {
 		case field == "ips" && pl.charted[loadChartID(root, "backends")]:
-			return loadChartID(root, "backends"), root + ": connections by backend"
+			return loadChartID(root, "backends"), root + ": connects by backend"
 		case (field == "p50" || field == "p90" || field == "p99" || field == "p999" || field == "avg" || field == "min" || field == "max") && pl.charted[loadChartID(root, "latency")]:
 			return loadChartID(root, "latency"), root + ": latency histogram"
 		}
@@ -249,13 +249,46 @@ func (l LoadSummary) CodesText() string {
 	return strings.Join(parts, " ")
 }
 
-// BackendsText is "a 127.0.0.2:80 ×14, b 127.0.0.3:80 ×16".
+// BackendsText is "a 127.0.0.2:80 ×14, b 127.0.0.3:80 ×16": the connects fortio tried by
+// address, a refused one too (SocketsText says how many of them were socket errors).
 func (l LoadSummary) BackendsText() string {
 	var parts []string
 	for _, c := range l.Backends {
 		parts = append(parts, c.Name+" ×"+dsl.Sig4(c.N))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// SocketsText is the sockets fortio opened beside the connections it was given: "30 sockets";
+// where some of its requests were socket errors, how many of those connects were made at
+// least and failed (refused, or timed out connecting) at most: "24 sockets: ≥ 4 made, ≤ 20
+// failed to connect".
+// fortio counts a connect it tried, a refused one too, in its sockets and its ips, and one
+// refused connect fails one request (a -1): after a backend was killed, "24 sockets" and
+// "127.0.0.1:18602 ×24" read as 24 connections made where 20 were refused. The record does
+// not tell a refused connect from a -1 on a connection made (a reset, a request timed out
+// on it: a slow backend's), so the split is given as the bounds the socket errors set.
+func (l LoadSummary) SocketsText() string {
+	s := dsl.Sig4(l.Sockets) + " sockets"
+	refused := min(l.socketErrors(), l.Sockets)
+	switch {
+	case refused <= 0:
+	case refused < l.Sockets:
+		s += fmt.Sprintf(": ≥ %s made, ≤ %s failed to connect", dsl.Sig4(l.Sockets-refused), dsl.Sig4(refused))
+	default: // as many socket errors as sockets: none need have been made (a blackhole's)
+		s += fmt.Sprintf(": ≤ %s failed to connect", dsl.Sig4(refused))
+	}
+	return s
+}
+
+// socketErrors is the load's requests counted under "-1".
+func (l LoadSummary) socketErrors() float64 {
+	for _, c := range l.Codes {
+		if c.Name == "-1" {
+			return c.N
+		}
+	}
+	return 0
 }
 
 // PartialLoad begins the warning of a load stopped before its end; why follows.
@@ -276,7 +309,7 @@ func (l LoadSummary) Line() string {
 	// after an error): the by-backend split counts sockets.
 	s += fmt.Sprintf(" · %s connection%s", dsl.Sig4(l.Connections), plural(int(l.Connections)))
 	if l.Sockets > 0 && l.Sockets != l.Connections { // 0: none recorded (a stand-in's load)
-		s += fmt.Sprintf(" (%s sockets)", dsl.Sig4(l.Sockets))
+		s += " (" + l.SocketsText() + ")"
 	}
 	if b := l.BackendsText(); b != "" {
 		s += ": " + b
@@ -306,12 +339,7 @@ const (
 
 // LatencyOf says what l's latency figures are the times of.
 func (l LoadSummary) LatencyOf() int {
-	var socket float64
-	for _, c := range l.Codes {
-		if c.Name == "-1" {
-			socket = c.N
-		}
-	}
+	socket := l.socketErrors()
 	switch {
 	case l.Requests <= 0:
 		return LatencyNone

@@ -33,7 +33,7 @@ func TestExpectationValuesLinked(t *testing.T) {
 	page, _ := os.ReadFile(files.HTML)
 	s := string(page)
 	for _, want := range []string{
-		`<a href="#load-fortio-backends" title="in fortio: connections by backend"><code>fortio.ips[backends.b.address]</code> = 16</a>`,
+		`<a href="#load-fortio-backends" title="in fortio: connects by backend"><code>fortio.ips[backends.b.address]</code> = 16</a>`,
 		`<a href="#load-fortio" title="in load fortio"><code>fortio.p99</code> = 1.66 ms</a>`,
 		`<a href="#snapshot-chart-upstream_rq_pending_overflow" title="in upstream_rq_pending_overflow at each snapshot"><code>delta.upstream_rq_pending_overflow</code> = 12</a>`,
 		`<a href="#run" title="in the run"><code>backends.b.address</code> = &#34;127.0.0.3:80&#34;</a>`,
@@ -209,6 +209,44 @@ func TestLoadLineSaysWhoseLatency(t *testing.T) {
 	for _, want := range []string{"| 1 ms † |", "† fortio got no HTTP response, so its latencies are the times its socket errors took (an expectation reads them as fortio.errorLatency, not as fortio.p99)."} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestLoadSocketsMadeAndRefused: fortio counts every connect it tried in its sockets and its
+// ips, a refused one too. A keepalive load of 2 connections whose backend was killed after 4
+// answers tried 24 connects, 20 of them refused (20 socket errors): the console's line and the
+// report's table read "2 (24 sockets)" and "127.0.0.1:18602 ×24" under "by backend", as 24
+// connections made. They now say how many were made at least and refused at most.
+func TestLoadSocketsMadeAndRefused(t *testing.T) {
+	want := "24 sockets: ≥ 4 made, ≤ 20 failed to connect"
+	l := report.LoadSummary{Name: "ka", Requests: 24, Connections: 2, Sockets: 24,
+		Codes: []report.Count{{Name: "-1", N: 20}, {Name: "200", N: 4}}, Backends: []report.Count{{Name: "127.0.0.1:18602", N: 24}}, P50: 1, P99: 2}
+	if got := l.Line(); !strings.Contains(got, " · 2 connections ("+want+"): 127.0.0.1:18602 ×24 · ") {
+		t.Errorf("line %q, want it to hold %q", got, want)
+	}
+	// As many socket errors as sockets (a blackhole's): none need have been made, and the
+	// line does not say "≥ 0 made".
+	l.Codes = []report.Count{{Name: "-1", N: 24}}
+	if got := l.Line(); !strings.Contains(got, " · 2 connections (24 sockets: ≤ 24 failed to connect): ") {
+		t.Errorf("line of a blackhole's load %q", got)
+	}
+	// No socket error: every connect tried was made.
+	l.Codes = []report.Count{{Name: "200", N: 24}}
+	if got := l.Line(); !strings.Contains(got, " · 2 connections (24 sockets): ") {
+		t.Errorf("line without socket errors %q", got)
+	}
+	rec := sampleRecord()
+	f := rec.Loads()["fortio"]
+	f.Codes, f.OK, f.Errors, f.Sockets, f.Connections = map[string]float64{"-1": 20, "200": 10}, 10, 20, 24, 2
+	for name, page := range map[string]string{"md": report.Markdown(rec, report.Files{}), "html": report.HTML(rec, report.Files{})} {
+		for _, w := range []string{"2 (" + want + ")", "connects by backend"} {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s report lacks %q", name, w)
+			}
+		}
+		if strings.Contains(page, "connections by backend") || strings.Contains(page, "| by backend |") {
+			t.Errorf("%s report still says connections by backend", name)
 		}
 	}
 }

@@ -51,7 +51,7 @@ func TestHTMLLoadCharts(t *testing.T) {
 		t.Fatal(err)
 	}
 	page, _ := os.ReadFile(files.HTML)
-	for _, want := range []string{"fortio: latency histogram", ">p99<", "1–2 ms: 10", "fortio: responses by code", "503 at 0.010 s: 10/s", "fortio: connections by backend", "a 127.0.0.2:80"} {
+	for _, want := range []string{"fortio: latency histogram", ">p99<", "1–2 ms: 10", "fortio: responses by code", "503 at 0.010 s: 10/s", "fortio: connects by backend", "a 127.0.0.2:80"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("HTML lacks %q", want)
 		}

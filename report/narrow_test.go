@@ -11,7 +11,7 @@ import (
 )
 
 // TestTablesScrollNotPage: seen in headless Chromium at 480 pixels (a failing local load's
-// report): the Load table (load, requests, codes, connections, by backend, qps, p50, p99…)
+// report): the Load table (load, requests, codes, connections, connects by backend, qps, p50, p99…)
 // and the steps table ran past the page's right edge, the whole page scrolling sideways and
 // its last columns (qps, outcome) off the screen. Every table is now in a box of its own that
 // scrolls sideways when the table is wider than the page; the run's table (two columns, long
