@@ -178,7 +178,7 @@ var LintCodes = map[string]string{
 	LintLogFormatLacks:      "an expression reads a field of access-log entries (.cluster, .upstream_host, .details, .duration, …) or a count by one (codes, flags, details) that the one access-log format the scenario applies (the istio ConfigMap's mesh or an IstioOperator's meshConfig: accessLogFormat, or an extensionProviders envoyFileAccessLog logFormat) does not give: read, it has no value, and the expectation errs when it runs",
 	LintAtSiblings:          "an expression that holds the difference of the starts of two children of one parallel block, of different at: offsets, to at least the difference of their offsets, exactly (started.b - started.a >= duration('500ms')): each at: counts from the block's start, and each child starts a few µs after its offset (one without at: after the block's start), so the difference reads a few µs under the offsets' on a correct run; each child's start against the block's (started.<block>) holds",
 	LintGaugeAfterLoads:     "an expectation or an assert that reads, of a snapshot taken after every load of the scenario has ended (and no command or process may run beside it), a level Envoy holds only while requests are in flight: a circuit breaker's open gauge (circuit_breakers.default.rq_pending_open), upstream_rq_active, upstream_rq_pending_active, a local backend's rq_active: it is back to 0 then, so a claim that it is 0 holds whatever the load did; a snapshot beside a load in a parallel block at an offset a second or more past the load's planned end (its offset and duration) counts as after it",
-	LintStatusDropped:       "an apply (without subresource: \"status\") of an object that writes its status, of a kind whose status the API server keeps apart (a built-in kind with a status, an Istio kind: a status subresource): the API server drops the status on a write of the object itself, so it never reaches the cluster, and a claim over it reads what the cluster's controllers write",
+	LintStatusDropped:       "an apply (without subresource: \"status\") of an object (of its objects or its files) that writes its status, of a kind whose status the API server keeps apart (a built-in kind with a status, an Istio kind: a status subresource): the API server drops the status on a write of the object itself, so it never reaches the cluster, and a claim over it reads what the cluster's controllers write",
 	LintChangeAfterLoads:    "a dns or kill step beside loads in a parallel block at an offset planned after every load of the scenario has ended (a second or more past each one's planned end: its offset and duration, or requests at a qps), with no load after it and no command or process that may send then: the flip or kill changes nothing any load sees, so a claim that the loads were not moved by it (no request failed, every connection stayed on one address) holds whatever it does",
 	LintIstioDefault:        "a claim (an expectation, an assert, a config step's until) that a field of a config step's value, read after a step that changes Istio configuration, equals what istiod writes there where the Istio object leaves its field out (route.retry_policy.num_retries == 2, Istio's default attempts; cluster.connect_timeout == \"10s\"; a circuit breaker's 4294967295; lb_policy LEAST_REQUEST; a route's timeout \"0s\"): it holds whether or not the object reached the proxy and whatever it says, and an until so holds at its first read, before istiod's push",
 	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect); or a Kubernetes Service name (backend.lab.svc.cluster.local, backend.lab.svc), which resolves only inside a cluster",
@@ -247,11 +247,20 @@ func (d *decoder) lint() {
 		}
 		return ix.entries[host] || ix.service(host, ns) != nil
 	}
+	// A copy of `kubectl get -o yaml` in an apply's files holds a status too: dropped alike.
+	for _, s := range d.order {
+		if p, ok := s.Params.(*schema.Apply); ok && len(p.Files) > 0 {
+			for _, fo := range d.stepFileObjects(p.Files) {
+				kind, _ := fo.Object["kind"].(string)
+				lintStatusDropped(applied{fo.Object, s, d.defaultNamespace(p.Namespace)}, kind, "files", fo.Source, warn)
+			}
+		}
+	}
 	for i, a := range objs {
 		kind, _ := a.obj["kind"].(string)
 		spec, _ := a.obj["spec"].(map[string]any)
 		field := fmt.Sprintf("objects.%d", objIndex(objs, i))
-		lintStatusDropped(a, kind, field, warn)
+		lintStatusDropped(a, kind, field, "", warn)
 		switch kind {
 		case "DestinationRule":
 			host, _ := spec["host"].(string)
@@ -1648,7 +1657,8 @@ func objIndex(objs []applied, i int) int {
 // lintStatusDropped warns of an apply that writes an object's status, of a kind whose status
 // the API server keeps apart, without subresource: "status": a write of the object itself
 // leaves the status as it was (an update, a server-side apply) or empty (a create).
-func lintStatusDropped(a applied, kind, field string, warn func(s *Step, field, code, format string, args ...any)) {
+// An object of the apply's files (where names the file) is warned at the step's files.
+func lintStatusDropped(a applied, kind, field, where string, warn func(s *Step, field, code, format string, args ...any)) {
 	if _, ok := a.obj["status"]; !ok {
 		return
 	}
@@ -1663,7 +1673,12 @@ func lintStatusDropped(a applied, kind, field string, warn func(s *Step, field, 
 	}
 	md, _ := a.obj["metadata"].(map[string]any)
 	objName, _ := md["name"].(string)
-	warn(a.step, field+".status", LintStatusDropped, "this apply writes the status of %s %s, which the API server keeps apart (a status subresource) and drops from a write of the object itself: the status written here never reaches the cluster, and a claim over it reads what the cluster's controllers write; write it in an apply of its own with subresource: \"status\" (once the object exists), or leave it out", name, objName)
+	if where != "" {
+		where = " (" + where + ")"
+	} else {
+		field += ".status"
+	}
+	warn(a.step, field, LintStatusDropped, "this apply writes the status of %s %s%s, which the API server keeps apart (a status subresource) and drops from a write of the object itself: the status written here never reaches the cluster, and a claim over it reads what the cluster's controllers write; write it in an apply of its own with subresource: \"status\" (once the object exists), or leave it out", name, objName, where)
 }
 
 // clusterHost is the host of an Istio cluster name "outbound|8080|subset|host".
