@@ -42,6 +42,11 @@ type targetFlags struct {
 
 func (f *targetFlags) register(p *process, cmd *cobra.Command) {
 	cmd.Flags().Var(targetValue{p, &f.target}, "target", "where to run: local or kube (default: the scenario's target, local unless it says kube)")
+	f.registerCluster(cmd)
+}
+
+// registerCluster registers the flags that say which kube cluster (all but --target).
+func (f *targetFlags) registerCluster(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kube target: path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kube target: the kubeconfig context (default: the current one)")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "kube target: the default namespace of steps that name none (after the scenario's first namespace)")
