@@ -122,7 +122,11 @@ func decodeObjects(objects []schema.Object, files []string) ([]*object, error) {
 			missing = append(missing, "metadata.name")
 		}
 		if len(missing) > 0 {
-			errs = append(errs, fmt.Errorf("%s: missing %s", o.source, strings.Join(missing, ", ")))
+			hint := ""
+			if o.u.GetName() == "" && o.u.GetGenerateName() != "" {
+				hint = " (" + schema.GenerateNameHint + ")"
+			}
+			errs = append(errs, fmt.Errorf("%s: missing %s%s", o.source, strings.Join(missing, ", "), hint))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
