@@ -100,6 +100,8 @@ const (
 	// LintReflectsReapplied: a config step's reflects of an object the scenario has applied
 	// before under the same name with another spec: the mark is the earlier apply's too.
 	LintReflectsReapplied = "reflects-reapplied"
+	// LintReflectsUnapplied: a config step's reflects of an object no earlier step applies.
+	LintReflectsUnapplied = "reflects-unapplied"
 	// LintConfigUnwaited: a config step with neither reflects nor until right after a step
 	// that changes Istio configuration: the read may be of the config from before the push.
 	LintConfigUnwaited = "config-unwaited"
@@ -170,6 +172,7 @@ var LintCodes = map[string]string{
 	LintRolloutKind:         "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
 	LintKindOnlyMatch:       "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintAbsentUnknownLabels: "a wait: absent by labels (no name), in one of the scenario's namespaces, whose labels no object of the kind the scenario applies there carries (a Pod's: no Pod or workload template), where one carries a label close to them (app=wbe for app=web, ap for app): the absence holds at its first poll",
+	LintReflectsUnapplied:   "a config step's reflects of an object that no earlier step applies (in its objects or its files): the step waits for istiod's mark of it, which comes only if the object exists already on the cluster, else until its timeout (5 minutes by default), and fails",
 	LintReflectsReapplied:   "a config step's reflects of an object that an earlier step applied already, under the same kind, name and namespace, with another spec: istiod's mark names the object, not its version, so the mark of the earlier apply is there already, and the step holds at its first read, which may be of the config from before the change",
 	LintConfigUnwaited:      "a config step with neither reflects nor until that reads a proxy's config after a step that applies or deletes Istio configuration (an Istio or Gateway API object, a Service), with no config step that waits for the push (reflects, until) between them: istiod pushes a little after a change, so the read may be of the config from before it, and a claim that held there passes whatever the change does",
 	LintEventsUnknownObject: "an events step (outside catch) filtered by an object, kind and name, of the scenario's namespaces that no step of the scenario applies, deletes or reads (a misspelling: it keeps no event, and a claim that none happened, len(ev) == 0, holds whatever happened)",
@@ -367,10 +370,15 @@ func (d *decoder) lintReflectsReapplied(warn func(s *Step, field, code, format s
 	sc := d.sc
 	type key struct{ kind, ns, name string }
 	specs := map[key][]any{} // the specs applied so far, in order
+	unknown := false         // a step before applies what vet cannot see
 	Walk(append(append([]*Step{}, sc.Setup...), sc.Steps...), func(s *Step) {
 		switch p := s.Params.(type) {
 		case *schema.Apply:
-			for _, o := range p.Objects {
+			objs := slices.Clone(p.Objects)
+			for _, fo := range d.stepFileObjects(p.Files) {
+				objs = append(objs, fo.Object)
+			}
+			for _, o := range objs {
 				kind, _ := o["kind"].(string)
 				md, _ := o["metadata"].(map[string]any)
 				name, _ := md["name"].(string)
@@ -378,6 +386,11 @@ func (d *decoder) lintReflectsReapplied(warn func(s *Step, field, code, format s
 				k := key{kind, d.defaultNamespace(or(ns, p.Namespace)), name}
 				specs[k] = append(specs[k], o["spec"])
 			}
+			if p.Subresource == "" && slices.ContainsFunc(p.Files, HasInterpolation) {
+				unknown = true // a file named at run time: what it applies is not known here
+			}
+		case *schema.Exec, *schema.Process:
+			unknown = true // a command (kubectl apply) may apply it
 		case *schema.Config:
 			if p.Reflects == nil {
 				return
@@ -385,6 +398,10 @@ func (d *decoder) lintReflectsReapplied(warn func(s *Step, field, code, format s
 			ref := p.Reflects.Ref()
 			k := key{ref.Kind, d.defaultNamespace(ref.Namespace), ref.Name}
 			applied := specs[k]
+			if len(applied) == 0 && !unknown && !HasInterpolation(ref.Name) && !HasInterpolation(ref.Namespace) {
+				warn(s, "reflects", LintReflectsUnapplied, "reflects %s, which no step before this one applies: the step waits for istiod's mark of it, which comes only if the object exists already on the cluster, else until its timeout, and fails; apply the object in a step before this one (or drop reflects)",
+					ref.String())
+			}
 			changed := false
 			for i := 1; i < len(applied); i++ {
 				if !reflect.DeepEqual(applied[i], applied[i-1]) {
