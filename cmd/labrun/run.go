@@ -338,9 +338,11 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	sigs, _ := p.Signals()
 	done := make(chan struct{})
 	n := 0
+	var first time.Time // the first interrupt's, and its signal
+	var firstSig os.Signal
 	select {
-	case <-sigs: // one that came while the scenarios were loading: the run is over before it starts
-		n = 1
+	case sig := <-sigs: // one that came while the scenarios were loading: the run is over before it starts
+		n, first, firstSig = 1, time.Now(), sig
 		fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping before the run starts")
 		cancelRun(interp.ErrInterrupted)
 	default:
@@ -350,8 +352,16 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 			select {
 			case <-done:
 				return
-			case <-sigs:
+			case sig := <-sigs:
+				if n == 1 && sig == firstSig && time.Since(first) < sameInterrupt {
+					// timeout(1) and a kill of the process group send the signal to labrun
+					// twice at once: one interrupt, not a second that abandons the cleanup.
+					continue
+				}
 				n++
+				if n == 1 {
+					first, firstSig = time.Now(), sig
+				}
 				if p.writingReport.Load() {
 					// The run is over and its report half-written: finish it, then exit 130.
 					p.live.notice(func() {
@@ -402,6 +412,13 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 		cancelCleanup(nil)
 	}
 }
+
+// sameInterrupt is how soon after the first interrupt the same signal again is taken as the
+// same one: GNU timeout sends its signal to labrun and then to labrun's process group, which
+// labrun received as two interrupts at once and abandoned its cleanup (seen: `timeout 120
+// labrun run …` left a namespace and its Deployments behind). A person's second Ctrl-C comes
+// later than this.
+const sameInterrupt = 100 * time.Millisecond
 
 // abandonGrace is how long labrun waits, after the second interrupt abandoned the cleanup,
 // for the run to return before it exits anyway.
