@@ -520,6 +520,16 @@ var (
 	identPat  = `=~"^[A-Za-z_][A-Za-z0-9_]*$"`
 )
 
+// hasSibling reports whether the struct that holds path's last field, in root (the value of
+// path's first element, as the positions above read it), has a field named name.
+func hasSibling(root cue.Value, path []string, name string) bool {
+	if len(path) < 2 {
+		return false
+	}
+	p := append(slices.Clone(path[1:len(path)-1]), name)
+	return root.LookupPath(cue.ParsePath(quotePath(p))).Exists()
+}
+
 // explain rewrites CUE's message into one that says what was expected.
 func (l *loader) explain(path []string, msg string, root cue.Value, prefix string) string {
 	last := ""
@@ -533,6 +543,9 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 	case msg == "field not allowed":
 		return l.notAllowed(path, root, prefix)
 	case strings.HasPrefix(msg, "field is required but not present"):
+		if last == "name" && len(path) > 1 && path[len(path)-2] == "metadata" && hasSibling(root, path, "generateName") {
+			return fmt.Sprintf("missing required field %q: %s", last, schema.GenerateNameHint)
+		}
 		return fmt.Sprintf("missing required field %q", last)
 	case len(path) == 0 && strings.HasPrefix(msg, "non-concrete value "):
 		return msg + " at the top of the file, where labrun expects fields: expected fields such as s: schema.#Scenario & {...}, not a value"

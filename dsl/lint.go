@@ -100,6 +100,8 @@ const (
 	// LintReflectsReapplied: a config step's reflects of an object the scenario has applied
 	// before under the same name with another spec: the mark is the earlier apply's too.
 	LintReflectsReapplied = "reflects-reapplied"
+	// LintReflectsUnapplied: a config step's reflects of an object no earlier step applies.
+	LintReflectsUnapplied = "reflects-unapplied"
 	// LintConfigUnwaited: a config step with neither reflects nor until right after a step
 	// that changes Istio configuration: the read may be of the config from before the push.
 	LintConfigUnwaited = "config-unwaited"
@@ -170,6 +172,7 @@ var LintCodes = map[string]string{
 	LintRolloutKind:         "a wait: rollout (which waits for a Deployment) of a name the scenario applies as a StatefulSet, DaemonSet, ReplicaSet, Job or CronJob and never as a Deployment: the wait polls for a Deployment that does not exist until its timeout (5m by default)",
 	LintKindOnlyMatch:       "a wait: match or absent, or an object of its matchFiles or absentFiles, with neither name nor labels (any object of the kind) of a kind Kubernetes or istiod puts in every namespace (a ConfigMap: kube-root-ca.crt, istio-ca-root-cert; a ServiceAccount: default; a Namespace: default, kube-system...): the match holds at once, the absent never",
 	LintAbsentUnknownLabels: "a wait: absent by labels (no name), in one of the scenario's namespaces, whose labels no object of the kind the scenario applies there carries (a Pod's: no Pod or workload template), where one carries a label close to them (app=wbe for app=web, ap for app): the absence holds at its first poll",
+	LintReflectsUnapplied:   "a config step's reflects of an object that no earlier step applies (in its objects or its files): the step waits for istiod's mark of it, which comes only if the object exists already on the cluster, else until its timeout (5 minutes by default), and fails",
 	LintReflectsReapplied:   "a config step's reflects of an object that an earlier step applied already, under the same kind, name and namespace, with another spec: istiod's mark names the object, not its version, so the mark of the earlier apply is there already, and the step holds at its first read, which may be of the config from before the change",
 	LintConfigUnwaited:      "a config step with neither reflects nor until that reads a proxy's config after a step that applies or deletes Istio configuration (an Istio or Gateway API object, a Service), with no config step that waits for the push (reflects, until) between them: istiod pushes a little after a change, so the read may be of the config from before it, and a claim that held there passes whatever the change does",
 	LintEventsUnknownObject: "an events step (outside catch) filtered by an object, kind and name, of the scenario's namespaces that no step of the scenario applies, deletes or reads (a misspelling: it keeps no event, and a claim that none happened, len(ev) == 0, holds whatever happened)",
@@ -178,7 +181,7 @@ var LintCodes = map[string]string{
 	LintLogFormatLacks:      "an expression reads a field of access-log entries (.cluster, .upstream_host, .details, .duration, …) or a count by one (codes, flags, details) that the one access-log format the scenario applies (the istio ConfigMap's mesh or an IstioOperator's meshConfig: accessLogFormat, or an extensionProviders envoyFileAccessLog logFormat; an EnvoyFilter's access_log log_format) does not give: read, it has no value, and the expectation errs when it runs",
 	LintAtSiblings:          "an expression that holds the difference of the starts of two children of one parallel block, of different at: offsets, to at least the difference of their offsets, exactly (started.b - started.a >= duration('500ms')): each at: counts from the block's start, and each child starts a few µs after its offset (one without at: after the block's start), so the difference reads a few µs under the offsets' on a correct run; each child's start against the block's (started.<block>) holds",
 	LintGaugeAfterLoads:     "an expectation or an assert that reads, of a snapshot taken after every load of the scenario has ended (and no command or process may run beside it), a level Envoy holds only while requests are in flight: a circuit breaker's open gauge (circuit_breakers.default.rq_pending_open), upstream_rq_active, upstream_rq_pending_active, a local backend's rq_active: it is back to 0 then, so a claim that it is 0 holds whatever the load did; a snapshot beside a load in a parallel block at an offset a second or more past the load's planned end (its offset and duration) counts as after it",
-	LintStatusDropped:       "an apply (without subresource: \"status\") of an object that writes its status, of a kind whose status the API server keeps apart (a built-in kind with a status, an Istio kind: a status subresource): the API server drops the status on a write of the object itself, so it never reaches the cluster, and a claim over it reads what the cluster's controllers write",
+	LintStatusDropped:       "an apply (without subresource: \"status\") of an object (of its objects or its files) that writes its status, of a kind whose status the API server keeps apart (a built-in kind with a status, an Istio kind: a status subresource): the API server drops the status on a write of the object itself, so it never reaches the cluster, and a claim over it reads what the cluster's controllers write",
 	LintChangeAfterLoads:    "a dns or kill step beside loads in a parallel block at an offset planned after every load of the scenario has ended (a second or more past each one's planned end: its offset and duration, or requests at a qps), with no load after it and no command or process that may send then: the flip or kill changes nothing any load sees, so a claim that the loads were not moved by it (no request failed, every connection stayed on one address) holds whatever it does",
 	LintIstioDefault:        "a claim (an expectation, an assert, a config step's until) that a field of a config step's value, read after a step that changes Istio configuration, equals (or, by any comparison, holds of) what istiod writes there where the Istio object leaves its field out (route.retry_policy.num_retries == 2, Istio's default attempts; cluster.connect_timeout == \"10s\"; a circuit breaker's 4294967295; lb_policy LEAST_REQUEST; a route's timeout \"0s\"): it holds whether or not the object reached the proxy and whatever it says, and an until so holds at its first read, before istiod's push",
 	LintUnknownAddress:      "a local load whose URL names a loopback address (literal, localhost, a name the lab DNS zone resolves to one by its record or a dns step, or through a ${...} known before the run) where no backend or blackhole of the scenario listens, and no command step of it (a process, an exec on this machine) that may run by then can be that server (a mistyped port: every request fails to connect); or a Kubernetes Service name (backend.lab.svc.cluster.local, backend.lab.svc), which resolves only inside a cluster",
@@ -247,11 +250,20 @@ func (d *decoder) lint() {
 		}
 		return ix.entries[host] || ix.service(host, ns) != nil
 	}
+	// A copy of `kubectl get -o yaml` in an apply's files holds a status too: dropped alike.
+	for _, s := range d.order {
+		if p, ok := s.Params.(*schema.Apply); ok && len(p.Files) > 0 {
+			for _, fo := range d.stepFileObjects(p.Files) {
+				kind, _ := fo.Object["kind"].(string)
+				lintStatusDropped(applied{fo.Object, s, d.defaultNamespace(p.Namespace)}, kind, "files", fo.Source, warn)
+			}
+		}
+	}
 	for i, a := range objs {
 		kind, _ := a.obj["kind"].(string)
 		spec, _ := a.obj["spec"].(map[string]any)
 		field := fmt.Sprintf("objects.%d", objIndex(objs, i))
-		lintStatusDropped(a, kind, field, warn)
+		lintStatusDropped(a, kind, field, "", warn)
 		switch kind {
 		case "DestinationRule":
 			host, _ := spec["host"].(string)
@@ -358,10 +370,15 @@ func (d *decoder) lintReflectsReapplied(warn func(s *Step, field, code, format s
 	sc := d.sc
 	type key struct{ kind, ns, name string }
 	specs := map[key][]any{} // the specs applied so far, in order
+	unknown := false         // a step before applies what vet cannot see
 	Walk(append(append([]*Step{}, sc.Setup...), sc.Steps...), func(s *Step) {
 		switch p := s.Params.(type) {
 		case *schema.Apply:
-			for _, o := range p.Objects {
+			objs := slices.Clone(p.Objects)
+			for _, fo := range d.stepFileObjects(p.Files) {
+				objs = append(objs, fo.Object)
+			}
+			for _, o := range objs {
 				kind, _ := o["kind"].(string)
 				md, _ := o["metadata"].(map[string]any)
 				name, _ := md["name"].(string)
@@ -369,6 +386,11 @@ func (d *decoder) lintReflectsReapplied(warn func(s *Step, field, code, format s
 				k := key{kind, d.defaultNamespace(or(ns, p.Namespace)), name}
 				specs[k] = append(specs[k], o["spec"])
 			}
+			if p.Subresource == "" && slices.ContainsFunc(p.Files, HasInterpolation) {
+				unknown = true // a file named at run time: what it applies is not known here
+			}
+		case *schema.Exec, *schema.Process:
+			unknown = true // a command (kubectl apply) may apply it
 		case *schema.Config:
 			if p.Reflects == nil {
 				return
@@ -376,6 +398,10 @@ func (d *decoder) lintReflectsReapplied(warn func(s *Step, field, code, format s
 			ref := p.Reflects.Ref()
 			k := key{ref.Kind, d.defaultNamespace(ref.Namespace), ref.Name}
 			applied := specs[k]
+			if len(applied) == 0 && !unknown && !HasInterpolation(ref.Name) && !HasInterpolation(ref.Namespace) {
+				warn(s, "reflects", LintReflectsUnapplied, "reflects %s, which no step before this one applies: the step waits for istiod's mark of it, which comes only if the object exists already on the cluster, else until its timeout, and fails; apply the object in a step before this one (or drop reflects)",
+					ref.String())
+			}
 			changed := false
 			for i := 1; i < len(applied); i++ {
 				if !reflect.DeepEqual(applied[i], applied[i-1]) {
@@ -1648,7 +1674,8 @@ func objIndex(objs []applied, i int) int {
 // lintStatusDropped warns of an apply that writes an object's status, of a kind whose status
 // the API server keeps apart, without subresource: "status": a write of the object itself
 // leaves the status as it was (an update, a server-side apply) or empty (a create).
-func lintStatusDropped(a applied, kind, field string, warn func(s *Step, field, code, format string, args ...any)) {
+// An object of the apply's files (where names the file) is warned at the step's files.
+func lintStatusDropped(a applied, kind, field, where string, warn func(s *Step, field, code, format string, args ...any)) {
 	if _, ok := a.obj["status"]; !ok {
 		return
 	}
@@ -1663,7 +1690,12 @@ func lintStatusDropped(a applied, kind, field string, warn func(s *Step, field, 
 	}
 	md, _ := a.obj["metadata"].(map[string]any)
 	objName, _ := md["name"].(string)
-	warn(a.step, field+".status", LintStatusDropped, "this apply writes the status of %s %s, which the API server keeps apart (a status subresource) and drops from a write of the object itself: the status written here never reaches the cluster, and a claim over it reads what the cluster's controllers write; write it in an apply of its own with subresource: \"status\" (once the object exists), or leave it out", name, objName)
+	if where != "" {
+		where = " (" + where + ")"
+	} else {
+		field += ".status"
+	}
+	warn(a.step, field, LintStatusDropped, "this apply writes the status of %s %s%s, which the API server keeps apart (a status subresource) and drops from a write of the object itself: the status written here never reaches the cluster, and a claim over it reads what the cluster's controllers write; write it in an apply of its own with subresource: \"status\" (once the object exists), or leave it out", name, objName, where)
 }
 
 // clusterHost is the host of an Istio cluster name "outbound|8080|subset|host".

@@ -444,3 +444,87 @@ s: schema.#Scenario & {
 		})
 	}
 }
+
+// sourcedRefusal is a refusal as the kube driver words it: "apply ConfigMap lab/bad
+// (bad.yaml, line 3): why", and without its file and line for an expectFail pattern.
+type sourcedRefusal struct{ name, source, why string }
+
+func (e sourcedRefusal) Error() string {
+	return fmt.Sprintf("apply ConfigMap lab/%s (%s): %s", e.name, e.source, e.why)
+}
+func (e sourcedRefusal) Unsourced() string {
+	return fmt.Sprintf("apply ConfigMap lab/%s: %s", e.name, e.why)
+}
+
+type refusingFromFileCluster struct {
+	schema.Cluster
+	refuse map[string]string
+}
+
+func (c refusingFromFileCluster) ApplyWith(ctx context.Context, objs []schema.Object, files []string, ns string, opts schema.ApplyOptions) (schema.ApplyResult, error) {
+	var refused []error
+	for _, o := range objs {
+		name, _ := o["metadata"].(map[string]any)["name"].(string)
+		if msg, bad := c.refuse[name]; bad {
+			refused = append(refused, sourcedRefusal{name, "negative/bad-objects.yaml, line 1", msg})
+		}
+	}
+	return schema.ApplyResult{}, errors.Join(refused...)
+}
+
+// TestExpectFailNotByFileStandIn (the fake API server stands in for the cluster): an
+// expectFail pattern is matched against each object's refusal without the file and line the
+// object was written at. Before, "bad-objects" (the file's name) matched every refusal of the
+// file's objects, and the step passed whatever the API server said.
+func TestExpectFailNotByFileStandIn(t *testing.T) {
+	for _, tc := range []struct {
+		name, pattern string
+		refuse        map[string]string
+		outcome       interp.Outcome
+		note          string
+	}{
+		{"file name only", "bad-objects", map[string]string{"bad": "the stand-in is down"}, interp.Errored,
+			`(expectFail: expected an error matching "bad-objects")`},
+		{"file name, two refused", "bad-objects", map[string]string{"bad": "the stand-in is down", "good": "also down"}, interp.Errored,
+			`(expectFail: expected an error matching "bad-objects")`},
+		{"line only", "line 1", map[string]string{"bad": "the stand-in is down"}, interp.Errored,
+			`(expectFail: expected an error matching "line 1")`},
+		{"the reason", "expected string", map[string]string{"bad": ".data.foo: expected string, got true"}, interp.Passed, ""},
+		{"the object", "lab/bad: ", map[string]string{"bad": ".data.foo: expected string, got true"}, interp.Passed, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := loadScenario(t, fmt.Sprintf(`
+s: schema.#Scenario & {
+	namespaces: ["lab"]
+	steps: [{name: "x", expectFail: %q, apply: objects: [
+		{apiVersion: "v1", kind: "ConfigMap", metadata: name: "good", data: foo: "7"},
+		{apiVersion: "v1", kind: "ConfigMap", metadata: name: "bad", data: foo: "x"},
+	]}]
+}`, tc.pattern))
+			w := &fakes.World{}
+			tg := w.Target()
+			tg.Cluster = refusingFromFileCluster{tg.Cluster, tc.refuse}
+			rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+			x := stepRecord(t, rec, "x")
+			if x.Outcome != tc.outcome || rec.Outcome != tc.outcome {
+				t.Errorf("step %s, run %s, want %s: %q", x.Outcome, rec.Outcome, tc.outcome, x.Error)
+			}
+			if !strings.Contains(x.Error, tc.note) {
+				t.Errorf("step error %q does not say %q", x.Error, tc.note)
+			}
+			// Its record replays as the run judged it: a pass whose expected error the
+			// pattern matches without the file is no contradiction; an error edited into an
+			// expected one, which the pattern matches only by the file, is.
+			if tc.outcome == interp.Passed {
+				if err := interp.OutcomeContradictions(rec, sc); err != nil {
+					t.Errorf("the run's own record: %v", err)
+				}
+				return
+			}
+			x.Outcome, rec.Outcome, x.ExpectedError, x.Error = interp.Passed, interp.Passed, x.Error[:strings.Index(x.Error, " (expectFail")], ""
+			if err := interp.OutcomeContradictions(rec, sc); err == nil || !strings.Contains(err.Error(), "which its pattern") {
+				t.Errorf("a record edited to pass: %v, want the pattern's contradiction", err)
+			}
+		})
+	}
+}

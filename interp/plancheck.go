@@ -3,10 +3,12 @@ package interp
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"time"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // planContradictions say where a step's record holds what its step, as the scenario declares
@@ -349,10 +351,24 @@ func expectedErrorContradiction(sr *StepRecord, s *dsl.Step) string {
 	switch {
 	case !s.ExpectFail:
 		return fmt.Sprintf("it passed as an expectFail expected, with the error %q, but the step has no expectFail", clip(sr.ExpectedError))
-	case s.ExpectFailRE != nil && !s.ExpectFailRE.MatchString(sr.ExpectedError):
+	case s.ExpectFailRE != nil && !s.ExpectFailRE.MatchString(expectedText(s, sr.ExpectedError)):
 		return fmt.Sprintf("it passed as its expectFail expected, with the error %q, which its pattern %q does not match: a step whose error the pattern does not match keeps that error and does not pass", clip(sr.ExpectedError), s.ExpectFailSrc)
 	}
 	return ""
+}
+
+// refusalLine is one object's refusal as an apply's error words it: "apply Kind ns/name
+// (source): why".
+var refusalLine = regexp.MustCompile(`(?m)^([a-z-]+ [A-Za-z0-9.]+ [^ ()]+) \([^()\n]*\): `)
+
+// expectedText is what the expectFail pattern of step s was matched against of the expected
+// error msg a record holds: an apply's refusals without their file and line (as the run
+// matched them, expectedMatch), else msg.
+func expectedText(s *dsl.Step, msg string) string {
+	if _, ok := s.Params.(*schema.Apply); !ok {
+		return msg
+	}
+	return refusalLine.ReplaceAllString(msg, "$1: ")
 }
 
 // timeoutContradiction says how sr, which passed, lasted longer than the timeout of its step

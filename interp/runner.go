@@ -996,7 +996,10 @@ func (ru *run) makeNamespaces(ctx context.Context) error {
 		res, err := cl.Apply(ctx, objs, nil, "")
 		for _, ref := range res.Created {
 			ru.created1("ephemeral Namespace "+ref.Name+in+" (its deletion is not waited for)", func(ctx context.Context) error {
-				return cl.Delete(ctx, []schema.ObjectRef{ref}, false)
+				if err := cl.Delete(ctx, []schema.ObjectRef{ref}, false); err != nil {
+					return err
+				}
+				return heldByFinalizers(ctx, cl, ref.Name)
 			}, nil)
 		}
 		if err != nil {
@@ -1004,6 +1007,29 @@ func (ru *run) makeNamespaces(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// heldByFinalizers says, by one read of the namespace just deleted, that its own finalizers
+// (metadata.finalizers, which a step or a controller added) hold it Terminating: nothing
+// removes them but whoever added them, so it stays, and the cleanup that did not wait for it
+// must not say it removed it (Chainsaw fails such a test). nil when it is gone, has none, or
+// cannot be read (its deletion was accepted). Its content's finalizers are not seen here:
+// the namespace controller meets them only later.
+func heldByFinalizers(ctx context.Context, cl schema.Cluster, name string) error {
+	v, err := cl.Get(ctx, schema.Get{APIVersion: "v1", Kind: "Namespace", Name: name, Path: "metadata"})
+	if err != nil {
+		return nil
+	}
+	md, _ := v.(map[string]any)
+	fins, _ := md["finalizers"].([]any)
+	if md["deletionTimestamp"] == nil || len(fins) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(fins))
+	for _, f := range fins {
+		names = append(names, fmt.Sprint(f))
+	}
+	return fmt.Errorf("it stays Terminating: its finalizers (%s) hold it until what added them removes them (by hand: kubectl patch namespace %s --type=merge -p '{\"metadata\":{\"finalizers\":null}}')", strings.Join(names, ", "), name)
 }
 
 // clusterRecords are the scenario's clusters with what each connected to.

@@ -211,7 +211,7 @@ func (ru *run) expectedFailure(ctx context.Context, s *dsl.Step, sr *StepRecord,
 		if timedOut != nil {
 			msg = timedOut.Error()
 		}
-		if s.ExpectFailRE != nil && !s.ExpectFailRE.MatchString(msg) {
+		if s.ExpectFailRE != nil && !expectedMatch(s, err, msg) {
 			if timedOut != nil {
 				err = timedOut
 			}
@@ -255,11 +255,43 @@ func unexpectedRefusals(s *dsl.Step, err error) []string {
 	}
 	var out []string
 	for _, e := range parts {
-		if !s.ExpectFailRE.MatchString(e.Error()) {
+		if !s.ExpectFailRE.MatchString(matchText(e)) {
 			out = append(out, e.Error())
 		}
 	}
 	return out
+}
+
+// unsourced is an apply's refusal of one object that can say itself without where the object
+// was written (its file and line): the API server's reason and the object, which an expectFail
+// pattern is matched against.
+type unsourced interface{ Unsourced() string }
+
+// matchText is what an expectFail pattern is matched against of one error: an object's
+// refusal without its file and line, else the error.
+func matchText(err error) string {
+	if u, ok := err.(unsourced); ok {
+		return u.Unsourced()
+	}
+	return err.Error()
+}
+
+// expectedMatch reports whether the step's expectFail pattern matches its error msg (of err):
+// for an apply whose error joins objects' refusals, one of those refusals without its file
+// and line (unexpectedRefusals then asks it of each); else msg.
+func expectedMatch(s *dsl.Step, err error, msg string) bool {
+	if _, ok := s.Params.(*schema.Apply); ok {
+		parts := refusals(err)
+		if len(parts) == 0 {
+			if _, ok := err.(unsourced); ok {
+				parts = []error{err}
+			}
+		}
+		if slices.ContainsFunc(parts, func(e error) bool { _, ok := e.(unsourced); return ok }) {
+			return slices.ContainsFunc(parts, func(e error) bool { return s.ExpectFailRE.MatchString(matchText(e)) })
+		}
+	}
+	return s.ExpectFailRE.MatchString(msg)
 }
 
 // refusals are the errors joined in err (errors.Join), nil when it joins none.

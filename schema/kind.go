@@ -389,3 +389,8 @@ type NoValuer interface {
 type Joiner interface {
 	Joins() []string
 }
+
+// GenerateNameHint is what an object written with metadata.generateName and no name is told:
+// labrun does not let the API server choose the name (a server-side apply needs one, and
+// later steps and the cleanup find the object by it).
+const GenerateNameHint = "metadata.generateName is not supported: an apply (server-side) needs the name, and later steps (get, wait, delete) and the cleanup find the object by it; write metadata.name, made distinct per run with ${...} where it must be (e.g. \"c-${ns.test}\" with an ephemeral namespace test)"

@@ -167,6 +167,9 @@ func TestSecondInterruptAbandonsCleanup(t *testing.T) {
 			interrupted = true
 		}
 		if interrupted && !again && strings.Contains(line, "cleanup.0") {
+			// Later than sameInterrupt after the first: the same signal sooner is taken as
+			// that one sent twice (timeout(1)), not a second interrupt.
+			time.Sleep(3 * sameInterrupt)
 			_ = cmd.Process.Signal(syscall.SIGINT)
 			again = true
 		}
@@ -353,7 +356,10 @@ func TestSecondInterruptDoesNotWaitForAStuckStep(t *testing.T) {
 				}
 				p.abandonJUnit.Store(&junit)
 				_, cleanupCtx, stop := p.runContexts()
-				for range tc.signals {
+				for i := range tc.signals {
+					if i > 0 {
+						time.Sleep(2 * sameInterrupt) // not the same interrupt sent twice
+					}
 					sigs <- os.Interrupt
 					synctest.Wait()
 				}
@@ -498,4 +504,31 @@ func TestInterruptOnceEveryRunIsOver(t *testing.T) {
 	if want := "labrun: interrupted once every run was over: finishing what they report; labrun then exits 130 (interrupted)\n"; stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
+}
+
+// TestSameSignalTwiceAtOnceKeepsCleanup: the same signal twice within sameInterrupt (GNU
+// timeout signals labrun and then its process group) is one interrupt: the run is cancelled,
+// the cleanup is not; the same signal later is the second interrupt, which cancels it.
+func TestSameSignalTwiceAtOnceKeepsCleanup(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sigs := make(chan os.Signal, 3)
+		var stderr syncBuffer
+		p := &process{Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" },
+			Signals: func() (<-chan os.Signal, func()) { return sigs, func() {} },
+			Exit:    func(code int) {}}
+		runCtx, cleanupCtx, stop := p.runContexts()
+		defer stop()
+		sigs <- syscall.SIGTERM
+		sigs <- syscall.SIGTERM
+		synctest.Wait()
+		if runCtx.Err() == nil || cleanupCtx.Err() != nil {
+			t.Fatalf("run cancelled %v, cleanup cancelled %v: want the run only\n%s", runCtx.Err() != nil, cleanupCtx.Err() != nil, stderr.String())
+		}
+		time.Sleep(2 * sameInterrupt)
+		sigs <- syscall.SIGTERM
+		synctest.Wait()
+		if cleanupCtx.Err() == nil {
+			t.Fatal("a later second interrupt did not cancel the cleanup")
+		}
+	})
 }

@@ -80,9 +80,24 @@ func TestNewerIstioFieldStandInCluster(t *testing.T) {
 				!strings.Contains(errOut.String(), "labrun vet --server checks it against the cluster's CRD") {
 				t.Errorf("vet: exit %d\n%s", code, errOut)
 			}
-			// vet --server: the cluster's CRD judges.
-			p, out, errOut := newerIstioProcess(dir, "vet", "--server", "x.cue")
+			// plan: refused offline alike, saying that plan --server plans by the cluster's CRD;
+			// plan --server: the cluster's CRD judges, and the timeline is printed.
+			p, _, errOut = newerIstioProcess(dir, "plan", "x.cue")
+			if code := Main(p); code != exitInvalid || !strings.Contains(errOut.String(), "x.cue:11:80: ") ||
+				!strings.Contains(errOut.String(), "(and plan --server plans by it)") {
+				t.Errorf("plan: exit %d\n%s", code, errOut)
+			}
+			p, out, errOut := newerIstioProcess(dir, "plan", "--server", "x.cue")
 			code := Main(p)
+			if c.ok && (code != exitOK || !strings.Contains(out.String(), "get")) {
+				t.Errorf("plan --server: exit %d\n%s%s", code, out, errOut)
+			}
+			if !c.ok && (code != exitInvalid || !strings.Contains(errOut.String(), "x.cue:11:80: s: DestinationRule spec.trafficPolicy.connectionPool.tcp (the cluster's CRD of DestinationRule) has no field maxConnectionsPerEndpont")) {
+				t.Errorf("plan --server: exit %d, want 2 and the cluster CRD's refusal\n%s%s", code, out, errOut)
+			}
+			// vet --server: the cluster's CRD judges.
+			p, out, errOut = newerIstioProcess(dir, "vet", "--server", "x.cue")
+			code = Main(p)
 			if c.ok && (code != exitOK || !strings.HasPrefix(out.String(), "ok")) {
 				t.Errorf("vet --server: exit %d\n%s%s", code, out, errOut)
 			}

@@ -22,7 +22,8 @@ func newPlanCmd(p *process) *cobra.Command {
 	var sel selection
 	var objects bool
 	var parallel int
-	var target string
+	var tf targetFlags
+	var server bool
 	cmd := &cobra.Command{
 		Use:   "plan PATH...",
 		Short: "Show each scenario's timeline without running it",
@@ -33,16 +34,33 @@ repeats (--count) also lists its runs: each combination of the swept values and 
 with its id, its vars and its planned span (the timeline shown is the first run's). "+5s" is exact; "≥5s" is a lower bound because a step of
 unknown duration (an apply, a load of N requests) comes before it. --objects also prints
 the objects each apply step applies, as YAML, with ${...} left as written (filled when the
-step runs).`,
+step runs). --server judges an Istio kind's fields by the cluster's CRDs, as vet --server and
+run do (a dry run of every object the scenarios apply), so that a field of an Istio newer
+than the one labrun knows is planned.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := f.options()
 			if err != nil {
 				return err
 			}
+			target := tf.target
+			if server {
+				// As vet --server: the cluster's CRDs judge an Istio kind's fields (it may
+				// run a newer Istio than the one labrun knows), by a dry run below.
+				opts.Target, opts.IstioByCluster = "kube", true
+			}
 			w, err := p.expand(args, opts, expansion{sel: sel, matrix: mf, output: "text", target: target})
 			if err != nil {
 				return err
+			}
+			if server {
+				errs, err := p.vetServer(w.res.Scenarios, &tf)
+				if err != nil {
+					return err
+				}
+				if len(errs) > 0 {
+					return p.reportVet(f.output, w.res, errs)
+				}
 			}
 			var plans []*dsl.Plan
 			for _, m := range w.matrices {
@@ -134,7 +152,9 @@ step runs).`,
 	mf.register(cmd, "plan")
 	sel.register(cmd, "plan")
 	cmd.Flags().IntVar(&parallel, "parallel", 0, "also print the schedule of run --parallel N: each run's lane, planned start and what it waits for, and which objects leak mesh-wide")
-	cmd.Flags().Var(targetValue{p, &target}, "target", "with --parallel: the target the runs would run on (default: each scenario's)")
+	cmd.Flags().Var(targetValue{p, &tf.target}, "target", "with --parallel: the target the runs would run on (default: each scenario's)")
+	cmd.Flags().BoolVar(&server, "server", false, "judge an Istio kind's fields by the cluster's CRDs (kube target), by a dry run of every object the scenarios apply, as vet --server does")
+	tf.registerCluster(cmd)
 	cmd.Flags().BoolVar(&objects, "objects", false, "also print the objects each apply step applies (YAML, ${...} as written)")
 	return cmd
 }

@@ -42,6 +42,11 @@ type targetFlags struct {
 
 func (f *targetFlags) register(p *process, cmd *cobra.Command) {
 	cmd.Flags().Var(targetValue{p, &f.target}, "target", "where to run: local or kube (default: the scenario's target, local unless it says kube)")
+	f.registerCluster(cmd)
+}
+
+// registerCluster registers the flags that say which kube cluster (all but --target).
+func (f *targetFlags) registerCluster(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kube target: path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
 	cmd.Flags().StringVar(&f.context, "context", "", "kube target: the kubeconfig context (default: the current one)")
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "kube target: the default namespace of steps that name none (after the scenario's first namespace)")
@@ -336,9 +341,11 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	}
 	done := make(chan struct{})
 	n := 0
+	var first time.Time // the first interrupt's, and its signal
+	var firstSig os.Signal
 	select {
-	case <-sigs: // one that came while the scenarios were loading: the run is over before it starts
-		n = 1
+	case sig := <-sigs: // one that came while the scenarios were loading: the run is over before it starts
+		n, first, firstSig = 1, time.Now(), sig
 		fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping before the run starts")
 		cancelRun(interp.ErrInterrupted)
 	default:
@@ -348,8 +355,16 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 			select {
 			case <-done:
 				return
-			case <-sigs:
+			case sig := <-sigs:
+				if n == 1 && sig == firstSig && time.Since(first) < sameInterrupt {
+					// timeout(1) and a kill of the process group send the signal to labrun
+					// twice at once: one interrupt, not a second that abandons the cleanup.
+					continue
+				}
 				n++
+				if n == 1 {
+					first, firstSig = time.Now(), sig
+				}
 				// Decided, said and cancelled under the phases' lock: a run that returns
 				// meanwhile reads the interrupt as its own (p.phases.over) only when it came
 				// before; what is said is said before the run context ends.
@@ -481,6 +496,13 @@ func (ph *runPhases) writing() bool {
 	defer ph.mu.Unlock()
 	return ph.reporting > 0
 }
+
+// sameInterrupt is how soon after the first interrupt the same signal again is taken as the
+// same one: GNU timeout sends its signal to labrun and then to labrun's process group, which
+// labrun received as two interrupts at once and abandoned its cleanup (seen: `timeout 120
+// labrun run …` left a namespace and its Deployments behind). A person's second Ctrl-C comes
+// later than this.
+const sameInterrupt = 100 * time.Millisecond
 
 // abandonGrace is how long labrun waits, after the second interrupt abandoned the cleanup,
 // for the run to return before it exits anyway.

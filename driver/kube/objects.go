@@ -122,7 +122,11 @@ func decodeObjects(objects []schema.Object, files []string) ([]*object, error) {
 			missing = append(missing, "metadata.name")
 		}
 		if len(missing) > 0 {
-			errs = append(errs, fmt.Errorf("%s: missing %s", o.source, strings.Join(missing, ", ")))
+			hint := ""
+			if o.u.GetName() == "" && o.u.GetGenerateName() != "" {
+				hint = " (" + schema.GenerateNameHint + ")"
+			}
+			errs = append(errs, fmt.Errorf("%s: missing %s%s", o.source, strings.Join(missing, ", "), hint))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -387,7 +391,7 @@ func (d *driver) ApplyWith(ctx context.Context, objects []schema.Object, files [
 			if created && answerLost(err) {
 				res.Unsure = append(res.Unsure, o.ref())
 			}
-			return fmt.Errorf("%s %s (%s): %w", opVerb(opts), o, o.source, tidyError{err})
+			return &refusal{what: fmt.Sprintf("%s %s", opVerb(opts), o), source: o.source, err: tidyError{err}}
 		}
 		res.Applied = append(res.Applied, o.ref())
 		if created {
@@ -421,7 +425,7 @@ func (d *driver) ApplyWith(ctx context.Context, objects []schema.Object, files [
 		}
 		if o.pending {
 			if err := d.waitServed(ctx, o); err != nil {
-				refused = append(refused, fmt.Errorf("%s %s (%s): %w", opVerb(opts), o, o.source, err))
+				refused = append(refused, &refusal{what: fmt.Sprintf("%s %s", opVerb(opts), o), source: o.source, err: err})
 				continue
 			}
 		}
@@ -609,6 +613,19 @@ func tidyMessage(msg string) string { return goValue.ReplaceAllString(msg, "$1")
 
 // tidyError is err with its message tidied (tidyMessage); errors.As still sees err.
 type tidyError struct{ error }
+
+// refusal is the error of one object an apply wrote: "apply Kind ns/name (source): why".
+// Unsourced leaves out the source (the file and line, or "objects"), which an expectFail
+// pattern is not matched against: a pattern that named the file (a folder, "bad.yaml")
+// matched every refusal of that file's objects, whatever the API server said.
+type refusal struct {
+	what, source string
+	err          error
+}
+
+func (e *refusal) Error() string     { return fmt.Sprintf("%s (%s): %v", e.what, e.source, e.err) }
+func (e *refusal) Unwrap() error     { return e.err }
+func (e *refusal) Unsourced() string { return fmt.Sprintf("%s: %v", e.what, e.err) }
 
 func (e tidyError) Error() string { return tidyMessage(e.error.Error()) }
 func (e tidyError) Unwrap() error { return e.error }

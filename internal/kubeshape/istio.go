@@ -91,7 +91,7 @@ func Newer(apiVersion string) string {
 
 // NewerHint is Newer's for an Istio kind.
 func NewerHint() string {
-	return "; if your cluster's Istio is newer than " + strings.TrimPrefix(IstioAPIVersion, "istio.io/api v") + ", labrun vet --server checks it against the cluster's CRD"
+	return "; if your cluster's Istio is newer than " + strings.TrimPrefix(IstioAPIVersion, "istio.io/api v") + ", labrun vet --server checks it against the cluster's CRD (and plan --server plans by it)"
 }
 
 // IstioServes says why apiVersion (of one of Istio's groups) serves no kind named kind, as

@@ -1,0 +1,82 @@
+package interp_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/interp"
+	"labrun.dev/labrun/schema"
+)
+
+// heldCluster is an in-memory cluster (a stand-in for the API server) whose Namespaces, once
+// deleted, stay Terminating with the finalizers fins, as a namespace does whose
+// metadata.finalizers nothing removes.
+type heldCluster struct {
+	schema.Cluster
+	fins []any
+}
+
+func (c heldCluster) Delete(ctx context.Context, refs []schema.ObjectRef, wait bool) error {
+	return nil
+}
+
+func (c heldCluster) Get(ctx context.Context, req schema.Get) (any, error) {
+	if req.Kind != "Namespace" {
+		return c.Cluster.Get(ctx, req)
+	}
+	md := map[string]any{"name": req.Name, "deletionTimestamp": "2026-12-07T11:00:00Z"}
+	if c.fins != nil {
+		md["finalizers"] = c.fins
+	}
+	return md, nil
+}
+
+// TestEphemeralNamespaceHeldStandIn: an ephemeral namespace, deleted without waiting, that its
+// finalizers hold Terminating is what the cleanup left (the record's leftovers, a run that
+// exits 4), not "removed": before, the run passed clean while the namespace stayed. One whose
+// deletion goes on (no finalizer of its own) is removed, after one read.
+func TestEphemeralNamespaceHeldStandIn(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	ephemeralNamespaces: ["test"]
+	steps: [{name: "c", apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: {name: "c", namespace: "${ns.test}"}}]}]
+}`).ForRun("r1")
+	for _, tc := range []struct {
+		name string
+		fins []any
+		left bool
+	}{
+		{"held by its finalizer", []any{"example.com/hold"}, true},
+		{"deletion goes on", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &fakes.World{}
+			tg := w.Target()
+			tg.Cluster = heldCluster{tg.Cluster, tc.fins}
+			// The held namespace is tried again for DefaultCleanupRetry: in a synctest
+			// bubble, whose clock those 30 s pass on at once.
+			var rec *interp.Record
+			synctest.Test(t, func(t *testing.T) {
+				rec = interp.New(tg).Run(context.Background(), context.Background(), sc)
+			})
+			if rec.Outcome != interp.Passed {
+				t.Fatalf("outcome %s: %s", rec.Outcome, rec.Error)
+			}
+			cleanup := strings.Join(rec.Cleanup, "\n")
+			if !tc.left {
+				if len(rec.Leftovers) != 0 || !strings.Contains(cleanup, "removed ephemeral Namespace test-r1") {
+					t.Errorf("leftovers %q, cleanup:\n%s", rec.Leftovers, cleanup)
+				}
+				return
+			}
+			if len(rec.Leftovers) != 1 || !strings.Contains(cleanup, "failed to remove ephemeral Namespace test-r1") ||
+				!strings.Contains(cleanup, "it stays Terminating: its finalizers (example.com/hold) hold it") ||
+				!strings.Contains(rec.LeftBehind(), "left 1 object behind") {
+				t.Errorf("leftovers %q, left behind %q, cleanup:\n%s", rec.Leftovers, rec.LeftBehind(), cleanup)
+			}
+		})
+	}
+}
