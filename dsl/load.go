@@ -169,6 +169,11 @@ func Load(paths []string, opts Options) (*Result, error) {
 	l.scenarioWarnings()
 	l.hideSyntaxSecrets()
 	if err := l.errs.err(); err != nil {
+		// After the follow-ons are dropped: the template's errors said what follows on from them.
+		if l.kitRequiredAtCall() {
+			l.errs.errs.Sort()
+			return l.res, l.errs.errs
+		}
 		return l.res, err
 	}
 	return l.res, nil
@@ -278,6 +283,9 @@ type loader struct {
 	// fieldPosOf are the detached steps' lookups of where their fields are written, by their
 	// tables (sharedFieldPos).
 	fieldPosOf map[string]sharedTable
+	// kitMissing are the calls of kits' templates that leave out a required field
+	// (checkKitHiddenParams), where kitRequiredAtCall says CUE's errors of it.
+	kitMissing []kitMissing
 }
 
 func (l *loader) loadPath(p string) {
