@@ -1176,7 +1176,21 @@ func (d *decoder) checkStructure() {
 			continue
 		}
 		if prev, ok := sc.names[s.Name]; ok {
-			d.err(d.fieldPos(s, "name"), s.Path+".name", "duplicate step name %q: first used at %s", s.Name, prev.Pos.Rel(sc.Dir))
+			at, first := d.fieldPos(s, "name"), d.fieldPos(prev, "name")
+			if at.Same(first) {
+				// One text names both (a kit's template called twice, its name: N): that text
+				// is not the mistake, the second call is. Said at the step as the scenario
+				// writes it, both calls named.
+				if !s.Pos.Same(at) && !s.Pos.Same(prev.Pos) {
+					d.err(s.Pos, s.Path+".name", "duplicate step name %q: this step and the one at %s both take it from %s (one template used twice): expected each use to give its steps names of their own, e.g. a name parameter", s.Name, prev.Pos.Rel(sc.Dir), at.Rel(sc.Dir))
+					continue
+				}
+				// One list of steps joined twice (list.Concat([kit.steps, kit.steps])): said
+				// at the scenario's steps, which join it.
+				d.err(d.stepsPos(s), s.Path+".name", "duplicate step name %q: the steps hold the step written at %s twice (one list of steps joined twice): expected each step once, or a template that takes the name as a parameter", s.Name, prev.Pos.Rel(sc.Dir))
+				continue
+			}
+			d.err(at, s.Path+".name", "duplicate step name %q: first used at %s", s.Name, prev.Pos.Rel(sc.Dir))
 			continue
 		}
 		sc.names[s.Name] = s
@@ -1268,6 +1282,22 @@ func (d *decoder) stepHas(s *Step, field string) bool {
 func (d *decoder) fieldPos(s *Step, field string) Pos {
 	if v := d.stepValue[s].LookupPath(cue.MakePath(cue.Str(field))); v.Exists() {
 		if p := d.l.valuePos(v); p.IsValid() {
+			return p
+		}
+	}
+	return s.Pos
+}
+
+// stepsPos is where the scenario writes the list of steps that holds s (steps: list.Concat([kit.steps,
+// kit.steps])): s's own position is a kit's then, the same as another step's. s.Pos when the
+// scenario writes none.
+func (d *decoder) stepsPos(s *Step) Pos {
+	top := s
+	for d.parent[top] != nil {
+		top = d.parent[top]
+	}
+	if strings.HasPrefix(top.Path, "steps.") || strings.Contains(top.Path, ".steps.") {
+		if p := d.l.pos(fieldAtPath(d.l.buildFiles, []string{d.sc.Name, "steps"})); p.IsValid() {
 			return p
 		}
 	}
