@@ -167,6 +167,7 @@ func Load(paths []string, opts Options) (*Result, error) {
 		l.res.Warnings = nil
 	}
 	l.scenarioWarnings()
+	l.dropPasteFollowOns()
 	l.hideSyntaxSecrets()
 	if err := l.errs.err(); err != nil {
 		// After the follow-ons are dropped: the template's errors said what follows on from them.
