@@ -1233,6 +1233,9 @@ func (d *decoder) checkStructure() {
 			t := sc.names[s.While]
 			switch {
 			case t == nil && d.untyped[s.While]:
+			case t == nil && !stepNameRE.MatchString(s.While):
+				// while: "fortio.code200 < 10", an expression where a step's name goes: the
+				// schema's #Ident says so at the value; "no step has that name" is that again.
 			case t == nil:
 				d.err(d.fieldPos(s, "while"), s.Path+".while", "while names %q, but no step has that name%s", s.While, suggest(s.While, sc.names))
 			case t == s:
@@ -1287,6 +1290,9 @@ func (d *decoder) fieldPos(s *Step, field string) Pos {
 	}
 	return s.Pos
 }
+
+// stepNameRE is the schema's #Ident: what a step's name, and a name that names one, may be.
+var stepNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // stepsPos is where the scenario writes the list of steps that holds s (steps: list.Concat([kit.steps,
 // kit.steps])): s's own position is a kit's then, the same as another step's. s.Pos when the
