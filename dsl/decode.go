@@ -1185,6 +1185,11 @@ func (d *decoder) checkStructure() {
 					d.err(s.Pos, s.Path+".name", "duplicate step name %q: this step and the one at %s both take it from %s (one template used twice): expected each use to give its steps names of their own, e.g. a name parameter", s.Name, prev.Pos.Rel(sc.Dir), at.Rel(sc.Dir))
 					continue
 				}
+				if line := d.l.lineOf(s.Pos.File, s.Pos.Line); s.Pos.Col >= 1 && s.Pos.Col <= len(line)+1 && forClauseRE.MatchString(line[:s.Pos.Col-1]) {
+					// steps: [for n in [10, 20] {name: "fortio", ...}]: each element the same name.
+					d.err(at, s.Path+".name", "duplicate step name %q: the comprehension at %s gives each element it makes this one name: expected a name of each element's own, e.g. name: \"%s_\\(n)\" with the comprehension's variable", s.Name, prev.Pos.Rel(sc.Dir), s.Name)
+					continue
+				}
 				// One list of steps joined twice (list.Concat([kit.steps, kit.steps])): said
 				// at the scenario's steps, which join it.
 				d.err(d.stepsPos(s), s.Path+".name", "duplicate step name %q: the steps hold the step written at %s twice (one list of steps joined twice): expected each step once, or a template that takes the name as a parameter", s.Name, prev.Pos.Rel(sc.Dir))
@@ -1290,6 +1295,9 @@ func (d *decoder) fieldPos(s *Step, field string) Pos {
 	}
 	return s.Pos
 }
+
+// forClauseRE finds a comprehension's for clause before a list's element on its line.
+var forClauseRE = regexp.MustCompile(`\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\b`)
 
 // stepNameRE is the schema's #Ident: what a step's name, and a name that names one, may be.
 var stepNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
