@@ -281,6 +281,15 @@ func resultLineError(l string, sc *dsl.Scenario) *dsl.Error {
 	}
 	trimmed := strings.TrimLeft(l, " \t")
 	indent := len(l) - len(trimmed)
+	if strings.HasPrefix(trimmed, "scenario ") || strings.HasPrefix(trimmed, "expect ") {
+		// scenario s: pased, expect X: passd: no run says that outcome.
+		if i := strings.LastIndex(trimmed, ": "); i > 0 {
+			word := strings.TrimRight(trimmed[i+2:], " \t\r")
+			if !slices.Contains(resultOutcomes, word) {
+				return &dsl.Error{Pos: dsl.Pos{Col: indent + i + 3}, Msg: fmt.Sprintf("%s: no run's result says %q%s, so this line never matches; expected one of: %s", strings.TrimSpace(trimmed[:i]), word, dslDidYouMean(word, resultOutcomes), strings.Join(resultOutcomes, ", "))}
+			}
+		}
+	}
 	if rest, ok := strings.CutPrefix(trimmed, "load "); ok {
 		name, _, found := strings.Cut(rest, ":")
 		if !found || name == "" || strings.ContainsAny(name, " \t") || sc.Step(name) != nil {
@@ -308,6 +317,10 @@ func resultLineError(l string, sc *dsl.Scenario) *dsl.Error {
 	}
 	return nil
 }
+
+// resultOutcomes are the outcomes a run's normalised result gives a scenario and an
+// expectation (report.Expected).
+var resultOutcomes = []string{string(interp.Passed), string(interp.Failed), string(interp.Errored), string(interp.Interrupted), string(interp.Skipped), string(interp.TimedOut), string(interp.Cancelled), string(interp.Refused)}
 
 // scenarioLine parses an expected block's "scenario NAME: OUTCOME" line: NAME and its byte
 // offset in the line.
