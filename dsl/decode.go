@@ -1176,7 +1176,26 @@ func (d *decoder) checkStructure() {
 			continue
 		}
 		if prev, ok := sc.names[s.Name]; ok {
-			d.err(d.fieldPos(s, "name"), s.Path+".name", "duplicate step name %q: first used at %s", s.Name, prev.Pos.Rel(sc.Dir))
+			at, first := d.fieldPos(s, "name"), d.fieldPos(prev, "name")
+			if at.Same(first) {
+				// One text names both (a kit's template called twice, its name: N): that text
+				// is not the mistake, the second call is. Said at the step as the scenario
+				// writes it, both calls named.
+				if !s.Pos.Same(at) && !s.Pos.Same(prev.Pos) {
+					d.err(s.Pos, s.Path+".name", "duplicate step name %q: this step and the one at %s both take it from %s (one template used twice): expected each use to give its steps names of their own, e.g. a name parameter", s.Name, prev.Pos.Rel(sc.Dir), at.Rel(sc.Dir))
+					continue
+				}
+				if line := d.l.lineOf(s.Pos.File, s.Pos.Line); s.Pos.Col >= 1 && s.Pos.Col <= len(line)+1 && forClauseRE.MatchString(line[:s.Pos.Col-1]) {
+					// steps: [for n in [10, 20] {name: "fortio", ...}]: each element the same name.
+					d.err(at, s.Path+".name", "duplicate step name %q: the comprehension at %s gives each element it makes this one name: expected a name of each element's own, e.g. name: \"%s_\\(n)\" with the comprehension's variable", s.Name, prev.Pos.Rel(sc.Dir), s.Name)
+					continue
+				}
+				// One list of steps joined twice (list.Concat([kit.steps, kit.steps])): said
+				// at the scenario's steps, which join it.
+				d.err(d.stepsPos(s), s.Path+".name", "duplicate step name %q: the steps hold the step written at %s twice (one list of steps joined twice): expected each step once, or a template that takes the name as a parameter", s.Name, prev.Pos.Rel(sc.Dir))
+				continue
+			}
+			d.err(at, s.Path+".name", "duplicate step name %q: first used at %s", s.Name, prev.Pos.Rel(sc.Dir))
 			continue
 		}
 		sc.names[s.Name] = s
@@ -1219,6 +1238,9 @@ func (d *decoder) checkStructure() {
 			t := sc.names[s.While]
 			switch {
 			case t == nil && d.untyped[s.While]:
+			case t == nil && !stepNameRE.MatchString(s.While):
+				// while: "fortio.code200 < 10", an expression where a step's name goes: the
+				// schema's #Ident says so at the value; "no step has that name" is that again.
 			case t == nil:
 				d.err(d.fieldPos(s, "while"), s.Path+".while", "while names %q, but no step has that name%s", s.While, suggest(s.While, sc.names))
 			case t == s:
@@ -1268,6 +1290,28 @@ func (d *decoder) stepHas(s *Step, field string) bool {
 func (d *decoder) fieldPos(s *Step, field string) Pos {
 	if v := d.stepValue[s].LookupPath(cue.MakePath(cue.Str(field))); v.Exists() {
 		if p := d.l.valuePos(v); p.IsValid() {
+			return p
+		}
+	}
+	return s.Pos
+}
+
+// forClauseRE finds a comprehension's for clause before a list's element on its line.
+var forClauseRE = regexp.MustCompile(`\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\b`)
+
+// stepNameRE is the schema's #Ident: what a step's name, and a name that names one, may be.
+var stepNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// stepsPos is where the scenario writes the list of steps that holds s (steps: list.Concat([kit.steps,
+// kit.steps])): s's own position is a kit's then, the same as another step's. s.Pos when the
+// scenario writes none.
+func (d *decoder) stepsPos(s *Step) Pos {
+	top := s
+	for d.parent[top] != nil {
+		top = d.parent[top]
+	}
+	if strings.HasPrefix(top.Path, "steps.") || strings.Contains(top.Path, ".steps.") {
+		if p := d.l.pos(fieldAtPath(d.l.buildFiles, []string{d.sc.Name, "steps"})); p.IsValid() {
 			return p
 		}
 	}

@@ -238,15 +238,30 @@ func withoutFollowOns(es Errors) Errors {
 			badName[m[1]] = true
 		}
 	}
+	// A value CUE cannot make concrete because what it reads is an error of its own
+	// (requests: vars.req, no var req): the error of the read says it, and "cannot convert
+	// non-concrete value vars.req" at the same field is that one mistake again.
+	explained := map[string]bool{}
+	for _, e := range es {
+		if e.Path != "" && !strings.HasPrefix(e.Msg, nonConcrete) {
+			explained[e.Path] = true
+		}
+	}
 	out := es[:0:0]
 	for _, e := range es {
 		if followsOn(e, notStruct, badName) || callFollowsOn(e, causes) {
+			continue
+		}
+		if strings.HasPrefix(e.Msg, nonConcrete) && explained[e.Path] {
 			continue
 		}
 		out = append(out, e)
 	}
 	return out
 }
+
+// nonConcrete is how CUE says that a value still reads something that has none.
+const nonConcrete = "cannot convert non-concrete value "
 
 // callFailed is how CUE says that a builtin's argument holds an error: list.Concat([a, b])
 // where a reaches a kit whose template has a wrong field.

@@ -1,11 +1,15 @@
 package dsl
 
 import (
+	"fmt"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/token"
 )
 
 // checkKitHiddenParams reports a hidden field given to a definition of the package (a kit's
@@ -22,6 +26,8 @@ import (
 // missing, at the template.
 func (l *loader) checkKitHiddenParams(files []*ast.File) {
 	declared := map[string]*defFields{} // definition name → its fields; nil: unknown
+	spans := map[string][]Pos{}         // definition name → where each of its fields starts and ends
+	inDef := map[*ast.BinaryExpr]bool{} // the & written inside a definition (a template of templates)
 	selected := map[*ast.BinaryExpr]bool{}
 	for _, f := range files {
 		ast.Walk(f, func(n ast.Node) bool {
@@ -31,6 +37,13 @@ func (l *loader) checkKitHiddenParams(files []*ast.File) {
 				if err != nil || !strings.HasPrefix(name, "#") {
 					return true
 				}
+				spans[name] = append(spans[name], l.pos(x.Pos()), l.pos(x.End()))
+				ast.Walk(x.Value, func(n ast.Node) bool {
+					if b, ok := n.(*ast.BinaryExpr); ok {
+						inDef[b] = true
+					}
+					return true
+				}, nil)
 				df := fieldsOf(x.Value)
 				prev, seen := declared[name]
 				switch {
@@ -39,6 +52,9 @@ func (l *loader) checkKitHiddenParams(files []*ast.File) {
 				case seen:
 					for h := range df.names {
 						prev.names[h] = true
+					}
+					for h := range df.required {
+						prev.required[h] = true
 					}
 					prev.open = prev.open || df.open
 				default:
@@ -119,6 +135,33 @@ func (l *loader) checkKitHiddenParams(files []*ast.File) {
 			}
 			sort.Strings(hiddenNames)
 			sort.Strings(regular)
+			given := map[string]bool{}     // the fields the call's braces set
+			suggested := map[string]bool{} // the fields a misspelt one was taken for (said there)
+			for _, s := range lits {
+				for _, d := range s.Elts {
+					if fl, ok := d.(*ast.Field); ok {
+						if name, _, err := ast.LabelName(fl.Label); err == nil {
+							given[name] = true
+							if !df.names[name] {
+								for _, h := range append(append([]string{}, hiddenNames...), regular...) {
+									if didYouMean(name, []string{h}) != "" {
+										suggested[h] = true
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+			if !inDef[b] && len(conjuncts(b)) == 1+len(lits) {
+				// The call is all there is of the value: a required field its braces leave out
+				// is missing there (CUE says so inside the template, kitRequiredAtCall moves it).
+				for h := range df.required {
+					if !given[h] {
+						l.kitMissing = append(l.kitMissing, kitMissing{def: def, field: h, call: l.pos(b.Pos()), spans: spans[def], said: suggested[h]})
+					}
+				}
+			}
 			for _, s := range lits {
 				if checked[s] {
 					continue
@@ -159,8 +202,9 @@ func (l *loader) checkKitHiddenParams(files []*ast.File) {
 // defFields is what a definition's value declares at its top level: the names of its fields
 // (hidden ones too), and whether it takes others (a pattern constraint, ..., a label computed).
 type defFields struct {
-	names map[string]bool
-	open  bool
+	names    map[string]bool
+	required map[string]bool // the fields written name!: ...
+	open     bool
 }
 
 // fieldsOf is the fields a definition's value declares at its top level; nil when they cannot
@@ -171,7 +215,7 @@ func fieldsOf(v ast.Expr) *defFields {
 	if !ok {
 		return nil
 	}
-	df := &defFields{names: map[string]bool{}}
+	df := &defFields{names: map[string]bool{}, required: map[string]bool{}}
 	for _, d := range s.Elts {
 		switch x := d.(type) {
 		case *ast.Field:
@@ -187,6 +231,9 @@ func fieldsOf(v ast.Expr) *defFields {
 				continue
 			}
 			df.names[name] = true
+			if x.Constraint == token.NOT {
+				df.required[name] = true
+			}
 		case *ast.Ellipsis:
 			df.open = true
 		case *ast.LetClause, *ast.CommentGroup, *ast.Attribute:
@@ -240,4 +287,71 @@ func conjuncts(e ast.Expr) []ast.Expr {
 		return conjuncts(x.X)
 	}
 	return []ast.Expr{e}
+}
+
+// kitMissing is a call of a kit's template (#Load & {_name: "fortio"}) whose braces leave out
+// a field the template requires (_requests!: int), said was it misspelt at the call instead.
+type kitMissing struct {
+	def, field string
+	call       Pos
+	spans      []Pos // the template's definitions, start and end of each
+	said       bool  // a misspelt field of the call was taken for it: said there
+}
+
+// requiredMissingRE is how CUE says (explain rewrites) that a required field has no value, and
+// a value read from it cannot be made concrete.
+var requiredMissingRE = regexp.MustCompile(`^(?:missing required field "(\w+)"|required field missing: (\w+)|cannot convert non-concrete value (\w+))$`)
+
+// kitRequiredAtCall moves CUE's errors of a template's required field to the call that leaves it
+// out. CUE says them inside the template (missing required field "_requests", at the
+// template's _requests!), two or three of them, and none at the call, which is where the
+// mistake is and where it is fixed: said once there, what the template declares named.
+// It says whether it changed the errors.
+func (l *loader) kitRequiredAtCall() bool {
+	if len(l.kitMissing) == 0 {
+		return false
+	}
+	within := func(p Pos, spans []Pos) bool {
+		for i := 0; i+1 < len(spans); i += 2 {
+			a, b := spans[i], spans[i+1]
+			if p.File == a.File && !p.Less(a) && !b.Less(p) {
+				return true
+			}
+		}
+		return false
+	}
+	out := l.errs.errs[:0:0]
+	var add []kitMissing
+	for _, e := range l.errs.errs {
+		m := requiredMissingRE.FindStringSubmatch(e.Msg)
+		if m == nil {
+			out = append(out, e)
+			continue
+		}
+		field := m[1] + m[2] + m[3]
+		moved := false
+		for _, k := range l.kitMissing {
+			if k.field == field && within(e.Pos, k.spans) {
+				moved = true
+				if !k.said {
+					add = append(add, k)
+				}
+			}
+		}
+		if !moved {
+			out = append(out, e)
+		}
+	}
+	if len(out) == len(l.errs.errs) {
+		return false
+	}
+	l.errs.errs = out
+	for _, k := range add {
+		at := fmt.Sprintf("%d:%d", k.spans[0].Line, k.spans[0].Col)
+		if k.spans[0].File != k.call.File {
+			at = filepath.Base(k.spans[0].File) + ":" + at
+		}
+		l.errs.add(k.call, "", "%s requires %s (its %s!, the template at %s) and this call gives it no value: expected %s: <value> in the call's braces, e.g. %s & {%s: ...}", k.def, k.field, k.field, at, k.field, k.def, k.field)
+	}
+	return true
 }

@@ -172,8 +172,14 @@ func Load(paths []string, opts Options) (*Result, error) {
 		l.res.Warnings = nil
 	}
 	l.scenarioWarnings()
+	l.dropPasteFollowOns()
 	l.hideSyntaxSecrets()
 	if err := l.errs.err(); err != nil {
+		// After the follow-ons are dropped: the template's errors said what follows on from them.
+		if l.kitRequiredAtCall() {
+			l.errs.errs.Sort()
+			return l.res, l.errs.errs
+		}
 		return l.res, err
 	}
 	return l.res, nil
@@ -283,6 +289,12 @@ type loader struct {
 	// fieldPosOf are the detached steps' lookups of where their fields are written, by their
 	// tables (sharedFieldPos).
 	fieldPosOf map[string]sharedTable
+	// kitMissing are the calls of kits' templates that leave out a required field
+	// (checkKitHiddenParams), where kitRequiredAtCall says CUE's errors of it.
+	kitMissing []kitMissing
+	// retrying counts the builds of a package again without its broken files
+	// (buildWithoutBroken), each without one more.
+	retrying int
 }
 
 func (l *loader) loadPath(p string) {
@@ -1121,6 +1133,7 @@ func (l *loader) build(dir string, args []string, pkg string, only map[string]bo
 	for _, inst := range insts {
 		if inst.Err != nil {
 			l.addCUEError(inst.Err)
+			l.buildWithoutBroken(inst.Err, dir, args, pkg, only, file, extra...)
 			continue
 		}
 		before := len(l.errs.errs)
@@ -1132,6 +1145,73 @@ func (l *loader) build(dir string, args []string, pkg string, only map[string]bo
 			l.res.syntax[dir+"\x00"+pkg] = inst
 		}
 	}
+}
+
+// buildWithoutBroken builds a directory's package again without the files whose syntax err
+// (CUE's load failed) refuses, so that a vet of a folder with one broken file still says the
+// problems of the others: before, one missing bracket in a.cue hid every mistake of b.cue, and
+// b.cue's were found only once a.cue was fixed. A reference the others make to something the
+// broken files may declare (a kit's #Load) is not said: it is the broken file's mistake.
+func (l *loader) buildWithoutBroken(err error, dir string, args []string, pkg string, only map[string]bool, file string, extra ...overlayFile) {
+	if pkg == "" || len(args) != 1 || args[0] != "." || len(extra) > 0 || l.retrying >= 8 {
+		return
+	}
+	broken := map[string][]byte{}
+	for _, e := range cueerrors.Errors(err) {
+		p := e.Position()
+		if !p.IsValid() {
+			return // an error of no file: nothing to leave out
+		}
+		f := p.Filename()
+		if filepath.Dir(f) != dir || !strings.HasSuffix(f, ".cue") || l.excluded[f] {
+			return
+		}
+		if _, ok := l.opts.Overlay[f]; ok {
+			return
+		}
+		if _, ok := broken[f]; !ok {
+			src, rerr := os.ReadFile(f)
+			if rerr != nil {
+				return
+			}
+			broken[f] = src
+		}
+	}
+	if len(broken) == 0 {
+		return
+	}
+	if l.excluded == nil {
+		l.excluded = map[string]bool{}
+	}
+	for f := range broken {
+		l.excluded[f] = true
+	}
+	before := len(l.errs.errs)
+	l.retrying++ // CUE's load says the first broken file's errors: the next is found again
+	l.build(dir, args, pkg, only, file)
+	l.retrying--
+	for f := range broken {
+		delete(l.excluded, f)
+	}
+	// What the broken files may have declared: a reference to it, or a package left with no
+	// scenario, follows on from them.
+	kept := l.errs.errs[:before]
+	for _, e := range l.errs.errs[before:] {
+		if m := refNotFoundRE.FindStringSubmatch(e.Msg); m != nil {
+			declared := false
+			for _, src := range broken {
+				declared = declared || strings.Contains(string(src), m[1])
+			}
+			if declared {
+				continue
+			}
+		}
+		if strings.Contains(e.Msg, "no scenario") {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	l.errs.errs = kept
 }
 
 // openCopy is inst built against the open schema instead: the same parsed files (with the

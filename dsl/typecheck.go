@@ -1876,6 +1876,9 @@ func (ch *exprChecker) vacuity(n *ast.BinaryNode, written [2]string, l, r *schem
 		}
 		return fmt.Sprintf("%s compares %s with itself: it never holds; compare it with what the claim says it should be", cmp, written[0])
 	}
+	if msg := ch.partOverWhole(n, written); msg != "" {
+		return msg
+	}
 	op, x, bound, xs := n.Operator, n.Left, n.Right, written[0]
 	t := l
 	c, ok := constNumber(bound)
@@ -1942,6 +1945,13 @@ func (ch *exprChecker) vacuity(n *ast.BinaryNode, written [2]string, l, r *schem
 	if what == "" {
 		return ""
 	}
+	if load, _ := ch.loadField(x); load != "" && c != math.Trunc(c) && (op == "==" || op == "!=") {
+		// fortio.code200 == 10.5: a load's count of requests is a whole number.
+		if op == "==" {
+			return fmt.Sprintf("%s never holds (%s is a count, a whole number, and %g is not one); expected a whole number", cmp, xs, c)
+		}
+		return fmt.Sprintf("%s holds whatever the run records (%s is a count, a whole number, and %g is not one): it cannot fail, so it proves nothing; expected a whole number", cmp, xs, c)
+	}
 	var holds bool
 	switch {
 	case op == ">=" && c <= 0, op == ">" && c < 0, op == "!=" && c < 0:
@@ -1955,6 +1965,28 @@ func (ch *exprChecker) vacuity(n *ast.BinaryNode, written [2]string, l, r *schem
 		return fmt.Sprintf("%s holds whatever the run records (%s is %s, never negative): it cannot fail, so it proves nothing; expected a bound a wrong outcome breaks, e.g. %s > 0, or == the value the claim says", cmp, xs, what, xs)
 	}
 	return fmt.Sprintf("%s never holds (%s is %s, never negative); expected a bound it can meet", cmp, xs, what)
+}
+
+// partOverWhole says why a comparison of a part of a load's requests (ok, errors, a code's
+// count) with the same load's requests never holds: fortio counts each request under one
+// code, so fortio.code200 > fortio.requests is false of every run (a claim written the wrong
+// way round), and vet accepted it for the run to fail. "" for any other comparison (a part at
+// most its requests, which cannot fail, is found by the judge's samples).
+func (ch *exprChecker) partOverWhole(n *ast.BinaryNode, written [2]string) string {
+	op, part, whole := n.Operator, 0, 1
+	sides := [2]ast.Node{n.Left, n.Right}
+	if op == "<" {
+		op, part, whole = ">", 1, 0 // fortio.requests < fortio.code200
+	}
+	if op != ">" {
+		return ""
+	}
+	pl, pReq := ch.loadField(sides[part])
+	wl, wReq := ch.loadField(sides[whole])
+	if pl == "" || pReq || !wReq || pl != wl {
+		return ""
+	}
+	return fmt.Sprintf("%s %s %s never holds (%s counts some of %s's requests, never more than all of them, whatever the run records); expected a bound it can meet, e.g. %s == %s, or the other way round", written[0], n.Operator, written[1], written[part], pl, written[part], written[whole])
 }
 
 // shareRange says why within(x, lo, hi) or approx(x, want, rel) (fn) of a share of a load's

@@ -239,6 +239,11 @@ func (p *process) toleranceErrorsOf(paths []string, all []*dsl.Scenario, read fu
 					Msg: fmt.Sprintf("scenario %s: the spec at line %d declares no scenario %s%s, so this line never matches its run and the tolerance lines under it would check another scenario's; expected one of: %s", name, b.spec.Line, name, dslDidYouMean(name, names), strings.Join(names, ", "))})
 				continue
 			}
+			if e := resultLineError(l, owners[i]); e != nil {
+				e.Pos = dsl.Pos{File: relPath(p.Cwd, abs), Line: b.expect.Line + i + 1, Col: b.expect.Indent + e.Pos.Col}
+				errs = append(errs, e)
+				continue
+			}
 			t, ok := report.ParseTolerance(l)
 			if !ok {
 				if off, msg, bad := report.ToleranceProblem(l); bad {
@@ -264,6 +269,58 @@ func (p *process) toleranceErrorsOf(paths []string, all []*dsl.Scenario, read fu
 	})
 	return errs
 }
+
+// resultLineError refuses an expected block's "load NAME: ..." line that names no step of sc,
+// and its "expect SRC: OUTCOME" line whose SRC is none of sc's expectations (a step's name
+// misspelt in it): the run's result never holds such a line, so labrun doc failed with a diff
+// after the run, where vet could say it before. Its Pos holds the column (1-based, in the
+// line) alone. A sweep's block (a summary's table) is not read here.
+func resultLineError(l string, sc *dsl.Scenario) *dsl.Error {
+	if sc == nil || len(sc.Sweep) > 0 {
+		return nil
+	}
+	trimmed := strings.TrimLeft(l, " \t")
+	indent := len(l) - len(trimmed)
+	if strings.HasPrefix(trimmed, "scenario ") || strings.HasPrefix(trimmed, "expect ") {
+		// scenario s: pased, expect X: passd: no run says that outcome.
+		if i := strings.LastIndex(trimmed, ": "); i > 0 {
+			word := strings.TrimRight(trimmed[i+2:], " \t\r")
+			if !slices.Contains(resultOutcomes, word) {
+				return &dsl.Error{Pos: dsl.Pos{Col: indent + i + 3}, Msg: fmt.Sprintf("%s: no run's result says %q%s, so this line never matches; expected one of: %s", strings.TrimSpace(trimmed[:i]), word, dslDidYouMean(word, resultOutcomes), strings.Join(resultOutcomes, ", "))}
+			}
+		}
+	}
+	if rest, ok := strings.CutPrefix(trimmed, "load "); ok {
+		name, _, found := strings.Cut(rest, ":")
+		if !found || name == "" || strings.ContainsAny(name, " \t") || sc.Step(name) != nil {
+			return nil
+		}
+		return &dsl.Error{Pos: dsl.Pos{Col: indent + len("load ") + 1}, Msg: fmt.Sprintf("load %s: scenario %s has no step %s%s, so this line never matches its run's result; expected the name of one of its loads", name, sc.Name, name, dslDidYouMean(name, sc.Names()))}
+	}
+	if rest, ok := strings.CutPrefix(trimmed, "expect "); ok {
+		i := strings.LastIndex(rest, ": ")
+		if i <= 0 {
+			return nil
+		}
+		src := rest[:i]
+		var srcs []string
+		for _, e := range sc.Expect {
+			if e.Src == src {
+				return nil
+			}
+			srcs = append(srcs, e.Src)
+		}
+		if len(srcs) == 0 {
+			return nil
+		}
+		return &dsl.Error{Pos: dsl.Pos{Col: indent + len("expect ") + 1}, Msg: fmt.Sprintf("expect %s: scenario %s has no expectation %q, so this line never matches its run's result; expected one of: %s", src, sc.Name, src, strings.Join(srcs, "; "))}
+	}
+	return nil
+}
+
+// resultOutcomes are the outcomes a run's normalised result gives a scenario and an
+// expectation (report.Expected).
+var resultOutcomes = []string{string(interp.Passed), string(interp.Failed), string(interp.Errored), string(interp.Interrupted), string(interp.Skipped), string(interp.TimedOut), string(interp.Cancelled), string(interp.Refused)}
 
 // scenarioLine parses an expected block's "scenario NAME: OUTCOME" line: NAME and its byte
 // offset in the line.
