@@ -506,6 +506,47 @@ func TestInterruptOnceEveryRunIsOver(t *testing.T) {
 	}
 }
 
+// TestInterruptBetweenTwoRuns: an interrupt after one run's report was written and before the
+// next run began (no step runs, no cleanup is due) says that the runs left are not started and
+// that labrun exits 130; it said "stopping steps, running cleanup (interrupt again to abandon
+// it)". Before the first run, the words are the run's (as in commands that start none).
+func TestInterruptBetweenTwoRuns(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		begun bool
+		want  string
+	}{
+		{"after a run", true, "labrun: interrupted between two runs: the runs left are not started; labrun then exits 130 (interrupted)\n"},
+		{"before the first", false, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sigs := make(chan os.Signal, 1)
+			var stderr syncBuffer
+			p := &process{Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" },
+				Signals: func() (<-chan os.Signal, func()) { return sigs, func() {} }}
+			runCtx, _, stop := p.runContexts()
+			if c.begun {
+				p.phases.begin()
+				p.phases.over(runCtx)
+				p.phases.reported()
+			}
+			sigs <- os.Interrupt
+			select {
+			case <-runCtx.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the interrupt did not reach the run context")
+			}
+			stop()
+			if !interrupted(runCtx) {
+				t.Error("the run context is not marked interrupted: the runs left would start")
+			}
+			if stderr.String() != c.want {
+				t.Errorf("stderr %q, want %q", stderr.String(), c.want)
+			}
+		})
+	}
+}
+
 // TestSameSignalTwiceAtOnceKeepsCleanup: the same signal twice within sameInterrupt (GNU
 // timeout signals labrun and then its process group) is one interrupt: the run is cancelled,
 // the cleanup is not; the same signal later is the second interrupt, which cancels it.

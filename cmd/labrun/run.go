@@ -386,8 +386,16 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 					continue
 				}
 				if n == 1 {
+					// Between two runs (one reported, the next not begun) no step runs and
+					// no cleanup is due: the runs left are not started. (Before the first,
+					// and in commands that start no run, the words are the run's.)
+					between := p.phases.begun > 0 && p.phases.running == 0 && p.phases.reporting == 0
 					p.live.notice(func() {
-						fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
+						if between {
+							fmt.Fprintln(p.Stderr, "labrun: interrupted between two runs: the runs left are not started; labrun then exits 130 (interrupted)")
+						} else {
+							fmt.Fprintln(p.Stderr, "labrun: interrupted: stopping steps, running cleanup (interrupt again to abandon it)")
+						}
 					})
 					cancelRun(interp.ErrInterrupted)
 				}
@@ -438,6 +446,8 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 type runPhases struct {
 	mu                 sync.Mutex
 	running, reporting int
+	// begun counts the runs begun so far.
+	begun int
 	// allOver is set once no run is left to start (finish): what follows writes the runs'
 	// summaries and the --junit file.
 	allOver bool
@@ -460,6 +470,7 @@ func (ph *runPhases) begin() {
 	}
 	ph.mu.Lock()
 	ph.running++
+	ph.begun++
 	ph.mu.Unlock()
 }
 
