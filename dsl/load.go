@@ -1206,8 +1206,8 @@ func (l *loader) buildWithoutBroken(err error, dir string, args []string, pkg st
 				continue
 			}
 		}
-		if strings.Contains(e.Msg, "no scenario") {
-			continue
+		if strings.Contains(e.Msg, "no scenario") || strings.Contains(e.Msg, "build constraints exclude all CUE files") {
+			continue // no file left once the broken ones are out: nothing more to say
 		}
 		kept = append(kept, e)
 	}
