@@ -1175,10 +1175,6 @@ func (d *decoder) checkStructure() {
 			d.err(d.fieldPos(s, "name"), s.Path+".name", "%q is a reserved name (it means something in expressions); choose another", s.Name)
 			continue
 		}
-		if exprWords[s.Name] {
-			d.err(d.fieldPos(s, "name"), s.Path+".name", "%q is a word of the expression language: an expression cannot read the step by it (%s.exit does not parse); choose another name", s.Name, s.Name)
-			continue
-		}
 		if prev, ok := sc.names[s.Name]; ok {
 			at, first := d.fieldPos(s, "name"), d.fieldPos(prev, "name")
 			if at.Same(first) {

@@ -533,16 +533,6 @@ var Reserved = func() map[string]bool {
 	return m
 }()
 
-// exprWords are the words expr's lexer takes for operators or literals, never for a name: a
-// step so named cannot be read (`in.exit`, `nil.exit` do not parse), so its name is refused
-// where it is written rather than in each expression that reads it, obscurely ("unexpected
-// token Operator").
-var exprWords = map[string]bool{
-	"in": true, "not": true, "and": true, "or": true, "matches": true, "contains": true,
-	"startsWith": true, "endsWith": true, "let": true, "if": true, "else": true,
-	"nil": true, "true": true, "false": true,
-}
-
 // shadowedCall reports a call in src of one of expr's builtins whose name is also a name of
 // the compile env (a step's: count, now, len): expr takes the call for one of the step's
 // result, which is no function, and says so obscurely ("unexpected token Operator("#")",
