@@ -56,16 +56,5 @@ s: schema.#Scenario & {
 	expect: ["ended.s - started.s < duration('100ms')"]
 }
 `, 1)
-	s := stepOf(t, rec, "s")
-	start := s["startNs"].(float64)
-	s["endNs"] = start + 50e6
-	values := rec["expectations"].([]any)[0].(map[string]any)["values"].(map[string]any)
-	ended := values["ended.s"].(float64) - (values["ended.s - started.s"].(float64) - 0.05)
-	passedAs(rec, map[string]any{"ended.s": ended, "started.s": values["started.s"], "ended.s - started.s": ended - values["started.s"].(float64)})
-	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
-	writeJSON(t, recs[0], rec)
-	if err := resealRecord(recs[0]); err != nil {
-		t.Fatal(err)
-	}
-	refused(t, dir, []string{"step t: ", "it was planned at ", "but the step before it in its sequence, s, ended at ", "a sequence plans a step when the one before it ends"}, "replay", recs[0])
+	refused(t, dir, []string{"step t: ", "it was planned at ", "but the step before it in its sequence, s, ended at ", "a sequence plans a step when the one before it ends"}, "replay", moveEndOfS(t, dir, rec))
 }

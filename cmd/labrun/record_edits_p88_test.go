@@ -187,16 +187,7 @@ s: schema.#Scenario & {
 func TestSuiteRunReplacedByAnOlderRun(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	writeIn(t, filepath.Join(dir, "fl.cue"), `package lab
-
-import "labrun.dev/schema"
-
-// Passes while the file state says ok.
-fl: schema.#Scenario & {
-	steps: [{name: "st", exec: argv: ["cat", "state"]}]
-	expect: ["st.stdout == \"ok\\n\""]
-}
-`)
+	writeIn(t, filepath.Join(dir, "fl.cue"), flCUE)
 	writeIn(t, filepath.Join(dir, "ok.cue"), okCUE)
 	writeFile(t, filepath.Join(dir, "state"), "ok\n")
 	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "old", "fl.cue"); code != 0 {
@@ -357,3 +348,15 @@ func TestMergeRecordOfAnotherRunsCombination(t *testing.T) {
 		})
 	}
 }
+
+// flCUE is a scenario that passes while the file state, in its folder, says ok.
+const flCUE = `package lab
+
+import "labrun.dev/schema"
+
+// Passes while the file state says ok.
+fl: schema.#Scenario & {
+	steps: [{name: "st", exec: argv: ["cat", "state"]}]
+	expect: ["st.stdout == \"ok\\n\""]
+}
+`

@@ -111,16 +111,7 @@ func TestSuiteRunReplacedByALaterRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			t.Chdir(dir)
-			writeIn(t, filepath.Join(dir, "fl.cue"), `package lab
-
-import "labrun.dev/schema"
-
-// Passes while the file state says ok.
-fl: schema.#Scenario & {
-	steps: [{name: "st", exec: argv: ["cat", "state"]}]
-	expect: ["st.stdout == \"ok\\n\""]
-}
-`)
+			writeIn(t, filepath.Join(dir, "fl.cue"), flCUE)
 			writeIn(t, filepath.Join(dir, "ok.cue"), okCUE)
 			writeFile(t, filepath.Join(dir, "state"), "broken\n")
 			if code, out := runIn(t, dir, "run", "-q", "--report-dir", "m", "ok.cue", "fl.cue"); code != 1 {
