@@ -129,14 +129,11 @@ func (d *driver) stream(ctx context.Context, ns, pod, container string, argv []s
 			Stderr:    true,
 		}, kubeTypes().params)
 	u := req.URL()
-	// labrun's own v5 executor (execws.go): client-go's reads a stream that ends without the
-	// command's status as exit 0. SPDY, the fallback for an API server that does not upgrade
-	// the exec to WebSocket v5, is client-go's and cannot tell them apart.
+	// labrun's own executors, v5 over WebSocket (execws.go) and v4 over SPDY (execspdy.go),
+	// the fallback for an API server that does not upgrade the exec to WebSocket v5: client-go's
+	// read a stream that ends without the command's status as exit 0.
 	ws := &wsExecutor{cfg: d.streamCfg, url: u.String()}
-	spdy, err := remotecommand.NewSPDYExecutor(d.streamCfg, "POST", u)
-	if err != nil {
-		return execResult{}, summarizeCall("POST", u, err)
-	}
+	spdy := &spdyExecutor{cfg: d.streamCfg, url: u.String()}
 	ex, err := remotecommand.NewFallbackExecutor(ws, spdy, func(err error) bool {
 		return httpstream.IsUpgradeFailure(err) || httpstream.IsHTTPSProxyError(err)
 	})
