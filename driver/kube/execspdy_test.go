@@ -1,8 +1,6 @@
 package kube
 
 import (
-	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +10,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/remotecommand"
 	"k8s.io/client-go/rest"
 	"k8s.io/streaming/pkg/httpstream"
@@ -28,18 +25,7 @@ import (
 // one stream per channel, named by its streamType header; it writes stdout, then Success,
 // exit 3, or nothing before it closes, and echoes stdin, which ends with its stream's close.
 func TestExecSPDYWithoutStatusStandIn(t *testing.T) {
-	status := func(st metav1.Status) []byte {
-		b, err := json.Marshal(st)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	statuses := map[string][]byte{
-		"ok":   status(metav1.Status{Status: metav1.StatusSuccess}),
-		"exit": status(metav1.Status{Status: metav1.StatusFailure, Reason: remotecommand.NonZeroExitCodeReason, Details: &metav1.StatusDetails{Causes: []metav1.StatusCause{{Type: remotecommand.ExitCodeCauseType, Message: "3"}}}}),
-		"none": nil,
-	}
+	statuses := execStandInStatuses(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasSuffix(r.URL.Path, "/exec") {
 			http.NotFound(w, r)
@@ -112,35 +98,5 @@ func TestExecSPDYWithoutStatusStandIn(t *testing.T) {
 	defer srv.Close()
 	d := standinDriver(t, srv.URL)
 	d.streamCfg = &rest.Config{Host: srv.URL}
-	for _, tc := range []struct {
-		mode    string
-		exit    int
-		wantErr string
-	}{
-		{"ok", 0, ""},
-		{"exit", 3, ""},
-		{"none", 0, "without the command's exit status"},
-		{"cat", 0, ""},
-	} {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		if tc.mode == "cat" {
-			r, err := d.stream(ctx, "lab", "p", "c", []string{tc.mode}, strings.NewReader("out of cat"))
-			if err != nil || r.exit != 0 || string(r.stdout) != "out of cat" {
-				t.Errorf("cat: exit %d, stdout %q, error %v; want stdin echoed, exit 0", r.exit, r.stdout, err)
-			}
-			cancel()
-			continue
-		}
-		r, err := d.stream(ctx, "lab", "p", "c", []string{tc.mode}, nil)
-		cancel()
-		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("%s: exit %d, error %v; want an error saying %q", tc.mode, r.exit, err, tc.wantErr)
-			}
-			continue
-		}
-		if err != nil || r.exit != tc.exit || string(r.stdout) != "out of "+tc.mode {
-			t.Errorf("%s: exit %d, stdout %q, error %v; want exit %d, stdout %q", tc.mode, r.exit, r.stdout, err, tc.exit, "out of "+tc.mode)
-		}
-	}
+	checkExecStandInModes(t, d)
 }
