@@ -1026,6 +1026,9 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 	if mf := report.MayFailed(rec); mf != "" {
 		verdict += " — " + mf
 	}
+	if wn := report.Warned(rec, p.Cwd); wn != "" {
+		verdict += " — " + wn
+	}
 	if fx := fixedSweep(rec); fx != "" {
 		verdict += " — " + fx
 	}
