@@ -182,10 +182,12 @@ type Explain struct {
 	// Call is the function a leaf calls (approx, len, all, ...), Args its arguments, so that a
 	// failure shows their values too; a predicate argument ({# > 0}) is a leaf without a Value.
 	Call string
-	// Infix is the arithmetic operator of a leaf a + b (Args are a and b).
+	// Infix is the arithmetic operator of a leaf a + b (Args are a and b); "[]" a computed
+	// index (Args are the object and the index); "?:" a conditional c ? a : b (Args are c, a
+	// and b, each explained as a whole expression is).
 	Infix string
 	Args  []*Explain
-	// Grouped says the leaf is an operation shown by its value alone (a ?? b, c ? a : b): it
+	// Grouped says the leaf is an operation shown by its value alone (a ?? b): it
 	// is written in parentheses, so that its value does not read as its last operand's.
 	Grouped bool
 	// Fields are the fields a predicate argument reads of each item (.rq_active,
@@ -1080,7 +1082,10 @@ func leaf(n ast.Node, names *Names, lets []letBinding) *Explain {
 			e.Grouped = true
 		}
 	case *ast.ConditionalNode:
-		e.Grouped = true
+		// c ? a : b shows its condition with the values of its parts (f.qps (80 qps) > 100),
+		// and the branch taken with its own: its value alone did not say why that branch.
+		e.Infix = "?:"
+		e.Args = []*Explain{explainNode(n.Cond, names, lets), explainNode(n.Exp1, names, lets), explainNode(n.Exp2, names, lets)}
 	case *ast.MemberNode:
 		// A computed index (perconn.ips[backends.a.address]) shows the index's value; the
 		// object is shown as written (its value may be a big map).

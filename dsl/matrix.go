@@ -259,7 +259,11 @@ func NewMatrix(sc *Scenario, flags []SweepVar, pinned map[string]string, count i
 			if slices.Contains(sc.Secrets, k) {
 				vals = nil // a secret's declared values are not written anywhere
 			}
-			m.Fixed = append(m.Fixed, FixedVar{Name: k, Value: pinned[k], From: "--var", Instead: vals})
+			v := pinned[k]
+			if sc.VarKinds[k] == "duration" {
+				v = sweptValue("duration", v) // as the run has it (overrideLit), and the sweep's values
+			}
+			m.Fixed = append(m.Fixed, FixedVar{Name: k, Value: v, From: "--var", Instead: vals})
 		}
 		delete(byName, k)
 	}

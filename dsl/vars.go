@@ -180,8 +180,14 @@ func overrideLit(v ast.Expr, raw string) (ast.Expr, string, error) {
 		if lit == nil {
 			return ast.NewString(raw), "", nil
 		}
-		if declared, err := strconv.Unquote(lit.Value); err == nil && isDuration(declared) && !isDuration(raw) {
-			return nil, durationWanted, fmt.Errorf("not a duration")
+		if declared, err := strconv.Unquote(lit.Value); err == nil && isDuration(declared) {
+			if !isDuration(raw) {
+				return nil, durationWanted, fmt.Errorf("not a duration")
+			}
+			// As a sweep's value of it is kept (sweptValue), as an integer's and a number's
+			// are above: --var d=0ms ran with "0ms" where the sweep's "0ms" ran with "0s", and
+			// one line said "fixed by --var: d=0ms (the scenario sweeps 0s, 20ms)".
+			return ast.NewString(sweptValue("duration", raw)), "", nil
 		}
 		return ast.NewString(raw), "", nil
 	}

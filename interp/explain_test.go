@@ -52,7 +52,8 @@ func TestExplainCallsAndLists(t *testing.T) {
 		// The right side of && is not shown with values where the left was false: the judge
 		// did not evaluate it.
 		"(not (approx(fortio.code503 (15), 15, 0.1) (true))) && (within(fortio.code200, 0, 5): not evaluated)",
-		`fortio.codes[(short[0] == 1 ? "503" : "200") ("503")] (15) == 0`,
+		// A conditional's condition with its parts' values (TestExplainConditional).
+		`fortio.codes[(short[0] (1) == 1 ? "503" : "200") ("503")] (15) == 0`,
 		"!(fortio.code503 (15) > 0)",
 	}
 	wantExplanations(t, interp.Rejudge(rec, sc), want)
@@ -407,4 +408,32 @@ func wantExplanations(t *testing.T, got []*interp.Judgement, want []string) {
 			t.Errorf("%s: %s %q %s\nwant explanation %q", got[i].Src, got[i].Outcome, got[i].Explanation, got[i].Reason, w)
 		}
 	}
+}
+
+// TestExplainConditional: a conditional c ? a : b shows its condition with the value of each
+// of its parts, and the branch it chose with its own values; the other branch, which the judge
+// did not evaluate, as written. Before, `(fortio.qps > 100 ? … : …) (false)` said which value
+// it had, not why that branch: the qps it compared was not shown (nor the 503s, the requests).
+func TestExplainConditional(t *testing.T) {
+	sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "fortio", load: {url: "http://127.0.0.1:1", requests: 30}}]
+	expect: [
+		"fortio.qps > 100 ? fortio.code503 == 0 : fortio.code503 > fortio.requests / 2",
+		"fortio.code503 == (fortio.qps >= 10 && fortio.p99 < 5 ? 0 : 30)",
+		"(fortio.qps < 10 ? fortio.code200 : fortio.code503) > 20",
+		"true ? fortio.code503 == 0 : false",
+	]
+}
+`)
+	rec := &interp.Record{Steps: []*interp.StepRecord{{Name: "fortio", Start: 10 * time.Millisecond, End: 2 * time.Second}}}
+	rec.Put("fortio", "load", false, &interp.LoadRecord{LoadResult: schema.LoadResult{Requests: 30, Codes: map[string]float64{"200": 18, "503": 12},
+		P50: 0.412345, P99: 1.66046, QPS: 14.9876}})
+	want := []string{
+		"(fortio.qps (14.99 1/s) > 100 ? fortio.code503 == 0 : fortio.code503 (12) > (fortio.requests (30) / 2) (15)) (false)",
+		"fortio.code503 (12) == ((fortio.qps (14.99 1/s) >= 10) && (fortio.p99 (1.66 ms) < 5) ? 0 : 30) (0)",
+		"(fortio.qps (14.99 1/s) < 10 ? fortio.code200 : fortio.code503 (12)) (12) > 20",
+		"(true ? fortio.code503 (12) == 0 : false) (false)",
+	}
+	wantExplanations(t, interp.Rejudge(rec, sc), want)
 }

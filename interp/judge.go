@@ -1470,6 +1470,8 @@ func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 			args = append(args, sh.arg(a))
 		}
 		src = x.Call + "(" + strings.Join(args, ", ") + ")"
+	case x.Infix == "?:" && len(x.Args) == 3:
+		src = sh.conditional(x.Args[0], x.Args[1], x.Args[2])
 	case x.Infix == "[]" && len(x.Args) == 2:
 		src = x.Args[0].Src + "[" + sh.arg(x.Args[1]) + "]"
 	case x.Infix != "" && len(x.Args) == 2:
@@ -1518,6 +1520,39 @@ func (sh *shower) part(x *dsl.Explain, asArg bool) string {
 	// A let's name has its value's unit: let r = fortio.requests (24620); r (24616) == 1 read
 	// two counts of one value, the second without the unit's 4 digits.
 	return fmt.Sprintf("%s (%s)", src, sh.value(v, dsl.UnitOf(x.WithLets(), sh.names...)))
+}
+
+// conditional renders c ? a : b with the values of the condition's parts, and of the branch
+// the condition chose; the other branch was not evaluated (its values would be ones the
+// judge never read), so it is shown as written, as both are where the condition has no
+// boolean value.
+func (sh *shower) conditional(c, a, b *dsl.Explain) string {
+	cond := sh.explain(c)
+	if c.Op == "" && c.Value() == nil {
+		cond = c.Src // a literal
+	}
+	yes, no := a.Source(), b.Source()
+	held, ok := c.Holds(sh.env)
+	if c.Op == "" && c.Value() == nil {
+		held, ok = c.Src == "true", c.Src == "true" || c.Src == "false" // true ? a : b
+	}
+	if ok {
+		if held {
+			yes = sh.branch(a)
+		} else {
+			no = sh.branch(b)
+		}
+	}
+	return cond + " ? " + yes + " : " + no
+}
+
+// branch is a conditional's branch with its values: a comparison or a conjunction as a whole
+// expression shows it, anything else as an argument is shown.
+func (sh *shower) branch(x *dsl.Explain) string {
+	if x.Op != "" {
+		return sh.explain(x)
+	}
+	return sh.arg(x)
 }
 
 // byFields shows a list of maps (a series' samples) by the fields a predicate reads of each

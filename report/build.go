@@ -28,6 +28,7 @@ func buildPageWith(rec *interp.Record, f Files, timeline string) *page {
 	p := &page{title: rec.Scenario, outcome: string(rec.Outcome), doc: rec.Doc, notes: rec.Notes, jsonFile: filepath.Base(f.JSON), leftBehind: rec.LeftBehind() != ""}
 	p.meta = metaRows(rec, f)
 	p.mayFailed = MayFailed(rec)
+	p.warned = Warned(rec, "")
 	for _, w := range rec.Warnings {
 		p.warnings = append(p.warnings, w.String())
 	}
@@ -80,6 +81,43 @@ func MayFailed(rec *interp.Record) string {
 		out = "besides, " + out
 	}
 	return out
+}
+
+// Warned says, beside a passed run's verdict, that the lints found something in its
+// scenario (vet's warnings, which the run printed before its first step): how many, and of
+// which lint where ("with 2 vet warnings: unknown-subset at x.cue:20:51, …"), the places
+// relative to dir. "" for a run without warnings, or one that did not pass (its verdict says
+// already that it is not clean). Before, a claim on a route whose subset no rule defines
+// (unknown-subset: every request routed there fails while the claim holds) read plain
+// PASSED on the verdict line and atop the report, the warning scrolled away above it. With
+// dir "" (a report's title), each place is its file's base name.
+func Warned(rec *interp.Record, dir string) string {
+	if rec.Outcome != interp.Passed {
+		return ""
+	}
+	var where []string
+	for _, w := range rec.Warnings {
+		if w != nil {
+			pos := w.Pos.Rel(dir)
+			if dir == "" {
+				pos.File = filepath.Base(pos.File) // a title's: the file's whole path is below
+			}
+			where = append(where, w.Code+" at "+pos.String())
+		}
+	}
+	if len(where) == 0 {
+		return ""
+	}
+	n := len(where)
+	const shown = 3
+	if n > shown {
+		where = append(where[:shown:shown], fmt.Sprintf("%d more", n-shown))
+	}
+	noun := "warnings"
+	if n == 1 {
+		noun = "warning"
+	}
+	return fmt.Sprintf("with %d vet %s: %s", n, noun, strings.Join(where, ", "))
 }
 
 // mayFailedSteps are the steps that may fail (mayFail) that did not pass in rec, each once

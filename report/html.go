@@ -44,7 +44,7 @@ li.passed .mark{color:#2e7d32} li.failed .mark,.err{color:#c62828} li.error .mar
 .why{color:#555;font-size:12px;margin-left:1.2em} tr.failed td{background:#ffebee} tr.error td,tr.timeout td{background:#fff3e0}
 .charts{display:flex;flex-wrap:wrap;gap:8px} .chart{border:1px solid #eee;border-radius:4px;background:#fff} .chartbox{max-width:100%}
 svg.chart{max-width:100%;height:auto}
-.wide{overflow-x:auto;max-width:100%} .wide svg{max-width:100%;min-width:720px;height:auto} .warn{color:#ef6c00} .note{color:#555} h1 .mayfailed{font-size:15px;font-weight:normal}
+.wide{overflow-x:auto;max-width:100%} .wide svg{max-width:100%;min-width:720px;height:auto} .warn{color:#ef6c00} .note{color:#555} h1 .mayfailed,h1 .warned{font-size:15px;font-weight:normal}
 .verdict{color:#666;font-size:12px} .parts{font-size:12px;color:#444;margin-left:1.2em}
 .parts a{color:#1565c0;text-decoration:none} .parts a:hover{text-decoration:underline} .parts code{font-size:11.5px;background:none;padding:0}
 .chartbox:target .chart{outline:2px solid #1565c0} tr:target td{background:#e3f2fd} table:target{outline:2px solid #1565c0}

@@ -52,7 +52,8 @@ func TestReportSaysMayFailedAndWarnings(t *testing.T) {
 	rec := mayFailedRecord()
 	md := report.Markdown(rec, report.Files{})
 	for _, want := range []string{
-		"# " + rec.Scenario + " — PASSED — 1 step that may fail failed: busy (wait)\n",
+		// The title says the lints' warning too (TestWarnedBesideVerdict).
+		"# " + rec.Scenario + " — PASSED — 1 step that may fail failed: busy (wait) — with 1 vet warning: mayfail-unread at s.cue:11:18\n",
 		"- ⚠ /lab/s.cue:11:18: warning\\[mayfail-unread\\]: a wait with mayFail: true whose outcome nothing reads\n",
 	} {
 		if !strings.Contains(md, want) {
@@ -61,8 +62,8 @@ func TestReportSaysMayFailedAndWarnings(t *testing.T) {
 	}
 	h := report.HTML(rec, report.Files{})
 	for _, want := range []string{
-		"<title>" + rec.Scenario + " — PASSED — 1 step that may fail failed: busy (wait)</title>",
-		`<span class="badge passed">PASSED</span> <span class="mayfailed warn">1 step that may fail failed: busy (wait)</span></h1>`,
+		"<title>" + rec.Scenario + " — PASSED — 1 step that may fail failed: busy (wait) — with 1 vet warning: mayfail-unread at s.cue:11:18</title>",
+		`<span class="badge passed">PASSED</span> <span class="mayfailed warn">1 step that may fail failed: busy (wait)</span> <a class="warned warn" href="#warnings">with 1 vet warning: mayfail-unread at s.cue:11:18</a></h1>`,
 		"<li>⚠ /lab/s.cue:11:18: warning[mayfail-unread]: a wait with mayFail: true whose outcome nothing reads</li>",
 	} {
 		if !strings.Contains(h, want) {
@@ -120,4 +121,36 @@ func mayFailedRecord() *interp.Record {
 	rec.Warnings = []*dsl.Warning{{Pos: dsl.Pos{File: "/lab/s.cue", Line: 11, Col: 18}, Code: dsl.LintMayFailUnread, Scenario: rec.Scenario,
 		Msg: "a wait with mayFail: true whose outcome nothing reads"}}
 	return rec
+}
+
+// TestWarnedBesideVerdict: a run that passed with the lints' warnings in its scenario says so
+// beside its verdict, how many and of which lint where (the first three, then how many more),
+// so that a pass whose claim a warning undermines (unknown-subset: every request routed to
+// the subset fails while a claim on the route's cluster holds) is not read as a clean one;
+// a run that did not pass, or had no warning, says nothing more. Before, the verdict line and
+// the reports' titles said plain PASSED.
+func TestWarnedBesideVerdict(t *testing.T) {
+	w := func(code string, line int) *dsl.Warning {
+		return &dsl.Warning{Pos: dsl.Pos{File: "/lab/x.cue", Line: line, Col: 5}, Code: code, Msg: "m"}
+	}
+	sub := w(dsl.LintUnknownSubset, 20)
+	for _, c := range []struct {
+		outcome  interp.Outcome
+		warnings []*dsl.Warning
+		dir      string
+		want     string
+	}{
+		{interp.Passed, nil, "/lab", ""},
+		{interp.Failed, []*dsl.Warning{sub}, "/lab", ""},
+		{interp.Passed, []*dsl.Warning{sub}, "/lab", "with 1 vet warning: unknown-subset at x.cue:20:5"},
+		{interp.Passed, []*dsl.Warning{sub}, "/elsewhere", "with 1 vet warning: unknown-subset at /lab/x.cue:20:5"},
+		{interp.Passed, []*dsl.Warning{sub}, "", "with 1 vet warning: unknown-subset at x.cue:20:5"},
+		{interp.Passed, []*dsl.Warning{sub, w(dsl.LintUnknownSubset, 21), w(dsl.LintOneSample, 30), w(dsl.LintUnknownStat, 31), w(dsl.LintUnknownStat, 32)}, "/lab",
+			"with 5 vet warnings: unknown-subset at x.cue:20:5, unknown-subset at x.cue:21:5, one-sample at x.cue:30:5, 2 more"},
+	} {
+		rec := &interp.Record{Outcome: c.outcome, Warnings: c.warnings}
+		if got := report.Warned(rec, c.dir); got != c.want {
+			t.Errorf("Warned(%s, %d warnings, %q) = %q, want %q", c.outcome, len(c.warnings), c.dir, got, c.want)
+		}
+	}
 }

@@ -16,6 +16,8 @@ type page struct {
 	// "1 step that may fail failed: busy (wait)", or "". A run passes with them, and a
 	// reader of the report alone would otherwise see it only in the timeline's rows.
 	mayFailed string
+	// warned says, beside a passed verdict, the lints' warnings in its scenario (Warned).
+	warned string
 	// warnings are the lints' findings in the scenario, as the run printed them.
 	warnings []string
 	// meta are the run's facts: scenario, target, start, duration, vars.

@@ -31,6 +31,9 @@ func markdownPage(p *page, f Files) string {
 	if p.mayFailed != "" {
 		w(" — %s", mdText(p.mayFailed))
 	}
+	if p.warned != "" {
+		w(" — %s", mdText(p.warned))
+	}
 	w("\n\n")
 	if p.doc != "" {
 		w("> %s\n\n", mdText(p.doc))
@@ -146,6 +149,9 @@ func htmlPage(p *page) string {
 	if p.mayFailed != "" {
 		w(" — %s", e(p.mayFailed))
 	}
+	if p.warned != "" {
+		w(" — %s", e(p.warned))
+	}
 	w("</title>\n<style>%s</style></head><body>\n", htmlCSS)
 	left := ""
 	if p.leftBehind {
@@ -153,6 +159,9 @@ func htmlPage(p *page) string {
 	}
 	if p.mayFailed != "" {
 		left += ` <span class="mayfailed warn">` + e(p.mayFailed) + `</span>`
+	}
+	if p.warned != "" {
+		left += ` <a class="warned warn" href="#warnings">` + e(p.warned) + `</a>`
 	}
 	w("<h1>%s <span class=\"badge %s\">%s</span>%s</h1>\n", e(p.title), e(p.outcome), outcome, left)
 	if p.doc != "" {
@@ -188,7 +197,7 @@ func htmlPage(p *page) string {
 		w("<p class=\"note\">note: %s</p>\n", e(n))
 	}
 	if len(p.warnings) > 0 {
-		w("<p class=\"warn\">Warnings (the lints' findings in the scenario, which the run printed):</p>\n<ul class=\"warn\">\n")
+		w("<p class=\"warn\" id=\"warnings\">Warnings (the lints' findings in the scenario, which the run printed):</p>\n<ul class=\"warn\">\n")
 		for _, n := range p.warnings {
 			w("<li>⚠ %s</li>\n", e(n))
 		}

@@ -1026,6 +1026,9 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 	if mf := report.MayFailed(rec); mf != "" {
 		verdict += " — " + mf
 	}
+	if wn := report.Warned(rec, p.Cwd); wn != "" {
+		verdict += " — " + wn
+	}
 	if fx := fixedSweep(rec); fx != "" {
 		verdict += " — " + fx
 	}
@@ -1046,11 +1049,17 @@ func failedExpectations(rec *interp.Record) int {
 	return n
 }
 
+// minWrap is the narrowest width lines are broken to: the status block's (progress) is the
+// same. It was 40, over the width less its last column: on a terminal of 40 columns (39),
+// the verdict, the expectations and the steps' lines were left to the terminal, which broke
+// "127.0.0.2:184" / "80" and "pe" / "rconn.p99", while the status block was fitted to it.
+const minWrap = 19
+
 // wrapText breaks s at spaces into lines of at most width columns, every line after the
 // first indented by indent spaces (the first starts after a label that long); a width under
-// 40 (or unknown) leaves s as it is.
+// minWrap (or unknown) leaves s as it is.
 func wrapText(s string, width, indent int) string {
-	if width < 40 {
+	if width < minWrap {
 		return s
 	}
 	var b strings.Builder
@@ -1075,9 +1084,9 @@ func wrapText(s string, width, indent int) string {
 // indentation and 2 more), so that a terminal does not break it where its last column falls,
 // in the middle of a number or a name; colour escapes take no columns. A word longer than a
 // line stays whole, after the word before it; spaces are kept as they are (the alignment of names, a string's spaces);
-// a width under 40 (or unknown: not a terminal) leaves s as it is.
+// a width under minWrap (or unknown: not a terminal) leaves s as it is.
 func wrapLines(s string, width, indent int) string {
-	if width < 40 || visibleLen(s) <= width && !strings.Contains(s, "\n") {
+	if width < minWrap || visibleLen(s) <= width && !strings.Contains(s, "\n") {
 		return s
 	}
 	lines := strings.Split(s, "\n")

@@ -136,7 +136,8 @@ wrapped_scenario_with_a_long_name: schema.#Scenario & {
 
 // TestWrapLines: breaks at spaces only, keeps runs of spaces (a load line's alignment), never
 // breaks before a separator, leaves a word longer than the line whole, and a line that fits
-// (or a width under 40: not a terminal) as it is.
+// (or a width under 19: not a terminal) as it is. A terminal of 40 columns (39 less its last)
+// is broken at spaces as a wider one is: it was left to the terminal, which broke numbers.
 func TestWrapLines(t *testing.T) {
 	for _, c := range []struct {
 		in     string
@@ -150,6 +151,10 @@ func TestWrapLines(t *testing.T) {
 		// A word no line holds stays after the word before it: the verdict beside the name.
 		{"FAILED a_scenario_with_a_name_longer_than_the_whole_line_is in 69ms", 40, 2, "FAILED a_scenario_with_a_name_longer_than_the_whole_line_is\n  in 69ms"},
 		{"  ✓ a\n      file.cue:1:2: a reason long enough to be wrapped at forty", 40, 4, "  ✓ a\n      file.cue:1:2: a reason long enough\n        to be wrapped at forty"},
+		{"  ✗ (perconn.qps (9.946 1/s) > 1000 ? perconn.p99 < 1 : perconn.code200 (30) == 31) (false)", 39, 4,
+			"  ✗ (perconn.qps (9.946 1/s) > 1000 ?\n    perconn.p99 < 1 : perconn.code200\n    (30) == 31) (false)"},
+		{"FAILED quickstart in 3.029s — with 1 vet warning: bare-time at x.cue:53:37", 19, 2,
+			"FAILED quickstart\n  in 3.029s — with\n  1 vet warning:\n  bare-time at\n  x.cue:53:37"},
 		{"a b c d e f g h i j k l m n o p q r s t u v w x y z", 0, 2, "a b c d e f g h i j k l m n o p q r s t u v w x y z"},
 		{"    +0.001s \033[32m✓\033[0m flip (dns: gslb.lab.internal → 127.0.0.3) 0s", 50, 14, "    +0.001s \033[32m✓\033[0m flip (dns: gslb.lab.internal →\n              127.0.0.3) 0s"},
 	} {
