@@ -453,7 +453,7 @@ func (d *decoder) claimLiterals(lit string, list bool, bind map[string]string) (
 					if _, err := strconv.ParseFloat(b, 64); err == nil {
 						return b, true
 					}
-				case "string":
+				case "string", "duration": // a duration var is a string ("3s") where read
 					return strconv.Quote(b), true
 				}
 				return "", false
