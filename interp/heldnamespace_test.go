@@ -132,4 +132,15 @@ s: schema.#Scenario & {
 	if got := rec.LeftBehind(); !strings.Contains(got, "; `labrun clean --yes --scenario s` deletes the objects that no finalizer holds; finalizers hold ConfigMap lab/held") {
 		t.Errorf("LeftBehind() = %q", got)
 	}
+	// A Namespace the scenario applied, held by the namespace controller's own finalizer
+	// while an object in it is held: no patch of the Namespace helps; its conditions name
+	// what holds it. The ConfigMap's patch is still given.
+	rec.Leftovers = append(rec.Leftovers[:1], "Namespace lab")
+	rec.Cleanup = append(rec.Cleanup, "failed to remove Namespace lab (2 attempts): waiting for deletion: still present: Namespace lab (deletion started 2026-12-07T11:00:00Z, finalizers kubernetes, phase Terminating): context deadline exceeded")
+	got := rec.LeftBehind()
+	if !strings.Contains(got, "finalizers hold ConfigMap lab/held (example.com/hold,example.com/two), Namespace lab (kubernetes)") ||
+		!strings.Contains(got, "`kubectl patch configmap held -n lab --type=merge") || strings.Contains(got, "likewise") ||
+		!strings.HasSuffix(got, "; find what in Namespace lab holds it with `kubectl get namespace lab -o jsonpath='{.status.conditions}'` and remove that object's finalizers") {
+		t.Errorf("LeftBehind() = %q", got)
+	}
 }

@@ -806,19 +806,32 @@ func heldAdvice(held []heldLeftover) string {
 		names = append(names, fmt.Sprintf("%s %s (%s)", h.kind, q, h.finalizers))
 	}
 	s := fmt.Sprintf("finalizers hold %s: no delete removes them, `labrun clean` neither; what added them removes them when it runs, or by hand ", strings.Join(names, ", "))
-	h := held[0]
-	if h.kind == "Namespace" && h.finalizers == "kubernetes" {
-		return s + fmt.Sprintf("find what in it holds it with `kubectl get namespace %s -o jsonpath='{.status.conditions}'` and remove that object's finalizers", h.name)
+	var patched, emptying []heldLeftover
+	for _, h := range held {
+		if h.kind == "Namespace" && h.finalizers == "kubernetes" {
+			emptying = append(emptying, h)
+		} else {
+			patched = append(patched, h)
+		}
 	}
-	ns := ""
-	if h.namespace != "" {
-		ns = " -n " + h.namespace
+	var ways []string
+	if len(patched) > 0 {
+		h := patched[0]
+		ns := ""
+		if h.namespace != "" {
+			ns = " -n " + h.namespace
+		}
+		way := fmt.Sprintf("`kubectl patch %s %s%s --type=merge -p '{\"metadata\":{\"finalizers\":null}}'`", strings.ToLower(h.kind), h.name, ns)
+		if len(patched) > 1 {
+			way += " (and likewise for the others)"
+		}
+		ways = append(ways, way)
 	}
-	s += fmt.Sprintf("`kubectl patch %s %s%s --type=merge -p '{\"metadata\":{\"finalizers\":null}}'`", strings.ToLower(h.kind), h.name, ns)
-	if len(held) > 1 {
-		s += " (and likewise for the others)"
+	if len(emptying) > 0 {
+		h := emptying[0]
+		ways = append(ways, fmt.Sprintf("find what in Namespace %s holds it with `kubectl get namespace %s -o jsonpath='{.status.conditions}'` and remove that object's finalizers", h.name, h.name))
 	}
-	return s
+	return s + strings.Join(ways, "; ")
 }
 
 func countOf(n int, noun string) string {
