@@ -85,15 +85,25 @@ func (d *decoder) lintIstioDefault() {
 				reads[s]++
 			}
 		}
-		var walk func(x *Explain)
-		walk = func(x *Explain) {
+		// walk finds the claims that hold of a default in x, which holds where they do: each
+		// side of a conjunction, either of a disjunction (a || b holds where a does, whatever
+		// b), a negated comparison as its opposite (!(n > 2) is n <= 2; !(a && b) is !a || !b).
+		// neg says x is under an odd number of negations, or that one of its disjuncts is
+		// (then a claim of a field an object sets to another value holds of the default too).
+		var walk func(x *Explain, neg, or bool)
+		walk = func(x *Explain, neg, or bool) {
 			if x == nil {
 				return
 			}
-			switch x.Op {
-			case "&&", "and":
-				walk(x.Left)
-				walk(x.Right)
+			op := x.Op
+			switch op {
+			case "!", "not":
+				walk(x.Left, !neg, or)
+				return
+			case "&&", "and", "||", "or":
+				disj := (op == "||" || op == "or") != neg
+				walk(x.Left, neg, or || disj)
+				walk(x.Right, neg, or || disj)
 				return
 			case "==", "!=", "<", "<=", ">", ">=", "in", "not in":
 				if x.Left == nil || x.Right == nil {
@@ -102,20 +112,27 @@ func (d *decoder) lintIstioDefault() {
 			default:
 				return
 			}
+			if neg {
+				op = negatedComparison[op]
+			}
 			for i, side := range []*Explain{x.Left, x.Right} {
 				other := []*Explain{x.Right, x.Left}[i]
 				if i == 1 && (x.Op == "in" || x.Op == "not in") {
 					break // the read is the list: not a field's value
 				}
-				if dc, ok := d.istioDefaultClaim(side.Src, other.Src, x.Op, i == 0, after); ok {
+				if dc, ok := d.istioDefaultClaim(side.Src, other.Src, op, i == 0, or, after); ok {
 					dc.until = until == dc.step
+					if neg {
+						dc.cmp = "!(" + x.Source() + ")"
+					}
+					dc.or = or
 					claims = append(claims, claim{e, side, dc})
 					hits[dc.step]++
 					return
 				}
 			}
 		}
-		walk(e.Explain)
+		walk(e.Explain, false, false)
 	}
 	for _, e := range sc.Expect {
 		find(e, nil)
@@ -127,7 +144,7 @@ func (d *decoder) lintIstioDefault() {
 	}
 	for _, c := range claims {
 		s := c.dc.step
-		if c.dc.atDefault == "" && !c.dc.until && waited[s] && reads[s] > hits[s] {
+		if c.dc.atDefault == "" && !c.dc.until && !c.dc.or && waited[s] && reads[s] > hits[s] {
 			continue // the object's arrival is waited for and its effect claimed elsewhere
 		}
 		pos := c.e.Pos
@@ -154,6 +171,12 @@ type defaultClaim struct {
 	// cmp is the claim's comparison as written (read, operator, other side) when it is not
 	// read == default: one that holds of the default too (num_retries < 3, != 5, in [1, 2]).
 	cmp string
+	// where are the values of the swept vars the claim holds of the default at ("n is 2").
+	where []string
+	// or says the claim is one side of a disjunction (a || b, !(a && b)), which holds where it
+	// does; otherSet, that an object sets the field to a value it does not hold of.
+	or       bool
+	otherSet string
 }
 
 // istioDefaultClaim finds in read op lit (lit op read where readLeft is false), read a chain
@@ -162,13 +185,85 @@ type defaultClaim struct {
 // default: read == default, and any other comparison the default satisfies (num_retries < 3,
 // num_retries != 5, num_retries in [1, 2], max_connections >= 1024), which holds before the
 // push and without the object as well.
-func (d *decoder) istioDefaultClaim(read, lit, op string, readLeft bool, after map[*Step][]configChange) (defaultClaim, bool) {
+//
+// Where lit reads a swept var (== vars.n, n swept over [2, 3]), each of its values is tried
+// (in the objects' ${vars.n} too): a claim that holds of the default at one of them proves
+// nothing in that combination's run. Where or is set (the claim is one side of a ||), an
+// object that sets the field to another value does not make the claim fail without it.
+func (d *decoder) istioDefaultClaim(read, lit, op string, readLeft, or bool, after map[*Step][]configChange) (defaultClaim, bool) {
+	for _, bind := range d.sweepBindings(lit) {
+		if dc, ok := d.istioDefaultClaimWith(read, lit, op, readLeft, or, bind, after); ok {
+			return dc, true
+		}
+	}
+	return defaultClaim{}, false
+}
+
+// sweptVarRef is a read of a var in an expression (vars.n).
+var sweptVarRef = regexp.MustCompile(`\bvars\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+// objectVarRef is a var in a ${...} of an object's value (${vars.n}).
+var objectVarRef = regexp.MustCompile(`\$\{\s*vars\.([A-Za-z_][A-Za-z0-9_]*)\s*\}`)
+
+// sweepBindings are the combinations of the values of the swept vars lit reads (not secret
+// ones), at most 64; one nil binding where it reads none.
+func (d *decoder) sweepBindings(lit string) []map[string]string {
+	out := []map[string]string{nil}
+	seen := map[string]bool{}
+	for _, m := range sweptVarRef.FindAllStringSubmatch(lit, -1) {
+		name := m[1]
+		vals, ok := d.sc.Sweep[name]
+		if !ok || seen[name] || slices.Contains(d.sc.Secrets, name) || len(vals) == 0 {
+			continue
+		}
+		seen[name] = true
+		var next []map[string]string
+		for _, b := range out {
+			for _, v := range vals {
+				nb := map[string]string{name: v}
+				for k, x := range b {
+					nb[k] = x
+				}
+				next = append(next, nb)
+			}
+		}
+		if len(next) > 64 {
+			break
+		}
+		out = next
+	}
+	return out
+}
+
+// boundValue is v, an object's value, with the ${vars.x} of a string filled from bind, else
+// from the scenario's vars (not secret ones): "${vars.n}" where n is 2 reads "2".
+func (d *decoder) boundValue(v any, bind map[string]string) any {
+	s, ok := v.(string)
+	if !ok || !strings.Contains(s, "${") {
+		return v
+	}
+	return objectVarRef.ReplaceAllStringFunc(s, func(ref string) string {
+		name := objectVarRef.FindStringSubmatch(ref)[1]
+		if b, ok := bind[name]; ok {
+			return b
+		}
+		if x, ok := d.sc.Vars[name]; ok && !slices.Contains(d.sc.Secrets, name) {
+			switch x.(type) {
+			case string, float64, int, int64:
+				return fmt.Sprint(x)
+			}
+		}
+		return ref
+	})
+}
+
+func (d *decoder) istioDefaultClaimWith(read, lit, op string, readLeft, or bool, bind map[string]string, after map[*Step][]configChange) (defaultClaim, bool) {
 	m := stepChain.FindStringSubmatch(strings.TrimSpace(read))
 	if m == nil {
 		return defaultClaim{}, false
 	}
 	isDur := strings.HasPrefix(read, "duration(")
-	lits, ok := d.claimLiterals(strings.TrimSpace(lit), op == "in" || op == "not in")
+	lits, ok := d.claimLiterals(strings.TrimSpace(lit), op == "in" || op == "not in", bind)
 	if !ok {
 		return defaultClaim{}, false
 	}
@@ -195,6 +290,9 @@ func (d *decoder) istioDefaultClaim(read, lit, op string, readLeft bool, after m
 		return defaultClaim{}, false
 	}
 	dc := defaultClaim{step: s, field: field, def: def}
+	for _, k := range sortedKeys(bind) {
+		dc.where = append(dc.where, fmt.Sprintf("%s is %s", k, bind[k]))
+	}
 	if op != "==" || strings.TrimSpace(lit) != lits[0] {
 		if readLeft {
 			dc.cmp = strings.TrimSpace(read) + " " + op + " " + strings.TrimSpace(lit)
@@ -221,13 +319,19 @@ func (d *decoder) istioDefaultClaim(read, lit, op string, readLeft bool, after m
 		}
 		for _, v := range specValues(o.obj["spec"], def.Key()) {
 			set = true
+			v = d.boundValue(v, bind)
 			if istioValueIs(v, def.Value) || (dc.cmp != "" && holds(istioValueAs(v, def.Value))) {
 				dc.atDefault = fmt.Sprintf("%s sets %s: %v", o.what, def.Key(), v)
+			} else if dc.otherSet == "" {
+				dc.otherSet = fmt.Sprintf("%s sets %s: %v", o.what, def.Key(), v)
 			}
 		}
 	}
-	if set && dc.atDefault == "" {
+	if set && dc.atDefault == "" && !or {
 		return defaultClaim{}, false // set to another value: the claim fails unless the object changed the field
+	}
+	if dc.atDefault != "" {
+		dc.otherSet = ""
 	}
 	return dc, true
 }
@@ -237,9 +341,21 @@ func (dc defaultClaim) message(dir string) string {
 	c := dc.change
 	msg := fmt.Sprintf("%s is what istiod writes into %s without a %s's %s (Istio master of 2026-08-27), and ", dc.written, dc.field, dc.def.Kind, dc.def.Field)
 	if dc.cmp != "" {
-		msg = fmt.Sprintf("%s holds of %s, what istiod writes into %s without a %s's %s (Istio master of 2026-08-27), and ", dc.cmp, dc.written, dc.field, dc.def.Kind, dc.def.Field)
+		cmp := dc.cmp
+		if len(dc.where) > 0 {
+			cmp += ", where " + strings.Join(dc.where, " and ") + " (a value of the sweep: that combination's run proves nothing),"
+		}
+		if dc.or {
+			cmp += " (so the whole claim, one of whose sides it is)"
+		}
+		msg = fmt.Sprintf("%s holds of %s, what istiod writes into %s without a %s's %s (Istio master of 2026-08-27), and ", cmp, dc.written, dc.field, dc.def.Kind, dc.def.Field)
+	} else if dc.or {
+		msg = fmt.Sprintf("%s is what istiod writes into %s without a %s's %s (Istio master of 2026-08-27), so the claim, one of whose sides reads it, holds of it, and ", dc.written, dc.field, dc.def.Kind, dc.def.Field)
 	}
 	changed := fmt.Sprintf("%s %s, %s", c.step.Kind, c.step.Shown, c.step.Pos.Rel(dir))
+	if dc.otherSet != "" {
+		return msg + fmt.Sprintf("%s, yet %s, read after it (%s), holds the claim whether or not the object reached the proxy: claim the value the object sets alone", dc.otherSet, dc.step.Shown, changed)
+	}
 	if dc.atDefault != "" {
 		msg += fmt.Sprintf("%s: %s, read after it (%s), holds it whether or not the object reached the proxy, and with the field removed; set another value, or read the field before the change too and claim that it changed", dc.atDefault, dc.step.Shown, changed)
 	} else {
@@ -325,11 +441,23 @@ func istioValueIs(v, def any) bool {
 
 // claimLiterals are the literals lit writes: one (a number, a string, a duration('…')), or,
 // for in, a list of them ([1, 2]); a var of the scenario's (vars.n) is its value, written as a
-// literal. False when lit is anything else (a read, an operation).
-func (d *decoder) claimLiterals(lit string, list bool) ([]string, bool) {
+// literal (bind's value where it binds the var: one of a sweep's). False when lit is anything
+// else (a read, an operation).
+func (d *decoder) claimLiterals(lit string, list bool, bind map[string]string) ([]string, bool) {
 	one := func(l string) (string, bool) {
 		l = strings.TrimSpace(l)
 		if name, ok := strings.CutPrefix(l, "vars."); ok {
+			if b, ok := bind[name]; ok {
+				switch d.sc.VarKinds[name] {
+				case "int", "number":
+					if _, err := strconv.ParseFloat(b, 64); err == nil {
+						return b, true
+					}
+				case "string", "duration": // a duration var is a string ("3s") where read
+					return strconv.Quote(b), true
+				}
+				return "", false
+			}
 			v, found := d.sc.Vars[name]
 			if !found || slices.Contains(d.sc.Secrets, name) {
 				return "", false
@@ -374,6 +502,9 @@ func (d *decoder) claimLiterals(lit string, list bool) ([]string, bool) {
 	}
 	return out, len(out) > 0
 }
+
+// negatedComparison is the comparison that holds where the one it is of does not.
+var negatedComparison = map[string]string{"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">", "in": "not in", "not in": "in"}
 
 // claimHolds reports whether the comparison read op lits[0] (lits[0] op read where readLeft is
 // false; read in lits for in) holds where read is v, istiod's default (a string, a float64).

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -737,10 +738,100 @@ func (r *Record) LeftBehind() string {
 		shown, more = shown[:5], fmt.Sprintf(" and %d more", len(r.Leftovers)-5)
 	}
 	s := fmt.Sprintf("left %s behind (%s%s)", strings.Join(what, " and "), strings.Join(shown, ", "), more)
-	if objects > 0 {
+	held := r.heldLeftovers()
+	if objects > len(held) {
 		s += fmt.Sprintf("; `labrun clean --yes --scenario %s` deletes the objects", r.Scenario)
+		if len(held) > 0 {
+			s += " that no finalizer holds"
+		}
+	}
+	if len(held) > 0 {
+		s += "; " + heldAdvice(held)
 	}
 	return s
+}
+
+// heldLeftover is a leftover whose deletion its finalizers hold: the cleanup's failed line
+// for it names them ("…, finalizers example.com/hold)", "its finalizers (example.com/hold)").
+type heldLeftover struct {
+	kind, namespace, name string
+	finalizers            string
+}
+
+// finalizersSaid are the finalizers a cleanup's failed line says hold an object: the wait
+// for its deletion's state (deletion started …, finalizers a,b, phase …), or the ephemeral
+// namespace's check (its finalizers (a, b) hold it).
+var finalizersSaid = regexp.MustCompile(`(?:\(deletion started [^,)]*, finalizers ([^,)]+(?:,[^ ,)]+)*)|its finalizers \(([^)]*)\) hold it)`)
+
+// heldLeftovers are the leftovers that finalizers hold (a delete, labrun clean's too, only
+// marks them deleted again): only what added a finalizer, or a hand, removes it.
+func (r *Record) heldLeftovers() []heldLeftover {
+	var out []heldLeftover
+	for _, what := range r.Leftovers {
+		for _, line := range r.Cleanup {
+			if !strings.HasPrefix(line, failedLine+what) {
+				continue
+			}
+			m := finalizersSaid.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			fins := m[1] + m[2]
+			ref := strings.Fields(strings.TrimPrefix(what, "ephemeral "))
+			if len(ref) < 2 {
+				continue
+			}
+			h := heldLeftover{kind: ref[0], name: ref[1], finalizers: fins}
+			if ns, name, ok := strings.Cut(ref[1], "/"); ok {
+				h.namespace, h.name = ns, name
+			}
+			out = append(out, h)
+			break
+		}
+	}
+	return out
+}
+
+// heldAdvice says what removes leftovers that finalizers hold: not labrun clean, which only
+// deletes them again, but what added the finalizers, or a patch that removes them (a
+// Namespace held only by "kubernetes", the namespace controller's own, waits for its content:
+// a finalizer of an object in it, which its status conditions name).
+func heldAdvice(held []heldLeftover) string {
+	var names []string
+	for _, h := range held {
+		q := h.name
+		if h.namespace != "" {
+			q = h.namespace + "/" + h.name
+		}
+		names = append(names, fmt.Sprintf("%s %s (%s)", h.kind, q, h.finalizers))
+	}
+	s := fmt.Sprintf("finalizers hold %s: no delete removes them, `labrun clean` neither; what added them removes them when it runs, or by hand ", strings.Join(names, ", "))
+	var patched, emptying []heldLeftover
+	for _, h := range held {
+		if h.kind == "Namespace" && h.finalizers == "kubernetes" {
+			emptying = append(emptying, h)
+		} else {
+			patched = append(patched, h)
+		}
+	}
+	var ways []string
+	if len(patched) > 0 {
+		h := patched[0]
+		ns := ""
+		if h.namespace != "" {
+			ns = " -n " + h.namespace
+		}
+		way := fmt.Sprintf("`kubectl patch %s %s%s --type=merge -p '{\"metadata\":{\"finalizers\":null}}'`", strings.ToLower(h.kind), h.name, ns)
+		if len(patched) > 1 {
+			way += " (and likewise for the others)"
+		}
+		ways = append(ways, way)
+	}
+	if len(emptying) > 0 {
+		h := emptying[0]
+		ways = append(ways, fmt.Sprintf("find what in Namespace %s holds it with `kubectl get namespace %s -o jsonpath='{.status.conditions}'` and remove that object's finalizers", h.name, h.name))
+	}
+	return s + strings.Join(ways, "; ")
 }
 
 func countOf(n int, noun string) string {

@@ -1030,7 +1030,7 @@ func MayFailedRuns(s *Summary) string {
 // (`labrun clean --yes --scenario s` deletes the objects)". Each of those runs exited 4; before,
 // the summary of them said only that they passed.
 func LeftRuns(s *Summary) string {
-	n, ran, objects := 0, 0, false
+	n, ran, objects, held := 0, 0, false, 0
 	for _, r := range s.Runs {
 		if r.NotStarted != "" {
 			continue
@@ -1038,7 +1038,10 @@ func LeftRuns(s *Summary) string {
 		ran++
 		if r.Left != "" {
 			n++
-			objects = objects || strings.Contains(r.Left, "`labrun clean")
+			objects = objects || strings.Contains(r.Left, "`labrun clean --yes")
+			if strings.Contains(r.Left, "finalizers hold ") { // interp.Record.LeftBehind's
+				held++
+			}
 		}
 	}
 	if n == 0 {
@@ -1047,6 +1050,10 @@ func LeftRuns(s *Summary) string {
 	out := fmt.Sprintf("%d of %d run%s left objects or processes behind", n, ran, plural(ran))
 	if objects {
 		out += fmt.Sprintf(" (`labrun clean --yes --scenario %s` deletes the objects)", s.Scenario)
+	}
+	if held > 0 {
+		// Which labrun clean does not remove: only deleted again, they stay.
+		out += fmt.Sprintf("; finalizers hold objects of %d of them, which no delete removes, `labrun clean` neither: each run's verdict says what does", held)
 	}
 	return out
 }

@@ -782,6 +782,8 @@ func (d *driver) waitGone(ctx context.Context, dels []deletion) error {
 }
 
 // deletionState says what keeps an object: whether deletion started, its finalizers and phase.
+// interp's Record.LeftBehind reads "deletion started …, finalizers a,b" of it, in the cleanup's
+// line, to say that finalizers hold a leftover (which labrun clean cannot remove).
 func deletionState(u *unstructured.Unstructured) string {
 	var parts []string
 	if u.GetDeletionTimestamp() == nil {
