@@ -354,6 +354,40 @@ func TestDurationOfVar(t *testing.T) {
 	}
 }
 
+// TestDurationSums: a sum, a difference or a scaling of duration()s compared with a time is
+// that time's number in its unit, as one duration() is; vet let
+// fortio.p50 < duration('10ms') + duration('50ms') by and the run refused it ("float64 <
+// time.Duration"). A duration plus a number is refused at vet.
+func TestDurationSums(t *testing.T) {
+	for _, tc := range []struct {
+		src, err string
+	}{
+		{src: `fortio.p99 < duration('10ms') + duration('50ms')`},
+		{src: `fortio.requests > 0 && fortio.duration < duration('1s') - duration('500ms')`},
+		{src: `fortio.duration <= duration('100ms') * 2`},
+		{src: `fortio.duration < 2 * duration('100ms')`},
+		{src: `fortio.duration < (duration('1s') - duration('500ms')) / 2`},
+		{src: `fortio.duration < (fortio.requests > 0 ? duration('1s') : duration('2s')) + duration('1s')`},
+		{src: `fortio.p99 < duration('10ms') + 5`, err: `adds a duration, duration("10ms"), and 5, a number`},
+		{src: `fortio.p99 < 5 - duration('10ms')`, err: `subtracts a duration, duration("10ms"), and 5, a number`},
+	} {
+		e, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, testNames(), compileOpts{asBool: true})
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: compile: %v", tc.src, err)
+			continue
+		}
+		if _, err := expr.Run(e.Program, testEnv()); err != nil {
+			t.Errorf("%s: run: %v", tc.src, err)
+		}
+	}
+}
+
 func TestExprDeltaErr(t *testing.T) {
 	names := testNames()
 	names.DeltaErr = "delta is ambiguous"

@@ -2551,6 +2551,32 @@ func (c *exprChecker) durationIn(node *ast.Node, other *schema.Type) *schema.Typ
 		}
 		return b
 	}
+	if bin, ok := (*node).(*ast.BinaryNode); ok && isTime(other) {
+		// duration('10ms') + duration('50ms') beside a time, or duration('10ms') * 2: each
+		// duration its number (vet let it by, and the run refused it: "float64 <
+		// time.Duration").
+		l, r := isDurationExpr(bin.Left), isDurationExpr(bin.Right)
+		switch {
+		case (bin.Operator == "+" || bin.Operator == "-") && l && r,
+			(bin.Operator == "*" || bin.Operator == "/") && l && !r,
+			bin.Operator == "*" && r && !l:
+			if l {
+				c.durationIn(&bin.Left, other)
+			}
+			if r {
+				c.durationIn(&bin.Right, other)
+			}
+			return schema.Num(other.Unit)
+		case (bin.Operator == "+" || bin.Operator == "-") && l != r:
+			d, n := bin.Left, bin.Right
+			if r {
+				d, n = n, d
+			}
+			c.fail(col(bin), "%s %s a duration, %s, and %s, a number, which the run refuses (expr adds no number to a time.Duration); expected two durations: %s %s duration('…')", bin, map[string]string{"+": "adds", "-": "subtracts"}[bin.Operator], d, n, d, bin.Operator)
+			return nil
+		}
+		return nil
+	}
 	call, ok := (*node).(*ast.BuiltinNode)
 	if !ok || call.Name != "duration" || len(call.Arguments) != 1 || !isTime(other) {
 		return nil
@@ -2576,6 +2602,28 @@ func (c *exprChecker) durationIn(node *ast.Node, other *schema.Type) *schema.Typ
 	}
 	ast.Patch(node, &ast.FloatNode{Value: v})
 	return schema.Num(other.Unit)
+}
+
+// isDurationExpr reports whether n is a duration: duration(…), a conditional whose branches
+// are, or a sum, a difference or a scaling of them.
+func isDurationExpr(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.BuiltinNode:
+		return n.Name == "duration" && len(n.Arguments) == 1
+	case *ast.ConditionalNode:
+		return isDurationExpr(n.Exp1) && isDurationExpr(n.Exp2)
+	case *ast.BinaryNode:
+		l, r := isDurationExpr(n.Left), isDurationExpr(n.Right)
+		switch n.Operator {
+		case "+", "-":
+			return l && r
+		case "*":
+			return l != r
+		case "/":
+			return l && !r
+		}
+	}
+	return false
 }
 
 // bareTime warns of a time in milliseconds or seconds compared with a number other than 0
