@@ -52,16 +52,18 @@ func (v buildVersion) String() string {
 		if v.From != "build" {
 			notes = append(notes, "from the "+v.From+", not stamped by the build")
 		}
+		if v.weak() && v.BuildID != "" {
+			notes = append(notes, "build "+v.BuildID) // as its records name it (buildWord)
+		}
 		if len(notes) > 0 {
 			b.WriteString(" (" + strings.Join(notes, ", ") + ")")
 		}
+	} else if v.BuildID != "" {
+		b.WriteString(" (no VCS revision recorded, build " + v.BuildID + ")")
 	} else {
 		b.WriteString(" (no VCS revision recorded)")
 	}
 	fmt.Fprintf(&b, " %s %s", v.Go, v.Platform)
-	if v.BuildID != "" && (v.Revision == "" || v.From != "build" || v.Modified) {
-		b.WriteString(" build " + v.BuildID) // as its records name it (buildWord)
-	}
 	return b.String()
 }
 
@@ -235,11 +237,15 @@ func buildWord(v buildVersion) string {
 	if v.Modified {
 		s += " modified"
 	}
-	if v.BuildID != "" && (v.Revision == "" || v.From != "build" || v.Modified) {
+	if v.BuildID != "" && v.weak() {
 		s += " build " + v.BuildID
 	}
 	return s
 }
+
+// weak says whether v's revision alone does not name its code: no revision, one the build did
+// not stamp (its checkout's when it runs), or a modified tree.
+func (v buildVersion) weak() bool { return v.Revision == "" || v.From != "build" || v.Modified }
 
 // ownBuildID is the content part of the running executable's Go build ID, or "".
 func ownBuildID() string {
