@@ -1990,7 +1990,14 @@ func (r *Record) viewContradictions(name string, ser *SeriesRecord, passed []*St
 // its start, skipped it: another labrun run's passed record, the invocation copied in and its
 // start taken out, stood for a failed run. Asked of a record read from its file
 // (report.Decode), not of the records tests and mutate make in memory.
+//
+// Records of version 1 are not held to it: the scenarios package's fixtures are written in
+// version 1's form without a clock, and a record of version 1 is held to fewer checks anyway
+// (versionContradictions: a later record's version lowered is refused).
 func (r *Record) ClockAbsences() []string {
+	if r.Version < 2 {
+		return nil
+	}
 	var msgs []string
 	for _, f := range []struct {
 		field string
