@@ -160,7 +160,9 @@ func TestLocalLatencySaid(t *testing.T) {
 // TestRecordStreamedAsMarshalled: the record file is what json.MarshalIndent makes of the
 // record, though written one step and one result at a time; and Read reads it back.
 func TestRecordStreamedAsMarshalled(t *testing.T) {
-	for _, rec := range []*interp.Record{longRecord(3), {Version: interp.RecordVersion, Scenario: "empty"}, {Version: interp.RecordVersion, Scenario: "none", Steps: []*interp.StepRecord{}, Results: map[string]*interp.Result{}}} {
+	// Every record keeps its run's clock (Read refuses one without: interp.Record.ClockAbsences).
+	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	for _, rec := range []*interp.Record{longRecord(3), {Version: interp.RecordVersion, Scenario: "empty", Start: t0, StepsStart: t0, End: t0}, {Version: interp.RecordVersion, Scenario: "none", Steps: []*interp.StepRecord{}, Results: map[string]*interp.Result{}, Start: t0, StepsStart: t0, End: t0}} {
 		files, err := report.WriteAs(t.TempDir(), "r", rec)
 		if err != nil {
 			t.Fatal(err)

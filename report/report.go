@@ -360,6 +360,9 @@ func Decode(path string, b []byte) (*interp.Record, error) {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	rec.RereadLogs()
+	if cs := rec.ClockAbsences(); len(cs) > 0 {
+		return nil, fmt.Errorf("%s: %s; the record was changed after the run or is corrupt", path, strings.Join(cs, "; "))
+	}
 	if err := rec.Contradictions(); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}

@@ -319,13 +319,28 @@ func idleGap(cwd, id string, start time.Time, ms []mergedRecord) string {
 	sorted := slices.Clone(ms)
 	slices.SortStableFunc(sorted, func(a, b mergedRecord) int { return a.rec.Start.Compare(b.rec.Start) })
 	busy, last := start, "it began its runs"
-	for _, m := range sorted {
+	for i, m := range sorted {
 		r := m.rec
 		if r.Start.IsZero() {
 			continue
 		}
 		if gap := r.Start.Sub(busy); gap > invocationIdle {
-			return fmt.Sprintf("%s: it started at %s, %s after the labrun run whose invocation it keeps (%s) last had a run running (%s at %s), and that run starts each of its runs when it begins or when another of its runs ends; a record of a later run of its scenario stands for the one that run made", relPath(cwd, m.from), r.Start.UTC().Format(time.RFC3339Nano), gap.Round(time.Second), id, last, busy.UTC().Format(time.RFC3339Nano))
+			// The gap has two sides: a later run's record after it, or an earlier run's
+			// before it (the invocation's start moved back with it in every record).
+			var before []string
+			for _, b := range sorted[:i] {
+				if !b.rec.Start.IsZero() {
+					before = append(before, relPath(cwd, b.from))
+				}
+			}
+			earlier := ""
+			switch {
+			case len(before) == 1:
+				earlier = fmt.Sprintf(", or the record before those %s without a run, %s, is of an earlier run of its scenario, the invocation's start moved back with it", gap.Round(time.Second), before[0])
+			case len(before) > 1:
+				earlier = fmt.Sprintf(", or the records before those %s without a run, %s, are of earlier runs of their scenarios, the invocation's start moved back with them", gap.Round(time.Second), strings.Join(before, ", "))
+			}
+			return fmt.Sprintf("%s: it started at %s, %s after the labrun run whose invocation it keeps (%s) last had a run running (%s at %s), and that run starts each of its runs when it begins or when another of its runs ends; a record of a later run of its scenario stands for the one that run made%s", relPath(cwd, m.from), r.Start.UTC().Format(time.RFC3339Nano), gap.Round(time.Second), id, last, busy.UTC().Format(time.RFC3339Nano), earlier)
 		}
 		if r.End.After(busy) {
 			busy, last = r.End, "the end of "+relPath(cwd, m.from)

@@ -174,6 +174,9 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 	if err := p.rejudgeRecords(all); err != nil {
 		return err
 	}
+	if err := p.summariesBeside(p.besideSummaries, all); err != nil {
+		return err
+	}
 	// The order of one run: by file, then position in it, then combination and round.
 	sort.SliceStable(all, func(i, j int) bool {
 		a, b := all[i].rec, all[j].rec
@@ -1474,12 +1477,16 @@ func (p *process) readRecords(path string) ([]mergedRecord, error) {
 	if st.IsDir() {
 		files, _ := filepath.Glob(filepath.Join(path, "*.json"))
 		var out []mergedRecord
+		var summaries []string
 		for _, f := range files {
 			b, err := os.ReadFile(f)
 			if err != nil {
 				return nil, &exitError{exitInvalid, fmt.Sprintf("merge: %s: %v", relPath(p.Cwd, f), unwrapPath(err))}
 			}
-			if report.Sniff(f, b) != report.KindRecord {
+			if kind := report.Sniff(f, b); kind != report.KindRecord {
+				if kind == report.KindSummary {
+					summaries = append(summaries, f)
+				}
 				continue // a summary, a plan, another tool's JSON
 			}
 			rec, err := report.Decode(f, b)
@@ -1488,6 +1495,7 @@ func (p *process) readRecords(path string) ([]mergedRecord, error) {
 			}
 			out = append(out, mergedRecord{rec: rec, from: f, json: f})
 		}
+		p.besideSummaries = append(p.besideSummaries, summaries...)
 		return out, nil
 	}
 	b, err := os.ReadFile(path)
@@ -1512,6 +1520,41 @@ func (p *process) readRecords(path string) ([]mergedRecord, error) {
 		out = append(out, mergedRecord{rec: r, from: path})
 	}
 	return out, nil
+}
+
+// summariesBeside holds the records recs of a folder to the summaries of runs in it (paths)
+// that list one of them, as diff holds a summary to its records (report.ReadSummary: its
+// counts and verdict against its runs, each run against its record beside it, its plan
+// against theirs). Before, merge read the records alone: a --count 3 run's last round's
+// record taken out and the count edited to 2 in the records left (seals computed again)
+// merged "2 of 2 runs passed", exit 0, beside the run's summary that planned 3 and listed
+// the round. A summary that lists none of recs (an older run's in the same folder) is not
+// read; nor is a summary taken out with the record (the records are read alone, as before:
+// nothing in them says a round is missing).
+func (p *process) summariesBeside(paths []string, recs []mergedRecord) error {
+	given := map[string]bool{}
+	for _, m := range recs {
+		given[m.json] = true
+	}
+	for _, f := range paths {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return &exitError{exitInvalid, fmt.Sprintf("merge: %s: %v", relPath(p.Cwd, f), unwrapPath(err))}
+		}
+		var s report.Summary
+		if json.Unmarshal(b, &s) != nil {
+			continue // not one labrun reads: it is not merged either
+		}
+		if !slices.ContainsFunc(s.Runs, func(r report.SummaryRun) bool {
+			return r.Report != "" && given[filepath.Join(filepath.Dir(f), filepath.FromSlash(strings.TrimSuffix(r.Report, ".html")+".json"))]
+		}) {
+			continue
+		}
+		if _, err := report.ReadSummary(f); err != nil {
+			return &exitError{exitInvalid, "merge: " + relError(p.Cwd, err.Error()) + "\nlabrun: merge: the summary beside the records lists them: a record edited, or taken out with its plan edited, makes another summary than the run's; merge counts no run from them"}
+		}
+	}
+	return nil
 }
 
 // runtimeChunk is the least size at which a container runtime splits a long line of a

@@ -83,6 +83,9 @@ type process struct {
 	// record with its artifacts of labrun's own version gets, which ones (recordUnverified):
 	// its summary line says so, as replay's verdict line does.
 	unverified map[*interp.Record][]string
+	// besideSummaries are the summaries merge found in the folders it read records from; they
+	// are held to those records once each record has been (summariesBeside).
+	besideSummaries []string
 	// Targets are extra targets by name, besides local and kube (tests add fakes).
 	Targets map[string]func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error)
 }

@@ -53,14 +53,24 @@ func resealRecord(path string) error {
 	return os.WriteFile(filepath.Join(dir, "seal.sha256"), []byte(b.String()), 0o644)
 }
 
-// cmdReseal is the `reseal RECORD.json...` script command (resealRecord).
+// cmdReseal is the `reseal RECORD.json...` script command (resealRecord); a RECORD with *, ?
+// or [ is a glob.
 func cmdReseal(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: reseal RECORD.json...")
 	}
 	for _, a := range args {
-		if err := resealRecord(ts.MkAbs(a)); err != nil {
-			ts.Fatalf("reseal: %v", err)
+		paths := []string{ts.MkAbs(a)}
+		if strings.ContainsAny(a, "*?[") { // a glob: records whose names a run chose
+			paths, _ = filepath.Glob(ts.MkAbs(a))
+			if len(paths) == 0 {
+				ts.Fatalf("reseal: no record matches %s", a)
+			}
+		}
+		for _, p := range paths {
+			if err := resealRecord(p); err != nil {
+				ts.Fatalf("reseal: %v", err)
+			}
 		}
 	}
 }

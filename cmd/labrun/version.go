@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"debug/elf"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,7 +24,11 @@ type buildVersion struct {
 	Time     string
 	Modified bool
 	// From says where the revision came from: "build" or "checkout DIR".
-	From     string
+	From string
+	// BuildID is the content part of the Go build ID of the running executable (the last of
+	// `go tool buildid`'s parts: a hash of the binary), "" when it cannot be read: what tells
+	// two builds apart that name one revision and neither is stamped or both are modified.
+	BuildID  string
 	Go       string
 	Platform string
 }
@@ -45,9 +52,14 @@ func (v buildVersion) String() string {
 		if v.From != "build" {
 			notes = append(notes, "from the "+v.From+", not stamped by the build")
 		}
+		if v.weak() && v.BuildID != "" {
+			notes = append(notes, "build "+v.BuildID) // as its records name it (buildWord)
+		}
 		if len(notes) > 0 {
 			b.WriteString(" (" + strings.Join(notes, ", ") + ")")
 		}
+	} else if v.BuildID != "" {
+		b.WriteString(" (no VCS revision recorded, build " + v.BuildID + ")")
 	} else {
 		b.WriteString(" (no VCS revision recorded)")
 	}
@@ -91,7 +103,9 @@ func readVersion(bi *debug.BuildInfo, ok bool, checkout func() (rev, time string
 // version returns labrun's version line.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
-	return readVersion(bi, ok, sourceCheckout).String()
+	v := readVersion(bi, ok, sourceCheckout)
+	v.BuildID = ownBuildID()
+	return v.String()
 }
 
 // sourceCheckout reads the revision of the checkout this file was compiled from, when it is
@@ -200,11 +214,18 @@ func isHash(s string) bool {
 // be later than the one it was built from: it says "(checkout)" after it.
 var labrunBuild = sync.OnceValue(func() string {
 	bi, ok := debug.ReadBuildInfo()
-	return buildWord(readVersion(bi, ok, sourceCheckout))
+	v := readVersion(bi, ok, sourceCheckout)
+	v.BuildID = ownBuildID()
+	return buildWord(v)
 })
 
-// buildWord is v as a record names it: "v1.2.0 <revision> modified", "(devel) <revision>
-// (checkout)".
+// buildWord is v as a record names it: "v1.2.0 <revision>", "v1.2.0 <revision> modified
+// build <id>", "(devel) <revision> (checkout) build <id>". A build the toolchain stamped from
+// a clean tree is named by its revision; one that is not stamped (go run, -buildvcs=false:
+// the revision is its checkout's when it runs, or none) or was built from a modified tree
+// also by its Go build ID. Before, two such builds of different code (a go run before and
+// after an edit not committed) named one build, and merge took one labrun run's records made
+// by both for one build's, without a word.
 func buildWord(v buildVersion) string {
 	s := v.Version
 	if v.Revision != "" {
@@ -216,5 +237,57 @@ func buildWord(v buildVersion) string {
 	if v.Modified {
 		s += " modified"
 	}
+	if v.BuildID != "" && v.weak() {
+		s += " build " + v.BuildID
+	}
 	return s
+}
+
+// weak says whether v's revision alone does not name its code: no revision, one the build did
+// not stamp (its checkout's when it runs), or a modified tree.
+func (v buildVersion) weak() bool { return v.Revision == "" || v.From != "build" || v.Modified }
+
+// ownBuildID is the content part of the running executable's Go build ID, or "".
+func ownBuildID() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return goBuildID(exe)
+}
+
+// goBuildID reads the content part of the Go build ID of the executable at path (the last of
+// its parts, as `go tool buildid` prints them), or "": an ELF file keeps it in the note
+// .note.go.buildid; other formats at the start of their text, as "\xff Go build ID: \"...\"".
+func goBuildID(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var id string
+	if ef, err := elf.NewFile(f); err == nil {
+		if s := ef.Section(".note.go.buildid"); s != nil {
+			if b, err := s.Data(); err == nil && len(b) >= 16 {
+				name, desc := ef.ByteOrder.Uint32(b), ef.ByteOrder.Uint32(b[4:])
+				off := 12 + (int(name)+3)&^3
+				if name == 4 && string(b[12:14]) == "Go" && off+int(desc) <= len(b) {
+					id = string(b[off : off+int(desc)])
+				}
+			}
+		}
+	} else {
+		b := make([]byte, 1<<20)
+		n, _ := io.ReadFull(f, b)
+		const prefix = "\xff Go build ID: \""
+		if _, rest, ok := bytes.Cut(b[:n], []byte(prefix)); ok {
+			if v, _, ok := bytes.Cut(rest, []byte("\"\n \xff")); ok {
+				id = string(v)
+			}
+		}
+	}
+	if i := strings.LastIndexByte(id, '/'); i >= 0 {
+		id = id[i+1:]
+	}
+	return id
 }

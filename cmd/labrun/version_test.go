@@ -86,3 +86,41 @@ func TestSourceCheckoutReadsGitFiles(t *testing.T) {
 		t.Errorf("a ref that does not exist resolved to %q", rev)
 	}
 }
+
+// TestRecordNamesUnstampedBuild: a build the toolchain did not stamp (go run, -buildvcs=false,
+// as this test binary) names only the revision its checkout is at when it runs: two such
+// builds of different code (a go run before and after an edit not committed) named one build
+// in their records, and merge took one labrun run's records made by both for one build's,
+// without a word (docs/json.md said so). The record names it by its Go build ID too (the
+// content part, a hash of the binary), as `labrun version` does; a stamped build from a clean
+// tree is named by its revision alone.
+func TestRecordNamesUnstampedBuild(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := goBuildID(exe)
+	if id == "" || strings.Contains(id, "/") {
+		t.Fatalf("the test binary's Go build ID reads %q, want its content part", id)
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if v := readVersion(bi, ok, sourceCheckout); v.From == "build" && !v.Modified {
+		t.Skip("this test binary was stamped from a clean tree")
+	}
+	if got := labrunBuild(); !strings.HasSuffix(got, " build "+id) {
+		t.Errorf("a record names this unstamped build %q, without its build ID %s", got, id)
+	}
+	if got := version(); !strings.Contains(got, " build "+id+")") {
+		t.Errorf("labrun version says %q, without the build ID %s its records name", got, id)
+	}
+	goRun := buildVersion{Version: "(devel)", Revision: "fedcba9876543210", From: "checkout /src/labrun"}
+	a, b := goRun, goRun
+	a.BuildID, b.BuildID = "AAAAAAAAAAAAAAAAAAAA", "BBBBBBBBBBBBBBBBBBBB"
+	if buildWord(a) == buildWord(b) {
+		t.Errorf("two unstamped builds of one checkout are named alike: %q", buildWord(a))
+	}
+	clean := buildVersion{Version: "v0.3.0", Revision: "0123456789abcdef0123", From: "build", BuildID: "AAAAAAAAAAAAAAAAAAAA"}
+	if got := buildWord(clean); got != "v0.3.0 0123456789abcdef0123" {
+		t.Errorf("a stamped build from a clean tree is named %q, want its version and revision alone", got)
+	}
+}
