@@ -275,6 +275,7 @@ func (p *process) run(args []string, f *runFlags) error {
 		each = func(r ran) {
 			if err := enc.write(r.rec); err != nil {
 				fmt.Fprintf(p.Stderr, "labrun: -o %s: %v\n", f.output, err)
+				p.markStdoutSaid()
 				code = worse(code, exitInfra)
 			}
 		}
