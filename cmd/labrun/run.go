@@ -340,6 +340,10 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	if p.phases == nil {
 		p.phases = &runPhases{}
 	}
+	ownStops := p.phases.stops == nil
+	if ownStops {
+		p.phases.stops = startStopWatch()
+	}
 	done := make(chan struct{})
 	n := 0
 	var first time.Time // the first interrupt's, and its signal
@@ -437,6 +441,10 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	}()
 	return runCtx, cleanupCtx, func() {
 		close(done)
+		if ownStops {
+			p.phases.stops.stop()
+			p.phases.stops = nil
+		}
 		cancelRun(nil)
 		cancelCleanup(nil)
 	}
@@ -445,6 +453,8 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 // runPhases counts the runs under way (from runOne's start until the run returns) and the
 // reports being written (from then until runOne returns), for the interrupt handler.
 type runPhases struct {
+	// stops are the times the process was stopped and continued (SIGSTOP, Ctrl-Z).
+	stops              *stopWatch
 	mu                 sync.Mutex
 	running, reporting int
 	// begun counts the runs begun so far.
@@ -662,7 +672,9 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		interp.WithAccessLogParser(envoy.AccessLog),
 		interp.WithSpool(spool),
 	)
+	runStart := time.Now()
 	rec := r.Run(runCtx, cleanupCtx, sc)
+	p.judgeStops(rec, runStart, time.Now())
 	interruptedDuring := run.over()
 	if p.afterRun != nil {
 		p.afterRun()
