@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,5 +63,31 @@ func TestProcessEndedOnItsOwn(t *testing.T) {
 				t.Errorf("error %q, want one holding %q", rec.Error, c.cleanup)
 			}
 		})
+	}
+}
+
+// TestProcessKilledByTheCleanup (fake processes: driver/fakes): a process that did not end on
+// the cleanup's SIGTERM within its grace period, and that its KILL ended, is removed, but the
+// cleanup line says how ("removed process srv (it did not end on SIGTERM within its grace
+// period, so it was killed with SIGKILL)"): before, a plain "removed process srv" read as a
+// process that stopped as asked, its TERM handler (flush, close, deregister) run. The run's
+// verdict is not changed.
+func TestProcessKilledByTheCleanup(t *testing.T) {
+	sc := loadScenario(t, `s: schema.#Scenario & {steps: [{name: "srv", process: argv: ["x"]}, {sleep: "1ms"}], expect: ["ended.srv >= 0"]}`)
+	asked := 0
+	w := &fakes.World{Exited: func(string) (string, bool) {
+		asked++
+		if asked == 1 { // the cleanup asks before it stops it: running
+			return "", false
+		}
+		return "was killed by signal killed", true
+	}}
+	rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+	if rec.Outcome != interp.Passed {
+		t.Errorf("outcome %s (%s), want passed", rec.Outcome, rec.Error)
+	}
+	want := "removed process srv (it did not end on SIGTERM within its grace period, so it was killed with SIGKILL)"
+	if !slices.Contains(rec.Cleanup, want) {
+		t.Errorf("cleanup %q, want the line %q", rec.Cleanup, want)
 	}
 }

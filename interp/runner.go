@@ -777,6 +777,9 @@ func (ru *run) autoCleanup(ctx context.Context) {
 		switch err := t.remove(ctx); {
 		case errors.Is(err, schema.ErrAlreadyGone):
 			msg = "already gone: " + t.desc // a step or a command deleted it
+		case errors.Is(err, schema.ErrKilled):
+			// Removed, but not as asked: what the process does on TERM did not run.
+			msg += " (" + strings.TrimPrefix(err.Error(), schema.ErrKilled.Error()+": ") + ")"
 		case errors.Is(err, schema.ErrEndedEarly):
 			msg = fmt.Sprintf("%s had already ended: %s", t.desc, strings.TrimPrefix(err.Error(), schema.ErrEndedEarly.Error()+": "))
 			ru.mu.Lock()

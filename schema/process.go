@@ -136,6 +136,11 @@ func (p *Process) Run(ctx context.Context, rt Runtime) error {
 		case err == nil && w.stopped.Load():
 			// A kill step stopped it: the cleanup found it gone, and says so.
 			return ErrAlreadyGone
+		case err == nil:
+			if after, _ := proc.Ended(); after == "was killed by signal killed" {
+				// TERM did not end it within its grace: the cleanup's KILL did.
+				return fmt.Errorf("%w: it did not end on SIGTERM within its grace period, so it was killed with SIGKILL", ErrKilled)
+			}
 		}
 		return err
 	})

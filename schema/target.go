@@ -105,6 +105,12 @@ var ErrEndedEarly = errors.New("it had already ended")
 // command that daemonizes exits so), but no "removed" either.
 var ErrEndedOnItsOwn = errors.New("it had already ended")
 
+// ErrKilled is what the cleanup of a local process returns (wrapped, saying why) when the
+// process did not end on SIGTERM within its grace period and was killed (SIGKILL): it is
+// removed, but what it does on TERM (flush, close, deregister) did not run, and the cleanup
+// line says so rather than a plain "removed".
+var ErrKilled = errors.New("killed")
+
 // ErrNotFound is what Cluster.Get's error wraps when the object it names does not exist.
 var ErrNotFound = errors.New("not found")
 

@@ -48,6 +48,11 @@ type process struct {
 	ReleaseSignals func()
 	// secrets hides the running scenario's secret vars in Stdout and Stderr (Main wraps them).
 	secrets consoleSecrets
+	// stdoutClosed: stdout was closed when labrun started (closedAtStart).
+	stdoutClosed bool
+	// watchedOut and watchedErr are stdout and stderr as Main watches them (nil before
+	// Main): a write that failed makes the exit code at least 3 (streamsFailed).
+	watchedOut, watchedErr *watchedStream
 	// rawStdout is Stdout before Main wrapped it (nil: Stdout is not wrapped): labrun lsp
 	// speaks a protocol there, whose messages the hiding must not rewrite.
 	rawStdout io.Writer
@@ -104,6 +109,8 @@ func newProcess() *process {
 		Cwd:        cwd,
 		sources:    &sourceHashes{},
 		IsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
+		// Read before anything is opened: a descriptor opened later could not be told apart.
+		stdoutClosed: closedAtStart(os.Stdout),
 		TermWidth: func() int {
 			w, _, err := term.GetSize(int(os.Stdout.Fd()))
 			if err != nil {

@@ -19,7 +19,16 @@ func Main(p *process) int {
 		return serveBackendHost(p)
 	}
 	p.rawStdout = p.Stdout
-	p.Stdout, p.Stderr = p.secrets.wrap(p.Stdout), p.secrets.wrap(p.Stderr)
+	out := &watchedStream{name: "stdout", w: p.Stdout, closed: p.stdoutClosed}
+	errw := &watchedStream{name: "stderr", w: p.Stderr}
+	p.watchedOut, p.watchedErr = out, errw
+	p.Stdout, p.Stderr = p.secrets.wrap(out), p.secrets.wrap(errw)
+	return p.streamsFailed(p.main())
+}
+
+// main is Main once the standard streams are watched: its exit code before a failed write
+// to them is counted.
+func (p *process) main() int {
 	root := newRoot(p)
 	var prof profiles
 	prof.flags(root)

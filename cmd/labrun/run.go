@@ -275,6 +275,7 @@ func (p *process) run(args []string, f *runFlags) error {
 		each = func(r ran) {
 			if err := enc.write(r.rec); err != nil {
 				fmt.Fprintf(p.Stderr, "labrun: -o %s: %v\n", f.output, err)
+				p.markStdoutSaid()
 				code = worse(code, exitInfra)
 			}
 		}
@@ -338,6 +339,10 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	sigs, _ := p.Signals()
 	if p.phases == nil {
 		p.phases = &runPhases{}
+	}
+	ownStops := p.phases.stops == nil
+	if ownStops {
+		p.phases.stops = startStopWatch()
 	}
 	done := make(chan struct{})
 	n := 0
@@ -436,6 +441,10 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 	}()
 	return runCtx, cleanupCtx, func() {
 		close(done)
+		if ownStops {
+			p.phases.stops.stop()
+			p.phases.stops = nil
+		}
 		cancelRun(nil)
 		cancelCleanup(nil)
 	}
@@ -444,6 +453,8 @@ func (p *process) runContexts() (runCtx, cleanupCtx context.Context, stop func()
 // runPhases counts the runs under way (from runOne's start until the run returns) and the
 // reports being written (from then until runOne returns), for the interrupt handler.
 type runPhases struct {
+	// stops are the times the process was stopped and continued (SIGSTOP, Ctrl-Z).
+	stops              *stopWatch
 	mu                 sync.Mutex
 	running, reporting int
 	// begun counts the runs begun so far.
@@ -661,7 +672,9 @@ func (p *process) runOne(runCtx, cleanupCtx context.Context, u *dsl.Unit, f *run
 		interp.WithAccessLogParser(envoy.AccessLog),
 		interp.WithSpool(spool),
 	)
+	runStart := time.Now()
 	rec := r.Run(runCtx, cleanupCtx, sc)
+	p.judgeStops(rec, runStart, time.Now())
 	interruptedDuring := run.over()
 	if p.afterRun != nil {
 		p.afterRun()
