@@ -37,10 +37,6 @@ type docWriter struct {
 }
 
 func (d *docWriter) write(v any) error {
-	if s := closedStream(d.w); s != nil {
-		s.fail(errClosedAtStart)
-		return fmt.Errorf("%s: %w", s.name, errClosedAtStart)
-	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

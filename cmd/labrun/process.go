@@ -48,8 +48,6 @@ type process struct {
 	ReleaseSignals func()
 	// secrets hides the running scenario's secret vars in Stdout and Stderr (Main wraps them).
 	secrets consoleSecrets
-	// stdoutClosed: stdout was closed when labrun started (closedAtStart).
-	stdoutClosed bool
 	// watchedOut and watchedErr are stdout and stderr as Main watches them (nil before
 	// Main): a write that failed makes the exit code at least 3 (streamsFailed).
 	watchedOut, watchedErr *watchedStream
@@ -109,8 +107,6 @@ func newProcess() *process {
 		Cwd:        cwd,
 		sources:    &sourceHashes{},
 		IsTerminal: term.IsTerminal(int(os.Stdout.Fd())),
-		// Read before anything is opened: a descriptor opened later could not be told apart.
-		stdoutClosed: closedAtStart(os.Stdout),
 		TermWidth: func() int {
 			w, _, err := term.GetSize(int(os.Stdout.Fd()))
 			if err != nil {

@@ -19,7 +19,7 @@ func Main(p *process) int {
 		return serveBackendHost(p)
 	}
 	p.rawStdout = p.Stdout
-	out := &watchedStream{name: "stdout", w: p.Stdout, closed: p.stdoutClosed}
+	out := &watchedStream{name: "stdout", w: p.Stdout}
 	errw := &watchedStream{name: "stderr", w: p.Stderr}
 	p.watchedOut, p.watchedErr = out, errw
 	p.Stdout, p.Stderr = p.secrets.wrap(out), p.secrets.wrap(errw)

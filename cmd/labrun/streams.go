@@ -1,45 +1,25 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sync"
 )
 
 // watchedStream is stdout or stderr as labrun writes to it: it keeps the first write that
-// failed (a full disk, a pipe whose reader left, a stream closed before labrun started), so
-// that Main makes the exit code say it. Before, `labrun run x >/dev/full` printed its verdict
-// nowhere and exited 0, and so did `-o json >&-` with the records.
+// failed (a full disk, a pipe whose reader left), so that Main makes the exit code say it.
+// Before, `labrun run x >/dev/full` printed its verdict nowhere and exited 0. A stream closed
+// before labrun started (`>&-`) is not told: Go's runtime gives it /dev/null read-write, as a
+// parent that discards the output on purpose does (Python's subprocess.DEVNULL, libuv's
+// "ignore"), and failing such a run would be an error that is not one.
 type watchedStream struct {
 	name string
 	w    io.Writer
-	// closed: the stream was closed when labrun started (Go's runtime points a closed
-	// standard stream at /dev/null, where every write succeeds): a document for machines
-	// (-o json, -o yaml) written there fails (docWriter); what people read is let go, as a
-	// harness that discards it may hand labrun /dev/null so (closedAtStart).
-	closed bool
-
-	mu  sync.Mutex
-	err error
+	mu   sync.Mutex
+	err  error
 	// said: the failure has been said already (by -o json's own message).
 	said bool
 }
-
-// closedStream returns the stream w writes to when it was closed when labrun started (nil:
-// it was not, or w is no standard stream), through the wrapping that hides secrets.
-func closedStream(w io.Writer) *watchedStream {
-	if sw, ok := w.(*secretWriter); ok {
-		w = sw.w
-	}
-	if s, ok := w.(*watchedStream); ok && s.closed {
-		return s
-	}
-	return nil
-}
-
-// errClosedAtStart is a write to a standard stream that was closed when labrun started.
-var errClosedAtStart = errors.New("it was closed when labrun started (Go's runtime gave it /dev/null, so what was written there went nowhere; redirect it to /dev/null to discard it)")
 
 func (s *watchedStream) Write(b []byte) (int, error) {
 	n, err := s.w.Write(b)

@@ -9,11 +9,12 @@ import (
 )
 
 // TestStdoutThatFailsIsNotASuccess runs the real binary with stdout on a full disk
-// (/dev/full), closed (`>&-`: Go's runtime gives it /dev/null) and on /dev/null: a verdict or
-// a record that could not be written makes the exit code 3 and is said on stderr. Before,
-// `run >/dev/full` and `run -o json >&-` exited 0 with the verdict and the records lost.
-// Discarding on purpose (`>/dev/null`) is no failure, nor is a closed stdout that no document
-// for machines was to reach (the text a person reads; the exit code says the verdict).
+// (/dev/full), on /dev/null and closed: a verdict or a record that could not be written makes
+// the exit code 3 and is said on stderr. Before, `run >/dev/full` exited 0 with the verdict
+// lost. Discarding on purpose (`>/dev/null`) is no failure; nor is a closed stdout (`>&-`),
+// which Go's runtime turns into /dev/null read-write before labrun runs, as a parent that
+// discards the output hands it (Python's subprocess.DEVNULL): the two cannot be told apart,
+// and a run that passed is not made an error on a guess.
 func TestStdoutThatFailsIsNotASuccess(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full here")
@@ -36,12 +37,10 @@ s: schema.#Scenario & {
 	}{
 		{"run s.cue", ">/dev/full", exitInfra, "labrun: stdout could not be written: write /dev/stdout: no space left on device: what labrun printed there is lost"},
 		{"run -o json s.cue", ">/dev/full", exitInfra, "labrun: -o json: write /dev/stdout: no space left on device"},
-		{"run -o json s.cue", ">&-", exitInfra, "labrun: -o json: stdout: it was closed when labrun started"},
-		{"run -o yaml s.cue", ">&-", exitInfra, "labrun: -o yaml: stdout: it was closed when labrun started"},
-		{"vet -o json s.cue", ">&-", exitInfra, "labrun: stdout could not be written: it was closed when labrun started"},
 		{"version", ">/dev/full", exitInfra, "labrun: stdout could not be written"},
 		{"run -o json s.cue", ">/dev/null", exitOK, ""},
 		{"run s.cue", ">&-", exitOK, ""},
+		{"run -o json s.cue", ">&-", exitOK, ""},
 	} {
 		t.Run(tc.args+" "+tc.redirect, func(t *testing.T) {
 			args := tc.args
