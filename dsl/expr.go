@@ -899,6 +899,11 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 			msg += fmt.Sprintf(": expected %s instead", ascii)
 		}
 	}
+	if strings.HasSuffix(msg, "expression exceeds maximum allowed nodes") {
+		// A claim generated or pasted to tens of thousands of characters: expr stops counting
+		// somewhere inside it, which is not where anything is wrong; the whole is too long.
+		msg, col = fmt.Sprintf("the expression is too long: expr compiles at most %d nodes (names, operators, literals) in one; expected a shorter one: write its claims as several expectations, or read a collection with all(), any() or len()", conf.DefaultMaxNodes), 0
+	}
 	if msg == "unexpected token EOF" {
 		// expr says where the text ran out, not what it lacked.
 		if at, open, want := unclosedBracket(src); at >= 0 {
