@@ -99,6 +99,7 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 		also     []Pos
 	}
 	var items []item
+	var unclosedIn map[string]bool // files with a list said never closed (cuehint.go)
 	for _, e := range cueerrors.Errors(err) {
 		path := e.Path()
 		format, args := e.Msg()
@@ -154,6 +155,17 @@ func (l *loader) addCUEErrorIn(err error, root cue.Value, prefix string) {
 			}
 		}
 		it := item{pos: pos, path: path, msg: l.hint(e.Position(), path, msg, l.explain(path, msg, root, prefix))}
+		if len(path) == 0 && unclosedIn[pos.File] {
+			// A syntax error after a list said never closed: the parser's recovery from the
+			// missing ] (expected operand, found '}' at the struct's end), not a mistake of its own.
+			continue
+		}
+		if len(path) == 0 && strings.Contains(it.msg, neverClosedList) {
+			if unclosedIn == nil {
+				unclosedIn = map[string]bool{}
+			}
+			unclosedIn[pos.File] = true
+		}
 		if strings.HasPrefix(it.msg, "cannot import ") {
 			it.path = nil // the importing package's own import path, not a field
 		}

@@ -88,7 +88,7 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 		// Unless the field starts its line as far in as the line that opened the list: then
 		// the list's ] is missing above it, and the field is the struct's next one.
 		if ol, oc, ok := openedList(l.source(p.Filename()), p.Offset()); ok && ol != p.Line() && indentOf(l.lineOf(p.Filename(), ol)) == indentOf(line) {
-			return fmt.Sprintf("%s: the list opened at line %d, column %d is never closed: expected ] before this field", text, ol, oc)
+			return fmt.Sprintf("%s: the list opened at line %d, column %d %s before this field", text, ol, oc, neverClosedList)
 		}
 		return text + `: a list holds values, not label: value fields; put the fields of an element in braces, e.g. steps: [{name: "before", sleep: "1s"}]`
 	}
@@ -98,6 +98,10 @@ func (l *loader) hint(p token.Pos, path []string, msg, text string) string {
 	}
 	return text
 }
+
+// neverClosedList is what a list whose ] is missing is said to be: the syntax errors after it
+// in its file are the parser's recovery from it, and are not said (cueerr.go).
+const neverClosedList = "is never closed: expected ]"
 
 var (
 	refNotFoundRE    = regexp.MustCompile(`^reference "([^"]+)" not found`)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/expr-lang/expr"
@@ -674,6 +675,11 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 			return nil, &Error{Pos: exprPos(pos, src, at), Msg: fmt.Sprintf("in expression %q: %s(…) calls the step %q, not expr's builtin %s: the step's name shadows it in every expression of the scenario (a step's result is no function); rename the step", src, name, name, name)}
 		}
 	}
+	if c.err != nil || err != nil {
+		if name, at := wordStepRead(src, names); name != "" {
+			return nil, &Error{Pos: exprPos(pos, src, at), Msg: fmt.Sprintf("in expression %q: %s is a word of the expression language (expr reads it as itself wherever it is written), so the step %q cannot be read by its name: expected the step renamed to read its result (its outcome alone reads as outcome.%s)", src, name, name, name)}
+		}
+	}
 	if c.err != nil {
 		// The checker's error is the cause; expr's own (e.g. "Stats is not callable" for
 		// delta("a", "typo")) only describes the node left unrewritten.
@@ -710,6 +716,62 @@ func compile(src string, pos Pos, names *Names, opts compileOpts) (*Expr, *Error
 		names.compiled[key] = &c
 	}
 	return e, nil
+}
+
+// exprWords are the words expr reads as operators (in, not, matches, let, if, …) or as literals
+// (true, false, nil) wherever they are written: a step may have such a name (outcome.in reads
+// it), but in.exit does not parse as a read of it.
+var exprWords = map[string]bool{
+	"in": true, "not": true, "or": true, "and": true, "matches": true, "contains": true,
+	"startsWith": true, "endsWith": true, "let": true, "if": true, "else": true,
+	"true": true, "false": true, "nil": true,
+}
+
+// wordStepRead finds, in an expression that did not compile, a read of a step named by one of
+// exprWords as a name (in.exit): the step's name and its column (in runes); "" when none.
+// Quoted text and field names after a dot (outcome.in) are not reads of it.
+func wordStepRead(src string, names *Names) (string, int) {
+	if names == nil {
+		return "", -1
+	}
+	rs := []rune(src)
+	var quote rune
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote != 0:
+			if r == '\\' {
+				i++
+			} else if r == quote {
+				quote = 0
+			}
+			continue
+		case r == '\'' || r == '"' || r == '`':
+			quote = r
+			continue
+		case !isIdentRune(r) || i > 0 && (isIdentRune(rs[i-1]) || rs[i-1] == '.'):
+			continue
+		}
+		j := i
+		for j < len(rs) && isIdentRune(rs[j]) {
+			j++
+		}
+		word := string(rs[i:j])
+		k := j
+		for k < len(rs) && (rs[k] == ' ' || rs[k] == '\t') {
+			k++
+		}
+		if exprWords[word] && names.Steps[word] && k < len(rs) && (rs[k] == '.' || rs[k] == '[') {
+			return word, i
+		}
+		i = j - 1
+	}
+	return "", -1
+}
+
+// isIdentRune is a rune of an expr identifier.
+func isIdentRune(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // exprPos is the position of column col (0-based, in runes, as expr counts) of an expression
@@ -838,6 +900,11 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 		if ascii, ok := asciiFor[[]rune(m[1])[0]]; ok {
 			msg += fmt.Sprintf(": expected %s instead", ascii)
 		}
+	}
+	if strings.HasSuffix(msg, "expression exceeds maximum allowed nodes") {
+		// A claim generated or pasted to tens of thousands of characters: expr stops counting
+		// somewhere inside it, which is not where anything is wrong; the whole is too long.
+		msg, col = fmt.Sprintf("the expression is too long: expr compiles at most %d nodes (names, operators, literals) in one; expected a shorter one: write its claims as several expectations, or read a collection with all(), any() or len()", conf.DefaultMaxNodes), 0
 	}
 	if msg == "unexpected token EOF" {
 		// expr says where the text ran out, not what it lacked.

@@ -91,6 +91,15 @@ func (d *decoder) checkFilePartials() {
 						})
 					}
 					if _, apply := s.Params.(*schema.Apply); apply && !s.ExpectFail {
+						// The run refuses an object without a name before its first step;
+						// generateName (the API server's choice of name) is not supported.
+						if name, _ := md["name"].(string); name == "" {
+							hint := ""
+							if gn, _ := md["generateName"].(string); gn != "" {
+								hint = " (" + schema.GenerateNameHint + ")"
+							}
+							at([]string{"metadata", "name"}, "missing metadata.name%s", hint)
+						}
 						// As an apply's objects written in CUE (schema.ObjectProblems).
 						schema.ObjectProblems(o.Object, true, func(fpath []string, msg string, _ bool, ic *schema.IstioCheck) {
 							msg = strings.Join(fpath, ".") + ": " + msg

@@ -158,24 +158,6 @@ func (d *decoder) markFileTemplates() {
 					if objs, perr := YAMLObjects(f, data); perr == nil && len(objs) == 0 {
 						d.l.errs.add(d.kindFieldPos(s, field, i), fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i),
 							"%s.%s: %q holds no object (%s): %s", s.Kind, field, f, NoObjectWhy, noObjectConsequence(s.Kind, field))
-					} else if perr == nil && s.Kind == "apply" && !bytes.Contains(data, []byte("${")) {
-						// The run refuses an object without a name before its first step;
-						// generateName (the API server's choice of name) is not supported.
-						for _, o := range objs {
-							md, _ := o.Object["metadata"].(map[string]any)
-							if name, _ := md["name"].(string); name != "" || s.ExpectFail {
-								continue
-							}
-							if av, _ := o.Object["apiVersion"].(string); strings.HasPrefix(av, "kuttl.dev/") || strings.HasPrefix(av, "chainsaw.kyverno.io/") {
-								continue // another tool's own document, refused as such (filepartials.go)
-							}
-							hint := ""
-							if gn, _ := md["generateName"].(string); gn != "" {
-								hint = " (" + schema.GenerateNameHint + ")"
-							}
-							d.l.errs.add(d.kindFieldPos(s, field, i), fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i),
-								"%s.%s: %s: missing metadata.name%s", s.Kind, field, o.Source, hint)
-						}
 					} else if perr != nil && !bytes.Contains(data, []byte("${")) {
 						// The run refuses it when the step starts (after everything before it):
 						// YAML that does not parse, or a document without kind (Chainsaw's
