@@ -120,6 +120,30 @@ func Warned(rec *interp.Record, dir string) string {
 	return fmt.Sprintf("with %d vet %s: %s", n, noun, strings.Join(where, ", "))
 }
 
+// WarnedRuns says, beside a summary's counts, how many of its runs passed with the lints'
+// warnings in their scenario, and of which lints ("2 passed with vet warnings:
+// unknown-subset; each run's verdict says where"): "" when none did. Each run's own verdict
+// line says them (Warned); a summary of runs that each passed with one read as clean.
+func WarnedRuns(recs []*interp.Record) string {
+	n := 0
+	var codes []string
+	for _, rec := range recs {
+		if rec == nil || Warned(rec, "") == "" {
+			continue
+		}
+		n++
+		for _, w := range rec.Warnings {
+			if w != nil && !slices.Contains(codes, w.Code) {
+				codes = append(codes, w.Code)
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d passed with vet warnings: %s; each run's verdict says where", n, strings.Join(codes, ", "))
+}
+
 // mayFailedSteps are the steps that may fail (mayFail) that did not pass in rec, each once
 // with its kind ("busy (wait)"), in the order they first failed, and how many times each did.
 func mayFailedSteps(rec *interp.Record) (names []string, times map[string]int) {

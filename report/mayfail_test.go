@@ -154,3 +154,29 @@ func TestWarnedBesideVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestWarnedRuns: a summary says how many of its runs passed with the lints' warnings, and
+// of which lints; before, "SUMMARY s: 6 of 6 runs passed" of runs that each passed with an
+// unknown-subset warning said nothing of it (each run's verdict line did).
+func TestWarnedRuns(t *testing.T) {
+	w := func(code string) *dsl.Warning {
+		return &dsl.Warning{Pos: dsl.Pos{File: "/lab/x.cue", Line: 3, Col: 5}, Code: code, Msg: "m"}
+	}
+	rec := func(o interp.Outcome, ws ...*dsl.Warning) *interp.Record {
+		return &interp.Record{Scenario: "s", Outcome: o, Warnings: ws}
+	}
+	for _, tc := range []struct {
+		recs []*interp.Record
+		want string
+	}{
+		{nil, ""},
+		{[]*interp.Record{rec(interp.Passed), rec(interp.Passed)}, ""},
+		{[]*interp.Record{rec(interp.Failed, w(dsl.LintUnknownSubset))}, ""},
+		{[]*interp.Record{rec(interp.Passed, w(dsl.LintUnknownSubset)), nil, rec(interp.Passed, w(dsl.LintUnknownSubset), w(dsl.LintOneSample))},
+			"2 passed with vet warnings: unknown-subset, one-sample; each run's verdict says where"},
+	} {
+		if got := report.WarnedRuns(tc.recs); got != tc.want {
+			t.Errorf("WarnedRuns = %q, want %q", got, tc.want)
+		}
+	}
+}

@@ -698,11 +698,16 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 			// OBJECTS BEHIND.)
 			left = " — " + l
 		}
+		var recs []*interp.Record
+		for _, r := range runs {
+			recs = append(recs, r.rec)
+		}
+		if w := report.WarnedRuns(recs); w != "" {
+			// As each run's verdict line says it: before, "SUMMARY s: 6 of 6 runs passed"
+			// of runs that each passed with an unknown-subset warning.
+			left += " — " + w
+		}
 		if len(p.unverified) > 0 { // merge's: its records judged with fewer checks
-			var recs []*interp.Record
-			for _, r := range runs {
-				recs = append(recs, r.rec)
-			}
 			mayFailed += unverifiedNote(recs, p.unverified)
 		}
 		path := ""
