@@ -38,7 +38,7 @@ func TestRawStringsAreStepStrings(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths := []string{edge, "../examples", "../examples/istio-tasks", "../examples/multicluster", "../scenarios", "../docs"}
-	malformed, _ := filepath.Glob("../cmd/labrun/testdata/malformed/*.cue")
+	malformed := malformedSpecs(t, "*.cue")
 	for _, p := range append(paths, malformed...) {
 		_, _ = Load([]string{p}, Options{})
 	}

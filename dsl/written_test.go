@@ -55,7 +55,7 @@ func TestWrittenIsLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths := []string{edge, "../examples", "../examples/istio-tasks", "../scenarios", "../docs"}
-	malformed, _ := filepath.Glob("../cmd/labrun/testdata/malformed/*.cue")
+	malformed := malformedSpecs(t, "*.cue")
 	for _, p := range append(paths, malformed...) {
 		_, _ = Load([]string{p}, Options{}) // the malformed ones are refused: their steps are checked first
 	}
