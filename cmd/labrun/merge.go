@@ -618,13 +618,18 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			p.unverified[rec] = why
 		}
 		judgeable := (rec.Outcome == interp.Passed || rec.Outcome == interp.Failed) && rec.Error == "" && !anyStepFailed(rec)
-		if rec.File == "" || rec.Source == "" {
+		// A record without a source (of version 1, made before records kept it) is judged
+		// again as one of another source is, when its scenario file is here: replay does so.
+		// Before, merge counted it as recorded: a failed run's record of that form, its
+		// outcome flipped, merged PASSED, exit 0, where replay said FAILED.
+		if rec.File == "" {
 			if c := artifactsWithout(rec, m.json); c != "" {
 				msgs = append(msgs, fmt.Sprintf("%s: run %s: %s; the record was changed after the run or is corrupt", relPath(p.Cwd, m.from), unitOrSingle(rec).ID, c))
 				continue
 			}
 			if judgeable {
 				unjudged++
+				notHere["they name no scenario file"] = true
 			}
 			continue
 		}
@@ -851,7 +856,9 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 		l.why = "their scenario file is not here"
 		return l
 	}
-	l.changed = p.sources.of(file) != rec.Source
+	// A record without a source (version 1) is judged as one of another source: its steps and
+	// expectations must be the scenario's.
+	l.changed = rec.Source == "" || p.sources.of(file) != rec.Source
 	opts := dsl.Options{Vars: vars}
 	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
 	if refused := err != nil || len(errs) > 0; refused || declaresSecrets(res) {
