@@ -61,3 +61,39 @@ func TestVersion1RecordFlippedNotMerged(t *testing.T) {
 	}
 	refused(t, dir, []string{"the record says passed; its data says failed"}, "merge", "-q", "--report-dir", "out", "r")
 }
+
+// TestReplaySaysScenarioChanged: replay judges a record by its scenario file as it is now (to
+// see an edited expectation's verdict on the run's data), but when that file is not the
+// source the run had, its verdict line says so. Before, a failed run's record replayed
+// "PASSED fl in …", exit 0, once its expectation was edited in fl.cue to what the run read,
+// and nothing on the verdict line said the verdict was another scenario's.
+func TestReplaySaysScenarioChanged(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeIn(t, filepath.Join(dir, "fl.cue"), flCUE)
+	writeFile(t, filepath.Join(dir, "state"), "broken\n")
+	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "r", "fl.cue"); code != 1 {
+		t.Fatalf("run: exit %d, want 1\n%s", code, out)
+	}
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	if len(recs) != 1 {
+		t.Fatalf("records: %v", recs)
+	}
+	for _, c := range []struct {
+		name, src string
+		code      int
+		want      string
+	}{
+		{"unchanged", flCUE, 1, "FAILED fl in "},
+		{"expectation edited", strings.Replace(flCUE, `\"ok\\n\"`, `\"broken\\n\"`, 1), 0, "— judged by fl.cue as it is now, not the source the run had (edited since the run, or --file): expectations other than the run's"},
+		{"comment added", flCUE + "// a comment\n", 1, "— judged by fl.cue as it is now, not the source the run had (edited since the run, or --file): its steps and expectations as the run had them"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			writeIn(t, filepath.Join(dir, "fl.cue"), c.src)
+			code, out := runIn(t, dir, "replay", recs[0])
+			if code != c.code || !strings.Contains(out, c.want) || (c.src == flCUE && strings.Contains(out, "judged by")) {
+				t.Errorf("replay: exit %d, want %d and %q\n%s", code, c.code, c.want, out)
+			}
+		})
+	}
+}
