@@ -40,6 +40,6 @@ func (p *process) sweepSpools(dir string) {
 		}
 	}
 	if len(removed) > 0 && p.Stderr != nil {
-		fmt.Fprintf(p.Stderr, "labrun: warning: removed %s from %s: the output a run killed before its end (kill -9) was streaming, never reported\n", strings.Join(removed, ", "), dir)
+		fmt.Fprintf(p.Stderr, "labrun: warning: removed %s from %s: the output a run killed before its end (kill -9) was streaming, never reported, or the folder a run could not remove as it ended (its directory read-only then)\n", strings.Join(removed, ", "), dir)
 	}
 }

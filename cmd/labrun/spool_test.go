@@ -118,3 +118,42 @@ func TestSpoolEndedBesideAnotherRun(t *testing.T) {
 		t.Errorf("a sweep beside runs that ended warned: %q", stderr.String())
 	}
 }
+
+// TestSpoolLeftInReadOnlyDir: the report directory made read-only during a run (chmod from
+// another shell): the run's end removed its spool's files, then failed to remove the folder,
+// left it without its lock file, which no later sweep removes (a folder without a lock may be a
+// labrun's from before the lock), and said nothing. The run says it could not remove it, and
+// the folder keeps a lock file, which the next run, the directory writable again, finds
+// unlocked and removes, saying so. root writes in a read-only folder: the test runs as
+// another user only.
+func TestSpoolLeftInReadOnlyDir(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root removes a folder from a read-only directory")
+	}
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	p := &process{Stderr: &stderr, Cwd: dir}
+	spool, done, err := p.spoolDir(dir, "aaaa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	done()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "labrun: warning: could not remove the folder the run streamed its output to, "+spool+" (permission denied): remove it, or the next run in "+dir+" removes it when it can") {
+		t.Errorf("stderr %q, want a warning naming the folder it could not remove", stderr.String())
+	}
+	stderr.Reset()
+	_, done2, err := p.spoolDir(dir, "bbbb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done2()
+	if _, err := os.Stat(spool); !os.IsNotExist(err) || !strings.Contains(stderr.String(), "warning: removed "+filepath.Base(spool)) {
+		t.Errorf("the next run left %s (%v), stderr %q", spool, err, stderr.String())
+	}
+}
