@@ -707,6 +707,12 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 				}
 				continue
 			}
+			// Judged by another source than the run's: the line of its runs says so, as
+			// replay's verdict line does. Before, a failed step taken out of the record and
+			// of the scenario file both merged "PASSED s", exit 0, with no word of the file.
+			if rec.Source != "" {
+				p.unverified[rec] = append(p.unverified[rec], unverifiedChanged)
+			}
 		} else if cs := unitOrSingle(rec).Contradictions(l.sc); len(cs) > 0 {
 			matrixMsgs = append(matrixMsgs, fmt.Sprintf("%s: %s: %s", at, matrixNotDeclared, strings.Join(cs, "; ")))
 			continue
@@ -1327,6 +1333,10 @@ type recordArtifacts struct {
 const (
 	unverifiedAlone = "alone" // its artifacts are not beside it (a record shared as JSON alone, JSON lines)
 	unverifiedOld   = "old"   // a record of an older version
+	// judged by its scenario file as it is now, which is not the source its run had (edited
+	// since the run): the steps and expectations are the record's, which says nothing of the
+	// run's when the record was edited with the file (a failed step taken out of both)
+	unverifiedChanged = "changed"
 )
 
 // recordUnverified says which checks rec, read from json ("": from JSON lines), escapes
@@ -1355,11 +1365,13 @@ func unverifiedNote(recs []*interp.Record, unverified map[*interp.Record][]strin
 	if len(unverified) == 0 {
 		return ""
 	}
-	alone := 0
+	alone, changed := 0, 0
 	old := map[int]int{}
 	for _, r := range recs {
 		for _, w := range unverified[r] {
 			switch w {
+			case unverifiedChanged:
+				changed++
 			case unverifiedAlone:
 				alone++
 			case unverifiedOld:
@@ -1374,6 +1386,12 @@ func unverifiedNote(recs []*interp.Record, unverified map[*interp.Record][]strin
 		parts = append(parts, "judged from the record alone, its artifacts not beside it")
 	case alone > 0:
 		parts = append(parts, fmt.Sprintf("%d of its %d records judged alone, their artifacts not beside them", alone, len(recs)))
+	}
+	switch {
+	case changed > 0 && one:
+		parts = append(parts, "judged by its scenario file as it is now, not the source its run had (edited since the run)")
+	case changed > 0:
+		parts = append(parts, fmt.Sprintf("%d of its %d records judged by their scenario file as it is now, not the source their run had (edited since the run)", changed, len(recs)))
 	}
 	for _, v := range slices.Sorted(maps.Keys(old)) {
 		if one {

@@ -182,11 +182,13 @@ func (p *process) changedSince(rec *interp.Record, sc *dsl.Scenario, file string
 	if rec.Source == "" || p.sources.of(inCwd(p.Cwd, file)) == rec.Source {
 		return ""
 	}
-	what := "its steps and expectations as the run had them"
+	// Its steps are the record's (ChangedStep), which says nothing of the run's: a record
+	// edited with its scenario (a failed step taken out of both) has them too.
+	what := ""
 	if !sameExpectations(rec, sc) {
-		what = "expectations other than the run's"
+		what = ": expectations other than the run's"
 	}
-	return fmt.Sprintf("judged by %s as it is now, not the source the run had (edited since the run, or --file): %s", relPath(p.Cwd, file), what)
+	return fmt.Sprintf("judged by %s as it is now, not the source the run had (edited since the run, or --file)%s", relPath(p.Cwd, file), what)
 }
 
 // recordAndScenario reads a run's record and loads its scenario as it is now (from file, else
