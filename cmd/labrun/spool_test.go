@@ -157,3 +157,43 @@ func TestSpoolLeftInReadOnlyDir(t *testing.T) {
 		t.Errorf("the next run left %s (%v), stderr %q", spool, err, stderr.String())
 	}
 }
+
+// TestSpoolLeftInTempDirByKilledRun: a run without a report directory (--report-dir "")
+// spools in the system's temporary directory, and kill -9 of it left its folder there: the
+// next run swept the report directory only, and TestKill9LeavesNoChildren's ten kills left ten
+// .labrun-spool-* folders in /tmp on each run of the tests. The next run sweeps the temporary
+// directory too, as it does a report directory: a dead run's folder is removed, a live one's
+// and one without a lock are left.
+func TestSpoolLeftInTempDirByKilledRun(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	dead := filepath.Join(dir, ".labrun-spool-aaaa-1")
+	old := filepath.Join(dir, ".labrun-spool-cccc-3")
+	for _, d := range []string{dead, old} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dead, spoolLockName), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	p := &process{Stderr: &stderr, Cwd: dir}
+	spool, done, err := p.spoolDir("", "dddd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(spool) != dir {
+		t.Fatalf("spool %s, want it in %s", spool, dir)
+	}
+	done()
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead run's spool %s is still there (%v)", dead, err)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("%s: %v, want it kept", old, err)
+	}
+	if want := "labrun: warning: removed .labrun-spool-aaaa-1 from " + dir + ": "; !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q…", stderr.String(), want)
+	}
+}
