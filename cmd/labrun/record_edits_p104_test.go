@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // asVersion1Record rewrites the record at path in the form of a record of version 1 (one
@@ -151,4 +152,47 @@ s: schema.#Scenario & {
 	if want := "PASSED s — unverified: judged by its scenario file as it is now, not the source its run had (edited since the run)\n"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("merge: exit %d, want 0 and %q\n%s", code, want, out)
 	}
+}
+
+// TestWaitAfterSamplerMovedLater: a wait that timed out before its until held, its plan, start
+// and end moved later, to where the until held of the samples (the wait passed, the outcome
+// made passed, the seal computed again). The step before the wait is a sampler, whose records
+// are its samples: the wait was held to no step before it, and the record replayed PASSED. A
+// sequence plans the step after a background or sampling step once it has started it: the
+// wait planned long after the sampler's first sample is refused.
+func TestWaitAfterSamplerMovedLater(t *testing.T) {
+	dir, rec := recordedRun(t, `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	local: backends: a: {}
+	steps: [
+		{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=20ms", duration: "600ms", connections: 1}},
+		{name: "g", every: "50ms", while: "soak", snapshot: backend: "a"},
+		{name: "busy", timeout: "120ms", wait: {until: "g.count >= 8", interval: "50ms"}},
+		{await: "soak"},
+	]
+	expect: ["g.count >= 8"]
+}
+`, 1)
+	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
+	ms := float64(time.Millisecond)
+	for _, s := range rec["steps"].([]any) {
+		m := s.(map[string]any)
+		switch m["path"] {
+		case "steps.2":
+			m["plannedNs"], m["startNs"], m["endNs"], m["skewNs"], m["outcome"] = 400*ms, 400.1*ms, 450*ms, 0.1*ms, "passed"
+			delete(m, "error")
+		case "steps.3":
+			m["plannedNs"], m["startNs"], m["outcome"] = 450*ms, 450*ms, "passed"
+			delete(m, "error")
+		}
+	}
+	passedAs(rec, nil)
+	writeJSON(t, recs[0], rec)
+	if err := resealRecord(recs[0]); err != nil {
+		t.Fatal(err)
+	}
+	editedRefused(t, dir, rec, "step busy: its record contradicts itself: it was planned at 400ms, but the step before it in its sequence, g (sample 1), which runs in the background, started at ")
 }
