@@ -703,7 +703,11 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 				}
 				if judgeable {
 					unjudged++
-					notHere["their scenario file here is not the source they ran, and its steps or expectations are not the ones they hold"] = true
+					if rec.Source == "" {
+						notHere["they keep no source (records of version 1), and their scenario file here has not the steps or expectations they hold"] = true
+					} else {
+						notHere["their scenario file here is not the source they ran, and its steps or expectations are not the ones they hold"] = true
+					}
 				}
 				continue
 			}

@@ -196,3 +196,20 @@ s: schema.#Scenario & {
 	}
 	editedRefused(t, dir, rec, "step busy: its record contradicts itself: it was planned at 400ms, but the step before it in its sequence, g (sample 1), which runs in the background, started at ")
 }
+
+// TestVersion1RecordsNotJudgedSayWhy: the records of version 1 in docs/records keep no source,
+// and their scenario file has changed steps since: merge counts them as recorded and says why.
+// Since merge judges a record without a source again when it can (59680e67), the reason given
+// was "their scenario file here is not the source they ran", which a record that keeps no
+// source cannot tell.
+func TestVersion1RecordsNotJudgedSayWhy(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	code, out := runIn(t, root, "merge", "-q", "--report-dir", "", "docs/records/kitb-mode1_strict.json")
+	if want := "1 of 1 records were counted as recorded, not judged again over their data (they keep no source (records of version 1), and their scenario file here has not the steps or expectations they hold)"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("merge: exit %d, want 0 and %q\n%s", code, want, out)
+	}
+}
