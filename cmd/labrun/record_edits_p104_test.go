@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -151,6 +152,15 @@ s: schema.#Scenario & {
 	code, out = runIn(t, dir, "merge", "-q", "--report-dir", "out", "r")
 	if want := "PASSED s — unverified: judged by its scenario file as it is now, not the source its run had (edited since the run)\n"; code != 0 || !strings.Contains(out, want) {
 		t.Errorf("merge: exit %d, want 0 and %q\n%s", code, want, out)
+	}
+	// Beside another scenario's run, its line in the table says it too.
+	writeIn(t, filepath.Join(dir, "ok.cue"), okCUE)
+	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "r", "ok.cue"); code != 0 {
+		t.Fatalf("run ok: exit %d\n%s", code, out)
+	}
+	code, out = runIn(t, dir, "merge", "-q", "--report-dir", "out2", "r")
+	if want := "unverified: judged by its scenario file as it is now, not the source its run had (edited since the run)"; code != 0 || !regexp.MustCompile(`(?m)^  PASSED  s .*`+regexp.QuoteMeta(want)).MatchString(out) {
+		t.Errorf("merge of two scenarios: exit %d, want 0 and the line of s with %q\n%s", code, want, out)
 	}
 }
 
