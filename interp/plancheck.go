@@ -103,9 +103,29 @@ func tickContradictions(rec *Record, steps map[string]*dsl.Step, lead string) []
 // (StepRecord.Round); others (a record made before rounds were numbered) are not.
 func sequenceOrderContradictions(rec *Record, sc *dsl.Scenario, lead string) []string {
 	byPath := map[string][]*StepRecord{}
+	// A sampler's executions are its samples (Sample from 1): in its sequence it stands by
+	// its first of each round, which it takes once the sequence has started it. Before, a
+	// sampler had no record here, and the step after it was held to nothing: a wait that
+	// timed out, its plan and start moved 0.8 s later to where its until held, replayed PASSED.
+	firstSample := map[string]map[int]*StepRecord{}
 	for _, sr := range rec.Steps {
 		if sr.Sample == 0 {
 			byPath[sr.Path] = append(byPath[sr.Path], sr)
+			continue
+		}
+		if firstSample[sr.Path] == nil {
+			firstSample[sr.Path] = map[int]*StepRecord{}
+		}
+		if f := firstSample[sr.Path][sr.Round]; f == nil || sr.Start < f.Start {
+			firstSample[sr.Path][sr.Round] = sr
+		}
+	}
+	for path, rounds := range firstSample {
+		if len(byPath[path]) > 0 {
+			continue // also recorded unsampled (skipped): those stand for it
+		}
+		for _, round := range slices.Sorted(maps.Keys(rounds)) {
+			byPath[path] = append(byPath[path], rounds[round])
 		}
 	}
 	named := map[string]string{} // path by name
@@ -121,7 +141,11 @@ func sequenceOrderContradictions(rec *Record, sc *dsl.Scenario, lead string) []s
 	walk = func(list []*dsl.Step, seq bool) {
 		for i, s := range list {
 			if seq && i > 0 {
-				if c := orderContradiction(list[i-1], byPath[list[i-1].Path], byPath[s.Path], lead); c != "" {
+				nexts := byPath[s.Path]
+				if s.Every > 0 {
+					nexts = nil // its first sample waits for its while step: not held here
+				}
+				if c := orderContradiction(list[i-1], s, byPath[list[i-1].Path], nexts, lead); c != "" {
 					msgs = append(msgs, c)
 				}
 			}
@@ -152,7 +176,7 @@ func sequenceOrderContradictions(rec *Record, sc *dsl.Scenario, lead string) []s
 // prev (prevs) that come before them in their sequence had ended (started, prev in the
 // background or sampling); "" when none did or they cannot be paired (see
 // sequenceOrderContradictions).
-func orderContradiction(prev *dsl.Step, prevs, nexts []*StepRecord, lead string) string {
+func orderContradiction(prev, next *dsl.Step, prevs, nexts []*StepRecord, lead string) string {
 	ps, ns := byRound(prevs), byRound(nexts)
 	for _, round := range slices.Sorted(maps.Keys(ns)) {
 		n, p := ns[round], ps[round]
@@ -181,6 +205,12 @@ func orderContradiction(prev *dsl.Step, prevs, nexts []*StepRecord, lead string)
 		// replayed PASSED, the step after it still planned at 0.6 s.
 		if prev.Every == 0 && !prev.Background && n.Planned > p.End+timeSlack(p.End) {
 			return fmt.Sprintf("step %s: %sit was planned at %s, but the step before it in its sequence, %s, ended at %s: a sequence plans a step when the one before it ends", shownStep(n), lead, n.Planned, shownStep(p), p.End)
+		}
+		// After a step in the background, the sequence plans the next once it has started
+		// that one (a sampler: once it has started its goroutine, before its first sample):
+		// a step planned later than that start was moved. One with at: waits for its offset.
+		if (prev.Every > 0 || prev.Background) && (next == nil || next.At == 0) && n.Planned > p.Start+timeSlack(p.Start) {
+			return fmt.Sprintf("step %s: %sit was planned at %s, but the step before it in its sequence, %s, which runs in the background, started at %s: a sequence plans the step after a background or sampling step once it has started it", shownStep(n), lead, n.Planned, shownStep(p), p.Start)
 		}
 	}
 	return ""

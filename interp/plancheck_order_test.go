@@ -32,7 +32,7 @@ func TestOrderContradictionBackgroundSlack(t *testing.T) {
 		prev := &dsl.Step{Path: "steps.0", Background: tc.background, Every: tc.every}
 		prevs := []*StepRecord{{Path: "steps.0", Name: "job", Start: tc.prev, End: tc.prevEnd, Outcome: Passed}}
 		nexts := []*StepRecord{{Path: "steps.1", Name: "ready", Start: tc.next, End: tc.next + ms(1), Outcome: Passed}}
-		got := orderContradiction(prev, prevs, nexts, "")
+		got := orderContradiction(prev, nil, prevs, nexts, "")
 		if (got != "") != tc.contradicts {
 			t.Errorf("%s: contradiction %q, want one: %v", tc.name, got, tc.contradicts)
 		}

@@ -67,6 +67,9 @@ func startOrphanRun(t *testing.T, bin, dir string) (*exec.Cmd, *lineLog, []int) 
 	}
 	cmd := exec.Command(bin, "run", "--report-dir", "", "s.cue")
 	cmd.Dir = dir
+	// Its spool (no report directory: in the temporary directory) in dir, not in /tmp, where
+	// each kill -9 left one.
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
 	out := startLogged(t, cmd)
 	pids := waitPidFiles(t, dir, orphanPidFiles, 10*time.Second, out)
 	t.Cleanup(func() { killAll(pids) })
@@ -77,7 +80,8 @@ func startOrphanRun(t *testing.T, bin, dir string) (*exec.Cmd, *lineLog, []int) 
 // TestKill9LeavesNoChildren: kill -9 of labrun in the middle of a run leaves none of its process
 // step's descendants, nor its running exec step, alive, whatever they did to their session or
 // environment, 10 times in a row; each rerun in the same directory runs normally (nothing of the
-// run before holds anything).
+// run before holds anything), and removes the spool folder the run before left in the
+// temporary directory.
 func TestKill9LeavesNoChildren(t *testing.T) {
 	bin := buildFakeBinary(t)
 	dir := t.TempDir()
@@ -94,6 +98,11 @@ func TestKill9LeavesNoChildren(t *testing.T) {
 			t.Fatalf("round %d: after kill -9 of labrun, still alive: %v (%s)", round, left, describe(left))
 		}
 		slowest = max(slowest, time.Since(killed))
+	}
+	// Each run swept the spool folder the run before left in the temporary directory: the
+	// last kill's is left.
+	if spools, _ := filepath.Glob(filepath.Join(dir, spoolPrefix+"*")); len(spools) != 1 {
+		t.Errorf("after 10 kill -9, %d spool folders in the temporary directory, want the last run's only: %v", len(spools), spools)
 	}
 	t.Logf("10 of 10 kill -9: 0 of %d descendants left each time, all gone within %s", len(orphanPidFiles), slowest)
 }

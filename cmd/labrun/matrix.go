@@ -626,6 +626,11 @@ func (p *process) judge(matrices []*dsl.Matrix, byMatrix map[*dsl.Matrix][]ran, 
 				if fx := fixedSweep(r.rec); fx != "" {
 					what = strings.TrimPrefix(what+"; "+fx, "; ")
 				}
+				if note := unverifiedNote([]*interp.Record{r.rec}, p.unverified); note != "" {
+					// merge's, as its line of one run says it: before, the line of each of
+					// several scenarios' runs said PASSED alone.
+					what = strings.TrimPrefix(what+"; "+strings.TrimPrefix(note, " — "), "; ")
+				}
 				lines = append(lines, line{verdict: verdict, name: nameOf(m), what: what, path: r.report, why: whyNotJudged(p.Cwd, r.rec)})
 			}
 			if len(runs) == 0 {

@@ -618,13 +618,18 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 			p.unverified[rec] = why
 		}
 		judgeable := (rec.Outcome == interp.Passed || rec.Outcome == interp.Failed) && rec.Error == "" && !anyStepFailed(rec)
-		if rec.File == "" || rec.Source == "" {
+		// A record without a source (of version 1, made before records kept it) is judged
+		// again as one of another source is, when its scenario file is here: replay does so.
+		// Before, merge counted it as recorded: a failed run's record of that form, its
+		// outcome flipped, merged PASSED, exit 0, where replay said FAILED.
+		if rec.File == "" {
 			if c := artifactsWithout(rec, m.json); c != "" {
 				msgs = append(msgs, fmt.Sprintf("%s: run %s: %s; the record was changed after the run or is corrupt", relPath(p.Cwd, m.from), unitOrSingle(rec).ID, c))
 				continue
 			}
 			if judgeable {
 				unjudged++
+				notHere["they name no scenario file"] = true
 			}
 			continue
 		}
@@ -698,9 +703,19 @@ func (p *process) rejudgeRecords(all []mergedRecord) error {
 				}
 				if judgeable {
 					unjudged++
-					notHere["their scenario file here is not the source they ran, and its steps or expectations are not the ones they hold"] = true
+					if rec.Source == "" {
+						notHere["they keep no source (records of version 1), and their scenario file here has not the steps or expectations they hold"] = true
+					} else {
+						notHere["their scenario file here is not the source they ran, and its steps or expectations are not the ones they hold"] = true
+					}
 				}
 				continue
+			}
+			// Judged by another source than the run's: the line of its runs says so, as
+			// replay's verdict line does. Before, a failed step taken out of the record and
+			// of the scenario file both merged "PASSED s", exit 0, with no word of the file.
+			if rec.Source != "" {
+				p.unverified[rec] = append(p.unverified[rec], unverifiedChanged)
 			}
 		} else if cs := unitOrSingle(rec).Contradictions(l.sc); len(cs) > 0 {
 			matrixMsgs = append(matrixMsgs, fmt.Sprintf("%s: %s: %s", at, matrixNotDeclared, strings.Join(cs, "; ")))
@@ -851,7 +866,9 @@ func (p *process) scenarioOf(file string, rec *interp.Record, vars map[string]st
 		l.why = "their scenario file is not here"
 		return l
 	}
-	l.changed = p.sources.of(file) != rec.Source
+	// A record without a source (version 1) is judged as one of another source: its steps and
+	// expectations must be the scenario's.
+	l.changed = rec.Source == "" || p.sources.of(file) != rec.Source
 	opts := dsl.Options{Vars: vars}
 	res, errs, err := p.loadTo(io.Discard, []string{file}, opts)
 	if refused := err != nil || len(errs) > 0; refused || declaresSecrets(res) {
@@ -1320,6 +1337,10 @@ type recordArtifacts struct {
 const (
 	unverifiedAlone = "alone" // its artifacts are not beside it (a record shared as JSON alone, JSON lines)
 	unverifiedOld   = "old"   // a record of an older version
+	// judged by its scenario file as it is now, which is not the source its run had (edited
+	// since the run): the steps and expectations are the record's, which says nothing of the
+	// run's when the record was edited with the file (a failed step taken out of both)
+	unverifiedChanged = "changed"
 )
 
 // recordUnverified says which checks rec, read from json ("": from JSON lines), escapes
@@ -1348,11 +1369,13 @@ func unverifiedNote(recs []*interp.Record, unverified map[*interp.Record][]strin
 	if len(unverified) == 0 {
 		return ""
 	}
-	alone := 0
+	alone, changed := 0, 0
 	old := map[int]int{}
 	for _, r := range recs {
 		for _, w := range unverified[r] {
 			switch w {
+			case unverifiedChanged:
+				changed++
 			case unverifiedAlone:
 				alone++
 			case unverifiedOld:
@@ -1367,6 +1390,12 @@ func unverifiedNote(recs []*interp.Record, unverified map[*interp.Record][]strin
 		parts = append(parts, "judged from the record alone, its artifacts not beside it")
 	case alone > 0:
 		parts = append(parts, fmt.Sprintf("%d of its %d records judged alone, their artifacts not beside them", alone, len(recs)))
+	}
+	switch {
+	case changed > 0 && one:
+		parts = append(parts, "judged by its scenario file as it is now, not the source its run had (edited since the run)")
+	case changed > 0:
+		parts = append(parts, fmt.Sprintf("%d of its %d records judged by their scenario file as it is now, not the source their run had (edited since the run)", changed, len(recs)))
 	}
 	for _, v := range slices.Sorted(maps.Keys(old)) {
 		if one {

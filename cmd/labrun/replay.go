@@ -124,6 +124,12 @@ word=no (the source gives yes) are not the scenario's own, …").`,
 				older := fmt.Sprintf("a record of version %d, held to fewer checks than one of version %d", rec.Version, interp.RecordVersion)
 				unverified = strings.Join(slices.DeleteFunc([]string{unverified, older}, func(s string) bool { return s == "" }), "; ")
 			}
+			// A scenario that is not the source the run had (its file edited since, or
+			// --file) judges the run's data by other expectations than the run's: the
+			// verdict line says so where "PASSED" is read. Before, a failed run's record
+			// replayed "PASSED s" with its expectation edited in the file, and nothing said
+			// that the verdict was not the run's scenario's.
+			changed := p.changedSince(rec, sc, or(file, rec.File))
 			judged := interp.Rejudge(rec, sc)
 			verdict, why := interp.Verdict(rec, judged)
 			replayed := *rec
@@ -141,6 +147,9 @@ word=no (the source gives yes) are not the scenario's own, …").`,
 				if unverified != "" {
 					doc["unverified"] = unverified
 				}
+				if changed != "" {
+					doc["scenarioChanged"] = changed
+				}
 				p.printDoc(output, doc)
 			} else {
 				fmt.Fprintf(p.Stdout, "replay of %s (recorded %s, outcome then: %s)\n", rec.Scenario, rec.Start.UTC().Format("2006-01-02 15:04:05 UTC"), rec.Outcome)
@@ -149,6 +158,9 @@ word=no (the source gives yes) are not the scenario's own, …").`,
 				// stderr is easily lost in a CI log).
 				if unverified != "" {
 					unverified = "unverified: " + unverified
+				}
+				if changed != "" {
+					unverified = strings.Join(slices.DeleteFunc([]string{changed, unverified}, func(s string) bool { return s == "" }), "; ")
 				}
 				p.printVerdict(&replayed, unverified, false)
 			}
@@ -161,6 +173,22 @@ word=no (the source gives yes) are not the scenario's own, …").`,
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json or yaml")
 	cmd.Flags().StringVar(&file, "file", "", "the scenario file (default: the one the run recorded)")
 	return cmd
+}
+
+// changedSince says, in the verdict line's words, that file, which replay judged rec by, is
+// not the source rec's run had: "" when it is, or when the record keeps no source (a record
+// of version 1: its verdict line says it is held to fewer checks).
+func (p *process) changedSince(rec *interp.Record, sc *dsl.Scenario, file string) string {
+	if rec.Source == "" || p.sources.of(inCwd(p.Cwd, file)) == rec.Source {
+		return ""
+	}
+	// Its steps are the record's (ChangedStep), which says nothing of the run's: a record
+	// edited with its scenario (a failed step taken out of both) has them too.
+	what := ""
+	if !sameExpectations(rec, sc) {
+		what = ": expectations other than the run's"
+	}
+	return fmt.Sprintf("judged by %s as it is now, not the source the run had (edited since the run, or --file)%s", relPath(p.Cwd, file), what)
 }
 
 // recordAndScenario reads a run's record and loads its scenario as it is now (from file, else

@@ -824,7 +824,21 @@ func (p *process) spoolDir(reportDir, runID string) (string, func(), error) {
 		return "", nil, fmt.Errorf("a folder for the run's output: %w", err)
 	}
 	return spool, func() {
-		os.RemoveAll(spool)
+		if err := os.RemoveAll(spool); err != nil && !os.IsNotExist(err) {
+			// Its files are gone but the folder stays (the report directory made read-only
+			// during the run): a lock file put back in it, unlocked once released, lets the
+			// next run here take it for a dead run's and remove it. Before, the folder was
+			// left without its lock, which no sweep removes (a labrun from before the lock
+			// may use such a folder), and nothing said so.
+			if f, ferr := os.Create(filepath.Join(spool, spoolLockName)); ferr == nil {
+				f.Close()
+			}
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			fmt.Fprintf(p.Stderr, "labrun: warning: could not remove the folder the run streamed its output to, %s (%v): remove it, or the next run in %s removes it when it can\n", spool, err, or(dir, os.TempDir()))
+		}
 		release()
 	}, nil
 }

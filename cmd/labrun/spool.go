@@ -14,13 +14,16 @@ const (
 	spoolLockName = ".lock"
 )
 
-// sweepSpools removes the spool folders in dir that runs killed before their end left (kill -9:
-// no deferred removal ran), and says so on stderr: those whose lock file no process holds. A
+// sweepSpools removes the spool folders in dir ("": the system's temporary directory, where a
+// run without a report directory spools) that runs killed before their end left (kill -9: no
+// deferred removal ran), and says so on stderr: those whose lock file no process holds. A
 // live run's (its lock held) is left, and so is a folder without a lock file: a labrun from
-// before the lock, which may be running still.
+// before the lock, which may be running still, and another user's (its folder is its own
+// only: its lock cannot be opened). Before, the temporary directory was not swept: each
+// labrun run --report-dir "" killed with -9 left a .labrun-spool-* folder there for good.
 func (p *process) sweepSpools(dir string) {
 	if dir == "" {
-		return // the system's temporary directory: others' folders, cleaned by the system
+		dir = os.TempDir()
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -40,6 +43,6 @@ func (p *process) sweepSpools(dir string) {
 		}
 	}
 	if len(removed) > 0 && p.Stderr != nil {
-		fmt.Fprintf(p.Stderr, "labrun: warning: removed %s from %s: the output a run killed before its end (kill -9) was streaming, never reported\n", strings.Join(removed, ", "), dir)
+		fmt.Fprintf(p.Stderr, "labrun: warning: removed %s from %s: the output a run killed before its end (kill -9) was streaming, never reported, or the folder a run could not remove as it ended (its directory read-only then)\n", strings.Join(removed, ", "), dir)
 	}
 }

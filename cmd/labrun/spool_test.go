@@ -118,3 +118,82 @@ func TestSpoolEndedBesideAnotherRun(t *testing.T) {
 		t.Errorf("a sweep beside runs that ended warned: %q", stderr.String())
 	}
 }
+
+// TestSpoolLeftInReadOnlyDir: the report directory made read-only during a run (chmod from
+// another shell): the run's end removed its spool's files, then failed to remove the folder,
+// left it without its lock file, which no later sweep removes (a folder without a lock may be a
+// labrun's from before the lock), and said nothing. The run says it could not remove it, and
+// the folder keeps a lock file, which the next run, the directory writable again, finds
+// unlocked and removes, saying so. root writes in a read-only folder: the test runs as
+// another user only.
+func TestSpoolLeftInReadOnlyDir(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root removes a folder from a read-only directory")
+	}
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	p := &process{Stderr: &stderr, Cwd: dir}
+	spool, done, err := p.spoolDir(dir, "aaaa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	done()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "labrun: warning: could not remove the folder the run streamed its output to, "+spool+" (permission denied): remove it, or the next run in "+dir+" removes it when it can") {
+		t.Errorf("stderr %q, want a warning naming the folder it could not remove", stderr.String())
+	}
+	stderr.Reset()
+	_, done2, err := p.spoolDir(dir, "bbbb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done2()
+	if _, err := os.Stat(spool); !os.IsNotExist(err) || !strings.Contains(stderr.String(), "warning: removed "+filepath.Base(spool)) {
+		t.Errorf("the next run left %s (%v), stderr %q", spool, err, stderr.String())
+	}
+}
+
+// TestSpoolLeftInTempDirByKilledRun: a run without a report directory (--report-dir "")
+// spools in the system's temporary directory, and kill -9 of it left its folder there: the
+// next run swept the report directory only, and TestKill9LeavesNoChildren's ten kills left ten
+// .labrun-spool-* folders in /tmp on each run of the tests. The next run sweeps the temporary
+// directory too, as it does a report directory: a dead run's folder is removed, a live one's
+// and one without a lock are left.
+func TestSpoolLeftInTempDirByKilledRun(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	dead := filepath.Join(dir, ".labrun-spool-aaaa-1")
+	old := filepath.Join(dir, ".labrun-spool-cccc-3")
+	for _, d := range []string{dead, old} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dead, spoolLockName), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	p := &process{Stderr: &stderr, Cwd: dir}
+	spool, done, err := p.spoolDir("", "dddd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(spool) != dir {
+		t.Fatalf("spool %s, want it in %s", spool, dir)
+	}
+	done()
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead run's spool %s is still there (%v)", dead, err)
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("%s: %v, want it kept", old, err)
+	}
+	if want := "labrun: warning: removed .labrun-spool-aaaa-1 from " + dir + ": "; !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q…", stderr.String(), want)
+	}
+}
