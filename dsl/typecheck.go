@@ -2332,7 +2332,8 @@ func unsetWrapper(n *ast.BinaryNode, written [2]string, l, r *schema.Type) {
 // durationStringCompare refuses a comparison of a protobuf Duration read as text (a config
 // dump's "10s", "0.500s") that does not compare times: an order (<, >=, …) compares bytes,
 // and "10s" < "2s" holds; an equality with a literal Envoy never writes ("500ms", "1.5s":
-// it writes "0.500s", "1.500s") never holds, and its != always does. "" when n is neither.
+// it writes "0.500s", "1.500s") or with a duration() (a time, not text) never holds, and
+// its != always does. "" when n is neither.
 func durationStringCompare(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
 	isDuration := func(t *schema.Type) bool {
 		return t != nil && t != nilType && t.Kind == schema.TString && t.Form == schema.FormDuration
@@ -2361,6 +2362,12 @@ func durationStringCompare(n *ast.BinaryNode, written [2]string, l, r *schema.Ty
 		return fmt.Sprintf("%s orders strings, byte by byte (\"10s\" < \"2s\"): %s is a protobuf Duration written as text; compare times: %s %s %s (or read it as seconds with the config step's durations: \"seconds\")",
 			cmp, written[d], asDuration(0), n.Operator, asDuration(1))
 	case "==", "!=":
+		if isDurationExpr(sides[1-d]) {
+			// A time.Duration is never equal to text: od.interval == duration(vars.t) failed
+			// where the interval was that long, and its != held whatever the config said.
+			return fmt.Sprintf("%s is always %v: %s is a protobuf Duration written as text (\"10s\", \"0.500s\"), and %s is a time, which never equals text; compare times: duration(%s) %s %s",
+				cmp, n.Operator == "!=", written[d], written[1-d], written[d], n.Operator, written[1-d])
+		}
 		lit, ok := sides[1-d].(*ast.StringNode)
 		if !ok || schema.FormDuration.Holds(lit.Value) {
 			return ""
