@@ -111,6 +111,9 @@ const (
 	// LintLocalityOutlier: locality failover in a traffic policy without outlier detection,
 	// which istiod then does not apply.
 	LintLocalityOutlier = "locality-without-outlier"
+	// LintIgnoredField: a DestinationRule field the API server's CRD accepts and istiod
+	// does not read (outlierDetection.consecutiveErrors).
+	LintIgnoredField = "istio-ignored-field"
 	// LintUnknownFilter: a key of a typed_per_filter_config a letter or two off the name of an
 	// HTTP filter istiod configures.
 	LintUnknownFilter = "unknown-filter"
@@ -165,6 +168,7 @@ var LintCodes = map[string]string{
 	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, or the pod selector of a step (logs, exec, snapshot, config, a load's from, kill, get or delete of pods, a wait for pods), set-based ones too, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing, the step finds no pod",
 	LintUnknownSubset:       "a VirtualService destination's subset (an http, tcp or tls route's, a mirror's) that no DestinationRule the scenario applies for that host (in a step or from its files) defines, where it applies one or more for the host (vet --server: with the cluster's rules, for any host): istiod writes the route to the subset's cluster all the same but sends no proxy that cluster, so every request routed there fails (503 NC) while a claim on the route's cluster holds",
 	LintLocalityOutlier:     "a DestinationRule's localityLbSetting failover or failoverPriority in a traffic policy (the rule's, or a subset's, which inherits the rule's) without outlierDetection: istiod applies locality failover only with outlier detection, so every locality gets priority 0 and Envoy never fails over",
+	LintIgnoredField:        "a DestinationRule's outlierDetection.consecutiveErrors (the rule's, a subset's, a portLevelSettings entry's): the CRD still accepts the deprecated field, and istiod reads only consecutive5xxErrors and consecutiveGatewayErrors, so the cluster gets no consecutive-error ejection from it (seen on the sandbox: no consecutive_5xx)",
 	LintUnknownFilter:       "an expression's literal key of a typed_per_filter_config (of a route, a virtual host) that is none of the HTTP filters' names istiod gives but a letter or two off one (\"envoy.filters.http.faults\" for envoy.filters.http.fault): it is never a key there, so a claim that it is absent holds whatever the route holds",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
 	LintOtherCluster:        "in a scenario of several clusters, a wait: match, absent or rollout (or an object of its matchFiles or absentFiles), an events step, or a get, of an object (kind and name; a get's pods or objects by an equality selector too) that the scenario applies only in other clusters than the step's: the absent holds at once, the match never, the rollout polls until its timeout, the events step keeps none, the get by name fails and by selector lists none",
@@ -277,6 +281,7 @@ func (d *decoder) lint() {
 			}
 			d.lintTCPPort(a, ix.service(host, a.namespace()), host, tp, field, warn)
 			lintLocalityOutlier(a, spec, field, warn)
+			lintIgnoredFields(a, spec, field, warn)
 			if host != "" && !ix.empty() && !known(host, a.namespace()) {
 				warn(a.step, field+".spec.host", LintUnknownHost, "DestinationRule host %q names no Service or ServiceEntry this scenario applies: the rule applies to nothing unless the host exists already; write the Service's name or FQDN", host)
 			}
@@ -1879,6 +1884,39 @@ func statsMatcher(annotations map[string]any) matcher {
 
 // policyFields are the traffic policy fields a portLevelSettings entry replaces for its port.
 var policyFields = []string{"connectionPool", "loadBalancer", "outlierDetection", "tls"}
+
+// lintIgnoredFields warns of a DestinationRule's outlierDetection.consecutiveErrors, in any
+// traffic policy of the rule (its own, a subset's, a portLevelSettings entry of either): the
+// CRD accepts the deprecated field, and istiod (Istio master of 2026-08-27,
+// applyOutlierDetection) reads only consecutive5xxErrors and consecutiveGatewayErrors. Seen
+// on the sandbox: consecutiveErrors: 3 gave the cluster an outlier_detection with the
+// interval and ejection time written beside it and no consecutive_5xx, so Envoy ejected on
+// its own default (5) — a claim on the interval held, and one that 3 errors eject failed.
+func lintIgnoredFields(a applied, spec map[string]any, field string, warn func(*Step, string, string, string, ...any)) {
+	outlier := func(tp map[string]any, at string) {
+		od, _ := tp["outlierDetection"].(map[string]any)
+		if v, ok := od["consecutiveErrors"]; ok && v != nil {
+			warn(a.step, at+".outlierDetection.consecutiveErrors", LintIgnoredField,
+				"outlierDetection.consecutiveErrors is deprecated and istiod ignores it: the API server accepts it, and the cluster gets no consecutive-error ejection from it (Envoy's default, 5 consecutive 5xx, applies); write consecutive5xxErrors (any 5xx) or consecutiveGatewayErrors (502, 503, 504)")
+		}
+	}
+	check := func(tp map[string]any, at string) {
+		outlier(tp, at)
+		pls, _ := tp["portLevelSettings"].([]any)
+		for k, pl := range pls {
+			pm, _ := pl.(map[string]any)
+			outlier(pm, fmt.Sprintf("%s.portLevelSettings.%d", at, k))
+		}
+	}
+	top, _ := spec["trafficPolicy"].(map[string]any)
+	check(top, field+".spec.trafficPolicy")
+	subsets, _ := spec["subsets"].([]any)
+	for j, sub := range subsets {
+		sm, _ := sub.(map[string]any)
+		stp, _ := sm["trafficPolicy"].(map[string]any)
+		check(stp, fmt.Sprintf("%s.spec.subsets.%d.trafficPolicy", field, j))
+	}
+}
 
 // lintLocalityOutlier warns of a DestinationRule's localityLbSetting with failover or
 // failoverPriority in a traffic policy (the rule's, a subset's) that has no outlierDetection

@@ -115,6 +115,11 @@ func TestLintHosts(t *testing.T) {
 		{"distribute without outlier detection", []string{svc("lab", http), dr("lab", "backend", `{loadBalancer: localityLbSetting: distribute: [{from: "us-east/*", to: {"us-east/*": 70, "eu/*": 30}}]}`)}, "", nil},
 		{"a subset's failover, outlier detection at the top", []string{svc("lab", http), subsetPolicy(`{outlierDetection: consecutive5xxErrors: 1}`)}, "", nil},
 		{"a subset's failover, no outlier detection", []string{svc("lab", http), subsetPolicy(`{loadBalancer: simple: "ROUND_ROBIN"}`)}, "", []string{LintLocalityOutlier}},
+		// A deprecated field the CRD accepts and istiod does not read (seen in the sandbox:
+		// consecutiveErrors: 3 gave the cluster no consecutive_5xx).
+		{"consecutiveErrors in the rule's outlier detection", []string{svc("lab", http), dr("lab", "backend", `{outlierDetection: {consecutiveErrors: 3, interval: "5s"}}`)}, "", []string{LintIgnoredField}},
+		{"consecutiveErrors in a port's outlier detection", []string{svc("lab", http), dr("lab", "backend", `{portLevelSettings: [{port: number: 8080, outlierDetection: consecutiveErrors: 3}]}`)}, "", []string{LintIgnoredField}},
+		{"consecutive5xxErrors", []string{svc("lab", http), dr("lab", "backend", `{outlierDetection: {consecutive5xxErrors: 3, interval: "5s"}}`)}, "", nil},
 		{"a config's endpoints with the discovered domain", []string{svc("lab", http)}, `steps: [{name: "c0", config: {envoy: pod: "client-0", endpoints: "outbound|8080||backend.${vars.ns}.svc.${target.clusterDomain}"}}]
 	vars: ns: "lab"
 	lint: ignore: "nothing-judged": "the case is the cluster's name"`, nil},

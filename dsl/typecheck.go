@@ -1676,6 +1676,19 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 	if n.Operator == "in" || n.Operator == "not in" {
 		fk, fixed = c.varKey(n.Left)
 	}
+	// A side that vars alone make (vars.t, a swept duration kept as Go writes it, "1m30s"),
+	// read before typing rewrites it: durationStringCompare judges its value.
+	var fixedSides [2]*fixedKey
+	if n.Operator == "==" || n.Operator == "!=" {
+		for i, side := range []ast.Node{n.Left, n.Right} {
+			if _, lit := side.(*ast.StringNode); lit {
+				continue
+			}
+			if fk, ok := c.varKey(side); ok {
+				fixedSides[i] = &fk
+			}
+		}
+	}
 	l := c.typeOf(&n.Left)
 	restore := func() {}
 	switch n.Operator {
@@ -1720,7 +1733,7 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			c.fail(col(n), "%s", msg)
 			return schema.BoolType
 		}
-		if msg := durationStringCompare(n, written, l, r); msg != "" {
+		if msg := durationStringCompare(n, written, l, r, fixedSides); msg != "" {
 			c.fail(col(n), "%s", msg)
 			return schema.BoolType
 		}
@@ -2332,8 +2345,12 @@ func unsetWrapper(n *ast.BinaryNode, written [2]string, l, r *schema.Type) {
 // durationStringCompare refuses a comparison of a protobuf Duration read as text (a config
 // dump's "10s", "0.500s") that does not compare times: an order (<, >=, …) compares bytes,
 // and "10s" < "2s" holds; an equality with a literal Envoy never writes ("500ms", "1.5s":
-// it writes "0.500s", "1.500s") never holds, and its != always does. "" when n is neither.
-func durationStringCompare(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
+// it writes "0.500s", "1.500s") or with a duration() (a time, not text) never holds, and
+// its != always does. "" when n is neither.
+//
+// fixed are the sides that vars alone make, with their values (vars.t of "1m30s", as a swept
+// or --var duration is kept as Go writes it: Envoy writes "90s"), judged as a literal is.
+func durationStringCompare(n *ast.BinaryNode, written [2]string, l, r *schema.Type, fixed [2]*fixedKey) string {
 	isDuration := func(t *schema.Type) bool {
 		return t != nil && t != nilType && t.Kind == schema.TString && t.Form == schema.FormDuration
 	}
@@ -2361,6 +2378,19 @@ func durationStringCompare(n *ast.BinaryNode, written [2]string, l, r *schema.Ty
 		return fmt.Sprintf("%s orders strings, byte by byte (\"10s\" < \"2s\"): %s is a protobuf Duration written as text; compare times: %s %s %s (or read it as seconds with the config step's durations: \"seconds\")",
 			cmp, written[d], asDuration(0), n.Operator, asDuration(1))
 	case "==", "!=":
+		if isDurationExpr(sides[1-d]) {
+			// A time.Duration is never equal to text: od.interval == duration(vars.t) failed
+			// where the interval was that long, and its != held whatever the config said.
+			return fmt.Sprintf("%s is always %v: %s is a protobuf Duration written as text (\"10s\", \"0.500s\"), and %s is a time, which never equals text; compare times: duration(%s) %s %s",
+				cmp, n.Operator == "!=", written[d], written[1-d], written[d], n.Operator, written[1-d])
+		}
+		if fk := fixed[1-d]; fk != nil {
+			if schema.FormDuration.Holds(fk.key) {
+				return ""
+			}
+			return fmt.Sprintf("%s is always %v: %s is a protobuf Duration, which Envoy writes in seconds (\"10s\", \"0.500s\"), never %q (%s); compare times: %s %s %s",
+				cmp, n.Operator == "!=", written[d], fk.key, strings.Join(fk.from, ", "), asDuration(0), n.Operator, asDuration(1))
+		}
 		lit, ok := sides[1-d].(*ast.StringNode)
 		if !ok || schema.FormDuration.Holds(lit.Value) {
 			return ""

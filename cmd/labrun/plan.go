@@ -54,7 +54,7 @@ than the one labrun knows is planned.`,
 				return err
 			}
 			if server {
-				errs, err := p.vetServer(w.res.Scenarios, &tf)
+				errs, err := p.vetServer(serverCombinations(w), &tf)
 				if err != nil {
 					return err
 				}

@@ -309,7 +309,7 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 						return err
 					}
 				}
-				serverErrs, err := p.vetServer(w.res.Scenarios, &tf)
+				serverErrs, err := p.vetServer(serverCombinations(w), &tf)
 				if err != nil {
 					return err
 				}
@@ -398,15 +398,53 @@ func (p *process) clusterRules(scenarios []*dsl.Scenario, tf *targetFlags) (map[
 	return out, nil
 }
 
-// vetServer dry-runs the objects of every scenario on the cluster.
-func (p *process) vetServer(scenarios []*dsl.Scenario, tf *targetFlags) (dsl.Errors, error) {
+// serverCombination is a scenario loaded at one combination of its sweep (vars empty: the
+// scenario sweeps nothing), of all its matrix's combinations.
+type serverCombination struct {
+	sc   *dsl.Scenario
+	vars map[string]string
+	all  int
+}
+
+// serverCombinations are the scenarios vet --server dry-runs: each combination of each sweep
+// (declared, --sweep), as the runs apply them. Before, only the default combination's objects
+// were sent: vet --server --sweep t=1m30s,0s said ok of a VirtualService whose timeout the API
+// server refuses at 0s, which only the run's apply then said.
+func serverCombinations(w *work) []serverCombination {
+	var out []serverCombination
+	seen := map[*dsl.Scenario]bool{}
+	for _, u := range w.units {
+		if u.Scenario == nil || seen[u.Scenario] {
+			continue
+		}
+		seen[u.Scenario] = true
+		out = append(out, serverCombination{sc: u.Scenario, vars: u.Vars, all: len(u.Matrix.Combinations())})
+	}
+	return out
+}
+
+// vetServer dry-runs the objects of every scenario, at each combination of its sweep, on the
+// cluster. A problem of some combinations only names them.
+func (p *process) vetServer(combos []serverCombination, tf *targetFlags) (dsl.Errors, error) {
+	var scenarios []*dsl.Scenario
+	for _, c := range combos {
+		scenarios = append(scenarios, c.sc)
+	}
 	if err := p.checkTargetFlags(scenarios, tf); err != nil {
 		return nil, err
 	}
 	ctx, _, stop := p.runContexts()
 	defer stop()
-	var errs dsl.Errors
-	for _, sc := range scenarios {
+	type found struct {
+		err    *dsl.Error
+		combos []string
+		all    int
+	}
+	var said []*found
+	byKey := map[string]*found{}
+	skippedSaid := map[string]bool{}
+	for _, c := range combos {
+		sc := c.sc
 		target, err := p.newTarget(ctx, "kube", sc, tf, newRunInfo())
 		if err != nil {
 			return nil, &exitError{exitInfra, fmt.Sprintf("vet --server: %v", err)}
@@ -419,6 +457,10 @@ func (p *process) vetServer(scenarios []*dsl.Scenario, tf *targetFlags) (dsl.Err
 			return nil, &exitError{exitInfra, fmt.Sprintf("vet --server: %s: %v", sc.Name, err)}
 		}
 		for _, s := range skipped {
+			if skippedSaid[sc.Name+"\x00"+s] {
+				continue // said at another combination
+			}
+			skippedSaid[sc.Name+"\x00"+s] = true
 			fmt.Fprintf(p.Stderr, "labrun: vet --server: %s: not validated: %s\n", sc.Name, relError(p.Cwd, s))
 		}
 		for _, pr := range problems {
@@ -429,8 +471,25 @@ func (p *process) vetServer(scenarios []*dsl.Scenario, tf *targetFlags) (dsl.Err
 			case pr.Schema:
 				msg = "by the cluster's CRD: " + pr.Msg
 			}
-			errs = append(errs, &dsl.Error{Pos: pr.Pos.Rel(p.Cwd), Path: sc.Name, Msg: msg})
+			e := &dsl.Error{Pos: pr.Pos.Rel(p.Cwd), Path: sc.Name, Msg: msg}
+			key := e.Pos.String() + "\x00" + sc.Name + "\x00" + msg
+			f := byKey[key]
+			if f == nil {
+				f = &found{err: e, all: c.all}
+				byKey[key] = f
+				said = append(said, f)
+			}
+			if len(c.vars) > 0 {
+				f.combos = append(f.combos, dsl.ComboKey(c.vars))
+			}
 		}
+	}
+	var errs dsl.Errors
+	for _, f := range said {
+		if len(f.combos) > 0 && len(f.combos) < f.all {
+			f.err.Msg += " (" + combosSaid(f.combos, f.all) + ")"
+		}
+		errs = append(errs, f.err)
 	}
 	return errs, nil
 }
