@@ -25,7 +25,7 @@ func buildPage(rec *interp.Record, f Files) *page {
 // buildPageWith is buildPage with the timeline picture already drawn.
 func buildPageWith(rec *interp.Record, f Files, timeline string) *page {
 	pl := newPlaces(rec)
-	p := &page{title: rec.Scenario, outcome: string(rec.Outcome), doc: rec.Doc, notes: rec.Notes, jsonFile: filepath.Base(f.JSON), leftBehind: rec.LeftBehind() != ""}
+	p := &page{title: rec.Scenario, outcome: string(rec.Outcome), doc: rec.Doc, notes: rec.Notes, jsonFile: filepath.Base(f.JSON), leftBehind: rec.LeftObjects()}
 	p.meta = metaRows(rec, f)
 	p.mayFailed = MayFailed(rec)
 	p.warned = Warned(rec, "")
@@ -208,7 +208,11 @@ func metaRows(rec *interp.Record, f Files) []metaRow {
 		rows = append(rows, metaRow{label: "stopped by", value: txt(rec.Error), class: "err"})
 	}
 	if lb := rec.LeftBehind(); lb != "" {
-		rows = append(rows, metaRow{label: "left behind", value: txt("the run " + lb), class: "err"})
+		label := "left behind"
+		if !rec.LeftObjects() {
+			label = "not stopped" // its processes: they end as labrun exits (LeftBehind)
+		}
+		rows = append(rows, metaRow{label: label, value: txt("the run " + lb), class: "err"})
 	}
 	for _, k := range sortedKeys(rec.Vars) {
 		rows = append(rows, metaRow{label: "var " + k, value: inline{code(truncate(dsl.Stringify(rec.Vars[k]), 200))}})
