@@ -690,6 +690,11 @@ type Judgement struct {
 	Explanation string `json:"explanation,omitempty"`
 	// Reason says why the expression could not be judged as written (a missing stat, a reset).
 	Reason string `json:"reason,omitempty"`
+	// ReasonPos is where in the scenario's file the part of the expression that erred is, when
+	// the evaluation says it (int(p.stdout) of a stdout that is no number): the verdict says
+	// the reason there. Before, at the expression's start, with expr's snippet of it and a
+	// caret flush at the terminal's first column, under nothing the line above it held.
+	ReasonPos *dsl.Pos `json:"reasonPos,omitempty"`
 	// Values are the numbers, strings and booleans the expression read (dsl.ReadsOf), by
 	// source: what the summaries of repeated and swept runs tabulate and plot.
 	Values Values `json:"values,omitempty"`
