@@ -124,6 +124,9 @@ type Record struct {
 	End          time.Time      `json:"end"`
 	// StepsStart is when the steps phase began (planned offsets of steps count from it).
 	StepsStart time.Time `json:"stepsStart"`
+	// Stops are the times labrun was stopped during the run (SIGSTOP, Ctrl-Z, then continued),
+	// as its notes say them: the timeline draws each where it happened, with its length.
+	Stops []StopRecord `json:"stops,omitempty"`
 
 	Outcome Outcome `json:"outcome"`
 	// Error is the infrastructure error or failure that stopped the run, if any.
@@ -679,6 +682,13 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		r.Results = map[string]*Result{}
 	}
 	return nil
+}
+
+// StopRecord is a time labrun was stopped: At from StepsStart (as a step's Start; negative
+// before the steps), For how long.
+type StopRecord struct {
+	At  time.Duration `json:"atNs"`
+	For time.Duration `json:"forNs"`
 }
 
 // Judgement is the verdict on one expression.
