@@ -1077,12 +1077,16 @@ func MayFailedRuns(s *Summary) string {
 // (`labrun clean --yes --scenario s` deletes the objects)". Each of those runs exited 4; before,
 // the summary of them said only that they passed.
 func LeftRuns(s *Summary) string {
-	n, ran, objects, held := 0, 0, false, 0
+	n, ran, objects, held, unstopped := 0, 0, false, 0, 0
 	for _, r := range s.Runs {
 		if r.NotStarted != "" {
 			continue
 		}
 		ran++
+		if strings.HasPrefix(r.Left, "did not stop ") { // interp.Record.LeftBehind's: processes alone
+			unstopped++
+			continue
+		}
 		if r.Left != "" {
 			n++
 			objects = objects || strings.Contains(r.Left, "`labrun clean --yes")
@@ -1091,8 +1095,15 @@ func LeftRuns(s *Summary) string {
 			}
 		}
 	}
+	// Processes a run's cleanup did not stop (a second interrupt, the cleanup's timeout) are
+	// not left behind: labrun ends them as it exits. Before, "1 of 2 runs left objects or
+	// processes behind" of runs that had left nothing running.
+	notStopped := ""
+	if unstopped > 0 {
+		notStopped = fmt.Sprintf("the cleanup of %d of %d run%s did not stop processes, which labrun ended as it exited", unstopped, ran, plural(ran))
+	}
 	if n == 0 {
-		return ""
+		return notStopped
 	}
 	out := fmt.Sprintf("%d of %d run%s left objects or processes behind", n, ran, plural(ran))
 	if objects {
@@ -1101,6 +1112,9 @@ func LeftRuns(s *Summary) string {
 	if held > 0 {
 		// Which labrun clean does not remove: only deleted again, they stay.
 		out += fmt.Sprintf("; finalizers hold objects of %d of them, which no delete removes, `labrun clean` neither: each run's verdict says what does", held)
+	}
+	if notStopped != "" {
+		out += "; " + notStopped
 	}
 	return out
 }
