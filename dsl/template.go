@@ -2,13 +2,16 @@ package dsl
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/file"
 
 	"labrun.dev/labrun/schema"
 )
@@ -246,7 +249,17 @@ type EvalError struct {
 	Err  error
 }
 
+// Error says the ${...} and why it erred; where expr says which part of it erred
+// (int(p.stdout) of a stdout that is no number), at that part's place in the file, with
+// expr's message alone. Before, expr's "(1:10)\n | p.exit + int(p.stdout)\n | .........^":
+// a place in the expression's own coordinates, a value's newline breaking the line, and a
+// caret at the terminal's first column under a copy of the expression.
 func (e *EvalError) Error() string {
+	var fe *file.Error
+	if errors.As(e.Err, &fe) && fe.Line > 0 && fe.From >= 0 && fe.From < utf8.RuneCountInString(e.Expr.Src) && e.Expr.Pos.IsValid() {
+		msg := strings.ReplaceAll(strings.TrimRight(fe.Message, "\n"), "\n", `\n`)
+		return fmt.Sprintf("%s: ${%s}: %s", e.Expr.PosAt(fe.From), e.Expr.Src, msg)
+	}
 	return fmt.Sprintf("%s: ${%s}: %v", e.Expr.Pos, e.Expr.Src, e.Err)
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"labrun.dev/labrun/driver/fakes"
+	"labrun.dev/labrun/dsl"
 	"labrun.dev/labrun/interp"
 	"labrun.dev/labrun/schema"
 )
@@ -430,19 +431,28 @@ s: schema.#Scenario & {
 		}, interp.Passed, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := &fakes.World{}
-			tg := w.Target()
-			tg.Cluster = refusingEachCluster{tg.Cluster, tc.refuse}
-			rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
-			x := stepRecord(t, rec, "x")
-			if x.Outcome != tc.outcome || rec.Outcome != tc.outcome {
-				t.Errorf("step %s, run %s, want %s: %q", x.Outcome, rec.Outcome, tc.outcome, x.Error)
-			}
-			if !strings.Contains(x.Error, tc.note) {
-				t.Errorf("step error %q does not say %q", x.Error, tc.note)
-			}
+			runRefusing(t, sc, func(c schema.Cluster) schema.Cluster { return refusingEachCluster{c, tc.refuse} }, tc.outcome, tc.note)
 		})
 	}
+}
+
+// runRefusing runs sc on a fake world whose cluster refuse wraps (a stand-in for an API server
+// that refuses objects), and checks that its step x and the run ended with outcome and that x's
+// error says note; it returns the run's record and x's.
+func runRefusing(t *testing.T, sc *dsl.Scenario, refuse func(schema.Cluster) schema.Cluster, outcome interp.Outcome, note string) (*interp.Record, *interp.StepRecord) {
+	t.Helper()
+	w := &fakes.World{}
+	tg := w.Target()
+	tg.Cluster = refuse(tg.Cluster)
+	rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
+	x := stepRecord(t, rec, "x")
+	if x.Outcome != outcome || rec.Outcome != outcome {
+		t.Errorf("step %s, run %s, want %s: %q", x.Outcome, rec.Outcome, outcome, x.Error)
+	}
+	if !strings.Contains(x.Error, note) {
+		t.Errorf("step error %q does not say %q", x.Error, note)
+	}
+	return rec, x
 }
 
 // sourcedRefusal is a refusal as the kube driver words it: "apply ConfigMap lab/bad
@@ -501,17 +511,7 @@ s: schema.#Scenario & {
 		{apiVersion: "v1", kind: "ConfigMap", metadata: name: "bad", data: foo: "x"},
 	]}]
 }`, tc.pattern))
-			w := &fakes.World{}
-			tg := w.Target()
-			tg.Cluster = refusingFromFileCluster{tg.Cluster, tc.refuse}
-			rec := interp.New(tg).Run(context.Background(), context.Background(), sc)
-			x := stepRecord(t, rec, "x")
-			if x.Outcome != tc.outcome || rec.Outcome != tc.outcome {
-				t.Errorf("step %s, run %s, want %s: %q", x.Outcome, rec.Outcome, tc.outcome, x.Error)
-			}
-			if !strings.Contains(x.Error, tc.note) {
-				t.Errorf("step error %q does not say %q", x.Error, tc.note)
-			}
+			rec, x := runRefusing(t, sc, func(c schema.Cluster) schema.Cluster { return refusingFromFileCluster{c, tc.refuse} }, tc.outcome, tc.note)
 			// Its record replays as the run judged it: a pass whose expected error the
 			// pattern matches without the file is no contradiction; an error edited into an
 			// expected one, which the pattern matches only by the file, is.

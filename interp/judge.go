@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/file"
@@ -1006,6 +1007,9 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 	if err != nil {
 		jd.Outcome = Errored
 		jd.Reason = err.Error()
+		if msg, at, ok := runtimeError(e, err); ok {
+			jd.Reason, jd.ReasonPos = msg, &at
+		}
 		if empty := (*dsl.EmptyCollection)(nil); errors.As(err, &empty) {
 			// Only a claim that would pass having read nothing has no value: one that is false
 			// over the empty collection (any(preds, .name == "x") of no predicate) fails, as
@@ -1042,6 +1046,21 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 	// Pass or fail, the verdict shows what was measured.
 	jd.Explanation = (&shower{env: env, names: []*dsl.Names{j.names, j.rec.Names()}}).explain(e.Explain)
 	return jd
+}
+
+// runtimeError is expr's error err of evaluating e as the verdict says it: its message alone,
+// at the position in the scenario's file of the part that erred (e.PosAt of expr's offset).
+// expr's own text ends "(1:16)\n | p.exit == 0 && int(p.stdout) > 2\n | ...............^":
+// a place in the expression's coordinates, its caret at the terminal's first column under a
+// copy of the expression, not under the expression the verdict line shows. ok is false when
+// err is not expr's or says no place within e.Src (the error is then said as it is).
+func runtimeError(e *dsl.Expr, err error) (msg string, at dsl.Pos, ok bool) {
+	var fe *file.Error
+	if !errors.As(err, &fe) || fe.Line == 0 || fe.From < 0 || fe.From >= utf8.RuneCountInString(e.Src) || !e.Pos.IsValid() {
+		return "", dsl.Pos{}, false
+	}
+	// A value in the message keeps its newlines (int(abc\n)): one line, as the verdict's.
+	return strings.ReplaceAll(strings.TrimRight(fe.Message, "\n"), "\n", `\n`), e.PosAt(fe.From), true
 }
 
 // falseOverEmpty is the judgement of e, Failed, when e evaluates to false with its empty

@@ -124,6 +124,9 @@ type Record struct {
 	End          time.Time      `json:"end"`
 	// StepsStart is when the steps phase began (planned offsets of steps count from it).
 	StepsStart time.Time `json:"stepsStart"`
+	// Stops are the times labrun was stopped during the run (SIGSTOP, Ctrl-Z, then continued),
+	// as its notes say them: the timeline draws each where it happened, with its length.
+	Stops []StopRecord `json:"stops,omitempty"`
 
 	Outcome Outcome `json:"outcome"`
 	// Error is the infrastructure error or failure that stopped the run, if any.
@@ -681,6 +684,13 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// StopRecord is a time labrun was stopped: At from StepsStart (as a step's Start; negative
+// before the steps), For how long.
+type StopRecord struct {
+	At  time.Duration `json:"atNs"`
+	For time.Duration `json:"forNs"`
+}
+
 // Judgement is the verdict on one expression.
 type Judgement struct {
 	Src     string  `json:"expr"`
@@ -690,6 +700,11 @@ type Judgement struct {
 	Explanation string `json:"explanation,omitempty"`
 	// Reason says why the expression could not be judged as written (a missing stat, a reset).
 	Reason string `json:"reason,omitempty"`
+	// ReasonPos is where in the scenario's file the part of the expression that erred is, when
+	// the evaluation says it (int(p.stdout) of a stdout that is no number): the verdict says
+	// the reason there. Before, at the expression's start, with expr's snippet of it and a
+	// caret flush at the terminal's first column, under nothing the line above it held.
+	ReasonPos *dsl.Pos `json:"reasonPos,omitempty"`
 	// Values are the numbers, strings and booleans the expression read (dsl.ReadsOf), by
 	// source: what the summaries of repeated and swept runs tabulate and plot.
 	Values Values `json:"values,omitempty"`
@@ -712,43 +727,60 @@ type ArtifactRecord struct {
 
 // LeftBehind says what the run left behind and how to remove it, for the verdict line and
 // the report ("" when it left nothing): "left 2 objects behind (ConfigMap lab/a, Namespace
-// lab); `labrun clean --yes --scenario s` deletes them".
+// lab); `labrun clean --yes --scenario s` deletes them". A process its cleanup did not stop
+// (abandoned by a second interrupt or the cleanup's timeout) is not left behind: every process
+// a run starts runs under a keeper that kills it, and all it started, when labrun exits
+// (internal/keeper), and the target's close stops it before. It is said so: "did not stop 1
+// process in its cleanup (process srv): it ends as labrun exits, with all it started". Before,
+// "left 1 process behind", which on the local target nothing was; `labrun clean`, which the
+// words "left behind" send a reader to, asks there for a kubeconfig.
 func (r *Record) LeftBehind() string {
 	if len(r.Leftovers) == 0 {
 		return ""
 	}
-	objects, processes := 0, 0
+	var objects, processes []string
 	for _, l := range r.Leftovers {
 		if strings.HasPrefix(l, "process ") {
-			processes++
+			processes = append(processes, l)
 		} else {
-			objects++
+			objects = append(objects, l)
 		}
 	}
-	var what []string
-	if objects > 0 {
-		what = append(what, countOf(objects, "object"))
+	listed := func(what []string) string {
+		if len(what) > 5 {
+			return strings.Join(what[:5], ", ") + fmt.Sprintf(" and %d more", len(what)-5)
+		}
+		return strings.Join(what, ", ")
 	}
-	if processes > 0 {
-		what = append(what, countOf(processes, "process"))
-	}
-	shown := r.Leftovers
-	more := ""
-	if len(shown) > 5 {
-		shown, more = shown[:5], fmt.Sprintf(" and %d more", len(r.Leftovers)-5)
-	}
-	s := fmt.Sprintf("left %s behind (%s%s)", strings.Join(what, " and "), strings.Join(shown, ", "), more)
-	held := r.heldLeftovers()
-	if objects > len(held) {
-		s += fmt.Sprintf("; `labrun clean --yes --scenario %s` deletes the objects", r.Scenario)
+	var parts []string
+	if len(objects) > 0 {
+		s := fmt.Sprintf("left %s behind (%s)", countOf(len(objects), "object"), listed(objects))
+		held := r.heldLeftovers()
+		if len(objects) > len(held) {
+			s += fmt.Sprintf("; `labrun clean --yes --scenario %s` deletes the objects", r.Scenario)
+			if len(held) > 0 {
+				s += " that no finalizer holds"
+			}
+		}
 		if len(held) > 0 {
-			s += " that no finalizer holds"
+			s += "; " + heldAdvice(held)
 		}
+		parts = append(parts, s)
 	}
-	if len(held) > 0 {
-		s += "; " + heldAdvice(held)
+	if len(processes) > 0 {
+		them, they := "them", "they"
+		if len(processes) == 1 {
+			them, they = "it", "it"
+		}
+		parts = append(parts, fmt.Sprintf("did not stop %s in its cleanup (%s): labrun ends %s as it exits, with all %s started", countOf(len(processes), "process"), listed(processes), them, they))
 	}
-	return s
+	return strings.Join(parts, "; and it ")
+}
+
+// LeftObjects says whether the run left objects behind that its cleanup could not remove:
+// what `labrun clean` lists. A process its cleanup did not stop is not one (LeftBehind).
+func (r *Record) LeftObjects() bool {
+	return slices.ContainsFunc(r.Leftovers, func(l string) bool { return !strings.HasPrefix(l, "process ") })
 }
 
 // heldLeftover is a leftover whose deletion its finalizers hold: the cleanup's failed line

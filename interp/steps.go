@@ -432,6 +432,9 @@ func (rt *stepRuntime) Judge() error {
 		if jd.emptyUntil { // a get's or a config's until over an empty collection: not there yet
 			return &schema.EmptyUntil{Err: fmt.Errorf("assert %s: %s", s.Expr.Src, jd.Reason)}
 		}
+		if jd.ReasonPos != nil { // the part that erred: int(p.stdout) of a stdout that is no number
+			return &schema.NotJudged{Err: fmt.Errorf("assert %s: %s: %s", s.Expr.Src, jd.ReasonPos, jd.Reason)}
+		}
 		return &schema.NotJudged{Err: fmt.Errorf("assert %s: %s", s.Expr.Src, jd.Reason)}
 	}
 	if jd.Reason != "" {

@@ -25,7 +25,7 @@ func buildPage(rec *interp.Record, f Files) *page {
 // buildPageWith is buildPage with the timeline picture already drawn.
 func buildPageWith(rec *interp.Record, f Files, timeline string) *page {
 	pl := newPlaces(rec)
-	p := &page{title: rec.Scenario, outcome: string(rec.Outcome), doc: rec.Doc, notes: rec.Notes, jsonFile: filepath.Base(f.JSON), leftBehind: rec.LeftBehind() != ""}
+	p := &page{title: rec.Scenario, outcome: string(rec.Outcome), doc: rec.Doc, notes: rec.Notes, jsonFile: filepath.Base(f.JSON), leftBehind: rec.LeftObjects()}
 	p.meta = metaRows(rec, f)
 	p.mayFailed = MayFailed(rec)
 	p.warned = Warned(rec, "")
@@ -92,7 +92,7 @@ func MayFailed(rec *interp.Record) string {
 // PASSED on the verdict line and atop the report, the warning scrolled away above it. With
 // dir "" (a report's title), each place is its file's base name.
 func Warned(rec *interp.Record, dir string) string {
-	if rec.Outcome != interp.Passed {
+	if len(warnedCodes(rec)) == 0 {
 		return ""
 	}
 	var where []string
@@ -125,23 +125,50 @@ func Warned(rec *interp.Record, dir string) string {
 // unknown-subset; each run's verdict says where"): "" when none did. Each run's own verdict
 // line says them (Warned); a summary of runs that each passed with one read as clean.
 func WarnedRuns(recs []*interp.Record) string {
-	n := 0
-	var codes []string
+	var runs [][]string
 	for _, rec := range recs {
-		if rec == nil || Warned(rec, "") == "" {
-			continue
-		}
-		n++
-		for _, w := range rec.Warnings {
-			if w != nil && !slices.Contains(codes, w.Code) {
-				codes = append(codes, w.Code)
-			}
+		if rec != nil {
+			runs = append(runs, warnedCodes(rec))
 		}
 	}
+	n, codes := warnedTally(runs)
 	if n == 0 {
 		return ""
 	}
 	return fmt.Sprintf("%d passed with vet warnings: %s; each run's verdict says where", n, strings.Join(codes, ", "))
+}
+
+// warnedCodes is the lint code of each of vet's warnings that rec passed with, one per
+// warning in vet's order: nil for a run without warnings, or one that did not pass (Warned
+// says them beside a verdict).
+func warnedCodes(rec *interp.Record) []string {
+	if rec.Outcome != interp.Passed {
+		return nil
+	}
+	var codes []string
+	for _, w := range rec.Warnings {
+		if w != nil {
+			codes = append(codes, w.Code)
+		}
+	}
+	return codes
+}
+
+// warnedTally is how many of runs (each its warnedCodes) passed with vet's warnings, and
+// their lints, each once in the order first seen.
+func warnedTally(runs [][]string) (n int, codes []string) {
+	for _, r := range runs {
+		if len(r) == 0 {
+			continue
+		}
+		n++
+		for _, c := range r {
+			if !slices.Contains(codes, c) {
+				codes = append(codes, c)
+			}
+		}
+	}
+	return n, codes
 }
 
 // mayFailedSteps are the steps that may fail (mayFail) that did not pass in rec, each once
@@ -181,7 +208,11 @@ func metaRows(rec *interp.Record, f Files) []metaRow {
 		rows = append(rows, metaRow{label: "stopped by", value: txt(rec.Error), class: "err"})
 	}
 	if lb := rec.LeftBehind(); lb != "" {
-		rows = append(rows, metaRow{label: "left behind", value: txt("the run " + lb), class: "err"})
+		label := "left behind"
+		if !rec.LeftObjects() {
+			label = "not stopped" // its processes: they end as labrun exits (LeftBehind)
+		}
+		rows = append(rows, metaRow{label: label, value: txt("the run " + lb), class: "err"})
 	}
 	for _, k := range sortedKeys(rec.Vars) {
 		rows = append(rows, metaRow{label: "var " + k, value: inline{code(truncate(dsl.Stringify(rec.Vars[k]), 200))}})

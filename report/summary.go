@@ -96,6 +96,10 @@ type SummaryRun struct {
 	// with its kind ("busy (wait)"): a run passes with them, and its summary says so as a
 	// single run's verdict line does.
 	MayFailed []string `json:"mayFailed,omitempty"`
+	// Warned is the lint code of each of vet's warnings the run passed with, one per warning
+	// ("unknown-subset", "unknown-subset"): a run that passed with them passed as its verdict
+	// line says it, "with 2 vet warnings", and the summary's title and runs table say so.
+	Warned []string `json:"warned,omitempty"`
 	// Error is what stopped the run, as its record says (a step that failed or erred, a
 	// timeout; "" when it ran to its end): the runs table shows why a run did not pass, where
 	// a step that may fail that failed beside it read as the cause.
@@ -246,6 +250,9 @@ func summaryRunOf(rec *interp.Record) SummaryRun {
 		}
 	}
 	sr.MayFailed, _ = mayFailedSteps(rec)
+	if rec.Outcome == interp.Passed && sr.Outcome == interp.Passed {
+		sr.Warned = warnedCodes(rec)
+	}
 	sr.Error = summaryError(rec)
 	sr.Left = rec.LeftBehind()
 	for _, jd := range rec.Expectations {
@@ -332,12 +339,16 @@ func (s *Summary) recordContradictions(dir string) []string {
 			{"steps that may fail that failed", r.MayFailed, want.MayFailed},
 			{"error", r.Error, want.Error},
 			{"left", r.Left, want.Left},
+			{"vet warnings", r.Warned, want.Warned},
 		} {
 			if f.name == "error" && (r.Error == "" || r.Error == rec.Error) {
 				continue // a summary written before it said the run's error, or said it with its absolute paths
 			}
 			if f.name == "left" && r.Left == "" {
 				continue // a summary written before it said what a run left behind
+			}
+			if f.name == "vet warnings" && r.Warned == nil {
+				continue // a summary written before it said a run's vet warnings
 			}
 			if what, g, w := firstDifference(f.name, f.got, f.want); what != "" {
 				out = append(out, fmt.Sprintf("run %s: its %s is %s, but its record %s gives %s", r.ID, what, g, filepath.Base(path), w))
@@ -943,6 +954,9 @@ func runVerdict(s *Summary, r SummaryRun) string {
 	if why := whyNotPassed(s, r); why != "" {
 		v += ": " + why
 	}
+	if wn := warnedAside(r); wn != "" {
+		v += " " + wn
+	}
 	if mf := mayFailedAside(r); mf != "" {
 		v += " (" + mf + ")"
 	}
@@ -950,6 +964,39 @@ func runVerdict(s *Summary, r SummaryRun) string {
 		v += ", but it " + r.Left
 	}
 	return v
+}
+
+// warnedAside says beside a run's verdict that it passed with vet's warnings, how many and of
+// which lints ("with 2 vet warnings: unknown-subset"), as its verdict line and its report's
+// title do (Warned; they say where): "" for a run without them.
+func warnedAside(r SummaryRun) string {
+	if r.Outcome != interp.Passed || len(r.Warned) == 0 {
+		return ""
+	}
+	_, codes := warnedTally([][]string{r.Warned})
+	noun := "warnings"
+	if len(r.Warned) == 1 {
+		noun = "warning"
+	}
+	return fmt.Sprintf("with %d vet %s: %s", len(r.Warned), noun, strings.Join(codes, ", "))
+}
+
+// WarnedSummary says, beside a summary's counts, how many of its runs passed with vet's
+// warnings and of which lints ("2 passed with vet warnings: unknown-subset"), "" when none did.
+// Before, the title of a summary of runs that each passed with an unknown-subset warning (every
+// request routed to the subset fails while the claim holds) read plain "2 of 2 runs passed".
+func WarnedSummary(s *Summary) string {
+	var runs [][]string
+	for _, r := range s.Runs {
+		if r.Outcome == interp.Passed {
+			runs = append(runs, r.Warned)
+		}
+	}
+	n, codes := warnedTally(runs)
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d passed with vet warnings: %s", n, strings.Join(codes, ", "))
 }
 
 // whyNotPassed says why a run of s that started did not pass: what stopped it (its positions
@@ -1030,12 +1077,16 @@ func MayFailedRuns(s *Summary) string {
 // (`labrun clean --yes --scenario s` deletes the objects)". Each of those runs exited 4; before,
 // the summary of them said only that they passed.
 func LeftRuns(s *Summary) string {
-	n, ran, objects, held := 0, 0, false, 0
+	n, ran, objects, held, unstopped := 0, 0, false, 0, 0
 	for _, r := range s.Runs {
 		if r.NotStarted != "" {
 			continue
 		}
 		ran++
+		if strings.HasPrefix(r.Left, "did not stop ") { // interp.Record.LeftBehind's: processes alone
+			unstopped++
+			continue
+		}
 		if r.Left != "" {
 			n++
 			objects = objects || strings.Contains(r.Left, "`labrun clean --yes")
@@ -1044,8 +1095,15 @@ func LeftRuns(s *Summary) string {
 			}
 		}
 	}
+	// Processes a run's cleanup did not stop (a second interrupt, the cleanup's timeout) are
+	// not left behind: labrun ends them as it exits. Before, "1 of 2 runs left objects or
+	// processes behind" of runs that had left nothing running.
+	notStopped := ""
+	if unstopped > 0 {
+		notStopped = fmt.Sprintf("the cleanup of %d of %d run%s did not stop processes, which labrun ended as it exited", unstopped, ran, plural(ran))
+	}
 	if n == 0 {
-		return ""
+		return notStopped
 	}
 	out := fmt.Sprintf("%d of %d run%s left objects or processes behind", n, ran, plural(ran))
 	if objects {
@@ -1054,6 +1112,9 @@ func LeftRuns(s *Summary) string {
 	if held > 0 {
 		// Which labrun clean does not remove: only deleted again, they stay.
 		out += fmt.Sprintf("; finalizers hold objects of %d of them, which no delete removes, `labrun clean` neither: each run's verdict says what does", held)
+	}
+	if notStopped != "" {
+		out += "; " + notStopped
 	}
 	return out
 }
@@ -1080,7 +1141,11 @@ func header(s *Summary, v string) string {
 // SummaryMarkdown renders the summary as Markdown; plots are linked by file name.
 func SummaryMarkdown(s *Summary, plots []Plot) string {
 	var md strings.Builder
-	fmt.Fprintf(&md, "# %s: %d of %d runs passed\n\n%s%s\n\n", s.Scenario, s.Passed, s.Planned, passRule(s), missingRuns(s))
+	fmt.Fprintf(&md, "# %s: %d of %d runs passed", s.Scenario, s.Passed, s.Planned)
+	if wn := WarnedSummary(s); wn != "" {
+		md.WriteString(" — " + sumCell(wn))
+	}
+	fmt.Fprintf(&md, "\n\n%s%s\n\n", passRule(s), missingRuns(s))
 	if mf := MayFailedRuns(s); mf != "" {
 		md.WriteString(sumCell(mf) + ".\n\n")
 	}
@@ -1180,8 +1245,17 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 	e := html.EscapeString
 	w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
 	w("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	w("<title>%s — %d of %d runs passed</title>\n<style>%s%s</style></head><body>\n", e(s.Scenario), s.Passed, s.Planned, htmlCSS, summaryCSS)
-	w("<h1>%s <span class=\"badge %s\">%s</span></h1>\n", e(s.Scenario), e(s.Verdict), strings.ToUpper(e(s.Verdict)))
+	warned := WarnedSummary(s)
+	w("<title>%s — %d of %d runs passed", e(s.Scenario), s.Passed, s.Planned)
+	if warned != "" {
+		w(" — %s", e(warned))
+	}
+	w("</title>\n<style>%s%s</style></head><body>\n", htmlCSS, summaryCSS)
+	w("<h1>%s <span class=\"badge %s\">%s</span>", e(s.Scenario), e(s.Verdict), strings.ToUpper(e(s.Verdict)))
+	if warned != "" {
+		w(" <span class=\"warned warn\">%s</span>", e(warned))
+	}
+	w("</h1>\n")
 	w("<p class=\"doc\">%d of %d runs passed. %s%s</p>\n", s.Passed, s.Planned, strings.ReplaceAll(strings.ReplaceAll(e(passRule(s)), "**", ""), "`", ""), e(missingRuns(s)))
 	if mf := MayFailedRuns(s); mf != "" {
 		w("<p class=\"mayfailed warn\">%s.</p>\n", e(mf))
@@ -1353,6 +1427,12 @@ func runHint(s *Summary, r SummaryRun) string {
 	out := ""
 	if why := whyNotPassed(s, r); why != "" {
 		out += " <span class=\"hint\">" + html.EscapeString(why) + "</span>"
+	}
+	if wn := warnedAside(r); wn != "" {
+		if len(r.MayFailed) > 0 {
+			wn += ";" // not "…: mayfail-unread may fail, failed: …", one run-on phrase
+		}
+		out += " <span class=\"hint warn\">" + html.EscapeString(wn) + "</span>"
 	}
 	if mf := mayFailedAside(r); mf != "" {
 		out += " <span class=\"hint warn\">" + html.EscapeString(mf) + "</span>"

@@ -159,6 +159,20 @@ func TimelineSVG(rec *interp.Record) string {
 		}
 		b.WriteString("\n")
 	}
+	// The times labrun was stopped (SIGSTOP, Ctrl-Z): a hatched band across the rows where
+	// each happened, labelled with its length. Before, the record's note said it and the
+	// picture drew the steps it held as if they had run slow.
+	for _, st := range rec.Stops {
+		from, to := max(st.At, 0), min(st.At+st.For, end)
+		if to <= from {
+			continue
+		}
+		took := st.For.Round(100 * time.Millisecond).String() // as the note says it
+		label := "stopped " + took
+		fmt.Fprintf(&b, `<g class="stop"><rect x="%.1f" y="28" width="%.1f" height="%d" fill="#9e9e9e" fill-opacity="0.25" stroke="#616161" stroke-dasharray="4 3"><title>labrun was stopped (SIGSTOP or Ctrl-Z, then continued) for %s, %s into the steps</title></rect>`,
+			x(from), max(x(to)-x(from), 2), height-53, took, secs(st.At))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#424242" font-weight="bold">%s</text></g>`+"\n", (x(from)+x(to))/2, height-28, html.EscapeString(label))
+	}
 	b.WriteString("</svg>\n")
 	return b.String()
 }

@@ -2,12 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -153,15 +151,5 @@ func cleanStandIn(t *testing.T, forbid, badGroup bool) string {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(kc, fmt.Appendf(nil, `apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: %q}}]
-users: [{name: u, user: {}}]
-contexts: [{name: x, context: {cluster: c, user: u}}]
-current-context: x
-`, srv.URL), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return kc
+	return writeKubeconfig(t, t.TempDir(), srv.URL) // its token and namespace: the stand-in reads neither
 }

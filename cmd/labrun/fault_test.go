@@ -572,6 +572,7 @@ type faultRecord struct {
 	Outcome string            `json:"outcome"`
 	Error   string            `json:"error"`
 	Steps   []json.RawMessage `json:"steps"`
+	Stops   []json.RawMessage `json:"stops"`
 }
 
 // readFaultRecord reads the one JSON report in dir.

@@ -185,38 +185,65 @@ s: schema.#Scenario & {
 // computed again): before, merge said "2 passed", exit 0. The invocation keeps when it began
 // its runs, and merge refuses (exit 2) a record of it that started before.
 func TestSuiteRunReplacedByAnOlderRun(t *testing.T) {
-	dir := t.TempDir()
+	dir, ok, older := suiteWithOtherPassedFl(t, "old", true, "fl.cue", "ok.cue")
+	rec := readJSON(t, older)
+	rec["invocation"] = readJSON(t, ok)["invocation"]
+	stand := standInFor(t, dir, older, rec)
+	if err := resealRecord(stand); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, dir, []string{"did not make it: it started at ", "before that run began its runs at "}, "merge", "-q", "--report-dir", "out", "m")
+}
+
+// suiteWithOtherPassedFl makes, in a new folder that it returns (the test's working folder),
+// a suite (`labrun run` of suite into m/) whose fl failed, its records taken out of m/, and
+// another labrun run of fl into other/ that passed (the file fl reads said ok): before the
+// suite when otherFirst, after it otherwise. It returns the paths of the suite's ok record
+// and of the other run's fl record: a test makes a stand-in of the latter (standInFor).
+func suiteWithOtherPassedFl(t *testing.T, other string, otherFirst bool, suite ...string) (dir, ok, fl string) {
+	t.Helper()
+	dir = t.TempDir()
 	t.Chdir(dir)
 	writeIn(t, filepath.Join(dir, "fl.cue"), flCUE)
 	writeIn(t, filepath.Join(dir, "ok.cue"), okCUE)
-	writeFile(t, filepath.Join(dir, "state"), "ok\n")
-	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "old", "fl.cue"); code != 0 {
-		t.Fatalf("the older run: exit %d, want 0\n%s", code, out)
+	runOther := func() {
+		writeFile(t, filepath.Join(dir, "state"), "ok\n")
+		if code, out := runIn(t, dir, "run", "-q", "--report-dir", other, "fl.cue"); code != 0 {
+			t.Fatalf("the other run: exit %d, want 0\n%s", code, out)
+		}
+	}
+	if otherFirst {
+		runOther()
 	}
 	writeFile(t, filepath.Join(dir, "state"), "broken\n")
-	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "m", "fl.cue", "ok.cue"); code != 1 {
+	if code, out := runIn(t, dir, append([]string{"run", "-q", "--report-dir", "m"}, suite...)...); code != 1 {
 		t.Fatalf("the suite: exit %d, want 1 (fl fails)\n%s", code, out)
+	}
+	if !otherFirst {
+		runOther()
 	}
 	failed, _ := filepath.Glob(filepath.Join(dir, "m", "*_fl_*"))
 	for _, f := range failed {
 		os.RemoveAll(f)
 	}
 	oks, _ := filepath.Glob(filepath.Join(dir, "m", "*_ok_*[0-9a-f].json"))
-	older, _ := filepath.Glob(filepath.Join(dir, "old", "*_fl_*[0-9a-f].json"))
-	if len(oks) != 1 || len(older) != 1 {
-		t.Fatalf("records: ok %v, fl older %v", oks, older)
+	fls, _ := filepath.Glob(filepath.Join(dir, other, "*_fl_*[0-9a-f].json"))
+	if len(oks) != 1 || len(fls) != 1 {
+		t.Fatalf("records: ok %v, fl of %s %v", oks, other, fls)
 	}
-	rec := readJSON(t, older[0])
-	rec["invocation"] = readJSON(t, oks[0])["invocation"]
-	stand := filepath.Join(dir, "m", filepath.Base(older[0]))
-	if err := os.CopyFS(strings.TrimSuffix(stand, ".json"), os.DirFS(strings.TrimSuffix(older[0], ".json"))); err != nil {
+	return dir, oks[0], fls[0]
+}
+
+// standInFor writes rec, the record fl of another run edited, into the suite's folder m/ under
+// fl's name, with a copy of fl's artifacts, and returns its path (its seal not computed again).
+func standInFor(t *testing.T, dir, fl string, rec map[string]any) string {
+	t.Helper()
+	stand := filepath.Join(dir, "m", filepath.Base(fl))
+	if err := os.CopyFS(strings.TrimSuffix(stand, ".json"), os.DirFS(strings.TrimSuffix(fl, ".json"))); err != nil {
 		t.Fatal(err)
 	}
 	writeJSON(t, stand, rec)
-	if err := resealRecord(stand); err != nil {
-		t.Fatal(err)
-	}
-	refused(t, dir, []string{"did not make it: it started at ", "before that run began its runs at "}, "merge", "-q", "--report-dir", "out", "m")
+	return stand
 }
 
 // TestDiffJudgesEditedRecord: labrun diff of a run's record and a copy of it edited into a

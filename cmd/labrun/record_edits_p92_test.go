@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,29 +108,9 @@ func TestSuiteRunReplacedByALaterRun(t *testing.T) {
 		code  int
 	}{{"an hour later", time.Hour, 2}, {"at once", 0, 0}} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			t.Chdir(dir)
-			writeIn(t, filepath.Join(dir, "fl.cue"), flCUE)
-			writeIn(t, filepath.Join(dir, "ok.cue"), okCUE)
-			writeFile(t, filepath.Join(dir, "state"), "broken\n")
-			if code, out := runIn(t, dir, "run", "-q", "--report-dir", "m", "ok.cue", "fl.cue"); code != 1 {
-				t.Fatalf("the suite: exit %d, want 1 (fl fails)\n%s", code, out)
-			}
-			writeFile(t, filepath.Join(dir, "state"), "ok\n")
-			if code, out := runIn(t, dir, "run", "-q", "--report-dir", "later", "fl.cue"); code != 0 {
-				t.Fatalf("the later run: exit %d, want 0\n%s", code, out)
-			}
-			failed, _ := filepath.Glob(filepath.Join(dir, "m", "*_fl_*"))
-			for _, f := range failed {
-				os.RemoveAll(f)
-			}
-			oks, _ := filepath.Glob(filepath.Join(dir, "m", "*_ok_*[0-9a-f].json"))
-			later, _ := filepath.Glob(filepath.Join(dir, "later", "*_fl_*[0-9a-f].json"))
-			if len(oks) != 1 || len(later) != 1 {
-				t.Fatalf("records: ok %v, fl later %v", oks, later)
-			}
-			rec := readJSON(t, later[0])
-			rec["invocation"] = readJSON(t, oks[0])["invocation"]
+			dir, ok, later := suiteWithOtherPassedFl(t, "later", false, "ok.cue", "fl.cue")
+			rec := readJSON(t, later)
+			rec["invocation"] = readJSON(t, ok)["invocation"]
 			for _, k := range []string{"start", "end", "stepsStart"} {
 				at, err := time.Parse(time.RFC3339Nano, rec[k].(string))
 				if err != nil {
@@ -139,11 +118,7 @@ func TestSuiteRunReplacedByALaterRun(t *testing.T) {
 				}
 				rec[k] = at.Add(tc.shift).Format(time.RFC3339Nano)
 			}
-			stand := filepath.Join(dir, "m", filepath.Base(later[0]))
-			if err := os.CopyFS(strings.TrimSuffix(stand, ".json"), os.DirFS(strings.TrimSuffix(later[0], ".json"))); err != nil {
-				t.Fatal(err)
-			}
-			writeJSON(t, stand, rec)
+			stand := standInFor(t, dir, later, rec)
 			if err := resealRecord(stand); err != nil {
 				t.Fatal(err)
 			}

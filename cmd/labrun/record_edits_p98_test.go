@@ -1,9 +1,7 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -50,29 +48,9 @@ func TestRecordClockRemoved(t *testing.T) {
 // after the hour without a run, as "a record of a later run": the stand-in before the gap was
 // not named. It says both sides.
 func TestSuiteRunReplacedByAnEarlierRun(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	writeIn(t, filepath.Join(dir, "fl.cue"), flCUE)
-	writeIn(t, filepath.Join(dir, "ok.cue"), okCUE)
-	writeFile(t, filepath.Join(dir, "state"), "ok\n")
-	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "earlier", "fl.cue"); code != 0 {
-		t.Fatalf("the earlier run: exit %d, want 0\n%s", code, out)
-	}
-	writeFile(t, filepath.Join(dir, "state"), "broken\n")
-	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "m", "ok.cue", "fl.cue"); code != 1 {
-		t.Fatalf("the suite: exit %d, want 1 (fl fails)\n%s", code, out)
-	}
-	failed, _ := filepath.Glob(filepath.Join(dir, "m", "*_fl_*"))
-	for _, f := range failed {
-		os.RemoveAll(f)
-	}
-	oks, _ := filepath.Glob(filepath.Join(dir, "m", "*_ok_*[0-9a-f].json"))
-	earlier, _ := filepath.Glob(filepath.Join(dir, "earlier", "*_fl_*[0-9a-f].json"))
-	if len(oks) != 1 || len(earlier) != 1 {
-		t.Fatalf("records: ok %v, fl earlier %v", oks, earlier)
-	}
-	rec := readJSON(t, earlier[0])
-	inv := readJSON(t, oks[0])["invocation"].(map[string]any)
+	dir, ok, earlier := suiteWithOtherPassedFl(t, "earlier", true, "ok.cue", "fl.cue")
+	rec := readJSON(t, earlier)
+	inv := readJSON(t, ok)["invocation"].(map[string]any)
 	for _, k := range []string{"start", "end", "stepsStart"} {
 		at, err := time.Parse(time.RFC3339Nano, rec[k].(string))
 		if err != nil {
@@ -82,15 +60,11 @@ func TestSuiteRunReplacedByAnEarlierRun(t *testing.T) {
 	}
 	inv["start"] = rec["start"]
 	rec["invocation"] = inv
-	stand := filepath.Join(dir, "m", filepath.Base(earlier[0]))
-	if err := os.CopyFS(strings.TrimSuffix(stand, ".json"), os.DirFS(strings.TrimSuffix(earlier[0], ".json"))); err != nil {
-		t.Fatal(err)
-	}
-	writeJSON(t, stand, rec)
-	ok := readJSON(t, oks[0])
-	ok["invocation"] = inv
-	writeJSON(t, oks[0], ok)
-	for _, f := range []string{stand, oks[0]} {
+	stand := standInFor(t, dir, earlier, rec)
+	okRec := readJSON(t, ok)
+	okRec["invocation"] = inv
+	writeJSON(t, ok, okRec)
+	for _, f := range []string{stand, ok} {
 		if err := resealRecord(f); err != nil {
 			t.Fatal(err)
 		}

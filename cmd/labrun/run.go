@@ -999,7 +999,11 @@ func (p *process) printVerdict(rec *interp.Record, lost string, quiet bool) {
 			line += " (not judged)"
 		}
 		if j.Reason != "" && j.Outcome != interp.Skipped {
-			line += fmt.Sprintf("\n      %s: %s", j.Pos.Rel(p.Cwd), j.Reason)
+			at := j.Pos
+			if j.ReasonPos != nil {
+				at = *j.ReasonPos // the part that erred
+			}
+			line += fmt.Sprintf("\n      %s: %s", at.Rel(p.Cwd), j.Reason)
 		}
 		fmt.Fprintln(w, wrapLines(printable(line), wrap, 4))
 	}

@@ -158,6 +158,14 @@ func (p *process) judgeStops(rec *interp.Record, start, end time.Time) {
 	if len(spans) == 0 {
 		return
 	}
+	for _, sp := range spans {
+		// Where the timeline draws it: a step's times count from the steps' start.
+		from := rec.StepsStart
+		if from.IsZero() {
+			from = start
+		}
+		rec.Stops = append(rec.Stops, interp.StopRecord{At: sp.from.Sub(from), For: sp.to.Sub(sp.from)})
+	}
 	stepsEnd := time.Duration(-1)
 	for _, s := range rec.Steps {
 		if s.Phase != dsl.PhaseCleanup && s.End > stepsEnd {

@@ -70,6 +70,9 @@ s: schema.#Scenario & {
 			if tc.says != "" && !strings.Contains(string(b), tc.says) {
 				t.Errorf("the report does not say %q:\n%s", tc.says, b)
 			}
+			if tc.says != "" && len(rec.Stops) == 0 {
+				t.Errorf("the record keeps no stop for its timeline to draw")
+			}
 			if tc.says == "" && strings.Contains(string(b), "stopped") {
 				t.Errorf("the report says the run was stopped:\n%s", b)
 			}
