@@ -586,6 +586,11 @@ func (l *loader) explain(path []string, msg string, root cue.Value, prefix strin
 				msg += fmt.Sprintf(": ${...} is interpolated into strings only, and this field takes %s; write the var itself, %s: vars.%s", d, last, strings.TrimSuffix(inner, `}"`))
 			}
 		}
+		if last == "clusters" && len(path) == 2 && strings.HasPrefix(user, "[") {
+			// clusters: ["kind-east", "kind-west"], the contexts as kubectl lists them: the
+			// scenario names each cluster, and steps and claims use the names.
+			msg += `: clusters names each cluster and gives its kubeconfig context, e.g. clusters: {east: "kind-east", west: "kind-west"}; a step then runs on one by its name, cluster: "west"`
+		}
 		return msg
 	}
 	if m := choiceRE.FindStringSubmatch(msg); m != nil {

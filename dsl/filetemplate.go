@@ -233,6 +233,10 @@ func (d *decoder) checkFiles(s *Step, field string, files []string, names *Names
 				d.fileExprs = map[*Step][]*Expr{}
 			}
 			d.fileExprs[s] = append(d.fileExprs[s], e)
+			// Filled when the step starts, as its own strings are: a read of a step that has
+			// not run (or ended) then is refused as it is there, at its place in the file
+			// (outcome.x would be written "pending", x.stdout would have no value).
+			d.checkReads(s, e, fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i))
 			return nil
 		})
 		if err != nil {

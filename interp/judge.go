@@ -484,26 +484,47 @@ func (j *Judge) thisRound(i int, s *StepRecord, latest map[string]int) bool {
 // execution of its latest round: a record of another round than the step's record before
 // (Round), or of another execution of its innermost repeat (the same round of an enclosing
 // repeat's next round), begins a round. A repeat's record comes before its rounds'.
+// It is no earlier than where the latest round of each repeat around the step begins, though
+// the step did not run in it (a later step of a mayFail block whose step failed, in that
+// round alone): the step reads as not run, as it did not in that round, not as what an
+// earlier round recorded (outcome.x read "passed" and error.x "" of round 1 while x.stdout,
+// dropped at round 2's start, had no value).
 func latestRounds(steps []*StepRecord) map[string]int {
 	type roundOf struct{ repeat, round int }
 	from := map[string]int{}
 	last := map[string]roundOf{}
-	repeats := map[string]int{} // by path, the index of the repeat's latest execution
+	repeats := map[string]int{}    // by path, the index of the repeat's latest execution
+	rounds := map[string]roundOf{} // by a repeat's path, its latest round
+	roundStart := map[string]int{} // by a repeat's path, where its latest round begins
+	paths := map[string]string{}   // by name, the path of a step a repeat ran
 	for i, s := range steps {
-		if s.Kind == "repeat" {
-			repeats[s.Path] = i
-		}
-		if s.Name == "" || s.Round == 0 {
-			continue
-		}
 		cur, inner := roundOf{-1, s.Round}, ""
 		for p, k := range repeats {
 			if strings.HasPrefix(s.Path, p+".") && len(p) > len(inner) {
 				cur.repeat, inner = k, p
 			}
 		}
+		if inner != "" && s.Round > 0 {
+			if r, ok := rounds[inner]; !ok || r != cur {
+				rounds[inner], roundStart[inner] = cur, i
+			}
+		}
+		if s.Kind == "repeat" {
+			repeats[s.Path] = i
+		}
+		if s.Name == "" || s.Round == 0 {
+			continue
+		}
+		paths[s.Name] = s.Path
 		if prev, ok := last[s.Name]; !ok || prev != cur {
 			from[s.Name], last[s.Name] = i, cur
+		}
+	}
+	for n, path := range paths {
+		for p, i := range roundStart {
+			if path != "" && strings.HasPrefix(path, p+".") && i > from[n] {
+				from[n] = i
+			}
 		}
 	}
 	return from
@@ -820,9 +841,12 @@ func (j *Judge) errorOfUnran(e *dsl.Expr) string {
 	if len(e.ErrorReads) == 0 {
 		return ""
 	}
+	// Of the step's latest round, as outcome reads it: one a repeat ran in an earlier round
+	// and not in its last has no error nor times of that round.
 	ran := map[string]bool{}
-	for _, s := range j.rec.Steps {
-		if s.Name != "" && s.Outcome != Skipped {
+	latest := latestRounds(j.rec.Steps)
+	for i, s := range j.rec.Steps {
+		if s.Name != "" && s.Outcome != Skipped && j.thisRound(i, s, latest) {
 			ran[s.Name] = true
 		}
 	}
@@ -1088,8 +1112,15 @@ func (j *Judge) noResult(e *dsl.Expr) string {
 			continue
 		}
 		how := fmt.Sprintf("it did not run: outcome.%s is \"skipped\"", r.Step)
-		for _, s := range j.rec.Steps {
+		latest := latestRounds(j.rec.Steps)
+		for i, s := range j.rec.Steps {
 			if s.Name != r.Step {
+				continue
+			}
+			if !j.thisRound(i, s, latest) {
+				// Of an earlier round than the step's latest (a repeat's round it did
+				// not run in): not how the step's result came to be missing.
+				how = fmt.Sprintf("it did not run in the latest round of its repeat: outcome.%s is \"skipped\"", r.Step)
 				continue
 			}
 			switch s.Outcome {

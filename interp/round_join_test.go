@@ -3,6 +3,7 @@ package interp_test
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -300,6 +301,57 @@ s: schema.#Scenario & {
 				}
 				if rec.Outcome != interp.Failed {
 					t.Errorf("run %s: %s held over two rounds of a 100ms sleep; values %v", rec.Outcome, claim, rec.Expectations[0].Values)
+				}
+			})
+		})
+	}
+}
+
+// TestStepNotRunInTheLastRoundReadsSkipped: a step of a mayFail block that a repeat ran in
+// its first round and not in its last (the block's first step failed there) reads, after the
+// run, as not run, as its result does: before, outcome.x read round 1's "passed", error.x its
+// "" and ended.x - started.x its times, and each claim passed, while x.exit had no value
+// ("recorded no result (its outcome is passed)"). A fake's execs stand in for the commands.
+func TestStepNotRunInTheLastRoundReadsSkipped(t *testing.T) {
+	for _, c := range []struct{ claim, want string }{
+		{"outcome.x == 'passed'", `outcome.x ("skipped") == "passed"`},
+		{"error.x == ''", `error.x has no value: step "x" did not run`},
+		{"ended.x - started.x >= 0", `has no value: step "x" did not run`},
+		{"x.exit == 0", `x.exit has no value: step "x" recorded no result (it did not run in the latest round of its repeat`},
+	} {
+		t.Run(c.claim, func(t *testing.T) {
+			sc := loadScenario(t, `
+s: schema.#Scenario & {
+	steps: [{name: "r", repeat: {max: 2, until: "n.stdout == '2'", steps: [
+		{name: "n", exec: argv: ["count"]},
+		{name: "tail", mayFail: true, sequence: [
+			{name: "boom", exec: argv: ["secondfails"]},
+			{name: "x", exec: argv: ["ok"]},
+		]},
+	]}}]
+	expect: ["`+c.claim+`"]
+}`)
+			synctest.Test(t, func(t *testing.T) {
+				count, fails := 0, 0
+				w := &fakes.World{ExecResult: func(e schema.Exec) schema.ExecResult {
+					switch e.Argv[0] {
+					case "count":
+						count++
+						return schema.ExecResult{Stdout: strconv.Itoa(count)}
+					case "secondfails":
+						if fails++; fails == 2 {
+							return schema.ExecResult{Exit: 1}
+						}
+					}
+					return schema.ExecResult{}
+				}}
+				rec := interp.New(w.Target()).Run(context.Background(), context.Background(), sc)
+				if len(rec.Expectations) != 1 {
+					t.Fatalf("run %s (%s): %d expectations judged, want 1", rec.Outcome, rec.Error, len(rec.Expectations))
+				}
+				j := rec.Expectations[0]
+				if j.Outcome == interp.Passed || !strings.Contains(j.Explanation+j.Reason, c.want) {
+					t.Errorf("%s: %s (%s%s), want it not passed, saying %q", c.claim, j.Outcome, j.Explanation, j.Reason, c.want)
 				}
 			})
 		})
