@@ -32,13 +32,10 @@ func asVersion1Record(t *testing.T, path string) map[string]any {
 	return rec
 }
 
-// TestVersion1RecordFlippedNotMerged: a failed run's record rewritten in the form of version 1
-// (which keeps no source) and its outcome flipped to passed. Replay judged it again over its
-// data (FAILED, exit 1), but merge counted a record without a source as recorded, not judged
-// again: "PASSED fl — unverified", exit 0, and "1 of 1 records were counted as recorded, not
-// judged again over their data ()". Merge judges it again as replay does, its scenario file
-// here, and refuses it (exit 2).
-func TestVersion1RecordFlippedNotMerged(t *testing.T) {
+// failedFlRun runs fl.cue, whose state file says broken, in a new working directory with its
+// report in r: the run fails, and its one record is recs[0].
+func failedFlRun(t *testing.T) (string, []string) {
+	t.Helper()
 	dir := t.TempDir()
 	t.Chdir(dir)
 	writeIn(t, filepath.Join(dir, "fl.cue"), flCUE)
@@ -50,6 +47,17 @@ func TestVersion1RecordFlippedNotMerged(t *testing.T) {
 	if len(recs) != 1 {
 		t.Fatalf("records: %v", recs)
 	}
+	return dir, recs
+}
+
+// TestVersion1RecordFlippedNotMerged: a failed run's record rewritten in the form of version 1
+// (which keeps no source) and its outcome flipped to passed. Replay judged it again over its
+// data (FAILED, exit 1), but merge counted a record without a source as recorded, not judged
+// again: "PASSED fl — unverified", exit 0, and "1 of 1 records were counted as recorded, not
+// judged again over their data ()". Merge judges it again as replay does, its scenario file
+// here, and refuses it (exit 2).
+func TestVersion1RecordFlippedNotMerged(t *testing.T) {
+	dir, recs := failedFlRun(t)
 	rec := asVersion1Record(t, recs[0])
 	passedAs(rec, nil)
 	for _, e := range rec["expectations"].([]any) {
@@ -70,17 +78,7 @@ func TestVersion1RecordFlippedNotMerged(t *testing.T) {
 // "PASSED fl in …", exit 0, once its expectation was edited in fl.cue to what the run read,
 // and nothing on the verdict line said the verdict was another scenario's.
 func TestReplaySaysScenarioChanged(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
-	writeIn(t, filepath.Join(dir, "fl.cue"), flCUE)
-	writeFile(t, filepath.Join(dir, "state"), "broken\n")
-	if code, out := runIn(t, dir, "run", "-q", "--report-dir", "r", "fl.cue"); code != 1 {
-		t.Fatalf("run: exit %d, want 1\n%s", code, out)
-	}
-	recs, _ := filepath.Glob(filepath.Join(dir, "r", "*[0-9a-f].json"))
-	if len(recs) != 1 {
-		t.Fatalf("records: %v", recs)
-	}
+	dir, recs := failedFlRun(t)
 	for _, c := range []struct {
 		name, src string
 		code      int
