@@ -843,21 +843,30 @@ func (j *Judge) errorOfUnran(e *dsl.Expr) string {
 	}
 	// Of the step's latest round, as outcome reads it: one a repeat ran in an earlier round
 	// and not in its last has no error nor times of that round.
-	ran := map[string]bool{}
+	// One that ran in an earlier round only is said so, as a read of its result is (noResult).
+	ran, earlier := map[string]bool{}, map[string]bool{}
 	latest := latestRounds(j.rec.Steps)
 	for i, s := range j.rec.Steps {
-		if s.Name != "" && s.Outcome != Skipped && j.thisRound(i, s, latest) {
+		switch {
+		case s.Name == "" || s.Outcome == Skipped:
+		case j.thisRound(i, s, latest):
 			ran[s.Name] = true
+		default:
+			earlier[s.Name] = true
 		}
 	}
 	for _, r := range e.ErrorReads {
 		if ran[r.Step] || r.Guarded {
 			continue
 		}
-		if r.Via == "started" || r.Via == "ended" {
-			return fmt.Sprintf("%s.%s has no value: step %q did not run (outcome.%s is \"skipped\"), so it has no start or end, not 0; read %s.%s only where it ran (outcome.%s != 'skipped' && …, or has(%s, %q))", r.Via, r.Step, r.Step, r.Step, r.Via, r.Step, r.Step, r.Via, r.Step)
+		did := "did not run"
+		if earlier[r.Step] {
+			did = "did not run in the latest round of its repeat"
 		}
-		return fmt.Sprintf("error.%s has no value: step %q did not run (outcome.%s is \"skipped\"), so it neither passed nor failed; read error.%s only where it ran (outcome.%s == 'passed' && error.%s == '', or has(error, %q))", r.Step, r.Step, r.Step, r.Step, r.Step, r.Step, r.Step)
+		if r.Via == "started" || r.Via == "ended" {
+			return fmt.Sprintf("%s.%s has no value: step %q %s (outcome.%s is \"skipped\"), so it has no start or end, not 0; read %s.%s only where it ran (outcome.%s != 'skipped' && …, or has(%s, %q))", r.Via, r.Step, r.Step, did, r.Step, r.Via, r.Step, r.Step, r.Via, r.Step)
+		}
+		return fmt.Sprintf("error.%s has no value: step %q %s (outcome.%s is \"skipped\"), so it neither passed nor failed; read error.%s only where it ran (outcome.%s == 'passed' && error.%s == '', or has(error, %q))", r.Step, r.Step, did, r.Step, r.Step, r.Step, r.Step, r.Step)
 	}
 	return ""
 }

@@ -315,8 +315,8 @@ s: schema.#Scenario & {
 func TestStepNotRunInTheLastRoundReadsSkipped(t *testing.T) {
 	for _, c := range []struct{ claim, want string }{
 		{"outcome.x == 'passed'", `outcome.x ("skipped") == "passed"`},
-		{"error.x == ''", `error.x has no value: step "x" did not run`},
-		{"ended.x - started.x >= 0", `has no value: step "x" did not run`},
+		{"error.x == ''", `error.x has no value: step "x" did not run in the latest round of its repeat`},
+		{"ended.x - started.x >= 0", `has no value: step "x" did not run in the latest round of its repeat`},
 		{"x.exit == 0", `x.exit has no value: step "x" recorded no result (it did not run in the latest round of its repeat`},
 	} {
 		t.Run(c.claim, func(t *testing.T) {
