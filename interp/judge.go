@@ -842,8 +842,8 @@ func (j *Judge) errorOfUnran(e *dsl.Expr) string {
 		return ""
 	}
 	// Of the step's latest round, as outcome reads it: one a repeat ran in an earlier round
-	// and not in its last has no error nor times of that round.
-	// One that ran in an earlier round only is said so, as a read of its result is (noResult).
+	// and not in its last has no error nor times of that round, and is said so (earlier), as
+	// a read of its result is (noResult).
 	ran, earlier := map[string]bool{}, map[string]bool{}
 	latest := latestRounds(j.rec.Steps)
 	for i, s := range j.rec.Steps {

@@ -158,12 +158,12 @@ func (p *process) judgeStops(rec *interp.Record, start, end time.Time) {
 	if len(spans) == 0 {
 		return
 	}
+	// Where the timeline draws each: a step's times count from the steps' start.
+	from := rec.StepsStart
+	if from.IsZero() {
+		from = start
+	}
 	for _, sp := range spans {
-		// Where the timeline draws it: a step's times count from the steps' start.
-		from := rec.StepsStart
-		if from.IsZero() {
-			from = start
-		}
 		rec.Stops = append(rec.Stops, interp.StopRecord{At: sp.from.Sub(from), For: sp.to.Sub(sp.from)})
 	}
 	stepsEnd := time.Duration(-1)
