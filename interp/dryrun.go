@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -229,4 +230,88 @@ func serverFieldPath(msg string) string {
 		path += "." + indexRE.ReplaceAllString(f[1], ".$1")
 	}
 	return path
+}
+
+// DryRunKey is what DryRun reads of sc: its clusters and namespaces, each apply step (place,
+// cluster, objects, files), each get step, the object reads of its expressions and the checks
+// of its Istio kinds, and its vars where an apply's ${...} reads them. Two scenarios with the
+// same key (combinations of a sweep whose vars change only loads or claims) get the same
+// answers from the same cluster, so vet --server asks once. "" when the key cannot be made:
+// the scenario is dry-run on its own. A change to what DryRun reads belongs here too.
+func DryRunKey(sc *dsl.Scenario) string {
+	type stepKey struct {
+		Path, Pos, Cluster string
+		Kind               string
+		Params             any
+		ExpectFail         bool
+		Templates          bool
+	}
+	type readKey struct {
+		Pos   string
+		Reads []dsl.ObjectRead
+	}
+	type istioKey struct {
+		Check              schema.IstioCheck
+		Pos, Field, Prefix string
+		Step               string
+	}
+	k := struct {
+		Name, Dir, Target, DefaultNamespace string
+		Clusters                            []dsl.Cluster
+		Namespaces, System                  []string
+		Ephemeral                           []dsl.EphemeralNamespace
+		ClusterScoped                       bool
+		Steps                               []stepKey
+		Reads                               []readKey
+		Istio                               []istioKey
+		Vars                                map[string]any
+	}{
+		Name: sc.Name, Dir: sc.Dir, Target: sc.Target, DefaultNamespace: sc.DefaultNamespace(),
+		Clusters: sc.Clusters, Namespaces: sc.Namespaces, System: sc.SystemNamespaces,
+		Ephemeral: sc.Ephemeral, ClusterScoped: sc.ClusterScoped,
+	}
+	// A ${...} of an object is sent as its value: resolved here with the vars alone (what
+	// DryRun's own resolution reads besides them, a target's value or a namespace's name, is
+	// the same at every combination); one that needs more makes the vars part of the key.
+	env := NewJudge(&Record{Vars: sc.Vars, Results: map[string]*Result{}}, sc).Env()
+	unresolved := false
+	for _, ph := range sc.Phases() {
+		dsl.Walk(ph.Steps, func(s *dsl.Step) {
+			switch s.Params.(type) {
+			case *schema.Apply, *schema.Get:
+			default:
+				return
+			}
+			params := s.Params
+			if s.HasTemplates() && !s.FileTemplates {
+				if r, err := s.ResolveKnown(env); err == nil {
+					params = r
+				} else {
+					unresolved = true
+				}
+			}
+			k.Steps = append(k.Steps, stepKey{Path: s.Path, Pos: s.Pos.String(), Cluster: sc.ClusterOf(s),
+				Kind: fmt.Sprintf("%T", s.Params), Params: params, ExpectFail: s.ExpectFail, Templates: s.HasTemplates()})
+		})
+	}
+	for _, e := range sc.AllExprs() {
+		if len(e.ObjectReads) > 0 {
+			k.Reads = append(k.Reads, readKey{Pos: e.Pos.String(), Reads: e.ObjectReads})
+		}
+	}
+	for _, c := range sc.IstioChecks {
+		ik := istioKey{Check: c.IstioCheck, Pos: c.Pos.String(), Field: c.Field, Prefix: c.Prefix}
+		if c.Step != nil {
+			ik.Step = c.Step.Path
+		}
+		k.Istio = append(k.Istio, ik)
+	}
+	if unresolved {
+		k.Vars = sc.Vars
+	}
+	b, err := json.Marshal(k)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }

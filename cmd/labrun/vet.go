@@ -443,19 +443,34 @@ func (p *process) vetServer(combos []serverCombination, tf *targetFlags) (dsl.Er
 	var said []*found
 	byKey := map[string]*found{}
 	skippedSaid := map[string]bool{}
+	// The answers of a dry run by what it sends: the combinations of a sweep whose vars change
+	// only loads or claims send the same objects, and the cluster is asked once.
+	type answer struct {
+		problems []interp.DryRunProblem
+		skipped  []string
+	}
+	asked := map[string]answer{}
 	for _, c := range combos {
 		sc := c.sc
-		target, err := p.newTarget(ctx, "kube", sc, tf, newRunInfo())
-		if err != nil {
-			return nil, &exitError{exitInfra, fmt.Sprintf("vet --server: %v", err)}
+		key := interp.DryRunKey(sc)
+		a, ok := asked[key]
+		if !ok || key == "" {
+			target, err := p.newTarget(ctx, "kube", sc, tf, newRunInfo())
+			if err != nil {
+				return nil, &exitError{exitInfra, fmt.Sprintf("vet --server: %v", err)}
+			}
+			a.problems, a.skipped, err = interp.DryRun(ctx, target, sc)
+			if target.Close != nil {
+				_ = target.Close(ctx)
+			}
+			if err != nil {
+				return nil, &exitError{exitInfra, fmt.Sprintf("vet --server: %s: %v", sc.Name, err)}
+			}
+			if key != "" {
+				asked[key] = a
+			}
 		}
-		problems, skipped, err := interp.DryRun(ctx, target, sc)
-		if target.Close != nil {
-			_ = target.Close(ctx)
-		}
-		if err != nil {
-			return nil, &exitError{exitInfra, fmt.Sprintf("vet --server: %s: %v", sc.Name, err)}
-		}
+		problems, skipped := a.problems, a.skipped
 		for _, s := range skipped {
 			if skippedSaid[sc.Name+"\x00"+s] {
 				continue // said at another combination

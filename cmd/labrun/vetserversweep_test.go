@@ -94,3 +94,75 @@ s: schema.#Scenario & {
 		}
 	}
 }
+
+// countingCluster is a stand-in cluster (driver/fakes) that counts its dry runs.
+type countingCluster struct {
+	schema.Cluster
+	n *int
+}
+
+func (c countingCluster) DryRun(ctx context.Context, objs []schema.Object, files []string, ns string) error {
+	*c.n++
+	return c.Cluster.DryRun(ctx, objs, files, ns)
+}
+
+// TestVetServerAsksOncePerObjectsStandInCluster: vet --server dry-ran every combination of a
+// sweep, also those whose vars change nothing it sends (a command's argument, a claim): a
+// sweep of 3 × 4 asked the cluster 12 times the same. It asks once per distinct objects;
+// a var an object reads (CUE's \(vars.t) or ${vars.t}) still makes each combination asked.
+// The cluster is a stand-in (driver/fakes) that counts its dry runs.
+func TestVetServerAsksOncePerObjectsStandInCluster(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	const sc = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["lab"]
+	vars: {t: "3s", n: 1, m: 1, w: "5s"}
+	lint: ignore: "unknown-host": "the Service exists already"
+	steps: [
+		{apply: objects: [{
+			apiVersion: "networking.istio.io/v1", kind: "VirtualService", metadata: {name: "details", namespace: "lab"}
+			spec: {hosts: ["details"], http: [{route: [{destination: host: "details"}], timeout: "${vars.t}"}]}
+		}]},
+		{apply: objects: [{apiVersion: "v1", kind: "ConfigMap", metadata: {name: "w", namespace: "lab"}, data: w: "\(vars.w)"}]},
+		{name: "p", exec: argv: ["echo", "${vars.n}", "${vars.m}"]},
+	]
+	expect: ["p.exit == 0"]
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "x.cue"), []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sweep []string
+		asked int // dry runs: 2 apply steps per distinct combination
+	}{
+		{[]string{"n=1,2,3", "m=1,2,3,4"}, 2},
+		{[]string{"t=1s,2s,3s"}, 6},
+		{[]string{"w=1s,2s", "n=1,2"}, 4},
+	} {
+		asked := 0
+		p := testProcess()
+		p.Targets["kube"] = func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error) {
+			tg := fakeWorld().Target()
+			tg.Cluster = countingCluster{tg.Cluster, &asked}
+			return tg, nil
+		}
+		args := []string{"vet", "--server"}
+		for _, s := range c.sweep {
+			args = append(args, "--sweep", s)
+		}
+		var out, errOut bytes.Buffer
+		p.Args, p.Stdout, p.Stderr, p.Cwd = append(args, "x.cue"), &out, &errOut, dir
+		if code := Main(p); code != exitOK {
+			t.Fatalf("%s: exit %d\n%s%s", strings.Join(args, " "), code, out.String(), errOut.String())
+		}
+		if asked != c.asked {
+			t.Errorf("%s: the cluster was asked %d dry runs, want %d", strings.Join(args, " "), asked, c.asked)
+		}
+	}
+}
