@@ -169,7 +169,7 @@ func TestExplainSampleFields(t *testing.T) {
 // judgement's Values, which the HTML report shows under the expectation as what it read and the
 // summaries of swept runs tabulate and plot, still held the right side's values: here
 // ended.migrate and started.migrate of a step that never ran (0 s, a time it never had). They
-// hold only what was evaluated.
+// hold only what was evaluated, of a conditional's branches too.
 func TestReadsOnlyWhatWasEvaluated(t *testing.T) {
 	sc := loadScenario(t, `s: schema.#Scenario & {
 	steps: [
@@ -184,6 +184,8 @@ func TestReadsOnlyWhatWasEvaluated(t *testing.T) {
 		"outcome.check == 'error' && ended.check >= 1",
 		"!(outcome.migrate != 'skipped' && ended.migrate > 1) && outcome.check == 'error'",
 		"let o = outcome.check; o != 'error' && ended.check >= 1",
+		"outcome.migrate != 'skipped' ? ended.migrate > 1 : ended.check >= 1",
+		"(outcome.migrate == 'skipped' ? ended.check : ended.migrate) + 1 >= 2",
 	]
 }`)
 	want := []map[string]any{
@@ -194,6 +196,10 @@ func TestReadsOnlyWhatWasEvaluated(t *testing.T) {
 		// A let at the top hid the && below it: the values held ended.check, which the
 		// explanation says was not evaluated.
 		{"outcome.check": "error"},
+		// A conditional reads the branch its condition chose: the other's values (a step that
+		// never ran) were listed by the HTML report as read.
+		{"outcome.migrate": "skipped", "ended.check": 1.0},
+		{"outcome.migrate": "skipped", "ended.check": 1.0, `(outcome.migrate == "skipped" ? ended.check : ended.migrate) + 1`: 2.0},
 	}
 	got := interp.Rejudge(migrateSkipped(), sc)
 	for i, w := range want {

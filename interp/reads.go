@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"slices"
+
 	"github.com/expr-lang/expr"
 
 	"labrun.dev/labrun/dsl"
@@ -68,6 +70,31 @@ func notEvaluated(e *dsl.Expr, env map[string]any) map[string]bool {
 			// side that the explanation says was not evaluated.
 			return "let " + x.Name + " = " + x.Left.Source() + "; (" + kept(x.Right) + ")"
 		}
+		if !hasConditional(x) {
+			return x.Source()
+		}
+		// A conditional c ? a : b reads the branch its condition chose alone, as the
+		// explanation shows it; the nodes above one are rebuilt around it. Before, the values
+		// of the branch not taken were the run's too, and the HTML report listed them beside
+		// those the expression read (fortio.code200 = 0 of vars.strict ? fortio.code503 :
+		// fortio.code200).
+		switch {
+		case x.Op != "" && x.Left != nil && x.Right != nil:
+			return "(" + kept(x.Left) + ") " + x.Op + " (" + kept(x.Right) + ")"
+		case x.Infix == "?:" && len(x.Args) == 3:
+			if held, ok := x.Args[0].Holds(env); ok {
+				taken, not := x.Args[1], x.Args[2]
+				if !held {
+					taken, not = not, taken
+				}
+				skipped = append(skipped, not)
+				return "(" + kept(x.Args[0]) + ") ? (" + kept(taken) + ") : (" + kept(taken) + ")"
+			}
+		case x.Infix == "[]" && len(x.Args) == 2:
+			return "(" + kept(x.Args[0]) + ")[" + kept(x.Args[1]) + "]"
+		case x.Infix != "" && len(x.Args) == 2:
+			return "(" + kept(x.Args[0]) + ") " + x.Infix + " (" + kept(x.Args[1]) + ")"
+		}
 		return x.Source()
 	}
 	if e == nil || e.Explain == nil {
@@ -90,4 +117,22 @@ func notEvaluated(e *dsl.Expr, env map[string]any) map[string]bool {
 		}
 	}
 	return out
+}
+
+// hasConditional says whether x is or holds a conditional c ? a : b outside a call's
+// arguments (whose predicates are not rebuilt).
+func hasConditional(x *dsl.Explain) bool {
+	if x == nil {
+		return false
+	}
+	if x.Infix == "?:" {
+		return true
+	}
+	if x.Op != "" {
+		return hasConditional(x.Left) || hasConditional(x.Right)
+	}
+	if x.Infix != "" {
+		return slices.ContainsFunc(x.Args, hasConditional)
+	}
+	return false
 }
