@@ -833,6 +833,9 @@ func (j *Judge) pendingRead(e *dsl.Expr) string {
 	return ""
 }
 
+// indexAsField matches a read by a literal index, ended["migrate"], to write it ended.migrate.
+var indexAsField = regexp.MustCompile(`\[(["'])([A-Za-z_][A-Za-z0-9_]*)["']\]`)
+
 // errorOfUnran says why e cannot be evaluated when it reads error.<step>, started.<step> or
 // ended.<step> of a step that has not run, other than where has() or outcome.<step> found that
 // it ran: such a step has no error, and "" would say it passed; no times, and 0 would time it.
@@ -855,8 +858,22 @@ func (j *Judge) errorOfUnran(e *dsl.Expr) string {
 			earlier[s.Name] = true
 		}
 	}
+	var skipped map[string]bool // the reads in sides the evaluation does not take
 	for _, r := range e.ErrorReads {
 		if ran[r.Step] || r.Guarded {
+			continue
+		}
+		// A read in a branch of c ? a : b the condition did not choose, or in a side of &&
+		// or || that the other decided, is not evaluated: the claim does not rest on it.
+		// Before, outcome.check == 'error' ? ended.check >= 1 : ended.migrate > 1 erred of
+		// a skipped migrate where check had failed, whatever guarded it.
+		if skipped == nil {
+			skipped = map[string]bool{}
+			for k := range notEvaluated(e, j.Env()) {
+				skipped[indexAsField.ReplaceAllString(strings.ReplaceAll(k, " ", ""), ".$2")] = true
+			}
+		}
+		if skipped[r.Via+"."+r.Step] {
 			continue
 		}
 		did := "did not run"
