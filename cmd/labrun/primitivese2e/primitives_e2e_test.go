@@ -304,6 +304,10 @@ var wrongTranslations = []wrongTranslation{
 	// every flavor's run applies flavor a's ConfigMap: the run of flavor b fails, a's passes
 	{"ku_test_run_labels.cue", `create-${vars.flavor}.yaml`, `create-a.yaml`,
 		[]string{"PASSED ku_test_run_labels [flavor=a] in ", "FAILED ku_test_run_labels [flavor=b] in ", `data.flavor: want "b", got "a"`}},
+	// the Pod never Succeeded (kwok keeps it Running): the assert fails and only then do the
+	// collectors (catch) read its logs and events
+	{"ku_collectors.cue", `status: phase: "Running"`, `status: phase: "Succeeded"`,
+		[]string{`status.phase: want "Succeeded", got "Running"`, "✓ catch: podLogs (logs: hello-world:hello-world)", "✓ catch: podEvents (events: Pod hello-world)"}},
 	// check_multiple_assert_any_with_all_failing: neither expression holds
 	{"ku_assert_any.cue", `coredns.metadata.name == 'coredns'`, `coredns.metadata.name == 'metrics-server'`,
 		[]string{`(coredns.metadata.name ("coredns") == "metrics-server") || (metricsServer.metadata.labels["k8s-app"] ("metrics-server") == "metrics-server-1.6")`}},
