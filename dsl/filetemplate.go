@@ -176,12 +176,43 @@ func (d *decoder) markFileTemplates() {
 					} else if errors.Is(err, syscall.EISDIR) {
 						what = "is a directory"
 					}
+					if matches, ok := globMatches(d.sc.Dir, path); ok && strings.ContainsAny(f, "*?[") && errors.Is(err, fs.ErrNotExist) {
+						// Chainsaw's file: "errors/*.yaml" is a glob; here a name, which no
+						// file has: say so, and which files the pattern would have named.
+						d.l.errs.add(d.kindFieldPos(s, field, i), fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i),
+							"%s.%s: %q is a glob pattern, and labrun does not expand one (no file has that name): expected each file named, relative to the scenario's directory%s", s.Kind, field, f, matches)
+						continue
+					}
 					d.l.errs.add(d.kindFieldPos(s, field, i), fmt.Sprintf("%s.%s.%s.%s.%d", d.sc.Name, s.Path, s.Kind, field, i),
 						"%s.%s: %q %s (looked for %s): expected a YAML or JSON file, relative to the scenario's directory", s.Kind, field, f, what, path)
 				}
 			}
 		}
 	}
+}
+
+// globMatches says, when path (absolute) is a valid glob pattern, which files it names,
+// relative to dir, for a message: `, e.g. ["a.yaml", "b.yaml"] (what it matches)`, or that
+// it matches none. ok is false when path has no pattern character or is not a valid pattern.
+func globMatches(dir, path string) (msg string, ok bool) {
+	if !strings.ContainsAny(path, "*?[") {
+		return "", false
+	}
+	m, err := filepath.Glob(path)
+	if err != nil {
+		return "", false
+	}
+	if len(m) == 0 {
+		return " (it matches no file there either)", true
+	}
+	var q []string
+	for _, p := range m {
+		if r, err := filepath.Rel(dir, p); err == nil && !strings.HasPrefix(r, "..") {
+			p = r
+		}
+		q = append(q, fmt.Sprintf("%q", p))
+	}
+	return ", e.g. [" + strings.Join(q, ", ") + "] (what it matches)", true
 }
 
 // NoObjectWhy says what a file of no object holds.

@@ -294,6 +294,23 @@ var wrongTranslations = []wrongTranslation{
 	{"ku_teststep_assert.cue", `for n in ["hello2", "hello"]`, `for n in ["hello2", "hello1"]`, []string{"it does not exist"}},
 	{"ku_with_overrides.cue", `{metadata: name: "test3", status: qosClass: "BestEffort"}`, `{metadata: name: "test3", status: qosClass: "Guaranteed"}`,
 		[]string{`status.qosClass: want "Guaranteed", got "BestEffort"`}},
+	// the kubelet's Started, which no Event of the sandbox has (kwok writes none)
+	{"cs_events.cue", `reason: "Scheduled"`, `reason: "Started"`, []string{`the closest, my-pod.`, `reason: want "Started", got "Scheduled"`}},
+	// a second Pod no node can take stays Pending: kubectl wait over every Pod fails, and so
+	// does a get read until each is Running (a wait.match without a name would hold of the first)
+	{"cs_wait_jsonpath.cue", `spec: containers: [{name: "c", image: "nginx"}]`,
+		`spec: {containers: [{name: "c", image: "nginx"}], if n == "two" {nodeSelector: disk: "none"}}`,
+		[]string{`all(phases (["Running", "Pending"]), # == "Running") (false)`}},
+	// every flavor's run applies flavor a's ConfigMap: the run of flavor b fails, a's passes
+	{"ku_test_run_labels.cue", `create-${vars.flavor}.yaml`, `create-a.yaml`,
+		[]string{"PASSED ku_test_run_labels [flavor=a] in ", "FAILED ku_test_run_labels [flavor=b] in ", `data.flavor: want "b", got "a"`}},
+	// the Pod never Succeeded (kwok keeps it Running): the assert fails and only then do the
+	// collectors (catch) read its logs and events
+	{"ku_collectors.cue", `status: phase: "Running"`, `status: phase: "Succeeded"`,
+		[]string{`status.phase: want "Succeeded", got "Running"`, "✓ catch: podLogs (logs: hello-world:hello-world)", "✓ catch: podEvents (events: Pod hello-world)"}},
+	// check_multiple_assert_any_with_all_failing: neither expression holds
+	{"ku_assert_any.cue", `coredns.metadata.name == 'coredns'`, `coredns.metadata.name == 'metrics-server'`,
+		[]string{`(coredns.metadata.name ("coredns") == "metrics-server") || (metricsServer.metadata.labels["k8s-app"] ("metrics-server") == "metrics-server-1.6")`}},
 }
 
 // erringTranslations edits translations so that a command the original runs fails or runs out
@@ -310,6 +327,13 @@ var erringTranslations = []wrongTranslation{
 	// the server cannot be asked
 	{"cs_k8s_server_version.cue", `kubectl get --raw /version`, `kubectl --server https://127.0.0.1:1 get --raw /version`,
 		[]string{"The connection to the server 127.0.0.1:1 was refused"}},
+	// a resourceRef that does not exist fails KUTTL's assert whatever assertAny says; the
+	// expression that holds (coredns's) must not pass the run without the other object
+	{"ku_assert_any.cue", `get: {kind: "Pod", name: "metrics-server-xyz-pqr"}`, `get: {kind: "Pod", name: "metrics-server-nosuch"}`,
+		[]string{`metricsServer (get): get Pod test-`, `/metrics-server-nosuch: pods "metrics-server-nosuch" not found`}},
+	// TEST_FOO names a folder without test.yaml: KUTTL cannot load the step
+	{"ku_assert_expand.cue", `TEST_FOO: "files/expand"`, `TEST_FOO: "files/nosuch"`,
+		[]string{"steps.0 (apply): open files/nosuch/test.yaml: no such file or directory"}},
 }
 
 type wrongTranslation struct {
