@@ -93,6 +93,19 @@ var meshPolicies = map[string]bool{
 // not declare (a shared gateway) it holds by that namespace. ${vars.name} is read with the
 // run's vars; other ${...} are known only when the run starts, and take nothing.
 func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
+	f := footprintOf(sc, target)
+	return f.res, f.leaks
+}
+
+// NotSeen says, one phrase each, what the commands of a run of sc on this machine may write
+// that Footprint does not see (a path known only when the command runs, a program whose files
+// labrun does not know): two runs sharing such a file are not kept apart. Each phrase begins
+// with the step ("exec w writes $OUT, a path known only when it runs").
+func NotSeen(sc *dsl.Scenario, target string) []string {
+	return footprintOf(sc, target).unseen
+}
+
+func footprintOf(sc *dsl.Scenario, target string) *footprint {
 	f := &footprint{sc: sc, verb: "applies", kube: target == "kube"}
 	for _, ns := range sc.Namespaces {
 		why := "declares namespace " + ns
@@ -207,7 +220,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				// writing state.txt beside another writing or reading it read each other's
 				// file (probe p42).
 				if !p.InPod() {
-					f.localFiles(s, p.Argv, p.Stdin, sc.Dir)
+					f.localFiles(s, p.Argv, p.Stdin, p.Env, sc.Dir)
 				}
 				// probe p25 #19: a command on this machine changing the cluster (kubectl
 				// rollout restart deployment/istiod, istioctl install) is no step the
@@ -251,7 +264,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				if target == "kube" {
 					f.localCommand(s, p.Argv, "")
 				}
-				f.localFiles(s, p.Argv, "", filepath.Join(sc.Dir, f.static(p.Dir)))
+				f.localFiles(s, p.Argv, "", p.Env, filepath.Join(sc.Dir, f.static(p.Dir)))
 				// probe p30 #2: a server binding a fixed port written in its arguments
 				// (fortio server -http-port 8080, python3 -m http.server 18080) holds it,
 				// ready check or none.
@@ -277,7 +290,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 		}
 	}
 	sort.SliceStable(f.res, func(i, j int) bool { return f.res[i].Key < f.res[j].Key })
-	return f.res, f.leaks
+	return f
 }
 
 // servicesKey is what a run holds, shared, when it applies or deletes a Service (seen by
@@ -299,6 +312,8 @@ type footprint struct {
 	leaks []Leak
 	verb  string // what the step does to the objects object is given: applies, deletes
 	where string // "; in cluster west": the cluster of the step whose holds are taken
+	// unseen: what the run's commands may write that no key holds (see NotSeen)
+	unseen []string
 }
 
 // take adds r, unless the footprint has its key already (an exclusive hold wins).
@@ -945,12 +960,32 @@ func (f *footprint) localCommand(s *dsl.Step, argv []string, stdin string) {
 
 // localFiles takes the files on this machine a command writes (and, shared, those it reads),
 // as localFiles finds them; a relative path is in dir, where the command runs.
-func (f *footprint) localFiles(s *dsl.Step, argv []string, stdin, dir string) {
+func (f *footprint) localFiles(s *dsl.Step, argv []string, stdin string, env map[string]string, dir string) {
+	// $${ in a string with a ${...} is a literal ${ the command gets (a shell's ${OUT});
+	// in one without, the run sends it as written.
+	unescape := func(s string) string {
+		if dsl.HasInterpolation(s) {
+			return strings.ReplaceAll(f.static(s), "$${", "${")
+		}
+		return s
+	}
 	static := make([]string, len(argv))
 	for i, a := range argv {
-		static[i] = f.static(a)
+		static[i] = unescape(a)
 	}
-	writes, reads := localFiles(static, f.static(stdin), f.scriptFile)
+	vars := map[string]string{}
+	for k, v := range env {
+		vars[k] = unescape(v)
+	}
+	writes, reads, unseen := localFiles(static, unescape(stdin), vars, f.scriptFile)
+	for _, u := range unseen {
+		if f.kube {
+			break // on kube a command not known to only read holds the mesh: it runs alone
+		}
+		if what := who(s) + " " + u; !slices.Contains(f.unseen, what) {
+			f.unseen = append(f.unseen, what)
+		}
+	}
 	for _, group := range []struct {
 		files  []string
 		verb   string
