@@ -150,6 +150,21 @@ func footprintOf(sc *dsl.Scenario, target string) *footprint {
 					from = &p.From.PodRef
 				}
 				f.url(s, target, p.URL, podNamespace(sc, from), "url")
+				// probe p109: two loads of one fixed local address (a server no run starts,
+				// an Envoy on fixed ports) ran at once, each measuring the server under the
+				// other's requests too (its latency, its queue, what it sheds, the counters a
+				// snapshot reads): a load holds the address it sends to.
+				if target != "kube" && p.From == nil {
+					if host, port, scheme, ok := hostOf(f.static(p.URL)); ok {
+						if port == "" {
+							port = map[string]string{"http": "80", "https": "443"}[scheme]
+						}
+						addr := net.JoinHostPort(host, port)
+						if key, ok := f.addressKey(addr); ok {
+							f.take(Resource{Key: key, Why: fmt.Sprintf("%s sends its requests to %s, whose server's latency, queue and counters another run's load there changes", who(s), addr), Pos: s.FieldPos("url")})
+						}
+					}
+				}
 				// probe p30 fresh: a Host header (through the ingress gateway, the Istio
 				// tasks' way) is the host the request is routed as.
 				for k, v := range p.Headers {
@@ -168,6 +183,29 @@ func footprintOf(sc *dsl.Scenario, target string) *footprint {
 					f.take(Resource{Key: "host " + h, Why: fmt.Sprintf("%s sets the records of %s", who(s), h), Pos: s.FieldPos("host")})
 				}
 			case *schema.Snapshot:
+				// probe p109: a snapshot of an Envoy's admin (or a Prometheus endpoint) at a
+				// fixed local address reads counters that every run's traffic through it
+				// moves: two runs each taking a delta of one Envoy ran at once.
+				if target != "kube" {
+					for field, raw := range map[string]string{"admin": p.Admin, "prometheus": p.Prometheus} {
+						if raw == "" {
+							continue
+						}
+						addr := f.static(raw)
+						if !strings.Contains(addr, "://") {
+							addr = "http://" + addr
+						}
+						if host, port, scheme, ok := hostOf(addr); ok {
+							if port == "" {
+								port = map[string]string{"http": "80", "https": "443"}[scheme]
+							}
+							a := net.JoinHostPort(host, port)
+							if key, ok := f.addressKey(a); ok {
+								f.take(Resource{Key: key, Why: fmt.Sprintf("%s reads the counters of %s, which another run's traffic through it moves", who(s), a), Pos: s.FieldPos(field)})
+							}
+						}
+					}
+				}
 				if target == "kube" && p.Cluster != "" {
 					f.cluster(s, p.Cluster, f.static(podNamespace(sc, p.Envoy)))
 				}

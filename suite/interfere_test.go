@@ -150,6 +150,22 @@ callsOther: schema.#Scenario & {
 	steps: [{load: {url: "http://127.0.0.1:18081/echo", requests: 4}}]
 }
 
+// probe p109: two loads of one fixed local address no run serves (an Envoy on fixed ports)
+// measure its server under each other's requests; two snapshots of one Envoy's admin read
+// counters each other's traffic moves.
+callsOtherToo: schema.#Scenario & {
+	steps: [{load: {url: "http://localhost:18081/other", requests: 4}}]
+}
+snapAdmin: schema.#Scenario & {
+	steps: [{name: "s", snapshot: {admin: "http://127.0.0.1:15000", cluster: "web"}}]
+}
+snapAdminLocalhost: schema.#Scenario & {
+	steps: [{name: "s", snapshot: {admin: "http://localhost:15000", cluster: "web"}}]
+}
+snapProm: schema.#Scenario & {
+	steps: [{name: "s", snapshot: {prometheus: "http://127.0.0.1:15090/stats/prometheus"}}]
+}
+
 // probe p25 #08: two runs measure the shared ingress gateway (in istio-system, which neither
 // declares: reading a pod changes nothing, for the guard) while loading through it; and one
 // resets its counters by exec.
@@ -683,6 +699,11 @@ func TestInterference(t *testing.T) {
 		{"calls", "serves", true},
 		{"callsOther", "serves", false},
 		{"calls", "callsOther", false},
+		{"callsOther", "callsOtherToo", true},
+		{"callsOther", "callsOther", true},
+		{"snapAdmin", "snapAdminLocalhost", true},
+		{"snapAdmin", "snapProm", false},
+		{"snapAdmin", "callsOther", false},
 		{"gwA", "gwB", true},
 		{"gwReset", "gwA", true},
 		{"gwLogs", "gwReset", true},
