@@ -279,6 +279,17 @@ func footprintOf(sc *dsl.Scenario, target string) *footprint {
 						f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s runs %q in a pod, a change of the cluster through its API that no namespace guard sees", who(s), what), Pos: s.FieldPos("argv")})
 					}
 				}
+			case *schema.Logs:
+				// probe p109: a log file on this machine read since a mark gets the lines
+				// another run's command writes there meanwhile (a relative path is in the
+				// scenario's folder, where the local driver reads it).
+				if file := f.static(p.File); target != "kube" && file != "" && !dsl.HasInterpolation(file) {
+					abs := file
+					if !filepath.IsAbs(abs) {
+						abs = filepath.Join(sc.Dir, abs)
+					}
+					f.take(Resource{Key: "file " + filepath.Clean(abs), Shared: true, Why: fmt.Sprintf("%s reads %s on this machine", who(s), file), Pos: s.FieldPos("file")})
+				}
 			case *schema.Apply:
 				f.objects(s, target, p.Objects, p.Files, or(p.Namespace, sc.DefaultNamespace()))
 			case *schema.Delete:

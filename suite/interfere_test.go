@@ -156,6 +156,14 @@ callsOther: schema.#Scenario & {
 callsOtherToo: schema.#Scenario & {
 	steps: [{load: {url: "http://localhost:18081/other", requests: 4}}]
 }
+// probe p109: a logs step reading a local file since a mark beside a run whose command
+// writes that file counts the other run's lines.
+logsFile: schema.#Scenario & {
+	steps: [{name: "m", sleep: "100ms"}, {name: "l", logs: {file: "app.log", since: "m"}}]
+}
+writesLog: schema.#Scenario & {
+	steps: [{name: "w", exec: argv: ["sh", "-c", "echo GET 503 >> app.log"]}]
+}
 snapAdmin: schema.#Scenario & {
 	steps: [{name: "s", snapshot: {admin: "http://127.0.0.1:15000", cluster: "web"}}]
 }
@@ -703,6 +711,8 @@ func TestInterference(t *testing.T) {
 		{"callsOther", "callsOther", true},
 		{"snapAdmin", "snapAdminLocalhost", true},
 		{"snapAdmin", "snapProm", false},
+		{"logsFile", "writesLog", true},
+		{"logsFile", "logsFile", false},
 		{"snapAdmin", "callsOther", false},
 		{"gwA", "gwB", true},
 		{"gwReset", "gwA", true},
