@@ -1010,14 +1010,8 @@ func (f *footprint) localCommand(s *dsl.Step, argv []string, stdin string) {
 // localFiles takes the files on this machine a command writes (and, shared, those it reads),
 // as localFiles finds them; a relative path is in dir, where the command runs.
 func (f *footprint) localFiles(s *dsl.Step, argv []string, stdin string, env map[string]string, dir string) {
-	// $${ in a string with a ${...} is a literal ${ the command gets (a shell's ${OUT});
-	// in one without, the run sends it as written.
-	unescape := func(s string) string {
-		if dsl.HasInterpolation(s) {
-			return strings.ReplaceAll(f.static(s), "$${", "${")
-		}
-		return s
-	}
+	// $${ is a literal ${ the command gets (a shell's ${OUT}).
+	unescape := func(s string) string { return strings.ReplaceAll(f.static(s), "$${", "${") }
 	static := make([]string, len(argv))
 	for i, a := range argv {
 		static[i] = unescape(a)
