@@ -66,6 +66,15 @@ func (p *process) runScheduled(runCtx, cleanupCtx context.Context, w *work, f *r
 	jobs, leaks := jobsOf(w, f.target)
 	if parallel > 1 {
 		p.printLeaks(leaks)
+		// What plan --parallel says the schedule cannot see, said where the runs run at
+		// once too (probe p109): once per scenario, on stderr.
+		said := map[string]bool{}
+		for i, u := range w.units {
+			if len(jobs[i].NotSeen) > 0 && !said[u.Matrix.Scenario] {
+				said[u.Matrix.Scenario] = true
+				fmt.Fprintf(p.Stderr, "labrun: warning: %s: not seen by the schedule, which may run it beside a run that shares these files: %s\n", u.Matrix.Scenario, strings.Join(jobs[i].NotSeen, "; "))
+			}
+		}
 	}
 	var mu sync.Mutex
 	results := map[int]ran{}
