@@ -180,6 +180,21 @@ func localFiles(argv []string, stdin string, env map[string]string, scriptFile f
 			continue
 		}
 		name, args := path.Base(rest[start]), rest[start+1:]
+		if shell && shells[name] {
+			// A shell in the script (bash -c '…', sh gen.sh): its own commands, read the
+			// same way, with the variables known here.
+			w, r, u := localFiles(rest[start:], "", vars, scriptFile)
+			for _, x := range w {
+				add(&writes, x)
+			}
+			for _, x := range r {
+				add(&reads, x)
+			}
+			for _, x := range u {
+				note(x)
+			}
+			continue
+		}
 		if !knownFiles(name, args) {
 			note(fmt.Sprintf("runs %s, a program whose files labrun does not know", rest[start]))
 		}

@@ -135,6 +135,9 @@ func TestLocalFilesThroughEnvAndNotSeen(t *testing.T) {
 		{[]string{"curl", "-s", "http://x/"}, nil, nil, nil},
 		{[]string{"curl", "-so", "out", "http://x/"}, nil, nil, []string{"runs curl, a program whose files labrun does not know"}},
 		{[]string{"sh", "run.sh"}, nil, nil, []string{`runs "sh run.sh", a script not known before the run`}},
+		// A shell in the script: its own script read the same way.
+		{[]string{"sh", "-c", "bash -c 'python3 gen.py > $OUT'"}, []string{"state.txt"}, nil, []string{"runs python3, a program whose files labrun does not know"}},
+		{[]string{"sh", "-c", "f=out.txt; sh -c \"touch $f\""}, []string{"out.txt"}, nil, nil},
 		// Not in a shell: no one expands $OUT, it is a file of that name.
 		{[]string{"touch", "$OUT"}, nil, nil, []string{"writes $OUT, a path known only when it runs"}},
 	} {
