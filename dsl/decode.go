@@ -1652,7 +1652,10 @@ func (d *decoder) templates(s *Step, kv cue.Value, names *Names) {
 					Msg:  fmt.Sprintf("in %q: %s is not interpolated, it would be sent as written: expected %s", str, text, meant)})
 				return
 			}
-			if !HasInterpolation(str) {
+			// A string whose only ${ is escaped ($${HOME}) is a template too: its $${ is the
+			// literal ${ the docs promise. It was sent as written, and sh -c "echo $${HOME}"
+			// printed the shell's pid ($$) and {HOME} (probe p109).
+			if !HasInterpolation(str) && !strings.Contains(str, "$${") {
 				return
 			}
 			t, terr := parseTemplate(str, d.l.litPos(v), names)
@@ -1715,7 +1718,7 @@ type unknownRaw struct{}
 func rawInterpolates(x any) bool {
 	switch x := x.(type) {
 	case string:
-		return HasInterpolation(x) || mayBeAlmostTemplate(x)
+		return HasInterpolation(x) || strings.Contains(x, "$${") || mayBeAlmostTemplate(x)
 	case map[string]any:
 		for _, v := range x {
 			if rawInterpolates(v) {

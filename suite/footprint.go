@@ -93,6 +93,19 @@ var meshPolicies = map[string]bool{
 // not declare (a shared gateway) it holds by that namespace. ${vars.name} is read with the
 // run's vars; other ${...} are known only when the run starts, and take nothing.
 func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
+	f := footprintOf(sc, target)
+	return f.res, f.leaks
+}
+
+// NotSeen says, one phrase each, what the commands of a run of sc on this machine may write
+// that Footprint does not see (a path known only when the command runs, a program whose files
+// labrun does not know): two runs sharing such a file are not kept apart. Each phrase begins
+// with the step ("exec w writes $OUT, a path known only when it runs").
+func NotSeen(sc *dsl.Scenario, target string) []string {
+	return footprintOf(sc, target).unseen
+}
+
+func footprintOf(sc *dsl.Scenario, target string) *footprint {
 	f := &footprint{sc: sc, verb: "applies", kube: target == "kube"}
 	for _, ns := range sc.Namespaces {
 		why := "declares namespace " + ns
@@ -137,6 +150,21 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					from = &p.From.PodRef
 				}
 				f.url(s, target, p.URL, podNamespace(sc, from), "url")
+				// probe p109: two loads of one fixed local address (a server no run starts,
+				// an Envoy on fixed ports) ran at once, each measuring the server under the
+				// other's requests too (its latency, its queue, what it sheds, the counters a
+				// snapshot reads): a load holds the address it sends to.
+				if target != "kube" && p.From == nil {
+					if host, port, scheme, ok := hostOf(f.static(p.URL)); ok {
+						if port == "" {
+							port = map[string]string{"http": "80", "https": "443"}[scheme]
+						}
+						addr := net.JoinHostPort(host, port)
+						if key, ok := f.addressKey(addr); ok {
+							f.take(Resource{Key: key, Why: fmt.Sprintf("%s sends its requests to %s, whose server's latency, queue and counters another run's load there changes", who(s), addr), Pos: s.FieldPos("url")})
+						}
+					}
+				}
 				// probe p30 fresh: a Host header (through the ingress gateway, the Istio
 				// tasks' way) is the host the request is routed as.
 				for k, v := range p.Headers {
@@ -155,6 +183,29 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					f.take(Resource{Key: "host " + h, Why: fmt.Sprintf("%s sets the records of %s", who(s), h), Pos: s.FieldPos("host")})
 				}
 			case *schema.Snapshot:
+				// probe p109: a snapshot of an Envoy's admin (or a Prometheus endpoint) at a
+				// fixed local address reads counters that every run's traffic through it
+				// moves: two runs each taking a delta of one Envoy ran at once.
+				if target != "kube" {
+					for field, raw := range map[string]string{"admin": p.Admin, "prometheus": p.Prometheus} {
+						if raw == "" {
+							continue
+						}
+						addr := f.static(raw)
+						if !strings.Contains(addr, "://") {
+							addr = "http://" + addr
+						}
+						if host, port, scheme, ok := hostOf(addr); ok {
+							if port == "" {
+								port = map[string]string{"http": "80", "https": "443"}[scheme]
+							}
+							a := net.JoinHostPort(host, port)
+							if key, ok := f.addressKey(a); ok {
+								f.take(Resource{Key: key, Why: fmt.Sprintf("%s reads the counters of %s, which another run's traffic through it moves", who(s), a), Pos: s.FieldPos(field)})
+							}
+						}
+					}
+				}
 				if target == "kube" && p.Cluster != "" {
 					f.cluster(s, p.Cluster, f.static(podNamespace(sc, p.Envoy)))
 				}
@@ -207,7 +258,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				// writing state.txt beside another writing or reading it read each other's
 				// file (probe p42).
 				if !p.InPod() {
-					f.localFiles(s, p.Argv, p.Stdin, sc.Dir)
+					f.localFiles(s, p.Argv, p.Stdin, p.Env, sc.Dir)
 				}
 				// probe p25 #19: a command on this machine changing the cluster (kubectl
 				// rollout restart deployment/istiod, istioctl install) is no step the
@@ -227,6 +278,17 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 					if what, ok := podClusterChange(static, f.static(p.Stdin)); ok {
 						f.take(Resource{Key: "mesh", Why: fmt.Sprintf("%s runs %q in a pod, a change of the cluster through its API that no namespace guard sees", who(s), what), Pos: s.FieldPos("argv")})
 					}
+				}
+			case *schema.Logs:
+				// probe p109: a log file on this machine read since a mark gets the lines
+				// another run's command writes there meanwhile (a relative path is in the
+				// scenario's folder, where the local driver reads it).
+				if file := f.static(p.File); target != "kube" && file != "" && !dsl.HasInterpolation(file) {
+					abs := file
+					if !filepath.IsAbs(abs) {
+						abs = filepath.Join(sc.Dir, abs)
+					}
+					f.take(Resource{Key: "file " + filepath.Clean(abs), Shared: true, Why: fmt.Sprintf("%s reads %s on this machine", who(s), file), Pos: s.FieldPos("file")})
 				}
 			case *schema.Apply:
 				f.objects(s, target, p.Objects, p.Files, or(p.Namespace, sc.DefaultNamespace()))
@@ -251,7 +313,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 				if target == "kube" {
 					f.localCommand(s, p.Argv, "")
 				}
-				f.localFiles(s, p.Argv, "", filepath.Join(sc.Dir, f.static(p.Dir)))
+				f.localFiles(s, p.Argv, "", p.Env, filepath.Join(sc.Dir, f.static(p.Dir)))
 				// probe p30 #2: a server binding a fixed port written in its arguments
 				// (fortio server -http-port 8080, python3 -m http.server 18080) holds it,
 				// ready check or none.
@@ -277,7 +339,7 @@ func Footprint(sc *dsl.Scenario, target string) ([]Resource, []Leak) {
 		}
 	}
 	sort.SliceStable(f.res, func(i, j int) bool { return f.res[i].Key < f.res[j].Key })
-	return f.res, f.leaks
+	return f
 }
 
 // servicesKey is what a run holds, shared, when it applies or deletes a Service (seen by
@@ -299,6 +361,8 @@ type footprint struct {
 	leaks []Leak
 	verb  string // what the step does to the objects object is given: applies, deletes
 	where string // "; in cluster west": the cluster of the step whose holds are taken
+	// unseen: what the run's commands may write that no key holds (see NotSeen)
+	unseen []string
 }
 
 // take adds r, unless the footprint has its key already (an exclusive hold wins).
@@ -945,12 +1009,26 @@ func (f *footprint) localCommand(s *dsl.Step, argv []string, stdin string) {
 
 // localFiles takes the files on this machine a command writes (and, shared, those it reads),
 // as localFiles finds them; a relative path is in dir, where the command runs.
-func (f *footprint) localFiles(s *dsl.Step, argv []string, stdin, dir string) {
+func (f *footprint) localFiles(s *dsl.Step, argv []string, stdin string, env map[string]string, dir string) {
+	// $${ is a literal ${ the command gets (a shell's ${OUT}).
+	unescape := func(s string) string { return strings.ReplaceAll(f.static(s), "$${", "${") }
 	static := make([]string, len(argv))
 	for i, a := range argv {
-		static[i] = f.static(a)
+		static[i] = unescape(a)
 	}
-	writes, reads := localFiles(static, f.static(stdin), f.scriptFile)
+	vars := map[string]string{}
+	for k, v := range env {
+		vars[k] = unescape(v)
+	}
+	writes, reads, unseen := localFiles(static, unescape(stdin), vars, f.scriptFile)
+	for _, u := range unseen {
+		if f.kube {
+			break // on kube a command not known to only read holds the mesh: it runs alone
+		}
+		if what := who(s) + " " + u; !slices.Contains(f.unseen, what) {
+			f.unseen = append(f.unseen, what)
+		}
+	}
 	for _, group := range []struct {
 		files  []string
 		verb   string

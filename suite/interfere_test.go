@@ -150,6 +150,30 @@ callsOther: schema.#Scenario & {
 	steps: [{load: {url: "http://127.0.0.1:18081/echo", requests: 4}}]
 }
 
+// probe p109: two loads of one fixed local address no run serves (an Envoy on fixed ports)
+// measure its server under each other's requests; two snapshots of one Envoy's admin read
+// counters each other's traffic moves.
+callsOtherToo: schema.#Scenario & {
+	steps: [{load: {url: "http://localhost:18081/other", requests: 4}}]
+}
+// probe p109: a logs step reading a local file since a mark beside a run whose command
+// writes that file counts the other run's lines.
+logsFile: schema.#Scenario & {
+	steps: [{name: "m", sleep: "100ms"}, {name: "l", logs: {file: "app.log", since: "m"}}]
+}
+writesLog: schema.#Scenario & {
+	steps: [{name: "w", exec: argv: ["sh", "-c", "echo GET 503 >> app.log"]}]
+}
+snapAdmin: schema.#Scenario & {
+	steps: [{name: "s", snapshot: {admin: "http://127.0.0.1:15000", cluster: "web"}}]
+}
+snapAdminLocalhost: schema.#Scenario & {
+	steps: [{name: "s", snapshot: {admin: "http://localhost:15000", cluster: "web"}}]
+}
+snapProm: schema.#Scenario & {
+	steps: [{name: "s", snapshot: {prometheus: "http://127.0.0.1:15090/stats/prometheus"}}]
+}
+
 // probe p25 #08: two runs measure the shared ingress gateway (in istio-system, which neither
 // declares: reading a pod changes nothing, for the guard) while loading through it; and one
 // resets its counters by exec.
@@ -683,6 +707,13 @@ func TestInterference(t *testing.T) {
 		{"calls", "serves", true},
 		{"callsOther", "serves", false},
 		{"calls", "callsOther", false},
+		{"callsOther", "callsOtherToo", true},
+		{"callsOther", "callsOther", true},
+		{"snapAdmin", "snapAdminLocalhost", true},
+		{"snapAdmin", "snapProm", false},
+		{"logsFile", "writesLog", true},
+		{"logsFile", "logsFile", false},
+		{"snapAdmin", "callsOther", false},
 		{"gwA", "gwB", true},
 		{"gwReset", "gwA", true},
 		{"gwLogs", "gwReset", true},

@@ -1,7 +1,11 @@
 package suite
 
 import (
+	"fmt"
+	"maps"
+	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -71,25 +75,80 @@ func shellScript(argv []string, stdin string, scriptFile func([]string) (string,
 // say: a shell's redirections (> f, >> f, >| f, 2> f, < f) and the operands of commands known
 // to write files (touch, rm, tee, mkdir, mv, cp's last, sort -o's, dd of=, sed -i's files) or
 // to read them (cat, head, diff, dd if=, ...).
-// Paths are as written; one known only when the command runs ($f, a glob) is left out, and
-// so is a script not known before the run.
-func localFiles(argv []string, stdin string, scriptFile func([]string) (string, bool)) (writes, reads []string) {
+// Paths are as written; in a shell's script a $NAME or ${NAME} is read from env (the step's
+// env:, as the command gets it) or from an assignment earlier in the script (f=out.txt).
+// What the command may write that these words do not say is in unseen, one phrase each: a
+// path known only when it runs (a $f of neither, a glob), a script not known before the run,
+// or a program labrun does not know the files of (python3 gen.py): the schedule cannot keep
+// apart two runs that share such a file, and the plan says so (probe p109).
+func localFiles(argv []string, stdin string, env map[string]string, scriptFile func([]string) (string, bool)) (writes, reads, unseen []string) {
 	cmds := [][]string{argv}
-	if script, shell, ok := shellScript(argv, stdin, scriptFile); shell {
+	shell := false
+	if script, isShell, ok := shellScript(argv, stdin, scriptFile); isShell {
 		if !ok {
-			return nil, nil
+			return nil, nil, []string{fmt.Sprintf("runs %q, a script not known before the run", strings.Join(argv, " "))}
 		}
+		shell = true
 		cmds = nil
 		for _, c := range shellCommands(script) {
 			cmds = append(cmds, shellWords(c))
 		}
 	}
+	vars := maps.Clone(env)
+	if vars == nil {
+		vars = map[string]string{}
+	}
+	expand := func(w string) string {
+		if !shell || !strings.Contains(w, "$") {
+			return w
+		}
+		known := true
+		x := os.Expand(w, func(k string) string {
+			v, ok := vars[k]
+			known = known && ok && !strings.Contains(v, "$")
+			return v
+		})
+		if !known {
+			return w // as written: known only when it runs
+		}
+		return x
+	}
+	note := func(what string) {
+		if !slices.Contains(unseen, what) {
+			unseen = append(unseen, what)
+		}
+	}
 	add := func(to *[]string, p string) {
-		if p != "" && p != "-" && !strings.ContainsAny(p, "$*?`~{[") && !strings.HasPrefix(p, "/dev/") && !strings.HasPrefix(p, "/proc/") && !slices.Contains(*to, p) {
+		p = expand(p)
+		if p == "" || p == "-" || strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
+			return
+		}
+		if strings.ContainsAny(p, "$*?`~{[") {
+			if to == &writes {
+				note(fmt.Sprintf("writes %s, a path known only when it runs", p))
+			}
+			return
+		}
+		if !slices.Contains(*to, p) {
 			*to = append(*to, p)
 		}
 	}
 	for _, words := range cmds {
+		// An assignment alone (f=out.txt, export f=out.txt) sets what a later $f reads.
+		if shell {
+			assigns := words
+			if len(assigns) > 0 && (assigns[0] == "export" || assigns[0] == "readonly" || assigns[0] == "local") {
+				assigns = assigns[1:]
+			}
+			if len(assigns) > 0 && commandStart(assigns) == len(assigns) {
+				for _, a := range assigns {
+					if k, v, ok := strings.Cut(a, "="); ok && shellName.MatchString(k) {
+						vars[k] = expand(v)
+					}
+				}
+				continue
+			}
+		}
 		var rest []string
 		for i := 0; i < len(words); i++ {
 			w := words[i]
@@ -121,6 +180,24 @@ func localFiles(argv []string, stdin string, scriptFile func([]string) (string, 
 			continue
 		}
 		name, args := path.Base(rest[start]), rest[start+1:]
+		if shell && shells[name] {
+			// A shell in the script (bash -c '…', sh gen.sh): its own commands, read the
+			// same way, with the variables known here.
+			w, r, u := localFiles(rest[start:], "", vars, scriptFile)
+			for _, x := range w {
+				add(&writes, x)
+			}
+			for _, x := range r {
+				add(&reads, x)
+			}
+			for _, x := range u {
+				note(x)
+			}
+			continue
+		}
+		if !knownFiles(name, args) {
+			note(fmt.Sprintf("runs %s, a program whose files labrun does not know", rest[start]))
+		}
 		var operands []string
 		for i := 0; i < len(args); i++ {
 			w := args[i]
@@ -171,7 +248,48 @@ func localFiles(argv []string, stdin string, scriptFile func([]string) (string, 
 			}
 		}
 	}
-	return writes, reads
+	return writes, reads, unseen
+}
+
+// shellName is a shell variable's name.
+var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// knownFiles says whether the files a command writes are all known from its words: the
+// commands localFiles reads the operands of, and those that write no file (their output
+// goes where the shell redirects it). curl writes a file only with an output option, and
+// one named in its words (-o f) is known.
+func knownFiles(name string, args []string) bool {
+	switch {
+	case fileWriters[name], fileReaders[name], writesNoFile[name], shells[name]:
+		return true
+	case name == "cp", name == "install", name == "ln", name == "sed", name == "sort", name == "dd":
+		return true
+	case name == "curl":
+		return !slices.ContainsFunc(args, func(a string) bool {
+			return a == "-O" || a == "--remote-name" || a == "--remote-name-all" || a == "-J" ||
+				a == "-o" || a == "--output" || strings.HasPrefix(a, "--output=") ||
+				a == "-c" || a == "--cookie-jar" || a == "-D" || a == "--dump-header" ||
+				a == "--trace" || a == "--trace-ascii" || a == "--output-dir" ||
+				(len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "oOcDJ"))
+		})
+	}
+	return false
+}
+
+// writesNoFile are commands that write no file of their own: what they print goes where the
+// shell sends it.
+var writesNoFile = map[string]bool{
+	"echo": true, "printf": true, "sleep": true, "true": true, "false": true, "test": true,
+	"[": true, "[[": true, "exit": true, "return": true, "cd": true, "set": true, "unset": true,
+	"shift": true, "wait": true, "kill": true, "read": true, ":": true, "grep": true,
+	"egrep": true, "fgrep": true, "jq": true, "tr": true, "cut": true, "basename": true,
+	"dirname": true, "pwd": true, "printenv": true, "id": true, "whoami": true, "hostname": true,
+	"uname": true, "date": true, "seq": true, "expr": true, "nc": true, "dig": true,
+	"nslookup": true, "host": true, "ping": true, "ps": true, "pgrep": true, "ls": true,
+	"env": true, "timeout": true, "yes": true, "base64": true, "od": true,
+	"hexdump": true, "xxd": true, "rev": true, "nl": true, "paste": true, "join": true,
+	"comm": true, "column": true, "fold": true, "getent": true, "ss": true, "netstat": true,
+	"trap": true, "break": true, "continue": true,
 }
 
 // sedScript says a sed option gives its script (in the next word).

@@ -109,9 +109,41 @@ func TestLocalFiles(t *testing.T) {
 		{[]string{"sed", "-Ei", "s/A/B/", "a.txt"}, "", []string{"a.txt"}, nil},
 		{[]string{"sed", "-n", "-e", "p", "a.txt"}, "", nil, nil},
 	} {
-		w, r := localFiles(c.argv, c.stdin, none)
+		w, r, _ := localFiles(c.argv, c.stdin, nil, none)
 		if !slices.Equal(w, c.writes) || !slices.Equal(r, c.reads) {
 			t.Errorf("%q (stdin %q): writes %q, reads %q; want %q, %q", c.argv, c.stdin, w, r, c.writes, c.reads)
+		}
+	}
+}
+
+// A path a shell's script names through its env: or an assignment is the file it writes;
+// one known only when it runs, and a program whose files labrun does not know, are said as
+// not seen (probe p109: the schedule ran two runs writing $OUT=state.txt at once).
+func TestLocalFilesThroughEnvAndNotSeen(t *testing.T) {
+	none := func([]string) (string, bool) { return "", false }
+	env := map[string]string{"OUT": "state.txt", "DIR": "/tmp/x", "LATER": "$HOME/f"}
+	for _, c := range []struct {
+		argv                  []string
+		writes, reads, unseen []string
+	}{
+		{[]string{"sh", "-c", `echo 1 > "$OUT"; cat ${OUT}`}, []string{"state.txt"}, []string{"state.txt"}, nil},
+		{[]string{"sh", "-c", "touch $DIR/a.txt"}, []string{"/tmp/x/a.txt"}, nil, nil},
+		{[]string{"sh", "-c", "f=out.txt; echo > $f; export g=$f.bak; cp $f $g"}, []string{"out.txt", "out.txt.bak"}, nil, nil},
+		{[]string{"sh", "-c", "echo > $LATER"}, nil, nil, []string{"writes $LATER, a path known only when it runs"}},
+		{[]string{"sh", "-c", "echo > $NOPE; rm -f *.tmp"}, nil, nil, []string{"writes $NOPE, a path known only when it runs", "writes *.tmp, a path known only when it runs"}},
+		{[]string{"sh", "-c", "python3 gen.py && echo ok"}, nil, nil, []string{"runs python3, a program whose files labrun does not know"}},
+		{[]string{"curl", "-s", "http://x/"}, nil, nil, nil},
+		{[]string{"curl", "-so", "out", "http://x/"}, nil, nil, []string{"runs curl, a program whose files labrun does not know"}},
+		{[]string{"sh", "run.sh"}, nil, nil, []string{`runs "sh run.sh", a script not known before the run`}},
+		// A shell in the script: its own script read the same way.
+		{[]string{"sh", "-c", "bash -c 'python3 gen.py > $OUT'"}, []string{"state.txt"}, nil, []string{"runs python3, a program whose files labrun does not know"}},
+		{[]string{"sh", "-c", "f=out.txt; sh -c \"touch $f\""}, []string{"out.txt"}, nil, nil},
+		// Not in a shell: no one expands $OUT, it is a file of that name.
+		{[]string{"touch", "$OUT"}, nil, nil, []string{"writes $OUT, a path known only when it runs"}},
+	} {
+		w, r, u := localFiles(c.argv, "", env, none)
+		if !slices.Equal(w, c.writes) || !slices.Equal(r, c.reads) || !slices.Equal(u, c.unseen) {
+			t.Errorf("%q: writes %q, reads %q, not seen %q; want %q, %q, %q", c.argv, w, r, u, c.writes, c.reads, c.unseen)
 		}
 	}
 }

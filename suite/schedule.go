@@ -14,6 +14,9 @@ type Job struct {
 	ID        string
 	Resources []Resource
 	Planned   time.Duration
+	// NotSeen is what its commands may write that no resource holds (see NotSeen): the
+	// schedule cannot keep it apart from another run's.
+	NotSeen []string
 }
 
 // Overlap is why two jobs may not run at the same time: a resource both hold, at least one of

@@ -967,6 +967,17 @@ func summaryCounts(s *report.Summary) string {
 	if s.Errors > 0 {
 		out += fmt.Sprintf(", %d error%s", s.Errors, plural(s.Errors))
 	}
+	// probe p109: a sweep interrupted under --parallel read "2 of 4 runs passed" of two runs
+	// passed and two stopped midway, as if those two had failed.
+	interrupted := 0
+	for _, r := range s.Runs {
+		if r.Outcome == interp.Interrupted && r.NotStarted == "" {
+			interrupted++
+		}
+	}
+	if interrupted > 0 {
+		out += fmt.Sprintf(", %d interrupted", interrupted)
+	}
 	if s.NotStarted > 0 {
 		out += fmt.Sprintf(", %d not started", s.NotStarted)
 	}

@@ -107,11 +107,12 @@ than the one labrun knows is planned.`,
 				type run struct {
 					ID        string           `json:"id"`
 					Resources []suite.Resource `json:"resources,omitempty"`
+					NotSeen   []string         `json:"notSeen,omitempty"`
 					suite.Slot
 				}
 				runs := []run{}
 				for i, s := range slots {
-					runs = append(runs, run{ID: w.units[i].ID, Resources: jobs[i].Resources, Slot: s})
+					runs = append(runs, run{ID: w.units[i].ID, Resources: jobs[i].Resources, NotSeen: jobs[i].NotSeen, Slot: s})
 				}
 				if leaks == nil {
 					leaks = []suite.Leak{}

@@ -33,7 +33,7 @@ func jobsOf(w *work, target string) ([]suite.Job, []suite.Leak) {
 	seen := map[string]bool{}
 	for _, u := range w.units {
 		res, ls := suite.Footprint(u.Scenario, unitTarget(target, u))
-		jobs = append(jobs, suite.Job{ID: u.ID, Resources: res, Planned: u.Planned.D})
+		jobs = append(jobs, suite.Job{ID: u.ID, Resources: res, Planned: u.Planned.D, NotSeen: suite.NotSeen(u.Scenario, unitTarget(target, u))})
 		for _, l := range ls {
 			if k := l.Pos.String() + l.Msg; !seen[k] {
 				seen[k] = true
@@ -66,6 +66,15 @@ func (p *process) runScheduled(runCtx, cleanupCtx context.Context, w *work, f *r
 	jobs, leaks := jobsOf(w, f.target)
 	if parallel > 1 {
 		p.printLeaks(leaks)
+		// What plan --parallel says the schedule cannot see, said where the runs run at
+		// once too (probe p109): once per scenario, on stderr.
+		said := map[string]bool{}
+		for i, u := range w.units {
+			if len(jobs[i].NotSeen) > 0 && !said[u.Matrix.Scenario] {
+				said[u.Matrix.Scenario] = true
+				fmt.Fprintf(p.Stderr, "labrun: warning: %s: not seen by the schedule, which may run it beside a run that shares these files: %s\n", u.Matrix.Scenario, strings.Join(jobs[i].NotSeen, "; "))
+			}
+		}
 	}
 	var mu sync.Mutex
 	results := map[int]ran{}
@@ -233,6 +242,16 @@ func writeSchedule(w io.Writer, cwd string, units []*dsl.Unit, jobs []suite.Job,
 		}
 		seen[key] = true
 		fmt.Fprintf(w, "  %s holds: %s\n", u.Matrix.Scenario, strings.Join(held, ", "))
+	}
+	// What the schedule cannot see, once per scenario: two runs sharing such a file run at
+	// once, each maybe judged on what the other wrote (probe p109).
+	said := map[string]bool{}
+	for i, u := range units {
+		if len(jobs[i].NotSeen) == 0 || said[u.Matrix.Scenario] {
+			continue
+		}
+		said[u.Matrix.Scenario] = true
+		fmt.Fprintf(w, "  %s: not seen by the schedule, which may run it beside a run that shares these files: %s\n", u.Matrix.Scenario, strings.Join(jobs[i].NotSeen, "; "))
 	}
 }
 
