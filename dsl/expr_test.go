@@ -660,3 +660,34 @@ func TestReservedNames(t *testing.T) {
 		t.Errorf("Reserved has %d names, want 30: %v", len(Reserved), Reserved)
 	}
 }
+
+// TestDurationOfNoString: duration() reads a string with a unit; of a number (a var declared
+// 0.1, a load's p99) vet let it by and the run erred after the steps in Go's words
+// ("interface conversion: interface {} is float64, not string"). A duration beside what is no
+// time (a count, a rate, a string) is refused naming both sides, not in expr's words
+// ("mismatched types float64 and time.Duration"), or, of a string, not at all.
+func TestDurationOfNoString(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"maxP99": 0.1, "limit": "100ms"}
+	for _, tc := range []struct {
+		src, err string
+	}{
+		{src: `fortio.p99 < duration(vars.maxP99)`, err: `vars.maxP99 is a number, with no unit: declare it with its unit (maxP99: "100ms"`},
+		{src: `duration(fortio.p99) < duration('1s')`, err: `fortio.p99 is a number (ms), a time already`},
+		{src: `fortio.p99 < duration(100)`, err: `duration reads a string with a unit`},
+		{src: `fortio.qps > duration('1s')`, err: `compares duration("1s"), a duration, with fortio.qps, a number (1/s): a duration compares only with a time`},
+		{src: `duration('1s') < fortio.requests`, err: `a duration compares only with a time`},
+		{src: `fortio.p99 < duration(vars.limit)`},
+		{src: `fortio.p99 < duration('100ms')`},
+		{src: `duration('1s') > duration('100ms')`},
+		{src: `max(duration('1s'), duration('2s')) > duration('100ms')`},
+	} {
+		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v, want it accepted", tc.src, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
+		}
+	}
+}

@@ -1741,6 +1741,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			c.fail(col(n), "%s", msg)
 			return schema.BoolType
 		}
+		if msg := durationBeside(n, written, l, r); msg != "" {
+			c.fail(col(n), "%s", msg)
+			return schema.BoolType
+		}
 		c.units(n, l, r)
 		c.envoyCompared(n, written, l, r)
 		switch n.Operator {
@@ -2934,6 +2938,11 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 		return schema.NumberType
 	case "int", "float":
 		return schema.NumberType
+	case "duration":
+		if msg := durationArgument(n, first); msg != "" {
+			c.fail(col(n), "%s", msg)
+		}
+		return nil
 	case "string", "upper", "lower", "trim", "trimPrefix", "trimSuffix", "toJSON", "join", "type":
 		return schema.StringType
 	case "split":
@@ -3227,4 +3236,57 @@ func methodInstead(x, name string, args []ast.Node) string {
 		return fmt.Sprintf("expected the builtin with the value as its first argument: %s(%s)", name, strings.Join(append([]string{x}, written...), ", "))
 	}
 	return "expected an operator or a builtin over it (docs/language.md lists them)"
+}
+
+// durationArgument says why duration(x) of first, x's type, is a mistake ("" when it is
+// none): duration reads a string with a unit ("100ms"). duration(vars.maxP99) of a var
+// declared 0.1, or duration(fortio.p99), passed vet and erred only when judged, after the
+// run, in Go's words ("interface conversion: interface {} is float64, not string").
+func durationArgument(n *ast.BuiltinNode, first *schema.Type) string {
+	if len(n.Arguments) != 1 || first == nil || first == nilType || first.Kind == schema.TAny || first.Kind == schema.TString {
+		return ""
+	}
+	arg := n.Arguments[0]
+	what := fmt.Sprintf("%s: duration reads a string with a unit, such as '100ms' or '2s', and %s is %s", n, arg, describe(first))
+	if m, ok := arg.(*ast.MemberNode); ok {
+		id, isID := m.Node.(*ast.IdentifierNode)
+		name, isStr := m.Property.(*ast.StringNode)
+		if isID && isStr && id.Value == "vars" && first.Kind == schema.TNumber {
+			return what + fmt.Sprintf(", with no unit: declare it with its unit (%s: \"100ms\", or \"2s\") and keep duration(%s)", name.Value, arg)
+		}
+	}
+	if isTime(first) {
+		return what + fmt.Sprintf(", a time already: compare it as it is, %s < duration('100ms')", arg)
+	}
+	return what + ": expected a string"
+}
+
+// durationBeside says why n, a comparison of a duration (duration('1s'), or a sum or a
+// scaling of them) with what is no time, is a mistake ("" when it is none): a duration
+// compares with a time in milliseconds or seconds only (durationIn writes it in its unit).
+// fortio.qps > duration('1s') was refused in expr's words ("mismatched types float64 and
+// time.Duration"), naming neither side, and p.stdout < duration('1s') passed vet and erred
+// when judged, after the run.
+func durationBeside(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
+	sides := [2]ast.Node{n.Left, n.Right}
+	types := [2]*schema.Type{l, r}
+	for i := range sides {
+		other := types[1-i]
+		if !isDurationExpr(sides[i]) || !known(other) || other == nilType || isTime(other) || holdsClock(sides[1-i]) {
+			continue
+		}
+		return fmt.Sprintf("%s %s %s compares %s, a duration, with %s, %s: a duration compares only with a time in milliseconds or seconds (a load's p50, p99 or duration, ended.<step> - started.<step>, a log entry's duration); expected a time there, or a bound that is %s",
+			written[0], n.Operator, written[1], written[i], written[1-i], describe(other), other.Word())
+	}
+	return ""
+}
+
+// holdsClock says whether n calls duration, now or date anywhere: what it is when judged is
+// then a time.Duration or a time.Time however it is typed here (now() - date(…) is a
+// duration, max(duration('1s'), …) one too).
+func holdsClock(n ast.Node) bool {
+	return ast.Find(n, func(x ast.Node) bool {
+		b, ok := x.(*ast.BuiltinNode)
+		return ok && (b.Name == "duration" || b.Name == "now" || b.Name == "date")
+	}) != nil
 }
