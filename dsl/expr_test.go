@@ -661,6 +661,40 @@ func TestReservedNames(t *testing.T) {
 	}
 }
 
+// TestVarNamedUnit: a number var whose name says milliseconds or seconds, set beside a time of
+// the other unit, is refused as mixing units: fortio.duration < vars.maxDurationMs (2000,
+// meant as 2 s) read 2000 s and held of any load shorter than half an hour. A var whose name
+// says no unit, or the time's own, is left alone.
+func TestVarNamedUnit(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"maxDurationMs": 2000, "max_p99_s": 0.5, "p99Seconds": 0.5, "limitMs": 100, "limit": 100, "ms": 5, "requests": 10, "delaySec": 1}
+	for _, tc := range []struct {
+		src, err string
+	}{
+		{src: `fortio.duration < vars.maxDurationMs`, err: `vars.maxDurationMs is milliseconds by its name`},
+		{src: `vars.maxDurationMs > fortio.duration`, err: `vars.maxDurationMs is milliseconds by its name`},
+		{src: `fortio.p99 <= vars.max_p99_s`, err: `vars.max_p99_s is seconds by its name`},
+		{src: `approx(fortio.duration, vars.maxDurationMs, 0.1)`, err: `convert it (vars.maxDurationMs / 1000)`},
+		{src: `within(fortio.p99, 0, vars.p99Seconds)`, err: `convert it (vars.p99Seconds * 1000)`},
+		{src: `ended.fortio - started.fortio < vars.limitMs`, err: `mixes units`},
+		{src: `fortio.p99 < vars.limitMs`},
+		{src: `fortio.duration < vars.delaySec`},
+		{src: `fortio.duration < vars.maxDurationMs / 1000`},
+		{src: `fortio.p99 < vars.limit`},
+		{src: `fortio.p99 < vars.ms`},
+		{src: `fortio.requests == vars.requests`},
+		{src: `fortio.requests < vars.maxDurationMs`},
+	} {
+		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v, want it accepted", tc.src, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
+		}
+	}
+}
+
 // TestDurationOfNoString: duration() reads a string with a unit; of a number (a var declared
 // 0.1, a load's p99) vet let it by and the run erred after the steps in Go's words
 // ("interface conversion: interface {} is float64, not string"). A duration beside what is no

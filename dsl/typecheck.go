@@ -1493,6 +1493,10 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		}
 		for _, i := range against {
 			x, y := args[0], args[i]
+			if msg := varNamedUnit(n, [2]string{written[0], written[i]}, n.Arguments[0], n.Arguments[i], x, y); msg != "" {
+				c.fail(col(n.Arguments[i]), "%s", msg)
+				return schema.BoolType
+			}
 			if x == nil || y == nil || x.Kind != schema.TNumber || y.Kind != schema.TNumber || x.Unit == y.Unit || x.Unit == schema.Plain || y.Unit == schema.Plain {
 				continue
 			}
@@ -1711,6 +1715,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		}
 		if t := c.durationIn(&n.Right, l); t != nil {
 			r = t
+		}
+		if msg := varNamedUnit(n, written, n.Left, n.Right, l, r); msg != "" {
+			c.fail(col(n), "%s", msg)
+			return schema.BoolType
 		}
 		c.knownLiteral(n, written, l, r)
 		if quantityMsg != "" {
@@ -3289,4 +3297,63 @@ func holdsClock(n ast.Node) bool {
 		b, ok := x.(*ast.BuiltinNode)
 		return ok && (b.Name == "duration" || b.Name == "now" || b.Name == "date")
 	}) != nil
+}
+
+// nameUnit is the time unit a var's name gives its number, by its last word (timeoutMs,
+// max_p99_ms, maxDurationSeconds, delay_s): milliseconds or seconds; "" for any other name.
+func nameUnit(name string) schema.Unit {
+	last := name
+	if i := strings.LastIndexAny(name, "_-"); i >= 0 {
+		last = name[i+1:]
+	} else {
+		for i := len(name) - 1; i > 0; i-- {
+			if name[i] >= 'A' && name[i] <= 'Z' {
+				last = name[i:]
+				break
+			}
+		}
+		if last == name {
+			return "" // one word: "ms" alone names no quantity
+		}
+	}
+	switch strings.ToLower(last) {
+	case "ms", "msec", "msecs", "millis", "milliseconds":
+		return schema.Millis
+	case "s", "sec", "secs", "seconds":
+		return schema.Seconds
+	}
+	return ""
+}
+
+// varNamedUnit says why comparing x with y (typed tx, ty), where one is a number var whose
+// name gives it a time unit (vars.maxDurationMs) and the other a time of the other unit, is
+// a mistake ("" when it is none). A var's number has no unit of its own, so
+// fortio.duration < vars.maxDurationMs (2000, meant as 2 s) read 2000 seconds and held of
+// any load shorter than half an hour, and vet, which knows the unit of fortio.duration,
+// said nothing.
+func varNamedUnit(n ast.Node, written [2]string, x, y ast.Node, tx, ty *schema.Type) string {
+	sides := [2]ast.Node{x, y}
+	types := [2]*schema.Type{tx, ty}
+	for i, side := range sides {
+		m, ok := side.(*ast.MemberNode)
+		if !ok || types[i] == nil || types[i].Kind != schema.TNumber || !isTime(types[1-i]) {
+			continue
+		}
+		id, ok := m.Node.(*ast.IdentifierNode)
+		prop, isStr := m.Property.(*ast.StringNode)
+		if !ok || id.Value != "vars" || !isStr || m.Method {
+			continue
+		}
+		u := nameUnit(prop.Value)
+		if u == "" || u == types[1-i].Unit {
+			continue
+		}
+		fix := written[i] + " / 1000"
+		if u == schema.Seconds {
+			fix = written[i] + " * 1000"
+		}
+		return fmt.Sprintf("%s mixes units: %s is %s, and %s is %s by its name (a var's number has no unit of its own, so it is read as %s); convert it (%s), or declare the var as a duration (\"2s\") and write duration(%s)",
+			n, written[1-i], unitWords[types[1-i].Unit], written[i], unitWords[u], unitWords[types[1-i].Unit], fix, written[i])
+	}
+	return ""
 }
