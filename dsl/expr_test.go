@@ -725,3 +725,29 @@ func TestDurationOfNoString(t *testing.T) {
 		}
 	}
 }
+
+// TestIntOfText: int() and float() of text known when the scenario loads (a var's value, a
+// literal) that they cannot read are refused at vet: int(vars.d) of a var holding "100ms"
+// passed vet and erred after the steps ("invalid operation: int(100ms)").
+func TestIntOfText(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"d": "100ms", "n": "42", "half": "0.5", "word": "ten"}
+	for _, tc := range []struct {
+		src, err string
+	}{
+		{src: `fortio.p99 < int(vars.d)`, err: `int(vars.d): vars.d is "100ms", which int cannot read: it reads a whole number written as text, such as "42"; "100ms" is a duration: compare it with a time as duration(vars.d)`},
+		{src: `fortio.requests == int(vars.half)`, err: `which int cannot read`},
+		{src: `fortio.requests == float(vars.word)`, err: `vars.word is "ten", which float cannot read`},
+		{src: `fortio.requests == int(vars.n)`},
+		{src: `fortio.qps > float(vars.half)`},
+		{src: `fortio.requests == int('10')`},
+	} {
+		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v, want it accepted", tc.src, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -2847,6 +2848,16 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 	if n.Name == "now" {
 		c.now = true
 	}
+	if (n.Name == "int" || n.Name == "float") && len(n.Arguments) == 1 {
+		// int(vars.d) of a var that holds "100ms": the run erred after the steps
+		// ("invalid operation: int(100ms)").
+		if fk, fixed := c.varKey(n.Arguments[0]); fixed {
+			if msg := numberText(n, fk.key); msg != "" {
+				c.fail(col(n), "%s", msg)
+				return nil
+			}
+		}
+	}
 	if n.Name == "get" && len(n.Arguments) == 2 {
 		key, literal := n.Arguments[1].(*ast.StringNode)
 		fk, fixed := c.varKey(n.Arguments[1])
@@ -3356,4 +3367,28 @@ func varNamedUnit(n ast.Node, written [2]string, x, y ast.Node, tx, ty *schema.T
 			n, written[1-i], unitWords[types[1-i].Unit], written[i], unitWords[u], unitWords[types[1-i].Unit], fix, written[i])
 	}
 	return ""
+}
+
+// numberText says why n, int(x) or float(x) of x whose text is known when the scenario loads
+// (a literal, a var's value), fails when judged ("" when it does not): expr parses the text
+// as Go does, a whole number for int ("42"), any for float ("0.5"), nothing around it.
+func numberText(n *ast.BuiltinNode, text string) string {
+	var err error
+	if n.Name == "int" {
+		_, err = strconv.Atoi(text)
+	} else {
+		_, err = strconv.ParseFloat(text, 64)
+	}
+	if err == nil {
+		return ""
+	}
+	what := "a whole number written as text, such as \"42\""
+	if n.Name == "float" {
+		what = "a number written as text, such as \"0.5\""
+	}
+	hint := ""
+	if _, derr := time.ParseDuration(text); derr == nil {
+		hint = fmt.Sprintf("; %q is a duration: compare it with a time as duration(%s)", text, n.Arguments[0])
+	}
+	return fmt.Sprintf("%s: %s is %q, which %s cannot read: it reads %s%s", n, n.Arguments[0], text, n.Name, what, hint)
 }
