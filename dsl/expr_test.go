@@ -751,3 +751,27 @@ func TestIntOfText(t *testing.T) {
 		}
 	}
 }
+
+// TestApproxFractionOfVar: approx's 3rd argument given by a var is judged as a literal is:
+// approx(fortio.qps, 100, vars.tol) of tol: 10 accepted any rate up to 1100 (0 too), where
+// approx(fortio.qps, 100, 10) was refused.
+func TestApproxFractionOfVar(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"tol": 10, "neg": -0.1, "ok": 0.1, "word": "x"}
+	for _, tc := range []struct {
+		src, err string
+	}{
+		{src: `approx(fortio.qps, 100, vars.tol)`, err: `and vars.tol (10) accepts every value from -900 to 1100: a run where nothing happened (0) passes`},
+		{src: `approx(fortio.qps, 100, vars.neg)`, err: `approx(fortio.qps, 100, vars.neg (-0.1)) never holds`},
+		{src: `approx(fortio.qps, 100, vars.ok)`},
+		{src: `approx(fortio.qps, 100, 0.1)`},
+	} {
+		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v, want it accepted", tc.src, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
+		}
+	}
+}

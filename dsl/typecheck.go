@@ -1451,6 +1451,12 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 			c.objectRead(step, append(names, key.Value), append(cols, col(key)))
 		}
 	}
+	// approx's fraction as a var gives it (approx(x, 100, vars.tol) of tol: 10), read before
+	// typing rewrites the var's read.
+	relVar, relIsVar := 0.0, false
+	if id.Value == "approx" && len(n.Arguments) == 3 {
+		relVar, relIsVar = c.varNumber(n.Arguments[2])
+	}
 	args := make([]*schema.Type, len(n.Arguments))
 	for i := range n.Arguments {
 		args[i] = c.typeOf(&n.Arguments[i])
@@ -1505,17 +1511,25 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 			return schema.BoolType
 		}
 		if id.Value == "approx" {
-			if rel, ok := constNumber(n.Arguments[2]); ok && (rel < 0 || rel >= 1) {
+			rel, ok := constNumber(n.Arguments[2])
+			relWritten := n.Arguments[2].String()
+			if !ok && relIsVar {
+				// approx(fortio.qps, 100, vars.tol) of tol: 10 held of any rate up to 1100,
+				// where approx(fortio.qps, 100, 10) is refused.
+				rel, ok = relVar, true
+				relWritten = fmt.Sprintf("%s (%g)", written[2], relVar)
+			}
+			if ok && (rel < 0 || rel >= 1) {
 				want := n.Arguments[1].String()
 				if rel < 0 {
-					c.fail(col(n.Arguments[2]), "approx(%s, %s, %s) never holds: the 3rd argument is a fraction of %s (0.1 accepts 10%% either way), and it is negative; write e.g. approx(%s, %s, 0.1)", n.Arguments[0], want, n.Arguments[2], want, n.Arguments[0], want)
+					c.fail(col(n.Arguments[2]), "approx(%s, %s, %s) never holds: the 3rd argument is a fraction of %s (0.1 accepts 10%% either way), and it is negative; write e.g. approx(%s, %s, 0.1)", n.Arguments[0], want, relWritten, want, n.Arguments[0], want)
 					return schema.BoolType
 				}
-				accepts := fmt.Sprintf("every value from %s × (1 − %s) to %s × (1 + %s)", want, n.Arguments[2], want, n.Arguments[2])
+				accepts := fmt.Sprintf("every value from %s × (1 − %s) to %s × (1 + %s)", want, relWritten, want, relWritten)
 				if w, ok := constNumber(n.Arguments[1]); ok {
 					accepts = fmt.Sprintf("every value from %g to %g", w-rel*math.Abs(w), w+rel*math.Abs(w))
 				}
-				c.fail(col(n.Arguments[2]), "approx(%s, %s, %s): the 3rd argument is a fraction of %s (0.1 accepts 10%% either way), and %s accepts %s: a run where nothing happened (0) passes; write e.g. approx(%s, %s, 0.1), or within(%s, lo, hi) for bounds", n.Arguments[0], want, n.Arguments[2], want, n.Arguments[2], accepts, n.Arguments[0], want, n.Arguments[0])
+				c.fail(col(n.Arguments[2]), "approx(%s, %s, %s): the 3rd argument is a fraction of %s (0.1 accepts 10%% either way), and %s accepts %s: a run where nothing happened (0) passes; write e.g. approx(%s, %s, 0.1), or within(%s, lo, hi) for bounds", n.Arguments[0], want, relWritten, want, relWritten, accepts, n.Arguments[0], want, n.Arguments[0])
 			}
 		} else if lo, ok := constNumber(n.Arguments[1]); ok {
 			if hi, ok := constNumber(n.Arguments[2]); ok && lo > hi {
@@ -3391,4 +3405,30 @@ func numberText(n *ast.BuiltinNode, text string) string {
 		hint = fmt.Sprintf("; %q is a duration: compare it with a time as duration(%s)", text, n.Arguments[0])
 	}
 	return fmt.Sprintf("%s: %s is %q, which %s cannot read: it reads %s%s", n, n.Arguments[0], text, n.Name, what, hint)
+}
+
+// varNumber is the number a var read as vars.name holds where the scenario loads (each
+// combination's, in a sweep); false for anything else.
+func (c *exprChecker) varNumber(x ast.Node) (float64, bool) {
+	m, ok := x.(*ast.MemberNode)
+	if !ok || m.Method || c.names == nil {
+		return 0, false
+	}
+	id, ok := m.Node.(*ast.IdentifierNode)
+	name, isStr := m.Property.(*ast.StringNode)
+	if !ok || !isStr || id.Value != "vars" {
+		return 0, false
+	}
+	if _, shadowed := c.lets[id.Value]; shadowed {
+		return 0, false
+	}
+	switch v := c.names.Vars[name.Value].(type) {
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
 }
