@@ -667,7 +667,7 @@ func TestReservedNames(t *testing.T) {
 // says no unit, or the time's own, is left alone.
 func TestVarNamedUnit(t *testing.T) {
 	names := testNames()
-	names.Vars = map[string]any{"maxDurationMs": 2000, "max_p99_s": 0.5, "p99Seconds": 0.5, "limitMs": 100, "limit": 100, "ms": 5, "requests": 10, "delaySec": 1}
+	names.Vars = map[string]any{"maxDurationMs": 2000, "max_p99_s": 0.5, "p99Seconds": 0.5, "limitMs": 100, "limit": 100, "ms": 5, "requests": 10, "delaySec": 1, "maxQPS": 100, "timeoutMS": 300}
 	for _, tc := range []struct {
 		src, err string
 	}{
@@ -684,6 +684,10 @@ func TestVarNamedUnit(t *testing.T) {
 		{src: `fortio.p99 < vars.ms`},
 		{src: `fortio.requests == vars.requests`},
 		{src: `fortio.requests < vars.maxDurationMs`},
+		{src: `fortio.duration < vars.maxQPS`},
+		{src: `fortio.p99 < vars.maxQPS`},
+		{src: `fortio.duration < vars.timeoutMS`, err: `vars.timeoutMS is milliseconds by its name`},
+		{src: `fortio.p99 < vars.timeoutMS`},
 	} {
 		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
 		switch {

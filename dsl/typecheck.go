@@ -3331,11 +3331,20 @@ func nameUnit(name string) schema.Unit {
 	if i := strings.LastIndexAny(name, "_-"); i >= 0 {
 		last = name[i+1:]
 	} else {
-		for i := len(name) - 1; i > 0; i-- {
-			if name[i] >= 'A' && name[i] <= 'Z' {
-				last = name[i:]
-				break
+		upper := func(b byte) bool { return b >= 'A' && b <= 'Z' }
+		i := len(name) - 1
+		if upper(name[i]) {
+			// a trailing acronym is one word: maxQPS is qps, not s; timeoutMS is ms
+			for i > 0 && upper(name[i-1]) {
+				i--
 			}
+		} else {
+			for i > 0 && !upper(name[i]) {
+				i--
+			}
+		}
+		if i > 0 {
+			last = name[i:]
 		}
 		if last == name {
 			return "" // one word: "ms" alone names no quantity
