@@ -660,3 +660,122 @@ func TestReservedNames(t *testing.T) {
 		t.Errorf("Reserved has %d names, want 30: %v", len(Reserved), Reserved)
 	}
 }
+
+// TestVarNamedUnit: a number var whose name says milliseconds or seconds, set beside a time of
+// the other unit, is refused as mixing units: fortio.duration < vars.maxDurationMs (2000,
+// meant as 2 s) read 2000 s and held of any load shorter than half an hour. A var whose name
+// says no unit, or the time's own, is left alone.
+func TestVarNamedUnit(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"maxDurationMs": 2000, "max_p99_s": 0.5, "p99Seconds": 0.5, "limitMs": 100, "limit": 100, "ms": 5, "requests": 10, "delaySec": 1, "maxQPS": 100, "timeoutMS": 300}
+	for _, tc := range []struct {
+		src, err string
+	}{
+		{src: `fortio.duration < vars.maxDurationMs`, err: `vars.maxDurationMs is milliseconds by its name`},
+		{src: `vars.maxDurationMs > fortio.duration`, err: `vars.maxDurationMs is milliseconds by its name`},
+		{src: `fortio.p99 <= vars.max_p99_s`, err: `vars.max_p99_s is seconds by its name`},
+		{src: `approx(fortio.duration, vars.maxDurationMs, 0.1)`, err: `convert it (vars.maxDurationMs / 1000)`},
+		{src: `within(fortio.p99, 0, vars.p99Seconds)`, err: `convert it (vars.p99Seconds * 1000)`},
+		{src: `ended.fortio - started.fortio < vars.limitMs`, err: `mixes units`},
+		{src: `fortio.p99 < vars.limitMs`},
+		{src: `fortio.duration < vars.delaySec`},
+		{src: `fortio.duration < vars.maxDurationMs / 1000`},
+		{src: `fortio.p99 < vars.limit`},
+		{src: `fortio.p99 < vars.ms`},
+		{src: `fortio.requests == vars.requests`},
+		{src: `fortio.requests < vars.maxDurationMs`},
+		{src: `fortio.duration < vars.maxQPS`},
+		{src: `fortio.p99 < vars.maxQPS`},
+		{src: `fortio.duration < vars.timeoutMS`, err: `vars.timeoutMS is milliseconds by its name`},
+		{src: `fortio.p99 < vars.timeoutMS`},
+	} {
+		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v, want it accepted", tc.src, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
+		}
+	}
+}
+
+// TestDurationOfNoString: duration() reads a string with a unit; of a number (a var declared
+// 0.1, a load's p99) vet let it by and the run erred after the steps in Go's words
+// ("interface conversion: interface {} is float64, not string"). A duration beside what is no
+// time (a count, a rate, a string) is refused naming both sides, not in expr's words
+// ("mismatched types float64 and time.Duration"), or, of a string, not at all.
+func TestDurationOfNoString(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"maxP99": 0.1, "limit": "100ms"}
+	for _, tc := range []struct {
+		src, err string
+	}{
+		{src: `fortio.p99 < duration(vars.maxP99)`, err: `vars.maxP99 is a number, with no unit: declare it with its unit (maxP99: "100ms"`},
+		{src: `duration(fortio.p99) < duration('1s')`, err: `fortio.p99 is a number (ms), a time already`},
+		{src: `fortio.p99 < duration(100)`, err: `duration reads a string with a unit`},
+		{src: `fortio.qps > duration('1s')`, err: `compares duration("1s"), a duration, with fortio.qps, a number (1/s): a duration compares only with a time`},
+		{src: `duration('1s') < fortio.requests`, err: `a duration compares only with a time`},
+		{src: `fortio.p99 < duration(vars.limit)`},
+		{src: `fortio.p99 < duration('100ms')`},
+		{src: `duration('1s') > duration('100ms')`},
+		{src: `max(duration('1s'), duration('2s')) > duration('100ms')`},
+	} {
+		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v, want it accepted", tc.src, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
+		}
+	}
+}
+
+// TestIntOfText: int() and float() of text known when the scenario loads (a var's value, a
+// literal) that they cannot read are refused at vet: int(vars.d) of a var holding "100ms"
+// passed vet and erred after the steps ("invalid operation: int(100ms)").
+func TestIntOfText(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"d": "100ms", "n": "42", "half": "0.5", "word": "ten"}
+	for _, tc := range []struct {
+		src, err string
+	}{
+		{src: `fortio.p99 < int(vars.d)`, err: `int(vars.d): vars.d is "100ms", which int cannot read: it reads a whole number written as text, such as "42"; "100ms" is a duration: compare it with a time as duration(vars.d)`},
+		{src: `fortio.requests == int(vars.half)`, err: `which int cannot read`},
+		{src: `fortio.requests == float(vars.word)`, err: `vars.word is "ten", which float cannot read`},
+		{src: `fortio.requests == int(vars.n)`},
+		{src: `fortio.qps > float(vars.half)`},
+		{src: `fortio.requests == int('10')`},
+	} {
+		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v, want it accepted", tc.src, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
+		}
+	}
+}
+
+// TestApproxFractionOfVar: approx's 3rd argument given by a var is judged as a literal is:
+// approx(fortio.qps, 100, vars.tol) of tol: 10 accepted any rate up to 1100 (0 too), where
+// approx(fortio.qps, 100, 10) was refused.
+func TestApproxFractionOfVar(t *testing.T) {
+	names := testNames()
+	names.Vars = map[string]any{"tol": 10, "neg": -0.1, "ok": 0.1, "word": "x"}
+	for _, tc := range []struct {
+		src, err string
+	}{
+		{src: `approx(fortio.qps, 100, vars.tol)`, err: `and vars.tol (10) accepts every value from -900 to 1100: a run where nothing happened (0) passes`},
+		{src: `approx(fortio.qps, 100, vars.neg)`, err: `approx(fortio.qps, 100, vars.neg (-0.1)) never holds`},
+		{src: `approx(fortio.qps, 100, vars.ok)`},
+		{src: `approx(fortio.qps, 100, 0.1)`},
+	} {
+		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v, want it accepted", tc.src, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -1450,6 +1451,12 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 			c.objectRead(step, append(names, key.Value), append(cols, col(key)))
 		}
 	}
+	// approx's fraction as a var gives it (approx(x, 100, vars.tol) of tol: 10), read before
+	// typing rewrites the var's read.
+	relVar, relIsVar := 0.0, false
+	if id.Value == "approx" && len(n.Arguments) == 3 {
+		relVar, relIsVar = c.varNumber(n.Arguments[2])
+	}
 	args := make([]*schema.Type, len(n.Arguments))
 	for i := range n.Arguments {
 		args[i] = c.typeOf(&n.Arguments[i])
@@ -1493,6 +1500,10 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 		}
 		for _, i := range against {
 			x, y := args[0], args[i]
+			if msg := varNamedUnit(n, [2]string{written[0], written[i]}, n.Arguments[0], n.Arguments[i], x, y); msg != "" {
+				c.fail(col(n.Arguments[i]), "%s", msg)
+				return schema.BoolType
+			}
 			if x == nil || y == nil || x.Kind != schema.TNumber || y.Kind != schema.TNumber || x.Unit == y.Unit || x.Unit == schema.Plain || y.Unit == schema.Plain {
 				continue
 			}
@@ -1500,17 +1511,25 @@ func (c *exprChecker) call(node *ast.Node, n *ast.CallNode) *schema.Type {
 			return schema.BoolType
 		}
 		if id.Value == "approx" {
-			if rel, ok := constNumber(n.Arguments[2]); ok && (rel < 0 || rel >= 1) {
+			rel, ok := constNumber(n.Arguments[2])
+			relWritten := n.Arguments[2].String()
+			if !ok && relIsVar {
+				// approx(fortio.qps, 100, vars.tol) of tol: 10 held of any rate up to 1100,
+				// where approx(fortio.qps, 100, 10) is refused.
+				rel, ok = relVar, true
+				relWritten = fmt.Sprintf("%s (%g)", written[2], relVar)
+			}
+			if ok && (rel < 0 || rel >= 1) {
 				want := n.Arguments[1].String()
 				if rel < 0 {
-					c.fail(col(n.Arguments[2]), "approx(%s, %s, %s) never holds: the 3rd argument is a fraction of %s (0.1 accepts 10%% either way), and it is negative; write e.g. approx(%s, %s, 0.1)", n.Arguments[0], want, n.Arguments[2], want, n.Arguments[0], want)
+					c.fail(col(n.Arguments[2]), "approx(%s, %s, %s) never holds: the 3rd argument is a fraction of %s (0.1 accepts 10%% either way), and it is negative; write e.g. approx(%s, %s, 0.1)", n.Arguments[0], want, relWritten, want, n.Arguments[0], want)
 					return schema.BoolType
 				}
-				accepts := fmt.Sprintf("every value from %s × (1 − %s) to %s × (1 + %s)", want, n.Arguments[2], want, n.Arguments[2])
+				accepts := fmt.Sprintf("every value from %s × (1 − %s) to %s × (1 + %s)", want, relWritten, want, relWritten)
 				if w, ok := constNumber(n.Arguments[1]); ok {
 					accepts = fmt.Sprintf("every value from %g to %g", w-rel*math.Abs(w), w+rel*math.Abs(w))
 				}
-				c.fail(col(n.Arguments[2]), "approx(%s, %s, %s): the 3rd argument is a fraction of %s (0.1 accepts 10%% either way), and %s accepts %s: a run where nothing happened (0) passes; write e.g. approx(%s, %s, 0.1), or within(%s, lo, hi) for bounds", n.Arguments[0], want, n.Arguments[2], want, n.Arguments[2], accepts, n.Arguments[0], want, n.Arguments[0])
+				c.fail(col(n.Arguments[2]), "approx(%s, %s, %s): the 3rd argument is a fraction of %s (0.1 accepts 10%% either way), and %s accepts %s: a run where nothing happened (0) passes; write e.g. approx(%s, %s, 0.1), or within(%s, lo, hi) for bounds", n.Arguments[0], want, relWritten, want, relWritten, accepts, n.Arguments[0], want, n.Arguments[0])
 			}
 		} else if lo, ok := constNumber(n.Arguments[1]); ok {
 			if hi, ok := constNumber(n.Arguments[2]); ok && lo > hi {
@@ -1712,6 +1731,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 		if t := c.durationIn(&n.Right, l); t != nil {
 			r = t
 		}
+		if msg := varNamedUnit(n, written, n.Left, n.Right, l, r); msg != "" {
+			c.fail(col(n), "%s", msg)
+			return schema.BoolType
+		}
 		c.knownLiteral(n, written, l, r)
 		if quantityMsg != "" {
 			c.fail(col(n), "%s", quantityMsg)
@@ -1738,6 +1761,10 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			return schema.BoolType
 		}
 		if msg := formLiteralCompare(n, written, l, r); msg != "" {
+			c.fail(col(n), "%s", msg)
+			return schema.BoolType
+		}
+		if msg := durationBeside(n, written, l, r); msg != "" {
 			c.fail(col(n), "%s", msg)
 			return schema.BoolType
 		}
@@ -2835,6 +2862,16 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 	if n.Name == "now" {
 		c.now = true
 	}
+	if (n.Name == "int" || n.Name == "float") && len(n.Arguments) == 1 {
+		// int(vars.d) of a var that holds "100ms": the run erred after the steps
+		// ("invalid operation: int(100ms)").
+		if fk, fixed := c.varKey(n.Arguments[0]); fixed {
+			if msg := numberText(n, fk.key); msg != "" {
+				c.fail(col(n), "%s", msg)
+				return nil
+			}
+		}
+	}
 	if n.Name == "get" && len(n.Arguments) == 2 {
 		key, literal := n.Arguments[1].(*ast.StringNode)
 		fk, fixed := c.varKey(n.Arguments[1])
@@ -2934,6 +2971,11 @@ func (c *exprChecker) builtin(n *ast.BuiltinNode) *schema.Type {
 		return schema.NumberType
 	case "int", "float":
 		return schema.NumberType
+	case "duration":
+		if msg := durationArgument(n, first); msg != "" {
+			c.fail(col(n), "%s", msg)
+		}
+		return nil
 	case "string", "upper", "lower", "trim", "trimPrefix", "trimSuffix", "toJSON", "join", "type":
 		return schema.StringType
 	case "split":
@@ -3227,4 +3269,175 @@ func methodInstead(x, name string, args []ast.Node) string {
 		return fmt.Sprintf("expected the builtin with the value as its first argument: %s(%s)", name, strings.Join(append([]string{x}, written...), ", "))
 	}
 	return "expected an operator or a builtin over it (docs/language.md lists them)"
+}
+
+// durationArgument says why duration(x) of first, x's type, is a mistake ("" when it is
+// none): duration reads a string with a unit ("100ms"). duration(vars.maxP99) of a var
+// declared 0.1, or duration(fortio.p99), passed vet and erred only when judged, after the
+// run, in Go's words ("interface conversion: interface {} is float64, not string").
+func durationArgument(n *ast.BuiltinNode, first *schema.Type) string {
+	if len(n.Arguments) != 1 || first == nil || first == nilType || first.Kind == schema.TAny || first.Kind == schema.TString {
+		return ""
+	}
+	arg := n.Arguments[0]
+	what := fmt.Sprintf("%s: duration reads a string with a unit, such as '100ms' or '2s', and %s is %s", n, arg, describe(first))
+	if m, ok := arg.(*ast.MemberNode); ok {
+		id, isID := m.Node.(*ast.IdentifierNode)
+		name, isStr := m.Property.(*ast.StringNode)
+		if isID && isStr && id.Value == "vars" && first.Kind == schema.TNumber {
+			return what + fmt.Sprintf(", with no unit: declare it with its unit (%s: \"100ms\", or \"2s\") and keep duration(%s)", name.Value, arg)
+		}
+	}
+	if isTime(first) {
+		return what + fmt.Sprintf(", a time already: compare it as it is, %s < duration('100ms')", arg)
+	}
+	return what + ": expected a string"
+}
+
+// durationBeside says why n, a comparison of a duration (duration('1s'), or a sum or a
+// scaling of them) with what is no time, is a mistake ("" when it is none): a duration
+// compares with a time in milliseconds or seconds only (durationIn writes it in its unit).
+// fortio.qps > duration('1s') was refused in expr's words ("mismatched types float64 and
+// time.Duration"), naming neither side, and p.stdout < duration('1s') passed vet and erred
+// when judged, after the run.
+func durationBeside(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
+	sides := [2]ast.Node{n.Left, n.Right}
+	types := [2]*schema.Type{l, r}
+	for i := range sides {
+		other := types[1-i]
+		if !isDurationExpr(sides[i]) || !known(other) || other == nilType || isTime(other) || holdsClock(sides[1-i]) {
+			continue
+		}
+		return fmt.Sprintf("%s %s %s compares %s, a duration, with %s, %s: a duration compares only with a time in milliseconds or seconds (a load's p50, p99 or duration, ended.<step> - started.<step>, a log entry's duration); expected a time there, or a bound that is %s",
+			written[0], n.Operator, written[1], written[i], written[1-i], describe(other), other.Word())
+	}
+	return ""
+}
+
+// holdsClock says whether n calls duration, now or date anywhere: what it is when judged is
+// then a time.Duration or a time.Time however it is typed here (now() - date(…) is a
+// duration, max(duration('1s'), …) one too).
+func holdsClock(n ast.Node) bool {
+	return ast.Find(n, func(x ast.Node) bool {
+		b, ok := x.(*ast.BuiltinNode)
+		return ok && (b.Name == "duration" || b.Name == "now" || b.Name == "date")
+	}) != nil
+}
+
+// nameUnit is the time unit a var's name gives its number, by its last word (timeoutMs,
+// max_p99_ms, maxDurationSeconds, delay_s): milliseconds or seconds; "" for any other name.
+func nameUnit(name string) schema.Unit {
+	last := name
+	if i := strings.LastIndexAny(name, "_-"); i >= 0 {
+		last = name[i+1:]
+	} else {
+		upper := func(b byte) bool { return b >= 'A' && b <= 'Z' }
+		i := len(name) - 1
+		if upper(name[i]) {
+			// a trailing acronym is one word: maxQPS is qps, not s; timeoutMS is ms
+			for i > 0 && upper(name[i-1]) {
+				i--
+			}
+		} else {
+			for i > 0 && !upper(name[i]) {
+				i--
+			}
+		}
+		if i > 0 {
+			last = name[i:]
+		}
+		if last == name {
+			return "" // one word: "ms" alone names no quantity
+		}
+	}
+	switch strings.ToLower(last) {
+	case "ms", "msec", "msecs", "millis", "milliseconds":
+		return schema.Millis
+	case "s", "sec", "secs", "seconds":
+		return schema.Seconds
+	}
+	return ""
+}
+
+// varNamedUnit says why comparing x with y (typed tx, ty), where one is a number var whose
+// name gives it a time unit (vars.maxDurationMs) and the other a time of the other unit, is
+// a mistake ("" when it is none). A var's number has no unit of its own, so
+// fortio.duration < vars.maxDurationMs (2000, meant as 2 s) read 2000 seconds and held of
+// any load shorter than half an hour, and vet, which knows the unit of fortio.duration,
+// said nothing.
+func varNamedUnit(n ast.Node, written [2]string, x, y ast.Node, tx, ty *schema.Type) string {
+	sides := [2]ast.Node{x, y}
+	types := [2]*schema.Type{tx, ty}
+	for i, side := range sides {
+		m, ok := side.(*ast.MemberNode)
+		if !ok || types[i] == nil || types[i].Kind != schema.TNumber || !isTime(types[1-i]) {
+			continue
+		}
+		id, ok := m.Node.(*ast.IdentifierNode)
+		prop, isStr := m.Property.(*ast.StringNode)
+		if !ok || id.Value != "vars" || !isStr || m.Method {
+			continue
+		}
+		u := nameUnit(prop.Value)
+		if u == "" || u == types[1-i].Unit {
+			continue
+		}
+		fix := written[i] + " / 1000"
+		if u == schema.Seconds {
+			fix = written[i] + " * 1000"
+		}
+		return fmt.Sprintf("%s mixes units: %s is %s, and %s is %s by its name (a var's number has no unit of its own, so it is read as %s); convert it (%s), or declare the var as a duration (\"2s\") and write duration(%s)",
+			n, written[1-i], unitWords[types[1-i].Unit], written[i], unitWords[u], unitWords[types[1-i].Unit], fix, written[i])
+	}
+	return ""
+}
+
+// numberText says why n, int(x) or float(x) of x whose text is known when the scenario loads
+// (a literal, a var's value), fails when judged ("" when it does not): expr parses the text
+// as Go does, a whole number for int ("42"), any for float ("0.5"), nothing around it.
+func numberText(n *ast.BuiltinNode, text string) string {
+	var err error
+	if n.Name == "int" {
+		_, err = strconv.Atoi(text)
+	} else {
+		_, err = strconv.ParseFloat(text, 64)
+	}
+	if err == nil {
+		return ""
+	}
+	what := "a whole number written as text, such as \"42\""
+	if n.Name == "float" {
+		what = "a number written as text, such as \"0.5\""
+	}
+	hint := ""
+	if _, derr := time.ParseDuration(text); derr == nil {
+		hint = fmt.Sprintf("; %q is a duration: compare it with a time as duration(%s)", text, n.Arguments[0])
+	}
+	return fmt.Sprintf("%s: %s is %q, which %s cannot read: it reads %s%s", n, n.Arguments[0], text, n.Name, what, hint)
+}
+
+// varNumber is the number a var read as vars.name holds where the scenario loads (each
+// combination's, in a sweep); false for anything else.
+func (c *exprChecker) varNumber(x ast.Node) (float64, bool) {
+	m, ok := x.(*ast.MemberNode)
+	if !ok || m.Method || c.names == nil {
+		return 0, false
+	}
+	id, ok := m.Node.(*ast.IdentifierNode)
+	name, isStr := m.Property.(*ast.StringNode)
+	if !ok || !isStr || id.Value != "vars" {
+		return 0, false
+	}
+	if _, shadowed := c.lets[id.Value]; shadowed {
+		return 0, false
+	}
+	switch v := c.names.Vars[name.Value].(type) {
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
 }
