@@ -1095,6 +1095,11 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 	}
 	// Pass or fail, the verdict shows what was measured.
 	jd.Explanation = (&shower{env: env, names: []*dsl.Names{j.names, j.rec.Names()}}).explain(e.Explain)
+	if jd.Outcome == Passed {
+		if why := newlineDecided(e, env); why != "" {
+			jd.Outcome, jd.Reason = Errored, why
+		}
+	}
 	return jd
 }
 
