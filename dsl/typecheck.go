@@ -109,6 +109,11 @@ type exprChecker struct {
 	// empty says which builtins of emptyValue are handed their collections through
 	// __nonEmpty (nonempty.go): a claim's, an until's, or none.
 	empty emptyRule
+	// part says the expression is a part of an explanation (the value shown beside it, or a
+	// value read for the record): a division in it is not handed through __divisor, the whole
+	// expression's judgement said whether it has a value (a part 1 / n of the guarded n == 0 ||
+	// 1 / n > 0 is shown as measured, +Inf).
+	part bool
 	// keyHas are the look-ups (key in m) of a map whose keys can have no value
 	// (schema.Type.KeyHas), by the function they are handed through.
 	keyHas map[*ast.BinaryNode]string
