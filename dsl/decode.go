@@ -98,6 +98,15 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		sc.Dir = filepath.Dir(sc.Pos.File)
 	}
 	d.sc = sc
+	if l.stepsOf != nil {
+		defer func() {
+			steps := map[string]Pos{}
+			for n, s := range sc.names {
+				steps[n] = s.Pos
+			}
+			l.stepsOf[name] = steps
+		}()
+	}
 	d.strings(map[string]*string{"doc": &sc.Doc, "target": &sc.Target})
 	if sc.Target == "" {
 		sc.Target = "local"
