@@ -106,36 +106,76 @@ func OptKey(src string, m, k any) (any, error) {
 // wrapComputedKeys hands each read of node by a computed key (not a literal, not ?.[…])
 // through __key(src, mapSrc, map, key), the read and its map as expr prints them. It says
 // whether it wrapped any.
-func wrapComputedKeys(node *ast.Node) bool {
-	w := &keyWrapper{}
+func wrapComputedKeys(node *ast.Node, written map[*ast.MemberNode][2]string) bool {
+	w := &keyWrapper{written: written}
 	ast.Walk(node, w)
 	return w.wrapped
 }
 
-type keyWrapper struct{ wrapped bool }
+type keyWrapper struct {
+	wrapped bool
+	written map[*ast.MemberNode][2]string
+}
+
+// computedKeysOf are the reads by a computed key of the tree as parsed, each with itself and
+// its map as written (b[k], b): the checker's rewrites make them print as the calls they are
+// rewritten to (__onlyIf(p, "!stdoutCut", …)[…]), which the user never wrote.
+func computedKeysOf(node ast.Node) map[*ast.MemberNode][2]string {
+	var out map[*ast.MemberNode][2]string
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		if n == nil {
+			return
+		}
+		if m, ok := n.(*ast.MemberNode); ok && !m.Method && computedKey(m.Property) {
+			if out == nil {
+				out = map[*ast.MemberNode][2]string{}
+			}
+			out[m] = [2]string{m.String(), m.Node.String()}
+		}
+		for _, c := range children(n) {
+			walk(c)
+		}
+	}
+	walk(node)
+	return out
+}
+
+// computedKey says a member's property is a key computed when the expression runs, not one
+// written in it (a string, an index, xs[-1]).
+func computedKey(p ast.Node) bool {
+	switch p := p.(type) {
+	case *ast.StringNode, *ast.IntegerNode:
+		return false
+	case *ast.UnaryNode:
+		if _, ok := p.Node.(*ast.IntegerNode); ok {
+			return false
+		}
+	}
+	return true
+}
 
 func (w *keyWrapper) Visit(n *ast.Node) {
 	m, ok := (*n).(*ast.MemberNode)
 	if !ok || m.Method {
 		return
 	}
-	switch p := m.Property.(type) {
-	case *ast.StringNode, *ast.IntegerNode:
+	if !computedKey(m.Property) {
 		return // written in the expression: checked before it runs
-	case *ast.UnaryNode:
-		if _, ok := p.Node.(*ast.IntegerNode); ok {
-			return // xs[-1]
-		}
+	}
+	src, mapSrc := m.String(), m.Node.String()
+	if s, ok := w.written[m]; ok {
+		src, mapSrc = s[0], s[1]
 	}
 	if m.Optional {
 		// b?.[k]: nil where the key is absent, not the items' zero value.
-		ast.Patch(n, &ast.CallNode{Callee: &ast.IdentifierNode{Value: optKeyFunc}, Arguments: []ast.Node{&ast.StringNode{Value: m.String()}, m.Node, m.Property}})
+		ast.Patch(n, &ast.CallNode{Callee: &ast.IdentifierNode{Value: optKeyFunc}, Arguments: []ast.Node{&ast.StringNode{Value: src}, m.Node, m.Property}})
 		w.wrapped = true
 		return
 	}
 	call := &ast.CallNode{
 		Callee:    &ast.IdentifierNode{Value: keyFunc},
-		Arguments: []ast.Node{&ast.StringNode{Value: m.String()}, &ast.StringNode{Value: m.Node.String()}, m.Node, m.Property},
+		Arguments: []ast.Node{&ast.StringNode{Value: src}, &ast.StringNode{Value: mapSrc}, m.Node, m.Property},
 	}
 	ast.Patch(n, call)
 	w.wrapped = true

@@ -63,6 +63,14 @@ func (l *loader) valuePosDepth(v cue.Value, depth int) Pos {
 // the colon (an expression's text starts there), else valuePos.
 func (l *loader) litPos(v cue.Value) Pos {
 	src := v.Source()
+	if lit := referencedMultiline(v, src); lit != nil {
+		// expect: [_claim], _claim a """ string: its parts are placed where they are
+		// written, not at the reference (a run-time error of its second line said
+		// x.cue:12:11, where _claim is written).
+		if p := l.pos(lit.Pos()); p.IsValid() {
+			return withLiteral(p, lit)
+		}
+	}
 	if f, ok := src.(*ast.Field); ok && f.Value != nil {
 		src = f.Value
 		if p := l.pos(f.Value.Pos()); p.IsValid() {
@@ -70,6 +78,39 @@ func (l *loader) litPos(v cue.Value) Pos {
 		}
 	}
 	return withLiteral(l.valuePos(v), src)
+}
+
+// referencedMultiline is the multi-line string literal (""" or ”') that v, written as src,
+// refers to (a reference, _claim or kit.claim, to a field whose value is that literal), or
+// nil: a string written in place, or a reference to anything else.
+func referencedMultiline(v cue.Value, src ast.Node) *ast.BasicLit {
+	switch src.(type) {
+	case *ast.Ident, *ast.SelectorExpr:
+	default:
+		return nil
+	}
+	for range 4 { // a reference to a reference
+		root, path := v.ReferencePath()
+		if !root.Exists() || len(path.Selectors()) == 0 {
+			return nil
+		}
+		v = root.LookupPath(path)
+		s := v.Source()
+		if f, ok := s.(*ast.Field); ok {
+			s = f.Value
+		}
+		switch x := s.(type) {
+		case *ast.BasicLit:
+			if x.Kind == token.STRING && (strings.HasPrefix(x.Value, `"""`) || strings.HasPrefix(x.Value, "'''") || strings.HasPrefix(x.Value, `#"""`)) {
+				return x
+			}
+			return nil
+		case *ast.Ident, *ast.SelectorExpr:
+			continue
+		}
+		return nil
+	}
+	return nil
 }
 
 // withLiteral keeps in p the string literal written there when it holds escapes, or is a

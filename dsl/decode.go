@@ -98,6 +98,15 @@ func (l *loader) decodeScenario(name string, v cue.Value, before int) {
 		sc.Dir = filepath.Dir(sc.Pos.File)
 	}
 	d.sc = sc
+	if l.stepsOf != nil {
+		defer func() {
+			steps := map[string]Pos{}
+			for n, s := range sc.names {
+				steps[n] = s.Pos
+			}
+			l.stepsOf[name] = steps
+		}()
+	}
 	d.strings(map[string]*string{"doc": &sc.Doc, "target": &sc.Target})
 	if sc.Target == "" {
 		sc.Target = "local"
@@ -1798,8 +1807,17 @@ func (d *decoder) checkReads(s *Step, e *Expr, path string) {
 	seen := map[Read]bool{}
 	for _, r := range e.Reads {
 		t := d.sc.names[r.Step]
+		if t == nil {
+			continue
+		}
+		if t.Phase == PhaseCatch && s.Phase != PhaseCatch && r.Via != "outcome" && !r.Ran {
+			// A catch step runs only when the run failed: a cleanup that reads it where it
+			// did not run (a passing run) erred there, and the run ended ERROR.
+			d.l.errs.add(exprPos(e.Pos, e.Src, r.Col), path, "%q reads %s of catch, which runs only when the run failed: in a run that passes it does not run, and %s has no value; read it only where it ran (has(ended, %q) ? … : …, or outcome.%s != 'skipped' && …), or read it in a catch step", e.Src, describeStep(t), r.text(), r.Step, r.Step)
+			continue
+		}
 		key := Read{Step: r.Step, Via: r.Via, Field: r.Field}
-		if t == nil || seen[key] {
+		if seen[key] {
 			continue
 		}
 		seen[key] = true

@@ -232,7 +232,7 @@ func (x *Explain) Holds(env map[string]any) (held, ok bool) {
 		return false, false
 	}
 	x.wholeOnce.Do(func() {
-		prog, _, err := compileProgram(withLets(x.lets, x.whole), &exprChecker{names: x.names}, x.names.envOption())
+		prog, _, err := compileProgram(withLets(x.lets, x.whole), &exprChecker{names: x.names, part: true}, x.names.envOption())
 		if err == nil {
 			x.wholeProg = prog
 		}
@@ -275,7 +275,7 @@ func (x *Explain) Value() *vm.Program {
 		return nil
 	}
 	x.once.Do(func() {
-		prog, _, err := compileProgram(withLets(x.lets, x.Src), &exprChecker{names: x.names}, x.names.envOption())
+		prog, _, err := compileProgram(withLets(x.lets, x.Src), &exprChecker{names: x.names, part: true}, x.names.envOption())
 		if err == nil {
 			x.prog = prog
 		}
@@ -457,6 +457,7 @@ func (n *Names) Env() map[string]any {
 		envoyCmpFunc:      EnvoyCompared,
 		envoyJSONFunc:     xdstype.ReadJSON,
 		nonEmptyFunc:      NonEmpty,
+		divisorFunc:       Divisor,
 		keyFunc:           Key,
 		optKeyFunc:        OptKey,
 		stringFunc:        StringOf,
@@ -818,6 +819,14 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	if c.empty != noEmptyRule {
 		quants = quantifiedOf(tree.Node)
 	}
+	var divs []division
+	if !c.part && strings.ContainsAny(src, "/%") {
+		divs = divisionsOf(tree.Node)
+	}
+	var keys map[*ast.MemberNode][2]string
+	if strings.Contains(src, "[") {
+		keys = computedKeysOf(tree.Node) // as written: the rewrites below change what they print
+	}
 	t := c.typeOf(&tree.Node)
 	if c.err != nil {
 		return nil, t, nil
@@ -834,8 +843,14 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 			return nil, t, err
 		}
 	}
-	if wrapComputedKeys(&tree.Node) {
+	if wrapComputedKeys(&tree.Node, keys) {
 		// Checked as written first, as above: __key gives its value back typed any.
+		if _, err := checker.Check(tree, &config); err != nil {
+			return nil, t, err
+		}
+	}
+	if len(divs) > 0 && wrapDivisors(&tree.Node, divs, c.empty == noEmptyRule) {
+		// Checked as written first, as above: __divisor gives its value back typed any.
 		if _, err := checker.Check(tree, &config); err != nil {
 			return nil, t, err
 		}

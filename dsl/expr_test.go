@@ -100,6 +100,7 @@ func testEnv() map[string]any {
 			}
 			return nil
 		},
+		DivisorFunc:        Divisor,
 		"vars":             map[string]any{"host": "127.0.0.1", "n": 10.0, "strict": true},
 		"approx":           Approx,
 		"within":           Within,

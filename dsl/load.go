@@ -214,10 +214,13 @@ func onceBy[T any](xs []T, key func(T) string) []T {
 }
 
 type loader struct {
-	ctx  *cue.Context
-	opts Options
-	errs errorList
-	res  *Result
+	// stepsOf are, while a build is decoded, the named steps of each of its scenarios (with
+	// where each is written): otherSpecsSteps says whose a step is that another spec reads.
+	stepsOf map[string]map[string]Pos
+	ctx     *cue.Context
+	opts    Options
+	errs    errorList
+	res     *Result
 	// selfRefSaid holds the fields (file and path) whose `name: name` was said already: CUE
 	// gives two errors of one, at its label and at its value.
 	selfRefSaid map[string]bool
@@ -1441,6 +1444,13 @@ func (l *loader) buildInstance(inst, openInst *build.Instance, only map[string]b
 	// value of a valid package is let go before the open copy is built: the peak is one
 	// build, not every build of the Load.
 	l.detachEarlier() // before this build's collections below: their evaluations are garbage then
+	// The steps of each scenario this build decodes, by name: a Markdown document's specs
+	// are scenarios of one package, and a read of another spec's step is said so (docSteps).
+	if IsMarkdown(strings.TrimSuffix(file, ".cue")) { // a document's specs, built as <doc>.md.cue
+		errsBefore := len(l.errs.errs)
+		l.stepsOf = map[string]map[string]Pos{}
+		defer func() { l.otherSpecsSteps(errsBefore); l.stepsOf = nil }()
+	}
 	// (and the earlier package's files, once varReadsInst is this one)
 	l.varReadsInst, l.varReads = inst, nil
 	if l.combos == nil {
@@ -1807,4 +1817,47 @@ func schemaValue(ctx *cue.Context) cue.Value {
 		src.WriteByte('\n')
 	}
 	return ctx.CompileString(src.String(), cue.Filename("labrun-schema.cue"))
+}
+
+// specStepReadRE finds the name of a step an expression reads that its scenario does not have.
+var specStepReadRE = regexp.MustCompile(`unknown name ([A-Za-z_][A-Za-z0-9_]*)|: no step named "([^"]+)"`)
+
+// otherSpecsSteps adds, to each error since the error count was before in a Markdown document
+// that reads a step its spec does not have, which other spec of the document has that step:
+// the specs of a document are scenarios of their own, and share no steps. Before, a spec that
+// read a step of the spec above it said only "unknown name warm".
+func (l *loader) otherSpecsSteps(before int) {
+	if len(l.stepsOf) < 2 {
+		return
+	}
+	for _, e := range l.errs.errs[before:] {
+		if !IsMarkdown(e.Pos.File) {
+			continue
+		}
+		m := specStepReadRE.FindStringSubmatchIndex(e.Msg)
+		if m == nil {
+			continue
+		}
+		step := ""
+		if m[2] >= 0 {
+			step = e.Msg[m[2]:m[3]]
+		} else {
+			step = e.Msg[m[4]:m[5]]
+		}
+		spec, _, _ := strings.Cut(e.Path, ".")
+		if _, own := l.stepsOf[spec][step]; own {
+			continue
+		}
+		var owners []string
+		for name, steps := range l.stepsOf {
+			if p, ok := steps[step]; ok && name != spec {
+				owners = append(owners, fmt.Sprintf("%s (line %d)", name, p.Line))
+			}
+		}
+		if len(owners) == 0 {
+			continue
+		}
+		sort.Strings(owners)
+		e.Msg = e.Msg[:m[1]] + fmt.Sprintf(" (%s is a step of spec %s of this document: its specs do not share steps, each is a scenario of its own and runs alone; read %s in that spec, or give spec %s a step of its own)", step, strings.Join(owners, ", spec "), step, spec) + e.Msg[m[1]:]
+	}
 }

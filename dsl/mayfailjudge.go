@@ -10,12 +10,16 @@ import (
 )
 
 // outcomeJudgements says, for each step whose outcome.<step> or error.<step> the expression e
-// reads, whether it judges it: whether the expression can tell a step that passed from one
-// that failed by it. A read of outcome.<step> only in comparisons with string literals that
-// hold (or fail) alike for "passed" and "failed" — outcome.check != 'skipped', outcome.check
-// == 'error', outcome.check in ['passed', 'failed'] — does not; shown holds such a
-// comparison, written as in e. Any other read (error.<step>, outcome.<step> handed to a
-// function, compared with something else) is counted as a judgement.
+// reads, whether it judges it: whether a step that failed makes the expression false (and so
+// the run fail) by it. A read of outcome.<step> only in comparisons with string literals that
+// hold alike for "passed" and "failed" — outcome.check != 'skipped', outcome.check in
+// ['passed', 'failed'], !(outcome.check == 'error') — does not; shown holds such a
+// comparison, written as in e. A comparison that fails alike for both where the expression
+// needs it to hold (outcome.tail == 'error' as a claim, or beside others joined by && or ||,
+// under no !) does judge: a failed check makes it false, and the run fails; before, it was
+// taken as judging nothing, and a mayFail block read so was refused as read by nothing. Any
+// other read (error.<step>, outcome.<step> handed to a function, compared with something
+// else) is counted as a judgement.
 func outcomeJudgements(e *Expr) (judged map[string]bool, shown map[string]string) {
 	judged, shown = map[string]bool{}, map[string]string{}
 	tree, err := parser.Parse(e.Src)
@@ -32,6 +36,37 @@ func outcomeJudgements(e *Expr) (judged map[string]bool, shown map[string]string
 		src   string
 	}
 	compared := map[*ast.MemberNode]cmp{}
+	// polarity of each comparison in e: 1 where e needs it to hold (under &&, || and no !),
+	// -1 where it needs it to fail (under one !), 0 elsewhere (a ?:'s condition, a function's
+	// argument).
+	polarity := map[*ast.BinaryNode]int{}
+	var polar func(n ast.Node, p int)
+	polar = func(n ast.Node, p int) {
+		switch x := n.(type) {
+		case *ast.UnaryNode:
+			if x.Operator == "!" || x.Operator == "not" {
+				polar(x.Node, -p)
+				return
+			}
+		case *ast.BinaryNode:
+			switch x.Operator {
+			case "&&", "||", "and", "or":
+				polar(x.Left, p)
+				polar(x.Right, p)
+				return
+			}
+			polarity[x] = p
+		case *ast.ConditionalNode:
+			polar(x.Cond, 0)
+			polar(x.Exp1, p)
+			polar(x.Exp2, p)
+			return
+		}
+		for _, c := range children(n) {
+			polar(c, 0)
+		}
+	}
+	polar(tree.Node, 1)
 	var reads []*ast.MemberNode
 	ast.Walk(&tree.Node, visitor(func(n *ast.Node) {
 		switch x := (*n).(type) {
@@ -46,7 +81,8 @@ func outcomeJudgements(e *Expr) (judged map[string]bool, shown map[string]string
 			}
 			holds := holdsFor(x.Operator, lits)
 			step, _ := outcomeRead(m)
-			compared[m] = cmp{apart: holds("passed") != holds("failed"), src: fmt.Sprintf("outcome.%s %s %s", step, x.Operator, literals(x, lits))}
+			apart := holds("passed") != holds("failed") || polarity[x] == 1 && !holds("failed") || polarity[x] == -1 && holds("failed")
+			compared[m] = cmp{apart: apart, src: fmt.Sprintf("outcome.%s %s %s", step, x.Operator, literals(x, lits))}
 		}
 	}))
 	outcomeOnly := map[string]bool{}

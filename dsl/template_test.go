@@ -77,14 +77,18 @@ func TestTemplate(t *testing.T) {
 
 // TestTemplateNoValue: a ${...} whose value is nil at run time errs, where it was written as
 // the empty string (a key its map does not have); ?? gives the value to use instead. So does
-// one whose value is no number (NaN, ±Inf): before, echo ${vars.n / 0} ran as echo +Inf.
+// one whose value is no number (NaN, ±Inf): before, echo ${vars.n / 0} ran as echo +Inf. A
+// division by zero errs before, at its / (dsl/divisor.go), saying what was 0: the non-finite
+// values here come of an overflow.
 func TestTemplateNoValue(t *testing.T) {
 	names, env := testNames(), testEnv()
 	for _, tt := range []struct{ src, want, err string }{
 		{`a=${ {"k": vars.host}.nope }`, "", `${ {"k": vars.host}.nope } has no value`},
-		{`a=${vars.n / 0}`, "", `${vars.n / 0} is +Inf, no number`},
-		{`a=${-vars.n / 0}`, "", `${-vars.n / 0} is -Inf, no number`},
-		{`a=${(vars.n - 10) / 0}`, "", `${(vars.n - 10) / 0} is NaN, no number`},
+		{`a=${vars.n * 1e308}`, "", `${vars.n * 1e308} is +Inf, no number`},
+		{`a=${-vars.n * 1e308}`, "", `${-vars.n * 1e308} is -Inf, no number`},
+		{`a=${vars.n * 1e308 - vars.n * 1e308}`, "", `${vars.n * 1e308 - vars.n * 1e308} is NaN, no number`},
+		{`a=${vars.n / 0}`, "", `x.cue:1:13: ${vars.n / 0}: vars.n / 0 has no value: its divisor is 0 as written (as a number it would be +Inf or NaN, a value that measured nothing); expected a divisor that is not 0`},
+		{`a=${(vars.n - 10) / (vars.n - 10)}`, "", `vars.n - 10 is 0: (vars.n - 10) / (vars.n - 10) has no value`},
 		{`a=${ {"k": vars.host}.nope ?? 'x' }`, "a=x", ""},
 		{`a=${ {"k": vars.host}.k }`, "a=127.0.0.1", ""},
 	} {

@@ -110,6 +110,11 @@ type exprChecker struct {
 	// empty says which builtins of emptyValue are handed their collections through
 	// __nonEmpty (nonempty.go): a claim's, an until's, or none.
 	empty emptyRule
+	// part says the expression is a part of an explanation (the value shown beside it, or a
+	// value read for the record): a division in it is not handed through __divisor, the whole
+	// expression's judgement said whether it has a value (a part 1 / n of the guarded n == 0 ||
+	// 1 / n > 0 is shown as measured, +Inf).
+	part bool
 	// keyHas are the look-ups (key in m) of a map whose keys can have no value
 	// (schema.Type.KeyHas), by the function they are handed through.
 	keyHas map[*ast.BinaryNode]string
@@ -143,6 +148,16 @@ type Read struct {
 	Key string
 	// Col is where the read is written in the expression (0-based).
 	Col int
+	// Ran says it is read only where the step ran: where has(ended, "<step>") (or started,
+	// error) holds, or outcome.<step> is compared equal to another outcome than "skipped" or
+	// unequal to it (as ErrorRead.Guarded).
+	Ran bool
+}
+
+// addRead records r, read where the guards hold.
+func (c *exprChecker) addRead(r Read) {
+	r.Ran = slices.Contains(c.guards, ranGuard(r.Step))
+	c.reads = append(c.reads, r)
 }
 
 // Functions are the functions labrun adds to expr's, with their signatures: what editors
@@ -376,7 +391,7 @@ func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *s
 	if t, ok := c.lets[n.Value]; ok {
 		if a, ok := c.letReads[n.Value]; ok && read {
 			a.Col = col(n)
-			c.reads = append(c.reads, a)
+			c.addRead(a)
 		}
 		return t
 	}
@@ -428,7 +443,7 @@ func (c *exprChecker) ident(node *ast.Node, n *ast.IdentifierNode, read bool) *s
 		return nil
 	}
 	if read {
-		c.reads = append(c.reads, Read{Step: n.Value, Col: col(n)})
+		c.addRead(Read{Step: n.Value, Col: col(n)})
 	}
 	if r.Type.Kind == schema.TAny {
 		// A get or config result has no static type (a list, a string, an object): read it as
@@ -563,7 +578,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				names[i] = l.name
 			}
 			read := a.below(names, col(id))
-			c.reads = append(c.reads, read)
+			c.addRead(read)
 			if r := c.names.Results[read.Step]; r != nil && read.Key != "" && (r.Kind == "exec" && read.Field == "captured" || r.Kind == "logs" && read.Field == "capture") {
 				// let cap = x.captured; cap.v: the step's capture group, judged as
 				// x.captured.v is (noValue names the step), not as a logs entry's.
@@ -582,7 +597,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				if len(chain) > 1 {
 					read.Key = chain[1].name
 				}
-				c.reads = append(c.reads, read)
+				c.addRead(read)
 				if (r.Kind == "exec" && chain[0].name == "captured" || r.Kind == "logs" && chain[0].name == "capture") && len(chain) > 1 {
 					c.captures = append(c.captures, CaptureRead{Step: id.Value, Group: chain[1].name, Guarded: slices.Contains(c.guards, chain[1].name)})
 				}
@@ -642,7 +657,7 @@ func (c *exprChecker) member(node *ast.Node) *schema.Type {
 				c.fail(at, "%s.%s: no step named %q%s; named steps: %s", rootName, link.name, link.name, didYouMean(link.name, sortedKeys(c.names.Steps)), keys(c.names.Steps))
 				return nil
 			}
-			c.reads = append(c.reads, Read{Step: link.name, Via: rootName, Col: at})
+			c.addRead(Read{Step: link.name, Via: rootName, Col: at})
 			if rootName == "outcome" || rootName == "error" {
 				c.outcomes = append(c.outcomes, link.name)
 			}
@@ -1601,7 +1616,7 @@ func (c *exprChecker) deltaCall(node *ast.Node, n *ast.CallNode, fn string) *sch
 			return nil
 		}
 		args[i], types[i] = s.Value, r.Type
-		c.reads = append(c.reads, Read{Step: s.Value, Col: col(s)})
+		c.addRead(Read{Step: s.Value, Col: col(s)})
 	}
 	if args[0] == args[1] {
 		// One snapshot minus itself: every counter's delta is 0, whatever the run did, so

@@ -770,13 +770,19 @@ func (d *decoder) checkMayFailChecks(names *Names) {
 			warn(fmt.Sprintf("a wait with mayFail: true whose outcome nothing reads: the run goes on whether or not its condition held, and nothing says which; read outcome.%s in expect if the condition is part of the claim", name))
 		case "sequence", "parallel", "repeat":
 			claims, waits := mayFailClaims(s, read)
+			// Read by what cannot tell a failure from a pass (outcome.tail != 'skipped'): it
+			// is read, and judges nothing; the message says which read, not "nothing reads".
+			reads, either := "nothing reads", "nothing reads the outcome of either"
+			if also != "" {
+				reads, either = "nothing judges"+also, "nothing judges the outcome of either"+also
+			}
 			switch {
 			case len(claims) > 0 && claims[0] == s:
-				d.err(pos, s.Path+".mayFail", "a repeat with mayFail: true whose outcome nothing reads can never fail the run: when its until never holds, the run goes on; it proves nothing; drop mayFail, or name the step and read outcome.%s in expect", name)
+				d.err(pos, s.Path+".mayFail", "a repeat with mayFail: true whose outcome %s can never fail the run: when its until never holds, the run goes on; it proves nothing; drop mayFail, or name the step and read outcome.%s in expect", reads, name)
 			case len(claims) > 0:
-				d.err(pos, s.Path+".mayFail", "a %s with mayFail: true swallows the failure of %s, and nothing reads the outcome of either: the %s can never fail the run, it proves nothing; drop mayFail, or name the block and read outcome.%s in expect", s.Kind, d.claimWhere(s, claims[0]), claims[0].Kind, name)
+				d.err(pos, s.Path+".mayFail", "a %s with mayFail: true swallows the failure of %s, and %s: the %s can never fail the run, it proves nothing; drop mayFail, or name the block and read outcome.%s in expect", s.Kind, d.claimWhere(s, claims[0]), either, claims[0].Kind, name)
 			case len(waits) > 0:
-				warn(fmt.Sprintf("a %s with mayFail: true swallows the failure of %s, and nothing reads the outcome of either: the run goes on whether or not its condition held, and nothing says which; name the block and read outcome.%s in expect if the condition is part of the claim", s.Kind, d.claimWhere(s, waits[0]), name))
+				warn(fmt.Sprintf("a %s with mayFail: true swallows the failure of %s, and %s: the run goes on whether or not its condition held, and nothing says which; name the block and read outcome.%s in expect if the condition is part of the claim", s.Kind, d.claimWhere(s, waits[0]), either, name))
 			}
 		}
 	}

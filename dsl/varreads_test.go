@@ -645,6 +645,14 @@ func TestMayFailChecks(t *testing.T) {
 		{"outcome in passed, failed", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check in ['passed', 'failed'] && f.requests == 3"`, judgedNot},
 		{"outcome in passed, skipped", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check in ['passed', 'skipped']"`, ""},
 		{"read by an assert that may fail itself", `{name: "check", mayFail: true, assert: "f.code503 == 0"}, {name: "again", mayFail: true, assert: "outcome.check == 'passed'"}`, `"outcome.again == 'passed'"`, judgedNot + " can never fail the run: it proves nothing (the assert again reads it, and a mayFail lets it fail without failing the run)"},
+		// outcome.x == 'error' as the claim: a failed check makes it false, and the run fails.
+		// Before, taken as judging nothing, a block read so was refused as read by nothing.
+		{"outcome == 'error' as the claim", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check == 'error'"`, ""},
+		{"block outcome == 'error' as the claim", `{name: "tail", mayFail: true, sequence: [{exec: argv: ["true"]}, {assert: "f.code503 == 0"}]}`, `"outcome.tail == 'error' && f.requests == 3"`, ""},
+		{"block outcome == 'error' negated", `{name: "tail", mayFail: true, sequence: [{exec: argv: ["true"]}, {assert: "f.code503 == 0"}]}`, `"!(outcome.tail == 'error')"`, blockRefused},
+		// A block read only by what holds alike for passed and failed: the message says which
+		// read, not that nothing reads it.
+		{"block outcome != 'skipped'", `{name: "tail", mayFail: true, sequence: [{exec: argv: ["true"]}, {assert: "f.code503 == 0"}]}`, `"outcome.tail != 'skipped'"`, `and nothing judges the outcome of either ("outcome.tail != 'skipped'" holds or fails alike whether tail passed or failed): the assert can never fail the run`},
 		{"outcome != 'skipped' and == 'passed'", `{name: "check", mayFail: true, assert: "f.code503 == 0"}`, `"outcome.check != 'skipped' && outcome.check == 'passed'"`, ""},
 		{"block with a wait read", `{name: "soak", background: true, load: {url: "${backends.a.url}/echo?delay=100ms", duration: "1s"}}, {name: "g", every: "100ms", while: "soak", snapshot: backend: "a"}, {name: "blk", mayFail: true, sequence: [{timeout: "2s", wait: {until: "g.count >= 3", interval: "100ms"}}]}, {await: "soak"}`, `"outcome.blk == 'passed' && f.requests == 3"`, ""},
 	} {

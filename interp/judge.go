@@ -352,6 +352,7 @@ func (j *Judge) Env() map[string]any {
 	env[dsl.EnvoyCmpFunc] = dsl.EnvoyCompared
 	env[dsl.EnvoyJSONFunc] = xdstype.ReadJSON
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
+	env[dsl.DivisorFunc] = dsl.Divisor
 	// A load's codes read by a key and its latencies, however the expression reached them:
 	// each codes map is known by whose it is (registered below, with the results), so that a
 	// code or a latency of a load no request of which was answered errs naming that load.
@@ -1074,6 +1075,9 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 		if absent := (*dsl.AbsentKey)(nil); errors.As(err, &absent) {
 			jd.Reason = absent.Error() // not expr's, with its snippet of the rewritten expression
 		}
+		if zero := (*dsl.ZeroDivisor)(nil); errors.As(err, &zero) {
+			jd.Reason = zero.Error() // at the operator (ReasonPos), in the claim's words
+		}
 		if nv := (*schema.NoValueError)(nil); errors.As(err, &nv) {
 			jd.Reason = nv.Error() // it names the read as written; expr's snippet is of the rewritten expression
 		}
@@ -1397,6 +1401,12 @@ func (j *Judge) Value(e *dsl.Expr) (any, error) {
 func (j *Judge) evalWhy(e *dsl.Expr, err error) string {
 	if nv := (*schema.NoValueError)(nil); errors.As(err, &nv) {
 		return nv.Error()
+	}
+	if zero := (*dsl.ZeroDivisor)(nil); errors.As(err, &zero) {
+		if _, at, ok := runtimeError(e, err); ok {
+			return fmt.Sprintf("%s: %s", at, zero.Error()) // at the operator
+		}
+		return zero.Error()
 	}
 	if why := j.noResult(e); why != "" && readOfNil(err.Error()) {
 		return why

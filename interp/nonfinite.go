@@ -7,10 +7,13 @@ import (
 	"math"
 )
 
-// JSON has no infinities and no NaN, and encoding/json refuses them; a ratio an expectation
-// reads (fortio.code503 / fortio.code200 with no 200) is +Inf all the same. Records and
-// summaries write a non-finite number as the string "+Inf", "-Inf" or "NaN" (docs/json.md),
-// and read those strings back as the number where a value read by an expression is kept.
+// JSON has no infinities and no NaN, and encoding/json refuses them; an expression may read
+// one all the same: a product that overflows (x * 1e308), a value a get's JSON-like data
+// holds, or, in a record made before a division by zero had no value (dsl/divisor.go), a
+// ratio with no denominator (fortio.code503 / fortio.code200 with no 200 was +Inf and a claim
+// over it passed; replayed now, the claim errs at its /). Records and summaries write a
+// non-finite number as the string "+Inf", "-Inf" or "NaN" (docs/json.md), and read those
+// strings back as the number where a value read by an expression is kept.
 
 // Values are the numbers, strings and booleans an expression read, by source. A non-finite
 // number is written as the string "+Inf", "-Inf" or "NaN" and read back as the number.

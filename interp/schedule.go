@@ -775,6 +775,9 @@ func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
 			why := jd.Explanation
 			if jd.Reason != "" {
 				why = jd.Reason
+				if jd.ReasonPos != nil && !jd.emptyUntil { // the part that erred: 1 / p.exit of an exit 0
+					why = fmt.Sprintf("%s: %s", jd.ReasonPos, jd.Reason)
+				}
 			}
 			if jd.Outcome == Errored && !jd.emptyUntil {
 				// no answer at the last round, true or false: what the repeat waits for was
@@ -831,6 +834,9 @@ func (ru *run) waitUntil(ctx context.Context, e *dsl.Expr, interval time.Duratio
 			why := jd.Explanation
 			if jd.Reason != "" {
 				why = jd.Reason
+				if jd.ReasonPos != nil && !jd.emptyUntil { // the part that erred: 1 / p.exit of an exit 0
+					why = fmt.Sprintf("%s: %s", jd.ReasonPos, jd.Reason)
+				}
 			}
 			if jd.Outcome == Failed {
 				return &schema.Unmet{Err: fmt.Errorf("%w; last: %s", err, why)} // judged false to the end: the run fails

@@ -692,6 +692,9 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 		if nv := (*schema.NoValueError)(nil); errors.As(err, &nv) {
 			continue // the judge errs there (a code of a load no request of which was answered): no counter-example
 		}
+		if zero := (*dsl.ZeroDivisor)(nil); errors.As(err, &zero) {
+			continue // a division by zero has no value there either: the judge errs
+		}
 		if ok, _ := out.(bool); err != nil || !ok {
 			return i + 1, false
 		}
