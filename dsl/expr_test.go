@@ -669,9 +669,7 @@ func TestReservedNames(t *testing.T) {
 func TestVarNamedUnit(t *testing.T) {
 	names := testNames()
 	names.Vars = map[string]any{"maxDurationMs": 2000, "max_p99_s": 0.5, "p99Seconds": 0.5, "limitMs": 100, "limit": 100, "ms": 5, "requests": 10, "delaySec": 1, "maxQPS": 100, "timeoutMS": 300}
-	for _, tc := range []struct {
-		src, err string
-	}{
+	checkRefusals(t, names, []refusal{
 		{src: `fortio.duration < vars.maxDurationMs`, err: `vars.maxDurationMs is milliseconds by its name`},
 		{src: `vars.maxDurationMs > fortio.duration`, err: `vars.maxDurationMs is milliseconds by its name`},
 		{src: `fortio.p99 <= vars.max_p99_s`, err: `vars.max_p99_s is seconds by its name`},
@@ -689,15 +687,7 @@ func TestVarNamedUnit(t *testing.T) {
 		{src: `fortio.p99 < vars.maxQPS`},
 		{src: `fortio.duration < vars.timeoutMS`, err: `vars.timeoutMS is milliseconds by its name`},
 		{src: `fortio.p99 < vars.timeoutMS`},
-	} {
-		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
-		switch {
-		case tc.err == "" && err != nil:
-			t.Errorf("%s: %v, want it accepted", tc.src, err)
-		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
-		}
-	}
+	})
 }
 
 // TestDurationOfNoString: duration() reads a string with a unit; of a number (a var declared
@@ -708,9 +698,7 @@ func TestVarNamedUnit(t *testing.T) {
 func TestDurationOfNoString(t *testing.T) {
 	names := testNames()
 	names.Vars = map[string]any{"maxP99": 0.1, "limit": "100ms"}
-	for _, tc := range []struct {
-		src, err string
-	}{
+	checkRefusals(t, names, []refusal{
 		{src: `fortio.p99 < duration(vars.maxP99)`, err: `vars.maxP99 is a number, with no unit: declare it with its unit (maxP99: "100ms"`},
 		{src: `duration(fortio.p99) < duration('1s')`, err: `fortio.p99 is a number (ms), a time already`},
 		{src: `fortio.p99 < duration(100)`, err: `duration reads a string with a unit`},
@@ -720,15 +708,7 @@ func TestDurationOfNoString(t *testing.T) {
 		{src: `fortio.p99 < duration('100ms')`},
 		{src: `duration('1s') > duration('100ms')`},
 		{src: `max(duration('1s'), duration('2s')) > duration('100ms')`},
-	} {
-		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
-		switch {
-		case tc.err == "" && err != nil:
-			t.Errorf("%s: %v, want it accepted", tc.src, err)
-		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
-		}
-	}
+	})
 }
 
 // TestIntOfText: int() and float() of text known when the scenario loads (a var's value, a
@@ -737,24 +717,14 @@ func TestDurationOfNoString(t *testing.T) {
 func TestIntOfText(t *testing.T) {
 	names := testNames()
 	names.Vars = map[string]any{"d": "100ms", "n": "42", "half": "0.5", "word": "ten"}
-	for _, tc := range []struct {
-		src, err string
-	}{
+	checkRefusals(t, names, []refusal{
 		{src: `fortio.p99 < int(vars.d)`, err: `int(vars.d): vars.d is "100ms", which int cannot read: it reads a whole number written as text, such as "42"; "100ms" is a duration: compare it with a time as duration(vars.d)`},
 		{src: `fortio.requests == int(vars.half)`, err: `which int cannot read`},
 		{src: `fortio.requests == float(vars.word)`, err: `vars.word is "ten", which float cannot read`},
 		{src: `fortio.requests == int(vars.n)`},
 		{src: `fortio.qps > float(vars.half)`},
 		{src: `fortio.requests == int('10')`},
-	} {
-		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
-		switch {
-		case tc.err == "" && err != nil:
-			t.Errorf("%s: %v, want it accepted", tc.src, err)
-		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("%s: err = %v, want it to say %q", tc.src, err, tc.err)
-		}
-	}
+	})
 }
 
 // TestApproxFractionOfVar: approx's 3rd argument given by a var is judged as a literal is:
@@ -763,14 +733,22 @@ func TestIntOfText(t *testing.T) {
 func TestApproxFractionOfVar(t *testing.T) {
 	names := testNames()
 	names.Vars = map[string]any{"tol": 10, "neg": -0.1, "ok": 0.1, "word": "x"}
-	for _, tc := range []struct {
-		src, err string
-	}{
+	checkRefusals(t, names, []refusal{
 		{src: `approx(fortio.qps, 100, vars.tol)`, err: `and vars.tol (10) accepts every value from -900 to 1100: a run where nothing happened (0) passes`},
 		{src: `approx(fortio.qps, 100, vars.neg)`, err: `approx(fortio.qps, 100, vars.neg (-0.1)) never holds`},
 		{src: `approx(fortio.qps, 100, vars.ok)`},
 		{src: `approx(fortio.qps, 100, 0.1)`},
-	} {
+	})
+}
+
+// refusal is an expression and what compiling it must say ("": it is accepted).
+type refusal struct{ src, err string }
+
+// checkRefusals compiles each expression as an expectation over names and holds it to what
+// it must say.
+func checkRefusals(t *testing.T, names *Names, cases []refusal) {
+	t.Helper()
+	for _, tc := range cases {
 		_, err := compile(tc.src, Pos{File: "x.cue", Line: 1, Col: 1}, names, compileOpts{asBool: true})
 		switch {
 		case tc.err == "" && err != nil:

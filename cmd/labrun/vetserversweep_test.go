@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,20 +56,9 @@ s: schema.#Scenario & {
 	]
 }
 `
-	if err := os.WriteFile(filepath.Join(dir, "x.cue"), []byte(sc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, "x.cue"), sc)
 	vet := func(args ...string) (int, string) {
-		p := testProcess()
-		p.Targets["kube"] = func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error) {
-			tg := fakeWorld().Target()
-			tg.Cluster = refusingCluster{tg.Cluster}
-			return tg, nil
-		}
-		var out, errOut bytes.Buffer
-		p.Args, p.Stdout, p.Stderr, p.Cwd = append([]string{"vet", "--server"}, args...), &out, &errOut, dir
-		code := Main(p)
-		return code, out.String() + errOut.String()
+		return vetServerOn(dir, func(c schema.Cluster) schema.Cluster { return refusingCluster{c} }, args...)
 	}
 	const refused = `x.cue:11:4: s: rejected by the cluster: VirtualService.networking.istio.io "details" is invalid: spec.http[0].timeout: Invalid value: "0s": must be a valid duration greater than 1ms`
 	for _, c := range []struct {
@@ -93,6 +81,21 @@ s: schema.#Scenario & {
 			}
 		}
 	}
+}
+
+// vetServerOn runs vet --server args in dir against the stand-in cluster (driver/fakes) that
+// wrap makes of the fake world's, and says its exit code and output.
+func vetServerOn(dir string, wrap func(schema.Cluster) schema.Cluster, args ...string) (int, string) {
+	p := testProcess()
+	p.Targets["kube"] = func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error) {
+		tg := fakeWorld().Target()
+		tg.Cluster = wrap(tg.Cluster)
+		return tg, nil
+	}
+	var out, errOut bytes.Buffer
+	p.Args, p.Stdout, p.Stderr, p.Cwd = append([]string{"vet", "--server"}, args...), &out, &errOut, dir
+	code := Main(p)
+	return code, out.String() + errOut.String()
 }
 
 // countingCluster is a stand-in cluster (driver/fakes) that counts its dry runs.
@@ -134,9 +137,7 @@ s: schema.#Scenario & {
 	expect: ["p.exit == 0"]
 }
 `
-	if err := os.WriteFile(filepath.Join(dir, "x.cue"), []byte(sc), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(dir, "x.cue"), sc)
 	for _, c := range []struct {
 		sweep []string
 		asked int // dry runs: 2 apply steps per distinct combination
@@ -146,20 +147,12 @@ s: schema.#Scenario & {
 		{[]string{"w=1s,2s", "n=1,2"}, 4},
 	} {
 		asked := 0
-		p := testProcess()
-		p.Targets["kube"] = func(ctx context.Context, sc *dsl.Scenario) (*schema.Target, error) {
-			tg := fakeWorld().Target()
-			tg.Cluster = countingCluster{tg.Cluster, &asked}
-			return tg, nil
-		}
-		args := []string{"vet", "--server"}
+		var args []string
 		for _, s := range c.sweep {
 			args = append(args, "--sweep", s)
 		}
-		var out, errOut bytes.Buffer
-		p.Args, p.Stdout, p.Stderr, p.Cwd = append(args, "x.cue"), &out, &errOut, dir
-		if code := Main(p); code != exitOK {
-			t.Fatalf("%s: exit %d\n%s%s", strings.Join(args, " "), code, out.String(), errOut.String())
+		if code, out := vetServerOn(dir, func(cl schema.Cluster) schema.Cluster { return countingCluster{cl, &asked} }, append(args, "x.cue")...); code != exitOK {
+			t.Fatalf("vet --server %s: exit %d\n%s", strings.Join(args, " "), code, out)
 		}
 		if asked != c.asked {
 			t.Errorf("%s: the cluster was asked %d dry runs, want %d", strings.Join(args, " "), asked, c.asked)
