@@ -647,7 +647,7 @@ func TestExprShadowedBuiltin(t *testing.T) {
 // TestReservedNames: the names labrun's expressions have besides the steps' are reserved,
 // derived from the names Env binds (nothing to keep in step by hand).
 func TestReservedNames(t *testing.T) {
-	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "quantity", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, envoyJSONFunc, nonEmptyFunc, keyFunc, optKeyFunc, stringFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc, schema.CodeFunc, schema.CodeInFunc, schema.CodeGetFunc, schema.LatencyFunc} {
+	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "quantity", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, envoyJSONFunc, nonEmptyFunc, keyFunc, optKeyFunc, stringFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc, schema.CodeFunc, schema.CodeInFunc, schema.CodeGetFunc, schema.LatencyFunc, divisorFunc} {
 		if !Reserved[name] {
 			t.Errorf("%s is not reserved", name)
 		}
@@ -657,8 +657,8 @@ func TestReservedNames(t *testing.T) {
 			t.Errorf("labrun's function %s is not reserved", name)
 		}
 	}
-	if len(Reserved) != 30 {
-		t.Errorf("Reserved has %d names, want 30: %v", len(Reserved), Reserved)
+	if len(Reserved) != 31 {
+		t.Errorf("Reserved has %d names, want 31: %v", len(Reserved), Reserved)
 	}
 }
 
