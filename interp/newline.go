@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr"
@@ -74,8 +75,8 @@ func differByNewline(x *dsl.Explain, env map[string]any) string {
 	if !strings.HasSuffix(a, "\n") {
 		out, lit, outVal, litVal = lit, out, b, a
 	}
-	return fmt.Sprintf("%s (%q) and %s differ only by the newline that ends %s: %s %s %s holds or fails by that newline alone, not by what was printed; compare trim(%s) %s %s, or write the newline: %s %s %q",
-		out.Source(), outVal, lit.Source(), out.Source(), out.Source(), x.Op, lit.Source(), out.Source(), x.Op, lit.Source(), out.Source(), x.Op, trim(litVal)+outVal[len(trim(outVal)):])
+	return fmt.Sprintf("%s (%s) and %s differ only by the newline that ends %s: %s %s %s holds or fails by that newline alone, not by what was printed; compare trim(%s) %s %s, or write the newline: %s %s %s",
+		out.Source(), clip(strconv.Quote(outVal)), lit.Source(), out.Source(), out.Source(), x.Op, lit.Source(), out.Source(), x.Op, lit.Source(), out.Source(), x.Op, clip(strconv.Quote(trim(litVal)+outVal[len(trim(outVal)):])))
 }
 
 // stringOf is the value of a side of a comparison that is a string: a name read in env, or a
