@@ -625,7 +625,14 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 	if len(r.series) > 0 {
 		n = max(n, 4*len(samples.seriesLens))
 	}
-	for i := range n {
+	// The samples up to n draw each command apart from the others (exec's offset by k), so
+	// two commands never record the same exit or output there; the alike ones after them draw
+	// every command as the first, so a.stdout != b.stdout meets equal outputs (and fails).
+	alike := 0
+	if len(r.execs) > 1 {
+		alike = len(samples.exits) * len(samples.outputs())
+	}
+	for i := range n + alike {
 		for k, name := range loads {
 			// Each load its own sample: two loads read together are judged apart as well
 			// as alike (k = 0 gives both the same). A load of a fixed count of requests
@@ -641,6 +648,10 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 			env[name] = samples.log((i+k*7)%samples.n, i+k)
 		}
 		for k, name := range r.execs {
+			if i >= n {
+				env[name] = samples.exec(i-n, 0)
+				continue
+			}
 			env[name] = samples.exec(i, k)
 		}
 		if len(r.outcomes) > 0 {
@@ -699,7 +710,7 @@ func holdsOfEvery(env map[string]any, sc *dsl.Scenario, plan *planOrder, at *dsl
 			return i + 1, false
 		}
 	}
-	return n, true
+	return n + alike, true
 }
 
 var (

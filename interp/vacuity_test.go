@@ -166,6 +166,14 @@ func TestHoldsOfEveryLoad(t *testing.T) {
 		{`error.probe contains "Forbidden"`, false, false},
 		{`error.probe == ""`, false, false},
 		{"outcome.probe == outcome.probe2", false, false},
+		// Two commands record the same output, exit or stderr in some runs: a claim that they
+		// differ fails there (each was drawn apart from the other only).
+		{"probe.stdout != probe2.stdout", false, false},
+		{"probe.exit != probe2.exit", false, false},
+		{"probe.stderr != probe2.stderr", false, false},
+		{"probe.exit == probe2.exit", false, false},
+		{"probe.stdout == probe2.stdout", false, false},
+		{"probe.stdout == probe2.stdout || probe.stdout != probe2.stdout", true, false},
 		// The expectations are judged only when the steps all passed: a step whose failure
 		// fails the run (no mayFail, under no block that may fail) passed, with no error.
 		{"outcome.f == 'passed'", true, false},
