@@ -1488,8 +1488,8 @@ import "labrun.dev/schema"
 
 s: schema.#Scenario & {
 	steps: [{parallel: [
-		{name: "bg", sleep: "600ms"},
-		{name: "p", every: "100ms", while: "bg", timeout: "80ms", exec: argv: ["sh", "-c", "n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; test $n -lt 3 || sleep 5"]},
+		{name: "bg", sleep: "1200ms"},
+		{name: "p", every: "100ms", while: "bg", timeout: "300ms", exec: argv: ["sh", "-c", "n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; test $n -lt 3 || sleep 5"]},
 	]}]
 	expect: ["outcome.p == 'passed'"]
 }
@@ -1523,7 +1523,7 @@ s: schema.#Scenario & {
 		m["outcome"] = "passed"
 	}
 	cut["endNs"] = cut["startNs"].(float64) + 50e6 // within its timeout
-	bg["endNs"] = bg["startNs"].(float64) + 600.5e6
+	bg["endNs"] = bg["startNs"].(float64) + 1200.5e6
 	block["endNs"] = bg["endNs"].(float64) + 1e5
 	start, err := time.Parse(time.RFC3339Nano, rec["start"].(string))
 	if err != nil {
