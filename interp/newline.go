@@ -2,12 +2,16 @@ package interp
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr"
 
 	"labrun.dev/labrun/dsl"
+	"labrun.dev/labrun/schema"
 )
 
 // newlineDecided says why a claim that held rests on the newline that ends a command's output
@@ -56,7 +60,95 @@ func newlineDecided(e *dsl.Expr, env map[string]any) string {
 		}
 		return walk(x.Right)
 	}
-	return walk(e.Explain)
+	if msg := walk(e.Explain); msg != "" {
+		return msg
+	}
+	return newlineDecidesWhole(e, env)
+}
+
+// newlineWritten matches what in a claim's source says it is about line ends: a newline or
+// carriage return written in a string (\n, \r, \x0a, \012), a pattern's \s or [[:space:]].
+var newlineWritten = regexp.MustCompile(`\\[nrs]|\\x0[aAdD]|\\01[25]|\\u000[aAdD]|\[:space:\]|\[\[:space`)
+
+// newlineDecidesWhole says why a claim that held rests on the newline that ends a command's
+// output where no comparison of two strings shows it (newlineDecided's walk): a list, a
+// suffix, a predicate over items or a length read the output. p.stdout not in ['3', '4'],
+// not (p.stdout endsWith '3') and none(['3'], {# == p.stdout}) of `echo 3` held, as
+// p.stdout != "" of a command that printed an empty line did. The claim is judged again with
+// that newline taken from the outputs it reads: where it then no longer holds, it held by the
+// newline alone. A claim that writes a newline (or a pattern's \s) is about line ends and
+// is left as it is judged.
+func newlineDecidesWhole(e *dsl.Expr, env map[string]any) string {
+	if e == nil || e.Program == nil || newlineWritten.MatchString(e.Src) {
+		return ""
+	}
+	var names []string
+	for name, v := range env {
+		r, ok := v.(schema.ExecResult)
+		if !ok || !endsInNewline(r.Stdout) && !endsInNewline(r.Stderr) || !readsName(e.Src, name) {
+			continue
+		}
+		names = append(names, name)
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	holdsWithout := func(trimmed []string) (bool, bool) {
+		alt := maps.Clone(env)
+		for _, name := range trimmed {
+			r := env[name].(schema.ExecResult)
+			r.Stdout, r.Stderr = strings.TrimRight(r.Stdout, "\r\n"), strings.TrimRight(r.Stderr, "\r\n")
+			alt[name] = r
+		}
+		out, err := expr.Run(e.Program, alt)
+		held, ok := out.(bool)
+		return held, err == nil && ok
+	}
+	decided := names
+	for _, name := range names {
+		if held, ok := holdsWithout([]string{name}); ok && !held {
+			decided = []string{name}
+			break
+		}
+	}
+	if held, ok := holdsWithout(decided); !ok || held {
+		return ""
+	}
+	var outs, refs []string
+	for _, name := range decided {
+		r := env[name].(schema.ExecResult)
+		for _, o := range []struct{ field, v string }{{"stdout", r.Stdout}, {"stderr", r.Stderr}} {
+			if endsInNewline(o.v) && strings.Contains(e.Src, name+"."+o.field) {
+				outs = append(outs, fmt.Sprintf("%s.%s (%s)", name, o.field, clip(strconv.Quote(o.v))))
+				refs = append(refs, "trim("+name+"."+o.field+")")
+			}
+		}
+	}
+	if len(outs) == 0 {
+		outs = append(outs, "the output of "+strings.Join(decided, ", "))
+		refs = append(refs, "trim(…) of it")
+	}
+	return fmt.Sprintf("%q holds only by the newline that ends %s: without that newline the claim does not hold, so it holds by the newline alone, not by what was printed; read %s instead, or write the newline where the claim means it (\\n in a string)", e.Src, strings.Join(outs, " and "), strings.Join(refs, " and "))
+}
+
+func endsInNewline(s string) bool { return strings.HasSuffix(s, "\n") || strings.HasSuffix(s, "\r") }
+
+// readsName says whether src names name as an identifier (not part of a longer one or a
+// field: p in p.stdout, not in ap.stdout or q.p).
+func readsName(src, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(src[i:], name)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(name)
+		if (j == 0 || !isWordByte(src[j-1]) && src[j-1] != '.') && (end == len(src) || !isWordByte(src[end])) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // differByNewline says so of the comparison x (== or !=) when its sides are strings that
