@@ -1450,11 +1450,16 @@ func plural(n int) string {
 	return "s"
 }
 
-// otherValue shows a value that is not a number (the first run's), or "–".
+// otherValue shows a value that is not a number (the first run's), or "–": a string quoted,
+// as the console writes it (a page shows "2\n" as 2, and the newline can decide the claim),
+// a long one cut inside its quotes.
 func otherValue(runs []SummaryRun, v string) string {
 	for _, r := range runs {
 		if x, ok := r.Values[v]; ok {
-			return truncate(fmt.Sprint(x), 40)
+			if s, ok := x.(string); ok {
+				return strconv.Quote(truncate(s, 40))
+			}
+			return truncate(dsl.FormatValue(x), 40)
 		}
 	}
 	return "–"

@@ -52,7 +52,7 @@ func TestSummaryHTML(t *testing.T) {
 		`<p class="doc">1 of 2 runs passed. Every run must pass; verdict: failed.</p>`,
 		// The combination whose run failed is marked, its failing expectation (e1, sorted first)
 		// counted 0/1; the numbers come first, with their unit in the header.
-		`<tr class="failed"><td class="num">2</td><td class="num err">0 of 1 <span class="hint">never passed</span></td><td class="num err">0/1</td><td class="num ok">1/1</td><td class="num">7</td><td class="num">a&lt;b&gt;</td></tr>`, // vars.max is the combination itself: not a column
+		`<tr class="failed"><td class="num">2</td><td class="num err">0 of 1 <span class="hint">never passed</span></td><td class="num err">0/1</td><td class="num ok">1/1</td><td class="num">7</td><td class="num">&#34;a&lt;b&gt;&#34;</td></tr>`, // vars.max is the combination itself: not a column
 		`<th>fortio.code503 <span class="unit">count</span></th>`,
 		`<th title="fortio.code503 &lt; 5">e1</th>`,
 		`<td class="vm failed" title="failed">✗</td>`,
@@ -596,5 +596,22 @@ func TestDiffSummariesPairsByValue(t *testing.T) {
 	}
 	if len(d.Combos) != 2 {
 		t.Errorf("paired %q; want s=90s and s=1m30s each with itself", d.Combos)
+	}
+}
+
+// TestSummaryStringValueQuoted: the summary page's combinations table showed a string an
+// expectation read as the page renders text, p.stdout "2\n" as 2 (seen in headless Chromium on
+// a sweep whose p.stdout == '1\n' failed where n=2): the newline that decides such a claim,
+// and a value's spaces, were lost. It is written as the console writes it, quoted, and a long
+// one cut inside its quotes.
+func TestSummaryStringValueQuoted(t *testing.T) {
+	s := twoBy()
+	s.Runs[0].Values["p.stdout"] = "2\n"
+	s.Runs[1].Values["p.stdout"] = strings.Repeat("x", 100)
+	h := SummaryHTML(s, SummaryPlots(s))
+	for _, want := range []string{`<td class="num">&#34;2\n&#34;</td>`, `<td class="num">&#34;` + strings.Repeat("x", 40) + `…&#34;</td>`} {
+		if !strings.Contains(h, want) {
+			t.Errorf("the HTML summary lacks %s", want)
+		}
 	}
 }
