@@ -1077,6 +1077,7 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 		}
 		if zero := (*dsl.ZeroDivisor)(nil); errors.As(err, &zero) {
 			jd.Reason = zero.Error() // at the operator (ReasonPos), in the claim's words
+			jd.zeroDivisor = true
 		}
 		if nv := (*schema.NoValueError)(nil); errors.As(err, &nv) {
 			jd.Reason = nv.Error() // it names the read as written; expr's snippet is of the rewritten expression
@@ -1857,7 +1858,7 @@ func Rejudge(rec *Record, sc *dsl.Scenario) []*Judgement {
 			continue
 		}
 		jd := j.Judge(e)
-		jd.Values = j.Reads(e)
+		jd.setValues(j.Reads(e))
 		if readsRedacted(jd.Values, sc.Secrets) {
 			if r := nthRedacted(recorded, e.Src, n, sc.Secrets); r != nil {
 				kept := *r
