@@ -449,13 +449,23 @@ func runCounts(g *group) (ok, errs int) {
 }
 
 // passedOf says how many of a combination's count runs passed, and how many of them erred
-// ("0 of 2, 2 errors"): a combination whose runs erred was not judged by them, and "never
-// passed" alone read as if they had failed.
+// ("0 of 2, 2 errors") or were interrupted ("0 of 1, 1 interrupted"): a combination whose
+// runs erred or were stopped was not judged by them, and "never passed" alone read as if they
+// had failed.
 func passedOf(g *group, count int) string {
 	ok, errs := runCounts(g)
 	out := fmt.Sprintf("%d of %d", ok, count)
 	if errs > 0 {
 		out += fmt.Sprintf(", %d error%s", errs, plural(errs))
+	}
+	stopped := 0
+	for _, r := range g.runs {
+		if r.Outcome == interp.Interrupted {
+			stopped++
+		}
+	}
+	if stopped > 0 {
+		out += fmt.Sprintf(", %d interrupted", stopped)
 	}
 	return out
 }

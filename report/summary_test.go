@@ -615,3 +615,23 @@ func TestSummaryStringValueQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryInterruptedCombination: a sweep interrupted with Ctrl-C showed the combination
+// whose run was stopped as "0 of 1 never passed" in red, the words of one that failed, where
+// the console's SUMMARY line said "1 interrupted" (seen in headless Chromium). The
+// combination's cell counts its interrupted runs as it counts its errors.
+func TestSummaryInterruptedCombination(t *testing.T) {
+	s := twoBy()
+	s.Verdict, s.Passed = "interrupted", 1
+	s.Runs[1].Outcome = interp.Interrupted
+	for e := range s.Runs[1].Expectations {
+		s.Runs[1].Expectations[e] = interp.Skipped
+	}
+	h := SummaryHTML(s, SummaryPlots(s))
+	if !strings.Contains(h, `0 of 1, 1 interrupted`) {
+		t.Errorf("the HTML summary does not count the interrupted run:\n%s", h)
+	}
+	if md := SummaryMarkdown(s, nil); !strings.Contains(md, "| max=2 | 0 of 1, 1 interrupted |") {
+		t.Errorf("the Markdown summary does not count the interrupted run:\n%s", md)
+	}
+}
