@@ -1016,7 +1016,7 @@ func whyNotPassed(s *Summary, r SummaryRun) string {
 	if r.Outcome == interp.Passed {
 		return ""
 	}
-	if r.Error != "" {
+	if r.Error != "" && r.Error != string(r.Outcome) { // not "interrupted: interrupted"
 		msg := r.Error
 		if s.File != "" {
 			msg = strings.ReplaceAll(msg, filepath.Dir(s.File)+string(filepath.Separator), "")

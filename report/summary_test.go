@@ -635,3 +635,25 @@ func TestSummaryInterruptedCombination(t *testing.T) {
 		t.Errorf("the Markdown summary does not count the interrupted run:\n%s", md)
 	}
 }
+
+// TestSummaryInterruptedRunSaysItOnce: a run stopped by Ctrl-C, whose error is "interrupted",
+// read "interrupted: interrupted" in the summary's Runs table (seen in the Markdown and in
+// headless Chromium). Its verdict says it once; an error that says more is kept.
+func TestSummaryInterruptedRunSaysItOnce(t *testing.T) {
+	s := twoBy()
+	s.Verdict, s.Passed = "interrupted", 1
+	s.Runs[1].Outcome, s.Runs[1].Error = interp.Interrupted, "interrupted"
+	for e := range s.Runs[1].Expectations {
+		s.Runs[1].Expectations[e] = interp.Skipped
+	}
+	if md := SummaryMarkdown(s, nil); strings.Contains(md, "interrupted: interrupted") || !strings.Contains(md, "| interrupted |") {
+		t.Errorf("the Markdown summary's run:\n%s", md)
+	}
+	if h := SummaryHTML(s, SummaryPlots(s)); strings.Contains(h, "interrupted</span> interrupted") {
+		t.Errorf("the HTML summary says interrupted twice")
+	}
+	s.Runs[1].Error = "interrupted: the step fortio was stopped"
+	if md := SummaryMarkdown(s, nil); !strings.Contains(md, "interrupted: interrupted: the step fortio was stopped") {
+		t.Errorf("the Markdown summary lost the error:\n%s", md)
+	}
+}
