@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,6 +81,42 @@ func TestAxisLabelClearOfTicks(t *testing.T) {
 					t.Errorf("%v: tick %q spans from x=%.0f, over the unit at x=%.0f", ys, tk[2], left, labelX)
 				}
 			}
+		}
+	}
+}
+
+// TestPlotTitleFits: a --count strip plot of a ternary's value titled itself "vars.strict ?
+// fortio.code503 : fortio.code200 over 3 runs", cut by the picture's right edge mid-word
+// (seen in headless Chromium). A title too long for its picture is cut with "…", whole in
+// its hover text.
+func TestPlotTitleFits(t *testing.T) {
+	long := "vars.strict ? fortio.code503 : fortio.code200 + fortio.code504"
+	s := twoBy()
+	s.Count = 2
+	for i := range s.Runs {
+		s.Runs[i].Values[long] = float64(i + 3)
+	}
+	strip, ok := StripPlot(s, long)
+	if !ok {
+		t.Fatal("no strip plot")
+	}
+	sweep, ok := SweepPlot(s, long, "max")
+	if !ok {
+		t.Fatal("no sweep plot")
+	}
+	for _, svg := range []string{strip.SVG, sweep.SVG} {
+		m := regexp.MustCompile(`<svg [^>]*width="([0-9.]+)"[^>]*>.*?<text x="([0-9.]+)" y="18" font-size="13">([^<]*)</text>`).FindStringSubmatch(svg)
+		if m == nil {
+			t.Fatalf("no title in\n%s", svg)
+		}
+		w, _ := strconv.ParseFloat(m[1], 64)
+		x, _ := strconv.ParseFloat(m[2], 64)
+		// A character of a 13 px sans-serif font is at most about 7.5 px wide on average.
+		if right := x + 7.5*float64(len([]rune(m[3]))); right > w {
+			t.Errorf("title %q runs to x=%.0f, past the picture's width %.0f", m[3], right, w)
+		}
+		if !strings.Contains(svg, "<title>"+long) && !strings.Contains(svg, long+" over 2 runs</title>") && !strings.Contains(svg, long+" against max</title>") {
+			t.Errorf("the whole title is nowhere in the picture:\n%s", svg)
 		}
 	}
 }

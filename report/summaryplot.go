@@ -393,7 +393,10 @@ func varsOnly(v string) bool {
 
 func svgOpen(sb *strings.Builder, w, h float64, title string, l float64) {
 	fmt.Fprintf(sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" font-family="sans-serif" font-size="11">`, w, h, w, h)
-	fmt.Fprintf(sb, `<rect width="100%%" height="100%%" fill="white"/><text x="%g" y="18" font-size="13">%s</text>`, l, xmlEsc(title))
+	// A title wider than the picture was cut mid-word by its edge: it is cut with "…" to
+	// fit (a 13 px character is at most about 7.5 px wide on average), whole in its hover.
+	shown := truncate(title, max(10, int((w-l-6)/7.5)-1))
+	fmt.Fprintf(sb, `<rect width="100%%" height="100%%" fill="white"/><g><title>%s</title><text x="%g" y="18" font-size="13">%s</text></g>`, xmlEsc(title), l, xmlEsc(shown))
 }
 
 // axisLabel is the y axis's label: the unit, or the value when its unit is unknown.
