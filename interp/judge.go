@@ -1077,6 +1077,7 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 		}
 		if zero := (*dsl.ZeroDivisor)(nil); errors.As(err, &zero) {
 			jd.Reason = zero.Error() // at the operator (ReasonPos), in the claim's words
+			jd.zeroDivisor = true
 		}
 		if nv := (*schema.NoValueError)(nil); errors.As(err, &nv) {
 			jd.Reason = nv.Error() // it names the read as written; expr's snippet is of the rewritten expression
@@ -1091,6 +1092,7 @@ func (j *Judge) Judge(e *dsl.Expr) *Judgement {
 		} else if why := j.fieldOfNil(e, err); why != "" {
 			jd.Reason = why // not expr's bare "cannot fetch interval from <nil>"
 		}
+		jd.Reason = clipReason(jd.Reason)
 		return jd
 	}
 	jd.Outcome = Failed
@@ -1857,7 +1859,7 @@ func Rejudge(rec *Record, sc *dsl.Scenario) []*Judgement {
 			continue
 		}
 		jd := j.Judge(e)
-		jd.Values = j.Reads(e)
+		jd.setValues(j.Reads(e))
 		if readsRedacted(jd.Values, sc.Secrets) {
 			if r := nthRedacted(recorded, e.Src, n, sc.Secrets); r != nil {
 				kept := *r
@@ -1981,4 +1983,23 @@ func (j *Judge) keptAsRecorded(e *dsl.Expr, r *Judgement) *Judgement {
 	// r.Src: as the record writes it, a secret's value redacted
 	j.note(fmt.Sprintf("expectation %q calls now(): it keeps the outcome the run recorded (%s): judged again, now() would read this time, not the run's", r.Src, r.Outcome))
 	return &Judgement{Src: e.Src, Pos: e.Pos, Outcome: r.Outcome, Reason: r.Reason, Explanation: r.Explanation}
+}
+
+// clipReason keeps an error's reason readable where expr's message holds a huge value whole
+// (int(p.stdout) of a command that printed 100 KB: a console line, and the report's, of
+// 128,939 characters): its start and its end, which say what erred and on what, and how many
+// bytes were left out. The value is whole in the report's artifacts.
+func clipReason(s string) string {
+	const head, tail = 600, 300
+	if len(s) <= head+tail+100 {
+		return s
+	}
+	h, t := head, len(s)-tail
+	for h > 0 && !utf8.RuneStart(s[h]) {
+		h--
+	}
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	return fmt.Sprintf("%s… (%d bytes of the message left out) …%s", s[:h], t-h, s[t:])
 }

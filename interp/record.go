@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"net"
 	"net/url"
 	"reflect"
@@ -711,6 +712,28 @@ type Judgement struct {
 	// emptyUntil says it errs because an until's collection is empty (dsl.EmptyCollection):
 	// the state awaited not there, which a step's timeout fails (schema.EmptyUntil).
 	emptyUntil bool
+	// zeroDivisor says it errs because a divisor it reads is 0 (dsl.ZeroDivisor): the
+	// division has no value, so its parts read as ±Inf or NaN are not shown (setValues).
+	zeroDivisor bool
+}
+
+// setValues sets the values the expression read (Judge.Reads), less, where the judgement
+// erred of a zero divisor, the parts read as ±Inf or NaN: the division it says has no value
+// and the parts that hold it. The report showed "1 / p.exit = +Inf" beside "1 / p.exit has no
+// value", and a summary tabulated and plotted it. A guarded claim (p.exit == 0 || …, or the
+// division read before the guard) did not err, and shows what it measured.
+func (jd *Judgement) setValues(v Values) {
+	if jd.zeroDivisor {
+		for k, x := range v {
+			if f, ok := x.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+				delete(v, k)
+			}
+		}
+		if len(v) == 0 {
+			v = nil
+		}
+	}
+	jd.Values = v
 }
 
 // ArtifactRecord is a raw input of one step.

@@ -278,7 +278,7 @@ func (r *Runner) Run(ctx, cleanupCtx context.Context, sc *dsl.Scenario) *Record 
 		ru.judge.running = false // every step has had its turn: delta is the plan's pair
 		for _, e := range sc.Expect {
 			jd := ru.judge.Judge(e)
-			jd.Values = ru.judge.Reads(e)
+			jd.setValues(ru.judge.Reads(e))
 			rec.Expectations = append(rec.Expectations, jd)
 			if jd.Outcome == Failed && rec.Outcome == Passed {
 				rec.Outcome = Failed

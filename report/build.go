@@ -673,7 +673,7 @@ func snapshotsSection(rec *interp.Record) *section {
 					r.cells = append(r.cells, txt("…"))
 				}
 				if v, ok := rec.Snapshot(n).Stat(stat); ok {
-					r.cells = append(r.cells, txt(dsl.FormatValue(v)))
+					r.cells = append(r.cells, txt(dsl.ShowValue(v, ""))) // a fraction (a quantile) at 4 digits, a whole value as it is
 				} else {
 					r.cells = append(r.cells, txt("–"))
 				}

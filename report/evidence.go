@@ -72,9 +72,19 @@ func (pl *places) parts(j *interp.Judgement) []Part {
 	var out []Part
 	for _, r := range readsOf(j) {
 		id, where := pl.place(r)
-		out = append(out, Part{Read: r, Shown: dsl.ShowValue(j.Values[r], dsl.UnitOf(r, pl.names)), Anchor: id, Where: where})
+		out = append(out, Part{Read: r, Shown: shownPart(j.Values[r], dsl.UnitOf(r, pl.names)), Anchor: id, Where: where})
 	}
 	return out
+}
+
+// shownPart writes a value a part read as the console's explanation does: a long string (a
+// command's output of 100 KB, which the HTML report showed whole beside the claim) its first
+// 200 characters and its length; the artifacts hold it whole.
+func shownPart(v any, unit string) string {
+	if s, ok := v.(string); ok && len(s) > 200 {
+		return dsl.Truncate(dsl.ShowValue(s, unit), 200) + fmt.Sprintf(" (%d bytes)", len(s))
+	}
+	return dsl.ShowValue(v, unit)
 }
 
 // readsOf are the values j read, in the order the expression reads them; what it does not

@@ -449,13 +449,23 @@ func runCounts(g *group) (ok, errs int) {
 }
 
 // passedOf says how many of a combination's count runs passed, and how many of them erred
-// ("0 of 2, 2 errors"): a combination whose runs erred was not judged by them, and "never
-// passed" alone read as if they had failed.
+// ("0 of 2, 2 errors") or were interrupted ("0 of 1, 1 interrupted"): a combination whose
+// runs erred or were stopped was not judged by them, and "never passed" alone read as if they
+// had failed.
 func passedOf(g *group, count int) string {
 	ok, errs := runCounts(g)
 	out := fmt.Sprintf("%d of %d", ok, count)
 	if errs > 0 {
 		out += fmt.Sprintf(", %d error%s", errs, plural(errs))
+	}
+	stopped := 0
+	for _, r := range g.runs {
+		if r.Outcome == interp.Interrupted {
+			stopped++
+		}
+	}
+	if stopped > 0 {
+		out += fmt.Sprintf(", %d interrupted", stopped)
 	}
 	return out
 }
@@ -1006,7 +1016,7 @@ func whyNotPassed(s *Summary, r SummaryRun) string {
 	if r.Outcome == interp.Passed {
 		return ""
 	}
-	if r.Error != "" {
+	if r.Error != "" && r.Error != string(r.Outcome) { // not "interrupted: interrupted"
 		msg := r.Error
 		if s.File != "" {
 			msg = strings.ReplaceAll(msg, filepath.Dir(s.File)+string(filepath.Separator), "")
@@ -1450,11 +1460,16 @@ func plural(n int) string {
 	return "s"
 }
 
-// otherValue shows a value that is not a number (the first run's), or "–".
+// otherValue shows a value that is not a number (the first run's), or "–": a string quoted,
+// as the console writes it (a page shows "2\n" as 2, and the newline can decide the claim),
+// a long one cut inside its quotes.
 func otherValue(runs []SummaryRun, v string) string {
 	for _, r := range runs {
 		if x, ok := r.Values[v]; ok {
-			return truncate(fmt.Sprint(x), 40)
+			if s, ok := x.(string); ok {
+				return strconv.Quote(truncate(s, 40))
+			}
+			return truncate(dsl.FormatValue(x), 40)
 		}
 	}
 	return "–"

@@ -52,7 +52,7 @@ func TestSummaryHTML(t *testing.T) {
 		`<p class="doc">1 of 2 runs passed. Every run must pass; verdict: failed.</p>`,
 		// The combination whose run failed is marked, its failing expectation (e1, sorted first)
 		// counted 0/1; the numbers come first, with their unit in the header.
-		`<tr class="failed"><td class="num">2</td><td class="num err">0 of 1 <span class="hint">never passed</span></td><td class="num err">0/1</td><td class="num ok">1/1</td><td class="num">7</td><td class="num">a&lt;b&gt;</td></tr>`, // vars.max is the combination itself: not a column
+		`<tr class="failed"><td class="num">2</td><td class="num err">0 of 1 <span class="hint">never passed</span></td><td class="num err">0/1</td><td class="num ok">1/1</td><td class="num">7</td><td class="num">&#34;a&lt;b&gt;&#34;</td></tr>`, // vars.max is the combination itself: not a column
 		`<th>fortio.code503 <span class="unit">count</span></th>`,
 		`<th title="fortio.code503 &lt; 5">e1</th>`,
 		`<td class="vm failed" title="failed">✗</td>`,
@@ -596,5 +596,64 @@ func TestDiffSummariesPairsByValue(t *testing.T) {
 	}
 	if len(d.Combos) != 2 {
 		t.Errorf("paired %q; want s=90s and s=1m30s each with itself", d.Combos)
+	}
+}
+
+// TestSummaryStringValueQuoted: the summary page's combinations table showed a string an
+// expectation read as the page renders text, p.stdout "2\n" as 2 (seen in headless Chromium on
+// a sweep whose p.stdout == '1\n' failed where n=2): the newline that decides such a claim,
+// and a value's spaces, were lost. It is written as the console writes it, quoted, and a long
+// one cut inside its quotes.
+func TestSummaryStringValueQuoted(t *testing.T) {
+	s := twoBy()
+	s.Runs[0].Values["p.stdout"] = "2\n"
+	s.Runs[1].Values["p.stdout"] = strings.Repeat("x", 100)
+	h := SummaryHTML(s, SummaryPlots(s))
+	for _, want := range []string{`<td class="num">&#34;2\n&#34;</td>`, `<td class="num">&#34;` + strings.Repeat("x", 40) + `…&#34;</td>`} {
+		if !strings.Contains(h, want) {
+			t.Errorf("the HTML summary lacks %s", want)
+		}
+	}
+}
+
+// TestSummaryInterruptedCombination: a sweep interrupted with Ctrl-C showed the combination
+// whose run was stopped as "0 of 1 never passed" in red, the words of one that failed, where
+// the console's SUMMARY line said "1 interrupted" (seen in headless Chromium). The
+// combination's cell counts its interrupted runs as it counts its errors.
+func TestSummaryInterruptedCombination(t *testing.T) {
+	s := twoBy()
+	s.Verdict, s.Passed = "interrupted", 1
+	s.Runs[1].Outcome = interp.Interrupted
+	for e := range s.Runs[1].Expectations {
+		s.Runs[1].Expectations[e] = interp.Skipped
+	}
+	h := SummaryHTML(s, SummaryPlots(s))
+	if !strings.Contains(h, `0 of 1, 1 interrupted`) {
+		t.Errorf("the HTML summary does not count the interrupted run:\n%s", h)
+	}
+	if md := SummaryMarkdown(s, nil); !strings.Contains(md, "| max=2 | 0 of 1, 1 interrupted |") {
+		t.Errorf("the Markdown summary does not count the interrupted run:\n%s", md)
+	}
+}
+
+// TestSummaryInterruptedRunSaysItOnce: a run stopped by Ctrl-C, whose error is "interrupted",
+// read "interrupted: interrupted" in the summary's Runs table (seen in the Markdown and in
+// headless Chromium). Its verdict says it once; an error that says more is kept.
+func TestSummaryInterruptedRunSaysItOnce(t *testing.T) {
+	s := twoBy()
+	s.Verdict, s.Passed = "interrupted", 1
+	s.Runs[1].Outcome, s.Runs[1].Error = interp.Interrupted, "interrupted"
+	for e := range s.Runs[1].Expectations {
+		s.Runs[1].Expectations[e] = interp.Skipped
+	}
+	if md := SummaryMarkdown(s, nil); strings.Contains(md, "interrupted: interrupted") || !strings.Contains(md, "| interrupted |") {
+		t.Errorf("the Markdown summary's run:\n%s", md)
+	}
+	if h := SummaryHTML(s, SummaryPlots(s)); strings.Contains(h, "interrupted</span> interrupted") {
+		t.Errorf("the HTML summary says interrupted twice")
+	}
+	s.Runs[1].Error = "interrupted: the step fortio was stopped"
+	if md := SummaryMarkdown(s, nil); !strings.Contains(md, "interrupted: interrupted: the step fortio was stopped") {
+		t.Errorf("the Markdown summary lost the error:\n%s", md)
 	}
 }

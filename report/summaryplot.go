@@ -111,6 +111,20 @@ func newAxis(lo, hi, from, to float64) axis {
 	return axis{ticks: t, lo: t[0], hi: t[len(t)-1], from: from, to: to}
 }
 
+// tickCharWidth is about the width of a digit of the plots' 11 px sans-serif font.
+const tickCharWidth = 6.2
+
+// margin is the left margin a y axis with these ticks needs, at least least: its tick labels
+// end 6 px left of the axis, and the unit, drawn upright at x = 16, stands clear left of the
+// widest. A value of a few µs in s ("0.0000057") was written over its unit.
+func (a axis) margin(least float64) float64 {
+	widest := 0
+	for _, tk := range a.ticks {
+		widest = max(widest, len(sig4(tk)))
+	}
+	return max(least, 16+6+6+6+tickCharWidth*float64(widest))
+}
+
 func (a axis) px(v float64) float64 {
 	if a.hi == a.lo {
 		return a.from
@@ -196,8 +210,9 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 	}
 	unit := s.Units[v]
 	title := v + " against " + x
-	const w, h, l, r, t, b = 560.0, 320.0, 64.0, 164.0, 34.0, 48.0
+	const w, h, r, t, b = 560.0, 320.0, 164.0, 34.0, 48.0
 	ya := newAxis(lo, hi, h-b, t)
+	l := ya.margin(64)
 	xlo, xhi := xv[0], xv[0]
 	for _, f := range xv {
 		xlo, xhi = math.Min(xlo, f), math.Max(xhi, f)
@@ -343,9 +358,10 @@ func StripPlot(s *Summary, v string) (Plot, bool) {
 	lo, med, hi := sorted[0], median(sorted), sorted[len(sorted)-1]
 	unit := s.Units[v]
 	title := fmt.Sprintf("%s over %d runs", v, len(ys))
-	const w, h, l, t, b = 380.0, 280.0, 70.0, 34.0, 30.0
-	cx := l + (w-l-20)/2
+	const w, h, t, b = 380.0, 280.0, 34.0, 30.0
 	ya := newAxis(lo, hi, h-b, t)
+	l := ya.margin(70)
+	cx := l + (w-l-20)/2
 	var sb strings.Builder
 	svgOpen(&sb, w, h, title, l)
 	for _, tk := range ya.ticks {
@@ -377,7 +393,10 @@ func varsOnly(v string) bool {
 
 func svgOpen(sb *strings.Builder, w, h float64, title string, l float64) {
 	fmt.Fprintf(sb, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g" font-family="sans-serif" font-size="11">`, w, h, w, h)
-	fmt.Fprintf(sb, `<rect width="100%%" height="100%%" fill="white"/><text x="%g" y="18" font-size="13">%s</text>`, l, xmlEsc(title))
+	// A title wider than the picture was cut mid-word by its edge: it is cut with "…" to
+	// fit (a 13 px character is at most about 7.5 px wide on average), whole in its hover.
+	shown := truncate(title, max(10, int((w-l-6)/7.5)-1))
+	fmt.Fprintf(sb, `<rect width="100%%" height="100%%" fill="white"/><g><title>%s</title><text x="%g" y="18" font-size="13">%s</text></g>`, xmlEsc(title), l, xmlEsc(shown))
 }
 
 // axisLabel is the y axis's label: the unit, or the value when its unit is unknown.

@@ -233,7 +233,7 @@ func (g *progress) sampleValues(smp *interp.SnapshotRecord) string {
 			parts = append(parts, fmt.Sprintf("(+%d more)", len(names)-most))
 			break
 		}
-		parts = append(parts, n+"="+dsl.FormatValue(st[n]))
+		parts = append(parts, n+"="+dsl.ShowValue(st[n], "")) // a quantile at 4 digits, a count whole
 	}
 	if len(parts) == 0 {
 		return "(no stats)"

@@ -174,3 +174,14 @@ func TestStepLabelKeepsTheURL(t *testing.T) {
 		t.Errorf("label of a 300-character summary: %d bytes, %q", len(got), got[len(got)-10:])
 	}
 }
+
+// TestSampleLineSig4: an every step's sample line wrote a stat with a fraction (a
+// histogram's quantile) as Go's %g of 6 digits, "p99=1234.57", where every other number a
+// user reads has at most 4 significant digits; a counter's whole value stays whole.
+func TestSampleLineSig4(t *testing.T) {
+	g := &progress{watch: []string{"upstream_rq_time.p99", "upstream_cx_max"}}
+	smp := &interp.SnapshotRecord{Counters: schema.Stats{"upstream_cx_max": 4294967295}, Histograms: schema.Stats{"upstream_rq_time.p99": 1234.5678}}
+	if got, want := g.sampleValues(smp), "upstream_rq_time.p99=1235 upstream_cx_max=4294967295"; got != want {
+		t.Errorf("sample line %q, want %q", got, want)
+	}
+}

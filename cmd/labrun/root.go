@@ -18,6 +18,11 @@ func Main(p *process) int {
 	if len(p.Args) == 1 && p.Args[0] == backendHostArg {
 		return serveBackendHost(p)
 	}
+	if p.IsTerminal && p.Getenv != nil && p.Getenv("TERM") == "dumb" {
+		// A dumb terminal moves no cursor and shows no colour: the status block's redraws
+		// and the colours would print as garbage. It gets a log's plain lines.
+		p.IsTerminal = false
+	}
 	p.rawStdout = p.Stdout
 	out := &watchedStream{name: "stdout", w: p.Stdout}
 	errw := &watchedStream{name: "stderr", w: p.Stderr}

@@ -72,7 +72,8 @@ func (p *process) runScheduled(runCtx, cleanupCtx context.Context, w *work, f *r
 		for i, u := range w.units {
 			if len(jobs[i].NotSeen) > 0 && !said[u.Matrix.Scenario] {
 				said[u.Matrix.Scenario] = true
-				fmt.Fprintf(p.Stderr, "labrun: warning: %s: not seen by the schedule, which may run it beside a run that shares these files: %s\n", u.Matrix.Scenario, strings.Join(jobs[i].NotSeen, "; "))
+				// Wrapped to stderr's terminal as every other warning (diagLines).
+				fmt.Fprintln(p.Stderr, p.diagLines(fmt.Sprintf("labrun: warning: %s: not seen by the schedule, which may run it beside a run that shares these files: %s", u.Matrix.Scenario, strings.Join(jobs[i].NotSeen, "; ")), 2))
 			}
 		}
 	}
