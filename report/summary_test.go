@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -223,6 +224,42 @@ func TestStripPlot(t *testing.T) {
 	for _, want := range []string{"<title>run 1: 12.35 ms</title>", "<title>median 12.35 ms (min 11, max 15; 3 runs)</title>", ">ms</text>"} {
 		if !strings.Contains(plots[0].SVG, want) {
 			t.Errorf("the strip plot lacks %s", want)
+		}
+	}
+}
+
+// TestStripPlotSaysRunsLeftOut: a strip plot of a value some runs do not have as a finite
+// number (a run that erred before it, a +Inf or a NaN, which no axis holds) says how many of the
+// runs it draws and why the others are not there: "over 1 runs" of a --count 4 summary drew one
+// point, its median a median of one run, with nothing saying three runs were left out.
+func TestStripPlotSaysRunsLeftOut(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", Count: 4}
+	var runs []RunFile
+	for r, v := range []any{5.0, math.Inf(1), math.NaN(), nil} {
+		vals := map[string]any{"x": v}
+		if v == nil {
+			vals = nil
+		}
+		runs = append(runs, RunFile{Rec: &interp.Record{Outcome: interp.Failed,
+			Unit:         &dsl.Unit{Matrix: m, Round: r + 1, Combination: 1},
+			Expectations: []*interp.Judgement{{Src: "x < 1", Outcome: interp.Failed, Values: vals}}}})
+	}
+	s := SummaryOf(m, runs, "")
+	for _, tc := range []struct {
+		runs []SummaryRun
+		want string
+	}{
+		{s.Runs, "x over 1 of 4 runs (2 left out: +Inf, NaN; 1 without the value)"},
+		{s.Runs[:2], "x over 1 of 2 runs (1 left out: +Inf)"},
+		{[]SummaryRun{s.Runs[0], s.Runs[3]}, "x over 1 of 2 runs (1 without the value)"},
+		{s.Runs[:1], "x over 1 run"},
+		{[]SummaryRun{s.Runs[0], s.Runs[2], s.Runs[2]}, "x over 1 of 3 runs (2 left out: NaN ×2)"},
+	} {
+		c := *s
+		c.Runs = tc.runs
+		p, ok := StripPlot(&c, "x")
+		if !ok || p.Title != tc.want {
+			t.Errorf("%d runs: title %q, want %q", len(tc.runs), p.Title, tc.want)
 		}
 	}
 }
