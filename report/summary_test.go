@@ -422,6 +422,34 @@ func TestSummaryMarkdownNoValues(t *testing.T) {
 	}
 }
 
+// TestSummaryValuesSayNaNLeftOut: a run whose value is NaN has no place among min, median and
+// max; the values table left it out and its runs column counted the others alone ("3" of a
+// --count 4 whose fourth run read NaN), nothing saying a run had read it. It says so now, in
+// the Markdown's runs column and under the HTML's min–max; a value every run read as NaN
+// shows NaN.
+func TestSummaryValuesSayNaNLeftOut(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", Count: 4}
+	var runs []RunFile
+	for r, v := range []float64{5, math.NaN(), 7, math.Inf(1)} {
+		u := &dsl.Unit{ID: dsl.UnitID("s", nil, r+1), Matrix: m, Combination: 1, Round: r + 1}
+		runs = append(runs, RunFile{Rec: &interp.Record{Scenario: "s", Outcome: interp.Passed, Unit: u,
+			Expectations: []*interp.Judgement{{Src: "!(x > 100)", Outcome: interp.Passed, Values: interp.Values{"x": v}}}}})
+	}
+	s := SummaryOf(m, runs, "")
+	if md := SummaryMarkdown(s, nil); !strings.Contains(md, "| x | – |  | 5 | 7 | +Inf | 3, and 1 NaN left out |\n") {
+		t.Errorf("the values table does not say the NaN run was left out:\n%s", md)
+	}
+	if html := SummaryHTML(s, nil); !strings.Contains(html, "5–+Inf, 1 NaN left out</span>") {
+		t.Errorf("the HTML does not say the NaN run was left out:\n%s", html)
+	}
+	for i := range runs {
+		runs[i].Rec.Expectations[0].Values = interp.Values{"x": math.NaN()}
+	}
+	if md := SummaryMarkdown(SummaryOf(m, runs, ""), nil); !strings.Contains(md, "| x | – |  | NaN | NaN | NaN | 4 |\n") {
+		t.Errorf("a value every run read as NaN:\n%s", md)
+	}
+}
+
 // TestSummaryNotJudgedCell: a combination whose runs judged an expectation in none of them
 // (interrupted, never started) showed it as "0/2" in red, as if it had failed twice (seen in
 // headless Chromium on a sweep interrupted with Ctrl-C). It shows "–", saying in its tooltip
