@@ -90,6 +90,17 @@ func checkInvocations(cwd string, all []mergedRecord) error {
 // more of such an edit (a matrix that is not its scenario's, a summary beside the records).
 // A shard's invocation counts the shard's runs alone (checkShards holds them to their split).
 func checkInvocationRuns(cwd string, all []mergedRecord) error {
+	msgs := invocationRuns(cwd, all)
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a record whose matrix is not the one its run had was edited or damaged; merge counts no run from it"}
+}
+
+// invocationRuns says, of each scenario of each labrun run among all, where its records'
+// matrix plans another number of runs than the run ran (checkInvocationRuns); labrun diff
+// holds the records beside a summary to it too.
+func invocationRuns(cwd string, all []mergedRecord) []string {
 	said := map[[2]string]bool{}
 	var msgs []string
 	for _, m := range all {
@@ -111,10 +122,7 @@ func checkInvocationRuns(cwd string, all []mergedRecord) error {
 		}
 		msgs = append(msgs, fmt.Sprintf("%s: run %s: its matrix plans %d run%s (%d combination%s × %d), but the labrun run that made it (invocation %s) ran %d run%s of %s: its matrix was made %s, or the invocation was edited", relPath(cwd, m.from), u.ID, n, plural(n), combos, plural(combos), u.Matrix.Count, inv.ID, ran, plural(ran), k, edit))
 	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a record whose matrix is not the one its run had was edited or damaged; merge counts no run from it"}
+	return msgs
 }
 
 // partsOfRuns says where the records of one scenario (none of a shard) are parts of several
