@@ -228,6 +228,28 @@ func TestStripPlot(t *testing.T) {
 	}
 }
 
+// TestSweepPlotSaysRunsLeftOut: a run whose value no axis holds (+Inf, NaN) is not among a sweep
+// plot's circles, bands and medians; its title says so, where it said "x against n" alone,
+// the band of n=1 drawn over one of its two runs.
+func TestSweepPlotSaysRunsLeftOut(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", Count: 2, Sweep: []dsl.SweepVar{{Name: "n", Values: []string{"1", "2"}, From: "scenario"}}}
+	var runs []RunFile
+	for i, v := range []float64{5, math.Inf(1), 7, 8} {
+		n := []string{"1", "2"}[i/2]
+		u := &dsl.Unit{ID: dsl.UnitID("s", map[string]string{"n": n}, i%2+1), Matrix: m, Vars: map[string]string{"n": n}, Combination: i/2 + 1, Round: i%2 + 1}
+		runs = append(runs, RunFile{Rec: &interp.Record{Scenario: "s", Outcome: interp.Passed, Unit: u,
+			Expectations: []*interp.Judgement{{Src: "x < 100", Outcome: interp.Passed, Values: interp.Values{"x": v}}}}})
+	}
+	s := SummaryOf(m, runs, "")
+	if p, ok := SweepPlot(s, "x", "n"); !ok || p.Title != "x against n (1 left out: +Inf)" {
+		t.Errorf("title %q, want it to say the +Inf run was left out", p.Title)
+	}
+	runs[1].Rec.Expectations[0].Values = interp.Values{"x": 6.0}
+	if p, ok := SweepPlot(SummaryOf(m, runs, ""), "x", "n"); !ok || p.Title != "x against n" {
+		t.Errorf("every run drawn: title %q, want x against n", p.Title)
+	}
+}
+
 // TestStripPlotSaysRunsLeftOut: a strip plot of a value some runs do not have as a finite
 // number (a run that erred before it, a +Inf or a NaN, which no axis holds) says how many of the
 // runs it draws and why the others are not there: "over 1 runs" of a --count 4 summary drew one

@@ -157,6 +157,7 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 		runs  [][]string  // per x value, each run's name (for hover)
 	}
 	var lines []*line
+	var nonFinite []string // the runs left out whose value no axis holds, by the value
 	byKey := map[string]*line{}
 	for _, g := range summaryGroups(s) {
 		others := map[string]string{}
@@ -180,6 +181,8 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 			if y, ok := plottable(r.Values[v]); ok {
 				l.ys[i] = append(l.ys[i], y)
 				l.runs[i] = append(l.runs[i], Combo(r.Vars, r.Round, s.Count))
+			} else if f, ok := r.Values[v].(float64); ok {
+				nonFinite = append(nonFinite, sig4(f))
 			}
 		}
 	}
@@ -196,6 +199,10 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 	}
 	unit := s.Units[v]
 	title := v + " against " + x
+	if len(nonFinite) > 0 {
+		// Its bands and medians are of the other runs: said, as the strip plot says it.
+		title += " (" + nonFiniteLeftOut(nonFinite) + ")"
+	}
 	const w, h, l, r, t, b = 560.0, 320.0, 64.0, 164.0, 34.0, 48.0
 	ya := newAxis(lo, hi, h-b, t)
 	xlo, xhi := xv[0], xv[0]
@@ -333,22 +340,28 @@ func stripTitle(v string, drawn, all int, nonFinite []string, without int) strin
 	}
 	var why []string
 	if len(nonFinite) > 0 {
-		var kinds []string // each value once, with its count where several runs have it
-		for _, k := range []string{"+Inf", "-Inf", "NaN"} {
-			switch n := slices.Index(nonFinite, k); {
-			case n < 0:
-			case slices.Index(nonFinite[n+1:], k) < 0:
-				kinds = append(kinds, k)
-			default:
-				kinds = append(kinds, fmt.Sprintf("%s ×%d", k, countOf(nonFinite, k)))
-			}
-		}
-		why = append(why, fmt.Sprintf("%d left out: %s", len(nonFinite), strings.Join(kinds, ", ")))
+		why = append(why, nonFiniteLeftOut(nonFinite))
 	}
 	if without > 0 {
 		why = append(why, fmt.Sprintf("%d without the value", without))
 	}
 	return fmt.Sprintf("%s over %d of %d runs (%s)", v, drawn, all, strings.Join(why, "; "))
+}
+
+// nonFiniteLeftOut says how many runs a plot left out for a value no axis holds, and which:
+// "2 left out: +Inf, NaN", "2 left out: NaN ×2".
+func nonFiniteLeftOut(nonFinite []string) string {
+	var kinds []string // each value once, with its count where several runs have it
+	for _, k := range []string{"+Inf", "-Inf", "NaN"} {
+		switch n := slices.Index(nonFinite, k); {
+		case n < 0:
+		case slices.Index(nonFinite[n+1:], k) < 0:
+			kinds = append(kinds, k)
+		default:
+			kinds = append(kinds, fmt.Sprintf("%s ×%d", k, countOf(nonFinite, k)))
+		}
+	}
+	return fmt.Sprintf("%d left out: %s", len(nonFinite), strings.Join(kinds, ", "))
 }
 
 func countOf(xs []string, x string) int {
