@@ -458,6 +458,7 @@ func (n *Names) Env() map[string]any {
 		envoyJSONFunc:     xdstype.ReadJSON,
 		nonEmptyFunc:      NonEmpty,
 		divisorFunc:       Divisor,
+		finiteFunc:        FiniteText,
 		keyFunc:           Key,
 		optKeyFunc:        OptKey,
 		stringFunc:        StringOf,
@@ -823,6 +824,10 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	if !c.part && strings.ContainsAny(src, "/%") {
 		divs = divisionsOf(tree.Node)
 	}
+	var floats map[*ast.BuiltinNode][2]string
+	if !c.part && strings.Contains(src, "float") {
+		floats = floatCalls(tree.Node)
+	}
 	var keys map[*ast.MemberNode][2]string
 	if strings.Contains(src, "[") {
 		keys = computedKeysOf(tree.Node) // as written: the rewrites below change what they print
@@ -851,6 +856,12 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	}
 	if len(divs) > 0 && wrapDivisors(&tree.Node, divs, c.empty == noEmptyRule) {
 		// Checked as written first, as above: __divisor gives its value back typed any.
+		if _, err := checker.Check(tree, &config); err != nil {
+			return nil, t, err
+		}
+	}
+	if len(floats) > 0 && wrapFloats(&tree.Node, floats) {
+		// Checked as written first, as above: __finiteText gives its value back typed any.
 		if _, err := checker.Check(tree, &config); err != nil {
 			return nil, t, err
 		}

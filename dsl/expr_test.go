@@ -647,7 +647,7 @@ func TestExprShadowedBuiltin(t *testing.T) {
 // TestReservedNames: the names labrun's expressions have besides the steps' are reserved,
 // derived from the names Env binds (nothing to keep in step by hand).
 func TestReservedNames(t *testing.T) {
-	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "quantity", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, envoyJSONFunc, nonEmptyFunc, keyFunc, optKeyFunc, stringFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc, schema.CodeFunc, schema.CodeInFunc, schema.CodeGetFunc, schema.LatencyFunc, divisorFunc} {
+	for _, name := range []string{"delta", "deltaAcross", "vars", "approx", "within", "has", "quantity", "backends", "blackholes", "target", "started", "ended", "outcome", "error", deltaFunc, hostsFunc, envoyFunc, envoyCmpFunc, envoyJSONFunc, nonEmptyFunc, keyFunc, optKeyFunc, stringFunc, schema.OnlyIfFunc, schema.SetFunc, schema.GroupFunc, schema.CodeFunc, schema.CodeInFunc, schema.CodeGetFunc, schema.LatencyFunc, divisorFunc, finiteFunc} {
 		if !Reserved[name] {
 			t.Errorf("%s is not reserved", name)
 		}
@@ -657,8 +657,8 @@ func TestReservedNames(t *testing.T) {
 			t.Errorf("labrun's function %s is not reserved", name)
 		}
 	}
-	if len(Reserved) != 31 {
-		t.Errorf("Reserved has %d names, want 31: %v", len(Reserved), Reserved)
+	if len(Reserved) != 32 {
+		t.Errorf("Reserved has %d names, want 32: %v", len(Reserved), Reserved)
 	}
 }
 
@@ -716,8 +716,11 @@ func TestDurationOfNoString(t *testing.T) {
 // passed vet and erred after the steps ("invalid operation: int(100ms)").
 func TestIntOfText(t *testing.T) {
 	names := testNames()
-	names.Vars = map[string]any{"d": "100ms", "n": "42", "half": "0.5", "word": "ten"}
+	names.Vars = map[string]any{"d": "100ms", "n": "42", "half": "0.5", "word": "ten", "nan": "NaN", "inf": "-inf"}
 	checkRefusals(t, names, []refusal{
+		// float("NaN") has no value (finite.go): a var holding it is refused before the run.
+		{src: `!(fortio.qps > float(vars.nan))`, err: `float(vars.nan): vars.nan is "NaN", which float reads as NaN, not a number measured; expected a finite number written as text, such as "0.5"`},
+		{src: `fortio.qps > float(vars.inf)`, err: `vars.inf is "-inf", which float reads as -Inf`},
 		{src: `fortio.p99 < int(vars.d)`, err: `int(vars.d): vars.d is "100ms", which int cannot read: it reads a whole number written as text, such as "42"; "100ms" is a duration: compare it with a time as duration(vars.d)`},
 		{src: `fortio.requests == int(vars.half)`, err: `which int cannot read`},
 		{src: `fortio.requests == float(vars.word)`, err: `vars.word is "ten", which float cannot read`},

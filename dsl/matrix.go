@@ -286,6 +286,9 @@ func CheckSweep(sc *Scenario, flags []SweepVar) Errors {
 		want := ""
 		for _, v := range f.Values {
 			if w, ok := VarValueOK(kind, v); !ok {
+				if v == "" {
+					v = "an empty value (two commas, or one at an end)" // it read "got " alone
+				}
 				bad, want = append(bad, v), w
 			}
 		}

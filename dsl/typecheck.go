@@ -3416,6 +3416,10 @@ func numberText(n *ast.BuiltinNode, text string) string {
 		_, err = strconv.Atoi(text)
 	} else {
 		_, err = strconv.ParseFloat(text, 64)
+		if err == nil && NonFiniteNumberText(text) {
+			// float("NaN") has no value (finite.go): known here, refused before the run.
+			return fmt.Sprintf("%s: %s is %q, which float reads as %s, not a number measured; expected a finite number written as text, such as \"0.5\"", n, n.Arguments[0], text, nonFiniteWord(text))
+		}
 	}
 	if err == nil {
 		return ""

@@ -353,6 +353,7 @@ func (j *Judge) Env() map[string]any {
 	env[dsl.EnvoyJSONFunc] = xdstype.ReadJSON
 	env[dsl.NonEmptyFunc] = dsl.NonEmpty
 	env[dsl.DivisorFunc] = dsl.Divisor
+	env[dsl.FiniteFunc] = dsl.FiniteText
 	// A load's codes read by a key and its latencies, however the expression reached them:
 	// each codes map is known by whose it is (registered below, with the results), so that a
 	// code or a latency of a load no request of which was answered errs naming that load.

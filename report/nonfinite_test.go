@@ -86,7 +86,8 @@ func TestDiffSummariesNonFinite(t *testing.T) {
 }
 
 // TestSummarySpreadNaN: a run that read NaN does not become the minimum of the others' values
-// (sort puts NaN first): min, median and max are of the numbers.
+// (sort puts NaN first): min, median and max are of the numbers, and the runs column says
+// the NaN was left out.
 func TestSummarySpreadNaN(t *testing.T) {
 	run := func(x float64) report.SummaryRun {
 		return report.SummaryRun{Vars: map[string]string{}, Round: 1, Outcome: interp.Passed, Values: interp.Values{"r": x}}
@@ -94,7 +95,7 @@ func TestSummarySpreadNaN(t *testing.T) {
 	s := &report.Summary{Scenario: "s", Count: 3, Combinations: 1, Planned: 3, Passed: 3, Verdict: "passed",
 		Runs: []report.SummaryRun{run(5), run(math.NaN()), run(7)}}
 	md := report.SummaryMarkdown(s, nil)
-	if !strings.Contains(md, "| r | – |  | 5 | 6 | 7 | 2 |") {
+	if !strings.Contains(md, "| r | – |  | 5 | 6 | 7 | 2, and 1 NaN left out |") {
 		t.Errorf("values table:\n%s", md)
 	}
 }

@@ -839,6 +839,25 @@ func spread(runs []SummaryRun, v string) (lo, med, hi float64, n int) {
 	return xs[0], median(xs), xs[len(xs)-1], len(xs)
 }
 
+// nanLeftOut is how many runs spread left out of a value's min, median and max for reading
+// NaN (0 where every run that has it as a number read NaN: the spread is NaN then).
+func nanLeftOut(runs []SummaryRun, v string) int {
+	nan, other := 0, 0
+	for _, r := range runs {
+		if x, ok := r.Values[v].(float64); ok {
+			if math.IsNaN(x) {
+				nan++
+			} else {
+				other++
+			}
+		}
+	}
+	if other == 0 {
+		return 0
+	}
+	return nan
+}
+
 func passedCount(runs []SummaryRun, expr string) int {
 	n := 0
 	for _, r := range runs {
@@ -1227,7 +1246,11 @@ func SummaryMarkdown(s *Summary, plots []Plot) string {
 			if n == 0 {
 				continue
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %d |\n", sumCell(v), or(s.Units[v], "–"), sumCell(Combo(g.vars, 0, 1)), sig4(lo), sig4(med), sig4(hi), n))
+			cell := fmt.Sprint(n)
+			if k := nanLeftOut(g.runs, v); k > 0 {
+				cell += fmt.Sprintf(", and %d NaN left out", k)
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n", sumCell(v), or(s.Units[v], "–"), sumCell(Combo(g.vars, 0, 1)), sig4(lo), sig4(med), sig4(hi), cell))
 		}
 	}
 	if len(rows) == 0 {
@@ -1359,8 +1382,12 @@ func SummaryHTML(s *Summary, plots []Plot) string {
 			switch {
 			case n == 0:
 				w("<td class=\"num\">%s</td>", e(otherValue(g.runs, v)))
-			case n > 1:
-				w("<td class=\"num\">%s<br><span class=\"hint\">%s–%s</span></td>", sig4(med), sig4(lo), sig4(hi))
+			case n > 1 || nanLeftOut(g.runs, v) > 0:
+				left := ""
+				if k := nanLeftOut(g.runs, v); k > 0 {
+					left = fmt.Sprintf(", %d NaN left out", k)
+				}
+				w("<td class=\"num\">%s<br><span class=\"hint\">%s–%s%s</span></td>", sig4(med), sig4(lo), sig4(hi), left)
 			default:
 				w("<td class=\"num\">%s</td>", sig4(med))
 			}

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -227,6 +228,64 @@ func TestStripPlot(t *testing.T) {
 	}
 }
 
+// TestSweepPlotSaysRunsLeftOut: a run whose value no axis holds (+Inf, NaN) is not among a sweep
+// plot's circles, bands and medians; its title says so, where it said "x against n" alone,
+// the band of n=1 drawn over one of its two runs.
+func TestSweepPlotSaysRunsLeftOut(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", Count: 2, Sweep: []dsl.SweepVar{{Name: "n", Values: []string{"1", "2"}, From: "scenario"}}}
+	var runs []RunFile
+	for i, v := range []float64{5, math.Inf(1), 7, 8} {
+		n := []string{"1", "2"}[i/2]
+		u := &dsl.Unit{ID: dsl.UnitID("s", map[string]string{"n": n}, i%2+1), Matrix: m, Vars: map[string]string{"n": n}, Combination: i/2 + 1, Round: i%2 + 1}
+		runs = append(runs, RunFile{Rec: &interp.Record{Scenario: "s", Outcome: interp.Passed, Unit: u,
+			Expectations: []*interp.Judgement{{Src: "x < 100", Outcome: interp.Passed, Values: interp.Values{"x": v}}}}})
+	}
+	s := SummaryOf(m, runs, "")
+	if p, ok := SweepPlot(s, "x", "n"); !ok || p.Title != "x against n (1 left out: +Inf)" {
+		t.Errorf("title %q, want it to say the +Inf run was left out", p.Title)
+	}
+	runs[1].Rec.Expectations[0].Values = interp.Values{"x": 6.0}
+	if p, ok := SweepPlot(SummaryOf(m, runs, ""), "x", "n"); !ok || p.Title != "x against n" {
+		t.Errorf("every run drawn: title %q, want x against n", p.Title)
+	}
+}
+
+// TestStripPlotSaysRunsLeftOut: a strip plot of a value some runs do not have as a finite
+// number (a run that erred before it, a +Inf or a NaN, which no axis holds) says how many of the
+// runs it draws and why the others are not there: "over 1 runs" of a --count 4 summary drew one
+// point, its median a median of one run, with nothing saying three runs were left out.
+func TestStripPlotSaysRunsLeftOut(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", Count: 4}
+	var runs []RunFile
+	for r, v := range []any{5.0, math.Inf(1), math.NaN(), nil} {
+		vals := map[string]any{"x": v}
+		if v == nil {
+			vals = nil
+		}
+		runs = append(runs, RunFile{Rec: &interp.Record{Outcome: interp.Failed,
+			Unit:         &dsl.Unit{Matrix: m, Round: r + 1, Combination: 1},
+			Expectations: []*interp.Judgement{{Src: "x < 1", Outcome: interp.Failed, Values: vals}}}})
+	}
+	s := SummaryOf(m, runs, "")
+	for _, tc := range []struct {
+		runs []SummaryRun
+		want string
+	}{
+		{s.Runs, "x over 1 of 4 runs (2 left out: +Inf, NaN; 1 without the value)"},
+		{s.Runs[:2], "x over 1 of 2 runs (1 left out: +Inf)"},
+		{[]SummaryRun{s.Runs[0], s.Runs[3]}, "x over 1 of 2 runs (1 without the value)"},
+		{s.Runs[:1], "x over 1 run"},
+		{[]SummaryRun{s.Runs[0], s.Runs[2], s.Runs[2]}, "x over 1 of 3 runs (2 left out: NaN ×2)"},
+	} {
+		c := *s
+		c.Runs = tc.runs
+		p, ok := StripPlot(&c, "x")
+		if !ok || p.Title != tc.want {
+			t.Errorf("%d runs: title %q, want %q", len(tc.runs), p.Title, tc.want)
+		}
+	}
+}
+
 // TestUnitOf: a value's unit is its type's, as the kinds declare it and vet computes it, from
 // what a record holds (no scenario needed).
 func TestUnitOf(t *testing.T) {
@@ -382,6 +441,34 @@ func TestSummaryMarkdownNoValues(t *testing.T) {
 	runs[0].Rec.Expectations[0].Values = interp.Values{"x.exit": 0.0}
 	if md := SummaryMarkdown(SummaryOf(m, runs, ""), nil); !strings.Contains(md, "| value | unit | vars | min | median | max | runs |") || strings.Contains(md, "None: the expectations") {
 		t.Errorf("a number read has no table:\n%s", md)
+	}
+}
+
+// TestSummaryValuesSayNaNLeftOut: a run whose value is NaN has no place among min, median and
+// max; the values table left it out and its runs column counted the others alone ("3" of a
+// --count 4 whose fourth run read NaN), nothing saying a run had read it. It says so now, in
+// the Markdown's runs column and under the HTML's min–max; a value every run read as NaN
+// shows NaN.
+func TestSummaryValuesSayNaNLeftOut(t *testing.T) {
+	m := &dsl.Matrix{Scenario: "s", Count: 4}
+	var runs []RunFile
+	for r, v := range []float64{5, math.NaN(), 7, math.Inf(1)} {
+		u := &dsl.Unit{ID: dsl.UnitID("s", nil, r+1), Matrix: m, Combination: 1, Round: r + 1}
+		runs = append(runs, RunFile{Rec: &interp.Record{Scenario: "s", Outcome: interp.Passed, Unit: u,
+			Expectations: []*interp.Judgement{{Src: "!(x > 100)", Outcome: interp.Passed, Values: interp.Values{"x": v}}}}})
+	}
+	s := SummaryOf(m, runs, "")
+	if md := SummaryMarkdown(s, nil); !strings.Contains(md, "| x | – |  | 5 | 7 | +Inf | 3, and 1 NaN left out |\n") {
+		t.Errorf("the values table does not say the NaN run was left out:\n%s", md)
+	}
+	if html := SummaryHTML(s, nil); !strings.Contains(html, "5–+Inf, 1 NaN left out</span>") {
+		t.Errorf("the HTML does not say the NaN run was left out:\n%s", html)
+	}
+	for i := range runs {
+		runs[i].Rec.Expectations[0].Values = interp.Values{"x": math.NaN()}
+	}
+	if md := SummaryMarkdown(SummaryOf(m, runs, ""), nil); !strings.Contains(md, "| x | – |  | NaN | NaN | NaN | 4 |\n") {
+		t.Errorf("a value every run read as NaN:\n%s", md)
 	}
 }
 

@@ -171,6 +171,7 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 		runs  [][]string  // per x value, each run's name (for hover)
 	}
 	var lines []*line
+	var nonFinite []string // the runs left out whose value no axis holds, by the value
 	byKey := map[string]*line{}
 	for _, g := range summaryGroups(s) {
 		others := map[string]string{}
@@ -194,6 +195,8 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 			if y, ok := plottable(r.Values[v]); ok {
 				l.ys[i] = append(l.ys[i], y)
 				l.runs[i] = append(l.runs[i], Combo(r.Vars, r.Round, s.Count))
+			} else if f, ok := r.Values[v].(float64); ok {
+				nonFinite = append(nonFinite, sig4(f))
 			}
 		}
 	}
@@ -210,6 +213,10 @@ func SweepPlot(s *Summary, v, x string) (Plot, bool) {
 	}
 	unit := s.Units[v]
 	title := v + " against " + x
+	if len(nonFinite) > 0 {
+		// Its bands and medians are of the other runs: said, as the strip plot says it.
+		title += " (" + nonFiniteLeftOut(nonFinite) + ")"
+	}
 	const w, h, r, t, b = 560.0, 320.0, 164.0, 34.0, 48.0
 	ya := newAxis(lo, hi, h-b, t)
 	l := ya.margin(64)
@@ -338,16 +345,66 @@ func plottable(x any) (float64, bool) {
 	return y, ok && !math.IsInf(y, 0) && !math.IsNaN(y)
 }
 
+// stripTitle is a strip plot's title: the value and the runs it draws, and, of the summary's
+// others, how many are left out for a value no axis holds (+Inf, NaN: each said) and how many
+// have no value (they erred before it, or did not judge what reads it). Before, "over 1 runs"
+// of four said nothing of the three not drawn, whose median the plot's bar is not.
+func stripTitle(v string, drawn, all int, nonFinite []string, without int) string {
+	if drawn == all {
+		return fmt.Sprintf("%s over %d run%s", v, drawn, plural(drawn))
+	}
+	var why []string
+	if len(nonFinite) > 0 {
+		why = append(why, nonFiniteLeftOut(nonFinite))
+	}
+	if without > 0 {
+		why = append(why, fmt.Sprintf("%d without the value", without))
+	}
+	return fmt.Sprintf("%s over %d of %d runs (%s)", v, drawn, all, strings.Join(why, "; "))
+}
+
+// nonFiniteLeftOut says how many runs a plot left out for a value no axis holds, and which:
+// "2 left out: +Inf, NaN", "2 left out: NaN ×2".
+func nonFiniteLeftOut(nonFinite []string) string {
+	var kinds []string // each value once, with its count where several runs have it
+	for _, k := range []string{"+Inf", "-Inf", "NaN"} {
+		switch n := slices.Index(nonFinite, k); {
+		case n < 0:
+		case slices.Index(nonFinite[n+1:], k) < 0:
+			kinds = append(kinds, k)
+		default:
+			kinds = append(kinds, fmt.Sprintf("%s ×%d", k, countOf(nonFinite, k)))
+		}
+	}
+	return fmt.Sprintf("%d left out: %s", len(nonFinite), strings.Join(kinds, ", "))
+}
+
+func countOf(xs []string, x string) int {
+	n := 0
+	for _, y := range xs {
+		if y == x {
+			n++
+		}
+	}
+	return n
+}
+
 // StripPlot draws value v over the runs of a matrix without a sweep: each run a point (spread
 // sideways so that equal values stay visible), the median a bar, min–max a whisker. It
 // reports false when no run has v as a number.
 func StripPlot(s *Summary, v string) (Plot, bool) {
 	var ys []float64
 	var names []string
+	var nonFinite []string // the runs left out whose value no axis holds, by the value
+	without := 0
 	for _, r := range s.Runs {
 		if y, ok := plottable(r.Values[v]); ok {
 			ys = append(ys, y)
 			names = append(names, fmt.Sprintf("run %d", r.Round))
+		} else if f, ok := r.Values[v].(float64); ok {
+			nonFinite = append(nonFinite, sig4(f))
+		} else {
+			without++
 		}
 	}
 	if len(ys) == 0 {
@@ -357,7 +414,7 @@ func StripPlot(s *Summary, v string) (Plot, bool) {
 	sort.Float64s(sorted)
 	lo, med, hi := sorted[0], median(sorted), sorted[len(sorted)-1]
 	unit := s.Units[v]
-	title := fmt.Sprintf("%s over %d runs", v, len(ys))
+	title := stripTitle(v, len(ys), len(s.Runs), nonFinite, without)
 	const w, h, t, b = 380.0, 280.0, 34.0, 30.0
 	ya := newAxis(lo, hi, h-b, t)
 	l := ya.margin(70)

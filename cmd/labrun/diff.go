@@ -487,7 +487,7 @@ func (p *process) diffSummaries(args []string, output string, tolerance float64,
 			msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "merge: "), "labrun: merge: ", "labrun: diff: ")
 			return &exitError{exitInvalid, fmt.Sprintf("diff: %s: a record of its runs does not hold: %s", a, msg)}
 		}
-		if msgs := partsOfRuns(beside); len(msgs) > 0 {
+		if msgs := append(partsOfRuns(beside), invocationRuns(p.Cwd, beside)...); len(msgs) > 0 {
 			return &exitError{exitInvalid, fmt.Sprintf("diff: %s: %s; the summary was changed after it was written", a, strings.Join(msgs, "; "))}
 		}
 		sums[i] = s

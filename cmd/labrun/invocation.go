@@ -82,6 +82,49 @@ func checkInvocations(cwd string, all []mergedRecord) error {
 	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ")}
 }
 
+// checkInvocationRuns refuses records whose matrix plans another number of runs of their
+// scenario (combinations × count) than the labrun run that made them ran (their invocation's
+// count): a --count 3's failed last round taken out and the count made 2 in the records left,
+// or a --sweep's failed value taken out of the matrix with its record, the invocation left as
+// the run wrote it, merged as "2 of 2 runs passed", exit 0. It runs after the checks that say
+// more of such an edit (a matrix that is not its scenario's, a summary beside the records).
+// A shard's invocation counts the shard's runs alone (checkShards holds them to their split).
+func checkInvocationRuns(cwd string, all []mergedRecord) error {
+	msgs := invocationRuns(cwd, all)
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &exitError{exitInvalid, "merge: " + strings.Join(msgs, "\nlabrun: merge: ") + "\nlabrun: merge: a record whose matrix is not the one its run had was edited or damaged; merge counts no run from it"}
+}
+
+// invocationRuns says, of each scenario of each labrun run among all, where its records'
+// matrix plans another number of runs than the run ran (checkInvocationRuns); labrun diff
+// holds the records beside a summary to it too.
+func invocationRuns(cwd string, all []mergedRecord) []string {
+	said := map[[2]string]bool{}
+	var msgs []string
+	for _, m := range all {
+		inv := m.rec.Invocation
+		if inv == nil || m.rec.Shard != nil {
+			continue
+		}
+		u := unitOrSingle(m.rec)
+		k := scenarioKey(u)
+		ran, n := inv.Scenarios[k], u.Matrix.Runs()
+		if ran == 0 || n == ran || said[[2]string{inv.ID, k}] {
+			continue
+		}
+		said[[2]string{inv.ID, k}] = true
+		combos := len(u.Matrix.Combinations())
+		edit := "smaller (a run taken out)"
+		if n > ran {
+			edit = "larger"
+		}
+		msgs = append(msgs, fmt.Sprintf("%s: run %s: its matrix plans %d run%s (%d combination%s × %d), but the labrun run that made it (invocation %s) ran %d run%s of %s: its matrix was made %s, or the invocation was edited", relPath(cwd, m.from), u.ID, n, plural(n), combos, plural(combos), u.Matrix.Count, inv.ID, ran, plural(ran), k, edit))
+	}
+	return msgs
+}
+
 // partsOfRuns says where the records of one scenario (none of a shard) are parts of several
 // labrun runs: the runs of a scenario in one labrun run keep one invocation, and records of it
 // from several runs hold all of each run's runs of it (its invocation's count) — a labrun run

@@ -177,6 +177,9 @@ func (p *process) mergeRecords(all []mergedRecord, f *mergeFlags) error {
 	if err := p.summariesBeside(p.besideSummaries, all); err != nil {
 		return err
 	}
+	if err := checkInvocationRuns(p.Cwd, all); err != nil {
+		return err
+	}
 	// The order of one run: by file, then position in it, then combination and round.
 	sort.SliceStable(all, func(i, j int) bool {
 		a, b := all[i].rec, all[j].rec
