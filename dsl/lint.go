@@ -208,6 +208,23 @@ func (a applied) namespace() string {
 	return a.ns
 }
 
+// gatewayOnly says whether a VirtualService's spec binds it to gateways only (its gateways
+// list, without "mesh"): its hosts are the names clients ask a Gateway's servers for
+// (httpbin.example.com), matched against the servers' hosts, not Services, so naming no
+// Service is the rule and not a mistake.
+func gatewayOnly(spec map[string]any) bool {
+	gws, _ := spec["gateways"].([]any)
+	if len(gws) == 0 {
+		return false
+	}
+	for _, g := range gws {
+		if s, ok := g.(string); !ok || s == "mesh" || HasInterpolation(s) {
+			return false
+		}
+	}
+	return true
+}
+
 // lint runs the lints on a decoded scenario.
 func (d *decoder) lint() {
 	sc := d.sc
@@ -288,7 +305,7 @@ func (d *decoder) lint() {
 		case "VirtualService":
 			hosts, _ := spec["hosts"].([]any)
 			for j, h := range hosts {
-				if s, ok := h.(string); ok && !ix.empty() && !known(s, a.namespace()) {
+				if s, ok := h.(string); ok && !ix.empty() && !gatewayOnly(spec) && !known(s, a.namespace()) {
 					warn(a.step, fmt.Sprintf("%s.spec.hosts.%d", field, j), LintUnknownHost, "VirtualService host %q names no Service or ServiceEntry this scenario applies: the routes apply to nothing unless the host exists already", s)
 				}
 			}
