@@ -3,6 +3,7 @@ package dsl
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"path"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -114,6 +116,9 @@ const (
 	// LintIgnoredField: a DestinationRule field the API server's CRD accepts and istiod
 	// does not read (outlierDetection.consecutiveErrors).
 	LintIgnoredField = "istio-ignored-field"
+	// LintUnknownPort: a DestinationRule's portLevelSettings port that none of its host's
+	// Service or ServiceEntry ports is (a targetPort): the settings reach no cluster.
+	LintUnknownPort = "unknown-port"
 	// LintUnknownFilter: a key of a typed_per_filter_config a letter or two off the name of an
 	// HTTP filter istiod configures.
 	LintUnknownFilter = "unknown-filter"
@@ -165,9 +170,10 @@ var LintCodes = map[string]string{
 	LintDeltaBeforeLoads:    "a delta of request or connection stats that an expression reads closes (its later snapshot is taken) before every load of the scenario starts, with no command or process that may run in its window: it counts none of the loads' requests (a baseline claim before the load says so with lint: ignore)",
 	LintDeltaAfterLoads:     "a delta of request or connection stats that an expression reads opens (its earlier snapshot is taken) after every load of the scenario has ended, with no command or process that may run in its window: it counts none of the loads' requests (both snapshots written after the load)",
 	LintWarmupUncounted:     "an expectation that equates a server's request count (rq_total, upstream_rq_total, downstream_rq_total of a delta) with the requests of a load of a duration: fortio first sends one warm-up request per connection, which it does not count and the server does, so the claim fails on a correct run by the load's connections",
-	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, or the pod selector of a step (logs, exec, snapshot, config, a load's from, kill, get or delete of pods, a wait for pods), set-based ones too, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace): the subset has no endpoint, the policy applies to nothing, the step finds no pod",
+	LintUnmatchedLabels:     "a DestinationRule subset's labels, or the selector of an AuthorizationPolicy, PeerAuthentication, RequestAuthentication, Sidecar, Telemetry, EnvoyFilter or WasmPlugin, or the pod selector of a step (logs, exec, snapshot, config, a load's from, kill, get or delete of pods, a wait for pods), set-based ones too, that match no pod template the scenario applies in that namespace, where it applies the workloads (of the rule's Service; of the namespace) or, for a policy, makes the namespace itself: the subset has no endpoint, the policy applies to nothing, the step finds no pod",
 	LintUnknownSubset:       "a VirtualService destination's subset (an http, tcp or tls route's, a mirror's) that no DestinationRule the scenario applies for that host (in a step or from its files) defines, where it applies one or more for the host (vet --server: with the cluster's rules, for any host): istiod writes the route to the subset's cluster all the same but sends no proxy that cluster, so every request routed there fails (503 NC) while a claim on the route's cluster holds",
 	LintLocalityOutlier:     "a DestinationRule's localityLbSetting failover or failoverPriority in a traffic policy (the rule's, or a subset's, which inherits the rule's) without outlierDetection: istiod applies locality failover only with outlier detection, so every locality gets priority 0 and Envoy never fails over",
+	LintUnknownPort:         "a DestinationRule's portLevelSettings port (the rule's or a subset's) that is none of the ports of its host's Service or ServiceEntry the scenario applies (a targetPort, 443 for a ServiceEntry port 80 that targets 443): istiod matches it against the service's ports, so its settings reach no cluster (seen on the sandbox: tls SIMPLE at 443 left the port 80 cluster with no transport socket)",
 	LintIgnoredField:        "a DestinationRule's outlierDetection.consecutiveErrors (the rule's, a subset's, a portLevelSettings entry's): the CRD still accepts the deprecated field, and istiod reads only consecutive5xxErrors and consecutiveGatewayErrors, so the cluster gets no consecutive-error ejection from it (seen on the sandbox: no consecutive_5xx)",
 	LintUnknownFilter:       "an expression's literal key of a typed_per_filter_config (of a route, a virtual host) that is none of the HTTP filters' names istiod gives but a letter or two off one (\"envoy.filters.http.faults\" for envoy.filters.http.fault): it is never a key there, so a claim that it is absent holds whatever the route holds",
 	LintUnknownNamespace:    "a step's literal namespace (of the step, a pod it names, an object's metadata) that is none of the scenario's namespaces but close to one of them (a typo: the step finds nothing there, and a wait: absent holds at once)",
@@ -206,6 +212,23 @@ func (a applied) namespace() string {
 		return ns
 	}
 	return a.ns
+}
+
+// gatewayOnly says whether a VirtualService's spec binds it to gateways only (its gateways
+// list, without "mesh"): its hosts are the names clients ask a Gateway's servers for
+// (httpbin.example.com), matched against the servers' hosts, not Services, so naming no
+// Service is the rule and not a mistake.
+func gatewayOnly(spec map[string]any) bool {
+	gws, _ := spec["gateways"].([]any)
+	if len(gws) == 0 {
+		return false
+	}
+	for _, g := range gws {
+		if s, ok := g.(string); !ok || s == "mesh" || HasInterpolation(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // lint runs the lints on a decoded scenario.
@@ -282,13 +305,14 @@ func (d *decoder) lint() {
 			d.lintTCPPort(a, ix.service(host, a.namespace()), host, tp, field, warn)
 			lintLocalityOutlier(a, spec, field, warn)
 			lintIgnoredFields(a, spec, field, warn)
+			lintUnknownPorts(a, spec, field, hostPorts(objs, ix, host, a.namespace()), warn)
 			if host != "" && !ix.empty() && !known(host, a.namespace()) {
 				warn(a.step, field+".spec.host", LintUnknownHost, "DestinationRule host %q names no Service or ServiceEntry this scenario applies: the rule applies to nothing unless the host exists already; write the Service's name or FQDN", host)
 			}
 		case "VirtualService":
 			hosts, _ := spec["hosts"].([]any)
 			for j, h := range hosts {
-				if s, ok := h.(string); ok && !ix.empty() && !known(s, a.namespace()) {
+				if s, ok := h.(string); ok && !ix.empty() && !gatewayOnly(spec) && !known(s, a.namespace()) {
 					warn(a.step, fmt.Sprintf("%s.spec.hosts.%d", field, j), LintUnknownHost, "VirtualService host %q names no Service or ServiceEntry this scenario applies: the routes apply to nothing unless the host exists already", s)
 				}
 			}
@@ -1880,6 +1904,103 @@ func statsMatcher(annotations map[string]any) matcher {
 		}
 	}
 	return m
+}
+
+// hostPorts are the port numbers of host's Service (its ports' port) or ServiceEntry (its
+// ports' number) the scenario applies, each mapped to the targetPort it sends to (0: none
+// written); nil where the scenario applies neither, or a port is not a plain number.
+func hostPorts(objs []applied, ix hosts, host, ns string) map[int]int {
+	var lists [][]any
+	key, target := "port", "targetPort"
+	if svc := ix.service(host, ns); svc != nil {
+		ports, _ := dig(svc, "spec")["ports"].([]any)
+		lists = append(lists, ports)
+	} else if ix.entries[host] {
+		key = "number"
+		for _, a := range objs {
+			if kind, _ := a.obj["kind"].(string); kind != "ServiceEntry" {
+				continue
+			}
+			spec, _ := a.obj["spec"].(map[string]any)
+			hs, _ := spec["hosts"].([]any)
+			if slices.Contains(hs, any(host)) {
+				ports, _ := spec["ports"].([]any)
+				lists = append(lists, ports)
+			}
+		}
+	}
+	if len(lists) == 0 {
+		return nil
+	}
+	out := map[int]int{}
+	for _, ports := range lists {
+		for _, p := range ports {
+			pm, _ := p.(map[string]any)
+			n, ok := plainInt(pm[key])
+			if !ok {
+				return nil
+			}
+			t, _ := plainInt(pm[target])
+			out[n] = t
+		}
+	}
+	return out
+}
+
+// plainInt is v as an int where it is a number written out.
+func plainInt(v any) (int, bool) {
+	switch n := v.(type) {
+	case int:
+		return n, true
+	case int64:
+		return int(n), true
+	case float64:
+		return int(n), n == float64(int(n))
+	}
+	return 0, false
+}
+
+// lintUnknownPorts warns of a portLevelSettings entry (the rule's, a subset's) whose port is
+// none of ports, the host's service ports: istiod applies an entry to the cluster of the
+// service port it names, so one naming a targetPort (443 for a ServiceEntry port 80 that
+// targets 443) reaches no cluster. Seen on the sandbox (Istio master of 2026-08-27): a rule
+// with tls SIMPLE at port 443 for such a ServiceEntry was accepted and left the cluster
+// outbound|80||api.example.com with no transport_socket.
+func lintUnknownPorts(a applied, spec map[string]any, field string, ports map[int]int, warn func(*Step, string, string, string, ...any)) {
+	if ports == nil {
+		return
+	}
+	var written []string
+	for _, n := range slices.Sorted(maps.Keys(ports)) {
+		written = append(written, strconv.Itoa(n))
+	}
+	check := func(tp map[string]any, at string) {
+		pls, _ := tp["portLevelSettings"].([]any)
+		for k, pl := range pls {
+			pm, _ := pl.(map[string]any)
+			n, ok := plainInt(dig(pm, "port")["number"])
+			if _, known := ports[n]; !ok || known {
+				continue
+			}
+			var also string
+			for sp, t := range ports {
+				if t == n {
+					also = fmt.Sprintf("; %d is the targetPort of service port %d: write %d", n, sp, sp)
+				}
+			}
+			warn(a.step, fmt.Sprintf("%s.portLevelSettings.%d.port.number", at, k), LintUnknownPort,
+				"portLevelSettings port %d is none of the ports of host %v's service (%s%s): istiod applies the entry to the cluster of the service port it names, so its settings reach no cluster",
+				n, spec["host"], strings.Join(written, ", "), also)
+		}
+	}
+	tp, _ := spec["trafficPolicy"].(map[string]any)
+	check(tp, field+".spec.trafficPolicy")
+	subsets, _ := spec["subsets"].([]any)
+	for j, sub := range subsets {
+		sm, _ := sub.(map[string]any)
+		stp, _ := sm["trafficPolicy"].(map[string]any)
+		check(stp, fmt.Sprintf("%s.spec.subsets.%d.trafficPolicy", field, j))
+	}
 }
 
 // policyFields are the traffic policy fields a portLevelSettings entry replaces for its port.

@@ -122,7 +122,8 @@ var workloadSelectors = map[string][]string{
 // scenario matches, where the scenario applies the workloads they would pick.
 func (d *decoder) lintUnmatchedLabels(objs []applied, ix hosts, warn func(s *Step, field, code, format string, args ...any)) {
 	ts := appliedPodsOf(objs)
-	if len(ts) == 0 {
+	made := d.madeEmptyable(objs)
+	if len(ts) == 0 && len(made) == 0 {
 		return
 	}
 	inNS := func(ns string) []appliedPods {
@@ -190,6 +191,12 @@ func (d *decoder) lintUnmatchedLabels(objs []applied, ix hosts, warn func(s *Ste
 			continue
 		}
 		here := inNS(ns)
+		if len(here) == 0 && made[ns] {
+			warn(a.step, fmt.Sprintf("%s.spec.%s.%s", field, path[0], path[1]), LintUnmatchedLabels,
+				"%s selects workloads labelled %s in namespace %s, which this scenario makes and applies no workload in: it applies to nothing there; apply it in the namespace of the pods it is for",
+				kind, showLabels(labels), ns)
+			continue
+		}
 		if len(here) == 0 || slices.ContainsFunc(here, func(t appliedPods) bool { return t.matches(labels) }) {
 			continue
 		}
@@ -197,6 +204,38 @@ func (d *decoder) lintUnmatchedLabels(objs []applied, ix hosts, warn func(s *Ste
 			"%s selects workloads labelled %s, but no pod this scenario applies in namespace %s carries them%s: it applies to nothing there; write the labels of the pods it is for",
 			kind, showLabels(labels), ns, nearMiss(here, labels))
 	}
+}
+
+// madeEmptyable are the namespaces this scenario makes itself, whose pods are those it
+// applies: its ephemeral namespaces ("${ns.KEY}", new and empty on every run) and the
+// Namespaces it applies (a fresh one in a lab; one that existed already may hold pods, which
+// the warning's words allow). None where a pod template vet cannot read may be applied: an
+// apply's files, or a command that may make workloads (kubectl, helm, a shell).
+func (d *decoder) madeEmptyable(objs []applied) map[string]bool {
+	for _, s := range d.order {
+		if p, ok := s.Params.(*schema.Apply); ok && len(p.Files) > 0 || makesWorkloads(s) {
+			return nil
+		}
+	}
+	made := map[string]bool{}
+	for _, e := range d.sc.Ephemeral {
+		made["${ns."+e.Key+"}"] = true
+	}
+	for _, a := range objs {
+		if kind, _ := a.obj["kind"].(string); kind != "Namespace" {
+			continue
+		}
+		md, _ := a.obj["metadata"].(map[string]any)
+		if name, _ := md["name"].(string); name != "" && !HasInterpolation(name) && !schema.IsSystemNamespace(name) {
+			made[name] = true
+		}
+	}
+	for _, a := range objs {
+		if _, _, ok := podTemplate(a.obj); ok && a.namespace() != "" && HasInterpolation(a.namespace()) && !strings.HasPrefix(a.namespace(), "${ns.") {
+			return nil // a workload whose namespace is known only at run time may land in any
+		}
+	}
+	return made
 }
 
 // showLabels writes labels as "{app: web, version: v2}", keys in order.

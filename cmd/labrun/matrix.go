@@ -80,13 +80,19 @@ type expansion struct {
 	vet           bool
 	// target is --target (run, plan): what the runs' footprints are worked out for (--shard).
 	target string
+	// warnings is where the lints' warnings go while loading; nil is stderr.
+	warnings io.Writer
 }
 
 // expand loads args (DIR/... recursing), selects the scenarios and works out every matrix and
 // its units, loading each combination with its vars; every problem of every combination is
 // reported before anything runs (exit 2).
 func (p *process) expand(args []string, opts dsl.Options, x expansion) (*work, error) {
-	w, errs, err := p.collect(p.Stderr, args, opts, x)
+	out := x.warnings
+	if out == nil {
+		out = p.Stderr
+	}
+	w, errs, err := p.collect(out, args, opts, x)
 	if err != nil {
 		return nil, err
 	}

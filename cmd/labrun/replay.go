@@ -200,6 +200,12 @@ func (p *process) recordAndScenario(path, file string) (_ *interp.Record, _ *dsl
 	if err != nil {
 		return nil, nil, "", &exitError{exitInvalid, err.Error()}
 	}
+	// A record whose outcome disagrees with its own verdicts was edited (merge refuses it
+	// alike): replay would judge the expectations again and say the data's verdict of a
+	// record that says one of its claims failed.
+	if msg := contradiction(rec); msg != "" {
+		return nil, nil, "", &exitError{exitInvalid, fmt.Sprintf("%s: %s; a record that disagrees with itself was edited or damaged", path, msg)}
+	}
 	if file == "" {
 		file = rec.File
 	}

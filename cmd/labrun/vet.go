@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -291,8 +292,17 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 			opts.DropEvaluation = !server && parallel <= 1
 			// Every combination of every sweep (declared, --sweep) is loaded and checked, as
 			// run does before its first step.
-			w, err := p.expand(args, opts, expansion{matrix: mf, output: f.output, vet: true})
+			// With --server the scenarios are loaded twice (below): the first load's
+			// warnings are said only if the second does not happen, so that each is said
+			// once (before, vet --server printed every warning twice).
+			var first bytes.Buffer
+			x := expansion{matrix: mf, output: f.output, vet: true}
+			if server {
+				x.warnings = &first
+			}
+			w, err := p.expand(args, opts, x)
 			if err != nil {
+				_, _ = p.Stderr.Write(first.Bytes())
 				return err
 			}
 			var errs dsl.Errors
@@ -301,6 +311,7 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 				// the scenarios are loaded again with them.
 				rules, err := p.clusterRules(w.res.Scenarios, &tf)
 				if err != nil {
+					_, _ = p.Stderr.Write(first.Bytes())
 					return err
 				}
 				if len(rules) > 0 {
@@ -308,6 +319,8 @@ directory and what it was evaluating. Raise the budget for very large kits.`,
 					if w, err = p.expand(args, opts, expansion{matrix: mf, output: f.output, vet: true}); err != nil {
 						return err
 					}
+				} else {
+					_, _ = p.Stderr.Write(first.Bytes())
 				}
 				serverErrs, err := p.vetServer(serverCombinations(w), &tf)
 				if err != nil {

@@ -159,3 +159,32 @@ s: schema.#Scenario & {
 		}
 	}
 }
+
+// TestVetServerSaysEachWarningOnceStandInCluster: vet --server loads the scenarios twice (the
+// second time with the cluster's DestinationRules, for unknown-subset), and printed every
+// warning of both loads: each twice (seen on the sandbox with an AuthorizationPolicy whose
+// selector matched no pod). Each is said once. The cluster is a stand-in (driver/fakes).
+func TestVetServerSaysEachWarningOnceStandInCluster(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	const sc = `package lab
+
+import "labrun.dev/schema"
+
+s: schema.#Scenario & {
+	target: "kube"
+	namespaces: ["lab"]
+	steps: [
+		{apply: objects: [{
+			apiVersion: "networking.istio.io/v1", kind: "DestinationRule", metadata: {name: "details", namespace: "lab"}
+			spec: {host: "detials"}
+		}, {apiVersion: "v1", kind: "Service", metadata: {name: "details", namespace: "lab"}, spec: ports: [{name: "http", port: 80}]}]},
+	]
+}
+`
+	writeFile(t, filepath.Join(dir, "x.cue"), sc)
+	code, out := vetServerOn(dir, func(c schema.Cluster) schema.Cluster { return c }, "x.cue")
+	if code != exitOK || strings.Count(out, "warning[unknown-host]") != 1 {
+		t.Errorf("vet --server exited %d and said the warning %d times, want 0 and once:\n%s", code, strings.Count(out, "warning[unknown-host]"), out)
+	}
+}
