@@ -827,6 +827,10 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	if strings.Contains(src, "[") {
 		keys = computedKeysOf(tree.Node) // as written: the rewrites below change what they print
 	}
+	c.zeroDivisors(divs)
+	if c.err != nil {
+		return nil, nil, nil
+	}
 	t := c.typeOf(&tree.Node)
 	if c.err != nil {
 		return nil, t, nil
