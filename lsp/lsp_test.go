@@ -594,6 +594,53 @@ func TestCatchSteps(t *testing.T) {
 	}
 }
 
+// TestCatchStepsOutsideCatch: a catch step runs only when the run failed. vet refuses the
+// expectations' reads of one (outcome.why, error.why too) and a cleanup's unguarded read, so the
+// editor offers it there only where vet accepts it: in a cleanup, after a guard that it ran
+// (has(ended, 'why'), outcome.why != 'skipped') or as outcome.why; never to the expectations.
+// Before, both offered why everywhere, and hover said it was readable.
+func TestCatchStepsOutsideCatch(t *testing.T) {
+	text := strings.Replace(lab, "\texpect: [", `	catch: [{name: "why", snapshot: backend: "a"}]
+	cleanup: [{assert: "outcome.why == 'skipped' || why.rq_total >= 0"},
+		{assert: "fortio.requests >= 10"},
+		{assert: "has(ended, 'why') ? why.rq_total >= 0 : true"}]
+	expect: [`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	if p := waitChecked(t, c, uri, 0); len(p.Diagnostics) != 0 {
+		t.Fatalf("the scenario has problems: %+v", p.Diagnostics)
+	}
+	l, col := at(t, text, `"delta.rq_total ==`, 1)
+	wantLabels(t, "expect", labels(c.Completion(uri, l, col)), []string{"before", "fortio"}, []string{"why"})
+	l, col = at(t, text, `{assert: "fortio.requests >= 10"}`, len(`{assert: "`))
+	wantLabels(t, "cleanup, unguarded", labels(c.Completion(uri, l, col)), []string{"before", "fortio", "outcome"}, []string{"why"})
+	l, col = at(t, text, `{assert: "outcome.why`, len(`{assert: "outcome.`))
+	wantLabels(t, "cleanup, outcome.", labels(c.Completion(uri, l, col)), []string{"why", "fortio"}, nil)
+	l, col = at(t, text, `{assert: "has(ended, 'why') ? why.rq_total`, len(`{assert: "has(ended, 'why') ? `))
+	wantLabels(t, "cleanup, after has(ended, 'why')", labels(c.Completion(uri, l, col)), []string{"why", "fortio"}, nil)
+	l, col = at(t, text, `'skipped' || why.rq_total`, len(`'skipped' || why.`))
+	wantLabels(t, "cleanup, why. after outcome.why ==", labels(c.Completion(uri, l, col)), []string{"rq_total"}, nil)
+	l, col = at(t, text, `{assert: "has(ended, 'why') ? why.rq_total`, len(`{assert: "has(ended, 'why') ? w`))
+	if h := c.Hover(uri, l, col); h == nil || !strings.Contains(string(mustJSON(h.Contents)), "Readable here") {
+		t.Errorf("hover on a guarded why in a cleanup: %s", mustJSON(h))
+	}
+
+	// Written where vet refuses it: the hover says why.
+	bad := strings.Replace(text, `"fortio.requests >= 10"}`, `"why.rq_total >= 0"}`, 1)
+	bad = strings.Replace(bad, `"delta.rq_total == fortio.requests",`, `"delta.rq_total == fortio.requests", "why.rq_total >= 0",`, 1)
+	n := c.Count()
+	c.Change(uri, nil, bad)
+	waitChecked(t, c, uri, n)
+	l, col = at(t, bad, `{assert: "why.rq_total`, len(`{assert: "w`))
+	if h := c.Hover(uri, l, col); h == nil || !strings.Contains(string(mustJSON(h.Contents)), "Not readable here") {
+		t.Errorf("hover on an unguarded why in a cleanup: %s", mustJSON(h))
+	}
+	l, col = at(t, bad, `"why.rq_total >= 0",`, len(`"w`))
+	if h := c.Hover(uri, l, col); h == nil || !strings.Contains(string(mustJSON(h.Contents)), "Not readable by the expectations") {
+		t.Errorf("hover on why in an expectation: %s", mustJSON(h))
+	}
+}
+
 // TestCompletionDeltaPairSource: delta("a", "b") compares two snapshots of one source, and
 // deltaAcross two of different sources (vet refuses either otherwise): the second argument
 // offers the snapshots that fit the first.

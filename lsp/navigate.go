@@ -85,7 +85,7 @@ func (s *Server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 // exists and whether the expression's step can read it.
 func explainName(nm *name) string {
 	sc, n := nm.st.sc, nm.st.sc.ExprNames
-	sp := scope{sc: sc, step: nm.st.step}
+	sp := scopeAt(sc, nm.st.step, nm.st.src)
 	word := nm.segs[len(nm.segs)-1]
 	// delta not called is the plain delta (delta.<stat>), a value, not the function.
 	plainDelta := len(nm.segs) == 1 && word == "delta" && !nm.call
@@ -207,6 +207,9 @@ func lookupStat(m *member) (schema.Stat, bool) {
 
 // availability says when the step's expression can read r: a line for hovers.
 func availability(sp scope, r dsl.Read) string {
+	if why := sp.whyNot(r); why != "" && sp.step == nil {
+		return fmt.Sprintf("\n\n**Not readable by the expectations**: %s.", why)
+	}
 	if sp.step == nil {
 		return "\n\nRead by the expectations, judged when the run has ended."
 	}
