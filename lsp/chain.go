@@ -163,17 +163,26 @@ type scope struct {
 func scopeAt(sc *dsl.Scenario, step *dsl.Step, src string) scope {
 	sp := scope{sc: sc, step: step}
 	for _, m := range ranGuardRE.FindAllStringSubmatch(src, -1) {
+		step := m[1] + m[2]
+		if m[2] != "" {
+			// outcome.why != 'skipped', == 'passed', or == 'skipped' || …: it ran beyond.
+			skipped := m[4] == "skipped"
+			if m[3] == "==" && skipped && !strings.HasPrefix(strings.TrimSpace(m[5]), "||") || m[3] == "!=" && !skipped {
+				continue
+			}
+		}
 		if sp.ran == nil {
 			sp.ran = map[string]bool{}
 		}
-		sp.ran[m[1]+m[2]] = true
+		sp.ran[step] = true
 	}
 	return sp
 }
 
 // ranGuardRE is a guard that a step ran, as vet reads one (Read.Ran): has(ended, "why"),
-// has(started, 'why'), has(error, …), outcome.why != 'skipped', outcome.why == 'passed'.
-var ranGuardRE = regexp.MustCompile(`has\(\s*(?:ended|started|error)\s*,\s*["']([A-Za-z_][A-Za-z0-9_]*)["']\s*\)|outcome\.([A-Za-z_][A-Za-z0-9_]*)\s*(?:==|!=)`)
+// has(started, 'why'), has(error, …), outcome.why != 'skipped', outcome.why == 'passed',
+// outcome.why == 'skipped' || ….
+var ranGuardRE = regexp.MustCompile(`has\(\s*(?:ended|started|error)\s*,\s*["']([A-Za-z_][A-Za-z0-9_]*)["']\s*\)|outcome\.([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=)\s*["']([a-z]*)["']\)?(\s*(?:\|\||&&)?)`)
 
 // readable reports whether the step can read r when it evaluates its expression (the
 // expectations, judged at the end, read every step but the catch's).

@@ -619,16 +619,24 @@ func TestCatchStepsOutsideCatch(t *testing.T) {
 	l, col = at(t, text, `{assert: "has(ended, 'why') ? why.rq_total`, len(`{assert: "has(ended, 'why') ? `))
 	wantLabels(t, "cleanup, after has(ended, 'why')", labels(c.Completion(uri, l, col)), []string{"why", "fortio"}, nil)
 	l, col = at(t, text, `'skipped' || why.rq_total`, len(`'skipped' || why.`))
-	wantLabels(t, "cleanup, why. after outcome.why ==", labels(c.Completion(uri, l, col)), []string{"rq_total"}, nil)
+	wantLabels(t, "cleanup, why. after outcome.why == 'skipped' ||", labels(c.Completion(uri, l, col)), []string{"rq_total"}, nil)
 	l, col = at(t, text, `{assert: "has(ended, 'why') ? why.rq_total`, len(`{assert: "has(ended, 'why') ? w`))
 	if h := c.Hover(uri, l, col); h == nil || !strings.Contains(string(mustJSON(h.Contents)), "Readable here") {
 		t.Errorf("hover on a guarded why in a cleanup: %s", mustJSON(h))
 	}
 
+	// outcome.why == 'skipped' && … is where it did not run: vet refuses why there.
+	skippedAnd := strings.Replace(text, `'skipped' || why.rq_total`, `'skipped' && why.rq_total`, 1)
+	n := c.Count()
+	c.Change(uri, nil, skippedAnd)
+	waitChecked(t, c, uri, n)
+	l, col = at(t, skippedAnd, `'skipped' && why.rq_total`, len(`'skipped' && `))
+	wantLabels(t, "cleanup, after outcome.why == 'skipped' &&", labels(c.Completion(uri, l, col)), []string{"fortio"}, []string{"why"})
+
 	// Written where vet refuses it: the hover says why.
 	bad := strings.Replace(text, `"fortio.requests >= 10"}`, `"why.rq_total >= 0"}`, 1)
 	bad = strings.Replace(bad, `"delta.rq_total == fortio.requests",`, `"delta.rq_total == fortio.requests", "why.rq_total >= 0",`, 1)
-	n := c.Count()
+	n = c.Count()
 	c.Change(uri, nil, bad)
 	waitChecked(t, c, uri, n)
 	l, col = at(t, bad, `{assert: "why.rq_total`, len(`{assert: "w`))
