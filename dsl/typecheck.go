@@ -3356,6 +3356,10 @@ func holdsClock(n ast.Node) bool {
 	}) != nil
 }
 
+// VarNameUnit is the time unit vet reads a number var's name to give it beside a time
+// (maxDurationMs: milliseconds), as nameUnit; "" for a name that gives none. Editors show it.
+func VarNameUnit(name string) schema.Unit { return nameUnit(name) }
+
 // nameUnit is the time unit a var's name gives its number, by its last word (timeoutMs,
 // max_p99_ms, maxDurationSeconds, delay_s): milliseconds or seconds; "" for any other name.
 func nameUnit(name string) schema.Unit {

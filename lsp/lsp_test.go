@@ -793,6 +793,33 @@ func TestHoverVarValues(t *testing.T) {
 		{"vars.greeting ==", "`vars.greeting`: string\n\ndeclared \"héllo\" (line 6)", "swept"},
 		{"vars.token !=", "`vars.token`: string\n\na secret: its value is not shown", "s3cr3t"},
 	} {
+		hoverStartsWith(t, c, uri, text, h.mark, h.want, h.not)
+	}
+}
+
+// TestHoverVarNamedUnit: a number var whose name gives a time unit (maxDurationMs) is read in
+// that unit by vet beside a time, which refuses it beside a time of the other unit; the hover
+// said only "number", so the refusal came as a surprise. It says the unit now; a var whose name
+// gives none (rate) and a string var (delayMs: "2s") are shown as before.
+func TestHoverVarNamedUnit(t *testing.T) {
+	text := strings.Replace(lab, `vars: greeting: "héllo"`, "vars: {greeting: \"héllo\", maxDurationMs: 2000, rate: 10, delayMs: \"2s\"}", 1)
+	text = strings.Replace(text, `"fortio.requests == 10"`, `"fortio.duration * 1000 < vars.maxDurationMs && fortio.qps < vars.rate && duration(vars.delayMs) > fortio.p99"`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	if p := waitChecked(t, c, uri, 0); len(p.Diagnostics) != 0 {
+		t.Fatalf("the scenario has problems: %+v", p.Diagnostics)
+	}
+	hoverStartsWith(t, c, uri, text, "vars.maxDurationMs &&", "`vars.maxDurationMs`: number\n\ndeclared 2000 (line 6); milliseconds by its name (a var's number has no unit of its own", "")
+	hoverStartsWith(t, c, uri, text, "vars.rate &&", "`vars.rate`: number\n\ndeclared 10 (line 6)", "by its name")
+	hoverStartsWith(t, c, uri, text, "vars.delayMs)", "`vars.delayMs`: string\n\ndeclared \"2s\" (line 6)", "by its name")
+}
+
+// hoverStartsWith checks the hover on the name after "vars." in mark starts with want and
+// holds no not.
+func hoverStartsWith(t *testing.T, c *lsptest.Client, uri, text, mark, want, not string) {
+	t.Helper()
+	h := struct{ mark, want, not string }{mark, want, not}
+	{
 		l, col := at(t, text, h.mark, len("vars.")+1)
 		hv := c.Hover(uri, l, col)
 		if hv == nil {
