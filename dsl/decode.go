@@ -1547,9 +1547,23 @@ func (d *decoder) compile(names *Names) {
 				d.l.errs.errs = append(d.l.errs.errs, cerr)
 				continue
 			}
+			catchSaid := map[string]bool{}
 			for _, n := range e.Names {
 				if st := sc.names[n]; st != nil && st.Phase == PhaseCatch {
+					catchSaid[n] = true
 					d.l.errs.add(e.Pos, fmt.Sprintf("%s.expect.%d", sc.Name, i), "expectations are judged when the run reached its end, and %q is a catch step, which runs only when the run failed: read it in the report, not in expect", n)
+				}
+			}
+			for _, r := range e.Reads {
+				// outcome.why, error.why, started.why, ended.why: the expectations decide
+				// whether the catch runs (judged before it) and are judged again after it,
+				// so such a claim judged its own effect: error.why == '' erred in a run
+				// that passed, which ran the catch, after which it held and the run said
+				// PASSED; outcome.why == 'skipped' failed a run whose steps and other
+				// claims held, only because the catch it made run had passed.
+				if st := sc.names[r.Step]; st != nil && st.Phase == PhaseCatch && r.Via != "" && !catchSaid[r.Step] {
+					catchSaid[r.Step] = true
+					d.l.errs.add(exprPos(e.Pos, e.Src, r.Col), fmt.Sprintf("%s.expect.%d", sc.Name, i), "%s.%s: %q is a catch step, and the expectations decide whether the catch runs (one that fails or errs runs it, and they are judged again after it): %s.%s would judge its own effect; expected no read of a catch step in expect: read it in the report, or in a cleanup step where it ran (outcome.%s != 'skipped' && …)", r.Via, r.Step, r.Step, r.Via, r.Step, r.Step)
 				}
 			}
 			if !e.readsTheRun() {

@@ -36,14 +36,19 @@ type ZeroDivisor struct {
 	Value bool
 }
 
-func (e *ZeroDivisor) Error() string {
-	why := "as a number it would be +Inf or NaN, which a comparison holds or fails of having measured nothing"
+// why says why the division has no value.
+func (e *ZeroDivisor) why() string {
 	switch {
 	case e.Op == "%":
-		why = "a remainder by 0 is no number"
+		return "a remainder by 0 is no number"
 	case e.Value:
-		why = "as a number it would be +Inf or NaN, a value that measured nothing"
+		return "as a number it would be +Inf or NaN, a value that measured nothing"
 	}
+	return "as a number it would be +Inf or NaN, which a comparison holds or fails of having measured nothing"
+}
+
+func (e *ZeroDivisor) Error() string {
+	why := e.why()
 	if f, err := strconv.ParseFloat(e.Divisor, 64); err == nil && f == 0 {
 		return fmt.Sprintf("%s has no value: its divisor is 0 as written (%s); expected a divisor that is not 0", e.Div, why)
 	}
@@ -217,4 +222,66 @@ func (w *divisorWrapper) Visit(n *ast.Node) {
 	call.SetLocation(b.Location())
 	b.Right = call
 	w.wrapped = true
+}
+
+// zeroDivisors refuses each of divs whose divisor is 0 where the scenario loads: a 0 written
+// as such (x / 0), or vars alone that make 0 (x / vars.n of n: 0, in the combination of a
+// sweep that is checked): the run would err at the operator whatever it records. vet said
+// instead that such a claim "holds of every load … cannot fail" (its sampler's words for an
+// expression that never judges), and let a ${…} by, which erred when the step began.
+func (c *exprChecker) zeroDivisors(divs []division) {
+	for _, d := range divs {
+		if v, ok, byVars := c.fixedNumber(d.b.Right); ok && v == 0 {
+			e := &ZeroDivisor{Divisor: d.divisor, Div: d.div, Claim: d.claim, Op: d.b.Operator, Value: c.empty == noEmptyRule}
+			if !byVars {
+				e.Divisor = "0" // as written: Error says so
+				c.fail(col(d.b), "%s", e.Error())
+				return
+			}
+			why, zero := e.why(), fmt.Sprintf("(%s == 0 || %s)", d.divisor, d.claim)
+			if e.Value {
+				zero = fmt.Sprintf("(%s == 0 ? <the value then> : %s)", d.divisor, d.claim)
+			}
+			c.fail(col(d.b), "%s is 0 with the vars this scenario runs with: %s has no value (%s), whatever the run records; expected a divisor that is not 0: give the var another value, or say what zero means %s",
+				d.divisor, d.div, why, zero)
+			return
+		}
+	}
+}
+
+// fixedNumber is the number n makes where the scenario loads: a number written, a var that
+// holds a number (varNumber), and +, -, * or / of such; false for anything else. byVars says
+// a var is read.
+func (c *exprChecker) fixedNumber(n ast.Node) (v float64, ok, byVars bool) {
+	if v, ok := constNumber(n); ok {
+		return v, true, false
+	}
+	if v, ok := c.varNumber(n); ok {
+		return v, true, true
+	}
+	switch x := n.(type) {
+	case *ast.UnaryNode:
+		if v, ok, byVars := c.fixedNumber(x.Node); ok && x.Operator == "-" {
+			return -v, true, byVars
+		}
+	case *ast.BinaryNode:
+		l, lok, lv := c.fixedNumber(x.Left)
+		r, rok, rv := c.fixedNumber(x.Right)
+		if !lok || !rok {
+			return 0, false, false
+		}
+		switch x.Operator {
+		case "+":
+			return l + r, true, lv || rv
+		case "-":
+			return l - r, true, lv || rv
+		case "*":
+			return l * r, true, lv || rv
+		case "/":
+			if r != 0 {
+				return l / r, true, lv || rv
+			}
+		}
+	}
+	return 0, false, false
 }

@@ -832,6 +832,10 @@ func compileProgram(src string, c *exprChecker, options ...expr.Option) (*vm.Pro
 	if strings.Contains(src, "[") {
 		keys = computedKeysOf(tree.Node) // as written: the rewrites below change what they print
 	}
+	c.zeroDivisors(divs)
+	if c.err != nil {
+		return nil, nil, nil
+	}
 	t := c.typeOf(&tree.Node)
 	if c.err != nil {
 		return nil, t, nil
@@ -948,6 +952,23 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 				x, key, x, strings.TrimPrefix(m[1], "schema."), x, strings.Trim(key, `'"`+"`"))
 		}
 	}
+	if m := remainderTypesRE.FindStringSubmatch(msg); m != nil && (m[1] != "int" || m[2] != "int") {
+		// f.requests % 2: expr's % takes whole numbers, and what expressions read of a run
+		// (a count, a stat, a time) is a float64, a var's number typed when it is read; expr
+		// said only "mismatched types float64 and int".
+		words := func(t string) string {
+			switch t {
+			case "int":
+				return "a whole number"
+			case "float64":
+				return "a number that may have a fraction (float64: a count, a stat or a time as expressions read it)"
+			case "interface {}":
+				return "a value typed when the run reads it (a var's number is a float64)"
+			}
+			return t
+		}
+		msg = fmt.Sprintf("%% is the remainder of two whole numbers, and its left side is %s, its right side %s: expected int() around each side that is not a whole number, e.g. int(f.requests) %% 2 == 0, int(f.requests) %% int(vars.k)", words(m[1]), words(m[2]))
+	}
 	if m := notBoolRE.FindStringSubmatch(msg); m != nil {
 		kind := map[string]string{"float64": "number", "int": "number", "string": "string", "schema.Stats": "map of stats"}[m[1]]
 		if kind == "" {
@@ -978,6 +999,9 @@ func exprError(err error, src string, pos Pos, names *Names) *Error {
 	}
 	return &Error{Pos: exprPos(pos, src, col), Msg: fmt.Sprintf("in expression %q: %s", src, msg)}
 }
+
+// remainderTypesRE is expr's refusal of a % of other than two ints.
+var remainderTypesRE = regexp.MustCompile(`^invalid operation: % \(mismatched types (.+) and (.+)\)$`)
 
 // redeclareRE is expr's refusal of a let named as a name of the environment.
 var redeclareRE = regexp.MustCompile(`^cannot redeclare (\w+)$`)

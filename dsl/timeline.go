@@ -226,6 +226,16 @@ func (tl *timeline) stillRunning(t, s *Step) (why, where string) {
 // offer at a point of the plan only the names this accepts.
 func (sc *Scenario) Unavailable(s *Step, r Read) string {
 	t := sc.names[r.Step]
+	if t != nil && t.Phase == PhaseCatch && (s == nil || s.Phase != PhaseCatch) {
+		// As vet refuses them (decode's expectations, checkReads): a catch step runs only
+		// when the run failed.
+		if s == nil {
+			return fmt.Sprintf("%q is a catch step, which runs only when the run failed, and the expectations decide whether it runs: they cannot read it", r.Step)
+		}
+		if r.Via != "outcome" && !r.Ran {
+			return fmt.Sprintf("%q is a catch step, which runs only when the run failed: read it only where it ran (has(ended, %q) ? … : …, or outcome.%s != 'skipped' && …)", r.Step, r.Step, r.Step)
+		}
+	}
 	if s == nil || t == nil || sc.timeline == nil {
 		return ""
 	}

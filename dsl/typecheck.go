@@ -1764,7 +1764,7 @@ func (c *exprChecker) binary(n *ast.BinaryNode) *schema.Type {
 			if n.Operator != "==" && n.Operator != "!=" {
 				want = "two numbers or two strings"
 			}
-			c.fail(col(n), "%s %s %s compares %s, %s, with %s, %s: %s compares %s", n.Left, n.Operator, n.Right, n.Left, describe(l), n.Right, describe(r), n.Operator, want)
+			c.fail(col(n), "%s %s %s compares %s, %s, with %s, %s: %s compares %s%s", n.Left, n.Operator, n.Right, n.Left, describe(l), n.Right, describe(r), n.Operator, want, durationTextBesideNumber(n, written, l, r))
 			return schema.BoolType
 		}
 		if msg := numericStringOrder(n, written, l, r); msg != "" {
@@ -2382,6 +2382,23 @@ func unsetWrapper(n *ast.BinaryNode, written [2]string, l, r *schema.Type) {
 			*sides[i], &ast.StringNode{Value: written[i]}, &ast.StringNode{Value: t.Wrapper}, &ast.StringNode{Value: op},
 			&ast.StringNode{Value: written[0] + " " + op + " " + written[1]}}}
 	}
+}
+
+// durationTextBesideNumber says how to compare a protobuf Duration read as text (a config
+// dump's "1s") with a number, where one side is that and the other a number: vet said only
+// that a string and a number do not compare (cl.connect_timeout == 1), not that the field is
+// a time, nor the two ways to read it as one. "" otherwise.
+func durationTextBesideNumber(n *ast.BinaryNode, written [2]string, l, r *schema.Type) string {
+	types := [2]*schema.Type{l, r}
+	for i, t := range types {
+		o := types[1-i]
+		if t == nil || t.Kind != schema.TString || t.Form != schema.FormDuration || o == nil || o.Kind != schema.TNumber {
+			continue
+		}
+		return fmt.Sprintf("; %s is a protobuf Duration, which Envoy writes as text in seconds (\"1s\", \"0.500s\"): read it as a number of seconds with the config step's durations: \"seconds\" (then %s %s %s), or compare times: duration(%s) %s duration(\"1s\")",
+			written[i], written[0], n.Operator, written[1], written[i], n.Operator)
+	}
+	return ""
 }
 
 // durationStringCompare refuses a comparison of a protobuf Duration read as text (a config
@@ -3338,6 +3355,10 @@ func holdsClock(n ast.Node) bool {
 		return ok && (b.Name == "duration" || b.Name == "now" || b.Name == "date")
 	}) != nil
 }
+
+// VarNameUnit is the time unit vet reads a number var's name to give it beside a time
+// (maxDurationMs: milliseconds), as nameUnit; "" for a name that gives none. Editors show it.
+func VarNameUnit(name string) schema.Unit { return nameUnit(name) }
 
 // nameUnit is the time unit a var's name gives its number, by its last word (timeoutMs,
 // max_p99_ms, maxDurationSeconds, delay_s): milliseconds or seconds; "" for any other name.

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -152,12 +153,42 @@ func sortedNames[V any](m map[string]V) []string { return slices.Sorted(maps.Key
 type scope struct {
 	sc   *dsl.Scenario
 	step *dsl.Step
+	// ran are the steps the expression written before the cursor reads only where they ran
+	// (has(ended, "why"), outcome.why != 'skipped'): a catch step is readable there.
+	ran map[string]bool
 }
 
+// scopeAt is the scope of an expression of step (nil: the expectations) whose text before
+// the cursor is src.
+func scopeAt(sc *dsl.Scenario, step *dsl.Step, src string) scope {
+	sp := scope{sc: sc, step: step}
+	for _, m := range ranGuardRE.FindAllStringSubmatch(src, -1) {
+		step := m[1] + m[2]
+		if m[2] != "" {
+			// outcome.why != 'skipped', == 'passed', or == 'skipped' || …: it ran beyond.
+			skipped := m[4] == "skipped"
+			if m[3] == "==" && skipped && !strings.HasPrefix(strings.TrimSpace(m[5]), "||") || m[3] == "!=" && !skipped {
+				continue
+			}
+		}
+		if sp.ran == nil {
+			sp.ran = map[string]bool{}
+		}
+		sp.ran[step] = true
+	}
+	return sp
+}
+
+// ranGuardRE is a guard that a step ran, as vet reads one (Read.Ran): has(ended, "why"),
+// has(started, 'why'), has(error, …), outcome.why != 'skipped', outcome.why == 'passed',
+// outcome.why == 'skipped' || ….
+var ranGuardRE = regexp.MustCompile(`has\(\s*(?:ended|started|error)\s*,\s*["']([A-Za-z_][A-Za-z0-9_]*)["']\s*\)|outcome\.([A-Za-z_][A-Za-z0-9_]*)\s*(==|!=)\s*["']([a-z]*)["']\)?(\s*(?:\|\||&&)?)`)
+
 // readable reports whether the step can read r when it evaluates its expression (the
-// expectations, judged at the end, read everything).
+// expectations, judged at the end, read every step but the catch's).
 func (s scope) readable(r dsl.Read) bool {
-	return s.step == nil || s.sc.Unavailable(s.step, r) == ""
+	r.Ran = r.Ran || s.ran[r.Step]
+	return s.sc.Unavailable(s.step, r) == ""
 }
 
 // readableStep reports whether the step can read anything of the result of the step named
@@ -200,9 +231,7 @@ func (s scope) plainDelta() bool {
 
 // whyNot says why the step cannot read r ("" when it can).
 func (s scope) whyNot(r dsl.Read) string {
-	if s.step == nil {
-		return ""
-	}
+	r.Ran = r.Ran || s.ran[r.Step]
 	return s.sc.Unavailable(s.step, r)
 }
 

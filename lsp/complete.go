@@ -68,7 +68,7 @@ func completeExpr(st *site, t *text, off int) []protocol.CompletionItem {
 	if n == nil {
 		return nil
 	}
-	sp := scope{sc: st.sc, step: st.step}
+	sp := scopeAt(st.sc, st.step, st.src)
 	if a, ok := deltaArgAt(st.src); ok {
 		return snapshotNames(sp, a, t, off-len(a.word), off)
 	}

@@ -594,6 +594,61 @@ func TestCatchSteps(t *testing.T) {
 	}
 }
 
+// TestCatchStepsOutsideCatch: a catch step runs only when the run failed. vet refuses the
+// expectations' reads of one (outcome.why, error.why too) and a cleanup's unguarded read, so the
+// editor offers it there only where vet accepts it: in a cleanup, after a guard that it ran
+// (has(ended, 'why'), outcome.why != 'skipped') or as outcome.why; never to the expectations.
+// Before, both offered why everywhere, and hover said it was readable.
+func TestCatchStepsOutsideCatch(t *testing.T) {
+	text := strings.Replace(lab, "\texpect: [", `	catch: [{name: "why", snapshot: backend: "a"}]
+	cleanup: [{assert: "outcome.why == 'skipped' || why.rq_total >= 0"},
+		{assert: "fortio.requests >= 10"},
+		{assert: "has(ended, 'why') ? why.rq_total >= 0 : true"}]
+	expect: [`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	if p := waitChecked(t, c, uri, 0); len(p.Diagnostics) != 0 {
+		t.Fatalf("the scenario has problems: %+v", p.Diagnostics)
+	}
+	l, col := at(t, text, `"delta.rq_total ==`, 1)
+	wantLabels(t, "expect", labels(c.Completion(uri, l, col)), []string{"before", "fortio"}, []string{"why"})
+	l, col = at(t, text, `{assert: "fortio.requests >= 10"}`, len(`{assert: "`))
+	wantLabels(t, "cleanup, unguarded", labels(c.Completion(uri, l, col)), []string{"before", "fortio", "outcome"}, []string{"why"})
+	l, col = at(t, text, `{assert: "outcome.why`, len(`{assert: "outcome.`))
+	wantLabels(t, "cleanup, outcome.", labels(c.Completion(uri, l, col)), []string{"why", "fortio"}, nil)
+	l, col = at(t, text, `{assert: "has(ended, 'why') ? why.rq_total`, len(`{assert: "has(ended, 'why') ? `))
+	wantLabels(t, "cleanup, after has(ended, 'why')", labels(c.Completion(uri, l, col)), []string{"why", "fortio"}, nil)
+	l, col = at(t, text, `'skipped' || why.rq_total`, len(`'skipped' || why.`))
+	wantLabels(t, "cleanup, why. after outcome.why == 'skipped' ||", labels(c.Completion(uri, l, col)), []string{"rq_total"}, nil)
+	l, col = at(t, text, `{assert: "has(ended, 'why') ? why.rq_total`, len(`{assert: "has(ended, 'why') ? w`))
+	if h := c.Hover(uri, l, col); h == nil || !strings.Contains(string(mustJSON(h.Contents)), "Readable here") {
+		t.Errorf("hover on a guarded why in a cleanup: %s", mustJSON(h))
+	}
+
+	// outcome.why == 'skipped' && … is where it did not run: vet refuses why there.
+	skippedAnd := strings.Replace(text, `'skipped' || why.rq_total`, `'skipped' && why.rq_total`, 1)
+	n := c.Count()
+	c.Change(uri, nil, skippedAnd)
+	waitChecked(t, c, uri, n)
+	l, col = at(t, skippedAnd, `'skipped' && why.rq_total`, len(`'skipped' && `))
+	wantLabels(t, "cleanup, after outcome.why == 'skipped' &&", labels(c.Completion(uri, l, col)), []string{"fortio"}, []string{"why"})
+
+	// Written where vet refuses it: the hover says why.
+	bad := strings.Replace(text, `"fortio.requests >= 10"}`, `"why.rq_total >= 0"}`, 1)
+	bad = strings.Replace(bad, `"delta.rq_total == fortio.requests",`, `"delta.rq_total == fortio.requests", "why.rq_total >= 0",`, 1)
+	n = c.Count()
+	c.Change(uri, nil, bad)
+	waitChecked(t, c, uri, n)
+	l, col = at(t, bad, `{assert: "why.rq_total`, len(`{assert: "w`))
+	if h := c.Hover(uri, l, col); h == nil || !strings.Contains(string(mustJSON(h.Contents)), "Not readable here") {
+		t.Errorf("hover on an unguarded why in a cleanup: %s", mustJSON(h))
+	}
+	l, col = at(t, bad, `"why.rq_total >= 0",`, len(`"w`))
+	if h := c.Hover(uri, l, col); h == nil || !strings.Contains(string(mustJSON(h.Contents)), "Not readable by the expectations") {
+		t.Errorf("hover on why in an expectation: %s", mustJSON(h))
+	}
+}
+
 // TestCompletionDeltaPairSource: delta("a", "b") compares two snapshots of one source, and
 // deltaAcross two of different sources (vet refuses either otherwise): the second argument
 // offers the snapshots that fit the first.
@@ -738,6 +793,33 @@ func TestHoverVarValues(t *testing.T) {
 		{"vars.greeting ==", "`vars.greeting`: string\n\ndeclared \"héllo\" (line 6)", "swept"},
 		{"vars.token !=", "`vars.token`: string\n\na secret: its value is not shown", "s3cr3t"},
 	} {
+		hoverStartsWith(t, c, uri, text, h.mark, h.want, h.not)
+	}
+}
+
+// TestHoverVarNamedUnit: a number var whose name gives a time unit (maxDurationMs) is read in
+// that unit by vet beside a time, which refuses it beside a time of the other unit; the hover
+// said only "number", so the refusal came as a surprise. It says the unit now; a var whose name
+// gives none (rate) and a string var (delayMs: "2s") are shown as before.
+func TestHoverVarNamedUnit(t *testing.T) {
+	text := strings.Replace(lab, `vars: greeting: "héllo"`, "vars: {greeting: \"héllo\", maxDurationMs: 2000, rate: 10, delayMs: \"2s\"}", 1)
+	text = strings.Replace(text, `"fortio.requests == 10"`, `"fortio.duration * 1000 < vars.maxDurationMs && fortio.qps < vars.rate && duration(vars.delayMs) > fortio.p99"`, 1)
+	c, dir := session(t, map[string]string{"lab.cue": text}, "lab.cue")
+	uri := "file://" + filepath.Join(dir, "lab.cue")
+	if p := waitChecked(t, c, uri, 0); len(p.Diagnostics) != 0 {
+		t.Fatalf("the scenario has problems: %+v", p.Diagnostics)
+	}
+	hoverStartsWith(t, c, uri, text, "vars.maxDurationMs &&", "`vars.maxDurationMs`: number\n\ndeclared 2000 (line 6); milliseconds by its name (a var's number has no unit of its own", "")
+	hoverStartsWith(t, c, uri, text, "vars.rate &&", "`vars.rate`: number\n\ndeclared 10 (line 6)", "by its name")
+	hoverStartsWith(t, c, uri, text, "vars.delayMs)", "`vars.delayMs`: string\n\ndeclared \"2s\" (line 6)", "by its name")
+}
+
+// hoverStartsWith checks the hover on the name after "vars." in mark starts with want and
+// holds no not.
+func hoverStartsWith(t *testing.T, c *lsptest.Client, uri, text, mark, want, not string) {
+	t.Helper()
+	h := struct{ mark, want, not string }{mark, want, not}
+	{
 		l, col := at(t, text, h.mark, len("vars.")+1)
 		hv := c.Hover(uri, l, col)
 		if hv == nil {

@@ -85,7 +85,7 @@ func (s *Server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 // exists and whether the expression's step can read it.
 func explainName(nm *name) string {
 	sc, n := nm.st.sc, nm.st.sc.ExprNames
-	sp := scope{sc: sc, step: nm.st.step}
+	sp := scopeAt(sc, nm.st.step, nm.st.src)
 	word := nm.segs[len(nm.segs)-1]
 	// delta not called is the plain delta (delta.<stat>), a value, not the function.
 	plainDelta := len(nm.segs) == 1 && word == "delta" && !nm.call
@@ -168,10 +168,24 @@ func varValues(sc *dsl.Scenario, name string) string {
 		return "a secret: its value is not shown"
 	}
 	out := fmt.Sprintf("declared %s (line %d)", dsl.Truncate(dsl.FormatValue(sc.Vars[name]), 80), sc.Declared[name].Line)
+	if u := dsl.VarNameUnit(name); u != "" && isNumber(sc.Vars[name]) {
+		// vet refuses it beside a time of the other unit (fortio.duration < vars.maxDurationMs).
+		words := map[schema.Unit]string{schema.Millis: "milliseconds", schema.Seconds: "seconds"}[u]
+		out += fmt.Sprintf("; %s by its name (a var's number has no unit of its own: vet refuses it beside a time in another unit; a duration is written \"2s\" and read as duration(vars.%s))", words, name)
+	}
 	if vals := sc.Sweep[name]; len(vals) > 0 {
 		out += "; swept: " + dsl.Truncate(strings.Join(vals, ", "), 200) + " (each run reads one)"
 	}
 	return out
+}
+
+// isNumber says v is a var's number.
+func isNumber(v any) bool {
+	switch v.(type) {
+	case int, int64, float64:
+		return true
+	}
+	return false
 }
 
 // deltaHere says what the plain delta is where the scope's expression reads it: the plan's
@@ -207,6 +221,9 @@ func lookupStat(m *member) (schema.Stat, bool) {
 
 // availability says when the step's expression can read r: a line for hovers.
 func availability(sp scope, r dsl.Read) string {
+	if why := sp.whyNot(r); why != "" && sp.step == nil {
+		return fmt.Sprintf("\n\n**Not readable by the expectations**: %s.", why)
+	}
 	if sp.step == nil {
 		return "\n\nRead by the expectations, judged when the run has ended."
 	}
