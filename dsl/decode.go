@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
@@ -1566,6 +1567,15 @@ func (d *decoder) compile(names *Names) {
 					d.l.errs.add(exprPos(e.Pos, e.Src, r.Col), fmt.Sprintf("%s.expect.%d", sc.Name, i), "%s.%s: %q is a catch step, and the expectations decide whether the catch runs (one that fails or errs runs it, and they are judged again after it): %s.%s would judge its own effect; expected no read of a catch step in expect: read it in the report, or in a cleanup step where it ran (outcome.%s != 'skipped' && …)", r.Via, r.Step, r.Step, r.Via, r.Step, r.Step)
 				}
 			}
+			// has(ended, "why") and "why" in ended ask the same of the catch as ended.why
+			// reads: whether it ran, which the expectations decide (not a Read: a guard).
+			for _, m := range catchHas.FindAllStringSubmatchIndex(e.Src, -1) {
+				step := submatchOf(e.Src, m, 2, 3, 4, 5)
+				if st := sc.names[step]; st != nil && st.Phase == PhaseCatch && !catchSaid[step] {
+					catchSaid[step] = true
+					d.l.errs.add(exprPos(e.Pos, e.Src, utf8.RuneCountInString(e.Src[:m[0]])), fmt.Sprintf("%s.expect.%d", sc.Name, i), "%s: %q is a catch step, and the expectations decide whether the catch runs (one that fails or errs runs it, and they are judged again after it): asking whether it ran would judge their own effect; expected no read of a catch step in expect: read it in the report, or in a cleanup step", e.Src[m[0]:m[1]], step)
+				}
+			}
 			if !e.readsTheRun() {
 				// vars, literals, the target's values: the same on every run.
 				d.err(e.Pos, fmt.Sprintf("expect.%d", i), "expectation %q reads nothing the run records%s: it has the same value on every run, so it proves nothing; expected one that reads a step's result, a snapshot, delta or a time", src, e.outcomeKeyedWhy())
@@ -2039,4 +2049,18 @@ func decodeValue[T any](d *decoder, v cue.Value, dst *T) error {
 		}
 	}
 	return v.Decode(dst)
+}
+
+// catchHas matches an expression's question whether a step ran: has(ended, "s") (or
+// started, outcome, error) and "s" in ended.
+var catchHas = regexp.MustCompile(`\bhas\(\s*(outcome|error|started|ended)\s*,\s*(?:"(\w+)"|'(\w+)')\s*\)|(?:"(\w+)"|'(\w+)')\s+in\s+(outcome|error|started|ended)\b`)
+
+// submatchOf is the first of the groups of m (FindStringSubmatchIndex's) that matched in s.
+func submatchOf(s string, m []int, groups ...int) string {
+	for _, g := range groups {
+		if m[2*g] >= 0 {
+			return s[m[2*g]:m[2*g+1]]
+		}
+	}
+	return ""
 }
