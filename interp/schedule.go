@@ -782,9 +782,9 @@ func (ru *run) repeat(ctx context.Context, s *dsl.Step, sr *StepRecord) error {
 			if jd.Outcome == Errored && !jd.emptyUntil {
 				// no answer at the last round, true or false: what the repeat waits for was
 				// not tested (as a wait's until that ends so), an error, not "still not true"
-				return &schema.NotJudged{Err: fmt.Errorf("repeat: %s had no answer after %d rounds: %s", s.Expr.Src, round, why)}
+				return &schema.NotJudged{Err: fmt.Errorf("repeat: %s had no answer after %s: %s", s.Expr.Src, countOf(round, "round"), why)}
 			}
-			f := &failure{fmt.Sprintf("repeat: %s was still not true after %d rounds: %s", s.Expr.Src, round, why)}
+			f := &failure{fmt.Sprintf("repeat: %s was still not true after %s: %s", s.Expr.Src, countOf(round, "round"), why)}
 			if jd.emptyUntil {
 				return &schema.EmptyUntil{Err: f}
 			}
