@@ -83,12 +83,11 @@ func newlineDecidesWhole(e *dsl.Expr, env map[string]any) string {
 		return ""
 	}
 	var names []string
-	for name, v := range env {
-		r, ok := v.(schema.ExecResult)
-		if !ok || !endsInNewline(r.Stdout) && !endsInNewline(r.Stderr) || !readsName(e.Src, name) {
-			continue
+	for _, name := range e.Names { // the names it reads, not the whole environment: a run of many steps
+		r, ok := env[name].(schema.ExecResult)
+		if ok && (endsInNewline(r.Stdout) || endsInNewline(r.Stderr)) && !slices.Contains(names, name) {
+			names = append(names, name)
 		}
-		names = append(names, name)
 	}
 	if len(names) == 0 {
 		return ""
@@ -133,23 +132,6 @@ func newlineDecidesWhole(e *dsl.Expr, env map[string]any) string {
 }
 
 func endsInNewline(s string) bool { return strings.HasSuffix(s, "\n") || strings.HasSuffix(s, "\r") }
-
-// readsName says whether src names name as an identifier (not part of a longer one or a
-// field: p in p.stdout, not in ap.stdout or q.p).
-func readsName(src, name string) bool {
-	for i := 0; ; {
-		j := strings.Index(src[i:], name)
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(name)
-		if (j == 0 || !isWordByte(src[j-1]) && src[j-1] != '.') && (end == len(src) || !isWordByte(src[end])) {
-			return true
-		}
-		i = j + 1
-	}
-}
 
 // differByNewline says so of the comparison x (== or !=) when its sides are strings that
 // differ only by the newlines that end one of them.
