@@ -265,15 +265,7 @@ func replicasOf(o schema.Object) (int, bool) {
 	if !has {
 		return 1, true
 	}
-	switch n := v.(type) {
-	case int:
-		return n, true
-	case int64:
-		return int(n), true
-	case float64:
-		return int(n), n == float64(int(n))
-	}
-	return 0, false
+	return plainInt(v)
 }
 
 // lintOneReplica warns of a snapshot by selector whose stats the expressions read, where the
