@@ -1569,7 +1569,11 @@ func (d *decoder) compile(names *Names) {
 			}
 			// has(ended, "why") and "why" in ended ask the same of the catch as ended.why
 			// reads: whether it ran, which the expectations decide (not a Read: a guard).
-			for _, m := range catchHas.FindAllStringSubmatchIndex(e.Src, -1) {
+			var asks [][]int
+			if len(sc.Catch) > 0 { // a scenario with no catch pays no pattern per expectation
+				asks = catchHas.FindAllStringSubmatchIndex(e.Src, -1)
+			}
+			for _, m := range asks {
 				step := submatchOf(e.Src, m, 2, 3, 4, 5)
 				if st := sc.names[step]; st != nil && st.Phase == PhaseCatch && !catchSaid[step] {
 					catchSaid[step] = true
